@@ -1,0 +1,30 @@
+// PBKDF2-SHA256 through WebCrypto: slow, salted, and native on Workers (which cap it at 100,000
+// iterations). Stored as `pbkdf2_sha256$<iterations>$<salt b64>$<hash b64>`; scripts/lib/password.mjs
+// writes the same format from Node for the seeded administrator.
+const ITERATIONS = 100_000;
+const PREFIX = "pbkdf2_sha256";
+
+const b64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes));
+const unb64 = (text: string) => Uint8Array.from(atob(text), (ch) => ch.charCodeAt(0));
+
+async function derive(password: string, salt: Uint8Array, iterations: number) {
+  const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(password), "PBKDF2", false, ["deriveBits"]);
+  const bits = await crypto.subtle.deriveBits({ name: "PBKDF2", hash: "SHA-256", salt, iterations }, key, 256);
+  return new Uint8Array(bits);
+}
+
+export async function hashPassword(password: string) {
+  const salt = crypto.getRandomValues(new Uint8Array(16));
+  return `${PREFIX}$${ITERATIONS}$${b64(salt)}$${b64(await derive(password, salt, ITERATIONS))}`;
+}
+
+// Used for unknown users too, so a wrong username costs the same time as a wrong password.
+const DUMMY_HASH = `${PREFIX}$${ITERATIONS}$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=`;
+
+export async function verifyPassword(password: string, stored: string | undefined) {
+  const [prefix, iterations, salt, hash] = (stored ?? DUMMY_HASH).split("$");
+  if (prefix !== PREFIX || !iterations || !salt || !hash) return false;
+  const actual = await derive(password, unb64(salt), Number(iterations));
+  const expected = unb64(hash);
+  return stored !== undefined && actual.length === expected.length && crypto.subtle.timingSafeEqual(actual, expected);
+}

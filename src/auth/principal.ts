@@ -1,0 +1,13 @@
+export type Role = "administrator" | "subscriber";
+export type Scope = "read" | "write" | "read-write";
+
+/** Who is calling, once credentials are verified. `scope` is set only for API keys. */
+export type Principal = {
+  userId: number;
+  username: string;
+  role: Role;
+  scope?: Scope;
+};
+
+export const scopeAllows = (scope: Scope | undefined, access: "read" | "write") =>
+  scope === undefined || scope === "read-write" || scope === access;

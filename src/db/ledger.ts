@@ -1,0 +1,120 @@
+import { and, asc, count, desc, eq, gt, inArray, lt, sql, type SQL } from "drizzle-orm";
+import type { Db } from "./client";
+import { balances, transactions, users, wallets } from "./schema";
+import { SLUG_MAX } from "../ledger/post-format";
+
+export type NewEntry = {
+  userId: number;
+  walletId: string;
+  txnType: "CREDIT" | "DEBIT";
+  amountMinor: number;
+  amountText: string;
+  requestId: string;
+  note: string;
+  title: string;
+  slugBase: string;
+  createdAtS: number;
+};
+
+/**
+ * One ledger entry as a single INSERT … SELECT, so the balance it starts from, its slug suffix and
+ * its idempotency check are all read inside the statement that writes it (D1 runs one statement,
+ * and one batch, at a time). Writes nothing when the (user, request_id) pair is already used.
+ * An overdraft fails the `transactions_no_overdraft` CHECK and so aborts the batch.
+ */
+function insertEntry(db: Db, e: NewEntry) {
+  const requestKey = e.requestId.toLowerCase();
+  const signed = e.txnType === "CREDIT" ? e.amountMinor : -e.amountMinor;
+  return db.all<{ id: number }>(sql`
+    INSERT INTO ${transactions} (user_id, wallet_id, txn_type, amount_minor, amount_text, balance_before_minor,
+      balance_after_minor, request_id, request_key, note, title, slug_base, slug, created_at_s)
+    SELECT ${e.userId}, ${e.walletId}, ${e.txnType}, ${e.amountMinor}, ${e.amountText}, b.minor, b.minor + ${signed},
+      ${e.requestId}, ${requestKey}, ${e.note}, ${e.title}, ${e.slugBase},
+      CASE WHEN s.n = 0 THEN ${e.slugBase}
+        ELSE rtrim(substr(${e.slugBase}, 1, ${SLUG_MAX - 1} - length(s.n + 1)), '-') || '-' || (s.n + 1) END,
+      ${e.createdAtS}
+    FROM (SELECT coalesce((SELECT balance_minor FROM ${balances} WHERE user_id = ${e.userId} AND wallet_id = ${e.walletId}), 0) AS minor) b,
+      (SELECT count(*) AS n FROM ${transactions} WHERE slug_base = ${e.slugBase}) s
+    WHERE NOT EXISTS (SELECT 1 FROM ${transactions} WHERE user_id = ${e.userId} AND request_key = ${requestKey})
+    ON CONFLICT DO NOTHING
+    RETURNING id`);
+}
+
+const entryFor = (db: Db, userId: number, requestId: string) =>
+  db.all<{ id: number }>(sql`SELECT id FROM ${transactions} WHERE user_id = ${userId} AND request_key = ${requestId.toLowerCase()}`);
+
+export type AppendResult = { created: true; id: number } | { created: false; existingId: number };
+
+/** Appends one entry in one batch; a replayed request_id reports the entry it already made. */
+export async function appendEntry(db: Db, entry: NewEntry): Promise<AppendResult> {
+  const [inserted, existing] = await db.batch([insertEntry(db, entry), entryFor(db, entry.userId, entry.requestId)]);
+  if (inserted[0]) return { created: true, id: inserted[0].id };
+  return { created: false, existingId: existing[0]!.id };
+}
+
+/** Wallet definitions, user existence and balances in one round trip; reads one row per wallet. */
+export async function readBalances(db: Db, userId: number, walletIds: string[]) {
+  const [walletRows, userRows, balanceRows] = await db.batch([
+    db.select().from(wallets).where(inArray(wallets.id, walletIds)),
+    db.select({ id: users.id }).from(users).where(eq(users.id, userId)),
+    db
+      .select({ walletId: balances.walletId, minor: balances.balanceMinor })
+      .from(balances)
+      .where(and(eq(balances.userId, userId), inArray(balances.walletId, walletIds))),
+  ]);
+  return {
+    wallets: new Map(walletRows.map((w) => [w.id, w])),
+    userExists: userRows.length > 0,
+    balances: new Map(balanceRows.map((r) => [r.walletId, r.minor])),
+  };
+}
+
+export type EntryFilter = {
+  userId: number;
+  walletId?: string;
+  txnType?: "CREDIT" | "DEBIT";
+  afterS?: number;
+  beforeS?: number;
+};
+
+function filterWhere(f: EntryFilter): SQL | undefined {
+  return and(
+    eq(transactions.userId, f.userId),
+    f.walletId === undefined ? undefined : eq(transactions.walletId, f.walletId),
+    f.txnType === undefined ? undefined : eq(transactions.txnType, f.txnType),
+    f.afterS === undefined ? undefined : gt(transactions.createdAtS, f.afterS),
+    f.beforeS === undefined ? undefined : lt(transactions.createdAtS, f.beforeS),
+  );
+}
+
+export type Page = { offset: number; limit: number; order: "asc" | "desc" };
+
+/**
+ * One page of a user's entries with their wallets, the total the WordPress headers report, and
+ * whether the user and the filtered wallet exist: one round trip.
+ */
+export async function listEntries(db: Db, filter: EntryFilter, page: Page) {
+  const direction = page.order === "asc" ? asc : desc;
+  const where = filterWhere(filter);
+  const [userRows, walletRows, rows, total] = await db.batch([
+    db.select({ id: users.id }).from(users).where(eq(users.id, filter.userId)),
+    db.select({ id: wallets.id }).from(wallets).where(eq(wallets.id, filter.walletId ?? "")),
+    db
+      .select({ entry: transactions, wallet: wallets })
+      .from(transactions)
+      .leftJoin(wallets, eq(wallets.id, transactions.walletId))
+      .where(where)
+      .orderBy(direction(transactions.createdAtS), direction(transactions.id))
+      .limit(page.limit)
+      .offset(page.offset),
+    db.select({ n: count() }).from(transactions).where(where),
+  ]);
+  return {
+    rows,
+    total: total[0]?.n ?? 0,
+    userExists: userRows.length > 0,
+    walletExists: filter.walletId === undefined || walletRows.length > 0,
+  };
+}
+
+export type EntryRow = Awaited<ReturnType<typeof listEntries>>["rows"][number];

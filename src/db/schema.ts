@@ -1,0 +1,123 @@
+import { sql } from "drizzle-orm";
+import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+// Table shapes are storage only: nothing on the wire is derived from them (WordPress owns the wire).
+// Ledger guards that a CHECK cannot express (the balance chain, append-only rows) are triggers in
+// drizzle/0001_ledger_guards.sql.
+
+export const users = sqliteTable(
+  "users",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    username: text("username").notNull(),
+    email: text("email").notNull(),
+    passwordHash: text("password_hash").notNull(),
+    firstName: text("first_name").notNull().default(""),
+    lastName: text("last_name").notNull().default(""),
+    role: text("role", { enum: ["administrator", "subscriber"] }).notNull(),
+    registeredAtMs: integer("registered_at_ms").notNull(),
+  },
+  (t) => [
+    uniqueIndex("users_username_ci").on(sql`lower(${t.username})`),
+    uniqueIndex("users_email_ci").on(sql`lower(${t.email})`),
+    check("users_role", sql`${t.role} IN ('administrator', 'subscriber')`),
+  ],
+);
+
+export const wallets = sqliteTable(
+  "wallets",
+  {
+    id: text("id").primaryKey(),
+    name: text("name").notNull(),
+    symbol: text("symbol").notNull(),
+    symbolPosition: text("symbol_position", { enum: ["left", "right"] }).notNull(),
+    decimals: integer("decimals").notNull(),
+    type: text("type").notNull(),
+    note: text("note").notNull().default(""),
+    createdAtMs: integer("created_at_ms").notNull(),
+  },
+  (t) => [
+    check("wallets_id_lowercase", sql`${t.id} = lower(${t.id})`),
+    check("wallets_decimals", sql`${t.decimals} BETWEEN 0 AND 8`),
+    check("wallets_symbol_position", sql`${t.symbolPosition} IN ('left', 'right')`),
+  ],
+);
+
+export const transactions = sqliteTable(
+  "transactions",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id),
+    walletId: text("wallet_id")
+      .notNull()
+      .references(() => wallets.id),
+    txnType: text("txn_type", { enum: ["CREDIT", "DEBIT"] }).notNull(),
+    amountMinor: integer("amount_minor").notNull(),
+    // The amount as the client sent it: WordPress shows it back verbatim in post_content and amount.
+    amountText: text("amount_text").notNull(),
+    balanceBeforeMinor: integer("balance_before_minor").notNull(),
+    balanceAfterMinor: integer("balance_after_minor").notNull(),
+    requestId: text("request_id").notNull(),
+    // request_id lowercased: idempotency is case-insensitive, as the plugin's txn_request_id meta was.
+    requestKey: text("request_key").notNull(),
+    note: text("note").notNull().default(""),
+    // post_title and post_name as WordPress would have stored them; slug_base is the name before its
+    // -2, -3 suffix, so the next suffix is one count away.
+    title: text("title").notNull(),
+    slugBase: text("slug_base").notNull(),
+    slug: text("slug").notNull(),
+    // Whole seconds, as WordPress dates are: the list orders by (date, ID) like WP_Query does.
+    createdAtS: integer("created_at_s").notNull(),
+  },
+  (t) => [
+    uniqueIndex("transactions_user_request").on(t.userId, t.requestKey),
+    index("transactions_user_created").on(t.userId, t.createdAtS, t.id),
+    index("transactions_balance_chain").on(t.userId, t.walletId, t.id),
+    index("transactions_slug_base").on(t.slugBase),
+    check("transactions_txn_type", sql`${t.txnType} IN ('CREDIT', 'DEBIT')`),
+    check("transactions_amount_positive", sql`${t.amountMinor} > 0`),
+    check(
+      "transactions_balance_arithmetic",
+      sql`${t.balanceAfterMinor} = ${t.balanceBeforeMinor} + CASE ${t.txnType} WHEN 'CREDIT' THEN ${t.amountMinor} ELSE -${t.amountMinor} END`,
+    ),
+    check("transactions_no_overdraft", sql`${t.balanceAfterMinor} >= 0`),
+  ],
+);
+
+export const balances = sqliteTable(
+  "balances",
+  {
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id),
+    walletId: text("wallet_id")
+      .notNull()
+      .references(() => wallets.id),
+    balanceMinor: integer("balance_minor").notNull(),
+    entryCount: integer("entry_count").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.walletId] })],
+);
+
+export const apiKeys = sqliteTable(
+  "api_keys",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id),
+    name: text("name").notNull(),
+    scope: text("scope", { enum: ["read", "write", "read-write"] }).notNull(),
+    // SHA-256 of the secret: keys are 256 random bits, so a fast hash is enough and lookups stay cheap.
+    keyHash: text("key_hash").notNull(),
+    createdAtMs: integer("created_at_ms").notNull(),
+    lastUsedAtMs: integer("last_used_at_ms"),
+    revokedAtMs: integer("revoked_at_ms"),
+  },
+  (t) => [
+    uniqueIndex("api_keys_hash").on(t.keyHash),
+    check("api_keys_scope", sql`${t.scope} IN ('read', 'write', 'read-write')`),
+  ],
+);

@@ -1,0 +1,20 @@
+import { asc, eq, inArray } from "drizzle-orm";
+import type { Db } from "./client";
+import { wallets } from "./schema";
+
+export type Wallet = typeof wallets.$inferSelect;
+
+/** Creates a wallet; null when the id is taken (the primary key decides, race or not). */
+export async function insertWallet(db: Db, wallet: Wallet) {
+  const [row] = await db.insert(wallets).values(wallet).onConflictDoNothing().returning();
+  return row ?? null;
+}
+
+export const listWallets = (db: Db) => db.select().from(wallets).orderBy(asc(wallets.id));
+
+export const findWallet = (db: Db, id: string) => db.select().from(wallets).where(eq(wallets.id, id)).get();
+
+export async function findWallets(db: Db, ids: string[]) {
+  const rows = await db.select().from(wallets).where(inArray(wallets.id, ids));
+  return new Map(rows.map((w) => [w.id, w]));
+}

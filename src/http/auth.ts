@@ -1,0 +1,80 @@
+import type { Context } from "hono";
+import { createMiddleware } from "hono/factory";
+import { decodeKeyCredential, hashApiKey } from "../auth/api-keys";
+import { scopeAllows, type Principal } from "../auth/principal";
+import { verifyToken } from "../auth/tokens";
+import { createDb } from "../db/client";
+import { findKeyOwner, touchApiKey } from "../db/api-keys";
+import type { AppEnv } from "../env";
+import { permissionDenied } from "./errors";
+
+const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+// last_used_at is a hint, not an audit log: refresh it at most once a minute per key.
+const TOUCH_INTERVAL_MS = 60_000;
+
+export function jwtSecret(c: Context<AppEnv>) {
+  const secret = c.env.JWT_SECRET;
+  if (!secret) throw new Error("JWT_SECRET is not configured");
+  return secret;
+}
+
+async function principalFromKey(c: Context<AppEnv>, token: string): Promise<Principal | null> {
+  const credential = decodeKeyCredential(token);
+  if (!credential) return null;
+  const db = createDb(c.env.DB);
+  const owner = await findKeyOwner(db, await hashApiKey(credential.key));
+  // A key works only with its own username; say nothing about which part was wrong.
+  if (!owner || owner.username.toLowerCase() !== credential.username.toLowerCase()) return null;
+  const nowMs = Date.now();
+  if (owner.lastUsedAtMs === null || nowMs - owner.lastUsedAtMs > TOUCH_INTERVAL_MS) {
+    const touch = touchApiKey(db, owner.keyId, nowMs).then(() => undefined, () => undefined);
+    try {
+      c.executionCtx.waitUntil(touch);
+    } catch {
+      await touch; // no execution context (tests calling app.request directly)
+    }
+  }
+  return { userId: owner.userId, username: owner.username, role: owner.role, scope: owner.scope };
+}
+
+async function principalFrom(c: Context<AppEnv>, header: string): Promise<Principal | null> {
+  const match = /^(\S+)\s+(\S+)\s*$/.exec(header);
+  if (!match) return null;
+  const [, scheme, token] = match as unknown as [string, string, string];
+  switch (scheme.toLowerCase()) {
+    case "bearer":
+      if (JWT_SHAPE.test(token)) return verifyToken(token, jwtSecret(c), c.env.JWT_ISSUER);
+      return principalFromKey(c, token);
+    case "key":
+    case "basic":
+      return principalFromKey(c, token);
+    default:
+      return null;
+  }
+}
+
+/** Requires credentials (contract section 2) and sets `principal`. */
+export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
+  const header = c.req.header("authorization")?.trim();
+  if (!header) throw permissionDenied.missing();
+  const principal = await principalFrom(c, header);
+  if (!principal) throw permissionDenied.invalid();
+  c.set("principal", principal);
+  await next();
+});
+
+/** Administrator routes: a JWT administrator, or an administrator's key with the needed scope. */
+export function requireAdmin(c: Context<AppEnv>, access: "read" | "write") {
+  const p = c.get("principal");
+  if (p.role !== "administrator" || !scopeAllows(p.scope, access)) throw permissionDenied.forbidden();
+}
+
+/** Reads about one user: administrators read anyone, subscribers only themselves. */
+export function requireReaderOf(c: Context<AppEnv>, userId: unknown) {
+  const p = c.get("principal");
+  if (!scopeAllows(p.scope, "read")) throw permissionDenied.forbidden();
+  if (p.role === "administrator") return;
+  if (userId === undefined) return; // omitted means the caller's own user
+  const own = /^0*[0-9]+$/.test(String(userId)) && Number(userId) === p.userId;
+  if (!own) throw permissionDenied.forbidden();
+}

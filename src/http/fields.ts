@@ -1,0 +1,62 @@
+// Wire field schemas shared by several routes. WordPress owns these shapes and messages, so they
+// are written by hand; OpenAPI is generated from them.
+import * as v from "valibot";
+import { readAmount, type AmountIssue } from "../ledger/money";
+import { EMPTY } from "./validation";
+
+export const MAX_TEXT = 1000;
+const REQUEST_ID_MAX = 191;
+
+const text = (max: number, name: string) =>
+  v.pipe(
+    v.union([v.string(), v.number()], `${name} must be text`),
+    v.transform(String),
+    v.check((s) => [...s].length <= max, `${name} must be at most ${max} characters`),
+  );
+
+/** A positive user id, as an integer or digits. `missingAsZero` keeps the plugin's credits quirk. */
+export const userIdField = (name = "user_id") =>
+  v.pipe(
+    v.union([v.string(), v.number()], `${name} requires an integer`),
+    v.transform(String),
+    v.nonEmpty(EMPTY),
+    v.regex(/^[0-9]+$/, `${name} requires an integer`),
+    v.check((s) => !/^0+$/.test(s), `${name} cannot be zero`),
+    v.transform(Number),
+    v.safeInteger(`${name} is too large`),
+  );
+
+export const walletIdField = v.pipe(
+  v.string("wallet_id not found"),
+  v.nonEmpty(EMPTY),
+  v.transform((s) => s.trim().toLowerCase()),
+  v.regex(/^[a-z][a-z0-9_]{0,31}$/, "wallet_id not found"),
+);
+
+export const requestIdField = v.pipe(
+  v.union([v.string(), v.number()], "request_id must be text"),
+  v.transform(String),
+  v.nonEmpty(EMPTY),
+  v.check((s) => [...s].length <= REQUEST_ID_MAX, `request_id must be at most ${REQUEST_ID_MAX} characters`),
+);
+
+const AMOUNT_MESSAGES: Record<AmountIssue, string> = {
+  "not-numeric": "amount requires a valid amount",
+  "not-positive": "amount must be greater than zero",
+  "not-exact": "amount has more than 15 significant digits; send it as a string",
+};
+
+export const amountField = v.pipe(
+  v.union([v.string(), v.number()], AMOUNT_MESSAGES["not-numeric"]),
+  v.check((x) => x !== "", EMPTY),
+  v.rawTransform(({ dataset, addIssue, NEVER }) => {
+    const amount = readAmount(dataset.value);
+    if (typeof amount !== "string") return amount;
+    addIssue({ message: AMOUNT_MESSAGES[amount] });
+    return NEVER;
+  }),
+);
+
+export const noteField = v.optional(text(MAX_TEXT, "note"), "");
+
+export { text as textField };

@@ -1,0 +1,40 @@
+import * as v from "valibot";
+import { invalidInput } from "./errors";
+
+export const EMPTY = "Field Cannot be empty";
+
+type ObjectSchema = v.ObjectSchema<v.ObjectEntries, undefined>;
+
+/**
+ * Validates parameters against a route's valibot object schema and keeps the first message per
+ * field, in the schema's key order (the order clients see). A validator's own error objects never
+ * reach the wire.
+ */
+export function checkFields<S extends ObjectSchema>(
+  schema: S,
+  params: Record<string, unknown>,
+  missing: (field: string) => string = () => EMPTY,
+): { output: v.InferOutput<S>; errors?: undefined } | { output?: undefined; errors: Record<string, string> } {
+  const result = v.safeParse(schema, params, { abortPipeEarly: true });
+  if (result.success) return { output: result.output };
+  const found = new Map<string, string>();
+  for (const issue of result.issues) {
+    const field = String(issue.path?.[0]?.key ?? "");
+    if (found.has(field)) continue;
+    found.set(field, issue.kind === "schema" && issue.input === undefined && issue.type === "object" ? missing(field) : issue.message);
+  }
+  const errors: Record<string, string> = {};
+  for (const field of Object.keys(schema.entries)) {
+    const message = found.get(field);
+    if (message !== undefined) errors[field] = message;
+  }
+  return { errors };
+}
+
+/** checkFields for envelope-A routes: the output, or a 400 "invalid input" keyed by field. */
+export function parseFields<S extends ObjectSchema>(schema: S, params: Record<string, unknown>) {
+  const { output, errors } = checkFields(schema, params);
+  if (errors) throw invalidInput(errors);
+  return output;
+}
+

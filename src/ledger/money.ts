@@ -1,0 +1,82 @@
+// Exact money: amounts live as integer minor units (amount × 10^decimals) and are read from their
+// decimal text, never through binary floating point.
+
+export type Decimal = { text: string; integer: string; fraction: string };
+
+const DECIMAL_TEXT = /^([0-9]+)(?:\.([0-9]+))?$/;
+const NEGATIVE_TEXT = /^-([0-9]+)(?:\.([0-9]+))?$/;
+// A JSON number past 15 significant digits may not be the number the client wrote.
+const MAX_EXACT_DIGITS = 15;
+
+export type AmountIssue = "not-numeric" | "not-positive" | "not-exact";
+
+/** Reads a request amount (JSON number or numeric string) as decimal text, or says what is wrong. */
+export function readAmount(input: unknown): Decimal | AmountIssue {
+  let text: string;
+  if (typeof input === "number") {
+    if (!Number.isFinite(input)) return "not-numeric";
+    if (input <= 0) return "not-positive";
+    text = plainNumberText(input);
+    const significant = text.replace(".", "").replace(/^0+/, "").replace(/0+$/, "");
+    if (significant.length > MAX_EXACT_DIGITS) return "not-exact";
+  } else if (typeof input === "string") {
+    text = input;
+    if (NEGATIVE_TEXT.test(text)) return "not-positive";
+  } else {
+    return "not-numeric";
+  }
+  const match = DECIMAL_TEXT.exec(text);
+  if (!match) return "not-numeric";
+  const decimal = { text, integer: match[1]!, fraction: match[2] ?? "" };
+  if (/^0*$/.test(decimal.integer + decimal.fraction)) return "not-positive";
+  return decimal;
+}
+
+/** A number's shortest round-trip text, written out without an exponent (1e-7 → "0.0000001"). */
+function plainNumberText(value: number) {
+  const text = String(value);
+  const exp = /^(\d+)(?:\.(\d+))?e([+-]\d+)$/.exec(text);
+  if (!exp) return text;
+  const digits = exp[1]! + (exp[2] ?? "");
+  const point = exp[1]!.length + Number(exp[3]);
+  if (point <= 0) return `0.${"0".repeat(-point)}${digits}`;
+  if (point >= digits.length) return digits + "0".repeat(point - digits.length);
+  return `${digits.slice(0, point)}.${digits.slice(point)}`;
+}
+
+export type MinorIssue = "too-many-decimals" | "too-large";
+
+/** Minor units of `amount` in a wallet with `decimals` places; extra fraction digits must be zeros. */
+export function toMinor(amount: Decimal, decimals: number): number | MinorIssue {
+  const kept = amount.fraction.slice(0, decimals);
+  if (/[1-9]/.test(amount.fraction.slice(decimals))) return "too-many-decimals";
+  const minor = BigInt(amount.integer + kept.padEnd(decimals, "0"));
+  return minor > BigInt(Number.MAX_SAFE_INTEGER) ? "too-large" : Number(minor);
+}
+
+/** Plain decimal text of a minor-unit value: 150050 at 2 decimals → "1500.50". */
+export function minorToText(minor: number, decimals: number) {
+  const sign = minor < 0 ? "-" : "";
+  const digits = Math.abs(minor).toString().padStart(decimals + 1, "0");
+  const integer = digits.slice(0, digits.length - decimals);
+  return decimals === 0 ? sign + integer : `${sign}${integer}.${digits.slice(-decimals)}`;
+}
+
+/** Major units as a JSON number: exact for every safe minor value (the nearest double to the decimal). */
+export const minorToNumber = (minor: number, decimals: number) => Number(minorToText(minor, decimals));
+
+/** The number with `,` thousands separators and the wallet's decimals: 150050, 2 → "1,500.50". */
+export function groupDigits(minor: number, decimals: number) {
+  const [integer, fraction] = minorToText(minor, decimals).split(".");
+  const sign = integer!.startsWith("-") ? "-" : "";
+  const grouped = integer!.replace("-", "").replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  return sign + grouped + (fraction === undefined ? "" : `.${fraction}`);
+}
+
+export type WalletDisplay = { symbol: string; symbolPosition: "left" | "right"; decimals: number };
+
+/** Display string of contract section 4: `₦1,500.00` (left) or `12,000 RMPNCOIN` (right). */
+export function formatMoney(minor: number, wallet: WalletDisplay) {
+  const number = groupDigits(minor, wallet.decimals);
+  return wallet.symbolPosition === "right" ? `${number} ${wallet.symbol}` : `${wallet.symbol}${number}`;
+}

@@ -1,0 +1,120 @@
+// How the plugin's transactions look as WordPress posts: titles, slugs and dates, kept to the byte
+// because clients parse them (contract section 7).
+import { formatMoney, type WalletDisplay } from "./money";
+
+export const SLUG_MAX = 200;
+const WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
+const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
+
+type Parts = { year: number; month: number; day: number; hour: number; minute: number; second: number; weekday: number };
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+/** Wall-clock parts of an instant in an IANA time zone. */
+function partsIn(epochS: number, timeZone: string): Parts {
+  let format = formatters.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat("en-US", {
+      timeZone,
+      hourCycle: "h23",
+      year: "numeric",
+      month: "numeric",
+      day: "numeric",
+      hour: "numeric",
+      minute: "numeric",
+      second: "numeric",
+    });
+    formatters.set(timeZone, format);
+  }
+  const get = (type: string, parts: Intl.DateTimeFormatPart[]) => Number(parts.find((p) => p.type === type)?.value);
+  const parts = format.formatToParts(new Date(epochS * 1000));
+  const [year, month, day] = [get("year", parts), get("month", parts), get("day", parts)];
+  return {
+    year,
+    month,
+    day,
+    hour: get("hour", parts),
+    minute: get("minute", parts),
+    second: get("second", parts),
+    weekday: new Date(Date.UTC(year, month - 1, day)).getUTCDay(),
+  };
+}
+
+export function isTimeZone(timeZone: string) {
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const pad = (n: number) => String(n).padStart(2, "0");
+const hour12 = (hour: number) => hour % 12 || 12;
+const meridiem = (hour: number) => (hour < 12 ? "AM" : "PM");
+
+function ordinal(day: number) {
+  if (day % 100 >= 11 && day % 100 <= 13) return `${day}th`;
+  return day + (["th", "st", "nd", "rd"][day % 10] ?? "th");
+}
+
+/** MySQL DATETIME text, `YYYY-MM-DD HH:MM:SS`, as post_date and post_date_gmt hold. */
+export function mysqlDate(epochS: number, timeZone: string) {
+  const p = partsIn(epochS, timeZone);
+  return `${p.year}-${pad(p.month)}-${pad(p.day)} ${pad(p.hour)}:${pad(p.minute)}:${pad(p.second)}`;
+}
+
+/** PHP `D, M j, Y<br>g:i A`: `Mon, Sep 5, 2022<br>3:15 PM`. */
+export function displayDate(epochS: number, timeZone: string) {
+  const p = partsIn(epochS, timeZone);
+  const date = `${WEEKDAYS[p.weekday]!.slice(0, 3)}, ${MONTHS[p.month - 1]!.slice(0, 3)} ${p.day}, ${p.year}`;
+  return `${date}<br>${hour12(p.hour)}:${pad(p.minute)} ${meridiem(p.hour)}`;
+}
+
+/** PHP `l jS \of F Y @ h:i:s A` in UTC: `Monday 5th of September 2022 @ 02:15:07 PM`. */
+export function titleDate(epochS: number) {
+  const p = partsIn(epochS, "UTC");
+  const time = `${pad(hour12(p.hour))}:${pad(p.minute)}:${pad(p.second)} ${meridiem(p.hour)}`;
+  return `${WEEKDAYS[p.weekday]} ${ordinal(p.day)} of ${MONTHS[p.month - 1]} ${p.year} @ ${time}`;
+}
+
+export type TitleInput = {
+  username: string;
+  txnType: "CREDIT" | "DEBIT";
+  amountMinor: number;
+  wallet: WalletDisplay & { name: string };
+  createdAtS: number;
+};
+
+export function postTitle(t: TitleInput) {
+  // The plugin puts the symbol before the amount here whatever the wallet's symbol position.
+  const amount = formatMoney(t.amountMinor, { ...t.wallet, symbolPosition: "left" });
+  return `TRANSACTION by ${t.username}, Type: ${t.txnType}, Wallet Info: ${amount} ${t.wallet.name}  on ${titleDate(t.createdAtS)}`;
+}
+
+const utf8 = new TextEncoder();
+
+/**
+ * WordPress's sanitize_title_with_dashes in its 'save' context: lowercase, non-ASCII percent-encoded
+ * (utf8_uri_encode, which stops before passing 200 encoded characters), `.` to `-`, anything else
+ * outside [%a-z0-9 _-] dropped, runs of spaces and dashes folded into one `-`, dashes trimmed.
+ */
+export function slugify(title: string) {
+  let encoded = "";
+  for (const ch of title.replace(/<[^>]*>/g, "").replace(/%(?![0-9a-fA-F]{2})/g, "").toLowerCase()) {
+    const piece =
+      ch.charCodeAt(0) < 0x80
+        ? ch
+        : [...utf8.encode(ch)].map((b) => `%${b.toString(16).padStart(2, "0")}`).join("");
+    if (encoded.length + piece.length > SLUG_MAX) break;
+    encoded += piece;
+  }
+  return encoded
+    .replace(/&.+?;/g, "")
+    .replace(/\./g, "-")
+    .replace(/[^%a-z0-9 _-]/g, "")
+    .replace(/\s+/g, "-")
+    .replace(/-+/g, "-")
+    .replace(/^-+|-+$/g, "");
+}
+

@@ -1,0 +1,47 @@
+import type { EntryRow } from "../db/ledger";
+import { formatMoney } from "./money";
+import { displayDate, mysqlDate } from "./post-format";
+
+export type SiteSettings = { siteUrl: string; timeZone: string };
+
+/**
+ * A ledger entry as the plugin returned it: a WordPress post plus the plugin's fields, with exactly
+ * these keys in this order and these JSON types (contract section 7).
+ */
+export function transactionRecord({ entry, wallet }: EntryRow, site: SiteSettings) {
+  const local = mysqlDate(entry.createdAtS, site.timeZone);
+  const gmt = mysqlDate(entry.createdAtS, "UTC");
+  return {
+    ID: entry.id,
+    post_author: String(entry.userId),
+    post_date: local,
+    post_date_gmt: gmt,
+    post_content: `Amount:${entry.amountText}`,
+    post_title: entry.title,
+    post_excerpt: "",
+    post_status: "publish",
+    comment_status: "open",
+    ping_status: "closed",
+    post_password: "",
+    post_name: entry.slug,
+    to_ping: "",
+    pinged: "",
+    post_modified: local,
+    post_modified_gmt: gmt,
+    post_content_filtered: "",
+    post_parent: 0,
+    guid: `${site.siteUrl.replace(/\/+$/, "")}/wallettransaction/${entry.slug}/`,
+    menu_order: 0,
+    post_type: "wallettransaction",
+    post_mime_type: "",
+    comment_count: "0",
+    filter: "raw",
+    date_time: displayDate(entry.createdAtS, site.timeZone),
+    wallet_symbol: wallet?.symbol ?? null,
+    wallet_decimal: wallet?.decimals ?? null,
+    amount: entry.amountText,
+    txn_type: entry.txnType,
+    amount_formatted_disp: wallet ? formatMoney(entry.amountMinor, wallet) : null,
+    note: entry.note,
+  };
+}

@@ -1,0 +1,23 @@
+import { Hono } from "hono";
+import { listApiKeys, revokeApiKey } from "../../db/api-keys";
+import { createDb } from "../../db/client";
+import type { AppEnv } from "../../env";
+import { authenticate, requireAdmin } from "../../http/auth";
+import { ok } from "../../http/envelope";
+import { ApiError } from "../../http/errors";
+import { apiKeyListRecord } from "./schemas";
+
+export const manageApiKeys = new Hono<AppEnv>()
+  .get("/", authenticate, async (c) => {
+    requireAdmin(c, "read");
+    const rows = await listApiKeys(createDb(c.env.DB));
+    return ok(c, 200, "API keys retrieved", rows.map((r) => apiKeyListRecord(r.key, r.username)));
+  })
+  .delete("/:id", authenticate, async (c) => {
+    requireAdmin(c, "write");
+    const raw = c.req.param("id");
+    const id = /^[0-9]{1,15}$/.test(raw) ? Number(raw) : null;
+    const revoked = id === null ? null : await revokeApiKey(createDb(c.env.DB), id, c.get("nowMs")());
+    if (!revoked) throw new ApiError(404, "API key not found", { id: `No API key ${raw}` });
+    return ok(c, 200, "API key revoked", { id: revoked.id, revoked: true });
+  });

@@ -1,0 +1,25 @@
+import * as v from "valibot";
+import { userIdField } from "../../http/fields";
+import { EMPTY } from "../../http/validation";
+
+export const MAX_WALLETS_PER_READ = 50;
+const WALLET_ID = /^[a-z][a-z0-9_]{0,31}$/;
+
+export const BalanceParams = v.object({
+  // Omitted means the caller's own user.
+  user_id: v.optional(userIdField()),
+  // One id or several, comma-separated; spaces around ids ignored, repeats collapsed.
+  wallet_id: v.pipe(
+    v.string(EMPTY),
+    v.rawTransform(({ dataset, addIssue, NEVER }) => {
+      const ids = [...new Set(dataset.value.split(",").map((id) => id.trim().toLowerCase()).filter(Boolean))];
+      const bad = ids.find((id) => !WALLET_ID.test(id));
+      if (ids.length === 0) addIssue({ message: EMPTY });
+      else if (bad !== undefined) addIssue({ message: `wallet_id not found: ${bad}` });
+      else if (ids.length > MAX_WALLETS_PER_READ) addIssue({ message: `wallet_id lists at most ${MAX_WALLETS_PER_READ} wallets` });
+      else return ids;
+      return NEVER;
+    }),
+  ),
+  formatted: v.optional(v.string(), ""),
+});

@@ -1,0 +1,35 @@
+import type * as v from "valibot";
+import { ApiKeyParams } from "./api-keys/schemas";
+import { BalanceParams } from "./balances/schemas";
+import { CreditParams } from "./credits/schemas";
+import { TransactionListParams } from "./transactions/schemas";
+import { LoginParams, UserParams } from "./users/schemas";
+import { WalletParams } from "./wallets/schemas";
+
+export const NAMESPACE = "wallet/v1";
+
+export type RouteInfo = {
+  path: string;
+  method: "GET" | "POST" | "DELETE";
+  summary: string;
+  auth: "none" | "admin" | "reader";
+  params?: v.GenericSchema;
+  envelope: "A" | "B" | "index";
+  success: number;
+};
+
+/** Every route of the namespace: the discovery index and the OpenAPI document are built from it. */
+export const ROUTES: RouteInfo[] = [
+  { path: "/credits", method: "POST", summary: "Credit a user's wallet, idempotent on request_id", auth: "admin", params: CreditParams, envelope: "A", success: 200 },
+  { path: "/user-wallet-balance", method: "GET", summary: "Balances of one or more wallets", auth: "reader", params: BalanceParams, envelope: "A", success: 200 },
+  { path: "/transactions", method: "GET", summary: "A user's transactions as WordPress posts", auth: "reader", params: TransactionListParams, envelope: "A", success: 200 },
+  { path: "/users", method: "POST", summary: "Create a subscriber", auth: "admin", params: UserParams, envelope: "B", success: 201 },
+  { path: "/users/login", method: "POST", summary: "Sign in and get an access token", auth: "none", params: LoginParams, envelope: "B", success: 200 },
+  { path: "/wallets", method: "POST", summary: "Create a wallet", auth: "admin", params: WalletParams, envelope: "A", success: 200 },
+  { path: "/wallets", method: "GET", summary: "List wallets", auth: "admin", envelope: "A", success: 200 },
+  { path: "/wallets/{wallet_id}", method: "GET", summary: "Read one wallet", auth: "admin", envelope: "A", success: 200 },
+  { path: "/api-keys", method: "POST", summary: "Create an API key (the secret is shown once)", auth: "admin", params: ApiKeyParams, envelope: "A", success: 201 },
+  { path: "/api-keys", method: "GET", summary: "List API keys", auth: "admin", envelope: "A", success: 200 },
+  { path: "/api-keys/{id}", method: "DELETE", summary: "Revoke an API key", auth: "admin", envelope: "A", success: 200 },
+  { path: "/openapi.json", method: "GET", summary: "This API as OpenAPI 3.1", auth: "none", envelope: "index", success: 200 },
+];

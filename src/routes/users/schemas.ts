@@ -1,0 +1,79 @@
+import * as v from "valibot";
+import { textField } from "../../http/fields";
+
+// The plugin's user-creation texts, in the order clients see them (contract section 8).
+export const USERNAME_MAX = 60;
+export const EMAIL_MAX = 100;
+export const PASSWORD_MAX = 256;
+
+const anyText = (required: string) => v.pipe(v.union([v.string(), v.number()], required), v.transform(String));
+
+export const UserParams = v.object({
+  username: v.pipe(
+    v.string("username is required"),
+    v.nonEmpty("username is required"),
+    v.check((s) => !/\s/.test(s), "username must not contain space"),
+    v.minLength(4, "username must be atleast 4 chars"),
+    v.maxLength(USERNAME_MAX, `username must be at most ${USERNAME_MAX} chars`),
+  ),
+  user_email: v.pipe(
+    v.string("user_email is required"),
+    v.nonEmpty("user_email is required"),
+    v.transform((s) => s.trim()),
+    v.maxLength(EMAIL_MAX, "Invalid user_email"),
+    v.regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, "Invalid user_email"),
+  ),
+  user_password: v.pipe(
+    anyText("user_password is required"),
+    v.nonEmpty("user_password is required"),
+    v.minLength(6, "Please enter at least 6 characters for the user_password"),
+    v.maxLength(PASSWORD_MAX, `user_password must be at most ${PASSWORD_MAX} characters`),
+  ),
+  first_name: v.optional(textField(100, "first_name"), ""),
+  last_name: v.optional(textField(100, "last_name"), ""),
+});
+
+export const LoginParams = v.object({
+  user_email: v.pipe(v.string("user_email is required"), v.nonEmpty("user_email is required")),
+  user_password: v.pipe(anyText("user_password is required"), v.nonEmpty("user_password is required")),
+  token_expiration: v.optional(v.string()),
+});
+
+/** The wire key each field's errors are reported under. */
+export const ERROR_KEYS: Record<string, string> = {
+  username: "user_login",
+  user_email: "user_email",
+  user_password: "user_pass",
+  first_name: "first_name",
+  last_name: "last_name",
+};
+
+const REQUIRED: Record<string, string> = {
+  username: "username is required",
+  user_email: "user_email is required",
+  user_password: "user_password is required",
+};
+
+/**
+ * Every text per field, in schema order, as `[{"user_login":[…]}, …]`. A missing or empty field
+ * says only that it is required.
+ */
+export function collectUserErrors(
+  schema: v.ObjectSchema<v.ObjectEntries, undefined>,
+  params: Record<string, unknown>,
+  extra: Record<string, string[]> = {},
+) {
+  const result = v.safeParse(schema, params);
+  const byField = new Map<string, string[]>();
+  for (const issue of result.issues ?? []) {
+    const field = String(issue.path?.[0]?.key ?? "");
+    const message = issue.input === undefined && REQUIRED[field] ? REQUIRED[field] : issue.message;
+    const list = byField.get(field) ?? [];
+    if (message === REQUIRED[field]) byField.set(field, [message]);
+    else if (!list.includes(REQUIRED[field] ?? "") && !list.includes(message)) byField.set(field, [...list, message]);
+  }
+  for (const [field, messages] of Object.entries(extra)) byField.set(field, [...(byField.get(field) ?? []), ...messages]);
+  return Object.keys(schema.entries)
+    .filter((field) => byField.has(field))
+    .map((field) => ({ [ERROR_KEYS[field] ?? field]: byField.get(field)! }));
+}

@@ -1,0 +1,28 @@
+import { Hono } from "hono";
+import { createDb } from "../../db/client";
+import { insertWallet } from "../../db/wallets";
+import type { AppEnv } from "../../env";
+import { authenticate, requireAdmin } from "../../http/auth";
+import { ok } from "../../http/envelope";
+import { ApiError } from "../../http/errors";
+import { readParams } from "../../http/params";
+import { parseFields } from "../../http/validation";
+import { WalletParams, walletRecord } from "./schemas";
+
+export const createWallet = new Hono<AppEnv>().post("/", authenticate, async (c) => {
+  requireAdmin(c, "write");
+  const f = parseFields(WalletParams, await readParams(c));
+  const wallet = await insertWallet(createDb(c.env.DB), {
+    id: f.wallet_id,
+    name: f.wallet_name,
+    symbol: f.wallet_symbol,
+    symbolPosition: f.wallet_symbol_position,
+    decimals: f.wallet_decimal,
+    type: f.wallet_type,
+    note: f.wallet_note,
+    createdAtMs: c.get("nowMs")(),
+  });
+  if (!wallet) throw new ApiError(409, "Wallet Already Exists", { wallet_id: `${f.wallet_id} already exists` });
+  // "successully" is the plugin's typo; clients match on it.
+  return ok(c, 200, "Wallet was successully created", walletRecord(wallet));
+});

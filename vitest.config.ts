@@ -1,0 +1,27 @@
+import path from "node:path";
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
+import { defineConfig } from "vitest/config";
+
+export default defineConfig(async () => {
+  // The very migrations wrangler applies, read from the one drizzle/ folder.
+  const migrations = await readD1Migrations(path.join(import.meta.dirname, "drizzle"));
+  return {
+    plugins: [
+      cloudflareTest({
+        wrangler: { configPath: "./wrangler.toml" },
+        miniflare: {
+          bindings: {
+            TEST_MIGRATIONS: migrations,
+            // Test-only values; deployed secrets come from `wrangler secret put`.
+            JWT_SECRET: "test-only-jwt-secret",
+            SITE_URL: "https://wallet.example.test",
+          },
+        },
+      }),
+    ],
+    test: {
+      setupFiles: ["./test/apply-migrations.ts"],
+      include: ["test/**/*.test.ts"],
+    },
+  };
+});
