@@ -1,8 +1,11 @@
 import type { D1Migration } from "@cloudflare/vitest-pool-workers";
-import type { Bindings } from "../src/env";
 
-declare module "cloudflare:test" {
-  interface ProvidedEnv extends Bindings {
-    TEST_MIGRATIONS: D1Migration[];
+declare global {
+  namespace Cloudflare {
+    interface Env {
+      TEST_MIGRATIONS: D1Migration[];
+      JWT_SECRET?: string;
+      TRANSACTIONS_SECURITY_CODE?: string;
+    }
   }
 }

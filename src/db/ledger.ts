@@ -25,23 +25,24 @@ export type NewEntry = {
 function insertEntry(db: Db, e: NewEntry) {
   const requestKey = e.requestId.toLowerCase();
   const signed = e.txnType === "CREDIT" ? e.amountMinor : -e.amountMinor;
-  return db.all<{ id: number }>(sql`
-    INSERT INTO ${transactions} (user_id, wallet_id, txn_type, amount_minor, amount_text, balance_before_minor,
-      balance_after_minor, request_id, request_key, note, title, slug_base, slug, created_at_s)
-    SELECT ${e.userId}, ${e.walletId}, ${e.txnType}, ${e.amountMinor}, ${e.amountText}, b.minor, b.minor + ${signed},
+  // Drizzle lists every column of the table, in schema order; the SELECT answers each of them.
+  const row = sql`
+    SELECT NULL, ${e.userId}, ${e.walletId}, ${e.txnType}, ${e.amountMinor}, ${e.amountText}, b.minor, b.minor + ${signed},
       ${e.requestId}, ${requestKey}, ${e.note}, ${e.title}, ${e.slugBase},
       CASE WHEN s.n = 0 THEN ${e.slugBase}
         ELSE rtrim(substr(${e.slugBase}, 1, ${SLUG_MAX - 1} - length(s.n + 1)), '-') || '-' || (s.n + 1) END,
       ${e.createdAtS}
     FROM (SELECT coalesce((SELECT balance_minor FROM ${balances} WHERE user_id = ${e.userId} AND wallet_id = ${e.walletId}), 0) AS minor) b,
       (SELECT count(*) AS n FROM ${transactions} WHERE slug_base = ${e.slugBase}) s
-    WHERE NOT EXISTS (SELECT 1 FROM ${transactions} WHERE user_id = ${e.userId} AND request_key = ${requestKey})
-    ON CONFLICT DO NOTHING
-    RETURNING id`);
+    WHERE NOT EXISTS (SELECT 1 FROM ${transactions} WHERE user_id = ${e.userId} AND request_key = ${requestKey})`;
+  return db.insert(transactions).select(row).onConflictDoNothing().returning({ id: transactions.id });
 }
 
 const entryFor = (db: Db, userId: number, requestId: string) =>
-  db.all<{ id: number }>(sql`SELECT id FROM ${transactions} WHERE user_id = ${userId} AND request_key = ${requestId.toLowerCase()}`);
+  db
+    .select({ id: transactions.id })
+    .from(transactions)
+    .where(and(eq(transactions.userId, userId), eq(transactions.requestKey, requestId.toLowerCase())));
 
 export type AppendResult = { created: true; id: number } | { created: false; existingId: number };
 
@@ -99,8 +100,9 @@ export async function listEntries(db: Db, filter: EntryFilter, page: Page) {
   const [userRows, walletRows, rows, total] = await db.batch([
     db.select({ id: users.id }).from(users).where(eq(users.id, filter.userId)),
     db.select({ id: wallets.id }).from(wallets).where(eq(wallets.id, filter.walletId ?? "")),
+    // Only wallet columns whose names the entry does not share: D1 returns rows keyed by column name.
     db
-      .select({ entry: transactions, wallet: wallets })
+      .select({ entry: transactions, symbol: wallets.symbol, symbolPosition: wallets.symbolPosition, decimals: wallets.decimals })
       .from(transactions)
       .leftJoin(wallets, eq(wallets.id, transactions.walletId))
       .where(where)

@@ -8,7 +8,7 @@ export type SiteSettings = { siteUrl: string; timeZone: string };
  * A ledger entry as the plugin returned it: a WordPress post plus the plugin's fields, with exactly
  * these keys in this order and these JSON types (contract section 7).
  */
-export function transactionRecord({ entry, wallet }: EntryRow, site: SiteSettings) {
+export function transactionRecord({ entry, ...wallet }: EntryRow, site: SiteSettings) {
   const local = mysqlDate(entry.createdAtS, site.timeZone);
   const gmt = mysqlDate(entry.createdAtS, "UTC");
   return {
@@ -37,11 +37,14 @@ export function transactionRecord({ entry, wallet }: EntryRow, site: SiteSetting
     comment_count: "0",
     filter: "raw",
     date_time: displayDate(entry.createdAtS, site.timeZone),
-    wallet_symbol: wallet?.symbol ?? null,
-    wallet_decimal: wallet?.decimals ?? null,
+    wallet_symbol: wallet.symbol,
+    wallet_decimal: wallet.decimals,
     amount: entry.amountText,
     txn_type: entry.txnType,
-    amount_formatted_disp: wallet ? formatMoney(entry.amountMinor, wallet) : null,
+    amount_formatted_disp:
+      wallet.symbol === null || wallet.decimals === null || wallet.symbolPosition === null
+        ? null
+        : formatMoney(entry.amountMinor, { symbol: wallet.symbol, decimals: wallet.decimals, symbolPosition: wallet.symbolPosition }),
     note: entry.note,
   };
 }

@@ -1,0 +1,35 @@
+// `npm run dev`: a migrated local D1, a dev-only JWT secret, a local administrator, then wrangler dev.
+import { randomBytes } from "node:crypto";
+import { existsSync, writeFileSync } from "node:fs";
+import { ensureAdmin } from "./lib/admin.mjs";
+import { startWrangler, wrangler } from "./lib/wrangler.mjs";
+
+const port = process.env.PORT ?? "8787";
+const admin = {
+  username: process.env.WALLET_ADMIN_USERNAME ?? "admin",
+  email: process.env.WALLET_ADMIN_EMAIL ?? "admin@example.com",
+  password: process.env.WALLET_ADMIN_PASSWORD ?? "wallet-admin",
+};
+
+if (!existsSync(".dev.vars")) {
+  writeFileSync(".dev.vars", `# Local development only (git ignores this file).\nJWT_SECRET=${randomBytes(32).toString("hex")}\n`);
+  console.log("Created .dev.vars with a dev-only JWT_SECRET.");
+}
+
+wrangler(["d1", "migrations", "apply", "DB", "--local"], { quiet: true });
+console.log("Local D1 migrated.");
+const seeded = ensureAdmin({ target: "--local", ...admin });
+console.log(seeded.created ? `Local administrator "${admin.username}" created.` : `Local administrator "${admin.username}" (or its e-mail) already exists; left as it is.`);
+
+const base = `http://127.0.0.1:${port}/wp-json/wallet/v1`;
+console.log(`
+Wallet API on ${base}
+Sign in (dev-only credentials):
+  curl -s ${base}/users/login -H 'Content-Type: application/json' \\
+    -d '{"user_email":"${admin.email}","user_password":"${admin.password}"}'
+Then send the access_token as "Authorization: Bearer <token>".
+`);
+
+const child = startWrangler(["dev", "--ip", "127.0.0.1", "--port", port, "--show-interactive-dev-session=false"], { detached: false });
+for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
+child.on("exit", (code) => process.exit(code ?? 0));

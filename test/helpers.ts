@@ -1,0 +1,130 @@
+import { env } from "cloudflare:workers";
+import { generateApiKey, hashApiKey } from "../src/auth/api-keys";
+import type { Role, Scope } from "../src/auth/principal";
+import { issueToken } from "../src/auth/tokens";
+import { createApp, type AppOptions } from "../src/app";
+import { createDb } from "../src/db/client";
+import { apiKeys, users } from "../src/db/schema";
+
+export const API = "/wp-json/wallet/v1";
+export const PASSWORD = "correct horse";
+// PBKDF2 of PASSWORD, made once (hashing in every test would dominate the suite's time).
+let passwordHash: Promise<string> | undefined;
+const hashOnce = async () => (passwordHash ??= import("../src/auth/password").then((m) => m.hashPassword(PASSWORD)));
+
+let counter = 0;
+/** A name no other test uses: tests share one database per file and must not depend on order. */
+export const unique = (prefix: string) => `${prefix}${Date.now().toString(36)}${(counter++).toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+
+export type Json = Record<string, any>;
+export type Reply = { status: number; body: Json; headers: Headers; text: string };
+
+export type CallOptions = {
+  body?: unknown;
+  query?: Record<string, string | number>;
+  auth?: string;
+  headers?: Record<string, string>;
+  app?: ReturnType<typeof createApp>;
+};
+
+/** One request through the same app production builds, inside the Workers runtime, against real D1. */
+export async function call(method: string, path: string, options: CallOptions = {}): Promise<Reply> {
+  const url = new URL(path.startsWith("/wp-json") || path.startsWith("/?") ? path : `${API}${path}`, "http://localhost");
+  for (const [k, v] of Object.entries(options.query ?? {})) url.searchParams.set(k, String(v));
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.auth !== undefined) headers.Authorization = options.auth;
+  let body: BodyInit | undefined;
+  if (options.body !== undefined) {
+    body = typeof options.body === "string" || options.body instanceof FormData || options.body instanceof URLSearchParams ? options.body : JSON.stringify(options.body);
+    if (typeof options.body !== "string" && !(options.body instanceof FormData) && !(options.body instanceof URLSearchParams)) headers["Content-Type"] ??= "application/json";
+  }
+  const res = await (options.app ?? createApp()).request(url.pathname + url.search, { method, headers, body }, env);
+  const text = await res.text();
+  let parsed: Json = {};
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // left empty: the assertion on `text` will say what came back
+  }
+  return { status: res.status, body: parsed, headers: res.headers, text };
+}
+
+export const appAt = (nowMs: number, options: AppOptions = {}) => createApp({ ...options, nowMs: () => nowMs });
+
+export type TestUser = { id: number; username: string; email: string; role: Role; token: string; bearer: string };
+
+/** A user written straight to D1 (with a known password) and a signed access token for it. */
+export async function makeUser(role: Role = "subscriber", name = unique("user")): Promise<TestUser> {
+  const [row] = await createDb(env.DB)
+    .insert(users)
+    .values({ username: name, email: `${name}@example.test`, passwordHash: await hashOnce(), role, registeredAtMs: Date.now() })
+    .returning();
+  const token = await issueToken({ userId: row!.id, username: name, role }, env.JWT_SECRET!, env.JWT_ISSUER, 3600, Date.now());
+  return { id: row!.id, username: name, email: row!.email, role, token, bearer: `Bearer ${token}` };
+}
+
+export const makeAdmin = () => makeUser("administrator", unique("admin"));
+
+/** An API key for `user`; returns the `Key base64(username:key)` header value. */
+export async function makeKey(user: TestUser, scope: Scope, { revoked = false } = {}) {
+  const key = generateApiKey();
+  await createDb(env.DB)
+    .insert(apiKeys)
+    .values({ userId: user.id, name: "test", scope, keyHash: await hashApiKey(key), createdAtMs: Date.now(), revokedAtMs: revoked ? Date.now() : null });
+  return { key, header: `Key ${btoa(`${user.username}:${key}`)}` };
+}
+
+export type WalletSpec = { decimals?: number; symbol?: string; position?: "left" | "right"; name?: string; id?: string };
+
+export async function makeWallet(admin: TestUser, spec: WalletSpec = {}) {
+  const id = spec.id ?? unique("w").toLowerCase().slice(0, 32);
+  const res = await call("POST", "/wallets", {
+    auth: admin.bearer,
+    body: {
+      wallet_id: id,
+      wallet_name: spec.name ?? "Naira Wallet",
+      wallet_symbol: spec.symbol ?? "₦",
+      wallet_symbol_position: spec.position ?? "left",
+      wallet_decimal: spec.decimals ?? 2,
+    },
+  });
+  if (res.status !== 200) throw new Error(`wallet not created: ${res.text}`);
+  return id;
+}
+
+export async function credit(admin: TestUser, body: Json) {
+  return call("POST", "/credits", { auth: admin.bearer, body: { request_id: unique("req"), ...body } });
+}
+
+/** Ledger invariant: every balance equals the sum of its entries and is the head of its chain. */
+export async function ledgerViolations() {
+  const { results } = await env.DB.prepare(
+    `SELECT b.user_id, b.wallet_id, b.balance_minor,
+       (SELECT coalesce(sum(CASE txn_type WHEN 'CREDIT' THEN amount_minor ELSE -amount_minor END), 0)
+          FROM transactions t WHERE t.user_id = b.user_id AND t.wallet_id = b.wallet_id) AS total,
+       (SELECT count(*) FROM transactions t WHERE t.user_id = b.user_id AND t.wallet_id = b.wallet_id) AS n,
+       b.entry_count
+     FROM balances b`,
+  ).all<{ balance_minor: number; total: number; n: number; entry_count: number }>();
+  const broken = results.filter((r) => r.balance_minor !== r.total || r.n !== r.entry_count);
+  const { results: chain } = await env.DB.prepare(
+    `SELECT t.id FROM transactions t
+     WHERE t.balance_before_minor IS NOT coalesce((SELECT p.balance_after_minor FROM transactions p
+       WHERE p.user_id = t.user_id AND p.wallet_id = t.wallet_id AND p.id < t.id ORDER BY p.id DESC LIMIT 1), 0)`,
+  ).all();
+  const orphans = await env.DB.prepare(
+    `SELECT count(*) AS n FROM (SELECT DISTINCT user_id, wallet_id FROM transactions) t
+     WHERE NOT EXISTS (SELECT 1 FROM balances b WHERE b.user_id = t.user_id AND b.wallet_id = t.wallet_id)`,
+  ).first<{ n: number }>();
+  return { broken, chain, orphans: orphans!.n };
+}
+
+/** Counts of every table, to prove a refused request wrote nothing. */
+export async function tableCounts() {
+  const row = await env.DB.prepare(
+    `SELECT (SELECT count(*) FROM users) AS users, (SELECT count(*) FROM wallets) AS wallets,
+       (SELECT count(*) FROM transactions) AS transactions, (SELECT count(*) FROM balances) AS balances,
+       (SELECT coalesce(sum(balance_minor), 0) FROM balances) AS money, (SELECT count(*) FROM api_keys) AS api_keys`,
+  ).first();
+  return row;
+}
