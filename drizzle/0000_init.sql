@@ -32,7 +32,9 @@ CREATE TABLE `transactions` (
 	`balance_before_minor` integer NOT NULL,
 	`balance_after_minor` integer NOT NULL,
 	`request_id` text NOT NULL,
-	`request_key` text NOT NULL,
+	`request_key` text,
+	`transfer_id` text,
+	`reverses_id` integer,
 	`note` text DEFAULT '' NOT NULL,
 	`title` text NOT NULL,
 	`slug_base` text NOT NULL,
@@ -40,16 +42,20 @@ CREATE TABLE `transactions` (
 	`created_at_s` integer NOT NULL,
 	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE no action,
 	FOREIGN KEY (`wallet_id`) REFERENCES `wallets`(`id`) ON UPDATE no action ON DELETE no action,
+	FOREIGN KEY (`reverses_id`) REFERENCES `transactions`(`id`) ON UPDATE no action ON DELETE no action,
 	CONSTRAINT "transactions_txn_type" CHECK("transactions"."txn_type" IN ('CREDIT', 'DEBIT')),
 	CONSTRAINT "transactions_amount_positive" CHECK("transactions"."amount_minor" > 0),
 	CONSTRAINT "transactions_balance_arithmetic" CHECK("transactions"."balance_after_minor" = "transactions"."balance_before_minor" + CASE "transactions"."txn_type" WHEN 'CREDIT' THEN "transactions"."amount_minor" ELSE -"transactions"."amount_minor" END),
-	CONSTRAINT "transactions_no_overdraft" CHECK("transactions"."balance_after_minor" >= 0)
+	CONSTRAINT "transactions_no_overdraft" CHECK("transactions"."balance_after_minor" >= 0),
+	CONSTRAINT "transactions_balance_limit" CHECK("transactions"."balance_after_minor" <= 9007199254740991)
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `transactions_user_request` ON `transactions` (`user_id`,`request_key`);--> statement-breakpoint
 CREATE INDEX `transactions_user_created` ON `transactions` (`user_id`,`created_at_s`,`id`);--> statement-breakpoint
 CREATE INDEX `transactions_balance_chain` ON `transactions` (`user_id`,`wallet_id`,`id`);--> statement-breakpoint
 CREATE INDEX `transactions_slug_base` ON `transactions` (`slug_base`);--> statement-breakpoint
+CREATE INDEX `transactions_transfer` ON `transactions` (`transfer_id`);--> statement-breakpoint
+CREATE UNIQUE INDEX `transactions_reverses` ON `transactions` (`reverses_id`);--> statement-breakpoint
 CREATE TABLE `users` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`username` text NOT NULL,

@@ -10,31 +10,46 @@ export type NewEntry = {
   amountMinor: number;
   amountText: string;
   requestId: string;
+  /** False for entries no client request names (a transfer's receiving half). */
+  keyed: boolean;
   note: string;
   title: string;
   slugBase: string;
   createdAtS: number;
+  transferId?: string;
+  reversesId?: number;
 };
+
+/** Why the database refused a movement: a CHECK on the entry failed, so the whole batch rolled back. */
+export class LedgerRefusal extends Error {
+  constructor(readonly reason: "insufficient-balance" | "balance-limit") {
+    super(reason);
+  }
+}
 
 /**
  * One ledger entry as a single INSERT … SELECT, so the balance it starts from, its slug suffix and
  * its idempotency check are all read inside the statement that writes it (D1 runs one statement,
- * and one batch, at a time). Writes nothing when the (user, request_id) pair is already used.
+ * and one batch, at a time). A keyed entry writes nothing when its (user, request_id) is used; a
+ * later entry of a movement writes only if the first one did (`after`, the movement's transfer id).
  * An overdraft fails the `transactions_no_overdraft` CHECK and so aborts the batch.
  */
-function insertEntry(db: Db, e: NewEntry) {
-  const requestKey = e.requestId.toLowerCase();
+function insertEntry(db: Db, e: NewEntry, after?: string) {
+  const requestKey = e.keyed ? e.requestId.toLowerCase() : null;
   const signed = e.txnType === "CREDIT" ? e.amountMinor : -e.amountMinor;
+  const guard = after
+    ? sql`EXISTS (SELECT 1 FROM ${transactions} WHERE transfer_id = ${after})`
+    : sql`NOT EXISTS (SELECT 1 FROM ${transactions} WHERE user_id = ${e.userId} AND request_key = ${requestKey})`;
   // Drizzle lists every column of the table, in schema order; the SELECT answers each of them.
   const row = sql`
     SELECT NULL, ${e.userId}, ${e.walletId}, ${e.txnType}, ${e.amountMinor}, ${e.amountText}, b.minor, b.minor + ${signed},
-      ${e.requestId}, ${requestKey}, ${e.note}, ${e.title}, ${e.slugBase},
+      ${e.requestId}, ${requestKey}, ${e.transferId ?? null}, ${e.reversesId ?? null}, ${e.note}, ${e.title}, ${e.slugBase},
       CASE WHEN s.n = 0 THEN ${e.slugBase}
         ELSE rtrim(substr(${e.slugBase}, 1, ${SLUG_MAX - 1} - length(s.n + 1)), '-') || '-' || (s.n + 1) END,
       ${e.createdAtS}
     FROM (SELECT coalesce((SELECT balance_minor FROM ${balances} WHERE user_id = ${e.userId} AND wallet_id = ${e.walletId}), 0) AS minor) b,
       (SELECT count(*) AS n FROM ${transactions} WHERE slug_base = ${e.slugBase}) s
-    WHERE NOT EXISTS (SELECT 1 FROM ${transactions} WHERE user_id = ${e.userId} AND request_key = ${requestKey})`;
+    WHERE ${guard}`;
   return db.insert(transactions).select(row).onConflictDoNothing().returning({ id: transactions.id });
 }
 
@@ -44,13 +59,35 @@ const entryFor = (db: Db, userId: number, requestId: string) =>
     .from(transactions)
     .where(and(eq(transactions.userId, userId), eq(transactions.requestKey, requestId.toLowerCase())));
 
-export type AppendResult = { created: true; id: number } | { created: false; existingId: number };
+export type AppendResult = { created: true; ids: number[] } | { created: false; existingId: number | undefined };
 
-/** Appends one entry in one batch; a replayed request_id reports the entry it already made. */
-export async function appendEntry(db: Db, entry: NewEntry): Promise<AppendResult> {
-  const [inserted, existing] = await db.batch([insertEntry(db, entry), entryFor(db, entry.userId, entry.requestId)]);
-  if (inserted[0]) return { created: true, id: inserted[0].id };
-  return { created: false, existingId: existing[0]!.id };
+function refusal(err: unknown) {
+  const text = `${String(err)} ${String((err as { cause?: unknown })?.cause)}`;
+  if (text.includes("transactions_no_overdraft")) return new LedgerRefusal("insufficient-balance");
+  if (text.includes("transactions_balance_limit")) return new LedgerRefusal("balance-limit");
+  return err;
+}
+
+/**
+ * Appends a movement (one entry, or the linked entries of a transfer or reversal) in one batch: all
+ * of it or none. The first entry carries the client's request_id; a replay reports the entry that
+ * request already made (`existingId`), and a skipped movement without one lost a uniqueness race.
+ */
+export async function appendEntries(db: Db, [first, ...rest]: [NewEntry, ...NewEntry[]]): Promise<AppendResult> {
+  let results;
+  try {
+    results = await db.batch([
+      insertEntry(db, first),
+      ...rest.map((e) => insertEntry(db, e, first.transferId)),
+      entryFor(db, first.userId, first.requestId),
+    ] as unknown as Parameters<typeof db.batch>[0]);
+  } catch (err) {
+    throw refusal(err);
+  }
+  const inserted = results.slice(0, -1) as { id: number }[][];
+  const existing = results.at(-1) as { id: number }[];
+  if (inserted.every((rows) => rows.length === 1)) return { created: true, ids: inserted.map((rows) => rows[0]!.id) };
+  return { created: false, existingId: existing[0]?.id };
 }
 
 /** Wallet definitions, user existence and balances in one round trip; reads one row per wallet. */

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { type AnySQLiteColumn, check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 // Table shapes are storage only: nothing on the wire is derived from them (WordPress owns the wire).
 // Ledger guards that a CHECK cannot express (the balance chain, append-only rows) are triggers in
@@ -61,7 +61,12 @@ export const transactions = sqliteTable(
     balanceAfterMinor: integer("balance_after_minor").notNull(),
     requestId: text("request_id").notNull(),
     // request_id lowercased: idempotency is case-insensitive, as the plugin's txn_request_id meta was.
-    requestKey: text("request_key").notNull(),
+    // NULL on entries no client request names (a transfer's receiving half, its reversal).
+    requestKey: text("request_key"),
+    // The two halves of a transfer share this key (the plugin's alt_transfer_id).
+    transferId: text("transfer_id"),
+    // The entry this one reverses; UNIQUE, so an entry is reversed at most once.
+    reversesId: integer("reverses_id").references((): AnySQLiteColumn => transactions.id),
     note: text("note").notNull().default(""),
     // post_title and post_name as WordPress would have stored them; slug_base is the name before its
     // -2, -3 suffix, so the next suffix is one count away.
@@ -76,6 +81,8 @@ export const transactions = sqliteTable(
     index("transactions_user_created").on(t.userId, t.createdAtS, t.id),
     index("transactions_balance_chain").on(t.userId, t.walletId, t.id),
     index("transactions_slug_base").on(t.slugBase),
+    index("transactions_transfer").on(t.transferId),
+    uniqueIndex("transactions_reverses").on(t.reversesId),
     check("transactions_txn_type", sql`${t.txnType} IN ('CREDIT', 'DEBIT')`),
     check("transactions_amount_positive", sql`${t.amountMinor} > 0`),
     check(
@@ -83,6 +90,8 @@ export const transactions = sqliteTable(
       sql`${t.balanceAfterMinor} = ${t.balanceBeforeMinor} + CASE ${t.txnType} WHEN 'CREDIT' THEN ${t.amountMinor} ELSE -${t.amountMinor} END`,
     ),
     check("transactions_no_overdraft", sql`${t.balanceAfterMinor} >= 0`),
+    // Balances stay exact JavaScript numbers (minor units up to 2^53 - 1).
+    check("transactions_balance_limit", sql`${t.balanceAfterMinor} <= 9007199254740991`),
   ],
 );
 

@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppEnv } from "../env";
+import { LedgerRefusal } from "../db/ledger";
 import { fail } from "./envelope";
 
 /** The one error type routes throw; `onError` turns it into the route's envelope. */
@@ -25,7 +26,16 @@ export const permissionDenied = {
 export const userNotFound = (userId: unknown) =>
   new ApiError(404, "Invalid User credentials", [`Unable to reach ${String(userId)}`]);
 
+export const transactionExists = (id: number) =>
+  new ApiError(409, "Transaction already exists", { txn_id: String(id), exist: "Transaction already executed" });
+
+const REFUSALS: Record<LedgerRefusal["reason"], ApiError> = {
+  "insufficient-balance": new ApiError(400, "Insufficient Balance", { amount: "Insufficient Balance" }),
+  "balance-limit": new ApiError(400, "invalid input", { amount: "amount would take the balance past the largest balance a wallet can hold" }),
+};
+
 export function onError(err: Error, c: Context<AppEnv>) {
+  if (err instanceof LedgerRefusal) err = REFUSALS[err.reason];
   if (err instanceof ApiError) return fail(c, err.status, err.message, err.error);
   // Never a stack trace or SQL text on the wire; the request id ties the log line to the answer.
   console.error(JSON.stringify({ requestId: c.get("requestId"), error: String(err), stack: err.stack }));

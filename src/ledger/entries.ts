@@ -1,9 +1,9 @@
-import { appendEntry, type AppendResult } from "../db/ledger";
 import type { Db } from "../db/client";
+import { appendEntries, type AppendResult, type NewEntry } from "../db/ledger";
 import type { Wallet } from "../db/wallets";
 import { postTitle, slugify } from "./post-format";
 
-export type EntryInput = {
+export type EntrySpec = {
   user: { id: number; username: string };
   wallet: Wallet;
   txnType: "CREDIT" | "DEBIT";
@@ -11,29 +11,39 @@ export type EntryInput = {
   amountText: string;
   requestId: string;
   note: string;
-  nowMs: number;
+  keyed?: boolean;
+  transferId?: string;
+  reversesId?: number;
 };
 
-/** Writes one CREDIT or DEBIT as the plugin's post would read, idempotent on (user, request_id). */
-export function postEntry(db: Db, input: EntryInput): Promise<AppendResult> {
-  const createdAtS = Math.floor(input.nowMs / 1000);
-  const title = postTitle({
-    username: input.user.username,
-    txnType: input.txnType,
-    amountMinor: input.amountMinor,
-    wallet: input.wallet,
-    createdAtS,
-  });
-  return appendEntry(db, {
-    userId: input.user.id,
-    walletId: input.wallet.id,
-    txnType: input.txnType,
-    amountMinor: input.amountMinor,
-    amountText: input.amountText,
-    requestId: input.requestId,
-    note: input.note,
+/** An entry as the plugin's post would read: its title and slug come from who, what and when. */
+export function entry(spec: EntrySpec, nowMs: number): NewEntry {
+  const createdAtS = Math.floor(nowMs / 1000);
+  const title = postTitle({ username: spec.user.username, txnType: spec.txnType, amountMinor: spec.amountMinor, wallet: spec.wallet, createdAtS });
+  return {
+    userId: spec.user.id,
+    walletId: spec.wallet.id,
+    txnType: spec.txnType,
+    amountMinor: spec.amountMinor,
+    amountText: spec.amountText,
+    requestId: spec.requestId,
+    keyed: spec.keyed ?? true,
+    note: spec.note,
     title,
     slugBase: slugify(title),
     createdAtS,
-  });
+    transferId: spec.transferId,
+    reversesId: spec.reversesId,
+  };
+}
+
+/** Writes one CREDIT or DEBIT, idempotent on (user, request_id). */
+export function postEntry(db: Db, spec: EntrySpec, nowMs: number): Promise<AppendResult> {
+  return appendEntries(db, [entry(spec, nowMs)]);
+}
+
+/** Writes a transfer: the sender's DEBIT (keyed by its request_id) and the receiver's CREDIT. */
+export function postTransfer(db: Db, debit: EntrySpec, credit: EntrySpec, nowMs: number): Promise<AppendResult> {
+  const transferId = crypto.randomUUID();
+  return appendEntries(db, [entry({ ...debit, transferId }, nowMs), entry({ ...credit, transferId, keyed: false }, nowMs)]);
 }

@@ -3,30 +3,19 @@ import { createDb } from "../../db/client";
 import type { AppEnv } from "../../env";
 import { authenticate, requireAdmin } from "../../http/auth";
 import { ok } from "../../http/envelope";
-import { ApiError } from "../../http/errors";
+import { transactionExists } from "../../http/errors";
 import { readMoneyInput, requireUser } from "../../http/money-input";
 import { readParams } from "../../http/params";
 import { postEntry } from "../../ledger/entries";
 import { CreditParams } from "./schemas";
-
-export const transactionExists = (id: number) =>
-  new ApiError(409, "Transaction already exists", { txn_id: String(id), exist: "Transaction already executed" });
 
 export const createCredit = new Hono<AppEnv>().post("/", authenticate, async (c) => {
   requireAdmin(c, "write");
   const db = createDb(c.env.DB);
   const { fields, wallet, amountMinor } = await readMoneyInput(db, CreditParams, await readParams(c));
   const user = await requireUser(db, fields.user_id);
-  const result = await postEntry(db, {
-    user,
-    wallet,
-    txnType: "CREDIT",
-    amountMinor,
-    amountText: fields.amount.text,
-    requestId: fields.request_id,
-    note: fields.note,
-    nowMs: c.get("nowMs")(),
-  });
-  if (!result.created) throw transactionExists(result.existingId);
-  return ok(c, 200, "Transaction Completed", { transaction_id: result.id, user_id: user.id });
+  const spec = { user, wallet, amountMinor, amountText: fields.amount.text, requestId: fields.request_id, note: fields.note };
+  const result = await postEntry(db, { ...spec, txnType: "CREDIT" }, c.get("nowMs")());
+  if (!result.created) throw transactionExists(result.existingId!);
+  return ok(c, 200, "Transaction Completed", { transaction_id: result.ids[0], user_id: user.id });
 });

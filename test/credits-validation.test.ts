@@ -1,0 +1,132 @@
+import { describe, expect, it } from "vitest";
+import { call, credit, makeAdmin, makeUser, makeWallet, tableCounts, type TestUser } from "./helpers";
+
+async function setup(decimals = 2) {
+  const admin = await makeAdmin();
+  const user = await makeUser();
+  const wallet = await makeWallet(admin, { decimals });
+  return { admin, user, wallet };
+}
+
+const refused = (error: Record<string, string>) => ({ status_code: 400, status: false, message: "invalid input", error });
+
+async function expectRefused(admin: TestUser, body: Record<string, unknown>, error: Record<string, string>) {
+  const before = await tableCounts();
+  const res = await call("POST", "/credits", { auth: admin.bearer, body });
+  expect(res.status).toBe(400);
+  expect(res.body).toEqual(refused(error));
+  expect(await tableCounts()).toEqual(before);
+}
+
+describe("POST /credits validation", () => {
+  it("reports every empty field together, in the plugin's key order", async () => {
+    const { admin } = await setup();
+    await expectRefused(admin, { user_id: "", wallet_id: "", request_id: "", amount: "" }, {
+      user_id: "Field Cannot be empty",
+      wallet_id: "Field Cannot be empty",
+      request_id: "Field Cannot be empty",
+      amount: "Field Cannot be empty",
+    });
+  });
+
+  it("treats a missing user_id as zero, as the plugin did", async () => {
+    const { admin, wallet } = await setup();
+    await expectRefused(admin, { wallet_id: wallet, request_id: "r", amount: 1 }, { user_id: "user_id cannot be zero" });
+  });
+
+  it.each([0, "0", "00"])("refuses user_id %j as zero", async (user_id) => {
+    const { admin, wallet } = await setup();
+    await expectRefused(admin, { user_id, wallet_id: wallet, request_id: "r", amount: 1 }, { user_id: "user_id cannot be zero" });
+  });
+
+  it.each(["abc", "-1", "1.5", 2.5, true, [1], { id: 1 }])("refuses user_id %j as not an integer", async (user_id) => {
+    const { admin, wallet } = await setup();
+    await expectRefused(admin, { user_id, wallet_id: wallet, request_id: "r", amount: 1 }, { user_id: "user_id requires an integer" });
+  });
+
+  it("refuses an unknown wallet", async () => {
+    const { admin, user } = await setup();
+    await expectRefused(admin, { user_id: user.id, wallet_id: "nosuchwallet", request_id: "r", amount: 1 }, { wallet_id: "wallet_id not found" });
+  });
+
+  it.each([
+    ["abc", "amount requires a valid amount"],
+    ["1e5", "amount requires a valid amount"],
+    ["0x10", "amount requires a valid amount"],
+    [" 5", "amount requires a valid amount"],
+    ["+5", "amount requires a valid amount"],
+    [{ v: 1 }, "amount requires a valid amount"],
+    [0, "amount must be greater than zero"],
+    ["0.00", "amount must be greater than zero"],
+    [-5, "amount must be greater than zero"],
+    ["-5", "amount must be greater than zero"],
+  ])("refuses amount %j", async (amount, message) => {
+    const { admin, user, wallet } = await setup();
+    await expectRefused(admin, { user_id: user.id, wallet_id: wallet, request_id: "r", amount }, { amount: message });
+  });
+
+  it("refuses more decimals than the wallet has unless they are zeros", async () => {
+    const { admin, user, wallet } = await setup(2);
+    await expectRefused(admin, { user_id: user.id, wallet_id: wallet, request_id: "r", amount: "1.005" }, {
+      amount: `amount has more decimal places than wallet ${wallet} allows (2)`,
+    });
+    const ok = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: "1.500" });
+    expect(ok.status).toBe(200);
+    const balance = await call("GET", "/user-wallet-balance", { auth: admin.bearer, query: { user_id: user.id, wallet_id: wallet } });
+    expect(balance.body.data[wallet]).toBe(1.5);
+  });
+
+  it("refuses an amount whose minor units pass the safe-integer range", async () => {
+    const { admin, user, wallet } = await setup(8);
+    await expectRefused(admin, { user_id: user.id, wallet_id: wallet, request_id: "r", amount: "90071992.54740992" }, { amount: "amount is too large" });
+  });
+
+  it("keeps exact minor units on 0, 2 and 8 decimal wallets", async () => {
+    const admin = await makeAdmin();
+    const user = await makeUser();
+    const cases = [
+      { decimals: 0, amounts: [12000, "3"], expected: 12003 },
+      { decimals: 2, amounts: [0.1, 0.2, "100.50"], expected: 100.8 },
+      { decimals: 8, amounts: ["0.00000001", 0.00000002, "90071992.5474098"], expected: 90071992.54740983 },
+    ];
+    for (const c of cases) {
+      const wallet = await makeWallet(admin, { decimals: c.decimals });
+      for (const amount of c.amounts) expect((await credit(admin, { user_id: user.id, wallet_id: wallet, amount })).status).toBe(200);
+      const balance = await call("GET", "/user-wallet-balance", { auth: admin.bearer, query: { user_id: user.id, wallet_id: wallet } });
+      expect(balance.body.data[wallet]).toBe(c.expected);
+    }
+  });
+
+  it("refuses a credit that would take the balance past 2^53 - 1 minor units and writes nothing", async () => {
+    const { admin, user, wallet } = await setup(8);
+    expect((await credit(admin, { user_id: user.id, wallet_id: wallet, amount: "90071992.5474099" })).status).toBe(200);
+    await expectRefused(admin, { user_id: user.id, wallet_id: wallet, request_id: "r", amount: "0.00000002" }, {
+      amount: "amount would take the balance past the largest balance a wallet can hold",
+    });
+  });
+
+  it("refuses a request_id over 191 characters and accepts one of 191", async () => {
+    const { admin, user, wallet } = await setup();
+    await expectRefused(admin, { user_id: user.id, wallet_id: wallet, request_id: "x".repeat(192), amount: 1 }, {
+      request_id: "request_id must be at most 191 characters",
+    });
+    expect((await credit(admin, { user_id: user.id, wallet_id: wallet, request_id: "é".repeat(191), amount: 1 })).status).toBe(200);
+  });
+
+  it("answers 404 for an unknown user once the fields are valid", async () => {
+    const { admin, wallet } = await setup();
+    const before = await tableCounts();
+    const res = await call("POST", "/credits", { auth: admin.bearer, body: { user_id: 987654321, wallet_id: wallet, request_id: "r", amount: 1 } });
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ status_code: 404, status: false, message: "Invalid User credentials", error: ["Unable to reach 987654321"] });
+    expect(await tableCounts()).toEqual(before);
+  });
+
+  it("shares one request_id space per user but not across users", async () => {
+    const { admin, user, wallet } = await setup();
+    const other = await makeUser();
+    expect((await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1, request_id: "shared" })).status).toBe(200);
+    expect((await credit(admin, { user_id: other.id, wallet_id: wallet, amount: 1, request_id: "SHARED" })).status).toBe(200);
+    expect((await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1, request_id: "Shared" })).status).toBe(409);
+  });
+});

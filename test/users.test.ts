@@ -1,0 +1,203 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { call, makeAdmin, makeUser, tableCounts, unique, type Json, type TestUser } from "./helpers";
+
+const NEW_PASSWORD = "s3cret-pass";
+
+const createUser = (admin: TestUser, body: unknown) => call("POST", "/users", { auth: admin.bearer, body });
+
+const newUserBody = (overrides: Json = {}) => {
+  const name = unique("nu");
+  return { username: name, user_email: `${name}@example.test`, user_password: NEW_PASSWORD, ...overrides };
+};
+
+/** The exact envelope-B validation failure the contract fixes (section 8). */
+const validationError = (error: Json[]) => ({ status_code: 400, status: "failed", message: "Validation error", data: [], error });
+
+describe("POST /users", () => {
+  it("creates a subscriber and answers 201 with only its id", async () => {
+    const admin = await makeAdmin();
+    const res = await createUser(admin, newUserBody({ first_name: "Ada", last_name: "Lovelace" }));
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({ status_code: 201, status: true, message: "User created successfully", data: { id: expect.any(Number) }, error: [] });
+    expect(Number.isInteger(res.body.data.id)).toBe(true);
+    expect(res.headers.get("content-type")).toBe("application/json; charset=UTF-8");
+  });
+
+  it("creates a user who can then log in and is a subscriber", async () => {
+    const admin = await makeAdmin();
+    const body = newUserBody();
+    const created = await createUser(admin, body);
+    expect(created.status).toBe(201);
+    const login = await call("POST", "/users/login", { body: { user_email: body.username, user_password: NEW_PASSWORD } });
+    expect(login.status).toBe(200);
+    expect(login.body.data).toMatchObject({ user_id: created.body.data.id, username: body.username, user_email: body.user_email });
+    const payload = JSON.parse(atob(login.body.data.access_token.split(".")[1].replace(/-/g, "+").replace(/_/g, "/")));
+    expect(payload.user.roles).toEqual(["subscriber"]);
+  });
+
+  it("accepts a form-encoded body", async () => {
+    const admin = await makeAdmin();
+    const body = newUserBody();
+    const res = await createUser(admin, new URLSearchParams(body));
+    expect(res.status).toBe(201);
+    expect(res.body.data).toEqual({ id: expect.any(Number) });
+  });
+
+  it("with an empty body answers 400 with every field required, in order", async () => {
+    const admin = await makeAdmin();
+    const res = await createUser(admin, {});
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual(
+      validationError([{ user_login: ["username is required"] }, { user_email: ["user_email is required"] }, { user_pass: ["user_password is required"] }]),
+    );
+  });
+
+  it("treats empty strings and JSON null as missing fields", async () => {
+    const admin = await makeAdmin();
+    const res = await createUser(admin, { username: "", user_email: null, user_password: "" });
+    expect(res.body).toEqual(
+      validationError([{ user_login: ["username is required"] }, { user_email: ["user_email is required"] }, { user_pass: ["user_password is required"] }]),
+    );
+  });
+
+  it("with a short username containing a space answers both username texts in order", async () => {
+    const admin = await makeAdmin();
+    const res = await createUser(admin, newUserBody({ username: "a b" }));
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual(validationError([{ user_login: ["username must not contain space", "username must be atleast 4 chars"] }]));
+  });
+
+  it("with a 3-character username answers 400 username must be atleast 4 chars", async () => {
+    const admin = await makeAdmin();
+    const res = await createUser(admin, newUserBody({ username: "abc" }));
+    expect(res.body).toEqual(validationError([{ user_login: ["username must be atleast 4 chars"] }]));
+  });
+
+  it("with a taken username in other case answers 400 username already taken", async () => {
+    const admin = await makeAdmin();
+    const existing = await makeUser();
+    const res = await createUser(admin, newUserBody({ username: existing.username.toUpperCase() }));
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual(validationError([{ user_login: ["username already taken"] }]));
+  });
+
+  it("with a taken username containing a space answers the space text before the taken text", async () => {
+    const admin = await makeAdmin();
+    const existing = await makeUser("subscriber", unique("has space"));
+    const res = await createUser(admin, newUserBody({ username: existing.username.toUpperCase() }));
+    expect(res.body).toEqual(validationError([{ user_login: ["username must not contain space", "username already taken"] }]));
+  });
+
+  it("with a malformed e-mail answers 400 Invalid user_email", async () => {
+    const admin = await makeAdmin();
+    const res = await createUser(admin, newUserBody({ user_email: "not-an-email" }));
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual(validationError([{ user_email: ["Invalid user_email"] }]));
+  });
+
+  it("with a taken e-mail in other case answers 400 user_email already taken", async () => {
+    const admin = await makeAdmin();
+    const existing = await makeUser();
+    const res = await createUser(admin, newUserBody({ user_email: existing.email.toUpperCase() }));
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual(validationError([{ user_email: ["user_email already taken"] }]));
+  });
+
+  it("with a 5-character password answers 400 Please enter at least 6 characters", async () => {
+    const admin = await makeAdmin();
+    const res = await createUser(admin, newUserBody({ user_password: "12345" }));
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual(validationError([{ user_pass: ["Please enter at least 6 characters for the user_password"] }]));
+  });
+
+  it("reports errors of several fields together, in field order", async () => {
+    const admin = await makeAdmin();
+    const existing = await makeUser();
+    const res = await createUser(admin, { username: existing.username.toUpperCase(), user_email: "bad@", user_password: "123" });
+    expect(res.body).toEqual(
+      validationError([
+        { user_login: ["username already taken"] },
+        { user_email: ["Invalid user_email"] },
+        { user_pass: ["Please enter at least 6 characters for the user_password"] },
+      ]),
+    );
+  });
+
+  it("reports a taken username and a taken e-mail together", async () => {
+    const admin = await makeAdmin();
+    const existing = await makeUser();
+    const res = await createUser(admin, newUserBody({ username: existing.username, user_email: existing.email }));
+    expect(res.body).toEqual(validationError([{ user_login: ["username already taken"] }, { user_email: ["user_email already taken"] }]));
+  });
+
+  it("writes nothing when it refuses a creation", async () => {
+    const admin = await makeAdmin();
+    const existing = await makeUser();
+    const before = await tableCounts();
+    const refused = [
+      await createUser(admin, newUserBody({ username: existing.username.toUpperCase() })),
+      await createUser(admin, newUserBody({ user_email: existing.email })),
+      await createUser(admin, newUserBody({ user_password: "short" })),
+      await call("POST", "/users", { body: newUserBody() }),
+    ];
+    expect(refused.map((r) => r.status)).toEqual([400, 400, 400, 401]);
+    expect(await tableCounts()).toEqual(before);
+  });
+
+  it("lets exactly one of two concurrent creations of the same username succeed", async () => {
+    const admin = await makeAdmin();
+    const username = unique("race");
+    const replies = await Promise.all([
+      createUser(admin, newUserBody({ username })),
+      createUser(admin, newUserBody({ username: username.toUpperCase() })),
+    ]);
+    expect(replies.map((r) => r.status).sort()).toEqual([201, 400]);
+    expect(replies.find((r) => r.status === 400)!.body).toEqual(validationError([{ user_login: ["username already taken"] }]));
+  });
+
+  it("lets exactly one of two concurrent creations of the same e-mail succeed", async () => {
+    const admin = await makeAdmin();
+    const email = `${unique("race")}@example.test`;
+    const replies = await Promise.all([
+      createUser(admin, newUserBody({ user_email: email })),
+      createUser(admin, newUserBody({ user_email: email.toUpperCase() })),
+    ]);
+    expect(replies.map((r) => r.status).sort()).toEqual([201, 400]);
+    expect(replies.find((r) => r.status === 400)!.body).toEqual(validationError([{ user_email: ["user_email already taken"] }]));
+  });
+
+  it("never returns the password or its stored hash", async () => {
+    const admin = await makeAdmin();
+    const body = newUserBody({ user_password: "unmistakable-password-42" });
+    const res = await createUser(admin, body);
+    expect(res.status).toBe(201);
+    const row = await env.DB.prepare("SELECT password_hash FROM users WHERE id = ?").bind(res.body.data.id).first<{ password_hash: string }>();
+    expect(row!.password_hash).not.toContain("unmistakable-password-42");
+    expect(res.text).not.toContain("unmistakable-password-42");
+    expect(res.text).not.toContain(row!.password_hash);
+    const refused = await createUser(admin, { ...body, username: "x y" });
+    expect(refused.text).not.toContain("unmistakable-password-42");
+  });
+
+  it("from a subscriber answers 403 in envelope B", async () => {
+    const subscriber = await makeUser();
+    const res = await createUser(subscriber, newUserBody());
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({ status_code: 403, status: "failed", message: "Permission denied", data: [], error: { unauthorize: "Request is not authorized" } });
+  });
+
+  it("without an Authorization header answers 401 in envelope B", async () => {
+    const res = await call("POST", "/users", { body: newUserBody() });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ status_code: 401, status: "failed", message: "Permission denied", data: [], error: { unauthorize: "No authorization provided" } });
+  });
+
+  it("with a forged token answers 401 Invalid credentials in envelope B", async () => {
+    const admin = await makeAdmin();
+    const [head, payload] = admin.token.split(".");
+    const res = await call("POST", "/users", { auth: `Bearer ${head}.${payload}.forgedsignature`, body: newUserBody() });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ status_code: 401, status: "failed", message: "Permission denied", data: [], error: { unauthorize: "Invalid credentials" } });
+  });
+});
