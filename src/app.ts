@@ -8,6 +8,8 @@ import { apiKeyRoutes } from "./routes/api-keys";
 import { balances } from "./routes/balances";
 import { NAMESPACE } from "./routes/catalog";
 import { credits } from "./routes/credits";
+import { debits } from "./routes/debits";
+import { transfers } from "./routes/transfers";
 import { discovery } from "./routes/discovery";
 import { openapi } from "./routes/openapi";
 import { transactionRoutes } from "./routes/transactions";
@@ -42,6 +44,8 @@ export function createApp(options: AppOptions = {}) {
 
   const api = new Hono<AppEnv>({ strict: false })
     .route("/credits", credits)
+    .route("/debits", debits)
+    .route("/transfers", transfers)
     .route("/user-wallet-balance", balances)
     .route("/transactions", transactionRoutes)
     .route("/users", userRoutes)

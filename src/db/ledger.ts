@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, gt, inArray, lt, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, inArray, lt, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "./client";
 import { balances, transactions, users, wallets } from "./schema";
 import { SLUG_MAX } from "../ledger/post-format";
@@ -37,9 +37,12 @@ export class LedgerRefusal extends Error {
 function insertEntry(db: Db, e: NewEntry, after?: string) {
   const requestKey = e.keyed ? e.requestId.toLowerCase() : null;
   const signed = e.txnType === "CREDIT" ? e.amountMinor : -e.amountMinor;
-  const guard = after
+  // Guards in the WHERE, not only ON CONFLICT: a CHECK (overdraft) is judged before a conflict is.
+  const once = after
     ? sql`EXISTS (SELECT 1 FROM ${transactions} WHERE transfer_id = ${after})`
     : sql`NOT EXISTS (SELECT 1 FROM ${transactions} WHERE user_id = ${e.userId} AND request_key = ${requestKey})`;
+  const guard =
+    e.reversesId === undefined ? once : sql`${once} AND NOT EXISTS (SELECT 1 FROM ${transactions} WHERE reverses_id = ${e.reversesId})`;
   // Drizzle lists every column of the table, in schema order; the SELECT answers each of them.
   const row = sql`
     SELECT NULL, ${e.userId}, ${e.walletId}, ${e.txnType}, ${e.amountMinor}, ${e.amountText}, b.minor, b.minor + ${signed},
@@ -125,6 +128,13 @@ function filterWhere(f: EntryFilter): SQL | undefined {
   );
 }
 
+// Only wallet columns whose names the entry does not share: D1 returns rows keyed by column name.
+const entryWithWallet = (db: Db) =>
+  db
+    .select({ entry: transactions, symbol: wallets.symbol, symbolPosition: wallets.symbolPosition, decimals: wallets.decimals })
+    .from(transactions)
+    .leftJoin(wallets, eq(wallets.id, transactions.walletId));
+
 export type Page = { offset: number; limit: number; order: "asc" | "desc" };
 
 /**
@@ -137,11 +147,7 @@ export async function listEntries(db: Db, filter: EntryFilter, page: Page) {
   const [userRows, walletRows, rows, total] = await db.batch([
     db.select({ id: users.id }).from(users).where(eq(users.id, filter.userId)),
     db.select({ id: wallets.id }).from(wallets).where(eq(wallets.id, filter.walletId ?? "")),
-    // Only wallet columns whose names the entry does not share: D1 returns rows keyed by column name.
-    db
-      .select({ entry: transactions, symbol: wallets.symbol, symbolPosition: wallets.symbolPosition, decimals: wallets.decimals })
-      .from(transactions)
-      .leftJoin(wallets, eq(wallets.id, transactions.walletId))
+    entryWithWallet(db)
       .where(where)
       .orderBy(direction(transactions.createdAtS), direction(transactions.id))
       .limit(page.limit)
@@ -157,3 +163,16 @@ export async function listEntries(db: Db, filter: EntryFilter, page: Page) {
 }
 
 export type EntryRow = Awaited<ReturnType<typeof listEntries>>["rows"][number];
+
+export const findEntry = (db: Db, id: number) => entryWithWallet(db).where(eq(transactions.id, id)).get();
+
+/** The entry with this id and, when it is half of a transfer, the other half; with their owners' names. */
+export async function findMovement(db: Db, id: number) {
+  const sameTransfer = sql`${transactions.transferId} = (SELECT transfer_id FROM ${transactions} WHERE id = ${id})`;
+  return db
+    .select({ entry: transactions, username: users.username })
+    .from(transactions)
+    .innerJoin(users, eq(users.id, transactions.userId))
+    .where(or(eq(transactions.id, id), sameTransfer))
+    .orderBy(asc(transactions.id));
+}

@@ -1,4 +1,4 @@
-import { eq, or, sql } from "drizzle-orm";
+import { eq, inArray, or, sql } from "drizzle-orm";
 import type { Db } from "./client";
 import { users } from "./schema";
 
@@ -7,6 +7,11 @@ const sameText = (column: typeof users.username | typeof users.email, value: str
 
 export async function findUser(db: Db, id: number) {
   return db.query.users.findFirst({ columns: { id: true, username: true }, where: eq(users.id, id) });
+}
+
+export async function findUsers(db: Db, ids: number[]) {
+  const rows = await db.select({ id: users.id, username: users.username }).from(users).where(inArray(users.id, ids));
+  return new Map(rows.map((u) => [u.id, u]));
 }
 
 /** The user a login names, by e-mail or username (an e-mail match wins, as wp_authenticate does). */

@@ -2,7 +2,9 @@ import type * as v from "valibot";
 import { ApiKeyParams } from "./api-keys/schemas";
 import { BalanceParams } from "./balances/schemas";
 import { CreditParams } from "./credits/schemas";
-import { TransactionListParams } from "./transactions/schemas";
+import { DebitParams } from "./debits/schemas";
+import { ReverseParams, TransactionListParams } from "./transactions/schemas";
+import { TransferParams } from "./transfers/schemas";
 import { LoginParams, UserParams } from "./users/schemas";
 import { WalletParams } from "./wallets/schemas";
 
@@ -21,8 +23,12 @@ export type RouteInfo = {
 /** Every route of the namespace: the discovery index and the OpenAPI document are built from it. */
 export const ROUTES: RouteInfo[] = [
   { path: "/credits", method: "POST", summary: "Credit a user's wallet, idempotent on request_id", auth: "admin", params: CreditParams, envelope: "A", success: 200 },
+  { path: "/debits", method: "POST", summary: "Debit a user's wallet; never below zero", auth: "admin", params: DebitParams, envelope: "A", success: 200 },
+  { path: "/transfers", method: "POST", summary: "Move money between two users atomically", auth: "admin", params: TransferParams, envelope: "A", success: 200 },
   { path: "/user-wallet-balance", method: "GET", summary: "Balances of one or more wallets", auth: "reader", params: BalanceParams, envelope: "A", success: 200 },
   { path: "/transactions", method: "GET", summary: "A user's transactions as WordPress posts", auth: "reader", params: TransactionListParams, envelope: "A", success: 200 },
+  { path: "/transactions/{id}", method: "GET", summary: "One transaction as a WordPress post", auth: "reader", envelope: "A", success: 200 },
+  { path: "/transactions/{id}/reverse", method: "POST", summary: "Reverse a transaction (a transfer as a whole)", auth: "admin", params: ReverseParams, envelope: "A", success: 200 },
   { path: "/users", method: "POST", summary: "Create a subscriber", auth: "admin", params: UserParams, envelope: "B", success: 201 },
   { path: "/users/login", method: "POST", summary: "Sign in and get an access token", auth: "none", params: LoginParams, envelope: "B", success: 200 },
   { path: "/wallets", method: "POST", summary: "Create a wallet", auth: "admin", params: WalletParams, envelope: "A", success: 200 },

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { userIdField, walletIdField } from "../../http/fields";
+import { noteField, requestIdField, userIdField, walletIdField } from "../../http/fields";
 import { EMPTY } from "../../http/validation";
 
 export const MAX_PER_PAGE = 100;
@@ -47,4 +47,9 @@ export const TransactionListParams = v.object({
     v.pipe(v.string("order must be asc or desc"), v.transform((s) => s.toLowerCase()), v.picklist(["asc", "desc"], "order must be asc or desc")),
     "desc",
   ),
+});
+
+export const ReverseParams = v.object({
+  request_id: requestIdField,
+  note: noteField,
 });
