@@ -4,9 +4,15 @@ import { apiKeys, users } from "./schema";
 
 export type NewApiKey = typeof apiKeys.$inferInsert;
 
-export async function insertApiKey(db: Db, key: NewApiKey) {
-  const [row] = await db.insert(apiKeys).values(key).returning();
-  return row!;
+/** Creates a key for the user with this username (any case); null when there is no such user. */
+export async function insertApiKey(db: Db, username: string, key: Omit<NewApiKey, "userId">) {
+  const row = sql`SELECT NULL, ${users.id}, ${key.name}, ${key.scope}, ${key.keyHash}, ${key.createdAtMs}, NULL, NULL
+    FROM ${users} WHERE lower(${users.username}) = lower(${username})`;
+  const [inserted, owner] = await db.batch([
+    db.insert(apiKeys).select(row).returning(),
+    db.select({ username: users.username }).from(users).where(sql`lower(${users.username}) = lower(${username})`),
+  ]);
+  return inserted[0] && owner[0] ? { key: inserted[0], username: owner[0].username } : null;
 }
 
 export const listApiKeys = (db: Db) =>
@@ -29,7 +35,7 @@ export async function revokeApiKey(db: Db, id: number, nowMs: number) {
 /** The live key with this hash and the user who owns it. */
 export const findKeyOwner = (db: Db, keyHash: string) =>
   db
-    .select({ keyId: apiKeys.id, scope: apiKeys.scope, lastUsedAtMs: apiKeys.lastUsedAtMs, userId: users.id, username: users.username, role: users.role })
+    .select({ keyId: apiKeys.id, scope: apiKeys.scope, lastUsedAtMs: apiKeys.lastUsedAtMs, userId: apiKeys.userId, username: users.username, role: users.role })
     .from(apiKeys)
     .innerJoin(users, eq(users.id, apiKeys.userId))
     .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAtMs)))

@@ -1,17 +1,27 @@
 import { eq, inArray, or, sql } from "drizzle-orm";
 import type { Db } from "./client";
+import { isolateCache } from "./isolate-cache";
 import { users } from "./schema";
 
 // Usernames and e-mails compare case-insensitively through the lower() unique indexes.
 const sameText = (column: typeof users.username | typeof users.email, value: string) => sql`lower(${column}) = lower(${value})`;
 
-export async function findUser(db: Db, id: number) {
-  return db.query.users.findFirst({ columns: { id: true, username: true }, where: eq(users.id, id) });
-}
-
+/** Users by id with their usernames, from the isolate's cache once seen (usernames never change). */
 export async function findUsers(db: Db, ids: number[]) {
-  const rows = await db.select({ id: users.id, username: users.username }).from(users).where(inArray(users.id, ids));
-  return new Map(rows.map((u) => [u.id, u]));
+  const cache = isolateCache(db.$client).usernames;
+  const found = new Map<number, { id: number; username: string }>();
+  for (const id of ids) {
+    const username = cache.get(id);
+    if (username !== undefined) found.set(id, { id, username });
+  }
+  const missing = ids.filter((id) => !found.has(id));
+  if (missing.length === 0) return found;
+  const rows = await db.select({ id: users.id, username: users.username }).from(users).where(inArray(users.id, missing));
+  for (const row of rows) {
+    cache.set(row.id, row.username);
+    found.set(row.id, row);
+  }
+  return found;
 }
 
 /** The user a login names, by e-mail or username (an e-mail match wins, as wp_authenticate does). */
@@ -24,9 +34,6 @@ export async function findLoginUser(db: Db, login: string) {
     .get();
 }
 
-export const findUserByUsername = (db: Db, username: string) =>
-  db.select({ id: users.id, username: users.username }).from(users).where(sameText(users.username, username)).get();
-
 export async function findTakenFields(db: Db, username: string, email: string) {
   const rows = await db
     .select({ username: sameText(users.username, username).mapWith(Boolean), email: sameText(users.email, email).mapWith(Boolean) })
@@ -35,17 +42,20 @@ export async function findTakenFields(db: Db, username: string, email: string) {
   return { username: rows.some((r) => r.username), email: rows.some((r) => r.email) };
 }
 
-export type NewUser = typeof users.$inferInsert;
+export type NewUser = Omit<typeof users.$inferInsert, "id">;
 
-/** Inserts a user; a concurrent twin loses on the unique indexes and gets back which one. */
-export async function insertUser(db: Db, user: NewUser): Promise<{ id: number } | { taken: "username" | "email" }> {
-  try {
-    const [row] = await db.insert(users).values(user).returning({ id: users.id });
-    return row!;
-  } catch (err) {
-    const text = String((err as Error & { cause?: unknown }).cause ?? err);
-    if (text.includes("users_username_ci") || text.includes("users.username")) return { taken: "username" };
-    if (text.includes("users_email_ci") || text.includes("users.email")) return { taken: "email" };
-    throw err;
-  }
+/**
+ * Inserts a user unless its username or e-mail is taken, and says which were taken: one batch, so
+ * of two concurrent creations of one username exactly one inserts (the unique indexes back it up).
+ */
+export async function insertUserIfFree(db: Db, u: NewUser) {
+  const taken = (column: typeof users.username | typeof users.email, value: string) =>
+    sql`EXISTS (SELECT 1 FROM ${users} WHERE ${sameText(column, value)})`;
+  const row = sql`SELECT NULL, ${u.username}, ${u.email}, ${u.passwordHash}, ${u.firstName ?? ""}, ${u.lastName ?? ""}, ${u.role},
+    ${u.registeredAtMs} WHERE NOT ${taken(users.username, u.username)} AND NOT ${taken(users.email, u.email)}`;
+  const [inserted, flags] = await db.batch([
+    db.insert(users).select(row).onConflictDoNothing().returning({ id: users.id }),
+    db.select({ username: taken(users.username, u.username).mapWith(Boolean), email: taken(users.email, u.email).mapWith(Boolean) }).from(sql`(SELECT 1)`),
+  ]);
+  return { id: inserted[0]?.id, taken: flags[0]! };
 }

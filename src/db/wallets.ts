@@ -1,5 +1,6 @@
 import { asc, eq, inArray } from "drizzle-orm";
 import type { Db } from "./client";
+import { isolateCache } from "./isolate-cache";
 import { wallets } from "./schema";
 
 export type Wallet = typeof wallets.$inferSelect;
@@ -13,6 +14,16 @@ export async function insertWallet(db: Db, wallet: Wallet) {
 export const listWallets = (db: Db) => db.select().from(wallets).orderBy(asc(wallets.id));
 
 export const findWallet = (db: Db, id: string) => db.select().from(wallets).where(eq(wallets.id, id)).get();
+
+/** A wallet by id, from the isolate's cache once seen (wallets never change after creation). */
+export async function findWalletCached(db: Db, id: string) {
+  const cache = isolateCache(db.$client).wallets;
+  const cached = cache.get(id);
+  if (cached) return cached;
+  const wallet = await findWallet(db, id);
+  if (wallet) cache.set(id, wallet);
+  return wallet;
+}
 
 export async function findWallets(db: Db, ids: string[]) {
   const rows = await db.select().from(wallets).where(inArray(wallets.id, ids));

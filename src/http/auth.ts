@@ -5,6 +5,7 @@ import { scopeAllows, type Principal } from "../auth/principal";
 import { verifyToken } from "../auth/tokens";
 import { createDb } from "../db/client";
 import { findKeyOwner, touchApiKey } from "../db/api-keys";
+import { isolateCache, KEY_TTL_MS } from "../db/isolate-cache";
 import type { AppEnv } from "../env";
 import { permissionDenied } from "./errors";
 
@@ -21,20 +22,32 @@ export function jwtSecret(c: Context<AppEnv>) {
 async function principalFromKey(c: Context<AppEnv>, token: string): Promise<Principal | null> {
   const credential = decodeKeyCredential(token);
   if (!credential) return null;
-  const db = createDb(c.env.DB);
-  const owner = await findKeyOwner(db, await hashApiKey(credential.key));
-  // A key works only with its own username; say nothing about which part was wrong.
-  if (!owner || owner.username.toLowerCase() !== credential.username.toLowerCase()) return null;
+  const keyHash = await hashApiKey(credential.key);
+  const cache = isolateCache(c.env.DB).keys;
   const nowMs = Date.now();
-  if (owner.lastUsedAtMs === null || nowMs - owner.lastUsedAtMs > TOUCH_INTERVAL_MS) {
-    const touch = touchApiKey(db, owner.keyId, nowMs).then(() => undefined, () => undefined);
-    try {
-      c.executionCtx.waitUntil(touch);
-    } catch {
-      await touch; // no execution context (tests calling app.request directly)
-    }
+  let cached = cache.get(keyHash);
+  if (!cached || nowMs - cached.verifiedAtMs > KEY_TTL_MS) {
+    const db = createDb(c.env.DB);
+    const owner = await findKeyOwner(db, keyHash);
+    cache.delete(keyHash);
+    if (!owner) return null;
+    cached = { keyId: owner.keyId, verifiedAtMs: nowMs, principal: { userId: owner.userId, username: owner.username, role: owner.role, scope: owner.scope } };
+    cache.set(keyHash, cached);
+    if (owner.lastUsedAtMs === null || nowMs - owner.lastUsedAtMs > TOUCH_INTERVAL_MS) touch(c, touchApiKey(db, owner.keyId, nowMs));
   }
-  return { userId: owner.userId, username: owner.username, role: owner.role, scope: owner.scope };
+  // A key works only with its own username; say nothing about which part was wrong.
+  if (cached.principal.username.toLowerCase() !== credential.username.toLowerCase()) return null;
+  return cached.principal;
+}
+
+/** Runs a bookkeeping write after the response when the runtime allows, else before it. */
+async function touch(c: Context<AppEnv>, write: Promise<unknown>) {
+  const settled = write.then(() => undefined, () => undefined);
+  try {
+    c.executionCtx.waitUntil(settled);
+  } catch {
+    await settled; // no execution context (tests calling app.request directly)
+  }
 }
 
 async function principalFrom(c: Context<AppEnv>, header: string): Promise<Principal | null> {

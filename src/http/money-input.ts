@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import type { Db } from "../db/client";
-import { findUser } from "../db/users";
-import { findWallet, type Wallet } from "../db/wallets";
+import { findUsers } from "../db/users";
+import { findWalletCached, type Wallet } from "../db/wallets";
 import { toMinor, type Decimal } from "../ledger/money";
 import { invalidInput, userNotFound } from "./errors";
 import { checkFields } from "./validation";
@@ -20,7 +20,7 @@ const MINOR_MESSAGES = {
 export async function readMoneyInput<S extends MoneySchema>(db: Db, schema: S, params: Record<string, unknown>) {
   const { output, errors = {} } = checkFields(schema, params);
   const walletId = errors.wallet_id ? undefined : v.parse(schema.entries.wallet_id, params.wallet_id);
-  const wallet = walletId === undefined ? undefined : await findWallet(db, walletId);
+  const wallet = walletId === undefined ? undefined : await findWalletCached(db, walletId);
   if (walletId !== undefined && !wallet) errors.wallet_id = "wallet_id not found";
   let amountMinor = 0;
   if (wallet && !errors.amount) {
@@ -37,7 +37,7 @@ const ordered = (errors: Record<string, string>, keys: string[]) =>
   Object.fromEntries(keys.filter((k) => errors[k] !== undefined).map((k) => [k, errors[k]!]));
 
 export async function requireUser(db: Db, userId: number) {
-  const user = await findUser(db, userId);
+  const user = (await findUsers(db, [userId])).get(userId);
   if (!user) throw userNotFound(userId);
   return user;
 }

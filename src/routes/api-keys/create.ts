@@ -2,7 +2,6 @@ import { Hono } from "hono";
 import { generateApiKey, hashApiKey } from "../../auth/api-keys";
 import { insertApiKey } from "../../db/api-keys";
 import { createDb } from "../../db/client";
-import { findUserByUsername } from "../../db/users";
 import type { AppEnv } from "../../env";
 import { authenticate, requireAdmin } from "../../http/auth";
 import { ok } from "../../http/envelope";
@@ -14,18 +13,15 @@ import { ApiKeyParams, apiKeyRecord } from "./schemas";
 export const createApiKey = new Hono<AppEnv>().post("/", authenticate, async (c) => {
   requireAdmin(c, "write");
   const fields = parseFields(ApiKeyParams, await readParams(c));
-  const db = createDb(c.env.DB);
-  const caller = c.get("principal");
-  const owner = fields.username === undefined ? { id: caller.userId, username: caller.username } : await findUserByUsername(db, fields.username);
-  if (!owner) throw userNotFound(fields.username);
+  const username = fields.username ?? c.get("principal").username;
   const key = generateApiKey();
-  const row = await insertApiKey(db, {
-    userId: owner.id,
+  const created = await insertApiKey(createDb(c.env.DB), username, {
     name: fields.name,
     scope: fields.scope,
     keyHash: await hashApiKey(key),
     createdAtMs: c.get("nowMs")(),
   });
+  if (!created) throw userNotFound(username);
   // The only time the secret is shown.
-  return ok(c, 201, "API key created", { ...apiKeyRecord(row, owner.username), key });
+  return ok(c, 201, "API key created", { ...apiKeyRecord(created.key, created.username), key });
 });

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { listApiKeys, revokeApiKey } from "../../db/api-keys";
 import { createDb } from "../../db/client";
+import { forgetKey } from "../../db/isolate-cache";
 import type { AppEnv } from "../../env";
 import { authenticate, requireAdmin } from "../../http/auth";
 import { ok } from "../../http/envelope";
@@ -18,6 +19,7 @@ export const manageApiKeys = new Hono<AppEnv>()
     const raw = c.req.param("id");
     const id = /^[0-9]{1,15}$/.test(raw) ? Number(raw) : null;
     const revoked = id === null ? null : await revokeApiKey(createDb(c.env.DB), id, c.get("nowMs")());
+    if (revoked) forgetKey(c.env.DB, revoked.id);
     if (!revoked) throw new ApiError(404, "API key not found", { id: `No API key ${raw}` });
     return ok(c, 200, "API key revoked", { id: revoked.id, revoked: true });
   });

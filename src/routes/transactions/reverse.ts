@@ -8,7 +8,7 @@ import { ApiError, invalidInput, transactionExists } from "../../http/errors";
 import { readParams } from "../../http/params";
 import { parseFields } from "../../http/validation";
 import { entry } from "../../ledger/entries";
-import { findWallet } from "../../db/wallets";
+import { findWalletCached } from "../../db/wallets";
 import { transactionNotFound } from "./read";
 import { ReverseParams } from "./schemas";
 
@@ -26,7 +26,7 @@ export const reverseTransaction = new Hono<AppEnv>().post("/:id{[0-9]+}/reverse"
   const named = movement.find((m) => m.entry.id === Number(raw));
   if (!named) throw transactionNotFound(raw);
   if (movement.some((m) => m.entry.reversesId !== null)) throw invalidInput({ id: "a reversal cannot be reversed" });
-  const wallet = (await findWallet(db, named.entry.walletId))!;
+  const wallet = (await findWalletCached(db, named.entry.walletId))!;
 
   // The named entry's user owns the request_id; its reversal goes first so a replay finds it.
   const ordered = [named, ...movement.filter((m) => m !== named)];

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { hashPassword } from "../../auth/password";
 import { createDb } from "../../db/client";
-import { findTakenFields, insertUser } from "../../db/users";
+import { findTakenFields, insertUserIfFree } from "../../db/users";
 import type { AppEnv } from "../../env";
 import { authenticate, requireAdmin } from "../../http/auth";
 import { ok } from "../../http/envelope";
@@ -11,42 +11,36 @@ import { collectUserErrors, UserParams } from "./schemas";
 
 const TAKEN = { username: "username already taken", email: "user_email already taken" } as const;
 const validationError = (error: unknown) => new ApiError(400, "Validation error", error);
+const takenErrors = (taken: { username: boolean; email: boolean }) => ({
+  ...(taken.username ? { username: [TAKEN.username] } : {}),
+  ...(taken.email ? { user_email: [TAKEN.email] } : {}),
+});
 
 export const createUser = new Hono<AppEnv>().post("/", authenticate, async (c) => {
   requireAdmin(c, "write");
   const params = await readParams(c);
   const db = createDb(c.env.DB);
 
+  const errors = collectUserErrors(UserParams, params);
   const { username, user_email } = params;
-  const taken =
-    typeof username === "string" || typeof user_email === "string"
-      ? await findTakenFields(db, String(username ?? ""), String(user_email ?? "").trim())
-      : { username: false, email: false };
-  const errors = collectUserErrors(UserParams, params, {
-    ...(taken.username ? { username: [TAKEN.username] } : {}),
-    ...(taken.email ? { user_email: [TAKEN.email] } : {}),
-  });
-  if (errors.length > 0) throw validationError(errors);
+  if (errors.length > 0) {
+    // Report a taken username or e-mail beside the other errors, as the plugin did.
+    const taken =
+      typeof username === "string" || typeof user_email === "string"
+        ? await findTakenFields(db, String(username ?? ""), String(user_email ?? "").trim())
+        : { username: false, email: false };
+    throw validationError(collectUserErrors(UserParams, params, takenErrors(taken)));
+  }
 
-  const fields = {
+  const result = await insertUserIfFree(db, {
     username: String(username),
     email: String(user_email).trim(),
-    password: String(params.user_password),
+    passwordHash: await hashPassword(String(params.user_password)),
     firstName: String(params.first_name ?? ""),
     lastName: String(params.last_name ?? ""),
-  };
-  const result = await insertUser(db, {
-    username: fields.username,
-    email: fields.email,
-    passwordHash: await hashPassword(fields.password),
-    firstName: fields.firstName,
-    lastName: fields.lastName,
     role: "subscriber",
     registeredAtMs: c.get("nowMs")(),
   });
-  // A concurrent creation of the same username or e-mail lost the race on the unique index.
-  if ("taken" in result) {
-    throw validationError([{ [result.taken === "username" ? "user_login" : "user_email"]: [TAKEN[result.taken]] }]);
-  }
+  if (result.id === undefined) throw validationError(collectUserErrors(UserParams, params, takenErrors(result.taken)));
   return ok(c, 201, "User created successfully", { id: result.id });
 });

@@ -13,6 +13,9 @@ export const UserParams = v.object({
     v.string("username is required"),
     v.nonEmpty("username is required"),
     v.check((s) => !/\s/.test(s), "username must not contain space"),
+    // WordPress's validate_username: ASCII letters, digits and _ . - @, so case-insensitive
+    // uniqueness (SQLite lower() folds A-Z only) means what it says.
+    v.regex(/^[A-Za-z0-9_.@\s-]*$/, "username may only contain letters, numbers and _ . - @"),
     v.minLength(4, "username must be atleast 4 chars"),
     v.maxLength(USERNAME_MAX, `username must be at most ${USERNAME_MAX} chars`),
   ),
@@ -21,7 +24,8 @@ export const UserParams = v.object({
     v.nonEmpty("user_email is required"),
     v.transform((s) => s.trim()),
     v.maxLength(EMAIL_MAX, "Invalid user_email"),
-    v.regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, "Invalid user_email"),
+    // WordPress's is_email: an ASCII local part and dot-separated ASCII labels.
+    v.regex(/^[a-zA-Z0-9!#$%&'*+/=?^_`{|}~.-]+@[a-zA-Z0-9-]+(\.[a-zA-Z0-9-]+)+$/, "Invalid user_email"),
   ),
   user_password: v.pipe(
     anyText("user_password is required"),

@@ -1,0 +1,35 @@
+import type { Principal } from "../auth/principal";
+import type { Wallet } from "./wallets";
+
+// Facts that never change once true, kept per isolate so a warm request needs one D1 round trip:
+// a wallet never changes after creation and a username never changes. Verified API keys are kept
+// for KEY_TTL_MS, so a revocation made through another isolate takes effect within that bound
+// (at once in the isolate that revoked). Keyed by the D1 binding, never a module-level database.
+export const KEY_TTL_MS = 30_000;
+const MAX_ENTRIES = 10_000;
+
+type CachedKey = { keyId: number; principal: Principal; verifiedAtMs: number };
+
+class BoundedMap<K, V> extends Map<K, V> {
+  override set(key: K, value: V) {
+    if (!this.has(key) && this.size >= MAX_ENTRIES) this.delete(this.keys().next().value as K);
+    return super.set(key, value);
+  }
+}
+
+function createCache() {
+  return { wallets: new BoundedMap<string, Wallet>(), usernames: new BoundedMap<number, string>(), keys: new BoundedMap<string, CachedKey>() };
+}
+
+const caches = new WeakMap<D1Database, ReturnType<typeof createCache>>();
+
+export function isolateCache(d1: D1Database) {
+  let cache = caches.get(d1);
+  if (!cache) caches.set(d1, (cache = createCache()));
+  return cache;
+}
+
+export function forgetKey(d1: D1Database, keyId: number) {
+  const { keys } = isolateCache(d1);
+  for (const [hash, cached] of keys) if (cached.keyId === keyId) keys.delete(hash);
+}
