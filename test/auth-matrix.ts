@@ -51,8 +51,21 @@ function tamperSignature(token: string) {
   return `${head}.${payload}.${sig[0] === "A" ? "B" : "A"}${sig.slice(1)}`;
 }
 
-const tokenFor = (u: TestUser, { secret = env.JWT_SECRET!, lifetimeS = 3600, nowMs = Date.now() } = {}) =>
-  issueToken({ userId: u.id, username: u.username, role: u.role }, secret, env.JWT_ISSUER, lifetimeS, nowMs);
+const tokenFor = (u: TestUser, { secret = env.JWT_SECRET!, issuer = env.JWT_ISSUER, lifetimeS = 3600, nowMs = Date.now() } = {}) =>
+  issueToken({ userId: u.id, username: u.username, role: u.role }, secret, issuer, lifetimeS, nowMs);
+
+const b64url = (value: unknown) => btoa(JSON.stringify(value)).replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_");
+const claims = (u: TestUser, role = u.role) => {
+  const iat = Math.floor(Date.now() / 1000);
+  return { iss: env.JWT_ISSUER, iat, exp: iat + 3600, user: { id: u.id, username: u.username, roles: [role] } };
+};
+/** Valid claims for `u` with no signature at all. */
+const unsigned = (u: TestUser) => `${b64url({ alg: "none", typ: "JWT" })}.${b64url(claims(u))}.`;
+/** A subscriber's token whose payload now says administrator, under the old signature. */
+function escalated(u: TestUser) {
+  const [head, , sig] = u.token.split(".") as [string, string, string];
+  return `${head}.${b64url(claims(u, "administrator"))}.${sig}`;
+}
 
 type Credential = (ctx: MatrixContext) => string | Promise<string>;
 type Change = (req: MatrixRequest, ctx: MatrixContext) => MatrixRequest;
@@ -84,6 +97,9 @@ export function runAuthMatrix(route: RouteSpec) {
     const { res } = await send(ctx, await credential(ctx), change);
     expect([401, 403], res.text).not.toContain(res.status);
     expect(res.status, res.text).toBeLessThan(300);
+    const keys = route.envelope === "A" ? ["data", "message", "status", "status_code"] : ["data", "error", "message", "status", "status_code"];
+    expect(Object.keys(res.body).sort()).toEqual(keys);
+    expect(res.body).toMatchObject({ status_code: res.status, status: true, ...(route.envelope === "B" ? { error: [] } : {}) });
   }
 
   const invalid: [string, Credential][] = [
@@ -93,9 +109,12 @@ export function runAuthMatrix(route: RouteSpec) {
     ["garbage that is not base64 after Key", () => "Key %%%not*base64%%%"],
     ["base64 without a colon after Key", () => `Key ${btoa("justoneword")}`],
     ["a 10 KB header", () => `Bearer ${"a".repeat(10 * 1024)}`],
-    ["an expired token", (c) => tokenFor(c.admin, { nowMs: Date.now() - 2 * 3600_000 })],
-    ["a token with a tampered signature", (c) => tamperSignature(c.admin.token)],
-    ["a token signed with another secret", (c) => tokenFor(c.admin, { secret: "some-other-secret" })],
+    ["an expired token", async (c) => `Bearer ${await tokenFor(c.admin, { nowMs: Date.now() - 2 * 3600_000 })}`],
+    ["a token with a tampered signature", (c) => `Bearer ${tamperSignature(c.admin.token)}`],
+    ["a token signed with another secret", async (c) => `Bearer ${await tokenFor(c.admin, { secret: "some-other-secret" })}`],
+    ["a token from another issuer", async (c) => `Bearer ${await tokenFor(c.admin, { issuer: "someone-else" })}`],
+    ['an unsigned token ("alg": "none")', (c) => `Bearer ${unsigned(c.admin)}`],
+    ["a subscriber's token with its role rewritten to administrator", (c) => `Bearer ${escalated(c.subscriber)}`],
     ["an unknown API key", (c) => `Key ${btoa(`${c.admin.username}:wk_${"0".repeat(64)}`)}`],
     ["a valid key sent with another username", async (c) => `Key ${btoa(`${c.subscriber.username}:${(await makeKey(c.admin, "read-write")).key}`)}`],
     ["a revoked key", async (c) => (await makeKey(c.admin, "read-write", { revoked: true })).header],
@@ -128,6 +147,8 @@ export function runAuthMatrix(route: RouteSpec) {
     }
 
     it("lets the administrator in with an access token", () => expectAllowed((c) => c.admin.bearer));
+    // Control for the forged tokens above: the same minting, untouched, is accepted.
+    it("lets the administrator in with a token minted here with the right secret and issuer", () => expectAllowed(async (c) => `Bearer ${await tokenFor(c.admin)}`));
     it("lets the administrator in with a read-write key", async () => expectAllowed(async (c) => (await makeKey(c.admin, "read-write")).header));
     it(`lets the administrator in with a ${route.access === "admin-write" ? "write" : "read"}-only key`, () =>
       expectAllowed(async (c) => (await makeKey(c.admin, route.access === "admin-write" ? "write" : "read")).header));

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { call, makeAdmin, makeUser, tableCounts, unique, type Json, type TestUser } from "./helpers";
+import { call, makeAdmin, makeKey, makeUser, tableCounts, unique, type Json, type TestUser } from "./helpers";
 
 const NEW_PASSWORD = "s3cret-pass";
 
@@ -185,6 +185,31 @@ describe("POST /users", () => {
     const res = await createUser(subscriber, newUserBody());
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ status_code: 403, status: "failed", message: "Permission denied", data: [], error: { unauthorize: "Request is not authorized" } });
+  });
+
+  it("checks permission before validation: a subscriber's or read key's invalid body answers 403", async () => {
+    const admin = await makeAdmin();
+    const subscriber = await makeUser();
+    const { header } = await makeKey(admin, "read");
+    for (const auth of [subscriber.bearer, header]) {
+      const res = await call("POST", "/users", { auth, body: {} });
+      expect(res.body).toEqual({ status_code: 403, status: "failed", message: "Permission denied", data: [], error: { unauthorize: "Request is not authorized" } });
+    }
+  });
+
+  it("lets an administrator's write key create a user", async () => {
+    const admin = await makeAdmin();
+    const { header } = await makeKey(admin, "write");
+    const res = await call("POST", "/users", { auth: header, body: newUserBody() });
+    expect(res.status).toBe(201);
+    expect(res.body.data).toEqual({ id: expect.any(Number) });
+  });
+
+  it("answers GET /users with rest_no_route 404", async () => {
+    const admin = await makeAdmin();
+    const res = await call("GET", "/users", { auth: admin.bearer });
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ code: "rest_no_route", message: "No route was found matching the URL and request method.", data: { status: 404 } });
   });
 
   it("without an Authorization header answers 401 in envelope B", async () => {

@@ -1,0 +1,205 @@
+import { describe, expect, it } from "vitest";
+import { hashApiKey } from "../src/auth/api-keys";
+import { call, makeAdmin, makeKey, makeUser, tableCounts, unique, type Json, type TestUser } from "./helpers";
+
+const createKey = (auth: string, body: Json) => call("POST", "/api-keys", { auth, body });
+
+/** Creates a key through the API and returns its record and the credential token `base64(username:key)`. */
+async function newKey(admin: TestUser, body: Json = {}) {
+  const res = await createKey(admin.bearer, { name: unique("key"), scope: "read-write", ...body });
+  if (res.status !== 201) throw new Error(`key not created: ${res.text}`);
+  const data = res.body.data as Json;
+  return { data, token: btoa(`${data.username}:${data.key}`) };
+}
+
+const listKeys = async (admin: TestUser) => (await call("GET", "/api-keys", { auth: admin.bearer })).body.data as Json[];
+
+const invalidCredentials = { status_code: 401, status: false, message: "Permission denied", error: { unauthorize: "Invalid credentials" } };
+const forbidden = { status_code: 403, status: false, message: "Permission denied", error: { unauthorize: "Request is not authorized" } };
+
+describe("POST /api-keys", () => {
+  it("creates a key for the caller and answers 201 API key created with the secret", async () => {
+    const admin = await makeAdmin();
+    const name = unique("ci");
+    const res = await createKey(admin.bearer, { name, scope: "read" });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({
+      status_code: 201,
+      status: true,
+      message: "API key created",
+      data: { id: expect.any(Number), name, username: admin.username, scope: "read", key: expect.any(String), created_at: expect.any(String) },
+    });
+    expect(Number.isInteger(res.body.data.id)).toBe(true);
+    expect(res.body.data.key.length).toBeGreaterThanOrEqual(32);
+    expect(Number.isNaN(Date.parse(res.body.data.created_at))).toBe(false);
+  });
+
+  it("issues a key that works after Key, Basic and Bearer", async () => {
+    const admin = await makeAdmin();
+    const { token } = await newKey(admin);
+    for (const scheme of ["Key", "Basic", "Bearer"]) {
+      const res = await call("GET", "/wallets", { auth: `${scheme} ${token}` });
+      expect(res.status, scheme).toBe(200);
+    }
+  });
+
+  it("refuses a key presented with another user's username with 401 Invalid credentials", async () => {
+    const admin = await makeAdmin();
+    const other = await makeAdmin();
+    const { data } = await newKey(admin);
+    for (const username of [other.username, unique("ghost")]) {
+      const res = await call("GET", "/wallets", { auth: `Key ${btoa(`${username}:${data.key}`)}` });
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual(invalidCredentials);
+    }
+  });
+
+  it("refuses an unknown key with 401 Invalid credentials", async () => {
+    const admin = await makeAdmin();
+    const res = await call("GET", "/wallets", { auth: `Key ${btoa(`${admin.username}:wk_${"0".repeat(64)}`)}` });
+    expect(res.body).toEqual(invalidCredentials);
+  });
+
+  it("with a username creates the key for that user, which works only with that username", async () => {
+    const admin = await makeAdmin();
+    const other = await makeAdmin();
+    const res = await createKey(admin.bearer, { name: "for other", scope: "read", username: other.username });
+    expect(res.status).toBe(201);
+    expect(res.body.data).toMatchObject({ name: "for other", username: other.username, scope: "read" });
+    const key = res.body.data.key as string;
+    expect((await call("GET", "/wallets", { auth: `Key ${btoa(`${other.username}:${key}`)}` })).status).toBe(200);
+    expect((await call("GET", "/wallets", { auth: `Key ${btoa(`${admin.username}:${key}`)}` })).body).toEqual(invalidCredentials);
+  });
+
+  it("gives a subscriber's key the subscriber's rights", async () => {
+    const admin = await makeAdmin();
+    const subscriber = await makeUser();
+    const { token } = await newKey(admin, { username: subscriber.username });
+    expect((await call("GET", "/wallets", { auth: `Key ${token}` })).body).toEqual(forbidden);
+  });
+
+  it("with an unknown username answers 404 and writes nothing", async () => {
+    const admin = await makeAdmin();
+    const before = await tableCounts();
+    const res = await createKey(admin.bearer, { name: "nobody's", scope: "read", username: unique("ghost") });
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ status_code: 404, status: false, message: expect.any(String), error: expect.anything() });
+    expect(await tableCounts()).toEqual(before);
+  });
+
+  it("with a bad scope or no name answers 400 invalid input keyed by field", async () => {
+    const admin = await makeAdmin();
+    const res = await createKey(admin.bearer, { scope: "admin" });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ status_code: 400, status: false, message: "invalid input", error: { name: expect.any(String), scope: expect.any(String) } });
+  });
+
+  it("answers a read key 403 and writes nothing", async () => {
+    const admin = await makeAdmin();
+    const { header } = await makeKey(admin, "read");
+    const before = await tableCounts();
+    const res = await createKey(header, { name: "escalate", scope: "read-write" });
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual(forbidden);
+    expect(await tableCounts()).toEqual(before);
+  });
+
+  it("lets an administrator's write key create keys", async () => {
+    const admin = await makeAdmin();
+    const { header } = await makeKey(admin, "write");
+    const res = await createKey(header, { name: "by key", scope: "read" });
+    expect(res.status).toBe(201);
+    expect(res.body.data.username).toBe(admin.username);
+  });
+
+  it("answers a subscriber 403 and no credentials 401", async () => {
+    const subscriber = await makeUser();
+    expect((await createKey(subscriber.bearer, { name: "x", scope: "read" })).body).toEqual(forbidden);
+    expect((await call("GET", "/api-keys", { auth: subscriber.bearer })).body).toEqual(forbidden);
+    expect((await call("DELETE", "/api-keys/1", { auth: subscriber.bearer })).body).toEqual(forbidden);
+    const anonymous = await call("POST", "/api-keys", { body: { name: "x", scope: "read" } });
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.body).toEqual({ status_code: 401, status: false, message: "Permission denied", error: { unauthorize: "No authorization provided" } });
+  });
+});
+
+describe("GET /api-keys", () => {
+  it("lists keys without the secret but with last_used_at and revoked", async () => {
+    const admin = await makeAdmin();
+    const { data } = await newKey(admin, { scope: "write" });
+    const res = await call("GET", "/api-keys", { auth: admin.bearer });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status_code: 200, status: true, message: "API keys retrieved", data: expect.any(Array) });
+    const listed = (res.body.data as Json[]).find((k) => k.id === data.id);
+    expect(listed).toEqual({ id: data.id, name: data.name, username: admin.username, scope: "write", created_at: data.created_at, last_used_at: null, revoked: false });
+  });
+
+  it("sets last_used_at once the key has been used", async () => {
+    const admin = await makeAdmin();
+    const { data, token } = await newKey(admin);
+    expect((await call("GET", "/wallets", { auth: `Key ${token}` })).status).toBe(200);
+    const listed = (await listKeys(admin)).find((k) => k.id === data.id)!;
+    expect(listed.last_used_at).toEqual(expect.any(String));
+    expect(Number.isNaN(Date.parse(listed.last_used_at))).toBe(false);
+  });
+
+  it("never outputs a secret or its hash", async () => {
+    const admin = await makeAdmin();
+    const { data } = await newKey(admin);
+    const res = await call("GET", "/api-keys", { auth: admin.bearer });
+    expect(res.text).not.toContain(data.key);
+    expect(res.text).not.toContain(await hashApiKey(data.key));
+    for (const record of res.body.data as Json[]) {
+      expect(Object.keys(record).sort()).toEqual(["created_at", "id", "last_used_at", "name", "revoked", "scope", "username"]);
+    }
+  });
+
+  it("lets a read key list keys", async () => {
+    const admin = await makeAdmin();
+    const { header } = await makeKey(admin, "read");
+    const res = await call("GET", "/api-keys", { auth: header });
+    expect(res.status).toBe(200);
+  });
+});
+
+describe("DELETE /api-keys/{id}", () => {
+  it("revokes a key: 200 API key revoked, then the key answers 401 and is listed revoked", async () => {
+    const admin = await makeAdmin();
+    const { data, token } = await newKey(admin);
+    expect((await call("GET", "/wallets", { auth: `Key ${token}` })).status).toBe(200);
+    const res = await call("DELETE", `/api-keys/${data.id}`, { auth: admin.bearer });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status_code: 200, status: true, message: "API key revoked" });
+    expect(res.body).not.toHaveProperty("error");
+    for (const scheme of ["Key", "Basic", "Bearer"]) {
+      const after = await call("GET", "/wallets", { auth: `${scheme} ${token}` });
+      expect(after.status, scheme).toBe(401);
+      expect(after.body).toEqual(invalidCredentials);
+    }
+    expect((await listKeys(admin)).find((k) => k.id === data.id)!.revoked).toBe(true);
+  });
+
+  it("with an unknown id answers 404", async () => {
+    const admin = await makeAdmin();
+    for (const id of ["999999999", "abc"]) {
+      const res = await call("DELETE", `/api-keys/${id}`, { auth: admin.bearer });
+      expect(res.status, id).toBe(404);
+      expect(res.body).toEqual({ status_code: 404, status: false, message: expect.any(String), error: expect.anything() });
+    }
+  });
+
+  it("without an id answers rest_no_route 404", async () => {
+    const admin = await makeAdmin();
+    const res = await call("DELETE", "/api-keys", { auth: admin.bearer });
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ code: "rest_no_route", message: "No route was found matching the URL and request method.", data: { status: 404 } });
+  });
+
+  it("answers a read key 403 and leaves the key working", async () => {
+    const admin = await makeAdmin();
+    const { data, token } = await newKey(admin);
+    const { header } = await makeKey(admin, "read");
+    expect((await call("DELETE", `/api-keys/${data.id}`, { auth: header })).body).toEqual(forbidden);
+    expect((await call("GET", "/wallets", { auth: `Key ${token}` })).status).toBe(200);
+  });
+});

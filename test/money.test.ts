@@ -1,0 +1,202 @@
+import { describe, expect, it } from "vitest";
+import { formatMoney, minorToNumber, minorToText, readAmount, toMinor, type Decimal, type WalletDisplay } from "../src/ledger/money";
+import { displayDate, mysqlDate, postTitle, slugify, titleDate } from "../src/ledger/post-format";
+
+/** readAmount's result for an input that must be accepted. */
+function decimal(input: unknown): Decimal {
+  const result = readAmount(input);
+  if (typeof result === "string") throw new Error(`${String(input)} refused: ${result}`);
+  return result;
+}
+
+const minorOf = (input: unknown, decimals: number) => toMinor(decimal(input), decimals);
+
+const NAIRA: WalletDisplay = { symbol: "₦", symbolPosition: "left", decimals: 2 };
+// 2022-09-05T14:15:07Z, the contract's example instant.
+const EXAMPLE_S = Date.UTC(2022, 8, 5, 14, 15, 7) / 1000;
+const CONTRACT_TITLE = "TRANSACTION by johndoe, Type: CREDIT, Wallet Info: ₦1,500.00 Naira Wallet  on Monday 5th of September 2022 @ 02:15:07 PM";
+const CONTRACT_SLUG =
+  "transaction-by-johndoe-type-credit-wallet-info-%e2%82%a61500-00-naira-wallet-on-monday-5th-of-september-2022-021507-pm";
+
+describe("readAmount", () => {
+  it("reads JSON numbers as their decimal text", () => {
+    expect(readAmount(1500)).toEqual({ text: "1500", integer: "1500", fraction: "" });
+    expect(readAmount(100.5)).toEqual({ text: "100.5", integer: "100", fraction: "5" });
+  });
+
+  it("reads numeric strings digit by digit, keeping trailing zeros", () => {
+    expect(readAmount("100.50")).toEqual({ text: "100.50", integer: "100", fraction: "50" });
+    expect(readAmount("1.500")).toEqual({ text: "1.500", integer: "1", fraction: "500" });
+    expect(readAmount("007")).toEqual({ text: "007", integer: "007", fraction: "" });
+  });
+
+  it("writes a tiny number out without an exponent", () => {
+    expect(readAmount(1e-7)).toEqual({ text: "0.0000001", integer: "0", fraction: "0000001" });
+  });
+
+  it("writes a huge but exact number out in full digits", () => {
+    expect(readAmount(1e21)).toEqual({ text: "1" + "0".repeat(21), integer: "1" + "0".repeat(21), fraction: "" });
+  });
+
+  it("refuses numbers that cannot be the digits the client wrote", () => {
+    expect(readAmount(0.1 + 0.2)).toBe("not-exact");
+    expect(readAmount(1234567890123456789)).toBe("not-exact");
+  });
+
+  it("says zero and negative amounts are not positive", () => {
+    for (const input of [0, -1, -0.5, "0", "0.00", "-5", "-1.25"]) expect(readAmount(input), String(input)).toBe("not-positive");
+  });
+
+  it("refuses signs, exponents, hex, spaces and other text as not numeric", () => {
+    for (const input of ["+5", "1e5", "0x10", " 5", "5 ", "", ".5", "5.", "1,000", "abc", "NaN", "Infinity"]) {
+      expect(readAmount(input), JSON.stringify(input)).toBe("not-numeric");
+    }
+  });
+
+  it("refuses NaN, infinities and non-numeric types", () => {
+    for (const input of [NaN, Infinity, -Infinity, null, undefined, true, {}, [5]]) expect(readAmount(input), String(input)).toBe("not-numeric");
+  });
+});
+
+describe("toMinor", () => {
+  it("scales to minor units for 0, 2 and 8 decimals", () => {
+    expect(minorOf(1500, 2)).toBe(150000);
+    expect(minorOf("100.5", 2)).toBe(10050);
+    expect(minorOf("12000", 0)).toBe(12000);
+    expect(minorOf("0.00000001", 8)).toBe(1);
+    expect(minorOf(1e-7, 8)).toBe(10);
+    expect(minorOf("1", 8)).toBe(100000000);
+  });
+
+  it("accepts extra fraction digits only when they are zeros", () => {
+    expect(minorOf("1.500", 2)).toBe(150);
+    expect(minorOf("7.0", 0)).toBe(7);
+    expect(minorOf("0.000000010", 8)).toBe(1);
+  });
+
+  it("refuses fraction digits beyond the wallet's decimals", () => {
+    expect(minorOf("1.005", 2)).toBe("too-many-decimals");
+    expect(minorOf("1.5", 0)).toBe("too-many-decimals");
+    expect(minorOf("0.000000015", 8)).toBe("too-many-decimals");
+  });
+
+  it("accepts up to Number.MAX_SAFE_INTEGER minor units and refuses more", () => {
+    expect(minorOf("90071992547409.91", 2)).toBe(Number.MAX_SAFE_INTEGER);
+    expect(minorOf("90071992547409.92", 2)).toBe("too-large");
+    expect(minorOf("90071992.54740991", 8)).toBe(Number.MAX_SAFE_INTEGER);
+    expect(minorOf("100000000", 8)).toBe("too-large");
+    expect(minorOf("99999999999999999999", 0)).toBe("too-large");
+    expect(minorOf(1e21, 2)).toBe("too-large");
+  });
+});
+
+describe("formatMoney", () => {
+  it("formats the contract's examples", () => {
+    expect(formatMoney(150000, NAIRA)).toBe("₦1,500.00");
+    expect(formatMoney(0, { symbol: "$", symbolPosition: "left", decimals: 2 })).toBe("$0.00");
+    expect(formatMoney(12000, { symbol: "RMPNCOIN", symbolPosition: "right", decimals: 0 })).toBe("12,000 RMPNCOIN");
+    expect(formatMoney(-123450, NAIRA)).toBe("₦-1,234.50");
+  });
+
+  it("groups thousands only where there are more than three integer digits", () => {
+    expect(formatMoney(99999, NAIRA)).toBe("₦999.99");
+    expect(formatMoney(100000, NAIRA)).toBe("₦1,000.00");
+    expect(formatMoney(123456789, { ...NAIRA, decimals: 0 })).toBe("₦123,456,789");
+    expect(formatMoney(Number.MAX_SAFE_INTEGER, NAIRA)).toBe("₦90,071,992,547,409.91");
+  });
+
+  it("pads small amounts to the wallet's decimals", () => {
+    expect(formatMoney(5, NAIRA)).toBe("₦0.05");
+    expect(formatMoney(1, { symbol: "BTC", symbolPosition: "right", decimals: 8 })).toBe("0.00000001 BTC");
+    expect(formatMoney(-5, NAIRA)).toBe("₦-0.05");
+  });
+});
+
+describe("minorToNumber and minorToText", () => {
+  it("give major units exactly", () => {
+    expect(minorToNumber(150000, 2)).toBe(1500);
+    expect(minorToNumber(10050, 2)).toBe(100.5);
+    expect(minorToNumber(30, 2)).toBe(0.3);
+    expect(minorToNumber(1, 8)).toBe(0.00000001);
+    expect(minorToNumber(12000, 0)).toBe(12000);
+    expect(minorToNumber(0, 2)).toBe(0);
+    expect(minorToNumber(-123450, 2)).toBe(-1234.5);
+    expect(minorToNumber(Number.MAX_SAFE_INTEGER, 2)).toBe(90071992547409.91);
+  });
+
+  it("write plain decimal text with the wallet's decimals", () => {
+    expect(minorToText(150050, 2)).toBe("1500.50");
+    expect(minorToText(5, 2)).toBe("0.05");
+    expect(minorToText(-5, 2)).toBe("-0.05");
+    expect(minorToText(12000, 0)).toBe("12000");
+    expect(minorToText(1, 8)).toBe("0.00000001");
+  });
+});
+
+describe("post dates", () => {
+  it("titleDate writes the plugin's UTC title date", () => {
+    expect(titleDate(EXAMPLE_S)).toBe("Monday 5th of September 2022 @ 02:15:07 PM");
+  });
+
+  it("displayDate writes D, M j, Y<br>g:i A in the site timezone", () => {
+    expect(displayDate(EXAMPLE_S, "UTC")).toBe("Mon, Sep 5, 2022<br>2:15 PM");
+    expect(displayDate(EXAMPLE_S, "Africa/Lagos")).toBe("Mon, Sep 5, 2022<br>3:15 PM");
+    expect(displayDate(EXAMPLE_S, "Pacific/Kiritimati")).toBe("Tue, Sep 6, 2022<br>4:15 AM");
+  });
+
+  it("mysqlDate writes YYYY-MM-DD HH:MM:SS in the given timezone", () => {
+    expect(mysqlDate(EXAMPLE_S, "UTC")).toBe("2022-09-05 14:15:07");
+    expect(mysqlDate(EXAMPLE_S, "Africa/Lagos")).toBe("2022-09-05 15:15:07");
+    expect(mysqlDate(EXAMPLE_S, "America/New_York")).toBe("2022-09-05 10:15:07");
+  });
+
+  it("writes midnight as 12 AM and noon as 12 PM", () => {
+    const midnight = Date.UTC(2023, 0, 1, 0, 5, 9) / 1000;
+    const noon = Date.UTC(2023, 0, 1, 12, 0, 0) / 1000;
+    expect(titleDate(midnight)).toBe("Sunday 1st of January 2023 @ 12:05:09 AM");
+    expect(displayDate(midnight, "UTC")).toBe("Sun, Jan 1, 2023<br>12:05 AM");
+    expect(mysqlDate(midnight, "UTC")).toBe("2023-01-01 00:05:09");
+    expect(titleDate(noon)).toBe("Sunday 1st of January 2023 @ 12:00:00 PM");
+  });
+
+  it("uses English ordinals for the day, 11th to 13th included", () => {
+    const expected: Record<number, string> = { 1: "1st", 2: "2nd", 3: "3rd", 4: "4th", 11: "11th", 12: "12th", 13: "13th", 21: "21st", 22: "22nd", 23: "23rd", 31: "31st" };
+    for (const [day, ordinal] of Object.entries(expected)) {
+      const title = titleDate(Date.UTC(2022, 0, Number(day), 9, 0, 0) / 1000);
+      expect(title).toMatch(new RegExp(`^[A-Z][a-z]+day ${ordinal} of January 2022 @ 09:00:00 AM$`));
+    }
+  });
+});
+
+describe("post titles and slugs", () => {
+  it("postTitle builds the contract's example title", () => {
+    const wallet = { ...NAIRA, name: "Naira Wallet" };
+    expect(postTitle({ username: "johndoe", txnType: "CREDIT", amountMinor: 150000, wallet, createdAtS: EXAMPLE_S })).toBe(CONTRACT_TITLE);
+  });
+
+  it("postTitle puts the symbol first even for a right-positioned wallet", () => {
+    const wallet = { symbol: "RMPNCOIN", symbolPosition: "right" as const, decimals: 0, name: "Reward Coin" };
+    expect(postTitle({ username: "jane", txnType: "DEBIT", amountMinor: 12000, wallet, createdAtS: EXAMPLE_S })).toBe(
+      "TRANSACTION by jane, Type: DEBIT, Wallet Info: RMPNCOIN12,000 Reward Coin  on Monday 5th of September 2022 @ 02:15:07 PM",
+    );
+  });
+
+  it("slugify gives the contract's example slug", () => {
+    expect(slugify(CONTRACT_TITLE)).toBe(CONTRACT_SLUG);
+  });
+
+  it("slugify lowercases, percent-encodes non-ASCII and folds punctuation, spaces and dashes", () => {
+    expect(slugify("Hello, World!")).toBe("hello-world");
+    expect(slugify("1.5 Coins")).toBe("1-5-coins");
+    expect(slugify("  --a  -  b--  ")).toBe("a-b");
+    expect(slugify("keep_under_scores")).toBe("keep_under_scores");
+    expect(slugify("Café ₦")).toBe("caf%c3%a9-%e2%82%a6");
+  });
+
+  it("slugify caps the slug at 200 characters without splitting an encoded character", () => {
+    expect(slugify("a".repeat(300))).toBe("a".repeat(200));
+    expect(slugify(`${"a".repeat(195)}₦₦`)).toBe("a".repeat(195));
+    expect(slugify(`${"a".repeat(191)}₦₦`)).toBe(`${"a".repeat(191)}%e2%82%a6`);
+    expect(slugify(CONTRACT_TITLE.repeat(3)).length).toBeLessThanOrEqual(200);
+  });
+});
