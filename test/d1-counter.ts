@@ -72,7 +72,7 @@ export function countingD1(inner: D1Database = env.DB) {
       return typeof value === "function" ? value.bind(target) : value;
     },
   });
-  const measure = async <T>(fn: () => Promise<T>) => {
+  const measure = async <T>(fn: () => T | Promise<T>) => {
     Object.assign(cost, { roundTrips: 0, rowsRead: 0, rowsWritten: 0 });
     const value = await fn();
     return { value, cost: { ...cost } };

@@ -4,8 +4,6 @@ declare global {
   namespace Cloudflare {
     interface Env {
       TEST_MIGRATIONS: D1Migration[];
-      JWT_SECRET?: string;
-      TRANSACTIONS_SECURITY_CODE?: string;
     }
   }
 }

@@ -60,3 +60,13 @@ export const amountField = v.pipe(
 export const noteField = v.optional(text(MAX_TEXT, "note"), "");
 
 export { text as textField };
+
+/** Credits and debits: key order is the order the plugin reported errors in. */
+export const EntryParams = v.object({
+  // A missing user_id counts as zero, as the plugin's (int) cast made it.
+  user_id: v.optional(userIdField(), "0"),
+  wallet_id: walletIdField,
+  request_id: requestIdField,
+  amount: amountField,
+  note: noteField,
+});

@@ -1,4 +1,4 @@
-import { CreditParams } from "../credits/schemas";
+import { EntryParams } from "../../http/fields";
 
 // Debits take exactly the credit's fields, messages and quirks.
-export const DebitParams = CreditParams;
+export const DebitParams = EntryParams;
