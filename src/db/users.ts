@@ -1,4 +1,4 @@
-import { eq, inArray, or, sql } from "drizzle-orm";
+import { inArray, or, sql } from "drizzle-orm";
 import type { Db } from "./client";
 import { isolateCache } from "./isolate-cache";
 import { users } from "./schema";

@@ -1,4 +1,4 @@
-import { asc, eq, inArray } from "drizzle-orm";
+import { asc, eq } from "drizzle-orm";
 import type { Db } from "./client";
 import { isolateCache } from "./isolate-cache";
 import { wallets } from "./schema";
@@ -25,7 +25,3 @@ export async function findWalletCached(db: Db, id: string) {
   return wallet;
 }
 
-export async function findWallets(db: Db, ids: string[]) {
-  const rows = await db.select().from(wallets).where(inArray(wallets.id, ids));
-  return new Map(rows.map((w) => [w.id, w]));
-}

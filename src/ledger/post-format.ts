@@ -40,14 +40,6 @@ function partsIn(epochS: number, timeZone: string): Parts {
   };
 }
 
-export function isTimeZone(timeZone: string) {
-  try {
-    new Intl.DateTimeFormat("en-US", { timeZone });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const pad = (n: number) => String(n).padStart(2, "0");
 const hour12 = (hour: number) => hour % 12 || 12;
