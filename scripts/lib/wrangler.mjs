@@ -11,6 +11,8 @@ export const offlineEnv = (extra = {}) => ({
   CLOUDFLARE_CF_FETCH_ENABLED: "false",
   WRANGLER_LOG_SANITIZE: "true",
   NO_UPDATE_NOTIFIER: "1",
+  // The banner is also what runs wrangler's update check against the registry.
+  WRANGLER_HIDE_BANNER: "true",
   CI: process.env.CI ?? "true",
   ...extra,
 });
