@@ -96,6 +96,14 @@ describe("POST /users", () => {
     expect(res.body).toEqual(validationError([{ user_email: ["Invalid user_email"] }]));
   });
 
+  it("refuses non-ASCII usernames and e-mails, which SQLite could not compare case-insensitively", async () => {
+    const admin = await makeAdmin();
+    const res = await createUser(admin, newUserBody({ username: `ärger${unique("")}`, user_email: `é${unique("")}@example.test` }));
+    expect(res.body).toEqual(
+      validationError([{ user_login: ["username may only contain letters, numbers and _ . - @"] }, { user_email: ["Invalid user_email"] }]),
+    );
+  });
+
   it("with a taken e-mail in other case answers 400 user_email already taken", async () => {
     const admin = await makeAdmin();
     const existing = await makeUser();
