@@ -21,12 +21,14 @@ export const MAX_BODY_BYTES = 64 * 1024;
 export type AppOptions = { nowMs?: () => number };
 
 /** `/?rest_route=/wallet/v1/x&a=1` is WordPress's plain-permalink form of `/wp-json/wallet/v1/x?a=1`. */
+/** WordPress also matches routes case-insensitively; every path segment here is case-free. */
 function fromPlainPermalink(request: Request) {
   const url = new URL(request.url);
   const route = url.searchParams.get("rest_route");
-  if (route === null || (url.pathname !== "/" && url.pathname !== "/index.php")) return request;
-  url.searchParams.delete("rest_route");
-  url.pathname = `/wp-json${route.startsWith("/") ? route : `/${route}`}`;
+  const path = route === null || (url.pathname !== "/" && url.pathname !== "/index.php") ? url.pathname : `/wp-json${route.startsWith("/") ? route : `/${route}`}`;
+  if (route === null && path === path.toLowerCase()) return request;
+  if (route !== null) url.searchParams.delete("rest_route");
+  url.pathname = path.toLowerCase();
   return new Request(url, request);
 }
 

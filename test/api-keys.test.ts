@@ -104,12 +104,13 @@ describe("POST /api-keys", () => {
     expect(await tableCounts()).toEqual(before);
   });
 
-  it("lets an administrator's write key create keys", async () => {
+  it("lets an administrator's write key create write keys but nothing wider", async () => {
     const admin = await makeAdmin();
     const { header } = await makeKey(admin, "write");
-    const res = await createKey(header, { name: "by key", scope: "read" });
+    const res = await createKey(header, { name: "by key", scope: "write" });
     expect(res.status).toBe(201);
     expect(res.body.data.username).toBe(admin.username);
+    for (const scope of ["read", "read-write"]) expect((await createKey(header, { name: "wider", scope })).body).toEqual(forbidden);
   });
 
   it("answers a subscriber 403 and no credentials 401", async () => {

@@ -69,7 +69,8 @@ const routes: RouteSpec[] = [
     path: "/api-keys",
     access: "admin-write",
     envelope: "A",
-    request: () => ({ body: { name: "ci", scope: "read" } }),
+    // "write": a key may mint keys only within its own scope, so the write-only key case can pass.
+    request: () => ({ body: { name: "ci", scope: "write" } }),
   },
   {
     method: "DELETE",
@@ -215,9 +216,22 @@ describe("public routes", () => {
     expect(res.body).toStrictEqual({ status_code: 400, status: "failed", message: "Validation error", data: [], error: ["Invalid Credential"] });
   });
 
-  it("serves GET /openapi.json without credentials", async () => {
+  it("requires credentials for GET /openapi.json, which the contract does not exempt", async () => {
     const res = await call("GET", "/wp-json/wallet/v1/openapi.json");
-    expect(res.status).toBe(200);
-    expect(res.body.openapi).toMatch(/^3\.1\./);
+    expect(res.status).toBe(401);
+    const subscriber = await makeUser();
+    expect((await call("GET", "/wp-json/wallet/v1/openapi.json", { auth: subscriber.bearer })).status).toBe(200);
+  });
+});
+
+describe("access tokens", () => {
+  it("refuses a correctly signed token that never expires", async () => {
+    const { sign } = await import("hono/jwt");
+    const { env } = await import("cloudflare:workers");
+    const admin = await makeAdmin();
+    const token = await sign({ iss: env.JWT_ISSUER, iat: 1, user: { id: admin.id, username: admin.username, roles: ["administrator"] } }, env.JWT_SECRET, "HS256");
+    const res = await call("GET", "/wallets", { auth: `Bearer ${token}` });
+    expect(res.status).toBe(401);
+    expect(res.body.error).toEqual({ unauthorize: "Invalid credentials" });
   });
 });

@@ -56,6 +56,7 @@ describe("POST /credits validation", () => {
     [" 5", "amount requires a valid amount"],
     ["+5", "amount requires a valid amount"],
     [{ v: 1 }, "amount requires a valid amount"],
+    [`${"0".repeat(40)}1`, "amount must be at most 40 characters"],
     [0, "amount must be greater than zero"],
     ["0.00", "amount must be greater than zero"],
     [-5, "amount must be greater than zero"],
@@ -103,6 +104,25 @@ describe("POST /credits validation", () => {
     await expectRefused(admin, { user_id: user.id, wallet_id: wallet, request_id: "r", amount: "0.00000002" }, {
       amount: "amount would take the balance past the largest balance a wallet can hold",
     });
+  });
+
+  it("reads JSON number literals exactly, not through a rounded double", async () => {
+    const { admin, user, wallet } = await setup(2);
+    const raw = (amount: string, user_id = String(user.id)) =>
+      call("POST", "/credits", {
+        auth: admin.bearer,
+        headers: { "Content-Type": "application/json" },
+        body: `{"user_id":${user_id},"wallet_id":"${wallet}","request_id":"${Math.random()}","amount":${amount}}`,
+      });
+    const before = await tableCounts();
+    expect((await raw("1.00000000000000001")).body.error).toEqual({ amount: `amount has more decimal places than wallet ${wallet} allows (2)` });
+    expect((await raw("1", "12345678901234567890")).body.error).toEqual({ user_id: "user_id is too large" });
+    expect((await raw("1e999")).body.error).toEqual({ amount: "amount requires a valid amount" });
+    expect(await tableCounts()).toEqual(before);
+    expect((await raw("1.50e2")).status).toBe(200);
+    expect((await raw("1.000000000000000000000")).status).toBe(200);
+    const balance = await call("GET", "/user-wallet-balance", { auth: admin.bearer, query: { user_id: user.id, wallet_id: wallet } });
+    expect(balance.body.data[wallet]).toBe(151);
   });
 
   it("refuses a request_id over 191 characters and accepts one of 191", async () => {

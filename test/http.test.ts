@@ -352,7 +352,7 @@ describe("order of checks: 413, 401, 403, 400, 404, 409", () => {
 
 describe("GET /openapi.json", () => {
   it("is an OpenAPI 3.1 document listing every route", async () => {
-    const res = await call("GET", "/openapi.json");
+    const res = await call("GET", "/openapi.json", { auth: (await makeUser()).bearer });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe(JSON_UTF8);
     expect(res.body.openapi).toMatch(/^3\.1\.\d+$/);
@@ -373,7 +373,8 @@ describe("GET /openapi.json", () => {
   });
 
   it("lists the same routes as the discovery index", async () => {
-    const [doc, index] = await Promise.all([call("GET", "/openapi.json"), call("GET", "/wp-json/wallet/v1")]);
+    const user = await makeUser();
+    const [doc, index] = await Promise.all([call("GET", "/openapi.json", { auth: user.bearer }), call("GET", "/wp-json/wallet/v1")]);
     const fromDoc = Object.entries(doc.body.paths as Json)
       .flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path.replace("/wp-json", "").replace(/\{(\w+)\}/g, "(?P<$1>[^/]+)")}`))
       .sort();
@@ -444,5 +445,16 @@ describe("hostile input", () => {
     else expect(Object.keys(res.body).sort()).toEqual(["data", "error", "message", "status", "status_code"]);
     if (family === "B") expect(res.body).toMatchObject({ status: "failed", data: [] });
     expect(await tableCounts()).toEqual(before);
+  });
+});
+
+describe("route matching", () => {
+  it("matches paths case-insensitively, as WordPress does", async () => {
+    const admin = await makeAdmin();
+    const res = await call("GET", "/wp-json/Wallet/V1/Wallets", { auth: admin.bearer });
+    expect(res.status).toBe(200);
+    expect(res.body.message).toBe("Wallets retrieved");
+    const plain = await call("GET", "/?rest_route=/WALLET/v1/wallets", { auth: admin.bearer });
+    expect(plain.status).toBe(200);
   });
 });

@@ -232,7 +232,7 @@ describe("GET /transactions paging, order and filters", () => {
 
   it("answers 400 keyed by the parameter for an unknown wallet, txn_type, date or order", async () => {
     const { admin, user } = await setup();
-    const cases: [Record<string, string>, string][] = [[{ wallet_id: "nosuchwallet" }, "wallet_id"], [{ txn_type: "REFUND" }, "txn_type"], [{ after: "yesterday" }, "after"], [{ before: "05/09/2022" }, "before"], [{ order: "sideways" }, "order"]];
+    const cases: [Record<string, string>, string][] = [[{ wallet_id: "nosuchwallet" }, "wallet_id"], [{ txn_type: "REFUND" }, "txn_type"], [{ after: "yesterday" }, "after"], [{ after: "2022-02-31" }, "after"], [{ before: "05/09/2022" }, "before"], [{ order: "sideways" }, "order"]];
     for (const [query, key] of cases) {
       const res = await list(admin, { user_id: user.id, ...query });
       expect(res.status, key).toBe(400);

@@ -21,6 +21,7 @@ export async function issueToken(principal: Principal, secret: string, issuer: s
 export async function verifyToken(token: string, secret: string, issuer: string): Promise<Principal | null> {
   try {
     const payload = await verify(token, secret, { alg: "HS256", iss: issuer });
+    if (typeof payload.exp !== "number") return null; // a token without an expiry is never accepted
     const user = v.parse(TokenUser, payload.user);
     return { userId: user.id, username: user.username, role: user.roles[0] };
   } catch {

@@ -22,7 +22,7 @@ export type NewEntry = {
 
 /** Why the database refused a movement: a CHECK on the entry failed, so the whole batch rolled back. */
 export class LedgerRefusal extends Error {
-  constructor(readonly reason: "insufficient-balance" | "balance-limit") {
+  constructor(readonly reason: "insufficient-balance" | "balance-limit" | "already-reversed") {
     super(reason);
   }
 }
@@ -38,14 +38,20 @@ function insertEntry(db: Db, e: NewEntry, after?: string) {
   const requestKey = e.keyed ? e.requestId.toLowerCase() : null;
   const signed = e.txnType === "CREDIT" ? e.amountMinor : -e.amountMinor;
   // Guards in the WHERE, not only ON CONFLICT: a CHECK (overdraft) is judged before a conflict is.
+  // D1 binds JS numbers as REAL: the CASTs keep the balance arithmetic in 64-bit integers.
   const once = after
     ? sql`EXISTS (SELECT 1 FROM ${transactions} WHERE transfer_id = ${after})`
     : sql`NOT EXISTS (SELECT 1 FROM ${transactions} WHERE user_id = ${e.userId} AND request_key = ${requestKey})`;
+  // The first entry of a movement skips quietly when its reversal is already done (a clean 409);
+  // a later one must never skip alone, so UNIQUE(reverses_id) fails it and aborts the batch.
   const guard =
-    e.reversesId === undefined ? once : sql`${once} AND NOT EXISTS (SELECT 1 FROM ${transactions} WHERE reverses_id = ${e.reversesId})`;
+    e.reversesId === undefined || after
+      ? once
+      : sql`${once} AND NOT EXISTS (SELECT 1 FROM ${transactions} WHERE reverses_id = ${e.reversesId})`;
   // Drizzle lists every column of the table, in schema order; the SELECT answers each of them.
   const row = sql`
-    SELECT NULL, ${e.userId}, ${e.walletId}, ${e.txnType}, ${e.amountMinor}, ${e.amountText}, b.minor, b.minor + ${signed},
+    SELECT NULL, ${e.userId}, ${e.walletId}, ${e.txnType}, CAST(${e.amountMinor} AS INTEGER), ${e.amountText}, b.minor,
+      b.minor + CAST(${signed} AS INTEGER),
       ${e.requestId}, ${requestKey}, ${e.transferId ?? null}, ${e.reversesId ?? null}, ${e.note}, ${e.title}, ${e.slugBase},
       CASE WHEN s.n = 0 THEN ${e.slugBase}
         ELSE rtrim(substr(${e.slugBase}, 1, ${SLUG_MAX - 1} - length(s.n + 1)), '-') || '-' || (s.n + 1) END,
@@ -53,7 +59,8 @@ function insertEntry(db: Db, e: NewEntry, after?: string) {
     FROM (SELECT coalesce((SELECT balance_minor FROM ${balances} WHERE user_id = ${e.userId} AND wallet_id = ${e.walletId}), 0) AS minor) b,
       (SELECT count(*) AS n FROM ${transactions} WHERE slug_base = ${e.slugBase}) s
     WHERE ${guard}`;
-  return db.insert(transactions).select(row).onConflictDoNothing().returning({ id: transactions.id });
+  const insert = db.insert(transactions).select(row);
+  return (after ? insert : insert.onConflictDoNothing()).returning({ id: transactions.id });
 }
 
 const entryFor = (db: Db, userId: number, requestId: string) =>
@@ -68,6 +75,7 @@ function refusal(err: unknown) {
   const text = `${String(err)} ${String((err as { cause?: unknown })?.cause)}`;
   if (text.includes("transactions_no_overdraft")) return new LedgerRefusal("insufficient-balance");
   if (text.includes("transactions_balance_limit")) return new LedgerRefusal("balance-limit");
+  if (text.includes("transactions.reverses_id") || text.includes("transactions_reverses")) return new LedgerRefusal("already-reversed");
   return err;
 }
 

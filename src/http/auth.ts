@@ -33,7 +33,7 @@ async function principalFromKey(c: Context<AppEnv>, token: string): Promise<Prin
     if (!owner) return null;
     cached = { keyId: owner.keyId, verifiedAtMs: nowMs, principal: { userId: owner.userId, username: owner.username, role: owner.role, scope: owner.scope } };
     cache.set(keyHash, cached);
-    if (owner.lastUsedAtMs === null || nowMs - owner.lastUsedAtMs > TOUCH_INTERVAL_MS) touch(c, touchApiKey(db, owner.keyId, nowMs));
+    if (owner.lastUsedAtMs === null || nowMs - owner.lastUsedAtMs > TOUCH_INTERVAL_MS) await touch(c, touchApiKey(db, owner.keyId, nowMs));
   }
   // A key works only with its own username; say nothing about which part was wrong.
   if (cached.principal.username.toLowerCase() !== credential.username.toLowerCase()) return null;

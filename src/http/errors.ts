@@ -32,6 +32,7 @@ export const transactionExists = (id: number) =>
 const REFUSALS: Record<LedgerRefusal["reason"], ApiError> = {
   "insufficient-balance": new ApiError(400, "Insufficient Balance", { amount: "Insufficient Balance" }),
   "balance-limit": new ApiError(400, "invalid input", { amount: "amount would take the balance past the largest balance a wallet can hold" }),
+  "already-reversed": new ApiError(409, "Transaction already reversed", { id: "The transaction was already reversed" }),
 };
 
 export function onError(err: Error, c: Context<AppEnv>) {
@@ -39,5 +40,6 @@ export function onError(err: Error, c: Context<AppEnv>) {
   if (err instanceof ApiError) return fail(c, err.status, err.message, err.error);
   // Never a stack trace or SQL text on the wire; the request id ties the log line to the answer.
   console.error(JSON.stringify({ requestId: c.get("requestId"), error: String(err), stack: err.stack }));
+  c.set("envelope", "A"); // a fault answers in envelope A on every route
   return fail(c, 500, "Internal error", { request_id: c.get("requestId") ?? null });
 }

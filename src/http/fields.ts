@@ -43,12 +43,14 @@ export const requestIdField = v.pipe(
 const AMOUNT_MESSAGES: Record<AmountIssue, string> = {
   "not-numeric": "amount requires a valid amount",
   "not-positive": "amount must be greater than zero",
-  "not-exact": "amount has more than 15 significant digits; send it as a string",
 };
+
+export const AMOUNT_TEXT_MAX = 40;
 
 export const amountField = v.pipe(
   v.union([v.string(), v.number()], AMOUNT_MESSAGES["not-numeric"]),
   v.check((x) => x !== "", EMPTY),
+  v.check((x) => String(x).length <= AMOUNT_TEXT_MAX, `amount must be at most ${AMOUNT_TEXT_MAX} characters`),
   v.rawTransform(({ dataset, addIssue, NEVER }) => {
     const amount = readAmount(dataset.value);
     if (typeof amount !== "string") return amount;

@@ -1,15 +1,9 @@
 import * as v from "valibot";
-import type { Context } from "hono";
-import { createDb, type Db } from "../db/client";
+import type { Db } from "../db/client";
 import { findUsers } from "../db/users";
 import { findWalletCached, type Wallet } from "../db/wallets";
 import { toMinor, type Decimal } from "../ledger/money";
-import type { AppEnv } from "../env";
-import { postEntry } from "../ledger/entries";
-import { ok } from "./envelope";
-import { invalidInput, transactionExists, userNotFound } from "./errors";
-import { readParams } from "./params";
-import { EntryParams } from "./fields";
+import { invalidInput, userNotFound } from "./errors";
 import { checkFields } from "./validation";
 
 type MoneySchema = v.ObjectSchema<{ wallet_id: v.GenericSchema<unknown, string>; amount: v.GenericSchema<unknown, Decimal> } & v.ObjectEntries, undefined>;
@@ -46,19 +40,4 @@ export async function requireUser(db: Db, userId: number) {
   const user = (await findUsers(db, [userId])).get(userId);
   if (!user) throw userNotFound(userId);
   return user;
-}
-
-/**
- * The whole of POST /credits and POST /debits after authorization: validate, find the user, append
- * one entry idempotently. A debit past zero fails the overdraft CHECK inside its batch, so the
- * guard holds however many debits race (answered "Insufficient Balance" by http/errors.ts).
- */
-export async function postSingleEntry(c: Context<AppEnv>, txnType: "CREDIT" | "DEBIT") {
-  const db = createDb(c.env.DB);
-  const { fields, wallet, amountMinor } = await readMoneyInput(db, EntryParams, await readParams(c));
-  const user = await requireUser(db, fields.user_id);
-  const spec = { user, wallet, amountMinor, amountText: fields.amount.text, requestId: fields.request_id, note: fields.note };
-  const result = await postEntry(db, { ...spec, txnType }, c.get("nowMs")());
-  if (!result.created) throw transactionExists(result.existingId!);
-  return ok(c, 200, "Transaction Completed", { transaction_id: result.ids[0], user_id: user.id });
 }

@@ -6,11 +6,38 @@ export class InvalidJsonError extends Error {}
 
 type Params = Record<string, unknown>;
 
+const JSON_NUMBER = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
+
+/** A JSON number's literal as plain decimal text ("1.50e2" → "150"), or null past sane exponents. */
+export function plainDecimal(literal: string): string | null {
+  const m = JSON_NUMBER.exec(literal);
+  if (!m || Math.abs(Number(m[4] ?? 0)) > 400) return null;
+  const [, sign, int, frac = ""] = m as unknown as [string, string, string, string | undefined];
+  const point = int.length + Number(m[4] ?? 0);
+  const digits = int + frac;
+  const padded = point <= 0 ? "0".repeat(1 - point) + digits : point > digits.length ? digits + "0".repeat(point - digits.length) : digits;
+  const at = Math.max(point, 1);
+  const whole = padded.slice(0, at).replace(/^0+(?=\d)/, "");
+  const fraction = padded.slice(at).replace(/0+$/, "");
+  return sign + whole + (fraction ? `.${fraction}` : "");
+}
+
+/**
+ * JSON numbers a double cannot hold exactly (1.00000000000000001, 12345678901234567890) are passed
+ * on as their decimal text, so money is read from what the client wrote, never from a rounded float.
+ */
+function exactNumbers(_key: string, value: unknown, context?: { source?: string }) {
+  if (typeof value !== "number" || context?.source === undefined) return value;
+  const written = plainDecimal(context.source);
+  if (written === null) return context.source;
+  return written === plainDecimal(String(value)) ? value : written;
+}
+
 function fromJson(text: string): Params {
   if (text.trim() === "") return {};
   let body: unknown;
   try {
-    body = JSON.parse(text);
+    body = JSON.parse(text, exactNumbers as (key: string, value: unknown) => unknown);
   } catch {
     throw new InvalidJsonError();
   }
@@ -41,10 +68,9 @@ export async function readParams(c: Context<AppEnv>): Promise<Params> {
   if (cached) return cached;
   const type = (c.req.header("content-type") ?? "").toLowerCase();
   let body: Params = {};
-  if (c.req.method !== "GET" && c.req.method !== "HEAD") {
-    if (/^application\/([a-z.+-]*\+)?json/.test(type)) body = fromJson(await c.req.text());
-    else if (type.startsWith("application/x-www-form-urlencoded") || type.startsWith("multipart/form-data")) body = await fromForm(c);
-  }
+  // WordPress reads a body on any method, GET included.
+  if (/^application\/([a-z.+-]*\+)?json/.test(type)) body = fromJson(await c.req.text());
+  else if (type.startsWith("application/x-www-form-urlencoded") || type.startsWith("multipart/form-data")) body = await fromForm(c);
   const params = { ...fromQuery(c.req.url), ...body };
   c.set("params", params);
   return params;

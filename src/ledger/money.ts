@@ -5,10 +5,8 @@ export type Decimal = { text: string; integer: string; fraction: string };
 
 const DECIMAL_TEXT = /^([0-9]+)(?:\.([0-9]+))?$/;
 const NEGATIVE_TEXT = /^-([0-9]+)(?:\.([0-9]+))?$/;
-// A JSON number past 15 significant digits may not be the number the client wrote.
-const MAX_EXACT_DIGITS = 15;
 
-export type AmountIssue = "not-numeric" | "not-positive" | "not-exact";
+export type AmountIssue = "not-numeric" | "not-positive";
 
 /** Reads a request amount (JSON number or numeric string) as decimal text, or says what is wrong. */
 export function readAmount(input: unknown): Decimal | AmountIssue {
@@ -16,9 +14,9 @@ export function readAmount(input: unknown): Decimal | AmountIssue {
   if (typeof input === "number") {
     if (!Number.isFinite(input)) return "not-numeric";
     if (input <= 0) return "not-positive";
+    // A number reaching here is exactly what the client wrote: http/params.ts passes any JSON
+    // number a double cannot hold as its decimal text instead.
     text = plainNumberText(input);
-    const significant = text.replace(".", "").replace(/^0+/, "").replace(/0+$/, "");
-    if (significant.length > MAX_EXACT_DIGITS) return "not-exact";
   } else if (typeof input === "string") {
     text = input;
     if (NEGATIVE_TEXT.test(text)) return "not-positive";

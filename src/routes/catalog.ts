@@ -37,5 +37,5 @@ export const ROUTES: RouteInfo[] = [
   { path: "/api-keys", method: "POST", summary: "Create an API key (the secret is shown once)", auth: "admin", params: ApiKeyParams, envelope: "A", success: 201 },
   { path: "/api-keys", method: "GET", summary: "List API keys", auth: "admin", envelope: "A", success: 200 },
   { path: "/api-keys/{id}", method: "DELETE", summary: "Revoke an API key", auth: "admin", envelope: "A", success: 200 },
-  { path: "/openapi.json", method: "GET", summary: "This API as OpenAPI 3.1", auth: "none", envelope: "index", success: 200 },
+  { path: "/openapi.json", method: "GET", summary: "This API as OpenAPI 3.1", auth: "reader", envelope: "index", success: 200 },
 ];

@@ -1,6 +1,7 @@
 import { toJsonSchema } from "@valibot/to-json-schema";
 import { Hono } from "hono";
 import type { AppEnv } from "../env";
+import { authenticate } from "../http/auth";
 import { send } from "../http/envelope";
 import { NAMESPACE, ROUTES, type RouteInfo } from "./catalog";
 
@@ -67,4 +68,4 @@ export function openApiDocument(serverUrl: string) {
   };
 }
 
-export const openapi = new Hono<AppEnv>().get("/", (c) => send(c, 200, openApiDocument(c.env.SITE_URL.replace(/\/+$/, ""))));
+export const openapi = new Hono<AppEnv>().get("/", authenticate, (c) => send(c, 200, openApiDocument(c.env.SITE_URL.replace(/\/+$/, ""))));

@@ -5,7 +5,7 @@ import { createDb } from "../../db/client";
 import type { AppEnv } from "../../env";
 import { authenticate, requireAdmin } from "../../http/auth";
 import { ok } from "../../http/envelope";
-import { userNotFound } from "../../http/errors";
+import { permissionDenied, userNotFound } from "../../http/errors";
 import { readParams } from "../../http/params";
 import { parseFields } from "../../http/validation";
 import { ApiKeyParams, apiKeyRecord } from "./schemas";
@@ -13,6 +13,9 @@ import { ApiKeyParams, apiKeyRecord } from "./schemas";
 export const createApiKey = new Hono<AppEnv>().post("/", authenticate, async (c) => {
   requireAdmin(c, "write");
   const fields = parseFields(ApiKeyParams, await readParams(c));
+  // A key may mint keys only within its own scope (a write key cannot make a read-write one).
+  const callerScope = c.get("principal").scope;
+  if (callerScope !== undefined && callerScope !== "read-write" && fields.scope !== callerScope) throw permissionDenied.forbidden();
   const username = fields.username ?? c.get("principal").username;
   const key = generateApiKey();
   const created = await insertApiKey(createDb(c.env.DB), username, {
@@ -23,5 +26,6 @@ export const createApiKey = new Hono<AppEnv>().post("/", authenticate, async (c)
   });
   if (!created) throw userNotFound(username);
   // The only time the secret is shown.
-  return ok(c, 201, "API key created", { ...apiKeyRecord(created.key, created.username), key });
+  const { created_at, ...record } = apiKeyRecord(created.key, created.username);
+  return ok(c, 201, "API key created", { ...record, key, created_at });
 });

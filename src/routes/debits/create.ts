@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../../env";
 import { authenticate, requireAdmin } from "../../http/auth";
-import { postSingleEntry } from "../../http/money-input";
+import { postSingleEntry } from "../credits/post-entry";
 
 export const createDebit = new Hono<AppEnv>().post("/", authenticate, async (c) => {
   requireAdmin(c, "write");

@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { sameSecret } from "../../auth/same-secret";
 import { createDb } from "../../db/client";
 import { listEntries } from "../../db/ledger";
 import type { AppEnv } from "../../env";
@@ -22,7 +23,7 @@ export const listTransactions = new Hono<AppEnv>().get("/", authenticate, async 
   }
 
   const expected = c.env.TRANSACTIONS_SECURITY_CODE;
-  if (expected && fields.security_code !== expected.trim()) {
+  if (expected && !(await sameSecret(fields.security_code, expected.trim()))) {
     throw new ApiError(401, "Security verification failed", { security_code: "Security verification failed" });
   }
 

@@ -21,6 +21,12 @@ const isoDate = (name: string) =>
   v.pipe(
     v.string(`${name} requires an ISO 8601 date`),
     v.regex(ISO_8601, `${name} requires an ISO 8601 date`),
+    // Date.parse rolls 2022-02-31 over to March; a real calendar date must read back the same.
+    v.check((s) => {
+      const [y, m, d] = s.slice(0, 10).split("-").map(Number) as [number, number, number];
+      const day = new Date(Date.UTC(y, m - 1, d));
+      return day.getUTCFullYear() === y && day.getUTCMonth() === m - 1 && day.getUTCDate() === d;
+    }, `${name} requires an ISO 8601 date`),
     v.transform((s) => Date.parse(/[zZ]|[+-]\d{2}:?\d{2}$/.test(s) || s.length === 10 ? s : `${s}Z`)),
     v.check((ms) => Number.isFinite(ms), `${name} requires an ISO 8601 date`),
     v.transform((ms) => Math.floor(ms / 1000)),

@@ -1,0 +1,24 @@
+import type { Context } from "hono";
+import { createDb } from "../../db/client";
+import type { AppEnv } from "../../env";
+import { ok } from "../../http/envelope";
+import { transactionExists } from "../../http/errors";
+import { EntryParams } from "../../http/fields";
+import { readMoneyInput, requireUser } from "../../http/money-input";
+import { readParams } from "../../http/params";
+import { postEntry } from "../../ledger/entries";
+
+/**
+ * The whole of POST /credits and POST /debits after authorization: validate, find the user, append
+ * one entry idempotently. A debit past zero fails the overdraft CHECK inside its batch, so the
+ * guard holds however many debits race (answered "Insufficient Balance" by http/errors.ts).
+ */
+export async function postSingleEntry(c: Context<AppEnv>, txnType: "CREDIT" | "DEBIT") {
+  const db = createDb(c.env.DB);
+  const { fields, wallet, amountMinor } = await readMoneyInput(db, EntryParams, await readParams(c));
+  const user = await requireUser(db, fields.user_id);
+  const spec = { user, wallet, amountMinor, amountText: fields.amount.text, requestId: fields.request_id, note: fields.note };
+  const result = await postEntry(db, { ...spec, txnType }, c.get("nowMs")());
+  if (!result.created) throw transactionExists(result.existingId!);
+  return ok(c, 200, "Transaction Completed", { transaction_id: result.ids[0], user_id: user.id });
+}
