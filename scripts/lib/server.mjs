@@ -38,6 +38,14 @@ async function waitUntilUp(url, child, timeoutMs) {
   throw new Error(`server at ${url} did not come up in ${timeoutMs} ms`);
 }
 
+/** Servers started here and not yet stopped, so a caller's Ctrl-C handler can stop them all. */
+const live = new Set();
+
+/** Stops every server this module started and has not stopped yet (for signal and error handlers). */
+export async function stopAllServers(options) {
+  await Promise.all([...live].map((server) => server.stop(options)));
+}
+
 /**
  * Starts the worker (or another wrangler config) on a free port. `persistTo` reuses a state folder
  * (for restarts); by default a new temporary one is made and removed on `stop({ keepState: false })`.
@@ -46,9 +54,15 @@ export async function startServer({ config = "wrangler.toml", persistTo, port, l
   const stateDir = persistTo ?? mkdtempSync(join(tmpdir(), "wallet-state-"));
   const persist = ["--persist-to", stateDir];
   const configArgs = ["--config", config];
-  wrangler(["d1", "migrations", "apply", "DB", "--local", ...configArgs, ...persist], { quiet: true });
-  if (seedAdmin) ensureAdmin({ target: "--local", ...ADMIN, wranglerArgs: [...configArgs, ...persist] });
-  const listenPort = port ?? (await freePort());
+  let listenPort;
+  try {
+    wrangler(["d1", "migrations", "apply", "DB", "--local", ...configArgs, ...persist], { quiet: true });
+    if (seedAdmin) ensureAdmin({ target: "--local", ...ADMIN, wranglerArgs: [...configArgs, ...persist] });
+    listenPort = port ?? (await freePort());
+  } catch (error) {
+    if (persistTo === undefined) rmSync(stateDir, { recursive: true, force: true }); // the temporary state made above
+    throw error;
+  }
   const secret = randomBytes(32).toString("hex");
   const child = startWrangler(
     ["dev", ...configArgs, ...persist, "--ip", "127.0.0.1", "--port", String(listenPort), "--show-interactive-dev-session=false",
@@ -56,16 +70,18 @@ export async function startServer({ config = "wrangler.toml", persistTo, port, l
     { stdio: ["ignore", "ignore", "inherit"] },
   );
   const base = `http://127.0.0.1:${listenPort}`;
-  await waitUntilUp(`${base}/wp-json/`, child, 60_000);
-  return {
+  const server = {
     base,
     api: `${base}/wp-json/wallet/v1`,
     stateDir,
     port: listenPort,
     child,
+    /** The JWT_SECRET this server signs with (a fresh random one per start), for minting test tokens. */
+    jwtSecret: secret,
     /** Stops the whole process group: SIGTERM, or SIGKILL to simulate a crash. */
     async stop({ signal = "SIGTERM", keepState = persistTo !== undefined } = {}) {
-      if (child.exitCode === null) {
+      const running = () => child.exitCode === null && child.signalCode === null; // a signalled child has exitCode null
+      if (running()) {
         const exited = new Promise((r) => child.once("exit", r));
         try {
           process.kill(-child.pid, signal);
@@ -73,10 +89,26 @@ export async function startServer({ config = "wrangler.toml", persistTo, port, l
           // already gone
         }
         await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+        if (running()) {
+          try {
+            process.kill(-child.pid, "SIGKILL"); // did not stop in 10 s
+          } catch {
+            // gone meanwhile
+          }
+        }
       }
+      live.delete(server);
       if (!keepState) rmSync(stateDir, { recursive: true, force: true });
     },
   };
+  live.add(server);
+  try {
+    await waitUntilUp(`${base}/wp-json/`, child, 60_000);
+  } catch (error) {
+    await server.stop(); // a server that never came up is not left running
+    throw error;
+  }
+  return server;
 }
 
 /** Signs in as the seeded administrator and returns `Authorization` header value. */

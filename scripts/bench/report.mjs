@@ -1,0 +1,47 @@
+// The bench's table and its targets.
+
+const num = (n, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : "-");
+
+/** Rows: { scenario, reqPerSec, p50, p99, errors, ratio, vs }. Returns a markdown table. */
+export function formatTable(rows) {
+  const header = ["scenario", "req/s", "p50 ms", "p99 ms", "errors", "ratio to baseline"];
+  const body = rows.map((r) => [
+    r.scenario,
+    num(r.reqPerSec, 1),
+    num(r.p50),
+    num(r.p99),
+    String(r.errors),
+    r.ratio === undefined ? "-" : `${r.ratio.toFixed(2)}× ${r.vs}`,
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i].length)));
+  const line = (cells) => `| ${cells.map((c, i) => (i === 0 || i === 5 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(" | ")} |`;
+  const rule = `|${widths.map((w, i) => (i === 0 || i === 5 ? `${"-".repeat(w + 1)}-` : `${"-".repeat(w + 1)}:`)).join("|")}|`;
+  return [line(header), rule, ...body.map(line)].join("\n");
+}
+
+/**
+ * The targets: credits >= 0.8x the insert baseline; balance reads >= 0.8x the select baseline;
+ * the duplicate-credit error path no slower than the happy path (req/s and p50 both at least as good).
+ */
+export function evaluateTargets(app) {
+  const targets = [];
+  const ratioTarget = (name, scenario) => {
+    const s = app[scenario];
+    if (!s) return;
+    targets.push({ target: name, scenario, value: `${s.ratio.toFixed(3)}×`, met: s.ratio >= 0.8 && s.errors === 0 });
+  };
+  ratioTarget("credits >= 0.8x insert baseline", "credits");
+  ratioTarget("balance read (1 wallet) >= 0.8x select baseline", "balance-1-wallet");
+  ratioTarget("balance read (5 wallets) >= 0.8x select baseline", "balance-5-wallets");
+  const happy = app.credits;
+  const error = app["credits-duplicate-409"];
+  if (happy && error) {
+    targets.push({
+      target: "error path (duplicate credit, 409) no slower than the happy path (credit)",
+      scenario: "credits-duplicate-409",
+      value: `${(error.reqPerSec / happy.reqPerSec).toFixed(3)}× the req/s, p50 ${error.p50} vs ${happy.p50} ms`,
+      met: error.reqPerSec >= happy.reqPerSec && error.p50 <= happy.p50 && error.errors === 0,
+    });
+  }
+  return targets;
+}
