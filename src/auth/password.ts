@@ -1,3 +1,5 @@
+import { verifyWordPressHash, wordPressHashKind } from "./wordpress-hashes";
+
 // PBKDF2-SHA256 through WebCrypto: slow, salted, and native on Workers (which cap it at 100,000
 // iterations). Stored as `pbkdf2_sha256$<iterations>$<salt b64>$<hash b64>`; scripts/lib/password.mjs
 // writes the same format from Node for the seeded administrator.
@@ -27,4 +29,19 @@ export async function verifyPassword(password: string, stored: string | undefine
   const actual = await derive(password, unb64(salt), Number(iterations));
   const expected = unb64(hash);
   return stored !== undefined && actual.length === expected.length && crypto.subtle.timingSafeEqual(actual, expected);
+}
+
+export type LoginCheck = { valid: boolean; upgradedHash?: string };
+
+/**
+ * A sign-in's password check. Besides this service's own hashes it accepts the hashes imported from
+ * a WordPress site (wordpress-hashes.ts); a valid one comes back with `upgradedHash`, this service's
+ * hash of the same password, to store in its place. An imported hash that does not match still runs
+ * a full PBKDF2 derivation, so no sign-in costs less than an unknown user's.
+ */
+export async function checkLoginPassword(password: string, stored: string | undefined): Promise<LoginCheck> {
+  if (stored === undefined || wordPressHashKind(stored) === null) return { valid: await verifyPassword(password, stored) };
+  if (await verifyWordPressHash(password, stored)) return { valid: true, upgradedHash: await hashPassword(password) };
+  await verifyPassword(password, undefined);
+  return { valid: false };
 }

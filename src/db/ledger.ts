@@ -48,14 +48,15 @@ function insertEntry(db: Db, e: NewEntry, after?: string) {
     e.reversesId === undefined || after
       ? once
       : sql`${once} AND NOT EXISTS (SELECT 1 FROM ${transactions} WHERE reverses_id = ${e.reversesId})`;
-  // Drizzle lists every column of the table, in schema order; the SELECT answers each of them.
+  // Drizzle lists every column of the table, in schema order; the SELECT answers each of them (the
+  // trailing NULLs are guid, local_date, modified_local_date, modified_gmt_date: set only by imports).
   const row = sql`
     SELECT NULL, ${e.userId}, ${e.walletId}, ${e.txnType}, CAST(${e.amountMinor} AS INTEGER), ${e.amountText}, b.minor,
       b.minor + CAST(${signed} AS INTEGER),
       ${e.requestId}, ${requestKey}, ${e.transferId ?? null}, ${e.reversesId ?? null}, ${e.note}, ${e.title}, ${e.slugBase},
       CASE WHEN s.n = 0 THEN ${e.slugBase}
         ELSE rtrim(substr(${e.slugBase}, 1, ${SLUG_MAX - 1} - length(s.n + 1)), '-') || '-' || (s.n + 1) END,
-      ${e.createdAtS}
+      ${e.createdAtS}, NULL, NULL, NULL, NULL
     FROM (SELECT coalesce((SELECT balance_minor FROM ${balances} WHERE user_id = ${e.userId} AND wallet_id = ${e.walletId}), 0) AS minor) b,
       (SELECT count(*) AS n FROM ${transactions} WHERE slug_base = ${e.slugBase}) s
     WHERE ${guard}`;

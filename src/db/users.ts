@@ -1,4 +1,4 @@
-import { inArray, or, sql } from "drizzle-orm";
+import { and, eq, inArray, or, sql } from "drizzle-orm";
 import type { Db } from "./client";
 import { isolateCache } from "./isolate-cache";
 import { users } from "./schema";
@@ -58,4 +58,12 @@ export async function insertUserIfFree(db: Db, u: NewUser) {
     db.select({ username: taken(users.username, u.username).mapWith(Boolean), email: taken(users.email, u.email).mapWith(Boolean) }).from(sql`(SELECT 1)`),
   ]);
   return { id: inserted[0]?.id, taken: flags[0]! };
+}
+
+/** Replaces a user's password hash, unless it changed since it was read (compare and set). */
+export async function replacePasswordHash(db: Db, id: number, previous: string, next: string) {
+  await db
+    .update(users)
+    .set({ passwordHash: next })
+    .where(and(eq(users.id, id), eq(users.passwordHash, previous)));
 }

@@ -63,6 +63,13 @@ export function displayDate(epochS: number, timeZone: string) {
   return `${date}<br>${hour12(p.hour)}:${pad(p.minute)} ${meridiem(p.hour)}`;
 }
 
+/** The same display of a MySQL DATETIME text that is already site-local (an imported post_date). */
+export function displayLocalDate(local: string) {
+  const m = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/.exec(local);
+  const epochS = m ? Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!) / 1000 : NaN;
+  return Number.isFinite(epochS) ? displayDate(epochS, "UTC") : "";
+}
+
 /** PHP `l jS \of F Y @ h:i:s A` in UTC: `Monday 5th of September 2022 @ 02:15:07 PM`. */
 export function titleDate(epochS: number) {
   const p = partsIn(epochS, "UTC");

@@ -1,6 +1,6 @@
 import type { EntryRow } from "../db/ledger";
 import { formatMoney } from "./money";
-import { displayDate, mysqlDate } from "./post-format";
+import { displayDate, displayLocalDate, mysqlDate } from "./post-format";
 
 export type SiteSettings = { siteUrl: string; timeZone: string };
 
@@ -9,7 +9,9 @@ export type SiteSettings = { siteUrl: string; timeZone: string };
  * these keys in this order and these JSON types (contract section 7).
  */
 export function transactionRecord({ entry, ...wallet }: EntryRow, site: SiteSettings) {
-  const local = mysqlDate(entry.createdAtS, site.timeZone);
+  // An entry imported from WordPress keeps the site-local post_date, post_modified and guid the site
+  // stored (its time zone may not be this service's, nor constant over its history).
+  const local = entry.localDate ?? mysqlDate(entry.createdAtS, site.timeZone);
   const gmt = mysqlDate(entry.createdAtS, "UTC");
   return {
     ID: entry.id,
@@ -26,17 +28,17 @@ export function transactionRecord({ entry, ...wallet }: EntryRow, site: SiteSett
     post_name: entry.slug,
     to_ping: "",
     pinged: "",
-    post_modified: local,
-    post_modified_gmt: gmt,
+    post_modified: entry.modifiedLocalDate ?? local,
+    post_modified_gmt: entry.modifiedGmtDate ?? gmt,
     post_content_filtered: "",
     post_parent: 0,
-    guid: `${site.siteUrl.replace(/\/+$/, "")}/wallettransaction/${entry.slug}/`,
+    guid: entry.guid ?? `${site.siteUrl.replace(/\/+$/, "")}/wallettransaction/${entry.slug}/`,
     menu_order: 0,
     post_type: "wallettransaction",
     post_mime_type: "",
     comment_count: "0",
     filter: "raw",
-    date_time: displayDate(entry.createdAtS, site.timeZone),
+    date_time: entry.localDate === null ? displayDate(entry.createdAtS, site.timeZone) : displayLocalDate(entry.localDate),
     wallet_symbol: wallet.symbol,
     wallet_decimal: wallet.decimals,
     amount: entry.amountText,

@@ -1,8 +1,8 @@
 import { Hono } from "hono";
-import { verifyPassword } from "../../auth/password";
+import { checkLoginPassword } from "../../auth/password";
 import { issueToken, PERSISTENT_TOKEN_LIFETIME_S, TOKEN_LIFETIME_S } from "../../auth/tokens";
 import { createDb } from "../../db/client";
-import { findLoginUser } from "../../db/users";
+import { findLoginUser, replacePasswordHash } from "../../db/users";
 import type { AppEnv } from "../../env";
 import { jwtSecret } from "../../http/auth";
 import { ok } from "../../http/envelope";
@@ -18,10 +18,13 @@ export const login = new Hono<AppEnv>().post("/", async (c) => {
   const errors = collectUserErrors(LoginParams, input);
   if (errors.length > 0) throw new ApiError(400, "Validation error", errors);
 
-  const user = await findLoginUser(createDb(c.env.DB), String(input.user_email));
-  // verifyPassword runs the full hash even for an unknown user: no user enumeration by timing.
-  const valid = await verifyPassword(String(input.user_password), user?.passwordHash);
-  if (!user || !valid) throw new ApiError(400, "Validation error", ["Invalid Credential"]);
+  const db = createDb(c.env.DB);
+  const user = await findLoginUser(db, String(input.user_email));
+  // The check runs the full hash even for an unknown user: no user enumeration by timing.
+  const check = await checkLoginPassword(String(input.user_password), user?.passwordHash);
+  if (!user || !check.valid) throw new ApiError(400, "Validation error", ["Invalid Credential"]);
+  // A hash imported from WordPress is replaced by this service's own on its first good sign-in.
+  if (check.upgradedHash) await replacePasswordHash(db, user.id, user.passwordHash, check.upgradedHash);
 
   const nowMs = c.get("nowMs")();
   const lifetime = params.token_expiration === "persistent" ? PERSISTENT_TOKEN_LIFETIME_S : TOKEN_LIFETIME_S;

@@ -1,0 +1,62 @@
+// The CLI's bucket store: transaction posts, their meta and term links appended to one file per
+// range of post ids under a temporary folder, so reading a dump of any size keeps memory bounded.
+// The same interface as MemoryBuckets in wordpress.mjs.
+import { appendFileSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import path from "node:path";
+
+export class SpillBuckets {
+  constructor(dir, { width = 8_192, flushBytes = 256 << 10, maxBuffered = 16 << 20 } = {}) {
+    this.dir = dir;
+    this.width = width;
+    this.flushBytes = flushBytes;
+    this.maxBuffered = maxBuffered;
+    this.buffers = new Map(); // bucket → { lines, bytes }
+    this.buffered = 0;
+    this.written = new Set();
+    this.bytesOnDisk = 0;
+    mkdirSync(dir, { recursive: true });
+  }
+  bucketOf(postId) {
+    return Math.floor(postId / this.width);
+  }
+  file(b) {
+    return path.join(this.dir, `bucket-${String(b).padStart(8, "0")}.jsonl`);
+  }
+  add(postId, record) {
+    const b = this.bucketOf(postId);
+    const line = `${JSON.stringify([postId, ...record])}\n`;
+    let buf = this.buffers.get(b);
+    if (!buf) this.buffers.set(b, (buf = { lines: [], bytes: 0 }));
+    buf.lines.push(line);
+    buf.bytes += line.length;
+    this.buffered += line.length;
+    if (buf.bytes >= this.flushBytes) this.flush(b);
+    if (this.buffered >= this.maxBuffered) this.finish();
+  }
+  flush(b) {
+    const buf = this.buffers.get(b);
+    if (!buf || buf.lines.length === 0) return;
+    const text = buf.lines.join("");
+    appendFileSync(this.file(b), text);
+    this.bytesOnDisk += Buffer.byteLength(text);
+    this.written.add(b);
+    this.buffered -= buf.bytes;
+    this.buffers.delete(b);
+  }
+  finish() {
+    for (const b of [...this.buffers.keys()]) this.flush(b);
+  }
+  indexes() {
+    return [...this.written].sort((a, b) => a - b);
+  }
+  read(b) {
+    if (!this.written.has(b)) return [];
+    const text = readFileSync(this.file(b), "utf8");
+    // One JSON.parse of the whole bucket is several times faster than one per line. A raw newline
+    // never occurs inside a JSON line (JSON.stringify escapes it), so the lines join into an array.
+    return JSON.parse(`[${text.slice(0, -1).replaceAll("\n", ",")}]`);
+  }
+  remove() {
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,132 @@
+// Reads the server's local D1 state straight from its --persist-to folder (wrangler d1 execute works
+// while wrangler dev runs) and checks the ledger's invariants there, not through the API.
+import { spawn } from "node:child_process";
+import { offlineEnv, WRANGLER } from "../lib/wrangler.mjs";
+import { check, figures } from "./harness.mjs";
+
+let config = "wrangler.toml";
+/** The wrangler config the server runs with (the run's snapshot of the worker). */
+export const useWranglerConfig = (path) => {
+  config = path;
+};
+
+const running = new Set();
+let stopped = false;
+/** Stops the queries still running, whole process groups, and refuses new ones (for the signal handler). */
+export function stopQueries() {
+  stopped = true;
+  for (const child of running) {
+    try {
+      process.kill(-child.pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+}
+
+/** `wrangler …` without blocking the event loop (a blocked loop leaves stale keep-alive sockets behind). */
+function wranglerAsync(args) {
+  if (stopped) return Promise.reject(new Error("the run is stopping"));
+  return new Promise((resolve, reject) => {
+    // Its own process group, so stopQueries() can end wrangler and the CLI process it starts.
+    const child = spawn(process.execPath, [WRANGLER, ...args], { env: offlineEnv(), stdio: ["ignore", "pipe", "pipe"], detached: true });
+    running.add(child);
+    child.on("exit", () => running.delete(child));
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (err += d));
+    child.on("error", reject);
+    child.on("close", (code) => (code === 0 ? resolve(out) : reject(new Error(`wrangler ${args.slice(0, 3).join(" ")} failed (${code}):\n${out}\n${err}`))));
+  });
+}
+
+/** Runs one or more `;`-separated statements; returns one array of rows per statement. */
+export async function d1(stateDir, sql) {
+  const out = await wranglerAsync(["d1", "execute", "DB", "--local", "--config", config, "--persist-to", stateDir, "--json", "--command", sql]);
+  const parsed = JSON.parse(out);
+  return parsed.map((r) => {
+    if (r.success === false) throw new Error(`D1 statement failed: ${JSON.stringify(r).slice(0, 500)}`);
+    return r.results;
+  });
+}
+
+const SIGNED = "CASE txn_type WHEN 'CREDIT' THEN amount_minor ELSE -amount_minor END";
+
+const COUNTS_SQL = `SELECT
+  (SELECT count(*) FROM users) AS users,
+  (SELECT count(*) FROM wallets) AS wallets,
+  (SELECT count(*) FROM transactions) AS transactions,
+  (SELECT coalesce(max(id), 0) FROM transactions) AS max_transaction_id,
+  (SELECT count(*) FROM balances) AS balances,
+  (SELECT coalesce(sum(balance_minor), 0) FROM balances) AS balance_total,
+  (SELECT count(*) FROM api_keys) AS api_keys,
+  (SELECT count(*) FROM api_keys WHERE revoked_at_ms IS NOT NULL) AS revoked_keys`;
+
+/** Row counts (and the sums a write would move), to show a batch of refused requests wrote nothing. */
+export async function tableCounts(stateDir) {
+  return (await d1(stateDir, COUNTS_SQL))[0][0];
+}
+
+// One statement of scalar subqueries (wrangler's statement splitter dropped one of several statements
+// holding a window function): balances vs entries, the chain, request ids, reversals and transfers.
+const SUMS = `(SELECT user_id, wallet_id, sum(${SIGNED}) AS total, count(*) AS n, max(id) AS last_id
+               FROM transactions GROUP BY user_id, wallet_id)`;
+const INVARIANTS_SQL = `SELECT
+  (SELECT count(*) FROM balances) AS balance_rows,
+  (SELECT count(*) FROM ${SUMS}) AS entry_pairs,
+  (SELECT count(*) FROM balances b
+     LEFT JOIN ${SUMS} s ON s.user_id = b.user_id AND s.wallet_id = b.wallet_id
+     LEFT JOIN transactions l ON l.id = s.last_id
+   WHERE s.user_id IS NULL OR b.balance_minor != s.total OR b.entry_count != s.n
+      OR b.balance_minor != l.balance_after_minor) AS bad_balances,
+  (SELECT count(*) FROM ${SUMS} s LEFT JOIN balances b ON b.user_id = s.user_id AND b.wallet_id = s.wallet_id
+   WHERE b.user_id IS NULL) AS pairs_without_balance,
+  (SELECT count(*) FROM transactions) AS entries,
+  (SELECT count(*) FROM (SELECT balance_before_minor, LAG(balance_after_minor, 1, 0) OVER (PARTITION BY user_id, wallet_id ORDER BY id) AS prev_after
+                         FROM transactions) WHERE balance_before_minor != prev_after) AS broken_links,
+  (SELECT count(*) FROM transactions WHERE balance_after_minor != balance_before_minor + ${SIGNED}) AS bad_arithmetic,
+  (SELECT count(*) FROM transactions WHERE balance_after_minor < 0) AS negative,
+  (SELECT count(*) FROM transactions WHERE amount_minor <= 0) AS non_positive_amounts,
+  (SELECT count(*) FROM (SELECT 1 FROM transactions WHERE request_key IS NOT NULL
+                         GROUP BY user_id, request_key HAVING count(*) > 1)) AS duplicate_requests,
+  (SELECT count(*) FROM transactions WHERE request_key IS NOT NULL AND request_id NOT GLOB '*[^ -~]*'
+     AND request_key != lower(request_id)) AS bad_request_keys,
+  (SELECT count(*) FROM (SELECT 1 FROM transactions WHERE reverses_id IS NOT NULL
+                         GROUP BY reverses_id HAVING count(*) > 1)) AS double_reversals,
+  (SELECT count(*) FROM transactions r JOIN transactions o ON o.id = r.reverses_id
+   WHERE r.amount_minor != o.amount_minor OR r.txn_type = o.txn_type OR r.wallet_id != o.wallet_id
+      OR r.user_id != o.user_id) AS bad_reversals,
+  (SELECT count(*) FROM (SELECT transfer_id FROM transactions WHERE transfer_id IS NOT NULL GROUP BY transfer_id
+                         HAVING count(*) != 2 OR sum(${SIGNED}) != 0 OR count(DISTINCT wallet_id) != 1
+                             OR count(DISTINCT user_id) != 2)) AS broken_transfers,
+  (SELECT count(DISTINCT transfer_id) FROM transactions WHERE transfer_id IS NOT NULL) AS transfers`;
+
+/** Checks every ledger invariant on the stored state; `label` says when (after which phase). */
+export async function checkLedgerInvariants(stateDir, label) {
+  const [[row]] = await d1(stateDir, INVARIANTS_SQL);
+  const pick = (...keys) => Object.fromEntries(keys.map((k) => [k, row[k]]));
+  const balances = pick("balance_rows", "entry_pairs", "bad_balances", "pairs_without_balance");
+  const chain = pick("entries", "broken_links", "bad_arithmetic", "negative", "non_positive_amounts");
+  const links = pick("duplicate_requests", "bad_request_keys", "double_reversals", "bad_reversals", "broken_transfers", "transfers");
+  figures.invariantRuns = (figures.invariantRuns ?? 0) + 1;
+  figures.pairsChecked = Math.max(figures.pairsChecked ?? 0, balances.balance_rows);
+  figures.entriesChecked = Math.max(figures.entriesChecked ?? 0, chain.entries);
+  check(
+    `${label}: every balance equals the sum of its entries (${balances.balance_rows} (user, wallet) balances)`,
+    balances.bad_balances === 0 && balances.pairs_without_balance === 0 && balances.balance_rows === balances.entry_pairs,
+    JSON.stringify(balances),
+  );
+  check(
+    `${label}: each entry's balance_before is the previous entry's balance_after (${chain.entries} entries)`,
+    chain.broken_links === 0 && chain.bad_arithmetic === 0,
+    JSON.stringify(chain),
+  );
+  check(`${label}: no balance below zero, no non-positive amount`, chain.negative === 0 && chain.non_positive_amounts === 0, JSON.stringify(chain));
+  check(
+    `${label}: one entry per (user, request_id), one reversal per entry, every transfer both halves (${links.transfers} transfers)`,
+    links.duplicate_requests === 0 && links.bad_request_keys === 0 && links.double_reversals === 0 && links.bad_reversals === 0 && links.broken_transfers === 0,
+    JSON.stringify(links),
+  );
+  return { balances, chain, links };
+}

@@ -1,0 +1,99 @@
+// Password hashes carried over from a WordPress site (scripts/import-wordpress.mjs copies user_pass
+// as it is), checked the way WordPress 6.8's wp_check_password does, so imported users keep their
+// passwords. After one successful sign-in the hash is replaced by this service's own (password.ts).
+//
+// WebCrypto has no MD5 and no bcrypt: MD5 comes from node:crypto (the Worker runs with
+// nodejs_compat), bcrypt from bcryptjs (plain JavaScript); HMAC-SHA384 is WebCrypto's.
+import { createHash } from "node:crypto";
+import bcrypt from "bcryptjs";
+
+export type WordPressHashKind = "phpass" | "wp-bcrypt" | "bcrypt" | "md5";
+
+// wp_check_password refuses passwords longer than this many bytes (phpass and bcrypt paths).
+const MAX_PASSWORD_BYTES = 4096;
+const utf8 = new TextEncoder();
+const tooLong = (password: string) => utf8.encode(password).length > MAX_PASSWORD_BYTES;
+const ITOA64 = "./0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+/** Which WordPress hash this is, or null for anything else (including this service's own hashes). */
+export function wordPressHashKind(hash: string): WordPressHashKind | null {
+  if (/^[0-9a-f]{32}$/i.test(hash)) return "md5";
+  if (/^\$wp\$2[aby]\$\d\d\$[./A-Za-z0-9]{53}$/.test(hash)) return "wp-bcrypt";
+  if (/^\$P\$[./A-Za-z0-9]{31}$/.test(hash)) return "phpass";
+  if (/^\$2[aby]\$\d\d\$[./A-Za-z0-9]{53}$/.test(hash)) return "bcrypt";
+  return null;
+}
+
+/** phpass's own base64 of the MD5 digest (encode64 in class-phpass.php). */
+function encode64(input: Uint8Array, count: number) {
+  let output = "";
+  let i = 0;
+  do {
+    let value = input[i++]!;
+    output += ITOA64[value & 0x3f];
+    if (i < count) value |= input[i]! << 8;
+    output += ITOA64[(value >> 6) & 0x3f];
+    if (i++ >= count) break;
+    if (i < count) value |= input[i]! << 16;
+    output += ITOA64[(value >> 12) & 0x3f];
+    if (i++ >= count) break;
+    output += ITOA64[(value >> 18) & 0x3f];
+  } while (i < count);
+  return output;
+}
+
+/**
+ * phpass "portable" hashing (PasswordHash::crypt_private): 2^n rounds of MD5 over the previous digest
+ * and the password, n from the fourth character (WordPress writes `$P$B`: 2^13 = 8192 rounds).
+ * Returns null for a malformed setting.
+ */
+export function phpassCrypt(password: string, setting: string): string | null {
+  if (setting.slice(0, 3) !== "$P$") return null;
+  const countLog2 = ITOA64.indexOf(setting[3] ?? "");
+  if (countLog2 < 7 || countLog2 > 30) return null;
+  const salt = setting.slice(4, 12);
+  if (salt.length !== 8) return null;
+  const secret = utf8.encode(password);
+  let digest = createHash("md5").update(salt, "latin1").update(secret).digest();
+  for (let count = 1 << countLog2; count > 0; count--) digest = createHash("md5").update(digest).update(secret).digest();
+  return setting.slice(0, 12) + encode64(digest, 16);
+}
+
+const sameText = (a: string, b: string) => {
+  const [x, y] = [utf8.encode(a), utf8.encode(b)];
+  return x.length === y.length && crypto.subtle.timingSafeEqual(x, y);
+};
+
+/** base64(HMAC-SHA384(password, key "wp-sha384")): WordPress 6.8's bcrypt pre-hash. */
+async function wpPrehash(password: string) {
+  const key = await crypto.subtle.importKey("raw", utf8.encode("wp-sha384"), { name: "HMAC", hash: "SHA-384" }, false, ["sign"]);
+  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, utf8.encode(password)));
+  return btoa(String.fromCharCode(...mac));
+}
+
+// bcryptjs knows $2y$ as well, but $2b$ is the same algorithm and its canonical name.
+const bcryptCompare = (password: string, hash: string) => bcrypt.compare(password, hash.replace(/^\$2y\$/, "$2b$"));
+
+/** wp_check_password for the hash kinds WordPress sites hold; false for a wrong password. */
+export async function verifyWordPressHash(password: string, hash: string): Promise<boolean> {
+  switch (wordPressHashKind(hash)) {
+    case "md5":
+      // WordPress compares any hash of 32 characters or fewer with a plain MD5 of the password.
+      return sameText(hash.toLowerCase(), createHash("md5").update(password, "utf8").digest("hex"));
+    case "wp-bcrypt": {
+      if (tooLong(password)) return false;
+      // WordPress 6.8+: bcrypt over base64(HMAC-SHA384(password, key "wp-sha384")), stored with "$wp".
+      return bcryptCompare(await wpPrehash(password), hash.slice(3));
+    }
+    case "phpass": {
+      if (tooLong(password)) return false;
+      const computed = phpassCrypt(password, hash);
+      return computed !== null && sameText(computed, hash);
+    }
+    case "bcrypt":
+      if (tooLong(password)) return false;
+      return bcryptCompare(password, hash);
+    default:
+      return false;
+  }
+}

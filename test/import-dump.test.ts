@@ -1,0 +1,272 @@
+// The WordPress importer's pure parts: the streaming mysqldump reader, the mapping helpers, and the
+// planner's decisions on dumps made to break its rules. (The end-to-end import is in
+// import-wordpress.test.ts.)
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { formatMoney as srcFormatMoney } from "../src/ledger/money";
+import { postTitle as srcPostTitle, slugify as srcSlugify, titleDate as srcTitleDate } from "../src/ledger/post-format";
+import { decimalToMinor, formatMoney, postTitle, slugify, titleDate } from "../scripts/import/ledger-format.mjs";
+import { createTableColumns, DumpParser, DumpSyntaxError, parseDumpText } from "../scripts/import/sql-dump.mjs";
+import { decodeEntities, importFromChunks, importFromText, parseRoles, passwordHashKind, sqlLiteral, utcSeconds } from "../scripts/import/wordpress.mjs";
+import { dump } from "./import-helpers";
+
+const SMALL = `-- MySQL dump 10.13
+/*!40101 SET NAMES utf8mb4 */;
+DROP TABLE IF EXISTS \`t\`;
+CREATE TABLE \`t\` (
+  \`id\` bigint(20) unsigned NOT NULL AUTO_INCREMENT,
+  \`txt\` longtext,
+  \`num\` decimal(10,2) DEFAULT NULL,
+  PRIMARY KEY (\`id\`),
+  KEY \`txt\` (\`txt\`(10))
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
+LOCK TABLES \`t\` WRITE;
+INSERT INTO \`t\` VALUES (1,'it\\'s \\"quoted\\"\\nnew line\\r\\n\\\\ back\\0nul\\Zsub\\ttab\\bbs \\%\\_','-12.50'),(2,'a''b ;),( -- not a comment',NULL);
+INSERT INTO \`t\` VALUES
+(3,'₦ Ọkọnkwọ 🙏',1e3),
+(4,_utf8mb4'introduced',X'4142'),
+(5,'',0);
+# a hash comment
+UNLOCK TABLES;
+INSERT INTO \`other\` (\`b\`, \`a\`) VALUES ('x',1);
+`;
+
+const EXPECTED_ROWS = [
+  ["1", "it's \"quoted\"\nnew line\r\n\\ back\0nul\x1asub\ttab\bbs \\%\\_", "-12.50"],
+  ["2", "a'b ;),( -- not a comment", null],
+  ["3", "₦ Ọkọnkwọ 🙏", "1e3"],
+  ["4", "introduced", "4142"],
+  ["5", "", "0"],
+];
+
+describe("the streaming mysqldump reader", () => {
+  it("reads extended INSERTs with MySQL's escapes, NULL, numbers, introducers and hex", () => {
+    const tables = parseDumpText(SMALL);
+    expect(tables.t).toEqual({ columns: ["id", "txt", "num"], rows: EXPECTED_ROWS });
+    expect(tables.other).toEqual({ columns: ["b", "a"], rows: [["x", "1"]] });
+  });
+
+  it("gives the same rows whatever the chunks it is fed, split anywhere (inside strings and escapes too)", () => {
+    const whole = parseDumpText(SMALL);
+    for (let size = 1; size <= 17; size++) expect(parseDumpText(SMALL, size), `chunks of ${size}`).toEqual(whole);
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: SMALL.length }), { maxLength: 12 }), (cuts) => {
+        const points = [...new Set([0, ...cuts, SMALL.length])].sort((a, b) => a - b);
+        const tables: Record<string, unknown[]> = {};
+        const parser = new DumpParser({ onRow: (table, values) => void (tables[table] ??= []).push(values) });
+        for (let i = 1; i < points.length; i++) parser.push(SMALL.slice(points[i - 1], points[i]));
+        parser.end();
+        expect(tables).toEqual({ t: whole.t!.rows, other: whole.other!.rows });
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it("reads the whole fixture dump the same in chunks of 1, 7 and 4096 characters", () => {
+    const whole = parseDumpText(dump);
+    expect(Object.keys(whole).sort()).toEqual(["wp_postmeta", "wp_posts", "wp_term_relationships", "wp_term_taxonomy", "wp_terms", "wp_usermeta", "wp_users"]);
+    expect(whole.wp_terms!.columns).toEqual(["term_id", "name", "slug", "term_group"]);
+    for (const size of [1, 7, 4096]) expect(parseDumpText(dump, size)).toEqual(whole);
+  });
+
+  it("hands only the wanted tables' rows over and counts them all", () => {
+    const seen: string[] = [];
+    const parser = new DumpParser({ onRow: (table) => seen.push(table), wantTable: (table) => table === "other" });
+    parser.push(SMALL);
+    parser.end();
+    expect(seen).toEqual(["other"]);
+    expect(parser.rows).toBe(6);
+  });
+
+  it("refuses a dump that stops inside a statement or holds something that is not SQL", () => {
+    expect(() => parseDumpText("INSERT INTO `t` VALUES (1,'abc")).toThrow(DumpSyntaxError);
+    expect(() => parseDumpText("INSERT INTO `t` VALUES (1,2),")).toThrow(DumpSyntaxError);
+    expect(() => parseDumpText("INSERT INTO `t` VALUES oops;")).toThrow(/expected '\('/);
+  });
+
+  it("reads column names from CREATE TABLE, skipping keys and constraints", () => {
+    expect(createTableColumns("CREATE TABLE `x` (\n  `a` int,\n  `b c` text,\n  PRIMARY KEY (`a`),\n  UNIQUE KEY `u` (`b c`),\n  CONSTRAINT `f` FOREIGN KEY (`a`) REFERENCES `y` (`id`)\n)")).toEqual([
+      "a",
+      "b c",
+    ]);
+  });
+});
+
+describe("mapping helpers", () => {
+  it("decodes HTML-entity symbols", () => {
+    expect(decodeEntities("&#8358;")).toBe("₦");
+    expect(decodeEntities("&#x20BF;")).toBe("₿");
+    expect(decodeEntities("&euro;&pound;&yen;&amp;")).toBe("€£¥&");
+    expect(decodeEntities("RMPNCOIN")).toBe("RMPNCOIN");
+    expect(decodeEntities("&nosuch; &#0; &#xD800;")).toBe("&nosuch; &#0; &#xD800;");
+  });
+
+  it("reads the roles of a PHP-serialized capabilities array", () => {
+    expect(parseRoles('a:1:{s:13:"administrator";b:1;}')).toEqual(["administrator"]);
+    expect(parseRoles('a:2:{s:6:"editor";b:1;s:12:"shop_manager";b:0;}')).toEqual(["editor"]);
+    expect(parseRoles("a:0:{}")).toEqual([]);
+    expect(parseRoles(null)).toEqual([]);
+  });
+
+  it("tells the password hash kinds apart", () => {
+    expect(passwordHashKind("$P$B1.iUL7/R9IdqMK9rnDKgJgOrzj8S00")).toBe("phpass");
+    expect(passwordHashKind("$wp$2y$10$CW8LDA9.TG5ley7NGKUjhehVHoyv/Gfx7vBAZ/Oj0okvKlOwjrUk2")).toBe("wp-bcrypt");
+    expect(passwordHashKind("$2y$10$p5z68FdLSnapsNnz5Ik2zuMUjFwcV4ndoqoJDYD6NMKhKk/cDLBy.")).toBe("bcrypt");
+    expect(passwordHashKind("c4052b5b13fea2645f6e33a22563e51e")).toBe("md5");
+    expect(passwordHashKind("pbkdf2_sha256$100000$a$b")).toBe("pbkdf2");
+    expect(passwordHashKind("$argon2id$v=19$m=65536")).toBe("unknown");
+  });
+
+  it("reads MySQL dates as UTC and refuses the zero date", () => {
+    expect(utcSeconds("2022-09-05 14:15:07")).toBe(Date.UTC(2022, 8, 5, 14, 15, 7) / 1000);
+    expect(utcSeconds("0000-00-00 00:00:00")).toBeNull();
+    expect(utcSeconds("")).toBeNull();
+  });
+
+  it("writes SQL literals that keep every character", () => {
+    expect(sqlLiteral("it's")).toBe("'it''s'");
+    expect(sqlLiteral("a\nb")).toBe("'a\nb'");
+    expect(sqlLiteral("a\0b")).toBe("CAST(X'610062' AS TEXT)");
+    expect(sqlLiteral(42)).toBe("42");
+    expect(sqlLiteral(null)).toBe("NULL");
+    expect(() => sqlLiteral(1.5)).toThrow();
+  });
+
+  it("converts amounts to minor units exactly, refusing or rounding extra digits", () => {
+    expect(decimalToMinor("1500", 2)).toEqual({ minor: 150000 });
+    expect(decimalToMinor("0.00012345", 8)).toEqual({ minor: 12345 });
+    expect(decimalToMinor("1.005", 2)).toEqual({ issue: "too-many-decimals" });
+    expect(decimalToMinor("1.500", 2)).toEqual({ minor: 150 });
+    expect(decimalToMinor("10.000000000000002", 2, { round: true })).toEqual({ minor: 1000 });
+    expect(decimalToMinor("0.30000000000000004", 2, { round: true })).toEqual({ minor: 30 });
+    expect(decimalToMinor("1.5E-5", 8)).toEqual({ minor: 1500 });
+    expect(decimalToMinor("-3", 0)).toEqual({ issue: "negative" });
+    expect(decimalToMinor("-3", 0, { allowNegative: true })).toEqual({ minor: -3 });
+    expect(decimalToMinor("", 2)).toEqual({ minor: 0 });
+    expect(decimalToMinor("12abc", 2)).toEqual({ issue: "not-numeric" });
+    expect(decimalToMinor("90071992547409920", 0)).toEqual({ issue: "too-large" });
+  });
+
+  it("formats titles, slugs and amounts exactly as the service does", () => {
+    const wallet = fc.record({
+      symbol: fc.constantFrom("₦", "$", "RMPNCOIN", "₿", "&#8358;"),
+      symbolPosition: fc.constantFrom("left" as const, "right" as const),
+      decimals: fc.integer({ min: 0, max: 8 }),
+      name: fc.string({ maxLength: 30 }),
+    });
+    fc.assert(
+      fc.property(
+        wallet,
+        fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }),
+        fc.integer({ min: 0, max: 4_000_000_000 }),
+        fc.string({ maxLength: 20 }),
+        fc.constantFrom("CREDIT" as const, "DEBIT" as const),
+        (w, minor, epochS, username, txnType) => {
+          expect(formatMoney(minor, w)).toBe(srcFormatMoney(minor, w));
+          expect(titleDate(epochS)).toBe(srcTitleDate(epochS));
+          const t = { username, txnType, amountMinor: minor, wallet: w, createdAtS: epochS };
+          expect(postTitle(t)).toBe(srcPostTitle(t));
+          expect(slugify(postTitle(t))).toBe(srcSlugify(postTitle(t)));
+        },
+      ),
+      { numRuns: 300 },
+    );
+    fc.assert(
+      fc.property(fc.string({ maxLength: 250 }), (title) => {
+        expect(slugify(title)).toBe(srcSlugify(title));
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+/** The fixture with extra transaction posts (and their meta and term rows) appended. */
+function withExtraTransactions(rows: { id: number; author: number; currency: string; amount: string; type?: string }[]) {
+  const posts = rows
+    .map(
+      (r) =>
+        `(${r.id},${r.author},'2024-01-01 11:00:00','2024-01-01 10:00:00','Amount:${r.amount}','TRANSACTION extra ${r.id}','','publish','open','closed','','extra-${r.id}','','','2024-01-01 11:00:00','2024-01-01 10:00:00','',0,'https://oldsite.example/?p=${r.id}',0,'wallettransaction','',0)`,
+    )
+    .join(",");
+  const meta = rows.map((r, i) => `(${9000 + i * 3},${r.id},'amount','${r.amount}'),(${9001 + i * 3},${r.id},'currency','${r.currency}'),(${9002 + i * 3},${r.id},'request_id','x-${r.id}')`).join(",");
+  const rels = rows.map((r) => `(${r.id},${r.type === "DEBIT" ? 2 : 1},0)`).join(",");
+  return `${dump}\nINSERT INTO \`wp_posts\` VALUES ${posts};\nINSERT INTO \`wp_postmeta\` VALUES ${meta};\nINSERT INTO \`wp_term_relationships\` VALUES ${rels};\n`;
+}
+
+describe("planning the import", () => {
+  it("plans the same statements whatever the chunking of the dump and the size of the spill buckets", () => {
+    const base = importFromText(dump, { nowMs: 0 }).statements;
+    expect(base).toHaveLength(23);
+    for (const [chunkSize, bucketWidth] of [[1, 1], [13, 7], [4096, 16], [Infinity, 1_000_000]] as const) {
+      expect(importFromChunks([dump], { nowMs: 0, chunkSize, bucketWidth }).statements).toEqual(base);
+    }
+  });
+
+  it("refuses, naming each, transactions it cannot carry over; --force leaves them out", () => {
+    const text = withExtraTransactions([
+      { id: 900, author: 99, currency: "ngn", amount: "5" },
+      { id: 901, author: 2, currency: "eur", amount: "5" },
+      { id: 902, author: 2, currency: "ngn", amount: "1.005" },
+      { id: 903, author: 2, currency: "ngn", amount: "0" },
+      { id: 904, author: 2, currency: "ngn", amount: "abc" },
+      { id: 905, author: 2, currency: "ngn", amount: "7" },
+    ]);
+    const refused = importFromText(text).report;
+    expect(refused.refused).toBe(true);
+    expect(refused.refusalReasons).toEqual(["5 transactions cannot be carried over"]);
+    expect(refused.transactions.skipped.examples).toEqual([
+      { reason: "its user 99 is not in the dump", id: 900 },
+      { reason: "wallet eur is not defined on the site", id: 901 },
+      { reason: "amount 1.005 has more decimal places than wallet ngn allows (2)", id: 902 },
+      { reason: "amount is zero", id: 903 },
+      { reason: 'amount "abc" is not a valid amount (not-numeric)', id: 904 },
+    ]);
+    expect(refused.transactions.imported).toBe(14);
+    const forced = importFromText(text, { options: { force: true } });
+    expect(forced.statements.some((sql) => /SELECT 90[0-4],/.test(sql))).toBe(false);
+    expect(forced.statements.some((sql) => /SELECT 905,/.test(sql))).toBe(true);
+  });
+
+  it("reads another table prefix and plugin namespace", () => {
+    const renamed = dump
+      .replaceAll("`wp_", "`site7_")
+      .replaceAll("'wp_capabilities'", "'site7_capabilities'")
+      .replaceAll("wallettransaction", "coinstransaction")
+      .replaceAll("'wallet_wallet_", "'coins_wallet_")
+      .replaceAll("'WALLET WALLETS'", "'COINS WALLETS'");
+    const { report, statements } = importFromText(renamed, { options: { prefix: "site7_", namespace: "coins" } });
+    const base = importFromText(dump);
+    expect(statements.length).toBe(base.statements.length);
+    expect(report.users.roles).toEqual(base.report.users.roles);
+    expect(report.transactions).toMatchObject({ live: 13, imported: 13 });
+    expect(report.transactions.fieldsReadingDifferently).toEqual({ post_type: 13 });
+    expect(importFromText(renamed).report.transactions.live).toBe(0);
+  });
+
+  it("refuses a history below zero when no free id precedes it for the opening adjustment", () => {
+    // A credit of 1 (post 1), then a debit of 5 (post `debitId`): the opening credit needs a free id
+    // below the debit's.
+    const post = (id: number, title: string) =>
+      `(${id},1,'2024-01-01 10:00:00','2024-01-01 10:00:00','','${title}','','publish','open','closed','','p${id}','','','2024-01-01 10:00:00','2024-01-01 10:00:00','',0,'g${id}',0,'wallettransaction','',0)`;
+    const site = (debitId: number) =>
+      [
+        "INSERT INTO `wp_users` VALUES (1,'solo','c4052b5b13fea2645f6e33a22563e51e','solo','solo@example.com','','2020-01-01 00:00:00','',0,'Solo');",
+        `INSERT INTO \`wp_posts\` VALUES ${post(1, "in")},${post(debitId, "out")},${post(50, "Naira")};`,
+        `INSERT INTO \`wp_postmeta\` VALUES (1,50,'wallet_wallet_id','ngn'),(2,1,'amount','1'),(3,1,'currency','ngn'),(4,${debitId},'amount','5'),(5,${debitId},'currency','ngn');`,
+        `INSERT INTO \`wp_term_relationships\` VALUES (1,1,0),(${debitId},2,0),(50,4,0);`,
+        "INSERT INTO `wp_term_taxonomy` VALUES (1,1,'wallettransaction_type','',0,0),(2,2,'wallettransaction_type','',0,0),(4,4,'wallettransaction_type','',0,0);",
+        "INSERT INTO `wp_terms` VALUES (1,'CREDIT','credit',0),(2,'DEBIT','debit',0),(4,'WALLETS','wallets',0);",
+      ].join("\n");
+    const { report } = importFromText(site(2));
+    expect(report.refused).toBe(true);
+    expect(report.negativeHistories).toEqual([expect.objectContaining({ userId: 1, walletId: "ngn", lowest: "-4.00", adjustmentId: null })]);
+    expect(report.transactions.skipped.byReason).toEqual({
+      "its history goes below zero and no free id precedes its first entry below zero for the opening adjustment": 2,
+    });
+    // With a free id below the debit, the same history gets its opening credit there.
+    const spaced = importFromText(site(3));
+    expect(spaced.report.refused).toBe(false);
+    expect(spaced.report.negativeHistories).toEqual([expect.objectContaining({ adjustmentId: 2, adjustment: "4.00" })]);
+    expect(spaced.statements.filter((sql) => sql.startsWith("INSERT INTO transactions")).map((sql) => /SELECT (\d+),/.exec(sql)![1])).toEqual(["1", "2", "3"]);
+  });
+});

@@ -1,0 +1,60 @@
+// --balances site: the plugin's stored balances win, through one marked adjustment entry per wallet.
+import { env } from "cloudflare:workers";
+import { beforeAll, describe, expect, it } from "vitest";
+import { issueToken } from "../src/auth/tokens";
+import { call, ledgerViolations, tableCounts, type Json } from "./helpers";
+import { IMPORT_AT, runImport } from "./import-helpers";
+
+let admin: string;
+beforeAll(async () => {
+  admin = `Bearer ${await issueToken({ userId: 1, username: "admin", role: "administrator" }, env.JWT_SECRET!, env.JWT_ISSUER, 3600, Date.now())}`;
+});
+
+const balances = async (userId: number, wallets: string) =>
+  (await call("GET", "/user-wallet-balance", { auth: admin, query: { user_id: userId, wallet_id: wallets } })).body.data as Json;
+
+describe("--balances site", () => {
+  it("after a ledger import, adds one adjustment per differing wallet so balances equal the site's", async () => {
+    const ledger = await runImport();
+    expect(ledger.report.adjustments).toEqual({ opening: 1, balance: 0, alreadyPresent: 0 });
+    expect(await balances(2, "rmpn")).toEqual({ rmpn: 12000 });
+    expect(await balances(4, "ngn")).toEqual({ ngn: 100 });
+
+    const site = await runImport({ balances: "site" });
+    expect(site.report.refused).toBe(false);
+    expect(site.report.adjustments).toEqual({ opening: 0, balance: 2, alreadyPresent: 1 });
+    expect(site.report.transactions).toMatchObject({ imported: 0, alreadyPresent: 13 });
+    expect(site.report.balanceDifferences.list.map((d: Json) => [d.userId, d.walletId, d.action])).toEqual([
+      [2, "rmpn", "debit of 500 added (balance adjustment)"],
+      [4, "ngn", "credit of 50.00 added (balance adjustment)"],
+    ]);
+    expect(site.statements).toHaveLength(2);
+
+    // The site's figures: 11000 + 500 and 150 + 0; the others agreed already.
+    expect(await balances(2, "ngn,rmpn")).toEqual({ ngn: 1269.5, rmpn: 11500 });
+    expect(await balances(3, "ngn,btc")).toEqual({ ngn: 50, btc: 0.00012345 });
+    expect(await balances(4, "ngn,usd")).toEqual({ ngn: 150, usd: 10 });
+    expect(await ledgerViolations()).toEqual({ broken: [], chain: [], orphans: 0 });
+
+    const adjustments = await env.DB.prepare(
+      "SELECT id, user_id, wallet_id, txn_type, amount_text, request_id, created_at_s, note FROM transactions WHERE request_id LIKE 'wp-import:balance%' ORDER BY id",
+    ).all<Json>();
+    expect(adjustments.results.map((r) => [r.id, r.user_id, r.wallet_id, r.txn_type, r.amount_text, r.request_id, r.created_at_s])).toEqual([
+      [37, 2, "rmpn", "DEBIT", "500", "wp-import:balance-adjustment:rmpn", IMPORT_AT / 1000],
+      [38, 4, "ngn", "CREDIT", "50.00", "wp-import:balance-adjustment:ngn", IMPORT_AT / 1000],
+    ]);
+    expect(adjustments.results[0]!.note).toBe(
+      "Balance adjustment added by the WordPress import (--balances site): the site's stored balance was 11500, its transactions add up to 12000.",
+    );
+    const listed = await call("GET", "/transactions", { auth: admin, query: { user_id: 2, security_code: 0, wallet_id: "rmpn" } });
+    expect(listed.body.data[0]).toMatchObject({ ID: 37, txn_type: "DEBIT", amount: "500", amount_formatted_disp: "500 RMPNCOIN" });
+  });
+
+  it("then runs again without writing anything", async () => {
+    const before = await tableCounts();
+    const again = await runImport({ balances: "site" });
+    expect(again.statements).toEqual([]);
+    expect(again.report.conflicts).toEqual([]);
+    expect(await tableCounts()).toEqual(before);
+  });
+});

@@ -1,0 +1,120 @@
+import { env } from "cloudflare:workers";
+import bcrypt from "bcryptjs";
+import { describe, expect, it } from "vitest";
+import { checkLoginPassword, hashPassword } from "../src/auth/password";
+import { phpassCrypt, verifyWordPressHash, wordPressHashKind } from "../src/auth/wordpress-hashes";
+import { createDb } from "../src/db/client";
+import { users } from "../src/db/schema";
+import { call, unique } from "./helpers";
+
+// The test vector of phpass itself (test.php of the phpass distribution): "test12345" with 2^11 rounds.
+const PHPASS_VECTOR = "$P$9IQRaTwmfeRo7ud9Fh4E2PdI0S3r.L0";
+
+async function md5Hex(text: string) {
+  const { createHash } = await import("node:crypto");
+  return createHash("md5").update(text, "utf8").digest("hex");
+}
+
+async function wpPrehash(password: string) {
+  const key = await crypto.subtle.importKey("raw", new TextEncoder().encode("wp-sha384"), { name: "HMAC", hash: "SHA-384" }, false, ["sign"]);
+  return btoa(String.fromCharCode(...new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(password)))));
+}
+
+/** Hashes of `password` in each format WordPress sites hold (bcrypt at cost 4 to keep the suite fast). */
+async function wordPressHashes(password: string) {
+  const to2y = (hash: string) => hash.replace(/^\$2[ab]\$/, "$2y$");
+  return {
+    phpass: phpassCrypt(password, "$P$BabcdefgH")!,
+    "wp-bcrypt": `$wp${to2y(bcrypt.hashSync(await wpPrehash(password.trim()), 4))}`,
+    bcrypt: to2y(bcrypt.hashSync(password, 4)),
+    md5: await md5Hex(password),
+  };
+}
+
+describe("WordPress password hashes", () => {
+  it("recognises each kind and nothing else", async () => {
+    const hashes = await wordPressHashes("pw");
+    for (const [kind, hash] of Object.entries(hashes)) expect(wordPressHashKind(hash)).toBe(kind);
+    expect(wordPressHashKind(PHPASS_VECTOR)).toBe("phpass");
+    expect(wordPressHashKind(await hashPassword("pw"))).toBeNull();
+    for (const other of ["", "*", "$H$9IQRaTwmfeRo7ud9Fh4E2PdI0S3r.L0", "$argon2id$v=19$m=65536,t=4,p=1$abc$def", "0123456789abcdef0123456789abcde"]) {
+      expect(wordPressHashKind(other)).toBeNull();
+    }
+  });
+
+  it("reproduces phpass's own test vector", async () => {
+    expect(phpassCrypt("test12345", PHPASS_VECTOR)).toBe(PHPASS_VECTOR);
+    expect(await verifyWordPressHash("test12345", PHPASS_VECTOR)).toBe(true);
+    expect(await verifyWordPressHash("test12346", PHPASS_VECTOR)).toBe(false);
+    expect(phpassCrypt("x", "$P$4abcdefgh")).toBeNull(); // fewer than 2^7 rounds: refused, as phpass does
+  });
+
+  it("verifies every kind for the right password only, including non-ASCII and quotes", async () => {
+    for (const password of ["correct horse", "pässwörd ₦ \"q\" it's", "x".repeat(100)]) {
+      for (const [kind, hash] of Object.entries(await wordPressHashes(password))) {
+        expect(await verifyWordPressHash(password, hash), `${kind} accepts its password`).toBe(true);
+        // (changed at the start: plain bcrypt, like PHP's, reads only the first 72 bytes)
+        expect(await verifyWordPressHash(`!${password}`, hash), `${kind} refuses another`).toBe(false);
+      }
+    }
+  });
+
+  it("pre-hashes WordPress 6.8 bcrypt: passwords past bcrypt's 72 bytes still count in full", async () => {
+    const long = "a".repeat(80);
+    const hash = (await wordPressHashes(long))["wp-bcrypt"];
+    expect(await verifyWordPressHash(long, hash)).toBe(true);
+    expect(await verifyWordPressHash(`${"a".repeat(79)}b`, hash)).toBe(false);
+  });
+
+  it("accepts upper-case hex for MD5 and refuses passwords over 4096 bytes for the slow kinds", async () => {
+    expect(await verifyWordPressHash("legacy", (await md5Hex("legacy")).toUpperCase())).toBe(true);
+    const huge = "p".repeat(4097);
+    const hashes = await wordPressHashes(huge);
+    for (const kind of ["phpass", "wp-bcrypt", "bcrypt"] as const) expect(await verifyWordPressHash(huge, hashes[kind])).toBe(false);
+  });
+
+  it("checkLoginPassword upgrades a good WordPress hash and leaves a wrong one alone", async () => {
+    const hashes = await wordPressHashes("sesame");
+    for (const hash of Object.values(hashes)) {
+      const good = await checkLoginPassword("sesame", hash);
+      expect(good.valid).toBe(true);
+      expect(good.upgradedHash).toMatch(/^pbkdf2_sha256\$100000\$/);
+      expect(await checkLoginPassword("sesame", good.upgradedHash)).toEqual({ valid: true });
+      expect(await checkLoginPassword("wrong", hash)).toEqual({ valid: false });
+    }
+    expect(await checkLoginPassword("sesame", undefined)).toEqual({ valid: false });
+  });
+});
+
+describe("POST /users/login with a hash imported from WordPress", () => {
+  async function wordPressUser(passwordHash: string) {
+    const name = unique("wpuser");
+    const [row] = await createDb(env.DB)
+      .insert(users)
+      .values({ username: name, email: `${name}@example.test`, passwordHash, role: "subscriber", registeredAtMs: Date.now() })
+      .returning();
+    return row!;
+  }
+  const storedHash = async (id: number) => (await env.DB.prepare("SELECT password_hash FROM users WHERE id = ?").bind(id).first<{ password_hash: string }>())!.password_hash;
+
+  for (const kind of ["phpass", "wp-bcrypt", "bcrypt", "md5"] as const) {
+    it(`signs in with a ${kind} hash, then holds the service's own hash`, async () => {
+      const password = `${kind} pässword`;
+      const user = await wordPressUser((await wordPressHashes(password))[kind]);
+      const wrong = await call("POST", "/users/login", { body: { user_email: user.email, user_password: "not it" } });
+      expect(wrong.status).toBe(400);
+      expect(wrong.body.error).toEqual(["Invalid Credential"]);
+      expect(wordPressHashKind(await storedHash(user.id))).toBe(kind);
+
+      const res = await call("POST", "/users/login", { body: { user_email: user.username, user_password: password } });
+      expect(res.status, res.text).toBe(200);
+      expect(res.body.data).toMatchObject({ user_id: user.id, username: user.username });
+      const upgraded = await storedHash(user.id);
+      expect(upgraded).toMatch(/^pbkdf2_sha256\$/);
+
+      const again = await call("POST", "/users/login", { body: { user_email: user.email, user_password: password } });
+      expect(again.status).toBe(200);
+      expect(await storedHash(user.id)).toBe(upgraded);
+    });
+  }
+});
