@@ -234,3 +234,12 @@ describe("POST /users", () => {
     expect(res.body).toEqual({ status_code: 401, status: "failed", message: "Permission denied", data: [], error: { unauthorize: "Invalid credentials" } });
   });
 });
+
+describe("POST /users with objects where text belongs", () => {
+  it("answers 400, never 500, when one field is an object without a usable toString", async () => {
+    const admin = await makeAdmin();
+    const res = await createUser(admin, { username: { toString: 1 }, user_email: `${unique("o")}@example.test`, user_password: "secret123" });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toEqual([{ user_login: ["username is required"] }]);
+  });
+});
