@@ -12,7 +12,14 @@ const admin = {
 };
 
 if (!existsSync(".dev.vars")) {
-  writeFileSync(".dev.vars", `# Local development only (git ignores this file).\nJWT_SECRET=${randomBytes(32).toString("hex")}\n`);
+  // Both secrets of .env.types are named, so wrangler's check that the generated types are fresh passes.
+  writeFileSync(
+    ".dev.vars",
+    "# Local development only (git ignores this file).\n" +
+      `JWT_SECRET=${randomBytes(32).toString("hex")}\n` +
+      "# Set to require security_code on GET /transactions; empty leaves it off.\n" +
+      "TRANSACTIONS_SECURITY_CODE=\n",
+  );
   console.log("Created .dev.vars with a dev-only JWT_SECRET.");
 }
 

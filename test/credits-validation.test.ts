@@ -77,9 +77,10 @@ describe("POST /credits validation", () => {
     expect(balance.body.data[wallet]).toBe(1.5);
   });
 
-  it("refuses an amount whose minor units pass the safe-integer range", async () => {
+  it("refuses an amount past 999,999,999,999,999 minor units", async () => {
     const { admin, user, wallet } = await setup(8);
-    await expectRefused(admin, { user_id: user.id, wallet_id: wallet, request_id: "r", amount: "90071992.54740992" }, { amount: "amount is too large" });
+    await expectRefused(admin, { user_id: user.id, wallet_id: wallet, request_id: "r", amount: "10000000" }, { amount: "amount is too large" });
+    await expectRefused(admin, { user_id: user.id, wallet_id: wallet, request_id: "r", amount: 90071992.54740991 }, { amount: "amount is too large" });
   });
 
   it("keeps exact minor units on 0, 2 and 8 decimal wallets", async () => {
@@ -88,7 +89,7 @@ describe("POST /credits validation", () => {
     const cases = [
       { decimals: 0, amounts: [12000, "3"], expected: 12003 },
       { decimals: 2, amounts: [0.1, 0.2, "100.50"], expected: 100.8 },
-      { decimals: 8, amounts: ["0.00000001", 0.00000002, "90071992.5474098"], expected: 90071992.54740983 },
+      { decimals: 8, amounts: ["0.00000001", 0.00000002, "9999999.9999998"], expected: 9999999.99999983 },
     ];
     for (const c of cases) {
       const wallet = await makeWallet(admin, { decimals: c.decimals });
@@ -98,12 +99,15 @@ describe("POST /credits validation", () => {
     }
   });
 
-  it("refuses a credit that would take the balance past 2^53 - 1 minor units and writes nothing", async () => {
+  it("refuses a credit that would take the balance past 999,999,999,999,999 minor units and writes nothing", async () => {
     const { admin, user, wallet } = await setup(8);
-    expect((await credit(admin, { user_id: user.id, wallet_id: wallet, amount: "90071992.5474099" })).status).toBe(200);
+    expect((await credit(admin, { user_id: user.id, wallet_id: wallet, amount: "9999999.99999998" })).status).toBe(200);
     await expectRefused(admin, { user_id: user.id, wallet_id: wallet, request_id: "r", amount: "0.00000002" }, {
       amount: "amount would take the balance past the largest balance a wallet can hold",
     });
+    expect((await credit(admin, { user_id: user.id, wallet_id: wallet, amount: "0.00000001" })).status).toBe(200);
+    const balance = await call("GET", "/user-wallet-balance", { auth: admin.bearer, query: { user_id: user.id, wallet_id: wallet } });
+    expect(balance.text).toContain(`"${wallet}":9999999.99999999`);
   });
 
   it("reads JSON number literals exactly, not through a rounded double", async () => {

@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { call, credit, ledgerViolations, makeAdmin, makeKey, makeUser, makeWallet, tableCounts, unique, type Json, type TestUser } from "./helpers";
+import { MAX_MINOR } from "../src/ledger/money";
 
 const CLEAN = { broken: [], chain: [], orphans: 0 };
 const INSUFFICIENT = { status_code: 400, status: false, message: "Insufficient Balance", error: { amount: "Insufficient Balance" } };
@@ -162,7 +163,7 @@ describe("POST /debits", () => {
 
     it("debits the largest balance a wallet can hold in full", async () => {
       const { admin, user, wallet } = await setup(0);
-      const max = String(Number.MAX_SAFE_INTEGER);
+      const max = String(MAX_MINOR);
       expect((await credit(admin, { user_id: user.id, wallet_id: wallet, amount: max })).status).toBe(200);
       expect((await debit(admin, { user_id: user.id, wallet_id: wallet, amount: max })).status).toBe(200);
       expect(await balanceOf(admin, user.id, wallet)).toBe(0);

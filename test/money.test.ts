@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { formatMoney, minorToNumber, minorToText, readAmount, toMinor, type Decimal, type WalletDisplay } from "../src/ledger/money";
+import fc from "fast-check";
+import { MAX_MINOR, formatMoney, minorToNumber, minorToText, readAmount, toMinor, type Decimal, type WalletDisplay } from "../src/ledger/money";
 import { displayDate, mysqlDate, postTitle, slugify, titleDate } from "../src/ledger/post-format";
 
 /** readAmount's result for an input that must be accepted. */
@@ -81,11 +82,13 @@ describe("toMinor", () => {
     expect(minorOf("0.000000015", 8)).toBe("too-many-decimals");
   });
 
-  it("accepts up to Number.MAX_SAFE_INTEGER minor units and refuses more", () => {
-    expect(minorOf("90071992547409.91", 2)).toBe(Number.MAX_SAFE_INTEGER);
-    expect(minorOf("90071992547409.92", 2)).toBe("too-large");
-    expect(minorOf("90071992.54740991", 8)).toBe(Number.MAX_SAFE_INTEGER);
-    expect(minorOf("100000000", 8)).toBe("too-large");
+  it("accepts up to 999,999,999,999,999 minor units and refuses more", () => {
+    expect(MAX_MINOR).toBe(999_999_999_999_999);
+    expect(minorOf("9999999999999.99", 2)).toBe(MAX_MINOR);
+    expect(minorOf("10000000000000", 2)).toBe("too-large");
+    expect(minorOf("9999999.99999999", 8)).toBe(MAX_MINOR);
+    expect(minorOf("10000000", 8)).toBe("too-large");
+    expect(minorOf("90071992547409.91", 2)).toBe("too-large");
     expect(minorOf("99999999999999999999", 0)).toBe("too-large");
     expect(minorOf(1e21, 2)).toBe("too-large");
   });
@@ -103,7 +106,7 @@ describe("formatMoney", () => {
     expect(formatMoney(99999, NAIRA)).toBe("₦999.99");
     expect(formatMoney(100000, NAIRA)).toBe("₦1,000.00");
     expect(formatMoney(123456789, { ...NAIRA, decimals: 0 })).toBe("₦123,456,789");
-    expect(formatMoney(Number.MAX_SAFE_INTEGER, NAIRA)).toBe("₦90,071,992,547,409.91");
+    expect(formatMoney(MAX_MINOR, NAIRA)).toBe("₦9,999,999,999,999.99");
   });
 
   it("pads small amounts to the wallet's decimals", () => {
@@ -122,7 +125,20 @@ describe("minorToNumber and minorToText", () => {
     expect(minorToNumber(12000, 0)).toBe(12000);
     expect(minorToNumber(0, 2)).toBe(0);
     expect(minorToNumber(-123450, 2)).toBe(-1234.5);
-    expect(minorToNumber(Number.MAX_SAFE_INTEGER, 2)).toBe(90071992547409.91);
+    expect(minorToNumber(MAX_MINOR, 2)).toBe(9999999999999.99);
+    expect(JSON.stringify(minorToNumber(MAX_MINOR, 8))).toBe("9999999.99999999");
+  });
+
+  it("print every balance up to MAX_MINOR as a JSON number that reads back as the same decimal", () => {
+    const roundTrip = (minor: number, decimals: number) => minorOf(JSON.parse(JSON.stringify(minorToNumber(minor, decimals))), decimals);
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: MAX_MINOR }), fc.integer({ min: 0, max: 8 }), (minor, decimals) => {
+        expect(roundTrip(minor, decimals)).toBe(minor);
+      }),
+      { numRuns: 2000 },
+    );
+    // Why the limit is 15 digits: 16 may not survive the double (90071992547409.91 prints as …409.9).
+    expect(JSON.stringify(minorToNumber(9007199254740991, 2))).toBe("90071992547409.9");
   });
 
   it("write plain decimal text with the wallet's decimals", () => {

@@ -73,9 +73,12 @@ export function slugify(title) {
     .replace(/^-+|-+$/g, "");
 }
 
+/** The largest amount or balance in minor units: MAX_MINOR of src/ledger/money.ts. */
+export const MAX_MINOR = 999_999_999_999_999;
+
 /**
  * Minor units of a decimal text at `decimals` places. Returns { minor } or { issue }: "not-numeric",
- * "too-many-decimals" (non-zero digits past the wallet's decimals) or "too-large" (past 2^53 - 1).
+ * "too-many-decimals" (non-zero digits past the wallet's decimals) or "too-large" (past MAX_MINOR).
  * `round` rounds half away from zero instead of refusing extra digits (for the site's stored
  * balances, which PHP float arithmetic leaves as 0.30000000000000004).
  */
@@ -95,7 +98,7 @@ export function decimalToMinor(text, decimals, { round = false, allowNegative = 
     if (!round) return { issue: "too-many-decimals" };
     if (rest[0] >= "5") minor += 1n;
   }
-  if (minor > BigInt(Number.MAX_SAFE_INTEGER)) return { issue: "too-large" };
+  if (minor > BigInt(MAX_MINOR)) return { issue: "too-large" };
   return { minor: negative ? -Number(minor) : Number(minor) };
 }
 

@@ -8,7 +8,7 @@
 // post id ranges (on disk for the CLI, MemoryBuckets in tests), then are read back one bucket at a
 // time in id order. What stays in memory per transaction is a 64-bit fingerprint of its
 // (user, request_id), to report duplicates, and a few numbers per (user, wallet).
-import { decimalToMinor, minorToText, mysqlUtc, postTitle, slugify } from "./ledger-format.mjs";
+import { MAX_MINOR, decimalToMinor, minorToText, mysqlUtc, postTitle, slugify } from "./ledger-format.mjs";
 import { DumpParser } from "./sql-dump.mjs";
 
 export const DEFAULT_OPTIONS = { prefix: "wp_", namespace: "wallet", balances: "ledger", force: false };
@@ -771,7 +771,7 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
     s.count++;
     s.sum += signed;
     s.lastId = e.id;
-    if (!Number.isSafeInteger(s.sum) || s.sum > Number.MAX_SAFE_INTEGER) s.overflow = true;
+    if (s.sum > MAX_MINOR) s.overflow = true;
     if (s.sum < s.min) {
       s.min = s.sum;
       if (s.dipAt === null) {
@@ -797,7 +797,7 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
   const pairSkips = new Map(); // pair key → reason (their entries are not written)
   for (const [key, s] of pairs) {
     if (s.overflow) {
-      pairSkips.set(key, "its balance passes 2^53 - 1 minor units");
+      pairSkips.set(key, "its balance passes 999,999,999,999,999 minor units");
       continue;
     }
     if (s.min < 0) {

@@ -98,7 +98,8 @@ export const transactions = sqliteTable(
       sql`${t.balanceAfterMinor} = ${t.balanceBeforeMinor} + CASE ${t.txnType} WHEN 'CREDIT' THEN ${t.amountMinor} ELSE -${t.amountMinor} END`,
     ),
     check("transactions_no_overdraft", sql`${t.balanceAfterMinor} >= 0`),
-    // Balances stay exact JavaScript numbers (minor units up to 2^53 - 1).
+    // Balances stay exact JavaScript numbers; the tighter limit that keeps them exact in JSON
+    // (999,999,999,999,999 minor units) is the trigger of drizzle/0003_balance_limit.sql.
     check("transactions_balance_limit", sql`${t.balanceAfterMinor} <= 9007199254740991`),
   ],
 );

@@ -44,12 +44,19 @@ function plainNumberText(value: number) {
 
 export type MinorIssue = "too-many-decimals" | "too-large";
 
+/**
+ * The largest amount or balance, in minor units: 15 digits, so its major-unit value (at most 15
+ * significant digits) prints as a JSON number that reads back as exactly that decimal. The
+ * `transactions_balance_limit` trigger holds balances to it.
+ */
+export const MAX_MINOR = 999_999_999_999_999;
+
 /** Minor units of `amount` in a wallet with `decimals` places; extra fraction digits must be zeros. */
 export function toMinor(amount: Decimal, decimals: number): number | MinorIssue {
   const kept = amount.fraction.slice(0, decimals);
   if (/[1-9]/.test(amount.fraction.slice(decimals))) return "too-many-decimals";
   const minor = BigInt(amount.integer + kept.padEnd(decimals, "0"));
-  return minor > BigInt(Number.MAX_SAFE_INTEGER) ? "too-large" : Number(minor);
+  return minor > BigInt(MAX_MINOR) ? "too-large" : Number(minor);
 }
 
 /** Plain decimal text of a minor-unit value: 150050 at 2 decimals → "1500.50". */
@@ -60,7 +67,7 @@ export function minorToText(minor: number, decimals: number) {
   return decimals === 0 ? sign + integer : `${sign}${integer}.${digits.slice(-decimals)}`;
 }
 
-/** Major units as a JSON number: exact for every safe minor value (the nearest double to the decimal). */
+/** Major units as a JSON number: the nearest double, which prints back as the decimal up to MAX_MINOR. */
 export const minorToNumber = (minor: number, decimals: number) => Number(minorToText(minor, decimals));
 
 /** The number with `,` thousands separators and the wallet's decimals: 150050, 2 → "1,500.50". */
