@@ -115,6 +115,10 @@ describe("mapping helpers", () => {
     expect(passwordHashKind("c4052b5b13fea2645f6e33a22563e51e")).toBe("md5");
     expect(passwordHashKind("pbkdf2_sha256$100000$a$b")).toBe("pbkdf2");
     expect(passwordHashKind("$argon2id$v=19$m=65536")).toBe("unknown");
+    // Work factors sign-in will not spend (src/auth/wordpress-hashes.ts): the user resets instead.
+    expect(passwordHashKind("$2y$13$p5z68FdLSnapsNnz5Ik2zuMUjFwcV4ndoqoJDYD6NMKhKk/cDLBy.")).toBe("unknown");
+    expect(passwordHashKind("$wp$2y$31$CW8LDA9.TG5ley7NGKUjhehVHoyv/Gfx7vBAZ/Oj0okvKlOwjrUk2")).toBe("unknown");
+    expect(passwordHashKind("$P$F1.iUL7/R9IdqMK9rnDKgJgOrzj8S00")).toBe("unknown");
   });
 
   it("reads MySQL dates as UTC and refuses the zero date", () => {

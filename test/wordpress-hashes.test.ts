@@ -42,6 +42,21 @@ describe("WordPress password hashes", () => {
     }
   });
 
+  it("recognises only the work factors a sign-in will spend: bcrypt cost 4-12, phpass 2^7-2^16 rounds", () => {
+    const tail = "p5z68FdLSnapsNnz5Ik2zuMUjFwcV4ndoqoJDYD6NMKhKk/cDLBy.";
+    for (const cost of ["04", "10", "12"]) {
+      expect(wordPressHashKind(`$2y$${cost}$${tail}`)).toBe("bcrypt");
+      expect(wordPressHashKind(`$wp$2y$${cost}$${tail}`)).toBe("wp-bcrypt");
+    }
+    for (const cost of ["03", "13", "31", "99"]) {
+      expect(wordPressHashKind(`$2y$${cost}$${tail}`)).toBeNull();
+      expect(wordPressHashKind(`$wp$2y$${cost}$${tail}`)).toBeNull();
+    }
+    for (const rounds of ["5", "B", "E"]) expect(wordPressHashKind(`$P$${rounds}IQRaTwmfeRo7ud9Fh4E2PdI0S3r.L0`)).toBe("phpass");
+    for (const rounds of ["4", "F", "z"]) expect(wordPressHashKind(`$P$${rounds}IQRaTwmfeRo7ud9Fh4E2PdI0S3r.L0`)).toBeNull();
+    expect(phpassCrypt("x", "$P$Fabcdefgh")).toBeNull();
+  });
+
   it("reproduces phpass's own test vector", async () => {
     expect(phpassCrypt("test12345", PHPASS_VECTOR)).toBe(PHPASS_VECTOR);
     expect(await verifyWordPressHash("test12345", PHPASS_VECTOR)).toBe(true);
@@ -96,6 +111,16 @@ describe("POST /users/login with a hash imported from WordPress", () => {
     return row!;
   }
   const storedHash = async (id: number) => (await env.DB.prepare("SELECT password_hash FROM users WHERE id = ?").bind(id).first<{ password_hash: string }>())!.password_hash;
+
+  it("refuses, quickly and in the usual words, a hash whose work factor is out of bounds", async () => {
+    for (const hash of ["$2y$31$p5z68FdLSnapsNnz5Ik2zuMUjFwcV4ndoqoJDYD6NMKhKk/cDLBy.", "$P$zIQRaTwmfeRo7ud9Fh4E2PdI0S3r.L0"]) {
+      const user = await wordPressUser(hash);
+      const res = await call("POST", "/users/login", { body: { user_email: user.email, user_password: "anything" } });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toEqual(["Invalid Credential"]);
+      expect(await storedHash(user.id)).toBe(hash);
+    }
+  });
 
   for (const kind of ["phpass", "wp-bcrypt", "bcrypt", "md5"] as const) {
     it(`signs in with a ${kind} hash, then holds the service's own hash`, async () => {

@@ -80,10 +80,11 @@ export function parseRoles(serialized) {
 
 /** Which WordPress password hash this is (the same rules as src/auth/wordpress-hashes.ts). */
 export function passwordHashKind(hash) {
+  // The work factors sign-in accepts (src/auth/wordpress-hashes.ts): bcrypt cost 4-12, phpass 2^7-2^16.
   if (/^[0-9a-f]{32}$/i.test(hash)) return "md5";
-  if (/^\$wp\$2[aby]\$\d\d\$[./A-Za-z0-9]{53}$/.test(hash)) return "wp-bcrypt";
-  if (/^\$P\$[./A-Za-z0-9]{31}$/.test(hash)) return "phpass";
-  if (/^\$2[aby]\$\d\d\$[./A-Za-z0-9]{53}$/.test(hash)) return "bcrypt";
+  if (/^\$wp\$2[aby]\$(?:0[4-9]|1[0-2])\$[./A-Za-z0-9]{53}$/.test(hash)) return "wp-bcrypt";
+  if (/^\$P\$[5-9A-E][./A-Za-z0-9]{30}$/.test(hash)) return "phpass";
+  if (/^\$2[aby]\$(?:0[4-9]|1[0-2])\$[./A-Za-z0-9]{53}$/.test(hash)) return "bcrypt";
   if (/^pbkdf2_sha256\$/.test(hash)) return "pbkdf2";
   return "unknown";
 }
@@ -553,7 +554,7 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
     }
     const hashKind = passwordHashKind(user.passwordHash);
     report.users.passwordHashes[hashKind] = (report.users.passwordHashes[hashKind] ?? 0) + 1;
-    if (hashKind === "unknown") warn(`user ${u.id} (${user.username}): password hash of an unknown kind; this user must reset the password`);
+    if (hashKind === "unknown") warn(`user ${u.id} (${user.username}): password hash of an unknown kind or work factor; this user must reset the password`);
     users.set(u.id, user);
     report.users.imported++;
     emit(userInsert(user), "user");

@@ -15,13 +15,23 @@ const utf8 = new TextEncoder();
 const tooLong = (password: string) => utf8.encode(password).length > MAX_PASSWORD_BYTES;
 const ITOA64 = "./0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
-/** Which WordPress hash this is, or null for anything else (including this service's own hashes). */
+// Work factors a sign-in will spend: bcrypt cost 4-12 (WordPress writes 10, or 12 on PHP 8.4;
+// bcryptjs takes ~330 ms at 12 and doubles per step) and phpass 2^7-2^16 MD5 rounds (WordPress
+// writes $P$B, 2^13). A hash asking for more is not verified, so it cannot pin a Worker's CPU.
+const BCRYPT = "\\$2[aby]\\$(?:0[4-9]|1[0-2])\\$[./A-Za-z0-9]{53}";
+const HASH_KINDS: [WordPressHashKind, RegExp][] = [
+  ["md5", /^[0-9a-f]{32}$/i],
+  ["wp-bcrypt", new RegExp(`^\\$wp${BCRYPT}$`)],
+  ["phpass", /^\$P\$[5-9A-E][./A-Za-z0-9]{30}$/],
+  ["bcrypt", new RegExp(`^${BCRYPT}$`)],
+];
+
+/**
+ * Which WordPress hash this is, or null for anything else: this service's own hashes, and WordPress
+ * hashes whose work factor is outside the bounds above (their users reset their passwords).
+ */
 export function wordPressHashKind(hash: string): WordPressHashKind | null {
-  if (/^[0-9a-f]{32}$/i.test(hash)) return "md5";
-  if (/^\$wp\$2[aby]\$\d\d\$[./A-Za-z0-9]{53}$/.test(hash)) return "wp-bcrypt";
-  if (/^\$P\$[./A-Za-z0-9]{31}$/.test(hash)) return "phpass";
-  if (/^\$2[aby]\$\d\d\$[./A-Za-z0-9]{53}$/.test(hash)) return "bcrypt";
-  return null;
+  return HASH_KINDS.find(([, pattern]) => pattern.test(hash))?.[0] ?? null;
 }
 
 /** phpass's own base64 of the MD5 digest (encode64 in class-phpass.php). */
@@ -50,7 +60,7 @@ function encode64(input: Uint8Array, count: number) {
 export function phpassCrypt(password: string, setting: string): string | null {
   if (setting.slice(0, 3) !== "$P$") return null;
   const countLog2 = ITOA64.indexOf(setting[3] ?? "");
-  if (countLog2 < 7 || countLog2 > 30) return null;
+  if (countLog2 < 7 || countLog2 > 16) return null;
   const salt = setting.slice(4, 12);
   if (salt.length !== 8) return null;
   const secret = utf8.encode(password);
