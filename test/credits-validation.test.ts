@@ -1,12 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { call, credit, makeAdmin, makeUser, makeWallet, tableCounts, type TestUser } from "./helpers";
-
-async function setup(decimals = 2) {
-  const admin = await makeAdmin();
-  const user = await makeUser();
-  const wallet = await makeWallet(admin, { decimals });
-  return { admin, user, wallet };
-}
+import { call, credit, makeAccount, makeAdmin, makeUser, makeWallet, tableCounts, type TestUser } from "./helpers";
 
 const refused = (error: Record<string, string>) => ({ status_code: 400, status: false, message: "invalid input", error });
 
@@ -20,7 +13,7 @@ async function expectRefused(admin: TestUser, body: Record<string, unknown>, err
 
 describe("POST /credits validation", () => {
   it("reports every empty field together, in the plugin's key order", async () => {
-    const { admin } = await setup();
+    const { admin } = await makeAccount();
     await expectRefused(admin, { user_id: "", wallet_id: "", request_id: "", amount: "" }, {
       user_id: "Field Cannot be empty",
       wallet_id: "Field Cannot be empty",
@@ -30,22 +23,22 @@ describe("POST /credits validation", () => {
   });
 
   it("treats a missing user_id as zero, as the plugin did", async () => {
-    const { admin, wallet } = await setup();
+    const { admin, wallet } = await makeAccount();
     await expectRefused(admin, { wallet_id: wallet, request_id: "r", amount: 1 }, { user_id: "user_id cannot be zero" });
   });
 
   it.each([0, "0", "00"])("refuses user_id %j as zero", async (user_id) => {
-    const { admin, wallet } = await setup();
+    const { admin, wallet } = await makeAccount();
     await expectRefused(admin, { user_id, wallet_id: wallet, request_id: "r", amount: 1 }, { user_id: "user_id cannot be zero" });
   });
 
   it.each(["abc", "-1", "1.5", 2.5, true, [1], { id: 1 }])("refuses user_id %j as not an integer", async (user_id) => {
-    const { admin, wallet } = await setup();
+    const { admin, wallet } = await makeAccount();
     await expectRefused(admin, { user_id, wallet_id: wallet, request_id: "r", amount: 1 }, { user_id: "user_id requires an integer" });
   });
 
   it("refuses an unknown wallet", async () => {
-    const { admin, user } = await setup();
+    const { admin, user } = await makeAccount();
     await expectRefused(admin, { user_id: user.id, wallet_id: "nosuchwallet", request_id: "r", amount: 1 }, { wallet_id: "wallet_id not found" });
   });
 
@@ -62,12 +55,12 @@ describe("POST /credits validation", () => {
     [-5, "amount must be greater than zero"],
     ["-5", "amount must be greater than zero"],
   ])("refuses amount %j", async (amount, message) => {
-    const { admin, user, wallet } = await setup();
+    const { admin, user, wallet } = await makeAccount();
     await expectRefused(admin, { user_id: user.id, wallet_id: wallet, request_id: "r", amount }, { amount: message });
   });
 
   it("refuses more decimals than the wallet has unless they are zeros", async () => {
-    const { admin, user, wallet } = await setup(2);
+    const { admin, user, wallet } = await makeAccount(2);
     await expectRefused(admin, { user_id: user.id, wallet_id: wallet, request_id: "r", amount: "1.005" }, {
       amount: `amount has more decimal places than wallet ${wallet} allows (2)`,
     });
@@ -78,7 +71,7 @@ describe("POST /credits validation", () => {
   });
 
   it("refuses an amount past 999,999,999,999,999 minor units", async () => {
-    const { admin, user, wallet } = await setup(8);
+    const { admin, user, wallet } = await makeAccount(8);
     await expectRefused(admin, { user_id: user.id, wallet_id: wallet, request_id: "r", amount: "10000000" }, { amount: "amount is too large" });
     await expectRefused(admin, { user_id: user.id, wallet_id: wallet, request_id: "r", amount: 90071992.54740991 }, { amount: "amount is too large" });
   });
@@ -100,7 +93,7 @@ describe("POST /credits validation", () => {
   });
 
   it("refuses a credit that would take the balance past 999,999,999,999,999 minor units and writes nothing", async () => {
-    const { admin, user, wallet } = await setup(8);
+    const { admin, user, wallet } = await makeAccount(8);
     expect((await credit(admin, { user_id: user.id, wallet_id: wallet, amount: "9999999.99999998" })).status).toBe(200);
     await expectRefused(admin, { user_id: user.id, wallet_id: wallet, request_id: "r", amount: "0.00000002" }, {
       amount: "amount would take the balance past the largest balance a wallet can hold",
@@ -111,7 +104,7 @@ describe("POST /credits validation", () => {
   });
 
   it("reads JSON number literals exactly, not through a rounded double", async () => {
-    const { admin, user, wallet } = await setup(2);
+    const { admin, user, wallet } = await makeAccount(2);
     const raw = (amount: string, user_id = String(user.id)) =>
       call("POST", "/credits", {
         auth: admin.bearer,
@@ -130,7 +123,7 @@ describe("POST /credits validation", () => {
   });
 
   it("refuses a request_id over 191 characters and accepts one of 191", async () => {
-    const { admin, user, wallet } = await setup();
+    const { admin, user, wallet } = await makeAccount();
     await expectRefused(admin, { user_id: user.id, wallet_id: wallet, request_id: "x".repeat(192), amount: 1 }, {
       request_id: "request_id must be at most 191 characters",
     });
@@ -138,7 +131,7 @@ describe("POST /credits validation", () => {
   });
 
   it("answers 404 for an unknown user once the fields are valid", async () => {
-    const { admin, wallet } = await setup();
+    const { admin, wallet } = await makeAccount();
     const before = await tableCounts();
     const res = await call("POST", "/credits", { auth: admin.bearer, body: { user_id: 987654321, wallet_id: wallet, request_id: "r", amount: 1 } });
     expect(res.status).toBe(404);
@@ -147,7 +140,7 @@ describe("POST /credits validation", () => {
   });
 
   it("shares one request_id space per user but not across users", async () => {
-    const { admin, user, wallet } = await setup();
+    const { admin, user, wallet } = await makeAccount();
     const other = await makeUser();
     expect((await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1, request_id: "shared" })).status).toBe(200);
     expect((await credit(admin, { user_id: other.id, wallet_id: wallet, amount: 1, request_id: "SHARED" })).status).toBe(200);

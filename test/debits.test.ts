@@ -1,25 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { call, credit, ledgerViolations, makeAdmin, makeKey, makeUser, makeWallet, tableCounts, unique, type Json, type TestUser } from "./helpers";
+import { balanceOf, call, CLEAN, credit, debit, INSUFFICIENT, ledgerViolations, makeAccount, makeKey, makeUser, makeWallet, tableCounts, unique, type Json, type TestUser } from "./helpers";
 import { MAX_MINOR } from "../src/ledger/money";
-
-const CLEAN = { broken: [], chain: [], orphans: 0 };
-const INSUFFICIENT = { status_code: 400, status: false, message: "Insufficient Balance", error: { amount: "Insufficient Balance" } };
-
-const debit = (admin: TestUser, body: Json) => call("POST", "/debits", { auth: admin.bearer, body: { request_id: unique("req"), ...body } });
-
-async function setup(decimals = 2) {
-  const admin = await makeAdmin();
-  const user = await makeUser();
-  const wallet = await makeWallet(admin, { decimals });
-  return { admin, user, wallet };
-}
-
-async function balanceOf(admin: TestUser, userId: number, wallet: string) {
-  const res = await call("GET", "/user-wallet-balance", { auth: admin.bearer, query: { user_id: userId, wallet_id: wallet } });
-  expect(res.status).toBe(200);
-  return res.body.data[wallet] as number;
-}
 
 type EntryRow = { id: number; txn_type: string; amount_minor: number; balance_before_minor: number; balance_after_minor: number; transfer_id: string | null; reverses_id: number | null };
 
@@ -51,7 +33,7 @@ async function expectRefusedDebit(admin: TestUser, body: Json, status: number, e
 
 describe("POST /debits", () => {
   it("debits a user and answers 200 with the transaction id and user id", async () => {
-    const { admin, user, wallet } = await setup();
+    const { admin, user, wallet } = await makeAccount();
     await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1500 });
     const res = await debit(admin, { user_id: user.id, wallet_id: wallet, amount: "250.50" });
     expect(res.status).toBe(200);
@@ -61,7 +43,7 @@ describe("POST /debits", () => {
   });
 
   it("records the debit as a DEBIT entry with the balance before and after it", async () => {
-    const { admin, user, wallet } = await setup();
+    const { admin, user, wallet } = await makeAccount();
     await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 100 });
     const res = await debit(admin, { user_id: user.id, wallet_id: wallet, amount: "30.25", note: "rent" });
     const rows = await entries(user.id, wallet);
@@ -81,7 +63,7 @@ describe("POST /debits", () => {
   });
 
   it("shows the debit in the user's transaction list as DEBIT", async () => {
-    const { admin, user, wallet } = await setup();
+    const { admin, user, wallet } = await makeAccount();
     await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 10 });
     const res = await debit(admin, { user_id: user.id, wallet_id: wallet, amount: 4 });
     const list = await call("GET", "/transactions", { auth: admin.bearer, query: { user_id: user.id, security_code: 1, txn_type: "DEBIT" } });
@@ -90,7 +72,7 @@ describe("POST /debits", () => {
   });
 
   it("refuses an overdraft with 400 Insufficient Balance and writes nothing", async () => {
-    const { admin, user, wallet } = await setup();
+    const { admin, user, wallet } = await makeAccount();
     await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 10 });
     await expectRefusedDebit(admin, { user_id: user.id, wallet_id: wallet, amount: 11, request_id: unique("r") }, 400, INSUFFICIENT);
     expect(await balanceOf(admin, user.id, wallet)).toBe(10);
@@ -98,21 +80,21 @@ describe("POST /debits", () => {
   });
 
   it("refuses a debit from a wallet the user never used, creating no balance row", async () => {
-    const { admin, user, wallet } = await setup();
+    const { admin, user, wallet } = await makeAccount();
     await expectRefusedDebit(admin, { user_id: user.id, wallet_id: wallet, amount: "0.01", request_id: unique("r") }, 400, INSUFFICIENT);
     expect(await balanceRow(user.id, wallet)).toBeNull();
     expect(await balanceOf(admin, user.id, wallet)).toBe(0);
   });
 
   it("does not let a balance in another wallet cover the debit", async () => {
-    const { admin, user, wallet } = await setup();
+    const { admin, user, wallet } = await makeAccount();
     const other = await makeWallet(admin);
     await credit(admin, { user_id: user.id, wallet_id: other, amount: 1000 });
     await expectRefusedDebit(admin, { user_id: user.id, wallet_id: wallet, amount: 1, request_id: unique("r") }, 400, INSUFFICIENT);
   });
 
   it("refuses an overdraft without consuming its request_id", async () => {
-    const { admin, user, wallet } = await setup();
+    const { admin, user, wallet } = await makeAccount();
     await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 5 });
     const request_id = unique("r");
     await expectRefusedDebit(admin, { user_id: user.id, wallet_id: wallet, amount: 6, request_id }, 400, INSUFFICIENT);
@@ -123,7 +105,7 @@ describe("POST /debits", () => {
 
   describe("exact boundaries", () => {
     it("debits the whole balance to exactly zero on a 2-decimal wallet", async () => {
-      const { admin, user, wallet } = await setup(2);
+      const { admin, user, wallet } = await makeAccount(2);
       await credit(admin, { user_id: user.id, wallet_id: wallet, amount: "15.37" });
       const res = await debit(admin, { user_id: user.id, wallet_id: wallet, amount: "15.37" });
       expect(res.status).toBe(200);
@@ -132,14 +114,14 @@ describe("POST /debits", () => {
     });
 
     it("refuses one minor unit more than the balance on a 2-decimal wallet", async () => {
-      const { admin, user, wallet } = await setup(2);
+      const { admin, user, wallet } = await makeAccount(2);
       await credit(admin, { user_id: user.id, wallet_id: wallet, amount: "15.37" });
       await expectRefusedDebit(admin, { user_id: user.id, wallet_id: wallet, amount: "15.38", request_id: unique("r") }, 400, INSUFFICIENT);
       expect(await balanceOf(admin, user.id, wallet)).toBe(15.37);
     });
 
     it("debits the whole balance and refuses one unit more on a 0-decimal wallet", async () => {
-      const { admin, user, wallet } = await setup(0);
+      const { admin, user, wallet } = await makeAccount(0);
       await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 12000 });
       await expectRefusedDebit(admin, { user_id: user.id, wallet_id: wallet, amount: 12001, request_id: unique("r") }, 400, INSUFFICIENT);
       expect((await debit(admin, { user_id: user.id, wallet_id: wallet, amount: "12000" })).status).toBe(200);
@@ -147,7 +129,7 @@ describe("POST /debits", () => {
     });
 
     it("debits the whole balance and refuses one unit more on an 8-decimal wallet", async () => {
-      const { admin, user, wallet } = await setup(8);
+      const { admin, user, wallet } = await makeAccount(8);
       await credit(admin, { user_id: user.id, wallet_id: wallet, amount: "0.12345678" });
       await expectRefusedDebit(admin, { user_id: user.id, wallet_id: wallet, amount: "0.12345679", request_id: unique("r") }, 400, INSUFFICIENT);
       expect((await debit(admin, { user_id: user.id, wallet_id: wallet, amount: "0.12345678" })).status).toBe(200);
@@ -155,14 +137,14 @@ describe("POST /debits", () => {
     });
 
     it("refuses any further debit once the balance is zero", async () => {
-      const { admin, user, wallet } = await setup();
+      const { admin, user, wallet } = await makeAccount();
       await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 3 });
       expect((await debit(admin, { user_id: user.id, wallet_id: wallet, amount: 3 })).status).toBe(200);
       await expectRefusedDebit(admin, { user_id: user.id, wallet_id: wallet, amount: "0.01", request_id: unique("r") }, 400, INSUFFICIENT);
     });
 
     it("debits the largest balance a wallet can hold in full", async () => {
-      const { admin, user, wallet } = await setup(0);
+      const { admin, user, wallet } = await makeAccount(0);
       const max = String(MAX_MINOR);
       expect((await credit(admin, { user_id: user.id, wallet_id: wallet, amount: max })).status).toBe(200);
       expect((await debit(admin, { user_id: user.id, wallet_id: wallet, amount: max })).status).toBe(200);
@@ -174,7 +156,7 @@ describe("POST /debits", () => {
     const invalid = (error: Record<string, string>) => ({ status_code: 400, status: false, message: "invalid input", error });
 
     it("reports every empty field together, in the plugin's key order", async () => {
-      const { admin } = await setup();
+      const { admin } = await makeAccount();
       await expectRefusedDebit(admin, { user_id: "", wallet_id: "", request_id: "", amount: "" }, 400, invalid({
         user_id: "Field Cannot be empty",
         wallet_id: "Field Cannot be empty",
@@ -184,17 +166,17 @@ describe("POST /debits", () => {
     });
 
     it("treats a missing user_id as zero", async () => {
-      const { admin, wallet } = await setup();
+      const { admin, wallet } = await makeAccount();
       await expectRefusedDebit(admin, { wallet_id: wallet, request_id: "r", amount: 1 }, 400, invalid({ user_id: "user_id cannot be zero" }));
     });
 
     it("refuses a non-integer user_id", async () => {
-      const { admin, wallet } = await setup();
+      const { admin, wallet } = await makeAccount();
       await expectRefusedDebit(admin, { user_id: "abc", wallet_id: wallet, request_id: "r", amount: 1 }, 400, invalid({ user_id: "user_id requires an integer" }));
     });
 
     it("refuses an unknown wallet", async () => {
-      const { admin, user } = await setup();
+      const { admin, user } = await makeAccount();
       await expectRefusedDebit(admin, { user_id: user.id, wallet_id: "nosuchwallet", request_id: "r", amount: 1 }, 400, invalid({ wallet_id: "wallet_id not found" }));
     });
 
@@ -204,13 +186,13 @@ describe("POST /debits", () => {
       [0, "amount must be greater than zero"],
       ["0.00", "amount must be greater than zero"],
     ])("refuses amount %j", async (amount, message) => {
-      const { admin, user, wallet } = await setup();
+      const { admin, user, wallet } = await makeAccount();
       await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 100 });
       await expectRefusedDebit(admin, { user_id: user.id, wallet_id: wallet, request_id: "r", amount }, 400, invalid({ amount: message }));
     });
 
     it("refuses more decimals than the wallet has, even when the balance would cover it", async () => {
-      const { admin, user, wallet } = await setup(2);
+      const { admin, user, wallet } = await makeAccount(2);
       await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 100 });
       const res = await expectRefusedDebit(admin, { user_id: user.id, wallet_id: wallet, request_id: "r", amount: "1.005" }, 400, {
         status_code: 400,
@@ -222,12 +204,12 @@ describe("POST /debits", () => {
     });
 
     it("validates before checking the balance", async () => {
-      const { admin, user, wallet } = await setup();
+      const { admin, user, wallet } = await makeAccount();
       await expectRefusedDebit(admin, { user_id: user.id, wallet_id: wallet, request_id: "", amount: 5 }, 400, invalid({ request_id: "Field Cannot be empty" }));
     });
 
     it("answers 404 for an unknown user, before the balance check", async () => {
-      const { admin, wallet } = await setup();
+      const { admin, wallet } = await makeAccount();
       await expectRefusedDebit(admin, { user_id: 987654321, wallet_id: wallet, request_id: "r", amount: 5 }, 404, {
         status_code: 404,
         status: false,
@@ -239,7 +221,7 @@ describe("POST /debits", () => {
 
   describe("authorization", () => {
     it("answers 401 without credentials and writes nothing", async () => {
-      const { user, wallet } = await setup();
+      const { user, wallet } = await makeAccount();
       const before = await tableCounts();
       const res = await call("POST", "/debits", { body: { user_id: user.id, wallet_id: wallet, request_id: "r", amount: 1 } });
       expect(res.status).toBe(401);
@@ -248,7 +230,7 @@ describe("POST /debits", () => {
     });
 
     it("answers 403 to a subscriber, even for its own balance", async () => {
-      const { admin, user, wallet } = await setup();
+      const { admin, user, wallet } = await makeAccount();
       await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 10 });
       const before = await tableCounts();
       const res = await call("POST", "/debits", { auth: user.bearer, body: { user_id: user.id, wallet_id: wallet, request_id: "r", amount: 1 } });
@@ -258,7 +240,7 @@ describe("POST /debits", () => {
     });
 
     it("answers 403 to an administrator's read-only key", async () => {
-      const { admin, user, wallet } = await setup();
+      const { admin, user, wallet } = await makeAccount();
       await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 10 });
       const key = await makeKey(admin, "read");
       const before = await tableCounts();
@@ -268,7 +250,7 @@ describe("POST /debits", () => {
     });
 
     it("accepts an administrator's write key", async () => {
-      const { admin, user, wallet } = await setup();
+      const { admin, user, wallet } = await makeAccount();
       await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 10 });
       const key = await makeKey(admin, "write");
       const res = await call("POST", "/debits", { auth: key.header, body: { user_id: user.id, wallet_id: wallet, request_id: "r", amount: 1 } });
@@ -279,7 +261,7 @@ describe("POST /debits", () => {
 
   describe("idempotency", () => {
     it("answers a replayed request_id with 409 naming the first debit, and writes nothing", async () => {
-      const { admin, user, wallet } = await setup();
+      const { admin, user, wallet } = await makeAccount();
       await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 100 });
       const first = await debit(admin, { user_id: user.id, wallet_id: wallet, amount: 10, request_id: "Pay-1" });
       expect(first.status).toBe(200);
@@ -294,7 +276,7 @@ describe("POST /debits", () => {
     });
 
     it("answers a replay with 409, not Insufficient Balance, after the balance has been spent", async () => {
-      const { admin, user, wallet } = await setup();
+      const { admin, user, wallet } = await makeAccount();
       await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 10 });
       const first = await debit(admin, { user_id: user.id, wallet_id: wallet, amount: 10, request_id: "all-of-it" });
       expect(first.status).toBe(200);
@@ -307,7 +289,7 @@ describe("POST /debits", () => {
     });
 
     it("blocks a debit whose request_id a credit of the same user already used", async () => {
-      const { admin, user, wallet } = await setup();
+      const { admin, user, wallet } = await makeAccount();
       const c = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 100, request_id: "Shared-7" });
       await expectRefusedDebit(admin, { user_id: user.id, wallet_id: wallet, amount: 1, request_id: "SHARED-7" }, 409, {
         status_code: 409,
@@ -319,7 +301,7 @@ describe("POST /debits", () => {
     });
 
     it("blocks a credit whose request_id a debit of the same user already used", async () => {
-      const { admin, user, wallet } = await setup();
+      const { admin, user, wallet } = await makeAccount();
       await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 100 });
       const d = await debit(admin, { user_id: user.id, wallet_id: wallet, amount: 1, request_id: "d-1" });
       const before = await tableCounts();
@@ -330,7 +312,7 @@ describe("POST /debits", () => {
     });
 
     it("blocks a debit whose request_id a credit used in another wallet", async () => {
-      const { admin, user, wallet } = await setup();
+      const { admin, user, wallet } = await makeAccount();
       const other = await makeWallet(admin);
       await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 100 });
       const c = await credit(admin, { user_id: user.id, wallet_id: other, amount: 100, request_id: "x-wallet" });
@@ -344,7 +326,7 @@ describe("POST /debits", () => {
     });
 
     it("lets another user debit with the same request_id", async () => {
-      const { admin, user, wallet } = await setup();
+      const { admin, user, wallet } = await makeAccount();
       const other = await makeUser();
       await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 10 });
       await credit(admin, { user_id: other.id, wallet_id: wallet, amount: 10 });
@@ -353,7 +335,7 @@ describe("POST /debits", () => {
     });
 
     it("applies 50 concurrent duplicates of one debit exactly once", async () => {
-      const { admin, user, wallet } = await setup();
+      const { admin, user, wallet } = await makeAccount();
       await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 100 });
       const request_id = unique("dup");
       const replies = await Promise.all(Array.from({ length: 50 }, () => debit(admin, { user_id: user.id, wallet_id: wallet, amount: 7, request_id })));
@@ -369,7 +351,7 @@ describe("POST /debits", () => {
 
   describe("race safety", () => {
     it("lets exactly 10 of 100 simultaneous debits through when the balance covers only 10, ending at exactly zero", async () => {
-      const { admin, user, wallet } = await setup();
+      const { admin, user, wallet } = await makeAccount();
       await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 100 });
       const replies = await Promise.all(Array.from({ length: 100 }, () => debit(admin, { user_id: user.id, wallet_id: wallet, amount: 10 })));
       const ok = replies.filter((r) => r.status === 200);
@@ -389,7 +371,7 @@ describe("POST /debits", () => {
     });
 
     it("never overdraws under simultaneous debits of mixed amounts", async () => {
-      const { admin, user, wallet } = await setup(0);
+      const { admin, user, wallet } = await makeAccount(0);
       await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 500 });
       const amounts = Array.from({ length: 60 }, (_, i) => (i * 37) % 41 + 1);
       const replies = await Promise.all(amounts.map((amount) => debit(admin, { user_id: user.id, wallet_id: wallet, amount })));

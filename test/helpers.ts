@@ -1,4 +1,5 @@
 import { env } from "cloudflare:workers";
+import { expect } from "vitest";
 import { generateApiKey, hashApiKey } from "../src/auth/api-keys";
 import type { Role, Scope } from "../src/auth/principal";
 import { issueToken } from "../src/auth/tokens";
@@ -127,4 +128,33 @@ export async function tableCounts() {
        (SELECT coalesce(sum(balance_minor), 0) FROM balances) AS money, (SELECT count(*) FROM api_keys) AS api_keys`,
   ).first();
   return row;
+}
+
+/** What ledgerViolations() finds in a sound ledger. */
+export const CLEAN = { broken: [], chain: [], orphans: 0 };
+export const INSUFFICIENT = { status_code: 400, status: false, message: "Insufficient Balance", error: { amount: "Insufficient Balance" } };
+/** The 409 of a request_id already used by `txnId`. */
+export const alreadyExists = (txnId: number) => ({
+  status_code: 409,
+  status: false,
+  message: "Transaction already exists",
+  error: { txn_id: String(txnId), exist: "Transaction already executed" },
+});
+
+export const debit = (admin: TestUser, body: Json) => call("POST", "/debits", { auth: admin.bearer, body: { request_id: unique("req"), ...body } });
+export const transfer = (admin: TestUser, body: Json) => call("POST", "/transfers", { auth: admin.bearer, body: { request_id: unique("req"), ...body } });
+
+/** An administrator, a subscriber and a wallet with `decimals` places. */
+export async function makeAccount(decimals = 2) {
+  const admin = await makeAdmin();
+  const user = await makeUser();
+  const wallet = await makeWallet(admin, { decimals });
+  return { admin, user, wallet };
+}
+
+/** A user's balance in one wallet, as GET /user-wallet-balance answers it. */
+export async function balanceOf(admin: { bearer: string }, userId: number, wallet: string) {
+  const res = await call("GET", "/user-wallet-balance", { auth: admin.bearer, query: { user_id: userId, wallet_id: wallet } });
+  expect(res.status, res.text).toBe(200);
+  return res.body.data[wallet] as number;
 }

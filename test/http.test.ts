@@ -2,25 +2,12 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../src/app";
 import { expectRefusal } from "./auth-matrix";
-import { call, credit, makeAdmin, makeUser, makeWallet, tableCounts, unique, type Json, type Reply } from "./helpers";
+import { balanceOf, call, credit, makeAccount, makeAdmin, makeUser, tableCounts, unique, type Json, type Reply } from "./helpers";
 
 const NO_ROUTE = { code: "rest_no_route", message: "No route was found matching the URL and request method.", data: { status: 404 } };
 const INVALID_JSON = { code: "rest_invalid_json", message: "Invalid JSON body passed.", data: { status: 400 } };
 const JSON_UTF8 = "application/json; charset=UTF-8";
 const EMPTY = "Field Cannot be empty";
-
-async function setup() {
-  const admin = await makeAdmin();
-  const user = await makeUser();
-  const wallet = await makeWallet(admin);
-  return { admin, user, wallet };
-}
-
-async function balanceOf(admin: { bearer: string }, userId: number, wallet: string) {
-  const res = await call("GET", "/user-wallet-balance", { auth: admin.bearer, query: { user_id: userId, wallet_id: wallet } });
-  expect(res.status, res.text).toBe(200);
-  return res.body.data[wallet];
-}
 
 /** An envelope-A failure: status false, an `error`, no `data`, HTTP status equal to status_code. */
 function expectFailureA(res: Reply, status: number, message?: string) {
@@ -67,7 +54,7 @@ describe("routing", () => {
   });
 
   it("serves /?rest_route=/wallet/v1/<route> as /wp-json/wallet/v1/<route>", async () => {
-    const { admin, user, wallet } = await setup();
+    const { admin, user, wallet } = await makeAccount();
     const posted = await call("POST", "/?rest_route=/wallet/v1/credits", {
       auth: admin.bearer,
       body: { user_id: user.id, wallet_id: wallet, amount: 1500, request_id: unique("req") },
@@ -88,7 +75,7 @@ describe("routing", () => {
 
 describe("request bodies", () => {
   it("answers a JSON body that does not parse with rest_invalid_json", async () => {
-    const { admin } = await setup();
+    const { admin } = await makeAccount();
     for (const text of ["{not json", '{"amount": 1,}', "{'a':1}", "[1, 2"]) {
       const res = await call("POST", "/credits", { auth: admin.bearer, ...rawJson(text) });
       expect(res.status, text).toBe(400);
@@ -103,21 +90,21 @@ describe("request bodies", () => {
   });
 
   it("reads a parameter from the query string when the JSON body lacks it", async () => {
-    const { admin, user, wallet } = await setup();
+    const { admin, user, wallet } = await makeAccount();
     const res = await call("POST", "/credits", { auth: admin.bearer, query: { amount: 25 }, body: { user_id: user.id, wallet_id: wallet, request_id: unique("req") } });
     expect(res.status, res.text).toBe(200);
     expect(await balanceOf(admin, user.id, wallet)).toBe(25);
   });
 
   it("prefers the JSON body over the query string for the same name", async () => {
-    const { admin, user, wallet } = await setup();
+    const { admin, user, wallet } = await makeAccount();
     const res = await call("POST", "/credits", { auth: admin.bearer, query: { amount: 999 }, body: { user_id: user.id, wallet_id: wallet, request_id: unique("req"), amount: 3 } });
     expect(res.status, res.text).toBe(200);
     expect(await balanceOf(admin, user.id, wallet)).toBe(3);
   });
 
   it("reads a form-encoded body, and prefers it over the query string", async () => {
-    const { admin, user, wallet } = await setup();
+    const { admin, user, wallet } = await makeAccount();
     const form = new URLSearchParams({ user_id: String(user.id), wallet_id: wallet, request_id: unique("req"), amount: "12.50" });
     const res = await call("POST", "/credits", { auth: admin.bearer, query: { amount: 999 }, body: form });
     expect(res.status, res.text).toBe(200);
@@ -125,7 +112,7 @@ describe("request bodies", () => {
   });
 
   it("reads a multipart body, and prefers it over the query string", async () => {
-    const { admin, user, wallet } = await setup();
+    const { admin, user, wallet } = await makeAccount();
     const form = new FormData();
     for (const [k, v] of Object.entries({ user_id: String(user.id), wallet_id: wallet, request_id: unique("req"), amount: "8" })) form.append(k, v);
     const res = await call("POST", "/credits", { auth: admin.bearer, query: { amount: 999 }, body: form });
@@ -143,28 +130,28 @@ describe("request bodies", () => {
   });
 
   it("reads JSON sent as application/json; charset=UTF-8", async () => {
-    const { admin, user, wallet } = await setup();
+    const { admin, user, wallet } = await makeAccount();
     const body = { user_id: user.id, wallet_id: wallet, request_id: unique("req"), amount: 2 };
     const res = await call("POST", "/credits", { auth: admin.bearer, body, headers: { "Content-Type": "application/json; charset=UTF-8" } });
     expect(res.status, res.text).toBe(200);
   });
 
   it("counts a JSON null as a missing field", async () => {
-    const { admin } = await setup();
+    const { admin } = await makeAccount();
     const res = await call("POST", "/credits", { auth: admin.bearer, body: { user_id: null, wallet_id: null, request_id: null, amount: null } });
     expectFailureA(res, 400, "invalid input");
     expect(res.body.error).toStrictEqual({ user_id: "user_id cannot be zero", wallet_id: EMPTY, request_id: EMPTY, amount: EMPTY });
   });
 
   it("falls through a JSON null to the query string", async () => {
-    const { admin, user, wallet } = await setup();
+    const { admin, user, wallet } = await makeAccount();
     const res = await call("POST", "/credits", { auth: admin.bearer, query: { amount: 4 }, body: { user_id: user.id, wallet_id: wallet, request_id: unique("req"), amount: null } });
     expect(res.status, res.text).toBe(200);
     expect(await balanceOf(admin, user.id, wallet)).toBe(4);
   });
 
   it.each(["[]", "42", '"x"', "null", "true", '[{"amount": 5}]'])("takes no parameters from the JSON body %s and answers the usual validation errors", async (text) => {
-    const { admin } = await setup();
+    const { admin } = await makeAccount();
     const before = await tableCounts();
     const res = await call("POST", "/credits", { auth: admin.bearer, ...rawJson(text) });
     expectFailureA(res, 400, "invalid input");
@@ -173,7 +160,7 @@ describe("request bodies", () => {
   });
 
   it("still reads the query string when the JSON body is not an object", async () => {
-    const { admin, user, wallet } = await setup();
+    const { admin, user, wallet } = await makeAccount();
     const query = { user_id: user.id, wallet_id: wallet, request_id: unique("req"), amount: 6 };
     const res = await call("POST", "/credits", { auth: admin.bearer, query, ...rawJson("[]") });
     expect(res.status, res.text).toBe(200);
@@ -196,7 +183,7 @@ describe("request bodies", () => {
 
 describe("response shape", () => {
   it("sends application/json; charset=UTF-8 and a status_code equal to the HTTP status, on success and on every error", async () => {
-    const { admin, user, wallet } = await setup();
+    const { admin, user, wallet } = await makeAccount();
     const used = unique("req");
     await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1, request_id: used });
     const replies: [string, Reply][] = [
@@ -243,7 +230,7 @@ describe("body size", () => {
   });
 
   it("measures a streamed body without Content-Length too", async () => {
-    const { admin, user, wallet } = await setup();
+    const { admin, user, wallet } = await makeAccount();
     const streamed = (text: string) => {
       const bytes = new TextEncoder().encode(text);
       return new ReadableStream({
@@ -269,7 +256,7 @@ describe("body size", () => {
   });
 
   it("accepts a body of exactly 64 KiB and refuses one byte more", async () => {
-    const { admin, user, wallet } = await setup();
+    const { admin, user, wallet } = await makeAccount();
     const sized = (bytes: number) => {
       const body = { user_id: user.id, wallet_id: wallet, amount: 1, request_id: unique("req"), pad: "" };
       body.pad = "x".repeat(bytes - JSON.stringify(body).length);
@@ -313,7 +300,7 @@ describe("order of checks: 413, 401, 403, 400, 404, 409", () => {
   });
 
   it("answers 400, not 404, to an administrator sending invalid fields for an unknown user", async () => {
-    const { admin, wallet } = await setup();
+    const { admin, wallet } = await makeAccount();
     const res = await credit(admin, { user_id: 2_000_000_000, wallet_id: wallet, amount: "abc" });
     expectFailureA(res, 400, "invalid input");
     expect(res.body.error).toStrictEqual({ amount: "amount requires a valid amount" });
@@ -327,14 +314,14 @@ describe("order of checks: 413, 401, 403, 400, 404, 409", () => {
   });
 
   it("answers 404 to an unknown user with valid fields", async () => {
-    const { admin, wallet } = await setup();
+    const { admin, wallet } = await makeAccount();
     const res = await credit(admin, { user_id: 2_000_000_000, wallet_id: wallet, amount: 1 });
     expectFailureA(res, 404, "Invalid User credentials");
     expect(res.body.error).toStrictEqual(["Unable to reach 2000000000"]);
   });
 
   it("answers 400, not 409, to a used request_id sent with an invalid amount", async () => {
-    const { admin, user, wallet } = await setup();
+    const { admin, user, wallet } = await makeAccount();
     const request_id = unique("req");
     await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1, request_id });
     const res = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: "-5", request_id });
@@ -343,7 +330,7 @@ describe("order of checks: 413, 401, 403, 400, 404, 409", () => {
   });
 
   it("answers 400, not 409, to an existing wallet id sent with an invalid field", async () => {
-    const { admin, wallet } = await setup();
+    const { admin, wallet } = await makeAccount();
     const res = await call("POST", "/wallets", { auth: admin.bearer, body: { wallet_id: wallet, wallet_name: "Again", wallet_symbol: "A", wallet_decimal: 12 } });
     expectFailureA(res, 400, "invalid input");
     expect(Object.keys(res.body.error)).toEqual(["wallet_decimal"]);
@@ -395,7 +382,7 @@ describe("hostile input", () => {
   const SQL = "1; DROP TABLE users";
   const QUOTE = "x' OR '1'='1'; DROP TABLE wallets; --";
 
-  type Case = [name: string, method: string, path: string, family: "A" | "B", make: (ctx: Awaited<ReturnType<typeof setup>>) => { body?: unknown; query?: Record<string, string | number> }];
+  type Case = [name: string, method: string, path: string, family: "A" | "B", make: (ctx: Awaited<ReturnType<typeof makeAccount>>) => { body?: unknown; query?: Record<string, string | number> }];
   const cases: Case[] = [
     ["credits: nested objects for scalar fields", "POST", "/credits", "A", () => ({ body: { user_id: { id: 1 }, wallet_id: ["ngn"], request_id: { $ne: null }, amount: { value: 5 } } })],
     ["credits: a deeply nested amount", "POST", "/credits", "A", (c) => ({ body: { user_id: c.user.id, wallet_id: c.wallet, request_id: unique("r"), amount: deep(2000) } })],
@@ -420,7 +407,7 @@ describe("hostile input", () => {
   ];
 
   it("answers a multipart file where a scalar belongs with a 400, not a crash", async () => {
-    const { admin, user, wallet } = await setup();
+    const { admin, user, wallet } = await makeAccount();
     const form = new FormData();
     for (const [k, v] of Object.entries({ user_id: String(user.id), wallet_id: wallet, request_id: unique("req") })) form.append(k, v);
     form.append("amount", new File(["12"], "amount.txt"));
@@ -432,7 +419,7 @@ describe("hostile input", () => {
   });
 
   it.each(cases)("%s: a 4xx in the route's envelope, no stack trace, nothing written", async (_name, method, path, family, make) => {
-    const ctx = await setup();
+    const ctx = await makeAccount();
     const request = make(ctx);
     const before = await tableCounts();
     const res = await call(method, path, { auth: ctx.admin.bearer, ...request });

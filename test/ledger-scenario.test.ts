@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { minorToNumber, minorToText } from "../src/ledger/money";
-import { call, ledgerViolations, makeAdmin, makeUser, makeWallet, tableCounts, unique, type Json, type Reply, type TestUser } from "./helpers";
+import { alreadyExists, call, INSUFFICIENT, ledgerViolations, makeAdmin, makeUser, makeWallet, tableCounts, unique, type Json, type Reply, type TestUser } from "./helpers";
 
 /** Deterministic PRNG (mulberry32), so a failing run can be replayed exactly. */
 function mulberry32(seed: number) {
@@ -21,9 +21,6 @@ const OPERATIONS = 300;
 type Kind = "CREDIT" | "DEBIT";
 /** One entry as the model expects it in the ledger. */
 type Entry = { id: number; user: number; wallet: number; type: Kind; minor: number; peer?: number; reverses?: number; reversed: boolean };
-
-const INSUFFICIENT = { status_code: 400, status: false, message: "Insufficient Balance", error: { amount: "Insufficient Balance" } };
-const exists = (txnId: number) => ({ status_code: 409, status: false, message: "Transaction already exists", error: { txn_id: String(txnId), exist: "Transaction already executed" } });
 
 describe("ledger scenario", () => {
   it(`keeps every invariant through ${OPERATIONS} seeded credits, debits, transfers and reversals, some refused`, { timeout: 120_000 }, async () => {
@@ -174,7 +171,7 @@ describe("ledger scenario", () => {
           const target = pick(ownEntries);
           res = await send("replay-as-reverse", "POST", `/transactions/${target.id}/reverse`, { request_id: requestId }, 409, 0);
         }
-        expect(res.body).toEqual(exists(used.entryId));
+        expect(res.body).toEqual(alreadyExists(used.entryId));
       }
     }
 

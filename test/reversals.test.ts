@@ -1,15 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { call, credit, ledgerViolations, makeAdmin, makeUser, makeWallet, tableCounts, unique, type Json, type TestUser } from "./helpers";
+import { alreadyExists, balanceOf, call, CLEAN, credit, debit, INSUFFICIENT, ledgerViolations, makeAccount, makeAdmin, makeUser, makeWallet, tableCounts, transfer, unique, type Json, type TestUser } from "./helpers";
 
-const CLEAN = { broken: [], chain: [], orphans: 0 };
-const INSUFFICIENT = { status_code: 400, status: false, message: "Insufficient Balance", error: { amount: "Insufficient Balance" } };
-const exists = (txnId: number) => ({
-  status_code: 409,
-  status: false,
-  message: "Transaction already exists",
-  error: { txn_id: String(txnId), exist: "Transaction already executed" },
-});
 const alreadyReversed = (id: number) => ({
   status_code: 409,
   status: false,
@@ -20,21 +12,6 @@ const cannotReverseReversal = { status_code: 400, status: false, message: "inval
 
 const reverse = (admin: TestUser, id: number | string, body: Json = {}) =>
   call("POST", `/transactions/${id}/reverse`, { auth: admin.bearer, body: { request_id: unique("rev"), ...body } });
-const debit = (admin: TestUser, body: Json) => call("POST", "/debits", { auth: admin.bearer, body: { request_id: unique("req"), ...body } });
-const transfer = (admin: TestUser, body: Json) => call("POST", "/transfers", { auth: admin.bearer, body: { request_id: unique("req"), ...body } });
-
-async function setup(decimals = 2) {
-  const admin = await makeAdmin();
-  const user = await makeUser();
-  const wallet = await makeWallet(admin, { decimals });
-  return { admin, user, wallet };
-}
-
-async function balanceOf(admin: TestUser, userId: number, wallet: string) {
-  const res = await call("GET", "/user-wallet-balance", { auth: admin.bearer, query: { user_id: userId, wallet_id: wallet } });
-  expect(res.status).toBe(200);
-  return res.body.data[wallet] as number;
-}
 
 type Row = {
   id: number;
@@ -79,7 +56,7 @@ async function setupTransfer(fromBalance = 100, amount = 40) {
 describe("POST /transactions/{id}/reverse", () => {
   describe("single entries", () => {
     it("reverses a credit with a linked DEBIT and answers 200 with both ids", async () => {
-      const { admin, user, wallet } = await setup();
+      const { admin, user, wallet } = await makeAccount();
       const c = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: "150.50" });
       const id = c.body.data.transaction_id as number;
       const res = await reverse(admin, id);
@@ -106,7 +83,7 @@ describe("POST /transactions/{id}/reverse", () => {
     });
 
     it("never edits or deletes the original entry", async () => {
-      const { admin, user, wallet } = await setup();
+      const { admin, user, wallet } = await makeAccount();
       const c = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 20, note: "original" });
       const id = c.body.data.transaction_id as number;
       const before = await row(id);
@@ -117,7 +94,7 @@ describe("POST /transactions/{id}/reverse", () => {
     });
 
     it("reverses a debit with a linked CREDIT", async () => {
-      const { admin, user, wallet } = await setup();
+      const { admin, user, wallet } = await makeAccount();
       await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 100 });
       const d = await debit(admin, { user_id: user.id, wallet_id: wallet, amount: 30 });
       const id = d.body.data.transaction_id as number;
@@ -135,7 +112,7 @@ describe("POST /transactions/{id}/reverse", () => {
     });
 
     it("reverses a debit that took the balance to zero", async () => {
-      const { admin, user, wallet } = await setup();
+      const { admin, user, wallet } = await makeAccount();
       await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 9 });
       const d = await debit(admin, { user_id: user.id, wallet_id: wallet, amount: 9 });
       expect((await reverse(admin, d.body.data.transaction_id)).status).toBe(200);
@@ -143,7 +120,7 @@ describe("POST /transactions/{id}/reverse", () => {
     });
 
     it("keeps the note given, and otherwise names the reversed transaction", async () => {
-      const { admin, user, wallet } = await setup();
+      const { admin, user, wallet } = await makeAccount();
       const a = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 5 });
       const b = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 5 });
       const withNote = await reverse(admin, a.body.data.transaction_id, { note: "refund: duplicate" });
@@ -153,7 +130,7 @@ describe("POST /transactions/{id}/reverse", () => {
     });
 
     it("appends the reversal to the chain after entries written since the original", async () => {
-      const { admin, user, wallet } = await setup(0);
+      const { admin, user, wallet } = await makeAccount(0);
       const first = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 10 });
       await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 5 });
       await debit(admin, { user_id: user.id, wallet_id: wallet, amount: 3 });
@@ -236,7 +213,7 @@ describe("POST /transactions/{id}/reverse", () => {
 
   describe("once only", () => {
     it("refuses a second reversal with a new request_id with 409 and writes nothing", async () => {
-      const { admin, user, wallet } = await setup();
+      const { admin, user, wallet } = await makeAccount();
       await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1000 });
       const c = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 10 });
       const id = c.body.data.transaction_id as number;
@@ -246,7 +223,7 @@ describe("POST /transactions/{id}/reverse", () => {
     });
 
     it("answers 409 already reversed, not Insufficient Balance, when the balance could not cover a second reversal", async () => {
-      const { admin, user, wallet } = await setup();
+      const { admin, user, wallet } = await makeAccount();
       const c = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 10 });
       const id = c.body.data.transaction_id as number;
       expect((await reverse(admin, id)).status).toBe(200);
@@ -255,7 +232,7 @@ describe("POST /transactions/{id}/reverse", () => {
     });
 
     it("refuses a second reversal of a debit with 409", async () => {
-      const { admin, user, wallet } = await setup();
+      const { admin, user, wallet } = await makeAccount();
       await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 10 });
       const d = await debit(admin, { user_id: user.id, wallet_id: wallet, amount: 4 });
       const id = d.body.data.transaction_id as number;
@@ -265,14 +242,14 @@ describe("POST /transactions/{id}/reverse", () => {
     });
 
     it("refuses to reverse a reversal", async () => {
-      const { admin, user, wallet } = await setup();
+      const { admin, user, wallet } = await makeAccount();
       const c = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 10 });
       const res = await reverse(admin, c.body.data.transaction_id);
       await expectRefusedReverse(admin, res.body.data.transaction_ids[0], { request_id: unique("r") }, 400, cannotReverseReversal);
     });
 
     it("reverses exactly once under 30 simultaneous reversals with distinct request_ids", async () => {
-      const { admin, user, wallet } = await setup();
+      const { admin, user, wallet } = await makeAccount();
       await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1000 });
       const c = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 10 });
       const id = c.body.data.transaction_id as number;
@@ -288,23 +265,23 @@ describe("POST /transactions/{id}/reverse", () => {
 
   describe("idempotency", () => {
     it("answers a replayed request_id with 409 naming the reversal, and writes nothing", async () => {
-      const { admin, user, wallet } = await setup();
+      const { admin, user, wallet } = await makeAccount();
       const c = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 10 });
       const id = c.body.data.transaction_id as number;
       const first = await reverse(admin, id, { request_id: "Undo-1" });
       expect(first.status).toBe(200);
-      await expectRefusedReverse(admin, id, { request_id: "undo-1" }, 409, exists(first.body.data.transaction_ids[0]));
+      await expectRefusedReverse(admin, id, { request_id: "undo-1" }, 409, alreadyExists(first.body.data.transaction_ids[0]));
     });
 
     it("answers a replayed transfer reversal with 409 naming the first reversal entry", async () => {
       const { admin, creditId } = await setupTransfer(100, 40);
       const first = await reverse(admin, creditId, { request_id: "undo-transfer" });
       expect(first.status).toBe(200);
-      await expectRefusedReverse(admin, creditId, { request_id: "undo-transfer" }, 409, exists(first.body.data.transaction_ids[0]));
+      await expectRefusedReverse(admin, creditId, { request_id: "undo-transfer" }, 409, alreadyExists(first.body.data.transaction_ids[0]));
     });
 
     it("applies 30 simultaneous replays of one reversal exactly once", async () => {
-      const { admin, user, wallet } = await setup();
+      const { admin, user, wallet } = await makeAccount();
       await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1000 });
       const c = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 10 });
       const request_id = unique("same");
@@ -312,30 +289,30 @@ describe("POST /transactions/{id}/reverse", () => {
       const won = replies.filter((r) => r.status === 200);
       expect(won).toHaveLength(1);
       const lost = replies.filter((r) => r.status !== 200);
-      for (const r of lost) expect(r.body).toEqual(exists(won[0]!.body.data.transaction_ids[0]));
+      for (const r of lost) expect(r.body).toEqual(alreadyExists(won[0]!.body.data.transaction_ids[0]));
       expect(await balanceOf(admin, user.id, wallet)).toBe(1000);
     });
 
     it("blocks a reversal whose request_id the owner's credit already used", async () => {
-      const { admin, user, wallet } = await setup();
+      const { admin, user, wallet } = await makeAccount();
       const c = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 10, request_id: "pay-42" });
-      await expectRefusedReverse(admin, c.body.data.transaction_id, { request_id: "PAY-42" }, 409, exists(c.body.data.transaction_id));
+      await expectRefusedReverse(admin, c.body.data.transaction_id, { request_id: "PAY-42" }, 409, alreadyExists(c.body.data.transaction_id));
     });
 
     it("blocks a later debit whose request_id the owner's reversal already used", async () => {
-      const { admin, user, wallet } = await setup();
+      const { admin, user, wallet } = await makeAccount();
       await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 100 });
       const c = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 10 });
       const r = await reverse(admin, c.body.data.transaction_id, { request_id: "rev-7" });
       const before = await tableCounts();
       const res = await debit(admin, { user_id: user.id, wallet_id: wallet, amount: 1, request_id: "rev-7" });
       expect(res.status).toBe(409);
-      expect(res.body).toEqual(exists(r.body.data.transaction_ids[0]));
+      expect(res.body).toEqual(alreadyExists(r.body.data.transaction_ids[0]));
       expect(await tableCounts()).toEqual(before);
     });
 
     it("refuses an overdrawing reversal without consuming its request_id or the right to reverse", async () => {
-      const { admin, user, wallet } = await setup();
+      const { admin, user, wallet } = await makeAccount();
       const c = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 10 });
       await debit(admin, { user_id: user.id, wallet_id: wallet, amount: 5 });
       const id = c.body.data.transaction_id as number;
@@ -349,7 +326,7 @@ describe("POST /transactions/{id}/reverse", () => {
 
   describe("spent credits", () => {
     it("refuses to reverse a credit whose amount has been spent, like an overdraft", async () => {
-      const { admin, user, wallet } = await setup();
+      const { admin, user, wallet } = await makeAccount();
       const c = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 10 });
       await debit(admin, { user_id: user.id, wallet_id: wallet, amount: "0.01" });
       await expectRefusedReverse(admin, c.body.data.transaction_id, { request_id: unique("r") }, 400, INSUFFICIENT);
@@ -357,7 +334,7 @@ describe("POST /transactions/{id}/reverse", () => {
     });
 
     it("reverses a credit when other money still covers it", async () => {
-      const { admin, user, wallet } = await setup();
+      const { admin, user, wallet } = await makeAccount();
       const c = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 10 });
       await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 3 });
       await debit(admin, { user_id: user.id, wallet_id: wallet, amount: 3 });
@@ -389,7 +366,7 @@ describe("POST /transactions/{id}/reverse", () => {
     });
 
     it("requires a request_id, before looking the transaction up", async () => {
-      const { admin, user, wallet } = await setup();
+      const { admin, user, wallet } = await makeAccount();
       const c = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 10 });
       const empty = { status_code: 400, status: false, message: "invalid input", error: { request_id: "Field Cannot be empty" } };
       await expectRefusedReverse(admin, c.body.data.transaction_id, {}, 400, empty);
@@ -398,7 +375,7 @@ describe("POST /transactions/{id}/reverse", () => {
     });
 
     it("answers 403 to a subscriber reversing its own transaction", async () => {
-      const { admin, user, wallet } = await setup();
+      const { admin, user, wallet } = await makeAccount();
       const c = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 10 });
       const before = await tableCounts();
       const res = await call("POST", `/transactions/${c.body.data.transaction_id}/reverse`, { auth: user.bearer, body: { request_id: "r" } });
@@ -408,7 +385,7 @@ describe("POST /transactions/{id}/reverse", () => {
     });
 
     it("answers 401 without credentials", async () => {
-      const { admin, user, wallet } = await setup();
+      const { admin, user, wallet } = await makeAccount();
       const c = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 10 });
       const before = await tableCounts();
       const res = await call("POST", `/transactions/${c.body.data.transaction_id}/reverse`, { body: { request_id: "r" } });
@@ -420,7 +397,7 @@ describe("POST /transactions/{id}/reverse", () => {
 
 describe("GET /transactions/{id}", () => {
   it("answers one record with exactly the list's fields and values", async () => {
-    const { admin, user, wallet } = await setup();
+    const { admin, user, wallet } = await makeAccount();
     const c = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: "1500", note: "salary" });
     const id = c.body.data.transaction_id as number;
     const one = await call("GET", `/transactions/${id}`, { auth: admin.bearer });
@@ -433,7 +410,7 @@ describe("GET /transactions/{id}", () => {
   });
 
   it("shows a reversal as a record of the opposite type", async () => {
-    const { admin, user, wallet } = await setup();
+    const { admin, user, wallet } = await makeAccount();
     const c = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 8 });
     const r = await reverse(admin, c.body.data.transaction_id);
     const one = await call("GET", `/transactions/${r.body.data.transaction_ids[0]}`, { auth: admin.bearer });
@@ -442,7 +419,7 @@ describe("GET /transactions/{id}", () => {
   });
 
   it("lets a subscriber read its own transaction", async () => {
-    const { admin, user, wallet } = await setup();
+    const { admin, user, wallet } = await makeAccount();
     const c = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 8 });
     const one = await call("GET", `/transactions/${c.body.data.transaction_id}`, { auth: user.bearer });
     expect(one.status).toBe(200);
@@ -450,7 +427,7 @@ describe("GET /transactions/{id}", () => {
   });
 
   it("answers 403 to a subscriber reading another user's transaction", async () => {
-    const { admin, user, wallet } = await setup();
+    const { admin, user, wallet } = await makeAccount();
     const other = await makeUser();
     const c = await credit(admin, { user_id: other.id, wallet_id: wallet, amount: 8 });
     const res = await call("GET", `/transactions/${c.body.data.transaction_id}`, { auth: user.bearer });

@@ -1,19 +1,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { call, credit, ledgerViolations, makeAdmin, makeUser, makeWallet, tableCounts, unique, type Json, type TestUser } from "./helpers";
+import { alreadyExists, balanceOf, call, CLEAN, credit, debit, INSUFFICIENT, ledgerViolations, makeAdmin, makeUser, makeWallet, tableCounts, transfer, unique, type Json, type TestUser } from "./helpers";
 
-const CLEAN = { broken: [], chain: [], orphans: 0 };
-const INSUFFICIENT = { status_code: 400, status: false, message: "Insufficient Balance", error: { amount: "Insufficient Balance" } };
 const invalid = (error: Record<string, string>) => ({ status_code: 400, status: false, message: "invalid input", error });
-const exists = (txnId: number) => ({
-  status_code: 409,
-  status: false,
-  message: "Transaction already exists",
-  error: { txn_id: String(txnId), exist: "Transaction already executed" },
-});
-
-const transfer = (admin: TestUser, body: Json) => call("POST", "/transfers", { auth: admin.bearer, body: { request_id: unique("req"), ...body } });
-const debit = (admin: TestUser, body: Json) => call("POST", "/debits", { auth: admin.bearer, body: { request_id: unique("req"), ...body } });
 
 /** An administrator, a wallet, and two users holding `fromBalance` and `toBalance` in it. */
 async function setup({ decimals = 2, fromBalance = 0 as number | string, toBalance = 0 as number | string } = {}) {
@@ -24,12 +13,6 @@ async function setup({ decimals = 2, fromBalance = 0 as number | string, toBalan
   if (Number(fromBalance) > 0) expect((await credit(admin, { user_id: from.id, wallet_id: wallet, amount: fromBalance })).status).toBe(200);
   if (Number(toBalance) > 0) expect((await credit(admin, { user_id: to.id, wallet_id: wallet, amount: toBalance })).status).toBe(200);
   return { admin, from, to, wallet };
-}
-
-async function balanceOf(admin: TestUser, userId: number, wallet: string) {
-  const res = await call("GET", "/user-wallet-balance", { auth: admin.bearer, query: { user_id: userId, wallet_id: wallet } });
-  expect(res.status).toBe(200);
-  return res.body.data[wallet] as number;
 }
 
 type EntryRow = {
@@ -254,7 +237,7 @@ describe("POST /transfers", () => {
       const { admin, from, to, wallet } = await setup({ fromBalance: 100 });
       const first = await transfer(admin, { from_user_id: from.id, to_user_id: to.id, wallet_id: wallet, amount: 10, request_id: "Move-1" });
       expect(first.status).toBe(200);
-      await expectRefusedTransfer(admin, { from_user_id: from.id, to_user_id: to.id, wallet_id: wallet, amount: 10, request_id: "MOVE-1" }, 409, exists(first.body.data.debit_transaction_id));
+      await expectRefusedTransfer(admin, { from_user_id: from.id, to_user_id: to.id, wallet_id: wallet, amount: 10, request_id: "MOVE-1" }, 409, alreadyExists(first.body.data.debit_transaction_id));
       expect(await balanceOf(admin, from.id, wallet)).toBe(90);
       expect(await balanceOf(admin, to.id, wallet)).toBe(10);
     });
@@ -263,19 +246,19 @@ describe("POST /transfers", () => {
       const { admin, from, to, wallet } = await setup({ fromBalance: 100 });
       const third = await makeUser();
       const first = await transfer(admin, { from_user_id: from.id, to_user_id: to.id, wallet_id: wallet, amount: 10, request_id: "move-2" });
-      await expectRefusedTransfer(admin, { from_user_id: from.id, to_user_id: third.id, wallet_id: wallet, amount: 99, request_id: "move-2" }, 409, exists(first.body.data.debit_transaction_id));
+      await expectRefusedTransfer(admin, { from_user_id: from.id, to_user_id: third.id, wallet_id: wallet, amount: 99, request_id: "move-2" }, 409, alreadyExists(first.body.data.debit_transaction_id));
     });
 
     it("answers a replay with 409 even after the sender has spent the rest", async () => {
       const { admin, from, to, wallet } = await setup({ fromBalance: 10 });
       const first = await transfer(admin, { from_user_id: from.id, to_user_id: to.id, wallet_id: wallet, amount: 10, request_id: "move-all" });
-      await expectRefusedTransfer(admin, { from_user_id: from.id, to_user_id: to.id, wallet_id: wallet, amount: 10, request_id: "move-all" }, 409, exists(first.body.data.debit_transaction_id));
+      await expectRefusedTransfer(admin, { from_user_id: from.id, to_user_id: to.id, wallet_id: wallet, amount: 10, request_id: "move-all" }, 409, alreadyExists(first.body.data.debit_transaction_id));
     });
 
     it("refuses a transfer whose request_id the sender's credit already used", async () => {
       const { admin, from, to, wallet } = await setup();
       const c = await credit(admin, { user_id: from.id, wallet_id: wallet, amount: 50, request_id: "topup-1" });
-      await expectRefusedTransfer(admin, { from_user_id: from.id, to_user_id: to.id, wallet_id: wallet, amount: 10, request_id: "topup-1" }, 409, exists(c.body.data.transaction_id));
+      await expectRefusedTransfer(admin, { from_user_id: from.id, to_user_id: to.id, wallet_id: wallet, amount: 10, request_id: "topup-1" }, 409, alreadyExists(c.body.data.transaction_id));
     });
 
     it("refuses a debit of the sender whose request_id a transfer already used", async () => {
@@ -284,7 +267,7 @@ describe("POST /transfers", () => {
       const before = await tableCounts();
       const res = await debit(admin, { user_id: from.id, wallet_id: wallet, amount: 1, request_id: "t-9" });
       expect(res.status).toBe(409);
-      expect(res.body).toEqual(exists(t.body.data.debit_transaction_id));
+      expect(res.body).toEqual(alreadyExists(t.body.data.debit_transaction_id));
       expect(await tableCounts()).toEqual(before);
     });
 
@@ -312,7 +295,7 @@ describe("POST /transfers", () => {
       expect(won).toHaveLength(1);
       const lost = replies.filter((r) => r.status === 409);
       expect(lost).toHaveLength(39);
-      for (const r of lost) expect(r.body).toEqual(exists(won[0]!.body.data.debit_transaction_id));
+      for (const r of lost) expect(r.body).toEqual(alreadyExists(won[0]!.body.data.debit_transaction_id));
       expect(await balanceOf(admin, from.id, wallet)).toBe(93);
       expect(await balanceOf(admin, to.id, wallet)).toBe(7);
       expect(await ledgerViolations()).toEqual(CLEAN);
