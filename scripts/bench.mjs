@@ -115,9 +115,31 @@ async function main() {
     },
     "credits-duplicate-409": {
       server: app,
-      vs: "noop",
+      vs: "insert",
       expectStatus: 409,
       request: { method: "POST", path: `${apiPath}/credits`, headers: { ...authed, ...json }, body: JSON.stringify(fx.duplicate) },
+    },
+    "credits-invalid-400": {
+      server: app,
+      vs: "insert",
+      expectStatus: 400,
+      request: {
+        method: "POST",
+        path: `${apiPath}/credits`,
+        headers: { ...authed, ...json },
+        body: JSON.stringify({ user_id: fx.users[0].id, wallet_id: WALLETS[0], amount: "-1", request_id: "never-written" }),
+      },
+    },
+    "transaction-read": {
+      server: app,
+      vs: "noop",
+      request: { method: "GET", path: `${apiPath}/transactions/${fx.transactionId}`, headers: authed },
+    },
+    "transaction-unknown-404": {
+      server: app,
+      vs: "noop",
+      expectStatus: 404,
+      request: { method: "GET", path: `${apiPath}/transactions/999999999`, headers: authed },
     },
     "balance-1-wallet": {
       server: app,
@@ -143,9 +165,9 @@ async function main() {
 
   // Each group is bracketed by its baseline: the baseline figure is the mean of the two runs.
   const plan = [
-    ["insert", "credits", "insert"],
+    ["insert", "credits", "credits-duplicate-409", "credits-invalid-400", "insert"],
     ["select", "balance-1-wallet", "balance-5-wallets", "select"],
-    ["noop", "credits-duplicate-409", "transactions-page-20", "login", "noop"],
+    ["noop", "transaction-read", "transaction-unknown-404", "transactions-page-20", "login", "noop"],
   ].flat();
 
   const runs = [];

@@ -19,7 +19,7 @@ export const WALLETS = ["bench_a", "bench_b", "bench_c", "bench_d", "bench_e"];
 /**
  * Makes `creditUsers` users for the credit load, one user with a history (for balance reads,
  * transaction pages and login), five wallets, and one credit whose request_id the duplicate
- * scenario replays.
+ * scenario replays and whose transaction the single-record read fetches.
  */
 export async function makeFixtures({ api, auth, runId, creditUsers = 8, historyEntries = 30 }) {
   for (const [i, wallet_id] of WALLETS.entries()) {
@@ -46,8 +46,8 @@ export async function makeFixtures({ api, auth, runId, creditUsers = 8, historyE
   for (let i = 0; i < historyEntries; i++) await credit(reader.id, WALLETS[0], "12.50", `hist-${i}`);
   for (const wallet of WALLETS.slice(1)) await credit(reader.id, wallet, 3, `hist-${wallet}`);
   const duplicate = { user_id: users[0].id, wallet_id: WALLETS[0], amount: 1, request_id: "dup-replayed" };
-  await credit(duplicate.user_id, duplicate.wallet_id, duplicate.amount, duplicate.request_id);
-  return { reader, users, duplicate };
+  const known = await credit(duplicate.user_id, duplicate.wallet_id, duplicate.amount, duplicate.request_id);
+  return { reader, users, duplicate, transactionId: known.data.transaction_id };
 }
 
 /** Sum of the users' balances in `wallet` (major units), read through the API. */

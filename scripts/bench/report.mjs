@@ -33,15 +33,18 @@ export function evaluateTargets(app) {
   ratioTarget("credits >= 0.8x insert baseline", "credits");
   ratioTarget("balance read (1 wallet) >= 0.8x select baseline", "balance-1-wallet");
   ratioTarget("balance read (5 wallets) >= 0.8x select baseline", "balance-5-wallets");
-  const happy = app.credits;
-  const error = app["credits-duplicate-409"];
-  if (happy && error) {
+  const errorPath = (name, scenario, happyScenario) => {
+    const [error, happy] = [app[scenario], app[happyScenario]];
+    if (!error || !happy) return;
     targets.push({
-      target: "error path (duplicate credit, 409) no slower than the happy path (credit)",
-      scenario: "credits-duplicate-409",
+      target: `error path (${name}) no slower than the happy path (${happyScenario})`,
+      scenario,
       value: `${(error.reqPerSec / happy.reqPerSec).toFixed(3)}× the req/s, p50 ${error.p50} vs ${happy.p50} ms`,
       met: error.reqPerSec >= happy.reqPerSec && error.p50 <= happy.p50 && error.errors === 0,
     });
-  }
+  };
+  errorPath("duplicate credit, 409", "credits-duplicate-409", "credits");
+  errorPath("invalid credit, 400", "credits-invalid-400", "credits");
+  errorPath("unknown transaction, 404", "transaction-unknown-404", "transaction-read");
   return targets;
 }
