@@ -6,22 +6,30 @@ export default defineConfig(async () => {
   // The very migrations wrangler applies, read from the one drizzle/ folder.
   const migrations = await readD1Migrations(path.join(import.meta.dirname, "drizzle"));
   return {
-    plugins: [
-      cloudflareTest({
-        wrangler: { configPath: "./wrangler.toml" },
-        miniflare: {
-          bindings: {
-            TEST_MIGRATIONS: migrations,
-            // Test-only values; deployed secrets come from `wrangler secret put`.
-            JWT_SECRET: "test-only-jwt-secret",
-            SITE_URL: "https://wallet.example.test",
-          },
-        },
-      }),
-    ],
     test: {
-      setupFiles: ["./test/apply-migrations.ts"],
-      include: ["test/**/*.test.ts"],
+      projects: [
+        {
+          // The service, inside the Workers runtime.
+          plugins: [
+            cloudflareTest({
+              wrangler: { configPath: "./wrangler.toml" },
+              miniflare: {
+                bindings: {
+                  TEST_MIGRATIONS: migrations,
+                  // Test-only values; deployed secrets come from `wrangler secret put`.
+                  JWT_SECRET: "test-only-jwt-secret",
+                  SITE_URL: "https://wallet.example.test",
+                },
+              },
+            }),
+          ],
+          test: { name: "workers", setupFiles: ["./test/apply-migrations.ts"], include: ["test/**/*.test.ts"] },
+        },
+        {
+          // Command-line tools that drive wrangler itself, in Node.
+          test: { name: "node", environment: "node", include: ["test/node/**/*.test.mjs"], testTimeout: 120_000 },
+        },
+      ],
     },
   };
 });

@@ -1,5 +1,5 @@
 // npm run import:wordpress -- <dump.sql[.gz]> [--prefix wp_] [--namespace wallet] [--local|--remote]
-//   [--dry-run] [--balances ledger|site] [--force] [--persist-to DIR] [--config FILE] [--database DB]
+//   [--dry-run] [--rehearse] [--balances ledger|site] [--force] [--persist-to DIR] [--config FILE] [--database DB]
 //   [--report FILE.json] [--chunk-statements N] [--tmp-dir DIR]
 //
 // Moves a WordPress site's wallet data (users, wallets, every CREDIT/DEBIT) into the service's D1:
@@ -24,6 +24,8 @@ const USAGE = `usage: npm run import:wordpress -- <dump.sql[.gz]> (--local | --r
   --balances ledger|site    ledger: balances are the sum of the entries (default);
                             site: one adjustment entry per wallet brings each to the site's stored balance
   --dry-run                 write nothing; print the report (reads the database when --local/--remote is given)
+  --rehearse                with --local: write through \`wrangler d1 execute --local --file\`, the very SQL
+                            files and commands a --remote import sends (slower than plain --local)
   --force                   import what does not conflict and leave out the rest (reported)
   --persist-to DIR          local D1 state folder (as wrangler's --persist-to)
   --config FILE             wrangler configuration file
@@ -43,6 +45,7 @@ function options() {
         local: { type: "boolean", default: false },
         remote: { type: "boolean", default: false },
         "dry-run": { type: "boolean", default: false },
+        rehearse: { type: "boolean", default: false },
         balances: { type: "string", default: "ledger" },
         force: { type: "boolean", default: false },
         "persist-to": { type: "string" },
@@ -71,6 +74,7 @@ function options() {
   const chunk = Number(values["chunk-statements"]);
   if (!Number.isInteger(chunk) || chunk < 1) fail("--chunk-statements is a positive integer");
   if (values["persist-to"] && !values.local) fail("--persist-to goes with --local");
+  if (values.rehearse && !values.local) fail("--rehearse goes with --local");
   return { file: positionals[0], ...values, chunkStatements: chunk };
 }
 
@@ -176,11 +180,14 @@ async function main() {
   const started = Date.now();
   const progress = new Progress();
   const dryRun = opts["dry-run"];
-  const d1 = opts.local
-    ? await LocalD1.open({ database: opts.database, persistTo: opts["persist-to"], config: opts.config })
-    : opts.remote
-      ? new RemoteD1({ database: opts.database, config: opts.config })
-      : null;
+  const where = { database: opts.database, persistTo: opts["persist-to"], config: opts.config };
+  const d1 = opts.rehearse
+    ? new RemoteD1({ ...where, local: true })
+    : opts.local
+      ? await LocalD1.open(where)
+      : opts.remote
+        ? new RemoteD1(where)
+        : null;
   try {
     return await run(opts, d1, started, progress, dryRun);
   } finally {

@@ -4,7 +4,7 @@
 //   that runs each chunk of statements as one D1 batch inside the runtime: no SQL splitting and no
 //   wrangler start-up per chunk.
 // - The remote database: `wrangler d1 execute --remote --file`, which uploads each chunk to D1's
-//   import API.
+//   import API. `--local --rehearse` sends the same files through `wrangler d1 execute --local`.
 // Offline apart from that: no telemetry, no account look-ups, no update check.
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -78,17 +78,19 @@ export class LocalD1 {
   }
 }
 
+/** D1 through `wrangler d1 execute`: the remote database, or (`local`) local state the same way. */
 export class RemoteD1 {
-  constructor({ database = "DB", config }) {
+  constructor({ database = "DB", config, local = false, persistTo }) {
     this.database = database;
-    this.extra = config ? ["--config", config] : [];
-    this.description = `remote D1 database ${database}`;
-    this.migrateHint = `npx wrangler d1 migrations apply ${database} --remote`;
+    const where = local ? ["--local", ...(persistTo ? ["--persist-to", persistTo] : [])] : ["--remote"];
+    this.extra = [...where, ...(config ? ["--config", config] : [])];
+    this.description = `${local ? "local (through wrangler, as --remote would)" : "remote"} D1 database ${database}`;
+    this.migrateHint = `npx wrangler d1 migrations apply ${database} ${where.join(" ")}`;
     this.format = "sql";
   }
 
   run(args) {
-    const result = spawnSync(process.execPath, [WRANGLER, "d1", "execute", this.database, "--remote", ...this.extra, ...args], {
+    const result = spawnSync(process.execPath, [WRANGLER, "d1", "execute", this.database, ...this.extra, ...args], {
       env: offlineEnv(),
       encoding: "utf8",
       maxBuffer: 1 << 30,

@@ -1,0 +1,49 @@
+// The --remote import sends SQL files through `wrangler d1 execute --file`, a path the in-runtime
+// import tests never take. `--local --rehearse` sends those same files through wrangler into local
+// state: here it must leave exactly the rows the direct --local import leaves, and a second run
+// must find nothing to write.
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { offlineEnv, wrangler } from "../../scripts/lib/wrangler.mjs";
+
+const DUMP = "test/fixtures/wordpress-dump.sql";
+const root = mkdtempSync(path.join(tmpdir(), "wallet-rehearse-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+function migratedState(name) {
+  const dir = path.join(root, name);
+  wrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", dir], { quiet: true });
+  return dir;
+}
+
+function importInto(dir, ...flags) {
+  const result = spawnSync(process.execPath, ["scripts/import-wordpress.mjs", DUMP, "--local", "--persist-to", dir, ...flags], {
+    env: offlineEnv(),
+    encoding: "utf8",
+  });
+  expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
+  return result.stdout;
+}
+
+function rows(dir, table) {
+  const out = wrangler(["d1", "execute", "DB", "--local", "--persist-to", dir, "--json", "--command", `SELECT * FROM ${table} ORDER BY 1, 2`], { quiet: true });
+  return JSON.parse(out.slice(out.indexOf("[")))[0].results;
+}
+
+describe("import:wordpress --local --rehearse (the SQL files a --remote import sends)", () => {
+  it("leaves exactly the rows of a direct local import, and a second run writes nothing", () => {
+    const direct = migratedState("direct");
+    const rehearsed = migratedState("rehearsed");
+    importInto(direct);
+    expect(importInto(rehearsed, "--rehearse")).toContain("as --remote would");
+    for (const table of ["users", "wallets", "transactions", "balances"]) {
+      const expected = rows(direct, table);
+      expect(expected.length, table).toBeGreaterThan(0);
+      expect(rows(rehearsed, table), table).toEqual(expected);
+    }
+    expect(importInto(rehearsed, "--rehearse")).toContain("Nothing to write");
+  });
+});
