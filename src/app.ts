@@ -20,8 +20,10 @@ export const MAX_BODY_BYTES = 64 * 1024;
 
 export type AppOptions = { nowMs?: () => number };
 
-/** `/?rest_route=/wallet/v1/x&a=1` is WordPress's plain-permalink form of `/wp-json/wallet/v1/x?a=1`. */
-/** WordPress also matches routes case-insensitively; every path segment here is case-free. */
+/**
+ * `/?rest_route=/wallet/v1/x&a=1` is WordPress's plain-permalink form of `/wp-json/wallet/v1/x?a=1`.
+ * WordPress also matches routes case-insensitively; every path segment here is case-free.
+ */
 function fromPlainPermalink(request: Request) {
   const url = new URL(request.url);
   const route = url.searchParams.get("rest_route");

@@ -43,7 +43,8 @@ function insertEntry(db: Db, e: NewEntry, after?: string) {
     ? sql`EXISTS (SELECT 1 FROM ${transactions} WHERE transfer_id = ${after})`
     : sql`NOT EXISTS (SELECT 1 FROM ${transactions} WHERE user_id = ${e.userId} AND request_key = ${requestKey})`;
   // The first entry of a movement skips quietly when its reversal is already done (a clean 409);
-  // a later one must never skip alone, so UNIQUE(reverses_id) fails it and aborts the batch.
+  // a later one must never skip alone, so the transactions_reversed_once trigger (backed by
+  // UNIQUE(reverses_id)) fails it and aborts the batch.
   const guard =
     e.reversesId === undefined || after
       ? once

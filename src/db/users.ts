@@ -34,12 +34,17 @@ export async function findLoginUser(db: Db, login: string) {
     .get();
 }
 
+const taken = (column: typeof users.username | typeof users.email, value: string) =>
+  sql`EXISTS (SELECT 1 FROM ${users} WHERE ${sameText(column, value)})`;
+
+/** One row saying whether the username and the e-mail are taken. */
+const takenFlags = (db: Db, username: string, email: string) =>
+  db
+    .select({ username: taken(users.username, username).mapWith(Boolean), email: taken(users.email, email).mapWith(Boolean) })
+    .from(sql`(SELECT 1)`);
+
 export async function findTakenFields(db: Db, username: string, email: string) {
-  const rows = await db
-    .select({ username: sameText(users.username, username).mapWith(Boolean), email: sameText(users.email, email).mapWith(Boolean) })
-    .from(users)
-    .where(or(sameText(users.username, username), sameText(users.email, email)));
-  return { username: rows.some((r) => r.username), email: rows.some((r) => r.email) };
+  return (await takenFlags(db, username, email))[0]!;
 }
 
 export type NewUser = Omit<typeof users.$inferInsert, "id">;
@@ -49,13 +54,11 @@ export type NewUser = Omit<typeof users.$inferInsert, "id">;
  * of two concurrent creations of one username exactly one inserts (the unique indexes back it up).
  */
 export async function insertUserIfFree(db: Db, u: NewUser) {
-  const taken = (column: typeof users.username | typeof users.email, value: string) =>
-    sql`EXISTS (SELECT 1 FROM ${users} WHERE ${sameText(column, value)})`;
   const row = sql`SELECT NULL, ${u.username}, ${u.email}, ${u.passwordHash}, ${u.firstName ?? ""}, ${u.lastName ?? ""}, ${u.role},
     ${u.registeredAtMs} WHERE NOT ${taken(users.username, u.username)} AND NOT ${taken(users.email, u.email)}`;
   const [inserted, flags] = await db.batch([
     db.insert(users).select(row).onConflictDoNothing().returning({ id: users.id }),
-    db.select({ username: taken(users.username, u.username).mapWith(Boolean), email: taken(users.email, u.email).mapWith(Boolean) }).from(sql`(SELECT 1)`),
+    takenFlags(db, u.username, u.email),
   ]);
   return { id: inserted[0]?.id, taken: flags[0]! };
 }

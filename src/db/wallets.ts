@@ -24,4 +24,3 @@ export async function findWalletCached(db: Db, id: string) {
   if (wallet) cache.set(id, wallet);
   return wallet;
 }
-

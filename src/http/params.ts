@@ -1,26 +1,11 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
+import { plainDecimal } from "../ledger/money";
 
 /** Raised for a body that claims JSON but does not parse; answered as WordPress does. */
 export class InvalidJsonError extends Error {}
 
 type Params = Record<string, unknown>;
-
-const JSON_NUMBER = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
-
-/** A JSON number's literal as plain decimal text ("1.50e2" → "150"), or null past sane exponents. */
-export function plainDecimal(literal: string): string | null {
-  const m = JSON_NUMBER.exec(literal);
-  if (!m || Math.abs(Number(m[4] ?? 0)) > 400) return null;
-  const [, sign, int, frac = ""] = m as unknown as [string, string, string, string | undefined];
-  const point = int.length + Number(m[4] ?? 0);
-  const digits = int + frac;
-  const padded = point <= 0 ? "0".repeat(1 - point) + digits : point > digits.length ? digits + "0".repeat(point - digits.length) : digits;
-  const at = Math.max(point, 1);
-  const whole = padded.slice(0, at).replace(/^0+(?=\d)/, "");
-  const fraction = padded.slice(at).replace(/0+$/, "");
-  return sign + whole + (fraction ? `.${fraction}` : "");
-}
 
 /**
  * JSON numbers a double cannot hold exactly (1.00000000000000001, 12345678901234567890) are passed

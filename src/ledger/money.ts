@@ -16,7 +16,7 @@ export function readAmount(input: unknown): Decimal | AmountIssue {
     if (input <= 0) return "not-positive";
     // A number reaching here is exactly what the client wrote: http/params.ts passes any JSON
     // number a double cannot hold as its decimal text instead.
-    text = plainNumberText(input);
+    text = plainDecimal(String(input))!; // a finite double's exponent is within ±400
   } else if (typeof input === "string") {
     text = input;
     if (NEGATIVE_TEXT.test(text)) return "not-positive";
@@ -30,16 +30,20 @@ export function readAmount(input: unknown): Decimal | AmountIssue {
   return decimal;
 }
 
-/** A number's shortest round-trip text, written out without an exponent (1e-7 → "0.0000001"). */
-function plainNumberText(value: number) {
-  const text = String(value);
-  const exp = /^(\d+)(?:\.(\d+))?e([+-]\d+)$/.exec(text);
-  if (!exp) return text;
-  const digits = exp[1]! + (exp[2] ?? "");
-  const point = exp[1]!.length + Number(exp[3]);
-  if (point <= 0) return `0.${"0".repeat(-point)}${digits}`;
-  if (point >= digits.length) return digits + "0".repeat(point - digits.length);
-  return `${digits.slice(0, point)}.${digits.slice(point)}`;
+const JSON_NUMBER = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
+
+/** A JSON number's literal as plain decimal text ("1.50e2" → "150"), or null past sane exponents. */
+export function plainDecimal(literal: string): string | null {
+  const m = JSON_NUMBER.exec(literal);
+  if (!m || Math.abs(Number(m[4] ?? 0)) > 400) return null;
+  const [, sign, int, frac = ""] = m as unknown as [string, string, string, string | undefined];
+  const point = int.length + Number(m[4] ?? 0);
+  const digits = int + frac;
+  const padded = point <= 0 ? "0".repeat(1 - point) + digits : point > digits.length ? digits + "0".repeat(point - digits.length) : digits;
+  const at = Math.max(point, 1);
+  const whole = padded.slice(0, at).replace(/^0+(?=\d)/, "");
+  const fraction = padded.slice(at).replace(/0+$/, "");
+  return sign + whole + (fraction ? `.${fraction}` : "");
 }
 
 export type MinorIssue = "too-many-decimals" | "too-large";

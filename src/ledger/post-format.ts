@@ -40,7 +40,6 @@ function partsIn(epochS: number, timeZone: string): Parts {
   };
 }
 
-
 const pad = (n: number) => String(n).padStart(2, "0");
 const hour12 = (hour: number) => hour % 12 || 12;
 const meridiem = (hour: number) => (hour < 12 ? "AM" : "PM");

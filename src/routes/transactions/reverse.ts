@@ -57,4 +57,3 @@ export const reverseTransaction = new Hono<AppEnv>().post("/:id{[0-9]+}/reverse"
     reversed_transaction_ids: ordered.map((m) => m.entry.id),
   });
 });
-
