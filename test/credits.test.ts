@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { call, credit, ledgerViolations, makeAdmin, makeUser, makeWallet, tableCounts, unique } from "./helpers";
+import { alreadyExists, call, CLEAN, credit, ledgerViolations, makeAdmin, makeUser, makeWallet, tableCounts, unique } from "./helpers";
 
 describe("POST /credits", () => {
   it("credits a user and answers 200 with the transaction id", async () => {
@@ -21,12 +21,7 @@ describe("POST /credits", () => {
     const before = await tableCounts();
     const again = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 99, request_id: "order-1" });
     expect(again.status).toBe(409);
-    expect(again.body).toEqual({
-      status_code: 409,
-      status: false,
-      message: "Transaction already exists",
-      error: { txn_id: String(first.body.data.transaction_id), exist: "Transaction already executed" },
-    });
+    expect(again.body).toEqual(alreadyExists(first.body.data.transaction_id));
     expect(await tableCounts()).toEqual(before);
   });
 
@@ -40,7 +35,7 @@ describe("POST /credits", () => {
     expect(replies.filter((r) => r.status === 409)).toHaveLength(49);
     const balance = await call("GET", "/user-wallet-balance", { auth: admin.bearer, query: { user_id: user.id, wallet_id: wallet } });
     expect(balance.body.data[wallet]).toBe(7);
-    expect(await ledgerViolations()).toEqual({ broken: [], chain: [], orphans: 0 });
+    expect(await ledgerViolations()).toEqual(CLEAN);
   });
 
   it("lands 200 concurrent distinct credits to the exact sum", async () => {
@@ -52,6 +47,6 @@ describe("POST /credits", () => {
     const balance = await call("GET", "/user-wallet-balance", { auth: admin.bearer, query: { user_id: user.id, wallet_id: wallet } });
     // sum of i for 0..199 plus 200 × 0.01
     expect(balance.body.data[wallet]).toBe(19902);
-    expect(await ledgerViolations()).toEqual({ broken: [], chain: [], orphans: 0 });
+    expect(await ledgerViolations()).toEqual(CLEAN);
   });
 });

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { balanceOf, call, CLEAN, credit, debit, INSUFFICIENT, ledgerViolations, makeAccount, makeKey, makeUser, makeWallet, tableCounts, unique, type Json, type TestUser } from "./helpers";
+import { alreadyExists, balanceOf, call, CLEAN, credit, debit, INSUFFICIENT, ledgerViolations, makeAccount, makeKey, makeUser, makeWallet, tableCounts, unique, type Json, type TestUser } from "./helpers";
 import { MAX_MINOR } from "../src/ledger/money";
 
 type EntryRow = { id: number; txn_type: string; amount_minor: number; balance_before_minor: number; balance_after_minor: number; transfer_id: string | null; reverses_id: number | null };
@@ -265,12 +265,7 @@ describe("POST /debits", () => {
       await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 100 });
       const first = await debit(admin, { user_id: user.id, wallet_id: wallet, amount: 10, request_id: "Pay-1" });
       expect(first.status).toBe(200);
-      const res = await expectRefusedDebit(admin, { user_id: user.id, wallet_id: wallet, amount: 20, request_id: "pay-1" }, 409, {
-        status_code: 409,
-        status: false,
-        message: "Transaction already exists",
-        error: { txn_id: String(first.body.data.transaction_id), exist: "Transaction already executed" },
-      });
+      const res = await expectRefusedDebit(admin, { user_id: user.id, wallet_id: wallet, amount: 20, request_id: "pay-1" }, 409, alreadyExists(first.body.data.transaction_id));
       expect(res.body.error.txn_id).toBe(String(first.body.data.transaction_id));
       expect(await balanceOf(admin, user.id, wallet)).toBe(90);
     });
@@ -280,23 +275,13 @@ describe("POST /debits", () => {
       await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 10 });
       const first = await debit(admin, { user_id: user.id, wallet_id: wallet, amount: 10, request_id: "all-of-it" });
       expect(first.status).toBe(200);
-      await expectRefusedDebit(admin, { user_id: user.id, wallet_id: wallet, amount: 10, request_id: "all-of-it" }, 409, {
-        status_code: 409,
-        status: false,
-        message: "Transaction already exists",
-        error: { txn_id: String(first.body.data.transaction_id), exist: "Transaction already executed" },
-      });
+      await expectRefusedDebit(admin, { user_id: user.id, wallet_id: wallet, amount: 10, request_id: "all-of-it" }, 409, alreadyExists(first.body.data.transaction_id));
     });
 
     it("blocks a debit whose request_id a credit of the same user already used", async () => {
       const { admin, user, wallet } = await makeAccount();
       const c = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 100, request_id: "Shared-7" });
-      await expectRefusedDebit(admin, { user_id: user.id, wallet_id: wallet, amount: 1, request_id: "SHARED-7" }, 409, {
-        status_code: 409,
-        status: false,
-        message: "Transaction already exists",
-        error: { txn_id: String(c.body.data.transaction_id), exist: "Transaction already executed" },
-      });
+      await expectRefusedDebit(admin, { user_id: user.id, wallet_id: wallet, amount: 1, request_id: "SHARED-7" }, 409, alreadyExists(c.body.data.transaction_id));
       expect(await balanceOf(admin, user.id, wallet)).toBe(100);
     });
 
@@ -316,12 +301,7 @@ describe("POST /debits", () => {
       const other = await makeWallet(admin);
       await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 100 });
       const c = await credit(admin, { user_id: user.id, wallet_id: other, amount: 100, request_id: "x-wallet" });
-      const res = await expectRefusedDebit(admin, { user_id: user.id, wallet_id: wallet, amount: 1, request_id: "x-wallet" }, 409, {
-        status_code: 409,
-        status: false,
-        message: "Transaction already exists",
-        error: { txn_id: String(c.body.data.transaction_id), exist: "Transaction already executed" },
-      });
+      const res = await expectRefusedDebit(admin, { user_id: user.id, wallet_id: wallet, amount: 1, request_id: "x-wallet" }, 409, alreadyExists(c.body.data.transaction_id));
       expect(res.status).toBe(409);
     });
 
