@@ -1086,8 +1086,7 @@ export function importFromText(text, { options = {}, target, nowMs, chunkSize } 
 
 export function importFromChunks(chunks, { options = {}, target, nowMs, chunkSize = Infinity, bucketWidth = 1024 } = {}) {
   const buckets = new MemoryBuckets(bucketWidth);
-  const collector = new WordPressCollector(options, buckets);
-  const parser = new DumpParserAdapter(collector);
+  const { collector, parser } = createReader(options, buckets);
   for (const chunk of chunks) {
     if (chunkSize === Infinity) parser.push(chunk);
     else for (let i = 0; i < chunk.length; i += chunkSize) parser.push(chunk.slice(i, i + chunkSize));
@@ -1098,15 +1097,9 @@ export function importFromChunks(chunks, { options = {}, target, nowMs, chunkSiz
   return { statements, report };
 }
 
-class DumpParserAdapter extends DumpParser {
-  constructor(collector) {
-    super({ onRow: collector.onRow, wantTable: collector.wantTable });
-  }
-}
-
 /** The collector and parser wired together, for the CLI's streaming read. */
 export function createReader(options, buckets) {
   const collector = new WordPressCollector(options, buckets);
-  const parser = new DumpParserAdapter(collector);
+  const parser = new DumpParser({ onRow: collector.onRow, wantTable: collector.wantTable });
   return { collector, parser };
 }

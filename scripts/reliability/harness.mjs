@@ -1,6 +1,7 @@
 // Shared plumbing of `npm run test:reliability`: named checks with a pass/fail count, an HTTP client
 // that scans every response for secrets and 5xx, a bounded worker pool, and small formatting helpers.
 import { randomBytes } from "node:crypto";
+import { minorToText } from "../import/ledger-format.mjs";
 
 const VERBOSE = process.env.RELIABILITY_VERBOSE === "1";
 
@@ -153,12 +154,7 @@ export function median(values) {
 }
 
 /** Minor units as the decimal text of major units (`12345` with 2 decimals → `"123.45"`). */
-export function minorText(minor, decimals = 2) {
-  const neg = minor < 0;
-  const digits = String(Math.abs(minor)).padStart(decimals + 1, "0");
-  const text = decimals === 0 ? digits : `${digits.slice(0, -decimals)}.${digits.slice(-decimals)}`;
-  return neg ? `-${text}` : text;
-}
+export const minorText = (minor, decimals = 2) => minorToText(minor, decimals);
 
 /** The balance the API shows (a JSON number of major units) for an amount in minor units. */
 export const minorAsNumber = (minor, decimals = 2) => Number(minorText(minor, decimals));

@@ -1,7 +1,7 @@
 import { verifyWordPressHash, wordPressHashKind } from "./wordpress-hashes";
 
 // PBKDF2-SHA256 through WebCrypto: slow, salted, and native on Workers (which cap it at 100,000
-// iterations). Stored as `pbkdf2_sha256$<iterations>$<salt b64>$<hash b64>`; scripts/lib/password.mjs
+// iterations). Stored as `pbkdf2_sha256$<iterations>$<salt b64>$<hash b64>`; scripts/lib/admin.mjs
 // writes the same format from Node for the seeded administrator.
 const ITERATIONS = 100_000;
 const PREFIX = "pbkdf2_sha256";
