@@ -23,7 +23,8 @@ export default defineConfig(async () => {
               },
             }),
           ],
-          test: { name: "workers", setupFiles: ["./test/apply-migrations.ts"], include: ["test/**/*.test.ts"] },
+          // Each request logs one line; show them only for failing tests.
+          test: { name: "workers", silent: "passed-only", setupFiles: ["./test/apply-migrations.ts"], include: ["test/**/*.test.ts"] },
         },
         {
           // Command-line tools that drive wrangler itself, in Node.

@@ -1,6 +1,8 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { routePath } from "hono/route";
 import type { AppEnv } from "./env";
+import { percentDecode } from "./http/decode";
 import { fail, wpError } from "./http/envelope";
 import { onError } from "./http/errors";
 import { InvalidJsonError } from "./http/params";
@@ -22,27 +24,60 @@ export type AppOptions = { nowMs?: () => number };
 
 /**
  * `/?rest_route=/wallet/v1/x&a=1` is WordPress's plain-permalink form of `/wp-json/wallet/v1/x?a=1`.
- * WordPress also matches routes case-insensitively; every path segment here is case-free.
+ * WordPress also matches routes case-insensitively; every path segment here is case-free. The other
+ * query parameters are kept as the client wrote them, so readParams still sees their raw bytes.
  */
 function fromPlainPermalink(request: Request) {
   const url = new URL(request.url);
-  const route = url.searchParams.get("rest_route");
-  const path = route === null || (url.pathname !== "/" && url.pathname !== "/index.php") ? url.pathname : `/wp-json${route.startsWith("/") ? route : `/${route}`}`;
-  if (route === null && path === path.toLowerCase()) return request;
-  if (route !== null) url.searchParams.delete("rest_route");
+  let route: string | undefined;
+  if (url.pathname === "/" || url.pathname === "/index.php") {
+    const pairs = url.search.slice(1).split("&");
+    const at = pairs.findLastIndex((raw) => raw.startsWith("rest_route="));
+    if (at !== -1) {
+      try {
+        route = percentDecode(pairs[at]!.slice("rest_route=".length), "query");
+        url.search = pairs.filter((raw) => !raw.startsWith("rest_route=")).join("&");
+      } catch {
+        // An unreadable route names no route (404); readParams refuses any other unreadable pair.
+      }
+    }
+  }
+  const path = route === undefined ? url.pathname : `/wp-json${route.startsWith("/") ? route : `/${route}`}`;
+  if (route === undefined && path === path.toLowerCase()) return request;
   url.pathname = path.toLowerCase();
   return new Request(url, request);
 }
+
+/** Cloudflare's ray id names a request end to end; anything else that claims to be one is ignored. */
+const RAY_ID = /^[0-9A-Za-z-]{1,64}$/;
 
 export function createApp(options: AppOptions = {}) {
   const nowMs = options.nowMs ?? Date.now;
   const app = new Hono<AppEnv>({ strict: false });
 
   app.use(async (c, next) => {
+    const startedMs = Date.now();
+    const ray = c.req.header("cf-ray");
+    const requestId = ray !== undefined && RAY_ID.test(ray) ? ray : crypto.randomUUID();
     c.set("envelope", "A");
-    c.set("requestId", c.req.header("cf-ray") ?? crypto.randomUUID());
+    c.set("requestId", requestId);
     c.set("nowMs", nowMs);
     await next();
+    // WordPress sends nosniff on every REST answer; nothing here may be cached by a shared cache.
+    c.header("X-Content-Type-Options", "nosniff");
+    c.header("Cache-Control", "no-store");
+    c.header("X-Request-Id", requestId);
+    // One line per request: never a body, a header value or a secret.
+    console.log(
+      JSON.stringify({
+        request_id: requestId,
+        method: c.req.method,
+        route: routePath(c).endsWith("*") ? null : routePath(c), // a middleware's "*": no route matched
+        status: c.res.status,
+        duration_ms: Date.now() - startedMs,
+        user_id: c.get("principal")?.userId ?? null,
+      }),
+    );
   });
   app.use(bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => fail(c, 413, "Payload too large", { body: `at most ${MAX_BODY_BYTES} bytes` }) }));
 

@@ -36,8 +36,9 @@ export async function call(method: string, path: string, options: CallOptions = 
   if (options.auth !== undefined) headers.Authorization = options.auth;
   let body: BodyInit | undefined;
   if (options.body !== undefined) {
-    body = typeof options.body === "string" || options.body instanceof FormData || options.body instanceof URLSearchParams ? options.body : JSON.stringify(options.body);
-    if (typeof options.body !== "string" && !(options.body instanceof FormData) && !(options.body instanceof URLSearchParams)) headers["Content-Type"] ??= "application/json";
+    const raw = typeof options.body === "string" || options.body instanceof FormData || options.body instanceof URLSearchParams || options.body instanceof Uint8Array;
+    body = raw ? (options.body as BodyInit) : JSON.stringify(options.body);
+    if (!raw) headers["Content-Type"] ??= "application/json";
   }
   const res = await (options.app ?? createApp()).request(url.pathname + url.search, { method, headers, body }, env);
   const text = await res.text();

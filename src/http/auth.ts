@@ -7,6 +7,7 @@ import { createDb } from "../db/client";
 import { findKeyOwner, touchApiKey } from "../db/api-keys";
 import { isolateCache, KEY_TTL_MS } from "../db/isolate-cache";
 import type { AppEnv } from "../env";
+import { asciiHeader } from "./decode";
 import { permissionDenied } from "./errors";
 
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
@@ -51,9 +52,9 @@ async function touch(c: Context<AppEnv>, write: Promise<unknown>) {
 }
 
 async function principalFrom(c: Context<AppEnv>, header: string): Promise<Principal | null> {
-  const match = /^(\S+)\s+(\S+)\s*$/.exec(header);
-  if (!match) return null;
-  const [, scheme, token] = match as unknown as [string, string, string];
+  // `<scheme> <token>`: two words split by white space (the header arrives trimmed).
+  const [scheme, token, ...rest] = header.split(/[ \t]+/);
+  if (!scheme || !token || rest.length > 0) return null;
   switch (scheme.toLowerCase()) {
     case "bearer":
       if (JWT_SHAPE.test(token)) return verifyToken(token, jwtSecret(c), c.env.JWT_ISSUER);
@@ -68,7 +69,7 @@ async function principalFrom(c: Context<AppEnv>, header: string): Promise<Princi
 
 /** Requires credentials (contract section 2) and sets `principal`. */
 export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
-  const header = c.req.header("authorization")?.trim();
+  const header = asciiHeader(c.req.raw.headers, "Authorization")?.trim();
   if (!header) throw permissionDenied.missing();
   const principal = await principalFrom(c, header);
   if (!principal) throw permissionDenied.invalid();
@@ -88,6 +89,6 @@ export function requireReaderOf(c: Context<AppEnv>, userId: unknown) {
   if (!scopeAllows(p.scope, "read")) throw permissionDenied.forbidden();
   if (p.role === "administrator") return;
   if (userId === undefined) return; // omitted means the caller's own user
-  const own = /^0*[0-9]+$/.test(String(userId)) && Number(userId) === p.userId;
+  const own = /^[0-9]+$/.test(String(userId)) && Number(userId) === p.userId;
   if (!own) throw permissionDenied.forbidden();
 }

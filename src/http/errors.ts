@@ -15,6 +15,19 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * A request the service will not read (invalid UTF-8, a header that is not ASCII, a JSON body past
+ * its limits): a 400 naming the part, in whichever envelope the route answers in.
+ */
+export class MalformedRequest extends Error {
+  constructor(
+    readonly part: string,
+    readonly text: string,
+  ) {
+    super(text);
+  }
+}
+
 export const invalidInput = (fields: Record<string, string>) => new ApiError(400, "invalid input", fields);
 
 export const permissionDenied = {
@@ -37,6 +50,8 @@ const REFUSALS: Record<LedgerRefusal["reason"], ApiError> = {
 
 export function onError(err: Error, c: Context<AppEnv>) {
   if (err instanceof LedgerRefusal) err = REFUSALS[err.reason];
+  if (err instanceof MalformedRequest)
+    err = c.get("envelope") === "B" ? new ApiError(400, "Validation error", [{ [err.part]: [err.text] }]) : invalidInput({ [err.part]: err.text });
   if (err instanceof ApiError) return fail(c, err.status, err.message, err.error);
   // Never a stack trace or SQL text on the wire; the request id ties the log line to the answer.
   console.error(JSON.stringify({ requestId: c.get("requestId"), error: String(err), stack: err.stack }));

@@ -1,6 +1,8 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { plainDecimal } from "../ledger/money";
+import { asciiHeader, checkJsonShape, decodeUtf8, parseUrlEncoded, queryParams } from "./decode";
+import { MalformedRequest } from "./errors";
 
 /** Raised for a body that claims JSON but does not parse; answered as WordPress does. */
 export class InvalidJsonError extends Error {}
@@ -10,8 +12,11 @@ type Params = Record<string, unknown>;
 /**
  * JSON numbers a double cannot hold exactly (1.00000000000000001, 12345678901234567890) are passed
  * on as their decimal text, so money is read from what the client wrote, never from a rounded float.
+ * Strings must be well-formed Unicode: a lone surrogate escape (`"\ud800"`) would reach D1 as U+FFFD.
  */
-function exactNumbers(_key: string, value: unknown, context?: { source?: string }) {
+function exactValues(_key: string, value: unknown, context?: { source?: string }) {
+  if (typeof value === "string" && !value.isWellFormed())
+    throw new MalformedRequest("body", "body holds text that is not valid Unicode (a lone surrogate escape)");
   if (typeof value !== "number" || context?.source === undefined) return value;
   const written = plainDecimal(context.source);
   if (written === null) return context.source;
@@ -20,10 +25,12 @@ function exactNumbers(_key: string, value: unknown, context?: { source?: string 
 
 function fromJson(text: string): Params {
   if (text.trim() === "") return {};
+  checkJsonShape(text);
   let body: unknown;
   try {
-    body = JSON.parse(text, exactNumbers as (key: string, value: unknown) => unknown);
-  } catch {
+    body = JSON.parse(text, exactValues as (key: string, value: unknown) => unknown);
+  } catch (err) {
+    if (err instanceof MalformedRequest) throw err;
     throw new InvalidJsonError();
   }
   // A body that is not an object supplies nothing; a JSON null counts as a missing field.
@@ -31,32 +38,45 @@ function fromJson(text: string): Params {
   return Object.fromEntries(Object.entries(body).filter(([, value]) => value !== null));
 }
 
-async function fromForm(c: Context<AppEnv>): Promise<Params> {
+async function fromMultipart(bytes: ArrayBuffer, type: string): Promise<Params> {
   try {
-    return await c.req.parseBody();
+    const form = await new Response(bytes, { headers: { "content-type": type } }).formData();
+    // Later repeats win, as in PHP; a file where text belongs is refused by the field's validator.
+    return Object.fromEntries(form);
   } catch {
     return {};
   }
 }
 
-function fromQuery(url: string): Params {
-  // PHP keeps the last of repeated names.
-  return Object.fromEntries(new URL(url).searchParams);
+/** The body's media type, lowercased, without parameters. */
+function mediaType(contentType: string) {
+  const semicolon = contentType.indexOf(";");
+  return (semicolon === -1 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase();
 }
 
 /**
  * The request's parameters as WordPress merges them: JSON body, then form body, then query string;
- * the first source that has a name wins. Read once per request, after authentication.
+ * the first source that has a name wins. Read once per request, after authentication. Every byte is
+ * read strictly (decode.ts): invalid UTF-8 anywhere is a 400, never a replacement character.
  */
 export async function readParams(c: Context<AppEnv>): Promise<Params> {
   const cached = c.get("params");
   if (cached) return cached;
-  const type = (c.req.header("content-type") ?? "").toLowerCase();
+  const contentType = asciiHeader(c.req.raw.headers, "Content-Type") ?? "";
+  const type = mediaType(contentType);
+  const json = type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"));
+  const form = type === "application/x-www-form-urlencoded";
+  const multipart = type === "multipart/form-data";
   let body: Params = {};
   // WordPress reads a body on any method, GET included.
-  if (/^application\/([a-z.+-]*\+)?json/.test(type)) body = fromJson(await c.req.text());
-  else if (type.startsWith("application/x-www-form-urlencoded") || type.startsWith("multipart/form-data")) body = await fromForm(c);
-  const params = { ...fromQuery(c.req.url), ...body };
+  if (json || form || multipart) {
+    const bytes = await c.req.arrayBuffer();
+    const text = decodeUtf8(bytes, "body");
+    if (json) body = fromJson(text);
+    else if (form) body = Object.fromEntries(parseUrlEncoded(text, "body").map(({ name, value }) => [name, value]));
+    else body = await fromMultipart(bytes, contentType);
+  }
+  const params = { ...queryParams(c.req.url), ...body };
   c.set("params", params);
   return params;
 }

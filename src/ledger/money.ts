@@ -3,8 +3,29 @@
 
 export type Decimal = { text: string; integer: string; fraction: string };
 
-const DECIMAL_TEXT = /^([0-9]+)(?:\.([0-9]+))?$/;
-const NEGATIVE_TEXT = /^-([0-9]+)(?:\.([0-9]+))?$/;
+// Every reader here walks its text once, by hand: nothing on the request path may use a regex that
+// can backtrack, and a JSON body holds thousands of numbers (http/json-shape.ts bounds their length).
+
+const isDigits = (text: string) => {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 48 || code > 57) return false;
+  }
+  return text.length > 0;
+};
+
+const allZeros = (text: string) => {
+  for (let i = 0; i < text.length; i++) if (text[i] !== "0") return false;
+  return true;
+};
+
+/** `digits` or `digits.digits`, split at the point; null for anything else. */
+function splitDecimal(text: string): { integer: string; fraction: string } | null {
+  const point = text.indexOf(".");
+  const integer = point === -1 ? text : text.slice(0, point);
+  const fraction = point === -1 ? "" : text.slice(point + 1);
+  return isDigits(integer) && (point === -1 || isDigits(fraction)) ? { integer, fraction } : null;
+}
 
 export type AmountIssue = "not-numeric" | "not-positive";
 
@@ -19,31 +40,49 @@ export function readAmount(input: unknown): Decimal | AmountIssue {
     text = plainDecimal(String(input))!; // a finite double's exponent is within ±400
   } else if (typeof input === "string") {
     text = input;
-    if (NEGATIVE_TEXT.test(text)) return "not-positive";
+    if (text.startsWith("-") && splitDecimal(text.slice(1))) return "not-positive";
   } else {
     return "not-numeric";
   }
-  const match = DECIMAL_TEXT.exec(text);
-  if (!match) return "not-numeric";
-  const decimal = { text, integer: match[1]!, fraction: match[2] ?? "" };
-  if (/^0*$/.test(decimal.integer + decimal.fraction)) return "not-positive";
-  return decimal;
+  const parts = splitDecimal(text);
+  if (!parts) return "not-numeric";
+  if (allZeros(parts.integer) && allZeros(parts.fraction)) return "not-positive";
+  return { text, ...parts };
 }
 
-const JSON_NUMBER = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
+/** The largest exponent a JSON number may have for its plain decimal text to be written out. */
+const MAX_EXPONENT = 400;
+
+function trimZeros(digits: string, from: "start" | "end") {
+  let start = 0;
+  let end = digits.length;
+  if (from === "start") while (start < end - 1 && digits[start] === "0") start++;
+  else while (end > start && digits[end - 1] === "0") end--;
+  return digits.slice(start, end);
+}
 
 /** A JSON number's literal as plain decimal text ("1.50e2" → "150"), or null past sane exponents. */
 export function plainDecimal(literal: string): string | null {
-  const m = JSON_NUMBER.exec(literal);
-  if (!m || Math.abs(Number(m[4] ?? 0)) > 400) return null;
-  const [, sign, int, frac = ""] = m as unknown as [string, string, string, string | undefined];
-  const point = int.length + Number(m[4] ?? 0);
-  const digits = int + frac;
-  const padded = point <= 0 ? "0".repeat(1 - point) + digits : point > digits.length ? digits + "0".repeat(point - digits.length) : digits;
+  const sign = literal.startsWith("-") ? "-" : "";
+  let e = literal.indexOf("e");
+  if (e === -1) e = literal.indexOf("E");
+  const parts = splitDecimal(literal.slice(sign.length, e === -1 ? undefined : e));
+  if (!parts) return null;
+  let exponent = 0;
+  if (e !== -1) {
+    const written = literal.slice(e + 1);
+    const digits = written.startsWith("+") || written.startsWith("-") ? written.slice(1) : written;
+    if (!isDigits(digits) || digits.length > 6) return null;
+    exponent = Number(written);
+    if (Math.abs(exponent) > MAX_EXPONENT) return null;
+  }
+  const digits = parts.integer + parts.fraction;
+  const point = parts.integer.length + exponent;
+  const padded =
+    point <= 0 ? "0".repeat(1 - point) + digits : point > digits.length ? digits + "0".repeat(point - digits.length) : digits;
   const at = Math.max(point, 1);
-  const whole = padded.slice(0, at).replace(/^0+(?=\d)/, "");
-  const fraction = padded.slice(at).replace(/0+$/, "");
-  return sign + whole + (fraction ? `.${fraction}` : "");
+  const fraction = trimZeros(padded.slice(at), "end");
+  return sign + trimZeros(padded.slice(0, at), "start") + (fraction ? `.${fraction}` : "");
 }
 
 export type MinorIssue = "too-many-decimals" | "too-large";
@@ -58,7 +97,7 @@ export const MAX_MINOR = 999_999_999_999_999;
 /** Minor units of `amount` in a wallet with `decimals` places; extra fraction digits must be zeros. */
 export function toMinor(amount: Decimal, decimals: number): number | MinorIssue {
   const kept = amount.fraction.slice(0, decimals);
-  if (/[1-9]/.test(amount.fraction.slice(decimals))) return "too-many-decimals";
+  if (!allZeros(amount.fraction.slice(decimals))) return "too-many-decimals";
   const minor = BigInt(amount.integer + kept.padEnd(decimals, "0"));
   return minor > BigInt(MAX_MINOR) ? "too-large" : Number(minor);
 }
@@ -78,6 +117,7 @@ export const minorToNumber = (minor: number, decimals: number) => Number(minorTo
 export function groupDigits(minor: number, decimals: number) {
   const [integer, fraction] = minorToText(minor, decimals).split(".");
   const sign = integer!.startsWith("-") ? "-" : "";
+  // At most 16 digits (MAX_MINOR), so the lookahead's work is bounded.
   const grouped = integer!.replace("-", "").replace(/\B(?=(\d{3})+(?!\d))/g, ",");
   return sign + grouped + (fraction === undefined ? "" : `.${fraction}`);
 }

@@ -1,0 +1,129 @@
+// Reading what a client sent, strictly and in linear time. Invalid UTF-8 is refused rather than
+// decoded to U+FFFD: two request_ids that differ only in invalid bytes would otherwise be one key.
+// Every reader walks its input once; none uses a regex that can backtrack.
+import { MalformedRequest } from "./errors";
+
+/** Limits on a JSON body's shape, checked before it is parsed (the body itself is at most 64 KiB). */
+export const JSON_LIMITS = {
+  /** Nested objects and arrays. */
+  depth: 32,
+  /** Members of one object or array. */
+  members: 1000,
+  /** Characters of one number literal: longer than any amount the ledger can hold (40). */
+  numberChars: 40,
+};
+
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+
+/** Bytes as UTF-8 text; invalid bytes are a 400 naming `part`. */
+export function decodeUtf8(bytes: ArrayBuffer | Uint8Array, part: string) {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    throw new MalformedRequest(part, `${part} is not valid UTF-8`);
+  }
+}
+
+const hexValue = (code: number) =>
+  code >= 48 && code <= 57 ? code - 48 : code >= 65 && code <= 70 ? code - 55 : code >= 97 && code <= 102 ? code - 87 : -1;
+
+const encoder = new TextEncoder();
+
+/**
+ * application/x-www-form-urlencoded percent-decoding (`+` is a space, `%XX` a byte, a `%` not
+ * followed by two hex digits stays as it is, as URLSearchParams does), then strict UTF-8.
+ */
+export function percentDecode(text: string, part: string) {
+  if (!text.includes("%")) return text.includes("+") ? text.replaceAll("+", " ") : text;
+  const bytes = encoder.encode(text);
+  const out = new Uint8Array(bytes.length);
+  let n = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i]!;
+    const high = byte === 37 && i + 2 < bytes.length ? hexValue(bytes[i + 1]!) : -1;
+    const low = high === -1 ? -1 : hexValue(bytes[i + 2]!);
+    if (low !== -1) {
+      out[n++] = high * 16 + low;
+      i += 2;
+    } else {
+      out[n++] = byte === 43 ? 32 : byte;
+    }
+  }
+  return decodeUtf8(out.subarray(0, n), part);
+}
+
+export type RawPair = { raw: string; name: string; value: string };
+
+/** `a=1&b=2` as name/value pairs in order, each keeping its raw text; invalid UTF-8 is a 400. */
+export function parseUrlEncoded(text: string, part: string): RawPair[] {
+  const pairs: RawPair[] = [];
+  for (const raw of text.split("&")) {
+    if (raw === "") continue;
+    const eq = raw.indexOf("=");
+    const name = percentDecode(eq === -1 ? raw : raw.slice(0, eq), part);
+    pairs.push({ raw, name, value: eq === -1 ? "" : percentDecode(raw.slice(eq + 1), part) });
+  }
+  return pairs;
+}
+
+/** The query string's parameters; PHP keeps the last of repeated names. */
+export function queryParams(url: string): Record<string, string> {
+  const search = url.indexOf("?");
+  if (search === -1) return {};
+  const hash = url.indexOf("#", search);
+  const params: Record<string, string> = {};
+  for (const { name, value } of parseUrlEncoded(url.slice(search + 1, hash === -1 ? undefined : hash), "query")) params[name] = value;
+  return params;
+}
+
+/**
+ * A header the service reads, which must be printable ASCII (Workers hand header bytes over as
+ * Latin-1 characters, so anything else would be read as text the client never meant).
+ */
+export function asciiHeader(headers: Headers, name: string): string | undefined {
+  const value = headers.get(name) ?? undefined;
+  if (value === undefined) return undefined;
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if ((code < 32 && code !== 9) || code > 126) throw new MalformedRequest(name.toLowerCase(), `the ${name} header must be printable ASCII`);
+  }
+  return value;
+}
+
+const NUMBER_CHARS = new Set("0123456789+-.eE");
+
+/**
+ * One pass over JSON text, outside its strings, refusing what would cost more than it should to
+ * parse or to read: nesting past JSON_LIMITS.depth, a container of more than JSON_LIMITS.members,
+ * a number literal longer than JSON_LIMITS.numberChars. Malformed JSON is left to JSON.parse.
+ */
+export function checkJsonShape(text: string) {
+  const members: number[] = [];
+  let i = 0;
+  while (i < text.length) {
+    const ch = text[i]!;
+    if (ch === '"') {
+      for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === "\\") i++;
+      i++;
+    } else if (ch === "{" || ch === "[") {
+      if (members.length === JSON_LIMITS.depth) throw new MalformedRequest("body", `JSON nesting is deeper than ${JSON_LIMITS.depth} levels`);
+      members.push(1);
+      i++;
+    } else if (ch === "}" || ch === "]") {
+      members.pop();
+      i++;
+    } else if (ch === ",") {
+      const top = members.length - 1;
+      if (top >= 0 && ++members[top]! > JSON_LIMITS.members)
+        throw new MalformedRequest("body", `a JSON object or array has more than ${JSON_LIMITS.members} members`);
+      i++;
+    } else if (ch === "-" || (ch >= "0" && ch <= "9")) {
+      const start = i;
+      while (i < text.length && NUMBER_CHARS.has(text[i]!)) i++;
+      if (i - start > JSON_LIMITS.numberChars)
+        throw new MalformedRequest("body", `a JSON number is longer than ${JSON_LIMITS.numberChars} characters`);
+    } else {
+      i++;
+    }
+  }
+}
