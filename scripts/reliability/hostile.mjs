@@ -5,7 +5,8 @@
 // invariants are read from D1.
 import fc from "fast-check";
 import { createKey, createUser, createWallet, credit, revokeKey } from "./api.mjs";
-import { check, figures, histogram, http, note, pool, sleep, startSection, truncate, unique } from "./harness.mjs";
+import { performance } from "node:perf_hooks";
+import { check, figures, histogram, http, median, note, pool, send, sleep, startSection, truncate, unique } from "./harness.mjs";
 import { bodyKinds, buildBody, garbageAuth, jsonText, paramEntries, queryText, rawQuery, RawJson } from "./hostile-input.mjs";
 import { checkLedgerInvariants, tableCounts } from "./ledger.mjs";
 
@@ -435,6 +436,68 @@ async function streamedUploads(ctx, f) {
   );
 }
 
+/**
+ * Bodies built to make a parser work hard (issue 11): each must be answered 400 in its route's
+ * envelope, write nothing, and not hold up an ordinary request sent at the same moment. The figures
+ * (medians of the hostile answers and of the balance reads sent beside them, against quiet reads)
+ * are printed; timing is reported, not asserted.
+ */
+async function pathologicalBodies(ctx, f) {
+  const utf8 = (text) => new TextEncoder().encode(text);
+  const json = { "Content-Type": "application/json" };
+  const login = (password) => `{"user_email":"${f.adminEmail}","user_password":${password}}`;
+  const creditBody = (extra) => `{"user_id":${f.a.id},"wallet_id":"${f.wallet}","amount":1,"request_id":"${unique("pb-")}"${extra}}`;
+  const rawCredit = (bytes) => new Uint8Array([...utf8(`{"user_id":${f.a.id},"wallet_id":"${f.wallet}","amount":1,"request_id":"pb-`), ...bytes, ...utf8('"}')]);
+  const TOO_LONG = ["body", "a JSON number is longer than 40 characters"];
+  const NOT_UTF8 = ["body", "body is not valid UTF-8"];
+  const admin = { Authorization: ctx.adminAuth };
+  const cases = [
+    ["login: a number of 64,000 zeros after 1.", "/users/login", {}, login(`1.${"0".repeat(64_000)}`), TOO_LONG],
+    ["login: 0.000…01 (63,990 zeros)", "/users/login", {}, login(`0.${"0".repeat(63_990)}1`), TOO_LONG],
+    ["credits: 4,000 numbers 1e-399 in one object", "/credits", admin, creditBody(Array.from({ length: 4_000 }, (_, i) => `,"n${i}":1e-399`).join("")), ["body", "a JSON object or array has more than 1000 members"]],
+    ["credits: 8,000 numbers 1e-399 read as the amount", "/credits", admin, creditBody(`,"amount":[${Array(8).fill(`[${Array(1000).fill("1e-399").join(",")}]`).join(",")}]`), ["amount", "amount requires a valid amount"]],
+    ["credits: 20,000 levels of nesting", "/credits", admin, creditBody(`,"n":${"[".repeat(20_000)}${"]".repeat(20_000)}`), ["body", "JSON nesting is deeper than 32 levels"]],
+    ["credits: request_id with a raw 0xFF", "/credits", admin, rawCredit([0xff]), NOT_UTF8],
+    ["credits: request_id with a raw 0xFE (differs from the one before only in an invalid byte)", "/credits", admin, rawCredit([0xfe]), NOT_UTF8],
+    ["credits: a lone surrogate escape", "/credits", admin, creditBody(',"note":"\\udc00"'), ["body", "body holds text that is not valid Unicode (a lone surrogate escape)"]],
+  ];
+  const read = () => send(ctx.api, "GET", "/user-wallet-balance", { auth: ctx.adminAuth, query: { user_id: f.a.id, wallet_id: f.wallet } });
+  const timed = async (fn) => {
+    const t0 = performance.now();
+    const res = await fn();
+    return { ms: performance.now() - t0, res };
+  };
+  const quiet = [];
+  for (let i = 0; i < 15; i++) quiet.push((await timed(read)).ms);
+  const before = await tableCounts(ctx.stateDir);
+  const hostileMs = [];
+  const besideMs = [];
+  const wrong = [];
+  for (const [name, path, auth, body, [part, text]] of cases) {
+    for (let round = 0; round < 3; round++) {
+      const [hostile, beside] = await Promise.all([timed(() => http(`${ctx.api}${path}`, { method: "POST", headers: { ...auth, ...json }, body })), timed(read)]);
+      hostileMs.push(hostile.ms);
+      besideMs.push(beside.ms);
+      const error = hostile.res.json?.error;
+      const said = Array.isArray(error) ? error[0]?.[part]?.[0] : error?.[part];
+      if (hostile.res.status !== 400 || said !== text) wrong.push(`${name}: ${hostile.res.status} ${truncate(hostile.res.text, 160)}`);
+      if (beside.res.status !== 200) wrong.push(`${name}: the balance read beside it answered ${beside.res.status}`);
+    }
+  }
+  const after = await tableCounts(ctx.stateDir);
+  const ms = (values) => `${median(values).toFixed(1)} ms`;
+  figures.pathological = { cases: cases.length * 3, hostileMedianMs: median(hostileMs), besideMedianMs: median(besideMs), quietMedianMs: median(quiet), hostileMaxMs: Math.max(...hostileMs) };
+  note(
+    `pathological bodies: ${cases.length * 3} answered in ${ms(hostileMs)} (median; slowest ${Math.max(...hostileMs).toFixed(1)} ms); ` +
+      `a balance read sent beside each took ${ms(besideMs)} against ${ms(quiet)} alone (ratio ${(median(besideMs) / median(quiet)).toFixed(2)})`,
+  );
+  check(
+    `${cases.length * 3} pathological bodies (64,000-digit numbers, thousands of numbers 1e-399, 20,000 levels of nesting, invalid UTF-8, lone surrogates) answered 400 naming the limit, writing nothing`,
+    wrong.length === 0 && JSON.stringify(before) === JSON.stringify(after),
+    wrong.slice(0, 5).join("\n") || `before ${JSON.stringify(before)}\nafter  ${JSON.stringify(after)}`,
+  );
+}
+
 async function fuzzRoute(ctx, f, route, mode, { seed, numRuns, deadline, tally }) {
   let cases = 0;
   const statuses = [];
@@ -561,6 +624,7 @@ export async function runHostile(ctx, { seed, deadline }) {
   const refusedDeadline = share(0.3);
   await Promise.all(writes.map((route, i) => fuzzRoute(ctx, f, route, "refused", { seed: seed + i, numRuns: REFUSED_RUNS, deadline: refusedDeadline, tally: refusedTally })));
   await streamedUploads(ctx, f);
+  await pathologicalBodies(ctx, f);
   const after = await tableCounts(ctx.stateDir);
   check(
     `${refusedTally.cases} refused write requests wrote nothing (users, wallets, entries, balances, keys, revocations unchanged)`,

@@ -7,7 +7,7 @@ import { createDb } from "../db/client";
 import { findKeyOwner, touchApiKey } from "../db/api-keys";
 import { isolateCache, KEY_TTL_MS } from "../db/isolate-cache";
 import type { AppEnv } from "../env";
-import { asciiHeader } from "./decode";
+import { isPrintableAscii } from "./decode";
 import { permissionDenied } from "./errors";
 
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
@@ -69,8 +69,10 @@ async function principalFrom(c: Context<AppEnv>, header: string): Promise<Princi
 
 /** Requires credentials (contract section 2) and sets `principal`. */
 export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
-  const header = asciiHeader(c.req.raw.headers, "Authorization")?.trim();
+  const header = c.req.header("authorization")?.trim();
   if (!header) throw permissionDenied.missing();
+  // Bytes outside ASCII can be no credential: the same 401 as any other (contract section 2).
+  if (!isPrintableAscii(header)) throw permissionDenied.invalid();
   const principal = await principalFrom(c, header);
   if (!principal) throw permissionDenied.invalid();
   c.set("principal", principal);

@@ -76,17 +76,22 @@ export function queryParams(url: string): Record<string, string> {
   return params;
 }
 
+/** Printable ASCII and tab: what a header value the service reads may hold. */
+export function isPrintableAscii(text: string) {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if ((code < 32 && code !== 9) || code > 126) return false;
+  }
+  return true;
+}
+
 /**
- * A header the service reads, which must be printable ASCII (Workers hand header bytes over as
- * Latin-1 characters, so anything else would be read as text the client never meant).
+ * A header the service reads as text, which must be printable ASCII (Workers hand header bytes
+ * over as Latin-1 characters, so anything else would be read as text the client never meant).
  */
 export function asciiHeader(headers: Headers, name: string): string | undefined {
   const value = headers.get(name) ?? undefined;
-  if (value === undefined) return undefined;
-  for (let i = 0; i < value.length; i++) {
-    const code = value.charCodeAt(i);
-    if ((code < 32 && code !== 9) || code > 126) throw new MalformedRequest(name.toLowerCase(), `the ${name} header must be printable ASCII`);
-  }
+  if (value !== undefined && !isPrintableAscii(value)) throw new MalformedRequest(name.toLowerCase(), `the ${name} header must be printable ASCII`);
   return value;
 }
 
