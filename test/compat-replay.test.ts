@@ -59,7 +59,7 @@ let admin: TestUser;
 /** Capture user ids → this database's ids (the worker's ids may differ). */
 const ids = new Map<string, number>();
 
-async function must(res: Promise<{ status: number; text: string }>, status = 200) {
+async function must<R extends { status: number; text: string }>(res: Promise<R>, status = 200) {
   const r = await res;
   expect(r.status, r.text).toBe(status);
   return r;
@@ -72,7 +72,7 @@ beforeAll(async () => {
   const auth = admin.bearer;
   const alice = await must(call("POST", "/users", { auth, body: { username: "alice", user_email: "alice@example.com", user_password: "alicepass1", first_name: "Alice", last_name: "Doe" } }), 201);
   const bob = await must(call("POST", "/users", { auth, body: { username: "bobby", user_email: "bob@example.com", user_password: "bobpass1" } }), 201);
-  ids.set("1", admin.id).set("2", (alice as { body: Json }).body.data.id).set("3", (bob as { body: Json }).body.data.id);
+  ids.set("1", admin.id).set("2", alice.body.data.id).set("3", bob.body.data.id);
   for (const w of [
     { wallet_id: "usd", wallet_name: "US Dollar", wallet_symbol: "$", wallet_note: "peer usd wallet" },
     { wallet_id: "ngn", wallet_name: "Naira", wallet_symbol: "₦", wallet_note: "peer ngn wallet" },
