@@ -88,7 +88,7 @@ describe("balances with COMPAT_PUBLIC_READS=true", () => {
     const { user, wallet } = await funded();
     const expired = await issueToken({ userId: user.id, username: user.username, role: "subscriber" }, env.JWT_SECRET!, env.JWT_ISSUER, 1, 0);
     const foreign = await issueToken({ userId: user.id, username: user.username, role: "administrator" }, "another-secret", env.JWT_ISSUER, 3600, Date.now());
-    for (const headers of [
+    const headerSets: Record<string, string>[] = [
       { Authorization: "Bearer undefined" },
       { Authorization: "Bearer null" },
       { Authorization: `Bearer ${expired}` },
@@ -96,7 +96,8 @@ describe("balances with COMPAT_PUBLIC_READS=true", () => {
       { Authorization: "Basic" },
       { Authorization: "Bearer é" },
       { "x-api-key": "not-a-key" },
-    ]) {
+    ];
+    for (const headers of headerSets) {
       const res = await compatCall("GET", balancePath(user.id, wallet), { vars: ON, headers });
       expect(res.status, JSON.stringify(headers)).toBe(200);
       expect(res.body.data.wallet_balance_raw).toBe(1500.5);
