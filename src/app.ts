@@ -7,6 +7,7 @@ import { fail, wpError } from "./http/envelope";
 import { onError } from "./http/errors";
 import { InvalidJsonError } from "./http/params";
 import { apiKeyRoutes } from "./routes/api-keys";
+import { compatRoutes } from "./compat";
 import { balances } from "./routes/balances";
 import { NAMESPACE } from "./routes/catalog";
 import { credits } from "./routes/credits";
@@ -94,6 +95,8 @@ export function createApp(options: AppOptions = {}) {
 
   app.route("/wp-json", discovery);
   app.route(`/wp-json/${NAMESPACE}`, api);
+  // The Rimplenet dialect (COMPAT_NAMESPACE, docs/compat.md): after the contract's routes, so those win.
+  app.route("/wp-json/:ns/v1", compatRoutes);
 
   app.notFound((c) => wpError(c, 404, "rest_no_route", "No route was found matching the URL and request method."));
   app.onError((err, c) =>

@@ -1,4 +1,4 @@
-import { and, eq, inArray, or, sql } from "drizzle-orm";
+import { and, count, eq, inArray, or, sql } from "drizzle-orm";
 import type { Db } from "./client";
 import { isolateCache } from "./isolate-cache";
 import { users } from "./schema";
@@ -69,4 +69,27 @@ export async function replacePasswordHash(db: Db, id: number, previous: string, 
     .update(users)
     .set({ passwordHash: next })
     .where(and(eq(users.id, id), eq(users.passwordHash, previous)));
+}
+
+export type UserRow = typeof users.$inferSelect;
+
+/**
+ * A user by id, else by username (case-insensitive), as WordPress's get_user_by('ID') and then
+ * get_user_by('login'): one round trip.
+ */
+export async function findUserByIdOrLogin(db: Db, id: number | null, login: string): Promise<UserRow | undefined> {
+  const [byId, byLogin] = await db.batch([
+    db.select().from(users).where(eq(users.id, id ?? 0)),
+    db.select().from(users).where(sameText(users.username, login)),
+  ]);
+  return byId[0] ?? byLogin[0];
+}
+
+/** One page of users ordered by username, as WP_User_Query's default, and how many there are. */
+export async function listUsersPage(db: Db, offset: number, limit: number) {
+  const [rows, total] = await db.batch([
+    db.select().from(users).orderBy(sql`lower(${users.username})`, users.id).limit(limit).offset(offset),
+    db.select({ n: count() }).from(users),
+  ]);
+  return { rows, total: total[0]?.n ?? 0 };
 }

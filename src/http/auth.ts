@@ -67,14 +67,23 @@ async function principalFrom(c: Context<AppEnv>, header: string): Promise<Princi
   }
 }
 
+/**
+ * Who the `Authorization` header names: a principal, or why not. Routes answer the refusal in their
+ * own dialect (contract section 2 here, the plugin's texts in src/compat/).
+ */
+export async function credentialOf(c: Context<AppEnv>): Promise<Principal | "missing" | "invalid"> {
+  const header = c.req.header("authorization")?.trim();
+  if (!header) return "missing";
+  // Bytes outside ASCII can be no credential: the same 401 as any other (contract section 2).
+  if (!isPrintableAscii(header)) return "invalid";
+  return (await principalFrom(c, header)) ?? "invalid";
+}
+
 /** Requires credentials (contract section 2) and sets `principal`. */
 export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
-  const header = c.req.header("authorization")?.trim();
-  if (!header) throw permissionDenied.missing();
-  // Bytes outside ASCII can be no credential: the same 401 as any other (contract section 2).
-  if (!isPrintableAscii(header)) throw permissionDenied.invalid();
-  const principal = await principalFrom(c, header);
-  if (!principal) throw permissionDenied.invalid();
+  const principal = await credentialOf(c);
+  if (principal === "missing") throw permissionDenied.missing();
+  if (principal === "invalid") throw permissionDenied.invalid();
   c.set("principal", principal);
   await next();
 });
@@ -85,12 +94,15 @@ export function requireAdmin(c: Context<AppEnv>, access: "read" | "write") {
   if (p.role !== "administrator" || !scopeAllows(p.scope, access)) throw permissionDenied.forbidden();
 }
 
+/**
+ * Whether `p` may read about user `userId`: administrators read anyone, subscribers only themselves
+ * (`undefined` means the caller's own user); a key needs the read scope.
+ */
+export const mayReadUser = (p: Principal, userId: number | undefined) =>
+  scopeAllows(p.scope, "read") && (p.role === "administrator" || userId === undefined || userId === p.userId);
+
 /** Reads about one user: administrators read anyone, subscribers only themselves. */
 export function requireReaderOf(c: Context<AppEnv>, userId: unknown) {
-  const p = c.get("principal");
-  if (!scopeAllows(p.scope, "read")) throw permissionDenied.forbidden();
-  if (p.role === "administrator") return;
-  if (userId === undefined) return; // omitted means the caller's own user
-  const own = /^[0-9]+$/.test(String(userId)) && Number(userId) === p.userId;
-  if (!own) throw permissionDenied.forbidden();
+  const id = userId === undefined ? undefined : /^[0-9]+$/.test(String(userId)) ? Number(userId) : Number.NaN;
+  if (!mayReadUser(c.get("principal"), id)) throw permissionDenied.forbidden();
 }

@@ -1,0 +1,98 @@
+import type { Context } from "hono";
+import * as v from "valibot";
+import { createDb } from "../db/client";
+import { readBalances } from "../db/ledger";
+import type { Wallet } from "../db/wallets";
+import type { AppEnv } from "../env";
+import { invalidInput } from "../http/errors";
+import { readParams } from "../http/params";
+import { formatMoney, minorToNumber } from "../ledger/money";
+import { MAX_WALLETS_PER_READ } from "../routes/balances/schemas";
+import { keyRouteRefusals, balanceReader } from "./auth";
+import { phpArrayJson, phpEmpty, phpInt, sanitizeTextField } from "./php";
+import { BalanceRequest } from "./schemas";
+
+// Shared by `user-wallet-balance` and `user-wallet-balance/multi` (plugin files
+// includes/user-wallet-balance/user-wallet-balance.php and -multi.php): the same reads, two shapes.
+
+/** The action name the plugin gave both balance routes; its refusal texts name it. */
+const ACTION = "get_rimplenet_wallets_balance";
+
+const asciiLower = (text: string) => text.replace(/[A-Z]/g, (ch) => ch.toLowerCase());
+
+/**
+ * The plugin's 422 "Entities Are Required", as JSON text of its `error`, or null. Its checkIfEmpty
+ * keyed each message by the empty *value* in the single route (so `{"":"…"}`, and `["…"]` for "0",
+ * which PHP turns into the key 0; a second empty field overwrites the first) and by the field name
+ * in `/multi`. Kept on purpose: clients of the plugin parse these shapes.
+ */
+export function entitiesRequired(req: BalanceRequest, keyBy: "value" | "field"): string | null {
+  const errors = new Map<string | number, string>();
+  for (const field of ["user_id", "wallet_id"] as const) {
+    const value = req[field];
+    if (!phpEmpty(value)) continue;
+    errors.set(keyBy === "field" ? field : value === "0" ? 0 : value, `${field} is required`);
+  }
+  return errors.size === 0 ? null : phpArrayJson(errors);
+}
+
+/**
+ * The user whose balances get_user_meta reads: it took any numeric text and its absolute integer
+ * part (`"-2"` and `"2.5"` read user 2); anything else read nobody (every balance 0).
+ */
+function metaUserId(text: string) {
+  const n = phpInt(text);
+  return n === null ? 0 : Math.abs(n);
+}
+
+export type BalanceRecord = ReturnType<typeof balanceRecord>;
+
+function balanceRecord(piece: string, wallet: Wallet, minor: number) {
+  return {
+    wallet_id: piece,
+    wallet_balance_raw: minorToNumber(minor, wallet.decimals),
+    wallet_balance_formatted: formatMoney(minor, wallet),
+    wallet_name: wallet.name,
+    wallet_symbol: wallet.symbol,
+    wallet_symbol_position: wallet.symbolPosition,
+    // Post meta: the plugin answered every wallet field as text, the decimals included.
+    wallet_decimal: String(wallet.decimals),
+    wallet_note: wallet.note,
+    wallet_type: wallet.type,
+  };
+}
+
+export type BalanceRead =
+  | { refused: string }
+  | { req: BalanceRequest; pieces: string[]; found: { index: number; piece: string; record: BalanceRecord }[] };
+
+/**
+ * Credentials (unless reads are public), parameters, the 422, access to the user, then one D1 round
+ * trip. Each comma-separated piece names a wallet as the plugin looked it up: the piece sanitized
+ * again and matched case-insensitively; unknown ones are skipped. Its balance, though, was read under
+ * the piece lowercased but untrimmed, so `usd, ngn` reads ` ngn` as 0 (capture 41): kept on purpose.
+ */
+export async function readPluginBalances(c: Context<AppEnv>, keyBy: "value" | "field"): Promise<BalanceRead> {
+  const reader = await balanceReader(c, keyRouteRefusals(ACTION));
+  const req = v.parse(BalanceRequest, await readParams(c));
+  const refused = entitiesRequired(req, keyBy);
+  if (refused !== null) return { refused };
+  const userId = metaUserId(req.user_id);
+  reader.allow(userId);
+
+  const pieces = req.wallet_id.split(",");
+  // The plugin had no bound; here a read names at most as many wallets as /wallet/v1 allows.
+  if (pieces.length > MAX_WALLETS_PER_READ) throw invalidInput({ wallet_id: `wallet_id lists at most ${MAX_WALLETS_PER_READ} wallets` });
+  const walletIds = [...new Set(pieces.map((piece) => asciiLower(sanitizeTextField(piece))).filter((id) => id !== ""))];
+  const { wallets, balances } =
+    walletIds.length === 0 ? { wallets: new Map<string, Wallet>(), balances: new Map<string, number>() } : await readBalances(createDb(c.env.DB), userId, walletIds);
+
+  const found = [];
+  for (const [index, piece] of pieces.entries()) {
+    const wallet = wallets.get(asciiLower(sanitizeTextField(piece)));
+    if (!wallet) continue;
+    const minor = userId === 0 ? 0 : (balances.get(asciiLower(piece)) ?? 0);
+    found.push({ index, piece, record: balanceRecord(piece, wallet, minor) });
+  }
+  return { req, pieces, found };
+}

@@ -1,0 +1,34 @@
+import { Hono } from "hono";
+import type { AppEnv } from "../env";
+import { send } from "../http/envelope";
+import { compatIndex } from "../routes/discovery";
+import { compatNamespace } from "./config";
+import { userWalletBalance } from "./user-wallet-balance";
+import { userWalletBalanceMulti } from "./user-wallet-balance-multi";
+import { usersRead } from "./users-read";
+
+/**
+ * The Rimplenet 1.1.31 dialect, mounted at `/wp-json/:ns/v1`. Routes are built once while the env
+ * is per request, so the namespace's name is checked here on every request: any other first segment
+ * (or the dialect switched off) is the same 404 as any unknown path. Paths arrive lowercased
+ * (app.ts), so the name matches case-insensitively. `/wp-json/wallet/v1/...` never gets here
+ * unmatched by its own routes with a name that passes: config.ts refuses that name.
+ */
+export const compatRoutes = new Hono<AppEnv>({ strict: false })
+  .use(async (c, next) => {
+    const namespace = compatNamespace(c.env);
+    if (namespace === null || c.req.param("ns") !== namespace) return c.notFound();
+    await next();
+  })
+  .get("/", (c) => send(c, 200, compatIndex(`${compatNamespace(c.env)}/v1`)))
+  .route("/user-wallet-balance/multi", userWalletBalanceMulti)
+  .route("/user-wallet-balance", userWalletBalance)
+  .route(
+    "/users",
+    new Hono<AppEnv>()
+      .use(async (c, next) => {
+        c.set("envelope", "B");
+        await next();
+      })
+      .route("/", usersRead),
+  );

@@ -1,0 +1,128 @@
+// The few PHP and WordPress functions whose exact behaviour the plugin's answers show: clients see
+// their results echoed back (`submitted`) and as odd error keys (`{"":"wallet_id is required"}`).
+// Every reader walks its text once, without a regex that can backtrack (as src/ledger/money.ts).
+
+const isDigit = (ch: string | undefined) => ch !== undefined && ch >= "0" && ch <= "9";
+const isHex = (ch: string | undefined) => ch !== undefined && (isDigit(ch) || (ch >= "a" && ch <= "f") || (ch >= "A" && ch <= "F"));
+const PHP_TRIM = " \t\n\r\0\x0B";
+
+function phpTrim(text: string) {
+  let start = 0;
+  let end = text.length;
+  while (start < end && PHP_TRIM.includes(text[start]!)) start++;
+  while (end > start && PHP_TRIM.includes(text[end - 1]!)) end--;
+  return text.slice(start, end);
+}
+
+/** Tags (`<b>`) go; a `<` that opens no tag stays as `&lt;` (wp_pre_kses_less_than, strip_tags). */
+function stripTags(text: string) {
+  let out = "";
+  let i = 0;
+  while (i < text.length) {
+    const ch = text[i]!;
+    if (ch !== "<") {
+      out += ch;
+      i++;
+      continue;
+    }
+    const close = text.indexOf(">", i + 1);
+    const nextOpen = text.indexOf("<", i + 1);
+    if (close !== -1 && (nextOpen === -1 || close < nextOpen)) {
+      i = close + 1;
+    } else {
+      out += "&lt;";
+      i++;
+    }
+  }
+  return out;
+}
+
+/** Runs of `\r\n\t ` become one space (or, with `spacesOnly`, runs of spaces). */
+function collapse(text: string, spacesOnly = false) {
+  let out = "";
+  let inRun = false;
+  for (const ch of text) {
+    const blank = spacesOnly ? ch === " " : ch === " " || ch === "\t" || ch === "\n" || ch === "\r";
+    if (blank) {
+      if (!inRun) out += " ";
+      inRun = true;
+    } else {
+      out += ch;
+      inRun = false;
+    }
+  }
+  return out;
+}
+
+/** Removes `%hh` octets, including those that removing others forms (`%%4141` → ``). */
+function stripOctets(text: string) {
+  const out: string[] = [];
+  let found = false;
+  for (const ch of text) {
+    out.push(ch);
+    const n = out.length;
+    if (n >= 3 && out[n - 3] === "%" && isHex(out[n - 2]) && isHex(out[n - 1])) {
+      out.length = n - 3;
+      found = true;
+    }
+  }
+  return { text: out.join(""), found };
+}
+
+/**
+ * WordPress's `sanitize_text_field`, which the plugin ran on every parameter: arrays and objects
+ * become "", tags are stripped, white space runs collapse, the ends are trimmed and percent-encoded
+ * octets removed. (The contents of <script>/<style> elements are kept; no wallet id or user id has them.)
+ */
+export function sanitizeTextField(value: unknown): string {
+  if (value === undefined || value === null || value === false || typeof value === "object") return "";
+  let text = value === true ? "1" : String(value);
+  if (text.includes("<")) text = phpTrim(stripTags(text));
+  text = phpTrim(collapse(text));
+  const octets = stripOctets(text);
+  return octets.found ? phpTrim(collapse(octets.text, true)) : octets.text;
+}
+
+/** PHP's `empty()` of a string: "" and "0". */
+export const phpEmpty = (text: string) => text === "" || text === "0";
+
+/** PHP 8 `is_numeric` of a string: `[ws][+-](digits[.digits]|.digits)[e[+-]digits][ws]`. */
+export function phpIsNumeric(text: string) {
+  const t = phpTrim(text);
+  let i = t[0] === "+" || t[0] === "-" ? 1 : 0;
+  let digits = 0;
+  while (isDigit(t[i])) (i++, digits++);
+  if (t[i] === ".") {
+    i++;
+    while (isDigit(t[i])) (i++, digits++);
+  }
+  if (digits === 0) return false;
+  if (t[i] === "e" || t[i] === "E") {
+    i++;
+    if (t[i] === "+" || t[i] === "-") i++;
+    if (!isDigit(t[i])) return false;
+    while (isDigit(t[i])) i++;
+  }
+  return i === t.length;
+}
+
+/**
+ * `(int)` of a numeric string, or null when the string is not numeric or the integer is past what a
+ * double holds exactly (no user has such an id). `"2.9"` → 2, `"1e1"` → 10, `"-2"` → -2.
+ */
+export function phpInt(text: string): number | null {
+  if (text.length > 40 || !phpIsNumeric(text)) return null;
+  const n = Math.trunc(Number(phpTrim(text)));
+  return Number.isSafeInteger(n) ? n : null;
+}
+
+/**
+ * JSON text of a PHP array built key by key: a list when its keys are 0, 1, 2… in order, else an
+ * object in insertion order. (A JS object would move the key "0" before the key "".)
+ */
+export function phpArrayJson(entries: Map<string | number, unknown>) {
+  const keys = [...entries.keys()];
+  if (keys.every((key, i) => key === i)) return JSON.stringify([...entries.values()]);
+  const members = [...entries].map(([key, value]) => `${JSON.stringify(String(key))}:${JSON.stringify(value)}`);
+  return `{${members.join(",")}}`;
+}

@@ -1,0 +1,14 @@
+import type { Context } from "hono";
+import type { AppEnv } from "../env";
+import { send } from "../http/envelope";
+import type { BalanceRequest } from "./schemas";
+
+/** The plugin's 422; `error` arrives as JSON text because PHP's key order cannot live in a JS object. */
+export function entitiesRequiredResponse(c: Context<AppEnv>, errorJson: string) {
+  const body = `{"status_code":422,"status":false,"message":"Entities Are Required","error":${errorJson}}`;
+  return c.body(body, 422, { "Content-Type": "application/json; charset=UTF-8" });
+}
+
+/** Envelope A plus the plugin's top-level `submitted`: the sanitized parameters, echoed back. */
+export const balanceOk = (c: Context<AppEnv>, data: unknown, submitted: BalanceRequest) =>
+  send(c, 200, { status_code: 200, status: true, message: "Wallet Balance retrieved", data, submitted });

@@ -1,0 +1,66 @@
+import { Hono } from "hono";
+import * as v from "valibot";
+import { scopeAllows } from "../auth/principal";
+import { createDb } from "../db/client";
+import { findUserByIdOrLogin, listUsersPage, type UserRow } from "../db/users";
+import type { AppEnv } from "../env";
+import { mayReadUser } from "../http/auth";
+import { ok, send } from "../http/envelope";
+import { readParams } from "../http/params";
+import { mysqlDate } from "../ledger/post-format";
+import { jwtRouteRefusals, requireCredentials } from "./auth";
+import { phpEmpty, phpInt, phpIsNumeric } from "./php";
+import { UsersRequest } from "./schemas";
+
+// `GET users` (captures 09, 10; plugin includes/users/get-users.php), in envelope B.
+
+const PER_PAGE = 10;
+const MAX_PAGE = 1_000_000;
+
+function userRecord(u: UserRow) {
+  return {
+    id: u.id,
+    username: u.username,
+    user_email: u.email,
+    // WordPress stores user_registered in UTC (gmdate) whatever the site's zone, and the plugin
+    // printed it as stored; imported users keep their WordPress value this way.
+    user_created_at: mysqlDate(Math.floor(u.registeredAtMs / 1000), "UTC"),
+    // WordPress's default display name is the login; this service keeps no other.
+    display_name: u.username,
+    first_name: u.firstName,
+    last_name: u.lastName,
+    roles: [u.role],
+  };
+}
+
+/** A list page: a positive integer, else the first page (the plugin computed garbage offsets). */
+function pageNumber(text: string) {
+  const n = phpInt(text);
+  return n !== null && n >= 1 && n <= MAX_PAGE ? n : 1;
+}
+
+export const usersRead = new Hono<AppEnv>().get("/", async (c) => {
+  const principal = await requireCredentials(c, jwtRouteRefusals);
+  const req = v.parse(UsersRequest, await readParams(c));
+  const db = createDb(c.env.DB);
+
+  // The plugin listed users for an empty or "0" user_id (`$user_id ? $user_id : null`).
+  if (!phpEmpty(req.user_id)) {
+    // Its own-user test, before existence: `$id == $user_id || $username == $user_id`.
+    const own = (phpIsNumeric(req.user_id) && Number(req.user_id) === principal.userId) || req.user_id === principal.username;
+    if (!mayReadUser(principal, own ? principal.userId : Number.NaN)) throw jwtRouteRefusals.forbidden();
+    const id = phpInt(req.user_id);
+    const user = await findUserByIdOrLogin(db, id !== null && id >= 1 ? id : null, req.user_id);
+    // "Failed", capitalised, is the plugin's.
+    if (!user) return send(c, 404, { status_code: 404, status: "Failed", message: "User not found", data: [], error: [] });
+    return ok(c, 200, "User retrieved successfully", userRecord(user));
+  }
+
+  if (principal.role !== "administrator" || !scopeAllows(principal.scope, "read")) throw jwtRouteRefusals.forbidden();
+  const page = pageNumber(req.page);
+  const { rows, total } = await listUsersPage(db, (page - 1) * PER_PAGE, PER_PAGE);
+  return ok(c, 200, "User retrieved successfully", {
+    others: { totalPages: Math.ceil(total / PER_PAGE), currentPage: page },
+    users: rows.map(userRecord),
+  });
+});
