@@ -1,4 +1,4 @@
-// The ledger's guards live in the database (drizzle/0000-0004), not only in the routes: these tests
+// The ledger's guards live in the database (drizzle/0000-0005), not only in the routes: these tests
 // write SQL straight at D1, as an operator's console or a faulty script might, and check that every
 // statement that would break an invariant fails and leaves every row as it was.
 import { env } from "cloudflare:workers";

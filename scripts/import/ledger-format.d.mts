@@ -1,6 +1,7 @@
 // Types of ledger-format.mjs, for the TypeScript tests that import it.
 export type WalletDisplay = { symbol: string; symbolPosition: "left" | "right"; decimals: number };
 export const SLUG_MAX: number;
+export function asciiLower(text: string): string;
 export const MAX_MINOR: number;
 export function minorToText(minor: number, decimals: number): string;
 export function groupDigits(minor: number, decimals: number): string;

@@ -3,6 +3,9 @@
 // test/import-wordpress.test.ts checks that both give the same answers.
 
 export const SLUG_MAX = 200;
+
+/** Idempotency keys fold A-Z to a-z and nothing else (src/ledger/request-key.ts). */
+export const asciiLower = (text) => text.replace(/[A-Z]+/g, (run) => run.toLowerCase());
 const WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
 const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
 

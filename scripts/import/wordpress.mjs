@@ -8,7 +8,7 @@
 // post id ranges (on disk for the CLI, MemoryBuckets in tests), then are read back one bucket at a
 // time in id order. What stays in memory per transaction is a 64-bit fingerprint of its
 // (user, request_id), to report duplicates, and a few numbers per (user, wallet).
-import { MAX_MINOR, decimalToMinor, minorToText, mysqlUtc, postTitle, slugify } from "./ledger-format.mjs";
+import { MAX_MINOR, SLUG_MAX, asciiLower, decimalToMinor, minorToText, mysqlUtc, postTitle, slugify } from "./ledger-format.mjs";
 import { DumpParser } from "./sql-dump.mjs";
 
 export const DEFAULT_OPTIONS = { prefix: "wp_", namespace: "wallet", balances: "ledger", force: false };
@@ -391,6 +391,27 @@ function requestKeyExpr(userId, key) {
 }
 
 /**
+ * `slug` when no entry has it, else the first free `slug-N` (N = 2, 3, …), as the service's own
+ * entries get theirs (src/db/ledger.ts uniqueSlug) and as wp_unique_post_slug would have.
+ */
+function uniqueSlugExpr(slug) {
+  const s = sqlLiteral(slug);
+  const candidate = (n) => `rtrim(substr(${s}, 1, ${SLUG_MAX - 1} - length(${n})), '-') || '-' || ${n}`;
+  return (
+    `(WITH RECURSIVE probe(n) AS (SELECT 2 WHERE EXISTS (SELECT 1 FROM transactions WHERE slug = ${s} AND slug <> '') ` +
+    `UNION ALL SELECT n + 1 FROM probe WHERE EXISTS (SELECT 1 FROM transactions WHERE slug = ${candidate("n")} AND slug <> '')) ` +
+    `SELECT coalesce(${candidate("max(n)")}, ${s}) FROM probe)`
+  );
+}
+
+/** The post's guid, unless another entry already holds it (then NULL: read back from SITE_URL). */
+function guidExpr(guid) {
+  if (guid === null || guid === "") return sqlLiteral(guid);
+  const g = sqlLiteral(guid);
+  return `(SELECT ${g} WHERE NOT EXISTS (SELECT 1 FROM transactions WHERE guid = ${g} AND guid <> ''))`;
+}
+
+/**
  * One imported entry with its WordPress id. Written only if that id is free, so a second run adds
  * nothing; its balance_before is a literal, so the chain guard refuses it unless it continues its
  * (user, wallet) chain exactly.
@@ -399,7 +420,7 @@ export function transactionInsert(e, before, after) {
   const values = [
     sqlLiteral(e.id), sqlLiteral(e.userId), sqlLiteral(e.walletId), sqlLiteral(e.txnType), sqlLiteral(e.amountMinor), sqlLiteral(e.amountText),
     sqlLiteral(before), sqlLiteral(after), sqlLiteral(e.requestId), requestKeyExpr(e.userId, e.requestKey), sqlLiteral(e.transferId), "NULL",
-    sqlLiteral(e.note), sqlLiteral(e.title), sqlLiteral(e.slugBase), sqlLiteral(e.slug), sqlLiteral(e.createdAtS), sqlLiteral(e.guid),
+    sqlLiteral(e.note), sqlLiteral(e.title), sqlLiteral(e.slugBase), e.slug === "" ? "''" : uniqueSlugExpr(e.slug), sqlLiteral(e.createdAtS), guidExpr(e.guid),
     sqlLiteral(e.localDate), sqlLiteral(e.modifiedLocalDate), sqlLiteral(e.modifiedGmtDate),
   ];
   return `INSERT INTO transactions (${TXN_COLUMNS}) SELECT ${values.join(", ")} WHERE NOT EXISTS (SELECT 1 FROM transactions WHERE id = ${e.id});`;
@@ -413,16 +434,14 @@ export function adjustmentInsert(a, before, after) {
   const base = sqlLiteral(a.slugBase);
   const values = [
     sqlLiteral(a.id ?? null), sqlLiteral(a.userId), sqlLiteral(a.walletId), sqlLiteral(a.txnType), sqlLiteral(a.amountMinor), sqlLiteral(a.amountText),
-    sqlLiteral(before), sqlLiteral(after), sqlLiteral(a.requestId), sqlLiteral(a.requestId.toLowerCase()), "NULL", "NULL", sqlLiteral(a.note),
-    sqlLiteral(a.title), base,
-    `iif(s.n = 0, ${base}, rtrim(substr(${base}, 1, 199 - length(s.n + 1)), '-') || '-' || (s.n + 1))`,
+    sqlLiteral(before), sqlLiteral(after), sqlLiteral(a.requestId), sqlLiteral(asciiLower(a.requestId)), "NULL", "NULL", sqlLiteral(a.note),
+    sqlLiteral(a.title), base, uniqueSlugExpr(a.slugBase),
     sqlLiteral(a.createdAtS), "NULL", sqlLiteral(a.localDate ?? null), "NULL", "NULL",
   ];
-  const once = `NOT EXISTS (SELECT 1 FROM transactions WHERE user_id = ${a.userId} AND request_key = ${sqlLiteral(a.requestId.toLowerCase())})`;
+  const once = `NOT EXISTS (SELECT 1 FROM transactions WHERE user_id = ${a.userId} AND request_key = ${sqlLiteral(asciiLower(a.requestId))})`;
   const free = a.id == null ? "" : ` AND NOT EXISTS (SELECT 1 FROM transactions WHERE id = ${a.id})`;
   return (
-    `INSERT INTO transactions (${TXN_COLUMNS}) SELECT ${values.join(", ")} ` +
-    `FROM (SELECT count(*) AS n FROM transactions WHERE slug_base = ${base}) s WHERE ${once}${free};`
+    `INSERT INTO transactions (${TXN_COLUMNS}) SELECT ${values.join(", ")} WHERE ${once}${free};`
   );
 }
 
@@ -675,7 +694,7 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
         amountMinor: parsed.minor,
         amountText,
         requestId: requestId ?? "",
-        requestKey: requestId === null || requestId === "" ? null : requestId.toLowerCase(),
+        requestKey: requestId === null || requestId === "" ? null : asciiLower(requestId),
         transferId: alt === null || !Number.isFinite(alt) ? null : `wp:${Math.min(id, alt)}-${Math.max(id, alt)}`,
         alt,
         note: String(meta.note ?? ""),

@@ -130,6 +130,30 @@ export async function runConcurrency(ctx, { deadline }) {
     histogram(byMail.map((r) => `${r.status}`)),
   );
 
+  // --- Idempotency keys fold ASCII letters only (issue 11): the Kelvin sign K is not K, and a
+  // request_id with whitespace around it is refused. 40 parallel credits with one title (same user,
+  // amount and second) must still get 40 different slugs (checked in D1 below).
+  const keyUser = await createUser(ctx, "ckey");
+  const kelvin = unique("kelvin-");
+  const [latin, sign] = await Promise.all(
+    [`${kelvin}K`, `${kelvin}\u212A`].map((request_id) => post("/credits", { user_id: keyUser.id, wallet_id: wallet, amount: "1.00", request_id })),
+  );
+  check(
+    "credits whose request_ids differ only in K and the Kelvin sign K (U+212A): both land as two entries",
+    latin.status === 200 && sign.status === 200 && latin.json?.data?.transaction_id !== sign.json?.data?.transaction_id,
+    `${latin.status} ${latin.text} | ${sign.status} ${sign.text}`,
+  );
+  const spaced = await post("/credits", { user_id: keyUser.id, wallet_id: wallet, amount: "1.00", request_id: ` ${kelvin}K` });
+  check(
+    "a request_id with whitespace around it: 400 \"request_id must not begin or end with whitespace\"",
+    spaced.status === 400 && spaced.json?.error?.request_id === "request_id must not begin or end with whitespace",
+    `${spaced.status} ${spaced.text}`,
+  );
+  const titled = await Promise.all(
+    Array.from({ length: 40 }, (_, i) => post("/credits", { user_id: keyUser.id, wallet_id: wallet, amount: "2.00", request_id: `${kelvin}-t${i}` })),
+  );
+  check("40 parallel credits of one amount to one user: all answered 200", titled.every((r) => r.status === 200), histogram(titled.map((r) => r.status)));
+
   // --- The same facts read from D1 itself.
   const ids = [dupUser.id, manyUser.id, debitUser.id].join(",");
   const [perUser, [names]] = await d1(
@@ -147,5 +171,15 @@ export async function runConcurrency(ctx, { deadline }) {
     JSON.stringify(perUser),
   );
   check("D1: one user row for the raced username, one for the raced e-mail", names.by_name === 1 && names.by_mail === 1, JSON.stringify(names));
+  const [[slugs]] = await d1(
+    ctx.stateDir,
+    `SELECT (SELECT count(*) FROM transactions WHERE user_id = ${keyUser.id}) AS n, (SELECT count(DISTINCT slug) FROM transactions WHERE user_id = ${keyUser.id}) AS distinct_slugs,
+       (SELECT count(*) FROM (SELECT slug FROM transactions WHERE slug <> '' GROUP BY slug HAVING count(*) > 1)) AS repeated`,
+  );
+  check(
+    "D1: the 42 entries of those credits have 42 different slugs, and no slug in the table repeats",
+    slugs.n === 42 && slugs.distinct_slugs === 42 && slugs.repeated === 0,
+    JSON.stringify(slugs),
+  );
   await checkLedgerInvariants(ctx.stateDir, "after the concurrency checks");
 }

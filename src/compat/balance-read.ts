@@ -7,6 +7,7 @@ import type { AppEnv } from "../env";
 import { invalidInput } from "../http/errors";
 import { readParams } from "../http/params";
 import { formatMoney, minorToNumber } from "../ledger/money";
+import { asciiLower } from "../ledger/request-key";
 import { MAX_WALLETS_PER_READ } from "../routes/balances/schemas";
 import { keyRouteRefusals, balanceReader } from "./auth";
 import { phpArrayJson, phpEmpty, phpInt, sanitizeTextField } from "./php";
@@ -17,8 +18,6 @@ import { BalanceRequest } from "./schemas";
 
 /** The action name the plugin gave both balance routes; its refusal texts name it. */
 const ACTION = "get_rimplenet_wallets_balance";
-
-const asciiLower = (text: string) => text.replace(/[A-Z]/g, (ch) => ch.toLowerCase());
 
 /**
  * The plugin's 422 "Entities Are Required", as JSON text of its `error`, or null. Its checkIfEmpty

@@ -2,6 +2,7 @@ import { and, asc, count, desc, eq, gt, inArray, lt, or, sql, type SQL } from "d
 import type { Db } from "./client";
 import { balances, transactions, users, wallets } from "./schema";
 import { SLUG_MAX } from "../ledger/post-format";
+import { requestKey as keyOf } from "../ledger/request-key";
 
 export type NewEntry = {
   userId: number;
@@ -28,14 +29,29 @@ export class LedgerRefusal extends Error {
 }
 
 /**
- * One ledger entry as a single INSERT … SELECT, so the balance it starts from, its slug suffix and
- * its idempotency check are all read inside the statement that writes it (D1 runs one statement,
+ * WordPress's wp_unique_post_slug as one SQL expression: `base` when no entry has that slug, else
+ * the first free `base-N` for N = 2, 3, … (the base cut so the whole stays within SLUG_MAX, as
+ * _truncate_post_slug does), probing the actual slugs through the UNIQUE index, which backs it
+ * (`slug <> ''` repeats the partial index's condition, so SQLite's planner may use it).
+ */
+function uniqueSlug(base: string) {
+  const candidate = (n: SQL) => sql`rtrim(substr(${base}, 1, ${SLUG_MAX - 1} - length(${n})), '-') || '-' || ${n}`;
+  return sql`(WITH RECURSIVE probe(n) AS (
+      SELECT 2 WHERE EXISTS (SELECT 1 FROM ${transactions} WHERE slug = ${base} AND slug <> '')
+      UNION ALL
+      SELECT n + 1 FROM probe WHERE EXISTS (SELECT 1 FROM ${transactions} WHERE slug = ${candidate(sql`n`)} AND slug <> '')
+    ) SELECT coalesce(${candidate(sql`max(n)`)}, ${base}) FROM probe)`;
+}
+
+/**
+ * One ledger entry as a single INSERT … SELECT, so the balance it starts from, its slug and its
+ * idempotency check are all read inside the statement that writes it (D1 runs one statement,
  * and one batch, at a time). A keyed entry writes nothing when its (user, request_id) is used; a
  * later entry of a movement writes only if the first one did (`after`, the movement's transfer id).
  * An overdraft fails the `transactions_no_overdraft` CHECK and so aborts the batch.
  */
 function insertEntry(db: Db, e: NewEntry, after?: string) {
-  const requestKey = e.keyed ? e.requestId.toLowerCase() : null;
+  const requestKey = e.keyed ? keyOf(e.requestId) : null;
   const signed = e.txnType === "CREDIT" ? e.amountMinor : -e.amountMinor;
   // Guards in the WHERE, not only ON CONFLICT: a CHECK (overdraft) is judged before a conflict is.
   // D1 binds JS numbers as REAL: the CASTs keep the balance arithmetic in 64-bit integers.
@@ -55,11 +71,9 @@ function insertEntry(db: Db, e: NewEntry, after?: string) {
     SELECT NULL, ${e.userId}, ${e.walletId}, ${e.txnType}, CAST(${e.amountMinor} AS INTEGER), ${e.amountText}, b.minor,
       b.minor + CAST(${signed} AS INTEGER),
       ${e.requestId}, ${requestKey}, ${e.transferId ?? null}, ${e.reversesId ?? null}, ${e.note}, ${e.title}, ${e.slugBase},
-      CASE WHEN s.n = 0 THEN ${e.slugBase}
-        ELSE rtrim(substr(${e.slugBase}, 1, ${SLUG_MAX - 1} - length(s.n + 1)), '-') || '-' || (s.n + 1) END,
+      ${uniqueSlug(e.slugBase)},
       ${e.createdAtS}, NULL, NULL, NULL, NULL
-    FROM (SELECT coalesce((SELECT balance_minor FROM ${balances} WHERE user_id = ${e.userId} AND wallet_id = ${e.walletId}), 0) AS minor) b,
-      (SELECT count(*) AS n FROM ${transactions} WHERE slug_base = ${e.slugBase}) s
+    FROM (SELECT coalesce((SELECT balance_minor FROM ${balances} WHERE user_id = ${e.userId} AND wallet_id = ${e.walletId}), 0) AS minor) b
     WHERE ${guard}`;
   const insert = db.insert(transactions).select(row);
   return (after ? insert : insert.onConflictDoNothing()).returning({ id: transactions.id });
@@ -69,7 +83,7 @@ const entryFor = (db: Db, userId: number, requestId: string) =>
   db
     .select({ id: transactions.id })
     .from(transactions)
-    .where(and(eq(transactions.userId, userId), eq(transactions.requestKey, requestId.toLowerCase())));
+    .where(and(eq(transactions.userId, userId), eq(transactions.requestKey, keyOf(requestId))));
 
 export type AppendResult = { created: true; ids: number[] } | { created: false; existingId: number | undefined };
 

@@ -60,7 +60,8 @@ export const transactions = sqliteTable(
     balanceBeforeMinor: integer("balance_before_minor").notNull(),
     balanceAfterMinor: integer("balance_after_minor").notNull(),
     requestId: text("request_id").notNull(),
-    // request_id lowercased: idempotency is case-insensitive, as the plugin's txn_request_id meta was.
+    // request_id with A-Z folded to a-z (ledger/request-key.ts; a trigger checks it): idempotency
+    // ignores ASCII case, as the plugin's lookups did, and compares every other character exactly.
     // NULL on entries no client request names (a transfer's receiving half, its reversal).
     requestKey: text("request_key"),
     // The two halves of a transfer share this key (the plugin's alt_transfer_id).
@@ -69,7 +70,8 @@ export const transactions = sqliteTable(
     reversesId: integer("reverses_id").references((): AnySQLiteColumn => transactions.id),
     note: text("note").notNull().default(""),
     // post_title and post_name as WordPress would have stored them; slug_base is the name before its
-    // -2, -3 suffix, so the next suffix is one count away.
+    // -2, -3 suffix. Slugs (and stored guids) are unique, as wp_unique_post_slug keeps them; an
+    // empty one (a WordPress draft's) may repeat.
     title: text("title").notNull(),
     slugBase: text("slug_base").notNull(),
     slug: text("slug").notNull(),
@@ -89,6 +91,8 @@ export const transactions = sqliteTable(
     index("transactions_user_created").on(t.userId, t.createdAtS, t.id),
     index("transactions_balance_chain").on(t.userId, t.walletId, t.id),
     index("transactions_slug_base").on(t.slugBase),
+    uniqueIndex("transactions_slug").on(t.slug).where(sql`${t.slug} <> ''`),
+    uniqueIndex("transactions_guid").on(t.guid).where(sql`${t.guid} <> ''`),
     index("transactions_transfer").on(t.transferId),
     uniqueIndex("transactions_reverses").on(t.reversesId),
     check("transactions_txn_type", sql`${t.txnType} IN ('CREDIT', 'DEBIT')`),

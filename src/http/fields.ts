@@ -33,10 +33,16 @@ export const walletIdField = v.pipe(
   v.regex(/^[a-z][a-z0-9_]{0,31}$/, "wallet_id not found"),
 );
 
+/**
+ * Any text of 1-191 characters, kept exactly. Whitespace-only is empty (the plugin trimmed it away);
+ * whitespace around other text is refused rather than trimmed, so " abc" can never be mistaken for
+ * "abc" or for a different key. Keys compare ASCII letters case-insensitively (ledger/request-key.ts).
+ */
 export const requestIdField = v.pipe(
   v.union([v.string(), v.number()], "request_id must be text"),
   v.transform(String),
-  v.nonEmpty(EMPTY),
+  v.check((s) => s.trim() !== "", EMPTY),
+  v.check((s) => s.trim() === s, "request_id must not begin or end with whitespace"),
   v.check((s) => [...s].length <= REQUEST_ID_MAX, `request_id must be at most ${REQUEST_ID_MAX} characters`),
 );
 
