@@ -19,6 +19,11 @@ export default defineConfig(async () => {
                   // Test-only values; deployed secrets come from `wrangler secret put`.
                   JWT_SECRET: "test-only-jwt-secret",
                   SITE_URL: "https://wallet.example.test",
+                  // Whatever a developer's .dev.vars holds for `npm run dev` must not change what the
+                  // tests see: optional settings start unset here, and a test sets what it needs.
+                  TRANSACTIONS_SECURITY_CODE: "",
+                  COMPAT_NAMESPACE: "",
+                  COMPAT_PUBLIC_READS: "false",
                 },
               },
             }),

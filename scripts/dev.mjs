@@ -1,4 +1,5 @@
-// `npm run dev`: a migrated local D1, a dev-only JWT secret, a local administrator, then wrangler dev.
+// `npm run dev`: a migrated local D1, a dev-only JWT secret, a local administrator and a demo wallet,
+// then wrangler dev with SITE_URL on its own port.
 import { randomBytes } from "node:crypto";
 import { existsSync, writeFileSync } from "node:fs";
 import { ensureAdmin } from "./lib/admin.mjs";
@@ -28,6 +29,19 @@ console.log("Local D1 migrated.");
 const seeded = ensureAdmin({ target: "--local", ...admin });
 console.log(seeded.created ? `Local administrator "${admin.username}" created.` : `Local administrator "${admin.username}" (or its e-mail) already exists; left as it is.`);
 
+// A demo wallet, so the README's first credit works on a fresh clone; an existing ngn is left alone.
+const demo = JSON.parse(
+  wrangler(
+    ["d1", "execute", "DB", "--local", "--json", "--command",
+      "INSERT INTO wallets (id, name, symbol, symbol_position, decimals, type, note, created_at_ms) " +
+        `VALUES ('ngn', 'Naira Wallet', '₦', 'left', 2, 'fiat', 'Demo wallet seeded by npm run dev', ${Date.now()}) ON CONFLICT DO NOTHING RETURNING id`],
+    { quiet: true },
+  ),
+)[0].results;
+console.log(demo.length > 0 ? 'Demo wallet "ngn" (Naira Wallet, ₦, 2 decimals) created.' : 'Wallet "ngn" already exists; left as it is.');
+
+// Guids, the discovery index and the OpenAPI document name the address the API is really on.
+const siteUrl = process.env.SITE_URL ?? `http://127.0.0.1:${port}`;
 const base = `http://127.0.0.1:${port}/wp-json/wallet/v1`;
 console.log(`
 Wallet API on ${base}
@@ -37,6 +51,8 @@ Sign in (dev-only credentials):
 Then send the access_token as "Authorization: Bearer <token>".
 `);
 
-const child = startWrangler(["dev", "--ip", "127.0.0.1", "--port", port, "--show-interactive-dev-session=false"], { detached: false });
+const child = startWrangler(["dev", "--ip", "127.0.0.1", "--port", port, "--var", `SITE_URL:${siteUrl}`, "--show-interactive-dev-session=false"], {
+  detached: false,
+});
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
 child.on("exit", (code) => process.exit(code ?? 0));
