@@ -13,6 +13,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { createGunzip } from "node:zlib";
 import { LocalD1, RemoteD1 } from "./import/d1.mjs";
+import { wrangler } from "./lib/wrangler.mjs";
 import { Progress } from "./import/progress.mjs";
 import { formatReport } from "./import/report.mjs";
 import { SpillBuckets } from "./import/spill.mjs";
@@ -181,6 +182,13 @@ async function main() {
   const progress = new Progress();
   const dryRun = opts["dry-run"];
   const where = { database: opts.database, persistTo: opts["persist-to"], config: opts.config };
+  if (opts.local) {
+    // Local state is the developer's own: bring it to the shipped schema first, as `npm run dev` does.
+    // A remote database is never migrated behind its operator's back (`npm run db:migrate -- --remote`).
+    const state = [...(where.persistTo ? ["--persist-to", where.persistTo] : []), ...(where.config ? ["--config", where.config] : [])];
+    wrangler(["d1", "migrations", "apply", where.database, "--local", ...state], { quiet: true });
+    console.log("Local D1 migrated.");
+  }
   const d1 = opts.rehearse
     ? new RemoteD1({ ...where, local: true })
     : opts.local

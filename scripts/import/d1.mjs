@@ -49,7 +49,7 @@ export class LocalD1 {
   constructor(mf, description, database, persistTo) {
     this.mf = mf;
     this.description = description;
-    this.migrateHint = `npx wrangler d1 migrations apply ${database} --local${persistTo ? ` --persist-to ${persistTo}` : ""}`;
+    this.migrateHint = `npm run db:migrate -- --local${persistTo ? ` --persist-to ${persistTo}` : ""}`;
     this.format = "jsonl";
   }
 
@@ -85,7 +85,7 @@ export class RemoteD1 {
     const where = local ? ["--local", ...(persistTo ? ["--persist-to", persistTo] : [])] : ["--remote"];
     this.extra = [...where, ...(config ? ["--config", config] : [])];
     this.description = `${local ? "local (through wrangler, as --remote would)" : "remote"} D1 database ${database}`;
-    this.migrateHint = `npx wrangler d1 migrations apply ${database} ${where.join(" ")}`;
+    this.migrateHint = `npm run db:migrate -- ${where.join(" ")}`;
     this.format = "sql";
   }
 

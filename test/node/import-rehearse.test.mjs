@@ -46,4 +46,11 @@ describe("import:wordpress --local --rehearse (the SQL files a --remote import s
     }
     expect(importInto(rehearsed, "--rehearse")).toContain("Nothing to write");
   });
+
+  it("--local applies pending migrations itself, so a fresh state folder imports", () => {
+    const fresh = path.join(root, "fresh");
+    const out = importInto(fresh);
+    expect(out).toContain("Local D1 migrated.");
+    expect(rows(fresh, "users").length).toBeGreaterThan(0);
+  });
 });
