@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { REFUSAL_FLOOR_MS } from "../../auth/pace";
 import { checkLoginPassword } from "../../auth/password";
 import { issueToken, PERSISTENT_TOKEN_LIFETIME_S, TOKEN_LIFETIME_S } from "../../auth/tokens";
 import { createDb } from "../../db/client";
@@ -20,9 +21,13 @@ export const login = new Hono<AppEnv>().post("/", async (c) => {
 
   const db = createDb(c.env.DB);
   const user = await findLoginUser(db, String(input.user_email));
-  // The check runs the full hash even for an unknown user: no user enumeration by timing.
+  const checkStartedMs = Date.now(); // after the last I/O before the check: see auth/pace.ts
+  // The check runs the full hash even for an unknown user; every refusal then waits out one floor.
   const check = await checkLoginPassword(String(input.user_password), user?.passwordHash);
-  if (!user || !check.valid) throw new ApiError(400, "Validation error", ["Invalid Credential"]);
+  if (!user || !check.valid) {
+    await c.get("pace")(REFUSAL_FLOOR_MS, checkStartedMs);
+    throw new ApiError(400, "Validation error", ["Invalid Credential"]);
+  }
   // A hash imported from WordPress is replaced by this service's own on its first good sign-in.
   if (check.upgradedHash) await replacePasswordHash(db, user.id, user.passwordHash, check.upgradedHash);
 
