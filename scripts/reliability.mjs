@@ -4,7 +4,7 @@
 // summary ending in "N passed, M failed" and exits non-zero on any failure.
 //
 // Environment: RELIABILITY_SEED (fast-check seed), RELIABILITY_ONLY (comma-separated sections:
-// concurrency,hostile,authz,timing,crash), RELIABILITY_VERBOSE=1 (print passing checks too).
+// concurrency,hostile,authz,throttle,timing,crash), RELIABILITY_VERBOSE=1 (print passing checks too).
 import { startServer, stopAllServers } from "./lib/server.mjs";
 import { connect } from "./reliability/api.mjs";
 import { runAuthz } from "./reliability/authz.mjs";
@@ -14,12 +14,13 @@ import { check, figures, histogram, leaks, results, sectionTally, startSection, 
 import { runHostile } from "./reliability/hostile.mjs";
 import { checkLedgerInvariants, stopQueries, useWranglerConfig } from "./reliability/ledger.mjs";
 import { snapshotApp } from "./reliability/snapshot.mjs";
+import { runThrottle } from "./reliability/throttle.mjs";
 import { runTiming, CONSTANT_TIME } from "./reliability/timing.mjs";
 
 const started = Date.now();
 // The whole run stays under ~5 minutes: every section gets a share of this and bounds its loops.
 const BUDGET_MS = 270_000;
-const only = new Set((process.env.RELIABILITY_ONLY ?? "concurrency,hostile,authz,timing,crash").split(",").map((s) => s.trim()));
+const only = new Set((process.env.RELIABILITY_ONLY ?? "concurrency,hostile,authz,throttle,timing,crash").split(",").map((s) => s.trim()));
 const seed = Number(process.env.RELIABILITY_SEED ?? Math.floor(Math.random() * 2 ** 31));
 
 let app;
@@ -44,6 +45,7 @@ const SECTIONS = [
   ["concurrency", "1. Concurrency"],
   ["hostile", "2. Hostile input"],
   ["authz", "3. Authorization"],
+  ["throttle", "6. Sign-in throttling"],
   ["timing", "5. Timing"],
   ["crash", "4. Crash safety"],
 ];
@@ -60,6 +62,7 @@ async function main() {
   if (only.has("concurrency")) await guarded("concurrency", () => runConcurrency(ctx, { deadline: deadlineFor(60_000) }));
   if (only.has("hostile")) await guarded("hostile", () => runHostile(ctx, { seed, deadline: deadlineFor(105_000) }));
   if (only.has("authz")) await guarded("authz", () => runAuthz(ctx));
+  if (only.has("throttle")) await guarded("throttle", () => runThrottle(ctx));
   if (only.has("timing")) await guarded("timing", () => runTiming(ctx, { deadline: deadlineFor(40_000) }));
   if (only.has("crash")) {
     await guarded("crash", async () => {
