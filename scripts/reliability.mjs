@@ -63,7 +63,7 @@ async function main() {
   if (only.has("hostile")) await guarded("hostile", () => runHostile(ctx, { seed, deadline: deadlineFor(105_000) }));
   if (only.has("authz")) await guarded("authz", () => runAuthz(ctx));
   if (only.has("throttle")) await guarded("throttle", () => runThrottle(ctx));
-  if (only.has("timing")) await guarded("timing", () => runTiming(ctx, { deadline: deadlineFor(40_000) }));
+  if (only.has("timing")) await guarded("timing", () => runTiming(ctx, { deadline: deadlineFor(80_000) }));
   if (only.has("crash")) {
     await guarded("crash", async () => {
       ctx = await runCrash(ctx, { deadline: deadlineFor(60_000) });
@@ -108,6 +108,11 @@ function summary() {
     console.log(`  crash: ${c.sent} credits sent, ${c.acked} acknowledged before SIGKILL, ${c.foundAfter} of them found after restart (each once), ${c.unanswered} unanswered → retried ${c.retried}: ${c.appliedByRetry} applied by the retry, ${c.alreadyThere} already applied (409)`);
   }
   if (f.timing) for (const t of f.timing) console.log(`  timing ${t.name}: medians ${t.a.toFixed(2)} ms vs ${t.b.toFixed(2)} ms, ratio ${t.ratio.toFixed(3)} (${t.samples} samples each)`);
+  if (f.signIn) {
+    const kinds = Object.keys(f.signIn.medians);
+    console.log(`  sign-in refusals (median ms, ratio to an unknown user; ${f.signIn.samples} samples each): ${kinds.map((k) => `${k} ${f.signIn.medians[k].toFixed(1)} (×${f.signIn.ratios[k].toFixed(3)})`).join(", ")}`);
+    console.log(`  a good imported bcrypt-12 sign-in (not padded): median ${f.signIn.goodBcrypt12.toFixed(1)} ms`);
+  }
   if (f.invariantRuns) console.log(`  ledger invariants: checked ${f.invariantRuns} times, last over ${f.entriesChecked} entries and ${f.pairsChecked} (user, wallet) balances`);
   console.log(`  responses: ${traffic.responses}, 5xx: ${traffic.status5xx.length}, secrets leaked: ${leaks.length}, network errors: ${traffic.networkErrors}`);
   if (traffic.devProxy503.length) console.log(`  wrangler dev proxy 503s (its report of a connection cut, not an answer of the worker): ${traffic.devProxy503.length}`);
