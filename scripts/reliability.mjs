@@ -4,7 +4,7 @@
 // summary ending in "N passed, M failed" and exits non-zero on any failure.
 //
 // Environment: RELIABILITY_SEED (fast-check seed), RELIABILITY_ONLY (comma-separated sections:
-// concurrency,hostile,authz,timing,crash), RELIABILITY_VERBOSE=1 (print passing checks too).
+// concurrency,hostile,authz,throttle,timing,crash), RELIABILITY_VERBOSE=1 (print passing checks too).
 import { startServer, stopAllServers } from "./lib/server.mjs";
 import { connect } from "./reliability/api.mjs";
 import { runAuthz } from "./reliability/authz.mjs";
@@ -14,12 +14,13 @@ import { check, figures, histogram, leaks, results, sectionTally, startSection, 
 import { runHostile } from "./reliability/hostile.mjs";
 import { checkLedgerInvariants, stopQueries, useWranglerConfig } from "./reliability/ledger.mjs";
 import { snapshotApp } from "./reliability/snapshot.mjs";
+import { runThrottle } from "./reliability/throttle.mjs";
 import { runTiming, CONSTANT_TIME } from "./reliability/timing.mjs";
 
 const started = Date.now();
 // The whole run stays under ~5 minutes: every section gets a share of this and bounds its loops.
 const BUDGET_MS = 270_000;
-const only = new Set((process.env.RELIABILITY_ONLY ?? "concurrency,hostile,authz,timing,crash").split(",").map((s) => s.trim()));
+const only = new Set((process.env.RELIABILITY_ONLY ?? "concurrency,hostile,authz,throttle,timing,crash").split(",").map((s) => s.trim()));
 const seed = Number(process.env.RELIABILITY_SEED ?? Math.floor(Math.random() * 2 ** 31));
 
 let app;
@@ -44,6 +45,7 @@ const SECTIONS = [
   ["concurrency", "1. Concurrency"],
   ["hostile", "2. Hostile input"],
   ["authz", "3. Authorization"],
+  ["throttle", "6. Sign-in throttling"],
   ["timing", "5. Timing"],
   ["crash", "4. Crash safety"],
 ];
@@ -60,7 +62,8 @@ async function main() {
   if (only.has("concurrency")) await guarded("concurrency", () => runConcurrency(ctx, { deadline: deadlineFor(60_000) }));
   if (only.has("hostile")) await guarded("hostile", () => runHostile(ctx, { seed, deadline: deadlineFor(105_000) }));
   if (only.has("authz")) await guarded("authz", () => runAuthz(ctx));
-  if (only.has("timing")) await guarded("timing", () => runTiming(ctx, { deadline: deadlineFor(40_000) }));
+  if (only.has("throttle")) await guarded("throttle", () => runThrottle(ctx));
+  if (only.has("timing")) await guarded("timing", () => runTiming(ctx, { deadline: deadlineFor(80_000) }));
   if (only.has("crash")) {
     await guarded("crash", async () => {
       ctx = await runCrash(ctx, { deadline: deadlineFor(60_000) });
@@ -105,6 +108,11 @@ function summary() {
     console.log(`  crash: ${c.sent} credits sent, ${c.acked} acknowledged before SIGKILL, ${c.foundAfter} of them found after restart (each once), ${c.unanswered} unanswered → retried ${c.retried}: ${c.appliedByRetry} applied by the retry, ${c.alreadyThere} already applied (409)`);
   }
   if (f.timing) for (const t of f.timing) console.log(`  timing ${t.name}: medians ${t.a.toFixed(2)} ms vs ${t.b.toFixed(2)} ms, ratio ${t.ratio.toFixed(3)} (${t.samples} samples each)`);
+  if (f.signIn) {
+    const kinds = Object.keys(f.signIn.medians);
+    console.log(`  sign-in refusals (median ms, ratio to an unknown user; ${f.signIn.samples} samples each): ${kinds.map((k) => `${k} ${f.signIn.medians[k].toFixed(1)} (×${f.signIn.ratios[k].toFixed(3)})`).join(", ")}`);
+    console.log(`  a good imported bcrypt-12 sign-in (not padded): median ${f.signIn.goodBcrypt12.toFixed(1)} ms`);
+  }
   if (f.invariantRuns) console.log(`  ledger invariants: checked ${f.invariantRuns} times, last over ${f.entriesChecked} entries and ${f.pairsChecked} (user, wallet) balances`);
   console.log(`  responses: ${traffic.responses}, 5xx: ${traffic.status5xx.length}, secrets leaked: ${leaks.length}, network errors: ${traffic.networkErrors}`);
   if (traffic.devProxy503.length) console.log(`  wrangler dev proxy 503s (its report of a connection cut, not an answer of the worker): ${traffic.devProxy503.length}`);

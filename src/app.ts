@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { routePath } from "hono/route";
+import { padToFloor, type Pace } from "./auth/pace";
 import type { AppEnv } from "./env";
 import { percentDecode } from "./http/decode";
 import { fail, wpError } from "./http/envelope";
@@ -21,7 +22,7 @@ import { walletRoutes } from "./routes/wallets";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
-export type AppOptions = { nowMs?: () => number };
+export type AppOptions = { nowMs?: () => number; pace?: Pace };
 
 /**
  * `/?rest_route=/wallet/v1/x&a=1` is WordPress's plain-permalink form of `/wp-json/wallet/v1/x?a=1`.
@@ -54,6 +55,7 @@ const RAY_ID = /^[0-9A-Za-z-]{1,64}$/;
 
 export function createApp(options: AppOptions = {}) {
   const nowMs = options.nowMs ?? Date.now;
+  const pace = options.pace ?? padToFloor;
   const app = new Hono<AppEnv>({ strict: false });
 
   app.use(async (c, next) => {
@@ -63,6 +65,7 @@ export function createApp(options: AppOptions = {}) {
     c.set("envelope", "A");
     c.set("requestId", requestId);
     c.set("nowMs", nowMs);
+    c.set("pace", pace);
     await next();
     // WordPress sends nosniff on every REST answer; nothing here may be cached by a shared cache.
     c.header("X-Content-Type-Options", "nosniff");

@@ -1,3 +1,5 @@
 import { createApp } from "./app";
 
+export { LoginThrottle } from "./throttle/login-throttle";
+
 export default createApp();

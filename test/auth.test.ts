@@ -83,6 +83,13 @@ const routes: RouteSpec[] = [
       return { path: `/api-keys/${created.body.data.id}` };
     },
   },
+  {
+    method: "POST",
+    path: "/users/{user_id}/unlock",
+    access: "admin-write",
+    envelope: "B",
+    request: (c) => ({ path: `/users/${c.subscriber.id}/unlock` }),
+  },
   { method: "GET", path: "/wallets", access: "admin-read", envelope: "A", request: () => ({}) },
   { method: "GET", path: "/wallets/{wallet_id}", access: "admin-read", envelope: "A", request: (c) => ({ path: `/wallets/${c.walletId}` }) },
   { method: "GET", path: "/api-keys", access: "admin-read", envelope: "A", request: () => ({}) },

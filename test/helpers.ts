@@ -3,6 +3,7 @@ import { expect } from "vitest";
 import { generateApiKey, hashApiKey } from "../src/auth/api-keys";
 import type { Role, Scope } from "../src/auth/principal";
 import { issueToken } from "../src/auth/tokens";
+import type { Pace } from "../src/auth/pace";
 import { createApp, type AppOptions } from "../src/app";
 import { createDb } from "../src/db/client";
 import { apiKeys, users } from "../src/db/schema";
@@ -28,6 +29,13 @@ export type CallOptions = {
   app?: ReturnType<typeof createApp>;
 };
 
+/**
+ * Refused sign-ins wait out a floor (src/auth/pace.ts); the suite's apps skip that wait, and tests of
+ * the padding pass a `pace` that records what was asked.
+ */
+export const noPace: Pace = async () => {};
+export const testApp = (options: AppOptions = {}) => createApp({ pace: noPace, ...options });
+
 /** One request through the same app production builds, inside the Workers runtime, against real D1. */
 export async function call(method: string, path: string, options: CallOptions = {}): Promise<Reply> {
   const url = new URL(path.startsWith("/wp-json") || path.startsWith("/?") ? path : `${API}${path}`, "http://localhost");
@@ -40,7 +48,7 @@ export async function call(method: string, path: string, options: CallOptions = 
     body = raw ? (options.body as BodyInit) : JSON.stringify(options.body);
     if (!raw) headers["Content-Type"] ??= "application/json";
   }
-  const res = await (options.app ?? createApp()).request(url.pathname + url.search, { method, headers, body }, env);
+  const res = await (options.app ?? testApp()).request(url.pathname + url.search, { method, headers, body }, env);
   const text = await res.text();
   let parsed: Json = {};
   try {
@@ -51,7 +59,7 @@ export async function call(method: string, path: string, options: CallOptions = 
   return { status: res.status, body: parsed, headers: res.headers, text };
 }
 
-export const appAt = (nowMs: number, options: AppOptions = {}) => createApp({ ...options, nowMs: () => nowMs });
+export const appAt = (nowMs: number, options: AppOptions = {}) => testApp({ ...options, nowMs: () => nowMs });
 
 export type TestUser = { id: number; username: string; email: string; role: Role; token: string; bearer: string };
 

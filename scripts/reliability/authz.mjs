@@ -79,6 +79,7 @@ export async function runAuthz(ctx) {
       envelope: "A",
       req: async (positive) => ({ path: `/api-keys/${positive ? (await createKey(ctx, { scope: "read" })).id : spare.id}` }),
     },
+    { id: "POST /users/{user_id}/unlock", method: "POST", access: "admin-write", envelope: "B", req: () => ({ path: `/users/${O.id}/unlock` }) },
     { id: "GET /wallets", method: "GET", access: "admin-read", envelope: "A", req: () => ({ path: "/wallets" }) },
     { id: "GET /wallets/{wallet_id}", method: "GET", access: "admin-read", envelope: "A", req: () => ({ path: `/wallets/${W}` }) },
     { id: "GET /api-keys", method: "GET", access: "admin-read", envelope: "A", req: () => ({ path: "/api-keys" }) },
@@ -227,7 +228,7 @@ export async function runAuthz(ctx) {
   let guarded = 0;
   const unguarded = [];
   for (const [pattern, { methods }] of listed) {
-    const path = pattern.replace(/^\/wallet\/v1/, "").replace(/\(\?P<id>[^)]*\)/g, String(sTxn)).replace(/\(\?P<wallet_id>[^)]*\)/g, W);
+    const path = pattern.replace(/^\/wallet\/v1/, "").replace(/\(\?P<id>[^)]*\)/g, String(sTxn)).replace(/\(\?P<wallet_id>[^)]*\)/g, W).replace(/\(\?P<user_id>[^)]*\)/g, String(O.id));
     if (path === "" || path === "/users/login") continue;
     for (const method of methods) {
       cases++;

@@ -16,6 +16,7 @@ const NO_SUCH_ID = "999999999";
 const MAX_BODY = 64 * 1024;
 
 const JSON_UTF8 = "application/json; charset=UTF-8";
+const HOSTILE_ADDRESS = "203.0.113.66";
 const WP_ERRORS = { rest_no_route: 404, rest_invalid_json: 400 };
 // Text a response may never carry unless the request itself did (a stack frame, an error class, SQL
 // engine or D1 names, source paths).
@@ -241,7 +242,9 @@ async function buildRequest(ctx, f, route, spec, mode) {
   const path = typeof route.path === "function" ? route.path(pathParam) : route.path;
   const query = queryText([...spec.queryEntries, ...forced], spec.rawQuery);
   const url = `${ctx.api}${path}${query ? `?${query}` : ""}`;
-  const headers = {};
+  // Sign-ins come from an address of the hostile cases' own, as an attacker's would: when its
+  // failures lock that address, the other sections still sign in from theirs.
+  const headers = route.path === "/users/login" ? { "CF-Connecting-IP": HOSTILE_ADDRESS } : {};
   const auth = {
     admin: `${spec.scheme}${ctx.admin.token}`,
     garbage: spec.auth.header,
@@ -651,5 +654,11 @@ export async function runHostile(ctx, { seed, deadline }) {
   };
   note(`${figures.hostile.cases} hostile cases (${refusedTally.cases} must-refuse, ${mixedTally.cases} mixed) over ${routes.length} routes; statuses ${figures.hostile.statuses}`);
   check(`hostile cases: none answered 5xx (${figures.hostile.cases} cases)`, fiveXX === 0, `${fiveXX} × 5xx`);
+  // The sign-in cases lock the accounts they name (the administrator's among them, by e-mail):
+  // an administrator unlocks them, as an operator would, so later sections sign in as usual.
+  const unlocks = await Promise.all([f.adminId, f.a.id, f.b.id].map((id) => send(ctx.api, "POST", `/users/${id}/unlock`, { auth: ctx.adminAuth })));
+  const locked = unlocks.filter((r) => r.json?.data?.was_locked).length;
+  note(`sign-in throttle: ${statuses.filter((st) => st === 429).length} answers were 429; ${locked} of 3 fixture accounts were locked and are unlocked`);
+  check("the administrator and the fixture users are unlocked after the hostile sign-ins (200 each)", unlocks.every((r) => r.status === 200), unlocks.map((r) => `${r.status} ${r.text}`).join("\n"));
   await checkLedgerInvariants(ctx.stateDir, "after the hostile cases");
 }

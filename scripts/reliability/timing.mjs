@@ -1,18 +1,31 @@
-// 5. Timing: a wrong password for an existing user and an unknown user answer alike and in
+// 5. Timing: sign-in refusals for an unknown user, a wrong password on this service's own hash and
+// on hashes imported from WordPress (bcrypt cost 10 and 12, phpass) answer alike and in
 // indistinguishable time; so do a key with the right username but a wrong secret and a completely
 // unknown key, and a tampered token and a token signed with another secret. Samples are
-// interleaved (random order in each pair) and compared by their medians.
+// interleaved (random order in each round) and compared by their medians. Sign-ins stay under the
+// throttle: each account takes at most PER_ACCOUNT failures and each request comes from its own
+// CF-Connecting-IP.
 import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
-import { mintToken, tamperSignature } from "./api.mjs";
+import { createUser, mintToken, tamperSignature } from "./api.mjs";
 import { check, figures, median, note, send, startSection } from "./harness.mjs";
+import { createImportedUsers } from "./imported-users.mjs";
 
 const LOW = 0.7;
 const HIGH = 1.43;
+// Refusals wait out src/auth/pace.ts's REFUSAL_FLOOR_MS after the password check began.
+const FLOOR_MS = 600;
+// Padded refusals differ by the noise around one floor: a tighter band than the other checks.
+const LOGIN_LOW = 0.9;
+const LOGIN_HIGH = 1.1;
+const LOGIN_SAMPLES = 15;
+const LOGIN_WARMUP = 1;
+const PER_ACCOUNT = 8; // failures per account, under its limit of 10
+const SIGN_IN_KINDS = ["unknown user", "native PBKDF2", "imported bcrypt-10", "imported bcrypt-12", "imported phpass"];
 
 /** How constant time is achieved (printed in the summary; see the files named). */
 export const CONSTANT_TIME = [
-  "passwords (src/auth/password.ts): PBKDF2-SHA256, 100,000 iterations, through WebCrypto; an unknown user is hashed against a dummy hash, so both paths run the full derivation; digests are compared with crypto.subtle.timingSafeEqual; both answers are the same 400 Invalid Credential",
+  "passwords (src/auth/password.ts, src/auth/pace.ts): PBKDF2-SHA256, 100,000 iterations, through WebCrypto; an unknown user is hashed against a dummy hash; digests are compared with crypto.subtle.timingSafeEqual; every refusal (unknown user, native hash, imported bcrypt or phpass hash) is answered 600 ms after the password check began, above the slowest check, with the same 400 Invalid Credential",
   "API keys (src/auth/api-keys.ts, src/http/auth.ts): only SHA-256(key) is stored; the presented key is hashed and looked up by that hash through the unique index api_keys_hash, so the secret never meets a byte-wise comparison; the username is checked after the lookup; every failure is the same 401 Invalid credentials",
   "access tokens (src/auth/tokens.ts): hono/jwt's verify checks the HS256 signature with crypto.subtle.verify (HMAC verification, constant time in the runtime); a bad, expired, foreign or tampered token is the same 401",
 ];
@@ -60,18 +73,90 @@ function report(name, labels, result, expectStatus) {
   );
 }
 
+let address = 0;
+/** A client address no other sign-in of this run uses (198.18.0.0/15, the benchmarking range). */
+const freshAddress = () => `198.18.${Math.floor(address / 250) % 256}.${(address++ % 250) + 1}`;
+
+const signIn = (ctx, login, password) =>
+  send(ctx.api, "POST", "/users/login", { json: { user_email: login, user_password: password }, headers: { "CF-Connecting-IP": freshAddress() } });
+
+/**
+ * Sign-in refusals of five kinds, interleaved: an unknown user against a wrong password for a user
+ * with this service's hash and for users imported with bcrypt-10, bcrypt-12 and phpass hashes. Then
+ * three good bcrypt-12 sign-ins, which are not padded: their cost shows the floor is above the
+ * slowest check.
+ */
+async function signInCost(ctx, { deadline }) {
+  const rounds = LOGIN_WARMUP + LOGIN_SAMPLES;
+  const accounts = Math.ceil(rounds / PER_ACCOUNT);
+  const natives = [];
+  for (let i = 0; i < accounts; i++) natives.push(await createUser(ctx, "tn"));
+  const imported = await createImportedUsers(ctx, [
+    ...["bcrypt-10", "bcrypt-12", "phpass"].flatMap((kind) => Array(accounts).fill(kind)),
+    ...Array(3).fill("bcrypt-12"),
+  ]);
+  const pool = {
+    "native PBKDF2": natives,
+    "imported bcrypt-10": imported.filter((u) => u.kind === "bcrypt-10"),
+    "imported bcrypt-12": imported.filter((u) => u.kind === "bcrypt-12").slice(0, accounts),
+    "imported phpass": imported.filter((u) => u.kind === "phpass"),
+  };
+  const wrong = () => `wrong-${randomBytes(6).toString("hex")}`;
+  const times = Object.fromEntries(SIGN_IN_KINDS.map((k) => [k, []]));
+  const answers = new Set();
+  const statuses = new Set();
+  for (let round = 0; round < rounds && Date.now() < deadline; round++) {
+    const order = [...SIGN_IN_KINDS].sort(() => Math.random() - 0.5);
+    for (const kind of order) {
+      const login = kind === "unknown user" ? `nobody-${randomBytes(4).toString("hex")}@example.test` : pool[kind][Math.floor(round / PER_ACCOUNT)].email;
+      const { ms, res } = await timed(() => signIn(ctx, login, wrong()));
+      answers.add(res.text);
+      statuses.add(res.status);
+      if (round >= LOGIN_WARMUP) times[kind].push(ms);
+    }
+  }
+  const medians = Object.fromEntries(SIGN_IN_KINDS.map((k) => [k, median(times[k])]));
+  const samples = Math.min(...SIGN_IN_KINDS.map((k) => times[k].length));
+  const base = medians["unknown user"];
+  const ratios = Object.fromEntries(SIGN_IN_KINDS.map((k) => [k, medians[k] / base]));
+  figures.signIn = { medians, ratios, samples };
+  figures.timing ??= [];
+  for (const kind of SIGN_IN_KINDS.slice(1)) figures.timing.push({ name: `login ${kind} vs unknown user`, a: medians[kind], b: base, ratio: ratios[kind], samples });
+  note(`sign-in refusals, median of ${samples} each: ${SIGN_IN_KINDS.map((k) => `${k} ${medians[k].toFixed(1)} ms (×${ratios[k].toFixed(3)})`).join(", ")}`);
+
+  check(
+    `login: every refusal (${SIGN_IN_KINDS.join(", ")}) gets the same answer (400 Invalid Credential)`,
+    answers.size === 1 && statuses.size === 1 && statuses.has(400) && [...answers][0].includes("Invalid Credential"),
+    [...answers].join(" | "),
+  );
+  check(
+    `login: each refusal kind's median within ${LOGIN_LOW}–${LOGIN_HIGH} of an unknown user's (${SIGN_IN_KINDS.slice(1).map((k) => `${k} ×${ratios[k].toFixed(3)}`).join(", ")})`,
+    samples >= 10 && SIGN_IN_KINDS.every((k) => ratios[k] >= LOGIN_LOW && ratios[k] <= LOGIN_HIGH),
+    `${samples} samples each`,
+  );
+  check(
+    `login: every refusal kind's median is at least the ${FLOOR_MS} ms floor`,
+    SIGN_IN_KINDS.every((k) => medians[k] >= FLOOR_MS),
+    SIGN_IN_KINDS.map((k) => `${k} ${medians[k].toFixed(1)} ms`).join(", "),
+  );
+
+  const good = [];
+  for (const user of imported.slice(-3)) {
+    const { ms, res } = await timed(() => signIn(ctx, user.email, user.password));
+    if (res.status === 200) good.push(ms);
+  }
+  figures.signIn.goodBcrypt12 = good.length ? median(good) : NaN;
+  note(`a good sign-in with an imported bcrypt-12 hash (not padded; verifies, re-hashes with PBKDF2, stores): median ${figures.signIn.goodBcrypt12.toFixed(1)} ms of 3`);
+  check(
+    `login: a good bcrypt-12 sign-in, the slowest check, costs less than the ${FLOOR_MS} ms floor (median ${figures.signIn.goodBcrypt12.toFixed(1)} ms)`,
+    good.length === 3 && figures.signIn.goodBcrypt12 < FLOOR_MS,
+    `${good.length} of 3 signed in`,
+  );
+}
+
 export async function runTiming(ctx, { deadline }) {
   startSection("timing", "5. Timing");
-  const share = (deadline - Date.now()) / 3;
-  const wrong = () => `wrong-${randomBytes(6).toString("hex")}`;
-
-  const login = await compare(
-    () => send(ctx.api, "POST", "/users/login", { json: { user_email: ctx.admin.email, user_password: wrong() } }),
-    () => send(ctx.api, "POST", "/users/login", { json: { user_email: `nobody-${randomBytes(4).toString("hex")}@example.test`, user_password: wrong() } }),
-    { samples: 30, warmup: 3, deadline: Date.now() + share },
-  );
-  report("login", ["wrong password for an existing user", "unknown user"], login, 400);
-
+  const share = (deadline - Date.now()) / 8;
   const b64 = (text) => Buffer.from(text).toString("base64");
   const randomKey = () => `wk_${randomBytes(32).toString("hex")}`;
   const keys = await compare(
@@ -88,4 +173,6 @@ export async function runTiming(ctx, { deadline }) {
     { samples: 60, warmup: 5, deadline: Date.now() + share },
   );
   report("access token", ["a tampered signature", "another secret's signature"], tokens, 401);
+
+  await signInCost(ctx, { deadline });
 }

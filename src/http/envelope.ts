@@ -20,12 +20,12 @@ export function ok(c: Context<AppEnv>, status: ContentfulStatusCode, message: st
   return send(c, status, body, headers);
 }
 
-export function fail(c: Context<AppEnv>, status: ContentfulStatusCode, message: string, error: unknown) {
+export function fail(c: Context<AppEnv>, status: ContentfulStatusCode, message: string, error: unknown, headers?: Record<string, string>) {
   const body =
     c.get("envelope") === "B"
       ? { status_code: status, status: "failed", message, data: [], error }
       : { status_code: status, status: false, message, error };
-  return send(c, status, body);
+  return send(c, status, body, headers);
 }
 
 /** WordPress's own REST error shape, used where the plugin never ran (unknown route, bad JSON). */

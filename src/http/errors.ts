@@ -10,6 +10,7 @@ export class ApiError extends Error {
     readonly status: ContentfulStatusCode,
     message: string,
     readonly error: unknown = [],
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
   }
@@ -39,6 +40,12 @@ export const permissionDenied = {
 export const userNotFound = (userId: unknown) =>
   new ApiError(404, "Invalid User credentials", [`Unable to reach ${String(userId)}`]);
 
+/** A sign-in refused by the throttle (src/throttle/), before any password is checked. */
+export const tooManySignIns = (retryAfterS: number) =>
+  new ApiError(429, "Too many failed sign-in attempts", [`Too many failed sign-in attempts: try again in ${retryAfterS} seconds`], {
+    "Retry-After": String(retryAfterS),
+  });
+
 export const transactionExists = (id: number) =>
   new ApiError(409, "Transaction already exists", { txn_id: String(id), exist: "Transaction already executed" });
 
@@ -52,7 +59,7 @@ export function onError(err: Error, c: Context<AppEnv>) {
   if (err instanceof LedgerRefusal) err = REFUSALS[err.reason];
   if (err instanceof MalformedRequest)
     err = c.get("envelope") === "B" ? new ApiError(400, "Validation error", [{ [err.part]: [err.text] }]) : invalidInput({ [err.part]: err.text });
-  if (err instanceof ApiError) return fail(c, err.status, err.message, err.error);
+  if (err instanceof ApiError) return fail(c, err.status, err.message, err.error, err.headers);
   // Never a stack trace or SQL text on the wire; the request id ties the log line to the answer.
   console.error(JSON.stringify({ requestId: c.get("requestId"), error: String(err), stack: err.stack }));
   c.set("envelope", "A"); // a fault answers in envelope A on every route

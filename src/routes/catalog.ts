@@ -31,6 +31,7 @@ export const ROUTES: RouteInfo[] = [
   { path: "/transactions/{id}/reverse", method: "POST", summary: "Reverse a transaction (a transfer as a whole)", auth: "admin", params: ReverseParams, envelope: "A", success: 200 },
   { path: "/users", method: "POST", summary: "Create a subscriber", auth: "admin", params: UserParams, envelope: "B", success: 201 },
   { path: "/users/login", method: "POST", summary: "Sign in and get an access token", auth: "none", params: LoginParams, envelope: "B", success: 200 },
+  { path: "/users/{user_id}/unlock", method: "POST", summary: "Clear an account's sign-in lock", auth: "admin", envelope: "B", success: 200 },
   { path: "/wallets", method: "POST", summary: "Create a wallet", auth: "admin", params: WalletParams, envelope: "A", success: 200 },
   { path: "/wallets", method: "GET", summary: "List wallets", auth: "admin", envelope: "A", success: 200 },
   { path: "/wallets/{wallet_id}", method: "GET", summary: "Read one wallet", auth: "admin", envelope: "A", success: 200 },

@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import type { AppEnv } from "../../env";
 import { createUser } from "./create";
 import { login } from "./login";
+import { unlockUser } from "./unlock";
 
 // Users and login answer in envelope B (both data and error keys, status "failed").
 export const userRoutes = new Hono<AppEnv>()
@@ -10,4 +11,5 @@ export const userRoutes = new Hono<AppEnv>()
     await next();
   })
   .route("/", createUser)
-  .route("/login", login);
+  .route("/login", login)
+  .route("/", unlockUser);

@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { REFUSAL_FLOOR_MS } from "../../auth/pace";
 import { checkLoginPassword } from "../../auth/password";
 import { issueToken, PERSISTENT_TOKEN_LIFETIME_S, TOKEN_LIFETIME_S } from "../../auth/tokens";
 import { createDb } from "../../db/client";
@@ -6,9 +7,10 @@ import { findLoginUser, replacePasswordHash } from "../../db/users";
 import type { AppEnv } from "../../env";
 import { jwtSecret } from "../../http/auth";
 import { ok } from "../../http/envelope";
-import { ApiError } from "../../http/errors";
+import { ApiError, tooManySignIns } from "../../http/errors";
 import { readParams } from "../../http/params";
 import { mysqlDate } from "../../ledger/post-format";
+import { SignInAttempt } from "../../throttle/sign-in";
 import { collectUserErrors, LoginParams } from "./schemas";
 
 export const login = new Hono<AppEnv>().post("/", async (c) => {
@@ -19,14 +21,23 @@ export const login = new Hono<AppEnv>().post("/", async (c) => {
   if (errors.length > 0) throw new ApiError(400, "Validation error", errors);
 
   const db = createDb(c.env.DB);
-  const user = await findLoginUser(db, String(input.user_email));
-  // The check runs the full hash even for an unknown user: no user enumeration by timing.
-  const check = await checkLoginPassword(String(input.user_password), user?.passwordHash);
-  if (!user || !check.valid) throw new ApiError(400, "Validation error", ["Invalid Credential"]);
-  // A hash imported from WordPress is replaced by this service's own on its first good sign-in.
-  if (check.upgradedHash) await replacePasswordHash(db, user.id, user.passwordHash, check.upgradedHash);
-
   const nowMs = c.get("nowMs")();
+  const login = String(input.user_email);
+  // Counted against the account and the client address before the password is checked (issue 11).
+  const attempt = new SignInAttempt(c.env.LOGIN_THROTTLE, c.req.header("cf-connecting-ip"), nowMs);
+  const { user, retryAfterS } = await attempt.admit(login, findLoginUser(db, login));
+  if (retryAfterS !== undefined) throw tooManySignIns(retryAfterS);
+
+  const checkStartedMs = Date.now(); // after the last I/O before the check: see auth/pace.ts
+  // The check runs the full hash even for an unknown user; every refusal then waits out one floor.
+  const check = await checkLoginPassword(String(input.user_password), user?.passwordHash);
+  if (!user || !check.valid) {
+    await c.get("pace")(REFUSAL_FLOOR_MS, checkStartedMs);
+    throw new ApiError(400, "Validation error", ["Invalid Credential"]);
+  }
+  // A hash imported from WordPress is replaced by this service's own on its first good sign-in.
+  await Promise.all([check.upgradedHash && replacePasswordHash(db, user.id, user.passwordHash, check.upgradedHash), attempt.succeeded()]);
+
   const lifetime = params.token_expiration === "persistent" ? PERSISTENT_TOKEN_LIFETIME_S : TOKEN_LIFETIME_S;
   const principal = { userId: user.id, username: user.username, role: user.role };
   return ok(c, 200, "Login successful", {

@@ -1,0 +1,22 @@
+import { Hono } from "hono";
+import { createDb } from "../../db/client";
+import { findUsers } from "../../db/users";
+import type { AppEnv } from "../../env";
+import { authenticate, requireAdmin } from "../../http/auth";
+import { ok } from "../../http/envelope";
+import { userNotFound } from "../../http/errors";
+import { resetAccount } from "../../throttle/sign-in";
+
+/**
+ * An operator clears an account's sign-in lock (docs/security.md): its failed attempts, its lock and
+ * its back-off are forgotten, so the user can sign in at once. A client address's lock is not
+ * touched; it ends on its own after 15 minutes.
+ */
+export const unlockUser = new Hono<AppEnv>().post("/:user_id{[0-9]+}/unlock", authenticate, async (c) => {
+  requireAdmin(c, "write");
+  const raw = c.req.param("user_id");
+  const user = raw.length <= 15 ? (await findUsers(createDb(c.env.DB), [Number(raw)])).get(Number(raw)) : undefined;
+  if (!user) throw userNotFound(raw);
+  const cleared = await resetAccount(c.env.LOGIN_THROTTLE, user.id, c.get("nowMs")());
+  return ok(c, 200, "Sign-in lock cleared", { user_id: user.id, was_locked: cleared.locked, failed_attempts: cleared.failures });
+});

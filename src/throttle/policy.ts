@@ -1,0 +1,75 @@
+// The sign-in throttle's rules, as pure functions of a state and the time, so the Durable Object
+// (login-throttle.ts) only loads, applies and stores them, and the rules are tested without it.
+
+export type ThrottleKind = "account" | "address";
+
+export type Policy = { limit: number; windowMs: number; lockMs: number; maxLockMs: number };
+
+const MINUTE_MS = 60_000;
+
+/**
+ * An account: 10 failures in any 15 minutes lock it for 60 s, and each further lock doubles, up to
+ * an hour. An address: 100 failures in any 15 minutes lock it for 15 minutes.
+ */
+export const POLICIES: Record<ThrottleKind, Policy> = {
+  account: { limit: 10, windowMs: 15 * MINUTE_MS, lockMs: MINUTE_MS, maxLockMs: 60 * MINUTE_MS },
+  address: { limit: 100, windowMs: 15 * MINUTE_MS, lockMs: 15 * MINUTE_MS, maxLockMs: 15 * MINUTE_MS },
+};
+
+/** The back-off is forgotten after a day without a failed attempt (or at once by a success or an unlock). */
+export const BACKOFF_MEMORY_MS = 24 * 60 * MINUTE_MS;
+
+export type ThrottleState = {
+  /** When each attempt still counted was reserved, oldest first (at most `limit` of them). */
+  failuresMs: number[];
+  lockedUntilMs: number;
+  /** Locks so far: the next one lasts lockMs × 2^locks (capped). */
+  locks: number;
+  lastAttemptMs: number;
+};
+
+export const EMPTY_STATE: ThrottleState = { failuresMs: [], lockedUntilMs: 0, locks: 0, lastAttemptMs: 0 };
+
+export type Reservation = { allowed: true; reservedAtMs: number; lockedNow: boolean } | { allowed: false; retryAfterS: number };
+
+export const lockDurationMs = (policy: Policy, locksBefore: number) => Math.min(policy.lockMs * 2 ** Math.min(locksBefore, 30), policy.maxLockMs);
+
+/**
+ * Counts one attempt before its password is checked, so parallel attempts cannot pass the limit:
+ * the attempt that reaches it is let through and starts the lock, every later one is refused
+ * until the lock ends. A lock that has ended starts a fresh window; its level stays for the back-off.
+ */
+export function reserve(state: ThrottleState, policy: Policy, nowMs: number): { state: ThrottleState; reservation: Reservation } {
+  if (state.lockedUntilMs > nowMs) return { state, reservation: { allowed: false, retryAfterS: Math.ceil((state.lockedUntilMs - nowMs) / 1000) } };
+  const lockEnded = state.lockedUntilMs !== 0;
+  const forgotten = nowMs - state.lastAttemptMs >= BACKOFF_MEMORY_MS;
+  const failuresMs = lockEnded ? [] : state.failuresMs.filter((t) => nowMs - t < policy.windowMs);
+  failuresMs.push(nowMs);
+  const locks = forgotten ? 0 : state.locks;
+  const lockedNow = failuresMs.length >= policy.limit;
+  const next: ThrottleState = {
+    failuresMs,
+    lockedUntilMs: lockedNow ? nowMs + lockDurationMs(policy, locks) : 0,
+    locks: lockedNow ? locks + 1 : locks,
+    lastAttemptMs: nowMs,
+  };
+  return { state: next, reservation: { allowed: true, reservedAtMs: nowMs, lockedNow } };
+}
+
+/**
+ * Gives a reservation back: the attempt was not a failure (a good password, for an address) or was
+ * refused on its other key. A lock that this very reservation started is lifted with it.
+ */
+export function release(state: ThrottleState, reservedAtMs: number, undoLock: boolean): ThrottleState {
+  const at = state.failuresMs.lastIndexOf(reservedAtMs);
+  if (at === -1) return state; // already out of the window, or forgotten
+  const failuresMs = state.failuresMs.filter((_, i) => i !== at);
+  if (!undoLock || state.lockedUntilMs === 0) return { ...state, failuresMs };
+  return { ...state, failuresMs, lockedUntilMs: 0, locks: Math.max(0, state.locks - 1) };
+}
+
+/** When nothing in `state` matters any more and the object may forget it. */
+export function forgetAtMs(state: ThrottleState, policy: Policy) {
+  const newest = state.failuresMs.at(-1) ?? 0;
+  return Math.max(state.lockedUntilMs, newest + policy.windowMs, state.locks > 0 ? state.lastAttemptMs + BACKOFF_MEMORY_MS : 0);
+}

@@ -1,0 +1,192 @@
+import { describe, expect, it } from "vitest";
+import type { Pace } from "../src/auth/pace";
+import { appAt, call, makeUser, PASSWORD, testApp, unique, type Reply } from "./helpers";
+
+// Sign-in throttling (issue 11, defect 3): counts live in Durable Objects (src/throttle/), one per
+// account and one per client address. Each test signs in from addresses of its own, so the tests of
+// one file (which share storage) do not add to each other's counts.
+
+let lastOctet = 0;
+/** A client address no other test uses (TEST-NET-2 and -3, varied in the last two bytes). */
+const freshAddress = () => `198.51.${100 + Math.floor(lastOctet / 250)}.${(lastOctet++ % 250) + 1}`;
+
+type Attempt = { login: string; password: string; ip: string; app?: ReturnType<typeof testApp> };
+const attempt = ({ login, password, ip, app }: Attempt) =>
+  call("POST", "/users/login", { body: { user_email: login, user_password: password }, headers: { "CF-Connecting-IP": ip }, app });
+
+async function failTimes(n: number, a: Omit<Attempt, "password">) {
+  const answers: Reply[] = [];
+  for (let i = 0; i < n; i++) answers.push(await attempt({ ...a, password: `wrong-${i}` }));
+  return answers;
+}
+
+const lockedOut = (retryAfterS: number) => ({
+  status_code: 429,
+  status: "failed",
+  message: "Too many failed sign-in attempts",
+  data: [],
+  error: [`Too many failed sign-in attempts: try again in ${retryAfterS} seconds`],
+});
+
+function expectLocked(res: Reply, retryAfterS: number) {
+  expect(res.status, res.text).toBe(429);
+  expect(res.headers.get("retry-after")).toBe(String(retryAfterS));
+  expect(res.headers.get("content-type")).toBe("application/json; charset=UTF-8");
+  expect(res.body).toStrictEqual(lockedOut(retryAfterS));
+}
+
+describe("POST /users/login throttling per account", () => {
+  it("answers the 11th attempt after 10 failures with 429 and Retry-After 60, even with the right password", async () => {
+    const user = await makeUser();
+    const ip = freshAddress();
+    const failures = await failTimes(10, { login: user.email, ip });
+    expect(failures.map((r) => r.status)).toEqual(Array(10).fill(400));
+    expectLocked(await attempt({ login: user.email, password: PASSWORD, ip }), 60);
+    // Another address changes nothing: the lock is the account's.
+    expectLocked(await attempt({ login: user.username, password: PASSWORD, ip: freshAddress() }), 60);
+  });
+
+  it("lets at most 10 of 20 parallel wrong attempts have their password checked; the rest answer 429", async () => {
+    const user = await makeUser();
+    const checked: number[] = [];
+    const app = testApp({ pace: async (floorMs) => void checked.push(floorMs) });
+    const ip = freshAddress();
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => attempt({ login: user.email, password: `burst-${i}`, ip, app })));
+    const statuses = answers.map((r) => r.status).sort();
+    expect(statuses.filter((s) => s !== 429)).toEqual(Array(10).fill(400));
+    expect(checked).toHaveLength(10); // each password check that failed asked for its padding once
+    expect(statuses.filter((s) => s === 429)).toHaveLength(10);
+  });
+
+  it("leaves other accounts alone, from the same address", async () => {
+    const [locked, other] = await Promise.all([makeUser(), makeUser()]);
+    const ip = freshAddress();
+    await failTimes(10, { login: locked.email, ip });
+    expectLocked(await attempt({ login: locked.email, password: PASSWORD, ip }), 60);
+    const res = await attempt({ login: other.email, password: PASSWORD, ip });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.data.user_id).toBe(other.id);
+  });
+
+  it("counts the e-mail and the username of one user as one account", async () => {
+    const user = await makeUser();
+    const ip = freshAddress();
+    await failTimes(5, { login: user.email.toUpperCase(), ip });
+    await failTimes(5, { login: user.username, ip });
+    expectLocked(await attempt({ login: user.email, password: PASSWORD, ip }), 60);
+  });
+
+  it("starts the count over after a successful sign-in", async () => {
+    const user = await makeUser();
+    const ip = freshAddress();
+    expect((await failTimes(9, { login: user.email, ip })).every((r) => r.status === 400)).toBe(true);
+    expect((await attempt({ login: user.email, password: PASSWORD, ip })).status).toBe(200);
+    // Nine more failures: without the reset this would be 18 in the window, locked at the 10th.
+    expect((await failTimes(9, { login: user.email, ip })).map((r) => r.status)).toEqual(Array(9).fill(400));
+    expect((await attempt({ login: user.email, password: PASSWORD, ip })).status).toBe(200);
+  });
+
+  it("lets the right password in once the 60-second lock is over", async () => {
+    const user = await makeUser();
+    const ip = freshAddress();
+    const t0 = Date.now();
+    await failTimes(10, { login: user.email, ip, app: appAt(t0) });
+    expectLocked(await attempt({ login: user.email, password: PASSWORD, ip, app: appAt(t0 + 30_000) }), 30);
+    const res = await attempt({ login: user.email, password: PASSWORD, ip, app: appAt(t0 + 60_000) });
+    expect(res.status, res.text).toBe(200);
+  });
+
+  it("doubles the lock each time it comes back: 60 s, 120 s, 240 s", async () => {
+    const user = await makeUser();
+    const ip = freshAddress();
+    let now = Date.now();
+    for (const lockS of [60, 120, 240]) {
+      const answers = await failTimes(10, { login: user.email, ip, app: appAt(now) });
+      expect(answers.map((r) => r.status)).toEqual(Array(10).fill(400));
+      expectLocked(await attempt({ login: user.email, password: PASSWORD, ip, app: appAt(now) }), lockS);
+      now += lockS * 1000;
+    }
+  });
+
+  it("counts only failures of the last 15 minutes", async () => {
+    const user = await makeUser();
+    const ip = freshAddress();
+    const t0 = Date.now();
+    await failTimes(9, { login: user.email, ip, app: appAt(t0) });
+    const later = appAt(t0 + 15 * 60_000);
+    expect((await failTimes(9, { login: user.email, ip, app: later })).map((r) => r.status)).toEqual(Array(9).fill(400));
+    expect((await attempt({ login: user.email, password: PASSWORD, ip, app: later })).status).toBe(200);
+  });
+
+  it("throttles an unknown login exactly like a known one, whatever its case", async () => {
+    const [user, nobody] = [await makeUser(), `${unique("nobody")}@example.test`];
+    const ip = freshAddress();
+    const known = await failTimes(10, { login: user.email, ip });
+    const unknown = await failTimes(10, { login: nobody, ip });
+    expect(unknown.map((r) => [r.status, r.text])).toEqual(known.map((r) => [r.status, r.text]));
+    const lockedKnown = await attempt({ login: user.email, password: "again", ip });
+    const lockedUnknown = await attempt({ login: nobody.toUpperCase(), password: "again", ip });
+    expectLocked(lockedKnown, 60);
+    expectLocked(lockedUnknown, 60);
+  });
+
+  it("checks no password while locked: a refusal asks for no padding", async () => {
+    const user = await makeUser();
+    const ip = freshAddress();
+    await failTimes(10, { login: user.email, ip });
+    const paced: number[] = [];
+    const pace: Pace = async (floorMs) => void paced.push(floorMs);
+    expectLocked(await attempt({ login: user.email, password: "wrong", ip, app: testApp({ pace }) }), 60);
+    expect(paced).toEqual([]);
+  });
+});
+
+describe("POST /users/login throttling per client address", () => {
+  it("after 100 failures from one address in 15 minutes answers 429 for 15 minutes, to any account; other addresses sign in", async () => {
+    const ip = freshAddress();
+    const user = await makeUser();
+    // 100 failures over 20 unknown logins: no account reaches its own limit.
+    const logins = Array.from({ length: 20 }, () => `${unique("spray")}@example.test`);
+    for (let round = 0; round < 5; round++) {
+      const answers = await Promise.all(logins.map((login) => attempt({ login, password: `spray-${round}`, ip })));
+      expect(answers.map((r) => r.status)).toEqual(Array(20).fill(400));
+    }
+    expectLocked(await attempt({ login: user.email, password: PASSWORD, ip }), 900);
+    const elsewhere = await attempt({ login: user.email, password: PASSWORD, ip: freshAddress() });
+    expect(elsewhere.status, elsewhere.text).toBe(200);
+  });
+
+  it("does not count successful sign-ins against the address", async () => {
+    const ip = freshAddress();
+    const user = await makeUser();
+    for (let i = 0; i < 110; i += 10) {
+      const answers = await Promise.all(Array.from({ length: 10 }, () => attempt({ login: user.email, password: PASSWORD, ip })));
+      expect(answers.map((r) => r.status)).toEqual(Array(10).fill(200));
+    }
+  });
+
+  it("does not count attempts a locked account refused against the address", async () => {
+    const ip = freshAddress();
+    const locked = await makeUser();
+    await failTimes(10, { login: locked.email, ip });
+    for (let i = 0; i < 100; i += 20) {
+      const refused = await Promise.all(Array.from({ length: 20 }, () => attempt({ login: locked.email, password: "wrong", ip })));
+      expect(refused.map((r) => r.status)).toEqual(Array(20).fill(429));
+    }
+    // 10 failures and 100 refusals: the address has used 10 of its 100.
+    const other = await makeUser();
+    expect((await attempt({ login: other.email, password: PASSWORD, ip })).status).toBe(200);
+  });
+
+  it("counts an IPv6 client by its /64", async () => {
+    const prefix = `2001:db8:${(lastOctet++).toString(16)}:1`;
+    const users = await Promise.all(Array.from({ length: 10 }, () => makeUser()));
+    for (const [i, user] of users.entries()) {
+      const answers = await failTimes(9, { login: user.email, ip: `${prefix}::${(i + 1).toString(16)}` });
+      expect(answers.every((r) => r.status === 400)).toBe(true);
+    }
+    const target = await makeUser();
+    await failTimes(10, { login: `${unique("v6")}@example.test`, ip: `${prefix}:0:0:0:ff` });
+    expectLocked(await attempt({ login: target.email, password: PASSWORD, ip: `${prefix}:abcd::1` }), 900);
+  });
+});
