@@ -24,6 +24,7 @@ export default defineConfig(async () => {
                   TRANSACTIONS_SECURITY_CODE: "",
                   COMPAT_NAMESPACE: "",
                   COMPAT_PUBLIC_READS: "false",
+                  CORS_ORIGINS: "",
                 },
               },
             }),

@@ -4,7 +4,8 @@ import { routePath } from "hono/route";
 import { padToFloor, type Pace } from "./auth/pace";
 import type { AppEnv } from "./env";
 import { percentDecode } from "./http/decode";
-import { fail, wpError } from "./http/envelope";
+import { allowFor, corsHeaders, discoveryLink, overrideMethod } from "./http/wp-core";
+import { fail, send, wpError } from "./http/envelope";
 import { onError } from "./http/errors";
 import { InvalidJsonError } from "./http/params";
 import { apiKeyRoutes } from "./routes/api-keys";
@@ -71,6 +72,10 @@ export function createApp(options: AppOptions = {}) {
     c.header("X-Content-Type-Options", "nosniff");
     c.header("Cache-Control", "no-store");
     c.header("X-Request-Id", requestId);
+    const path = c.req.path;
+    if (path.startsWith("/wp-json") || path === "/") c.header("Link", discoveryLink(c.env.SITE_URL), { append: true });
+    const allow = allowFor(c);
+    if (allow !== undefined) c.header("Allow", allow);
     // One line per request: never a body, a header value or a secret.
     console.log(
       JSON.stringify({
@@ -83,6 +88,7 @@ export function createApp(options: AppOptions = {}) {
       }),
     );
   });
+  app.use(corsHeaders);
   app.use(bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => fail(c, 413, "Payload too large", { body: `at most ${MAX_BODY_BYTES} bytes` }) }));
 
   const api = new Hono<AppEnv>({ strict: false })
@@ -96,6 +102,8 @@ export function createApp(options: AppOptions = {}) {
     .route("/api-keys", apiKeyRoutes)
     .route("/openapi.json", openapi);
 
+  // The site's front page: WordPress clients look for the API's Link header here (HEAD / or GET /).
+  app.get("/", (c) => send(c, 200, { name: "Wallet ledger", api: `${c.env.SITE_URL.replace(/\/+$/, "")}/wp-json/` }));
   app.route("/wp-json", discovery);
   app.route(`/wp-json/${NAMESPACE}`, api);
   // The Rimplenet dialect (COMPAT_NAMESPACE, docs/compat.md): after the contract's routes, so those win.
@@ -107,6 +115,6 @@ export function createApp(options: AppOptions = {}) {
   );
 
   const fetch = app.fetch;
-  app.fetch = (request, env, ctx) => fetch(fromPlainPermalink(request), env, ctx);
+  app.fetch = (request, env, ctx) => fetch(overrideMethod(fromPlainPermalink(request)), env, ctx);
   return app;
 }

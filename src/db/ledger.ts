@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, gt, inArray, lt, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, inArray, lt, lte, max, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "./client";
 import { balances, transactions, users, wallets } from "./schema";
 import { SLUG_MAX } from "../ledger/post-format";
@@ -187,6 +187,47 @@ export async function listEntries(db: Db, filter: EntryFilter, page: Page) {
 }
 
 export type EntryRow = Awaited<ReturnType<typeof listEntries>>["rows"][number];
+
+/** Rows per read of a whole history: a few hundred kilobytes of JSON at a time. */
+export const HISTORY_CHUNK = 500;
+
+/**
+ * All of a user's filtered entries, in order, a chunk at a time: the first chunk, the total and the
+ * checks in one round trip, then one read per chunk after the last row seen (keyset, through the
+ * (user, date, id) index). Bounded by the newest entry at the start, so an entry written meanwhile
+ * is not in it and the rows always add up to `total`: entries never change once written.
+ */
+export async function readHistory(db: Db, filter: EntryFilter, order: "asc" | "desc") {
+  const direction = order === "asc" ? asc : desc;
+  const where = filterWhere(filter);
+  const [userRows, walletRows, first, totals] = await db.batch([
+    db.select({ id: users.id }).from(users).where(eq(users.id, filter.userId)),
+    db.select({ id: wallets.id }).from(wallets).where(eq(wallets.id, filter.walletId ?? "")),
+    entryWithWallet(db).where(where).orderBy(direction(transactions.createdAtS), direction(transactions.id)).limit(HISTORY_CHUNK),
+    db.select({ n: count(), lastId: max(transactions.id) }).from(transactions).where(where),
+  ]);
+  const lastId = totals[0]?.lastId ?? 0;
+  const past = order === "asc" ? sql`>` : sql`<`;
+  async function* chunks(): AsyncGenerator<EntryRow[]> {
+    let rows = first;
+    while (rows.length > 0) {
+      yield rows;
+      if (rows.length < HISTORY_CHUNK) return;
+      const { entry } = rows.at(-1)!;
+      const after = sql`(${transactions.createdAtS}, ${transactions.id}) ${past} (${entry.createdAtS}, ${entry.id})`;
+      rows = await entryWithWallet(db)
+        .where(and(where, lte(transactions.id, lastId), after))
+        .orderBy(direction(transactions.createdAtS), direction(transactions.id))
+        .limit(HISTORY_CHUNK);
+    }
+  }
+  return {
+    total: totals[0]?.n ?? 0,
+    userExists: userRows.length > 0,
+    walletExists: filter.walletId === undefined || walletRows.length > 0,
+    chunks: chunks(),
+  };
+}
 
 export const findEntry = (db: Db, id: number) => entryWithWallet(db).where(eq(transactions.id, id)).get();
 

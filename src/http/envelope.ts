@@ -20,6 +20,56 @@ export function ok(c: Context<AppEnv>, status: ContentfulStatusCode, message: st
   return send(c, status, body, headers);
 }
 
+/**
+ * The same answer as `ok` with `data` an array written as it is read: each chunk of rows is turned
+ * into JSON and sent before the next is read, so memory holds one chunk. Should a read fail midway
+ * (the status is already sent), the body is cut off, never closed: the client's JSON parser fails
+ * instead of seeing a short list, and the failure is logged.
+ */
+export function streamJson<T>(
+  c: Context<AppEnv>,
+  status: ContentfulStatusCode,
+  message: string,
+  chunks: AsyncIterable<T[]>,
+  toJson: (row: T) => unknown,
+  headers: Record<string, string> = {},
+) {
+  const shape = c.get("envelope") === "B" ? { status_code: status, status: true, message, data: [], error: [] } : { status_code: status, status: true, message, data: [] };
+  const text = JSON.stringify(shape);
+  const cut = text.indexOf('"data":[]') + '"data":['.length;
+  const encoder = new TextEncoder();
+  const rows = chunks[Symbol.asyncIterator]();
+  let started = false;
+  let separator = "";
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (!started) {
+        started = true;
+        controller.enqueue(encoder.encode(text.slice(0, cut)));
+        return;
+      }
+      let next: IteratorResult<T[]>;
+      try {
+        next = await rows.next();
+      } catch (err) {
+        console.error(JSON.stringify({ request_id: c.get("requestId"), streamed_answer_cut: String(err) }));
+        throw err;
+      }
+      if (next.done) {
+        controller.enqueue(encoder.encode(text.slice(cut)));
+        controller.close();
+      } else if (next.value.length > 0) {
+        controller.enqueue(encoder.encode(separator + next.value.map((row) => JSON.stringify(toJson(row))).join(",")));
+        separator = ",";
+      }
+    },
+    async cancel() {
+      await rows.return?.(undefined);
+    },
+  });
+  return c.body(body, status, { ...JSON_UTF8, ...headers });
+}
+
 export function fail(c: Context<AppEnv>, status: ContentfulStatusCode, message: string, error: unknown, headers?: Record<string, string>) {
   const body =
     c.get("envelope") === "B"

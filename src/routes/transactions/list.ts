@@ -1,15 +1,18 @@
 import { Hono } from "hono";
 import { sameSecret } from "../../auth/same-secret";
 import { createDb } from "../../db/client";
-import { listEntries } from "../../db/ledger";
+import { listEntries, readHistory } from "../../db/ledger";
 import type { AppEnv } from "../../env";
 import { authenticate, requireReaderOf } from "../../http/auth";
-import { ok } from "../../http/envelope";
+import { ok, streamJson } from "../../http/envelope";
+import { pageLinks } from "../../http/wp-core";
 import { ApiError, invalidInput, userNotFound } from "../../http/errors";
 import { readParams } from "../../http/params";
 import { checkFields, EMPTY } from "../../http/validation";
 import { transactionRecord } from "../../ledger/transaction-record";
 import { TransactionListParams } from "./schemas";
+
+const MESSAGE = "Txns Retrieved Successful";
 
 export const listTransactions = new Hono<AppEnv>().get("/", authenticate, async (c) => {
   const params = await readParams(c);
@@ -28,17 +31,35 @@ export const listTransactions = new Hono<AppEnv>().get("/", authenticate, async 
   }
 
   const userId = fields.user_id ?? principal.userId;
-  const { rows, total, userExists, walletExists } = await listEntries(
-    createDb(c.env.DB),
-    { userId, walletId: fields.wallet_id, txnType: fields.txn_type, afterS: fields.after, beforeS: fields.before },
-    { offset: (fields.page - 1) * fields.per_page, limit: fields.per_page, order: fields.order },
-  );
+  const db = createDb(c.env.DB);
+  const filter = { userId, walletId: fields.wallet_id, txnType: fields.txn_type, afterS: fields.after, beforeS: fields.before };
+  const site = { siteUrl: c.env.SITE_URL, timeZone: c.env.SITE_TIMEZONE };
+  const paged = params.page !== undefined || params.pageno !== undefined || params.per_page !== undefined;
+
+  if (!paged) {
+    // The whole history (contract section 7), streamed: memory stays one chunk however long it is.
+    const history = await readHistory(db, filter, fields.order);
+    if (!history.walletExists) throw invalidInput({ wallet_id: "wallet_id not found" });
+    if (!history.userExists) throw userNotFound(userId);
+    return streamJson(c, 200, MESSAGE, history.chunks, (row) => transactionRecord(row, site), {
+      "X-WP-Total": String(history.total),
+      "X-WP-TotalPages": history.total === 0 ? "0" : "1",
+    });
+  }
+
+  const { rows, total, userExists, walletExists } = await listEntries(db, filter, {
+    offset: (fields.page - 1) * fields.per_page,
+    limit: fields.per_page,
+    order: fields.order,
+  });
   if (!walletExists) throw invalidInput({ wallet_id: "wallet_id not found" });
   if (!userExists) throw userNotFound(userId);
 
-  const site = { siteUrl: c.env.SITE_URL, timeZone: c.env.SITE_TIMEZONE };
-  return ok(c, 200, "Txns Retrieved Successful", rows.map((row) => transactionRecord(row, site)), {
+  const pages = Math.ceil(total / fields.per_page);
+  const links = pageLinks(new URL(c.req.url), c.env.SITE_URL, fields.page, pages);
+  return ok(c, 200, MESSAGE, rows.map((row) => transactionRecord(row, site)), {
     "X-WP-Total": String(total),
-    "X-WP-TotalPages": String(Math.ceil(total / fields.per_page)),
+    "X-WP-TotalPages": String(pages),
+    ...(links.length > 0 ? { Link: links.join(", ") } : {}),
   });
 });

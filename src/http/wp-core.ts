@@ -1,0 +1,103 @@
+// What WordPress core does around every REST route, whichever plugin serves it (issue 12): CORS as
+// rest_send_cors_headers and WP_REST_Server::serve_request send it, the API discovery Link, the
+// Allow header of rest_send_allow_header, and the `_method` / X-HTTP-Method-Override switch.
+import type { MiddlewareHandler } from "hono";
+import { cors } from "hono/cors";
+import { routePath } from "hono/route";
+import { COMPAT_ROUTES } from "../compat/config";
+import type { AppEnv } from "../env";
+import { percentDecode } from "./decode";
+import { NAMESPACE, ROUTES } from "../routes/catalog";
+
+/** The headers WordPress names, since `*` never covers Authorization; X-API-Key for Rimplenet's clients. */
+const ALLOW_HEADERS = ["Authorization", "X-WP-Nonce", "Content-Disposition", "Content-MD5", "Content-Type", "X-API-Key"];
+const EXPOSE_HEADERS = ["X-WP-Total", "X-WP-TotalPages", "Link"];
+
+/** The origins CORS_ORIGINS names (comma-separated); none named: every origin, as WordPress allows. */
+export const allowedOrigins = (setting: string | undefined) =>
+  (setting ?? "")
+    .split(",")
+    .map((origin) => origin.trim().replace(/\/+$/, ""))
+    .filter((origin) => origin !== "");
+
+/**
+ * The request's Origin echoed on every answer (errors too) with credentials allowed, and a preflight
+ * `OPTIONS` answered 204 on any path: hono/cors, configured as WordPress answers.
+ */
+export const corsHeaders: MiddlewareHandler<AppEnv> = (c, next) =>
+  cors({
+    origin: (origin) => {
+      const allowed = allowedOrigins(c.env.CORS_ORIGINS);
+      return origin !== "" && (allowed.length === 0 || allowed.includes(origin)) ? origin : null;
+    },
+    allowMethods: ["OPTIONS", "GET", "POST", "PUT", "PATCH", "DELETE"],
+    allowHeaders: ALLOW_HEADERS,
+    exposeHeaders: EXPOSE_HEADERS,
+    credentials: true,
+  })(c, next);
+
+/** `<SITE_URL/wp-json/>; rel="https://api.w.org/"`: how WordPress clients find the API. */
+export const discoveryLink = (siteUrl: string) => `<${siteUrl.replace(/\/+$/, "")}/wp-json/>; rel="https://api.w.org/"`;
+
+/** Each route's methods, by the pattern Hono matched it with (`/wp-json/wallet/v1/transactions/:id`). */
+const METHODS = new Map<string, string[]>();
+for (const [prefix, routes] of [
+  [`/wp-json/${NAMESPACE}`, ROUTES],
+  ["/wp-json/:ns/v1", COMPAT_ROUTES],
+] as const) {
+  for (const route of routes) {
+    const pattern = prefix + route.path.replace(/\{(\w+)\}/g, ":$1");
+    METHODS.set(pattern, [...(METHODS.get(pattern) ?? []), route.method]);
+  }
+}
+
+/** The `Allow` header of a matched route: the methods it answers (rest_send_allow_header). */
+export const allowFor = (c: Parameters<typeof routePath>[0]) =>
+  METHODS.get(routePath(c).replace(/\{[^}]*\}/g, "").replace(/\/$/, ""))?.join(", "); // `:id{[0-9]+}` is `:id`
+
+/**
+ * WP_REST_Server's method switch: `?_method=DELETE`, else an `X-HTTP-Method-Override` header, makes a
+ * POST run as that method (a form or an old proxy can only send GET and POST). Only a POST is
+ * switched: a GET stays safe, so a link can never delete. Written here rather than with
+ * hono/method-override, which runs the whole app a second time (two log lines, two CORS passes),
+ * reads only one of the two places, and re-encodes the query string (readParams reads its raw bytes).
+ */
+export function overrideMethod(request: Request): Request {
+  if (request.method !== "POST") return request;
+  const url = new URL(request.url);
+  const pairs = url.search.slice(1).split("&");
+  const at = pairs.findIndex((raw) => raw.startsWith("_method="));
+  let asked: string | undefined;
+  try {
+    asked = at === -1 ? (request.headers.get("x-http-method-override") ?? undefined) : percentDecode(pairs[at]!.slice("_method=".length), "query");
+  } catch {
+    return request; // unreadable: readParams answers the query's 400
+  }
+  const method = asked?.trim().toUpperCase();
+  if (!method || !/^[A-Z]{1,10}$/.test(method) || method === "POST") return request;
+  if (at !== -1) url.search = pairs.filter((_, i) => i !== at).join("&");
+  const headers = new Headers(request.headers);
+  headers.delete("x-http-method-override");
+  if (method !== "GET" && method !== "HEAD") return new Request(url, { method, headers, body: request.body });
+  headers.delete("content-type");
+  headers.delete("content-length");
+  return new Request(url, { method, headers });
+}
+
+/**
+ * The `Link` header of a paged list, as WP_REST_Posts_Controller builds it: the request's own query
+ * with `page` set to the previous and next page, on SITE_URL (`prev` stays within the last page).
+ */
+export function pageLinks(url: URL, siteUrl: string, page: number, pages: number): string[] {
+  const link = (to: number, rel: string) => {
+    const target = new URL(url.pathname, `${siteUrl.replace(/\/+$/, "")}/`);
+    target.search = url.search;
+    target.searchParams.delete("pageno");
+    target.searchParams.set("page", String(to));
+    return `<${target}>; rel="${rel}"`;
+  };
+  const links: string[] = [];
+  if (page > 1) links.push(link(Math.max(1, Math.min(page - 1, pages)), "prev"));
+  if (pages > page) links.push(link(page + 1, "next"));
+  return links;
+}
