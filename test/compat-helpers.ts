@@ -1,4 +1,5 @@
 import { env } from "cloudflare:workers";
+import { expect } from "vitest";
 import { createApp } from "../src/app";
 import type { Json } from "./helpers";
 
@@ -20,4 +21,28 @@ export async function compatCall(method: string, path: string, options: { header
     // left empty: assertions on `text` say what came back
   }
   return { status: res.status, headers: res.headers, text, body };
+}
+
+/** Values that differ run to run in the plugin too: only their form is compared. */
+const VOLATILE: Record<string, RegExp> = { "data.user_created_at": /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/ };
+
+const typeOf = (x: unknown) => (x === null ? "null" : Array.isArray(x) ? "array" : typeof x);
+
+/** Asserts same keys in the same order, same types everywhere, same values outside `skip`. */
+export function compareShape(actual: unknown, expected: unknown, skip: Set<string>, path = "") {
+  const where = path || "(body)";
+  expect(typeOf(actual), `type at ${where}`).toBe(typeOf(expected));
+  if (Array.isArray(expected)) {
+    expect((actual as unknown[]).length, `length at ${where}`).toBe(expected.length);
+    expected.forEach((item, i) => compareShape((actual as unknown[])[i], item, skip, `${path}[${i}]`));
+  } else if (typeOf(expected) === "object") {
+    const e = expected as Json;
+    const a = actual as Json;
+    expect(Object.keys(a), `keys at ${where}`).toEqual(Object.keys(e));
+    for (const key of Object.keys(e)) compareShape(a[key], e[key], skip, path ? `${path}.${key}` : key);
+  } else if (VOLATILE[path]) {
+    expect(actual, `form at ${where}`).toMatch(VOLATILE[path]!);
+  } else if (!skip.has(path)) {
+    expect(actual, `value at ${where}`).toBe(expected);
+  }
 }

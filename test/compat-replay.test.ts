@@ -5,7 +5,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import casesText from "./fixtures/rimplenet-1.1.31/cases.jsonl?raw";
 import { call, makeAdmin, makeKey, type Json, type TestUser } from "./helpers";
-import { compatCall, ON } from "./compat-helpers";
+import { compatCall, compareShape as compare, ON } from "./compat-helpers";
 
 type Case = {
   id: string;
@@ -30,30 +30,6 @@ const KNOWN_DIFFERENCES: Record<string, { paths: string[]; reason: string }> = {
       "and reads 22.35 (the formatted $22.35 still matches)",
   },
 };
-
-/** Values that differ run to run in the plugin too: only their form is compared. */
-const VOLATILE: Record<string, RegExp> = { "data.user_created_at": /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/ };
-
-const typeOf = (x: unknown) => (x === null ? "null" : Array.isArray(x) ? "array" : typeof x);
-
-/** Asserts same keys in the same order, same types everywhere, same values outside `skip`. */
-function compare(actual: unknown, expected: unknown, skip: Set<string>, path = "") {
-  const where = path || "(body)";
-  expect(typeOf(actual), `type at ${where}`).toBe(typeOf(expected));
-  if (Array.isArray(expected)) {
-    expect((actual as unknown[]).length, `length at ${where}`).toBe(expected.length);
-    expected.forEach((item, i) => compare((actual as unknown[])[i], item, skip, `${path}[${i}]`));
-  } else if (typeOf(expected) === "object") {
-    const e = expected as Json;
-    const a = actual as Json;
-    expect(Object.keys(a), `keys at ${where}`).toEqual(Object.keys(e));
-    for (const key of Object.keys(e)) compare(a[key], e[key], skip, path ? `${path}.${key}` : key);
-  } else if (VOLATILE[path]) {
-    expect(actual, `form at ${where}`).toMatch(VOLATILE[path]!);
-  } else if (!skip.has(path)) {
-    expect(actual, `value at ${where}`).toBe(expected);
-  }
-}
 
 let admin: TestUser;
 /** Capture user ids → this database's ids (the worker's ids may differ). */

@@ -41,7 +41,14 @@ describe("the compatibility namespace switch", () => {
     const own = await compatCall("GET", `${NS}/`, { vars: ON });
     expect(own.status).toBe(200);
     expect(own.body.namespace).toBe("rimplenet/v1");
-    expect(Object.keys(own.body.routes)).toEqual(["/rimplenet/v1/user-wallet-balance", "/rimplenet/v1/user-wallet-balance/multi", "/rimplenet/v1/users"]);
+    expect(index.body.routes["/rimplenet/v1/credits"]).toStrictEqual({ namespace: "rimplenet/v1", methods: ["POST"] });
+    expect(Object.keys(own.body.routes)).toEqual([
+      "/rimplenet/v1/credits",
+      "/rimplenet/v1/debits",
+      "/rimplenet/v1/user-wallet-balance",
+      "/rimplenet/v1/user-wallet-balance/multi",
+      "/rimplenet/v1/users",
+    ]);
   });
 
   it("matches the namespace and paths case-insensitively and accepts trailing slashes", async () => {
@@ -52,11 +59,12 @@ describe("the compatibility namespace switch", () => {
     }
   });
 
-  it("answers 404 for another namespace name, for write routes and for POST on the reads", async () => {
+  it("answers 404 for another namespace name, for routes not served yet and for POST on the reads", async () => {
     const { user, wallet } = await funded();
     for (const [method, path] of [
       ["GET", `/wp-json/other/v1/user-wallet-balance?user_id=${user.id}&wallet_id=${wallet}`],
-      ["POST", `${NS}/credits`],
+      ["POST", `${NS}/transfers`],
+      ["GET", `${NS}/credits`],
       ["POST", balancePath(user.id, wallet)],
       ["POST", balancePath(user.id, wallet, "user-wallet-balance/multi")],
       ["POST", `${NS}/users`],

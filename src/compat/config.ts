@@ -18,10 +18,12 @@ export function compatNamespace(env: CompatVars): string | null {
 /** `COMPAT_PUBLIC_READS=true`: balances are readable without credentials, as the plugin had them. */
 export const publicReads = (env: CompatVars) => (env.COMPAT_PUBLIC_READS ?? "").trim().toLowerCase() === "true";
 
-export type CompatRoute = { path: string; method: "GET" };
+export type CompatRoute = { path: string; method: "GET" | "POST" };
 
 /** The dialect's routes, for the discovery index (paths after `/wp-json/<ns>/v1`). */
 export const COMPAT_ROUTES: CompatRoute[] = [
+  { path: "/credits", method: "POST" },
+  { path: "/debits", method: "POST" },
   { path: "/user-wallet-balance", method: "GET" },
   { path: "/user-wallet-balance/multi", method: "GET" },
   { path: "/users", method: "GET" },

@@ -3,6 +3,7 @@ import type { AppEnv } from "../env";
 import { send } from "../http/envelope";
 import { compatIndex } from "../routes/discovery";
 import { compatNamespace } from "./config";
+import { compatCredits, compatDebits } from "./entries";
 import { userWalletBalance } from "./user-wallet-balance";
 import { userWalletBalanceMulti } from "./user-wallet-balance-multi";
 import { usersRead } from "./users-read";
@@ -21,6 +22,8 @@ export const compatRoutes = new Hono<AppEnv>({ strict: false })
     await next();
   })
   .get("/", (c) => send(c, 200, compatIndex(`${compatNamespace(c.env)}/v1`)))
+  .route("/credits", compatCredits)
+  .route("/debits", compatDebits)
   .route("/user-wallet-balance/multi", userWalletBalanceMulti)
   .route("/user-wallet-balance", userWalletBalance)
   .route(

@@ -1,0 +1,109 @@
+import type { Context } from "hono";
+import { Hono } from "hono";
+import { scopeAllows } from "../auth/principal";
+import { createDb } from "../db/client";
+import { findWalletCached } from "../db/wallets";
+import type { AppEnv } from "../env";
+import { ok, send } from "../http/envelope";
+import { invalidInput, transactionExists, userNotFound } from "../http/errors";
+import { AMOUNT_TEXT_MAX, MAX_TEXT } from "../http/fields";
+import { requireUser } from "../http/money-input";
+import { readParams } from "../http/params";
+import { postEntry } from "../ledger/entries";
+import { MAX_MINOR, plainDecimal } from "../ledger/money";
+import { asciiLower } from "../ledger/request-key";
+import { keyRouteRefusals, requireCredentials } from "./auth";
+import { phpInt, phpIsNumeric, sanitizeTextField } from "./php";
+
+// `POST credits` and `POST debits` in the plugin's 1.1.31 dialect (captures 11-36; plugin files
+// api/core/credits/create-credits.php, includes/credits/create-credits.php, includes/utils/
+// base-utils.php `requires`): its field checks, texts and answers, written through the same ledger
+// function as /wp-json/wallet/v1 (one entry, idempotent on (user, request_id), race-safe). Where the
+// plugin lost money it is not followed: a negative or zero amount is refused (it recorded a credit
+// of -5 as a debit that could overdraw), and a debit past the balance is refused (it had no check).
+
+const REQUEST_ID_MAX = 191;
+
+/** The plugin's `requires()`: each field's first failing rule, in its order; the last rule wins. */
+function pluginChecks(fields: { user_id: string; wallet_id: string; request_id: string; amount: string }) {
+  const errors: Record<string, string> = {};
+  for (const [key, value] of Object.entries(fields)) {
+    if (value === "") {
+      errors[key] = "Field Cannot be empty";
+      continue;
+    }
+    if (key === "user_id") {
+      if ((phpInt(value) ?? 0) === 0) errors[key] = "user_id cannot be zero";
+      if (!/^[0-9]+$/.test(value)) errors[key] = "user_id requires an integer";
+    } else if (key === "wallet_id") {
+      if (!/[0-9A-Za-z_]/.test(value)) errors[key] = "wallet_id Invalid Chars";
+    } else if (key === "request_id") {
+      if (!/^[A-Za-z0-9_]+$/.test(value)) errors[key] = "request_id can contain aplhpabets, numbers and underscore";
+      else if (value.length > REQUEST_ID_MAX) errors[key] = `request_id must be at most ${REQUEST_ID_MAX} characters`;
+    } else if (key === "amount") {
+      if (!phpIsNumeric(value)) errors[key] = "amount requires a valid amount";
+      else if (value.length > AMOUNT_TEXT_MAX) errors[key] = `amount must be at most ${AMOUNT_TEXT_MAX} characters`;
+    }
+  }
+  return errors;
+}
+
+/**
+ * A numeric text (PHP's is_numeric) in minor units of `decimals` places, rounded half away from zero
+ * on its decimal digits (never through a double): `14507.525000000001` is 1450753 cents. The
+ * plugin kept whatever PHP's float made of it; the amount as sent stays with the entry.
+ */
+export function roundedMinor(text: string, decimals: number): number | "not-positive" | "too-large" {
+  const t = text.trim();
+  const negative = t.startsWith("-");
+  let body = t.startsWith("-") || t.startsWith("+") ? t.slice(1) : t;
+  if (body.startsWith(".")) body = `0${body}`;
+  body = body.replace(/\.(?=[eE]|$)/, "");
+  const plain = plainDecimal(body);
+  if (plain === null) return "too-large";
+  const [integer = "0", fraction = ""] = plain.split(".");
+  if (integer.length > 16) return "too-large";
+  let units = BigInt(integer + fraction.slice(0, decimals).padEnd(decimals, "0"));
+  if ((fraction[decimals] ?? "0") >= "5") units += 1n;
+  if (negative || units === 0n) return "not-positive";
+  return units > BigInt(MAX_MINOR) ? "too-large" : Number(units);
+}
+
+const movement = (txnType: "CREDIT" | "DEBIT", action: string) =>
+  new Hono<AppEnv>().post("/", async (c: Context<AppEnv>) => {
+    const refusals = keyRouteRefusals(action);
+    const principal = await requireCredentials(c, refusals);
+    if (principal.role !== "administrator" || !scopeAllows(principal.scope, "write")) throw refusals.forbidden();
+
+    const params = await readParams(c);
+    // A missing user_id was 0 for credits and "" for debits (the two files differ).
+    const fields = {
+      user_id: sanitizeTextField(params.user_id ?? (txnType === "CREDIT" ? 0 : "")),
+      wallet_id: asciiLower(sanitizeTextField(params.wallet_id ?? "")),
+      request_id: sanitizeTextField(params.request_id ?? ""),
+      amount: sanitizeTextField(params.amount ?? ""),
+    };
+    const errors = pluginChecks(fields);
+    if (Object.keys(errors).length > 0) throw invalidInput(errors);
+
+    const db = createDb(c.env.DB);
+    const wallet = await findWalletCached(db, fields.wallet_id);
+    // The plugin's answer for an unknown wallet (capture 26): no error, no message.
+    if (!wallet) return send(c, 400, { status_code: 400, status: false, message: "" });
+    const userId = Number(fields.user_id);
+    if (!Number.isSafeInteger(userId)) throw userNotFound(fields.user_id);
+    const user = await requireUser(db, userId);
+    const amountMinor = roundedMinor(fields.amount, wallet.decimals);
+    if (amountMinor === "not-positive") throw invalidInput({ amount: "amount must be greater than zero" });
+    if (amountMinor === "too-large") throw invalidInput({ amount: "amount is too large" });
+
+    const note = sanitizeTextField(params.note ?? "");
+    if ([...note].length > MAX_TEXT) throw invalidInput({ note: `note must be at most ${MAX_TEXT} characters` });
+    const spec = { user, wallet, txnType, amountMinor, amountText: fields.amount, requestId: fields.request_id, note };
+    const result = await postEntry(db, spec, c.get("nowMs")());
+    if (!result.created) throw transactionExists(result.existingId!);
+    return ok(c, 200, "Transaction Completed", { transaction_id: result.ids[0], user_id: user.id });
+  });
+
+export const compatCredits = movement("CREDIT", "rimplenet_create_credits");
+export const compatDebits = movement("DEBIT", "rimplenet_create_debits");
