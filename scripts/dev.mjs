@@ -27,18 +27,33 @@ if (!existsSync(".dev.vars")) {
 wrangler(["d1", "migrations", "apply", "DB", "--local"], { quiet: true });
 console.log("Local D1 migrated.");
 const seeded = ensureAdmin({ target: "--local", ...admin });
-console.log(seeded.created ? `Local administrator "${admin.username}" created.` : `Local administrator "${admin.username}" (or its e-mail) already exists; left as it is.`);
+console.log(
+  seeded.created
+    ? `Local administrator "${admin.username}" created.`
+    : `Local administrator "${admin.username}" (or its e-mail) already exists; left as it is.`,
+);
 
 // A demo wallet, so the README's first credit works on a fresh clone; an existing ngn is left alone.
 const demo = JSON.parse(
   wrangler(
-    ["d1", "execute", "DB", "--local", "--json", "--command",
+    [
+      "d1",
+      "execute",
+      "DB",
+      "--local",
+      "--json",
+      "--command",
       "INSERT INTO wallets (id, name, symbol, symbol_position, decimals, type, note, created_at_ms) " +
-        `VALUES ('ngn', 'Naira Wallet', '₦', 'left', 2, 'fiat', 'Demo wallet seeded by npm run dev', ${Date.now()}) ON CONFLICT DO NOTHING RETURNING id`],
+        `VALUES ('ngn', 'Naira Wallet', '₦', 'left', 2, 'fiat', 'Demo wallet seeded by npm run dev', ${Date.now()}) ON CONFLICT DO NOTHING RETURNING id`,
+    ],
     { quiet: true },
   ),
 )[0].results;
-console.log(demo.length > 0 ? 'Demo wallet "ngn" (Naira Wallet, ₦, 2 decimals) created.' : 'Wallet "ngn" already exists; left as it is.');
+console.log(
+  demo.length > 0
+    ? 'Demo wallet "ngn" (Naira Wallet, ₦, 2 decimals) created.'
+    : 'Wallet "ngn" already exists; left as it is.',
+);
 
 // Guids, the discovery index and the OpenAPI document name the address the API is really on.
 const siteUrl = process.env.SITE_URL ?? `http://127.0.0.1:${port}`;
@@ -51,8 +66,20 @@ Sign in (dev-only credentials):
 Then send the access_token as "Authorization: Bearer <token>".
 `);
 
-const child = startWrangler(["dev", "--ip", "127.0.0.1", "--port", port, "--var", `SITE_URL:${siteUrl}`, "--show-interactive-dev-session=false"], {
-  detached: false,
-});
+const child = startWrangler(
+  [
+    "dev",
+    "--ip",
+    "127.0.0.1",
+    "--port",
+    port,
+    "--var",
+    `SITE_URL:${siteUrl}`,
+    "--show-interactive-dev-session=false",
+  ],
+  {
+    detached: false,
+  },
+);
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
 child.on("exit", (code) => process.exit(code ?? 0));

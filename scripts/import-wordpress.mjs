@@ -7,17 +7,33 @@
 // plans the import against what the database already holds, writes the SQL in chunks and has
 // wrangler run them in order. Safe to run again; refuses conflicting data unless --force. See the
 // README's "Migrating from WordPress".
-import { closeSync, createReadStream, mkdirSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  createReadStream,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { createGunzip } from "node:zlib";
 import { LocalD1, RemoteD1 } from "./import/d1.mjs";
-import { wrangler } from "./lib/wrangler.mjs";
 import { Progress } from "./import/progress.mjs";
 import { formatReport } from "./import/report.mjs";
 import { SpillBuckets } from "./import/spill.mjs";
-import { createReader, emptyTarget, planImport, TARGET_QUERIES, targetState } from "./import/wordpress.mjs";
+import {
+  createReader,
+  emptyTarget,
+  planImport,
+  TARGET_QUERIES,
+  targetState,
+} from "./import/wordpress.mjs";
+import { wrangler } from "./lib/wrangler.mjs";
 
 const USAGE = `usage: npm run import:wordpress -- <dump.sql[.gz]> (--local | --remote | --dry-run) [options]
   --prefix wp_              table prefix of the WordPress site
@@ -68,7 +84,8 @@ function options() {
   }
   if (positionals.length !== 1) fail(USAGE);
   if (values.local && values.remote) fail("choose one of --local and --remote");
-  if (!values.local && !values.remote && !values["dry-run"]) fail(`say where to import: --local or --remote (or --dry-run)\n${USAGE}`);
+  if (!values.local && !values.remote && !values["dry-run"])
+    fail(`say where to import: --local or --remote (or --dry-run)\n${USAGE}`);
   if (!["ledger", "site"].includes(values.balances)) fail("--balances is ledger or site");
   if (!/^[A-Za-z0-9_$]*$/.test(values.prefix)) fail("--prefix may hold letters, digits, _ and $");
   if (!/^[a-z0-9_]+$/i.test(values.namespace)) fail("--namespace is a word");
@@ -115,7 +132,10 @@ class ChunkWriter {
   };
   rotate() {
     if (this.fd !== null) closeSync(this.fd);
-    const file = path.join(this.dir, `chunk-${String(this.files.length + 1).padStart(5, "0")}.${this.format}`);
+    const file = path.join(
+      this.dir,
+      `chunk-${String(this.files.length + 1).padStart(5, "0")}.${this.format}`,
+    );
     this.fd = openSync(file, "w");
     this.files.push({ file, statements: 0 });
     this.inChunk = 0;
@@ -146,7 +166,10 @@ async function readTarget(d1, progress) {
   const names = Object.keys(TARGET_QUERIES);
   let results;
   try {
-    results = await d1.queries(["SELECT guid, local_date, modified_local_date, modified_gmt_date FROM transactions LIMIT 0", ...Object.values(TARGET_QUERIES)]);
+    results = await d1.queries([
+      "SELECT guid, local_date, modified_local_date, modified_gmt_date FROM transactions LIMIT 0",
+      ...Object.values(TARGET_QUERIES),
+    ]);
   } catch (err) {
     throw new Error(
       `${err.message}\n\nThe database lacks this service's schema or its latest migration: apply the migrations first (${d1.migrateHint}).`,
@@ -155,14 +178,18 @@ async function readTarget(d1, progress) {
   const rows = Object.fromEntries(names.map((name, i) => [name, results[i + 1]]));
   // With --force and service entries among the site's ids, fetch their ids to leave out exactly those.
   if (Number(rows.foreign[0]?.n ?? 0) > 0) {
-    [rows.foreignIds] = await d1.queries([`SELECT id FROM transactions WHERE guid IS NULL AND coalesce(request_key, '') NOT LIKE 'wp-import:%'`]);
+    [rows.foreignIds] = await d1.queries([
+      `SELECT id FROM transactions WHERE guid IS NULL AND coalesce(request_key, '') NOT LIKE 'wp-import:%'`,
+    ]);
   }
   bar.done();
   return targetState(rows);
 }
 
 async function verify(d1, report, target) {
-  const [rows] = await d1.queries(["SELECT user_id, wallet_id, balance_minor, entry_count FROM balances"]);
+  const [rows] = await d1.queries([
+    "SELECT user_id, wallet_id, balance_minor, entry_count FROM balances",
+  ]);
   const actual = new Map(rows.map((r) => [`${r.user_id}\t${r.wallet_id}`, r]));
   const problems = [];
   for (const e of report.expectedBalances) {
@@ -170,7 +197,9 @@ async function verify(d1, report, target) {
     if ((target.pairs.get(key)?.foreign ?? 0) > 0) continue; // the service has moved it on since
     const a = actual.get(key);
     if (!a || Number(a.balance_minor) !== e.balanceMinor || Number(a.entry_count) !== e.entries) {
-      problems.push(`user ${e.userId} ${e.walletId}: expected ${e.entries} entries and ${e.balanceMinor}, found ${a ? `${a.entry_count} and ${a.balance_minor}` : "nothing"}`);
+      problems.push(
+        `user ${e.userId} ${e.walletId}: expected ${e.entries} entries and ${e.balanceMinor}, found ${a ? `${a.entry_count} and ${a.balance_minor}` : "nothing"}`,
+      );
     }
   }
   return problems;
@@ -185,7 +214,10 @@ async function main() {
   if (opts.local) {
     // Local state is the developer's own: bring it to the shipped schema first, as `npm run dev` does.
     // A remote database is never migrated behind its operator's back (`npm run db:migrate -- --remote`).
-    const state = [...(where.persistTo ? ["--persist-to", where.persistTo] : []), ...(where.config ? ["--config", where.config] : [])];
+    const state = [
+      ...(where.persistTo ? ["--persist-to", where.persistTo] : []),
+      ...(where.config ? ["--config", where.config] : []),
+    ];
     wrangler(["d1", "migrations", "apply", where.database, "--local", ...state], { quiet: true });
     console.log("Local D1 migrated.");
   }
@@ -204,7 +236,12 @@ async function main() {
 }
 
 async function run(opts, d1, started, progress, dryRun) {
-  const importOptions = { prefix: opts.prefix, namespace: opts.namespace, balances: opts.balances, force: opts.force };
+  const importOptions = {
+    prefix: opts.prefix,
+    namespace: opts.namespace,
+    balances: opts.balances,
+    force: opts.force,
+  };
 
   const tmp = mkdtempSync(path.join(opts["tmp-dir"] ?? tmpdir(), "wp-import-"));
   const cleanup = () => rmSync(tmp, { recursive: true, force: true });
@@ -215,7 +252,9 @@ async function run(opts, d1, started, progress, dryRun) {
   const reader = createReader(importOptions, buckets);
   await readDump(opts.file, reader, progress);
   buckets.finish();
-  progress.log(`Spilled ${(buckets.bytesOnDisk / (1 << 20)).toFixed(1)} MiB of transaction rows in ${buckets.indexes().length} buckets`);
+  progress.log(
+    `Spilled ${(buckets.bytesOnDisk / (1 << 20)).toFixed(1)} MiB of transaction rows in ${buckets.indexes().length} buckets`,
+  );
 
   const target = d1 ? await readTarget(d1, progress) : emptyTarget();
 
@@ -240,8 +279,14 @@ async function run(opts, d1, started, progress, dryRun) {
 
   const targetText = d1 ? d1.description : "no database (a fresh one is assumed)";
   console.log(`\n${formatReport(report, { dryRun, target: targetText })}`);
-  console.log(`  SQL: ${writer.count.toLocaleString("en-US")} statements (${(writer.bytes / (1 << 20)).toFixed(1)} MiB): ${JSON.stringify(writer.byKind)}`);
-  if (opts.report) writeFileSync(opts.report, `${JSON.stringify({ ...report, sql: { statements: writer.count, bytes: writer.bytes, byKind: writer.byKind } }, null, 2)}\n`);
+  console.log(
+    `  SQL: ${writer.count.toLocaleString("en-US")} statements (${(writer.bytes / (1 << 20)).toFixed(1)} MiB): ${JSON.stringify(writer.byKind)}`,
+  );
+  if (opts.report)
+    writeFileSync(
+      opts.report,
+      `${JSON.stringify({ ...report, sql: { statements: writer.count, bytes: writer.bytes, byKind: writer.byKind } }, null, 2)}\n`,
+    );
 
   const summary = () =>
     `Took ${((Date.now() - started) / 1000).toFixed(1)} s; peak memory ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB (resident set).`;
@@ -264,7 +309,9 @@ async function run(opts, d1, started, progress, dryRun) {
     try {
       await d1.executeChunk(chunk.file);
     } catch (err) {
-      console.error(`\nChunk ${i + 1} of ${writer.files.length} failed; the chunks before it are written, this one is not.`);
+      console.error(
+        `\nChunk ${i + 1} of ${writer.files.length} failed; the chunks before it are written, this one is not.`,
+      );
       console.error("Running the same command again continues from where the database stands.");
       console.error(err.message);
       return 1;
@@ -276,10 +323,14 @@ async function run(opts, d1, started, progress, dryRun) {
 
   const problems = await verify(d1, report, target);
   if (problems.length > 0) {
-    console.error(`Verification: ${problems.length} (user, wallet) balances are not what the import planned:\n  ${problems.slice(0, 20).join("\n  ")}`);
+    console.error(
+      `Verification: ${problems.length} (user, wallet) balances are not what the import planned:\n  ${problems.slice(0, 20).join("\n  ")}`,
+    );
     return 1;
   }
-  console.log(`Verified: ${report.expectedBalances.length.toLocaleString("en-US")} balances equal the sum of their entries as planned. ${summary()}`);
+  console.log(
+    `Verified: ${report.expectedBalances.length.toLocaleString("en-US")} balances equal the sum of their entries as planned. ${summary()}`,
+  );
   return 0;
 }
 

@@ -1,23 +1,23 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { routePath } from "hono/route";
-import { padToFloor, type Pace } from "./auth/pace";
+import { type Pace, padToFloor } from "./auth/pace";
+import { compatRoutes } from "./compat";
 import type { AppEnv } from "./env";
 import { percentDecode } from "./http/decode";
-import { allowFor, corsHeaders, discoveryLink, overrideMethod } from "./http/wp-core";
 import { fail, send, wpError } from "./http/envelope";
 import { onError } from "./http/errors";
 import { InvalidJsonError } from "./http/params";
+import { allowFor, corsHeaders, discoveryLink, overrideMethod } from "./http/wp-core";
 import { apiKeyRoutes } from "./routes/api-keys";
-import { compatRoutes } from "./compat";
 import { balances } from "./routes/balances";
 import { NAMESPACE } from "./routes/catalog";
 import { credits } from "./routes/credits";
 import { debits } from "./routes/debits";
-import { transfers } from "./routes/transfers";
 import { discovery } from "./routes/discovery";
 import { openapi } from "./routes/openapi";
 import { transactionRoutes } from "./routes/transactions";
+import { transfers } from "./routes/transfers";
 import { userRoutes } from "./routes/users";
 import { walletRoutes } from "./routes/wallets";
 
@@ -45,7 +45,8 @@ function fromPlainPermalink(request: Request) {
       }
     }
   }
-  const path = route === undefined ? url.pathname : `/wp-json${route.startsWith("/") ? route : `/${route}`}`;
+  const path =
+    route === undefined ? url.pathname : `/wp-json${route.startsWith("/") ? route : `/${route}`}`;
   if (route === undefined && path === path.toLowerCase()) return request;
   url.pathname = path.toLowerCase();
   return new Request(url, request);
@@ -73,7 +74,8 @@ export function createApp(options: AppOptions = {}) {
     c.header("Cache-Control", "no-store");
     c.header("X-Request-Id", requestId);
     const path = c.req.path;
-    if (path.startsWith("/wp-json") || path === "/") c.header("Link", discoveryLink(c.env.SITE_URL), { append: true });
+    if (path.startsWith("/wp-json") || path === "/")
+      c.header("Link", discoveryLink(c.env.SITE_URL), { append: true });
     const allow = allowFor(c);
     if (allow !== undefined) c.header("Allow", allow);
     // One line per request: never a body, a header value or a secret.
@@ -89,7 +91,13 @@ export function createApp(options: AppOptions = {}) {
     );
   });
   app.use(corsHeaders);
-  app.use(bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => fail(c, 413, "Payload too large", { body: `at most ${MAX_BODY_BYTES} bytes` }) }));
+  app.use(
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: (c) =>
+        fail(c, 413, "Payload too large", { body: `at most ${MAX_BODY_BYTES} bytes` }),
+    }),
+  );
 
   const api = new Hono<AppEnv>({ strict: false })
     .route("/credits", credits)
@@ -103,15 +111,21 @@ export function createApp(options: AppOptions = {}) {
     .route("/openapi.json", openapi);
 
   // The site's front page: WordPress clients look for the API's Link header here (HEAD / or GET /).
-  app.get("/", (c) => send(c, 200, { name: "Wallet ledger", api: `${c.env.SITE_URL.replace(/\/+$/, "")}/wp-json/` }));
+  app.get("/", (c) =>
+    send(c, 200, { name: "Wallet ledger", api: `${c.env.SITE_URL.replace(/\/+$/, "")}/wp-json/` }),
+  );
   app.route("/wp-json", discovery);
   app.route(`/wp-json/${NAMESPACE}`, api);
   // The Rimplenet dialect (COMPAT_NAMESPACE, docs/compat.md): after the contract's routes, so those win.
   app.route("/wp-json/:ns/v1", compatRoutes);
 
-  app.notFound((c) => wpError(c, 404, "rest_no_route", "No route was found matching the URL and request method."));
+  app.notFound((c) =>
+    wpError(c, 404, "rest_no_route", "No route was found matching the URL and request method."),
+  );
   app.onError((err, c) =>
-    err instanceof InvalidJsonError ? wpError(c, 400, "rest_invalid_json", "Invalid JSON body passed.") : onError(err, c),
+    err instanceof InvalidJsonError
+      ? wpError(c, 400, "rest_invalid_json", "Invalid JSON body passed.")
+      : onError(err, c),
   );
 
   const fetch = app.fetch;

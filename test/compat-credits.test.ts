@@ -3,46 +3,106 @@
 // deterministic value), the deliberate differences asserted as this service answers them, and the
 // money rules of the shared ledger (idempotent, race-safe, no overdraft, a refusal writes nothing).
 import { beforeAll, describe, expect, it } from "vitest";
-import casesText from "./fixtures/rimplenet-1.1.31/credits.jsonl?raw";
 import { compareShape, compatCall, GUARDED } from "./compat-helpers";
-import { call, CLEAN, ledgerViolations, makeAdmin, makeKey, makeUser, tableCounts, unique, type Json, type TestUser } from "./helpers";
+import casesText from "./fixtures/rimplenet-1.1.31/credits.jsonl?raw";
+import {
+  CLEAN,
+  call,
+  type Json,
+  ledgerViolations,
+  makeAdmin,
+  makeKey,
+  makeUser,
+  type TestUser,
+  tableCounts,
+  unique,
+} from "./helpers";
 
 type Case = {
   id: string;
   description: string;
-  request: { method: string; path: string; auth: string; headers: Record<string, string>; body: string | null };
+  request: {
+    method: string;
+    path: string;
+    auth: string;
+    headers: Record<string, string>;
+    body: string | null;
+  };
   response: { status: number; body_json: Json };
 };
 
-const CASES: Case[] = casesText.trim().split("\n").map((line) => JSON.parse(line));
+const CASES: Case[] = casesText
+  .trim()
+  .split("\n")
+  .map((line) => JSON.parse(line));
 const API = "/wp-json/rimplenet/v1";
 
 /** Where this service answers otherwise on purpose (docs/compat.md), and what it answers. */
 const DIFFERENT: Record<string, { status: number; body: Json; reason: string }> = {
   "29": {
     status: 400,
-    body: { status_code: 400, status: false, message: "invalid input", error: { amount: "amount must be greater than zero" } },
+    body: {
+      status_code: 400,
+      status: false,
+      message: "invalid input",
+      error: { amount: "amount must be greater than zero" },
+    },
     reason: "the plugin booked a credit of -5 as a debit that could overdraw",
   },
   "30": {
     status: 400,
-    body: { status_code: 400, status: false, message: "invalid input", error: { amount: "amount must be greater than zero" } },
+    body: {
+      status_code: 400,
+      status: false,
+      message: "invalid input",
+      error: { amount: "amount must be greater than zero" },
+    },
     reason: "the plugin booked a credit of 0, moving nothing",
   },
   "33": {
     status: 401,
-    body: { status_code: 401, status: false, message: "Invalid Token", error: { credentials: "Authorization Denied", recommendation: { username: "Re-visit the specified username", password: "Confirm password matches" } } },
-    reason: "a wrong key for a known user gets the same answer as an unknown user (the plugin's 400 told them apart)",
+    body: {
+      status_code: 401,
+      status: false,
+      message: "Invalid Token",
+      error: {
+        credentials: "Authorization Denied",
+        recommendation: {
+          username: "Re-visit the specified username",
+          password: "Confirm password matches",
+        },
+      },
+    },
+    reason:
+      "a wrong key for a known user gets the same answer as an unknown user (the plugin's 400 told them apart)",
   },
   "35": {
     status: 200,
-    body: { status_code: 200, status: true, message: "Transaction Completed", data: { transaction_id: 0, user_id: 0 } },
-    reason: "this service's own access token is a credential on every route (the plugin's key routes took keys only)",
+    body: {
+      status_code: 200,
+      status: true,
+      message: "Transaction Completed",
+      data: { transaction_id: 0, user_id: 0 },
+    },
+    reason:
+      "this service's own access token is a credential on every route (the plugin's key routes took keys only)",
   },
   "36": {
     status: 401,
-    body: { status_code: 401, status: false, message: "Invalid Token", error: { credentials: "Authorization Denied", recommendation: { username: "Re-visit the specified username", password: "Confirm password matches" } } },
-    reason: "Basic carries an API key here, as on the plugin's other routes; a password in it is a wrong key",
+    body: {
+      status_code: 401,
+      status: false,
+      message: "Invalid Token",
+      error: {
+        credentials: "Authorization Denied",
+        recommendation: {
+          username: "Re-visit the specified username",
+          password: "Confirm password matches",
+        },
+      },
+    },
+    reason:
+      "Basic carries an API key here, as on the plugin's other routes; a password in it is a wrong key",
   },
 };
 
@@ -58,7 +118,16 @@ beforeAll(async () => {
   const [alice, bob] = [await makeUser(), await makeUser()];
   ids.set("1", admin.id).set("2", alice.id).set("3", bob.id);
   for (const id of ["usd", "ngn"]) {
-    const res = await call("POST", "/wallets", { auth: admin.bearer, body: { wallet_id: id, wallet_name: id, wallet_symbol: "$", wallet_decimal: 2, wallet_type: "fiat" } });
+    const res = await call("POST", "/wallets", {
+      auth: admin.bearer,
+      body: {
+        wallet_id: id,
+        wallet_name: id,
+        wallet_symbol: "$",
+        wallet_decimal: 2,
+        wallet_type: "fiat",
+      },
+    });
     expect(res.status, res.text).toBe(200);
   }
 });
@@ -67,21 +136,27 @@ beforeAll(async () => {
 function replayBody(c: Case) {
   const body = c.request.body ?? "";
   if (c.request.headers["Content-Type"]?.startsWith("application/x-www-form-urlencoded")) {
-    return body.replace(/(^|&)user_id=(\d+)/, (all, lead, id) => (ids.has(id) ? `${lead}user_id=${ids.get(id)}` : all));
+    return body.replace(/(^|&)user_id=(\d+)/, (all, lead, id) =>
+      ids.has(id) ? `${lead}user_id=${ids.get(id)}` : all,
+    );
   }
   const json = JSON.parse(body || "{}");
-  if (typeof json.user_id === "number" && ids.has(String(json.user_id))) json.user_id = ids.get(String(json.user_id));
+  if (typeof json.user_id === "number" && ids.has(String(json.user_id)))
+    json.user_id = ids.get(String(json.user_id));
   return JSON.stringify(json);
 }
 
 function replayedUserId(c: Case) {
   const body = replayBody(c);
-  return Number(body.startsWith("{") ? JSON.parse(body).user_id : new URLSearchParams(body).get("user_id"));
+  return Number(
+    body.startsWith("{") ? JSON.parse(body).user_id : new URLSearchParams(body).get("user_id"),
+  );
 }
 
 function replayHeaders(c: Case) {
   const headers: Record<string, string> = {};
-  if (c.request.headers["Content-Type"]) headers["Content-Type"] = c.request.headers["Content-Type"];
+  if (c.request.headers["Content-Type"])
+    headers["Content-Type"] = c.request.headers["Content-Type"];
   // The peer's key and JWT were the peer's own: replay with this service's credentials.
   if (c.request.auth === "key") headers.Authorization = keyHeader;
   else if (c.request.auth === "jwt") headers.Authorization = admin.bearer;
@@ -91,7 +166,9 @@ function replayHeaders(c: Case) {
 
 describe("replay of the Rimplenet 1.1.31 captures 11-36 (POST credits)", () => {
   it("covers captures 11 to 36", () => {
-    expect(CASES.map((c) => Number(c.id.slice(0, 2)))).toEqual(Array.from({ length: 26 }, (_, i) => 11 + i));
+    expect(CASES.map((c) => Number(c.id.slice(0, 2)))).toEqual(
+      Array.from({ length: 26 }, (_, i) => 11 + i),
+    );
   });
 
   for (const c of CASES) {
@@ -99,7 +176,11 @@ describe("replay of the Rimplenet 1.1.31 captures 11-36 (POST credits)", () => {
     const different = DIFFERENT[n];
     it(`${c.id}: answers ${different ? `${different.status} on purpose (${different.reason})` : c.response.status}`, async () => {
       const before = await tableCounts();
-      const res = await compatCall("POST", c.request.path, { headers: replayHeaders(c), body: replayBody(c), vars: GUARDED });
+      const res = await compatCall("POST", c.request.path, {
+        headers: replayHeaders(c),
+        body: replayBody(c),
+        vars: GUARDED,
+      });
       const expected = structuredClone(different?.body ?? c.response.body_json);
       expect(res.status, res.text).toBe(different?.status ?? c.response.status);
       expect(res.headers.get("content-type")).toBe("application/json; charset=UTF-8");
@@ -117,7 +198,10 @@ describe("replay of the Rimplenet 1.1.31 captures 11-36 (POST credits)", () => {
 
   it("kept the money the replay moved: balances equal the sum of their entries", async () => {
     expect(await ledgerViolations()).toEqual(CLEAN);
-    const read = await call("GET", "/user-wallet-balance", { auth: admin.bearer, query: { user_id: ids.get("3")!, wallet_id: "usd" } });
+    const read = await call("GET", "/user-wallet-balance", {
+      auth: admin.bearer,
+      query: { user_id: ids.get("3")!, wallet_id: "usd" },
+    });
     // 10 (16) + 12.345 rounded half away from zero to 12.35 (19)
     expect(read.body.data.usd).toBe(22.35);
   });
@@ -125,53 +209,127 @@ describe("replay of the Rimplenet 1.1.31 captures 11-36 (POST credits)", () => {
 
 describe("POST credits and debits in the dialect", () => {
   const post = (route: "credits" | "debits", body: Json, auth = admin.bearer) =>
-    compatCall("POST", `${API}/${route}`, { headers: { Authorization: auth, "Content-Type": "application/json" }, body: JSON.stringify(body), vars: GUARDED });
+    compatCall("POST", `${API}/${route}`, {
+      headers: { Authorization: auth, "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+      vars: GUARDED,
+    });
 
   async function account() {
     const user = await makeUser();
-    const wallet = unique("w").slice(0, 20).toLowerCase().replace(/[^a-z0-9_]/g, "");
-    const res = await call("POST", "/wallets", { auth: admin.bearer, body: { wallet_id: wallet, wallet_name: "W", wallet_symbol: "$", wallet_decimal: 2, wallet_type: "fiat" } });
+    const wallet = unique("w")
+      .slice(0, 20)
+      .toLowerCase()
+      .replace(/[^a-z0-9_]/g, "");
+    const res = await call("POST", "/wallets", {
+      auth: admin.bearer,
+      body: {
+        wallet_id: wallet,
+        wallet_name: "W",
+        wallet_symbol: "$",
+        wallet_decimal: 2,
+        wallet_type: "fiat",
+      },
+    });
     expect(res.status, res.text).toBe(200);
     return { user, wallet };
   }
   const rid = () => unique("r").replace(/[^A-Za-z0-9_]/g, "_");
   const balance = async (userId: number, wallet: string) =>
-    (await call("GET", "/user-wallet-balance", { auth: admin.bearer, query: { user_id: userId, wallet_id: wallet } })).body.data[wallet];
+    (
+      await call("GET", "/user-wallet-balance", {
+        auth: admin.bearer,
+        query: { user_id: userId, wallet_id: wallet },
+      })
+    ).body.data[wallet];
 
   it("rounds an amount with more decimals than the wallet half away from zero, on its digits, and keeps it as sent", async () => {
     const { user, wallet } = await account();
-    const res = await post("credits", { user_id: String(user.id), wallet_id: wallet, request_id: rid(), amount: 14507.525000000001 });
+    const res = await post("credits", {
+      user_id: String(user.id),
+      wallet_id: wallet,
+      request_id: rid(),
+      amount: 14507.525000000001,
+    });
     expect(res.status, res.text).toBe(200);
     expect(await balance(user.id, wallet)).toBe(14507.53);
-    const list = await call("GET", "/transactions", { auth: admin.bearer, query: { user_id: user.id, security_code: 1 } });
+    const list = await call("GET", "/transactions", {
+      auth: admin.bearer,
+      query: { user_id: user.id, security_code: 1 },
+    });
     expect(list.body.data[0].amount).toBe("14507.525000000001");
   });
 
   it("debits the balance, refuses past it writing nothing, and answers a repeated request_id 409", async () => {
     const { user, wallet } = await account();
-    expect((await post("credits", { user_id: user.id, wallet_id: wallet, request_id: rid(), amount: "10" })).status).toBe(200);
+    expect(
+      (
+        await post("credits", {
+          user_id: user.id,
+          wallet_id: wallet,
+          request_id: rid(),
+          amount: "10",
+        })
+      ).status,
+    ).toBe(200);
     const id = rid();
-    const debit = await post("debits", { user_id: user.id, wallet_id: wallet, request_id: id, amount: 4 });
+    const debit = await post("debits", {
+      user_id: user.id,
+      wallet_id: wallet,
+      request_id: id,
+      amount: 4,
+    });
     expect(debit.body).toMatchObject({ status_code: 200, message: "Transaction Completed" });
-    const again = await post("debits", { user_id: user.id, wallet_id: wallet, request_id: id.toUpperCase(), amount: 4 });
-    expect(again.body).toStrictEqual({ status_code: 409, status: false, message: "Transaction already exists", error: { txn_id: String(debit.body.data.transaction_id), exist: "Transaction already executed" } });
+    const again = await post("debits", {
+      user_id: user.id,
+      wallet_id: wallet,
+      request_id: id.toUpperCase(),
+      amount: 4,
+    });
+    expect(again.body).toStrictEqual({
+      status_code: 409,
+      status: false,
+      message: "Transaction already exists",
+      error: {
+        txn_id: String(debit.body.data.transaction_id),
+        exist: "Transaction already executed",
+      },
+    });
     const before = await tableCounts();
-    const over = await post("debits", { user_id: user.id, wallet_id: wallet, request_id: rid(), amount: 7 });
-    expect(over.body).toStrictEqual({ status_code: 400, status: false, message: "Insufficient Balance", error: { amount: "Insufficient Balance" } });
+    const over = await post("debits", {
+      user_id: user.id,
+      wallet_id: wallet,
+      request_id: rid(),
+      amount: 7,
+    });
+    expect(over.body).toStrictEqual({
+      status_code: 400,
+      status: false,
+      message: "Insufficient Balance",
+      error: { amount: "Insufficient Balance" },
+    });
     expect(await tableCounts()).toStrictEqual(before);
     expect(await balance(user.id, wallet)).toBe(6);
   });
 
   it("a missing user_id is 'cannot be zero' for credits and 'empty' for debits, as the plugin's two files had it", async () => {
     const { wallet } = await account();
-    expect((await post("credits", { wallet_id: wallet, request_id: rid(), amount: 1 })).body.error).toEqual({ user_id: "user_id cannot be zero" });
-    expect((await post("debits", { wallet_id: wallet, request_id: rid(), amount: 1 })).body.error).toEqual({ user_id: "Field Cannot be empty" });
+    expect(
+      (await post("credits", { wallet_id: wallet, request_id: rid(), amount: 1 })).body.error,
+    ).toEqual({ user_id: "user_id cannot be zero" });
+    expect(
+      (await post("debits", { wallet_id: wallet, request_id: rid(), amount: 1 })).body.error,
+    ).toEqual({ user_id: "Field Cannot be empty" });
   });
 
   it("50 concurrent credits with one request_id apply once", async () => {
     const { user, wallet } = await account();
     const id = rid();
-    const answers = await Promise.all(Array.from({ length: 50 }, () => post("credits", { user_id: user.id, wallet_id: wallet, request_id: id, amount: "1.25" })));
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        post("credits", { user_id: user.id, wallet_id: wallet, request_id: id, amount: "1.25" }),
+      ),
+    );
     expect(answers.filter((r) => r.status === 200)).toHaveLength(1);
     expect(answers.filter((r) => r.status === 409)).toHaveLength(49);
     expect(await balance(user.id, wallet)).toBe(1.25);
@@ -181,16 +339,33 @@ describe("POST credits and debits in the dialect", () => {
   it("is for administrators: a subscriber's token, a read key, and no credentials are refused in the plugin's words", async () => {
     const { user, wallet } = await account();
     const body = { user_id: user.id, wallet_id: wallet, request_id: rid(), amount: 1 };
-    const forbidden = { status_code: 403, status: false, message: "Permission Denied", error: { permission: "Permission Denied for rimplenet_create_credits", recommendation: "Set allowed actions withing the given permissions list" } };
+    const forbidden = {
+      status_code: 403,
+      status: false,
+      message: "Permission Denied",
+      error: {
+        permission: "Permission Denied for rimplenet_create_credits",
+        recommendation: "Set allowed actions withing the given permissions list",
+      },
+    };
     expect((await post("credits", body, user.bearer)).body).toStrictEqual(forbidden);
-    expect((await post("credits", body, (await makeKey(admin, "read")).header)).body).toStrictEqual(forbidden);
-    const none = await compatCall("POST", `${API}/credits`, { headers: { "Content-Type": "application/json" }, body: JSON.stringify(body), vars: GUARDED });
+    expect((await post("credits", body, (await makeKey(admin, "read")).header)).body).toStrictEqual(
+      forbidden,
+    );
+    const none = await compatCall("POST", `${API}/credits`, {
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+      vars: GUARDED,
+    });
     expect(none.status).toBe(403);
     expect(await balance(user.id, wallet)).toBe(0);
   });
 
   it("is a 404 rest_no_route while the namespace is off", async () => {
-    const res = await compatCall("POST", `${API}/credits`, { headers: { Authorization: admin.bearer }, body: "{}" });
+    const res = await compatCall("POST", `${API}/credits`, {
+      headers: { Authorization: admin.bearer },
+      body: "{}",
+    });
     expect(res.status).toBe(404);
     expect(res.body.code).toBe("rest_no_route");
   });
@@ -199,18 +374,30 @@ describe("POST credits and debits in the dialect", () => {
     const { user, wallet } = await account();
     await post("credits", { user_id: user.id, wallet_id: wallet, request_id: rid(), amount: 50 });
     const res = await compatCall("POST", `${API}/debits`, {
-      headers: { "x-api-key": "the-site-key-the-middleware-sends", Authorization: admin.bearer, "Content-Type": "application/json" },
+      headers: {
+        "x-api-key": "the-site-key-the-middleware-sends",
+        Authorization: admin.bearer,
+        "Content-Type": "application/json",
+      },
       body: JSON.stringify({
         request_id: `community_membership_registration_by_user_${user.id}`,
         user_id: user.id,
         amount: 20,
         wallet_id: wallet,
         note: "Community Membership Registration",
-        meta_data: { alt_request_id: `community_membership_registration_from_user_${user.id}`, transaction_action_type: "community_membership_registration_debit" },
+        meta_data: {
+          alt_request_id: `community_membership_registration_from_user_${user.id}`,
+          transaction_action_type: "community_membership_registration_debit",
+        },
       }),
       vars: GUARDED,
     });
-    expect(res.body).toMatchObject({ status_code: 200, status: true, message: "Transaction Completed", data: { user_id: user.id } });
+    expect(res.body).toMatchObject({
+      status_code: 200,
+      status: true,
+      message: "Transaction Completed",
+      data: { user_id: user.id },
+    });
     expect(await balance(user.id, wallet)).toBe(30);
   });
 });

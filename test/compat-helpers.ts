@@ -11,8 +11,16 @@ export const GUARDED = { COMPAT_NAMESPACE: "rimplenet", COMPAT_PUBLIC_READS: "fa
 export type CompatVars = { COMPAT_NAMESPACE?: string; COMPAT_PUBLIC_READS?: string };
 
 /** One request with the compatibility vars set for it (wrangler.toml ships them off). */
-export async function compatCall(method: string, path: string, options: { headers?: Record<string, string>; body?: string; vars?: CompatVars } = {}) {
-  const res = await createApp().request(path, { method, headers: options.headers, body: options.body }, { ...env, ...options.vars });
+export async function compatCall(
+  method: string,
+  path: string,
+  options: { headers?: Record<string, string>; body?: string; vars?: CompatVars } = {},
+) {
+  const res = await createApp().request(
+    path,
+    { method, headers: options.headers, body: options.body },
+    { ...env, ...options.vars },
+  );
   const text = await res.text();
   let body: Json = {};
   try {
@@ -24,7 +32,9 @@ export async function compatCall(method: string, path: string, options: { header
 }
 
 /** Values that differ run to run in the plugin too: only their form is compared. */
-const VOLATILE: Record<string, RegExp> = { "data.user_created_at": /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/ };
+const VOLATILE: Record<string, RegExp> = {
+  "data.user_created_at": /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/,
+};
 
 const typeOf = (x: unknown) => (x === null ? "null" : Array.isArray(x) ? "array" : typeof x);
 
@@ -34,12 +44,15 @@ export function compareShape(actual: unknown, expected: unknown, skip: Set<strin
   expect(typeOf(actual), `type at ${where}`).toBe(typeOf(expected));
   if (Array.isArray(expected)) {
     expect((actual as unknown[]).length, `length at ${where}`).toBe(expected.length);
-    expected.forEach((item, i) => compareShape((actual as unknown[])[i], item, skip, `${path}[${i}]`));
+    expected.forEach((item, i) => {
+      compareShape((actual as unknown[])[i], item, skip, `${path}[${i}]`);
+    });
   } else if (typeOf(expected) === "object") {
     const e = expected as Json;
     const a = actual as Json;
     expect(Object.keys(a), `keys at ${where}`).toEqual(Object.keys(e));
-    for (const key of Object.keys(e)) compareShape(a[key], e[key], skip, path ? `${path}.${key}` : key);
+    for (const key of Object.keys(e))
+      compareShape(a[key], e[key], skip, path ? `${path}.${key}` : key);
   } else if (VOLATILE[path]) {
     expect(actual, `form at ${where}`).toMatch(VOLATILE[path]!);
   } else if (!skip.has(path)) {

@@ -3,11 +3,35 @@
 // import-wordpress.test.ts.)
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import {
+  decimalToMinor,
+  formatMoney,
+  MAX_MINOR,
+  postTitle,
+  slugify,
+  titleDate,
+} from "../scripts/import/ledger-format.mjs";
+import {
+  createTableColumns,
+  DumpParser,
+  DumpSyntaxError,
+  parseDumpText,
+} from "../scripts/import/sql-dump.mjs";
+import {
+  decodeEntities,
+  importFromChunks,
+  importFromText,
+  parseRoles,
+  passwordHashKind,
+  sqlLiteral,
+  utcSeconds,
+} from "../scripts/import/wordpress.mjs";
 import { MAX_MINOR as SRC_MAX_MINOR, formatMoney as srcFormatMoney } from "../src/ledger/money";
-import { postTitle as srcPostTitle, slugify as srcSlugify, titleDate as srcTitleDate } from "../src/ledger/post-format";
-import { MAX_MINOR, decimalToMinor, formatMoney, postTitle, slugify, titleDate } from "../scripts/import/ledger-format.mjs";
-import { createTableColumns, DumpParser, DumpSyntaxError, parseDumpText } from "../scripts/import/sql-dump.mjs";
-import { decodeEntities, importFromChunks, importFromText, parseRoles, passwordHashKind, sqlLiteral, utcSeconds } from "../scripts/import/wordpress.mjs";
+import {
+  postTitle as srcPostTitle,
+  slugify as srcSlugify,
+  titleDate as srcTitleDate,
+} from "../src/ledger/post-format";
 import { dump } from "./import-helpers";
 
 const SMALL = `-- MySQL dump 10.13
@@ -32,7 +56,7 @@ INSERT INTO \`other\` (\`b\`, \`a\`) VALUES ('x',1);
 `;
 
 const EXPECTED_ROWS = [
-  ["1", "it's \"quoted\"\nnew line\r\n\\ back\0nul\x1asub\ttab\bbs \\%\\_", "-12.50"],
+  ["1", 'it\'s "quoted"\nnew line\r\n\\ back\0nul\x1asub\ttab\bbs \\%\\_', "-12.50"],
   ["2", "a'b ;),( -- not a comment", null],
   ["3", "₦ Ọkọnkwọ 🙏", "1e3"],
   ["4", "introduced", "4142"],
@@ -48,30 +72,48 @@ describe("the streaming mysqldump reader", () => {
 
   it("gives the same rows whatever the chunks it is fed, split anywhere (inside strings and escapes too)", () => {
     const whole = parseDumpText(SMALL);
-    for (let size = 1; size <= 17; size++) expect(parseDumpText(SMALL, size), `chunks of ${size}`).toEqual(whole);
+    for (let size = 1; size <= 17; size++)
+      expect(parseDumpText(SMALL, size), `chunks of ${size}`).toEqual(whole);
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: 0, max: SMALL.length }), { maxLength: 12 }), (cuts) => {
-        const points = [...new Set([0, ...cuts, SMALL.length])].sort((a, b) => a - b);
-        const tables: Record<string, unknown[]> = {};
-        const parser = new DumpParser({ onRow: (table, values) => void (tables[table] ??= []).push(values) });
-        for (let i = 1; i < points.length; i++) parser.push(SMALL.slice(points[i - 1], points[i]));
-        parser.end();
-        expect(tables).toEqual({ t: whole.t!.rows, other: whole.other!.rows });
-      }),
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: SMALL.length }), { maxLength: 12 }),
+        (cuts) => {
+          const points = [...new Set([0, ...cuts, SMALL.length])].sort((a, b) => a - b);
+          const tables: Record<string, unknown[]> = {};
+          const parser = new DumpParser({
+            onRow: (table, values) => void (tables[table] ??= []).push(values),
+          });
+          for (let i = 1; i < points.length; i++)
+            parser.push(SMALL.slice(points[i - 1], points[i]));
+          parser.end();
+          expect(tables).toEqual({ t: whole.t!.rows, other: whole.other!.rows });
+        },
+      ),
       { numRuns: 200 },
     );
   });
 
   it("reads the whole fixture dump the same in chunks of 1, 7 and 4096 characters", () => {
     const whole = parseDumpText(dump);
-    expect(Object.keys(whole).sort()).toEqual(["wp_postmeta", "wp_posts", "wp_term_relationships", "wp_term_taxonomy", "wp_terms", "wp_usermeta", "wp_users"]);
+    expect(Object.keys(whole).sort()).toEqual([
+      "wp_postmeta",
+      "wp_posts",
+      "wp_term_relationships",
+      "wp_term_taxonomy",
+      "wp_terms",
+      "wp_usermeta",
+      "wp_users",
+    ]);
     expect(whole.wp_terms!.columns).toEqual(["term_id", "name", "slug", "term_group"]);
     for (const size of [1, 7, 4096]) expect(parseDumpText(dump, size)).toEqual(whole);
   });
 
   it("hands only the wanted tables' rows over and counts them all", () => {
     const seen: string[] = [];
-    const parser = new DumpParser({ onRow: (table) => seen.push(table), wantTable: (table) => table === "other" });
+    const parser = new DumpParser({
+      onRow: (table) => seen.push(table),
+      wantTable: (table) => table === "other",
+    });
     parser.push(SMALL);
     parser.end();
     expect(seen).toEqual(["other"]);
@@ -85,10 +127,11 @@ describe("the streaming mysqldump reader", () => {
   });
 
   it("reads column names from CREATE TABLE, skipping keys and constraints", () => {
-    expect(createTableColumns("CREATE TABLE `x` (\n  `a` int,\n  `b c` text,\n  PRIMARY KEY (`a`),\n  UNIQUE KEY `u` (`b c`),\n  CONSTRAINT `f` FOREIGN KEY (`a`) REFERENCES `y` (`id`)\n)")).toEqual([
-      "a",
-      "b c",
-    ]);
+    expect(
+      createTableColumns(
+        "CREATE TABLE `x` (\n  `a` int,\n  `b c` text,\n  PRIMARY KEY (`a`),\n  UNIQUE KEY `u` (`b c`),\n  CONSTRAINT `f` FOREIGN KEY (`a`) REFERENCES `y` (`id`)\n)",
+      ),
+    ).toEqual(["a", "b c"]);
   });
 });
 
@@ -110,14 +153,22 @@ describe("mapping helpers", () => {
 
   it("tells the password hash kinds apart", () => {
     expect(passwordHashKind("$P$B1.iUL7/R9IdqMK9rnDKgJgOrzj8S00")).toBe("phpass");
-    expect(passwordHashKind("$wp$2y$10$CW8LDA9.TG5ley7NGKUjhehVHoyv/Gfx7vBAZ/Oj0okvKlOwjrUk2")).toBe("wp-bcrypt");
-    expect(passwordHashKind("$2y$10$p5z68FdLSnapsNnz5Ik2zuMUjFwcV4ndoqoJDYD6NMKhKk/cDLBy.")).toBe("bcrypt");
+    expect(
+      passwordHashKind("$wp$2y$10$CW8LDA9.TG5ley7NGKUjhehVHoyv/Gfx7vBAZ/Oj0okvKlOwjrUk2"),
+    ).toBe("wp-bcrypt");
+    expect(passwordHashKind("$2y$10$p5z68FdLSnapsNnz5Ik2zuMUjFwcV4ndoqoJDYD6NMKhKk/cDLBy.")).toBe(
+      "bcrypt",
+    );
     expect(passwordHashKind("c4052b5b13fea2645f6e33a22563e51e")).toBe("md5");
     expect(passwordHashKind("pbkdf2_sha256$100000$a$b")).toBe("pbkdf2");
     expect(passwordHashKind("$argon2id$v=19$m=65536")).toBe("unknown");
     // Work factors sign-in will not spend (src/auth/wordpress-hashes.ts): the user resets instead.
-    expect(passwordHashKind("$2y$13$p5z68FdLSnapsNnz5Ik2zuMUjFwcV4ndoqoJDYD6NMKhKk/cDLBy.")).toBe("unknown");
-    expect(passwordHashKind("$wp$2y$31$CW8LDA9.TG5ley7NGKUjhehVHoyv/Gfx7vBAZ/Oj0okvKlOwjrUk2")).toBe("unknown");
+    expect(passwordHashKind("$2y$13$p5z68FdLSnapsNnz5Ik2zuMUjFwcV4ndoqoJDYD6NMKhKk/cDLBy.")).toBe(
+      "unknown",
+    );
+    expect(
+      passwordHashKind("$wp$2y$31$CW8LDA9.TG5ley7NGKUjhehVHoyv/Gfx7vBAZ/Oj0okvKlOwjrUk2"),
+    ).toBe("unknown");
     expect(passwordHashKind("$P$F1.iUL7/R9IdqMK9rnDKgJgOrzj8S00")).toBe("unknown");
   });
 
@@ -187,14 +238,21 @@ describe("mapping helpers", () => {
 });
 
 /** The fixture with extra transaction posts (and their meta and term rows) appended. */
-function withExtraTransactions(rows: { id: number; author: number; currency: string; amount: string; type?: string }[]) {
+function withExtraTransactions(
+  rows: { id: number; author: number; currency: string; amount: string; type?: string }[],
+) {
   const posts = rows
     .map(
       (r) =>
         `(${r.id},${r.author},'2024-01-01 11:00:00','2024-01-01 10:00:00','Amount:${r.amount}','TRANSACTION extra ${r.id}','','publish','open','closed','','extra-${r.id}','','','2024-01-01 11:00:00','2024-01-01 10:00:00','',0,'https://oldsite.example/?p=${r.id}',0,'wallettransaction','',0)`,
     )
     .join(",");
-  const meta = rows.map((r, i) => `(${9000 + i * 3},${r.id},'amount','${r.amount}'),(${9001 + i * 3},${r.id},'currency','${r.currency}'),(${9002 + i * 3},${r.id},'request_id','x-${r.id}')`).join(",");
+  const meta = rows
+    .map(
+      (r, i) =>
+        `(${9000 + i * 3},${r.id},'amount','${r.amount}'),(${9001 + i * 3},${r.id},'currency','${r.currency}'),(${9002 + i * 3},${r.id},'request_id','x-${r.id}')`,
+    )
+    .join(",");
   const rels = rows.map((r) => `(${r.id},${r.type === "DEBIT" ? 2 : 1},0)`).join(",");
   return `${dump}\nINSERT INTO \`wp_posts\` VALUES ${posts};\nINSERT INTO \`wp_postmeta\` VALUES ${meta};\nINSERT INTO \`wp_term_relationships\` VALUES ${rels};\n`;
 }
@@ -203,8 +261,15 @@ describe("planning the import", () => {
   it("plans the same statements whatever the chunking of the dump and the size of the spill buckets", () => {
     const base = importFromText(dump, { nowMs: 0 }).statements;
     expect(base).toHaveLength(23);
-    for (const [chunkSize, bucketWidth] of [[1, 1], [13, 7], [4096, 16], [Infinity, 1_000_000]] as const) {
-      expect(importFromChunks([dump], { nowMs: 0, chunkSize, bucketWidth }).statements).toEqual(base);
+    for (const [chunkSize, bucketWidth] of [
+      [1, 1],
+      [13, 7],
+      [4096, 16],
+      [Infinity, 1_000_000],
+    ] as const) {
+      expect(importFromChunks([dump], { nowMs: 0, chunkSize, bucketWidth }).statements).toEqual(
+        base,
+      );
     }
   });
 
@@ -240,7 +305,9 @@ describe("planning the import", () => {
       .replaceAll("wallettransaction", "coinstransaction")
       .replaceAll("'wallet_wallet_", "'coins_wallet_")
       .replaceAll("'WALLET WALLETS'", "'COINS WALLETS'");
-    const { report, statements } = importFromText(renamed, { options: { prefix: "site7_", namespace: "coins" } });
+    const { report, statements } = importFromText(renamed, {
+      options: { prefix: "site7_", namespace: "coins" },
+    });
     const base = importFromText(dump);
     expect(statements.length).toBe(base.statements.length);
     expect(report.users.roles).toEqual(base.report.users.roles);
@@ -265,14 +332,22 @@ describe("planning the import", () => {
       ].join("\n");
     const { report } = importFromText(site(2));
     expect(report.refused).toBe(true);
-    expect(report.negativeHistories).toEqual([expect.objectContaining({ userId: 1, walletId: "ngn", lowest: "-4.00", adjustmentId: null })]);
+    expect(report.negativeHistories).toEqual([
+      expect.objectContaining({ userId: 1, walletId: "ngn", lowest: "-4.00", adjustmentId: null }),
+    ]);
     expect(report.transactions.skipped.byReason).toEqual({
       "its history goes below zero and no free id precedes its first entry below zero for the opening adjustment": 2,
     });
     // With a free id below the debit, the same history gets its opening credit there.
     const spaced = importFromText(site(3));
     expect(spaced.report.refused).toBe(false);
-    expect(spaced.report.negativeHistories).toEqual([expect.objectContaining({ adjustmentId: 2, adjustment: "4.00" })]);
-    expect(spaced.statements.filter((sql) => sql.startsWith("INSERT INTO transactions")).map((sql) => /SELECT (\d+),/.exec(sql)![1])).toEqual(["1", "2", "3"]);
+    expect(spaced.report.negativeHistories).toEqual([
+      expect.objectContaining({ adjustmentId: 2, adjustment: "4.00" }),
+    ]);
+    expect(
+      spaced.statements
+        .filter((sql) => sql.startsWith("INSERT INTO transactions"))
+        .map((sql) => /SELECT (\d+),/.exec(sql)![1]),
+    ).toEqual(["1", "2", "3"]);
   });
 });

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import bcrypt from "bcryptjs";
 import { describe, expect, it } from "vitest";
-import { padToFloor, REFUSAL_FLOOR_MS, type Pace } from "../src/auth/pace";
+import { type Pace, padToFloor, REFUSAL_FLOOR_MS } from "../src/auth/pace";
 import { phpassCrypt, wordPressHashKind } from "../src/auth/wordpress-hashes";
 import { createDb } from "../src/db/client";
 import { users } from "../src/db/schema";
@@ -15,13 +15,20 @@ async function importedUser(passwordHash: string) {
   const name = unique("wp");
   const [row] = await createDb(env.DB)
     .insert(users)
-    .values({ username: name, email: `${name}@example.test`, passwordHash, role: "subscriber", registeredAtMs: Date.now() })
+    .values({
+      username: name,
+      email: `${name}@example.test`,
+      passwordHash,
+      role: "subscriber",
+      registeredAtMs: Date.now(),
+    })
     .returning();
   return row!;
 }
 
 /** WordPress writes $2y$; bcryptjs writes $2b$ (the same algorithm). */
-const wpBcrypt = (password: string, cost: number) => bcrypt.hashSync(password, cost).replace(/^\$2b\$/, "$2y$");
+const wpBcrypt = (password: string, cost: number) =>
+  bcrypt.hashSync(password, cost).replace(/^\$2b\$/, "$2y$");
 
 function recordingApp() {
   const asked: { floorMs: number; sinceMs: number }[] = [];
@@ -31,7 +38,11 @@ function recordingApp() {
 
 let n = 0;
 const signIn = (login: string, password: string, app: ReturnType<typeof testApp>) =>
-  call("POST", "/users/login", { body: { user_email: login, user_password: password }, headers: { "CF-Connecting-IP": `192.0.2.${++n}` }, app });
+  call("POST", "/users/login", {
+    body: { user_email: login, user_password: password },
+    headers: { "CF-Connecting-IP": `192.0.2.${++n}` },
+    app,
+  });
 
 describe("POST /users/login refusals cost one floor", () => {
   it("an unknown user, a wrong native password and wrong bcrypt-10, bcrypt-12 and phpass passwords all wait out the same floor", async () => {
@@ -64,7 +75,9 @@ describe("POST /users/login refusals cost one floor", () => {
     const res = await signIn(user.username, password, app);
     expect(res.status, res.text).toBe(200);
     expect(asked).toEqual([]);
-    const { password_hash } = (await env.DB.prepare("SELECT password_hash FROM users WHERE id = ?").bind(user.id).first<{ password_hash: string }>())!;
+    const { password_hash } = (await env.DB.prepare("SELECT password_hash FROM users WHERE id = ?")
+      .bind(user.id)
+      .first<{ password_hash: string }>())!;
     expect(password_hash).toMatch(/^pbkdf2_sha256\$/);
     expect(wordPressHashKind(password_hash)).toBeNull();
     const native = await makeUser();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Pace } from "../src/auth/pace";
-import { appAt, call, makeUser, PASSWORD, testApp, unique, type Reply } from "./helpers";
+import { appAt, call, makeUser, PASSWORD, type Reply, testApp, unique } from "./helpers";
 
 // Sign-in throttling (issue 11, defect 3): counts live in Durable Objects (src/throttle/), one per
 // account and one per client address. Each test signs in from addresses of its own, so the tests of
@@ -12,7 +12,11 @@ const freshAddress = () => `198.51.${100 + Math.floor(lastOctet / 250)}.${(lastO
 
 type Attempt = { login: string; password: string; ip: string; app?: ReturnType<typeof testApp> };
 const attempt = ({ login, password, ip, app }: Attempt) =>
-  call("POST", "/users/login", { body: { user_email: login, user_password: password }, headers: { "CF-Connecting-IP": ip }, app });
+  call("POST", "/users/login", {
+    body: { user_email: login, user_password: password },
+    headers: { "CF-Connecting-IP": ip },
+    app,
+  });
 
 async function failTimes(n: number, a: Omit<Attempt, "password">) {
   const answers: Reply[] = [];
@@ -43,7 +47,10 @@ describe("POST /users/login throttling per account", () => {
     expect(failures.map((r) => r.status)).toEqual(Array(10).fill(400));
     expectLocked(await attempt({ login: user.email, password: PASSWORD, ip }), 60);
     // Another address changes nothing: the lock is the account's.
-    expectLocked(await attempt({ login: user.username, password: PASSWORD, ip: freshAddress() }), 60);
+    expectLocked(
+      await attempt({ login: user.username, password: PASSWORD, ip: freshAddress() }),
+      60,
+    );
   });
 
   it("lets at most 10 of 20 parallel wrong attempts have their password checked; the rest answer 429", async () => {
@@ -51,7 +58,11 @@ describe("POST /users/login throttling per account", () => {
     const checked: number[] = [];
     const app = testApp({ pace: async (floorMs) => void checked.push(floorMs) });
     const ip = freshAddress();
-    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => attempt({ login: user.email, password: `burst-${i}`, ip, app })));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        attempt({ login: user.email, password: `burst-${i}`, ip, app }),
+      ),
+    );
     const statuses = answers.map((r) => r.status).sort();
     expect(statuses.filter((s) => s !== 429)).toEqual(Array(10).fill(400));
     expect(checked).toHaveLength(10); // each password check that failed asked for its padding once
@@ -79,10 +90,14 @@ describe("POST /users/login throttling per account", () => {
   it("starts the count over after a successful sign-in", async () => {
     const user = await makeUser();
     const ip = freshAddress();
-    expect((await failTimes(9, { login: user.email, ip })).every((r) => r.status === 400)).toBe(true);
+    expect((await failTimes(9, { login: user.email, ip })).every((r) => r.status === 400)).toBe(
+      true,
+    );
     expect((await attempt({ login: user.email, password: PASSWORD, ip })).status).toBe(200);
     // Nine more failures: without the reset this would be 18 in the window, locked at the 10th.
-    expect((await failTimes(9, { login: user.email, ip })).map((r) => r.status)).toEqual(Array(9).fill(400));
+    expect((await failTimes(9, { login: user.email, ip })).map((r) => r.status)).toEqual(
+      Array(9).fill(400),
+    );
     expect((await attempt({ login: user.email, password: PASSWORD, ip })).status).toBe(200);
   });
 
@@ -91,8 +106,16 @@ describe("POST /users/login throttling per account", () => {
     const ip = freshAddress();
     const t0 = Date.now();
     await failTimes(10, { login: user.email, ip, app: appAt(t0) });
-    expectLocked(await attempt({ login: user.email, password: PASSWORD, ip, app: appAt(t0 + 30_000) }), 30);
-    const res = await attempt({ login: user.email, password: PASSWORD, ip, app: appAt(t0 + 60_000) });
+    expectLocked(
+      await attempt({ login: user.email, password: PASSWORD, ip, app: appAt(t0 + 30_000) }),
+      30,
+    );
+    const res = await attempt({
+      login: user.email,
+      password: PASSWORD,
+      ip,
+      app: appAt(t0 + 60_000),
+    });
     expect(res.status, res.text).toBe(200);
   });
 
@@ -103,7 +126,10 @@ describe("POST /users/login throttling per account", () => {
     for (const lockS of [60, 120, 240]) {
       const answers = await failTimes(10, { login: user.email, ip, app: appAt(now) });
       expect(answers.map((r) => r.status)).toEqual(Array(10).fill(400));
-      expectLocked(await attempt({ login: user.email, password: PASSWORD, ip, app: appAt(now) }), lockS);
+      expectLocked(
+        await attempt({ login: user.email, password: PASSWORD, ip, app: appAt(now) }),
+        lockS,
+      );
       now += lockS * 1000;
     }
   });
@@ -114,8 +140,12 @@ describe("POST /users/login throttling per account", () => {
     const t0 = Date.now();
     await failTimes(9, { login: user.email, ip, app: appAt(t0) });
     const later = appAt(t0 + 15 * 60_000);
-    expect((await failTimes(9, { login: user.email, ip, app: later })).map((r) => r.status)).toEqual(Array(9).fill(400));
-    expect((await attempt({ login: user.email, password: PASSWORD, ip, app: later })).status).toBe(200);
+    expect(
+      (await failTimes(9, { login: user.email, ip, app: later })).map((r) => r.status),
+    ).toEqual(Array(9).fill(400));
+    expect((await attempt({ login: user.email, password: PASSWORD, ip, app: later })).status).toBe(
+      200,
+    );
   });
 
   it("throttles an unknown login exactly like a known one, whatever its case", async () => {
@@ -136,7 +166,10 @@ describe("POST /users/login throttling per account", () => {
     await failTimes(10, { login: user.email, ip });
     const paced: number[] = [];
     const pace: Pace = async (floorMs) => void paced.push(floorMs);
-    expectLocked(await attempt({ login: user.email, password: "wrong", ip, app: testApp({ pace }) }), 60);
+    expectLocked(
+      await attempt({ login: user.email, password: "wrong", ip, app: testApp({ pace }) }),
+      60,
+    );
     expect(paced).toEqual([]);
   });
 });
@@ -148,7 +181,9 @@ describe("POST /users/login throttling per client address", () => {
     // 100 failures over 20 unknown logins: no account reaches its own limit.
     const logins = Array.from({ length: 20 }, () => `${unique("spray")}@example.test`);
     for (let round = 0; round < 5; round++) {
-      const answers = await Promise.all(logins.map((login) => attempt({ login, password: `spray-${round}`, ip })));
+      const answers = await Promise.all(
+        logins.map((login) => attempt({ login, password: `spray-${round}`, ip })),
+      );
       expect(answers.map((r) => r.status)).toEqual(Array(20).fill(400));
     }
     expectLocked(await attempt({ login: user.email, password: PASSWORD, ip }), 900);
@@ -160,7 +195,9 @@ describe("POST /users/login throttling per client address", () => {
     const ip = freshAddress();
     const user = await makeUser();
     for (let i = 0; i < 110; i += 10) {
-      const answers = await Promise.all(Array.from({ length: 10 }, () => attempt({ login: user.email, password: PASSWORD, ip })));
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, () => attempt({ login: user.email, password: PASSWORD, ip })),
+      );
       expect(answers.map((r) => r.status)).toEqual(Array(10).fill(200));
     }
   });
@@ -170,7 +207,9 @@ describe("POST /users/login throttling per client address", () => {
     const locked = await makeUser();
     await failTimes(10, { login: locked.email, ip });
     for (let i = 0; i < 100; i += 20) {
-      const refused = await Promise.all(Array.from({ length: 20 }, () => attempt({ login: locked.email, password: "wrong", ip })));
+      const refused = await Promise.all(
+        Array.from({ length: 20 }, () => attempt({ login: locked.email, password: "wrong", ip })),
+      );
       expect(refused.map((r) => r.status)).toEqual(Array(20).fill(429));
     }
     // 10 failures and 100 refusals: the address has used 10 of its 100.
@@ -182,11 +221,17 @@ describe("POST /users/login throttling per client address", () => {
     const prefix = `2001:db8:${(lastOctet++).toString(16)}:1`;
     const users = await Promise.all(Array.from({ length: 10 }, () => makeUser()));
     for (const [i, user] of users.entries()) {
-      const answers = await failTimes(9, { login: user.email, ip: `${prefix}::${(i + 1).toString(16)}` });
+      const answers = await failTimes(9, {
+        login: user.email,
+        ip: `${prefix}::${(i + 1).toString(16)}`,
+      });
       expect(answers.every((r) => r.status === 400)).toBe(true);
     }
     const target = await makeUser();
     await failTimes(10, { login: `${unique("v6")}@example.test`, ip: `${prefix}:0:0:0:ff` });
-    expectLocked(await attempt({ login: target.email, password: PASSWORD, ip: `${prefix}:abcd::1` }), 900);
+    expectLocked(
+      await attempt({ login: target.email, password: PASSWORD, ip: `${prefix}:abcd::1` }),
+      900,
+    );
   });
 });

@@ -1,7 +1,16 @@
-import { env } from "cloudflare:workers";
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { BACKOFF_MEMORY_MS, EMPTY_STATE, forgetAtMs, lockDurationMs, POLICIES, release, reserve, type ThrottleState } from "../src/throttle/policy";
+import {
+  BACKOFF_MEMORY_MS,
+  EMPTY_STATE,
+  forgetAtMs,
+  lockDurationMs,
+  POLICIES,
+  release,
+  reserve,
+  type ThrottleState,
+} from "../src/throttle/policy";
 import { accountKey, addressKey } from "../src/throttle/sign-in";
 import { unique } from "./helpers";
 
@@ -21,8 +30,12 @@ function reserveTimes(n: number, state: ThrottleState, policy = account, atMs = 
 
 describe("throttle policy", () => {
   it("locks an account for 60 s, doubling per lock up to an hour; an address for 15 minutes", () => {
-    expect([0, 1, 2, 3, 4, 5, 6, 7, 40].map((locks) => lockDurationMs(account, locks) / 1000)).toEqual([60, 120, 240, 480, 960, 1920, 3600, 3600, 3600]);
-    expect([0, 1, 5].map((locks) => lockDurationMs(address, locks) / 1000)).toEqual([900, 900, 900]);
+    expect(
+      [0, 1, 2, 3, 4, 5, 6, 7, 40].map((locks) => lockDurationMs(account, locks) / 1000),
+    ).toEqual([60, 120, 240, 480, 960, 1920, 3600, 3600, 3600]);
+    expect([0, 1, 5].map((locks) => lockDurationMs(address, locks) / 1000)).toEqual([
+      900, 900, 900,
+    ]);
   });
 
   it("lets the 10th reservation through and starts the lock with it; the 11th is refused", () => {
@@ -35,7 +48,10 @@ describe("throttle policy", () => {
 
   it("rounds Retry-After up to whole seconds", () => {
     const { state } = reserveTimes(10, EMPTY_STATE);
-    expect(reserve(state, account, T0 + 59_001).reservation).toEqual({ allowed: false, retryAfterS: 1 });
+    expect(reserve(state, account, T0 + 59_001).reservation).toEqual({
+      allowed: false,
+      retryAfterS: 1,
+    });
   });
 
   it("releasing the reservation that started a lock lifts it and its back-off step", () => {
@@ -65,14 +81,20 @@ describe("throttle policy", () => {
 describe("throttle keys", () => {
   it("names an existing user by id and anything else by its lower-cased text", () => {
     expect(accountKey(42, "Alice@Example.test")).toBe("account:user:42");
-    expect(accountKey(undefined, "Alice@Example.TEST")).toBe(accountKey(undefined, "alice@example.test"));
+    expect(accountKey(undefined, "Alice@Example.TEST")).toBe(
+      accountKey(undefined, "alice@example.test"),
+    );
   });
 
   it("names an IPv4 client by its address and an IPv6 client by its /64", () => {
     expect(addressKey("203.0.113.9")).toBe("address:203.0.113.9");
     expect(addressKey("::ffff:203.0.113.9")).toBe("address:203.0.113.9");
     expect(addressKey(undefined)).toBe("address:unknown");
-    const v6 = ["2001:db8:0:1::1", "2001:0db8:0000:0001:ffff:ffff:ffff:ffff", "2001:DB8:0:1:0:0:0:2"].map(addressKey);
+    const v6 = [
+      "2001:db8:0:1::1",
+      "2001:0db8:0000:0001:ffff:ffff:ffff:ffff",
+      "2001:DB8:0:1:0:0:0:2",
+    ].map(addressKey);
     expect(new Set(v6)).toEqual(new Set(["address:2001:db8:0:1::/64"]));
     expect(addressKey("2001:db8:0:2::1")).not.toBe(v6[0]);
     expect(addressKey("::1")).toBe("address:0:0:0:0::/64");
@@ -83,7 +105,12 @@ describe("throttle keys", () => {
 describe("LoginThrottle Durable Object", () => {
   const objectNamed = (name: string) => env.LOGIN_THROTTLE.get(env.LOGIN_THROTTLE.idFromName(name));
   const tables = (stub: ReturnType<typeof objectNamed>) =>
-    runInDurableObject(stub, (_, state) => state.storage.sql.exec("SELECT name FROM sqlite_master WHERE name = 'throttle'").toArray().length);
+    runInDurableObject(
+      stub,
+      (_, state) =>
+        state.storage.sql.exec("SELECT name FROM sqlite_master WHERE name = 'throttle'").toArray()
+          .length,
+    );
 
   it("keeps a state while it matters, and its alarm forgets it afterwards", async () => {
     const current = objectNamed(unique("current"));
@@ -102,6 +129,10 @@ describe("LoginThrottle Durable Object", () => {
     const stub = objectNamed(unique("reset"));
     for (let i = 0; i < 10; i++) await stub.reserve("account", Date.now());
     expect(await stub.reset(Date.now())).toEqual({ failures: 10, locked: true });
-    expect(await stub.reserve("account", Date.now())).toEqual({ allowed: true, reservedAtMs: expect.any(Number), lockedNow: false });
+    expect(await stub.reserve("account", Date.now())).toEqual({
+      allowed: true,
+      reservedAtMs: expect.any(Number),
+      lockedNow: false,
+    });
   });
 });

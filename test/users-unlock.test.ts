@@ -5,7 +5,10 @@ import { call, makeAdmin, makeKey, makeUser, PASSWORD, type TestUser } from "./h
 // Its authorization matrix runs with every other route's in auth.test.ts.
 
 const signIn = (user: TestUser, password: string, ip: string) =>
-  call("POST", "/users/login", { body: { user_email: user.email, user_password: password }, headers: { "CF-Connecting-IP": ip } });
+  call("POST", "/users/login", {
+    body: { user_email: user.email, user_password: password },
+    headers: { "CF-Connecting-IP": ip },
+  });
 
 async function lock(user: TestUser, ip: string) {
   for (let i = 0; i < 10; i++) expect((await signIn(user, `wrong-${i}`, ip)).status).toBe(400);
@@ -31,7 +34,9 @@ describe("POST /users/{user_id}/unlock", () => {
   it("also forgets the back-off: the next lock lasts 60 s again", async () => {
     const [admin, user] = await Promise.all([makeAdmin(), makeUser()]);
     await lock(user, "203.0.113.11");
-    expect((await call("POST", `/users/${user.id}/unlock`, { auth: admin.bearer })).status).toBe(200);
+    expect((await call("POST", `/users/${user.id}/unlock`, { auth: admin.bearer })).status).toBe(
+      200,
+    );
     for (let i = 0; i < 10; i++) await signIn(user, `again-${i}`, "203.0.113.11");
     const locked = await signIn(user, PASSWORD, "203.0.113.11");
     expect(locked.status).toBe(429);
@@ -43,7 +48,11 @@ describe("POST /users/{user_id}/unlock", () => {
     await signIn(user, "one wrong", "203.0.113.12");
     const res = await call("POST", `/users/${user.id}/unlock`, { auth: admin.bearer });
     expect(res.status).toBe(200);
-    expect(res.body.data).toStrictEqual({ user_id: user.id, was_locked: false, failed_attempts: 1 });
+    expect(res.body.data).toStrictEqual({
+      user_id: user.id,
+      was_locked: false,
+      failed_attempts: 1,
+    });
   });
 
   it("answers 404 in envelope B for a user id that does not exist", async () => {
@@ -51,7 +60,13 @@ describe("POST /users/{user_id}/unlock", () => {
     for (const id of ["2000000000", "99999999999999999999"]) {
       const res = await call("POST", `/users/${id}/unlock`, { auth: admin.bearer });
       expect(res.status).toBe(404);
-      expect(res.body).toStrictEqual({ status_code: 404, status: "failed", message: "Invalid User credentials", data: [], error: [`Unable to reach ${id}`] });
+      expect(res.body).toStrictEqual({
+        status_code: 404,
+        status: "failed",
+        message: "Invalid User credentials",
+        data: [],
+        error: [`Unable to reach ${id}`],
+      });
     }
   });
 
@@ -67,11 +82,23 @@ describe("POST /users/{user_id}/unlock", () => {
     await lock(user, "203.0.113.13");
     const none = await call("POST", `/users/${user.id}/unlock`);
     expect(none.status).toBe(401);
-    expect(none.body).toStrictEqual({ status_code: 401, status: "failed", message: "Permission denied", data: [], error: { unauthorize: "No authorization provided" } });
+    expect(none.body).toStrictEqual({
+      status_code: 401,
+      status: "failed",
+      message: "Permission denied",
+      data: [],
+      error: { unauthorize: "No authorization provided" },
+    });
     for (const auth of [user.bearer, (await makeKey(admin, "read")).header]) {
       const res = await call("POST", `/users/${user.id}/unlock`, { auth });
       expect(res.status).toBe(403);
-      expect(res.body).toStrictEqual({ status_code: 403, status: "failed", message: "Permission denied", data: [], error: { unauthorize: "Request is not authorized" } });
+      expect(res.body).toStrictEqual({
+        status_code: 403,
+        status: "failed",
+        message: "Permission denied",
+        data: [],
+        error: { unauthorize: "Request is not authorized" },
+      });
     }
     expect((await signIn(user, PASSWORD, "203.0.113.13")).status).toBe(429);
   });
@@ -79,8 +106,13 @@ describe("POST /users/{user_id}/unlock", () => {
   it("is listed by the discovery index and the OpenAPI document", async () => {
     const admin = await makeAdmin();
     const index = await call("GET", "/wp-json/wallet/v1");
-    expect(index.body.routes["/wallet/v1/users/(?P<user_id>[^/]+)/unlock"]).toEqual({ namespace: "wallet/v1", methods: ["POST"] });
+    expect(index.body.routes["/wallet/v1/users/(?P<user_id>[^/]+)/unlock"]).toEqual({
+      namespace: "wallet/v1",
+      methods: ["POST"],
+    });
     const openapi = await call("GET", "/openapi.json", { auth: admin.bearer });
-    expect(Object.keys(openapi.body.paths["/wp-json/wallet/v1/users/{user_id}/unlock"])).toEqual(["post"]);
+    expect(Object.keys(openapi.body.paths["/wp-json/wallet/v1/users/{user_id}/unlock"])).toEqual([
+      "post",
+    ]);
   });
 });

@@ -3,20 +3,32 @@
 // of GET /transactions when no page is asked for.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { call, credit, makeAccount, makeAdmin, testApp, type Json } from "./helpers";
+import { call, credit, type Json, makeAccount, makeAdmin, testApp } from "./helpers";
 
 const ORIGIN = "https://app.example.org";
 const SITE = "https://wallet.example.test";
 
 /** A request with some vars changed for it, as a browser would send it. */
-async function send(method: string, path: string, init: { headers?: Record<string, string>; body?: string; vars?: Record<string, string> } = {}) {
-  const res = await testApp().request(path, { method, headers: init.headers, body: init.body }, { ...env, ...init.vars });
+async function send(
+  method: string,
+  path: string,
+  init: { headers?: Record<string, string>; body?: string; vars?: Record<string, string> } = {},
+) {
+  const res = await testApp().request(
+    path,
+    { method, headers: init.headers, body: init.body },
+    { ...env, ...init.vars },
+  );
   return { status: res.status, headers: res.headers, text: await res.text() };
 }
 
 const preflight = (path: string, vars?: Record<string, string>) =>
   send("OPTIONS", path, {
-    headers: { Origin: ORIGIN, "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "authorization,content-type,x-api-key" },
+    headers: {
+      Origin: ORIGIN,
+      "Access-Control-Request-Method": "POST",
+      "Access-Control-Request-Headers": "authorization,content-type,x-api-key",
+    },
     vars,
   });
 
@@ -28,30 +40,54 @@ describe("CORS, as rest_send_cors_headers answers a browser", () => {
     "/wp-json/wallet/v1/no-such-route",
     "/wp-json/rimplenet/v1/user-wallet-balance",
     "/?rest_route=/wallet/v1/credits",
-  ])("a preflight to %s is answered 2xx, allowing the origin, its headers and credentials", async (path) => {
-    const res = await preflight(path, { COMPAT_NAMESPACE: "rimplenet" });
-    expect(res.status).toBe(204);
-    expect(res.headers.get("Access-Control-Allow-Origin")).toBe(ORIGIN);
-    expect(res.headers.get("Access-Control-Allow-Credentials")).toBe("true");
-    const allowed = res.headers.get("Access-Control-Allow-Headers")!.toLowerCase().split(",");
-    expect(allowed).toEqual(expect.arrayContaining(["authorization", "content-type", "x-api-key", "x-wp-nonce"]));
-    expect(res.headers.get("Access-Control-Allow-Methods")).toBe("OPTIONS,GET,POST,PUT,PATCH,DELETE");
-    expect(res.headers.get("Vary")).toContain("Origin");
-  });
+  ])(
+    "a preflight to %s is answered 2xx, allowing the origin, its headers and credentials",
+    async (path) => {
+      const res = await preflight(path, { COMPAT_NAMESPACE: "rimplenet" });
+      expect(res.status).toBe(204);
+      expect(res.headers.get("Access-Control-Allow-Origin")).toBe(ORIGIN);
+      expect(res.headers.get("Access-Control-Allow-Credentials")).toBe("true");
+      const allowed = res.headers.get("Access-Control-Allow-Headers")!.toLowerCase().split(",");
+      expect(allowed).toEqual(
+        expect.arrayContaining(["authorization", "content-type", "x-api-key", "x-wp-nonce"]),
+      );
+      expect(res.headers.get("Access-Control-Allow-Methods")).toBe(
+        "OPTIONS,GET,POST,PUT,PATCH,DELETE",
+      );
+      expect(res.headers.get("Vary")).toContain("Origin");
+    },
+  );
 
   it("echoes the origin on successes and refusals alike, exposing the paging headers", async () => {
     const { admin, user, wallet } = await makeAccount();
     const answers = [
-      await send("GET", `/wp-json/wallet/v1/user-wallet-balance?user_id=${user.id}&wallet_id=${wallet}`, { headers: { Origin: ORIGIN, Authorization: admin.bearer } }),
-      await send("GET", `/wp-json/wallet/v1/user-wallet-balance?user_id=${user.id}&wallet_id=${wallet}`, { headers: { Origin: ORIGIN } }),
-      await send("POST", "/wp-json/wallet/v1/credits", { headers: { Origin: ORIGIN, Authorization: admin.bearer, "Content-Type": "application/json" }, body: "{}" }),
+      await send(
+        "GET",
+        `/wp-json/wallet/v1/user-wallet-balance?user_id=${user.id}&wallet_id=${wallet}`,
+        { headers: { Origin: ORIGIN, Authorization: admin.bearer } },
+      ),
+      await send(
+        "GET",
+        `/wp-json/wallet/v1/user-wallet-balance?user_id=${user.id}&wallet_id=${wallet}`,
+        { headers: { Origin: ORIGIN } },
+      ),
+      await send("POST", "/wp-json/wallet/v1/credits", {
+        headers: {
+          Origin: ORIGIN,
+          Authorization: admin.bearer,
+          "Content-Type": "application/json",
+        },
+        body: "{}",
+      }),
       await send("GET", "/wp-json/wallet/v1/nothing-here", { headers: { Origin: ORIGIN } }),
     ];
     expect(answers.map((r) => r.status)).toEqual([200, 401, 400, 404]);
     for (const res of answers) {
       expect(res.headers.get("Access-Control-Allow-Origin")).toBe(ORIGIN);
       expect(res.headers.get("Access-Control-Allow-Credentials")).toBe("true");
-      expect(res.headers.get("Access-Control-Expose-Headers")).toBe("X-WP-Total,X-WP-TotalPages,Link");
+      expect(res.headers.get("Access-Control-Expose-Headers")).toBe(
+        "X-WP-Total,X-WP-TotalPages,Link",
+      );
       expect(res.headers.get("Vary")).toContain("Origin");
     }
   });
@@ -65,9 +101,15 @@ describe("CORS, as rest_send_cors_headers answers a browser", () => {
     const vars = { CORS_ORIGINS: `https://other.example, ${ORIGIN}/` };
     const allowed = await preflight("/wp-json/wallet/v1/credits", vars);
     expect(allowed.headers.get("Access-Control-Allow-Origin")).toBe(ORIGIN);
-    const refused = await send("OPTIONS", "/wp-json/wallet/v1/credits", { headers: { Origin: "https://evil.example", "Access-Control-Request-Method": "POST" }, vars });
+    const refused = await send("OPTIONS", "/wp-json/wallet/v1/credits", {
+      headers: { Origin: "https://evil.example", "Access-Control-Request-Method": "POST" },
+      vars,
+    });
     expect(refused.headers.get("Access-Control-Allow-Origin")).toBeNull();
-    const get = await send("GET", "/wp-json/", { headers: { Origin: "https://evil.example" }, vars });
+    const get = await send("GET", "/wp-json/", {
+      headers: { Origin: "https://evil.example" },
+      vars,
+    });
     expect(get.headers.get("Access-Control-Allow-Origin")).toBeNull();
     expect(get.headers.get("Access-Control-Allow-Credentials")).toBe("true");
   });
@@ -88,7 +130,10 @@ describe("discovery Link and Allow", () => {
       expect(res.headers.get("Link"), `${method} ${path}`).toBe(API_LINK);
     }
     expect((await send("HEAD", "/")).status).toBe(200);
-    expect(JSON.parse((await send("GET", "/")).text)).toEqual({ name: "Wallet ledger", api: `${SITE}/wp-json/` });
+    expect(JSON.parse((await send("GET", "/")).text)).toEqual({
+      name: "Wallet ledger",
+      api: `${SITE}/wp-json/`,
+    });
   });
 
   it("Allow names the methods of the matched route", async () => {
@@ -105,12 +150,17 @@ describe("discovery Link and Allow", () => {
 
 describe("_method and X-HTTP-Method-Override, as WP_REST_Server reads them", () => {
   async function newKey(admin: { bearer: string }) {
-    const res = await call("POST", "/api-keys", { auth: admin.bearer, body: { name: "override test", scope: "read" } });
+    const res = await call("POST", "/api-keys", {
+      auth: admin.bearer,
+      body: { name: "override test", scope: "read" },
+    });
     expect(res.status, res.text).toBe(201);
     return res.body.data.id as number;
   }
   const keyRevoked = async (admin: { bearer: string }, id: number) =>
-    ((await call("GET", "/api-keys", { auth: admin.bearer })).body.data as Json[]).find((k) => k.id === id)?.revoked;
+    ((await call("GET", "/api-keys", { auth: admin.bearer })).body.data as Json[]).find(
+      (k) => k.id === id,
+    )?.revoked;
 
   it("POST ?_method=DELETE runs the DELETE route", async () => {
     const admin = await makeAdmin();
@@ -123,7 +173,10 @@ describe("_method and X-HTTP-Method-Override, as WP_REST_Server reads them", () 
   it("POST with X-HTTP-Method-Override: DELETE runs the DELETE route", async () => {
     const admin = await makeAdmin();
     const id = await newKey(admin);
-    const res = await call("POST", `/api-keys/${id}`, { auth: admin.bearer, headers: { "X-HTTP-Method-Override": "DELETE" } });
+    const res = await call("POST", `/api-keys/${id}`, {
+      auth: admin.bearer,
+      headers: { "X-HTTP-Method-Override": "DELETE" },
+    });
     expect(res.status, res.text).toBe(200);
     expect(await keyRevoked(admin, id)).toBe(true);
   });
@@ -142,16 +195,26 @@ describe("GET /transactions: paging links, and the whole history when no page is
   async function history(entries: number) {
     const { admin, user, wallet } = await makeAccount();
     for (let i = 0; i < entries; i += 25) {
-      await Promise.all(Array.from({ length: Math.min(25, entries - i) }, (_, j) => credit(admin, { user_id: user.id, wallet_id: wallet, amount: i + j + 1 })));
+      await Promise.all(
+        Array.from({ length: Math.min(25, entries - i) }, (_, j) =>
+          credit(admin, { user_id: user.id, wallet_id: wallet, amount: i + j + 1 }),
+        ),
+      );
     }
     return { admin, user, wallet };
   }
-  const list = (auth: string, query: Record<string, string | number>) => call("GET", "/transactions", { auth, query: { security_code: 1, ...query } });
+  const list = (auth: string, query: Record<string, string | number>) =>
+    call("GET", "/transactions", { auth, query: { security_code: 1, ...query } });
 
   it("Link rel=prev and rel=next keep the request's parameters and change page", async () => {
     const { admin, user } = await history(5);
-    const url = (page: number) => `${SITE}/wp-json/wallet/v1/transactions?security_code=1&user_id=${user.id}&per_page=2&page=${page}`;
-    const links = async (page: number) => (await list(admin.bearer, { user_id: user.id, per_page: 2, page })).headers.get("Link")!.split(", ").slice(0, -1);
+    const url = (page: number) =>
+      `${SITE}/wp-json/wallet/v1/transactions?security_code=1&user_id=${user.id}&per_page=2&page=${page}`;
+    const links = async (page: number) =>
+      (await list(admin.bearer, { user_id: user.id, per_page: 2, page })).headers
+        .get("Link")!
+        .split(", ")
+        .slice(0, -1);
     expect(await links(1)).toEqual([`<${url(2)}>; rel="next"`]);
     expect(await links(2)).toEqual([`<${url(1)}>; rel="prev"`, `<${url(3)}>; rel="next"`]);
     expect(await links(3)).toEqual([`<${url(2)}>; rel="prev"`]);
@@ -164,10 +227,19 @@ describe("GET /transactions: paging links, and the whole history when no page is
       const whole = await list(admin.bearer, { user_id: user.id, order });
       expect(whole.status).toBe(200);
       expect(whole.headers.get("Content-Type")).toBe("application/json; charset=UTF-8");
-      expect([whole.headers.get("X-WP-Total"), whole.headers.get("X-WP-TotalPages")]).toEqual(["250", "1"]);
+      expect([whole.headers.get("X-WP-Total"), whole.headers.get("X-WP-TotalPages")]).toEqual([
+        "250",
+        "1",
+      ]);
       const pages = [];
-      for (const page of [1, 2, 3]) pages.push(...(await list(admin.bearer, { user_id: user.id, order, page })).body.data);
-      expect(whole.body).toStrictEqual({ status_code: 200, status: true, message: "Txns Retrieved Successful", data: pages });
+      for (const page of [1, 2, 3])
+        pages.push(...(await list(admin.bearer, { user_id: user.id, order, page })).body.data);
+      expect(whole.body).toStrictEqual({
+        status_code: 200,
+        status: true,
+        message: "Txns Retrieved Successful",
+        data: pages,
+      });
       expect(whole.body.data).toHaveLength(250);
     }
   });
@@ -175,13 +247,19 @@ describe("GET /transactions: paging links, and the whole history when no page is
   it("an empty history is the same envelope with [] and no pages", async () => {
     const { admin, user } = await makeAccount();
     const res = await list(admin.bearer, { user_id: user.id });
-    expect(res.text).toBe('{"status_code":200,"status":true,"message":"Txns Retrieved Successful","data":[]}');
+    expect(res.text).toBe(
+      '{"status_code":200,"status":true,"message":"Txns Retrieved Successful","data":[]}',
+    );
     expect([res.headers.get("X-WP-Total"), res.headers.get("X-WP-TotalPages")]).toEqual(["0", "0"]);
   });
 
   it("filters apply to the whole history too", async () => {
     const { admin, user, wallet } = await history(30);
-    const res = await list(admin.bearer, { user_id: user.id, wallet_id: wallet, txn_type: "DEBIT" });
+    const res = await list(admin.bearer, {
+      user_id: user.id,
+      wallet_id: wallet,
+      txn_type: "DEBIT",
+    });
     expect(res.body.data).toEqual([]);
     expect(res.headers.get("X-WP-Total")).toBe("0");
   });

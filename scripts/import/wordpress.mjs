@@ -8,20 +8,65 @@
 // post id ranges (on disk for the CLI, MemoryBuckets in tests), then are read back one bucket at a
 // time in id order. What stays in memory per transaction is a 64-bit fingerprint of its
 // (user, request_id), to report duplicates, and a few numbers per (user, wallet).
-import { MAX_MINOR, SLUG_MAX, asciiLower, decimalToMinor, minorToText, mysqlUtc, postTitle, slugify } from "./ledger-format.mjs";
+import {
+  asciiLower,
+  decimalToMinor,
+  MAX_MINOR,
+  minorToText,
+  mysqlUtc,
+  postTitle,
+  SLUG_MAX,
+  slugify,
+} from "./ledger-format.mjs";
 import { DumpParser } from "./sql-dump.mjs";
 
-export const DEFAULT_OPTIONS = { prefix: "wp_", namespace: "wallet", balances: "ledger", force: false };
+export const DEFAULT_OPTIONS = {
+  prefix: "wp_",
+  namespace: "wallet",
+  balances: "ledger",
+  force: false,
+};
 
 // Column orders of a stock WordPress schema, for INSERTs written without column lists and no
 // CREATE TABLE in the dump.
 const DEFAULT_COLUMNS = {
-  users: ["ID", "user_login", "user_pass", "user_nicename", "user_email", "user_url", "user_registered", "user_activation_key", "user_status", "display_name"],
+  users: [
+    "ID",
+    "user_login",
+    "user_pass",
+    "user_nicename",
+    "user_email",
+    "user_url",
+    "user_registered",
+    "user_activation_key",
+    "user_status",
+    "display_name",
+  ],
   usermeta: ["umeta_id", "user_id", "meta_key", "meta_value"],
   posts: [
-    "ID", "post_author", "post_date", "post_date_gmt", "post_content", "post_title", "post_excerpt", "post_status", "comment_status",
-    "ping_status", "post_password", "post_name", "to_ping", "pinged", "post_modified", "post_modified_gmt", "post_content_filtered",
-    "post_parent", "guid", "menu_order", "post_type", "post_mime_type", "comment_count",
+    "ID",
+    "post_author",
+    "post_date",
+    "post_date_gmt",
+    "post_content",
+    "post_title",
+    "post_excerpt",
+    "post_status",
+    "comment_status",
+    "ping_status",
+    "post_password",
+    "post_name",
+    "to_ping",
+    "pinged",
+    "post_modified",
+    "post_modified_gmt",
+    "post_content_filtered",
+    "post_parent",
+    "guid",
+    "menu_order",
+    "post_type",
+    "post_mime_type",
+    "comment_count",
   ],
   postmeta: ["meta_id", "post_id", "meta_key", "meta_value"],
   terms: ["term_id", "name", "slug", "term_group"],
@@ -31,19 +76,55 @@ const DEFAULT_COLUMNS = {
 
 // The post fields kept for transaction-type posts, in this order in the buckets.
 const POST_FIELDS = [
-  "post_author", "post_date", "post_date_gmt", "post_content", "post_title", "post_excerpt", "post_status", "comment_status", "ping_status",
-  "post_password", "post_name", "to_ping", "pinged", "post_modified", "post_modified_gmt", "post_content_filtered", "post_parent", "guid",
-  "menu_order", "post_mime_type", "comment_count",
+  "post_author",
+  "post_date",
+  "post_date_gmt",
+  "post_content",
+  "post_title",
+  "post_excerpt",
+  "post_status",
+  "comment_status",
+  "ping_status",
+  "post_password",
+  "post_name",
+  "to_ping",
+  "pinged",
+  "post_modified",
+  "post_modified_gmt",
+  "post_content_filtered",
+  "post_parent",
+  "guid",
+  "menu_order",
+  "post_mime_type",
+  "comment_count",
 ];
 
 // What the service's records always answer for these post fields (contract section 7).
 const FIXED_FIELDS = {
-  post_excerpt: "", post_status: "publish", comment_status: "open", ping_status: "closed", post_password: "", to_ping: "", pinged: "",
-  post_content_filtered: "", post_parent: "0", menu_order: "0", post_mime_type: "", comment_count: "0",
+  post_excerpt: "",
+  post_status: "publish",
+  comment_status: "open",
+  ping_status: "closed",
+  post_password: "",
+  to_ping: "",
+  pinged: "",
+  post_content_filtered: "",
+  post_parent: "0",
+  menu_order: "0",
+  post_mime_type: "",
+  comment_count: "0",
 };
 
 // Post meta of a transaction that the import reads.
-const TXN_META = new Set(["amount", "currency", "txn_type", "note", "request_id", "txn_request_id", "alt_transfer_id"]);
+const TXN_META = new Set([
+  "amount",
+  "currency",
+  "txn_type",
+  "note",
+  "request_id",
+  "txn_request_id",
+  "alt_transfer_id",
+]);
 
 const ZERO_DATE = "0000-00-00 00:00:00";
 const WALLET_ID = /^[a-z][a-z0-9_]{0,31}$/;
@@ -54,20 +135,58 @@ const MAX_LISTED = 200; // examples kept per list in the report; counts are alwa
 // Small pure helpers
 
 const NAMED_ENTITIES = {
-  amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: "\u00a0", euro: "€", pound: "£", yen: "¥", cent: "¢", curren: "¤",
-  dollar: "$", copy: "©", reg: "®", trade: "™", deg: "°", times: "×", divide: "÷", laquo: "«", raquo: "»", middot: "·", bull: "•",
-  hellip: "…", ndash: "–", mdash: "—", lsquo: "‘", rsquo: "’", ldquo: "“", rdquo: "”", sect: "§", para: "¶", micro: "µ", fnof: "ƒ",
+  amp: "&",
+  lt: "<",
+  gt: ">",
+  quot: '"',
+  apos: "'",
+  nbsp: "\u00a0",
+  euro: "€",
+  pound: "£",
+  yen: "¥",
+  cent: "¢",
+  curren: "¤",
+  dollar: "$",
+  copy: "©",
+  reg: "®",
+  trade: "™",
+  deg: "°",
+  times: "×",
+  divide: "÷",
+  laquo: "«",
+  raquo: "»",
+  middot: "·",
+  bull: "•",
+  hellip: "…",
+  ndash: "–",
+  mdash: "—",
+  lsquo: "‘",
+  rsquo: "’",
+  ldquo: "“",
+  rdquo: "”",
+  sect: "§",
+  para: "¶",
+  micro: "µ",
+  fnof: "ƒ",
 };
 
 /** HTML entities to characters: `&#8358;` → ₦, `&#x20B9;` → ₹, `&euro;` → €; unknown ones stay. */
 export function decodeEntities(text) {
-  return String(text).replace(/&(#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});/g, (whole, body) => {
-    if (body[0] === "#") {
-      const code = body[1] === "x" || body[1] === "X" ? parseInt(body.slice(2), 16) : parseInt(body.slice(1), 10);
-      return code > 0 && code <= 0x10ffff && !(code >= 0xd800 && code <= 0xdfff) ? String.fromCodePoint(code) : whole;
-    }
-    return NAMED_ENTITIES[body] ?? NAMED_ENTITIES[body.toLowerCase()] ?? whole;
-  });
+  return String(text).replace(
+    /&(#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});/g,
+    (whole, body) => {
+      if (body[0] === "#") {
+        const code =
+          body[1] === "x" || body[1] === "X"
+            ? parseInt(body.slice(2), 16)
+            : parseInt(body.slice(1), 10);
+        return code > 0 && code <= 0x10ffff && !(code >= 0xd800 && code <= 0xdfff)
+          ? String.fromCodePoint(code)
+          : whole;
+      }
+      return NAMED_ENTITIES[body] ?? NAMED_ENTITIES[body.toLowerCase()] ?? whole;
+    },
+  );
 }
 
 /** Role names granted in a PHP-serialized capabilities array: a:1:{s:13:"administrator";b:1;}. */
@@ -106,7 +225,9 @@ export function sqlLiteral(value) {
   }
   const text = String(value);
   if (text.includes("\0")) {
-    const hex = [...new TextEncoder().encode(text)].map((b) => b.toString(16).padStart(2, "0")).join("");
+    const hex = [...new TextEncoder().encode(text)]
+      .map((b) => b.toString(16).padStart(2, "0"))
+      .join("");
     return `CAST(X'${hex}' AS TEXT)`;
   }
   return `'${text.replaceAll("'", "''")}'`;
@@ -259,7 +380,8 @@ export class WordPressCollector {
     let idx = this.indexers.get(list);
     if (!idx) {
       idx = Object.fromEntries(list.map((c, i) => [c, i]));
-      for (const name of DEFAULT_COLUMNS[kind]) if (!(name in idx)) throw new Error(`table ${this.prefix}${kind} has no column ${name}`);
+      for (const name of DEFAULT_COLUMNS[kind])
+        if (!(name in idx)) throw new Error(`table ${this.prefix}${kind} has no column ${name}`);
       this.indexers.set(list, idx);
     }
     return idx;
@@ -274,13 +396,20 @@ export class WordPressCollector {
     switch (kind) {
       case "users": {
         const id = Number(v("ID"));
-        this.users.set(id, { id, login: v("user_login") ?? "", pass: v("user_pass") ?? "", email: v("user_email") ?? "", registered: v("user_registered") });
+        this.users.set(id, {
+          id,
+          login: v("user_login") ?? "",
+          pass: v("user_pass") ?? "",
+          email: v("user_email") ?? "",
+          registered: v("user_registered"),
+        });
         break;
       }
       case "usermeta": {
         const key = v("meta_key") ?? "";
         const balance = /^user_(withdrawable|nonwithdrawable)_bal_(.+)$/.exec(key);
-        if (key !== "first_name" && key !== "last_name" && key !== this.capabilitiesKey && !balance) return;
+        if (key !== "first_name" && key !== "last_name" && key !== this.capabilitiesKey && !balance)
+          return;
         const userId = Number(v("user_id"));
         let meta = this.userMeta.get(userId);
         if (!meta) this.userMeta.set(userId, (meta = { balances: {} }));
@@ -317,7 +446,10 @@ export class WordPressCollector {
         this.terms.set(Number(v("term_id")), v("name") ?? "");
         break;
       case "term_taxonomy":
-        this.taxonomies.set(Number(v("term_taxonomy_id")), { termId: Number(v("term_id")), taxonomy: v("taxonomy") });
+        this.taxonomies.set(Number(v("term_taxonomy_id")), {
+          termId: Number(v("term_id")),
+          taxonomy: v("taxonomy"),
+        });
         break;
       case "term_relationships":
         this.buckets.add(Number(v("object_id")), ["r", Number(v("term_taxonomy_id"))]);
@@ -347,16 +479,27 @@ export function targetState(rows) {
   const foreign = rows.foreign?.[0] ?? { n: 0 };
   return {
     users: new Map((rows.users ?? []).map((u) => [Number(u.id), u])),
-    usernames: new Map((rows.users ?? []).map((u) => [String(u.username).toLowerCase(), Number(u.id)])),
+    usernames: new Map(
+      (rows.users ?? []).map((u) => [String(u.username).toLowerCase(), Number(u.id)]),
+    ),
     emails: new Map((rows.users ?? []).map((u) => [String(u.email).toLowerCase(), Number(u.id)])),
     wallets: new Map((rows.wallets ?? []).map((w) => [w.id, w])),
     pairs: new Map(
       (rows.pairs ?? []).map((p) => [
         pairKey(Number(p.user_id), p.wallet_id),
-        { balance: Number(p.balance_minor), n: Number(p.entry_count), lastId: Number(p.last_id), foreign: Number(p.foreign_n) },
+        {
+          balance: Number(p.balance_minor),
+          n: Number(p.entry_count),
+          lastId: Number(p.last_id),
+          foreign: Number(p.foreign_n),
+        },
       ]),
     ),
-    foreign: { n: Number(foreign.n ?? 0), minId: foreign.min_id ?? null, maxId: foreign.max_id ?? null },
+    foreign: {
+      n: Number(foreign.n ?? 0),
+      minId: foreign.min_id ?? null,
+      maxId: foreign.max_id ?? null,
+    },
     foreignIds: rows.foreignIds ? new Set(rows.foreignIds.map((r) => Number(r.id))) : null,
   };
 }
@@ -371,12 +514,34 @@ const TXN_COLUMNS =
   "transfer_id, reverses_id, note, title, slug_base, slug, created_at_s, guid, local_date, modified_local_date, modified_gmt_date";
 
 export function userInsert(u) {
-  const values = [u.id, u.username, u.email, u.passwordHash, u.firstName, u.lastName, u.role, u.registeredAtMs].map(sqlLiteral).join(", ");
+  const values = [
+    u.id,
+    u.username,
+    u.email,
+    u.passwordHash,
+    u.firstName,
+    u.lastName,
+    u.role,
+    u.registeredAtMs,
+  ]
+    .map(sqlLiteral)
+    .join(", ");
   return `INSERT INTO users (id, username, email, password_hash, first_name, last_name, role, registered_at_ms) VALUES (${values}) ON CONFLICT DO NOTHING;`;
 }
 
 export function walletInsert(w) {
-  const values = [w.id, w.name, w.symbol, w.symbolPosition, w.decimals, w.type, w.note, w.createdAtMs].map(sqlLiteral).join(", ");
+  const values = [
+    w.id,
+    w.name,
+    w.symbol,
+    w.symbolPosition,
+    w.decimals,
+    w.type,
+    w.note,
+    w.createdAtMs,
+  ]
+    .map(sqlLiteral)
+    .join(", ");
   return `INSERT INTO wallets (id, name, symbol, symbol_position, decimals, type, note, created_at_ms) VALUES (${values}) ON CONFLICT DO NOTHING;`;
 }
 
@@ -396,7 +561,8 @@ function requestKeyExpr(userId, key) {
  */
 function uniqueSlugExpr(slug) {
   const s = sqlLiteral(slug);
-  const candidate = (n) => `rtrim(substr(${s}, 1, ${SLUG_MAX - 1} - length(${n})), '-') || '-' || ${n}`;
+  const candidate = (n) =>
+    `rtrim(substr(${s}, 1, ${SLUG_MAX - 1} - length(${n})), '-') || '-' || ${n}`;
   return (
     `(WITH RECURSIVE probe(n) AS (SELECT 2 WHERE EXISTS (SELECT 1 FROM transactions WHERE slug = ${s} AND slug <> '') ` +
     `UNION ALL SELECT n + 1 FROM probe WHERE EXISTS (SELECT 1 FROM transactions WHERE slug = ${candidate("n")} AND slug <> '')) ` +
@@ -418,10 +584,27 @@ function guidExpr(guid) {
  */
 export function transactionInsert(e, before, after) {
   const values = [
-    sqlLiteral(e.id), sqlLiteral(e.userId), sqlLiteral(e.walletId), sqlLiteral(e.txnType), sqlLiteral(e.amountMinor), sqlLiteral(e.amountText),
-    sqlLiteral(before), sqlLiteral(after), sqlLiteral(e.requestId), requestKeyExpr(e.userId, e.requestKey), sqlLiteral(e.transferId), "NULL",
-    sqlLiteral(e.note), sqlLiteral(e.title), sqlLiteral(e.slugBase), e.slug === "" ? "''" : uniqueSlugExpr(e.slug), sqlLiteral(e.createdAtS), guidExpr(e.guid),
-    sqlLiteral(e.localDate), sqlLiteral(e.modifiedLocalDate), sqlLiteral(e.modifiedGmtDate),
+    sqlLiteral(e.id),
+    sqlLiteral(e.userId),
+    sqlLiteral(e.walletId),
+    sqlLiteral(e.txnType),
+    sqlLiteral(e.amountMinor),
+    sqlLiteral(e.amountText),
+    sqlLiteral(before),
+    sqlLiteral(after),
+    sqlLiteral(e.requestId),
+    requestKeyExpr(e.userId, e.requestKey),
+    sqlLiteral(e.transferId),
+    "NULL",
+    sqlLiteral(e.note),
+    sqlLiteral(e.title),
+    sqlLiteral(e.slugBase),
+    e.slug === "" ? "''" : uniqueSlugExpr(e.slug),
+    sqlLiteral(e.createdAtS),
+    guidExpr(e.guid),
+    sqlLiteral(e.localDate),
+    sqlLiteral(e.modifiedLocalDate),
+    sqlLiteral(e.modifiedGmtDate),
   ];
   return `INSERT INTO transactions (${TXN_COLUMNS}) SELECT ${values.join(", ")} WHERE NOT EXISTS (SELECT 1 FROM transactions WHERE id = ${e.id});`;
 }
@@ -433,16 +616,32 @@ export function transactionInsert(e, before, after) {
 export function adjustmentInsert(a, before, after) {
   const base = sqlLiteral(a.slugBase);
   const values = [
-    sqlLiteral(a.id ?? null), sqlLiteral(a.userId), sqlLiteral(a.walletId), sqlLiteral(a.txnType), sqlLiteral(a.amountMinor), sqlLiteral(a.amountText),
-    sqlLiteral(before), sqlLiteral(after), sqlLiteral(a.requestId), sqlLiteral(asciiLower(a.requestId)), "NULL", "NULL", sqlLiteral(a.note),
-    sqlLiteral(a.title), base, uniqueSlugExpr(a.slugBase),
-    sqlLiteral(a.createdAtS), "NULL", sqlLiteral(a.localDate ?? null), "NULL", "NULL",
+    sqlLiteral(a.id ?? null),
+    sqlLiteral(a.userId),
+    sqlLiteral(a.walletId),
+    sqlLiteral(a.txnType),
+    sqlLiteral(a.amountMinor),
+    sqlLiteral(a.amountText),
+    sqlLiteral(before),
+    sqlLiteral(after),
+    sqlLiteral(a.requestId),
+    sqlLiteral(asciiLower(a.requestId)),
+    "NULL",
+    "NULL",
+    sqlLiteral(a.note),
+    sqlLiteral(a.title),
+    base,
+    uniqueSlugExpr(a.slugBase),
+    sqlLiteral(a.createdAtS),
+    "NULL",
+    sqlLiteral(a.localDate ?? null),
+    "NULL",
+    "NULL",
   ];
   const once = `NOT EXISTS (SELECT 1 FROM transactions WHERE user_id = ${a.userId} AND request_key = ${sqlLiteral(asciiLower(a.requestId))})`;
-  const free = a.id == null ? "" : ` AND NOT EXISTS (SELECT 1 FROM transactions WHERE id = ${a.id})`;
-  return (
-    `INSERT INTO transactions (${TXN_COLUMNS}) SELECT ${values.join(", ")} WHERE ${once}${free};`
-  );
+  const free =
+    a.id == null ? "" : ` AND NOT EXISTS (SELECT 1 FROM transactions WHERE id = ${a.id})`;
+  return `INSERT INTO transactions (${TXN_COLUMNS}) SELECT ${values.join(", ")} WHERE ${once}${free};`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -450,12 +649,16 @@ export function adjustmentInsert(a, before, after) {
 
 function mapWallet(postId, post, meta, kindNames) {
   const issue = (reason) => ({ skip: reason });
-  const id = String(meta.id ?? "").trim().toLowerCase();
+  const id = String(meta.id ?? "")
+    .trim()
+    .toLowerCase();
   if (!id) return issue("wallet post without a wallet id");
-  if (!WALLET_ID.test(id) || id === "formatted") return issue(`wallet id ${JSON.stringify(id)} is not a valid wallet id`);
+  if (!WALLET_ID.test(id) || id === "formatted")
+    return issue(`wallet id ${JSON.stringify(id)} is not a valid wallet id`);
   const decimalsText = String(meta.decimal ?? "").trim();
   const decimals = decimalsText === "" ? 2 : Number(decimalsText);
-  if (!Number.isInteger(decimals) || decimals < 0 || decimals > 8) return issue(`wallet ${id}: decimals ${JSON.stringify(decimalsText)} not in 0–8`);
+  if (!Number.isInteger(decimals) || decimals < 0 || decimals > 8)
+    return issue(`wallet ${id}: decimals ${JSON.stringify(decimalsText)} not in 0–8`);
   const created = utcSeconds(post?.post_date_gmt) ?? utcSeconds(post?.post_date) ?? 0;
   return {
     wallet: {
@@ -463,7 +666,12 @@ function mapWallet(postId, post, meta, kindNames) {
       id,
       name: String(meta.name ?? "").trim() || String(post?.post_title ?? id),
       symbol: decodeEntities(String(meta.symbol ?? "")),
-      symbolPosition: String(meta.symbol_position ?? "").trim().toLowerCase() === "right" ? "right" : "left",
+      symbolPosition:
+        String(meta.symbol_position ?? "")
+          .trim()
+          .toLowerCase() === "right"
+          ? "right"
+          : "left",
       decimals,
       type: String(meta.type ?? "").trim() || "fiat",
       note: String(meta.note ?? ""),
@@ -481,18 +689,29 @@ function mapWallet(postId, post, meta, kindNames) {
  * (users, wallets, then entries in id order, then balance adjustments). Returns the report.
  * `target` is targetState(...) of the database written to (emptyTarget() for a fresh one).
  */
-export function planImport({ collector, buckets, options = {}, target = emptyTarget(), nowMs = Date.now(), emit = () => {}, progress = () => {} }) {
+export function planImport({
+  collector,
+  buckets,
+  options = {},
+  target = emptyTarget(),
+  nowMs = Date.now(),
+  emit = () => {},
+  progress = () => {},
+}) {
   const opts = { ...DEFAULT_OPTIONS, ...options };
   const NS = opts.namespace.toUpperCase();
   const report = newReport(opts, collector);
   const { conflicts } = report;
   let moreWarnings = 0;
-  const warn = (text) => (report.warnings.length < MAX_LISTED ? report.warnings.push(text) : moreWarnings++);
+  const warn = (text) =>
+    report.warnings.length < MAX_LISTED ? report.warnings.push(text) : moreWarnings++;
 
   // Term names of the plugin's taxonomy, by term_taxonomy_id.
   const taxonomy = `${opts.namespace}transaction_type`;
   const termOf = new Map();
-  for (const [ttid, t] of collector.taxonomies) if (t.taxonomy === taxonomy) termOf.set(ttid, String(collector.terms.get(t.termId) ?? "").toUpperCase());
+  for (const [ttid, t] of collector.taxonomies)
+    if (t.taxonomy === taxonomy)
+      termOf.set(ttid, String(collector.terms.get(t.termId) ?? "").toUpperCase());
   if (termOf.size === 0) warn(`no terms of taxonomy ${taxonomy}: is --namespace right?`);
   const kindOf = (ttids) => {
     const names = ttids.map((t) => termOf.get(t)).filter((n) => n !== undefined);
@@ -510,7 +729,10 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
   const seenEmails = new Map();
   for (const u of [...collector.users.values()].sort((a, b) => a.id - b.id)) {
     const meta = collector.userMeta.get(u.id) ?? { balances: {} };
-    const roles = meta[collector.capabilitiesKey] === undefined ? null : parseRoles(meta[collector.capabilitiesKey]);
+    const roles =
+      meta[collector.capabilitiesKey] === undefined
+        ? null
+        : parseRoles(meta[collector.capabilitiesKey]);
     const role = roles?.includes("administrator") ? "administrator" : "subscriber";
     const roleKey = roles === null ? "(none)" : roles.length === 0 ? "(no role)" : roles.join("+");
     report.users.roles[roleKey] = (report.users.roles[roleKey] ?? 0) + 1;
@@ -552,28 +774,45 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
     const byName = target.usernames.get(lname);
     const byEmail = target.emails.get(lemail);
     if (there) {
-      const [sameName, sameEmail] = [String(there.username).toLowerCase() === lname, String(there.email).toLowerCase() === lemail];
+      const [sameName, sameEmail] = [
+        String(there.username).toLowerCase() === lname,
+        String(there.email).toLowerCase() === lemail,
+      ];
       // The same user from an earlier run (a changed e-mail or username on the site since is not
       // carried over: the database's is kept).
       if (sameName || sameEmail) {
-        if (!(sameName && sameEmail)) warn(`user ${u.id}: the database has ${there.username} <${there.email}>, the site ${user.username} <${email}>; kept the database's`);
+        if (!(sameName && sameEmail))
+          warn(
+            `user ${u.id}: the database has ${there.username} <${there.email}>, the site ${user.username} <${email}>; kept the database's`,
+          );
         users.set(u.id, { ...user, username: there.username });
         report.users.alreadyPresent++;
         continue;
       }
-      conflicts.push({ kind: "user", id: u.id, problem: `user id ${u.id} (${user.username}) is taken by ${there.username} <${there.email}>` });
+      conflicts.push({
+        kind: "user",
+        id: u.id,
+        problem: `user id ${u.id} (${user.username}) is taken by ${there.username} <${there.email}>`,
+      });
       skip("conflicts with an existing user");
       continue;
     }
     if (byName !== undefined || byEmail !== undefined) {
       const other = byName ?? byEmail;
-      conflicts.push({ kind: "user", id: u.id, problem: `user ${u.id} (${user.username} <${email}>): username or e-mail belongs to existing user ${other}` });
+      conflicts.push({
+        kind: "user",
+        id: u.id,
+        problem: `user ${u.id} (${user.username} <${email}>): username or e-mail belongs to existing user ${other}`,
+      });
       skip("conflicts with an existing user");
       continue;
     }
     const hashKind = passwordHashKind(user.passwordHash);
     report.users.passwordHashes[hashKind] = (report.users.passwordHashes[hashKind] ?? 0) + 1;
-    if (hashKind === "unknown") warn(`user ${u.id} (${user.username}): password hash of an unknown kind or work factor; this user must reset the password`);
+    if (hashKind === "unknown")
+      warn(
+        `user ${u.id} (${user.username}): password hash of an unknown kind or work factor; this user must reset the password`,
+      );
     users.set(u.id, user);
     report.users.imported++;
     emit(userInsert(user), "user");
@@ -593,7 +832,8 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
   const walletCandidates = [];
   for (const [b, ids] of [...byBucket].sort((x, y) => x[0] - y[0])) {
     const posts = new Map(groupBucket(buckets.read(b)).map((p) => [p.id, p]));
-    for (const id of ids.sort((x, y) => x - y)) walletCandidates.push({ id, group: posts.get(id) ?? null });
+    for (const id of ids.sort((x, y) => x - y))
+      walletCandidates.push({ id, group: posts.get(id) ?? null });
   }
   for (const { id, group } of walletCandidates) {
     const { kind, names } = kindOf(group?.ttids ?? []);
@@ -609,31 +849,54 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
     const mapped = mapWallet(id, group.post, collector.walletMeta.get(id), names);
     if (mapped.skip) {
       report.wallets.skipped.add(mapped.skip, { id });
-      const walletId = String(collector.walletMeta.get(id).id ?? "").trim().toLowerCase();
+      const walletId = String(collector.walletMeta.get(id).id ?? "")
+        .trim()
+        .toLowerCase();
       if (walletId) walletSkips.set(walletId, mapped.skip);
       continue;
     }
     const w = mapped.wallet;
     if (wallets.has(w.id)) {
-      report.wallets.skipped.add(`a second definition of wallet ${w.id} (the first, post ${wallets.get(w.id).postId}, is kept)`, { id });
+      report.wallets.skipped.add(
+        `a second definition of wallet ${w.id} (the first, post ${wallets.get(w.id).postId}, is kept)`,
+        { id },
+      );
       continue;
     }
     const there = target.wallets.get(w.id);
     if (there) {
       const same =
-        Number(there.decimals) === w.decimals && there.name === w.name && there.symbol === w.symbol && there.symbol_position === w.symbolPosition && there.type === w.type;
+        Number(there.decimals) === w.decimals &&
+        there.name === w.name &&
+        there.symbol === w.symbol &&
+        there.symbol_position === w.symbolPosition &&
+        there.type === w.type;
       if (same) {
         wallets.set(w.id, w);
         report.wallets.alreadyPresent++;
         continue;
       }
       if (Number(there.decimals) === w.decimals) {
-        conflicts.push({ kind: "wallet", id: w.id, problem: `wallet ${w.id} exists with another name, symbol or type (decimals agree); --force keeps the existing definition` });
-        wallets.set(w.id, { ...w, name: there.name, symbol: there.symbol, symbolPosition: there.symbol_position, type: there.type });
+        conflicts.push({
+          kind: "wallet",
+          id: w.id,
+          problem: `wallet ${w.id} exists with another name, symbol or type (decimals agree); --force keeps the existing definition`,
+        });
+        wallets.set(w.id, {
+          ...w,
+          name: there.name,
+          symbol: there.symbol,
+          symbolPosition: there.symbol_position,
+          type: there.type,
+        });
         report.wallets.alreadyPresent++;
         continue;
       }
-      conflicts.push({ kind: "wallet", id: w.id, problem: `wallet ${w.id} exists with ${there.decimals} decimals, the site's has ${w.decimals}; its entries cannot be imported` });
+      conflicts.push({
+        kind: "wallet",
+        id: w.id,
+        problem: `wallet ${w.id} exists with ${there.decimals} decimals, the site's has ${w.decimals}; its entries cannot be imported`,
+      });
       walletSkips.set(w.id, "conflicts with an existing wallet");
       report.wallets.skipped.add("conflicts with an existing wallet", { id });
       continue;
@@ -651,18 +914,38 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
     const { id, post, meta } = group;
     const { names } = kindOf(group.ttids);
     const fail = (reason) => ({ skip: reason });
-    if (post.post_status !== "publish") return { ignore: `transaction post with status ${post.post_status}` };
-    const termType = names.includes("CREDIT") && names.includes("DEBIT") ? null : names.includes("CREDIT") ? "CREDIT" : "DEBIT";
-    const metaType = String(meta.txn_type ?? "").trim().toUpperCase();
+    if (post.post_status !== "publish")
+      return { ignore: `transaction post with status ${post.post_status}` };
+    const termType =
+      names.includes("CREDIT") && names.includes("DEBIT")
+        ? null
+        : names.includes("CREDIT")
+          ? "CREDIT"
+          : "DEBIT";
+    const metaType = String(meta.txn_type ?? "")
+      .trim()
+      .toUpperCase();
     const txnType = metaType === "CREDIT" || metaType === "DEBIT" ? metaType : termType;
     if (txnType === null) return fail("both CREDIT and DEBIT terms and no txn_type meta");
     const userId = Number(post.post_author);
     const user = users.get(userId);
-    if (!user) return fail(userSkips.has(userId) ? `its user ${userId} is not imported (${userSkips.get(userId)})` : `its user ${userId} is not in the dump`);
-    const walletId = String(meta.currency ?? "").trim().toLowerCase();
+    if (!user)
+      return fail(
+        userSkips.has(userId)
+          ? `its user ${userId} is not imported (${userSkips.get(userId)})`
+          : `its user ${userId} is not in the dump`,
+      );
+    const walletId = String(meta.currency ?? "")
+      .trim()
+      .toLowerCase();
     if (!walletId) return fail("no currency (wallet id) meta");
     const wallet = wallets.get(walletId);
-    if (!wallet) return fail(walletSkips.has(walletId) ? `wallet ${walletId} is not imported (${walletSkips.get(walletId)})` : `wallet ${walletId} is not defined on the site`);
+    if (!wallet)
+      return fail(
+        walletSkips.has(walletId)
+          ? `wallet ${walletId} is not imported (${walletSkips.get(walletId)})`
+          : `wallet ${walletId} is not defined on the site`,
+      );
     let amountText = meta.amount;
     if (amountText === undefined || amountText === null) {
       const fromContent = /^Amount:(.*)$/s.exec(String(post.post_content ?? ""));
@@ -671,15 +954,23 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
     }
     amountText = String(amountText);
     const parsed = decimalToMinor(amountText.trim().replace(/^-/, ""), wallet.decimals);
-    if (parsed.issue === "too-many-decimals") return fail(`amount ${amountText} has more decimal places than wallet ${walletId} allows (${wallet.decimals})`);
-    if (parsed.issue) return fail(`amount ${JSON.stringify(amountText)} is not a valid amount (${parsed.issue})`);
+    if (parsed.issue === "too-many-decimals")
+      return fail(
+        `amount ${amountText} has more decimal places than wallet ${walletId} allows (${wallet.decimals})`,
+      );
+    if (parsed.issue)
+      return fail(`amount ${JSON.stringify(amountText)} is not a valid amount (${parsed.issue})`);
     if (parsed.minor === 0) return fail("amount is zero");
     const createdGmt = utcSeconds(post.post_date_gmt);
     const createdAtS = createdGmt ?? utcSeconds(post.post_date);
     if (createdAtS === null) return fail(`no valid date (post_date ${post.post_date})`);
     let requestId = meta.request_id == null ? null : String(meta.request_id);
-    if (requestId === null && meta.txn_request_id != null) requestId = String(meta.txn_request_id).replace(/^[0-9]+_/, "");
-    const alt = meta.alt_transfer_id == null || String(meta.alt_transfer_id).trim() === "" ? null : Number(meta.alt_transfer_id);
+    if (requestId === null && meta.txn_request_id != null)
+      requestId = String(meta.txn_request_id).replace(/^[0-9]+_/, "");
+    const alt =
+      meta.alt_transfer_id == null || String(meta.alt_transfer_id).trim() === ""
+        ? null
+        : Number(meta.alt_transfer_id);
     const title = String(post.post_title ?? "");
     const slug = String(post.post_name ?? "");
     const base = full ? slugify(title) : slug;
@@ -695,7 +986,10 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
         amountText,
         requestId: requestId ?? "",
         requestKey: requestId === null || requestId === "" ? null : asciiLower(requestId),
-        transferId: alt === null || !Number.isFinite(alt) ? null : `wp:${Math.min(id, alt)}-${Math.max(id, alt)}`,
+        transferId:
+          alt === null || !Number.isFinite(alt)
+            ? null
+            : `wp:${Math.min(id, alt)}-${Math.max(id, alt)}`,
         alt,
         note: String(meta.note ?? ""),
         title,
@@ -705,7 +999,8 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
         guid: String(post.guid ?? ""),
         localDate,
         modifiedLocalDate: post.post_modified === localDate ? null : (post.post_modified ?? null),
-        modifiedGmtDate: post.post_modified_gmt === gmtText ? null : (post.post_modified_gmt ?? null),
+        modifiedGmtDate:
+          post.post_modified_gmt === gmtText ? null : (post.post_modified_gmt ?? null),
         gmtZero: createdGmt === null,
         username: user.username,
       },
@@ -714,7 +1009,8 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
 
   const noteFieldDiffs = (e, post) => {
     const diff = (field) => (fieldDiffs[field] = (fieldDiffs[field] ?? 0) + 1);
-    for (const [field, value] of Object.entries(FIXED_FIELDS)) if (String(post[field] ?? "") !== value) diff(field);
+    for (const [field, value] of Object.entries(FIXED_FIELDS))
+      if (String(post[field] ?? "") !== value) diff(field);
     if (String(post.post_content ?? "") !== `Amount:${e.amountText}`) diff("post_content");
     if (e.gmtZero) diff("post_date_gmt");
     if (opts.namespace !== "wallet") diff("post_type");
@@ -742,7 +1038,13 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
     const { kind } = kindOf(group.ttids);
     if (kind === "api-key") {
       const author = Number(group.post.post_author);
-      const entry = { id: group.id, userId: author, username: collector.users.get(author)?.login ?? null, title: group.post.post_title, status: group.post.post_status };
+      const entry = {
+        id: group.id,
+        userId: author,
+        username: collector.users.get(author)?.login ?? null,
+        title: group.post.post_title,
+        status: group.post.post_status,
+      };
       report.apiKeys.total++;
       if (report.apiKeys.list.length < MAX_LISTED) report.apiKeys.list.push(entry);
       return;
@@ -752,7 +1054,10 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
       return;
     }
     if (kind !== "transaction") {
-      report.ignored.add(`${collector.postType} post without a CREDIT, DEBIT, WALLETS or API-KEYS term`, { id: group.id });
+      report.ignored.add(
+        `${collector.postType} post without a CREDIT, DEBIT, WALLETS or API-KEYS term`,
+        { id: group.id },
+      );
       return;
     }
     // Every CREDIT/DEBIT post's id is taken; the ids between are free for adjustments.
@@ -774,7 +1079,10 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
     const e = mapped.entry;
     noteFieldDiffs(e, group.post);
     if (e.requestKey !== null && !keys.add(`${e.userId}\u0000${e.requestKey}`)) {
-      t.duplicateRequestIds.add("request_id used before by the same user: imported without idempotency key", { id: e.id, userId: e.userId, requestId: e.requestId });
+      t.duplicateRequestIds.add(
+        "request_id used before by the same user: imported without idempotency key",
+        { id: e.id, userId: e.userId, requestId: e.requestId },
+      );
     }
     if (e.requestKey === null) t.withoutRequestId++;
     if (e.transferId !== null) {
@@ -786,7 +1094,21 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
     }
     const key = pairKey(e.userId, e.walletId);
     let s = pairs.get(key);
-    if (!s) pairs.set(key, (s = { userId: e.userId, walletId: e.walletId, username: e.username, count: 0, sum: 0, min: 0, dipAt: null, firstId: e.id, lastId: 0 }));
+    if (!s)
+      pairs.set(
+        key,
+        (s = {
+          userId: e.userId,
+          walletId: e.walletId,
+          username: e.username,
+          count: 0,
+          sum: 0,
+          min: 0,
+          dipAt: null,
+          firstId: e.id,
+          lastId: 0,
+        }),
+      );
     const signed = e.txnType === "CREDIT" ? e.amountMinor : -e.amountMinor;
     s.count++;
     s.sum += signed;
@@ -809,7 +1131,10 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
     t[e.txnType === "CREDIT" ? "credits" : "debits"]++;
   });
   t.openTransferHalves = transferHalves.size;
-  if (transferHalves.size > 0) warn(`${transferHalves.size} transfer halves whose other half is not imported (alt_transfer_id kept as their transfer link)`);
+  if (transferHalves.size > 0)
+    warn(
+      `${transferHalves.size} transfer halves whose other half is not imported (alt_transfer_id kept as their transfer link)`,
+    );
 
   // --- Decisions per (user, wallet): negative histories, the site's balances
   const adjustments = new Map(); // pair key → { opening, closing }
@@ -834,8 +1159,15 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
       };
       report.negativeHistories.push(item);
       if (s.adjustmentId === undefined) {
-        pairSkips.set(key, "its history goes below zero and no free id precedes its first entry below zero for the opening adjustment");
-        conflicts.push({ kind: "negative-history", id: key, problem: `user ${s.userId} wallet ${s.walletId}: history goes below zero and there is no free id for an opening adjustment` });
+        pairSkips.set(
+          key,
+          "its history goes below zero and no free id precedes its first entry below zero for the opening adjustment",
+        );
+        conflicts.push({
+          kind: "negative-history",
+          id: key,
+          problem: `user ${s.userId} wallet ${s.walletId}: history goes below zero and there is no free id for an opening adjustment`,
+        });
         continue;
       }
       const opening = adjustment({
@@ -862,13 +1194,25 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
       const user = users.get(userId);
       const wallet = wallets.get(walletId);
       if (!user || !wallet) {
-        report.balances.ignoredMeta.add(!user ? "user not imported" : "wallet not imported", { userId, walletId });
+        report.balances.ignoredMeta.add(!user ? "user not imported" : "wallet not imported", {
+          userId,
+          walletId,
+        });
         continue;
       }
-      const w = decimalToMinor(parts.withdrawable ?? "", wallet.decimals, { round: true, allowNegative: true });
-      const nw = decimalToMinor(parts.nonwithdrawable ?? "", wallet.decimals, { round: true, allowNegative: true });
+      const w = decimalToMinor(parts.withdrawable ?? "", wallet.decimals, {
+        round: true,
+        allowNegative: true,
+      });
+      const nw = decimalToMinor(parts.nonwithdrawable ?? "", wallet.decimals, {
+        round: true,
+        allowNegative: true,
+      });
       if (w.issue || nw.issue) {
-        report.balances.ignoredMeta.add(`stored balance is not a number: ${JSON.stringify(parts)}`, { userId, walletId });
+        report.balances.ignoredMeta.add(
+          `stored balance is not a number: ${JSON.stringify(parts)}`,
+          { userId, walletId },
+        );
         continue;
       }
       const key = pairKey(userId, walletId);
@@ -882,7 +1226,10 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
         username: user.username,
         walletId,
         site: minorToText(site, wallet.decimals),
-        siteStored: { withdrawable: parts.withdrawable ?? null, nonwithdrawable: parts.nonwithdrawable ?? null },
+        siteStored: {
+          withdrawable: parts.withdrawable ?? null,
+          nonwithdrawable: parts.nonwithdrawable ?? null,
+        },
         transactions: minorToText(ledger, wallet.decimals),
         difference: minorToText(site - ledger, wallet.decimals),
         action: "",
@@ -916,7 +1263,8 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
           diff.action = `${txnType === "CREDIT" ? "credit" : "debit"} of ${minorToText(amount, wallet.decimals)} added (balance adjustment)`;
         } else diff.action = "matched by the opening adjustment";
       }
-      if (report.balanceDifferences.list.length < MAX_LISTED * 5) report.balanceDifferences.list.push(diff);
+      if (report.balanceDifferences.list.length < MAX_LISTED * 5)
+        report.balanceDifferences.list.push(diff);
     }
   }
 
@@ -926,11 +1274,22 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
   // rest is written. Anything else is a conflict.
   const planned = new Map(); // pair key → entries this plan has for it
   for (const [key, s] of pairs) planned.set(key, s.count);
-  for (const [key, a] of adjustments) planned.set(key, (planned.get(key) ?? 0) + (a.opening ? 1 : 0) + (a.closing ? 1 : 0));
+  for (const [key, a] of adjustments)
+    planned.set(key, (planned.get(key) ?? 0) + (a.opening ? 1 : 0) + (a.closing ? 1 : 0));
   const chains = new Map(); // pair key → { balance, k, conflict, present, written }
   const chainOf = (key) => {
     let c = chains.get(key);
-    if (!c) chains.set(key, (c = { balance: 0, k: 0, conflict: null, present: { entry: 0, opening: 0, balance: 0 }, written: { entry: 0, opening: 0, balance: 0 } }));
+    if (!c)
+      chains.set(
+        key,
+        (c = {
+          balance: 0,
+          k: 0,
+          conflict: null,
+          present: { entry: 0, opening: 0, balance: 0 },
+          written: { entry: 0, opening: 0, balance: 0 },
+        }),
+      );
     return c;
   };
   const describe = (key) => `user ${key.split("\t")[0]} wallet ${key.split("\t")[1]}`;
@@ -963,7 +1322,8 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
     c.balance = after;
     c.k++;
     if (pairSkips.has(key) || c.conflict) return;
-    if (checkIds && id !== null && target.foreignIds.has(id)) return pairConflict(c, key, `entry id ${id} is taken by an entry not written by this import`);
+    if (checkIds && id !== null && target.foreignIds.has(id))
+      return pairConflict(c, key, `entry id ${id} is taken by an entry not written by this import`);
     const there = target.pairs.get(key);
     if (!there || there.n === 0 || c.k > there.n) {
       emit(statement(before, after), kind === "entry" ? "transaction" : "adjustment");
@@ -973,17 +1333,28 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
     if (there.foreign > 0) {
       // The service has added entries since an earlier import: fine if that import was complete.
       if (there.n - there.foreign === planned.get(key)) c.present[kind]++;
-      else pairConflict(c, key, `${there.foreign} entries not written by this import, and the site's history is not complete there`);
+      else
+        pairConflict(
+          c,
+          key,
+          `${there.foreign} entries not written by this import, and the site's history is not complete there`,
+        );
       return;
     }
     if (c.k < there.n) {
-      if (id !== null && id > there.lastId) pairConflict(c, key, `the database's entries are not this site's (entry ${id})`);
+      if (id !== null && id > there.lastId)
+        pairConflict(c, key, `the database's entries are not this site's (entry ${id})`);
       else c.present[kind]++;
       return;
     }
     // c.k === there.n: the database's chain must end here, at this entry and balance.
     if ((id === null || id === there.lastId) && after === there.balance) c.present[kind]++;
-    else pairConflict(c, key, `the database's ${there.n} entries are not the first ${there.n} of this site's (balance ${there.balance}, last id ${there.lastId})`);
+    else
+      pairConflict(
+        c,
+        key,
+        `the database's ${there.n} entries are not the first ${there.n} of this site's (balance ${there.balance}, last id ${there.lastId})`,
+      );
   };
 
   passLabel = "writing entries";
@@ -991,7 +1362,13 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
   const flushAdjustmentsBelow = (id) => {
     while (nextExplicit < explicitAdjustments.length && explicitAdjustments[nextExplicit].id < id) {
       const a = explicitAdjustments[nextExplicit++];
-      step(pairKey(a.userId, a.walletId), a.id, a.amountMinor, (before, after) => adjustmentInsert(a, before, after), "opening");
+      step(
+        pairKey(a.userId, a.walletId),
+        a.id,
+        a.amountMinor,
+        (before, after) => adjustmentInsert(a, before, after),
+        "opening",
+      );
     }
   };
   forEachPost((group) => {
@@ -1000,14 +1377,31 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
     if (!mapped.entry) return;
     const e = mapped.entry;
     flushAdjustmentsBelow(e.id);
-    step(pairKey(e.userId, e.walletId), e.id, e.txnType === "CREDIT" ? e.amountMinor : -e.amountMinor, (before, after) => transactionInsert(e, before, after));
+    step(
+      pairKey(e.userId, e.walletId),
+      e.id,
+      e.txnType === "CREDIT" ? e.amountMinor : -e.amountMinor,
+      (before, after) => transactionInsert(e, before, after),
+    );
   });
   flushAdjustmentsBelow(Infinity);
-  const closings = [...adjustments].filter(([, a]) => a.closing).sort(([, x], [, y]) => x.closing.userId - y.closing.userId || (x.closing.walletId < y.closing.walletId ? -1 : 1));
+  const closings = [...adjustments]
+    .filter(([, a]) => a.closing)
+    .sort(
+      ([, x], [, y]) =>
+        x.closing.userId - y.closing.userId || (x.closing.walletId < y.closing.walletId ? -1 : 1),
+    );
   for (const [key, a] of closings) {
     {
-      const signed = a.closing.txnType === "CREDIT" ? a.closing.amountMinor : -a.closing.amountMinor;
-      step(key, null, signed, (before, after) => adjustmentInsert(a.closing, before, after), "balance");
+      const signed =
+        a.closing.txnType === "CREDIT" ? a.closing.amountMinor : -a.closing.amountMinor;
+      step(
+        key,
+        null,
+        signed,
+        (before, after) => adjustmentInsert(a.closing, before, after),
+        "balance",
+      );
     }
   }
 
@@ -1023,7 +1417,11 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
       continue;
     }
     if (c.conflict) {
-      t.skipped.add("conflicts with the database's entries", { pair: key, entries: s?.count ?? 0 }, s?.count ?? 0);
+      t.skipped.add(
+        "conflicts with the database's entries",
+        { pair: key, entries: s?.count ?? 0 },
+        s?.count ?? 0,
+      );
       continue;
     }
     t.imported += c.written.entry;
@@ -1031,7 +1429,12 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
     report.adjustments.balance += c.written.balance;
     t.alreadyPresent += c.present.entry;
     report.adjustments.alreadyPresent += c.present.opening + c.present.balance;
-    report.expectedBalances.push({ userId: Number(key.split("\t")[0]), walletId: key.split("\t")[1], balanceMinor: c.balance, entries: c.k });
+    report.expectedBalances.push({
+      userId: Number(key.split("\t")[0]),
+      walletId: key.split("\t")[1],
+      balanceMinor: c.balance,
+      entries: c.k,
+    });
   }
   if (moreWarnings > 0) report.warnings.push(`… and ${moreWarnings} more warnings`);
   report.refused = conflicts.length > 0 || t.skipped.total > 0;
@@ -1043,7 +1446,18 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
 }
 
 /** An entry the import adds, with a title and slug the way the service writes its own. */
-function adjustment({ id, userId, username, wallet, txnType, amountMinor, createdAtS, localDate, requestId, note }) {
+function adjustment({
+  id,
+  userId,
+  username,
+  wallet,
+  txnType,
+  amountMinor,
+  createdAtS,
+  localDate,
+  requestId,
+  note,
+}) {
   const title = postTitle({ username, txnType, amountMinor, wallet, createdAtS });
   return {
     id,
@@ -1063,9 +1477,21 @@ function adjustment({ id, userId, username, wallet, txnType, amountMinor, create
 
 function newReport(opts, collector) {
   return {
-    options: { prefix: opts.prefix, namespace: opts.namespace, balances: opts.balances, force: opts.force },
+    options: {
+      prefix: opts.prefix,
+      namespace: opts.namespace,
+      balances: opts.balances,
+      force: opts.force,
+    },
     tables: collector.rowsPerTable,
-    users: { inDump: 0, imported: 0, alreadyPresent: 0, skipped: new Tally(), roles: {}, passwordHashes: {} },
+    users: {
+      inDump: 0,
+      imported: 0,
+      alreadyPresent: 0,
+      skipped: new Tally(),
+      roles: {},
+      passwordHashes: {},
+    },
     wallets: { inDump: 0, imported: 0, alreadyPresent: 0, skipped: new Tally() },
     transactions: {
       posts: collector.transactionPosts,
@@ -1103,16 +1529,27 @@ export function importFromText(text, { options = {}, target, nowMs, chunkSize } 
   return importFromChunks([text], { options, target, nowMs, chunkSize });
 }
 
-export function importFromChunks(chunks, { options = {}, target, nowMs, chunkSize = Infinity, bucketWidth = 1024 } = {}) {
+export function importFromChunks(
+  chunks,
+  { options = {}, target, nowMs, chunkSize = Infinity, bucketWidth = 1024 } = {},
+) {
   const buckets = new MemoryBuckets(bucketWidth);
   const { collector, parser } = createReader(options, buckets);
   for (const chunk of chunks) {
     if (chunkSize === Infinity) parser.push(chunk);
-    else for (let i = 0; i < chunk.length; i += chunkSize) parser.push(chunk.slice(i, i + chunkSize));
+    else
+      for (let i = 0; i < chunk.length; i += chunkSize) parser.push(chunk.slice(i, i + chunkSize));
   }
   parser.end();
   const statements = [];
-  const report = planImport({ collector, buckets, options, target, nowMs, emit: (sql) => statements.push(sql) });
+  const report = planImport({
+    collector,
+    buckets,
+    options,
+    target,
+    nowMs,
+    emit: (sql) => statements.push(sql),
+  });
   return { statements, report };
 }
 

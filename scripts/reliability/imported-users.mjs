@@ -31,7 +31,8 @@ function phpass(password) {
   const salt = encode64(randomBytes(6), 6);
   const secret = Buffer.from(password, "utf8");
   let hash = createHash("md5").update(salt).update(secret).digest();
-  for (let count = 1 << 13; count > 0; count--) hash = createHash("md5").update(hash).update(secret).digest();
+  for (let count = 1 << 13; count > 0; count--)
+    hash = createHash("md5").update(hash).update(secret).digest();
   return `$P$B${salt}${encode64(hash, 16)}`;
 }
 
@@ -49,9 +50,18 @@ export async function createImportedUsers(ctx, kinds) {
     const username = unique(`wp${kind.replace(/[^a-z0-9]/g, "")}`).slice(0, 40);
     const password = `wp-${randomBytes(9).toString("hex")}`;
     registerPassword(password);
-    return { kind, username, email: `${username}@oldsite.example`, password, hash: WORDPRESS_HASHES[kind](password) };
+    return {
+      kind,
+      username,
+      email: `${username}@oldsite.example`,
+      password,
+      hash: WORDPRESS_HASHES[kind](password),
+    };
   });
-  const rows = made.map((u) => `(${literal(u.username)}, ${literal(u.email)}, ${literal(u.hash)}, '', '', 'subscriber', ${Date.now()})`);
+  const rows = made.map(
+    (u) =>
+      `(${literal(u.username)}, ${literal(u.email)}, ${literal(u.hash)}, '', '', 'subscriber', ${Date.now()})`,
+  );
   const [inserted] = await d1(
     ctx.stateDir,
     `INSERT INTO users (username, email, password_hash, first_name, last_name, role, registered_at_ms) VALUES ${rows.join(", ")} RETURNING id, username`,

@@ -21,7 +21,13 @@ const LOGIN_HIGH = 1.1;
 const LOGIN_SAMPLES = 15;
 const LOGIN_WARMUP = 1;
 const PER_ACCOUNT = 8; // failures per account, under its limit of 10
-const SIGN_IN_KINDS = ["unknown user", "native PBKDF2", "imported bcrypt-10", "imported bcrypt-12", "imported phpass"];
+const SIGN_IN_KINDS = [
+  "unknown user",
+  "native PBKDF2",
+  "imported bcrypt-10",
+  "imported bcrypt-12",
+  "imported phpass",
+];
 
 /** How constant time is achieved (printed in the summary; see the files named). */
 export const CONSTANT_TIME = [
@@ -56,16 +62,32 @@ async function compare(a, b, { samples, warmup, deadline }) {
   }
   const ma = median(times.a);
   const mb = median(times.b);
-  return { a: ma, b: mb, ratio: ma / mb, samples: Math.min(times.a.length, times.b.length), bodies, statuses };
+  return {
+    a: ma,
+    b: mb,
+    ratio: ma / mb,
+    samples: Math.min(times.a.length, times.b.length),
+    bodies,
+    statuses,
+  };
 }
 
 function report(name, labels, result, expectStatus) {
   figures.timing ??= [];
   figures.timing.push({ name, ...result });
-  note(`${name}: median ${labels[0]} ${result.a.toFixed(2)} ms, ${labels[1]} ${result.b.toFixed(2)} ms, ratio ${result.ratio.toFixed(3)} (${result.samples} samples each)`);
+  note(
+    `${name}: median ${labels[0]} ${result.a.toFixed(2)} ms, ${labels[1]} ${result.b.toFixed(2)} ms, ratio ${result.ratio.toFixed(3)} (${result.samples} samples each)`,
+  );
   const sameAnswer =
-    result.bodies.a.size === 1 && result.bodies.b.size === 1 && [...result.bodies.a][0] === [...result.bodies.b][0] && [...result.statuses.a][0] === expectStatus;
-  check(`${name}: ${labels[0]} and ${labels[1]} get the same answer (${expectStatus})`, sameAnswer, `${[...result.bodies.a].join(" | ")} vs ${[...result.bodies.b].join(" | ")}`);
+    result.bodies.a.size === 1 &&
+    result.bodies.b.size === 1 &&
+    [...result.bodies.a][0] === [...result.bodies.b][0] &&
+    [...result.statuses.a][0] === expectStatus;
+  check(
+    `${name}: ${labels[0]} and ${labels[1]} get the same answer (${expectStatus})`,
+    sameAnswer,
+    `${[...result.bodies.a].join(" | ")} vs ${[...result.bodies.b].join(" | ")}`,
+  );
   check(
     `${name}: medians within ${LOW}–${HIGH} of each other (${result.a.toFixed(2)} ms vs ${result.b.toFixed(2)} ms, ratio ${result.ratio.toFixed(3)})`,
     result.samples >= 20 && result.ratio >= LOW && result.ratio <= HIGH,
@@ -78,7 +100,10 @@ let address = 0;
 const freshAddress = () => `198.18.${Math.floor(address / 250) % 256}.${(address++ % 250) + 1}`;
 
 const signIn = (ctx, login, password) =>
-  send(ctx.api, "POST", "/users/login", { json: { user_email: login, user_password: password }, headers: { "CF-Connecting-IP": freshAddress() } });
+  send(ctx.api, "POST", "/users/login", {
+    json: { user_email: login, user_password: password },
+    headers: { "CF-Connecting-IP": freshAddress() },
+  });
 
 /**
  * Sign-in refusals of five kinds, interleaved: an unknown user against a wrong password for a user
@@ -108,7 +133,10 @@ async function signInCost(ctx, { deadline }) {
   for (let round = 0; round < rounds && Date.now() < deadline; round++) {
     const order = [...SIGN_IN_KINDS].sort(() => Math.random() - 0.5);
     for (const kind of order) {
-      const login = kind === "unknown user" ? `nobody-${randomBytes(4).toString("hex")}@example.test` : pool[kind][Math.floor(round / PER_ACCOUNT)].email;
+      const login =
+        kind === "unknown user"
+          ? `nobody-${randomBytes(4).toString("hex")}@example.test`
+          : pool[kind][Math.floor(round / PER_ACCOUNT)].email;
       const { ms, res } = await timed(() => signIn(ctx, login, wrong()));
       answers.add(res.text);
       statuses.add(res.status);
@@ -121,16 +149,32 @@ async function signInCost(ctx, { deadline }) {
   const ratios = Object.fromEntries(SIGN_IN_KINDS.map((k) => [k, medians[k] / base]));
   figures.signIn = { medians, ratios, samples };
   figures.timing ??= [];
-  for (const kind of SIGN_IN_KINDS.slice(1)) figures.timing.push({ name: `login ${kind} vs unknown user`, a: medians[kind], b: base, ratio: ratios[kind], samples });
-  note(`sign-in refusals, median of ${samples} each: ${SIGN_IN_KINDS.map((k) => `${k} ${medians[k].toFixed(1)} ms (×${ratios[k].toFixed(3)})`).join(", ")}`);
+  for (const kind of SIGN_IN_KINDS.slice(1))
+    figures.timing.push({
+      name: `login ${kind} vs unknown user`,
+      a: medians[kind],
+      b: base,
+      ratio: ratios[kind],
+      samples,
+    });
+  note(
+    `sign-in refusals, median of ${samples} each: ${SIGN_IN_KINDS.map((k) => `${k} ${medians[k].toFixed(1)} ms (×${ratios[k].toFixed(3)})`).join(", ")}`,
+  );
 
   check(
     `login: every refusal (${SIGN_IN_KINDS.join(", ")}) gets the same answer (400 Invalid Credential)`,
-    answers.size === 1 && statuses.size === 1 && statuses.has(400) && [...answers][0].includes("Invalid Credential"),
+    answers.size === 1 &&
+      statuses.size === 1 &&
+      statuses.has(400) &&
+      [...answers][0].includes("Invalid Credential"),
     [...answers].join(" | "),
   );
   check(
-    `login: each refusal kind's median within ${LOGIN_LOW}–${LOGIN_HIGH} of an unknown user's (${SIGN_IN_KINDS.slice(1).map((k) => `${k} ×${ratios[k].toFixed(3)}`).join(", ")})`,
+    `login: each refusal kind's median within ${LOGIN_LOW}–${LOGIN_HIGH} of an unknown user's (${SIGN_IN_KINDS.slice(
+      1,
+    )
+      .map((k) => `${k} ×${ratios[k].toFixed(3)}`)
+      .join(", ")})`,
     samples >= 10 && SIGN_IN_KINDS.every((k) => ratios[k] >= LOGIN_LOW && ratios[k] <= LOGIN_HIGH),
     `${samples} samples each`,
   );
@@ -146,7 +190,9 @@ async function signInCost(ctx, { deadline }) {
     if (res.status === 200) good.push(ms);
   }
   figures.signIn.goodBcrypt12 = good.length ? median(good) : NaN;
-  note(`a good sign-in with an imported bcrypt-12 hash (not padded; verifies, re-hashes with PBKDF2, stores): median ${figures.signIn.goodBcrypt12.toFixed(1)} ms of 3`);
+  note(
+    `a good sign-in with an imported bcrypt-12 hash (not padded; verifies, re-hashes with PBKDF2, stores): median ${figures.signIn.goodBcrypt12.toFixed(1)} ms of 3`,
+  );
   check(
     `login: a good bcrypt-12 sign-in, the slowest check, costs less than the ${FLOOR_MS} ms floor (median ${figures.signIn.goodBcrypt12.toFixed(1)} ms)`,
     good.length === 3 && figures.signIn.goodBcrypt12 < FLOOR_MS,
@@ -160,16 +206,33 @@ export async function runTiming(ctx, { deadline }) {
   const b64 = (text) => Buffer.from(text).toString("base64");
   const randomKey = () => `wk_${randomBytes(32).toString("hex")}`;
   const keys = await compare(
-    () => send(ctx.api, "GET", "/wallets", { auth: `Key ${b64(`${ctx.admin.username}:${randomKey()}`)}` }),
-    () => send(ctx.api, "GET", "/wallets", { auth: `Key ${b64(`nobody-${randomBytes(4).toString("hex")}:${randomKey()}`)}` }),
+    () =>
+      send(ctx.api, "GET", "/wallets", {
+        auth: `Key ${b64(`${ctx.admin.username}:${randomKey()}`)}`,
+      }),
+    () =>
+      send(ctx.api, "GET", "/wallets", {
+        auth: `Key ${b64(`nobody-${randomBytes(4).toString("hex")}:${randomKey()}`)}`,
+      }),
     { samples: 60, warmup: 5, deadline: Date.now() + share },
   );
-  report("API key", ["the right username with a wrong key", "an unknown username and key"], keys, 401);
+  report(
+    "API key",
+    ["the right username with a wrong key", "an unknown username and key"],
+    keys,
+    401,
+  );
 
   const admin = { id: ctx.admin.id, username: ctx.admin.username, role: "administrator" };
   const tokens = await compare(
-    () => send(ctx.api, "GET", "/wallets", { auth: `Bearer ${tamperSignature(mintToken({ secret: ctx.jwtSecret, user: admin }))}` }),
-    () => send(ctx.api, "GET", "/wallets", { auth: `Bearer ${mintToken({ secret: randomBytes(32).toString("hex"), user: admin })}` }),
+    () =>
+      send(ctx.api, "GET", "/wallets", {
+        auth: `Bearer ${tamperSignature(mintToken({ secret: ctx.jwtSecret, user: admin }))}`,
+      }),
+    () =>
+      send(ctx.api, "GET", "/wallets", {
+        auth: `Bearer ${mintToken({ secret: randomBytes(32).toString("hex"), user: admin })}`,
+      }),
     { samples: 60, warmup: 5, deadline: Date.now() + share },
   );
   report("access token", ["a tampered signature", "another secret's signature"], tokens, 401);

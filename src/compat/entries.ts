@@ -25,7 +25,12 @@ import { phpInt, phpIsNumeric, sanitizeTextField } from "./php";
 const REQUEST_ID_MAX = 191;
 
 /** The plugin's `requires()`: each field's first failing rule, in its order; the last rule wins. */
-function pluginChecks(fields: { user_id: string; wallet_id: string; request_id: string; amount: string }) {
+function pluginChecks(fields: {
+  user_id: string;
+  wallet_id: string;
+  request_id: string;
+  amount: string;
+}) {
   const errors: Record<string, string> = {};
   for (const [key, value] of Object.entries(fields)) {
     if (value === "") {
@@ -38,11 +43,14 @@ function pluginChecks(fields: { user_id: string; wallet_id: string; request_id: 
     } else if (key === "wallet_id") {
       if (!/[0-9A-Za-z_]/.test(value)) errors[key] = "wallet_id Invalid Chars";
     } else if (key === "request_id") {
-      if (!/^[A-Za-z0-9_]+$/.test(value)) errors[key] = "request_id can contain aplhpabets, numbers and underscore";
-      else if (value.length > REQUEST_ID_MAX) errors[key] = `request_id must be at most ${REQUEST_ID_MAX} characters`;
+      if (!/^[A-Za-z0-9_]+$/.test(value))
+        errors[key] = "request_id can contain aplhpabets, numbers and underscore";
+      else if (value.length > REQUEST_ID_MAX)
+        errors[key] = `request_id must be at most ${REQUEST_ID_MAX} characters`;
     } else if (key === "amount") {
       if (!phpIsNumeric(value)) errors[key] = "amount requires a valid amount";
-      else if (value.length > AMOUNT_TEXT_MAX) errors[key] = `amount must be at most ${AMOUNT_TEXT_MAX} characters`;
+      else if (value.length > AMOUNT_TEXT_MAX)
+        errors[key] = `amount must be at most ${AMOUNT_TEXT_MAX} characters`;
     }
   }
   return errors;
@@ -53,7 +61,10 @@ function pluginChecks(fields: { user_id: string; wallet_id: string; request_id: 
  * on its decimal digits (never through a double): `14507.525000000001` is 1450753 cents. The
  * plugin kept whatever PHP's float made of it; the amount as sent stays with the entry.
  */
-export function roundedMinor(text: string, decimals: number): number | "not-positive" | "too-large" {
+export function roundedMinor(
+  text: string,
+  decimals: number,
+): number | "not-positive" | "too-large" {
   const t = text.trim();
   const negative = t.startsWith("-");
   let body = t.startsWith("-") || t.startsWith("+") ? t.slice(1) : t;
@@ -73,7 +84,8 @@ const movement = (txnType: "CREDIT" | "DEBIT", action: string) =>
   new Hono<AppEnv>().post("/", async (c: Context<AppEnv>) => {
     const refusals = keyRouteRefusals(action);
     const principal = await requireCredentials(c, refusals);
-    if (principal.role !== "administrator" || !scopeAllows(principal.scope, "write")) throw refusals.forbidden();
+    if (principal.role !== "administrator" || !scopeAllows(principal.scope, "write"))
+      throw refusals.forbidden();
 
     const params = await readParams(c);
     // A missing user_id was 0 for credits and "" for debits (the two files differ).
@@ -94,12 +106,22 @@ const movement = (txnType: "CREDIT" | "DEBIT", action: string) =>
     if (!Number.isSafeInteger(userId)) throw userNotFound(fields.user_id);
     const user = await requireUser(db, userId);
     const amountMinor = roundedMinor(fields.amount, wallet.decimals);
-    if (amountMinor === "not-positive") throw invalidInput({ amount: "amount must be greater than zero" });
+    if (amountMinor === "not-positive")
+      throw invalidInput({ amount: "amount must be greater than zero" });
     if (amountMinor === "too-large") throw invalidInput({ amount: "amount is too large" });
 
     const note = sanitizeTextField(params.note ?? "");
-    if ([...note].length > MAX_TEXT) throw invalidInput({ note: `note must be at most ${MAX_TEXT} characters` });
-    const spec = { user, wallet, txnType, amountMinor, amountText: fields.amount, requestId: fields.request_id, note };
+    if ([...note].length > MAX_TEXT)
+      throw invalidInput({ note: `note must be at most ${MAX_TEXT} characters` });
+    const spec = {
+      user,
+      wallet,
+      txnType,
+      amountMinor,
+      amountText: fields.amount,
+      requestId: fields.request_id,
+      note,
+    };
     const result = await postEntry(db, spec, c.get("nowMs")());
     if (!result.created) throw transactionExists(result.existingId!);
     return ok(c, 200, "Transaction Completed", { transaction_id: result.ids[0], user_id: user.id });

@@ -1,5 +1,14 @@
 import { sql } from "drizzle-orm";
-import { type AnySQLiteColumn, check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import {
+  type AnySQLiteColumn,
+  check,
+  index,
+  integer,
+  primaryKey,
+  sqliteTable,
+  text,
+  uniqueIndex,
+} from "drizzle-orm/sqlite-core";
 
 // Table shapes are storage only: nothing on the wire is derived from them (WordPress owns the wire).
 // Ledger guards that a CHECK cannot express (the balance chain, append-only rows) are triggers in

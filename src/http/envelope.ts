@@ -8,11 +8,22 @@ import type { AppEnv } from "../env";
 
 const JSON_UTF8 = { "Content-Type": "application/json; charset=UTF-8" };
 
-export function send(c: Context<AppEnv>, status: ContentfulStatusCode, body: unknown, headers: Record<string, string> = {}) {
+export function send(
+  c: Context<AppEnv>,
+  status: ContentfulStatusCode,
+  body: unknown,
+  headers: Record<string, string> = {},
+) {
   return c.json(body, status, { ...JSON_UTF8, ...headers });
 }
 
-export function ok(c: Context<AppEnv>, status: ContentfulStatusCode, message: string, data: unknown, headers?: Record<string, string>) {
+export function ok(
+  c: Context<AppEnv>,
+  status: ContentfulStatusCode,
+  message: string,
+  data: unknown,
+  headers?: Record<string, string>,
+) {
   const body =
     c.get("envelope") === "B"
       ? { status_code: status, status: true, message, data, error: [] }
@@ -34,7 +45,10 @@ export function streamJson<T>(
   toJson: (row: T) => unknown,
   headers: Record<string, string> = {},
 ) {
-  const shape = c.get("envelope") === "B" ? { status_code: status, status: true, message, data: [], error: [] } : { status_code: status, status: true, message, data: [] };
+  const shape =
+    c.get("envelope") === "B"
+      ? { status_code: status, status: true, message, data: [], error: [] }
+      : { status_code: status, status: true, message, data: [] };
   const text = JSON.stringify(shape);
   const cut = text.indexOf('"data":[]') + '"data":['.length;
   const encoder = new TextEncoder();
@@ -52,14 +66,20 @@ export function streamJson<T>(
       try {
         next = await rows.next();
       } catch (err) {
-        console.error(JSON.stringify({ request_id: c.get("requestId"), streamed_answer_cut: String(err) }));
+        console.error(
+          JSON.stringify({ request_id: c.get("requestId"), streamed_answer_cut: String(err) }),
+        );
         throw err;
       }
       if (next.done) {
         controller.enqueue(encoder.encode(text.slice(cut)));
         controller.close();
       } else if (next.value.length > 0) {
-        controller.enqueue(encoder.encode(separator + next.value.map((row) => JSON.stringify(toJson(row))).join(",")));
+        controller.enqueue(
+          encoder.encode(
+            separator + next.value.map((row) => JSON.stringify(toJson(row))).join(","),
+          ),
+        );
         separator = ",";
       }
     },
@@ -70,7 +90,13 @@ export function streamJson<T>(
   return c.body(body, status, { ...JSON_UTF8, ...headers });
 }
 
-export function fail(c: Context<AppEnv>, status: ContentfulStatusCode, message: string, error: unknown, headers?: Record<string, string>) {
+export function fail(
+  c: Context<AppEnv>,
+  status: ContentfulStatusCode,
+  message: string,
+  error: unknown,
+  headers?: Record<string, string>,
+) {
   const body =
     c.get("envelope") === "B"
       ? { status_code: status, status: "failed", message, data: [], error }
@@ -79,6 +105,11 @@ export function fail(c: Context<AppEnv>, status: ContentfulStatusCode, message: 
 }
 
 /** WordPress's own REST error shape, used where the plugin never ran (unknown route, bad JSON). */
-export function wpError(c: Context<AppEnv>, status: ContentfulStatusCode, code: string, message: string) {
+export function wpError(
+  c: Context<AppEnv>,
+  status: ContentfulStatusCode,
+  code: string,
+  message: string,
+) {
   return send(c, status, { code, message, data: { status } });
 }

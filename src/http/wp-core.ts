@@ -6,11 +6,18 @@ import { cors } from "hono/cors";
 import { routePath } from "hono/route";
 import { COMPAT_ROUTES } from "../compat/config";
 import type { AppEnv } from "../env";
-import { percentDecode } from "./decode";
 import { NAMESPACE, ROUTES } from "../routes/catalog";
+import { percentDecode } from "./decode";
 
 /** The headers WordPress names, since `*` never covers Authorization; X-API-Key for Rimplenet's clients. */
-const ALLOW_HEADERS = ["Authorization", "X-WP-Nonce", "Content-Disposition", "Content-MD5", "Content-Type", "X-API-Key"];
+const ALLOW_HEADERS = [
+  "Authorization",
+  "X-WP-Nonce",
+  "Content-Disposition",
+  "Content-MD5",
+  "Content-Type",
+  "X-API-Key",
+];
 const EXPOSE_HEADERS = ["X-WP-Total", "X-WP-TotalPages", "Link"];
 
 /** The origins CORS_ORIGINS names (comma-separated); none named: every origin, as WordPress allows. */
@@ -37,7 +44,8 @@ export const corsHeaders: MiddlewareHandler<AppEnv> = (c, next) =>
   })(c, next);
 
 /** `<SITE_URL/wp-json/>; rel="https://api.w.org/"`: how WordPress clients find the API. */
-export const discoveryLink = (siteUrl: string) => `<${siteUrl.replace(/\/+$/, "")}/wp-json/>; rel="https://api.w.org/"`;
+export const discoveryLink = (siteUrl: string) =>
+  `<${siteUrl.replace(/\/+$/, "")}/wp-json/>; rel="https://api.w.org/"`;
 
 /** Each route's methods, by the pattern Hono matched it with (`/wp-json/wallet/v1/transactions/:id`). */
 const METHODS = new Map<string, string[]>();
@@ -53,7 +61,11 @@ for (const [prefix, routes] of [
 
 /** The `Allow` header of a matched route: the methods it answers (rest_send_allow_header). */
 export const allowFor = (c: Parameters<typeof routePath>[0]) =>
-  METHODS.get(routePath(c).replace(/\{[^}]*\}/g, "").replace(/\/$/, ""))?.join(", "); // `:id{[0-9]+}` is `:id`
+  METHODS.get(
+    routePath(c)
+      .replace(/\{[^}]*\}/g, "")
+      .replace(/\/$/, ""),
+  )?.join(", "); // `:id{[0-9]+}` is `:id`
 
 /**
  * WP_REST_Server's method switch: `?_method=DELETE`, else an `X-HTTP-Method-Override` header, makes a
@@ -69,7 +81,10 @@ export function overrideMethod(request: Request): Request {
   const at = pairs.findIndex((raw) => raw.startsWith("_method="));
   let asked: string | undefined;
   try {
-    asked = at === -1 ? (request.headers.get("x-http-method-override") ?? undefined) : percentDecode(pairs[at]!.slice("_method=".length), "query");
+    asked =
+      at === -1
+        ? (request.headers.get("x-http-method-override") ?? undefined)
+        : percentDecode(pairs[at]!.slice("_method=".length), "query");
   } catch {
     return request; // unreadable: readParams answers the query's 400
   }
@@ -78,7 +93,8 @@ export function overrideMethod(request: Request): Request {
   if (at !== -1) url.search = pairs.filter((_, i) => i !== at).join("&");
   const headers = new Headers(request.headers);
   headers.delete("x-http-method-override");
-  if (method !== "GET" && method !== "HEAD") return new Request(url, { method, headers, body: request.body });
+  if (method !== "GET" && method !== "HEAD")
+    return new Request(url, { method, headers, body: request.body });
   headers.delete("content-type");
   headers.delete("content-length");
   return new Request(url, { method, headers });

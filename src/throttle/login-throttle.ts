@@ -1,7 +1,22 @@
 import { DurableObject } from "cloudflare:workers";
-import { EMPTY_STATE, forgetAtMs, POLICIES, release, reserve, type Reservation, type ThrottleKind, type ThrottleState } from "./policy";
+import {
+  EMPTY_STATE,
+  forgetAtMs,
+  POLICIES,
+  type Reservation,
+  release,
+  reserve,
+  type ThrottleKind,
+  type ThrottleState,
+} from "./policy";
 
-type Row = { failures_ms: string; locked_until_ms: number; locks: number; last_attempt_ms: number; kind: string };
+type Row = {
+  failures_ms: string;
+  locked_until_ms: number;
+  locks: number;
+  last_attempt_ms: number;
+  kind: string;
+};
 
 /**
  * One sign-in throttle key (an account or a client address) per object, named by `idFromName`:
@@ -20,7 +35,12 @@ export class LoginThrottle extends DurableObject<Env> {
       locked_until_ms INTEGER NOT NULL, locks INTEGER NOT NULL, last_attempt_ms INTEGER NOT NULL)`);
     const row = this.ctx.storage.sql.exec<Row>("SELECT * FROM throttle WHERE id = 1").toArray()[0];
     if (!row) return { kind: null, state: EMPTY_STATE };
-    const state = { failuresMs: JSON.parse(row.failures_ms) as number[], lockedUntilMs: row.locked_until_ms, locks: row.locks, lastAttemptMs: row.last_attempt_ms };
+    const state = {
+      failuresMs: JSON.parse(row.failures_ms) as number[],
+      lockedUntilMs: row.locked_until_ms,
+      locks: row.locks,
+      lastAttemptMs: row.last_attempt_ms,
+    };
     return { kind: row.kind as ThrottleKind, state };
   }
 

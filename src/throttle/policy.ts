@@ -13,7 +13,12 @@ const MINUTE_MS = 60_000;
  */
 export const POLICIES: Record<ThrottleKind, Policy> = {
   account: { limit: 10, windowMs: 15 * MINUTE_MS, lockMs: MINUTE_MS, maxLockMs: 60 * MINUTE_MS },
-  address: { limit: 100, windowMs: 15 * MINUTE_MS, lockMs: 15 * MINUTE_MS, maxLockMs: 15 * MINUTE_MS },
+  address: {
+    limit: 100,
+    windowMs: 15 * MINUTE_MS,
+    lockMs: 15 * MINUTE_MS,
+    maxLockMs: 15 * MINUTE_MS,
+  },
 };
 
 /** The back-off is forgotten after a day without a failed attempt (or at once by a success or an unlock). */
@@ -28,19 +33,35 @@ export type ThrottleState = {
   lastAttemptMs: number;
 };
 
-export const EMPTY_STATE: ThrottleState = { failuresMs: [], lockedUntilMs: 0, locks: 0, lastAttemptMs: 0 };
+export const EMPTY_STATE: ThrottleState = {
+  failuresMs: [],
+  lockedUntilMs: 0,
+  locks: 0,
+  lastAttemptMs: 0,
+};
 
-export type Reservation = { allowed: true; reservedAtMs: number; lockedNow: boolean } | { allowed: false; retryAfterS: number };
+export type Reservation =
+  | { allowed: true; reservedAtMs: number; lockedNow: boolean }
+  | { allowed: false; retryAfterS: number };
 
-export const lockDurationMs = (policy: Policy, locksBefore: number) => Math.min(policy.lockMs * 2 ** Math.min(locksBefore, 30), policy.maxLockMs);
+export const lockDurationMs = (policy: Policy, locksBefore: number) =>
+  Math.min(policy.lockMs * 2 ** Math.min(locksBefore, 30), policy.maxLockMs);
 
 /**
  * Counts one attempt before its password is checked, so parallel attempts cannot pass the limit:
  * the attempt that reaches it is let through and starts the lock, every later one is refused
  * until the lock ends. A lock that has ended starts a fresh window; its level stays for the back-off.
  */
-export function reserve(state: ThrottleState, policy: Policy, nowMs: number): { state: ThrottleState; reservation: Reservation } {
-  if (state.lockedUntilMs > nowMs) return { state, reservation: { allowed: false, retryAfterS: Math.ceil((state.lockedUntilMs - nowMs) / 1000) } };
+export function reserve(
+  state: ThrottleState,
+  policy: Policy,
+  nowMs: number,
+): { state: ThrottleState; reservation: Reservation } {
+  if (state.lockedUntilMs > nowMs)
+    return {
+      state,
+      reservation: { allowed: false, retryAfterS: Math.ceil((state.lockedUntilMs - nowMs) / 1000) },
+    };
   const lockEnded = state.lockedUntilMs !== 0;
   const forgotten = nowMs - state.lastAttemptMs >= BACKOFF_MEMORY_MS;
   const failuresMs = lockEnded ? [] : state.failuresMs.filter((t) => nowMs - t < policy.windowMs);
@@ -60,7 +81,11 @@ export function reserve(state: ThrottleState, policy: Policy, nowMs: number): { 
  * Gives a reservation back: the attempt was not a failure (a good password, for an address) or was
  * refused on its other key. A lock that this very reservation started is lifted with it.
  */
-export function release(state: ThrottleState, reservedAtMs: number, undoLock: boolean): ThrottleState {
+export function release(
+  state: ThrottleState,
+  reservedAtMs: number,
+  undoLock: boolean,
+): ThrottleState {
   const at = state.failuresMs.lastIndexOf(reservedAtMs);
   if (at === -1) return state; // already out of the window, or forgotten
   const failuresMs = state.failuresMs.filter((_, i) => i !== at);
@@ -71,5 +96,9 @@ export function release(state: ThrottleState, reservedAtMs: number, undoLock: bo
 /** When nothing in `state` matters any more and the object may forget it. */
 export function forgetAtMs(state: ThrottleState, policy: Policy) {
   const newest = state.failuresMs.at(-1) ?? 0;
-  return Math.max(state.lockedUntilMs, newest + policy.windowMs, state.locks > 0 ? state.lastAttemptMs + BACKOFF_MEMORY_MS : 0);
+  return Math.max(
+    state.lockedUntilMs,
+    newest + policy.windowMs,
+    state.locks > 0 ? state.lastAttemptMs + BACKOFF_MEMORY_MS : 0,
+  );
 }

@@ -6,7 +6,9 @@ export type ThrottleNamespace = Env["LOGIN_THROTTLE"];
 
 /** One object per key, named by the key's SHA-256: a login text can be 64 KiB long. */
 async function objectFor(ns: ThrottleNamespace, key: string) {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key)));
+  const digest = new Uint8Array(
+    await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key)),
+  );
   return ns.get(ns.idFromName(Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("")));
 }
 
@@ -37,15 +39,26 @@ export function addressKey(header: string | undefined): string {
   const left = halves[0] ? halves[0].split(":") : [];
   const right = halves.length === 2 && halves[1] ? halves[1].split(":") : [];
   const fill = 8 - left.length - right.length;
-  const groups = halves.length === 1 ? left : [...left, ...Array<string>(Math.max(fill, 0)).fill("0"), ...right];
-  if (halves.length > 2 || groups.length !== 8 || (halves.length === 2 && fill < 1) || !groups.every((g) => HEXTET.test(g))) return `address:${text}`;
-  return `address:${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, "")).join(":")}::/64`;
+  const groups =
+    halves.length === 1 ? left : [...left, ...Array<string>(Math.max(fill, 0)).fill("0"), ...right];
+  if (
+    halves.length > 2 ||
+    groups.length !== 8 ||
+    (halves.length === 2 && fill < 1) ||
+    !groups.every((g) => HEXTET.test(g))
+  )
+    return `address:${text}`;
+  return `address:${groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ""))
+    .join(":")}::/64`;
 }
 
 type Held = Extract<Reservation, { allowed: true }>;
 
 /** An operator's unlock: forgets the account's failures, lock and back-off. */
-export const resetAccount = async (ns: ThrottleNamespace, userId: number, nowMs: number) => (await objectFor(ns, accountKey(userId, ""))).reset(nowMs);
+export const resetAccount = async (ns: ThrottleNamespace, userId: number, nowMs: number) =>
+  (await objectFor(ns, accountKey(userId, ""))).reset(nowMs);
 
 /**
  * One sign-in attempt against both keys. Each key costs one call to its object: the address is
@@ -67,9 +80,15 @@ export class SignInAttempt {
   ) {}
 
   /** The user the login names, or how many seconds until either key may try again. */
-  async admit<U extends { id: number }>(login: string, lookup: Promise<U | undefined>): Promise<{ user: U | undefined; retryAfterS?: number }> {
+  async admit<U extends { id: number }>(
+    login: string,
+    lookup: Promise<U | undefined>,
+  ): Promise<{ user: U | undefined; retryAfterS?: number }> {
     const addressObject = (this.address = await objectFor(this.ns, addressKey(this.clientAddress)));
-    const [user, address] = await Promise.all([lookup, addressObject.reserve("address", this.nowMs)]);
+    const [user, address] = await Promise.all([
+      lookup,
+      addressObject.reserve("address", this.nowMs),
+    ]);
     if (!address.allowed) return { user, retryAfterS: address.retryAfterS };
     this.addressHeld = address;
     this.account = await objectFor(this.ns, accountKey(user?.id, login));
@@ -82,6 +101,9 @@ export class SignInAttempt {
   /** A good password: the account starts over and the address gets its reservation back. */
   async succeeded() {
     const held = this.addressHeld;
-    await Promise.all([this.account?.reset(this.nowMs), held && this.address?.release("address", held.reservedAtMs, held.lockedNow)]);
+    await Promise.all([
+      this.account?.reset(this.nowMs),
+      held && this.address?.release("address", held.reservedAtMs, held.lockedNow),
+    ]);
   }
 }

@@ -20,16 +20,33 @@ function migratedState(name) {
 }
 
 function importInto(dir, ...flags) {
-  const result = spawnSync(process.execPath, ["scripts/import-wordpress.mjs", DUMP, "--local", "--persist-to", dir, ...flags], {
-    env: offlineEnv(),
-    encoding: "utf8",
-  });
+  const result = spawnSync(
+    process.execPath,
+    ["scripts/import-wordpress.mjs", DUMP, "--local", "--persist-to", dir, ...flags],
+    {
+      env: offlineEnv(),
+      encoding: "utf8",
+    },
+  );
   expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
   return result.stdout;
 }
 
 function rows(dir, table) {
-  const out = wrangler(["d1", "execute", "DB", "--local", "--persist-to", dir, "--json", "--command", `SELECT * FROM ${table} ORDER BY 1, 2`], { quiet: true });
+  const out = wrangler(
+    [
+      "d1",
+      "execute",
+      "DB",
+      "--local",
+      "--persist-to",
+      dir,
+      "--json",
+      "--command",
+      `SELECT * FROM ${table} ORDER BY 1, 2`,
+    ],
+    { quiet: true },
+  );
   return JSON.parse(out.slice(out.indexOf("[")))[0].results;
 }
 

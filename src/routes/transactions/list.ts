@@ -5,10 +5,10 @@ import { listEntries, readHistory } from "../../db/ledger";
 import type { AppEnv } from "../../env";
 import { authenticate, requireReaderOf } from "../../http/auth";
 import { ok, streamJson } from "../../http/envelope";
-import { pageLinks } from "../../http/wp-core";
 import { ApiError, invalidInput, userNotFound } from "../../http/errors";
 import { readParams } from "../../http/params";
 import { checkFields, EMPTY } from "../../http/validation";
+import { pageLinks } from "../../http/wp-core";
 import { transactionRecord } from "../../ledger/transaction-record";
 import { TransactionListParams } from "./schemas";
 
@@ -18,23 +18,37 @@ export const listTransactions = new Hono<AppEnv>().get("/", authenticate, async 
   const params = await readParams(c);
   requireReaderOf(c, params.user_id);
   const principal = c.get("principal");
-  const { output: fields, errors = {} } = checkFields(TransactionListParams, { ...params, page: params.page ?? params.pageno });
+  const { output: fields, errors = {} } = checkFields(TransactionListParams, {
+    ...params,
+    page: params.page ?? params.pageno,
+  });
   if (params.user_id === undefined && principal.role === "administrator") errors.user_id = EMPTY;
   if (!fields || Object.keys(errors).length > 0) {
     const keys = Object.keys(TransactionListParams.entries);
-    throw invalidInput(Object.fromEntries(keys.filter((k) => errors[k]).map((k) => [k, errors[k]!])));
+    throw invalidInput(
+      Object.fromEntries(keys.filter((k) => errors[k]).map((k) => [k, errors[k]!])),
+    );
   }
 
   const expected = c.env.TRANSACTIONS_SECURITY_CODE;
   if (expected && !(await sameSecret(fields.security_code, expected.trim()))) {
-    throw new ApiError(401, "Security verification failed", { security_code: "Security verification failed" });
+    throw new ApiError(401, "Security verification failed", {
+      security_code: "Security verification failed",
+    });
   }
 
   const userId = fields.user_id ?? principal.userId;
   const db = createDb(c.env.DB);
-  const filter = { userId, walletId: fields.wallet_id, txnType: fields.txn_type, afterS: fields.after, beforeS: fields.before };
+  const filter = {
+    userId,
+    walletId: fields.wallet_id,
+    txnType: fields.txn_type,
+    afterS: fields.after,
+    beforeS: fields.before,
+  };
   const site = { siteUrl: c.env.SITE_URL, timeZone: c.env.SITE_TIMEZONE };
-  const paged = params.page !== undefined || params.pageno !== undefined || params.per_page !== undefined;
+  const paged =
+    params.page !== undefined || params.pageno !== undefined || params.per_page !== undefined;
 
   if (!paged) {
     // The whole history (contract section 7), streamed: memory stays one chunk however long it is.
@@ -57,9 +71,15 @@ export const listTransactions = new Hono<AppEnv>().get("/", authenticate, async 
 
   const pages = Math.ceil(total / fields.per_page);
   const links = pageLinks(new URL(c.req.url), c.env.SITE_URL, fields.page, pages);
-  return ok(c, 200, MESSAGE, rows.map((row) => transactionRecord(row, site)), {
-    "X-WP-Total": String(total),
-    "X-WP-TotalPages": String(pages),
-    ...(links.length > 0 ? { Link: links.join(", ") } : {}),
-  });
+  return ok(
+    c,
+    200,
+    MESSAGE,
+    rows.map((row) => transactionRecord(row, site)),
+    {
+      "X-WP-Total": String(total),
+      "X-WP-TotalPages": String(pages),
+      ...(links.length > 0 ? { Link: links.join(", ") } : {}),
+    },
+  );
 });

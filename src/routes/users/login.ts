@@ -16,7 +16,10 @@ import { collectUserErrors, LoginParams } from "./schemas";
 export const login = new Hono<AppEnv>().post("/", async (c) => {
   const params = await readParams(c);
   // `user_email` may hold an e-mail or a username; `username` is accepted as its alias.
-  const input: Record<string, unknown> = { ...params, user_email: params.user_email ?? params.username };
+  const input: Record<string, unknown> = {
+    ...params,
+    user_email: params.user_email ?? params.username,
+  };
   const errors = collectUserErrors(LoginParams, input);
   if (errors.length > 0) throw new ApiError(400, "Validation error", errors);
 
@@ -36,9 +39,13 @@ export const login = new Hono<AppEnv>().post("/", async (c) => {
     throw new ApiError(400, "Validation error", ["Invalid Credential"]);
   }
   // A hash imported from WordPress is replaced by this service's own on its first good sign-in.
-  await Promise.all([check.upgradedHash && replacePasswordHash(db, user.id, user.passwordHash, check.upgradedHash), attempt.succeeded()]);
+  await Promise.all([
+    check.upgradedHash && replacePasswordHash(db, user.id, user.passwordHash, check.upgradedHash),
+    attempt.succeeded(),
+  ]);
 
-  const lifetime = params.token_expiration === "persistent" ? PERSISTENT_TOKEN_LIFETIME_S : TOKEN_LIFETIME_S;
+  const lifetime =
+    params.token_expiration === "persistent" ? PERSISTENT_TOKEN_LIFETIME_S : TOKEN_LIFETIME_S;
   const principal = { userId: user.id, username: user.username, role: user.role };
   return ok(c, 200, "Login successful", {
     access_token: await issueToken(principal, jwtSecret(c), c.env.JWT_ISSUER, lifetime, nowMs),

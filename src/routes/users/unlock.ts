@@ -12,11 +12,22 @@ import { resetAccount } from "../../throttle/sign-in";
  * its back-off are forgotten, so the user can sign in at once. A client address's lock is not
  * touched; it ends on its own after 15 minutes.
  */
-export const unlockUser = new Hono<AppEnv>().post("/:user_id{[0-9]+}/unlock", authenticate, async (c) => {
-  requireAdmin(c, "write");
-  const raw = c.req.param("user_id");
-  const user = raw.length <= 15 ? (await findUsers(createDb(c.env.DB), [Number(raw)])).get(Number(raw)) : undefined;
-  if (!user) throw userNotFound(raw);
-  const cleared = await resetAccount(c.env.LOGIN_THROTTLE, user.id, c.get("nowMs")());
-  return ok(c, 200, "Sign-in lock cleared", { user_id: user.id, was_locked: cleared.locked, failed_attempts: cleared.failures });
-});
+export const unlockUser = new Hono<AppEnv>().post(
+  "/:user_id{[0-9]+}/unlock",
+  authenticate,
+  async (c) => {
+    requireAdmin(c, "write");
+    const raw = c.req.param("user_id");
+    const user =
+      raw.length <= 15
+        ? (await findUsers(createDb(c.env.DB), [Number(raw)])).get(Number(raw))
+        : undefined;
+    if (!user) throw userNotFound(raw);
+    const cleared = await resetAccount(c.env.LOGIN_THROTTLE, user.id, c.get("nowMs")());
+    return ok(c, 200, "Sign-in lock cleared", {
+      user_id: user.id,
+      was_locked: cleared.locked,
+      failed_attempts: cleared.failures,
+    });
+  },
+);
