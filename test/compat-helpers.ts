@@ -1,7 +1,6 @@
 import { env } from "cloudflare:workers";
 import { expect } from "vitest";
-import { createApp } from "../src/app";
-import type { Json } from "./helpers";
+import { type Json, testApp } from "./helpers";
 
 /** The dialect on, with the plugin's public balance reads. */
 export const ON = { COMPAT_NAMESPACE: "rimplenet", COMPAT_PUBLIC_READS: "true" } as const;
@@ -16,7 +15,7 @@ export async function compatCall(
   path: string,
   options: { headers?: Record<string, string>; body?: string; vars?: CompatVars } = {},
 ) {
-  const res = await createApp().request(
+  const res = await testApp().request(
     path,
     { method, headers: options.headers, body: options.body },
     { ...env, ...options.vars },

@@ -84,6 +84,7 @@ describe("the compatibility namespace switch", () => {
       "/rimplenet/v1/user-wallet-balance",
       "/rimplenet/v1/user-wallet-balance/multi",
       "/rimplenet/v1/users",
+      "/rimplenet/v1/users/login",
     ]);
   });
 

@@ -28,4 +28,5 @@ export const COMPAT_ROUTES: CompatRoute[] = [
   { path: "/user-wallet-balance", method: "GET" },
   { path: "/user-wallet-balance/multi", method: "GET" },
   { path: "/users", method: "GET" },
+  { path: "/users/login", method: "POST" },
 ];

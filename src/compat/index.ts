@@ -4,6 +4,7 @@ import { send } from "../http/envelope";
 import { compatIndex } from "../routes/discovery";
 import { compatNamespace } from "./config";
 import { compatCredits, compatDebits } from "./entries";
+import { compatLogin } from "./login";
 import { userWalletBalance } from "./user-wallet-balance";
 import { userWalletBalanceMulti } from "./user-wallet-balance-multi";
 import { usersRead } from "./users-read";
@@ -33,5 +34,6 @@ export const compatRoutes = new Hono<AppEnv>({ strict: false })
         c.set("envelope", "B");
         await next();
       })
+      .route("/login", compatLogin)
       .route("/", usersRead),
   );

@@ -7,7 +7,7 @@ import { MalformedRequest } from "./errors";
 /** Raised for a body that claims JSON but does not parse; answered as WordPress does. */
 export class InvalidJsonError extends Error {}
 
-type Params = Record<string, unknown>;
+export type Params = Record<string, unknown>;
 
 /**
  * JSON numbers a double cannot hold exactly (1.00000000000000001, 12345678901234567890) are passed

@@ -1,4 +1,4 @@
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { REFUSAL_FLOOR_MS } from "../../auth/pace";
 import { checkLoginPassword } from "../../auth/password";
 import { issueToken, PERSISTENT_TOKEN_LIFETIME_S, TOKEN_LIFETIME_S } from "../../auth/tokens";
@@ -8,13 +8,17 @@ import type { AppEnv } from "../../env";
 import { jwtSecret } from "../../http/auth";
 import { ok } from "../../http/envelope";
 import { ApiError, tooManySignIns } from "../../http/errors";
-import { readParams } from "../../http/params";
+import { type Params, readParams } from "../../http/params";
 import { mysqlDate } from "../../ledger/post-format";
 import { SignInAttempt } from "../../throttle/sign-in";
 import { collectUserErrors, LoginParams } from "./schemas";
 
-export const login = new Hono<AppEnv>().post("/", async (c) => {
-  const params = await readParams(c);
+/**
+ * A sign-in, whichever dialect answers it: validation, the throttle (issue 11), the password check
+ * at constant cost, the upgrade of an imported hash, and the access token. Refusals are thrown in
+ * envelope B; the caller shapes the success.
+ */
+export async function signIn(c: Context<AppEnv>, params: Params) {
   // `user_email` may hold an e-mail or a username; `username` is accepted as its alias.
   const input: Record<string, unknown> = {
     ...params,
@@ -47,8 +51,14 @@ export const login = new Hono<AppEnv>().post("/", async (c) => {
   const lifetime =
     params.token_expiration === "persistent" ? PERSISTENT_TOKEN_LIFETIME_S : TOKEN_LIFETIME_S;
   const principal = { userId: user.id, username: user.username, role: user.role };
+  const accessToken = await issueToken(principal, jwtSecret(c), c.env.JWT_ISSUER, lifetime, nowMs);
+  return { user, accessToken, nowMs };
+}
+
+export const login = new Hono<AppEnv>().post("/", async (c) => {
+  const { user, accessToken, nowMs } = await signIn(c, await readParams(c));
   return ok(c, 200, "Login successful", {
-    access_token: await issueToken(principal, jwtSecret(c), c.env.JWT_ISSUER, lifetime, nowMs),
+    access_token: accessToken,
     user_id: user.id,
     user_email: user.email,
     username: user.username,

@@ -1,0 +1,109 @@
+// POST users/login in the Rimplenet dialect: the shared sign-in (throttled, constant-cost), answered
+// as the plugin answered (includes/users/login.php), and the middey client's sign-in replayed.
+import { describe, expect, it } from "vitest";
+import { compatCall, GUARDED } from "./compat-helpers";
+import { makeUser, PASSWORD, type TestUser } from "./helpers";
+
+const LOGIN = "/wp-json/rimplenet/v1/users/login/";
+const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
+const FORM = { "Content-Type": "application/x-www-form-urlencoded" };
+
+describe("POST users/login in the dialect", () => {
+  it("Dynastiy/middey src/services/auth.js:6 (payload from src/modules/App/Auth/LoginFlow/Login.vue:83): signs in, and the token reads the user", async () => {
+    const user: TestUser = await makeUser();
+    const res = await compatCall("POST", LOGIN, {
+      // axios sends the stored token, or `Bearer undefined` before there is one (src/https/axios.js:18).
+      headers: { ...FORM, Authorization: "Bearer undefined" },
+      body: form({ user_email: user.email, user_password: PASSWORD }),
+      vars: GUARDED,
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(Object.keys(res.body)).toEqual(["status_code", "status", "message", "data", "error"]);
+    expect(res.body).toMatchObject({
+      status_code: 200,
+      status: true,
+      message: "Login successful",
+      error: [],
+    });
+    expect(Object.keys(res.body.data)).toEqual([
+      "access_token",
+      "user_id",
+      "user_email",
+      "username",
+      "time_of_login",
+    ]);
+    expect(res.body.data).toMatchObject({
+      user_id: String(user.id),
+      user_email: user.email,
+      username: user.username,
+    });
+    expect(Number.isInteger(res.body.data.time_of_login)).toBe(true);
+    const read = await compatCall("GET", `/wp-json/rimplenet/v1/users?user_id=${user.id}`, {
+      headers: { Authorization: `Bearer ${res.body.data.access_token}` },
+      vars: GUARDED,
+    });
+    expect(read.status, read.text).toBe(200);
+  });
+
+  it("refuses a wrong password as the plugin did, and an unknown token_expiration in its words", async () => {
+    const user = await makeUser();
+    const wrong = await compatCall("POST", LOGIN, {
+      headers: FORM,
+      body: form({ user_email: user.email, user_password: "nope-nope" }),
+      vars: GUARDED,
+    });
+    expect(wrong.body).toStrictEqual({
+      status_code: 400,
+      status: "failed",
+      message: "Validation error",
+      data: [],
+      error: ["Invalid Credential"],
+    });
+    const odd = await compatCall("POST", LOGIN, {
+      headers: FORM,
+      body: form({ user_email: user.email, user_password: PASSWORD, token_expiration: "forever" }),
+      vars: GUARDED,
+    });
+    expect(odd.body).toStrictEqual({
+      status_code: 400,
+      status: "failed",
+      message: "Validation error",
+      data: [],
+      error: { error: "unkown token_expiration" },
+    });
+  });
+
+  it("is throttled with wallet/v1's sign-in: the 11th failure locks the account in both namespaces", async () => {
+    const user = await makeUser();
+    const headers = { ...FORM, "CF-Connecting-IP": "203.0.113.77" };
+    for (let i = 0; i < 10; i++) {
+      const res = await compatCall("POST", LOGIN, {
+        headers,
+        body: form({ user_email: user.email, user_password: `wrong-${i}` }),
+        vars: GUARDED,
+      });
+      expect(res.status).toBe(400);
+    }
+    const locked = await compatCall("POST", LOGIN, {
+      headers,
+      body: form({ user_email: user.email, user_password: PASSWORD }),
+      vars: GUARDED,
+    });
+    expect(locked.status).toBe(429);
+    expect(locked.headers.get("Retry-After")).not.toBeNull();
+    const there = await compatCall("POST", "/wp-json/wallet/v1/users/login", {
+      headers,
+      body: form({ user_email: user.email, user_password: PASSWORD }),
+      vars: GUARDED,
+    });
+    expect(there.status).toBe(429);
+  });
+
+  it("is a 404 while the namespace is off", async () => {
+    const res = await compatCall("POST", LOGIN, {
+      headers: FORM,
+      body: form({ user_email: "a@b.c", user_password: "x" }),
+    });
+    expect(res.status).toBe(404);
+  });
+});
