@@ -28,5 +28,6 @@ export const COMPAT_ROUTES: CompatRoute[] = [
   { path: "/user-wallet-balance", method: "GET" },
   { path: "/user-wallet-balance/multi", method: "GET" },
   { path: "/users", method: "GET" },
+  { path: "/users", method: "POST" },
   { path: "/users/login", method: "POST" },
 ];

@@ -7,6 +7,7 @@ import { compatCredits, compatDebits } from "./entries";
 import { compatLogin } from "./login";
 import { userWalletBalance } from "./user-wallet-balance";
 import { userWalletBalanceMulti } from "./user-wallet-balance-multi";
+import { usersCreate } from "./users-create";
 import { usersRead } from "./users-read";
 
 /**
@@ -35,5 +36,6 @@ export const compatRoutes = new Hono<AppEnv>({ strict: false })
         await next();
       })
       .route("/login", compatLogin)
-      .route("/", usersRead),
+      .route("/", usersRead)
+      .route("/", usersCreate),
   );

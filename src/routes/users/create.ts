@@ -1,4 +1,4 @@
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { hashPassword } from "../../auth/password";
 import { createDb } from "../../db/client";
 import { findTakenFields, insertUserIfFree } from "../../db/users";
@@ -16,12 +16,15 @@ const takenErrors = (taken: { username: boolean; email: boolean }) => ({
   ...(taken.email ? { user_email: [TAKEN.email] } : {}),
 });
 
-export const createUser = new Hono<AppEnv>().post("/", authenticate, async (c) => {
-  requireAdmin(c, "write");
+/**
+ * Creates a subscriber from the request's fields, once its caller is known to be an administrator
+ * with write access: the plugin's checks and texts, shared by both dialects.
+ */
+export async function createSubscriber(c: Context<AppEnv>, dialect: { plugin?: boolean } = {}) {
   const params = await readParams(c);
   const db = createDb(c.env.DB);
 
-  const errors = collectUserErrors(UserParams, params);
+  const errors = collectUserErrors(UserParams, params, {}, dialect);
   const { username, user_email } = params;
   if (errors.length > 0) {
     // Report a taken username or e-mail beside the other errors, as the plugin did.
@@ -33,7 +36,7 @@ export const createUser = new Hono<AppEnv>().post("/", authenticate, async (c) =
             typeof user_email === "string" ? user_email.trim() : "",
           )
         : { username: false, email: false };
-    throw validationError(collectUserErrors(UserParams, params, takenErrors(taken)));
+    throw validationError(collectUserErrors(UserParams, params, takenErrors(taken), dialect));
   }
 
   const result = await insertUserIfFree(db, {
@@ -46,6 +49,13 @@ export const createUser = new Hono<AppEnv>().post("/", authenticate, async (c) =
     registeredAtMs: c.get("nowMs")(),
   });
   if (result.id === undefined)
-    throw validationError(collectUserErrors(UserParams, params, takenErrors(result.taken)));
+    throw validationError(
+      collectUserErrors(UserParams, params, takenErrors(result.taken), dialect),
+    );
   return ok(c, 201, "User created successfully", { id: result.id });
+}
+
+export const createUser = new Hono<AppEnv>().post("/", authenticate, async (c) => {
+  requireAdmin(c, "write");
+  return createSubscriber(c);
 });

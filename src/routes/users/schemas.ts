@@ -65,14 +65,22 @@ const REQUIRED: Record<string, string> = {
   user_password: "user_password is required",
 };
 
+/** What the plugin also said of a missing field (its checks ran on the empty text too). */
+const ALSO_TOO_SHORT: Record<string, string> = {
+  username: "username must be atleast 4 chars",
+  user_password: "Please enter at least 6 characters for the user_password",
+};
+
 /**
  * Every text per field, in schema order, as `[{"user_login":[…]}, …]`. A missing or empty field
- * says only that it is required.
+ * says only that it is required; in the plugin's dialect (`plugin`) also that it is too short, as
+ * the plugin said it.
  */
 export function collectUserErrors(
   schema: v.ObjectSchema<v.ObjectEntries, undefined>,
   params: Record<string, unknown>,
   extra: Record<string, string[]> = {},
+  { plugin = false } = {},
 ) {
   const result = v.safeParse(schema, params);
   const byField = new Map<string, string[]>();
@@ -80,7 +88,11 @@ export function collectUserErrors(
     const field = String(issue.path?.[0]?.key ?? "");
     const message = issue.input === undefined && REQUIRED[field] ? REQUIRED[field] : issue.message;
     const list = byField.get(field) ?? [];
-    if (message === REQUIRED[field]) byField.set(field, [message]);
+    if (message === REQUIRED[field])
+      byField.set(
+        field,
+        plugin && ALSO_TOO_SHORT[field] ? [message, ALSO_TOO_SHORT[field]] : [message],
+      );
     else if (!list.includes(REQUIRED[field] ?? "") && !list.includes(message))
       byField.set(field, [...list, message]);
   }

@@ -1,0 +1,119 @@
+// POST users in the Rimplenet dialect: captures 01-08 replayed in order (status, key order, field
+// names, JSON types, every deterministic value), with this service's credentials in place of the
+// peer's; the one deliberate difference (08: an API key is a credential here) asserted as answered.
+import { beforeAll, describe, expect, it } from "vitest";
+import { compareShape, compatCall, GUARDED } from "./compat-helpers";
+import casesText from "./fixtures/rimplenet-1.1.31/users-create.jsonl?raw";
+import { type Json, makeAdmin, makeKey, makeUser, type TestUser, tableCounts } from "./helpers";
+
+type Case = {
+  id: string;
+  request: { path: string; auth: string; headers: Record<string, string>; body: string | null };
+  response: { status: number; body_json: Json };
+};
+
+const CASES: Case[] = casesText
+  .trim()
+  .split("\n")
+  .map((line) => JSON.parse(line));
+
+let admin: TestUser;
+let keyHeader: string;
+
+beforeAll(async () => {
+  admin = await makeAdmin();
+  keyHeader = (await makeKey(admin, "read-write")).header;
+});
+
+function headersOf(c: Case) {
+  const headers: Record<string, string> = {};
+  if (c.request.headers["Content-Type"])
+    headers["Content-Type"] = c.request.headers["Content-Type"];
+  if (c.request.auth === "jwt") headers.Authorization = admin.bearer;
+  else if (c.request.auth === "key") headers.Authorization = keyHeader;
+  else if (c.request.headers.Authorization) headers.Authorization = c.request.headers.Authorization;
+  return headers;
+}
+
+describe("replay of the Rimplenet 1.1.31 captures 01-08 (POST users)", () => {
+  it("covers captures 01 to 08", () => {
+    expect(CASES.map((c) => c.id.slice(0, 2))).toEqual([
+      "01",
+      "02",
+      "03",
+      "04",
+      "05",
+      "06",
+      "07",
+      "08",
+    ]);
+  });
+
+  for (const c of CASES) {
+    const key = c.id.startsWith("08");
+    it(`${c.id}: answers ${key ? "201 on purpose (this service's API key is a credential here)" : c.response.status}`, async () => {
+      const before = await tableCounts();
+      const res = await compatCall("POST", c.request.path, {
+        headers: headersOf(c),
+        body: c.request.body ?? "",
+        vars: GUARDED,
+      });
+      const expected = key
+        ? {
+            status_code: 201,
+            status: true,
+            message: "User created successfully",
+            data: { id: 0 },
+            error: [],
+          }
+        : c.response.body_json;
+      expect(res.status, res.text).toBe(key ? 201 : c.response.status);
+      expect(res.headers.get("content-type")).toBe("application/json; charset=UTF-8");
+      compareShape(res.body, expected, new Set(["data.id"]));
+      if (res.status !== 201) expect(await tableCounts()).toStrictEqual(before);
+    });
+  }
+});
+
+describe("POST users in the dialect", () => {
+  it("the new user signs in with its password through the dialect's login", async () => {
+    const res = await compatCall("POST", "/wp-json/rimplenet/v1/users/", {
+      headers: { Authorization: admin.bearer, "Content-Type": "application/json" },
+      body: JSON.stringify({
+        user_email: "dora@example.com",
+        username: "dora_x",
+        user_password: "dorapass1",
+      }),
+      vars: GUARDED,
+    });
+    expect(res.status, res.text).toBe(201);
+    const login = await compatCall("POST", "/wp-json/rimplenet/v1/users/login", {
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ user_email: "dora@example.com", user_password: "dorapass1" }),
+      vars: GUARDED,
+    });
+    expect(login.body.data.user_id).toBe(String(res.body.data.id));
+  });
+
+  it("refuses a subscriber in the plugin's words, writing nothing", async () => {
+    const user = await makeUser();
+    const before = await tableCounts();
+    const res = await compatCall("POST", "/wp-json/rimplenet/v1/users", {
+      headers: { Authorization: user.bearer, "Content-Type": "application/json" },
+      body: JSON.stringify({
+        user_email: "eve@example.com",
+        username: "eve_x",
+        user_password: "evepass1",
+      }),
+      vars: GUARDED,
+    });
+    expect(res.body).toStrictEqual({
+      status_code: 403,
+      status: "failed",
+      message: "Permission denied",
+      data: [],
+      error: { unauthorize: "Request is not authorized" },
+    });
+    expect(await tableCounts()).toStrictEqual(before);
+  });
+});
