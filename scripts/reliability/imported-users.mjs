@@ -2,43 +2,14 @@
 // hash (scripts/import-wordpress.mjs copies user_pass as it is), the way test/wordpress-hashes.test.ts
 // and the seeded administrator (scripts/lib/admin.mjs) are written. Hashes are made here the way
 // WordPress makes them: bcrypt as $2y$ (cost 10, or 12 on PHP 8.4), phpass as $P$B (2^13 MD5 rounds).
-import { createHash, randomBytes } from "node:crypto";
-import bcrypt from "bcryptjs";
+import { randomBytes } from "node:crypto";
+import { phpass, phpBcrypt } from "../lib/wordpress-hashes.mjs";
 import { registerPassword, unique } from "./harness.mjs";
 import { d1 } from "./ledger.mjs";
 
-const ITOA64 = "./0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-
-function encode64(input, count) {
-  let output = "";
-  let i = 0;
-  do {
-    let value = input[i++];
-    output += ITOA64[value & 0x3f];
-    if (i < count) value |= input[i] << 8;
-    output += ITOA64[(value >> 6) & 0x3f];
-    if (i++ >= count) break;
-    if (i < count) value |= input[i] << 16;
-    output += ITOA64[(value >> 12) & 0x3f];
-    if (i++ >= count) break;
-    output += ITOA64[(value >> 18) & 0x3f];
-  } while (i < count);
-  return output;
-}
-
-/** PasswordHash(8, true)->HashPassword, as WordPress before 6.8 wrote it. */
-function phpass(password) {
-  const salt = encode64(randomBytes(6), 6);
-  const secret = Buffer.from(password, "utf8");
-  let hash = createHash("md5").update(salt).update(secret).digest();
-  for (let count = 1 << 13; count > 0; count--)
-    hash = createHash("md5").update(hash).update(secret).digest();
-  return `$P$B${salt}${encode64(hash, 16)}`;
-}
-
 export const WORDPRESS_HASHES = {
-  "bcrypt-10": (password) => bcrypt.hashSync(password, 10).replace(/^\$2b\$/, "$2y$"),
-  "bcrypt-12": (password) => bcrypt.hashSync(password, 12).replace(/^\$2b\$/, "$2y$"),
+  "bcrypt-10": (password) => phpBcrypt(password, 10),
+  "bcrypt-12": (password) => phpBcrypt(password, 12),
   phpass,
 };
 
