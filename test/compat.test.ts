@@ -81,6 +81,7 @@ describe("the compatibility namespace switch", () => {
     expect(Object.keys(own.body.routes)).toEqual([
       "/rimplenet/v1/credits",
       "/rimplenet/v1/debits",
+      "/rimplenet/v1/transactions",
       "/rimplenet/v1/user-wallet-balance",
       "/rimplenet/v1/user-wallet-balance/multi",
       "/rimplenet/v1/users",

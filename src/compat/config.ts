@@ -25,6 +25,7 @@ export type CompatRoute = { path: string; method: "GET" | "POST" };
 export const COMPAT_ROUTES: CompatRoute[] = [
   { path: "/credits", method: "POST" },
   { path: "/debits", method: "POST" },
+  { path: "/transactions", method: "GET" },
   { path: "/user-wallet-balance", method: "GET" },
   { path: "/user-wallet-balance/multi", method: "GET" },
   { path: "/users", method: "GET" },

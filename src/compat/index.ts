@@ -5,6 +5,7 @@ import { compatIndex } from "../routes/discovery";
 import { compatNamespace } from "./config";
 import { compatCredits, compatDebits } from "./entries";
 import { compatLogin } from "./login";
+import { compatTransactions } from "./transactions";
 import { userWalletBalance } from "./user-wallet-balance";
 import { userWalletBalanceMulti } from "./user-wallet-balance-multi";
 import { usersCreate } from "./users-create";
@@ -26,6 +27,7 @@ export const compatRoutes = new Hono<AppEnv>({ strict: false })
   .get("/", (c) => send(c, 200, compatIndex(`${compatNamespace(c.env)}/v1`)))
   .route("/credits", compatCredits)
   .route("/debits", compatDebits)
+  .route("/transactions", compatTransactions)
   .route("/user-wallet-balance/multi", userWalletBalanceMulti)
   .route("/user-wallet-balance", userWalletBalance)
   .route(

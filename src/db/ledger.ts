@@ -218,6 +218,51 @@ export async function listEntries(db: Db, filter: EntryFilter, page: Page) {
 
 export type EntryRow = Awaited<ReturnType<typeof listEntries>>["rows"][number];
 
+/** The entry fields the plugin kept as post meta, by its meta key, for its LIKE filter. */
+const META_COLUMNS = {
+  request_id: transactions.requestId,
+  user_id: sql`CAST(${transactions.userId} AS TEXT)`,
+  amount: transactions.amountText,
+  currency: transactions.walletId,
+  txn_type: transactions.txnType,
+  note: transactions.note,
+} as const;
+export type MetaKey = keyof typeof META_COLUMNS;
+export const isMetaKey = (key: string): key is MetaKey => Object.hasOwn(META_COLUMNS, key);
+
+export type MetaSearch = {
+  key: MetaKey;
+  /** Matched as WordPress's LIKE '%value%': anywhere in the text, ASCII case ignored. */
+  value: string;
+  /** Only this user's entries (a subscriber's own). */
+  userId?: number;
+  order: { by: "date" | "id"; direction: "asc" | "desc" };
+  offset: number;
+  limit: number;
+};
+
+/** The plugin's meta-query list (includes/transactions/get-transactions.php fetchTransactions). */
+export function searchEntries(db: Db, s: MetaSearch) {
+  const column = META_COLUMNS[s.key];
+  const where = and(
+    s.value === "" ? undefined : sql`instr(lower(${column}), lower(${s.value})) > 0`,
+    // An empty note was never stored as post meta, so the plugin's key filter skipped it.
+    s.key === "note" ? sql`${transactions.note} <> ''` : undefined,
+    s.userId === undefined ? undefined : eq(transactions.userId, s.userId),
+  );
+  const direction = s.order.direction === "asc" ? asc : desc;
+  // WordPress orders by post_date only; MySQL gave rows of one second in ID order.
+  const order =
+    s.order.by === "id"
+      ? [direction(transactions.id)]
+      : [direction(transactions.createdAtS), asc(transactions.id)];
+  return entryWithWallet(db)
+    .where(where)
+    .orderBy(...order)
+    .limit(s.limit)
+    .offset(s.offset);
+}
+
 /** Rows per read of a whole history: a few hundred kilobytes of JSON at a time. */
 export const HISTORY_CHUNK = 500;
 

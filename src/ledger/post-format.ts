@@ -91,6 +91,25 @@ export function displayLocalDate(local: string) {
   return Number.isFinite(epochS) ? displayDate(epochS, "UTC") : "";
 }
 
+/**
+ * A site-local post_date as the plugin's transaction list showed it: PHP `l, F j, Y g:iA`
+ * (`Sunday, November 22, 2026 3:36AM`), and `get_post_time('U', false)`, the local wall time read
+ * as if it were UTC.
+ */
+export function localListDate(local: string) {
+  const m = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/.exec(local);
+  const epochS = m
+    ? Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!) / 1000
+    : Number.NaN;
+  if (!Number.isFinite(epochS)) return { dateTime: "", timestamp: 0 };
+  const p = partsIn(epochS, "UTC");
+  const date = `${WEEKDAYS[p.weekday]}, ${MONTHS[p.month - 1]} ${p.day}, ${p.year}`;
+  return {
+    dateTime: `${date} ${hour12(p.hour)}:${pad(p.minute)}${meridiem(p.hour)}`,
+    timestamp: epochS,
+  };
+}
+
 /** PHP `l jS \of F Y @ h:i:s A` in UTC: `Monday 5th of September 2022 @ 02:15:07 PM`. */
 export function titleDate(epochS: number) {
   const p = partsIn(epochS, "UTC");

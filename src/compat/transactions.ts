@@ -1,0 +1,82 @@
+import { Hono } from "hono";
+import { createDb } from "../db/client";
+import { type EntryRow, isMetaKey, searchEntries } from "../db/ledger";
+import type { AppEnv } from "../env";
+import { send } from "../http/envelope";
+import { readParams } from "../http/params";
+import { localListDate, mysqlDate } from "../ledger/post-format";
+import { keyRouteRefusals, requireCredentials } from "./auth";
+import { publicReads } from "./config";
+import { phpInt, sanitizeTextField } from "./php";
+
+// `GET transactions` (captures 54-68; plugin includes/transactions/get-transactions.php
+// fetchTransactions): a WP_Query over the transaction posts with one meta_query
+// `{key: meta_key, value: meta_value, compare: LIKE}`. Without a meta_key nothing matches, so the
+// plugin answered "No transaction found" to every call that did not name one (its user_id and
+// metas_to_retrieve parameters were never read: it looked for them in a variable it did not have).
+
+const PER_PAGE = 10; // WordPress's posts_per_page option default
+const MAX_PER_PAGE = 100;
+const NONE = {
+  status_code: 200,
+  status: true,
+  message: "No transaction found",
+  data: [],
+  error: {
+    msg: "No transaction found",
+    recommendation: "Try using modifying the filters or params",
+  },
+};
+
+function record({ entry, symbol, decimals }: EntryRow, timeZone: string) {
+  const { dateTime, timestamp } = localListDate(
+    entry.localDate ?? mysqlDate(entry.createdAtS, timeZone),
+  );
+  return {
+    ID: entry.id,
+    request_id: entry.requestId,
+    user_id: entry.userId,
+    date_time: dateTime,
+    timestamp,
+    // floatval() of the amount as sent; the formatted form repeats the text itself.
+    amount: Number(entry.amountText),
+    amount_formatted: `${symbol ?? ""}${entry.amountText}`,
+    note: entry.note,
+    transaction_id: entry.id,
+    transaction_type: entry.txnType,
+    wallet_id: entry.walletId,
+    wallet_symbol: symbol ?? "",
+    wallet_decimal: decimals ?? 0,
+  };
+}
+
+export const compatTransactions = new Hono<AppEnv>().get("/", async (c) => {
+  // Public, as the plugin had it, only with COMPAT_PUBLIC_READS; else a subscriber sees its own.
+  let ownerOnly: number | undefined;
+  if (!publicReads(c.env)) {
+    const refusals = keyRouteRefusals("rimplenet_get_transactions");
+    const principal = await requireCredentials(c, refusals);
+    if (principal.role !== "administrator") ownerOnly = principal.userId;
+  }
+  const params = await readParams(c);
+  const key = sanitizeTextField(params.meta_key);
+  if (!isMetaKey(key)) return send(c, 200, NONE);
+
+  const perPageAsked = phpInt(sanitizeTextField(params.posts_per_page)) ?? 0;
+  const perPage = perPageAsked >= 1 ? Math.min(perPageAsked, MAX_PER_PAGE) : PER_PAGE;
+  const page = Math.max(1, phpInt(sanitizeTextField(params.page_no)) ?? 1);
+  const rows = await searchEntries(createDb(c.env.DB), {
+    key,
+    value: sanitizeTextField(params.meta_value),
+    userId: ownerOnly,
+    order: {
+      by: sanitizeTextField(params.orderby).toUpperCase() === "ID" ? "id" : "date",
+      direction: sanitizeTextField(params.order).toUpperCase() === "ASC" ? "asc" : "desc",
+    },
+    offset: Math.min(page - 1, 1_000_000) * perPage,
+    limit: perPage,
+  });
+  if (rows.length === 0) return send(c, 200, NONE);
+  const data = rows.map((row) => record(row, c.env.SITE_TIMEZONE));
+  return send(c, 200, { status_code: 200, status: true, message: "Transactions Retrieved", data });
+});
