@@ -4,7 +4,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { compareShape, compatCall, GUARDED, ON } from "./compat-helpers";
 import casesText from "./fixtures/rimplenet-1.1.31/transactions.jsonl?raw";
-import { call, type Json, makeAdmin, makeUser, type TestUser } from "./helpers";
+import { call, type Json, makeAdmin, makeKey, makeUser, type TestUser } from "./helpers";
 
 type Case = {
   id: string;
@@ -164,6 +164,8 @@ describe("GET transactions behind credentials (COMPAT_PUBLIC_READS off)", () => 
     const none = await list();
     expect(none.status).toBe(403);
     expect(none.body.message).toBe("Permission Denied");
+    const writeOnly = await list((await makeKey(admin, "write")).header);
+    expect(writeOnly.status).toBe(403);
   });
 
   it("Dynastiy/middey src/services/user.js:18 (payload from src/modules/App/Dashboard/Index.vue:92): user_id alone finds nothing, as on the plugin", async () => {

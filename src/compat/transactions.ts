@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { scopeAllows } from "../auth/principal";
 import { createDb } from "../db/client";
 import { type EntryRow, isMetaKey, searchEntries } from "../db/ledger";
 import type { AppEnv } from "../env";
@@ -56,6 +57,7 @@ export const compatTransactions = new Hono<AppEnv>().get("/", async (c) => {
   if (!publicReads(c.env)) {
     const refusals = keyRouteRefusals("rimplenet_get_transactions");
     const principal = await requireCredentials(c, refusals);
+    if (!scopeAllows(principal.scope, "read")) throw refusals.forbidden();
     if (principal.role !== "administrator") ownerOnly = principal.userId;
   }
   const params = await readParams(c);
