@@ -46,7 +46,13 @@ export function transactionRecord({ entry, ...wallet }: EntryRow, site: SiteSett
     amount_formatted_disp:
       wallet.symbol === null || wallet.decimals === null || wallet.symbolPosition === null
         ? null
-        : formatMoney(entry.amountMinor, { symbol: wallet.symbol, decimals: wallet.decimals, symbolPosition: wallet.symbolPosition }),
+        : formatMoney(entry.amountMinor, {
+            symbol: wallet.symbol,
+            decimals: wallet.decimals,
+            symbolPosition: wallet.symbolPosition,
+            // `amount` is the exact text; the display rounds a wallet that stores more places.
+            extraDecimals: wallet.extraDecimals ?? 0,
+          }),
     note: entry.note,
   };
 }
