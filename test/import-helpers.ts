@@ -1,7 +1,10 @@
 import { env } from "cloudflare:workers";
+import { issueToken } from "../src/auth/tokens";
 import { importFromText, targetState, TARGET_QUERIES, type ImportOptions, type TargetRows } from "../scripts/import/wordpress.mjs";
 import dump from "./fixtures/wordpress-dump.sql?raw";
 import expectedText from "./fixtures/wordpress-expected.json?raw";
+import realDump from "./fixtures/wordpress-real-site-dump.sql?raw";
+import realExpectedText from "./fixtures/wordpress-real-site-expected.json?raw";
 
 export { dump };
 
@@ -11,6 +14,31 @@ export const wordpress = JSON.parse(expectedText) as {
   users: { id: number; login: string; email: string; first: string; last: string }[];
   transactions: Record<string, any>[];
 };
+
+type SiteAnswers = {
+  passwords: Record<string, string>;
+  users: { id: number; login: string; email: string; first: string; last: string }[];
+  wallets: Record<string, any>[];
+  transactions: Record<string, any>[];
+  /** Each (user, wallet)'s transactions summed exactly: the site's ledger. */
+  balances: { userId: number; walletId: string; balance: string }[];
+  /** Every request_id, with the transaction the site recorded for it first. */
+  requestIds: { userId: number; requestId: string; txnId: number }[];
+};
+
+/**
+ * A site shaped like a live Rimplenet 1.1.31 one (test/fixtures/make-wordpress-dump.mjs): sub-precision
+ * and zero amounts, histories below zero, its own table prefix and the plugin's namespace.
+ */
+export const realSite = {
+  dump: realDump,
+  options: { prefix: "wpx7_", namespace: "rimplenet" } satisfies ImportOptions,
+  answers: JSON.parse(realExpectedText) as SiteAnswers,
+};
+
+/** An access token for an imported administrator (no password hashing in the way). */
+export const importedAdmin = async (userId: number, username: string) =>
+  `Bearer ${await issueToken({ userId, username, role: "administrator" }, env.JWT_SECRET!, env.JWT_ISSUER, 3600, Date.now())}`;
 
 /** When the import runs in these tests (dates of the adjustments it adds). */
 export const IMPORT_AT = Date.UTC(2024, 5, 1, 12, 0, 0);
