@@ -7,7 +7,7 @@ import { MAX_MINOR as SRC_MAX_MINOR, exactText as srcExactText, formatMoney as s
 import { postTitle as srcPostTitle, slugify as srcSlugify, titleDate as srcTitleDate } from "../src/ledger/post-format";
 import { MAX_MINOR, decimalToMinor, exactText, formatMoney, postTitle, readSiteAmount, slugify, titleDate } from "../scripts/import/ledger-format.mjs";
 import { createTableColumns, DumpParser, DumpSyntaxError, parseDumpText } from "../scripts/import/sql-dump.mjs";
-import { decodeEntities, importFromChunks, importFromText, parseRoles, passwordHashKind, sqlLiteral, utcSeconds } from "../scripts/import/wordpress.mjs";
+import { decodeEntities, importFromChunks, importFromText, parseRoles, passwordHashKind, sqlLiteral, targetState, utcSeconds } from "../scripts/import/wordpress.mjs";
 import { dump } from "./import-helpers";
 
 const SMALL = `-- MySQL dump 10.13
@@ -251,6 +251,24 @@ describe("planning the import", () => {
     const forced = importFromText(text, { options: { force: true } });
     expect(forced.statements.some((sql) => /SELECT 90[0146],|SELECT 907,/.test(sql))).toBe(false);
     for (const id of [902, 903, 905]) expect(forced.statements.some((sql) => sql.includes(`SELECT ${id},`))).toBe(true);
+  });
+
+  it("keeps the storage places of a wallet the database has: the site's amounts must fit them", () => {
+    const text = withExtraTransactions([{ id: 902, author: 2, currency: "ngn", amount: "1.005" }]);
+    const ngn = { id: "ngn", name: "Naira Wallet", symbol: "₦", symbol_position: "left", decimals: 2, type: "fiat" };
+    // Stored at 2 places, as the API creates wallets: 1.005 does not fit; ngn's entries stay out.
+    const narrow = importFromText(text, { target: targetState({ wallets: [{ ...ngn, extra_decimals: 0 }] }) }).report;
+    expect(narrow.refused).toBe(true);
+    expect(narrow.conflicts).toEqual([
+      { kind: "wallet", id: "ngn", problem: "wallet ngn stores 2 decimal places in the database; the site's amounts need 3: its entries cannot be imported" },
+    ]);
+    expect(narrow.transactions.skipped.byReason).toEqual({ "wallet ngn stores fewer decimal places in the database than the site's amounts need": 11 });
+    // Stored at 4 places (an earlier import's): every amount is counted in those units.
+    const wide = importFromText(text, { target: targetState({ wallets: [{ ...ngn, extra_decimals: 2 }] }) });
+    expect(wide.report.refused).toBe(false);
+    expect(wide.report.wallets.storage[0]).toEqual({ walletId: "ngn", decimals: 2, storageDecimals: 4, placesNeeded: 3, present: true });
+    expect(wide.statements.some((sql) => sql.startsWith("INSERT INTO wallets (id") && sql.includes("'ngn'"))).toBe(false);
+    expect(wide.statements.find((sql) => sql.includes("SELECT 902,"))).toContain("'CREDIT', 10050, '1.005',");
   });
 
   it("reads another table prefix and plugin namespace", () => {

@@ -883,8 +883,9 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
     for (const [walletId, parts] of Object.entries(meta.balances)) {
       const user = users.get(userId);
       const wallet = wallets.get(walletId);
-      if (!user || !wallet) {
-        report.balances.ignoredMeta.add(!user ? "user not imported" : "wallet not imported", { userId, walletId });
+      const key = pairKey(userId, walletId);
+      if (!user || !wallet || pairSkips.has(key) || unitsConflicts.has(walletId)) {
+        report.balances.ignoredMeta.add(!user ? "user not imported" : !wallet ? "wallet not imported" : "entries not imported", { userId, walletId });
         continue;
       }
       const places = storageDecimals(wallet);
@@ -894,7 +895,6 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
         report.balances.ignoredMeta.add(`stored balance is not a number: ${JSON.stringify(parts)}`, { userId, walletId });
         continue;
       }
-      const key = pairKey(userId, walletId);
       const site = w.minor + nw.minor;
       const ledger = pairs.get(key)?.sum ?? 0;
       report.balances.compared++;
@@ -911,8 +911,7 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
       };
       diff.action = `kept the entries: balance ${diff.transactions}`;
       report.balanceDifferences.total++;
-      if (pairSkips.has(key) || unitsConflicts.has(walletId)) diff.action = "entries not imported";
-      else if (opts.balances === "site") {
+      if (opts.balances === "site") {
         const amount = Math.abs(site - ledger);
         const txnType = site > ledger ? "CREDIT" : "DEBIT";
         closings.set(
