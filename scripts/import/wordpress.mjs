@@ -704,7 +704,7 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
         userId,
         walletId,
         txnType,
-        // In units of 10^-MAX_STORAGE_DECIMALS until the wallet's places are known (unitsOf below).
+        // In units of 10^-MAX_STORAGE_DECIMALS until the wallet's places are known (unitFactor below).
         amountUnits: BigInt(amount.integer + amount.fraction.padEnd(MAX_STORAGE_DECIMALS, "0")),
         places: amount.places,
         amountText,
