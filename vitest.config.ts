@@ -24,11 +24,21 @@ export default defineConfig(async () => {
             }),
           ],
           // Each request logs one line; show them only for failing tests.
-          test: { name: "workers", silent: "passed-only", setupFiles: ["./test/apply-migrations.ts"], include: ["test/**/*.test.ts"] },
+          test: {
+            name: "workers",
+            silent: "passed-only",
+            setupFiles: ["./test/apply-migrations.ts"],
+            include: ["test/**/*.test.ts"],
+          },
         },
         {
           // Command-line tools that drive wrangler itself, in Node.
-          test: { name: "node", environment: "node", include: ["test/node/**/*.test.mjs"], testTimeout: 120_000 },
+          test: {
+            name: "node",
+            environment: "node",
+            include: ["test/node/**/*.test.mjs"],
+            testTimeout: 120_000,
+          },
         },
       ],
     },

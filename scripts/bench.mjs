@@ -32,7 +32,10 @@ const WARMUP = setting("BENCH_WARMUP", 3);
 const CONNECTIONS = setting("BENCH_CONNECTIONS", 32);
 
 const started = Date.now();
-const log = (msg) => process.stderr.write(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(3)}s] ${msg}\n`);
+const log = (msg) =>
+  process.stderr.write(
+    `[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(3)}s] ${msg}\n`,
+  );
 
 // ---- cleanup on every way out -------------------------------------------------------------------
 let stopping = false;
@@ -60,15 +63,28 @@ async function main() {
     cpuModel: cpus()[0]?.model,
     loadavgAtStart: loadavg(),
     commit: gitCommit(),
-    settings: { durationS: DURATION, warmupS: WARMUP, connections: CONNECTIONS, logLevel: "warn", host: "127.0.0.1" },
+    settings: {
+      durationS: DURATION,
+      warmupS: WARMUP,
+      connections: CONNECTIONS,
+      logLevel: "warn",
+      host: "127.0.0.1",
+    },
   };
 
   log("bundling (wrangler deploy --dry-run)");
-  const bundles = { app: bundleSize({ config: "wrangler.toml", main: "src/index.ts" }), baseline: bundleSize({ config: "bench/baseline/wrangler.toml", main: "worker.ts" }) };
+  const bundles = {
+    app: bundleSize({ config: "wrangler.toml", main: "src/index.ts" }),
+    baseline: bundleSize({ config: "bench/baseline/wrangler.toml", main: "worker.ts" }),
+  };
 
   log("starting the app and the baseline (wrangler dev, 127.0.0.1, log level warn)");
   const app = await startServer({ config: "wrangler.toml", logLevel: "warn" });
-  const baseline = await startServer({ config: "bench/baseline/wrangler.toml", logLevel: "warn", seedAdmin: false });
+  const baseline = await startServer({
+    config: "bench/baseline/wrangler.toml",
+    logLevel: "warn",
+    seedAdmin: false,
+  });
   log(`app ${app.base}, baseline ${baseline.base}`);
 
   const auth = await adminAuth(app.api);
@@ -79,7 +95,11 @@ async function main() {
   const authed = { Authorization: auth };
 
   // Baseline: one row to select.
-  const seeded = await fetch(`${baseline.base}/insert`, { method: "POST", headers: json, body: JSON.stringify({ request_id: "seed", amount: 1 }) });
+  const seeded = await fetch(`${baseline.base}/insert`, {
+    method: "POST",
+    headers: json,
+    body: JSON.stringify({ request_id: "seed", amount: 1 }),
+  });
   if (seeded.status !== 200) throw new Error(`baseline /insert answered ${seeded.status}`);
   const seedId = (await seeded.json()).data.id;
 
@@ -94,7 +114,10 @@ async function main() {
         method: "POST",
         path: "/insert",
         headers: json,
-        setupRequest: (req) => ({ ...req, body: JSON.stringify({ request_id: `ins-${runId}-${++insertSeq}`, amount: 100 }) }),
+        setupRequest: (req) => ({
+          ...req,
+          body: JSON.stringify({ request_id: `ins-${runId}-${++insertSeq}`, amount: 100 }),
+        }),
       },
     },
     select: { server: baseline, request: { method: "GET", path: `/select?id=${seedId}` } },
@@ -109,7 +132,15 @@ async function main() {
         setupRequest: (req) => {
           const n = ++creditSeq;
           const user = fx.users[n % fx.users.length];
-          return { ...req, body: JSON.stringify({ user_id: user.id, wallet_id: WALLETS[0], amount: 1, request_id: `load-${runId}-${n}` }) };
+          return {
+            ...req,
+            body: JSON.stringify({
+              user_id: user.id,
+              wallet_id: WALLETS[0],
+              amount: 1,
+              request_id: `load-${runId}-${n}`,
+            }),
+          };
         },
       },
     },
@@ -117,7 +148,12 @@ async function main() {
       server: app,
       vs: "insert",
       expectStatus: 409,
-      request: { method: "POST", path: `${apiPath}/credits`, headers: { ...authed, ...json }, body: JSON.stringify(fx.duplicate) },
+      request: {
+        method: "POST",
+        path: `${apiPath}/credits`,
+        headers: { ...authed, ...json },
+        body: JSON.stringify(fx.duplicate),
+      },
     },
     "credits-invalid-400": {
       server: app,
@@ -127,13 +163,22 @@ async function main() {
         method: "POST",
         path: `${apiPath}/credits`,
         headers: { ...authed, ...json },
-        body: JSON.stringify({ user_id: fx.users[0].id, wallet_id: WALLETS[0], amount: "-1", request_id: "never-written" }),
+        body: JSON.stringify({
+          user_id: fx.users[0].id,
+          wallet_id: WALLETS[0],
+          amount: "-1",
+          request_id: "never-written",
+        }),
       },
     },
     "transaction-read": {
       server: app,
       vs: "noop",
-      request: { method: "GET", path: `${apiPath}/transactions/${fx.transactionId}`, headers: authed },
+      request: {
+        method: "GET",
+        path: `${apiPath}/transactions/${fx.transactionId}`,
+        headers: authed,
+      },
     },
     "transaction-unknown-404": {
       server: app,
@@ -144,22 +189,39 @@ async function main() {
     "balance-1-wallet": {
       server: app,
       vs: "select",
-      request: { method: "GET", path: `${apiPath}/user-wallet-balance?user_id=${fx.reader.id}&wallet_id=${WALLETS[0]}&formatted=yes`, headers: authed },
+      request: {
+        method: "GET",
+        path: `${apiPath}/user-wallet-balance?user_id=${fx.reader.id}&wallet_id=${WALLETS[0]}&formatted=yes`,
+        headers: authed,
+      },
     },
     "balance-5-wallets": {
       server: app,
       vs: "select",
-      request: { method: "GET", path: `${apiPath}/user-wallet-balance?user_id=${fx.reader.id}&wallet_id=${WALLETS.join(",")}&formatted=yes`, headers: authed },
+      request: {
+        method: "GET",
+        path: `${apiPath}/user-wallet-balance?user_id=${fx.reader.id}&wallet_id=${WALLETS.join(",")}&formatted=yes`,
+        headers: authed,
+      },
     },
     "transactions-page-20": {
       server: app,
       vs: "noop",
-      request: { method: "GET", path: `${apiPath}/transactions?user_id=${fx.reader.id}&security_code=1&per_page=20`, headers: authed },
+      request: {
+        method: "GET",
+        path: `${apiPath}/transactions?user_id=${fx.reader.id}&security_code=1&per_page=20`,
+        headers: authed,
+      },
     },
     login: {
       server: app,
       vs: "noop",
-      request: { method: "POST", path: `${apiPath}/users/login`, headers: json, body: JSON.stringify({ user_email: fx.reader.email, user_password: USER_PASSWORD }) },
+      request: {
+        method: "POST",
+        path: `${apiPath}/users/login`,
+        headers: json,
+        body: JSON.stringify({ user_email: fx.reader.email, user_password: USER_PASSWORD }),
+      },
     },
   };
 
@@ -167,22 +229,43 @@ async function main() {
   const plan = [
     ["insert", "credits", "credits-duplicate-409", "credits-invalid-400", "insert"],
     ["select", "balance-1-wallet", "balance-5-wallets", "select"],
-    ["noop", "transaction-read", "transaction-unknown-404", "transactions-page-20", "login", "noop"],
+    [
+      "noop",
+      "transaction-read",
+      "transaction-unknown-404",
+      "transactions-page-20",
+      "login",
+      "noop",
+    ],
   ].flat();
 
   const runs = [];
   for (const name of plan) {
     if (stopping) throw new Error("interrupted");
     const s = scenarios[name];
-    const common = { base: s.server.base, request: s.request, expectStatus: s.expectStatus, connections: CONNECTIONS };
+    const common = {
+      base: s.server.base,
+      request: s.request,
+      expectStatus: s.expectStatus,
+      connections: CONNECTIONS,
+    };
     log(`${name}: warm-up ${WARMUP}s`);
     const warmup = await runLoad({ ...common, duration: WARMUP });
     log(`${name}: ${DURATION}s × ${CONNECTIONS} connections`);
     const loadavgBefore = loadavg()[0];
     const measured = await runLoad({ ...common, duration: DURATION });
-    runs.push({ name, kind: s.server === app ? "app" : "baseline", loadavg1Before: loadavgBefore, warmup: pick(warmup), ...measured });
-    log(`${name}: ${measured.reqPerSec.toFixed(1)} req/s, p50 ${measured.latencyMs.p50} ms, p99 ${measured.latencyMs.p99} ms, errors ${measured.errors}`);
-    if (measured.errorSamples.length) log(`${name}: unexpected answers, e.g. ${JSON.stringify(measured.errorSamples[0])}`);
+    runs.push({
+      name,
+      kind: s.server === app ? "app" : "baseline",
+      loadavg1Before: loadavgBefore,
+      warmup: pick(warmup),
+      ...measured,
+    });
+    log(
+      `${name}: ${measured.reqPerSec.toFixed(1)} req/s, p50 ${measured.latencyMs.p50} ms, p99 ${measured.latencyMs.p99} ms, errors ${measured.errors}`,
+    );
+    if (measured.errorSamples.length)
+      log(`${name}: unexpected answers, e.g. ${JSON.stringify(measured.errorSamples[0])}`);
     await new Promise((r) => setTimeout(r, 1000)); // let answers still in flight drain
   }
 
@@ -190,12 +273,24 @@ async function main() {
   // the credits answered 200 and the credits sent (autocannon drops the answers still in flight
   // when a run ends; the server applies those requests all the same).
   const creditRuns = runs.filter((r) => r.name === "credits");
-  const credited = creditRuns.reduce((n, r) => n + (r.statusCodes["200"] ?? 0) + (r.warmup.statusCodes["200"] ?? 0), 0);
+  const credited = creditRuns.reduce(
+    (n, r) => n + (r.statusCodes["200"] ?? 0) + (r.warmup.statusCodes["200"] ?? 0),
+    0,
+  );
   const sent = creditRuns.reduce((n, r) => n + r.sent + r.warmup.sent, 0);
   await new Promise((r) => setTimeout(r, 1000));
-  const applied = (await balanceSum({ api: app.api, auth, users: fx.users, wallet: WALLETS[0] })) - fx.duplicate.amount;
-  const ledgerCheck = { creditsAnswered200: credited, creditsSent: sent, creditsApplied: applied, ok: applied >= credited && applied <= sent };
-  log(`ledger check: ${ledgerCheck.ok ? "ok" : "MISMATCH"} (${credited} credits of 1 answered 200, ${sent} sent, ${applied} applied)`);
+  const applied =
+    (await balanceSum({ api: app.api, auth, users: fx.users, wallet: WALLETS[0] })) -
+    fx.duplicate.amount;
+  const ledgerCheck = {
+    creditsAnswered200: credited,
+    creditsSent: sent,
+    creditsApplied: applied,
+    ok: applied >= credited && applied <= sent,
+  };
+  log(
+    `ledger check: ${ledgerCheck.ok ? "ok" : "MISMATCH"} (${credited} credits of 1 answered 200, ${sent} sent, ${applied} applied)`,
+  );
 
   // Table rows: baselines (both bracketing runs, and their mean), app scenarios with ratios.
   const baselineRuns = (name) => runs.filter((r) => r.name === name);
@@ -207,13 +302,26 @@ async function main() {
   const appSummary = {};
   for (const name of ["noop", "insert", "select"]) {
     baselineRuns(name).forEach((r, i) =>
-      rows.push({ scenario: `baseline ${name} (${i === 0 ? "before" : "after"})`, reqPerSec: r.reqPerSec, p50: r.latencyMs.p50, p99: r.latencyMs.p99, errors: r.errors }),
+      rows.push({
+        scenario: `baseline ${name} (${i === 0 ? "before" : "after"})`,
+        reqPerSec: r.reqPerSec,
+        p50: r.latencyMs.p50,
+        p99: r.latencyMs.p99,
+        errors: r.errors,
+      }),
     );
   }
   for (const r of runs.filter((x) => x.kind === "app")) {
     const vs = scenarios[r.name].vs;
     const ratio = r.reqPerSec / baselineMean(vs);
-    appSummary[r.name] = { reqPerSec: r.reqPerSec, p50: r.latencyMs.p50, p99: r.latencyMs.p99, errors: r.errors, ratio, vs };
+    appSummary[r.name] = {
+      reqPerSec: r.reqPerSec,
+      p50: r.latencyMs.p50,
+      p99: r.latencyMs.p99,
+      errors: r.errors,
+      ratio,
+      vs,
+    };
     rows.push({ scenario: r.name, ...appSummary[r.name] });
   }
   const targets = evaluateTargets(appSummary);
@@ -221,8 +329,12 @@ async function main() {
   const sourcesChanged = changedFiles(sourcesAtStart, fingerprint());
 
   const out = [];
-  out.push(`Bench: ${DURATION}s per scenario after ${WARMUP}s warm-up, ${CONNECTIONS} connections, wrangler dev --log-level=warn on 127.0.0.1, ${meta.cpus} CPUs shared with the load generator.`);
-  out.push("Ratios: app req/s ÷ the mean of the two bracketing baseline runs (credits vs insert, balance reads vs select, others vs noop).");
+  out.push(
+    `Bench: ${DURATION}s per scenario after ${WARMUP}s warm-up, ${CONNECTIONS} connections, wrangler dev --log-level=warn on 127.0.0.1, ${meta.cpus} CPUs shared with the load generator.`,
+  );
+  out.push(
+    "Ratios: app req/s ÷ the mean of the two bracketing baseline runs (credits vs insert, balance reads vs select, others vs noop).",
+  );
   out.push("");
   out.push(formatTable(rows));
   const drift = ["noop", "insert", "select"].map((name) => {
@@ -230,43 +342,74 @@ async function main() {
     return { name, pct: (Math.abs(a - b) / ((a + b) / 2)) * 100 };
   });
   out.push("");
-  out.push(`Baseline drift between its two bracketing runs: ${drift.map((d) => `${d.name} ${d.pct.toFixed(0)}%`).join(", ")}` +
-    (drift.some((d) => d.pct > 20) ? " (over 20%: the machine was busy; read the ratios with care)." : "."));
-  out.push(`Load average (1 min) before the first scenario ${runs[0].loadavg1Before.toFixed(2)}, at the end ${loadavg()[0].toFixed(2)} (this bench alone adds about 2).`);
+  out.push(
+    `Baseline drift between its two bracketing runs: ${drift.map((d) => `${d.name} ${d.pct.toFixed(0)}%`).join(", ")}` +
+      (drift.some((d) => d.pct > 20)
+        ? " (over 20%: the machine was busy; read the ratios with care)."
+        : "."),
+  );
+  out.push(
+    `Load average (1 min) before the first scenario ${runs[0].loadavg1Before.toFixed(2)}, at the end ${loadavg()[0].toFixed(2)} (this bench alone adds about 2).`,
+  );
   out.push("");
-  out.push(`Bundle (wrangler deploy --dry-run, main .js): app ${bundles.app.file} ${kib(bundles.app.rawBytes)} raw, ${kib(bundles.app.gzipBytes)} gzip` +
-    (bundles.app.wranglerReported ? ` (wrangler: ${bundles.app.wranglerReported.total} / gzip ${bundles.app.wranglerReported.gzip})` : "") +
-    `; baseline ${kib(bundles.baseline.rawBytes)} raw, ${kib(bundles.baseline.gzipBytes)} gzip.`);
-  out.push(`Ledger check after the credit load: ${ledgerCheck.ok ? "ok" : "MISMATCH"} (${credited} credits answered 200, ${sent} sent, ${applied} applied to the payees' balances).`);
+  out.push(
+    `Bundle (wrangler deploy --dry-run, main .js): app ${bundles.app.file} ${kib(bundles.app.rawBytes)} raw, ${kib(bundles.app.gzipBytes)} gzip` +
+      (bundles.app.wranglerReported
+        ? ` (wrangler: ${bundles.app.wranglerReported.total} / gzip ${bundles.app.wranglerReported.gzip})`
+        : "") +
+      `; baseline ${kib(bundles.baseline.rawBytes)} raw, ${kib(bundles.baseline.gzipBytes)} gzip.`,
+  );
+  out.push(
+    `Ledger check after the credit load: ${ledgerCheck.ok ? "ok" : "MISMATCH"} (${credited} credits answered 200, ${sent} sent, ${applied} applied to the payees' balances).`,
+  );
   out.push("");
   out.push("Targets:");
   for (const t of targets) out.push(`  ${t.met ? "MET   " : "MISSED"}  ${t.target}: ${t.value}`);
-  if (totalErrors > 0) out.push(`\n${totalErrors} unexpected answers in total (status codes per scenario are in the JSON file).`);
+  if (totalErrors > 0)
+    out.push(
+      `\n${totalErrors} unexpected answers in total (status codes per scenario are in the JSON file).`,
+    );
   if (sourcesChanged.length > 0) {
-    out.push(`\nINVALID RUN: ${sourcesChanged.length} source files changed while it ran (wrangler dev reloads on change), e.g. ${sourcesChanged.slice(0, 5).join(", ")}.`);
+    out.push(
+      `\nINVALID RUN: ${sourcesChanged.length} source files changed while it ran (wrangler dev reloads on change), e.g. ${sourcesChanged.slice(0, 5).join(", ")}.`,
+    );
   }
 
   mkdirSync("bench-results", { recursive: true });
   const file = join("bench-results", `bench-${meta.date.replace(/[:.]/g, "-")}.json`);
   meta.loadavgAtEnd = loadavg();
   meta.wallSeconds = (Date.now() - started) / 1000;
-  writeFileSync(file, `${JSON.stringify({ meta, valid: sourcesChanged.length === 0, sourcesChanged, baselineDriftPct: drift, bundles, ledgerCheck, table: rows, targets, runs }, null, 2)}\n`);
+  writeFileSync(
+    file,
+    `${JSON.stringify({ meta, valid: sourcesChanged.length === 0, sourcesChanged, baselineDriftPct: drift, bundles, ledgerCheck, table: rows, targets, runs }, null, 2)}\n`,
+  );
   out.push(`\nResults: ${file}`);
   process.stdout.write(`${out.join("\n")}\n`);
   return totalErrors === 0 && ledgerCheck.ok && sourcesChanged.length === 0;
 }
 
-const pick = (r) => ({ reqPerSec: r.reqPerSec, sent: r.sent, responses: r.responses, errors: r.errors, statusCodes: r.statusCodes, errorSamples: r.errorSamples });
+const pick = (r) => ({
+  reqPerSec: r.reqPerSec,
+  sent: r.sent,
+  responses: r.responses,
+  errors: r.errors,
+  statusCodes: r.statusCodes,
+  errorSamples: r.errorSamples,
+});
 
 function gitCommit() {
   try {
-    const head = execFileSync("git", ["rev-parse", "HEAD"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
-    // read-only: GIT_OPTIONAL_LOCKS=0 keeps `git status` from refreshing the index
-    const dirty = execFileSync("git", ["status", "--porcelain", "--untracked-files=no"], {
+    const head = execFileSync("git", ["rev-parse", "HEAD"], {
       encoding: "utf8",
       stdio: ["ignore", "pipe", "ignore"],
-      env: { ...process.env, GIT_OPTIONAL_LOCKS: "0" },
-    }).trim() !== "";
+    }).trim();
+    // read-only: GIT_OPTIONAL_LOCKS=0 keeps `git status` from refreshing the index
+    const dirty =
+      execFileSync("git", ["status", "--porcelain", "--untracked-files=no"], {
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "ignore"],
+        env: { ...process.env, GIT_OPTIONAL_LOCKS: "0" },
+      }).trim() !== "";
     return dirty ? `${head} (with uncommitted changes)` : head;
   } catch {
     return null;

@@ -5,10 +5,17 @@ import { parseArgs } from "node:util";
 import { ensureAdmin } from "./lib/admin.mjs";
 
 const { values } = parseArgs({
-  options: { remote: { type: "boolean" }, local: { type: "boolean" }, username: { type: "string" }, email: { type: "string" } },
+  options: {
+    remote: { type: "boolean" },
+    local: { type: "boolean" },
+    username: { type: "string" },
+    email: { type: "string" },
+  },
 });
 if (!values.username || !values.email || values.remote === values.local) {
-  console.error("usage: npm run admin:create -- (--remote|--local) --username NAME --email ADDRESS");
+  console.error(
+    "usage: npm run admin:create -- (--remote|--local) --username NAME --email ADDRESS",
+  );
   process.exit(2);
 }
 let password = process.env.WALLET_ADMIN_PASSWORD;
@@ -17,5 +24,14 @@ if (!password) {
   password = await rl.question("Password for the new administrator: ");
   rl.close();
 }
-const result = ensureAdmin({ target: values.remote ? "--remote" : "--local", username: values.username, email: values.email, password });
-console.log(result.created ? `Administrator ${values.username} created (id ${result.id}).` : "A user with that username or e-mail exists; nothing changed.");
+const result = ensureAdmin({
+  target: values.remote ? "--remote" : "--local",
+  username: values.username,
+  email: values.email,
+  password,
+});
+console.log(
+  result.created
+    ? `Administrator ${values.username} created (id ${result.id}).`
+    : "A user with that username or e-mail exists; nothing changed.",
+);

@@ -26,7 +26,11 @@ if (!existsSync(".dev.vars")) {
 wrangler(["d1", "migrations", "apply", "DB", "--local"], { quiet: true });
 console.log("Local D1 migrated.");
 const seeded = ensureAdmin({ target: "--local", ...admin });
-console.log(seeded.created ? `Local administrator "${admin.username}" created.` : `Local administrator "${admin.username}" (or its e-mail) already exists; left as it is.`);
+console.log(
+  seeded.created
+    ? `Local administrator "${admin.username}" created.`
+    : `Local administrator "${admin.username}" (or its e-mail) already exists; left as it is.`,
+);
 
 const base = `http://127.0.0.1:${port}/wp-json/wallet/v1`;
 console.log(`
@@ -37,6 +41,9 @@ Sign in (dev-only credentials):
 Then send the access_token as "Authorization: Bearer <token>".
 `);
 
-const child = startWrangler(["dev", "--ip", "127.0.0.1", "--port", port, "--show-interactive-dev-session=false"], { detached: false });
+const child = startWrangler(
+  ["dev", "--ip", "127.0.0.1", "--port", port, "--show-interactive-dev-session=false"],
+  { detached: false },
+);
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
 child.on("exit", (code) => process.exit(code ?? 0));

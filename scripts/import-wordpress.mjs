@@ -7,7 +7,17 @@
 // plans the import against what the database already holds, writes the SQL in chunks and has
 // wrangler run them in order. Safe to run again; refuses conflicting data unless --force. See the
 // README's "Migrating from WordPress".
-import { closeSync, createReadStream, mkdirSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  createReadStream,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -16,7 +26,15 @@ import { LocalD1, RemoteD1 } from "./import/d1.mjs";
 import { Progress } from "./import/progress.mjs";
 import { formatReport } from "./import/report.mjs";
 import { SpillBuckets } from "./import/spill.mjs";
-import { createReader, emptyTarget, FOREIGN_IDS_QUERY, planImport, SCHEMA_CHECK_QUERY, TARGET_QUERIES, targetState } from "./import/wordpress.mjs";
+import {
+  createReader,
+  emptyTarget,
+  FOREIGN_IDS_QUERY,
+  planImport,
+  SCHEMA_CHECK_QUERY,
+  TARGET_QUERIES,
+  targetState,
+} from "./import/wordpress.mjs";
 
 const USAGE = `usage: npm run import:wordpress -- <dump.sql[.gz]> (--local | --remote | --dry-run) [options]
   --prefix wp_              table prefix of the WordPress site
@@ -68,7 +86,8 @@ function options() {
   }
   if (positionals.length !== 1) fail(USAGE);
   if (values.local && values.remote) fail("choose one of --local and --remote");
-  if (!values.local && !values.remote && !values["dry-run"]) fail(`say where to import: --local or --remote (or --dry-run)\n${USAGE}`);
+  if (!values.local && !values.remote && !values["dry-run"])
+    fail(`say where to import: --local or --remote (or --dry-run)\n${USAGE}`);
   if (!["ledger", "site"].includes(values.balances)) fail("--balances is ledger or site");
   if (!/^[A-Za-z0-9_$]*$/.test(values.prefix)) fail("--prefix may hold letters, digits, _ and $");
   if (!/^[a-z0-9_]+$/i.test(values.namespace)) fail("--namespace is a word");
@@ -115,7 +134,10 @@ class ChunkWriter {
   };
   rotate() {
     if (this.fd !== null) closeSync(this.fd);
-    const file = path.join(this.dir, `chunk-${String(this.files.length + 1).padStart(5, "0")}.${this.format}`);
+    const file = path.join(
+      this.dir,
+      `chunk-${String(this.files.length + 1).padStart(5, "0")}.${this.format}`,
+    );
     this.fd = openSync(file, "w");
     this.files.push({ file, statements: 0 });
     this.inChunk = 0;
@@ -162,7 +184,9 @@ async function readTarget(d1, progress) {
 }
 
 async function verify(d1, report, target) {
-  const [rows] = await d1.queries(["SELECT user_id, wallet_id, balance_minor, entry_count FROM balances"]);
+  const [rows] = await d1.queries([
+    "SELECT user_id, wallet_id, balance_minor, entry_count FROM balances",
+  ]);
   const actual = new Map(rows.map((r) => [`${r.user_id}\t${r.wallet_id}`, r]));
   const problems = [];
   for (const e of report.expectedBalances) {
@@ -170,7 +194,9 @@ async function verify(d1, report, target) {
     if ((target.pairs.get(key)?.foreign ?? 0) > 0) continue; // the service has moved it on since
     const a = actual.get(key);
     if (!a || Number(a.balance_minor) !== e.balanceMinor || Number(a.entry_count) !== e.entries) {
-      problems.push(`user ${e.userId} ${e.walletId}: expected ${e.entries} entries and ${e.balanceMinor}, found ${a ? `${a.entry_count} and ${a.balance_minor}` : "nothing"}`);
+      problems.push(
+        `user ${e.userId} ${e.walletId}: expected ${e.entries} entries and ${e.balanceMinor}, found ${a ? `${a.entry_count} and ${a.balance_minor}` : "nothing"}`,
+      );
     }
   }
   return problems;
@@ -197,7 +223,12 @@ async function main() {
 }
 
 async function run(opts, d1, started, progress, dryRun) {
-  const importOptions = { prefix: opts.prefix, namespace: opts.namespace, balances: opts.balances, force: opts.force };
+  const importOptions = {
+    prefix: opts.prefix,
+    namespace: opts.namespace,
+    balances: opts.balances,
+    force: opts.force,
+  };
 
   const tmp = mkdtempSync(path.join(opts["tmp-dir"] ?? tmpdir(), "wp-import-"));
   const cleanup = () => rmSync(tmp, { recursive: true, force: true });
@@ -208,7 +239,9 @@ async function run(opts, d1, started, progress, dryRun) {
   const reader = createReader(importOptions, buckets);
   await readDump(opts.file, reader, progress);
   buckets.finish();
-  progress.log(`Spilled ${(buckets.bytesOnDisk / (1 << 20)).toFixed(1)} MiB of transaction rows in ${buckets.indexes().length} buckets`);
+  progress.log(
+    `Spilled ${(buckets.bytesOnDisk / (1 << 20)).toFixed(1)} MiB of transaction rows in ${buckets.indexes().length} buckets`,
+  );
 
   const target = d1 ? await readTarget(d1, progress) : emptyTarget();
 
@@ -233,8 +266,14 @@ async function run(opts, d1, started, progress, dryRun) {
 
   const targetText = d1 ? d1.description : "no database (a fresh one is assumed)";
   console.log(`\n${formatReport(report, { dryRun, target: targetText })}`);
-  console.log(`  SQL: ${writer.count.toLocaleString("en-US")} statements (${(writer.bytes / (1 << 20)).toFixed(1)} MiB): ${JSON.stringify(writer.byKind)}`);
-  if (opts.report) writeFileSync(opts.report, `${JSON.stringify({ ...report, sql: { statements: writer.count, bytes: writer.bytes, byKind: writer.byKind } }, null, 2)}\n`);
+  console.log(
+    `  SQL: ${writer.count.toLocaleString("en-US")} statements (${(writer.bytes / (1 << 20)).toFixed(1)} MiB): ${JSON.stringify(writer.byKind)}`,
+  );
+  if (opts.report)
+    writeFileSync(
+      opts.report,
+      `${JSON.stringify({ ...report, sql: { statements: writer.count, bytes: writer.bytes, byKind: writer.byKind } }, null, 2)}\n`,
+    );
 
   const summary = () =>
     `Took ${((Date.now() - started) / 1000).toFixed(1)} s; peak memory ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB (resident set).`;
@@ -257,7 +296,9 @@ async function run(opts, d1, started, progress, dryRun) {
     try {
       await d1.executeChunk(chunk.file);
     } catch (err) {
-      console.error(`\nChunk ${i + 1} of ${writer.files.length} failed; the chunks before it are written, this one is not.`);
+      console.error(
+        `\nChunk ${i + 1} of ${writer.files.length} failed; the chunks before it are written, this one is not.`,
+      );
       console.error("Running the same command again continues from where the database stands.");
       console.error(err.message);
       return 1;
@@ -269,10 +310,14 @@ async function run(opts, d1, started, progress, dryRun) {
 
   const problems = await verify(d1, report, target);
   if (problems.length > 0) {
-    console.error(`Verification: ${problems.length} (user, wallet) balances are not what the import planned:\n  ${problems.slice(0, 20).join("\n  ")}`);
+    console.error(
+      `Verification: ${problems.length} (user, wallet) balances are not what the import planned:\n  ${problems.slice(0, 20).join("\n  ")}`,
+    );
     return 1;
   }
-  console.log(`Verified: ${report.expectedBalances.length.toLocaleString("en-US")} balances equal the sum of their entries as planned. ${summary()}`);
+  console.log(
+    `Verified: ${report.expectedBalances.length.toLocaleString("en-US")} balances equal the sum of their entries as planned. ${summary()}`,
+  );
   return 0;
 }
 

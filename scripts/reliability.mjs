@@ -10,16 +10,30 @@ import { connect } from "./reliability/api.mjs";
 import { runAuthz } from "./reliability/authz.mjs";
 import { runConcurrency } from "./reliability/concurrency.mjs";
 import { runCrash } from "./reliability/crash.mjs";
-import { check, figures, histogram, leaks, results, sectionTally, startSection, traffic, truncate } from "./reliability/harness.mjs";
+import {
+  check,
+  figures,
+  histogram,
+  leaks,
+  results,
+  sectionTally,
+  startSection,
+  traffic,
+  truncate,
+} from "./reliability/harness.mjs";
 import { runHostile } from "./reliability/hostile.mjs";
 import { checkLedgerInvariants, stopQueries, useWranglerConfig } from "./reliability/ledger.mjs";
 import { snapshotApp } from "./reliability/snapshot.mjs";
-import { runTiming, CONSTANT_TIME } from "./reliability/timing.mjs";
+import { CONSTANT_TIME, runTiming } from "./reliability/timing.mjs";
 
 const started = Date.now();
 // The whole run stays under ~5 minutes: every section gets a share of this and bounds its loops.
 const BUDGET_MS = 270_000;
-const only = new Set((process.env.RELIABILITY_ONLY ?? "concurrency,hostile,authz,timing,crash").split(",").map((s) => s.trim()));
+const only = new Set(
+  (process.env.RELIABILITY_ONLY ?? "concurrency,hostile,authz,timing,crash")
+    .split(",")
+    .map((s) => s.trim()),
+);
 const seed = Number(process.env.RELIABILITY_SEED ?? Math.floor(Math.random() * 2 ** 31));
 
 let app;
@@ -53,14 +67,19 @@ async function main() {
   app = snapshotApp();
   useWranglerConfig(app.config);
   const server = await startServer({ config: app.config, logLevel: "warn" });
-  console.log(`wrangler dev on ${server.base} serving a copy of the worker in ${app.dir}, state in ${server.stateDir} (${((Date.now() - started) / 1000).toFixed(1)} s to start)`);
+  console.log(
+    `wrangler dev on ${server.base} serving a copy of the worker in ${app.dir}, state in ${server.stateDir} (${((Date.now() - started) / 1000).toFixed(1)} s to start)`,
+  );
   let ctx = await connect(server, app.config);
   const deadlineFor = (ms) => Math.min(Date.now() + ms, started + BUDGET_MS);
 
-  if (only.has("concurrency")) await guarded("concurrency", () => runConcurrency(ctx, { deadline: deadlineFor(60_000) }));
-  if (only.has("hostile")) await guarded("hostile", () => runHostile(ctx, { seed, deadline: deadlineFor(105_000) }));
+  if (only.has("concurrency"))
+    await guarded("concurrency", () => runConcurrency(ctx, { deadline: deadlineFor(60_000) }));
+  if (only.has("hostile"))
+    await guarded("hostile", () => runHostile(ctx, { seed, deadline: deadlineFor(105_000) }));
   if (only.has("authz")) await guarded("authz", () => runAuthz(ctx));
-  if (only.has("timing")) await guarded("timing", () => runTiming(ctx, { deadline: deadlineFor(40_000) }));
+  if (only.has("timing"))
+    await guarded("timing", () => runTiming(ctx, { deadline: deadlineFor(40_000) }));
   if (only.has("crash")) {
     await guarded("crash", async () => {
       ctx = await runCrash(ctx, { deadline: deadlineFor(60_000) });
@@ -69,7 +88,11 @@ async function main() {
 
   startSection("final", "Whole run");
   await checkLedgerInvariants(ctx.stateDir, "end of run");
-  check(`no answer of the worker in the whole run was a 5xx (${traffic.responses} responses)`, traffic.status5xx.length === 0, traffic.status5xx.slice(0, 10).join("\n"));
+  check(
+    `no answer of the worker in the whole run was a 5xx (${traffic.responses} responses)`,
+    traffic.status5xx.length === 0,
+    traffic.status5xx.slice(0, 10).join("\n"),
+  );
   check(
     `no response in the whole run showed a password, a password hash or an API key after its creation (${traffic.responses} responses scanned)`,
     leaks.length === 0,
@@ -91,25 +114,52 @@ function summary() {
   console.log("\n== Summary ==");
   for (const [name, title] of [...SECTIONS, ["final", "Whole run"]]) {
     const { passed, failed } = sectionTally(name);
-    if (passed + failed > 0) console.log(`  ${title.padEnd(20)} ${passed} passed, ${failed} failed`);
+    if (passed + failed > 0)
+      console.log(`  ${title.padEnd(20)} ${passed} passed, ${failed} failed`);
   }
   const setup = sectionTally("setup");
-  if (setup.failed) console.log(`  ${"Setup".padEnd(20)} ${setup.passed} passed, ${setup.failed} failed`);
+  if (setup.failed)
+    console.log(`  ${"Setup".padEnd(20)} ${setup.passed} passed, ${setup.failed} failed`);
   const f = figures;
-  if (f.distinctCredits) console.log(`  distinct credits: ${f.distinctCredits.sent} in ${f.distinctCredits.seconds.toFixed(1)} s (${f.distinctCredits.perSecond}/s)`);
-  if (f.hostile) console.log(`  hostile cases: ${f.hostile.cases} (${f.hostile.mixed} mixed, ${f.hostile.refused} must-refuse) over ${f.hostile.routes} routes, seed ${seed}; 5xx: ${f.hostile.status5xx}; statuses: ${f.hostile.statuses}`);
+  if (f.distinctCredits)
+    console.log(
+      `  distinct credits: ${f.distinctCredits.sent} in ${f.distinctCredits.seconds.toFixed(1)} s (${f.distinctCredits.perSecond}/s)`,
+    );
+  if (f.hostile)
+    console.log(
+      `  hostile cases: ${f.hostile.cases} (${f.hostile.mixed} mixed, ${f.hostile.refused} must-refuse) over ${f.hostile.routes} routes, seed ${seed}; 5xx: ${f.hostile.status5xx}; statuses: ${f.hostile.statuses}`,
+    );
   if (f.streamedUploads) console.log(`  streamed uploads over 64 KiB: ${f.streamedUploads}`);
-  if (f.authz) console.log(`  authorization cases: ${f.authz.cases} over ${f.authz.routes} routes and ${f.authz.credentials} credential kinds`);
+  if (f.authz)
+    console.log(
+      `  authorization cases: ${f.authz.cases} over ${f.authz.routes} routes and ${f.authz.credentials} credential kinds`,
+    );
   if (f.crash) {
     const c = f.crash;
-    console.log(`  crash: ${c.sent} credits sent, ${c.acked} acknowledged before SIGKILL, ${c.foundAfter} of them found after restart (each once), ${c.unanswered} unanswered → retried ${c.retried}: ${c.appliedByRetry} applied by the retry, ${c.alreadyThere} already applied (409)`);
+    console.log(
+      `  crash: ${c.sent} credits sent, ${c.acked} acknowledged before SIGKILL, ${c.foundAfter} of them found after restart (each once), ${c.unanswered} unanswered → retried ${c.retried}: ${c.appliedByRetry} applied by the retry, ${c.alreadyThere} already applied (409)`,
+    );
   }
-  if (f.timing) for (const t of f.timing) console.log(`  timing ${t.name}: medians ${t.a.toFixed(2)} ms vs ${t.b.toFixed(2)} ms, ratio ${t.ratio.toFixed(3)} (${t.samples} samples each)`);
-  if (f.invariantRuns) console.log(`  ledger invariants: checked ${f.invariantRuns} times, last over ${f.entriesChecked} entries and ${f.pairsChecked} (user, wallet) balances`);
-  console.log(`  responses: ${traffic.responses}, 5xx: ${traffic.status5xx.length}, secrets leaked: ${leaks.length}, network errors: ${traffic.networkErrors}`);
-  if (traffic.devProxy503.length) console.log(`  wrangler dev proxy 503s (its report of a connection cut, not an answer of the worker): ${traffic.devProxy503.length}`);
+  if (f.timing)
+    for (const t of f.timing)
+      console.log(
+        `  timing ${t.name}: medians ${t.a.toFixed(2)} ms vs ${t.b.toFixed(2)} ms, ratio ${t.ratio.toFixed(3)} (${t.samples} samples each)`,
+      );
+  if (f.invariantRuns)
+    console.log(
+      `  ledger invariants: checked ${f.invariantRuns} times, last over ${f.entriesChecked} entries and ${f.pairsChecked} (user, wallet) balances`,
+    );
+  console.log(
+    `  responses: ${traffic.responses}, 5xx: ${traffic.status5xx.length}, secrets leaked: ${leaks.length}, network errors: ${traffic.networkErrors}`,
+  );
+  if (traffic.devProxy503.length)
+    console.log(
+      `  wrangler dev proxy 503s (its report of a connection cut, not an answer of the worker): ${traffic.devProxy503.length}`,
+    );
   if (traffic.transportRetries.length) {
-    console.log(`  local-stack connection failures retried once (hostile cases only; never an answer of the worker): ${traffic.transportRetries.length} (${histogram(traffic.transportRetries.map((t) => t.split(": ")[1]))})`);
+    console.log(
+      `  local-stack connection failures retried once (hostile cases only; never an answer of the worker): ${traffic.transportRetries.length} (${histogram(traffic.transportRetries.map((t) => t.split(": ")[1]))})`,
+    );
   }
   console.log("  constant time:");
   for (const line of CONSTANT_TIME) console.log(`    - ${line}`);

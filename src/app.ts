@@ -1,21 +1,21 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { routePath } from "hono/route";
+import { compatRoutes } from "./compat";
 import type { AppEnv } from "./env";
 import { percentDecode } from "./http/decode";
 import { fail, wpError } from "./http/envelope";
 import { onError } from "./http/errors";
 import { InvalidJsonError } from "./http/params";
 import { apiKeyRoutes } from "./routes/api-keys";
-import { compatRoutes } from "./compat";
 import { balances } from "./routes/balances";
 import { NAMESPACE } from "./routes/catalog";
 import { credits } from "./routes/credits";
 import { debits } from "./routes/debits";
-import { transfers } from "./routes/transfers";
 import { discovery } from "./routes/discovery";
 import { openapi } from "./routes/openapi";
 import { transactionRoutes } from "./routes/transactions";
+import { transfers } from "./routes/transfers";
 import { userRoutes } from "./routes/users";
 import { walletRoutes } from "./routes/wallets";
 
@@ -43,7 +43,8 @@ function fromPlainPermalink(request: Request) {
       }
     }
   }
-  const path = route === undefined ? url.pathname : `/wp-json${route.startsWith("/") ? route : `/${route}`}`;
+  const path =
+    route === undefined ? url.pathname : `/wp-json${route.startsWith("/") ? route : `/${route}`}`;
   if (route === undefined && path === path.toLowerCase()) return request;
   url.pathname = path.toLowerCase();
   return new Request(url, request);
@@ -80,7 +81,13 @@ export function createApp(options: AppOptions = {}) {
       }),
     );
   });
-  app.use(bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => fail(c, 413, "Payload too large", { body: `at most ${MAX_BODY_BYTES} bytes` }) }));
+  app.use(
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: (c) =>
+        fail(c, 413, "Payload too large", { body: `at most ${MAX_BODY_BYTES} bytes` }),
+    }),
+  );
 
   const api = new Hono<AppEnv>({ strict: false })
     .route("/credits", credits)
@@ -98,9 +105,13 @@ export function createApp(options: AppOptions = {}) {
   // The Rimplenet dialect (COMPAT_NAMESPACE, docs/compat.md): after the contract's routes, so those win.
   app.route("/wp-json/:ns/v1", compatRoutes);
 
-  app.notFound((c) => wpError(c, 404, "rest_no_route", "No route was found matching the URL and request method."));
+  app.notFound((c) =>
+    wpError(c, 404, "rest_no_route", "No route was found matching the URL and request method."),
+  );
   app.onError((err, c) =>
-    err instanceof InvalidJsonError ? wpError(c, 400, "rest_invalid_json", "Invalid JSON body passed.") : onError(err, c),
+    err instanceof InvalidJsonError
+      ? wpError(c, 400, "rest_invalid_json", "Invalid JSON body passed.")
+      : onError(err, c),
   );
 
   const fetch = app.fetch;

@@ -1,6 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { hashApiKey } from "../src/auth/api-keys";
-import { call, makeAdmin, makeKey, makeUser, tableCounts, unique, type Json, type TestUser } from "./helpers";
+import {
+  call,
+  type Json,
+  makeAdmin,
+  makeKey,
+  makeUser,
+  type TestUser,
+  tableCounts,
+  unique,
+} from "./helpers";
 
 const createKey = (auth: string, body: Json) => call("POST", "/api-keys", { auth, body });
 
@@ -12,10 +21,21 @@ async function newKey(admin: TestUser, body: Json = {}) {
   return { data, token: btoa(`${data.username}:${data.key}`) };
 }
 
-const listKeys = async (admin: TestUser) => (await call("GET", "/api-keys", { auth: admin.bearer })).body.data as Json[];
+const listKeys = async (admin: TestUser) =>
+  (await call("GET", "/api-keys", { auth: admin.bearer })).body.data as Json[];
 
-const invalidCredentials = { status_code: 401, status: false, message: "Permission denied", error: { unauthorize: "Invalid credentials" } };
-const forbidden = { status_code: 403, status: false, message: "Permission denied", error: { unauthorize: "Request is not authorized" } };
+const invalidCredentials = {
+  status_code: 401,
+  status: false,
+  message: "Permission denied",
+  error: { unauthorize: "Invalid credentials" },
+};
+const forbidden = {
+  status_code: 403,
+  status: false,
+  message: "Permission denied",
+  error: { unauthorize: "Request is not authorized" },
+};
 
 describe("POST /api-keys", () => {
   it("creates a key for the caller and answers 201 API key created with the secret", async () => {
@@ -27,7 +47,14 @@ describe("POST /api-keys", () => {
       status_code: 201,
       status: true,
       message: "API key created",
-      data: { id: expect.any(Number), name, username: admin.username, scope: "read", key: expect.any(String), created_at: expect.any(String) },
+      data: {
+        id: expect.any(Number),
+        name,
+        username: admin.username,
+        scope: "read",
+        key: expect.any(String),
+        created_at: expect.any(String),
+      },
     });
     expect(Number.isInteger(res.body.data.id)).toBe(true);
     expect(res.body.data.key.length).toBeGreaterThanOrEqual(32);
@@ -56,19 +83,33 @@ describe("POST /api-keys", () => {
 
   it("refuses an unknown key with 401 Invalid credentials", async () => {
     const admin = await makeAdmin();
-    const res = await call("GET", "/wallets", { auth: `Key ${btoa(`${admin.username}:wk_${"0".repeat(64)}`)}` });
+    const res = await call("GET", "/wallets", {
+      auth: `Key ${btoa(`${admin.username}:wk_${"0".repeat(64)}`)}`,
+    });
     expect(res.body).toEqual(invalidCredentials);
   });
 
   it("with a username creates the key for that user, which works only with that username", async () => {
     const admin = await makeAdmin();
     const other = await makeAdmin();
-    const res = await createKey(admin.bearer, { name: "for other", scope: "read", username: other.username });
+    const res = await createKey(admin.bearer, {
+      name: "for other",
+      scope: "read",
+      username: other.username,
+    });
     expect(res.status).toBe(201);
-    expect(res.body.data).toMatchObject({ name: "for other", username: other.username, scope: "read" });
+    expect(res.body.data).toMatchObject({
+      name: "for other",
+      username: other.username,
+      scope: "read",
+    });
     const key = res.body.data.key as string;
-    expect((await call("GET", "/wallets", { auth: `Key ${btoa(`${other.username}:${key}`)}` })).status).toBe(200);
-    expect((await call("GET", "/wallets", { auth: `Key ${btoa(`${admin.username}:${key}`)}` })).body).toEqual(invalidCredentials);
+    expect(
+      (await call("GET", "/wallets", { auth: `Key ${btoa(`${other.username}:${key}`)}` })).status,
+    ).toBe(200);
+    expect(
+      (await call("GET", "/wallets", { auth: `Key ${btoa(`${admin.username}:${key}`)}` })).body,
+    ).toEqual(invalidCredentials);
   });
 
   it("gives a subscriber's key the subscriber's rights", async () => {
@@ -81,9 +122,18 @@ describe("POST /api-keys", () => {
   it("with an unknown username answers 404 and writes nothing", async () => {
     const admin = await makeAdmin();
     const before = await tableCounts();
-    const res = await createKey(admin.bearer, { name: "nobody's", scope: "read", username: unique("ghost") });
+    const res = await createKey(admin.bearer, {
+      name: "nobody's",
+      scope: "read",
+      username: unique("ghost"),
+    });
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ status_code: 404, status: false, message: expect.any(String), error: expect.anything() });
+    expect(res.body).toEqual({
+      status_code: 404,
+      status: false,
+      message: expect.any(String),
+      error: expect.anything(),
+    });
     expect(await tableCounts()).toEqual(before);
   });
 
@@ -91,7 +141,12 @@ describe("POST /api-keys", () => {
     const admin = await makeAdmin();
     const res = await createKey(admin.bearer, { scope: "admin" });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ status_code: 400, status: false, message: "invalid input", error: { name: expect.any(String), scope: expect.any(String) } });
+    expect(res.body).toEqual({
+      status_code: 400,
+      status: false,
+      message: "invalid input",
+      error: { name: expect.any(String), scope: expect.any(String) },
+    });
   });
 
   it("answers a read key 403 and writes nothing", async () => {
@@ -110,17 +165,27 @@ describe("POST /api-keys", () => {
     const res = await createKey(header, { name: "by key", scope: "write" });
     expect(res.status).toBe(201);
     expect(res.body.data.username).toBe(admin.username);
-    for (const scope of ["read", "read-write"]) expect((await createKey(header, { name: "wider", scope })).body).toEqual(forbidden);
+    for (const scope of ["read", "read-write"])
+      expect((await createKey(header, { name: "wider", scope })).body).toEqual(forbidden);
   });
 
   it("answers a subscriber 403 and no credentials 401", async () => {
     const subscriber = await makeUser();
-    expect((await createKey(subscriber.bearer, { name: "x", scope: "read" })).body).toEqual(forbidden);
+    expect((await createKey(subscriber.bearer, { name: "x", scope: "read" })).body).toEqual(
+      forbidden,
+    );
     expect((await call("GET", "/api-keys", { auth: subscriber.bearer })).body).toEqual(forbidden);
-    expect((await call("DELETE", "/api-keys/1", { auth: subscriber.bearer })).body).toEqual(forbidden);
+    expect((await call("DELETE", "/api-keys/1", { auth: subscriber.bearer })).body).toEqual(
+      forbidden,
+    );
     const anonymous = await call("POST", "/api-keys", { body: { name: "x", scope: "read" } });
     expect(anonymous.status).toBe(401);
-    expect(anonymous.body).toEqual({ status_code: 401, status: false, message: "Permission denied", error: { unauthorize: "No authorization provided" } });
+    expect(anonymous.body).toEqual({
+      status_code: 401,
+      status: false,
+      message: "Permission denied",
+      error: { unauthorize: "No authorization provided" },
+    });
   });
 });
 
@@ -130,9 +195,22 @@ describe("GET /api-keys", () => {
     const { data } = await newKey(admin, { scope: "write" });
     const res = await call("GET", "/api-keys", { auth: admin.bearer });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status_code: 200, status: true, message: "API keys retrieved", data: expect.any(Array) });
+    expect(res.body).toEqual({
+      status_code: 200,
+      status: true,
+      message: "API keys retrieved",
+      data: expect.any(Array),
+    });
     const listed = (res.body.data as Json[]).find((k) => k.id === data.id);
-    expect(listed).toEqual({ id: data.id, name: data.name, username: admin.username, scope: "write", created_at: data.created_at, last_used_at: null, revoked: false });
+    expect(listed).toEqual({
+      id: data.id,
+      name: data.name,
+      username: admin.username,
+      scope: "write",
+      created_at: data.created_at,
+      last_used_at: null,
+      revoked: false,
+    });
   });
 
   it("sets last_used_at once the key has been used", async () => {
@@ -151,7 +229,15 @@ describe("GET /api-keys", () => {
     expect(res.text).not.toContain(data.key);
     expect(res.text).not.toContain(await hashApiKey(data.key));
     for (const record of res.body.data as Json[]) {
-      expect(Object.keys(record).sort()).toEqual(["created_at", "id", "last_used_at", "name", "revoked", "scope", "username"]);
+      expect(Object.keys(record).sort()).toEqual([
+        "created_at",
+        "id",
+        "last_used_at",
+        "name",
+        "revoked",
+        "scope",
+        "username",
+      ]);
     }
   });
 
@@ -185,7 +271,12 @@ describe("DELETE /api-keys/{id}", () => {
     for (const id of ["999999999", "abc"]) {
       const res = await call("DELETE", `/api-keys/${id}`, { auth: admin.bearer });
       expect(res.status, id).toBe(404);
-      expect(res.body).toEqual({ status_code: 404, status: false, message: expect.any(String), error: expect.anything() });
+      expect(res.body).toEqual({
+        status_code: 404,
+        status: false,
+        message: expect.any(String),
+        error: expect.anything(),
+      });
     }
   });
 
@@ -193,14 +284,20 @@ describe("DELETE /api-keys/{id}", () => {
     const admin = await makeAdmin();
     const res = await call("DELETE", "/api-keys", { auth: admin.bearer });
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ code: "rest_no_route", message: "No route was found matching the URL and request method.", data: { status: 404 } });
+    expect(res.body).toEqual({
+      code: "rest_no_route",
+      message: "No route was found matching the URL and request method.",
+      data: { status: 404 },
+    });
   });
 
   it("answers a read key 403 and leaves the key working", async () => {
     const admin = await makeAdmin();
     const { data, token } = await newKey(admin);
     const { header } = await makeKey(admin, "read");
-    expect((await call("DELETE", `/api-keys/${data.id}`, { auth: header })).body).toEqual(forbidden);
+    expect((await call("DELETE", `/api-keys/${data.id}`, { auth: header })).body).toEqual(
+      forbidden,
+    );
     expect((await call("GET", "/wallets", { auth: `Key ${token}` })).status).toBe(200);
   });
 });

@@ -2,12 +2,31 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { issueToken } from "../src/auth/tokens";
-import { call, makeAdmin, makeKey, makeUser, makeWallet, tableCounts, type CallOptions, type Reply, type TestUser } from "./helpers";
+import {
+  type CallOptions,
+  call,
+  makeAdmin,
+  makeKey,
+  makeUser,
+  makeWallet,
+  type Reply,
+  type TestUser,
+  tableCounts,
+} from "./helpers";
 
 export type Access = "admin-write" | "admin-read" | "reader";
-export type MatrixContext = { admin: TestUser; subscriber: TestUser; other: TestUser; walletId: string };
+export type MatrixContext = {
+  admin: TestUser;
+  subscriber: TestUser;
+  other: TestUser;
+  walletId: string;
+};
 /** A valid request for a fresh context; `path` overrides the route's path (e.g. `/api-keys/12`). */
-export type MatrixRequest = { path?: string; body?: unknown; query?: Record<string, string | number> };
+export type MatrixRequest = {
+  path?: string;
+  body?: unknown;
+  query?: Record<string, string | number>;
+};
 
 export type RouteSpec = {
   method: "GET" | "POST" | "DELETE";
@@ -24,12 +43,21 @@ const NO_SUCH_USER_ID = 2_000_000_000;
 
 async function context(): Promise<MatrixContext> {
   const admin = await makeAdmin();
-  const [subscriber, other, walletId] = await Promise.all([makeUser(), makeUser(), makeWallet(admin)]);
+  const [subscriber, other, walletId] = await Promise.all([
+    makeUser(),
+    makeUser(),
+    makeWallet(admin),
+  ]);
   return { admin, subscriber, other, walletId };
 }
 
 /** The refusal in the route's envelope family: A has no `data` key, B has `data: []` and status "failed". */
-export function expectRefusal(res: Reply, family: "A" | "B", status: 401 | 403, error: Record<string, string>) {
+export function expectRefusal(
+  res: Reply,
+  family: "A" | "B",
+  status: 401 | 403,
+  error: Record<string, string>,
+) {
   expect(res.status).toBe(status);
   expect(res.headers.get("content-type")).toBe("application/json; charset=UTF-8");
   const envelope =
@@ -41,7 +69,9 @@ export function expectRefusal(res: Reply, family: "A" | "B", status: 401 | 403, 
 
 /** Row counts plus revocations: DELETE /api-keys changes no count, only a revoked_at_ms. */
 async function snapshot() {
-  const revoked = await env.DB.prepare("SELECT count(*) AS n FROM api_keys WHERE revoked_at_ms IS NOT NULL").first<{ n: number }>();
+  const revoked = await env.DB.prepare(
+    "SELECT count(*) AS n FROM api_keys WHERE revoked_at_ms IS NOT NULL",
+  ).first<{ n: number }>();
   return { ...(await tableCounts()), revoked: revoked!.n };
 }
 
@@ -51,13 +81,28 @@ function tamperSignature(token: string) {
   return `${head}.${payload}.${sig[0] === "A" ? "B" : "A"}${sig.slice(1)}`;
 }
 
-const tokenFor = (u: TestUser, { secret = env.JWT_SECRET!, issuer = env.JWT_ISSUER, lifetimeS = 3600, nowMs = Date.now() } = {}) =>
-  issueToken({ userId: u.id, username: u.username, role: u.role }, secret, issuer, lifetimeS, nowMs);
+const tokenFor = (
+  u: TestUser,
+  { secret = env.JWT_SECRET!, issuer = env.JWT_ISSUER, lifetimeS = 3600, nowMs = Date.now() } = {},
+) =>
+  issueToken(
+    { userId: u.id, username: u.username, role: u.role },
+    secret,
+    issuer,
+    lifetimeS,
+    nowMs,
+  );
 
-const b64url = (value: unknown) => btoa(JSON.stringify(value)).replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_");
+const b64url = (value: unknown) =>
+  btoa(JSON.stringify(value)).replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_");
 const claims = (u: TestUser, role = u.role) => {
   const iat = Math.floor(Date.now() / 1000);
-  return { iss: env.JWT_ISSUER, iat, exp: iat + 3600, user: { id: u.id, username: u.username, roles: [role] } };
+  return {
+    iss: env.JWT_ISSUER,
+    iat,
+    exp: iat + 3600,
+    user: { id: u.id, username: u.username, roles: [role] },
+  };
 };
 /** Valid claims for `u` with no signature at all. */
 const unsigned = (u: TestUser) => `${b64url({ alg: "none", typ: "JWT" })}.${b64url(claims(u))}.`;
@@ -70,7 +115,9 @@ function escalated(u: TestUser) {
 type Credential = (ctx: MatrixContext) => string | Promise<string>;
 type Change = (req: MatrixRequest, ctx: MatrixContext) => MatrixRequest;
 /** The reader routes' request, asking about the user `pick` names. */
-const about = (pick: (ctx: MatrixContext) => number): Change => (r, c) => ({ ...r, query: { ...r.query, user_id: pick(c) } });
+const about =
+  (pick: (ctx: MatrixContext) => number): Change =>
+  (r, c) => ({ ...r, query: { ...r.query, user_id: pick(c) } });
 
 export function runAuthMatrix(route: RouteSpec) {
   const writes = route.method !== "GET";
@@ -85,7 +132,12 @@ export function runAuthMatrix(route: RouteSpec) {
     return { res, before };
   }
 
-  async function expectRefused(credential: Credential | undefined, status: 401 | 403, error: Record<string, string>, change?: Change) {
+  async function expectRefused(
+    credential: Credential | undefined,
+    status: 401 | 403,
+    error: Record<string, string>,
+    change?: Change,
+  ) {
     const ctx = await context();
     const { res, before } = await send(ctx, credential && (await credential(ctx)), change);
     expectRefusal(res, route.envelope, status, error);
@@ -97,9 +149,16 @@ export function runAuthMatrix(route: RouteSpec) {
     const { res } = await send(ctx, await credential(ctx), change);
     expect([401, 403], res.text).not.toContain(res.status);
     expect(res.status, res.text).toBeLessThan(300);
-    const keys = route.envelope === "A" ? ["data", "message", "status", "status_code"] : ["data", "error", "message", "status", "status_code"];
+    const keys =
+      route.envelope === "A"
+        ? ["data", "message", "status", "status_code"]
+        : ["data", "error", "message", "status", "status_code"];
     expect(Object.keys(res.body).sort()).toEqual(keys);
-    expect(res.body).toMatchObject({ status_code: res.status, status: true, ...(route.envelope === "B" ? { error: [] } : {}) });
+    expect(res.body).toMatchObject({
+      status_code: res.status,
+      status: true,
+      ...(route.envelope === "B" ? { error: [] } : {}),
+    });
   }
 
   const invalid: [string, Credential][] = [
@@ -109,48 +168,103 @@ export function runAuthMatrix(route: RouteSpec) {
     ["garbage that is not base64 after Key", () => "Key %%%not*base64%%%"],
     ["base64 without a colon after Key", () => `Key ${btoa("justoneword")}`],
     ["a 10 KB header", () => `Bearer ${"a".repeat(10 * 1024)}`],
-    ["an expired token", async (c) => `Bearer ${await tokenFor(c.admin, { nowMs: Date.now() - 2 * 3600_000 })}`],
+    [
+      "an expired token",
+      async (c) => `Bearer ${await tokenFor(c.admin, { nowMs: Date.now() - 2 * 3600_000 })}`,
+    ],
     ["a token with a tampered signature", (c) => `Bearer ${tamperSignature(c.admin.token)}`],
-    ["a token signed with another secret", async (c) => `Bearer ${await tokenFor(c.admin, { secret: "some-other-secret" })}`],
-    ["a token from another issuer", async (c) => `Bearer ${await tokenFor(c.admin, { issuer: "someone-else" })}`],
+    [
+      "a token signed with another secret",
+      async (c) => `Bearer ${await tokenFor(c.admin, { secret: "some-other-secret" })}`,
+    ],
+    [
+      "a token from another issuer",
+      async (c) => `Bearer ${await tokenFor(c.admin, { issuer: "someone-else" })}`,
+    ],
     ['an unsigned token ("alg": "none")', (c) => `Bearer ${unsigned(c.admin)}`],
-    ["a subscriber's token with its role rewritten to administrator", (c) => `Bearer ${escalated(c.subscriber)}`],
+    [
+      "a subscriber's token with its role rewritten to administrator",
+      (c) => `Bearer ${escalated(c.subscriber)}`,
+    ],
     ["an unknown API key", (c) => `Key ${btoa(`${c.admin.username}:wk_${"0".repeat(64)}`)}`],
-    ["a valid key sent with another username", async (c) => `Key ${btoa(`${c.subscriber.username}:${(await makeKey(c.admin, "read-write")).key}`)}`],
-    ["a revoked key", async (c) => (await makeKey(c.admin, "read-write", { revoked: true })).header],
+    [
+      "a valid key sent with another username",
+      async (c) =>
+        `Key ${btoa(`${c.subscriber.username}:${(await makeKey(c.admin, "read-write")).key}`)}`,
+    ],
+    [
+      "a revoked key",
+      async (c) => (await makeKey(c.admin, "read-write", { revoked: true })).header,
+    ],
   ];
 
   describe(`${route.method} ${route.path} authorization`, () => {
-    it("refuses a request without an Authorization header with 401 No authorization provided", () => expectRefused(undefined, 401, NO_AUTH));
-    it("refuses an empty Authorization header with 401 No authorization provided", () => expectRefused(() => "", 401, NO_AUTH));
+    it("refuses a request without an Authorization header with 401 No authorization provided", () =>
+      expectRefused(undefined, 401, NO_AUTH));
+    it("refuses an empty Authorization header with 401 No authorization provided", () =>
+      expectRefused(() => "", 401, NO_AUTH));
 
     for (const [name, credential] of invalid) {
-      it(`refuses ${name} with 401 Invalid credentials`, () => expectRefused(credential, 401, INVALID));
+      it(`refuses ${name} with 401 Invalid credentials`, () =>
+        expectRefused(credential, 401, INVALID));
     }
 
     if (route.access === "admin-write") {
-      it("refuses an administrator's read-only key with 403", () => expectRefused(async (c) => (await makeKey(c.admin, "read")).header, 403, FORBIDDEN));
+      it("refuses an administrator's read-only key with 403", () =>
+        expectRefused(async (c) => (await makeKey(c.admin, "read")).header, 403, FORBIDDEN));
     } else {
-      it("refuses an administrator's write-only key with 403", () => expectRefused(async (c) => (await makeKey(c.admin, "write")).header, 403, FORBIDDEN));
+      it("refuses an administrator's write-only key with 403", () =>
+        expectRefused(async (c) => (await makeKey(c.admin, "write")).header, 403, FORBIDDEN));
     }
 
     if (route.access === "reader") {
       const subscriber: Credential = (c) => c.subscriber.bearer;
-      it("refuses a subscriber asking about another existing user with 403", () => expectRefused(subscriber, 403, FORBIDDEN, about((c) => c.other.id)));
-      it("refuses a subscriber asking about a user id that does not exist with 403", () => expectRefused(subscriber, 403, FORBIDDEN, about(() => NO_SUCH_USER_ID)));
-      it("lets a subscriber read its own data by user_id", () => expectAllowed(subscriber, about((c) => c.subscriber.id)));
+      it("refuses a subscriber asking about another existing user with 403", () =>
+        expectRefused(
+          subscriber,
+          403,
+          FORBIDDEN,
+          about((c) => c.other.id),
+        ));
+      it("refuses a subscriber asking about a user id that does not exist with 403", () =>
+        expectRefused(
+          subscriber,
+          403,
+          FORBIDDEN,
+          about(() => NO_SUCH_USER_ID),
+        ));
+      it("lets a subscriber read its own data by user_id", () =>
+        expectAllowed(
+          subscriber,
+          about((c) => c.subscriber.id),
+        ));
       it("lets a subscriber's read key read its own data", () =>
-        expectAllowed(async (c) => (await makeKey(c.subscriber, "read")).header, about((c) => c.subscriber.id)));
+        expectAllowed(
+          async (c) => (await makeKey(c.subscriber, "read")).header,
+          about((c) => c.subscriber.id),
+        ));
     } else {
-      it("refuses a subscriber with 403", () => expectRefused((c) => c.subscriber.bearer, 403, FORBIDDEN));
-      it("refuses a subscriber's read-write key with 403", () => expectRefused(async (c) => (await makeKey(c.subscriber, "read-write")).header, 403, FORBIDDEN));
+      it("refuses a subscriber with 403", () =>
+        expectRefused((c) => c.subscriber.bearer, 403, FORBIDDEN));
+      it("refuses a subscriber's read-write key with 403", () =>
+        expectRefused(
+          async (c) => (await makeKey(c.subscriber, "read-write")).header,
+          403,
+          FORBIDDEN,
+        ));
     }
 
-    it("lets the administrator in with an access token", () => expectAllowed((c) => c.admin.bearer));
+    it("lets the administrator in with an access token", () =>
+      expectAllowed((c) => c.admin.bearer));
     // Control for the forged tokens above: the same minting, untouched, is accepted.
-    it("lets the administrator in with a token minted here with the right secret and issuer", () => expectAllowed(async (c) => `Bearer ${await tokenFor(c.admin)}`));
-    it("lets the administrator in with a read-write key", async () => expectAllowed(async (c) => (await makeKey(c.admin, "read-write")).header));
+    it("lets the administrator in with a token minted here with the right secret and issuer", () =>
+      expectAllowed(async (c) => `Bearer ${await tokenFor(c.admin)}`));
+    it("lets the administrator in with a read-write key", async () =>
+      expectAllowed(async (c) => (await makeKey(c.admin, "read-write")).header));
     it(`lets the administrator in with a ${route.access === "admin-write" ? "write" : "read"}-only key`, () =>
-      expectAllowed(async (c) => (await makeKey(c.admin, route.access === "admin-write" ? "write" : "read")).header));
+      expectAllowed(
+        async (c) =>
+          (await makeKey(c.admin, route.access === "admin-write" ? "write" : "read")).header,
+      ));
   });
 }

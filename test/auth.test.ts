@@ -1,12 +1,25 @@
 import { describe, expect, it } from "vitest";
-import { runAuthMatrix, type MatrixContext, type RouteSpec } from "./auth-matrix";
-import { call, credit, makeAdmin, makeKey, makeUser, makeWallet, PASSWORD, unique } from "./helpers";
+import { type MatrixContext, type RouteSpec, runAuthMatrix } from "./auth-matrix";
+import {
+  call,
+  credit,
+  makeAdmin,
+  makeKey,
+  makeUser,
+  makeWallet,
+  PASSWORD,
+  unique,
+} from "./helpers";
 
 const newUsername = () => unique("nu");
 
 /** Gives the subscriber money to debit or transfer. */
 async function funded(c: MatrixContext) {
-  const res = await credit(c.admin, { user_id: c.subscriber.id, wallet_id: c.walletId, amount: 100 });
+  const res = await credit(c.admin, {
+    user_id: c.subscriber.id,
+    wallet_id: c.walletId,
+    amount: 100,
+  });
   if (res.status !== 200) throw new Error(`credit failed: ${res.text}`);
 }
 
@@ -16,7 +29,14 @@ const routes: RouteSpec[] = [
     path: "/credits",
     access: "admin-write",
     envelope: "A",
-    request: (c) => ({ body: { user_id: c.subscriber.id, wallet_id: c.walletId, amount: 10, request_id: unique("req") } }),
+    request: (c) => ({
+      body: {
+        user_id: c.subscriber.id,
+        wallet_id: c.walletId,
+        amount: 10,
+        request_id: unique("req"),
+      },
+    }),
   },
   {
     // Contract section 9: debits and transfers are guarded like credits.
@@ -26,7 +46,14 @@ const routes: RouteSpec[] = [
     envelope: "A",
     request: async (c) => {
       await funded(c);
-      return { body: { user_id: c.subscriber.id, wallet_id: c.walletId, amount: 1, request_id: unique("req") } };
+      return {
+        body: {
+          user_id: c.subscriber.id,
+          wallet_id: c.walletId,
+          amount: 1,
+          request_id: unique("req"),
+        },
+      };
     },
   },
   {
@@ -36,7 +63,15 @@ const routes: RouteSpec[] = [
     envelope: "A",
     request: async (c) => {
       await funded(c);
-      return { body: { from_user_id: c.subscriber.id, to_user_id: c.other.id, wallet_id: c.walletId, amount: 1, request_id: unique("req") } };
+      return {
+        body: {
+          from_user_id: c.subscriber.id,
+          to_user_id: c.other.id,
+          wallet_id: c.walletId,
+          amount: 1,
+          request_id: unique("req"),
+        },
+      };
     },
   },
   {
@@ -45,7 +80,14 @@ const routes: RouteSpec[] = [
     path: "/?rest_route=/wallet/v1/credits",
     access: "admin-write",
     envelope: "A",
-    request: (c) => ({ body: { user_id: c.subscriber.id, wallet_id: c.walletId, amount: "2.50", request_id: unique("req") } }),
+    request: (c) => ({
+      body: {
+        user_id: c.subscriber.id,
+        wallet_id: c.walletId,
+        amount: "2.50",
+        request_id: unique("req"),
+      },
+    }),
   },
   {
     method: "POST",
@@ -54,7 +96,9 @@ const routes: RouteSpec[] = [
     envelope: "B",
     request: () => {
       const username = newUsername();
-      return { body: { username, user_email: `${username}@example.test`, user_password: "secret-123" } };
+      return {
+        body: { username, user_email: `${username}@example.test`, user_password: "secret-123" },
+      };
     },
   },
   {
@@ -62,7 +106,13 @@ const routes: RouteSpec[] = [
     path: "/wallets",
     access: "admin-write",
     envelope: "A",
-    request: () => ({ body: { wallet_id: unique("w").toLowerCase().slice(0, 32), wallet_name: "Test Coin", wallet_symbol: "TC" } }),
+    request: () => ({
+      body: {
+        wallet_id: unique("w").toLowerCase().slice(0, 32),
+        wallet_name: "Test Coin",
+        wallet_symbol: "TC",
+      },
+    }),
   },
   {
     method: "POST",
@@ -78,13 +128,22 @@ const routes: RouteSpec[] = [
     access: "admin-write",
     envelope: "A",
     request: async (c) => {
-      const created = await call("POST", "/api-keys", { auth: c.admin.bearer, body: { name: "to revoke", scope: "read" } });
+      const created = await call("POST", "/api-keys", {
+        auth: c.admin.bearer,
+        body: { name: "to revoke", scope: "read" },
+      });
       if (created.status !== 201) throw new Error(`key not created: ${created.text}`);
       return { path: `/api-keys/${created.body.data.id}` };
     },
   },
   { method: "GET", path: "/wallets", access: "admin-read", envelope: "A", request: () => ({}) },
-  { method: "GET", path: "/wallets/{wallet_id}", access: "admin-read", envelope: "A", request: (c) => ({ path: `/wallets/${c.walletId}` }) },
+  {
+    method: "GET",
+    path: "/wallets/{wallet_id}",
+    access: "admin-read",
+    envelope: "A",
+    request: (c) => ({ path: `/wallets/${c.walletId}` }),
+  },
   { method: "GET", path: "/api-keys", access: "admin-read", envelope: "A", request: () => ({}) },
   {
     method: "GET",
@@ -119,7 +178,10 @@ describe("credentials", () => {
     const wallet = await makeWallet(admin);
     await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 42 });
     // No user_id: the token's own user.
-    const res = await call("GET", "/user-wallet-balance", { auth: `Bearer ${user.token}`, query: { wallet_id: wallet } });
+    const res = await call("GET", "/user-wallet-balance", {
+      auth: `Bearer ${user.token}`,
+      query: { wallet_id: wallet },
+    });
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual({ [wallet]: 42 });
   });
@@ -130,7 +192,10 @@ describe("credentials", () => {
     const wallet = await makeWallet(admin);
     await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 7 });
     const { key } = await makeKey(user, "read");
-    const res = await call("GET", "/user-wallet-balance", { auth: `Bearer ${btoa(`${user.username}:${key}`)}`, query: { wallet_id: wallet } });
+    const res = await call("GET", "/user-wallet-balance", {
+      auth: `Bearer ${btoa(`${user.username}:${key}`)}`,
+      query: { wallet_id: wallet },
+    });
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual({ [wallet]: 7 });
   });
@@ -150,7 +215,10 @@ describe("credentials", () => {
     const user = await makeUser();
     const wallet = await makeWallet(admin);
     const { header } = await makeKey(admin, "write");
-    const res = await call("POST", "/credits", { auth: header, body: { user_id: user.id, wallet_id: wallet, amount: 5, request_id: unique("req") } });
+    const res = await call("POST", "/credits", {
+      auth: header,
+      body: { user_id: user.id, wallet_id: wallet, amount: 5, request_id: unique("req") },
+    });
     expect(res.status).toBe(200);
     expect(res.body.message).toBe("Transaction Completed");
   });
@@ -160,14 +228,21 @@ describe("credentials", () => {
     const user = await makeUser();
     const wallet = await makeWallet(admin);
     await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 3 });
-    const res = await call("GET", "/transactions", { auth: user.bearer, query: { security_code: 1 } });
+    const res = await call("GET", "/transactions", {
+      auth: user.bearer,
+      query: { security_code: 1 },
+    });
     expect(res.status, res.text).toBe(200);
-    expect(res.body.data.map((t: { post_author: string }) => t.post_author)).toEqual([String(user.id)]);
+    expect(res.body.data.map((t: { post_author: string }) => t.post_author)).toEqual([
+      String(user.id),
+    ]);
   });
 
   it("accepts the access token POST /users/login issues", async () => {
     const admin = await makeAdmin();
-    const login = await call("POST", "/users/login", { body: { user_email: admin.email, user_password: PASSWORD } });
+    const login = await call("POST", "/users/login", {
+      body: { user_email: admin.email, user_password: PASSWORD },
+    });
     expect(login.status).toBe(200);
     const res = await call("GET", "/wallets", { auth: `Bearer ${login.body.data.access_token}` });
     expect(res.status).toBe(200);
@@ -175,10 +250,15 @@ describe("credentials", () => {
 
   it("stops accepting a key once it is revoked through DELETE /api-keys/{id}", async () => {
     const admin = await makeAdmin();
-    const created = await call("POST", "/api-keys", { auth: admin.bearer, body: { name: "short-lived", scope: "read" } });
+    const created = await call("POST", "/api-keys", {
+      auth: admin.bearer,
+      body: { name: "short-lived", scope: "read" },
+    });
     const header = `Key ${btoa(`${admin.username}:${created.body.data.key}`)}`;
     expect((await call("GET", "/wallets", { auth: header })).status).toBe(200);
-    expect((await call("DELETE", `/api-keys/${created.body.data.id}`, { auth: admin.bearer })).status).toBe(200);
+    expect(
+      (await call("DELETE", `/api-keys/${created.body.data.id}`, { auth: admin.bearer })).status,
+    ).toBe(200);
     const res = await call("GET", "/wallets", { auth: header });
     expect(res.status).toBe(401);
     expect(res.body.error).toEqual({ unauthorize: "Invalid credentials" });
@@ -190,37 +270,67 @@ describe("public routes", () => {
     const res = await call("GET", "/wp-json/");
     expect(res.status).toBe(200);
     expect(res.body.namespaces).toContain("wallet/v1");
-    expect(res.body.routes["/wallet/v1/credits"]).toEqual({ namespace: "wallet/v1", methods: ["POST"] });
+    expect(res.body.routes["/wallet/v1/credits"]).toEqual({
+      namespace: "wallet/v1",
+      methods: ["POST"],
+    });
   });
 
   it("serves the namespace index at GET /wp-json/wallet/v1 without credentials", async () => {
     const res = await call("GET", "/wp-json/wallet/v1");
     expect(res.status).toBe(200);
     expect(res.body.namespace).toBe("wallet/v1");
-    expect(res.body.routes["/wallet/v1/user-wallet-balance"]).toEqual({ namespace: "wallet/v1", methods: ["GET"] });
-    expect(res.body.routes["/wallet/v1/users/login"]).toEqual({ namespace: "wallet/v1", methods: ["POST"] });
+    expect(res.body.routes["/wallet/v1/user-wallet-balance"]).toEqual({
+      namespace: "wallet/v1",
+      methods: ["GET"],
+    });
+    expect(res.body.routes["/wallet/v1/users/login"]).toEqual({
+      namespace: "wallet/v1",
+      methods: ["POST"],
+    });
   });
 
   it("lets POST /users/login in without credentials", async () => {
     const user = await makeUser();
-    const res = await call("POST", "/users/login", { body: { user_email: user.email, user_password: PASSWORD } });
+    const res = await call("POST", "/users/login", {
+      body: { user_email: user.email, user_password: PASSWORD },
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ status_code: 200, status: true, message: "Login successful", error: [] });
-    expect(res.body.data).toMatchObject({ user_id: user.id, username: user.username, user_email: user.email });
+    expect(res.body).toMatchObject({
+      status_code: 200,
+      status: true,
+      message: "Login successful",
+      error: [],
+    });
+    expect(res.body.data).toMatchObject({
+      user_id: user.id,
+      username: user.username,
+      user_email: user.email,
+    });
   });
 
   it("answers POST /users/login with wrong credentials as a validation error, not a 401", async () => {
     const user = await makeUser();
-    const res = await call("POST", "/users/login", { body: { user_email: user.email, user_password: "wrong password" } });
+    const res = await call("POST", "/users/login", {
+      body: { user_email: user.email, user_password: "wrong password" },
+    });
     expect(res.status).toBe(400);
-    expect(res.body).toStrictEqual({ status_code: 400, status: "failed", message: "Validation error", data: [], error: ["Invalid Credential"] });
+    expect(res.body).toStrictEqual({
+      status_code: 400,
+      status: "failed",
+      message: "Validation error",
+      data: [],
+      error: ["Invalid Credential"],
+    });
   });
 
   it("requires credentials for GET /openapi.json, which the contract does not exempt", async () => {
     const res = await call("GET", "/wp-json/wallet/v1/openapi.json");
     expect(res.status).toBe(401);
     const subscriber = await makeUser();
-    expect((await call("GET", "/wp-json/wallet/v1/openapi.json", { auth: subscriber.bearer })).status).toBe(200);
+    expect(
+      (await call("GET", "/wp-json/wallet/v1/openapi.json", { auth: subscriber.bearer })).status,
+    ).toBe(200);
   });
 });
 
@@ -229,7 +339,15 @@ describe("access tokens", () => {
     const { sign } = await import("hono/jwt");
     const { env } = await import("cloudflare:workers");
     const admin = await makeAdmin();
-    const token = await sign({ iss: env.JWT_ISSUER, iat: 1, user: { id: admin.id, username: admin.username, roles: ["administrator"] } }, env.JWT_SECRET, "HS256");
+    const token = await sign(
+      {
+        iss: env.JWT_ISSUER,
+        iat: 1,
+        user: { id: admin.id, username: admin.username, roles: ["administrator"] },
+      },
+      env.JWT_SECRET,
+      "HS256",
+    );
     const res = await call("GET", "/wallets", { auth: `Bearer ${token}` });
     expect(res.status).toBe(401);
     expect(res.body.error).toEqual({ unauthorize: "Invalid credentials" });

@@ -1,20 +1,46 @@
 import { describe, expect, it } from "vitest";
-import { call, credit, makeAdmin, makeKey, makeUser, makeWallet, type TestUser, type WalletSpec } from "./helpers";
+import {
+  call,
+  credit,
+  makeAdmin,
+  makeKey,
+  makeUser,
+  makeWallet,
+  type TestUser,
+  type WalletSpec,
+} from "./helpers";
 
-const balance = (auth: TestUser, query: Record<string, string | number>) => call("GET", "/user-wallet-balance", { auth: auth.bearer, query });
+const balance = (auth: TestUser, query: Record<string, string | number>) =>
+  call("GET", "/user-wallet-balance", { auth: auth.bearer, query });
 
 /** An administrator, a subscriber and one wallet, optionally already credited for the subscriber. */
 async function setup(spec: WalletSpec = {}, amount?: number | string) {
   const admin = await makeAdmin();
   const user = await makeUser();
   const wallet = await makeWallet(admin, spec);
-  if (amount !== undefined) expect((await credit(admin, { user_id: user.id, wallet_id: wallet, amount })).status).toBe(200);
+  if (amount !== undefined)
+    expect((await credit(admin, { user_id: user.id, wallet_id: wallet, amount })).status).toBe(200);
   return { admin, user, wallet };
 }
 
-const ok = (data: unknown) => ({ status_code: 200, status: true, message: "Wallet Balance retrieved", data });
-const invalid = (error: unknown) => ({ status_code: 400, status: false, message: "invalid input", error });
-const FORBIDDEN = { status_code: 403, status: false, message: "Permission denied", error: { unauthorize: "Request is not authorized" } };
+const ok = (data: unknown) => ({
+  status_code: 200,
+  status: true,
+  message: "Wallet Balance retrieved",
+  data,
+});
+const invalid = (error: unknown) => ({
+  status_code: 400,
+  status: false,
+  message: "invalid input",
+  error,
+});
+const FORBIDDEN = {
+  status_code: 403,
+  status: false,
+  message: "Permission denied",
+  error: { unauthorize: "Request is not authorized" },
+};
 
 describe("GET /user-wallet-balance", () => {
   it("answers one wallet's balance as a number", async () => {
@@ -29,7 +55,10 @@ describe("GET /user-wallet-balance", () => {
     const { admin, user, wallet: first } = await setup({}, 10);
     const second = await makeWallet(admin);
     await credit(admin, { user_id: user.id, wallet_id: second, amount: 20 });
-    const res = await balance(admin, { user_id: user.id, wallet_id: ` ${second.toUpperCase()} , ${first} ,${second}` });
+    const res = await balance(admin, {
+      user_id: user.id,
+      wallet_id: ` ${second.toUpperCase()} , ${first} ,${second}`,
+    });
     expect(res.status).toBe(200);
     expect(res.body.data).toStrictEqual({ [second]: 20, [first]: 10 });
     expect(Object.keys(res.body.data)).toEqual([second, first]);
@@ -38,24 +67,46 @@ describe("GET /user-wallet-balance", () => {
   it("adds formatted strings beside the wallet keys with formatted=yes", async () => {
     const { admin, user, wallet } = await setup({}, 1500);
     const res = await balance(admin, { user_id: user.id, wallet_id: wallet, formatted: "yes" });
-    expect(res.text).toBe(JSON.stringify(ok({ [wallet]: 1500, formatted: { [wallet]: "₦1,500.00" } })));
+    expect(res.text).toBe(
+      JSON.stringify(ok({ [wallet]: 1500, formatted: { [wallet]: "₦1,500.00" } })),
+    );
   });
 
   it("keys formatted strings like the balances for several wallets and symbol positions", async () => {
-    const { admin, user, wallet: coin } = await setup({ symbol: "RMPNCOIN", position: "right", decimals: 0 }, 12000);
+    const {
+      admin,
+      user,
+      wallet: coin,
+    } = await setup({ symbol: "RMPNCOIN", position: "right", decimals: 0 }, 12000);
     const dollar = await makeWallet(admin, { symbol: "$" });
-    const res = await balance(admin, { user_id: user.id, wallet_id: `${dollar},${coin}`, formatted: "yes" });
-    expect(res.text).toBe(JSON.stringify(ok({ [dollar]: 0, [coin]: 12000, formatted: { [dollar]: "$0.00", [coin]: "12,000 RMPNCOIN" } })));
+    const res = await balance(admin, {
+      user_id: user.id,
+      wallet_id: `${dollar},${coin}`,
+      formatted: "yes",
+    });
+    expect(res.text).toBe(
+      JSON.stringify(
+        ok({
+          [dollar]: 0,
+          [coin]: 12000,
+          formatted: { [dollar]: "$0.00", [coin]: "12,000 RMPNCOIN" },
+        }),
+      ),
+    );
   });
 
   it("leaves formatted out unless asked for", async () => {
     const { admin, user, wallet } = await setup({}, 5);
-    expect((await balance(admin, { user_id: user.id, wallet_id: wallet, formatted: "no" })).body.data).toStrictEqual({ [wallet]: 5 });
+    expect(
+      (await balance(admin, { user_id: user.id, wallet_id: wallet, formatted: "no" })).body.data,
+    ).toStrictEqual({ [wallet]: 5 });
   });
 
   it("answers 0 for a wallet the user never used", async () => {
     const { admin, user, wallet } = await setup();
-    expect((await balance(admin, { user_id: user.id, wallet_id: wallet })).body).toStrictEqual(ok({ [wallet]: 0 }));
+    expect((await balance(admin, { user_id: user.id, wallet_id: wallet })).body).toStrictEqual(
+      ok({ [wallet]: 0 }),
+    );
   });
 
   it("gives exact JSON numbers for wallets with 0, 2 and 8 decimals", async () => {
@@ -98,7 +149,11 @@ describe("GET /user-wallet-balance", () => {
 
   it("answers 400 when wallet_id is missing or empty", async () => {
     const { admin, user } = await setup();
-    const queries: Record<string, string | number>[] = [{ user_id: user.id }, { user_id: user.id, wallet_id: "" }, { user_id: user.id, wallet_id: " , " }];
+    const queries: Record<string, string | number>[] = [
+      { user_id: user.id },
+      { user_id: user.id, wallet_id: "" },
+      { user_id: user.id, wallet_id: " , " },
+    ];
     for (const query of queries) {
       const res = await balance(admin, query);
       expect(res.status).toBe(400);
@@ -115,7 +170,13 @@ describe("GET /user-wallet-balance", () => {
 
   it("answers 400 for a user_id that is not a positive integer", async () => {
     const { admin, wallet } = await setup();
-    const cases: [string, string][] = [["abc", "user_id requires an integer"], ["-3", "user_id requires an integer"], ["1.5", "user_id requires an integer"], ["0", "user_id cannot be zero"], ["00", "user_id cannot be zero"]];
+    const cases: [string, string][] = [
+      ["abc", "user_id requires an integer"],
+      ["-3", "user_id requires an integer"],
+      ["1.5", "user_id requires an integer"],
+      ["0", "user_id cannot be zero"],
+      ["00", "user_id cannot be zero"],
+    ];
     for (const [user_id, message] of cases) {
       const res = await balance(admin, { user_id, wallet_id: wallet });
       expect(res.status, user_id).toBe(400);
@@ -127,7 +188,12 @@ describe("GET /user-wallet-balance", () => {
     const { admin, wallet } = await setup();
     const res = await balance(admin, { user_id: 987654321, wallet_id: wallet });
     expect(res.status).toBe(404);
-    expect(res.body).toStrictEqual({ status_code: 404, status: false, message: "Invalid User credentials", error: ["Unable to reach 987654321"] });
+    expect(res.body).toStrictEqual({
+      status_code: 404,
+      status: false,
+      message: "Invalid User credentials",
+      error: ["Unable to reach 987654321"],
+    });
   });
 
   it("reports an unknown wallet (400) before an unknown user (404)", async () => {
@@ -141,7 +207,8 @@ describe("GET /user-wallet-balance", () => {
     const { user, wallet } = await setup({}, 9);
     const read = await makeKey(user, "read");
     const write = await makeKey(user, "write");
-    const withKey = (auth: string) => call("GET", "/user-wallet-balance", { auth, query: { wallet_id: wallet } });
+    const withKey = (auth: string) =>
+      call("GET", "/user-wallet-balance", { auth, query: { wallet_id: wallet } });
     expect((await withKey(read.header)).body).toStrictEqual(ok({ [wallet]: 9 }));
     expect((await withKey(write.header)).body).toStrictEqual(FORBIDDEN);
   });
@@ -150,12 +217,21 @@ describe("GET /user-wallet-balance", () => {
     const { wallet } = await setup();
     const res = await call("GET", "/user-wallet-balance", { query: { wallet_id: wallet } });
     expect(res.status).toBe(401);
-    expect(res.body).toStrictEqual({ status_code: 401, status: false, message: "Permission denied", error: { unauthorize: "No authorization provided" } });
+    expect(res.body).toStrictEqual({
+      status_code: 401,
+      status: false,
+      message: "Permission denied",
+      error: { unauthorize: "No authorization provided" },
+    });
   });
 
   it("reads its parameters from the plain-permalink query string", async () => {
     const { admin, user, wallet } = await setup({}, 7);
-    const res = await call("GET", `/?rest_route=/wallet/v1/user-wallet-balance&user_id=${user.id}&wallet_id=${wallet}`, { auth: admin.bearer });
+    const res = await call(
+      "GET",
+      `/?rest_route=/wallet/v1/user-wallet-balance&user_id=${user.id}&wallet_id=${wallet}`,
+      { auth: admin.bearer },
+    );
     expect(res.body).toStrictEqual(ok({ [wallet]: 7 }));
   });
 });

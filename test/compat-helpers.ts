@@ -10,8 +10,16 @@ export const GUARDED = { COMPAT_NAMESPACE: "rimplenet", COMPAT_PUBLIC_READS: "fa
 export type CompatVars = { COMPAT_NAMESPACE?: string; COMPAT_PUBLIC_READS?: string };
 
 /** One request with the compatibility vars set for it (wrangler.toml ships them off). */
-export async function compatCall(method: string, path: string, options: { headers?: Record<string, string>; body?: string; vars?: CompatVars } = {}) {
-  const res = await createApp().request(path, { method, headers: options.headers, body: options.body }, { ...env, ...options.vars });
+export async function compatCall(
+  method: string,
+  path: string,
+  options: { headers?: Record<string, string>; body?: string; vars?: CompatVars } = {},
+) {
+  const res = await createApp().request(
+    path,
+    { method, headers: options.headers, body: options.body },
+    { ...env, ...options.vars },
+  );
   const text = await res.text();
   let body: Json = {};
   try {

@@ -22,16 +22,31 @@ describe("sanitize_text_field as the plugin ran it", () => {
 
 describe("PHP numbers", () => {
   it("is_numeric accepts PHP's numeric strings only", () => {
-    for (const yes of ["2", "-2", "+2", "2.5", ".5", "5.", "1e3", "1E-2", " 2"]) expect(phpIsNumeric(yes), yes).toBe(true);
-    for (const no of ["", "abc", "2abc", "0x1A", "1e", ".", "-", "1_000", "Infinity"]) expect(phpIsNumeric(no), no).toBe(false);
+    for (const yes of ["2", "-2", "+2", "2.5", ".5", "5.", "1e3", "1E-2", " 2"])
+      expect(phpIsNumeric(yes), yes).toBe(true);
+    for (const no of ["", "abc", "2abc", "0x1A", "1e", ".", "-", "1_000", "Infinity"])
+      expect(phpIsNumeric(no), no).toBe(false);
   });
 
   it("(int) truncates and refuses what no id can be", () => {
-    expect([phpInt("2.9"), phpInt("-2"), phpInt("1e1"), phpInt("abc"), phpInt("1e300")]).toEqual([2, -2, 10, null, null]);
+    expect([phpInt("2.9"), phpInt("-2"), phpInt("1e1"), phpInt("abc"), phpInt("1e300")]).toEqual([
+      2,
+      -2,
+      10,
+      null,
+      null,
+    ]);
   });
 
   it("a PHP array is a list only with keys 0, 1, 2…, else an object in insertion order", () => {
     expect(phpArrayJson(new Map([[0, "a"]]))).toBe('["a"]');
-    expect(phpArrayJson(new Map<string | number, string>([["", "a"], [0, "b"]]))).toBe('{"":"a","0":"b"}');
+    expect(
+      phpArrayJson(
+        new Map<string | number, string>([
+          ["", "a"],
+          [0, "b"],
+        ]),
+      ),
+    ).toBe('{"":"a","0":"b"}');
   });
 });

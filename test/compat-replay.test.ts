@@ -3,9 +3,9 @@
 // captured request, and the answer compared for status, key order, field names, JSON types and
 // every deterministic value.
 import { beforeAll, describe, expect, it } from "vitest";
-import casesText from "./fixtures/rimplenet-1.1.31/cases.jsonl?raw";
-import { call, makeAdmin, makeKey, type Json, type TestUser } from "./helpers";
 import { compatCall, ON } from "./compat-helpers";
+import casesText from "./fixtures/rimplenet-1.1.31/cases.jsonl?raw";
+import { call, type Json, makeAdmin, makeKey, type TestUser } from "./helpers";
 
 type Case = {
   id: string;
@@ -14,7 +14,10 @@ type Case = {
   response: { status: number; body_json: Json };
 };
 
-const CASES: Case[] = casesText.trim().split("\n").map((line) => JSON.parse(line));
+const CASES: Case[] = casesText
+  .trim()
+  .split("\n")
+  .map((line) => JSON.parse(line));
 const SLICE = ["09", "10", ...Array.from({ length: 17 }, (_, i) => String(37 + i)), "69", "70"];
 
 /**
@@ -32,7 +35,9 @@ const KNOWN_DIFFERENCES: Record<string, { paths: string[]; reason: string }> = {
 };
 
 /** Values that differ run to run in the plugin too: only their form is compared. */
-const VOLATILE: Record<string, RegExp> = { "data.user_created_at": /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/ };
+const VOLATILE: Record<string, RegExp> = {
+  "data.user_created_at": /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/,
+};
 
 const typeOf = (x: unknown) => (x === null ? "null" : Array.isArray(x) ? "array" : typeof x);
 
@@ -70,21 +75,70 @@ beforeAll(async () => {
   // through the service's API, then the money the earlier captures (11-31) moved.
   admin = await makeAdmin();
   const auth = admin.bearer;
-  const alice = await must(call("POST", "/users", { auth, body: { username: "alice", user_email: "alice@example.com", user_password: "alicepass1", first_name: "Alice", last_name: "Doe" } }), 201);
-  const bob = await must(call("POST", "/users", { auth, body: { username: "bobby", user_email: "bob@example.com", user_password: "bobpass1" } }), 201);
+  const alice = await must(
+    call("POST", "/users", {
+      auth,
+      body: {
+        username: "alice",
+        user_email: "alice@example.com",
+        user_password: "alicepass1",
+        first_name: "Alice",
+        last_name: "Doe",
+      },
+    }),
+    201,
+  );
+  const bob = await must(
+    call("POST", "/users", {
+      auth,
+      body: { username: "bobby", user_email: "bob@example.com", user_password: "bobpass1" },
+    }),
+    201,
+  );
   ids.set("1", admin.id).set("2", alice.body.data.id).set("3", bob.body.data.id);
   for (const w of [
-    { wallet_id: "usd", wallet_name: "US Dollar", wallet_symbol: "$", wallet_note: "peer usd wallet" },
+    {
+      wallet_id: "usd",
+      wallet_name: "US Dollar",
+      wallet_symbol: "$",
+      wallet_note: "peer usd wallet",
+    },
     { wallet_id: "ngn", wallet_name: "Naira", wallet_symbol: "₦", wallet_note: "peer ngn wallet" },
   ])
-    await must(call("POST", "/wallets", { auth, body: { ...w, wallet_symbol_position: "left", wallet_decimal: 2, wallet_type: "fiat" } }));
+    await must(
+      call("POST", "/wallets", {
+        auth,
+        body: { ...w, wallet_symbol_position: "left", wallet_decimal: 2, wallet_type: "fiat" },
+      }),
+    );
   const user = (n: string) => ids.get(n)!;
   const moves: [string, Json][] = [
-    ["/credits", { user_id: user("2"), wallet_id: "usd", request_id: "req001", amount: 100.5, note: "first credit" }], // 11
+    [
+      "/credits",
+      {
+        user_id: user("2"),
+        wallet_id: "usd",
+        request_id: "req001",
+        amount: 100.5,
+        note: "first credit",
+      },
+    ], // 11
     ["/credits", { user_id: user("3"), wallet_id: "usd", request_id: "req001", amount: 10 }], // 16
     ["/credits", { user_id: user("2"), wallet_id: "usd", request_id: "req002", amount: "25" }], // 17
-    ["/credits", { user_id: user("2"), wallet_id: "ngn", request_id: "req003", amount: 5000, note: "naira" }], // 18
-    ["/credits", { user_id: user("3"), wallet_id: "usd", request_id: "req004", amount: "12.35", note: "form credit" }], // 19: 12.345, see KNOWN_DIFFERENCES
+    [
+      "/credits",
+      { user_id: user("2"), wallet_id: "ngn", request_id: "req003", amount: 5000, note: "naira" },
+    ], // 18
+    [
+      "/credits",
+      {
+        user_id: user("3"),
+        wallet_id: "usd",
+        request_id: "req004",
+        amount: "12.35",
+        note: "form credit",
+      },
+    ], // 19: 12.345, see KNOWN_DIFFERENCES
     ["/credits", { user_id: user("2"), wallet_id: "USD", request_id: "req005", amount: 1 }], // 20
     ["/debits", { user_id: user("2"), wallet_id: "usd", request_id: "req012", amount: 5 }], // 29: the plugin's credit of -5 was a debit
     // 30: the plugin recorded a credit of 0, which moves nothing; this service refuses it.
@@ -96,14 +150,18 @@ beforeAll(async () => {
 /** The captured request with this database's user ids and this service's credentials. */
 function replayRequest(c: Case) {
   const [pathname, query] = c.request.path.split("?") as [string, string | undefined];
-  const params = (query ?? "").split("&").filter(Boolean).map((pair) => {
-    const [name, value = ""] = pair.split("=");
-    return name === "user_id" && ids.has(value) ? `${name}=${ids.get(value)}` : pair;
-  });
+  const params = (query ?? "")
+    .split("&")
+    .filter(Boolean)
+    .map((pair) => {
+      const [name, value = ""] = pair.split("=");
+      return name === "user_id" && ids.has(value) ? `${name}=${ids.get(value)}` : pair;
+    });
   const headers: Record<string, string> = {};
   const captured = c.request.headers.Authorization;
   // The peer's JWT was signed with the peer's secret: a JWT case replays with this service's own.
-  if (captured !== undefined) headers.Authorization = c.request.auth === "jwt" ? admin.bearer : captured;
+  if (captured !== undefined)
+    headers.Authorization = c.request.auth === "jwt" ? admin.bearer : captured;
   return { path: params.length ? `${pathname}?${params.join("&")}` : pathname, headers };
 }
 
@@ -111,7 +169,8 @@ function replayRequest(c: Case) {
 function expectedBody(c: Case) {
   const body = structuredClone(c.response.body_json);
   const submitted = body.submitted as Json | undefined;
-  if (submitted && ids.has(submitted.user_id)) submitted.user_id = String(ids.get(submitted.user_id));
+  if (submitted && ids.has(submitted.user_id))
+    submitted.user_id = String(ids.get(submitted.user_id));
   if (c.id.startsWith("09-")) body.data.id = ids.get(String(body.data.id));
   return body;
 }
@@ -134,14 +193,22 @@ describe("replay of the Rimplenet 1.1.31 captures (reads)", () => {
   }
 
   it("45's listed difference is only the sub-cent digit", async () => {
-    const res = await compatCall("GET", `/wp-json/rimplenet/v1/user-wallet-balance?user_id=${ids.get("3")}&wallet_id=usd`, { vars: ON });
+    const res = await compatCall(
+      "GET",
+      `/wp-json/rimplenet/v1/user-wallet-balance?user_id=${ids.get("3")}&wallet_id=usd`,
+      { vars: ON },
+    );
     expect(res.body.data.wallet_balance_raw).toBe(22.35);
     expect(res.body.data.wallet_balance_formatted).toBe("$22.35");
   });
 
   it("replays 52 with this service's own read key as well: still ignored, still 200", async () => {
     const { header } = await makeKey(admin, "read");
-    const res = await compatCall("GET", `/wp-json/rimplenet/v1/user-wallet-balance?user_id=${ids.get("2")}&wallet_id=usd`, { headers: { Authorization: header }, vars: ON });
+    const res = await compatCall(
+      "GET",
+      `/wp-json/rimplenet/v1/user-wallet-balance?user_id=${ids.get("2")}&wallet_id=usd`,
+      { headers: { Authorization: header }, vars: ON },
+    );
     expect(res.status).toBe(200);
     expect(res.body.data.wallet_balance_raw).toBe(121.5);
   });

@@ -2,24 +2,50 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../src/app";
 import { countingD1 } from "./d1-counter";
-import { API, call, credit, makeAdmin, makeKey, makeUser, makeWallet, PASSWORD, unique, type TestUser } from "./helpers";
+import {
+  API,
+  call,
+  credit,
+  makeAdmin,
+  makeKey,
+  makeUser,
+  makeWallet,
+  PASSWORD,
+  type TestUser,
+  unique,
+} from "./helpers";
 
 // D1 cost per route, measured through a binding that counts round trips and sums meta rows.
 // Each route is called once to warm the isolate caches (wallets, usernames, verified keys), then
 // measured: what a request costs in steady state.
-async function costOf(method: string, path: string, auth: string, body?: unknown, query: Record<string, string | number> = {}) {
+async function costOf(
+  method: string,
+  path: string,
+  auth: string,
+  body?: unknown,
+  query: Record<string, string | number> = {},
+) {
   const counter = countingD1();
   const app = createApp();
   const url = new URL(`${API}${path}`, "http://x");
   for (const [k, v] of Object.entries(query)) url.searchParams.set(k, String(v));
   const send = (b: unknown) =>
-    app.request(url.pathname + url.search, {
-      method,
-      headers: { Authorization: auth, ...(b === undefined ? {} : { "Content-Type": "application/json" }) },
-      body: b === undefined ? undefined : JSON.stringify(b),
-    }, { ...env, DB: counter.db });
+    app.request(
+      url.pathname + url.search,
+      {
+        method,
+        headers: {
+          Authorization: auth,
+          ...(b === undefined ? {} : { "Content-Type": "application/json" }),
+        },
+        body: b === undefined ? undefined : JSON.stringify(b),
+      },
+      { ...env, DB: counter.db },
+    );
   const warm = await send(typeof body === "function" ? body() : body);
-  const { value: res, cost } = await counter.measure(() => send(typeof body === "function" ? body() : body));
+  const { value: res, cost } = await counter.measure(() =>
+    send(typeof body === "function" ? body() : body),
+  );
   return { warm: warm.status, status: res.status, ...cost };
 }
 
@@ -31,7 +57,12 @@ async function fixture() {
   return { admin, user, wallet, wallets };
 }
 
-const creditBody = (user: TestUser, wallet: string) => () => ({ user_id: user.id, wallet_id: wallet, amount: "1.25", request_id: unique("r") });
+const creditBody = (user: TestUser, wallet: string) => () => ({
+  user_id: user.id,
+  wallet_id: wallet,
+  amount: "1.25",
+  request_id: unique("r"),
+});
 
 describe("D1 cost per route", () => {
   it("every route answers in one round trip once warm, authentication included", async () => {
@@ -42,19 +73,53 @@ describe("D1 cost per route", () => {
     const cases: [string, string, unknown, Record<string, string | number>?][] = [
       ["POST", "/credits", creditBody(user, wallet)],
       ["POST", "/debits", creditBody(user, wallet)],
-      ["POST", "/transfers", () => ({ from_user_id: user.id, to_user_id: other.id, wallet_id: wallet, amount: "0.01", request_id: unique("t") })],
-      ["GET", "/user-wallet-balance", undefined, { user_id: user.id, wallet_id: wallets.join(","), formatted: "yes" }],
+      [
+        "POST",
+        "/transfers",
+        () => ({
+          from_user_id: user.id,
+          to_user_id: other.id,
+          wallet_id: wallet,
+          amount: "0.01",
+          request_id: unique("t"),
+        }),
+      ],
+      [
+        "GET",
+        "/user-wallet-balance",
+        undefined,
+        { user_id: user.id, wallet_id: wallets.join(","), formatted: "yes" },
+      ],
       ["GET", "/transactions", undefined, { user_id: user.id, security_code: 1, per_page: 10 }],
       ["GET", "/wallets", undefined],
       ["GET", `/wallets/${wallet}`, undefined],
-      ["POST", "/wallets", () => ({ wallet_id: unique("w").toLowerCase().slice(0, 30), wallet_name: "W", wallet_symbol: "$" })],
-      ["POST", "/users", () => ({ username: unique("u"), user_email: `${unique("e")}@example.test`, user_password: "secret123" })],
+      [
+        "POST",
+        "/wallets",
+        () => ({
+          wallet_id: unique("w").toLowerCase().slice(0, 30),
+          wallet_name: "W",
+          wallet_symbol: "$",
+        }),
+      ],
+      [
+        "POST",
+        "/users",
+        () => ({
+          username: unique("u"),
+          user_email: `${unique("e")}@example.test`,
+          user_password: "secret123",
+        }),
+      ],
       ["GET", "/api-keys", undefined],
       ["POST", "/api-keys", () => ({ name: "k", scope: "read" })],
     ];
     const table: Record<string, { roundTrips: number; rowsRead: number; rowsWritten: number }> = {};
     const txn = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
-    const keyToRevoke = await call("POST", "/api-keys", { auth: admin.bearer, body: { name: "r", scope: "read" } });
+    const keyToRevoke = await call("POST", "/api-keys", {
+      auth: admin.bearer,
+      body: { name: "r", scope: "read" },
+    });
     cases.push(
       ["GET", `/transactions/${txn.body.data.transaction_id}`, undefined],
       ["DELETE", `/api-keys/${keyToRevoke.body.data.id}`, undefined],
@@ -63,8 +128,14 @@ describe("D1 cost per route", () => {
     for (const auth of [admin.bearer, key.header]) {
       for (const [method, path, body, query] of cases) {
         const cost = await costOf(method, path, auth, body, query);
-        if (auth === admin.bearer) table[`${method} ${path.replace(/\/[0-9]+$/, "/{id}").replace(wallet, "{wallet_id}")}`] = cost;
-        expect({ route: `${method} ${path}`, status: cost.status, roundTrips: cost.roundTrips }).toEqual({
+        if (auth === admin.bearer)
+          table[`${method} ${path.replace(/\/[0-9]+$/, "/{id}").replace(wallet, "{wallet_id}")}`] =
+            cost;
+        expect({
+          route: `${method} ${path}`,
+          status: cost.status,
+          roundTrips: cost.roundTrips,
+        }).toEqual({
           route: `${method} ${path}`,
           status: cost.status < 300 ? cost.status : "2xx",
           roundTrips: 1,
@@ -72,7 +143,8 @@ describe("D1 cost per route", () => {
       }
     }
     // The figures BENCHMARKS.md quotes: `npx vitest run test/d1-budget.test.ts` prints them.
-    for (const [route, c] of Object.entries(table)) console.log(`d1-cost | ${route} | ${c.roundTrips} | ${c.rowsRead} | ${c.rowsWritten} |`);
+    for (const [route, c] of Object.entries(table))
+      console.log(`d1-cost | ${route} | ${c.roundTrips} | ${c.rowsRead} | ${c.rowsWritten} |`);
   });
 
   it("a reversal takes two round trips: it reads the entries it reverses, then writes", async () => {
@@ -81,11 +153,15 @@ describe("D1 cost per route", () => {
     const reverse = async () => {
       const txn = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
       return counter.measure(() =>
-        createApp().request(`${API}/transactions/${txn.body.data.transaction_id}/reverse`, {
-          method: "POST",
-          headers: { Authorization: admin.bearer, "Content-Type": "application/json" },
-          body: JSON.stringify({ request_id: unique("rev") }),
-        }, { ...env, DB: counter.db }),
+        createApp().request(
+          `${API}/transactions/${txn.body.data.transaction_id}/reverse`,
+          {
+            method: "POST",
+            headers: { Authorization: admin.bearer, "Content-Type": "application/json" },
+            body: JSON.stringify({ request_id: unique("rev") }),
+          },
+          { ...env, DB: counter.db },
+        ),
       );
     };
     await reverse();
@@ -105,8 +181,14 @@ describe("D1 cost per route", () => {
 
   it("a balance read costs the same after 10 and after 5,000 entries", async () => {
     const { admin, user, wallet, wallets } = await fixture();
-    const read = () => costOf("GET", "/user-wallet-balance", admin.bearer, undefined, { user_id: user.id, wallet_id: wallets.join(","), formatted: "yes" });
-    for (let i = 0; i < 10; i++) await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
+    const read = () =>
+      costOf("GET", "/user-wallet-balance", admin.bearer, undefined, {
+        user_id: user.id,
+        wallet_id: wallets.join(","),
+        formatted: "yes",
+      });
+    for (let i = 0; i < 10; i++)
+      await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
     const after10 = await read();
     await appendHistory(user.id, wallet, 4990);
     const after5000 = await read();
@@ -117,7 +199,12 @@ describe("D1 cost per route", () => {
 
   it("a transactions page reads in proportion to its page size, not the history", async () => {
     const { admin, user, wallet } = await fixture();
-    const page = (per_page: number) => costOf("GET", "/transactions", admin.bearer, undefined, { user_id: user.id, security_code: 1, per_page });
+    const page = (per_page: number) =>
+      costOf("GET", "/transactions", admin.bearer, undefined, {
+        user_id: user.id,
+        security_code: 1,
+        per_page,
+      });
     await appendHistory(user.id, wallet, 200);
     const [small200, large200] = [await page(5), await page(50)];
     await appendHistory(user.id, wallet, 2000);
@@ -128,7 +215,9 @@ describe("D1 cost per route", () => {
 
 /** `count` one-minor-unit credits appended in one statement: the chain triggers check every row. */
 async function appendHistory(userId: number, walletId: string, count: number) {
-  const start = await env.DB.prepare("SELECT coalesce((SELECT balance_minor FROM balances WHERE user_id = ? AND wallet_id = ?), 0) AS b")
+  const start = await env.DB.prepare(
+    "SELECT coalesce((SELECT balance_minor FROM balances WHERE user_id = ? AND wallet_id = ?), 0) AS b",
+  )
     .bind(userId, walletId)
     .first<{ b: number }>();
   const tag = unique("h");

@@ -57,7 +57,11 @@ export function countingD1(inner: D1Database = env.DB) {
       if (prop === "batch") {
         return async (statements: D1PreparedStatement[]) => {
           cost.roundTrips++;
-          const results = await target.batch(statements.map((s) => (s as unknown as { __target?: D1PreparedStatement }).__target ?? s));
+          const results = await target.batch(
+            statements.map(
+              (s) => (s as unknown as { __target?: D1PreparedStatement }).__target ?? s,
+            ),
+          );
           for (const r of results) add(r.meta);
           return results;
         };

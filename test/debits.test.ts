@@ -1,9 +1,34 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { alreadyExists, balanceOf, call, CLEAN, credit, debit, INSUFFICIENT, ledgerViolations, makeAccount, makeKey, makeUser, makeWallet, tableCounts, unique, type Json, type TestUser } from "./helpers";
 import { MAX_MINOR } from "../src/ledger/money";
+import {
+  alreadyExists,
+  balanceOf,
+  CLEAN,
+  call,
+  credit,
+  debit,
+  INSUFFICIENT,
+  type Json,
+  ledgerViolations,
+  makeAccount,
+  makeKey,
+  makeUser,
+  makeWallet,
+  type TestUser,
+  tableCounts,
+  unique,
+} from "./helpers";
 
-type EntryRow = { id: number; txn_type: string; amount_minor: number; balance_before_minor: number; balance_after_minor: number; transfer_id: string | null; reverses_id: number | null };
+type EntryRow = {
+  id: number;
+  txn_type: string;
+  amount_minor: number;
+  balance_before_minor: number;
+  balance_after_minor: number;
+  transfer_id: string | null;
+  reverses_id: number | null;
+};
 
 async function entries(userId: number, wallet: string) {
   const { results } = await env.DB.prepare(
@@ -16,7 +41,9 @@ async function entries(userId: number, wallet: string) {
 }
 
 async function balanceRow(userId: number, wallet: string) {
-  return env.DB.prepare(`SELECT balance_minor, entry_count FROM balances WHERE user_id = ? AND wallet_id = ?`)
+  return env.DB.prepare(
+    `SELECT balance_minor, entry_count FROM balances WHERE user_id = ? AND wallet_id = ?`,
+  )
     .bind(userId, wallet)
     .first<{ balance_minor: number; entry_count: number }>();
 }
@@ -37,7 +64,12 @@ describe("POST /debits", () => {
     await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1500 });
     const res = await debit(admin, { user_id: user.id, wallet_id: wallet, amount: "250.50" });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status_code: 200, status: true, message: "Transaction Completed", data: { transaction_id: expect.any(Number), user_id: user.id } });
+    expect(res.body).toEqual({
+      status_code: 200,
+      status: true,
+      message: "Transaction Completed",
+      data: { transaction_id: expect.any(Number), user_id: user.id },
+    });
     expect(res.headers.get("content-type")).toBe("application/json; charset=UTF-8");
     expect(await balanceOf(admin, user.id, wallet)).toBe(1249.5);
   });
@@ -45,7 +77,12 @@ describe("POST /debits", () => {
   it("records the debit as a DEBIT entry with the balance before and after it", async () => {
     const { admin, user, wallet } = await makeAccount();
     await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 100 });
-    const res = await debit(admin, { user_id: user.id, wallet_id: wallet, amount: "30.25", note: "rent" });
+    const res = await debit(admin, {
+      user_id: user.id,
+      wallet_id: wallet,
+      amount: "30.25",
+      note: "rent",
+    });
     const rows = await entries(user.id, wallet);
     expect(rows).toHaveLength(2);
     expect(rows[1]).toEqual({
@@ -57,31 +94,54 @@ describe("POST /debits", () => {
       transfer_id: null,
       reverses_id: null,
     });
-    const record = await call("GET", `/transactions/${res.body.data.transaction_id}`, { auth: admin.bearer });
+    const record = await call("GET", `/transactions/${res.body.data.transaction_id}`, {
+      auth: admin.bearer,
+    });
     expect(record.status).toBe(200);
-    expect(record.body.data).toMatchObject({ ID: res.body.data.transaction_id, post_author: String(user.id), txn_type: "DEBIT", amount: "30.25", note: "rent" });
+    expect(record.body.data).toMatchObject({
+      ID: res.body.data.transaction_id,
+      post_author: String(user.id),
+      txn_type: "DEBIT",
+      amount: "30.25",
+      note: "rent",
+    });
   });
 
   it("shows the debit in the user's transaction list as DEBIT", async () => {
     const { admin, user, wallet } = await makeAccount();
     await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 10 });
     const res = await debit(admin, { user_id: user.id, wallet_id: wallet, amount: 4 });
-    const list = await call("GET", "/transactions", { auth: admin.bearer, query: { user_id: user.id, security_code: 1, txn_type: "DEBIT" } });
+    const list = await call("GET", "/transactions", {
+      auth: admin.bearer,
+      query: { user_id: user.id, security_code: 1, txn_type: "DEBIT" },
+    });
     expect(list.status).toBe(200);
-    expect(list.body.data.map((r: Json) => [r.ID, r.txn_type, r.amount_formatted_disp])).toEqual([[res.body.data.transaction_id, "DEBIT", "₦4.00"]]);
+    expect(list.body.data.map((r: Json) => [r.ID, r.txn_type, r.amount_formatted_disp])).toEqual([
+      [res.body.data.transaction_id, "DEBIT", "₦4.00"],
+    ]);
   });
 
   it("refuses an overdraft with 400 Insufficient Balance and writes nothing", async () => {
     const { admin, user, wallet } = await makeAccount();
     await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 10 });
-    await expectRefusedDebit(admin, { user_id: user.id, wallet_id: wallet, amount: 11, request_id: unique("r") }, 400, INSUFFICIENT);
+    await expectRefusedDebit(
+      admin,
+      { user_id: user.id, wallet_id: wallet, amount: 11, request_id: unique("r") },
+      400,
+      INSUFFICIENT,
+    );
     expect(await balanceOf(admin, user.id, wallet)).toBe(10);
     expect(await entries(user.id, wallet)).toHaveLength(1);
   });
 
   it("refuses a debit from a wallet the user never used, creating no balance row", async () => {
     const { admin, user, wallet } = await makeAccount();
-    await expectRefusedDebit(admin, { user_id: user.id, wallet_id: wallet, amount: "0.01", request_id: unique("r") }, 400, INSUFFICIENT);
+    await expectRefusedDebit(
+      admin,
+      { user_id: user.id, wallet_id: wallet, amount: "0.01", request_id: unique("r") },
+      400,
+      INSUFFICIENT,
+    );
     expect(await balanceRow(user.id, wallet)).toBeNull();
     expect(await balanceOf(admin, user.id, wallet)).toBe(0);
   });
@@ -90,15 +150,30 @@ describe("POST /debits", () => {
     const { admin, user, wallet } = await makeAccount();
     const other = await makeWallet(admin);
     await credit(admin, { user_id: user.id, wallet_id: other, amount: 1000 });
-    await expectRefusedDebit(admin, { user_id: user.id, wallet_id: wallet, amount: 1, request_id: unique("r") }, 400, INSUFFICIENT);
+    await expectRefusedDebit(
+      admin,
+      { user_id: user.id, wallet_id: wallet, amount: 1, request_id: unique("r") },
+      400,
+      INSUFFICIENT,
+    );
   });
 
   it("refuses an overdraft without consuming its request_id", async () => {
     const { admin, user, wallet } = await makeAccount();
     await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 5 });
     const request_id = unique("r");
-    await expectRefusedDebit(admin, { user_id: user.id, wallet_id: wallet, amount: 6, request_id }, 400, INSUFFICIENT);
-    const retry = await debit(admin, { user_id: user.id, wallet_id: wallet, amount: 5, request_id });
+    await expectRefusedDebit(
+      admin,
+      { user_id: user.id, wallet_id: wallet, amount: 6, request_id },
+      400,
+      INSUFFICIENT,
+    );
+    const retry = await debit(admin, {
+      user_id: user.id,
+      wallet_id: wallet,
+      amount: 5,
+      request_id,
+    });
     expect(retry.status).toBe(200);
     expect(await balanceOf(admin, user.id, wallet)).toBe(0);
   });
@@ -110,74 +185,132 @@ describe("POST /debits", () => {
       const res = await debit(admin, { user_id: user.id, wallet_id: wallet, amount: "15.37" });
       expect(res.status).toBe(200);
       expect(await balanceOf(admin, user.id, wallet)).toBe(0);
-      expect((await entries(user.id, wallet)).at(-1)).toMatchObject({ balance_before_minor: 1537, balance_after_minor: 0 });
+      expect((await entries(user.id, wallet)).at(-1)).toMatchObject({
+        balance_before_minor: 1537,
+        balance_after_minor: 0,
+      });
     });
 
     it("refuses one minor unit more than the balance on a 2-decimal wallet", async () => {
       const { admin, user, wallet } = await makeAccount(2);
       await credit(admin, { user_id: user.id, wallet_id: wallet, amount: "15.37" });
-      await expectRefusedDebit(admin, { user_id: user.id, wallet_id: wallet, amount: "15.38", request_id: unique("r") }, 400, INSUFFICIENT);
+      await expectRefusedDebit(
+        admin,
+        { user_id: user.id, wallet_id: wallet, amount: "15.38", request_id: unique("r") },
+        400,
+        INSUFFICIENT,
+      );
       expect(await balanceOf(admin, user.id, wallet)).toBe(15.37);
     });
 
     it("debits the whole balance and refuses one unit more on a 0-decimal wallet", async () => {
       const { admin, user, wallet } = await makeAccount(0);
       await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 12000 });
-      await expectRefusedDebit(admin, { user_id: user.id, wallet_id: wallet, amount: 12001, request_id: unique("r") }, 400, INSUFFICIENT);
-      expect((await debit(admin, { user_id: user.id, wallet_id: wallet, amount: "12000" })).status).toBe(200);
+      await expectRefusedDebit(
+        admin,
+        { user_id: user.id, wallet_id: wallet, amount: 12001, request_id: unique("r") },
+        400,
+        INSUFFICIENT,
+      );
+      expect(
+        (await debit(admin, { user_id: user.id, wallet_id: wallet, amount: "12000" })).status,
+      ).toBe(200);
       expect(await balanceOf(admin, user.id, wallet)).toBe(0);
     });
 
     it("debits the whole balance and refuses one unit more on an 8-decimal wallet", async () => {
       const { admin, user, wallet } = await makeAccount(8);
       await credit(admin, { user_id: user.id, wallet_id: wallet, amount: "0.12345678" });
-      await expectRefusedDebit(admin, { user_id: user.id, wallet_id: wallet, amount: "0.12345679", request_id: unique("r") }, 400, INSUFFICIENT);
-      expect((await debit(admin, { user_id: user.id, wallet_id: wallet, amount: "0.12345678" })).status).toBe(200);
+      await expectRefusedDebit(
+        admin,
+        { user_id: user.id, wallet_id: wallet, amount: "0.12345679", request_id: unique("r") },
+        400,
+        INSUFFICIENT,
+      );
+      expect(
+        (await debit(admin, { user_id: user.id, wallet_id: wallet, amount: "0.12345678" })).status,
+      ).toBe(200);
       expect(await balanceOf(admin, user.id, wallet)).toBe(0);
     });
 
     it("refuses any further debit once the balance is zero", async () => {
       const { admin, user, wallet } = await makeAccount();
       await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 3 });
-      expect((await debit(admin, { user_id: user.id, wallet_id: wallet, amount: 3 })).status).toBe(200);
-      await expectRefusedDebit(admin, { user_id: user.id, wallet_id: wallet, amount: "0.01", request_id: unique("r") }, 400, INSUFFICIENT);
+      expect((await debit(admin, { user_id: user.id, wallet_id: wallet, amount: 3 })).status).toBe(
+        200,
+      );
+      await expectRefusedDebit(
+        admin,
+        { user_id: user.id, wallet_id: wallet, amount: "0.01", request_id: unique("r") },
+        400,
+        INSUFFICIENT,
+      );
     });
 
     it("debits the largest balance a wallet can hold in full", async () => {
       const { admin, user, wallet } = await makeAccount(0);
       const max = String(MAX_MINOR);
-      expect((await credit(admin, { user_id: user.id, wallet_id: wallet, amount: max })).status).toBe(200);
-      expect((await debit(admin, { user_id: user.id, wallet_id: wallet, amount: max })).status).toBe(200);
+      expect(
+        (await credit(admin, { user_id: user.id, wallet_id: wallet, amount: max })).status,
+      ).toBe(200);
+      expect(
+        (await debit(admin, { user_id: user.id, wallet_id: wallet, amount: max })).status,
+      ).toBe(200);
       expect(await balanceOf(admin, user.id, wallet)).toBe(0);
     });
   });
 
   describe("validation, as credits", () => {
-    const invalid = (error: Record<string, string>) => ({ status_code: 400, status: false, message: "invalid input", error });
+    const invalid = (error: Record<string, string>) => ({
+      status_code: 400,
+      status: false,
+      message: "invalid input",
+      error,
+    });
 
     it("reports every empty field together, in the plugin's key order", async () => {
       const { admin } = await makeAccount();
-      await expectRefusedDebit(admin, { user_id: "", wallet_id: "", request_id: "", amount: "" }, 400, invalid({
-        user_id: "Field Cannot be empty",
-        wallet_id: "Field Cannot be empty",
-        request_id: "Field Cannot be empty",
-        amount: "Field Cannot be empty",
-      }));
+      await expectRefusedDebit(
+        admin,
+        { user_id: "", wallet_id: "", request_id: "", amount: "" },
+        400,
+        invalid({
+          user_id: "Field Cannot be empty",
+          wallet_id: "Field Cannot be empty",
+          request_id: "Field Cannot be empty",
+          amount: "Field Cannot be empty",
+        }),
+      );
     });
 
     it("treats a missing user_id as zero", async () => {
       const { admin, wallet } = await makeAccount();
-      await expectRefusedDebit(admin, { wallet_id: wallet, request_id: "r", amount: 1 }, 400, invalid({ user_id: "user_id cannot be zero" }));
+      await expectRefusedDebit(
+        admin,
+        { wallet_id: wallet, request_id: "r", amount: 1 },
+        400,
+        invalid({ user_id: "user_id cannot be zero" }),
+      );
     });
 
     it("refuses a non-integer user_id", async () => {
       const { admin, wallet } = await makeAccount();
-      await expectRefusedDebit(admin, { user_id: "abc", wallet_id: wallet, request_id: "r", amount: 1 }, 400, invalid({ user_id: "user_id requires an integer" }));
+      await expectRefusedDebit(
+        admin,
+        { user_id: "abc", wallet_id: wallet, request_id: "r", amount: 1 },
+        400,
+        invalid({ user_id: "user_id requires an integer" }),
+      );
     });
 
     it("refuses an unknown wallet", async () => {
       const { admin, user } = await makeAccount();
-      await expectRefusedDebit(admin, { user_id: user.id, wallet_id: "nosuchwallet", request_id: "r", amount: 1 }, 400, invalid({ wallet_id: "wallet_id not found" }));
+      await expectRefusedDebit(
+        admin,
+        { user_id: user.id, wallet_id: "nosuchwallet", request_id: "r", amount: 1 },
+        400,
+        invalid({ wallet_id: "wallet_id not found" }),
+      );
     });
 
     it.each([
@@ -188,34 +321,54 @@ describe("POST /debits", () => {
     ])("refuses amount %j", async (amount, message) => {
       const { admin, user, wallet } = await makeAccount();
       await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 100 });
-      await expectRefusedDebit(admin, { user_id: user.id, wallet_id: wallet, request_id: "r", amount }, 400, invalid({ amount: message }));
+      await expectRefusedDebit(
+        admin,
+        { user_id: user.id, wallet_id: wallet, request_id: "r", amount },
+        400,
+        invalid({ amount: message }),
+      );
     });
 
     it("refuses more decimals than the wallet has, even when the balance would cover it", async () => {
       const { admin, user, wallet } = await makeAccount(2);
       await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 100 });
-      const res = await expectRefusedDebit(admin, { user_id: user.id, wallet_id: wallet, request_id: "r", amount: "1.005" }, 400, {
-        status_code: 400,
-        status: false,
-        message: "invalid input",
-        error: { amount: expect.any(String) },
-      });
+      const res = await expectRefusedDebit(
+        admin,
+        { user_id: user.id, wallet_id: wallet, request_id: "r", amount: "1.005" },
+        400,
+        {
+          status_code: 400,
+          status: false,
+          message: "invalid input",
+          error: { amount: expect.any(String) },
+        },
+      );
       expect(res.body.error.amount).not.toBe("Insufficient Balance");
     });
 
     it("validates before checking the balance", async () => {
       const { admin, user, wallet } = await makeAccount();
-      await expectRefusedDebit(admin, { user_id: user.id, wallet_id: wallet, request_id: "", amount: 5 }, 400, invalid({ request_id: "Field Cannot be empty" }));
+      await expectRefusedDebit(
+        admin,
+        { user_id: user.id, wallet_id: wallet, request_id: "", amount: 5 },
+        400,
+        invalid({ request_id: "Field Cannot be empty" }),
+      );
     });
 
     it("answers 404 for an unknown user, before the balance check", async () => {
       const { admin, wallet } = await makeAccount();
-      await expectRefusedDebit(admin, { user_id: 987654321, wallet_id: wallet, request_id: "r", amount: 5 }, 404, {
-        status_code: 404,
-        status: false,
-        message: "Invalid User credentials",
-        error: ["Unable to reach 987654321"],
-      });
+      await expectRefusedDebit(
+        admin,
+        { user_id: 987654321, wallet_id: wallet, request_id: "r", amount: 5 },
+        404,
+        {
+          status_code: 404,
+          status: false,
+          message: "Invalid User credentials",
+          error: ["Unable to reach 987654321"],
+        },
+      );
     });
   });
 
@@ -223,9 +376,16 @@ describe("POST /debits", () => {
     it("answers 401 without credentials and writes nothing", async () => {
       const { user, wallet } = await makeAccount();
       const before = await tableCounts();
-      const res = await call("POST", "/debits", { body: { user_id: user.id, wallet_id: wallet, request_id: "r", amount: 1 } });
+      const res = await call("POST", "/debits", {
+        body: { user_id: user.id, wallet_id: wallet, request_id: "r", amount: 1 },
+      });
       expect(res.status).toBe(401);
-      expect(res.body).toEqual({ status_code: 401, status: false, message: "Permission denied", error: { unauthorize: "No authorization provided" } });
+      expect(res.body).toEqual({
+        status_code: 401,
+        status: false,
+        message: "Permission denied",
+        error: { unauthorize: "No authorization provided" },
+      });
       expect(await tableCounts()).toEqual(before);
     });
 
@@ -233,9 +393,17 @@ describe("POST /debits", () => {
       const { admin, user, wallet } = await makeAccount();
       await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 10 });
       const before = await tableCounts();
-      const res = await call("POST", "/debits", { auth: user.bearer, body: { user_id: user.id, wallet_id: wallet, request_id: "r", amount: 1 } });
+      const res = await call("POST", "/debits", {
+        auth: user.bearer,
+        body: { user_id: user.id, wallet_id: wallet, request_id: "r", amount: 1 },
+      });
       expect(res.status).toBe(403);
-      expect(res.body).toEqual({ status_code: 403, status: false, message: "Permission denied", error: { unauthorize: "Request is not authorized" } });
+      expect(res.body).toEqual({
+        status_code: 403,
+        status: false,
+        message: "Permission denied",
+        error: { unauthorize: "Request is not authorized" },
+      });
       expect(await tableCounts()).toEqual(before);
     });
 
@@ -244,7 +412,10 @@ describe("POST /debits", () => {
       await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 10 });
       const key = await makeKey(admin, "read");
       const before = await tableCounts();
-      const res = await call("POST", "/debits", { auth: key.header, body: { user_id: user.id, wallet_id: wallet, request_id: "r", amount: 1 } });
+      const res = await call("POST", "/debits", {
+        auth: key.header,
+        body: { user_id: user.id, wallet_id: wallet, request_id: "r", amount: 1 },
+      });
       expect(res.status).toBe(403);
       expect(await tableCounts()).toEqual(before);
     });
@@ -253,7 +424,10 @@ describe("POST /debits", () => {
       const { admin, user, wallet } = await makeAccount();
       await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 10 });
       const key = await makeKey(admin, "write");
-      const res = await call("POST", "/debits", { auth: key.header, body: { user_id: user.id, wallet_id: wallet, request_id: "r", amount: 1 } });
+      const res = await call("POST", "/debits", {
+        auth: key.header,
+        body: { user_id: user.id, wallet_id: wallet, request_id: "r", amount: 1 },
+      });
       expect(res.status).toBe(200);
       expect(await balanceOf(admin, user.id, wallet)).toBe(9);
     });
@@ -263,9 +437,19 @@ describe("POST /debits", () => {
     it("answers a replayed request_id with 409 naming the first debit, and writes nothing", async () => {
       const { admin, user, wallet } = await makeAccount();
       await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 100 });
-      const first = await debit(admin, { user_id: user.id, wallet_id: wallet, amount: 10, request_id: "Pay-1" });
+      const first = await debit(admin, {
+        user_id: user.id,
+        wallet_id: wallet,
+        amount: 10,
+        request_id: "Pay-1",
+      });
       expect(first.status).toBe(200);
-      const res = await expectRefusedDebit(admin, { user_id: user.id, wallet_id: wallet, amount: 20, request_id: "pay-1" }, 409, alreadyExists(first.body.data.transaction_id));
+      const res = await expectRefusedDebit(
+        admin,
+        { user_id: user.id, wallet_id: wallet, amount: 20, request_id: "pay-1" },
+        409,
+        alreadyExists(first.body.data.transaction_id),
+      );
       expect(res.body.error.txn_id).toBe(String(first.body.data.transaction_id));
       expect(await balanceOf(admin, user.id, wallet)).toBe(90);
     });
@@ -273,26 +457,59 @@ describe("POST /debits", () => {
     it("answers a replay with 409, not Insufficient Balance, after the balance has been spent", async () => {
       const { admin, user, wallet } = await makeAccount();
       await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 10 });
-      const first = await debit(admin, { user_id: user.id, wallet_id: wallet, amount: 10, request_id: "all-of-it" });
+      const first = await debit(admin, {
+        user_id: user.id,
+        wallet_id: wallet,
+        amount: 10,
+        request_id: "all-of-it",
+      });
       expect(first.status).toBe(200);
-      await expectRefusedDebit(admin, { user_id: user.id, wallet_id: wallet, amount: 10, request_id: "all-of-it" }, 409, alreadyExists(first.body.data.transaction_id));
+      await expectRefusedDebit(
+        admin,
+        { user_id: user.id, wallet_id: wallet, amount: 10, request_id: "all-of-it" },
+        409,
+        alreadyExists(first.body.data.transaction_id),
+      );
     });
 
     it("blocks a debit whose request_id a credit of the same user already used", async () => {
       const { admin, user, wallet } = await makeAccount();
-      const c = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 100, request_id: "Shared-7" });
-      await expectRefusedDebit(admin, { user_id: user.id, wallet_id: wallet, amount: 1, request_id: "SHARED-7" }, 409, alreadyExists(c.body.data.transaction_id));
+      const c = await credit(admin, {
+        user_id: user.id,
+        wallet_id: wallet,
+        amount: 100,
+        request_id: "Shared-7",
+      });
+      await expectRefusedDebit(
+        admin,
+        { user_id: user.id, wallet_id: wallet, amount: 1, request_id: "SHARED-7" },
+        409,
+        alreadyExists(c.body.data.transaction_id),
+      );
       expect(await balanceOf(admin, user.id, wallet)).toBe(100);
     });
 
     it("blocks a credit whose request_id a debit of the same user already used", async () => {
       const { admin, user, wallet } = await makeAccount();
       await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 100 });
-      const d = await debit(admin, { user_id: user.id, wallet_id: wallet, amount: 1, request_id: "d-1" });
+      const d = await debit(admin, {
+        user_id: user.id,
+        wallet_id: wallet,
+        amount: 1,
+        request_id: "d-1",
+      });
       const before = await tableCounts();
-      const res = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 5, request_id: "d-1" });
+      const res = await credit(admin, {
+        user_id: user.id,
+        wallet_id: wallet,
+        amount: 5,
+        request_id: "d-1",
+      });
       expect(res.status).toBe(409);
-      expect(res.body.error).toEqual({ txn_id: String(d.body.data.transaction_id), exist: "Transaction already executed" });
+      expect(res.body.error).toEqual({
+        txn_id: String(d.body.data.transaction_id),
+        exist: "Transaction already executed",
+      });
       expect(await tableCounts()).toEqual(before);
     });
 
@@ -300,8 +517,18 @@ describe("POST /debits", () => {
       const { admin, user, wallet } = await makeAccount();
       const other = await makeWallet(admin);
       await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 100 });
-      const c = await credit(admin, { user_id: user.id, wallet_id: other, amount: 100, request_id: "x-wallet" });
-      const res = await expectRefusedDebit(admin, { user_id: user.id, wallet_id: wallet, amount: 1, request_id: "x-wallet" }, 409, alreadyExists(c.body.data.transaction_id));
+      const c = await credit(admin, {
+        user_id: user.id,
+        wallet_id: other,
+        amount: 100,
+        request_id: "x-wallet",
+      });
+      const res = await expectRefusedDebit(
+        admin,
+        { user_id: user.id, wallet_id: wallet, amount: 1, request_id: "x-wallet" },
+        409,
+        alreadyExists(c.body.data.transaction_id),
+      );
       expect(res.status).toBe(409);
     });
 
@@ -310,20 +537,37 @@ describe("POST /debits", () => {
       const other = await makeUser();
       await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 10 });
       await credit(admin, { user_id: other.id, wallet_id: wallet, amount: 10 });
-      expect((await debit(admin, { user_id: user.id, wallet_id: wallet, amount: 1, request_id: "same" })).status).toBe(200);
-      expect((await debit(admin, { user_id: other.id, wallet_id: wallet, amount: 1, request_id: "same" })).status).toBe(200);
+      expect(
+        (await debit(admin, { user_id: user.id, wallet_id: wallet, amount: 1, request_id: "same" }))
+          .status,
+      ).toBe(200);
+      expect(
+        (
+          await debit(admin, {
+            user_id: other.id,
+            wallet_id: wallet,
+            amount: 1,
+            request_id: "same",
+          })
+        ).status,
+      ).toBe(200);
     });
 
     it("applies 50 concurrent duplicates of one debit exactly once", async () => {
       const { admin, user, wallet } = await makeAccount();
       await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 100 });
       const request_id = unique("dup");
-      const replies = await Promise.all(Array.from({ length: 50 }, () => debit(admin, { user_id: user.id, wallet_id: wallet, amount: 7, request_id })));
+      const replies = await Promise.all(
+        Array.from({ length: 50 }, () =>
+          debit(admin, { user_id: user.id, wallet_id: wallet, amount: 7, request_id }),
+        ),
+      );
       const won = replies.filter((r) => r.status === 200);
       expect(won).toHaveLength(1);
       const lost = replies.filter((r) => r.status === 409);
       expect(lost).toHaveLength(49);
-      for (const r of lost) expect(r.body.error.txn_id).toBe(String(won[0]!.body.data.transaction_id));
+      for (const r of lost)
+        expect(r.body.error.txn_id).toBe(String(won[0]!.body.data.transaction_id));
       expect(await balanceOf(admin, user.id, wallet)).toBe(93);
       expect(await ledgerViolations()).toEqual(CLEAN);
     });
@@ -333,7 +577,11 @@ describe("POST /debits", () => {
     it("lets exactly 10 of 100 simultaneous debits through when the balance covers only 10, ending at exactly zero", async () => {
       const { admin, user, wallet } = await makeAccount();
       await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 100 });
-      const replies = await Promise.all(Array.from({ length: 100 }, () => debit(admin, { user_id: user.id, wallet_id: wallet, amount: 10 })));
+      const replies = await Promise.all(
+        Array.from({ length: 100 }, () =>
+          debit(admin, { user_id: user.id, wallet_id: wallet, amount: 10 }),
+        ),
+      );
       const ok = replies.filter((r) => r.status === 200);
       const refused = replies.filter((r) => r.status === 400);
       expect(ok).toHaveLength(10);
@@ -343,9 +591,15 @@ describe("POST /debits", () => {
 
       const rows = await entries(user.id, wallet);
       expect(rows).toHaveLength(11);
-      expect(rows.every((r) => r.balance_after_minor >= 0 && r.balance_before_minor >= 0)).toBe(true);
-      expect(rows.slice(1).map((r) => r.balance_after_minor)).toEqual([9000, 8000, 7000, 6000, 5000, 4000, 3000, 2000, 1000, 0]);
-      expect(new Set(ok.map((r) => r.body.data.transaction_id))).toEqual(new Set(rows.slice(1).map((r) => r.id)));
+      expect(rows.every((r) => r.balance_after_minor >= 0 && r.balance_before_minor >= 0)).toBe(
+        true,
+      );
+      expect(rows.slice(1).map((r) => r.balance_after_minor)).toEqual([
+        9000, 8000, 7000, 6000, 5000, 4000, 3000, 2000, 1000, 0,
+      ]);
+      expect(new Set(ok.map((r) => r.body.data.transaction_id))).toEqual(
+        new Set(rows.slice(1).map((r) => r.id)),
+      );
       expect(await balanceRow(user.id, wallet)).toEqual({ balance_minor: 0, entry_count: 11 });
       expect(await ledgerViolations()).toEqual(CLEAN);
     });
@@ -353,16 +607,24 @@ describe("POST /debits", () => {
     it("never overdraws under simultaneous debits of mixed amounts", async () => {
       const { admin, user, wallet } = await makeAccount(0);
       await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 500 });
-      const amounts = Array.from({ length: 60 }, (_, i) => (i * 37) % 41 + 1);
-      const replies = await Promise.all(amounts.map((amount) => debit(admin, { user_id: user.id, wallet_id: wallet, amount })));
-      expect(replies.every((r) => r.status === 200 || (r.status === 400 && r.body.message === "Insufficient Balance"))).toBe(true);
+      const amounts = Array.from({ length: 60 }, (_, i) => ((i * 37) % 41) + 1);
+      const replies = await Promise.all(
+        amounts.map((amount) => debit(admin, { user_id: user.id, wallet_id: wallet, amount })),
+      );
+      expect(
+        replies.every(
+          (r) =>
+            r.status === 200 || (r.status === 400 && r.body.message === "Insufficient Balance"),
+        ),
+      ).toBe(true);
       const spent = amounts.filter((_, i) => replies[i]!.status === 200).reduce((a, b) => a + b, 0);
       expect(spent).toBeLessThanOrEqual(500);
       expect(await balanceOf(admin, user.id, wallet)).toBe(500 - spent);
       // Every refused debit was refused because it did not fit what was left at the time, so at
       // least the smallest refused amount must exceed the final balance.
       const refusedAmounts = amounts.filter((_, i) => replies[i]!.status === 400);
-      if (refusedAmounts.length > 0) expect(Math.min(...refusedAmounts)).toBeGreaterThan(500 - spent);
+      if (refusedAmounts.length > 0)
+        expect(Math.min(...refusedAmounts)).toBeGreaterThan(500 - spent);
       const rows = await entries(user.id, wallet);
       expect(rows.every((r) => r.balance_after_minor >= 0)).toBe(true);
       expect(await ledgerViolations()).toEqual(CLEAN);

@@ -1,9 +1,9 @@
 import { env } from "cloudflare:workers";
 import { expect } from "vitest";
+import { type AppOptions, createApp } from "../src/app";
 import { generateApiKey, hashApiKey } from "../src/auth/api-keys";
 import type { Role, Scope } from "../src/auth/principal";
 import { issueToken } from "../src/auth/tokens";
-import { createApp, type AppOptions } from "../src/app";
 import { createDb } from "../src/db/client";
 import { apiKeys, users } from "../src/db/schema";
 
@@ -11,11 +11,13 @@ export const API = "/wp-json/wallet/v1";
 export const PASSWORD = "correct horse";
 // PBKDF2 of PASSWORD, made once (hashing in every test would dominate the suite's time).
 let passwordHash: Promise<string> | undefined;
-const hashOnce = async () => (passwordHash ??= import("../src/auth/password").then((m) => m.hashPassword(PASSWORD)));
+const hashOnce = async () =>
+  (passwordHash ??= import("../src/auth/password").then((m) => m.hashPassword(PASSWORD)));
 
 let counter = 0;
 /** A name no other test uses: tests share one database per file and must not depend on order. */
-export const unique = (prefix: string) => `${prefix}${Date.now().toString(36)}${(counter++).toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+export const unique = (prefix: string) =>
+  `${prefix}${Date.now().toString(36)}${(counter++).toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 
 export type Json = Record<string, any>;
 export type Reply = { status: number; body: Json; headers: Headers; text: string };
@@ -29,18 +31,33 @@ export type CallOptions = {
 };
 
 /** One request through the same app production builds, inside the Workers runtime, against real D1. */
-export async function call(method: string, path: string, options: CallOptions = {}): Promise<Reply> {
-  const url = new URL(path.startsWith("/wp-json") || path.startsWith("/?") ? path : `${API}${path}`, "http://localhost");
+export async function call(
+  method: string,
+  path: string,
+  options: CallOptions = {},
+): Promise<Reply> {
+  const url = new URL(
+    path.startsWith("/wp-json") || path.startsWith("/?") ? path : `${API}${path}`,
+    "http://localhost",
+  );
   for (const [k, v] of Object.entries(options.query ?? {})) url.searchParams.set(k, String(v));
   const headers: Record<string, string> = { ...options.headers };
   if (options.auth !== undefined) headers.Authorization = options.auth;
   let body: BodyInit | undefined;
   if (options.body !== undefined) {
-    const raw = typeof options.body === "string" || options.body instanceof FormData || options.body instanceof URLSearchParams || options.body instanceof Uint8Array;
+    const raw =
+      typeof options.body === "string" ||
+      options.body instanceof FormData ||
+      options.body instanceof URLSearchParams ||
+      options.body instanceof Uint8Array;
     body = raw ? (options.body as BodyInit) : JSON.stringify(options.body);
     if (!raw) headers["Content-Type"] ??= "application/json";
   }
-  const res = await (options.app ?? createApp()).request(url.pathname + url.search, { method, headers, body }, env);
+  const res = await (options.app ?? createApp()).request(
+    url.pathname + url.search,
+    { method, headers, body },
+    env,
+  );
   const text = await res.text();
   let parsed: Json = {};
   try {
@@ -51,17 +68,40 @@ export async function call(method: string, path: string, options: CallOptions = 
   return { status: res.status, body: parsed, headers: res.headers, text };
 }
 
-export const appAt = (nowMs: number, options: AppOptions = {}) => createApp({ ...options, nowMs: () => nowMs });
+export const appAt = (nowMs: number, options: AppOptions = {}) =>
+  createApp({ ...options, nowMs: () => nowMs });
 
-export type TestUser = { id: number; username: string; email: string; role: Role; token: string; bearer: string };
+export type TestUser = {
+  id: number;
+  username: string;
+  email: string;
+  role: Role;
+  token: string;
+  bearer: string;
+};
 
 /** A user written straight to D1 (with a known password) and a signed access token for it. */
-export async function makeUser(role: Role = "subscriber", name = unique("user")): Promise<TestUser> {
+export async function makeUser(
+  role: Role = "subscriber",
+  name = unique("user"),
+): Promise<TestUser> {
   const [row] = await createDb(env.DB)
     .insert(users)
-    .values({ username: name, email: `${name}@example.test`, passwordHash: await hashOnce(), role, registeredAtMs: Date.now() })
+    .values({
+      username: name,
+      email: `${name}@example.test`,
+      passwordHash: await hashOnce(),
+      role,
+      registeredAtMs: Date.now(),
+    })
     .returning();
-  const token = await issueToken({ userId: row!.id, username: name, role }, env.JWT_SECRET!, env.JWT_ISSUER, 3600, Date.now());
+  const token = await issueToken(
+    { userId: row!.id, username: name, role },
+    env.JWT_SECRET!,
+    env.JWT_ISSUER,
+    3600,
+    Date.now(),
+  );
   return { id: row!.id, username: name, email: row!.email, role, token, bearer: `Bearer ${token}` };
 }
 
@@ -72,11 +112,24 @@ export async function makeKey(user: TestUser, scope: Scope, { revoked = false } 
   const key = generateApiKey();
   await createDb(env.DB)
     .insert(apiKeys)
-    .values({ userId: user.id, name: "test", scope, keyHash: await hashApiKey(key), createdAtMs: Date.now(), revokedAtMs: revoked ? Date.now() : null });
+    .values({
+      userId: user.id,
+      name: "test",
+      scope,
+      keyHash: await hashApiKey(key),
+      createdAtMs: Date.now(),
+      revokedAtMs: revoked ? Date.now() : null,
+    });
   return { key, header: `Key ${btoa(`${user.username}:${key}`)}` };
 }
 
-export type WalletSpec = { decimals?: number; symbol?: string; position?: "left" | "right"; name?: string; id?: string };
+export type WalletSpec = {
+  decimals?: number;
+  symbol?: string;
+  position?: "left" | "right";
+  name?: string;
+  id?: string;
+};
 
 export async function makeWallet(admin: TestUser, spec: WalletSpec = {}) {
   const id = spec.id ?? unique("w").toLowerCase().slice(0, 32);
@@ -95,7 +148,10 @@ export async function makeWallet(admin: TestUser, spec: WalletSpec = {}) {
 }
 
 export async function credit(admin: TestUser, body: Json) {
-  return call("POST", "/credits", { auth: admin.bearer, body: { request_id: unique("req"), ...body } });
+  return call("POST", "/credits", {
+    auth: admin.bearer,
+    body: { request_id: unique("req"), ...body },
+  });
 }
 
 /** Ledger invariant: every balance equals the sum of its entries and is the head of its chain. */
@@ -133,7 +189,12 @@ export async function tableCounts() {
 
 /** What ledgerViolations() finds in a sound ledger. */
 export const CLEAN = { broken: [], chain: [], orphans: 0 };
-export const INSUFFICIENT = { status_code: 400, status: false, message: "Insufficient Balance", error: { amount: "Insufficient Balance" } };
+export const INSUFFICIENT = {
+  status_code: 400,
+  status: false,
+  message: "Insufficient Balance",
+  error: { amount: "Insufficient Balance" },
+};
 /** The 409 of a request_id already used by `txnId`. */
 export const alreadyExists = (txnId: number) => ({
   status_code: 409,
@@ -142,8 +203,10 @@ export const alreadyExists = (txnId: number) => ({
   error: { txn_id: String(txnId), exist: "Transaction already executed" },
 });
 
-export const debit = (admin: TestUser, body: Json) => call("POST", "/debits", { auth: admin.bearer, body: { request_id: unique("req"), ...body } });
-export const transfer = (admin: TestUser, body: Json) => call("POST", "/transfers", { auth: admin.bearer, body: { request_id: unique("req"), ...body } });
+export const debit = (admin: TestUser, body: Json) =>
+  call("POST", "/debits", { auth: admin.bearer, body: { request_id: unique("req"), ...body } });
+export const transfer = (admin: TestUser, body: Json) =>
+  call("POST", "/transfers", { auth: admin.bearer, body: { request_id: unique("req"), ...body } });
 
 /** An administrator, a subscriber and a wallet with `decimals` places. */
 export async function makeAccount(decimals = 2) {
@@ -155,7 +218,10 @@ export async function makeAccount(decimals = 2) {
 
 /** A user's balance in one wallet, as GET /user-wallet-balance answers it. */
 export async function balanceOf(admin: { bearer: string }, userId: number, wallet: string) {
-  const res = await call("GET", "/user-wallet-balance", { auth: admin.bearer, query: { user_id: userId, wallet_id: wallet } });
+  const res = await call("GET", "/user-wallet-balance", {
+    auth: admin.bearer,
+    query: { user_id: userId, wallet_id: wallet },
+  });
   expect(res.status, res.text).toBe(200);
   return res.body.data[wallet] as number;
 }

@@ -2,10 +2,29 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../src/app";
 import { expectRefusal } from "./auth-matrix";
-import { balanceOf, call, credit, makeAccount, makeAdmin, makeUser, tableCounts, unique, type Json, type Reply } from "./helpers";
+import {
+  balanceOf,
+  call,
+  credit,
+  type Json,
+  makeAccount,
+  makeAdmin,
+  makeUser,
+  type Reply,
+  tableCounts,
+  unique,
+} from "./helpers";
 
-const NO_ROUTE = { code: "rest_no_route", message: "No route was found matching the URL and request method.", data: { status: 404 } };
-const INVALID_JSON = { code: "rest_invalid_json", message: "Invalid JSON body passed.", data: { status: 400 } };
+const NO_ROUTE = {
+  code: "rest_no_route",
+  message: "No route was found matching the URL and request method.",
+  data: { status: 404 },
+};
+const INVALID_JSON = {
+  code: "rest_invalid_json",
+  message: "Invalid JSON body passed.",
+  data: { status: 400 },
+};
 const JSON_UTF8 = "application/json; charset=UTF-8";
 const EMPTY = "Field Cannot be empty";
 
@@ -13,7 +32,11 @@ const EMPTY = "Field Cannot be empty";
 function expectFailureA(res: Reply, status: number, message?: string) {
   expect(res.status, res.text).toBe(status);
   expect(res.headers.get("content-type")).toBe(JSON_UTF8);
-  expect(res.body).toMatchObject({ status_code: status, status: false, ...(message ? { message } : {}) });
+  expect(res.body).toMatchObject({
+    status_code: status,
+    status: false,
+    ...(message ? { message } : {}),
+  });
   expect(Object.keys(res.body).sort()).toEqual(["error", "message", "status", "status_code"]);
 }
 
@@ -44,14 +67,17 @@ describe("routing", () => {
     ["POST", "/wallets/ngn"],
     ["PATCH", "/api-keys"],
     ["POST", "/openapi.json"],
-  ])("answers a known route with a wrong method (%s %s) with rest_no_route, with or without credentials", async (method, path) => {
-    const admin = await makeAdmin();
-    for (const auth of [undefined, admin.bearer]) {
-      const res = await call(method, path, auth === undefined ? {} : { auth });
-      expect(res.status).toBe(404);
-      expect(res.body).toStrictEqual(NO_ROUTE);
-    }
-  });
+  ])(
+    "answers a known route with a wrong method (%s %s) with rest_no_route, with or without credentials",
+    async (method, path) => {
+      const admin = await makeAdmin();
+      for (const auth of [undefined, admin.bearer]) {
+        const res = await call(method, path, auth === undefined ? {} : { auth });
+        expect(res.status).toBe(404);
+        expect(res.body).toStrictEqual(NO_ROUTE);
+      }
+    },
+  );
 
   it("serves /?rest_route=/wallet/v1/<route> as /wp-json/wallet/v1/<route>", async () => {
     const { admin, user, wallet } = await makeAccount();
@@ -60,8 +86,17 @@ describe("routing", () => {
       body: { user_id: user.id, wallet_id: wallet, amount: 1500, request_id: unique("req") },
     });
     expect(posted.status, posted.text).toBe(200);
-    expect(posted.body).toEqual({ status_code: 200, status: true, message: "Transaction Completed", data: { transaction_id: expect.any(Number), user_id: user.id } });
-    const read = await call("GET", `/?rest_route=/wallet/v1/user-wallet-balance&wallet_id=${wallet}&user_id=${user.id}&formatted=yes`, { auth: admin.bearer });
+    expect(posted.body).toEqual({
+      status_code: 200,
+      status: true,
+      message: "Transaction Completed",
+      data: { transaction_id: expect.any(Number), user_id: user.id },
+    });
+    const read = await call(
+      "GET",
+      `/?rest_route=/wallet/v1/user-wallet-balance&wallet_id=${wallet}&user_id=${user.id}&formatted=yes`,
+      { auth: admin.bearer },
+    );
     expect(read.status, read.text).toBe(200);
     expect(read.body.data).toEqual({ [wallet]: 1500, formatted: { [wallet]: "₦1,500.00" } });
   });
@@ -91,22 +126,39 @@ describe("request bodies", () => {
 
   it("reads a parameter from the query string when the JSON body lacks it", async () => {
     const { admin, user, wallet } = await makeAccount();
-    const res = await call("POST", "/credits", { auth: admin.bearer, query: { amount: 25 }, body: { user_id: user.id, wallet_id: wallet, request_id: unique("req") } });
+    const res = await call("POST", "/credits", {
+      auth: admin.bearer,
+      query: { amount: 25 },
+      body: { user_id: user.id, wallet_id: wallet, request_id: unique("req") },
+    });
     expect(res.status, res.text).toBe(200);
     expect(await balanceOf(admin, user.id, wallet)).toBe(25);
   });
 
   it("prefers the JSON body over the query string for the same name", async () => {
     const { admin, user, wallet } = await makeAccount();
-    const res = await call("POST", "/credits", { auth: admin.bearer, query: { amount: 999 }, body: { user_id: user.id, wallet_id: wallet, request_id: unique("req"), amount: 3 } });
+    const res = await call("POST", "/credits", {
+      auth: admin.bearer,
+      query: { amount: 999 },
+      body: { user_id: user.id, wallet_id: wallet, request_id: unique("req"), amount: 3 },
+    });
     expect(res.status, res.text).toBe(200);
     expect(await balanceOf(admin, user.id, wallet)).toBe(3);
   });
 
   it("reads a form-encoded body, and prefers it over the query string", async () => {
     const { admin, user, wallet } = await makeAccount();
-    const form = new URLSearchParams({ user_id: String(user.id), wallet_id: wallet, request_id: unique("req"), amount: "12.50" });
-    const res = await call("POST", "/credits", { auth: admin.bearer, query: { amount: 999 }, body: form });
+    const form = new URLSearchParams({
+      user_id: String(user.id),
+      wallet_id: wallet,
+      request_id: unique("req"),
+      amount: "12.50",
+    });
+    const res = await call("POST", "/credits", {
+      auth: admin.bearer,
+      query: { amount: 999 },
+      body: form,
+    });
     expect(res.status, res.text).toBe(200);
     expect(await balanceOf(admin, user.id, wallet)).toBe(12.5);
   });
@@ -114,8 +166,18 @@ describe("request bodies", () => {
   it("reads a multipart body, and prefers it over the query string", async () => {
     const { admin, user, wallet } = await makeAccount();
     const form = new FormData();
-    for (const [k, v] of Object.entries({ user_id: String(user.id), wallet_id: wallet, request_id: unique("req"), amount: "8" })) form.append(k, v);
-    const res = await call("POST", "/credits", { auth: admin.bearer, query: { amount: 999 }, body: form });
+    for (const [k, v] of Object.entries({
+      user_id: String(user.id),
+      wallet_id: wallet,
+      request_id: unique("req"),
+      amount: "8",
+    }))
+      form.append(k, v);
+    const res = await call("POST", "/credits", {
+      auth: admin.bearer,
+      query: { amount: 999 },
+      body: form,
+    });
     expect(res.status, res.text).toBe(200);
     expect(await balanceOf(admin, user.id, wallet)).toBe(8);
   });
@@ -123,41 +185,75 @@ describe("request bodies", () => {
   it("reads a form-encoded body on envelope-B routes too", async () => {
     const admin = await makeAdmin();
     const username = unique("form");
-    const form = new URLSearchParams({ username, user_email: `${username}@example.test`, user_password: "secret-123" });
+    const form = new URLSearchParams({
+      username,
+      user_email: `${username}@example.test`,
+      user_password: "secret-123",
+    });
     const res = await call("POST", "/users", { auth: admin.bearer, body: form });
     expect(res.status, res.text).toBe(201);
-    expect(res.body).toStrictEqual({ status_code: 201, status: true, message: "User created successfully", data: { id: expect.any(Number) }, error: [] });
+    expect(res.body).toStrictEqual({
+      status_code: 201,
+      status: true,
+      message: "User created successfully",
+      data: { id: expect.any(Number) },
+      error: [],
+    });
   });
 
   it("reads JSON sent as application/json; charset=UTF-8", async () => {
     const { admin, user, wallet } = await makeAccount();
     const body = { user_id: user.id, wallet_id: wallet, request_id: unique("req"), amount: 2 };
-    const res = await call("POST", "/credits", { auth: admin.bearer, body, headers: { "Content-Type": "application/json; charset=UTF-8" } });
+    const res = await call("POST", "/credits", {
+      auth: admin.bearer,
+      body,
+      headers: { "Content-Type": "application/json; charset=UTF-8" },
+    });
     expect(res.status, res.text).toBe(200);
   });
 
   it("counts a JSON null as a missing field", async () => {
     const { admin } = await makeAccount();
-    const res = await call("POST", "/credits", { auth: admin.bearer, body: { user_id: null, wallet_id: null, request_id: null, amount: null } });
+    const res = await call("POST", "/credits", {
+      auth: admin.bearer,
+      body: { user_id: null, wallet_id: null, request_id: null, amount: null },
+    });
     expectFailureA(res, 400, "invalid input");
-    expect(res.body.error).toStrictEqual({ user_id: "user_id cannot be zero", wallet_id: EMPTY, request_id: EMPTY, amount: EMPTY });
+    expect(res.body.error).toStrictEqual({
+      user_id: "user_id cannot be zero",
+      wallet_id: EMPTY,
+      request_id: EMPTY,
+      amount: EMPTY,
+    });
   });
 
   it("falls through a JSON null to the query string", async () => {
     const { admin, user, wallet } = await makeAccount();
-    const res = await call("POST", "/credits", { auth: admin.bearer, query: { amount: 4 }, body: { user_id: user.id, wallet_id: wallet, request_id: unique("req"), amount: null } });
+    const res = await call("POST", "/credits", {
+      auth: admin.bearer,
+      query: { amount: 4 },
+      body: { user_id: user.id, wallet_id: wallet, request_id: unique("req"), amount: null },
+    });
     expect(res.status, res.text).toBe(200);
     expect(await balanceOf(admin, user.id, wallet)).toBe(4);
   });
 
-  it.each(["[]", "42", '"x"', "null", "true", '[{"amount": 5}]'])("takes no parameters from the JSON body %s and answers the usual validation errors", async (text) => {
-    const { admin } = await makeAccount();
-    const before = await tableCounts();
-    const res = await call("POST", "/credits", { auth: admin.bearer, ...rawJson(text) });
-    expectFailureA(res, 400, "invalid input");
-    expect(res.body.error).toStrictEqual({ user_id: "user_id cannot be zero", wallet_id: EMPTY, request_id: EMPTY, amount: EMPTY });
-    expect(await tableCounts()).toEqual(before);
-  });
+  it.each(["[]", "42", '"x"', "null", "true", '[{"amount": 5}]'])(
+    "takes no parameters from the JSON body %s and answers the usual validation errors",
+    async (text) => {
+      const { admin } = await makeAccount();
+      const before = await tableCounts();
+      const res = await call("POST", "/credits", { auth: admin.bearer, ...rawJson(text) });
+      expectFailureA(res, 400, "invalid input");
+      expect(res.body.error).toStrictEqual({
+        user_id: "user_id cannot be zero",
+        wallet_id: EMPTY,
+        request_id: EMPTY,
+        amount: EMPTY,
+      });
+      expect(await tableCounts()).toEqual(before);
+    },
+  );
 
   it("still reads the query string when the JSON body is not an object", async () => {
     const { admin, user, wallet } = await makeAccount();
@@ -176,7 +272,11 @@ describe("request bodies", () => {
       status: "failed",
       message: "Validation error",
       data: [],
-      error: [{ user_login: ["username is required"] }, { user_email: ["user_email is required"] }, { user_pass: ["user_password is required"] }],
+      error: [
+        { user_login: ["username is required"] },
+        { user_email: ["user_email is required"] },
+        { user_pass: ["user_password is required"] },
+      ],
     });
   });
 });
@@ -188,12 +288,18 @@ describe("response shape", () => {
     await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1, request_id: used });
     const replies: [string, Reply][] = [
       ["200", await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 })],
-      ["201", await call("POST", "/api-keys", { auth: admin.bearer, body: { name: "k", scope: "read" } })],
+      [
+        "201",
+        await call("POST", "/api-keys", { auth: admin.bearer, body: { name: "k", scope: "read" } }),
+      ],
       ["400", await credit(admin, { user_id: user.id, wallet_id: wallet, amount: "abc" })],
       ["401", await call("GET", "/wallets")],
       ["403", await call("GET", "/wallets", { auth: user.bearer })],
       ["404", await credit(admin, { user_id: 2_000_000_000, wallet_id: wallet, amount: 1 })],
-      ["409", await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1, request_id: used })],
+      [
+        "409",
+        await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1, request_id: used }),
+      ],
       ["413", await call("POST", "/credits", rawJson(" ".repeat(64 * 1024 + 1)))],
       ["400 B", await call("POST", "/users", { auth: admin.bearer, body: {} })],
       ["401 B", await call("POST", "/users", { body: {} })],
@@ -218,14 +324,25 @@ describe("body size", () => {
     const admin = await makeAdmin();
     const before = await tableCounts();
     const username = unique("big");
-    const res = await call("POST", "/users", { auth: admin.bearer, body: { username, user_email: `${username}@example.test`, user_password: "secret-123", pad: "x".repeat(70_000) } });
+    const res = await call("POST", "/users", {
+      auth: admin.bearer,
+      body: {
+        username,
+        user_email: `${username}@example.test`,
+        user_password: "secret-123",
+        pad: "x".repeat(70_000),
+      },
+    });
     expectFailureA(res, 413, "Payload too large");
     expect(await tableCounts()).toEqual(before);
   });
 
   it("counts bytes, not characters: 30,000 three-byte characters are too large", async () => {
     const admin = await makeAdmin();
-    const res = await call("POST", "/credits", { auth: admin.bearer, body: { pad: "₦".repeat(30_000) } });
+    const res = await call("POST", "/credits", {
+      auth: admin.bearer,
+      body: { pad: "₦".repeat(30_000) },
+    });
     expectFailureA(res, 413, "Payload too large");
   });
 
@@ -241,33 +358,65 @@ describe("body size", () => {
       });
     };
     const post = async (text: string) => {
-      const init = { method: "POST", body: streamed(text), headers: { "Content-Type": "application/json", Authorization: admin.bearer }, duplex: "half" };
+      const init = {
+        method: "POST",
+        body: streamed(text),
+        headers: { "Content-Type": "application/json", Authorization: admin.bearer },
+        duplex: "half",
+      };
       const res = await createApp().request("/wp-json/wallet/v1/credits", init as RequestInit, env);
       expect(res.headers.get("content-type")).toBe(JSON_UTF8);
       return { status: res.status, body: (await res.json()) as Json };
     };
     const before = await tableCounts();
-    const big = await post(JSON.stringify({ user_id: user.id, wallet_id: wallet, amount: 1, request_id: unique("req"), pad: "x".repeat(70_000) }));
+    const big = await post(
+      JSON.stringify({
+        user_id: user.id,
+        wallet_id: wallet,
+        amount: 1,
+        request_id: unique("req"),
+        pad: "x".repeat(70_000),
+      }),
+    );
     expect(big.status).toBe(413);
-    expect(big.body).toStrictEqual({ status_code: 413, status: false, message: "Payload too large", error: expect.anything() });
+    expect(big.body).toStrictEqual({
+      status_code: 413,
+      status: false,
+      message: "Payload too large",
+      error: expect.anything(),
+    });
     expect(await tableCounts()).toEqual(before);
-    const small = await post(JSON.stringify({ user_id: user.id, wallet_id: wallet, amount: 1, request_id: unique("req") }));
+    const small = await post(
+      JSON.stringify({ user_id: user.id, wallet_id: wallet, amount: 1, request_id: unique("req") }),
+    );
     expect(small.status).toBe(200);
   });
 
   it("accepts a body of exactly 64 KiB and refuses one byte more", async () => {
     const { admin, user, wallet } = await makeAccount();
     const sized = (bytes: number) => {
-      const body = { user_id: user.id, wallet_id: wallet, amount: 1, request_id: unique("req"), pad: "" };
+      const body = {
+        user_id: user.id,
+        wallet_id: wallet,
+        amount: 1,
+        request_id: unique("req"),
+        pad: "",
+      };
       body.pad = "x".repeat(bytes - JSON.stringify(body).length);
       const text = JSON.stringify(body);
       expect(new TextEncoder().encode(text).length).toBe(bytes);
       return text;
     };
-    const fits = await call("POST", "/credits", { auth: admin.bearer, ...rawJson(sized(64 * 1024)) });
+    const fits = await call("POST", "/credits", {
+      auth: admin.bearer,
+      ...rawJson(sized(64 * 1024)),
+    });
     expect(fits.status, fits.text).toBe(200);
     const before = await tableCounts();
-    const over = await call("POST", "/credits", { auth: admin.bearer, ...rawJson(sized(64 * 1024 + 1)) });
+    const over = await call("POST", "/credits", {
+      auth: admin.bearer,
+      ...rawJson(sized(64 * 1024 + 1)),
+    });
     expectFailureA(over, 413, "Payload too large");
     expect(await tableCounts()).toEqual(before);
   });
@@ -282,7 +431,10 @@ describe("order of checks: 413, 401, 403, 400, 404, 409", () => {
   it("answers 403, not 400, to a subscriber sending an invalid credit", async () => {
     const user = await makeUser();
     const before = await tableCounts();
-    const res = await call("POST", "/credits", { auth: user.bearer, body: { user_id: "abc", wallet_id: "", amount: "x" } });
+    const res = await call("POST", "/credits", {
+      auth: user.bearer,
+      body: { user_id: "abc", wallet_id: "", amount: "x" },
+    });
     expectRefusal(res, "A", 403, { unauthorize: "Request is not authorized" });
     expect(await tableCounts()).toEqual(before);
   });
@@ -295,7 +447,10 @@ describe("order of checks: 413, 401, 403, 400, 404, 409", () => {
 
   it("answers 403, not 400 or 404, to a subscriber asking for another user's balance in an unknown wallet", async () => {
     const user = await makeUser();
-    const res = await call("GET", "/user-wallet-balance", { auth: user.bearer, query: { user_id: 2_000_000_000, wallet_id: "no_such_wallet" } });
+    const res = await call("GET", "/user-wallet-balance", {
+      auth: user.bearer,
+      query: { user_id: 2_000_000_000, wallet_id: "no_such_wallet" },
+    });
     expectRefusal(res, "A", 403, { unauthorize: "Request is not authorized" });
   });
 
@@ -308,7 +463,10 @@ describe("order of checks: 413, 401, 403, 400, 404, 409", () => {
 
   it("answers 400, not 404, to a balance read of an unknown wallet for an unknown user", async () => {
     const admin = await makeAdmin();
-    const res = await call("GET", "/user-wallet-balance", { auth: admin.bearer, query: { user_id: 2_000_000_000, wallet_id: "no_such_wallet" } });
+    const res = await call("GET", "/user-wallet-balance", {
+      auth: admin.bearer,
+      query: { user_id: 2_000_000_000, wallet_id: "no_such_wallet" },
+    });
     expectFailureA(res, 400, "invalid input");
     expect(res.body.error).toStrictEqual({ wallet_id: "wallet_id not found: no_such_wallet" });
   });
@@ -324,14 +482,22 @@ describe("order of checks: 413, 401, 403, 400, 404, 409", () => {
     const { admin, user, wallet } = await makeAccount();
     const request_id = unique("req");
     await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1, request_id });
-    const res = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: "-5", request_id });
+    const res = await credit(admin, {
+      user_id: user.id,
+      wallet_id: wallet,
+      amount: "-5",
+      request_id,
+    });
     expectFailureA(res, 400, "invalid input");
     expect(res.body.error).toStrictEqual({ amount: "amount must be greater than zero" });
   });
 
   it("answers 400, not 409, to an existing wallet id sent with an invalid field", async () => {
     const { admin, wallet } = await makeAccount();
-    const res = await call("POST", "/wallets", { auth: admin.bearer, body: { wallet_id: wallet, wallet_name: "Again", wallet_symbol: "A", wallet_decimal: 12 } });
+    const res = await call("POST", "/wallets", {
+      auth: admin.bearer,
+      body: { wallet_id: wallet, wallet_name: "Again", wallet_symbol: "A", wallet_decimal: 12 },
+    });
     expectFailureA(res, 400, "invalid input");
     expect(Object.keys(res.body.error)).toEqual(["wallet_decimal"]);
   });
@@ -344,7 +510,8 @@ describe("GET /openapi.json", () => {
     expect(res.headers.get("content-type")).toBe(JSON_UTF8);
     expect(res.body.openapi).toMatch(/^3\.1\.\d+$/);
     expect(res.body.info).toMatchObject({ title: expect.any(String), version: expect.any(String) });
-    const methods = (path: string) => Object.keys(res.body.paths[`/wp-json/wallet/v1${path}`] ?? {}).sort();
+    const methods = (path: string) =>
+      Object.keys(res.body.paths[`/wp-json/wallet/v1${path}`] ?? {}).sort();
     expect(methods("/credits")).toEqual(["post"]);
     expect(methods("/debits")).toEqual(["post"]);
     expect(methods("/transfers")).toEqual(["post"]);
@@ -361,9 +528,17 @@ describe("GET /openapi.json", () => {
 
   it("lists the same routes as the discovery index", async () => {
     const user = await makeUser();
-    const [doc, index] = await Promise.all([call("GET", "/openapi.json", { auth: user.bearer }), call("GET", "/wp-json/wallet/v1")]);
+    const [doc, index] = await Promise.all([
+      call("GET", "/openapi.json", { auth: user.bearer }),
+      call("GET", "/wp-json/wallet/v1"),
+    ]);
     const fromDoc = Object.entries(doc.body.paths as Json)
-      .flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path.replace("/wp-json", "").replace(/\{(\w+)\}/g, "(?P<$1>[^/]+)")}`))
+      .flatMap(([path, ops]) =>
+        Object.keys(ops).map(
+          (m) =>
+            `${m.toUpperCase()} ${path.replace("/wp-json", "").replace(/\{(\w+)\}/g, "(?P<$1>[^/]+)")}`,
+        ),
+      )
       .sort();
     const fromIndex = Object.entries(index.body.routes as Json)
       .flatMap(([path, route]) => (route.methods as string[]).map((m) => `${m} ${path}`))
@@ -373,7 +548,8 @@ describe("GET /openapi.json", () => {
 });
 
 describe("hostile input", () => {
-  const STACK = /\bat \S+ \(|\n\s+at |SQLITE|D1_ERROR|TypeError|ReferenceError|RangeError|SyntaxError|node_modules|\.ts:\d+/;
+  const STACK =
+    /\bat \S+ \(|\n\s+at |SQLITE|D1_ERROR|TypeError|ReferenceError|RangeError|SyntaxError|node_modules|\.ts:\d+/;
   const deep = (levels: number): unknown => {
     let value: unknown = 1;
     for (let i = 0; i < levels; i++) value = { a: value };
@@ -382,34 +558,234 @@ describe("hostile input", () => {
   const SQL = "1; DROP TABLE users";
   const QUOTE = "x' OR '1'='1'; DROP TABLE wallets; --";
 
-  type Case = [name: string, method: string, path: string, family: "A" | "B", make: (ctx: Awaited<ReturnType<typeof makeAccount>>) => { body?: unknown; query?: Record<string, string | number> }];
+  type Case = [
+    name: string,
+    method: string,
+    path: string,
+    family: "A" | "B",
+    make: (ctx: Awaited<ReturnType<typeof makeAccount>>) => {
+      body?: unknown;
+      query?: Record<string, string | number>;
+    },
+  ];
   const cases: Case[] = [
-    ["credits: nested objects for scalar fields", "POST", "/credits", "A", () => ({ body: { user_id: { id: 1 }, wallet_id: ["ngn"], request_id: { $ne: null }, amount: { value: 5 } } })],
-    ["credits: a deeply nested amount", "POST", "/credits", "A", (c) => ({ body: { user_id: c.user.id, wallet_id: c.wallet, request_id: unique("r"), amount: deep(2000) } })],
-    ["credits: SQL in user_id and wallet_id", "POST", "/credits", "A", () => ({ body: { user_id: SQL, wallet_id: QUOTE, request_id: SQL, amount: 1 } })],
-    ["credits: huge numbers", "POST", "/credits", "A", (c) => ({ body: { user_id: 1e300, wallet_id: c.wallet, request_id: unique("r"), amount: 1e308 } })],
-    ["credits: a 400-digit amount", "POST", "/credits", "A", (c) => ({ body: { user_id: c.user.id, wallet_id: c.wallet, request_id: unique("r"), amount: "9".repeat(400) } })],
-    ["credits: an amount past the largest", "POST", "/credits", "A", (c) => ({ body: { user_id: c.user.id, wallet_id: c.wallet, request_id: unique("r"), amount: "90071992547409.93" } })],
-    ["credits: unicode digits and emoji", "POST", "/credits", "A", () => ({ body: { user_id: "١٢", wallet_id: "ñgn💸", request_id: "💸".repeat(200), amount: "１２" } })],
-    ["credits: NUL bytes and negative zero", "POST", "/credits", "A", (c) => ({ body: { user_id: "1\u0000", wallet_id: `${c.wallet}\u0000`, request_id: unique("r"), amount: -0 } })],
-    ["credits: __proto__ carrying the amount", "POST", "/credits", "A", (c) => ({ body: JSON.parse(`{"user_id":${c.user.id},"wallet_id":"${c.wallet}","request_id":"${unique("r")}","__proto__":{"amount":5}}`) })],
-    ["users: objects and SQL", "POST", "/users", "B", () => ({ body: { username: "a b'; DROP TABLE users;--", user_email: { $gt: "" }, user_password: ["x"] } })],
-    ["users: huge number fields", "POST", "/users", "B", () => ({ body: { username: 1e308, user_email: 12345678901234567890, user_password: 1 } })],
-    ["wallets: SQL and unicode ids", "POST", "/wallets", "A", () => ({ body: { wallet_id: QUOTE, wallet_name: { n: 1 }, wallet_symbol: "💸", wallet_decimal: 1e308 } })],
-    ["wallets: a nested wallet_id", "POST", "/wallets", "A", () => ({ body: { wallet_id: deep(50), wallet_name: "x", wallet_symbol: "x" } })],
-    ["api-keys: a bad scope and an unknown SQL-ish username", "POST", "/api-keys", "A", () => ({ body: { name: { a: 1 }, scope: "read'; DROP TABLE api_keys; --", username: SQL } })],
-    ["api-keys: an unknown SQL-ish username", "POST", "/api-keys", "A", () => ({ body: { name: "k", scope: "read", username: QUOTE } })],
-    ["balance: SQL in the wallet ids", "GET", "/user-wallet-balance", "A", (c) => ({ query: { user_id: c.user.id, wallet_id: `${c.wallet},${QUOTE}` } })],
-    ["balance: SQL in user_id", "GET", "/user-wallet-balance", "A", (c) => ({ query: { user_id: SQL, wallet_id: c.wallet } })],
-    ["balance: a huge user_id", "GET", "/user-wallet-balance", "A", (c) => ({ query: { user_id: "9".repeat(400), wallet_id: c.wallet } })],
-    ["transactions: SQL and unicode in filters", "GET", "/transactions", "A", (c) => ({ query: { user_id: c.user.id, security_code: SQL, txn_type: "CRÉDIT", after: "2020-01-01'; DROP TABLE transactions; --", wallet_id: QUOTE } })],
-    ["transactions: huge page numbers", "GET", "/transactions", "A", (c) => ({ query: { user_id: c.user.id, security_code: 1, page: "9".repeat(400), per_page: 1e308 } })],
+    [
+      "credits: nested objects for scalar fields",
+      "POST",
+      "/credits",
+      "A",
+      () => ({
+        body: {
+          user_id: { id: 1 },
+          wallet_id: ["ngn"],
+          request_id: { $ne: null },
+          amount: { value: 5 },
+        },
+      }),
+    ],
+    [
+      "credits: a deeply nested amount",
+      "POST",
+      "/credits",
+      "A",
+      (c) => ({
+        body: {
+          user_id: c.user.id,
+          wallet_id: c.wallet,
+          request_id: unique("r"),
+          amount: deep(2000),
+        },
+      }),
+    ],
+    [
+      "credits: SQL in user_id and wallet_id",
+      "POST",
+      "/credits",
+      "A",
+      () => ({ body: { user_id: SQL, wallet_id: QUOTE, request_id: SQL, amount: 1 } }),
+    ],
+    [
+      "credits: huge numbers",
+      "POST",
+      "/credits",
+      "A",
+      (c) => ({
+        body: { user_id: 1e300, wallet_id: c.wallet, request_id: unique("r"), amount: 1e308 },
+      }),
+    ],
+    [
+      "credits: a 400-digit amount",
+      "POST",
+      "/credits",
+      "A",
+      (c) => ({
+        body: {
+          user_id: c.user.id,
+          wallet_id: c.wallet,
+          request_id: unique("r"),
+          amount: "9".repeat(400),
+        },
+      }),
+    ],
+    [
+      "credits: an amount past the largest",
+      "POST",
+      "/credits",
+      "A",
+      (c) => ({
+        body: {
+          user_id: c.user.id,
+          wallet_id: c.wallet,
+          request_id: unique("r"),
+          amount: "90071992547409.93",
+        },
+      }),
+    ],
+    [
+      "credits: unicode digits and emoji",
+      "POST",
+      "/credits",
+      "A",
+      () => ({
+        body: { user_id: "١٢", wallet_id: "ñgn💸", request_id: "💸".repeat(200), amount: "１２" },
+      }),
+    ],
+    [
+      "credits: NUL bytes and negative zero",
+      "POST",
+      "/credits",
+      "A",
+      (c) => ({
+        body: {
+          user_id: "1\u0000",
+          wallet_id: `${c.wallet}\u0000`,
+          request_id: unique("r"),
+          amount: -0,
+        },
+      }),
+    ],
+    [
+      "credits: __proto__ carrying the amount",
+      "POST",
+      "/credits",
+      "A",
+      (c) => ({
+        body: JSON.parse(
+          `{"user_id":${c.user.id},"wallet_id":"${c.wallet}","request_id":"${unique("r")}","__proto__":{"amount":5}}`,
+        ),
+      }),
+    ],
+    [
+      "users: objects and SQL",
+      "POST",
+      "/users",
+      "B",
+      () => ({
+        body: {
+          username: "a b'; DROP TABLE users;--",
+          user_email: { $gt: "" },
+          user_password: ["x"],
+        },
+      }),
+    ],
+    [
+      "users: huge number fields",
+      "POST",
+      "/users",
+      "B",
+      () => ({ body: { username: 1e308, user_email: 12345678901234567890, user_password: 1 } }),
+    ],
+    [
+      "wallets: SQL and unicode ids",
+      "POST",
+      "/wallets",
+      "A",
+      () => ({
+        body: {
+          wallet_id: QUOTE,
+          wallet_name: { n: 1 },
+          wallet_symbol: "💸",
+          wallet_decimal: 1e308,
+        },
+      }),
+    ],
+    [
+      "wallets: a nested wallet_id",
+      "POST",
+      "/wallets",
+      "A",
+      () => ({ body: { wallet_id: deep(50), wallet_name: "x", wallet_symbol: "x" } }),
+    ],
+    [
+      "api-keys: a bad scope and an unknown SQL-ish username",
+      "POST",
+      "/api-keys",
+      "A",
+      () => ({ body: { name: { a: 1 }, scope: "read'; DROP TABLE api_keys; --", username: SQL } }),
+    ],
+    [
+      "api-keys: an unknown SQL-ish username",
+      "POST",
+      "/api-keys",
+      "A",
+      () => ({ body: { name: "k", scope: "read", username: QUOTE } }),
+    ],
+    [
+      "balance: SQL in the wallet ids",
+      "GET",
+      "/user-wallet-balance",
+      "A",
+      (c) => ({ query: { user_id: c.user.id, wallet_id: `${c.wallet},${QUOTE}` } }),
+    ],
+    [
+      "balance: SQL in user_id",
+      "GET",
+      "/user-wallet-balance",
+      "A",
+      (c) => ({ query: { user_id: SQL, wallet_id: c.wallet } }),
+    ],
+    [
+      "balance: a huge user_id",
+      "GET",
+      "/user-wallet-balance",
+      "A",
+      (c) => ({ query: { user_id: "9".repeat(400), wallet_id: c.wallet } }),
+    ],
+    [
+      "transactions: SQL and unicode in filters",
+      "GET",
+      "/transactions",
+      "A",
+      (c) => ({
+        query: {
+          user_id: c.user.id,
+          security_code: SQL,
+          txn_type: "CRÉDIT",
+          after: "2020-01-01'; DROP TABLE transactions; --",
+          wallet_id: QUOTE,
+        },
+      }),
+    ],
+    [
+      "transactions: huge page numbers",
+      "GET",
+      "/transactions",
+      "A",
+      (c) => ({
+        query: { user_id: c.user.id, security_code: 1, page: "9".repeat(400), per_page: 1e308 },
+      }),
+    ],
   ];
 
   it("answers a multipart file where a scalar belongs with a 400, not a crash", async () => {
     const { admin, user, wallet } = await makeAccount();
     const form = new FormData();
-    for (const [k, v] of Object.entries({ user_id: String(user.id), wallet_id: wallet, request_id: unique("req") })) form.append(k, v);
+    for (const [k, v] of Object.entries({
+      user_id: String(user.id),
+      wallet_id: wallet,
+      request_id: unique("req"),
+    }))
+      form.append(k, v);
     form.append("amount", new File(["12"], "amount.txt"));
     const before = await tableCounts();
     const res = await call("POST", "/credits", { auth: admin.bearer, body: form });
@@ -418,21 +794,31 @@ describe("hostile input", () => {
     expect(await tableCounts()).toEqual(before);
   });
 
-  it.each(cases)("%s: a 4xx in the route's envelope, no stack trace, nothing written", async (_name, method, path, family, make) => {
-    const ctx = await makeAccount();
-    const request = make(ctx);
-    const before = await tableCounts();
-    const res = await call(method, path, { auth: ctx.admin.bearer, ...request });
-    expect(res.status, res.text).toBeGreaterThanOrEqual(400);
-    expect(res.status, res.text).toBeLessThan(500);
-    expect(res.text).not.toMatch(STACK);
-    expect(res.headers.get("content-type")).toBe(JSON_UTF8);
-    expect(res.body.status_code).toBe(res.status);
-    if (family === "A") expectFailureA(res, res.status);
-    else expect(Object.keys(res.body).sort()).toEqual(["data", "error", "message", "status", "status_code"]);
-    if (family === "B") expect(res.body).toMatchObject({ status: "failed", data: [] });
-    expect(await tableCounts()).toEqual(before);
-  });
+  it.each(cases)(
+    "%s: a 4xx in the route's envelope, no stack trace, nothing written",
+    async (_name, method, path, family, make) => {
+      const ctx = await makeAccount();
+      const request = make(ctx);
+      const before = await tableCounts();
+      const res = await call(method, path, { auth: ctx.admin.bearer, ...request });
+      expect(res.status, res.text).toBeGreaterThanOrEqual(400);
+      expect(res.status, res.text).toBeLessThan(500);
+      expect(res.text).not.toMatch(STACK);
+      expect(res.headers.get("content-type")).toBe(JSON_UTF8);
+      expect(res.body.status_code).toBe(res.status);
+      if (family === "A") expectFailureA(res, res.status);
+      else
+        expect(Object.keys(res.body).sort()).toEqual([
+          "data",
+          "error",
+          "message",
+          "status",
+          "status_code",
+        ]);
+      if (family === "B") expect(res.body).toMatchObject({ status: "failed", data: [] });
+      expect(await tableCounts()).toEqual(before);
+    },
+  );
 });
 
 describe("route matching", () => {

@@ -2,7 +2,7 @@
 // leaves out exactly what conflicts.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { CLEAN, ledgerViolations, tableCounts, type Json } from "./helpers";
+import { CLEAN, type Json, ledgerViolations, tableCounts } from "./helpers";
 import { runImport } from "./import-helpers";
 
 describe("importing over existing data", () => {
@@ -13,8 +13,12 @@ describe("importing over existing data", () => {
       env.DB.prepare(
         "INSERT INTO users (id, username, email, password_hash, role, registered_at_ms) VALUES (1, 'root', 'root@example.test', 'x', 'administrator', 0)",
       ),
-      env.DB.prepare("INSERT INTO wallets (id, name, symbol, symbol_position, decimals, type, created_at_ms) VALUES ('ngn', 'Naira', '₦', 'left', 0, 'fiat', 0)"),
-      env.DB.prepare("INSERT INTO wallets (id, name, symbol, symbol_position, decimals, type, created_at_ms) VALUES ('usd', 'US Dollar', 'US$', 'left', 2, 'fiat', 0)"),
+      env.DB.prepare(
+        "INSERT INTO wallets (id, name, symbol, symbol_position, decimals, type, created_at_ms) VALUES ('ngn', 'Naira', '₦', 'left', 0, 'fiat', 0)",
+      ),
+      env.DB.prepare(
+        "INSERT INTO wallets (id, name, symbol, symbol_position, decimals, type, created_at_ms) VALUES ('usd', 'US Dollar', 'US$', 'left', 2, 'fiat', 0)",
+      ),
     ]);
     const before = await tableCounts();
     const run = await runImport();
@@ -24,7 +28,9 @@ describe("importing over existing data", () => {
       ["wallet", "ngn"],
       ["wallet", "usd"],
     ]);
-    expect(run.report.transactions.skipped.byReason).toEqual({ "wallet ngn is not imported (conflicts with an existing wallet)": 10 });
+    expect(run.report.transactions.skipped.byReason).toEqual({
+      "wallet ngn is not imported (conflicts with an existing wallet)": 10,
+    });
     expect(await tableCounts()).toEqual(before);
   });
 
@@ -40,8 +46,12 @@ describe("importing over existing data", () => {
       { id: 25, wallet_id: "btc" },
       { id: 26, wallet_id: "usd" },
     ]);
-    expect(await env.DB.prepare("SELECT username FROM users WHERE id = 1").first()).toEqual({ username: "root" });
-    expect(await env.DB.prepare("SELECT symbol FROM wallets WHERE id = 'usd'").first()).toEqual({ symbol: "US$" });
+    expect(await env.DB.prepare("SELECT username FROM users WHERE id = 1").first()).toEqual({
+      username: "root",
+    });
+    expect(await env.DB.prepare("SELECT symbol FROM wallets WHERE id = 'usd'").first()).toEqual({
+      symbol: "US$",
+    });
     expect(await ledgerViolations()).toEqual(CLEAN);
   });
 
@@ -54,6 +64,8 @@ describe("importing over existing data", () => {
     ).run();
     const run = await runImport({ force: false });
     expect(run.report.refused).toBe(true);
-    expect(run.report.conflicts).toContainEqual(expect.objectContaining({ kind: "entries", id: "*" }));
+    expect(run.report.conflicts).toContainEqual(
+      expect.objectContaining({ kind: "entries", id: "*" }),
+    );
   });
 });

@@ -3,11 +3,42 @@
 // import-wordpress.test.ts.)
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { MAX_MINOR as SRC_MAX_MINOR, exactText as srcExactText, formatMoney as srcFormatMoney } from "../src/ledger/money";
-import { postTitle as srcPostTitle, slugify as srcSlugify, titleDate as srcTitleDate } from "../src/ledger/post-format";
-import { MAX_MINOR, decimalToMinor, exactText, formatMoney, postTitle, readSiteAmount, slugify, titleDate } from "../scripts/import/ledger-format.mjs";
-import { createTableColumns, DumpParser, DumpSyntaxError, parseDumpText } from "../scripts/import/sql-dump.mjs";
-import { decodeEntities, importFromChunks, importFromText, parseRoles, passwordHashKind, sqlLiteral, targetState, utcSeconds } from "../scripts/import/wordpress.mjs";
+import {
+  decimalToMinor,
+  exactText,
+  formatMoney,
+  MAX_MINOR,
+  postTitle,
+  readSiteAmount,
+  slugify,
+  titleDate,
+} from "../scripts/import/ledger-format.mjs";
+import {
+  createTableColumns,
+  DumpParser,
+  DumpSyntaxError,
+  parseDumpText,
+} from "../scripts/import/sql-dump.mjs";
+import {
+  decodeEntities,
+  importFromChunks,
+  importFromText,
+  parseRoles,
+  passwordHashKind,
+  sqlLiteral,
+  targetState,
+  utcSeconds,
+} from "../scripts/import/wordpress.mjs";
+import {
+  MAX_MINOR as SRC_MAX_MINOR,
+  exactText as srcExactText,
+  formatMoney as srcFormatMoney,
+} from "../src/ledger/money";
+import {
+  postTitle as srcPostTitle,
+  slugify as srcSlugify,
+  titleDate as srcTitleDate,
+} from "../src/ledger/post-format";
 import { dump } from "./import-helpers";
 
 const SMALL = `-- MySQL dump 10.13
@@ -32,7 +63,7 @@ INSERT INTO \`other\` (\`b\`, \`a\`) VALUES ('x',1);
 `;
 
 const EXPECTED_ROWS = [
-  ["1", "it's \"quoted\"\nnew line\r\n\\ back\0nul\x1asub\ttab\bbs \\%\\_", "-12.50"],
+  ["1", 'it\'s "quoted"\nnew line\r\n\\ back\0nul\x1asub\ttab\bbs \\%\\_', "-12.50"],
   ["2", "a'b ;),( -- not a comment", null],
   ["3", "₦ Ọkọnkwọ 🙏", "1e3"],
   ["4", "introduced", "4142"],
@@ -48,30 +79,48 @@ describe("the streaming mysqldump reader", () => {
 
   it("gives the same rows whatever the chunks it is fed, split anywhere (inside strings and escapes too)", () => {
     const whole = parseDumpText(SMALL);
-    for (let size = 1; size <= 17; size++) expect(parseDumpText(SMALL, size), `chunks of ${size}`).toEqual(whole);
+    for (let size = 1; size <= 17; size++)
+      expect(parseDumpText(SMALL, size), `chunks of ${size}`).toEqual(whole);
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: 0, max: SMALL.length }), { maxLength: 12 }), (cuts) => {
-        const points = [...new Set([0, ...cuts, SMALL.length])].sort((a, b) => a - b);
-        const tables: Record<string, unknown[]> = {};
-        const parser = new DumpParser({ onRow: (table, values) => void (tables[table] ??= []).push(values) });
-        for (let i = 1; i < points.length; i++) parser.push(SMALL.slice(points[i - 1], points[i]));
-        parser.end();
-        expect(tables).toEqual({ t: whole.t!.rows, other: whole.other!.rows });
-      }),
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: SMALL.length }), { maxLength: 12 }),
+        (cuts) => {
+          const points = [...new Set([0, ...cuts, SMALL.length])].sort((a, b) => a - b);
+          const tables: Record<string, unknown[]> = {};
+          const parser = new DumpParser({
+            onRow: (table, values) => void (tables[table] ??= []).push(values),
+          });
+          for (let i = 1; i < points.length; i++)
+            parser.push(SMALL.slice(points[i - 1], points[i]));
+          parser.end();
+          expect(tables).toEqual({ t: whole.t!.rows, other: whole.other!.rows });
+        },
+      ),
       { numRuns: 200 },
     );
   });
 
   it("reads the whole fixture dump the same in chunks of 1, 7 and 4096 characters", () => {
     const whole = parseDumpText(dump);
-    expect(Object.keys(whole).sort()).toEqual(["wp_postmeta", "wp_posts", "wp_term_relationships", "wp_term_taxonomy", "wp_terms", "wp_usermeta", "wp_users"]);
+    expect(Object.keys(whole).sort()).toEqual([
+      "wp_postmeta",
+      "wp_posts",
+      "wp_term_relationships",
+      "wp_term_taxonomy",
+      "wp_terms",
+      "wp_usermeta",
+      "wp_users",
+    ]);
     expect(whole.wp_terms!.columns).toEqual(["term_id", "name", "slug", "term_group"]);
     for (const size of [1, 7, 4096]) expect(parseDumpText(dump, size)).toEqual(whole);
   });
 
   it("hands only the wanted tables' rows over and counts them all", () => {
     const seen: string[] = [];
-    const parser = new DumpParser({ onRow: (table) => seen.push(table), wantTable: (table) => table === "other" });
+    const parser = new DumpParser({
+      onRow: (table) => seen.push(table),
+      wantTable: (table) => table === "other",
+    });
     parser.push(SMALL);
     parser.end();
     expect(seen).toEqual(["other"]);
@@ -85,10 +134,11 @@ describe("the streaming mysqldump reader", () => {
   });
 
   it("reads column names from CREATE TABLE, skipping keys and constraints", () => {
-    expect(createTableColumns("CREATE TABLE `x` (\n  `a` int,\n  `b c` text,\n  PRIMARY KEY (`a`),\n  UNIQUE KEY `u` (`b c`),\n  CONSTRAINT `f` FOREIGN KEY (`a`) REFERENCES `y` (`id`)\n)")).toEqual([
-      "a",
-      "b c",
-    ]);
+    expect(
+      createTableColumns(
+        "CREATE TABLE `x` (\n  `a` int,\n  `b c` text,\n  PRIMARY KEY (`a`),\n  UNIQUE KEY `u` (`b c`),\n  CONSTRAINT `f` FOREIGN KEY (`a`) REFERENCES `y` (`id`)\n)",
+      ),
+    ).toEqual(["a", "b c"]);
   });
 });
 
@@ -110,14 +160,22 @@ describe("mapping helpers", () => {
 
   it("tells the password hash kinds apart", () => {
     expect(passwordHashKind("$P$B1.iUL7/R9IdqMK9rnDKgJgOrzj8S00")).toBe("phpass");
-    expect(passwordHashKind("$wp$2y$10$CW8LDA9.TG5ley7NGKUjhehVHoyv/Gfx7vBAZ/Oj0okvKlOwjrUk2")).toBe("wp-bcrypt");
-    expect(passwordHashKind("$2y$10$p5z68FdLSnapsNnz5Ik2zuMUjFwcV4ndoqoJDYD6NMKhKk/cDLBy.")).toBe("bcrypt");
+    expect(
+      passwordHashKind("$wp$2y$10$CW8LDA9.TG5ley7NGKUjhehVHoyv/Gfx7vBAZ/Oj0okvKlOwjrUk2"),
+    ).toBe("wp-bcrypt");
+    expect(passwordHashKind("$2y$10$p5z68FdLSnapsNnz5Ik2zuMUjFwcV4ndoqoJDYD6NMKhKk/cDLBy.")).toBe(
+      "bcrypt",
+    );
     expect(passwordHashKind("c4052b5b13fea2645f6e33a22563e51e")).toBe("md5");
     expect(passwordHashKind("pbkdf2_sha256$100000$a$b")).toBe("pbkdf2");
     expect(passwordHashKind("$argon2id$v=19$m=65536")).toBe("unknown");
     // Work factors sign-in will not spend (src/auth/wordpress-hashes.ts): the user resets instead.
-    expect(passwordHashKind("$2y$13$p5z68FdLSnapsNnz5Ik2zuMUjFwcV4ndoqoJDYD6NMKhKk/cDLBy.")).toBe("unknown");
-    expect(passwordHashKind("$wp$2y$31$CW8LDA9.TG5ley7NGKUjhehVHoyv/Gfx7vBAZ/Oj0okvKlOwjrUk2")).toBe("unknown");
+    expect(passwordHashKind("$2y$13$p5z68FdLSnapsNnz5Ik2zuMUjFwcV4ndoqoJDYD6NMKhKk/cDLBy.")).toBe(
+      "unknown",
+    );
+    expect(
+      passwordHashKind("$wp$2y$31$CW8LDA9.TG5ley7NGKUjhehVHoyv/Gfx7vBAZ/Oj0okvKlOwjrUk2"),
+    ).toBe("unknown");
     expect(passwordHashKind("$P$F1.iUL7/R9IdqMK9rnDKgJgOrzj8S00")).toBe("unknown");
   });
 
@@ -161,7 +219,8 @@ describe("mapping helpers", () => {
     expect(readSiteAmount("007")).toEqual({ integer: "7", fraction: "", places: 0 });
     expect(readSiteAmount("1.5E-5")).toEqual({ integer: "0", fraction: "000015", places: 6 });
     expect(readSiteAmount(".5")).toEqual({ integer: "0", fraction: "5", places: 1 });
-    for (const bad of ["", "abc", "1.2.3", "-1", "1,5", "0x10"]) expect(readSiteAmount(bad), bad).toEqual({ issue: "not-numeric" });
+    for (const bad of ["", "abc", "1.2.3", "-1", "1,5", "0x10"])
+      expect(readSiteAmount(bad), bad).toEqual({ issue: "not-numeric" });
   });
 
   it("formats titles, slugs and amounts exactly as the service does", () => {
@@ -201,14 +260,21 @@ describe("mapping helpers", () => {
 });
 
 /** The fixture with extra transaction posts (and their meta and term rows) appended. */
-function withExtraTransactions(rows: { id: number; author: number; currency: string; amount: string; type?: string }[]) {
+function withExtraTransactions(
+  rows: { id: number; author: number; currency: string; amount: string; type?: string }[],
+) {
   const posts = rows
     .map(
       (r) =>
         `(${r.id},${r.author},'2024-01-01 11:00:00','2024-01-01 10:00:00','Amount:${r.amount}','TRANSACTION extra ${r.id}','','publish','open','closed','','extra-${r.id}','','','2024-01-01 11:00:00','2024-01-01 10:00:00','',0,'https://oldsite.example/?p=${r.id}',0,'wallettransaction','',0)`,
     )
     .join(",");
-  const meta = rows.map((r, i) => `(${9000 + i * 3},${r.id},'amount','${r.amount}'),(${9001 + i * 3},${r.id},'currency','${r.currency}'),(${9002 + i * 3},${r.id},'request_id','x-${r.id}')`).join(",");
+  const meta = rows
+    .map(
+      (r, i) =>
+        `(${9000 + i * 3},${r.id},'amount','${r.amount}'),(${9001 + i * 3},${r.id},'currency','${r.currency}'),(${9002 + i * 3},${r.id},'request_id','x-${r.id}')`,
+    )
+    .join(",");
   const rels = rows.map((r) => `(${r.id},${r.type === "DEBIT" ? 2 : 1},0)`).join(",");
   return `${dump}\nINSERT INTO \`wp_posts\` VALUES ${posts};\nINSERT INTO \`wp_postmeta\` VALUES ${meta};\nINSERT INTO \`wp_term_relationships\` VALUES ${rels};\n`;
 }
@@ -217,8 +283,15 @@ describe("planning the import", () => {
   it("plans the same statements whatever the chunking of the dump and the size of the spill buckets", () => {
     const base = importFromText(dump, { nowMs: 0 }).statements;
     expect(base).toHaveLength(22);
-    for (const [chunkSize, bucketWidth] of [[1, 1], [13, 7], [4096, 16], [Infinity, 1_000_000]] as const) {
-      expect(importFromChunks([dump], { nowMs: 0, chunkSize, bucketWidth }).statements).toEqual(base);
+    for (const [chunkSize, bucketWidth] of [
+      [1, 1],
+      [13, 7],
+      [4096, 16],
+      [Infinity, 1_000_000],
+    ] as const) {
+      expect(importFromChunks([dump], { nowMs: 0, chunkSize, bucketWidth }).statements).toEqual(
+        base,
+      );
     }
   });
 
@@ -240,35 +313,79 @@ describe("planning the import", () => {
       { reason: "its user 99 is not in the dump", id: 900 },
       { reason: "wallet eur is not defined on the site", id: 901 },
       { reason: 'amount "abc" is not a valid amount (not-numeric)', id: 904 },
-      { reason: "amount 0.0000000000000001 has 16 decimal places; a wallet stores at most 15", id: 906 },
+      {
+        reason: "amount 0.0000000000000001 has 16 decimal places; a wallet stores at most 15",
+        id: 906,
+      },
       { reason: 'amount "10000000000000" is not a valid amount (too-large)', id: 907 },
     ]);
     // What the plugin accepted is not damage: 1.005 (ngn then stores 3 places) and 0 are carried over.
     expect(refused.transactions.imported).toBe(16);
-    expect(refused.transactions.subPrecisionAmounts.examples).toEqual([{ reason: "wallet ngn (2 decimals)", id: 902, userId: 2, walletId: "ngn", amount: "1.005" }]);
-    expect(refused.transactions.zeroAmounts.examples).toEqual([{ reason: "wallet ngn", id: 903, userId: 2, walletId: "ngn", amount: "0" }]);
-    expect(refused.wallets.storage[0]).toEqual({ walletId: "ngn", decimals: 2, storageDecimals: 3, placesNeeded: 3, present: false });
+    expect(refused.transactions.subPrecisionAmounts.examples).toEqual([
+      { reason: "wallet ngn (2 decimals)", id: 902, userId: 2, walletId: "ngn", amount: "1.005" },
+    ]);
+    expect(refused.transactions.zeroAmounts.examples).toEqual([
+      { reason: "wallet ngn", id: 903, userId: 2, walletId: "ngn", amount: "0" },
+    ]);
+    expect(refused.wallets.storage[0]).toEqual({
+      walletId: "ngn",
+      decimals: 2,
+      storageDecimals: 3,
+      placesNeeded: 3,
+      present: false,
+    });
     const forced = importFromText(text, { options: { force: true } });
     expect(forced.statements.some((sql) => /SELECT 90[0146],|SELECT 907,/.test(sql))).toBe(false);
-    for (const id of [902, 903, 905]) expect(forced.statements.some((sql) => sql.includes(`SELECT ${id},`))).toBe(true);
+    for (const id of [902, 903, 905])
+      expect(forced.statements.some((sql) => sql.includes(`SELECT ${id},`))).toBe(true);
   });
 
   it("keeps the storage places of a wallet the database has: the site's amounts must fit them", () => {
     const text = withExtraTransactions([{ id: 902, author: 2, currency: "ngn", amount: "1.005" }]);
-    const ngn = { id: "ngn", name: "Naira Wallet", symbol: "₦", symbol_position: "left", decimals: 2, type: "fiat" };
+    const ngn = {
+      id: "ngn",
+      name: "Naira Wallet",
+      symbol: "₦",
+      symbol_position: "left",
+      decimals: 2,
+      type: "fiat",
+    };
     // Stored at 2 places, as the API creates wallets: 1.005 does not fit; ngn's entries stay out.
-    const narrow = importFromText(text, { target: targetState({ wallets: [{ ...ngn, extra_decimals: 0 }] }) }).report;
+    const narrow = importFromText(text, {
+      target: targetState({ wallets: [{ ...ngn, extra_decimals: 0 }] }),
+    }).report;
     expect(narrow.refused).toBe(true);
     expect(narrow.conflicts).toEqual([
-      { kind: "wallet", id: "ngn", problem: "wallet ngn stores 2 decimal places in the database; the site's amounts need 3: its entries cannot be imported" },
+      {
+        kind: "wallet",
+        id: "ngn",
+        problem:
+          "wallet ngn stores 2 decimal places in the database; the site's amounts need 3: its entries cannot be imported",
+      },
     ]);
-    expect(narrow.transactions.skipped.byReason).toEqual({ "wallet ngn stores fewer decimal places in the database than the site's amounts need": 11 });
+    expect(narrow.transactions.skipped.byReason).toEqual({
+      "wallet ngn stores fewer decimal places in the database than the site's amounts need": 11,
+    });
     // Stored at 4 places (an earlier import's): every amount is counted in those units.
-    const wide = importFromText(text, { target: targetState({ wallets: [{ ...ngn, extra_decimals: 2 }] }) });
+    const wide = importFromText(text, {
+      target: targetState({ wallets: [{ ...ngn, extra_decimals: 2 }] }),
+    });
     expect(wide.report.refused).toBe(false);
-    expect(wide.report.wallets.storage[0]).toEqual({ walletId: "ngn", decimals: 2, storageDecimals: 4, placesNeeded: 3, present: true });
-    expect(wide.statements.some((sql) => sql.startsWith("INSERT INTO wallets (id") && sql.includes("'ngn'"))).toBe(false);
-    expect(wide.statements.find((sql) => sql.includes("SELECT 902,"))).toContain("'CREDIT', 10050, '1.005',");
+    expect(wide.report.wallets.storage[0]).toEqual({
+      walletId: "ngn",
+      decimals: 2,
+      storageDecimals: 4,
+      placesNeeded: 3,
+      present: true,
+    });
+    expect(
+      wide.statements.some(
+        (sql) => sql.startsWith("INSERT INTO wallets (id") && sql.includes("'ngn'"),
+      ),
+    ).toBe(false);
+    expect(wide.statements.find((sql) => sql.includes("SELECT 902,"))).toContain(
+      "'CREDIT', 10050, '1.005',",
+    );
   });
 
   it("reads another table prefix and plugin namespace", () => {
@@ -278,7 +395,9 @@ describe("planning the import", () => {
       .replaceAll("wallettransaction", "coinstransaction")
       .replaceAll("'wallet_wallet_", "'coins_wallet_")
       .replaceAll("'WALLET WALLETS'", "'COINS WALLETS'");
-    const { report, statements } = importFromText(renamed, { options: { prefix: "site7_", namespace: "coins" } });
+    const { report, statements } = importFromText(renamed, {
+      options: { prefix: "site7_", namespace: "coins" },
+    });
     const base = importFromText(dump);
     expect(statements.length).toBe(base.statements.length);
     expect(report.users.roles).toEqual(base.report.users.roles);
@@ -304,9 +423,21 @@ describe("planning the import", () => {
     expect(report.negativeHistories).toEqual({
       total: 1,
       endingBelowZero: 1,
-      list: [{ userId: 1, username: "solo", walletId: "ngn", firstEntryBelowZero: 2, lowest: "-4.00", lowestAt: 2, balance: "-4.00" }],
+      list: [
+        {
+          userId: 1,
+          username: "solo",
+          walletId: "ngn",
+          firstEntryBelowZero: 2,
+          lowest: "-4.00",
+          lowestAt: 2,
+          balance: "-4.00",
+        },
+      ],
     });
-    expect(report.expectedBalances).toEqual([{ userId: 1, walletId: "ngn", balanceMinor: -400, entries: 2 }]);
+    expect(report.expectedBalances).toEqual([
+      { userId: 1, walletId: "ngn", balanceMinor: -400, entries: 2 },
+    ]);
     const entries = statements.filter((sql) => sql.startsWith("INSERT INTO transactions"));
     expect(entries.map((sql) => /SELECT (\d+),/.exec(sql)![1])).toEqual(["1", "2"]);
     expect(entries[1]).toContain("'DEBIT', 500, '5', 100, -400,");

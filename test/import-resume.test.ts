@@ -16,7 +16,13 @@ describe("a second run after a partial import", () => {
     expect(rest.report.transactions).toMatchObject({ imported: 7, alreadyPresent: 6 });
     expect(rest.report.adjustments).toEqual({ balance: 0, alreadyPresent: 0 });
     expect(rest.statements).toHaveLength(7);
-    expect(await tableCounts()).toMatchObject({ users: 5, wallets: 4, transactions: 13, balances: 6, money: 126950 + 12000 + 5000 + 12345 + 5000 + 1000 });
+    expect(await tableCounts()).toMatchObject({
+      users: 5,
+      wallets: 4,
+      transactions: 13,
+      balances: 6,
+      money: 126950 + 12000 + 5000 + 12345 + 5000 + 1000,
+    });
     expect(await ledgerViolations()).toEqual(CLEAN);
     expect((await runImport()).statements).toEqual([]);
   });
@@ -29,7 +35,9 @@ describe("a second run after a partial import", () => {
       "\nINSERT INTO `wp_term_relationships` VALUES (40,2,0);\n";
     const run = await runImport({}, later);
     expect(run.report.refused).toBe(false);
-    expect(run.report.warnings).toEqual(["user 3: the database has amaka <amaka@example.ng>, the site amaka <amaka.new@example.ng>; kept the database's"]);
+    expect(run.report.warnings).toEqual([
+      "user 3: the database has amaka <amaka@example.ng>, the site amaka <amaka.new@example.ng>; kept the database's",
+    ]);
     expect(run.report.transactions).toMatchObject({ imported: 1, alreadyPresent: 13 });
     expect(run.statements).toHaveLength(1);
     expect(await tableCounts()).toMatchObject({ transactions: 14 });

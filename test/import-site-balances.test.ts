@@ -2,7 +2,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { issueToken } from "../src/auth/tokens";
-import { call, CLEAN, ledgerViolations, tableCounts, type Json } from "./helpers";
+import { CLEAN, call, type Json, ledgerViolations, tableCounts } from "./helpers";
 import { IMPORT_AT, runImport } from "./import-helpers";
 
 let admin: string;
@@ -11,7 +11,12 @@ beforeAll(async () => {
 });
 
 const balances = async (userId: number, wallets: string) =>
-  (await call("GET", "/user-wallet-balance", { auth: admin, query: { user_id: userId, wallet_id: wallets } })).body.data as Json;
+  (
+    await call("GET", "/user-wallet-balance", {
+      auth: admin,
+      query: { user_id: userId, wallet_id: wallets },
+    })
+  ).body.data as Json;
 
 describe("--balances site", () => {
   it("after a ledger import, adds one adjustment per differing wallet so balances equal the site's", async () => {
@@ -24,7 +29,9 @@ describe("--balances site", () => {
     expect(site.report.refused).toBe(false);
     expect(site.report.adjustments).toEqual({ balance: 2, alreadyPresent: 0 });
     expect(site.report.transactions).toMatchObject({ imported: 0, alreadyPresent: 13 });
-    expect(site.report.balanceDifferences.list.map((d: Json) => [d.userId, d.walletId, d.action])).toEqual([
+    expect(
+      site.report.balanceDifferences.list.map((d: Json) => [d.userId, d.walletId, d.action]),
+    ).toEqual([
       [2, "rmpn", "debit of 500 added (balance adjustment)"],
       [4, "ngn", "credit of 100.00 added (balance adjustment)"],
     ]);
@@ -39,15 +46,33 @@ describe("--balances site", () => {
     const adjustments = await env.DB.prepare(
       "SELECT id, user_id, wallet_id, txn_type, amount_text, request_id, created_at_s, note FROM transactions WHERE request_id LIKE 'wp-import:balance%' ORDER BY id",
     ).all<Json>();
-    expect(adjustments.results.map((r) => [r.id, r.user_id, r.wallet_id, r.txn_type, r.amount_text, r.request_id, r.created_at_s])).toEqual([
+    expect(
+      adjustments.results.map((r) => [
+        r.id,
+        r.user_id,
+        r.wallet_id,
+        r.txn_type,
+        r.amount_text,
+        r.request_id,
+        r.created_at_s,
+      ]),
+    ).toEqual([
       [37, 2, "rmpn", "DEBIT", "500", "wp-import:balance-adjustment:rmpn", IMPORT_AT / 1000],
       [38, 4, "ngn", "CREDIT", "100.00", "wp-import:balance-adjustment:ngn", IMPORT_AT / 1000],
     ]);
     expect(adjustments.results[0]!.note).toBe(
       "Balance adjustment added by the WordPress import (--balances site): the site's stored balance was 11500, its transactions add up to 12000.",
     );
-    const listed = await call("GET", "/transactions", { auth: admin, query: { user_id: 2, security_code: 0, wallet_id: "rmpn" } });
-    expect(listed.body.data[0]).toMatchObject({ ID: 37, txn_type: "DEBIT", amount: "500", amount_formatted_disp: "500 RMPNCOIN" });
+    const listed = await call("GET", "/transactions", {
+      auth: admin,
+      query: { user_id: 2, security_code: 0, wallet_id: "rmpn" },
+    });
+    expect(listed.body.data[0]).toMatchObject({
+      ID: 37,
+      txn_type: "DEBIT",
+      amount: "500",
+      amount_formatted_disp: "500 RMPNCOIN",
+    });
   });
 
   it("then runs again without writing anything", async () => {

@@ -2,25 +2,33 @@
 // to D1 (as the CLI has wrangler do), then everything checked through the HTTP API.
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { issueToken } from "../src/auth/tokens";
 import type { ImportRun } from "../scripts/import/wordpress.mjs";
-import { call, CLEAN, ledgerViolations, makeUser, tableCounts, unique, type Json } from "./helpers";
+import { issueToken } from "../src/auth/tokens";
+import { CLEAN, call, type Json, ledgerViolations, makeUser, tableCounts, unique } from "./helpers";
 import { runImport, wordpress } from "./import-helpers";
 
-const byDateThenId = (a: Json, b: Json) => a.post_date_gmt.localeCompare(b.post_date_gmt) || a.ID - b.ID;
-const recordsOf = (userId: number) => wordpress.transactions.filter((t) => t.post_author === String(userId)).sort(byDateThenId);
+const byDateThenId = (a: Json, b: Json) =>
+  a.post_date_gmt.localeCompare(b.post_date_gmt) || a.ID - b.ID;
+const recordsOf = (userId: number) =>
+  wordpress.transactions.filter((t) => t.post_author === String(userId)).sort(byDateThenId);
 
 let first: ImportRun;
 let admin: string;
 
 async function list(userId: number, query: Record<string, string | number> = {}) {
-  const res = await call("GET", "/transactions", { auth: admin, query: { user_id: userId, security_code: 0, order: "asc", ...query } });
+  const res = await call("GET", "/transactions", {
+    auth: admin,
+    query: { user_id: userId, security_code: 0, order: "asc", ...query },
+  });
   expect(res.status, res.text).toBe(200);
   return res.body.data as Json[];
 }
 
 async function balances(userId: number, wallets: string) {
-  const res = await call("GET", "/user-wallet-balance", { auth: admin, query: { user_id: userId, wallet_id: wallets } });
+  const res = await call("GET", "/user-wallet-balance", {
+    auth: admin,
+    query: { user_id: userId, wallet_id: wallets },
+  });
   expect(res.status, res.text).toBe(200);
   return res.body.data as Json;
 }
@@ -35,36 +43,80 @@ describe("importing a WordPress site", () => {
   it("reports what it carried over, what it left and why", () => {
     const r = first.report;
     expect(r.refused).toBe(false);
-    expect(r.users).toMatchObject({ inDump: 5, imported: 5, alreadyPresent: 0, passwordHashes: { phpass: 2, "wp-bcrypt": 1, bcrypt: 1, md5: 1 } });
+    expect(r.users).toMatchObject({
+      inDump: 5,
+      imported: 5,
+      alreadyPresent: 0,
+      passwordHashes: { phpass: 2, "wp-bcrypt": 1, bcrypt: 1, md5: 1 },
+    });
     expect(r.users.roles).toEqual({ administrator: 1, subscriber: 2, editor: 1, "(none)": 1 });
     expect(r.wallets).toMatchObject({ inDump: 4, imported: 4 });
-    expect(r.transactions).toMatchObject({ live: 13, imported: 13, credits: 10, debits: 3, transfers: 1, alreadyPresent: 0 });
+    expect(r.transactions).toMatchObject({
+      live: 13,
+      imported: 13,
+      credits: 10,
+      debits: 3,
+      transfers: 1,
+      alreadyPresent: 0,
+    });
     expect(r.transactions.skipped.total).toBe(0);
-    expect(r.transactions.duplicateRequestIds.examples).toEqual([expect.objectContaining({ id: 34, userId: 2, requestId: "ABC-1" })]);
-    expect(r.ignored.byReason).toEqual({ "transaction post with status trash": 1, "wallettransaction post without a CREDIT, DEBIT, WALLETS or API-KEYS term": 1 });
+    expect(r.transactions.duplicateRequestIds.examples).toEqual([
+      expect.objectContaining({ id: 34, userId: 2, requestId: "ABC-1" }),
+    ]);
+    expect(r.ignored.byReason).toEqual({
+      "transaction post with status trash": 1,
+      "wallettransaction post without a CREDIT, DEBIT, WALLETS or API-KEYS term": 1,
+    });
     expect(r.otherPostTypes).toEqual({ page: 1, post: 1, revision: 1 });
-    expect(r.apiKeys).toEqual({ total: 1, list: [{ id: 14, userId: 1, username: "admin", title: "Shop integration key", status: "publish" }] });
+    expect(r.apiKeys).toEqual({
+      total: 1,
+      list: [
+        { id: 14, userId: 1, username: "admin", title: "Shop integration key", status: "publish" },
+      ],
+    });
     expect(JSON.stringify(r)).not.toContain("wk_live_plaintext_secret");
     // Carried over as it is: the report says so, and nothing is added.
     expect(r.negativeHistories).toEqual({
       total: 1,
       endingBelowZero: 0,
-      list: [{ userId: 4, username: "oldtimer", walletId: "ngn", firstEntryBelowZero: 28, lowest: "-50.00", lowestAt: 28, balance: "50.00" }],
+      list: [
+        {
+          userId: 4,
+          username: "oldtimer",
+          walletId: "ngn",
+          firstEntryBelowZero: 28,
+          lowest: "-50.00",
+          lowestAt: 28,
+          balance: "50.00",
+        },
+      ],
     });
     expect(r.adjustments).toEqual({ balance: 0, alreadyPresent: 0 });
     expect(r.transactions.subPrecisionAmounts.total).toBe(0);
     expect(r.transactions.zeroAmounts.total).toBe(0);
-    expect(r.wallets.storage.map((w: Json) => [w.walletId, w.decimals, w.storageDecimals])).toEqual([
-      ["ngn", 2, 2],
-      ["rmpn", 0, 0],
-      ["btc", 8, 8],
-      ["usd", 2, 2],
-    ]);
-    expect(r.balanceDifferences.list.map((d: Json) => [d.userId, d.walletId, d.site, d.transactions, d.difference])).toEqual([
+    expect(r.wallets.storage.map((w: Json) => [w.walletId, w.decimals, w.storageDecimals])).toEqual(
+      [
+        ["ngn", 2, 2],
+        ["rmpn", 0, 0],
+        ["btc", 8, 8],
+        ["usd", 2, 2],
+      ],
+    );
+    expect(
+      r.balanceDifferences.list.map((d: Json) => [
+        d.userId,
+        d.walletId,
+        d.site,
+        d.transactions,
+        d.difference,
+      ]),
+    ).toEqual([
       [2, "rmpn", "11500", "12000", "-500"],
       [4, "ngn", "150.00", "50.00", "100.00"],
     ]);
-    expect(r.balances.ignoredMeta.examples).toEqual([{ reason: "wallet not imported", userId: 4, walletId: "eur" }]);
+    expect(r.balances.ignoredMeta.examples).toEqual([
+      { reason: "wallet not imported", userId: 4, walletId: "eur" },
+    ]);
   });
 
   it("runs a second time without writing anything", async () => {
@@ -105,8 +157,12 @@ describe("importing a WordPress site", () => {
     expect(await balances(4, "ngn,usd")).toEqual({ ngn: 50, usd: 10 });
 
     // 100 - 150 + 100: the chain goes through -50.00 as the site's did, and no entry is added.
-    expect(await list(4, { wallet_id: "ngn" })).toStrictEqual(recordsOf(4).filter((t) => t.wallet_symbol === "₦"));
-    const rows = await env.DB.prepare("SELECT id, balance_before_minor, balance_after_minor, imported FROM transactions WHERE user_id = 4 AND wallet_id = 'ngn' ORDER BY id").all();
+    expect(await list(4, { wallet_id: "ngn" })).toStrictEqual(
+      recordsOf(4).filter((t) => t.wallet_symbol === "₦"),
+    );
+    const rows = await env.DB.prepare(
+      "SELECT id, balance_before_minor, balance_after_minor, imported FROM transactions WHERE user_id = 4 AND wallet_id = 'ngn' ORDER BY id",
+    ).all();
     expect(rows.results).toEqual([
       { id: 27, balance_before_minor: 0, balance_after_minor: 10000, imported: 1 },
       { id: 28, balance_before_minor: 10000, balance_after_minor: -5000, imported: 1 },
@@ -115,13 +171,24 @@ describe("importing a WordPress site", () => {
   });
 
   it("answers 409 for a replayed imported request_id, whatever its case", async () => {
-    const replay = async (path: string, body: Json) => call("POST", path, { auth: admin, body: { amount: 1, wallet_id: "ngn", ...body } });
-    for (const [userId, requestId, txnId] of [[2, "abc-1", "20"], [2, "ABC-1", "20"], [2, "req-debit-1", "21"], [3, "T-1", "24"], [4, "neg-2", "28"]] as const) {
+    const replay = async (path: string, body: Json) =>
+      call("POST", path, { auth: admin, body: { amount: 1, wallet_id: "ngn", ...body } });
+    for (const [userId, requestId, txnId] of [
+      [2, "abc-1", "20"],
+      [2, "ABC-1", "20"],
+      [2, "req-debit-1", "21"],
+      [3, "T-1", "24"],
+      [4, "neg-2", "28"],
+    ] as const) {
       const res = await replay("/credits", { user_id: userId, request_id: requestId });
       expect(res.status, `${userId} ${requestId}`).toBe(409);
       expect(res.body.error).toEqual({ txn_id: txnId, exist: "Transaction already executed" });
     }
-    const transfer = await replay("/transfers", { from_user_id: 2, to_user_id: 3, request_id: "t-1" });
+    const transfer = await replay("/transfers", {
+      from_user_id: 2,
+      to_user_id: 3,
+      request_id: "t-1",
+    });
     expect(transfer.status).toBe(409);
     expect(transfer.body.error.txn_id).toBe("23");
   });
@@ -129,30 +196,59 @@ describe("importing a WordPress site", () => {
   it("signs in every imported user with the WordPress password, then holds the service's own hash", async () => {
     for (const user of wordpress.users) {
       const password = wordpress.passwords[user.login]!;
-      const wrong = await call("POST", "/users/login", { body: { user_email: user.email, user_password: `${password}x` } });
+      const wrong = await call("POST", "/users/login", {
+        body: { user_email: user.email, user_password: `${password}x` },
+      });
       expect(wrong.status).toBe(400);
-      const res = await call("POST", "/users/login", { body: { user_email: user.email.toLowerCase(), user_password: password } });
+      const res = await call("POST", "/users/login", {
+        body: { user_email: user.email.toLowerCase(), user_password: password },
+      });
       expect(res.status, `${user.login}: ${res.text}`).toBe(200);
-      expect(res.body.data).toMatchObject({ user_id: user.id, username: user.login, user_email: user.email });
-      const { password_hash } = (await env.DB.prepare("SELECT password_hash FROM users WHERE id = ?").bind(user.id).first<{ password_hash: string }>())!;
+      expect(res.body.data).toMatchObject({
+        user_id: user.id,
+        username: user.login,
+        user_email: user.email,
+      });
+      const { password_hash } = (await env.DB.prepare(
+        "SELECT password_hash FROM users WHERE id = ?",
+      )
+        .bind(user.id)
+        .first<{ password_hash: string }>())!;
       expect(password_hash).toMatch(/^pbkdf2_sha256\$/);
-      const again = await call("POST", "/users/login", { body: { user_email: user.login, user_password: password } });
+      const again = await call("POST", "/users/login", {
+        body: { user_email: user.login, user_password: password },
+      });
       expect(again.status).toBe(200);
     }
-    const names = await env.DB.prepare("SELECT id, first_name, last_name, role FROM users WHERE id <= 5 ORDER BY id").all();
-    expect(names.results).toEqual(wordpress.users.map((u) => ({ id: u.id, first_name: u.first, last_name: u.last, role: u.id === 1 ? "administrator" : "subscriber" })));
+    const names = await env.DB.prepare(
+      "SELECT id, first_name, last_name, role FROM users WHERE id <= 5 ORDER BY id",
+    ).all();
+    expect(names.results).toEqual(
+      wordpress.users.map((u) => ({
+        id: u.id,
+        first_name: u.first,
+        last_name: u.last,
+        role: u.id === 1 ? "administrator" : "subscriber",
+      })),
+    );
   });
 
   it("gives new users and entries ids above the imported ones", async () => {
     const user = await makeUser("subscriber", unique("after"));
     expect(user.id).toBe(6);
-    const res = await call("POST", "/credits", { auth: admin, body: { user_id: 3, wallet_id: "btc", amount: "0.5", request_id: unique("new") } });
+    const res = await call("POST", "/credits", {
+      auth: admin,
+      body: { user_id: 3, wallet_id: "btc", amount: "0.5", request_id: unique("new") },
+    });
     expect(res.status, res.text).toBe(200);
     expect(res.body.data.transaction_id).toBe(37);
   });
 
   it("reverses an imported transfer as a whole", async () => {
-    const res = await call("POST", "/transactions/24/reverse", { auth: admin, body: { request_id: unique("rev") } });
+    const res = await call("POST", "/transactions/24/reverse", {
+      auth: admin,
+      body: { request_id: unique("rev") },
+    });
     expect(res.status, res.text).toBe(200);
     expect(res.body.data.reversed_transaction_ids).toEqual([24, 23]);
     expect(await balances(2, "ngn")).toEqual({ ngn: 1319.5 });

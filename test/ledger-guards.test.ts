@@ -3,7 +3,16 @@
 // statement that would break an invariant fails and leaves every row as it was.
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
-import { call, CLEAN, credit, ledgerViolations, makeAdmin, makeUser, makeWallet, unique } from "./helpers";
+import {
+  CLEAN,
+  call,
+  credit,
+  ledgerViolations,
+  makeAdmin,
+  makeUser,
+  makeWallet,
+  unique,
+} from "./helpers";
 
 let userId: number;
 let walletId: string;
@@ -14,16 +23,25 @@ beforeEach(async () => {
   const admin = await makeAdmin();
   userId = (await makeUser()).id;
   walletId = await makeWallet(admin, { decimals: 2 });
-  firstId = (await credit(admin, { user_id: userId, wallet_id: walletId, amount: 5 })).body.data.transaction_id;
-  secondId = (await credit(admin, { user_id: userId, wallet_id: walletId, amount: 7 })).body.data.transaction_id;
-  const reversal = await call("POST", `/transactions/${firstId}/reverse`, { auth: admin.bearer, body: { request_id: unique("rev") } });
+  firstId = (await credit(admin, { user_id: userId, wallet_id: walletId, amount: 5 })).body.data
+    .transaction_id;
+  secondId = (await credit(admin, { user_id: userId, wallet_id: walletId, amount: 7 })).body.data
+    .transaction_id;
+  const reversal = await call("POST", `/transactions/${firstId}/reverse`, {
+    auth: admin.bearer,
+    body: { request_id: unique("rev") },
+  });
   expect(reversal.status).toBe(200);
 });
 
 /** Every row of the user's ledger and balances, to prove a refused statement changed nothing. */
 async function snapshot() {
-  const entries = await env.DB.prepare(`SELECT * FROM transactions WHERE user_id = ? ORDER BY id`).bind(userId).all();
-  const balances = await env.DB.prepare(`SELECT * FROM balances WHERE user_id = ?`).bind(userId).all();
+  const entries = await env.DB.prepare(`SELECT * FROM transactions WHERE user_id = ? ORDER BY id`)
+    .bind(userId)
+    .all();
+  const balances = await env.DB.prepare(`SELECT * FROM balances WHERE user_id = ?`)
+    .bind(userId)
+    .all();
   return { entries: entries.results, balances: balances.results };
 }
 
@@ -55,7 +73,9 @@ function insertEntry(values: Record<string, string> = {}, verb = "INSERT") {
     imported: "0",
     ...values,
   };
-  return env.DB.prepare(`${verb} INTO transactions (id, ${COLUMNS}) SELECT ${Object.values(row).join(", ")}`).run();
+  return env.DB.prepare(
+    `${verb} INTO transactions (id, ${COLUMNS}) SELECT ${Object.values(row).join(", ")}`,
+  ).run();
 }
 
 async function expectRefused(statement: () => Promise<unknown>, reason: RegExp) {
@@ -72,54 +92,114 @@ describe("ledger guards in the database", () => {
   });
 
   it("refuses to update or delete an entry", async () => {
-    await expectRefused(() => env.DB.prepare(`UPDATE transactions SET note = 'x' WHERE id = ?`).bind(secondId).run(), /ledger_append_only/);
-    await expectRefused(() => env.DB.prepare(`DELETE FROM transactions WHERE id = ?`).bind(secondId).run(), /ledger_append_only/);
+    await expectRefused(
+      () => env.DB.prepare(`UPDATE transactions SET note = 'x' WHERE id = ?`).bind(secondId).run(),
+      /ledger_append_only/,
+    );
+    await expectRefused(
+      () => env.DB.prepare(`DELETE FROM transactions WHERE id = ?`).bind(secondId).run(),
+      /ledger_append_only/,
+    );
   });
 
   it("refuses INSERT OR REPLACE over an existing entry, by id, by request_id or by reversal", async () => {
     await expectRefused(
-      () => env.DB.prepare(`INSERT OR REPLACE INTO transactions SELECT * FROM transactions WHERE id = ?`).bind(secondId).run(),
+      () =>
+        env.DB.prepare(
+          `INSERT OR REPLACE INTO transactions SELECT * FROM transactions WHERE id = ?`,
+        )
+          .bind(secondId)
+          .run(),
       /ledger_append_only/,
     );
-    await expectRefused(() => insertEntry({ id: String(secondId) }, "INSERT OR REPLACE"), /ledger_append_only/);
+    await expectRefused(
+      () => insertEntry({ id: String(secondId) }, "INSERT OR REPLACE"),
+      /ledger_append_only/,
+    );
     const key = `(SELECT request_key FROM transactions WHERE id = ${secondId})`;
-    await expectRefused(() => insertEntry({ request_id: key, request_key: key }, "INSERT OR REPLACE"), /ledger_append_only/);
-    await expectRefused(() => insertEntry({ reverses_id: String(firstId) }, "INSERT OR REPLACE"), /transactions_reverses/);
+    await expectRefused(
+      () => insertEntry({ request_id: key, request_key: key }, "INSERT OR REPLACE"),
+      /ledger_append_only/,
+    );
+    await expectRefused(
+      () => insertEntry({ reverses_id: String(firstId) }, "INSERT OR REPLACE"),
+      /transactions_reverses/,
+    );
   });
 
   it("refuses an entry that does not start from the balance as it stands", async () => {
-    await expectRefused(() => insertEntry({ balance_before_minor: "0", balance_after_minor: "1" }), /ledger_chain_broken/);
+    await expectRefused(
+      () => insertEntry({ balance_before_minor: "0", balance_after_minor: "1" }),
+      /ledger_chain_broken/,
+    );
   });
 
   it("refuses an entry whose arithmetic is wrong, that overdraws, or that passes the balance limit", async () => {
     const head = `(SELECT balance_minor FROM balances WHERE user_id = ${userId} AND wallet_id = '${walletId}')`;
-    await expectRefused(() => insertEntry({ balance_after_minor: `${head} + 2` }), /transactions_balance_arithmetic/);
     await expectRefused(
-      () => insertEntry({ txn_type: "'DEBIT'", amount_minor: `${head} + 1`, balance_after_minor: "-1" }),
+      () => insertEntry({ balance_after_minor: `${head} + 2` }),
+      /transactions_balance_arithmetic/,
+    );
+    await expectRefused(
+      () =>
+        insertEntry({
+          txn_type: "'DEBIT'",
+          amount_minor: `${head} + 1`,
+          balance_after_minor: "-1",
+        }),
       /transactions_no_overdraft/,
     );
     await expectRefused(
-      () => insertEntry({ amount_minor: "999999999999999", balance_after_minor: `${head} + 999999999999999` }),
+      () =>
+        insertEntry({
+          amount_minor: "999999999999999",
+          balance_after_minor: `${head} + 999999999999999`,
+        }),
       /transactions_balance_limit/,
     );
   });
 
   it("refuses a zero amount, unless the entry was imported from WordPress (the site recorded it)", async () => {
     const head = `(SELECT balance_minor FROM balances WHERE user_id = ${userId} AND wallet_id = '${walletId}')`;
-    await expectRefused(() => insertEntry({ amount_minor: "0", balance_after_minor: head }), /transactions_amount_positive/);
-    await expectRefused(() => insertEntry({ amount_minor: "-1", balance_after_minor: `${head} - 1`, imported: "1" }), /transactions_amount_positive/);
-    await insertEntry({ amount_minor: "0", amount_text: "'0'", balance_after_minor: head, imported: "1" });
+    await expectRefused(
+      () => insertEntry({ amount_minor: "0", balance_after_minor: head }),
+      /transactions_amount_positive/,
+    );
+    await expectRefused(
+      () => insertEntry({ amount_minor: "-1", balance_after_minor: `${head} - 1`, imported: "1" }),
+      /transactions_amount_positive/,
+    );
+    await insertEntry({
+      amount_minor: "0",
+      amount_text: "'0'",
+      balance_after_minor: head,
+      imported: "1",
+    });
     expect(await ledgerViolations()).toEqual(CLEAN);
   });
 
   it("lets an imported entry take a balance below zero; then refuses any debit that lowers it, and takes credits", async () => {
     const head = `(SELECT balance_minor FROM balances WHERE user_id = ${userId} AND wallet_id = '${walletId}')`;
     // The balance is 7.00: an imported debit of 10.00 leaves it at -3.00, as the site's history did.
-    await insertEntry({ txn_type: "'DEBIT'", amount_minor: "1000", balance_after_minor: `${head} - 1000`, imported: "1" });
-    const balance = async () => (await env.DB.prepare(`SELECT balance_minor FROM balances WHERE user_id = ? AND wallet_id = ?`).bind(userId, walletId).first())!.balance_minor;
+    await insertEntry({
+      txn_type: "'DEBIT'",
+      amount_minor: "1000",
+      balance_after_minor: `${head} - 1000`,
+      imported: "1",
+    });
+    const balance = async () =>
+      (await env.DB.prepare(
+        `SELECT balance_minor FROM balances WHERE user_id = ? AND wallet_id = ?`,
+      )
+        .bind(userId, walletId)
+        .first())!.balance_minor;
     expect(await balance()).toBe(-300);
     // A service debit of any size lowers a balance below zero: refused, whatever it leaves.
-    await expectRefused(() => insertEntry({ txn_type: "'DEBIT'", amount_minor: "1", balance_after_minor: `${head} - 1` }), /transactions_no_overdraft/);
+    await expectRefused(
+      () =>
+        insertEntry({ txn_type: "'DEBIT'", amount_minor: "1", balance_after_minor: `${head} - 1` }),
+      /transactions_no_overdraft/,
+    );
     // A service credit raises it, still below zero or past it.
     await insertEntry({ amount_minor: "100", balance_after_minor: `${head} + 100` });
     expect(await balance()).toBe(-200);
@@ -131,7 +211,13 @@ describe("ledger guards in the database", () => {
   it("bounds a balance below zero as above it, imported or not", async () => {
     const head = `(SELECT balance_minor FROM balances WHERE user_id = ${userId} AND wallet_id = '${walletId}')`;
     await expectRefused(
-      () => insertEntry({ txn_type: "'DEBIT'", amount_minor: `${head} + 1000000000000000`, balance_after_minor: "-1000000000000000", imported: "1" }),
+      () =>
+        insertEntry({
+          txn_type: "'DEBIT'",
+          amount_minor: `${head} + 1000000000000000`,
+          balance_after_minor: "-1000000000000000",
+          imported: "1",
+        }),
       /transactions_balance_limit/,
     );
   });
@@ -143,24 +229,45 @@ describe("ledger guards in the database", () => {
       )
         .bind(id, decimals, extra)
         .run();
-    await expect(wallet(unique("w").toLowerCase(), 2, -1)).rejects.toThrow(/wallets_extra_decimals/);
+    await expect(wallet(unique("w").toLowerCase(), 2, -1)).rejects.toThrow(
+      /wallets_extra_decimals/,
+    );
     await expect(wallet(unique("w").toLowerCase(), 8, 8)).rejects.toThrow(/wallets_extra_decimals/);
     const fine = unique("w").toLowerCase();
     await wallet(fine, 8, 7);
-    for (const change of ["decimals = 2", "extra_decimals = 0", "extra_decimals = extra_decimals"]) {
+    for (const change of [
+      "decimals = 2",
+      "extra_decimals = 0",
+      "extra_decimals = extra_decimals",
+    ]) {
       const update = env.DB.prepare(`UPDATE wallets SET ${change} WHERE id = ?`).bind(fine).run();
-      if (change.endsWith("extra_decimals")) await update; // setting the same value changes nothing
+      if (change.endsWith("extra_decimals"))
+        await update; // setting the same value changes nothing
       else await expect(update).rejects.toThrow(/wallets_units_fixed/);
     }
-    await expect(env.DB.prepare(`UPDATE wallets SET decimals = 0 WHERE id = ?`).bind(walletId).run()).rejects.toThrow(/wallets_units_fixed/);
+    await expect(
+      env.DB.prepare(`UPDATE wallets SET decimals = 0 WHERE id = ?`).bind(walletId).run(),
+    ).rejects.toThrow(/wallets_units_fixed/);
   });
 
   it("refuses a balance that is not the head of its entries", async () => {
     const balance = `user_id = ${userId} AND wallet_id = '${walletId}'`;
-    await expectRefused(() => env.DB.prepare(`UPDATE balances SET balance_minor = balance_minor + 1 WHERE ${balance}`).run(), /balance_off_ledger/);
-    await expectRefused(() => env.DB.prepare(`DELETE FROM balances WHERE ${balance}`).run(), /balance_off_ledger/);
     await expectRefused(
-      () => env.DB.prepare(`INSERT OR REPLACE INTO balances SELECT user_id, wallet_id, balance_minor + 100, entry_count FROM balances WHERE ${balance}`).run(),
+      () =>
+        env.DB.prepare(
+          `UPDATE balances SET balance_minor = balance_minor + 1 WHERE ${balance}`,
+        ).run(),
+      /balance_off_ledger/,
+    );
+    await expectRefused(
+      () => env.DB.prepare(`DELETE FROM balances WHERE ${balance}`).run(),
+      /balance_off_ledger/,
+    );
+    await expectRefused(
+      () =>
+        env.DB.prepare(
+          `INSERT OR REPLACE INTO balances SELECT user_id, wallet_id, balance_minor + 100, entry_count FROM balances WHERE ${balance}`,
+        ).run(),
       /balance_off_ledger/,
     );
   });

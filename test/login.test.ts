@@ -1,21 +1,47 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { issueToken } from "../src/auth/tokens";
-import { appAt, call, makeAdmin, makeUser, makeWallet, PASSWORD, unique, type CallOptions, type Json } from "./helpers";
+import {
+  appAt,
+  type CallOptions,
+  call,
+  type Json,
+  makeAdmin,
+  makeUser,
+  makeWallet,
+  PASSWORD,
+  unique,
+} from "./helpers";
 
-const login = (body: unknown, options: CallOptions = {}) => call("POST", "/users/login", { ...options, body });
+const login = (body: unknown, options: CallOptions = {}) =>
+  call("POST", "/users/login", { ...options, body });
 
 /** The JWT payload: the base64url middle part, decoded without checking the signature. */
 function jwtPayload(token: string): Json {
   const part = token.split(".")[1]!.replace(/-/g, "+").replace(/_/g, "/");
-  const bytes = Uint8Array.from(atob(part.padEnd(Math.ceil(part.length / 4) * 4, "=")), (ch) => ch.charCodeAt(0));
+  const bytes = Uint8Array.from(atob(part.padEnd(Math.ceil(part.length / 4) * 4, "=")), (ch) =>
+    ch.charCodeAt(0),
+  );
   return JSON.parse(new TextDecoder().decode(bytes));
 }
 
-const b64url = (value: Json) => btoa(JSON.stringify(value)).replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_");
+const b64url = (value: Json) =>
+  btoa(JSON.stringify(value)).replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_");
 
-const invalidCredential = { status_code: 400, status: "failed", message: "Validation error", data: [], error: ["Invalid Credential"] };
-const validationError = (error: Json[]) => ({ status_code: 400, status: "failed", message: "Validation error", data: [], error });
+const invalidCredential = {
+  status_code: 400,
+  status: "failed",
+  message: "Validation error",
+  data: [],
+  error: ["Invalid Credential"],
+};
+const validationError = (error: Json[]) => ({
+  status_code: 400,
+  status: "failed",
+  message: "Validation error",
+  data: [],
+  error,
+});
 
 describe("POST /users/login", () => {
   it("with e-mail and password answers 200 Login successful with exactly the contract's data keys", async () => {
@@ -26,10 +52,22 @@ describe("POST /users/login", () => {
       status_code: 200,
       status: true,
       message: "Login successful",
-      data: { access_token: expect.any(String), user_id: user.id, user_email: user.email, username: user.username, time_of_login: expect.any(String) },
+      data: {
+        access_token: expect.any(String),
+        user_id: user.id,
+        user_email: user.email,
+        username: user.username,
+        time_of_login: expect.any(String),
+      },
       error: [],
     });
-    expect(Object.keys(res.body.data).sort()).toEqual(["access_token", "time_of_login", "user_email", "user_id", "username"]);
+    expect(Object.keys(res.body.data).sort()).toEqual([
+      "access_token",
+      "time_of_login",
+      "user_email",
+      "user_id",
+      "username",
+    ]);
     expect(res.body.data.time_of_login).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
   });
 
@@ -37,7 +75,11 @@ describe("POST /users/login", () => {
     const user = await makeUser();
     const res = await login({ user_email: user.username, user_password: PASSWORD });
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ user_id: user.id, username: user.username, user_email: user.email });
+    expect(res.body.data).toMatchObject({
+      user_id: user.id,
+      username: user.username,
+      user_email: user.email,
+    });
   });
 
   it("accepts username as an alias of user_email", async () => {
@@ -49,7 +91,9 @@ describe("POST /users/login", () => {
 
   it("accepts a form-encoded body", async () => {
     const user = await makeUser();
-    const res = await login(new URLSearchParams({ user_email: user.email, user_password: PASSWORD }));
+    const res = await login(
+      new URLSearchParams({ user_email: user.email, user_password: PASSWORD }),
+    );
     expect(res.status).toBe(200);
     expect(res.body.data.user_id).toBe(user.id);
   });
@@ -57,12 +101,22 @@ describe("POST /users/login", () => {
   it("logs in a user created through POST /users with its own password", async () => {
     const admin = await makeAdmin();
     const name = unique("fresh");
-    const created = await call("POST", "/users", { auth: admin.bearer, body: { username: name, user_email: `${name}@example.test`, user_password: "fresh-password" } });
+    const created = await call("POST", "/users", {
+      auth: admin.bearer,
+      body: { username: name, user_email: `${name}@example.test`, user_password: "fresh-password" },
+    });
     expect(created.status).toBe(201);
-    const res = await login({ user_email: `${name}@example.test`, user_password: "fresh-password" });
+    const res = await login({
+      user_email: `${name}@example.test`,
+      user_password: "fresh-password",
+    });
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ user_id: created.body.data.id, username: name });
-    expect(jwtPayload(res.body.data.access_token).user).toEqual({ id: created.body.data.id, username: name, roles: ["subscriber"] });
+    expect(jwtPayload(res.body.data.access_token).user).toEqual({
+      id: created.body.data.id,
+      username: name,
+      roles: ["subscriber"],
+    });
   });
 
   it("with a wrong password answers 400 Invalid Credential", async () => {
@@ -73,7 +127,10 @@ describe("POST /users/login", () => {
   });
 
   it("with an unknown user answers the same 400 Invalid Credential", async () => {
-    const res = await login({ user_email: `${unique("nobody")}@example.test`, user_password: PASSWORD });
+    const res = await login({
+      user_email: `${unique("nobody")}@example.test`,
+      user_password: PASSWORD,
+    });
     expect(res.status).toBe(400);
     expect(res.body).toEqual(invalidCredential);
   });
@@ -81,7 +138,12 @@ describe("POST /users/login", () => {
   it("with no fields answers 400 with per-field arrays", async () => {
     const res = await login({});
     expect(res.status).toBe(400);
-    expect(res.body).toEqual(validationError([{ user_email: ["user_email is required"] }, { user_pass: ["user_password is required"] }]));
+    expect(res.body).toEqual(
+      validationError([
+        { user_email: ["user_email is required"] },
+        { user_pass: ["user_password is required"] },
+      ]),
+    );
   });
 
   it("with only the password missing answers 400 user_password is required", async () => {
@@ -100,10 +162,15 @@ describe("POST /users/login", () => {
     const wallet = await makeWallet(admin);
     const user = await makeUser();
     const res = await login({ user_email: user.email, user_password: PASSWORD });
-    const balance = await call("GET", "/user-wallet-balance", { auth: `Bearer ${res.body.data.access_token}`, query: { wallet_id: wallet } });
+    const balance = await call("GET", "/user-wallet-balance", {
+      auth: `Bearer ${res.body.data.access_token}`,
+      query: { wallet_id: wallet },
+    });
     expect(balance.status).toBe(200);
     expect(balance.body.data).toEqual({ [wallet]: 0 });
-    const forbidden = await call("GET", "/wallets", { auth: `Bearer ${res.body.data.access_token}` });
+    const forbidden = await call("GET", "/wallets", {
+      auth: `Bearer ${res.body.data.access_token}`,
+    });
     expect(forbidden.status).toBe(403);
   });
 
@@ -118,7 +185,10 @@ describe("POST /users/login", () => {
   it("signs a payload with iss, iat, a one-hour exp and the user", async () => {
     const user = await makeUser();
     const now = Date.UTC(2024, 0, 2, 3, 4, 5, 678);
-    const res = await login({ user_email: user.email, user_password: PASSWORD }, { app: appAt(now) });
+    const res = await login(
+      { user_email: user.email, user_password: PASSWORD },
+      { app: appAt(now) },
+    );
     expect(res.status).toBe(200);
     expect(res.body.data.time_of_login).toBe("2024-01-02 03:04:05");
     const payload = jwtPayload(res.body.data.access_token);
@@ -142,7 +212,11 @@ describe("POST /users/login", () => {
 
   it("with token_expiration=persistent gives a token living 15,780,000 seconds", async () => {
     const user = await makeUser();
-    const res = await login({ user_email: user.email, user_password: PASSWORD, token_expiration: "persistent" });
+    const res = await login({
+      user_email: user.email,
+      user_password: PASSWORD,
+      token_expiration: "persistent",
+    });
     expect(res.status).toBe(200);
     const payload = jwtPayload(res.body.data.access_token);
     expect(payload.exp - payload.iat).toBe(15_780_000);
@@ -162,33 +236,62 @@ describe("POST /users/login", () => {
     const [head, , signature] = (res.body.data.access_token as string).split(".");
     const payload = jwtPayload(res.body.data.access_token);
     const elevated = { ...payload, user: { ...payload.user, roles: ["administrator"] } };
-    const foreign = await issueToken({ userId: subscriber.id, username: subscriber.username, role: "administrator" }, env.JWT_SECRET!, "someone-else", 3600, Date.now());
-    for (const token of [`${head}.${b64url(elevated)}.${signature}`, `${b64url({ alg: "none", typ: "JWT" })}.${b64url(elevated)}.`, foreign]) {
+    const foreign = await issueToken(
+      { userId: subscriber.id, username: subscriber.username, role: "administrator" },
+      env.JWT_SECRET!,
+      "someone-else",
+      3600,
+      Date.now(),
+    );
+    for (const token of [
+      `${head}.${b64url(elevated)}.${signature}`,
+      `${b64url({ alg: "none", typ: "JWT" })}.${b64url(elevated)}.`,
+      foreign,
+    ]) {
       const denied = await call("GET", "/wallets", { auth: `Bearer ${token}` });
       expect(denied.status).toBe(401);
-      expect(denied.body).toEqual({ status_code: 401, status: false, message: "Permission denied", error: { unauthorize: "Invalid credentials" } });
+      expect(denied.body).toEqual({
+        status_code: 401,
+        status: false,
+        message: "Permission denied",
+        error: { unauthorize: "Invalid credentials" },
+      });
     }
   });
 
   it("signs with HS256", async () => {
     const user = await makeUser();
     const res = await login({ user_email: user.email, user_password: PASSWORD });
-    const header = JSON.parse(atob((res.body.data.access_token as string).split(".")[0]!.replace(/-/g, "+").replace(/_/g, "/")));
+    const header = JSON.parse(
+      atob(
+        (res.body.data.access_token as string).split(".")[0]!.replace(/-/g, "+").replace(/_/g, "/"),
+      ),
+    );
     expect(header.alg).toBe("HS256");
   });
 
   it("answers on the plain-permalink form /?rest_route=/wallet/v1/users/login", async () => {
     const user = await makeUser();
-    const res = await call("POST", "/?rest_route=/wallet/v1/users/login", { body: { user_email: user.email, user_password: PASSWORD } });
+    const res = await call("POST", "/?rest_route=/wallet/v1/users/login", {
+      body: { user_email: user.email, user_password: PASSWORD },
+    });
     expect(res.status).toBe(200);
     expect(res.body.data.user_id).toBe(user.id);
   });
 
   it("rejects an expired token with 401 Invalid credentials", async () => {
     const admin = await makeAdmin();
-    const old = await login({ user_email: admin.email, user_password: PASSWORD }, { app: appAt(Date.now() - 2 * 3600 * 1000) });
+    const old = await login(
+      { user_email: admin.email, user_password: PASSWORD },
+      { app: appAt(Date.now() - 2 * 3600 * 1000) },
+    );
     const res = await call("GET", "/wallets", { auth: `Bearer ${old.body.data.access_token}` });
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ status_code: 401, status: false, message: "Permission denied", error: { unauthorize: "Invalid credentials" } });
+    expect(res.body).toEqual({
+      status_code: 401,
+      status: false,
+      message: "Permission denied",
+      error: { unauthorize: "Invalid credentials" },
+    });
   });
 });

@@ -1,6 +1,18 @@
-import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { MAX_MINOR, exactText, formatMoney, minorToNumber, minorToText, plainDecimal, readAmount, toDisplayMinor, toMinor, type Decimal, type WalletDisplay } from "../src/ledger/money";
+import { describe, expect, it } from "vitest";
+import {
+  type Decimal,
+  exactText,
+  formatMoney,
+  MAX_MINOR,
+  minorToNumber,
+  minorToText,
+  plainDecimal,
+  readAmount,
+  toDisplayMinor,
+  toMinor,
+  type WalletDisplay,
+} from "../src/ledger/money";
 import { displayDate, mysqlDate, postTitle, slugify, titleDate } from "../src/ledger/post-format";
 
 /** readAmount's result for an input that must be accepted. */
@@ -15,7 +27,8 @@ const minorOf = (input: unknown, decimals: number) => toMinor(decimal(input), de
 const NAIRA: WalletDisplay = { symbol: "₦", symbolPosition: "left", decimals: 2 };
 // 2022-09-05T14:15:07Z, the contract's example instant.
 const EXAMPLE_S = Date.UTC(2022, 8, 5, 14, 15, 7) / 1000;
-const CONTRACT_TITLE = "TRANSACTION by johndoe, Type: CREDIT, Wallet Info: ₦1,500.00 Naira Wallet  on Monday 5th of September 2022 @ 02:15:07 PM";
+const CONTRACT_TITLE =
+  "TRANSACTION by johndoe, Type: CREDIT, Wallet Info: ₦1,500.00 Naira Wallet  on Monday 5th of September 2022 @ 02:15:07 PM";
 const CONTRACT_SLUG =
   "transaction-by-johndoe-type-credit-wallet-info-%e2%82%a61500-00-naira-wallet-on-monday-5th-of-september-2022-021507-pm";
 
@@ -36,27 +49,50 @@ describe("readAmount", () => {
   });
 
   it("writes a huge but exact number out in full digits", () => {
-    expect(readAmount(1e21)).toEqual({ text: "1" + "0".repeat(21), integer: "1" + "0".repeat(21), fraction: "" });
+    expect(readAmount(1e21)).toEqual({
+      text: "1" + "0".repeat(21),
+      integer: "1" + "0".repeat(21),
+      fraction: "",
+    });
   });
 
   it("takes a number's shortest round-trip text at its word", () => {
     // Numbers arrive exact (http/params.ts turns inexact JSON literals into text), so a number's
     // shortest round-trip text is taken at its word: 0.1 + 0.2 is 0.30000000000000004.
-    expect(readAmount(0.1 + 0.2)).toEqual({ text: "0.30000000000000004", integer: "0", fraction: "30000000000000004" });
+    expect(readAmount(0.1 + 0.2)).toEqual({
+      text: "0.30000000000000004",
+      integer: "0",
+      fraction: "30000000000000004",
+    });
   });
 
   it("says zero and negative amounts are not positive", () => {
-    for (const input of [0, -1, -0.5, "0", "0.00", "-5", "-1.25"]) expect(readAmount(input), String(input)).toBe("not-positive");
+    for (const input of [0, -1, -0.5, "0", "0.00", "-5", "-1.25"])
+      expect(readAmount(input), String(input)).toBe("not-positive");
   });
 
   it("refuses signs, exponents, hex, spaces and other text as not numeric", () => {
-    for (const input of ["+5", "1e5", "0x10", " 5", "5 ", "", ".5", "5.", "1,000", "abc", "NaN", "Infinity"]) {
+    for (const input of [
+      "+5",
+      "1e5",
+      "0x10",
+      " 5",
+      "5 ",
+      "",
+      ".5",
+      "5.",
+      "1,000",
+      "abc",
+      "NaN",
+      "Infinity",
+    ]) {
       expect(readAmount(input), JSON.stringify(input)).toBe("not-numeric");
     }
   });
 
   it("refuses NaN, infinities and non-numeric types", () => {
-    for (const input of [NaN, Infinity, -Infinity, null, undefined, true, {}, [5]]) expect(readAmount(input), String(input)).toBe("not-numeric");
+    for (const input of [NaN, Infinity, -Infinity, null, undefined, true, {}, [5]])
+      expect(readAmount(input), String(input)).toBe("not-numeric");
   });
 });
 
@@ -118,13 +154,19 @@ describe("a wallet that stores more places than it displays (imported from WordP
     expect(formatMoney(MAX_MINOR, { ...NAIRA, decimals: 0, extraDecimals: 15 })).toBe("₦1");
     expect(toDisplayMinor(MAX_MINOR, 1)).toBe(100_000_000_000_000);
     fc.assert(
-      fc.property(fc.integer({ min: -MAX_MINOR, max: MAX_MINOR }), fc.integer({ min: 0, max: 7 }), (minor, extra) => {
-        // Against BigInt: round(|m| / 10^e) half up, sign restored.
-        const unit = 10n ** BigInt(extra);
-        const magnitude = BigInt(Math.abs(minor));
-        const rounded = (magnitude * 2n + unit) / (unit * 2n);
-        expect(toDisplayMinor(minor, extra)).toBe(minor < 0 && rounded !== 0n ? -Number(rounded) : Number(rounded));
-      }),
+      fc.property(
+        fc.integer({ min: -MAX_MINOR, max: MAX_MINOR }),
+        fc.integer({ min: 0, max: 7 }),
+        (minor, extra) => {
+          // Against BigInt: round(|m| / 10^e) half up, sign restored.
+          const unit = 10n ** BigInt(extra);
+          const magnitude = BigInt(Math.abs(minor));
+          const rounded = (magnitude * 2n + unit) / (unit * 2n);
+          expect(toDisplayMinor(minor, extra)).toBe(
+            minor < 0 && rounded !== 0n ? -Number(rounded) : Number(rounded),
+          );
+        },
+      ),
       { numRuns: 2000 },
     );
   });
@@ -140,13 +182,19 @@ describe("a wallet that stores more places than it displays (imported from WordP
 
   it("prints exact balances as JSON numbers that read back as the same decimal, up to 15 places", () => {
     fc.assert(
-      fc.property(fc.integer({ min: -MAX_MINOR, max: MAX_MINOR }), fc.integer({ min: 0, max: 15 }), (minor, places) => {
-        // JSON writes small numbers with an exponent (1e-7); plainDecimal reads the literal exactly.
-        const printed = plainDecimal(JSON.stringify(minorToNumber(minor, places)))!;
-        const [integer, fraction = ""] = printed.replace("-", "").split(".");
-        expect(fraction.length).toBeLessThanOrEqual(places);
-        expect(BigInt(integer! + fraction.padEnd(places, "0")) * (printed.startsWith("-") ? -1n : 1n)).toBe(BigInt(minor));
-      }),
+      fc.property(
+        fc.integer({ min: -MAX_MINOR, max: MAX_MINOR }),
+        fc.integer({ min: 0, max: 15 }),
+        (minor, places) => {
+          // JSON writes small numbers with an exponent (1e-7); plainDecimal reads the literal exactly.
+          const printed = plainDecimal(JSON.stringify(minorToNumber(minor, places)))!;
+          const [integer, fraction = ""] = printed.replace("-", "").split(".");
+          expect(fraction.length).toBeLessThanOrEqual(places);
+          expect(
+            BigInt(integer! + fraction.padEnd(places, "0")) * (printed.startsWith("-") ? -1n : 1n),
+          ).toBe(BigInt(minor));
+        },
+      ),
       { numRuns: 2000 },
     );
   });
@@ -156,7 +204,9 @@ describe("formatMoney", () => {
   it("formats the contract's examples", () => {
     expect(formatMoney(150000, NAIRA)).toBe("₦1,500.00");
     expect(formatMoney(0, { symbol: "$", symbolPosition: "left", decimals: 2 })).toBe("$0.00");
-    expect(formatMoney(12000, { symbol: "RMPNCOIN", symbolPosition: "right", decimals: 0 })).toBe("12,000 RMPNCOIN");
+    expect(formatMoney(12000, { symbol: "RMPNCOIN", symbolPosition: "right", decimals: 0 })).toBe(
+      "12,000 RMPNCOIN",
+    );
     expect(formatMoney(-123450, NAIRA)).toBe("₦-1,234.50");
   });
 
@@ -169,7 +219,9 @@ describe("formatMoney", () => {
 
   it("pads small amounts to the wallet's decimals", () => {
     expect(formatMoney(5, NAIRA)).toBe("₦0.05");
-    expect(formatMoney(1, { symbol: "BTC", symbolPosition: "right", decimals: 8 })).toBe("0.00000001 BTC");
+    expect(formatMoney(1, { symbol: "BTC", symbolPosition: "right", decimals: 8 })).toBe(
+      "0.00000001 BTC",
+    );
     expect(formatMoney(-5, NAIRA)).toBe("₦-0.05");
   });
 });
@@ -188,11 +240,16 @@ describe("minorToNumber and minorToText", () => {
   });
 
   it("print every balance up to MAX_MINOR as a JSON number that reads back as the same decimal", () => {
-    const roundTrip = (minor: number, decimals: number) => minorOf(JSON.parse(JSON.stringify(minorToNumber(minor, decimals))), decimals);
+    const roundTrip = (minor: number, decimals: number) =>
+      minorOf(JSON.parse(JSON.stringify(minorToNumber(minor, decimals))), decimals);
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: MAX_MINOR }), fc.integer({ min: 0, max: 8 }), (minor, decimals) => {
-        expect(roundTrip(minor, decimals)).toBe(minor);
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: MAX_MINOR }),
+        fc.integer({ min: 0, max: 8 }),
+        (minor, decimals) => {
+          expect(roundTrip(minor, decimals)).toBe(minor);
+        },
+      ),
       { numRuns: 2000 },
     );
     // Why the limit is 15 digits: 16 may not survive the double (90071992547409.91 prints as …409.9).
@@ -235,10 +292,24 @@ describe("post dates", () => {
   });
 
   it("uses English ordinals for the day, 11th to 13th included", () => {
-    const expected: Record<number, string> = { 1: "1st", 2: "2nd", 3: "3rd", 4: "4th", 11: "11th", 12: "12th", 13: "13th", 21: "21st", 22: "22nd", 23: "23rd", 31: "31st" };
+    const expected: Record<number, string> = {
+      1: "1st",
+      2: "2nd",
+      3: "3rd",
+      4: "4th",
+      11: "11th",
+      12: "12th",
+      13: "13th",
+      21: "21st",
+      22: "22nd",
+      23: "23rd",
+      31: "31st",
+    };
     for (const [day, ordinal] of Object.entries(expected)) {
       const title = titleDate(Date.UTC(2022, 0, Number(day), 9, 0, 0) / 1000);
-      expect(title).toMatch(new RegExp(`^[A-Z][a-z]+day ${ordinal} of January 2022 @ 09:00:00 AM$`));
+      expect(title).toMatch(
+        new RegExp(`^[A-Z][a-z]+day ${ordinal} of January 2022 @ 09:00:00 AM$`),
+      );
     }
   });
 });
@@ -246,12 +317,33 @@ describe("post dates", () => {
 describe("post titles and slugs", () => {
   it("postTitle builds the contract's example title", () => {
     const wallet = { ...NAIRA, name: "Naira Wallet" };
-    expect(postTitle({ username: "johndoe", txnType: "CREDIT", amountMinor: 150000, wallet, createdAtS: EXAMPLE_S })).toBe(CONTRACT_TITLE);
+    expect(
+      postTitle({
+        username: "johndoe",
+        txnType: "CREDIT",
+        amountMinor: 150000,
+        wallet,
+        createdAtS: EXAMPLE_S,
+      }),
+    ).toBe(CONTRACT_TITLE);
   });
 
   it("postTitle puts the symbol first even for a right-positioned wallet", () => {
-    const wallet = { symbol: "RMPNCOIN", symbolPosition: "right" as const, decimals: 0, name: "Reward Coin" };
-    expect(postTitle({ username: "jane", txnType: "DEBIT", amountMinor: 12000, wallet, createdAtS: EXAMPLE_S })).toBe(
+    const wallet = {
+      symbol: "RMPNCOIN",
+      symbolPosition: "right" as const,
+      decimals: 0,
+      name: "Reward Coin",
+    };
+    expect(
+      postTitle({
+        username: "jane",
+        txnType: "DEBIT",
+        amountMinor: 12000,
+        wallet,
+        createdAtS: EXAMPLE_S,
+      }),
+    ).toBe(
       "TRANSACTION by jane, Type: DEBIT, Wallet Info: RMPNCOIN12,000 Reward Coin  on Monday 5th of September 2022 @ 02:15:07 PM",
     );
   });

@@ -1,6 +1,24 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { alreadyExists, balanceOf, call, CLEAN, credit, debit, INSUFFICIENT, ledgerViolations, makeAccount, makeAdmin, makeUser, makeWallet, tableCounts, transfer, unique, type Json, type TestUser } from "./helpers";
+import {
+  alreadyExists,
+  balanceOf,
+  CLEAN,
+  call,
+  credit,
+  debit,
+  INSUFFICIENT,
+  type Json,
+  ledgerViolations,
+  makeAccount,
+  makeAdmin,
+  makeUser,
+  makeWallet,
+  type TestUser,
+  tableCounts,
+  transfer,
+  unique,
+} from "./helpers";
 
 const alreadyReversed = (id: number) => ({
   status_code: 409,
@@ -8,10 +26,18 @@ const alreadyReversed = (id: number) => ({
   message: "Transaction already reversed",
   error: { id: `Transaction ${id} was already reversed` },
 });
-const cannotReverseReversal = { status_code: 400, status: false, message: "invalid input", error: { id: "a reversal cannot be reversed" } };
+const cannotReverseReversal = {
+  status_code: 400,
+  status: false,
+  message: "invalid input",
+  error: { id: "a reversal cannot be reversed" },
+};
 
 const reverse = (admin: TestUser, id: number | string, body: Json = {}) =>
-  call("POST", `/transactions/${id}/reverse`, { auth: admin.bearer, body: { request_id: unique("rev"), ...body } });
+  call("POST", `/transactions/${id}/reverse`, {
+    auth: admin.bearer,
+    body: { request_id: unique("rev"), ...body },
+  });
 
 type Row = {
   id: number;
@@ -31,9 +57,16 @@ type Row = {
   created_at_s: number;
 };
 
-const row = (id: number) => env.DB.prepare(`SELECT * FROM transactions WHERE id = ?`).bind(id).first<Row>();
+const row = (id: number) =>
+  env.DB.prepare(`SELECT * FROM transactions WHERE id = ?`).bind(id).first<Row>();
 
-async function expectRefusedReverse(admin: TestUser, id: number | string, body: Json, status: number, expected: Json) {
+async function expectRefusedReverse(
+  admin: TestUser,
+  id: number | string,
+  body: Json,
+  status: number,
+  expected: Json,
+) {
   const before = await tableCounts();
   const res = await call("POST", `/transactions/${id}/reverse`, { auth: admin.bearer, body });
   expect(res.status).toBe(status);
@@ -48,9 +81,21 @@ async function setupTransfer(fromBalance = 100, amount = 40) {
   const [from, to] = [await makeUser(), await makeUser()];
   const wallet = await makeWallet(admin);
   await credit(admin, { user_id: from.id, wallet_id: wallet, amount: fromBalance });
-  const t = await transfer(admin, { from_user_id: from.id, to_user_id: to.id, wallet_id: wallet, amount });
+  const t = await transfer(admin, {
+    from_user_id: from.id,
+    to_user_id: to.id,
+    wallet_id: wallet,
+    amount,
+  });
   expect(t.status).toBe(200);
-  return { admin, from, to, wallet, debitId: t.body.data.debit_transaction_id as number, creditId: t.body.data.credit_transaction_id as number };
+  return {
+    admin,
+    from,
+    to,
+    wallet,
+    debitId: t.body.data.debit_transaction_id as number,
+    creditId: t.body.data.credit_transaction_id as number,
+  };
 }
 
 describe("POST /transactions/{id}/reverse", () => {
@@ -84,12 +129,20 @@ describe("POST /transactions/{id}/reverse", () => {
 
     it("never edits or deletes the original entry", async () => {
       const { admin, user, wallet } = await makeAccount();
-      const c = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 20, note: "original" });
+      const c = await credit(admin, {
+        user_id: user.id,
+        wallet_id: wallet,
+        amount: 20,
+        note: "original",
+      });
       const id = c.body.data.transaction_id as number;
       const before = await row(id);
       expect((await reverse(admin, id)).status).toBe(200);
       expect(await row(id)).toEqual(before);
-      const list = await call("GET", "/transactions", { auth: admin.bearer, query: { user_id: user.id, security_code: 1, order: "asc" } });
+      const list = await call("GET", "/transactions", {
+        auth: admin.bearer,
+        query: { user_id: user.id, security_code: 1, order: "asc" },
+      });
       expect(list.body.data.map((r: Json) => r.txn_type)).toEqual(["CREDIT", "DEBIT"]);
     });
 
@@ -123,10 +176,14 @@ describe("POST /transactions/{id}/reverse", () => {
       const { admin, user, wallet } = await makeAccount();
       const a = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 5 });
       const b = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 5 });
-      const withNote = await reverse(admin, a.body.data.transaction_id, { note: "refund: duplicate" });
+      const withNote = await reverse(admin, a.body.data.transaction_id, {
+        note: "refund: duplicate",
+      });
       const withoutNote = await reverse(admin, b.body.data.transaction_id);
       expect((await row(withNote.body.data.transaction_ids[0]))!.note).toBe("refund: duplicate");
-      expect((await row(withoutNote.body.data.transaction_ids[0]))!.note).toBe(`Reversal of transaction ${b.body.data.transaction_id}`);
+      expect((await row(withoutNote.body.data.transaction_ids[0]))!.note).toBe(
+        `Reversal of transaction ${b.body.data.transaction_id}`,
+      );
     });
 
     it("appends the reversal to the chain after entries written since the original", async () => {
@@ -135,7 +192,10 @@ describe("POST /transactions/{id}/reverse", () => {
       await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 5 });
       await debit(admin, { user_id: user.id, wallet_id: wallet, amount: 3 });
       const res = await reverse(admin, first.body.data.transaction_id);
-      expect(await row(res.body.data.transaction_ids[0])).toMatchObject({ balance_before_minor: 12, balance_after_minor: 2 });
+      expect(await row(res.body.data.transaction_ids[0])).toMatchObject({
+        balance_before_minor: 12,
+        balance_after_minor: 2,
+      });
       expect(await ledgerViolations()).toEqual(CLEAN);
     });
   });
@@ -147,9 +207,26 @@ describe("POST /transactions/{id}/reverse", () => {
       expect(res.status).toBe(200);
       expect(res.body.data.reversed_transaction_ids).toEqual([debitId, creditId]);
       expect(res.body.data.transaction_ids).toHaveLength(2);
-      const [revDebit, revCredit] = [await row(res.body.data.transaction_ids[0]), await row(res.body.data.transaction_ids[1])];
-      expect(revDebit).toMatchObject({ user_id: from.id, txn_type: "CREDIT", amount_minor: 4000, balance_before_minor: 6000, balance_after_minor: 10000, reverses_id: debitId });
-      expect(revCredit).toMatchObject({ user_id: to.id, txn_type: "DEBIT", amount_minor: 4000, balance_before_minor: 4000, balance_after_minor: 0, reverses_id: creditId });
+      const [revDebit, revCredit] = [
+        await row(res.body.data.transaction_ids[0]),
+        await row(res.body.data.transaction_ids[1]),
+      ];
+      expect(revDebit).toMatchObject({
+        user_id: from.id,
+        txn_type: "CREDIT",
+        amount_minor: 4000,
+        balance_before_minor: 6000,
+        balance_after_minor: 10000,
+        reverses_id: debitId,
+      });
+      expect(revCredit).toMatchObject({
+        user_id: to.id,
+        txn_type: "DEBIT",
+        amount_minor: 4000,
+        balance_before_minor: 4000,
+        balance_after_minor: 0,
+        reverses_id: creditId,
+      });
       // The two reversal entries are linked to each other, and not into the original transfer.
       expect(revDebit!.transfer_id).not.toBeNull();
       expect(revCredit!.transfer_id).toBe(revDebit!.transfer_id);
@@ -183,28 +260,52 @@ describe("POST /transactions/{id}/reverse", () => {
       expect((await reverse(admin, debitId)).status).toBe(200);
       // The receiver can pay for it again, so only the reversal rule stands in the way.
       await credit(admin, { user_id: to.id, wallet_id: wallet, amount: 100 });
-      await expectRefusedReverse(admin, creditId, { request_id: unique("r") }, 409, alreadyReversed(creditId));
+      await expectRefusedReverse(
+        admin,
+        creditId,
+        { request_id: unique("r") },
+        409,
+        alreadyReversed(creditId),
+      );
     });
 
     it("answers 409 already reversed for the other half even when the receiver could not pay again", async () => {
       const { admin, debitId, creditId } = await setupTransfer(100, 40);
       expect((await reverse(admin, debitId)).status).toBe(200);
-      await expectRefusedReverse(admin, creditId, { request_id: unique("r") }, 409, alreadyReversed(creditId));
+      await expectRefusedReverse(
+        admin,
+        creditId,
+        { request_id: unique("r") },
+        409,
+        alreadyReversed(creditId),
+      );
     });
 
     it("refuses to reverse either half of a transfer's reversal", async () => {
       const { admin, debitId } = await setupTransfer(100, 40);
       const res = await reverse(admin, debitId);
       for (const id of res.body.data.transaction_ids as number[]) {
-        await expectRefusedReverse(admin, id, { request_id: unique("r") }, 400, cannotReverseReversal);
+        await expectRefusedReverse(
+          admin,
+          id,
+          { request_id: unique("r") },
+          400,
+          cannotReverseReversal,
+        );
       }
     });
 
     it("reverses exactly once under simultaneous reversals of both halves", async () => {
       const { admin, from, to, wallet, debitId, creditId } = await setupTransfer(100, 40);
-      const replies = await Promise.all(Array.from({ length: 20 }, (_, i) => reverse(admin, i % 2 ? debitId : creditId)));
+      const replies = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => reverse(admin, i % 2 ? debitId : creditId)),
+      );
       expect(replies.filter((r) => r.status === 200)).toHaveLength(1);
-      expect(replies.filter((r) => r.status === 409 && r.body.message === "Transaction already reversed")).toHaveLength(19);
+      expect(
+        replies.filter(
+          (r) => r.status === 409 && r.body.message === "Transaction already reversed",
+        ),
+      ).toHaveLength(19);
       expect(await balanceOf(admin, from.id, wallet)).toBe(100);
       expect(await balanceOf(admin, to.id, wallet)).toBe(0);
       expect(await ledgerViolations()).toEqual(CLEAN);
@@ -245,7 +346,13 @@ describe("POST /transactions/{id}/reverse", () => {
       const { admin, user, wallet } = await makeAccount();
       const c = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 10 });
       const res = await reverse(admin, c.body.data.transaction_id);
-      await expectRefusedReverse(admin, res.body.data.transaction_ids[0], { request_id: unique("r") }, 400, cannotReverseReversal);
+      await expectRefusedReverse(
+        admin,
+        res.body.data.transaction_ids[0],
+        { request_id: unique("r") },
+        400,
+        cannotReverseReversal,
+      );
     });
 
     it("reverses exactly once under 30 simultaneous reversals with distinct request_ids", async () => {
@@ -270,14 +377,26 @@ describe("POST /transactions/{id}/reverse", () => {
       const id = c.body.data.transaction_id as number;
       const first = await reverse(admin, id, { request_id: "Undo-1" });
       expect(first.status).toBe(200);
-      await expectRefusedReverse(admin, id, { request_id: "undo-1" }, 409, alreadyExists(first.body.data.transaction_ids[0]));
+      await expectRefusedReverse(
+        admin,
+        id,
+        { request_id: "undo-1" },
+        409,
+        alreadyExists(first.body.data.transaction_ids[0]),
+      );
     });
 
     it("answers a replayed transfer reversal with 409 naming the first reversal entry", async () => {
       const { admin, creditId } = await setupTransfer(100, 40);
       const first = await reverse(admin, creditId, { request_id: "undo-transfer" });
       expect(first.status).toBe(200);
-      await expectRefusedReverse(admin, creditId, { request_id: "undo-transfer" }, 409, alreadyExists(first.body.data.transaction_ids[0]));
+      await expectRefusedReverse(
+        admin,
+        creditId,
+        { request_id: "undo-transfer" },
+        409,
+        alreadyExists(first.body.data.transaction_ids[0]),
+      );
     });
 
     it("applies 30 simultaneous replays of one reversal exactly once", async () => {
@@ -285,18 +404,34 @@ describe("POST /transactions/{id}/reverse", () => {
       await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1000 });
       const c = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 10 });
       const request_id = unique("same");
-      const replies = await Promise.all(Array.from({ length: 30 }, () => reverse(admin, c.body.data.transaction_id, { request_id })));
+      const replies = await Promise.all(
+        Array.from({ length: 30 }, () =>
+          reverse(admin, c.body.data.transaction_id, { request_id }),
+        ),
+      );
       const won = replies.filter((r) => r.status === 200);
       expect(won).toHaveLength(1);
       const lost = replies.filter((r) => r.status !== 200);
-      for (const r of lost) expect(r.body).toEqual(alreadyExists(won[0]!.body.data.transaction_ids[0]));
+      for (const r of lost)
+        expect(r.body).toEqual(alreadyExists(won[0]!.body.data.transaction_ids[0]));
       expect(await balanceOf(admin, user.id, wallet)).toBe(1000);
     });
 
     it("blocks a reversal whose request_id the owner's credit already used", async () => {
       const { admin, user, wallet } = await makeAccount();
-      const c = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 10, request_id: "pay-42" });
-      await expectRefusedReverse(admin, c.body.data.transaction_id, { request_id: "PAY-42" }, 409, alreadyExists(c.body.data.transaction_id));
+      const c = await credit(admin, {
+        user_id: user.id,
+        wallet_id: wallet,
+        amount: 10,
+        request_id: "pay-42",
+      });
+      await expectRefusedReverse(
+        admin,
+        c.body.data.transaction_id,
+        { request_id: "PAY-42" },
+        409,
+        alreadyExists(c.body.data.transaction_id),
+      );
     });
 
     it("blocks a later debit whose request_id the owner's reversal already used", async () => {
@@ -305,7 +440,12 @@ describe("POST /transactions/{id}/reverse", () => {
       const c = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 10 });
       const r = await reverse(admin, c.body.data.transaction_id, { request_id: "rev-7" });
       const before = await tableCounts();
-      const res = await debit(admin, { user_id: user.id, wallet_id: wallet, amount: 1, request_id: "rev-7" });
+      const res = await debit(admin, {
+        user_id: user.id,
+        wallet_id: wallet,
+        amount: 1,
+        request_id: "rev-7",
+      });
       expect(res.status).toBe(409);
       expect(res.body).toEqual(alreadyExists(r.body.data.transaction_ids[0]));
       expect(await tableCounts()).toEqual(before);
@@ -329,7 +469,13 @@ describe("POST /transactions/{id}/reverse", () => {
       const { admin, user, wallet } = await makeAccount();
       const c = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 10 });
       await debit(admin, { user_id: user.id, wallet_id: wallet, amount: "0.01" });
-      await expectRefusedReverse(admin, c.body.data.transaction_id, { request_id: unique("r") }, 400, INSUFFICIENT);
+      await expectRefusedReverse(
+        admin,
+        c.body.data.transaction_id,
+        { request_id: unique("r") },
+        400,
+        INSUFFICIENT,
+      );
       expect(await balanceOf(admin, user.id, wallet)).toBe(9.99);
     });
 
@@ -356,19 +502,30 @@ describe("POST /transactions/{id}/reverse", () => {
 
     it("answers 404 for an id too long to exist", async () => {
       const admin = await makeAdmin();
-      const res = await expectRefusedReverse(admin, "99999999999999999999", { request_id: "r" }, 404, {
-        status_code: 404,
-        status: false,
-        message: "Transaction not found",
-        error: { id: "No transaction 99999999999999999999" },
-      });
+      const res = await expectRefusedReverse(
+        admin,
+        "99999999999999999999",
+        { request_id: "r" },
+        404,
+        {
+          status_code: 404,
+          status: false,
+          message: "Transaction not found",
+          error: { id: "No transaction 99999999999999999999" },
+        },
+      );
       expect(res.status).toBe(404);
     });
 
     it("requires a request_id, before looking the transaction up", async () => {
       const { admin, user, wallet } = await makeAccount();
       const c = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 10 });
-      const empty = { status_code: 400, status: false, message: "invalid input", error: { request_id: "Field Cannot be empty" } };
+      const empty = {
+        status_code: 400,
+        status: false,
+        message: "invalid input",
+        error: { request_id: "Field Cannot be empty" },
+      };
       await expectRefusedReverse(admin, c.body.data.transaction_id, {}, 400, empty);
       await expectRefusedReverse(admin, c.body.data.transaction_id, { request_id: "" }, 400, empty);
       await expectRefusedReverse(admin, 987654321, {}, 400, empty);
@@ -378,9 +535,17 @@ describe("POST /transactions/{id}/reverse", () => {
       const { admin, user, wallet } = await makeAccount();
       const c = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 10 });
       const before = await tableCounts();
-      const res = await call("POST", `/transactions/${c.body.data.transaction_id}/reverse`, { auth: user.bearer, body: { request_id: "r" } });
+      const res = await call("POST", `/transactions/${c.body.data.transaction_id}/reverse`, {
+        auth: user.bearer,
+        body: { request_id: "r" },
+      });
       expect(res.status).toBe(403);
-      expect(res.body).toEqual({ status_code: 403, status: false, message: "Permission denied", error: { unauthorize: "Request is not authorized" } });
+      expect(res.body).toEqual({
+        status_code: 403,
+        status: false,
+        message: "Permission denied",
+        error: { unauthorize: "Request is not authorized" },
+      });
       expect(await tableCounts()).toEqual(before);
     });
 
@@ -388,7 +553,9 @@ describe("POST /transactions/{id}/reverse", () => {
       const { admin, user, wallet } = await makeAccount();
       const c = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 10 });
       const before = await tableCounts();
-      const res = await call("POST", `/transactions/${c.body.data.transaction_id}/reverse`, { body: { request_id: "r" } });
+      const res = await call("POST", `/transactions/${c.body.data.transaction_id}/reverse`, {
+        body: { request_id: "r" },
+      });
       expect(res.status).toBe(401);
       expect(await tableCounts()).toEqual(before);
     });
@@ -398,30 +565,58 @@ describe("POST /transactions/{id}/reverse", () => {
 describe("GET /transactions/{id}", () => {
   it("answers one record with exactly the list's fields and values", async () => {
     const { admin, user, wallet } = await makeAccount();
-    const c = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: "1500", note: "salary" });
+    const c = await credit(admin, {
+      user_id: user.id,
+      wallet_id: wallet,
+      amount: "1500",
+      note: "salary",
+    });
     const id = c.body.data.transaction_id as number;
     const one = await call("GET", `/transactions/${id}`, { auth: admin.bearer });
     expect(one.status).toBe(200);
-    const list = await call("GET", "/transactions", { auth: admin.bearer, query: { user_id: user.id, security_code: 1 } });
+    const list = await call("GET", "/transactions", {
+      auth: admin.bearer,
+      query: { user_id: user.id, security_code: 1 },
+    });
     const fromList = list.body.data.find((r: Json) => r.ID === id);
-    expect(one.body).toEqual({ status_code: 200, status: true, message: "Txn Retrieved Successful", data: fromList });
+    expect(one.body).toEqual({
+      status_code: 200,
+      status: true,
+      message: "Txn Retrieved Successful",
+      data: fromList,
+    });
     expect(Object.keys(one.body.data)).toEqual(Object.keys(fromList));
-    expect(one.body.data).toMatchObject({ ID: id, post_author: String(user.id), amount: "1500", txn_type: "CREDIT", note: "salary", amount_formatted_disp: "₦1,500.00" });
+    expect(one.body.data).toMatchObject({
+      ID: id,
+      post_author: String(user.id),
+      amount: "1500",
+      txn_type: "CREDIT",
+      note: "salary",
+      amount_formatted_disp: "₦1,500.00",
+    });
   });
 
   it("shows a reversal as a record of the opposite type", async () => {
     const { admin, user, wallet } = await makeAccount();
     const c = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 8 });
     const r = await reverse(admin, c.body.data.transaction_id);
-    const one = await call("GET", `/transactions/${r.body.data.transaction_ids[0]}`, { auth: admin.bearer });
+    const one = await call("GET", `/transactions/${r.body.data.transaction_ids[0]}`, {
+      auth: admin.bearer,
+    });
     expect(one.status).toBe(200);
-    expect(one.body.data).toMatchObject({ txn_type: "DEBIT", amount: "8", post_author: String(user.id) });
+    expect(one.body.data).toMatchObject({
+      txn_type: "DEBIT",
+      amount: "8",
+      post_author: String(user.id),
+    });
   });
 
   it("lets a subscriber read its own transaction", async () => {
     const { admin, user, wallet } = await makeAccount();
     const c = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 8 });
-    const one = await call("GET", `/transactions/${c.body.data.transaction_id}`, { auth: user.bearer });
+    const one = await call("GET", `/transactions/${c.body.data.transaction_id}`, {
+      auth: user.bearer,
+    });
     expect(one.status).toBe(200);
     expect(one.body.data.ID).toBe(c.body.data.transaction_id);
   });
@@ -430,9 +625,16 @@ describe("GET /transactions/{id}", () => {
     const { admin, user, wallet } = await makeAccount();
     const other = await makeUser();
     const c = await credit(admin, { user_id: other.id, wallet_id: wallet, amount: 8 });
-    const res = await call("GET", `/transactions/${c.body.data.transaction_id}`, { auth: user.bearer });
+    const res = await call("GET", `/transactions/${c.body.data.transaction_id}`, {
+      auth: user.bearer,
+    });
     expect(res.status).toBe(403);
-    expect(res.body).toEqual({ status_code: 403, status: false, message: "Permission denied", error: { unauthorize: "Request is not authorized" } });
+    expect(res.body).toEqual({
+      status_code: 403,
+      status: false,
+      message: "Permission denied",
+      error: { unauthorize: "Request is not authorized" },
+    });
   });
 
   it("answers 403, not 404, to a subscriber asking for an id that does not exist", async () => {
@@ -445,6 +647,11 @@ describe("GET /transactions/{id}", () => {
     const admin = await makeAdmin();
     const res = await call("GET", "/transactions/987654321", { auth: admin.bearer });
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ status_code: 404, status: false, message: "Transaction not found", error: { id: "No transaction 987654321" } });
+    expect(res.body).toEqual({
+      status_code: 404,
+      status: false,
+      message: "Transaction not found",
+      error: { id: "No transaction 987654321" },
+    });
   });
 });

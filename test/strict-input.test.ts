@@ -2,24 +2,50 @@ import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { JSON_LIMITS } from "../src/http/decode";
 import { plainDecimal } from "../src/ledger/money";
-import { call, CLEAN, credit, ledgerViolations, makeAccount, makeUser, tableCounts, unique } from "./helpers";
+import {
+  CLEAN,
+  call,
+  credit,
+  ledgerViolations,
+  makeAccount,
+  makeUser,
+  tableCounts,
+  unique,
+} from "./helpers";
 
 const utf8 = new TextEncoder();
 /** A JSON credit body with `raw` bytes spliced in where the request_id's text goes. */
 const creditBytes = (fields: { user: number; wallet: string }, raw: number[]) => {
-  const [head, tail] = [`{"user_id":${fields.user},"wallet_id":"${fields.wallet}","amount":5,"request_id":"req`, `"}`];
+  const [head, tail] = [
+    `{"user_id":${fields.user},"wallet_id":"${fields.wallet}","amount":5,"request_id":"req`,
+    `"}`,
+  ];
   return new Uint8Array([...utf8.encode(head), ...raw, ...utf8.encode(tail)]);
 };
 
-const A = (part: string, text: string) => ({ status_code: 400, status: false, message: "invalid input", error: { [part]: text } });
-const B = (part: string, text: string) => ({ status_code: 400, status: "failed", message: "Validation error", data: [], error: [{ [part]: [text] }] });
+const A = (part: string, text: string) => ({
+  status_code: 400,
+  status: false,
+  message: "invalid input",
+  error: { [part]: text },
+});
+const B = (part: string, text: string) => ({
+  status_code: 400,
+  status: "failed",
+  message: "Validation error",
+  data: [],
+  error: [{ [part]: [text] }],
+});
 const NOT_UTF8 = (part: string) => `${part} is not valid UTF-8`;
 const LONG_NUMBER = `a JSON number is longer than ${JSON_LIMITS.numberChars} characters`;
 
 describe("bodies are read in linear time, within limits", () => {
   it("POST /users/login with a 64,000-digit number answers 400 naming the limit, before any parsing", async () => {
     const body = `{"user_email":"a@b.c","user_password":1.${"0".repeat(64_000)}}`;
-    const res = await call("POST", "/users/login", { body, headers: { "Content-Type": "application/json" } });
+    const res = await call("POST", "/users/login", {
+      body,
+      headers: { "Content-Type": "application/json" },
+    });
     expect(res.body).toStrictEqual(B("body", LONG_NUMBER));
   });
 
@@ -28,9 +54,17 @@ describe("bodies are read in linear time, within limits", () => {
     const at = `1${"0".repeat(JSON_LIMITS.numberChars - 4)}.00`; // 40 characters, too large an amount
     const over = `${at}0`;
     const rid = unique("r");
-    const read = await call("POST", "/credits", { auth: admin.bearer, body: `{"user_id":${user.id},"wallet_id":"${wallet}","request_id":"${rid}","amount":${at}}`, headers: { "Content-Type": "application/json" } });
+    const read = await call("POST", "/credits", {
+      auth: admin.bearer,
+      body: `{"user_id":${user.id},"wallet_id":"${wallet}","request_id":"${rid}","amount":${at}}`,
+      headers: { "Content-Type": "application/json" },
+    });
     expect(read.body).toStrictEqual(A("amount", "amount is too large"));
-    const refused = await call("POST", "/credits", { auth: admin.bearer, body: `{"user_id":${user.id},"wallet_id":"${wallet}","request_id":"${rid}","amount":${over}}`, headers: { "Content-Type": "application/json" } });
+    const refused = await call("POST", "/credits", {
+      auth: admin.bearer,
+      body: `{"user_id":${user.id},"wallet_id":"${wallet}","request_id":"${rid}","amount":${over}}`,
+      headers: { "Content-Type": "application/json" },
+    });
     expect(refused.body).toStrictEqual(A("body", LONG_NUMBER));
   });
 
@@ -38,7 +72,11 @@ describe("bodies are read in linear time, within limits", () => {
     const { admin, user, wallet } = await makeAccount();
     const noise = Array.from({ length: 900 }, (_, i) => `"n${i}":1e-399`).join(",");
     const body = `{${noise},"user_id":${user.id},"wallet_id":"${wallet}","request_id":"${unique("r")}","amount":1e-399}`;
-    const res = await call("POST", "/credits", { auth: admin.bearer, body, headers: { "Content-Type": "application/json" } });
+    const res = await call("POST", "/credits", {
+      auth: admin.bearer,
+      body,
+      headers: { "Content-Type": "application/json" },
+    });
     // 1e-399 is 0.000…1, 401 characters as a decimal: past the amount's length rule.
     expect(res.body.error).toStrictEqual({ amount: "amount must be at most 40 characters" });
   });
@@ -47,27 +85,55 @@ describe("bodies are read in linear time, within limits", () => {
     const { admin, user, wallet } = await makeAccount();
     const nest = (levels: number) => "[".repeat(levels) + "]".repeat(levels);
     const before = await tableCounts();
-    const ok = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1, note: JSON.parse(nest(JSON_LIMITS.depth - 1)) });
+    const ok = await credit(admin, {
+      user_id: user.id,
+      wallet_id: wallet,
+      amount: 1,
+      note: JSON.parse(nest(JSON_LIMITS.depth - 1)),
+    });
     expect(ok.body.error).toStrictEqual({ note: "note must be text" });
     const body = `{"user_id":${user.id},"wallet_id":"${wallet}","request_id":"r","amount":1,"note":${nest(JSON_LIMITS.depth)}}`;
-    const deep = await call("POST", "/credits", { auth: admin.bearer, body, headers: { "Content-Type": "application/json" } });
-    expect(deep.body).toStrictEqual(A("body", `JSON nesting is deeper than ${JSON_LIMITS.depth} levels`));
+    const deep = await call("POST", "/credits", {
+      auth: admin.bearer,
+      body,
+      headers: { "Content-Type": "application/json" },
+    });
+    expect(deep.body).toStrictEqual(
+      A("body", `JSON nesting is deeper than ${JSON_LIMITS.depth} levels`),
+    );
     expect(await tableCounts()).toEqual(before);
   });
 
   it(`an array of more than ${JSON_LIMITS.members} members answers 400`, async () => {
     const { admin } = await makeAccount();
     const items = (n: number) => `[${Array(n).fill("1").join(",")}]`;
-    const at = await call("POST", "/wallets", { auth: admin.bearer, body: `{"wallet_id":${items(JSON_LIMITS.members)}}`, headers: { "Content-Type": "application/json" } });
+    const at = await call("POST", "/wallets", {
+      auth: admin.bearer,
+      body: `{"wallet_id":${items(JSON_LIMITS.members)}}`,
+      headers: { "Content-Type": "application/json" },
+    });
     expect(at.body.error).not.toHaveProperty("body");
-    const over = await call("POST", "/wallets", { auth: admin.bearer, body: `{"wallet_id":${items(JSON_LIMITS.members + 1)}}`, headers: { "Content-Type": "application/json" } });
-    expect(over.body).toStrictEqual(A("body", `a JSON object or array has more than ${JSON_LIMITS.members} members`));
+    const over = await call("POST", "/wallets", {
+      auth: admin.bearer,
+      body: `{"wallet_id":${items(JSON_LIMITS.members + 1)}}`,
+      headers: { "Content-Type": "application/json" },
+    });
+    expect(over.body).toStrictEqual(
+      A("body", `a JSON object or array has more than ${JSON_LIMITS.members} members`),
+    );
   });
 
   it("digits inside strings count toward no number: a 10,000-digit request_id string is judged by its own length rule", async () => {
     const { admin, user, wallet } = await makeAccount();
-    const res = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1, request_id: "9".repeat(10_000) });
-    expect(res.body.error).toStrictEqual({ request_id: "request_id must be at most 191 characters" });
+    const res = await credit(admin, {
+      user_id: user.id,
+      wallet_id: wallet,
+      amount: 1,
+      request_id: "9".repeat(10_000),
+    });
+    expect(res.body.error).toStrictEqual({
+      request_id: "request_id must be at most 191 characters",
+    });
   });
 });
 
@@ -84,18 +150,40 @@ describe("plainDecimal (no regex: one pass over the literal)", () => {
   };
 
   it("writes every JSON number literal as the exact decimal it denotes", () => {
-    const digits = (min: number, max: number) => fc.string({ unit: fc.constantFrom(..."0123456789"), minLength: min, maxLength: max });
+    const digits = (min: number, max: number) =>
+      fc.string({ unit: fc.constantFrom(..."0123456789"), minLength: min, maxLength: max });
     fc.assert(
-      fc.property(fc.constantFrom("", "-"), digits(1, 12), digits(0, 12), fc.integer({ min: -30, max: 30 }), fc.constantFrom("e", "E"), (sign, int, frac, exp, e) => {
-        const literal = `${sign}${int}${frac ? `.${frac}` : ""}${exp === 0 ? "" : `${e}${exp}`}`;
-        expect(plainDecimal(literal)).toBe(reference(sign, int, frac, exp));
-      }),
+      fc.property(
+        fc.constantFrom("", "-"),
+        digits(1, 12),
+        digits(0, 12),
+        fc.integer({ min: -30, max: 30 }),
+        fc.constantFrom("e", "E"),
+        (sign, int, frac, exp, e) => {
+          const literal = `${sign}${int}${frac ? `.${frac}` : ""}${exp === 0 ? "" : `${e}${exp}`}`;
+          expect(plainDecimal(literal)).toBe(reference(sign, int, frac, exp));
+        },
+      ),
       { numRuns: 2000 },
     );
   });
 
   it("refuses what is not a number and exponents past ±400", () => {
-    for (const bad of ["", "-", "1.", ".5", "1e", "1e+", "1.2.3", "1e401", "1e-401", "0x10", "1_000", "１２"]) expect(plainDecimal(bad), bad).toBeNull();
+    for (const bad of [
+      "",
+      "-",
+      "1.",
+      ".5",
+      "1e",
+      "1e+",
+      "1.2.3",
+      "1e401",
+      "1e-401",
+      "0x10",
+      "1_000",
+      "１２",
+    ])
+      expect(plainDecimal(bad), bad).toBeNull();
     expect(plainDecimal("1e-400")).toBe(`0.${"0".repeat(399)}1`);
   });
 });
@@ -105,19 +193,33 @@ describe("bytes that are not UTF-8 are refused, never decoded to U+FFFD", () => 
     const { admin, user, wallet } = await makeAccount();
     const before = await tableCounts();
     for (const raw of [[0xff], [0xfe], [0xc3], [0xed, 0xa0, 0x80]]) {
-      const res = await call("POST", "/credits", { auth: admin.bearer, body: creditBytes({ user: user.id, wallet }, raw), headers: { "Content-Type": "application/json" } });
+      const res = await call("POST", "/credits", {
+        auth: admin.bearer,
+        body: creditBytes({ user: user.id, wallet }, raw),
+        headers: { "Content-Type": "application/json" },
+      });
       expect(res.body).toStrictEqual(A("body", NOT_UTF8("body")));
     }
     expect(await tableCounts()).toEqual(before);
-    const valid = await call("POST", "/credits", { auth: admin.bearer, body: creditBytes({ user: user.id, wallet }, [...utf8.encode("\ufffd")]), headers: { "Content-Type": "application/json" } });
+    const valid = await call("POST", "/credits", {
+      auth: admin.bearer,
+      body: creditBytes({ user: user.id, wallet }, [...utf8.encode("\ufffd")]),
+      headers: { "Content-Type": "application/json" },
+    });
     expect(valid.status, valid.text).toBe(200);
   });
 
   it("a lone surrogate escape in a JSON string answers 400", async () => {
     const { admin, user, wallet } = await makeAccount();
     const body = `{"user_id":${user.id},"wallet_id":"${wallet}","amount":5,"request_id":"req\\ud800"}`;
-    const res = await call("POST", "/credits", { auth: admin.bearer, body, headers: { "Content-Type": "application/json" } });
-    expect(res.body).toStrictEqual(A("body", "body holds text that is not valid Unicode (a lone surrogate escape)"));
+    const res = await call("POST", "/credits", {
+      auth: admin.bearer,
+      body,
+      headers: { "Content-Type": "application/json" },
+    });
+    expect(res.body).toStrictEqual(
+      A("body", "body holds text that is not valid Unicode (a lone surrogate escape)"),
+    );
   });
 
   it("invalid percent-encoded UTF-8 in a form body or the query string answers 400 in the route's envelope", async () => {
@@ -129,9 +231,17 @@ describe("bytes that are not UTF-8 are refused, never decoded to U+FFFD", () => 
       headers: { "Content-Type": "application/x-www-form-urlencoded" },
     });
     expect(form.body).toStrictEqual(A("body", NOT_UTF8("body")));
-    const query = await call("POST", `/credits?user_id=${user.id}&wallet_id=${wallet}&amount=5&request_id=req%C0%AF`, { auth: admin.bearer });
+    const query = await call(
+      "POST",
+      `/credits?user_id=${user.id}&wallet_id=${wallet}&amount=5&request_id=req%C0%AF`,
+      { auth: admin.bearer },
+    );
     expect(query.body).toStrictEqual(A("query", NOT_UTF8("query")));
-    const plain = await call("GET", `/?rest_route=/wallet/v1/user-wallet-balance&user_id=${user.id}&wallet_id=%FF`, { auth: admin.bearer });
+    const plain = await call(
+      "GET",
+      `/?rest_route=/wallet/v1/user-wallet-balance&user_id=${user.id}&wallet_id=%FF`,
+      { auth: admin.bearer },
+    );
     expect(plain.body).toStrictEqual(A("query", NOT_UTF8("query")));
     const users = await call("POST", "/users?username=%FF", { auth: admin.bearer });
     expect(users.body).toStrictEqual(B("query", NOT_UTF8("query")));
@@ -141,26 +251,59 @@ describe("bytes that are not UTF-8 are refused, never decoded to U+FFFD", () => 
   it("a multipart body with invalid UTF-8 answers 400", async () => {
     const { admin, user, wallet } = await makeAccount();
     const boundary = "xyz";
-    const part = (name: string, value: string) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
-    const text = part("user_id", String(user.id)) + part("wallet_id", wallet) + part("amount", "5") + `--${boundary}\r\nContent-Disposition: form-data; name="request_id"\r\n\r\n`;
-    const body = new Uint8Array([...utf8.encode(text), 0x72, 0xff, ...utf8.encode(`\r\n--${boundary}--\r\n`)]);
-    const res = await call("POST", "/credits", { auth: admin.bearer, body, headers: { "Content-Type": `multipart/form-data; boundary=${boundary}` } });
+    const part = (name: string, value: string) =>
+      `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+    const text =
+      part("user_id", String(user.id)) +
+      part("wallet_id", wallet) +
+      part("amount", "5") +
+      `--${boundary}\r\nContent-Disposition: form-data; name="request_id"\r\n\r\n`;
+    const body = new Uint8Array([
+      ...utf8.encode(text),
+      0x72,
+      0xff,
+      ...utf8.encode(`\r\n--${boundary}--\r\n`),
+    ]);
+    const res = await call("POST", "/credits", {
+      auth: admin.bearer,
+      body,
+      headers: { "Content-Type": `multipart/form-data; boundary=${boundary}` },
+    });
     expect(res.body).toStrictEqual(A("body", NOT_UTF8("body")));
   });
 
   it("a % that starts no escape is kept as written, as URLSearchParams does", async () => {
     const { admin, user, wallet } = await makeAccount();
-    const res = await call("POST", `/credits?user_id=${user.id}&wallet_id=${wallet}&amount=5&request_id=50%25+off%zz`, { auth: admin.bearer });
+    const res = await call(
+      "POST",
+      `/credits?user_id=${user.id}&wallet_id=${wallet}&amount=5&request_id=50%25+off%zz`,
+      { auth: admin.bearer },
+    );
     expect(res.status, res.text).toBe(200);
-    const again = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 5, request_id: "50% off%zz" });
+    const again = await credit(admin, {
+      user_id: user.id,
+      wallet_id: wallet,
+      amount: 5,
+      request_id: "50% off%zz",
+    });
     expect(again.status).toBe(409);
   });
 
   it("an Authorization header with bytes outside printable ASCII is an invalid credential (401), a Content-Type one a 400", async () => {
     const res = await call("GET", "/wallets", { auth: "Bearer \u00ff\u00fe" });
-    expect(res.body).toStrictEqual({ status_code: 401, status: false, message: "Permission denied", error: { unauthorize: "Invalid credentials" } });
-    const login = await call("POST", "/users/login", { body: { user_email: "x@y.z", user_password: "secret" }, headers: { "Content-Type": "application/json; charset=\u00e9" } });
-    expect(login.body).toStrictEqual(B("content-type", "the Content-Type header must be printable ASCII"));
+    expect(res.body).toStrictEqual({
+      status_code: 401,
+      status: false,
+      message: "Permission denied",
+      error: { unauthorize: "Invalid credentials" },
+    });
+    const login = await call("POST", "/users/login", {
+      body: { user_email: "x@y.z", user_password: "secret" },
+      headers: { "Content-Type": "application/json; charset=\u00e9" },
+    });
+    expect(login.body).toStrictEqual(
+      B("content-type", "the Content-Type header must be printable ASCII"),
+    );
   });
 });
 
@@ -174,7 +317,11 @@ describe("headers and the request log", () => {
       await call("GET", "/wallets"),
       await call("GET", "/nope"),
       await call("GET", "/wp-json/"),
-      await call("POST", "/credits", { auth: admin.bearer, body: "x".repeat(70_000), headers: { "Content-Type": "application/json" } }),
+      await call("POST", "/credits", {
+        auth: admin.bearer,
+        body: "x".repeat(70_000),
+        headers: { "Content-Type": "application/json" },
+      }),
     ];
     expect(answers.map((r) => r.status)).toEqual([200, 401, 404, 200, 413]);
     for (const res of answers) {
@@ -188,7 +335,7 @@ describe("headers and the request log", () => {
   it("the request id is Cloudflare's cf-ray when there is one, and a fresh id when the header is not a ray id", async () => {
     const ray = await call("GET", "/wp-json/", { headers: { "cf-ray": "8d2f1c3e4b5a6978-LHR" } });
     expect(ray.headers.get("x-request-id")).toBe("8d2f1c3e4b5a6978-LHR");
-    const forged = await call("GET", "/wp-json/", { headers: { "cf-ray": "x\"}, {\"admin\":true" } });
+    const forged = await call("GET", "/wp-json/", { headers: { "cf-ray": 'x"}, {"admin":true' } });
     expect(forged.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
   });
 
@@ -196,8 +343,15 @@ describe("headers and the request log", () => {
     const { admin, user, wallet } = await makeAccount();
     const lines: string[] = [];
     vi.spyOn(console, "log").mockImplementation((line: string) => void lines.push(line));
-    const res = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 5, note: "secret-note" });
-    await call("POST", "/users/login", { body: { user_email: admin.email, user_password: "not-the-password" } });
+    const res = await credit(admin, {
+      user_id: user.id,
+      wallet_id: wallet,
+      amount: 5,
+      note: "secret-note",
+    });
+    await call("POST", "/users/login", {
+      body: { user_email: admin.email, user_password: "not-the-password" },
+    });
     expect(lines).toHaveLength(2);
     const [entry, login] = lines.map((l) => JSON.parse(l));
     expect(entry).toStrictEqual({
@@ -208,9 +362,15 @@ describe("headers and the request log", () => {
       duration_ms: expect.any(Number),
       user_id: admin.id,
     });
-    expect(login).toMatchObject({ method: "POST", route: "/wp-json/wallet/v1/users/login", status: 400, user_id: null });
+    expect(login).toMatchObject({
+      method: "POST",
+      route: "/wp-json/wallet/v1/users/login",
+      status: 400,
+      user_id: null,
+    });
     const text = lines.join("\n");
-    for (const secret of [admin.token, "secret-note", "not-the-password", admin.email]) expect(text).not.toContain(secret);
+    for (const secret of [admin.token, "secret-note", "not-the-password", admin.email])
+      expect(text).not.toContain(secret);
   });
 
   it("an unknown route logs no route", async () => {

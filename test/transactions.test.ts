@@ -1,33 +1,84 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../src/app";
-import { API, appAt, call, makeAdmin, makeUser, makeWallet, unique, type Json, type TestUser, type WalletSpec } from "./helpers";
+import {
+  API,
+  appAt,
+  call,
+  type Json,
+  makeAdmin,
+  makeUser,
+  makeWallet,
+  type TestUser,
+  unique,
+  type WalletSpec,
+} from "./helpers";
 
 // 2022-09-05T14:15:07Z, the contract's example instant.
 const NOW = Date.UTC(2022, 8, 5, 14, 15, 7);
 const HOUR = 3600_000;
 const FIELDS = [
-  "ID", "post_author", "post_date", "post_date_gmt", "post_content", "post_title", "post_excerpt", "post_status", "comment_status",
-  "ping_status", "post_password", "post_name", "to_ping", "pinged", "post_modified", "post_modified_gmt", "post_content_filtered",
-  "post_parent", "guid", "menu_order", "post_type", "post_mime_type", "comment_count", "filter", "date_time", "wallet_symbol",
-  "wallet_decimal", "amount", "txn_type", "amount_formatted_disp", "note",
+  "ID",
+  "post_author",
+  "post_date",
+  "post_date_gmt",
+  "post_content",
+  "post_title",
+  "post_excerpt",
+  "post_status",
+  "comment_status",
+  "ping_status",
+  "post_password",
+  "post_name",
+  "to_ping",
+  "pinged",
+  "post_modified",
+  "post_modified_gmt",
+  "post_content_filtered",
+  "post_parent",
+  "guid",
+  "menu_order",
+  "post_type",
+  "post_mime_type",
+  "comment_count",
+  "filter",
+  "date_time",
+  "wallet_symbol",
+  "wallet_decimal",
+  "amount",
+  "txn_type",
+  "amount_formatted_disp",
+  "note",
 ];
 
 /** GET /transactions with an env override; no security code configured unless the override sets one. */
-async function list(auth: TestUser, query: Record<string, string | number>, overrides: Partial<typeof env> = {}) {
+async function list(
+  auth: TestUser,
+  query: Record<string, string | number>,
+  overrides: Partial<typeof env> = {},
+) {
   const url = new URL(`${API}/transactions`, "http://localhost");
-  for (const [k, v] of Object.entries({ security_code: 1, ...query })) url.searchParams.set(k, String(v));
-  const res = await createApp({ nowMs: () => NOW }).request(url.pathname + url.search, { headers: { Authorization: auth.bearer } }, {
-    ...env,
-    TRANSACTIONS_SECURITY_CODE: undefined,
-    ...overrides,
-  });
+  for (const [k, v] of Object.entries({ security_code: 1, ...query }))
+    url.searchParams.set(k, String(v));
+  const res = await createApp({ nowMs: () => NOW }).request(
+    url.pathname + url.search,
+    { headers: { Authorization: auth.bearer } },
+    {
+      ...env,
+      TRANSACTIONS_SECURITY_CODE: undefined,
+      ...overrides,
+    },
+  );
   return { status: res.status, headers: res.headers, body: (await res.json()) as Json };
 }
 
 /** A credit made at `atMs`; answers the transaction id. */
 async function creditAt(atMs: number, admin: TestUser, body: Json) {
-  const res = await call("POST", "/credits", { app: appAt(atMs), auth: admin.bearer, body: { request_id: unique("req"), ...body } });
+  const res = await call("POST", "/credits", {
+    app: appAt(atMs),
+    auth: admin.bearer,
+    body: { request_id: unique("req"), ...body },
+  });
   expect(res.status, res.text).toBe(200);
   return res.body.data.transaction_id as number;
 }
@@ -41,18 +92,28 @@ async function setup(spec: WalletSpec = {}) {
 
 const slugFor = (username: string) =>
   `transaction-by-${username}-type-credit-wallet-info-%e2%82%a61500-00-naira-wallet-on-monday-5th-of-september-2022-021507-pm`;
-const invalidKeys = (body: Json) => (body.status === false && body.message === "invalid input" ? Object.keys(body.error) : body);
+const invalidKeys = (body: Json) =>
+  body.status === false && body.message === "invalid input" ? Object.keys(body.error) : body;
 const ids = (body: Json) => (body.data as Json[]).map((r) => r.ID);
 
 describe("GET /transactions records", () => {
   it("answers a credit as the plugin's post, field by field, in the contract's key order", async () => {
     const { admin, user, wallet } = await setup({ name: "Naira Wallet", symbol: "₦", decimals: 2 });
-    const id = await creditAt(NOW, admin, { user_id: user.id, wallet_id: wallet, amount: 1500, note: "salary" });
+    const id = await creditAt(NOW, admin, {
+      user_id: user.id,
+      wallet_id: wallet,
+      amount: 1500,
+      note: "salary",
+    });
     const res = await list(admin, { user_id: user.id });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("application/json; charset=UTF-8");
     expect(Object.keys(res.body)).toEqual(["status_code", "status", "message", "data"]);
-    expect(res.body).toMatchObject({ status_code: 200, status: true, message: "Txns Retrieved Successful" });
+    expect(res.body).toMatchObject({
+      status_code: 200,
+      status: true,
+      message: "Txns Retrieved Successful",
+    });
     const [record] = res.body.data;
     expect(Object.keys(record)).toEqual(FIELDS);
     const slug = slugFor(user.username);
@@ -101,7 +162,13 @@ describe("GET /transactions records", () => {
     ];
     for (const [SITE_TIMEZONE, local, display] of cases) {
       const [record] = (await list(admin, { user_id: user.id }, { SITE_TIMEZONE })).body.data;
-      expect(record, SITE_TIMEZONE).toMatchObject({ post_date: local, post_date_gmt: "2022-09-05 14:15:07", post_modified: local, post_modified_gmt: "2022-09-05 14:15:07", date_time: display });
+      expect(record, SITE_TIMEZONE).toMatchObject({
+        post_date: local,
+        post_date_gmt: "2022-09-05 14:15:07",
+        post_modified: local,
+        post_modified_gmt: "2022-09-05 14:15:07",
+        date_time: display,
+      });
       expect(record.post_title).toMatch(/ {2}on Monday 5th of September 2022 @ 02:15:07 PM$/);
     }
   });
@@ -109,24 +176,40 @@ describe("GET /transactions records", () => {
   it("builds guid from the configured site url without doubling the slash", async () => {
     const { admin, user, wallet } = await setup();
     await creditAt(NOW, admin, { user_id: user.id, wallet_id: wallet, amount: 1500 });
-    const [record] = (await list(admin, { user_id: user.id }, { SITE_URL: "https://shop.example.test/" })).body.data;
-    expect(record.guid).toBe(`https://shop.example.test/wallettransaction/${slugFor(user.username)}/`);
+    const [record] = (
+      await list(admin, { user_id: user.id }, { SITE_URL: "https://shop.example.test/" })
+    ).body.data;
+    expect(record.guid).toBe(
+      `https://shop.example.test/wallettransaction/${slugFor(user.username)}/`,
+    );
   });
 
   it("suffixes -2 and -3 to identical titles in the same second", async () => {
     const { admin, user, wallet } = await setup();
-    for (let i = 0; i < 3; i++) await creditAt(NOW, admin, { user_id: user.id, wallet_id: wallet, amount: 1500 });
+    for (let i = 0; i < 3; i++)
+      await creditAt(NOW, admin, { user_id: user.id, wallet_id: wallet, amount: 1500 });
     const slug = slugFor(user.username);
     const res = await list(admin, { user_id: user.id, order: "asc" });
     expect(res.body.data.map((r: Json) => r.post_name)).toEqual([slug, `${slug}-2`, `${slug}-3`]);
-    expect(res.body.data.map((r: Json) => r.guid)).toEqual([slug, `${slug}-2`, `${slug}-3`].map((s) => `https://wallet.example.test/wallettransaction/${s}/`));
+    expect(res.body.data.map((r: Json) => r.guid)).toEqual(
+      [slug, `${slug}-2`, `${slug}-3`].map(
+        (s) => `https://wallet.example.test/wallettransaction/${s}/`,
+      ),
+    );
   });
 
   it("keeps long slugs, suffixed ones included, within 200 characters", async () => {
     const { admin, user, wallet } = await setup({ name: "é".repeat(99) });
-    for (let i = 0; i < 2; i++) await creditAt(NOW, admin, { user_id: user.id, wallet_id: wallet, amount: 1500 });
-    const [first, second] = (await list(admin, { user_id: user.id, order: "asc" })).body.data.map((r: Json) => r.post_name as string);
-    expect(first).toMatch(new RegExp(`^transaction-by-${user.username}-type-credit-wallet-info-%e2%82%a61500-00-(%c3%a9)+$`));
+    for (let i = 0; i < 2; i++)
+      await creditAt(NOW, admin, { user_id: user.id, wallet_id: wallet, amount: 1500 });
+    const [first, second] = (await list(admin, { user_id: user.id, order: "asc" })).body.data.map(
+      (r: Json) => r.post_name as string,
+    );
+    expect(first).toMatch(
+      new RegExp(
+        `^transaction-by-${user.username}-type-credit-wallet-info-%e2%82%a61500-00-(%c3%a9)+$`,
+      ),
+    );
     expect(first!.length).toBeLessThanOrEqual(200);
     expect(second).toBe(`${first}-2`);
   });
@@ -136,17 +219,38 @@ describe("GET /transactions records", () => {
     await creditAt(NOW, admin, { user_id: user.id, wallet_id: wallet, amount: "100.50" });
     await creditAt(NOW + 1000, admin, { user_id: user.id, wallet_id: wallet, amount: 100.5 });
     const [text, number] = (await list(admin, { user_id: user.id, order: "asc" })).body.data;
-    expect(text).toMatchObject({ amount: "100.50", post_content: "Amount:100.50", amount_formatted_disp: "₦100.50", note: "" });
-    expect(number).toMatchObject({ amount: "100.5", post_content: "Amount:100.5", amount_formatted_disp: "₦100.50" });
+    expect(text).toMatchObject({
+      amount: "100.50",
+      post_content: "Amount:100.50",
+      amount_formatted_disp: "₦100.50",
+      note: "",
+    });
+    expect(number).toMatchObject({
+      amount: "100.5",
+      post_content: "Amount:100.5",
+      amount_formatted_disp: "₦100.50",
+    });
     expect(number.post_title).toContain("Wallet Info: ₦100.50 Naira Wallet  on");
   });
 
   it("formats a right-positioned symbol after the number but keeps it first in the title", async () => {
-    const { admin, user, wallet } = await setup({ name: "Reward Coin", symbol: "RMPNCOIN", position: "right", decimals: 0 });
+    const { admin, user, wallet } = await setup({
+      name: "Reward Coin",
+      symbol: "RMPNCOIN",
+      position: "right",
+      decimals: 0,
+    });
     await creditAt(NOW, admin, { user_id: user.id, wallet_id: wallet, amount: 12000 });
     const [record] = (await list(admin, { user_id: user.id })).body.data;
-    expect(record).toMatchObject({ wallet_symbol: "RMPNCOIN", wallet_decimal: 0, amount: "12000", amount_formatted_disp: "12,000 RMPNCOIN" });
-    expect(record.post_title).toBe(`TRANSACTION by ${user.username}, Type: CREDIT, Wallet Info: RMPNCOIN12,000 Reward Coin  on Monday 5th of September 2022 @ 02:15:07 PM`);
+    expect(record).toMatchObject({
+      wallet_symbol: "RMPNCOIN",
+      wallet_decimal: 0,
+      amount: "12000",
+      amount_formatted_disp: "12,000 RMPNCOIN",
+    });
+    expect(record.post_title).toBe(
+      `TRANSACTION by ${user.username}, Type: CREDIT, Wallet Info: RMPNCOIN12,000 Reward Coin  on Monday 5th of September 2022 @ 02:15:07 PM`,
+    );
   });
 });
 
@@ -155,18 +259,33 @@ describe("GET /transactions paging, order and filters", () => {
   async function five() {
     const ctx = await setup();
     const made: number[] = [];
-    for (let i = 0; i < 5; i++) made.push(await creditAt(NOW + i * 1000, ctx.admin, { user_id: ctx.user.id, wallet_id: ctx.wallet, amount: i + 1 }));
+    for (let i = 0; i < 5; i++)
+      made.push(
+        await creditAt(NOW + i * 1000, ctx.admin, {
+          user_id: ctx.user.id,
+          wallet_id: ctx.wallet,
+          amount: i + 1,
+        }),
+      );
     return { ...ctx, made };
   }
 
   it("pages with per_page and page (alias pageno) and sends X-WP-Total and X-WP-TotalPages", async () => {
     const { admin, user, made } = await five();
     const pages = [];
-    const queries: Record<string, number>[] = [{ page: 1 }, { page: 2 }, { pageno: 2 }, { page: 3 }];
+    const queries: Record<string, number>[] = [
+      { page: 1 },
+      { page: 2 },
+      { pageno: 2 },
+      { page: 3 },
+    ];
     for (const query of queries) {
       const res = await list(admin, { user_id: user.id, per_page: 2, order: "asc", ...query });
       expect(res.status).toBe(200);
-      expect([res.headers.get("X-WP-Total"), res.headers.get("X-WP-TotalPages")]).toEqual(["5", "3"]);
+      expect([res.headers.get("X-WP-Total"), res.headers.get("X-WP-TotalPages")]).toEqual([
+        "5",
+        "3",
+      ]);
       pages.push(ids(res.body));
     }
     expect(pages).toEqual([made.slice(0, 2), made.slice(2, 4), made.slice(2, 4), made.slice(4)]);
@@ -183,7 +302,12 @@ describe("GET /transactions paging, order and filters", () => {
     const { admin, user } = await five();
     const res = await list(admin, { user_id: user.id, per_page: 2, page: 4 });
     expect(res.status).toBe(200);
-    expect(res.body).toStrictEqual({ status_code: 200, status: true, message: "Txns Retrieved Successful", data: [] });
+    expect(res.body).toStrictEqual({
+      status_code: 200,
+      status: true,
+      message: "Txns Retrieved Successful",
+      data: [],
+    });
     expect(res.headers.get("X-WP-Total")).toBe("5");
   });
 
@@ -201,10 +325,13 @@ describe("GET /transactions paging, order and filters", () => {
     const { admin, user, wallet } = await setup();
     const at = [NOW + 2000, NOW, NOW + 1000, NOW + 1000];
     const made = [];
-    for (const ms of at) made.push(await creditAt(ms, admin, { user_id: user.id, wallet_id: wallet, amount: 1 }));
+    for (const ms of at)
+      made.push(await creditAt(ms, admin, { user_id: user.id, wallet_id: wallet, amount: 1 }));
     const asc = [made[1], made[2], made[3], made[0]];
     expect(ids((await list(admin, { user_id: user.id, order: "asc" })).body)).toEqual(asc);
-    expect(ids((await list(admin, { user_id: user.id, order: "desc" })).body)).toEqual([...asc].reverse());
+    expect(ids((await list(admin, { user_id: user.id, order: "desc" })).body)).toEqual(
+      [...asc].reverse(),
+    );
     expect(ids((await list(admin, { user_id: user.id })).body)).toEqual([...asc].reverse());
   });
 
@@ -223,16 +350,43 @@ describe("GET /transactions paging, order and filters", () => {
   it("filters by after and before in ISO 8601", async () => {
     const { admin, user, wallet } = await setup();
     const made = [];
-    for (let i = 0; i < 3; i++) made.push(await creditAt(NOW + i * HOUR, admin, { user_id: user.id, wallet_id: wallet, amount: 1 }));
+    for (let i = 0; i < 3; i++)
+      made.push(
+        await creditAt(NOW + i * HOUR, admin, { user_id: user.id, wallet_id: wallet, amount: 1 }),
+      );
     // 14:15:07, 15:15:07 and 16:15:07 UTC
-    expect(ids((await list(admin, { user_id: user.id, after: "2022-09-05T15:00:00Z", before: "2022-09-05T16:00:00Z" })).body)).toEqual([made[1]]);
-    expect(ids((await list(admin, { user_id: user.id, after: "2022-09-05T16:00:00+01:00", order: "asc" })).body)).toEqual([made[1], made[2]]);
-    expect(ids((await list(admin, { user_id: user.id, before: "2022-09-05T14:30:00Z" })).body)).toEqual([made[0]]);
+    expect(
+      ids(
+        (
+          await list(admin, {
+            user_id: user.id,
+            after: "2022-09-05T15:00:00Z",
+            before: "2022-09-05T16:00:00Z",
+          })
+        ).body,
+      ),
+    ).toEqual([made[1]]);
+    expect(
+      ids(
+        (await list(admin, { user_id: user.id, after: "2022-09-05T16:00:00+01:00", order: "asc" }))
+          .body,
+      ),
+    ).toEqual([made[1], made[2]]);
+    expect(
+      ids((await list(admin, { user_id: user.id, before: "2022-09-05T14:30:00Z" })).body),
+    ).toEqual([made[0]]);
   });
 
   it("answers 400 keyed by the parameter for an unknown wallet, txn_type, date or order", async () => {
     const { admin, user } = await setup();
-    const cases: [Record<string, string>, string][] = [[{ wallet_id: "nosuchwallet" }, "wallet_id"], [{ txn_type: "REFUND" }, "txn_type"], [{ after: "yesterday" }, "after"], [{ after: "2022-02-31" }, "after"], [{ before: "05/09/2022" }, "before"], [{ order: "sideways" }, "order"]];
+    const cases: [Record<string, string>, string][] = [
+      [{ wallet_id: "nosuchwallet" }, "wallet_id"],
+      [{ txn_type: "REFUND" }, "txn_type"],
+      [{ after: "yesterday" }, "after"],
+      [{ after: "2022-02-31" }, "after"],
+      [{ before: "05/09/2022" }, "before"],
+      [{ order: "sideways" }, "order"],
+    ];
     for (const [query, key] of cases) {
       const res = await list(admin, { user_id: user.id, ...query });
       expect(res.status, key).toBe(400);
@@ -244,11 +398,22 @@ describe("GET /transactions paging, order and filters", () => {
 describe("GET /transactions access and validation", () => {
   it("answers 400 when security_code is absent, empty or not an integer", async () => {
     const { admin, user } = await setup();
-    const missing = { status_code: 400, status: false, message: "invalid input", error: { security_code: "Field Cannot be empty" } };
-    const absent = await createApp().request(`${API}/transactions?user_id=${user.id}`, { headers: { Authorization: admin.bearer } }, { ...env, TRANSACTIONS_SECURITY_CODE: undefined });
+    const missing = {
+      status_code: 400,
+      status: false,
+      message: "invalid input",
+      error: { security_code: "Field Cannot be empty" },
+    };
+    const absent = await createApp().request(
+      `${API}/transactions?user_id=${user.id}`,
+      { headers: { Authorization: admin.bearer } },
+      { ...env, TRANSACTIONS_SECURITY_CODE: undefined },
+    );
     expect(absent.status).toBe(400);
     expect(await absent.json()).toStrictEqual(missing);
-    expect((await list(admin, { user_id: user.id, security_code: "" })).body).toStrictEqual(missing);
+    expect((await list(admin, { user_id: user.id, security_code: "" })).body).toStrictEqual(
+      missing,
+    );
     for (const security_code of ["abc", "12.5", "1e3"]) {
       const res = await list(admin, { user_id: user.id, security_code });
       expect(res.status, security_code).toBe(400);
@@ -258,17 +423,32 @@ describe("GET /transactions access and validation", () => {
 
   it("checks the configured security code: wrong gives 401, right gives 200", async () => {
     const { admin, user } = await setup();
-    const wrong = await list(admin, { user_id: user.id, security_code: 1111 }, { TRANSACTIONS_SECURITY_CODE: "4242" });
+    const wrong = await list(
+      admin,
+      { user_id: user.id, security_code: 1111 },
+      { TRANSACTIONS_SECURITY_CODE: "4242" },
+    );
     expect(wrong.status).toBe(401);
-    expect(wrong.body).toMatchObject({ status_code: 401, status: false, message: "Security verification failed" });
+    expect(wrong.body).toMatchObject({
+      status_code: 401,
+      status: false,
+      message: "Security verification failed",
+    });
     expect(wrong.body).not.toHaveProperty("data");
-    const right = await list(admin, { user_id: user.id, security_code: 4242 }, { TRANSACTIONS_SECURITY_CODE: "4242" });
+    const right = await list(
+      admin,
+      { user_id: user.id, security_code: 4242 },
+      { TRANSACTIONS_SECURITY_CODE: "4242" },
+    );
     expect(right.status).toBe(200);
   });
 
   it("answers 400 keyed user_id when an administrator omits it or sends a bad one", async () => {
     const { admin } = await setup();
-    for (const query of [{}, { user_id: "abc" }, { user_id: "0" }, { user_id: "-4" }] as Record<string, string>[]) {
+    for (const query of [{}, { user_id: "abc" }, { user_id: "0" }, { user_id: "-4" }] as Record<
+      string,
+      string
+    >[]) {
       const res = await list(admin, query);
       expect(res.status).toBe(400);
       expect(invalidKeys(res.body)).toEqual(["user_id"]);
@@ -287,7 +467,12 @@ describe("GET /transactions access and validation", () => {
     for (const user_id of [admin.id, 987654321]) {
       const res = await list(user, { user_id });
       expect(res.status).toBe(403);
-      expect(res.body).toStrictEqual({ status_code: 403, status: false, message: "Permission denied", error: { unauthorize: "Request is not authorized" } });
+      expect(res.body).toStrictEqual({
+        status_code: 403,
+        status: false,
+        message: "Permission denied",
+        error: { unauthorize: "Request is not authorized" },
+      });
     }
   });
 
@@ -295,14 +480,24 @@ describe("GET /transactions access and validation", () => {
     const { admin } = await setup();
     const res = await list(admin, { user_id: 987654321 });
     expect(res.status).toBe(404);
-    expect(res.body).toStrictEqual({ status_code: 404, status: false, message: "Invalid User credentials", error: ["Unable to reach 987654321"] });
+    expect(res.body).toStrictEqual({
+      status_code: 404,
+      status: false,
+      message: "Invalid User credentials",
+      error: ["Unable to reach 987654321"],
+    });
   });
 
   it("answers 200 with [] for a user without history", async () => {
     const { admin, user } = await setup();
     const res = await list(admin, { user_id: user.id });
     expect(res.status).toBe(200);
-    expect(res.body).toStrictEqual({ status_code: 200, status: true, message: "Txns Retrieved Successful", data: [] });
+    expect(res.body).toStrictEqual({
+      status_code: 200,
+      status: true,
+      message: "Txns Retrieved Successful",
+      data: [],
+    });
     expect([res.headers.get("X-WP-Total"), res.headers.get("X-WP-TotalPages")]).toEqual(["0", "0"]);
   });
 });

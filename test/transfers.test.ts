@@ -1,17 +1,49 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { alreadyExists, balanceOf, call, CLEAN, credit, debit, INSUFFICIENT, ledgerViolations, makeAdmin, makeUser, makeWallet, tableCounts, transfer, unique, type Json, type TestUser } from "./helpers";
+import {
+  alreadyExists,
+  balanceOf,
+  CLEAN,
+  call,
+  credit,
+  debit,
+  INSUFFICIENT,
+  type Json,
+  ledgerViolations,
+  makeAdmin,
+  makeUser,
+  makeWallet,
+  type TestUser,
+  tableCounts,
+  transfer,
+  unique,
+} from "./helpers";
 
-const invalid = (error: Record<string, string>) => ({ status_code: 400, status: false, message: "invalid input", error });
+const invalid = (error: Record<string, string>) => ({
+  status_code: 400,
+  status: false,
+  message: "invalid input",
+  error,
+});
 
 /** An administrator, a wallet, and two users holding `fromBalance` and `toBalance` in it. */
-async function setup({ decimals = 2, fromBalance = 0 as number | string, toBalance = 0 as number | string } = {}) {
+async function setup({
+  decimals = 2,
+  fromBalance = 0 as number | string,
+  toBalance = 0 as number | string,
+} = {}) {
   const admin = await makeAdmin();
   const from = await makeUser();
   const to = await makeUser();
   const wallet = await makeWallet(admin, { decimals });
-  if (Number(fromBalance) > 0) expect((await credit(admin, { user_id: from.id, wallet_id: wallet, amount: fromBalance })).status).toBe(200);
-  if (Number(toBalance) > 0) expect((await credit(admin, { user_id: to.id, wallet_id: wallet, amount: toBalance })).status).toBe(200);
+  if (Number(fromBalance) > 0)
+    expect(
+      (await credit(admin, { user_id: from.id, wallet_id: wallet, amount: fromBalance })).status,
+    ).toBe(200);
+  if (Number(toBalance) > 0)
+    expect(
+      (await credit(admin, { user_id: to.id, wallet_id: wallet, amount: toBalance })).status,
+    ).toBe(200);
   return { admin, from, to, wallet };
 }
 
@@ -37,7 +69,9 @@ async function entry(id: number) {
 }
 
 async function entriesOf(userId: number, wallet: string) {
-  const { results } = await env.DB.prepare(`SELECT id, balance_before_minor, balance_after_minor FROM transactions WHERE user_id = ? AND wallet_id = ? ORDER BY id`)
+  const { results } = await env.DB.prepare(
+    `SELECT id, balance_before_minor, balance_after_minor FROM transactions WHERE user_id = ? AND wallet_id = ? ORDER BY id`,
+  )
     .bind(userId, wallet)
     .all<{ id: number; balance_before_minor: number; balance_after_minor: number }>();
   return results;
@@ -55,13 +89,24 @@ async function expectRefusedTransfer(admin: TestUser, body: Json, status: number
 describe("POST /transfers", () => {
   it("moves money and answers 200 with both transaction ids", async () => {
     const { admin, from, to, wallet } = await setup({ fromBalance: 100, toBalance: 5 });
-    const res = await transfer(admin, { from_user_id: from.id, to_user_id: to.id, wallet_id: wallet, amount: "40.25", note: "lunch" });
+    const res = await transfer(admin, {
+      from_user_id: from.id,
+      to_user_id: to.id,
+      wallet_id: wallet,
+      amount: "40.25",
+      note: "lunch",
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       status_code: 200,
       status: true,
       message: "Transfer Action Completed",
-      data: { debit_transaction_id: expect.any(Number), credit_transaction_id: expect.any(Number), from_user_id: from.id, to_user_id: to.id },
+      data: {
+        debit_transaction_id: expect.any(Number),
+        credit_transaction_id: expect.any(Number),
+        from_user_id: from.id,
+        to_user_id: to.id,
+      },
     });
     expect(res.body.data.debit_transaction_id).not.toBe(res.body.data.credit_transaction_id);
     expect(await balanceOf(admin, from.id, wallet)).toBe(59.75);
@@ -70,7 +115,13 @@ describe("POST /transfers", () => {
 
   it("writes one DEBIT for the sender and one CREDIT for the receiver, linked by one transfer id, with balances before and after", async () => {
     const { admin, from, to, wallet } = await setup({ fromBalance: 100, toBalance: 5 });
-    const res = await transfer(admin, { from_user_id: from.id, to_user_id: to.id, wallet_id: wallet, amount: 30, note: "rent share" });
+    const res = await transfer(admin, {
+      from_user_id: from.id,
+      to_user_id: to.id,
+      wallet_id: wallet,
+      amount: 30,
+      note: "rent share",
+    });
     const d = await entry(res.body.data.debit_transaction_id);
     const c = await entry(res.body.data.credit_transaction_id);
     expect(d).toEqual({
@@ -95,42 +146,95 @@ describe("POST /transfers", () => {
       reverses_id: null,
       note: "rent share",
     });
-    const { results } = await env.DB.prepare(`SELECT id FROM transactions WHERE transfer_id = ? ORDER BY id`).bind(d!.transfer_id).all<{ id: number }>();
+    const { results } = await env.DB.prepare(
+      `SELECT id FROM transactions WHERE transfer_id = ? ORDER BY id`,
+    )
+      .bind(d!.transfer_id)
+      .all<{ id: number }>();
     expect(results.map((r) => r.id)).toEqual([d!.id, c!.id]);
     expect(await ledgerViolations()).toEqual(CLEAN);
   });
 
   it("shows each half in its owner's transaction list and by id", async () => {
     const { admin, from, to, wallet } = await setup({ fromBalance: 10 });
-    const res = await transfer(admin, { from_user_id: from.id, to_user_id: to.id, wallet_id: wallet, amount: 4 });
-    const sent = await call("GET", `/transactions/${res.body.data.debit_transaction_id}`, { auth: from.bearer });
+    const res = await transfer(admin, {
+      from_user_id: from.id,
+      to_user_id: to.id,
+      wallet_id: wallet,
+      amount: 4,
+    });
+    const sent = await call("GET", `/transactions/${res.body.data.debit_transaction_id}`, {
+      auth: from.bearer,
+    });
     expect(sent.status).toBe(200);
-    expect(sent.body.data).toMatchObject({ post_author: String(from.id), txn_type: "DEBIT", amount: "4" });
-    const received = await call("GET", `/transactions/${res.body.data.credit_transaction_id}`, { auth: to.bearer });
+    expect(sent.body.data).toMatchObject({
+      post_author: String(from.id),
+      txn_type: "DEBIT",
+      amount: "4",
+    });
+    const received = await call("GET", `/transactions/${res.body.data.credit_transaction_id}`, {
+      auth: to.bearer,
+    });
     expect(received.status).toBe(200);
-    expect(received.body.data).toMatchObject({ post_author: String(to.id), txn_type: "CREDIT", amount: "4" });
-    const list = await call("GET", "/transactions", { auth: admin.bearer, query: { user_id: to.id, security_code: 1 } });
+    expect(received.body.data).toMatchObject({
+      post_author: String(to.id),
+      txn_type: "CREDIT",
+      amount: "4",
+    });
+    const list = await call("GET", "/transactions", {
+      auth: admin.bearer,
+      query: { user_id: to.id, security_code: 1 },
+    });
     expect(list.body.data.map((r: Json) => r.ID)).toEqual([res.body.data.credit_transaction_id]);
   });
 
   describe("insufficient funds", () => {
     it("refuses a transfer larger than the sender's balance and writes neither half", async () => {
       const { admin, from, to, wallet } = await setup({ fromBalance: 10, toBalance: 1 });
-      await expectRefusedTransfer(admin, { from_user_id: from.id, to_user_id: to.id, wallet_id: wallet, amount: 20, request_id: unique("r") }, 400, INSUFFICIENT);
+      await expectRefusedTransfer(
+        admin,
+        {
+          from_user_id: from.id,
+          to_user_id: to.id,
+          wallet_id: wallet,
+          amount: 20,
+          request_id: unique("r"),
+        },
+        400,
+        INSUFFICIENT,
+      );
       expect(await balanceOf(admin, from.id, wallet)).toBe(10);
       expect(await balanceOf(admin, to.id, wallet)).toBe(1);
     });
 
     it("refuses a transfer from a sender who never held the wallet, creating no balance rows", async () => {
       const { admin, from, to, wallet } = await setup();
-      await expectRefusedTransfer(admin, { from_user_id: from.id, to_user_id: to.id, wallet_id: wallet, amount: 1, request_id: unique("r") }, 400, INSUFFICIENT);
-      const { results } = await env.DB.prepare(`SELECT * FROM balances WHERE user_id IN (?, ?)`).bind(from.id, to.id).all();
+      await expectRefusedTransfer(
+        admin,
+        {
+          from_user_id: from.id,
+          to_user_id: to.id,
+          wallet_id: wallet,
+          amount: 1,
+          request_id: unique("r"),
+        },
+        400,
+        INSUFFICIENT,
+      );
+      const { results } = await env.DB.prepare(`SELECT * FROM balances WHERE user_id IN (?, ?)`)
+        .bind(from.id, to.id)
+        .all();
       expect(results).toEqual([]);
     });
 
     it("transfers the sender's whole balance, leaving exactly zero", async () => {
       const { admin, from, to, wallet } = await setup({ fromBalance: "25.01" });
-      const res = await transfer(admin, { from_user_id: from.id, to_user_id: to.id, wallet_id: wallet, amount: "25.01" });
+      const res = await transfer(admin, {
+        from_user_id: from.id,
+        to_user_id: to.id,
+        wallet_id: wallet,
+        amount: "25.01",
+      });
       expect(res.status).toBe(200);
       expect(await balanceOf(admin, from.id, wallet)).toBe(0);
       expect(await balanceOf(admin, to.id, wallet)).toBe(25.01);
@@ -138,96 +242,208 @@ describe("POST /transfers", () => {
 
     it("refuses one minor unit more than the sender's balance", async () => {
       const { admin, from, to, wallet } = await setup({ fromBalance: "25.01" });
-      await expectRefusedTransfer(admin, { from_user_id: from.id, to_user_id: to.id, wallet_id: wallet, amount: "25.02", request_id: unique("r") }, 400, INSUFFICIENT);
+      await expectRefusedTransfer(
+        admin,
+        {
+          from_user_id: from.id,
+          to_user_id: to.id,
+          wallet_id: wallet,
+          amount: "25.02",
+          request_id: unique("r"),
+        },
+        400,
+        INSUFFICIENT,
+      );
     });
 
     it("does not let the receiver's balance cover the sender's shortfall", async () => {
       const { admin, from, to, wallet } = await setup({ fromBalance: 1, toBalance: 1000 });
-      await expectRefusedTransfer(admin, { from_user_id: from.id, to_user_id: to.id, wallet_id: wallet, amount: 2, request_id: unique("r") }, 400, INSUFFICIENT);
+      await expectRefusedTransfer(
+        admin,
+        {
+          from_user_id: from.id,
+          to_user_id: to.id,
+          wallet_id: wallet,
+          amount: 2,
+          request_id: unique("r"),
+        },
+        400,
+        INSUFFICIENT,
+      );
     });
   });
 
   describe("validation and existence", () => {
     it("refuses a transfer to oneself and writes nothing", async () => {
       const { admin, from, wallet } = await setup({ fromBalance: 100 });
-      await expectRefusedTransfer(admin, { from_user_id: from.id, to_user_id: from.id, wallet_id: wallet, amount: 1, request_id: unique("r") }, 400, invalid({
-        to_user_id: "to_user_id must differ from from_user_id",
-      }));
+      await expectRefusedTransfer(
+        admin,
+        {
+          from_user_id: from.id,
+          to_user_id: from.id,
+          wallet_id: wallet,
+          amount: 1,
+          request_id: unique("r"),
+        },
+        400,
+        invalid({
+          to_user_id: "to_user_id must differ from from_user_id",
+        }),
+      );
     });
 
     it("refuses a transfer to oneself written with a different spelling of the same id", async () => {
       const { admin, from, wallet } = await setup({ fromBalance: 100 });
-      await expectRefusedTransfer(admin, { from_user_id: from.id, to_user_id: `00${from.id}`, wallet_id: wallet, amount: 1, request_id: unique("r") }, 400, invalid({
-        to_user_id: "to_user_id must differ from from_user_id",
-      }));
+      await expectRefusedTransfer(
+        admin,
+        {
+          from_user_id: from.id,
+          to_user_id: `00${from.id}`,
+          wallet_id: wallet,
+          amount: 1,
+          request_id: unique("r"),
+        },
+        400,
+        invalid({
+          to_user_id: "to_user_id must differ from from_user_id",
+        }),
+      );
     });
 
     it("reports every empty field together", async () => {
       const { admin } = await setup();
-      await expectRefusedTransfer(admin, { from_user_id: "", to_user_id: "", wallet_id: "", request_id: "", amount: "" }, 400, invalid({
-        from_user_id: "Field Cannot be empty",
-        to_user_id: "Field Cannot be empty",
-        wallet_id: "Field Cannot be empty",
-        request_id: "Field Cannot be empty",
-        amount: "Field Cannot be empty",
-      }));
+      await expectRefusedTransfer(
+        admin,
+        { from_user_id: "", to_user_id: "", wallet_id: "", request_id: "", amount: "" },
+        400,
+        invalid({
+          from_user_id: "Field Cannot be empty",
+          to_user_id: "Field Cannot be empty",
+          wallet_id: "Field Cannot be empty",
+          request_id: "Field Cannot be empty",
+          amount: "Field Cannot be empty",
+        }),
+      );
     });
 
     it("reports missing fields as empty", async () => {
       const { admin } = await setup();
-      await expectRefusedTransfer(admin, {}, 400, invalid({
-        from_user_id: "Field Cannot be empty",
-        to_user_id: "Field Cannot be empty",
-        wallet_id: "Field Cannot be empty",
-        request_id: "Field Cannot be empty",
-        amount: "Field Cannot be empty",
-      }));
+      await expectRefusedTransfer(
+        admin,
+        {},
+        400,
+        invalid({
+          from_user_id: "Field Cannot be empty",
+          to_user_id: "Field Cannot be empty",
+          wallet_id: "Field Cannot be empty",
+          request_id: "Field Cannot be empty",
+          amount: "Field Cannot be empty",
+        }),
+      );
     });
 
     it("refuses bad user ids, an unknown wallet and a bad amount", async () => {
       const { admin } = await setup();
-      await expectRefusedTransfer(admin, { from_user_id: "0", to_user_id: "x", wallet_id: "nosuchwallet", request_id: "r", amount: "-1" }, 400, invalid({
-        from_user_id: "from_user_id cannot be zero",
-        to_user_id: "to_user_id requires an integer",
-        wallet_id: "wallet_id not found",
-        amount: "amount must be greater than zero",
-      }));
+      await expectRefusedTransfer(
+        admin,
+        {
+          from_user_id: "0",
+          to_user_id: "x",
+          wallet_id: "nosuchwallet",
+          request_id: "r",
+          amount: "-1",
+        },
+        400,
+        invalid({
+          from_user_id: "from_user_id cannot be zero",
+          to_user_id: "to_user_id requires an integer",
+          wallet_id: "wallet_id not found",
+          amount: "amount must be greater than zero",
+        }),
+      );
     });
 
     it("refuses more decimals than the wallet has", async () => {
       const { admin, from, to, wallet } = await setup({ decimals: 0, fromBalance: 100 });
-      const res = await expectRefusedTransfer(admin, { from_user_id: from.id, to_user_id: to.id, wallet_id: wallet, amount: "1.5", request_id: "r" }, 400, invalid({
-        amount: expect.any(String),
-      }));
+      const res = await expectRefusedTransfer(
+        admin,
+        {
+          from_user_id: from.id,
+          to_user_id: to.id,
+          wallet_id: wallet,
+          amount: "1.5",
+          request_id: "r",
+        },
+        400,
+        invalid({
+          amount: expect.any(String),
+        }),
+      );
       expect(res.body.error.amount).not.toBe("Insufficient Balance");
     });
 
     it("answers 404 for an unknown sender", async () => {
       const { admin, to, wallet } = await setup();
-      await expectRefusedTransfer(admin, { from_user_id: 987654321, to_user_id: to.id, wallet_id: wallet, amount: 1, request_id: "r" }, 404, {
-        status_code: 404,
-        status: false,
-        message: "Invalid User credentials",
-        error: ["Unable to reach 987654321"],
-      });
+      await expectRefusedTransfer(
+        admin,
+        {
+          from_user_id: 987654321,
+          to_user_id: to.id,
+          wallet_id: wallet,
+          amount: 1,
+          request_id: "r",
+        },
+        404,
+        {
+          status_code: 404,
+          status: false,
+          message: "Invalid User credentials",
+          error: ["Unable to reach 987654321"],
+        },
+      );
     });
 
     it("answers 404 for an unknown receiver, writing nothing even though the sender could pay", async () => {
       const { admin, from, wallet } = await setup({ fromBalance: 100 });
-      await expectRefusedTransfer(admin, { from_user_id: from.id, to_user_id: 987654322, wallet_id: wallet, amount: 1, request_id: "r" }, 404, {
-        status_code: 404,
-        status: false,
-        message: "Invalid User credentials",
-        error: ["Unable to reach 987654322"],
-      });
+      await expectRefusedTransfer(
+        admin,
+        {
+          from_user_id: from.id,
+          to_user_id: 987654322,
+          wallet_id: wallet,
+          amount: 1,
+          request_id: "r",
+        },
+        404,
+        {
+          status_code: 404,
+          status: false,
+          message: "Invalid User credentials",
+          error: ["Unable to reach 987654322"],
+        },
+      );
     });
 
     it("answers 403 to a subscriber moving its own money, and writes nothing", async () => {
       const { from, to, wallet } = await setup({ fromBalance: 100 });
       const before = await tableCounts();
-      const res = await call("POST", "/transfers", { auth: from.bearer, body: { from_user_id: from.id, to_user_id: to.id, wallet_id: wallet, amount: 1, request_id: "r" } });
+      const res = await call("POST", "/transfers", {
+        auth: from.bearer,
+        body: {
+          from_user_id: from.id,
+          to_user_id: to.id,
+          wallet_id: wallet,
+          amount: 1,
+          request_id: "r",
+        },
+      });
       expect(res.status).toBe(403);
-      expect(res.body).toEqual({ status_code: 403, status: false, message: "Permission denied", error: { unauthorize: "Request is not authorized" } });
+      expect(res.body).toEqual({
+        status_code: 403,
+        status: false,
+        message: "Permission denied",
+        error: { unauthorize: "Request is not authorized" },
+      });
       expect(await tableCounts()).toEqual(before);
     });
   });
@@ -235,9 +451,26 @@ describe("POST /transfers", () => {
   describe("idempotency", () => {
     it("answers a replayed sender request_id with 409 naming the debit half, and writes nothing", async () => {
       const { admin, from, to, wallet } = await setup({ fromBalance: 100 });
-      const first = await transfer(admin, { from_user_id: from.id, to_user_id: to.id, wallet_id: wallet, amount: 10, request_id: "Move-1" });
+      const first = await transfer(admin, {
+        from_user_id: from.id,
+        to_user_id: to.id,
+        wallet_id: wallet,
+        amount: 10,
+        request_id: "Move-1",
+      });
       expect(first.status).toBe(200);
-      await expectRefusedTransfer(admin, { from_user_id: from.id, to_user_id: to.id, wallet_id: wallet, amount: 10, request_id: "MOVE-1" }, 409, alreadyExists(first.body.data.debit_transaction_id));
+      await expectRefusedTransfer(
+        admin,
+        {
+          from_user_id: from.id,
+          to_user_id: to.id,
+          wallet_id: wallet,
+          amount: 10,
+          request_id: "MOVE-1",
+        },
+        409,
+        alreadyExists(first.body.data.debit_transaction_id),
+      );
       expect(await balanceOf(admin, from.id, wallet)).toBe(90);
       expect(await balanceOf(admin, to.id, wallet)).toBe(10);
     });
@@ -245,27 +478,88 @@ describe("POST /transfers", () => {
     it("answers a replay with a different receiver and amount with 409, and writes nothing", async () => {
       const { admin, from, to, wallet } = await setup({ fromBalance: 100 });
       const third = await makeUser();
-      const first = await transfer(admin, { from_user_id: from.id, to_user_id: to.id, wallet_id: wallet, amount: 10, request_id: "move-2" });
-      await expectRefusedTransfer(admin, { from_user_id: from.id, to_user_id: third.id, wallet_id: wallet, amount: 99, request_id: "move-2" }, 409, alreadyExists(first.body.data.debit_transaction_id));
+      const first = await transfer(admin, {
+        from_user_id: from.id,
+        to_user_id: to.id,
+        wallet_id: wallet,
+        amount: 10,
+        request_id: "move-2",
+      });
+      await expectRefusedTransfer(
+        admin,
+        {
+          from_user_id: from.id,
+          to_user_id: third.id,
+          wallet_id: wallet,
+          amount: 99,
+          request_id: "move-2",
+        },
+        409,
+        alreadyExists(first.body.data.debit_transaction_id),
+      );
     });
 
     it("answers a replay with 409 even after the sender has spent the rest", async () => {
       const { admin, from, to, wallet } = await setup({ fromBalance: 10 });
-      const first = await transfer(admin, { from_user_id: from.id, to_user_id: to.id, wallet_id: wallet, amount: 10, request_id: "move-all" });
-      await expectRefusedTransfer(admin, { from_user_id: from.id, to_user_id: to.id, wallet_id: wallet, amount: 10, request_id: "move-all" }, 409, alreadyExists(first.body.data.debit_transaction_id));
+      const first = await transfer(admin, {
+        from_user_id: from.id,
+        to_user_id: to.id,
+        wallet_id: wallet,
+        amount: 10,
+        request_id: "move-all",
+      });
+      await expectRefusedTransfer(
+        admin,
+        {
+          from_user_id: from.id,
+          to_user_id: to.id,
+          wallet_id: wallet,
+          amount: 10,
+          request_id: "move-all",
+        },
+        409,
+        alreadyExists(first.body.data.debit_transaction_id),
+      );
     });
 
     it("refuses a transfer whose request_id the sender's credit already used", async () => {
       const { admin, from, to, wallet } = await setup();
-      const c = await credit(admin, { user_id: from.id, wallet_id: wallet, amount: 50, request_id: "topup-1" });
-      await expectRefusedTransfer(admin, { from_user_id: from.id, to_user_id: to.id, wallet_id: wallet, amount: 10, request_id: "topup-1" }, 409, alreadyExists(c.body.data.transaction_id));
+      const c = await credit(admin, {
+        user_id: from.id,
+        wallet_id: wallet,
+        amount: 50,
+        request_id: "topup-1",
+      });
+      await expectRefusedTransfer(
+        admin,
+        {
+          from_user_id: from.id,
+          to_user_id: to.id,
+          wallet_id: wallet,
+          amount: 10,
+          request_id: "topup-1",
+        },
+        409,
+        alreadyExists(c.body.data.transaction_id),
+      );
     });
 
     it("refuses a debit of the sender whose request_id a transfer already used", async () => {
       const { admin, from, to, wallet } = await setup({ fromBalance: 50 });
-      const t = await transfer(admin, { from_user_id: from.id, to_user_id: to.id, wallet_id: wallet, amount: 10, request_id: "t-9" });
+      const t = await transfer(admin, {
+        from_user_id: from.id,
+        to_user_id: to.id,
+        wallet_id: wallet,
+        amount: 10,
+        request_id: "t-9",
+      });
       const before = await tableCounts();
-      const res = await debit(admin, { user_id: from.id, wallet_id: wallet, amount: 1, request_id: "t-9" });
+      const res = await debit(admin, {
+        user_id: from.id,
+        wallet_id: wallet,
+        amount: 1,
+        request_id: "t-9",
+      });
       expect(res.status).toBe(409);
       expect(res.body).toEqual(alreadyExists(t.body.data.debit_transaction_id));
       expect(await tableCounts()).toEqual(before);
@@ -273,29 +567,82 @@ describe("POST /transfers", () => {
 
     it("leaves the receiver's request_id space untouched", async () => {
       const { admin, from, to, wallet } = await setup({ fromBalance: 50 });
-      expect((await transfer(admin, { from_user_id: from.id, to_user_id: to.id, wallet_id: wallet, amount: 10, request_id: "gift" })).status).toBe(200);
-      expect((await credit(admin, { user_id: to.id, wallet_id: wallet, amount: 1, request_id: "gift" })).status).toBe(200);
-      expect((await transfer(admin, { from_user_id: to.id, to_user_id: from.id, wallet_id: wallet, amount: 1, request_id: "gift-back" })).status).toBe(200);
+      expect(
+        (
+          await transfer(admin, {
+            from_user_id: from.id,
+            to_user_id: to.id,
+            wallet_id: wallet,
+            amount: 10,
+            request_id: "gift",
+          })
+        ).status,
+      ).toBe(200);
+      expect(
+        (await credit(admin, { user_id: to.id, wallet_id: wallet, amount: 1, request_id: "gift" }))
+          .status,
+      ).toBe(200);
+      expect(
+        (
+          await transfer(admin, {
+            from_user_id: to.id,
+            to_user_id: from.id,
+            wallet_id: wallet,
+            amount: 1,
+            request_id: "gift-back",
+          })
+        ).status,
+      ).toBe(200);
       expect(await balanceOf(admin, to.id, wallet)).toBe(10);
     });
 
     it("refuses an overdrawing transfer without consuming its request_id", async () => {
       const { admin, from, to, wallet } = await setup({ fromBalance: 5 });
-      await expectRefusedTransfer(admin, { from_user_id: from.id, to_user_id: to.id, wallet_id: wallet, amount: 6, request_id: "later" }, 400, INSUFFICIENT);
-      expect((await transfer(admin, { from_user_id: from.id, to_user_id: to.id, wallet_id: wallet, amount: 5, request_id: "later" })).status).toBe(200);
+      await expectRefusedTransfer(
+        admin,
+        {
+          from_user_id: from.id,
+          to_user_id: to.id,
+          wallet_id: wallet,
+          amount: 6,
+          request_id: "later",
+        },
+        400,
+        INSUFFICIENT,
+      );
+      expect(
+        (
+          await transfer(admin, {
+            from_user_id: from.id,
+            to_user_id: to.id,
+            wallet_id: wallet,
+            amount: 5,
+            request_id: "later",
+          })
+        ).status,
+      ).toBe(200);
     });
 
     it("applies 40 concurrent duplicates of one transfer exactly once", async () => {
       const { admin, from, to, wallet } = await setup({ fromBalance: 100 });
       const request_id = unique("dup");
       const replies = await Promise.all(
-        Array.from({ length: 40 }, () => transfer(admin, { from_user_id: from.id, to_user_id: to.id, wallet_id: wallet, amount: 7, request_id })),
+        Array.from({ length: 40 }, () =>
+          transfer(admin, {
+            from_user_id: from.id,
+            to_user_id: to.id,
+            wallet_id: wallet,
+            amount: 7,
+            request_id,
+          }),
+        ),
       );
       const won = replies.filter((r) => r.status === 200);
       expect(won).toHaveLength(1);
       const lost = replies.filter((r) => r.status === 409);
       expect(lost).toHaveLength(39);
-      for (const r of lost) expect(r.body).toEqual(alreadyExists(won[0]!.body.data.debit_transaction_id));
+      for (const r of lost)
+        expect(r.body).toEqual(alreadyExists(won[0]!.body.data.debit_transaction_id));
       expect(await balanceOf(admin, from.id, wallet)).toBe(93);
       expect(await balanceOf(admin, to.id, wallet)).toBe(7);
       expect(await ledgerViolations()).toEqual(CLEAN);
@@ -304,11 +651,18 @@ describe("POST /transfers", () => {
 
   describe("race safety", () => {
     it("never loses or creates money under simultaneous transfers in both directions", async () => {
-      const { admin, from: a, to: b, wallet } = await setup({ decimals: 2, fromBalance: 50, toBalance: 50 });
+      const {
+        admin,
+        from: a,
+        to: b,
+        wallet,
+      } = await setup({ decimals: 2, fromBalance: 50, toBalance: 50 });
       // Amounts in minor units. a sends far more than it holds or receives back, so many of its
       // transfers are refused while b's mostly go through.
       const moves = Array.from({ length: 120 }, (_, i) =>
-        i % 2 === 0 ? { aToB: true, minor: 300 + ((i * 7919) % 1200) } : { aToB: false, minor: 1 + ((i * 104729) % 300) },
+        i % 2 === 0
+          ? { aToB: true, minor: 300 + ((i * 7919) % 1200) }
+          : { aToB: false, minor: 1 + ((i * 104729) % 300) },
       );
       const replies = await Promise.all(
         moves.map((m) =>
@@ -328,7 +682,10 @@ describe("POST /transfers", () => {
       expect(succeeded.length).toBeLessThan(moves.length);
       const net = succeeded.reduce((sum, m) => sum + (m.aToB ? -m.minor : m.minor), 0);
 
-      const [aBal, bBal] = [await balanceOf(admin, a.id, wallet), await balanceOf(admin, b.id, wallet)];
+      const [aBal, bBal] = [
+        await balanceOf(admin, a.id, wallet),
+        await balanceOf(admin, b.id, wallet),
+      ];
       expect(Math.round(aBal * 100) + Math.round(bBal * 100)).toBe(10000);
       expect(Math.round(aBal * 100)).toBe(5000 + net);
       expect(Math.round(bBal * 100)).toBe(5000 - net);
@@ -345,7 +702,8 @@ describe("POST /transfers", () => {
       for (const user of [a, b]) {
         const rows = await entriesOf(user.id, wallet);
         expect(rows.every((r) => r.balance_after_minor >= 0)).toBe(true);
-        for (let i = 1; i < rows.length; i++) expect(rows[i]!.balance_before_minor).toBe(rows[i - 1]!.balance_after_minor);
+        for (let i = 1; i < rows.length; i++)
+          expect(rows[i]!.balance_before_minor).toBe(rows[i - 1]!.balance_after_minor);
       }
       expect(await ledgerViolations()).toEqual(CLEAN);
     });
@@ -353,7 +711,14 @@ describe("POST /transfers", () => {
     it("lets exactly as many simultaneous transfers through as the sender can pay for", async () => {
       const { admin, from, to, wallet } = await setup({ decimals: 0, fromBalance: 30 });
       const replies = await Promise.all(
-        Array.from({ length: 50 }, () => transfer(admin, { from_user_id: from.id, to_user_id: to.id, wallet_id: wallet, amount: 3 })),
+        Array.from({ length: 50 }, () =>
+          transfer(admin, {
+            from_user_id: from.id,
+            to_user_id: to.id,
+            wallet_id: wallet,
+            amount: 3,
+          }),
+        ),
       );
       expect(replies.filter((r) => r.status === 200)).toHaveLength(10);
       expect(replies.filter((r) => r.status === 400)).toHaveLength(40);
@@ -369,7 +734,12 @@ describe("POST /transfers", () => {
       for (const u of users) await credit(admin, { user_id: u.id, wallet_id: wallet, amount: 20 });
       const replies = await Promise.all(
         Array.from({ length: 90 }, (_, i) =>
-          transfer(admin, { from_user_id: users[i % 3]!.id, to_user_id: users[(i + 1 + (i % 2)) % 3]!.id, wallet_id: wallet, amount: (i % 5) + 1 }),
+          transfer(admin, {
+            from_user_id: users[i % 3]!.id,
+            to_user_id: users[(i + 1 + (i % 2)) % 3]!.id,
+            wallet_id: wallet,
+            amount: (i % 5) + 1,
+          }),
         ),
       );
       expect(replies.every((r) => r.status === 200 || r.status === 400)).toBe(true);

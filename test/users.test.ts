@@ -1,25 +1,52 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { call, makeAdmin, makeKey, makeUser, tableCounts, unique, type Json, type TestUser } from "./helpers";
+import {
+  call,
+  type Json,
+  makeAdmin,
+  makeKey,
+  makeUser,
+  type TestUser,
+  tableCounts,
+  unique,
+} from "./helpers";
 
 const NEW_PASSWORD = "s3cret-pass";
 
-const createUser = (admin: TestUser, body: unknown) => call("POST", "/users", { auth: admin.bearer, body });
+const createUser = (admin: TestUser, body: unknown) =>
+  call("POST", "/users", { auth: admin.bearer, body });
 
 const newUserBody = (overrides: Json = {}) => {
   const name = unique("nu");
-  return { username: name, user_email: `${name}@example.test`, user_password: NEW_PASSWORD, ...overrides };
+  return {
+    username: name,
+    user_email: `${name}@example.test`,
+    user_password: NEW_PASSWORD,
+    ...overrides,
+  };
 };
 
 /** The exact envelope-B validation failure the contract fixes (section 8). */
-const validationError = (error: Json[]) => ({ status_code: 400, status: "failed", message: "Validation error", data: [], error });
+const validationError = (error: Json[]) => ({
+  status_code: 400,
+  status: "failed",
+  message: "Validation error",
+  data: [],
+  error,
+});
 
 describe("POST /users", () => {
   it("creates a subscriber and answers 201 with only its id", async () => {
     const admin = await makeAdmin();
     const res = await createUser(admin, newUserBody({ first_name: "Ada", last_name: "Lovelace" }));
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ status_code: 201, status: true, message: "User created successfully", data: { id: expect.any(Number) }, error: [] });
+    expect(res.body).toEqual({
+      status_code: 201,
+      status: true,
+      message: "User created successfully",
+      data: { id: expect.any(Number) },
+      error: [],
+    });
     expect(Number.isInteger(res.body.data.id)).toBe(true);
     expect(res.headers.get("content-type")).toBe("application/json; charset=UTF-8");
   });
@@ -29,10 +56,18 @@ describe("POST /users", () => {
     const body = newUserBody();
     const created = await createUser(admin, body);
     expect(created.status).toBe(201);
-    const login = await call("POST", "/users/login", { body: { user_email: body.username, user_password: NEW_PASSWORD } });
+    const login = await call("POST", "/users/login", {
+      body: { user_email: body.username, user_password: NEW_PASSWORD },
+    });
     expect(login.status).toBe(200);
-    expect(login.body.data).toMatchObject({ user_id: created.body.data.id, username: body.username, user_email: body.user_email });
-    const payload = JSON.parse(atob(login.body.data.access_token.split(".")[1].replace(/-/g, "+").replace(/_/g, "/")));
+    expect(login.body.data).toMatchObject({
+      user_id: created.body.data.id,
+      username: body.username,
+      user_email: body.user_email,
+    });
+    const payload = JSON.parse(
+      atob(login.body.data.access_token.split(".")[1].replace(/-/g, "+").replace(/_/g, "/")),
+    );
     expect(payload.user.roles).toEqual(["subscriber"]);
   });
 
@@ -49,7 +84,11 @@ describe("POST /users", () => {
     const res = await createUser(admin, {});
     expect(res.status).toBe(400);
     expect(res.body).toEqual(
-      validationError([{ user_login: ["username is required"] }, { user_email: ["user_email is required"] }, { user_pass: ["user_password is required"] }]),
+      validationError([
+        { user_login: ["username is required"] },
+        { user_email: ["user_email is required"] },
+        { user_pass: ["user_password is required"] },
+      ]),
     );
   });
 
@@ -57,7 +96,11 @@ describe("POST /users", () => {
     const admin = await makeAdmin();
     const res = await createUser(admin, { username: "", user_email: null, user_password: "" });
     expect(res.body).toEqual(
-      validationError([{ user_login: ["username is required"] }, { user_email: ["user_email is required"] }, { user_pass: ["user_password is required"] }]),
+      validationError([
+        { user_login: ["username is required"] },
+        { user_email: ["user_email is required"] },
+        { user_pass: ["user_password is required"] },
+      ]),
     );
   });
 
@@ -65,13 +108,19 @@ describe("POST /users", () => {
     const admin = await makeAdmin();
     const res = await createUser(admin, newUserBody({ username: "a b" }));
     expect(res.status).toBe(400);
-    expect(res.body).toEqual(validationError([{ user_login: ["username must not contain space", "username must be atleast 4 chars"] }]));
+    expect(res.body).toEqual(
+      validationError([
+        { user_login: ["username must not contain space", "username must be atleast 4 chars"] },
+      ]),
+    );
   });
 
   it("with a 3-character username answers 400 username must be atleast 4 chars", async () => {
     const admin = await makeAdmin();
     const res = await createUser(admin, newUserBody({ username: "abc" }));
-    expect(res.body).toEqual(validationError([{ user_login: ["username must be atleast 4 chars"] }]));
+    expect(res.body).toEqual(
+      validationError([{ user_login: ["username must be atleast 4 chars"] }]),
+    );
   });
 
   it("with a taken username in other case answers 400 username already taken", async () => {
@@ -86,7 +135,11 @@ describe("POST /users", () => {
     const admin = await makeAdmin();
     const existing = await makeUser("subscriber", unique("has space"));
     const res = await createUser(admin, newUserBody({ username: existing.username.toUpperCase() }));
-    expect(res.body).toEqual(validationError([{ user_login: ["username must not contain space", "username already taken"] }]));
+    expect(res.body).toEqual(
+      validationError([
+        { user_login: ["username must not contain space", "username already taken"] },
+      ]),
+    );
   });
 
   it("with a malformed e-mail answers 400 Invalid user_email", async () => {
@@ -98,9 +151,15 @@ describe("POST /users", () => {
 
   it("refuses non-ASCII usernames and e-mails, which SQLite could not compare case-insensitively", async () => {
     const admin = await makeAdmin();
-    const res = await createUser(admin, newUserBody({ username: `ärger${unique("")}`, user_email: `é${unique("")}@example.test` }));
+    const res = await createUser(
+      admin,
+      newUserBody({ username: `ärger${unique("")}`, user_email: `é${unique("")}@example.test` }),
+    );
     expect(res.body).toEqual(
-      validationError([{ user_login: ["username may only contain letters, numbers and _ . - @"] }, { user_email: ["Invalid user_email"] }]),
+      validationError([
+        { user_login: ["username may only contain letters, numbers and _ . - @"] },
+        { user_email: ["Invalid user_email"] },
+      ]),
     );
   });
 
@@ -116,13 +175,21 @@ describe("POST /users", () => {
     const admin = await makeAdmin();
     const res = await createUser(admin, newUserBody({ user_password: "12345" }));
     expect(res.status).toBe(400);
-    expect(res.body).toEqual(validationError([{ user_pass: ["Please enter at least 6 characters for the user_password"] }]));
+    expect(res.body).toEqual(
+      validationError([
+        { user_pass: ["Please enter at least 6 characters for the user_password"] },
+      ]),
+    );
   });
 
   it("reports errors of several fields together, in field order", async () => {
     const admin = await makeAdmin();
     const existing = await makeUser();
-    const res = await createUser(admin, { username: existing.username.toUpperCase(), user_email: "bad@", user_password: "123" });
+    const res = await createUser(admin, {
+      username: existing.username.toUpperCase(),
+      user_email: "bad@",
+      user_password: "123",
+    });
     expect(res.body).toEqual(
       validationError([
         { user_login: ["username already taken"] },
@@ -135,8 +202,16 @@ describe("POST /users", () => {
   it("reports a taken username and a taken e-mail together", async () => {
     const admin = await makeAdmin();
     const existing = await makeUser();
-    const res = await createUser(admin, newUserBody({ username: existing.username, user_email: existing.email }));
-    expect(res.body).toEqual(validationError([{ user_login: ["username already taken"] }, { user_email: ["user_email already taken"] }]));
+    const res = await createUser(
+      admin,
+      newUserBody({ username: existing.username, user_email: existing.email }),
+    );
+    expect(res.body).toEqual(
+      validationError([
+        { user_login: ["username already taken"] },
+        { user_email: ["user_email already taken"] },
+      ]),
+    );
   });
 
   it("writes nothing when it refuses a creation", async () => {
@@ -161,7 +236,9 @@ describe("POST /users", () => {
       createUser(admin, newUserBody({ username: username.toUpperCase() })),
     ]);
     expect(replies.map((r) => r.status).sort()).toEqual([201, 400]);
-    expect(replies.find((r) => r.status === 400)!.body).toEqual(validationError([{ user_login: ["username already taken"] }]));
+    expect(replies.find((r) => r.status === 400)!.body).toEqual(
+      validationError([{ user_login: ["username already taken"] }]),
+    );
   });
 
   it("lets exactly one of two concurrent creations of the same e-mail succeed", async () => {
@@ -172,7 +249,9 @@ describe("POST /users", () => {
       createUser(admin, newUserBody({ user_email: email.toUpperCase() })),
     ]);
     expect(replies.map((r) => r.status).sort()).toEqual([201, 400]);
-    expect(replies.find((r) => r.status === 400)!.body).toEqual(validationError([{ user_email: ["user_email already taken"] }]));
+    expect(replies.find((r) => r.status === 400)!.body).toEqual(
+      validationError([{ user_email: ["user_email already taken"] }]),
+    );
   });
 
   it("never returns the password or its stored hash", async () => {
@@ -180,7 +259,9 @@ describe("POST /users", () => {
     const body = newUserBody({ user_password: "unmistakable-password-42" });
     const res = await createUser(admin, body);
     expect(res.status).toBe(201);
-    const row = await env.DB.prepare("SELECT password_hash FROM users WHERE id = ?").bind(res.body.data.id).first<{ password_hash: string }>();
+    const row = await env.DB.prepare("SELECT password_hash FROM users WHERE id = ?")
+      .bind(res.body.data.id)
+      .first<{ password_hash: string }>();
     expect(row!.password_hash).not.toContain("unmistakable-password-42");
     expect(res.text).not.toContain("unmistakable-password-42");
     expect(res.text).not.toContain(row!.password_hash);
@@ -192,7 +273,13 @@ describe("POST /users", () => {
     const subscriber = await makeUser();
     const res = await createUser(subscriber, newUserBody());
     expect(res.status).toBe(403);
-    expect(res.body).toEqual({ status_code: 403, status: "failed", message: "Permission denied", data: [], error: { unauthorize: "Request is not authorized" } });
+    expect(res.body).toEqual({
+      status_code: 403,
+      status: "failed",
+      message: "Permission denied",
+      data: [],
+      error: { unauthorize: "Request is not authorized" },
+    });
   });
 
   it("checks permission before validation: a subscriber's or read key's invalid body answers 403", async () => {
@@ -201,7 +288,13 @@ describe("POST /users", () => {
     const { header } = await makeKey(admin, "read");
     for (const auth of [subscriber.bearer, header]) {
       const res = await call("POST", "/users", { auth, body: {} });
-      expect(res.body).toEqual({ status_code: 403, status: "failed", message: "Permission denied", data: [], error: { unauthorize: "Request is not authorized" } });
+      expect(res.body).toEqual({
+        status_code: 403,
+        status: "failed",
+        message: "Permission denied",
+        data: [],
+        error: { unauthorize: "Request is not authorized" },
+      });
     }
   });
 
@@ -217,28 +310,51 @@ describe("POST /users", () => {
     const admin = await makeAdmin();
     const res = await call("GET", "/users", { auth: admin.bearer });
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ code: "rest_no_route", message: "No route was found matching the URL and request method.", data: { status: 404 } });
+    expect(res.body).toEqual({
+      code: "rest_no_route",
+      message: "No route was found matching the URL and request method.",
+      data: { status: 404 },
+    });
   });
 
   it("without an Authorization header answers 401 in envelope B", async () => {
     const res = await call("POST", "/users", { body: newUserBody() });
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ status_code: 401, status: "failed", message: "Permission denied", data: [], error: { unauthorize: "No authorization provided" } });
+    expect(res.body).toEqual({
+      status_code: 401,
+      status: "failed",
+      message: "Permission denied",
+      data: [],
+      error: { unauthorize: "No authorization provided" },
+    });
   });
 
   it("with a forged token answers 401 Invalid credentials in envelope B", async () => {
     const admin = await makeAdmin();
     const [head, payload] = admin.token.split(".");
-    const res = await call("POST", "/users", { auth: `Bearer ${head}.${payload}.forgedsignature`, body: newUserBody() });
+    const res = await call("POST", "/users", {
+      auth: `Bearer ${head}.${payload}.forgedsignature`,
+      body: newUserBody(),
+    });
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ status_code: 401, status: "failed", message: "Permission denied", data: [], error: { unauthorize: "Invalid credentials" } });
+    expect(res.body).toEqual({
+      status_code: 401,
+      status: "failed",
+      message: "Permission denied",
+      data: [],
+      error: { unauthorize: "Invalid credentials" },
+    });
   });
 });
 
 describe("POST /users with objects where text belongs", () => {
   it("answers 400, never 500, when one field is an object without a usable toString", async () => {
     const admin = await makeAdmin();
-    const res = await createUser(admin, { username: { toString: 1 }, user_email: `${unique("o")}@example.test`, user_password: "secret123" });
+    const res = await createUser(admin, {
+      username: { toString: 1 },
+      user_email: `${unique("o")}@example.test`,
+      user_password: "secret123",
+    });
     expect(res.status).toBe(400);
     expect(res.body.error).toEqual([{ user_login: ["username is required"] }]);
   });

@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { call, makeAdmin, makeKey, makeUser, makeWallet, tableCounts, unique, type Json } from "./helpers";
+import {
+  call,
+  type Json,
+  makeAdmin,
+  makeKey,
+  makeUser,
+  makeWallet,
+  tableCounts,
+  unique,
+} from "./helpers";
 
 const walletId = (prefix = "w") => unique(prefix).toLowerCase().slice(0, 32);
 
@@ -23,7 +32,12 @@ const invalidInput = (fields: string[]) => ({
   error: Object.fromEntries(fields.map((f) => [f, expect.any(String)])),
 });
 
-const forbidden = { status_code: 403, status: false, message: "Permission denied", error: { unauthorize: "Request is not authorized" } };
+const forbidden = {
+  status_code: 403,
+  status: false,
+  message: "Permission denied",
+  error: { unauthorize: "Request is not authorized" },
+};
 
 describe("POST /wallets", () => {
   it("creates a wallet and answers 200 Wallet was successully created with the record", async () => {
@@ -50,7 +64,11 @@ describe("POST /wallets", () => {
   it("defaults position left, 2 decimals, type fiat and an empty note", async () => {
     const admin = await makeAdmin();
     const id = walletId();
-    const res = await postWallet(admin.bearer, { wallet_id: id, wallet_name: "Naira", wallet_symbol: "₦" });
+    const res = await postWallet(admin.bearer, {
+      wallet_id: id,
+      wallet_name: "Naira",
+      wallet_symbol: "₦",
+    });
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual({
       wallet_id: id,
@@ -66,7 +84,15 @@ describe("POST /wallets", () => {
   it("accepts a form-encoded body with wallet_decimal as text", async () => {
     const admin = await makeAdmin();
     const id = walletId();
-    const res = await call("POST", "/wallets", { auth: admin.bearer, body: new URLSearchParams({ wallet_id: id, wallet_name: "Coin", wallet_symbol: "C", wallet_decimal: "0" }) });
+    const res = await call("POST", "/wallets", {
+      auth: admin.bearer,
+      body: new URLSearchParams({
+        wallet_id: id,
+        wallet_name: "Coin",
+        wallet_symbol: "C",
+        wallet_decimal: "0",
+      }),
+    });
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ wallet_id: id, wallet_decimal: 0 });
   });
@@ -78,7 +104,12 @@ describe("POST /wallets", () => {
     for (const again of [id, id.toUpperCase()]) {
       const res = await postWallet(admin.bearer, fullBody(again, { wallet_name: "Other" }));
       expect(res.status).toBe(409);
-      expect(res.body).toEqual({ status_code: 409, status: false, message: "Wallet Already Exists", error: expect.anything() });
+      expect(res.body).toEqual({
+        status_code: 409,
+        status: false,
+        message: "Wallet Already Exists",
+        error: expect.anything(),
+      });
     }
     expect(await tableCounts()).toEqual(before);
     const read = await call("GET", `/wallets/${id}`, { auth: admin.bearer });
@@ -88,7 +119,11 @@ describe("POST /wallets", () => {
   it("lets exactly one of eight concurrent creations of the same id succeed", async () => {
     const admin = await makeAdmin();
     const id = walletId("race");
-    const replies = await Promise.all(Array.from({ length: 8 }, (_, i) => postWallet(admin.bearer, fullBody(i % 2 ? id : id.toUpperCase()))));
+    const replies = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        postWallet(admin.bearer, fullBody(i % 2 ? id : id.toUpperCase())),
+      ),
+    );
     expect(replies.map((r) => r.status).sort()).toEqual([200, 409, 409, 409, 409, 409, 409, 409]);
   });
 
@@ -116,7 +151,16 @@ describe("POST /wallets", () => {
 
   it("with a malformed wallet_id answers 400 invalid input on wallet_id", async () => {
     const admin = await makeAdmin();
-    for (const id of ["", "1abc", "_abc", "has space", "dash-id", "ab$", `a${"b".repeat(32)}`, 42]) {
+    for (const id of [
+      "",
+      "1abc",
+      "_abc",
+      "has space",
+      "dash-id",
+      "ab$",
+      `a${"b".repeat(32)}`,
+      42,
+    ]) {
       const res = await postWallet(admin.bearer, fullBody(id as string));
       expect(res.status, `wallet_id ${JSON.stringify(id)}`).toBe(400);
       expect(res.body).toEqual(invalidInput(["wallet_id"]));
@@ -143,7 +187,10 @@ describe("POST /wallets", () => {
   it("with a position other than left or right answers 400 invalid input on wallet_symbol_position", async () => {
     const admin = await makeAdmin();
     for (const position of ["middle", "", 1]) {
-      const res = await postWallet(admin.bearer, fullBody(walletId(), { wallet_symbol_position: position }));
+      const res = await postWallet(
+        admin.bearer,
+        fullBody(walletId(), { wallet_symbol_position: position }),
+      );
       expect(res.status).toBe(400);
       expect(res.body).toEqual(invalidInput(["wallet_symbol_position"]));
     }
@@ -152,9 +199,18 @@ describe("POST /wallets", () => {
   it("reports several invalid fields together, keyed by field, and writes nothing", async () => {
     const admin = await makeAdmin();
     const before = await tableCounts();
-    const res = await postWallet(admin.bearer, fullBody("9bad", { wallet_symbol_position: "up", wallet_decimal: 12 }));
-    expect(res.body).toEqual(invalidInput(["wallet_id", "wallet_symbol_position", "wallet_decimal"]));
-    expect(Object.keys(res.body.error)).toEqual(["wallet_id", "wallet_symbol_position", "wallet_decimal"]);
+    const res = await postWallet(
+      admin.bearer,
+      fullBody("9bad", { wallet_symbol_position: "up", wallet_decimal: 12 }),
+    );
+    expect(res.body).toEqual(
+      invalidInput(["wallet_id", "wallet_symbol_position", "wallet_decimal"]),
+    );
+    expect(Object.keys(res.body.error)).toEqual([
+      "wallet_id",
+      "wallet_symbol_position",
+      "wallet_decimal",
+    ]);
     expect(await tableCounts()).toEqual(before);
   });
 });
@@ -162,11 +218,21 @@ describe("POST /wallets", () => {
 describe("GET /wallets", () => {
   it("lists every wallet with its full record", async () => {
     const admin = await makeAdmin();
-    const a = await makeWallet(admin, { decimals: 0, symbol: "RMP", position: "right", name: "Coin" });
+    const a = await makeWallet(admin, {
+      decimals: 0,
+      symbol: "RMP",
+      position: "right",
+      name: "Coin",
+    });
     const b = await makeWallet(admin);
     const res = await call("GET", "/wallets", { auth: admin.bearer });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status_code: 200, status: true, message: expect.any(String), data: expect.any(Array) });
+    expect(res.body).toEqual({
+      status_code: 200,
+      status: true,
+      message: expect.any(String),
+      data: expect.any(Array),
+    });
     expect(res.body.data).toContainEqual({
       wallet_id: a,
       wallet_name: "Coin",
@@ -185,14 +251,24 @@ describe("GET /wallets", () => {
     const created = await postWallet(admin.bearer, fullBody(id));
     const res = await call("GET", `/wallets/${id}`, { auth: admin.bearer });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status_code: 200, status: true, message: expect.any(String), data: created.body.data });
+    expect(res.body).toEqual({
+      status_code: 200,
+      status: true,
+      message: expect.any(String),
+      data: created.body.data,
+    });
   });
 
   it("with an unknown id answers 404 in envelope A", async () => {
     const admin = await makeAdmin();
     const res = await call("GET", `/wallets/${walletId("missing")}`, { auth: admin.bearer });
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ status_code: 404, status: false, message: expect.any(String), error: expect.anything() });
+    expect(res.body).toEqual({
+      status_code: 404,
+      status: false,
+      message: expect.any(String),
+      error: expect.anything(),
+    });
   });
 });
 
@@ -215,7 +291,12 @@ describe("wallet permissions", () => {
   it("answers 401 without credentials before looking at the body", async () => {
     const res = await postWallet("", { wallet_id: "1bad" });
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ status_code: 401, status: false, message: "Permission denied", error: { unauthorize: "No authorization provided" } });
+    expect(res.body).toEqual({
+      status_code: 401,
+      status: false,
+      message: "Permission denied",
+      error: { unauthorize: "No authorization provided" },
+    });
   });
 
   it("lets an administrator's read key list and read but answers 403 on POST", async () => {

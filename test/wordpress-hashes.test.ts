@@ -16,8 +16,18 @@ async function md5Hex(text: string) {
 }
 
 async function wpPrehash(password: string) {
-  const key = await crypto.subtle.importKey("raw", new TextEncoder().encode("wp-sha384"), { name: "HMAC", hash: "SHA-384" }, false, ["sign"]);
-  return btoa(String.fromCharCode(...new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(password)))));
+  const key = await crypto.subtle.importKey(
+    "raw",
+    new TextEncoder().encode("wp-sha384"),
+    { name: "HMAC", hash: "SHA-384" },
+    false,
+    ["sign"],
+  );
+  return btoa(
+    String.fromCharCode(
+      ...new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(password))),
+    ),
+  );
 }
 
 /** Hashes of `password` in each format WordPress sites hold (bcrypt at cost 4 to keep the suite fast). */
@@ -37,7 +47,13 @@ describe("WordPress password hashes", () => {
     for (const [kind, hash] of Object.entries(hashes)) expect(wordPressHashKind(hash)).toBe(kind);
     expect(wordPressHashKind(PHPASS_VECTOR)).toBe("phpass");
     expect(wordPressHashKind(await hashPassword("pw"))).toBeNull();
-    for (const other of ["", "*", "$H$9IQRaTwmfeRo7ud9Fh4E2PdI0S3r.L0", "$argon2id$v=19$m=65536,t=4,p=1$abc$def", "0123456789abcdef0123456789abcde"]) {
+    for (const other of [
+      "",
+      "*",
+      "$H$9IQRaTwmfeRo7ud9Fh4E2PdI0S3r.L0",
+      "$argon2id$v=19$m=65536,t=4,p=1$abc$def",
+      "0123456789abcdef0123456789abcde",
+    ]) {
       expect(wordPressHashKind(other)).toBeNull();
     }
   });
@@ -52,8 +68,10 @@ describe("WordPress password hashes", () => {
       expect(wordPressHashKind(`$2y$${cost}$${tail}`)).toBeNull();
       expect(wordPressHashKind(`$wp$2y$${cost}$${tail}`)).toBeNull();
     }
-    for (const rounds of ["5", "B", "E"]) expect(wordPressHashKind(`$P$${rounds}IQRaTwmfeRo7ud9Fh4E2PdI0S3r.L0`)).toBe("phpass");
-    for (const rounds of ["4", "F", "z"]) expect(wordPressHashKind(`$P$${rounds}IQRaTwmfeRo7ud9Fh4E2PdI0S3r.L0`)).toBeNull();
+    for (const rounds of ["5", "B", "E"])
+      expect(wordPressHashKind(`$P$${rounds}IQRaTwmfeRo7ud9Fh4E2PdI0S3r.L0`)).toBe("phpass");
+    for (const rounds of ["4", "F", "z"])
+      expect(wordPressHashKind(`$P$${rounds}IQRaTwmfeRo7ud9Fh4E2PdI0S3r.L0`)).toBeNull();
     expect(phpassCrypt("x", "$P$Fabcdefgh")).toBeNull();
   });
 
@@ -65,11 +83,15 @@ describe("WordPress password hashes", () => {
   });
 
   it("verifies every kind for the right password only, including non-ASCII and quotes", async () => {
-    for (const password of ["correct horse", "pässwörd ₦ \"q\" it's", "x".repeat(100)]) {
+    for (const password of ["correct horse", 'pässwörd ₦ "q" it\'s', "x".repeat(100)]) {
       for (const [kind, hash] of Object.entries(await wordPressHashes(password))) {
-        expect(await verifyWordPressHash(password, hash), `${kind} accepts its password`).toBe(true);
+        expect(await verifyWordPressHash(password, hash), `${kind} accepts its password`).toBe(
+          true,
+        );
         // (changed at the start: plain bcrypt, like PHP's, reads only the first 72 bytes)
-        expect(await verifyWordPressHash(`!${password}`, hash), `${kind} refuses another`).toBe(false);
+        expect(await verifyWordPressHash(`!${password}`, hash), `${kind} refuses another`).toBe(
+          false,
+        );
       }
     }
   });
@@ -85,7 +107,8 @@ describe("WordPress password hashes", () => {
     expect(await verifyWordPressHash("legacy", (await md5Hex("legacy")).toUpperCase())).toBe(true);
     const huge = "p".repeat(4097);
     const hashes = await wordPressHashes(huge);
-    for (const kind of ["phpass", "wp-bcrypt", "bcrypt"] as const) expect(await verifyWordPressHash(huge, hashes[kind])).toBe(false);
+    for (const kind of ["phpass", "wp-bcrypt", "bcrypt"] as const)
+      expect(await verifyWordPressHash(huge, hashes[kind])).toBe(false);
   });
 
   it("checkLoginPassword upgrades a good WordPress hash and leaves a wrong one alone", async () => {
@@ -106,16 +129,30 @@ describe("POST /users/login with a hash imported from WordPress", () => {
     const name = unique("wpuser");
     const [row] = await createDb(env.DB)
       .insert(users)
-      .values({ username: name, email: `${name}@example.test`, passwordHash, role: "subscriber", registeredAtMs: Date.now() })
+      .values({
+        username: name,
+        email: `${name}@example.test`,
+        passwordHash,
+        role: "subscriber",
+        registeredAtMs: Date.now(),
+      })
       .returning();
     return row!;
   }
-  const storedHash = async (id: number) => (await env.DB.prepare("SELECT password_hash FROM users WHERE id = ?").bind(id).first<{ password_hash: string }>())!.password_hash;
+  const storedHash = async (id: number) =>
+    (await env.DB.prepare("SELECT password_hash FROM users WHERE id = ?")
+      .bind(id)
+      .first<{ password_hash: string }>())!.password_hash;
 
   it("refuses, quickly and in the usual words, a hash whose work factor is out of bounds", async () => {
-    for (const hash of ["$2y$31$p5z68FdLSnapsNnz5Ik2zuMUjFwcV4ndoqoJDYD6NMKhKk/cDLBy.", "$P$zIQRaTwmfeRo7ud9Fh4E2PdI0S3r.L0"]) {
+    for (const hash of [
+      "$2y$31$p5z68FdLSnapsNnz5Ik2zuMUjFwcV4ndoqoJDYD6NMKhKk/cDLBy.",
+      "$P$zIQRaTwmfeRo7ud9Fh4E2PdI0S3r.L0",
+    ]) {
       const user = await wordPressUser(hash);
-      const res = await call("POST", "/users/login", { body: { user_email: user.email, user_password: "anything" } });
+      const res = await call("POST", "/users/login", {
+        body: { user_email: user.email, user_password: "anything" },
+      });
       expect(res.status).toBe(400);
       expect(res.body.error).toEqual(["Invalid Credential"]);
       expect(await storedHash(user.id)).toBe(hash);
@@ -126,18 +163,24 @@ describe("POST /users/login with a hash imported from WordPress", () => {
     it(`signs in with a ${kind} hash, then holds the service's own hash`, async () => {
       const password = `${kind} pässword`;
       const user = await wordPressUser((await wordPressHashes(password))[kind]);
-      const wrong = await call("POST", "/users/login", { body: { user_email: user.email, user_password: "not it" } });
+      const wrong = await call("POST", "/users/login", {
+        body: { user_email: user.email, user_password: "not it" },
+      });
       expect(wrong.status).toBe(400);
       expect(wrong.body.error).toEqual(["Invalid Credential"]);
       expect(wordPressHashKind(await storedHash(user.id))).toBe(kind);
 
-      const res = await call("POST", "/users/login", { body: { user_email: user.username, user_password: password } });
+      const res = await call("POST", "/users/login", {
+        body: { user_email: user.username, user_password: password },
+      });
       expect(res.status, res.text).toBe(200);
       expect(res.body.data).toMatchObject({ user_id: user.id, username: user.username });
       const upgraded = await storedHash(user.id);
       expect(upgraded).toMatch(/^pbkdf2_sha256\$/);
 
-      const again = await call("POST", "/users/login", { body: { user_email: user.email, user_password: password } });
+      const again = await call("POST", "/users/login", {
+        body: { user_email: user.email, user_password: password },
+      });
       expect(again.status).toBe(200);
       expect(await storedHash(user.id)).toBe(upgraded);
     });

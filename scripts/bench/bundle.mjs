@@ -8,7 +8,9 @@ import { wrangler } from "../lib/wrangler.mjs";
 export function bundleSize({ config = "wrangler.toml", main } = {}) {
   const outdir = mkdtempSync(join(tmpdir(), "wallet-bundle-"));
   try {
-    const stdout = wrangler(["deploy", "--dry-run", "--outdir", outdir, "--config", config], { quiet: true });
+    const stdout = wrangler(["deploy", "--dry-run", "--outdir", outdir, "--config", config], {
+      quiet: true,
+    });
     const jsFiles = readdirSync(outdir).filter((f) => f.endsWith(".js"));
     const wanted = main ? `${basename(main, extname(main))}.js` : undefined;
     const file = jsFiles.includes(wanted)

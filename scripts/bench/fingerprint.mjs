@@ -4,7 +4,14 @@
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 
-export const WATCHED = ["src", "drizzle", "wrangler.toml", "package.json", "package-lock.json", "bench/baseline"];
+export const WATCHED = [
+  "src",
+  "drizzle",
+  "wrangler.toml",
+  "package.json",
+  "package-lock.json",
+  "bench/baseline",
+];
 
 export function fingerprint(paths = WATCHED) {
   const files = new Map();
@@ -17,7 +24,8 @@ export function fingerprint(paths = WATCHED) {
     }
     if (st.isDirectory()) {
       // wrangler's own build output (.wrangler/) changes with every start
-      for (const name of readdirSync(path)) if (name !== ".wrangler" && name !== "node_modules") visit(join(path, name));
+      for (const name of readdirSync(path))
+        if (name !== ".wrangler" && name !== "node_modules") visit(join(path, name));
     } else files.set(path, `${st.size}:${st.mtimeMs}`);
   };
   for (const path of paths) visit(path);

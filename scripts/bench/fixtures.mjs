@@ -4,7 +4,10 @@
 export async function call(api, auth, method, path, body, expect) {
   const res = await fetch(`${api}${path}`, {
     method,
-    headers: { ...(auth ? { Authorization: auth } : {}), ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
+    headers: {
+      ...(auth ? { Authorization: auth } : {}),
+      ...(body === undefined ? {} : { "Content-Type": "application/json" }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
@@ -34,7 +37,11 @@ export async function makeFixtures({ api, auth, runId, creditUsers = 8, historyE
   const makeUser = async (name) => {
     const username = `${name}_${runId}`;
     const email = `${username}@bench.example.test`;
-    const res = await call(api, auth, "POST", "/users", { username, user_email: email, user_password: USER_PASSWORD });
+    const res = await call(api, auth, "POST", "/users", {
+      username,
+      user_email: email,
+      user_password: USER_PASSWORD,
+    });
     return { id: res.data.id, username, email };
   };
   const reader = await makeUser("reader");
@@ -43,10 +50,21 @@ export async function makeFixtures({ api, auth, runId, creditUsers = 8, historyE
 
   const credit = (user_id, wallet_id, amount, request_id) =>
     call(api, auth, "POST", "/credits", { user_id, wallet_id, amount, request_id });
-  for (let i = 0; i < historyEntries; i++) await credit(reader.id, WALLETS[0], "12.50", `hist-${i}`);
+  for (let i = 0; i < historyEntries; i++)
+    await credit(reader.id, WALLETS[0], "12.50", `hist-${i}`);
   for (const wallet of WALLETS.slice(1)) await credit(reader.id, wallet, 3, `hist-${wallet}`);
-  const duplicate = { user_id: users[0].id, wallet_id: WALLETS[0], amount: 1, request_id: "dup-replayed" };
-  const known = await credit(duplicate.user_id, duplicate.wallet_id, duplicate.amount, duplicate.request_id);
+  const duplicate = {
+    user_id: users[0].id,
+    wallet_id: WALLETS[0],
+    amount: 1,
+    request_id: "dup-replayed",
+  };
+  const known = await credit(
+    duplicate.user_id,
+    duplicate.wallet_id,
+    duplicate.amount,
+    duplicate.request_id,
+  );
   return { reader, users, duplicate, transactionId: known.data.transaction_id };
 }
 
@@ -54,7 +72,12 @@ export async function makeFixtures({ api, auth, runId, creditUsers = 8, historyE
 export async function balanceSum({ api, auth, users, wallet }) {
   let sum = 0;
   for (const user of users) {
-    const res = await call(api, auth, "GET", `/user-wallet-balance?user_id=${user.id}&wallet_id=${wallet}`);
+    const res = await call(
+      api,
+      auth,
+      "GET",
+      `/user-wallet-balance?user_id=${user.id}&wallet_id=${wallet}`,
+    );
     sum += res.data[wallet];
   }
   return sum;

@@ -11,10 +11,19 @@ export const stopCurrentLoad = () => current?.stop();
  * setupRequest) for `duration` seconds over `connections` connections. A response whose status is
  * not `expectStatus` (default: any 2xx) counts as an error, as does a connection error or timeout.
  */
-export async function runLoad({ base, request, expectStatus, duration, connections, timeout = 30 }) {
+export async function runLoad({
+  base,
+  request,
+  expectStatus,
+  duration,
+  connections,
+  timeout = 30,
+}) {
   const url = new URL(base);
-  if (url.hostname !== "127.0.0.1") throw new Error(`load targets 127.0.0.1 only, not ${url.hostname}`);
-  const expected = (status) => (expectStatus === undefined ? status >= 200 && status < 300 : status === expectStatus);
+  if (url.hostname !== "127.0.0.1")
+    throw new Error(`load targets 127.0.0.1 only, not ${url.hostname}`);
+  const expected = (status) =>
+    expectStatus === undefined ? status >= 200 && status < 300 : status === expectStatus;
   const check = { ok: 0, unexpected: 0, samples: [] };
   const onResponse = (status, body) => {
     if (expected(status)) {
@@ -38,10 +47,15 @@ export async function runLoad({ base, request, expectStatus, duration, connectio
   } finally {
     current = null;
   }
-  const statusCodes = Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, count]));
+  const statusCodes = Object.fromEntries(
+    Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, count]),
+  );
   const responses = Object.values(statusCodes).reduce((a, b) => a + b, 0);
   // autocannon's own status counts and our onResponse check must agree; both are reported
-  const unexpectedByCodes = Object.entries(statusCodes).reduce((n, [code, count]) => n + (expected(Number(code)) ? 0 : count), 0);
+  const unexpectedByCodes = Object.entries(statusCodes).reduce(
+    (n, [code, count]) => n + (expected(Number(code)) ? 0 : count),
+    0,
+  );
   return {
     duration: result.duration,
     connections,
@@ -49,7 +63,13 @@ export async function runLoad({ base, request, expectStatus, duration, connectio
     responses,
     reqPerSec: responses / result.duration,
     reqPerSecAutocannonMean: result.requests.average,
-    latencyMs: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, max: result.latency.max, mean: result.latency.average },
+    latencyMs: {
+      p50: result.latency.p50,
+      p90: result.latency.p90,
+      p99: result.latency.p99,
+      max: result.latency.max,
+      mean: result.latency.average,
+    },
     errors: Math.max(check.unexpected, unexpectedByCodes) + result.errors,
     unexpectedStatus: check.unexpected,
     connectionErrors: result.errors,

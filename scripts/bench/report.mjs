@@ -14,7 +14,8 @@ export function formatTable(rows) {
     r.ratio === undefined ? "-" : `${r.ratio.toFixed(2)}× ${r.vs}`,
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i].length)));
-  const line = (cells) => `| ${cells.map((c, i) => (i === 0 || i === 5 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(" | ")} |`;
+  const line = (cells) =>
+    `| ${cells.map((c, i) => (i === 0 || i === 5 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(" | ")} |`;
   const rule = `|${widths.map((w, i) => (i === 0 || i === 5 ? `${"-".repeat(w + 1)}-` : `${"-".repeat(w + 1)}:`)).join("|")}|`;
   return [line(header), rule, ...body.map(line)].join("\n");
 }
@@ -28,7 +29,12 @@ export function evaluateTargets(app) {
   const ratioTarget = (name, scenario) => {
     const s = app[scenario];
     if (!s) return;
-    targets.push({ target: name, scenario, value: `${s.ratio.toFixed(3)}×`, met: s.ratio >= 0.8 && s.errors === 0 });
+    targets.push({
+      target: name,
+      scenario,
+      value: `${s.ratio.toFixed(3)}×`,
+      met: s.ratio >= 0.8 && s.errors === 0,
+    });
   };
   ratioTarget("credits >= 0.8x insert baseline", "credits");
   ratioTarget("balance read (1 wallet) >= 0.8x select baseline", "balance-1-wallet");

@@ -32,9 +32,13 @@ export class LocalD1 {
     const { Miniflare } = await import("miniflare");
     const configPath = path.resolve(config ?? "wrangler.toml");
     const wranglerConfig = unstable_readConfig({ config: configPath });
-    const d1 = (wranglerConfig.d1_databases ?? []).find((d) => d.binding === database || d.database_name === database);
+    const d1 = (wranglerConfig.d1_databases ?? []).find(
+      (d) => d.binding === database || d.database_name === database,
+    );
     if (!d1) throw new Error(`no D1 database ${database} in ${configPath}`);
-    const root = path.resolve(persistTo ?? path.join(path.dirname(configPath), ".wrangler", "state"));
+    const root = path.resolve(
+      persistTo ?? path.join(path.dirname(configPath), ".wrangler", "state"),
+    );
     const mf = new Miniflare({
       modules: true,
       script: BATCH_WORKER,
@@ -54,7 +58,10 @@ export class LocalD1 {
   }
 
   async batch(statements) {
-    const res = await this.mf.dispatchFetch("http://import.local/", { method: "POST", body: JSON.stringify(statements) });
+    const res = await this.mf.dispatchFetch("http://import.local/", {
+      method: "POST",
+      body: JSON.stringify(statements),
+    });
     const answer = await res.json();
     if (!answer.ok) throw new Error(answer.error);
     return answer.results;
@@ -82,7 +89,9 @@ export class LocalD1 {
 export class RemoteD1 {
   constructor({ database = "DB", config, local = false, persistTo }) {
     this.database = database;
-    const where = local ? ["--local", ...(persistTo ? ["--persist-to", persistTo] : [])] : ["--remote"];
+    const where = local
+      ? ["--local", ...(persistTo ? ["--persist-to", persistTo] : [])]
+      : ["--remote"];
     this.extra = [...where, ...(config ? ["--config", config] : [])];
     this.description = `${local ? "local (through wrangler, as --remote would)" : "remote"} D1 database ${database}`;
     this.migrateHint = `npx wrangler d1 migrations apply ${database} ${where.join(" ")}`;
@@ -90,11 +99,15 @@ export class RemoteD1 {
   }
 
   run(args) {
-    const result = spawnSync(process.execPath, [WRANGLER, "d1", "execute", this.database, ...this.extra, ...args], {
-      env: offlineEnv(),
-      encoding: "utf8",
-      maxBuffer: 1 << 30,
-    });
+    const result = spawnSync(
+      process.execPath,
+      [WRANGLER, "d1", "execute", this.database, ...this.extra, ...args],
+      {
+        env: offlineEnv(),
+        encoding: "utf8",
+        maxBuffer: 1 << 30,
+      },
+    );
     if (result.status !== 0) {
       const output = `${result.stdout ?? ""}\n${result.stderr ?? ""}`.trim();
       throw new Error(`wrangler d1 execute failed:\n${output.split("\n").slice(-30).join("\n")}`);
@@ -103,9 +116,14 @@ export class RemoteD1 {
   }
 
   async queries(sqls) {
-    const out = this.run(["--json", "--command", sqls.map((sql) => sql.replace(/\s+/g, " ").trim()).join("; ")]);
+    const out = this.run([
+      "--json",
+      "--command",
+      sqls.map((sql) => sql.replace(/\s+/g, " ").trim()).join("; "),
+    ]);
     const parsed = JSON.parse(out.slice(out.indexOf("[")));
-    if (parsed.length !== sqls.length) throw new Error(`expected ${sqls.length} results from wrangler, got ${parsed.length}`);
+    if (parsed.length !== sqls.length)
+      throw new Error(`expected ${sqls.length} results from wrangler, got ${parsed.length}`);
     return parsed.map((r) => r.results ?? []);
   }
 

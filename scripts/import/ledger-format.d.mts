@@ -28,4 +28,6 @@ export function decimalToMinor(
 ): { minor: number; issue?: undefined } | { issue: string; minor?: undefined };
 export function readSiteAmount(
   text: string,
-): { integer: string; fraction: string; places: number; issue?: undefined } | { issue: string; integer?: undefined; fraction?: undefined; places?: undefined };
+):
+  | { integer: string; fraction: string; places: number; issue?: undefined }
+  | { issue: string; integer?: undefined; fraction?: undefined; places?: undefined };

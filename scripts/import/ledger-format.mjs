@@ -7,12 +7,27 @@ export const SLUG_MAX = 200;
 /** Idempotency keys fold A-Z to a-z and nothing else (src/ledger/request-key.ts). */
 export const asciiLower = (text) => text.replace(/[A-Z]+/g, (run) => run.toLowerCase());
 const WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
-const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
+const MONTHS = [
+  "January",
+  "February",
+  "March",
+  "April",
+  "May",
+  "June",
+  "July",
+  "August",
+  "September",
+  "October",
+  "November",
+  "December",
+];
 
 /** Plain decimal text of a minor-unit value: 150050 at 2 decimals → "1500.50". */
 export function minorToText(minor, decimals) {
   const sign = minor < 0 ? "-" : "";
-  const digits = Math.abs(minor).toString().padStart(decimals + 1, "0");
+  const digits = Math.abs(minor)
+    .toString()
+    .padStart(decimals + 1, "0");
   const integer = digits.slice(0, digits.length - decimals);
   return decimals === 0 ? sign + integer : `${sign}${integer}.${digits.slice(-decimals)}`;
 }
@@ -32,7 +47,9 @@ export function toDisplayMinor(minor, extraDecimals) {
 
 /** The number with `,` thousands separators and the wallet's decimals: 150050, 2 → "1,500.50". */
 export function groupDigits(minor, decimals, extraDecimals = 0) {
-  const [integer, fraction] = minorToText(toDisplayMinor(minor, extraDecimals), decimals).split(".");
+  const [integer, fraction] = minorToText(toDisplayMinor(minor, extraDecimals), decimals).split(
+    ".",
+  );
   const sign = integer.startsWith("-") ? "-" : "";
   const grouped = integer.replace("-", "").replace(/\B(?=(\d{3})+(?!\d))/g, ",");
   return sign + grouped + (fraction === undefined ? "" : `.${fraction}`);
@@ -41,7 +58,9 @@ export function groupDigits(minor, decimals, extraDecimals = 0) {
 /** `₦1,500.00` (left) or `12,000 RMPNCOIN` (right), rounded to the display decimals. */
 export function formatMoney(minor, wallet) {
   const number = groupDigits(minor, wallet.decimals, wallet.extraDecimals ?? 0);
-  return wallet.symbolPosition === "right" ? `${number} ${wallet.symbol}` : `${wallet.symbol}${number}`;
+  return wallet.symbolPosition === "right"
+    ? `${number} ${wallet.symbol}`
+    : `${wallet.symbol}${number}`;
 }
 
 /** The places a wallet's stored units carry (src/ledger/money.ts storageDecimals). */
@@ -87,8 +106,14 @@ const utf8 = new TextEncoder();
 /** WordPress's sanitize_title_with_dashes in its 'save' context (see src/ledger/post-format.ts). */
 export function slugify(title) {
   let encoded = "";
-  for (const ch of title.replace(/<[^>]*>/g, "").replace(/%(?![0-9a-fA-F]{2})/g, "").toLowerCase()) {
-    const piece = ch.charCodeAt(0) < 0x80 ? ch : [...utf8.encode(ch)].map((b) => `%${b.toString(16).padStart(2, "0")}`).join("");
+  for (const ch of title
+    .replace(/<[^>]*>/g, "")
+    .replace(/%(?![0-9a-fA-F]{2})/g, "")
+    .toLowerCase()) {
+    const piece =
+      ch.charCodeAt(0) < 0x80
+        ? ch
+        : [...utf8.encode(ch)].map((b) => `%${b.toString(16).padStart(2, "0")}`).join("");
     if (encoded.length + piece.length > SLUG_MAX) break;
     encoded += piece;
   }

@@ -5,7 +5,19 @@
 export function mysqlValue(value) {
   if (value === null || value === undefined) return "NULL";
   if (typeof value === "number" || typeof value === "bigint") return String(value);
-  const escaped = String(value).replace(/[\0\n\r\\'"\x1a]/g, (ch) => ({ "\0": "\\0", "\n": "\\n", "\r": "\\r", "\\": "\\\\", "'": "\\'", '"': '\\"', "\x1a": "\\Z" })[ch]);
+  const escaped = String(value).replace(
+    /[\0\n\r\\'"\x1a]/g,
+    (ch) =>
+      ({
+        "\0": "\\0",
+        "\n": "\\n",
+        "\r": "\\r",
+        "\\": "\\\\",
+        "'": "\\'",
+        '"': '\\"',
+        "\x1a": "\\Z",
+      })[ch],
+  );
   return `'${escaped}'`;
 }
 
@@ -136,7 +148,13 @@ UNLOCK TABLES;
  * Writes a table's rows as extended INSERTs of at most `lineBytes` characters (mysqldump's
  * --net-buffer-length), through `write(text)`. `rows` is any iterable of value arrays.
  */
-export function writeTable(write, prefix, kind, rows, { lineBytes = 1_000_000, columns = null } = {}) {
+export function writeTable(
+  write,
+  prefix,
+  kind,
+  rows,
+  { lineBytes = 1_000_000, columns = null } = {},
+) {
   write(tableHead(prefix, kind));
   const head = `INSERT INTO \`${prefix}${kind}\`${columns ? ` (${columns.map((c) => `\`${c}\``).join(", ")})` : ""} VALUES `;
   let line = "";

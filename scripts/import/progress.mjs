@@ -1,11 +1,23 @@
 // Progress: a redrawn bar on a terminal, plain lines now and then otherwise (logs, CI).
 const WIDTH = 28;
 
-const fmtBytes = (b) => (b >= 1 << 30 ? `${(b / (1 << 30)).toFixed(2)} GiB` : b >= 1 << 20 ? `${(b / (1 << 20)).toFixed(1)} MiB` : `${Math.round(b / 1024)} KiB`);
-const fmtTime = (s) => (s >= 60 ? `${Math.floor(s / 60)}m${String(Math.round(s % 60)).padStart(2, "0")}s` : `${s.toFixed(1)}s`);
+const fmtBytes = (b) =>
+  b >= 1 << 30
+    ? `${(b / (1 << 30)).toFixed(2)} GiB`
+    : b >= 1 << 20
+      ? `${(b / (1 << 20)).toFixed(1)} MiB`
+      : `${Math.round(b / 1024)} KiB`;
+const fmtTime = (s) =>
+  s >= 60
+    ? `${Math.floor(s / 60)}m${String(Math.round(s % 60)).padStart(2, "0")}s`
+    : `${s.toFixed(1)}s`;
 
 export class Progress {
-  constructor({ stream = process.stderr, tty = Boolean(stream.isTTY), intervalMs = tty ? 100 : 10_000 } = {}) {
+  constructor({
+    stream = process.stderr,
+    tty = Boolean(stream.isTTY),
+    intervalMs = tty ? 100 : 10_000,
+  } = {}) {
     this.stream = stream;
     this.tty = tty;
     this.intervalMs = intervalMs;
@@ -18,9 +30,15 @@ export class Progress {
     const render = (done, note = "") => {
       const pct = total > 0 ? Math.min(1, done / total) : 0;
       const elapsed = (Date.now() - started) / 1000;
-      const amount = unit === "bytes" ? `${fmtBytes(done)} / ${fmtBytes(total)}` : `${done.toLocaleString("en-US")} / ${total.toLocaleString("en-US")}${unit ? ` ${unit}` : ""}`;
+      const amount =
+        unit === "bytes"
+          ? `${fmtBytes(done)} / ${fmtBytes(total)}`
+          : `${done.toLocaleString("en-US")} / ${total.toLocaleString("en-US")}${unit ? ` ${unit}` : ""}`;
       const eta = pct > 0.01 && pct < 1 ? `, ${fmtTime((elapsed / pct) * (1 - pct))} left` : "";
-      return { pct, text: `${label} ${amount} (${(pct * 100).toFixed(1)}%, ${fmtTime(elapsed)}${eta})${note ? ` ${note}` : ""}` };
+      return {
+        pct,
+        text: `${label} ${amount} (${(pct * 100).toFixed(1)}%, ${fmtTime(elapsed)}${eta})${note ? ` ${note}` : ""}`,
+      };
     };
     return {
       update: (done, note) => {
@@ -30,7 +48,9 @@ export class Progress {
         const { pct, text } = render(done, note);
         if (this.tty) {
           const filled = Math.round(pct * WIDTH);
-          this.stream.write(`\r\x1b[2K[${"#".repeat(filled)}${".".repeat(WIDTH - filled)}] ${text}`);
+          this.stream.write(
+            `\r\x1b[2K[${"#".repeat(filled)}${".".repeat(WIDTH - filled)}] ${text}`,
+          );
         } else if (Math.floor(pct * 20) !== lastPct) {
           lastPct = Math.floor(pct * 20);
           this.stream.write(`${text}\n`);

@@ -12,4 +12,7 @@ export class DumpParser {
   push(text: string): void;
   end(): void;
 }
-export function parseDumpText(text: string, chunkSize?: number): Record<string, { columns: string[] | null; rows: DumpValue[][] }>;
+export function parseDumpText(
+  text: string,
+  chunkSize?: number,
+): Record<string, { columns: string[] | null; rows: DumpValue[][] }>;

@@ -36,7 +36,8 @@ export function createTableColumns(statement) {
     const line = raw.trim();
     const m = /^(`(?:[^`]|``)+`|"(?:[^"]|"")+"|[A-Za-z0-9_$]+)\s/.exec(line);
     if (!m) continue;
-    if (/^(PRIMARY|UNIQUE|KEY|INDEX|CONSTRAINT|FOREIGN|FULLTEXT|SPATIAL|CHECK)$/i.test(m[1])) continue;
+    if (/^(PRIMARY|UNIQUE|KEY|INDEX|CONSTRAINT|FOREIGN|FULLTEXT|SPATIAL|CHECK)$/i.test(m[1]))
+      continue;
     columns.push(identifier(m[1]));
   }
   return columns;
@@ -69,12 +70,14 @@ export class DumpParser {
   end() {
     this.run(true);
     const rest = this.buf.slice(this.pos).trim();
-    if (this.insert || rest.length > 0) throw new DumpSyntaxError(`the dump ends inside a statement: ${rest.slice(0, 80)}`);
+    if (this.insert || rest.length > 0)
+      throw new DumpSyntaxError(`the dump ends inside a statement: ${rest.slice(0, 80)}`);
   }
 
   /** Throws when what is pending has grown past any sane statement or row. */
   wait() {
-    if (this.buf.length - this.pos > MAX_PENDING) throw new DumpSyntaxError(`a statement or row longer than ${MAX_PENDING} characters`);
+    if (this.buf.length - this.pos > MAX_PENDING)
+      throw new DumpSyntaxError(`a statement or row longer than ${MAX_PENDING} characters`);
     return false;
   }
 
@@ -127,7 +130,10 @@ export class DumpParser {
     if (end < 0) return final ? this.fail("unterminated statement") : this.wait();
     const statement = buf.slice(p, end);
     this.pos = end + 1;
-    const create = /^CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?(`(?:[^`]|``)+`|"[^"]+"|[A-Za-z0-9_$.]+)/i.exec(statement);
+    const create =
+      /^CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?(`(?:[^`]|``)+`|"[^"]+"|[A-Za-z0-9_$.]+)/i.exec(
+        statement,
+      );
     if (create) {
       const table = identifier(create[1].split(".").pop());
       const columns = createTableColumns(statement);
@@ -159,15 +165,19 @@ export class DumpParser {
     const buf = this.buf;
     const p = this.pos;
     // The head is short: INSERT [LOW_PRIORITY|IGNORE …] INTO `t` [(`a`, …)] VALUES
-    const head = /^(?:INSERT|REPLACE)\s+(?:(?:LOW_PRIORITY|DELAYED|HIGH_PRIORITY|IGNORE)\s+)*(?:INTO\s+)?(`(?:[^`]|``)+`|"[^"]+"|[A-Za-z0-9_$.]+)\s*(\((?:[^()`]|`(?:[^`]|``)*`)*\))?\s*VALUES\s*/i;
+    const head =
+      /^(?:INSERT|REPLACE)\s+(?:(?:LOW_PRIORITY|DELAYED|HIGH_PRIORITY|IGNORE)\s+)*(?:INTO\s+)?(`(?:[^`]|``)+`|"[^"]+"|[A-Za-z0-9_$.]+)\s*(\((?:[^()`]|`(?:[^`]|``)*`)*\))?\s*VALUES\s*/i;
     const window = buf.slice(p, p + 64 * 1024);
     const m = head.exec(window);
     if (!m || m.index !== 0 || p + m[0].length >= buf.length) {
       if (!final && buf.length - p < 64 * 1024) return this.wait();
-      if (!m) return this.fail(`an INSERT this reader does not understand: ${window.slice(0, 120)}`);
+      if (!m)
+        return this.fail(`an INSERT this reader does not understand: ${window.slice(0, 120)}`);
     }
     const table = identifier(m[1].split(".").pop());
-    const columns = m[2] ? m[2].slice(1, -1).split(",").map(identifier) : (this.tables.get(table) ?? null);
+    const columns = m[2]
+      ? m[2].slice(1, -1).split(",").map(identifier)
+      : (this.tables.get(table) ?? null);
     this.insert = { table, columns, wanted: this.wantTable(table) };
     this.expectRow = true;
     this.pos = p + m[0].length;
@@ -183,7 +193,10 @@ export class DumpParser {
     if (this.expectRow) {
       if (c !== "(") return this.fail(`expected '(' in the VALUES of ${this.insert.table}`);
       const row = this.readRow(this.pos + 1, final);
-      if (!row) return final ? this.fail(`the dump ends inside a row of ${this.insert.table}`) : this.wait();
+      if (!row)
+        return final
+          ? this.fail(`the dump ends inside a row of ${this.insert.table}`)
+          : this.wait();
       this.pos = row.end;
       this.expectRow = false;
       this.rows++;
@@ -218,7 +231,14 @@ export class DumpParser {
     const values = [];
     let p = start;
     for (;;) {
-      while (p < n && (buf.charCodeAt(p) === 32 || buf.charCodeAt(p) === 10 || buf.charCodeAt(p) === 13 || buf.charCodeAt(p) === 9)) p++;
+      while (
+        p < n &&
+        (buf.charCodeAt(p) === 32 ||
+          buf.charCodeAt(p) === 10 ||
+          buf.charCodeAt(p) === 13 ||
+          buf.charCodeAt(p) === 9)
+      )
+        p++;
       if (p >= n) return null;
       let ch = buf[p];
       if (ch === ")" && values.length === 0) return { values, end: p + 1 };
@@ -253,7 +273,14 @@ export class DumpParser {
         values.push(/^NULL$/i.test(word) ? null : word);
         p = q;
       }
-      while (p < n && (buf.charCodeAt(p) === 32 || buf.charCodeAt(p) === 10 || buf.charCodeAt(p) === 13 || buf.charCodeAt(p) === 9)) p++;
+      while (
+        p < n &&
+        (buf.charCodeAt(p) === 32 ||
+          buf.charCodeAt(p) === 10 ||
+          buf.charCodeAt(p) === 13 ||
+          buf.charCodeAt(p) === 9)
+      )
+        p++;
       if (p >= n) return null;
       if (buf[p] === ",") p++;
       else if (buf[p] === ")") return { values, end: p + 1 };

@@ -9,21 +9,67 @@
 // time in id order. What stays in memory per transaction is a 64-bit fingerprint of its
 // (user, request_id), to report duplicates, and a few numbers per (user, wallet).
 import {
-  MAX_MINOR, MAX_STORAGE_DECIMALS, SLUG_MAX, asciiLower, decimalToMinor, exactText, mysqlUtc, postTitle, readSiteAmount, slugify, storageDecimals,
+  asciiLower,
+  decimalToMinor,
+  exactText,
+  MAX_MINOR,
+  MAX_STORAGE_DECIMALS,
+  mysqlUtc,
+  postTitle,
+  readSiteAmount,
+  SLUG_MAX,
+  slugify,
+  storageDecimals,
 } from "./ledger-format.mjs";
 import { DumpParser } from "./sql-dump.mjs";
 
-export const DEFAULT_OPTIONS = { prefix: "wp_", namespace: "wallet", balances: "ledger", force: false };
+export const DEFAULT_OPTIONS = {
+  prefix: "wp_",
+  namespace: "wallet",
+  balances: "ledger",
+  force: false,
+};
 
 // Column orders of a stock WordPress schema, for INSERTs written without column lists and no
 // CREATE TABLE in the dump.
 const DEFAULT_COLUMNS = {
-  users: ["ID", "user_login", "user_pass", "user_nicename", "user_email", "user_url", "user_registered", "user_activation_key", "user_status", "display_name"],
+  users: [
+    "ID",
+    "user_login",
+    "user_pass",
+    "user_nicename",
+    "user_email",
+    "user_url",
+    "user_registered",
+    "user_activation_key",
+    "user_status",
+    "display_name",
+  ],
   usermeta: ["umeta_id", "user_id", "meta_key", "meta_value"],
   posts: [
-    "ID", "post_author", "post_date", "post_date_gmt", "post_content", "post_title", "post_excerpt", "post_status", "comment_status",
-    "ping_status", "post_password", "post_name", "to_ping", "pinged", "post_modified", "post_modified_gmt", "post_content_filtered",
-    "post_parent", "guid", "menu_order", "post_type", "post_mime_type", "comment_count",
+    "ID",
+    "post_author",
+    "post_date",
+    "post_date_gmt",
+    "post_content",
+    "post_title",
+    "post_excerpt",
+    "post_status",
+    "comment_status",
+    "ping_status",
+    "post_password",
+    "post_name",
+    "to_ping",
+    "pinged",
+    "post_modified",
+    "post_modified_gmt",
+    "post_content_filtered",
+    "post_parent",
+    "guid",
+    "menu_order",
+    "post_type",
+    "post_mime_type",
+    "comment_count",
   ],
   postmeta: ["meta_id", "post_id", "meta_key", "meta_value"],
   terms: ["term_id", "name", "slug", "term_group"],
@@ -33,19 +79,55 @@ const DEFAULT_COLUMNS = {
 
 // The post fields kept for transaction-type posts, in this order in the buckets.
 const POST_FIELDS = [
-  "post_author", "post_date", "post_date_gmt", "post_content", "post_title", "post_excerpt", "post_status", "comment_status", "ping_status",
-  "post_password", "post_name", "to_ping", "pinged", "post_modified", "post_modified_gmt", "post_content_filtered", "post_parent", "guid",
-  "menu_order", "post_mime_type", "comment_count",
+  "post_author",
+  "post_date",
+  "post_date_gmt",
+  "post_content",
+  "post_title",
+  "post_excerpt",
+  "post_status",
+  "comment_status",
+  "ping_status",
+  "post_password",
+  "post_name",
+  "to_ping",
+  "pinged",
+  "post_modified",
+  "post_modified_gmt",
+  "post_content_filtered",
+  "post_parent",
+  "guid",
+  "menu_order",
+  "post_mime_type",
+  "comment_count",
 ];
 
 // What the service's records always answer for these post fields (contract section 7).
 const FIXED_FIELDS = {
-  post_excerpt: "", post_status: "publish", comment_status: "open", ping_status: "closed", post_password: "", to_ping: "", pinged: "",
-  post_content_filtered: "", post_parent: "0", menu_order: "0", post_mime_type: "", comment_count: "0",
+  post_excerpt: "",
+  post_status: "publish",
+  comment_status: "open",
+  ping_status: "closed",
+  post_password: "",
+  to_ping: "",
+  pinged: "",
+  post_content_filtered: "",
+  post_parent: "0",
+  menu_order: "0",
+  post_mime_type: "",
+  comment_count: "0",
 };
 
 // Post meta of a transaction that the import reads.
-const TXN_META = new Set(["amount", "currency", "txn_type", "note", "request_id", "txn_request_id", "alt_transfer_id"]);
+const TXN_META = new Set([
+  "amount",
+  "currency",
+  "txn_type",
+  "note",
+  "request_id",
+  "txn_request_id",
+  "alt_transfer_id",
+]);
 
 const ZERO_DATE = "0000-00-00 00:00:00";
 const WALLET_ID = /^[a-z][a-z0-9_]{0,31}$/;
@@ -56,20 +138,58 @@ const MAX_LISTED = 200; // examples kept per list in the report; counts are alwa
 // Small pure helpers
 
 const NAMED_ENTITIES = {
-  amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: "\u00a0", euro: "€", pound: "£", yen: "¥", cent: "¢", curren: "¤",
-  dollar: "$", copy: "©", reg: "®", trade: "™", deg: "°", times: "×", divide: "÷", laquo: "«", raquo: "»", middot: "·", bull: "•",
-  hellip: "…", ndash: "–", mdash: "—", lsquo: "‘", rsquo: "’", ldquo: "“", rdquo: "”", sect: "§", para: "¶", micro: "µ", fnof: "ƒ",
+  amp: "&",
+  lt: "<",
+  gt: ">",
+  quot: '"',
+  apos: "'",
+  nbsp: "\u00a0",
+  euro: "€",
+  pound: "£",
+  yen: "¥",
+  cent: "¢",
+  curren: "¤",
+  dollar: "$",
+  copy: "©",
+  reg: "®",
+  trade: "™",
+  deg: "°",
+  times: "×",
+  divide: "÷",
+  laquo: "«",
+  raquo: "»",
+  middot: "·",
+  bull: "•",
+  hellip: "…",
+  ndash: "–",
+  mdash: "—",
+  lsquo: "‘",
+  rsquo: "’",
+  ldquo: "“",
+  rdquo: "”",
+  sect: "§",
+  para: "¶",
+  micro: "µ",
+  fnof: "ƒ",
 };
 
 /** HTML entities to characters: `&#8358;` → ₦, `&#x20B9;` → ₹, `&euro;` → €; unknown ones stay. */
 export function decodeEntities(text) {
-  return String(text).replace(/&(#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});/g, (whole, body) => {
-    if (body[0] === "#") {
-      const code = body[1] === "x" || body[1] === "X" ? parseInt(body.slice(2), 16) : parseInt(body.slice(1), 10);
-      return code > 0 && code <= 0x10ffff && !(code >= 0xd800 && code <= 0xdfff) ? String.fromCodePoint(code) : whole;
-    }
-    return NAMED_ENTITIES[body] ?? NAMED_ENTITIES[body.toLowerCase()] ?? whole;
-  });
+  return String(text).replace(
+    /&(#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});/g,
+    (whole, body) => {
+      if (body[0] === "#") {
+        const code =
+          body[1] === "x" || body[1] === "X"
+            ? parseInt(body.slice(2), 16)
+            : parseInt(body.slice(1), 10);
+        return code > 0 && code <= 0x10ffff && !(code >= 0xd800 && code <= 0xdfff)
+          ? String.fromCodePoint(code)
+          : whole;
+      }
+      return NAMED_ENTITIES[body] ?? NAMED_ENTITIES[body.toLowerCase()] ?? whole;
+    },
+  );
 }
 
 /** Role names granted in a PHP-serialized capabilities array: a:1:{s:13:"administrator";b:1;}. */
@@ -108,7 +228,9 @@ export function sqlLiteral(value) {
   }
   const text = String(value);
   if (text.includes("\0")) {
-    const hex = [...new TextEncoder().encode(text)].map((b) => b.toString(16).padStart(2, "0")).join("");
+    const hex = [...new TextEncoder().encode(text)]
+      .map((b) => b.toString(16).padStart(2, "0"))
+      .join("");
     return `CAST(X'${hex}' AS TEXT)`;
   }
   return `'${text.replaceAll("'", "''")}'`;
@@ -261,7 +383,8 @@ export class WordPressCollector {
     let idx = this.indexers.get(list);
     if (!idx) {
       idx = Object.fromEntries(list.map((c, i) => [c, i]));
-      for (const name of DEFAULT_COLUMNS[kind]) if (!(name in idx)) throw new Error(`table ${this.prefix}${kind} has no column ${name}`);
+      for (const name of DEFAULT_COLUMNS[kind])
+        if (!(name in idx)) throw new Error(`table ${this.prefix}${kind} has no column ${name}`);
       this.indexers.set(list, idx);
     }
     return idx;
@@ -276,13 +399,20 @@ export class WordPressCollector {
     switch (kind) {
       case "users": {
         const id = Number(v("ID"));
-        this.users.set(id, { id, login: v("user_login") ?? "", pass: v("user_pass") ?? "", email: v("user_email") ?? "", registered: v("user_registered") });
+        this.users.set(id, {
+          id,
+          login: v("user_login") ?? "",
+          pass: v("user_pass") ?? "",
+          email: v("user_email") ?? "",
+          registered: v("user_registered"),
+        });
         break;
       }
       case "usermeta": {
         const key = v("meta_key") ?? "";
         const balance = /^user_(withdrawable|nonwithdrawable)_bal_(.+)$/.exec(key);
-        if (key !== "first_name" && key !== "last_name" && key !== this.capabilitiesKey && !balance) return;
+        if (key !== "first_name" && key !== "last_name" && key !== this.capabilitiesKey && !balance)
+          return;
         const userId = Number(v("user_id"));
         let meta = this.userMeta.get(userId);
         if (!meta) this.userMeta.set(userId, (meta = { balances: {} }));
@@ -319,7 +449,10 @@ export class WordPressCollector {
         this.terms.set(Number(v("term_id")), v("name") ?? "");
         break;
       case "term_taxonomy":
-        this.taxonomies.set(Number(v("term_taxonomy_id")), { termId: Number(v("term_id")), taxonomy: v("taxonomy") });
+        this.taxonomies.set(Number(v("term_taxonomy_id")), {
+          termId: Number(v("term_id")),
+          taxonomy: v("taxonomy"),
+        });
         break;
       case "term_relationships":
         this.buckets.add(Number(v("object_id")), ["r", Number(v("term_taxonomy_id"))]);
@@ -340,7 +473,8 @@ export const TARGET_QUERIES = {
     (SELECT max(t.id) FROM transactions t WHERE t.user_id = b.user_id AND t.wallet_id = b.wallet_id) AS last_id,
     (SELECT count(*) FROM transactions t WHERE t.user_id = b.user_id AND t.wallet_id = b.wallet_id AND NOT t.imported) AS foreign_n
     FROM balances b`,
-  foreign: "SELECT count(*) AS n, min(id) AS min_id, max(id) AS max_id FROM transactions WHERE NOT imported",
+  foreign:
+    "SELECT count(*) AS n, min(id) AS min_id, max(id) AS max_id FROM transactions WHERE NOT imported",
 };
 
 /** The ids of the service's own entries, read when some lie among the site's (to leave out exactly those). */
@@ -355,16 +489,27 @@ export function targetState(rows) {
   const foreign = rows.foreign?.[0] ?? { n: 0 };
   return {
     users: new Map((rows.users ?? []).map((u) => [Number(u.id), u])),
-    usernames: new Map((rows.users ?? []).map((u) => [String(u.username).toLowerCase(), Number(u.id)])),
+    usernames: new Map(
+      (rows.users ?? []).map((u) => [String(u.username).toLowerCase(), Number(u.id)]),
+    ),
     emails: new Map((rows.users ?? []).map((u) => [String(u.email).toLowerCase(), Number(u.id)])),
     wallets: new Map((rows.wallets ?? []).map((w) => [w.id, w])),
     pairs: new Map(
       (rows.pairs ?? []).map((p) => [
         pairKey(Number(p.user_id), p.wallet_id),
-        { balance: Number(p.balance_minor), n: Number(p.entry_count), lastId: Number(p.last_id), foreign: Number(p.foreign_n) },
+        {
+          balance: Number(p.balance_minor),
+          n: Number(p.entry_count),
+          lastId: Number(p.last_id),
+          foreign: Number(p.foreign_n),
+        },
       ]),
     ),
-    foreign: { n: Number(foreign.n ?? 0), minId: foreign.min_id ?? null, maxId: foreign.max_id ?? null },
+    foreign: {
+      n: Number(foreign.n ?? 0),
+      minId: foreign.min_id ?? null,
+      maxId: foreign.max_id ?? null,
+    },
     foreignIds: rows.foreignIds ? new Set(rows.foreignIds.map((r) => Number(r.id))) : null,
   };
 }
@@ -381,12 +526,35 @@ const TXN_COLUMNS =
   "transfer_id, reverses_id, note, title, slug_base, slug, created_at_s, guid, local_date, modified_local_date, modified_gmt_date, imported";
 
 export function userInsert(u) {
-  const values = [u.id, u.username, u.email, u.passwordHash, u.firstName, u.lastName, u.role, u.registeredAtMs].map(sqlLiteral).join(", ");
+  const values = [
+    u.id,
+    u.username,
+    u.email,
+    u.passwordHash,
+    u.firstName,
+    u.lastName,
+    u.role,
+    u.registeredAtMs,
+  ]
+    .map(sqlLiteral)
+    .join(", ");
   return `INSERT INTO users (id, username, email, password_hash, first_name, last_name, role, registered_at_ms) VALUES (${values}) ON CONFLICT DO NOTHING;`;
 }
 
 export function walletInsert(w) {
-  const values = [w.id, w.name, w.symbol, w.symbolPosition, w.decimals, w.extraDecimals, w.type, w.note, w.createdAtMs].map(sqlLiteral).join(", ");
+  const values = [
+    w.id,
+    w.name,
+    w.symbol,
+    w.symbolPosition,
+    w.decimals,
+    w.extraDecimals,
+    w.type,
+    w.note,
+    w.createdAtMs,
+  ]
+    .map(sqlLiteral)
+    .join(", ");
   return `INSERT INTO wallets (id, name, symbol, symbol_position, decimals, extra_decimals, type, note, created_at_ms) VALUES (${values}) ON CONFLICT DO NOTHING;`;
 }
 
@@ -406,7 +574,8 @@ function requestKeyExpr(userId, key) {
  */
 function uniqueSlugExpr(slug) {
   const s = sqlLiteral(slug);
-  const candidate = (n) => `rtrim(substr(${s}, 1, ${SLUG_MAX - 1} - length(${n})), '-') || '-' || ${n}`;
+  const candidate = (n) =>
+    `rtrim(substr(${s}, 1, ${SLUG_MAX - 1} - length(${n})), '-') || '-' || ${n}`;
   return (
     `(WITH RECURSIVE probe(n) AS (SELECT 2 WHERE EXISTS (SELECT 1 FROM transactions WHERE slug = ${s} AND slug <> '') ` +
     `UNION ALL SELECT n + 1 FROM probe WHERE EXISTS (SELECT 1 FROM transactions WHERE slug = ${candidate("n")} AND slug <> '')) ` +
@@ -428,10 +597,28 @@ function guidExpr(guid) {
  */
 export function transactionInsert(e, before, after) {
   const values = [
-    sqlLiteral(e.id), sqlLiteral(e.userId), sqlLiteral(e.walletId), sqlLiteral(e.txnType), sqlLiteral(e.amountMinor), sqlLiteral(e.amountText),
-    sqlLiteral(before), sqlLiteral(after), sqlLiteral(e.requestId), requestKeyExpr(e.userId, e.requestKey), sqlLiteral(e.transferId), "NULL",
-    sqlLiteral(e.note), sqlLiteral(e.title), sqlLiteral(e.slugBase), e.slug === "" ? "''" : uniqueSlugExpr(e.slug), sqlLiteral(e.createdAtS), guidExpr(e.guid),
-    sqlLiteral(e.localDate), sqlLiteral(e.modifiedLocalDate), sqlLiteral(e.modifiedGmtDate), "1",
+    sqlLiteral(e.id),
+    sqlLiteral(e.userId),
+    sqlLiteral(e.walletId),
+    sqlLiteral(e.txnType),
+    sqlLiteral(e.amountMinor),
+    sqlLiteral(e.amountText),
+    sqlLiteral(before),
+    sqlLiteral(after),
+    sqlLiteral(e.requestId),
+    requestKeyExpr(e.userId, e.requestKey),
+    sqlLiteral(e.transferId),
+    "NULL",
+    sqlLiteral(e.note),
+    sqlLiteral(e.title),
+    sqlLiteral(e.slugBase),
+    e.slug === "" ? "''" : uniqueSlugExpr(e.slug),
+    sqlLiteral(e.createdAtS),
+    guidExpr(e.guid),
+    sqlLiteral(e.localDate),
+    sqlLiteral(e.modifiedLocalDate),
+    sqlLiteral(e.modifiedGmtDate),
+    "1",
   ];
   return `INSERT INTO transactions (${TXN_COLUMNS}) SELECT ${values.join(", ")} WHERE NOT EXISTS (SELECT 1 FROM transactions WHERE id = ${e.id});`;
 }
@@ -443,10 +630,28 @@ export function transactionInsert(e, before, after) {
 export function adjustmentInsert(a, before, after) {
   const key = sqlLiteral(asciiLower(a.requestId));
   const values = [
-    "NULL", sqlLiteral(a.userId), sqlLiteral(a.walletId), sqlLiteral(a.txnType), sqlLiteral(a.amountMinor), sqlLiteral(a.amountText),
-    sqlLiteral(before), sqlLiteral(after), sqlLiteral(a.requestId), key, "NULL", "NULL", sqlLiteral(a.note),
-    sqlLiteral(a.title), sqlLiteral(a.slugBase), uniqueSlugExpr(a.slugBase),
-    sqlLiteral(a.createdAtS), "NULL", "NULL", "NULL", "NULL", "1",
+    "NULL",
+    sqlLiteral(a.userId),
+    sqlLiteral(a.walletId),
+    sqlLiteral(a.txnType),
+    sqlLiteral(a.amountMinor),
+    sqlLiteral(a.amountText),
+    sqlLiteral(before),
+    sqlLiteral(after),
+    sqlLiteral(a.requestId),
+    key,
+    "NULL",
+    "NULL",
+    sqlLiteral(a.note),
+    sqlLiteral(a.title),
+    sqlLiteral(a.slugBase),
+    uniqueSlugExpr(a.slugBase),
+    sqlLiteral(a.createdAtS),
+    "NULL",
+    "NULL",
+    "NULL",
+    "NULL",
+    "1",
   ];
   return `INSERT INTO transactions (${TXN_COLUMNS}) SELECT ${values.join(", ")} WHERE NOT EXISTS (SELECT 1 FROM transactions WHERE user_id = ${a.userId} AND request_key = ${key});`;
 }
@@ -456,12 +661,16 @@ export function adjustmentInsert(a, before, after) {
 
 function mapWallet(postId, post, meta, kindNames) {
   const issue = (reason) => ({ skip: reason });
-  const id = String(meta.id ?? "").trim().toLowerCase();
+  const id = String(meta.id ?? "")
+    .trim()
+    .toLowerCase();
   if (!id) return issue("wallet post without a wallet id");
-  if (!WALLET_ID.test(id) || id === "formatted") return issue(`wallet id ${JSON.stringify(id)} is not a valid wallet id`);
+  if (!WALLET_ID.test(id) || id === "formatted")
+    return issue(`wallet id ${JSON.stringify(id)} is not a valid wallet id`);
   const decimalsText = String(meta.decimal ?? "").trim();
   const decimals = decimalsText === "" ? 2 : Number(decimalsText);
-  if (!Number.isInteger(decimals) || decimals < 0 || decimals > 8) return issue(`wallet ${id}: decimals ${JSON.stringify(decimalsText)} not in 0–8`);
+  if (!Number.isInteger(decimals) || decimals < 0 || decimals > 8)
+    return issue(`wallet ${id}: decimals ${JSON.stringify(decimalsText)} not in 0–8`);
   const created = utcSeconds(post?.post_date_gmt) ?? utcSeconds(post?.post_date) ?? 0;
   return {
     wallet: {
@@ -469,7 +678,12 @@ function mapWallet(postId, post, meta, kindNames) {
       id,
       name: String(meta.name ?? "").trim() || String(post?.post_title ?? id),
       symbol: decodeEntities(String(meta.symbol ?? "")),
-      symbolPosition: String(meta.symbol_position ?? "").trim().toLowerCase() === "right" ? "right" : "left",
+      symbolPosition:
+        String(meta.symbol_position ?? "")
+          .trim()
+          .toLowerCase() === "right"
+          ? "right"
+          : "left",
       decimals,
       type: String(meta.type ?? "").trim() || "fiat",
       note: String(meta.note ?? ""),
@@ -487,18 +701,29 @@ function mapWallet(postId, post, meta, kindNames) {
  * (users, wallets, then entries in id order, then balance adjustments). Returns the report.
  * `target` is targetState(...) of the database written to (emptyTarget() for a fresh one).
  */
-export function planImport({ collector, buckets, options = {}, target = emptyTarget(), nowMs = Date.now(), emit = () => {}, progress = () => {} }) {
+export function planImport({
+  collector,
+  buckets,
+  options = {},
+  target = emptyTarget(),
+  nowMs = Date.now(),
+  emit = () => {},
+  progress = () => {},
+}) {
   const opts = { ...DEFAULT_OPTIONS, ...options };
   const NS = opts.namespace.toUpperCase();
   const report = newReport(opts, collector);
   const { conflicts } = report;
   let moreWarnings = 0;
-  const warn = (text) => (report.warnings.length < MAX_LISTED ? report.warnings.push(text) : moreWarnings++);
+  const warn = (text) =>
+    report.warnings.length < MAX_LISTED ? report.warnings.push(text) : moreWarnings++;
 
   // Term names of the plugin's taxonomy, by term_taxonomy_id.
   const taxonomy = `${opts.namespace}transaction_type`;
   const termOf = new Map();
-  for (const [ttid, t] of collector.taxonomies) if (t.taxonomy === taxonomy) termOf.set(ttid, String(collector.terms.get(t.termId) ?? "").toUpperCase());
+  for (const [ttid, t] of collector.taxonomies)
+    if (t.taxonomy === taxonomy)
+      termOf.set(ttid, String(collector.terms.get(t.termId) ?? "").toUpperCase());
   if (termOf.size === 0) warn(`no terms of taxonomy ${taxonomy}: is --namespace right?`);
   const kindOf = (ttids) => {
     const names = ttids.map((t) => termOf.get(t)).filter((n) => n !== undefined);
@@ -516,7 +741,10 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
   const seenEmails = new Map();
   for (const u of [...collector.users.values()].sort((a, b) => a.id - b.id)) {
     const meta = collector.userMeta.get(u.id) ?? { balances: {} };
-    const roles = meta[collector.capabilitiesKey] === undefined ? null : parseRoles(meta[collector.capabilitiesKey]);
+    const roles =
+      meta[collector.capabilitiesKey] === undefined
+        ? null
+        : parseRoles(meta[collector.capabilitiesKey]);
     const role = roles?.includes("administrator") ? "administrator" : "subscriber";
     const roleKey = roles === null ? "(none)" : roles.length === 0 ? "(no role)" : roles.join("+");
     report.users.roles[roleKey] = (report.users.roles[roleKey] ?? 0) + 1;
@@ -558,28 +786,45 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
     const byName = target.usernames.get(lname);
     const byEmail = target.emails.get(lemail);
     if (there) {
-      const [sameName, sameEmail] = [String(there.username).toLowerCase() === lname, String(there.email).toLowerCase() === lemail];
+      const [sameName, sameEmail] = [
+        String(there.username).toLowerCase() === lname,
+        String(there.email).toLowerCase() === lemail,
+      ];
       // The same user from an earlier run (a changed e-mail or username on the site since is not
       // carried over: the database's is kept).
       if (sameName || sameEmail) {
-        if (!(sameName && sameEmail)) warn(`user ${u.id}: the database has ${there.username} <${there.email}>, the site ${user.username} <${email}>; kept the database's`);
+        if (!(sameName && sameEmail))
+          warn(
+            `user ${u.id}: the database has ${there.username} <${there.email}>, the site ${user.username} <${email}>; kept the database's`,
+          );
         users.set(u.id, { ...user, username: there.username });
         report.users.alreadyPresent++;
         continue;
       }
-      conflicts.push({ kind: "user", id: u.id, problem: `user id ${u.id} (${user.username}) is taken by ${there.username} <${there.email}>` });
+      conflicts.push({
+        kind: "user",
+        id: u.id,
+        problem: `user id ${u.id} (${user.username}) is taken by ${there.username} <${there.email}>`,
+      });
       skip("conflicts with an existing user");
       continue;
     }
     if (byName !== undefined || byEmail !== undefined) {
       const other = byName ?? byEmail;
-      conflicts.push({ kind: "user", id: u.id, problem: `user ${u.id} (${user.username} <${email}>): username or e-mail belongs to existing user ${other}` });
+      conflicts.push({
+        kind: "user",
+        id: u.id,
+        problem: `user ${u.id} (${user.username} <${email}>): username or e-mail belongs to existing user ${other}`,
+      });
       skip("conflicts with an existing user");
       continue;
     }
     const hashKind = passwordHashKind(user.passwordHash);
     report.users.passwordHashes[hashKind] = (report.users.passwordHashes[hashKind] ?? 0) + 1;
-    if (hashKind === "unknown") warn(`user ${u.id} (${user.username}): password hash of an unknown kind or work factor; this user must reset the password`);
+    if (hashKind === "unknown")
+      warn(
+        `user ${u.id} (${user.username}): password hash of an unknown kind or work factor; this user must reset the password`,
+      );
     users.set(u.id, user);
     report.users.imported++;
     emit(userInsert(user), "user");
@@ -600,7 +845,8 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
   const walletCandidates = [];
   for (const [b, ids] of [...byBucket].sort((x, y) => x[0] - y[0])) {
     const posts = new Map(groupBucket(buckets.read(b)).map((p) => [p.id, p]));
-    for (const id of ids.sort((x, y) => x - y)) walletCandidates.push({ id, group: posts.get(id) ?? null });
+    for (const id of ids.sort((x, y) => x - y))
+      walletCandidates.push({ id, group: posts.get(id) ?? null });
   }
   for (const { id, group } of walletCandidates) {
     const { kind, names } = kindOf(group?.ttids ?? []);
@@ -616,13 +862,18 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
     const mapped = mapWallet(id, group.post, collector.walletMeta.get(id), names);
     if (mapped.skip) {
       report.wallets.skipped.add(mapped.skip, { id });
-      const walletId = String(collector.walletMeta.get(id).id ?? "").trim().toLowerCase();
+      const walletId = String(collector.walletMeta.get(id).id ?? "")
+        .trim()
+        .toLowerCase();
       if (walletId) walletSkips.set(walletId, mapped.skip);
       continue;
     }
     const w = mapped.wallet;
     if (wallets.has(w.id)) {
-      report.wallets.skipped.add(`a second definition of wallet ${w.id} (the first, post ${wallets.get(w.id).postId}, is kept)`, { id });
+      report.wallets.skipped.add(
+        `a second definition of wallet ${w.id} (the first, post ${wallets.get(w.id).postId}, is kept)`,
+        { id },
+      );
       continue;
     }
     const there = target.wallets.get(w.id);
@@ -632,19 +883,37 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
       w.present = true;
       w.extraDecimals = Number(there.extra_decimals ?? 0);
       const same =
-        Number(there.decimals) === w.decimals && there.name === w.name && there.symbol === w.symbol && there.symbol_position === w.symbolPosition && there.type === w.type;
+        Number(there.decimals) === w.decimals &&
+        there.name === w.name &&
+        there.symbol === w.symbol &&
+        there.symbol_position === w.symbolPosition &&
+        there.type === w.type;
       if (same) {
         wallets.set(w.id, w);
         report.wallets.alreadyPresent++;
         continue;
       }
       if (Number(there.decimals) === w.decimals) {
-        conflicts.push({ kind: "wallet", id: w.id, problem: `wallet ${w.id} exists with another name, symbol or type (decimals agree); --force keeps the existing definition` });
-        wallets.set(w.id, { ...w, name: there.name, symbol: there.symbol, symbolPosition: there.symbol_position, type: there.type });
+        conflicts.push({
+          kind: "wallet",
+          id: w.id,
+          problem: `wallet ${w.id} exists with another name, symbol or type (decimals agree); --force keeps the existing definition`,
+        });
+        wallets.set(w.id, {
+          ...w,
+          name: there.name,
+          symbol: there.symbol,
+          symbolPosition: there.symbol_position,
+          type: there.type,
+        });
         report.wallets.alreadyPresent++;
         continue;
       }
-      conflicts.push({ kind: "wallet", id: w.id, problem: `wallet ${w.id} exists with ${there.decimals} decimals, the site's has ${w.decimals}; its entries cannot be imported` });
+      conflicts.push({
+        kind: "wallet",
+        id: w.id,
+        problem: `wallet ${w.id} exists with ${there.decimals} decimals, the site's has ${w.decimals}; its entries cannot be imported`,
+      });
       walletSkips.set(w.id, "conflicts with an existing wallet");
       report.wallets.skipped.add("conflicts with an existing wallet", { id });
       continue;
@@ -661,18 +930,38 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
     const { id, post, meta } = group;
     const { names } = kindOf(group.ttids);
     const fail = (reason) => ({ skip: reason });
-    if (post.post_status !== "publish") return { ignore: `transaction post with status ${post.post_status}` };
-    const termType = names.includes("CREDIT") && names.includes("DEBIT") ? null : names.includes("CREDIT") ? "CREDIT" : "DEBIT";
-    const metaType = String(meta.txn_type ?? "").trim().toUpperCase();
+    if (post.post_status !== "publish")
+      return { ignore: `transaction post with status ${post.post_status}` };
+    const termType =
+      names.includes("CREDIT") && names.includes("DEBIT")
+        ? null
+        : names.includes("CREDIT")
+          ? "CREDIT"
+          : "DEBIT";
+    const metaType = String(meta.txn_type ?? "")
+      .trim()
+      .toUpperCase();
     const txnType = metaType === "CREDIT" || metaType === "DEBIT" ? metaType : termType;
     if (txnType === null) return fail("both CREDIT and DEBIT terms and no txn_type meta");
     const userId = Number(post.post_author);
     const user = users.get(userId);
-    if (!user) return fail(userSkips.has(userId) ? `its user ${userId} is not imported (${userSkips.get(userId)})` : `its user ${userId} is not in the dump`);
-    const walletId = String(meta.currency ?? "").trim().toLowerCase();
+    if (!user)
+      return fail(
+        userSkips.has(userId)
+          ? `its user ${userId} is not imported (${userSkips.get(userId)})`
+          : `its user ${userId} is not in the dump`,
+      );
+    const walletId = String(meta.currency ?? "")
+      .trim()
+      .toLowerCase();
     if (!walletId) return fail("no currency (wallet id) meta");
     const wallet = wallets.get(walletId);
-    if (!wallet) return fail(walletSkips.has(walletId) ? `wallet ${walletId} is not imported (${walletSkips.get(walletId)})` : `wallet ${walletId} is not defined on the site`);
+    if (!wallet)
+      return fail(
+        walletSkips.has(walletId)
+          ? `wallet ${walletId} is not imported (${walletSkips.get(walletId)})`
+          : `wallet ${walletId} is not defined on the site`,
+      );
     let amountText = meta.amount;
     if (amountText === undefined || amountText === null) {
       const fromContent = /^Amount:(.*)$/s.exec(String(post.post_content ?? ""));
@@ -683,16 +972,27 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
     // Kept exactly as the site recorded it: more places than the wallet shows (the wallet then stores
     // more), or zero. Only what no wallet can hold is refused.
     const amount = readSiteAmount(amountText.trim().replace(/^-/, ""));
-    if (amount.issue) return fail(`amount ${JSON.stringify(amountText)} is not a valid amount (${amount.issue})`);
-    if (amount.places > MAX_STORAGE_DECIMALS) return fail(`amount ${amountText} has ${amount.places} decimal places; a wallet stores at most ${MAX_STORAGE_DECIMALS}`);
-    const displayUnits = BigInt(amount.integer + amount.fraction.slice(0, wallet.decimals).padEnd(wallet.decimals, "0"));
-    if (displayUnits > BigInt(MAX_MINOR)) return fail(`amount ${JSON.stringify(amountText)} is not a valid amount (too-large)`);
+    if (amount.issue)
+      return fail(`amount ${JSON.stringify(amountText)} is not a valid amount (${amount.issue})`);
+    if (amount.places > MAX_STORAGE_DECIMALS)
+      return fail(
+        `amount ${amountText} has ${amount.places} decimal places; a wallet stores at most ${MAX_STORAGE_DECIMALS}`,
+      );
+    const displayUnits = BigInt(
+      amount.integer + amount.fraction.slice(0, wallet.decimals).padEnd(wallet.decimals, "0"),
+    );
+    if (displayUnits > BigInt(MAX_MINOR))
+      return fail(`amount ${JSON.stringify(amountText)} is not a valid amount (too-large)`);
     const createdGmt = utcSeconds(post.post_date_gmt);
     const createdAtS = createdGmt ?? utcSeconds(post.post_date);
     if (createdAtS === null) return fail(`no valid date (post_date ${post.post_date})`);
     let requestId = meta.request_id == null ? null : String(meta.request_id);
-    if (requestId === null && meta.txn_request_id != null) requestId = String(meta.txn_request_id).replace(/^[0-9]+_/, "");
-    const alt = meta.alt_transfer_id == null || String(meta.alt_transfer_id).trim() === "" ? null : Number(meta.alt_transfer_id);
+    if (requestId === null && meta.txn_request_id != null)
+      requestId = String(meta.txn_request_id).replace(/^[0-9]+_/, "");
+    const alt =
+      meta.alt_transfer_id == null || String(meta.alt_transfer_id).trim() === ""
+        ? null
+        : Number(meta.alt_transfer_id);
     const title = String(post.post_title ?? "");
     const slug = String(post.post_name ?? "");
     const base = full ? slugify(title) : slug;
@@ -710,7 +1010,10 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
         amountText,
         requestId: requestId ?? "",
         requestKey: requestId === null || requestId === "" ? null : asciiLower(requestId),
-        transferId: alt === null || !Number.isFinite(alt) ? null : `wp:${Math.min(id, alt)}-${Math.max(id, alt)}`,
+        transferId:
+          alt === null || !Number.isFinite(alt)
+            ? null
+            : `wp:${Math.min(id, alt)}-${Math.max(id, alt)}`,
         alt,
         note: String(meta.note ?? ""),
         title,
@@ -720,7 +1023,8 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
         guid: String(post.guid ?? ""),
         localDate,
         modifiedLocalDate: post.post_modified === localDate ? null : (post.post_modified ?? null),
-        modifiedGmtDate: post.post_modified_gmt === gmtText ? null : (post.post_modified_gmt ?? null),
+        modifiedGmtDate:
+          post.post_modified_gmt === gmtText ? null : (post.post_modified_gmt ?? null),
         gmtZero: createdGmt === null,
         username: user.username,
       },
@@ -729,7 +1033,8 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
 
   const noteFieldDiffs = (e, post) => {
     const diff = (field) => (fieldDiffs[field] = (fieldDiffs[field] ?? 0) + 1);
-    for (const [field, value] of Object.entries(FIXED_FIELDS)) if (String(post[field] ?? "") !== value) diff(field);
+    for (const [field, value] of Object.entries(FIXED_FIELDS))
+      if (String(post[field] ?? "") !== value) diff(field);
     if (String(post.post_content ?? "") !== `Amount:${e.amountText}`) diff("post_content");
     if (e.gmtZero) diff("post_date_gmt");
     if (opts.namespace !== "wallet") diff("post_type");
@@ -755,7 +1060,13 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
     const { kind } = kindOf(group.ttids);
     if (kind === "api-key") {
       const author = Number(group.post.post_author);
-      const entry = { id: group.id, userId: author, username: collector.users.get(author)?.login ?? null, title: group.post.post_title, status: group.post.post_status };
+      const entry = {
+        id: group.id,
+        userId: author,
+        username: collector.users.get(author)?.login ?? null,
+        title: group.post.post_title,
+        status: group.post.post_status,
+      };
       report.apiKeys.total++;
       if (report.apiKeys.list.length < MAX_LISTED) report.apiKeys.list.push(entry);
       return;
@@ -765,7 +1076,10 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
       return;
     }
     if (kind !== "transaction") {
-      report.ignored.add(`${collector.postType} post without a CREDIT, DEBIT, WALLETS or API-KEYS term`, { id: group.id });
+      report.ignored.add(
+        `${collector.postType} post without a CREDIT, DEBIT, WALLETS or API-KEYS term`,
+        { id: group.id },
+      );
       return;
     }
     const mapped = mapEntry(group, false);
@@ -781,7 +1095,10 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
     const e = mapped.entry;
     noteFieldDiffs(e, group.post);
     if (e.requestKey !== null && !keys.add(`${e.userId}\u0000${e.requestKey}`)) {
-      t.duplicateRequestIds.add("request_id used before by the same user: imported without idempotency key", { id: e.id, userId: e.userId, requestId: e.requestId });
+      t.duplicateRequestIds.add(
+        "request_id used before by the same user: imported without idempotency key",
+        { id: e.id, userId: e.userId, requestId: e.requestId },
+      );
     }
     if (e.requestKey === null) t.withoutRequestId++;
     if (e.transferId !== null) {
@@ -793,8 +1110,20 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
     }
     // What the plugin accepted and a ledger of its own would not: said in the report, kept as it is.
     const decimals = wallets.get(e.walletId).decimals;
-    if (e.places > decimals) t.subPrecisionAmounts.add(`wallet ${e.walletId} (${decimals} decimals)`, { id: e.id, userId: e.userId, walletId: e.walletId, amount: e.amountText });
-    if (e.amountUnits === 0n) t.zeroAmounts.add(`wallet ${e.walletId}`, { id: e.id, userId: e.userId, walletId: e.walletId, amount: e.amountText });
+    if (e.places > decimals)
+      t.subPrecisionAmounts.add(`wallet ${e.walletId} (${decimals} decimals)`, {
+        id: e.id,
+        userId: e.userId,
+        walletId: e.walletId,
+        amount: e.amountText,
+      });
+    if (e.amountUnits === 0n)
+      t.zeroAmounts.add(`wallet ${e.walletId}`, {
+        id: e.id,
+        userId: e.userId,
+        walletId: e.walletId,
+        amount: e.amountText,
+      });
     const ws = walletStats.get(e.walletId) ?? { places: 0 };
     ws.places = Math.max(ws.places, e.places);
     walletStats.set(e.walletId, ws);
@@ -802,7 +1131,20 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
     const key = pairKey(e.userId, e.walletId);
     let s = pairs.get(key);
     if (!s) {
-      s = { userId: e.userId, walletId: e.walletId, username: e.username, count: 0, sum: 0n, lowest: 0n, highest: 0n, largestAmount: 0n, lowestAt: null, firstBelowZero: null, firstId: e.id, lastId: 0 };
+      s = {
+        userId: e.userId,
+        walletId: e.walletId,
+        username: e.username,
+        count: 0,
+        sum: 0n,
+        lowest: 0n,
+        highest: 0n,
+        largestAmount: 0n,
+        lowestAt: null,
+        firstBelowZero: null,
+        firstId: e.id,
+        lastId: 0,
+      };
       pairs.set(key, s);
     }
     s.count++;
@@ -815,7 +1157,10 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
     t[e.txnType === "CREDIT" ? "credits" : "debits"]++;
   });
   t.openTransferHalves = transferHalves.size;
-  if (transferHalves.size > 0) warn(`${transferHalves.size} transfer halves whose other half is not imported (alt_transfer_id kept as their transfer link)`);
+  if (transferHalves.size > 0)
+    warn(
+      `${transferHalves.size} transfer halves whose other half is not imported (alt_transfer_id kept as their transfer link)`,
+    );
 
   // --- Each wallet's storage places: as many as its most precise amount needs, never fewer than it
   // displays (12.345 on a 2-decimal wallet: 3). A wallet the database has keeps its own; if the
@@ -835,7 +1180,13 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
       report.wallets.imported++;
       emit(walletInsert(w), "wallet");
     }
-    report.wallets.storage.push({ walletId: w.id, decimals: w.decimals, storageDecimals: storageDecimals(w), placesNeeded: needed, present: Boolean(w.present) });
+    report.wallets.storage.push({
+      walletId: w.id,
+      decimals: w.decimals,
+      storageDecimals: storageDecimals(w),
+      placesNeeded: needed,
+      present: Boolean(w.present),
+    });
   }
   /** 10^-MAX_STORAGE_DECIMALS units per stored unit of the wallet. */
   const unitFactor = (wallet) => 10n ** BigInt(MAX_STORAGE_DECIMALS - storageDecimals(wallet));
@@ -845,13 +1196,19 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
   for (const [key, s] of pairs) {
     const wallet = wallets.get(s.walletId);
     if (unitsConflicts.has(s.walletId)) {
-      pairSkips.set(key, `wallet ${s.walletId} stores fewer decimal places in the database than the site's amounts need`);
+      pairSkips.set(
+        key,
+        `wallet ${s.walletId} stores fewer decimal places in the database than the site's amounts need`,
+      );
       continue;
     }
     const factor = unitFactor(wallet);
     const limit = BigInt(MAX_MINOR) * factor;
     if (s.highest > limit || s.lowest < -limit || s.largestAmount > limit) {
-      pairSkips.set(key, `its balance or an amount passes 999,999,999,999,999 units of the ${storageDecimals(wallet)} decimal places wallet ${s.walletId} stores`);
+      pairSkips.set(
+        key,
+        `its balance or an amount passes 999,999,999,999,999 units of the ${storageDecimals(wallet)} decimal places wallet ${s.walletId} stores`,
+      );
       continue;
     }
     // Exact: every amount of the wallet has at most its storage places.
@@ -885,14 +1242,26 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
       const wallet = wallets.get(walletId);
       const key = pairKey(userId, walletId);
       if (!user || !wallet || pairSkips.has(key) || unitsConflicts.has(walletId)) {
-        report.balances.ignoredMeta.add(!user ? "user not imported" : !wallet ? "wallet not imported" : "entries not imported", { userId, walletId });
+        report.balances.ignoredMeta.add(
+          !user ? "user not imported" : !wallet ? "wallet not imported" : "entries not imported",
+          { userId, walletId },
+        );
         continue;
       }
       const places = storageDecimals(wallet);
-      const w = decimalToMinor(parts.withdrawable ?? "", places, { round: true, allowNegative: true });
-      const nw = decimalToMinor(parts.nonwithdrawable ?? "", places, { round: true, allowNegative: true });
+      const w = decimalToMinor(parts.withdrawable ?? "", places, {
+        round: true,
+        allowNegative: true,
+      });
+      const nw = decimalToMinor(parts.nonwithdrawable ?? "", places, {
+        round: true,
+        allowNegative: true,
+      });
       if (w.issue || nw.issue) {
-        report.balances.ignoredMeta.add(`stored balance is not a number: ${JSON.stringify(parts)}`, { userId, walletId });
+        report.balances.ignoredMeta.add(
+          `stored balance is not a number: ${JSON.stringify(parts)}`,
+          { userId, walletId },
+        );
         continue;
       }
       const site = w.minor + nw.minor;
@@ -904,7 +1273,10 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
         username: user.username,
         walletId,
         site: exactText(site, wallet),
-        siteStored: { withdrawable: parts.withdrawable ?? null, nonwithdrawable: parts.nonwithdrawable ?? null },
+        siteStored: {
+          withdrawable: parts.withdrawable ?? null,
+          nonwithdrawable: parts.nonwithdrawable ?? null,
+        },
         transactions: exactText(ledger, wallet),
         difference: exactText(site - ledger, wallet),
         action: "",
@@ -929,7 +1301,8 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
         );
         diff.action = `${txnType === "CREDIT" ? "credit" : "debit"} of ${exactText(amount, wallet)} added (balance adjustment)`;
       }
-      if (report.balanceDifferences.list.length < MAX_LISTED * 5) report.balanceDifferences.list.push(diff);
+      if (report.balanceDifferences.list.length < MAX_LISTED * 5)
+        report.balanceDifferences.list.push(diff);
     }
   }
 
@@ -943,7 +1316,17 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
   const chains = new Map(); // pair key → { balance, k, conflict, present, written }
   const chainOf = (key) => {
     let c = chains.get(key);
-    if (!c) chains.set(key, (c = { balance: 0, k: 0, conflict: null, present: { entry: 0, balance: 0 }, written: { entry: 0, balance: 0 } }));
+    if (!c)
+      chains.set(
+        key,
+        (c = {
+          balance: 0,
+          k: 0,
+          conflict: null,
+          present: { entry: 0, balance: 0 },
+          written: { entry: 0, balance: 0 },
+        }),
+      );
     return c;
   };
   const describe = (key) => `user ${key.split("\t")[0]} wallet ${key.split("\t")[1]}`;
@@ -975,7 +1358,8 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
     c.balance = after;
     c.k++;
     if (pairSkips.has(key) || c.conflict) return;
-    if (checkIds && id !== null && target.foreignIds.has(id)) return pairConflict(c, key, `entry id ${id} is taken by an entry not written by this import`);
+    if (checkIds && id !== null && target.foreignIds.has(id))
+      return pairConflict(c, key, `entry id ${id} is taken by an entry not written by this import`);
     const there = target.pairs.get(key);
     if (!there || there.n === 0 || c.k > there.n) {
       emit(statement(before, after), kind === "entry" ? "transaction" : "adjustment");
@@ -985,17 +1369,28 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
     if (there.foreign > 0) {
       // The service has added entries since an earlier import: fine if that import was complete.
       if (there.n - there.foreign === planned.get(key)) c.present[kind]++;
-      else pairConflict(c, key, `${there.foreign} entries not written by this import, and the site's history is not complete there`);
+      else
+        pairConflict(
+          c,
+          key,
+          `${there.foreign} entries not written by this import, and the site's history is not complete there`,
+        );
       return;
     }
     if (c.k < there.n) {
-      if (id !== null && id > there.lastId) pairConflict(c, key, `the database's entries are not this site's (entry ${id})`);
+      if (id !== null && id > there.lastId)
+        pairConflict(c, key, `the database's entries are not this site's (entry ${id})`);
       else c.present[kind]++;
       return;
     }
     // c.k === there.n: the database's chain must end here, at this entry and balance.
     if ((id === null || id === there.lastId) && after === there.balance) c.present[kind]++;
-    else pairConflict(c, key, `the database's ${there.n} entries are not the first ${there.n} of this site's (balance ${there.balance}, last id ${there.lastId})`);
+    else
+      pairConflict(
+        c,
+        key,
+        `the database's ${there.n} entries are not the first ${there.n} of this site's (balance ${there.balance}, last id ${there.lastId})`,
+      );
   };
 
   passLabel = "writing entries";
@@ -1007,11 +1402,21 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
     const key = pairKey(e.userId, e.walletId);
     if (pairSkips.has(key)) return step(key, e.id, 0, null);
     e.amountMinor = Number(e.amountUnits / unitFactor(wallets.get(e.walletId)));
-    step(key, e.id, e.txnType === "CREDIT" ? e.amountMinor : -e.amountMinor, (before, after) => transactionInsert(e, before, after));
+    step(key, e.id, e.txnType === "CREDIT" ? e.amountMinor : -e.amountMinor, (before, after) =>
+      transactionInsert(e, before, after),
+    );
   });
-  const closingOrder = [...closings].sort(([, x], [, y]) => x.userId - y.userId || (x.walletId < y.walletId ? -1 : 1));
+  const closingOrder = [...closings].sort(
+    ([, x], [, y]) => x.userId - y.userId || (x.walletId < y.walletId ? -1 : 1),
+  );
   for (const [key, a] of closingOrder) {
-    step(key, null, a.txnType === "CREDIT" ? a.amountMinor : -a.amountMinor, (before, after) => adjustmentInsert(a, before, after), "balance");
+    step(
+      key,
+      null,
+      a.txnType === "CREDIT" ? a.amountMinor : -a.amountMinor,
+      (before, after) => adjustmentInsert(a, before, after),
+      "balance",
+    );
   }
 
   // --- Totals and the expected end state
@@ -1026,14 +1431,23 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
       continue;
     }
     if (c.conflict) {
-      t.skipped.add("conflicts with the database's entries", { pair: key, entries: s?.count ?? 0 }, s?.count ?? 0);
+      t.skipped.add(
+        "conflicts with the database's entries",
+        { pair: key, entries: s?.count ?? 0 },
+        s?.count ?? 0,
+      );
       continue;
     }
     t.imported += c.written.entry;
     report.adjustments.balance += c.written.balance;
     t.alreadyPresent += c.present.entry;
     report.adjustments.alreadyPresent += c.present.balance;
-    report.expectedBalances.push({ userId: Number(key.split("\t")[0]), walletId: key.split("\t")[1], balanceMinor: c.balance, entries: c.k });
+    report.expectedBalances.push({
+      userId: Number(key.split("\t")[0]),
+      walletId: key.split("\t")[1],
+      balanceMinor: c.balance,
+      entries: c.k,
+    });
   }
   if (moreWarnings > 0) report.warnings.push(`… and ${moreWarnings} more warnings`);
   report.refused = conflicts.length > 0 || t.skipped.total > 0;
@@ -1045,7 +1459,16 @@ export function planImport({ collector, buckets, options = {}, target = emptyTar
 }
 
 /** A balance adjustment the import adds (the next id), titled and slugged the way the service writes its own. */
-function adjustment({ userId, username, wallet, txnType, amountMinor, createdAtS, requestId, note }) {
+function adjustment({
+  userId,
+  username,
+  wallet,
+  txnType,
+  amountMinor,
+  createdAtS,
+  requestId,
+  note,
+}) {
   const title = postTitle({ username, txnType, amountMinor, wallet, createdAtS });
   return {
     userId,
@@ -1063,9 +1486,21 @@ function adjustment({ userId, username, wallet, txnType, amountMinor, createdAtS
 
 function newReport(opts, collector) {
   return {
-    options: { prefix: opts.prefix, namespace: opts.namespace, balances: opts.balances, force: opts.force },
+    options: {
+      prefix: opts.prefix,
+      namespace: opts.namespace,
+      balances: opts.balances,
+      force: opts.force,
+    },
     tables: collector.rowsPerTable,
-    users: { inDump: 0, imported: 0, alreadyPresent: 0, skipped: new Tally(), roles: {}, passwordHashes: {} },
+    users: {
+      inDump: 0,
+      imported: 0,
+      alreadyPresent: 0,
+      skipped: new Tally(),
+      roles: {},
+      passwordHashes: {},
+    },
     // storage: per wallet, the decimal places it displays and stores (more when the site's amounts have more).
     wallets: { inDump: 0, imported: 0, alreadyPresent: 0, skipped: new Tally(), storage: [] },
     transactions: {
@@ -1107,16 +1542,27 @@ export function importFromText(text, { options = {}, target, nowMs, chunkSize } 
   return importFromChunks([text], { options, target, nowMs, chunkSize });
 }
 
-export function importFromChunks(chunks, { options = {}, target, nowMs, chunkSize = Infinity, bucketWidth = 1024 } = {}) {
+export function importFromChunks(
+  chunks,
+  { options = {}, target, nowMs, chunkSize = Infinity, bucketWidth = 1024 } = {},
+) {
   const buckets = new MemoryBuckets(bucketWidth);
   const { collector, parser } = createReader(options, buckets);
   for (const chunk of chunks) {
     if (chunkSize === Infinity) parser.push(chunk);
-    else for (let i = 0; i < chunk.length; i += chunkSize) parser.push(chunk.slice(i, i + chunkSize));
+    else
+      for (let i = 0; i < chunk.length; i += chunkSize) parser.push(chunk.slice(i, i + chunkSize));
   }
   parser.end();
   const statements = [];
-  const report = planImport({ collector, buckets, options, target, nowMs, emit: (sql) => statements.push(sql) });
+  const report = planImport({
+    collector,
+    buckets,
+    options,
+    target,
+    nowMs,
+    emit: (sql) => statements.push(sql),
+  });
   return { statements, report };
 }
 

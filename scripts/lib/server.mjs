@@ -9,7 +9,11 @@ import { join } from "node:path";
 import { ensureAdmin } from "./admin.mjs";
 import { startWrangler, wrangler } from "./wrangler.mjs";
 
-export const ADMIN = { username: "benchadmin", email: "benchadmin@example.test", password: "bench-admin-pass" };
+export const ADMIN = {
+  username: "benchadmin",
+  email: "benchadmin@example.test",
+  password: "bench-admin-pass",
+};
 
 export function freePort() {
   return new Promise((resolve, reject) => {
@@ -50,14 +54,23 @@ export async function stopAllServers(options) {
  * Starts the worker (or another wrangler config) on a free port. `persistTo` reuses a state folder
  * (for restarts); by default a new temporary one is made and removed on `stop({ keepState: false })`.
  */
-export async function startServer({ config = "wrangler.toml", persistTo, port, logLevel = "warn", seedAdmin = true } = {}) {
+export async function startServer({
+  config = "wrangler.toml",
+  persistTo,
+  port,
+  logLevel = "warn",
+  seedAdmin = true,
+} = {}) {
   const stateDir = persistTo ?? mkdtempSync(join(tmpdir(), "wallet-state-"));
   const persist = ["--persist-to", stateDir];
   const configArgs = ["--config", config];
   let listenPort;
   try {
-    wrangler(["d1", "migrations", "apply", "DB", "--local", ...configArgs, ...persist], { quiet: true });
-    if (seedAdmin) ensureAdmin({ target: "--local", ...ADMIN, wranglerArgs: [...configArgs, ...persist] });
+    wrangler(["d1", "migrations", "apply", "DB", "--local", ...configArgs, ...persist], {
+      quiet: true,
+    });
+    if (seedAdmin)
+      ensureAdmin({ target: "--local", ...ADMIN, wranglerArgs: [...configArgs, ...persist] });
     listenPort = port ?? (await freePort());
   } catch (error) {
     if (persistTo === undefined) rmSync(stateDir, { recursive: true, force: true }); // the temporary state made above
@@ -65,8 +78,21 @@ export async function startServer({ config = "wrangler.toml", persistTo, port, l
   }
   const secret = randomBytes(32).toString("hex");
   const child = startWrangler(
-    ["dev", ...configArgs, ...persist, "--ip", "127.0.0.1", "--port", String(listenPort), "--show-interactive-dev-session=false",
-      `--log-level=${logLevel}`, "--var", `JWT_SECRET:${secret}`, "--var", `SITE_URL:http://127.0.0.1:${listenPort}`],
+    [
+      "dev",
+      ...configArgs,
+      ...persist,
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      String(listenPort),
+      "--show-interactive-dev-session=false",
+      `--log-level=${logLevel}`,
+      "--var",
+      `JWT_SECRET:${secret}`,
+      "--var",
+      `SITE_URL:http://127.0.0.1:${listenPort}`,
+    ],
     { stdio: ["ignore", "ignore", "inherit"] },
   );
   const base = `http://127.0.0.1:${listenPort}`;

@@ -19,7 +19,10 @@ export const offlineEnv = (extra = {}) => ({
 
 /** Runs a wrangler command to completion; throws with its output when it fails. */
 export function wrangler(args, { quiet = false } = {}) {
-  const result = spawnSync(process.execPath, [WRANGLER, ...args], { env: offlineEnv(), encoding: "utf8" });
+  const result = spawnSync(process.execPath, [WRANGLER, ...args], {
+    env: offlineEnv(),
+    encoding: "utf8",
+  });
   if (result.status !== 0) {
     throw new Error(`wrangler ${args.join(" ")} failed:\n${result.stdout}\n${result.stderr}`);
   }
@@ -29,4 +32,9 @@ export function wrangler(args, { quiet = false } = {}) {
 
 /** Starts a long-running wrangler command in its own process group. */
 export const startWrangler = (args, options = {}) =>
-  spawn(process.execPath, [WRANGLER, ...args], { env: offlineEnv(), stdio: "inherit", detached: true, ...options });
+  spawn(process.execPath, [WRANGLER, ...args], {
+    env: offlineEnv(),
+    stdio: "inherit",
+    detached: true,
+    ...options,
+  });

@@ -8,7 +8,9 @@ export const ISSUER = "wallet-ledger"; // wrangler.toml [vars] JWT_ISSUER
 
 /** The context every section receives; `server` changes after the crash restart. */
 export async function connect(server, config) {
-  const login = await send(server.api, "POST", "/users/login", { json: { user_email: ADMIN.email, user_password: ADMIN.password } });
+  const login = await send(server.api, "POST", "/users/login", {
+    json: { user_email: ADMIN.email, user_password: ADMIN.password },
+  });
   if (login.status !== 200) throw new Error(`admin login failed: ${login.text}`);
   registerPassword(ADMIN.password);
   return {
@@ -18,13 +20,19 @@ export async function connect(server, config) {
     base: server.base,
     stateDir: server.stateDir,
     jwtSecret: server.jwtSecret,
-    admin: { id: login.json.data.user_id, username: ADMIN.username, email: ADMIN.email, token: login.json.data.access_token },
+    admin: {
+      id: login.json.data.user_id,
+      username: ADMIN.username,
+      email: ADMIN.email,
+      token: login.json.data.access_token,
+    },
     adminAuth: `Bearer ${login.json.data.access_token}`,
   };
 }
 
 function expectStatus(res, status, what) {
-  if (res.status !== status) throw new Error(`${what}: expected ${status}, got ${res.status} ${res.text.slice(0, 300)}`);
+  if (res.status !== status)
+    throw new Error(`${what}: expected ${status}, got ${res.status} ${res.text.slice(0, 300)}`);
   return res.json.data;
 }
 
@@ -34,25 +42,49 @@ export async function createUser(ctx, prefix = "rel") {
   const password = `pw-${randomBytes(12).toString("hex")}`;
   registerPassword(password);
   const email = `${username}@example.test`;
-  const created = await send(ctx.api, "POST", "/users", { auth: ctx.adminAuth, json: { username, user_email: email, user_password: password } });
+  const created = await send(ctx.api, "POST", "/users", {
+    auth: ctx.adminAuth,
+    json: { username, user_email: email, user_password: password },
+  });
   const { id } = expectStatus(created, 201, "create user");
-  const login = await send(ctx.api, "POST", "/users/login", { json: { user_email: email, user_password: password } });
+  const login = await send(ctx.api, "POST", "/users/login", {
+    json: { user_email: email, user_password: password },
+  });
   const { access_token } = expectStatus(login, 200, "user login");
-  return { id, username, email, password, token: access_token, bearer: `Bearer ${access_token}`, role: "subscriber" };
+  return {
+    id,
+    username,
+    email,
+    password,
+    token: access_token,
+    bearer: `Bearer ${access_token}`,
+    role: "subscriber",
+  };
 }
 
 export async function createWallet(ctx, { decimals = 2, symbol = "$", prefix = "rw" } = {}) {
-  const id = unique(prefix).toLowerCase().replace(/[^a-z0-9_]/g, "_").slice(0, 32);
+  const id = unique(prefix)
+    .toLowerCase()
+    .replace(/[^a-z0-9_]/g, "_")
+    .slice(0, 32);
   const res = await send(ctx.api, "POST", "/wallets", {
     auth: ctx.adminAuth,
-    json: { wallet_id: id, wallet_name: `Reliability ${id}`, wallet_symbol: symbol, wallet_decimal: decimals },
+    json: {
+      wallet_id: id,
+      wallet_name: `Reliability ${id}`,
+      wallet_symbol: symbol,
+      wallet_decimal: decimals,
+    },
   });
   expectStatus(res, 200, "create wallet");
   return id;
 }
 
 export async function credit(ctx, userId, walletId, amount, requestId = unique("c-")) {
-  const res = await send(ctx.api, "POST", "/credits", { auth: ctx.adminAuth, json: { user_id: userId, wallet_id: walletId, amount, request_id: requestId } });
+  const res = await send(ctx.api, "POST", "/credits", {
+    auth: ctx.adminAuth,
+    json: { user_id: userId, wallet_id: walletId, amount, request_id: requestId },
+  });
   return expectStatus(res, 200, "credit").transaction_id;
 }
 
@@ -65,16 +97,29 @@ export async function createKey(ctx, { scope, username, auth = ctx.adminAuth }) 
   });
   const data = expectStatus(res, 201, "create key");
   const owner = username ?? ctx.admin.username;
-  return { id: data.id, key: data.key, scope, username: owner, header: `Key ${Buffer.from(`${owner}:${data.key}`).toString("base64")}` };
+  return {
+    id: data.id,
+    key: data.key,
+    scope,
+    username: owner,
+    header: `Key ${Buffer.from(`${owner}:${data.key}`).toString("base64")}`,
+  };
 }
 
 export async function revokeKey(ctx, id) {
-  expectStatus(await send(ctx.api, "DELETE", `/api-keys/${id}`, { auth: ctx.adminAuth }), 200, "revoke key");
+  expectStatus(
+    await send(ctx.api, "DELETE", `/api-keys/${id}`, { auth: ctx.adminAuth }),
+    200,
+    "revoke key",
+  );
 }
 
 /** One wallet's balance as the API shows it (a number of major units). */
 export async function balance(ctx, userId, walletId, auth = ctx.adminAuth) {
-  const res = await send(ctx.api, "GET", "/user-wallet-balance", { auth, query: { user_id: userId, wallet_id: walletId } });
+  const res = await send(ctx.api, "GET", "/user-wallet-balance", {
+    auth,
+    query: { user_id: userId, wallet_id: walletId },
+  });
   return expectStatus(res, 200, "balance")[walletId];
 }
 
@@ -98,11 +143,26 @@ export async function allTransactions(ctx, userId, { maxPages = 200 } = {}) {
 // ---------------------------------------------------------------------------------------------
 // Tokens, minted here with node's HMAC-SHA256 (the server's secret comes from startServer).
 
-const b64url = (value) => Buffer.from(typeof value === "string" ? value : JSON.stringify(value)).toString("base64url");
+const b64url = (value) =>
+  Buffer.from(typeof value === "string" ? value : JSON.stringify(value)).toString("base64url");
 
-export function mintToken({ secret, user, issuer = ISSUER, iat = Math.floor(Date.now() / 1000), lifetimeS = 3600, alg = "HS256", claims = {} }) {
+export function mintToken({
+  secret,
+  user,
+  issuer = ISSUER,
+  iat = Math.floor(Date.now() / 1000),
+  lifetimeS = 3600,
+  alg = "HS256",
+  claims = {},
+}) {
   const head = b64url({ alg, typ: "JWT" });
-  const payload = b64url({ iss: issuer, iat, exp: iat + lifetimeS, user: { id: user.id, username: user.username, roles: [user.role] }, ...claims });
+  const payload = b64url({
+    iss: issuer,
+    iat,
+    exp: iat + lifetimeS,
+    user: { id: user.id, username: user.username, roles: [user.role] },
+    ...claims,
+  });
   if (alg === "none") return `${head}.${payload}.`;
   const sig = createHmac("sha256", secret).update(`${head}.${payload}`).digest("base64url");
   return `${head}.${payload}.${sig}`;

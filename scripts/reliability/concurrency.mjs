@@ -1,12 +1,28 @@
 // 1. Concurrency over HTTP: duplicate request ids, many distinct credits, racing debits and
 // transfers against a small balance, racing user creations.
 import { allTransactions, balance, createUser, createWallet, credit } from "./api.mjs";
-import { check, figures, histogram, minorAsNumber, minorText, note, pool, send, startSection, unique } from "./harness.mjs";
+import {
+  check,
+  figures,
+  histogram,
+  minorAsNumber,
+  minorText,
+  note,
+  pool,
+  send,
+  startSection,
+  unique,
+} from "./harness.mjs";
 import { checkLedgerInvariants, d1 } from "./ledger.mjs";
 
 const DISTINCT_CREDITS = 2000;
 const CONNECTIONS = 32;
-const INSUFFICIENT = { status_code: 400, status: false, message: "Insufficient Balance", error: { amount: "Insufficient Balance" } };
+const INSUFFICIENT = {
+  status_code: 400,
+  status: false,
+  message: "Insufficient Balance",
+  error: { amount: "Insufficient Balance" },
+};
 
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 /** Minor units of an amount as the API echoes it ("12.3", "12.30", "12"). */
@@ -18,29 +34,64 @@ const toMinor = (text) => {
 export async function runConcurrency(ctx, { deadline }) {
   startSection("concurrency", "1. Concurrency over HTTP");
   const wallet = await createWallet(ctx, { prefix: "cw" });
-  const [dupUser, manyUser, debitUser, fromUser, toUser] = await Promise.all(["cdup", "cmany", "cdeb", "cfrom", "cto"].map((p) => createUser(ctx, p)));
+  const [dupUser, manyUser, debitUser, fromUser, toUser] = await Promise.all(
+    ["cdup", "cmany", "cdeb", "cfrom", "cto"].map((p) => createUser(ctx, p)),
+  );
   const post = (path, json) => send(ctx.api, "POST", path, { auth: ctx.adminAuth, json });
 
   // --- 100 parallel credits with one request_id (a quarter of them in upper case: the key is case-insensitive).
   const rid = unique("dup-");
   const before = await balance(ctx, dupUser.id, wallet);
   const dup = await Promise.all(
-    Array.from({ length: 100 }, (_, i) => post("/credits", { user_id: dupUser.id, wallet_id: wallet, amount: "12.34", request_id: i % 4 === 3 ? rid.toUpperCase() : rid })),
+    Array.from({ length: 100 }, (_, i) =>
+      post("/credits", {
+        user_id: dupUser.id,
+        wallet_id: wallet,
+        amount: "12.34",
+        request_id: i % 4 === 3 ? rid.toUpperCase() : rid,
+      }),
+    ),
   );
   const dupOk = dup.filter((r) => r.status === 200);
   const winner = dupOk[0]?.json?.data?.transaction_id;
   const dup409 = dup.filter(
-    (r) => r.status === 409 && same(r.json, { status_code: 409, status: false, message: "Transaction already exists", error: { txn_id: String(winner), exist: "Transaction already executed" } }),
+    (r) =>
+      r.status === 409 &&
+      same(r.json, {
+        status_code: 409,
+        status: false,
+        message: "Transaction already exists",
+        error: { txn_id: String(winner), exist: "Transaction already executed" },
+      }),
   );
-  check("100 parallel credits with one request_id: exactly one 200", dupOk.length === 1, histogram(dup.map((r) => r.status)));
-  check("... and 99 × 409 \"Transaction already exists\" naming that one entry", dup409.length === 99, histogram(dup.map((r) => r.status)));
+  check(
+    "100 parallel credits with one request_id: exactly one 200",
+    dupOk.length === 1,
+    histogram(dup.map((r) => r.status)),
+  );
+  check(
+    '... and 99 × 409 "Transaction already exists" naming that one entry',
+    dup409.length === 99,
+    histogram(dup.map((r) => r.status)),
+  );
   const afterDup = await balance(ctx, dupUser.id, wallet);
-  check("... one balance change (+12.34)", afterDup === minorAsNumber(toMinor(before) + 1234), `before ${before}, after ${afterDup}`);
+  check(
+    "... one balance change (+12.34)",
+    afterDup === minorAsNumber(toMinor(before) + 1234),
+    `before ${before}, after ${afterDup}`,
+  );
   const dupList = await allTransactions(ctx, dupUser.id);
-  check("... one entry in GET /transactions", dupList.total === 1 && dupList.rows.length === 1, `X-WP-Total ${dupList.total}, rows ${dupList.rows.length}`);
+  check(
+    "... one entry in GET /transactions",
+    dupList.total === 1 && dupList.rows.length === 1,
+    `X-WP-Total ${dupList.total}, rows ${dupList.rows.length}`,
+  );
 
   // --- 2,000 distinct credits over 32 concurrent fetch loops.
-  const amounts = Array.from({ length: DISTINCT_CREDITS }, (_, i) => 1 + ((i * 7919 + 13) % 99_999)); // minor units, 0.01 … 999.99
+  const amounts = Array.from(
+    { length: DISTINCT_CREDITS },
+    (_, i) => 1 + ((i * 7919 + 13) % 99_999),
+  ); // minor units, 0.01 … 999.99
   const expected = amounts.reduce((a, b) => a + b, 0);
   const started = Date.now();
   const answers = await pool(
@@ -50,7 +101,12 @@ export async function runConcurrency(ctx, { deadline }) {
       // Every fourth amount as a JSON number, the rest as decimal strings.
       const amount = i % 4 === 0 ? minorAsNumber(minor) : minorText(minor);
       try {
-        const r = await post("/credits", { user_id: manyUser.id, wallet_id: wallet, amount, request_id: `many-${i}-${rid}` });
+        const r = await post("/credits", {
+          user_id: manyUser.id,
+          wallet_id: wallet,
+          amount,
+          request_id: `many-${i}-${rid}`,
+        });
         return { status: r.status, id: r.json?.data?.transaction_id };
       } catch (error) {
         return { status: `network: ${error.cause?.code ?? error.message}` };
@@ -60,18 +116,34 @@ export async function runConcurrency(ctx, { deadline }) {
   );
   const seconds = (Date.now() - started) / 1000;
   const answered = answers.filter(Boolean);
-  figures.distinctCredits = { sent: answered.length, seconds, perSecond: Math.round(answered.length / seconds) };
-  note(`${answered.length} credits in ${seconds.toFixed(1)} s over ${CONNECTIONS} loops (${Math.round(answered.length / seconds)}/s)`);
-  check(`${DISTINCT_CREDITS} distinct credits over ${CONNECTIONS} connections: all answered 200`, answered.length === DISTINCT_CREDITS && answered.every((a) => a.status === 200), histogram(answers.map((a) => a?.status ?? "not sent")));
+  figures.distinctCredits = {
+    sent: answered.length,
+    seconds,
+    perSecond: Math.round(answered.length / seconds),
+  };
+  note(
+    `${answered.length} credits in ${seconds.toFixed(1)} s over ${CONNECTIONS} loops (${Math.round(answered.length / seconds)}/s)`,
+  );
+  check(
+    `${DISTINCT_CREDITS} distinct credits over ${CONNECTIONS} connections: all answered 200`,
+    answered.length === DISTINCT_CREDITS && answered.every((a) => a.status === 200),
+    histogram(answers.map((a) => a?.status ?? "not sent")),
+  );
   const manyBalance = await balance(ctx, manyUser.id, wallet);
-  check(`... balance equals the exact sum (${minorText(expected)})`, manyBalance === minorAsNumber(expected), `balance ${manyBalance}`);
+  check(
+    `... balance equals the exact sum (${minorText(expected)})`,
+    manyBalance === minorAsNumber(expected),
+    `balance ${manyBalance}`,
+  );
   const list = await allTransactions(ctx, manyUser.id);
   const listedIds = new Set(list.rows.map((r) => r.ID));
   const answeredIds = new Set(answers.map((a) => a?.id));
   const listedSum = list.rows.reduce((s, r) => s + toMinor(r.amount), 0);
   check(
     `... GET /transactions (per_page=100, ${Math.ceil(list.rows.length / 100)} pages) holds exactly ${DISTINCT_CREDITS} entries`,
-    list.rows.length === DISTINCT_CREDITS && list.total === DISTINCT_CREDITS && listedIds.size === DISTINCT_CREDITS,
+    list.rows.length === DISTINCT_CREDITS &&
+      list.total === DISTINCT_CREDITS &&
+      listedIds.size === DISTINCT_CREDITS,
     `rows ${list.rows.length}, X-WP-Total ${list.total}, distinct ids ${listedIds.size}`,
   );
   check(
@@ -83,23 +155,51 @@ export async function runConcurrency(ctx, { deadline }) {
   // --- Parallel debits against a small balance: exactly floor(balance / amount) succeed.
   await credit(ctx, debitUser.id, wallet, "10.00");
   const debits = await Promise.all(
-    Array.from({ length: 40 }, () => post("/debits", { user_id: debitUser.id, wallet_id: wallet, amount: "0.75", request_id: unique("deb-") })),
+    Array.from({ length: 40 }, () =>
+      post("/debits", {
+        user_id: debitUser.id,
+        wallet_id: wallet,
+        amount: "0.75",
+        request_id: unique("deb-"),
+      }),
+    ),
   );
   const debitOk = debits.filter((r) => r.status === 200).length;
   const debitRefused = debits.filter((r) => r.status === 400 && same(r.json, INSUFFICIENT)).length;
-  check("40 parallel debits of 0.75 against 10.00: exactly 13 succeed", debitOk === 13, histogram(debits.map((r) => r.status)));
-  check("... the other 27 answer 400 \"Insufficient Balance\"", debitRefused === 27, histogram(debits.map((r) => `${r.status} ${r.json?.message}`)));
+  check(
+    "40 parallel debits of 0.75 against 10.00: exactly 13 succeed",
+    debitOk === 13,
+    histogram(debits.map((r) => r.status)),
+  );
+  check(
+    '... the other 27 answer 400 "Insufficient Balance"',
+    debitRefused === 27,
+    histogram(debits.map((r) => `${r.status} ${r.json?.message}`)),
+  );
   const debitBalance = await balance(ctx, debitUser.id, wallet);
   check("... final balance exactly 0.25", debitBalance === 0.25, `balance ${debitBalance}`);
 
   // --- Parallel transfers against a small balance: both halves or nothing, never an overdraft.
   await credit(ctx, fromUser.id, wallet, "1.00");
   const transfers = await Promise.all(
-    Array.from({ length: 12 }, () => post("/transfers", { from_user_id: fromUser.id, to_user_id: toUser.id, wallet_id: wallet, amount: "0.30", request_id: unique("tr-") })),
+    Array.from({ length: 12 }, () =>
+      post("/transfers", {
+        from_user_id: fromUser.id,
+        to_user_id: toUser.id,
+        wallet_id: wallet,
+        amount: "0.30",
+        request_id: unique("tr-"),
+      }),
+    ),
   );
   const transferOk = transfers.filter((r) => r.status === 200).length;
-  const transferRefused = transfers.filter((r) => r.status === 400 && same(r.json, INSUFFICIENT)).length;
-  const [fromBalance, toBalance] = await Promise.all([balance(ctx, fromUser.id, wallet), balance(ctx, toUser.id, wallet)]);
+  const transferRefused = transfers.filter(
+    (r) => r.status === 400 && same(r.json, INSUFFICIENT),
+  ).length;
+  const [fromBalance, toBalance] = await Promise.all([
+    balance(ctx, fromUser.id, wallet),
+    balance(ctx, toUser.id, wallet),
+  ]);
   check(
     "12 parallel transfers of 0.30 from 1.00: exactly 3 succeed, 9 × Insufficient Balance, balances 0.10 and 0.90",
     transferOk === 3 && transferRefused === 9 && fromBalance === 0.1 && toBalance === 0.9,
@@ -110,22 +210,38 @@ export async function runConcurrency(ctx, { deadline }) {
   const name = unique("Race").slice(0, 30);
   const byName = await Promise.all(
     Array.from({ length: 20 }, (_, i) =>
-      post("/users", { username: i % 2 ? name.toLowerCase() : name, user_email: `${unique("rn")}@example.test`, user_password: "race-password" }),
+      post("/users", {
+        username: i % 2 ? name.toLowerCase() : name,
+        user_email: `${unique("rn")}@example.test`,
+        user_password: "race-password",
+      }),
     ),
   );
-  const nameTaken = byName.filter((r) => r.status === 400 && JSON.stringify(r.json?.error ?? "").includes("username already taken")).length;
+  const nameTaken = byName.filter(
+    (r) =>
+      r.status === 400 && JSON.stringify(r.json?.error ?? "").includes("username already taken"),
+  ).length;
   check(
-    "20 parallel user creations with one username: exactly one 201, the others 400 \"username already taken\"",
+    '20 parallel user creations with one username: exactly one 201, the others 400 "username already taken"',
     byName.filter((r) => r.status === 201).length === 1 && nameTaken === 19,
     histogram(byName.map((r) => `${r.status}`)),
   );
   const mail = `${unique("race")}@example.test`;
   const byMail = await Promise.all(
-    Array.from({ length: 20 }, (_, i) => post("/users", { username: unique("rm").slice(0, 30), user_email: i % 2 ? mail.toUpperCase() : mail, user_password: "race-password" })),
+    Array.from({ length: 20 }, (_, i) =>
+      post("/users", {
+        username: unique("rm").slice(0, 30),
+        user_email: i % 2 ? mail.toUpperCase() : mail,
+        user_password: "race-password",
+      }),
+    ),
   );
-  const mailTaken = byMail.filter((r) => r.status === 400 && JSON.stringify(r.json?.error ?? "").includes("user_email already taken")).length;
+  const mailTaken = byMail.filter(
+    (r) =>
+      r.status === 400 && JSON.stringify(r.json?.error ?? "").includes("user_email already taken"),
+  ).length;
   check(
-    "20 parallel user creations with one e-mail: exactly one 201, the others 400 \"user_email already taken\"",
+    '20 parallel user creations with one e-mail: exactly one 201, the others 400 "user_email already taken"',
     byMail.filter((r) => r.status === 201).length === 1 && mailTaken === 19,
     histogram(byMail.map((r) => `${r.status}`)),
   );
@@ -136,23 +252,44 @@ export async function runConcurrency(ctx, { deadline }) {
   const keyUser = await createUser(ctx, "ckey");
   const kelvin = unique("kelvin-");
   const [latin, sign] = await Promise.all(
-    [`${kelvin}K`, `${kelvin}\u212A`].map((request_id) => post("/credits", { user_id: keyUser.id, wallet_id: wallet, amount: "1.00", request_id })),
+    [`${kelvin}K`, `${kelvin}\u212A`].map((request_id) =>
+      post("/credits", { user_id: keyUser.id, wallet_id: wallet, amount: "1.00", request_id }),
+    ),
   );
   check(
     "credits whose request_ids differ only in K and the Kelvin sign K (U+212A): both land as two entries",
-    latin.status === 200 && sign.status === 200 && latin.json?.data?.transaction_id !== sign.json?.data?.transaction_id,
+    latin.status === 200 &&
+      sign.status === 200 &&
+      latin.json?.data?.transaction_id !== sign.json?.data?.transaction_id,
     `${latin.status} ${latin.text} | ${sign.status} ${sign.text}`,
   );
-  const spaced = await post("/credits", { user_id: keyUser.id, wallet_id: wallet, amount: "1.00", request_id: ` ${kelvin}K` });
+  const spaced = await post("/credits", {
+    user_id: keyUser.id,
+    wallet_id: wallet,
+    amount: "1.00",
+    request_id: ` ${kelvin}K`,
+  });
   check(
-    "a request_id with whitespace around it: 400 \"request_id must not begin or end with whitespace\"",
-    spaced.status === 400 && spaced.json?.error?.request_id === "request_id must not begin or end with whitespace",
+    'a request_id with whitespace around it: 400 "request_id must not begin or end with whitespace"',
+    spaced.status === 400 &&
+      spaced.json?.error?.request_id === "request_id must not begin or end with whitespace",
     `${spaced.status} ${spaced.text}`,
   );
   const titled = await Promise.all(
-    Array.from({ length: 40 }, (_, i) => post("/credits", { user_id: keyUser.id, wallet_id: wallet, amount: "2.00", request_id: `${kelvin}-t${i}` })),
+    Array.from({ length: 40 }, (_, i) =>
+      post("/credits", {
+        user_id: keyUser.id,
+        wallet_id: wallet,
+        amount: "2.00",
+        request_id: `${kelvin}-t${i}`,
+      }),
+    ),
   );
-  check("40 parallel credits of one amount to one user: all answered 200", titled.every((r) => r.status === 200), histogram(titled.map((r) => r.status)));
+  check(
+    "40 parallel credits of one amount to one user: all answered 200",
+    titled.every((r) => r.status === 200),
+    histogram(titled.map((r) => r.status)),
+  );
 
   // --- The same facts read from D1 itself.
   const ids = [dupUser.id, manyUser.id, debitUser.id].join(",");
@@ -166,11 +303,18 @@ export async function runConcurrency(ctx, { deadline }) {
   const row = (id) => perUser.find((r) => r.user_id === id) ?? {};
   check(
     "D1: 1 entry for the duplicated request, 2,000 for the distinct credits, 14 for the debits; balances in minor units exact",
-    row(dupUser.id).n === 1 && row(manyUser.id).n === DISTINCT_CREDITS && row(manyUser.id).balance_minor === expected &&
-      row(debitUser.id).n === 14 && row(debitUser.id).balance_minor === 25,
+    row(dupUser.id).n === 1 &&
+      row(manyUser.id).n === DISTINCT_CREDITS &&
+      row(manyUser.id).balance_minor === expected &&
+      row(debitUser.id).n === 14 &&
+      row(debitUser.id).balance_minor === 25,
     JSON.stringify(perUser),
   );
-  check("D1: one user row for the raced username, one for the raced e-mail", names.by_name === 1 && names.by_mail === 1, JSON.stringify(names));
+  check(
+    "D1: one user row for the raced username, one for the raced e-mail",
+    names.by_name === 1 && names.by_mail === 1,
+    JSON.stringify(names),
+  );
   const [[slugs]] = await d1(
     ctx.stateDir,
     `SELECT (SELECT count(*) FROM transactions WHERE user_id = ${keyUser.id}) AS n, (SELECT count(DISTINCT slug) FROM transactions WHERE user_id = ${keyUser.id}) AS distinct_slugs,

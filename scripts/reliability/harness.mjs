@@ -19,8 +19,12 @@ export function startSection(name, title) {
 /** Records one check. Failures always print (with their detail); passes print with RELIABILITY_VERBOSE=1. */
 export function check(name, ok, detail = "") {
   results.push({ section, name, ok: Boolean(ok), detail: String(detail) });
-  if (!ok) console.log(`  FAIL ${name}${detail ? `\n       ${truncate(String(detail), 1500).replaceAll("\n", "\n       ")}` : ""}`);
-  else if (VERBOSE) console.log(`  ok   ${name}${detail ? ` (${truncate(String(detail), 200)})` : ""}`);
+  if (!ok)
+    console.log(
+      `  FAIL ${name}${detail ? `\n       ${truncate(String(detail), 1500).replaceAll("\n", "\n       ")}` : ""}`,
+    );
+  else if (VERBOSE)
+    console.log(`  ok   ${name}${detail ? ` (${truncate(String(detail), 200)})` : ""}`);
   return Boolean(ok);
 }
 
@@ -39,7 +43,8 @@ export function truncate(text, max = 300) {
 
 let counter = 0;
 /** A name nothing else in this run uses. */
-export const unique = (prefix) => `${prefix}${Date.now().toString(36)}${(counter++).toString(36)}${randomBytes(3).toString("hex")}`;
+export const unique = (prefix) =>
+  `${prefix}${Date.now().toString(36)}${(counter++).toString(36)}${randomBytes(3).toString("hex")}`;
 
 // ---------------------------------------------------------------------------------------------
 // Secrets no response may carry: passwords we chose, PBKDF2 hashes, and API keys after their
@@ -53,13 +58,21 @@ export const leaks = [];
 function scanForSecrets(text, { allowKey, where }) {
   if (text.includes("pbkdf2_sha256$")) leaks.push(`${where}: a password hash`);
   for (const password of passwords) if (text.includes(password)) leaks.push(`${where}: a password`);
-  for (const [key] of text.matchAll(KEY_PATTERN)) if (key !== allowKey) leaks.push(`${where}: an API key (${key.slice(0, 10)}…)`);
+  for (const [key] of text.matchAll(KEY_PATTERN))
+    if (key !== allowKey) leaks.push(`${where}: an API key (${key.slice(0, 10)}…)`);
 }
 
 // ---------------------------------------------------------------------------------------------
 // HTTP. Only 127.0.0.1: the base URL comes from startServer.
 
-export const traffic = { responses: 0, status5xx: [], devProxy503: [], byStatus: new Map(), networkErrors: 0, transportRetries: [] };
+export const traffic = {
+  responses: 0,
+  status5xx: [],
+  devProxy503: [],
+  byStatus: new Map(),
+  networkErrors: 0,
+  transportRetries: [],
+};
 
 // wrangler dev's proxy answers 503 with this text whenever its own fetch to the worker fails at the
 // connection level (ProxyWorker.ts); it is not an answer of the worker.
@@ -72,14 +85,33 @@ const TRANSPORT_CODES = new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE"]);
  * `retryTransport` sends the request once more after a connection-level failure of the local
  * stack (a reset socket, or the dev proxy's own 503); each such retry is counted and reported.
  */
-export async function http(url, { method = "GET", headers = {}, body, timeoutMs = 20_000, allowKey, duplex, retryTransport = false } = {}) {
-  if (!url.startsWith("http://127.0.0.1:")) throw new Error(`refusing to send traffic off this machine: ${url}`);
+export async function http(
+  url,
+  {
+    method = "GET",
+    headers = {},
+    body,
+    timeoutMs = 20_000,
+    allowKey,
+    duplex,
+    retryTransport = false,
+  } = {},
+) {
+  if (!url.startsWith("http://127.0.0.1:"))
+    throw new Error(`refusing to send traffic off this machine: ${url}`);
   const replayable = !(body instanceof ReadableStream);
   let res;
   for (let attempt = 1; ; attempt++) {
     const last = !retryTransport || !replayable || attempt === 2;
     try {
-      res = await fetch(url, { method, headers, body, signal: AbortSignal.timeout(timeoutMs), redirect: "manual", ...(duplex ? { duplex } : {}) });
+      res = await fetch(url, {
+        method,
+        headers,
+        body,
+        signal: AbortSignal.timeout(timeoutMs),
+        redirect: "manual",
+        ...(duplex ? { duplex } : {}),
+      });
     } catch (error) {
       const code = error.cause?.code ?? error.name;
       if (!last && TRANSPORT_CODES.has(code)) {
@@ -90,7 +122,11 @@ export async function http(url, { method = "GET", headers = {}, body, timeoutMs 
       traffic.networkErrors++;
       throw error;
     }
-    if (!last && res.status === 503 && (res.headers.get("content-type") ?? "").startsWith("text/plain")) {
+    if (
+      !last &&
+      res.status === 503 &&
+      (res.headers.get("content-type") ?? "").startsWith("text/plain")
+    ) {
       const text = await res.text();
       if (text.startsWith(DEV_PROXY_503)) {
         traffic.transportRetries.push(`${method} ${new URL(url).pathname}: dev proxy 503`);
@@ -112,15 +148,22 @@ export async function http(url, { method = "GET", headers = {}, body, timeoutMs 
   traffic.byStatus.set(res.status, (traffic.byStatus.get(res.status) ?? 0) + 1);
   const where = `${method} ${new URL(url).pathname}`;
   if (res.status === 503 && text.startsWith(DEV_PROXY_503)) traffic.devProxy503.push(where);
-  else if (res.status >= 500) traffic.status5xx.push(`${where} → ${res.status} ${truncate(text, 200)}`);
+  else if (res.status >= 500)
+    traffic.status5xx.push(`${where} → ${res.status} ${truncate(text, 200)}`);
   scanForSecrets(text, { allowKey: allowKey && json ? allowKey(json) : undefined, where });
   return { status: res.status, headers: res.headers, text, json };
 }
 
 /** JSON request helper: `json` becomes the body with Content-Type application/json. */
-export function send(api, method, path, { auth, json, query, headers = {}, allowKey, timeoutMs } = {}) {
+export function send(
+  api,
+  method,
+  path,
+  { auth, json, query, headers = {}, allowKey, timeoutMs } = {},
+) {
   const url = new URL(`${api}${path}`);
-  for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+  for (const [k, v] of Object.entries(query ?? {}))
+    if (v !== undefined) url.searchParams.set(k, String(v));
   const h = { ...headers };
   if (auth !== undefined) h.Authorization = auth;
   let body;

@@ -43,27 +43,96 @@ export const HTML = [
   "<?php echo 1; ?>",
 ];
 export const NUMERIC = [
-  " 1", "1 ", " 1 ", "\t1", "1\n", "1e3", "1E3", "1e-2", "1e400", "0x10", "0X1F", "0b101", "0o17", "1_000", "+1", "-1", "-0", "1.", ".5", "1,5",
-  "1,000.00", "١٢٣", "１２３", "Infinity", "-Infinity", "NaN", "00", "0", "0.00", "000001", "1.005", "1.000", "9".repeat(30),
-  "9007199254740993", "90071992547409.91", "1.0000000000000001", "0.1e1", "", " ", "null", "true", "undefined", "[]", "{}", "1 2", "1.2.3", "--1",
+  " 1",
+  "1 ",
+  " 1 ",
+  "\t1",
+  "1\n",
+  "1e3",
+  "1E3",
+  "1e-2",
+  "1e400",
+  "0x10",
+  "0X1F",
+  "0b101",
+  "0o17",
+  "1_000",
+  "+1",
+  "-1",
+  "-0",
+  "1.",
+  ".5",
+  "1,5",
+  "1,000.00",
+  "١٢٣",
+  "１２３",
+  "Infinity",
+  "-Infinity",
+  "NaN",
+  "00",
+  "0",
+  "0.00",
+  "000001",
+  "1.005",
+  "1.000",
+  "9".repeat(30),
+  "9007199254740993",
+  "90071992547409.91",
+  "1.0000000000000001",
+  "0.1e1",
+  "",
+  " ",
+  "null",
+  "true",
+  "undefined",
+  "[]",
+  "{}",
+  "1 2",
+  "1.2.3",
+  "--1",
 ];
 export const CONTROL = [
-  "\u0000", "a\u0000b", "\u0001\u0002\u001f", "\r\n", "\n", "\t", "\u001b[31mred", "\u2028\u2029", "\ufeff", "\ud800", "\udfff\ud800", "e\u0301",
-  "\u202eevil", "\u200b", "😀", "👨‍👩‍👧", "\uffff", "𝟘𝟙", "ß", "İ",
+  "\u0000",
+  "a\u0000b",
+  "\u0001\u0002\u001f",
+  "\r\n",
+  "\n",
+  "\t",
+  "\u001b[31mred",
+  "\u2028\u2029",
+  "\ufeff",
+  "\ud800",
+  "\udfff\ud800",
+  "e\u0301",
+  "\u202eevil",
+  "\u200b",
+  "😀",
+  "👨‍👩‍👧",
+  "\uffff",
+  "𝟘𝟙",
+  "ß",
+  "İ",
 ];
 
 /** Long strings: `maxLong` keeps the ones that travel in URLs within what an HTTP server accepts. */
 const longString = (maxLong) =>
   fc
     .constantFrom(...[300, 2_000, 20_000].filter((n) => n <= maxLong))
-    .chain((n) => fc.constantFrom("a", "é", "😀", "\u0000", "'", "<", "9").map((ch) => ch.repeat(n)));
+    .chain((n) =>
+      fc.constantFrom("a", "é", "😀", "\u0000", "'", "<", "9").map((ch) => ch.repeat(n)),
+    );
 
 export const hostileString = (maxLong = 20_000) =>
   fc.oneof(
     { weight: 4, arbitrary: fc.constantFrom(...SQL, ...HTML, ...NUMERIC, ...CONTROL) },
     { weight: 2, arbitrary: fc.string({ unit: "binary", maxLength: 30 }) },
     { weight: 1, arbitrary: fc.string({ unit: "grapheme", maxLength: 30 }) },
-    { weight: 2, arbitrary: fc.stringMatching(/^\s?[+-]?(0x[0-9a-f]{1,8}|[0-9]{1,22}(\.[0-9]{0,12})?(e[+-]?[0-9]{1,3})?)\s?$/) },
+    {
+      weight: 2,
+      arbitrary: fc.stringMatching(
+        /^\s?[+-]?(0x[0-9a-f]{1,8}|[0-9]{1,22}(\.[0-9]{0,12})?(e[+-]?[0-9]{1,3})?)\s?$/,
+      ),
+    },
     { weight: 1, arbitrary: longString(maxLong) },
   );
 
@@ -71,18 +140,51 @@ export const hostileNumber = fc.oneof(
   fc.integer(),
   fc.integer({ min: -3, max: 3 }),
   fc.double(),
-  fc.constantFrom(0, -0, -1, 0.5, 1.005, 0.1 + 0.2, 1e21, 1e308, -1e308, 5e-324, 2 ** 53, 2 ** 53 + 2, Number.MAX_SAFE_INTEGER, 123456789012345.67, 1e-7),
+  fc.constantFrom(
+    0,
+    -0,
+    -1,
+    0.5,
+    1.005,
+    0.1 + 0.2,
+    1e21,
+    1e308,
+    -1e308,
+    5e-324,
+    2 ** 53,
+    2 ** 53 + 2,
+    Number.MAX_SAFE_INTEGER,
+    123456789012345.67,
+    1e-7,
+  ),
 );
 
 const rawLiterals = fc.constantFrom(
-  "1e400", "-1e400", "1E2", "-0", "0.0000000000000000000001", "123456789012345678901234567890", "9007199254740993", "1.005", "100.50",
-  '"\\u0000"', '"\\ud800"', '"\\u202e"', "[[[[[[[[[[1]]]]]]]]]]",
+  "1e400",
+  "-1e400",
+  "1E2",
+  "-0",
+  "0.0000000000000000000001",
+  "123456789012345678901234567890",
+  "9007199254740993",
+  "1.005",
+  "100.50",
+  '"\\u0000"',
+  '"\\ud800"',
+  '"\\u202e"',
+  "[[[[[[[[[[1]]]]]]]]]]",
 );
-const deepNesting = fc.constantFrom(100, 1_000, 20_000).chain((n) =>
-  fc.constantFrom(new RawJson("[".repeat(n) + "]".repeat(n)), new RawJson('{"a":'.repeat(n) + "1" + "}".repeat(n))),
-);
+const deepNesting = fc
+  .constantFrom(100, 1_000, 20_000)
+  .chain((n) =>
+    fc.constantFrom(
+      new RawJson("[".repeat(n) + "]".repeat(n)),
+      new RawJson('{"a":'.repeat(n) + "1" + "}".repeat(n)),
+    ),
+  );
 
-const scalar = (maxLong) => fc.oneof(hostileString(maxLong), hostileNumber, fc.boolean(), fc.constant(null));
+const scalar = (maxLong) =>
+  fc.oneof(hostileString(maxLong), hostileNumber, fc.boolean(), fc.constant(null));
 
 /** Any hostile JSON value: scalars of every type, nested objects and arrays where scalars belong. */
 export const hostileValue = (maxLong = 20_000) =>
@@ -90,17 +192,43 @@ export const hostileValue = (maxLong = 20_000) =>
     { weight: 6, arbitrary: scalar(maxLong) },
     { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
     { weight: 1, arbitrary: fc.array(scalar(300), { maxLength: 3 }) },
-    { weight: 1, arbitrary: fc.dictionary(fc.string({ maxLength: 8 }), scalar(300), { maxKeys: 3 }) },
-    { weight: 1, arbitrary: fc.constantFrom({}, [], [[]], { $gt: "" }, { toString: 1 }, ["1"], [1, 2], { __proto__: null, admin: true }) },
+    {
+      weight: 1,
+      arbitrary: fc.dictionary(fc.string({ maxLength: 8 }), scalar(300), { maxKeys: 3 }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom({}, [], [[]], { $gt: "" }, { toString: 1 }, ["1"], [1, 2], {
+        __proto__: null,
+        admin: true,
+      }),
+    },
     { weight: 1, arbitrary: rawLiterals.map((t) => new RawJson(t)) },
     { weight: 1, arbitrary: deepNesting },
   );
 
 /** A field's value: mostly something the route could accept, often something hostile. */
-export const fieldValue = (validish, maxLong) => fc.oneof({ weight: 3, arbitrary: validish }, { weight: 2, arbitrary: hostileValue(maxLong) });
+export const fieldValue = (validish, maxLong) =>
+  fc.oneof({ weight: 3, arbitrary: validish }, { weight: 2, arbitrary: hostileValue(maxLong) });
 
 const EXTRA_KEYS = fc.oneof(
-  fc.constantFrom("__proto__", "constructor", "prototype", "toString", "hasOwnProperty", "status_code", "data", "rest_route", "user_id[]", "amount[]", "wallet_id[0]", "AMOUNT", " amount", "amount ", "request_id\u0000"),
+  fc.constantFrom(
+    "__proto__",
+    "constructor",
+    "prototype",
+    "toString",
+    "hasOwnProperty",
+    "status_code",
+    "data",
+    "rest_route",
+    "user_id[]",
+    "amount[]",
+    "wallet_id[0]",
+    "AMOUNT",
+    " amount",
+    "amount ",
+    "request_id\u0000",
+  ),
   fc.string({ maxLength: 10 }),
 );
 
@@ -110,37 +238,153 @@ const EXTRA_KEYS = fc.oneof(
  */
 export function paramEntries(fields, maxLong) {
   const names = Object.keys(fields);
-  const record = fc.record(Object.fromEntries(names.map((n) => [n, fieldValue(fields[n], maxLong)])), { requiredKeys: [] });
+  const record = fc.record(
+    Object.fromEntries(names.map((n) => [n, fieldValue(fields[n], maxLong)])),
+    { requiredKeys: [] },
+  );
   const extras = fc.array(fc.tuple(EXTRA_KEYS, hostileValue(300)), { maxLength: 2 });
-  const dupes = names.length ? fc.array(fc.constantFrom(...names).chain((n) => fc.tuple(fc.constant(n), fieldValue(fields[n], maxLong))), { maxLength: 2 }) : fc.constant([]);
-  return fc.tuple(record, extras, dupes).map(([r, e, d]) => [...names.filter((n) => n in r).map((n) => [n, r[n]]), ...e, ...d]);
+  const dupes = names.length
+    ? fc.array(
+        fc
+          .constantFrom(...names)
+          .chain((n) => fc.tuple(fc.constant(n), fieldValue(fields[n], maxLong))),
+        { maxLength: 2 },
+      )
+    : fc.constant([]);
+  return fc
+    .tuple(record, extras, dupes)
+    .map(([r, e, d]) => [...names.filter((n) => n in r).map((n) => [n, r[n]]), ...e, ...d]);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Bodies.
 
-const JSON_TYPES = ["application/json", "application/json; charset=utf-8", "Application/JSON", "application/vnd.api+json", "application/json; charset=iso-8859-1", "application/json;charset=UTF-16"];
-const WRONG_TYPES = ["text/plain", "application/xml", "text/html", "application/octet-stream", "image/png", "application/x-www-form-urlencoded", "multipart/form-data; boundary=xyz", ""];
-const INVALID_JSON = ["{", '{"a":1,}', "{'a':1}", "\u0000", '{"a":1} x', "[1,2", "nul", '{"a":"\u0001"}', '"\\x41"', "01", "NaN", '{"a":NaN}', '{"a":Infinity}', '{"a":1e}', '{"__proto__":}', "{\"a\":\"\\ud800\"", "\ufeff\ufeff{}", "}{"];
-const NON_OBJECT_JSON = ["[]", "42", '"x"', "null", "true", "[{}]", '["user_id", 1]', "-0", "1e400"];
+const JSON_TYPES = [
+  "application/json",
+  "application/json; charset=utf-8",
+  "Application/JSON",
+  "application/vnd.api+json",
+  "application/json; charset=iso-8859-1",
+  "application/json;charset=UTF-16",
+];
+const WRONG_TYPES = [
+  "text/plain",
+  "application/xml",
+  "text/html",
+  "application/octet-stream",
+  "image/png",
+  "application/x-www-form-urlencoded",
+  "multipart/form-data; boundary=xyz",
+  "",
+];
+const INVALID_JSON = [
+  "{",
+  '{"a":1,}',
+  "{'a':1}",
+  "\u0000",
+  '{"a":1} x',
+  "[1,2",
+  "nul",
+  '{"a":"\u0001"}',
+  '"\\x41"',
+  "01",
+  "NaN",
+  '{"a":NaN}',
+  '{"a":Infinity}',
+  '{"a":1e}',
+  '{"__proto__":}',
+  '{"a":"\\ud800"',
+  "\ufeff\ufeff{}",
+  "}{",
+];
+const NON_OBJECT_JSON = [
+  "[]",
+  "42",
+  '"x"',
+  "null",
+  "true",
+  "[{}]",
+  '["user_id", 1]',
+  "-0",
+  "1e400",
+];
 
 export const bodyKinds = {
   post: fc.oneof(
-    { weight: 7, arbitrary: fc.record({ kind: fc.constant("json"), contentType: fc.constantFrom(...JSON_TYPES) }) },
+    {
+      weight: 7,
+      arbitrary: fc.record({
+        kind: fc.constant("json"),
+        contentType: fc.constantFrom(...JSON_TYPES),
+      }),
+    },
     { weight: 2, arbitrary: fc.record({ kind: fc.constant("form") }) },
     { weight: 2, arbitrary: fc.record({ kind: fc.constant("multipart"), blobs: fc.boolean() }) },
-    { weight: 1, arbitrary: fc.record({ kind: fc.constant("json-nonobject"), text: fc.constantFrom(...NON_OBJECT_JSON), contentType: fc.constantFrom(...JSON_TYPES) }) },
-    { weight: 1, arbitrary: fc.record({ kind: fc.constant("json-invalid"), text: fc.constantFrom(...INVALID_JSON), contentType: fc.constantFrom(...JSON_TYPES) }) },
-    { weight: 1, arbitrary: fc.record({ kind: fc.constant("multipart-broken"), text: fc.constantFrom("--x\r\nbroken", "garbage", "", "--xyz--") }) },
-    { weight: 1, arbitrary: fc.record({ kind: fc.constant("wrong-type"), contentType: fc.constantFrom(...WRONG_TYPES) }) },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        kind: fc.constant("json-nonobject"),
+        text: fc.constantFrom(...NON_OBJECT_JSON),
+        contentType: fc.constantFrom(...JSON_TYPES),
+      }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        kind: fc.constant("json-invalid"),
+        text: fc.constantFrom(...INVALID_JSON),
+        contentType: fc.constantFrom(...JSON_TYPES),
+      }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        kind: fc.constant("multipart-broken"),
+        text: fc.constantFrom("--x\r\nbroken", "garbage", "", "--xyz--"),
+      }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        kind: fc.constant("wrong-type"),
+        contentType: fc.constantFrom(...WRONG_TYPES),
+      }),
+    },
     { weight: 1, arbitrary: fc.record({ kind: fc.constant("none") }) },
-    { weight: 1, arbitrary: fc.record({ kind: fc.constant("oversize"), size: fc.constantFrom(65_537, 70_000, 200_000), form: fc.boolean() }) },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        kind: fc.constant("oversize"),
+        size: fc.constantFrom(65_537, 70_000, 200_000),
+        form: fc.boolean(),
+      }),
+    },
   ),
   delete: fc.oneof(
     { weight: 4, arbitrary: fc.record({ kind: fc.constant("none") }) },
-    { weight: 2, arbitrary: fc.record({ kind: fc.constant("json"), contentType: fc.constantFrom(...JSON_TYPES) }) },
-    { weight: 1, arbitrary: fc.record({ kind: fc.constant("json-invalid"), text: fc.constantFrom(...INVALID_JSON), contentType: fc.constantFrom(...JSON_TYPES) }) },
-    { weight: 1, arbitrary: fc.record({ kind: fc.constant("oversize"), size: fc.constantFrom(65_537, 200_000), form: fc.boolean() }) },
+    {
+      weight: 2,
+      arbitrary: fc.record({
+        kind: fc.constant("json"),
+        contentType: fc.constantFrom(...JSON_TYPES),
+      }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        kind: fc.constant("json-invalid"),
+        text: fc.constantFrom(...INVALID_JSON),
+        contentType: fc.constantFrom(...JSON_TYPES),
+      }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        kind: fc.constant("oversize"),
+        size: fc.constantFrom(65_537, 200_000),
+        form: fc.boolean(),
+      }),
+    },
   ),
   get: fc.constant({ kind: "none" }),
 };
@@ -154,12 +398,28 @@ export function asText(value) {
   return String(value);
 }
 
-const asJson = (value) => (value instanceof RawJson ? value.text : (JSON.stringify(value) ?? "null"));
+const asJson = (value) =>
+  value instanceof RawJson ? value.text : (JSON.stringify(value) ?? "null");
 /** A JSON object text from entries, keeping duplicate keys (the last wins in JSON.parse). */
-export const jsonText = (entries) => `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${asJson(v)}`).join(",")}}`;
+export const jsonText = (entries) =>
+  `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${asJson(v)}`).join(",")}}`;
 
 const MAX_QUERY_VALUE = 2_000;
-const RAW_QUERY = ["%zz", "%", "%00", "%E0%A4%A", "a=%FF%FE", "&&&", "=", "==", "a[b]=1", ";user_id=1", "user_id", "+", "%2B1"];
+const RAW_QUERY = [
+  "%zz",
+  "%",
+  "%00",
+  "%E0%A4%A",
+  "a=%FF%FE",
+  "&&&",
+  "=",
+  "==",
+  "a[b]=1",
+  ";user_id=1",
+  "user_id",
+  "+",
+  "%2B1",
+];
 export const rawQuery = fc.option(fc.constantFrom(...RAW_QUERY), { nil: undefined });
 
 /** Query text from entries (duplicates kept, later ones win), plus a malformed tail. */
@@ -201,7 +461,8 @@ export function buildBody(body, entries) {
       const form = new FormData();
       entries.forEach(([k, v], i) => {
         // Now and then a file where a field belongs.
-        if (body.blobs && i % 3 === 0 && typeof v !== "string") form.append(k, new Blob([asText(v)], { type: "application/octet-stream" }), "x.bin");
+        if (body.blobs && i % 3 === 0 && typeof v !== "string")
+          form.append(k, new Blob([asText(v)], { type: "application/octet-stream" }), "x.bin");
         else form.append(k, asText(v));
       });
       return { formData: form }; // fetch writes the boundary
@@ -209,11 +470,19 @@ export function buildBody(body, entries) {
     case "multipart-broken":
       return { text: body.text, contentType: "multipart/form-data; boundary=x" };
     case "wrong-type":
-      return { bytes: new TextEncoder().encode(jsonText(entries)), contentType: body.contentType || undefined };
+      return {
+        bytes: new TextEncoder().encode(jsonText(entries)),
+        contentType: body.contentType || undefined,
+      };
     case "oversize": {
       const filler = "x".repeat(body.size);
-      const text = body.form ? `note=${filler}` : jsonText([...entries.slice(0, 2), ["note", filler]]);
-      return { text, contentType: body.form ? "application/x-www-form-urlencoded" : "application/json" };
+      const text = body.form
+        ? `note=${filler}`
+        : jsonText([...entries.slice(0, 2), ["note", filler]]);
+      return {
+        text,
+        contentType: body.form ? "application/x-www-form-urlencoded" : "application/json",
+      };
     }
     default:
       return {};
@@ -224,16 +493,49 @@ export function buildBody(body, entries) {
 // Authorization headers that must not get in.
 
 const b64 = (text) => Buffer.from(text).toString("base64");
-const headerSafe = (s) => s.replace(/[\u0000-\u0008\u000a-\u001f\u007f]/g, "").replace(/[^\u0000-\u00ff]/g, "?");
+const headerSafe = (s) =>
+  s.replace(/[\u0000-\u0008\u000a-\u001f\u007f]/g, "").replace(/[^\u0000-\u00ff]/g, "?");
 
 export const garbageAuth = fc.oneof(
   fc.constantFrom(
-    "Bearer", "Bearer ", "Basic", "Key", "Foo bar", "Bearer a.b", "Bearer a.b.c", "Bearer ..", "Key %%%not*base64%%%", `Basic ${b64(":")}`,
-    `Key ${b64("benchadmin:")}`, `Key ${b64(":wk_x")}`, `Key ${b64("nocolon")}`, "Bearer null", "Bearer undefined", "Negotiate abc", "Digest username=\"a\"",
-    `Bearer ${"a".repeat(100_000)}`, `Key ${"A".repeat(60_000)}`, `Basic ${b64(`benchadmin:${"k".repeat(5_000)}`)}`, "Bearer eyJhbGciOiJub25lIn0.e30.",
-    `Key ${b64("benchadmin:wk_" + "0".repeat(64))}`, `Bearer ${b64("' OR 1=1 --:x")}`, `Key ${b64("admin'--:' OR '1'='1")}`,
+    "Bearer",
+    "Bearer ",
+    "Basic",
+    "Key",
+    "Foo bar",
+    "Bearer a.b",
+    "Bearer a.b.c",
+    "Bearer ..",
+    "Key %%%not*base64%%%",
+    `Basic ${b64(":")}`,
+    `Key ${b64("benchadmin:")}`,
+    `Key ${b64(":wk_x")}`,
+    `Key ${b64("nocolon")}`,
+    "Bearer null",
+    "Bearer undefined",
+    "Negotiate abc",
+    'Digest username="a"',
+    `Bearer ${"a".repeat(100_000)}`,
+    `Key ${"A".repeat(60_000)}`,
+    `Basic ${b64(`benchadmin:${"k".repeat(5_000)}`)}`,
+    "Bearer eyJhbGciOiJub25lIn0.e30.",
+    `Key ${b64("benchadmin:wk_" + "0".repeat(64))}`,
+    `Bearer ${b64("' OR 1=1 --:x")}`,
+    `Key ${b64("admin'--:' OR '1'='1")}`,
   ),
-  fc.tuple(fc.constantFrom("Bearer ", "Key ", "Basic ", "", "bearer  "), fc.string({ unit: "grapheme-ascii", maxLength: 60 })).map(([s, t]) => headerSafe(s + t)),
-  fc.tuple(fc.constantFrom("Bearer ", "Key ", "Basic "), fc.uint8Array({ maxLength: 64 })).map(([s, bytes]) => s + Buffer.from(bytes).toString("base64")),
-  fc.string({ unit: fc.integer({ min: 0x20, max: 0xff }).map((c) => String.fromCharCode(c)), maxLength: 80 }).map(headerSafe),
+  fc
+    .tuple(
+      fc.constantFrom("Bearer ", "Key ", "Basic ", "", "bearer  "),
+      fc.string({ unit: "grapheme-ascii", maxLength: 60 }),
+    )
+    .map(([s, t]) => headerSafe(s + t)),
+  fc
+    .tuple(fc.constantFrom("Bearer ", "Key ", "Basic "), fc.uint8Array({ maxLength: 64 }))
+    .map(([s, bytes]) => s + Buffer.from(bytes).toString("base64")),
+  fc
+    .string({
+      unit: fc.integer({ min: 0x20, max: 0xff }).map((c) => String.fromCharCode(c)),
+      maxLength: 80,
+    })
+    .map(headerSafe),
 );

@@ -29,7 +29,11 @@ function wranglerAsync(args) {
   if (stopped) return Promise.reject(new Error("the run is stopping"));
   return new Promise((resolve, reject) => {
     // Its own process group, so stopQueries() can end wrangler and the CLI process it starts.
-    const child = spawn(process.execPath, [WRANGLER, ...args], { env: offlineEnv(), stdio: ["ignore", "pipe", "pipe"], detached: true });
+    const child = spawn(process.execPath, [WRANGLER, ...args], {
+      env: offlineEnv(),
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
     running.add(child);
     child.on("exit", () => running.delete(child));
     let out = "";
@@ -37,16 +41,35 @@ function wranglerAsync(args) {
     child.stdout.on("data", (d) => (out += d));
     child.stderr.on("data", (d) => (err += d));
     child.on("error", reject);
-    child.on("close", (code) => (code === 0 ? resolve(out) : reject(new Error(`wrangler ${args.slice(0, 3).join(" ")} failed (${code}):\n${out}\n${err}`))));
+    child.on("close", (code) =>
+      code === 0
+        ? resolve(out)
+        : reject(
+            new Error(`wrangler ${args.slice(0, 3).join(" ")} failed (${code}):\n${out}\n${err}`),
+          ),
+    );
   });
 }
 
 /** Runs one or more `;`-separated statements; returns one array of rows per statement. */
 export async function d1(stateDir, sql) {
-  const out = await wranglerAsync(["d1", "execute", "DB", "--local", "--config", config, "--persist-to", stateDir, "--json", "--command", sql]);
+  const out = await wranglerAsync([
+    "d1",
+    "execute",
+    "DB",
+    "--local",
+    "--config",
+    config,
+    "--persist-to",
+    stateDir,
+    "--json",
+    "--command",
+    sql,
+  ]);
   const parsed = JSON.parse(out);
   return parsed.map((r) => {
-    if (r.success === false) throw new Error(`D1 statement failed: ${JSON.stringify(r).slice(0, 500)}`);
+    if (r.success === false)
+      throw new Error(`D1 statement failed: ${JSON.stringify(r).slice(0, 500)}`);
     return r.results;
   });
 }
@@ -107,14 +130,29 @@ export async function checkLedgerInvariants(stateDir, label) {
   const [[row]] = await d1(stateDir, INVARIANTS_SQL);
   const pick = (...keys) => Object.fromEntries(keys.map((k) => [k, row[k]]));
   const balances = pick("balance_rows", "entry_pairs", "bad_balances", "pairs_without_balance");
-  const chain = pick("entries", "broken_links", "bad_arithmetic", "overdrafts", "non_positive_amounts");
-  const links = pick("duplicate_requests", "bad_request_keys", "double_reversals", "bad_reversals", "broken_transfers", "transfers");
+  const chain = pick(
+    "entries",
+    "broken_links",
+    "bad_arithmetic",
+    "overdrafts",
+    "non_positive_amounts",
+  );
+  const links = pick(
+    "duplicate_requests",
+    "bad_request_keys",
+    "double_reversals",
+    "bad_reversals",
+    "broken_transfers",
+    "transfers",
+  );
   figures.invariantRuns = (figures.invariantRuns ?? 0) + 1;
   figures.pairsChecked = Math.max(figures.pairsChecked ?? 0, balances.balance_rows);
   figures.entriesChecked = Math.max(figures.entriesChecked ?? 0, chain.entries);
   check(
     `${label}: every balance equals the sum of its entries (${balances.balance_rows} (user, wallet) balances)`,
-    balances.bad_balances === 0 && balances.pairs_without_balance === 0 && balances.balance_rows === balances.entry_pairs,
+    balances.bad_balances === 0 &&
+      balances.pairs_without_balance === 0 &&
+      balances.balance_rows === balances.entry_pairs,
     JSON.stringify(balances),
   );
   check(
@@ -130,7 +168,11 @@ export async function checkLedgerInvariants(stateDir, label) {
   );
   check(
     `${label}: one entry per (user, request_id), one reversal per entry, every transfer both halves (${links.transfers} transfers)`,
-    links.duplicate_requests === 0 && links.bad_request_keys === 0 && links.double_reversals === 0 && links.bad_reversals === 0 && links.broken_transfers === 0,
+    links.duplicate_requests === 0 &&
+      links.bad_request_keys === 0 &&
+      links.double_reversals === 0 &&
+      links.bad_reversals === 0 &&
+      links.broken_transfers === 0,
     JSON.stringify(links),
   );
   return { balances, chain, links };

@@ -8,11 +8,24 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const COPIED = ["src", "drizzle", "wrangler.toml", "tsconfig.json", "package.json", "worker-configuration.d.ts"];
+const COPIED = [
+  "src",
+  "drizzle",
+  "wrangler.toml",
+  "tsconfig.json",
+  "package.json",
+  "worker-configuration.d.ts",
+];
 
 export function snapshotApp() {
   const dir = mkdtempSync(join(tmpdir(), "wallet-app-"));
-  for (const name of COPIED) if (existsSync(join(ROOT, name))) cpSync(join(ROOT, name), join(dir, name), { recursive: true });
+  for (const name of COPIED)
+    if (existsSync(join(ROOT, name)))
+      cpSync(join(ROOT, name), join(dir, name), { recursive: true });
   symlinkSync(join(ROOT, "node_modules"), join(dir, "node_modules"), "dir");
-  return { dir, config: join(dir, "wrangler.toml"), remove: () => rmSync(dir, { recursive: true, force: true }) };
+  return {
+    dir,
+    config: join(dir, "wrangler.toml"),
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
 }

@@ -43,16 +43,32 @@ async function compare(a, b, { samples, warmup, deadline }) {
   }
   const ma = median(times.a);
   const mb = median(times.b);
-  return { a: ma, b: mb, ratio: ma / mb, samples: Math.min(times.a.length, times.b.length), bodies, statuses };
+  return {
+    a: ma,
+    b: mb,
+    ratio: ma / mb,
+    samples: Math.min(times.a.length, times.b.length),
+    bodies,
+    statuses,
+  };
 }
 
 function report(name, labels, result, expectStatus) {
   figures.timing ??= [];
   figures.timing.push({ name, ...result });
-  note(`${name}: median ${labels[0]} ${result.a.toFixed(2)} ms, ${labels[1]} ${result.b.toFixed(2)} ms, ratio ${result.ratio.toFixed(3)} (${result.samples} samples each)`);
+  note(
+    `${name}: median ${labels[0]} ${result.a.toFixed(2)} ms, ${labels[1]} ${result.b.toFixed(2)} ms, ratio ${result.ratio.toFixed(3)} (${result.samples} samples each)`,
+  );
   const sameAnswer =
-    result.bodies.a.size === 1 && result.bodies.b.size === 1 && [...result.bodies.a][0] === [...result.bodies.b][0] && [...result.statuses.a][0] === expectStatus;
-  check(`${name}: ${labels[0]} and ${labels[1]} get the same answer (${expectStatus})`, sameAnswer, `${[...result.bodies.a].join(" | ")} vs ${[...result.bodies.b].join(" | ")}`);
+    result.bodies.a.size === 1 &&
+    result.bodies.b.size === 1 &&
+    [...result.bodies.a][0] === [...result.bodies.b][0] &&
+    [...result.statuses.a][0] === expectStatus;
+  check(
+    `${name}: ${labels[0]} and ${labels[1]} get the same answer (${expectStatus})`,
+    sameAnswer,
+    `${[...result.bodies.a].join(" | ")} vs ${[...result.bodies.b].join(" | ")}`,
+  );
   check(
     `${name}: medians within ${LOW}–${HIGH} of each other (${result.a.toFixed(2)} ms vs ${result.b.toFixed(2)} ms, ratio ${result.ratio.toFixed(3)})`,
     result.samples >= 20 && result.ratio >= LOW && result.ratio <= HIGH,
@@ -66,8 +82,17 @@ export async function runTiming(ctx, { deadline }) {
   const wrong = () => `wrong-${randomBytes(6).toString("hex")}`;
 
   const login = await compare(
-    () => send(ctx.api, "POST", "/users/login", { json: { user_email: ctx.admin.email, user_password: wrong() } }),
-    () => send(ctx.api, "POST", "/users/login", { json: { user_email: `nobody-${randomBytes(4).toString("hex")}@example.test`, user_password: wrong() } }),
+    () =>
+      send(ctx.api, "POST", "/users/login", {
+        json: { user_email: ctx.admin.email, user_password: wrong() },
+      }),
+    () =>
+      send(ctx.api, "POST", "/users/login", {
+        json: {
+          user_email: `nobody-${randomBytes(4).toString("hex")}@example.test`,
+          user_password: wrong(),
+        },
+      }),
     { samples: 30, warmup: 3, deadline: Date.now() + share },
   );
   report("login", ["wrong password for an existing user", "unknown user"], login, 400);
@@ -75,16 +100,33 @@ export async function runTiming(ctx, { deadline }) {
   const b64 = (text) => Buffer.from(text).toString("base64");
   const randomKey = () => `wk_${randomBytes(32).toString("hex")}`;
   const keys = await compare(
-    () => send(ctx.api, "GET", "/wallets", { auth: `Key ${b64(`${ctx.admin.username}:${randomKey()}`)}` }),
-    () => send(ctx.api, "GET", "/wallets", { auth: `Key ${b64(`nobody-${randomBytes(4).toString("hex")}:${randomKey()}`)}` }),
+    () =>
+      send(ctx.api, "GET", "/wallets", {
+        auth: `Key ${b64(`${ctx.admin.username}:${randomKey()}`)}`,
+      }),
+    () =>
+      send(ctx.api, "GET", "/wallets", {
+        auth: `Key ${b64(`nobody-${randomBytes(4).toString("hex")}:${randomKey()}`)}`,
+      }),
     { samples: 60, warmup: 5, deadline: Date.now() + share },
   );
-  report("API key", ["the right username with a wrong key", "an unknown username and key"], keys, 401);
+  report(
+    "API key",
+    ["the right username with a wrong key", "an unknown username and key"],
+    keys,
+    401,
+  );
 
   const admin = { id: ctx.admin.id, username: ctx.admin.username, role: "administrator" };
   const tokens = await compare(
-    () => send(ctx.api, "GET", "/wallets", { auth: `Bearer ${tamperSignature(mintToken({ secret: ctx.jwtSecret, user: admin }))}` }),
-    () => send(ctx.api, "GET", "/wallets", { auth: `Bearer ${mintToken({ secret: randomBytes(32).toString("hex"), user: admin })}` }),
+    () =>
+      send(ctx.api, "GET", "/wallets", {
+        auth: `Bearer ${tamperSignature(mintToken({ secret: ctx.jwtSecret, user: admin }))}`,
+      }),
+    () =>
+      send(ctx.api, "GET", "/wallets", {
+        auth: `Bearer ${mintToken({ secret: randomBytes(32).toString("hex"), user: admin })}`,
+      }),
     { samples: 60, warmup: 5, deadline: Date.now() + share },
   );
   report("access token", ["a tampered signature", "another secret's signature"], tokens, 401);

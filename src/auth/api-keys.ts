@@ -2,7 +2,8 @@
 // constant-time comparison in effect (the secret never meets a byte-wise compare).
 const KEY_PREFIX = "wk_";
 
-const hex = (bytes: ArrayBuffer) => [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, "0")).join("");
+const hex = (bytes: ArrayBuffer) =>
+  [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, "0")).join("");
 
 export function generateApiKey() {
   const bytes = crypto.getRandomValues(new Uint8Array(32));
@@ -17,7 +18,9 @@ export async function hashApiKey(key: string) {
 export function decodeKeyCredential(token: string): { username: string; key: string } | null {
   let decoded: string;
   try {
-    decoded = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(Uint8Array.from(atob(token), (ch) => ch.charCodeAt(0)));
+    decoded = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(
+      Uint8Array.from(atob(token), (ch) => ch.charCodeAt(0)),
+    );
   } catch {
     return null;
   }

@@ -10,8 +10,18 @@ const b64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes));
 const unb64 = (text: string) => Uint8Array.from(atob(text), (ch) => ch.charCodeAt(0));
 
 async function derive(password: string, salt: Uint8Array, iterations: number) {
-  const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(password), "PBKDF2", false, ["deriveBits"]);
-  const bits = await crypto.subtle.deriveBits({ name: "PBKDF2", hash: "SHA-256", salt, iterations }, key, 256);
+  const key = await crypto.subtle.importKey(
+    "raw",
+    new TextEncoder().encode(password),
+    "PBKDF2",
+    false,
+    ["deriveBits"],
+  );
+  const bits = await crypto.subtle.deriveBits(
+    { name: "PBKDF2", hash: "SHA-256", salt, iterations },
+    key,
+    256,
+  );
   return new Uint8Array(bits);
 }
 
@@ -28,7 +38,11 @@ export async function verifyPassword(password: string, stored: string | undefine
   if (prefix !== PREFIX || !iterations || !salt || !hash) return false;
   const actual = await derive(password, unb64(salt), Number(iterations));
   const expected = unb64(hash);
-  return stored !== undefined && actual.length === expected.length && crypto.subtle.timingSafeEqual(actual, expected);
+  return (
+    stored !== undefined &&
+    actual.length === expected.length &&
+    crypto.subtle.timingSafeEqual(actual, expected)
+  );
 }
 
 export type LoginCheck = { valid: boolean; upgradedHash?: string };
@@ -39,9 +53,14 @@ export type LoginCheck = { valid: boolean; upgradedHash?: string };
  * hash of the same password, to store in its place. An imported hash that does not match still runs
  * a full PBKDF2 derivation, so no sign-in costs less than an unknown user's.
  */
-export async function checkLoginPassword(password: string, stored: string | undefined): Promise<LoginCheck> {
-  if (stored === undefined || wordPressHashKind(stored) === null) return { valid: await verifyPassword(password, stored) };
-  if (await verifyWordPressHash(password, stored)) return { valid: true, upgradedHash: await hashPassword(password) };
+export async function checkLoginPassword(
+  password: string,
+  stored: string | undefined,
+): Promise<LoginCheck> {
+  if (stored === undefined || wordPressHashKind(stored) === null)
+    return { valid: await verifyPassword(password, stored) };
+  if (await verifyWordPressHash(password, stored))
+    return { valid: true, upgradedHash: await hashPassword(password) };
   await verifyPassword(password, undefined);
   return { valid: false };
 }

@@ -65,7 +65,8 @@ export function phpassCrypt(password: string, setting: string): string | null {
   if (salt.length !== 8) return null;
   const secret = utf8.encode(password);
   let digest = createHash("md5").update(salt, "latin1").update(secret).digest();
-  for (let count = 1 << countLog2; count > 0; count--) digest = createHash("md5").update(digest).update(secret).digest();
+  for (let count = 1 << countLog2; count > 0; count--)
+    digest = createHash("md5").update(digest).update(secret).digest();
   return setting.slice(0, 12) + encode64(digest, 16);
 }
 
@@ -76,13 +77,20 @@ const sameText = (a: string, b: string) => {
 
 /** base64(HMAC-SHA384(password, key "wp-sha384")): WordPress 6.8's bcrypt pre-hash. */
 async function wpPrehash(password: string) {
-  const key = await crypto.subtle.importKey("raw", utf8.encode("wp-sha384"), { name: "HMAC", hash: "SHA-384" }, false, ["sign"]);
+  const key = await crypto.subtle.importKey(
+    "raw",
+    utf8.encode("wp-sha384"),
+    { name: "HMAC", hash: "SHA-384" },
+    false,
+    ["sign"],
+  );
   const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, utf8.encode(password)));
   return btoa(String.fromCharCode(...mac));
 }
 
 // bcryptjs knows $2y$ as well, but $2b$ is the same algorithm and its canonical name.
-const bcryptCompare = (password: string, hash: string) => bcrypt.compare(password, hash.replace(/^\$2y\$/, "$2b$"));
+const bcryptCompare = (password: string, hash: string) =>
+  bcrypt.compare(password, hash.replace(/^\$2y\$/, "$2b$"));
 
 /** wp_check_password for the hash kinds WordPress sites hold; false for a wrong password. */
 export async function verifyWordPressHash(password: string, hash: string): Promise<boolean> {

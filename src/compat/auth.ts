@@ -14,14 +14,28 @@ import { publicReads } from "./config";
 //   denied", a token that does not verify 400 "Validation error" ["Invalid signature"] (the plugin
 //   said "Expired token" for an expired one; this service does not say why a credential failed),
 //   a caller without the right 403 "Request is not authorized".
-const RECOMMEND_CREDENTIALS = { username: "Re-visit the specified username", password: "Confirm password matches" };
+const RECOMMEND_CREDENTIALS = {
+  username: "Re-visit the specified username",
+  password: "Confirm password matches",
+};
 
-export type Refusals = { missing: () => ApiError; invalid: () => ApiError; forbidden: () => ApiError };
+export type Refusals = {
+  missing: () => ApiError;
+  invalid: () => ApiError;
+  forbidden: () => ApiError;
+};
 
 export const keyRouteRefusals = (action: string): Refusals => ({
   missing: () =>
-    new ApiError(403, "Permission Denied", { authorization: "An authorization is required", recommendation: "Provide an authorization header" }),
-  invalid: () => new ApiError(401, "Invalid Token", { credentials: "Authorization Denied", recommendation: RECOMMEND_CREDENTIALS }),
+    new ApiError(403, "Permission Denied", {
+      authorization: "An authorization is required",
+      recommendation: "Provide an authorization header",
+    }),
+  invalid: () =>
+    new ApiError(401, "Invalid Token", {
+      credentials: "Authorization Denied",
+      recommendation: RECOMMEND_CREDENTIALS,
+    }),
   forbidden: () =>
     new ApiError(403, "Permission Denied", {
       permission: `Permission Denied for ${action}`,
@@ -36,7 +50,10 @@ export const jwtRouteRefusals: Refusals = {
 };
 
 /** The service's own credentials (token or key), refused in the plugin's words. */
-export async function requireCredentials(c: Context<AppEnv>, refusals: Refusals): Promise<Principal> {
+export async function requireCredentials(
+  c: Context<AppEnv>,
+  refusals: Refusals,
+): Promise<Principal> {
   const principal = await credentialOf(c);
   if (principal === "missing") throw refusals.missing();
   if (principal === "invalid") throw refusals.invalid();

@@ -9,7 +9,7 @@ import { readParams } from "../http/params";
 import { formatMoney, minorToNumber, storageDecimals } from "../ledger/money";
 import { asciiLower } from "../ledger/request-key";
 import { MAX_WALLETS_PER_READ } from "../routes/balances/schemas";
-import { keyRouteRefusals, balanceReader } from "./auth";
+import { balanceReader, keyRouteRefusals } from "./auth";
 import { phpArrayJson, phpEmpty, phpInt, sanitizeTextField } from "./php";
 import { BalanceRequest } from "./schemas";
 
@@ -63,7 +63,11 @@ function balanceRecord(piece: string, wallet: Wallet, minor: number) {
 
 export type BalanceRead =
   | { refused: string }
-  | { req: BalanceRequest; pieces: string[]; found: { index: number; piece: string; record: BalanceRecord }[] };
+  | {
+      req: BalanceRequest;
+      pieces: string[];
+      found: { index: number; piece: string; record: BalanceRecord }[];
+    };
 
 /**
  * Credentials (unless reads are public), parameters, the 422, access to the user, then one D1 round
@@ -71,7 +75,10 @@ export type BalanceRead =
  * again and matched case-insensitively; unknown ones are skipped. Its balance, though, was read under
  * the piece lowercased but untrimmed, so `usd, ngn` reads ` ngn` as 0 (capture 41): kept on purpose.
  */
-export async function readPluginBalances(c: Context<AppEnv>, keyBy: "value" | "field"): Promise<BalanceRead> {
+export async function readPluginBalances(
+  c: Context<AppEnv>,
+  keyBy: "value" | "field",
+): Promise<BalanceRead> {
   const reader = await balanceReader(c, keyRouteRefusals(ACTION));
   const req = v.parse(BalanceRequest, await readParams(c));
   const refused = entitiesRequired(req, keyBy);
@@ -81,10 +88,17 @@ export async function readPluginBalances(c: Context<AppEnv>, keyBy: "value" | "f
 
   const pieces = req.wallet_id.split(",");
   // The plugin had no bound; here a read names at most as many wallets as /wallet/v1 allows.
-  if (pieces.length > MAX_WALLETS_PER_READ) throw invalidInput({ wallet_id: `wallet_id lists at most ${MAX_WALLETS_PER_READ} wallets` });
-  const walletIds = [...new Set(pieces.map((piece) => asciiLower(sanitizeTextField(piece))).filter((id) => id !== ""))];
+  if (pieces.length > MAX_WALLETS_PER_READ)
+    throw invalidInput({ wallet_id: `wallet_id lists at most ${MAX_WALLETS_PER_READ} wallets` });
+  const walletIds = [
+    ...new Set(
+      pieces.map((piece) => asciiLower(sanitizeTextField(piece))).filter((id) => id !== ""),
+    ),
+  ];
   const { wallets, balances } =
-    walletIds.length === 0 ? { wallets: new Map<string, Wallet>(), balances: new Map<string, number>() } : await readBalances(createDb(c.env.DB), userId, walletIds);
+    walletIds.length === 0
+      ? { wallets: new Map<string, Wallet>(), balances: new Map<string, number>() }
+      : await readBalances(createDb(c.env.DB), userId, walletIds);
 
   const found = [];
   for (const [index, piece] of pieces.entries()) {

@@ -16,7 +16,8 @@ export function compatNamespace(env: CompatVars): string | null {
 }
 
 /** `COMPAT_PUBLIC_READS=true`: balances are readable without credentials, as the plugin had them. */
-export const publicReads = (env: CompatVars) => (env.COMPAT_PUBLIC_READS ?? "").trim().toLowerCase() === "true";
+export const publicReads = (env: CompatVars) =>
+  (env.COMPAT_PUBLIC_READS ?? "").trim().toLowerCase() === "true";
 
 export type CompatRoute = { path: string; method: "GET" };
 

@@ -3,7 +3,8 @@
 // Every reader walks its text once, without a regex that can backtrack (as src/ledger/money.ts).
 
 const isDigit = (ch: string | undefined) => ch !== undefined && ch >= "0" && ch <= "9";
-const isHex = (ch: string | undefined) => ch !== undefined && (isDigit(ch) || (ch >= "a" && ch <= "f") || (ch >= "A" && ch <= "F"));
+const isHex = (ch: string | undefined) =>
+  ch !== undefined && (isDigit(ch) || (ch >= "a" && ch <= "f") || (ch >= "A" && ch <= "F"));
 const PHP_TRIM = " \t\n\r\0\x0B";
 
 function phpTrim(text: string) {
@@ -75,7 +76,8 @@ function stripOctets(text: string) {
  * octets removed. (The contents of <script>/<style> elements are kept; no wallet id or user id has them.)
  */
 export function sanitizeTextField(value: unknown): string {
-  if (value === undefined || value === null || value === false || typeof value === "object") return "";
+  if (value === undefined || value === null || value === false || typeof value === "object")
+    return "";
   let text = value === true ? "1" : String(value);
   if (text.includes("<")) text = phpTrim(stripTags(text));
   text = phpTrim(collapse(text));
@@ -91,10 +93,10 @@ export function phpIsNumeric(text: string) {
   const t = phpTrim(text);
   let i = t[0] === "+" || t[0] === "-" ? 1 : 0;
   let digits = 0;
-  while (isDigit(t[i])) (i++, digits++);
+  while (isDigit(t[i])) i++, digits++;
   if (t[i] === ".") {
     i++;
-    while (isDigit(t[i])) (i++, digits++);
+    while (isDigit(t[i])) i++, digits++;
   }
   if (digits === 0) return false;
   if (t[i] === "e" || t[i] === "E") {
@@ -123,6 +125,8 @@ export function phpInt(text: string): number | null {
 export function phpArrayJson(entries: Map<string | number, unknown>) {
   const keys = [...entries.keys()];
   if (keys.every((key, i) => key === i)) return JSON.stringify([...entries.values()]);
-  const members = [...entries].map(([key, value]) => `${JSON.stringify(String(key))}:${JSON.stringify(value)}`);
+  const members = [...entries].map(
+    ([key, value]) => `${JSON.stringify(String(key))}:${JSON.stringify(value)}`,
+  );
   return `{${members.join(",")}}`;
 }

@@ -11,4 +11,10 @@ export function entitiesRequiredResponse(c: Context<AppEnv>, errorJson: string) 
 
 /** Envelope A plus the plugin's top-level `submitted`: the sanitized parameters, echoed back. */
 export const balanceOk = (c: Context<AppEnv>, data: unknown, submitted: BalanceRequest) =>
-  send(c, 200, { status_code: 200, status: true, message: "Wallet Balance retrieved", data, submitted });
+  send(c, 200, {
+    status_code: 200,
+    status: true,
+    message: "Wallet Balance retrieved",
+    data,
+    submitted,
+  });

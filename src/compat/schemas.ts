@@ -6,7 +6,11 @@ import { sanitizeTextField } from "./php";
 const pluginText = v.optional(v.pipe(v.unknown(), v.transform(sanitizeTextField)), "");
 
 /** `user-wallet-balance` and `/multi`: echoed back as `submitted`, in this key order. */
-export const BalanceRequest = v.object({ user_id: pluginText, wallet_id: pluginText, formatted: pluginText });
+export const BalanceRequest = v.object({
+  user_id: pluginText,
+  wallet_id: pluginText,
+  formatted: pluginText,
+});
 export type BalanceRequest = v.InferOutput<typeof BalanceRequest>;
 
 /** `GET users`: a user id or username (empty or "0" lists), and the list's page. */

@@ -12,6 +12,15 @@ export const userWalletBalanceMulti = new Hono<AppEnv>().get("/", async (c) => {
   const read = await readPluginBalances(c, "field");
   if ("refused" in read) return entitiesRequiredResponse(c, read.refused);
   const dense = read.found.every(({ index }, i) => index === i);
-  if (dense) return balanceOk(c, read.found.map(({ record }) => record), read.req);
-  return balanceOk(c, Object.fromEntries(read.found.map(({ index, record }) => [String(index), record])), read.req);
+  if (dense)
+    return balanceOk(
+      c,
+      read.found.map(({ record }) => record),
+      read.req,
+    );
+  return balanceOk(
+    c,
+    Object.fromEntries(read.found.map(({ index, record }) => [String(index), record])),
+    read.req,
+  );
 });

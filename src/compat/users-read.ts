@@ -47,16 +47,27 @@ export const usersRead = new Hono<AppEnv>().get("/", async (c) => {
   // The plugin listed users for an empty or "0" user_id (`$user_id ? $user_id : null`).
   if (!phpEmpty(req.user_id)) {
     // Its own-user test, before existence: `$id == $user_id || $username == $user_id`.
-    const own = (phpIsNumeric(req.user_id) && Number(req.user_id) === principal.userId) || req.user_id === principal.username;
-    if (!mayReadUser(principal, own ? principal.userId : Number.NaN)) throw jwtRouteRefusals.forbidden();
+    const own =
+      (phpIsNumeric(req.user_id) && Number(req.user_id) === principal.userId) ||
+      req.user_id === principal.username;
+    if (!mayReadUser(principal, own ? principal.userId : Number.NaN))
+      throw jwtRouteRefusals.forbidden();
     const id = phpInt(req.user_id);
     const user = await findUserByIdOrLogin(db, id !== null && id >= 1 ? id : null, req.user_id);
     // "Failed", capitalised, is the plugin's.
-    if (!user) return send(c, 404, { status_code: 404, status: "Failed", message: "User not found", data: [], error: [] });
+    if (!user)
+      return send(c, 404, {
+        status_code: 404,
+        status: "Failed",
+        message: "User not found",
+        data: [],
+        error: [],
+      });
     return ok(c, 200, "User retrieved successfully", userRecord(user));
   }
 
-  if (principal.role !== "administrator" || !scopeAllows(principal.scope, "read")) throw jwtRouteRefusals.forbidden();
+  if (principal.role !== "administrator" || !scopeAllows(principal.scope, "read"))
+    throw jwtRouteRefusals.forbidden();
   const page = pageNumber(req.page);
   const { rows, total } = await listUsersPage(db, (page - 1) * PER_PAGE, PER_PAGE);
   return ok(c, 200, "User retrieved successfully", {

@@ -10,7 +10,10 @@ export async function insertApiKey(db: Db, username: string, key: Omit<NewApiKey
     FROM ${users} WHERE lower(${users.username}) = lower(${username})`;
   const [inserted, owner] = await db.batch([
     db.insert(apiKeys).select(row).returning(),
-    db.select({ username: users.username }).from(users).where(sql`lower(${users.username}) = lower(${username})`),
+    db
+      .select({ username: users.username })
+      .from(users)
+      .where(sql`lower(${users.username}) = lower(${username})`),
   ]);
   return inserted[0] && owner[0] ? { key: inserted[0], username: owner[0].username } : null;
 }
@@ -35,7 +38,14 @@ export async function revokeApiKey(db: Db, id: number, nowMs: number) {
 /** The live key with this hash and the user who owns it. */
 export const findKeyOwner = (db: Db, keyHash: string) =>
   db
-    .select({ keyId: apiKeys.id, scope: apiKeys.scope, lastUsedAtMs: apiKeys.lastUsedAtMs, userId: apiKeys.userId, username: users.username, role: users.role })
+    .select({
+      keyId: apiKeys.id,
+      scope: apiKeys.scope,
+      lastUsedAtMs: apiKeys.lastUsedAtMs,
+      userId: apiKeys.userId,
+      username: users.username,
+      role: users.role,
+    })
     .from(apiKeys)
     .innerJoin(users, eq(users.id, apiKeys.userId))
     .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAtMs)))

@@ -18,7 +18,11 @@ class BoundedMap<K, V> extends Map<K, V> {
 }
 
 function createCache() {
-  return { wallets: new BoundedMap<string, Wallet>(), usernames: new BoundedMap<number, string>(), keys: new BoundedMap<string, CachedKey>() };
+  return {
+    wallets: new BoundedMap<string, Wallet>(),
+    usernames: new BoundedMap<number, string>(),
+    keys: new BoundedMap<string, CachedKey>(),
+  };
 }
 
 const caches = new WeakMap<D1Database, ReturnType<typeof createCache>>();

@@ -1,8 +1,8 @@
-import { and, asc, count, desc, eq, gt, inArray, lt, or, sql, type SQL } from "drizzle-orm";
-import type { Db } from "./client";
-import { balances, transactions, users, wallets } from "./schema";
+import { and, asc, count, desc, eq, gt, inArray, lt, or, type SQL, sql } from "drizzle-orm";
 import { SLUG_MAX } from "../ledger/post-format";
 import { requestKey as keyOf } from "../ledger/request-key";
+import type { Db } from "./client";
+import { balances, transactions, users, wallets } from "./schema";
 
 export type NewEntry = {
   userId: number;
@@ -35,7 +35,8 @@ export class LedgerRefusal extends Error {
  * (`slug <> ''` repeats the partial index's condition, so SQLite's planner may use it).
  */
 function uniqueSlug(base: string) {
-  const candidate = (n: SQL) => sql`rtrim(substr(${base}, 1, ${SLUG_MAX - 1} - length(${n})), '-') || '-' || ${n}`;
+  const candidate = (n: SQL) =>
+    sql`rtrim(substr(${base}, 1, ${SLUG_MAX - 1} - length(${n})), '-') || '-' || ${n}`;
   return sql`(WITH RECURSIVE probe(n) AS (
       SELECT 2 WHERE EXISTS (SELECT 1 FROM ${transactions} WHERE slug = ${base} AND slug <> '')
       UNION ALL
@@ -87,13 +88,16 @@ const entryFor = (db: Db, userId: number, requestId: string) =>
     .from(transactions)
     .where(and(eq(transactions.userId, userId), eq(transactions.requestKey, keyOf(requestId))));
 
-export type AppendResult = { created: true; ids: number[] } | { created: false; existingId: number | undefined };
+export type AppendResult =
+  | { created: true; ids: number[] }
+  | { created: false; existingId: number | undefined };
 
 function refusal(err: unknown) {
   const text = `${String(err)} ${String((err as { cause?: unknown })?.cause)}`;
   if (text.includes("transactions_no_overdraft")) return new LedgerRefusal("insufficient-balance");
   if (text.includes("transactions_balance_limit")) return new LedgerRefusal("balance-limit");
-  if (text.includes("transactions.reverses_id") || text.includes("transactions_reverses")) return new LedgerRefusal("already-reversed");
+  if (text.includes("transactions.reverses_id") || text.includes("transactions_reverses"))
+    return new LedgerRefusal("already-reversed");
   return err;
 }
 
@@ -102,7 +106,10 @@ function refusal(err: unknown) {
  * of it or none. The first entry carries the client's request_id; a replay reports the entry that
  * request already made (`existingId`), and a skipped movement without one lost a uniqueness race.
  */
-export async function appendEntries(db: Db, [first, ...rest]: [NewEntry, ...NewEntry[]]): Promise<AppendResult> {
+export async function appendEntries(
+  db: Db,
+  [first, ...rest]: [NewEntry, ...NewEntry[]],
+): Promise<AppendResult> {
   let results;
   try {
     results = await db.batch([
@@ -115,7 +122,8 @@ export async function appendEntries(db: Db, [first, ...rest]: [NewEntry, ...NewE
   }
   const inserted = results.slice(0, -1) as { id: number }[][];
   const existing = results.at(-1) as { id: number }[];
-  if (inserted.every((rows) => rows.length === 1)) return { created: true, ids: inserted.map((rows) => rows[0]!.id) };
+  if (inserted.every((rows) => rows.length === 1))
+    return { created: true, ids: inserted.map((rows) => rows[0]!.id) };
   return { created: false, existingId: existing[0]?.id };
 }
 
@@ -178,7 +186,10 @@ export async function listEntries(db: Db, filter: EntryFilter, page: Page) {
   const where = filterWhere(filter);
   const [userRows, walletRows, rows, total] = await db.batch([
     db.select({ id: users.id }).from(users).where(eq(users.id, filter.userId)),
-    db.select({ id: wallets.id }).from(wallets).where(eq(wallets.id, filter.walletId ?? "")),
+    db
+      .select({ id: wallets.id })
+      .from(wallets)
+      .where(eq(wallets.id, filter.walletId ?? "")),
     entryWithWallet(db)
       .where(where)
       .orderBy(direction(transactions.createdAtS), direction(transactions.id))
@@ -196,7 +207,8 @@ export async function listEntries(db: Db, filter: EntryFilter, page: Page) {
 
 export type EntryRow = Awaited<ReturnType<typeof listEntries>>["rows"][number];
 
-export const findEntry = (db: Db, id: number) => entryWithWallet(db).where(eq(transactions.id, id)).get();
+export const findEntry = (db: Db, id: number) =>
+  entryWithWallet(db).where(eq(transactions.id, id)).get();
 
 /** The entry with this id and, when it is half of a transfer, the other half; with their owners' names. */
 export async function findMovement(db: Db, id: number) {

@@ -1,5 +1,14 @@
 import { sql } from "drizzle-orm";
-import { type AnySQLiteColumn, check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import {
+  type AnySQLiteColumn,
+  check,
+  index,
+  integer,
+  primaryKey,
+  sqliteTable,
+  text,
+  uniqueIndex,
+} from "drizzle-orm/sqlite-core";
 
 // Table shapes are storage only: nothing on the wire is derived from them (WordPress owns the wire).
 // Ledger guards that a CHECK cannot express (the balance chain, append-only rows) are triggers in
@@ -106,7 +115,10 @@ export const transactions = sqliteTable(
     index("transactions_transfer").on(t.transferId),
     uniqueIndex("transactions_reverses").on(t.reversesId),
     check("transactions_txn_type", sql`${t.txnType} IN ('CREDIT', 'DEBIT')`),
-    check("transactions_amount_positive", sql`${t.amountMinor} > 0 OR (${t.amountMinor} = 0 AND ${t.imported} = 1)`),
+    check(
+      "transactions_amount_positive",
+      sql`${t.amountMinor} > 0 OR (${t.amountMinor} = 0 AND ${t.imported} = 1)`,
+    ),
     check(
       "transactions_balance_arithmetic",
       sql`${t.balanceAfterMinor} = ${t.balanceBeforeMinor} + CASE ${t.txnType} WHEN 'CREDIT' THEN ${t.amountMinor} ELSE -${t.amountMinor} END`,
@@ -119,7 +131,10 @@ export const transactions = sqliteTable(
     ),
     // Balances stay exact JavaScript numbers; the tighter limit that keeps them exact in JSON
     // (±999,999,999,999,999 minor units) is the trigger `transactions_balance_limit` (0003, 0006).
-    check("transactions_balance_limit", sql`${t.balanceAfterMinor} BETWEEN -9007199254740991 AND 9007199254740991`),
+    check(
+      "transactions_balance_limit",
+      sql`${t.balanceAfterMinor} BETWEEN -9007199254740991 AND 9007199254740991`,
+    ),
   ],
 );
 

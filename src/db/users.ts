@@ -4,7 +4,8 @@ import { isolateCache } from "./isolate-cache";
 import { users } from "./schema";
 
 // Usernames and e-mails compare case-insensitively through the lower() unique indexes.
-const sameText = (column: typeof users.username | typeof users.email, value: string) => sql`lower(${column}) = lower(${value})`;
+const sameText = (column: typeof users.username | typeof users.email, value: string) =>
+  sql`lower(${column}) = lower(${value})`;
 
 /** Users by id with their usernames, from the isolate's cache once seen (usernames never change). */
 export async function findUsers(db: Db, ids: number[]) {
@@ -16,7 +17,10 @@ export async function findUsers(db: Db, ids: number[]) {
   }
   const missing = ids.filter((id) => !found.has(id));
   if (missing.length === 0) return found;
-  const rows = await db.select({ id: users.id, username: users.username }).from(users).where(inArray(users.id, missing));
+  const rows = await db
+    .select({ id: users.id, username: users.username })
+    .from(users)
+    .where(inArray(users.id, missing));
   for (const row of rows) {
     cache.set(row.id, row.username);
     found.set(row.id, row);
@@ -40,7 +44,10 @@ const taken = (column: typeof users.username | typeof users.email, value: string
 /** One row saying whether the username and the e-mail are taken. */
 const takenFlags = (db: Db, username: string, email: string) =>
   db
-    .select({ username: taken(users.username, username).mapWith(Boolean), email: taken(users.email, email).mapWith(Boolean) })
+    .select({
+      username: taken(users.username, username).mapWith(Boolean),
+      email: taken(users.email, email).mapWith(Boolean),
+    })
     .from(sql`(SELECT 1)`);
 
 export async function findTakenFields(db: Db, username: string, email: string) {
@@ -77,9 +84,16 @@ export type UserRow = typeof users.$inferSelect;
  * A user by id, else by username (case-insensitive), as WordPress's get_user_by('ID') and then
  * get_user_by('login'): one round trip.
  */
-export async function findUserByIdOrLogin(db: Db, id: number | null, login: string): Promise<UserRow | undefined> {
+export async function findUserByIdOrLogin(
+  db: Db,
+  id: number | null,
+  login: string,
+): Promise<UserRow | undefined> {
   const [byId, byLogin] = await db.batch([
-    db.select().from(users).where(eq(users.id, id ?? 0)),
+    db
+      .select()
+      .from(users)
+      .where(eq(users.id, id ?? 0)),
     db.select().from(users).where(sameText(users.username, login)),
   ]);
   return byId[0] ?? byLogin[0];
@@ -88,7 +102,12 @@ export async function findUserByIdOrLogin(db: Db, id: number | null, login: stri
 /** One page of users ordered by username, as WP_User_Query's default, and how many there are. */
 export async function listUsersPage(db: Db, offset: number, limit: number) {
   const [rows, total] = await db.batch([
-    db.select().from(users).orderBy(sql`lower(${users.username})`, users.id).limit(limit).offset(offset),
+    db
+      .select()
+      .from(users)
+      .orderBy(sql`lower(${users.username})`, users.id)
+      .limit(limit)
+      .offset(offset),
     db.select({ n: count() }).from(users),
   ]);
   return { rows, total: total[0]?.n ?? 0 };

@@ -13,7 +13,8 @@ export async function insertWallet(db: Db, wallet: Wallet) {
 
 export const listWallets = (db: Db) => db.select().from(wallets).orderBy(asc(wallets.id));
 
-export const findWallet = (db: Db, id: string) => db.select().from(wallets).where(eq(wallets.id, id)).get();
+export const findWallet = (db: Db, id: string) =>
+  db.select().from(wallets).where(eq(wallets.id, id)).get();
 
 /** A wallet by id, from the isolate's cache once seen (wallets never change after creation). */
 export async function findWalletCached(db: Db, id: string) {

@@ -1,10 +1,10 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { decodeKeyCredential, hashApiKey } from "../auth/api-keys";
-import { scopeAllows, type Principal } from "../auth/principal";
+import { type Principal, scopeAllows } from "../auth/principal";
 import { verifyToken } from "../auth/tokens";
-import { createDb } from "../db/client";
 import { findKeyOwner, touchApiKey } from "../db/api-keys";
+import { createDb } from "../db/client";
 import { isolateCache, KEY_TTL_MS } from "../db/isolate-cache";
 import type { AppEnv } from "../env";
 import { isPrintableAscii } from "./decode";
@@ -32,9 +32,19 @@ async function principalFromKey(c: Context<AppEnv>, token: string): Promise<Prin
     const owner = await findKeyOwner(db, keyHash);
     cache.delete(keyHash);
     if (!owner) return null;
-    cached = { keyId: owner.keyId, verifiedAtMs: nowMs, principal: { userId: owner.userId, username: owner.username, role: owner.role, scope: owner.scope } };
+    cached = {
+      keyId: owner.keyId,
+      verifiedAtMs: nowMs,
+      principal: {
+        userId: owner.userId,
+        username: owner.username,
+        role: owner.role,
+        scope: owner.scope,
+      },
+    };
     cache.set(keyHash, cached);
-    if (owner.lastUsedAtMs === null || nowMs - owner.lastUsedAtMs > TOUCH_INTERVAL_MS) await touch(c, touchApiKey(db, owner.keyId, nowMs));
+    if (owner.lastUsedAtMs === null || nowMs - owner.lastUsedAtMs > TOUCH_INTERVAL_MS)
+      await touch(c, touchApiKey(db, owner.keyId, nowMs));
   }
   // A key works only with its own username; say nothing about which part was wrong.
   if (cached.principal.username.toLowerCase() !== credential.username.toLowerCase()) return null;
@@ -43,7 +53,10 @@ async function principalFromKey(c: Context<AppEnv>, token: string): Promise<Prin
 
 /** Runs a bookkeeping write after the response when the runtime allows, else before it. */
 async function touch(c: Context<AppEnv>, write: Promise<unknown>) {
-  const settled = write.then(() => undefined, () => undefined);
+  const settled = write.then(
+    () => undefined,
+    () => undefined,
+  );
   try {
     c.executionCtx.waitUntil(settled);
   } catch {
@@ -91,7 +104,8 @@ export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
 /** Administrator routes: a JWT administrator, or an administrator's key with the needed scope. */
 export function requireAdmin(c: Context<AppEnv>, access: "read" | "write") {
   const p = c.get("principal");
-  if (p.role !== "administrator" || !scopeAllows(p.scope, access)) throw permissionDenied.forbidden();
+  if (p.role !== "administrator" || !scopeAllows(p.scope, access))
+    throw permissionDenied.forbidden();
 }
 
 /**
@@ -99,10 +113,16 @@ export function requireAdmin(c: Context<AppEnv>, access: "read" | "write") {
  * (`undefined` means the caller's own user); a key needs the read scope.
  */
 export const mayReadUser = (p: Principal, userId: number | undefined) =>
-  scopeAllows(p.scope, "read") && (p.role === "administrator" || userId === undefined || userId === p.userId);
+  scopeAllows(p.scope, "read") &&
+  (p.role === "administrator" || userId === undefined || userId === p.userId);
 
 /** Reads about one user: administrators read anyone, subscribers only themselves. */
 export function requireReaderOf(c: Context<AppEnv>, userId: unknown) {
-  const id = userId === undefined ? undefined : /^[0-9]+$/.test(String(userId)) ? Number(userId) : Number.NaN;
+  const id =
+    userId === undefined
+      ? undefined
+      : /^[0-9]+$/.test(String(userId))
+        ? Number(userId)
+        : Number.NaN;
   if (!mayReadUser(c.get("principal"), id)) throw permissionDenied.forbidden();
 }

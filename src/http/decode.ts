@@ -25,7 +25,13 @@ export function decodeUtf8(bytes: ArrayBuffer | Uint8Array, part: string) {
 }
 
 const hexValue = (code: number) =>
-  code >= 48 && code <= 57 ? code - 48 : code >= 65 && code <= 70 ? code - 55 : code >= 97 && code <= 102 ? code - 87 : -1;
+  code >= 48 && code <= 57
+    ? code - 48
+    : code >= 65 && code <= 70
+      ? code - 55
+      : code >= 97 && code <= 102
+        ? code - 87
+        : -1;
 
 const encoder = new TextEncoder();
 
@@ -72,7 +78,11 @@ export function queryParams(url: string): Record<string, string> {
   if (search === -1) return {};
   const hash = url.indexOf("#", search);
   const params: Record<string, string> = {};
-  for (const { name, value } of parseUrlEncoded(url.slice(search + 1, hash === -1 ? undefined : hash), "query")) params[name] = value;
+  for (const { name, value } of parseUrlEncoded(
+    url.slice(search + 1, hash === -1 ? undefined : hash),
+    "query",
+  ))
+    params[name] = value;
   return params;
 }
 
@@ -91,7 +101,8 @@ export function isPrintableAscii(text: string) {
  */
 export function asciiHeader(headers: Headers, name: string): string | undefined {
   const value = headers.get(name) ?? undefined;
-  if (value !== undefined && !isPrintableAscii(value)) throw new MalformedRequest(name.toLowerCase(), `the ${name} header must be printable ASCII`);
+  if (value !== undefined && !isPrintableAscii(value))
+    throw new MalformedRequest(name.toLowerCase(), `the ${name} header must be printable ASCII`);
   return value;
 }
 
@@ -111,7 +122,11 @@ export function checkJsonShape(text: string) {
       for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === "\\") i++;
       i++;
     } else if (ch === "{" || ch === "[") {
-      if (members.length === JSON_LIMITS.depth) throw new MalformedRequest("body", `JSON nesting is deeper than ${JSON_LIMITS.depth} levels`);
+      if (members.length === JSON_LIMITS.depth)
+        throw new MalformedRequest(
+          "body",
+          `JSON nesting is deeper than ${JSON_LIMITS.depth} levels`,
+        );
       members.push(1);
       i++;
     } else if (ch === "}" || ch === "]") {
@@ -120,13 +135,19 @@ export function checkJsonShape(text: string) {
     } else if (ch === ",") {
       const top = members.length - 1;
       if (top >= 0 && ++members[top]! > JSON_LIMITS.members)
-        throw new MalformedRequest("body", `a JSON object or array has more than ${JSON_LIMITS.members} members`);
+        throw new MalformedRequest(
+          "body",
+          `a JSON object or array has more than ${JSON_LIMITS.members} members`,
+        );
       i++;
     } else if (ch === "-" || (ch >= "0" && ch <= "9")) {
       const start = i;
       while (i < text.length && NUMBER_CHARS.has(text[i]!)) i++;
       if (i - start > JSON_LIMITS.numberChars)
-        throw new MalformedRequest("body", `a JSON number is longer than ${JSON_LIMITS.numberChars} characters`);
+        throw new MalformedRequest(
+          "body",
+          `a JSON number is longer than ${JSON_LIMITS.numberChars} characters`,
+        );
     } else {
       i++;
     }

@@ -8,11 +8,22 @@ import type { AppEnv } from "../env";
 
 const JSON_UTF8 = { "Content-Type": "application/json; charset=UTF-8" };
 
-export function send(c: Context<AppEnv>, status: ContentfulStatusCode, body: unknown, headers: Record<string, string> = {}) {
+export function send(
+  c: Context<AppEnv>,
+  status: ContentfulStatusCode,
+  body: unknown,
+  headers: Record<string, string> = {},
+) {
   return c.json(body, status, { ...JSON_UTF8, ...headers });
 }
 
-export function ok(c: Context<AppEnv>, status: ContentfulStatusCode, message: string, data: unknown, headers?: Record<string, string>) {
+export function ok(
+  c: Context<AppEnv>,
+  status: ContentfulStatusCode,
+  message: string,
+  data: unknown,
+  headers?: Record<string, string>,
+) {
   const body =
     c.get("envelope") === "B"
       ? { status_code: status, status: true, message, data, error: [] }
@@ -20,7 +31,12 @@ export function ok(c: Context<AppEnv>, status: ContentfulStatusCode, message: st
   return send(c, status, body, headers);
 }
 
-export function fail(c: Context<AppEnv>, status: ContentfulStatusCode, message: string, error: unknown) {
+export function fail(
+  c: Context<AppEnv>,
+  status: ContentfulStatusCode,
+  message: string,
+  error: unknown,
+) {
   const body =
     c.get("envelope") === "B"
       ? { status_code: status, status: "failed", message, data: [], error }
@@ -29,6 +45,11 @@ export function fail(c: Context<AppEnv>, status: ContentfulStatusCode, message: 
 }
 
 /** WordPress's own REST error shape, used where the plugin never ran (unknown route, bad JSON). */
-export function wpError(c: Context<AppEnv>, status: ContentfulStatusCode, code: string, message: string) {
+export function wpError(
+  c: Context<AppEnv>,
+  status: ContentfulStatusCode,
+  code: string,
+  message: string,
+) {
   return send(c, status, { code, message, data: { status } });
 }

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import type { AppEnv } from "../env";
 import { LedgerRefusal } from "../db/ledger";
+import type { AppEnv } from "../env";
 import { fail } from "./envelope";
 
 /** The one error type routes throw; `onError` turns it into the route's envelope. */
@@ -28,33 +28,50 @@ export class MalformedRequest extends Error {
   }
 }
 
-export const invalidInput = (fields: Record<string, string>) => new ApiError(400, "invalid input", fields);
+export const invalidInput = (fields: Record<string, string>) =>
+  new ApiError(400, "invalid input", fields);
 
 export const permissionDenied = {
-  missing: () => new ApiError(401, "Permission denied", { unauthorize: "No authorization provided" }),
+  missing: () =>
+    new ApiError(401, "Permission denied", { unauthorize: "No authorization provided" }),
   invalid: () => new ApiError(401, "Permission denied", { unauthorize: "Invalid credentials" }),
-  forbidden: () => new ApiError(403, "Permission denied", { unauthorize: "Request is not authorized" }),
+  forbidden: () =>
+    new ApiError(403, "Permission denied", { unauthorize: "Request is not authorized" }),
 };
 
 export const userNotFound = (userId: unknown) =>
   new ApiError(404, "Invalid User credentials", [`Unable to reach ${String(userId)}`]);
 
 export const transactionExists = (id: number) =>
-  new ApiError(409, "Transaction already exists", { txn_id: String(id), exist: "Transaction already executed" });
+  new ApiError(409, "Transaction already exists", {
+    txn_id: String(id),
+    exist: "Transaction already executed",
+  });
 
 const REFUSALS: Record<LedgerRefusal["reason"], ApiError> = {
-  "insufficient-balance": new ApiError(400, "Insufficient Balance", { amount: "Insufficient Balance" }),
-  "balance-limit": new ApiError(400, "invalid input", { amount: "amount would take the balance past the largest balance a wallet can hold" }),
-  "already-reversed": new ApiError(409, "Transaction already reversed", { id: "The transaction was already reversed" }),
+  "insufficient-balance": new ApiError(400, "Insufficient Balance", {
+    amount: "Insufficient Balance",
+  }),
+  "balance-limit": new ApiError(400, "invalid input", {
+    amount: "amount would take the balance past the largest balance a wallet can hold",
+  }),
+  "already-reversed": new ApiError(409, "Transaction already reversed", {
+    id: "The transaction was already reversed",
+  }),
 };
 
 export function onError(err: Error, c: Context<AppEnv>) {
   if (err instanceof LedgerRefusal) err = REFUSALS[err.reason];
   if (err instanceof MalformedRequest)
-    err = c.get("envelope") === "B" ? new ApiError(400, "Validation error", [{ [err.part]: [err.text] }]) : invalidInput({ [err.part]: err.text });
+    err =
+      c.get("envelope") === "B"
+        ? new ApiError(400, "Validation error", [{ [err.part]: [err.text] }])
+        : invalidInput({ [err.part]: err.text });
   if (err instanceof ApiError) return fail(c, err.status, err.message, err.error);
   // Never a stack trace or SQL text on the wire; the request id ties the log line to the answer.
-  console.error(JSON.stringify({ requestId: c.get("requestId"), error: String(err), stack: err.stack }));
+  console.error(
+    JSON.stringify({ requestId: c.get("requestId"), error: String(err), stack: err.stack }),
+  );
   c.set("envelope", "A"); // a fault answers in envelope A on every route
   return fail(c, 500, "Internal error", { request_id: c.get("requestId") ?? null });
 }

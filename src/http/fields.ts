@@ -1,7 +1,7 @@
 // Wire field schemas shared by several routes. WordPress owns these shapes and messages, so they
 // are written by hand; OpenAPI is generated from them.
 import * as v from "valibot";
-import { readAmount, type AmountIssue } from "../ledger/money";
+import { type AmountIssue, readAmount } from "../ledger/money";
 import { EMPTY } from "./validation";
 
 export const MAX_TEXT = 1000;
@@ -43,7 +43,10 @@ export const requestIdField = v.pipe(
   v.transform(String),
   v.check((s) => s.trim() !== "", EMPTY),
   v.check((s) => s.trim() === s, "request_id must not begin or end with whitespace"),
-  v.check((s) => [...s].length <= REQUEST_ID_MAX, `request_id must be at most ${REQUEST_ID_MAX} characters`),
+  v.check(
+    (s) => [...s].length <= REQUEST_ID_MAX,
+    `request_id must be at most ${REQUEST_ID_MAX} characters`,
+  ),
 );
 
 const AMOUNT_MESSAGES: Record<AmountIssue, string> = {
@@ -56,7 +59,10 @@ export const AMOUNT_TEXT_MAX = 40;
 export const amountField = v.pipe(
   v.union([v.string(), v.number()], AMOUNT_MESSAGES["not-numeric"]),
   v.check((x) => x !== "", EMPTY),
-  v.check((x) => String(x).length <= AMOUNT_TEXT_MAX, `amount must be at most ${AMOUNT_TEXT_MAX} characters`),
+  v.check(
+    (x) => String(x).length <= AMOUNT_TEXT_MAX,
+    `amount must be at most ${AMOUNT_TEXT_MAX} characters`,
+  ),
   v.rawTransform(({ dataset, addIssue, NEVER }) => {
     const amount = readAmount(dataset.value);
     if (typeof amount !== "string") return amount;

@@ -2,14 +2,21 @@ import * as v from "valibot";
 import type { Db } from "../db/client";
 import { findUsers } from "../db/users";
 import { findWalletCached, type Wallet } from "../db/wallets";
-import { toMinor, type Decimal } from "../ledger/money";
+import { type Decimal, toMinor } from "../ledger/money";
 import { invalidInput, userNotFound } from "./errors";
 import { checkFields } from "./validation";
 
-type MoneySchema = v.ObjectSchema<{ wallet_id: v.GenericSchema<unknown, string>; amount: v.GenericSchema<unknown, Decimal> } & v.ObjectEntries, undefined>;
+type MoneySchema = v.ObjectSchema<
+  {
+    wallet_id: v.GenericSchema<unknown, string>;
+    amount: v.GenericSchema<unknown, Decimal>;
+  } & v.ObjectEntries,
+  undefined
+>;
 
 const MINOR_MESSAGES = {
-  "too-many-decimals": (w: Wallet) => `amount has more decimal places than wallet ${w.id} allows (${w.decimals})`,
+  "too-many-decimals": (w: Wallet) =>
+    `amount has more decimal places than wallet ${w.id} allows (${w.decimals})`,
   "too-large": () => "amount is too large",
 };
 
@@ -17,9 +24,15 @@ const MINOR_MESSAGES = {
  * Validates a money movement's fields, including the ones only the wallet can judge (does it exist,
  * does the amount fit its decimals), and reports every field error together in schema key order.
  */
-export async function readMoneyInput<S extends MoneySchema>(db: Db, schema: S, params: Record<string, unknown>) {
+export async function readMoneyInput<S extends MoneySchema>(
+  db: Db,
+  schema: S,
+  params: Record<string, unknown>,
+) {
   const { output, errors = {} } = checkFields(schema, params);
-  const walletId = errors.wallet_id ? undefined : v.parse(schema.entries.wallet_id, params.wallet_id);
+  const walletId = errors.wallet_id
+    ? undefined
+    : v.parse(schema.entries.wallet_id, params.wallet_id);
   const wallet = walletId === undefined ? undefined : await findWalletCached(db, walletId);
   if (walletId !== undefined && !wallet) errors.wallet_id = "wallet_id not found";
   let amountMinor = 0;
@@ -29,7 +42,8 @@ export async function readMoneyInput<S extends MoneySchema>(db: Db, schema: S, p
     if (typeof minor === "number") amountMinor = minor;
     else errors.amount = MINOR_MESSAGES[minor](wallet);
   }
-  if (!output || !wallet || Object.keys(errors).length > 0) throw invalidInput(ordered(errors, Object.keys(schema.entries)));
+  if (!output || !wallet || Object.keys(errors).length > 0)
+    throw invalidInput(ordered(errors, Object.keys(schema.entries)));
   return { fields: output as v.InferOutput<S>, wallet, amountMinor };
 }
 

@@ -16,7 +16,10 @@ type Params = Record<string, unknown>;
  */
 function exactValues(_key: string, value: unknown, context?: { source?: string }) {
   if (typeof value === "string" && !value.isWellFormed())
-    throw new MalformedRequest("body", "body holds text that is not valid Unicode (a lone surrogate escape)");
+    throw new MalformedRequest(
+      "body",
+      "body holds text that is not valid Unicode (a lone surrogate escape)",
+    );
   if (typeof value !== "number" || context?.source === undefined) return value;
   const written = plainDecimal(context.source);
   if (written === null) return context.source;
@@ -64,7 +67,8 @@ export async function readParams(c: Context<AppEnv>): Promise<Params> {
   if (cached) return cached;
   const contentType = asciiHeader(c.req.raw.headers, "Content-Type") ?? "";
   const type = mediaType(contentType);
-  const json = type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"));
+  const json =
+    type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"));
   const form = type === "application/x-www-form-urlencoded";
   const multipart = type === "multipart/form-data";
   let body: Params = {};
@@ -73,7 +77,10 @@ export async function readParams(c: Context<AppEnv>): Promise<Params> {
     const bytes = await c.req.arrayBuffer();
     const text = decodeUtf8(bytes, "body");
     if (json) body = fromJson(text);
-    else if (form) body = Object.fromEntries(parseUrlEncoded(text, "body").map(({ name, value }) => [name, value]));
+    else if (form)
+      body = Object.fromEntries(
+        parseUrlEncoded(text, "body").map(({ name, value }) => [name, value]),
+      );
     else body = await fromMultipart(bytes, contentType);
   }
   const params = { ...queryParams(c.req.url), ...body };

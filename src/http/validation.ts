@@ -14,14 +14,21 @@ export function checkFields<S extends ObjectSchema>(
   schema: S,
   params: Record<string, unknown>,
   missing: (field: string) => string = () => EMPTY,
-): { output: v.InferOutput<S>; errors?: undefined } | { output?: undefined; errors: Record<string, string> } {
+):
+  | { output: v.InferOutput<S>; errors?: undefined }
+  | { output?: undefined; errors: Record<string, string> } {
   const result = v.safeParse(schema, params, { abortPipeEarly: true });
   if (result.success) return { output: result.output };
   const found = new Map<string, string>();
   for (const issue of result.issues) {
     const field = String(issue.path?.[0]?.key ?? "");
     if (found.has(field)) continue;
-    found.set(field, issue.kind === "schema" && issue.input === undefined && issue.type === "object" ? missing(field) : issue.message);
+    found.set(
+      field,
+      issue.kind === "schema" && issue.input === undefined && issue.type === "object"
+        ? missing(field)
+        : issue.message,
+    );
   }
   const errors: Record<string, string> = {};
   for (const field of Object.keys(schema.entries)) {
@@ -37,4 +44,3 @@ export function parseFields<S extends ObjectSchema>(schema: S, params: Record<st
   if (errors) throw invalidInput(errors);
   return output;
 }
-

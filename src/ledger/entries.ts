@@ -1,5 +1,5 @@
 import type { Db } from "../db/client";
-import { appendEntries, type AppendResult, type NewEntry } from "../db/ledger";
+import { type AppendResult, appendEntries, type NewEntry } from "../db/ledger";
 import type { Wallet } from "../db/wallets";
 import { postTitle, slugify } from "./post-format";
 
@@ -19,7 +19,13 @@ export type EntrySpec = {
 /** An entry as the plugin's post would read: its title and slug come from who, what and when. */
 export function entry(spec: EntrySpec, nowMs: number): NewEntry {
   const createdAtS = Math.floor(nowMs / 1000);
-  const title = postTitle({ username: spec.user.username, txnType: spec.txnType, amountMinor: spec.amountMinor, wallet: spec.wallet, createdAtS });
+  const title = postTitle({
+    username: spec.user.username,
+    txnType: spec.txnType,
+    amountMinor: spec.amountMinor,
+    wallet: spec.wallet,
+    createdAtS,
+  });
   return {
     userId: spec.user.id,
     walletId: spec.wallet.id,
@@ -43,7 +49,15 @@ export function postEntry(db: Db, spec: EntrySpec, nowMs: number): Promise<Appen
 }
 
 /** Writes a transfer: the sender's DEBIT (keyed by its request_id) and the receiver's CREDIT. */
-export function postTransfer(db: Db, debit: EntrySpec, credit: EntrySpec, nowMs: number): Promise<AppendResult> {
+export function postTransfer(
+  db: Db,
+  debit: EntrySpec,
+  credit: EntrySpec,
+  nowMs: number,
+): Promise<AppendResult> {
   const transferId = crypto.randomUUID();
-  return appendEntries(db, [entry({ ...debit, transferId }, nowMs), entry({ ...credit, transferId, keyed: false }, nowMs)]);
+  return appendEntries(db, [
+    entry({ ...debit, transferId }, nowMs),
+    entry({ ...credit, transferId, keyed: false }, nowMs),
+  ]);
 }

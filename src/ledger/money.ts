@@ -79,7 +79,11 @@ export function plainDecimal(literal: string): string | null {
   const digits = parts.integer + parts.fraction;
   const point = parts.integer.length + exponent;
   const padded =
-    point <= 0 ? "0".repeat(1 - point) + digits : point > digits.length ? digits + "0".repeat(point - digits.length) : digits;
+    point <= 0
+      ? "0".repeat(1 - point) + digits
+      : point > digits.length
+        ? digits + "0".repeat(point - digits.length)
+        : digits;
   const at = Math.max(point, 1);
   const fraction = trimZeros(padded.slice(at), "end");
   return sign + trimZeros(padded.slice(0, at), "start") + (fraction ? `.${fraction}` : "");
@@ -119,7 +123,9 @@ export function toMinor(amount: Decimal, decimals: number, extraDecimals = 0): n
 /** Plain decimal text of a minor-unit value: 150050 at 2 decimals → "1500.50". */
 export function minorToText(minor: number, decimals: number) {
   const sign = minor < 0 ? "-" : "";
-  const digits = Math.abs(minor).toString().padStart(decimals + 1, "0");
+  const digits = Math.abs(minor)
+    .toString()
+    .padStart(decimals + 1, "0");
   const integer = digits.slice(0, digits.length - decimals);
   return decimals === 0 ? sign + integer : `${sign}${integer}.${digits.slice(-decimals)}`;
 }
@@ -137,7 +143,8 @@ export function exactText(minor: number, w: WalletUnits) {
 }
 
 /** Major units as a JSON number: the nearest double, which prints back as the decimal up to MAX_MINOR. */
-export const minorToNumber = (minor: number, decimals: number) => Number(minorToText(minor, decimals));
+export const minorToNumber = (minor: number, decimals: number) =>
+  Number(minorToText(minor, decimals));
 
 /**
  * Stored units rounded to display units, half away from zero (PHP's number_format does the same):
@@ -154,7 +161,9 @@ export function toDisplayMinor(minor: number, extraDecimals: number) {
 
 /** The number with `,` thousands separators and the wallet's decimals: 150050, 2 → "1,500.50". */
 export function groupDigits(minor: number, decimals: number, extraDecimals = 0) {
-  const [integer, fraction] = minorToText(toDisplayMinor(minor, extraDecimals), decimals).split(".");
+  const [integer, fraction] = minorToText(toDisplayMinor(minor, extraDecimals), decimals).split(
+    ".",
+  );
   const sign = integer!.startsWith("-") ? "-" : "";
   // At most 16 digits (MAX_MINOR), so the lookahead's work is bounded.
   const grouped = integer!.replace("-", "").replace(/\B(?=(\d{3})+(?!\d))/g, ",");
@@ -169,5 +178,7 @@ export type WalletDisplay = WalletUnits & { symbol: string; symbolPosition: "lef
  */
 export function formatMoney(minor: number, wallet: WalletDisplay) {
   const number = groupDigits(minor, wallet.decimals, wallet.extraDecimals ?? 0);
-  return wallet.symbolPosition === "right" ? `${number} ${wallet.symbol}` : `${wallet.symbol}${number}`;
+  return wallet.symbolPosition === "right"
+    ? `${number} ${wallet.symbol}`
+    : `${wallet.symbol}${number}`;
 }

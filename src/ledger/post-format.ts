@@ -4,9 +4,30 @@ import { formatMoney, type WalletDisplay } from "./money";
 
 export const SLUG_MAX = 200;
 const WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
-const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
+const MONTHS = [
+  "January",
+  "February",
+  "March",
+  "April",
+  "May",
+  "June",
+  "July",
+  "August",
+  "September",
+  "October",
+  "November",
+  "December",
+];
 
-type Parts = { year: number; month: number; day: number; hour: number; minute: number; second: number; weekday: number };
+type Parts = {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+  weekday: number;
+};
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
@@ -26,7 +47,8 @@ function partsIn(epochS: number, timeZone: string): Parts {
     });
     formatters.set(timeZone, format);
   }
-  const get = (type: string, parts: Intl.DateTimeFormatPart[]) => Number(parts.find((p) => p.type === type)?.value);
+  const get = (type: string, parts: Intl.DateTimeFormatPart[]) =>
+    Number(parts.find((p) => p.type === type)?.value);
   const parts = format.formatToParts(new Date(epochS * 1000));
   const [year, month, day] = [get("year", parts), get("month", parts), get("day", parts)];
   return {
@@ -99,7 +121,10 @@ const utf8 = new TextEncoder();
  */
 export function slugify(title: string) {
   let encoded = "";
-  for (const ch of title.replace(/<[^>]*>/g, "").replace(/%(?![0-9a-fA-F]{2})/g, "").toLowerCase()) {
+  for (const ch of title
+    .replace(/<[^>]*>/g, "")
+    .replace(/%(?![0-9a-fA-F]{2})/g, "")
+    .toLowerCase()) {
     const piece =
       ch.charCodeAt(0) < 0x80
         ? ch
@@ -115,4 +140,3 @@ export function slugify(title: string) {
     .replace(/-+/g, "-")
     .replace(/^-+|-+$/g, "");
 }
-

@@ -38,7 +38,10 @@ export function transactionRecord({ entry, ...wallet }: EntryRow, site: SiteSett
     post_mime_type: "",
     comment_count: "0",
     filter: "raw",
-    date_time: entry.localDate === null ? displayDate(entry.createdAtS, site.timeZone) : displayLocalDate(entry.localDate),
+    date_time:
+      entry.localDate === null
+        ? displayDate(entry.createdAtS, site.timeZone)
+        : displayLocalDate(entry.localDate),
     wallet_symbol: wallet.symbol,
     wallet_decimal: wallet.decimals,
     amount: entry.amountText,

@@ -18,7 +18,10 @@ function routeIndex(namespace: string, routes: { path: string; method: string }[
 }
 
 /** The compatibility namespace's own index (`GET /wp-json/<ns>/v1`), mounted with its routes. */
-export const compatIndex = (namespace: string) => ({ namespace, routes: routeIndex(namespace, COMPAT_ROUTES) });
+export const compatIndex = (namespace: string) => ({
+  namespace,
+  routes: routeIndex(namespace, COMPAT_ROUTES),
+});
 
 export const discovery = new Hono<AppEnv>()
   .get("/", (c) => {
@@ -34,8 +37,15 @@ export const discovery = new Hono<AppEnv>()
       routes: {
         [`/${NAMESPACE}`]: { namespace: NAMESPACE, methods: ["GET"] },
         ...routeIndex(NAMESPACE, ROUTES),
-        ...(compatName === null ? {} : { [`/${compatName}`]: { namespace: compatName, methods: ["GET"] }, ...compatIndex(compatName).routes }),
+        ...(compatName === null
+          ? {}
+          : {
+              [`/${compatName}`]: { namespace: compatName, methods: ["GET"] },
+              ...compatIndex(compatName).routes,
+            }),
       },
     });
   })
-  .get(`/${NAMESPACE}`, (c) => send(c, 200, { namespace: NAMESPACE, routes: routeIndex(NAMESPACE, ROUTES) }));
+  .get(`/${NAMESPACE}`, (c) =>
+    send(c, 200, { namespace: NAMESPACE, routes: routeIndex(NAMESPACE, ROUTES) }),
+  );

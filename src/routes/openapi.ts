@@ -8,7 +8,13 @@ import { NAMESPACE, ROUTES, type RouteInfo } from "./catalog";
 const envelopeA = {
   type: "object",
   required: ["status_code", "status", "message"],
-  properties: { status_code: { type: "integer" }, status: { type: "boolean" }, message: { type: "string" }, data: {}, error: {} },
+  properties: {
+    status_code: { type: "integer" },
+    status: { type: "boolean" },
+    message: { type: "string" },
+    data: {},
+    error: {},
+  },
 };
 const envelopeB = {
   type: "object",
@@ -31,9 +37,16 @@ function operation(route: RouteInfo) {
   return {
     summary: route.summary,
     security: route.auth === "none" ? [] : [{ bearer: [] }, { apiKey: [] }],
-    ...(inBody && schema ? { requestBody: { content: { "application/json": { schema: params } } } } : {}),
+    ...(inBody && schema
+      ? { requestBody: { content: { "application/json": { schema: params } } } }
+      : {}),
     parameters: [
-      ...[...route.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: "path", required: true, schema: { type: "string" } })),
+      ...[...route.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
+        name: m[1],
+        in: "path",
+        required: true,
+        schema: { type: "string" },
+      })),
       ...(!inBody && schema
         ? Object.entries((params.properties ?? {}) as Record<string, unknown>).map(([name, s]) => ({
             name,
@@ -43,7 +56,12 @@ function operation(route: RouteInfo) {
           }))
         : []),
     ],
-    responses: { [String(route.success)]: { description: "Success", content: { "application/json": { schema: envelope } } } },
+    responses: {
+      [String(route.success)]: {
+        description: "Success",
+        content: { "application/json": { schema: envelope } },
+      },
+    },
   };
 }
 
@@ -62,10 +80,17 @@ export function openApiDocument(serverUrl: string) {
       schemas: { EnvelopeA: envelopeA, EnvelopeB: envelopeB },
       securitySchemes: {
         bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT" },
-        apiKey: { type: "apiKey", in: "header", name: "Authorization", description: "`Key base64(username:key)`" },
+        apiKey: {
+          type: "apiKey",
+          in: "header",
+          name: "Authorization",
+          description: "`Key base64(username:key)`",
+        },
       },
     },
   };
 }
 
-export const openapi = new Hono<AppEnv>().get("/", authenticate, (c) => send(c, 200, openApiDocument(c.env.SITE_URL.replace(/\/+$/, ""))));
+export const openapi = new Hono<AppEnv>().get("/", authenticate, (c) =>
+  send(c, 200, openApiDocument(c.env.SITE_URL.replace(/\/+$/, ""))),
+);

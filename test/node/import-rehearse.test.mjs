@@ -13,7 +13,11 @@ import { offlineEnv, wrangler } from "../../scripts/lib/wrangler.mjs";
 // places than they show: the SQL text of each must survive wrangler's splitter and D1's import).
 const SITES = [
   { name: "hand-made", dump: "test/fixtures/wordpress-dump.sql", flags: [] },
-  { name: "live-shaped", dump: "test/fixtures/wordpress-real-site-dump.sql", flags: ["--prefix", "wpx7_", "--namespace", "rimplenet"] },
+  {
+    name: "live-shaped",
+    dump: "test/fixtures/wordpress-real-site-dump.sql",
+    flags: ["--prefix", "wpx7_", "--namespace", "rimplenet"],
+  },
 ];
 const root = mkdtempSync(path.join(tmpdir(), "wallet-rehearse-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -25,30 +29,58 @@ function migratedState(name) {
 }
 
 function importInto(site, dir, ...flags) {
-  const result = spawnSync(process.execPath, ["scripts/import-wordpress.mjs", site.dump, "--local", "--persist-to", dir, ...site.flags, ...flags], {
-    env: offlineEnv(),
-    encoding: "utf8",
-  });
+  const result = spawnSync(
+    process.execPath,
+    [
+      "scripts/import-wordpress.mjs",
+      site.dump,
+      "--local",
+      "--persist-to",
+      dir,
+      ...site.flags,
+      ...flags,
+    ],
+    {
+      env: offlineEnv(),
+      encoding: "utf8",
+    },
+  );
   expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
   return result.stdout;
 }
 
 function rows(dir, table) {
-  const out = wrangler(["d1", "execute", "DB", "--local", "--persist-to", dir, "--json", "--command", `SELECT * FROM ${table} ORDER BY 1, 2`], { quiet: true });
+  const out = wrangler(
+    [
+      "d1",
+      "execute",
+      "DB",
+      "--local",
+      "--persist-to",
+      dir,
+      "--json",
+      "--command",
+      `SELECT * FROM ${table} ORDER BY 1, 2`,
+    ],
+    { quiet: true },
+  );
   return JSON.parse(out.slice(out.indexOf("[")))[0].results;
 }
 
 describe("import:wordpress --local --rehearse (the SQL files a --remote import sends)", () => {
-  it.each(SITES)("leaves exactly the rows of a direct local import, and a second run writes nothing ($name site)", (site) => {
-    const direct = migratedState(`${site.name}-direct`);
-    const rehearsed = migratedState(`${site.name}-rehearsed`);
-    expect(importInto(site, direct)).toContain("Verified:");
-    expect(importInto(site, rehearsed, "--rehearse")).toContain("as --remote would");
-    for (const table of ["users", "wallets", "transactions", "balances"]) {
-      const expected = rows(direct, table);
-      expect(expected.length, table).toBeGreaterThan(0);
-      expect(rows(rehearsed, table), table).toEqual(expected);
-    }
-    expect(importInto(site, rehearsed, "--rehearse")).toContain("Nothing to write");
-  });
+  it.each(SITES)(
+    "leaves exactly the rows of a direct local import, and a second run writes nothing ($name site)",
+    (site) => {
+      const direct = migratedState(`${site.name}-direct`);
+      const rehearsed = migratedState(`${site.name}-rehearsed`);
+      expect(importInto(site, direct)).toContain("Verified:");
+      expect(importInto(site, rehearsed, "--rehearse")).toContain("as --remote would");
+      for (const table of ["users", "wallets", "transactions", "balances"]) {
+        const expected = rows(direct, table);
+        expect(expected.length, table).toBeGreaterThan(0);
+        expect(rows(rehearsed, table), table).toEqual(expected);
+      }
+      expect(importInto(site, rehearsed, "--rehearse")).toContain("Nothing to write");
+    },
+  );
 });

@@ -14,10 +14,14 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 const migrations = path.join(root, "drizzle");
 const config = path.join(root, "wrangler.toml");
 const state = path.join(root, "state");
-const all = readdirSync("drizzle").filter((f) => f.endsWith(".sql")).sort();
-const copy = (files) => files.forEach((f) => copyFileSync(path.join("drizzle", f), path.join(migrations, f)));
+const all = readdirSync("drizzle")
+  .filter((f) => f.endsWith(".sql"))
+  .sort();
+const copy = (files) =>
+  files.forEach((f) => copyFileSync(path.join("drizzle", f), path.join(migrations, f)));
 
-const d1 = (...args) => wrangler(["d1", ...args, "--local", "--persist-to", state, "--config", config], { quiet: true });
+const d1 = (...args) =>
+  wrangler(["d1", ...args, "--local", "--persist-to", state, "--config", config], { quiet: true });
 function query(sql) {
   const out = d1("execute", "DB", "--json", "--command", sql);
   return JSON.parse(out.slice(out.indexOf("["))).map((r) => r.results);
@@ -31,7 +35,8 @@ function refusal(sql) {
   return "";
 }
 
-const COLUMNS = "id, user_id, wallet_id, txn_type, amount_minor, amount_text, balance_before_minor, balance_after_minor, request_id, request_key, reverses_id, title, slug_base, slug, created_at_s, guid, local_date";
+const COLUMNS =
+  "id, user_id, wallet_id, txn_type, amount_minor, amount_text, balance_before_minor, balance_after_minor, request_id, request_key, reverses_id, title, slug_base, slug, created_at_s, guid, local_date";
 const SEED = `
 INSERT INTO users (id, username, email, password_hash, role, registered_at_ms) VALUES (1, 'a', 'a@x.test', 'x', 'subscriber', 0), (2, 'b', 'b@x.test', 'x', 'subscriber', 0);
 INSERT INTO wallets (id, name, symbol, symbol_position, decimals, type, created_at_ms) VALUES ('ngn', 'Naira', 'N', 'left', 2, 'fiat', 0);
@@ -47,7 +52,10 @@ INSERT INTO transactions (${COLUMNS}) VALUES
 describe("migration 0006 on a database in use", () => {
   it("keeps every row, marks what earlier imports wrote, and every guard holds after it", () => {
     mkdirSync(migrations);
-    writeFileSync(config, `name = "migration-test"\ncompatibility_date = "2026-04-20"\n\n[[d1_databases]]\nbinding = "DB"\ndatabase_name = "db"\ndatabase_id = "00000000-0000-0000-0000-000000000000"\nmigrations_dir = "${migrations}"\n`);
+    writeFileSync(
+      config,
+      `name = "migration-test"\ncompatibility_date = "2026-04-20"\n\n[[d1_databases]]\nbinding = "DB"\ndatabase_name = "db"\ndatabase_id = "00000000-0000-0000-0000-000000000000"\nmigrations_dir = "${migrations}"\n`,
+    );
     const before0006 = all.filter((f) => f < "0006");
     expect(before0006).toHaveLength(6);
     copy(before0006);
@@ -66,14 +74,31 @@ describe("migration 0006 on a database in use", () => {
     );
     expect(entries.map(({ imported, ...rest }) => rest)).toEqual(entriesBefore);
     // The earlier import's entries: a guid, a site-local date, or the import's own request_id.
-    expect(entries.map((e) => [e.id, e.imported])).toEqual([[10, 0], [11, 0], [20, 1], [21, 1], [22, 1], [23, 0]]);
+    expect(entries.map((e) => [e.id, e.imported])).toEqual([
+      [10, 0],
+      [11, 0],
+      [20, 1],
+      [21, 1],
+      [22, 1],
+      [23, 0],
+    ]);
     expect(balances).toEqual(balancesBefore);
     expect(fkProblems).toEqual([]);
     expect(sequence).toEqual([{ seq: 23 }]);
     expect(triggers.map((t) => t.name)).toEqual([
-      "balances_follow_ledger_insert", "balances_follow_ledger_update", "balances_no_delete", "transactions_apply_to_balance",
-      "transactions_balance_limit", "transactions_chain_guard", "transactions_no_delete", "transactions_no_replace", "transactions_no_update",
-      "transactions_request_key_folded", "transactions_reversed_once", "wallets_extra_decimals", "wallets_units_fixed",
+      "balances_follow_ledger_insert",
+      "balances_follow_ledger_update",
+      "balances_no_delete",
+      "transactions_apply_to_balance",
+      "transactions_balance_limit",
+      "transactions_chain_guard",
+      "transactions_no_delete",
+      "transactions_no_replace",
+      "transactions_no_update",
+      "transactions_request_key_folded",
+      "transactions_reversed_once",
+      "wallets_extra_decimals",
+      "wallets_units_fixed",
     ]);
 
     // The guards after the rebuild, on the migrated rows.
@@ -82,11 +107,21 @@ describe("migration 0006 on a database in use", () => {
     expect(refusal(entry("n1", "DEBIT", 101, 100, -1))).toMatch(/transactions_no_overdraft/);
     expect(refusal(entry("n2", "CREDIT", 0, 100, 100))).toMatch(/transactions_amount_positive/);
     expect(refusal(entry("n3", "CREDIT", 1, 0, 1))).toMatch(/ledger_chain_broken/);
-    expect(refusal("UPDATE transactions SET note = 'x' WHERE id = 10")).toMatch(/ledger_append_only/);
+    expect(refusal("UPDATE transactions SET note = 'x' WHERE id = 10")).toMatch(
+      /ledger_append_only/,
+    );
     expect(refusal("DELETE FROM transactions WHERE id = 11")).toMatch(/ledger_append_only/);
-    expect(refusal("UPDATE balances SET balance_minor = 1 WHERE user_id = 1")).toMatch(/balance_off_ledger/);
-    expect(refusal("UPDATE wallets SET decimals = 0 WHERE id = 'ngn'")).toMatch(/wallets_units_fixed/);
+    expect(refusal("UPDATE balances SET balance_minor = 1 WHERE user_id = 1")).toMatch(
+      /balance_off_ledger/,
+    );
+    expect(refusal("UPDATE wallets SET decimals = 0 WHERE id = 'ngn'")).toMatch(
+      /wallets_units_fixed/,
+    );
     expect(refusal(entry("n4", "CREDIT", 1, 100, 101))).toBe("");
-    expect(query("SELECT max(id) AS id, (SELECT balance_minor FROM balances WHERE user_id = 1) AS balance FROM transactions")[0]).toEqual([{ id: 24, balance: 101 }]);
+    expect(
+      query(
+        "SELECT max(id) AS id, (SELECT balance_minor FROM balances WHERE user_id = 1) AS balance FROM transactions",
+      )[0],
+    ).toEqual([{ id: 24, balance: 101 }]);
   });
 });

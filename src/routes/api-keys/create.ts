@@ -15,7 +15,8 @@ export const createApiKey = new Hono<AppEnv>().post("/", authenticate, async (c)
   const fields = parseFields(ApiKeyParams, await readParams(c));
   // A key may mint keys only within its own scope (a write key cannot make a read-write one).
   const callerScope = c.get("principal").scope;
-  if (callerScope !== undefined && callerScope !== "read-write" && fields.scope !== callerScope) throw permissionDenied.forbidden();
+  if (callerScope !== undefined && callerScope !== "read-write" && fields.scope !== callerScope)
+    throw permissionDenied.forbidden();
   const username = fields.username ?? c.get("principal").username;
   const key = generateApiKey();
   const created = await insertApiKey(createDb(c.env.DB), username, {

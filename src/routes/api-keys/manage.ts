@@ -12,13 +12,19 @@ export const manageApiKeys = new Hono<AppEnv>()
   .get("/", authenticate, async (c) => {
     requireAdmin(c, "read");
     const rows = await listApiKeys(createDb(c.env.DB));
-    return ok(c, 200, "API keys retrieved", rows.map((r) => apiKeyListRecord(r.key, r.username)));
+    return ok(
+      c,
+      200,
+      "API keys retrieved",
+      rows.map((r) => apiKeyListRecord(r.key, r.username)),
+    );
   })
   .delete("/:id", authenticate, async (c) => {
     requireAdmin(c, "write");
     const raw = c.req.param("id");
     const id = /^[0-9]{1,15}$/.test(raw) ? Number(raw) : null;
-    const revoked = id === null ? null : await revokeApiKey(createDb(c.env.DB), id, c.get("nowMs")());
+    const revoked =
+      id === null ? null : await revokeApiKey(createDb(c.env.DB), id, c.get("nowMs")());
     if (revoked) forgetKey(c.env.DB, revoked.id);
     if (!revoked) throw new ApiError(404, "API key not found", { id: `No API key ${raw}` });
     return ok(c, 200, "API key revoked", { id: revoked.id, revoked: true });

@@ -15,7 +15,11 @@ export const readBalance = new Hono<AppEnv>().get("/", authenticate, async (c) =
   requireReaderOf(c, params.user_id);
   const fields = parseFields(BalanceParams, params);
   const userId = fields.user_id ?? c.get("principal").userId;
-  const { wallets, userExists, balances } = await readBalances(createDb(c.env.DB), userId, fields.wallet_id);
+  const { wallets, userExists, balances } = await readBalances(
+    createDb(c.env.DB),
+    userId,
+    fields.wallet_id,
+  );
 
   const missing = fields.wallet_id.find((id) => !wallets.has(id));
   if (missing !== undefined) throw invalidInput({ wallet_id: `wallet_id not found: ${missing}` });

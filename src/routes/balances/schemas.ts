@@ -12,11 +12,19 @@ export const BalanceParams = v.object({
   wallet_id: v.pipe(
     v.string(EMPTY),
     v.rawTransform(({ dataset, addIssue, NEVER }) => {
-      const ids = [...new Set(dataset.value.split(",").map((id) => id.trim().toLowerCase()).filter(Boolean))];
+      const ids = [
+        ...new Set(
+          dataset.value
+            .split(",")
+            .map((id) => id.trim().toLowerCase())
+            .filter(Boolean),
+        ),
+      ];
       const bad = ids.find((id) => !WALLET_ID.test(id));
       if (ids.length === 0) addIssue({ message: EMPTY });
       else if (bad !== undefined) addIssue({ message: `wallet_id not found: ${bad}` });
-      else if (ids.length > MAX_WALLETS_PER_READ) addIssue({ message: `wallet_id lists at most ${MAX_WALLETS_PER_READ} wallets` });
+      else if (ids.length > MAX_WALLETS_PER_READ)
+        addIssue({ message: `wallet_id lists at most ${MAX_WALLETS_PER_READ} wallets` });
       else return ids;
       return NEVER;
     }),

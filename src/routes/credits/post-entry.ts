@@ -15,9 +15,20 @@ import { postEntry } from "../../ledger/entries";
  */
 export async function postSingleEntry(c: Context<AppEnv>, txnType: "CREDIT" | "DEBIT") {
   const db = createDb(c.env.DB);
-  const { fields, wallet, amountMinor } = await readMoneyInput(db, EntryParams, await readParams(c));
+  const { fields, wallet, amountMinor } = await readMoneyInput(
+    db,
+    EntryParams,
+    await readParams(c),
+  );
   const user = await requireUser(db, fields.user_id);
-  const spec = { user, wallet, amountMinor, amountText: fields.amount.text, requestId: fields.request_id, note: fields.note };
+  const spec = {
+    user,
+    wallet,
+    amountMinor,
+    amountText: fields.amount.text,
+    requestId: fields.request_id,
+    note: fields.note,
+  };
   const result = await postEntry(db, { ...spec, txnType }, c.get("nowMs")());
   if (!result.created) throw transactionExists(result.existingId!);
   return ok(c, 200, "Transaction Completed", { transaction_id: result.ids[0], user_id: user.id });

@@ -4,4 +4,7 @@ import { listTransactions } from "./list";
 import { readTransaction } from "./read";
 import { reverseTransaction } from "./reverse";
 
-export const transactionRoutes = new Hono<AppEnv>().route("/", listTransactions).route("/", readTransaction).route("/", reverseTransaction);
+export const transactionRoutes = new Hono<AppEnv>()
+  .route("/", listTransactions)
+  .route("/", readTransaction)
+  .route("/", reverseTransaction);

@@ -7,7 +7,8 @@ import { ok } from "../../http/envelope";
 import { ApiError, permissionDenied } from "../../http/errors";
 import { transactionRecord } from "../../ledger/transaction-record";
 
-export const transactionNotFound = (id: string) => new ApiError(404, "Transaction not found", { id: `No transaction ${id}` });
+export const transactionNotFound = (id: string) =>
+  new ApiError(404, "Transaction not found", { id: `No transaction ${id}` });
 
 export const readTransaction = new Hono<AppEnv>().get("/:id{[0-9]+}", authenticate, async (c) => {
   requireReaderOf(c, undefined);
@@ -15,7 +16,13 @@ export const readTransaction = new Hono<AppEnv>().get("/:id{[0-9]+}", authentica
   const row = raw.length <= 15 ? await findEntry(createDb(c.env.DB), Number(raw)) : undefined;
   const principal = c.get("principal");
   // A subscriber learns nothing about other users' entries, not even whether an id exists.
-  if (principal.role !== "administrator" && row?.entry.userId !== principal.userId) throw permissionDenied.forbidden();
+  if (principal.role !== "administrator" && row?.entry.userId !== principal.userId)
+    throw permissionDenied.forbidden();
   if (!row) throw transactionNotFound(raw);
-  return ok(c, 200, "Txn Retrieved Successful", transactionRecord(row, { siteUrl: c.env.SITE_URL, timeZone: c.env.SITE_TIMEZONE }));
+  return ok(
+    c,
+    200,
+    "Txn Retrieved Successful",
+    transactionRecord(row, { siteUrl: c.env.SITE_URL, timeZone: c.env.SITE_TIMEZONE }),
+  );
 });

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { createDb } from "../../db/client";
 import { appendEntries, findMovement } from "../../db/ledger";
+import { findWalletCached } from "../../db/wallets";
 import type { AppEnv } from "../../env";
 import { authenticate, requireAdmin } from "../../http/auth";
 import { ok } from "../../http/envelope";
@@ -8,7 +9,6 @@ import { ApiError, invalidInput, transactionExists } from "../../http/errors";
 import { readParams } from "../../http/params";
 import { parseFields } from "../../http/validation";
 import { entry } from "../../ledger/entries";
-import { findWalletCached } from "../../db/wallets";
 import { transactionNotFound } from "./read";
 import { ReverseParams } from "./schemas";
 
@@ -17,46 +17,56 @@ import { ReverseParams } from "./schemas";
  * is reversed as a whole. UNIQUE(reverses_id) makes a second reversal write nothing; a reversal that
  * would overdraw (leave a balance below zero and lower) fails the overdraft CHECK like any debit.
  */
-export const reverseTransaction = new Hono<AppEnv>().post("/:id{[0-9]+}/reverse", authenticate, async (c) => {
-  requireAdmin(c, "write");
-  const fields = parseFields(ReverseParams, await readParams(c));
-  const raw = c.req.param("id");
-  const db = createDb(c.env.DB);
-  const movement = raw.length <= 15 ? await findMovement(db, Number(raw)) : [];
-  const named = movement.find((m) => m.entry.id === Number(raw));
-  if (!named) throw transactionNotFound(raw);
-  if (movement.some((m) => m.entry.reversesId !== null)) throw invalidInput({ id: "a reversal cannot be reversed" });
-  // Only an entry imported from WordPress can be zero; its opposite would be a zero movement, which
-  // the API never writes (and the database refuses for the service's own entries).
-  if (named.entry.amountMinor === 0) throw invalidInput({ id: "a transaction of zero cannot be reversed" });
-  const wallet = (await findWalletCached(db, named.entry.walletId))!;
+export const reverseTransaction = new Hono<AppEnv>().post(
+  "/:id{[0-9]+}/reverse",
+  authenticate,
+  async (c) => {
+    requireAdmin(c, "write");
+    const fields = parseFields(ReverseParams, await readParams(c));
+    const raw = c.req.param("id");
+    const db = createDb(c.env.DB);
+    const movement = raw.length <= 15 ? await findMovement(db, Number(raw)) : [];
+    const named = movement.find((m) => m.entry.id === Number(raw));
+    if (!named) throw transactionNotFound(raw);
+    if (movement.some((m) => m.entry.reversesId !== null))
+      throw invalidInput({ id: "a reversal cannot be reversed" });
+    // Only an entry imported from WordPress can be zero; its opposite would be a zero movement, which
+    // the API never writes (and the database refuses for the service's own entries).
+    if (named.entry.amountMinor === 0)
+      throw invalidInput({ id: "a transaction of zero cannot be reversed" });
+    const wallet = (await findWalletCached(db, named.entry.walletId))!;
 
-  // The named entry's user owns the request_id; its reversal goes first so a replay finds it.
-  const ordered = [named, ...movement.filter((m) => m !== named)];
-  const transferId = ordered.length > 1 ? crypto.randomUUID() : undefined;
-  const nowMs = c.get("nowMs")();
-  const [first, ...rest] = ordered.map(({ entry: e, username }, i) =>
-    entry(
-      {
-        user: { id: e.userId, username },
-        wallet,
-        txnType: e.txnType === "CREDIT" ? "DEBIT" : "CREDIT",
-        amountMinor: e.amountMinor,
-        amountText: e.amountText,
-        requestId: fields.request_id,
-        keyed: i === 0,
-        note: fields.note || `Reversal of transaction ${e.id}`,
-        transferId,
-        reversesId: e.id,
-      },
-      nowMs,
-    ),
-  );
-  const result = await appendEntries(db, [first!, ...rest]);
-  if (!result.created && result.existingId !== undefined) throw transactionExists(result.existingId);
-  if (!result.created) throw new ApiError(409, "Transaction already reversed", { id: `Transaction ${raw} was already reversed` });
-  return ok(c, 200, "Transaction Reversed", {
-    transaction_ids: result.ids,
-    reversed_transaction_ids: ordered.map((m) => m.entry.id),
-  });
-});
+    // The named entry's user owns the request_id; its reversal goes first so a replay finds it.
+    const ordered = [named, ...movement.filter((m) => m !== named)];
+    const transferId = ordered.length > 1 ? crypto.randomUUID() : undefined;
+    const nowMs = c.get("nowMs")();
+    const [first, ...rest] = ordered.map(({ entry: e, username }, i) =>
+      entry(
+        {
+          user: { id: e.userId, username },
+          wallet,
+          txnType: e.txnType === "CREDIT" ? "DEBIT" : "CREDIT",
+          amountMinor: e.amountMinor,
+          amountText: e.amountText,
+          requestId: fields.request_id,
+          keyed: i === 0,
+          note: fields.note || `Reversal of transaction ${e.id}`,
+          transferId,
+          reversesId: e.id,
+        },
+        nowMs,
+      ),
+    );
+    const result = await appendEntries(db, [first!, ...rest]);
+    if (!result.created && result.existingId !== undefined)
+      throw transactionExists(result.existingId);
+    if (!result.created)
+      throw new ApiError(409, "Transaction already reversed", {
+        id: `Transaction ${raw} was already reversed`,
+      });
+    return ok(c, 200, "Transaction Reversed", {
+      transaction_ids: result.ids,
+      reversed_transaction_ids: ordered.map((m) => m.entry.id),
+    });
+  },
+);

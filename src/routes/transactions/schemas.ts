@@ -5,7 +5,8 @@ import { EMPTY } from "../../http/validation";
 export const MAX_PER_PAGE = 100;
 const MAX_PAGE = 1_000_000;
 // ISO 8601 date or date-time; without an offset it is read as UTC.
-const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
+const ISO_8601 =
+  /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
 
 const integerIn = (name: string, min: number, max: number) =>
   v.pipe(
@@ -27,7 +28,9 @@ const isoDate = (name: string) =>
       const day = new Date(Date.UTC(y, m - 1, d));
       return day.getUTCFullYear() === y && day.getUTCMonth() === m - 1 && day.getUTCDate() === d;
     }, `${name} requires an ISO 8601 date`),
-    v.transform((s) => Date.parse(/[zZ]|[+-]\d{2}:?\d{2}$/.test(s) || s.length === 10 ? s : `${s}Z`)),
+    v.transform((s) =>
+      Date.parse(/[zZ]|[+-]\d{2}:?\d{2}$/.test(s) || s.length === 10 ? s : `${s}Z`),
+    ),
     v.check((ms) => Number.isFinite(ms), `${name} requires an ISO 8601 date`),
     v.transform((ms) => Math.floor(ms / 1000)),
   );
@@ -45,12 +48,20 @@ export const TransactionListParams = v.object({
   per_page: v.optional(integerIn("per_page", 1, MAX_PER_PAGE), String(MAX_PER_PAGE)),
   wallet_id: v.optional(walletIdField),
   txn_type: v.optional(
-    v.pipe(v.string("txn_type must be CREDIT or DEBIT"), v.transform((s) => s.toUpperCase()), v.picklist(["CREDIT", "DEBIT"], "txn_type must be CREDIT or DEBIT")),
+    v.pipe(
+      v.string("txn_type must be CREDIT or DEBIT"),
+      v.transform((s) => s.toUpperCase()),
+      v.picklist(["CREDIT", "DEBIT"], "txn_type must be CREDIT or DEBIT"),
+    ),
   ),
   after: v.optional(isoDate("after")),
   before: v.optional(isoDate("before")),
   order: v.optional(
-    v.pipe(v.string("order must be asc or desc"), v.transform((s) => s.toLowerCase()), v.picklist(["asc", "desc"], "order must be asc or desc")),
+    v.pipe(
+      v.string("order must be asc or desc"),
+      v.transform((s) => s.toLowerCase()),
+      v.picklist(["asc", "desc"], "order must be asc or desc"),
+    ),
     "desc",
   ),
 });

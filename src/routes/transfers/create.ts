@@ -13,15 +13,31 @@ import { TransferParams } from "./schemas";
 export const createTransfer = new Hono<AppEnv>().post("/", authenticate, async (c) => {
   requireAdmin(c, "write");
   const db = createDb(c.env.DB);
-  const { fields, wallet, amountMinor } = await readMoneyInput(db, TransferParams, await readParams(c));
-  if (fields.from_user_id === fields.to_user_id) throw invalidInput({ to_user_id: "to_user_id must differ from from_user_id" });
+  const { fields, wallet, amountMinor } = await readMoneyInput(
+    db,
+    TransferParams,
+    await readParams(c),
+  );
+  if (fields.from_user_id === fields.to_user_id)
+    throw invalidInput({ to_user_id: "to_user_id must differ from from_user_id" });
   const users = await findUsers(db, [fields.from_user_id, fields.to_user_id]);
   const [from, to] = [users.get(fields.from_user_id), users.get(fields.to_user_id)];
   if (!from) throw userNotFound(fields.from_user_id);
   if (!to) throw userNotFound(fields.to_user_id);
 
-  const spec = { wallet, amountMinor, amountText: fields.amount.text, requestId: fields.request_id, note: fields.note };
-  const result = await postTransfer(db, { ...spec, user: from, txnType: "DEBIT" }, { ...spec, user: to, txnType: "CREDIT" }, c.get("nowMs")());
+  const spec = {
+    wallet,
+    amountMinor,
+    amountText: fields.amount.text,
+    requestId: fields.request_id,
+    note: fields.note,
+  };
+  const result = await postTransfer(
+    db,
+    { ...spec, user: from, txnType: "DEBIT" },
+    { ...spec, user: to, txnType: "CREDIT" },
+    c.get("nowMs")(),
+  );
   if (!result.created) throw transactionExists(result.existingId!);
   const [debitId, creditId] = result.ids;
   return ok(c, 200, "Transfer Action Completed", {

@@ -1,5 +1,11 @@
 import * as v from "valibot";
-import { amountField, noteField, requestIdField, userIdField, walletIdField } from "../../http/fields";
+import {
+  amountField,
+  noteField,
+  requestIdField,
+  userIdField,
+  walletIdField,
+} from "../../http/fields";
 
 export const TransferParams = v.object({
   from_user_id: userIdField("from_user_id"),

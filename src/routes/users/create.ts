@@ -27,7 +27,11 @@ export const createUser = new Hono<AppEnv>().post("/", authenticate, async (c) =
     // Report a taken username or e-mail beside the other errors, as the plugin did.
     const taken =
       typeof username === "string" || typeof user_email === "string"
-        ? await findTakenFields(db, typeof username === "string" ? username : "", typeof user_email === "string" ? user_email.trim() : "")
+        ? await findTakenFields(
+            db,
+            typeof username === "string" ? username : "",
+            typeof user_email === "string" ? user_email.trim() : "",
+          )
         : { username: false, email: false };
     throw validationError(collectUserErrors(UserParams, params, takenErrors(taken)));
   }
@@ -41,6 +45,7 @@ export const createUser = new Hono<AppEnv>().post("/", authenticate, async (c) =
     role: "subscriber",
     registeredAtMs: c.get("nowMs")(),
   });
-  if (result.id === undefined) throw validationError(collectUserErrors(UserParams, params, takenErrors(result.taken)));
+  if (result.id === undefined)
+    throw validationError(collectUserErrors(UserParams, params, takenErrors(result.taken)));
   return ok(c, 201, "User created successfully", { id: result.id });
 });

@@ -6,7 +6,8 @@ export const USERNAME_MAX = 60;
 export const EMAIL_MAX = 100;
 export const PASSWORD_MAX = 256;
 
-const anyText = (required: string) => v.pipe(v.union([v.string(), v.number()], required), v.transform(String));
+const anyText = (required: string) =>
+  v.pipe(v.union([v.string(), v.number()], required), v.transform(String));
 
 export const UserParams = v.object({
   username: v.pipe(
@@ -25,7 +26,10 @@ export const UserParams = v.object({
     v.transform((s) => s.trim()),
     v.maxLength(EMAIL_MAX, "Invalid user_email"),
     // WordPress's is_email: an ASCII local part and dot-separated ASCII labels.
-    v.regex(/^[a-zA-Z0-9!#$%&'*+/=?^_`{|}~.-]+@[a-zA-Z0-9-]+(\.[a-zA-Z0-9-]+)+$/, "Invalid user_email"),
+    v.regex(
+      /^[a-zA-Z0-9!#$%&'*+/=?^_`{|}~.-]+@[a-zA-Z0-9-]+(\.[a-zA-Z0-9-]+)+$/,
+      "Invalid user_email",
+    ),
   ),
   user_password: v.pipe(
     anyText("user_password is required"),
@@ -39,7 +43,10 @@ export const UserParams = v.object({
 
 export const LoginParams = v.object({
   user_email: v.pipe(v.string("user_email is required"), v.nonEmpty("user_email is required")),
-  user_password: v.pipe(anyText("user_password is required"), v.nonEmpty("user_password is required")),
+  user_password: v.pipe(
+    anyText("user_password is required"),
+    v.nonEmpty("user_password is required"),
+  ),
   token_expiration: v.optional(v.string()),
 });
 
@@ -74,9 +81,11 @@ export function collectUserErrors(
     const message = issue.input === undefined && REQUIRED[field] ? REQUIRED[field] : issue.message;
     const list = byField.get(field) ?? [];
     if (message === REQUIRED[field]) byField.set(field, [message]);
-    else if (!list.includes(REQUIRED[field] ?? "") && !list.includes(message)) byField.set(field, [...list, message]);
+    else if (!list.includes(REQUIRED[field] ?? "") && !list.includes(message))
+      byField.set(field, [...list, message]);
   }
-  for (const [field, messages] of Object.entries(extra)) byField.set(field, [...(byField.get(field) ?? []), ...messages]);
+  for (const [field, messages] of Object.entries(extra))
+    byField.set(field, [...(byField.get(field) ?? []), ...messages]);
   return Object.keys(schema.entries)
     .filter((field) => byField.has(field))
     .map((field) => ({ [ERROR_KEYS[field] ?? field]: byField.get(field)! }));

@@ -24,7 +24,10 @@ export const createWallet = new Hono<AppEnv>().post("/", authenticate, async (c)
     note: f.wallet_note,
     createdAtMs: c.get("nowMs")(),
   });
-  if (!wallet) throw new ApiError(409, "Wallet Already Exists", { wallet_id: `${f.wallet_id} already exists` });
+  if (!wallet)
+    throw new ApiError(409, "Wallet Already Exists", {
+      wallet_id: `${f.wallet_id} already exists`,
+    });
   // "successully" is the plugin's typo; clients match on it.
   return ok(c, 200, "Wallet was successully created", walletRecord(wallet));
 });

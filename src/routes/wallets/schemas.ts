@@ -1,22 +1,33 @@
 import * as v from "valibot";
+import type { Wallet } from "../../db/wallets";
 import { MAX_TEXT, textField } from "../../http/fields";
 import { EMPTY } from "../../http/validation";
-import type { Wallet } from "../../db/wallets";
 
-const required = (max: number, name: string) => v.pipe(v.string(`${name} must be text`), v.nonEmpty(EMPTY), v.maxLength(max, `${name} must be at most ${max} characters`));
+const required = (max: number, name: string) =>
+  v.pipe(
+    v.string(`${name} must be text`),
+    v.nonEmpty(EMPTY),
+    v.maxLength(max, `${name} must be at most ${max} characters`),
+  );
 
 export const WalletParams = v.object({
   wallet_id: v.pipe(
     v.string("wallet_id must be text"),
     v.nonEmpty(EMPTY),
     v.transform((s) => s.trim().toLowerCase()),
-    v.regex(/^[a-z][a-z0-9_]{0,31}$/, "wallet_id must start with a letter and hold at most 32 of a-z, 0-9 and _"),
+    v.regex(
+      /^[a-z][a-z0-9_]{0,31}$/,
+      "wallet_id must start with a letter and hold at most 32 of a-z, 0-9 and _",
+    ),
     // `formatted` would clash with the balance response's `formatted` key.
     v.check((id) => id !== "formatted", "wallet_id formatted is reserved"),
   ),
   wallet_name: required(100, "wallet_name"),
   wallet_symbol: required(16, "wallet_symbol"),
-  wallet_symbol_position: v.optional(v.picklist(["left", "right"], "wallet_symbol_position must be left or right"), "left"),
+  wallet_symbol_position: v.optional(
+    v.picklist(["left", "right"], "wallet_symbol_position must be left or right"),
+    "left",
+  ),
   wallet_decimal: v.optional(
     v.pipe(
       v.union([v.string(), v.number()], "wallet_decimal must be an integer from 0 to 8"),
@@ -27,7 +38,11 @@ export const WalletParams = v.object({
     2,
   ),
   wallet_type: v.optional(
-    v.pipe(v.string("wallet_type must be text"), v.transform((s) => s.trim().toLowerCase()), v.regex(/^[a-z0-9_-]{1,32}$/, "wallet_type must hold 1 to 32 of a-z, 0-9, _ and -")),
+    v.pipe(
+      v.string("wallet_type must be text"),
+      v.transform((s) => s.trim().toLowerCase()),
+      v.regex(/^[a-z0-9_-]{1,32}$/, "wallet_type must hold 1 to 32 of a-z, 0-9, _ and -"),
+    ),
     "fiat",
   ),
   wallet_note: v.optional(textField(MAX_TEXT, "wallet_note"), ""),
