@@ -29,7 +29,9 @@ import { SpillBuckets } from "./import/spill.mjs";
 import {
   createReader,
   emptyTarget,
+  FOREIGN_IDS_QUERY,
   planImport,
+  SCHEMA_CHECK_QUERY,
   TARGET_QUERIES,
   targetState,
 } from "./import/wordpress.mjs";
@@ -43,7 +45,8 @@ const USAGE = `usage: npm run import:wordpress -- <dump.sql[.gz]> (--local | --r
   --dry-run                 write nothing; print the report (reads the database when --local/--remote is given)
   --rehearse                with --local: write through \`wrangler d1 execute --local --file\`, the very SQL
                             files and commands a --remote import sends (slower than plain --local)
-  --force                   import what does not conflict and leave out the rest (reported)
+  --force                   for a damaged dump or a conflicting database: import what can be carried
+                            over and leave out the rest (reported)
   --persist-to DIR          local D1 state folder (as wrangler's --persist-to)
   --config FILE             wrangler configuration file
   --database DB             D1 binding or name (default DB)
@@ -166,10 +169,7 @@ async function readTarget(d1, progress) {
   const names = Object.keys(TARGET_QUERIES);
   let results;
   try {
-    results = await d1.queries([
-      "SELECT guid, local_date, modified_local_date, modified_gmt_date FROM transactions LIMIT 0",
-      ...Object.values(TARGET_QUERIES),
-    ]);
+    results = await d1.queries([SCHEMA_CHECK_QUERY, ...Object.values(TARGET_QUERIES)]);
   } catch (err) {
     throw new Error(
       `${err.message}\n\nThe database lacks this service's schema or its latest migration: apply the migrations first (${d1.migrateHint}).`,
@@ -178,9 +178,7 @@ async function readTarget(d1, progress) {
   const rows = Object.fromEntries(names.map((name, i) => [name, results[i + 1]]));
   // With --force and service entries among the site's ids, fetch their ids to leave out exactly those.
   if (Number(rows.foreign[0]?.n ?? 0) > 0) {
-    [rows.foreignIds] = await d1.queries([
-      `SELECT id FROM transactions WHERE guid IS NULL AND coalesce(request_key, '') NOT LIKE 'wp-import:%'`,
-    ]);
+    [rows.foreignIds] = await d1.queries([FOREIGN_IDS_QUERY]);
   }
   bar.done();
   return targetState(rows);

@@ -5,9 +5,11 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   decimalToMinor,
+  exactText,
   formatMoney,
   MAX_MINOR,
   postTitle,
+  readSiteAmount,
   slugify,
   titleDate,
 } from "../scripts/import/ledger-format.mjs";
@@ -24,9 +26,14 @@ import {
   parseRoles,
   passwordHashKind,
   sqlLiteral,
+  targetState,
   utcSeconds,
 } from "../scripts/import/wordpress.mjs";
-import { MAX_MINOR as SRC_MAX_MINOR, formatMoney as srcFormatMoney } from "../src/ledger/money";
+import {
+  MAX_MINOR as SRC_MAX_MINOR,
+  exactText as srcExactText,
+  formatMoney as srcFormatMoney,
+} from "../src/ledger/money";
 import {
   postTitle as srcPostTitle,
   slugify as srcSlugify,
@@ -204,11 +211,24 @@ describe("mapping helpers", () => {
     expect(decimalToMinor("1000000000000000", 0)).toEqual({ issue: "too-large" });
   });
 
+  it("reads the site's amounts exactly, with the places each needs", () => {
+    expect(readSiteAmount("12.345")).toEqual({ integer: "12", fraction: "345", places: 3 });
+    expect(readSiteAmount("100.50")).toEqual({ integer: "100", fraction: "5", places: 1 });
+    expect(readSiteAmount("0")).toEqual({ integer: "0", fraction: "", places: 0 });
+    expect(readSiteAmount("0.00")).toEqual({ integer: "0", fraction: "", places: 0 });
+    expect(readSiteAmount("007")).toEqual({ integer: "7", fraction: "", places: 0 });
+    expect(readSiteAmount("1.5E-5")).toEqual({ integer: "0", fraction: "000015", places: 6 });
+    expect(readSiteAmount(".5")).toEqual({ integer: "0", fraction: "5", places: 1 });
+    for (const bad of ["", "abc", "1.2.3", "-1", "1,5", "0x10"])
+      expect(readSiteAmount(bad), bad).toEqual({ issue: "not-numeric" });
+  });
+
   it("formats titles, slugs and amounts exactly as the service does", () => {
     const wallet = fc.record({
       symbol: fc.constantFrom("₦", "$", "RMPNCOIN", "₿", "&#8358;"),
       symbolPosition: fc.constantFrom("left" as const, "right" as const),
       decimals: fc.integer({ min: 0, max: 8 }),
+      extraDecimals: fc.integer({ min: 0, max: 7 }),
       name: fc.string({ maxLength: 30 }),
     });
     fc.assert(
@@ -220,6 +240,8 @@ describe("mapping helpers", () => {
         fc.constantFrom("CREDIT" as const, "DEBIT" as const),
         (w, minor, epochS, username, txnType) => {
           expect(formatMoney(minor, w)).toBe(srcFormatMoney(minor, w));
+          expect(formatMoney(-minor, w)).toBe(srcFormatMoney(-minor, w));
+          expect(exactText(-minor, w)).toBe(srcExactText(-minor, w));
           expect(titleDate(epochS)).toBe(srcTitleDate(epochS));
           const t = { username, txnType, amountMinor: minor, wallet: w, createdAtS: epochS };
           expect(postTitle(t)).toBe(srcPostTitle(t));
@@ -260,7 +282,7 @@ function withExtraTransactions(
 describe("planning the import", () => {
   it("plans the same statements whatever the chunking of the dump and the size of the spill buckets", () => {
     const base = importFromText(dump, { nowMs: 0 }).statements;
-    expect(base).toHaveLength(23);
+    expect(base).toHaveLength(22);
     for (const [chunkSize, bucketWidth] of [
       [1, 1],
       [13, 7],
@@ -273,7 +295,7 @@ describe("planning the import", () => {
     }
   });
 
-  it("refuses, naming each, transactions it cannot carry over; --force leaves them out", () => {
+  it("refuses, naming each, transactions no ledger can hold (a damaged dump); --force leaves them out", () => {
     const text = withExtraTransactions([
       { id: 900, author: 99, currency: "ngn", amount: "5" },
       { id: 901, author: 2, currency: "eur", amount: "5" },
@@ -281,6 +303,8 @@ describe("planning the import", () => {
       { id: 903, author: 2, currency: "ngn", amount: "0" },
       { id: 904, author: 2, currency: "ngn", amount: "abc" },
       { id: 905, author: 2, currency: "ngn", amount: "7" },
+      { id: 906, author: 2, currency: "ngn", amount: "0.0000000000000001" },
+      { id: 907, author: 2, currency: "ngn", amount: "10000000000000" },
     ]);
     const refused = importFromText(text).report;
     expect(refused.refused).toBe(true);
@@ -288,14 +312,80 @@ describe("planning the import", () => {
     expect(refused.transactions.skipped.examples).toEqual([
       { reason: "its user 99 is not in the dump", id: 900 },
       { reason: "wallet eur is not defined on the site", id: 901 },
-      { reason: "amount 1.005 has more decimal places than wallet ngn allows (2)", id: 902 },
-      { reason: "amount is zero", id: 903 },
       { reason: 'amount "abc" is not a valid amount (not-numeric)', id: 904 },
+      {
+        reason: "amount 0.0000000000000001 has 16 decimal places; a wallet stores at most 15",
+        id: 906,
+      },
+      { reason: 'amount "10000000000000" is not a valid amount (too-large)', id: 907 },
     ]);
-    expect(refused.transactions.imported).toBe(14);
+    // What the plugin accepted is not damage: 1.005 (ngn then stores 3 places) and 0 are carried over.
+    expect(refused.transactions.imported).toBe(16);
+    expect(refused.transactions.subPrecisionAmounts.examples).toEqual([
+      { reason: "wallet ngn (2 decimals)", id: 902, userId: 2, walletId: "ngn", amount: "1.005" },
+    ]);
+    expect(refused.transactions.zeroAmounts.examples).toEqual([
+      { reason: "wallet ngn", id: 903, userId: 2, walletId: "ngn", amount: "0" },
+    ]);
+    expect(refused.wallets.storage[0]).toEqual({
+      walletId: "ngn",
+      decimals: 2,
+      storageDecimals: 3,
+      placesNeeded: 3,
+      present: false,
+    });
     const forced = importFromText(text, { options: { force: true } });
-    expect(forced.statements.some((sql) => /SELECT 90[0-4],/.test(sql))).toBe(false);
-    expect(forced.statements.some((sql) => /SELECT 905,/.test(sql))).toBe(true);
+    expect(forced.statements.some((sql) => /SELECT 90[0146],|SELECT 907,/.test(sql))).toBe(false);
+    for (const id of [902, 903, 905])
+      expect(forced.statements.some((sql) => sql.includes(`SELECT ${id},`))).toBe(true);
+  });
+
+  it("keeps the storage places of a wallet the database has: the site's amounts must fit them", () => {
+    const text = withExtraTransactions([{ id: 902, author: 2, currency: "ngn", amount: "1.005" }]);
+    const ngn = {
+      id: "ngn",
+      name: "Naira Wallet",
+      symbol: "₦",
+      symbol_position: "left",
+      decimals: 2,
+      type: "fiat",
+    };
+    // Stored at 2 places, as the API creates wallets: 1.005 does not fit; ngn's entries stay out.
+    const narrow = importFromText(text, {
+      target: targetState({ wallets: [{ ...ngn, extra_decimals: 0 }] }),
+    }).report;
+    expect(narrow.refused).toBe(true);
+    expect(narrow.conflicts).toEqual([
+      {
+        kind: "wallet",
+        id: "ngn",
+        problem:
+          "wallet ngn stores 2 decimal places in the database; the site's amounts need 3: its entries cannot be imported",
+      },
+    ]);
+    expect(narrow.transactions.skipped.byReason).toEqual({
+      "wallet ngn stores fewer decimal places in the database than the site's amounts need": 11,
+    });
+    // Stored at 4 places (an earlier import's): every amount is counted in those units.
+    const wide = importFromText(text, {
+      target: targetState({ wallets: [{ ...ngn, extra_decimals: 2 }] }),
+    });
+    expect(wide.report.refused).toBe(false);
+    expect(wide.report.wallets.storage[0]).toEqual({
+      walletId: "ngn",
+      decimals: 2,
+      storageDecimals: 4,
+      placesNeeded: 3,
+      present: true,
+    });
+    expect(
+      wide.statements.some(
+        (sql) => sql.startsWith("INSERT INTO wallets (id") && sql.includes("'ngn'"),
+      ),
+    ).toBe(false);
+    expect(wide.statements.find((sql) => sql.includes("SELECT 902,"))).toContain(
+      "'CREDIT', 10050, '1.005',",
+    );
   });
 
   it("reads another table prefix and plugin namespace", () => {
@@ -316,38 +406,40 @@ describe("planning the import", () => {
     expect(importFromText(renamed).report.transactions.live).toBe(0);
   });
 
-  it("refuses a history below zero when no free id precedes it for the opening adjustment", () => {
-    // A credit of 1 (post 1), then a debit of 5 (post `debitId`): the opening credit needs a free id
-    // below the debit's.
+  it("carries a history below zero over as it is: nothing added, no id needed, not a refusal", () => {
+    // A credit of 1 (post 1), then a debit of 5 (post 2): ids with no gap between them.
     const post = (id: number, title: string) =>
       `(${id},1,'2024-01-01 10:00:00','2024-01-01 10:00:00','','${title}','','publish','open','closed','','p${id}','','','2024-01-01 10:00:00','2024-01-01 10:00:00','',0,'g${id}',0,'wallettransaction','',0)`;
-    const site = (debitId: number) =>
-      [
-        "INSERT INTO `wp_users` VALUES (1,'solo','c4052b5b13fea2645f6e33a22563e51e','solo','solo@example.com','','2020-01-01 00:00:00','',0,'Solo');",
-        `INSERT INTO \`wp_posts\` VALUES ${post(1, "in")},${post(debitId, "out")},${post(50, "Naira")};`,
-        `INSERT INTO \`wp_postmeta\` VALUES (1,50,'wallet_wallet_id','ngn'),(2,1,'amount','1'),(3,1,'currency','ngn'),(4,${debitId},'amount','5'),(5,${debitId},'currency','ngn');`,
-        `INSERT INTO \`wp_term_relationships\` VALUES (1,1,0),(${debitId},2,0),(50,4,0);`,
-        "INSERT INTO `wp_term_taxonomy` VALUES (1,1,'wallettransaction_type','',0,0),(2,2,'wallettransaction_type','',0,0),(4,4,'wallettransaction_type','',0,0);",
-        "INSERT INTO `wp_terms` VALUES (1,'CREDIT','credit',0),(2,'DEBIT','debit',0),(4,'WALLETS','wallets',0);",
-      ].join("\n");
-    const { report } = importFromText(site(2));
-    expect(report.refused).toBe(true);
-    expect(report.negativeHistories).toEqual([
-      expect.objectContaining({ userId: 1, walletId: "ngn", lowest: "-4.00", adjustmentId: null }),
-    ]);
-    expect(report.transactions.skipped.byReason).toEqual({
-      "its history goes below zero and no free id precedes its first entry below zero for the opening adjustment": 2,
+    const site = [
+      "INSERT INTO `wp_users` VALUES (1,'solo','c4052b5b13fea2645f6e33a22563e51e','solo','solo@example.com','','2020-01-01 00:00:00','',0,'Solo');",
+      `INSERT INTO \`wp_posts\` VALUES ${post(1, "in")},${post(2, "out")},${post(50, "Naira")};`,
+      "INSERT INTO `wp_postmeta` VALUES (1,50,'wallet_wallet_id','ngn'),(2,1,'amount','1'),(3,1,'currency','ngn'),(4,2,'amount','5'),(5,2,'currency','ngn');",
+      "INSERT INTO `wp_term_relationships` VALUES (1,1,0),(2,2,0),(50,4,0);",
+      "INSERT INTO `wp_term_taxonomy` VALUES (1,1,'wallettransaction_type','',0,0),(2,2,'wallettransaction_type','',0,0),(4,4,'wallettransaction_type','',0,0);",
+      "INSERT INTO `wp_terms` VALUES (1,'CREDIT','credit',0),(2,'DEBIT','debit',0),(4,'WALLETS','wallets',0);",
+    ].join("\n");
+    const { report, statements } = importFromText(site);
+    expect(report.refused).toBe(false);
+    expect(report.negativeHistories).toEqual({
+      total: 1,
+      endingBelowZero: 1,
+      list: [
+        {
+          userId: 1,
+          username: "solo",
+          walletId: "ngn",
+          firstEntryBelowZero: 2,
+          lowest: "-4.00",
+          lowestAt: 2,
+          balance: "-4.00",
+        },
+      ],
     });
-    // With a free id below the debit, the same history gets its opening credit there.
-    const spaced = importFromText(site(3));
-    expect(spaced.report.refused).toBe(false);
-    expect(spaced.report.negativeHistories).toEqual([
-      expect.objectContaining({ adjustmentId: 2, adjustment: "4.00" }),
+    expect(report.expectedBalances).toEqual([
+      { userId: 1, walletId: "ngn", balanceMinor: -400, entries: 2 },
     ]);
-    expect(
-      spaced.statements
-        .filter((sql) => sql.startsWith("INSERT INTO transactions"))
-        .map((sql) => /SELECT (\d+),/.exec(sql)![1]),
-    ).toEqual(["1", "2", "3"]);
+    const entries = statements.filter((sql) => sql.startsWith("INSERT INTO transactions"));
+    expect(entries.map((sql) => /SELECT (\d+),/.exec(sql)![1])).toEqual(["1", "2"]);
+    expect(entries[1]).toContain("'DEBIT', 500, '5', 100, -400,");
   });
 });

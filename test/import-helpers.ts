@@ -6,18 +6,49 @@ import {
   type TargetRows,
   targetState,
 } from "../scripts/import/wordpress.mjs";
+import { issueToken } from "../src/auth/tokens";
 import dump from "./fixtures/wordpress-dump.sql?raw";
 import expectedText from "./fixtures/wordpress-expected.json?raw";
+import realDump from "./fixtures/wordpress-real-site-dump.sql?raw";
+import realExpectedText from "./fixtures/wordpress-real-site-expected.json?raw";
 
 export { dump };
+
+/** A WordPress record as a fixture wrote it (a post, a wallet): read field by field in the tests. */
+// biome-ignore lint/suspicious/noExplicitAny: JSON the generator wrote; each test reads the fields it checks
+type SiteRecord = Record<string, any>;
 
 /** What the fixture's WordPress site returned: its passwords and each transaction's record. */
 export const wordpress = JSON.parse(expectedText) as {
   passwords: Record<string, string>;
   users: { id: number; login: string; email: string; first: string; last: string }[];
-  // biome-ignore lint/suspicious/noExplicitAny: WordPress post records as the fixture wrote them
-  transactions: Record<string, any>[];
+  transactions: SiteRecord[];
 };
+
+type SiteAnswers = {
+  passwords: Record<string, string>;
+  users: { id: number; login: string; email: string; first: string; last: string }[];
+  wallets: SiteRecord[];
+  transactions: SiteRecord[];
+  /** Each (user, wallet)'s transactions summed exactly: the site's ledger. */
+  balances: { userId: number; walletId: string; balance: string }[];
+  /** Every request_id, with the transaction the site recorded for it first. */
+  requestIds: { userId: number; requestId: string; txnId: number }[];
+};
+
+/**
+ * A site shaped like a live Rimplenet 1.1.31 one (test/fixtures/make-wordpress-dump.mjs): sub-precision
+ * and zero amounts, histories below zero, its own table prefix and the plugin's namespace.
+ */
+export const realSite = {
+  dump: realDump,
+  options: { prefix: "wpx7_", namespace: "rimplenet" } satisfies ImportOptions,
+  answers: JSON.parse(realExpectedText) as SiteAnswers,
+};
+
+/** An access token for an imported administrator (no password hashing in the way). */
+export const importedAdmin = async (userId: number, username: string) =>
+  `Bearer ${await issueToken({ userId, username, role: "administrator" }, env.JWT_SECRET!, env.JWT_ISSUER, 3600, Date.now())}`;
 
 /** When the import runs in these tests (dates of the adjustments it adds). */
 export const IMPORT_AT = Date.UTC(2024, 5, 1, 12, 0, 0);

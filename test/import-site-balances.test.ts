@@ -21,19 +21,19 @@ const balances = async (userId: number, wallets: string) =>
 describe("--balances site", () => {
   it("after a ledger import, adds one adjustment per differing wallet so balances equal the site's", async () => {
     const ledger = await runImport();
-    expect(ledger.report.adjustments).toEqual({ opening: 1, balance: 0, alreadyPresent: 0 });
+    expect(ledger.report.adjustments).toEqual({ balance: 0, alreadyPresent: 0 });
     expect(await balances(2, "rmpn")).toEqual({ rmpn: 12000 });
-    expect(await balances(4, "ngn")).toEqual({ ngn: 100 });
+    expect(await balances(4, "ngn")).toEqual({ ngn: 50 });
 
     const site = await runImport({ balances: "site" });
     expect(site.report.refused).toBe(false);
-    expect(site.report.adjustments).toEqual({ opening: 0, balance: 2, alreadyPresent: 1 });
+    expect(site.report.adjustments).toEqual({ balance: 2, alreadyPresent: 0 });
     expect(site.report.transactions).toMatchObject({ imported: 0, alreadyPresent: 13 });
     expect(
       site.report.balanceDifferences.list.map((d: Json) => [d.userId, d.walletId, d.action]),
     ).toEqual([
       [2, "rmpn", "debit of 500 added (balance adjustment)"],
-      [4, "ngn", "credit of 50.00 added (balance adjustment)"],
+      [4, "ngn", "credit of 100.00 added (balance adjustment)"],
     ]);
     expect(site.statements).toHaveLength(2);
 
@@ -58,7 +58,7 @@ describe("--balances site", () => {
       ]),
     ).toEqual([
       [37, 2, "rmpn", "DEBIT", "500", "wp-import:balance-adjustment:rmpn", IMPORT_AT / 1000],
-      [38, 4, "ngn", "CREDIT", "50.00", "wp-import:balance-adjustment:ngn", IMPORT_AT / 1000],
+      [38, 4, "ngn", "CREDIT", "100.00", "wp-import:balance-adjustment:ngn", IMPORT_AT / 1000],
     ]);
     expect(adjustments.results[0]!.note).toBe(
       "Balance adjustment added by the WordPress import (--balances site): the site's stored balance was 11500, its transactions add up to 12000.",

@@ -75,18 +75,33 @@ describe("importing a WordPress site", () => {
       ],
     });
     expect(JSON.stringify(r)).not.toContain("wk_live_plaintext_secret");
-    expect(r.negativeHistories).toEqual([
-      {
-        userId: 4,
-        username: "oldtimer",
-        walletId: "ngn",
-        lowest: "-50.00",
-        firstEntryBelowZero: 28,
-        adjustment: "50.00",
-        adjustmentId: 19,
-      },
-    ]);
-    expect(r.adjustments).toEqual({ opening: 1, balance: 0, alreadyPresent: 0 });
+    // Carried over as it is: the report says so, and nothing is added.
+    expect(r.negativeHistories).toEqual({
+      total: 1,
+      endingBelowZero: 0,
+      list: [
+        {
+          userId: 4,
+          username: "oldtimer",
+          walletId: "ngn",
+          firstEntryBelowZero: 28,
+          lowest: "-50.00",
+          lowestAt: 28,
+          balance: "50.00",
+        },
+      ],
+    });
+    expect(r.adjustments).toEqual({ balance: 0, alreadyPresent: 0 });
+    expect(r.transactions.subPrecisionAmounts.total).toBe(0);
+    expect(r.transactions.zeroAmounts.total).toBe(0);
+    expect(r.wallets.storage.map((w: Json) => [w.walletId, w.decimals, w.storageDecimals])).toEqual(
+      [
+        ["ngn", 2, 2],
+        ["rmpn", 0, 0],
+        ["btc", 8, 8],
+        ["usd", 2, 2],
+      ],
+    );
     expect(
       r.balanceDifferences.list.map((d: Json) => [
         d.userId,
@@ -112,7 +127,7 @@ describe("importing a WordPress site", () => {
     expect(again.report.users).toMatchObject({ imported: 0, alreadyPresent: 5 });
     expect(again.report.wallets).toMatchObject({ imported: 0, alreadyPresent: 4 });
     expect(again.report.transactions).toMatchObject({ imported: 0, alreadyPresent: 13 });
-    expect(again.report.adjustments).toEqual({ opening: 0, balance: 0, alreadyPresent: 1 });
+    expect(again.report.adjustments).toEqual({ balance: 0, alreadyPresent: 0 });
     expect(await tableCounts()).toEqual(before);
   });
 
@@ -135,37 +150,24 @@ describe("importing a WordPress site", () => {
     expect((await list(2, { txn_type: "DEBIT" })).map((t) => t.ID)).toEqual([21, 23]);
   });
 
-  it("keeps balances equal to the sum of the entries; a history below zero gets one marked opening credit", async () => {
+  it("keeps balances equal to the sum of the entries; a history below zero is carried over as it is", async () => {
     expect(await ledgerViolations()).toEqual(CLEAN);
     expect(await balances(2, "ngn,rmpn")).toEqual({ ngn: 1269.5, rmpn: 12000 });
     expect(await balances(3, "ngn,btc")).toEqual({ ngn: 50, btc: 0.00012345 });
-    expect(await balances(4, "ngn,usd")).toEqual({ ngn: 100, usd: 10 });
+    expect(await balances(4, "ngn,usd")).toEqual({ ngn: 50, usd: 10 });
 
-    const entries = await list(4, { wallet_id: "ngn" });
-    expect(entries.map((t) => t.ID)).toEqual([27, 19, 28, 29]);
-    const opening = entries[1]!;
-    expect(opening).toMatchObject({
-      post_author: "4",
-      txn_type: "CREDIT",
-      amount: "50.00",
-      post_date: "2023-02-02 11:00:00",
-      post_date_gmt: "2023-02-02 10:00:00",
-      guid: expect.stringMatching(
-        /^https:\/\/wallet\.example\.test\/wallettransaction\/transaction-by-oldtimer-type-credit/,
-      ),
-    });
-    expect(opening.note).toMatch(/^Opening adjustment added by the WordPress import/);
-    expect(entries.slice(0, 1).concat(entries.slice(2))).toStrictEqual(
+    // 100 - 150 + 100: the chain goes through -50.00 as the site's did, and no entry is added.
+    expect(await list(4, { wallet_id: "ngn" })).toStrictEqual(
       recordsOf(4).filter((t) => t.wallet_symbol === "₦"),
     );
-    const row = await env.DB.prepare(
-      "SELECT request_id, balance_before_minor, balance_after_minor FROM transactions WHERE id = 19",
-    ).first();
-    expect(row).toEqual({
-      request_id: "wp-import:opening-adjustment:ngn",
-      balance_before_minor: 0,
-      balance_after_minor: 5000,
-    });
+    const rows = await env.DB.prepare(
+      "SELECT id, balance_before_minor, balance_after_minor, imported FROM transactions WHERE user_id = 4 AND wallet_id = 'ngn' ORDER BY id",
+    ).all();
+    expect(rows.results).toEqual([
+      { id: 27, balance_before_minor: 0, balance_after_minor: 10000, imported: 1 },
+      { id: 28, balance_before_minor: 10000, balance_after_minor: -5000, imported: 1 },
+      { id: 29, balance_before_minor: -5000, balance_after_minor: 5000, imported: 1 },
+    ]);
   });
 
   it("answers 409 for a replayed imported request_id, whatever its case", async () => {

@@ -1,4 +1,4 @@
-// The ledger's guards live in the database (drizzle/0000-0005), not only in the routes: these tests
+// The ledger's guards live in the database (drizzle/0000-0006), not only in the routes: these tests
 // write SQL straight at D1, as an operator's console or a faulty script might, and check that every
 // statement that would break an invariant fails and leaves every row as it was.
 import { env } from "cloudflare:workers";
@@ -46,7 +46,7 @@ async function snapshot() {
 }
 
 const COLUMNS = `user_id, wallet_id, txn_type, amount_minor, amount_text, balance_before_minor, balance_after_minor,
-  request_id, request_key, reverses_id, title, slug_base, slug, created_at_s`;
+  request_id, request_key, reverses_id, title, slug_base, slug, created_at_s, imported`;
 
 /**
  * An entry continuing the chain correctly (balance_before = the balance now) unless `values`
@@ -70,6 +70,7 @@ function insertEntry(values: Record<string, string> = {}, verb = "INSERT") {
     slug_base: "'t'",
     slug: `'${unique("t")}'`,
     created_at_s: "1",
+    imported: "0",
     ...values,
   };
   return env.DB.prepare(
@@ -156,6 +157,97 @@ describe("ledger guards in the database", () => {
         }),
       /transactions_balance_limit/,
     );
+  });
+
+  it("refuses a zero amount, unless the entry was imported from WordPress (the site recorded it)", async () => {
+    const head = `(SELECT balance_minor FROM balances WHERE user_id = ${userId} AND wallet_id = '${walletId}')`;
+    await expectRefused(
+      () => insertEntry({ amount_minor: "0", balance_after_minor: head }),
+      /transactions_amount_positive/,
+    );
+    await expectRefused(
+      () => insertEntry({ amount_minor: "-1", balance_after_minor: `${head} - 1`, imported: "1" }),
+      /transactions_amount_positive/,
+    );
+    await insertEntry({
+      amount_minor: "0",
+      amount_text: "'0'",
+      balance_after_minor: head,
+      imported: "1",
+    });
+    expect(await ledgerViolations()).toEqual(CLEAN);
+  });
+
+  it("lets an imported entry take a balance below zero; then refuses any debit that lowers it, and takes credits", async () => {
+    const head = `(SELECT balance_minor FROM balances WHERE user_id = ${userId} AND wallet_id = '${walletId}')`;
+    // The balance is 7.00: an imported debit of 10.00 leaves it at -3.00, as the site's history did.
+    await insertEntry({
+      txn_type: "'DEBIT'",
+      amount_minor: "1000",
+      balance_after_minor: `${head} - 1000`,
+      imported: "1",
+    });
+    const balance = async () =>
+      (await env.DB.prepare(
+        `SELECT balance_minor FROM balances WHERE user_id = ? AND wallet_id = ?`,
+      )
+        .bind(userId, walletId)
+        .first())!.balance_minor;
+    expect(await balance()).toBe(-300);
+    // A service debit of any size lowers a balance below zero: refused, whatever it leaves.
+    await expectRefused(
+      () =>
+        insertEntry({ txn_type: "'DEBIT'", amount_minor: "1", balance_after_minor: `${head} - 1` }),
+      /transactions_no_overdraft/,
+    );
+    // A service credit raises it, still below zero or past it.
+    await insertEntry({ amount_minor: "100", balance_after_minor: `${head} + 100` });
+    expect(await balance()).toBe(-200);
+    await insertEntry({ amount_minor: "500", balance_after_minor: `${head} + 500` });
+    expect(await balance()).toBe(300);
+    expect(await ledgerViolations()).toEqual(CLEAN);
+  });
+
+  it("bounds a balance below zero as above it, imported or not", async () => {
+    const head = `(SELECT balance_minor FROM balances WHERE user_id = ${userId} AND wallet_id = '${walletId}')`;
+    await expectRefused(
+      () =>
+        insertEntry({
+          txn_type: "'DEBIT'",
+          amount_minor: `${head} + 1000000000000000`,
+          balance_after_minor: "-1000000000000000",
+          imported: "1",
+        }),
+      /transactions_balance_limit/,
+    );
+  });
+
+  it("refuses a wallet whose storage places are out of range, and any change of a wallet's units", async () => {
+    const wallet = (id: string, decimals: number, extra: number) =>
+      env.DB.prepare(
+        `INSERT INTO wallets (id, name, symbol, symbol_position, decimals, extra_decimals, type, created_at_ms) VALUES (?, 'W', 'W', 'left', ?, ?, 'fiat', 0)`,
+      )
+        .bind(id, decimals, extra)
+        .run();
+    await expect(wallet(unique("w").toLowerCase(), 2, -1)).rejects.toThrow(
+      /wallets_extra_decimals/,
+    );
+    await expect(wallet(unique("w").toLowerCase(), 8, 8)).rejects.toThrow(/wallets_extra_decimals/);
+    const fine = unique("w").toLowerCase();
+    await wallet(fine, 8, 7);
+    for (const change of [
+      "decimals = 2",
+      "extra_decimals = 0",
+      "extra_decimals = extra_decimals",
+    ]) {
+      const update = env.DB.prepare(`UPDATE wallets SET ${change} WHERE id = ?`).bind(fine).run();
+      if (change.endsWith("extra_decimals"))
+        await update; // setting the same value changes nothing
+      else await expect(update).rejects.toThrow(/wallets_units_fixed/);
+    }
+    await expect(
+      env.DB.prepare(`UPDATE wallets SET decimals = 0 WHERE id = ?`).bind(walletId).run(),
+    ).rejects.toThrow(/wallets_units_fixed/);
   });
 
   it("refuses a balance that is not the head of its entries", async () => {

@@ -2,11 +2,14 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   type Decimal,
+  exactText,
   formatMoney,
   MAX_MINOR,
   minorToNumber,
   minorToText,
+  plainDecimal,
   readAmount,
+  toDisplayMinor,
   toMinor,
   type WalletDisplay,
 } from "../src/ledger/money";
@@ -124,6 +127,76 @@ describe("toMinor", () => {
     expect(minorOf("90071992547409.91", 2)).toBe("too-large");
     expect(minorOf("99999999999999999999", 0)).toBe("too-large");
     expect(minorOf(1e21, 2)).toBe("too-large");
+  });
+});
+
+describe("a wallet that stores more places than it displays (imported from WordPress)", () => {
+  it("takes new amounts only with its display decimals, counted in its storage units", () => {
+    expect(toMinor(decimal("12.34"), 2, 1)).toBe(12340);
+    expect(toMinor(decimal("12.340"), 2, 1)).toBe(12340);
+    expect(toMinor(decimal("12.345"), 2, 1)).toBe("too-many-decimals");
+    expect(toMinor(decimal("1"), 0, 8)).toBe(100000000);
+    // The limit is in storage units: a third place costs the largest amount a digit.
+    expect(toMinor(decimal("999999999999.99"), 2, 1)).toBe(999999999999990);
+    expect(toMinor(decimal("1000000000000"), 2, 1)).toBe("too-large");
+  });
+
+  it("rounds for display half away from zero, in integers", () => {
+    const naira3 = { ...NAIRA, extraDecimals: 1 };
+    expect(formatMoney(12345, naira3)).toBe("₦12.35");
+    expect(formatMoney(12344, naira3)).toBe("₦12.34");
+    expect(formatMoney(-12345, naira3)).toBe("₦-12.35");
+    expect(formatMoney(-116665, naira3)).toBe("₦-116.67");
+    expect(formatMoney(1234567894, { ...naira3, extraDecimals: 3 })).toBe("₦12,345.68");
+    // A value that rounds to zero shows no sign (PHP 8's number_format neither).
+    expect(formatMoney(-4, naira3)).toBe("₦0.00");
+    expect(formatMoney(-5, naira3)).toBe("₦-0.01");
+    expect(formatMoney(MAX_MINOR, { ...NAIRA, decimals: 0, extraDecimals: 15 })).toBe("₦1");
+    expect(toDisplayMinor(MAX_MINOR, 1)).toBe(100_000_000_000_000);
+    fc.assert(
+      fc.property(
+        fc.integer({ min: -MAX_MINOR, max: MAX_MINOR }),
+        fc.integer({ min: 0, max: 7 }),
+        (minor, extra) => {
+          // Against BigInt: round(|m| / 10^e) half up, sign restored.
+          const unit = 10n ** BigInt(extra);
+          const magnitude = BigInt(Math.abs(minor));
+          const rounded = (magnitude * 2n + unit) / (unit * 2n);
+          expect(toDisplayMinor(minor, extra)).toBe(
+            minor < 0 && rounded !== 0n ? -Number(rounded) : Number(rounded),
+          );
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("writes exact text with at least the display decimals", () => {
+    expect(exactText(12345, { decimals: 2, extraDecimals: 1 })).toBe("12.345");
+    expect(exactText(12340, { decimals: 2, extraDecimals: 1 })).toBe("12.34");
+    expect(exactText(1200000, { decimals: 2, extraDecimals: 3 })).toBe("12.00");
+    expect(exactText(-1160050, { decimals: 2, extraDecimals: 2 })).toBe("-116.005");
+    expect(exactText(12000, { decimals: 0 })).toBe("12000");
+    expect(exactText(5, { decimals: 0, extraDecimals: 3 })).toBe("0.005");
+  });
+
+  it("prints exact balances as JSON numbers that read back as the same decimal, up to 15 places", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: -MAX_MINOR, max: MAX_MINOR }),
+        fc.integer({ min: 0, max: 15 }),
+        (minor, places) => {
+          // JSON writes small numbers with an exponent (1e-7); plainDecimal reads the literal exactly.
+          const printed = plainDecimal(JSON.stringify(minorToNumber(minor, places)))!;
+          const [integer, fraction = ""] = printed.replace("-", "").split(".");
+          expect(fraction.length).toBeLessThanOrEqual(places);
+          expect(
+            BigInt(integer! + fraction.padEnd(places, "0")) * (printed.startsWith("-") ? -1n : 1n),
+          ).toBe(BigInt(minor));
+        },
+      ),
+      { numRuns: 2000 },
+    );
   });
 });
 

@@ -32,20 +32,47 @@ export function minorToText(minor, decimals) {
   return decimals === 0 ? sign + integer : `${sign}${integer}.${digits.slice(-decimals)}`;
 }
 
+/**
+ * Stored units rounded to display units, half away from zero (src/ledger/money.ts toDisplayMinor):
+ * a wallet may store `extraDecimals` places more than it displays.
+ */
+export function toDisplayMinor(minor, extraDecimals) {
+  if (!extraDecimals) return minor;
+  const unit = 10 ** extraDecimals;
+  const magnitude = Math.abs(minor);
+  const rest = magnitude % unit;
+  const rounded = (magnitude - rest) / unit + (rest * 2 >= unit ? 1 : 0);
+  return minor < 0 && rounded !== 0 ? -rounded : rounded;
+}
+
 /** The number with `,` thousands separators and the wallet's decimals: 150050, 2 → "1,500.50". */
-export function groupDigits(minor, decimals) {
-  const [integer, fraction] = minorToText(minor, decimals).split(".");
+export function groupDigits(minor, decimals, extraDecimals = 0) {
+  const [integer, fraction] = minorToText(toDisplayMinor(minor, extraDecimals), decimals).split(
+    ".",
+  );
   const sign = integer.startsWith("-") ? "-" : "";
   const grouped = integer.replace("-", "").replace(/\B(?=(\d{3})+(?!\d))/g, ",");
   return sign + grouped + (fraction === undefined ? "" : `.${fraction}`);
 }
 
-/** `₦1,500.00` (left) or `12,000 RMPNCOIN` (right). */
+/** `₦1,500.00` (left) or `12,000 RMPNCOIN` (right), rounded to the display decimals. */
 export function formatMoney(minor, wallet) {
-  const number = groupDigits(minor, wallet.decimals);
+  const number = groupDigits(minor, wallet.decimals, wallet.extraDecimals ?? 0);
   return wallet.symbolPosition === "right"
     ? `${number} ${wallet.symbol}`
     : `${wallet.symbol}${number}`;
+}
+
+/** The places a wallet's stored units carry (src/ledger/money.ts storageDecimals). */
+export const storageDecimals = (wallet) => wallet.decimals + (wallet.extraDecimals ?? 0);
+
+/** Exact decimal text of stored units, with at least the display decimals: "12.345", "12.00". */
+export function exactText(minor, wallet) {
+  const text = minorToText(minor, storageDecimals(wallet));
+  let end = text.length;
+  const keep = text.length - (wallet.extraDecimals ?? 0);
+  while (end > keep && text[end - 1] === "0") end--;
+  return text.slice(0, end);
 }
 
 const pad = (n) => String(n).padStart(2, "0");
@@ -126,6 +153,23 @@ export function decimalToMinor(text, decimals, { round = false, allowNegative = 
   }
   if (minor > BigInt(MAX_MINOR)) return { issue: "too-large" };
   return { minor: negative ? -Number(minor) : Number(minor) };
+}
+
+/** The most places a wallet stores: a balance keeps 15 digits in all (MAX_MINOR). */
+export const MAX_STORAGE_DECIMALS = 15;
+
+/**
+ * An amount as the site stored it (unsigned decimal text, `1.5E-5` too), read exactly: its integer
+ * digits, its fraction without trailing zeros, and how many places that fraction needs. Or { issue }.
+ */
+export function readSiteAmount(text) {
+  let t = String(text ?? "").trim();
+  if (/^(\d+\.?\d*|\.\d+)e[+-]?\d+$/i.test(t)) t = expandExponent(t);
+  const m = /^(\d*)(?:\.(\d*))?$/.exec(t);
+  if (!m || (m[1] === "" && (m[2] ?? "") === "")) return { issue: "not-numeric" };
+  const integer = m[1].replace(/^0+(?=\d)/, "") || "0";
+  const fraction = (m[2] ?? "").replace(/0+$/, "");
+  return { integer, fraction, places: fraction.length };
 }
 
 /** `1.5E-5` → `0.000015`, exactly, from the digits. */

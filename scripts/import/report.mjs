@@ -52,14 +52,37 @@ export function formatReport(
     lines.push(
       `    ${n(t.withoutRequestId)} have no request_id (imported without an idempotency key)`,
     );
+  const extra = (r.wallets.storage ?? []).filter(
+    (w) => w.storageDecimals > w.decimals || w.placesNeeded > w.storageDecimals,
+  );
+  if (extra.length > 0) {
+    lines.push(
+      "  Storage precision (amounts with more places than their wallet displays are kept exactly; displays round):",
+    );
+    for (const w of extra) {
+      const fits = w.placesNeeded <= w.storageDecimals;
+      lines.push(
+        `    ${w.walletId}: shows ${w.decimals} decimals, stores ${w.storageDecimals}` +
+          (w.present ? " (as the database has it)" : "") +
+          (fits ? "" : `; the site's amounts need ${w.placesNeeded}: not imported`),
+      );
+    }
+  }
   const a = r.adjustments;
   lines.push(
-    `  Adjustment entries added: ${n(a.opening)} opening (histories below zero), ${n(a.balance)} balance (--balances site)` +
+    `  Adjustment entries added: ${n(a.balance)} balance (--balances site)` +
       (a.alreadyPresent ? `; ${n(a.alreadyPresent)} already there` : ""),
   );
   tally(lines, "Skipped users", r.users.skipped, { limit });
   tally(lines, "Skipped wallets", r.wallets.skipped, { limit });
   tally(lines, "Skipped transactions", t.skipped, { limit });
+  tally(
+    lines,
+    "Amounts with more decimal places than their wallet displays (kept exactly)",
+    t.subPrecisionAmounts,
+    { limit },
+  );
+  tally(lines, "Zero amounts (kept as the site recorded them)", t.zeroAmounts, { limit });
   tally(lines, "Duplicate request_ids", t.duplicateRequestIds, { limit });
   tally(lines, "Ignored posts", r.ignored, { limit });
   if (Object.keys(r.otherPostTypes ?? {}).length > 0)
@@ -69,18 +92,21 @@ export function formatReport(
       `  Post fields the service answers with fixed values, which differ on these posts: ${list(t.fieldsReadingDifferently)}`,
     );
   }
-  if (r.negativeHistories.length > 0) {
+  const h = r.negativeHistories;
+  if (h.total > 0) {
     lines.push(
-      `  Histories below zero (${n(r.negativeHistories.length)}): the ledger refuses a negative balance, so each gets one opening credit`,
+      `  Histories below zero (${n(h.total)}, ${n(h.endingBelowZero)} still below zero at the end): carried over as they are, nothing added;` +
+        " new debits cannot lower a balance below zero, credits raise it",
     );
-    lines.push(
-      '    marked "Opening adjustment added by the WordPress import", placed before its first entry below zero (in a free id):',
-    );
-    for (const h of r.negativeHistories.slice(0, limit)) {
+    for (const x of h.list.slice(0, limit)) {
       lines.push(
-        `    user ${h.userId} (${h.username}) ${h.walletId}: lowest ${h.lowest} at entry ${h.firstEntryBelowZero}; credit ${h.adjustment} as entry ${h.adjustmentId ?? "— none free: not imported"}`,
+        `    user ${x.userId} (${x.username}) ${x.walletId}: below zero from entry ${x.firstEntryBelowZero}, lowest ${x.lowest} at entry ${x.lowestAt}, ends at ${x.balance}`,
       );
     }
+    if (h.total > Math.min(h.list.length, limit))
+      lines.push(
+        `    … ${n(h.total - Math.min(h.list.length, limit))} more in the JSON report (--report FILE)`,
+      );
   }
   lines.push(
     `  Balances: ${n(r.balances.compared)} stored balances compared with their transactions; ${n(r.balanceDifferences.total)} differ`,

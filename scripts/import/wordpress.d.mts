@@ -14,6 +14,8 @@ export type Target = ReturnType<typeof targetState>;
 export const DEFAULT_OPTIONS: Required<ImportOptions>;
 export const IMPORT_KEY_PREFIX: string;
 export const TARGET_QUERIES: { users: string; wallets: string; pairs: string; foreign: string };
+export const FOREIGN_IDS_QUERY: string;
+export const SCHEMA_CHECK_QUERY: string;
 export function targetState(rows: TargetRows): { __target: true };
 export function emptyTarget(): Target;
 export function decodeEntities(text: string): string;

@@ -11,12 +11,15 @@
 import {
   asciiLower,
   decimalToMinor,
+  exactText,
   MAX_MINOR,
-  minorToText,
+  MAX_STORAGE_DECIMALS,
   mysqlUtc,
   postTitle,
+  readSiteAmount,
   SLUG_MAX,
   slugify,
+  storageDecimals,
 } from "./ledger-format.mjs";
 import { DumpParser } from "./sql-dump.mjs";
 
@@ -464,15 +467,22 @@ export class WordPressCollector {
 /** Read-only queries whose rows targetState() takes; the CLI runs them through wrangler. */
 export const TARGET_QUERIES = {
   users: "SELECT id, username, email FROM users",
-  wallets: "SELECT id, name, symbol, symbol_position, decimals, type FROM wallets",
+  wallets: "SELECT id, name, symbol, symbol_position, decimals, extra_decimals, type FROM wallets",
+  // foreign: entries the service wrote (not `imported`).
   pairs: `SELECT b.user_id, b.wallet_id, b.balance_minor, b.entry_count,
     (SELECT max(t.id) FROM transactions t WHERE t.user_id = b.user_id AND t.wallet_id = b.wallet_id) AS last_id,
-    (SELECT count(*) FROM transactions t WHERE t.user_id = b.user_id AND t.wallet_id = b.wallet_id
-       AND t.guid IS NULL AND coalesce(t.request_key, '') NOT LIKE '${IMPORT_KEY_PREFIX}%') AS foreign_n
+    (SELECT count(*) FROM transactions t WHERE t.user_id = b.user_id AND t.wallet_id = b.wallet_id AND NOT t.imported) AS foreign_n
     FROM balances b`,
-  foreign: `SELECT count(*) AS n, min(id) AS min_id, max(id) AS max_id FROM transactions
-    WHERE guid IS NULL AND coalesce(request_key, '') NOT LIKE '${IMPORT_KEY_PREFIX}%'`,
+  foreign:
+    "SELECT count(*) AS n, min(id) AS min_id, max(id) AS max_id FROM transactions WHERE NOT imported",
 };
+
+/** The ids of the service's own entries, read when some lie among the site's (to leave out exactly those). */
+export const FOREIGN_IDS_QUERY = "SELECT id FROM transactions WHERE NOT imported";
+
+/** Fails on a database without the columns the import writes: its migrations are not all applied. */
+export const SCHEMA_CHECK_QUERY =
+  "SELECT t.guid, t.local_date, t.modified_local_date, t.modified_gmt_date, t.imported, w.extra_decimals FROM transactions t, wallets w LIMIT 0";
 
 /** The rows of TARGET_QUERIES (by name) as the planner's view of the database. */
 export function targetState(rows) {
@@ -509,9 +519,11 @@ export const emptyTarget = () => targetState({});
 // ---------------------------------------------------------------------------------------------
 // SQL
 
+// `imported` is 1 on everything the import writes: the ledger lets those entries be zero or go below
+// zero, as the site's did (src/db/schema.ts).
 const TXN_COLUMNS =
   "id, user_id, wallet_id, txn_type, amount_minor, amount_text, balance_before_minor, balance_after_minor, request_id, request_key, " +
-  "transfer_id, reverses_id, note, title, slug_base, slug, created_at_s, guid, local_date, modified_local_date, modified_gmt_date";
+  "transfer_id, reverses_id, note, title, slug_base, slug, created_at_s, guid, local_date, modified_local_date, modified_gmt_date, imported";
 
 export function userInsert(u) {
   const values = [
@@ -536,13 +548,14 @@ export function walletInsert(w) {
     w.symbol,
     w.symbolPosition,
     w.decimals,
+    w.extraDecimals,
     w.type,
     w.note,
     w.createdAtMs,
   ]
     .map(sqlLiteral)
     .join(", ");
-  return `INSERT INTO wallets (id, name, symbol, symbol_position, decimals, type, note, created_at_ms) VALUES (${values}) ON CONFLICT DO NOTHING;`;
+  return `INSERT INTO wallets (id, name, symbol, symbol_position, decimals, extra_decimals, type, note, created_at_ms) VALUES (${values}) ON CONFLICT DO NOTHING;`;
 }
 
 // The statements avoid CASE … END (and BEGIN): SQL splitters that look for compound statements, such
@@ -605,18 +618,19 @@ export function transactionInsert(e, before, after) {
     sqlLiteral(e.localDate),
     sqlLiteral(e.modifiedLocalDate),
     sqlLiteral(e.modifiedGmtDate),
+    "1",
   ];
   return `INSERT INTO transactions (${TXN_COLUMNS}) SELECT ${values.join(", ")} WHERE NOT EXISTS (SELECT 1 FROM transactions WHERE id = ${e.id});`;
 }
 
 /**
- * An adjustment entry the import adds (id null: the next id), keyed by its own request_id so a second
- * run adds nothing. Its slug takes the next free suffix as the service's own entries do.
+ * A balance adjustment the import adds (the next id), keyed by its own request_id so a second run adds
+ * nothing. Its slug takes the next free suffix as the service's own entries do.
  */
 export function adjustmentInsert(a, before, after) {
-  const base = sqlLiteral(a.slugBase);
+  const key = sqlLiteral(asciiLower(a.requestId));
   const values = [
-    sqlLiteral(a.id ?? null),
+    "NULL",
     sqlLiteral(a.userId),
     sqlLiteral(a.walletId),
     sqlLiteral(a.txnType),
@@ -625,23 +639,21 @@ export function adjustmentInsert(a, before, after) {
     sqlLiteral(before),
     sqlLiteral(after),
     sqlLiteral(a.requestId),
-    sqlLiteral(asciiLower(a.requestId)),
+    key,
     "NULL",
     "NULL",
     sqlLiteral(a.note),
     sqlLiteral(a.title),
-    base,
+    sqlLiteral(a.slugBase),
     uniqueSlugExpr(a.slugBase),
     sqlLiteral(a.createdAtS),
     "NULL",
-    sqlLiteral(a.localDate ?? null),
     "NULL",
     "NULL",
+    "NULL",
+    "1",
   ];
-  const once = `NOT EXISTS (SELECT 1 FROM transactions WHERE user_id = ${a.userId} AND request_key = ${sqlLiteral(asciiLower(a.requestId))})`;
-  const free =
-    a.id == null ? "" : ` AND NOT EXISTS (SELECT 1 FROM transactions WHERE id = ${a.id})`;
-  return `INSERT INTO transactions (${TXN_COLUMNS}) SELECT ${values.join(", ")} WHERE ${once}${free};`;
+  return `INSERT INTO transactions (${TXN_COLUMNS}) SELECT ${values.join(", ")} WHERE NOT EXISTS (SELECT 1 FROM transactions WHERE user_id = ${a.userId} AND request_key = ${key});`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -819,7 +831,8 @@ export function planImport({
   }
   report.users.inDump = collector.users.size;
 
-  // --- Wallets (their posts are read from the buckets where they are)
+  // --- Wallets (their posts are read from the buckets where they are). A new wallet is written after
+  // the first pass over the transactions, which says how many places it must store.
   const wallets = new Map(); // wallet id → definition used by the entries
   const walletSkips = new Map(); // wallet id → reason
   const walletPostIds = new Set();
@@ -865,6 +878,10 @@ export function planImport({
     }
     const there = target.wallets.get(w.id);
     if (there) {
+      // The database's units stand (they count every stored amount); the first pass checks the
+      // site's amounts fit them.
+      w.present = true;
+      w.extraDecimals = Number(there.extra_decimals ?? 0);
       const same =
         Number(there.decimals) === w.decimals &&
         there.name === w.name &&
@@ -902,12 +919,11 @@ export function planImport({
       continue;
     }
     wallets.set(w.id, w);
-    report.wallets.imported++;
-    emit(walletInsert(w), "wallet");
   }
   report.wallets.inDump = walletCandidates.length;
 
-  // --- Transactions, first pass: check each, chain statistics per (user, wallet), gaps for adjustments
+  // --- Transactions, first pass: check each; per (user, wallet) the chain's sum and extremes, per wallet
+  // the places its amounts need
   const fieldDiffs = report.transactions.fieldsReadingDifferently;
   /** The entry of a transaction post, or why it is skipped or ignored; `full` adds what only writing needs. */
   const mapEntry = (group, full = true) => {
@@ -953,14 +969,20 @@ export function planImport({
       amountText = fromContent[1];
     }
     amountText = String(amountText);
-    const parsed = decimalToMinor(amountText.trim().replace(/^-/, ""), wallet.decimals);
-    if (parsed.issue === "too-many-decimals")
+    // Kept exactly as the site recorded it: more places than the wallet shows (the wallet then stores
+    // more), or zero. Only what no wallet can hold is refused.
+    const amount = readSiteAmount(amountText.trim().replace(/^-/, ""));
+    if (amount.issue)
+      return fail(`amount ${JSON.stringify(amountText)} is not a valid amount (${amount.issue})`);
+    if (amount.places > MAX_STORAGE_DECIMALS)
       return fail(
-        `amount ${amountText} has more decimal places than wallet ${walletId} allows (${wallet.decimals})`,
+        `amount ${amountText} has ${amount.places} decimal places; a wallet stores at most ${MAX_STORAGE_DECIMALS}`,
       );
-    if (parsed.issue)
-      return fail(`amount ${JSON.stringify(amountText)} is not a valid amount (${parsed.issue})`);
-    if (parsed.minor === 0) return fail("amount is zero");
+    const displayUnits = BigInt(
+      amount.integer + amount.fraction.slice(0, wallet.decimals).padEnd(wallet.decimals, "0"),
+    );
+    if (displayUnits > BigInt(MAX_MINOR))
+      return fail(`amount ${JSON.stringify(amountText)} is not a valid amount (too-large)`);
     const createdGmt = utcSeconds(post.post_date_gmt);
     const createdAtS = createdGmt ?? utcSeconds(post.post_date);
     if (createdAtS === null) return fail(`no valid date (post_date ${post.post_date})`);
@@ -982,7 +1004,9 @@ export function planImport({
         userId,
         walletId,
         txnType,
-        amountMinor: parsed.minor,
+        // In units of 10^-MAX_STORAGE_DECIMALS until the wallet's places are known (unitFactor below).
+        amountUnits: BigInt(amount.integer + amount.fraction.padEnd(MAX_STORAGE_DECIMALS, "0")),
+        places: amount.places,
         amountText,
         requestId: requestId ?? "",
         requestKey: requestId === null || requestId === "" ? null : asciiLower(requestId),
@@ -1016,11 +1040,9 @@ export function planImport({
     if (opts.namespace !== "wallet") diff("post_type");
   };
 
-  const pairs = new Map(); // pair key → chain statistics
+  const pairs = new Map(); // pair key → chain statistics, in units of 10^-MAX_STORAGE_DECIMALS (BigInt)
+  const walletStats = new Map(); // wallet id → { places: the most any amount needs }
   const keys = new FingerprintSet();
-  const gaps = []; // free id ranges [lo, hi] below the ids seen so far, newest last
-  let lastUsed = 0;
-  const MAX_GAPS = 100_000;
   const transferHalves = new Map(); // transfer id → count seen (bounded by pairs left open)
   const t = report.transactions;
   let passLabel = "checking transactions";
@@ -1060,12 +1082,6 @@ export function planImport({
       );
       return;
     }
-    // Every CREDIT/DEBIT post's id is taken; the ids between are free for adjustments.
-    if (group.id > lastUsed + 1) {
-      gaps.push([lastUsed + 1, group.id - 1]);
-      if (gaps.length > MAX_GAPS) gaps.shift();
-    }
-    lastUsed = Math.max(lastUsed, group.id);
     const mapped = mapEntry(group, false);
     if (mapped.ignore) {
       report.ignored.add(mapped.ignore, { id: group.id });
@@ -1092,42 +1108,52 @@ export function planImport({
         t.transfers++;
       } else transferHalves.set(e.transferId, seen);
     }
+    // What the plugin accepted and a ledger of its own would not: said in the report, kept as it is.
+    const decimals = wallets.get(e.walletId).decimals;
+    if (e.places > decimals)
+      t.subPrecisionAmounts.add(`wallet ${e.walletId} (${decimals} decimals)`, {
+        id: e.id,
+        userId: e.userId,
+        walletId: e.walletId,
+        amount: e.amountText,
+      });
+    if (e.amountUnits === 0n)
+      t.zeroAmounts.add(`wallet ${e.walletId}`, {
+        id: e.id,
+        userId: e.userId,
+        walletId: e.walletId,
+        amount: e.amountText,
+      });
+    const ws = walletStats.get(e.walletId) ?? { places: 0 };
+    ws.places = Math.max(ws.places, e.places);
+    walletStats.set(e.walletId, ws);
+
     const key = pairKey(e.userId, e.walletId);
     let s = pairs.get(key);
-    if (!s)
-      pairs.set(
-        key,
-        (s = {
-          userId: e.userId,
-          walletId: e.walletId,
-          username: e.username,
-          count: 0,
-          sum: 0,
-          min: 0,
-          dipAt: null,
-          firstId: e.id,
-          lastId: 0,
-        }),
-      );
-    const signed = e.txnType === "CREDIT" ? e.amountMinor : -e.amountMinor;
-    s.count++;
-    s.sum += signed;
-    s.lastId = e.id;
-    if (s.sum > MAX_MINOR) s.overflow = true;
-    if (s.sum < s.min) {
-      s.min = s.sum;
-      if (s.dipAt === null) {
-        // The opening adjustment takes the highest free id below this entry (a wallet or other post's
-        // id, or one never used), so it precedes the entry in the chain.
-        s.dipAt = { id: e.id, createdAtS: e.createdAtS, localDate: e.localDate };
-        const gap = gaps.at(-1);
-        if (gap) {
-          s.adjustmentId = gap[1];
-          if (gap[1] > gap[0]) gap[1]--;
-          else gaps.pop();
-        }
-      }
+    if (!s) {
+      s = {
+        userId: e.userId,
+        walletId: e.walletId,
+        username: e.username,
+        count: 0,
+        sum: 0n,
+        lowest: 0n,
+        highest: 0n,
+        largestAmount: 0n,
+        lowestAt: null,
+        firstBelowZero: null,
+        firstId: e.id,
+        lastId: 0,
+      };
+      pairs.set(key, s);
     }
+    s.count++;
+    s.sum += e.txnType === "CREDIT" ? e.amountUnits : -e.amountUnits;
+    s.lastId = e.id;
+    if (e.amountUnits > s.largestAmount) s.largestAmount = e.amountUnits;
+    if (s.sum > s.highest) s.highest = s.sum;
+    if (s.sum < s.lowest) [s.lowest, s.lowestAt] = [s.sum, e.id];
+    if (s.sum < 0n && s.firstBelowZero === null) s.firstBelowZero = e.id;
     t[e.txnType === "CREDIT" ? "credits" : "debits"]++;
   });
   t.openTransferHalves = transferHalves.size;
@@ -1136,75 +1162,98 @@ export function planImport({
       `${transferHalves.size} transfer halves whose other half is not imported (alt_transfer_id kept as their transfer link)`,
     );
 
-  // --- Decisions per (user, wallet): negative histories, the site's balances
-  const adjustments = new Map(); // pair key → { opening, closing }
-  const explicitAdjustments = []; // opening adjustments with their reserved ids, ascending
+  // --- Each wallet's storage places: as many as its most precise amount needs, never fewer than it
+  // displays (12.345 on a 2-decimal wallet: 3). A wallet the database has keeps its own; if the
+  // site's amounts need more, its entries cannot be imported (stored amounts never change units).
+  const unitsConflicts = new Set();
+  for (const w of wallets.values()) {
+    const needed = Math.max(w.decimals, walletStats.get(w.id)?.places ?? 0);
+    if (w.present && needed > storageDecimals(w)) {
+      conflicts.push({
+        kind: "wallet",
+        id: w.id,
+        problem: `wallet ${w.id} stores ${storageDecimals(w)} decimal places in the database; the site's amounts need ${needed}: its entries cannot be imported`,
+      });
+      unitsConflicts.add(w.id);
+    } else if (!w.present) {
+      w.extraDecimals = needed - w.decimals;
+      report.wallets.imported++;
+      emit(walletInsert(w), "wallet");
+    }
+    report.wallets.storage.push({
+      walletId: w.id,
+      decimals: w.decimals,
+      storageDecimals: storageDecimals(w),
+      placesNeeded: needed,
+      present: Boolean(w.present),
+    });
+  }
+  /** 10^-MAX_STORAGE_DECIMALS units per stored unit of the wallet. */
+  const unitFactor = (wallet) => 10n ** BigInt(MAX_STORAGE_DECIMALS - storageDecimals(wallet));
+
+  // --- Decisions per (user, wallet): what fits, balances in the wallet's units, histories below zero
   const pairSkips = new Map(); // pair key → reason (their entries are not written)
   for (const [key, s] of pairs) {
-    if (s.overflow) {
-      pairSkips.set(key, "its balance passes 999,999,999,999,999 minor units");
+    const wallet = wallets.get(s.walletId);
+    if (unitsConflicts.has(s.walletId)) {
+      pairSkips.set(
+        key,
+        `wallet ${s.walletId} stores fewer decimal places in the database than the site's amounts need`,
+      );
       continue;
     }
-    if (s.min < 0) {
-      const wallet = wallets.get(s.walletId);
-      const amount = -s.min;
-      const item = {
-        userId: s.userId,
-        username: s.username,
-        walletId: s.walletId,
-        lowest: minorToText(s.min, wallet.decimals),
-        firstEntryBelowZero: s.dipAt.id,
-        adjustment: minorToText(amount, wallet.decimals),
-        adjustmentId: s.adjustmentId ?? null,
-      };
-      report.negativeHistories.push(item);
-      if (s.adjustmentId === undefined) {
-        pairSkips.set(
-          key,
-          "its history goes below zero and no free id precedes its first entry below zero for the opening adjustment",
-        );
-        conflicts.push({
-          kind: "negative-history",
-          id: key,
-          problem: `user ${s.userId} wallet ${s.walletId}: history goes below zero and there is no free id for an opening adjustment`,
+    const factor = unitFactor(wallet);
+    const limit = BigInt(MAX_MINOR) * factor;
+    if (s.highest > limit || s.lowest < -limit || s.largestAmount > limit) {
+      pairSkips.set(
+        key,
+        `its balance or an amount passes 999,999,999,999,999 units of the ${storageDecimals(wallet)} decimal places wallet ${s.walletId} stores`,
+      );
+      continue;
+    }
+    // Exact: every amount of the wallet has at most its storage places.
+    [s.sum, s.lowest] = [Number(s.sum / factor), Number(s.lowest / factor)];
+    if (s.lowest < 0) {
+      // The plugin checked debits against its stored balance, which drifts from the entries. The
+      // history is carried over as it is: no entry is added, and the balance stays where it ends.
+      const h = report.negativeHistories;
+      h.total++;
+      if (s.sum < 0) h.endingBelowZero++;
+      if (h.list.length < MAX_LISTED * 5) {
+        h.list.push({
+          userId: s.userId,
+          username: s.username,
+          walletId: s.walletId,
+          firstEntryBelowZero: s.firstBelowZero,
+          lowest: exactText(s.lowest, wallet),
+          lowestAt: s.lowestAt,
+          balance: exactText(s.sum, wallet),
         });
-        continue;
       }
-      const opening = adjustment({
-        id: s.adjustmentId,
-        userId: s.userId,
-        username: s.username,
-        wallet,
-        txnType: "CREDIT",
-        amountMinor: amount,
-        createdAtS: s.dipAt.createdAtS,
-        localDate: s.dipAt.localDate,
-        requestId: `${IMPORT_KEY_PREFIX}opening-adjustment:${s.walletId}`,
-        note: `Opening adjustment added by the WordPress import: this wallet's history on the site went down to ${item.lowest} at transaction ${s.dipAt.id}; the ledger cannot go below zero.`,
-      });
-      adjustments.set(key, { opening });
-      explicitAdjustments.push(opening);
     }
   }
-  explicitAdjustments.sort((a, b) => a.id - b.id);
 
-  // The site's balances: user meta pairs, compared with what the entries add up to.
+  // The site's balances: user meta pairs, compared with what the entries add up to (both in the
+  // wallet's storage units; PHP float noise such as 10.000000000000002 rounds away).
+  const closings = new Map(); // pair key → balance adjustment (--balances site)
   for (const [userId, meta] of collector.userMeta) {
     for (const [walletId, parts] of Object.entries(meta.balances)) {
       const user = users.get(userId);
       const wallet = wallets.get(walletId);
-      if (!user || !wallet) {
-        report.balances.ignoredMeta.add(!user ? "user not imported" : "wallet not imported", {
-          userId,
-          walletId,
-        });
+      const key = pairKey(userId, walletId);
+      if (!user || !wallet || pairSkips.has(key) || unitsConflicts.has(walletId)) {
+        report.balances.ignoredMeta.add(
+          !user ? "user not imported" : !wallet ? "wallet not imported" : "entries not imported",
+          { userId, walletId },
+        );
         continue;
       }
-      const w = decimalToMinor(parts.withdrawable ?? "", wallet.decimals, {
+      const places = storageDecimals(wallet);
+      const w = decimalToMinor(parts.withdrawable ?? "", places, {
         round: true,
         allowNegative: true,
       });
-      const nw = decimalToMinor(parts.nonwithdrawable ?? "", wallet.decimals, {
+      const nw = decimalToMinor(parts.nonwithdrawable ?? "", places, {
         round: true,
         allowNegative: true,
       });
@@ -1215,53 +1264,42 @@ export function planImport({
         );
         continue;
       }
-      const key = pairKey(userId, walletId);
-      const s = pairs.get(key);
       const site = w.minor + nw.minor;
-      const ledger = s?.sum ?? 0;
+      const ledger = pairs.get(key)?.sum ?? 0;
       report.balances.compared++;
       if (site === ledger) continue;
       const diff = {
         userId,
         username: user.username,
         walletId,
-        site: minorToText(site, wallet.decimals),
+        site: exactText(site, wallet),
         siteStored: {
           withdrawable: parts.withdrawable ?? null,
           nonwithdrawable: parts.nonwithdrawable ?? null,
         },
-        transactions: minorToText(ledger, wallet.decimals),
-        difference: minorToText(site - ledger, wallet.decimals),
+        transactions: exactText(ledger, wallet),
+        difference: exactText(site - ledger, wallet),
         action: "",
       };
-      const openingMinor = adjustments.get(key)?.opening?.amountMinor ?? 0;
-      diff.action = openingMinor
-        ? `kept the entries and the opening adjustment: balance ${minorToText(ledger + openingMinor, wallet.decimals)}`
-        : `kept the entries: balance ${diff.transactions}`;
+      diff.action = `kept the entries: balance ${diff.transactions}`;
       report.balanceDifferences.total++;
-      if (pairSkips.has(key)) diff.action = "entries not imported";
-      else if (opts.balances === "site") {
-        const opening = adjustments.get(key)?.opening;
-        const current = ledger + (opening?.amountMinor ?? 0);
-        if (site < 0) diff.action = `the site's figure is below zero: ${diff.action}`;
-        else if (site !== current) {
-          const amount = Math.abs(site - current);
-          const txnType = site > current ? "CREDIT" : "DEBIT";
-          const closing = adjustment({
-            id: null,
+      if (opts.balances === "site") {
+        const amount = Math.abs(site - ledger);
+        const txnType = site > ledger ? "CREDIT" : "DEBIT";
+        closings.set(
+          key,
+          adjustment({
             userId,
             username: user.username,
             wallet,
             txnType,
             amountMinor: amount,
             createdAtS: Math.floor(nowMs / 1000),
-            localDate: null,
             requestId: `${IMPORT_KEY_PREFIX}balance-adjustment:${walletId}`,
-            note: `Balance adjustment added by the WordPress import (--balances site): the site's stored balance was ${diff.site}, its transactions add up to ${minorToText(current, wallet.decimals)}.`,
-          });
-          adjustments.set(key, { ...adjustments.get(key), closing });
-          diff.action = `${txnType === "CREDIT" ? "credit" : "debit"} of ${minorToText(amount, wallet.decimals)} added (balance adjustment)`;
-        } else diff.action = "matched by the opening adjustment";
+            note: `Balance adjustment added by the WordPress import (--balances site): the site's stored balance was ${diff.site}, its transactions add up to ${diff.transactions}.`,
+          }),
+        );
+        diff.action = `${txnType === "CREDIT" ? "credit" : "debit"} of ${exactText(amount, wallet)} added (balance adjustment)`;
       }
       if (report.balanceDifferences.list.length < MAX_LISTED * 5)
         report.balanceDifferences.list.push(diff);
@@ -1274,8 +1312,7 @@ export function planImport({
   // rest is written. Anything else is a conflict.
   const planned = new Map(); // pair key → entries this plan has for it
   for (const [key, s] of pairs) planned.set(key, s.count);
-  for (const [key, a] of adjustments)
-    planned.set(key, (planned.get(key) ?? 0) + (a.opening ? 1 : 0) + (a.closing ? 1 : 0));
+  for (const key of closings.keys()) planned.set(key, (planned.get(key) ?? 0) + 1);
   const chains = new Map(); // pair key → { balance, k, conflict, present, written }
   const chainOf = (key) => {
     let c = chains.get(key);
@@ -1286,8 +1323,8 @@ export function planImport({
           balance: 0,
           k: 0,
           conflict: null,
-          present: { entry: 0, opening: 0, balance: 0 },
-          written: { entry: 0, opening: 0, balance: 0 },
+          present: { entry: 0, balance: 0 },
+          written: { entry: 0, balance: 0 },
         }),
       );
     return c;
@@ -1302,7 +1339,6 @@ export function planImport({
   if (target.foreign.n > 0 && pairs.size > 0) {
     let [lo, hi] = [Infinity, -Infinity];
     for (const s of pairs.values()) [lo, hi] = [Math.min(lo, s.firstId), Math.max(hi, s.lastId)];
-    for (const a of explicitAdjustments) lo = Math.min(lo, a.id);
     if (target.foreign.maxId >= lo && target.foreign.minId <= hi) {
       if (target.foreignIds) checkIds = true;
       else {
@@ -1358,51 +1394,29 @@ export function planImport({
   };
 
   passLabel = "writing entries";
-  let nextExplicit = 0;
-  const flushAdjustmentsBelow = (id) => {
-    while (nextExplicit < explicitAdjustments.length && explicitAdjustments[nextExplicit].id < id) {
-      const a = explicitAdjustments[nextExplicit++];
-      step(
-        pairKey(a.userId, a.walletId),
-        a.id,
-        a.amountMinor,
-        (before, after) => adjustmentInsert(a, before, after),
-        "opening",
-      );
-    }
-  };
   forEachPost((group) => {
     if (walletPostIds.has(group.id) || kindOf(group.ttids).kind !== "transaction") return;
     const mapped = mapEntry(group);
     if (!mapped.entry) return;
     const e = mapped.entry;
-    flushAdjustmentsBelow(e.id);
-    step(
-      pairKey(e.userId, e.walletId),
-      e.id,
-      e.txnType === "CREDIT" ? e.amountMinor : -e.amountMinor,
-      (before, after) => transactionInsert(e, before, after),
+    const key = pairKey(e.userId, e.walletId);
+    if (pairSkips.has(key)) return step(key, e.id, 0, null);
+    e.amountMinor = Number(e.amountUnits / unitFactor(wallets.get(e.walletId)));
+    step(key, e.id, e.txnType === "CREDIT" ? e.amountMinor : -e.amountMinor, (before, after) =>
+      transactionInsert(e, before, after),
     );
   });
-  flushAdjustmentsBelow(Infinity);
-  const closings = [...adjustments]
-    .filter(([, a]) => a.closing)
-    .sort(
-      ([, x], [, y]) =>
-        x.closing.userId - y.closing.userId || (x.closing.walletId < y.closing.walletId ? -1 : 1),
+  const closingOrder = [...closings].sort(
+    ([, x], [, y]) => x.userId - y.userId || (x.walletId < y.walletId ? -1 : 1),
+  );
+  for (const [key, a] of closingOrder) {
+    step(
+      key,
+      null,
+      a.txnType === "CREDIT" ? a.amountMinor : -a.amountMinor,
+      (before, after) => adjustmentInsert(a, before, after),
+      "balance",
     );
-  for (const [key, a] of closings) {
-    {
-      const signed =
-        a.closing.txnType === "CREDIT" ? a.closing.amountMinor : -a.closing.amountMinor;
-      step(
-        key,
-        null,
-        signed,
-        (before, after) => adjustmentInsert(a.closing, before, after),
-        "balance",
-      );
-    }
   }
 
   // --- Totals and the expected end state
@@ -1425,10 +1439,9 @@ export function planImport({
       continue;
     }
     t.imported += c.written.entry;
-    report.adjustments.opening += c.written.opening;
     report.adjustments.balance += c.written.balance;
     t.alreadyPresent += c.present.entry;
-    report.adjustments.alreadyPresent += c.present.opening + c.present.balance;
+    report.adjustments.alreadyPresent += c.present.balance;
     report.expectedBalances.push({
       userId: Number(key.split("\t")[0]),
       walletId: key.split("\t")[1],
@@ -1445,33 +1458,29 @@ export function planImport({
   return JSON.parse(JSON.stringify(report)); // plain data: the tallies become { total, byReason, examples }
 }
 
-/** An entry the import adds, with a title and slug the way the service writes its own. */
+/** A balance adjustment the import adds (the next id), titled and slugged the way the service writes its own. */
 function adjustment({
-  id,
   userId,
   username,
   wallet,
   txnType,
   amountMinor,
   createdAtS,
-  localDate,
   requestId,
   note,
 }) {
   const title = postTitle({ username, txnType, amountMinor, wallet, createdAtS });
   return {
-    id,
     userId,
     walletId: wallet.id,
     txnType,
     amountMinor,
-    amountText: minorToText(amountMinor, wallet.decimals),
+    amountText: exactText(amountMinor, wallet),
     requestId,
     note,
     title,
     slugBase: slugify(title),
     createdAtS,
-    localDate,
   };
 }
 
@@ -1492,7 +1501,8 @@ function newReport(opts, collector) {
       roles: {},
       passwordHashes: {},
     },
-    wallets: { inDump: 0, imported: 0, alreadyPresent: 0, skipped: new Tally() },
+    // storage: per wallet, the decimal places it displays and stores (more when the site's amounts have more).
+    wallets: { inDump: 0, imported: 0, alreadyPresent: 0, skipped: new Tally(), storage: [] },
     transactions: {
       posts: collector.transactionPosts,
       live: 0,
@@ -1504,11 +1514,14 @@ function newReport(opts, collector) {
       openTransferHalves: 0,
       withoutRequestId: 0,
       skipped: new Tally(),
+      // Carried over as they are; listed because a ledger of this service's own would not have them.
+      subPrecisionAmounts: new Tally(),
+      zeroAmounts: new Tally(),
       duplicateRequestIds: new Tally(),
       fieldsReadingDifferently: {},
     },
-    adjustments: { opening: 0, balance: 0, alreadyPresent: 0 },
-    negativeHistories: [],
+    adjustments: { balance: 0, alreadyPresent: 0 },
+    negativeHistories: { total: 0, endingBelowZero: 0, list: [] },
     balances: { mode: opts.balances, compared: 0, ignoredMeta: new Tally() },
     balanceDifferences: { total: 0, list: [] },
     apiKeys: { total: 0, list: [] },

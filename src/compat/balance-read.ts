@@ -6,7 +6,7 @@ import type { Wallet } from "../db/wallets";
 import type { AppEnv } from "../env";
 import { invalidInput } from "../http/errors";
 import { readParams } from "../http/params";
-import { formatMoney, minorToNumber } from "../ledger/money";
+import { formatMoney, minorToNumber, storageDecimals } from "../ledger/money";
 import { asciiLower } from "../ledger/request-key";
 import { MAX_WALLETS_PER_READ } from "../routes/balances/schemas";
 import { balanceReader, keyRouteRefusals } from "./auth";
@@ -49,7 +49,7 @@ export type BalanceRecord = ReturnType<typeof balanceRecord>;
 function balanceRecord(piece: string, wallet: Wallet, minor: number) {
   return {
     wallet_id: piece,
-    wallet_balance_raw: minorToNumber(minor, wallet.decimals),
+    wallet_balance_raw: minorToNumber(minor, storageDecimals(wallet)),
     wallet_balance_formatted: formatMoney(minor, wallet),
     wallet_name: wallet.name,
     wallet_symbol: wallet.symbol,

@@ -63,7 +63,8 @@ function uniqueSlug(base: string) {
  * idempotency check are all read inside the statement that writes it (D1 runs one statement,
  * and one batch, at a time). A keyed entry writes nothing when its (user, request_id) is used; a
  * later entry of a movement writes only if the first one did (`after`, the movement's transfer id).
- * An overdraft fails the `transactions_no_overdraft` CHECK and so aborts the batch.
+ * An overdraft (a debit that leaves the balance below zero and lower than it was) fails the
+ * `transactions_no_overdraft` CHECK and so aborts the batch.
  */
 function insertEntry(db: Db, e: NewEntry, after?: string) {
   const requestKey = e.keyed ? keyOf(e.requestId) : null;
@@ -81,13 +82,14 @@ function insertEntry(db: Db, e: NewEntry, after?: string) {
       ? once
       : sql`${once} AND NOT EXISTS (SELECT 1 FROM ${transactions} WHERE reverses_id = ${e.reversesId})`;
   // Drizzle lists every column of the table, in schema order; the SELECT answers each of them (the
-  // trailing NULLs are guid, local_date, modified_local_date, modified_gmt_date: set only by imports).
+  // trailing NULLs are guid, local_date, modified_local_date, modified_gmt_date, set only by imports,
+  // and the 0 is `imported`: the service's entries keep the no-zero and no-overdraft rules).
   const row = sql`
     SELECT NULL, ${e.userId}, ${e.walletId}, ${e.txnType}, CAST(${e.amountMinor} AS INTEGER), ${e.amountText}, b.minor,
       b.minor + CAST(${signed} AS INTEGER),
       ${e.requestId}, ${requestKey}, ${e.transferId ?? null}, ${e.reversesId ?? null}, ${e.note}, ${e.title}, ${e.slugBase},
       ${uniqueSlug(e.slugBase)},
-      ${e.createdAtS}, NULL, NULL, NULL, NULL
+      ${e.createdAtS}, NULL, NULL, NULL, NULL, 0
     FROM (SELECT coalesce((SELECT balance_minor FROM ${balances} WHERE user_id = ${e.userId} AND wallet_id = ${e.walletId}), 0) AS minor) b
     WHERE ${guard}`;
   const insert = db.insert(transactions).select(row);
@@ -182,6 +184,7 @@ const entryWithWallet = (db: Db) =>
       symbol: wallets.symbol,
       symbolPosition: wallets.symbolPosition,
       decimals: wallets.decimals,
+      extraDecimals: wallets.extraDecimals,
     })
     .from(transactions)
     .leftJoin(wallets, eq(wallets.id, transactions.walletId));

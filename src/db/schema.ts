@@ -40,7 +40,13 @@ export const wallets = sqliteTable(
     name: text("name").notNull(),
     symbol: text("symbol").notNull(),
     symbolPosition: text("symbol_position", { enum: ["left", "right"] }).notNull(),
+    // Display decimals: what the wire shows and what new amounts may carry.
     decimals: integer("decimals").notNull(),
+    // Storage precision beyond the display decimals: amounts and balances are integers in units of
+    // 10^-(decimals + extra_decimals). 0 for every wallet the API creates; the WordPress import
+    // raises it for a wallet whose site recorded amounts with more places than it displays (12.345
+    // on a 2-decimal wallet). Range and immutability are triggers of drizzle/0006_lossless_import.sql.
+    extraDecimals: integer("extra_decimals").notNull().default(0),
     type: text("type").notNull(),
     note: text("note").notNull().default(""),
     createdAtMs: integer("created_at_ms").notNull(),
@@ -94,6 +100,10 @@ export const transactions = sqliteTable(
     localDate: text("local_date"),
     modifiedLocalDate: text("modified_local_date"),
     modifiedGmtDate: text("modified_gmt_date"),
+    // Carried over by the WordPress import (a site's entry, or an adjustment the import added). The
+    // site accepted zero amounts and let balances go below zero; such entries are kept as they are,
+    // so only imported entries may be zero or take a balance lower while below zero.
+    imported: integer("imported", { mode: "boolean" }).notNull().default(false),
   },
   (t) => [
     uniqueIndex("transactions_user_request").on(t.userId, t.requestKey),
@@ -105,15 +115,26 @@ export const transactions = sqliteTable(
     index("transactions_transfer").on(t.transferId),
     uniqueIndex("transactions_reverses").on(t.reversesId),
     check("transactions_txn_type", sql`${t.txnType} IN ('CREDIT', 'DEBIT')`),
-    check("transactions_amount_positive", sql`${t.amountMinor} > 0`),
+    check(
+      "transactions_amount_positive",
+      sql`${t.amountMinor} > 0 OR (${t.amountMinor} = 0 AND ${t.imported} = 1)`,
+    ),
     check(
       "transactions_balance_arithmetic",
       sql`${t.balanceAfterMinor} = ${t.balanceBeforeMinor} + CASE ${t.txnType} WHEN 'CREDIT' THEN ${t.amountMinor} ELSE -${t.amountMinor} END`,
     ),
-    check("transactions_no_overdraft", sql`${t.balanceAfterMinor} >= 0`),
+    // No entry may take a balance lower than it was *and* below zero: a debit needs the money, a
+    // credit to a balance below zero is fine (it raises it). Imported entries keep the site's history.
+    check(
+      "transactions_no_overdraft",
+      sql`${t.balanceAfterMinor} >= 0 OR ${t.balanceAfterMinor} >= ${t.balanceBeforeMinor} OR ${t.imported} = 1`,
+    ),
     // Balances stay exact JavaScript numbers; the tighter limit that keeps them exact in JSON
-    // (999,999,999,999,999 minor units) is the trigger of drizzle/0003_balance_limit.sql.
-    check("transactions_balance_limit", sql`${t.balanceAfterMinor} <= 9007199254740991`),
+    // (±999,999,999,999,999 minor units) is the trigger `transactions_balance_limit` (0003, 0006).
+    check(
+      "transactions_balance_limit",
+      sql`${t.balanceAfterMinor} BETWEEN -9007199254740991 AND 9007199254740991`,
+    ),
   ],
 );
 

@@ -38,7 +38,7 @@ export async function readMoneyInput<S extends MoneySchema>(
   let amountMinor = 0;
   if (wallet && !errors.amount) {
     const amount = v.parse(schema.entries.amount, params.amount);
-    const minor = toMinor(amount, wallet.decimals);
+    const minor = toMinor(amount, wallet.decimals, wallet.extraDecimals);
     if (typeof minor === "number") amountMinor = minor;
     else errors.amount = MINOR_MESSAGES[minor](wallet);
   }

@@ -94,15 +94,29 @@ export type MinorIssue = "too-many-decimals" | "too-large";
 /**
  * The largest amount or balance, in minor units: 15 digits, so its major-unit value (at most 15
  * significant digits) prints as a JSON number that reads back as exactly that decimal. The
- * `transactions_balance_limit` trigger holds balances to it.
+ * `transactions_balance_limit` trigger holds balances to it, on both sides of zero.
  */
 export const MAX_MINOR = 999_999_999_999_999;
 
-/** Minor units of `amount` in a wallet with `decimals` places; extra fraction digits must be zeros. */
-export function toMinor(amount: Decimal, decimals: number): number | MinorIssue {
-  const kept = amount.fraction.slice(0, decimals);
+/**
+ * A wallet's units: `decimals` is what it displays and what new amounts may carry; amounts and
+ * balances are stored in units of 10^-(decimals + extraDecimals). extraDecimals is 0 but for a wallet
+ * whose WordPress site recorded amounts with more places than it displays (the import keeps them).
+ */
+export type WalletUnits = { decimals: number; extraDecimals?: number };
+
+/** The places a wallet's stored minor units carry. */
+export const storageDecimals = (w: WalletUnits) => w.decimals + (w.extraDecimals ?? 0);
+
+/**
+ * Minor units (in the wallet's storage units) of `amount`: fraction digits past the wallet's display
+ * decimals must be zeros, as the contract has it, whatever precision the wallet stores.
+ */
+export function toMinor(amount: Decimal, decimals: number, extraDecimals = 0): number | MinorIssue {
   if (!allZeros(amount.fraction.slice(decimals))) return "too-many-decimals";
-  const minor = BigInt(amount.integer + kept.padEnd(decimals, "0"));
+  const places = decimals + extraDecimals;
+  const kept = amount.fraction.slice(0, places);
+  const minor = BigInt(amount.integer + kept.padEnd(places, "0"));
   return minor > BigInt(MAX_MINOR) ? "too-large" : Number(minor);
 }
 
@@ -116,24 +130,54 @@ export function minorToText(minor: number, decimals: number) {
   return decimals === 0 ? sign + integer : `${sign}${integer}.${digits.slice(-decimals)}`;
 }
 
+/**
+ * The exact decimal text of stored units, with at least the display decimals: 1234500 in a
+ * 2-decimal wallet stored at 5 places → "12.345"; 1200000 → "12.00".
+ */
+export function exactText(minor: number, w: WalletUnits) {
+  const text = minorToText(minor, storageDecimals(w));
+  let end = text.length;
+  const keep = text.length - (w.extraDecimals ?? 0);
+  while (end > keep && text[end - 1] === "0") end--;
+  return text.slice(0, end);
+}
+
 /** Major units as a JSON number: the nearest double, which prints back as the decimal up to MAX_MINOR. */
 export const minorToNumber = (minor: number, decimals: number) =>
   Number(minorToText(minor, decimals));
 
+/**
+ * Stored units rounded to display units, half away from zero (PHP's number_format does the same):
+ * integer arithmetic on safe integers, never a fraction in binary floating point.
+ */
+export function toDisplayMinor(minor: number, extraDecimals: number) {
+  if (extraDecimals === 0) return minor;
+  const unit = 10 ** extraDecimals;
+  const magnitude = Math.abs(minor);
+  const rest = magnitude % unit;
+  const rounded = (magnitude - rest) / unit + (rest * 2 >= unit ? 1 : 0);
+  return minor < 0 && rounded !== 0 ? -rounded : rounded;
+}
+
 /** The number with `,` thousands separators and the wallet's decimals: 150050, 2 → "1,500.50". */
-export function groupDigits(minor: number, decimals: number) {
-  const [integer, fraction] = minorToText(minor, decimals).split(".");
+export function groupDigits(minor: number, decimals: number, extraDecimals = 0) {
+  const [integer, fraction] = minorToText(toDisplayMinor(minor, extraDecimals), decimals).split(
+    ".",
+  );
   const sign = integer!.startsWith("-") ? "-" : "";
   // At most 16 digits (MAX_MINOR), so the lookahead's work is bounded.
   const grouped = integer!.replace("-", "").replace(/\B(?=(\d{3})+(?!\d))/g, ",");
   return sign + grouped + (fraction === undefined ? "" : `.${fraction}`);
 }
 
-export type WalletDisplay = { symbol: string; symbolPosition: "left" | "right"; decimals: number };
+export type WalletDisplay = WalletUnits & { symbol: string; symbolPosition: "left" | "right" };
 
-/** Display string of contract section 4: `₦1,500.00` (left) or `12,000 RMPNCOIN` (right). */
+/**
+ * Display string of contract section 4: `₦1,500.00` (left) or `12,000 RMPNCOIN` (right), with the
+ * wallet's display decimals (a wallet storing more places is rounded half away from zero).
+ */
 export function formatMoney(minor: number, wallet: WalletDisplay) {
-  const number = groupDigits(minor, wallet.decimals);
+  const number = groupDigits(minor, wallet.decimals, wallet.extraDecimals ?? 0);
   return wallet.symbolPosition === "right"
     ? `${number} ${wallet.symbol}`
     : `${wallet.symbol}${number}`;

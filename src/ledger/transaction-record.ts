@@ -53,6 +53,8 @@ export function transactionRecord({ entry, ...wallet }: EntryRow, site: SiteSett
             symbol: wallet.symbol,
             decimals: wallet.decimals,
             symbolPosition: wallet.symbolPosition,
+            // `amount` is the exact text; the display rounds a wallet that stores more places.
+            extraDecimals: wallet.extraDecimals ?? 0,
           }),
     note: entry.note,
   };

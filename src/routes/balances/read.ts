@@ -7,7 +7,7 @@ import { ok } from "../../http/envelope";
 import { invalidInput, userNotFound } from "../../http/errors";
 import { readParams } from "../../http/params";
 import { parseFields } from "../../http/validation";
-import { formatMoney, minorToNumber } from "../../ledger/money";
+import { formatMoney, minorToNumber, storageDecimals } from "../../ledger/money";
 import { BalanceParams } from "./schemas";
 
 export const readBalance = new Hono<AppEnv>().get("/", authenticate, async (c) => {
@@ -30,7 +30,8 @@ export const readBalance = new Hono<AppEnv>().get("/", authenticate, async (c) =
   for (const id of fields.wallet_id) {
     const wallet = wallets.get(id)!;
     const minor = balances.get(id) ?? 0;
-    data[id] = minorToNumber(minor, wallet.decimals);
+    // Exact, even for a wallet that stores more places than it displays; `formatted` rounds.
+    data[id] = minorToNumber(minor, storageDecimals(wallet));
     formatted[id] = formatMoney(minor, wallet);
   }
   if (fields.formatted.toLowerCase() === "yes") data.formatted = formatted;

@@ -15,7 +15,7 @@ import { ReverseParams } from "./schemas";
 /**
  * Reverses an entry by appending its opposite, linked by reverses_id (never editing it). A transfer
  * is reversed as a whole. UNIQUE(reverses_id) makes a second reversal write nothing; a reversal that
- * would overdraw fails the overdraft CHECK like any debit.
+ * would overdraw (leave a balance below zero and lower) fails the overdraft CHECK like any debit.
  */
 export const reverseTransaction = new Hono<AppEnv>().post(
   "/:id{[0-9]+}/reverse",
@@ -30,6 +30,10 @@ export const reverseTransaction = new Hono<AppEnv>().post(
     if (!named) throw transactionNotFound(raw);
     if (movement.some((m) => m.entry.reversesId !== null))
       throw invalidInput({ id: "a reversal cannot be reversed" });
+    // Only an entry imported from WordPress can be zero; its opposite would be a zero movement, which
+    // the API never writes (and the database refuses for the service's own entries).
+    if (named.entry.amountMinor === 0)
+      throw invalidInput({ id: "a transaction of zero cannot be reversed" });
     const wallet = (await findWalletCached(db, named.entry.walletId))!;
 
     // The named entry's user owns the request_id; its reversal goes first so a replay finds it.

@@ -18,6 +18,8 @@ export const createWallet = new Hono<AppEnv>().post("/", authenticate, async (c)
     symbol: f.wallet_symbol,
     symbolPosition: f.wallet_symbol_position,
     decimals: f.wallet_decimal,
+    // Only the WordPress import stores more places than a wallet displays.
+    extraDecimals: 0,
     type: f.wallet_type,
     note: f.wallet_note,
     createdAtMs: c.get("nowMs")(),
