@@ -6,7 +6,7 @@ import { compatRoutes } from "./compat";
 import type { AppEnv } from "./env";
 import { percentDecode } from "./http/decode";
 import { fail, send, wpError } from "./http/envelope";
-import { onError } from "./http/errors";
+import { ERRORS, onError } from "./http/errors";
 import { InvalidJsonError } from "./http/params";
 import { allowFor, corsHeaders, discoveryLink, overrideMethod } from "./http/wp-core";
 import { apiKeyRoutes } from "./routes/api-keys";
@@ -95,7 +95,9 @@ export function createApp(options: AppOptions = {}) {
     bodyLimit({
       maxSize: MAX_BODY_BYTES,
       onError: (c) =>
-        fail(c, 413, "Payload too large", { body: `at most ${MAX_BODY_BYTES} bytes` }),
+        fail(c, ERRORS.payload_too_large.status, ERRORS.payload_too_large.message, {
+          body: `at most ${MAX_BODY_BYTES} bytes`,
+        }),
     }),
   );
 

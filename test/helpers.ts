@@ -7,6 +7,9 @@ import type { Role, Scope } from "../src/auth/principal";
 import { issueToken } from "../src/auth/tokens";
 import { createDb } from "../src/db/client";
 import { apiKeys, users } from "../src/db/schema";
+import { ERRORS, type ErrorCode } from "../src/http/errors";
+import { ROUTES } from "../src/routes/catalog";
+import { errorCodes } from "../src/routes/openapi";
 
 export const API = "/wp-json/wallet/v1";
 export const PASSWORD = "correct horse";
@@ -74,7 +77,33 @@ export async function call(
   } catch {
     // left empty: the assertion on `text` will say what came back
   }
+  expectCatalogued(method, url.pathname, res.status, parsed);
   return { status: res.status, body: parsed, headers: res.headers, text };
+}
+
+const ROUTE_PATTERNS = ROUTES.map((route) => ({
+  route,
+  pattern: new RegExp(`^${API}${route.path.replace(/\{\w+\}/g, "[^/]+")}/?$`, "i"),
+}));
+
+/**
+ * Every error answer any test meets on a `wallet/v1` route must be one of the catalogue codes the
+ * route's OpenAPI operation lists (src/routes/openapi.ts errorCodes): so the document cannot miss
+ * an answer the suite has seen. WordPress's own errors (`code` on the body) are outside it.
+ */
+function expectCatalogued(method: string, path: string, status: number, body: Json) {
+  if (status < 400 || typeof body.code === "string") return;
+  const match = ROUTE_PATTERNS.find(
+    ({ route, pattern }) => route.method === method && pattern.test(path),
+  );
+  if (!match) return;
+  const listed = errorCodes(match.route).filter(
+    (code: ErrorCode) => ERRORS[code].status === status && ERRORS[code].message === body.message,
+  );
+  expect(
+    listed,
+    `${method} ${path} answered ${status} "${body.message}", which its operation does not list`,
+  ).not.toEqual([]);
 }
 
 export const appAt = (nowMs: number, options: AppOptions = {}) =>

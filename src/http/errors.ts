@@ -4,6 +4,105 @@ import { LedgerRefusal } from "../db/ledger";
 import type { AppEnv } from "../env";
 import { fail } from "./envelope";
 
+/**
+ * Every error answer of `/wp-json/wallet/v1`, by code: its status, its message, and what its `error`
+ * holds. The code never goes on the wire (the contract fixes the envelopes); it names the answer in
+ * the route table (routes/catalog.ts), the OpenAPI document and docs/errors.md, which a test keeps
+ * complete. Routes throw `apiError(code, error)` or one of the helpers below.
+ */
+export const ERRORS = {
+  invalid_input: {
+    status: 400,
+    message: "invalid input",
+    error: "an object naming each refused field and why",
+  },
+  validation_error: {
+    status: 400,
+    message: "Validation error",
+    error: "users and login (envelope B): a list of what is wrong, or an object by field",
+  },
+  insufficient_balance: {
+    status: 400,
+    message: "Insufficient Balance",
+    error: '`{"amount":"Insufficient Balance"}`: the wallet cannot pay it; nothing was written',
+  },
+  permission_missing: {
+    status: 401,
+    message: "Permission denied",
+    error: '`{"unauthorize":"No authorization provided"}`',
+  },
+  credentials_invalid: {
+    status: 401,
+    message: "Permission denied",
+    error: '`{"unauthorize":"Invalid credentials"}`: a bad, expired or foreign token or key',
+  },
+  security_failed: {
+    status: 401,
+    message: "Security verification failed",
+    error: "`security_code` does not match `TRANSACTIONS_SECURITY_CODE`",
+  },
+  forbidden: {
+    status: 403,
+    message: "Permission denied",
+    error: '`{"unauthorize":"Request is not authorized"}`: the role or scope does not allow it',
+  },
+  user_not_found: {
+    status: 404,
+    message: "Invalid User credentials",
+    error: '`["Unable to reach <user>"]`',
+  },
+  transaction_not_found: {
+    status: 404,
+    message: "Transaction not found",
+    error: '`{"id":"No transaction <id>"}`',
+  },
+  wallet_not_found: {
+    status: 404,
+    message: "Wallet not found",
+    error: '`{"wallet_id":"wallet_id not found"}`',
+  },
+  api_key_not_found: {
+    status: 404,
+    message: "API key not found",
+    error: '`{"id":"No API key <id>"}`',
+  },
+  transaction_exists: {
+    status: 409,
+    message: "Transaction already exists",
+    error: '`{"txn_id":"<id>","exist":"Transaction already executed"}`: the request_id was used',
+  },
+  already_reversed: {
+    status: 409,
+    message: "Transaction already reversed",
+    error: '`{"id":"Transaction <id> was already reversed"}`',
+  },
+  wallet_exists: {
+    status: 409,
+    message: "Wallet Already Exists",
+    error: '`{"wallet_id":"<id> already exists"}`',
+  },
+  payload_too_large: {
+    status: 413,
+    message: "Payload too large",
+    error: '`{"body":"at most 65536 bytes"}`',
+  },
+  too_many_sign_ins: {
+    status: 429,
+    message: "Too many failed sign-in attempts",
+    error: '`["Too many failed sign-in attempts: try again in <n> seconds"]`, with `Retry-After`',
+  },
+  internal_error: {
+    status: 500,
+    message: "Internal error",
+    error: '`{"request_id":"<id>"}`: the log line of the fault carries the same id',
+  },
+} as const satisfies Record<
+  string,
+  { status: ContentfulStatusCode; message: string; error: string }
+>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
 /** The one error type routes throw; `onError` turns it into the route's envelope. */
 export class ApiError extends Error {
   constructor(
@@ -15,6 +114,10 @@ export class ApiError extends Error {
     super(message);
   }
 }
+
+/** The catalogue's answer `code`, with this occurrence's `error` (and headers). */
+export const apiError = (code: ErrorCode, error: unknown, headers?: Record<string, string>) =>
+  new ApiError(ERRORS[code].status, ERRORS[code].message, error, headers);
 
 /**
  * A request the service will not read (invalid UTF-8, a header that is not ASCII, a JSON body past
@@ -29,55 +132,47 @@ export class MalformedRequest extends Error {
   }
 }
 
-export const invalidInput = (fields: Record<string, string>) =>
-  new ApiError(400, "invalid input", fields);
+export const invalidInput = (fields: Record<string, string>) => apiError("invalid_input", fields);
+
+export const validationError = (error: unknown) => apiError("validation_error", error);
 
 export const permissionDenied = {
-  missing: () =>
-    new ApiError(401, "Permission denied", { unauthorize: "No authorization provided" }),
-  invalid: () => new ApiError(401, "Permission denied", { unauthorize: "Invalid credentials" }),
-  forbidden: () =>
-    new ApiError(403, "Permission denied", { unauthorize: "Request is not authorized" }),
+  missing: () => apiError("permission_missing", { unauthorize: "No authorization provided" }),
+  invalid: () => apiError("credentials_invalid", { unauthorize: "Invalid credentials" }),
+  forbidden: () => apiError("forbidden", { unauthorize: "Request is not authorized" }),
 };
 
 export const userNotFound = (userId: unknown) =>
-  new ApiError(404, "Invalid User credentials", [`Unable to reach ${String(userId)}`]);
+  apiError("user_not_found", [`Unable to reach ${String(userId)}`]);
 
 /** A sign-in refused by the throttle (src/throttle/), before any password is checked. */
 export const tooManySignIns = (retryAfterS: number) =>
-  new ApiError(
-    429,
-    "Too many failed sign-in attempts",
+  apiError(
+    "too_many_sign_ins",
     [`Too many failed sign-in attempts: try again in ${retryAfterS} seconds`],
-    {
-      "Retry-After": String(retryAfterS),
-    },
+    { "Retry-After": String(retryAfterS) },
   );
 
 export const transactionExists = (id: number) =>
-  new ApiError(409, "Transaction already exists", {
-    txn_id: String(id),
-    exist: "Transaction already executed",
-  });
+  apiError("transaction_exists", { txn_id: String(id), exist: "Transaction already executed" });
 
-const REFUSALS: Record<LedgerRefusal["reason"], ApiError> = {
-  "insufficient-balance": new ApiError(400, "Insufficient Balance", {
-    amount: "Insufficient Balance",
-  }),
-  "balance-limit": new ApiError(400, "invalid input", {
+export const alreadyReversed = (id: number | string) =>
+  apiError("already_reversed", { id: `Transaction ${id} was already reversed` });
+
+const REFUSALS: Record<Exclude<LedgerRefusal["reason"], "already-reversed">, ApiError> = {
+  "insufficient-balance": apiError("insufficient_balance", { amount: "Insufficient Balance" }),
+  "balance-limit": invalidInput({
     amount: "amount would take the balance past the largest balance a wallet can hold",
-  }),
-  "already-reversed": new ApiError(409, "Transaction already reversed", {
-    id: "The transaction was already reversed",
   }),
 };
 
 export function onError(err: Error, c: Context<AppEnv>) {
-  if (err instanceof LedgerRefusal) err = REFUSALS[err.reason];
+  // A reversal is refused by reverse.ts, which names the transaction; elsewhere it cannot happen.
+  if (err instanceof LedgerRefusal && err.reason !== "already-reversed") err = REFUSALS[err.reason];
   if (err instanceof MalformedRequest)
     err =
       c.get("envelope") === "B"
-        ? new ApiError(400, "Validation error", [{ [err.part]: [err.text] }])
+        ? validationError([{ [err.part]: [err.text] }])
         : invalidInput({ [err.part]: err.text });
   if (err instanceof ApiError) return fail(c, err.status, err.message, err.error, err.headers);
   // Never a stack trace or SQL text on the wire; the request id ties the log line to the answer.
@@ -85,5 +180,6 @@ export function onError(err: Error, c: Context<AppEnv>) {
     JSON.stringify({ requestId: c.get("requestId"), error: String(err), stack: err.stack }),
   );
   c.set("envelope", "A"); // a fault answers in envelope A on every route
-  return fail(c, 500, "Internal error", { request_id: c.get("requestId") ?? null });
+  const { status, message } = ERRORS.internal_error;
+  return fail(c, status, message, { request_id: c.get("requestId") ?? null });
 }

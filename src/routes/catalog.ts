@@ -1,4 +1,5 @@
 import type * as v from "valibot";
+import type { ErrorCode } from "../http/errors";
 import { ApiKeyParams } from "./api-keys/schemas";
 import { BalanceParams } from "./balances/schemas";
 import { CreditParams } from "./credits/schemas";
@@ -18,9 +19,14 @@ export type RouteInfo = {
   params?: v.GenericSchema;
   envelope: "A" | "B" | "index";
   success: number;
+  /** What the route itself can refuse with; credentials, malformed requests and faults are added. */
+  errors?: ErrorCode[];
 };
 
-/** Every route of the namespace: the discovery index and the OpenAPI document are built from it. */
+/**
+ * Every route of the namespace: the discovery index, `Allow` and the OpenAPI document (with each
+ * route's error answers from the catalogue in http/errors.ts) are built from it.
+ */
 export const ROUTES: RouteInfo[] = [
   {
     path: "/credits",
@@ -29,6 +35,7 @@ export const ROUTES: RouteInfo[] = [
     auth: "admin",
     params: CreditParams,
     envelope: "A",
+    errors: ["invalid_input", "user_not_found", "transaction_exists"],
     success: 200,
   },
   {
@@ -38,6 +45,7 @@ export const ROUTES: RouteInfo[] = [
     auth: "admin",
     params: DebitParams,
     envelope: "A",
+    errors: ["invalid_input", "user_not_found", "insufficient_balance", "transaction_exists"],
     success: 200,
   },
   {
@@ -47,6 +55,7 @@ export const ROUTES: RouteInfo[] = [
     auth: "admin",
     params: TransferParams,
     envelope: "A",
+    errors: ["invalid_input", "user_not_found", "insufficient_balance", "transaction_exists"],
     success: 200,
   },
   {
@@ -56,6 +65,7 @@ export const ROUTES: RouteInfo[] = [
     auth: "reader",
     params: BalanceParams,
     envelope: "A",
+    errors: ["invalid_input", "user_not_found"],
     success: 200,
   },
   {
@@ -65,6 +75,7 @@ export const ROUTES: RouteInfo[] = [
     auth: "reader",
     params: TransactionListParams,
     envelope: "A",
+    errors: ["invalid_input", "security_failed", "user_not_found"],
     success: 200,
   },
   {
@@ -73,6 +84,7 @@ export const ROUTES: RouteInfo[] = [
     summary: "One transaction as a WordPress post",
     auth: "reader",
     envelope: "A",
+    errors: ["transaction_not_found"],
     success: 200,
   },
   {
@@ -82,6 +94,13 @@ export const ROUTES: RouteInfo[] = [
     auth: "admin",
     params: ReverseParams,
     envelope: "A",
+    errors: [
+      "invalid_input",
+      "transaction_not_found",
+      "insufficient_balance",
+      "transaction_exists",
+      "already_reversed",
+    ],
     success: 200,
   },
   {
@@ -91,6 +110,7 @@ export const ROUTES: RouteInfo[] = [
     auth: "admin",
     params: UserParams,
     envelope: "B",
+    errors: ["validation_error"],
     success: 201,
   },
   {
@@ -100,6 +120,7 @@ export const ROUTES: RouteInfo[] = [
     auth: "none",
     params: LoginParams,
     envelope: "B",
+    errors: ["validation_error", "too_many_sign_ins"],
     success: 200,
   },
   {
@@ -108,6 +129,7 @@ export const ROUTES: RouteInfo[] = [
     summary: "Clear an account's sign-in lock",
     auth: "admin",
     envelope: "B",
+    errors: ["validation_error", "user_not_found"],
     success: 200,
   },
   {
@@ -117,6 +139,7 @@ export const ROUTES: RouteInfo[] = [
     auth: "admin",
     params: WalletParams,
     envelope: "A",
+    errors: ["invalid_input", "wallet_exists"],
     success: 200,
   },
   {
@@ -133,6 +156,7 @@ export const ROUTES: RouteInfo[] = [
     summary: "Read one wallet",
     auth: "admin",
     envelope: "A",
+    errors: ["wallet_not_found"],
     success: 200,
   },
   {
@@ -142,6 +166,7 @@ export const ROUTES: RouteInfo[] = [
     auth: "admin",
     params: ApiKeyParams,
     envelope: "A",
+    errors: ["invalid_input", "user_not_found"],
     success: 201,
   },
   {
@@ -158,6 +183,7 @@ export const ROUTES: RouteInfo[] = [
     summary: "Revoke an API key",
     auth: "admin",
     envelope: "A",
+    errors: ["invalid_input", "api_key_not_found"],
     success: 200,
   },
   {

@@ -3,6 +3,7 @@ import { Hono } from "hono";
 import type { AppEnv } from "../env";
 import { authenticate } from "../http/auth";
 import { send } from "../http/envelope";
+import { ERRORS, type ErrorCode } from "../http/errors";
 import { NAMESPACE, ROUTES, type RouteInfo } from "./catalog";
 
 const envelopeA = {
@@ -27,6 +28,47 @@ const envelopeB = {
     error: {},
   },
 };
+
+const CREDENTIAL_ERRORS: ErrorCode[] = ["permission_missing", "credentials_invalid", "forbidden"];
+
+/**
+ * Every error answer a route can give, by catalogue code: its own refusals, the credential checks
+ * when it needs credentials, a malformed request (in its envelope), a body too large on writes, and
+ * a fault. A test probes each route and finds every refusal it meets here.
+ */
+export function errorCodes(route: RouteInfo): ErrorCode[] {
+  return [
+    ...new Set<ErrorCode>([
+      route.envelope === "B" ? "validation_error" : "invalid_input",
+      ...(route.auth === "none" ? [] : CREDENTIAL_ERRORS),
+      ...(route.errors ?? []),
+      ...(route.method === "GET" ? [] : (["payload_too_large"] as const)),
+      "internal_error",
+    ]),
+  ];
+}
+
+function errorResponses(route: RouteInfo, envelope: { $ref: string }) {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of errorCodes(route)) {
+    const status = ERRORS[code].status;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  return Object.fromEntries(
+    [...byStatus]
+      .sort(([a], [b]) => a - b)
+      .map(([status, codes]) => [
+        String(status),
+        {
+          description: codes
+            .map((code) => `\`${code}\`: "${ERRORS[code].message}", error ${ERRORS[code].error}`)
+            .join("; "),
+          "x-error-codes": codes,
+          content: { "application/json": { schema: envelope } },
+        },
+      ]),
+  );
+}
 
 function operation(route: RouteInfo) {
   // Checks and transforms have no JSON Schema form; the types, patterns and limits carry over.
@@ -61,6 +103,7 @@ function operation(route: RouteInfo) {
         description: "Success",
         content: { "application/json": { schema: envelope } },
       },
+      ...errorResponses(route, envelope),
     },
   };
 }

@@ -5,7 +5,7 @@ import { forgetKey } from "../../db/isolate-cache";
 import type { AppEnv } from "../../env";
 import { authenticate, requireAdmin } from "../../http/auth";
 import { ok } from "../../http/envelope";
-import { ApiError } from "../../http/errors";
+import { apiError } from "../../http/errors";
 import { apiKeyListRecord } from "./schemas";
 
 export const manageApiKeys = new Hono<AppEnv>()
@@ -26,6 +26,6 @@ export const manageApiKeys = new Hono<AppEnv>()
     const revoked =
       id === null ? null : await revokeApiKey(createDb(c.env.DB), id, c.get("nowMs")());
     if (revoked) forgetKey(c.env.DB, revoked.id);
-    if (!revoked) throw new ApiError(404, "API key not found", { id: `No API key ${raw}` });
+    if (!revoked) throw apiError("api_key_not_found", { id: `No API key ${raw}` });
     return ok(c, 200, "API key revoked", { id: revoked.id, revoked: true });
   });

@@ -5,7 +5,7 @@ import { listEntries, readHistory } from "../../db/ledger";
 import type { AppEnv } from "../../env";
 import { authenticate, requireReaderOf } from "../../http/auth";
 import { ok, streamJson } from "../../http/envelope";
-import { ApiError, invalidInput, userNotFound } from "../../http/errors";
+import { apiError, invalidInput, userNotFound } from "../../http/errors";
 import { readParams } from "../../http/params";
 import { checkFields, EMPTY } from "../../http/validation";
 import { pageLinks } from "../../http/wp-core";
@@ -32,7 +32,7 @@ export const listTransactions = new Hono<AppEnv>().get("/", authenticate, async 
 
   const expected = c.env.TRANSACTIONS_SECURITY_CODE;
   if (expected && !(await sameSecret(fields.security_code, expected.trim()))) {
-    throw new ApiError(401, "Security verification failed", {
+    throw apiError("security_failed", {
       security_code: "Security verification failed",
     });
   }

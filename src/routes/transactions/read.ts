@@ -4,11 +4,11 @@ import { findEntry } from "../../db/ledger";
 import type { AppEnv } from "../../env";
 import { authenticate, requireReaderOf } from "../../http/auth";
 import { ok } from "../../http/envelope";
-import { ApiError, permissionDenied } from "../../http/errors";
+import { apiError, permissionDenied } from "../../http/errors";
 import { transactionRecord } from "../../ledger/transaction-record";
 
 export const transactionNotFound = (id: string) =>
-  new ApiError(404, "Transaction not found", { id: `No transaction ${id}` });
+  apiError("transaction_not_found", { id: `No transaction ${id}` });
 
 export const readTransaction = new Hono<AppEnv>().get("/:id{[0-9]+}", authenticate, async (c) => {
   requireReaderOf(c, undefined);

@@ -1,11 +1,11 @@
 import { Hono } from "hono";
 import { createDb } from "../../db/client";
-import { appendEntries, findMovement } from "../../db/ledger";
+import { appendEntries, findMovement, LedgerRefusal } from "../../db/ledger";
 import { findWalletCached } from "../../db/wallets";
 import type { AppEnv } from "../../env";
 import { authenticate, requireAdmin } from "../../http/auth";
 import { ok } from "../../http/envelope";
-import { ApiError, invalidInput, transactionExists } from "../../http/errors";
+import { alreadyReversed, invalidInput, transactionExists } from "../../http/errors";
 import { readParams } from "../../http/params";
 import { parseFields } from "../../http/validation";
 import { entry } from "../../ledger/entries";
@@ -57,13 +57,15 @@ export const reverseTransaction = new Hono<AppEnv>().post(
         nowMs,
       ),
     );
-    const result = await appendEntries(db, [first!, ...rest]);
+    const result = await appendEntries(db, [first!, ...rest]).catch((err: unknown) => {
+      // The UNIQUE reverses_id index: a concurrent reversal of this movement got there first.
+      throw err instanceof LedgerRefusal && err.reason === "already-reversed"
+        ? alreadyReversed(raw)
+        : err;
+    });
     if (!result.created && result.existingId !== undefined)
       throw transactionExists(result.existingId);
-    if (!result.created)
-      throw new ApiError(409, "Transaction already reversed", {
-        id: `Transaction ${raw} was already reversed`,
-      });
+    if (!result.created) throw alreadyReversed(raw);
     return ok(c, 200, "Transaction Reversed", {
       transaction_ids: result.ids,
       reversed_transaction_ids: ordered.map((m) => m.entry.id),

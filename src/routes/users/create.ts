@@ -5,12 +5,11 @@ import { findTakenFields, insertUserIfFree } from "../../db/users";
 import type { AppEnv } from "../../env";
 import { authenticate, requireAdmin } from "../../http/auth";
 import { ok } from "../../http/envelope";
-import { ApiError } from "../../http/errors";
+import { validationError } from "../../http/errors";
 import { readParams } from "../../http/params";
 import { collectUserErrors, UserParams } from "./schemas";
 
 const TAKEN = { username: "username already taken", email: "user_email already taken" } as const;
-const validationError = (error: unknown) => new ApiError(400, "Validation error", error);
 const takenErrors = (taken: { username: boolean; email: boolean }) => ({
   ...(taken.username ? { username: [TAKEN.username] } : {}),
   ...(taken.email ? { user_email: [TAKEN.email] } : {}),

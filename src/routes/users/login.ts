@@ -7,7 +7,7 @@ import { findLoginUser, replacePasswordHash } from "../../db/users";
 import type { AppEnv } from "../../env";
 import { jwtSecret } from "../../http/auth";
 import { ok } from "../../http/envelope";
-import { ApiError, tooManySignIns } from "../../http/errors";
+import { tooManySignIns, validationError } from "../../http/errors";
 import { type Params, readParams } from "../../http/params";
 import { mysqlDate } from "../../ledger/post-format";
 import { SignInAttempt } from "../../throttle/sign-in";
@@ -25,7 +25,7 @@ export async function signIn(c: Context<AppEnv>, params: Params) {
     user_email: params.user_email ?? params.username,
   };
   const errors = collectUserErrors(LoginParams, input);
-  if (errors.length > 0) throw new ApiError(400, "Validation error", errors);
+  if (errors.length > 0) throw validationError(errors);
 
   const db = createDb(c.env.DB);
   const nowMs = c.get("nowMs")();
@@ -40,7 +40,7 @@ export async function signIn(c: Context<AppEnv>, params: Params) {
   const check = await checkLoginPassword(String(input.user_password), user?.passwordHash);
   if (!user || !check.valid) {
     await c.get("pace")(REFUSAL_FLOOR_MS, checkStartedMs);
-    throw new ApiError(400, "Validation error", ["Invalid Credential"]);
+    throw validationError(["Invalid Credential"]);
   }
   // A hash imported from WordPress is replaced by this service's own on its first good sign-in.
   await Promise.all([

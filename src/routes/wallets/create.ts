@@ -4,7 +4,7 @@ import { insertWallet } from "../../db/wallets";
 import type { AppEnv } from "../../env";
 import { authenticate, requireAdmin } from "../../http/auth";
 import { ok } from "../../http/envelope";
-import { ApiError } from "../../http/errors";
+import { apiError } from "../../http/errors";
 import { readParams } from "../../http/params";
 import { parseFields } from "../../http/validation";
 import { WalletParams, walletRecord } from "./schemas";
@@ -25,7 +25,7 @@ export const createWallet = new Hono<AppEnv>().post("/", authenticate, async (c)
     createdAtMs: c.get("nowMs")(),
   });
   if (!wallet)
-    throw new ApiError(409, "Wallet Already Exists", {
+    throw apiError("wallet_exists", {
       wallet_id: `${f.wallet_id} already exists`,
     });
   // "successully" is the plugin's typo; clients match on it.

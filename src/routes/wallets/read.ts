@@ -4,7 +4,7 @@ import { findWallet, listWallets } from "../../db/wallets";
 import type { AppEnv } from "../../env";
 import { authenticate, requireAdmin } from "../../http/auth";
 import { ok } from "../../http/envelope";
-import { ApiError } from "../../http/errors";
+import { apiError } from "../../http/errors";
 import { walletRecord } from "./schemas";
 
 export const readWallets = new Hono<AppEnv>()
@@ -17,6 +17,6 @@ export const readWallets = new Hono<AppEnv>()
     requireAdmin(c, "read");
     const id = c.req.param("wallet_id").trim().toLowerCase();
     const wallet = id.length <= 32 ? await findWallet(createDb(c.env.DB), id) : undefined;
-    if (!wallet) throw new ApiError(404, "Wallet not found", { wallet_id: "wallet_id not found" });
+    if (!wallet) throw apiError("wallet_not_found", { wallet_id: "wallet_id not found" });
     return ok(c, 200, "Wallet retrieved", walletRecord(wallet));
   });

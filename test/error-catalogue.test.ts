@@ -1,0 +1,104 @@
+// The error catalogue (src/http/errors.ts) is the one place an error answer is defined: every refusal
+// a route gives is one of the codes its OpenAPI operation lists, and docs/errors.md lists them all.
+import { describe, expect, it } from "vitest";
+import errorsDoc from "../docs/errors.md?raw";
+import { ERRORS, type ErrorCode } from "../src/http/errors";
+import { NAMESPACE, ROUTES, type RouteInfo } from "../src/routes/catalog";
+import { errorCodes, openApiDocument } from "../src/routes/openapi";
+import { call, makeAdmin, makeUser, makeWallet, type Reply, type TestUser } from "./helpers";
+
+const codesOf = (route: RouteInfo) => new Set<ErrorCode>(errorCodes(route));
+
+/** The catalogue codes an error answer can be: same status, same message. */
+const matching = (res: Reply) =>
+  (Object.keys(ERRORS) as ErrorCode[]).filter(
+    (code) => ERRORS[code].status === res.status && ERRORS[code].message === res.body?.message,
+  );
+
+/** Values each field is tried with, one field at a time: wrong types, edges, and nonsense. */
+const ODD_VALUES: unknown[] = ["", "x", -1, 1e30, "0.001", [], null];
+
+function probes(route: RouteInfo, ids: { user: number; wallet: string }) {
+  const paths = route.path.includes("{")
+    ? ["999999999", "abc", String(ids.user)].map((id) => route.path.replace(/\{\w+\}/, id))
+    : [route.path];
+  // The route's own fields when its schema names them.
+  const entries = (route.params as { entries?: Record<string, unknown> } | undefined)?.entries;
+  const fields = Object.keys(entries ?? { user_id: 0, wallet_id: 0, amount: 0 });
+  const valid = { user_id: ids.user, wallet_id: ids.wallet, amount: "1.00", request_id: "r-1" };
+  const bodies: Record<string, unknown>[] = [{}, valid];
+  for (const field of fields)
+    for (const value of ODD_VALUES) bodies.push({ ...valid, [field]: value });
+  return { paths, valid, bodies };
+}
+
+describe("the error catalogue", () => {
+  it("has one documented row per code in docs/errors.md, with its status and message", () => {
+    for (const [code, e] of Object.entries(ERRORS))
+      expect(errorsDoc, code).toContain(`| \`${code}\` | ${e.status} | \`"${e.message}"\` |`);
+  });
+
+  it("is what each OpenAPI operation lists under its error statuses", () => {
+    const doc = openApiDocument("http://localhost") as {
+      paths: Record<string, Record<string, { responses: Record<string, Record<string, unknown>> }>>;
+    };
+    for (const route of ROUTES) {
+      const op = doc.paths[`/wp-json/${NAMESPACE}${route.path}`]![route.method.toLowerCase()]!;
+      const listed = Object.entries(op.responses).flatMap(([status, r]) =>
+        ((r["x-error-codes"] ?? []) as ErrorCode[]).map((code) => {
+          expect(String(ERRORS[code].status), `${route.method} ${route.path} ${code}`).toBe(status);
+          return code;
+        }),
+      );
+      expect(new Set(listed)).toEqual(codesOf(route));
+    }
+  });
+
+  describe("every refusal a route gives is one its operation lists", () => {
+    let ctx: { admin: TestUser; subscriber: TestUser; wallet: string };
+    it.each(ROUTES.filter((r) => r.auth !== "none" || r.method === "POST"))(
+      "$method $path",
+      async (route) => {
+        ctx ??= await (async () => {
+          const admin = await makeAdmin();
+          return { admin, subscriber: await makeUser(), wallet: await makeWallet(admin) };
+        })();
+        const listed = codesOf(route);
+        const seen = new Set<string>();
+        const check = (res: Reply, what: string) => {
+          expect(res.status, what).toBeLessThan(500);
+          if (res.status < 400) return;
+          // A path whose id is not a number matches no route: WordPress's own 404 (docs/errors.md).
+          if (what.includes("/abc") && res.body?.code === "rest_no_route") return;
+          const codes = matching(res);
+          expect(
+            codes.filter((c) => listed.has(c)),
+            `${what}: ${res.status} ${res.text}`,
+          ).not.toEqual([]);
+          seen.add(`${res.status} ${res.body.message}`);
+        };
+        const ids = { user: ctx.subscriber.id, wallet: ctx.wallet };
+        const send = (path: string, params: Record<string, unknown>, auth?: string) =>
+          route.method === "GET"
+            ? call("GET", path, {
+                auth,
+                query: Object.fromEntries(
+                  Object.entries(params).map(([k, v]) => [k, String(v as string)]),
+                ),
+              })
+            : call(route.method, path, { auth, body: params });
+        const { paths, valid, bodies } = probes(route, ids);
+        for (const path of paths) {
+          check(await send(path, valid), `no credentials, ${path}`);
+          if (route.auth !== "none") {
+            check(await send(path, valid, ctx.subscriber.bearer), `subscriber, ${path}`);
+            check(await send(path, valid, "Bearer not.a.token"), `bad token, ${path}`);
+          }
+          for (const params of bodies)
+            check(await send(path, params, ctx.admin.bearer), `${path} ${JSON.stringify(params)}`);
+        }
+        expect(seen.size).toBeGreaterThan(0);
+      },
+    );
+  });
+});
