@@ -3,6 +3,7 @@ import { bodyLimit } from "hono/body-limit";
 import { routePath } from "hono/route";
 import { type Pace, padToFloor } from "./auth/pace";
 import { compatRoutes } from "./compat";
+import { createDb } from "./db/client";
 import type { AppEnv } from "./env";
 import { percentDecode } from "./http/decode";
 import { fail, send, wpError } from "./http/envelope";
@@ -68,6 +69,8 @@ export function createApp(options: AppOptions = {}) {
     c.set("requestId", requestId);
     c.set("nowMs", nowMs);
     c.set("pace", pace);
+    // One Drizzle handle per request: routes and middleware read it as c.var.db.
+    c.set("db", createDb(c.env.DB));
     await next();
     // WordPress sends nosniff on every REST answer; nothing here may be cached by a shared cache.
     c.header("X-Content-Type-Options", "nosniff");

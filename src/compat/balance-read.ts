@@ -1,6 +1,5 @@
 import type { Context } from "hono";
 import * as v from "valibot";
-import { createDb } from "../db/client";
 import { readBalances } from "../db/ledger";
 import type { Wallet } from "../db/wallets";
 import type { AppEnv } from "../env";
@@ -98,7 +97,7 @@ export async function readPluginBalances(
   const { wallets, balances } =
     walletIds.length === 0
       ? { wallets: new Map<string, Wallet>(), balances: new Map<string, number>() }
-      : await readBalances(createDb(c.env.DB), userId, walletIds);
+      : await readBalances(c.var.db, userId, walletIds);
 
   const found = [];
   for (const [index, piece] of pieces.entries()) {

@@ -1,7 +1,6 @@
 import type { Context } from "hono";
 import { Hono } from "hono";
 import { scopeAllows } from "../auth/principal";
-import { createDb } from "../db/client";
 import { findWalletCached } from "../db/wallets";
 import type { AppEnv } from "../env";
 import { ok, send } from "../http/envelope";
@@ -98,7 +97,7 @@ const movement = (txnType: "CREDIT" | "DEBIT", action: string) =>
     const errors = pluginChecks(fields);
     if (Object.keys(errors).length > 0) throw invalidInput(errors);
 
-    const db = createDb(c.env.DB);
+    const db = c.var.db;
     const wallet = await findWalletCached(db, fields.wallet_id);
     // The plugin's answer for an unknown wallet (capture 26): no error, no message.
     if (!wallet) return send(c, 400, { status_code: 400, status: false, message: "" });

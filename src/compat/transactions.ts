@@ -1,6 +1,5 @@
 import { Hono } from "hono";
 import { scopeAllows } from "../auth/principal";
-import { createDb } from "../db/client";
 import { type EntryRow, isMetaKey, searchEntries } from "../db/ledger";
 import type { AppEnv } from "../env";
 import { send } from "../http/envelope";
@@ -67,7 +66,7 @@ export const compatTransactions = new Hono<AppEnv>().get("/", async (c) => {
   const perPageAsked = phpInt(sanitizeTextField(params.posts_per_page)) ?? 0;
   const perPage = perPageAsked >= 1 ? Math.min(perPageAsked, MAX_PER_PAGE) : PER_PAGE;
   const page = Math.max(1, phpInt(sanitizeTextField(params.page_no)) ?? 1);
-  const rows = await searchEntries(createDb(c.env.DB), {
+  const rows = await searchEntries(c.var.db, {
     key,
     value: sanitizeTextField(params.meta_value),
     userId: ownerOnly,

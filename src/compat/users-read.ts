@@ -1,7 +1,6 @@
 import { Hono } from "hono";
 import * as v from "valibot";
 import { scopeAllows } from "../auth/principal";
-import { createDb } from "../db/client";
 import { findUserByIdOrLogin, listUsersPage, type UserRow } from "../db/users";
 import type { AppEnv } from "../env";
 import { mayReadUser } from "../http/auth";
@@ -42,7 +41,7 @@ function pageNumber(text: string) {
 export const usersRead = new Hono<AppEnv>().get("/", async (c) => {
   const principal = await requireCredentials(c, jwtRouteRefusals);
   const req = v.parse(UsersRequest, await readParams(c));
-  const db = createDb(c.env.DB);
+  const db = c.var.db;
 
   // The plugin listed users for an empty or "0" user_id (`$user_id ? $user_id : null`).
   if (!phpEmpty(req.user_id)) {

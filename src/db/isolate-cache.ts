@@ -1,5 +1,5 @@
 import type { Principal } from "../auth/principal";
-import type { Wallet } from "./wallets";
+import type { Wallet } from "./schema";
 
 // Facts that never change once true, kept per isolate so a warm request needs one D1 round trip:
 // a wallet never changes after creation and a username never changes. Verified API keys are kept

@@ -13,6 +13,7 @@ import {
   type SQL,
   sql,
 } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import { SLUG_MAX } from "../ledger/post-format";
 import { requestKey as keyOf } from "../ledger/request-key";
 import type { Db } from "./client";
@@ -126,11 +127,12 @@ export async function appendEntries(
 ): Promise<AppendResult> {
   let results: readonly unknown[];
   try {
-    results = await db.batch([
+    const statements: [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]] = [
       insertEntry(db, first),
       ...rest.map((e) => insertEntry(db, e, first.transferId)),
       entryFor(db, first.userId, first.requestId),
-    ] as unknown as Parameters<typeof db.batch>[0]);
+    ];
+    results = await db.batch(statements);
   } catch (err) {
     throw refusal(err);
   }

@@ -57,6 +57,7 @@ export const wallets = sqliteTable(
     check("wallets_symbol_position", sql`${t.symbolPosition} IN ('left', 'right')`),
   ],
 );
+export type Wallet = typeof wallets.$inferSelect;
 
 export const transactions = sqliteTable(
   "transactions",

@@ -1,9 +1,9 @@
 import { asc, eq } from "drizzle-orm";
 import type { Db } from "./client";
 import { isolateCache } from "./isolate-cache";
-import { wallets } from "./schema";
+import { type Wallet, wallets } from "./schema";
 
-export type Wallet = typeof wallets.$inferSelect;
+export type { Wallet };
 
 /** Creates a wallet; null when the id is taken (the primary key decides, race or not). */
 export async function insertWallet(db: Db, wallet: Wallet) {

@@ -4,7 +4,6 @@ import { decodeKeyCredential, hashApiKey } from "../auth/api-keys";
 import { type Principal, scopeAllows } from "../auth/principal";
 import { verifyToken } from "../auth/tokens";
 import { findKeyOwner, touchApiKey } from "../db/api-keys";
-import { createDb } from "../db/client";
 import { isolateCache, KEY_TTL_MS } from "../db/isolate-cache";
 import type { AppEnv } from "../env";
 import { isPrintableAscii } from "./decode";
@@ -28,7 +27,7 @@ async function principalFromKey(c: Context<AppEnv>, token: string): Promise<Prin
   const nowMs = Date.now();
   let cached = cache.get(keyHash);
   if (!cached || nowMs - cached.verifiedAtMs > KEY_TTL_MS) {
-    const db = createDb(c.env.DB);
+    const db = c.var.db;
     const owner = await findKeyOwner(db, keyHash);
     cache.delete(keyHash);
     if (!owner) return null;

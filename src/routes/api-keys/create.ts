@@ -1,7 +1,6 @@
 import { Hono } from "hono";
 import { generateApiKey, hashApiKey } from "../../auth/api-keys";
 import { insertApiKey } from "../../db/api-keys";
-import { createDb } from "../../db/client";
 import type { AppEnv } from "../../env";
 import { authenticate, requireAdmin } from "../../http/auth";
 import { ok } from "../../http/envelope";
@@ -19,7 +18,7 @@ export const createApiKey = new Hono<AppEnv>().post("/", authenticate, async (c)
     throw permissionDenied.forbidden();
   const username = fields.username ?? c.get("principal").username;
   const key = generateApiKey();
-  const created = await insertApiKey(createDb(c.env.DB), username, {
+  const created = await insertApiKey(c.var.db, username, {
     name: fields.name,
     scope: fields.scope,
     keyHash: await hashApiKey(key),

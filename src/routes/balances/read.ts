@@ -1,5 +1,4 @@
 import { Hono } from "hono";
-import { createDb } from "../../db/client";
 import { readBalances } from "../../db/ledger";
 import type { AppEnv } from "../../env";
 import { authenticate, requireReaderOf } from "../../http/auth";
@@ -15,11 +14,7 @@ export const readBalance = new Hono<AppEnv>().get("/", authenticate, async (c) =
   requireReaderOf(c, params.user_id);
   const fields = parseFields(BalanceParams, params);
   const userId = fields.user_id ?? c.get("principal").userId;
-  const { wallets, userExists, balances } = await readBalances(
-    createDb(c.env.DB),
-    userId,
-    fields.wallet_id,
-  );
+  const { wallets, userExists, balances } = await readBalances(c.var.db, userId, fields.wallet_id);
 
   const missing = fields.wallet_id.find((id) => !wallets.has(id));
   if (missing !== undefined) throw invalidInput({ wallet_id: `wallet_id not found: ${missing}` });

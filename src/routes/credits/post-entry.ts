@@ -1,5 +1,4 @@
 import type { Context } from "hono";
-import { createDb } from "../../db/client";
 import type { AppEnv } from "../../env";
 import { ok } from "../../http/envelope";
 import { transactionExists } from "../../http/errors";
@@ -14,7 +13,7 @@ import { postEntry } from "../../ledger/entries";
  * guard holds however many debits race (answered "Insufficient Balance" by http/errors.ts).
  */
 export async function postSingleEntry(c: Context<AppEnv>, txnType: "CREDIT" | "DEBIT") {
-  const db = createDb(c.env.DB);
+  const db = c.var.db;
   const { fields, wallet, amountMinor } = await readMoneyInput(
     db,
     EntryParams,

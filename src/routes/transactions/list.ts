@@ -1,6 +1,5 @@
 import { Hono } from "hono";
 import { sameSecret } from "../../auth/same-secret";
-import { createDb } from "../../db/client";
 import { listEntries, readHistory } from "../../db/ledger";
 import type { AppEnv } from "../../env";
 import { authenticate, requireReaderOf } from "../../http/auth";
@@ -38,7 +37,7 @@ export const listTransactions = new Hono<AppEnv>().get("/", authenticate, async 
   }
 
   const userId = fields.user_id ?? principal.userId;
-  const db = createDb(c.env.DB);
+  const db = c.var.db;
   const filter = {
     userId,
     walletId: fields.wallet_id,

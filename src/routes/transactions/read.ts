@@ -1,5 +1,4 @@
 import { Hono } from "hono";
-import { createDb } from "../../db/client";
 import { findEntry } from "../../db/ledger";
 import type { AppEnv } from "../../env";
 import { authenticate, requireReaderOf } from "../../http/auth";
@@ -13,7 +12,7 @@ export const transactionNotFound = (id: string) =>
 export const readTransaction = new Hono<AppEnv>().get("/:id{[0-9]+}", authenticate, async (c) => {
   requireReaderOf(c, undefined);
   const raw = c.req.param("id");
-  const row = raw.length <= 15 ? await findEntry(createDb(c.env.DB), Number(raw)) : undefined;
+  const row = raw.length <= 15 ? await findEntry(c.var.db, Number(raw)) : undefined;
   const principal = c.get("principal");
   // A subscriber learns nothing about other users' entries, not even whether an id exists.
   if (principal.role !== "administrator" && row?.entry.userId !== principal.userId)

@@ -1,5 +1,4 @@
 import { Hono } from "hono";
-import { createDb } from "../../db/client";
 import { appendEntries, findMovement, LedgerRefusal } from "../../db/ledger";
 import { findWalletCached } from "../../db/wallets";
 import type { AppEnv } from "../../env";
@@ -24,7 +23,7 @@ export const reverseTransaction = new Hono<AppEnv>().post(
     requireAdmin(c, "write");
     const fields = parseFields(ReverseParams, await readParams(c));
     const raw = c.req.param("id");
-    const db = createDb(c.env.DB);
+    const db = c.var.db;
     const movement = raw.length <= 15 ? await findMovement(db, Number(raw)) : [];
     const named = movement.find((m) => m.entry.id === Number(raw));
     if (!named) throw transactionNotFound(raw);

@@ -1,5 +1,4 @@
 import { Hono } from "hono";
-import { createDb } from "../../db/client";
 import { findUsers } from "../../db/users";
 import type { AppEnv } from "../../env";
 import { authenticate, requireAdmin } from "../../http/auth";
@@ -12,7 +11,7 @@ import { TransferParams } from "./schemas";
 
 export const createTransfer = new Hono<AppEnv>().post("/", authenticate, async (c) => {
   requireAdmin(c, "write");
-  const db = createDb(c.env.DB);
+  const db = c.var.db;
   const { fields, wallet, amountMinor } = await readMoneyInput(
     db,
     TransferParams,

@@ -1,6 +1,5 @@
 import { type Context, Hono } from "hono";
 import { hashPassword } from "../../auth/password";
-import { createDb } from "../../db/client";
 import { findTakenFields, insertUserIfFree } from "../../db/users";
 import type { AppEnv } from "../../env";
 import { authenticate, requireAdmin } from "../../http/auth";
@@ -21,7 +20,7 @@ const takenErrors = (taken: { username: boolean; email: boolean }) => ({
  */
 export async function createSubscriber(c: Context<AppEnv>, dialect: { plugin?: boolean } = {}) {
   const params = await readParams(c);
-  const db = createDb(c.env.DB);
+  const db = c.var.db;
 
   const errors = collectUserErrors(UserParams, params, {}, dialect);
   const { username, user_email } = params;

@@ -2,7 +2,6 @@ import { type Context, Hono } from "hono";
 import { REFUSAL_FLOOR_MS } from "../../auth/pace";
 import { checkLoginPassword } from "../../auth/password";
 import { issueToken, PERSISTENT_TOKEN_LIFETIME_S, TOKEN_LIFETIME_S } from "../../auth/tokens";
-import { createDb } from "../../db/client";
 import { findLoginUser, replacePasswordHash } from "../../db/users";
 import type { AppEnv } from "../../env";
 import { jwtSecret } from "../../http/auth";
@@ -27,7 +26,7 @@ export async function signIn(c: Context<AppEnv>, params: Params) {
   const errors = collectUserErrors(LoginParams, input);
   if (errors.length > 0) throw validationError(errors);
 
-  const db = createDb(c.env.DB);
+  const db = c.var.db;
   const nowMs = c.get("nowMs")();
   const login = String(input.user_email);
   // Counted against the account and the client address before the password is checked (issue 11).

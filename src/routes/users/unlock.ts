@@ -1,5 +1,4 @@
 import { Hono } from "hono";
-import { createDb } from "../../db/client";
 import { findUsers } from "../../db/users";
 import type { AppEnv } from "../../env";
 import { authenticate, requireAdmin } from "../../http/auth";
@@ -19,9 +18,7 @@ export const unlockUser = new Hono<AppEnv>().post(
     requireAdmin(c, "write");
     const raw = c.req.param("user_id");
     const user =
-      raw.length <= 15
-        ? (await findUsers(createDb(c.env.DB), [Number(raw)])).get(Number(raw))
-        : undefined;
+      raw.length <= 15 ? (await findUsers(c.var.db, [Number(raw)])).get(Number(raw)) : undefined;
     if (!user) throw userNotFound(raw);
     const cleared = await resetAccount(c.env.LOGIN_THROTTLE, user.id, c.get("nowMs")());
     return ok(c, 200, "Sign-in lock cleared", {

@@ -1,5 +1,4 @@
 import { Hono } from "hono";
-import { createDb } from "../../db/client";
 import { insertWallet } from "../../db/wallets";
 import type { AppEnv } from "../../env";
 import { authenticate, requireAdmin } from "../../http/auth";
@@ -12,7 +11,7 @@ import { WalletParams, walletRecord } from "./schemas";
 export const createWallet = new Hono<AppEnv>().post("/", authenticate, async (c) => {
   requireAdmin(c, "write");
   const f = parseFields(WalletParams, await readParams(c));
-  const wallet = await insertWallet(createDb(c.env.DB), {
+  const wallet = await insertWallet(c.var.db, {
     id: f.wallet_id,
     name: f.wallet_name,
     symbol: f.wallet_symbol,
