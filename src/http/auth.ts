@@ -1,53 +1,18 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import { decodeKeyCredential, hashApiKey } from "../auth/api-keys";
+import { keyPrincipal } from "../auth/key-principal";
 import { type Principal, scopeAllows } from "../auth/principal";
 import { verifyToken } from "../auth/tokens";
-import { findKeyOwner, touchApiKey } from "../db/api-keys";
-import { isolateCache, KEY_TTL_MS } from "../db/isolate-cache";
 import type { AppEnv } from "../env";
 import { isPrintableAscii } from "./decode";
 import { permissionDenied } from "./errors";
 
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
-// last_used_at is a hint, not an audit log: refresh it at most once a minute per key.
-const TOUCH_INTERVAL_MS = 60_000;
 
 export function jwtSecret(c: Context<AppEnv>) {
   const secret = c.env.JWT_SECRET;
   if (!secret) throw new Error("JWT_SECRET is not configured");
   return secret;
-}
-
-async function principalFromKey(c: Context<AppEnv>, token: string): Promise<Principal | null> {
-  const credential = decodeKeyCredential(token);
-  if (!credential) return null;
-  const keyHash = await hashApiKey(credential.key);
-  const cache = isolateCache(c.env.DB).keys;
-  const nowMs = Date.now();
-  let cached = cache.get(keyHash);
-  if (!cached || nowMs - cached.verifiedAtMs > KEY_TTL_MS) {
-    const db = c.var.db;
-    const owner = await findKeyOwner(db, keyHash);
-    cache.delete(keyHash);
-    if (!owner) return null;
-    cached = {
-      keyId: owner.keyId,
-      verifiedAtMs: nowMs,
-      principal: {
-        userId: owner.userId,
-        username: owner.username,
-        role: owner.role,
-        scope: owner.scope,
-      },
-    };
-    cache.set(keyHash, cached);
-    if (owner.lastUsedAtMs === null || nowMs - owner.lastUsedAtMs > TOUCH_INTERVAL_MS)
-      await touch(c, touchApiKey(db, owner.keyId, nowMs));
-  }
-  // A key works only with its own username; say nothing about which part was wrong.
-  if (cached.principal.username.toLowerCase() !== credential.username.toLowerCase()) return null;
-  return cached.principal;
 }
 
 /** Runs a bookkeeping write after the response when the runtime allows, else before it. */
@@ -70,10 +35,10 @@ async function principalFrom(c: Context<AppEnv>, header: string): Promise<Princi
   switch (scheme.toLowerCase()) {
     case "bearer":
       if (JWT_SHAPE.test(token)) return verifyToken(token, jwtSecret(c), c.env.JWT_ISSUER);
-      return principalFromKey(c, token);
+      return keyPrincipal(c.var.db, c.env.DB, token, (write) => touch(c, write));
     case "key":
     case "basic":
-      return principalFromKey(c, token);
+      return keyPrincipal(c.var.db, c.env.DB, token, (write) => touch(c, write));
     default:
       return null;
   }

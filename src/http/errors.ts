@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { LedgerRefusal } from "../db/ledger";
 import type { AppEnv } from "../env";
+import { LedgerRefusal } from "../ledger/append";
 import { fail } from "./envelope";
 
 /**

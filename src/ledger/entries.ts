@@ -1,6 +1,6 @@
 import type { Db } from "../db/client";
-import { type AppendResult, appendEntries, type NewEntry } from "../db/ledger";
 import type { Wallet } from "../db/wallets";
+import { type AppendResult, appendEntries, type NewEntry } from "./append";
 import { postTitle, slugify } from "./post-format";
 
 export type EntrySpec = {

@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { appendEntries, findMovement, LedgerRefusal } from "../../db/ledger";
+import { findMovement } from "../../db/ledger";
 import { findWalletCached } from "../../db/wallets";
 import type { AppEnv } from "../../env";
 import { authenticate, requireAdmin } from "../../http/auth";
@@ -7,6 +7,7 @@ import { ok } from "../../http/envelope";
 import { alreadyReversed, invalidInput, transactionExists } from "../../http/errors";
 import { readParams } from "../../http/params";
 import { parseFields } from "../../http/validation";
+import { appendEntries, LedgerRefusal } from "../../ledger/append";
 import { entry } from "../../ledger/entries";
 import { transactionNotFound } from "./read";
 import { ReverseParams } from "./schemas";

@@ -1,0 +1,47 @@
+import { findKeyOwner, touchApiKey } from "../db/api-keys";
+import type { Db } from "../db/client";
+import { isolateCache, KEY_TTL_MS } from "../db/isolate-cache";
+import { decodeKeyCredential, hashApiKey } from "./api-keys";
+import type { Principal } from "./principal";
+
+// last_used_at is a hint, not an audit log: refresh it at most once a minute per key.
+const TOUCH_INTERVAL_MS = 60_000;
+
+/**
+ * The principal an API key credential (`base64(username:key)`) names, or null. Verified keys are
+ * cached per isolate for KEY_TTL_MS; `background` runs the last-used bookkeeping write.
+ */
+export async function keyPrincipal(
+  db: Db,
+  d1: D1Database,
+  token: string,
+  background: (write: Promise<unknown>) => Promise<void>,
+): Promise<Principal | null> {
+  const credential = decodeKeyCredential(token);
+  if (!credential) return null;
+  const keyHash = await hashApiKey(credential.key);
+  const cache = isolateCache(d1).keys;
+  const nowMs = Date.now();
+  let cached = cache.get(keyHash);
+  if (!cached || nowMs - cached.verifiedAtMs > KEY_TTL_MS) {
+    const owner = await findKeyOwner(db, keyHash);
+    cache.delete(keyHash);
+    if (!owner) return null;
+    cached = {
+      keyId: owner.keyId,
+      verifiedAtMs: nowMs,
+      principal: {
+        userId: owner.userId,
+        username: owner.username,
+        role: owner.role,
+        scope: owner.scope,
+      },
+    };
+    cache.set(keyHash, cached);
+    if (owner.lastUsedAtMs === null || nowMs - owner.lastUsedAtMs > TOUCH_INTERVAL_MS)
+      await background(touchApiKey(db, owner.keyId, nowMs));
+  }
+  // A key works only with its own username; say nothing about which part was wrong.
+  if (cached.principal.username.toLowerCase() !== credential.username.toLowerCase()) return null;
+  return cached.principal;
+}

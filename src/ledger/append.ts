@@ -1,0 +1,132 @@
+// The write path: every movement of money is appended here, in one D1 batch per movement, with the
+// database's guards (CHECKs, UNIQUE keys, triggers) judging it inside the same statements.
+import { and, eq, type SQL, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import type { Db } from "../db/client";
+import { balances, transactions } from "../db/schema";
+import { SLUG_MAX } from "./post-format";
+import { requestKey as keyOf } from "./request-key";
+
+export type NewEntry = {
+  userId: number;
+  walletId: string;
+  txnType: "CREDIT" | "DEBIT";
+  amountMinor: number;
+  amountText: string;
+  requestId: string;
+  /** False for entries no client request names (a transfer's receiving half). */
+  keyed: boolean;
+  note: string;
+  title: string;
+  slugBase: string;
+  createdAtS: number;
+  transferId?: string;
+  reversesId?: number;
+};
+
+/** Why the database refused a movement: a CHECK on the entry failed, so the whole batch rolled back. */
+export class LedgerRefusal extends Error {
+  constructor(readonly reason: "insufficient-balance" | "balance-limit" | "already-reversed") {
+    super(reason);
+  }
+}
+
+/**
+ * WordPress's wp_unique_post_slug as one SQL expression: `base` when no entry has that slug, else
+ * the first free `base-N` for N = 2, 3, … (the base cut so the whole stays within SLUG_MAX, as
+ * _truncate_post_slug does), probing the actual slugs through the UNIQUE index, which backs it
+ * (`slug <> ''` repeats the partial index's condition, so SQLite's planner may use it).
+ */
+function uniqueSlug(base: string) {
+  const candidate = (n: SQL) =>
+    sql`rtrim(substr(${base}, 1, ${SLUG_MAX - 1} - length(${n})), '-') || '-' || ${n}`;
+  return sql`(WITH RECURSIVE probe(n) AS (
+      SELECT 2 WHERE EXISTS (SELECT 1 FROM ${transactions} WHERE slug = ${base} AND slug <> '')
+      UNION ALL
+      SELECT n + 1 FROM probe WHERE EXISTS (SELECT 1 FROM ${transactions} WHERE slug = ${candidate(sql`n`)} AND slug <> '')
+    ) SELECT coalesce(${candidate(sql`max(n)`)}, ${base}) FROM probe)`;
+}
+
+/**
+ * One ledger entry as a single INSERT … SELECT, so the balance it starts from, its slug and its
+ * idempotency check are all read inside the statement that writes it (D1 runs one statement,
+ * and one batch, at a time). A keyed entry writes nothing when its (user, request_id) is used; a
+ * later entry of a movement writes only if the first one did (`after`, the movement's transfer id).
+ * An overdraft (a debit that leaves the balance below zero and lower than it was) fails the
+ * `transactions_no_overdraft` CHECK and so aborts the batch.
+ */
+function insertEntry(db: Db, e: NewEntry, after?: string) {
+  const requestKey = e.keyed ? keyOf(e.requestId) : null;
+  const signed = e.txnType === "CREDIT" ? e.amountMinor : -e.amountMinor;
+  // Guards in the WHERE, not only ON CONFLICT: a CHECK (overdraft) is judged before a conflict is.
+  // D1 binds JS numbers as REAL: the CASTs keep the balance arithmetic in 64-bit integers.
+  const once = after
+    ? sql`EXISTS (SELECT 1 FROM ${transactions} WHERE transfer_id = ${after})`
+    : sql`NOT EXISTS (SELECT 1 FROM ${transactions} WHERE user_id = ${e.userId} AND request_key = ${requestKey})`;
+  // The first entry of a movement skips quietly when its reversal is already done (a clean 409);
+  // a later one must never skip alone, so the transactions_reversed_once trigger (backed by
+  // UNIQUE(reverses_id)) fails it and aborts the batch.
+  const guard =
+    e.reversesId === undefined || after
+      ? once
+      : sql`${once} AND NOT EXISTS (SELECT 1 FROM ${transactions} WHERE reverses_id = ${e.reversesId})`;
+  // Drizzle lists every column of the table, in schema order; the SELECT answers each of them (the
+  // trailing NULLs are guid, local_date, modified_local_date, modified_gmt_date, set only by imports,
+  // and the 0 is `imported`: the service's entries keep the no-zero and no-overdraft rules).
+  const row = sql`
+    SELECT NULL, ${e.userId}, ${e.walletId}, ${e.txnType}, CAST(${e.amountMinor} AS INTEGER), ${e.amountText}, b.minor,
+      b.minor + CAST(${signed} AS INTEGER),
+      ${e.requestId}, ${requestKey}, ${e.transferId ?? null}, ${e.reversesId ?? null}, ${e.note}, ${e.title}, ${e.slugBase},
+      ${uniqueSlug(e.slugBase)},
+      ${e.createdAtS}, NULL, NULL, NULL, NULL, 0
+    FROM (SELECT coalesce((SELECT balance_minor FROM ${balances} WHERE user_id = ${e.userId} AND wallet_id = ${e.walletId}), 0) AS minor) b
+    WHERE ${guard}`;
+  const insert = db.insert(transactions).select(row);
+  return (after ? insert : insert.onConflictDoNothing()).returning({ id: transactions.id });
+}
+
+const entryFor = (db: Db, userId: number, requestId: string) =>
+  db
+    .select({ id: transactions.id })
+    .from(transactions)
+    .where(and(eq(transactions.userId, userId), eq(transactions.requestKey, keyOf(requestId))));
+
+export type AppendResult =
+  | { created: true; ids: number[] }
+  | { created: false; existingId: number | undefined };
+
+function refusal(err: unknown) {
+  const text = `${String(err)} ${String((err as { cause?: unknown })?.cause)}`;
+  if (text.includes("transactions_no_overdraft")) return new LedgerRefusal("insufficient-balance");
+  if (text.includes("transactions_balance_limit")) return new LedgerRefusal("balance-limit");
+  if (text.includes("transactions.reverses_id") || text.includes("transactions_reverses"))
+    return new LedgerRefusal("already-reversed");
+  return err;
+}
+
+/**
+ * Appends a movement (one entry, or the linked entries of a transfer or reversal) in one batch: all
+ * of it or none. The first entry carries the client's request_id; a replay reports the entry that
+ * request already made (`existingId`), and a skipped movement without one lost a uniqueness race.
+ */
+export async function appendEntries(
+  db: Db,
+  [first, ...rest]: [NewEntry, ...NewEntry[]],
+): Promise<AppendResult> {
+  let results: readonly unknown[];
+  try {
+    const statements: [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]] = [
+      insertEntry(db, first),
+      ...rest.map((e) => insertEntry(db, e, first.transferId)),
+      entryFor(db, first.userId, first.requestId),
+    ];
+    results = await db.batch(statements);
+  } catch (err) {
+    throw refusal(err);
+  }
+  const inserted = results.slice(0, -1) as { id: number }[][];
+  const existing = results.at(-1) as { id: number }[];
+  if (inserted.every((rows) => rows.length === 1))
+    return { created: true, ids: inserted.map((rows) => rows[0]!.id) };
+  return { created: false, existingId: existing[0]?.id };
+}
