@@ -10,17 +10,8 @@ import { fail, send, wpError } from "./http/envelope";
 import { ERRORS, onError } from "./http/errors";
 import { InvalidJsonError } from "./http/params";
 import { allowFor, corsHeaders, discoveryLink, overrideMethod } from "./http/wp-core";
-import { apiKeyRoutes } from "./routes/api-keys";
-import { balances } from "./routes/balances";
-import { NAMESPACE } from "./routes/catalog";
-import { credits } from "./routes/credits";
-import { debits } from "./routes/debits";
+import { api, NAMESPACE } from "./routes";
 import { discovery } from "./routes/discovery";
-import { openapi } from "./routes/openapi";
-import { transactionRoutes } from "./routes/transactions";
-import { transfers } from "./routes/transfers";
-import { userRoutes } from "./routes/users";
-import { walletRoutes } from "./routes/wallets";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -103,17 +94,6 @@ export function createApp(options: AppOptions = {}) {
         }),
     }),
   );
-
-  const api = new Hono<AppEnv>({ strict: false })
-    .route("/credits", credits)
-    .route("/debits", debits)
-    .route("/transfers", transfers)
-    .route("/user-wallet-balance", balances)
-    .route("/transactions", transactionRoutes)
-    .route("/users", userRoutes)
-    .route("/wallets", walletRoutes)
-    .route("/api-keys", apiKeyRoutes)
-    .route("/openapi.json", openapi);
 
   // The site's front page: WordPress clients look for the API's Link header here (HEAD / or GET /).
   app.get("/", (c) =>

@@ -3,8 +3,9 @@
 import { describe, expect, it } from "vitest";
 import errorsDoc from "../docs/errors.md?raw";
 import { ERRORS, type ErrorCode } from "../src/http/errors";
-import { NAMESPACE, ROUTES, type RouteInfo } from "../src/routes/catalog";
+import { NAMESPACE, ROUTES } from "../src/routes";
 import { errorCodes, openApiDocument } from "../src/routes/openapi";
+import type { RouteInfo } from "../src/routes/route";
 import { call, makeAdmin, makeUser, makeWallet, type Reply, type TestUser } from "./helpers";
 
 const codesOf = (route: RouteInfo) => new Set<ErrorCode>(errorCodes(route));
@@ -39,7 +40,7 @@ describe("the error catalogue", () => {
   });
 
   it("is what each OpenAPI operation lists under its error statuses", () => {
-    const doc = openApiDocument("http://localhost") as {
+    const doc = openApiDocument(ROUTES, "http://localhost") as {
       paths: Record<string, Record<string, { responses: Record<string, Record<string, unknown>> }>>;
     };
     for (const route of ROUTES) {

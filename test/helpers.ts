@@ -8,7 +8,7 @@ import { issueToken } from "../src/auth/tokens";
 import { createDb } from "../src/db/client";
 import { apiKeys, users } from "../src/db/schema";
 import { ERRORS, type ErrorCode } from "../src/http/errors";
-import { ROUTES } from "../src/routes/catalog";
+import { ROUTES } from "../src/routes";
 import { errorCodes } from "../src/routes/openapi";
 
 export const API = "/wp-json/wallet/v1";

@@ -1,4 +1,4 @@
-import { NAMESPACE } from "../routes/catalog";
+import { NAMESPACE } from "../routes/route";
 
 type CompatVars = { COMPAT_NAMESPACE?: string; COMPAT_PUBLIC_READS?: string };
 

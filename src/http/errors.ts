@@ -7,7 +7,7 @@ import { fail } from "./envelope";
 /**
  * Every error answer of `/wp-json/wallet/v1`, by code: its status, its message, and what its `error`
  * holds. The code never goes on the wire (the contract fixes the envelopes); it names the answer in
- * the route table (routes/catalog.ts), the OpenAPI document and docs/errors.md, which a test keeps
+ * the route table (src/routes/), the OpenAPI document and docs/errors.md, which a test keeps
  * complete. Routes throw `apiError(code, error)` or one of the helpers below.
  */
 export const ERRORS = {

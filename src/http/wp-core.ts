@@ -6,7 +6,7 @@ import { cors } from "hono/cors";
 import { routePath } from "hono/route";
 import { COMPAT_ROUTES } from "../compat/config";
 import type { AppEnv } from "../env";
-import { NAMESPACE, ROUTES } from "../routes/catalog";
+import { NAMESPACE, ROUTES } from "../routes";
 import { percentDecode } from "./decode";
 
 /** The headers WordPress names, since `*` never covers Authorization; X-API-Key for Rimplenet's clients. */
@@ -47,25 +47,35 @@ export const corsHeaders: MiddlewareHandler<AppEnv> = (c, next) =>
 export const discoveryLink = (siteUrl: string) =>
   `<${siteUrl.replace(/\/+$/, "")}/wp-json/>; rel="https://api.w.org/"`;
 
-/** Each route's methods, by the pattern Hono matched it with (`/wp-json/wallet/v1/transactions/:id`). */
-const METHODS = new Map<string, string[]>();
-for (const [prefix, routes] of [
-  [`/wp-json/${NAMESPACE}`, ROUTES],
-  ["/wp-json/:ns/v1", COMPAT_ROUTES],
-] as const) {
-  for (const route of routes) {
-    const pattern = prefix + route.path.replace(/\{(\w+)\}/g, ":$1");
-    METHODS.set(pattern, [...(METHODS.get(pattern) ?? []), route.method]);
+/**
+ * Each route's methods, by the pattern Hono matched it with (`/wp-json/wallet/v1/transactions/:id`),
+ * built on first use: route modules import this one, so the route table is not complete at load.
+ */
+let methods: Map<string, string[]> | undefined;
+function methodsByPattern() {
+  if (methods) return methods;
+  methods = new Map();
+  for (const [prefix, routes] of [
+    [`/wp-json/${NAMESPACE}`, ROUTES],
+    ["/wp-json/:ns/v1", COMPAT_ROUTES],
+  ] as const) {
+    for (const route of routes) {
+      const pattern = prefix + route.path.replace(/\{(\w+)\}/g, ":$1");
+      methods.set(pattern, [...(methods.get(pattern) ?? []), route.method]);
+    }
   }
+  return methods;
 }
 
 /** The `Allow` header of a matched route: the methods it answers (rest_send_allow_header). */
 export const allowFor = (c: Parameters<typeof routePath>[0]) =>
-  METHODS.get(
-    routePath(c)
-      .replace(/\{[^}]*\}/g, "")
-      .replace(/\/$/, ""),
-  )?.join(", "); // `:id{[0-9]+}` is `:id`
+  methodsByPattern()
+    .get(
+      routePath(c)
+        .replace(/\{[^}]*\}/g, "")
+        .replace(/\/$/, ""),
+    )
+    ?.join(", "); // `:id{[0-9]+}` is `:id`
 
 /**
  * WP_REST_Server's method switch: `?_method=DELETE`, else an `X-HTTP-Method-Override` header, makes a

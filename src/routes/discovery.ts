@@ -2,12 +2,12 @@ import { Hono } from "hono";
 import { COMPAT_ROUTES, compatNamespace } from "../compat/config";
 import type { AppEnv } from "../env";
 import { send } from "../http/envelope";
-import { NAMESPACE, ROUTES } from "./catalog";
+import { NAMESPACE, ROUTES } from ".";
 
 type Index = Record<string, { namespace: string; methods: string[] }>;
 
 /** WordPress's REST index: `/wp-json/wallet/v1/credits` appears as `/wallet/v1/credits`. */
-function routeIndex(namespace: string, routes: { path: string; method: string }[]) {
+function routeIndex(namespace: string, routes: readonly { path: string; method: string }[]) {
   const index: Index = {};
   for (const route of routes) {
     const path = `/${namespace}${route.path.replace(/\{(\w+)\}/g, "(?P<$1>[^/]+)")}`;

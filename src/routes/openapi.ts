@@ -1,10 +1,6 @@
 import { toJsonSchema } from "@valibot/to-json-schema";
-import { Hono } from "hono";
-import type { AppEnv } from "../env";
-import { authenticate } from "../http/auth";
-import { send } from "../http/envelope";
 import { ERRORS, type ErrorCode } from "../http/errors";
-import { NAMESPACE, ROUTES, type RouteInfo } from "./catalog";
+import { NAMESPACE, type RouteInfo } from "./route";
 
 const envelopeA = {
   type: "object",
@@ -108,9 +104,9 @@ function operation(route: RouteInfo) {
   };
 }
 
-export function openApiDocument(serverUrl: string) {
+export function openApiDocument(routes: readonly RouteInfo[], serverUrl: string) {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const route of ROUTES) {
+  for (const route of routes) {
     const path = `/wp-json/${NAMESPACE}${route.path}`;
     (paths[path] ??= {})[route.method.toLowerCase()] = operation(route);
   }
@@ -133,7 +129,3 @@ export function openApiDocument(serverUrl: string) {
     },
   };
 }
-
-export const openapi = new Hono<AppEnv>().get("/", authenticate, (c) =>
-  send(c, 200, openApiDocument(c.env.SITE_URL.replace(/\/+$/, ""))),
-);

@@ -1,14 +1,21 @@
-import { Hono } from "hono";
 import { listApiKeys, revokeApiKey } from "../../db/api-keys";
 import { forgetKey } from "../../db/isolate-cache";
-import type { AppEnv } from "../../env";
-import { authenticate, requireAdmin } from "../../http/auth";
+import { requireAdmin } from "../../http/auth";
 import { ok } from "../../http/envelope";
 import { apiError } from "../../http/errors";
+import { defineRoute, pathParam } from "../route";
 import { apiKeyListRecord } from "./schemas";
 
-export const manageApiKeys = new Hono<AppEnv>()
-  .get("/", authenticate, async (c) => {
+export const getApiKeys = defineRoute(
+  {
+    path: "/api-keys",
+    method: "GET",
+    summary: "List API keys",
+    auth: "admin",
+    envelope: "A",
+    success: 200,
+  },
+  async (c) => {
     requireAdmin(c, "read");
     const rows = await listApiKeys(c.var.db);
     return ok(
@@ -17,13 +24,26 @@ export const manageApiKeys = new Hono<AppEnv>()
       "API keys retrieved",
       rows.map((r) => apiKeyListRecord(r.key, r.username)),
     );
-  })
-  .delete("/:id", authenticate, async (c) => {
+  },
+);
+
+export const deleteApiKey = defineRoute(
+  {
+    path: "/api-keys/{id}",
+    method: "DELETE",
+    summary: "Revoke an API key",
+    auth: "admin",
+    envelope: "A",
+    errors: ["invalid_input", "api_key_not_found"],
+    success: 200,
+  },
+  async (c) => {
     requireAdmin(c, "write");
-    const raw = c.req.param("id");
+    const raw = pathParam(c, "id");
     const id = /^[0-9]{1,15}$/.test(raw) ? Number(raw) : null;
     const revoked = id === null ? null : await revokeApiKey(c.var.db, id, c.get("nowMs")());
     if (revoked) forgetKey(c.env.DB, revoked.id);
     if (!revoked) throw apiError("api_key_not_found", { id: `No API key ${raw}` });
     return ok(c, 200, "API key revoked", { id: revoked.id, revoked: true });
-  });
+  },
+);

@@ -1,9 +1,21 @@
-import { Hono } from "hono";
-import type { AppEnv } from "../../env";
-import { authenticate, requireAdmin } from "../../http/auth";
+import { requireAdmin } from "../../http/auth";
+import { defineRoute } from "../route";
 import { postSingleEntry } from "./post-entry";
+import { CreditParams } from "./schemas";
 
-export const createCredit = new Hono<AppEnv>().post("/", authenticate, async (c) => {
-  requireAdmin(c, "write");
-  return postSingleEntry(c, "CREDIT");
-});
+export const createCredit = defineRoute(
+  {
+    path: "/credits",
+    method: "POST",
+    summary: "Credit a user's wallet, idempotent on request_id",
+    auth: "admin",
+    params: CreditParams,
+    envelope: "A",
+    success: 200,
+    errors: ["invalid_input", "user_not_found", "transaction_exists"],
+  },
+  async (c) => {
+    requireAdmin(c, "write");
+    return postSingleEntry(c, "CREDIT");
+  },
+);

@@ -1,9 +1,21 @@
-import { Hono } from "hono";
-import type { AppEnv } from "../../env";
-import { authenticate, requireAdmin } from "../../http/auth";
+import { requireAdmin } from "../../http/auth";
 import { postSingleEntry } from "../credits/post-entry";
+import { defineRoute } from "../route";
+import { DebitParams } from "./schemas";
 
-export const createDebit = new Hono<AppEnv>().post("/", authenticate, async (c) => {
-  requireAdmin(c, "write");
-  return postSingleEntry(c, "DEBIT");
-});
+export const createDebit = defineRoute(
+  {
+    path: "/debits",
+    method: "POST",
+    summary: "Debit a user's wallet; never below zero",
+    auth: "admin",
+    params: DebitParams,
+    envelope: "A",
+    errors: ["invalid_input", "user_not_found", "insufficient_balance", "transaction_exists"],
+    success: 200,
+  },
+  async (c) => {
+    requireAdmin(c, "write");
+    return postSingleEntry(c, "DEBIT");
+  },
+);

@@ -1,27 +1,38 @@
-import { Hono } from "hono";
 import { findEntry } from "../../db/ledger";
-import type { AppEnv } from "../../env";
-import { authenticate, requireReaderOf } from "../../http/auth";
+import { requireReaderOf } from "../../http/auth";
 import { ok } from "../../http/envelope";
 import { apiError, permissionDenied } from "../../http/errors";
 import { transactionRecord } from "../../ledger/transaction-record";
+import { defineRoute, pathParam } from "../route";
 
 export const transactionNotFound = (id: string) =>
   apiError("transaction_not_found", { id: `No transaction ${id}` });
 
-export const readTransaction = new Hono<AppEnv>().get("/:id{[0-9]+}", authenticate, async (c) => {
-  requireReaderOf(c, undefined);
-  const raw = c.req.param("id");
-  const row = raw.length <= 15 ? await findEntry(c.var.db, Number(raw)) : undefined;
-  const principal = c.get("principal");
-  // A subscriber learns nothing about other users' entries, not even whether an id exists.
-  if (principal.role !== "administrator" && row?.entry.userId !== principal.userId)
-    throw permissionDenied.forbidden();
-  if (!row) throw transactionNotFound(raw);
-  return ok(
-    c,
-    200,
-    "Txn Retrieved Successful",
-    transactionRecord(row, { siteUrl: c.env.SITE_URL, timeZone: c.env.SITE_TIMEZONE }),
-  );
-});
+export const readTransaction = defineRoute(
+  {
+    path: "/transactions/{id}",
+    method: "GET",
+    summary: "One transaction as a WordPress post",
+    auth: "reader",
+    envelope: "A",
+    errors: ["transaction_not_found"],
+    success: 200,
+    patterns: { id: "[0-9]+" },
+  },
+  async (c) => {
+    requireReaderOf(c, undefined);
+    const raw = pathParam(c, "id");
+    const row = raw.length <= 15 ? await findEntry(c.var.db, Number(raw)) : undefined;
+    const principal = c.get("principal");
+    // A subscriber learns nothing about other users' entries, not even whether an id exists.
+    if (principal.role !== "administrator" && row?.entry.userId !== principal.userId)
+      throw permissionDenied.forbidden();
+    if (!row) throw transactionNotFound(raw);
+    return ok(
+      c,
+      200,
+      "Txn Retrieved Successful",
+      transactionRecord(row, { siteUrl: c.env.SITE_URL, timeZone: c.env.SITE_TIMEZONE }),
+    );
+  },
+);

@@ -1,14 +1,13 @@
-import { Hono } from "hono";
 import { findMovement } from "../../db/ledger";
 import { findWalletCached } from "../../db/wallets";
-import type { AppEnv } from "../../env";
-import { authenticate, requireAdmin } from "../../http/auth";
+import { requireAdmin } from "../../http/auth";
 import { ok } from "../../http/envelope";
 import { alreadyReversed, invalidInput, transactionExists } from "../../http/errors";
 import { readParams } from "../../http/params";
 import { parseFields } from "../../http/validation";
 import { appendEntries, LedgerRefusal } from "../../ledger/append";
 import { entry } from "../../ledger/entries";
+import { defineRoute, pathParam } from "../route";
 import { transactionNotFound } from "./read";
 import { ReverseParams } from "./schemas";
 
@@ -17,13 +16,28 @@ import { ReverseParams } from "./schemas";
  * is reversed as a whole. UNIQUE(reverses_id) makes a second reversal write nothing; a reversal that
  * would overdraw (leave a balance below zero and lower) fails the overdraft CHECK like any debit.
  */
-export const reverseTransaction = new Hono<AppEnv>().post(
-  "/:id{[0-9]+}/reverse",
-  authenticate,
+export const reverseTransaction = defineRoute(
+  {
+    path: "/transactions/{id}/reverse",
+    method: "POST",
+    summary: "Reverse a transaction (a transfer as a whole)",
+    auth: "admin",
+    params: ReverseParams,
+    envelope: "A",
+    errors: [
+      "invalid_input",
+      "transaction_not_found",
+      "insufficient_balance",
+      "transaction_exists",
+      "already_reversed",
+    ],
+    success: 200,
+    patterns: { id: "[0-9]+" },
+  },
   async (c) => {
     requireAdmin(c, "write");
     const fields = parseFields(ReverseParams, await readParams(c));
-    const raw = c.req.param("id");
+    const raw = pathParam(c, "id");
     const db = c.var.db;
     const movement = raw.length <= 15 ? await findMovement(db, Number(raw)) : [];
     const named = movement.find((m) => m.entry.id === Number(raw));

@@ -1,48 +1,59 @@
-import { Hono } from "hono";
 import { findUsers } from "../../db/users";
-import type { AppEnv } from "../../env";
-import { authenticate, requireAdmin } from "../../http/auth";
+import { requireAdmin } from "../../http/auth";
 import { ok } from "../../http/envelope";
 import { invalidInput, transactionExists, userNotFound } from "../../http/errors";
 import { readMoneyInput } from "../../http/money-input";
 import { readParams } from "../../http/params";
 import { postTransfer } from "../../ledger/entries";
+import { defineRoute } from "../route";
 import { TransferParams } from "./schemas";
 
-export const createTransfer = new Hono<AppEnv>().post("/", authenticate, async (c) => {
-  requireAdmin(c, "write");
-  const db = c.var.db;
-  const { fields, wallet, amountMinor } = await readMoneyInput(
-    db,
-    TransferParams,
-    await readParams(c),
-  );
-  if (fields.from_user_id === fields.to_user_id)
-    throw invalidInput({ to_user_id: "to_user_id must differ from from_user_id" });
-  const users = await findUsers(db, [fields.from_user_id, fields.to_user_id]);
-  const [from, to] = [users.get(fields.from_user_id), users.get(fields.to_user_id)];
-  if (!from) throw userNotFound(fields.from_user_id);
-  if (!to) throw userNotFound(fields.to_user_id);
+export const createTransfer = defineRoute(
+  {
+    path: "/transfers",
+    method: "POST",
+    summary: "Move money between two users atomically",
+    auth: "admin",
+    params: TransferParams,
+    envelope: "A",
+    errors: ["invalid_input", "user_not_found", "insufficient_balance", "transaction_exists"],
+    success: 200,
+  },
+  async (c) => {
+    requireAdmin(c, "write");
+    const db = c.var.db;
+    const { fields, wallet, amountMinor } = await readMoneyInput(
+      db,
+      TransferParams,
+      await readParams(c),
+    );
+    if (fields.from_user_id === fields.to_user_id)
+      throw invalidInput({ to_user_id: "to_user_id must differ from from_user_id" });
+    const users = await findUsers(db, [fields.from_user_id, fields.to_user_id]);
+    const [from, to] = [users.get(fields.from_user_id), users.get(fields.to_user_id)];
+    if (!from) throw userNotFound(fields.from_user_id);
+    if (!to) throw userNotFound(fields.to_user_id);
 
-  const spec = {
-    wallet,
-    amountMinor,
-    amountText: fields.amount.text,
-    requestId: fields.request_id,
-    note: fields.note,
-  };
-  const result = await postTransfer(
-    db,
-    { ...spec, user: from, txnType: "DEBIT" },
-    { ...spec, user: to, txnType: "CREDIT" },
-    c.get("nowMs")(),
-  );
-  if (!result.created) throw transactionExists(result.existingId!);
-  const [debitId, creditId] = result.ids;
-  return ok(c, 200, "Transfer Action Completed", {
-    debit_transaction_id: debitId,
-    credit_transaction_id: creditId,
-    from_user_id: from.id,
-    to_user_id: to.id,
-  });
-});
+    const spec = {
+      wallet,
+      amountMinor,
+      amountText: fields.amount.text,
+      requestId: fields.request_id,
+      note: fields.note,
+    };
+    const result = await postTransfer(
+      db,
+      { ...spec, user: from, txnType: "DEBIT" },
+      { ...spec, user: to, txnType: "CREDIT" },
+      c.get("nowMs")(),
+    );
+    if (!result.created) throw transactionExists(result.existingId!);
+    const [debitId, creditId] = result.ids;
+    return ok(c, 200, "Transfer Action Completed", {
+      debit_transaction_id: debitId,
+      credit_transaction_id: creditId,
+      from_user_id: from.id,
+      to_user_id: to.id,
+    });
+  },
+);

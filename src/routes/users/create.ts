@@ -1,11 +1,12 @@
-import { type Context, Hono } from "hono";
+import type { Context } from "hono";
 import { hashPassword } from "../../auth/password";
 import { findTakenFields, insertUserIfFree } from "../../db/users";
 import type { AppEnv } from "../../env";
-import { authenticate, requireAdmin } from "../../http/auth";
+import { requireAdmin } from "../../http/auth";
 import { ok } from "../../http/envelope";
 import { validationError } from "../../http/errors";
 import { readParams } from "../../http/params";
+import { defineRoute } from "../route";
 import { collectUserErrors, UserParams } from "./schemas";
 
 const TAKEN = { username: "username already taken", email: "user_email already taken" } as const;
@@ -53,7 +54,19 @@ export async function createSubscriber(c: Context<AppEnv>, dialect: { plugin?: b
   return ok(c, 201, "User created successfully", { id: result.id });
 }
 
-export const createUser = new Hono<AppEnv>().post("/", authenticate, async (c) => {
-  requireAdmin(c, "write");
-  return createSubscriber(c);
-});
+export const createUser = defineRoute(
+  {
+    path: "/users",
+    method: "POST",
+    summary: "Create a subscriber",
+    auth: "admin",
+    params: UserParams,
+    envelope: "B",
+    errors: ["validation_error"],
+    success: 201,
+  },
+  async (c) => {
+    requireAdmin(c, "write");
+    return createSubscriber(c);
+  },
+);

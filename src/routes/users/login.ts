@@ -1,4 +1,4 @@
-import { type Context, Hono } from "hono";
+import type { Context } from "hono";
 import { REFUSAL_FLOOR_MS } from "../../auth/pace";
 import { checkLoginPassword } from "../../auth/password";
 import { issueToken, PERSISTENT_TOKEN_LIFETIME_S, TOKEN_LIFETIME_S } from "../../auth/tokens";
@@ -10,6 +10,7 @@ import { tooManySignIns, validationError } from "../../http/errors";
 import { type Params, readParams } from "../../http/params";
 import { mysqlDate } from "../../ledger/post-format";
 import { SignInAttempt } from "../../throttle/sign-in";
+import { defineRoute } from "../route";
 import { collectUserErrors, LoginParams } from "./schemas";
 
 /**
@@ -54,13 +55,25 @@ export async function signIn(c: Context<AppEnv>, params: Params) {
   return { user, accessToken, nowMs };
 }
 
-export const login = new Hono<AppEnv>().post("/", async (c) => {
-  const { user, accessToken, nowMs } = await signIn(c, await readParams(c));
-  return ok(c, 200, "Login successful", {
-    access_token: accessToken,
-    user_id: user.id,
-    user_email: user.email,
-    username: user.username,
-    time_of_login: mysqlDate(Math.floor(nowMs / 1000), c.env.SITE_TIMEZONE),
-  });
-});
+export const login = defineRoute(
+  {
+    path: "/users/login",
+    method: "POST",
+    summary: "Sign in and get an access token",
+    auth: "none",
+    params: LoginParams,
+    envelope: "B",
+    errors: ["validation_error", "too_many_sign_ins"],
+    success: 200,
+  },
+  async (c) => {
+    const { user, accessToken, nowMs } = await signIn(c, await readParams(c));
+    return ok(c, 200, "Login successful", {
+      access_token: accessToken,
+      user_id: user.id,
+      user_email: user.email,
+      username: user.username,
+      time_of_login: mysqlDate(Math.floor(nowMs / 1000), c.env.SITE_TIMEZONE),
+    });
+  },
+);

@@ -1,32 +1,43 @@
-import { Hono } from "hono";
 import { insertWallet } from "../../db/wallets";
-import type { AppEnv } from "../../env";
-import { authenticate, requireAdmin } from "../../http/auth";
+import { requireAdmin } from "../../http/auth";
 import { ok } from "../../http/envelope";
 import { apiError } from "../../http/errors";
 import { readParams } from "../../http/params";
 import { parseFields } from "../../http/validation";
+import { defineRoute } from "../route";
 import { WalletParams, walletRecord } from "./schemas";
 
-export const createWallet = new Hono<AppEnv>().post("/", authenticate, async (c) => {
-  requireAdmin(c, "write");
-  const f = parseFields(WalletParams, await readParams(c));
-  const wallet = await insertWallet(c.var.db, {
-    id: f.wallet_id,
-    name: f.wallet_name,
-    symbol: f.wallet_symbol,
-    symbolPosition: f.wallet_symbol_position,
-    decimals: f.wallet_decimal,
-    // Only the WordPress import stores more places than a wallet displays.
-    extraDecimals: 0,
-    type: f.wallet_type,
-    note: f.wallet_note,
-    createdAtMs: c.get("nowMs")(),
-  });
-  if (!wallet)
-    throw apiError("wallet_exists", {
-      wallet_id: `${f.wallet_id} already exists`,
+export const createWallet = defineRoute(
+  {
+    path: "/wallets",
+    method: "POST",
+    summary: "Create a wallet",
+    auth: "admin",
+    params: WalletParams,
+    envelope: "A",
+    errors: ["invalid_input", "wallet_exists"],
+    success: 200,
+  },
+  async (c) => {
+    requireAdmin(c, "write");
+    const f = parseFields(WalletParams, await readParams(c));
+    const wallet = await insertWallet(c.var.db, {
+      id: f.wallet_id,
+      name: f.wallet_name,
+      symbol: f.wallet_symbol,
+      symbolPosition: f.wallet_symbol_position,
+      decimals: f.wallet_decimal,
+      // Only the WordPress import stores more places than a wallet displays.
+      extraDecimals: 0,
+      type: f.wallet_type,
+      note: f.wallet_note,
+      createdAtMs: c.get("nowMs")(),
     });
-  // "successully" is the plugin's typo; clients match on it.
-  return ok(c, 200, "Wallet was successully created", walletRecord(wallet));
-});
+    if (!wallet)
+      throw apiError("wallet_exists", {
+        wallet_id: `${f.wallet_id} already exists`,
+      });
+    // "successully" is the plugin's typo; clients match on it.
+    return ok(c, 200, "Wallet was successully created", walletRecord(wallet));
+  },
+);

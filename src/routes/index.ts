@@ -1,0 +1,57 @@
+import { send } from "../http/envelope";
+import { createApiKey } from "./api-keys/create";
+import { deleteApiKey, getApiKeys } from "./api-keys/manage";
+import { readBalance } from "./balances/read";
+import { createCredit } from "./credits/create";
+import { createDebit } from "./debits/create";
+import { openApiDocument } from "./openapi";
+import { defineRoute, mountRoutes, type Route } from "./route";
+import { listTransactions } from "./transactions/list";
+import { readTransaction } from "./transactions/read";
+import { reverseTransaction } from "./transactions/reverse";
+import { createTransfer } from "./transfers/create";
+import { createUser } from "./users/create";
+import { login } from "./users/login";
+import { unlockUser } from "./users/unlock";
+import { createWallet } from "./wallets/create";
+import { getWallet, getWallets } from "./wallets/read";
+
+export { NAMESPACE } from "./route";
+
+const openApiRoute = defineRoute(
+  {
+    path: "/openapi.json",
+    method: "GET",
+    summary: "This API as OpenAPI 3.1",
+    auth: "reader",
+    envelope: "index",
+    success: 200,
+  },
+  (c) => send(c, 200, openApiDocument(ROUTES, c.env.SITE_URL.replace(/\/+$/, ""))),
+);
+
+/**
+ * Every route of `wallet/v1`, each declared once beside its handler (src/routes/<resource>/): the
+ * app mounts these, and the discovery index, `Allow` and the OpenAPI document read them.
+ */
+export const ROUTES: readonly Route[] = [
+  createCredit,
+  createDebit,
+  createTransfer,
+  readBalance,
+  listTransactions,
+  readTransaction,
+  reverseTransaction,
+  createUser,
+  login,
+  unlockUser,
+  createWallet,
+  getWallets,
+  getWallet,
+  createApiKey,
+  getApiKeys,
+  deleteApiKey,
+  openApiRoute,
+];
+
+export const api = mountRoutes(ROUTES);
