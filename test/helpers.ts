@@ -33,6 +33,8 @@ export type CallOptions = {
   auth?: string;
   headers?: Record<string, string>;
   app?: ReturnType<typeof createApp>;
+  /** A D1 binding in place of env.DB (one that counts, or fails on purpose). */
+  d1?: D1Database;
 };
 
 /**
@@ -68,7 +70,7 @@ export async function call(
   const res = await (options.app ?? testApp()).request(
     url.pathname + url.search,
     { method, headers, body },
-    env,
+    options.d1 ? { ...env, DB: options.d1 } : env,
   );
   const text = await res.text();
   let parsed: Json = {};

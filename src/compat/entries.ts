@@ -6,6 +6,7 @@ import type { AppEnv } from "../env";
 import { ok, send } from "../http/envelope";
 import { invalidInput, transactionExists, userNotFound } from "../http/errors";
 import { AMOUNT_TEXT_MAX, MAX_TEXT } from "../http/fields";
+import { keepAlive } from "../http/keep-alive";
 import { requireUser } from "../http/money-input";
 import { readParams } from "../http/params";
 import { postEntry } from "../ledger/entries";
@@ -121,7 +122,7 @@ const movement = (txnType: "CREDIT" | "DEBIT", action: string) =>
       requestId: fields.request_id,
       note,
     };
-    const result = await postEntry(db, spec, c.get("nowMs")());
+    const result = await postEntry(db, spec, c.get("nowMs")(), keepAlive(c));
     if (!result.created) throw transactionExists(result.existingId!);
     return ok(c, 200, "Transaction Completed", { transaction_id: result.ids[0], user_id: user.id });
   });

@@ -104,6 +104,27 @@ function refusal(err: unknown) {
   return err;
 }
 
+/** The statements of one movement: its entries, then the lookup of its request_id's entry. */
+export function movementStatements(
+  db: Db,
+  [first, ...rest]: [NewEntry, ...NewEntry[]],
+): [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]] {
+  return [
+    insertEntry(db, first),
+    ...rest.map((e) => insertEntry(db, e, first.transferId)),
+    entryFor(db, first.userId, first.requestId),
+  ];
+}
+
+/** What a movement's statements answered (`movementStatements`, in the same order). */
+export function movementResult(results: readonly unknown[]): AppendResult {
+  const inserted = results.slice(0, -1) as { id: number }[][];
+  const existing = results.at(-1) as { id: number }[];
+  if (inserted.every((rows) => rows.length === 1))
+    return { created: true, ids: inserted.map((rows) => rows[0]!.id) };
+  return { created: false, existingId: existing[0]?.id };
+}
+
 /**
  * Appends a movement (one entry, or the linked entries of a transfer or reversal) in one batch: all
  * of it or none. The first entry carries the client's request_id; a replay reports the entry that
@@ -111,22 +132,11 @@ function refusal(err: unknown) {
  */
 export async function appendEntries(
   db: Db,
-  [first, ...rest]: [NewEntry, ...NewEntry[]],
+  movement: [NewEntry, ...NewEntry[]],
 ): Promise<AppendResult> {
-  let results: readonly unknown[];
   try {
-    const statements: [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]] = [
-      insertEntry(db, first),
-      ...rest.map((e) => insertEntry(db, e, first.transferId)),
-      entryFor(db, first.userId, first.requestId),
-    ];
-    results = await db.batch(statements);
+    return movementResult(await db.batch(movementStatements(db, movement)));
   } catch (err) {
     throw refusal(err);
   }
-  const inserted = results.slice(0, -1) as { id: number }[][];
-  const existing = results.at(-1) as { id: number }[];
-  if (inserted.every((rows) => rows.length === 1))
-    return { created: true, ids: inserted.map((rows) => rows[0]!.id) };
-  return { created: false, existingId: existing[0]?.id };
 }

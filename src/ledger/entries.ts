@@ -1,6 +1,7 @@
 import type { Db } from "../db/client";
 import type { Wallet } from "../db/wallets";
 import { type AppendResult, appendEntries, type NewEntry } from "./append";
+import { appendCredit, type KeepAlive } from "./group-commit";
 import { postTitle, slugify } from "./post-format";
 
 export type EntrySpec = {
@@ -43,9 +44,18 @@ export function entry(spec: EntrySpec, nowMs: number): NewEntry {
   };
 }
 
-/** Writes one CREDIT or DEBIT, idempotent on (user, request_id). */
-export function postEntry(db: Db, spec: EntrySpec, nowMs: number): Promise<AppendResult> {
-  return appendEntries(db, [entry(spec, nowMs)]);
+/**
+ * Writes one CREDIT or DEBIT, idempotent on (user, request_id). Credits are group-committed with
+ * the credits beside them (group-commit.ts); a debit, which its balance may refuse, goes alone.
+ */
+export function postEntry(
+  db: Db,
+  spec: EntrySpec,
+  nowMs: number,
+  keepAlive?: KeepAlive,
+): Promise<AppendResult> {
+  const e = entry(spec, nowMs);
+  return e.txnType === "CREDIT" ? appendCredit(db, e, keepAlive) : appendEntries(db, [e]);
 }
 
 /** Writes a transfer: the sender's DEBIT (keyed by its request_id) and the receiver's CREDIT. */

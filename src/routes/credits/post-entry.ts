@@ -3,6 +3,7 @@ import type { AppEnv } from "../../env";
 import { ok } from "../../http/envelope";
 import { transactionExists } from "../../http/errors";
 import { EntryParams } from "../../http/fields";
+import { keepAlive } from "../../http/keep-alive";
 import { readMoneyInput, requireUser } from "../../http/money-input";
 import { readParams } from "../../http/params";
 import { postEntry } from "../../ledger/entries";
@@ -28,7 +29,7 @@ export async function postSingleEntry(c: Context<AppEnv>, txnType: "CREDIT" | "D
     requestId: fields.request_id,
     note: fields.note,
   };
-  const result = await postEntry(db, { ...spec, txnType }, c.get("nowMs")());
+  const result = await postEntry(db, { ...spec, txnType }, c.get("nowMs")(), keepAlive(c));
   if (!result.created) throw transactionExists(result.existingId!);
   return ok(c, 200, "Transaction Completed", { transaction_id: result.ids[0], user_id: user.id });
 }

@@ -1,0 +1,87 @@
+// Group commit for credits: credits that arrive while a batch is in flight wait and are written
+// together, as one D1 batch (one transaction), instead of one round trip each. Nothing waits when
+// nothing is in flight, so a lone credit costs what it did; under load a round trip carries many.
+//
+// The guarantees are those of appendEntries, entry by entry:
+// - each entry's statements run in arrival order inside the batch, so a repeated request_id (in the
+//   batch or before it) writes nothing and answers the entry that has it;
+// - a batch that fails (a CHECK: a credit past the largest balance) takes no one down: each of its
+//   entries is then written on its own, and only the one at fault is refused;
+// - a request is answered only after the batch holding its entry has committed.
+//
+// Workers run each request in its own context, and I/O belongs to the context that started it. So a
+// batch is always written by a request whose entry is in it (the first one waiting), never by one
+// that has already answered: when a batch ends, the next waiting request is handed the lead.
+import type { Db } from "../db/client";
+import {
+  type AppendResult,
+  appendEntries,
+  movementResult,
+  movementStatements,
+  type NewEntry,
+} from "./append";
+
+/** Entries per batch: 2 statements each, well inside D1's limits on a batch's size. */
+export const MAX_GROUP = 50;
+
+type Ticket = {
+  entry: NewEntry;
+  settle: (outcome: { result: AppendResult } | { alone: true } | { lead: true }) => void;
+};
+
+type Group = { busy: boolean; waiting: Ticket[] };
+
+// One queue per D1 binding and isolate (as db/isolate-cache.ts keys its facts).
+const groups = new WeakMap<D1Database, Group>();
+
+/** How a request keeps its work alive after it answers (ExecutionContext.waitUntil), if it can. */
+export type KeepAlive = (work: Promise<unknown>) => void;
+
+/** Writes one credit, in a group with the credits arriving beside it. */
+export async function appendCredit(db: Db, entry: NewEntry, keepAlive?: KeepAlive) {
+  let group = groups.get(db.$client);
+  if (!group) groups.set(db.$client, (group = { busy: false, waiting: [] }));
+  const outcome = await new Promise<Parameters<Ticket["settle"]>[0]>((settle) => {
+    group.waiting.push({ entry, settle });
+    if (!group.busy) {
+      group.busy = true;
+      settle({ lead: true });
+    }
+  });
+  if ("result" in outcome) return outcome.result;
+  if ("alone" in outcome) return appendEntries(db, [entry]);
+  const work = lead(db, group);
+  keepAlive?.(work);
+  return work;
+}
+
+/**
+ * Writes the waiting entries (this request's first) as one batch, answers each, and hands the lead
+ * to the next waiting request. Returns this request's own answer.
+ */
+async function lead(db: Db, group: Group): Promise<AppendResult> {
+  const batch = group.waiting.splice(0, MAX_GROUP);
+  try {
+    if (batch.length === 1) return await appendEntries(db, [batch[0]!.entry]);
+    let results: readonly unknown[] | undefined;
+    try {
+      const [own, ...others] = batch;
+      results = await db.batch([
+        ...movementStatements(db, [own!.entry]),
+        ...others.flatMap((t) => movementStatements(db, [t.entry])),
+      ]);
+    } catch {
+      // Someone's entry failed a CHECK and the batch rolled back: each writes its own, alone.
+      for (const t of batch.slice(1)) t.settle({ alone: true });
+      return await appendEntries(db, [batch[0]!.entry]);
+    }
+    batch.forEach((t, i) => {
+      if (i > 0) t.settle({ result: movementResult(results.slice(2 * i, 2 * i + 2)) });
+    });
+    return movementResult(results.slice(0, 2));
+  } finally {
+    const next = group.waiting[0];
+    if (next) next.settle({ lead: true });
+    else group.busy = false;
+  }
+}
