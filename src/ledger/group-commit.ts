@@ -24,9 +24,13 @@ import {
 /** Entries per batch: 2 statements each, well inside D1's limits on a batch's size. */
 export const MAX_GROUP = 50;
 
+type Outcome = { result: AppendResult } | { alone: true } | { lead: true };
+
 type Ticket = {
   entry: NewEntry;
-  settle: (outcome: { result: AppendResult } | { alone: true } | { lead: true }) => void;
+  /** waiting: queued; leading: handed the next batch; batched: in a batch being written. */
+  state: "waiting" | "leading" | "batched" | "alone";
+  settle: (outcome: Outcome) => void;
 };
 
 type Group = { busy: boolean; waiting: Ticket[] };
@@ -37,20 +41,41 @@ const groups = new WeakMap<D1Database, Group>();
 /** How a request keeps its work alive after it answers (ExecutionContext.waitUntil), if it can. */
 export type KeepAlive = (work: Promise<unknown>) => void;
 
+/** How often a waiting request looks whether its entry is still queued (see appendCredit). */
+const WAIT_CHECK_MS = 1_000;
+
 /** Writes one credit, in a group with the credits arriving beside it. */
 export async function appendCredit(db: Db, entry: NewEntry, keepAlive?: KeepAlive) {
   let group = groups.get(db.$client);
   if (!group) groups.set(db.$client, (group = { busy: false, waiting: [] }));
-  const outcome = await new Promise<Parameters<Ticket["settle"]>[0]>((settle) => {
-    group.waiting.push({ entry, settle });
-    if (!group.busy) {
-      group.busy = true;
+  const queue = group;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const outcome = await new Promise<Outcome>((settle) => {
+    const ticket: Ticket = { entry, state: "waiting", settle };
+    queue.waiting.push(ticket);
+    if (!queue.busy) {
+      queue.busy = true;
+      ticket.state = "leading";
       settle({ lead: true });
+      return;
     }
+    // The runtime cancels a request that waits on nothing of its own ("would never generate a
+    // response"), and another request settles this one: a timer of its own keeps it alive. Should
+    // the entry still be queued when it fires (the queue is long, or its writer is gone), it leaves
+    // the queue and is written alone; once handed a batch, it waits for that batch's answer.
+    const check = () => {
+      if (ticket.state === "waiting") {
+        queue.waiting.splice(queue.waiting.indexOf(ticket), 1);
+        ticket.state = "alone";
+        settle({ alone: true });
+      } else if (ticket.state === "batched") timer = setTimeout(check, WAIT_CHECK_MS);
+    };
+    timer = setTimeout(check, WAIT_CHECK_MS);
   });
+  if (timer !== undefined) clearTimeout(timer);
   if ("result" in outcome) return outcome.result;
   if ("alone" in outcome) return appendEntries(db, [entry]);
-  const work = lead(db, group);
+  const work = lead(db, queue);
   keepAlive?.(work);
   return work;
 }
@@ -61,6 +86,7 @@ export async function appendCredit(db: Db, entry: NewEntry, keepAlive?: KeepAliv
  */
 async function lead(db: Db, group: Group): Promise<AppendResult> {
   const batch = group.waiting.splice(0, MAX_GROUP);
+  for (const t of batch) t.state = "batched";
   try {
     if (batch.length === 1) return await appendEntries(db, [batch[0]!.entry]);
     let results: readonly unknown[] | undefined;
@@ -72,7 +98,10 @@ async function lead(db: Db, group: Group): Promise<AppendResult> {
       ]);
     } catch {
       // Someone's entry failed a CHECK and the batch rolled back: each writes its own, alone.
-      for (const t of batch.slice(1)) t.settle({ alone: true });
+      for (const t of batch.slice(1)) {
+        t.state = "alone";
+        t.settle({ alone: true });
+      }
       return await appendEntries(db, [batch[0]!.entry]);
     }
     batch.forEach((t, i) => {
@@ -81,7 +110,9 @@ async function lead(db: Db, group: Group): Promise<AppendResult> {
     return movementResult(results.slice(0, 2));
   } finally {
     const next = group.waiting[0];
-    if (next) next.settle({ lead: true });
-    else group.busy = false;
+    if (next) {
+      next.state = "leading";
+      next.settle({ lead: true });
+    } else group.busy = false;
   }
 }
