@@ -76,7 +76,7 @@ describe("the compatibility namespace switch", () => {
     expect(own.body.namespace).toBe("rimplenet/v1");
     expect(index.body.routes["/rimplenet/v1/credits"]).toStrictEqual({
       namespace: "rimplenet/v1",
-      methods: ["POST"],
+      methods: ["GET", "POST"],
     });
     expect(Object.keys(own.body.routes)).toEqual([
       "/rimplenet/v1/credits",
@@ -86,6 +86,8 @@ describe("the compatibility namespace switch", () => {
       "/rimplenet/v1/user-wallet-balance/multi",
       "/rimplenet/v1/users",
       "/rimplenet/v1/users/login",
+      "/rimplenet/v1/transfers",
+      "/rimplenet/v1/wallets",
     ]);
   });
 
@@ -106,8 +108,9 @@ describe("the compatibility namespace switch", () => {
     const { user, wallet } = await funded();
     for (const [method, path] of [
       ["GET", `/wp-json/other/v1/user-wallet-balance?user_id=${user.id}&wallet_id=${wallet}`],
-      ["POST", `${NS}/transfers`],
-      ["GET", `${NS}/credits`],
+      ["DELETE", `${NS}/users/2`],
+      ["POST", `${NS}/wallets`],
+      ["GET", `${NS}/verify-email-address`],
       ["POST", balancePath(user.id, wallet)],
       ["POST", balancePath(user.id, wallet, "user-wallet-balance/multi")],
     ] as const) {

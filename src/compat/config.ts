@@ -23,7 +23,9 @@ export type CompatRoute = { path: string; method: "GET" | "POST" };
 
 /** The dialect's routes, for the discovery index (paths after `/wp-json/<ns>/v1`). */
 export const COMPAT_ROUTES: CompatRoute[] = [
+  { path: "/credits", method: "GET" },
   { path: "/credits", method: "POST" },
+  { path: "/debits", method: "GET" },
   { path: "/debits", method: "POST" },
   { path: "/transactions", method: "GET" },
   { path: "/user-wallet-balance", method: "GET" },
@@ -31,4 +33,7 @@ export const COMPAT_ROUTES: CompatRoute[] = [
   { path: "/users", method: "GET" },
   { path: "/users", method: "POST" },
   { path: "/users/login", method: "POST" },
+  { path: "/transfers", method: "GET" },
+  { path: "/transfers", method: "POST" },
+  { path: "/wallets", method: "GET" },
 ];

@@ -13,7 +13,7 @@ import { postEntry } from "../ledger/entries";
 import { MAX_MINOR, plainDecimal } from "../ledger/money";
 import { asciiLower } from "../ledger/request-key";
 import { keyRouteRefusals, requireCredentials } from "./auth";
-import { phpInt, phpIsNumeric, sanitizeTextField } from "./php";
+import { requires, sanitizeTextField } from "./php";
 
 // `POST credits` and `POST debits` in the plugin's 1.1.31 dialect (captures 11-36; plugin files
 // api/core/credits/create-credits.php, includes/credits/create-credits.php, includes/utils/
@@ -22,37 +22,25 @@ import { phpInt, phpIsNumeric, sanitizeTextField } from "./php";
 // plugin lost money it is not followed: a negative or zero amount is refused (it recorded a credit
 // of -5 as a debit that could overdraw), and a debit past the balance is refused (it had no check).
 
-const REQUEST_ID_MAX = 191;
+export const REQUEST_ID_MAX = 191;
 
-/** The plugin's `requires()`: each field's first failing rule, in its order; the last rule wins. */
+/** The plugin's `requires()` for an entry, plus the lengths this service stores. */
 function pluginChecks(fields: {
   user_id: string;
   wallet_id: string;
   request_id: string;
   amount: string;
 }) {
-  const errors: Record<string, string> = {};
-  for (const [key, value] of Object.entries(fields)) {
-    if (value === "") {
-      errors[key] = "Field Cannot be empty";
-      continue;
-    }
-    if (key === "user_id") {
-      if ((phpInt(value) ?? 0) === 0) errors[key] = "user_id cannot be zero";
-      if (!/^[0-9]+$/.test(value)) errors[key] = "user_id requires an integer";
-    } else if (key === "wallet_id") {
-      if (!/[0-9A-Za-z_]/.test(value)) errors[key] = "wallet_id Invalid Chars";
-    } else if (key === "request_id") {
-      if (!/^[A-Za-z0-9_]+$/.test(value))
-        errors[key] = "request_id can contain aplhpabets, numbers and underscore";
-      else if (value.length > REQUEST_ID_MAX)
-        errors[key] = `request_id must be at most ${REQUEST_ID_MAX} characters`;
-    } else if (key === "amount") {
-      if (!phpIsNumeric(value)) errors[key] = "amount requires a valid amount";
-      else if (value.length > AMOUNT_TEXT_MAX)
-        errors[key] = `amount must be at most ${AMOUNT_TEXT_MAX} characters`;
-    }
-  }
+  const errors = requires({
+    user_id: [fields.user_id, "int"],
+    wallet_id: [fields.wallet_id, "strInt"],
+    request_id: [fields.request_id, "alnum"],
+    amount: [fields.amount, "amount"],
+  });
+  if (!errors.request_id && fields.request_id.length > REQUEST_ID_MAX)
+    errors.request_id = `request_id must be at most ${REQUEST_ID_MAX} characters`;
+  if (!errors.amount && fields.amount.length > AMOUNT_TEXT_MAX)
+    errors.amount = `amount must be at most ${AMOUNT_TEXT_MAX} characters`;
   return errors;
 }
 

@@ -4,8 +4,10 @@ import { send } from "../http/envelope";
 import { compatIndex } from "../routes/discovery";
 import { compatNamespace } from "./config";
 import { compatCredits, compatDebits } from "./entries";
+import { compatCreditList, compatDebitList, compatTransferList, compatWalletList } from "./lists";
 import { compatLogin } from "./login";
 import { compatTransactions } from "./transactions";
+import { compatTransfers } from "./transfers";
 import { userWalletBalance } from "./user-wallet-balance";
 import { userWalletBalanceMulti } from "./user-wallet-balance-multi";
 import { usersCreate } from "./users-create";
@@ -26,7 +28,12 @@ export const compatRoutes = new Hono<AppEnv>({ strict: false })
   })
   .get("/", (c) => send(c, 200, compatIndex(`${compatNamespace(c.env)}/v1`)))
   .route("/credits", compatCredits)
+  .route("/credits", compatCreditList)
   .route("/debits", compatDebits)
+  .route("/debits", compatDebitList)
+  .route("/transfers", compatTransfers)
+  .route("/transfers", compatTransferList)
+  .route("/wallets", compatWalletList)
   .route("/transactions", compatTransactions)
   .route("/user-wallet-balance/multi", userWalletBalanceMulti)
   .route("/user-wallet-balance", userWalletBalance)

@@ -130,3 +130,27 @@ export function phpArrayJson(entries: Map<string | number, unknown>) {
   );
   return `{${members.join(",")}}`;
 }
+
+export type Rule = "int" | "amount" | "alnum" | "strInt";
+
+/**
+ * The plugin's `Utils::requires` (includes/utils/base-utils.php): each field's checks in its order,
+ * the last failing one winning; an empty field is "Field Cannot be empty".
+ */
+export function requires(fields: Record<string, [value: string, rule: Rule]>) {
+  const errors: Record<string, string> = {};
+  for (const [key, [raw, rule]] of Object.entries(fields)) {
+    const value = raw.trim();
+    if (value === "") errors[key] = "Field Cannot be empty";
+    else if (rule === "int") {
+      if ((phpInt(value) ?? 0) === 0) errors[key] = `${key} cannot be zero`;
+      if (!/^[0-9]+$/.test(value)) errors[key] = `${key} requires an integer`;
+    } else if (rule === "amount") {
+      if (!phpIsNumeric(value)) errors[key] = `${key} requires a valid amount`;
+    } else if (rule === "alnum") {
+      if (!/^[A-Za-z0-9_]+$/.test(value))
+        errors[key] = `${key} can contain aplhpabets, numbers and underscore`;
+    } else if (!/[0-9A-Za-z_]/.test(value)) errors[key] = `${key} Invalid Chars`;
+  }
+  return errors;
+}

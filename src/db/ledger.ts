@@ -9,10 +9,12 @@ import {
   lt,
   lte,
   max,
+  ne,
   or,
   type SQL,
   sql,
 } from "drizzle-orm";
+import { alias } from "drizzle-orm/sqlite-core";
 import type { Db } from "./client";
 import { balances, transactions, users, wallets } from "./schema";
 
@@ -203,4 +205,60 @@ export async function findMovement(db: Db, id: number) {
     .innerJoin(users, eq(users.id, transactions.userId))
     .where(or(eq(transactions.id, id), sameTransfer))
     .orderBy(asc(transactions.id));
+}
+
+/** The plugin's three transaction lists: credits and debits outside transfers, and transfer halves. */
+export type EntryKind = "credits" | "debits" | "transfers";
+
+const KIND_WHERE: Record<EntryKind, SQL> = {
+  credits: sql`${transactions.txnType} = 'CREDIT' AND ${transactions.transferId} IS NULL`,
+  debits: sql`${transactions.txnType} = 'DEBIT' AND ${transactions.transferId} IS NULL`,
+  transfers: sql`${transactions.transferId} IS NOT NULL`,
+};
+
+/** Entries with their wallet, owner, and the other half of a transfer (`partner`). */
+function kindQuery(db: Db) {
+  const partner = alias(transactions, "partner");
+  const partnerUser = alias(users, "partner_user");
+  return db
+    .select({
+      entry: transactions,
+      symbol: wallets.symbol,
+      symbolPosition: wallets.symbolPosition,
+      decimals: wallets.decimals,
+      extraDecimals: wallets.extraDecimals,
+      // Named apart: D1 answers a batch's rows keyed by column name, and these names repeat.
+      username: sql<string | null>`${users.username}`.as("owner_username"),
+      partnerId: sql<number | null>`${partner.id}`.as("partner_id"),
+      partnerUsername: sql<string | null>`${partnerUser.username}`.as("partner_username"),
+    })
+    .from(transactions)
+    .leftJoin(wallets, eq(wallets.id, transactions.walletId))
+    .leftJoin(users, eq(users.id, transactions.userId))
+    .leftJoin(
+      partner,
+      and(eq(partner.transferId, transactions.transferId), ne(partner.id, transactions.id)),
+    )
+    .leftJoin(partnerUser, eq(partnerUser.id, partner.userId));
+}
+
+/** One page of a kind of entry, newest first, and the kind's total. */
+export async function listKind(db: Db, kind: EntryKind, offset: number, limit: number) {
+  const [rows, totals] = await db.batch([
+    kindQuery(db)
+      .where(KIND_WHERE[kind])
+      .orderBy(desc(transactions.createdAtS), desc(transactions.id))
+      .limit(limit)
+      .offset(offset),
+    db.select({ n: count() }).from(transactions).where(KIND_WHERE[kind]),
+  ]);
+  return { rows, total: totals[0]?.n ?? 0 };
+}
+
+export type KindRow = Awaited<ReturnType<typeof listKind>>["rows"][number];
+
+/** One entry of a kind by id (the plugin's `credit_id`, `debit_id`, `transfer_id`). */
+export async function findKind(db: Db, kind: EntryKind, id: number) {
+  const rows = await kindQuery(db).where(and(KIND_WHERE[kind], eq(transactions.id, id)));
+  return rows[0];
 }

@@ -1,4 +1,4 @@
-import { asc, eq } from "drizzle-orm";
+import { asc, eq, sql } from "drizzle-orm";
 import type { Db } from "./client";
 import { isolateCache } from "./isolate-cache";
 import { type Wallet, wallets } from "./schema";
@@ -12,6 +12,13 @@ export async function insertWallet(db: Db, wallet: Wallet) {
 }
 
 export const listWallets = (db: Db) => db.select().from(wallets).orderBy(asc(wallets.id));
+
+/** Every wallet with its row number, which never changes (the Rimplenet dialect's `post_id`). */
+export const listWalletRows = (db: Db) =>
+  db
+    .select({ rowId: sql<number>`${wallets}.rowid`, wallet: wallets })
+    .from(wallets)
+    .orderBy(asc(wallets.id));
 
 export const findWallet = (db: Db, id: string) =>
   db.select().from(wallets).where(eq(wallets.id, id)).get();

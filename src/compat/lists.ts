@@ -1,0 +1,224 @@
+import { type Context, Hono } from "hono";
+import { scopeAllows } from "../auth/principal";
+import { type EntryKind, findKind, type KindRow, listKind } from "../db/ledger";
+import { listWalletRows } from "../db/wallets";
+import type { AppEnv } from "../env";
+import { send } from "../http/envelope";
+import { readParams } from "../http/params";
+import { pageLinks } from "../http/wp-core";
+import { minorToText, storageDecimals } from "../ledger/money";
+import { mysqlDate } from "../ledger/post-format";
+import { jwtRouteRefusals, keyRouteRefusals, type Refusals, requireCredentials } from "./auth";
+import { phpInt, sanitizeTextField } from "./php";
+
+// The plugin's lists (api/core/{credits,debits,transfers,wallets}/get-*.php with includes/…/get-*.php):
+// `GET credits`, `GET debits` (one by `credit_id` / `debit_id`), `GET transfers` (one by
+// `transfer_id`) and `GET wallets`, administrators only, in its field names and texts (post meta was
+// text, so amounts and balances are strings). Where the plugin answered every row in one response
+// (posts_per_page -1), these answer pages of at most 100, newest first, with `page` and `per_page`
+// and WordPress's X-WP-Total / Link headers: a client that never pages sees the newest 100.
+
+const PER_PAGE = 100;
+
+/** An administrator with the read scope, refused in the plugin's words for `action`. */
+async function requireAdmin(c: Context<AppEnv>, refusals: Refusals) {
+  const principal = await requireCredentials(c, refusals);
+  if (principal.role !== "administrator" || !scopeAllows(principal.scope, "read"))
+    throw refusals.forbidden();
+}
+
+const amountOf = (row: KindRow, minor: number) =>
+  minorToText(
+    minor,
+    storageDecimals({ decimals: row.decimals ?? 0, extraDecimals: row.extraDecimals ?? 0 }),
+  );
+
+/** A credit's or a debit's post meta, as includes/credits/get-credits.php formatCredits read it. */
+function movementRecord(row: KindRow, kind: "credits" | "debits") {
+  const e = row.entry;
+  const txnRequestId = `${e.userId}_${e.requestId}`;
+  return {
+    id: e.id,
+    amount: e.amountText,
+    balance_after: amountOf(row, e.balanceAfterMinor),
+    balance_before: amountOf(row, e.balanceBeforeMinor),
+    currency: e.walletId,
+    funds_type: `user_withdrawable_bal_${e.walletId}`,
+    // Its array named `request_id` twice; PHP kept the second, the txn_request_id meta.
+    request_id: txnRequestId,
+    total_balance_after: amountOf(row, e.balanceAfterMinor),
+    total_balance_before: amountOf(row, e.balanceBeforeMinor),
+    [kind === "credits" ? "credits_request_id" : "debits_request_id"]: txnRequestId,
+    txn_type: e.txnType,
+    note: e.note,
+    description: e.title,
+  };
+}
+
+const MONTHS = "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split(" ");
+const DAYS = "Sun Mon Tue Wed Thu Fri Sat".split(" ");
+
+/** PHP date('Y M D h:i a') of a site-local DATETIME text. */
+function phpListDate(local: string) {
+  const d = new Date(`${local.replace(" ", "T")}Z`);
+  if (Number.isNaN(d.getTime())) return "";
+  const h = d.getUTCHours() % 12 || 12;
+  const pad = (n: number) => String(n).padStart(2, "0");
+  return `${d.getUTCFullYear()} ${MONTHS[d.getUTCMonth()]} ${DAYS[d.getUTCDay()]} ${pad(h)}:${pad(d.getUTCMinutes())} ${d.getUTCHours() < 12 ? "am" : "pm"}`;
+}
+
+/** A transfer half, as includes/transfers/get-transfers.php formatTransfer read it. */
+function transferRecord(row: KindRow, timeZone: string) {
+  const e = row.entry;
+  const [from, to] =
+    e.txnType === "DEBIT"
+      ? [row.username, row.partnerUsername]
+      : [row.partnerUsername, row.username];
+  const date = e.modifiedLocalDate ?? e.localDate ?? mysqlDate(e.createdAtS, timeZone);
+  return {
+    transferId: row.partnerId === null ? "" : String(row.partnerId),
+    transferTo: to ?? "",
+    transferFrom: from ?? "",
+    transferAmount: e.amountText,
+    transferDesc: e.note,
+    transferType: e.txnType,
+    balanceBefore: amountOf(row, e.balanceBeforeMinor),
+    balanceAfter: amountOf(row, e.balanceAfterMinor),
+    totalBalanceBefore: amountOf(row, e.balanceBeforeMinor),
+    totalBalanceAfter: amountOf(row, e.balanceAfterMinor),
+    symbol: row.symbol ?? "",
+    currency: e.walletId,
+    dateRaw: date,
+    formattedDate: phpListDate(date),
+  };
+}
+
+type ListSpec = {
+  kind: EntryKind;
+  refusals: Refusals;
+  idParam: string;
+  message: string;
+  found: string;
+  empty: { error: string; message: string };
+  record: (row: KindRow, c: Context<AppEnv>) => unknown;
+};
+
+const list = (spec: ListSpec) =>
+  new Hono<AppEnv>().get("/", async (c) => {
+    await requireAdmin(c, spec.refusals);
+    const params = await readParams(c);
+    const db = c.var.db;
+    const id = sanitizeTextField(params[spec.idParam]);
+    if (id !== "") {
+      const n = phpInt(id);
+      const row = n === null || n < 1 ? undefined : await findKind(db, spec.kind, n);
+      if (!row)
+        return send(c, 404, {
+          status_code: 404,
+          status: false,
+          message: "Transaction not Found",
+          error: [`Invalid Transaction Id ${id}`],
+        });
+      return send(c, 200, {
+        status_code: 200,
+        status: true,
+        message: spec.found,
+        data: spec.record(row, c),
+      });
+    }
+    const perPage = Math.min(
+      Math.max(phpInt(sanitizeTextField(params.per_page)) ?? PER_PAGE, 1),
+      PER_PAGE,
+    );
+    const page = Math.min(Math.max(phpInt(sanitizeTextField(params.page)) ?? 1, 1), 1_000_000);
+    const { rows, total } = await listKind(db, spec.kind, (page - 1) * perPage, perPage);
+    const pages = Math.ceil(total / perPage);
+    const headers: Record<string, string> = {
+      "X-WP-Total": String(total),
+      "X-WP-TotalPages": String(pages),
+    };
+    const links = pageLinks(new URL(c.req.url), c.env.SITE_URL, page, pages);
+    if (links.length > 0) headers.Link = links.join(", ");
+    if (rows.length === 0)
+      return send(
+        c,
+        404,
+        { status_code: 404, status: false, message: spec.empty.message, error: spec.empty.error },
+        headers,
+      );
+    return send(
+      c,
+      200,
+      {
+        status_code: 200,
+        status: true,
+        message: spec.message,
+        data: rows.map((row) => spec.record(row, c)),
+      },
+      headers,
+    );
+  });
+
+export const compatCreditList = list({
+  kind: "credits",
+  refusals: keyRouteRefusals("rimplenet_get_credits"),
+  idParam: "credit_id",
+  message: "Credits Retrieved",
+  found: "Transacrion Retrieved",
+  empty: {
+    error: "Sorry we couldnt retrieve any Credit at the moment",
+    message: "No wallet Found",
+  },
+  record: (row) => movementRecord(row, "credits"),
+});
+
+export const compatDebitList = list({
+  kind: "debits",
+  refusals: keyRouteRefusals("rimplenet_get_debits"),
+  idParam: "debit_id",
+  message: "Debits Retrieved",
+  found: "Transacrion Retrieved",
+  empty: { error: "Sorry we couldnt retrieve any Debit at the moment", message: "No Debit Found" },
+  record: (row) => movementRecord(row, "debits"),
+});
+
+export const compatTransferList = list({
+  kind: "transfers",
+  refusals: jwtRouteRefusals,
+  idParam: "transfer_id",
+  message: "Transfers Retrieved",
+  found: "Transfer Retrieved",
+  empty: { error: "You have not made any transfer at the moment", message: "No wallet Found" },
+  record: (row, c) => transferRecord(row, c.env.SITE_TIMEZONE),
+});
+
+/** `GET wallets` (includes/wallets/get-wallets.php walletFormat): every wallet, as post meta text. */
+export const compatWalletList = new Hono<AppEnv>().get("/", async (c) => {
+  await requireAdmin(c, jwtRouteRefusals);
+  const wallets = await listWalletRows(c.var.db);
+  if (wallets.length === 0)
+    return send(c, 404, {
+      status_code: 404,
+      status: true,
+      message: "Wallet Not found",
+      data: ["We are sorry we cannot retrieve any wallet at the moment"],
+    });
+  return send(c, 200, {
+    status_code: 200,
+    status: true,
+    message: "Wallet Retrieved",
+    data: wallets.map(({ rowId, wallet: w }) => ({
+      // The wallet's WordPress post id is not kept; its row number, which never changes, stands in.
+      post_id: rowId,
+      wallet_id: w.id,
+      wallet_name: w.name,
+      wallet_symbol: w.symbol,
+      wallet_max_wdr_amount: 999999999,
+      wallet_min_wdr_amount: 0,
+      wallet_symbol_position: w.symbolPosition,
+      wallet_decimal: String(w.decimals),
+      wallet_note: w.note,
+      wallet_type: w.type,
+    })),
+  });
+});

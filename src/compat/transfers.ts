@@ -1,0 +1,106 @@
+import { Hono } from "hono";
+import { scopeAllows } from "../auth/principal";
+import { findUsers } from "../db/users";
+import { findWalletCached } from "../db/wallets";
+import type { AppEnv } from "../env";
+import { send } from "../http/envelope";
+import { invalidInput, transactionExists } from "../http/errors";
+import { MAX_TEXT } from "../http/fields";
+import { readParams } from "../http/params";
+import { postTransfer } from "../ledger/entries";
+import { asciiLower } from "../ledger/request-key";
+import { jwtRouteRefusals, requireCredentials } from "./auth";
+import { REQUEST_ID_MAX, roundedMinor } from "./entries";
+import { requires, sanitizeTextField } from "./php";
+
+// `POST transfers` (api/core/transfers/create-transfers.php, includes/transfers/create-transfers.php):
+// `transfer_from_user`, `transfer_to_user`, `amount_to_transfer`, `wallet_id`, `note`, an
+// administrator's call, answered "Transfer Action Completed" with the sender's entry as `transfer`.
+// Written as one atomic pair through the same ledger function as /wp-json/wallet/v1 transfers:
+// never overdrawn, race-safe. The plugin had no idempotency key, so neither must a client send one:
+// without `request_id` each call is a new transfer, as on the plugin (a retried call moves money
+// again); with one (letters, digits, underscore) a repeat is answered 409 and moves nothing.
+
+const plainError = (status: number, message: string, error: unknown) => ({
+  status_code: status,
+  status: false,
+  message,
+  error,
+});
+
+export const compatTransfers = new Hono<AppEnv>().post("/", async (c) => {
+  const principal = await requireCredentials(c, jwtRouteRefusals);
+  if (principal.role !== "administrator" || !scopeAllows(principal.scope, "write"))
+    throw jwtRouteRefusals.forbidden();
+
+  const params = await readParams(c);
+  const field = (name: string) => sanitizeTextField(params[name] ?? "");
+  const fields = {
+    from: field("transfer_from_user"),
+    amount: field("amount_to_transfer"),
+    to: field("transfer_to_user"),
+    wallet: asciiLower(field("wallet_id")),
+  };
+  const errors = requires({
+    transfer_from_user: [fields.from, "int"],
+    amount_to_transfer: [fields.amount, "amount"],
+    transfer_to_user: [fields.to, "int"],
+    wallet_id: [fields.wallet, "alnum"],
+  });
+  const requestId = field("request_id");
+  if (requestId !== "" && !/^[A-Za-z0-9_]{1,191}$/.test(requestId))
+    errors.request_id = `request_id can contain aplhpabets, numbers and underscore, at most ${REQUEST_ID_MAX} characters`;
+  const note = field("note");
+  if ([...note].length > MAX_TEXT) errors.note = `note must be at most ${MAX_TEXT} characters`;
+  if (Object.keys(errors).length > 0) throw invalidInput(errors);
+
+  const db = c.var.db;
+  const ids = [fields.from, fields.to].map(Number).filter(Number.isSafeInteger);
+  const users = await findUsers(db, ids);
+  const [from, to] = [users.get(Number(fields.from)), users.get(Number(fields.to))];
+  if (!from)
+    return send(
+      c,
+      400,
+      plainError(400, `Unable to reach ${fields.from}`, [`Invalid User ${fields.from}`]),
+    );
+  if (!to)
+    return send(
+      c,
+      400,
+      plainError(400, `Unable to reach ${fields.to}`, [`Invalid User ${fields.to}`]),
+    );
+  if (from.id === to.id)
+    throw invalidInput({
+      transfer_to_user: "transfer_to_user must differ from transfer_from_user",
+    });
+  const wallet = await findWalletCached(db, fields.wallet);
+  if (!wallet) return send(c, 404, plainError(404, "Invalid Wallet", ["Invalid Wallet Provided"]));
+  const amountMinor = roundedMinor(fields.amount, wallet.decimals);
+  if (amountMinor === "not-positive")
+    throw invalidInput({ amount_to_transfer: "amount_to_transfer must be greater than zero" });
+  if (amountMinor === "too-large")
+    throw invalidInput({ amount_to_transfer: "amount_to_transfer is too large" });
+
+  const spec = {
+    wallet,
+    amountMinor,
+    amountText: fields.amount,
+    // Without a key the transfer still needs one to be written: a fresh one, never repeated.
+    requestId: requestId || `transfer_${crypto.randomUUID().replaceAll("-", "")}`,
+    note,
+  };
+  const result = await postTransfer(
+    db,
+    { ...spec, user: from, txnType: "DEBIT", note: `TRANSFER to ${to.username} ${note}`.trim() },
+    { ...spec, user: to, txnType: "CREDIT", note: `TRANSFER from ${from.username} ${note}`.trim() },
+    c.get("nowMs")(),
+  );
+  if (!result.created) throw transactionExists(result.existingId!);
+  return send(c, 200, {
+    status_code: 200,
+    status: true,
+    message: "Transfer Action Completed",
+    data: { transfer: result.ids[0] },
+  });
+});

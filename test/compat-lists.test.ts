@@ -1,0 +1,260 @@
+// The Rimplenet dialect's lists and transfers: GET credits, GET debits, GET transfers, GET wallets
+// and POST transfers (plugin files api/core/{credits,debits,transfers,wallets}/get-*.php and
+// includes/transfers/create-transfers.php), as laravellously/rimplenetsaas calls them
+// (app/Http/Controllers/RimplenetController.php), through the same ledger as /wp-json/wallet/v1.
+import { beforeAll, describe, expect, it } from "vitest";
+import { compatCall, GUARDED } from "./compat-helpers";
+import {
+  balanceOf,
+  CLEAN,
+  credit,
+  type Json,
+  ledgerViolations,
+  makeAdmin,
+  makeKey,
+  makeUser,
+  makeWallet,
+  type TestUser,
+  tableCounts,
+  unique,
+} from "./helpers";
+
+const NS = "/wp-json/rimplenet/v1";
+let admin: TestUser;
+let alice: TestUser;
+let bob: TestUser;
+let wallet: string;
+
+const get = (path: string, auth?: string) =>
+  compatCall("GET", `${NS}${path}`, {
+    vars: GUARDED,
+    headers: auth ? { Authorization: auth } : {},
+  });
+const post = (path: string, body: Json, auth?: string) =>
+  compatCall("POST", `${NS}${path}`, {
+    vars: GUARDED,
+    headers: { "Content-Type": "application/json", ...(auth ? { Authorization: auth } : {}) },
+    body: JSON.stringify(body),
+  });
+
+beforeAll(async () => {
+  admin = await makeAdmin();
+  [alice, bob] = [await makeUser(), await makeUser()];
+  wallet = await makeWallet(admin);
+  await credit(admin, { user_id: alice.id, wallet_id: wallet, amount: "100.00", note: "top up" });
+  await credit(admin, { user_id: bob.id, wallet_id: wallet, amount: "5.50" });
+});
+
+describe("POST transfers", () => {
+  it("moves money as one pair, answered with the sender's entry (RimplenetController.php:168 createTestTransfer)", async () => {
+    const res = await post(
+      "/transfers",
+      {
+        transfer_from_user: alice.id,
+        wallet_id: wallet,
+        transfer_to_user: bob.id,
+        amount_to_transfer: 10,
+        note: "Test Transfer",
+      },
+      admin.bearer,
+    );
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toEqual({
+      status_code: 200,
+      status: true,
+      message: "Transfer Action Completed",
+      data: { transfer: expect.any(Number) },
+    });
+    expect(await balanceOf(admin, alice.id, wallet)).toBe(90);
+    expect(await balanceOf(admin, bob.id, wallet)).toBe(15.5);
+    expect(await ledgerViolations()).toEqual(CLEAN);
+  });
+
+  it("applies a repeated request_id once, even when the repeats race", async () => {
+    const body = {
+      transfer_from_user: alice.id,
+      transfer_to_user: bob.id,
+      wallet_id: wallet,
+      amount_to_transfer: "1.25",
+      request_id: unique("t_").replaceAll(/[^A-Za-z0-9_]/g, "_"),
+    };
+    const replies = await Promise.all(
+      Array.from({ length: 10 }, () => post("/transfers", body, admin.bearer)),
+    );
+    expect(replies.filter((r) => r.status === 200)).toHaveLength(1);
+    expect(replies.filter((r) => r.status === 409)).toHaveLength(9);
+    expect(await balanceOf(admin, alice.id, wallet)).toBe(88.75);
+    expect(await ledgerViolations()).toEqual(CLEAN);
+  });
+
+  it("refuses what it cannot do and writes nothing", async () => {
+    const before = await tableCounts();
+    const base = { transfer_from_user: alice.id, transfer_to_user: bob.id, wallet_id: wallet };
+    const cases: [Json, number, string][] = [
+      [{}, 400, "invalid input"],
+      [{ ...base, amount_to_transfer: "abc" }, 400, "invalid input"],
+      [{ ...base, amount_to_transfer: "-5" }, 400, "invalid input"],
+      [{ ...base, amount_to_transfer: "0" }, 400, "invalid input"],
+      [{ ...base, amount_to_transfer: "1e400" }, 400, "invalid input"],
+      [{ ...base, amount_to_transfer: 1_000_000 }, 400, "Insufficient Balance"],
+      [{ ...base, transfer_to_user: alice.id, amount_to_transfer: 1 }, 400, "invalid input"],
+      [
+        { ...base, transfer_to_user: 2_000_000_000, amount_to_transfer: 1 },
+        400,
+        "Unable to reach 2000000000",
+      ],
+      [{ ...base, wallet_id: "nowallet", amount_to_transfer: 1 }, 404, "Invalid Wallet"],
+      [{ ...base, wallet_id: "bad-id!", amount_to_transfer: 1 }, 400, "invalid input"],
+      [{ ...base, amount_to_transfer: 1, request_id: "has space" }, 400, "invalid input"],
+      [{ ...base, amount_to_transfer: [1] }, 400, "invalid input"],
+      [{ ...base, amount_to_transfer: { a: 1 } }, 400, "invalid input"],
+    ];
+    for (const [body, status, message] of cases) {
+      const res = await post("/transfers", body, admin.bearer);
+      expect(res.status, `${JSON.stringify(body)}: ${res.text}`).toBe(status);
+      expect(res.body.message).toBe(message);
+    }
+    expect(await tableCounts()).toEqual(before);
+  });
+
+  it("needs an administrator's write credentials", async () => {
+    const body = {
+      transfer_from_user: alice.id,
+      transfer_to_user: bob.id,
+      wallet_id: wallet,
+      amount_to_transfer: 1,
+    };
+    const readKey = (await makeKey(admin, "read")).header;
+    const before = await tableCounts();
+    expect((await post("/transfers", body)).status).toBe(401);
+    expect((await post("/transfers", body, "Bearer undefined")).status).toBe(400);
+    expect((await post("/transfers", body, alice.bearer)).status).toBe(403);
+    expect((await post("/transfers", body, readKey)).status).toBe(403);
+    expect(await tableCounts()).toEqual(before);
+  });
+});
+
+describe("GET credits, debits, transfers", () => {
+  it("lists credits newest first with the plugin's fields (RimplenetController.php:110 listCredits)", async () => {
+    const res = await get("/credits", admin.bearer);
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toMatchObject({
+      status_code: 200,
+      status: true,
+      message: "Credits Retrieved",
+    });
+    const mine = (res.body.data as Json[]).filter((r) => r.currency === wallet);
+    expect(mine.map((r) => r.amount)).toEqual(["5.50", "100.00"]);
+    expect(Object.keys(mine[1]!)).toEqual([
+      "id",
+      "amount",
+      "balance_after",
+      "balance_before",
+      "currency",
+      "funds_type",
+      "request_id",
+      "total_balance_after",
+      "total_balance_before",
+      "credits_request_id",
+      "txn_type",
+      "note",
+      "description",
+    ]);
+    expect(mine[1]).toMatchObject({
+      balance_before: "0.00",
+      balance_after: "100.00",
+      funds_type: `user_withdrawable_bal_${wallet}`,
+      txn_type: "CREDIT",
+      note: "top up",
+    });
+    expect(mine[1]!.request_id).toMatch(new RegExp(`^${alice.id}_`));
+    expect(res.headers.get("X-WP-Total")).toMatch(/^\d+$/);
+  });
+
+  it("reads one credit by credit_id, and 404s an unknown one", async () => {
+    const list = await get("/credits", admin.bearer);
+    const id = (list.body.data as Json[])[0]!.id;
+    const one = await get(`/credits?credit_id=${id}`, admin.bearer);
+    expect(one.body).toMatchObject({
+      status: true,
+      message: "Transacrion Retrieved",
+      data: { id },
+    });
+    for (const bad of ["999999999", "abc", "-1", "1e9"]) {
+      const res = await get(`/credits?credit_id=${bad}`, admin.bearer);
+      expect(res.status, bad).toBe(404);
+      expect(res.body).toEqual({
+        status_code: 404,
+        status: false,
+        message: "Transaction not Found",
+        error: [`Invalid Transaction Id ${bad}`],
+      });
+    }
+  });
+
+  it("lists transfer halves with both usernames (RimplenetController.php:161 listTransfers)", async () => {
+    const res = await get("/transfers", admin.bearer);
+    expect(res.status, res.text).toBe(200);
+    const halves = (res.body.data as Json[]).filter((r) => r.currency === wallet);
+    expect(halves.length).toBeGreaterThanOrEqual(2);
+    const debit = halves.find((r) => r.transferType === "DEBIT" && r.transferAmount === "10")!;
+    expect(debit).toMatchObject({
+      transferFrom: alice.username,
+      transferTo: bob.username,
+      transferDesc: `TRANSFER to ${bob.username} Test Transfer`,
+      balanceBefore: "100.00",
+      balanceAfter: "90.00",
+    });
+    expect(debit.transferId).toMatch(/^\d+$/);
+    expect(debit.formattedDate).toMatch(/^\d{4} [A-Z][a-z]{2} [A-Z][a-z]{2} \d{2}:\d{2} [ap]m$/);
+  });
+
+  it("lists debits outside transfers, paged with page/per_page (RimplenetController.php:135 listDebits)", async () => {
+    const res = await get("/debits?per_page=1&page=1", admin.bearer);
+    if (res.status === 200) {
+      expect(res.body.data).toHaveLength(1);
+      expect(res.headers.get("X-WP-TotalPages")).toBe(res.headers.get("X-WP-Total"));
+    } else expect(res.body).toMatchObject({ status: false, message: "No Debit Found" });
+    const far = await get("/credits?page=999999", admin.bearer);
+    expect(far.status).toBe(404);
+    expect(far.body.message).toBe("No wallet Found");
+    for (const odd of ["page=-1", "per_page=0", "per_page=abc", "page[]=1", "per_page=1e9"])
+      expect((await get(`/credits?${odd}`, admin.bearer)).status, odd).toBeLessThan(500);
+  });
+
+  it("are for administrators only, in the plugin's refusal texts", async () => {
+    for (const path of ["/credits", "/debits"]) {
+      expect((await get(path)).body.message).toBe("Permission Denied");
+      expect((await get(path, alice.bearer)).status).toBe(403);
+    }
+    expect((await get("/transfers")).status).toBe(401);
+    expect((await get("/transfers", alice.bearer)).status).toBe(403);
+    expect((await get("/wallets", alice.bearer)).status).toBe(403);
+    const writeKey = (await makeKey(admin, "write")).header;
+    expect((await get("/credits", writeKey)).status).toBe(403);
+  });
+});
+
+describe("GET wallets", () => {
+  it("lists wallets as post meta text (RimplenetController.php:65 getWallets)", async () => {
+    const res = await get("/wallets/", admin.bearer);
+    expect(res.status, res.text).toBe(200);
+    const w = (res.body.data as Json[]).find((r) => r.wallet_id === wallet)!;
+    expect(w).toEqual({
+      post_id: expect.any(Number),
+      wallet_id: wallet,
+      wallet_name: "Naira Wallet",
+      wallet_symbol: "₦",
+      wallet_max_wdr_amount: 999999999,
+      wallet_min_wdr_amount: 0,
+      wallet_symbol_position: "left",
+      wallet_decimal: "2",
+      wallet_note: expect.any(String),
+      wallet_type: expect.any(String),
+    });
+    const again = await get("/wallets", admin.bearer);
+    expect((again.body.data as Json[]).find((r) => r.wallet_id === wallet)!.post_id).toBe(
+      w.post_id,
+    );
+  });
+});
