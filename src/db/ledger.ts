@@ -54,15 +54,17 @@ function filterWhere(f: EntryFilter): SQL | undefined {
 }
 
 // Only wallet columns whose names the entry does not share: D1 returns rows keyed by column name.
+const ENTRY_WITH_WALLET = {
+  entry: transactions,
+  symbol: wallets.symbol,
+  symbolPosition: wallets.symbolPosition,
+  decimals: wallets.decimals,
+  extraDecimals: wallets.extraDecimals,
+};
+
 const entryWithWallet = (db: Db) =>
   db
-    .select({
-      entry: transactions,
-      symbol: wallets.symbol,
-      symbolPosition: wallets.symbolPosition,
-      decimals: wallets.decimals,
-      extraDecimals: wallets.extraDecimals,
-    })
+    .select(ENTRY_WITH_WALLET)
     .from(transactions)
     .leftJoin(wallets, eq(wallets.id, transactions.walletId));
 
@@ -222,11 +224,7 @@ function kindQuery(db: Db) {
   const partnerUser = alias(users, "partner_user");
   return db
     .select({
-      entry: transactions,
-      symbol: wallets.symbol,
-      symbolPosition: wallets.symbolPosition,
-      decimals: wallets.decimals,
-      extraDecimals: wallets.extraDecimals,
+      ...ENTRY_WITH_WALLET,
       // Named apart: D1 answers a batch's rows keyed by column name, and these names repeat.
       username: sql<string | null>`${users.username}`.as("owner_username"),
       partnerId: sql<number | null>`${partner.id}`.as("partner_id"),
