@@ -23,6 +23,24 @@ import { requires, sanitizeTextField } from "./php";
 // of -5 as a debit that could overdraw), and a debit past the balance is refused (it had no check).
 
 export const REQUEST_ID_MAX = 191;
+/** The most JSON text a `meta_data` object may take (the plugin wrote each key as post meta). */
+export const META_DATA_MAX = 4096;
+
+/**
+ * A client's `meta_data` as the JSON text kept with the entry: an object (or a list) as sent, none
+ * when absent; anything else, or more than META_DATA_MAX characters of it, is refused.
+ */
+export function metaDataText(value: unknown): string | undefined {
+  if (value === undefined || value === null || value === "") return undefined;
+  if (typeof value !== "object")
+    throw invalidInput({ meta_data: "meta_data must be an object of key/value pairs" });
+  const text = JSON.stringify(value);
+  if (text.length > META_DATA_MAX)
+    throw invalidInput({
+      meta_data: `meta_data must be at most ${META_DATA_MAX} characters of JSON`,
+    });
+  return text;
+}
 
 /** The plugin's `requires()` for an entry, plus the lengths this service stores. */
 function pluginChecks(fields: {
@@ -101,6 +119,7 @@ const movement = (txnType: "CREDIT" | "DEBIT", action: string) =>
     const note = sanitizeTextField(params.note ?? "");
     if ([...note].length > MAX_TEXT)
       throw invalidInput({ note: `note must be at most ${MAX_TEXT} characters` });
+    const metaData = metaDataText(params.meta_data);
     const spec = {
       user,
       wallet,
@@ -109,6 +128,7 @@ const movement = (txnType: "CREDIT" | "DEBIT", action: string) =>
       amountText: fields.amount,
       requestId: fields.request_id,
       note,
+      metaData,
     };
     const result = await postEntry(db, spec, c.get("nowMs")(), keepAlive(c));
     if (!result.created) throw transactionExists(result.existingId!);

@@ -110,10 +110,14 @@ const META_COLUMNS = {
   note: transactions.note,
 } as const;
 export type MetaKey = keyof typeof META_COLUMNS;
-export const isMetaKey = (key: string): key is MetaKey => Object.hasOwn(META_COLUMNS, key);
+const isEntryMetaKey = (key: string): key is MetaKey => Object.hasOwn(META_COLUMNS, key);
+/** A key of a client's `meta_data` object (kept as JSON with the entry) that can be searched. */
+const META_DATA_KEY = /^[A-Za-z0-9_-]{1,64}$/;
+/** The meta keys a search can name: the entry's own fields, and keys of its `meta_data`. */
+export const isMetaKey = (key: string) => isEntryMetaKey(key) || META_DATA_KEY.test(key);
 
 export type MetaSearch = {
-  key: MetaKey;
+  key: string;
   /** Matched as WordPress's LIKE '%value%': anywhere in the text, ASCII case ignored. */
   value: string;
   /** Only this user's entries (a subscriber's own). */
@@ -125,9 +129,14 @@ export type MetaSearch = {
 
 /** The plugin's meta-query list (includes/transactions/get-transactions.php fetchTransactions). */
 export function searchEntries(db: Db, s: MetaSearch) {
-  const column = META_COLUMNS[s.key];
+  const own = isEntryMetaKey(s.key);
+  const column = own
+    ? META_COLUMNS[s.key as MetaKey]
+    : sql`CAST(json_extract(${transactions.metaData}, ${`$."${s.key}"`}) AS TEXT)`;
   const where = and(
     s.value === "" ? undefined : sql`instr(lower(${column}), lower(${s.value})) > 0`,
+    // A meta_data key matches only the entries that have it (every entry has its own fields).
+    own ? undefined : sql`${column} IS NOT NULL`,
     // An empty note was never stored as post meta, so the plugin's key filter skipped it.
     s.key === "note" ? sql`${transactions.note} <> ''` : undefined,
     s.userId === undefined ? undefined : eq(transactions.userId, s.userId),

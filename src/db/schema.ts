@@ -105,6 +105,9 @@ export const transactions = sqliteTable(
     // site accepted zero amounts and let balances go below zero; such entries are kept as they are,
     // so only imported entries may be zero or take a balance lower while below zero.
     imported: integer("imported", { mode: "boolean" }).notNull().default(false),
+    // The `meta_data` object a Rimplenet-dialect client sent with the entry, as JSON text (the
+    // plugin kept each of its keys as post meta); NULL when none was sent.
+    metaData: text("meta_data"),
   },
   (t) => [
     uniqueIndex("transactions_user_request").on(t.userId, t.requestKey),

@@ -22,6 +22,8 @@ export type NewEntry = {
   createdAtS: number;
   transferId?: string;
   reversesId?: number;
+  /** JSON text of a Rimplenet client's `meta_data` (src/compat/entries.ts). */
+  metaData?: string;
 };
 
 /** Why the database refused a movement: a CHECK on the entry failed, so the whole batch rolled back. */
@@ -71,14 +73,15 @@ function insertEntry(db: Db, e: NewEntry, after?: string) {
       ? once
       : sql`${once} AND NOT EXISTS (SELECT 1 FROM ${transactions} WHERE reverses_id = ${e.reversesId})`;
   // Drizzle lists every column of the table, in schema order; the SELECT answers each of them (the
-  // trailing NULLs are guid, local_date, modified_local_date, modified_gmt_date, set only by imports,
-  // and the 0 is `imported`: the service's entries keep the no-zero and no-overdraft rules).
+  // NULLs after created_at are guid, local_date, modified_local_date, modified_gmt_date, set only by
+  // imports, the 0 is `imported` (the service's entries keep the no-zero and no-overdraft rules),
+  // and the last is meta_data).
   const row = sql`
     SELECT NULL, ${e.userId}, ${e.walletId}, ${e.txnType}, CAST(${e.amountMinor} AS INTEGER), ${e.amountText}, b.minor,
       b.minor + CAST(${signed} AS INTEGER),
       ${e.requestId}, ${requestKey}, ${e.transferId ?? null}, ${e.reversesId ?? null}, ${e.note}, ${e.title}, ${e.slugBase},
       ${uniqueSlug(e.slugBase)},
-      ${e.createdAtS}, NULL, NULL, NULL, NULL, 0
+      ${e.createdAtS}, NULL, NULL, NULL, NULL, 0, ${e.metaData ?? null}
     FROM (SELECT coalesce((SELECT balance_minor FROM ${balances} WHERE user_id = ${e.userId} AND wallet_id = ${e.walletId}), 0) AS minor) b
     WHERE ${guard}`;
   const insert = db.insert(transactions).select(row);

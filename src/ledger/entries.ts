@@ -15,6 +15,7 @@ export type EntrySpec = {
   keyed?: boolean;
   transferId?: string;
   reversesId?: number;
+  metaData?: string;
 };
 
 /** An entry as the plugin's post would read: its title and slug come from who, what and when. */
@@ -41,6 +42,7 @@ export function entry(spec: EntrySpec, nowMs: number): NewEntry {
     createdAtS,
     transferId: spec.transferId,
     reversesId: spec.reversesId,
+    metaData: spec.metaData,
   };
 }
 

@@ -1,0 +1,1 @@
+ALTER TABLE `transactions` ADD `meta_data` text;
