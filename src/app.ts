@@ -3,6 +3,8 @@ import { bodyLimit } from "hono/body-limit";
 import { routePath } from "hono/route";
 import { type Pace, padToFloor } from "./auth/pace";
 import { compatRoutes } from "./compat";
+import { consoleRoutes } from "./console";
+import { BASE as CONSOLE } from "./console/session";
 import { createDb } from "./db/client";
 import type { AppEnv } from "./env";
 import { percentDecode } from "./http/decode";
@@ -96,10 +98,20 @@ export function createApp(options: AppOptions = {}) {
   );
 
   // The site's front page: WordPress clients look for the API's Link header here (HEAD / or GET /).
-  app.get("/", (c) =>
-    send(c, 200, { name: "Wallet ledger", api: `${c.env.SITE_URL.replace(/\/+$/, "")}/wp-json/` }),
-  );
+  app.get("/", (c) => {
+    const site = c.env.SITE_URL.replace(/\/+$/, "");
+    return send(c, 200, {
+      name: "Wallet ledger",
+      api: `${site}/wp-json/`,
+      console: `${site}${CONSOLE}/`,
+    });
+  });
   app.route("/wp-json", discovery);
+  // The operator console (docs/console.md): its pages call this same app's API.
+  app.route(
+    CONSOLE,
+    consoleRoutes((request, env, ctx) => app.fetch(request, env, ctx)),
+  );
   app.route(`/wp-json/${NAMESPACE}`, api);
   // The Rimplenet dialect (COMPAT_NAMESPACE, docs/compat.md): after the contract's routes, so those win.
   app.route("/wp-json/:ns/v1", compatRoutes);

@@ -1,0 +1,67 @@
+// The console moves money and manages accounts only through the API itself: each call is a request
+// to this same app, with the operator's own token, so it passes every check the API makes.
+import type { Context } from "hono";
+import type { AppEnv } from "../env";
+
+export type Fetch = (
+  request: Request,
+  env: AppEnv["Bindings"],
+  ctx?: Context<AppEnv>["executionCtx"],
+) => Response | Promise<Response>;
+
+// biome-ignore lint/suspicious/noExplicitAny: API answers, read field by field by the pages
+export type ApiAnswer = { status: number; body: Record<string, any> };
+
+export async function callApi(
+  c: Context<AppEnv>,
+  fetch: Fetch,
+  token: string,
+  method: "GET" | "POST" | "DELETE",
+  path: string,
+  body?: Record<string, unknown>,
+): Promise<ApiAnswer> {
+  const request = new Request(new URL(`/wp-json/wallet/v1${path}`, c.req.url), {
+    method,
+    headers: {
+      Authorization: `Bearer ${token}`,
+      ...(body ? { "Content-Type": "application/json" } : {}),
+      // The sign-in throttle counts by client address: the operator's, not the Worker's.
+      ...(c.req.header("cf-connecting-ip")
+        ? { "cf-connecting-ip": c.req.header("cf-connecting-ip")! }
+        : {}),
+    },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  let ctx: Context<AppEnv>["executionCtx"] | undefined;
+  try {
+    ctx = c.executionCtx;
+  } catch {
+    // No execution context (tests calling app.request): the inner request runs without one too.
+  }
+  const res = await fetch(request, c.env, ctx);
+  const text = await res.text();
+  try {
+    return { status: res.status, body: JSON.parse(text) };
+  } catch {
+    return { status: res.status, body: { message: text } };
+  }
+}
+
+/** An API refusal in words: its message and what its `error` names. */
+export function refusalText(answer: ApiAnswer) {
+  const { message, error } = answer.body;
+  const details =
+    error && typeof error === "object"
+      ? Object.values(error as Record<string, unknown>)
+          .flat(2)
+          .map((d) =>
+            typeof d === "object"
+              ? Object.values(d as object)
+                  .flat()
+                  .join(", ")
+              : String(d),
+          )
+          .join("; ")
+      : "";
+  return details && details !== message ? `${message}: ${details}` : String(message ?? "Refused");
+}

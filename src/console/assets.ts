@@ -1,0 +1,54 @@
+// The console's only stylesheet and script, served by the Worker (the Content-Security-Policy allows
+// nothing inline and nothing from elsewhere).
+
+export const CSS = `
+:root { color-scheme: light; --ink: #1d2330; --muted: #5b6475; --line: #d9dde5; --bg: #f6f7f9;
+  --accent: #1f5fbf; --bad: #a4262c; --good: #1b6e3a; font: 15px/1.45 system-ui, sans-serif; }
+* { box-sizing: border-box; }
+body { margin: 0; color: var(--ink); background: var(--bg); }
+a { color: var(--accent); }
+header { display: flex; flex-wrap: wrap; gap: .5rem 1.5rem; align-items: center; padding: .75rem 1.25rem;
+  background: #fff; border-bottom: 1px solid var(--line); }
+header strong { font-size: 1.05rem; }
+nav ul { display: flex; flex-wrap: wrap; gap: .25rem 1rem; list-style: none; margin: 0; padding: 0; }
+nav a[aria-current="page"] { font-weight: 600; text-decoration: none; color: var(--ink); }
+header form { margin-left: auto; }
+main { max-width: 72rem; margin: 0 auto; padding: 1.25rem; }
+h1 { font-size: 1.4rem; margin: 0 0 1rem; }
+h2 { font-size: 1.1rem; margin: 1.5rem 0 .5rem; }
+section, .card { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 1rem; margin-bottom: 1rem; }
+.grid { display: grid; gap: 1rem; grid-template-columns: repeat(auto-fit, minmax(15rem, 1fr)); }
+table { width: 100%; border-collapse: collapse; font-variant-numeric: tabular-nums; }
+th, td { text-align: left; padding: .4rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
+td.num, th.num { text-align: right; white-space: nowrap; }
+.scroll { overflow-x: auto; }
+form.stack { display: grid; gap: .6rem; max-width: 26rem; }
+label { display: grid; gap: .2rem; font-weight: 500; }
+input, select, button { font: inherit; padding: .45rem .6rem; border: 1px solid #b8bfcc; border-radius: 6px; }
+button { background: var(--accent); color: #fff; border-color: var(--accent); cursor: pointer; }
+button.secondary { background: #fff; color: var(--accent); }
+button.danger { background: var(--bad); border-color: var(--bad); }
+:focus-visible { outline: 3px solid #f0b400; outline-offset: 2px; }
+.notice { padding: .6rem .8rem; border-radius: 6px; margin-bottom: 1rem; border: 1px solid; }
+.notice.error { color: var(--bad); background: #fdf0f0; border-color: #f1c4c6; }
+.notice.ok { color: var(--good); background: #eff8f2; border-color: #bfe3cb; }
+.muted { color: var(--muted); }
+.secret { font-family: ui-monospace, monospace; word-break: break-all; background: var(--bg); padding: .5rem; border-radius: 6px; }
+.forms { display: grid; gap: 1rem; grid-template-columns: repeat(auto-fit, minmax(16rem, 1fr)); }
+svg.chart { width: 100%; height: auto; max-height: 14rem; }
+svg.chart text { font-size: 11px; fill: var(--muted); }
+.pager { display: flex; gap: 1rem; align-items: center; margin-top: .75rem; }
+@media (max-width: 40rem) { main { padding: .75rem; } th, td { padding: .35rem .3rem; } }
+`;
+
+/** Copy buttons (the API key secret): the only script the console has. */
+export const JS = `
+for (const button of document.querySelectorAll("button[data-copy]")) {
+  button.hidden = false;
+  button.addEventListener("click", async () => {
+    const text = document.getElementById(button.dataset.copy).textContent.trim();
+    await navigator.clipboard.writeText(text);
+    button.textContent = "Copied";
+  });
+}
+`;

@@ -1,0 +1,56 @@
+// The console's session: the API's own access token in a cookie (HttpOnly, SameSite=Strict, Secure
+// except on a local http address), and a CSRF token derived from it for every form.
+import type { Context } from "hono";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import type { Principal } from "../auth/principal";
+import { TOKEN_LIFETIME_S, verifyToken } from "../auth/tokens";
+import type { AppEnv } from "../env";
+import { jwtSecret } from "../http/auth";
+
+export const BASE = "/wallet-admin";
+const COOKIE = "wallet_admin";
+
+const isLocalHttp = (url: string) => /^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:|\/|$)/.test(url);
+
+export function startSession(c: Context<AppEnv>, token: string) {
+  setCookie(c, COOKIE, token, {
+    path: BASE,
+    httpOnly: true,
+    sameSite: "Strict",
+    secure: !isLocalHttp(c.req.url),
+    maxAge: TOKEN_LIFETIME_S,
+  });
+}
+
+export const endSession = (c: Context<AppEnv>) => deleteCookie(c, COOKIE, { path: BASE });
+
+export type Session = { token: string; principal: Principal; csrf: string };
+
+/** The signed-in operator, or null: a token this service issued, still valid. */
+export async function readSession(c: Context<AppEnv>): Promise<Session | null> {
+  const token = getCookie(c, COOKIE);
+  if (!token) return null;
+  const principal = await verifyToken(token, jwtSecret(c), c.env.JWT_ISSUER);
+  return principal ? { token, principal, csrf: await csrfFor(c, token) } : null;
+}
+
+/** HMAC-SHA-256 of the session's token under the JWT secret: a form can only come from our page. */
+async function csrfFor(c: Context<AppEnv>, token: string) {
+  const key = await crypto.subtle.importKey(
+    "raw",
+    new TextEncoder().encode(jwtSecret(c)),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
+  const mac = await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`csrf:${token}`));
+  return [...new Uint8Array(mac)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** Constant-time comparison of two hex texts of equal length. */
+export function sameText(a: string, b: string) {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
+}

@@ -1,0 +1,142 @@
+import type { Child } from "hono/jsx";
+import type { Session } from "./session";
+import { BASE } from "./session";
+
+const NAV = [
+  ["overview", "Overview", `${BASE}/`],
+  ["users", "Users", `${BASE}/users`],
+  ["wallets", "Wallets", `${BASE}/wallets`],
+  ["keys", "API keys", `${BASE}/api-keys`],
+] as const;
+
+export type Notice = { kind: "ok" | "error"; text: string } | undefined;
+
+export function Page(props: {
+  title: string;
+  session?: Session;
+  current?: (typeof NAV)[number][0];
+  notice?: Notice;
+  children: Child;
+}) {
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>{`${props.title} · Wallet console`}</title>
+        <link rel="stylesheet" href={`${BASE}/console.css`} />
+        <script src={`${BASE}/console.js`} defer />
+      </head>
+      <body>
+        <header>
+          <strong>Wallet console</strong>
+          {props.session && (
+            <>
+              <nav aria-label="Console">
+                <ul>
+                  {NAV.map(([id, label, href]) => (
+                    <li>
+                      <a href={href} aria-current={props.current === id ? "page" : undefined}>
+                        {label}
+                      </a>
+                    </li>
+                  ))}
+                </ul>
+              </nav>
+              <form method="post" action={`${BASE}/sign-out`}>
+                <input type="hidden" name="_csrf" value={props.session.csrf} />
+                <span class="muted">{props.session.principal.username} </span>
+                <button class="secondary" type="submit">
+                  Sign out
+                </button>
+              </form>
+            </>
+          )}
+        </header>
+        <main>
+          <h1>{props.title}</h1>
+          {props.notice && (
+            <p
+              class={`notice ${props.notice.kind}`}
+              role={props.notice.kind === "error" ? "alert" : "status"}
+            >
+              {props.notice.text}
+            </p>
+          )}
+          {props.children}
+        </main>
+      </body>
+    </html>
+  );
+}
+
+/** The CSRF field every console form carries. */
+export const Csrf = (props: { session: Session }) => (
+  <input type="hidden" name="_csrf" value={props.session.csrf} />
+);
+
+export function Pager(props: { page: number; pages: number; href: (page: number) => string }) {
+  if (props.pages <= 1) return null;
+  return (
+    <nav class="pager" aria-label="Pages">
+      {props.page > 1 && <a href={props.href(props.page - 1)}>Previous</a>}
+      <span>
+        Page {props.page} of {props.pages}
+      </span>
+      {props.page < props.pages && <a href={props.href(props.page + 1)}>Next</a>}
+    </nav>
+  );
+}
+
+export type Line = { label: string; dash?: string; points: { x: number; y: number }[] };
+
+/**
+ * A line chart as SVG: each line drawn with its own dash pattern and named in the legend, so it
+ * reads without colour; the figures themselves are in a table beside it.
+ */
+export function Chart(props: { title: string; lines: Line[]; xLabels: [string, string] }) {
+  const [w, h, pad] = [600, 180, 28];
+  const all = props.lines.flatMap((l) => l.points);
+  if (all.length === 0) return <p class="muted">Nothing to chart yet.</p>;
+  const [minX, maxX] = [Math.min(...all.map((p) => p.x)), Math.max(...all.map((p) => p.x))];
+  const [minY, maxY] = [Math.min(0, ...all.map((p) => p.y)), Math.max(...all.map((p) => p.y), 1)];
+  const sx = (x: number) => pad + ((x - minX) / (maxX - minX || 1)) * (w - 2 * pad);
+  const sy = (y: number) => h - pad - ((y - minY) / (maxY - minY || 1)) * (h - 2 * pad);
+  return (
+    <svg class="chart" viewBox={`0 0 ${w} ${h}`} role="img" aria-label={props.title}>
+      <title>{props.title}</title>
+      <line x1={pad} y1={sy(0)} x2={w - pad} y2={sy(0)} stroke="#b8bfcc" />
+      {props.lines.map((l) => (
+        <polyline
+          fill="none"
+          stroke="#1d2330"
+          stroke-width="2"
+          stroke-dasharray={l.dash}
+          points={l.points.map((p) => `${sx(p.x).toFixed(1)},${sy(p.y).toFixed(1)}`).join(" ")}
+        />
+      ))}
+      <text x={pad} y={h - 6}>
+        {props.xLabels[0]}
+      </text>
+      <text x={w - pad} y={h - 6} text-anchor="end">
+        {props.xLabels[1]}
+      </text>
+      {props.lines.map((l, i) => (
+        <>
+          <line
+            x1={w - 190}
+            y1={14 + i * 16}
+            x2={w - 160}
+            y2={14 + i * 16}
+            stroke="#1d2330"
+            stroke-width="2"
+            stroke-dasharray={l.dash}
+          />
+          <text x={w - 152} y={18 + i * 16}>
+            {l.label}
+          </text>
+        </>
+      ))}
+    </svg>
+  );
+}

@@ -1,0 +1,92 @@
+// Read-only aggregates for the operator console (src/console/): what no API route answers. Every
+// movement of money the console makes goes through the API itself.
+import { and, asc, count, desc, eq, gte, or, sql } from "drizzle-orm";
+import type { Db } from "./client";
+import { balances, transactions, users, wallets } from "./schema";
+
+const DAY_S = 86_400;
+
+/** Totals held per wallet, the number of users, money in and out per day, and the latest entries. */
+export async function overview(db: Db, nowS: number, days: number) {
+  const sinceS = Math.floor(nowS / DAY_S) * DAY_S - (days - 1) * DAY_S;
+  const [held, userCount, daily, latest] = await db.batch([
+    db
+      .select({
+        wallet: wallets,
+        held: sql<number>`coalesce(sum(${balances.balanceMinor}), 0)`.as("held"),
+        holders: sql<number>`count(${balances.userId})`.as("holders"),
+      })
+      .from(wallets)
+      .leftJoin(balances, eq(balances.walletId, wallets.id))
+      .groupBy(wallets.id)
+      .orderBy(asc(wallets.id)),
+    db.select({ n: count() }).from(users),
+    db
+      .select({
+        day: sql<number>`(${transactions.createdAtS} / ${DAY_S}) * ${DAY_S}`.as("day"),
+        walletId: transactions.walletId,
+        credits:
+          sql<number>`sum(CASE WHEN ${transactions.txnType} = 'CREDIT' THEN ${transactions.amountMinor} ELSE 0 END)`.as(
+            "credits",
+          ),
+        debits:
+          sql<number>`sum(CASE WHEN ${transactions.txnType} = 'DEBIT' THEN ${transactions.amountMinor} ELSE 0 END)`.as(
+            "debits",
+          ),
+      })
+      .from(transactions)
+      .where(gte(transactions.createdAtS, sinceS))
+      .groupBy(sql`1`, transactions.walletId),
+    db
+      .select({ entry: transactions, username: users.username })
+      .from(transactions)
+      .leftJoin(users, eq(users.id, transactions.userId))
+      .orderBy(desc(transactions.id))
+      .limit(10),
+  ]);
+  return { held, users: userCount[0]?.n ?? 0, daily, latest, sinceS };
+}
+
+/** A page of users whose username or e-mail contains `search`, with their balances. */
+export async function searchUsers(db: Db, search: string, offset: number, limit: number) {
+  const pattern = `%${search.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+  const where =
+    search === ""
+      ? undefined
+      : or(
+          sql`${users.username} LIKE ${pattern} ESCAPE '\\'`,
+          sql`${users.email} LIKE ${pattern} ESCAPE '\\'`,
+        );
+  const [rows, total] = await db.batch([
+    db
+      .select({
+        id: users.id,
+        username: users.username,
+        email: users.email,
+        role: users.role,
+        balances: sql<
+          string | null
+        >`(SELECT json_group_object(wallet_id, balance_minor) FROM ${balances} WHERE ${balances.userId} = ${users.id})`.as(
+          "balances",
+        ),
+      })
+      .from(users)
+      .where(where)
+      .orderBy(asc(users.id))
+      .limit(limit)
+      .offset(offset),
+    db.select({ n: count() }).from(users).where(where),
+  ]);
+  return { rows, total: total[0]?.n ?? 0 };
+}
+
+/** The last `points` balances of a user's wallet, oldest first: the console's balance chart. */
+export async function balanceSeries(db: Db, userId: number, walletId: string, points: number) {
+  const rows = await db
+    .select({ at: transactions.createdAtS, after: transactions.balanceAfterMinor })
+    .from(transactions)
+    .where(and(eq(transactions.userId, userId), eq(transactions.walletId, walletId)))
+    .orderBy(desc(transactions.id))
+    .limit(points);
+  return rows.reverse();
+}

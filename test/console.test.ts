@@ -1,0 +1,311 @@
+// The operator console (/wallet-admin/, src/console/): sessions, CSRF, administrators only, and
+// money moved through the API exactly once per form, refusals shown and nothing moved.
+import { env } from "cloudflare:workers";
+import { beforeAll, describe, expect, it } from "vitest";
+import {
+  balanceOf,
+  CLEAN,
+  credit,
+  ledgerViolations,
+  makeAdmin,
+  makeUser,
+  makeWallet,
+  PASSWORD,
+  type TestUser,
+  tableCounts,
+  testApp,
+} from "./helpers";
+
+const BASE = "http://localhost/wallet-admin";
+const app = testApp();
+
+type Page = { status: number; html: string; headers: Headers };
+
+async function request(path: string, init: RequestInit & { cookie?: string } = {}): Promise<Page> {
+  const headers = new Headers(init.headers);
+  if (init.cookie) headers.set("Cookie", init.cookie);
+  const res = await app.request(`${BASE}${path}`, { ...init, headers, redirect: "manual" }, env);
+  return { status: res.status, html: await res.text(), headers: res.headers };
+}
+const form = (fields: Record<string, string | number>) =>
+  new URLSearchParams(Object.entries(fields).map(([k, v]): [string, string] => [k, String(v)]));
+const hidden = (html: string, name: string) =>
+  html.match(new RegExp(`name="${name}" value="([^"]+)"`))?.[1] ?? "";
+
+async function signIn(user: TestUser) {
+  const res = await request("/sign-in", {
+    method: "POST",
+    body: form({ email: user.email, password: PASSWORD }),
+  });
+  expect(res.status, res.html).toBe(303);
+  const cookie = res.headers.get("set-cookie")!;
+  expect(cookie).toMatch(/HttpOnly/);
+  expect(cookie).toMatch(/SameSite=Strict/);
+  expect(cookie).toMatch(/Path=\/wallet-admin/);
+  return cookie.split(";")[0]!;
+}
+
+let admin: TestUser;
+let alice: TestUser;
+let bob: TestUser;
+let wallet: string;
+let cookie: string;
+
+beforeAll(async () => {
+  admin = await makeAdmin();
+  [alice, bob] = [await makeUser(), await makeUser()];
+  wallet = await makeWallet(admin);
+  await credit(admin, { user_id: alice.id, wallet_id: wallet, amount: "50.00" });
+  cookie = await signIn(admin);
+});
+
+describe("signing in", () => {
+  it("sends a visitor to the sign-in page, labelled Email and Password, under a strict CSP", async () => {
+    const home = await request("/");
+    expect(home.status).toBe(303);
+    expect(home.headers.get("location")).toBe("/wallet-admin/sign-in");
+    const page = await request("/sign-in");
+    expect(page.html).toContain("Email");
+    expect(page.html).toContain('type="password"');
+    expect(page.html).toContain(">Sign in</button>");
+    const csp = page.headers.get("content-security-policy")!;
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("script-src 'self'");
+    expect(page.html).not.toMatch(/<script>|\son\w+="|style="/);
+  });
+
+  it("refuses wrong credentials in words, and a subscriber politely, without a session", async () => {
+    const wrong = await request("/sign-in", {
+      method: "POST",
+      body: form({ email: admin.email, password: "nope" }),
+    });
+    expect(wrong.status).toBe(400);
+    expect(wrong.html).toContain("Those credentials were not accepted.");
+    expect(wrong.headers.get("set-cookie")).toBeNull();
+    const sub = await request("/sign-in", {
+      method: "POST",
+      body: form({ email: alice.email, password: PASSWORD }),
+    });
+    expect(sub.status).toBe(403);
+    expect(sub.html).toContain("this console is for administrators");
+    expect(sub.headers.get("set-cookie")).toBeNull();
+  });
+
+  it("sets the cookie Secure on https, and signing out forgets it", async () => {
+    const res = await app.request(
+      "https://wallet.example/wallet-admin/sign-in",
+      {
+        method: "POST",
+        body: form({ email: admin.email, password: PASSWORD }),
+        redirect: "manual",
+      },
+      env,
+    );
+    expect(res.headers.get("set-cookie")).toMatch(/Secure/);
+    const mine = await signIn(admin);
+    const overview = await request("/", { cookie: mine });
+    const out = await request("/sign-out", {
+      method: "POST",
+      cookie: mine,
+      body: form({ _csrf: hidden(overview.html, "_csrf") }),
+    });
+    expect(out.status).toBe(303);
+    expect(out.headers.get("set-cookie")).toMatch(/wallet_admin=;.*Max-Age=0/);
+  });
+
+  it("turns away a subscriber's token", async () => {
+    const page = await request("/", { cookie: `wallet_admin=${alice.token}` });
+    expect(page.status).toBe(403);
+    expect(page.html).toContain("this console is for administrators");
+  });
+});
+
+describe("screens", () => {
+  it("draws the overview, users, a user, wallets and API keys", async () => {
+    for (const [path, text] of [
+      ["/", "Latest transactions"],
+      ["/users", alice.username],
+      [`/users?q=${encodeURIComponent(alice.username)}`, alice.email],
+      [`/users/${alice.id}`, "Statement"],
+      ["/wallets", wallet],
+      ["/api-keys", "New API key"],
+    ] as const) {
+      const page = await request(path, { cookie });
+      expect(page.status, `${path}: ${page.html.slice(0, 200)}`).toBe(200);
+      expect(page.html, path).toContain(text);
+    }
+    expect((await request("/users/2000000000", { cookie })).status).toBe(404);
+  });
+});
+
+describe("moving money", () => {
+  const userPage = () => request(`/users/${alice.id}`, { cookie });
+
+  it("refuses a form without its CSRF token, and writes nothing", async () => {
+    const before = await tableCounts();
+    const res = await request(`/users/${alice.id}/credit`, {
+      method: "POST",
+      cookie,
+      body: form({ wallet_id: wallet, amount: "1.00", request_id: "console-x" }),
+    });
+    expect(res.status).toBe(403);
+    expect(await tableCounts()).toEqual(before);
+  });
+
+  it("credits once however often the same form is sent", async () => {
+    const page = await userPage();
+    const fields = {
+      _csrf: hidden(page.html, "_csrf"),
+      request_id: hidden(page.html, "request_id"),
+      wallet_id: wallet,
+      amount: "12.50",
+      note: "console credit",
+    };
+    const first = await request(`/users/${alice.id}/credit`, {
+      method: "POST",
+      cookie,
+      body: form(fields),
+    });
+    const again = await request(`/users/${alice.id}/credit`, {
+      method: "POST",
+      cookie,
+      body: form(fields),
+    });
+    expect(first.status).toBe(303);
+    expect(decodeURIComponent(first.headers.get("location")!)).toContain(
+      "ok=Transaction Completed",
+    );
+    expect(decodeURIComponent(again.headers.get("location")!)).toContain("Already done");
+    expect(await balanceOf(admin, alice.id, wallet)).toBe(62.5);
+    const after = await request(first.headers.get("location")!.replace("/wallet-admin", ""), {
+      cookie,
+    });
+    expect(after.html).toContain("console credit");
+  });
+
+  it("shows a refused debit in words and moves nothing", async () => {
+    const page = await userPage();
+    const before = await tableCounts();
+    const res = await request(`/users/${alice.id}/debit`, {
+      method: "POST",
+      cookie,
+      body: form({
+        _csrf: hidden(page.html, "_csrf"),
+        request_id: hidden(page.html, "request_id"),
+        wallet_id: wallet,
+        amount: "1000.00",
+      }),
+    });
+    const shown = await request(res.headers.get("location")!.replace("/wallet-admin", ""), {
+      cookie,
+    });
+    expect(shown.html).toContain("Debit refused. Insufficient Balance");
+    expect(shown.html).toContain('role="alert"');
+    expect(await tableCounts()).toEqual(before);
+  });
+
+  it("transfers, and reverses a transaction once after a confirmation", async () => {
+    const page = await userPage();
+    const res = await request(`/users/${alice.id}/transfer`, {
+      method: "POST",
+      cookie,
+      body: form({
+        _csrf: hidden(page.html, "_csrf"),
+        request_id: hidden(page.html, "request_id"),
+        wallet_id: wallet,
+        amount: "2.50",
+        to_user_id: bob.id,
+      }),
+    });
+    expect(decodeURIComponent(res.headers.get("location")!)).toContain("Transfer Action Completed");
+    expect(await balanceOf(admin, bob.id, wallet)).toBe(2.5);
+    const txn = (await env.DB.prepare("SELECT max(id) AS id FROM transactions WHERE user_id = ?")
+      .bind(bob.id)
+      .first<{ id: number }>())!.id;
+    const confirm = await request(`/users/${bob.id}/reverse/${txn}`, { cookie });
+    expect(confirm.html).toContain(`Reverse transaction ${txn}`);
+    const fields = {
+      _csrf: hidden(confirm.html, "_csrf"),
+      request_id: hidden(confirm.html, "request_id"),
+    };
+    const done = await request(`/users/${bob.id}/reverse/${txn}`, {
+      method: "POST",
+      cookie,
+      body: form(fields),
+    });
+    expect(decodeURIComponent(done.headers.get("location")!)).toContain(
+      `Transaction ${txn} reversed.`,
+    );
+    const twice = await request(`/users/${bob.id}/reverse/${txn}`, {
+      method: "POST",
+      cookie,
+      body: form({ ...fields, request_id: `${fields.request_id}-2` }),
+    });
+    expect(decodeURIComponent(twice.headers.get("location")!)).toContain(
+      "Reversal refused. Transaction already reversed",
+    );
+    expect(await balanceOf(admin, bob.id, wallet)).toBe(0);
+    expect(await ledgerViolations()).toEqual(CLEAN);
+  });
+});
+
+describe("accounts, wallets and keys", () => {
+  it("creates a user and a wallet, and shows an API key's secret once, then revokes it", async () => {
+    const users = await request("/users", { cookie });
+    const csrf = hidden(users.html, "_csrf");
+    const created = await request("/users", {
+      method: "POST",
+      cookie,
+      body: form({
+        _csrf: csrf,
+        username: "consoleuser1",
+        user_email: "consoleuser1@example.test",
+        user_password: "secret-123",
+      }),
+    });
+    expect(decodeURIComponent(created.headers.get("location")!)).toContain("User created.");
+    const dup = await request("/users", {
+      method: "POST",
+      cookie,
+      body: form({
+        _csrf: csrf,
+        username: "consoleuser1",
+        user_email: "consoleuser1@example.test",
+        user_password: "secret-123",
+      }),
+    });
+    expect(decodeURIComponent(dup.headers.get("location")!)).toContain("error=");
+
+    const w = await request("/wallets", {
+      method: "POST",
+      cookie,
+      body: form({
+        _csrf: csrf,
+        wallet_id: "cnsl",
+        wallet_name: "Console Coin",
+        wallet_symbol: "C",
+        wallet_symbol_position: "right",
+        wallet_decimal: 0,
+      }),
+    });
+    expect(decodeURIComponent(w.headers.get("location")!)).toContain("Wallet cnsl created.");
+
+    const key = await request("/api-keys", {
+      method: "POST",
+      cookie,
+      body: form({ _csrf: csrf, name: "ops", scope: "read" }),
+    });
+    expect(key.html).toContain("copy it now, it is not shown again");
+    expect(key.html).toMatch(/data-copy="new-key"/);
+    const id = key.html.match(/action="\/wallet-admin\/api-keys\/(\d+)\/revoke"/)![1];
+    const revoked = await request(`/api-keys/${id}/revoke`, {
+      method: "POST",
+      cookie,
+      body: form({ _csrf: csrf }),
+    });
+    expect(decodeURIComponent(revoked.headers.get("location")!)).toContain(`Key ${id} revoked.`);
+    const secret = key.html.match(/id="new-key" class="secret">([^<]+)</)![1]!;
+    const list = await request("/api-keys", { cookie });
+    expect(list.html).not.toContain(secret);
+  });
+});
