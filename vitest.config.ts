@@ -46,6 +46,15 @@ export default defineConfig(async () => {
             testTimeout: 120_000,
           },
         },
+        {
+          // The operator console in Debian's chromium (npm run test:browser; not part of npm test).
+          test: {
+            name: "browser",
+            environment: "node",
+            include: ["test/browser/**/*.test.mjs"],
+            testTimeout: 180_000,
+          },
+        },
       ],
     },
   };

@@ -64,6 +64,7 @@ Sign in (dev-only credentials):
   curl -s ${base}/users/login -H 'Content-Type: application/json' \\
     -d '{"user_email":"${admin.email}","user_password":"${admin.password}"}'
 Then send the access_token as "Authorization: Bearer <token>".
+Operator console: http://127.0.0.1:${port}/wallet-admin/ (sign in with ${admin.email} / ${admin.password})
 `);
 
 const child = startWrangler(

@@ -113,6 +113,13 @@ describe("signing in", () => {
     expect(out.headers.get("set-cookie")).toMatch(/wallet_admin=;.*Max-Age=0/);
   });
 
+  it("is linked from / and from the discovery index", async () => {
+    for (const path of ["http://localhost/", "http://localhost/wp-json/"]) {
+      const res = await app.request(path, {}, env);
+      expect((await res.json<{ console: string }>()).console).toBe(`${env.SITE_URL}/wallet-admin/`);
+    }
+  });
+
   it("turns away a subscriber's token", async () => {
     const page = await request("/", { cookie: `wallet_admin=${alice.token}` });
     expect(page.status).toBe(403);

@@ -133,6 +133,7 @@ describe("discovery Link and Allow", () => {
     expect(JSON.parse((await send("GET", "/")).text)).toEqual({
       name: "Wallet ledger",
       api: `${SITE}/wp-json/`,
+      console: `${SITE}/wallet-admin/`,
     });
   });
 

@@ -5,6 +5,7 @@ import { type Context, Hono } from "hono";
 import { verifyToken } from "../auth/tokens";
 import { balanceSeries, overview, searchUsers } from "../db/console";
 import { listEntries } from "../db/ledger";
+import { findUsers } from "../db/users";
 import type { AppEnv } from "../env";
 import { jwtSecret } from "../http/auth";
 import { formatMoney, type WalletDisplay } from "../ledger/money";
@@ -363,7 +364,7 @@ export function consoleRoutes(fetch: Fetch) {
     const ws = await wallets(c);
     // Balances as the API formats them; the statement through the same read the API's list uses
     // (its records carry no balance-after or request id, which an operator needs here).
-    const [balances, statement, series] = await Promise.all([
+    const [balances, statement, series, owner] = await Promise.all([
       ws.length === 0
         ? Promise.resolve<ApiAnswer>({ status: 200, body: { data: {} } })
         : api(
@@ -377,8 +378,10 @@ export function consoleRoutes(fetch: Fetch) {
         { offset: (page - 1) * PER_PAGE, limit: PER_PAGE, order: "desc" },
       ),
       Promise.all(ws.map((w) => balanceSeries(c.var.db, userId, w.id, 200))),
+      findUsers(c.var.db, [userId]),
     ]);
-    if (!statement.userExists)
+    const user = owner.get(userId);
+    if (!statement.userExists || !user)
       return c.html(
         <Page title="No such user" session={c.var.session} current="users">
           <p>
@@ -425,7 +428,12 @@ export function consoleRoutes(fetch: Fetch) {
       </form>
     );
     return c.html(
-      <Page title={`User ${userId}`} session={c.var.session} current="users" notice={noticeOf(c)}>
+      <Page
+        title={`${user.username} (user ${userId})`}
+        session={c.var.session}
+        current="users"
+        notice={noticeOf(c)}
+      >
         <section>
           <h2>Balances</h2>
           <table>

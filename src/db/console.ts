@@ -23,7 +23,10 @@ export async function overview(db: Db, nowS: number, days: number) {
     db.select({ n: count() }).from(users),
     db
       .select({
-        day: sql<number>`(${transactions.createdAtS} / ${DAY_S}) * ${DAY_S}`.as("day"),
+        // A literal, not a parameter: D1 binds numbers as REAL, which would make the division exact.
+        day: sql<number>`(${transactions.createdAtS} / ${sql.raw(String(DAY_S))}) * ${sql.raw(String(DAY_S))}`.as(
+          "day",
+        ),
         walletId: transactions.walletId,
         credits:
           sql<number>`sum(CASE WHEN ${transactions.txnType} = 'CREDIT' THEN ${transactions.amountMinor} ELSE 0 END)`.as(

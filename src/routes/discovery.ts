@@ -34,6 +34,8 @@ export const discovery = new Hono<AppEnv>()
       url: base,
       home: base,
       namespaces: compatName === null ? [NAMESPACE] : [NAMESPACE, compatName],
+      // The operator console (docs/console.md), for a person finding the service from its index.
+      console: `${base}/wallet-admin/`,
       routes: {
         [`/${NAMESPACE}`]: { namespace: NAMESPACE, methods: ["GET"] },
         ...routeIndex(NAMESPACE, ROUTES),
