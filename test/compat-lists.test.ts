@@ -258,3 +258,38 @@ describe("GET wallets", () => {
     );
   });
 });
+
+describe("GET verify-email-address", () => {
+  it("sends no mail and shows no token, alike for any address (zugavalize-app src/Utils/useAuth.js:35)", async () => {
+    const known = await get(
+      `/verify-email-address/?email_address=${encodeURIComponent(alice.email)}&fire_email=true`,
+    );
+    const unknown = await get(
+      "/verify-email-address/?email_address=nobody%40example.test&fire_email=true",
+    );
+    for (const res of [known, unknown]) {
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({
+        status_code: 400,
+        status: false,
+        message: "Email Not Sent",
+        error: { mail: false },
+      });
+    }
+    const token = await get(
+      `/verify-email-address?email_address=${encodeURIComponent(alice.email)}`,
+    );
+    expect(token.body).toEqual({
+      status_code: 400,
+      status: false,
+      message: "Token Not Generated",
+      error: { mail: false },
+    });
+    expect((await get("/verify-email-address")).body).toEqual({
+      status_code: 400,
+      status: false,
+      message: "email not parsed",
+      error: false,
+    });
+  });
+});

@@ -36,4 +36,5 @@ export const COMPAT_ROUTES: CompatRoute[] = [
   { path: "/transfers", method: "GET" },
   { path: "/transfers", method: "POST" },
   { path: "/wallets", method: "GET" },
+  { path: "/verify-email-address", method: "GET" },
 ];

@@ -12,6 +12,7 @@ import { userWalletBalance } from "./user-wallet-balance";
 import { userWalletBalanceMulti } from "./user-wallet-balance-multi";
 import { usersCreate } from "./users-create";
 import { usersRead } from "./users-read";
+import { compatVerifyEmail } from "./verify-email";
 
 /**
  * The Rimplenet 1.1.31 dialect, mounted at `/wp-json/:ns/v1`. Routes are built once while the env
@@ -34,6 +35,7 @@ export const compatRoutes = new Hono<AppEnv>({ strict: false })
   .route("/transfers", compatTransfers)
   .route("/transfers", compatTransferList)
   .route("/wallets", compatWalletList)
+  .route("/verify-email-address", compatVerifyEmail)
   .route("/transactions", compatTransactions)
   .route("/user-wallet-balance/multi", userWalletBalanceMulti)
   .route("/user-wallet-balance", userWalletBalance)
