@@ -1,6 +1,6 @@
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
 export default defineConfig(async () => {
   // The very migrations wrangler applies, read from the one drizzle/ folder.
@@ -35,14 +35,15 @@ export default defineConfig(async () => {
             silent: "passed-only",
             setupFiles: ["./test/apply-migrations.ts"],
             include: ["test/**/*.test.ts"],
+            exclude: [...configDefaults.exclude, "test/node/**", "test/browser/**"],
           },
         },
         {
-          // Command-line tools that drive wrangler itself, in Node.
+          // Command-line tools that drive wrangler itself, in Node (the tools run under tsx).
           test: {
             name: "node",
             environment: "node",
-            include: ["test/node/**/*.test.mjs"],
+            include: ["test/node/**/*.test.ts"],
             testTimeout: 120_000,
           },
         },
@@ -51,7 +52,7 @@ export default defineConfig(async () => {
           test: {
             name: "browser",
             environment: "node",
-            include: ["test/browser/**/*.test.mjs"],
+            include: ["test/browser/**/*.test.ts"],
             testTimeout: 180_000,
           },
         },

@@ -5,7 +5,7 @@
 //
 // Environment: RELIABILITY_SEED (fast-check seed), RELIABILITY_ONLY (comma-separated sections:
 // concurrency,hostile,authz,throttle,timing,crash), RELIABILITY_VERBOSE=1 (print passing checks too).
-import { startServer, stopAllServers } from "./lib/server.mjs";
+import { startServer, stopAllServers } from "./lib/server.ts";
 import { connect } from "./reliability/api.mjs";
 import { runAuthz } from "./reliability/authz.mjs";
 import { runConcurrency } from "./reliability/concurrency.mjs";

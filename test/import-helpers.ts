@@ -5,7 +5,7 @@ import {
   TARGET_QUERIES,
   type TargetRows,
   targetState,
-} from "../scripts/import/wordpress.mjs";
+} from "../scripts/import/wordpress";
 import { issueToken } from "../src/auth/tokens";
 import dump from "./fixtures/wordpress-dump.sql?raw";
 import expectedText from "./fixtures/wordpress-expected.json?raw";
@@ -37,7 +37,7 @@ type SiteAnswers = {
 };
 
 /**
- * A site shaped like a live Rimplenet 1.1.31 one (test/fixtures/make-wordpress-dump.mjs): sub-precision
+ * A site shaped like a live Rimplenet 1.1.31 one (test/fixtures/make-wordpress-dump.ts): sub-precision
  * and zero amounts, histories below zero, its own table prefix and the plugin's namespace.
  */
 export const realSite = {

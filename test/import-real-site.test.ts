@@ -3,7 +3,7 @@
 // and every user, wallet, transaction, request_id and balance reads back as the site had it.
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { ImportRun } from "../scripts/import/wordpress.mjs";
+import type { ImportRun } from "../scripts/import/wordpress";
 import { formatMoney } from "../src/ledger/money";
 import { CLEAN, call, type Json, ledgerViolations, tableCounts } from "./helpers";
 import { importedAdmin, realSite, runImport } from "./import-helpers";

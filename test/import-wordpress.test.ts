@@ -2,7 +2,7 @@
 // to D1 (as the CLI has wrangler do), then everything checked through the HTTP API.
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { ImportRun } from "../scripts/import/wordpress.mjs";
+import type { ImportRun } from "../scripts/import/wordpress";
 import { issueToken } from "../src/auth/tokens";
 import { CLEAN, call, type Json, ledgerViolations, makeUser, tableCounts, unique } from "./helpers";
 import { runImport, wordpress } from "./import-helpers";

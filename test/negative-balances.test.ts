@@ -16,7 +16,7 @@ import {
 import { importedAdmin, realSite, runImport } from "./import-helpers";
 
 let admin: string;
-// Imported users (test/fixtures/make-wordpress-dump.mjs): kemi owes on ngn, bola's usd holds 4.875,
+// Imported users (test/fixtures/make-wordpress-dump.ts): kemi owes on ngn, bola's usd holds 4.875,
 // chidi's ngn holds 1412.335.
 const KEMI = 3;
 const BOLA = 5;

@@ -1,7 +1,7 @@
 // Client-side helpers over HTTP: sign in, make users, wallets, credits and keys, read balances and
 // every page of a user's transactions, and mint HS256 tokens with the server's secret.
 import { createHmac, randomBytes } from "node:crypto";
-import { ADMIN } from "../lib/server.mjs";
+import { ADMIN } from "../lib/server.ts";
 import { registerPassword, send, unique } from "./harness.mjs";
 
 export const ISSUER = "wallet-ledger"; // wrangler.toml [vars] JWT_ISSUER

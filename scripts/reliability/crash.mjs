@@ -3,7 +3,7 @@
 // that retrying the unanswered ones (same request_id) applies each at most once, and that every
 // balance still equals the sum of its entries.
 
-import { startServer } from "../lib/server.mjs";
+import { startServer } from "../lib/server.ts";
 import { balance, connect, createUser, createWallet } from "./api.mjs";
 import {
   check,

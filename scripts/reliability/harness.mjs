@@ -1,7 +1,7 @@
 // Shared plumbing of `npm run test:reliability`: named checks with a pass/fail count, an HTTP client
 // that scans every response for secrets and 5xx, a bounded worker pool, and small formatting helpers.
 import { randomBytes } from "node:crypto";
-import { minorToText } from "../import/ledger-format.mjs";
+import { minorToText } from "../../src/ledger/money.ts";
 
 const VERBOSE = process.env.RELIABILITY_VERBOSE === "1";
 

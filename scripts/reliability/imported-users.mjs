@@ -1,9 +1,9 @@
 // Users as the WordPress import leaves them: inserted straight into D1 with the site's own password
-// hash (scripts/import-wordpress.mjs copies user_pass as it is), the way test/wordpress-hashes.test.ts
-// and the seeded administrator (scripts/lib/admin.mjs) are written. Hashes are made here the way
+// hash (scripts/import-wordpress.ts copies user_pass as it is), the way test/wordpress-hashes.test.ts
+// and the seeded administrator (scripts/lib/admin.ts) are written. Hashes are made here the way
 // WordPress makes them: bcrypt as $2y$ (cost 10, or 12 on PHP 8.4), phpass as $P$B (2^13 MD5 rounds).
 import { randomBytes } from "node:crypto";
-import { phpass, phpBcrypt } from "../lib/wordpress-hashes.mjs";
+import { phpass, phpBcrypt } from "../lib/wordpress-hashes.ts";
 import { registerPassword, unique } from "./harness.mjs";
 import { d1 } from "./ledger.mjs";
 

@@ -1,7 +1,7 @@
 // Reads the server's local D1 state straight from its --persist-to folder (wrangler d1 execute works
 // while wrangler dev runs) and checks the ledger's invariants there, not through the API.
 import { spawn } from "node:child_process";
-import { offlineEnv, WRANGLER } from "../lib/wrangler.mjs";
+import { offlineEnv, WRANGLER } from "../lib/wrangler.ts";
 import { check, figures } from "./harness.mjs";
 
 let config = "wrangler.toml";

@@ -1,10 +1,11 @@
 import { verifyWordPressHash, wordPressHashKind } from "./wordpress-hashes";
 
 // PBKDF2-SHA256 through WebCrypto: slow, salted, and native on Workers (which cap it at 100,000
-// iterations). Stored as `pbkdf2_sha256$<iterations>$<salt b64>$<hash b64>`; scripts/lib/admin.mjs
-// writes the same format from Node for the seeded administrator.
+// iterations). Stored as `pbkdf2_sha256$<iterations>$<salt b64>$<hash b64>`; the tools
+// (scripts/lib/admin.ts) call hashPassword too, under Node, whose WebCrypto has the same PBKDF2.
 const ITERATIONS = 100_000;
-const PREFIX = "pbkdf2_sha256";
+/** The first field of this service's own hashes (the import counts hashes by kind). */
+export const PASSWORD_HASH_PREFIX = "pbkdf2_sha256";
 
 const b64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes));
 const unb64 = (text: string) => Uint8Array.from(atob(text), (ch) => ch.charCodeAt(0));
@@ -27,15 +28,15 @@ async function derive(password: string, salt: Uint8Array, iterations: number) {
 
 export async function hashPassword(password: string) {
   const salt = crypto.getRandomValues(new Uint8Array(16));
-  return `${PREFIX}$${ITERATIONS}$${b64(salt)}$${b64(await derive(password, salt, ITERATIONS))}`;
+  return `${PASSWORD_HASH_PREFIX}$${ITERATIONS}$${b64(salt)}$${b64(await derive(password, salt, ITERATIONS))}`;
 }
 
 // Used for unknown users too, so a wrong username costs the same time as a wrong password.
-const DUMMY_HASH = `${PREFIX}$${ITERATIONS}$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=`;
+const DUMMY_HASH = `${PASSWORD_HASH_PREFIX}$${ITERATIONS}$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=`;
 
 export async function verifyPassword(password: string, stored: string | undefined) {
   const [prefix, iterations, salt, hash] = (stored ?? DUMMY_HASH).split("$");
-  if (prefix !== PREFIX || !iterations || !salt || !hash) return false;
+  if (prefix !== PASSWORD_HASH_PREFIX || !iterations || !salt || !hash) return false;
   const actual = await derive(password, unb64(salt), Number(iterations));
   const expected = unb64(hash);
   return (

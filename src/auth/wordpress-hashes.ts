@@ -1,4 +1,4 @@
-// Password hashes carried over from a WordPress site (scripts/import-wordpress.mjs copies user_pass
+// Password hashes carried over from a WordPress site (scripts/import-wordpress.ts copies user_pass
 // as it is), checked the way WordPress 6.8's wp_check_password does, so imported users keep their
 // passwords. After one successful sign-in the hash is replaced by this service's own (password.ts).
 //
@@ -35,7 +35,7 @@ export function wordPressHashKind(hash: string): WordPressHashKind | null {
 }
 
 /** phpass's own base64 of the MD5 digest (encode64 in class-phpass.php). */
-function encode64(input: Uint8Array, count: number) {
+export function encode64(input: Uint8Array, count: number) {
   let output = "";
   let i = 0;
   do {
@@ -76,7 +76,7 @@ const sameText = (a: string, b: string) => {
 };
 
 /** base64(HMAC-SHA384(password, key "wp-sha384")): WordPress 6.8's bcrypt pre-hash. */
-async function wpPrehash(password: string) {
+export async function wpPrehash(password: string) {
   const key = await crypto.subtle.importKey(
     "raw",
     utf8.encode("wp-sha384"),

@@ -93,7 +93,7 @@ export const transactions = sqliteTable(
     slug: text("slug").notNull(),
     // Whole seconds, as WordPress dates are: the list orders by (date, ID) like WP_Query does.
     createdAtS: integer("created_at_s").notNull(),
-    // Set only on entries imported from a WordPress site (scripts/import-wordpress.mjs), so they read
+    // Set only on entries imported from a WordPress site (scripts/import-wordpress.ts), so they read
     // back as the site returned them: the post's own guid (NULL: built from SITE_URL), its site-local
     // post_date as stored (NULL: created_at_s in SITE_TIMEZONE), and post_modified/post_modified_gmt
     // when they differ from the post dates (NULL: the same as post_date/post_date_gmt).

@@ -1,11 +1,11 @@
 // The write path: every movement of money is appended here, in one D1 batch per movement, with the
 // database's guards (CHECKs, UNIQUE keys, triggers) judging it inside the same statements.
-import { and, eq, type SQL, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../db/client";
 import { balances, transactions } from "../db/schema";
-import { SLUG_MAX } from "./post-format";
 import { requestKey as keyOf } from "./request-key";
+import { uniqueSlug } from "./unique-slug";
 
 export type NewEntry = {
   userId: number;
@@ -31,22 +31,6 @@ export class LedgerRefusal extends Error {
   constructor(readonly reason: "insufficient-balance" | "balance-limit" | "already-reversed") {
     super(reason);
   }
-}
-
-/**
- * WordPress's wp_unique_post_slug as one SQL expression: `base` when no entry has that slug, else
- * the first free `base-N` for N = 2, 3, … (the base cut so the whole stays within SLUG_MAX, as
- * _truncate_post_slug does), probing the actual slugs through the UNIQUE index, which backs it
- * (`slug <> ''` repeats the partial index's condition, so SQLite's planner may use it).
- */
-function uniqueSlug(base: string) {
-  const candidate = (n: SQL) =>
-    sql`rtrim(substr(${base}, 1, ${SLUG_MAX - 1} - length(${n})), '-') || '-' || ${n}`;
-  return sql`(WITH RECURSIVE probe(n) AS (
-      SELECT 2 WHERE EXISTS (SELECT 1 FROM ${transactions} WHERE slug = ${base} AND slug <> '')
-      UNION ALL
-      SELECT n + 1 FROM probe WHERE EXISTS (SELECT 1 FROM ${transactions} WHERE slug = ${candidate(sql`n`)} AND slug <> '')
-    ) SELECT coalesce(${candidate(sql`max(n)`)}, ${base}) FROM probe)`;
 }
 
 /**

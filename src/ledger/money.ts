@@ -182,3 +182,79 @@ export function formatMoney(minor: number, wallet: WalletDisplay) {
     ? `${number} ${wallet.symbol}`
     : `${wallet.symbol}${number}`;
 }
+
+/**
+ * The most places a wallet stores (display decimals plus extra ones): a balance keeps 15 digits in
+ * all (MAX_MINOR). The `wallets_extra_decimals` trigger (drizzle/0006) holds wallets to it.
+ */
+export const MAX_STORAGE_DECIMALS = 15;
+
+// ---------------------------------------------------------------------------------------------
+// Numbers as a WordPress site stored them. The plugin took any is_numeric amount and PHP wrote
+// floats as it prints them ("1.5E-5", "10.000000000000002"); the WordPress import reads those
+// exactly. The API never reads amounts this way.
+
+/** `12`, `12.`, `.5`, `12.50`: PHP's is_numeric takes digits on either side of the point. */
+function splitPhpDecimal(text: string): { integer: string; fraction: string } | null {
+  const point = text.indexOf(".");
+  const integer = point === -1 ? text : text.slice(0, point);
+  const fraction = point === -1 ? "" : text.slice(point + 1);
+  const digits = (part: string) => part === "" || isDigits(part);
+  return digits(integer) && digits(fraction) && integer + fraction !== ""
+    ? { integer, fraction }
+    : null;
+}
+
+/** PHP-numeric text (a sign when `signed`; an exponent, as plainDecimal bounds it), written out. */
+function readPhpDecimal(text: string, signed: boolean) {
+  let t = text.trim();
+  const negative = signed && t.startsWith("-");
+  if (signed && (t.startsWith("-") || t.startsWith("+"))) t = t.slice(1);
+  let e = t.indexOf("e");
+  if (e === -1) e = t.indexOf("E");
+  const parts = splitPhpDecimal(e === -1 ? t : t.slice(0, e));
+  if (!parts || e === -1) return parts && { negative, ...parts };
+  // Zero is zero whatever its exponent; any other number past plainDecimal's bounds is no amount.
+  if (allZeros(parts.integer + parts.fraction) && isDigits(t.slice(e + 1).replace(/^[+-]/, "")))
+    return { negative, integer: "0", fraction: "" };
+  const plain = plainDecimal(`${parts.integer || "0"}.${parts.fraction || "0"}${t.slice(e)}`);
+  return plain === null ? null : { negative, ...splitDecimal(plain)! };
+}
+
+/**
+ * An amount as the site stored it (unsigned, `1.5E-5` too), read exactly: its integer digits, its
+ * fraction without trailing zeros, and how many places that fraction needs.
+ */
+export function readSiteAmount(text: string) {
+  const d = readPhpDecimal(text, false);
+  if (!d) return { issue: "not-numeric" as const };
+  const fraction = trimZeros(d.fraction, "end");
+  return { integer: trimZeros(d.integer || "0", "start"), fraction, places: fraction.length };
+}
+
+export type SiteNumberIssue = "not-numeric" | "negative" | MinorIssue;
+
+/**
+ * Minor units of a site's decimal text at `decimals` places (empty text is 0). Refuses non-zero
+ * digits past `decimals` ("too-many-decimals") unless `round`, which rounds half away from zero (for
+ * the site's stored balances, which PHP float arithmetic leaves as 0.30000000000000004), and a sign
+ * unless `allowNegative`.
+ */
+export function siteDecimalToMinor(
+  text: string,
+  decimals: number,
+  { round = false, allowNegative = false } = {},
+): { minor: number; issue?: undefined } | { issue: SiteNumberIssue; minor?: undefined } {
+  if (text.trim() === "") return { minor: 0 };
+  const d = readPhpDecimal(text, true);
+  if (!d) return { issue: "not-numeric" };
+  if (d.negative && !allowNegative) return { issue: "negative" };
+  let minor = BigInt((d.integer || "0") + d.fraction.slice(0, decimals).padEnd(decimals, "0"));
+  const rest = d.fraction.slice(decimals);
+  if (!allZeros(rest)) {
+    if (!round) return { issue: "too-many-decimals" };
+    if (rest[0]! >= "5") minor += 1n;
+  }
+  if (minor > BigInt(MAX_MINOR)) return { issue: "too-large" };
+  return { minor: d.negative ? -Number(minor) : Number(minor) };
+}

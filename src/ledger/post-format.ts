@@ -84,10 +84,15 @@ export function displayDate(epochS: number, timeZone: string) {
   return `${date}<br>${hour12(p.hour)}:${pad(p.minute)} ${meridiem(p.hour)}`;
 }
 
+/** A MySQL DATETIME text's wall time read as UTC, in epoch seconds; NaN for anything else. */
+export function mysqlDateSeconds(text: string) {
+  const m = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/.exec(text);
+  return m ? Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!) / 1000 : Number.NaN;
+}
+
 /** The same display of a MySQL DATETIME text that is already site-local (an imported post_date). */
 export function displayLocalDate(local: string) {
-  const m = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/.exec(local);
-  const epochS = m ? Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!) / 1000 : NaN;
+  const epochS = mysqlDateSeconds(local);
   return Number.isFinite(epochS) ? displayDate(epochS, "UTC") : "";
 }
 
@@ -97,10 +102,7 @@ export function displayLocalDate(local: string) {
  * as if it were UTC.
  */
 export function localListDate(local: string) {
-  const m = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/.exec(local);
-  const epochS = m
-    ? Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!) / 1000
-    : Number.NaN;
+  const epochS = mysqlDateSeconds(local);
   if (!Number.isFinite(epochS)) return { dateTime: "", timestamp: 0 };
   const p = partsIn(epochS, "UTC");
   const date = `${WEEKDAYS[p.weekday]}, ${MONTHS[p.month - 1]} ${p.day}, ${p.year}`;

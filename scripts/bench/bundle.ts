@@ -1,0 +1,44 @@
+// Bundle size as deployed: `wrangler deploy --dry-run --outdir <tmp>`, the main .js raw and gzipped.
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, extname, join } from "node:path";
+import { gzipSync } from "node:zlib";
+import { wrangler } from "../lib/wrangler";
+
+export function bundleSize({
+  config = "wrangler.toml",
+  main,
+}: {
+  config?: string;
+  main?: string;
+} = {}) {
+  const outdir = mkdtempSync(join(tmpdir(), "wallet-bundle-"));
+  try {
+    const stdout = wrangler(["deploy", "--dry-run", "--outdir", outdir, "--config", config], {
+      quiet: true,
+    });
+    const jsFiles = readdirSync(outdir).filter((f) => f.endsWith(".js"));
+    const wanted = main ? `${basename(main, extname(main))}.js` : undefined;
+    const file =
+      wanted && jsFiles.includes(wanted)
+        ? wanted
+        : jsFiles.sort(
+            (a, b) => statSync(join(outdir, b)).size - statSync(join(outdir, a)).size,
+          )[0];
+    if (!file) throw new Error(`wrangler deploy --dry-run wrote no .js file into ${outdir}`);
+    const code = readFileSync(join(outdir, file));
+    // wrangler's own summary line, e.g. "Total Upload: 512.34 KiB / gzip: 98.76 KiB"
+    const reported = /Total Upload:\s*([\d.]+ \w+)\s*\/\s*gzip:\s*([\d.]+ \w+)/.exec(stdout);
+    return {
+      config,
+      file,
+      rawBytes: code.length,
+      gzipBytes: gzipSync(code, { level: 9 }).length,
+      wranglerReported: reported ? { total: reported[1], gzip: reported[2] } : null,
+    };
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
+  }
+}
+
+export const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;

@@ -1,0 +1,43 @@
+// What the servers run: `wrangler dev` rebuilds and reloads when a source file changes, so a file
+// edited during the run would mix two versions into one set of figures. The bench records every
+// file's size and mtime at the start and says which changed by the end.
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+
+export const WATCHED = [
+  "src",
+  "drizzle",
+  "wrangler.toml",
+  "package.json",
+  "package-lock.json",
+  "bench/baseline",
+];
+
+export type Fingerprint = Map<string, string>;
+
+export function fingerprint(paths = WATCHED): Fingerprint {
+  const files: Fingerprint = new Map();
+  const visit = (path: string) => {
+    let st: ReturnType<typeof statSync>;
+    try {
+      st = statSync(path);
+    } catch {
+      return; // absent
+    }
+    if (st.isDirectory()) {
+      // wrangler's own build output (.wrangler/) changes with every start
+      for (const name of readdirSync(path))
+        if (name !== ".wrangler" && name !== "node_modules") visit(join(path, name));
+    } else files.set(path, `${st.size}:${st.mtimeMs}`);
+  };
+  for (const path of paths) visit(path);
+  return files;
+}
+
+/** Files added, removed or modified between two fingerprints. */
+export function changedFiles(before: Fingerprint, after: Fingerprint) {
+  const changed: string[] = [];
+  for (const [path, sig] of after) if (before.get(path) !== sig) changed.push(path);
+  for (const path of before.keys()) if (!after.has(path)) changed.push(path);
+  return changed.sort();
+}

@@ -1,0 +1,99 @@
+// `npm run dev`: a migrated local D1, a dev-only JWT secret, a local administrator and a demo wallet,
+// then wrangler dev with SITE_URL on its own port.
+import { randomBytes } from "node:crypto";
+import { existsSync, writeFileSync } from "node:fs";
+import { wallets } from "../src/db/schema";
+import { ensureAdmin } from "./lib/admin";
+import { columnsAndValues, sqlLiteral } from "./lib/sql";
+import { startWrangler, wrangler } from "./lib/wrangler";
+
+const port = process.env.PORT ?? "8787";
+const admin = {
+  username: process.env.WALLET_ADMIN_USERNAME ?? "admin",
+  email: process.env.WALLET_ADMIN_EMAIL ?? "admin@example.com",
+  password: process.env.WALLET_ADMIN_PASSWORD ?? "wallet-admin",
+};
+
+if (!existsSync(".dev.vars")) {
+  // Both secrets of .env.types are named, so wrangler's check that the generated types are fresh passes.
+  writeFileSync(
+    ".dev.vars",
+    "# Local development only (git ignores this file).\n" +
+      `JWT_SECRET=${randomBytes(32).toString("hex")}\n` +
+      "# Set to require security_code on GET /transactions; empty leaves it off.\n" +
+      "TRANSACTIONS_SECURITY_CODE=\n",
+  );
+  console.log("Created .dev.vars with a dev-only JWT_SECRET.");
+}
+
+wrangler(["d1", "migrations", "apply", "DB", "--local"], { quiet: true });
+console.log("Local D1 migrated.");
+const seeded = await ensureAdmin({ target: "--local", ...admin });
+console.log(
+  seeded.created
+    ? `Local administrator "${admin.username}" created.`
+    : `Local administrator "${admin.username}" (or its e-mail) already exists; left as it is.`,
+);
+
+// A demo wallet, so the README's first credit works on a fresh clone; an existing ngn is left alone.
+const ngn = columnsAndValues(wallets, {
+  id: sqlLiteral("ngn"),
+  name: sqlLiteral("Naira Wallet"),
+  symbol: sqlLiteral("₦"),
+  symbolPosition: sqlLiteral("left"),
+  decimals: sqlLiteral(2),
+  type: sqlLiteral("fiat"),
+  note: sqlLiteral("Demo wallet seeded by npm run dev"),
+  createdAtMs: sqlLiteral(Date.now()),
+});
+const demo = (
+  JSON.parse(
+    wrangler(
+      [
+        "d1",
+        "execute",
+        "DB",
+        "--local",
+        "--json",
+        "--command",
+        `INSERT INTO wallets (${ngn.columns}) VALUES (${ngn.values}) ON CONFLICT DO NOTHING RETURNING id`,
+      ],
+      { quiet: true },
+    ),
+  ) as { results: { id: string }[] }[]
+)[0]!.results;
+console.log(
+  demo.length > 0
+    ? 'Demo wallet "ngn" (Naira Wallet, ₦, 2 decimals) created.'
+    : 'Wallet "ngn" already exists; left as it is.',
+);
+
+// Guids, the discovery index and the OpenAPI document name the address the API is really on.
+const siteUrl = process.env.SITE_URL ?? `http://127.0.0.1:${port}`;
+const base = `http://127.0.0.1:${port}/wp-json/wallet/v1`;
+console.log(`
+Wallet API on ${base}
+Sign in (dev-only credentials):
+  curl -s ${base}/users/login -H 'Content-Type: application/json' \\
+    -d '{"user_email":"${admin.email}","user_password":"${admin.password}"}'
+Then send the access_token as "Authorization: Bearer <token>".
+Operator console: http://127.0.0.1:${port}/wallet-admin/ (sign in with ${admin.email} / ${admin.password})
+`);
+
+const child = startWrangler(
+  [
+    "dev",
+    "--ip",
+    "127.0.0.1",
+    "--port",
+    port,
+    "--var",
+    `SITE_URL:${siteUrl}`,
+    "--show-interactive-dev-session=false",
+  ],
+  {
+    detached: false,
+  },
+);
+for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
+child.on("exit", (code) => process.exit(code ?? 0));

@@ -1,0 +1,366 @@
+// npm run import:wordpress -- <dump.sql[.gz]> [--prefix wp_] [--namespace wallet] [--local|--remote]
+//   [--dry-run] [--rehearse] [--balances ledger|site] [--force] [--persist-to DIR] [--config FILE] [--database DB]
+//   [--report FILE.json] [--chunk-statements N] [--tmp-dir DIR]
+//
+// Moves a WordPress site's wallet data (users, wallets, every CREDIT/DEBIT) into the service's D1:
+// reads the mysqldump as a stream (the transactions spill to a temporary folder by post id range),
+// plans the import against what the database already holds, writes the SQL in chunks and has
+// wrangler run them in order. Safe to run again; refuses conflicting data unless --force. See the
+// README's "Migrating from WordPress".
+import {
+  closeSync,
+  createReadStream,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { createGunzip } from "node:zlib";
+import { createReader } from "./import/collect";
+import { type ImportD1, LocalD1, RemoteD1 } from "./import/d1";
+import type { StatementKind } from "./import/plan/context";
+import { type Phase, Progress } from "./import/progress";
+import type { Report } from "./import/report";
+import { formatReport } from "./import/report-text";
+import { SpillBuckets } from "./import/spill";
+import {
+  emptyTarget,
+  FOREIGN_IDS_QUERY,
+  SCHEMA_CHECK_QUERY,
+  TARGET_QUERIES,
+  type Target,
+  type TargetRows,
+  targetState,
+} from "./import/target";
+import { planImport } from "./import/wordpress";
+import { wrangler } from "./lib/wrangler";
+
+const USAGE = `usage: npm run import:wordpress -- <dump.sql[.gz]> (--local | --remote | --dry-run) [options]
+  --prefix wp_              table prefix of the WordPress site
+  --namespace wallet        the plugin's namespace word (post type <ns>transaction)
+  --balances ledger|site    ledger: balances are the sum of the entries (default);
+                            site: one adjustment entry per wallet brings each to the site's stored balance
+  --dry-run                 write nothing; print the report (reads the database when --local/--remote is given)
+  --rehearse                with --local: write through \`wrangler d1 execute --local --file\`, the very SQL
+                            files and commands a --remote import sends (slower than plain --local)
+  --force                   for a damaged dump or a conflicting database: import what can be carried
+                            over and leave out the rest (reported)
+  --persist-to DIR          local D1 state folder (as wrangler's --persist-to)
+  --config FILE             wrangler configuration file
+  --database DB             D1 binding or name (default DB)
+  --report FILE             also write the full report as JSON
+  --chunk-statements N      statements per wrangler call (default 20000)
+  --tmp-dir DIR             where the temporary spill and SQL files go (default the system's)`;
+
+const ARGS = {
+  allowPositionals: true,
+  options: {
+    prefix: { type: "string", default: "wp_" },
+    namespace: { type: "string", default: "wallet" },
+    local: { type: "boolean", default: false },
+    remote: { type: "boolean", default: false },
+    "dry-run": { type: "boolean", default: false },
+    rehearse: { type: "boolean", default: false },
+    balances: { type: "string", default: "ledger" },
+    force: { type: "boolean", default: false },
+    "persist-to": { type: "string" },
+    config: { type: "string" },
+    database: { type: "string", default: "DB" },
+    report: { type: "string" },
+    "chunk-statements": { type: "string", default: "20000" },
+    "tmp-dir": { type: "string" },
+    help: { type: "boolean", short: "h", default: false },
+  },
+} as const;
+
+function parse() {
+  try {
+    return parseArgs(ARGS);
+  } catch (err) {
+    return fail(`${(err as Error).message}\n${USAGE}`);
+  }
+}
+
+function options() {
+  const { values, positionals } = parse();
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  if (positionals.length !== 1) fail(USAGE);
+  if (values.local && values.remote) fail("choose one of --local and --remote");
+  if (!values.local && !values.remote && !values["dry-run"])
+    fail(`say where to import: --local or --remote (or --dry-run)\n${USAGE}`);
+  const balances: "ledger" | "site" =
+    values.balances === "ledger"
+      ? "ledger"
+      : values.balances === "site"
+        ? "site"
+        : fail("--balances is ledger or site");
+  if (!/^[A-Za-z0-9_$]*$/.test(values.prefix)) fail("--prefix may hold letters, digits, _ and $");
+  if (!/^[a-z0-9_]+$/i.test(values.namespace)) fail("--namespace is a word");
+  const chunk = Number(values["chunk-statements"]);
+  if (!Number.isInteger(chunk) || chunk < 1) fail("--chunk-statements is a positive integer");
+  if (values["persist-to"] && !values.local) fail("--persist-to goes with --local");
+  if (values.rehearse && !values.local) fail("--rehearse goes with --local");
+  return { ...values, file: positionals[0]!, balances, chunkStatements: chunk };
+}
+
+type CliOptions = ReturnType<typeof options>;
+
+function fail(message: string): never {
+  console.error(message);
+  process.exit(2);
+}
+
+/**
+ * SQL statements into numbered files of at most `max` statements (nothing written in a dry run):
+ * plain SQL for the remote database, one JSON-encoded statement a line for local state.
+ */
+class ChunkWriter {
+  readonly files: { file: string; statements: number }[] = [];
+  count = 0;
+  bytes = 0;
+  private inChunk = 0;
+  private fd: number | null = null;
+  readonly byKind: Partial<Record<StatementKind, number>> = {};
+
+  constructor(
+    private readonly dir: string,
+    private readonly max: number,
+    private readonly dryRun: boolean,
+    private readonly format: ImportD1["format"] = "sql",
+  ) {
+    if (!dryRun) mkdirSync(dir, { recursive: true });
+  }
+  add = (sql: string, kind: StatementKind) => {
+    this.count++;
+    this.byKind[kind] = (this.byKind[kind] ?? 0) + 1;
+    const line = this.format === "jsonl" ? `${JSON.stringify(sql)}\n` : `${sql}\n`;
+    this.bytes += Buffer.byteLength(line);
+    if (this.dryRun) return;
+    if (this.fd === null || this.inChunk >= this.max) this.rotate();
+    writeSync(this.fd!, line);
+    this.inChunk++;
+    this.files.at(-1)!.statements++;
+  };
+  private rotate() {
+    if (this.fd !== null) closeSync(this.fd);
+    const file = path.join(
+      this.dir,
+      `chunk-${String(this.files.length + 1).padStart(5, "0")}.${this.format}`,
+    );
+    this.fd = openSync(file, "w");
+    this.files.push({ file, statements: 0 });
+    this.inChunk = 0;
+  }
+  finish() {
+    if (this.fd !== null) closeSync(this.fd);
+    this.fd = null;
+  }
+}
+
+async function readDump(file: string, reader: ReturnType<typeof createReader>, progress: Progress) {
+  const size = statSync(file).size;
+  const raw = createReadStream(file, { highWaterMark: 1 << 20 });
+  const input = file.endsWith(".gz") ? raw.pipe(createGunzip()) : raw;
+  input.setEncoding("utf8");
+  const bar = progress.phase(`Reading ${path.basename(file)}`, size, "bytes");
+  for await (const chunk of input as AsyncIterable<string>) {
+    reader.parser.push(chunk);
+    bar.update(raw.bytesRead, `${reader.parser.rows.toLocaleString("en-US")} rows`);
+  }
+  reader.parser.end();
+  bar.done(`${reader.parser.rows.toLocaleString("en-US")} rows`);
+}
+
+async function readTarget(d1: ImportD1, progress: Progress) {
+  const bar = progress.phase(`Reading ${d1.description}`, 1, "queries");
+  // One wrangler call: the schema check (the import's columns exist) and the target's state.
+  const names = Object.keys(TARGET_QUERIES) as (keyof typeof TARGET_QUERIES)[];
+  let results: Awaited<ReturnType<ImportD1["queries"]>>;
+  try {
+    results = await d1.queries([SCHEMA_CHECK_QUERY, ...Object.values(TARGET_QUERIES)]);
+  } catch (err) {
+    throw new Error(
+      `${(err as Error).message}\n\nThe database lacks this service's schema or its latest migration: apply the migrations first (${d1.migrateHint}).`,
+    );
+  }
+  const rows: TargetRows = Object.fromEntries(names.map((name, i) => [name, results[i + 1]]));
+  // With --force and service entries among the site's ids, fetch their ids to leave out exactly those.
+  if (Number(rows.foreign?.[0]?.n ?? 0) > 0) {
+    [rows.foreignIds] = await d1.queries([FOREIGN_IDS_QUERY]);
+  }
+  bar.done();
+  return targetState(rows);
+}
+
+async function verify(d1: ImportD1, report: Report, target: Target) {
+  const [rows = []] = await d1.queries([
+    "SELECT user_id, wallet_id, balance_minor, entry_count FROM balances",
+  ]);
+  const actual = new Map(rows.map((r) => [`${r.user_id}\t${r.wallet_id}`, r]));
+  const problems: string[] = [];
+  for (const e of report.expectedBalances) {
+    const key = `${e.userId}\t${e.walletId}`;
+    if ((target.pairs.get(key)?.foreign ?? 0) > 0) continue; // the service has moved it on since
+    const a = actual.get(key);
+    if (!a || Number(a.balance_minor) !== e.balanceMinor || Number(a.entry_count) !== e.entries) {
+      problems.push(
+        `user ${e.userId} ${e.walletId}: expected ${e.entries} entries and ${e.balanceMinor}, found ${a ? `${a.entry_count} and ${a.balance_minor}` : "nothing"}`,
+      );
+    }
+  }
+  return problems;
+}
+
+async function main() {
+  const opts = options();
+  const started = Date.now();
+  const progress = new Progress();
+  const dryRun = opts["dry-run"];
+  const where = { database: opts.database, persistTo: opts["persist-to"], config: opts.config };
+  if (opts.local) {
+    // Local state is the developer's own: bring it to the shipped schema first, as `npm run dev` does.
+    // A remote database is never migrated behind its operator's back (`npm run db:migrate -- --remote`).
+    const state = [
+      ...(where.persistTo ? ["--persist-to", where.persistTo] : []),
+      ...(where.config ? ["--config", where.config] : []),
+    ];
+    wrangler(["d1", "migrations", "apply", where.database, "--local", ...state], { quiet: true });
+    console.log("Local D1 migrated.");
+  }
+  const d1: ImportD1 | null = opts.rehearse
+    ? new RemoteD1({ ...where, local: true })
+    : opts.local
+      ? await LocalD1.open(where)
+      : opts.remote
+        ? new RemoteD1(where)
+        : null;
+  try {
+    return await run(opts, d1, started, progress, dryRun);
+  } finally {
+    await d1?.close();
+  }
+}
+
+async function run(
+  opts: CliOptions,
+  d1: ImportD1 | null,
+  started: number,
+  progress: Progress,
+  dryRun: boolean,
+) {
+  const importOptions = {
+    prefix: opts.prefix,
+    namespace: opts.namespace,
+    balances: opts.balances,
+    force: opts.force,
+  };
+
+  const tmp = mkdtempSync(path.join(opts["tmp-dir"] ?? tmpdir(), "wp-import-"));
+  const cleanup = () => rmSync(tmp, { recursive: true, force: true });
+  process.on("exit", cleanup);
+  for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => process.exit(130));
+
+  const buckets = new SpillBuckets(path.join(tmp, "buckets"));
+  const reader = createReader(importOptions, buckets);
+  await readDump(opts.file, reader, progress);
+  buckets.finish();
+  progress.log(
+    `Spilled ${(buckets.bytesOnDisk / (1 << 20)).toFixed(1)} MiB of transaction rows in ${buckets.indexes().length} buckets`,
+  );
+
+  const target = d1 ? await readTarget(d1, progress) : emptyTarget();
+
+  const writer = new ChunkWriter(path.join(tmp, "sql"), opts.chunkStatements, dryRun, d1?.format);
+  const bars = new Map<string, Phase>();
+  const report = planImport({
+    collector: reader.collector,
+    buckets,
+    options: importOptions,
+    target,
+    nowMs: Date.now(),
+    emit: writer.add,
+    progress: (label, done, total) => {
+      if (!bars.has(label)) bars.set(label, progress.phase(`Planning: ${label}`, total, "buckets"));
+      const bar = bars.get(label)!;
+      if (done >= total) bar.done(`${writer.count.toLocaleString("en-US")} statements so far`);
+      else bar.update(done);
+    },
+  });
+  writer.finish();
+  buckets.remove();
+
+  const targetText = d1 ? d1.description : "no database (a fresh one is assumed)";
+  console.log(`\n${formatReport(report, { dryRun, target: targetText })}`);
+  console.log(
+    `  SQL: ${writer.count.toLocaleString("en-US")} statements (${(writer.bytes / (1 << 20)).toFixed(1)} MiB): ${JSON.stringify(writer.byKind)}`,
+  );
+  if (opts.report)
+    writeFileSync(
+      opts.report,
+      `${JSON.stringify({ ...report, sql: { statements: writer.count, bytes: writer.bytes, byKind: writer.byKind } }, null, 2)}\n`,
+    );
+
+  const summary = () =>
+    `Took ${((Date.now() - started) / 1000).toFixed(1)} s; peak memory ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB (resident set).`;
+  if (report.refused && !opts.force) {
+    console.log(summary());
+    return 1;
+  }
+  if (dryRun) {
+    console.log(`Dry run: nothing written. ${summary()}`);
+    return 0;
+  }
+  if (writer.count === 0) {
+    console.log(`Nothing to write: the database holds this site's data already. ${summary()}`);
+    return 0;
+  }
+
+  if (!d1) throw new Error("nothing to write to"); // --dry-run returned above
+  const bar = progress.phase(`Writing to ${d1.description}`, writer.count, "statements");
+  let done = 0;
+  for (const [i, chunk] of writer.files.entries()) {
+    try {
+      await d1.executeChunk(chunk.file);
+    } catch (err) {
+      console.error(
+        `\nChunk ${i + 1} of ${writer.files.length} failed; the chunks before it are written, this one is not.`,
+      );
+      console.error("Running the same command again continues from where the database stands.");
+      console.error((err as Error).message);
+      return 1;
+    }
+    done += chunk.statements;
+    bar.update(done, `chunk ${i + 1}/${writer.files.length}`);
+  }
+  bar.done(`${done.toLocaleString("en-US")} statements in ${writer.files.length} chunks`);
+
+  const problems = await verify(d1, report, target);
+  if (problems.length > 0) {
+    console.error(
+      `Verification: ${problems.length} (user, wallet) balances are not what the import planned:\n  ${problems.slice(0, 20).join("\n  ")}`,
+    );
+    return 1;
+  }
+  console.log(
+    `Verified: ${report.expectedBalances.length.toLocaleString("en-US")} balances equal the sum of their entries as planned. ${summary()}`,
+  );
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    if (process.env.DEBUG_IMPORT) console.error(err);
+    console.error(err instanceof Error ? err.message : err);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,317 @@
+// Reading: the rows of a WordPress dump, table by table, into what the planner needs. Users, user
+// meta, terms and wallet definitions are kept whole (they are small next to the transactions);
+// transaction posts, their meta and their term links go to a `Buckets` store keyed by post id ranges
+// (on disk for the CLI, MemoryBuckets in tests), to be read back one bucket at a time in id order.
+// No Node APIs (the Worker tests run this).
+import { DumpParser, type DumpValue } from "./sql-dump";
+
+export type ImportOptions = {
+  prefix?: string;
+  namespace?: string;
+  balances?: "ledger" | "site";
+  force?: boolean;
+};
+
+export const DEFAULT_OPTIONS: Required<ImportOptions> = {
+  prefix: "wp_",
+  namespace: "wallet",
+  balances: "ledger",
+  force: false,
+};
+
+// Column orders of a stock WordPress schema, for INSERTs written without column lists and no
+// CREATE TABLE in the dump.
+const DEFAULT_COLUMNS = {
+  users: [
+    "ID",
+    "user_login",
+    "user_pass",
+    "user_nicename",
+    "user_email",
+    "user_url",
+    "user_registered",
+    "user_activation_key",
+    "user_status",
+    "display_name",
+  ],
+  usermeta: ["umeta_id", "user_id", "meta_key", "meta_value"],
+  posts: [
+    "ID",
+    "post_author",
+    "post_date",
+    "post_date_gmt",
+    "post_content",
+    "post_title",
+    "post_excerpt",
+    "post_status",
+    "comment_status",
+    "ping_status",
+    "post_password",
+    "post_name",
+    "to_ping",
+    "pinged",
+    "post_modified",
+    "post_modified_gmt",
+    "post_content_filtered",
+    "post_parent",
+    "guid",
+    "menu_order",
+    "post_type",
+    "post_mime_type",
+    "comment_count",
+  ],
+  postmeta: ["meta_id", "post_id", "meta_key", "meta_value"],
+  terms: ["term_id", "name", "slug", "term_group"],
+  term_taxonomy: ["term_taxonomy_id", "term_id", "taxonomy", "description", "parent", "count"],
+  term_relationships: ["object_id", "term_taxonomy_id", "term_order"],
+};
+type TableKind = keyof typeof DEFAULT_COLUMNS;
+
+// The post fields kept for transaction-type posts, in this order in the buckets.
+const POST_FIELDS = [
+  "post_author",
+  "post_date",
+  "post_date_gmt",
+  "post_content",
+  "post_title",
+  "post_excerpt",
+  "post_status",
+  "comment_status",
+  "ping_status",
+  "post_password",
+  "post_name",
+  "to_ping",
+  "pinged",
+  "post_modified",
+  "post_modified_gmt",
+  "post_content_filtered",
+  "post_parent",
+  "guid",
+  "menu_order",
+  "post_mime_type",
+  "comment_count",
+] as const;
+export type Post = Record<(typeof POST_FIELDS)[number], DumpValue>;
+
+// Post meta of a transaction that the import reads.
+const TXN_META = new Set([
+  "amount",
+  "currency",
+  "txn_type",
+  "note",
+  "request_id",
+  "txn_request_id",
+  "alt_transfer_id",
+]);
+
+// ---------------------------------------------------------------------------------------------
+// Buckets: transaction posts, their meta and term links, grouped by post id range.
+
+/** A post's fields ("p"), one of its meta rows ("m"), or one of its term links ("r"). */
+export type BucketEntry = ["p", DumpValue[]] | ["m", string, DumpValue] | ["r", number];
+export type BucketRecord = [number, ...BucketEntry];
+
+export interface Buckets {
+  add(postId: number, record: BucketEntry): void;
+  finish(): void;
+  indexes(): number[];
+  bucketOf(postId: number): number;
+  read(bucket: number): BucketRecord[];
+}
+
+/** The in-memory bucket store (tests, small dumps); the CLI's SpillBuckets has the same interface. */
+export class MemoryBuckets implements Buckets {
+  private readonly map = new Map<number, BucketRecord[]>();
+  constructor(private readonly width = 1024) {}
+  add(postId: number, record: BucketEntry) {
+    const b = Math.floor(postId / this.width);
+    let list = this.map.get(b);
+    if (!list) this.map.set(b, (list = []));
+    list.push([postId, ...record]);
+  }
+  finish() {}
+  indexes() {
+    return [...this.map.keys()].sort((a, b) => a - b);
+  }
+  bucketOf(postId: number) {
+    return Math.floor(postId / this.width);
+  }
+  read(b: number) {
+    return this.map.get(b) ?? [];
+  }
+}
+
+/** A post with its meta (the first row of each key) and its term_taxonomy ids. */
+export type PostGroup = {
+  id: number;
+  post: Post;
+  meta: Record<string, DumpValue>;
+  ttids: number[];
+};
+
+/** Groups one bucket's records by post, ids ascending (meta and links without a post are dropped). */
+export function groupBucket(records: BucketRecord[]): PostGroup[] {
+  const posts = new Map<number, Omit<PostGroup, "post"> & { post: Post | null }>();
+  const at = (id: number) => {
+    let p = posts.get(id);
+    if (!p) posts.set(id, (p = { id, post: null, meta: {}, ttids: [] }));
+    return p;
+  };
+  for (const [id, ...entry] of records) {
+    const p = at(id);
+    if (entry[0] === "p") {
+      const values = entry[1];
+      p.post = Object.fromEntries(POST_FIELDS.map((f, i) => [f, values[i] ?? null])) as Post;
+    }
+    // get_post_meta(…, true) answers the first row of a key, as mysqldump writes them in meta_id order.
+    else if (entry[0] === "m") {
+      if (!(entry[1] in p.meta)) p.meta[entry[1]] = entry[2];
+    } else p.ttids.push(entry[1]);
+  }
+  return [...posts.values()]
+    .filter((p): p is PostGroup => p.post !== null)
+    .sort((a, b) => a.id - b.id);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Collecting: the rows of the dump, table by table.
+
+export type SiteUser = {
+  id: number;
+  login: string;
+  pass: string;
+  email: string;
+  registered: DumpValue;
+};
+/** A user's stored balance of one wallet, in the plugin's two user meta. */
+export type StoredBalance = { withdrawable?: string; nonwithdrawable?: string };
+/** The user meta the import reads: names and capabilities (`fields`), and stored balances by wallet. */
+export type UserMeta = {
+  fields: Record<string, string>;
+  balances: Record<string, StoredBalance>;
+};
+
+export class WordPressCollector {
+  readonly prefix: string;
+  readonly namespace: string;
+  readonly postType: string;
+  readonly walletKeyPrefix: string;
+  readonly capabilitiesKey: string;
+  private readonly tableKinds: Map<string, TableKind>;
+  readonly users = new Map<number, SiteUser>();
+  readonly userMeta = new Map<number, UserMeta>();
+  readonly walletMeta = new Map<number, Record<string, DumpValue>>();
+  readonly taxonomies = new Map<number, { termId: number; taxonomy: DumpValue }>();
+  readonly terms = new Map<number, string>();
+  readonly rowsPerTable: Record<string, number> = {};
+  readonly otherPostTypes: Record<string, number> = {};
+  transactionPosts = 0;
+  private readonly indexers = new WeakMap<string[], Record<string, number>>();
+
+  constructor(
+    options: ImportOptions,
+    private readonly buckets: Buckets,
+  ) {
+    const { prefix, namespace } = { ...DEFAULT_OPTIONS, ...options };
+    this.prefix = prefix;
+    this.namespace = namespace;
+    this.postType = `${namespace}transaction`;
+    this.walletKeyPrefix = `${namespace}_wallet_`;
+    this.capabilitiesKey = `${prefix}capabilities`;
+    this.tableKinds = new Map(
+      Object.keys(DEFAULT_COLUMNS).map((kind) => [prefix + kind, kind as TableKind]),
+    );
+  }
+
+  wantTable = (table: string) => this.tableKinds.has(table);
+
+  /** name → index of the row's columns (cached per column list). */
+  private indexer(kind: TableKind, columns: string[] | null) {
+    const list = columns ?? DEFAULT_COLUMNS[kind];
+    let idx = this.indexers.get(list);
+    if (!idx) {
+      idx = Object.fromEntries(list.map((c, i) => [c, i]));
+      for (const name of DEFAULT_COLUMNS[kind])
+        if (!(name in idx)) throw new Error(`table ${this.prefix}${kind} has no column ${name}`);
+      this.indexers.set(list, idx);
+    }
+    return idx;
+  }
+
+  onRow = (table: string, values: DumpValue[], columns: string[] | null) => {
+    const kind = this.tableKinds.get(table);
+    if (!kind) return;
+    this.rowsPerTable[table] = (this.rowsPerTable[table] ?? 0) + 1;
+    const ix = this.indexer(kind, columns);
+    const v = (name: string) => values[ix[name]!] ?? null;
+    switch (kind) {
+      case "users": {
+        const id = Number(v("ID"));
+        this.users.set(id, {
+          id,
+          login: v("user_login") ?? "",
+          pass: v("user_pass") ?? "",
+          email: v("user_email") ?? "",
+          registered: v("user_registered"),
+        });
+        break;
+      }
+      case "usermeta":
+        this.onUserMeta(Number(v("user_id")), v("meta_key") ?? "", v("meta_value") ?? "");
+        break;
+      case "posts": {
+        const type = String(v("post_type"));
+        if (type !== this.postType) {
+          this.otherPostTypes[type] = (this.otherPostTypes[type] ?? 0) + 1;
+          return;
+        }
+        this.transactionPosts++;
+        this.buckets.add(Number(v("ID")), ["p", POST_FIELDS.map((f) => v(f))]);
+        break;
+      }
+      case "postmeta":
+        this.onPostMeta(Number(v("post_id")), v("meta_key"), v("meta_value"));
+        break;
+      case "terms":
+        this.terms.set(Number(v("term_id")), v("name") ?? "");
+        break;
+      case "term_taxonomy":
+        this.taxonomies.set(Number(v("term_taxonomy_id")), {
+          termId: Number(v("term_id")),
+          taxonomy: v("taxonomy"),
+        });
+        break;
+      case "term_relationships":
+        this.buckets.add(Number(v("object_id")), ["r", Number(v("term_taxonomy_id"))]);
+        break;
+    }
+  };
+
+  private onUserMeta(userId: number, key: string, value: string) {
+    const balance = /^user_(withdrawable|nonwithdrawable)_bal_(.+)$/.exec(key);
+    if (key !== "first_name" && key !== "last_name" && key !== this.capabilitiesKey && !balance)
+      return;
+    let meta = this.userMeta.get(userId);
+    if (!meta) this.userMeta.set(userId, (meta = { fields: {}, balances: {} }));
+    if (balance) {
+      const pair = (meta.balances[balance[2]!.toLowerCase()] ??= {});
+      pair[balance[1] as keyof StoredBalance] ??= value;
+    } else if (!(key in meta.fields)) meta.fields[key] = value;
+  }
+
+  private onPostMeta(postId: number, key: DumpValue, value: DumpValue) {
+    if (key !== null && TXN_META.has(key)) this.buckets.add(postId, ["m", key, value]);
+    else if (typeof key === "string" && key.startsWith(this.walletKeyPrefix)) {
+      let meta = this.walletMeta.get(postId);
+      if (!meta) this.walletMeta.set(postId, (meta = {}));
+      meta[key.slice(this.walletKeyPrefix.length)] ??= value;
+    }
+  }
+}
+
+/** The collector and parser wired together, for the CLI's streaming read. */
+export function createReader(options: ImportOptions, buckets: Buckets) {
+  const collector = new WordPressCollector(options, buckets);
+  const parser = new DumpParser({ onRow: collector.onRow, wantTable: collector.wantTable });
+  return { collector, parser };
+}

@@ -1,0 +1,110 @@
+// The site's stored balances (user meta) compared with what the entries add up to, both in the
+// wallet's storage units (PHP float noise such as 10.000000000000002 rounds away). With
+// `--balances site` each difference becomes an adjustment entry that brings the balance there.
+import { exactText, siteDecimalToMinor, storageDecimals } from "../../../src/ledger/money";
+import { postTitle, slugify } from "../../../src/ledger/post-format";
+import type { StoredBalance } from "../collect";
+import { MAX_LISTED } from "../report";
+import type { Adjustment, PlannedUser, PlannedWallet } from "../statements";
+import { pairKey } from "../target";
+import type { PlanContext } from "./context";
+import type { StoragePlan } from "./storage";
+import type { UserPlan } from "./users";
+
+export const IMPORT_KEY_PREFIX = "wp-import:";
+
+/** Pair key → the balance adjustment to add (`--balances site`). */
+export type Closings = Map<string, Adjustment>;
+
+export function compareBalances(
+  ctx: PlanContext,
+  { users }: UserPlan,
+  wallets: Map<string, PlannedWallet>,
+  storage: StoragePlan,
+): Closings {
+  const { report } = ctx;
+  const closings: Closings = new Map();
+  for (const [userId, meta] of ctx.collector.userMeta) {
+    for (const [walletId, parts] of Object.entries(meta.balances)) {
+      const user = users.get(userId);
+      const wallet = wallets.get(walletId);
+      const key = pairKey(userId, walletId);
+      if (!user || !wallet || storage.pairSkips.has(key) || storage.unitsConflicts.has(walletId)) {
+        report.balances.ignoredMeta.add(
+          !user ? "user not imported" : !wallet ? "wallet not imported" : "entries not imported",
+          { userId, walletId },
+        );
+        continue;
+      }
+      const site = storedBalance(parts, wallet);
+      if (site === null) {
+        report.balances.ignoredMeta.add(
+          `stored balance is not a number: ${JSON.stringify(parts)}`,
+          { userId, walletId },
+        );
+        continue;
+      }
+      const ledger = storage.balances.get(key)?.balance ?? 0;
+      report.balances.compared++;
+      if (site === ledger) continue;
+      const diff = {
+        userId,
+        username: user.username,
+        walletId,
+        site: exactText(site, wallet),
+        siteStored: {
+          withdrawable: parts.withdrawable ?? null,
+          nonwithdrawable: parts.nonwithdrawable ?? null,
+        },
+        transactions: exactText(ledger, wallet),
+        difference: exactText(site - ledger, wallet),
+        action: `kept the entries: balance ${exactText(ledger, wallet)}`,
+      };
+      report.balanceDifferences.total++;
+      if (ctx.opts.balances === "site") {
+        const closing = adjustment(ctx, user, wallet, site, ledger, diff);
+        closings.set(key, closing);
+        diff.action = `${closing.txnType === "CREDIT" ? "credit" : "debit"} of ${closing.amountText} added (balance adjustment)`;
+      }
+      if (report.balanceDifferences.list.length < MAX_LISTED * 5)
+        report.balanceDifferences.list.push(diff);
+    }
+  }
+  return closings;
+}
+
+/** The plugin's two stored parts, summed in the wallet's storage units; null if not numbers. */
+function storedBalance(parts: StoredBalance, wallet: PlannedWallet) {
+  const places = storageDecimals(wallet);
+  const read = (text: string | undefined) =>
+    siteDecimalToMinor(text ?? "", places, { round: true, allowNegative: true });
+  const [w, nw] = [read(parts.withdrawable), read(parts.nonwithdrawable)];
+  return w.issue || nw.issue ? null : w.minor + nw.minor;
+}
+
+/** The adjustment entry from `ledger` to `site`, titled and slugged the way the service writes its own. */
+function adjustment(
+  { nowMs }: PlanContext,
+  { id: userId, username }: PlannedUser,
+  wallet: PlannedWallet,
+  site: number,
+  ledger: number,
+  diff: { site: string; transactions: string },
+): Adjustment {
+  const amountMinor = Math.abs(site - ledger);
+  const txnType = site > ledger ? "CREDIT" : "DEBIT";
+  const createdAtS = Math.floor(nowMs / 1000);
+  const title = postTitle({ username, txnType, amountMinor, wallet, createdAtS });
+  return {
+    userId,
+    walletId: wallet.id,
+    txnType,
+    amountMinor,
+    amountText: exactText(amountMinor, wallet),
+    requestId: `${IMPORT_KEY_PREFIX}balance-adjustment:${wallet.id}`,
+    note: `Balance adjustment added by the WordPress import (--balances site): the site's stored balance was ${diff.site}, its transactions add up to ${diff.transactions}.`,
+    title,
+    slugBase: slugify(title),
+    createdAtS,
+  };
+}

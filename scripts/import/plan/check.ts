@@ -1,0 +1,175 @@
+// The first pass over the transactions: each post checked and counted; per (user, wallet) the
+// chain's sum and extremes, per wallet the places its amounts need. Nothing is written yet.
+import type { Post, PostGroup } from "../collect";
+import { MAX_LISTED } from "../report";
+import { pairKey } from "../target";
+import type { PlanContext } from "./context";
+import { mapEntry, type SiteEntry } from "./entry";
+import { FingerprintSet } from "./fingerprints";
+import type { UserPlan } from "./users";
+import type { WalletPlan } from "./wallets";
+
+// What the service's records always answer for these post fields (contract section 7).
+const FIXED_FIELDS = {
+  post_excerpt: "",
+  post_status: "publish",
+  comment_status: "open",
+  ping_status: "closed",
+  post_password: "",
+  to_ping: "",
+  pinged: "",
+  post_content_filtered: "",
+  post_parent: "0",
+  menu_order: "0",
+  post_mime_type: "",
+  comment_count: "0",
+} as const;
+
+/** A (user, wallet) chain as the site's entries make it, in units of 10^-MAX_STORAGE_DECIMALS. */
+export type PairStats = {
+  userId: number;
+  walletId: string;
+  username: string;
+  count: number;
+  sum: bigint;
+  lowest: bigint;
+  highest: bigint;
+  largestAmount: bigint;
+  lowestAt: number | null;
+  firstBelowZero: number | null;
+  firstId: number;
+  lastId: number;
+};
+
+export type CheckedTransactions = {
+  pairs: Map<string, PairStats>;
+  /** Wallet id → the most places any of its amounts needs. */
+  placesNeeded: Map<string, number>;
+};
+
+export function checkTransactions(
+  ctx: PlanContext,
+  users: UserPlan,
+  wallets: WalletPlan,
+): CheckedTransactions {
+  const t = ctx.report.transactions;
+  const checked: CheckedTransactions = { pairs: new Map(), placesNeeded: new Map() };
+  const keys = new FingerprintSet();
+  const transferHalves = new Map<string, number>(); // transfer id → halves seen (bounded by pairs left open)
+  ctx.forEachPost("checking transactions", (group) => {
+    if (wallets.walletPostIds.has(group.id) || !isTransaction(ctx, group)) return;
+    const mapped = mapEntry(ctx, users, wallets, group, false);
+    if ("ignore" in mapped) {
+      ctx.report.ignored.add(mapped.ignore, { id: group.id });
+      return;
+    }
+    t.live++;
+    if ("skip" in mapped) {
+      t.skipped.add(mapped.skip, { id: group.id });
+      return;
+    }
+    const e = mapped.entry;
+    noteFieldDiffs(ctx, e, group.post);
+    if (e.requestKey !== null && !keys.add(`${e.userId}\u0000${e.requestKey}`)) {
+      t.duplicateRequestIds.add(
+        "request_id used before by the same user: imported without idempotency key",
+        { id: e.id, userId: e.userId, requestId: e.requestId },
+      );
+    }
+    if (e.requestKey === null) t.withoutRequestId++;
+    if (e.transferId !== null) {
+      const seen = (transferHalves.get(e.transferId) ?? 0) + 1;
+      if (seen >= 2) {
+        transferHalves.delete(e.transferId);
+        t.transfers++;
+      } else transferHalves.set(e.transferId, seen);
+    }
+    noteAcceptedByThePlugin(ctx, e, wallets.wallets.get(e.walletId)!.decimals);
+    checked.placesNeeded.set(
+      e.walletId,
+      Math.max(checked.placesNeeded.get(e.walletId) ?? 0, e.places),
+    );
+    addToPair(checked.pairs, e);
+    t[e.txnType === "CREDIT" ? "credits" : "debits"]++;
+  });
+  t.openTransferHalves = transferHalves.size;
+  if (transferHalves.size > 0)
+    ctx.warn(
+      `${transferHalves.size} transfer halves whose other half is not imported (alt_transfer_id kept as their transfer link)`,
+    );
+  return checked;
+}
+
+/** Whether a post (not a wallet's) is a transaction; API keys and other posts are reported. */
+function isTransaction({ kindOf, report, collector }: PlanContext, group: PostGroup) {
+  const { kind } = kindOf(group.ttids);
+  if (kind === "api-key") {
+    const author = Number(group.post.post_author);
+    report.apiKeys.total++;
+    if (report.apiKeys.list.length < MAX_LISTED)
+      report.apiKeys.list.push({
+        id: group.id,
+        userId: author,
+        username: collector.users.get(author)?.login ?? null,
+        title: group.post.post_title,
+        status: group.post.post_status,
+      });
+  } else if (kind === "wallet") {
+    report.ignored.add("wallet post without wallet meta", { id: group.id });
+  } else if (kind !== "transaction") {
+    report.ignored.add(
+      `${collector.postType} post without a CREDIT, DEBIT, WALLETS or API-KEYS term`,
+      { id: group.id },
+    );
+  }
+  return kind === "transaction";
+}
+
+/** Post fields the service answers with fixed values, counted where the site's post differs. */
+function noteFieldDiffs({ report, opts }: PlanContext, e: SiteEntry, post: Post) {
+  const fieldDiffs = report.transactions.fieldsReadingDifferently;
+  const diff = (field: string) => (fieldDiffs[field] = (fieldDiffs[field] ?? 0) + 1);
+  for (const [field, value] of Object.entries(FIXED_FIELDS))
+    if (String(post[field as keyof typeof FIXED_FIELDS] ?? "") !== value) diff(field);
+  if (String(post.post_content ?? "") !== `Amount:${e.amountText}`) diff("post_content");
+  if (e.gmtZero) diff("post_date_gmt");
+  if (opts.namespace !== "wallet") diff("post_type");
+}
+
+/** What the plugin accepted and a ledger of its own would not: said in the report, kept as it is. */
+function noteAcceptedByThePlugin({ report }: PlanContext, e: SiteEntry, decimals: number) {
+  const t = report.transactions;
+  const example = { id: e.id, userId: e.userId, walletId: e.walletId, amount: e.amountText };
+  if (e.places > decimals)
+    t.subPrecisionAmounts.add(`wallet ${e.walletId} (${decimals} decimals)`, example);
+  if (e.amountUnits === 0n) t.zeroAmounts.add(`wallet ${e.walletId}`, example);
+}
+
+function addToPair(pairs: Map<string, PairStats>, e: SiteEntry) {
+  const key = pairKey(e.userId, e.walletId);
+  let s = pairs.get(key);
+  if (!s) {
+    s = {
+      userId: e.userId,
+      walletId: e.walletId,
+      username: e.username,
+      count: 0,
+      sum: 0n,
+      lowest: 0n,
+      highest: 0n,
+      largestAmount: 0n,
+      lowestAt: null,
+      firstBelowZero: null,
+      firstId: e.id,
+      lastId: 0,
+    };
+    pairs.set(key, s);
+  }
+  s.count++;
+  s.sum += e.txnType === "CREDIT" ? e.amountUnits : -e.amountUnits;
+  s.lastId = e.id;
+  if (e.amountUnits > s.largestAmount) s.largestAmount = e.amountUnits;
+  if (s.sum > s.highest) s.highest = s.sum;
+  if (s.sum < s.lowest) [s.lowest, s.lowestAt] = [s.sum, e.id];
+  if (s.sum < 0n && s.firstBelowZero === null) s.firstBelowZero = e.id;
+}

@@ -1,0 +1,152 @@
+// One transaction post as an entry: its type, user, wallet, amount (exactly as the site recorded
+// it), dates, request_id, transfer link, title and slug; or why it is skipped or ignored.
+import { MAX_MINOR, MAX_STORAGE_DECIMALS, readSiteAmount } from "../../../src/ledger/money";
+import { mysqlDate, slugify } from "../../../src/ledger/post-format";
+import { requestKey } from "../../../src/ledger/request-key";
+import type { Post, PostGroup } from "../collect";
+import { utcSeconds } from "../site-values";
+import type { PlannedEntry, PlannedWallet } from "../statements";
+import type { PlanContext } from "./context";
+import type { UserPlan } from "./users";
+import type { WalletPlan } from "./wallets";
+
+/** An entry before its wallet's places are known: the amount in units of 10^-MAX_STORAGE_DECIMALS. */
+export type SiteEntry = Omit<PlannedEntry, "amountMinor"> & {
+  amountUnits: bigint;
+  /** The places the amount needs. */
+  places: number;
+  /** post_date_gmt was the zero date (the date is read from post_date). */
+  gmtZero: boolean;
+  username: string;
+};
+
+export type MappedEntry = { entry: SiteEntry } | { skip: string } | { ignore: string };
+
+/** `full` adds what only writing needs (the slug base from the title). */
+export function mapEntry(
+  { kindOf }: PlanContext,
+  { users, userSkips }: UserPlan,
+  { wallets, walletSkips }: WalletPlan,
+  group: PostGroup,
+  full = true,
+): MappedEntry {
+  const { id, post, meta } = group;
+  if (post.post_status !== "publish")
+    return { ignore: `transaction post with status ${post.post_status}` };
+  const txnType = entryType(kindOf(group.ttids).names, meta.txn_type);
+  if (txnType === null) return { skip: "both CREDIT and DEBIT terms and no txn_type meta" };
+  const userId = Number(post.post_author);
+  const user = users.get(userId);
+  if (!user)
+    return {
+      skip: userSkips.has(userId)
+        ? `its user ${userId} is not imported (${userSkips.get(userId)})`
+        : `its user ${userId} is not in the dump`,
+    };
+  const walletId = String(meta.currency ?? "")
+    .trim()
+    .toLowerCase();
+  if (!walletId) return { skip: "no currency (wallet id) meta" };
+  const wallet = wallets.get(walletId);
+  if (!wallet)
+    return {
+      skip: walletSkips.has(walletId)
+        ? `wallet ${walletId} is not imported (${walletSkips.get(walletId)})`
+        : `wallet ${walletId} is not defined on the site`,
+    };
+  const amount = siteAmount(post, meta.amount, wallet);
+  if ("skip" in amount) return amount;
+  const createdGmt = utcSeconds(post.post_date_gmt);
+  const createdAtS = createdGmt ?? utcSeconds(post.post_date);
+  if (createdAtS === null) return { skip: `no valid date (post_date ${post.post_date})` };
+  const title = String(post.post_title ?? "");
+  const slug = String(post.post_name ?? "");
+  const base = full ? slugify(title) : slug;
+  const localDate = String(post.post_date);
+  const gmtText = createdGmt === null ? mysqlDate(createdAtS, "UTC") : String(post.post_date_gmt);
+  const requestId = entryRequestId(meta.request_id, meta.txn_request_id);
+  return {
+    entry: {
+      id,
+      userId,
+      walletId,
+      txnType,
+      ...amount,
+      requestId: requestId ?? "",
+      requestKey: requestId === null || requestId === "" ? null : requestKey(requestId),
+      transferId: transferLink(id, meta.alt_transfer_id),
+      note: String(meta.note ?? ""),
+      title,
+      slug,
+      slugBase: slug === base || slug.startsWith(`${base}-`) ? base : slug,
+      createdAtS,
+      guid: String(post.guid ?? ""),
+      localDate,
+      modifiedLocalDate: post.post_modified === localDate ? null : (post.post_modified ?? null),
+      modifiedGmtDate: post.post_modified_gmt === gmtText ? null : (post.post_modified_gmt ?? null),
+      gmtZero: createdGmt === null,
+      username: user.username,
+    },
+  };
+}
+
+/** txn_type meta when it says CREDIT or DEBIT, else the post's term; null when the terms say both. */
+function entryType(terms: string[], metaType: string | null | undefined) {
+  const type = String(metaType ?? "")
+    .trim()
+    .toUpperCase();
+  if (type === "CREDIT" || type === "DEBIT") return type;
+  if (terms.includes("CREDIT") && terms.includes("DEBIT")) return null;
+  return terms.includes("CREDIT") ? "CREDIT" : "DEBIT";
+}
+
+/**
+ * The amount meta (else post_content's `Amount:…`), kept exactly as the site recorded it: more places
+ * than the wallet shows (the wallet then stores more), or zero. Only what no wallet can hold is refused.
+ */
+function siteAmount(
+  post: Post,
+  amountMeta: string | null | undefined,
+  wallet: PlannedWallet,
+): { skip: string } | { amountText: string; amountUnits: bigint; places: number } {
+  let amountText = amountMeta;
+  if (amountText === undefined || amountText === null) {
+    const fromContent = /^Amount:(.*)$/s.exec(String(post.post_content ?? ""));
+    if (!fromContent) return { skip: "no amount meta" };
+    amountText = fromContent[1]!;
+  }
+  const amount = readSiteAmount(amountText.trim().replace(/^-/, ""));
+  if ("issue" in amount)
+    return { skip: `amount ${JSON.stringify(amountText)} is not a valid amount (${amount.issue})` };
+  if (amount.places > MAX_STORAGE_DECIMALS)
+    return {
+      skip: `amount ${amountText} has ${amount.places} decimal places; a wallet stores at most ${MAX_STORAGE_DECIMALS}`,
+    };
+  const displayUnits = BigInt(
+    amount.integer + amount.fraction.slice(0, wallet.decimals).padEnd(wallet.decimals, "0"),
+  );
+  if (displayUnits > BigInt(MAX_MINOR))
+    return { skip: `amount ${JSON.stringify(amountText)} is not a valid amount (too-large)` };
+  return {
+    amountText,
+    amountUnits: BigInt(amount.integer + amount.fraction.padEnd(MAX_STORAGE_DECIMALS, "0")),
+    places: amount.places,
+  };
+}
+
+/** request_id meta, else txn_request_id without the `<user id>_` the plugin put before it. */
+function entryRequestId(
+  requestId: string | null | undefined,
+  txnRequestId: string | null | undefined,
+) {
+  if (requestId != null) return String(requestId);
+  return txnRequestId != null ? String(txnRequestId).replace(/^[0-9]+_/, "") : null;
+}
+
+/** The two halves of a transfer share `wp:<lower id>-<higher id>` (alt_transfer_id names the other). */
+function transferLink(id: number, altMeta: string | null | undefined) {
+  const alt = altMeta == null || String(altMeta).trim() === "" ? null : Number(altMeta);
+  return alt === null || !Number.isFinite(alt)
+    ? null
+    : `wp:${Math.min(id, alt)}-${Math.max(id, alt)}`;
+}

@@ -1,0 +1,121 @@
+// Each wallet's storage places, then what each (user, wallet) chain can carry over: its balance in
+// the wallet's units, and whether its history went below zero.
+import {
+  exactText,
+  MAX_MINOR,
+  MAX_STORAGE_DECIMALS,
+  storageDecimals,
+} from "../../../src/ledger/money";
+import { MAX_LISTED } from "../report";
+import { type PlannedWallet, walletInsert } from "../statements";
+import type { CheckedTransactions, PairStats } from "./check";
+import type { PlanContext } from "./context";
+
+/** A chain's balance and lowest point, exact in its wallet's storage units. */
+export type PairBalance = PairStats & { balance: number; lowestUnits: number };
+
+export type StoragePlan = {
+  /** Wallets the database stores with fewer places than the site's amounts need. */
+  unitsConflicts: Set<string>;
+  /** Pair key → why its entries are not written. */
+  pairSkips: Map<string, string>;
+  /** Pair key → the chain, for pairs that are not skipped. */
+  balances: Map<string, PairBalance>;
+};
+
+/** 10^-MAX_STORAGE_DECIMALS units per stored unit of the wallet. */
+export const unitFactor = (wallet: PlannedWallet) =>
+  10n ** BigInt(MAX_STORAGE_DECIMALS - storageDecimals(wallet));
+
+export function planStorage(
+  ctx: PlanContext,
+  wallets: Map<string, PlannedWallet>,
+  checked: CheckedTransactions,
+): StoragePlan {
+  const plan: StoragePlan = {
+    unitsConflicts: chooseStorage(ctx, wallets, checked.placesNeeded),
+    pairSkips: new Map(),
+    balances: new Map(),
+  };
+  for (const [key, s] of checked.pairs) {
+    const wallet = wallets.get(s.walletId)!;
+    const skip = pairSkip(plan, s, wallet);
+    if (skip) {
+      plan.pairSkips.set(key, skip);
+      continue;
+    }
+    // Exact: every amount of the wallet has at most its storage places.
+    const factor = unitFactor(wallet);
+    const pair = { ...s, balance: Number(s.sum / factor), lowestUnits: Number(s.lowest / factor) };
+    plan.balances.set(key, pair);
+    if (pair.lowestUnits < 0) noteBelowZero(ctx, pair, wallet);
+  }
+  return plan;
+}
+
+/**
+ * As many places as the wallet's most precise amount needs, never fewer than it displays (12.345 on
+ * a 2-decimal wallet: 3). A wallet the database has keeps its own; if the site's amounts need more,
+ * its entries cannot be imported (stored amounts never change units). New wallets are written here.
+ */
+function chooseStorage(
+  { report, emit }: PlanContext,
+  wallets: Map<string, PlannedWallet>,
+  placesNeeded: Map<string, number>,
+) {
+  const unitsConflicts = new Set<string>();
+  for (const w of wallets.values()) {
+    const needed = Math.max(w.decimals, placesNeeded.get(w.id) ?? 0);
+    if (w.present && needed > storageDecimals(w)) {
+      report.conflicts.push({
+        kind: "wallet",
+        id: w.id,
+        problem: `wallet ${w.id} stores ${storageDecimals(w)} decimal places in the database; the site's amounts need ${needed}: its entries cannot be imported`,
+      });
+      unitsConflicts.add(w.id);
+    } else if (!w.present) {
+      w.extraDecimals = needed - w.decimals;
+      report.wallets.imported++;
+      emit(walletInsert(w), "wallet");
+    }
+    report.wallets.storage.push({
+      walletId: w.id,
+      decimals: w.decimals,
+      storageDecimals: storageDecimals(w),
+      placesNeeded: needed,
+      present: Boolean(w.present),
+    });
+  }
+  return unitsConflicts;
+}
+
+/** Why a chain cannot be carried over: its wallet's units, or a balance or amount past the limit. */
+function pairSkip(plan: StoragePlan, s: PairStats, wallet: PlannedWallet) {
+  if (plan.unitsConflicts.has(s.walletId))
+    return `wallet ${s.walletId} stores fewer decimal places in the database than the site's amounts need`;
+  const limit = BigInt(MAX_MINOR) * unitFactor(wallet);
+  if (s.highest > limit || s.lowest < -limit || s.largestAmount > limit)
+    return `its balance or an amount passes 999,999,999,999,999 units of the ${storageDecimals(wallet)} decimal places wallet ${s.walletId} stores`;
+  return null;
+}
+
+/**
+ * The plugin checked debits against its stored balance, which drifts from the entries. The history
+ * is carried over as it is: no entry is added, and the balance stays where it ends.
+ */
+function noteBelowZero({ report }: PlanContext, s: PairBalance, wallet: PlannedWallet) {
+  const h = report.negativeHistories;
+  h.total++;
+  if (s.balance < 0) h.endingBelowZero++;
+  if (h.list.length < MAX_LISTED * 5) {
+    h.list.push({
+      userId: s.userId,
+      username: s.username,
+      walletId: s.walletId,
+      firstEntryBelowZero: s.firstBelowZero,
+      lowest: exactText(s.lowestUnits, wallet),
+      lowestAt: s.lowestAt,
+      balance: exactText(s.balance, wallet),
+    });
+  }
+}

@@ -1,0 +1,53 @@
+// The report's totals and the end state the import expects (the CLI verifies it after writing), and
+// whether the plan is refused.
+import type { CheckedTransactions } from "./check";
+import type { PlanContext } from "./context";
+import type { StoragePlan } from "./storage";
+import type { ChainWriter } from "./write";
+
+export function finishReport(
+  ctx: PlanContext,
+  { pairs }: CheckedTransactions,
+  { pairSkips }: StoragePlan,
+  writer: ChainWriter,
+) {
+  const { report, target } = ctx;
+  const t = report.transactions;
+  for (const [key, c] of writer.chains) {
+    const s = pairs.get(key);
+    const there = target.pairs.get(key);
+    const skipped = pairSkips.get(key);
+    if (skipped === undefined && !c.conflict && there && there.foreign === 0 && there.n > c.k)
+      writer.pairConflict(
+        c,
+        key,
+        `the database holds ${there.n} entries, more than the site's ${c.k}`,
+      );
+    const entries = s?.count ?? 0;
+    if (skipped !== undefined) {
+      t.skipped.add(skipped, { pair: key, entries }, entries);
+      continue;
+    }
+    if (c.conflict) {
+      t.skipped.add("conflicts with the database's entries", { pair: key, entries }, entries);
+      continue;
+    }
+    t.imported += c.written.entry;
+    report.adjustments.balance += c.written.balance;
+    t.alreadyPresent += c.present.entry;
+    report.adjustments.alreadyPresent += c.present.balance;
+    report.expectedBalances.push({
+      userId: Number(key.split("\t")[0]),
+      walletId: key.split("\t")[1]!,
+      balanceMinor: c.balance,
+      entries: c.k,
+    });
+  }
+  if (ctx.moreWarnings > 0) report.warnings.push(`… and ${ctx.moreWarnings} more warnings`);
+  const { conflicts } = report;
+  report.refused = conflicts.length > 0 || t.skipped.total > 0;
+  report.refusalReasons = [
+    ...(conflicts.length > 0 ? [`${conflicts.length} conflicts with the database`] : []),
+    ...(t.skipped.total > 0 ? [`${t.skipped.total} transactions cannot be carried over`] : []),
+  ];
+}

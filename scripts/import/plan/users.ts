@@ -1,0 +1,124 @@
+// Users: each site user is imported, found already there (an earlier run), or skipped with a reason.
+import type { SiteUser } from "../collect";
+import { parseRoles, passwordHashKind, utcSeconds } from "../site-values";
+import { type PlannedUser, userInsert } from "../statements";
+import type { PlanContext } from "./context";
+
+export type UserPlan = {
+  /** WordPress id → the service's user (imported or already present). */
+  users: Map<number, PlannedUser>;
+  /** WordPress id → why it is not imported. */
+  userSkips: Map<number, string>;
+};
+
+export function planUsers(ctx: PlanContext): UserPlan {
+  const { collector, report } = ctx;
+  const plan: UserPlan = { users: new Map(), userSkips: new Map() };
+  const seen = { names: new Map<string, number>(), emails: new Map<string, number>() };
+  for (const u of [...collector.users.values()].sort((a, b) => a.id - b.id)) {
+    const user = siteUser(ctx, u);
+    const skip = (reason: string) => {
+      plan.userSkips.set(u.id, reason);
+      report.users.skipped.add(reason, { id: u.id, username: user.username });
+    };
+    const duplicate = duplicateInDump(user, seen);
+    if (duplicate) {
+      skip(duplicate);
+      continue;
+    }
+    const there = alreadyThere(ctx, user);
+    if (there === "conflict") {
+      skip("conflicts with an existing user");
+      continue;
+    }
+    if (there) {
+      plan.users.set(u.id, there);
+      report.users.alreadyPresent++;
+      continue;
+    }
+    const hashKind = passwordHashKind(user.passwordHash);
+    report.users.passwordHashes[hashKind] = (report.users.passwordHashes[hashKind] ?? 0) + 1;
+    if (hashKind === "unknown")
+      ctx.warn(
+        `user ${u.id} (${user.username}): password hash of an unknown kind or work factor; this user must reset the password`,
+      );
+    plan.users.set(u.id, user);
+    report.users.imported++;
+    ctx.emit(userInsert(user), "user");
+  }
+  report.users.inDump = collector.users.size;
+  return plan;
+}
+
+/** The service's user of a site user: role from its capabilities, an e-mail even if it had none. */
+function siteUser({ collector, report, warn }: PlanContext, u: SiteUser): PlannedUser {
+  const meta = collector.userMeta.get(u.id)?.fields ?? {};
+  const capabilities = meta[collector.capabilitiesKey];
+  const roles = capabilities === undefined ? null : parseRoles(capabilities);
+  const roleKey = roles === null ? "(none)" : roles.length === 0 ? "(no role)" : roles.join("+");
+  report.users.roles[roleKey] = (report.users.roles[roleKey] ?? 0) + 1;
+  let email = String(u.email).trim();
+  if (email === "") {
+    email = `wp-user-${u.id}@users.invalid`;
+    warn(`user ${u.id} (${u.login}) has no e-mail: imported as ${email}`);
+  }
+  return {
+    id: u.id,
+    username: String(u.login),
+    email,
+    passwordHash: String(u.pass),
+    firstName: String(meta.first_name ?? ""),
+    lastName: String(meta.last_name ?? ""),
+    role: roles?.includes("administrator") ? "administrator" : "subscriber",
+    registeredAtMs: (utcSeconds(u.registered) ?? 0) * 1000,
+  };
+}
+
+/** Why the dump itself rules this user out (an empty or repeated username or e-mail), if it does. */
+function duplicateInDump(
+  user: PlannedUser,
+  seen: { names: Map<string, number>; emails: Map<string, number> },
+) {
+  const [name, email] = [user.username.toLowerCase(), user.email.toLowerCase()];
+  if (user.username.trim() === "") return "empty username";
+  if (seen.names.has(name)) return `username taken by user ${seen.names.get(name)} in the dump`;
+  if (seen.emails.has(email)) return `e-mail taken by user ${seen.emails.get(email)} in the dump`;
+  seen.names.set(name, user.id);
+  seen.emails.set(email, user.id);
+  return null;
+}
+
+/**
+ * The database's side: the same user from an earlier run (as the database has it), a conflict
+ * (reported), or null when the user is new.
+ */
+function alreadyThere({ target, report, warn }: PlanContext, user: PlannedUser) {
+  const [name, email] = [user.username.toLowerCase(), user.email.toLowerCase()];
+  const there = target.users.get(user.id);
+  if (there) {
+    const sameName = String(there.username).toLowerCase() === name;
+    const sameEmail = String(there.email).toLowerCase() === email;
+    // A changed e-mail or username on the site since is not carried over: the database's is kept.
+    if (sameName || sameEmail) {
+      if (!(sameName && sameEmail))
+        warn(
+          `user ${user.id}: the database has ${there.username} <${there.email}>, the site ${user.username} <${user.email}>; kept the database's`,
+        );
+      return { ...user, username: there.username };
+    }
+    report.conflicts.push({
+      kind: "user",
+      id: user.id,
+      problem: `user id ${user.id} (${user.username}) is taken by ${there.username} <${there.email}>`,
+    });
+    return "conflict";
+  }
+  const other = target.usernames.get(name) ?? target.emails.get(email);
+  if (other === undefined) return null;
+  report.conflicts.push({
+    kind: "user",
+    id: user.id,
+    problem: `user ${user.id} (${user.username} <${user.email}>): username or e-mail belongs to existing user ${other}`,
+  });
+  return "conflict";
+}

@@ -1,0 +1,174 @@
+// The second pass: the entries in id order, each continuing its (user, wallet) chain, then the
+// balance adjustments. Against a database that holds some of them already (a second run, or a run
+// that stopped half way), each chain's entries there must be the first ones this plan makes, ending
+// at the same id and balance; then only the rest is written. Anything else is a conflict.
+import { adjustmentInsert, transactionInsert } from "../statements";
+import { pairKey, type TargetPair } from "../target";
+import type { Closings } from "./balances";
+import type { CheckedTransactions } from "./check";
+import type { PlanContext } from "./context";
+import { mapEntry } from "./entry";
+import { type StoragePlan, unitFactor } from "./storage";
+import type { UserPlan } from "./users";
+import type { WalletPlan } from "./wallets";
+
+type Counts = { entry: number; balance: number };
+/** A chain as this plan walks it: its balance after `k` planned entries, written or found there. */
+export type Chain = {
+  balance: number;
+  k: number;
+  conflict: string | null;
+  present: Counts;
+  written: Counts;
+};
+
+export function writeEntries(
+  ctx: PlanContext,
+  users: UserPlan,
+  wallets: WalletPlan,
+  { pairs }: CheckedTransactions,
+  storage: StoragePlan,
+  closings: Closings,
+) {
+  const chains = new ChainWriter(ctx, pairs, closings);
+  ctx.forEachPost("writing entries", (group) => {
+    if (wallets.walletPostIds.has(group.id) || ctx.kindOf(group.ttids).kind !== "transaction")
+      return;
+    const mapped = mapEntry(ctx, users, wallets, group);
+    if (!("entry" in mapped)) return;
+    const e = mapped.entry;
+    const key = pairKey(e.userId, e.walletId);
+    if (storage.pairSkips.has(key)) return chains.step(key, e.id, 0, null);
+    const amountMinor = Number(e.amountUnits / unitFactor(wallets.wallets.get(e.walletId)!));
+    chains.step(key, e.id, e.txnType === "CREDIT" ? amountMinor : -amountMinor, (before, after) =>
+      transactionInsert({ ...e, amountMinor }, before, after),
+    );
+  });
+  const closingOrder = [...closings].sort(
+    ([, x], [, y]) => x.userId - y.userId || (x.walletId < y.walletId ? -1 : 1),
+  );
+  for (const [key, a] of closingOrder) {
+    const signed = a.txnType === "CREDIT" ? a.amountMinor : -a.amountMinor;
+    chains.step(
+      key,
+      null,
+      signed,
+      (before, after) => adjustmentInsert(a, before, after),
+      "balance",
+    );
+  }
+  return chains;
+}
+
+const describe = (key: string) => `user ${key.split("\t")[0]} wallet ${key.split("\t")[1]}`;
+
+/** Every chain's state, and the one rule for each planned entry: write it, find it there, or conflict. */
+export class ChainWriter {
+  readonly chains = new Map<string, Chain>();
+  /** Pair key → entries this plan has for it. */
+  private readonly planned = new Map<string, number>();
+  /** Whether entries the service wrote lie among the site's ids (then each id is checked). */
+  private readonly checkIds: boolean;
+
+  constructor(
+    private readonly ctx: PlanContext,
+    pairs: CheckedTransactions["pairs"],
+    closings: Closings,
+  ) {
+    for (const [key, s] of pairs) this.planned.set(key, s.count);
+    for (const key of closings.keys()) this.planned.set(key, (this.planned.get(key) ?? 0) + 1);
+    this.checkIds = this.foreignAmongSiteIds(pairs);
+  }
+
+  private foreignAmongSiteIds(pairs: CheckedTransactions["pairs"]) {
+    const { foreign, foreignIds } = this.ctx.target;
+    if (foreign.n === 0 || pairs.size === 0) return false;
+    let [lo, hi] = [Infinity, -Infinity];
+    for (const s of pairs.values()) [lo, hi] = [Math.min(lo, s.firstId), Math.max(hi, s.lastId)];
+    if (!(foreign.maxId! >= lo && foreign.minId! <= hi)) return false;
+    if (foreignIds) return true;
+    this.ctx.report.conflicts.push({
+      kind: "entries",
+      id: "*",
+      problem: `the database holds ${foreign.n} entries not written by this import with ids ${foreign.minId}–${foreign.maxId}, among the site's; import into a fresh database`,
+    });
+    return false;
+  }
+
+  chainOf(key: string) {
+    let c = this.chains.get(key);
+    if (!c) {
+      c = {
+        balance: 0,
+        k: 0,
+        conflict: null,
+        present: { entry: 0, balance: 0 },
+        written: { entry: 0, balance: 0 },
+      };
+      this.chains.set(key, c);
+    }
+    return c;
+  }
+
+  pairConflict(c: Chain, key: string, problem: string) {
+    if (c.conflict) return;
+    c.conflict = problem;
+    this.ctx.report.conflicts.push({
+      kind: "entries",
+      id: key,
+      problem: `${describe(key)}: ${problem}`,
+    });
+  }
+
+  /**
+   * One planned entry of a chain (id null: an adjustment taking the next id; statement null: an
+   * entry of a chain left out, counted and never written).
+   */
+  step(
+    key: string,
+    id: number | null,
+    signed: number,
+    statement: ((before: number, after: number) => string) | null,
+    kind: keyof Counts = "entry",
+  ) {
+    const c = this.chainOf(key);
+    const before = c.balance;
+    const after = before + signed;
+    c.balance = after;
+    c.k++;
+    if (statement === null || c.conflict) return;
+    if (this.checkIds && id !== null && this.ctx.target.foreignIds!.has(id))
+      return this.pairConflict(
+        c,
+        key,
+        `entry id ${id} is taken by an entry not written by this import`,
+      );
+    const there = this.ctx.target.pairs.get(key);
+    if (!there || there.n === 0 || c.k > there.n) {
+      this.ctx.emit(statement(before, after), kind === "entry" ? "transaction" : "adjustment");
+      c.written[kind]++;
+      return;
+    }
+    const problem = this.problemWith(there, c, key, id, after);
+    if (problem) this.pairConflict(c, key, problem);
+    else c.present[kind]++;
+  }
+
+  /** Why the database's chain is not this plan's first entries, if it is not (c.k <= there.n). */
+  private problemWith(there: TargetPair, c: Chain, key: string, id: number | null, after: number) {
+    if (there.foreign > 0) {
+      // The service has added entries since an earlier import: fine if that import was complete.
+      return there.n - there.foreign === this.planned.get(key)
+        ? null
+        : `${there.foreign} entries not written by this import, and the site's history is not complete there`;
+    }
+    if (c.k < there.n)
+      return id !== null && id > there.lastId
+        ? `the database's entries are not this site's (entry ${id})`
+        : null;
+    // c.k === there.n: the database's chain must end here, at this entry and balance.
+    return (id === null || id === there.lastId) && after === there.balance
+      ? null
+      : `the database's ${there.n} entries are not the first ${there.n} of this site's (balance ${there.balance}, last id ${there.lastId})`;
+  }
+}

@@ -1,0 +1,146 @@
+// The import report as text for a terminal or a log (the CLI can also write it as JSON).
+import type { Report, TallyJson } from "./report";
+
+const n = (value: number | undefined) => Number(value ?? 0).toLocaleString("en-US");
+const list = (counts: Record<string, number> | undefined) =>
+  Object.entries(counts ?? {})
+    .map(([k, v]) => `${k} ${n(v)}`)
+    .join(", ") || "none";
+
+function tally(lines: string[], title: string, t: TallyJson | undefined, { limit = 20 } = {}) {
+  if (!t || t.total === 0) return;
+  lines.push(`  ${title} (${n(t.total)}):`);
+  for (const [reason, count] of Object.entries(t.byReason))
+    lines.push(`    ${n(count)} × ${reason}`);
+  const examples = t.examples.slice(0, limit);
+  if (examples.length > 0) {
+    lines.push(
+      `    e.g. ${examples.map(({ reason: _, ...rest }) => JSON.stringify(rest)).join(" ")}${t.total > examples.length ? " …" : ""}`,
+    );
+  }
+}
+
+/** Plain text of planImport's report. `{ dryRun, written }` say what was done with it. */
+export function formatReport(
+  r: Report,
+  { dryRun = false, target = "no database (dry run)", limit = 20 } = {},
+) {
+  const lines: string[] = [];
+  const t = r.transactions;
+  const verb = dryRun ? "would import" : "to import";
+  lines.push(
+    `WordPress import report — prefix ${r.options.prefix}, namespace ${r.options.namespace}, balances from ${r.options.balances}${r.options.force ? ", --force" : ""}`,
+  );
+  lines.push(`  Target: ${target}`);
+  lines.push(`  Rows read: ${list(r.tables)}`);
+  lines.push(
+    `  Users: ${n(r.users.inDump)} in the dump; ${n(r.users.imported)} ${verb}, ${n(r.users.alreadyPresent)} already there, ${n(r.users.skipped.total)} skipped`,
+  );
+  lines.push(
+    `    roles (administrator stays administrator, every other role becomes subscriber): ${list(r.users.roles)}`,
+  );
+  lines.push(
+    `    password hashes (kept; each user signs in with the same password, upgraded to PBKDF2 then): ${list(r.users.passwordHashes)}`,
+  );
+  lines.push(
+    `  Wallets: ${n(r.wallets.inDump)} in the dump; ${n(r.wallets.imported)} ${verb}, ${n(r.wallets.alreadyPresent)} already there, ${n(r.wallets.skipped.total)} skipped`,
+  );
+  lines.push(
+    `  Transactions: ${n(t.live)} published (${n(t.credits)} credits, ${n(t.debits)} debits, ${n(t.transfers)} transfers); ` +
+      `${n(t.imported)} ${verb}, ${n(t.alreadyPresent)} already there, ${n(t.skipped.total)} skipped`,
+  );
+  if (t.withoutRequestId > 0)
+    lines.push(
+      `    ${n(t.withoutRequestId)} have no request_id (imported without an idempotency key)`,
+    );
+  const extra = (r.wallets.storage ?? []).filter(
+    (w) => w.storageDecimals > w.decimals || w.placesNeeded > w.storageDecimals,
+  );
+  if (extra.length > 0) {
+    lines.push(
+      "  Storage precision (amounts with more places than their wallet displays are kept exactly; displays round):",
+    );
+    for (const w of extra) {
+      const fits = w.placesNeeded <= w.storageDecimals;
+      lines.push(
+        `    ${w.walletId}: shows ${w.decimals} decimals, stores ${w.storageDecimals}` +
+          (w.present ? " (as the database has it)" : "") +
+          (fits ? "" : `; the site's amounts need ${w.placesNeeded}: not imported`),
+      );
+    }
+  }
+  const a = r.adjustments;
+  lines.push(
+    `  Adjustment entries added: ${n(a.balance)} balance (--balances site)` +
+      (a.alreadyPresent ? `; ${n(a.alreadyPresent)} already there` : ""),
+  );
+  tally(lines, "Skipped users", r.users.skipped, { limit });
+  tally(lines, "Skipped wallets", r.wallets.skipped, { limit });
+  tally(lines, "Skipped transactions", t.skipped, { limit });
+  tally(
+    lines,
+    "Amounts with more decimal places than their wallet displays (kept exactly)",
+    t.subPrecisionAmounts,
+    { limit },
+  );
+  tally(lines, "Zero amounts (kept as the site recorded them)", t.zeroAmounts, { limit });
+  tally(lines, "Duplicate request_ids", t.duplicateRequestIds, { limit });
+  tally(lines, "Ignored posts", r.ignored, { limit });
+  if (Object.keys(r.otherPostTypes ?? {}).length > 0)
+    lines.push(`  Other post types left alone: ${list(r.otherPostTypes)}`);
+  if (Object.keys(t.fieldsReadingDifferently ?? {}).length > 0) {
+    lines.push(
+      `  Post fields the service answers with fixed values, which differ on these posts: ${list(t.fieldsReadingDifferently)}`,
+    );
+  }
+  const h = r.negativeHistories;
+  if (h.total > 0) {
+    lines.push(
+      `  Histories below zero (${n(h.total)}, ${n(h.endingBelowZero)} still below zero at the end): carried over as they are, nothing added;` +
+        " new debits cannot lower a balance below zero, credits raise it",
+    );
+    for (const x of h.list.slice(0, limit)) {
+      lines.push(
+        `    user ${x.userId} (${x.username}) ${x.walletId}: below zero from entry ${x.firstEntryBelowZero}, lowest ${x.lowest} at entry ${x.lowestAt}, ends at ${x.balance}`,
+      );
+    }
+    if (h.total > Math.min(h.list.length, limit))
+      lines.push(
+        `    … ${n(h.total - Math.min(h.list.length, limit))} more in the JSON report (--report FILE)`,
+      );
+  }
+  lines.push(
+    `  Balances: ${n(r.balances.compared)} stored balances compared with their transactions; ${n(r.balanceDifferences.total)} differ`,
+  );
+  for (const d of r.balanceDifferences.list.slice(0, limit * 5)) {
+    lines.push(
+      `    user ${d.userId} (${d.username}) ${d.walletId}: site ${d.site}, transactions ${d.transactions}, difference ${d.difference} → ${d.action}`,
+    );
+  }
+  if (r.balanceDifferences.total > limit * 5)
+    lines.push(
+      `    … ${n(r.balanceDifferences.total - limit * 5)} more in the JSON report (--report FILE)`,
+    );
+  tally(lines, "Stored balances not compared", r.balances.ignoredMeta, { limit });
+  if (r.apiKeys.total > 0) {
+    lines.push(
+      `  API keys found (${n(r.apiKeys.total)}): not carried over; re-issue them with POST /api-keys and hand them to their owners`,
+    );
+    for (const k of r.apiKeys.list.slice(0, limit))
+      lines.push(
+        `    post ${k.id} "${k.title}" of user ${k.userId} (${k.username ?? "unknown"})${k.status === "publish" ? "" : ` [${k.status}]`}`,
+      );
+  }
+  for (const w of r.warnings.slice(0, limit)) lines.push(`  Warning: ${w}`);
+  if (r.conflicts.length > 0) {
+    lines.push(`  Conflicts with the database (${n(r.conflicts.length)}):`);
+    for (const c of r.conflicts.slice(0, limit)) lines.push(`    ${c.problem}`);
+  }
+  if (r.refused && !r.options.force)
+    lines.push(
+      `  REFUSED: ${r.refusalReasons.join("; ")}. Nothing was written. Fix the dump or the database, or run again with --force to import the rest.`,
+    );
+  else if (r.refused)
+    lines.push(`  --force: imported the rest; left out ${r.refusalReasons.join("; ")}.`);
+  return lines.join("\n");
+}

@@ -1,0 +1,145 @@
+// The import's report: what it found, carries over, leaves out and why. The planner fills it in; it
+// leaves planImport as plain JSON (Report), which the CLI prints (report-text.ts) or writes to a file.
+import type { DEFAULT_OPTIONS, WordPressCollector } from "./collect";
+
+/** Examples kept per list in the report; counts are always complete. */
+export const MAX_LISTED = 200;
+
+export type Example = { reason: string } & Record<string, unknown>;
+
+/** Counts by reason with a few examples each. */
+export class Tally {
+  readonly counts: Record<string, number> = {};
+  readonly examples: Example[] = [];
+  add(reason: string, example: Record<string, unknown>, n = 1) {
+    this.counts[reason] = (this.counts[reason] ?? 0) + n;
+    if (this.examples.length < MAX_LISTED) this.examples.push({ reason, ...example });
+  }
+  get total() {
+    return Object.values(this.counts).reduce((a, b) => a + b, 0);
+  }
+  toJSON() {
+    return { total: this.total, byReason: this.counts, examples: this.examples };
+  }
+}
+
+export type Conflict = {
+  kind: "user" | "wallet" | "entries";
+  id: number | string;
+  problem: string;
+};
+
+export type NegativeHistory = {
+  userId: number;
+  username: string;
+  walletId: string;
+  firstEntryBelowZero: number | null;
+  lowest: string;
+  lowestAt: number | null;
+  balance: string;
+};
+
+export type BalanceDifference = {
+  userId: number;
+  username: string;
+  walletId: string;
+  site: string;
+  siteStored: { withdrawable: string | null; nonwithdrawable: string | null };
+  transactions: string;
+  difference: string;
+  action: string;
+};
+
+export type WalletStorage = {
+  walletId: string;
+  decimals: number;
+  storageDecimals: number;
+  placesNeeded: number;
+  present: boolean;
+};
+
+export type ApiKeyFound = {
+  id: number;
+  userId: number;
+  username: string | null;
+  title: string | null;
+  status: string | null;
+};
+
+export function newReport(opts: typeof DEFAULT_OPTIONS, collector: WordPressCollector) {
+  return {
+    options: {
+      prefix: opts.prefix,
+      namespace: opts.namespace,
+      balances: opts.balances,
+      force: opts.force,
+    },
+    tables: collector.rowsPerTable,
+    users: {
+      inDump: 0,
+      imported: 0,
+      alreadyPresent: 0,
+      skipped: new Tally(),
+      roles: {} as Record<string, number>,
+      passwordHashes: {} as Record<string, number>,
+    },
+    // storage: per wallet, the decimal places it displays and stores (more when the site's amounts have more).
+    wallets: {
+      inDump: 0,
+      imported: 0,
+      alreadyPresent: 0,
+      skipped: new Tally(),
+      storage: [] as WalletStorage[],
+    },
+    transactions: {
+      posts: collector.transactionPosts,
+      live: 0,
+      imported: 0,
+      alreadyPresent: 0,
+      credits: 0,
+      debits: 0,
+      transfers: 0,
+      openTransferHalves: 0,
+      withoutRequestId: 0,
+      skipped: new Tally(),
+      // Carried over as they are; listed because a ledger of this service's own would not have them.
+      subPrecisionAmounts: new Tally(),
+      zeroAmounts: new Tally(),
+      duplicateRequestIds: new Tally(),
+      fieldsReadingDifferently: {} as Record<string, number>,
+    },
+    adjustments: { balance: 0, alreadyPresent: 0 },
+    negativeHistories: { total: 0, endingBelowZero: 0, list: [] as NegativeHistory[] },
+    balances: { mode: opts.balances, compared: 0, ignoredMeta: new Tally() },
+    balanceDifferences: { total: 0, list: [] as BalanceDifference[] },
+    apiKeys: { total: 0, list: [] as ApiKeyFound[] },
+    ignored: new Tally(),
+    otherPostTypes: collector.otherPostTypes,
+    conflicts: [] as Conflict[],
+    warnings: [] as string[],
+    expectedBalances: [] as {
+      userId: number;
+      walletId: string;
+      balanceMinor: number;
+      entries: number;
+    }[],
+    refused: false,
+    refusalReasons: [] as string[],
+  };
+}
+
+/** The report while the planner fills it in. */
+export type PlanReport = ReturnType<typeof newReport>;
+
+/** A value as JSON.stringify writes it: what toJSON answers, recursively. */
+type Json<T> = T extends { toJSON(): infer J }
+  ? Json<J>
+  : T extends (infer U)[]
+    ? Json<U>[]
+    : T extends object
+      ? { [K in keyof T]: Json<T[K]> }
+      : T;
+
+/** The report planImport answers: plain data, each tally as { total, byReason, examples }. */
+export type Report = Json<PlanReport>;
+export type TallyJson = Json<Tally>;

@@ -1,0 +1,87 @@
+// Values as a WordPress site stores them: HTML entities in wallet symbols, PHP-serialized roles,
+// password hashes, MySQL dates. No Node APIs (the Worker tests run the planner).
+import { PASSWORD_HASH_PREFIX } from "../../src/auth/password";
+import { wordPressHashKind } from "../../src/auth/wordpress-hashes";
+import { mysqlDateSeconds } from "../../src/ledger/post-format";
+
+const NAMED_ENTITIES: Record<string, string> = {
+  amp: "&",
+  lt: "<",
+  gt: ">",
+  quot: '"',
+  apos: "'",
+  nbsp: "\u00a0",
+  euro: "€",
+  pound: "£",
+  yen: "¥",
+  cent: "¢",
+  curren: "¤",
+  dollar: "$",
+  copy: "©",
+  reg: "®",
+  trade: "™",
+  deg: "°",
+  times: "×",
+  divide: "÷",
+  laquo: "«",
+  raquo: "»",
+  middot: "·",
+  bull: "•",
+  hellip: "…",
+  ndash: "–",
+  mdash: "—",
+  lsquo: "‘",
+  rsquo: "’",
+  ldquo: "“",
+  rdquo: "”",
+  sect: "§",
+  para: "¶",
+  micro: "µ",
+  fnof: "ƒ",
+};
+
+/** HTML entities to characters: `&#8358;` → ₦, `&#x20B9;` → ₹, `&euro;` → €; unknown ones stay. */
+export function decodeEntities(text: string) {
+  return text.replace(
+    /&(#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});/g,
+    (whole, body: string) => {
+      if (body[0] === "#") {
+        const code =
+          body[1] === "x" || body[1] === "X"
+            ? parseInt(body.slice(2), 16)
+            : parseInt(body.slice(1), 10);
+        return code > 0 && code <= 0x10ffff && !(code >= 0xd800 && code <= 0xdfff)
+          ? String.fromCodePoint(code)
+          : whole;
+      }
+      return NAMED_ENTITIES[body] ?? NAMED_ENTITIES[body.toLowerCase()] ?? whole;
+    },
+  );
+}
+
+/** Role names granted in a PHP-serialized capabilities array: a:1:{s:13:"administrator";b:1;}. */
+export function parseRoles(serialized: string | null | undefined) {
+  const roles: string[] = [];
+  const re = /s:\d+:"((?:[^"\\]|\\.)*)";(?:b:1|i:1|s:1:"1")/g;
+  for (let m: RegExpExecArray | null; (m = re.exec(String(serialized ?? ""))); ) roles.push(m[1]!);
+  return roles;
+}
+
+/**
+ * Which password hash this is: a WordPress kind sign-in accepts (src/auth/wordpress-hashes.ts, with
+ * its work factor bounds), this service's own, or one no sign-in takes.
+ */
+export function passwordHashKind(hash: string) {
+  return (
+    wordPressHashKind(hash) ?? (hash.startsWith(`${PASSWORD_HASH_PREFIX}$`) ? "pbkdf2" : "unknown")
+  );
+}
+
+const ZERO_DATE = "0000-00-00 00:00:00";
+
+/** Epoch seconds of a MySQL DATETIME read as UTC; null for the zero date or anything else. */
+export function utcSeconds(text: string | null | undefined) {
+  if (text == null || text === ZERO_DATE || text.startsWith("0000")) return null;
+  const epochS = mysqlDateSeconds(text);
+  return Number.isFinite(epochS) ? epochS : null;
+}

@@ -1,0 +1,74 @@
+// The database written to: what is there already decides what is new, present or in conflict.
+// The CLI runs these queries through wrangler; the Worker tests run them on env.DB.
+
+/** Read-only queries whose rows targetState() takes. */
+export const TARGET_QUERIES = {
+  users: "SELECT id, username, email FROM users",
+  wallets: "SELECT id, name, symbol, symbol_position, decimals, extra_decimals, type FROM wallets",
+  // foreign: entries the service wrote (not `imported`).
+  pairs: `SELECT b.user_id, b.wallet_id, b.balance_minor, b.entry_count,
+    (SELECT max(t.id) FROM transactions t WHERE t.user_id = b.user_id AND t.wallet_id = b.wallet_id) AS last_id,
+    (SELECT count(*) FROM transactions t WHERE t.user_id = b.user_id AND t.wallet_id = b.wallet_id AND NOT t.imported) AS foreign_n
+    FROM balances b`,
+  foreign:
+    "SELECT count(*) AS n, min(id) AS min_id, max(id) AS max_id FROM transactions WHERE NOT imported",
+};
+
+/** The ids of the service's own entries, read when some lie among the site's (to leave out exactly those). */
+export const FOREIGN_IDS_QUERY = "SELECT id FROM transactions WHERE NOT imported";
+
+/** Fails on a database without the columns the import writes: its migrations are not all applied. */
+export const SCHEMA_CHECK_QUERY =
+  "SELECT t.guid, t.local_date, t.modified_local_date, t.modified_gmt_date, t.imported, w.extra_decimals FROM transactions t, wallets w LIMIT 0";
+
+/** A row as D1 answers it (wrangler's JSON or env.DB): column name → value. */
+export type Row = Record<string, unknown>;
+export type TargetRows = Partial<Record<keyof typeof TARGET_QUERIES | "foreignIds", Row[]>>;
+
+/** A wallet the database has, as TARGET_QUERIES.wallets reads it. */
+export type TargetWallet = {
+  id: string;
+  name: string;
+  symbol: string;
+  symbol_position: "left" | "right";
+  decimals: number;
+  extra_decimals: number;
+  type: string;
+};
+/** A (user, wallet) chain the database has: its balance, entries, last id and entries the service wrote. */
+export type TargetPair = { balance: number; n: number; lastId: number; foreign: number };
+
+export const pairKey = (userId: number, walletId: string) => `${userId}\t${walletId}`;
+
+/** The rows of TARGET_QUERIES (by name) as the planner's view of the database. */
+export function targetState(rows: TargetRows) {
+  const users = (rows.users ?? []) as { id: number; username: string; email: string }[];
+  const foreign = rows.foreign?.[0] ?? { n: 0 };
+  return {
+    users: new Map(users.map((u) => [Number(u.id), u])),
+    usernames: new Map(users.map((u) => [String(u.username).toLowerCase(), Number(u.id)])),
+    emails: new Map(users.map((u) => [String(u.email).toLowerCase(), Number(u.id)])),
+    wallets: new Map(((rows.wallets ?? []) as TargetWallet[]).map((w) => [w.id, w])),
+    pairs: new Map<string, TargetPair>(
+      (rows.pairs ?? []).map((p) => [
+        pairKey(Number(p.user_id), String(p.wallet_id)),
+        {
+          balance: Number(p.balance_minor),
+          n: Number(p.entry_count),
+          lastId: Number(p.last_id),
+          foreign: Number(p.foreign_n),
+        },
+      ]),
+    ),
+    foreign: {
+      n: Number(foreign.n ?? 0),
+      minId: (foreign.min_id ?? null) as number | null,
+      maxId: (foreign.max_id ?? null) as number | null,
+    },
+    foreignIds: rows.foreignIds ? new Set(rows.foreignIds.map((r) => Number(r.id))) : null,
+  };
+}
+
+export type Target = ReturnType<typeof targetState>;
+
+export const emptyTarget = () => targetState({});

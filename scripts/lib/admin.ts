@@ -1,0 +1,40 @@
+// Creates an administrator straight in D1 (local state or the remote database), the one way a
+// service gets its first administrator: there are no default credentials in a deployed service.
+import { hashPassword } from "../../src/auth/password";
+import { users } from "../../src/db/schema";
+import { columnsAndValues, sqlLiteral } from "./sql";
+import { wrangler } from "./wrangler";
+
+export type AdminAccount = { username: string; email: string; password: string };
+
+/** Inserts the administrator unless that username or e-mail exists; says which happened. */
+export async function ensureAdmin({
+  target,
+  username,
+  email,
+  password,
+  wranglerArgs = [],
+}: AdminAccount & { target: "--local" | "--remote"; wranglerArgs?: string[] }) {
+  if (!/^\S{4,60}$/.test(username))
+    throw new Error("username must be 4 to 60 characters without spaces");
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw new Error("e-mail is not valid");
+  if (String(password).length < 6) throw new Error("password must have at least 6 characters");
+  // The service's own hash (src/auth/password.ts), so the administrator signs in like any user.
+  const row = columnsAndValues(users, {
+    username: sqlLiteral(username),
+    email: sqlLiteral(email),
+    passwordHash: sqlLiteral(await hashPassword(password)),
+    firstName: "''",
+    lastName: "''",
+    role: "'administrator'",
+    registeredAtMs: sqlLiteral(Date.now()),
+  });
+  const sql = `INSERT INTO users (${row.columns}) VALUES (${row.values}) ON CONFLICT DO NOTHING RETURNING id`;
+  const out = wrangler(
+    ["d1", "execute", "DB", target, ...wranglerArgs, "--json", "--command", sql],
+    { quiet: true },
+  );
+  const [result] = JSON.parse(out) as [{ results: { id: number }[] }];
+  const created = result.results[0];
+  return created ? { created: true as const, id: created.id } : { created: false as const };
+}

@@ -1,0 +1,170 @@
+// A throwaway local server for benchmarks and reliability checks: its own D1 state in a temporary
+// folder, migrated, with an administrator, served by `wrangler dev` on 127.0.0.1 in its own process
+// group, and stopped (the whole group) by `stop()`.
+
+import type { ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type AdminAccount, ensureAdmin } from "./admin";
+import { startWrangler, wrangler } from "./wrangler";
+
+export const ADMIN: AdminAccount = {
+  username: "benchadmin",
+  email: "benchadmin@example.test",
+  password: "bench-admin-pass",
+};
+
+export function freePort() {
+  return new Promise<number>((resolve, reject) => {
+    const probe = createServer();
+    probe.unref();
+    probe.on("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitUntilUp(url: string, child: ChildProcess, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`wrangler dev exited with ${child.exitCode}`);
+    try {
+      const res = await fetch(url);
+      if (res.status < 500) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`server at ${url} did not come up in ${timeoutMs} ms`);
+}
+
+export type StopOptions = { signal?: NodeJS.Signals; keepState?: boolean };
+
+export type Server = {
+  base: string;
+  api: string;
+  stateDir: string;
+  port: number;
+  child: ChildProcess;
+  /** The JWT_SECRET this server signs with (a fresh random one per start), for minting test tokens. */
+  jwtSecret: string;
+  /** Stops the whole process group: SIGTERM, or SIGKILL to simulate a crash. */
+  stop(options?: StopOptions): Promise<void>;
+};
+
+/** Servers started here and not yet stopped, so a caller's Ctrl-C handler can stop them all. */
+const live = new Set<Server>();
+
+/** Stops every server this module started and has not stopped yet (for signal and error handlers). */
+export async function stopAllServers(options?: StopOptions) {
+  await Promise.all([...live].map((server) => server.stop(options)));
+}
+
+/**
+ * Starts the worker (or another wrangler config) on a free port. `persistTo` reuses a state folder
+ * (for restarts); by default a new temporary one is made and removed on `stop({ keepState: false })`.
+ */
+export async function startServer({
+  config = "wrangler.toml",
+  persistTo,
+  port,
+  logLevel = "warn",
+  seedAdmin = true,
+}: {
+  config?: string;
+  persistTo?: string;
+  port?: number;
+  logLevel?: string;
+  seedAdmin?: boolean;
+} = {}): Promise<Server> {
+  const stateDir = persistTo ?? mkdtempSync(join(tmpdir(), "wallet-state-"));
+  const persist = ["--persist-to", stateDir];
+  const configArgs = ["--config", config];
+  let listenPort: number;
+  try {
+    wrangler(["d1", "migrations", "apply", "DB", "--local", ...configArgs, ...persist], {
+      quiet: true,
+    });
+    if (seedAdmin)
+      await ensureAdmin({ target: "--local", ...ADMIN, wranglerArgs: [...configArgs, ...persist] });
+    listenPort = port ?? (await freePort());
+  } catch (error) {
+    if (persistTo === undefined) rmSync(stateDir, { recursive: true, force: true }); // the temporary state made above
+    throw error;
+  }
+  const secret = randomBytes(32).toString("hex");
+  const child = startWrangler(
+    [
+      "dev",
+      ...configArgs,
+      ...persist,
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      String(listenPort),
+      "--show-interactive-dev-session=false",
+      `--log-level=${logLevel}`,
+      "--var",
+      `JWT_SECRET:${secret}`,
+      "--var",
+      `SITE_URL:http://127.0.0.1:${listenPort}`,
+    ],
+    { stdio: ["ignore", "ignore", "inherit"] },
+  );
+  const base = `http://127.0.0.1:${listenPort}`;
+  const server: Server = {
+    base,
+    api: `${base}/wp-json/wallet/v1`,
+    stateDir,
+    port: listenPort,
+    child,
+    jwtSecret: secret,
+    async stop({ signal = "SIGTERM", keepState = persistTo !== undefined } = {}) {
+      const running = () => child.exitCode === null && child.signalCode === null; // a signalled child has exitCode null
+      if (running()) {
+        const exited = new Promise((r) => child.once("exit", r));
+        try {
+          process.kill(-child.pid!, signal);
+        } catch {
+          // already gone
+        }
+        await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+        if (running()) {
+          try {
+            process.kill(-child.pid!, "SIGKILL"); // did not stop in 10 s
+          } catch {
+            // gone meanwhile
+          }
+        }
+      }
+      live.delete(server);
+      if (!keepState) rmSync(stateDir, { recursive: true, force: true });
+    },
+  };
+  live.add(server);
+  try {
+    await waitUntilUp(`${base}/wp-json/`, child, 60_000);
+  } catch (error) {
+    await server.stop(); // a server that never came up is not left running
+    throw error;
+  }
+  return server;
+}
+
+/** Signs in as the seeded administrator and returns `Authorization` header value. */
+export async function adminAuth(api: string) {
+  const res = await fetch(`${api}/users/login`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ user_email: ADMIN.email, user_password: ADMIN.password }),
+  });
+  const body = (await res.json()) as { data: { access_token: string } };
+  if (res.status !== 200) throw new Error(`admin login failed: ${JSON.stringify(body)}`);
+  return `Bearer ${body.data.access_token}`;
+}

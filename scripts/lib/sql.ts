@@ -1,0 +1,40 @@
+// SQL text for statements the tools write into files or pass to `wrangler d1 execute`, where no
+// parameters can be bound. Column names and their order come from the Drizzle schema. No Node APIs:
+// the WordPress import's planner, which the Workers tests run, writes its statements with these.
+import { getTableColumns, type Table } from "drizzle-orm";
+
+/** An SQL literal: text quoted (NUL bytes through a hex blob), numbers as they are, null as NULL. */
+export function sqlLiteral(value: string | number | null | undefined) {
+  if (value === null || value === undefined) return "NULL";
+  if (typeof value === "number") {
+    if (!Number.isSafeInteger(value)) throw new Error(`not an exact integer: ${value}`);
+    return String(value);
+  }
+  const text = String(value);
+  if (text.includes("\0")) {
+    const hex = [...new TextEncoder().encode(text)]
+      .map((b) => b.toString(16).padStart(2, "0"))
+      .join("");
+    return `CAST(X'${hex}' AS TEXT)`;
+  }
+  return `'${text.replaceAll("'", "''")}'`;
+}
+
+/** A row's SQL values by the schema's field names; `Partial` for inserts that leave defaults. */
+export type RowValues<T extends Table> = { [K in keyof T["$inferSelect"]]: string };
+
+/**
+ * The column list and the value list of one row, both in the schema's column order:
+ * `{ columns: "id, user_id", values: "1, 2" }`. Fields left out of `row` are left out of both.
+ */
+export function columnsAndValues<T extends Table>(table: T, row: Partial<RowValues<T>>) {
+  const columns: string[] = [];
+  const values: string[] = [];
+  for (const [field, column] of Object.entries(getTableColumns(table))) {
+    const value = row[field as keyof RowValues<T>];
+    if (value === undefined) continue;
+    columns.push(column.name);
+    values.push(value);
+  }
+  return { columns: columns.join(", "), values: values.join(", ") };
+}

@@ -1,0 +1,163 @@
+// The operator console in a real browser: Debian's chromium driven by playwright-core (never a
+// browser download), against `wrangler dev` of this worker on a free 127.0.0.1 port with throwaway
+// state (scripts/lib/server.ts, as the reliability suite starts it). Elements are found by role and
+// label, as a person finds them. Screenshots of each screen at desktop and phone width go to
+// docs/console/ when UPDATE_SCREENSHOTS=1, else to a temporary folder.
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ADMIN, startServer } from "../../scripts/lib/server";
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const shots =
+  process.env.UPDATE_SCREENSHOTS === "1"
+    ? "docs/console"
+    : mkdtempSync(path.join(tmpdir(), "console-shots-"));
+mkdirSync(shots, { recursive: true });
+
+let server: Awaited<ReturnType<typeof startServer>>;
+let browser: Browser;
+let page: Page;
+
+async function shoot(name: string) {
+  for (const [suffix, width] of [
+    ["desktop", 1280],
+    ["phone", 390],
+  ] as const) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.screenshot({ path: path.join(shots, `${name}-${suffix}.png`), fullPage: true });
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+const form = (heading: string) =>
+  page.locator("form", { has: page.getByRole("heading", { name: heading, exact: true }) });
+const balanceCell = () => page.getByRole("row", { name: /Naira Wallet/ }).getByRole("cell");
+
+beforeAll(async () => {
+  server = await startServer({ config: "wrangler.toml" });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
+  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  if (process.env.UPDATE_SCREENSHOTS !== "1") rmSync(shots, { recursive: true, force: true });
+});
+
+describe("the operator console in chromium", () => {
+  it("signs in, creates a wallet and a user, moves money, shows refusals, reverses, manages keys, signs out", async () => {
+    await page.goto(`${server.base}/wallet-admin/`);
+    await expect(page.getByRole("heading", { name: "Sign in" }).isVisible()).resolves.toBe(true);
+    await shoot("sign-in");
+    await page.getByLabel("Email", { exact: true }).fill(ADMIN.email);
+    await page.getByLabel("Password", { exact: true }).fill("wrong password");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("alert").waitFor();
+    expect(await page.getByRole("alert").textContent()).toContain("not accepted");
+
+    await page.getByLabel("Email", { exact: true }).fill(ADMIN.email);
+    await page.getByLabel("Password", { exact: true }).fill(ADMIN.password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { name: "Overview" }).waitFor();
+
+    // Wallets
+    await page.getByRole("link", { name: "Wallets" }).click();
+    await page.getByLabel("Wallet id", { exact: true }).fill("ngn");
+    await page.getByLabel("Name", { exact: true }).fill("Naira Wallet");
+    await page.getByLabel("Symbol", { exact: true }).fill("₦");
+    await page.getByLabel("Decimals", { exact: true }).fill("2");
+    await page.getByRole("button", { name: "Create wallet" }).click();
+    expect(await page.getByRole("status").textContent()).toContain("Wallet ngn created.");
+    await shoot("wallets");
+
+    // A user
+    await page.getByRole("link", { name: "Users" }).click();
+    await page.getByLabel("Username", { exact: true }).fill("adaeze");
+    await page.getByLabel("Email", { exact: true }).fill("adaeze@example.test");
+    await page.getByLabel("Password", { exact: true }).fill("ada-password-1");
+    await page.getByRole("button", { name: "Create user" }).click();
+    expect(await page.getByRole("status").textContent()).toContain("User created.");
+    const userUrl = page.url().split("?")[0]!;
+
+    // Credit, then the same form sent twice (a double click): money moves once
+    await form("Credit").getByLabel("Amount", { exact: true }).fill("100");
+    await form("Credit").getByLabel("Note", { exact: true }).fill("first top-up");
+    await form("Credit").getByRole("button", { name: "Credit" }).click();
+    expect(await page.getByRole("status").textContent()).toContain("Transaction Completed");
+    expect(await balanceCell().textContent()).toBe("₦100.00");
+    await form("Credit").getByLabel("Amount", { exact: true }).fill("50");
+    await form("Credit").getByRole("button", { name: "Credit" }).dblclick();
+    await page.getByRole("status").waitFor();
+    await page.goto(userUrl);
+    expect(await balanceCell().textContent()).toBe("₦150.00");
+    expect(await page.getByRole("cell", { name: "first top-up" }).count()).toBe(1);
+
+    // A refusal in words, nothing moved
+    await form("Debit").getByLabel("Amount", { exact: true }).fill("1000");
+    await form("Debit").getByRole("button", { name: "Debit" }).click();
+    expect(await page.getByRole("alert").textContent()).toContain(
+      "Debit refused. Insufficient Balance",
+    );
+    expect(await balanceCell().textContent()).toBe("₦150.00");
+
+    // A transfer to the administrator (user 1)
+    await form("Transfer").getByLabel("Amount", { exact: true }).fill("20");
+    await form("Transfer").getByLabel("To user", { exact: true }).fill("1");
+    await form("Transfer").getByRole("button", { name: "Transfer" }).click();
+    expect(await page.getByRole("status").textContent()).toContain("Transfer Action Completed");
+    expect(await balanceCell().textContent()).toBe("₦130.00");
+    await shoot("user");
+
+    // Reverse the transfer, after a confirmation
+    await page
+      .getByRole("link", { name: /^Reverse transaction \d+$/ })
+      .first()
+      .click();
+    await page.getByRole("heading", { name: /Reverse transaction \d+\?/ }).waitFor();
+    await shoot("reverse");
+    await page.getByRole("button", { name: /^Reverse transaction/ }).click();
+    expect(await page.getByRole("status").textContent()).toMatch(/Transaction \d+ reversed\./);
+    expect(await balanceCell().textContent()).toBe("₦150.00");
+
+    // API keys: the secret once, then revoked
+    await page.getByRole("link", { name: "API keys" }).click();
+    await page.getByLabel("Name", { exact: true }).fill("operations");
+    await page.getByRole("button", { name: "Create key" }).click();
+    await page.getByRole("heading", { name: /copy it now/ }).waitFor();
+    expect(await page.getByRole("button", { name: "Copy" }).isVisible()).toBe(true);
+    await shoot("api-keys");
+    await page
+      .getByRole("button", { name: /^Revoke key/ })
+      .first()
+      .click();
+    expect(await page.getByRole("status").textContent()).toMatch(/Key \d+ revoked\./);
+
+    // The overview and the user list after it all
+    await page.getByRole("link", { name: "Overview" }).click();
+    expect(await page.getByRole("cell", { name: "adaeze" }).count()).toBeGreaterThan(0);
+    await shoot("overview");
+    await page.getByRole("link", { name: "Users" }).click();
+    await page.getByRole("searchbox").fill("adaeze@");
+    await page.getByRole("button", { name: "Search" }).click();
+    expect(await page.getByRole("link", { name: "adaeze" }).count()).toBe(1);
+    await shoot("users");
+
+    // Signing out forgets the session
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByRole("heading", { name: "Sign in" }).waitFor();
+    await page.goto(`${server.base}/wallet-admin/users`);
+    await page.getByRole("heading", { name: "Sign in" }).waitFor();
+
+    // A subscriber is told, politely, that the console is for administrators
+    await page.getByLabel("Email", { exact: true }).fill("adaeze@example.test");
+    await page.getByLabel("Password", { exact: true }).fill("ada-password-1");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    expect(await page.getByRole("alert").textContent()).toContain(
+      "this console is for administrators",
+    );
+  }, 180_000);
+});

@@ -1,0 +1,134 @@
+// Migration 0006 rebuilds `transactions` (SQLite cannot alter a CHECK). The Worker tests apply every
+// migration to an empty database; this one applies it, through wrangler, to a database that holds
+// what earlier migrations allowed: service entries and a reversal (a row pointing at another), entries
+// an earlier import wrote, and a service entry whose request_id merely looks like an import's.
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { wrangler } from "../../scripts/lib/wrangler";
+
+const root = mkdtempSync(path.join(tmpdir(), "wallet-migration-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const migrations = path.join(root, "drizzle");
+const config = path.join(root, "wrangler.toml");
+const state = path.join(root, "state");
+const all = readdirSync("drizzle")
+  .filter((f) => f.endsWith(".sql"))
+  .sort();
+const copy = (files: string[]) =>
+  files.forEach((f) => {
+    copyFileSync(path.join("drizzle", f), path.join(migrations, f));
+  });
+
+const d1 = (...args: string[]) =>
+  wrangler(["d1", ...args, "--local", "--persist-to", state, "--config", config], { quiet: true });
+function query(sql: string) {
+  const out = d1("execute", "DB", "--json", "--command", sql);
+  return (JSON.parse(out.slice(out.indexOf("["))) as { results: Record<string, unknown>[] }[]).map(
+    (r) => r.results,
+  );
+}
+function refusal(sql: string) {
+  try {
+    d1("execute", "DB", "--command", sql);
+  } catch (err) {
+    return String((err as Error).message);
+  }
+  return "";
+}
+
+const COLUMNS =
+  "id, user_id, wallet_id, txn_type, amount_minor, amount_text, balance_before_minor, balance_after_minor, request_id, request_key, reverses_id, title, slug_base, slug, created_at_s, guid, local_date";
+const SEED = `
+INSERT INTO users (id, username, email, password_hash, role, registered_at_ms) VALUES (1, 'a', 'a@x.test', 'x', 'subscriber', 0), (2, 'b', 'b@x.test', 'x', 'subscriber', 0);
+INSERT INTO wallets (id, name, symbol, symbol_position, decimals, type, created_at_ms) VALUES ('ngn', 'Naira', 'N', 'left', 2, 'fiat', 0);
+INSERT INTO transactions (${COLUMNS}) VALUES
+  (10, 1, 'ngn', 'CREDIT', 500, '5', 0, 500, 'svc-1', 'svc-1', NULL, 't', 't', 't10', 100, NULL, NULL),
+  (11, 1, 'ngn', 'DEBIT', 500, '5', 500, 0, 'rev-1', 'rev-1', 10, 't', 't', 't11', 101, NULL, NULL),
+  (20, 2, 'ngn', 'CREDIT', 700, '7', 0, 700, 'wp-1', 'wp-1', NULL, 't', 't', 't20', 102, 'https://old.example/?p=20', '2022-01-01 10:00:00'),
+  (21, 2, 'ngn', 'CREDIT', 100, '1', 700, 800, 'wp-2', 'wp-2', NULL, 't', 't', 't21', 103, NULL, '2022-01-02 10:00:00'),
+  (22, 2, 'ngn', 'DEBIT', 300, '3.00', 800, 500, 'wp-import:balance-adjustment:ngn', 'wp-import:balance-adjustment:ngn', NULL, 't', 't', 't22', 104, NULL, NULL),
+  (23, 1, 'ngn', 'CREDIT', 100, '1', 0, 100, 'look-alike', 'look-alike', NULL, 't', 't', 't23', 105, NULL, NULL);
+`;
+
+describe("migration 0006 on a database in use", () => {
+  it("keeps every row, marks what earlier imports wrote, and every guard holds after it", () => {
+    mkdirSync(migrations);
+    writeFileSync(
+      config,
+      `name = "migration-test"\ncompatibility_date = "2026-04-20"\n\n[[d1_databases]]\nbinding = "DB"\ndatabase_name = "db"\ndatabase_id = "00000000-0000-0000-0000-000000000000"\nmigrations_dir = "${migrations}"\n`,
+    );
+    const before0006 = all.filter((f) => f < "0006");
+    expect(before0006).toHaveLength(6);
+    copy(before0006);
+    d1("migrations", "apply", "DB");
+    const seedFile = path.join(root, "seed.sql");
+    writeFileSync(seedFile, SEED);
+    d1("execute", "DB", "--file", seedFile, "--yes");
+    const [entriesBefore] = query("SELECT * FROM transactions ORDER BY id");
+    const [balancesBefore] = query("SELECT * FROM balances ORDER BY user_id, wallet_id");
+
+    // 0006 and every later migration, as a deployment applies them.
+    copy(all);
+    d1("migrations", "apply", "DB");
+    const [entries = [], balances, fkProblems, sequence, triggers = []] = query(
+      "SELECT * FROM transactions ORDER BY id; SELECT * FROM balances ORDER BY user_id, wallet_id; PRAGMA foreign_key_check; " +
+        "SELECT seq FROM sqlite_sequence WHERE name = 'transactions'; SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name",
+    );
+    // Columns added since (imported by 0006, meta_data by 0007) aside, every row is as it was.
+    expect(entries.map(({ imported, meta_data, ...rest }) => rest)).toEqual(entriesBefore);
+    expect(entries.every((e) => e.meta_data === null)).toBe(true);
+    // The earlier import's entries: a guid, a site-local date, or the import's own request_id.
+    expect(entries.map((e) => [e.id, e.imported])).toEqual([
+      [10, 0],
+      [11, 0],
+      [20, 1],
+      [21, 1],
+      [22, 1],
+      [23, 0],
+    ]);
+    expect(balances).toEqual(balancesBefore);
+    expect(fkProblems).toEqual([]);
+    expect(sequence).toEqual([{ seq: 23 }]);
+    expect(triggers.map((t) => t.name)).toEqual([
+      "balances_follow_ledger_insert",
+      "balances_follow_ledger_update",
+      "balances_no_delete",
+      "transactions_apply_to_balance",
+      "transactions_balance_limit",
+      "transactions_chain_guard",
+      "transactions_no_delete",
+      "transactions_no_replace",
+      "transactions_no_update",
+      "transactions_request_key_folded",
+      "transactions_reversed_once",
+      "wallets_extra_decimals",
+      "wallets_units_fixed",
+    ]);
+
+    // The guards after the rebuild, on the migrated rows.
+    const entry = (name: string, type: string, amount: number, before: number, after: number) =>
+      `INSERT INTO transactions (${COLUMNS}, imported) VALUES (NULL, 1, 'ngn', '${type}', ${amount}, 'x', ${before}, ${after}, '${name}', '${name}', NULL, 't', 't', '${name}', 200, NULL, NULL, 0)`;
+    expect(refusal(entry("n1", "DEBIT", 101, 100, -1))).toMatch(/transactions_no_overdraft/);
+    expect(refusal(entry("n2", "CREDIT", 0, 100, 100))).toMatch(/transactions_amount_positive/);
+    expect(refusal(entry("n3", "CREDIT", 1, 0, 1))).toMatch(/ledger_chain_broken/);
+    expect(refusal("UPDATE transactions SET note = 'x' WHERE id = 10")).toMatch(
+      /ledger_append_only/,
+    );
+    expect(refusal("DELETE FROM transactions WHERE id = 11")).toMatch(/ledger_append_only/);
+    expect(refusal("UPDATE balances SET balance_minor = 1 WHERE user_id = 1")).toMatch(
+      /balance_off_ledger/,
+    );
+    expect(refusal("UPDATE wallets SET decimals = 0 WHERE id = 'ngn'")).toMatch(
+      /wallets_units_fixed/,
+    );
+    expect(refusal(entry("n4", "CREDIT", 1, 100, 101))).toBe("");
+    expect(
+      query(
+        "SELECT max(id) AS id, (SELECT balance_minor FROM balances WHERE user_id = 1) AS balance FROM transactions",
+      )[0],
+    ).toEqual([{ id: 24, balance: 101 }]);
+  });
+});
