@@ -1,3 +1,4 @@
+import { Scalar } from "@scalar/hono-api-reference";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { routePath } from "hono/route";
@@ -14,6 +15,7 @@ import { InvalidJsonError } from "./http/params";
 import { allowFor, corsHeaders, discoveryLink, overrideMethod } from "./http/wp-core";
 import { api, NAMESPACE } from "./routes";
 import { discovery } from "./routes/discovery";
+import { REFERENCE } from "./routes/openapi";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -104,8 +106,15 @@ export function createApp(options: AppOptions = {}) {
       name: "Wallet ledger",
       api: `${site}/wp-json/`,
       console: `${site}${CONSOLE}/`,
+      reference: `${site}${REFERENCE}`,
     });
   });
+  // The interactive API reference: Scalar renders the OpenAPI document in the reader's browser
+  // (its script comes from Scalar's CDN there; the Worker serves only this page).
+  app.get(
+    REFERENCE,
+    Scalar({ url: `/wp-json/${NAMESPACE}/openapi.json`, pageTitle: "Wallet ledger API" }),
+  );
   app.route("/wp-json", discovery);
   // The operator console (docs/console.md): its pages call this same app's API.
   app.route(

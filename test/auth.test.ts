@@ -331,13 +331,14 @@ describe("public routes", () => {
     });
   });
 
-  it("requires credentials for GET /openapi.json, which the contract does not exempt", async () => {
+  it("serves GET /openapi.json without credentials, like the discovery index it details", async () => {
     const res = await call("GET", "/wp-json/wallet/v1/openapi.json");
-    expect(res.status).toBe(401);
+    expect(res.status).toBe(200);
     const subscriber = await makeUser();
-    expect(
-      (await call("GET", "/wp-json/wallet/v1/openapi.json", { auth: subscriber.bearer })).status,
-    ).toBe(200);
+    const withToken = await call("GET", "/wp-json/wallet/v1/openapi.json", {
+      auth: subscriber.bearer,
+    });
+    expect(withToken.text).toBe(res.text);
   });
 });
 

@@ -1,4 +1,5 @@
 import { env } from "cloudflare:workers";
+import * as v from "valibot";
 import { expect } from "vitest";
 import { type AppOptions, createApp } from "../src/app";
 import { generateApiKey, hashApiKey } from "../src/auth/api-keys";
@@ -8,6 +9,7 @@ import { issueToken } from "../src/auth/tokens";
 import { createDb } from "../src/db/client";
 import { apiKeys, users } from "../src/db/schema";
 import { ERRORS, type ErrorCode } from "../src/http/errors";
+import { overrideMethod } from "../src/http/wp-core";
 import { ROUTES } from "../src/routes";
 import { errorCodes } from "../src/routes/openapi";
 
@@ -79,7 +81,10 @@ export async function call(
   } catch {
     // left empty: the assertion on `text` will say what came back
   }
-  expectCatalogued(method, url.pathname, res.status, parsed);
+  // The method the route saw: a POST may run as another (`_method`, X-HTTP-Method-Override).
+  const served = overrideMethod(new Request(url, { method, headers })).method;
+  expectCatalogued(served, url.pathname, res.status, parsed);
+  expectDocumentedData(served, url.pathname, res.status, parsed);
   return { status: res.status, body: parsed, headers: res.headers, text };
 }
 
@@ -88,6 +93,9 @@ const ROUTE_PATTERNS = ROUTES.map((route) => ({
   pattern: new RegExp(`^${API}${route.path.replace(/\{\w+\}/g, "[^/]+")}/?$`, "i"),
 }));
 
+const routeAt = (method: string, path: string) =>
+  ROUTE_PATTERNS.find(({ route, pattern }) => route.method === method && pattern.test(path))?.route;
+
 /**
  * Every error answer any test meets on a `wallet/v1` route must be one of the catalogue codes the
  * route's OpenAPI operation lists (src/routes/openapi.ts errorCodes): so the document cannot miss
@@ -95,17 +103,32 @@ const ROUTE_PATTERNS = ROUTES.map((route) => ({
  */
 function expectCatalogued(method: string, path: string, status: number, body: Json) {
   if (status < 400 || typeof body.code === "string") return;
-  const match = ROUTE_PATTERNS.find(
-    ({ route, pattern }) => route.method === method && pattern.test(path),
-  );
-  if (!match) return;
-  const listed = errorCodes(match.route).filter(
+  const route = routeAt(method, path);
+  if (!route) return;
+  const listed = errorCodes(route).filter(
     (code: ErrorCode) => ERRORS[code].status === status && ERRORS[code].message === body.message,
   );
   expect(
     listed,
     `${method} ${path} answered ${status} "${body.message}", which its operation does not list`,
   ).not.toEqual([]);
+}
+
+/**
+ * Every success answer any test meets on a `wallet/v1` route must match the `data` schema its
+ * route declares (src/routes/answers.ts): the OpenAPI document publishes those schemas, so it
+ * cannot drift from what the service sends.
+ */
+function expectDocumentedData(method: string, path: string, status: number, body: Json) {
+  if (status >= 300) return;
+  const route = routeAt(method, path);
+  if (!route) return;
+  const data = route.envelope === "index" ? body : body.data;
+  const result = v.safeParse(route.data, data);
+  expect(
+    result.issues?.map((i) => `${v.getDotPath(i) ?? "data"}: ${i.message}`) ?? [],
+    `${method} ${path} answered ${status} with data its route's schema does not describe`,
+  ).toEqual([]);
 }
 
 export const appAt = (nowMs: number, options: AppOptions = {}) =>

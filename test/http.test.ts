@@ -12,6 +12,7 @@ import {
   makeUser,
   type Reply,
   tableCounts,
+  testApp,
   unique,
 } from "./helpers";
 
@@ -505,7 +506,7 @@ describe("order of checks: 413, 401, 403, 400, 404, 409", () => {
 
 describe("GET /openapi.json", () => {
   it("is an OpenAPI 3.1 document listing every route", async () => {
-    const res = await call("GET", "/openapi.json", { auth: (await makeUser()).bearer });
+    const res = await call("GET", "/openapi.json");
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe(JSON_UTF8);
     expect(res.body.openapi).toMatch(/^3\.1\.\d+$/);
@@ -526,10 +527,46 @@ describe("GET /openapi.json", () => {
     expect(methods("/openapi.json")).toEqual(["get"]);
   });
 
+  it("types each success answer's data, as the suite checks every answer it receives", async () => {
+    const { body } = await call("GET", "/openapi.json");
+    const success = (path: string, method: string, status: string) =>
+      body.paths[`/wp-json/wallet/v1${path}`][method].responses[status].content["application/json"]
+        .schema;
+    const credit = success("/credits", "post", "200");
+    expect(credit.allOf[0]).toEqual({ $ref: "#/components/schemas/EnvelopeA" });
+    expect(credit.allOf[1].properties.data).toMatchObject({
+      type: "object",
+      required: ["transaction_id", "user_id"],
+      properties: { transaction_id: { type: "integer" }, user_id: { type: "integer" } },
+      additionalProperties: false,
+    });
+    const list = success("/transactions", "get", "200").allOf[1].properties.data;
+    expect(list.type).toBe("array");
+    expect(Object.keys(list.items.properties)).toContain("post_name");
+    const balance = success("/user-wallet-balance", "get", "200").allOf[1].properties.data;
+    expect(balance.additionalProperties).toEqual({ type: "number" });
+    expect(success("/users", "post", "201").allOf[0]).toEqual({
+      $ref: "#/components/schemas/EnvelopeB",
+    });
+    for (const [path, operations] of Object.entries(body.paths as Json))
+      for (const [method, op] of Object.entries(operations as Json)) {
+        const ok = Object.keys(op.responses).filter((status) => status < "300");
+        expect(ok, `${method} ${path}`).toHaveLength(1);
+      }
+  });
+
+  it("has an interactive reference at /api-reference, linked from the front page", async () => {
+    const page = await testApp().request("/api-reference", {}, env);
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(await page.text()).toContain("/wp-json/wallet/v1/openapi.json");
+    const front = await testApp().request("/", {}, env);
+    expect((await front.json<Json>()).reference).toBe(`${env.SITE_URL}/api-reference`);
+  });
+
   it("lists the same routes as the discovery index", async () => {
-    const user = await makeUser();
     const [doc, index] = await Promise.all([
-      call("GET", "/openapi.json", { auth: user.bearer }),
+      call("GET", "/openapi.json"),
       call("GET", "/wp-json/wallet/v1"),
     ]);
     const fromDoc = Object.entries(doc.body.paths as Json)

@@ -134,6 +134,7 @@ describe("discovery Link and Allow", () => {
       name: "Wallet ledger",
       api: `${SITE}/wp-json/`,
       console: `${SITE}/wallet-admin/`,
+      reference: `${SITE}/api-reference`,
     });
   });
 

@@ -7,11 +7,11 @@ import { ok, send } from "../http/envelope";
 import { invalidInput, transactionExists, userNotFound } from "../http/errors";
 import { AMOUNT_TEXT_MAX, MAX_TEXT } from "../http/fields";
 import { keepAlive } from "../http/keep-alive";
-import { requireUser } from "../http/money-input";
 import { readParams } from "../http/params";
 import { postEntry } from "../ledger/entries";
 import { MAX_MINOR, plainDecimal } from "../ledger/money";
 import { asciiLower } from "../ledger/request-key";
+import { requireUser } from "../routes/users/require";
 import { keyRouteRefusals, requireCredentials } from "./auth";
 import { requires, sanitizeTextField } from "./php";
 

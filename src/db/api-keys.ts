@@ -1,13 +1,23 @@
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "./client";
+import { selectList } from "./insert-select";
 import { apiKeys, users } from "./schema";
 
 export type NewApiKey = typeof apiKeys.$inferInsert;
 
 /** Creates a key for the user with this username (any case); null when there is no such user. */
 export async function insertApiKey(db: Db, username: string, key: Omit<NewApiKey, "userId">) {
-  const row = sql`SELECT NULL, ${users.id}, ${key.name}, ${key.scope}, ${key.keyHash}, ${key.createdAtMs}, NULL, NULL
-    FROM ${users} WHERE lower(${users.username}) = lower(${username})`;
+  const values = selectList(apiKeys, {
+    id: null,
+    userId: users.id,
+    name: key.name,
+    scope: key.scope,
+    keyHash: key.keyHash,
+    createdAtMs: key.createdAtMs,
+    lastUsedAtMs: null,
+    revokedAtMs: null,
+  });
+  const row = sql`SELECT ${values} FROM ${users} WHERE lower(${users.username}) = lower(${username})`;
   const [inserted, owner] = await db.batch([
     db.insert(apiKeys).select(row).returning(),
     db

@@ -1,9 +1,7 @@
 import * as v from "valibot";
-import type { Db } from "../db/client";
-import { findUsers } from "../db/users";
-import { findWalletCached, type Wallet } from "../db/wallets";
+import type { Wallet } from "../db/schema";
 import { type Decimal, toMinor } from "../ledger/money";
-import { invalidInput, userNotFound } from "./errors";
+import { invalidInput } from "./errors";
 import { checkFields } from "./validation";
 
 type MoneySchema = v.ObjectSchema<
@@ -23,17 +21,18 @@ const MINOR_MESSAGES = {
 /**
  * Validates a money movement's fields, including the ones only the wallet can judge (does it exist,
  * does the amount fit its decimals), and reports every field error together in schema key order.
+ * The caller says how to find a wallet (`findWallet`); this module reads no database itself.
  */
 export async function readMoneyInput<S extends MoneySchema>(
-  db: Db,
   schema: S,
   params: Record<string, unknown>,
+  findWallet: (id: string) => Promise<Wallet | undefined>,
 ) {
   const { output, errors = {} } = checkFields(schema, params);
   const walletId = errors.wallet_id
     ? undefined
     : v.parse(schema.entries.wallet_id, params.wallet_id);
-  const wallet = walletId === undefined ? undefined : await findWalletCached(db, walletId);
+  const wallet = walletId === undefined ? undefined : await findWallet(walletId);
   if (walletId !== undefined && !wallet) errors.wallet_id = "wallet_id not found";
   let amountMinor = 0;
   if (wallet && !errors.amount) {
@@ -49,9 +48,3 @@ export async function readMoneyInput<S extends MoneySchema>(
 
 const ordered = (errors: Record<string, string>, keys: string[]) =>
   Object.fromEntries(keys.filter((k) => errors[k] !== undefined).map((k) => [k, errors[k]!]));
-
-export async function requireUser(db: Db, userId: number) {
-  const user = (await findUsers(db, [userId])).get(userId);
-  if (!user) throw userNotFound(userId);
-  return user;
-}

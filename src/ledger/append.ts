@@ -3,6 +3,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../db/client";
+import { selectList } from "../db/insert-select";
 import { balances, transactions } from "../db/schema";
 import { requestKey as keyOf } from "./request-key";
 import { uniqueSlug } from "./unique-slug";
@@ -45,7 +46,6 @@ function insertEntry(db: Db, e: NewEntry, after?: string) {
   const requestKey = e.keyed ? keyOf(e.requestId) : null;
   const signed = e.txnType === "CREDIT" ? e.amountMinor : -e.amountMinor;
   // Guards in the WHERE, not only ON CONFLICT: a CHECK (overdraft) is judged before a conflict is.
-  // D1 binds JS numbers as REAL: the CASTs keep the balance arithmetic in 64-bit integers.
   const once = after
     ? sql`EXISTS (SELECT 1 FROM ${transactions} WHERE transfer_id = ${after})`
     : sql`NOT EXISTS (SELECT 1 FROM ${transactions} WHERE user_id = ${e.userId} AND request_key = ${requestKey})`;
@@ -56,16 +56,35 @@ function insertEntry(db: Db, e: NewEntry, after?: string) {
     e.reversesId === undefined || after
       ? once
       : sql`${once} AND NOT EXISTS (SELECT 1 FROM ${transactions} WHERE reverses_id = ${e.reversesId})`;
-  // Drizzle lists every column of the table, in schema order; the SELECT answers each of them (the
-  // NULLs after created_at are guid, local_date, modified_local_date, modified_gmt_date, set only by
-  // imports, the 0 is `imported` (the service's entries keep the no-zero and no-overdraft rules),
-  // and the last is meta_data).
-  const row = sql`
-    SELECT NULL, ${e.userId}, ${e.walletId}, ${e.txnType}, CAST(${e.amountMinor} AS INTEGER), ${e.amountText}, b.minor,
-      b.minor + CAST(${signed} AS INTEGER),
-      ${e.requestId}, ${requestKey}, ${e.transferId ?? null}, ${e.reversesId ?? null}, ${e.note}, ${e.title}, ${e.slugBase},
-      ${uniqueSlug(e.slugBase)},
-      ${e.createdAtS}, NULL, NULL, NULL, NULL, 0, ${e.metaData ?? null}
+  // D1 binds JS numbers as REAL: the CASTs keep the balance arithmetic in 64-bit integers. The
+  // columns only imports set (guid, the local and modified dates) stay NULL, and `imported` is 0, so
+  // the service's entries keep the no-zero and no-overdraft rules.
+  const values = selectList(transactions, {
+    id: null,
+    userId: e.userId,
+    walletId: e.walletId,
+    txnType: e.txnType,
+    amountMinor: sql`CAST(${e.amountMinor} AS INTEGER)`,
+    amountText: e.amountText,
+    balanceBeforeMinor: sql`b.minor`,
+    balanceAfterMinor: sql`b.minor + CAST(${signed} AS INTEGER)`,
+    requestId: e.requestId,
+    requestKey,
+    transferId: e.transferId ?? null,
+    reversesId: e.reversesId ?? null,
+    note: e.note,
+    title: e.title,
+    slugBase: e.slugBase,
+    slug: uniqueSlug(e.slugBase),
+    createdAtS: e.createdAtS,
+    guid: null,
+    localDate: null,
+    modifiedLocalDate: null,
+    modifiedGmtDate: null,
+    imported: sql`0`,
+    metaData: e.metaData ?? null,
+  });
+  const row = sql`SELECT ${values}
     FROM (SELECT coalesce((SELECT balance_minor FROM ${balances} WHERE user_id = ${e.userId} AND wallet_id = ${e.walletId}), 0) AS minor) b
     WHERE ${guard}`;
   const insert = db.insert(transactions).select(row);

@@ -1,14 +1,57 @@
+import * as v from "valibot";
 import type { EntryRow } from "../db/ledger";
 import { formatMoney } from "./money";
 import { displayDate, displayLocalDate, mysqlDate } from "./post-format";
 
 export type SiteSettings = { siteUrl: string; timeZone: string };
 
+const text = v.string();
+const int = v.pipe(v.number(), v.integer());
+
+/** The record's wire shape: what `transactionRecord` builds, checked and published (OpenAPI). */
+export const TransactionAnswer = v.strictObject({
+  ID: int,
+  post_author: text,
+  post_date: text,
+  post_date_gmt: text,
+  post_content: text,
+  post_title: text,
+  post_excerpt: v.literal(""),
+  post_status: v.literal("publish"),
+  comment_status: v.literal("open"),
+  ping_status: v.literal("closed"),
+  post_password: v.literal(""),
+  post_name: text,
+  to_ping: v.literal(""),
+  pinged: v.literal(""),
+  post_modified: text,
+  post_modified_gmt: text,
+  post_content_filtered: v.literal(""),
+  post_parent: v.literal(0),
+  guid: text,
+  menu_order: v.literal(0),
+  post_type: v.literal("wallettransaction"),
+  post_mime_type: v.literal(""),
+  comment_count: v.literal("0"),
+  filter: v.literal("raw"),
+  date_time: text,
+  wallet_symbol: v.nullable(text),
+  wallet_decimal: v.nullable(int),
+  amount: text,
+  txn_type: v.picklist(["CREDIT", "DEBIT"]),
+  amount_formatted_disp: v.nullable(text),
+  note: text,
+});
+export type TransactionRecord = v.InferOutput<typeof TransactionAnswer>;
+
 /**
  * A ledger entry as the plugin returned it: a WordPress post plus the plugin's fields, with exactly
  * these keys in this order and these JSON types (contract section 7).
  */
-export function transactionRecord({ entry, ...wallet }: EntryRow, site: SiteSettings) {
+export function transactionRecord(
+  { entry, ...wallet }: EntryRow,
+  site: SiteSettings,
+): TransactionRecord {
   // An entry imported from WordPress keeps the site-local post_date, post_modified and guid the site
   // stored (its time zone may not be this service's, nor constant over its history).
   const local = entry.localDate ?? mysqlDate(entry.createdAtS, site.timeZone);

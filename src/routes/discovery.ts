@@ -3,6 +3,7 @@ import { COMPAT_ROUTES, compatNamespace } from "../compat/config";
 import type { AppEnv } from "../env";
 import { send } from "../http/envelope";
 import { NAMESPACE, ROUTES } from ".";
+import { REFERENCE } from "./openapi";
 
 type Index = Record<string, { namespace: string; methods: string[] }>;
 
@@ -36,6 +37,7 @@ export const discovery = new Hono<AppEnv>()
       namespaces: compatName === null ? [NAMESPACE] : [NAMESPACE, compatName],
       // The operator console (docs/console.md), for a person finding the service from its index.
       console: `${base}/wallet-admin/`,
+      reference: `${base}${REFERENCE}`,
       routes: {
         [`/${NAMESPACE}`]: { namespace: NAMESPACE, methods: ["GET"] },
         ...routeIndex(NAMESPACE, ROUTES),

@@ -1,4 +1,5 @@
 import { send } from "../http/envelope";
+import { OpenApiAnswer } from "./answers";
 import { createApiKey } from "./api-keys/create";
 import { deleteApiKey, getApiKeys } from "./api-keys/manage";
 import { readBalance } from "./balances/read";
@@ -23,9 +24,11 @@ const openApiRoute = defineRoute(
     path: "/openapi.json",
     method: "GET",
     summary: "This API as OpenAPI 3.1",
-    auth: "reader",
+    // Public, like the discovery index it details: it names routes and shapes, never data.
+    auth: "none",
     envelope: "index",
     success: 200,
+    data: OpenApiAnswer,
   },
   (c) => send(c, 200, openApiDocument(ROUTES, c.env.SITE_URL.replace(/\/+$/, ""))),
 );

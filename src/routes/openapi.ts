@@ -1,4 +1,5 @@
 import { toJsonSchema } from "@valibot/to-json-schema";
+import type { GenericSchema } from "valibot";
 import { ERRORS, type ErrorCode } from "../http/errors";
 import { NAMESPACE, type RouteInfo } from "./route";
 
@@ -24,6 +25,9 @@ const envelopeB = {
     error: {},
   },
 };
+
+/** Where the interactive reference (Scalar, over this document) is served. */
+export const REFERENCE = "/api-reference";
 
 const CREDENTIAL_ERRORS: ErrorCode[] = ["permission_missing", "credentials_invalid", "forbidden"];
 
@@ -66,10 +70,21 @@ function errorResponses(route: RouteInfo, envelope: { $ref: string }) {
   );
 }
 
+// Checks and transforms have no JSON Schema form; the types, patterns and limits carry over.
+const jsonSchema = (schema: GenericSchema): Record<string, unknown> => {
+  const { $schema: _, ...rest } = toJsonSchema(schema, { errorMode: "ignore" });
+  return rest;
+};
+
+/** The success answer: the route's envelope with its `data` typed (or the bare body of an index). */
+function successSchema(route: RouteInfo, envelope: { $ref: string }) {
+  if (route.envelope === "index") return jsonSchema(route.data);
+  return { allOf: [envelope, { type: "object", properties: { data: jsonSchema(route.data) } }] };
+}
+
 function operation(route: RouteInfo) {
-  // Checks and transforms have no JSON Schema form; the types, patterns and limits carry over.
-  const schema = route.params ? toJsonSchema(route.params, { errorMode: "ignore" }) : undefined;
-  const { $schema: _, ...params } = (schema ?? {}) as Record<string, unknown>;
+  const schema = route.params ? jsonSchema(route.params) : undefined;
+  const params = schema ?? {};
   const envelope = { $ref: `#/components/schemas/Envelope${route.envelope === "B" ? "B" : "A"}` };
   const inBody = route.method === "POST";
   return {
@@ -97,7 +112,7 @@ function operation(route: RouteInfo) {
     responses: {
       [String(route.success)]: {
         description: "Success",
-        content: { "application/json": { schema: envelope } },
+        content: { "application/json": { schema: successSchema(route, envelope) } },
       },
       ...errorResponses(route, envelope),
     },

@@ -20,6 +20,8 @@ export type RouteInfo = {
   params?: v.GenericSchema;
   envelope: "A" | "B" | "index";
   success: number;
+  /** The success answer's `data` (src/routes/answers.ts); the body itself for `index` routes. */
+  data: v.GenericSchema;
   /** What the route itself can refuse with; credentials, malformed requests and faults are added. */
   errors?: ErrorCode[];
   /** Path parameters that match only this pattern; any other value is no route (rest_no_route). */

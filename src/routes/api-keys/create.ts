@@ -5,6 +5,7 @@ import { ok } from "../../http/envelope";
 import { permissionDenied, userNotFound } from "../../http/errors";
 import { readParams } from "../../http/params";
 import { parseFields } from "../../http/validation";
+import { ApiKeyCreatedAnswer } from "../answers";
 import { defineRoute } from "../route";
 import { ApiKeyParams, apiKeyRecord } from "./schemas";
 
@@ -18,6 +19,7 @@ export const createApiKey = defineRoute(
     envelope: "A",
     errors: ["invalid_input", "user_not_found"],
     success: 201,
+    data: ApiKeyCreatedAnswer,
   },
   async (c) => {
     requireAdmin(c, "write");

@@ -1,8 +1,10 @@
+import * as v from "valibot";
 import { listApiKeys, revokeApiKey } from "../../db/api-keys";
 import { forgetKey } from "../../db/isolate-cache";
 import { requireAdmin } from "../../http/auth";
 import { ok } from "../../http/envelope";
 import { apiError } from "../../http/errors";
+import { ApiKeyAnswer, ApiKeyRevokedAnswer } from "../answers";
 import { defineRoute, pathParam } from "../route";
 import { apiKeyListRecord } from "./schemas";
 
@@ -14,6 +16,7 @@ export const getApiKeys = defineRoute(
     auth: "admin",
     envelope: "A",
     success: 200,
+    data: v.array(ApiKeyAnswer),
   },
   async (c) => {
     requireAdmin(c, "read");
@@ -36,6 +39,7 @@ export const deleteApiKey = defineRoute(
     envelope: "A",
     errors: ["invalid_input", "api_key_not_found"],
     success: 200,
+    data: ApiKeyRevokedAnswer,
   },
   async (c) => {
     requireAdmin(c, "write");

@@ -5,6 +5,7 @@ import { invalidInput, userNotFound } from "../../http/errors";
 import { readParams } from "../../http/params";
 import { parseFields } from "../../http/validation";
 import { formatMoney, minorToNumber, storageDecimals } from "../../ledger/money";
+import { BalanceAnswer } from "../answers";
 import { defineRoute } from "../route";
 import { BalanceParams } from "./schemas";
 
@@ -18,6 +19,7 @@ export const readBalance = defineRoute(
     envelope: "A",
     errors: ["invalid_input", "user_not_found"],
     success: 200,
+    data: BalanceAnswer,
   },
   async (c) => {
     const params = await readParams(c);

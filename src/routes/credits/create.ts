@@ -1,4 +1,5 @@
 import { requireAdmin } from "../../http/auth";
+import { EntryAnswer } from "../answers";
 import { defineRoute } from "../route";
 import { postSingleEntry } from "./post-entry";
 import { CreditParams } from "./schemas";
@@ -12,6 +13,7 @@ export const createCredit = defineRoute(
     params: CreditParams,
     envelope: "A",
     success: 200,
+    data: EntryAnswer,
     errors: ["invalid_input", "user_not_found", "transaction_exists"],
   },
   async (c) => {

@@ -1,12 +1,14 @@
 import type { Context } from "hono";
+import { findWalletCached } from "../../db/wallets";
 import type { AppEnv } from "../../env";
 import { ok } from "../../http/envelope";
 import { transactionExists } from "../../http/errors";
 import { EntryParams } from "../../http/fields";
 import { keepAlive } from "../../http/keep-alive";
-import { readMoneyInput, requireUser } from "../../http/money-input";
+import { readMoneyInput } from "../../http/money-input";
 import { readParams } from "../../http/params";
 import { postEntry } from "../../ledger/entries";
+import { requireUser } from "../users/require";
 
 /**
  * The whole of POST /credits and POST /debits after authorization: validate, find the user, append
@@ -16,9 +18,9 @@ import { postEntry } from "../../ledger/entries";
 export async function postSingleEntry(c: Context<AppEnv>, txnType: "CREDIT" | "DEBIT") {
   const db = c.var.db;
   const { fields, wallet, amountMinor } = await readMoneyInput(
-    db,
     EntryParams,
     await readParams(c),
+    (id) => findWalletCached(db, id),
   );
   const user = await requireUser(db, fields.user_id);
   const spec = {

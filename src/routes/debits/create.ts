@@ -1,4 +1,5 @@
 import { requireAdmin } from "../../http/auth";
+import { EntryAnswer } from "../answers";
 import { postSingleEntry } from "../credits/post-entry";
 import { defineRoute } from "../route";
 import { DebitParams } from "./schemas";
@@ -13,6 +14,7 @@ export const createDebit = defineRoute(
     envelope: "A",
     errors: ["invalid_input", "user_not_found", "insufficient_balance", "transaction_exists"],
     success: 200,
+    data: EntryAnswer,
   },
   async (c) => {
     requireAdmin(c, "write");

@@ -1,3 +1,4 @@
+import * as v from "valibot";
 import { sameSecret } from "../../auth/same-secret";
 import { listEntries, readHistory } from "../../db/ledger";
 import { requireReaderOf } from "../../http/auth";
@@ -7,6 +8,7 @@ import { readParams } from "../../http/params";
 import { checkFields, EMPTY } from "../../http/validation";
 import { pageLinks } from "../../http/wp-core";
 import { transactionRecord } from "../../ledger/transaction-record";
+import { TransactionAnswer } from "../answers";
 import { defineRoute } from "../route";
 import { TransactionListParams } from "./schemas";
 
@@ -22,6 +24,7 @@ export const listTransactions = defineRoute(
     envelope: "A",
     errors: ["invalid_input", "security_failed", "user_not_found"],
     success: 200,
+    data: v.array(TransactionAnswer),
   },
   async (c) => {
     const params = await readParams(c);

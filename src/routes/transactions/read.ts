@@ -3,6 +3,7 @@ import { requireReaderOf } from "../../http/auth";
 import { ok } from "../../http/envelope";
 import { apiError, permissionDenied } from "../../http/errors";
 import { transactionRecord } from "../../ledger/transaction-record";
+import { TransactionAnswer } from "../answers";
 import { defineRoute, pathParam } from "../route";
 
 export const transactionNotFound = (id: string) =>
@@ -17,6 +18,7 @@ export const readTransaction = defineRoute(
     envelope: "A",
     errors: ["transaction_not_found"],
     success: 200,
+    data: TransactionAnswer,
     patterns: { id: "[0-9]+" },
   },
   async (c) => {

@@ -7,6 +7,7 @@ import { readParams } from "../../http/params";
 import { parseFields } from "../../http/validation";
 import { appendEntries, LedgerRefusal } from "../../ledger/append";
 import { entry } from "../../ledger/entries";
+import { ReversalAnswer } from "../answers";
 import { defineRoute, pathParam } from "../route";
 import { transactionNotFound } from "./read";
 import { ReverseParams } from "./schemas";
@@ -32,6 +33,7 @@ export const reverseTransaction = defineRoute(
       "already_reversed",
     ],
     success: 200,
+    data: ReversalAnswer,
     patterns: { id: "[0-9]+" },
   },
   async (c) => {

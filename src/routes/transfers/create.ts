@@ -1,10 +1,12 @@
 import { findUsers } from "../../db/users";
+import { findWalletCached } from "../../db/wallets";
 import { requireAdmin } from "../../http/auth";
 import { ok } from "../../http/envelope";
 import { invalidInput, transactionExists, userNotFound } from "../../http/errors";
 import { readMoneyInput } from "../../http/money-input";
 import { readParams } from "../../http/params";
 import { postTransfer } from "../../ledger/entries";
+import { TransferAnswer } from "../answers";
 import { defineRoute } from "../route";
 import { TransferParams } from "./schemas";
 
@@ -18,14 +20,15 @@ export const createTransfer = defineRoute(
     envelope: "A",
     errors: ["invalid_input", "user_not_found", "insufficient_balance", "transaction_exists"],
     success: 200,
+    data: TransferAnswer,
   },
   async (c) => {
     requireAdmin(c, "write");
     const db = c.var.db;
     const { fields, wallet, amountMinor } = await readMoneyInput(
-      db,
       TransferParams,
       await readParams(c),
+      (id) => findWalletCached(db, id),
     );
     if (fields.from_user_id === fields.to_user_id)
       throw invalidInput({ to_user_id: "to_user_id must differ from from_user_id" });

@@ -6,6 +6,7 @@ import { requireAdmin } from "../../http/auth";
 import { ok } from "../../http/envelope";
 import { validationError } from "../../http/errors";
 import { readParams } from "../../http/params";
+import { UserCreatedAnswer } from "../answers";
 import { defineRoute } from "../route";
 import { collectUserErrors, UserParams } from "./schemas";
 
@@ -64,6 +65,7 @@ export const createUser = defineRoute(
     envelope: "B",
     errors: ["validation_error"],
     success: 201,
+    data: UserCreatedAnswer,
   },
   async (c) => {
     requireAdmin(c, "write");

@@ -10,6 +10,7 @@ import { tooManySignIns, validationError } from "../../http/errors";
 import { type Params, readParams } from "../../http/params";
 import { mysqlDate } from "../../ledger/post-format";
 import { SignInAttempt } from "../../throttle/sign-in";
+import { LoginAnswer } from "../answers";
 import { defineRoute } from "../route";
 import { collectUserErrors, LoginParams } from "./schemas";
 
@@ -65,6 +66,7 @@ export const login = defineRoute(
     envelope: "B",
     errors: ["validation_error", "too_many_sign_ins"],
     success: 200,
+    data: LoginAnswer,
   },
   async (c) => {
     const { user, accessToken, nowMs } = await signIn(c, await readParams(c));

@@ -3,6 +3,7 @@ import { requireAdmin } from "../../http/auth";
 import { ok } from "../../http/envelope";
 import { userNotFound } from "../../http/errors";
 import { resetAccount } from "../../throttle/sign-in";
+import { UnlockAnswer } from "../answers";
 import { defineRoute, pathParam } from "../route";
 
 /**
@@ -19,6 +20,7 @@ export const unlockUser = defineRoute(
     envelope: "B",
     errors: ["validation_error", "user_not_found"],
     success: 200,
+    data: UnlockAnswer,
     patterns: { user_id: "[0-9]+" },
   },
   async (c) => {

@@ -4,6 +4,7 @@ import { ok } from "../../http/envelope";
 import { apiError } from "../../http/errors";
 import { readParams } from "../../http/params";
 import { parseFields } from "../../http/validation";
+import { WalletAnswer } from "../answers";
 import { defineRoute } from "../route";
 import { WalletParams, walletRecord } from "./schemas";
 
@@ -17,6 +18,7 @@ export const createWallet = defineRoute(
     envelope: "A",
     errors: ["invalid_input", "wallet_exists"],
     success: 200,
+    data: WalletAnswer,
   },
   async (c) => {
     requireAdmin(c, "write");

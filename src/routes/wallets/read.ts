@@ -1,7 +1,9 @@
+import * as v from "valibot";
 import { findWallet, listWallets } from "../../db/wallets";
 import { requireAdmin } from "../../http/auth";
 import { ok } from "../../http/envelope";
 import { apiError } from "../../http/errors";
+import { WalletAnswer } from "../answers";
 import { defineRoute, pathParam } from "../route";
 import { walletRecord } from "./schemas";
 
@@ -13,6 +15,7 @@ export const getWallets = defineRoute(
     auth: "admin",
     envelope: "A",
     success: 200,
+    data: v.array(WalletAnswer),
   },
   async (c) => {
     requireAdmin(c, "read");
@@ -30,6 +33,7 @@ export const getWallet = defineRoute(
     envelope: "A",
     errors: ["wallet_not_found"],
     success: 200,
+    data: WalletAnswer,
   },
   async (c) => {
     requireAdmin(c, "read");

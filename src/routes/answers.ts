@@ -1,0 +1,74 @@
+// What each route answers on success, as the `data` of its envelope: checked against every answer
+// the test suite receives (test/helpers.ts) and published in the OpenAPI document.
+import * as v from "valibot";
+
+export { TransactionAnswer } from "../ledger/transaction-record";
+
+const id = v.pipe(v.number(), v.integer());
+
+export const EntryAnswer = v.strictObject({ transaction_id: id, user_id: id });
+
+export const TransferAnswer = v.strictObject({
+  debit_transaction_id: id,
+  credit_transaction_id: id,
+  from_user_id: id,
+  to_user_id: id,
+});
+
+export const ReversalAnswer = v.strictObject({
+  transaction_ids: v.array(id),
+  reversed_transaction_ids: v.array(id),
+});
+
+/** Balances keyed by wallet id, and with `formatted=yes` their display strings beside them. */
+export const BalanceAnswer = v.objectWithRest(
+  { formatted: v.optional(v.record(v.string(), v.string())) },
+  v.number(),
+);
+
+export const UserCreatedAnswer = v.strictObject({ id });
+
+export const LoginAnswer = v.strictObject({
+  access_token: v.string(),
+  user_id: id,
+  user_email: v.string(),
+  username: v.string(),
+  time_of_login: v.string(),
+});
+
+export const UnlockAnswer = v.strictObject({
+  user_id: id,
+  was_locked: v.boolean(),
+  failed_attempts: id,
+});
+
+export const WalletAnswer = v.strictObject({
+  wallet_id: v.string(),
+  wallet_name: v.string(),
+  wallet_symbol: v.string(),
+  wallet_symbol_position: v.picklist(["left", "right"]),
+  wallet_decimal: id,
+  wallet_type: v.string(),
+  wallet_note: v.string(),
+});
+
+const apiKey = {
+  id,
+  name: v.string(),
+  username: v.string(),
+  scope: v.picklist(["read", "write", "read-write"]),
+  created_at: v.string(),
+};
+export const ApiKeyCreatedAnswer = v.strictObject({ ...apiKey, key: v.string() });
+export const ApiKeyAnswer = v.strictObject({
+  ...apiKey,
+  last_used_at: v.nullable(v.string()),
+  revoked: v.boolean(),
+});
+export const ApiKeyRevokedAnswer = v.strictObject({ id, revoked: v.literal(true) });
+
+/** The OpenAPI document itself (answered bare, without an envelope). */
+export const OpenApiAnswer = v.looseObject({
+  openapi: v.literal("3.1.0"),
+  paths: v.record(v.string(), v.record(v.string(), v.unknown())),
+});
