@@ -4,21 +4,42 @@
 // on a noisy shared machine. Both servers are throwaway `wrangler dev` instances on 127.0.0.1
 // (scripts/lib/server.ts) and are stopped, process groups and state, on success, error or Ctrl-C.
 //
+// Each run also reads the workerd CPU time per request (/proc), and a pass after the timed runs reads
+// each app request's D1 statements and rows from the worker's own log lines (src/db/meter.ts), with
+// one user's history grown to 100,000 entries to show which reads grow with it.
+//
 // Settings (environment): BENCH_DURATION seconds per scenario (8), BENCH_WARMUP seconds of warm-up
-// before each (3), BENCH_CONNECTIONS (32). Output: a table on stdout, progress on stderr, and
-// bench-results/bench-<timestamp>.json.
+// before each (3), BENCH_CONNECTIONS (32), BENCH_COST_DURATION seconds per scenario of the cost pass
+// (3). Output: tables on stdout, progress on stderr, and bench-results/bench-<timestamp>.json.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type autocannon from "autocannon";
 import { bundleSize, kib } from "./bench/bundle";
+import {
+  cpuMsPerRequest,
+  d1Medians,
+  groupCpuSeconds,
+  type RequestCost,
+  requestLogReader,
+} from "./bench/cost";
 import { changedFiles, fingerprint } from "./bench/fingerprint";
 import { balanceSum, makeFixtures, USER_PASSWORD, WALLETS } from "./bench/fixtures";
 import { runLoad, stopCurrentLoad } from "./bench/load";
-import { type AppSummary, evaluateTargets, formatTable, type TableRow } from "./bench/report";
+import {
+  type AppSummary,
+  type CostRow,
+  evaluateCostTargets,
+  evaluateTargets,
+  formatCostTable,
+  formatTable,
+  type TableRow,
+} from "./bench/report";
 import { adminAuth, type Server, startServer, stopAllServers } from "./lib/server";
+import { appendHistorySql } from "./lib/sql";
+import { wrangler } from "./lib/wrangler";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 process.chdir(ROOT);
@@ -31,6 +52,10 @@ const setting = (name: string, fallback: number) => {
 const DURATION = setting("BENCH_DURATION", 8);
 const WARMUP = setting("BENCH_WARMUP", 3);
 const CONNECTIONS = setting("BENCH_CONNECTIONS", 32);
+const COST_DURATION = setting("BENCH_COST_DURATION", 3);
+/** Entries appended to one user's history, against another user's 10 (the cost pass). */
+const HISTORY_LONG = 100_000;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const started = Date.now();
 const log = (msg: string) =>
@@ -40,9 +65,12 @@ const log = (msg: string) =>
 
 // ---- cleanup on every way out -------------------------------------------------------------------
 let stopping = false;
+/** Server state kept across a restart, removed at the end. */
+const tempDirs = new Set<string>();
 async function cleanup() {
   stopCurrentLoad();
   await stopAllServers();
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
 }
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
   process.on(signal, async () => {
@@ -96,7 +124,6 @@ async function main() {
   const signers = [fx.reader, ...fx.users].map((u) => u.email);
   let turn = 0;
   const signer = () => signers[turn++ % signers.length];
-  const authed = { Authorization: auth };
 
   // Baseline: one row to select.
   const seeded = await fetch(`${baseline.base}/insert`, {
@@ -115,6 +142,12 @@ async function main() {
     expectStatus?: number;
   };
   const withBody = (req: autocannon.Request, body: string) => ({ ...req, body });
+  const loadOf = (s: Scenario) => ({
+    base: s.server.base,
+    request: s.request,
+    expectStatus: s.expectStatus,
+    connections: CONNECTIONS,
+  });
 
   let insertSeq = 0;
   let creditSeq = 0;
@@ -132,112 +165,86 @@ async function main() {
       },
     },
     select: { server: baseline, request: { method: "GET", path: `/select?id=${seedId}` } },
-    // app
-    credits: {
-      server: app,
+  };
+  // The app's scenarios on `server` with the administrator's `auth` (the cost pass restarts it).
+  const appScenarios = (server: Server, auth: string): Record<string, Scenario> => {
+    const authed = { Authorization: auth };
+    const get = (path: string, vs: string): Scenario => ({
+      server,
+      vs,
+      request: { method: "GET", path: `${apiPath}${path}`, headers: authed },
+    });
+    const balance = (userId: number, wallets: string) =>
+      get(`/user-wallet-balance?user_id=${userId}&wallet_id=${wallets}&formatted=yes`, "select");
+    const refusedCredit = (expectStatus: number, body: unknown): Scenario => ({
+      server,
       vs: "insert",
+      expectStatus,
       request: {
         method: "POST",
         path: `${apiPath}/credits`,
         headers: { ...authed, ...json },
-        setupRequest: (req) => {
-          const n = ++creditSeq;
-          const user = fx.users[n % fx.users.length]!;
-          return withBody(
-            req,
-            JSON.stringify({
-              user_id: user.id,
-              wallet_id: WALLETS[0],
-              amount: 1,
-              request_id: `load-${runId}-${n}`,
-            }),
-          );
+        body: JSON.stringify(body),
+      },
+    });
+    const page = (userId: number, perPage: number) =>
+      get(`/transactions?user_id=${userId}&security_code=1&per_page=${perPage}`, "noop");
+    return {
+      credits: {
+        server,
+        vs: "insert",
+        request: {
+          method: "POST",
+          path: `${apiPath}/credits`,
+          headers: { ...authed, ...json },
+          setupRequest: (req) => {
+            const n = ++creditSeq;
+            const user = fx.users[n % fx.users.length]!;
+            return withBody(
+              req,
+              JSON.stringify({
+                user_id: user.id,
+                wallet_id: WALLETS[0],
+                amount: 1,
+                request_id: `load-${runId}-${n}`,
+              }),
+            );
+          },
         },
       },
-    },
-    "credits-duplicate-409": {
-      server: app,
-      vs: "insert",
-      expectStatus: 409,
-      request: {
-        method: "POST",
-        path: `${apiPath}/credits`,
-        headers: { ...authed, ...json },
-        body: JSON.stringify(fx.duplicate),
+      "credits-duplicate-409": refusedCredit(409, fx.duplicate),
+      "credits-invalid-400": refusedCredit(400, {
+        user_id: fx.users[0]!.id,
+        wallet_id: WALLETS[0],
+        amount: "-1",
+        request_id: "never-written",
+      }),
+      "transaction-read": get(`/transactions/${fx.transactionId}`, "noop"),
+      "transaction-unknown-404": { ...get("/transactions/999999999", "noop"), expectStatus: 404 },
+      "balance-1-wallet": balance(fx.reader.id, WALLETS[0]),
+      "balance-5-wallets": balance(fx.reader.id, WALLETS.join(",")),
+      "transactions-page-20": page(fx.reader.id, 20),
+      // Cost pass only: a balance read and a first page of 10, after 10 entries and after 100,000.
+      "balance-history-10": balance(fx.history.short.id, WALLETS[0]),
+      "balance-history-100k": balance(fx.history.long.id, WALLETS[0]),
+      "transactions-page-history-10": page(fx.history.short.id, 10),
+      "transactions-page-history-100k": page(fx.history.long.id, 10),
+      login: {
+        server,
+        vs: "noop",
+        // Over the bench's nine users in turn: the sign-in throttle checks at most 10 sign-ins of one
+        // account at a time (docs/security.md), fewer than the connections.
+        request: {
+          method: "POST",
+          path: `${apiPath}/users/login`,
+          headers: json,
+          setupRequest: (req) =>
+            withBody(req, JSON.stringify({ user_email: signer(), user_password: USER_PASSWORD })),
+        },
       },
-    },
-    "credits-invalid-400": {
-      server: app,
-      vs: "insert",
-      expectStatus: 400,
-      request: {
-        method: "POST",
-        path: `${apiPath}/credits`,
-        headers: { ...authed, ...json },
-        body: JSON.stringify({
-          user_id: fx.users[0]!.id,
-          wallet_id: WALLETS[0],
-          amount: "-1",
-          request_id: "never-written",
-        }),
-      },
-    },
-    "transaction-read": {
-      server: app,
-      vs: "noop",
-      request: {
-        method: "GET",
-        path: `${apiPath}/transactions/${fx.transactionId}`,
-        headers: authed,
-      },
-    },
-    "transaction-unknown-404": {
-      server: app,
-      vs: "noop",
-      expectStatus: 404,
-      request: { method: "GET", path: `${apiPath}/transactions/999999999`, headers: authed },
-    },
-    "balance-1-wallet": {
-      server: app,
-      vs: "select",
-      request: {
-        method: "GET",
-        path: `${apiPath}/user-wallet-balance?user_id=${fx.reader.id}&wallet_id=${WALLETS[0]}&formatted=yes`,
-        headers: authed,
-      },
-    },
-    "balance-5-wallets": {
-      server: app,
-      vs: "select",
-      request: {
-        method: "GET",
-        path: `${apiPath}/user-wallet-balance?user_id=${fx.reader.id}&wallet_id=${WALLETS.join(",")}&formatted=yes`,
-        headers: authed,
-      },
-    },
-    "transactions-page-20": {
-      server: app,
-      vs: "noop",
-      request: {
-        method: "GET",
-        path: `${apiPath}/transactions?user_id=${fx.reader.id}&security_code=1&per_page=20`,
-        headers: authed,
-      },
-    },
-    login: {
-      server: app,
-      vs: "noop",
-      // Over the bench's nine users in turn: the sign-in throttle checks at most 10 sign-ins of one
-      // account at a time (docs/security.md), fewer than the connections.
-      request: {
-        method: "POST",
-        path: `${apiPath}/users/login`,
-        headers: json,
-        setupRequest: (req) =>
-          withBody(req, JSON.stringify({ user_email: signer(), user_password: USER_PASSWORD })),
-      },
-    },
+    };
   };
+  Object.assign(scenarios, appScenarios(app, auth));
 
   // Each group is bracketed by its baseline: the baseline figure is the mean of the two runs.
   const plan = [
@@ -258,34 +265,35 @@ async function main() {
     kind: "app" | "baseline";
     loadavg1Before: number;
     warmup: ReturnType<typeof pick>;
+    cpuMsPerRequest: ReturnType<typeof cpuMsPerRequest>;
   })[] = [];
   for (const name of plan) {
     if (stopping) throw new Error("interrupted");
     const s = scenarios[name]!;
-    const common = {
-      base: s.server.base,
-      request: s.request,
-      expectStatus: s.expectStatus,
-      connections: CONNECTIONS,
-    };
+    const common = loadOf(s);
     log(`${name}: warm-up ${WARMUP}s`);
     const warmup = await runLoad({ ...common, duration: WARMUP });
     log(`${name}: ${DURATION}s × ${CONNECTIONS} connections`);
     const loadavgBefore = loadavg()[0]!;
+    const cpuBefore = groupCpuSeconds(s.server.child.pid!);
     const measured = await runLoad({ ...common, duration: DURATION });
-    runs.push({
-      name,
-      kind: s.server === app ? "app" : "baseline",
-      loadavg1Before: loadavgBefore,
-      warmup: pick(warmup),
-      ...measured,
-    });
     log(
       `${name}: ${measured.reqPerSec.toFixed(1)} req/s, p50 ${measured.latencyMs.p50} ms, p99 ${measured.latencyMs.p99} ms, errors ${measured.errors}`,
     );
     if (measured.errorSamples.length)
       log(`${name}: unexpected answers, e.g. ${JSON.stringify(measured.errorSamples[0])}`);
-    await new Promise((r) => setTimeout(r, 1000)); // let answers still in flight drain
+    await sleep(1000); // let answers still in flight drain
+    // Every request sent is answered by the server (the ledger check below shows it for credits),
+    // including the few still in flight when autocannon stopped counting.
+    const cpu = cpuMsPerRequest(cpuBefore, groupCpuSeconds(s.server.child.pid!), measured.sent);
+    runs.push({
+      name,
+      kind: s.server === app ? "app" : "baseline",
+      loadavg1Before: loadavgBefore,
+      warmup: pick(warmup),
+      cpuMsPerRequest: cpu,
+      ...measured,
+    });
   }
 
   // The credits landed once each: the payees' balances (minus the seeded duplicate) lie between
@@ -297,7 +305,7 @@ async function main() {
     0,
   );
   const sent = creditRuns.reduce((n, r) => n + r.sent + r.warmup.sent, 0);
-  await new Promise((r) => setTimeout(r, 1000));
+  await sleep(1000);
   const applied =
     (await balanceSum({ api: app.api, auth, users: fx.users, wallet: WALLETS[0] })) -
     fx.duplicate.amount;
@@ -310,6 +318,51 @@ async function main() {
   log(
     `ledger check: ${ledgerCheck.ok ? "ok" : "MISMATCH"} (${credited} credits of 1 answered 200, ${sent} sent, ${applied} applied)`,
   );
+
+  // ---- cost pass: D1 statements and rows per request, read from the worker's own log lines ------
+  // wrangler prints the worker's console.log only from log level "log", which slows the server, so
+  // the lines are read in a pass of their own after the timed runs: the app stops, one user's history
+  // grows by HISTORY_LONG entries straight in its D1 state, and the app starts again on that state.
+  log(`stopping the app; appending ${HISTORY_LONG} entries to one user's history`);
+  await app.stop({ keepState: true });
+  tempDirs.add(app.stateDir);
+  const seedStarted = Date.now();
+  const seedSql = appendHistorySql(fx.history.long.id, WALLETS[0], HISTORY_LONG, `long-${runId}`);
+  const persist = ["--config", "wrangler.toml", "--persist-to", app.stateDir];
+  wrangler(["d1", "execute", "DB", "--local", ...persist, "--command", seedSql], { quiet: true });
+  const historySeed = { entries: HISTORY_LONG, seconds: (Date.now() - seedStarted) / 1000 };
+  log(`appended in ${historySeed.seconds.toFixed(1)}s; starting the app at log level "log"`);
+  const logLines: RequestCost[] = [];
+  const costApp = await startServer({
+    persistTo: app.stateDir,
+    logLevel: "log",
+    onStdout: requestLogReader(logLines),
+  });
+  const costAuth = await adminAuth(costApp.api);
+  const long = [fx.history.long];
+  const longBalance = await balanceSum({
+    api: costApp.api,
+    auth: costAuth,
+    users: long,
+    wallet: WALLETS[0],
+  });
+  if (longBalance !== HISTORY_LONG / 100)
+    throw new Error(`the long history's balance is ${longBalance}, not ${HISTORY_LONG / 100}`);
+  const costScenarios = appScenarios(costApp, costAuth);
+  const costs: Record<string, ReturnType<typeof d1Medians> & { errors: number }> = {};
+  for (const [name, s] of Object.entries(costScenarios)) {
+    if (stopping) throw new Error("interrupted");
+    await runLoad({ ...loadOf(s), duration: 1 });
+    await sleep(1000); // the warm-up's lines are not counted
+    const from = logLines.length;
+    const measured = await runLoad({ ...loadOf(s), duration: COST_DURATION });
+    await sleep(1000);
+    const cost = { ...d1Medians(logLines.slice(from)), errors: measured.errors };
+    costs[name] = cost;
+    log(
+      `${name}: ${cost.requests} log lines; median ${cost.statements.median} statements, ${cost.rowsRead.median} rows read, ${cost.rowsWritten.median} written`,
+    );
+  }
 
   // Table rows: baselines (both bracketing runs, and their mean), app scenarios with ratios.
   const baselineRuns = (name: string) => runs.filter((r) => r.name === name);
@@ -327,6 +380,7 @@ async function main() {
         p50: r.latencyMs.p50,
         p99: r.latencyMs.p99,
         errors: r.errors,
+        cpuMs: r.cpuMsPerRequest.workerd,
       });
     });
   }
@@ -341,10 +395,18 @@ async function main() {
       ratio,
       vs,
     };
-    rows.push({ scenario: r.name, ...appSummary[r.name]! });
+    rows.push({ scenario: r.name, ...appSummary[r.name]!, cpuMs: r.cpuMsPerRequest.workerd });
   }
   const targets = evaluateTargets(appSummary);
-  const totalErrors = runs.reduce((n, r) => n + r.errors + r.warmup.errors, 0);
+  const costRows: CostRow[] = Object.entries(costs).map(([scenario, c]) => ({
+    scenario,
+    ...c,
+    cpuMs: runs.find((r) => r.name === scenario)?.cpuMsPerRequest.workerd,
+  }));
+  const costTargets = evaluateCostTargets(costRows);
+  const totalErrors =
+    runs.reduce((n, r) => n + r.errors + r.warmup.errors, 0) +
+    Object.values(costs).reduce((n, c) => n + c.errors, 0);
   const sourcesChanged = changedFiles(sourcesAtStart, fingerprint());
 
   const out: string[] = [];
@@ -354,8 +416,17 @@ async function main() {
   out.push(
     "Ratios: app req/s ÷ the mean of the two bracketing baseline runs (credits vs insert, balance reads vs select, others vs noop).",
   );
+  out.push(
+    "CPU ms: CPU time (user + system) of the server's workerd processes per request sent, over the timed run and the second after it (/proc/<pid>/stat); local D1 runs inside workerd, so it counts too.",
+  );
   out.push("");
   out.push(formatTable(rows));
+  out.push("");
+  out.push(
+    `Cost per request: medians (and ranges) of the D1 fields of the worker's request log lines (src/db/meter.ts), from a pass of ${COST_DURATION}s per scenario at log level "log" after the timed runs; CPU ms from the timed run above. One user's history was grown by ${HISTORY_LONG} entries for it (${historySeed.seconds.toFixed(0)}s).`,
+  );
+  out.push("");
+  out.push(formatCostTable(costRows));
   const drift = ["noop", "insert", "select"].map((name) => {
     const [a = 0, b = 0] = baselineRuns(name).map((r) => r.reqPerSec);
     return { name, pct: (Math.abs(a - b) / ((a + b) / 2)) * 100 };
@@ -383,7 +454,8 @@ async function main() {
   );
   out.push("");
   out.push("Targets:");
-  for (const t of targets) out.push(`  ${t.met ? "MET   " : "MISSED"}  ${t.target}: ${t.value}`);
+  for (const t of [...targets, ...costTargets])
+    out.push(`  ${t.met ? "MET   " : "MISSED"}  ${t.target}: ${t.value}`);
   if (totalErrors > 0)
     out.push(
       `\n${totalErrors} unexpected answers in total (status codes per scenario are in the JSON file).`,
@@ -400,7 +472,7 @@ async function main() {
   meta.wallSeconds = (Date.now() - started) / 1000;
   writeFileSync(
     file,
-    `${JSON.stringify({ meta, valid: sourcesChanged.length === 0, sourcesChanged, baselineDriftPct: drift, bundles, ledgerCheck, table: rows, targets, runs }, null, 2)}\n`,
+    `${JSON.stringify({ meta, valid: sourcesChanged.length === 0, sourcesChanged, baselineDriftPct: drift, bundles, ledgerCheck, table: rows, targets, historySeed, costs: costRows, costTargets, runs }, null, 2)}\n`,
   );
   out.push(`\nResults: ${file}`);
   process.stdout.write(`${out.join("\n")}\n`);

@@ -7,6 +7,7 @@ import { compatRoutes } from "./compat";
 import { consoleRoutes } from "./console";
 import { BASE as CONSOLE } from "./console/session";
 import { createDb } from "./db/client";
+import { meterD1 } from "./db/meter";
 import type { AppEnv } from "./env";
 import { percentDecode } from "./http/decode";
 import { fail, send, wpError } from "./http/envelope";
@@ -64,8 +65,10 @@ export function createApp(options: AppOptions = {}) {
     c.set("requestId", requestId);
     c.set("nowMs", nowMs);
     c.set("pace", pace);
-    // One Drizzle handle per request: routes and middleware read it as c.var.db.
-    c.set("db", createDb(c.env.DB));
+    // One Drizzle handle per request: routes and middleware read it as c.var.db. Its meter sums
+    // what the request costs in D1 for the log line (docs/operations.md).
+    const d1 = meterD1(c.env.DB);
+    c.set("db", createDb(d1.db));
     await next();
     // WordPress sends nosniff on every REST answer; nothing here may be cached by a shared cache.
     c.header("X-Content-Type-Options", "nosniff");
@@ -85,6 +88,9 @@ export function createApp(options: AppOptions = {}) {
         status: c.res.status,
         duration_ms: Date.now() - startedMs,
         user_id: c.get("principal")?.userId ?? null,
+        d1_statements: d1.cost.statements,
+        d1_rows_read: d1.cost.rowsRead,
+        d1_rows_written: d1.cost.rowsWritten,
       }),
     );
   });

@@ -4,6 +4,7 @@ import { createApp } from "../src/app";
 import { countingD1 } from "./d1-counter";
 import {
   API,
+  appendHistory,
   call,
   credit,
   makeAdmin,
@@ -212,21 +213,3 @@ describe("D1 cost per route", () => {
     expect(large200.rowsRead - small200.rowsRead).toBe(large2200.rowsRead - small2200.rowsRead);
   });
 });
-
-/** `count` one-minor-unit credits appended in one statement: the chain triggers check every row. */
-async function appendHistory(userId: number, walletId: string, count: number) {
-  const start = await env.DB.prepare(
-    "SELECT coalesce((SELECT balance_minor FROM balances WHERE user_id = ? AND wallet_id = ?), 0) AS b",
-  )
-    .bind(userId, walletId)
-    .first<{ b: number }>();
-  const tag = unique("h");
-  await env.DB.prepare(
-    `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?3)
-     INSERT INTO transactions (user_id, wallet_id, txn_type, amount_minor, amount_text, balance_before_minor, balance_after_minor,
-       request_id, request_key, note, title, slug_base, slug, created_at_s)
-     SELECT ?1, ?2, 'CREDIT', 1, '0.01', ?4 + i - 1, ?4 + i, ?5 || i, ?5 || i, '', 't', ?5 || i, ?5 || i, 1700000000 + i FROM n`,
-  )
-    .bind(userId, walletId, count, start!.b, tag)
-    .run();
-}

@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import * as v from "valibot";
 import { expect } from "vitest";
+import { appendHistorySql } from "../scripts/lib/sql";
 import { type AppOptions, createApp } from "../src/app";
 import { generateApiKey, hashApiKey } from "../src/auth/api-keys";
 import type { Pace } from "../src/auth/pace";
@@ -287,4 +288,9 @@ export async function balanceOf(admin: { bearer: string }, userId: number, walle
   });
   expect(res.status, res.text).toBe(200);
   return res.body.data[wallet] as number;
+}
+
+/** `count` one-minor-unit credits appended in one statement (scripts/lib/sql.ts). */
+export async function appendHistory(userId: number, walletId: string, count: number) {
+  await env.DB.prepare(appendHistorySql(userId, walletId, count, unique("h"))).run();
 }

@@ -339,7 +339,7 @@ describe("headers and the request log", () => {
     expect(forged.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
   });
 
-  it("writes one JSON line per request with method, route, status, duration and user id, and never a secret or a body", async () => {
+  it("writes one JSON line per request with method, route, status, duration, user id and D1 cost, and never a secret or a body", async () => {
     const { admin, user, wallet } = await makeAccount();
     const lines: string[] = [];
     vi.spyOn(console, "log").mockImplementation((line: string) => void lines.push(line));
@@ -361,6 +361,9 @@ describe("headers and the request log", () => {
       status: 200,
       duration_ms: expect.any(Number),
       user_id: admin.id,
+      d1_statements: expect.any(Number),
+      d1_rows_read: expect.any(Number),
+      d1_rows_written: expect.any(Number),
     });
     expect(login).toMatchObject({
       method: "POST",

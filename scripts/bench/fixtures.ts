@@ -67,6 +67,8 @@ export async function makeFixtures({
     return { id: res.data.id, username, email };
   };
   const reader = await makeUser("reader");
+  // For balance reads against the history's length: 10 entries here, the other's appended later.
+  const history = { short: await makeUser("hist10"), long: await makeUser("hist100k") };
   const users: BenchUser[] = [];
   for (let i = 0; i < creditUsers; i++) users.push(await makeUser(`payee${i}`));
 
@@ -79,6 +81,7 @@ export async function makeFixtures({
   for (let i = 0; i < historyEntries; i++)
     await credit(reader.id, WALLETS[0], "12.50", `hist-${i}`);
   for (const wallet of WALLETS.slice(1)) await credit(reader.id, wallet, 3, `hist-${wallet}`);
+  for (let i = 0; i < 10; i++) await credit(history.short.id, WALLETS[0], 1, `short-${i}`);
   const duplicate = {
     user_id: users[0]!.id,
     wallet_id: WALLETS[0],
@@ -91,7 +94,7 @@ export async function makeFixtures({
     duplicate.amount,
     duplicate.request_id,
   );
-  return { reader, users, duplicate, transactionId: known.data.transaction_id };
+  return { reader, users, history, duplicate, transactionId: known.data.transaction_id };
 }
 
 /** Sum of the users' balances in `wallet` (major units), read through the API. */

@@ -76,12 +76,15 @@ export async function startServer({
   port,
   logLevel = "warn",
   seedAdmin = true,
+  onStdout,
 }: {
   config?: string;
   persistTo?: string;
   port?: number;
   logLevel?: string;
   seedAdmin?: boolean;
+  /** Receives the server's stdout (the worker's console.log lines from log level "log" on). */
+  onStdout?: (chunk: Buffer) => void;
 } = {}): Promise<Server> {
   const stateDir = persistTo ?? mkdtempSync(join(tmpdir(), "wallet-state-"));
   const persist = ["--persist-to", stateDir];
@@ -115,8 +118,9 @@ export async function startServer({
       "--var",
       `SITE_URL:http://127.0.0.1:${listenPort}`,
     ],
-    { stdio: ["ignore", "ignore", "inherit"] },
+    { stdio: ["ignore", onStdout ? "pipe" : "ignore", "inherit"] },
   );
+  if (onStdout) child.stdout?.on("data", onStdout);
   const base = `http://127.0.0.1:${listenPort}`;
   const server: Server = {
     base,

@@ -13,6 +13,7 @@
 // batch is always written by a request whose entry is in it (the first one waiting), never by one
 // that has already answered: when a batch ends, the next waiting request is handed the lead.
 import type { Db } from "../db/client";
+import { unmetered } from "../db/meter";
 import {
   type AppendResult,
   appendEntries,
@@ -28,6 +29,8 @@ type Outcome = { result: AppendResult } | { alone: true } | { lead: true };
 
 type Ticket = {
   entry: NewEntry;
+  /** The request's own handle: its statements are prepared there, so its D1 meter counts them. */
+  db: Db;
   /** waiting: queued; leading: handed the next batch; batched: in a batch being written. */
   state: "waiting" | "leading" | "batched" | "alone";
   settle: (outcome: Outcome) => void;
@@ -35,7 +38,7 @@ type Ticket = {
 
 type Group = { busy: boolean; waiting: Ticket[] };
 
-// One queue per D1 binding and isolate (as db/isolate-cache.ts keys its facts).
+// One queue per D1 binding and isolate (as db/isolate-cache.ts keys its facts), not per request.
 const groups = new WeakMap<D1Database, Group>();
 
 /** How a request keeps its work alive after it answers (ExecutionContext.waitUntil), if it can. */
@@ -46,12 +49,13 @@ const WAIT_CHECK_MS = 1_000;
 
 /** Writes one credit, in a group with the credits arriving beside it. */
 export async function appendCredit(db: Db, entry: NewEntry, keepAlive?: KeepAlive) {
-  let group = groups.get(db.$client);
-  if (!group) groups.set(db.$client, (group = { busy: false, waiting: [] }));
+  const binding = unmetered(db.$client);
+  let group = groups.get(binding);
+  if (!group) groups.set(binding, (group = { busy: false, waiting: [] }));
   const queue = group;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const outcome = await new Promise<Outcome>((settle) => {
-    const ticket: Ticket = { entry, state: "waiting", settle };
+    const ticket: Ticket = { entry, db, state: "waiting", settle };
     queue.waiting.push(ticket);
     if (!queue.busy) {
       queue.busy = true;
@@ -94,7 +98,7 @@ async function lead(db: Db, group: Group): Promise<AppendResult> {
       const [own, ...others] = batch;
       results = await db.batch([
         ...movementStatements(db, [own!.entry]),
-        ...others.flatMap((t) => movementStatements(db, [t.entry])),
+        ...others.flatMap((t) => movementStatements(t.db, [t.entry])),
       ]);
     } catch {
       // Someone's entry failed a CHECK and the batch rolled back: each writes its own, alone.

@@ -1,0 +1,92 @@
+// What a request costs beside its speed: the worker's CPU time (read from /proc for the server's
+// process group) and its D1 statements and rows (from the request log line each request writes,
+// src/db/meter.ts).
+import { execFileSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+
+const TICKS_PER_S = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim());
+
+/**
+ * CPU seconds (user + system, all threads) used so far by the processes of group `pgid`: the
+ * workerd processes, and the whole group (wrangler's node included).
+ */
+export function groupCpuSeconds(pgid: number) {
+  const cpu = { workerd: 0, all: 0 };
+  for (const pid of readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    } catch {
+      continue; // exited meanwhile
+    }
+    // `pid (comm) state ppid pgrp ...`: comm may hold spaces, so fields are counted after its ")"
+    const close = stat.lastIndexOf(")");
+    const fields = stat.slice(close + 2).split(" ");
+    if (Number(fields[2]) !== pgid) continue;
+    const seconds = (Number(fields[11]) + Number(fields[12])) / TICKS_PER_S; // utime, stime
+    cpu.all += seconds;
+    if (stat.slice(stat.indexOf("(") + 1, close) === "workerd") cpu.workerd += seconds;
+  }
+  return cpu;
+}
+
+/** CPU milliseconds per request between two readings of `groupCpuSeconds`. */
+export const cpuMsPerRequest = (
+  before: ReturnType<typeof groupCpuSeconds>,
+  after: ReturnType<typeof groupCpuSeconds>,
+  requests: number,
+) => ({
+  workerd: ((after.workerd - before.workerd) * 1000) / requests,
+  group: ((after.all - before.all) * 1000) / requests,
+});
+
+/** The D1 fields of a request log line (src/app.ts). */
+export type RequestCost = {
+  route: string | null;
+  status: number;
+  d1_statements: number;
+  d1_rows_read: number;
+  d1_rows_written: number;
+};
+
+/** Reads the request log lines out of a server's stdout, chunk by chunk. */
+export function requestLogReader(into: RequestCost[]) {
+  let pending = "";
+  return (chunk: Buffer | string) => {
+    const lines = (pending + chunk).split("\n");
+    pending = lines.pop() ?? "";
+    for (const line of lines) {
+      const at = line.indexOf('{"request_id"');
+      if (at === -1) continue;
+      try {
+        const { route, status, d1_statements, d1_rows_read, d1_rows_written } = JSON.parse(
+          line.slice(at),
+        ) as RequestCost;
+        into.push({ route, status, d1_statements, d1_rows_read, d1_rows_written });
+      } catch {
+        // a line cut by the runtime: not counted
+      }
+    }
+  };
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+/** Medians of the D1 fields over a scenario's log lines, with their ranges. */
+export function d1Medians(lines: RequestCost[]) {
+  const field = (name: "d1_statements" | "d1_rows_read" | "d1_rows_written") => {
+    const values = lines.map((l) => l[name]);
+    return { median: median(values), min: Math.min(...values), max: Math.max(...values) };
+  };
+  return {
+    requests: lines.length,
+    statements: field("d1_statements"),
+    rowsRead: field("d1_rows_read"),
+    rowsWritten: field("d1_rows_written"),
+  };
+}
