@@ -89,6 +89,40 @@ describe("the request log line carries the request's D1 cost", () => {
     expect(cost(after300!)).toStrictEqual(cost(after3!));
   });
 
+  it("a first page of transactions reads alike after 3 entries and 300, and its total is exact", async () => {
+    const admin = await makeAdmin();
+    const [short, long] = [await makeUser(), await makeUser()];
+    const [wallet, other] = [await makeWallet(admin), await makeWallet(admin)];
+    for (const user of [short, long]) {
+      for (let i = 0; i < 3; i++)
+        await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
+      await credit(admin, { user_id: user.id, wallet_id: other, amount: 1 });
+    }
+    await appendHistory(long.id, wallet, 297);
+    const page = (user: TestUser, query: Record<string, string | number> = {}) =>
+      call("GET", "/transactions", {
+        auth: admin.bearer,
+        query: { user_id: user.id, security_code: 1, page: 1, per_page: 2, ...query },
+      });
+    await page(short);
+    for (const query of [{}, { wallet_id: wallet }]) {
+      const [after3] = await logged(() => page(short, query));
+      const [after300] = await logged(() => page(long, query));
+      expect(after3!.status).toBe(200);
+      // The page walks the (user, date, id) index and the total reads the balances' counts: the
+      // longer history may even read a row less (where its first page ends differs), never more.
+      expect(after300!.d1_statements).toBe(after3!.d1_statements);
+      expect(after300!.d1_rows_written).toBe(0);
+      expect(after300!.d1_rows_read, JSON.stringify(query)).toBeLessThanOrEqual(
+        after3!.d1_rows_read,
+      );
+    }
+    expect((await page(long)).headers.get("X-WP-Total")).toBe("301");
+    expect((await page(long, { wallet_id: wallet })).headers.get("X-WP-Total")).toBe("300");
+    expect((await page(long, { wallet_id: other })).headers.get("X-WP-Total")).toBe("1");
+    expect((await page(long, { txn_type: "DEBIT" })).headers.get("X-WP-Total")).toBe("0");
+  });
+
   it("credits written together in one group commit each log their own statements and rows", async () => {
     const admin = await makeAdmin();
     const wallet = await makeWallet(admin);

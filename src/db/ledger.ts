@@ -71,6 +71,25 @@ const entryWithWallet = (db: Db) =>
 export type Page = { offset: number; limit: number; order: "asc" | "desc" };
 
 /**
+ * How many entries match, for X-WP-Total. Filtered by user (and wallet) only, the balances' entry
+ * counts say it, a row per wallet whatever the history's length (the ledger trigger keeps them, and
+ * entries are never deleted); a type or date filter counts the matching entries.
+ */
+function entryCount(db: Db, f: EntryFilter) {
+  if (f.txnType !== undefined || f.afterS !== undefined || f.beforeS !== undefined)
+    return db.select({ n: count() }).from(transactions).where(filterWhere(f));
+  return db
+    .select({ n: sql<number>`coalesce(sum(${balances.entryCount}), 0)` })
+    .from(balances)
+    .where(
+      and(
+        eq(balances.userId, f.userId),
+        f.walletId === undefined ? undefined : eq(balances.walletId, f.walletId),
+      ),
+    );
+}
+
+/**
  * One page of a user's entries with their wallets, the total the WordPress headers report, and
  * whether the user and the filtered wallet exist: one round trip.
  */
@@ -88,7 +107,7 @@ export async function listEntries(db: Db, filter: EntryFilter, page: Page) {
       .orderBy(direction(transactions.createdAtS), direction(transactions.id))
       .limit(page.limit)
       .offset(page.offset),
-    db.select({ n: count() }).from(transactions).where(where),
+    entryCount(db, filter),
   ]);
   return {
     rows,
