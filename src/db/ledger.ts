@@ -16,22 +16,39 @@ import {
 } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import type { Db } from "./client";
+import { isolateCache } from "./isolate-cache";
 import { balances, transactions, users, wallets } from "./schema";
 
-/** Wallet definitions, user existence and balances in one round trip; reads one row per wallet. */
+/**
+ * Wallet definitions, user existence and balances in one round trip, reading one row per wallet.
+ * Wallets and users never change once they exist, so once the isolate has seen them (db/isolate-
+ * cache.ts) the read is a single statement: the balance rows.
+ */
 export async function readBalances(db: Db, userId: number, walletIds: string[]) {
-  const [walletRows, userRows, balanceRows] = await db.batch([
+  const cache = isolateCache(db.$client);
+  const balanceRows = db
+    .select({ walletId: balances.walletId, minor: balances.balanceMinor })
+    .from(balances)
+    .where(and(eq(balances.userId, userId), inArray(balances.walletId, walletIds)));
+  const known = walletIds.flatMap((id) => cache.wallets.get(id) ?? []);
+  if (known.length === walletIds.length && cache.usernames.has(userId)) {
+    return {
+      wallets: new Map(known.map((w) => [w.id, w])),
+      userExists: true,
+      balances: new Map((await balanceRows).map((r) => [r.walletId, r.minor])),
+    };
+  }
+  const [walletRows, userRows, rows] = await db.batch([
     db.select().from(wallets).where(inArray(wallets.id, walletIds)),
-    db.select({ id: users.id }).from(users).where(eq(users.id, userId)),
-    db
-      .select({ walletId: balances.walletId, minor: balances.balanceMinor })
-      .from(balances)
-      .where(and(eq(balances.userId, userId), inArray(balances.walletId, walletIds))),
+    db.select({ id: users.id, username: users.username }).from(users).where(eq(users.id, userId)),
+    balanceRows,
   ]);
+  for (const w of walletRows) cache.wallets.set(w.id, w);
+  for (const u of userRows) cache.usernames.set(u.id, u.username);
   return {
     wallets: new Map(walletRows.map((w) => [w.id, w])),
     userExists: userRows.length > 0,
-    balances: new Map(balanceRows.map((r) => [r.walletId, r.minor])),
+    balances: new Map(rows.map((r) => [r.walletId, r.minor])),
   };
 }
 
