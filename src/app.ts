@@ -6,12 +6,19 @@ import { compatRoutes } from "./compat";
 import { consoleRoutes } from "./console";
 import { BASE as CONSOLE } from "./console/session";
 import { createDb } from "./db/client";
+import { BOOKMARK_HEADER, openSession, requestedStart, SessionDatabase } from "./db/session";
 import type { AppEnv } from "./env";
 import { percentDecode } from "./http/decode";
 import { fail, send, wpError } from "./http/envelope";
 import { ERRORS, onError } from "./http/errors";
 import { InvalidJsonError } from "./http/params";
-import { allowFor, corsHeaders, discoveryLink, overrideMethod } from "./http/wp-core";
+import {
+  allowFor,
+  corsHeaders,
+  discoveryLink,
+  overrideMethod,
+  readOnlyRoute,
+} from "./http/wp-core";
 import { api, NAMESPACE } from "./routes";
 import { discovery } from "./routes/discovery";
 
@@ -62,9 +69,16 @@ export function createApp(options: AppOptions = {}) {
     c.set("requestId", requestId);
     c.set("nowMs", nowMs);
     c.set("pace", pace);
-    // One Drizzle handle per request: routes and middleware read it as c.var.db.
-    c.set("db", createDb(c.env.DB));
+    // One Drizzle handle per request, on one D1 session: routes and middleware read it as c.var.db.
+    // A read-only route reads from a replica (as new as the client's bookmark); any other starts at
+    // the primary. The answer carries the newest bookmark reached (docs/scaling.md#read-replicas).
+    const requested = requestedStart(c.req.header(BOOKMARK_HEADER));
+    const start = readOnlyRoute(c) ? "replica" : "primary";
+    const d1 = new SessionDatabase(openSession(c.env.DB, start, requested), c.env.DB, start);
+    c.set("db", createDb(d1));
     await next();
+    const bookmark = d1.bookmark() ?? (requested === "first-primary" ? null : requested);
+    if (bookmark !== null) c.header(BOOKMARK_HEADER, bookmark);
     // WordPress sends nosniff on every REST answer; nothing here may be cached by a shared cache.
     c.header("X-Content-Type-Options", "nosniff");
     c.header("Cache-Control", "no-store");

@@ -12,7 +12,12 @@
 // Workers run each request in its own context, and I/O belongs to the context that started it. So a
 // batch is always written by a request whose entry is in it (the first one waiting), never by one
 // that has already answered: when a batch ends, the next waiting request is handed the lead.
-import type { Db } from "../db/client";
+//
+// Every request's queries run in its own D1 session (db/session.ts); a credit's session starts at
+// the primary, and D1 sends every write to the primary anyway. The leader's session is the one that
+// sees the batch commit, so it hands its bookmark to each request answered from the batch: that
+// bookmark is as new as the batch, hence as new as the waiter's own entry and all it read before.
+import { bindingOf, bookmarkOf, type Db, learnBookmark } from "../db/client";
 import {
   type AppendResult,
   appendEntries,
@@ -24,7 +29,7 @@ import {
 /** Entries per batch: 2 statements each, well inside D1's limits on a batch's size. */
 export const MAX_GROUP = 50;
 
-type Outcome = { result: AppendResult } | { alone: true } | { lead: true };
+type Outcome = { result: AppendResult; bookmark: string | null } | { alone: true } | { lead: true };
 
 type Ticket = {
   entry: NewEntry;
@@ -35,7 +40,7 @@ type Ticket = {
 
 type Group = { busy: boolean; waiting: Ticket[] };
 
-// One queue per D1 binding and isolate (as db/isolate-cache.ts keys its facts).
+// One queue per D1 binding and isolate (as db/isolate-cache.ts keys its facts), not per session.
 const groups = new WeakMap<D1Database, Group>();
 
 /** How a request keeps its work alive after it answers (ExecutionContext.waitUntil), if it can. */
@@ -46,8 +51,9 @@ const WAIT_CHECK_MS = 1_000;
 
 /** Writes one credit, in a group with the credits arriving beside it. */
 export async function appendCredit(db: Db, entry: NewEntry, keepAlive?: KeepAlive) {
-  let group = groups.get(db.$client);
-  if (!group) groups.set(db.$client, (group = { busy: false, waiting: [] }));
+  const d1 = bindingOf(db);
+  let group = groups.get(d1);
+  if (!group) groups.set(d1, (group = { busy: false, waiting: [] }));
   const queue = group;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const outcome = await new Promise<Outcome>((settle) => {
@@ -73,7 +79,10 @@ export async function appendCredit(db: Db, entry: NewEntry, keepAlive?: KeepAliv
     timer = setTimeout(check, WAIT_CHECK_MS);
   });
   if (timer !== undefined) clearTimeout(timer);
-  if ("result" in outcome) return outcome.result;
+  if ("result" in outcome) {
+    learnBookmark(db, outcome.bookmark);
+    return outcome.result;
+  }
   if ("alone" in outcome) return appendEntries(db, [entry]);
   const work = lead(db, queue);
   keepAlive?.(work);
@@ -104,8 +113,9 @@ async function lead(db: Db, group: Group): Promise<AppendResult> {
       }
       return await appendEntries(db, [batch[0]!.entry]);
     }
+    const bookmark = bookmarkOf(db);
     batch.forEach((t, i) => {
-      if (i > 0) t.settle({ result: movementResult(results.slice(2 * i, 2 * i + 2)) });
+      if (i > 0) t.settle({ result: movementResult(results.slice(2 * i, 2 * i + 2)), bookmark });
     });
     return movementResult(results.slice(0, 2));
   } finally {
