@@ -10,7 +10,10 @@ import type { AppEnv } from "../env";
 import { NAMESPACE, ROUTES } from "../routes";
 import { percentDecode } from "./decode";
 
-/** The headers WordPress names, since `*` never covers Authorization; X-API-Key for Rimplenet's clients. */
+/**
+ * The headers WordPress names, since `*` never covers Authorization; X-API-Key for Rimplenet's
+ * clients; the D1 bookmark, sent back and read by browser clients too (docs/scaling.md#read-replicas).
+ */
 const ALLOW_HEADERS = [
   "Authorization",
   BOOKMARK_HEADER,
