@@ -8,12 +8,19 @@ import { consoleRoutes } from "./console";
 import { BASE as CONSOLE } from "./console/session";
 import { createDb } from "./db/client";
 import { meterD1 } from "./db/meter";
+import { BOOKMARK_HEADER, openSession, requestedStart, SessionDatabase } from "./db/session";
 import type { AppEnv } from "./env";
 import { percentDecode } from "./http/decode";
 import { fail, send, wpError } from "./http/envelope";
 import { ERRORS, onError } from "./http/errors";
 import { InvalidJsonError } from "./http/params";
-import { allowFor, corsHeaders, discoveryLink, overrideMethod } from "./http/wp-core";
+import {
+  allowFor,
+  corsHeaders,
+  discoveryLink,
+  overrideMethod,
+  readOnlyRoute,
+} from "./http/wp-core";
 import { api, NAMESPACE } from "./routes";
 import { discovery } from "./routes/discovery";
 import { REFERENCE } from "./routes/openapi";
@@ -65,11 +72,18 @@ export function createApp(options: AppOptions = {}) {
     c.set("requestId", requestId);
     c.set("nowMs", nowMs);
     c.set("pace", pace);
-    // One Drizzle handle per request: routes and middleware read it as c.var.db. Its meter sums
-    // what the request costs in D1 for the log line (docs/operations.md).
-    const d1 = meterD1(c.env.DB);
+    // One Drizzle handle per request, on one D1 session: routes and middleware read it as c.var.db.
+    // A read-only route reads from a replica (as new as the client's bookmark); any other starts at
+    // the primary. The answer carries the newest bookmark reached (docs/scaling.md#read-replicas).
+    // The meter sums what the request costs in D1 for the log line (docs/operations.md).
+    const requested = requestedStart(c.req.header(BOOKMARK_HEADER));
+    const start = readOnlyRoute(c) ? "replica" : "primary";
+    const session = new SessionDatabase(openSession(c.env.DB, start, requested), c.env.DB, start);
+    const d1 = meterD1(session);
     c.set("db", createDb(d1.db));
     await next();
+    const bookmark = session.bookmark() ?? (requested === "first-primary" ? null : requested);
+    if (bookmark !== null) c.header(BOOKMARK_HEADER, bookmark);
     // WordPress sends nosniff on every REST answer; nothing here may be cached by a shared cache.
     c.header("X-Content-Type-Options", "nosniff");
     c.header("Cache-Control", "no-store");

@@ -18,21 +18,24 @@ import {
   unique,
 } from "./helpers";
 
-/** env.DB, counting the batches sent and how many statements each held. */
+/** env.DB, counting the batches sent (through it or a session on it) and the statements in each. */
 function batchCounter() {
   const sizes: number[] = [];
-  const d1 = new Proxy(env.DB, {
-    get(target, prop) {
-      if (prop === "batch")
-        return (statements: D1PreparedStatement[]) => {
-          sizes.push(statements.length);
-          return target.batch(statements);
-        };
-      const value = Reflect.get(target, prop, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-  return { d1, sizes };
+  const counted = <T extends D1Database | D1DatabaseSession>(inner: T): T =>
+    new Proxy(inner, {
+      get(target, prop) {
+        if (prop === "batch")
+          return (statements: D1PreparedStatement[]) => {
+            sizes.push(statements.length);
+            return target.batch(statements);
+          };
+        if (prop === "withSession" && "withSession" in target)
+          return (start?: string) => counted(target.withSession(start));
+        const value = Reflect.get(target, prop, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+  return { d1: counted(env.DB), sizes };
 }
 
 const creditAs = (admin: TestUser, d1: D1Database, body: Record<string, unknown>) =>

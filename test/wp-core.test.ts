@@ -49,7 +49,13 @@ describe("CORS, as rest_send_cors_headers answers a browser", () => {
       expect(res.headers.get("Access-Control-Allow-Credentials")).toBe("true");
       const allowed = res.headers.get("Access-Control-Allow-Headers")!.toLowerCase().split(",");
       expect(allowed).toEqual(
-        expect.arrayContaining(["authorization", "content-type", "x-api-key", "x-wp-nonce"]),
+        expect.arrayContaining([
+          "authorization",
+          "content-type",
+          "x-api-key",
+          "x-wp-nonce",
+          "x-d1-bookmark",
+        ]),
       );
       expect(res.headers.get("Access-Control-Allow-Methods")).toBe(
         "OPTIONS,GET,POST,PUT,PATCH,DELETE",
@@ -58,7 +64,7 @@ describe("CORS, as rest_send_cors_headers answers a browser", () => {
     },
   );
 
-  it("echoes the origin on successes and refusals alike, exposing the paging headers", async () => {
+  it("echoes the origin on successes and refusals alike, exposing the paging and bookmark headers", async () => {
     const { admin, user, wallet } = await makeAccount();
     const answers = [
       await send(
@@ -86,7 +92,7 @@ describe("CORS, as rest_send_cors_headers answers a browser", () => {
       expect(res.headers.get("Access-Control-Allow-Origin")).toBe(ORIGIN);
       expect(res.headers.get("Access-Control-Allow-Credentials")).toBe("true");
       expect(res.headers.get("Access-Control-Expose-Headers")).toBe(
-        "X-WP-Total,X-WP-TotalPages,Link",
+        "X-WP-Total,X-WP-TotalPages,Link,x-d1-bookmark",
       );
       expect(res.headers.get("Vary")).toContain("Origin");
     }

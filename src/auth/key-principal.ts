@@ -1,5 +1,5 @@
 import { findKeyOwner, touchApiKey } from "../db/api-keys";
-import type { Db } from "../db/client";
+import { createDb, type Db, readsReplica } from "../db/client";
 import { isolateCache, KEY_TTL_MS } from "../db/isolate-cache";
 import { decodeKeyCredential, hashApiKey } from "./api-keys";
 import type { Principal } from "./principal";
@@ -24,7 +24,10 @@ export async function keyPrincipal(
   const nowMs = Date.now();
   let cached = cache.get(keyHash);
   if (!cached || nowMs - cached.verifiedAtMs > KEY_TTL_MS) {
-    const owner = await findKeyOwner(db, keyHash);
+    // A key created a moment ago may not have reached the replica yet: the primary has the last word.
+    const owner =
+      (await findKeyOwner(db, keyHash)) ??
+      (readsReplica(db) ? await findKeyOwner(createDb(d1), keyHash) : undefined);
     cache.delete(keyHash);
     if (!owner) return null;
     cached = {

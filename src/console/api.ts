@@ -1,6 +1,8 @@
 // The console moves money and manages accounts only through the API itself: each call is a request
 // to this same app, with the operator's own token, so it passes every check the API makes.
 import type { Context } from "hono";
+import { bookmarkOf, learnBookmark } from "../db/client";
+import { BOOKMARK_HEADER } from "../db/session";
 import type { AppEnv } from "../env";
 
 export type Fetch = (
@@ -25,6 +27,8 @@ export async function callApi(
     headers: {
       Authorization: `Bearer ${token}`,
       ...(body ? { "Content-Type": "application/json" } : {}),
+      // The operator sees the newest data: the page's own session (at the primary), else the primary.
+      [BOOKMARK_HEADER]: bookmarkOf(c.var.db) ?? "first-primary",
       // The sign-in throttle counts by client address: the operator's, not the Worker's.
       ...(c.req.header("cf-connecting-ip")
         ? { "cf-connecting-ip": c.req.header("cf-connecting-ip")! }
@@ -39,6 +43,7 @@ export async function callApi(
     // No execution context (tests calling app.request): the inner request runs without one too.
   }
   const res = await fetch(request, c.env, ctx);
+  learnBookmark(c.var.db, res.headers.get(BOOKMARK_HEADER));
   const text = await res.text();
   try {
     return { status: res.status, body: JSON.parse(text) };

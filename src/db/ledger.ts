@@ -15,7 +15,7 @@ import {
   sql,
 } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
-import type { Db } from "./client";
+import { bindingOf, type Db } from "./client";
 import { isolateCache } from "./isolate-cache";
 import { balances, transactions, users, wallets } from "./schema";
 
@@ -25,7 +25,7 @@ import { balances, transactions, users, wallets } from "./schema";
  * cache.ts) the read is a single statement: the balance rows.
  */
 export async function readBalances(db: Db, userId: number, walletIds: string[]) {
-  const cache = isolateCache(db.$client);
+  const cache = isolateCache(bindingOf(db));
   const balanceRows = db
     .select({ walletId: balances.walletId, minor: balances.balanceMinor })
     .from(balances)

@@ -1,5 +1,5 @@
 import { and, count, eq, inArray, or, sql } from "drizzle-orm";
-import type { Db } from "./client";
+import { bindingOf, type Db } from "./client";
 import { isolateCache } from "./isolate-cache";
 import { users } from "./schema";
 
@@ -9,7 +9,7 @@ const sameText = (column: typeof users.username | typeof users.email, value: str
 
 /** Users by id with their usernames, from the isolate's cache once seen (usernames never change). */
 export async function findUsers(db: Db, ids: number[]) {
-  const cache = isolateCache(db.$client).usernames;
+  const cache = isolateCache(bindingOf(db)).usernames;
   const found = new Map<number, { id: number; username: string }>();
   for (const id of ids) {
     const username = cache.get(id);

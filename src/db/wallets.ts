@@ -1,5 +1,5 @@
 import { asc, eq, sql } from "drizzle-orm";
-import type { Db } from "./client";
+import { bindingOf, type Db } from "./client";
 import { isolateCache } from "./isolate-cache";
 import { type Wallet, wallets } from "./schema";
 
@@ -25,7 +25,7 @@ export const findWallet = (db: Db, id: string) =>
 
 /** A wallet by id, from the isolate's cache once seen (wallets never change after creation). */
 export async function findWalletCached(db: Db, id: string) {
-  const cache = isolateCache(db.$client).wallets;
+  const cache = isolateCache(bindingOf(db)).wallets;
   const cached = cache.get(id);
   if (cached) return cached;
   const wallet = await findWallet(db, id);

@@ -3,22 +3,27 @@
 // Allow header of rest_send_allow_header, and the `_method` / X-HTTP-Method-Override switch.
 import type { MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
-import { routePath } from "hono/route";
+import { matchedRoutes, routePath } from "hono/route";
 import { COMPAT_ROUTES } from "../compat/config";
+import { BOOKMARK_HEADER } from "../db/session";
 import type { AppEnv } from "../env";
 import { NAMESPACE, ROUTES } from "../routes";
 import { percentDecode } from "./decode";
 
-/** The headers WordPress names, since `*` never covers Authorization; X-API-Key for Rimplenet's clients. */
+/**
+ * The headers WordPress names, since `*` never covers Authorization; X-API-Key for Rimplenet's
+ * clients; the D1 bookmark, sent back and read by browser clients too (docs/scaling.md#read-replicas).
+ */
 const ALLOW_HEADERS = [
   "Authorization",
+  BOOKMARK_HEADER,
   "X-WP-Nonce",
   "Content-Disposition",
   "Content-MD5",
   "Content-Type",
   "X-API-Key",
 ];
-const EXPOSE_HEADERS = ["X-WP-Total", "X-WP-TotalPages", "Link"];
+const EXPOSE_HEADERS = ["X-WP-Total", "X-WP-TotalPages", "Link", BOOKMARK_HEADER];
 
 /** The origins CORS_ORIGINS names (comma-separated); none named: every origin, as WordPress allows. */
 export const allowedOrigins = (setting: string | undefined) =>
@@ -67,15 +72,26 @@ function methodsByPattern() {
   return methods;
 }
 
+/** A Hono route path as the tables above key it: `:id{[0-9]+}` is `:id`, no trailing slash. */
+const patternOf = (path: string) => path.replace(/\{[^}]*\}/g, "").replace(/\/$/, "");
+
 /** The `Allow` header of a matched route: the methods it answers (rest_send_allow_header). */
 export const allowFor = (c: Parameters<typeof routePath>[0]) =>
   methodsByPattern()
-    .get(
-      routePath(c)
-        .replace(/\{[^}]*\}/g, "")
-        .replace(/\/$/, ""),
-    )
-    ?.join(", "); // `:id{[0-9]+}` is `:id`
+    .get(patternOf(routePath(c)))
+    ?.join(", ");
+
+/**
+ * Whether the request matched a GET of the route tables (`wallet/v1` and the compatibility
+ * namespace): a route that only reads, whose queries may go to a read replica. Known before any
+ * handler runs, from the handlers Hono matched (the last one not a middleware); the console's pages
+ * and anything unmatched are in neither table.
+ */
+export function readOnlyRoute(c: Parameters<typeof matchedRoutes>[0]) {
+  const handler = matchedRoutes(c).findLast((route) => route.method !== "ALL");
+  if (handler?.method !== "GET") return false;
+  return methodsByPattern().get(patternOf(handler.path))?.includes("GET") ?? false;
+}
 
 /**
  * WP_REST_Server's method switch: `?_method=DELETE`, else an `X-HTTP-Method-Override` header, makes a

@@ -12,8 +12,12 @@
 // Workers run each request in its own context, and I/O belongs to the context that started it. So a
 // batch is always written by a request whose entry is in it (the first one waiting), never by one
 // that has already answered: when a batch ends, the next waiting request is handed the lead.
-import type { Db } from "../db/client";
-import { unmetered } from "../db/meter";
+//
+// Every request's queries run in its own D1 session (db/session.ts); a credit's session starts at
+// the primary, and D1 sends every write to the primary anyway. The leader's session is the one that
+// sees the batch commit, so it hands its bookmark to each request answered from the batch: that
+// bookmark is as new as the batch, hence as new as the waiter's own entry and all it read before.
+import { bindingOf, bookmarkOf, type Db, learnBookmark } from "../db/client";
 import {
   type AppendResult,
   appendEntries,
@@ -25,7 +29,7 @@ import {
 /** Entries per batch: 2 statements each, well inside D1's limits on a batch's size. */
 export const MAX_GROUP = 50;
 
-type Outcome = { result: AppendResult } | { alone: true } | { lead: true };
+type Outcome = { result: AppendResult; bookmark: string | null } | { alone: true } | { lead: true };
 
 type Ticket = {
   entry: NewEntry;
@@ -49,9 +53,9 @@ const WAIT_CHECK_MS = 1_000;
 
 /** Writes one credit, in a group with the credits arriving beside it. */
 export async function appendCredit(db: Db, entry: NewEntry, keepAlive?: KeepAlive) {
-  const binding = unmetered(db.$client);
-  let group = groups.get(binding);
-  if (!group) groups.set(binding, (group = { busy: false, waiting: [] }));
+  const d1 = bindingOf(db);
+  let group = groups.get(d1);
+  if (!group) groups.set(d1, (group = { busy: false, waiting: [] }));
   const queue = group;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const outcome = await new Promise<Outcome>((settle) => {
@@ -77,7 +81,10 @@ export async function appendCredit(db: Db, entry: NewEntry, keepAlive?: KeepAliv
     timer = setTimeout(check, WAIT_CHECK_MS);
   });
   if (timer !== undefined) clearTimeout(timer);
-  if ("result" in outcome) return outcome.result;
+  if ("result" in outcome) {
+    learnBookmark(db, outcome.bookmark);
+    return outcome.result;
+  }
   if ("alone" in outcome) return appendEntries(db, [entry]);
   const work = lead(db, queue);
   keepAlive?.(work);
@@ -108,8 +115,9 @@ async function lead(db: Db, group: Group): Promise<AppendResult> {
       }
       return await appendEntries(db, [batch[0]!.entry]);
     }
+    const bookmark = bookmarkOf(db);
     batch.forEach((t, i) => {
-      if (i > 0) t.settle({ result: movementResult(results.slice(2 * i, 2 * i + 2)) });
+      if (i > 0) t.settle({ result: movementResult(results.slice(2 * i, 2 * i + 2)), bookmark });
     });
     return movementResult(results.slice(0, 2));
   } finally {

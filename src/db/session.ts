@@ -1,0 +1,80 @@
+// Read replicas (docs/scaling.md#read-replicas): every request's queries run in one D1 session
+// (the Sessions API), which reads from a replica at least as new as where the session starts and
+// sends every write to the primary. The session's bookmark goes back to the client, which sends
+// it again to read its own writes.
+
+/** Cloudflare's name for it, in their examples and templates. */
+export const BOOKMARK_HEADER = "x-d1-bookmark";
+
+/** What D1 hands out: `0000000a-00000004-00004fc3-<32 hex>`. Anything else is not passed to D1. */
+const BOOKMARK = /^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$/;
+
+/**
+ * Where a request's session starts: `replica` (a read-only route) from the client's bookmark, else
+ * anywhere; `primary` (every other route) at the primary, which is newer than any bookmark.
+ */
+export type SessionStart = "replica" | "primary";
+
+/**
+ * What the client sent: a bookmark, `first-primary` (the newest data, without a bookmark), or null
+ * (nothing, or something malformed: such a client asked for fresh data, so it reads the primary).
+ */
+export function requestedStart(header: string | undefined): string | null {
+  if (header === undefined || header === "") return null;
+  return BOOKMARK.test(header) || header === "first-primary" ? header : "first-primary";
+}
+
+/** A request's D1 session: a small function of the database, so a wrapper (metering) composes. */
+export const openSession = (d1: D1Database, start: SessionStart, requested: string | null) =>
+  d1.withSession(start === "primary" ? "first-primary" : (requested ?? "first-unconstrained"));
+
+/** The newer of two bookmarks: D1's bookmarks sort oldest to newest as strings. */
+export const newerBookmark = (a: string | null, b: string | null) =>
+  a === null ? b : b === null || a >= b ? a : b;
+
+/**
+ * A D1 session seen as the `D1Database` drizzle-orm 0.45's D1 driver is typed for (it calls only
+ * `prepare` and `batch`, which a session has). Keeps the binding it runs on (isolate caches and
+ * group commit are per binding, not per request) and the newest bookmark the request has reached,
+ * including one learnt beside the session (a group commit's batch written by another request).
+ */
+export class SessionDatabase implements D1Database {
+  #learnt: string | null = null;
+
+  constructor(
+    readonly session: D1DatabaseSession,
+    readonly database: D1Database,
+    readonly start: SessionStart,
+  ) {}
+
+  prepare(query: string) {
+    return this.session.prepare(query);
+  }
+
+  batch<T = unknown>(statements: D1PreparedStatement[]) {
+    return this.session.batch<T>(statements);
+  }
+
+  // exec and dump have no session form; the service uses neither.
+  exec(): Promise<D1ExecResult> {
+    return Promise.reject(new Error("exec() runs outside a D1 session: use the binding"));
+  }
+
+  dump(): Promise<ArrayBuffer> {
+    return Promise.reject(new Error("dump() runs outside a D1 session: use the binding"));
+  }
+
+  withSession(constraintOrBookmark?: string) {
+    return this.database.withSession(constraintOrBookmark);
+  }
+
+  /** The newest bookmark this request has reached, or null before any query. */
+  bookmark() {
+    return newerBookmark(this.session.getBookmark(), this.#learnt);
+  }
+
+  /** A bookmark the request's data reached outside its session (a batch another request wrote). */
+  learn(bookmark: string | null) {
+    this.#learnt = newerBookmark(this.#learnt, bookmark);
+  }
+}

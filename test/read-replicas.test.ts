@@ -1,0 +1,228 @@
+// Read replicas through D1's Sessions API (docs/scaling.md#read-replicas): every answer carries the
+// session's bookmark in x-d1-bookmark, a client that sends it back reads at least that new, reads
+// start anywhere and writes at the primary. Miniflare has one database and no replicas, so these
+// check the sessions the app opens and the bookmarks it hands out, not replica lag.
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { API, call, credit, makeAdmin, makeUser, makeWallet, testApp, unique } from "./helpers";
+
+const BOOKMARK = /^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$/;
+const ON = { COMPAT_NAMESPACE: "rimplenet", COMPAT_PUBLIC_READS: "false" };
+
+/** env.DB, recording where each session starts and the bookmark after each batch with its rows' ids. */
+function sessionRecorder() {
+  const starts: (string | undefined)[] = [];
+  const batches: { bookmark: string | null; ids: unknown[] }[] = [];
+  const session = (inner: D1DatabaseSession): D1DatabaseSession =>
+    new Proxy(inner, {
+      get(target, prop) {
+        if (prop === "batch")
+          return async (statements: D1PreparedStatement[]) => {
+            const results = await target.batch<{ id?: unknown }>(statements);
+            const ids = results.flatMap((r) => r.results.map((row) => row.id));
+            batches.push({ bookmark: target.getBookmark(), ids });
+            return results;
+          };
+        const value = Reflect.get(target, prop, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+  const d1 = new Proxy(env.DB, {
+    get(target, prop) {
+      if (prop === "withSession")
+        return (start?: string) => {
+          starts.push(start);
+          return session(target.withSession(start));
+        };
+      const value = Reflect.get(target, prop, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  return { d1, starts, batches };
+}
+
+async function account() {
+  const admin = await makeAdmin();
+  const user = await makeUser();
+  const wallet = await makeWallet(admin);
+  return { admin, user, wallet };
+}
+
+const bookmarkOf = (res: { headers: Headers }) => res.headers.get("x-d1-bookmark");
+
+describe("read replicas: x-d1-bookmark", () => {
+  it("a credit answers with a bookmark; a balance read sent with it sees the credit and answers a bookmark no older", async () => {
+    const { admin, user, wallet } = await account();
+    const written = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: "15" });
+    expect(written.status).toBe(200);
+    const bookmark = bookmarkOf(written);
+    expect(bookmark).toMatch(BOOKMARK);
+
+    const read = await call("GET", "/user-wallet-balance", {
+      auth: admin.bearer,
+      query: { user_id: user.id, wallet_id: wallet },
+      headers: { "x-d1-bookmark": bookmark! },
+    });
+    expect(read.status).toBe(200);
+    expect(read.body.data[wallet]).toBe(15);
+    expect(bookmarkOf(read)).toMatch(BOOKMARK);
+    expect(bookmarkOf(read)! >= bookmark!).toBe(true);
+  });
+
+  it("a read without a bookmark answers as before, with one", async () => {
+    const { admin, user, wallet } = await account();
+    const plain = await call("GET", "/transactions", {
+      auth: admin.bearer,
+      query: { user_id: user.id, security_code: 1 },
+    });
+    expect(plain.status).toBe(200);
+    expect(plain.body).toEqual({
+      status_code: 200,
+      status: true,
+      message: "Txns Retrieved Successful",
+      data: [],
+    });
+    expect(bookmarkOf(plain)).toMatch(BOOKMARK);
+    expect(wallet).toBeTruthy();
+  });
+
+  it.each([
+    ["garbage", "not-a-bookmark"],
+    ["too long", `00000000-00000000-00000000-${"0".repeat(32)}${"0".repeat(200)}`],
+    ["upper case", `0000000A-00000000-00000000-${"0".repeat(32)}`],
+    ["a constraint other than first-primary", "first-unconstrained"],
+    ["white space inside", "0000000a 00000000"],
+  ])(
+    "a malformed bookmark (%s) is ignored: the read goes to the primary and answers 200",
+    async (_, header) => {
+      const { admin, user, wallet } = await account();
+      await credit(admin, { user_id: user.id, wallet_id: wallet, amount: "2" });
+      const recorder = sessionRecorder();
+      const read = await call("GET", "/user-wallet-balance", {
+        auth: admin.bearer,
+        query: { user_id: user.id, wallet_id: wallet },
+        headers: { "x-d1-bookmark": header },
+        d1: recorder.d1,
+      });
+      expect(read.status).toBe(200);
+      expect(read.body.data[wallet]).toBe(2);
+      expect(recorder.starts).toEqual(["first-primary"]);
+      expect(bookmarkOf(read)).toMatch(BOOKMARK);
+    },
+  );
+
+  it("a malformed bookmark on a refused request changes nothing of the refusal", async () => {
+    const read = await call("GET", "/user-wallet-balance", {
+      query: { wallet_id: "ngn" },
+      headers: { "x-d1-bookmark": "%%%" },
+    });
+    expect(read.status).toBe(401);
+    expect(read.body.message).toBe("Permission denied");
+  });
+
+  it("reads start anywhere, or from the client's bookmark; writes start at the primary whatever is sent", async () => {
+    const { admin, user, wallet } = await account();
+    const recorder = sessionRecorder();
+    const opts = { auth: admin.bearer, d1: recorder.d1 };
+    const first = await call("GET", "/user-wallet-balance", {
+      ...opts,
+      query: { user_id: user.id, wallet_id: wallet },
+    });
+    const bookmark = bookmarkOf(first)!;
+    await call("GET", "/wallets", { ...opts, headers: { "x-d1-bookmark": bookmark } });
+    await call("GET", "/api-keys", opts);
+    await call("POST", "/credits", {
+      ...opts,
+      body: { user_id: user.id, wallet_id: wallet, amount: "1", request_id: unique("r") },
+      headers: { "x-d1-bookmark": bookmark },
+    });
+    await call("POST", "/debits", {
+      ...opts,
+      body: { user_id: user.id, wallet_id: wallet, amount: "1", request_id: unique("r") },
+    });
+    await call("GET", "/wallets", { ...opts, headers: { "x-d1-bookmark": "first-primary" } });
+    expect(recorder.starts).toEqual([
+      "first-unconstrained",
+      bookmark,
+      "first-unconstrained",
+      "first-primary",
+      "first-primary",
+      "first-primary",
+    ]);
+  });
+
+  it("the compatibility namespace's GETs read from replicas and its POSTs from the primary", async () => {
+    const { admin, user, wallet } = await account();
+    const recorder = sessionRecorder();
+    const app = testApp();
+    const send = (method: string, path: string, body?: unknown) =>
+      app.request(
+        `/wp-json/rimplenet/v1${path}`,
+        {
+          method,
+          headers: { Authorization: admin.bearer, "Content-Type": "application/json" },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        },
+        { ...env, ...ON, DB: recorder.d1 },
+      );
+    const read = await send("GET", `/user-wallet-balance?user_id=${user.id}&wallet_id=${wallet}`);
+    const write = await send("POST", "/credits", {
+      user_id: user.id,
+      wallet_id: wallet,
+      amount: 3,
+      request_id: unique("r"),
+    });
+    expect([read.status, write.status]).toEqual([200, 200]);
+    expect(recorder.starts).toEqual(["first-unconstrained", "first-primary"]);
+    expect(bookmarkOf(write)).toMatch(BOOKMARK);
+  });
+
+  it("credits written in one group-commit batch each answer a bookmark as new as that batch", async () => {
+    const { admin, user, wallet } = await account();
+    const recorder = sessionRecorder();
+    const replies = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        call("POST", "/credits", {
+          auth: admin.bearer,
+          d1: recorder.d1,
+          body: { user_id: user.id, wallet_id: wallet, amount: i + 1, request_id: unique("g") },
+        }),
+      ),
+    );
+    expect(replies.map((r) => r.status)).toEqual(replies.map(() => 200));
+    // Some credits were written by another request's batch (else this checks nothing).
+    expect(recorder.batches.some((b) => b.ids.length > 2)).toBe(true);
+    for (const reply of replies) {
+      const id = reply.body.data.transaction_id;
+      const batch = recorder.batches.find((b) => b.ids.includes(id));
+      expect(batch, `batch of ${id}`).toBeDefined();
+      expect(bookmarkOf(reply)! >= batch!.bookmark!, `bookmark of ${id}`).toBe(true);
+    }
+  });
+
+  it("a page of the console reads at the primary, and so do the API calls it makes", async () => {
+    const { admin, user } = await account();
+    const recorder = sessionRecorder();
+    const res = await testApp().request(
+      `/wallet-admin/users/${user.id}`,
+      { headers: { Cookie: `wallet_admin=${admin.token}` } },
+      { ...env, DB: recorder.d1 },
+    );
+    expect(res.status).toBe(200);
+    expect(recorder.starts.length).toBeGreaterThan(1);
+    expect(recorder.starts[0]).toBe("first-primary");
+    for (const start of recorder.starts.slice(1)) expect(start).not.toBe("first-unconstrained");
+    expect(bookmarkOf(res)).toMatch(BOOKMARK);
+  });
+
+  it("HEAD of a read answers the bookmark too", async () => {
+    const { admin } = await account();
+    const res = await testApp().request(
+      `${API}/wallets`,
+      { method: "HEAD", headers: { Authorization: admin.bearer } },
+      env,
+    );
+    expect(res.status).toBe(200);
+    expect(bookmarkOf(res)).toMatch(BOOKMARK);
+  });
+});
