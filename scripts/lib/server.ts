@@ -76,12 +76,15 @@ export async function startServer({
   port,
   logLevel = "warn",
   seedAdmin = true,
+  seedFile,
 }: {
   config?: string;
   persistTo?: string;
   port?: number;
   logLevel?: string;
   seedAdmin?: boolean;
+  /** An SQL file run against the migrated database before the server starts (bulk fixtures). */
+  seedFile?: string;
 } = {}): Promise<Server> {
   const stateDir = persistTo ?? mkdtempSync(join(tmpdir(), "wallet-state-"));
   const persist = ["--persist-to", stateDir];
@@ -93,6 +96,10 @@ export async function startServer({
     });
     if (seedAdmin)
       await ensureAdmin({ target: "--local", ...ADMIN, wranglerArgs: [...configArgs, ...persist] });
+    if (seedFile)
+      wrangler(["d1", "execute", "DB", "--local", ...configArgs, ...persist, "--file", seedFile], {
+        quiet: true,
+      });
     listenPort = port ?? (await freePort());
   } catch (error) {
     if (persistTo === undefined) rmSync(stateDir, { recursive: true, force: true }); // the temporary state made above
