@@ -9,7 +9,8 @@
 // prototype's GET /bench/audit).
 //
 // Settings (environment): BENCH_DURATION (8 s), BENCH_WARMUP (3 s), BENCH_CONNECTIONS (32),
-// BENCH_USERS (1000, the spread). Output: a table on stdout, progress on stderr, and
+// BENCH_USERS (1000, the spread), BENCH_PREWARM (1: each user credited once before the load, so it
+// meets existing objects; 0: the load's credits create them). Output: a table on stdout, progress on stderr, and
 // bench-results/scaling-<timestamp>.json.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -43,6 +44,8 @@ process.chdir(ROOT);
 const LOAD = loadSettings();
 const { durationS: DURATION, warmupS: WARMUP, connections: CONNECTIONS } = LOAD;
 const USERS = setting("BENCH_USERS", 1000);
+/** 1 (default): every user is credited once before the load, so the load meets existing objects. */
+const PREWARM = process.env.BENCH_PREWARM !== "0";
 const WALLET = "scale_a";
 /** The seeded users' ids: the spread is FIRST_ID … FIRST_ID + USERS − 1, the hot user the next. */
 const FIRST_ID = 100_001;
@@ -122,6 +125,7 @@ async function main() {
     warmupS: WARMUP,
     connections: CONNECTIONS,
     users: USERS,
+    prewarm: PREWARM,
   });
 
   log(`seeding ${USERS + 1} users; starting the app, the prototype and the baseline`);
@@ -148,6 +152,24 @@ async function main() {
       wallet_symbol_position: "left",
       wallet_decimal: 2,
     });
+  // A user's first credit creates its object (a new SQLite database); the load should measure the
+  // steady state of users who have one, as in production. The same credits go to D1, for fairness.
+  const prewarmed = PREWARM ? USERS + 1 : 0;
+  if (PREWARM) {
+    log(`prewarming: one credit for each of the ${prewarmed} users, on both servers`);
+    for (const [name, server] of [["d1", d1] as const, ["shard", shard] as const])
+      for (let i = 0; i < prewarmed; i += 16)
+        await Promise.all(
+          Array.from({ length: Math.min(16, prewarmed - i) }, (_, j) =>
+            call(server.api, auths[name], "POST", "/credits", {
+              user_id: FIRST_ID + i + j,
+              wallet_id: WALLET,
+              amount: 1,
+              request_id: `prewarm-${runId}`,
+            }),
+          ),
+        );
+  }
   const seeded = await fetch(`${baseline.base}/insert`, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
@@ -236,8 +258,12 @@ async function main() {
 
   log("checking both ledgers");
   await new Promise((r) => setTimeout(r, 1000));
-  const answered = (server: "d1" | "do") =>
-    answeredAndSent(runs.filter((r) => r.kind === server && r.name.startsWith("credits-")));
+  const answered = (server: "d1" | "do") => {
+    const load = answeredAndSent(
+      runs.filter((r) => r.kind === server && r.name.startsWith("credits-")),
+    );
+    return { answered200: load.answered200 + prewarmed, sent: load.sent + prewarmed, prewarmed };
+  };
   const checks = {
     d1: { ...answered("d1"), ...d1Ledger(d1, APP) },
     do: { ...answered("do"), ...(await shardLedger(shard)) },
@@ -277,7 +303,7 @@ async function main() {
   const sourcesChanged = changedFiles(sourcesAtStart, fingerprint());
 
   const out = [
-    `Bench (scaling): ${DURATION}s per scenario after ${WARMUP}s warm-up, ${CONNECTIONS} connections, wrangler dev --log-level=warn on 127.0.0.1, ${meta.cpus} CPUs shared with the load generator; spread over ${USERS} users, hot = 1 user.`,
+    `Bench (scaling): ${DURATION}s per scenario after ${WARMUP}s warm-up, ${CONNECTIONS} connections, wrangler dev --log-level=warn on 127.0.0.1, ${meta.cpus} CPUs shared with the load generator; spread over ${USERS} users, hot = 1 user; ${PREWARM ? "every user credited once before the load (existing objects)" : "no prewarm (the load's first credits create the objects)"}.`,
     "",
     formatTable(rows),
     "",
@@ -293,7 +319,7 @@ async function main() {
     `Load average (1 min) before the first scenario ${runs[0]!.loadavg1Before.toFixed(2)}, at the end ${loadavg()[0]!.toFixed(2)}.`,
     ...Object.entries(checks).map(
       ([name, c]) =>
-        `Ledger check (${name}): ${c.applied} credits applied, ${c.entries} entries, ${c.answered200} answered 200, ${c.sent} sent; repeated request_ids ${c.repeatedKeys}, balances unlike their entries ${c.unbalanced}.`,
+        `Ledger check (${name}): ${c.applied} credits applied, ${c.entries} entries, ${c.answered200} answered 200, ${c.sent} sent (${c.prewarmed} of them before the load); repeated request_ids ${c.repeatedKeys}, balances unlike their entries ${c.unbalanced}.`,
     ),
     `Ledger check: ${ledgerOk ? "ok" : "MISMATCH"}.`,
   ];
