@@ -2,16 +2,17 @@
 // (group commit), through the sharding prototype (bench/do-writer/: the same app, its credits in a
 // SQLite-backed Durable Object per user) and the one-INSERT D1 baseline, side by side in one run:
 // spread over many users, then all on one hot user; balance reads through both beside the
-// one-SELECT baseline. Three throwaway `wrangler dev` servers on 127.0.0.1 (scripts/lib/server.ts),
-// stopped with their state on success, error or Ctrl-C. After the load, every ledger is checked:
-// the credits applied lie between those answered 200 and those sent, each request_id once, and each
-// balance equals the sum of its entries (D1 read with `wrangler d1 execute`, the objects through the
-// prototype's GET /bench/audit).
+// one-SELECT baseline; and a probe of one credit's latency and disk writes when the user's object
+// is new, in memory, or evicted after idling (200 users, 8 at a time). Three throwaway
+// `wrangler dev` servers on 127.0.0.1 (scripts/lib/server.ts), stopped with their state on success,
+// error or Ctrl-C. After the load, every ledger is checked: the credits applied lie between those
+// answered 200 and those sent, each request_id once, and each balance equals the sum of its entries
+// (D1 read with `wrangler d1 execute`, the objects through the prototype's GET /bench/audit).
 //
 // Settings (environment): BENCH_DURATION (8 s), BENCH_WARMUP (3 s), BENCH_CONNECTIONS (32),
-// BENCH_USERS (1000, the spread), BENCH_PREWARM (1: each user credited once before the load, so it
-// meets existing objects; 0: the load's credits create them). Output: a table on stdout, progress on stderr, and
-// bench-results/scaling-<timestamp>.json.
+// BENCH_USERS (1000, the spread), BENCH_PREWARM (1: each user credited once before the load, so
+// it meets existing objects; 0: the load's credits create them). Output: a table on stdout,
+// progress on stderr, and bench-results/scaling-<timestamp>.json.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -21,6 +22,7 @@ import { hashPassword } from "../src/auth/password";
 import { users } from "../src/db/schema";
 import { changedFiles, fingerprint } from "./bench/fingerprint";
 import { call } from "./bench/fixtures";
+import { groupIo } from "./bench/process-io";
 import { formatTable, type TableRow } from "./bench/report";
 import {
   answeredAndSent,
@@ -50,6 +52,10 @@ const WALLET = "scale_a";
 /** The seeded users' ids: the spread is FIRST_ID … FIRST_ID + USERS − 1, the hot user the next. */
 const FIRST_ID = 100_001;
 const HOT_ID = FIRST_ID + USERS;
+/** Users of the latency probe (after the hot user): a first credit, a warm one, one after idling. */
+const PROBE_USERS = 200;
+const PROBE_ID = HOT_ID + 1;
+const SEEDED = USERS + 1 + PROBE_USERS;
 
 const started = Date.now();
 const log = progressLog("bench:scaling", started);
@@ -58,7 +64,7 @@ const stopping = stopOnSignals(log);
 /** The same users in every app database, written in one file before the servers start. */
 async function seedFile(runId: string) {
   const hash = await hashPassword("bench-scaling-user"); // never signed in with; one hash for all
-  const rows = Array.from({ length: USERS + 1 }, (_, i) => {
+  const rows = Array.from({ length: SEEDED }, (_, i) => {
     const username = `scale${i}_${runId}`;
     const row = columnsAndValues(users, {
       id: String(FIRST_ID + i),
@@ -99,7 +105,7 @@ type Audit = { wallets: { balanceMinor: number; sumMinor: number; entries: numbe
 
 async function shardLedger(server: Server): Promise<LedgerState> {
   const state: LedgerState = { applied: 0, entries: 0, repeatedKeys: 0, unbalanced: 0 };
-  const ids = Array.from({ length: USERS + 1 }, (_, i) => FIRST_ID + i);
+  const ids = Array.from({ length: SEEDED }, (_, i) => FIRST_ID + i);
   for (let i = 0; i < ids.length; i += 8) {
     const audits = await Promise.all(
       ids.slice(i, i + 8).map(async (id) => {
@@ -128,7 +134,7 @@ async function main() {
     prewarm: PREWARM,
   });
 
-  log(`seeding ${USERS + 1} users; starting the app, the prototype and the baseline`);
+  log(`seeding ${SEEDED} users; starting the app, the prototype and the baseline`);
   const seed = await seedFile(runId);
   const APP = "wrangler.toml";
   const SHARDED = "bench/do-writer/wrangler.toml";
@@ -155,20 +161,42 @@ async function main() {
   // A user's first credit creates its object (a new SQLite database); the load should measure the
   // steady state of users who have one, as in production. The same credits go to D1, for fairness.
   const prewarmed = PREWARM ? USERS + 1 : 0;
+  const both = [
+    ["d1", d1],
+    ["shard", shard],
+  ] as const;
+  /** One credit for each of `count` users from `first`, 8 at a time; ms and disk writes per credit. */
+  const creditEach = async (name: "d1" | "shard", first: number, count: number, tag: string) => {
+    const server = servers[name];
+    const io = groupIo(server.child.pid!);
+    const t0 = performance.now();
+    for (let i = 0; i < count; i += 8)
+      await Promise.all(
+        Array.from({ length: Math.min(8, count - i) }, (_, j) =>
+          call(server.api, auths[name], "POST", "/credits", {
+            user_id: first + i + j,
+            wallet_id: WALLET,
+            amount: 1,
+            request_id: `${tag}-${runId}`,
+          }),
+        ),
+      );
+    const ms = (performance.now() - t0) / count;
+    return { ms, kib: (groupIo(server.child.pid!).writeBytes - io.writeBytes) / 1024 / count };
+  };
+  // The probe: a user's first credit creates its object; a second, right after, finds it in memory.
+  const probes: Record<string, Record<string, { ms: number; kib: number }>> = {};
+  for (const tag of ["first", "warm"]) {
+    log(`probe: ${tag} credit of ${PROBE_USERS} users, 8 at a time, on both servers`);
+    probes[tag] = {};
+    for (const [name] of both)
+      probes[tag][name] = await creditEach(name, PROBE_ID, PROBE_USERS, tag);
+  }
+  // A user's first credit creates its object (a new SQLite database); the load should measure the
+  // steady state of users who have one, as in production. The same credits go to D1, for fairness.
   if (PREWARM) {
     log(`prewarming: one credit for each of the ${prewarmed} users, on both servers`);
-    for (const [name, server] of [["d1", d1] as const, ["shard", shard] as const])
-      for (let i = 0; i < prewarmed; i += 16)
-        await Promise.all(
-          Array.from({ length: Math.min(16, prewarmed - i) }, (_, j) =>
-            call(server.api, auths[name], "POST", "/credits", {
-              user_id: FIRST_ID + i + j,
-              wallet_id: WALLET,
-              amount: 1,
-              request_id: `prewarm-${runId}`,
-            }),
-          ),
-        );
+    for (const [name] of both) await creditEach(name, FIRST_ID, prewarmed, "prewarm");
   }
   const seeded = await fetch(`${baseline.base}/insert`, {
     method: "POST",
@@ -256,13 +284,20 @@ async function main() {
     { log, stopping },
   );
 
+  // The probe's users have been idle through the whole load: their objects were evicted.
+  log(`probe: credit of the ${PROBE_USERS} probe users after idling through the load`);
+  probes.idle = {};
+  for (const [name] of both)
+    probes.idle[name] = await creditEach(name, PROBE_ID, PROBE_USERS, "idle");
+
   log("checking both ledgers");
   await new Promise((r) => setTimeout(r, 1000));
   const answered = (server: "d1" | "do") => {
     const load = answeredAndSent(
       runs.filter((r) => r.kind === server && r.name.startsWith("credits-")),
     );
-    return { answered200: load.answered200 + prewarmed, sent: load.sent + prewarmed, prewarmed };
+    const before = prewarmed + 3 * PROBE_USERS; // the prewarm and the probe, every one answered 200
+    return { answered200: load.answered200 + before, sent: load.sent + before, prewarmed };
   };
   const checks = {
     d1: { ...answered("d1"), ...d1Ledger(d1, APP) },
@@ -308,6 +343,14 @@ async function main() {
     formatTable(rows),
     "",
     `DO ÷ D1 (req/s): credits over ${USERS} users ${doOverD1.spread.toFixed(2)}×, credits on 1 hot user ${doOverD1.hot.toFixed(2)}×, balance read ${doOverD1.balance.toFixed(2)}×.`,
+    `Probe, ${PROBE_USERS} users, 8 credits at a time, ms and KiB written per credit (D1 | DO): ${Object.entries(
+      probes,
+    )
+      .map(
+        ([tag, p]) =>
+          `${tag} ${p.d1!.ms.toFixed(1)} ms ${p.d1!.kib.toFixed(1)} KiB | ${p.shard!.ms.toFixed(1)} ms ${p.shard!.kib.toFixed(1)} KiB`,
+      )
+      .join("; ")}.`,
     `Disk writes per request sent, by the server's process group (/proc/<pid>/io): ${runs
       .filter((r) => r.kind !== "baseline")
       .map(
@@ -319,7 +362,7 @@ async function main() {
     `Load average (1 min) before the first scenario ${runs[0]!.loadavg1Before.toFixed(2)}, at the end ${loadavg()[0]!.toFixed(2)}.`,
     ...Object.entries(checks).map(
       ([name, c]) =>
-        `Ledger check (${name}): ${c.applied} credits applied, ${c.entries} entries, ${c.answered200} answered 200, ${c.sent} sent (${c.prewarmed} of them before the load); repeated request_ids ${c.repeatedKeys}, balances unlike their entries ${c.unbalanced}.`,
+        `Ledger check (${name}): ${c.applied} credits applied, ${c.entries} entries, ${c.answered200} answered 200, ${c.sent} sent (${c.prewarmed} of them to prewarm, ${3 * PROBE_USERS} to probe); repeated request_ids ${c.repeatedKeys}, balances unlike their entries ${c.unbalanced}.`,
     ),
     `Ledger check: ${ledgerOk ? "ok" : "MISMATCH"}.`,
   ];
@@ -334,6 +377,7 @@ async function main() {
     sourcesChanged,
     drift,
     doOverD1,
+    probes,
     checks,
     table: rows,
     runs,
