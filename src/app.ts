@@ -14,13 +14,14 @@ import { fail, send, wpError } from "./http/envelope";
 import { ERRORS, onError } from "./http/errors";
 import { InvalidJsonError } from "./http/params";
 import { allowFor, corsHeaders, discoveryLink, overrideMethod } from "./http/wp-core";
+import { d1Ledger, type Ledger } from "./ledger/writer";
 import { api, NAMESPACE } from "./routes";
 import { discovery } from "./routes/discovery";
 import { REFERENCE } from "./routes/openapi";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
-export type AppOptions = { nowMs?: () => number; pace?: Pace };
+export type AppOptions = { nowMs?: () => number; pace?: Pace; ledger?: Ledger };
 
 /**
  * `/?rest_route=/wallet/v1/x&a=1` is WordPress's plain-permalink form of `/wp-json/wallet/v1/x?a=1`.
@@ -55,6 +56,7 @@ const RAY_ID = /^[0-9A-Za-z-]{1,64}$/;
 export function createApp(options: AppOptions = {}) {
   const nowMs = options.nowMs ?? Date.now;
   const pace = options.pace ?? padToFloor;
+  const ledger = options.ledger ?? d1Ledger;
   const app = new Hono<AppEnv>({ strict: false });
 
   app.use(async (c, next) => {
@@ -69,6 +71,7 @@ export function createApp(options: AppOptions = {}) {
     // what the request costs in D1 for the log line (docs/operations.md).
     const d1 = meterD1(c.env.DB);
     c.set("db", createDb(d1.db));
+    c.set("ledger", ledger);
     await next();
     // WordPress sends nosniff on every REST answer; nothing here may be cached by a shared cache.
     c.header("X-Content-Type-Options", "nosniff");

@@ -105,7 +105,7 @@ describe("the request log line carries the request's D1 cost", () => {
         query: { user_id: user.id, security_code: 1, page: 1, per_page: 2, ...query },
       });
     await page(short);
-    for (const query of [{}, { wallet_id: wallet }]) {
+    for (const query of [{}, { wallet_id: wallet }] as Record<string, string>[]) {
       const [after3] = await logged(() => page(short, query));
       const [after300] = await logged(() => page(long, query));
       expect(after3!.status).toBe(200);
