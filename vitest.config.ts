@@ -5,37 +5,53 @@ import { configDefaults, defineConfig } from "vitest/config";
 export default defineConfig(async () => {
   // The very migrations wrangler applies, read from the one drizzle/ folder.
   const migrations = await readD1Migrations(path.join(import.meta.dirname, "drizzle"));
+  const workersPool = (configPath: string) =>
+    cloudflareTest({
+      wrangler: { configPath },
+      miniflare: {
+        bindings: {
+          TEST_MIGRATIONS: migrations,
+          // Test-only values; deployed secrets come from `wrangler secret put`.
+          JWT_SECRET: "test-only-jwt-secret",
+          SITE_URL: "https://wallet.example.test",
+          // Whatever a developer's .dev.vars holds for `npm run dev` must not change what the
+          // tests see: optional settings start unset here, and a test sets what it needs.
+          TRANSACTIONS_SECURITY_CODE: "",
+          COMPAT_NAMESPACE: "",
+          COMPAT_PUBLIC_READS: "false",
+          CORS_ORIGINS: "",
+        },
+      },
+    });
   return {
     test: {
       projects: [
         {
           // The service, inside the Workers runtime.
-          plugins: [
-            cloudflareTest({
-              wrangler: { configPath: "./wrangler.toml" },
-              miniflare: {
-                bindings: {
-                  TEST_MIGRATIONS: migrations,
-                  // Test-only values; deployed secrets come from `wrangler secret put`.
-                  JWT_SECRET: "test-only-jwt-secret",
-                  SITE_URL: "https://wallet.example.test",
-                  // Whatever a developer's .dev.vars holds for `npm run dev` must not change what the
-                  // tests see: optional settings start unset here, and a test sets what it needs.
-                  TRANSACTIONS_SECURITY_CODE: "",
-                  COMPAT_NAMESPACE: "",
-                  COMPAT_PUBLIC_READS: "false",
-                  CORS_ORIGINS: "",
-                },
-              },
-            }),
-          ],
+          plugins: [workersPool("./wrangler.toml")],
           // Each request logs one line; show them only for failing tests.
           test: {
             name: "workers",
             silent: "passed-only",
             setupFiles: ["./test/apply-migrations.ts"],
             include: ["test/**/*.test.ts"],
-            exclude: [...configDefaults.exclude, "test/node/**", "test/browser/**"],
+            exclude: [
+              ...configDefaults.exclude,
+              "test/node/**",
+              "test/browser/**",
+              "test/do-writer.test.ts",
+            ],
+          },
+        },
+        {
+          // The sharding prototype (bench/do-writer/, docs/scaling.md): the app with its credits in a
+          // Durable Object per user, whose class only that worker exports.
+          plugins: [workersPool("./bench/do-writer/wrangler.toml")],
+          test: {
+            name: "do-writer",
+            silent: "passed-only",
+            setupFiles: ["./test/apply-migrations.ts"],
+            include: ["test/do-writer.test.ts"],
           },
         },
         {

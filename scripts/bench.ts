@@ -11,23 +11,15 @@
 // Settings (environment): BENCH_DURATION seconds per scenario (8), BENCH_WARMUP seconds of warm-up
 // before each (3), BENCH_CONNECTIONS (32), BENCH_COST_DURATION seconds per scenario of the cost pass
 // (3). Output: tables on stdout, progress on stderr, and bench-results/bench-<timestamp>.json.
-import { execFileSync } from "node:child_process";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { cpus, loadavg } from "node:os";
+import { loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type autocannon from "autocannon";
 import { bundleSize, kib } from "./bench/bundle";
-import {
-  cpuMsPerRequest,
-  d1Medians,
-  groupCpuSeconds,
-  type RequestCost,
-  requestLogReader,
-} from "./bench/cost";
+import { d1Medians, type RequestCost, requestLogReader } from "./bench/cost";
 import { changedFiles, fingerprint } from "./bench/fingerprint";
 import { balanceSum, makeFixtures, USER_PASSWORD, WALLETS } from "./bench/fixtures";
-import { runLoad, stopCurrentLoad } from "./bench/load";
+import { runLoad } from "./bench/load";
 import {
   type AppSummary,
   type CostRow,
@@ -37,69 +29,47 @@ import {
   formatTable,
   type TableRow,
 } from "./bench/report";
-import { adminAuth, type Server, startServer, stopAllServers } from "./lib/server";
+import {
+  answeredAndSent,
+  baselineDrift,
+  loadSettings,
+  progressLog,
+  removeAtEnd,
+  runBench,
+  runMeta,
+  runPlan,
+  setting,
+  stopOnSignals,
+  writeResults,
+} from "./bench/session";
+import { adminAuth, type Server, startServer } from "./lib/server";
 import { appendHistorySql } from "./lib/sql";
 import { wrangler } from "./lib/wrangler";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 process.chdir(ROOT);
 
-const setting = (name: string, fallback: number) => {
-  const value = Number(process.env[name] ?? fallback);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`);
-  return value;
-};
-const DURATION = setting("BENCH_DURATION", 8);
-const WARMUP = setting("BENCH_WARMUP", 3);
-const CONNECTIONS = setting("BENCH_CONNECTIONS", 32);
+const LOAD = loadSettings();
+const { durationS: DURATION, warmupS: WARMUP, connections: CONNECTIONS } = LOAD;
 const COST_DURATION = setting("BENCH_COST_DURATION", 3);
 /** Entries appended to one user's history, against another user's 10 (the cost pass). */
 const HISTORY_LONG = 100_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const started = Date.now();
-const log = (msg: string) =>
-  process.stderr.write(
-    `[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(3)}s] ${msg}\n`,
-  );
-
-// ---- cleanup on every way out -------------------------------------------------------------------
-let stopping = false;
-/** Server state kept across a restart, removed at the end. */
-const tempDirs = new Set<string>();
-async function cleanup() {
-  stopCurrentLoad();
-  await stopAllServers();
-  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
-}
-for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
-  process.on(signal, async () => {
-    if (stopping) return;
-    stopping = true;
-    log(`${signal}: stopping the servers`);
-    await cleanup();
-    process.exit(signal === "SIGINT" ? 130 : 143);
-  });
-}
+const log = progressLog("bench", started);
+const stopping = stopOnSignals(log);
 
 async function main() {
   const runId = Date.now().toString(36);
   const sourcesAtStart = fingerprint();
-  const meta: Record<string, unknown> & { date: string; cpus: number } = {
-    date: new Date().toISOString(),
-    node: process.version,
-    cpus: cpus().length,
-    cpuModel: cpus()[0]?.model,
-    loadavgAtStart: loadavg(),
-    commit: gitCommit(),
-    settings: {
-      durationS: DURATION,
-      warmupS: WARMUP,
-      connections: CONNECTIONS,
-      logLevel: "warn",
-      host: "127.0.0.1",
-    },
-  };
+  const meta = runMeta({
+    durationS: DURATION,
+    warmupS: WARMUP,
+    connections: CONNECTIONS,
+    logLevel: "warn",
+    host: "127.0.0.1",
+  });
 
   log("bundling (wrangler deploy --dry-run)");
   const bundles = {
@@ -260,51 +230,17 @@ async function main() {
     ],
   ].flat();
 
-  const runs: (Awaited<ReturnType<typeof runLoad>> & {
-    name: string;
-    kind: "app" | "baseline";
-    loadavg1Before: number;
-    warmup: ReturnType<typeof pick>;
-    cpuMsPerRequest: ReturnType<typeof cpuMsPerRequest>;
-  })[] = [];
-  for (const name of plan) {
-    if (stopping) throw new Error("interrupted");
-    const s = scenarios[name]!;
-    const common = loadOf(s);
-    log(`${name}: warm-up ${WARMUP}s`);
-    const warmup = await runLoad({ ...common, duration: WARMUP });
-    log(`${name}: ${DURATION}s × ${CONNECTIONS} connections`);
-    const loadavgBefore = loadavg()[0]!;
-    const cpuBefore = groupCpuSeconds(s.server.child.pid!);
-    const measured = await runLoad({ ...common, duration: DURATION });
-    log(
-      `${name}: ${measured.reqPerSec.toFixed(1)} req/s, p50 ${measured.latencyMs.p50} ms, p99 ${measured.latencyMs.p99} ms, errors ${measured.errors}`,
-    );
-    if (measured.errorSamples.length)
-      log(`${name}: unexpected answers, e.g. ${JSON.stringify(measured.errorSamples[0])}`);
-    await sleep(1000); // let answers still in flight drain
-    // Every request sent is answered by the server (the ledger check below shows it for credits),
-    // including the few still in flight when autocannon stopped counting.
-    const cpu = cpuMsPerRequest(cpuBefore, groupCpuSeconds(s.server.child.pid!), measured.sent);
-    runs.push({
-      name,
-      kind: s.server === app ? "app" : "baseline",
-      loadavg1Before: loadavgBefore,
-      warmup: pick(warmup),
-      cpuMsPerRequest: cpu,
-      ...measured,
-    });
-  }
+  const runs = await runPlan(
+    plan,
+    scenarios,
+    (s) => (s.server === app ? "app" : "baseline"),
+    LOAD,
+    { log, stopping },
+  );
 
   // The credits landed once each: the payees' balances (minus the seeded duplicate) lie between
-  // the credits answered 200 and the credits sent (autocannon drops the answers still in flight
-  // when a run ends; the server applies those requests all the same).
-  const creditRuns = runs.filter((r) => r.name === "credits");
-  const credited = creditRuns.reduce(
-    (n, r) => n + (r.statusCodes["200"] ?? 0) + (r.warmup.statusCodes["200"] ?? 0),
-    0,
-  );
-  const sent = creditRuns.reduce((n, r) => n + r.sent + r.warmup.sent, 0);
+  // the credits answered 200 and the credits sent.
+  const { answered200: credited, sent } = answeredAndSent(runs.filter((r) => r.name === "credits"));
   await sleep(1000);
   const applied =
     (await balanceSum({ api: app.api, auth, users: fx.users, wallet: WALLETS[0] })) -
@@ -325,7 +261,7 @@ async function main() {
   // grows by HISTORY_LONG entries straight in its D1 state, and the app starts again on that state.
   log(`stopping the app; appending ${HISTORY_LONG} entries to one user's history`);
   await app.stop({ keepState: true });
-  tempDirs.add(app.stateDir);
+  removeAtEnd(app.stateDir);
   const seedStarted = Date.now();
   const seedSql = appendHistorySql(fx.history.long.id, WALLETS[0], HISTORY_LONG, `long-${runId}`);
   const persist = ["--config", "wrangler.toml", "--persist-to", app.stateDir];
@@ -351,7 +287,7 @@ async function main() {
   const costScenarios = appScenarios(costApp, costAuth);
   const costs: Record<string, ReturnType<typeof d1Medians> & { errors: number }> = {};
   for (const [name, s] of Object.entries(costScenarios)) {
-    if (stopping) throw new Error("interrupted");
+    if (stopping()) throw new Error("interrupted");
     await runLoad({ ...loadOf(s), duration: 1 });
     await sleep(1000); // the warm-up's lines are not counted
     const from = logLines.length;
@@ -380,7 +316,7 @@ async function main() {
         p50: r.latencyMs.p50,
         p99: r.latencyMs.p99,
         errors: r.errors,
-        cpuMs: r.cpuMsPerRequest.workerd,
+        cpuMs: r.cpuMsPerRequest?.workerd,
       });
     });
   }
@@ -395,13 +331,13 @@ async function main() {
       ratio,
       vs,
     };
-    rows.push({ scenario: r.name, ...appSummary[r.name]!, cpuMs: r.cpuMsPerRequest.workerd });
+    rows.push({ scenario: r.name, ...appSummary[r.name]!, cpuMs: r.cpuMsPerRequest?.workerd });
   }
   const targets = evaluateTargets(appSummary);
   const costRows: CostRow[] = Object.entries(costs).map(([scenario, c]) => ({
     scenario,
     ...c,
-    cpuMs: runs.find((r) => r.name === scenario)?.cpuMsPerRequest.workerd,
+    cpuMs: runs.find((r) => r.name === scenario)?.cpuMsPerRequest?.workerd,
   }));
   const costTargets = evaluateCostTargets(costRows);
   const totalErrors =
@@ -427,10 +363,7 @@ async function main() {
   );
   out.push("");
   out.push(formatCostTable(costRows));
-  const drift = ["noop", "insert", "select"].map((name) => {
-    const [a = 0, b = 0] = baselineRuns(name).map((r) => r.reqPerSec);
-    return { name, pct: (Math.abs(a - b) / ((a + b) / 2)) * 100 };
-  });
+  const drift = baselineDrift(runs, ["noop", "insert", "select"]);
   out.push("");
   out.push(
     `Baseline drift between its two bracketing runs: ${drift.map((d) => `${d.name} ${d.pct.toFixed(0)}%`).join(", ")}` +
@@ -466,57 +399,22 @@ async function main() {
     );
   }
 
-  mkdirSync("bench-results", { recursive: true });
-  const file = join("bench-results", `bench-${meta.date.replace(/[:.]/g, "-")}.json`);
-  meta.loadavgAtEnd = loadavg();
-  meta.wallSeconds = (Date.now() - started) / 1000;
-  writeFileSync(
-    file,
-    `${JSON.stringify({ meta, valid: sourcesChanged.length === 0, sourcesChanged, baselineDriftPct: drift, bundles, ledgerCheck, table: rows, targets, historySeed, costs: costRows, costTargets, runs }, null, 2)}\n`,
-  );
+  const file = writeResults("bench", meta, started, {
+    valid: sourcesChanged.length === 0,
+    sourcesChanged,
+    baselineDriftPct: drift,
+    bundles,
+    ledgerCheck,
+    table: rows,
+    targets,
+    historySeed,
+    costs: costRows,
+    costTargets,
+    runs,
+  });
   out.push(`\nResults: ${file}`);
   process.stdout.write(`${out.join("\n")}\n`);
   return totalErrors === 0 && ledgerCheck.ok && sourcesChanged.length === 0;
 }
 
-const pick = (r: Awaited<ReturnType<typeof runLoad>>) => ({
-  reqPerSec: r.reqPerSec,
-  sent: r.sent,
-  responses: r.responses,
-  errors: r.errors,
-  statusCodes: r.statusCodes,
-  errorSamples: r.errorSamples,
-});
-
-function gitCommit() {
-  try {
-    const head = execFileSync("git", ["rev-parse", "HEAD"], {
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "ignore"],
-    }).trim();
-    // read-only: GIT_OPTIONAL_LOCKS=0 keeps `git status` from refreshing the index
-    const dirty =
-      execFileSync("git", ["status", "--porcelain", "--untracked-files=no"], {
-        encoding: "utf8",
-        stdio: ["ignore", "pipe", "ignore"],
-        env: { ...process.env, GIT_OPTIONAL_LOCKS: "0" },
-      }).trim() !== "";
-    return dirty ? `${head} (with uncommitted changes)` : head;
-  } catch {
-    return null;
-  }
-}
-
-let ok = false;
-try {
-  ok = await main();
-} catch (error) {
-  log(`failed: ${(error as Error)?.stack ?? error}`);
-} finally {
-  if (!stopping) {
-    log("stopping the servers");
-    await cleanup();
-    log(`done in ${((Date.now() - started) / 1000).toFixed(0)}s`);
-  }
-}
-process.exitCode = ok ? 0 : 1;
+await runBench(main, { log, stopping, startedMs: started });

@@ -21,13 +21,14 @@ import {
   overrideMethod,
   readOnlyRoute,
 } from "./http/wp-core";
+import { d1Ledger, type Ledger } from "./ledger/writer";
 import { api, NAMESPACE } from "./routes";
 import { discovery } from "./routes/discovery";
 import { REFERENCE } from "./routes/openapi";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
-export type AppOptions = { nowMs?: () => number; pace?: Pace };
+export type AppOptions = { nowMs?: () => number; pace?: Pace; ledger?: Ledger };
 
 /**
  * `/?rest_route=/wallet/v1/x&a=1` is WordPress's plain-permalink form of `/wp-json/wallet/v1/x?a=1`.
@@ -62,6 +63,7 @@ const RAY_ID = /^[0-9A-Za-z-]{1,64}$/;
 export function createApp(options: AppOptions = {}) {
   const nowMs = options.nowMs ?? Date.now;
   const pace = options.pace ?? padToFloor;
+  const ledger = options.ledger ?? d1Ledger;
   const app = new Hono<AppEnv>({ strict: false });
 
   app.use(async (c, next) => {
@@ -81,6 +83,7 @@ export function createApp(options: AppOptions = {}) {
     const session = new SessionDatabase(openSession(c.env.DB, start, requested), c.env.DB, start);
     const d1 = meterD1(session);
     c.set("db", createDb(d1.db));
+    c.set("ledger", ledger);
     await next();
     const bookmark = session.bookmark() ?? (requested === "first-primary" ? null : requested);
     if (bookmark !== null) c.header(BOOKMARK_HEADER, bookmark);

@@ -2,7 +2,7 @@
 // process group) and its D1 statements and rows (from the request log line each request writes,
 // src/db/meter.ts).
 import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { groupProcesses } from "./process-io";
 
 const TICKS_PER_S = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim());
 
@@ -12,21 +12,10 @@ const TICKS_PER_S = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf
  */
 export function groupCpuSeconds(pgid: number) {
   const cpu = { workerd: 0, all: 0 };
-  for (const pid of readdirSync("/proc")) {
-    if (!/^\d+$/.test(pid)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    } catch {
-      continue; // exited meanwhile
-    }
-    // `pid (comm) state ppid pgrp ...`: comm may hold spaces, so fields are counted after its ")"
-    const close = stat.lastIndexOf(")");
-    const fields = stat.slice(close + 2).split(" ");
-    if (Number(fields[2]) !== pgid) continue;
+  for (const { comm, fields } of groupProcesses(pgid)) {
     const seconds = (Number(fields[11]) + Number(fields[12])) / TICKS_PER_S; // utime, stime
     cpu.all += seconds;
-    if (stat.slice(stat.indexOf("(") + 1, close) === "workerd") cpu.workerd += seconds;
+    if (comm === "workerd") cpu.workerd += seconds;
   }
   return cpu;
 }

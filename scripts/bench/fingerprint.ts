@@ -11,6 +11,7 @@ export const WATCHED = [
   "package.json",
   "package-lock.json",
   "bench/baseline",
+  "bench/do-writer",
 ];
 
 export type Fingerprint = Map<string, string>;

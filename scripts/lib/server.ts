@@ -77,6 +77,7 @@ export async function startServer({
   logLevel = "warn",
   seedAdmin = true,
   onStdout,
+  seedFile,
 }: {
   config?: string;
   persistTo?: string;
@@ -85,6 +86,8 @@ export async function startServer({
   seedAdmin?: boolean;
   /** Receives the server's stdout (the worker's console.log lines from log level "log" on). */
   onStdout?: (chunk: Buffer) => void;
+  /** An SQL file run against the migrated database before the server starts (bulk fixtures). */
+  seedFile?: string;
 } = {}): Promise<Server> {
   const stateDir = persistTo ?? mkdtempSync(join(tmpdir(), "wallet-state-"));
   const persist = ["--persist-to", stateDir];
@@ -96,6 +99,10 @@ export async function startServer({
     });
     if (seedAdmin)
       await ensureAdmin({ target: "--local", ...ADMIN, wranglerArgs: [...configArgs, ...persist] });
+    if (seedFile)
+      wrangler(["d1", "execute", "DB", "--local", ...configArgs, ...persist, "--file", seedFile], {
+        quiet: true,
+      });
     listenPort = port ?? (await freePort());
   } catch (error) {
     if (persistTo === undefined) rmSync(stateDir, { recursive: true, force: true }); // the temporary state made above

@@ -1,4 +1,3 @@
-import { readBalances } from "../../db/ledger";
 import { requireReaderOf } from "../../http/auth";
 import { ok } from "../../http/envelope";
 import { invalidInput, userNotFound } from "../../http/errors";
@@ -26,8 +25,8 @@ export const readBalance = defineRoute(
     requireReaderOf(c, params.user_id);
     const fields = parseFields(BalanceParams, params);
     const userId = fields.user_id ?? c.get("principal").userId;
-    const { wallets, userExists, balances } = await readBalances(
-      c.var.db,
+    const { wallets, userExists, balances } = await c.var.ledger.readBalances(
+      c,
       userId,
       fields.wallet_id,
     );

@@ -4,16 +4,18 @@ import type { AppEnv } from "../../env";
 import { ok } from "../../http/envelope";
 import { transactionExists } from "../../http/errors";
 import { EntryParams } from "../../http/fields";
-import { keepAlive } from "../../http/keep-alive";
 import { readMoneyInput } from "../../http/money-input";
 import { readParams } from "../../http/params";
-import { postEntry } from "../../ledger/entries";
+import { appendEntries } from "../../ledger/append";
+import { entry } from "../../ledger/entries";
 import { requireUser } from "../users/require";
 
 /**
  * The whole of POST /credits and POST /debits after authorization: validate, find the user, append
  * one entry idempotently. A debit past zero fails the overdraft CHECK inside its batch, so the
- * guard holds however many debits race (answered "Insufficient Balance" by http/errors.ts).
+ * guard holds however many debits race (answered "Insufficient Balance" by http/errors.ts). A credit
+ * goes through the request's ledger (ledger/writer.ts: group commit over D1); a debit, which its
+ * balance may refuse, is written alone.
  */
 export async function postSingleEntry(c: Context<AppEnv>, txnType: "CREDIT" | "DEBIT") {
   const db = c.var.db;
@@ -31,7 +33,9 @@ export async function postSingleEntry(c: Context<AppEnv>, txnType: "CREDIT" | "D
     requestId: fields.request_id,
     note: fields.note,
   };
-  const result = await postEntry(db, { ...spec, txnType }, c.get("nowMs")(), keepAlive(c));
+  const e = entry({ ...spec, txnType }, c.get("nowMs")());
+  const result =
+    txnType === "CREDIT" ? await c.var.ledger.postCredit(c, e) : await appendEntries(db, [e]);
   if (!result.created) throw transactionExists(result.existingId!);
   return ok(c, 200, "Transaction Completed", { transaction_id: result.ids[0], user_id: user.id });
 }

@@ -1,0 +1,252 @@
+// What every bench script shares around its load: settings from the environment, a progress log on
+// stderr, the commit it measured, stopping its servers (and removing the state they kept) on Ctrl-C
+// or however it ends, one scenario's warm-up and measured run with its CPU time per request, and the
+// results file.
+import { execFileSync } from "node:child_process";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
+import { join } from "node:path";
+import type autocannon from "autocannon";
+import { stopAllServers } from "../lib/server";
+import { cpuMsPerRequest, groupCpuSeconds } from "./cost";
+import { runLoad, stopCurrentLoad } from "./load";
+import { type GroupIo, groupIo } from "./process-io";
+
+/** A positive number from the environment, or `fallback`. */
+export const setting = (name: string, fallback: number) => {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`);
+  return value;
+};
+
+/** BENCH_DURATION and BENCH_WARMUP seconds per scenario (8, 3), over BENCH_CONNECTIONS (32). */
+export const loadSettings = () => ({
+  durationS: setting("BENCH_DURATION", 8),
+  warmupS: setting("BENCH_WARMUP", 3),
+  connections: setting("BENCH_CONNECTIONS", 32),
+});
+
+/** Progress lines on stderr, stamped with the seconds since `startedMs`. */
+export const progressLog = (tag: string, startedMs: number) => (msg: string) =>
+  process.stderr.write(
+    `[${tag} ${((Date.now() - startedMs) / 1000).toFixed(0).padStart(3)}s] ${msg}\n`,
+  );
+
+/** Server state kept across a restart (`stop({ keepState: true })`), removed when the bench ends. */
+const keptState = new Set<string>();
+export const removeAtEnd = (dir: string) => keptState.add(dir);
+
+/** Stops the load running now and every server, and removes the state kept for `removeAtEnd`. */
+async function cleanup() {
+  stopCurrentLoad();
+  await stopAllServers();
+  for (const dir of keptState) rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * On Ctrl-C, SIGTERM or SIGHUP: stops the load running now, then the servers, and exits.
+ * Returns whether a signal has come, for loops that should stop between scenarios.
+ */
+export function stopOnSignals(log: (msg: string) => void) {
+  let stopping = false;
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
+    process.on(signal, async () => {
+      if (stopping) return;
+      stopping = true;
+      log(`${signal}: stopping the servers`);
+      await cleanup();
+      process.exit(signal === "SIGINT" ? 130 : 143);
+    });
+  }
+  return () => stopping;
+}
+
+/** HEAD, marked when the tracked files differ from it. */
+export function gitCommit() {
+  try {
+    const head = execFileSync("git", ["rev-parse", "HEAD"], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    }).trim();
+    // read-only: GIT_OPTIONAL_LOCKS=0 keeps `git status` from refreshing the index
+    const dirty =
+      execFileSync("git", ["status", "--porcelain", "--untracked-files=no"], {
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "ignore"],
+        env: { ...process.env, GIT_OPTIONAL_LOCKS: "0" },
+      }).trim() !== "";
+    return dirty ? `${head} (with uncommitted changes)` : head;
+  } catch {
+    return null;
+  }
+}
+
+const pick = (r: Awaited<ReturnType<typeof runLoad>>) => ({
+  reqPerSec: r.reqPerSec,
+  sent: r.sent,
+  responses: r.responses,
+  errors: r.errors,
+  statusCodes: r.statusCodes,
+  errorSamples: r.errorSamples,
+});
+
+/**
+ * One scenario: a warm-up, then the measured run, logged; answers still in flight drain after.
+ * Given the server's process group (`pgid`), it also reads the CPU time the group used per request
+ * sent, over the measured run and the drain after it (`cpuMsPerRequest`, Linux only).
+ */
+export async function runScenario({
+  name,
+  base,
+  request,
+  expectStatus,
+  connections,
+  warmupS,
+  durationS,
+  log,
+  pgid,
+}: {
+  name: string;
+  base: string;
+  request: autocannon.Request;
+  expectStatus?: number;
+  connections: number;
+  warmupS: number;
+  durationS: number;
+  log: (msg: string) => void;
+  pgid?: number;
+}) {
+  const common = { base, request, expectStatus, connections };
+  log(`${name}: warm-up ${warmupS}s`);
+  const warmup = await runLoad({ ...common, duration: warmupS });
+  log(`${name}: ${durationS}s × ${connections} connections`);
+  const loadavg1Before = loadavg()[0]!;
+  const cpuBefore = pgid === undefined ? undefined : groupCpuSeconds(pgid);
+  const measured = await runLoad({ ...common, duration: durationS });
+  log(
+    `${name}: ${measured.reqPerSec.toFixed(1)} req/s, p50 ${measured.latencyMs.p50} ms, p99 ${measured.latencyMs.p99} ms, errors ${measured.errors}`,
+  );
+  if (measured.errorSamples.length)
+    log(`${name}: unexpected answers, e.g. ${JSON.stringify(measured.errorSamples[0])}`);
+  await new Promise((r) => setTimeout(r, 1000)); // let answers still in flight drain
+  // Every request sent is answered by the server (a ledger check shows it for credits), including
+  // the few still in flight when autocannon stopped counting.
+  const cpu = cpuBefore && cpuMsPerRequest(cpuBefore, groupCpuSeconds(pgid!), measured.sent);
+  return { name, loadavg1Before, warmup: pick(warmup), cpuMsPerRequest: cpu, ...measured };
+}
+
+export type ScenarioRun = Awaited<ReturnType<typeof runScenario>>;
+
+type Scenario = {
+  server: { base: string; child?: { pid?: number } };
+  request: autocannon.Request;
+  expectStatus?: number;
+};
+
+/**
+ * The scenarios of `plan` in order, each labelled `kind` (which server, for the report), with the
+ * CPU time (`cpuMsPerRequest`) and disk writes (`io`) its server's process group spent per request
+ * sent (Linux only).
+ */
+export async function runPlan<S extends Scenario, K extends string>(
+  plan: string[],
+  scenarios: Record<string, S>,
+  kind: (scenario: S) => K,
+  settings: { connections: number; warmupS: number; durationS: number },
+  { log, stopping }: { log: (msg: string) => void; stopping: () => boolean },
+) {
+  const runs: (ScenarioRun & { kind: K; io: GroupIo })[] = [];
+  for (const name of plan) {
+    if (stopping()) throw new Error("interrupted");
+    const s = scenarios[name]!;
+    const pgid = s.server.child?.pid;
+    const ioBefore = pgid === undefined ? undefined : groupIo(pgid);
+    const run = await runScenario({
+      name,
+      base: s.server.base,
+      request: s.request,
+      expectStatus: s.expectStatus,
+      ...settings,
+      log,
+      pgid,
+    });
+    const ioAfter = pgid === undefined ? undefined : groupIo(pgid);
+    // warm-up and measured run together, per request sent
+    const sent = run.sent + run.warmup.sent;
+    const io = {
+      writeBytes: ((ioAfter?.writeBytes ?? 0) - (ioBefore?.writeBytes ?? 0)) / sent,
+      writeCalls: ((ioAfter?.writeCalls ?? 0) - (ioBefore?.writeCalls ?? 0)) / sent,
+    };
+    runs.push({ ...run, kind: kind(s), io });
+  }
+  return runs;
+}
+
+/**
+ * Requests answered 200 and requests sent, warm-ups included: what a ledger check bounds the
+ * credits applied with (autocannon drops the answers still in flight when a run ends; the server
+ * applies those requests all the same).
+ */
+export const answeredAndSent = (runs: ScenarioRun[]) => ({
+  answered200: runs.reduce(
+    (n, r) => n + (r.statusCodes["200"] ?? 0) + (r.warmup.statusCodes["200"] ?? 0),
+    0,
+  ),
+  sent: runs.reduce((n, r) => n + r.sent + r.warmup.sent, 0),
+});
+
+/** What a results file says of the run: when, where, on which commit, with which settings. */
+export const runMeta = (settings: Record<string, unknown>) => ({
+  date: new Date().toISOString(),
+  node: process.version,
+  cpus: cpus().length,
+  cpuModel: cpus()[0]?.model,
+  loadavgAtStart: loadavg(),
+  commit: gitCommit(),
+  settings,
+});
+
+/** How far each baseline's two bracketing runs lie apart, in % of their mean. */
+export const baselineDrift = (runs: { name: string; reqPerSec: number }[], names: string[]) =>
+  names.map((name) => {
+    const [a = 0, b = 0] = runs.filter((r) => r.name === name).map((r) => r.reqPerSec);
+    return { name, pct: (Math.abs(a - b) / ((a + b) / 2)) * 100 };
+  });
+
+/** Writes bench-results/<prefix>-<date>.json (git-ignored) with the run's end added to its meta. */
+export function writeResults(
+  prefix: string,
+  meta: ReturnType<typeof runMeta> & Record<string, unknown>,
+  startedMs: number,
+  results: Record<string, unknown>,
+) {
+  mkdirSync("bench-results", { recursive: true });
+  const file = join("bench-results", `${prefix}-${meta.date.replace(/[:.]/g, "-")}.json`);
+  const end = { loadavgAtEnd: loadavg(), wallSeconds: (Date.now() - startedMs) / 1000 };
+  writeFileSync(file, `${JSON.stringify({ meta: { ...meta, ...end }, ...results }, null, 2)}\n`);
+  return file;
+}
+
+/** Runs a bench's `main` and stops its servers however it ends; the exit code says if it passed. */
+export async function runBench(
+  main: () => Promise<boolean>,
+  {
+    log,
+    stopping,
+    startedMs,
+  }: { log: (msg: string) => void; stopping: () => boolean; startedMs: number },
+) {
+  let ok = false;
+  try {
+    ok = await main();
+  } catch (error) {
+    log(`failed: ${(error as Error)?.stack ?? error}`);
+  } finally {
+    if (!stopping()) {
+      log("stopping the servers");
+      await cleanup();
+      log(`done in ${((Date.now() - startedMs) / 1000).toFixed(0)}s`);
+    }
+  }
+  process.exitCode = ok ? 0 : 1;
+}
