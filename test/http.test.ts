@@ -540,6 +540,9 @@ describe("GET /openapi.json", () => {
       properties: { transaction_id: { type: "integer" }, user_id: { type: "integer" } },
       additionalProperties: false,
     });
+    const bookmark = { $ref: "#/components/parameters/Bookmark" };
+    expect(body.paths["/wp-json/wallet/v1/credits"].post.parameters).toContainEqual(bookmark);
+    expect(body.components.parameters.Bookmark.name).toBe("x-d1-bookmark");
     const list = success("/transactions", "get", "200").allOf[1].properties.data;
     expect(list.type).toBe("array");
     expect(Object.keys(list.items.properties)).toContain("post_name");

@@ -1,5 +1,6 @@
 import { toJsonSchema } from "@valibot/to-json-schema";
 import type { GenericSchema } from "valibot";
+import { BOOKMARK_HEADER } from "../db/session";
 import { ERRORS, type ErrorCode } from "../http/errors";
 import { NAMESPACE, type RouteInfo } from "./route";
 
@@ -25,6 +26,9 @@ const envelopeB = {
     error: {},
   },
 };
+
+const BOOKMARK_TEXT =
+  "A bookmark from an earlier answer: the read sees at least that state (its own writes); `first-primary` asks for the newest. Optional (docs/scaling.md#read-replicas).";
 
 /** Where the interactive reference (Scalar, over this document) is served. */
 export const REFERENCE = "/api-reference";
@@ -94,6 +98,7 @@ function operation(route: RouteInfo) {
       ? { requestBody: { content: { "application/json": { schema: params } } } }
       : {}),
     parameters: [
+      { $ref: "#/components/parameters/Bookmark" },
       ...[...route.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
         name: m[1],
         in: "path",
@@ -112,6 +117,7 @@ function operation(route: RouteInfo) {
     responses: {
       [String(route.success)]: {
         description: "Success",
+        headers: { [BOOKMARK_HEADER]: { $ref: "#/components/headers/Bookmark" } },
         content: { "application/json": { schema: successSchema(route, envelope) } },
       },
       ...errorResponses(route, envelope),
@@ -132,6 +138,22 @@ export function openApiDocument(routes: readonly RouteInfo[], serverUrl: string)
     paths,
     components: {
       schemas: { EnvelopeA: envelopeA, EnvelopeB: envelopeB },
+      parameters: {
+        Bookmark: {
+          name: BOOKMARK_HEADER,
+          in: "header",
+          required: false,
+          description: BOOKMARK_TEXT,
+          schema: { type: "string" },
+        },
+      },
+      headers: {
+        Bookmark: {
+          description:
+            "The D1 session's bookmark after this request: send it back to read at least this state.",
+          schema: { type: "string" },
+        },
+      },
       securitySchemes: {
         bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT" },
         apiKey: {
