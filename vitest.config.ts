@@ -35,7 +35,12 @@ export default defineConfig(async () => {
             silent: "passed-only",
             setupFiles: ["./test/apply-migrations.ts"],
             include: ["test/**/*.test.ts"],
-            exclude: [...configDefaults.exclude, "test/node/**", "test/browser/**"],
+            exclude: [
+              ...configDefaults.exclude,
+              "test/node/**",
+              "test/browser/**",
+              "test/reliability/**",
+            ],
           },
         },
         {
@@ -45,6 +50,20 @@ export default defineConfig(async () => {
             environment: "node",
             include: ["test/node/**/*.test.ts"],
             testTimeout: 120_000,
+          },
+        },
+        {
+          // The reliability suite over HTTP against a real `wrangler dev` (npm run test:reliability;
+          // not part of npm test). One server for every section, started by the global setup; the
+          // files run one after another, since they share it and the timing checks need quiet.
+          test: {
+            name: "reliability",
+            environment: "node",
+            include: ["test/reliability/**/*.test.ts"],
+            globalSetup: ["./test/reliability/global-setup.ts"],
+            fileParallelism: false,
+            testTimeout: 300_000,
+            hookTimeout: 120_000,
           },
         },
         {
