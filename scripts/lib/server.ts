@@ -144,7 +144,8 @@ export async function startServer({
         } catch {
           // already gone
         }
-        await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+        // unref: a stopped server's timer keeps no caller waiting (vitest waits for pending timers).
+        await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000).unref())]);
         if (running()) {
           try {
             process.kill(-child.pid!, "SIGKILL"); // did not stop in 10 s
