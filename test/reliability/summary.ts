@@ -49,7 +49,7 @@ export type Figures = {
 };
 
 export type SectionReport = {
-  name: string;
+  name: SectionName;
   title: string;
   tally: Tally;
   figures: Figures;
@@ -102,9 +102,7 @@ export function printSummary(runDir: string, seed: number, startedAtMs: number) 
   let passed = 0;
   let failed = 0;
   for (const r of reports) {
-    say(
-      `${SECTIONS[r.name as SectionName].padEnd(22)} ${r.tally.passed} passed, ${r.tally.failed} failed`,
-    );
+    say(`${SECTIONS[r.name].padEnd(22)} ${r.tally.passed} passed, ${r.tally.failed} failed`);
     passed += r.tally.passed;
     failed += r.tally.failed;
   }
