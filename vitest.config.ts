@@ -40,6 +40,7 @@ export default defineConfig(async () => {
               "test/node/**",
               "test/browser/**",
               "test/do-writer.test.ts",
+              "test/reliability/**",
             ],
           },
         },
@@ -61,6 +62,20 @@ export default defineConfig(async () => {
             environment: "node",
             include: ["test/node/**/*.test.ts"],
             testTimeout: 120_000,
+          },
+        },
+        {
+          // The reliability suite over HTTP against a real `wrangler dev` (npm run test:reliability;
+          // not part of npm test). One server for every section, started by the global setup; the
+          // files run one after another, since they share it and the timing checks need quiet.
+          test: {
+            name: "reliability",
+            environment: "node",
+            include: ["test/reliability/**/*.test.ts"],
+            globalSetup: ["./test/reliability/global-setup.ts"],
+            fileParallelism: false,
+            testTimeout: 300_000,
+            hookTimeout: 120_000,
           },
         },
         {

@@ -1,11 +1,12 @@
-// 4. Crash safety: under a steady stream of credits, SIGKILL the server's whole process group,
-// restart it on the same state, and check that every acknowledged credit is there exactly once,
-// that retrying the unanswered ones (same request_id) applies each at most once, and that every
-// balance still equals the sum of its entries.
-
-import { startServer } from "../lib/server.ts";
-import { balance, connect, createUser, createWallet } from "./api.mjs";
+// 4. Crash safety: under a steady stream of credits, SIGKILL the whole process group of a server of
+// this section's own, restart it on the same state, and check that every acknowledged credit is there
+// exactly once, that retrying the unanswered ones (same request_id) applies each at most once, and
+// that every balance still equals the sum of its entries.
+import { it } from "vitest";
+import { startServer } from "../../scripts/lib/server";
+import { balance, connect, createUser, createWallet } from "./api";
 import {
+  at,
   check,
   figures,
   histogram,
@@ -15,15 +16,22 @@ import {
   pool,
   send,
   sleep,
-  startSection,
   unique,
-} from "./harness.mjs";
-import { checkLedgerInvariants, d1 } from "./ledger.mjs";
+} from "./harness";
+import { checkLedgerInvariants, d1, type Row, type Store } from "./ledger";
+import { endOfSection, section } from "./section";
 
 const SENDERS = 8;
 const LOAD_MS = 3_000;
 
-function groupAlive(pid) {
+type Sent = {
+  rid: string;
+  minor: number;
+  status: number | "pending" | "no answer";
+  txnId?: unknown;
+};
+
+function groupAlive(pid: number) {
   try {
     process.kill(-pid, 0);
     return true;
@@ -32,34 +40,36 @@ function groupAlive(pid) {
   }
 }
 
-/** Entries of one user by request key: { key → { n, minor, id } }. */
-async function entriesByRequest(stateDir, userId) {
-  const [rows] = await d1(
-    stateDir,
+/** Entries of one user by request key: key → { n, minor, id }. */
+async function entriesByRequest(store: Store, userId: number) {
+  const [rows = []] = await d1(
+    store,
     `SELECT request_key AS k, count(*) AS n, sum(amount_minor) AS minor, min(id) AS id FROM transactions WHERE user_id = ${userId} GROUP BY request_key`,
   );
-  return new Map(rows.map((r) => [r.k, r]));
+  return new Map<unknown, Row>(rows.map((r) => [r.k, r]));
 }
 
-export async function runCrash(ctx, { deadline }) {
-  startSection("crash", "4. Crash safety (SIGKILL under load, restart on the same state)");
-  const user = await createUser(ctx, "crash");
-  const wallet = await createWallet(ctx, { prefix: "kw" });
+const { ctx, deadlineFor, server, run } = section("crash", { ownServer: true });
+
+it("every credit acknowledged before a SIGKILL is there once after the restart; retries apply each unanswered one at most once", async () => {
+  const deadline = deadlineFor(60_000);
+  const user = await createUser(ctx(), "crash");
+  const wallet = await createWallet(ctx(), { prefix: "kw" });
   const tag = unique("");
-  const sent = [];
+  const sent: Sent[] = [];
   let stopping = false;
 
-  async function sender(k) {
+  async function sender(k: number) {
     for (let n = 0; !stopping && Date.now() < deadline; n++) {
-      const rec = {
+      const rec: Sent = {
         rid: `crash-${tag}-${k}-${n}`,
         minor: 1 + ((k * 7_919 + n * 104_729) % 99_999),
         status: "pending",
       };
       sent.push(rec);
       try {
-        const res = await send(ctx.api, "POST", "/credits", {
-          auth: ctx.adminAuth,
+        const res = await send(ctx().api, "POST", "/credits", {
+          auth: ctx().adminAuth,
           json: {
             user_id: user.id,
             wallet_id: wallet,
@@ -69,19 +79,18 @@ export async function runCrash(ctx, { deadline }) {
           timeoutMs: 15_000,
         });
         rec.status = res.status;
-        rec.txnId = res.json?.data?.transaction_id;
-      } catch (error) {
+        rec.txnId = at(res.json, "data", "transaction_id");
+      } catch {
         rec.status = "no answer";
-        rec.error = error.cause?.code ?? error.name;
       }
     }
   }
 
   const senders = Array.from({ length: SENDERS }, (_, k) => sender(k));
   await sleep(LOAD_MS);
-  const pid = ctx.server.child.pid;
-  const oldBase = ctx.base;
-  const killed = ctx.server.stop({ signal: "SIGKILL", keepState: true }); // signals the group at once
+  const pid = server().child.pid!;
+  const oldBase = ctx().base;
+  const killed = server().stop({ signal: "SIGKILL", keepState: true }); // signals the group at once
   stopping = true; // no new requests; the ones in flight die with the server
   await killed;
   await Promise.race([Promise.all(senders), sleep(20_000)]);
@@ -121,22 +130,23 @@ export async function runCrash(ctx, { deadline }) {
     `${acked.length} acknowledged`,
   );
 
-  // Restart on the same state.
+  // Restart on the same state (stopped with the section's other servers after it).
   const t0 = Date.now();
-  const server = await startServer({
-    persistTo: ctx.stateDir,
-    config: ctx.config,
+  const restarted = await startServer({
+    persistTo: ctx().stateDir,
+    config: run.config,
+    prepared: true,
     logLevel: "warn",
   });
-  const next = await connect(server, ctx.config);
+  const next = await connect(restarted, run.config);
   note(
-    `restarted on the same state in ${((Date.now() - t0) / 1000).toFixed(1)} s at ${server.base}`,
+    `restarted on the same state in ${((Date.now() - t0) / 1000).toFixed(1)} s at ${restarted.base}`,
   );
 
-  const afterKill = await entriesByRequest(next.stateDir, user.id);
+  const afterKill = await entriesByRequest(next, user.id);
   const found = acked.filter((r) => {
     const row = afterKill.get(r.rid.toLowerCase());
-    return row && row.n === 1 && row.minor === r.minor && row.id === r.txnId;
+    return row !== undefined && row.n === 1 && row.minor === r.minor && row.id === r.txnId;
   });
   check(
     `every acknowledged credit is present exactly once after the restart (${found.length} of ${acked.length})`,
@@ -148,7 +158,7 @@ export async function runCrash(ctx, { deadline }) {
       .join("; "),
   );
   const known = new Set(sent.map((r) => r.rid.toLowerCase()));
-  const phantoms = [...afterKill.keys()].filter((k) => !known.has(k));
+  const phantoms = [...afterKill.keys()].filter((k) => !known.has(String(k)));
   check(
     "no entry the senders did not ask for, none twice",
     phantoms.length === 0 && [...afterKill.values()].every((r) => r.n === 1),
@@ -162,16 +172,17 @@ export async function runCrash(ctx, { deadline }) {
       auth: next.adminAuth,
       json: { user_id: user.id, wallet_id: wallet, amount: minorText(r.minor), request_id: r.rid },
     });
-    return { r, status: res.status, body: res.json };
+    return { status: res.status, message: at(res.json, "message") };
   });
-  const applied = retries.filter((x) => x.status === 200).length;
-  const already = retries.filter(
-    (x) => x.status === 409 && x.body?.message === "Transaction already exists",
+  const answered = retries.filter((x) => x !== undefined);
+  const applied = answered.filter((x) => x.status === 200).length;
+  const already = answered.filter(
+    (x) => x.status === 409 && x.message === "Transaction already exists",
   ).length;
   check(
-    `every retried credit answered 200 or 409 (${retries.length} retried: ${applied} × 200, ${already} × 409)`,
+    `every retried credit answered 200 or 409 (${answered.length} retried: ${applied} × 200, ${already} × 409)`,
     applied + already === unanswered.length,
-    histogram(retries.map((x) => x.status)),
+    histogram(answered.map((x) => x.status)),
   );
   check(
     "the 409s are exactly the credits that had been written before the kill without an answer",
@@ -179,7 +190,7 @@ export async function runCrash(ctx, { deadline }) {
     `${already} × 409, ${committedUnanswered} written but unanswered`,
   );
 
-  const afterRetry = await entriesByRequest(next.stateDir, user.id);
+  const afterRetry = await entriesByRequest(next, user.id);
   const once = sent.filter(
     (r) =>
       afterRetry.get(r.rid.toLowerCase())?.n === 1 &&
@@ -197,7 +208,7 @@ export async function runCrash(ctx, { deadline }) {
     shown === minorAsNumber(expected),
     `balance ${shown}`,
   );
-  await checkLedgerInvariants(next.stateDir, "after the crash and the retries");
+  await checkLedgerInvariants(next, "after the crash and the retries");
 
   figures.crash = {
     sent: sent.length,
@@ -205,9 +216,10 @@ export async function runCrash(ctx, { deadline }) {
     foundAfter: found.length,
     unanswered: unanswered.length,
     committedUnanswered,
-    retried: retries.length,
+    retried: answered.length,
     appliedByRetry: applied,
     alreadyThere: already,
   };
-  return next;
-}
+});
+
+endOfSection();

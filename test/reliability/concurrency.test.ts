@@ -1,8 +1,12 @@
 // 1. Concurrency over HTTP: duplicate request ids, many distinct credits, racing debits and
-// transfers against a small balance, racing user creations.
-import { allTransactions, balance, createUser, createWallet, credit } from "./api.mjs";
+// transfers against a small balance, racing user creations. The last tests read the same facts from
+// D1 itself, for the users and names the earlier tests of this file made.
+import { beforeAll, it } from "vitest";
+import { allTransactions, balance, createUser, createWallet, credit, type User } from "./api";
 import {
+  at,
   check,
+  errorCode,
   figures,
   histogram,
   minorAsNumber,
@@ -10,10 +14,10 @@ import {
   note,
   pool,
   send,
-  startSection,
   unique,
-} from "./harness.mjs";
-import { checkLedgerInvariants, d1 } from "./ledger.mjs";
+} from "./harness";
+import { checkLedgerInvariants, d1 } from "./ledger";
+import { endOfSection, section } from "./section";
 
 const DISTINCT_CREDITS = 2000;
 const CONNECTIONS = 32;
@@ -24,24 +28,41 @@ const INSUFFICIENT = {
   error: { amount: "Insufficient Balance" },
 };
 
-const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 /** Minor units of an amount as the API echoes it ("12.3", "12.30", "12"). */
-const toMinor = (text) => {
+const toMinor = (text: unknown) => {
   const [whole, frac = ""] = String(text).split(".");
   return Number(whole) * 100 + Number(frac.padEnd(2, "0").slice(0, 2));
 };
 
-export async function runConcurrency(ctx, { deadline }) {
-  startSection("concurrency", "1. Concurrency over HTTP");
-  const wallet = await createWallet(ctx, { prefix: "cw" });
-  const [dupUser, manyUser, debitUser, fromUser, toUser] = await Promise.all(
-    ["cdup", "cmany", "cdeb", "cfrom", "cto"].map((p) => createUser(ctx, p)),
-  );
-  const post = (path, json) => send(ctx.api, "POST", path, { auth: ctx.adminAuth, json });
+const { ctx, deadlineFor } = section("concurrency");
+const post = (path: string, json: unknown) =>
+  send(ctx().api, "POST", path, { auth: ctx().adminAuth, json });
 
-  // --- 100 parallel credits with one request_id (a quarter of them in upper case: the key is case-insensitive).
+let wallet: string;
+let dupUser: User;
+let manyUser: User;
+let debitUser: User;
+let fromUser: User;
+let toUser: User;
+let keyUser: User;
+let expected = 0;
+let raced = { name: "", mail: "" };
+beforeAll(async () => {
+  wallet = await createWallet(ctx(), { prefix: "cw" });
+  [dupUser, manyUser, debitUser, fromUser, toUser, keyUser] = await Promise.all([
+    createUser(ctx(), "cdup"),
+    createUser(ctx(), "cmany"),
+    createUser(ctx(), "cdeb"),
+    createUser(ctx(), "cfrom"),
+    createUser(ctx(), "cto"),
+    createUser(ctx(), "ckey"),
+  ]);
+});
+
+it("100 parallel credits with one request_id (a quarter in upper case) make one entry", async () => {
   const rid = unique("dup-");
-  const before = await balance(ctx, dupUser.id, wallet);
+  const before = await balance(ctx(), dupUser.id, wallet);
   const dup = await Promise.all(
     Array.from({ length: 100 }, (_, i) =>
       post("/credits", {
@@ -53,7 +74,7 @@ export async function runConcurrency(ctx, { deadline }) {
     ),
   );
   const dupOk = dup.filter((r) => r.status === 200);
-  const winner = dupOk[0]?.json?.data?.transaction_id;
+  const winner = at(dupOk[0]?.json, "data", "transaction_id");
   const dup409 = dup.filter(
     (r) =>
       r.status === 409 &&
@@ -74,25 +95,28 @@ export async function runConcurrency(ctx, { deadline }) {
     dup409.length === 99,
     histogram(dup.map((r) => r.status)),
   );
-  const afterDup = await balance(ctx, dupUser.id, wallet);
+  const afterDup = await balance(ctx(), dupUser.id, wallet);
   check(
     "... one balance change (+12.34)",
-    afterDup === minorAsNumber(toMinor(before) + 1234),
+    afterDup === minorAsNumber(toMinor(before ?? 0) + 1234),
     `before ${before}, after ${afterDup}`,
   );
-  const dupList = await allTransactions(ctx, dupUser.id);
+  const dupList = await allTransactions(ctx(), dupUser.id);
   check(
     "... one entry in GET /transactions",
     dupList.total === 1 && dupList.rows.length === 1,
     `X-WP-Total ${dupList.total}, rows ${dupList.rows.length}`,
   );
+});
 
-  // --- 2,000 distinct credits over 32 concurrent fetch loops.
+it(`${DISTINCT_CREDITS} distinct credits over ${CONNECTIONS} connections all land, exactly`, async () => {
+  // minor units, 0.01 … 999.99
   const amounts = Array.from(
     { length: DISTINCT_CREDITS },
     (_, i) => 1 + ((i * 7919 + 13) % 99_999),
-  ); // minor units, 0.01 … 999.99
-  const expected = amounts.reduce((a, b) => a + b, 0);
+  );
+  expected = amounts.reduce((a, b) => a + b, 0);
+  const tag = unique("");
   const started = Date.now();
   const answers = await pool(
     amounts,
@@ -105,17 +129,17 @@ export async function runConcurrency(ctx, { deadline }) {
           user_id: manyUser.id,
           wallet_id: wallet,
           amount,
-          request_id: `many-${i}-${rid}`,
+          request_id: `many-${i}-${tag}`,
         });
-        return { status: r.status, id: r.json?.data?.transaction_id };
+        return { status: r.status, id: at(r.json, "data", "transaction_id") };
       } catch (error) {
-        return { status: `network: ${error.cause?.code ?? error.message}` };
+        return { status: `network: ${errorCode(error)}`, id: undefined };
       }
     },
-    { deadline },
+    { deadline: deadlineFor(60_000) },
   );
   const seconds = (Date.now() - started) / 1000;
-  const answered = answers.filter(Boolean);
+  const answered = answers.filter((a) => a !== undefined);
   figures.distinctCredits = {
     sent: answered.length,
     seconds,
@@ -129,15 +153,15 @@ export async function runConcurrency(ctx, { deadline }) {
     answered.length === DISTINCT_CREDITS && answered.every((a) => a.status === 200),
     histogram(answers.map((a) => a?.status ?? "not sent")),
   );
-  const manyBalance = await balance(ctx, manyUser.id, wallet);
+  const manyBalance = await balance(ctx(), manyUser.id, wallet);
   check(
     `... balance equals the exact sum (${minorText(expected)})`,
     manyBalance === minorAsNumber(expected),
     `balance ${manyBalance}`,
   );
-  const list = await allTransactions(ctx, manyUser.id);
+  const list = await allTransactions(ctx(), manyUser.id);
   const listedIds = new Set(list.rows.map((r) => r.ID));
-  const answeredIds = new Set(answers.map((a) => a?.id));
+  const answeredIds = new Set(answered.map((a) => a.id));
   const listedSum = list.rows.reduce((s, r) => s + toMinor(r.amount), 0);
   check(
     `... GET /transactions (per_page=100, ${Math.ceil(list.rows.length / 100)} pages) holds exactly ${DISTINCT_CREDITS} entries`,
@@ -151,9 +175,10 @@ export async function runConcurrency(ctx, { deadline }) {
     [...listedIds].every((id) => answeredIds.has(id)) && listedSum === expected,
     `listed sum ${listedSum}, expected ${expected}`,
   );
+});
 
-  // --- Parallel debits against a small balance: exactly floor(balance / amount) succeed.
-  await credit(ctx, debitUser.id, wallet, "10.00");
+it("40 parallel debits of 0.75 against 10.00: exactly 13 succeed, never an overdraft", async () => {
+  await credit(ctx(), debitUser.id, wallet, "10.00");
   const debits = await Promise.all(
     Array.from({ length: 40 }, () =>
       post("/debits", {
@@ -174,13 +199,14 @@ export async function runConcurrency(ctx, { deadline }) {
   check(
     '... the other 27 answer 400 "Insufficient Balance"',
     debitRefused === 27,
-    histogram(debits.map((r) => `${r.status} ${r.json?.message}`)),
+    histogram(debits.map((r) => `${r.status} ${at(r.json, "message")}`)),
   );
-  const debitBalance = await balance(ctx, debitUser.id, wallet);
+  const debitBalance = await balance(ctx(), debitUser.id, wallet);
   check("... final balance exactly 0.25", debitBalance === 0.25, `balance ${debitBalance}`);
+});
 
-  // --- Parallel transfers against a small balance: both halves or nothing, never an overdraft.
-  await credit(ctx, fromUser.id, wallet, "1.00");
+it("12 parallel transfers of 0.30 from 1.00: both halves or nothing, never an overdraft", async () => {
+  await credit(ctx(), fromUser.id, wallet, "1.00");
   const transfers = await Promise.all(
     Array.from({ length: 12 }, () =>
       post("/transfers", {
@@ -197,59 +223,53 @@ export async function runConcurrency(ctx, { deadline }) {
     (r) => r.status === 400 && same(r.json, INSUFFICIENT),
   ).length;
   const [fromBalance, toBalance] = await Promise.all([
-    balance(ctx, fromUser.id, wallet),
-    balance(ctx, toUser.id, wallet),
+    balance(ctx(), fromUser.id, wallet),
+    balance(ctx(), toUser.id, wallet),
   ]);
   check(
     "12 parallel transfers of 0.30 from 1.00: exactly 3 succeed, 9 × Insufficient Balance, balances 0.10 and 0.90",
     transferOk === 3 && transferRefused === 9 && fromBalance === 0.1 && toBalance === 0.9,
     `${histogram(transfers.map((r) => r.status))}; from ${fromBalance}, to ${toBalance}`,
   );
+});
 
-  // --- Parallel user creations with one username (case varies) and with one e-mail.
+/** 20 parallel creations of users sharing one username or one e-mail (its case varying). */
+async function raceUsers(field: "username" | "user_email", shared: string) {
+  const answers = await Promise.all(
+    Array.from({ length: 20 }, (_, i) => {
+      const mine = unique(field === "username" ? "rn" : "rm").slice(0, 30);
+      const value = i % 2 ? shared.toLowerCase() : shared;
+      return post("/users", {
+        username: field === "username" ? value : mine,
+        user_email: field === "user_email" ? value : `${mine}@example.test`,
+        user_password: "race-password",
+      });
+    }),
+  );
+  const taken = answers.filter(
+    (r) =>
+      r.status === 400 &&
+      JSON.stringify(at(r.json, "error") ?? "").includes(`${field} already taken`),
+  ).length;
+  check(
+    `20 parallel user creations with one ${field === "username" ? "username" : "e-mail"}: exactly one 201, the others 400 "${field} already taken"`,
+    answers.filter((r) => r.status === 201).length === 1 && taken === 19,
+    histogram(answers.map((r) => `${r.status}`)),
+  );
+}
+
+it("20 parallel user creations with one username, and 20 with one e-mail: one 201 each", async () => {
   const name = unique("Race").slice(0, 30);
-  const byName = await Promise.all(
-    Array.from({ length: 20 }, (_, i) =>
-      post("/users", {
-        username: i % 2 ? name.toLowerCase() : name,
-        user_email: `${unique("rn")}@example.test`,
-        user_password: "race-password",
-      }),
-    ),
-  );
-  const nameTaken = byName.filter(
-    (r) =>
-      r.status === 400 && JSON.stringify(r.json?.error ?? "").includes("username already taken"),
-  ).length;
-  check(
-    '20 parallel user creations with one username: exactly one 201, the others 400 "username already taken"',
-    byName.filter((r) => r.status === 201).length === 1 && nameTaken === 19,
-    histogram(byName.map((r) => `${r.status}`)),
-  );
-  const mail = `${unique("race")}@example.test`;
-  const byMail = await Promise.all(
-    Array.from({ length: 20 }, (_, i) =>
-      post("/users", {
-        username: unique("rm").slice(0, 30),
-        user_email: i % 2 ? mail.toUpperCase() : mail,
-        user_password: "race-password",
-      }),
-    ),
-  );
-  const mailTaken = byMail.filter(
-    (r) =>
-      r.status === 400 && JSON.stringify(r.json?.error ?? "").includes("user_email already taken"),
-  ).length;
-  check(
-    '20 parallel user creations with one e-mail: exactly one 201, the others 400 "user_email already taken"',
-    byMail.filter((r) => r.status === 201).length === 1 && mailTaken === 19,
-    histogram(byMail.map((r) => `${r.status}`)),
-  );
+  await raceUsers("username", name);
+  const mail = `${unique("race")}@example.test`.toUpperCase();
+  await raceUsers("user_email", mail);
+  raced = { name, mail };
+});
 
-  // --- Idempotency keys fold ASCII letters only (issue 11): the Kelvin sign K is not K, and a
-  // request_id with whitespace around it is refused. 40 parallel credits with one title (same user,
-  // amount and second) must still get 40 different slugs (checked in D1 below).
-  const keyUser = await createUser(ctx, "ckey");
+// Idempotency keys fold ASCII letters only (issue 11): the Kelvin sign K is not K, and a request_id
+// with whitespace around it is refused. 40 parallel credits with one title (same user, amount and
+// second) must still get 40 different slugs (checked in D1 below).
+it("request_ids fold ASCII only, refuse surrounding whitespace; 40 parallel same-titled credits land", async () => {
   const kelvin = unique("kelvin-");
   const [latin, sign] = await Promise.all(
     [`${kelvin}K`, `${kelvin}\u212A`].map((request_id) =>
@@ -258,10 +278,10 @@ export async function runConcurrency(ctx, { deadline }) {
   );
   check(
     "credits whose request_ids differ only in K and the Kelvin sign K (U+212A): both land as two entries",
-    latin.status === 200 &&
-      sign.status === 200 &&
-      latin.json?.data?.transaction_id !== sign.json?.data?.transaction_id,
-    `${latin.status} ${latin.text} | ${sign.status} ${sign.text}`,
+    latin?.status === 200 &&
+      sign?.status === 200 &&
+      at(latin.json, "data", "transaction_id") !== at(sign.json, "data", "transaction_id"),
+    `${latin?.status} ${latin?.text} | ${sign?.status} ${sign?.text}`,
   );
   const spaced = await post("/credits", {
     user_id: keyUser.id,
@@ -272,7 +292,7 @@ export async function runConcurrency(ctx, { deadline }) {
   check(
     'a request_id with whitespace around it: 400 "request_id must not begin or end with whitespace"',
     spaced.status === 400 &&
-      spaced.json?.error?.request_id === "request_id must not begin or end with whitespace",
+      at(spaced.json, "error", "request_id") === "request_id must not begin or end with whitespace",
     `${spaced.status} ${spaced.text}`,
   );
   const titled = await Promise.all(
@@ -290,17 +310,20 @@ export async function runConcurrency(ctx, { deadline }) {
     titled.every((r) => r.status === 200),
     histogram(titled.map((r) => r.status)),
   );
+});
 
-  // --- The same facts read from D1 itself.
+it("D1 itself holds the same entries, balances, users and slugs", async () => {
   const ids = [dupUser.id, manyUser.id, debitUser.id].join(",");
-  const [perUser, [names]] = await d1(
-    ctx.stateDir,
+  const [perUser = [], [names = {}] = [], [slugs = {}] = []] = await d1(
+    ctx(),
     `SELECT t.user_id, count(*) AS n, b.balance_minor FROM transactions t JOIN balances b ON b.user_id = t.user_id AND b.wallet_id = t.wallet_id
        WHERE t.wallet_id = '${wallet}' AND t.user_id IN (${ids}) GROUP BY t.user_id;
-     SELECT (SELECT count(*) FROM users WHERE lower(username) = lower('${name}')) AS by_name,
-            (SELECT count(*) FROM users WHERE lower(email) = lower('${mail}')) AS by_mail`,
+     SELECT (SELECT count(*) FROM users WHERE lower(username) = lower('${raced.name}')) AS by_name,
+            (SELECT count(*) FROM users WHERE lower(email) = lower('${raced.mail}')) AS by_mail;
+     SELECT (SELECT count(*) FROM transactions WHERE user_id = ${keyUser.id}) AS n, (SELECT count(DISTINCT slug) FROM transactions WHERE user_id = ${keyUser.id}) AS distinct_slugs,
+       (SELECT count(*) FROM (SELECT slug FROM transactions WHERE slug <> '' GROUP BY slug HAVING count(*) > 1)) AS repeated`,
   );
-  const row = (id) => perUser.find((r) => r.user_id === id) ?? {};
+  const row = (id: number) => perUser.find((r) => r.user_id === id) ?? {};
   check(
     "D1: 1 entry for the duplicated request, 2,000 for the distinct credits, 14 for the debits; balances in minor units exact",
     row(dupUser.id).n === 1 &&
@@ -315,15 +338,12 @@ export async function runConcurrency(ctx, { deadline }) {
     names.by_name === 1 && names.by_mail === 1,
     JSON.stringify(names),
   );
-  const [[slugs]] = await d1(
-    ctx.stateDir,
-    `SELECT (SELECT count(*) FROM transactions WHERE user_id = ${keyUser.id}) AS n, (SELECT count(DISTINCT slug) FROM transactions WHERE user_id = ${keyUser.id}) AS distinct_slugs,
-       (SELECT count(*) FROM (SELECT slug FROM transactions WHERE slug <> '' GROUP BY slug HAVING count(*) > 1)) AS repeated`,
-  );
   check(
     "D1: the 42 entries of those credits have 42 different slugs, and no slug in the table repeats",
     slugs.n === 42 && slugs.distinct_slugs === 42 && slugs.repeated === 0,
     JSON.stringify(slugs),
   );
-  await checkLedgerInvariants(ctx.stateDir, "after the concurrency checks");
-}
+  await checkLedgerInvariants(ctx(), "after the concurrency checks");
+});
+
+endOfSection();

@@ -6,10 +6,12 @@
 // throttle: each account takes at most PER_ACCOUNT failures and each request comes from its own
 // CF-Connecting-IP.
 import { randomBytes } from "node:crypto";
-import { performance } from "node:perf_hooks";
-import { createUser, mintToken, tamperSignature } from "./api.mjs";
-import { check, figures, median, note, send, startSection } from "./harness.mjs";
-import { createImportedUsers } from "./imported-users.mjs";
+import { beforeAll, it } from "vitest";
+import { type Ctx, createUser, mintToken, type TokenUser, tamperSignature, type User } from "./api";
+import { type Answer, check, figures, median, note, send, timed } from "./harness";
+import { createImportedUsers } from "./imported-users";
+import { endOfSection, section } from "./section";
+import type { Timing } from "./summary";
 
 const LOW = 0.7;
 const HIGH = 1.43;
@@ -27,32 +29,29 @@ const SIGN_IN_KINDS = [
   "imported bcrypt-10",
   "imported bcrypt-12",
   "imported phpass",
-];
+] as const;
+type SignInKind = (typeof SIGN_IN_KINDS)[number];
 
-/** How constant time is achieved (printed in the summary; see the files named). */
-export const CONSTANT_TIME = [
-  "passwords (src/auth/password.ts, src/auth/pace.ts): PBKDF2-SHA256, 100,000 iterations, through WebCrypto; an unknown user is hashed against a dummy hash; digests are compared with crypto.subtle.timingSafeEqual; every refusal (unknown user, native hash, imported bcrypt or phpass hash) is answered 600 ms after the password check began, above the slowest check, with the same 400 Invalid Credential",
-  "API keys (src/auth/api-keys.ts, src/auth/key-principal.ts): only SHA-256(key) is stored; the presented key is hashed and looked up by that hash through the unique index api_keys_hash, so the secret never meets a byte-wise comparison; the username is checked after the lookup; every failure is the same 401 Invalid credentials",
-  "access tokens (src/auth/tokens.ts): hono/jwt's verify checks the HS256 signature with crypto.subtle.verify (HMAC verification, constant time in the runtime); a bad, expired, foreign or tampered token is the same 401",
-];
-
-async function timed(fn) {
-  const t0 = performance.now();
-  const res = await fn();
-  return { ms: performance.now() - t0, res };
-}
+type Compared = Omit<Timing, "name"> & {
+  bodies: { a: Set<string>; b: Set<string> };
+  statuses: { a: Set<number>; b: Set<number> };
+};
 
 /** Interleaved samples of two kinds of request; returns their medians and the answers seen. */
-async function compare(a, b, { samples, warmup, deadline }) {
+async function compare(
+  a: () => Promise<Answer>,
+  b: () => Promise<Answer>,
+  { samples, warmup, deadline }: { samples: number; warmup: number; deadline: number },
+): Promise<Compared> {
   for (let i = 0; i < warmup; i++) {
     await a();
     await b();
   }
-  const times = { a: [], b: [] };
-  const bodies = { a: new Set(), b: new Set() };
-  const statuses = { a: new Set(), b: new Set() };
+  const times = { a: [] as number[], b: [] as number[] };
+  const bodies = { a: new Set<string>(), b: new Set<string>() };
+  const statuses = { a: new Set<number>(), b: new Set<number>() };
   for (let i = 0; i < samples && Date.now() < deadline; i++) {
-    const order = Math.random() < 0.5 ? ["a", "b"] : ["b", "a"];
+    const order = Math.random() < 0.5 ? (["a", "b"] as const) : (["b", "a"] as const);
     for (const which of order) {
       const { ms, res } = await timed(which === "a" ? a : b);
       times[which].push(ms);
@@ -72,9 +71,9 @@ async function compare(a, b, { samples, warmup, deadline }) {
   };
 }
 
-function report(name, labels, result, expectStatus) {
-  figures.timing ??= [];
-  figures.timing.push({ name, ...result });
+function report(name: string, labels: [string, string], result: Compared, expectStatus: number) {
+  const { bodies: _, statuses: __, ...figure } = result;
+  (figures.timing ??= []).push({ name, ...figure });
   note(
     `${name}: median ${labels[0]} ${result.a.toFixed(2)} ms, ${labels[1]} ${result.b.toFixed(2)} ms, ratio ${result.ratio.toFixed(3)} (${result.samples} samples each)`,
   );
@@ -99,11 +98,63 @@ let address = 0;
 /** A client address no other sign-in of this run uses (198.18.0.0/15, the benchmarking range). */
 const freshAddress = () => `198.18.${Math.floor(address / 250) % 256}.${(address++ % 250) + 1}`;
 
-const signIn = (ctx, login, password) =>
+const signIn = (ctx: Ctx, login: string, password: string) =>
   send(ctx.api, "POST", "/users/login", {
     json: { user_email: login, user_password: password },
     headers: { "CF-Connecting-IP": freshAddress() },
   });
+
+const { ctx, deadlineFor } = section("timing");
+const b64 = (text: string) => Buffer.from(text).toString("base64");
+const randomKey = () => `wk_${randomBytes(32).toString("hex")}`;
+/** This section's share of the run's time: 80 s, of which each comparison of two kinds of request may take an eighth. */
+let deadline = 0;
+let shareMs = 0;
+beforeAll(() => {
+  deadline = deadlineFor(80_000);
+  shareMs = (deadline - Date.now()) / 8;
+});
+const share = () => Date.now() + shareMs;
+
+it("API keys: the right username with a wrong key and an unknown username and key answer alike, in the same time", async () => {
+  const keys = await compare(
+    () =>
+      send(ctx().api, "GET", "/wallets", {
+        auth: `Key ${b64(`${ctx().admin.username}:${randomKey()}`)}`,
+      }),
+    () =>
+      send(ctx().api, "GET", "/wallets", {
+        auth: `Key ${b64(`nobody-${randomBytes(4).toString("hex")}:${randomKey()}`)}`,
+      }),
+    { samples: 60, warmup: 5, deadline: share() },
+  );
+  report(
+    "API key",
+    ["the right username with a wrong key", "an unknown username and key"],
+    keys,
+    401,
+  );
+});
+
+it("access tokens: a tampered signature and another secret's signature answer alike, in the same time", async () => {
+  const admin: TokenUser = {
+    id: ctx().admin.id,
+    username: ctx().admin.username,
+    role: "administrator",
+  };
+  const tokens = await compare(
+    () =>
+      send(ctx().api, "GET", "/wallets", {
+        auth: `Bearer ${tamperSignature(mintToken({ secret: ctx().jwtSecret, user: admin }))}`,
+      }),
+    () =>
+      send(ctx().api, "GET", "/wallets", {
+        auth: `Bearer ${mintToken({ secret: randomBytes(32).toString("hex"), user: admin })}`,
+      }),
+    { samples: 60, warmup: 5, deadline: share() },
+  );
+  report("access token", ["a tampered signature", "another secret's signature"], tokens, 401);
+});
 
 /**
  * Sign-in refusals of five kinds, interleaved: an unknown user against a wrong password for a user
@@ -111,46 +162,55 @@ const signIn = (ctx, login, password) =>
  * three good bcrypt-12 sign-ins, which are not padded: their cost shows the floor is above the
  * slowest check.
  */
-async function signInCost(ctx, { deadline }) {
+it("sign-in refusals of every kind answer alike, at the floor, above the slowest check", async () => {
   const rounds = LOGIN_WARMUP + LOGIN_SAMPLES;
   const accounts = Math.ceil(rounds / PER_ACCOUNT);
-  const natives = [];
-  for (let i = 0; i < accounts; i++) natives.push(await createUser(ctx, "tn"));
-  const imported = await createImportedUsers(ctx, [
-    ...["bcrypt-10", "bcrypt-12", "phpass"].flatMap((kind) => Array(accounts).fill(kind)),
-    ...Array(3).fill("bcrypt-12"),
+  const natives: User[] = [];
+  for (let i = 0; i < accounts; i++) natives.push(await createUser(ctx(), "tn"));
+  const imported = await createImportedUsers(ctx(), [
+    ...(["bcrypt-10", "bcrypt-12", "phpass"] as const).flatMap((kind) =>
+      Array<typeof kind>(accounts).fill(kind),
+    ),
+    ...Array<"bcrypt-12">(3).fill("bcrypt-12"),
   ]);
-  const pool = {
+  const accountsOf: Record<Exclude<SignInKind, "unknown user">, { email: string }[]> = {
     "native PBKDF2": natives,
     "imported bcrypt-10": imported.filter((u) => u.kind === "bcrypt-10"),
     "imported bcrypt-12": imported.filter((u) => u.kind === "bcrypt-12").slice(0, accounts),
     "imported phpass": imported.filter((u) => u.kind === "phpass"),
   };
   const wrong = () => `wrong-${randomBytes(6).toString("hex")}`;
-  const times = Object.fromEntries(SIGN_IN_KINDS.map((k) => [k, []]));
-  const answers = new Set();
-  const statuses = new Set();
+  const times = Object.fromEntries(SIGN_IN_KINDS.map((k) => [k, [] as number[]])) as Record<
+    SignInKind,
+    number[]
+  >;
+  const answers = new Set<string>();
+  const statuses = new Set<number>();
   for (let round = 0; round < rounds && Date.now() < deadline; round++) {
     const order = [...SIGN_IN_KINDS].sort(() => Math.random() - 0.5);
     for (const kind of order) {
       const login =
         kind === "unknown user"
           ? `nobody-${randomBytes(4).toString("hex")}@example.test`
-          : pool[kind][Math.floor(round / PER_ACCOUNT)].email;
-      const { ms, res } = await timed(() => signIn(ctx, login, wrong()));
+          : accountsOf[kind][Math.floor(round / PER_ACCOUNT)]!.email;
+      const { ms, res } = await timed(() => signIn(ctx(), login, wrong()));
       answers.add(res.text);
       statuses.add(res.status);
       if (round >= LOGIN_WARMUP) times[kind].push(ms);
     }
   }
-  const medians = Object.fromEntries(SIGN_IN_KINDS.map((k) => [k, median(times[k])]));
+  const medians = Object.fromEntries(SIGN_IN_KINDS.map((k) => [k, median(times[k])])) as Record<
+    SignInKind,
+    number
+  >;
   const samples = Math.min(...SIGN_IN_KINDS.map((k) => times[k].length));
   const base = medians["unknown user"];
-  const ratios = Object.fromEntries(SIGN_IN_KINDS.map((k) => [k, medians[k] / base]));
-  figures.signIn = { medians, ratios, samples };
-  figures.timing ??= [];
+  const ratios = Object.fromEntries(SIGN_IN_KINDS.map((k) => [k, medians[k] / base])) as Record<
+    SignInKind,
+    number
+  >;
   for (const kind of SIGN_IN_KINDS.slice(1))
-    figures.timing.push({
+    (figures.timing ??= []).push({
       name: `login ${kind} vs unknown user`,
       a: medians[kind],
       b: base,
@@ -166,7 +226,7 @@ async function signInCost(ctx, { deadline }) {
     answers.size === 1 &&
       statuses.size === 1 &&
       statuses.has(400) &&
-      [...answers][0].includes("Invalid Credential"),
+      [...answers][0]!.includes("Invalid Credential"),
     [...answers].join(" | "),
   );
   check(
@@ -184,58 +244,21 @@ async function signInCost(ctx, { deadline }) {
     SIGN_IN_KINDS.map((k) => `${k} ${medians[k].toFixed(1)} ms`).join(", "),
   );
 
-  const good = [];
+  const good: number[] = [];
   for (const user of imported.slice(-3)) {
-    const { ms, res } = await timed(() => signIn(ctx, user.email, user.password));
+    const { ms, res } = await timed(() => signIn(ctx(), user.email, user.password));
     if (res.status === 200) good.push(ms);
   }
-  figures.signIn.goodBcrypt12 = good.length ? median(good) : NaN;
+  const goodBcrypt12 = good.length ? median(good) : Number.NaN;
+  figures.signIn = { medians, ratios, samples, goodBcrypt12 };
   note(
-    `a good sign-in with an imported bcrypt-12 hash (not padded; verifies, re-hashes with PBKDF2, stores): median ${figures.signIn.goodBcrypt12.toFixed(1)} ms of 3`,
+    `a good sign-in with an imported bcrypt-12 hash (not padded; verifies, re-hashes with PBKDF2, stores): median ${goodBcrypt12.toFixed(1)} ms of 3`,
   );
   check(
-    `login: a good bcrypt-12 sign-in, the slowest check, costs less than the ${FLOOR_MS} ms floor (median ${figures.signIn.goodBcrypt12.toFixed(1)} ms)`,
-    good.length === 3 && figures.signIn.goodBcrypt12 < FLOOR_MS,
+    `login: a good bcrypt-12 sign-in, the slowest check, costs less than the ${FLOOR_MS} ms floor (median ${goodBcrypt12.toFixed(1)} ms)`,
+    good.length === 3 && goodBcrypt12 < FLOOR_MS,
     `${good.length} of 3 signed in`,
   );
-}
+});
 
-export async function runTiming(ctx, { deadline }) {
-  startSection("timing", "5. Timing");
-  const share = (deadline - Date.now()) / 8;
-  const b64 = (text) => Buffer.from(text).toString("base64");
-  const randomKey = () => `wk_${randomBytes(32).toString("hex")}`;
-  const keys = await compare(
-    () =>
-      send(ctx.api, "GET", "/wallets", {
-        auth: `Key ${b64(`${ctx.admin.username}:${randomKey()}`)}`,
-      }),
-    () =>
-      send(ctx.api, "GET", "/wallets", {
-        auth: `Key ${b64(`nobody-${randomBytes(4).toString("hex")}:${randomKey()}`)}`,
-      }),
-    { samples: 60, warmup: 5, deadline: Date.now() + share },
-  );
-  report(
-    "API key",
-    ["the right username with a wrong key", "an unknown username and key"],
-    keys,
-    401,
-  );
-
-  const admin = { id: ctx.admin.id, username: ctx.admin.username, role: "administrator" };
-  const tokens = await compare(
-    () =>
-      send(ctx.api, "GET", "/wallets", {
-        auth: `Bearer ${tamperSignature(mintToken({ secret: ctx.jwtSecret, user: admin }))}`,
-      }),
-    () =>
-      send(ctx.api, "GET", "/wallets", {
-        auth: `Bearer ${mintToken({ secret: randomBytes(32).toString("hex"), user: admin })}`,
-      }),
-    { samples: 60, warmup: 5, deadline: Date.now() + share },
-  );
-  report("access token", ["a tampered signature", "another secret's signature"], tokens, 401);
-
-  await signInCost(ctx, { deadline });
-}
+endOfSection();

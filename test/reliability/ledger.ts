@@ -1,33 +1,30 @@
-// Reads the server's local D1 state straight from its --persist-to folder (wrangler d1 execute works
+// Reads a server's local D1 state straight from its --persist-to folder (wrangler d1 execute works
 // while wrangler dev runs) and checks the ledger's invariants there, not through the API.
-import { spawn } from "node:child_process";
-import { offlineEnv, WRANGLER } from "../lib/wrangler.ts";
-import { check, figures } from "./harness.mjs";
+import { type ChildProcess, spawn } from "node:child_process";
+import * as v from "valibot";
+import { offlineEnv, WRANGLER } from "../../scripts/lib/wrangler";
+import { check, figures } from "./harness";
 
-let config = "wrangler.toml";
-/** The wrangler config the server runs with (the run's snapshot of the worker). */
-export const useWranglerConfig = (path) => {
-  config = path;
-};
+/** Where a query reads: the server's state folder and the wrangler config it runs with. */
+export type Store = { stateDir: string; config: string };
+export type Row = Record<string, unknown>;
 
-const running = new Set();
-let stopped = false;
-/** Stops the queries still running, whole process groups, and refuses new ones (for the signal handler). */
-export function stopQueries() {
-  stopped = true;
+const running = new Set<ChildProcess>();
+/** Stops the queries still running, whole process groups (when the test process exits). */
+function stopQueries() {
   for (const child of running) {
     try {
-      process.kill(-child.pid, "SIGKILL");
+      process.kill(-child.pid!, "SIGKILL");
     } catch {
       // already gone
     }
   }
 }
+process.once("exit", stopQueries);
 
 /** `wrangler …` without blocking the event loop (a blocked loop leaves stale keep-alive sockets behind). */
-function wranglerAsync(args) {
-  if (stopped) return Promise.reject(new Error("the run is stopping"));
-  return new Promise((resolve, reject) => {
+function wranglerAsync(args: string[]) {
+  return new Promise<string>((resolve, reject) => {
     // Its own process group, so stopQueries() can end wrangler and the CLI process it starts.
     const child = spawn(process.execPath, [WRANGLER, ...args], {
       env: offlineEnv(),
@@ -51,27 +48,41 @@ function wranglerAsync(args) {
   });
 }
 
+const D1Results = v.array(
+  v.looseObject({
+    success: v.optional(v.boolean()),
+    results: v.optional(v.array(v.record(v.string(), v.unknown()))),
+  }),
+);
+
 /** Runs one or more `;`-separated statements; returns one array of rows per statement. */
-export async function d1(stateDir, sql) {
+export async function d1(store: Store, sql: string): Promise<Row[][]> {
   const out = await wranglerAsync([
     "d1",
     "execute",
     "DB",
     "--local",
     "--config",
-    config,
+    store.config,
     "--persist-to",
-    stateDir,
+    store.stateDir,
     "--json",
     "--command",
     sql,
   ]);
-  const parsed = JSON.parse(out);
-  return parsed.map((r) => {
+  return v.parse(D1Results, JSON.parse(out)).map((r) => {
     if (r.success === false)
       throw new Error(`D1 statement failed: ${JSON.stringify(r).slice(0, 500)}`);
-    return r.results;
+    return r.results ?? [];
   });
+}
+
+/** The first row of the first statement's answer. */
+export async function d1Row(store: Store, sql: string): Promise<Row> {
+  const [rows] = await d1(store, sql);
+  const row = rows?.[0];
+  if (row === undefined) throw new Error(`no row from ${sql.slice(0, 200)}`);
+  return row;
 }
 
 const SIGNED = "CASE txn_type WHEN 'CREDIT' THEN amount_minor ELSE -amount_minor END";
@@ -87,9 +98,7 @@ const COUNTS_SQL = `SELECT
   (SELECT count(*) FROM api_keys WHERE revoked_at_ms IS NOT NULL) AS revoked_keys`;
 
 /** Row counts (and the sums a write would move), to show a batch of refused requests wrote nothing. */
-export async function tableCounts(stateDir) {
-  return (await d1(stateDir, COUNTS_SQL))[0][0];
-}
+export const tableCounts = (store: Store) => d1Row(store, COUNTS_SQL);
 
 // One statement of scalar subqueries (wrangler's statement splitter dropped one of several statements
 // holding a window function): balances vs entries, the chain, request ids, reversals and transfers.
@@ -126,9 +135,9 @@ const INVARIANTS_SQL = `SELECT
   (SELECT count(DISTINCT transfer_id) FROM transactions WHERE transfer_id IS NOT NULL) AS transfers`;
 
 /** Checks every ledger invariant on the stored state; `label` says when (after which phase). */
-export async function checkLedgerInvariants(stateDir, label) {
-  const [[row]] = await d1(stateDir, INVARIANTS_SQL);
-  const pick = (...keys) => Object.fromEntries(keys.map((k) => [k, row[k]]));
+export async function checkLedgerInvariants(store: Store, label: string) {
+  const row = await d1Row(store, INVARIANTS_SQL);
+  const pick = (...keys: string[]) => Object.fromEntries(keys.map((k) => [k, row[k]]));
   const balances = pick("balance_rows", "entry_pairs", "bad_balances", "pairs_without_balance");
   const chain = pick(
     "entries",
@@ -146,8 +155,8 @@ export async function checkLedgerInvariants(stateDir, label) {
     "transfers",
   );
   figures.invariantRuns = (figures.invariantRuns ?? 0) + 1;
-  figures.pairsChecked = Math.max(figures.pairsChecked ?? 0, balances.balance_rows);
-  figures.entriesChecked = Math.max(figures.entriesChecked ?? 0, chain.entries);
+  figures.pairsChecked = Math.max(figures.pairsChecked ?? 0, Number(balances.balance_rows));
+  figures.entriesChecked = Math.max(figures.entriesChecked ?? 0, Number(chain.entries));
   check(
     `${label}: every balance equals the sum of its entries (${balances.balance_rows} (user, wallet) balances)`,
     balances.bad_balances === 0 &&
@@ -175,5 +184,4 @@ export async function checkLedgerInvariants(stateDir, label) {
       links.broken_transfers === 0,
     JSON.stringify(links),
   );
-  return { balances, chain, links };
 }

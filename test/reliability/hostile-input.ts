@@ -5,11 +5,31 @@
 // parameters across body and query, and garbage Authorization headers.
 import fc from "fast-check";
 
+/** A parameter as [name, value]; names repeat when a case sends a field twice. */
+export type Entry = [string, unknown];
+
+/** How a case's body is sent. */
+export type BodySpec =
+  | { kind: "json"; contentType: string }
+  | { kind: "form" }
+  | { kind: "multipart"; blobs: boolean }
+  | { kind: "json-nonobject" | "json-invalid"; text: string; contentType: string }
+  | { kind: "multipart-broken"; text: string }
+  | { kind: "wrong-type"; contentType: string }
+  | { kind: "none" }
+  | { kind: "oversize"; size: number; form: boolean };
+
+/** A body ready to send: text, bytes or a form (fetch writes its boundary), and its Content-Type. */
+export type BuiltBody = {
+  text?: string;
+  bytes?: Uint8Array<ArrayBuffer>;
+  formData?: FormData;
+  contentType?: string;
+};
+
 /** A JSON literal written as is (numbers JSON.parse cannot keep, deep nesting, raw escapes). */
 export class RawJson {
-  constructor(text) {
-    this.text = text;
-  }
+  constructor(readonly text: string) {}
   toJSON() {
     return `<raw ${this.text.length > 60 ? `${this.text.slice(0, 60)}…` : this.text}>`;
   }
@@ -116,7 +136,7 @@ export const CONTROL = [
 ];
 
 /** Long strings: `maxLong` keeps the ones that travel in URLs within what an HTTP server accepts. */
-const longString = (maxLong) =>
+const longString = (maxLong: number) =>
   fc
     .constantFrom(...[300, 2_000, 20_000].filter((n) => n <= maxLong))
     .chain((n) =>
@@ -184,7 +204,7 @@ const deepNesting = fc
     ),
   );
 
-const scalar = (maxLong) =>
+const scalar = (maxLong: number) =>
   fc.oneof(hostileString(maxLong), hostileNumber, fc.boolean(), fc.constant(null));
 
 /** Any hostile JSON value: scalars of every type, nested objects and arrays where scalars belong. */
@@ -209,7 +229,7 @@ export const hostileValue = (maxLong = 20_000) =>
   );
 
 /** A field's value: mostly something the route could accept, often something hostile. */
-export const fieldValue = (validish, maxLong) =>
+export const fieldValue = (validish: fc.Arbitrary<unknown>, maxLong: number) =>
   fc.oneof({ weight: 3, arbitrary: validish }, { weight: 2, arbitrary: hostileValue(maxLong) });
 
 const EXTRA_KEYS = fc.oneof(
@@ -237,10 +257,13 @@ const EXTRA_KEYS = fc.oneof(
  * Parameters as [name, value] entries: each of the route's fields maybe present, extra and oddly
  * named keys, and conflicting duplicates of real fields (later ones win in JSON, forms and queries).
  */
-export function paramEntries(fields, maxLong) {
+export function paramEntries(
+  fields: Record<string, fc.Arbitrary<unknown>>,
+  maxLong: number,
+): fc.Arbitrary<Entry[]> {
   const names = Object.keys(fields);
   const record = fc.record(
-    Object.fromEntries(names.map((n) => [n, fieldValue(fields[n], maxLong)])),
+    Object.fromEntries(names.map((n) => [n, fieldValue(fields[n]!, maxLong)])),
     { requiredKeys: [] },
   );
   const extras = fc.array(fc.tuple(EXTRA_KEYS, hostileValue(300)), { maxLength: 2 });
@@ -248,13 +271,17 @@ export function paramEntries(fields, maxLong) {
     ? fc.array(
         fc
           .constantFrom(...names)
-          .chain((n) => fc.tuple(fc.constant(n), fieldValue(fields[n], maxLong))),
+          .chain((n) => fc.tuple(fc.constant(n), fieldValue(fields[n]!, maxLong))),
         { maxLength: 2 },
       )
     : fc.constant([]);
   return fc
     .tuple(record, extras, dupes)
-    .map(([r, e, d]) => [...names.filter((n) => n in r).map((n) => [n, r[n]]), ...e, ...d]);
+    .map(([r, e, d]): Entry[] => [
+      ...names.filter((n) => n in r).map((n): Entry => [n, r[n]]),
+      ...e,
+      ...d,
+    ]);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -310,33 +337,27 @@ const NON_OBJECT_JSON = [
   "1e400",
 ];
 
-export const bodyKinds = {
+const jsonBody = fc.record({
+  kind: fc.constant("json"),
+  contentType: fc.constantFrom(...JSON_TYPES),
+});
+const textBody = (kind: "json-nonobject" | "json-invalid", texts: string[]) =>
+  fc.record({
+    kind: fc.constant(kind),
+    text: fc.constantFrom(...texts),
+    contentType: fc.constantFrom(...JSON_TYPES),
+  });
+const oversizeBody = (...sizes: number[]) =>
+  fc.record({ kind: fc.constant("oversize"), size: fc.constantFrom(...sizes), form: fc.boolean() });
+const noBody = fc.record({ kind: fc.constant("none") });
+
+export const bodyKinds: Record<"post" | "delete" | "get", fc.Arbitrary<BodySpec>> = {
   post: fc.oneof(
-    {
-      weight: 7,
-      arbitrary: fc.record({
-        kind: fc.constant("json"),
-        contentType: fc.constantFrom(...JSON_TYPES),
-      }),
-    },
+    { weight: 7, arbitrary: jsonBody },
     { weight: 2, arbitrary: fc.record({ kind: fc.constant("form") }) },
     { weight: 2, arbitrary: fc.record({ kind: fc.constant("multipart"), blobs: fc.boolean() }) },
-    {
-      weight: 1,
-      arbitrary: fc.record({
-        kind: fc.constant("json-nonobject"),
-        text: fc.constantFrom(...NON_OBJECT_JSON),
-        contentType: fc.constantFrom(...JSON_TYPES),
-      }),
-    },
-    {
-      weight: 1,
-      arbitrary: fc.record({
-        kind: fc.constant("json-invalid"),
-        text: fc.constantFrom(...INVALID_JSON),
-        contentType: fc.constantFrom(...JSON_TYPES),
-      }),
-    },
+    { weight: 1, arbitrary: textBody("json-nonobject", NON_OBJECT_JSON) },
+    { weight: 1, arbitrary: textBody("json-invalid", INVALID_JSON) },
     {
       weight: 1,
       arbitrary: fc.record({
@@ -351,47 +372,20 @@ export const bodyKinds = {
         contentType: fc.constantFrom(...WRONG_TYPES),
       }),
     },
-    { weight: 1, arbitrary: fc.record({ kind: fc.constant("none") }) },
-    {
-      weight: 1,
-      arbitrary: fc.record({
-        kind: fc.constant("oversize"),
-        size: fc.constantFrom(65_537, 70_000, 200_000),
-        form: fc.boolean(),
-      }),
-    },
+    { weight: 1, arbitrary: noBody },
+    { weight: 1, arbitrary: oversizeBody(65_537, 70_000, 200_000) },
   ),
   delete: fc.oneof(
-    { weight: 4, arbitrary: fc.record({ kind: fc.constant("none") }) },
-    {
-      weight: 2,
-      arbitrary: fc.record({
-        kind: fc.constant("json"),
-        contentType: fc.constantFrom(...JSON_TYPES),
-      }),
-    },
-    {
-      weight: 1,
-      arbitrary: fc.record({
-        kind: fc.constant("json-invalid"),
-        text: fc.constantFrom(...INVALID_JSON),
-        contentType: fc.constantFrom(...JSON_TYPES),
-      }),
-    },
-    {
-      weight: 1,
-      arbitrary: fc.record({
-        kind: fc.constant("oversize"),
-        size: fc.constantFrom(65_537, 200_000),
-        form: fc.boolean(),
-      }),
-    },
+    { weight: 4, arbitrary: noBody },
+    { weight: 2, arbitrary: jsonBody },
+    { weight: 1, arbitrary: textBody("json-invalid", INVALID_JSON) },
+    { weight: 1, arbitrary: oversizeBody(65_537, 200_000) },
   ),
   get: fc.constant({ kind: "none" }),
 };
 
 /** A value as form or query text. */
-export function asText(value) {
+export function asText(value: unknown): string {
   if (value instanceof RawJson) return value.text;
   if (typeof value === "string") return value;
   if (value === null || value === undefined) return "";
@@ -399,10 +393,10 @@ export function asText(value) {
   return String(value);
 }
 
-const asJson = (value) =>
+const asJson = (value: unknown) =>
   value instanceof RawJson ? value.text : (JSON.stringify(value) ?? "null");
 /** A JSON object text from entries, keeping duplicate keys (the last wins in JSON.parse). */
-export const jsonText = (entries) =>
+export const jsonText = (entries: readonly Entry[]) =>
   `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${asJson(v)}`).join(",")}}`;
 
 const MAX_QUERY_VALUE = 2_000;
@@ -424,10 +418,10 @@ const RAW_QUERY = [
 export const rawQuery = fc.option(fc.constantFrom(...RAW_QUERY), { nil: undefined });
 
 /** Query text from entries (duplicates kept, later ones win), plus a malformed tail. */
-export function queryText(entries, raw) {
+export function queryText(entries: readonly Entry[], raw: string | undefined) {
   const params = new URLSearchParams();
   for (const [k, v] of entries) params.append(k, asText(v).slice(0, MAX_QUERY_VALUE));
-  let text;
+  let text: string;
   try {
     text = params.toString();
   } catch {
@@ -440,7 +434,7 @@ export function queryText(entries, raw) {
  * The body and Content-Type for a body spec. `forced` entries (for cases that must be refused) go
  * last, so they win whichever source the server reads.
  */
-export function buildBody(body, entries) {
+export function buildBody(body: BodySpec, entries: readonly Entry[]): BuiltBody {
   switch (body.kind) {
     case "json":
       return { text: jsonText(entries), contentType: body.contentType };
@@ -450,7 +444,7 @@ export function buildBody(body, entries) {
     case "form": {
       const params = new URLSearchParams();
       for (const [k, v] of entries) params.append(k, asText(v));
-      let text;
+      let text: string;
       try {
         text = params.toString();
       } catch {
@@ -493,8 +487,8 @@ export function buildBody(body, entries) {
 // ---------------------------------------------------------------------------------------------
 // Authorization headers that must not get in.
 
-const b64 = (text) => Buffer.from(text).toString("base64");
-const headerSafe = (s) =>
+const b64 = (text: string) => Buffer.from(text).toString("base64");
+const headerSafe = (s: string) =>
   // biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is the point
   s.replace(/[\u0000-\u0008\u000a-\u001f\u007f]/g, "").replace(/[^\u0000-\u00ff]/g, "?");
 

@@ -4,64 +4,66 @@
 // failures from one address lock that address. Every request names its client with CF-Connecting-IP
 // (wrangler dev keeps a client's value; Cloudflare sets it in production), so this section's
 // addresses are its own.
-import { createUser } from "./api.mjs";
-import { check, note, send, startSection, unique } from "./harness.mjs";
+import { it } from "vitest";
+import { type Ctx, createUser } from "./api";
+import { type Answer, at, check, note, send, unique } from "./harness";
+import { endOfSection, section } from "./section";
 
 const LOCK_TEXT = "Too many failed sign-in attempts";
 
-const signIn = (ctx, login, password, ip) =>
+const signIn = (ctx: Ctx, login: string, password: string, ip: string) =>
   send(ctx.api, "POST", "/users/login", {
     json: { user_email: login, user_password: password },
     headers: { "CF-Connecting-IP": ip },
   });
 
 /** Whether `res` is the throttle's 429 in envelope B, with a Retry-After within `[min, max]` seconds. */
-function isLocked(res, min, max) {
+function isLocked(res: Answer, min: number, max: number) {
   const retry = Number(res.headers.get("retry-after"));
-  const b = res.json ?? {};
+  const b = res.json;
   return (
     res.status === 429 &&
     retry >= min &&
     retry <= max &&
-    b.status_code === 429 &&
-    b.status === "failed" &&
-    b.message === LOCK_TEXT &&
-    JSON.stringify(b.data) === "[]" &&
-    JSON.stringify(b.error) === JSON.stringify([`${LOCK_TEXT}: try again in ${retry} seconds`])
+    at(b, "status_code") === 429 &&
+    at(b, "status") === "failed" &&
+    at(b, "message") === LOCK_TEXT &&
+    JSON.stringify(at(b, "data")) === "[]" &&
+    JSON.stringify(at(b, "error")) ===
+      JSON.stringify([`${LOCK_TEXT}: try again in ${retry} seconds`])
   );
 }
 
-export async function runThrottle(ctx) {
-  startSection("throttle", "6. Sign-in throttling");
-  const [locked, other, burst, unlocked] = await Promise.all([
-    createUser(ctx, "thl"),
-    createUser(ctx, "tho"),
-    createUser(ctx, "thb"),
-    createUser(ctx, "thu"),
+const { ctx } = section("throttle");
+
+it("10 failures lock an account (the right password then answers 429); other accounts sign in; a burst checks at most 10", async () => {
+  const [locked, other, burst] = await Promise.all([
+    createUser(ctx(), "thl"),
+    createUser(ctx(), "tho"),
+    createUser(ctx(), "thb"),
   ]);
   const ip = "198.51.100.61";
-
-  const failures = [];
+  const failures: number[] = [];
   for (let i = 0; i < 10; i++)
-    failures.push((await signIn(ctx, locked.email, `wrong-${i}`, ip)).status);
+    failures.push((await signIn(ctx(), locked.email, `wrong-${i}`, ip)).status);
   check(
     "10 wrong passwords for one account each answer 400",
     failures.every((s) => s === 400),
     failures.join(", "),
   );
-  const eleventh = await signIn(ctx, locked.email, locked.password, ip);
+  const eleventh = await signIn(ctx(), locked.email, locked.password, ip);
   check(
     "the 11th attempt, with the right password, answers 429 with Retry-After (about 60 s) in envelope B",
     isLocked(eleventh, 55, 60),
     `${eleventh.status} Retry-After ${eleventh.headers.get("retry-after")} ${eleventh.text}`,
   );
-  const elsewhere = await signIn(ctx, locked.username, locked.password, "198.51.100.62");
+  const elsewhere = await signIn(ctx(), locked.username, locked.password, "198.51.100.62");
   check(
     "the locked account is refused from another address too, by username",
     isLocked(elsewhere, 55, 60),
     `${elsewhere.status} ${elsewhere.text}`,
   );
-  const otherAccount = await signIn(ctx, other.email, other.password, ip);
+  const otherAccount = await signIn(ctx(), other.email, other.password, ip);
   check(
     "another account signs in from the same address meanwhile (200)",
     otherAccount.status === 200,
@@ -69,7 +71,7 @@ export async function runThrottle(ctx) {
   );
 
   const answers = await Promise.all(
-    Array.from({ length: 20 }, (_, i) => signIn(ctx, burst.email, `burst-${i}`, "198.51.100.63")),
+    Array.from({ length: 20 }, (_, i) => signIn(ctx(), burst.email, `burst-${i}`, "198.51.100.63")),
   );
   const checked = answers.filter((r) => r.status !== 429);
   note(
@@ -82,48 +84,55 @@ export async function runThrottle(ctx) {
       answers.every((r) => r.status === 400 || isLocked(r, 1, 60)),
     answers.map((r) => r.status).join(","),
   );
+});
 
-  for (let i = 0; i < 10; i++) await signIn(ctx, unlocked.email, `wrong-${i}`, "198.51.100.64");
-  const before = await signIn(ctx, unlocked.email, unlocked.password, "198.51.100.64");
-  const forbidden = await send(ctx.api, "POST", `/users/${unlocked.id}/unlock`, {
+it("an administrator unlocks a locked account (nobody else may); the right password then signs in", async () => {
+  const [unlocked, other] = await Promise.all([createUser(ctx(), "thu"), createUser(ctx(), "tho")]);
+  for (let i = 0; i < 10; i++) await signIn(ctx(), unlocked.email, `wrong-${i}`, "198.51.100.64");
+  const before = await signIn(ctx(), unlocked.email, unlocked.password, "198.51.100.64");
+  const forbidden = await send(ctx().api, "POST", `/users/${unlocked.id}/unlock`, {
     auth: other.bearer,
   });
-  const anonymous = await send(ctx.api, "POST", `/users/${unlocked.id}/unlock`);
+  const anonymous = await send(ctx().api, "POST", `/users/${unlocked.id}/unlock`);
   check(
     "a subscriber may not unlock (403), nor anyone without credentials (401)",
     forbidden.status === 403 && anonymous.status === 401,
     `${forbidden.status} ${anonymous.status}`,
   );
-  const unlock = await send(ctx.api, "POST", `/users/${unlocked.id}/unlock`, {
-    auth: ctx.adminAuth,
+  const unlock = await send(ctx().api, "POST", `/users/${unlocked.id}/unlock`, {
+    auth: ctx().adminAuth,
   });
-  const after = await signIn(ctx, unlocked.email, unlocked.password, "198.51.100.64");
+  const after = await signIn(ctx(), unlocked.email, unlocked.password, "198.51.100.64");
   check(
     "POST /users/{id}/unlock by an administrator answers 200 and the right password signs in at once",
     isLocked(before, 55, 60) &&
       unlock.status === 200 &&
-      unlock.json?.data?.was_locked === true &&
+      at(unlock.json, "data", "was_locked") === true &&
       after.status === 200,
     `before ${before.status}, unlock ${unlock.status} ${unlock.text}, after ${after.status}`,
   );
-  const missing = await send(ctx.api, "POST", "/users/2000000000/unlock", { auth: ctx.adminAuth });
+  const missing = await send(ctx().api, "POST", "/users/2000000000/unlock", {
+    auth: ctx().adminAuth,
+  });
   check(
     "unlocking a user id that does not exist answers 404 in envelope B",
-    missing.status === 404 && missing.json?.status === "failed",
+    missing.status === 404 && at(missing.json, "status") === "failed",
     missing.text,
   );
+});
 
-  // 100 failures from one address, spread over unknown logins (none reaches its account's limit).
+// Spread over unknown logins, so that none reaches its account's limit.
+it("100 failures from one address lock that address, even for a fresh account with its right password", async () => {
   const spray = "198.51.100.65";
   const logins = Array.from({ length: 20 }, () => `${unique("spray")}@example.test`);
-  const sprayed = [];
+  const sprayed: Answer[] = [];
   for (let round = 0; round < 5; round++)
     sprayed.push(
-      ...(await Promise.all(logins.map((login) => signIn(ctx, login, `spray-${round}`, spray)))),
+      ...(await Promise.all(logins.map((login) => signIn(ctx(), login, `spray-${round}`, spray)))),
     );
-  const fresh = await createUser(ctx, "thf");
-  const fromSpray = await signIn(ctx, fresh.email, fresh.password, spray);
-  const fromElsewhere = await signIn(ctx, fresh.email, fresh.password, "198.51.100.66");
+  const fresh = await createUser(ctx(), "thf");
+  const fromSpray = await signIn(ctx(), fresh.email, fresh.password, spray);
+  const fromElsewhere = await signIn(ctx(), fresh.email, fresh.password, "198.51.100.66");
   check(
     "after 100 failures from one address, that address gets 429 (Retry-After about 900 s) even for a fresh account with its right password; another address signs in",
     sprayed.every((r) => r.status === 400) &&
@@ -131,4 +140,6 @@ export async function runThrottle(ctx) {
       fromElsewhere.status === 200,
     `${sprayed.filter((r) => r.status !== 400).length} of 100 not 400; spray ${fromSpray.status} ${fromSpray.headers.get("retry-after")}; elsewhere ${fromElsewhere.status}`,
   );
-}
+});
+
+endOfSection();
