@@ -6,7 +6,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { ShardAudit } from "../bench/do-writer/ledger-shard";
-import { type ShardEnv, shardLedger, shardOf } from "../bench/do-writer/shard-ledger";
+import { shardLedger, shardOf } from "../bench/do-writer/shard-ledger";
 import { MAX_MINOR } from "../src/ledger/money";
 import {
   alreadyExists,
@@ -31,8 +31,7 @@ const creditVia = (app: typeof shardApp, admin: TestUser, body: Json) =>
     body: { request_id: unique("req"), ...body },
   });
 
-const audit = (userId: number): Promise<ShardAudit> =>
-  shardOf(env as unknown as ShardEnv, userId).audit();
+const audit = (userId: number): Promise<ShardAudit> => shardOf(env, userId).audit();
 
 const balanceVia = async (
   app: typeof shardApp,

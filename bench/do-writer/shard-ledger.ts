@@ -11,11 +11,15 @@ import type { LedgerShard } from "./ledger-shard";
 
 export type ShardEnv = { LEDGER_SHARD: DurableObjectNamespace<LedgerShard> };
 
-/** The user's shard: one object per user, so a user's request_ids, wallets and slugs are together. */
-export const shardOf = (env: ShardEnv, userId: number) =>
-  env.LEDGER_SHARD.get(env.LEDGER_SHARD.idFromName(`user:${userId}`));
+const hasShards = (env: object): env is ShardEnv => "LEDGER_SHARD" in env;
 
-const shard = (c: Context<AppEnv>, userId: number) => shardOf(c.env as unknown as ShardEnv, userId);
+/** The user's shard: one object per user, so a user's request_ids, wallets and slugs are together. */
+export function shardOf(env: object, userId: number) {
+  if (!hasShards(env)) throw new Error("LEDGER_SHARD is not bound (bench/do-writer/wrangler.toml)");
+  return env.LEDGER_SHARD.get(env.LEDGER_SHARD.idFromName(`user:${userId}`));
+}
+
+const shard = (c: Context<AppEnv>, userId: number) => shardOf(c.env, userId);
 
 export const shardLedger: Ledger = {
   async postCredit(c, entry) {
