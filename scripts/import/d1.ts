@@ -148,12 +148,23 @@ export class RemoteD1 implements ImportD1 {
     return result.stdout;
   }
 
+  /**
+   * Read-only queries, so a failed call is tried once more: wrangler's local runtime has been seen
+   * to fail a call outright under load ("false == true"), and a remote call can meet a network
+   * error; a real error (a missing table) fails twice and is reported.
+   */
   async queries(sqls: string[]) {
-    const out = this.run([
+    const args = [
       "--json",
       "--command",
       sqls.map((sql) => sql.replace(/\s+/g, " ").trim()).join("; "),
-    ]);
+    ];
+    let out: string;
+    try {
+      out = this.run(args);
+    } catch {
+      out = this.run(args);
+    }
     const parsed = JSON.parse(out.slice(out.indexOf("["))) as { results?: Row[] }[];
     if (parsed.length !== sqls.length)
       throw new Error(`expected ${sqls.length} results from wrangler, got ${parsed.length}`);
