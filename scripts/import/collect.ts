@@ -64,34 +64,16 @@ const DEFAULT_COLUMNS = {
   terms: ["term_id", "name", "slug", "term_group"],
   term_taxonomy: ["term_taxonomy_id", "term_id", "taxonomy", "description", "parent", "count"],
   term_relationships: ["object_id", "term_taxonomy_id", "term_order"],
-};
+} as const;
 type TableKind = keyof typeof DEFAULT_COLUMNS;
 
-// The post fields kept for transaction-type posts, in this order in the buckets.
-const POST_FIELDS = [
-  "post_author",
-  "post_date",
-  "post_date_gmt",
-  "post_content",
-  "post_title",
-  "post_excerpt",
-  "post_status",
-  "comment_status",
-  "ping_status",
-  "post_password",
-  "post_name",
-  "to_ping",
-  "pinged",
-  "post_modified",
-  "post_modified_gmt",
-  "post_content_filtered",
-  "post_parent",
-  "guid",
-  "menu_order",
-  "post_mime_type",
-  "comment_count",
-] as const;
-export type Post = Record<(typeof POST_FIELDS)[number], DumpValue>;
+// The post fields kept for transaction-type posts, in this order in the buckets: all but the id
+// (the bucket's key) and the post type (always the transaction type).
+type PostField = Exclude<(typeof DEFAULT_COLUMNS.posts)[number], "ID" | "post_type">;
+const POST_FIELDS = DEFAULT_COLUMNS.posts.filter(
+  (name): name is PostField => name !== "ID" && name !== "post_type",
+);
+export type Post = Record<PostField, DumpValue>;
 
 // Post meta of a transaction that the import reads.
 const TXN_META = new Set([
@@ -206,7 +188,7 @@ export class WordPressCollector {
   readonly rowsPerTable: Record<string, number> = {};
   readonly otherPostTypes: Record<string, number> = {};
   transactionPosts = 0;
-  private readonly indexers = new WeakMap<string[], Record<string, number>>();
+  private readonly indexers = new WeakMap<readonly string[], Record<string, number>>();
 
   constructor(
     options: ImportOptions,
@@ -227,7 +209,7 @@ export class WordPressCollector {
 
   /** name → index of the row's columns (cached per column list). */
   private indexer(kind: TableKind, columns: string[] | null) {
-    const list = columns ?? DEFAULT_COLUMNS[kind];
+    const list: readonly string[] = columns ?? DEFAULT_COLUMNS[kind];
     let idx = this.indexers.get(list);
     if (!idx) {
       idx = Object.fromEntries(list.map((c, i) => [c, i]));

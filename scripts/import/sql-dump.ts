@@ -108,14 +108,7 @@ export class DumpParser {
   }
 
   private skipSpace() {
-    const buf = this.buf;
-    let p = this.pos;
-    while (p < buf.length) {
-      const c = buf.charCodeAt(p);
-      if (c === 32 || c === 10 || c === 13 || c === 9) p++;
-      else break;
-    }
-    this.pos = p;
+    this.pos = skipSpace(this.buf, this.pos);
   }
 
   /** Between statements: a comment, an INSERT head, or some other statement to skip. */
@@ -250,14 +243,7 @@ export class DumpParser {
     const values: DumpValue[] = [];
     let p = start;
     for (;;) {
-      while (
-        p < n &&
-        (buf.charCodeAt(p) === 32 ||
-          buf.charCodeAt(p) === 10 ||
-          buf.charCodeAt(p) === 13 ||
-          buf.charCodeAt(p) === 9)
-      )
-        p++;
+      p = skipSpace(buf, p);
       if (p >= n) return null;
       let ch = buf[p]!;
       if (ch === ")" && values.length === 0) return { values, end: p + 1 };
@@ -292,14 +278,7 @@ export class DumpParser {
         values.push(/^NULL$/i.test(word) ? null : word);
         p = q;
       }
-      while (
-        p < n &&
-        (buf.charCodeAt(p) === 32 ||
-          buf.charCodeAt(p) === 10 ||
-          buf.charCodeAt(p) === 13 ||
-          buf.charCodeAt(p) === 9)
-      )
-        p++;
+      p = skipSpace(buf, p);
       if (p >= n) return null;
       if (buf[p] === ",") p++;
       else if (buf[p] === ")") return { values, end: p + 1 };
@@ -311,6 +290,17 @@ export class DumpParser {
     const around = this.buf.slice(this.pos, this.pos + 80).replace(/\s+/g, " ");
     throw new DumpSyntaxError(`${message} (near: ${around})`);
   }
+}
+
+/** The index of the first character at or after `p` that is not a space, tab, CR or LF. */
+function skipSpace(buf: string, p: number) {
+  let q = p;
+  while (q < buf.length) {
+    const c = buf.charCodeAt(q);
+    if (c !== 32 && c !== 10 && c !== 13 && c !== 9) break;
+    q++;
+  }
+  return q;
 }
 
 /** A MySQL string literal's value; `start` is just after the opening quote. Null when incomplete. */

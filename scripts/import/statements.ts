@@ -38,28 +38,6 @@ export type PlannedWallet = {
   present?: boolean;
 };
 
-/** A site's transaction as an entry, in the wallet's storage units. */
-export type PlannedEntry = {
-  id: number;
-  userId: number;
-  walletId: string;
-  txnType: "CREDIT" | "DEBIT";
-  amountMinor: number;
-  amountText: string;
-  requestId: string;
-  requestKey: string | null;
-  transferId: string | null;
-  note: string;
-  title: string;
-  slug: string;
-  slugBase: string;
-  createdAtS: number;
-  guid: string;
-  localDate: string;
-  modifiedLocalDate: string | null;
-  modifiedGmtDate: string | null;
-};
-
 /** A balance adjustment the import adds (`--balances site`): the next id, its own request_id. */
 export type Adjustment = {
   userId: number;
@@ -72,6 +50,18 @@ export type Adjustment = {
   title: string;
   slugBase: string;
   createdAtS: number;
+};
+
+/** A site's transaction as an entry, in the wallet's storage units: an adjustment's fields and more. */
+export type PlannedEntry = Adjustment & {
+  id: number;
+  requestKey: string | null;
+  transferId: string | null;
+  slug: string;
+  guid: string;
+  localDate: string;
+  modifiedLocalDate: string | null;
+  modifiedGmtDate: string | null;
 };
 
 const insert = <T extends typeof users | typeof wallets>(table: T, row: RowValues<T>) => {
