@@ -6,11 +6,10 @@ import type { AppEnv } from "../env";
 import { ok, send } from "../http/envelope";
 import { invalidInput, transactionExists, userNotFound } from "../http/errors";
 import { AMOUNT_TEXT_MAX, MAX_TEXT } from "../http/fields";
-import { keepAlive } from "../http/keep-alive";
 import { readParams } from "../http/params";
-import { postEntry } from "../ledger/entries";
 import { MAX_MINOR, plainDecimal } from "../ledger/money";
 import { asciiLower } from "../ledger/request-key";
+import { postEntry } from "../ledger/writer";
 import { requireUser } from "../routes/users/require";
 import { keyRouteRefusals, requireCredentials } from "./auth";
 import { requires, sanitizeTextField } from "./php";
@@ -130,7 +129,7 @@ const movement = (txnType: "CREDIT" | "DEBIT", action: string) =>
       note,
       metaData,
     };
-    const result = await postEntry(db, spec, c.get("nowMs")(), keepAlive(c));
+    const result = await postEntry(c, spec);
     if (!result.created) throw transactionExists(result.existingId!);
     return ok(c, 200, "Transaction Completed", { transaction_id: result.ids[0], user_id: user.id });
   });

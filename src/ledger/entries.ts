@@ -1,7 +1,6 @@
 import type { Db } from "../db/client";
 import type { Wallet } from "../db/wallets";
 import { type AppendResult, appendEntries, type NewEntry } from "./append";
-import { appendCredit, type KeepAlive } from "./group-commit";
 import { postTitle, slugify } from "./post-format";
 
 export type EntrySpec = {
@@ -44,20 +43,6 @@ export function entry(spec: EntrySpec, nowMs: number): NewEntry {
     reversesId: spec.reversesId,
     metaData: spec.metaData,
   };
-}
-
-/**
- * Writes one CREDIT or DEBIT, idempotent on (user, request_id). Credits are group-committed with
- * the credits beside them (group-commit.ts); a debit, which its balance may refuse, goes alone.
- */
-export function postEntry(
-  db: Db,
-  spec: EntrySpec,
-  nowMs: number,
-  keepAlive?: KeepAlive,
-): Promise<AppendResult> {
-  const e = entry(spec, nowMs);
-  return e.txnType === "CREDIT" ? appendCredit(db, e, keepAlive) : appendEntries(db, [e]);
 }
 
 /** Writes a transfer: the sender's DEBIT (keyed by its request_id) and the receiver's CREDIT. */

@@ -6,7 +6,8 @@ import type { Context } from "hono";
 import { readBalances } from "../db/ledger";
 import type { AppEnv } from "../env";
 import { keepAlive } from "../http/keep-alive";
-import type { AppendResult, NewEntry } from "./append";
+import { type AppendResult, appendEntries, type NewEntry } from "./append";
+import { type EntrySpec, entry } from "./entries";
 import { appendCredit } from "./group-commit";
 
 export type BalanceRead = Awaited<ReturnType<typeof readBalances>>;
@@ -22,3 +23,13 @@ export const d1Ledger: Ledger = {
   postCredit: (c, entry) => appendCredit(c.var.db, entry, keepAlive(c)),
   readBalances: (c, userId, walletIds) => readBalances(c.var.db, userId, walletIds),
 };
+
+/**
+ * Writes one CREDIT or DEBIT, idempotent on (user, request_id): a credit through the request's
+ * ledger (over D1, group-committed with the credits beside it); a debit, which its balance may
+ * refuse, alone.
+ */
+export function postEntry(c: Context<AppEnv>, spec: EntrySpec): Promise<AppendResult> {
+  const e = entry(spec, c.get("nowMs")());
+  return e.txnType === "CREDIT" ? c.var.ledger.postCredit(c, e) : appendEntries(c.var.db, [e]);
+}

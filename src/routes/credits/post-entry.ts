@@ -6,16 +6,13 @@ import { transactionExists } from "../../http/errors";
 import { EntryParams } from "../../http/fields";
 import { readMoneyInput } from "../../http/money-input";
 import { readParams } from "../../http/params";
-import { appendEntries } from "../../ledger/append";
-import { entry } from "../../ledger/entries";
+import { postEntry } from "../../ledger/writer";
 import { requireUser } from "../users/require";
 
 /**
  * The whole of POST /credits and POST /debits after authorization: validate, find the user, append
  * one entry idempotently. A debit past zero fails the overdraft CHECK inside its batch, so the
- * guard holds however many debits race (answered "Insufficient Balance" by http/errors.ts). A credit
- * goes through the request's ledger (ledger/writer.ts: group commit over D1); a debit, which its
- * balance may refuse, is written alone.
+ * guard holds however many debits race (answered "Insufficient Balance" by http/errors.ts).
  */
 export async function postSingleEntry(c: Context<AppEnv>, txnType: "CREDIT" | "DEBIT") {
   const db = c.var.db;
@@ -33,9 +30,7 @@ export async function postSingleEntry(c: Context<AppEnv>, txnType: "CREDIT" | "D
     requestId: fields.request_id,
     note: fields.note,
   };
-  const e = entry({ ...spec, txnType }, c.get("nowMs")());
-  const result =
-    txnType === "CREDIT" ? await c.var.ledger.postCredit(c, e) : await appendEntries(db, [e]);
+  const result = await postEntry(c, { ...spec, txnType });
   if (!result.created) throw transactionExists(result.existingId!);
   return ok(c, 200, "Transaction Completed", { transaction_id: result.ids[0], user_id: user.id });
 }
