@@ -10,8 +10,13 @@
 // - a request is answered only after the batch holding its entry has committed.
 //
 // Workers run each request in its own context, and I/O belongs to the context that started it. So a
-// batch is always written by a request whose entry is in it (the first one waiting), never by one
-// that has already answered: when a batch ends, the next waiting request is handed the lead.
+// batch is always written by a request whose entry is in it, never by one that has already answered,
+// and no request is ever woken by another: a waiting request resumes only from its own timer, looks
+// at its ticket, and acts in its own context (writes its answer's result, takes the lead, or writes
+// alone). Waking one request from another's promise resolution is what the runtime's cross-request
+// promise handling should route back home, yet under load (32 connections of duplicate credits)
+// about one wake-up in a few thousand resumed in the waker's context and its D1 batch failed "Cannot
+// perform I/O on behalf of a different request" (a 500).
 //
 // Every request's queries run in its own D1 session (db/session.ts); a credit's session starts at
 // the primary, and D1 sends every write to the primary anyway. The leader's session is the one that
@@ -29,18 +34,38 @@ import {
 /** Entries per batch: 2 statements each, well inside D1's limits on a batch's size. */
 export const MAX_GROUP = 50;
 
-type Outcome = { result: AppendResult; bookmark: string | null } | { alone: true } | { lead: true };
+/** A waiting request looks at its ticket after 1 ms, then 2, then every 4 ms. */
+const FIRST_LOOK_MS = 1;
+const MAX_LOOK_MS = 4;
+
+/**
+ * How long an entry waits in the queue before it is written alone (the queue is long, or the
+ * request writing a batch is gone); and how long a batch may be in flight before a waiting request
+ * stops waiting for its writer and leads the next one itself.
+ */
+const WAIT_ALONE_MS = 1_000;
+const LEAD_LEASE_MS = 10_000;
 
 type Ticket = {
   entry: NewEntry;
   /** The request's own handle: its statements are prepared there, so its D1 meter counts them. */
   db: Db;
-  /** waiting: queued; leading: handed the next batch; batched: in a batch being written. */
-  state: "waiting" | "leading" | "batched" | "alone";
-  settle: (outcome: Outcome) => void;
+  /**
+   * waiting: queued; batched: in a batch being written; alone: to write on its own (its batch
+   * failed a CHECK); done: written, `result` and `bookmark` set.
+   */
+  state: "waiting" | "batched" | "alone" | "done";
+  /** The batch holding it, once batched. */
+  batch?: Lease;
+  result?: AppendResult;
+  bookmark?: string | null;
 };
 
-type Group = { busy: boolean; waiting: Ticket[] };
+/** A batch in flight: when its writer started it. */
+type Lease = { sinceMs: number };
+
+/** The batch in flight, or null; the entries waiting for the next. */
+type Group = { leader: Lease | null; waiting: Ticket[] };
 
 // One queue per D1 binding and isolate (as db/isolate-cache.ts keys its facts), not per request.
 const groups = new WeakMap<D1Database, Group>();
@@ -48,83 +73,87 @@ const groups = new WeakMap<D1Database, Group>();
 /** How a request keeps its work alive after it answers (ExecutionContext.waitUntil), if it can. */
 export type KeepAlive = (work: Promise<unknown>) => void;
 
-/** How often a waiting request looks whether its entry is still queued (see appendCredit). */
-const WAIT_CHECK_MS = 1_000;
+const pause = (ms: number) => new Promise((resume) => setTimeout(resume, ms));
 
 /** Writes one credit, in a group with the credits arriving beside it. */
 export async function appendCredit(db: Db, entry: NewEntry, keepAlive?: KeepAlive) {
   const d1 = bindingOf(db);
   let group = groups.get(d1);
-  if (!group) groups.set(d1, (group = { busy: false, waiting: [] }));
+  if (!group) groups.set(d1, (group = { leader: null, waiting: [] }));
   const queue = group;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const outcome = await new Promise<Outcome>((settle) => {
-    const ticket: Ticket = { entry, db, state: "waiting", settle };
-    queue.waiting.push(ticket);
-    if (!queue.busy) {
-      queue.busy = true;
-      ticket.state = "leading";
-      settle({ lead: true });
-      return;
-    }
-    // The runtime cancels a request that waits on nothing of its own ("would never generate a
-    // response"), and another request settles this one: a timer of its own keeps it alive. Should
-    // the entry still be queued when it fires (the queue is long, or its writer is gone), it leaves
-    // the queue and is written alone; once handed a batch, it waits for that batch's answer.
-    const check = () => {
-      if (ticket.state === "waiting") {
+  const lead = () => {
+    const work = writeBatch(db, entry, queue);
+    keepAlive?.(work);
+    return work;
+  };
+  if (!leaderAlive(queue)) return lead();
+
+  const ticket: Ticket = { entry, db, state: "waiting" };
+  queue.waiting.push(ticket);
+  const sinceMs = Date.now();
+  for (let ms = FIRST_LOOK_MS; ; ms = Math.min(ms * 2, MAX_LOOK_MS)) {
+    await pause(ms);
+    switch (ticket.state) {
+      case "done":
+        learnBookmark(db, ticket.bookmark ?? null);
+        return ticket.result!;
+      case "alone":
+        return appendEntries(db, [entry]);
+      case "batched":
+        // Its batch is being written: wait for the outcome. Should its writer be gone (the lease
+        // ran out), write alone: a committed entry then answers 409 with itself, never twice.
+        if (live(ticket.batch!)) continue;
+        return appendEntries(db, [entry]);
+      case "waiting":
+        if (leaderAlive(queue) && Date.now() - sinceMs < WAIT_ALONE_MS) continue;
         queue.waiting.splice(queue.waiting.indexOf(ticket), 1);
-        ticket.state = "alone";
-        settle({ alone: true });
-      } else if (ticket.state === "batched") timer = setTimeout(check, WAIT_CHECK_MS);
-    };
-    timer = setTimeout(check, WAIT_CHECK_MS);
-  });
-  if (timer !== undefined) clearTimeout(timer);
-  if ("result" in outcome) {
-    learnBookmark(db, outcome.bookmark);
-    return outcome.result;
+        return leaderAlive(queue) ? appendEntries(db, [entry]) : lead();
+    }
   }
-  if ("alone" in outcome) return appendEntries(db, [entry]);
-  const work = lead(db, queue);
-  keepAlive?.(work);
-  return work;
 }
 
+/** Whether a batch's writer is within its lease (past it, the writer is presumed gone). */
+const live = (lease: Lease) => Date.now() - lease.sinceMs < LEAD_LEASE_MS;
+
+/** Whether a batch is in flight, its writer alive. */
+const leaderAlive = (group: Group) => group.leader !== null && live(group.leader);
+
 /**
- * Writes the waiting entries (this request's first) as one batch, answers each, and hands the lead
- * to the next waiting request. Returns this request's own answer.
+ * Writes this request's entry and the entries waiting (up to MAX_GROUP) as one batch, and leaves each
+ * waiting request its outcome on its ticket. Returns this request's own answer.
  */
-async function lead(db: Db, group: Group): Promise<AppendResult> {
-  const batch = group.waiting.splice(0, MAX_GROUP);
-  for (const t of batch) t.state = "batched";
+async function writeBatch(db: Db, own: NewEntry, group: Group): Promise<AppendResult> {
+  const lease: Lease = { sinceMs: Date.now() };
+  group.leader = lease;
+  const others = group.waiting.splice(0, MAX_GROUP - 1);
+  for (const t of others) {
+    t.state = "batched";
+    t.batch = lease;
+  }
   try {
-    if (batch.length === 1) return await appendEntries(db, [batch[0]!.entry]);
-    let results: readonly unknown[] | undefined;
+    if (others.length === 0) return await appendEntries(db, [own]);
+    let results: readonly unknown[];
     try {
-      const [own, ...others] = batch;
       results = await db.batch([
-        ...movementStatements(db, [own!.entry]),
+        ...movementStatements(db, [own]),
         ...others.flatMap((t) => movementStatements(t.db, [t.entry])),
       ]);
     } catch {
       // Someone's entry failed a CHECK and the batch rolled back: each writes its own, alone.
-      for (const t of batch.slice(1)) {
-        t.state = "alone";
-        t.settle({ alone: true });
-      }
-      return await appendEntries(db, [batch[0]!.entry]);
+      for (const t of others) t.state = "alone";
+      return await appendEntries(db, [own]);
     }
     const bookmark = bookmarkOf(db);
-    batch.forEach((t, i) => {
-      if (i > 0) t.settle({ result: movementResult(results.slice(2 * i, 2 * i + 2)), bookmark });
+    others.forEach((t, i) => {
+      t.result = movementResult(results.slice(2 * (i + 1), 2 * (i + 2)));
+      t.bookmark = bookmark;
+      t.state = "done";
     });
     return movementResult(results.slice(0, 2));
   } finally {
-    const next = group.waiting[0];
-    if (next) {
-      next.state = "leading";
-      next.settle({ lead: true });
-    } else group.busy = false;
+    // Anything thrown past the batch leaves no entry waiting on it: each unanswered one writes
+    // alone (a committed one answers 409 with itself, never twice).
+    for (const t of others) if (t.state === "batched") t.state = "alone";
+    if (group.leader === lease) group.leader = null;
   }
 }
