@@ -1,7 +1,7 @@
 // What WordPress core does around every REST route, whichever plugin serves it (issue 12): CORS as
 // rest_send_cors_headers and WP_REST_Server::serve_request send it, the API discovery Link, the
 // Allow header of rest_send_allow_header, and the `_method` / X-HTTP-Method-Override switch.
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
 import { matchedRoutes, routePath } from "hono/route";
 import { COMPAT_ROUTES } from "../compat/config";
@@ -36,17 +36,16 @@ export const allowedOrigins = (setting: string | undefined) =>
  * The request's Origin echoed on every answer (errors too) with credentials allowed, and a preflight
  * `OPTIONS` answered 204 on any path: hono/cors, configured as WordPress answers.
  */
-export const corsHeaders: MiddlewareHandler<AppEnv> = (c, next) =>
-  cors({
-    origin: (origin) => {
-      const allowed = allowedOrigins(c.env.CORS_ORIGINS);
-      return origin !== "" && (allowed.length === 0 || allowed.includes(origin)) ? origin : null;
-    },
-    allowMethods: ["OPTIONS", "GET", "POST", "PUT", "PATCH", "DELETE"],
-    allowHeaders: ALLOW_HEADERS,
-    exposeHeaders: EXPOSE_HEADERS,
-    credentials: true,
-  })(c, next);
+export const corsHeaders: MiddlewareHandler<AppEnv> = cors({
+  origin: (origin, c: Context<AppEnv>) => {
+    const allowed = allowedOrigins(c.env.CORS_ORIGINS);
+    return origin !== "" && (allowed.length === 0 || allowed.includes(origin)) ? origin : null;
+  },
+  allowMethods: ["OPTIONS", "GET", "POST", "PUT", "PATCH", "DELETE"],
+  allowHeaders: ALLOW_HEADERS,
+  exposeHeaders: EXPOSE_HEADERS,
+  credentials: true,
+});
 
 /** `<SITE_URL/wp-json/>; rel="https://api.w.org/"`: how WordPress clients find the API. */
 export const discoveryLink = (siteUrl: string) =>
