@@ -108,6 +108,7 @@ export function createApp(options: AppOptions = {}) {
         d1_statements: d1.cost.statements,
         d1_rows_read: d1.cost.rowsRead,
         d1_rows_written: d1.cost.rowsWritten,
+        d1_round_trips: d1.cost.roundTrips,
       }),
     );
   });

@@ -364,6 +364,7 @@ describe("headers and the request log", () => {
       d1_statements: expect.any(Number),
       d1_rows_read: expect.any(Number),
       d1_rows_written: expect.any(Number),
+      d1_round_trips: expect.any(Number),
     });
     expect(login).toMatchObject({
       method: "POST",
