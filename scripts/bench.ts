@@ -1,8 +1,10 @@
 // `npm run bench`: local throughput and latency of the app's main routes, each next to a baseline
 // worker (same runtime and settings: nothing, one D1 INSERT, one D1 SELECT) measured in the same
 // run, bracketing it (baseline, app scenarios, baseline again), so the ratios compare like with like
-// on a noisy shared machine. Both servers are throwaway `wrangler dev` instances on 127.0.0.1
-// (scripts/lib/server.ts) and are stopped, process groups and state, on success, error or Ctrl-C.
+// on a noisy shared machine. Both servers are throwaway `wrangler dev` instances on 127.0.0.1 without
+// the DevTools inspector (scripts/lib/server.ts, dev-worker.ts: with it, wrangler's own Node process
+// cost more CPU per request than the worker) and are stopped, process groups and state, on success,
+// error or Ctrl-C.
 //
 // Each run also reads the workerd CPU time per request (/proc), and a pass after the timed runs reads
 // each app request's D1 statements and rows from the worker's own log lines (src/db/meter.ts), with
@@ -52,6 +54,9 @@ process.chdir(ROOT);
 const LOAD = loadSettings();
 const { durationS: DURATION, warmupS: WARMUP, connections: CONNECTIONS } = LOAD;
 const COST_DURATION = setting("BENCH_COST_DURATION", 3);
+/** BENCH_DEVTOOLS=1: the servers as `wrangler dev` starts them, with the DevTools inspector. */
+const DEVTOOLS = setting("BENCH_DEVTOOLS", 0) === 1;
+const SERVED = DEVTOOLS ? "wrangler dev (with DevTools)" : "wrangler dev without DevTools";
 /** Entries appended to one user's history, against another user's 10 (the cost pass). */
 const HISTORY_LONG = 100_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -68,6 +73,7 @@ async function main() {
     warmupS: WARMUP,
     connections: CONNECTIONS,
     logLevel: "warn",
+    devtools: DEVTOOLS,
     host: "127.0.0.1",
   });
 
@@ -77,12 +83,13 @@ async function main() {
     baseline: bundleSize({ config: "bench/baseline/wrangler.toml", main: "worker.ts" }),
   };
 
-  log("starting the app and the baseline (wrangler dev, 127.0.0.1, log level warn)");
-  const app = await startServer({ config: "wrangler.toml", logLevel: "warn" });
+  log(`starting the app and the baseline (${SERVED}, 127.0.0.1, log level warn)`);
+  const app = await startServer({ config: "wrangler.toml", logLevel: "warn", devtools: DEVTOOLS });
   const baseline = await startServer({
     config: "bench/baseline/wrangler.toml",
     logLevel: "warn",
     seedAdmin: false,
+    devtools: DEVTOOLS,
   });
   log(`app ${app.base}, baseline ${baseline.base}`);
 
@@ -272,6 +279,7 @@ async function main() {
   const costApp = await startServer({
     persistTo: app.stateDir,
     logLevel: "log",
+    devtools: DEVTOOLS,
     onStdout: requestLogReader(logLines),
   });
   const costAuth = await adminAuth(costApp.api);
@@ -307,6 +315,10 @@ async function main() {
     return rs.reduce((a, r) => a + r.reqPerSec, 0) / rs.length;
   };
   const rows: TableRow[] = [];
+  const cpuOf = ({ cpuMsPerRequest: cpu }: (typeof runs)[number]) => ({
+    cpuMs: cpu?.workerd,
+    wranglerCpuMs: cpu && cpu.group - cpu.workerd,
+  });
   const appSummary: AppSummary = {};
   for (const name of ["noop", "insert", "select"]) {
     baselineRuns(name).forEach((r, i) => {
@@ -316,7 +328,7 @@ async function main() {
         p50: r.latencyMs.p50,
         p99: r.latencyMs.p99,
         errors: r.errors,
-        cpuMs: r.cpuMsPerRequest?.workerd,
+        ...cpuOf(r),
       });
     });
   }
@@ -331,9 +343,17 @@ async function main() {
       ratio,
       vs,
     };
-    rows.push({ scenario: r.name, ...appSummary[r.name]!, cpuMs: r.cpuMsPerRequest?.workerd });
+    rows.push({ scenario: r.name, ...appSummary[r.name]!, ...cpuOf(r) });
   }
-  const targets = evaluateTargets(appSummary);
+  const targets = evaluateTargets(
+    appSummary,
+    Object.fromEntries(
+      ["insert", "select"].map((name) => {
+        const rs = baselineRuns(name);
+        return [name, rs.reduce((a, r) => a + r.latencyMs.p99, 0) / rs.length];
+      }),
+    ),
+  );
   const costRows: CostRow[] = Object.entries(costs).map(([scenario, c]) => ({
     scenario,
     ...c,
@@ -347,7 +367,7 @@ async function main() {
 
   const out: string[] = [];
   out.push(
-    `Bench: ${DURATION}s per scenario after ${WARMUP}s warm-up, ${CONNECTIONS} connections, wrangler dev --log-level=warn on 127.0.0.1, ${meta.cpus} CPUs shared with the load generator.`,
+    `Bench: ${DURATION}s per scenario after ${WARMUP}s warm-up, ${CONNECTIONS} connections, ${SERVED}, log level warn, on 127.0.0.1, ${meta.cpus} CPUs shared with the load generator.`,
   );
   out.push(
     "Ratios: app req/s ÷ the mean of the two bracketing baseline runs (credits vs insert, balance reads vs select, others vs noop).",
@@ -395,7 +415,7 @@ async function main() {
     );
   if (sourcesChanged.length > 0) {
     out.push(
-      `\nINVALID RUN: ${sourcesChanged.length} source files changed while it ran (wrangler dev reloads on change), e.g. ${sourcesChanged.slice(0, 5).join(", ")}.`,
+      `\nINVALID RUN: ${sourcesChanged.length} source files changed while it ran (the servers run what was there at the start, the fingerprint what is there now), e.g. ${sourcesChanged.slice(0, 5).join(", ")}.`,
     );
   }
 

@@ -37,6 +37,7 @@ export type RequestCost = {
   d1_statements: number;
   d1_rows_read: number;
   d1_rows_written: number;
+  d1_round_trips: number;
 };
 
 /** Reads the request log lines out of a server's stdout, chunk by chunk. */
@@ -49,10 +50,16 @@ export function requestLogReader(into: RequestCost[]) {
       const at = line.indexOf('{"request_id"');
       if (at === -1) continue;
       try {
-        const { route, status, d1_statements, d1_rows_read, d1_rows_written } = JSON.parse(
-          line.slice(at),
-        ) as RequestCost;
-        into.push({ route, status, d1_statements, d1_rows_read, d1_rows_written });
+        const { route, status, d1_statements, d1_rows_read, d1_rows_written, d1_round_trips } =
+          JSON.parse(line.slice(at)) as RequestCost;
+        into.push({
+          route,
+          status,
+          d1_statements,
+          d1_rows_read,
+          d1_rows_written,
+          d1_round_trips,
+        });
       } catch {
         // a line cut by the runtime: not counted
       }
@@ -68,7 +75,7 @@ const median = (values: number[]) => {
 
 /** Medians of the D1 fields over a scenario's log lines, with their ranges. */
 export function d1Medians(lines: RequestCost[]) {
-  const field = (name: "d1_statements" | "d1_rows_read" | "d1_rows_written") => {
+  const field = (name: "d1_statements" | "d1_rows_read" | "d1_rows_written" | "d1_round_trips") => {
     const values = lines.map((l) => l[name]);
     return { median: median(values), min: Math.min(...values), max: Math.max(...values) };
   };
@@ -77,5 +84,7 @@ export function d1Medians(lines: RequestCost[]) {
     statements: field("d1_statements"),
     rowsRead: field("d1_rows_read"),
     rowsWritten: field("d1_rows_written"),
+    /** The mean: under group commit one credit in a batch makes the round trip for all of it. */
+    roundTrips: lines.reduce((n, l) => n + l.d1_round_trips, 0) / lines.length,
   };
 }

@@ -1,6 +1,6 @@
-// What the servers run: `wrangler dev` rebuilds and reloads when a source file changes, so a file
-// edited during the run would mix two versions into one set of figures. The bench records every
-// file's size and mtime at the start and says which changed by the end.
+// What the servers run: they are built at the start (the cost pass builds the app again), so a file
+// edited during the run can leave figures that belong to no commit. The bench records every file's
+// size and mtime at the start and says which changed by the end.
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 

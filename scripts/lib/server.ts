@@ -2,14 +2,14 @@
 // folder, migrated, with an administrator, served by `wrangler dev` on 127.0.0.1 in its own process
 // group, and stopped (the whole group) by `stop()`.
 
-import type { ChildProcess } from "node:child_process";
+import type { ChildProcess, SpawnOptions } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type AdminAccount, ensureAdmin } from "./admin";
-import { startWrangler, wrangler } from "./wrangler";
+import { startDevWorker, startWrangler, wrangler } from "./wrangler";
 
 export const ADMIN: AdminAccount = {
   username: "benchadmin",
@@ -91,6 +91,7 @@ export async function startServer({
   onStdout,
   seedFile,
   prepared = false,
+  devtools = true,
 }: {
   config?: string;
   persistTo?: string;
@@ -102,6 +103,11 @@ export async function startServer({
   /** An SQL file run against the migrated database before the server starts (bulk fixtures). */
   seedFile?: string;
   prepared?: boolean;
+  /**
+   * false: served without the DevTools inspector `wrangler dev` always starts (./dev-worker.ts), as
+   * the benchmarks measure: the inspector costs wrangler's Node process more CPU than the worker.
+   */
+  devtools?: boolean;
 } = {}): Promise<Server> {
   const stateDir = persistTo ?? mkdtempSync(join(tmpdir(), "wallet-state-"));
   const persist = ["--persist-to", stateDir];
@@ -119,26 +125,27 @@ export async function startServer({
     throw error;
   }
   const secret = randomBytes(32).toString("hex");
-  const child = startWrangler(
-    [
-      "dev",
-      ...configArgs,
-      ...persist,
-      "--ip",
-      "127.0.0.1",
-      "--port",
-      String(listenPort),
-      "--show-interactive-dev-session=false",
-      `--log-level=${logLevel}`,
-      "--var",
-      `JWT_SECRET:${secret}`,
-      "--var",
-      `SITE_URL:http://127.0.0.1:${listenPort}`,
-    ],
-    { stdio: ["ignore", onStdout ? "pipe" : "ignore", "inherit"] },
-  );
-  if (onStdout) child.stdout?.on("data", onStdout);
   const base = `http://127.0.0.1:${listenPort}`;
+  const vars = { JWT_SECRET: secret, SITE_URL: base };
+  const stdio: SpawnOptions["stdio"] = ["ignore", onStdout ? "pipe" : "ignore", "inherit"];
+  const child = devtools
+    ? startWrangler(
+        [
+          "dev",
+          ...configArgs,
+          ...persist,
+          "--ip",
+          "127.0.0.1",
+          "--port",
+          String(listenPort),
+          "--show-interactive-dev-session=false",
+          `--log-level=${logLevel}`,
+          ...Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]),
+        ],
+        { stdio },
+      )
+    : startDevWorker({ config, port: listenPort, persist: stateDir, logLevel, vars }, { stdio });
+  if (onStdout) child.stdout?.on("data", onStdout);
   const server: Server = {
     base,
     api: `${base}/wp-json/wallet/v1`,
@@ -186,7 +193,8 @@ export async function adminAuth(api: string) {
     headers: { "Content-Type": "application/json" },
     body: JSON.stringify({ user_email: ADMIN.email, user_password: ADMIN.password }),
   });
-  const body = (await res.json()) as { data: { access_token: string } };
-  if (res.status !== 200) throw new Error(`admin login failed: ${JSON.stringify(body)}`);
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`admin login answered ${res.status}: ${text}`);
+  const body = JSON.parse(text) as { data: { access_token: string } };
   return `Bearer ${body.data.access_token}`;
 }

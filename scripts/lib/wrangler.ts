@@ -1,6 +1,7 @@
 // Runs wrangler from node_modules, offline: no telemetry, no account look-ups, no update checks.
 import { type SpawnOptions, spawn, spawnSync } from "node:child_process";
 import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
 
 const require = createRequire(import.meta.url);
 export const WRANGLER = require.resolve("wrangler/bin/wrangler.js");
@@ -33,6 +34,18 @@ export function wrangler(args: string[], { quiet = false } = {}) {
 /** Starts a long-running wrangler command in its own process group. */
 export const startWrangler = (args: string[], options: SpawnOptions = {}) =>
   spawn(process.execPath, [WRANGLER, ...args], {
+    env: offlineEnv(),
+    stdio: "inherit",
+    detached: true,
+    ...options,
+  });
+
+const TSX = require.resolve("tsx/cli");
+const DEV_WORKER = fileURLToPath(new URL("./dev-worker.ts", import.meta.url));
+
+/** `wrangler dev` without the DevTools inspector (./dev-worker.ts), in its own process group. */
+export const startDevWorker = (config: object, options: SpawnOptions = {}) =>
+  spawn(process.execPath, [TSX, DEV_WORKER, JSON.stringify(config)], {
     env: offlineEnv(),
     stdio: "inherit",
     detached: true,
