@@ -55,7 +55,7 @@ const LOAD = loadSettings();
 const { durationS: DURATION, warmupS: WARMUP, connections: CONNECTIONS } = LOAD;
 const COST_DURATION = setting("BENCH_COST_DURATION", 3);
 /** BENCH_DEVTOOLS=1: the servers as `wrangler dev` starts them, with the DevTools inspector. */
-const DEVTOOLS = setting("BENCH_DEVTOOLS", 0) === 1;
+const DEVTOOLS = process.env.BENCH_DEVTOOLS === "1";
 const SERVED = DEVTOOLS ? "wrangler dev (with DevTools)" : "wrangler dev without DevTools";
 /** Entries appended to one user's history, against another user's 10 (the cost pass). */
 const HISTORY_LONG = 100_000;
