@@ -4,15 +4,16 @@
 // spread over many users, then all on one hot user; balance reads through both beside the
 // one-SELECT baseline; and a probe of one credit's latency and disk writes when the user's object
 // is new, in memory, or evicted after idling (200 users, 8 at a time). Three throwaway
-// `wrangler dev` servers on 127.0.0.1 (scripts/lib/server.ts), stopped with their state on success,
+// `wrangler dev` servers on 127.0.0.1 without DevTools (scripts/lib/server.ts), stopped with their state on success,
 // error or Ctrl-C. After the load, every ledger is checked: the credits applied lie between those
 // answered 200 and those sent, each request_id once, and each balance equals the sum of its entries
 // (D1 read with `wrangler d1 execute`, the objects through the prototype's GET /bench/audit).
 //
 // Settings (environment): BENCH_DURATION (8 s), BENCH_WARMUP (3 s), BENCH_CONNECTIONS (32),
-// BENCH_USERS (1000, the spread), BENCH_PREWARM (1: each user credited once before the load, so
-// it meets existing objects; 0: the load's credits create them). Output: a table on stdout,
-// progress on stderr, and bench-results/scaling-<timestamp>.json.
+// BENCH_DEVTOOLS (1: with the DevTools inspector), BENCH_USERS (1000, the spread), BENCH_PREWARM
+// (1: each user credited once before the load, so it meets existing objects; 0: the load's credits
+// create them). Output: a table on stdout, progress on stderr, and
+// bench-results/scaling-<timestamp>.json.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -32,6 +33,7 @@ import {
   runBench,
   runMeta,
   runPlan,
+  servedBy,
   setting,
   stopOnSignals,
   writeResults,
@@ -132,6 +134,7 @@ async function main() {
     connections: CONNECTIONS,
     users: USERS,
     prewarm: PREWARM,
+    devtools: LOAD.devtools,
   });
 
   log(`seeding ${SEEDED} users; starting the app, the prototype and the baseline`);
@@ -141,9 +144,13 @@ async function main() {
   let servers: { d1: Server; shard: Server; baseline: Server };
   try {
     servers = {
-      d1: await startServer({ config: APP, seedFile: seed.path }),
-      shard: await startServer({ config: SHARDED, seedFile: seed.path }),
-      baseline: await startServer({ config: "bench/baseline/wrangler.toml", seedAdmin: false }),
+      d1: await startServer({ config: APP, seedFile: seed.path, devtools: LOAD.devtools }),
+      shard: await startServer({ config: SHARDED, seedFile: seed.path, devtools: LOAD.devtools }),
+      baseline: await startServer({
+        config: "bench/baseline/wrangler.toml",
+        seedAdmin: false,
+        devtools: LOAD.devtools,
+      }),
     };
   } finally {
     seed.remove();
@@ -339,7 +346,7 @@ async function main() {
   const sourcesChanged = changedFiles(sourcesAtStart, fingerprint());
 
   const out = [
-    `Bench (scaling): ${DURATION}s per scenario after ${WARMUP}s warm-up, ${CONNECTIONS} connections, wrangler dev --log-level=warn on 127.0.0.1, ${meta.cpus} CPUs shared with the load generator; spread over ${USERS} users, hot = 1 user; ${PREWARM ? "every user credited once before the load (existing objects)" : "no prewarm (the load's first credits create the objects)"}.`,
+    `Bench (scaling): ${DURATION}s per scenario after ${WARMUP}s warm-up, ${CONNECTIONS} connections, ${servedBy(LOAD.devtools)}, log level warn, on 127.0.0.1, ${meta.cpus} CPUs shared with the load generator; spread over ${USERS} users, hot = 1 user; ${PREWARM ? "every user credited once before the load (existing objects)" : "no prewarm (the load's first credits create the objects)"}.`,
     "",
     formatTable(rows),
     "",

@@ -12,7 +12,8 @@
 //
 // Settings (environment): BENCH_DURATION seconds per scenario (8), BENCH_WARMUP seconds of warm-up
 // before each (3), BENCH_CONNECTIONS (32), BENCH_COST_DURATION seconds per scenario of the cost pass
-// (3). Output: tables on stdout, progress on stderr, and bench-results/bench-<timestamp>.json.
+// (3), BENCH_DEVTOOLS (1: the servers with wrangler's DevTools inspector). Output: tables on stdout,
+// progress on stderr, and bench-results/bench-<timestamp>.json.
 import { loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -40,6 +41,7 @@ import {
   runBench,
   runMeta,
   runPlan,
+  servedBy,
   setting,
   stopOnSignals,
   writeResults,
@@ -54,9 +56,8 @@ process.chdir(ROOT);
 const LOAD = loadSettings();
 const { durationS: DURATION, warmupS: WARMUP, connections: CONNECTIONS } = LOAD;
 const COST_DURATION = setting("BENCH_COST_DURATION", 3);
-/** BENCH_DEVTOOLS=1: the servers as `wrangler dev` starts them, with the DevTools inspector. */
-const DEVTOOLS = process.env.BENCH_DEVTOOLS === "1";
-const SERVED = DEVTOOLS ? "wrangler dev (with DevTools)" : "wrangler dev without DevTools";
+const DEVTOOLS = LOAD.devtools;
+const SERVED = servedBy(DEVTOOLS);
 /** Entries appended to one user's history, against another user's 10 (the cost pass). */
 const HISTORY_LONG = 100_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

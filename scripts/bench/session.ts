@@ -19,12 +19,21 @@ export const setting = (name: string, fallback: number) => {
   return value;
 };
 
-/** BENCH_DURATION and BENCH_WARMUP seconds per scenario (8, 3), over BENCH_CONNECTIONS (32). */
+/**
+ * BENCH_DURATION and BENCH_WARMUP seconds per scenario (8, 3), over BENCH_CONNECTIONS (32); with
+ * BENCH_DEVTOOLS=1 the servers run as the `wrangler dev` command starts them, DevTools inspector
+ * included (scripts/lib/dev-worker.ts says why the benches leave it out).
+ */
 export const loadSettings = () => ({
   durationS: setting("BENCH_DURATION", 8),
   warmupS: setting("BENCH_WARMUP", 3),
   connections: setting("BENCH_CONNECTIONS", 32),
+  devtools: process.env.BENCH_DEVTOOLS === "1",
 });
+
+/** How a bench names the way its servers run, in its report. */
+export const servedBy = (devtools: boolean) =>
+  devtools ? "wrangler dev (with DevTools)" : "wrangler dev without DevTools";
 
 /** Progress lines on stderr, stamped with the seconds since `startedMs`. */
 export const progressLog = (tag: string, startedMs: number) => (msg: string) =>
