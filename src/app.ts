@@ -14,14 +14,9 @@ import { percentDecode } from "./http/decode";
 import { fail, send, wpError } from "./http/envelope";
 import { ERRORS, onError } from "./http/errors";
 import { InvalidJsonError } from "./http/params";
-import {
-  allowFor,
-  corsHeaders,
-  discoveryLink,
-  overrideMethod,
-  readOnlyRoute,
-} from "./http/wp-core";
+import { corsHeaders, discoveryLink, overrideMethod } from "./http/wp-core";
 import { d1Ledger, type Ledger } from "./ledger/writer";
+import { allowFor, readOnlyRoute } from "./route-methods";
 import { api, NAMESPACE } from "./routes";
 import { discovery } from "./routes/discovery";
 import { REFERENCE } from "./routes/openapi";

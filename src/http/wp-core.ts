@@ -1,13 +1,11 @@
 // What WordPress core does around every REST route, whichever plugin serves it (issue 12): CORS as
 // rest_send_cors_headers and WP_REST_Server::serve_request send it, the API discovery Link, the
-// Allow header of rest_send_allow_header, and the `_method` / X-HTTP-Method-Override switch.
+// paging Link header, and the `_method` / X-HTTP-Method-Override switch. The Allow header, which
+// needs the route tables, is in ../route-methods.ts.
 import type { Context, MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
-import { matchedRoutes, routePath } from "hono/route";
-import { COMPAT_ROUTES } from "../compat/config";
 import { BOOKMARK_HEADER } from "../db/session";
 import type { AppEnv } from "../env";
-import { NAMESPACE, ROUTES } from "../routes";
 import { percentDecode } from "./decode";
 
 /**
@@ -50,47 +48,6 @@ export const corsHeaders: MiddlewareHandler<AppEnv> = cors({
 /** `<SITE_URL/wp-json/>; rel="https://api.w.org/"`: how WordPress clients find the API. */
 export const discoveryLink = (siteUrl: string) =>
   `<${siteUrl.replace(/\/+$/, "")}/wp-json/>; rel="https://api.w.org/"`;
-
-/**
- * Each route's methods, by the pattern Hono matched it with (`/wp-json/wallet/v1/transactions/:id`),
- * built on first use: route modules import this one, so the route table is not complete at load.
- */
-let methods: Map<string, string[]> | undefined;
-function methodsByPattern() {
-  if (methods) return methods;
-  methods = new Map();
-  for (const [prefix, routes] of [
-    [`/wp-json/${NAMESPACE}`, ROUTES],
-    ["/wp-json/:ns/v1", COMPAT_ROUTES],
-  ] as const) {
-    for (const route of routes) {
-      const pattern = prefix + route.path.replace(/\{(\w+)\}/g, ":$1");
-      methods.set(pattern, [...(methods.get(pattern) ?? []), route.method]);
-    }
-  }
-  return methods;
-}
-
-/** A Hono route path as the tables above key it: `:id{[0-9]+}` is `:id`, no trailing slash. */
-const patternOf = (path: string) => path.replace(/\{[^}]*\}/g, "").replace(/\/$/, "");
-
-/** The `Allow` header of a matched route: the methods it answers (rest_send_allow_header). */
-export const allowFor = (c: Parameters<typeof routePath>[0]) =>
-  methodsByPattern()
-    .get(patternOf(routePath(c)))
-    ?.join(", ");
-
-/**
- * Whether the request matched a GET of the route tables (`wallet/v1` and the compatibility
- * namespace): a route that only reads, whose queries may go to a read replica. Known before any
- * handler runs, from the handlers Hono matched (the last one not a middleware); the console's pages
- * and anything unmatched are in neither table.
- */
-export function readOnlyRoute(c: Parameters<typeof matchedRoutes>[0]) {
-  const handler = matchedRoutes(c).findLast((route) => route.method !== "ALL");
-  if (handler?.method !== "GET") return false;
-  return methodsByPattern().get(patternOf(handler.path))?.includes("GET") ?? false;
-}
 
 /**
  * WP_REST_Server's method switch: `?_method=DELETE`, else an `X-HTTP-Method-Override` header, makes a

@@ -1,0 +1,36 @@
+// What the route tables (`wallet/v1` and the compatibility namespace) say about a matched request:
+// the methods of its route, for WordPress's Allow header (rest_send_allow_header), and whether it
+// only reads, so that its queries may go to a read replica.
+import { matchedRoutes, routePath } from "hono/route";
+import { COMPAT_ROUTES } from "./compat/config";
+import { NAMESPACE, ROUTES } from "./routes";
+
+/** Each route's methods, by the pattern Hono matches it with (`/wp-json/wallet/v1/transactions/:id`). */
+const methods = new Map<string, string[]>();
+for (const [prefix, routes] of [
+  [`/wp-json/${NAMESPACE}`, ROUTES],
+  ["/wp-json/:ns/v1", COMPAT_ROUTES],
+] as const) {
+  for (const route of routes) {
+    const pattern = prefix + route.path.replace(/\{(\w+)\}/g, ":$1");
+    methods.set(pattern, [...(methods.get(pattern) ?? []), route.method]);
+  }
+}
+
+/** A Hono route path as the table above keys it: `:id{[0-9]+}` is `:id`, no trailing slash. */
+const patternOf = (path: string) => path.replace(/\{[^}]*\}/g, "").replace(/\/$/, "");
+
+/** The `Allow` header of a matched route: the methods it answers (rest_send_allow_header). */
+export const allowFor = (c: Parameters<typeof routePath>[0]) =>
+  methods.get(patternOf(routePath(c)))?.join(", ");
+
+/**
+ * Whether the request matched a GET of the route tables: a route that only reads, whose queries may
+ * go to a read replica. Known before any handler runs, from the handlers Hono matched (the last one
+ * not a middleware); the console's pages and anything unmatched are in neither table.
+ */
+export function readOnlyRoute(c: Parameters<typeof matchedRoutes>[0]) {
+  const handler = matchedRoutes(c).findLast((route) => route.method !== "ALL");
+  if (handler?.method !== "GET") return false;
+  return methods.get(patternOf(handler.path))?.includes("GET") ?? false;
+}
