@@ -166,10 +166,11 @@ it(`${REPLAY_S} s of one request_id replayed over ${CONNECTIONS} connections: ev
       connections: CONNECTIONS,
     });
     note(`${load.responses} replays in ${seconds} s (${Math.round(load.reqPerSec)}/s)`);
+    const after = await balance(own, user.id, replayWallet);
     check(
-      `${seconds} s of one request_id replayed over ${CONNECTIONS} connections: every one 409`,
-      first.status === 200 && load.responses > 0 && load.errors === 0,
-      `first ${first.status}; replays ${JSON.stringify(load.statusCodes)}, connection errors ${load.connectionErrors}`,
+      `${seconds} s of one request_id replayed over ${CONNECTIONS} connections: every one 409, the balance credited once`,
+      first.status === 200 && load.responses > 0 && load.errors === 0 && after === 0.01,
+      `first ${first.status}; replays ${JSON.stringify(load.statusCodes)}, connection errors ${load.connectionErrors}; balance ${after}`,
     );
   } finally {
     await server.stop();
