@@ -31,23 +31,22 @@ export function wrangler(args: string[], { quiet = false } = {}) {
   return result.stdout;
 }
 
-/** Starts a long-running wrangler command in its own process group. */
-export const startWrangler = (args: string[], options: SpawnOptions = {}) =>
-  spawn(process.execPath, [WRANGLER, ...args], {
+/** Starts a long-running node program, offline, in its own process group. */
+const startDetached = (args: string[], options: SpawnOptions) =>
+  spawn(process.execPath, args, {
     env: offlineEnv(),
     stdio: "inherit",
     detached: true,
     ...options,
   });
+
+/** Starts a long-running wrangler command in its own process group. */
+export const startWrangler = (args: string[], options: SpawnOptions = {}) =>
+  startDetached([WRANGLER, ...args], options);
 
 const TSX = require.resolve("tsx/cli");
 const DEV_WORKER = fileURLToPath(new URL("./dev-worker.ts", import.meta.url));
 
 /** `wrangler dev` without the DevTools inspector (./dev-worker.ts), in its own process group. */
 export const startDevWorker = (config: object, options: SpawnOptions = {}) =>
-  spawn(process.execPath, [TSX, DEV_WORKER, JSON.stringify(config)], {
-    env: offlineEnv(),
-    stdio: "inherit",
-    detached: true,
-    ...options,
-  });
+  startDetached([TSX, DEV_WORKER, JSON.stringify(config)], options);

@@ -14,7 +14,7 @@ const sessionOf = (db: Db) => {
 };
 
 /** The D1 binding behind a handle: what per-isolate state (caches, group commit) is keyed by. */
-export const bindingOf = (db: Db): D1Database => unmetered(sessionOf(db)?.database ?? db.$client);
+export const bindingOf = (db: Db): D1Database => sessionOf(db)?.database ?? unmetered(db.$client);
 
 /** The newest bookmark a handle's session has reached (null outside a session or before a query). */
 export const bookmarkOf = (db: Db) => sessionOf(db)?.bookmark() ?? null;

@@ -1,12 +1,11 @@
 import type { Principal } from "../auth/principal";
-import { unmetered } from "./meter";
 import type { Wallet } from "./schema";
 
 // Facts that never change once true, kept per isolate so a warm request needs one D1 round trip:
 // a wallet never changes after creation and a username never changes. Verified API keys are kept
 // for KEY_TTL_MS, so a revocation made through another isolate takes effect within that bound
-// (at once in the isolate that revoked). Keyed by the D1 binding (not a request's meter of it),
-// never a module-level database.
+// (at once in the isolate that revoked). Keyed by the D1 binding (db/client.ts's bindingOf, or
+// c.env.DB), never a request's session or meter of it, never a module-level database.
 export const KEY_TTL_MS = 30_000;
 const MAX_ENTRIES = 10_000;
 
@@ -30,9 +29,8 @@ function createCache() {
 const caches = new WeakMap<D1Database, ReturnType<typeof createCache>>();
 
 export function isolateCache(d1: D1Database) {
-  const binding = unmetered(d1);
-  let cache = caches.get(binding);
-  if (!cache) caches.set(binding, (cache = createCache()));
+  let cache = caches.get(d1);
+  if (!cache) caches.set(d1, (cache = createCache()));
   return cache;
 }
 

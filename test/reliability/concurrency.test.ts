@@ -1,10 +1,8 @@
 // 1. Concurrency over HTTP: duplicate request ids, many distinct credits, racing debits and
 // transfers against a small balance, racing user creations. The last tests read the same facts from
 // D1 itself, for the users and names the earlier tests of this file made.
-import { rmSync } from "node:fs";
 import { beforeAll, it } from "vitest";
 import { runLoad } from "../../scripts/bench/load";
-import { startServer } from "../../scripts/lib/server";
 import {
   allTransactions,
   balance,
@@ -28,8 +26,7 @@ import {
   unique,
 } from "./harness";
 import { checkLedgerInvariants, d1 } from "./ledger";
-import { endOfSection, section } from "./section";
-import { copyState } from "./snapshot";
+import { endOfSection, section, startOnCopy } from "./section";
 
 const DISTINCT_CREDITS = 2000;
 const REPLAY_S = 30;
@@ -48,8 +45,7 @@ const toMinor = (text: unknown) => {
   return Number(whole) * 100 + Number(frac.padEnd(2, "0").slice(0, 2));
 };
 
-const sectionCtx = section("concurrency");
-const { ctx, deadlineFor } = sectionCtx;
+const { ctx, deadlineFor, run } = section("concurrency");
 const post = (path: string, json: unknown) =>
   send(ctx().api, "POST", path, { auth: ctx().adminAuth, json });
 
@@ -129,15 +125,7 @@ it("100 parallel credits with one request_id (a quarter in upper case) make one 
 // reaches without wrangler's DevTools inspector, after 15 s or so of replays: hence a server of its
 // own, started as the bench starts it, and 30 s of load.
 it(`${REPLAY_S} s of one request_id replayed over ${CONNECTIONS} connections: every one 409`, async () => {
-  const { run } = sectionCtx;
-  const stateDir = copyState(run.templateDir);
-  const server = await startServer({
-    config: run.config,
-    persistTo: stateDir,
-    prepared: true,
-    logLevel: "error",
-    devtools: false,
-  });
+  const server = await startOnCopy(run, { logLevel: "error", devtools: false });
   try {
     const own = await connect(server, run.config);
     const [replayWallet, user] = await Promise.all([
@@ -173,8 +161,7 @@ it(`${REPLAY_S} s of one request_id replayed over ${CONNECTIONS} connections: ev
       `first ${first.status}; replays ${JSON.stringify(load.statusCodes)}, connection errors ${load.connectionErrors}; balance ${after}`,
     );
   } finally {
-    await server.stop();
-    rmSync(stateDir, { recursive: true, force: true });
+    await server.stop({ keepState: false });
   }
 });
 

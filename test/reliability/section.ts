@@ -47,6 +47,22 @@ export type Section = {
 };
 
 /**
+ * A server of a test's own on a copy of the run's prepared state (the run's copy of the worker);
+ * `stop({ keepState: false })` removes the copy too.
+ */
+export const startOnCopy = (
+  run: ReliabilityRun,
+  options: Pick<Parameters<typeof startServer>[0] & object, "logLevel" | "devtools"> = {},
+) =>
+  startServer({
+    config: run.config,
+    persistTo: copyState(run.templateDir),
+    prepared: true,
+    logLevel: "warn",
+    ...options,
+  });
+
+/**
  * Declares the section this file is. With `ownServer`, a fresh server (a copy of the run's prepared
  * state, the run's copy of the worker) is started for it, and every server it started is stopped
  * after it, its state removed.
@@ -59,13 +75,8 @@ export function section(name: SectionName, { ownServer = false } = {}): Section 
   beforeAll(async () => {
     console.log(`\n== ${SECTIONS[name]} ==`);
     if (ownServer) {
-      ownState = copyState(run.templateDir);
-      own = await startServer({
-        config: run.config,
-        persistTo: ownState,
-        prepared: true,
-        logLevel: "warn",
-      });
+      own = await startOnCopy(run);
+      ownState = own.stateDir;
     }
     ctx = await connect(own ?? run, run.config);
   });
