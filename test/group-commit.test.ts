@@ -3,6 +3,7 @@
 // the ledger's invariants intact.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { refusedByRule } from "../src/ledger/append";
 import { MAX_MINOR } from "../src/ledger/money";
 import {
   alreadyExists,
@@ -18,24 +19,51 @@ import {
   unique,
 } from "./helpers";
 
-/** env.DB, counting the batches sent (through it or a session on it) and the statements in each. */
-function batchCounter() {
-  const sizes: number[] = [];
-  const counted = <T extends D1Database | D1DatabaseSession>(inner: T): T =>
+type BatchSender = (
+  statements: D1PreparedStatement[],
+  send: () => Promise<D1Result[]>,
+) => Promise<D1Result[]>;
+
+/** env.DB, with every batch sent (through it or a session on it) passed through `sender`. */
+function wrappedD1(sender: BatchSender) {
+  const wrapped = <T extends D1Database | D1DatabaseSession>(inner: T): T =>
     new Proxy(inner, {
       get(target, prop) {
         if (prop === "batch")
-          return (statements: D1PreparedStatement[]) => {
-            sizes.push(statements.length);
-            return target.batch(statements);
-          };
+          return (statements: D1PreparedStatement[]) =>
+            sender(statements, () => target.batch(statements));
         if (prop === "withSession" && "withSession" in target)
-          return (start?: string) => counted(target.withSession(start));
+          return (start?: string) => wrapped(target.withSession(start));
         const value = Reflect.get(target, prop, target);
         return typeof value === "function" ? value.bind(target) : value;
       },
     });
-  return { d1: counted(env.DB), sizes };
+  return wrapped(env.DB);
+}
+
+/** env.DB, counting the batches sent and the statements in each. */
+function batchCounter() {
+  const sizes: number[] = [];
+  const d1 = wrappedD1((statements, send) => {
+    sizes.push(statements.length);
+    return send();
+  });
+  return { d1, sizes };
+}
+
+/**
+ * env.DB whose first shared batch (more than one entry) fails as a lost connection does: after it
+ * committed (`after: true`), or before it reached the database.
+ */
+function losingFirstBatch(after: boolean, times = 1) {
+  let lost = 0;
+  const d1 = wrappedD1(async (statements, send) => {
+    if (statements.length <= 2 || lost >= times) return send();
+    lost++;
+    if (after) await send();
+    throw new Error("D1_ERROR: Network connection lost.");
+  });
+  return { d1, lost: () => lost };
 }
 
 const creditAs = (admin: TestUser, d1: D1Database, body: Record<string, unknown>) =>
@@ -154,5 +182,82 @@ describe("group commit of credits", () => {
     });
     expect(res.status).toBe(200);
     expect(sizes).toEqual([2]);
+  });
+  for (const after of [true, false])
+    it(`answers each credit of a shared batch lost ${after ? "after" : "before"} it committed from the ledger: written once, never 409 to a first attempt`, async () => {
+      const admin = await makeAdmin();
+      const wallet = await makeWallet(admin);
+      const user = await makeUser();
+      const earlier = {
+        user_id: user.id,
+        wallet_id: wallet,
+        amount: "7.00",
+        request_id: unique("e"),
+      };
+      const first = await call("POST", "/credits", { auth: admin.bearer, body: earlier });
+      expect(first.status).toBe(200);
+      const { d1, lost } = losingFirstBatch(after);
+      const bodies = Array.from({ length: 20 }, (_, i) => ({
+        user_id: user.id,
+        wallet_id: wallet,
+        amount: `${i + 1}.00`,
+        request_id: unique("l"),
+      }));
+      // A true repeat among them is still a repeat, whichever batch it lands in.
+      const replies = await Promise.all(
+        [...bodies, { ...earlier, amount: "8.00" }].map((b) => creditAs(admin, d1, b)),
+      );
+
+      expect(lost()).toBe(1);
+      expect(replies.slice(0, -1).map((r) => r.status)).toEqual(bodies.map(() => 200));
+      expect(replies.at(-1)).toMatchObject({
+        status: 409,
+        body: alreadyExists(first.body.data.transaction_id as number),
+      });
+      const ids = replies.slice(0, -1).map((r) => r.body.data.transaction_id as number);
+      expect(new Set(ids).size).toBe(bodies.length);
+      for (const [i, id] of ids.entries()) {
+        const row = await env.DB.prepare("SELECT request_id FROM transactions WHERE id = ?")
+          .bind(id)
+          .first();
+        expect(row).toEqual({ request_id: bodies[i]!.request_id });
+      }
+      expect(await balanceOf(admin, user.id, wallet)).toBe(7 + (20 * 21) / 2);
+      expect(await ledgerViolations()).toEqual(CLEAN);
+    });
+
+  it("answers 500 to every credit of a lost batch whose read-back is lost too; each retry finds its entry", async () => {
+    const admin = await makeAdmin();
+    const wallet = await makeWallet(admin);
+    const user = await makeUser();
+    // The shared batch commits and reports a failure; the read-back of its entries fails too.
+    const { d1, lost } = losingFirstBatch(true, 2);
+    const bodies = Array.from({ length: 20 }, (_, i) => ({
+      user_id: user.id,
+      wallet_id: wallet,
+      amount: `${i + 1}.00`,
+      request_id: unique("r"),
+    }));
+    const replies = await Promise.all(bodies.map((b) => creditAs(admin, d1, b)));
+
+    expect(lost()).toBe(2);
+    const unknown = replies.flatMap((r, i) => (r.status === 500 ? [i] : []));
+    expect(unknown.length).toBeGreaterThan(1);
+    expect(replies.every((r) => r.status === 200 || r.status === 500)).toBe(true);
+    // Nothing was written twice, and a retry answers what the lost batch wrote.
+    for (const i of unknown) {
+      const retry = await creditAs(admin, env.DB, bodies[i]!);
+      expect(retry.status).toBe(409);
+    }
+    expect(await balanceOf(admin, user.id, wallet)).toBe((20 * 21) / 2);
+    expect(await ledgerViolations()).toEqual(CLEAN);
+  });
+
+  it("tells a batch a ledger rule refused (rolled back) from one whose outcome is unknown", async () => {
+    const refused = await env.DB.prepare("INSERT INTO transactions (id) VALUES (NULL)")
+      .run()
+      .catch((err: unknown) => err);
+    expect(refusedByRule(refused)).toBe(true);
+    expect(refusedByRule(new Error("D1_ERROR: Network connection lost."))).toBe(false);
   });
 });

@@ -97,12 +97,62 @@ const entryFor = (db: Db, userId: number, requestId: string) =>
     .from(transactions)
     .where(and(eq(transactions.userId, userId), eq(transactions.requestKey, keyOf(requestId))));
 
+/**
+ * What the ledger holds for each keyed entry's (user, request_id), read after a batch whose outcome
+ * is unknown: the entry itself (the batch committed it: answered as written), another entry under
+ * the same key (a true repeat: answered as one), or nothing (the batch did not commit it).
+ */
+export async function readBack(db: Db, entries: NewEntry[]): Promise<(AppendResult | "absent")[]> {
+  const [first, ...rest] = entries.map((e) => storedUnder(db, e));
+  if (first === undefined) return [];
+  const rows = await db.batch([first, ...rest]);
+  return entries.map((e, i) => {
+    const row = rows[i]![0];
+    if (row === undefined) return "absent";
+    const same =
+      row.walletId === e.walletId &&
+      row.txnType === e.txnType &&
+      row.amountMinor === e.amountMinor &&
+      row.amountText === e.amountText &&
+      row.note === e.note &&
+      row.createdAtS === e.createdAtS &&
+      (row.metaData ?? undefined) === e.metaData;
+    return same ? { created: true, ids: [row.id] } : { created: false, existingId: row.id };
+  });
+}
+
+/** The entry stored under a keyed entry's (user, request_id), with what tells it from another. */
+const storedUnder = (db: Db, e: NewEntry) =>
+  db
+    .select({
+      id: transactions.id,
+      walletId: transactions.walletId,
+      txnType: transactions.txnType,
+      amountMinor: transactions.amountMinor,
+      amountText: transactions.amountText,
+      note: transactions.note,
+      createdAtS: transactions.createdAtS,
+      metaData: transactions.metaData,
+    })
+    .from(transactions)
+    .where(and(eq(transactions.userId, e.userId), eq(transactions.requestKey, keyOf(e.requestId))));
+
 export type AppendResult =
   | { created: true; ids: number[] }
   | { created: false; existingId: number | undefined };
 
+const errorText = (err: unknown) => `${String(err)} ${String((err as { cause?: unknown })?.cause)}`;
+
+/**
+ * Whether a failed batch was refused by one of the ledger's rules (a CHECK, a UNIQUE key, a
+ * trigger's RAISE): SQLite judged it and rolled it back, so none of it was written. Any other
+ * failure (a connection lost, a reset) leaves the outcome unknown: the batch may have committed.
+ */
+export const refusedByRule = (err: unknown) =>
+  err instanceof LedgerRefusal || /SQLITE_CONSTRAINT|constraint failed/i.test(errorText(err));
+
 function refusal(err: unknown) {
-  const text = `${String(err)} ${String((err as { cause?: unknown })?.cause)}`;
+  const text = errorText(err);
   if (text.includes("transactions_no_overdraft")) return new LedgerRefusal("insufficient-balance");
   if (text.includes("transactions_balance_limit")) return new LedgerRefusal("balance-limit");
   if (text.includes("transactions.reverses_id") || text.includes("transactions_reverses"))

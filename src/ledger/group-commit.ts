@@ -5,8 +5,12 @@
 // The guarantees are those of appendEntries, entry by entry:
 // - each entry's statements run in arrival order inside the batch, so a repeated request_id (in the
 //   batch or before it) writes nothing and answers the entry that has it;
-// - a batch that fails (a CHECK: a credit past the largest balance) takes no one down: each of its
-//   entries is then written on its own, and only the one at fault is refused;
+// - a batch that a ledger rule refuses (a CHECK: a credit past the largest balance) rolled back and
+//   takes no one down: each of its entries is then written on its own, and only the one at fault is
+//   refused;
+// - a batch that fails otherwise (a connection lost: it may have committed) is read back, and each
+//   entry is answered from what the ledger holds under its request_id: its own entry is answered as
+//   written (never 409 to a first attempt), another entry as a repeat, and an absent one is written;
 // - a request is answered only after the batch holding its entry has committed.
 //
 // Workers run each request in its own context, and I/O belongs to the context that started it. So a
@@ -29,6 +33,8 @@ import {
   movementResult,
   movementStatements,
   type NewEntry,
+  readBack,
+  refusedByRule,
 } from "./append";
 
 /** Entries per batch: 2 statements each, well inside D1's limits on a batch's size. */
@@ -52,13 +58,15 @@ type Ticket = {
   db: Db;
   /**
    * waiting: queued; batched: in a batch being written; alone: to write on its own (its batch
-   * failed a CHECK); done: written, `result` and `bookmark` set.
+   * failed a CHECK, or did not commit it); done: answered, `result` and `bookmark` set; lost: its
+   * batch's outcome could not be learnt, `error` set.
    */
-  state: "waiting" | "batched" | "alone" | "done";
+  state: "waiting" | "batched" | "alone" | "done" | "lost";
   /** The batch holding it, once batched. */
   batch?: Lease;
   result?: AppendResult;
   bookmark?: string | null;
+  error?: unknown;
 };
 
 /** A batch in flight: when its writer started it. */
@@ -77,6 +85,8 @@ const pause = (ms: number) => new Promise((resume) => setTimeout(resume, ms));
 
 /** Writes one credit, in a group with the credits arriving beside it. */
 export async function appendCredit(db: Db, entry: NewEntry, keepAlive?: KeepAlive) {
+  // Only an entry named by a request_id can be found again after a batch of unknown outcome.
+  if (!entry.keyed) return appendEntries(db, [entry]);
   const d1 = bindingOf(db);
   let group = groups.get(d1);
   if (!group) groups.set(d1, (group = { leader: null, waiting: [] }));
@@ -99,11 +109,13 @@ export async function appendCredit(db: Db, entry: NewEntry, keepAlive?: KeepAliv
         return ticket.result!;
       case "alone":
         return appendEntries(db, [entry]);
+      case "lost":
+        throw ticket.error;
       case "batched":
         // Its batch is being written: wait for the outcome. Should its writer be gone (the lease
-        // ran out), write alone: a committed entry then answers 409 with itself, never twice.
+        // ran out), the batch may have committed: the ledger answers, else it writes alone.
         if (live(ticket.batch!)) continue;
-        return appendEntries(db, [entry]);
+        return findOrWrite(db, entry);
       case "waiting":
         if (leaderAlive(queue) && Date.now() - sinceMs < WAIT_ALONE_MS) continue;
         queue.waiting.splice(queue.waiting.indexOf(ticket), 1);
@@ -138,16 +150,15 @@ async function writeBatch(db: Db, own: NewEntry, group: Group): Promise<AppendRe
         ...movementStatements(db, [own]),
         ...others.flatMap((t) => movementStatements(t.db, [t.entry])),
       ]);
-    } catch {
+    } catch (err) {
+      if (!refusedByRule(err)) return await answerFromLedger(db, own, others, err);
       // Someone's entry failed a CHECK and the batch rolled back: each writes its own, alone.
       for (const t of others) t.state = "alone";
       return await appendEntries(db, [own]);
     }
     const bookmark = bookmarkOf(db);
     others.forEach((t, i) => {
-      t.result = movementResult(results.slice(2 * (i + 1), 2 * (i + 2)));
-      t.bookmark = bookmark;
-      t.state = "done";
+      answer(t, movementResult(results.slice(2 * (i + 1), 2 * (i + 2))), bookmark);
     });
     return movementResult(results.slice(0, 2));
   } finally {
@@ -156,4 +167,48 @@ async function writeBatch(db: Db, own: NewEntry, group: Group): Promise<AppendRe
     for (const t of others) if (t.state === "batched") t.state = "alone";
     if (group.leader === lease) group.leader = null;
   }
+}
+
+function answer(ticket: Ticket, result: AppendResult, bookmark: string | null) {
+  ticket.result = result;
+  ticket.bookmark = bookmark;
+  ticket.state = "done";
+}
+
+/**
+ * A batch failed without a ledger rule's verdict, so it may have committed: each entry is answered
+ * from what the ledger holds under its request_id, and one it does not hold is written (alone).
+ * Should that read fail too, nobody learns the outcome: every request answers the error, and a
+ * retry with the same request_id finds what was written.
+ */
+async function answerFromLedger(
+  db: Db,
+  own: NewEntry,
+  others: Ticket[],
+  batchError: unknown,
+): Promise<AppendResult> {
+  let found: Awaited<ReturnType<typeof readBack>>;
+  try {
+    found = await readBack(db, [own, ...others.map((t) => t.entry)]);
+  } catch {
+    for (const t of others) {
+      t.error = batchError;
+      t.state = "lost";
+    }
+    throw batchError;
+  }
+  const bookmark = bookmarkOf(db);
+  others.forEach((t, i) => {
+    const held = found[i + 1]!;
+    if (held === "absent") t.state = "alone";
+    else answer(t, held, bookmark);
+  });
+  const mine = found[0]!;
+  return mine === "absent" ? appendEntries(db, [own]) : mine;
+}
+
+/** An entry a lost batch may have committed: answered from the ledger, else written alone. */
+async function findOrWrite(db: Db, entry: NewEntry): Promise<AppendResult> {
+  const [held] = await readBack(db, [entry]);
+  return held === undefined || held === "absent" ? appendEntries(db, [entry]) : held;
 }
