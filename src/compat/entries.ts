@@ -7,7 +7,7 @@ import { ok, send } from "../http/envelope";
 import { invalidInput, transactionExists, userNotFound } from "../http/errors";
 import { AMOUNT_TEXT_MAX, MAX_TEXT } from "../http/fields";
 import { readParams } from "../http/params";
-import { MAX_MINOR, plainDecimal } from "../ledger/money";
+import { MAX_MINOR, plainDecimal, storageDecimals } from "../ledger/money";
 import { asciiLower } from "../ledger/request-key";
 import { postEntry } from "../ledger/writer";
 import { requireUser } from "../routes/users/require";
@@ -110,7 +110,7 @@ const movement = (txnType: "CREDIT" | "DEBIT", action: string) =>
     const userId = Number(fields.user_id);
     if (!Number.isSafeInteger(userId)) throw userNotFound(fields.user_id);
     const user = await requireUser(db, userId);
-    const amountMinor = roundedMinor(fields.amount, wallet.decimals);
+    const amountMinor = roundedMinor(fields.amount, storageDecimals(wallet));
     if (amountMinor === "not-positive")
       throw invalidInput({ amount: "amount must be greater than zero" });
     if (amountMinor === "too-large") throw invalidInput({ amount: "amount is too large" });

@@ -8,6 +8,7 @@ import { invalidInput, transactionExists } from "../http/errors";
 import { MAX_TEXT } from "../http/fields";
 import { readParams } from "../http/params";
 import { postTransfer } from "../ledger/entries";
+import { storageDecimals } from "../ledger/money";
 import { asciiLower } from "../ledger/request-key";
 import { jwtRouteRefusals, requireCredentials } from "./auth";
 import { REQUEST_ID_MAX, roundedMinor } from "./entries";
@@ -76,7 +77,7 @@ export const compatTransfers = new Hono<AppEnv>().post("/", async (c) => {
     });
   const wallet = await findWalletCached(db, fields.wallet);
   if (!wallet) return send(c, 404, plainError(404, "Invalid Wallet", ["Invalid Wallet Provided"]));
-  const amountMinor = roundedMinor(fields.amount, wallet.decimals);
+  const amountMinor = roundedMinor(fields.amount, storageDecimals(wallet));
   if (amountMinor === "not-positive")
     throw invalidInput({ amount_to_transfer: "amount_to_transfer must be greater than zero" });
   if (amountMinor === "too-large")

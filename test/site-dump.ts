@@ -1,0 +1,125 @@
+// A small Rimplenet 1.1.31 site as mysqldump writes it, built in the test: wallets whose amounts
+// carry more places than the wallet shows, so the import (scripts/import) makes wallets that store
+// extra places, exactly as it does for a live site. test/fixtures/make-wordpress-dump.ts writes the
+// large fixtures the same way; this one takes its wallets and credits as arguments.
+import {
+  DUMP_FOOTER,
+  DUMP_HEADER,
+  type DumpCell,
+  writeTable,
+} from "../scripts/import/mysqldump-writer";
+
+export type SiteWallet = { id: string; decimals: number };
+/** A credit the site recorded: its user, wallet and amount text as the plugin stored it. */
+export type SiteCredit = { user: number; wallet: string; amount: string };
+
+const NS = "rimplenet";
+const POST_TYPE = `${NS}transaction`;
+const TAXONOMY = `${NS}transaction_type`;
+const TERMS = { CREDIT: 1, DEBIT: 2, "RIMPLENET WALLETS": 3 } as const;
+const CAPS = {
+  administrator: 'a:1:{s:13:"administrator";b:1;}',
+  subscriber: 'a:1:{s:10:"subscriber";b:1;}',
+};
+
+/**
+ * The site: user 1 `siteadmin` (an administrator), users 2.. subscribers, one wallet post per
+ * wallet, one credit post per credit. Import it with `{ prefix: "wp_", namespace: "rimplenet" }`.
+ */
+export function siteDump(wallets: SiteWallet[], credits: SiteCredit[], subscribers = 2) {
+  const posts: DumpCell[][] = [];
+  const postmeta: DumpCell[][] = [];
+  const rels: DumpCell[][] = [];
+  const meta = (postId: number, key: string, value: string) =>
+    postmeta.push([postmeta.length + 1, postId, key, value]);
+  const date = "2023-01-01 09:00:00";
+  const post = (id: number, author: number, title: string, content = "") =>
+    posts.push([
+      id,
+      author,
+      date,
+      date,
+      content,
+      title,
+      "",
+      "publish",
+      "closed",
+      "closed",
+      "",
+      `post-${id}`,
+      "",
+      "",
+      date,
+      date,
+      "",
+      0,
+      `https://site.example/?p=${id}`,
+      0,
+      POST_TYPE,
+      "",
+      0,
+    ]);
+  wallets.forEach((w, i) => {
+    const id = 10 + i;
+    post(id, 1, `Wallet ${w.id}`);
+    rels.push([id, TERMS["RIMPLENET WALLETS"], 0]);
+    const fields = {
+      wallet_id: w.id.toUpperCase(),
+      wallet_name: `Wallet ${w.id}`,
+      wallet_symbol: "$",
+      wallet_decimal: String(w.decimals),
+      wallet_symbol_position: "left",
+      wallet_type: "fiat",
+      wallet_note: "",
+    };
+    for (const [k, v] of Object.entries(fields)) meta(id, `${NS}_${k}`, v);
+  });
+  credits.forEach((c, i) => {
+    const id = 100 + i;
+    post(id, c.user, `CREDIT ${c.amount}`, `Amount:${c.amount}`);
+    rels.push([id, TERMS.CREDIT, 0]);
+    const requestId = `site_${id}`;
+    for (const [k, v] of Object.entries({
+      amount: c.amount,
+      currency: c.wallet,
+      txn_type: "CREDIT",
+      request_id: requestId,
+      txn_request_id: `${c.user}_${requestId}`,
+    }))
+      meta(id, k, v);
+  });
+
+  const users: DumpCell[][] = [];
+  const usermeta: DumpCell[][] = [];
+  for (let id = 1; id <= subscribers + 1; id++) {
+    const login = id === 1 ? "siteadmin" : `member${id}`;
+    users.push([id, login, "", login, `${login}@site.example`, "", date, "", 0, login]);
+    const caps = id === 1 ? CAPS.administrator : CAPS.subscriber;
+    usermeta.push([usermeta.length + 1, id, "wp_capabilities", caps]);
+  }
+
+  let out = DUMP_HEADER;
+  const write = (text: string) => {
+    out += text;
+  };
+  writeTable(write, "wp_", "postmeta", postmeta);
+  writeTable(write, "wp_", "posts", posts);
+  writeTable(write, "wp_", "term_relationships", rels);
+  writeTable(
+    write,
+    "wp_",
+    "term_taxonomy",
+    Object.values(TERMS).map((id) => [id, id, TAXONOMY, "", 0, 1]),
+  );
+  writeTable(
+    write,
+    "wp_",
+    "terms",
+    Object.entries(TERMS).map(([name, id]) => [id, name, name.toLowerCase(), 0]),
+  );
+  writeTable(write, "wp_", "usermeta", usermeta);
+  writeTable(write, "wp_", "users", users);
+  return out + DUMP_FOOTER;
+}
+
+export const SITE_OPTIONS = { prefix: "wp_", namespace: NS } as const;
