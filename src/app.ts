@@ -13,9 +13,10 @@ import type { AppEnv } from "./env";
 import { percentDecode } from "./http/decode";
 import { fail, send, wpError } from "./http/envelope";
 import { ERRORS, onError } from "./http/errors";
+import { keepAlive } from "./http/keep-alive";
 import { InvalidJsonError } from "./http/params";
 import { corsHeaders, discoveryLink, overrideMethod } from "./http/wp-core";
-import { d1Ledger, type Ledger } from "./ledger/writer";
+import { d1Ledger, type LedgerEngine } from "./ledger/writer";
 import { allowFor, readOnlyRoute } from "./route-methods";
 import { api, NAMESPACE } from "./routes";
 import { discovery } from "./routes/discovery";
@@ -23,7 +24,7 @@ import { REFERENCE } from "./routes/openapi";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
-export type AppOptions = { nowMs?: () => number; pace?: Pace; ledger?: Ledger };
+export type AppOptions = { nowMs?: () => number; pace?: Pace; ledger?: LedgerEngine };
 
 /**
  * `/?rest_route=/wallet/v1/x&a=1` is WordPress's plain-permalink form of `/wp-json/wallet/v1/x?a=1`.
@@ -77,8 +78,9 @@ export function createApp(options: AppOptions = {}) {
     const start = readOnlyRoute(c) ? "replica" : "primary";
     const session = new SessionDatabase(openSession(c.env.DB, start, requested), c.env.DB, start);
     const d1 = meterD1(session);
-    c.set("db", createDb(d1.db));
-    c.set("ledger", ledger);
+    const db = createDb(d1.db);
+    c.set("db", db);
+    c.set("ledger", ledger({ db, env: c.env, keepAlive: keepAlive(c) }));
     await next();
     const bookmark = session.bookmark() ?? (requested === "first-primary" ? null : requested);
     if (bookmark !== null) c.header(BOOKMARK_HEADER, bookmark);

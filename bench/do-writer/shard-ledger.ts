@@ -1,12 +1,10 @@
 // The prototype's Ledger (src/ledger/writer.ts): credits and balances in a Durable Object per user
 // (ledger-shard.ts). Users and wallets stay in D1: a credit still reads them there (the wallet from
 // the isolate's cache, warm), then makes one call to the user's object.
-import type { Context } from "hono";
 import { findUsers } from "../../src/db/users";
 import { findWalletCached, type Wallet } from "../../src/db/wallets";
-import type { AppEnv } from "../../src/env";
 import { LedgerRefusal } from "../../src/ledger/append";
-import type { Ledger } from "../../src/ledger/writer";
+import type { LedgerEngine } from "../../src/ledger/writer";
 import type { LedgerShard } from "./ledger-shard";
 
 export type ShardEnv = { LEDGER_SHARD: DurableObjectNamespace<LedgerShard> };
@@ -19,24 +17,21 @@ export function shardOf(env: object, userId: number) {
   return env.LEDGER_SHARD.get(env.LEDGER_SHARD.idFromName(`user:${userId}`));
 }
 
-const shard = (c: Context<AppEnv>, userId: number) => shardOf(c.env, userId);
-
-export const shardLedger: Ledger = {
-  async postCredit(c, entry) {
-    const result = await shard(c, entry.userId).credit(entry);
+export const shardLedger: LedgerEngine = ({ db, env }) => ({
+  async postCredit(entry) {
+    const result = await shardOf(env, entry.userId).credit(entry);
     if ("refused" in result) throw new LedgerRefusal(result.refused);
     return result.created
       ? { created: true, ids: [result.id] }
       : { created: false, existingId: result.existingId };
   },
-  async readBalances(c, userId, walletIds) {
+  async readBalances(userId, walletIds) {
     // Which wallets and users exist is the directory's (D1, cached per isolate as for a credit);
     // what the user holds is the object's. Warm, the read is the one call to the object.
-    const db = c.var.db;
     const [found, users, held] = await Promise.all([
       Promise.all(walletIds.map((id) => findWalletCached(db, id))),
       findUsers(db, [userId]),
-      shard(c, userId).balances(walletIds),
+      shardOf(env, userId).balances(walletIds),
     ]);
     return {
       wallets: new Map(found.filter((w): w is Wallet => w !== undefined).map((w) => [w.id, w])),
@@ -44,4 +39,4 @@ export const shardLedger: Ledger = {
       balances: new Map(Object.entries(held)),
     };
   },
-};
+});

@@ -1,6 +1,5 @@
 import type { Context } from "hono";
 import * as v from "valibot";
-import { readBalances } from "../db/ledger";
 import type { Wallet } from "../db/wallets";
 import type { AppEnv } from "../env";
 import { invalidInput } from "../http/errors";
@@ -97,7 +96,7 @@ export async function readPluginBalances(
   const { wallets, balances } =
     walletIds.length === 0
       ? { wallets: new Map<string, Wallet>(), balances: new Map<string, number>() }
-      : await readBalances(c.var.db, userId, walletIds);
+      : await c.var.ledger.readBalances(userId, walletIds);
 
   const found = [];
   for (const [index, piece] of pieces.entries()) {

@@ -129,7 +129,7 @@ const movement = (txnType: "CREDIT" | "DEBIT", action: string) =>
       note,
       metaData,
     };
-    const result = await postEntry(c, spec);
+    const result = await postEntry(c.var.ledger, db, spec, c.get("nowMs")());
     if (!result.created) throw transactionExists(result.existingId!);
     return ok(c, 200, "Transaction Completed", { transaction_id: result.ids[0], user_id: user.id });
   });

@@ -26,7 +26,6 @@ export const readBalance = defineRoute(
     const fields = parseFields(BalanceParams, params);
     const userId = fields.user_id ?? c.get("principal").userId;
     const { wallets, userExists, balances } = await c.var.ledger.readBalances(
-      c,
       userId,
       fields.wallet_id,
     );

@@ -30,7 +30,7 @@ export async function postSingleEntry(c: Context<AppEnv>, txnType: "CREDIT" | "D
     requestId: fields.request_id,
     note: fields.note,
   };
-  const result = await postEntry(c, { ...spec, txnType });
+  const result = await postEntry(c.var.ledger, db, { ...spec, txnType }, c.get("nowMs")());
   if (!result.created) throw transactionExists(result.existingId!);
   return ok(c, 200, "Transaction Completed", { transaction_id: result.ids[0], user_id: user.id });
 }
