@@ -1,5 +1,5 @@
 // Import rules (docs/architecture.md): imports run down the layers, never up or around.
-//   the app (index.ts, app.ts, route-methods.ts)
+//   the app (index.ts, app.ts, route-methods.ts, discovery.ts)
 //   dialects: routes/ (wallet/v1), compat/ (the plugin's), console/ — none imports another
 //   http/ (envelopes, parameters, errors, the Authorization header)
 //   wallet/ (the service: one function per operation, no HTTP)
@@ -7,7 +7,7 @@
 //   db/ (schema and queries)
 // `npm run lint` runs this (depcruise); a new upward import or cycle fails it.
 const DIALECTS = "^src/(routes|compat|console)/";
-const APP = "^src/(index|app|route-methods)\\.ts$";
+const APP = "^src/(index|app|route-methods|discovery)\\.ts$";
 const BELOW_HTTP = "^src/(wallet|ledger|auth|throttle|db)/";
 
 /** @type {import('dependency-cruiser').IConfiguration} */

@@ -9,6 +9,7 @@ import { BASE as CONSOLE } from "./console/session";
 import { createDb } from "./db/client";
 import { meterD1 } from "./db/meter";
 import { BOOKMARK_HEADER, openSession, requestedStart, SessionDatabase } from "./db/session";
+import { discovery } from "./discovery";
 import type { AppEnv } from "./env";
 import { percentDecode } from "./http/decode";
 import { fail, send, wpError } from "./http/envelope";
@@ -19,7 +20,6 @@ import { corsHeaders, discoveryLink, overrideMethod } from "./http/wp-core";
 import { d1Ledger, type LedgerEngine } from "./ledger/writer";
 import { allowFor, readOnlyRoute } from "./route-methods";
 import { api, NAMESPACE } from "./routes";
-import { discovery } from "./routes/discovery";
 import { REFERENCE } from "./routes/openapi";
 
 export const MAX_BODY_BYTES = 64 * 1024;

@@ -1,4 +1,4 @@
-import { NAMESPACE } from "../routes/route";
+import { NAMESPACE } from "../http/rest-index";
 
 type CompatVars = { COMPAT_NAMESPACE?: string; COMPAT_PUBLIC_READS?: string };
 

@@ -1,8 +1,8 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../env";
 import { send } from "../http/envelope";
-import { compatIndex } from "../routes/discovery";
-import { compatNamespace } from "./config";
+import { routeIndex } from "../http/rest-index";
+import { COMPAT_ROUTES, compatNamespace } from "./config";
 import { compatCredits, compatDebits } from "./entries";
 import { compatCreditList, compatDebitList, compatTransferList, compatWalletList } from "./lists";
 import { compatLogin } from "./login";
@@ -27,7 +27,10 @@ export const compatRoutes = new Hono<AppEnv>({ strict: false })
     if (namespace === null || c.req.param("ns") !== namespace) return c.notFound();
     await next();
   })
-  .get("/", (c) => send(c, 200, compatIndex(`${compatNamespace(c.env)}/v1`)))
+  .get("/", (c) => {
+    const namespace = `${compatNamespace(c.env)}/v1`;
+    return send(c, 200, { namespace, routes: routeIndex(namespace, COMPAT_ROUTES) });
+  })
   .route("/credits", compatCredits)
   .route("/credits", compatCreditList)
   .route("/debits", compatDebits)

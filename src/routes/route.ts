@@ -5,7 +5,7 @@ import type { AppEnv } from "../env";
 import { authenticate } from "../http/auth";
 import type { ErrorCode } from "../http/errors";
 
-export const NAMESPACE = "wallet/v1";
+export { NAMESPACE } from "../http/rest-index";
 
 /** What a route is, beside its handler: the discovery index, `Allow`, the OpenAPI document and
  * the error catalogue's per-route codes are all read from it. */

@@ -1,28 +1,12 @@
+// The discovery index of both namespaces (`GET /wp-json/`) and the contract's own
+// (`GET /wp-json/wallet/v1`): the app's to answer, since it alone knows every dialect it mounts.
 import { Hono } from "hono";
-import { COMPAT_ROUTES, compatNamespace } from "../compat/config";
-import type { AppEnv } from "../env";
-import { send } from "../http/envelope";
-import { NAMESPACE, ROUTES } from ".";
-import { REFERENCE } from "./openapi";
-
-type Index = Record<string, { namespace: string; methods: string[] }>;
-
-/** WordPress's REST index: `/wp-json/wallet/v1/credits` appears as `/wallet/v1/credits`. */
-function routeIndex(namespace: string, routes: readonly { path: string; method: string }[]) {
-  const index: Index = {};
-  for (const route of routes) {
-    const path = `/${namespace}${route.path.replace(/\{(\w+)\}/g, "(?P<$1>[^/]+)")}`;
-    index[path] ??= { namespace, methods: [] };
-    index[path].methods.push(route.method);
-  }
-  return index;
-}
-
-/** The compatibility namespace's own index (`GET /wp-json/<ns>/v1`), mounted with its routes. */
-export const compatIndex = (namespace: string) => ({
-  namespace,
-  routes: routeIndex(namespace, COMPAT_ROUTES),
-});
+import { COMPAT_ROUTES, compatNamespace } from "./compat/config";
+import type { AppEnv } from "./env";
+import { send } from "./http/envelope";
+import { NAMESPACE, routeIndex } from "./http/rest-index";
+import { ROUTES } from "./routes";
+import { REFERENCE } from "./routes/openapi";
 
 export const discovery = new Hono<AppEnv>()
   .get("/", (c) => {
@@ -45,7 +29,7 @@ export const discovery = new Hono<AppEnv>()
           ? {}
           : {
               [`/${compatName}`]: { namespace: compatName, methods: ["GET"] },
-              ...compatIndex(compatName).routes,
+              ...routeIndex(compatName, COMPAT_ROUTES),
             }),
       },
     });

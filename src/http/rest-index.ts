@@ -1,0 +1,21 @@
+// WordPress's REST index (`GET /wp-json/`, `GET /wp-json/<namespace>`): each route under its
+// namespace, with the methods it answers, as rest_get_server()->get_index() lists them.
+
+/** The contract's namespace: `/wp-json/wallet/v1/...`. */
+export const NAMESPACE = "wallet/v1";
+
+export type RouteIndex = Record<string, { namespace: string; methods: string[] }>;
+
+/** `/wp-json/wallet/v1/credits` appears as `/wallet/v1/credits`; `{id}` as `(?P<id>[^/]+)`. */
+export function routeIndex(
+  namespace: string,
+  routes: readonly { path: string; method: string }[],
+): RouteIndex {
+  const index: RouteIndex = {};
+  for (const route of routes) {
+    const path = `/${namespace}${route.path.replace(/\{(\w+)\}/g, "(?P<$1>[^/]+)")}`;
+    index[path] ??= { namespace, methods: [] };
+    index[path].methods.push(route.method);
+  }
+  return index;
+}
