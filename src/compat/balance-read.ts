@@ -6,7 +6,7 @@ import { invalidInput } from "../http/errors";
 import { readParams } from "../http/params";
 import { formatMoney, minorToNumber, storageDecimals } from "../ledger/money";
 import { asciiLower } from "../ledger/request-key";
-import { MAX_WALLETS_PER_READ } from "../routes/balances/schemas";
+import { MAX_WALLETS_PER_READ } from "../wallet/balances";
 import { balanceReader, keyRouteRefusals } from "./auth";
 import { phpArrayJson, phpEmpty, phpInt, sanitizeTextField } from "./php";
 import { BalanceRequest } from "./schemas";

@@ -10,7 +10,7 @@ import { readParams } from "../http/params";
 import { MAX_MINOR, plainDecimal, storageDecimals } from "../ledger/money";
 import { asciiLower } from "../ledger/request-key";
 import { postEntry } from "../ledger/writer";
-import { requireUser } from "../routes/users/require";
+import { requireUser } from "../wallet/users";
 import { keyRouteRefusals, requireCredentials } from "./auth";
 import { requires, sanitizeTextField } from "./php";
 

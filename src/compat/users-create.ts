@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { scopeAllows } from "../auth/principal";
 import type { AppEnv } from "../env";
-import { createSubscriber } from "../routes/users/create";
+import { answerNewSubscriber } from "../http/user-fields";
 import { jwtRouteRefusals, requireCredentials } from "./auth";
 
 // `POST users` (captures 01-08; plugin includes/users/create-users.php), envelope B: the same
@@ -13,5 +13,5 @@ export const usersCreate = new Hono<AppEnv>().post("/", async (c) => {
   if (principal.role !== "administrator" || !scopeAllows(principal.scope, "write")) {
     throw jwtRouteRefusals.forbidden();
   }
-  return createSubscriber(c, { plugin: true });
+  return answerNewSubscriber(c, { plugin: true });
 });

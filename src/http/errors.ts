@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppEnv } from "../env";
 import { LedgerRefusal } from "../ledger/append";
+import { Refusal, type RefusalReason } from "../wallet/refusal";
 import { fail } from "./envelope";
 
 /**
@@ -166,7 +167,16 @@ const REFUSALS: Record<Exclude<LedgerRefusal["reason"], "already-reversed">, Api
   }),
 };
 
+/** A refusal of the service, in wallet/v1's words (the plugin's dialect answers these alike). */
+function answerOf(reason: RefusalReason): ApiError {
+  switch (reason.code) {
+    case "user_not_found":
+      return userNotFound(reason.userId);
+  }
+}
+
 export function onError(err: Error, c: Context<AppEnv>) {
+  if (err instanceof Refusal) err = answerOf(err.reason);
   // A reversal is refused by reverse.ts, which names the transaction; elsewhere it cannot happen.
   if (err instanceof LedgerRefusal && err.reason !== "already-reversed") err = REFUSALS[err.reason];
   if (err instanceof MalformedRequest)

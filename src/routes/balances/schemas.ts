@@ -1,8 +1,8 @@
 import * as v from "valibot";
 import { userIdField } from "../../http/fields";
 import { EMPTY } from "../../http/validation";
+import { MAX_WALLETS_PER_READ } from "../../wallet/balances";
 
-export const MAX_WALLETS_PER_READ = 50;
 const WALLET_ID = /^[a-z][a-z0-9_]{0,31}$/;
 
 export const BalanceParams = v.object({

@@ -7,7 +7,7 @@ import { EntryParams } from "../../http/fields";
 import { readMoneyInput } from "../../http/money-input";
 import { readParams } from "../../http/params";
 import { postEntry } from "../../ledger/writer";
-import { requireUser } from "../users/require";
+import { requireUser } from "../../wallet/users";
 
 /**
  * The whole of POST /credits and POST /debits after authorization: validate, find the user, append

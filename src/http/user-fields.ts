@@ -1,0 +1,158 @@
+// The fields of a WordPress user as both dialects take them (the contract took the plugin's checks
+// and texts: section 8), and the one way a subscriber is created from a request, shared by
+// wallet/v1's `POST /users` and the plugin's `POST users`.
+import type { Context } from "hono";
+import * as v from "valibot";
+import type { AppEnv } from "../env";
+import { createSubscriber, type Taken, takenFields } from "../wallet/users";
+import { ok } from "./envelope";
+import { validationError } from "./errors";
+import { textField } from "./fields";
+import { readParams } from "./params";
+
+export const USERNAME_MAX = 60;
+export const EMAIL_MAX = 100;
+export const PASSWORD_MAX = 256;
+
+const anyText = (required: string) =>
+  v.pipe(v.union([v.string(), v.number()], required), v.transform(String));
+
+export const UserParams = v.object({
+  username: v.pipe(
+    v.string("username is required"),
+    v.nonEmpty("username is required"),
+    v.check((s) => !/\s/.test(s), "username must not contain space"),
+    // WordPress's validate_username: ASCII letters, digits and _ . - @, so case-insensitive
+    // uniqueness (SQLite lower() folds A-Z only) means what it says.
+    v.regex(/^[A-Za-z0-9_.@\s-]*$/, "username may only contain letters, numbers and _ . - @"),
+    v.minLength(4, "username must be atleast 4 chars"),
+    v.maxLength(USERNAME_MAX, `username must be at most ${USERNAME_MAX} chars`),
+  ),
+  user_email: v.pipe(
+    v.string("user_email is required"),
+    v.nonEmpty("user_email is required"),
+    v.transform((s) => s.trim()),
+    v.maxLength(EMAIL_MAX, "Invalid user_email"),
+    // WordPress's is_email: an ASCII local part and dot-separated ASCII labels.
+    v.regex(
+      /^[a-zA-Z0-9!#$%&'*+/=?^_`{|}~.-]+@[a-zA-Z0-9-]+(\.[a-zA-Z0-9-]+)+$/,
+      "Invalid user_email",
+    ),
+  ),
+  user_password: v.pipe(
+    anyText("user_password is required"),
+    v.nonEmpty("user_password is required"),
+    v.minLength(6, "Please enter at least 6 characters for the user_password"),
+    v.maxLength(PASSWORD_MAX, `user_password must be at most ${PASSWORD_MAX} characters`),
+  ),
+  first_name: v.optional(textField(100, "first_name"), ""),
+  last_name: v.optional(textField(100, "last_name"), ""),
+});
+
+export const LoginParams = v.object({
+  user_email: v.pipe(v.string("user_email is required"), v.nonEmpty("user_email is required")),
+  user_password: v.pipe(
+    anyText("user_password is required"),
+    v.nonEmpty("user_password is required"),
+  ),
+  token_expiration: v.optional(v.string()),
+});
+
+/** The wire key each field's errors are reported under. */
+export const ERROR_KEYS: Record<string, string> = {
+  username: "user_login",
+  user_email: "user_email",
+  user_password: "user_pass",
+  first_name: "first_name",
+  last_name: "last_name",
+};
+
+const REQUIRED: Record<string, string> = {
+  username: "username is required",
+  user_email: "user_email is required",
+  user_password: "user_password is required",
+};
+
+/** What the plugin also said of a missing field (its checks ran on the empty text too). */
+const ALSO_TOO_SHORT: Record<string, string> = {
+  username: "username must be atleast 4 chars",
+  user_password: "Please enter at least 6 characters for the user_password",
+};
+
+/**
+ * Every text per field, in schema order, as `[{"user_login":[…]}, …]`. A missing or empty field
+ * says only that it is required; in the plugin's dialect (`plugin`) also that it is too short, as
+ * the plugin said it.
+ */
+export function collectUserErrors(
+  schema: v.ObjectSchema<v.ObjectEntries, undefined>,
+  params: Record<string, unknown>,
+  extra: Record<string, string[]> = {},
+  { plugin = false } = {},
+) {
+  const result = v.safeParse(schema, params);
+  const byField = new Map<string, string[]>();
+  for (const issue of result.issues ?? []) {
+    const field = String(issue.path?.[0]?.key ?? "");
+    const message = issue.input === undefined && REQUIRED[field] ? REQUIRED[field] : issue.message;
+    const list = byField.get(field) ?? [];
+    if (message === REQUIRED[field])
+      byField.set(
+        field,
+        plugin && ALSO_TOO_SHORT[field] ? [message, ALSO_TOO_SHORT[field]] : [message],
+      );
+    else if (!list.includes(REQUIRED[field] ?? "") && !list.includes(message))
+      byField.set(field, [...list, message]);
+  }
+  for (const [field, messages] of Object.entries(extra))
+    byField.set(field, [...(byField.get(field) ?? []), ...messages]);
+  return Object.keys(schema.entries)
+    .filter((field) => byField.has(field))
+    .map((field) => ({ [ERROR_KEYS[field] ?? field]: byField.get(field)! }));
+}
+
+const TAKEN = { username: "username already taken", email: "user_email already taken" } as const;
+const takenErrors = (taken: Taken) => ({
+  ...(taken.username ? { username: [TAKEN.username] } : {}),
+  ...(taken.email ? { user_email: [TAKEN.email] } : {}),
+});
+
+/**
+ * Creates a subscriber from the request's fields, once its caller is known to be an administrator
+ * with write access: the plugin's checks and texts (a taken username or e-mail reported beside the
+ * other errors, as the plugin did), in either dialect.
+ */
+export async function answerNewSubscriber(c: Context<AppEnv>, dialect: { plugin?: boolean } = {}) {
+  const params = await readParams(c);
+  const db = c.var.db;
+  const refuse = (taken: Taken) =>
+    validationError(collectUserErrors(UserParams, params, takenErrors(taken), dialect));
+
+  const parsed = v.safeParse(UserParams, params);
+  if (!parsed.success) {
+    const { username, user_email } = params;
+    const taken =
+      typeof username === "string" || typeof user_email === "string"
+        ? await takenFields(
+            db,
+            typeof username === "string" ? username : "",
+            typeof user_email === "string" ? user_email.trim() : "",
+          )
+        : { username: false, email: false };
+    throw refuse(taken);
+  }
+  const fields = parsed.output;
+  const result = await createSubscriber(
+    db,
+    {
+      username: fields.username,
+      email: fields.user_email,
+      password: fields.user_password,
+      firstName: fields.first_name,
+      lastName: fields.last_name,
+    },
+    c.get("nowMs")(),
+  );
+  if ("taken" in result) throw refuse(result.taken);
+  return ok(c, 201, "User created successfully", { id: result.id });
+}

@@ -1,0 +1,11 @@
+// The service's one refusal type: why it will not do what it was asked, as values. Each dialect
+// answers a refusal in its own words (http/errors.ts for wallet/v1 and every fault it shares with
+// the plugin's dialect); the service never chooses a status or a text.
+
+export type RefusalReason = { code: "user_not_found"; userId: number };
+
+export class Refusal extends Error {
+  constructor(readonly reason: RefusalReason) {
+    super(reason.code);
+  }
+}
