@@ -5,6 +5,7 @@ import { routePath } from "hono/route";
 import { type Pace, padToFloor } from "./auth/pace";
 import { compatRoutes } from "./compat";
 import { consoleRoutes } from "./console";
+import { insideConsole } from "./console/boundary";
 import { BASE as CONSOLE } from "./console/session";
 import { createDb } from "./db/client";
 import { meterD1 } from "./db/meter";
@@ -107,7 +108,8 @@ export function createApp(options: AppOptions = {}) {
       }),
     );
   });
-  app.use(corsHeaders);
+  // The console is its own boundary (console/boundary.ts): the API's CORS never answers for it.
+  app.use((c, next) => (insideConsole(c.req.path) ? next() : corsHeaders(c, next)));
   app.use(
     bodyLimit({
       maxSize: MAX_BODY_BYTES,

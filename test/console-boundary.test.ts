@@ -1,0 +1,271 @@
+// The console as its own security boundary (issue 21, item 1):
+// no CORS on /wallet-admin/*, state-changing console requests only from the console's own origin
+// (on top of the CSRF token), COOP and CORP on its answers.
+import { env } from "cloudflare:workers";
+import { beforeAll, describe, expect, it } from "vitest";
+import {
+  balanceOf,
+  CLEAN,
+  credit,
+  ledgerViolations,
+  makeAdmin,
+  makeKey,
+  makeUser,
+  makeWallet,
+  PASSWORD,
+  type TestUser,
+  tableCounts,
+  testApp,
+  unique,
+} from "./helpers";
+
+const OWN = "http://localhost";
+const BASE = `${OWN}/wallet-admin`;
+const app = testApp();
+/** Another origin on the same site (another port), a stranger's site, and an opaque origin. */
+const FOREIGN = ["http://localhost:9999", "https://evil.example", "null"];
+
+type Page = { status: number; html: string; headers: Headers };
+
+async function request(
+  path: string,
+  init: RequestInit & { cookie?: string; vars?: Record<string, string> } = {},
+): Promise<Page> {
+  const headers = new Headers(init.headers);
+  if (init.cookie) headers.set("Cookie", init.cookie);
+  const url = path.startsWith("http") ? path : `${BASE}${path}`;
+  const res = await app.request(
+    url,
+    { ...init, headers, redirect: "manual" },
+    { ...env, ...init.vars },
+  );
+  return { status: res.status, html: await res.text(), headers: res.headers };
+}
+const form = (fields: Record<string, string | number>) =>
+  new URLSearchParams(Object.entries(fields).map(([k, v]): [string, string] => [k, String(v)]));
+const hidden = (html: string, name: string) =>
+  html.match(new RegExp(`name="${name}" value="([^"]+)"`))?.[1] ?? "";
+const corsHeadersOf = (headers: Headers) =>
+  [...headers.keys()].filter((name) => name.toLowerCase().startsWith("access-control-"));
+
+async function signIn(user: TestUser) {
+  const res = await request("/sign-in", {
+    method: "POST",
+    body: form({ email: user.email, password: PASSWORD }),
+  });
+  expect(res.status, res.html).toBe(303);
+  return res.headers.get("set-cookie")!.split(";")[0]!;
+}
+
+let admin: TestUser;
+let alice: TestUser;
+let wallet: string;
+let cookie: string;
+/** A user page's form fields: a valid CSRF token and a fresh idempotency key. */
+let fields: () => Promise<Record<string, string>>;
+
+/** The API keys as stored (ids and revocation), to prove a refused request changed none. */
+const keyRows = () =>
+  env.DB.prepare("SELECT id, revoked_at_ms FROM api_keys ORDER BY id")
+    .all()
+    .then((r) => r.results);
+
+beforeAll(async () => {
+  admin = await makeAdmin();
+  alice = await makeUser();
+  wallet = await makeWallet(admin);
+  await credit(admin, { user_id: alice.id, wallet_id: wallet, amount: "2.00" });
+  await makeKey(admin, "read");
+  cookie = await signIn(admin);
+  fields = async () => {
+    const page = await request(`/users/${alice.id}`, { cookie });
+    expect(page.status).toBe(200);
+    return { _csrf: hidden(page.html, "_csrf"), request_id: hidden(page.html, "request_id") };
+  };
+});
+
+describe("no CORS on the console", () => {
+  it.each([
+    ["GET", "/"],
+    ["GET", "/sign-in"],
+    ["GET", "/users"],
+    ["POST", "/sign-in"],
+    ["POST", "/users/1/credit"],
+    ["OPTIONS", "/users"],
+    ["OPTIONS", "/api-keys"],
+    ["OPTIONS", ""],
+  ])(
+    "%s /wallet-admin%s answers no Access-Control-* header, whatever the Origin",
+    async (method, path) => {
+      for (const origin of [OWN, ...FOREIGN]) {
+        // Even an origin CORS_ORIGINS names: that list is the API's, never the console's.
+        for (const vars of [{}, { CORS_ORIGINS: origin }] as Record<string, string>[]) {
+          const res = await request(path, {
+            method,
+            cookie,
+            headers: {
+              Origin: origin,
+              "Access-Control-Request-Method": "POST",
+              "Access-Control-Request-Headers": "content-type",
+            },
+            vars,
+          });
+          expect(corsHeadersOf(res.headers), `${method} ${path} from ${origin}`).toEqual([]);
+          expect(res.status, `${method} ${path} from ${origin}`).not.toBe(204);
+        }
+      }
+    },
+  );
+
+  it("answers no CORS header however the console's path is spelled (case, percent-encoding)", async () => {
+    for (const url of [`${OWN}/WALLET-ADMIN/users`, `${OWN}/wallet%2Dadmin/users`]) {
+      const res = await request(url, {
+        method: "OPTIONS",
+        headers: { Origin: "https://evil.example", "Access-Control-Request-Method": "POST" },
+      });
+      expect(corsHeadersOf(res.headers), url).toEqual([]);
+    }
+  });
+});
+
+describe("state-changing console requests come from the console's own origin", () => {
+  it("refuses a credit from another origin with a valid cookie and CSRF token: 403, the ledger unchanged", async () => {
+    for (const origin of FOREIGN) {
+      const before = await tableCounts();
+      const res = await request(`/users/${alice.id}/credit`, {
+        method: "POST",
+        cookie,
+        headers: { Origin: origin },
+        body: form({ ...(await fields()), wallet_id: wallet, amount: "777.00" }),
+      });
+      expect(res.status, origin).toBe(403);
+      expect(res.headers.get("set-cookie")).toBeNull();
+      expect(await tableCounts()).toEqual(before);
+    }
+    expect(await balanceOf(admin, alice.id, wallet)).toBe(2);
+    expect(await ledgerViolations()).toEqual(CLEAN);
+  });
+
+  it("refuses creating and revoking API keys, creating users and signing out from another origin; nothing changes", async () => {
+    const keysPage = await request("/api-keys", { cookie });
+    const csrf = hidden(keysPage.html, "_csrf");
+    const keyId = keysPage.html.match(/action="\/wallet-admin\/api-keys\/(\d+)\/revoke"/)![1];
+    const keysBefore = await keyRows();
+    const countsBefore = await tableCounts();
+    for (const origin of FOREIGN) {
+      for (const [path, body] of [
+        ["/api-keys", { _csrf: csrf, name: "stolen", scope: "read-write" }],
+        [`/api-keys/${keyId}/revoke`, { _csrf: csrf }],
+        [
+          "/users",
+          {
+            _csrf: csrf,
+            username: unique("intruder"),
+            user_email: `${unique("intruder")}@example.test`,
+            user_password: "secret-123",
+          },
+        ],
+        ["/sign-out", { _csrf: csrf }],
+      ] as const) {
+        const res = await request(path, {
+          method: "POST",
+          cookie,
+          headers: { Origin: origin },
+          body: form(body),
+        });
+        expect(res.status, `${path} from ${origin}`).toBe(403);
+        expect(res.html).not.toContain("copy it now");
+        expect(res.headers.get("set-cookie"), `${path} from ${origin}`).toBeNull();
+      }
+    }
+    expect(await keyRows()).toEqual(keysBefore);
+    expect(await tableCounts()).toEqual(countsBefore);
+  });
+
+  it("refuses a sign-in posted from another origin before checking the password: no cookie", async () => {
+    const res = await request("/sign-in", {
+      method: "POST",
+      headers: { Origin: "https://evil.example" },
+      body: form({ email: admin.email, password: PASSWORD }),
+    });
+    expect(res.status).toBe(403);
+    expect(res.headers.get("set-cookie")).toBeNull();
+  });
+
+  it.each(["cross-site", "same-site"])(
+    "refuses a POST without Origin whose Sec-Fetch-Site is %s: 403, nothing written",
+    async (site) => {
+      const before = await tableCounts();
+      const res = await request(`/users/${alice.id}/credit`, {
+        method: "POST",
+        cookie,
+        headers: { "Sec-Fetch-Site": site },
+        body: form({ ...(await fields()), wallet_id: wallet, amount: "5.00" }),
+      });
+      expect(res.status).toBe(403);
+      expect(await tableCounts()).toEqual(before);
+    },
+  );
+
+  it("accepts a credit from its own origin, by Origin or by Sec-Fetch-Site, and one with neither header (the CSRF token decides)", async () => {
+    const start = await balanceOf(admin, alice.id, wallet);
+    const sources: Record<string, string>[] = [
+      { Origin: OWN, "Sec-Fetch-Site": "same-origin" },
+      { "Sec-Fetch-Site": "same-origin" },
+      {},
+    ];
+    for (const headers of sources) {
+      const res = await request(`/users/${alice.id}/credit`, {
+        method: "POST",
+        cookie,
+        headers,
+        body: form({ ...(await fields()), wallet_id: wallet, amount: "1.00" }),
+      });
+      expect(res.status, JSON.stringify(headers)).toBe(303);
+      expect(decodeURIComponent(res.headers.get("location")!)).toContain("Transaction Completed");
+    }
+    expect(await balanceOf(admin, alice.id, wallet)).toBe(start + 3);
+    expect(await ledgerViolations()).toEqual(CLEAN);
+  });
+
+  it("still needs the CSRF token from its own origin", async () => {
+    const before = await tableCounts();
+    const res = await request(`/users/${alice.id}/credit`, {
+      method: "POST",
+      cookie,
+      headers: { Origin: OWN },
+      body: form({ request_id: unique("r"), wallet_id: wallet, amount: "1.00" }),
+    });
+    expect(res.status).toBe(403);
+    expect(await tableCounts()).toEqual(before);
+  });
+
+  it("lets GET pages be read with a foreign Origin header (a link followed), still without CORS", async () => {
+    const res = await request("/users", { cookie, headers: { Origin: "https://evil.example" } });
+    expect(res.status).toBe(200);
+    expect(corsHeadersOf(res.headers)).toEqual([]);
+  });
+});
+
+describe("console pages are isolated from other origins", () => {
+  it("sends COOP and CORP same-origin, X-Frame-Options DENY and frame-ancestors 'none' on pages, assets and refusals", async () => {
+    const answers = [
+      await request("/sign-in"),
+      await request("/", { cookie }),
+      await request("/console.css"),
+      await request("/users", {
+        method: "POST",
+        cookie,
+        headers: { Origin: "https://evil.example" },
+        body: form({ _csrf: "x" }),
+      }),
+    ];
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 403]);
+    for (const res of answers) {
+      expect(res.headers.get("cross-origin-opener-policy")).toBe("same-origin");
+      expect(res.headers.get("cross-origin-resource-policy")).toBe("same-origin");
+      expect(res.headers.get("x-frame-options")).toBe("DENY");
+      expect(res.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    }
+  });
+});
