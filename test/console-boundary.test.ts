@@ -1,11 +1,13 @@
-// The console as its own security boundary (issue 21, item 1):
+// The console as its own security boundary, and nothing for strangers (issue 21, items 1 and 5):
 // no CORS on /wallet-admin/*, state-changing console requests only from the console's own origin
-// (on top of the CSRF token), COOP and CORP on its answers.
+// (on top of the CSRF token), COOP and CORP on its answers; no D1 bookmark on a refusal; the
+// request id is the service's own, a client's cf-ray only a log field.
 import { env } from "cloudflare:workers";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   balanceOf,
   CLEAN,
+  call,
   credit,
   ledgerViolations,
   makeAdmin,
@@ -267,5 +269,99 @@ describe("console pages are isolated from other origins", () => {
       expect(res.headers.get("x-frame-options")).toBe("DENY");
       expect(res.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
     }
+  });
+});
+
+describe("nothing for strangers", () => {
+  const BOOKMARK = "x-d1-bookmark";
+  /** A bookmark the service handed out: before, any request that sent it got at least it back. */
+  let known: string;
+
+  beforeAll(async () => {
+    const res = await credit(admin, { user_id: alice.id, wallet_id: wallet, amount: "1" });
+    known = res.headers.get(BOOKMARK)!;
+    expect(known).toMatch(/^[0-9a-f]{8}-/);
+  });
+
+  it("answers a bookmark on a success, and none on a 401 or 403 of wallet/v1", async () => {
+    const sub = await makeUser();
+    const bogusKey = `Key ${btoa(`${admin.username}:not-the-key`)}`;
+    const headers = { [BOOKMARK]: known };
+    const query = { user_id: alice.id, wallet_id: wallet };
+    const ok = await call("GET", "/user-wallet-balance", { auth: admin.bearer, query, headers });
+    const none = await call("GET", "/user-wallet-balance", { query, headers });
+    const bogus = await call("GET", "/user-wallet-balance", { auth: bogusKey, query, headers });
+    const other = await call("GET", "/user-wallet-balance", { auth: sub.bearer, query, headers });
+    expect([ok.status, none.status, bogus.status, other.status]).toEqual([200, 401, 401, 403]);
+    expect(ok.headers.get(BOOKMARK)).toMatch(/^[0-9a-f]{8}-/);
+    for (const res of [none, bogus, other]) expect(res.headers.get(BOOKMARK)).toBeNull();
+  });
+
+  it("answers no bookmark on the compatibility namespace's 401 and 403", async () => {
+    const vars = { COMPAT_NAMESPACE: "rimplenet" };
+    const sub = await makeUser();
+    const statuses: number[] = [];
+    for (const auth of [undefined, "Bearer not.a.token", sub.bearer]) {
+      const res = await testApp().request(
+        `/wp-json/rimplenet/v1/user-wallet-balance?user_id=${alice.id}&wallet_id=${wallet}`,
+        { headers: { [BOOKMARK]: known, ...(auth ? { Authorization: auth } : {}) } },
+        { ...env, ...vars },
+      );
+      statuses.push(res.status);
+      expect(res.headers.get(BOOKMARK)).toBeNull();
+    }
+    expect(statuses.sort()).toEqual([401, 403, 403]);
+  });
+
+  it("answers no bookmark on a sign-in's 400 or 429, nor on the console's refusals", async () => {
+    const user = await makeUser();
+    const ip = "203.0.113.77";
+    const headers = { [BOOKMARK]: known, "CF-Connecting-IP": ip };
+    const answers = [];
+    for (let i = 0; i < 11; i++)
+      answers.push(
+        await call("POST", "/users/login", {
+          body: { user_email: user.email, user_password: `wrong-${i}` },
+          headers,
+        }),
+      );
+    expect(answers.at(0)!.status).toBe(400);
+    expect(answers.at(-1)!.status).toBe(429);
+    for (const res of answers) expect(res.headers.get(BOOKMARK)).toBeNull();
+    const refused = await request(`/users/${alice.id}/credit`, {
+      method: "POST",
+      cookie,
+      headers: { Origin: "https://evil.example", [BOOKMARK]: known },
+      body: form({ _csrf: "x" }),
+    });
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get(BOOKMARK)).toBeNull();
+  });
+});
+
+describe("the request id", () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  const logLines = (spy: { mock: { calls: unknown[][] } }) =>
+    spy.mock.calls
+      .map(([line]) => (typeof line === "string" && line.startsWith("{") ? JSON.parse(line) : null))
+      .filter((line) => line?.request_id !== undefined);
+
+  it("is the service's own UUID whatever cf-ray a client sends; a well-formed cf-ray is logged as cf_ray", async () => {
+    const spy = vi.spyOn(console, "log");
+    const ray = "8d2f1c3e4b5a6978-LHR";
+    const res = await call("GET", "/wp-json/", { headers: { "cf-ray": ray } });
+    const id = res.headers.get("x-request-id")!;
+    expect(id).not.toBe(ray);
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(logLines(spy)).toEqual([expect.objectContaining({ request_id: id, cf_ray: ray })]);
+  });
+
+  it("logs cf_ray as null when the header is missing or not shaped like a ray id", async () => {
+    const spy = vi.spyOn(console, "log");
+    await call("GET", "/wp-json/");
+    await call("GET", "/wp-json/", { headers: { "cf-ray": "not a ray; DROP TABLE" } });
+    await call("GET", "/wp-json/", { headers: { "cf-ray": "a".repeat(65) } });
+    expect(logLines(spy).map((line) => line.cf_ray)).toEqual([null, null, null]);
   });
 });
