@@ -5,6 +5,7 @@ import { routePath } from "hono/route";
 import { type Pace, padToFloor } from "./auth/pace";
 import { compatRoutes } from "./compat";
 import { consoleRoutes } from "./console";
+import { insideConsole } from "./console/boundary";
 import { BASE as CONSOLE } from "./console/session";
 import { createDb } from "./db/client";
 import { meterD1 } from "./db/meter";
@@ -53,8 +54,19 @@ function fromPlainPermalink(request: Request) {
   return new Request(url, request);
 }
 
-/** Cloudflare's ray id names a request end to end; anything else that claims to be one is ignored. */
+/** Cloudflare's ray id, logged beside the request id; anything else that claims to be one is ignored. */
 const RAY_ID = /^[0-9A-Za-z-]{1,64}$/;
+
+/** Refusals of credentials, role or rate: a caller who gets one is told nothing of the database. */
+const REFUSED = new Set([401, 403, 429]);
+
+/**
+ * The D1 bookmark orders the database's writes, so it tells whoever holds it how busy the database
+ * is: it goes with a success, and with an authenticated caller's other answers (a 400 or 409 after
+ * a write), never with a refusal nor to an unauthenticated caller's error (a wrong password's 400).
+ */
+const showsBookmark = (status: number, authenticated: boolean) =>
+  status < 400 || (authenticated && !REFUSED.has(status));
 
 export function createApp(options: AppOptions = {}) {
   const nowMs = options.nowMs ?? Date.now;
@@ -64,8 +76,10 @@ export function createApp(options: AppOptions = {}) {
 
   app.use(async (c, next) => {
     const startedMs = Date.now();
+    // Always the service's own: a client-sent cf-ray must not name a log line or an error answer.
+    const requestId = crypto.randomUUID();
     const ray = c.req.header("cf-ray");
-    const requestId = ray !== undefined && RAY_ID.test(ray) ? ray : crypto.randomUUID();
+    const cfRay = ray !== undefined && RAY_ID.test(ray) ? ray : null;
     c.set("envelope", "A");
     c.set("requestId", requestId);
     c.set("nowMs", nowMs);
@@ -83,7 +97,9 @@ export function createApp(options: AppOptions = {}) {
     c.set("ledger", ledger({ db, env: c.env, keepAlive: keepAlive(c) }));
     await next();
     const bookmark = session.bookmark() ?? (requested === "first-primary" ? null : requested);
-    if (bookmark !== null) c.header(BOOKMARK_HEADER, bookmark);
+    const authenticated = c.get("principal") !== undefined;
+    if (bookmark !== null && showsBookmark(c.res.status, authenticated))
+      c.header(BOOKMARK_HEADER, bookmark);
     // WordPress sends nosniff on every REST answer; nothing here may be cached by a shared cache.
     c.header("X-Content-Type-Options", "nosniff");
     c.header("Cache-Control", "no-store");
@@ -97,6 +113,7 @@ export function createApp(options: AppOptions = {}) {
     console.log(
       JSON.stringify({
         request_id: requestId,
+        cf_ray: cfRay,
         method: c.req.method,
         route: routePath(c).endsWith("*") ? null : routePath(c), // a middleware's "*": no route matched
         status: c.res.status,
@@ -109,7 +126,8 @@ export function createApp(options: AppOptions = {}) {
       }),
     );
   });
-  app.use(corsHeaders);
+  // The console is its own boundary (console/boundary.ts): the API's CORS never answers for it.
+  app.use((c, next) => (insideConsole(c.req.path) ? next() : corsHeaders(c, next)));
   app.use(
     bodyLimit({
       maxSize: MAX_BODY_BYTES,

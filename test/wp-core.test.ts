@@ -41,12 +41,12 @@ describe("CORS, as rest_send_cors_headers answers a browser", () => {
     "/wp-json/rimplenet/v1/user-wallet-balance",
     "/?rest_route=/wallet/v1/credits",
   ])(
-    "a preflight to %s is answered 2xx, allowing the origin, its headers and credentials",
+    "a preflight to %s is answered 2xx, allowing the origin and its headers but not credentials",
     async (path) => {
       const res = await preflight(path, { COMPAT_NAMESPACE: "rimplenet" });
       expect(res.status).toBe(204);
       expect(res.headers.get("Access-Control-Allow-Origin")).toBe(ORIGIN);
-      expect(res.headers.get("Access-Control-Allow-Credentials")).toBe("true");
+      expect(res.headers.get("Access-Control-Allow-Credentials")).toBeNull();
       const allowed = res.headers.get("Access-Control-Allow-Headers")!.toLowerCase().split(",");
       expect(allowed).toEqual(
         expect.arrayContaining([
@@ -64,7 +64,7 @@ describe("CORS, as rest_send_cors_headers answers a browser", () => {
     },
   );
 
-  it("echoes the origin on successes and refusals alike, exposing the paging and bookmark headers", async () => {
+  it("echoes the origin without credentials on successes and refusals alike, exposing the paging and bookmark headers", async () => {
     const { admin, user, wallet } = await makeAccount();
     const answers = [
       await send(
@@ -90,7 +90,7 @@ describe("CORS, as rest_send_cors_headers answers a browser", () => {
     expect(answers.map((r) => r.status)).toEqual([200, 401, 400, 404]);
     for (const res of answers) {
       expect(res.headers.get("Access-Control-Allow-Origin")).toBe(ORIGIN);
-      expect(res.headers.get("Access-Control-Allow-Credentials")).toBe("true");
+      expect(res.headers.get("Access-Control-Allow-Credentials")).toBeNull();
       expect(res.headers.get("Access-Control-Expose-Headers")).toBe(
         "X-WP-Total,X-WP-TotalPages,Link,x-d1-bookmark",
       );
@@ -98,26 +98,35 @@ describe("CORS, as rest_send_cors_headers answers a browser", () => {
     }
   });
 
-  it("sends no CORS grant without an Origin", async () => {
-    const res = await send("GET", "/wp-json/");
-    expect(res.headers.get("Access-Control-Allow-Origin")).toBeNull();
+  it("sends no CORS grant without an Origin, with CORS_ORIGINS empty or set", async () => {
+    for (const vars of [{}, { CORS_ORIGINS: ORIGIN }] as Record<string, string>[]) {
+      const res = await send("GET", "/wp-json/", { vars });
+      expect(res.headers.get("Access-Control-Allow-Origin")).toBeNull();
+      expect(res.headers.get("Access-Control-Allow-Credentials")).toBeNull();
+    }
   });
 
-  it("CORS_ORIGINS grants only the origins it names", async () => {
+  it("CORS_ORIGINS grants only the origins it names, and only those with credentials", async () => {
     const vars = { CORS_ORIGINS: `https://other.example, ${ORIGIN}/` };
     const allowed = await preflight("/wp-json/wallet/v1/credits", vars);
+    expect(allowed.status).toBe(204);
     expect(allowed.headers.get("Access-Control-Allow-Origin")).toBe(ORIGIN);
+    expect(allowed.headers.get("Access-Control-Allow-Credentials")).toBe("true");
+    const listedGet = await send("GET", "/wp-json/", { headers: { Origin: ORIGIN }, vars });
+    expect(listedGet.headers.get("Access-Control-Allow-Origin")).toBe(ORIGIN);
+    expect(listedGet.headers.get("Access-Control-Allow-Credentials")).toBe("true");
     const refused = await send("OPTIONS", "/wp-json/wallet/v1/credits", {
       headers: { Origin: "https://evil.example", "Access-Control-Request-Method": "POST" },
       vars,
     });
     expect(refused.headers.get("Access-Control-Allow-Origin")).toBeNull();
+    expect(refused.headers.get("Access-Control-Allow-Credentials")).toBeNull();
     const get = await send("GET", "/wp-json/", {
       headers: { Origin: "https://evil.example" },
       vars,
     });
     expect(get.headers.get("Access-Control-Allow-Origin")).toBeNull();
-    expect(get.headers.get("Access-Control-Allow-Credentials")).toBe("true");
+    expect(get.headers.get("Access-Control-Allow-Credentials")).toBeNull();
   });
 });
 

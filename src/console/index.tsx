@@ -11,6 +11,7 @@ import { jwtSecret } from "../http/auth";
 import { formatMoney, type WalletDisplay } from "../ledger/money";
 import { type ApiAnswer, callApi, type Fetch, refusalText } from "./api";
 import { CSS, JS } from "./assets";
+import { consoleBoundary } from "./boundary";
 import { BASE, endSession, readSession, sameText, startSession } from "./session";
 import { Chart, Csrf, type Notice, Page, Pager } from "./views";
 
@@ -76,6 +77,7 @@ export function consoleRoutes(fetch: Fetch) {
     c.header("Referrer-Policy", "same-origin");
     c.header("X-Frame-Options", "DENY");
   });
+  app.use(consoleBoundary);
   app.get("/console.css", (c) => c.body(CSS, 200, { "Content-Type": "text/css; charset=utf-8" }));
   app.get("/console.js", (c) =>
     c.body(JS, 200, { "Content-Type": "text/javascript; charset=utf-8" }),

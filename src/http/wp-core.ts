@@ -30,20 +30,34 @@ export const allowedOrigins = (setting: string | undefined) =>
     .map((origin) => origin.trim().replace(/\/+$/, ""))
     .filter((origin) => origin !== "");
 
-/**
- * The request's Origin echoed on every answer (errors too) with credentials allowed, and a preflight
- * `OPTIONS` answered 204 on any path: hono/cors, configured as WordPress answers.
- */
-export const corsHeaders: MiddlewareHandler<AppEnv> = cors({
-  origin: (origin, c: Context<AppEnv>) => {
-    const allowed = allowedOrigins(c.env.CORS_ORIGINS);
-    return origin !== "" && (allowed.length === 0 || allowed.includes(origin)) ? origin : null;
-  },
+const SHARED = {
   allowMethods: ["OPTIONS", "GET", "POST", "PUT", "PATCH", "DELETE"],
   allowHeaders: ALLOW_HEADERS,
   exposeHeaders: EXPOSE_HEADERS,
-  credentials: true,
-});
+};
+/** CORS_ORIGINS empty: any Origin echoed, as WordPress does, but never with credentials. */
+const anyOrigin = cors({ ...SHARED, origin: (origin) => origin || null });
+/** An origin CORS_ORIGINS names: echoed, with credentials. */
+const listedOrigin = cors({ ...SHARED, origin: (origin) => origin, credentials: true });
+/** CORS_ORIGINS set and the origin not in it (or none sent): no grant at all. */
+const unlistedOrigin = cors({ ...SHARED, origin: () => null });
+
+/**
+ * The request's Origin echoed on every answer (errors too), and a preflight `OPTIONS` answered 204
+ * on any path: hono/cors, configured as WordPress answers, except for credentials.
+ * rest_send_cors_headers always adds `Access-Control-Allow-Credentials: true`; here it comes only
+ * with an origin CORS_ORIGINS names. This API authenticates by the Authorization header, never by a
+ * cookie, so no client needs it; and a credentialed grant to every origin would hand any page the
+ * answers to whatever cookie another surface of this host set (issue 21, docs/security.md).
+ */
+export const corsHeaders: MiddlewareHandler<AppEnv> = (c: Context<AppEnv>, next) => {
+  const allowed = allowedOrigins(c.env.CORS_ORIGINS);
+  if (allowed.length === 0) return anyOrigin(c, next);
+  const origin = c.req.header("origin");
+  return origin !== undefined && allowed.includes(origin)
+    ? listedOrigin(c, next)
+    : unlistedOrigin(c, next);
+};
 
 /** `<SITE_URL/wp-json/>; rel="https://api.w.org/"`: how WordPress clients find the API. */
 export const discoveryLink = (siteUrl: string) =>

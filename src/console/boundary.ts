@@ -1,0 +1,44 @@
+// The console is its own security boundary (issue 21, docs/security.md#the-console-and-the-api):
+// its cookie session never meets the API's CORS (app.ts leaves these paths out of it), a request
+// that changes anything must come from the console's own origin, and its pages are isolated from
+// other origins' windows and loads.
+import type { Context, MiddlewareHandler } from "hono";
+import type { AppEnv } from "../env";
+import { BASE } from "./session";
+
+/** The console's paths: `/wallet-admin` and everything under it. */
+export const insideConsole = (path: string) => path === BASE || path.startsWith(`${BASE}/`);
+
+/**
+ * Where a browser says the request came from, against the origin the request was sent to. That
+ * origin, and no configured one (SITE_URL), is the console's own: its forms post to relative paths,
+ * so a genuine form is always sent to the origin that served it, and behind Cloudflare the Worker
+ * sees the public URL the browser used. `Origin: null` (a sandboxed frame, a redirect across
+ * origins) is foreign. Without Origin, Fetch Metadata: `same-origin`, or `none` (the operator's own
+ * action, never a page's); `same-site` is refused, since another port or a sibling subdomain is the
+ * same site. With neither header the sender is no current browser (curl, a script that holds the
+ * cookie itself, a browser from before 2020): nothing a foreign page can make a browser send, so
+ * the CSRF token alone decides.
+ */
+export function requestSource(c: Context<AppEnv>): "own" | "foreign" | "unstated" {
+  const origin = c.req.header("origin");
+  if (origin !== undefined) return origin === new URL(c.req.url).origin ? "own" : "foreign";
+  const site = c.req.header("sec-fetch-site");
+  if (site !== undefined) return site === "same-origin" || site === "none" ? "own" : "foreign";
+  return "unstated";
+}
+
+const SAFE_METHODS = new Set(["GET", "HEAD"]);
+
+/**
+ * Refuses a state-changing request from another origin before anything is read or written (the
+ * CSRF token is checked after this, as before), and isolates every console answer: no other
+ * origin's window keeps a handle on it (COOP) and no other origin may load it (CORP).
+ */
+export const consoleBoundary: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (!SAFE_METHODS.has(c.req.method) && requestSource(c) === "foreign")
+    c.res = c.text("Forbidden: this request did not come from the console's own pages.", 403);
+  else await next();
+  c.header("Cross-Origin-Opener-Policy", "same-origin");
+  c.header("Cross-Origin-Resource-Policy", "same-origin");
+};

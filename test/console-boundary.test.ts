@@ -1,0 +1,367 @@
+// The console as its own security boundary, and nothing for strangers (issue 21, items 1 and 5):
+// no CORS on /wallet-admin/*, state-changing console requests only from the console's own origin
+// (on top of the CSRF token), COOP and CORP on its answers; no D1 bookmark on a refusal; the
+// request id is the service's own, a client's cf-ray only a log field.
+import { env } from "cloudflare:workers";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import {
+  balanceOf,
+  CLEAN,
+  call,
+  credit,
+  ledgerViolations,
+  makeAdmin,
+  makeKey,
+  makeUser,
+  makeWallet,
+  PASSWORD,
+  type TestUser,
+  tableCounts,
+  testApp,
+  unique,
+} from "./helpers";
+
+const OWN = "http://localhost";
+const BASE = `${OWN}/wallet-admin`;
+const app = testApp();
+/** Another origin on the same site (another port), a stranger's site, and an opaque origin. */
+const FOREIGN = ["http://localhost:9999", "https://evil.example", "null"];
+
+type Page = { status: number; html: string; headers: Headers };
+
+async function request(
+  path: string,
+  init: RequestInit & { cookie?: string; vars?: Record<string, string> } = {},
+): Promise<Page> {
+  const headers = new Headers(init.headers);
+  if (init.cookie) headers.set("Cookie", init.cookie);
+  const url = path.startsWith("http") ? path : `${BASE}${path}`;
+  const res = await app.request(
+    url,
+    { ...init, headers, redirect: "manual" },
+    { ...env, ...init.vars },
+  );
+  return { status: res.status, html: await res.text(), headers: res.headers };
+}
+const form = (fields: Record<string, string | number>) =>
+  new URLSearchParams(Object.entries(fields).map(([k, v]): [string, string] => [k, String(v)]));
+const hidden = (html: string, name: string) =>
+  html.match(new RegExp(`name="${name}" value="([^"]+)"`))?.[1] ?? "";
+const corsHeadersOf = (headers: Headers) =>
+  [...headers.keys()].filter((name) => name.toLowerCase().startsWith("access-control-"));
+
+async function signIn(user: TestUser) {
+  const res = await request("/sign-in", {
+    method: "POST",
+    body: form({ email: user.email, password: PASSWORD }),
+  });
+  expect(res.status, res.html).toBe(303);
+  return res.headers.get("set-cookie")!.split(";")[0]!;
+}
+
+let admin: TestUser;
+let alice: TestUser;
+let wallet: string;
+let cookie: string;
+/** A user page's form fields: a valid CSRF token and a fresh idempotency key. */
+let fields: () => Promise<Record<string, string>>;
+
+/** The API keys as stored (ids and revocation), to prove a refused request changed none. */
+const keyRows = () =>
+  env.DB.prepare("SELECT id, revoked_at_ms FROM api_keys ORDER BY id")
+    .all()
+    .then((r) => r.results);
+
+beforeAll(async () => {
+  admin = await makeAdmin();
+  alice = await makeUser();
+  wallet = await makeWallet(admin);
+  await credit(admin, { user_id: alice.id, wallet_id: wallet, amount: "2.00" });
+  await makeKey(admin, "read");
+  cookie = await signIn(admin);
+  fields = async () => {
+    const page = await request(`/users/${alice.id}`, { cookie });
+    expect(page.status).toBe(200);
+    return { _csrf: hidden(page.html, "_csrf"), request_id: hidden(page.html, "request_id") };
+  };
+});
+
+describe("no CORS on the console", () => {
+  it.each([
+    ["GET", "/"],
+    ["GET", "/sign-in"],
+    ["GET", "/users"],
+    ["POST", "/sign-in"],
+    ["POST", "/users/1/credit"],
+    ["OPTIONS", "/users"],
+    ["OPTIONS", "/api-keys"],
+    ["OPTIONS", ""],
+  ])(
+    "%s /wallet-admin%s answers no Access-Control-* header, whatever the Origin",
+    async (method, path) => {
+      for (const origin of [OWN, ...FOREIGN]) {
+        // Even an origin CORS_ORIGINS names: that list is the API's, never the console's.
+        for (const vars of [{}, { CORS_ORIGINS: origin }] as Record<string, string>[]) {
+          const res = await request(path, {
+            method,
+            cookie,
+            headers: {
+              Origin: origin,
+              "Access-Control-Request-Method": "POST",
+              "Access-Control-Request-Headers": "content-type",
+            },
+            vars,
+          });
+          expect(corsHeadersOf(res.headers), `${method} ${path} from ${origin}`).toEqual([]);
+          expect(res.status, `${method} ${path} from ${origin}`).not.toBe(204);
+        }
+      }
+    },
+  );
+
+  it("answers no CORS header however the console's path is spelled (case, percent-encoding)", async () => {
+    for (const url of [`${OWN}/WALLET-ADMIN/users`, `${OWN}/wallet%2Dadmin/users`]) {
+      const res = await request(url, {
+        method: "OPTIONS",
+        headers: { Origin: "https://evil.example", "Access-Control-Request-Method": "POST" },
+      });
+      expect(corsHeadersOf(res.headers), url).toEqual([]);
+    }
+  });
+});
+
+describe("state-changing console requests come from the console's own origin", () => {
+  it("refuses a credit from another origin with a valid cookie and CSRF token: 403, the ledger unchanged", async () => {
+    for (const origin of FOREIGN) {
+      const before = await tableCounts();
+      const res = await request(`/users/${alice.id}/credit`, {
+        method: "POST",
+        cookie,
+        headers: { Origin: origin },
+        body: form({ ...(await fields()), wallet_id: wallet, amount: "777.00" }),
+      });
+      expect(res.status, origin).toBe(403);
+      expect(res.headers.get("set-cookie")).toBeNull();
+      expect(await tableCounts()).toEqual(before);
+    }
+    expect(await balanceOf(admin, alice.id, wallet)).toBe(2);
+    expect(await ledgerViolations()).toEqual(CLEAN);
+  });
+
+  it("refuses creating and revoking API keys, creating users and signing out from another origin; nothing changes", async () => {
+    const keysPage = await request("/api-keys", { cookie });
+    const csrf = hidden(keysPage.html, "_csrf");
+    const keyId = keysPage.html.match(/action="\/wallet-admin\/api-keys\/(\d+)\/revoke"/)![1];
+    const keysBefore = await keyRows();
+    const countsBefore = await tableCounts();
+    for (const origin of FOREIGN) {
+      for (const [path, body] of [
+        ["/api-keys", { _csrf: csrf, name: "stolen", scope: "read-write" }],
+        [`/api-keys/${keyId}/revoke`, { _csrf: csrf }],
+        [
+          "/users",
+          {
+            _csrf: csrf,
+            username: unique("intruder"),
+            user_email: `${unique("intruder")}@example.test`,
+            user_password: "secret-123",
+          },
+        ],
+        ["/sign-out", { _csrf: csrf }],
+      ] as const) {
+        const res = await request(path, {
+          method: "POST",
+          cookie,
+          headers: { Origin: origin },
+          body: form(body),
+        });
+        expect(res.status, `${path} from ${origin}`).toBe(403);
+        expect(res.html).not.toContain("copy it now");
+        expect(res.headers.get("set-cookie"), `${path} from ${origin}`).toBeNull();
+      }
+    }
+    expect(await keyRows()).toEqual(keysBefore);
+    expect(await tableCounts()).toEqual(countsBefore);
+  });
+
+  it("refuses a sign-in posted from another origin before checking the password: no cookie", async () => {
+    const res = await request("/sign-in", {
+      method: "POST",
+      headers: { Origin: "https://evil.example" },
+      body: form({ email: admin.email, password: PASSWORD }),
+    });
+    expect(res.status).toBe(403);
+    expect(res.headers.get("set-cookie")).toBeNull();
+  });
+
+  it.each(["cross-site", "same-site"])(
+    "refuses a POST without Origin whose Sec-Fetch-Site is %s: 403, nothing written",
+    async (site) => {
+      const before = await tableCounts();
+      const res = await request(`/users/${alice.id}/credit`, {
+        method: "POST",
+        cookie,
+        headers: { "Sec-Fetch-Site": site },
+        body: form({ ...(await fields()), wallet_id: wallet, amount: "5.00" }),
+      });
+      expect(res.status).toBe(403);
+      expect(await tableCounts()).toEqual(before);
+    },
+  );
+
+  it("accepts a credit from its own origin, by Origin or by Sec-Fetch-Site, and one with neither header (the CSRF token decides)", async () => {
+    const start = await balanceOf(admin, alice.id, wallet);
+    const sources: Record<string, string>[] = [
+      { Origin: OWN, "Sec-Fetch-Site": "same-origin" },
+      { "Sec-Fetch-Site": "same-origin" },
+      {},
+    ];
+    for (const headers of sources) {
+      const res = await request(`/users/${alice.id}/credit`, {
+        method: "POST",
+        cookie,
+        headers,
+        body: form({ ...(await fields()), wallet_id: wallet, amount: "1.00" }),
+      });
+      expect(res.status, JSON.stringify(headers)).toBe(303);
+      expect(decodeURIComponent(res.headers.get("location")!)).toContain("Transaction Completed");
+    }
+    expect(await balanceOf(admin, alice.id, wallet)).toBe(start + 3);
+    expect(await ledgerViolations()).toEqual(CLEAN);
+  });
+
+  it("still needs the CSRF token from its own origin", async () => {
+    const before = await tableCounts();
+    const res = await request(`/users/${alice.id}/credit`, {
+      method: "POST",
+      cookie,
+      headers: { Origin: OWN },
+      body: form({ request_id: unique("r"), wallet_id: wallet, amount: "1.00" }),
+    });
+    expect(res.status).toBe(403);
+    expect(await tableCounts()).toEqual(before);
+  });
+
+  it("lets GET pages be read with a foreign Origin header (a link followed), still without CORS", async () => {
+    const res = await request("/users", { cookie, headers: { Origin: "https://evil.example" } });
+    expect(res.status).toBe(200);
+    expect(corsHeadersOf(res.headers)).toEqual([]);
+  });
+});
+
+describe("console pages are isolated from other origins", () => {
+  it("sends COOP and CORP same-origin, X-Frame-Options DENY and frame-ancestors 'none' on pages, assets and refusals", async () => {
+    const answers = [
+      await request("/sign-in"),
+      await request("/", { cookie }),
+      await request("/console.css"),
+      await request("/users", {
+        method: "POST",
+        cookie,
+        headers: { Origin: "https://evil.example" },
+        body: form({ _csrf: "x" }),
+      }),
+    ];
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 403]);
+    for (const res of answers) {
+      expect(res.headers.get("cross-origin-opener-policy")).toBe("same-origin");
+      expect(res.headers.get("cross-origin-resource-policy")).toBe("same-origin");
+      expect(res.headers.get("x-frame-options")).toBe("DENY");
+      expect(res.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    }
+  });
+});
+
+describe("nothing for strangers", () => {
+  const BOOKMARK = "x-d1-bookmark";
+  /** A bookmark the service handed out: before, any request that sent it got at least it back. */
+  let known: string;
+
+  beforeAll(async () => {
+    const res = await credit(admin, { user_id: alice.id, wallet_id: wallet, amount: "1" });
+    known = res.headers.get(BOOKMARK)!;
+    expect(known).toMatch(/^[0-9a-f]{8}-/);
+  });
+
+  it("answers a bookmark on a success, and none on a 401 or 403 of wallet/v1", async () => {
+    const sub = await makeUser();
+    const bogusKey = `Key ${btoa(`${admin.username}:not-the-key`)}`;
+    const headers = { [BOOKMARK]: known };
+    const query = { user_id: alice.id, wallet_id: wallet };
+    const ok = await call("GET", "/user-wallet-balance", { auth: admin.bearer, query, headers });
+    const none = await call("GET", "/user-wallet-balance", { query, headers });
+    const bogus = await call("GET", "/user-wallet-balance", { auth: bogusKey, query, headers });
+    const other = await call("GET", "/user-wallet-balance", { auth: sub.bearer, query, headers });
+    expect([ok.status, none.status, bogus.status, other.status]).toEqual([200, 401, 401, 403]);
+    expect(ok.headers.get(BOOKMARK)).toMatch(/^[0-9a-f]{8}-/);
+    for (const res of [none, bogus, other]) expect(res.headers.get(BOOKMARK)).toBeNull();
+  });
+
+  it("answers no bookmark on the compatibility namespace's 401 and 403", async () => {
+    const vars = { COMPAT_NAMESPACE: "rimplenet" };
+    const sub = await makeUser();
+    const statuses: number[] = [];
+    for (const auth of [undefined, "Bearer not.a.token", sub.bearer]) {
+      const res = await testApp().request(
+        `/wp-json/rimplenet/v1/user-wallet-balance?user_id=${alice.id}&wallet_id=${wallet}`,
+        { headers: { [BOOKMARK]: known, ...(auth ? { Authorization: auth } : {}) } },
+        { ...env, ...vars },
+      );
+      statuses.push(res.status);
+      expect(res.headers.get(BOOKMARK)).toBeNull();
+    }
+    expect(statuses.sort()).toEqual([401, 403, 403]);
+  });
+
+  it("answers no bookmark on a sign-in's 400 or 429, nor on the console's refusals", async () => {
+    const user = await makeUser();
+    const ip = "203.0.113.77";
+    const headers = { [BOOKMARK]: known, "CF-Connecting-IP": ip };
+    const answers = [];
+    for (let i = 0; i < 11; i++)
+      answers.push(
+        await call("POST", "/users/login", {
+          body: { user_email: user.email, user_password: `wrong-${i}` },
+          headers,
+        }),
+      );
+    expect(answers.at(0)!.status).toBe(400);
+    expect(answers.at(-1)!.status).toBe(429);
+    for (const res of answers) expect(res.headers.get(BOOKMARK)).toBeNull();
+    const refused = await request(`/users/${alice.id}/credit`, {
+      method: "POST",
+      cookie,
+      headers: { Origin: "https://evil.example", [BOOKMARK]: known },
+      body: form({ _csrf: "x" }),
+    });
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get(BOOKMARK)).toBeNull();
+  });
+});
+
+describe("the request id", () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  const logLines = (spy: { mock: { calls: unknown[][] } }) =>
+    spy.mock.calls
+      .map(([line]) => (typeof line === "string" && line.startsWith("{") ? JSON.parse(line) : null))
+      .filter((line) => line?.request_id !== undefined);
+
+  it("is the service's own UUID whatever cf-ray a client sends; a well-formed cf-ray is logged as cf_ray", async () => {
+    const spy = vi.spyOn(console, "log");
+    const ray = "8d2f1c3e4b5a6978-LHR";
+    const res = await call("GET", "/wp-json/", { headers: { "cf-ray": ray } });
+    const id = res.headers.get("x-request-id")!;
+    expect(id).not.toBe(ray);
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(logLines(spy)).toEqual([expect.objectContaining({ request_id: id, cf_ray: ray })]);
+  });
+
+  it("logs cf_ray as null when the header is missing or not shaped like a ray id", async () => {
+    const spy = vi.spyOn(console, "log");
+    await call("GET", "/wp-json/");
+    await call("GET", "/wp-json/", { headers: { "cf-ray": "not a ray; DROP TABLE" } });
+    await call("GET", "/wp-json/", { headers: { "cf-ray": "a".repeat(65) } });
+    expect(logLines(spy).map((line) => line.cf_ray)).toEqual([null, null, null]);
+  });
+});
