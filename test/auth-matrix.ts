@@ -1,7 +1,8 @@
 // One generator for every route's authentication and authorization cases (contract section 2).
 import { env } from "cloudflare:workers";
+import { sign } from "hono/jwt";
 import { describe, expect, it } from "vitest";
-import { issueToken } from "../src/auth/tokens";
+import { CONSOLE_AUDIENCE } from "../src/auth/tokens";
 import {
   type CallOptions,
   call,
@@ -10,11 +11,14 @@ import {
   makeUser,
   makeWallet,
   type Reply,
+  signedToken,
   type TestUser,
+  type TokenOptions,
   tableCounts,
 } from "./helpers";
 
-export type Access = "admin-write" | "admin-read" | "reader";
+/** `session`: any signed-in user with an access token (POST /users/logout); a key gets its 400. */
+export type Access = "admin-write" | "admin-read" | "reader" | "session";
 export type MatrixContext = {
   admin: TestUser;
   subscriber: TestUser;
@@ -67,12 +71,13 @@ export function expectRefusal(
   expect(res.body).toStrictEqual(envelope);
 }
 
-/** Row counts plus revocations: DELETE /api-keys changes no count, only a revoked_at_ms. */
+/** Row counts plus revocations: revoking a key or a session changes no count, only a revoked_at_ms. */
 async function snapshot() {
   const revoked = await env.DB.prepare(
-    "SELECT count(*) AS n FROM api_keys WHERE revoked_at_ms IS NOT NULL",
-  ).first<{ n: number }>();
-  return { ...(await tableCounts()), revoked: revoked!.n };
+    `SELECT (SELECT count(*) FROM api_keys WHERE revoked_at_ms IS NOT NULL) AS keys,
+       (SELECT count(*) FROM sessions WHERE revoked_at_ms IS NOT NULL) AS sessions`,
+  ).first<{ keys: number; sessions: number }>();
+  return { ...(await tableCounts()), revoked: revoked };
 }
 
 /** A token whose signature no longer matches: the first signature character changed. */
@@ -81,35 +86,40 @@ function tamperSignature(token: string) {
   return `${head}.${payload}.${sig[0] === "A" ? "B" : "A"}${sig.slice(1)}`;
 }
 
-const tokenFor = (
-  u: TestUser,
-  { secret = env.JWT_SECRET!, issuer = env.JWT_ISSUER, lifetimeS = 3600, nowMs = Date.now() } = {},
-) =>
-  issueToken(
-    { userId: u.id, username: u.username, role: u.role },
-    secret,
-    issuer,
-    lifetimeS,
-    nowMs,
-  );
+/** A token on a new live session of `u` (an API token unless `audience` says otherwise). */
+const tokenFor = async (u: TestUser, options: TokenOptions = {}) =>
+  (await signedToken(u, options)).token;
 
 const b64url = (value: unknown) =>
   btoa(JSON.stringify(value)).replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_");
-const claims = (u: TestUser, role = u.role) => {
+// biome-ignore lint/suspicious/noExplicitAny: a token's claims, rewritten field by field
+const payloadOf = (token: string): Record<string, any> =>
+  JSON.parse(atob(token.split(".")[1]!.replace(/-/g, "+").replace(/_/g, "/")));
+/** The contract's claims for `u`, without a session (as tokens were before sessions). */
+const claims = (u: TestUser) => {
   const iat = Math.floor(Date.now() / 1000);
   return {
     iss: env.JWT_ISSUER,
     iat,
     exp: iat + 3600,
-    user: { id: u.id, username: u.username, roles: [role] },
+    user: { id: u.id, username: u.username, roles: [u.role] },
   };
 };
-/** Valid claims for `u` with no signature at all. */
-const unsigned = (u: TestUser) => `${b64url({ alg: "none", typ: "JWT" })}.${b64url(claims(u))}.`;
+/** `u`'s own token's claims (its live session included) with no signature at all. */
+const unsigned = (u: TestUser) =>
+  `${b64url({ alg: "none", typ: "JWT" })}.${b64url(payloadOf(u.token))}.`;
 /** A subscriber's token whose payload now says administrator, under the old signature. */
 function escalated(u: TestUser) {
   const [head, , sig] = u.token.split(".") as [string, string, string];
-  return `${head}.${b64url(claims(u, "administrator"))}.${sig}`;
+  const payload = payloadOf(u.token);
+  return `${head}.${b64url({ ...payload, user: { ...payload.user, roles: ["administrator"] } })}.${sig}`;
+}
+/** The administrator's token after it signed out (POST /users/logout): its session revoked. */
+async function signedOut(u: TestUser) {
+  const token = await tokenFor(u);
+  const res = await call("POST", "/users/logout", { auth: `Bearer ${token}` });
+  expect(res.status, res.text).toBe(200);
+  return `Bearer ${token}`;
 }
 
 type Credential = (ctx: MatrixContext) => string | Promise<string>;
@@ -186,6 +196,16 @@ export function runAuthMatrix(route: RouteSpec) {
       "a subscriber's token with its role rewritten to administrator",
       (c) => `Bearer ${escalated(c.subscriber)}`,
     ],
+    // Sessions (docs/security.md#sessions).
+    [
+      "a token without a session (signed with the right secret, as issued before sessions)",
+      async (c) => `Bearer ${await sign(claims(c.admin), env.JWT_SECRET!, "HS256")}`,
+    ],
+    ["a revoked token (its session signed out)", (c) => signedOut(c.admin)],
+    [
+      "a console token (the console's cookie, audience wallet-console)",
+      async (c) => `Bearer ${await tokenFor(c.admin, { audience: CONSOLE_AUDIENCE })}`,
+    ],
     ["an unknown API key", (c) => `Key ${btoa(`${c.admin.username}:wk_${"0".repeat(64)}`)}`],
     [
       "a valid key sent with another username",
@@ -209,6 +229,20 @@ export function runAuthMatrix(route: RouteSpec) {
         expectRefused(credential, 401, INVALID));
     }
 
+    if (route.access === "session") {
+      it("lets a subscriber in with its own access token", () =>
+        expectAllowed((c) => c.subscriber.bearer));
+      it("lets the administrator in with an access token", () =>
+        expectAllowed((c) => c.admin.bearer));
+      it("answers an administrator's read-write key with 400: a key has no session", async () => {
+        const ctx = await context();
+        const { res, before } = await send(ctx, (await makeKey(ctx.admin, "read-write")).header);
+        expect(res.status, res.text).toBe(400);
+        expect(res.body).toMatchObject({ status_code: 400, status: "failed" });
+        if (before) expect(await snapshot()).toEqual(before);
+      });
+      return;
+    }
     if (route.access === "admin-write") {
       it("refuses an administrator's read-only key with 403", () =>
         expectRefused(async (c) => (await makeKey(c.admin, "read")).header, 403, FORBIDDEN));

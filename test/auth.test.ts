@@ -143,6 +143,15 @@ const routes: RouteSpec[] = [
     envelope: "B",
     request: (c) => ({ path: `/users/${c.subscriber.id}/unlock` }),
   },
+  {
+    method: "POST",
+    path: "/users/{user_id}/sessions/revoke",
+    access: "admin-write",
+    envelope: "B",
+    request: (c) => ({ path: `/users/${c.subscriber.id}/sessions/revoke` }),
+  },
+  // Ends the session of the token that calls it; every credential case signs in afresh.
+  { method: "POST", path: "/users/logout", access: "session", envelope: "B", request: () => ({}) },
   { method: "GET", path: "/wallets", access: "admin-read", envelope: "A", request: () => ({}) },
   {
     method: "GET",

@@ -1,6 +1,5 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { issueToken } from "../src/auth/tokens";
 import { compatCall, GUARDED, ON } from "./compat-helpers";
 import {
   call,
@@ -9,6 +8,7 @@ import {
   makeKey,
   makeUser,
   makeWallet,
+  signedToken,
   type TestUser,
   unique,
 } from "./helpers";
@@ -154,19 +154,13 @@ describe("the compatibility namespace switch", () => {
 describe("balances with COMPAT_PUBLIC_READS=true", () => {
   it("ignores any Authorization or x-api-key header: never refused", async () => {
     const { user, wallet } = await funded();
-    const expired = await issueToken(
-      { userId: user.id, username: user.username, role: "subscriber" },
-      env.JWT_SECRET!,
-      env.JWT_ISSUER,
-      1,
-      0,
+    const { token: expired } = await signedToken(
+      { id: user.id, username: user.username, role: "subscriber" },
+      { lifetimeS: 1, nowMs: 0 },
     );
-    const foreign = await issueToken(
-      { userId: user.id, username: user.username, role: "administrator" },
-      "another-secret",
-      env.JWT_ISSUER,
-      3600,
-      Date.now(),
+    const { token: foreign } = await signedToken(
+      { id: user.id, username: user.username, role: "administrator" },
+      { secret: "another-secret" },
     );
     const headerSets: Record<string, string>[] = [
       { Authorization: "Bearer undefined" },

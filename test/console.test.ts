@@ -2,6 +2,7 @@
 // money moved through the API exactly once per form, refusals shown and nothing moved.
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
+import { CONSOLE_AUDIENCE } from "../src/auth/tokens";
 import {
   balanceOf,
   CLEAN,
@@ -11,6 +12,7 @@ import {
   makeUser,
   makeWallet,
   PASSWORD,
+  signedToken,
   type TestUser,
   tableCounts,
   testApp,
@@ -120,8 +122,9 @@ describe("signing in", () => {
     }
   });
 
-  it("turns away a subscriber's token", async () => {
-    const page = await request("/", { cookie: `wallet_admin=${alice.token}` });
+  it("turns away a subscriber's console token", async () => {
+    const { token } = await signedToken(alice, { audience: CONSOLE_AUDIENCE });
+    const page = await request("/", { cookie: `wallet_admin=${token}` });
     expect(page.status).toBe(403);
     expect(page.html).toContain("this console is for administrators");
   });

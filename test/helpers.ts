@@ -6,9 +6,11 @@ import { type AppOptions, createApp } from "../src/app";
 import { generateApiKey, hashApiKey } from "../src/auth/api-keys";
 import type { Pace } from "../src/auth/pace";
 import type { Role, Scope } from "../src/auth/principal";
-import { issueToken } from "../src/auth/tokens";
+import { openSession } from "../src/auth/sessions";
+import { API_AUDIENCE } from "../src/auth/tokens";
 import { createDb } from "../src/db/client";
 import { apiKeys, users } from "../src/db/schema";
+import type { Audience } from "../src/db/sessions";
 import { ERRORS, type ErrorCode } from "../src/http/errors";
 import { overrideMethod } from "../src/http/wp-core";
 import { ROUTES } from "../src/routes";
@@ -144,6 +146,36 @@ export type TestUser = {
   bearer: string;
 };
 
+export type TokenOptions = {
+  audience?: Audience;
+  lifetimeS?: number;
+  nowMs?: number;
+  secret?: string;
+  issuer?: string;
+};
+
+/**
+ * An access token for a user, on a new session written to D1 (as a sign-in makes it): an API token
+ * unless `audience` says otherwise. Its session id is returned beside it.
+ */
+export async function signedToken(
+  user: { id: number; username: string; role: Role },
+  {
+    audience = API_AUDIENCE,
+    lifetimeS = 3600,
+    nowMs = Date.now(),
+    secret = env.JWT_SECRET!,
+    issuer = env.JWT_ISSUER,
+  }: TokenOptions = {},
+) {
+  return openSession(
+    createDb(env.DB),
+    { userId: user.id, username: user.username, role: user.role },
+    audience,
+    { lifetimeS, nowMs, keys: { secret, issuer } },
+  );
+}
+
 /** A user written straight to D1 (with a known password) and a signed access token for it. */
 export async function makeUser(
   role: Role = "subscriber",
@@ -159,13 +191,7 @@ export async function makeUser(
       registeredAtMs: Date.now(),
     })
     .returning();
-  const token = await issueToken(
-    { userId: row!.id, username: name, role },
-    env.JWT_SECRET!,
-    env.JWT_ISSUER,
-    3600,
-    Date.now(),
-  );
+  const { token } = await signedToken({ id: row!.id, username: name, role });
   return { id: row!.id, username: name, email: row!.email, role, token, bearer: `Bearer ${token}` };
 }
 

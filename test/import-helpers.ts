@@ -6,11 +6,11 @@ import {
   type TargetRows,
   targetState,
 } from "../scripts/import/wordpress";
-import { issueToken } from "../src/auth/tokens";
 import dump from "./fixtures/wordpress-dump.sql?raw";
 import expectedText from "./fixtures/wordpress-expected.json?raw";
 import realDump from "./fixtures/wordpress-real-site-dump.sql?raw";
 import realExpectedText from "./fixtures/wordpress-real-site-expected.json?raw";
+import { signedToken } from "./helpers";
 
 export { dump };
 
@@ -48,7 +48,7 @@ export const realSite = {
 
 /** An access token for an imported administrator (no password hashing in the way). */
 export const importedAdmin = async (userId: number, username: string) =>
-  `Bearer ${await issueToken({ userId, username, role: "administrator" }, env.JWT_SECRET!, env.JWT_ISSUER, 3600, Date.now())}`;
+  `Bearer ${(await signedToken({ id: userId, username, role: "administrator" })).token}`;
 
 /** When the import runs in these tests (dates of the adjustments it adds). */
 export const IMPORT_AT = Date.UTC(2024, 5, 1, 12, 0, 0);

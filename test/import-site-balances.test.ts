@@ -1,19 +1,21 @@
 // --balances site: the plugin's stored balances win, through one marked adjustment entry per wallet.
 import { env } from "cloudflare:workers";
-import { beforeAll, describe, expect, it } from "vitest";
-import { issueToken } from "../src/auth/tokens";
-import { CLEAN, call, type Json, ledgerViolations, tableCounts } from "./helpers";
+import { describe, expect, it } from "vitest";
+import { CLEAN, call, type Json, ledgerViolations, signedToken, tableCounts } from "./helpers";
 import { IMPORT_AT, runImport } from "./import-helpers";
 
-let admin: string;
-beforeAll(async () => {
-  admin = `Bearer ${await issueToken({ userId: 1, username: "admin", role: "administrator" }, env.JWT_SECRET!, env.JWT_ISSUER, 3600, Date.now())}`;
-});
+// The site's administrator, imported as user 1, signs the requests: its session is written once the
+// first import has made the user.
+let admin: Promise<string> | undefined;
+const adminAuth = () =>
+  (admin ??= signedToken({ id: 1, username: "admin", role: "administrator" }).then(
+    ({ token }) => `Bearer ${token}`,
+  ));
 
 const balances = async (userId: number, wallets: string) =>
   (
     await call("GET", "/user-wallet-balance", {
-      auth: admin,
+      auth: await adminAuth(),
       query: { user_id: userId, wallet_id: wallets },
     })
   ).body.data as Json;
@@ -64,7 +66,7 @@ describe("--balances site", () => {
       "Balance adjustment added by the WordPress import (--balances site): the site's stored balance was 11500, its transactions add up to 12000.",
     );
     const listed = await call("GET", "/transactions", {
-      auth: admin,
+      auth: await adminAuth(),
       query: { user_id: 2, security_code: 0, wallet_id: "rmpn" },
     });
     expect(listed.body.data[0]).toMatchObject({

@@ -3,8 +3,16 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { ImportRun } from "../scripts/import/wordpress";
-import { issueToken } from "../src/auth/tokens";
-import { CLEAN, call, type Json, ledgerViolations, makeUser, tableCounts, unique } from "./helpers";
+import {
+  CLEAN,
+  call,
+  type Json,
+  ledgerViolations,
+  makeUser,
+  signedToken,
+  tableCounts,
+  unique,
+} from "./helpers";
 import { runImport, wordpress } from "./import-helpers";
 
 const byDateThenId = (a: Json, b: Json) =>
@@ -36,7 +44,7 @@ async function balances(userId: number, wallets: string) {
 beforeAll(async () => {
   first = await runImport();
   // The site's administrator, imported as user 1, signs the requests below.
-  admin = `Bearer ${await issueToken({ userId: 1, username: "admin", role: "administrator" }, env.JWT_SECRET!, env.JWT_ISSUER, 3600, Date.now())}`;
+  admin = `Bearer ${(await signedToken({ id: 1, username: "admin", role: "administrator" })).token}`;
 });
 
 describe("importing a WordPress site", () => {

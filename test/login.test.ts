@@ -1,6 +1,5 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { issueToken } from "../src/auth/tokens";
 import {
   appAt,
   type CallOptions,
@@ -10,6 +9,7 @@ import {
   makeUser,
   makeWallet,
   PASSWORD,
+  signedToken,
   unique,
 } from "./helpers";
 
@@ -192,12 +192,16 @@ describe("POST /users/login", () => {
     expect(res.status).toBe(200);
     expect(res.body.data.time_of_login).toBe("2024-01-02 03:04:05");
     const payload = jwtPayload(res.body.data.access_token);
+    // The contract's claims exactly, then the session's: its id and the kind of token.
     expect(payload).toEqual({
       iss: env.JWT_ISSUER,
       iat: Math.floor(now / 1000),
       exp: Math.floor(now / 1000) + 3600,
       user: { id: user.id, username: user.username, roles: ["subscriber"] },
+      sid: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/),
+      aud: "wallet-api",
     });
+    expect(Object.keys(payload)).toEqual(["iss", "iat", "exp", "user", "sid", "aud"]);
   });
 
   it("with a token issued now sets iat to the current time", async () => {
@@ -236,12 +240,9 @@ describe("POST /users/login", () => {
     const [head, , signature] = (res.body.data.access_token as string).split(".");
     const payload = jwtPayload(res.body.data.access_token);
     const elevated = { ...payload, user: { ...payload.user, roles: ["administrator"] } };
-    const foreign = await issueToken(
-      { userId: subscriber.id, username: subscriber.username, role: "administrator" },
-      env.JWT_SECRET!,
-      "someone-else",
-      3600,
-      Date.now(),
+    const { token: foreign } = await signedToken(
+      { id: subscriber.id, username: subscriber.username, role: "administrator" },
+      { issuer: "someone-else" },
     );
     for (const token of [
       `${head}.${b64url(elevated)}.${signature}`,

@@ -1,12 +1,16 @@
 export type Role = "administrator" | "subscriber";
 export type Scope = "read" | "write" | "read-write";
 
-/** Who is calling, once credentials are verified. `scope` is set only for API keys. */
+/**
+ * Who is calling, once credentials are verified. `scope` is set only for API keys, `sessionId` only
+ * for access tokens and the console's session (the session sign-out ends).
+ */
 export type Principal = {
   userId: number;
   username: string;
   role: Role;
   scope?: Scope;
+  sessionId?: string;
 };
 
 export const scopeAllows = (scope: Scope | undefined, access: "read" | "write") =>

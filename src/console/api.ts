@@ -1,9 +1,14 @@
 // The console moves money and manages accounts only through the API itself: each call is a request
-// to this same app, with the operator's own token, so it passes every check the API makes.
+// to this same app, in this isolate, vouched for with the operator the console verified from its
+// cookie (http/in-process.ts), so it passes every role and scope check the API makes. No token
+// travels: the console's token is no API credential, and the API's console audience has no HTTP form.
 import type { Context } from "hono";
+import type { Principal } from "../auth/principal";
+import { CONSOLE_AUDIENCE } from "../auth/tokens";
 import { bookmarkOf, learnBookmark } from "../db/client";
 import { BOOKMARK_HEADER } from "../db/session";
 import type { AppEnv } from "../env";
+import { inProcessEnv } from "../http/in-process";
 
 export type Fetch = (
   request: Request,
@@ -14,10 +19,11 @@ export type Fetch = (
 // biome-ignore lint/suspicious/noExplicitAny: API answers, read field by field by the pages
 export type ApiAnswer = { status: number; body: Record<string, any> };
 
+/** One API call as `principal` (undefined: unauthenticated, the console's sign-in). */
 export async function callApi(
   c: Context<AppEnv>,
   fetch: Fetch,
-  token: string,
+  principal: Principal | undefined,
   method: "GET" | "POST" | "DELETE",
   path: string,
   body?: Record<string, unknown>,
@@ -25,7 +31,6 @@ export async function callApi(
   const request = new Request(new URL(`/wp-json/wallet/v1${path}`, c.req.url), {
     method,
     headers: {
-      Authorization: `Bearer ${token}`,
       ...(body ? { "Content-Type": "application/json" } : {}),
       // The operator sees the newest data: the page's own session (at the primary), else the primary.
       [BOOKMARK_HEADER]: bookmarkOf(c.var.db) ?? "first-primary",
@@ -42,7 +47,8 @@ export async function callApi(
   } catch {
     // No execution context (tests calling app.request): the inner request runs without one too.
   }
-  const res = await fetch(request, c.env, ctx);
+  const env = inProcessEnv(c.env, { principal, audience: CONSOLE_AUDIENCE });
+  const res = await fetch(request, env, ctx);
   learnBookmark(c.var.db, res.headers.get(BOOKMARK_HEADER));
   const text = await res.text();
   try {

@@ -2,7 +2,7 @@
 // read-only aggregates (db/console.ts). Administrators only; forms carry a CSRF token and, for money,
 // an idempotency key made when the form was drawn, so a double submit moves money once.
 import { type Context, Hono } from "hono";
-import { verifyToken } from "../auth/tokens";
+import { CONSOLE_AUDIENCE, verifyToken } from "../auth/tokens";
 import { balanceSeries, overview, searchUsers } from "../db/console";
 import { listEntries } from "../db/ledger";
 import { findUsers } from "../db/users";
@@ -62,7 +62,7 @@ export function consoleRoutes(fetch: Fetch) {
     method: "GET" | "POST" | "DELETE",
     path: string,
     body?: Record<string, unknown>,
-  ) => callApi(c, fetch, c.var.session.token, method, path, body);
+  ) => callApi(c, fetch, c.var.session.principal, method, path, body);
   const wallets = async (c: Context<AppEnv>) => {
     const answer = await api(c, "GET", "/wallets");
     return answer.status === 200
@@ -105,7 +105,8 @@ export function consoleRoutes(fetch: Fetch) {
   app.get("/sign-in", (c) => signInPage(c));
   app.post("/sign-in", async (c) => {
     const form = await c.req.formData().catch(() => new FormData());
-    const answer = await callApi(c, fetch, "", "POST", "/users/login", {
+    // The API's sign-in, in-process: it issues this call a console token, with a console session.
+    const answer = await callApi(c, fetch, undefined, "POST", "/users/login", {
       user_email: field(form, "email"),
       user_password: String(form.get("password") ?? ""),
     });
@@ -120,9 +121,12 @@ export function consoleRoutes(fetch: Fetch) {
         answer.status === 429 ? 429 : 400,
       );
     const token = String(answer.body.data.access_token);
-    const principal = await verifyToken(token, jwtSecret(c), c.env.JWT_ISSUER);
-    if (principal?.role !== "administrator")
+    const principal = await verifyToken(token, jwtSecret(c), c.env.JWT_ISSUER, CONSOLE_AUDIENCE);
+    if (principal?.role !== "administrator") {
+      // The session just opened serves no one: end it rather than leave it live until it expires.
+      if (principal) await callApi(c, fetch, principal, "POST", "/users/logout");
       return signInPage(c, { kind: "error", text: NOT_ADMIN }, 403);
+    }
     startSession(c, token);
     return c.redirect(`${BASE}/`, 303);
   });
@@ -130,7 +134,14 @@ export function consoleRoutes(fetch: Fetch) {
     const session = await readSession(c);
     const form = await c.req.formData().catch(() => new FormData());
     if (session && !sameText(field(form, "_csrf"), session.csrf)) return c.text("Forbidden", 403);
+    // The session itself ends (POST /users/logout): the cookie, if kept or stolen, opens nothing.
+    const answer = session && (await callApi(c, fetch, session.principal, "POST", "/users/logout"));
     endSession(c);
+    if (answer && answer.status !== 200)
+      return back(c, `${BASE}/sign-in`, {
+        kind: "error",
+        text: `The cookie is deleted, but the session could not be ended: ${refusalText(answer)}`,
+      });
     return back(c, `${BASE}/sign-in`, { kind: "ok", text: "Signed out." });
   });
 
@@ -469,6 +480,20 @@ export function consoleRoutes(fetch: Fetch) {
           {moneyForm("transfer", "Transfer")}
         </div>
         <section>
+          <h2>Sessions</h2>
+          <form class="stack card" method="post" action={`${BASE}/users/${userId}/sessions/revoke`}>
+            <p>
+              Signs {user.username} out everywhere: every access token and console session of this
+              user stops working within seconds. API keys are not touched (revoke them under API
+              keys).
+            </p>
+            <Csrf session={c.var.session} />
+            <button class="danger" type="submit">
+              Sign {user.username} out everywhere
+            </button>
+          </form>
+        </section>
+        <section>
           <h2>Statement</h2>
           <div class="scroll">
             <table>
@@ -572,6 +597,19 @@ export function consoleRoutes(fetch: Fetch) {
   move("credit");
   move("debit");
   move("transfer");
+
+  app.post("/users/:id{[0-9]{1,15}}/sessions/revoke", async (c) => {
+    const id = c.req.param("id");
+    const answer = await api(c, "POST", `/users/${id}/sessions/revoke`);
+    const to = `${BASE}/users/${id}`;
+    if (answer.status !== 200)
+      return back(c, to, { kind: "error", text: `Sign-out refused. ${refusalText(answer)}` });
+    const n = Number(answer.body.data.revoked);
+    return back(c, to, {
+      kind: "ok",
+      text: `Signed out everywhere: ${n} session${n === 1 ? "" : "s"} ended.`,
+    });
+  });
 
   app.get("/users/:id{[0-9]{1,15}}/reverse/:txn{[0-9]{1,15}}", (c) => {
     const { id, txn } = c.req.param();

@@ -1,11 +1,14 @@
-// The console's session: the API's own access token in a cookie (HttpOnly, SameSite=Strict, Secure
-// except on a local http address), and a CSRF token derived from it for every form.
+// The console's session: a console token (audience `wallet-console`, its own row in `sessions`) in a
+// cookie (HttpOnly, SameSite=Strict, Secure except on a local http address), and a CSRF token derived
+// from it for every form. An API token in the cookie is no session; a console token is no API
+// credential (docs/security.md#sessions).
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { Principal } from "../auth/principal";
-import { TOKEN_LIFETIME_S, verifyToken } from "../auth/tokens";
+import { sessionPrincipal } from "../auth/sessions";
+import { CONSOLE_AUDIENCE, TOKEN_LIFETIME_S } from "../auth/tokens";
 import type { AppEnv } from "../env";
-import { jwtSecret } from "../http/auth";
+import { jwtSecret, tokenKeys } from "../http/auth";
 
 export const BASE = "/wallet-admin";
 const COOKIE = "wallet_admin";
@@ -26,11 +29,18 @@ export const endSession = (c: Context<AppEnv>) => deleteCookie(c, COOKIE, { path
 
 export type Session = { token: string; principal: Principal; csrf: string };
 
-/** The signed-in operator, or null: a token this service issued, still valid. */
+/** The signed-in operator, or null: a console token this service issued, its session live. */
 export async function readSession(c: Context<AppEnv>): Promise<Session | null> {
   const token = getCookie(c, COOKIE);
   if (!token) return null;
-  const principal = await verifyToken(token, jwtSecret(c), c.env.JWT_ISSUER);
+  const principal = await sessionPrincipal(
+    c.var.db,
+    c.env.DB,
+    token,
+    CONSOLE_AUDIENCE,
+    tokenKeys(c),
+    c.get("nowMs")(),
+  );
   return principal ? { token, principal, csrf: await csrfFor(c, token) } : null;
 }
 

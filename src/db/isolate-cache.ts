@@ -7,9 +7,19 @@ import type { Wallet } from "./schema";
 // (at once in the isolate that revoked). Keyed by the D1 binding (db/client.ts's bindingOf, or
 // c.env.DB), never a request's session or meter of it, never a module-level database.
 export const KEY_TTL_MS = 30_000;
+// A sign-in session's state (live or revoked) is kept for SESSION_TTL_MS, so a hot client pays no D1
+// read per request while a revocation made through another isolate takes effect within 5 s (at
+// once in the isolate that revoked). Measured on the request's clock (createApp's nowMs).
+export const SESSION_TTL_MS = 5_000;
 const MAX_ENTRIES = 10_000;
 
 type CachedKey = { keyId: number; principal: Principal; verifiedAtMs: number };
+type CachedSession = {
+  userId: number;
+  audience: string;
+  revoked: boolean;
+  checkedAtMs: number;
+};
 
 class BoundedMap<K, V> extends Map<K, V> {
   override set(key: K, value: V) {
@@ -23,6 +33,7 @@ function createCache() {
     wallets: new BoundedMap<string, Wallet>(),
     usernames: new BoundedMap<number, string>(),
     keys: new BoundedMap<string, CachedKey>(),
+    sessions: new BoundedMap<string, CachedSession>(),
   };
 }
 
@@ -37,4 +48,15 @@ export function isolateCache(d1: D1Database) {
 export function forgetKey(d1: D1Database, keyId: number) {
   const { keys } = isolateCache(d1);
   for (const [hash, cached] of keys) if (cached.keyId === keyId) keys.delete(hash);
+}
+
+/** A session's cached state is stale after SESSION_TTL_MS, or when the clock ran backwards. */
+export const sessionStale = (checkedAtMs: number, nowMs: number) =>
+  nowMs < checkedAtMs || nowMs - checkedAtMs > SESSION_TTL_MS;
+
+/** This isolate stops trusting the sessions it holds of `userId` (or only `sessionId`). */
+export function forgetSessions(d1: D1Database, userId: number, sessionId?: string) {
+  const { sessions } = isolateCache(d1);
+  if (sessionId !== undefined) sessions.delete(sessionId);
+  else for (const [id, cached] of sessions) if (cached.userId === userId) sessions.delete(id);
 }

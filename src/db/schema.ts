@@ -177,3 +177,27 @@ export const apiKeys = sqliteTable(
     check("api_keys_scope", sql`${t.scope} IN ('read', 'write', 'read-write')`),
   ],
 );
+
+// Sign-in sessions (docs/security.md#sessions): every access token names one by its `sid` claim, and
+// is accepted only while its row is here and not revoked. `audience` is the token's `aud`: an API
+// token and a console cookie are different kinds. Rows are kept until `expires_at_ms` (the token's
+// own `exp`), so a revoked token stays refused for as long as it could verify; src/db/sessions.ts
+// prunes a user's expired rows at each of its sign-ins.
+export const sessions = sqliteTable(
+  "sessions",
+  {
+    // 128 random bits, base64url: not a secret (a token carries it in clear), but unguessable.
+    id: text("id").primaryKey(),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id),
+    audience: text("audience", { enum: ["wallet-api", "wallet-console"] }).notNull(),
+    createdAtMs: integer("created_at_ms").notNull(),
+    expiresAtMs: integer("expires_at_ms").notNull(),
+    revokedAtMs: integer("revoked_at_ms"),
+  },
+  (t) => [
+    index("sessions_user_expires").on(t.userId, t.expiresAtMs),
+    check("sessions_audience", sql`${t.audience} IN ('wallet-api', 'wallet-console')`),
+  ],
+);

@@ -70,13 +70,15 @@ export async function insertUserIfFree(db: Db, u: NewUser) {
   return { id: inserted[0]?.id, taken: flags[0]! };
 }
 
-/** Replaces a user's password hash, unless it changed since it was read (compare and set). */
-export async function replacePasswordHash(db: Db, id: number, previous: string, next: string) {
-  await db
+/**
+ * Replaces a user's password hash, unless it changed since it was read (compare and set): a
+ * statement for a batch (the sign-in's, beside its session), or to await alone.
+ */
+export const replacePasswordHash = (db: Db, id: number, previous: string, next: string) =>
+  db
     .update(users)
     .set({ passwordHash: next })
     .where(and(eq(users.id, id), eq(users.passwordHash, previous)));
-}
 
 export type UserRow = typeof users.$inferSelect;
 

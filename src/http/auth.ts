@@ -2,10 +2,12 @@ import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { keyPrincipal } from "../auth/key-principal";
 import { type Principal, scopeAllows } from "../auth/principal";
-import { verifyToken } from "../auth/tokens";
+import { sessionPrincipal } from "../auth/sessions";
+import { API_AUDIENCE } from "../auth/tokens";
 import type { AppEnv } from "../env";
 import { isPrintableAscii } from "./decode";
 import { permissionDenied } from "./errors";
+import { inProcessCall } from "./in-process";
 
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 
@@ -14,6 +16,12 @@ export function jwtSecret(c: Context<AppEnv>) {
   if (!secret) throw new Error("JWT_SECRET is not configured");
   return secret;
 }
+
+/** What signs and names this service's tokens. */
+export const tokenKeys = (c: Context<AppEnv>) => ({
+  secret: jwtSecret(c),
+  issuer: c.env.JWT_ISSUER,
+});
 
 /** Runs a bookkeeping write after the response when the runtime allows, else before it. */
 async function touch(c: Context<AppEnv>, write: Promise<unknown>) {
@@ -34,7 +42,16 @@ async function principalFrom(c: Context<AppEnv>, header: string): Promise<Princi
   if (!scheme || !token || rest.length > 0) return null;
   switch (scheme.toLowerCase()) {
     case "bearer":
-      if (JWT_SHAPE.test(token)) return verifyToken(token, jwtSecret(c), c.env.JWT_ISSUER);
+      // Only API tokens: a console cookie's token is refused here like any foreign token.
+      if (JWT_SHAPE.test(token))
+        return sessionPrincipal(
+          c.var.db,
+          c.env.DB,
+          token,
+          API_AUDIENCE,
+          tokenKeys(c),
+          c.get("nowMs")(),
+        );
       return keyPrincipal(c.var.db, c.env.DB, token, (write) => touch(c, write));
     case "key":
     case "basic":
@@ -49,6 +66,9 @@ async function principalFrom(c: Context<AppEnv>, header: string): Promise<Princi
  * own dialect (contract section 2 here, the plugin's texts in src/compat/).
  */
 export async function credentialOf(c: Context<AppEnv>): Promise<Principal | "missing" | "invalid"> {
+  // The console's own calls, in this isolate: the operator it verified (http/in-process.ts).
+  const vouched = inProcessCall(c.env)?.principal;
+  if (vouched) return vouched;
   const header = c.req.header("authorization")?.trim();
   if (!header) return "missing";
   // Bytes outside ASCII can be no credential: the same 401 as any other (contract section 2).

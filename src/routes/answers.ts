@@ -36,6 +36,10 @@ export const LoginAnswer = v.strictObject({
   time_of_login: v.string(),
 });
 
+export const LogoutAnswer = v.strictObject({ user_id: id });
+
+export const SessionsRevokedAnswer = v.strictObject({ user_id: id, revoked: id });
+
 export const UnlockAnswer = v.strictObject({
   user_id: id,
   was_locked: v.boolean(),

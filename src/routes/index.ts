@@ -13,6 +13,8 @@ import { reverseTransaction } from "./transactions/reverse";
 import { createTransfer } from "./transfers/create";
 import { createUser } from "./users/create";
 import { login } from "./users/login";
+import { logout } from "./users/logout";
+import { revokeSessions } from "./users/revoke-sessions";
 import { unlockUser } from "./users/unlock";
 import { createWallet } from "./wallets/create";
 import { getWallet, getWallets } from "./wallets/read";
@@ -47,7 +49,9 @@ export const ROUTES: readonly Route[] = [
   reverseTransaction,
   createUser,
   login,
+  logout,
   unlockUser,
+  revokeSessions,
   createWallet,
   getWallets,
   getWallet,

@@ -93,7 +93,12 @@ function operation(route: RouteInfo) {
   const inBody = route.method === "POST";
   return {
     summary: route.summary,
-    security: route.auth === "none" ? [] : [{ bearer: [] }, { apiKey: [] }],
+    security:
+      route.auth === "none"
+        ? []
+        : route.auth === "session"
+          ? [{ bearer: [] }]
+          : [{ bearer: [] }, { apiKey: [] }],
     ...(inBody && schema
       ? { requestBody: { content: { "application/json": { schema: params } } } }
       : {}),

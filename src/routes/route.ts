@@ -15,8 +15,9 @@ export type RouteInfo = {
   method: "GET" | "POST" | "DELETE";
   summary: string;
   /** `none`: public; otherwise credentials are required before the handler runs, which then
-   * checks the role (`admin`) or whose data it is (`reader`). */
-  auth: "none" | "admin" | "reader";
+   * checks the role (`admin`) or whose data it is (`reader`), or needs an access token's session
+   * (`session`: any signed-in user; a key has no session). */
+  auth: "none" | "admin" | "reader" | "session";
   params?: v.GenericSchema;
   envelope: "A" | "B" | "index";
   success: number;

@@ -3,7 +3,7 @@
 import { createHmac, randomBytes } from "node:crypto";
 import * as v from "valibot";
 import { ADMIN } from "../../scripts/lib/server";
-import { type Answer, registerPassword, send, unique } from "./harness";
+import { type Answer, http, registerPassword, send, unique } from "./harness";
 
 export const ISSUER = "wallet-ledger"; // wrangler.toml [vars] JWT_ISSUER
 
@@ -65,6 +65,39 @@ export async function connect(server: Endpoint, config: string): Promise<Ctx> {
     },
     adminAuth: `Bearer ${data.access_token}`,
   };
+}
+
+/** Signs in through POST /users/login (a new API session); the access token. */
+export async function login(ctx: Ctx, email: string, password: string) {
+  const res = await send(ctx.api, "POST", "/users/login", {
+    json: { user_email: email, user_password: password },
+  });
+  return expectStatus(res, 200, "login", v.object({ access_token: v.string() })).access_token;
+}
+
+/** Signs out through POST /users/logout: the token's session ends. */
+export async function logout(ctx: Ctx, token: string) {
+  const res = await send(ctx.api, "POST", "/users/logout", { auth: `Bearer ${token}` });
+  expectStatus(res, 200, "logout", v.unknown());
+}
+
+/** Signs in to the operator console over HTTP, as its form does; the cookie's value (a console token). */
+export async function consoleSignIn(ctx: Ctx, email: string, password: string) {
+  const res = await http(`${ctx.base}/wallet-admin/sign-in`, {
+    method: "POST",
+    headers: { "Content-Type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ email, password }).toString(),
+  });
+  const cookie = /wallet_admin=([^;]+)/.exec(res.headers.get("set-cookie") ?? "")?.[1];
+  if (res.status !== 303 || !cookie)
+    throw new Error(`console sign-in: expected 303 with a cookie, got ${res.status}`);
+  return cookie;
+}
+
+/** The session claims of a token (`sid`, `aud`), to mint tokens that differ from a live one in one way. */
+export function sessionClaims(token: string) {
+  const claims = JSON.parse(Buffer.from(token.split(".")[1] ?? "", "base64url").toString());
+  return { sid: String(claims.sid), aud: String(claims.aud) };
 }
 
 /** A subscriber created through POST /users, signed in. */

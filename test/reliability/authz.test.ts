@@ -1,18 +1,24 @@
 // 3. Authorization over HTTP for every route and every kind of credential: missing, malformed,
-// expired, tampered, foreign-secret, unsigned, unknown, revoked and mismatched; keys with the wrong
-// scope; subscribers reaching for other users. Refusals must write nothing; the right credentials
+// expired, tampered, foreign-secret, unsigned, unknown, revoked and mismatched; revoked sessions
+// (signed out, or revoked by an operator) and tokens without one; the console's token as Bearer and
+// an API token as the console's cookie; keys with the wrong scope; subscribers reaching for other users. Refusals must write nothing; the right credentials
 // must get in (so the refusals are about credentials, not about a broken request).
 import { randomBytes } from "node:crypto";
 import { beforeAll, it } from "vitest";
+import { ADMIN } from "../../scripts/lib/server";
 import {
   type Claims,
   type Ctx,
+  consoleSignIn,
   createKey,
   createUser,
   createWallet,
   credit,
+  login,
+  logout,
   mintToken,
   revokeKey,
+  sessionClaims,
   shownKey,
   type TokenUser,
   tamperPayload,
@@ -38,7 +44,8 @@ type Request = {
 type Route = {
   id: string;
   method: string;
-  access: "admin-write" | "admin-read" | "reader";
+  /** `session`: any signed-in user's access token (POST /users/logout); a key gets its 400. */
+  access: "admin-write" | "admin-read" | "reader" | "session";
   envelope: Envelope;
   allowKey?: boolean;
   req: (positive: boolean) => Request | Promise<Request>;
@@ -68,6 +75,19 @@ async function fixtures(ctx: Ctx) {
     createKey(ctx, { scope: "read-write" }),
   ]);
   await revokeKey(ctx, revoked.id);
+  // Sessions: the administrator's token after it signed out, a subscriber whose sessions an operator
+  // revoked, and the administrator's console cookie (a console token).
+  const signedOut = await login(ctx, ADMIN.email, ADMIN.password);
+  await logout(ctx, signedOut);
+  const R = await createUser(ctx, "azr");
+  const revokedAll = await send(ctx.api, "POST", `/users/${R.id}/sessions/revoke`, {
+    auth: ctx.adminAuth,
+  });
+  if (revokedAll.status !== 200) throw new Error(`revoke sessions: ${revokedAll.text}`);
+  const consoleToken = await consoleSignIn(ctx, ADMIN.email, ADMIN.password);
+  // The administrator's live session, so that each forged token below differs from a good one in
+  // one way only (not merely in lacking a session).
+  const live = sessionClaims(ctx.admin.token);
   const admin: TokenUser = {
     id: ctx.admin.id,
     username: ctx.admin.username,
@@ -173,6 +193,20 @@ async function fixtures(ctx: Ctx) {
       req: () => ({ path: `/users/${O.id}/unlock` }),
     },
     {
+      id: "POST /users/{user_id}/sessions/revoke",
+      method: "POST",
+      access: "admin-write",
+      envelope: "B",
+      req: () => ({ path: `/users/${O.id}/sessions/revoke` }),
+    },
+    {
+      id: "POST /users/logout",
+      method: "POST",
+      access: "session",
+      envelope: "B",
+      req: () => ({ path: "/users/logout" }),
+    },
+    {
       id: "GET /wallets",
       method: "GET",
       access: "admin-read",
@@ -230,11 +264,11 @@ async function fixtures(ctx: Ctx) {
     ["a 10 KB header", `Bearer ${"a".repeat(10 * 1024)}`],
     [
       "an expired token",
-      `Bearer ${mintToken({ secret: ctx.jwtSecret, user: admin, iat: now - 7200 })}`,
+      `Bearer ${mintToken({ secret: ctx.jwtSecret, user: admin, iat: now - 7200, claims: live })}`,
     ],
     [
       "a token issued in the future and expired",
-      `Bearer ${mintToken({ secret: ctx.jwtSecret, user: admin, iat: now + 7200, lifetimeS: -3600 })}`,
+      `Bearer ${mintToken({ secret: ctx.jwtSecret, user: admin, iat: now + 7200, lifetimeS: -3600, claims: live })}`,
     ],
     ["a token with a tampered signature", `Bearer ${tamperSignature(ctx.admin.token)}`],
     [
@@ -251,23 +285,38 @@ async function fixtures(ctx: Ctx) {
     ],
     [
       "a token signed with another secret",
-      `Bearer ${mintToken({ secret: randomBytes(32).toString("hex"), user: admin })}`,
+      `Bearer ${mintToken({ secret: randomBytes(32).toString("hex"), user: admin, claims: live })}`,
     ],
     [
       "a token without an expiry",
-      `Bearer ${mintToken({ secret: ctx.jwtSecret, user: admin, claims: { exp: undefined } })}`,
+      `Bearer ${mintToken({ secret: ctx.jwtSecret, user: admin, claims: { ...live, exp: undefined } })}`,
     ],
     [
       "a token from another issuer",
-      `Bearer ${mintToken({ secret: ctx.jwtSecret, user: admin, issuer: "someone-else" })}`,
+      `Bearer ${mintToken({ secret: ctx.jwtSecret, user: admin, issuer: "someone-else", claims: live })}`,
     ],
     [
       'an unsigned token ("alg": "none")',
-      `Bearer ${mintToken({ secret: ctx.jwtSecret, user: admin, alg: "none" })}`,
+      `Bearer ${mintToken({ secret: ctx.jwtSecret, user: admin, alg: "none", claims: live })}`,
     ],
     [
       'a token whose header says "HS512"',
-      `Bearer ${mintToken({ secret: ctx.jwtSecret, user: admin, alg: "HS512" })}`,
+      `Bearer ${mintToken({ secret: ctx.jwtSecret, user: admin, alg: "HS512", claims: live })}`,
+    ],
+    ["a revoked token (signed out with POST /users/logout)", `Bearer ${signedOut}`],
+    ["a subscriber's token after an operator revoked all its sessions", R.bearer],
+    ["the console's cookie token (audience wallet-console) as Bearer", `Bearer ${consoleToken}`],
+    [
+      "a token without a session (sid, aud), rightly signed, as issued before sessions",
+      `Bearer ${mintToken({ secret: ctx.jwtSecret, user: admin })}`,
+    ],
+    [
+      "a rightly signed token naming a session that does not exist",
+      `Bearer ${mintToken({ secret: ctx.jwtSecret, user: admin, claims: { ...live, sid: "AAAAAAAAAAAAAAAAAAAAAA" } })}`,
+    ],
+    [
+      "an API token relabelled for the console (aud rewritten, old signature)",
+      `Bearer ${tamperPayload(ctx.admin.token, (c: Claims) => ({ ...c, aud: "wallet-console" }))}`,
     ],
     ["an unknown API key", `Key ${b64(`${admin.username}:wk_${randomBytes(32).toString("hex")}`)}`],
     ["a revoked API key", revoked.header],
@@ -304,6 +353,8 @@ async function fixtures(ctx: Ctx) {
     revoked,
     spare,
     admin,
+    live,
+    consoleToken,
     routes,
     missing,
     invalid,
@@ -384,7 +435,9 @@ it("every route refuses every credential that must not get in, and the refusals 
   const asZeroPadded: Change = (r) => ({ ...r, query: { ...r.query, user_id: `0${O.id}` } });
   /** The credentials that must get 403 on a route: [label, Authorization, change to the request]. */
   type Forbidden = readonly [string, string, Change?];
-  const forbiddenOn = (route: Route): Forbidden[] => [
+  const forbiddenOn = (route: Route): Forbidden[] =>
+    route.access === "session" ? [] : forbiddenOnGuarded(route);
+  const forbiddenOnGuarded = (route: Route): Forbidden[] => [
     route.access === "admin-write"
       ? ["an administrator's read-only key", adminRead.header]
       : ["an administrator's write-only key", adminWrite.header],
@@ -425,8 +478,9 @@ it("every route refuses every credential that must not get in, and the refusals 
 // The refusals above were about the credentials alone.
 it("every route lets in the right credentials", async () => {
   const { S, adminRW, adminRead, adminWrite, subRead, admin, routes } = f;
-  const minted = `Bearer ${mintToken({ secret: ctx().jwtSecret, user: admin })}`;
+  const minted = `Bearer ${mintToken({ secret: ctx().jwtSecret, user: admin, claims: f.live })}`;
   for (const route of routes) {
+    if (route.access === "session") continue; // each success ends its session: the test below
     await expectAllowed(route, "the administrator's access token", ctx().adminAuth);
     await expectAllowed(
       route,
@@ -462,6 +516,72 @@ it("every route lets in the right credentials", async () => {
       }
     }
   }
+});
+
+it("POST /users/logout ends the session of the token used, and only that; a key gets 400", async () => {
+  const { S, adminRW, subRW } = f;
+  const route = f.routes.find((r) => r.id === "POST /users/logout")!;
+  for (const [label, who] of [
+    ["the administrator's access token", { email: ADMIN.email, password: ADMIN.password }],
+    ["a subscriber's access token", { email: S.email, password: S.password }],
+  ] as const) {
+    const token = await login(ctx(), who.email, who.password);
+    const other = await login(ctx(), who.email, who.password);
+    await expectAllowed(route, label, `Bearer ${token}`);
+    await expectRefused(
+      route,
+      `${label} once more after its logout`,
+      `Bearer ${token}`,
+      401,
+      INVALID,
+    );
+    cases++;
+    const after = await send(ctx().api, "GET", "/user-wallet-balance", {
+      auth: `Bearer ${token}`,
+      query: { wallet_id: f.W },
+    });
+    check(`${label}: refused on the API after its logout`, after.status === 401, after.text);
+    cases++;
+    const sibling = await send(ctx().api, "GET", "/user-wallet-balance", {
+      auth: `Bearer ${other}`,
+      query: { wallet_id: f.W },
+    });
+    check(
+      `${label}: the same user's other session still works`,
+      sibling.status === 200,
+      sibling.text,
+    );
+  }
+  for (const [label, key] of [
+    ["an administrator's read-write key", adminRW.header],
+    ["a subscriber's read-write key", subRW.header],
+  ] as const) {
+    const res = await call(route, key);
+    kinds.add(label);
+    check(
+      `POST /users/logout answers ${label} 400 in envelope B (a key has no session)`,
+      res.status === 400 && isObject(res.json) && res.json.status === "failed",
+      `${res.status} ${res.text.slice(0, 300)}`,
+    );
+  }
+});
+
+it("the console treats an API token in its cookie as signed out, and its own cookie as signed in", async () => {
+  const page = (token: string) =>
+    http(`${ctx().base}/wallet-admin/`, { headers: { Cookie: `wallet_admin=${token}` } });
+  cases += 2;
+  const withApiToken = await page(ctx().admin.token);
+  const withConsoleToken = await page(f.consoleToken);
+  check(
+    "GET /wallet-admin/ with the administrator's API token as cookie redirects to sign-in",
+    withApiToken.status === 303 && withApiToken.headers.get("location") === "/wallet-admin/sign-in",
+    `${withApiToken.status} ${withApiToken.headers.get("location")}`,
+  );
+  check(
+    "GET /wallet-admin/ with the console's own cookie answers the overview (control)",
+    withConsoleToken.status === 200,
+    `${withConsoleToken.status}`,
+  );
 });
 
 // Everything else the index lists needs credentials (OpenAPI may be either: the contract allows it

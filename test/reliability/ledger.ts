@@ -95,7 +95,8 @@ const COUNTS_SQL = `SELECT
   (SELECT count(*) FROM balances) AS balances,
   (SELECT coalesce(sum(balance_minor), 0) FROM balances) AS balance_total,
   (SELECT count(*) FROM api_keys) AS api_keys,
-  (SELECT count(*) FROM api_keys WHERE revoked_at_ms IS NOT NULL) AS revoked_keys`;
+  (SELECT count(*) FROM api_keys WHERE revoked_at_ms IS NOT NULL) AS revoked_keys,
+  (SELECT count(*) FROM sessions WHERE revoked_at_ms IS NOT NULL) AS revoked_sessions`;
 
 /** Row counts (and the sums a write would move), to show a batch of refused requests wrote nothing. */
 export const tableCounts = (store: Store) => d1Row(store, COUNTS_SQL);

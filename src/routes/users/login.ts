@@ -1,12 +1,14 @@
 import type { Context } from "hono";
 import { REFUSAL_FLOOR_MS } from "../../auth/pace";
 import { checkLoginPassword } from "../../auth/password";
-import { issueToken, PERSISTENT_TOKEN_LIFETIME_S, TOKEN_LIFETIME_S } from "../../auth/tokens";
+import { openSession } from "../../auth/sessions";
+import { API_AUDIENCE, PERSISTENT_TOKEN_LIFETIME_S, TOKEN_LIFETIME_S } from "../../auth/tokens";
 import { findLoginUser, replacePasswordHash } from "../../db/users";
 import type { AppEnv } from "../../env";
-import { jwtSecret } from "../../http/auth";
+import { tokenKeys } from "../../http/auth";
 import { ok } from "../../http/envelope";
 import { tooManySignIns, validationError } from "../../http/errors";
+import { inProcessCall } from "../../http/in-process";
 import { type Params, readParams } from "../../http/params";
 import { mysqlDate } from "../../ledger/post-format";
 import { SignInAttempt } from "../../throttle/sign-in";
@@ -16,7 +18,8 @@ import { collectUserErrors, LoginParams } from "./schemas";
 
 /**
  * A sign-in, whichever dialect answers it: validation, the throttle (issue 11), the password check
- * at constant cost, the upgrade of an imported hash, and the access token. Refusals are thrown in
+ * at constant cost, the upgrade of an imported hash, and a new session with its access token (an
+ * API token; a console token only for the console's own in-process call). Refusals are thrown in
  * envelope B; the caller shapes the success.
  */
 export async function signIn(c: Context<AppEnv>, params: Params) {
@@ -43,16 +46,24 @@ export async function signIn(c: Context<AppEnv>, params: Params) {
     await c.get("pace")(REFUSAL_FLOOR_MS, checkStartedMs);
     throw validationError(["Invalid Credential"]);
   }
-  // A hash imported from WordPress is replaced by this service's own on its first good sign-in.
-  await Promise.all([
-    check.upgradedHash && replacePasswordHash(db, user.id, user.passwordHash, check.upgradedHash),
+  const audience = inProcessCall(c.env)?.audience ?? API_AUDIENCE;
+  const lifetimeS =
+    params.token_expiration === "persistent" && audience === API_AUDIENCE
+      ? PERSISTENT_TOKEN_LIFETIME_S
+      : TOKEN_LIFETIME_S;
+  const principal = { userId: user.id, username: user.username, role: user.role };
+  // One batch: the session, and the hash an imported user's first good sign-in replaces.
+  const [{ token: accessToken }] = await Promise.all([
+    openSession(db, principal, audience, {
+      lifetimeS,
+      nowMs,
+      keys: tokenKeys(c),
+      also: check.upgradedHash
+        ? [replacePasswordHash(db, user.id, user.passwordHash, check.upgradedHash)]
+        : [],
+    }),
     attempt.succeeded(),
   ]);
-
-  const lifetime =
-    params.token_expiration === "persistent" ? PERSISTENT_TOKEN_LIFETIME_S : TOKEN_LIFETIME_S;
-  const principal = { userId: user.id, username: user.username, role: user.role };
-  const accessToken = await issueToken(principal, jwtSecret(c), c.env.JWT_ISSUER, lifetime, nowMs);
   return { user, accessToken, nowMs };
 }
 

@@ -1,0 +1,104 @@
+// Sessions that can end (docs/security.md#sessions): a token is accepted only while the session its
+// `sid` names is live. The answer is cached per isolate for SESSION_TTL_MS (db/isolate-cache.ts).
+
+import type { BatchItem } from "drizzle-orm/batch";
+import { createDb, type Db, readsReplica } from "../db/client";
+import { forgetSessions, isolateCache, sessionStale } from "../db/isolate-cache";
+import { type Audience, createSession, findSession, revokeSession } from "../db/sessions";
+import type { Principal } from "./principal";
+import { issueToken, verifyToken } from "./tokens";
+
+export type TokenKeys = { secret: string; issuer: string };
+
+/** 128 random bits in base64url (22 characters). */
+export function newSessionId() {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return btoa(String.fromCharCode(...bytes))
+    .replace(/=+$/, "")
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_");
+}
+
+/**
+ * A new session of `audience` for `principal` and its token; `also` are writes that go in the same
+ * batch (a sign-in's hash upgrade).
+ */
+export async function openSession(
+  db: Db,
+  principal: Principal,
+  audience: Audience,
+  {
+    lifetimeS,
+    nowMs,
+    keys,
+    also = [],
+  }: {
+    lifetimeS: number;
+    nowMs: number;
+    keys: TokenKeys;
+    also?: BatchItem<"sqlite">[];
+  },
+) {
+  const id = newSessionId();
+  // The row expires with the token: `exp` is whole seconds from `iat`, the second nowMs falls in.
+  const expiresAtMs = (Math.floor(nowMs / 1000) + lifetimeS) * 1000;
+  await createSession(
+    db,
+    { id, userId: principal.userId, audience, createdAtMs: nowMs, expiresAtMs },
+    also,
+  );
+  const token = await issueToken(
+    principal,
+    { id, audience },
+    keys.secret,
+    keys.issuer,
+    lifetimeS,
+    nowMs,
+  );
+  return { token, sessionId: id };
+}
+
+/**
+ * The principal a token of `audience` names while its session is live, else null. The session's
+ * state comes from this isolate's cache when it was read less than SESSION_TTL_MS ago; otherwise
+ * from D1 (a session just created may not have reached a replica yet: the primary has the last word).
+ */
+export async function sessionPrincipal(
+  db: Db,
+  d1: D1Database,
+  token: string,
+  audience: Audience,
+  keys: TokenKeys,
+  nowMs: number,
+): Promise<Principal | null> {
+  const principal = await verifyToken(token, keys.secret, keys.issuer, audience);
+  if (!principal) return null;
+  const cache = isolateCache(d1).sessions;
+  let cached = cache.get(principal.sessionId);
+  if (!cached || sessionStale(cached.checkedAtMs, nowMs)) {
+    const row =
+      (await findSession(db, principal.sessionId)) ??
+      (readsReplica(db) ? await findSession(createDb(d1), principal.sessionId) : undefined);
+    cache.delete(principal.sessionId);
+    if (!row) return null;
+    cached = {
+      userId: row.userId,
+      audience: row.audience,
+      revoked: row.revokedAtMs !== null,
+      checkedAtMs: nowMs,
+    };
+    cache.set(principal.sessionId, cached);
+  }
+  // The token is signed, so these hold for every token this service issued; checked all the same.
+  if (cached.revoked || cached.userId !== principal.userId || cached.audience !== audience)
+    return null;
+  return principal;
+}
+
+/** Ends one session (sign-out); whether it was live. At once in this isolate, within 5 s elsewhere. */
+export async function endSession(db: Db, d1: D1Database, principal: Principal, nowMs: number) {
+  if (principal.sessionId === undefined) return false;
+  const ended = await revokeSession(db, principal.sessionId, nowMs);
+  forgetSessions(d1, principal.userId, principal.sessionId);
+  return ended;
+}
