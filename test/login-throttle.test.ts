@@ -2,9 +2,10 @@ import { describe, expect, it } from "vitest";
 import type { Pace } from "../src/auth/pace";
 import { appAt, call, makeUser, PASSWORD, type Reply, testApp, unique } from "./helpers";
 
-// Sign-in throttling (issue 11, defect 3): counts live in Durable Objects (src/throttle/), one per
-// account and one per client address. Each test signs in from addresses of its own, so the tests of
-// one file (which share storage) do not add to each other's counts.
+// Sign-in throttling (issue 11, defect 3; issue 21, item 3): counts live in Durable Objects
+// (src/throttle/), one per account (its (account, address) pairs, known addresses and ceiling) and
+// one per client address. Each test signs in from addresses of its own, so the tests of one file
+// (which share storage) do not add to each other's counts.
 
 let lastOctet = 0;
 /** A client address no other test uses (TEST-NET-2 and -3, varied in the last two bytes). */
@@ -39,18 +40,25 @@ function expectLocked(res: Reply, retryAfterS: number) {
   expect(res.body).toStrictEqual(lockedOut(retryAfterS));
 }
 
-describe("POST /users/login throttling per account", () => {
-  it("answers the 11th attempt after 10 failures with 429 and Retry-After 60, even with the right password", async () => {
+describe("POST /users/login throttling per account and address", () => {
+  it("answers the 11th attempt from one address after 10 failures with 429 and Retry-After 60, even with the right password", async () => {
     const user = await makeUser();
     const ip = freshAddress();
     const failures = await failTimes(10, { login: user.email, ip });
     expect(failures.map((r) => r.status)).toEqual(Array(10).fill(400));
     expectLocked(await attempt({ login: user.email, password: PASSWORD, ip }), 60);
-    // Another address changes nothing: the lock is the account's.
-    expectLocked(
-      await attempt({ login: user.username, password: PASSWORD, ip: freshAddress() }),
-      60,
-    );
+  });
+
+  it("a stranger's failures from address A do not lock address B out of the account", async () => {
+    const user = await makeUser();
+    const stranger = freshAddress();
+    await failTimes(10, { login: user.email, ip: stranger });
+    expectLocked(await attempt({ login: user.email, password: PASSWORD, ip: stranger }), 60);
+    const res = await attempt({ login: user.username, password: PASSWORD, ip: freshAddress() });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.data.user_id).toBe(user.id);
+    // B's success does not lift A's lock.
+    expectLocked(await attempt({ login: user.email, password: PASSWORD, ip: stranger }), 60);
   });
 
   it("lets at most 10 of 20 parallel wrong attempts have their password checked; the rest answer 429", async () => {
@@ -171,6 +179,91 @@ describe("POST /users/login throttling per account", () => {
       60,
     );
     expect(paced).toEqual([]);
+  });
+});
+
+/** `perAddress` failures for `login` from each of `count` fresh addresses, all at `app`'s instant. */
+async function spread(login: string, count: number, perAddress: number, app = testApp()) {
+  const answers: Reply[] = [];
+  for (let i = 0; i < count; i++)
+    answers.push(...(await failTimes(perAddress, { login, ip: freshAddress(), app })));
+  return answers;
+}
+
+// 50 to 100 password checks (PBKDF2) per case: on a loaded machine that outlasts the 5 s default.
+describe("POST /users/login: known addresses and the account's ceiling", {
+  timeout: 30_000,
+}, () => {
+  it("a known address is not locked by 50 failures from 5 other addresses; an unknown one then gets 429 until the ceiling's lock ends", async () => {
+    const user = await makeUser();
+    const home = freshAddress();
+    expect((await attempt({ login: user.email, password: PASSWORD, ip: home })).status).toBe(200);
+    const t0 = Date.now();
+    const failures = await spread(user.email, 5, 10, appAt(t0));
+    expect(failures.map((r) => r.status)).toEqual(Array(50).fill(400));
+
+    const fromHome = await attempt({
+      login: user.email,
+      password: PASSWORD,
+      ip: home,
+      app: appAt(t0),
+    });
+    expect(fromHome.status, fromHome.text).toBe(200);
+    const elsewhere = { login: user.email, password: PASSWORD, ip: freshAddress() };
+    expectLocked(await attempt({ ...elsewhere, app: appAt(t0) }), 60);
+    expectLocked(await attempt({ ...elsewhere, app: appAt(t0 + 1_000) }), 59);
+    const later = await attempt({ ...elsewhere, app: appAt(t0 + 60_000) });
+    expect(later.status, later.text).toBe(200);
+  });
+
+  it("the ceiling's lock doubles when it comes back: 60 s, then 120 s", async () => {
+    const user = await makeUser();
+    let now = Date.now();
+    for (const lockS of [60, 120]) {
+      const failures = await spread(user.email, 5, 10, appAt(now));
+      expect(failures.map((r) => r.status)).toEqual(Array(50).fill(400));
+      expectLocked(
+        await attempt({
+          login: user.email,
+          password: PASSWORD,
+          ip: freshAddress(),
+          app: appAt(now),
+        }),
+        lockS,
+      );
+      now += lockS * 1000;
+    }
+  });
+
+  it("locks an unknown login's ceiling exactly like a known account's", async () => {
+    const [user, nobody] = [await makeUser(), `${unique("nobody")}@example.test`];
+    const t0 = Date.now();
+    const known = await spread(user.email, 5, 10, appAt(t0));
+    const unknown = await spread(nobody, 5, 10, appAt(t0));
+    expect(unknown.map((r) => [r.status, r.text])).toEqual(known.map((r) => [r.status, r.text]));
+    const ip = freshAddress();
+    expectLocked(await attempt({ login: user.email, password: "x", ip, app: appAt(t0) }), 60);
+    expectLocked(await attempt({ login: nobody, password: "x", ip, app: appAt(t0) }), 60);
+  });
+
+  it("failures from a known address still lock that address's pair", async () => {
+    const user = await makeUser();
+    const home = freshAddress();
+    expect((await attempt({ login: user.email, password: PASSWORD, ip: home })).status).toBe(200);
+    await failTimes(10, { login: user.email, ip: home });
+    expectLocked(await attempt({ login: user.email, password: PASSWORD, ip: home }), 60);
+  });
+
+  it("spares an address the account signed in from no more than 30 days ago", async () => {
+    const user = await makeUser();
+    const home = freshAddress();
+    const t0 = Date.now();
+    const signIn = (atMs: number) =>
+      attempt({ login: user.email, password: PASSWORD, ip: home, app: appAt(atMs) });
+    expect((await signIn(t0)).status).toBe(200);
+    const monthLater = t0 + 30 * 24 * 3_600_000;
+    await spread(user.email, 5, 10, appAt(monthLater));
+    expectLocked(await signIn(monthLater), 60);
   });
 });
 

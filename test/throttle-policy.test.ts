@@ -5,20 +5,27 @@ import {
   BACKOFF_MEMORY_MS,
   EMPTY_STATE,
   forgetAtMs,
+  isKnown,
+  KNOWN_ADDRESS_MS,
+  KNOWN_ADDRESSES_MAX,
   lockDurationMs,
+  mostFromOneAddress,
   POLICIES,
   release,
+  rememberAddress,
   reserve,
+  reserveSignIn,
+  signInSucceeded,
   type ThrottleState,
 } from "../src/throttle/policy";
 import { accountKey, addressKey } from "../src/throttle/sign-in";
 import { unique } from "./helpers";
 
-const { account, address } = POLICIES;
+const { pair, account, address } = POLICIES;
 const T0 = Date.UTC(2026, 0, 1);
 
 /** `n` reservations at `atMs`, returning the last state and every reservation. */
-function reserveTimes(n: number, state: ThrottleState, policy = account, atMs = T0) {
+function reserveTimes(n: number, state: ThrottleState, policy = pair, atMs = T0) {
   const reservations = [];
   for (let i = 0; i < n; i++) {
     const result = reserve(state, policy, atMs);
@@ -29,10 +36,11 @@ function reserveTimes(n: number, state: ThrottleState, policy = account, atMs = 
 }
 
 describe("throttle policy", () => {
-  it("locks an account for 60 s, doubling per lock up to an hour; an address for 15 minutes", () => {
-    expect(
-      [0, 1, 2, 3, 4, 5, 6, 7, 40].map((locks) => lockDurationMs(account, locks) / 1000),
-    ).toEqual([60, 120, 240, 480, 960, 1920, 3600, 3600, 3600]);
+  it("locks a pair and an account's ceiling for 60 s, doubling per lock up to an hour; an address for 15 minutes", () => {
+    for (const policy of [pair, account])
+      expect(
+        [0, 1, 2, 3, 4, 5, 6, 7, 40].map((locks) => lockDurationMs(policy, locks) / 1000),
+      ).toEqual([60, 120, 240, 480, 960, 1920, 3600, 3600, 3600]);
     expect([0, 1, 5].map((locks) => lockDurationMs(address, locks) / 1000)).toEqual([
       900, 900, 900,
     ]);
@@ -48,7 +56,7 @@ describe("throttle policy", () => {
 
   it("rounds Retry-After up to whole seconds", () => {
     const { state } = reserveTimes(10, EMPTY_STATE);
-    expect(reserve(state, account, T0 + 59_001).reservation).toEqual({
+    expect(reserve(state, pair, T0 + 59_001).reservation).toEqual({
       allowed: false,
       retryAfterS: 1,
     });
@@ -64,17 +72,127 @@ describe("throttle policy", () => {
 
   it("forgets the back-off after a day without attempts", () => {
     const { state } = reserveTimes(10, EMPTY_STATE);
-    const later = reserveTimes(10, state, account, T0 + 60_000).state;
+    const later = reserveTimes(10, state, pair, T0 + 60_000).state;
     expect(later.lockedUntilMs).toBe(T0 + 60_000 + 120_000);
-    const dayLater = reserveTimes(10, later, account, T0 + 60_000 + BACKOFF_MEMORY_MS).state;
+    const dayLater = reserveTimes(10, later, pair, T0 + 60_000 + BACKOFF_MEMORY_MS).state;
     expect(dayLater.lockedUntilMs - (T0 + 60_000 + BACKOFF_MEMORY_MS)).toBe(60_000);
   });
 
   it("may forget a state once its window, lock and back-off have all passed", () => {
     const { state } = reserveTimes(3, EMPTY_STATE);
-    expect(forgetAtMs(state, account)).toBe(T0 + 15 * 60_000);
+    expect(forgetAtMs(state, pair)).toBe(T0 + 15 * 60_000);
     const locked = reserveTimes(7, state).state;
-    expect(forgetAtMs(locked, account)).toBe(T0 + BACKOFF_MEMORY_MS);
+    expect(forgetAtMs(locked, pair)).toBe(T0 + BACKOFF_MEMORY_MS);
+  });
+});
+
+describe("one account from many addresses", () => {
+  const view = (over: Partial<Parameters<typeof reserveSignIn>[0]> = {}) => ({
+    pair: EMPTY_STATE,
+    ceiling: EMPTY_STATE,
+    known: false,
+    ...over,
+  });
+
+  it("one address adds at most 40 failures to an account in 15 minutes; the ceiling is above that", () => {
+    expect(mostFromOneAddress()).toBe(40);
+    // Played out: fail until refused, wait for the lock to end, again, for 15 minutes.
+    let state = EMPTY_STATE;
+    let counted = 0;
+    for (let atMs = T0; atMs < T0 + pair.windowMs; ) {
+      const result = reserve(state, pair, atMs);
+      state = result.state;
+      if (result.reservation.allowed) counted++;
+      else atMs = state.lockedUntilMs;
+    }
+    expect(counted).toBe(40);
+    expect(account.limit).toBeGreaterThan(mostFromOneAddress());
+    expect(mostFromOneAddress(pair, { ...address, limit: 25 })).toBe(25);
+  });
+
+  it("counts an attempt from an unknown address against its pair and the ceiling, from a known one against its pair only", () => {
+    const unknown = reserveSignIn(view(), T0);
+    expect(unknown.reservation).toEqual({
+      allowed: true,
+      reservedAtMs: T0,
+      ceilingLockedNow: false,
+    });
+    expect([unknown.pair.failuresMs, unknown.ceiling.failuresMs]).toEqual([[T0], [T0]]);
+    const known = reserveSignIn(view({ known: true }), T0);
+    expect(known.reservation).toEqual({ allowed: true, reservedAtMs: T0, ceilingLockedNow: null });
+    expect([known.pair.failuresMs, known.ceiling]).toEqual([[T0], EMPTY_STATE]);
+  });
+
+  it("a locked pair refuses its address alone; a locked ceiling refuses unknown addresses only", () => {
+    const lockedPair = reserveTimes(10, EMPTY_STATE).state;
+    const lockedCeiling = reserveTimes(50, EMPTY_STATE, account).state;
+    expect(reserveSignIn(view({ pair: lockedPair, known: true }), T0).reservation).toEqual({
+      allowed: false,
+      retryAfterS: 60,
+    });
+    expect(reserveSignIn(view({ ceiling: lockedCeiling }), T0).reservation).toEqual({
+      allowed: false,
+      retryAfterS: 60,
+    });
+    const spared = reserveSignIn(view({ ceiling: lockedCeiling, known: true }), T0);
+    expect(spared.reservation.allowed).toBe(true);
+    expect(spared.ceiling).toBe(lockedCeiling);
+  });
+
+  it("refuses with the later of two locks and counts a refused attempt nowhere", () => {
+    const lockedPair = reserveTimes(10, EMPTY_STATE).state;
+    const longCeiling = {
+      ...reserveTimes(50, EMPTY_STATE, account).state,
+      lockedUntilMs: T0 + 240_000,
+    };
+    const refused = reserveSignIn(view({ pair: lockedPair, ceiling: longCeiling }), T0 + 1_000);
+    expect(refused.reservation).toEqual({ allowed: false, retryAfterS: 239 });
+    expect([refused.pair, refused.ceiling]).toEqual([lockedPair, longCeiling]);
+    const freePair = reserveSignIn(view({ ceiling: longCeiling }), T0 + 1_000);
+    expect(freePair.pair).toEqual(EMPTY_STATE);
+  });
+
+  it("the attempt that reaches the ceiling is let through and starts its lock; its success lifts it", () => {
+    const nearly = reserveTimes(49, EMPTY_STATE, account).state;
+    const fiftieth = reserveSignIn(view({ ceiling: nearly }), T0);
+    expect(fiftieth.reservation).toEqual({
+      allowed: true,
+      reservedAtMs: T0,
+      ceilingLockedNow: true,
+    });
+    expect(fiftieth.ceiling.lockedUntilMs).toBe(T0 + 60_000);
+    if (!fiftieth.reservation.allowed) throw new Error("unreachable");
+    const after = signInSucceeded(fiftieth.ceiling, [], "a", fiftieth.reservation, T0);
+    expect(after.ceiling).toMatchObject({ lockedUntilMs: 0, locks: 0 });
+    expect(after.ceiling.failuresMs).toHaveLength(49);
+    expect(after.known).toEqual([{ address: "a", lastSuccessMs: T0 }]);
+  });
+
+  it("a success from a known address leaves the ceiling as it was", () => {
+    const ceiling = reserveTimes(30, EMPTY_STATE, account).state;
+    const held = { allowed: true as const, reservedAtMs: T0, ceilingLockedNow: null };
+    expect(signInSucceeded(ceiling, [], "a", held, T0).ceiling).toBe(ceiling);
+  });
+});
+
+describe("known addresses", () => {
+  it("are known for 30 days after the last good sign-in there", () => {
+    const known = rememberAddress([], "a", T0);
+    expect(isKnown(known, "a", T0 + KNOWN_ADDRESS_MS - 1)).toBe(true);
+    expect(isKnown(known, "a", T0 + KNOWN_ADDRESS_MS)).toBe(false);
+    expect(isKnown(known, "b", T0)).toBe(false);
+  });
+
+  it("keep the 16 most recent, newest first, each once, the expired ones dropped", () => {
+    let known = rememberAddress([], "old", T0 - KNOWN_ADDRESS_MS);
+    for (let i = 0; i < 20; i++) known = rememberAddress(known, `a${i}`, T0 + i);
+    known = rememberAddress(known, "a10", T0 + 100);
+    expect(known).toHaveLength(KNOWN_ADDRESSES_MAX);
+    expect(known[0]).toEqual({ address: "a10", lastSuccessMs: T0 + 100 });
+    expect(known.map((k) => k.address).filter((a) => a === "a10")).toHaveLength(1);
+    expect(known.map((k) => k.address)).not.toContain("old");
+    expect(known.map((k) => k.address)).not.toContain("a3"); // the oldest fell off
+    expect(known.at(-1)?.address).toBe("a4");
   });
 });
 
@@ -114,25 +232,46 @@ describe("LoginThrottle Durable Object", () => {
 
   it("keeps a state while it matters, and its alarm forgets it afterwards", async () => {
     const current = objectNamed(unique("current"));
-    await current.reserve("account", Date.now());
+    await current.reserve("address", Date.now());
     await runDurableObjectAlarm(current);
     expect(await tables(current)).toBe(1);
-    expect(await current.reserve("account", Date.now())).toMatchObject({ allowed: true });
+    expect(await current.reserve("address", Date.now())).toMatchObject({ allowed: true });
 
     const stale = objectNamed(unique("stale"));
-    await stale.reserve("account", Date.now() - 2 * BACKOFF_MEMORY_MS);
+    await stale.reserve("address", Date.now() - 2 * BACKOFF_MEMORY_MS);
     await runDurableObjectAlarm(stale); // may have run already: its time was in the past
     expect(await tables(stale)).toBe(0);
   });
 
-  it("reset forgets everything and says whether the key was locked", async () => {
-    const stub = objectNamed(unique("reset"));
-    for (let i = 0; i < 10; i++) await stub.reserve("account", Date.now());
-    expect(await stub.reset(Date.now())).toEqual({ failures: 10, locked: true });
-    expect(await stub.reserve("account", Date.now())).toEqual({
-      allowed: true,
-      reservedAtMs: expect.any(Number),
-      lockedNow: false,
-    });
+  it("an account keeps its known addresses past its failures, and forgets stale pairs", async () => {
+    const stub = objectNamed(unique("account"));
+    const now = Date.now();
+    const held = await stub.reserveSignIn("home", now);
+    if (!held.allowed) throw new Error("refused");
+    await stub.signedIn("home", held, now);
+    await stub.reserveSignIn("stranger", now - 2 * BACKOFF_MEMORY_MS);
+    await runDurableObjectAlarm(stub);
+    const rows = await runInDurableObject(stub, (_, state) => ({
+      pairs: state.storage.sql.exec("SELECT address FROM pairs").toArray(),
+      known: state.storage.sql.exec("SELECT address FROM known").toArray(),
+    }));
+    expect(rows).toEqual({ pairs: [], known: [{ address: "home" }] });
+  });
+
+  it("unlock forgets every pair and the ceiling, says whether any was locked, and keeps known addresses", async () => {
+    const stub = objectNamed(unique("unlock"));
+    const now = Date.now();
+    const home = await stub.reserveSignIn("home", now);
+    if (!home.allowed) throw new Error("refused");
+    await stub.signedIn("home", home, now);
+    for (let i = 0; i < 10; i++) await stub.reserveSignIn("a", now);
+    for (let i = 0; i < 3; i++) await stub.reserveSignIn("b", now);
+    expect(await stub.reserveSignIn("a", now)).toEqual({ allowed: false, retryAfterS: 60 });
+    expect(await stub.unlock(now)).toEqual({ failures: 13, locked: true });
+    expect(await stub.reserveSignIn("a", now)).toMatchObject({ allowed: true });
+    const known = await runInDurableObject(stub, (_, state) =>
+      state.storage.sql.exec("SELECT address FROM known").toArray(),
+    );
+    expect(known).toEqual([{ address: "home" }]);
   });
 });

@@ -31,6 +31,29 @@ describe("POST /users/{user_id}/unlock", () => {
     expect((await signIn(user, PASSWORD, "203.0.113.10")).status).toBe(200);
   });
 
+  it("clears the locks of every address and the account's ceiling: each of them signs in at once", async () => {
+    const [admin, user] = await Promise.all([makeAdmin(), makeUser()]);
+    const addresses = [
+      "203.0.113.20",
+      "203.0.113.21",
+      "203.0.113.22",
+      "203.0.113.23",
+      "203.0.113.24",
+    ];
+    for (const ip of addresses)
+      for (let i = 0; i < 10; i++) expect((await signIn(user, `wrong-${i}`, ip)).status).toBe(400);
+    expect((await signIn(user, PASSWORD, addresses[0]!)).status).toBe(429);
+    expect((await signIn(user, PASSWORD, "203.0.113.25")).status).toBe(429); // the ceiling
+    const res = await call("POST", `/users/${user.id}/unlock`, { auth: admin.bearer });
+    expect(res.body.data).toStrictEqual({
+      user_id: user.id,
+      was_locked: true,
+      failed_attempts: 50,
+    });
+    for (const ip of [...addresses, "203.0.113.25"])
+      expect((await signIn(user, PASSWORD, ip)).status, ip).toBe(200);
+  }, 30_000);
+
   it("also forgets the back-off: the next lock lasts 60 s again", async () => {
     const [admin, user] = await Promise.all([makeAdmin(), makeUser()]);
     await lock(user, "203.0.113.11");

@@ -1,9 +1,10 @@
 import type { Context } from "hono";
 import type { Principal } from "../auth/principal";
 import type { AppEnv } from "../env";
-import { credentialOf, mayReadUser } from "../http/auth";
+import { credentialOf } from "../http/auth";
 import { ApiError, permissionDenied } from "../http/errors";
 import { publicReads } from "./config";
+import { mayReadPluginUser } from "./identity";
 
 // The plugin refused in two dialects, and these are its texts (captures 10 and 32-36):
 // - its API-key routes (`nll_api_request_started_api_key`, envelope A): no header 403
@@ -64,14 +65,14 @@ export async function requireCredentials(
 /**
  * A balance read's gate. With COMPAT_PUBLIC_READS=true the plugin's behaviour: nobody is asked for
  * credentials and any Authorization header is ignored, never refused (capture 52). Otherwise the
- * caller must hold credentials; `allow` then checks the user it asks about.
+ * caller must hold credentials; `allow` then checks the id of the user it asks about (identity.ts).
  */
 export async function balanceReader(c: Context<AppEnv>, refusals: Refusals) {
-  if (publicReads(c.env)) return { allow: (_userId: number) => undefined };
+  if (publicReads(c.env)) return { allow: (_userId: number | null) => undefined };
   const principal = await requireCredentials(c, refusals);
   return {
-    allow: (userId: number) => {
-      if (!mayReadUser(principal, userId)) throw refusals.forbidden();
+    allow: (userId: number | null) => {
+      if (!mayReadPluginUser(principal, userId)) throw refusals.forbidden();
     },
   };
 }

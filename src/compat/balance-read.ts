@@ -8,7 +8,8 @@ import { formatMoney, minorToNumber, storageDecimals } from "../ledger/money";
 import { asciiLower } from "../ledger/request-key";
 import { MAX_WALLETS_PER_READ } from "../wallet/balances";
 import { balanceReader, keyRouteRefusals } from "./auth";
-import { phpArrayJson, phpEmpty, phpInt, sanitizeTextField } from "./php";
+import { pluginUserId } from "./identity";
+import { phpArrayJson, phpEmpty, sanitizeTextField } from "./php";
 import { BalanceRequest } from "./schemas";
 
 // Shared by `user-wallet-balance` and `user-wallet-balance/multi` (plugin files
@@ -31,15 +32,6 @@ export function entitiesRequired(req: BalanceRequest, keyBy: "value" | "field"):
     errors.set(keyBy === "field" ? field : value === "0" ? 0 : value, `${field} is required`);
   }
   return errors.size === 0 ? null : phpArrayJson(errors);
-}
-
-/**
- * The user whose balances get_user_meta reads: it took any numeric text and its absolute integer
- * part (`"-2"` and `"2.5"` read user 2); anything else read nobody (every balance 0).
- */
-function metaUserId(text: string) {
-  const n = phpInt(text);
-  return n === null ? 0 : Math.abs(n);
 }
 
 export type BalanceRecord = ReturnType<typeof balanceRecord>;
@@ -68,8 +60,8 @@ export type BalanceRead =
     };
 
 /**
- * Credentials (unless reads are public), parameters, the 422, access to the user, then one D1 round
- * trip. Each comma-separated piece names a wallet as the plugin looked it up: the piece sanitized
+ * Credentials (unless reads are public), parameters, the 422, the user (identity.ts: an id costs no
+ * query, a username one) and access to it, then one D1 round trip. Each comma-separated piece names a wallet as the plugin looked it up: the piece sanitized
  * again and matched case-insensitively; unknown ones are skipped. Its balance, though, was read under
  * the piece lowercased but untrimmed, so `usd, ngn` reads ` ngn` as 0 (capture 41): kept on purpose.
  */
@@ -81,7 +73,7 @@ export async function readPluginBalances(
   const req = v.parse(BalanceRequest, await readParams(c));
   const refused = entitiesRequired(req, keyBy);
   if (refused !== null) return { refused };
-  const userId = metaUserId(req.user_id);
+  const userId = await pluginUserId(c.var.db, req.user_id);
   reader.allow(userId);
 
   const pieces = req.wallet_id.split(",");
@@ -96,13 +88,13 @@ export async function readPluginBalances(
   const { wallets, balances } =
     walletIds.length === 0
       ? { wallets: new Map<string, Wallet>(), balances: new Map<string, number>() }
-      : await c.var.ledger.readBalances(userId, walletIds);
+      : await c.var.ledger.readBalances(userId ?? 0, walletIds);
 
   const found = [];
   for (const [index, piece] of pieces.entries()) {
     const wallet = wallets.get(asciiLower(sanitizeTextField(piece)));
     if (!wallet) continue;
-    const minor = userId === 0 ? 0 : (balances.get(asciiLower(piece)) ?? 0);
+    const minor = userId === null ? 0 : (balances.get(asciiLower(piece)) ?? 0);
     found.push({ index, piece, record: balanceRecord(piece, wallet, minor) });
   }
   return { req, pieces, found };

@@ -12,6 +12,7 @@ import { asciiLower } from "../ledger/request-key";
 import { postEntry } from "../ledger/writer";
 import { requireUser } from "../wallet/users";
 import { keyRouteRefusals, requireCredentials } from "./auth";
+import { pluginUserId } from "./identity";
 import { requires, sanitizeTextField } from "./php";
 
 // `POST credits` and `POST debits` in the plugin's 1.1.31 dialect (captures 11-36; plugin files
@@ -107,8 +108,8 @@ const movement = (txnType: "CREDIT" | "DEBIT", action: string) =>
     const wallet = await findWalletCached(db, fields.wallet_id);
     // The plugin's answer for an unknown wallet (capture 26): no error, no message.
     if (!wallet) return send(c, 400, { status_code: 400, status: false, message: "" });
-    const userId = Number(fields.user_id);
-    if (!Number.isSafeInteger(userId)) throw userNotFound(fields.user_id);
+    const userId = await pluginUserId(db, fields.user_id);
+    if (userId === null) throw userNotFound(fields.user_id);
     const user = await requireUser(db, userId);
     const amountMinor = roundedMinor(fields.amount, storageDecimals(wallet));
     if (amountMinor === "not-positive")

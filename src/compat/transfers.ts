@@ -12,6 +12,7 @@ import { storageDecimals } from "../ledger/money";
 import { asciiLower } from "../ledger/request-key";
 import { jwtRouteRefusals, requireCredentials } from "./auth";
 import { REQUEST_ID_MAX, roundedMinor } from "./entries";
+import { pluginUserId } from "./identity";
 import { requires, sanitizeTextField } from "./php";
 
 // `POST transfers` (api/core/transfers/create-transfers.php, includes/transfers/create-transfers.php):
@@ -56,9 +57,13 @@ export const compatTransfers = new Hono<AppEnv>().post("/", async (c) => {
   if (Object.keys(errors).length > 0) throw invalidInput(errors);
 
   const db = c.var.db;
-  const ids = [fields.from, fields.to].map(Number).filter(Number.isSafeInteger);
-  const users = await findUsers(db, ids);
-  const [from, to] = [users.get(Number(fields.from)), users.get(Number(fields.to))];
+  // Both are digits (`requires` above), so naming them costs no query.
+  const [fromId, toId] = [await pluginUserId(db, fields.from), await pluginUserId(db, fields.to)];
+  const users = await findUsers(
+    db,
+    [fromId, toId].filter((id): id is number => id !== null),
+  );
+  const [from, to] = [users.get(fromId ?? 0), users.get(toId ?? 0)];
   if (!from)
     return send(
       c,

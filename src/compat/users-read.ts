@@ -1,14 +1,14 @@
 import { Hono } from "hono";
 import * as v from "valibot";
 import { scopeAllows } from "../auth/principal";
-import { findUserByIdOrLogin, listUsersPage, type UserRow } from "../db/users";
+import { listUsersPage, type UserRow } from "../db/users";
 import type { AppEnv } from "../env";
-import { mayReadUser } from "../http/auth";
 import { ok, send } from "../http/envelope";
 import { readParams } from "../http/params";
 import { mysqlDate } from "../ledger/post-format";
 import { jwtRouteRefusals, requireCredentials } from "./auth";
-import { phpEmpty, phpInt, phpIsNumeric } from "./php";
+import { mayReadPluginUser, resolvePluginUser } from "./identity";
+import { phpEmpty, phpInt } from "./php";
 import { UsersRequest } from "./schemas";
 
 // `GET users` (captures 09, 10; plugin includes/users/get-users.php), in envelope B.
@@ -45,14 +45,11 @@ export const usersRead = new Hono<AppEnv>().get("/", async (c) => {
 
   // The plugin listed users for an empty or "0" user_id (`$user_id ? $user_id : null`).
   if (!phpEmpty(req.user_id)) {
-    // Its own-user test, before existence: `$id == $user_id || $username == $user_id`.
-    const own =
-      (phpIsNumeric(req.user_id) && Number(req.user_id) === principal.userId) ||
-      req.user_id === principal.username;
-    if (!mayReadUser(principal, own ? principal.userId : Number.NaN))
-      throw jwtRouteRefusals.forbidden();
-    const id = phpInt(req.user_id);
-    const user = await findUserByIdOrLogin(db, id !== null && id >= 1 ? id : null, req.user_id);
+    // One rule names the user, and "is it you" compares ids (the plugin compared the text with the
+    // caller's username, so `0001` was "you" for a subscriber named 0001 and then read user 1).
+    // Refused before existence: a subscriber learns nothing about anyone else.
+    const user = await resolvePluginUser(db, req.user_id);
+    if (!mayReadPluginUser(principal, user?.id ?? null)) throw jwtRouteRefusals.forbidden();
     // "Failed", capitalised, is the plugin's.
     if (!user)
       return send(c, 404, {

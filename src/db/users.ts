@@ -82,23 +82,16 @@ export const replacePasswordHash = (db: Db, id: number, previous: string, next: 
 
 export type UserRow = typeof users.$inferSelect;
 
-/**
- * A user by id, else by username (case-insensitive), as WordPress's get_user_by('ID') and then
- * get_user_by('login'): one round trip.
- */
-export async function findUserByIdOrLogin(
+/** A user by id, or by username (case-insensitive, through the lower() unique index): one query. */
+export async function findUserBy(
   db: Db,
-  id: number | null,
-  login: string,
+  ref: { id: number } | { username: string },
 ): Promise<UserRow | undefined> {
-  const [byId, byLogin] = await db.batch([
-    db
-      .select()
-      .from(users)
-      .where(eq(users.id, id ?? 0)),
-    db.select().from(users).where(sameText(users.username, login)),
-  ]);
-  return byId[0] ?? byLogin[0];
+  return db
+    .select()
+    .from(users)
+    .where("id" in ref ? eq(users.id, ref.id) : sameText(users.username, ref.username))
+    .get();
 }
 
 /** One page of users ordered by username, as WP_User_Query's default, and how many there are. */

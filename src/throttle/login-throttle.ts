@@ -1,85 +1,117 @@
 import { DurableObject } from "cloudflare:workers";
 import {
-  EMPTY_STATE,
-  forgetAtMs,
+  isKnown,
   POLICIES,
   type Reservation,
   release,
   reserve,
+  reserveSignIn,
+  type SignInReservation,
+  signInSucceeded,
   type ThrottleKind,
-  type ThrottleState,
 } from "./policy";
-
-type Row = {
-  failures_ms: string;
-  locked_until_ms: number;
-  locks: number;
-  last_attempt_ms: number;
-  kind: string;
-};
+import {
+  deletePair,
+  ensureTables,
+  forgetAllAtMs,
+  loadKnown,
+  loadPair,
+  loadPairs,
+  loadThrottle,
+  prune,
+  saveKnown,
+  savePair,
+  saveThrottle,
+} from "./store";
 
 /**
  * One sign-in throttle key (an account or a client address) per object, named by `idFromName`:
  * every isolate everywhere reaches the same object for a key, and the object runs one call at a
- * time, so a reservation is counted before any other attempt for that key is looked at. Its state is
- * one row of the object's own SQLite database, read and written with synchronous `sql.exec` (no
- * await between the read and the write). Times come from the caller (the Worker's injectable clock).
- * An alarm forgets the object once nothing in it matters (a lock over, its window passed, the
- * back-off expired), so the keys attackers invent do not pile up in storage.
+ * time, so a reservation is counted before any other attempt for that key is looked at. An account's
+ * object also holds its (account, address) pairs and the addresses it signed in from (store.ts), so
+ * one call decides an attempt against the pair, the known addresses and the ceiling together. Times
+ * come from the caller (the Worker's injectable clock). An alarm forgets the object once nothing in
+ * it matters, so the keys attackers invent do not pile up in storage.
  */
 export class LoginThrottle extends DurableObject<Env> {
-  private load(): { kind: ThrottleKind | null; state: ThrottleState } {
-    // deleteAll() (success, unlock, alarm) drops the table too: create it again when needed.
-    this.ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS throttle (
-      id INTEGER PRIMARY KEY CHECK (id = 1), kind TEXT NOT NULL, failures_ms TEXT NOT NULL,
-      locked_until_ms INTEGER NOT NULL, locks INTEGER NOT NULL, last_attempt_ms INTEGER NOT NULL)`);
-    const row = this.ctx.storage.sql.exec<Row>("SELECT * FROM throttle WHERE id = 1").toArray()[0];
-    if (!row) return { kind: null, state: EMPTY_STATE };
-    const state = {
-      failuresMs: JSON.parse(row.failures_ms) as number[],
-      lockedUntilMs: row.locked_until_ms,
-      locks: row.locks,
-      lastAttemptMs: row.last_attempt_ms,
-    };
-    return { kind: row.kind as ThrottleKind, state };
+  private get sql() {
+    ensureTables(this.ctx.storage.sql);
+    return this.ctx.storage.sql;
   }
 
-  private async save(kind: ThrottleKind, state: ThrottleState) {
-    this.ctx.storage.sql.exec(
-      `INSERT OR REPLACE INTO throttle (id, kind, failures_ms, locked_until_ms, locks, last_attempt_ms) VALUES (1, ?, ?, ?, ?, ?)`,
-      kind,
-      JSON.stringify(state.failuresMs),
-      state.lockedUntilMs,
-      state.locks,
-      state.lastAttemptMs,
-    );
-    await this.ctx.storage.setAlarm(forgetAtMs(state, POLICIES[kind]));
+  private async scheduleForget() {
+    await this.ctx.storage.setAlarm(forgetAllAtMs(this.sql));
   }
 
-  /** Counts an attempt before its password is checked, or refuses it while the key is locked. */
+  /** Counts an attempt against this key before its password is checked, or refuses it while locked. */
   async reserve(kind: ThrottleKind, nowMs: number): Promise<Reservation> {
-    const result = reserve(this.load().state, POLICIES[kind], nowMs);
-    if (result.reservation.allowed) await this.save(kind, result.state);
+    const result = reserve(loadThrottle(this.sql).state, POLICIES[kind], nowMs);
+    if (!result.reservation.allowed) return result.reservation;
+    saveThrottle(this.sql, kind, result.state);
+    await this.scheduleForget();
     return result.reservation;
   }
 
   /** Gives back a reservation that was not a failure; lifts the lock it started when `undoLock`. */
   async release(kind: ThrottleKind, reservedAtMs: number, undoLock: boolean): Promise<void> {
-    const { state } = this.load();
+    const { state } = loadThrottle(this.sql);
     const next = release(state, reservedAtMs, undoLock);
-    if (next !== state) await this.save(kind, next); // unchanged when a success or an unlock came first
+    if (next === state) return; // unchanged when a success or an unlock came first
+    saveThrottle(this.sql, kind, next);
+    await this.scheduleForget();
   }
 
-  /** Forgets the key (a good password, or an operator's unlock); says what there was. */
-  async reset(nowMs: number): Promise<{ failures: number; locked: boolean }> {
-    const { state } = this.load();
-    await this.ctx.storage.deleteAll(); // the alarm with it (compatibility date 2026-02-24 or later)
-    return { failures: state.failuresMs.length, locked: state.lockedUntilMs > nowMs };
+  /** An account's side of an attempt from `address` (its key's SHA-256): pair, known, ceiling. */
+  async reserveSignIn(address: string, nowMs: number): Promise<SignInReservation> {
+    const sql = this.sql;
+    prune(sql, nowMs);
+    const ceiling = loadThrottle(sql).state;
+    const view = {
+      pair: loadPair(sql, address),
+      ceiling,
+      known: isKnown(loadKnown(sql), address, nowMs),
+    };
+    const result = reserveSignIn(view, nowMs);
+    if (!result.reservation.allowed) return result.reservation;
+    savePair(sql, address, result.pair);
+    if (result.ceiling !== ceiling) saveThrottle(sql, "account", result.ceiling);
+    await this.scheduleForget();
+    return result.reservation;
+  }
+
+  /** A good password from `address`: see signInSucceeded. */
+  async signedIn(
+    address: string,
+    held: Extract<SignInReservation, { allowed: true }>,
+    nowMs: number,
+  ): Promise<void> {
+    const sql = this.sql;
+    const ceiling = loadThrottle(sql).state;
+    const next = signInSucceeded(ceiling, loadKnown(sql), address, held, nowMs);
+    deletePair(sql, address);
+    if (next.ceiling !== ceiling) saveThrottle(sql, "account", next.ceiling);
+    saveKnown(sql, next.known);
+    await this.scheduleForget();
+  }
+
+  /**
+   * An operator's unlock: forgets every pair's failures, locks and back-off and the ceiling's; the
+   * known addresses stay. Says how many failures were counted and whether any lock was on.
+   */
+  async unlock(nowMs: number): Promise<{ failures: number; locked: boolean }> {
+    const sql = this.sql;
+    const states = [...loadPairs(sql), loadThrottle(sql).state];
+    const pairFailures = states.slice(0, -1).reduce((n, s) => n + s.failuresMs.length, 0);
+    sql.exec("DELETE FROM pairs");
+    sql.exec("DELETE FROM throttle");
+    if (loadKnown(sql).length === 0) await this.ctx.storage.deleteAll();
+    else await this.scheduleForget();
+    return { failures: pairFailures, locked: states.some((s) => s.lockedUntilMs > nowMs) };
   }
 
   override async alarm() {
-    const { kind, state } = this.load();
-    const forgetAt = kind === null ? 0 : forgetAtMs(state, POLICIES[kind]);
+    prune(this.sql, Date.now());
+    const forgetAt = forgetAllAtMs(this.sql);
     if (forgetAt <= Date.now()) await this.ctx.storage.deleteAll();
     else await this.ctx.storage.setAlarm(forgetAt);
   }

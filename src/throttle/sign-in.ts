@@ -1,16 +1,23 @@
 // The login route's side of the throttle: which keys an attempt counts against, and the calls to
 // their Durable Objects (login-throttle.ts).
-import type { Reservation } from "./policy";
+import type { Reservation, SignInReservation } from "./policy";
 
 export type ThrottleNamespace = Env["LOGIN_THROTTLE"];
 
-/** One object per key, named by the key's SHA-256: a login text can be 64 KiB long. */
-async function objectFor(ns: ThrottleNamespace, key: string) {
+/**
+ * A key's name: its SHA-256, since a login text can be 64 KiB long. It names the key's object, and an
+ * account's object keeps its addresses by it (not the addresses themselves).
+ */
+async function keyName(key: string) {
   const digest = new Uint8Array(
     await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key)),
   );
-  return ns.get(ns.idFromName(Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("")));
+  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
 }
+
+/** One object per key. */
+const objectFor = async (ns: ThrottleNamespace, key: string) =>
+  ns.get(ns.idFromName(await keyName(key)));
 
 type ThrottleObject = Awaited<ReturnType<typeof objectFor>>;
 
@@ -54,24 +61,26 @@ export function addressKey(header: string | undefined): string {
     .join(":")}::/64`;
 }
 
-type Held = Extract<Reservation, { allowed: true }>;
+/** An operator's unlock: forgets the account's pair locks and its ceiling (its known addresses stay). */
+export const unlockAccount = async (ns: ThrottleNamespace, userId: number, nowMs: number) =>
+  (await objectFor(ns, accountKey(userId, ""))).unlock(nowMs);
 
-/** An operator's unlock: forgets the account's failures, lock and back-off. */
-export const resetAccount = async (ns: ThrottleNamespace, userId: number, nowMs: number) =>
-  (await objectFor(ns, accountKey(userId, ""))).reset(nowMs);
+type Held<R> = Extract<R, { allowed: true }>;
 
 /**
- * One sign-in attempt against both keys. Each key costs one call to its object: the address is
- * reserved while the user is looked up (it does not depend on the user), the account right after
- * (it does). Only when both are reserved is the password checked; a refusal by the account gives
- * the address its reservation back, so a locked account does not use up its client's allowance.
- * One object per key (rather than one object taking both keys) keeps every key's calls serial and
- * every key's load on its own object, with no object that every sign-in must pass through.
+ * One sign-in attempt: one call to the client address's object (reserved while the user is looked
+ * up: it does not depend on the user), then one to the account's (it does), which decides the
+ * (account, address) pair, whether the address is one the account signed in from, and the
+ * account's ceiling together. Only when both are reserved is the password checked; a refusal by
+ * the account gives the address its reservation back, so a locked account does not use up its
+ * client's allowance. A good password is one more call to each, in parallel. One object per key
+ * (rather than one object taking both keys) keeps every key's calls serial and every key's load on
+ * its own object, with no object that every sign-in must pass through; the pair lives in the
+ * account's object because the account decides it with the known addresses and the ceiling.
  */
 export class SignInAttempt {
-  private address: ThrottleObject | undefined;
-  private account: ThrottleObject | undefined;
-  private addressHeld: Held | undefined;
+  private address: { name: string; object: ThrottleObject; held?: Held<Reservation> } | undefined;
+  private account: { object: ThrottleObject; held: Held<SignInReservation> } | undefined;
 
   constructor(
     private readonly ns: ThrottleNamespace,
@@ -79,31 +88,37 @@ export class SignInAttempt {
     private readonly nowMs: number,
   ) {}
 
-  /** The user the login names, or how many seconds until either key may try again. */
+  /** The user the login names, or how many seconds until the attempt may be made again. */
   async admit<U extends { id: number }>(
     login: string,
     lookup: Promise<U | undefined>,
   ): Promise<{ user: U | undefined; retryAfterS?: number }> {
-    const addressObject = (this.address = await objectFor(this.ns, addressKey(this.clientAddress)));
-    const [user, address] = await Promise.all([
+    const name = await keyName(addressKey(this.clientAddress));
+    const address = { name, object: this.ns.get(this.ns.idFromName(name)) };
+    this.address = address;
+    const [user, reservation] = await Promise.all([
       lookup,
-      addressObject.reserve("address", this.nowMs),
+      address.object.reserve("address", this.nowMs),
     ]);
-    if (!address.allowed) return { user, retryAfterS: address.retryAfterS };
-    this.addressHeld = address;
-    this.account = await objectFor(this.ns, accountKey(user?.id, login));
-    const account = await this.account.reserve("account", this.nowMs);
-    if (account.allowed) return { user };
-    await addressObject.release("address", address.reservedAtMs, address.lockedNow);
-    return { user, retryAfterS: account.retryAfterS };
+    if (!reservation.allowed) return { user, retryAfterS: reservation.retryAfterS };
+    this.address = { ...address, held: reservation };
+    const account = await objectFor(this.ns, accountKey(user?.id, login));
+    const held = await account.reserveSignIn(name, this.nowMs);
+    if (held.allowed) {
+      this.account = { object: account, held };
+      return { user };
+    }
+    await address.object.release("address", reservation.reservedAtMs, reservation.lockedNow);
+    return { user, retryAfterS: held.retryAfterS };
   }
 
-  /** A good password: the account starts over and the address gets its reservation back. */
+  /** A good password: the pair starts over, the address is known, both reservations go back. */
   async succeeded() {
-    const held = this.addressHeld;
+    const { address, account } = this;
+    const held = address?.held;
     await Promise.all([
-      this.account?.reset(this.nowMs),
-      held && this.address?.release("address", held.reservedAtMs, held.lockedNow),
+      address && account?.object.signedIn(address.name, account.held, this.nowMs),
+      held && address.object.release("address", held.reservedAtMs, held.lockedNow),
     ]);
   }
 }

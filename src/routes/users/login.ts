@@ -34,7 +34,8 @@ export async function signIn(c: Context<AppEnv>, params: Params) {
   const db = c.var.db;
   const nowMs = c.get("nowMs")();
   const login = String(input.user_email);
-  // Counted against the account and the client address before the password is checked (issue 11).
+  // Counted against the client address, the (account, address) pair and, from an address the
+  // account never signed in from, its ceiling, before the password is checked (docs/security.md).
   const attempt = new SignInAttempt(c.env.LOGIN_THROTTLE, c.req.header("cf-connecting-ip"), nowMs);
   const { user, retryAfterS } = await attempt.admit(login, findLoginUser(db, login));
   if (retryAfterS !== undefined) throw tooManySignIns(retryAfterS);

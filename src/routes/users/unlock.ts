@@ -2,14 +2,15 @@ import { findUsers } from "../../db/users";
 import { requireAdmin } from "../../http/auth";
 import { ok } from "../../http/envelope";
 import { userNotFound } from "../../http/errors";
-import { resetAccount } from "../../throttle/sign-in";
+import { unlockAccount } from "../../throttle/sign-in";
 import { UnlockAnswer } from "../answers";
 import { defineRoute, pathParam } from "../route";
 
 /**
- * An operator clears an account's sign-in lock (docs/security.md): its failed attempts, its lock and
- * its back-off are forgotten, so the user can sign in at once. A client address's lock is not
- * touched; it ends on its own after 15 minutes.
+ * An operator clears an account's sign-in locks (docs/security.md): the failed attempts, locks and
+ * back-off of every (account, address) pair and of the account's ceiling are forgotten, so the user
+ * can sign in at once from anywhere. The addresses it signed in from stay known. A client
+ * address's own lock (100 failures over any accounts) is not touched; it ends after 15 minutes.
  */
 export const unlockUser = defineRoute(
   {
@@ -29,7 +30,7 @@ export const unlockUser = defineRoute(
     const user =
       raw.length <= 15 ? (await findUsers(c.var.db, [Number(raw)])).get(Number(raw)) : undefined;
     if (!user) throw userNotFound(raw);
-    const cleared = await resetAccount(c.env.LOGIN_THROTTLE, user.id, c.get("nowMs")());
+    const cleared = await unlockAccount(c.env.LOGIN_THROTTLE, user.id, c.get("nowMs")());
     return ok(c, 200, "Sign-in lock cleared", {
       user_id: user.id,
       was_locked: cleared.locked,

@@ -1,0 +1,52 @@
+import type { Principal } from "../auth/principal";
+import type { Db } from "../db/client";
+import { findUserBy, type UserRow } from "../db/users";
+import { mayReadUser } from "../http/auth";
+import { phpInt, phpIsNumeric } from "./php";
+
+// Which user a plugin `user_id` names: one rule for every route of the dialect (docs/compat.md,
+// "User references"). The plugin had several: `GET users` tried the text as an id and then as a
+// login, and decided "is it you" by comparing the text with the caller's username, so a subscriber
+// named `0001` read user 1 (issue 21); balances read any numeric text's absolute integer part
+// (get_user_meta's absint) and nobody for other text; the writes took digits as an id.
+
+export type PluginUserRef = { id: number } | { username: string } | null;
+
+/**
+ * A numeric text (PHP's is_numeric, which WordPress's user lookups test first) names the user whose
+ * id is its integer part's absolute value (`2`, `0002`, `2.5`, `2e0`, `-2` all name user 2), and
+ * never a username, even when no user has that id: what a text names does not depend on which users
+ * exist, so a user named `0001` is reached by its id. Any other text names the user with that
+ * username, case-insensitively. Empty, zero, or past a safe integer: nobody.
+ */
+export function pluginUserRef(text: string): PluginUserRef {
+  if (text === "") return null;
+  if (!phpIsNumeric(text)) return { username: text };
+  const n = phpInt(text);
+  return n === null || n === 0 ? null : { id: Math.abs(n) };
+}
+
+/** The user `text` names, by the rule above, in one query; undefined for nobody. */
+export async function resolvePluginUser(db: Db, text: string): Promise<UserRow | undefined> {
+  const ref = pluginUserRef(text);
+  return ref === null ? undefined : findUserBy(db, ref);
+}
+
+/**
+ * The id of the user `text` names, or null. An id is taken without a query (the route's own query
+ * finds the user or not: a balance of nobody reads 0, a write answers 404); a username costs one.
+ */
+export async function pluginUserId(db: Db, text: string): Promise<number | null> {
+  const ref = pluginUserRef(text);
+  if (ref === null) return null;
+  if ("id" in ref) return ref.id;
+  return (await findUserBy(db, ref))?.id ?? null;
+}
+
+/**
+ * Whether `principal` may read about the user a reference resolved to: the ids compare, never the
+ * texts. An administrator reads anyone (nobody too, to be told there is nobody); a subscriber only
+ * itself, so nobody is refused as anyone else would be.
+ */
+export const mayReadPluginUser = (principal: Principal, userId: number | null) =>
+  mayReadUser(principal, userId ?? Number.NaN);
