@@ -243,7 +243,7 @@ describe("POST credits and debits in the dialect", () => {
       })
     ).body.data[wallet];
 
-  it("rounds an amount with more decimals than the wallet half away from zero, on its digits, and keeps it as sent", async () => {
+  it("rounds an amount with more decimals than the wallet half away from zero, on its digits, answers what moved as its amount and keeps the text as sent", async () => {
     const { user, wallet } = await account();
     const res = await post("credits", {
       user_id: String(user.id),
@@ -257,7 +257,8 @@ describe("POST credits and debits in the dialect", () => {
       auth: admin.bearer,
       query: { user_id: user.id, security_code: 1 },
     });
-    expect(list.body.data[0].amount).toBe("14507.525000000001");
+    expect(list.body.data[0].amount).toBe("14507.53");
+    expect(list.body.data[0].post_content).toBe("Amount:14507.525000000001");
   });
 
   it("debits the balance, refuses past it writing nothing, and answers a repeated request_id 409", async () => {

@@ -125,7 +125,7 @@ describe("replay of the Rimplenet 1.1.31 captures 54-68 (GET transactions, publi
     });
   }
 
-  it("shows each entry as the plugin did: amount as a number, formatted with the text as sent", async () => {
+  it("shows each entry as the plugin did, amount as a number and formatted as text, but the amount that moved (12.345 sent to a 2-decimal wallet moved 12.35)", async () => {
     const res = await compatCall(
       "GET",
       `${API}/transactions?meta_key=request_id&meta_value=req004`,
@@ -135,8 +135,8 @@ describe("replay of the Rimplenet 1.1.31 captures 54-68 (GET transactions, publi
     expect(res.body.data[0]).toMatchObject({
       request_id: "req004",
       user_id: ids.get("3"),
-      amount: 12.345,
-      amount_formatted: "$12.345",
+      amount: 12.35,
+      amount_formatted: "$12.35",
       note: "form credit",
       transaction_type: "CREDIT",
       wallet_id: "usd",

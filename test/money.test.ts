@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
-  type Decimal,
+  amountToMinor,
   exactText,
   formatMoney,
   MAX_MINOR,
@@ -10,19 +10,12 @@ import {
   plainDecimal,
   readAmount,
   toDisplayMinor,
-  toMinor,
   type WalletDisplay,
 } from "../src/ledger/money";
 import { displayDate, mysqlDate, postTitle, slugify, titleDate } from "../src/ledger/post-format";
 
-/** readAmount's result for an input that must be accepted. */
-function decimal(input: unknown): Decimal {
-  const result = readAmount(input);
-  if (typeof result === "string") throw new Error(`${String(input)} refused: ${result}`);
-  return result;
-}
-
-const minorOf = (input: unknown, decimals: number) => toMinor(decimal(input), decimals);
+const minorOf = (input: string | number, decimals: number) =>
+  amountToMinor(input, { decimals }, "refuse-excess-places");
 
 const NAIRA: WalletDisplay = { symbol: "₦", symbolPosition: "left", decimals: 2 };
 // 2022-09-05T14:15:07Z, the contract's example instant.
@@ -96,7 +89,7 @@ describe("readAmount", () => {
   });
 });
 
-describe("toMinor", () => {
+describe("amountToMinor, refusing excess places (wallet/v1)", () => {
   it("scales to minor units for 0, 2 and 8 decimals", () => {
     expect(minorOf(1500, 2)).toBe(150000);
     expect(minorOf("100.5", 2)).toBe(10050);
@@ -132,13 +125,25 @@ describe("toMinor", () => {
 
 describe("a wallet that stores more places than it displays (imported from WordPress)", () => {
   it("takes new amounts only with its display decimals, counted in its storage units", () => {
-    expect(toMinor(decimal("12.34"), 2, 1)).toBe(12340);
-    expect(toMinor(decimal("12.340"), 2, 1)).toBe(12340);
-    expect(toMinor(decimal("12.345"), 2, 1)).toBe("too-many-decimals");
-    expect(toMinor(decimal("1"), 0, 8)).toBe(100000000);
+    expect(amountToMinor("12.34", { decimals: 2, extraDecimals: 1 }, "refuse-excess-places")).toBe(
+      12340,
+    );
+    expect(amountToMinor("12.340", { decimals: 2, extraDecimals: 1 }, "refuse-excess-places")).toBe(
+      12340,
+    );
+    expect(amountToMinor("12.345", { decimals: 2, extraDecimals: 1 }, "refuse-excess-places")).toBe(
+      "too-many-decimals",
+    );
+    expect(amountToMinor("1", { decimals: 0, extraDecimals: 8 }, "refuse-excess-places")).toBe(
+      100000000,
+    );
     // The limit is in storage units: a third place costs the largest amount a digit.
-    expect(toMinor(decimal("999999999999.99"), 2, 1)).toBe(999999999999990);
-    expect(toMinor(decimal("1000000000000"), 2, 1)).toBe("too-large");
+    expect(
+      amountToMinor("999999999999.99", { decimals: 2, extraDecimals: 1 }, "refuse-excess-places"),
+    ).toBe(999999999999990);
+    expect(
+      amountToMinor("1000000000000", { decimals: 2, extraDecimals: 1 }, "refuse-excess-places"),
+    ).toBe("too-large");
   });
 
   it("rounds for display half away from zero, in integers", () => {
@@ -178,6 +183,7 @@ describe("a wallet that stores more places than it displays (imported from WordP
     expect(exactText(-1160050, { decimals: 2, extraDecimals: 2 })).toBe("-116.005");
     expect(exactText(12000, { decimals: 0 })).toBe("12000");
     expect(exactText(5, { decimals: 0, extraDecimals: 3 })).toBe("0.005");
+    expect(exactText(10, { decimals: 0, extraDecimals: 1 })).toBe("1");
   });
 
   it("prints exact balances as JSON numbers that read back as the same decimal, up to 15 places", () => {

@@ -7,13 +7,13 @@ import { ok, send } from "../http/envelope";
 import { invalidInput, transactionExists, userNotFound } from "../http/errors";
 import { AMOUNT_TEXT_MAX, MAX_TEXT } from "../http/fields";
 import { readParams } from "../http/params";
-import { MAX_MINOR, plainDecimal, storageDecimals } from "../ledger/money";
+import { type AmountRefusal, amountToMinor } from "../ledger/money";
 import { asciiLower } from "../ledger/request-key";
 import { postEntry } from "../ledger/writer";
 import { requireUser } from "../wallet/users";
 import { keyRouteRefusals, requireCredentials } from "./auth";
 import { pluginUserId } from "./identity";
-import { requires, sanitizeTextField } from "./php";
+import { requires, sanitizeAmountField, sanitizeTextField } from "./php";
 
 // `POST credits` and `POST debits` in the plugin's 1.1.31 dialect (captures 11-36; plugin files
 // api/core/credits/create-credits.php, includes/credits/create-credits.php, includes/utils/
@@ -42,6 +42,17 @@ export function metaDataText(value: unknown): string | undefined {
   return text;
 }
 
+/** A refused amount in the dialect's words, keyed by its field (`amount`, `amount_to_transfer`). */
+export function amountRefused(field: string, refusal: AmountRefusal) {
+  const text = {
+    "not-numeric": "requires a valid amount",
+    "not-positive": "must be greater than zero",
+    "too-large": "is too large",
+    "too-many-decimals": "has more decimal places than the wallet stores",
+  }[refusal];
+  return { [field]: `${field} ${text}` };
+}
+
 /** The plugin's `requires()` for an entry, plus the lengths this service stores. */
 function pluginChecks(fields: {
   user_id: string;
@@ -62,30 +73,6 @@ function pluginChecks(fields: {
   return errors;
 }
 
-/**
- * A numeric text (PHP's is_numeric) in minor units of `decimals` places, rounded half away from zero
- * on its decimal digits (never through a double): `14507.525000000001` is 1450753 cents. The
- * plugin kept whatever PHP's float made of it; the amount as sent stays with the entry.
- */
-export function roundedMinor(
-  text: string,
-  decimals: number,
-): number | "not-positive" | "too-large" {
-  const t = text.trim();
-  const negative = t.startsWith("-");
-  let body = t.startsWith("-") || t.startsWith("+") ? t.slice(1) : t;
-  if (body.startsWith(".")) body = `0${body}`;
-  body = body.replace(/\.(?=[eE]|$)/, "");
-  const plain = plainDecimal(body);
-  if (plain === null) return "too-large";
-  const [integer = "0", fraction = ""] = plain.split(".");
-  if (integer.length > 16) return "too-large";
-  let units = BigInt(integer + fraction.slice(0, decimals).padEnd(decimals, "0"));
-  if ((fraction[decimals] ?? "0") >= "5") units += 1n;
-  if (negative || units === 0n) return "not-positive";
-  return units > BigInt(MAX_MINOR) ? "too-large" : Number(units);
-}
-
 const movement = (txnType: "CREDIT" | "DEBIT", action: string) =>
   new Hono<AppEnv>().post("/", async (c: Context<AppEnv>) => {
     const refusals = keyRouteRefusals(action);
@@ -99,7 +86,7 @@ const movement = (txnType: "CREDIT" | "DEBIT", action: string) =>
       user_id: sanitizeTextField(params.user_id ?? (txnType === "CREDIT" ? 0 : "")),
       wallet_id: asciiLower(sanitizeTextField(params.wallet_id ?? "")),
       request_id: sanitizeTextField(params.request_id ?? ""),
-      amount: sanitizeTextField(params.amount ?? ""),
+      amount: sanitizeAmountField(params.amount ?? ""),
     };
     const errors = pluginChecks(fields);
     if (Object.keys(errors).length > 0) throw invalidInput(errors);
@@ -111,10 +98,8 @@ const movement = (txnType: "CREDIT" | "DEBIT", action: string) =>
     const userId = await pluginUserId(db, fields.user_id);
     if (userId === null) throw userNotFound(fields.user_id);
     const user = await requireUser(db, userId);
-    const amountMinor = roundedMinor(fields.amount, storageDecimals(wallet));
-    if (amountMinor === "not-positive")
-      throw invalidInput({ amount: "amount must be greater than zero" });
-    if (amountMinor === "too-large") throw invalidInput({ amount: "amount is too large" });
+    const amountMinor = amountToMinor(fields.amount, wallet, "round-half-away-from-zero");
+    if (typeof amountMinor !== "number") throw invalidInput(amountRefused("amount", amountMinor));
 
     const note = sanitizeTextField(params.note ?? "");
     if ([...note].length > MAX_TEXT)

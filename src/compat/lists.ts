@@ -6,7 +6,7 @@ import type { AppEnv } from "../env";
 import { send } from "../http/envelope";
 import { readParams } from "../http/params";
 import { pageLinks } from "../http/wp-core";
-import { minorToText, storageDecimals } from "../ledger/money";
+import { minorToText, movedAmountText, storageDecimals } from "../ledger/money";
 import { mysqlDate } from "../ledger/post-format";
 import { jwtRouteRefusals, keyRouteRefusals, type Refusals, requireCredentials } from "./auth";
 import { phpInt, sanitizeTextField } from "./php";
@@ -27,11 +27,16 @@ async function requireAdmin(c: Context<AppEnv>, refusals: Refusals) {
     throw refusals.forbidden();
 }
 
-const amountOf = (row: KindRow, minor: number) =>
-  minorToText(
-    minor,
-    storageDecimals({ decimals: row.decimals ?? 0, extraDecimals: row.extraDecimals ?? 0 }),
-  );
+const unitsOf = (row: KindRow) => ({
+  decimals: row.decimals ?? 0,
+  extraDecimals: row.extraDecimals ?? 0,
+});
+
+const amountOf = (row: KindRow, minor: number) => minorToText(minor, storageDecimals(unitsOf(row)));
+
+/** The amount the entry moved (the plugin's meta held it as sent; this service may have rounded it). */
+const movedOf = (row: KindRow) =>
+  movedAmountText(row.entry.amountText, row.entry.amountMinor, unitsOf(row));
 
 /** A credit's or a debit's post meta, as includes/credits/get-credits.php formatCredits read it. */
 function movementRecord(row: KindRow, kind: "credits" | "debits") {
@@ -39,7 +44,7 @@ function movementRecord(row: KindRow, kind: "credits" | "debits") {
   const txnRequestId = `${e.userId}_${e.requestId}`;
   return {
     id: e.id,
-    amount: e.amountText,
+    amount: movedOf(row),
     balance_after: amountOf(row, e.balanceAfterMinor),
     balance_before: amountOf(row, e.balanceBeforeMinor),
     currency: e.walletId,
@@ -79,7 +84,7 @@ function transferRecord(row: KindRow, timeZone: string) {
     transferId: row.partnerId === null ? "" : String(row.partnerId),
     transferTo: to ?? "",
     transferFrom: from ?? "",
-    transferAmount: e.amountText,
+    transferAmount: movedOf(row),
     transferDesc: e.note,
     transferType: e.txnType,
     balanceBefore: amountOf(row, e.balanceBeforeMinor),

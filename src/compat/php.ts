@@ -76,14 +76,25 @@ function stripOctets(text: string) {
  * octets removed. (The contents of <script>/<style> elements are kept; no wallet id or user id has them.)
  */
 export function sanitizeTextField(value: unknown): string {
-  if (value === undefined || value === null || value === false || typeof value === "object")
-    return "";
-  let text = value === true ? "1" : String(value);
-  if (text.includes("<")) text = phpTrim(stripTags(text));
-  text = phpTrim(collapse(text));
+  const text = sanitizeKeepingOctets(value);
   const octets = stripOctets(text);
   return octets.found ? phpTrim(collapse(octets.text, true)) : octets.text;
 }
+
+function sanitizeKeepingOctets(value: unknown) {
+  if (value === undefined || value === null || value === false || typeof value === "object")
+    return "";
+  const text = value === true ? "1" : String(value);
+  return phpTrim(collapse(text.includes("<") ? phpTrim(stripTags(text)) : text));
+}
+
+/**
+ * An amount field: sanitize_text_field but for its last step, which removed `%hh` octets and so
+ * made the text `"1%2e5"` (sent in JSON, in a multipart field, or percent-encoded twice) the number
+ * 15. A form body or query string has already been percent-decoded once (`amount=1%2e5` is 1.5);
+ * an octet still in the text is kept, and the amount is not numeric.
+ */
+export const sanitizeAmountField = sanitizeKeepingOctets;
 
 /** PHP's `empty()` of a string: "" and "0". */
 export const phpEmpty = (text: string) => text === "" || text === "0";

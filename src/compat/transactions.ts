@@ -4,6 +4,7 @@ import { type EntryRow, isMetaKey, searchEntries } from "../db/ledger";
 import type { AppEnv } from "../env";
 import { send } from "../http/envelope";
 import { readParams } from "../http/params";
+import { movedAmountText } from "../ledger/money";
 import { localListDate, mysqlDate } from "../ledger/post-format";
 import { keyRouteRefusals, requireCredentials } from "./auth";
 import { publicReads } from "./config";
@@ -28,7 +29,14 @@ const NONE = {
   },
 };
 
-function record({ entry, symbol, decimals }: EntryRow, timeZone: string) {
+function record({ entry, symbol, decimals, extraDecimals }: EntryRow, timeZone: string) {
+  const moved =
+    decimals === null
+      ? entry.amountText
+      : movedAmountText(entry.amountText, entry.amountMinor, {
+          decimals,
+          extraDecimals: extraDecimals ?? 0,
+        });
   const { dateTime, timestamp } = localListDate(
     entry.localDate ?? mysqlDate(entry.createdAtS, timeZone),
   );
@@ -38,9 +46,10 @@ function record({ entry, symbol, decimals }: EntryRow, timeZone: string) {
     user_id: entry.userId,
     date_time: dateTime,
     timestamp,
-    // floatval() of the amount as sent; the formatted form repeats the text itself.
-    amount: Number(entry.amountText),
-    amount_formatted: `${symbol ?? ""}${entry.amountText}`,
+    // floatval() of the amount, and the formatted form its text: the amount that moved (the plugin
+    // showed the amount as sent, which was what it moved; this service may have rounded it).
+    amount: Number(moved),
+    amount_formatted: `${symbol ?? ""}${moved}`,
     note: entry.note,
     transaction_id: entry.id,
     transaction_type: entry.txnType,

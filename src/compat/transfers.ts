@@ -8,12 +8,12 @@ import { invalidInput, transactionExists } from "../http/errors";
 import { MAX_TEXT } from "../http/fields";
 import { readParams } from "../http/params";
 import { postTransfer } from "../ledger/entries";
-import { storageDecimals } from "../ledger/money";
+import { amountToMinor } from "../ledger/money";
 import { asciiLower } from "../ledger/request-key";
 import { jwtRouteRefusals, requireCredentials } from "./auth";
-import { REQUEST_ID_MAX, roundedMinor } from "./entries";
+import { amountRefused, REQUEST_ID_MAX } from "./entries";
 import { pluginUserId } from "./identity";
-import { requires, sanitizeTextField } from "./php";
+import { requires, sanitizeAmountField, sanitizeTextField } from "./php";
 
 // `POST transfers` (api/core/transfers/create-transfers.php, includes/transfers/create-transfers.php):
 // `transfer_from_user`, `transfer_to_user`, `amount_to_transfer`, `wallet_id`, `note`, an
@@ -39,7 +39,7 @@ export const compatTransfers = new Hono<AppEnv>().post("/", async (c) => {
   const field = (name: string) => sanitizeTextField(params[name] ?? "");
   const fields = {
     from: field("transfer_from_user"),
-    amount: field("amount_to_transfer"),
+    amount: sanitizeAmountField(params.amount_to_transfer ?? ""),
     to: field("transfer_to_user"),
     wallet: asciiLower(field("wallet_id")),
   };
@@ -82,11 +82,9 @@ export const compatTransfers = new Hono<AppEnv>().post("/", async (c) => {
     });
   const wallet = await findWalletCached(db, fields.wallet);
   if (!wallet) return send(c, 404, plainError(404, "Invalid Wallet", ["Invalid Wallet Provided"]));
-  const amountMinor = roundedMinor(fields.amount, storageDecimals(wallet));
-  if (amountMinor === "not-positive")
-    throw invalidInput({ amount_to_transfer: "amount_to_transfer must be greater than zero" });
-  if (amountMinor === "too-large")
-    throw invalidInput({ amount_to_transfer: "amount_to_transfer is too large" });
+  const amountMinor = amountToMinor(fields.amount, wallet, "round-half-away-from-zero");
+  if (typeof amountMinor !== "number")
+    throw invalidInput(amountRefused("amount_to_transfer", amountMinor));
 
   const spec = {
     wallet,

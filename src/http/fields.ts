@@ -49,7 +49,7 @@ export const requestIdField = v.pipe(
   ),
 );
 
-const AMOUNT_MESSAGES: Record<AmountIssue, string> = {
+export const AMOUNT_MESSAGES: Record<AmountIssue, string> = {
   "not-numeric": "amount requires a valid amount",
   "not-positive": "amount must be greater than zero",
 };

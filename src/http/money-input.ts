@@ -1,7 +1,8 @@
 import * as v from "valibot";
 import type { Wallet } from "../db/schema";
-import { type Decimal, toMinor } from "../ledger/money";
+import { type AmountRefusal, amountToMinor, type Decimal } from "../ledger/money";
 import { invalidInput } from "./errors";
+import { AMOUNT_MESSAGES } from "./fields";
 import { checkFields } from "./validation";
 
 type MoneySchema = v.ObjectSchema<
@@ -12,10 +13,13 @@ type MoneySchema = v.ObjectSchema<
   undefined
 >;
 
-const MINOR_MESSAGES = {
-  "too-many-decimals": (w: Wallet) =>
+const MINOR_MESSAGES: Record<AmountRefusal, (w: Wallet) => string> = {
+  "too-many-decimals": (w) =>
     `amount has more decimal places than wallet ${w.id} allows (${w.decimals})`,
   "too-large": () => "amount is too large",
+  // The schema's amount field refuses these before the wallet is looked up.
+  "not-numeric": () => AMOUNT_MESSAGES["not-numeric"],
+  "not-positive": () => AMOUNT_MESSAGES["not-positive"],
 };
 
 /**
@@ -36,8 +40,9 @@ export async function readMoneyInput<S extends MoneySchema>(
   if (walletId !== undefined && !wallet) errors.wallet_id = "wallet_id not found";
   let amountMinor = 0;
   if (wallet && !errors.amount) {
-    const amount = v.parse(schema.entries.amount, params.amount);
-    const minor = toMinor(amount, wallet.decimals, wallet.extraDecimals);
+    // The schema has read the amount (a string or a number, numeric and positive).
+    const sent = params.amount as string | number;
+    const minor = amountToMinor(sent, wallet, "refuse-excess-places");
     if (typeof minor === "number") amountMinor = minor;
     else errors.amount = MINOR_MESSAGES[minor](wallet);
   }

@@ -109,15 +109,90 @@ export type WalletUnits = { decimals: number; extraDecimals?: number };
 export const storageDecimals = (w: WalletUnits) => w.decimals + (w.extraDecimals ?? 0);
 
 /**
- * Minor units (in the wallet's storage units) of `amount`: fraction digits past the wallet's display
- * decimals must be zeros, as the contract has it, whatever precision the wallet stores.
+ * How a dialect reads an amount with more places than the wallet takes. `wallet/v1` (the contract,
+ * section 3) refuses fraction digits past the display decimals unless they are zeros, and reads only
+ * digits with an optional fraction; the plugin's dialect took any PHP-numeric text (a sign, `.5`,
+ * `1e3`) and is followed in rounding half away from zero, on the digits as sent, to the places the
+ * wallet stores.
  */
-export function toMinor(amount: Decimal, decimals: number, extraDecimals = 0): number | MinorIssue {
-  if (!allZeros(amount.fraction.slice(decimals))) return "too-many-decimals";
-  const places = decimals + extraDecimals;
-  const kept = amount.fraction.slice(0, places);
-  const minor = BigInt(amount.integer + kept.padEnd(places, "0"));
+export type AmountPolicy = "refuse-excess-places" | "round-half-away-from-zero";
+
+export type AmountRefusal = AmountIssue | MinorIssue;
+
+/**
+ * THE conversion of a request amount to money: the amount as the client sent it (a JSON number or
+ * its text), in minor units of the places the wallet stores, under the dialect's policy, or why not.
+ * Decimal digits are read from the text; a string never goes through binary floating point.
+ */
+export function amountToMinor(
+  sent: string | number,
+  wallet: WalletUnits,
+  policy: AmountPolicy,
+): number | AmountRefusal {
+  const places = storageDecimals(wallet);
+  if (policy === "refuse-excess-places") {
+    const amount = readAmount(sent);
+    if (typeof amount === "string") return amount;
+    if (!allZeros(amount.fraction.slice(wallet.decimals))) return "too-many-decimals";
+    return minorAt(amount.integer, amount.fraction, places);
+  }
+  const amount = readPluginAmount(sent);
+  if (typeof amount === "string") return amount;
+  const integer = trimZeros(amount.integer || "0", "start");
+  // Past 16 integer digits no amount fits (MAX_MINOR), whatever the places: spare BigInt the rest.
+  if (integer.length > 16) return amount.negative ? "not-positive" : "too-large";
+  const rest = amount.fraction.slice(places);
+  let minor = BigInt(integer + amount.fraction.slice(0, places).padEnd(places, "0"));
+  if ((rest[0] ?? "0") >= "5") minor += 1n;
+  if (amount.negative || minor === 0n) return "not-positive";
   return minor > BigInt(MAX_MINOR) ? "too-large" : Number(minor);
+}
+
+/** Minor units of `integer.fraction` at `places`, the digits past them dropped (already judged). */
+function minorAt(integer: string, fraction: string, places: number): number | "too-large" {
+  const digits = trimZeros(integer, "start");
+  if (digits.length > 16) return "too-large";
+  const minor = BigInt(digits + fraction.slice(0, places).padEnd(places, "0"));
+  return minor > BigInt(MAX_MINOR) ? "too-large" : Number(minor);
+}
+
+/**
+ * An amount as the plugin read it: a JSON number, or PHP-numeric text (the dialect's `requires`
+ * has checked is_numeric). An exponent past plainDecimal's bounds is a number too small to be an
+ * amount or too large for one.
+ */
+function readPluginAmount(sent: string | number) {
+  if (typeof sent === "number") {
+    if (!Number.isFinite(sent)) return "not-numeric" as const;
+    const parts = splitDecimal(plainDecimal(String(Math.abs(sent)))!)!;
+    return { negative: sent < 0, ...parts };
+  }
+  const amount = readPhpDecimal(sent, true);
+  if (amount) return amount;
+  const text = sent.trim();
+  let e = text.indexOf("e");
+  if (e === -1) e = text.indexOf("E");
+  if (e === -1 || !readPhpDecimal(text.slice(0, e), true)) return "not-numeric" as const;
+  return text[e + 1] === "-" ? ("not-positive" as const) : ("too-large" as const);
+}
+
+/**
+ * What an entry's answers show as its `amount`: the amount as sent when it is exactly the amount
+ * that moved (any notation the dialect took: `1500`, `100.50`, `1.5E-5`), else the moved amount's
+ * exact text. A plugin-dialect amount that was rounded shows what moved (`0.005` sent, `0.01`
+ * moved on a 2-decimal wallet); the text as sent stays with the entry (`post_content`).
+ */
+export function movedAmountText(sentText: string, minor: number, wallet: WalletUnits) {
+  const places = storageDecimals(wallet);
+  const sent = readPhpDecimal(sentText, true);
+  const exact =
+    sent !== null &&
+    (!sent.negative || minor === 0) &&
+    allZeros(sent.fraction.slice(places)) &&
+    trimZeros(sent.integer || "0", "start").length <= 16 &&
+    BigInt((sent.integer || "0") + sent.fraction.slice(0, places).padEnd(places, "0")) ===
+      BigInt(minor);
+  return exact ? sentText : exactText(minor, wallet);
 }
 
 /** Plain decimal text of a minor-unit value: 150050 at 2 decimals → "1500.50". */
@@ -139,6 +214,8 @@ export function exactText(minor: number, w: WalletUnits) {
   let end = text.length;
   const keep = text.length - (w.extraDecimals ?? 0);
   while (end > keep && text[end - 1] === "0") end--;
+  // A 0-decimal wallet's whole amount has no point left: 10 stored at 1 place is "1", not "1.".
+  if (text[end - 1] === ".") end--;
   return text.slice(0, end);
 }
 

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import type { EntryRow } from "../db/ledger";
-import { formatMoney } from "./money";
+import { formatMoney, movedAmountText } from "./money";
 import { displayDate, displayLocalDate, mysqlDate } from "./post-format";
 
 export type SiteSettings = { siteUrl: string; timeZone: string };
@@ -87,7 +87,14 @@ export function transactionRecord(
         : displayLocalDate(entry.localDate),
     wallet_symbol: wallet.symbol,
     wallet_decimal: wallet.decimals,
-    amount: entry.amountText,
+    // What moved; post_content keeps the amount as sent (a plugin-dialect amount may be rounded).
+    amount:
+      wallet.decimals === null
+        ? entry.amountText
+        : movedAmountText(entry.amountText, entry.amountMinor, {
+            decimals: wallet.decimals,
+            extraDecimals: wallet.extraDecimals ?? 0,
+          }),
     txn_type: entry.txnType,
     amount_formatted_disp:
       wallet.symbol === null || wallet.decimals === null || wallet.symbolPosition === null
@@ -96,7 +103,7 @@ export function transactionRecord(
             symbol: wallet.symbol,
             decimals: wallet.decimals,
             symbolPosition: wallet.symbolPosition,
-            // `amount` is the exact text; the display rounds a wallet that stores more places.
+            // `amount` is exact; the display rounds a wallet that stores more places.
             extraDecimals: wallet.extraDecimals ?? 0,
           }),
     note: entry.note,

@@ -1,0 +1,211 @@
+// What the plugin dialect reads as an amount and what its answers report (issue 22): every answer's
+// `amount` is the amount that moved, the text as sent stays with the entry, and percent-escapes
+// left in an amount's text never change the number it reads as.
+import { beforeAll, describe, expect, it } from "vitest";
+import { compatCall, GUARDED } from "./compat-helpers";
+import {
+  balanceOf,
+  CLEAN,
+  call,
+  type Json,
+  ledgerViolations,
+  makeAdmin,
+  makeUser,
+  makeWallet,
+  type TestUser,
+  tableCounts,
+  unique,
+} from "./helpers";
+
+const NS = "/wp-json/rimplenet/v1";
+let admin: TestUser;
+
+beforeAll(async () => {
+  admin = await makeAdmin();
+});
+
+const rid = () => unique("r").replace(/[^A-Za-z0-9_]/g, "_");
+
+function send(path: string, body: string, contentType: string | null, auth = admin.bearer) {
+  const headers: Record<string, string> = { Authorization: auth };
+  if (contentType) headers["Content-Type"] = contentType;
+  return compatCall("POST", `${NS}${path}`, { vars: GUARDED, headers, body });
+}
+const json = (path: string, body: Json) => send(path, JSON.stringify(body), "application/json");
+const read = (path: string) =>
+  compatCall("GET", `${NS}${path}`, { vars: GUARDED, headers: { Authorization: admin.bearer } });
+
+/** A subscriber with `funds` in a fresh 2-decimal wallet. */
+async function account(funds = "0") {
+  const user = await makeUser();
+  const wallet = await makeWallet(admin, { decimals: 2 });
+  if (funds !== "0") {
+    const res = await call("POST", "/credits", {
+      auth: admin.bearer,
+      body: { user_id: user.id, wallet_id: wallet, amount: funds, request_id: rid() },
+    });
+    expect(res.status, res.text).toBe(200);
+  }
+  return { user, wallet };
+}
+
+/** The wallet/v1 record of an entry (its `amount` and `post_content`). */
+async function v1Record(userId: number, id: number) {
+  const res = await call("GET", "/transactions", {
+    auth: admin.bearer,
+    query: { user_id: userId, security_code: 1 },
+  });
+  expect(res.status, res.text).toBe(200);
+  return (res.body.data as Json[]).find((t) => t.ID === id)!;
+}
+
+describe("answers report the amount that moved", () => {
+  it("a credit of 0.005 on a 2-decimal wallet moves 0.01, and every list says 0.01 (the text as sent stays in post_content)", async () => {
+    const { user, wallet } = await account();
+    const res = await json("/credits", {
+      user_id: user.id,
+      wallet_id: wallet,
+      request_id: rid(),
+      amount: "0.005",
+    });
+    expect(res.status, res.text).toBe(200);
+    const id = res.body.data.transaction_id;
+    expect(await balanceOf(admin, user.id, wallet)).toBe(0.01);
+
+    const one = await read(`/credits?credit_id=${id}`);
+    expect(one.status, one.text).toBe(200);
+    expect(one.body.data.amount).toBe("0.01");
+    const v1 = await v1Record(user.id, id);
+    expect([v1.amount, v1.post_content, v1.amount_formatted_disp]).toEqual([
+      "0.01",
+      "Amount:0.005",
+      "₦0.01",
+    ]);
+    const listed = await read(`/transactions?meta_key=user_id&meta_value=${user.id}`);
+    const entry = (listed.body.data as Json[]).find((t) => t.ID === id)!;
+    expect([entry.amount, entry.amount_formatted]).toEqual([0.01, "₦0.01"]);
+  });
+
+  it("a debit that rounds reports what moved in GET debits", async () => {
+    const { user, wallet } = await account("5");
+    const res = await json("/debits", {
+      user_id: user.id,
+      wallet_id: wallet,
+      request_id: rid(),
+      amount: 1.234999,
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(await balanceOf(admin, user.id, wallet)).toBe(3.77);
+    const one = await read(`/debits?debit_id=${res.body.data.transaction_id}`);
+    expect(one.body.data.amount).toBe("1.23");
+  });
+
+  it("a transfer that rounds reports what moved on both halves in GET transfers", async () => {
+    const { user, wallet } = await account("5");
+    const to = await makeUser();
+    const res = await json("/transfers", {
+      transfer_from_user: user.id,
+      transfer_to_user: to.id,
+      wallet_id: wallet,
+      amount_to_transfer: "+.125",
+    });
+    expect(res.status, res.text).toBe(200);
+    const sender = await read(`/transfers?transfer_id=${res.body.data.transfer}`);
+    expect(sender.body.data.transferAmount).toBe("0.13");
+    const receiver = await read(`/transfers?transfer_id=${sender.body.data.transferId}`);
+    expect(receiver.body.data.transferAmount).toBe("0.13");
+    expect(await balanceOf(admin, to.id, wallet)).toBe(0.13);
+  });
+
+  it("an amount that moved exactly is shown as it was sent (1500, 100.50, 1e1)", async () => {
+    const { user, wallet } = await account();
+    for (const [amount, shown] of [
+      ["1500", "1500"],
+      ["100.50", "100.50"],
+      ["1e1", "1e1"],
+    ]) {
+      const res = await json("/credits", {
+        user_id: user.id,
+        wallet_id: wallet,
+        request_id: rid(),
+        amount,
+      });
+      expect(res.status, res.text).toBe(200);
+      const one = await read(`/credits?credit_id=${res.body.data.transaction_id}`);
+      expect(one.body.data.amount, amount).toBe(shown);
+    }
+    expect(await balanceOf(admin, user.id, wallet)).toBe(1610.5);
+  });
+});
+
+describe("percent-escapes in an amount", () => {
+  it("a form body's or a query's amount=1%2e5 is decoded once, by the transport, and credits 1.5", async () => {
+    const { user, wallet } = await account();
+    const fields = `user_id=${user.id}&wallet_id=${wallet}&amount=1%2e5`;
+    const form = await send(
+      "/credits",
+      `${fields}&request_id=${rid()}`,
+      "application/x-www-form-urlencoded",
+    );
+    expect(form.status, form.text).toBe(200);
+    const query = await compatCall("POST", `${NS}/credits?${fields}&request_id=${rid()}`, {
+      vars: GUARDED,
+      headers: { Authorization: admin.bearer },
+    });
+    expect(query.status, query.text).toBe(200);
+    expect(await balanceOf(admin, user.id, wallet)).toBe(3);
+  });
+
+  it("text still holding %2e after that (JSON, multipart, a form encoded twice) is no amount: 400, never 15", async () => {
+    const { user, wallet } = await account("20");
+    const before = await tableCounts();
+    const base = { user_id: String(user.id), wallet_id: wallet };
+    const refused = { amount: "amount requires a valid amount" };
+    const multipart = new FormData();
+    for (const [k, v] of Object.entries({ ...base, request_id: rid(), amount: "1%2e5" }))
+      multipart.append(k, v);
+    const replies = [
+      await json("/credits", { ...base, request_id: rid(), amount: "1%2e5" }),
+      await json("/debits", { ...base, request_id: rid(), amount: "1%2e5" }),
+      await compatCall("POST", `${NS}/credits`, {
+        vars: GUARDED,
+        headers: { Authorization: admin.bearer },
+        body: multipart as unknown as string,
+      }),
+      await send(
+        "/credits",
+        new URLSearchParams({ ...base, request_id: rid(), amount: "1%2e5" }).toString(),
+        "application/x-www-form-urlencoded",
+      ),
+    ];
+    for (const res of replies) {
+      expect(res.status, res.text).toBe(400);
+      expect(res.body.error).toEqual(refused);
+    }
+    const transfer = await json("/transfers", {
+      transfer_from_user: user.id,
+      transfer_to_user: admin.id,
+      wallet_id: wallet,
+      amount_to_transfer: "1%2e5",
+    });
+    expect(transfer.status, transfer.text).toBe(400);
+    expect(transfer.body.error).toEqual({
+      amount_to_transfer: "amount_to_transfer requires a valid amount",
+    });
+    expect(await tableCounts()).toEqual(before);
+    expect(await balanceOf(admin, user.id, wallet)).toBe(20);
+  });
+
+  it("other fields are still read as sanitize_text_field reads them (octets removed)", async () => {
+    const { user, wallet } = await account();
+    const res = await json("/credits", {
+      user_id: `${user.id}%20`,
+      wallet_id: wallet,
+      request_id: `${rid()}%41`,
+      amount: "2",
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(await balanceOf(admin, user.id, wallet)).toBe(2);
+    expect(await ledgerViolations()).toEqual(CLEAN);
+  });
+});
