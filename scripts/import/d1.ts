@@ -63,7 +63,8 @@ export class LocalD1 implements ImportD1 {
       modules: true,
       script: BATCH_WORKER,
       compatibilityDate: wranglerConfig.compatibility_date,
-      d1Databases: { DB: d1.preview_database_id ?? d1.database_id },
+      // wrangler's own local id: a binding without database_id (as shipped) is kept by its name.
+      d1Databases: { DB: d1.preview_database_id ?? d1.database_id ?? d1.binding },
       d1Persist: path.join(root, "v3", "d1"),
     });
     await mf.ready;

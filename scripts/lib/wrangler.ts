@@ -4,7 +4,9 @@ import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 
 const require = createRequire(import.meta.url);
-export const WRANGLER = require.resolve("wrangler/bin/wrangler.js");
+// WRANGLER_BIN is for tests only: a stand-in node script that records the commands a tool runs
+// (test/node/stub-wrangler.mjs), so tools that talk to a Cloudflare account can be tested offline.
+export const WRANGLER = process.env.WRANGLER_BIN ?? require.resolve("wrangler/bin/wrangler.js");
 
 export const offlineEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({
   ...process.env,
@@ -18,17 +20,42 @@ export const offlineEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEn
   ...extra,
 });
 
+/** Runs a wrangler command to completion; its status and output, whatever they are. */
+export const runWrangler = (args: string[]) =>
+  spawnSync(process.execPath, [WRANGLER, ...args], { env: offlineEnv(), encoding: "utf8" });
+
 /** Runs a wrangler command to completion; throws with its output when it fails. */
 export function wrangler(args: string[], { quiet = false } = {}) {
-  const result = spawnSync(process.execPath, [WRANGLER, ...args], {
-    env: offlineEnv(),
-    encoding: "utf8",
-  });
+  const result = runWrangler(args);
   if (result.status !== 0) {
     throw new Error(`wrangler ${args.join(" ")} failed:\n${result.stdout}\n${result.stderr}`);
   }
   if (!quiet) process.stdout.write(result.stdout);
   return result.stdout;
+}
+
+/**
+ * Runs a wrangler command that takes a while (an upload, migrations), showing its output as it
+ * comes and handing it back whole. Nothing reads stdin: no prompt can wait for an answer.
+ */
+export function streamWrangler(args: string[]) {
+  const child = spawn(process.execPath, [WRANGLER, ...args], {
+    env: offlineEnv(),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout.on("data", (chunk: Buffer) => {
+    output += chunk;
+    process.stdout.write(chunk);
+  });
+  child.stderr.on("data", (chunk: Buffer) => {
+    output += chunk;
+    process.stderr.write(chunk);
+  });
+  return new Promise<{ status: number | null; output: string }>((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", (status) => resolve({ status, output }));
+  });
 }
 
 /** Starts a long-running node program, offline, in its own process group. */

@@ -1,0 +1,243 @@
+// `npm run deploy` against a stub wrangler (./stub-wrangler.mjs) that records each command and
+// answers from a state file as wrangler 4.86 would: the commands run in order, the wrangler.toml
+// left behind, what the operator is told. Nothing here reaches Cloudflare.
+import { spawnSync } from "node:child_process";
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { offlineEnv } from "../../scripts/lib/wrangler";
+
+const ROOT = path.resolve(import.meta.dirname, "../..");
+const TSX = path.join(ROOT, "node_modules/.bin/tsx");
+const SHIPPED_TOML = readFileSync(path.join(ROOT, "wrangler.toml"), "utf8");
+const MIGRATIONS = readdirSync(path.join(ROOT, "drizzle"))
+  .filter((f) => f.endsWith(".sql"))
+  .sort();
+const work = mkdtempSync(path.join(tmpdir(), "wallet-deploy-test-"));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+type State = {
+  loggedIn: boolean;
+  email: string;
+  accounts: { id: string; name: string }[];
+  databases: { uuid: string; name: string }[];
+  applied: Record<string, string[]>;
+  worker: { secrets: string[]; secretLengths: Record<string, number> } | null;
+  subdomain: string | null;
+  commands: string[];
+  deployments: { databaseId: string; pendingMigrations: string[] }[];
+};
+
+const freshAccount = (): State => ({
+  loggedIn: true,
+  email: "ops@example.com",
+  accounts: [{ id: "acc1", name: "Example Ltd" }],
+  databases: [],
+  applied: {},
+  worker: null,
+  subdomain: "example-ops",
+  commands: [],
+  deployments: [],
+});
+
+let projects = 0;
+/** A checkout of the shipped wrangler.toml and migrations, and the account the stub plays. */
+function project(state: State, toml = SHIPPED_TOML) {
+  const dir = path.join(work, `project-${++projects}`);
+  mkdirSync(path.join(dir, "tmp"), { recursive: true });
+  cpSync(path.join(ROOT, "drizzle"), path.join(dir, "drizzle"), { recursive: true });
+  writeFileSync(path.join(dir, "wrangler.toml"), toml);
+  writeFileSync(path.join(dir, "state.json"), JSON.stringify(state));
+  return dir;
+}
+
+function deploy(dir: string, env: Record<string, string> = {}) {
+  const { CLOUDFLARE_ACCOUNT_ID: _, ...inherited } = offlineEnv();
+  const result = spawnSync(TSX, [path.join(ROOT, "scripts/deploy.ts")], {
+    cwd: dir,
+    env: {
+      ...inherited,
+      WRANGLER_BIN: path.join(ROOT, "test/node/stub-wrangler.mjs"),
+      STUB_WRANGLER_STATE: path.join(dir, "state.json"),
+      TMPDIR: path.join(dir, "tmp"),
+      ...env,
+    },
+    encoding: "utf8",
+  });
+  const state = JSON.parse(readFileSync(path.join(dir, "state.json"), "utf8")) as State;
+  return {
+    status: result.status,
+    output: result.stdout + result.stderr,
+    state,
+    commands: state.commands.map((line) =>
+      line.replace(/--secrets-file \S+/, "--secrets-file <file>"),
+    ),
+    toml: readFileSync(path.join(dir, "wrangler.toml"), "utf8"),
+  };
+}
+
+const withId = (id: string) =>
+  SHIPPED_TOML.replace(
+    'database_name = "wallet-ledger"\n',
+    `database_name = "wallet-ledger"\ndatabase_id = "${id}"\n`,
+  );
+
+describe("npm run deploy", () => {
+  it("ships no database id and no localhost SITE_URL in wrangler.toml", () => {
+    expect(SHIPPED_TOML).not.toMatch(/^database_id/m);
+    expect(SHIPPED_TOML).not.toMatch(/127\.0\.0\.1|localhost/);
+    expect(SHIPPED_TOML).toMatch(/^binding = "DB"\ndatabase_name = "wallet-ledger"$/m);
+  });
+
+  it("on a fresh account creates the database, writes its id, migrates before uploading, and uploads a generated JWT_SECRET", () => {
+    const dir = project(freshAccount());
+    const run = deploy(dir);
+    expect(run.status, run.output).toBe(0);
+    expect(run.commands).toEqual([
+      "whoami --json",
+      "d1 list --json",
+      "d1 create wallet-ledger",
+      "d1 list --json",
+      "secret list --format json",
+      "d1 migrations list DB --remote",
+      "d1 migrations apply DB --remote",
+      "deploy --minify --secrets-file <file>",
+    ]);
+    const [db] = run.state.databases;
+    expect(run.toml).toBe(withId(db!.uuid));
+    // The code went up against a database that had every migration.
+    expect(run.state.applied[db!.uuid]).toEqual(MIGRATIONS);
+    expect(run.state.deployments).toEqual([{ databaseId: db!.uuid, pendingMigrations: [] }]);
+    expect(run.state.worker).toEqual({
+      secrets: ["JWT_SECRET"],
+      secretLengths: { JWT_SECRET: 64 },
+    });
+    expect(run.output).not.toMatch(/[0-9a-f]{64}/);
+    // The generated secret's file is gone (tsx keeps its own cache there).
+    expect(
+      readdirSync(path.join(dir, "tmp")).filter((f) => f.startsWith("wallet-deploy-")),
+    ).toEqual([]);
+    expect(run.output).toContain(`Created D1 database "wallet-ledger" (${db!.uuid}).`);
+    expect(run.output).toContain("Secret JWT_SECRET is missing: a random one (32 bytes)");
+    expect(run.output).toContain("Secret TRANSACTIONS_SECURITY_CODE (optional) is not set");
+    expect(run.output).toContain(
+      `Applying ${MIGRATIONS.length} migration(s) to the remote database`,
+    );
+    expect(run.output).toContain(
+      "API:      https://wallet-ledger.example-ops.workers.dev/wp-json/wallet/v1",
+    );
+    expect(run.output).toContain(
+      "Console:  https://wallet-ledger.example-ops.workers.dev/wallet-admin/",
+    );
+    expect(run.output).toContain(
+      "npm run admin:create -- --remote --username admin --email you@example.com",
+    );
+  });
+
+  it("a second run finds everything in place and only deploys: no create, no migration, no secret, wrangler.toml untouched", () => {
+    const dir = project(freshAccount());
+    const first = deploy(dir);
+    expect(first.status, first.output).toBe(0);
+    const state = { ...first.state, commands: [] };
+    writeFileSync(path.join(dir, "state.json"), JSON.stringify(state));
+    const second = deploy(dir);
+    expect(second.status, second.output).toBe(0);
+    expect(second.commands).toEqual([
+      "whoami --json",
+      "d1 list --json",
+      "secret list --format json",
+      "d1 migrations list DB --remote",
+      "deploy --minify",
+    ]);
+    expect(second.toml).toBe(first.toml);
+    expect(second.state.worker).toEqual(first.state.worker);
+    expect(second.output).toContain("is in place.");
+    expect(second.output).toContain("Secret JWT_SECRET is set.");
+    expect(second.output).toContain("Migrations: none pending.");
+    expect(second.output).toContain(
+      "Console:  https://wallet-ledger.example-ops.workers.dev/wallet-admin/",
+    );
+  });
+
+  it("finds a database of that name already in the account, writes its id and applies only the migrations it lacks", () => {
+    const uuid = "0d1e0000-0000-4000-8000-000000000042";
+    const state: State = {
+      ...freshAccount(),
+      databases: [
+        { uuid: "0d1e0000-0000-4000-8000-000000000001", name: "another-app" },
+        { uuid, name: "wallet-ledger" },
+      ],
+      applied: { [uuid]: MIGRATIONS.slice(0, -1) },
+      worker: { secrets: ["JWT_SECRET", "TRANSACTIONS_SECURITY_CODE"], secretLengths: {} },
+    };
+    const run = deploy(project(state));
+    expect(run.status, run.output).toBe(0);
+    expect(run.commands).toEqual([
+      "whoami --json",
+      "d1 list --json",
+      "secret list --format json",
+      "d1 migrations list DB --remote",
+      "d1 migrations apply DB --remote",
+      "deploy --minify",
+    ]);
+    expect(run.toml).toBe(withId(uuid));
+    expect(run.state.applied[uuid]).toEqual(MIGRATIONS);
+    expect(run.output).toContain(`Found D1 database "wallet-ledger" (${uuid}).`);
+    expect(run.output).toContain(
+      `Applying 1 migration(s) to the remote database: ${MIGRATIONS.at(-1)}`,
+    );
+    expect(run.output).not.toContain("TRANSACTIONS_SECURITY_CODE (optional) is not set");
+  });
+
+  it("refuses when wrangler is not logged in, says to run npx wrangler login, and changes nothing", () => {
+    const dir = project({ ...freshAccount(), loggedIn: false });
+    const run = deploy(dir);
+    expect(run.status).toBe(1);
+    expect(run.commands).toEqual(["whoami --json"]);
+    expect(run.output).toContain("Not logged in to Cloudflare. Run\n  npx wrangler login\n");
+    expect(run.toml).toBe(SHIPPED_TOML);
+  });
+
+  it("refuses a login that reaches several accounts until CLOUDFLARE_ACCOUNT_ID names one", () => {
+    const accounts = [
+      { id: "acc1", name: "Example Ltd" },
+      { id: "acc2", name: "Side project" },
+    ];
+    const dir = project({ ...freshAccount(), accounts });
+    const refused = deploy(dir);
+    expect(refused.status).toBe(1);
+    expect(refused.commands).toEqual(["whoami --json"]);
+    expect(refused.output).toContain("acc2  Side project");
+    expect(refused.output).toContain("CLOUDFLARE_ACCOUNT_ID=<id> npm run deploy");
+    const chosen = deploy(dir, { CLOUDFLARE_ACCOUNT_ID: "acc2" });
+    expect(chosen.status, chosen.output).toBe(0);
+    expect(chosen.output).toContain("account Side project.");
+  });
+
+  it("refuses a database_id this account does not have, and creates nothing", () => {
+    const dir = project(freshAccount(), withId("0d1e0000-0000-4000-8000-0000000000ff"));
+    const run = deploy(dir);
+    expect(run.status).toBe(1);
+    expect(run.commands).toEqual(["whoami --json", "d1 list --json"]);
+    expect(run.output).toContain("which this account has no database for");
+    expect(run.state.databases).toEqual([]);
+  });
+
+  it("says how to get a workers.dev subdomain when the account has none", () => {
+    const run = deploy(project({ ...freshAccount(), subdomain: null }));
+    expect(run.status).toBe(1);
+    expect(run.commands.at(-1)).toBe("deploy --minify --secrets-file <file>");
+    expect(run.output).toContain("https://dash.cloudflare.com/acc1/workers/onboarding");
+    expect(run.output).toContain("The account has no workers.dev subdomain yet");
+    expect(run.output).not.toContain("Console:");
+  });
+});
