@@ -1,9 +1,9 @@
 // The console as its own security boundary, and nothing for strangers (issue 21, items 1 and 5):
 // no CORS on /wallet-admin/*, state-changing console requests only from the console's own origin
-// (on top of the CSRF token), COOP and CORP on its answers; no D1 bookmark on a refusal; the
-// request id is the service's own, a client's cf-ray only a log field.
+// (on top of the CSRF token), COOP and CORP on its answers; no D1 bookmark on a refusal. (The
+// request id and the cf_ray log field are tested with the request log, in strict-input.test.ts.)
 import { env } from "cloudflare:workers";
-import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import {
   balanceOf,
   CLEAN,
@@ -336,32 +336,5 @@ describe("nothing for strangers", () => {
     });
     expect(refused.status).toBe(403);
     expect(refused.headers.get(BOOKMARK)).toBeNull();
-  });
-});
-
-describe("the request id", () => {
-  afterEach(() => vi.restoreAllMocks());
-
-  const logLines = (spy: { mock: { calls: unknown[][] } }) =>
-    spy.mock.calls
-      .map(([line]) => (typeof line === "string" && line.startsWith("{") ? JSON.parse(line) : null))
-      .filter((line) => line?.request_id !== undefined);
-
-  it("is the service's own UUID whatever cf-ray a client sends; a well-formed cf-ray is logged as cf_ray", async () => {
-    const spy = vi.spyOn(console, "log");
-    const ray = "8d2f1c3e4b5a6978-LHR";
-    const res = await call("GET", "/wp-json/", { headers: { "cf-ray": ray } });
-    const id = res.headers.get("x-request-id")!;
-    expect(id).not.toBe(ray);
-    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-    expect(logLines(spy)).toEqual([expect.objectContaining({ request_id: id, cf_ray: ray })]);
-  });
-
-  it("logs cf_ray as null when the header is missing or not shaped like a ray id", async () => {
-    const spy = vi.spyOn(console, "log");
-    await call("GET", "/wp-json/");
-    await call("GET", "/wp-json/", { headers: { "cf-ray": "not a ray; DROP TABLE" } });
-    await call("GET", "/wp-json/", { headers: { "cf-ray": "a".repeat(65) } });
-    expect(logLines(spy).map((line) => line.cf_ray)).toEqual([null, null, null]);
   });
 });

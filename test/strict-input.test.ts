@@ -332,11 +332,20 @@ describe("headers and the request log", () => {
     expect(new Set(answers.map((r) => r.headers.get("x-request-id"))).size).toBe(answers.length);
   });
 
-  it("the request id is Cloudflare's cf-ray when there is one, and a fresh id when the header is not a ray id", async () => {
-    const ray = await call("GET", "/wp-json/", { headers: { "cf-ray": "8d2f1c3e4b5a6978-LHR" } });
-    expect(ray.headers.get("x-request-id")).toBe("8d2f1c3e4b5a6978-LHR");
-    const forged = await call("GET", "/wp-json/", { headers: { "cf-ray": 'x"}, {"admin":true' } });
-    expect(forged.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+  it("the request id is the service's own UUID whatever cf-ray a client sends; a well-formed cf-ray is logged as cf_ray", async () => {
+    const lines: string[] = [];
+    vi.spyOn(console, "log").mockImplementation((line: string) => void lines.push(line));
+    const ray = "8d2f1c3e4b5a6978-LHR";
+    const sent = await call("GET", "/wp-json/", { headers: { "cf-ray": ray } });
+    const id = sent.headers.get("x-request-id")!;
+    expect(id).not.toBe(ray);
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    await call("GET", "/wp-json/");
+    await call("GET", "/wp-json/", { headers: { "cf-ray": 'x"}, {"admin":true' } });
+    await call("GET", "/wp-json/", { headers: { "cf-ray": "a".repeat(65) } });
+    const logged = lines.map((line) => JSON.parse(line));
+    expect(logged[0]).toMatchObject({ request_id: id, cf_ray: ray });
+    expect(logged.slice(1).map((line) => line.cf_ray)).toEqual([null, null, null]);
   });
 
   it("writes one JSON line per request with method, route, status, duration, user id and D1 cost, and never a secret or a body", async () => {
@@ -356,6 +365,7 @@ describe("headers and the request log", () => {
     const [entry, login] = lines.map((l) => JSON.parse(l));
     expect(entry).toStrictEqual({
       request_id: res.headers.get("x-request-id"),
+      cf_ray: null,
       method: "POST",
       route: "/wp-json/wallet/v1/credits",
       status: 200,
