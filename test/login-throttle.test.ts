@@ -1,6 +1,6 @@
-import { describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import type { Pace } from "../src/auth/pace";
-import { appAt, call, makeUser, PASSWORD, type Reply, testApp, unique } from "./helpers";
+import { appAt, call, makeUser, PASSWORD, type Reply, type testApp, unique } from "./helpers";
 
 // Sign-in throttling (issue 11, defect 3; issue 21, item 3): counts live in Durable Objects
 // (src/throttle/), one per account (its (account, address) pairs, known addresses and ceiling) and
@@ -11,12 +11,19 @@ let lastOctet = 0;
 /** A client address no other test uses (TEST-NET-2 and -3, varied in the last two bytes). */
 const freshAddress = () => `198.51.${100 + Math.floor(lastOctet / 250)}.${(lastOctet++ % 250) + 1}`;
 
+// Each test's attempts happen at one instant unless it says otherwise (appAt), so a Retry-After is
+// the lock's exact length however long a loaded machine takes between two attempts.
+let pinnedMs = Date.now();
+beforeEach(() => {
+  pinnedMs = Date.now();
+});
+
 type Attempt = { login: string; password: string; ip: string; app?: ReturnType<typeof testApp> };
 const attempt = ({ login, password, ip, app }: Attempt) =>
   call("POST", "/users/login", {
     body: { user_email: login, user_password: password },
     headers: { "CF-Connecting-IP": ip },
-    app,
+    app: app ?? appAt(pinnedMs),
   });
 
 async function failTimes(n: number, a: Omit<Attempt, "password">) {
@@ -64,7 +71,7 @@ describe("POST /users/login throttling per account and address", () => {
   it("lets at most 10 of 20 parallel wrong attempts have their password checked; the rest answer 429", async () => {
     const user = await makeUser();
     const checked: number[] = [];
-    const app = testApp({ pace: async (floorMs) => void checked.push(floorMs) });
+    const app = appAt(pinnedMs, { pace: async (floorMs) => void checked.push(floorMs) });
     const ip = freshAddress();
     const answers = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
@@ -175,7 +182,7 @@ describe("POST /users/login throttling per account and address", () => {
     const paced: number[] = [];
     const pace: Pace = async (floorMs) => void paced.push(floorMs);
     expectLocked(
-      await attempt({ login: user.email, password: "wrong", ip, app: testApp({ pace }) }),
+      await attempt({ login: user.email, password: "wrong", ip, app: appAt(pinnedMs, { pace }) }),
       60,
     );
     expect(paced).toEqual([]);
@@ -183,7 +190,7 @@ describe("POST /users/login throttling per account and address", () => {
 });
 
 /** `perAddress` failures for `login` from each of `count` fresh addresses, all at `app`'s instant. */
-async function spread(login: string, count: number, perAddress: number, app = testApp()) {
+async function spread(login: string, count: number, perAddress: number, app = appAt(pinnedMs)) {
   const answers: Reply[] = [];
   for (let i = 0; i < count; i++)
     answers.push(...(await failTimes(perAddress, { login, ip: freshAddress(), app })));
