@@ -5,7 +5,7 @@
 //   wallet/ (the service: one function per operation, no HTTP)
 //   ledger/, auth/, throttle/ (money rules, credentials, sign-in limits)
 //   db/ (schema and queries)
-// `npm run lint` runs this (depcruise); a new upward import or cycle fails it.
+// `npm run lint` runs this (npm run lint:layers); a new upward import or cycle fails it.
 const DIALECTS = "^src/(routes|compat|console)/";
 const APP = "^src/(index|app|route-methods|discovery)\\.ts$";
 const BELOW_HTTP = "^src/(wallet|ledger|auth|throttle|db)/";

@@ -1,6 +1,5 @@
 import type { Pace } from "./auth/pace";
 import type { Principal } from "./auth/principal";
-import type { Session } from "./console/session";
 import type { Db } from "./db/client";
 import type { Ledger } from "./ledger/writer";
 
@@ -22,8 +21,6 @@ export type Variables = {
   db: Db;
   /** Where credits are written and balances read (ledger/writer.ts): D1 unless createApp is told. */
   ledger: Ledger;
-  /** The operator console's signed-in administrator (src/console/), on its pages only. */
-  session: Session;
 };
 
 export type AppEnv = { Bindings: Bindings; Variables: Variables };

@@ -6,7 +6,6 @@ import { type AppOptions, createApp } from "../src/app";
 import { generateApiKey, hashApiKey } from "../src/auth/api-keys";
 import type { Pace } from "../src/auth/pace";
 import type { Role, Scope } from "../src/auth/principal";
-import { openSession } from "../src/auth/sessions";
 import { API_AUDIENCE } from "../src/auth/tokens";
 import { createDb } from "../src/db/client";
 import { apiKeys, users } from "../src/db/schema";
@@ -15,6 +14,7 @@ import { ERRORS, type ErrorCode } from "../src/http/errors";
 import { overrideMethod } from "../src/http/wp-core";
 import { ROUTES } from "../src/routes";
 import { errorCodes } from "../src/routes/openapi";
+import { openSession } from "../src/wallet/sessions";
 
 export const API = "/wp-json/wallet/v1";
 export const PASSWORD = "correct horse";

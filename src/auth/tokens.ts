@@ -1,15 +1,17 @@
 import { sign, verify } from "hono/jwt";
 import * as v from "valibot";
-import type { Audience } from "../db/sessions";
 import type { Principal } from "./principal";
 
 export const TOKEN_LIFETIME_S = 3600;
 export const PERSISTENT_TOKEN_LIFETIME_S = 15_780_000;
 
 /** Tokens of `POST /users/login` (both dialects): the API's `Authorization: Bearer`. */
-export const API_AUDIENCE = "wallet-api" satisfies Audience;
+export const API_AUDIENCE = "wallet-api";
 /** The operator console's cookie (src/console/session.ts): never accepted by the API over HTTP. */
-export const CONSOLE_AUDIENCE = "wallet-console" satisfies Audience;
+export const CONSOLE_AUDIENCE = "wallet-console";
+
+/** A token's kind: the sessions table stores it (wallet/sessions.ts hands one to the other). */
+export type Audience = typeof API_AUDIENCE | typeof CONSOLE_AUDIENCE;
 
 const TokenUser = v.object({
   id: v.pipe(v.number(), v.safeInteger(), v.minValue(1)),

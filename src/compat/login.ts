@@ -3,7 +3,7 @@ import type { AppEnv } from "../env";
 import { ok } from "../http/envelope";
 import { ApiError } from "../http/errors";
 import { readParams } from "../http/params";
-import { signIn } from "../routes/users/login";
+import { signInFrom } from "../http/user-fields";
 
 // `POST users/login` in the plugin's dialect (plugin includes/users/login.php), envelope B: the
 // same sign-in as /wp-json/wallet/v1/users/login (throttled, constant-cost refusals, imported hashes
@@ -21,7 +21,7 @@ export const compatLogin = new Hono<AppEnv>().post("/", async (c) => {
   ) {
     throw new ApiError(400, "Validation error", { error: "unkown token_expiration" });
   }
-  const { user, accessToken, nowMs } = await signIn(c, params);
+  const { user, accessToken, nowMs } = await signInFrom(c, params);
   return ok(c, 200, "Login successful", {
     access_token: accessToken,
     // The plugin returned WP_User's ID as the database row held it (text) and time() (seconds).

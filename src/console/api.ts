@@ -9,11 +9,12 @@ import { bookmarkOf, learnBookmark } from "../db/client";
 import { BOOKMARK_HEADER } from "../db/session";
 import type { AppEnv } from "../env";
 import { inProcessEnv } from "../http/in-process";
+import type { ConsoleEnv } from "./session";
 
 export type Fetch = (
   request: Request,
   env: AppEnv["Bindings"],
-  ctx?: Context<AppEnv>["executionCtx"],
+  ctx?: Context<ConsoleEnv>["executionCtx"],
 ) => Response | Promise<Response>;
 
 // biome-ignore lint/suspicious/noExplicitAny: API answers, read field by field by the pages
@@ -21,7 +22,7 @@ export type ApiAnswer = { status: number; body: Record<string, any> };
 
 /** One API call as `principal` (undefined: unauthenticated, the console's sign-in). */
 export async function callApi(
-  c: Context<AppEnv>,
+  c: Context<ConsoleEnv>,
   fetch: Fetch,
   principal: Principal | undefined,
   method: "GET" | "POST" | "DELETE",
@@ -41,7 +42,7 @@ export async function callApi(
     },
     body: body ? JSON.stringify(body) : undefined,
   });
-  let ctx: Context<AppEnv>["executionCtx"] | undefined;
+  let ctx: Context<ConsoleEnv>["executionCtx"] | undefined;
   try {
     ctx = c.executionCtx;
   } catch {

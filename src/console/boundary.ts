@@ -3,7 +3,7 @@
 // that changes anything must come from the console's own origin, and its pages are isolated from
 // other origins' windows and loads.
 import type { Context, MiddlewareHandler } from "hono";
-import type { AppEnv } from "../env";
+import type { ConsoleEnv } from "./session";
 import { BASE } from "./session";
 
 /** The console's paths: `/wallet-admin` and everything under it. */
@@ -20,7 +20,7 @@ export const insideConsole = (path: string) => path === BASE || path.startsWith(
  * cookie itself, a browser from before 2020): nothing a foreign page can make a browser send, so
  * the CSRF token alone decides.
  */
-export function requestSource(c: Context<AppEnv>): "own" | "foreign" | "unstated" {
+export function requestSource(c: Context<ConsoleEnv>): "own" | "foreign" | "unstated" {
   const origin = c.req.header("origin");
   if (origin !== undefined) return origin === new URL(c.req.url).origin ? "own" : "foreign";
   const site = c.req.header("sec-fetch-site");
@@ -35,7 +35,7 @@ const SAFE_METHODS = new Set(["GET", "HEAD"]);
  * CSRF token is checked after this, as before), and isolates every console answer: no other
  * origin's window keeps a handle on it (COOP) and no other origin may load it (CORP).
  */
-export const consoleBoundary: MiddlewareHandler<AppEnv> = async (c, next) => {
+export const consoleBoundary: MiddlewareHandler<ConsoleEnv> = async (c, next) => {
   if (!SAFE_METHODS.has(c.req.method) && requestSource(c) === "foreign")
     c.res = c.text("Forbidden: this request did not come from the console's own pages.", 403);
   else await next();

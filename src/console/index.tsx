@@ -6,13 +6,12 @@ import { CONSOLE_AUDIENCE, verifyToken } from "../auth/tokens";
 import { balanceSeries, overview, searchUsers } from "../db/console";
 import { listEntries } from "../db/ledger";
 import { findUsers } from "../db/users";
-import type { AppEnv } from "../env";
 import { jwtSecret } from "../http/auth";
 import { formatMoney, type WalletDisplay } from "../ledger/money";
 import { type ApiAnswer, callApi, type Fetch, refusalText } from "./api";
 import { CSS, JS } from "./assets";
 import { consoleBoundary } from "./boundary";
-import { BASE, endSession, readSession, sameText, startSession } from "./session";
+import { BASE, type ConsoleEnv, endSession, readSession, sameText, startSession } from "./session";
 import { Chart, Csrf, type Notice, Page, Pager } from "./views";
 
 type Wallet = WalletDisplay & { id: string; name: string };
@@ -36,12 +35,12 @@ const positive = (text: string | undefined, fallback: number) => {
   return Number.isSafeInteger(n) && n >= 1 ? n : fallback;
 };
 /** A redirect back to a page, with a notice for it to show. */
-const back = (c: Context<AppEnv>, to: string, notice: NonNullable<Notice>) =>
+const back = (c: Context<ConsoleEnv>, to: string, notice: NonNullable<Notice>) =>
   c.redirect(
     `${to}${to.includes("?") ? "&" : "?"}${notice.kind}=${encodeURIComponent(notice.text)}`,
     303,
   );
-const noticeOf = (c: Context<AppEnv>): Notice => {
+const noticeOf = (c: Context<ConsoleEnv>): Notice => {
   const ok = c.req.query("ok");
   const error = c.req.query("error");
   return error ? { kind: "error", text: error } : ok ? { kind: "ok", text: ok } : undefined;
@@ -58,19 +57,19 @@ const walletDisplay = (w: Record<string, unknown>): Wallet => ({
 
 export function consoleRoutes(fetch: Fetch) {
   const api = (
-    c: Context<AppEnv>,
+    c: Context<ConsoleEnv>,
     method: "GET" | "POST" | "DELETE",
     path: string,
     body?: Record<string, unknown>,
   ) => callApi(c, fetch, c.var.session.principal, method, path, body);
-  const wallets = async (c: Context<AppEnv>) => {
+  const wallets = async (c: Context<ConsoleEnv>) => {
     const answer = await api(c, "GET", "/wallets");
     return answer.status === 200
       ? (answer.body.data as Record<string, unknown>[]).map(walletDisplay)
       : [];
   };
 
-  const app = new Hono<AppEnv>({ strict: false });
+  const app = new Hono<ConsoleEnv>({ strict: false });
   app.use(async (c, next) => {
     await next();
     c.header("Content-Security-Policy", CSP);
@@ -84,7 +83,11 @@ export function consoleRoutes(fetch: Fetch) {
   );
 
   // ---- signing in and out ------------------------------------------------------------------------
-  const signInPage = (c: Context<AppEnv>, notice?: Notice, status: 200 | 400 | 403 | 429 = 200) =>
+  const signInPage = (
+    c: Context<ConsoleEnv>,
+    notice?: Notice,
+    status: 200 | 400 | 403 | 429 = 200,
+  ) =>
     c.html(
       <Page title="Sign in" notice={notice}>
         <form class="stack card" method="post" action={`${BASE}/sign-in`}>
@@ -728,7 +731,7 @@ export function consoleRoutes(fetch: Fetch) {
 
   // ---- API keys ----------------------------------------------------------------------------------
   const keysPage = async (
-    c: Context<AppEnv>,
+    c: Context<ConsoleEnv>,
     created?: Record<string, unknown>,
     notice?: Notice,
   ) => {

@@ -5,17 +5,17 @@
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { Principal } from "../auth/principal";
-import { sessionPrincipal } from "../auth/sessions";
 import { CONSOLE_AUDIENCE, TOKEN_LIFETIME_S } from "../auth/tokens";
 import type { AppEnv } from "../env";
 import { jwtSecret, tokenKeys } from "../http/auth";
+import { sessionPrincipal } from "../wallet/sessions";
 
 export const BASE = "/wallet-admin";
 const COOKIE = "wallet_admin";
 
 const isLocalHttp = (url: string) => /^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:|\/|$)/.test(url);
 
-export function startSession(c: Context<AppEnv>, token: string) {
+export function startSession(c: Context<ConsoleEnv>, token: string) {
   setCookie(c, COOKIE, token, {
     path: BASE,
     httpOnly: true,
@@ -25,12 +25,18 @@ export function startSession(c: Context<AppEnv>, token: string) {
   });
 }
 
-export const endSession = (c: Context<AppEnv>) => deleteCookie(c, COOKIE, { path: BASE });
+export const endSession = (c: Context<ConsoleEnv>) => deleteCookie(c, COOKIE, { path: BASE });
 
 export type Session = { token: string; principal: Principal; csrf: string };
 
+/** The console's pages: the app's env, and the signed-in administrator once its middleware ran. */
+export type ConsoleEnv = {
+  Bindings: AppEnv["Bindings"];
+  Variables: AppEnv["Variables"] & { session: Session };
+};
+
 /** The signed-in operator, or null: a console token this service issued, its session live. */
-export async function readSession(c: Context<AppEnv>): Promise<Session | null> {
+export async function readSession(c: Context<ConsoleEnv>): Promise<Session | null> {
   const token = getCookie(c, COOKIE);
   if (!token) return null;
   const principal = await sessionPrincipal(
@@ -45,7 +51,7 @@ export async function readSession(c: Context<AppEnv>): Promise<Session | null> {
 }
 
 /** HMAC-SHA-256 of the session's token under the JWT secret: a form can only come from our page. */
-async function csrfFor(c: Context<AppEnv>, token: string) {
+async function csrfFor(c: Context<ConsoleEnv>, token: string) {
   const key = await crypto.subtle.importKey(
     "raw",
     new TextEncoder().encode(jwtSecret(c)),

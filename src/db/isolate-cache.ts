@@ -1,4 +1,4 @@
-import type { Principal } from "../auth/principal";
+import type { findKeyOwner } from "./api-keys";
 import type { Wallet } from "./schema";
 
 // Facts that never change once true, kept per isolate so a warm request needs one D1 round trip:
@@ -13,7 +13,12 @@ export const KEY_TTL_MS = 30_000;
 export const SESSION_TTL_MS = 5_000;
 const MAX_ENTRIES = 10_000;
 
-type CachedKey = { keyId: number; principal: Principal; verifiedAtMs: number };
+/** A verified key's owner, as its row names it (wallet/key-principal.ts makes it a principal). */
+type KeyOwner = Pick<
+  NonNullable<Awaited<ReturnType<typeof findKeyOwner>>>,
+  "userId" | "username" | "role" | "scope"
+>;
+type CachedKey = { keyId: number; owner: KeyOwner; verifiedAtMs: number };
 type CachedSession = {
   userId: number;
   audience: string;

@@ -1,24 +1,24 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import { keyPrincipal } from "../auth/key-principal";
 import { type Principal, scopeAllows } from "../auth/principal";
-import { sessionPrincipal } from "../auth/sessions";
 import { API_AUDIENCE } from "../auth/tokens";
 import type { AppEnv } from "../env";
+import { keyPrincipal } from "../wallet/key-principal";
+import { sessionPrincipal } from "../wallet/sessions";
 import { isPrintableAscii } from "./decode";
 import { permissionDenied } from "./errors";
 import { inProcessCall } from "./in-process";
 
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 
-export function jwtSecret(c: Context<AppEnv>) {
+export function jwtSecret(c: { env: AppEnv["Bindings"] }) {
   const secret = c.env.JWT_SECRET;
   if (!secret) throw new Error("JWT_SECRET is not configured");
   return secret;
 }
 
 /** What signs and names this service's tokens. */
-export const tokenKeys = (c: Context<AppEnv>) => ({
+export const tokenKeys = (c: { env: AppEnv["Bindings"] }) => ({
   secret: jwtSecret(c),
   issuer: c.env.JWT_ISSUER,
 });

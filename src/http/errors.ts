@@ -172,6 +172,10 @@ function answerOf(reason: RefusalReason): ApiError {
   switch (reason.code) {
     case "user_not_found":
       return userNotFound(reason.userId);
+    case "too_many_sign_ins":
+      return tooManySignIns(reason.retryAfterS);
+    case "invalid_credential":
+      return validationError(["Invalid Credential"]);
   }
 }
 

@@ -3,12 +3,16 @@
 // wallet/v1's `POST /users` and the plugin's `POST users`.
 import type { Context } from "hono";
 import * as v from "valibot";
+import { API_AUDIENCE } from "../auth/tokens";
 import type { AppEnv } from "../env";
+import { signIn } from "../wallet/sign-in";
 import { createSubscriber, type Taken, takenFields } from "../wallet/users";
+import { tokenKeys } from "./auth";
 import { ok } from "./envelope";
 import { validationError } from "./errors";
 import { textField } from "./fields";
-import { readParams } from "./params";
+import { inProcessCall } from "./in-process";
+import { type Params, readParams } from "./params";
 
 export const USERNAME_MAX = 60;
 export const EMAIL_MAX = 100;
@@ -155,4 +159,36 @@ export async function answerNewSubscriber(c: Context<AppEnv>, dialect: { plugin?
   );
   if ("taken" in result) throw refuse(result.taken);
   return ok(c, 201, "User created successfully", { id: result.id });
+}
+
+/**
+ * A sign-in from a request's fields, in either dialect: `user_email` may hold an e-mail or a
+ * username (`username` is its alias). Refusals are thrown (envelope B); the caller shapes the
+ * success. The console's in-process call gets a console token, every request over HTTP an API one.
+ */
+export async function signInFrom(c: Context<AppEnv>, params: Params) {
+  const input: Record<string, unknown> = {
+    ...params,
+    user_email: params.user_email ?? params.username,
+  };
+  const errors = collectUserErrors(LoginParams, input);
+  if (errors.length > 0) throw validationError(errors);
+  const nowMs = c.get("nowMs")();
+  const { user, accessToken } = await signIn(
+    {
+      db: c.var.db,
+      throttle: c.env.LOGIN_THROTTLE,
+      clientAddress: c.req.header("cf-connecting-ip"),
+      nowMs,
+      pace: c.get("pace"),
+      keys: tokenKeys(c),
+    },
+    {
+      login: String(input.user_email),
+      password: String(input.user_password),
+      persistent: params.token_expiration === "persistent",
+      audience: inProcessCall(c.env)?.audience ?? API_AUDIENCE,
+    },
+  );
+  return { user, accessToken, nowMs };
 }

@@ -2,7 +2,10 @@
 // answers a refusal in its own words (http/errors.ts for wallet/v1 and every fault it shares with
 // the plugin's dialect); the service never chooses a status or a text.
 
-export type RefusalReason = { code: "user_not_found"; userId: number };
+export type RefusalReason =
+  | { code: "user_not_found"; userId: number }
+  | { code: "too_many_sign_ins"; retryAfterS: number }
+  | { code: "invalid_credential" };
 
 export class Refusal extends Error {
   constructor(readonly reason: RefusalReason) {

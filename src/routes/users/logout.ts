@@ -1,6 +1,6 @@
-import { endSession } from "../../auth/sessions";
 import { ok } from "../../http/envelope";
 import { validationError } from "../../http/errors";
+import { endSession } from "../../wallet/sessions";
 import { LogoutAnswer } from "../answers";
 import { defineRoute } from "../route";
 

@@ -1,8 +1,8 @@
+import { decodeKeyCredential, hashApiKey } from "../auth/api-keys";
+import type { Principal } from "../auth/principal";
 import { findKeyOwner, touchApiKey } from "../db/api-keys";
 import { createDb, type Db, readsReplica } from "../db/client";
 import { isolateCache, KEY_TTL_MS } from "../db/isolate-cache";
-import { decodeKeyCredential, hashApiKey } from "./api-keys";
-import type { Principal } from "./principal";
 
 // last_used_at is a hint, not an audit log: refresh it at most once a minute per key.
 const TOUCH_INTERVAL_MS = 60_000;
@@ -33,7 +33,7 @@ export async function keyPrincipal(
     cached = {
       keyId: owner.keyId,
       verifiedAtMs: nowMs,
-      principal: {
+      owner: {
         userId: owner.userId,
         username: owner.username,
         role: owner.role,
@@ -45,6 +45,6 @@ export async function keyPrincipal(
       await background(touchApiKey(db, owner.keyId, nowMs));
   }
   // A key works only with its own username; say nothing about which part was wrong.
-  if (cached.principal.username.toLowerCase() !== credential.username.toLowerCase()) return null;
-  return cached.principal;
+  if (cached.owner.username.toLowerCase() !== credential.username.toLowerCase()) return null;
+  return { ...cached.owner };
 }

@@ -1,12 +1,13 @@
 // Sessions that can end (docs/security.md#sessions): a token is accepted only while the session its
 // `sid` names is live. The answer is cached per isolate for SESSION_TTL_MS (db/isolate-cache.ts).
+// The service joins the token (auth/tokens.ts) and its row (db/sessions.ts); neither knows the other.
 
 import type { BatchItem } from "drizzle-orm/batch";
+import type { Principal } from "../auth/principal";
+import { issueToken, verifyToken } from "../auth/tokens";
 import { createDb, type Db, readsReplica } from "../db/client";
 import { forgetSessions, isolateCache, sessionStale } from "../db/isolate-cache";
 import { type Audience, createSession, findSession, revokeSession } from "../db/sessions";
-import type { Principal } from "./principal";
-import { issueToken, verifyToken } from "./tokens";
 
 export type TokenKeys = { secret: string; issuer: string };
 
