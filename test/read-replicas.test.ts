@@ -4,7 +4,18 @@
 // check the sessions the app opens and the bookmarks it hands out, not replica lag.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { API, call, credit, makeAdmin, makeUser, makeWallet, testApp, unique } from "./helpers";
+import { CONSOLE_AUDIENCE } from "../src/auth/tokens";
+import {
+  API,
+  call,
+  credit,
+  makeAdmin,
+  makeUser,
+  makeWallet,
+  signedToken,
+  testApp,
+  unique,
+} from "./helpers";
 
 const BOOKMARK = /^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$/;
 const ON = { COMPAT_NAMESPACE: "rimplenet", COMPAT_PUBLIC_READS: "false" };
@@ -203,9 +214,10 @@ describe("read replicas: x-d1-bookmark", () => {
   it("a page of the console reads at the primary, and so do the API calls it makes", async () => {
     const { admin, user } = await account();
     const recorder = sessionRecorder();
+    const { token } = await signedToken(admin, { audience: CONSOLE_AUDIENCE });
     const res = await testApp().request(
       `/wallet-admin/users/${user.id}`,
-      { headers: { Cookie: `wallet_admin=${admin.token}` } },
+      { headers: { Cookie: `wallet_admin=${token}` } },
       { ...env, DB: recorder.d1 },
     );
     expect(res.status).toBe(200);
