@@ -59,13 +59,19 @@ describe("POST /users/login throttling per account and address", () => {
   it("a stranger's failures from address A do not lock address B out of the account", async () => {
     const user = await makeUser();
     const stranger = freshAddress();
-    await failTimes(10, { login: user.email, ip: stranger });
-    expectLocked(await attempt({ login: user.email, password: PASSWORD, ip: stranger }), 60);
-    const res = await attempt({ login: user.username, password: PASSWORD, ip: freshAddress() });
+    const app = appAt(Date.now());
+    await failTimes(10, { login: user.email, ip: stranger, app });
+    expectLocked(await attempt({ login: user.email, password: PASSWORD, ip: stranger, app }), 60);
+    const res = await attempt({
+      login: user.username,
+      password: PASSWORD,
+      ip: freshAddress(),
+      app,
+    });
     expect(res.status, res.text).toBe(200);
     expect(res.body.data.user_id).toBe(user.id);
     // B's success does not lift A's lock.
-    expectLocked(await attempt({ login: user.email, password: PASSWORD, ip: stranger }), 60);
+    expectLocked(await attempt({ login: user.email, password: PASSWORD, ip: stranger, app }), 60);
   });
 
   it("lets at most 10 of 20 parallel wrong attempts have their password checked; the rest answer 429", async () => {
@@ -166,11 +172,18 @@ describe("POST /users/login throttling per account and address", () => {
   it("throttles an unknown login exactly like a known one, whatever its case", async () => {
     const [user, nobody] = [await makeUser(), `${unique("nobody")}@example.test`];
     const ip = freshAddress();
-    const known = await failTimes(10, { login: user.email, ip });
-    const unknown = await failTimes(10, { login: nobody, ip });
+    // One instant throughout, so both Retry-Afters are exact however slow the machine.
+    const app = appAt(Date.now());
+    const known = await failTimes(10, { login: user.email, ip, app });
+    const unknown = await failTimes(10, { login: nobody, ip, app });
     expect(unknown.map((r) => [r.status, r.text])).toEqual(known.map((r) => [r.status, r.text]));
-    const lockedKnown = await attempt({ login: user.email, password: "again", ip });
-    const lockedUnknown = await attempt({ login: nobody.toUpperCase(), password: "again", ip });
+    const lockedKnown = await attempt({ login: user.email, password: "again", ip, app });
+    const lockedUnknown = await attempt({
+      login: nobody.toUpperCase(),
+      password: "again",
+      ip,
+      app,
+    });
     expectLocked(lockedKnown, 60);
     expectLocked(lockedUnknown, 60);
   });

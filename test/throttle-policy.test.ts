@@ -2,20 +2,22 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import {
-  BACKOFF_MEMORY_MS,
-  EMPTY_STATE,
-  forgetAtMs,
   isKnown,
   KNOWN_ADDRESS_MS,
   KNOWN_ADDRESSES_MAX,
+  rememberAddress,
+  reserveSignIn,
+  signInSucceeded,
+} from "../src/throttle/account-policy";
+import {
+  BACKOFF_MEMORY_MS,
+  EMPTY_STATE,
+  forgetAtMs,
   lockDurationMs,
   mostFromOneAddress,
   POLICIES,
   release,
-  rememberAddress,
   reserve,
-  reserveSignIn,
-  signInSucceeded,
   type ThrottleState,
 } from "../src/throttle/policy";
 import { accountKey, addressKey } from "../src/throttle/sign-in";

@@ -1,15 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
-import {
-  isKnown,
-  POLICIES,
-  type Reservation,
-  release,
-  reserve,
-  reserveSignIn,
-  type SignInReservation,
-  signInSucceeded,
-  type ThrottleKind,
-} from "./policy";
+import { isKnown, reserveSignIn, type SignInReservation, signInSucceeded } from "./account-policy";
+import { POLICIES, type Reservation, release, reserve, type ThrottleKind } from "./policy";
 import {
   deletePair,
   ensureTables,

@@ -1,5 +1,6 @@
 // The sign-in throttle's rules, as pure functions of a state and the time, so the Durable Object
-// (login-throttle.ts) only loads, applies and stores them, and the rules are tested without it.
+// (login-throttle.ts) only loads, applies and stores them, and the rules are tested without it. An
+// account's pairs, known addresses and ceiling together: account-policy.ts.
 
 /** What a row of an object's `throttle` table counts: an account's ceiling, or a client address. */
 export type ThrottleKind = "account" | "address";
@@ -7,7 +8,7 @@ export type ThrottleKind = "account" | "address";
 export type Policy = { limit: number; windowMs: number; lockMs: number; maxLockMs: number };
 
 const MINUTE_MS = 60_000;
-const DAY_MS = 24 * 60 * MINUTE_MS;
+export const DAY_MS = 24 * 60 * MINUTE_MS;
 
 /**
  * - `pair`, one account from one client address: 10 failures in any 15 minutes lock that pair for
@@ -126,84 +127,4 @@ export function mostFromOneAddress(pair = POLICIES.pair, address = POLICIES.addr
     atMs += lockDurationMs(pair, locks);
   }
   return Math.min(failures, address.limit);
-}
-
-/** An address the account signed in from: it is spared the ceiling (docs/security.md). */
-export type KnownAddress = { address: string; lastSuccessMs: number };
-
-/** How many addresses an account remembers, and for how long after its last good sign-in there. */
-export const KNOWN_ADDRESSES_MAX = 16;
-export const KNOWN_ADDRESS_MS = 30 * DAY_MS;
-
-export const isKnown = (known: KnownAddress[], address: string, nowMs: number) =>
-  known.some((k) => k.address === address && nowMs - k.lastSuccessMs < KNOWN_ADDRESS_MS);
-
-/** The list after a good sign-in from `address`: newest first, expired ones dropped, bounded. */
-export function rememberAddress(
-  known: KnownAddress[],
-  address: string,
-  nowMs: number,
-): KnownAddress[] {
-  const kept = known.filter(
-    (k) => k.address !== address && nowMs - k.lastSuccessMs < KNOWN_ADDRESS_MS,
-  );
-  return [{ address, lastSuccessMs: nowMs }, ...kept]
-    .sort((a, b) => b.lastSuccessMs - a.lastSuccessMs)
-    .slice(0, KNOWN_ADDRESSES_MAX);
-}
-
-/** What an account's object knows about one attempt: its pair, its ceiling, the address's standing. */
-export type AccountView = { pair: ThrottleState; ceiling: ThrottleState; known: boolean };
-
-/** An account's reservation: `ceilingLockedNow` is null when a known address was spared the ceiling. */
-export type SignInReservation =
-  | { allowed: true; reservedAtMs: number; ceilingLockedNow: boolean | null }
-  | { allowed: false; retryAfterS: number };
-
-/**
- * Counts one attempt against its (account, address) pair and, from an address the account does
- * not know, against the account's ceiling. Either lock refuses it (Retry-After: the later end), and
- * a refused attempt is counted nowhere.
- */
-export function reserveSignIn(
-  view: AccountView,
-  nowMs: number,
-): { pair: ThrottleState; ceiling: ThrottleState; reservation: SignInReservation } {
-  const pair = reserve(view.pair, POLICIES.pair, nowMs);
-  const ceiling = view.known ? null : reserve(view.ceiling, POLICIES.account, nowMs);
-  const waits = [pair.reservation, ceiling?.reservation].flatMap((r) =>
-    r && !r.allowed ? [r.retryAfterS] : [],
-  );
-  if (waits.length > 0)
-    return {
-      pair: view.pair,
-      ceiling: view.ceiling,
-      reservation: { allowed: false, retryAfterS: Math.max(...waits) },
-    };
-  const ceilingLockedNow = ceiling?.reservation.allowed ? ceiling.reservation.lockedNow : null;
-  return {
-    pair: pair.state,
-    ceiling: ceiling?.state ?? view.ceiling,
-    reservation: { allowed: true, reservedAtMs: nowMs, ceilingLockedNow },
-  };
-}
-
-/**
- * A good password: the pair starts over (count, lock, back-off), the address becomes known, and
- * the ceiling gets this attempt back (not a reset: strangers' failures elsewhere still count).
- */
-export function signInSucceeded(
-  ceiling: ThrottleState,
-  known: KnownAddress[],
-  address: string,
-  held: Extract<SignInReservation, { allowed: true }>,
-  nowMs: number,
-) {
-  return {
-    ceiling:
-      held.ceilingLockedNow === null
-        ? ceiling
-        : release(ceiling, held.reservedAtMs, held.ceilingLockedNow),
-    known: rememberAddress(known, address, nowMs),
-  };
 }

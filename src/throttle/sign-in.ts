@@ -1,6 +1,7 @@
 // The login route's side of the throttle: which keys an attempt counts against, and the calls to
 // their Durable Objects (login-throttle.ts).
-import type { Reservation, SignInReservation } from "./policy";
+import type { SignInReservation } from "./account-policy";
+import type { Reservation } from "./policy";
 
 export type ThrottleNamespace = Env["LOGIN_THROTTLE"];
 
@@ -95,7 +96,6 @@ export class SignInAttempt {
   ): Promise<{ user: U | undefined; retryAfterS?: number }> {
     const name = await keyName(addressKey(this.clientAddress));
     const address = { name, object: this.ns.get(this.ns.idFromName(name)) };
-    this.address = address;
     const [user, reservation] = await Promise.all([
       lookup,
       address.object.reserve("address", this.nowMs),
@@ -103,13 +103,13 @@ export class SignInAttempt {
     if (!reservation.allowed) return { user, retryAfterS: reservation.retryAfterS };
     this.address = { ...address, held: reservation };
     const account = await objectFor(this.ns, accountKey(user?.id, login));
-    const held = await account.reserveSignIn(name, this.nowMs);
-    if (held.allowed) {
-      this.account = { object: account, held };
+    const accountReservation = await account.reserveSignIn(name, this.nowMs);
+    if (accountReservation.allowed) {
+      this.account = { object: account, held: accountReservation };
       return { user };
     }
     await address.object.release("address", reservation.reservedAtMs, reservation.lockedNow);
-    return { user, retryAfterS: held.retryAfterS };
+    return { user, retryAfterS: accountReservation.retryAfterS };
   }
 
   /** A good password: the pair starts over, the address is known, both reservations go back. */

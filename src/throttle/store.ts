@@ -4,15 +4,8 @@
 // - `throttle`: one row, the object's own count (an address's, or an account's ceiling);
 // - `pairs`: an account's count per client address, one row per address (by its key's SHA-256);
 // - `known`: the addresses an account signed in from, at most KNOWN_ADDRESSES_MAX.
-import {
-  EMPTY_STATE,
-  forgetAtMs,
-  KNOWN_ADDRESS_MS,
-  type KnownAddress,
-  POLICIES,
-  type ThrottleKind,
-  type ThrottleState,
-} from "./policy";
+import { KNOWN_ADDRESS_MS, type KnownAddress } from "./account-policy";
+import { EMPTY_STATE, forgetAtMs, POLICIES, type ThrottleKind, type ThrottleState } from "./policy";
 
 type StateRow = {
   failures_ms: string;
