@@ -61,7 +61,14 @@ export function streamJson<T>(
   const end = async () => {
     if (ended) return;
     ended = true;
-    await onEnd();
+    try {
+      await onEnd();
+    } catch (err) {
+      // The answer itself is whole (or already cut): what failed after it is only logged.
+      console.error(
+        JSON.stringify({ request_id: c.get("requestId"), stream_end_failed: String(err) }),
+      );
+    }
   };
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
