@@ -7,6 +7,7 @@ import {
   createTableColumns,
   DumpParser,
   DumpSyntaxError,
+  MAX_ROW_CHARS,
   parseDumpText,
 } from "../scripts/import/sql-dump";
 import {
@@ -112,6 +113,71 @@ describe("the streaming mysqldump reader", () => {
     expect(() => parseDumpText("INSERT INTO `t` VALUES (1,'abc")).toThrow(DumpSyntaxError);
     expect(() => parseDumpText("INSERT INTO `t` VALUES (1,2),")).toThrow(DumpSyntaxError);
     expect(() => parseDumpText("INSERT INTO `t` VALUES oops;")).toThrow(/expected '\('/);
+  });
+
+  describe("a row longer than the limit", () => {
+    const HEAD =
+      "INSERT INTO `wp_usermeta` (`umeta_id`, `user_id`, `meta_key`, `meta_value`) VALUES (1,1,'k','v'),(2,1,'big','";
+    const refusal = (limit: number, column = "meta_value", row = 2, table = "wp_usermeta") =>
+      `row ${row} of ${table} is longer than ${limit} characters (refused while reading its column ${column}): MySQL's default max_allowed_packet could not have held it`;
+
+    /** Pushes `chunk` until the parser refuses; the number of chunks it took. */
+    function pushUntilRefused(parser: DumpParser, chunk: string, most: number) {
+      for (let i = 1; i <= most; i++) {
+        try {
+          parser.push(chunk);
+        } catch (err) {
+          return { chunks: i, error: err as Error };
+        }
+      }
+      return { chunks: most, error: null };
+    }
+
+    it("is refused on the chunk that takes it past, before its value ends, naming table, row and column", () => {
+      const rows: unknown[] = [];
+      const parser = new DumpParser({ onRow: (_t, v) => rows.push(v), maxRowChars: 1000 });
+      parser.push(HEAD);
+      // Row 2 holds "2", "1", "big" (5 characters): its value may have 995; the 10th chunk passes.
+      const { chunks, error } = pushUntilRefused(parser, "a".repeat(100), 50);
+      expect(error).toBeInstanceOf(DumpSyntaxError);
+      expect(error?.message).toBe(refusal(1000));
+      expect(chunks).toBe(10);
+      expect(rows).toEqual([["1", "1", "k", "v"]]);
+    });
+
+    it("is read when it holds exactly the limit, escapes counted as the characters they stand for, whatever the chunks", () => {
+      // `ab\n''` in the dump is 4 characters once read (a, b, a newline, a quote): 199 of them and
+      // 199 x's are the 995 the value may hold beside the row's other 5.
+      const text = `${HEAD}${"x".repeat(199)}${"ab\\n''".repeat(199)}');`;
+      const value = "ab\n'".repeat(199);
+      for (const size of [1, 7, 64, text.length]) {
+        const rows: unknown[][] = [];
+        const parser = new DumpParser({ onRow: (_t, v) => rows.push(v), maxRowChars: 1000 });
+        for (let i = 0; i < text.length; i += size) parser.push(text.slice(i, i + size));
+        parser.end();
+        expect(rows[1], `chunks of ${size}`).toEqual(["2", "1", "big", "x".repeat(199) + value]);
+        const over = new DumpParser({ onRow: () => {}, maxRowChars: 999 });
+        expect(() => {
+          for (let i = 0; i < text.length; i += size) over.push(text.slice(i, i + size));
+        }, `chunks of ${size}`).toThrow(refusal(999));
+      }
+    });
+
+    it("counts every value of the row: many short ones pass the limit too", () => {
+      const parser = new DumpParser({ onRow: () => {}, maxRowChars: 20 });
+      expect(() => parser.push("INSERT INTO `t` VALUES (1,'abcdefghij','abcdefghij');")).toThrow(
+        "row 1 of t is longer than 20 characters (refused while reading its column value 3)",
+      );
+    });
+
+    it("of a table the import does not read is refused at the real limit, reading 1 MiB chunks without keeping them", () => {
+      const parser = new DumpParser({ onRow: () => {}, wantTable: () => false });
+      parser.push("INSERT INTO `wp_options` VALUES (7,'cron','");
+      const { chunks, error } = pushUntilRefused(parser, "a".repeat(1 << 20), 80);
+      expect(MAX_ROW_CHARS).toBe(64 * 1024 * 1024);
+      expect(chunks).toBe(64); // 64 MiB of value and the row's "7" and "cron" pass it
+      expect(error?.message).toBe(refusal(MAX_ROW_CHARS, "value 3", 1, "wp_options"));
+    });
   });
 
   it("reads column names from CREATE TABLE, skipping keys and constraints", () => {

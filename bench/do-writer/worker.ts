@@ -6,6 +6,7 @@
 import { createApp } from "../../src/app";
 import { type ShardEnv, shardLedger, shardOf } from "./shard-ledger";
 
+export { HistoryGate } from "../../src/throttle/history-gate";
 export { LoginThrottle } from "../../src/throttle/login-throttle";
 export { LedgerShard } from "./ledger-shard";
 

@@ -1,7 +1,7 @@
 // A streaming reader of mysqldump output: feed it text in chunks of any size (split anywhere, even
 // inside a string or an escape) and it calls back once per row of every INSERT / REPLACE statement.
-// It keeps in memory only the statement head it is reading and the row it is in, so a dump of any
-// size is read in bounded memory. No Node APIs: the Worker tests import it too.
+// It keeps in memory only the statement head it is reading and the values of the row it is in, so
+// a dump of any size is read in bounded memory. No Node APIs: the Worker tests import it too.
 //
 // What it understands:
 // - extended INSERTs: `INSERT [IGNORE] INTO `t` [(`a`,`b`)] VALUES (...),(...);`, one line or many;
@@ -11,8 +11,15 @@
 // - NULL (null), numbers and other bare words (kept as their text, so big ids stay exact);
 // - CREATE TABLE, whose column list names the values of INSERTs written without one;
 // - comments (-- …, # …, /* … */, /*!40101 … */) and other statements, which are skipped.
+//
+// A row is read as it arrives: each value is taken out of the text as soon as it is complete, and a
+// string is kept as the pieces read so far, so what waits for the next chunk is a few characters,
+// never the row. A row whose values together pass `maxRowChars` is refused on the chunk that takes
+// it past, naming its table, row and column; memory stays at most that, whatever the dump holds.
 
-const MAX_PENDING = 64 * 1024 * 1024; // one row, or one non-INSERT statement, may not exceed this
+/** MySQL's default max_allowed_packet (64 MiB): no row a stock server took can be longer. */
+export const MAX_ROW_CHARS = 64 * 1024 * 1024;
+const MAX_PENDING = MAX_ROW_CHARS; // one non-INSERT statement, or one bare value, may not exceed this
 
 const ESCAPES: Record<string, string> = { 0: "\0", b: "\b", n: "\n", r: "\r", t: "\t", Z: "\x1a" };
 
@@ -24,6 +31,12 @@ export type DumpValue = string | null;
 export type RowHandler = (table: string, values: DumpValue[], columns: string[] | null) => void;
 
 type Insert = { table: string; columns: string[] | null; wanted: boolean };
+
+/** The row being read: its values so far, their length, and whether one has just ended. */
+type RowState = { values: DumpValue[]; chars: number; afterValue: boolean };
+
+/** A string value being read: the pieces read so far (none kept for an unwanted table). */
+type TextState = { quote: number; parts: string[]; chars: number };
 
 /** Unquotes a MySQL identifier: `a``b` → a`b. */
 function identifier(text: string) {
@@ -63,21 +76,29 @@ export class DumpParser {
   private pos = 0;
   private insert: Insert | null = null; // while inside VALUES
   private expectRow = false; // after VALUES or a ',' between rows
+  private row: RowState | null = null; // after a row's '(' until its ')'
+  private text: TextState | null = null; // inside a string value of that row
   private readonly tables = new Map<string, string[]>(); // table → columns from CREATE TABLE
+  private readonly tableRows = new Map<string, number>(); // rows read per table, for messages
+  private readonly maxRowChars: number;
   rows = 0;
 
   constructor({
     onRow,
     onTable = () => {},
     wantTable = () => true,
+    maxRowChars = MAX_ROW_CHARS,
   }: {
     onRow: RowHandler;
     onTable?: (table: string, columns: string[]) => void;
     wantTable?: (table: string) => boolean;
+    /** The longest row (its values' characters together) read; tests make it small. */
+    maxRowChars?: number;
   }) {
     this.onRow = onRow;
     this.onTable = onTable;
     this.wantTable = wantTable;
+    this.maxRowChars = maxRowChars;
   }
 
   push(text: string) {
@@ -198,21 +219,15 @@ export class DumpParser {
 
   /** Inside VALUES: a row, a ',' before the next one, or the ';' that ends the statement. */
   private stepValues(final: boolean): boolean {
+    if (this.row) return this.readRow(final);
     this.skipSpace();
     const buf = this.buf;
     if (this.pos >= buf.length) return false;
     const c = buf[this.pos];
     if (this.expectRow) {
       if (c !== "(") return this.fail(`expected '(' in the VALUES of ${this.insert!.table}`);
-      const row = this.readRow(this.pos + 1, final);
-      if (!row)
-        return final
-          ? this.fail(`the dump ends inside a row of ${this.insert!.table}`)
-          : this.wait();
-      this.pos = row.end;
-      this.expectRow = false;
-      this.rows++;
-      if (this.insert!.wanted) this.onRow(this.insert!.table, row.values, this.insert!.columns);
+      this.pos++;
+      this.row = { values: [], chars: 0, afterValue: false };
       return true;
     }
     if (c === ",") {
@@ -234,56 +249,148 @@ export class DumpParser {
   }
 
   /**
-   * Reads one row's values starting just after its '('. Returns { values, end } with end after the
-   * ')', or null when the row is not complete in the buffer yet.
+   * Reads the current row's values from `pos` on, taking each out of the buffer as it completes.
+   * True when the row ended (and was handed over), false when it needs the next chunk.
    */
-  private readRow(start: number, final: boolean): { values: DumpValue[]; end: number } | null {
-    const buf = this.buf;
-    const n = buf.length;
-    const values: DumpValue[] = [];
-    let p = start;
+  private readRow(final: boolean): boolean {
+    const row = this.row!;
     for (;;) {
-      p = skipSpace(buf, p);
-      if (p >= n) return null;
+      if (this.text) {
+        if (!this.readText(this.text.quote)) return this.more(final);
+        continue;
+      }
+      const buf = this.buf;
+      const n = buf.length;
+      let p = skipSpace(buf, this.pos);
+      this.pos = p;
+      if (p >= n) return this.more(final);
       let ch = buf[p]!;
-      if (ch === ")" && values.length === 0) return { values, end: p + 1 };
+      if (row.afterValue || (ch === ")" && row.values.length === 0)) {
+        if (ch === ",") {
+          row.afterValue = false;
+          this.pos = p + 1;
+          continue;
+        }
+        if (ch !== ")") this.fail(`unexpected '${ch}' in a row of ${this.insert!.table}`);
+        this.pos = p + 1;
+        this.row = null;
+        this.expectRow = false;
+        this.rows++;
+        this.tableRows.set(this.insert!.table, (this.tableRows.get(this.insert!.table) ?? 0) + 1);
+        if (this.insert!.wanted) this.onRow(this.insert!.table, row.values, this.insert!.columns);
+        return true;
+      }
       // _utf8mb4'…', _binary'…' introducers
       if (ch === "_") {
         const intro = /^_[A-Za-z0-9]+\s*/.exec(buf.slice(p, p + 40));
         if (intro && (buf[p + intro[0].length] === "'" || buf[p + intro[0].length] === '"')) {
           p += intro[0].length;
           ch = buf[p]!;
-        } else if (p + 40 > n && !final) return null;
+        } else if (p + 40 > n && !final) return this.more(final);
       }
       if (ch === "'" || ch === '"') {
-        const s = readString(buf, p + 1, ch);
-        if (!s) return null;
-        values.push(s.value);
-        p = s.end;
-      } else if ((ch === "X" || ch === "x" || ch === "B" || ch === "b") && buf[p + 1] === "'") {
-        const close = buf.indexOf("'", p + 2);
-        if (close < 0) return null;
-        values.push(buf.slice(p + 2, close));
-        p = close + 1;
-      } else {
-        let q = p;
-        while (q < n) {
-          const c = buf.charCodeAt(q);
-          if (c === 44 || c === 41 || c === 32 || c === 10 || c === 13 || c === 9) break;
-          q++;
-        }
-        if (q >= n) return null;
-        const word = buf.slice(p, q);
-        if (word.length === 0) this.fail(`an empty value in a row of ${this.insert!.table}`);
-        values.push(/^NULL$/i.test(word) ? null : word);
-        p = q;
+        this.pos = p + 1;
+        if (!this.readText(ch.charCodeAt(0))) return this.more(final);
+        continue;
       }
-      p = skipSpace(buf, p);
-      if (p >= n) return null;
-      if (buf[p] === ",") p++;
-      else if (buf[p] === ")") return { values, end: p + 1 };
-      else this.fail(`unexpected '${buf[p]}' in a row of ${this.insert!.table}`);
+      if ((ch === "X" || ch === "x" || ch === "B" || ch === "b") && buf[p + 1] === "'") {
+        const close = buf.indexOf("'", p + 2);
+        if (close < 0) return this.more(final);
+        this.value(buf.slice(p + 2, close));
+        this.pos = close + 1;
+        continue;
+      }
+      let q = p;
+      while (q < n) {
+        const c = buf.charCodeAt(q);
+        if (c === 44 || c === 41 || c === 32 || c === 10 || c === 13 || c === 9) break;
+        q++;
+      }
+      if (q >= n) return this.more(final);
+      const word = buf.slice(p, q);
+      if (word.length === 0) this.fail(`an empty value in a row of ${this.insert!.table}`);
+      this.value(/^NULL$/i.test(word) ? null : word);
+      this.pos = q;
     }
+  }
+
+  /** The row is not complete in what has been read: wait for more, or fail at the dump's end. */
+  private more(final: boolean) {
+    return final ? this.fail(`the dump ends inside a row of ${this.insert!.table}`) : this.wait();
+  }
+
+  /** A value of the row ended. */
+  private value(value: DumpValue) {
+    const row = this.row!;
+    row.chars += value?.length ?? 0;
+    if (row.chars > this.maxRowChars) this.refuse();
+    row.values.push(value);
+    row.afterValue = true;
+  }
+
+  /**
+   * Reads a string value from `pos` (just after its opening quote, or where the last chunk ended
+   * inside it). True when its closing quote was read (the value is then the row's); false when the
+   * chunk ran out, the part read so far kept as one piece (none for an unwanted table's value).
+   */
+  private readText(quote: number): boolean {
+    const t = this.text;
+    const buf = this.buf;
+    const n = buf.length;
+    const keep = this.insert!.wanted;
+    const limit = this.maxRowChars - this.row!.chars;
+    let chars = t?.chars ?? 0;
+    let out = "";
+    let p = this.pos;
+    for (;;) {
+      // Copy the run up to the next quote or backslash in one slice.
+      let i = p;
+      let c = 0;
+      while (i < n) {
+        c = buf.charCodeAt(i);
+        if (c === quote || c === 92) break;
+        i++;
+      }
+      // A quote or backslash at the chunk's end waits: its doubling or escape may be in the next.
+      const last = i + 1 >= n;
+      let piece = buf.slice(p, i);
+      let next = i + 2;
+      if (!last && c === 92) {
+        const e = buf[i + 1]!;
+        piece += e === "%" || e === "_" ? `\\${e}` : (ESCAPES[e] ?? e);
+      } else if (!last && buf.charCodeAt(i + 1) === quote) piece += buf[i]!;
+      else next = last ? i : i + 1;
+      chars += piece.length;
+      if (chars > limit) this.refuse();
+      if (keep) out += piece;
+      this.pos = p = next;
+      if (last) {
+        const parts = out.length > 0 ? [out] : [];
+        if (t) t.parts.push(...parts);
+        this.text = t ?? { quote, parts, chars };
+        this.text.chars = chars;
+        return false;
+      }
+      if (next === i + 1) {
+        const value = t ? t.parts.join("") + out : out;
+        this.text = null;
+        this.row!.chars += chars - value.length; // an unwanted table's value is kept empty
+        this.value(value);
+        return true;
+      }
+    }
+  }
+
+  /** Refuses the row: its values have passed the limit (its table, row and column named). */
+  private refuse(): never {
+    const row = this.row!;
+    const table = this.insert!.table;
+    const number = (this.tableRows.get(table) ?? 0) + 1;
+    const index = row.values.length;
+    const column = this.insert!.columns?.[index] ?? `value ${index + 1}`;
+    throw new DumpSyntaxError(
+      `row ${number} of ${table} is longer than ${this.maxRowChars} characters (refused while reading its column ${column}): MySQL's default max_allowed_packet could not have held it`,
+    );
   }
 
   private fail(message: string): never {
@@ -301,37 +408,6 @@ function skipSpace(buf: string, p: number) {
     q++;
   }
   return q;
-}
-
-/** A MySQL string literal's value; `start` is just after the opening quote. Null when incomplete. */
-function readString(buf: string, start: number, quote: string) {
-  const n = buf.length;
-  const quoteCode = quote.charCodeAt(0);
-  let out = "";
-  let p = start;
-  for (;;) {
-    // Copy the run up to the next quote or backslash in one slice.
-    let i = p;
-    let c = 0;
-    while (i < n) {
-      c = buf.charCodeAt(i);
-      if (c === quoteCode || c === 92) break;
-      i++;
-    }
-    if (i + 1 >= n) return null; // incomplete, or a quote whose doubling may be in the next chunk
-    out += buf.slice(p, i);
-    if (c === 92) {
-      const e = buf[i + 1]!;
-      if (e === "%" || e === "_") out += `\\${e}`;
-      else out += ESCAPES[e] ?? e;
-      p = i + 2;
-    } else if (buf.charCodeAt(i + 1) === quoteCode) {
-      out += quote;
-      p = i + 2;
-    } else {
-      return { value: out, end: i + 1 };
-    }
-  }
 }
 
 /** Parses a whole dump given as one string (tests, small files); returns rows grouped by table. */

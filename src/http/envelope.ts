@@ -35,7 +35,8 @@ export function ok(
  * The same answer as `ok` with `data` an array written as it is read: each chunk of rows is turned
  * into JSON and sent before the next is read, so memory holds one chunk. Should a read fail midway
  * (the status is already sent), the body is cut off, never closed: the client's JSON parser fails
- * instead of seeing a short list, and the failure is logged.
+ * instead of seeing a short list, and the failure is logged. `onEnd` runs once when the answer ends,
+ * however it ends (sent whole, cut by a failed read, or dropped by the client).
  */
 export function streamJson<T>(
   c: Context<AppEnv>,
@@ -44,6 +45,7 @@ export function streamJson<T>(
   chunks: AsyncIterable<T[]>,
   toJson: (row: T) => unknown,
   headers: Record<string, string> = {},
+  onEnd: () => Promise<void> = async () => {},
 ) {
   const shape =
     c.get("envelope") === "B"
@@ -55,6 +57,19 @@ export function streamJson<T>(
   const rows = chunks[Symbol.asyncIterator]();
   let started = false;
   let separator = "";
+  let ended = false;
+  const end = async () => {
+    if (ended) return;
+    ended = true;
+    try {
+      await onEnd();
+    } catch (err) {
+      // The answer itself is whole (or already cut): what failed after it is only logged.
+      console.error(
+        JSON.stringify({ request_id: c.get("requestId"), stream_end_failed: String(err) }),
+      );
+    }
+  };
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       if (!started) {
@@ -69,9 +84,12 @@ export function streamJson<T>(
         console.error(
           JSON.stringify({ request_id: c.get("requestId"), streamed_answer_cut: String(err) }),
         );
+        await end();
         throw err;
       }
       if (next.done) {
+        // Before the last bytes: a client that has read the whole answer may send the next at once.
+        await end();
         controller.enqueue(encoder.encode(text.slice(cut)));
         controller.close();
       } else if (next.value.length > 0) {
@@ -84,7 +102,11 @@ export function streamJson<T>(
       }
     },
     async cancel() {
-      await rows.return?.(undefined);
+      try {
+        await rows.return?.(undefined);
+      } finally {
+        await end();
+      }
     },
   });
   return c.body(body, status, { ...JSON_UTF8, ...headers });

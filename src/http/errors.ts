@@ -92,6 +92,12 @@ export const ERRORS = {
     message: "Too many failed sign-in attempts",
     error: '`["Too many failed sign-in attempts: try again in <n> seconds"]`, with `Retry-After`',
   },
+  history_busy: {
+    status: 429,
+    message: "A full history is already being sent",
+    error:
+      '`{"per_page":"…"}`, with `Retry-After`: another whole-history answer of this caller is still being sent; wait for it, or page with `per_page` and `page`',
+  },
   internal_error: {
     status: 500,
     message: "Internal error",
@@ -152,6 +158,17 @@ export const tooManySignIns = (retryAfterS: number) =>
     "too_many_sign_ins",
     [`Too many failed sign-in attempts: try again in ${retryAfterS} seconds`],
     { "Retry-After": String(retryAfterS) },
+  );
+
+/** A whole history refused while the caller's previous one is still being sent (throttle/history-gate.ts). */
+export const historyBusy = () =>
+  apiError(
+    "history_busy",
+    {
+      per_page:
+        "one full history at a time: wait for the one being sent, or page with per_page (1-100) and page",
+    },
+    { "Retry-After": "1" },
   );
 
 export const transactionExists = (id: number) =>

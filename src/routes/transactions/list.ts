@@ -1,13 +1,14 @@
 import * as v from "valibot";
 import { sameSecret } from "../../auth/same-secret";
-import { listEntries, readHistory } from "../../db/ledger";
+import { HISTORY_CHUNK, listEntries, readHistory } from "../../db/ledger";
 import { requireReaderOf } from "../../http/auth";
 import { ok, streamJson } from "../../http/envelope";
-import { apiError, invalidInput, userNotFound } from "../../http/errors";
+import { apiError, historyBusy, invalidInput, userNotFound } from "../../http/errors";
 import { readParams } from "../../http/params";
 import { checkFields, EMPTY } from "../../http/validation";
 import { pageLinks } from "../../http/wp-core";
 import { transactionRecord } from "../../ledger/transaction-record";
+import { openHistoryGate } from "../../throttle/history-gate";
 import { TransactionAnswer } from "../answers";
 import { defineRoute } from "../route";
 import { TransactionListParams } from "./schemas";
@@ -22,7 +23,7 @@ export const listTransactions = defineRoute(
     auth: "reader",
     params: TransactionListParams,
     envelope: "A",
-    errors: ["invalid_input", "security_failed", "user_not_found"],
+    errors: ["invalid_input", "security_failed", "user_not_found", "history_busy"],
     success: 200,
     data: v.array(TransactionAnswer),
   },
@@ -67,10 +68,27 @@ export const listTransactions = defineRoute(
       const history = await readHistory(db, filter, fields.order);
       if (!history.walletExists) throw invalidInput({ wallet_id: "wallet_id not found" });
       if (!history.userExists) throw userNotFound(userId);
-      return streamJson(c, 200, MESSAGE, history.chunks, (row) => transactionRecord(row, site), {
-        "X-WP-Total": String(history.total),
-        "X-WP-TotalPages": history.total === 0 ? "0" : "1",
-      });
+      // A history that takes more than the read already made is sent one at a time per caller,
+      // across isolates: parallel long streams of one caller starved everyone's reads (issue 21).
+      let release: (() => Promise<void>) | undefined;
+      if (history.total > HISTORY_CHUNK) {
+        const nowMs = c.get("nowMs")();
+        const gate = await openHistoryGate(c.env.HISTORY_GATE, principal.userId, nowMs);
+        if (!gate) throw historyBusy();
+        release = gate;
+      }
+      return streamJson(
+        c,
+        200,
+        MESSAGE,
+        history.chunks,
+        (row) => transactionRecord(row, site),
+        {
+          "X-WP-Total": String(history.total),
+          "X-WP-TotalPages": history.total === 0 ? "0" : "1",
+        },
+        release,
+      );
     }
 
     const { rows, total, userExists, walletExists } = await listEntries(db, filter, {
