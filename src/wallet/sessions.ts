@@ -7,7 +7,13 @@ import type { Principal } from "../auth/principal";
 import { issueToken, verifyToken } from "../auth/tokens";
 import { createDb, type Db, readsReplica } from "../db/client";
 import { forgetSessions, isolateCache, sessionStale } from "../db/isolate-cache";
-import { type Audience, createSession, findSession, revokeSession } from "../db/sessions";
+import {
+  type Audience,
+  createSession,
+  findSession,
+  revokeSession,
+  revokeUserSessions,
+} from "../db/sessions";
 
 export type TokenKeys = { secret: string; issuer: string };
 
@@ -101,5 +107,15 @@ export async function endSession(db: Db, d1: D1Database, principal: Principal, n
   if (principal.sessionId === undefined) return false;
   const ended = await revokeSession(db, principal.sessionId, nowMs);
   forgetSessions(d1, principal.userId, principal.sessionId);
+  return ended;
+}
+
+/**
+ * Ends every session of a user (an operator's "sign out everywhere"); how many were live. At once
+ * in this isolate, within 5 s elsewhere.
+ */
+export async function endUserSessions(db: Db, d1: D1Database, userId: number, nowMs: number) {
+  const ended = await revokeUserSessions(db, userId, nowMs);
+  forgetSessions(d1, userId);
   return ended;
 }

@@ -1,11 +1,9 @@
-import { forgetSessions } from "../../db/isolate-cache";
-import { revokeUserSessions } from "../../db/sessions";
-import { findUsers } from "../../db/users";
 import { requireAdmin } from "../../http/auth";
 import { ok } from "../../http/envelope";
-import { userNotFound } from "../../http/errors";
+import { endUserSessions } from "../../wallet/sessions";
 import { SessionsRevokedAnswer } from "../answers";
-import { defineRoute, pathParam } from "../route";
+import { defineRoute } from "../route";
+import { pathUser } from "./path-user";
 
 /**
  * An operator signs a user out everywhere (docs/security.md#sessions): every session of the user,
@@ -25,12 +23,8 @@ export const revokeSessions = defineRoute(
   },
   async (c) => {
     requireAdmin(c, "write");
-    const raw = pathParam(c, "user_id");
-    const user =
-      raw.length <= 15 ? (await findUsers(c.var.db, [Number(raw)])).get(Number(raw)) : undefined;
-    if (!user) throw userNotFound(raw);
-    const revoked = await revokeUserSessions(c.var.db, user.id, c.get("nowMs")());
-    forgetSessions(c.env.DB, user.id);
+    const user = await pathUser(c);
+    const revoked = await endUserSessions(c.var.db, c.env.DB, user.id, c.get("nowMs")());
     return ok(c, 200, "Sessions revoked", { user_id: user.id, revoked });
   },
 );

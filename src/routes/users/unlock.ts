@@ -1,10 +1,9 @@
-import { findUsers } from "../../db/users";
 import { requireAdmin } from "../../http/auth";
 import { ok } from "../../http/envelope";
-import { userNotFound } from "../../http/errors";
 import { unlockAccount } from "../../throttle/sign-in";
 import { UnlockAnswer } from "../answers";
-import { defineRoute, pathParam } from "../route";
+import { defineRoute } from "../route";
+import { pathUser } from "./path-user";
 
 /**
  * An operator clears an account's sign-in locks (docs/security.md): the failed attempts, locks and
@@ -26,10 +25,7 @@ export const unlockUser = defineRoute(
   },
   async (c) => {
     requireAdmin(c, "write");
-    const raw = pathParam(c, "user_id");
-    const user =
-      raw.length <= 15 ? (await findUsers(c.var.db, [Number(raw)])).get(Number(raw)) : undefined;
-    if (!user) throw userNotFound(raw);
+    const user = await pathUser(c);
     const cleared = await unlockAccount(c.env.LOGIN_THROTTLE, user.id, c.get("nowMs")());
     return ok(c, 200, "Sign-in lock cleared", {
       user_id: user.id,
