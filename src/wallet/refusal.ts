@@ -2,7 +2,14 @@
 // answers a refusal in its own words (http/errors.ts for wallet/v1 and every fault it shares with
 // the plugin's dialect); the service never chooses a status or a text.
 
-export type RefusalReason = { code: "user_not_found"; userId: number };
+export type RefusalReason =
+  | { code: "user_not_found"; userId: number }
+  /** No mail transport is configured (docs/mail.md). */
+  | { code: "mail_not_configured" }
+  /** The address had its share of mail (throttle/mail.ts). */
+  | { code: "too_many_mails"; retryAfterS: number }
+  /** A mailed link or code that is forged, used, expired or for an address the user left. */
+  | { code: "mail_link_invalid" };
 
 export class Refusal extends Error {
   constructor(readonly reason: RefusalReason) {
