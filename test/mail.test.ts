@@ -2,8 +2,18 @@
 // limit, and the answers without a transport, in both namespaces.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { CONSOLE_AUDIENCE } from "../src/auth/tokens";
 import { RESET_TOKEN_MS, VERIFY_LINK_MS } from "../src/mail/messages";
-import { call, makeAdmin, makeUser, PASSWORD, type TestUser, testApp, unique } from "./helpers";
+import {
+  call,
+  makeAdmin,
+  makeUser,
+  PASSWORD,
+  signedToken,
+  type TestUser,
+  testApp,
+  unique,
+} from "./helpers";
 
 const OUTBOX = { MAIL_TRANSPORT: "outbox" };
 const COMPAT = { ...OUTBOX, COMPAT_NAMESPACE: "rimplenet" };
@@ -320,7 +330,7 @@ describe("the per-address limit", () => {
       message: "Email Not Sent",
       error: { mail: false },
     });
-    // Already verified by nobody, so 3 verification mails; the refused ones sent nothing.
+    // 3 verification and 2 reset mails went out; the refused requests sent nothing.
     expect(await outboxFor(user.email)).toHaveLength(5);
   });
 
@@ -360,4 +370,50 @@ describe("without a mail transport", () => {
       expect(tokens?.n).toBe(0);
     },
   );
+});
+
+describe("the console's outbox (/wallet-admin/outbox)", () => {
+  const consoleRequest = (path: string, init: RequestInit = {}) =>
+    testApp().request(
+      `http://localhost/wallet-admin${path}`,
+      { ...init, redirect: "manual" },
+      {
+        ...env,
+        ...OUTBOX,
+      },
+    );
+  const signIn = async (user: TestUser) => {
+    const res = await consoleRequest("/sign-in", {
+      method: "POST",
+      body: new URLSearchParams({ email: user.email, password: PASSWORD }),
+    });
+    return res.headers.get("set-cookie")?.split(";")[0];
+  };
+
+  it("shows an administrator the mails kept, link included", async () => {
+    const [admin, user] = await Promise.all([makeAdmin(), makeUser()]);
+    await askVerification(user.email);
+    const link = await verifyLink(user.email);
+    const cookie = await signIn(admin);
+    const page = await consoleRequest("/outbox", { headers: { Cookie: cookie! } });
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain("Mail transport: outbox.");
+    expect(html).toContain(`To ${user.email}`);
+    expect(html).toContain(link);
+  });
+
+  it("sends a signed-out visitor to sign in and refuses a subscriber's console session", async () => {
+    const user = await makeUser();
+    await askVerification(user.email);
+    const anonymous = await consoleRequest("/outbox");
+    expect(anonymous.status).toBe(303);
+    expect(anonymous.headers.get("location")).toBe("/wallet-admin/sign-in");
+    const { token } = await signedToken(user, { audience: CONSOLE_AUDIENCE });
+    const refused = await consoleRequest("/outbox", {
+      headers: { Cookie: `wallet_admin=${token}` },
+    });
+    expect(refused.status).toBe(403);
+    expect(await refused.text()).not.toContain("Verify your e-mail address");
+  });
 });
