@@ -20,6 +20,8 @@ export default defineConfig(async () => {
           COMPAT_NAMESPACE: "",
           COMPAT_PUBLIC_READS: "false",
           CORS_ORIGINS: "",
+          MAIL_TRANSPORT: "",
+          MAIL_FROM: "",
         },
       },
     });

@@ -78,6 +78,7 @@ Sign in (dev-only credentials):
     -d '{"user_email":"${admin.email}","user_password":"${admin.password}"}'
 Then send the access_token as "Authorization: Bearer <token>".
 Operator console: http://127.0.0.1:${port}/wallet-admin/ (sign in with ${admin.email} / ${admin.password})
+Mail (verification links, reset codes) is kept in the outbox: http://127.0.0.1:${port}/wallet-admin/outbox
 `);
 
 const child = startWrangler(
@@ -89,6 +90,9 @@ const child = startWrangler(
     port,
     "--var",
     `SITE_URL:${siteUrl}`,
+    // Mail goes to the dev outbox (the console's /wallet-admin/outbox, and this log), never out.
+    "--var",
+    "MAIL_TRANSPORT:outbox",
     "--show-interactive-dev-session=false",
   ],
   {

@@ -260,7 +260,7 @@ describe("GET wallets", () => {
 });
 
 describe("GET verify-email-address", () => {
-  it("sends no mail and shows no token, alike for any address (zugavalize-app src/Utils/useAuth.js:35)", async () => {
+  it("without a mail transport sends no mail and shows no token, alike for any address (zugavalize-app src/Utils/useAuth.js:35)", async () => {
     const known = await get(
       `/verify-email-address/?email_address=${encodeURIComponent(alice.email)}&fire_email=true`,
     );

@@ -40,6 +40,8 @@ export type CallOptions = {
   app?: ReturnType<typeof createApp>;
   /** A D1 binding in place of env.DB (one that counts, or fails on purpose). */
   d1?: D1Database;
+  /** Vars for this request on top of the test env (MAIL_TRANSPORT, COMPAT_NAMESPACE…). */
+  vars?: Record<string, string>;
 };
 
 /**
@@ -75,7 +77,7 @@ export async function call(
   const res = await (options.app ?? testApp()).request(
     url.pathname + url.search,
     { method, headers, body },
-    options.d1 ? { ...env, DB: options.d1 } : env,
+    { ...env, ...options.vars, ...(options.d1 ? { DB: options.d1 } : {}) },
   );
   const text = await res.text();
   let parsed: Json = {};

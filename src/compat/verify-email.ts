@@ -1,30 +1,59 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../env";
 import { send } from "../http/envelope";
+import { mailDeps, verifyLinkFor } from "../http/mail";
 import { readParams } from "../http/params";
+import { requestVerification } from "../wallet/mail-links";
+import { Refusal } from "../wallet/refusal";
 import { sanitizeTextField } from "./php";
 
+const notSent = {
+  status_code: 400,
+  status: false,
+  message: "Email Not Sent",
+  error: { mail: false },
+};
+
 // `GET verify-email-address` (api/core/emails/verify-email-mail.php, includes/emails/
-// verify-email-mail.php), public as on the plugin. The plugin stored a verification token and, with
-// `fire_email=true`, mailed it; without it, it answered the token itself to anyone who asked (so
-// anyone could verify anyone's address), and it said whether an address had an account. This
-// Worker sends no mail: every address gets the plugin's own "not sent" answer, the same whether or
-// not it has an account, and no token is made or shown. A client treats it as the plugin's failed
-// mail (zugavalize-app logs the error and stays on its page).
+// verify-email-mail.php), public as on the plugin. With `fire_email=true` it mails a verification
+// link (docs/mail.md) and answers the plugin's success, `"Verification Mail Email Sent"`, data
+// `{"mail":true}`. Without a mail transport it answers the plugin's failed mail, "Email Not Sent",
+// as before mail existed here; over the address's share of mail the same with 429 and Retry-After.
+// Deliberate differences: every address gets the same answer, with or without an account (the
+// plugin answered "User not found"), and without `fire_email` no token is made or shown (the
+// plugin answered the token itself to anyone who asked, so anyone could verify any address).
 export const compatVerifyEmail = new Hono<AppEnv>().get("/", async (c) => {
   const params = await readParams(c);
   const email = sanitizeTextField(params.email_address ?? "");
-  const notSent =
-    email === ""
-      ? { status_code: 400, status: false, message: "email not parsed", error: false }
-      : {
-          status_code: 400,
-          status: false,
-          message:
-            sanitizeTextField(params.fire_email ?? "") === "true"
-              ? "Email Not Sent"
-              : "Token Not Generated",
-          error: { mail: false },
-        };
-  return send(c, 400, notSent);
+  if (email === "")
+    return send(c, 400, {
+      status_code: 400,
+      status: false,
+      message: "email not parsed",
+      error: false,
+    });
+  if (sanitizeTextField(params.fire_email ?? "") !== "true")
+    return send(c, 400, { ...notSent, message: "Token Not Generated" });
+  try {
+    await requestVerification(mailDeps(c), email, verifyLinkFor(c));
+  } catch (err) {
+    if (!(err instanceof Refusal)) throw err;
+    if (err.reason.code === "too_many_mails")
+      return send(
+        c,
+        429,
+        { ...notSent, status_code: 429 },
+        {
+          "Retry-After": String(err.reason.retryAfterS),
+        },
+      );
+    if (err.reason.code === "mail_not_configured") return send(c, 400, notSent);
+    throw err;
+  }
+  return send(c, 200, {
+    status_code: 200,
+    status: true,
+    message: "Verification Mail Email Sent",
+    data: { mail: true },
+  });
 });

@@ -22,6 +22,7 @@ table { width: 100%; border-collapse: collapse; font-variant-numeric: tabular-nu
 th, td { text-align: left; padding: .4rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 td.num, th.num { text-align: right; white-space: nowrap; }
 .scroll { overflow-x: auto; }
+pre { white-space: pre-wrap; overflow-wrap: anywhere; margin: 0; }
 form.stack { display: grid; gap: .6rem; max-width: 26rem; }
 label { display: grid; gap: .2rem; font-weight: 500; }
 input, select, button { font: inherit; padding: .45rem .6rem; border: 1px solid #b8bfcc; border-radius: 6px; }

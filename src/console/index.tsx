@@ -11,6 +11,7 @@ import { formatMoney, type WalletDisplay } from "../ledger/money";
 import { type ApiAnswer, callApi, type Fetch, refusalText } from "./api";
 import { CSS, JS } from "./assets";
 import { consoleBoundary } from "./boundary";
+import { outboxPage } from "./outbox";
 import { BASE, type ConsoleEnv, endSession, readSession, sameText, startSession } from "./session";
 import { Chart, Csrf, type Notice, Page, Pager } from "./views";
 
@@ -649,6 +650,8 @@ export function consoleRoutes(fetch: Fetch) {
       return back(c, to, { kind: "ok", text: `Transaction ${txn} reversed.` });
     return back(c, to, { kind: "error", text: `Reversal refused. ${refusalText(answer)}` });
   });
+
+  app.route("/outbox", outboxPage);
 
   // ---- wallets -----------------------------------------------------------------------------------
   app.get("/wallets", async (c) => {

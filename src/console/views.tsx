@@ -7,6 +7,7 @@ const NAV = [
   ["users", "Users", `${BASE}/users`],
   ["wallets", "Wallets", `${BASE}/wallets`],
   ["keys", "API keys", `${BASE}/api-keys`],
+  ["outbox", "Outbox", `${BASE}/outbox`],
 ] as const;
 
 export type Notice = { kind: "ok" | "error"; text: string } | undefined;

@@ -25,6 +25,8 @@ export const users = sqliteTable(
     lastName: text("last_name").notNull().default(""),
     role: text("role", { enum: ["administrator", "subscriber"] }).notNull(),
     registeredAtMs: integer("registered_at_ms").notNull(),
+    // When the user followed a verification link mailed to `email` (docs/mail.md); NULL: never.
+    emailVerifiedAtMs: integer("email_verified_at_ms"),
   },
   (t) => [
     uniqueIndex("users_username_ci").on(sql`lower(${t.username})`),
@@ -201,3 +203,36 @@ export const sessions = sqliteTable(
     check("sessions_audience", sql`${t.audience} IN ('wallet-api', 'wallet-console')`),
   ],
 );
+
+// One-use links mailed to a user (docs/mail.md): an address verification or a password reset. Only
+// the SHA-256 of the token is kept, so the table opens nothing if read. `email` is the address the
+// link went to: it works only while that is still the user's address. A use sets `used_at_ms` in
+// the same batch that does what the link is for, so two uses cannot both succeed.
+export const mailTokens = sqliteTable(
+  "mail_tokens",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    purpose: text("purpose", { enum: ["verify-email", "password-reset"] }).notNull(),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    email: text("email").notNull(),
+    createdAtMs: integer("created_at_ms").notNull(),
+    expiresAtMs: integer("expires_at_ms").notNull(),
+    usedAtMs: integer("used_at_ms"),
+  },
+  (t) => [
+    index("mail_tokens_user").on(t.userId, t.purpose, t.expiresAtMs),
+    check("mail_tokens_purpose", sql`${t.purpose} IN ('verify-email', 'password-reset')`),
+  ],
+);
+
+// The dev outbox (MAIL_TRANSPORT=outbox, docs/mail.md): mails kept instead of sent, shown by the
+// console at /wallet-admin/outbox. Empty wherever mail really goes out.
+export const mailOutbox = sqliteTable("mail_outbox", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  toAddress: text("to_address").notNull(),
+  subject: text("subject").notNull(),
+  bodyText: text("body_text").notNull(),
+  createdAtMs: integer("created_at_ms").notNull(),
+});

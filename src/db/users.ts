@@ -61,8 +61,9 @@ export type NewUser = Omit<typeof users.$inferInsert, "id">;
  * of two concurrent creations of one username exactly one inserts (the unique indexes back it up).
  */
 export async function insertUserIfFree(db: Db, u: NewUser) {
+  // Every column of users in table order (the last, email_verified_at_ms: a new user is unverified).
   const row = sql`SELECT NULL, ${u.username}, ${u.email}, ${u.passwordHash}, ${u.firstName ?? ""}, ${u.lastName ?? ""}, ${u.role},
-    ${u.registeredAtMs} WHERE NOT ${taken(users.username, u.username)} AND NOT ${taken(users.email, u.email)}`;
+    ${u.registeredAtMs}, NULL WHERE NOT ${taken(users.username, u.username)} AND NOT ${taken(users.email, u.email)}`;
   const [inserted, flags] = await db.batch([
     db.insert(users).select(row).onConflictDoNothing().returning({ id: users.id }),
     takenFlags(db, u.username, u.email),

@@ -57,6 +57,11 @@ export const ERRORS = {
     message: "Transaction not found",
     error: '`{"id":"No transaction <id>"}`',
   },
+  mail_link_invalid: {
+    status: 400,
+    message: "Invalid or expired link",
+    error: '`{"token":"…"}`: forged, used, expired, or sent to an address the user no longer has',
+  },
   wallet_not_found: {
     status: 404,
     message: "Wallet not found",
@@ -98,10 +103,20 @@ export const ERRORS = {
     error:
       '`{"per_page":"…"}`, with `Retry-After`: another whole-history answer of this caller is still being sent; wait for it, or page with `per_page` and `page`',
   },
+  too_many_mails: {
+    status: 429,
+    message: "Too many mails",
+    error: '`["Too many mails to this address: try again in <n> seconds"]`, with `Retry-After`',
+  },
   internal_error: {
     status: 500,
     message: "Internal error",
     error: '`{"request_id":"<id>"}`: the log line of the fault carries the same id',
+  },
+  mail_not_configured: {
+    status: 503,
+    message: "Mail is not configured",
+    error: '`["This service sends no mail (MAIL_TRANSPORT): ask its operator"]` (docs/mail.md)',
   },
 } as const satisfies Record<
   string,
@@ -193,6 +208,20 @@ function answerOf(reason: RefusalReason): ApiError {
       return tooManySignIns(reason.retryAfterS);
     case "invalid_credential":
       return validationError(["Invalid Credential"]);
+    case "mail_not_configured":
+      return apiError("mail_not_configured", [
+        "This service sends no mail (MAIL_TRANSPORT): ask its operator",
+      ]);
+    case "too_many_mails":
+      return apiError(
+        "too_many_mails",
+        [`Too many mails to this address: try again in ${reason.retryAfterS} seconds`],
+        { "Retry-After": String(reason.retryAfterS) },
+      );
+    case "mail_link_invalid":
+      return apiError("mail_link_invalid", {
+        token: "This link or code is invalid, used or expired: ask for a new one",
+      });
   }
 }
 

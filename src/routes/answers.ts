@@ -38,6 +38,14 @@ export const LoginAnswer = v.strictObject({
 
 export const LogoutAnswer = v.strictObject({ user_id: id });
 
+/** Asking for a mail: the address as read, whether or not an account has it (docs/mail.md). */
+export const MailRequestedAnswer = v.strictObject({ user_email: v.string() });
+
+export const EmailVerifiedAnswer = v.strictObject({ user_id: id, user_email: v.string() });
+
+/** `sessions_revoked`: how many of the user's sessions were live and ended with the change. */
+export const PasswordResetAnswer = v.strictObject({ user_id: id, sessions_revoked: id });
+
 export const SessionsRevokedAnswer = v.strictObject({ user_id: id, revoked: id });
 
 export const UnlockAnswer = v.strictObject({

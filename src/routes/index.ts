@@ -14,8 +14,10 @@ import { createTransfer } from "./transfers/create";
 import { createUser } from "./users/create";
 import { login } from "./users/login";
 import { logout } from "./users/logout";
+import { confirmReset, requestReset } from "./users/password-reset";
 import { revokeSessions } from "./users/revoke-sessions";
 import { unlockUser } from "./users/unlock";
+import { confirmEmailVerification, requestEmailVerification } from "./users/verify-email";
 import { createWallet } from "./wallets/create";
 import { getWallet, getWallets } from "./wallets/read";
 
@@ -52,6 +54,10 @@ export const ROUTES: readonly Route[] = [
   logout,
   unlockUser,
   revokeSessions,
+  requestEmailVerification,
+  confirmEmailVerification,
+  requestReset,
+  confirmReset,
   createWallet,
   getWallets,
   getWallet,

@@ -2,8 +2,11 @@
 // (login-throttle.ts) only loads, applies and stores them, and the rules are tested without it. An
 // account's pairs, known addresses and ceiling together: account-policy.ts.
 
-/** What a row of an object's `throttle` table counts: an account's ceiling, or a client address. */
-export type ThrottleKind = "account" | "address";
+/**
+ * What a row of an object's `throttle` table counts: an account's ceiling, a client address, or the
+ * mails sent to one e-mail address (throttle/mail.ts; not a sign-in rule).
+ */
+export type ThrottleKind = "account" | "address" | "mail";
 
 export type Policy = { limit: number; windowMs: number; lockMs: number; maxLockMs: number };
 
@@ -29,6 +32,9 @@ export const POLICIES: Record<ThrottleKind | "pair", Policy> = {
     lockMs: 15 * MINUTE_MS,
     maxLockMs: 15 * MINUTE_MS,
   },
+  // Mail to one address (verification and password reset together): 5 in any hour, then none
+  // until the hour is out. Not a sign-in rule: it only keeps the service from flooding an inbox.
+  mail: { limit: 5, windowMs: 60 * MINUTE_MS, lockMs: 60 * MINUTE_MS, maxLockMs: 60 * MINUTE_MS },
 };
 
 /** The back-off is forgotten after a day without a failed attempt (or at once by a success or an unlock). */

@@ -16,8 +16,8 @@ async function keyName(key: string) {
   return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/** One object per key. */
-const objectFor = async (ns: ThrottleNamespace, key: string) =>
+/** One object per key (throttle/mail.ts counts mails by the same rule). */
+export const objectFor = async (ns: ThrottleNamespace, key: string) =>
   ns.get(ns.idFromName(await keyName(key)));
 
 type ThrottleObject = Awaited<ReturnType<typeof objectFor>>;

@@ -5,7 +5,13 @@
 export type RefusalReason =
   | { code: "user_not_found"; userId: number }
   | { code: "too_many_sign_ins"; retryAfterS: number }
-  | { code: "invalid_credential" };
+  | { code: "invalid_credential" }
+  /** No mail transport is configured (docs/mail.md). */
+  | { code: "mail_not_configured" }
+  /** The address had its share of mail (throttle/mail.ts). */
+  | { code: "too_many_mails"; retryAfterS: number }
+  /** A mailed link or code that is forged, used, expired or for an address the user left. */
+  | { code: "mail_link_invalid" };
 
 export class Refusal extends Error {
   constructor(readonly reason: RefusalReason) {

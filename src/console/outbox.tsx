@@ -1,0 +1,40 @@
+// The dev outbox (docs/mail.md, docs/console.md): the mails MAIL_TRANSPORT=outbox kept instead of
+// sending, newest first, links included, so a developer can follow a verification link or read a
+// reset code. Mounted behind the console's administrator check; empty wherever mail really goes out.
+import { Hono } from "hono";
+import { listOutbox, OUTBOX_KEEP } from "../db/mail";
+import { mailTransport } from "../mail/transport";
+import type { ConsoleEnv } from "./session";
+import { Page } from "./views";
+
+const when = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace("T", " ");
+
+export const outboxPage = new Hono<ConsoleEnv>().get("/", async (c) => {
+  const mails = await listOutbox(c.var.db, OUTBOX_KEEP);
+  const transport = mailTransport(c.env);
+  const how =
+    "name" in transport
+      ? `Mail transport: ${transport.name}.`
+      : `No mail transport is configured (${transport.missing}): the mail routes refuse.`;
+  return c.html(
+    <Page title="Outbox" session={c.var.session} current="outbox">
+      <p class="muted">
+        {how} With MAIL_TRANSPORT=outbox (npm run dev) mail is kept here instead of being sent; the
+        newest {OUTBOX_KEEP} are kept.
+      </p>
+      {mails.length === 0 ? (
+        <p>No mail yet.</p>
+      ) : (
+        mails.map((m) => (
+          <section>
+            <h2>{m.subject}</h2>
+            <p class="muted">
+              To {m.toAddress}, {when(m.createdAtMs)} UTC
+            </p>
+            <pre>{m.bodyText}</pre>
+          </section>
+        ))
+      )}
+    </Page>,
+  );
+});

@@ -1,0 +1,140 @@
+// The queries behind mailed links (docs/mail.md): one-use tokens, what using one does, and the dev
+// outbox. A link's use is one batch whose statements all test the same token, so the work is done
+// exactly when the token is consumed, and two uses cannot both succeed.
+import { and, desc, eq, inArray, isNull, lte, sql } from "drizzle-orm";
+import type { Db } from "./client";
+import { mailOutbox, mailTokens, sessions, users } from "./schema";
+
+export type MailPurpose = (typeof mailTokens.$inferSelect)["purpose"];
+
+/** A user by e-mail address, case-insensitively (the lower() unique index). */
+export const findUserByEmail = (db: Db, email: string) =>
+  db
+    .select({ id: users.id, email: users.email, emailVerifiedAtMs: users.emailVerifiedAtMs })
+    .from(users)
+    .where(sql`lower(${users.email}) = lower(${email})`)
+    .get();
+
+// Expired tokens of the user deleted with each new one: bounded, as sessions are pruned.
+const PRUNE_PER_TOKEN = 100;
+
+/** Stores a token (by its hash) and prunes up to PRUNE_PER_TOKEN of the user's expired ones. */
+export async function storeMailToken(db: Db, row: typeof mailTokens.$inferInsert) {
+  const expired = db
+    .select({ hash: mailTokens.tokenHash })
+    .from(mailTokens)
+    .where(and(eq(mailTokens.userId, row.userId), lte(mailTokens.expiresAtMs, row.createdAtMs)))
+    .limit(PRUNE_PER_TOKEN);
+  await db.batch([
+    db.delete(mailTokens).where(inArray(mailTokens.tokenHash, expired)),
+    db.insert(mailTokens).values(row),
+  ]);
+}
+
+/**
+ * The user of a live token of `purpose`: unused, unexpired, and mailed to the address the user
+ * still has. A scalar subquery, so each statement of a use's batch tests the token itself.
+ */
+const liveTokenUser = (db: Db, tokenHash: string, purpose: MailPurpose, nowMs: number) =>
+  db
+    .select({ userId: mailTokens.userId })
+    .from(mailTokens)
+    .innerJoin(users, eq(users.id, mailTokens.userId))
+    .where(
+      and(
+        eq(mailTokens.tokenHash, tokenHash),
+        eq(mailTokens.purpose, purpose),
+        isNull(mailTokens.usedAtMs),
+        sql`${mailTokens.expiresAtMs} > ${nowMs}`,
+        sql`lower(${mailTokens.email}) = lower(${users.email})`,
+      ),
+    );
+
+/** Uses the token if it is live: the last statement of a use's batch, its answer. */
+const consume = (
+  db: Db,
+  tokenHash: string,
+  live: ReturnType<typeof liveTokenUser>,
+  nowMs: number,
+) =>
+  db
+    .update(mailTokens)
+    .set({ usedAtMs: nowMs })
+    .where(and(eq(mailTokens.tokenHash, tokenHash), inArray(mailTokens.userId, live)))
+    .returning({ userId: mailTokens.userId, email: mailTokens.email });
+
+/** Marks the address verified and uses the token, or does nothing: the user's id and address. */
+export async function useVerifyToken(db: Db, tokenHash: string, nowMs: number) {
+  const live = liveTokenUser(db, tokenHash, "verify-email", nowMs);
+  const [, used] = await db.batch([
+    db
+      .update(users)
+      .set({ emailVerifiedAtMs: sql`coalesce(${users.emailVerifiedAtMs}, ${nowMs})` })
+      .where(inArray(users.id, live)),
+    consume(db, tokenHash, live, nowMs),
+  ]);
+  return used[0];
+}
+
+/**
+ * Sets the password, revokes every session of the user, retires its other reset tokens and uses
+ * this one, or does nothing: the user's id and how many sessions were live.
+ */
+export async function useResetToken(
+  db: Db,
+  tokenHash: string,
+  passwordHash: string,
+  nowMs: number,
+) {
+  const live = liveTokenUser(db, tokenHash, "password-reset", nowMs);
+  const [, revoked, , used] = await db.batch([
+    db.update(users).set({ passwordHash }).where(inArray(users.id, live)),
+    db
+      .update(sessions)
+      .set({ revokedAtMs: nowMs })
+      .where(and(inArray(sessions.userId, live), isNull(sessions.revokedAtMs)))
+      .returning({ expiresAtMs: sessions.expiresAtMs }),
+    db
+      .update(mailTokens)
+      .set({ usedAtMs: nowMs })
+      .where(
+        and(
+          inArray(mailTokens.userId, live),
+          eq(mailTokens.purpose, "password-reset"),
+          isNull(mailTokens.usedAtMs),
+          sql`${mailTokens.tokenHash} <> ${tokenHash}`,
+        ),
+      ),
+    consume(db, tokenHash, live, nowMs),
+  ]);
+  const user = used[0];
+  return user && { ...user, liveSessions: revoked.filter((s) => s.expiresAtMs > nowMs).length };
+}
+
+// The outbox keeps the newest OUTBOX_KEEP mails; older ones go as new ones arrive.
+export const OUTBOX_KEEP = 200;
+
+export async function addToOutbox(
+  db: Db,
+  mail: { to: string; subject: string; text: string },
+  nowMs: number,
+) {
+  const kept = db
+    .select({ id: mailOutbox.id })
+    .from(mailOutbox)
+    .orderBy(desc(mailOutbox.id))
+    .limit(OUTBOX_KEEP - 1);
+  await db.batch([
+    db.delete(mailOutbox).where(sql`${mailOutbox.id} NOT IN ${kept}`),
+    db.insert(mailOutbox).values({
+      toAddress: mail.to,
+      subject: mail.subject,
+      bodyText: mail.text,
+      createdAtMs: nowMs,
+    }),
+  ]);
+}
+
+/** The outbox, newest first. */
+export const listOutbox = (db: Db, limit: number) =>
+  db.select().from(mailOutbox).orderBy(desc(mailOutbox.id)).limit(limit);

@@ -1,0 +1,62 @@
+// What both dialects need to send mail from a request (docs/mail.md): the service's dependencies
+// from the request's env and clock, the link a verification mail carries, and the fields.
+import type { Context } from "hono";
+import * as v from "valibot";
+import type { AppEnv } from "../env";
+import { mailSender } from "../mail/transport";
+import type { MailDeps } from "../wallet/mail-links";
+import { NAMESPACE } from "./rest-index";
+import { UserParams } from "./user-fields";
+
+/** The path of the link a verification mail carries, under the contract's namespace. */
+export const VERIFY_EMAIL_PATH = "/users/verify-email";
+
+export const MailRequestParams = v.object({ user_email: UserParams.entries.user_email });
+
+// A missing token reads as empty, so it is refused with the same text as an empty one.
+const tokenField = v.pipe(
+  v.optional(v.string("token is required"), ""),
+  v.nonEmpty("token is required"),
+  v.maxLength(100, "token must be at most 100 characters"),
+);
+export const VerifyEmailParams = v.object({ token: tokenField });
+export const PasswordResetConfirmParams = v.object({
+  token: tokenField,
+  user_password: UserParams.entries.user_password,
+});
+
+/** The site's own address: SITE_URL, or the origin the request came to when it is unset. */
+const siteOf = (c: Context<AppEnv>) =>
+  (c.env.SITE_URL || new URL(c.req.url).origin).replace(/\/+$/, "");
+
+/** Where a verification link points: the contract's GET /users/verify-email, always served. */
+export const verifyLinkFor = (c: Context<AppEnv>) => (token: string) =>
+  `${siteOf(c)}/wp-json/${NAMESPACE}${VERIFY_EMAIL_PATH}?token=${token}`;
+
+/**
+ * The service's mail dependencies for this request. The token and the mail are made after the
+ * answer (waitUntil), so an address with an account is answered as fast as one without; where the
+ * runtime has no execution context (the tests' app.request) the request waits for them instead. A
+ * transport failure is logged with the request id and never reaches the answer.
+ */
+export function mailDeps(c: Context<AppEnv>): MailDeps {
+  const nowMs = c.get("nowMs")();
+  const requestId = c.get("requestId");
+  return {
+    db: c.var.db,
+    send: mailSender(c.env, c.var.db, nowMs),
+    throttle: c.env.LOGIN_THROTTLE,
+    nowMs,
+    background: (work) => {
+      const logged = work.catch((err) =>
+        console.error(JSON.stringify({ request_id: requestId, mail_failed: String(err) })),
+      );
+      try {
+        c.executionCtx.waitUntil(logged);
+        return Promise.resolve();
+      } catch {
+        return logged;
+      }
+    },
+  };
+}

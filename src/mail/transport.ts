@@ -1,0 +1,50 @@
+// How mail leaves the service (docs/mail.md), chosen by MAIL_TRANSPORT:
+// - `cloudflare`: Cloudflare Email Service through a `send_email` binding named EMAIL, from MAIL_FROM;
+// - `outbox`: kept in the dev outbox (D1 `mail_outbox`, the console's /wallet-admin/outbox) and
+//   printed to the log, for `npm run dev` and the tests;
+// - anything else, or a transport missing what it needs: no mail, and the routes that send some
+//   say so. Nothing else in the service depends on mail.
+import type { Db } from "../db/client";
+import { addToOutbox } from "../db/mail";
+
+export type Mail = { to: string; subject: string; text: string };
+export type MailSender = (mail: Mail) => Promise<void>;
+
+/** What the transport reads from the env: vars, and the optional binding (wrangler.toml `[[send_email]]`). */
+export type MailEnv = { MAIL_TRANSPORT?: string; MAIL_FROM?: string; EMAIL?: SendEmail };
+
+export type MailTransport = "cloudflare" | "outbox";
+
+/** The configured transport, or why there is none (for the log: a variable's name, never a value). */
+export function mailTransport(env: MailEnv): { name: MailTransport } | { missing: string } {
+  const name = (env.MAIL_TRANSPORT ?? "").trim().toLowerCase();
+  if (name === "outbox") return { name };
+  if (name !== "cloudflare") return { missing: "MAIL_TRANSPORT" };
+  if ((env.MAIL_FROM ?? "").trim() === "") return { missing: "MAIL_FROM" };
+  if (typeof env.EMAIL?.send !== "function") return { missing: "the send_email binding EMAIL" };
+  return { name };
+}
+
+let warned = false;
+
+/** How to send a mail now, or null when no transport is configured (logged once per isolate). */
+export function mailSender(env: MailEnv, db: Db, nowMs: number): MailSender | null {
+  const transport = mailTransport(env);
+  if ("missing" in transport) {
+    if (!warned)
+      console.log(JSON.stringify({ mail: "not configured", missing: transport.missing }));
+    warned = true;
+    return null;
+  }
+  if (transport.name === "outbox")
+    return async (mail) => {
+      await addToOutbox(db, mail, nowMs);
+      // Dev only: the mail as it would have gone, its link included, so `npm run dev` shows it.
+      console.log(JSON.stringify({ mail_outbox: mail }));
+    };
+  const from = env.MAIL_FROM!.trim();
+  const binding = env.EMAIL!;
+  return async (mail) => {
+    await binding.send({ from, to: mail.to, subject: mail.subject, text: mail.text });
+  };
+}

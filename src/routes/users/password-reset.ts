@@ -1,0 +1,66 @@
+import { ok } from "../../http/envelope";
+import { validationError } from "../../http/errors";
+import { MailRequestParams, mailDeps, PasswordResetConfirmParams } from "../../http/mail";
+import { readParams } from "../../http/params";
+import { collectUserErrors } from "../../http/user-fields";
+import { confirmPasswordReset, requestPasswordReset } from "../../wallet/mail-links";
+import { MailRequestedAnswer, PasswordResetAnswer } from "../answers";
+import { defineRoute } from "../route";
+import { MAIL_REQUESTED } from "./verify-email";
+
+/** Public: mails a one-use reset code to the account with this address, if there is one. */
+export const requestReset = defineRoute(
+  {
+    path: "/users/password-reset",
+    method: "POST",
+    summary: "Mail a password reset code",
+    auth: "none",
+    params: MailRequestParams,
+    envelope: "B",
+    errors: ["validation_error", "too_many_mails", "mail_not_configured"],
+    success: 200,
+    data: MailRequestedAnswer,
+  },
+  async (c) => {
+    const params = await readParams(c);
+    const errors = collectUserErrors(MailRequestParams, params);
+    if (errors.length > 0) throw validationError(errors);
+    const email = String(params.user_email).trim();
+    await requestPasswordReset(mailDeps(c), email);
+    return ok(c, 200, MAIL_REQUESTED, { user_email: email });
+  },
+);
+
+/**
+ * Public: the code and a new password (user creation's rules). Every session of the user ends
+ * (docs/security.md#sessions); its API keys are untouched.
+ */
+export const confirmReset = defineRoute(
+  {
+    path: "/users/password-reset/confirm",
+    method: "POST",
+    summary: "Set a new password with a mailed reset code",
+    auth: "none",
+    params: PasswordResetConfirmParams,
+    envelope: "B",
+    errors: ["validation_error", "mail_link_invalid"],
+    success: 200,
+    data: PasswordResetAnswer,
+  },
+  async (c) => {
+    const params = await readParams(c);
+    const errors = collectUserErrors(PasswordResetConfirmParams, params);
+    if (errors.length > 0) throw validationError(errors);
+    const { token, user_password } = params;
+    const used = await confirmPasswordReset(
+      c.var.db,
+      String(token),
+      String(user_password),
+      c.get("nowMs")(),
+    );
+    return ok(c, 200, "Password changed", {
+      user_id: used.userId,
+      sessions_revoked: used.liveSessions,
+    });
+  },
+);
