@@ -7,15 +7,8 @@ import type { Principal } from "../auth/principal";
 import { CONSOLE_AUDIENCE } from "../auth/tokens";
 import { bookmarkOf, learnBookmark } from "../db/client";
 import { BOOKMARK_HEADER } from "../db/session";
-import type { AppEnv } from "../env";
 import { inProcessEnv } from "../http/in-process";
-import type { ConsoleEnv } from "./session";
-
-export type Fetch = (
-  request: Request,
-  env: AppEnv["Bindings"],
-  ctx?: Context<ConsoleEnv>["executionCtx"],
-) => Response | Promise<Response>;
+import type { ConsoleEnv, Fetch } from "./env";
 
 // biome-ignore lint/suspicious/noExplicitAny: API answers, read field by field by the pages
 export type ApiAnswer = { status: number; body: Record<string, any> };
@@ -42,7 +35,7 @@ export async function callApi(
     },
     body: body ? JSON.stringify(body) : undefined,
   });
-  let ctx: Context<ConsoleEnv>["executionCtx"] | undefined;
+  let ctx: Context["executionCtx"] | undefined;
   try {
     ctx = c.executionCtx;
   } catch {

@@ -3,7 +3,7 @@
 // that changes anything must come from the console's own origin, and its pages are isolated from
 // other origins' windows and loads.
 import type { Context, MiddlewareHandler } from "hono";
-import type { ConsoleEnv } from "./session";
+import type { ConsoleEnv } from "./env";
 import { BASE } from "./session";
 
 /** The console's paths: `/wallet-admin` and everything under it. */

@@ -4,12 +4,12 @@
 import { Hono } from "hono";
 import { listOutbox, OUTBOX_KEEP } from "../db/mail";
 import { mailTransport } from "../mail/transport";
-import type { ConsoleEnv } from "./session";
+import type { ConsoleEnv } from "./env";
 import { Page } from "./views";
 
 const when = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace("T", " ");
 
-export const outboxPage = new Hono<ConsoleEnv>().get("/", async (c) => {
+export const outboxScreen = new Hono<ConsoleEnv>().get("/", async (c) => {
   const mails = await listOutbox(c.var.db, OUTBOX_KEEP);
   const transport = mailTransport(c.env);
   const how =

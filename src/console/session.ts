@@ -4,11 +4,10 @@
 // credential (docs/security.md#sessions).
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
-import type { Principal } from "../auth/principal";
 import { CONSOLE_AUDIENCE, TOKEN_LIFETIME_S } from "../auth/tokens";
-import type { AppEnv } from "../env";
 import { jwtSecret, tokenKeys } from "../http/auth";
 import { sessionPrincipal } from "../wallet/sessions";
+import type { ConsoleEnv, Session } from "./env";
 
 export const BASE = "/wallet-admin";
 const COOKIE = "wallet_admin";
@@ -26,14 +25,6 @@ export function startSession(c: Context<ConsoleEnv>, token: string) {
 }
 
 export const endSession = (c: Context<ConsoleEnv>) => deleteCookie(c, COOKIE, { path: BASE });
-
-export type Session = { token: string; principal: Principal; csrf: string };
-
-/** The console's pages: the app's env, and the signed-in administrator once its middleware ran. */
-export type ConsoleEnv = {
-  Bindings: AppEnv["Bindings"];
-  Variables: AppEnv["Variables"] & { session: Session };
-};
 
 /** The signed-in operator, or null: a console token this service issued, its session live. */
 export async function readSession(c: Context<ConsoleEnv>): Promise<Session | null> {

@@ -1,5 +1,5 @@
 import type { Child } from "hono/jsx";
-import type { Session } from "./session";
+import type { Session } from "./env";
 import { BASE } from "./session";
 
 const NAV = [

@@ -1,0 +1,117 @@
+// The overview: the last 30 days at a glance.
+
+import { Hono } from "hono";
+import { overview } from "../db/console";
+import { formatMoney } from "../ledger/money";
+import type { ConsoleEnv } from "./env";
+import { DAY_S, day, noticeOf } from "./page";
+import { BASE } from "./session";
+import { Chart, Page } from "./views";
+
+export const overviewScreen = new Hono<ConsoleEnv>({ strict: false });
+
+overviewScreen.get("/", async (c) => {
+  const nowS = Math.floor(c.get("nowMs")() / 1000);
+  const data = await overview(c.var.db, nowS, 30);
+  const byWallet = new Map(data.held.map((h) => [h.wallet.id, h.wallet]));
+  return c.html(
+    <Page title="Overview" session={c.var.session} current="overview" notice={noticeOf(c)}>
+      <div class="grid">
+        <section>
+          <h2>Users</h2>
+          <p>
+            <a href={`${BASE}/users`}>{data.users} accounts</a>
+          </p>
+        </section>
+        {data.held.map((h) => (
+          <section>
+            <h2>{h.wallet.name}</h2>
+            <p>
+              {formatMoney(h.held, h.wallet)} held by {h.holders} users
+            </p>
+          </section>
+        ))}
+      </div>
+      {data.held.map(({ wallet }) => {
+        const rows = data.daily.filter((d) => d.walletId === wallet.id);
+        const days = Array.from({ length: 30 }, (_, i) => data.sinceS + i * DAY_S);
+        const at = (d: number, k: "credits" | "debits") => rows.find((r) => r.day === d)?.[k] ?? 0;
+        return (
+          <section>
+            <h2>{wallet.name}: money in and out per day, last 30 days</h2>
+            <Chart
+              title={`${wallet.name}: credits and debits per day`}
+              xLabels={[day(days[0]!), day(days[29]!)]}
+              lines={[
+                {
+                  label: "in (credits)",
+                  points: days.map((d) => ({ x: d, y: at(d, "credits") })),
+                },
+                {
+                  label: "out (debits)",
+                  dash: "6 4",
+                  points: days.map((d) => ({ x: d, y: at(d, "debits") })),
+                },
+              ]}
+            />
+            <details>
+              <summary>Figures</summary>
+              <table>
+                <thead>
+                  <tr>
+                    <th>Day</th>
+                    <th class="num">In</th>
+                    <th class="num">Out</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {days
+                    .filter((d) => at(d, "credits") || at(d, "debits"))
+                    .map((d) => (
+                      <tr>
+                        <td>{day(d)}</td>
+                        <td class="num">{formatMoney(at(d, "credits"), wallet)}</td>
+                        <td class="num">{formatMoney(at(d, "debits"), wallet)}</td>
+                      </tr>
+                    ))}
+                </tbody>
+              </table>
+            </details>
+          </section>
+        );
+      })}
+      <section>
+        <h2>Latest transactions</h2>
+        <div class="scroll">
+          <table>
+            <thead>
+              <tr>
+                <th>ID</th>
+                <th>User</th>
+                <th>Type</th>
+                <th class="num">Amount</th>
+                <th>Date</th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.latest.map(({ entry, username }) => {
+                const w = byWallet.get(entry.walletId);
+                return (
+                  <tr>
+                    <td>{entry.id}</td>
+                    <td>
+                      <a href={`${BASE}/users/${entry.userId}`}>{username ?? entry.userId}</a>
+                    </td>
+                    <td>{entry.txnType}</td>
+                    <td class="num">{w ? formatMoney(entry.amountMinor, w) : entry.amountText}</td>
+                    <td>{day(entry.createdAtS)}</td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      </section>
+    </Page>,
+  );
+});

@@ -1,0 +1,64 @@
+// What every console screen shares: the API call as the signed-in operator, form fields, notices
+// carried across a redirect, and the page's constants.
+import type { Context } from "hono";
+import type { WalletDisplay } from "../ledger/money";
+import { callApi } from "./api";
+import type { ConsoleEnv } from "./env";
+import type { Notice } from "./views";
+
+export type Wallet = WalletDisplay & { id: string; name: string };
+
+export const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; " +
+  "frame-ancestors 'none'; base-uri 'none'";
+export const PER_PAGE = 20;
+export const NOT_ADMIN =
+  "Sorry, this console is for administrators. Your account works with the API and the apps built on it.";
+export const DAY_S = 86_400;
+
+export const freshKey = () => `console-${crypto.randomUUID()}`;
+export const day = (s: number) => new Date(s * 1000).toISOString().slice(0, 10);
+export const field = (form: FormData, name: string) => {
+  const value = form.get(name);
+  return typeof value === "string" ? value.trim() : "";
+};
+export const positive = (text: string | undefined, fallback: number) => {
+  const n = Number(text);
+  return Number.isSafeInteger(n) && n >= 1 ? n : fallback;
+};
+/** A redirect back to a page, with a notice for it to show. */
+export const back = (c: Context<ConsoleEnv>, to: string, notice: NonNullable<Notice>) =>
+  c.redirect(
+    `${to}${to.includes("?") ? "&" : "?"}${notice.kind}=${encodeURIComponent(notice.text)}`,
+    303,
+  );
+export const noticeOf = (c: Context<ConsoleEnv>): Notice => {
+  const ok = c.req.query("ok");
+  const error = c.req.query("error");
+  return error ? { kind: "error", text: error } : ok ? { kind: "ok", text: ok } : undefined;
+};
+
+export const walletDisplay = (w: Record<string, unknown>): Wallet => ({
+  id: String(w.wallet_id),
+  name: String(w.wallet_name),
+  symbol: String(w.wallet_symbol),
+  symbolPosition: w.wallet_symbol_position === "right" ? "right" : "left",
+  decimals: Number(w.wallet_decimal),
+  extraDecimals: 0,
+});
+
+/** One API call as the signed-in operator (console/api.ts: in-process, never over HTTP). */
+export const api = (
+  c: Context<ConsoleEnv>,
+  method: "GET" | "POST" | "DELETE",
+  path: string,
+  body?: Record<string, unknown>,
+) => callApi(c, c.var.fetch, c.var.session.principal, method, path, body);
+
+/** The service's wallets, as the API lists them. */
+export async function wallets(c: Context<ConsoleEnv>) {
+  const answer = await api(c, "GET", "/wallets");
+  return answer.status === 200
+    ? (answer.body.data as Record<string, unknown>[]).map(walletDisplay)
+    : [];
+}

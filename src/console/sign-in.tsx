@@ -1,0 +1,94 @@
+// Signing in and out of the console, and the gate every other screen stands behind.
+
+import { type Context, Hono, type MiddlewareHandler } from "hono";
+import { CONSOLE_AUDIENCE, verifyToken } from "../auth/tokens";
+import { jwtSecret } from "../http/auth";
+import { callApi, refusalText } from "./api";
+import type { ConsoleEnv } from "./env";
+import { back, field, NOT_ADMIN } from "./page";
+import { BASE, endSession, readSession, sameText, startSession } from "./session";
+import { type Notice, Page } from "./views";
+
+export const signInScreen = new Hono<ConsoleEnv>({ strict: false });
+
+const signInPage = (c: Context<ConsoleEnv>, notice?: Notice, status: 200 | 400 | 403 | 429 = 200) =>
+  c.html(
+    <Page title="Sign in" notice={notice}>
+      <form class="stack card" method="post" action={`${BASE}/sign-in`}>
+        <label>
+          Email
+          <input name="email" type="text" autocomplete="username" required />
+        </label>
+        <label>
+          Password
+          <input name="password" type="password" autocomplete="current-password" required />
+        </label>
+        <button type="submit">Sign in</button>
+      </form>
+      <p class="muted">For the service's administrators. The API itself is at /wp-json/.</p>
+    </Page>,
+    status,
+  );
+signInScreen.get("/sign-in", (c) => signInPage(c));
+signInScreen.post("/sign-in", async (c) => {
+  const form = await c.req.formData().catch(() => new FormData());
+  // The API's sign-in, in-process: it issues this call a console token, with a console session.
+  const answer = await callApi(c, c.var.fetch, undefined, "POST", "/users/login", {
+    user_email: field(form, "email"),
+    user_password: String(form.get("password") ?? ""),
+  });
+  if (answer.status !== 200)
+    return signInPage(
+      c,
+      {
+        kind: "error",
+        text: answer.status === 429 ? refusalText(answer) : "Those credentials were not accepted.",
+      },
+      answer.status === 429 ? 429 : 400,
+    );
+  const token = String(answer.body.data.access_token);
+  const principal = await verifyToken(token, jwtSecret(c), c.env.JWT_ISSUER, CONSOLE_AUDIENCE);
+  if (principal?.role !== "administrator") {
+    // The session just opened serves no one: end it rather than leave it live until it expires.
+    if (principal) await callApi(c, c.var.fetch, principal, "POST", "/users/logout");
+    return signInPage(c, { kind: "error", text: NOT_ADMIN }, 403);
+  }
+  startSession(c, token);
+  return c.redirect(`${BASE}/`, 303);
+});
+signInScreen.post("/sign-out", async (c) => {
+  const session = await readSession(c);
+  const form = await c.req.formData().catch(() => new FormData());
+  if (session && !sameText(field(form, "_csrf"), session.csrf)) return c.text("Forbidden", 403);
+  // The session itself ends (POST /users/logout): the cookie, if kept or stolen, opens nothing.
+  const answer =
+    session && (await callApi(c, c.var.fetch, session.principal, "POST", "/users/logout"));
+  endSession(c);
+  if (answer && answer.status !== 200)
+    return back(c, `${BASE}/sign-in`, {
+      kind: "error",
+      text: `The cookie is deleted, but the session could not be ended: ${refusalText(answer)}`,
+    });
+  return back(c, `${BASE}/sign-in`, { kind: "ok", text: "Signed out." });
+});
+
+// ---- everything else needs an administrator's session ------------------------------------------
+/** The gate: an administrator's live session, and on a POST the form's CSRF token. */
+export const requireOperator: MiddlewareHandler<ConsoleEnv> = async (c, next) => {
+  const session = await readSession(c);
+  if (!session) return c.redirect(`${BASE}/sign-in`, 303);
+  if (session.principal.role !== "administrator") {
+    endSession(c);
+    return signInPage(c, { kind: "error", text: NOT_ADMIN }, 403);
+  }
+  c.set("session", session);
+  if (c.req.method === "POST") {
+    const form = await c.req.raw
+      .clone()
+      .formData()
+      .catch(() => new FormData());
+    if (!sameText(field(form, "_csrf"), session.csrf))
+      return c.text("The form has expired: go back, reload the page and try again.", 403);
+  }
+  await next();
+};

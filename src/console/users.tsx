@@ -1,0 +1,106 @@
+// Users: search, and a new subscriber.
+
+import { Hono } from "hono";
+import { searchUsers } from "../db/console";
+import { formatMoney } from "../ledger/money";
+import { refusalText } from "./api";
+import type { ConsoleEnv } from "./env";
+import { api, back, field, noticeOf, PER_PAGE, positive, wallets } from "./page";
+import { BASE } from "./session";
+import { Csrf, Page, Pager } from "./views";
+
+export const usersScreen = new Hono<ConsoleEnv>({ strict: false });
+
+usersScreen.get("/users", async (c) => {
+  const q = (c.req.query("q") ?? "").slice(0, 100);
+  const page = positive(c.req.query("page"), 1);
+  const [{ rows, total }, ws] = await Promise.all([
+    searchUsers(c.var.db, q, (page - 1) * PER_PAGE, PER_PAGE),
+    wallets(c),
+  ]);
+  const byId = new Map(ws.map((w) => [w.id, w]));
+  const href = (p: number) => `${BASE}/users?q=${encodeURIComponent(q)}&page=${p}`;
+  return c.html(
+    <Page title="Users" session={c.var.session} current="users" notice={noticeOf(c)}>
+      <search>
+        <form method="get" action={`${BASE}/users`} class="card">
+          <label>
+            Search by username or e-mail
+            <input name="q" type="search" value={q} />
+          </label>
+          <button type="submit">Search</button>
+        </form>
+      </search>
+      <section>
+        <p class="muted">{total} users</p>
+        <div class="scroll">
+          <table>
+            <thead>
+              <tr>
+                <th>Username</th>
+                <th>E-mail</th>
+                <th>Role</th>
+                <th>Balances</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((u) => {
+                const balances = Object.entries(
+                  JSON.parse(u.balances ?? "{}") as Record<string, number>,
+                );
+                return (
+                  <tr>
+                    <td>
+                      <a href={`${BASE}/users/${u.id}`}>{u.username}</a>
+                    </td>
+                    <td>{u.email}</td>
+                    <td>{u.role}</td>
+                    <td>
+                      {balances
+                        .map(([id, minor]) => {
+                          const w = byId.get(id);
+                          return w ? formatMoney(minor, w) : `${minor} ${id}`;
+                        })
+                        .join(", ") || "—"}
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+        <Pager page={page} pages={Math.ceil(total / PER_PAGE)} href={href} />
+      </section>
+      <section>
+        <h2>New user</h2>
+        <form class="stack" method="post" action={`${BASE}/users`}>
+          <Csrf session={c.var.session} />
+          <label>
+            Username
+            <input name="username" required autocomplete="off" />
+          </label>
+          <label>
+            Email
+            <input name="user_email" type="email" required autocomplete="off" />
+          </label>
+          <label>
+            Password
+            <input name="user_password" type="password" required autocomplete="new-password" />
+          </label>
+          <button type="submit">Create user</button>
+        </form>
+      </section>
+    </Page>,
+  );
+});
+usersScreen.post("/users", async (c) => {
+  const form = await c.req.formData();
+  const answer = await api(c, "POST", "/users", {
+    username: field(form, "username"),
+    user_email: field(form, "user_email"),
+    user_password: String(form.get("user_password") ?? ""),
+  });
+  if (answer.status !== 201)
+    return back(c, `${BASE}/users`, { kind: "error", text: refusalText(answer) });
+  return back(c, `${BASE}/users/${answer.body.data.id}`, { kind: "ok", text: "User created." });
+});

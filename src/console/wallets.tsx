@@ -1,0 +1,88 @@
+// Wallets: the list, and a new wallet.
+
+import { Hono } from "hono";
+import { refusalText } from "./api";
+import type { ConsoleEnv } from "./env";
+import { api, back, field, noticeOf, wallets } from "./page";
+import { BASE } from "./session";
+import { Csrf, Page } from "./views";
+
+export const walletsScreen = new Hono<ConsoleEnv>({ strict: false });
+
+walletsScreen.get("/wallets", async (c) => {
+  const ws = await wallets(c);
+  return c.html(
+    <Page title="Wallets" session={c.var.session} current="wallets" notice={noticeOf(c)}>
+      <section>
+        <table>
+          <thead>
+            <tr>
+              <th>ID</th>
+              <th>Name</th>
+              <th>Symbol</th>
+              <th>Position</th>
+              <th class="num">Decimals</th>
+            </tr>
+          </thead>
+          <tbody>
+            {ws.map((w) => (
+              <tr>
+                <td>{w.id}</td>
+                <td>{w.name}</td>
+                <td>{w.symbol}</td>
+                <td>{w.symbolPosition}</td>
+                <td class="num">{w.decimals}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </section>
+      <section>
+        <h2>New wallet</h2>
+        <form class="stack" method="post" action={`${BASE}/wallets`}>
+          <Csrf session={c.var.session} />
+          <label>
+            Wallet id
+            <input name="wallet_id" required autocomplete="off" placeholder="ngn" />
+          </label>
+          <label>
+            Name
+            <input name="wallet_name" required autocomplete="off" />
+          </label>
+          <label>
+            Symbol
+            <input name="wallet_symbol" required autocomplete="off" />
+          </label>
+          <label>
+            Symbol position
+            <select name="wallet_symbol_position">
+              <option value="left">left</option>
+              <option value="right">right</option>
+            </select>
+          </label>
+          <label>
+            Decimals
+            <input name="wallet_decimal" inputmode="numeric" value="2" required />
+          </label>
+          <button type="submit">Create wallet</button>
+        </form>
+      </section>
+    </Page>,
+  );
+});
+walletsScreen.post("/wallets", async (c) => {
+  const form = await c.req.formData();
+  const answer = await api(c, "POST", "/wallets", {
+    wallet_id: field(form, "wallet_id"),
+    wallet_name: field(form, "wallet_name"),
+    wallet_symbol: field(form, "wallet_symbol"),
+    wallet_symbol_position: field(form, "wallet_symbol_position"),
+    wallet_decimal: field(form, "wallet_decimal"),
+  });
+  if (answer.status !== 200)
+    return back(c, `${BASE}/wallets`, { kind: "error", text: refusalText(answer) });
+  return back(c, `${BASE}/wallets`, {
+    kind: "ok",
+    text: `Wallet ${answer.body.data.wallet_id} created.`,
+  });
+});
