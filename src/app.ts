@@ -12,6 +12,7 @@ import { meterD1 } from "./db/meter";
 import { BOOKMARK_HEADER, openSession, requestedStart, SessionDatabase } from "./db/session";
 import { discovery } from "./discovery";
 import type { AppEnv } from "./env";
+import { health } from "./health";
 import { percentDecode } from "./http/decode";
 import { fail, send, wpError } from "./http/envelope";
 import { ERRORS, onError } from "./http/errors";
@@ -149,6 +150,8 @@ export function createApp(options: AppOptions = {}) {
       reference: `${site}${REFERENCE}`,
     });
   });
+  // Public: the settings present (or which is missing) and whether D1 answers (docs/operations.md).
+  app.get("/health", health);
   // The interactive API reference: Scalar renders the OpenAPI document in the reader's browser
   // (its script comes from Scalar's CDN there; the Worker serves only this page).
   app.get(

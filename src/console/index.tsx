@@ -8,6 +8,7 @@ import { listEntries } from "../db/ledger";
 import { findUsers } from "../db/users";
 import type { AppEnv } from "../env";
 import { jwtSecret } from "../http/auth";
+import { missingSettings } from "../http/settings";
 import { formatMoney, type WalletDisplay } from "../ledger/money";
 import { type ApiAnswer, callApi, type Fetch, refusalText } from "./api";
 import { CSS, JS } from "./assets";
@@ -82,6 +83,28 @@ export function consoleRoutes(fetch: Fetch) {
   app.get("/console.js", (c) =>
     c.body(JS, 200, { "Content-Type": "text/javascript; charset=utf-8" }),
   );
+  // Every page below needs the service's settings (sessions are signed with JWT_SECRET): until a
+  // missing one is set, the console says which, and nothing is read or written.
+  app.use(async (c, next) => {
+    const missing = missingSettings(c);
+    if (missing.length === 0) return next();
+    return c.html(
+      <Page title="Service not configured">
+        <section class="card">
+          <h2>Service not configured</h2>
+          <p>
+            The service cannot sign anyone in until its operator sets:{" "}
+            <strong>{missing.join(", ")}</strong>. The Worker's log says what is wrong with each;{" "}
+            <code>GET /health</code> names them too.
+          </p>
+          <p class="muted">
+            See docs/configuration.md (JWT_SECRET: at least 32 characters, a secret).
+          </p>
+        </section>
+      </Page>,
+      503,
+    );
+  });
 
   // ---- signing in and out ------------------------------------------------------------------------
   const signInPage = (c: Context<AppEnv>, notice?: Notice, status: 200 | 400 | 403 | 429 = 200) =>

@@ -92,6 +92,12 @@ export const ERRORS = {
     message: "Too many failed sign-in attempts",
     error: '`["Too many failed sign-in attempts: try again in <n> seconds"]`, with `Retry-After`',
   },
+  service_not_configured: {
+    status: 503,
+    message: "Service not configured",
+    error:
+      '`{"missing":["JWT_SECRET"]}`: a required setting is unset or unusable (the log says why); nothing was read or written',
+  },
   internal_error: {
     status: 500,
     message: "Internal error",
@@ -153,6 +159,10 @@ export const tooManySignIns = (retryAfterS: number) =>
     [`Too many failed sign-in attempts: try again in ${retryAfterS} seconds`],
     { "Retry-After": String(retryAfterS) },
   );
+
+/** A required setting is missing (src/settings.ts): the route cannot run until the operator sets it. */
+export const serviceNotConfigured = (missing: string[]) =>
+  apiError("service_not_configured", { missing });
 
 export const transactionExists = (id: number) =>
   apiError("transaction_exists", { txn_id: String(id), exist: "Transaction already executed" });
