@@ -12,7 +12,7 @@ export default defineConfig(async () => {
         bindings: {
           TEST_MIGRATIONS: migrations,
           // Test-only values; deployed secrets come from `wrangler secret put`.
-          JWT_SECRET: "test-only-jwt-secret",
+          JWT_SECRET: "test-only-jwt-secret-of-32-characters",
           SITE_URL: "https://wallet.example.test",
           // Whatever a developer's .dev.vars holds for `npm run dev` must not change what the
           // tests see: optional settings start unset here, and a test sets what it needs.

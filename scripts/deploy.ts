@@ -7,6 +7,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { JWT_SECRET_MIN_LENGTH } from "../src/settings";
 import { runWrangler, streamWrangler } from "./lib/wrangler";
 import { readD1, topLevelValue, withDatabaseId } from "./lib/wrangler-toml";
 
@@ -78,14 +79,18 @@ if (wanted.id) {
 }
 
 // 3. Secrets, checked before anything is uploaded. JWT_SECRET only signs the service's own tokens:
-// nobody needs to know it, so a missing one is generated and goes up with the code itself.
+// nobody needs to know it, so a missing one is generated and goes up with the code itself: 32
+// random bytes as 64 hex characters, past the service's minimum. A set one cannot be read back;
+// the Worker refuses a short one itself (503, named by GET /health).
 const secretList = runWrangler(["secret", "list", "--format", "json"]);
 let secrets: string[] = [];
 if (secretList.status === 0)
   secrets = parse<{ name: string }[]>(secretList.stdout).map((secret) => secret.name);
 else if (!/Worker ".*" not found/.test(secretList.stdout + secretList.stderr))
   stop(`wrangler secret list failed:\n${secretList.stdout}${secretList.stderr}`);
-const jwtSecret = secrets.includes("JWT_SECRET") ? null : randomBytes(32).toString("hex");
+const jwtSecret = secrets.includes("JWT_SECRET")
+  ? null
+  : randomBytes(JWT_SECRET_MIN_LENGTH).toString("hex");
 console.log(
   jwtSecret
     ? "Secret JWT_SECRET is missing: a random one (32 bytes) is generated and uploaded with this version."
@@ -140,5 +145,6 @@ console.log(`
 Deployed.
 API:      ${site}/wp-json/wallet/v1
 Console:  ${site}/wallet-admin/
+Health:   ${site}/health (200 {"status":"ok",…} once the settings and D1 are usable)
 First administrator (asks for the password; use your own name and address):
   npm run admin:create -- --remote --username admin --email you@example.com`);

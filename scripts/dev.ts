@@ -1,8 +1,9 @@
 // `npm run dev`: a migrated local D1, a dev-only JWT secret, a local administrator and a demo wallet,
 // then wrangler dev with SITE_URL on its own port.
 import { randomBytes } from "node:crypto";
-import { existsSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { wallets } from "../src/db/schema";
+import { JWT_SECRET_MIN_LENGTH } from "../src/settings";
 import { ensureAdmin } from "./lib/admin";
 import { columnsAndValues, sqlLiteral } from "./lib/sql";
 import { startWrangler, wrangler } from "./lib/wrangler";
@@ -24,6 +25,19 @@ if (!existsSync(".dev.vars")) {
       "TRANSACTIONS_SECURITY_CODE=\n",
   );
   console.log("Created .dev.vars with a dev-only JWT_SECRET.");
+} else {
+  // The Worker answers 503 service_not_configured without a usable JWT_SECRET (src/settings.ts).
+  const secret = readFileSync(".dev.vars", "utf8").match(
+    /^\s*JWT_SECRET\s*=\s*"?([^"\n]*)"?\s*$/m,
+  )?.[1];
+  if (secret === undefined) {
+    appendFileSync(".dev.vars", `\nJWT_SECRET=${randomBytes(32).toString("hex")}\n`);
+    console.log("Added a dev-only JWT_SECRET to .dev.vars (it had none).");
+  } else if (secret.length < JWT_SECRET_MIN_LENGTH)
+    console.warn(
+      `JWT_SECRET in .dev.vars has ${secret.length} characters; the service needs at least ` +
+        `${JWT_SECRET_MIN_LENGTH} and answers 503 until then. Replace it, e.g. with: openssl rand -hex 32`,
+    );
 }
 
 wrangler(["d1", "migrations", "apply", "DB", "--local"], { quiet: true });

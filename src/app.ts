@@ -12,11 +12,13 @@ import { meterD1 } from "./db/meter";
 import { BOOKMARK_HEADER, openSession, requestedStart, SessionDatabase } from "./db/session";
 import { discovery } from "./discovery";
 import type { AppEnv } from "./env";
+import { health } from "./health";
 import { percentDecode } from "./http/decode";
 import { fail, send, wpError } from "./http/envelope";
 import { ERRORS, onError } from "./http/errors";
 import { keepAlive } from "./http/keep-alive";
 import { InvalidJsonError } from "./http/params";
+import { siteUrl } from "./http/site";
 import { corsHeaders, discoveryLink, overrideMethod } from "./http/wp-core";
 import { d1Ledger, type LedgerEngine } from "./ledger/writer";
 import { allowFor, readOnlyRoute } from "./route-methods";
@@ -106,7 +108,7 @@ export function createApp(options: AppOptions = {}) {
     c.header("X-Request-Id", requestId);
     const path = c.req.path;
     if (path.startsWith("/wp-json") || path === "/")
-      c.header("Link", discoveryLink(c.env.SITE_URL), { append: true });
+      c.header("Link", discoveryLink(siteUrl(c)), { append: true });
     const allow = allowFor(c);
     if (allow !== undefined) c.header("Allow", allow);
     // One line per request: never a body, a header value or a secret.
@@ -140,7 +142,7 @@ export function createApp(options: AppOptions = {}) {
 
   // The site's front page: WordPress clients look for the API's Link header here (HEAD / or GET /).
   app.get("/", (c) => {
-    const site = c.env.SITE_URL.replace(/\/+$/, "");
+    const site = siteUrl(c);
     return send(c, 200, {
       name: "Wallet ledger",
       api: `${site}/wp-json/`,
@@ -148,6 +150,8 @@ export function createApp(options: AppOptions = {}) {
       reference: `${site}${REFERENCE}`,
     });
   });
+  // Public: the settings present (or which is missing) and whether D1 answers (docs/operations.md).
+  app.get("/health", health);
   // The interactive API reference: Scalar renders the OpenAPI document in the reader's browser
   // (its script comes from Scalar's CDN there; the Worker serves only this page).
   app.get(

@@ -5,12 +5,13 @@ import { COMPAT_ROUTES, compatNamespace } from "./compat/config";
 import type { AppEnv } from "./env";
 import { send } from "./http/envelope";
 import { NAMESPACE, routeIndex } from "./http/rest-index";
+import { siteUrl } from "./http/site";
 import { ROUTES } from "./routes";
 import { REFERENCE } from "./routes/openapi";
 
 export const discovery = new Hono<AppEnv>()
   .get("/", (c) => {
-    const base = c.env.SITE_URL.replace(/\/+$/, "");
+    const base = siteUrl(c);
     const compat = compatNamespace(c.env);
     const compatName = compat === null ? null : `${compat}/v1`;
     return send(c, 200, {

@@ -7,6 +7,7 @@ import { ok, send } from "../http/envelope";
 import { invalidInput, transactionExists, userNotFound } from "../http/errors";
 import { AMOUNT_TEXT_MAX, MAX_TEXT } from "../http/fields";
 import { readParams } from "../http/params";
+import { entryStamp } from "../http/site";
 import { type AmountRefusal, amountToMinor } from "../ledger/money";
 import { asciiLower } from "../ledger/request-key";
 import { postEntry } from "../ledger/writer";
@@ -115,7 +116,7 @@ const movement = (txnType: "CREDIT" | "DEBIT", action: string) =>
       note,
       metaData,
     };
-    const result = await postEntry(c.var.ledger, db, spec, c.get("nowMs")());
+    const result = await postEntry(c.var.ledger, db, spec, entryStamp(c));
     if (!result.created) throw transactionExists(result.existingId!);
     return ok(c, 200, "Transaction Completed", { transaction_id: result.ids[0], user_id: user.id });
   });

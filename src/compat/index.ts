@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import type { AppEnv } from "../env";
 import { send } from "../http/envelope";
 import { routeIndex } from "../http/rest-index";
+import { requireSettings } from "../http/settings";
 import { COMPAT_ROUTES, compatNamespace } from "./config";
 import { compatCredits, compatDebits } from "./entries";
 import { compatCreditList, compatDebitList, compatTransferList, compatWalletList } from "./lists";
@@ -31,6 +32,13 @@ export const compatRoutes = new Hono<AppEnv>({ strict: false })
     const namespace = `${compatNamespace(c.env)}/v1`;
     return send(c, 200, { namespace, routes: routeIndex(namespace, COMPAT_ROUTES) });
   })
+  // Users and login answer in envelope B, a missing setting too.
+  .use("/users/*", async (c, next) => {
+    c.set("envelope", "B");
+    await next();
+  })
+  // Every route below the index needs the service's settings: 503 in its envelope until they are set.
+  .use(requireSettings)
   .route("/credits", compatCredits)
   .route("/credits", compatCreditList)
   .route("/debits", compatDebits)
@@ -44,12 +52,5 @@ export const compatRoutes = new Hono<AppEnv>({ strict: false })
   .route("/user-wallet-balance", userWalletBalance)
   .route(
     "/users",
-    new Hono<AppEnv>()
-      .use(async (c, next) => {
-        c.set("envelope", "B");
-        await next();
-      })
-      .route("/login", compatLogin)
-      .route("/", usersRead)
-      .route("/", usersCreate),
+    new Hono<AppEnv>().route("/login", compatLogin).route("/", usersRead).route("/", usersCreate),
   );

@@ -5,6 +5,7 @@ import { listWalletRows } from "../db/wallets";
 import type { AppEnv } from "../env";
 import { send } from "../http/envelope";
 import { readParams } from "../http/params";
+import { siteUrl } from "../http/site";
 import { pageLinks } from "../http/wp-core";
 import { minorToText, movedAmountText, storageDecimals } from "../ledger/money";
 import { mysqlDate } from "../ledger/post-format";
@@ -142,7 +143,7 @@ const list = (spec: ListSpec) =>
       "X-WP-Total": String(total),
       "X-WP-TotalPages": String(pages),
     };
-    const links = pageLinks(new URL(c.req.url), c.env.SITE_URL, page, pages);
+    const links = pageLinks(new URL(c.req.url), siteUrl(c), page, pages);
     if (links.length > 0) headers.Link = links.join(", ");
     if (rows.length === 0)
       return send(

@@ -7,6 +7,7 @@ import { send } from "../http/envelope";
 import { invalidInput, transactionExists } from "../http/errors";
 import { MAX_TEXT } from "../http/fields";
 import { readParams } from "../http/params";
+import { entryStamp } from "../http/site";
 import { postTransfer } from "../ledger/entries";
 import { amountToMinor } from "../ledger/money";
 import { asciiLower } from "../ledger/request-key";
@@ -98,7 +99,7 @@ export const compatTransfers = new Hono<AppEnv>().post("/", async (c) => {
     db,
     { ...spec, user: from, txnType: "DEBIT", note: `TRANSFER to ${to.username} ${note}`.trim() },
     { ...spec, user: to, txnType: "CREDIT", note: `TRANSFER from ${from.username} ${note}`.trim() },
-    c.get("nowMs")(),
+    entryStamp(c),
   );
   if (!result.created) throw transactionExists(result.existingId!);
   return send(c, 200, {

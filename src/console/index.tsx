@@ -5,6 +5,7 @@ import { Hono } from "hono";
 import { apiKeysScreen } from "./api-keys";
 import { CSS, JS } from "./assets";
 import { consoleBoundary } from "./boundary";
+import { requireSettings } from "./configured";
 import type { ConsoleEnv, Fetch } from "./env";
 import { outboxScreen } from "./outbox";
 import { overviewScreen } from "./overview";
@@ -29,6 +30,7 @@ export function consoleRoutes(fetch: Fetch) {
   app.get("/console.js", (c) =>
     c.body(JS, 200, { "Content-Type": "text/javascript; charset=utf-8" }),
   );
+  app.use(requireSettings);
   app.route("/", signInScreen);
   // Everything below needs an administrator's session (and a form's CSRF token).
   app.use(requireOperator);

@@ -3,17 +3,19 @@ import { createMiddleware } from "hono/factory";
 import { type Principal, scopeAllows } from "../auth/principal";
 import { API_AUDIENCE } from "../auth/tokens";
 import type { AppEnv } from "../env";
+import { JWT_SECRET_MIN_LENGTH } from "../settings";
 import { keyPrincipal } from "../wallet/key-principal";
 import { sessionPrincipal } from "../wallet/sessions";
 import { isPrintableAscii } from "./decode";
-import { permissionDenied } from "./errors";
+import { permissionDenied, serviceNotConfigured } from "./errors";
 import { inProcessCall } from "./in-process";
 
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 
 export function jwtSecret(c: { env: AppEnv["Bindings"] }) {
   const secret = c.env.JWT_SECRET;
-  if (!secret) throw new Error("JWT_SECRET is not configured");
+  // Routes check their settings first (http/settings.ts); no other reader signs with a weak key.
+  if (!secret || secret.length < JWT_SECRET_MIN_LENGTH) throw serviceNotConfigured(["JWT_SECRET"]);
   return secret;
 }
 

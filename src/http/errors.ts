@@ -108,6 +108,12 @@ export const ERRORS = {
     message: "Too many mails",
     error: '`["Too many mails to this address: try again in <n> seconds"]`, with `Retry-After`',
   },
+  service_not_configured: {
+    status: 503,
+    message: "Service not configured",
+    error:
+      '`{"missing":["JWT_SECRET"]}`: a required setting is unset or unusable (the log says why); nothing was read or written',
+  },
   internal_error: {
     status: 500,
     message: "Internal error",
@@ -185,6 +191,10 @@ export const historyBusy = () =>
     },
     { "Retry-After": "1" },
   );
+
+/** A required setting is missing (src/settings.ts): the route cannot run until the operator sets it. */
+export const serviceNotConfigured = (missing: string[]) =>
+  apiError("service_not_configured", { missing });
 
 export const transactionExists = (id: number) =>
   apiError("transaction_exists", { txn_id: String(id), exist: "Transaction already executed" });

@@ -6,6 +6,7 @@ import type { AppEnv } from "../env";
 import { mailSender } from "../mail/transport";
 import type { MailDeps } from "../wallet/mail-links";
 import { NAMESPACE } from "./rest-index";
+import { siteUrl } from "./site";
 import { UserParams } from "./user-fields";
 
 /** The path of the link a verification mail carries, under the contract's namespace. */
@@ -25,13 +26,9 @@ export const PasswordResetConfirmParams = v.object({
   user_password: UserParams.entries.user_password,
 });
 
-/** The site's own address: SITE_URL, or the origin the request came to when it is unset. */
-const siteOf = (c: Context<AppEnv>) =>
-  (c.env.SITE_URL || new URL(c.req.url).origin).replace(/\/+$/, "");
-
 /** Where a verification link points: the contract's GET /users/verify-email, always served. */
 export const verifyLinkFor = (c: Context<AppEnv>) => (token: string) =>
-  `${siteOf(c)}/wp-json/${NAMESPACE}${VERIFY_EMAIL_PATH}?token=${token}`;
+  `${siteUrl(c)}/wp-json/${NAMESPACE}${VERIFY_EMAIL_PATH}?token=${token}`;
 
 /**
  * The service's mail dependencies for this request. The token and the mail are made after the

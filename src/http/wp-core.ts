@@ -59,9 +59,8 @@ export const corsHeaders: MiddlewareHandler<AppEnv> = (c: Context<AppEnv>, next)
     : unlistedOrigin(c, next);
 };
 
-/** `<SITE_URL/wp-json/>; rel="https://api.w.org/"`: how WordPress clients find the API. */
-export const discoveryLink = (siteUrl: string) =>
-  `<${siteUrl.replace(/\/+$/, "")}/wp-json/>; rel="https://api.w.org/"`;
+/** `<site/wp-json/>; rel="https://api.w.org/"`: how WordPress clients find the API (site: ./site.ts). */
+export const discoveryLink = (siteUrl: string) => `<${siteUrl}/wp-json/>; rel="https://api.w.org/"`;
 
 /**
  * WP_REST_Server's method switch: `?_method=DELETE`, else an `X-HTTP-Method-Override` header, makes a
@@ -98,11 +97,12 @@ export function overrideMethod(request: Request): Request {
 
 /**
  * The `Link` header of a paged list, as WP_REST_Posts_Controller builds it: the request's own query
- * with `page` set to the previous and next page, on SITE_URL (`prev` stays within the last page).
+ * with `page` set to the previous and next page, on the site's URL (./site.ts; `prev` stays within
+ * the last page).
  */
 export function pageLinks(url: URL, siteUrl: string, page: number, pages: number): string[] {
   const link = (to: number, rel: string) => {
-    const target = new URL(url.pathname, `${siteUrl.replace(/\/+$/, "")}/`);
+    const target = new URL(url.pathname, `${siteUrl}/`);
     target.search = url.search;
     target.searchParams.delete("pageno");
     target.searchParams.set("page", String(to));

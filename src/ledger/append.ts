@@ -20,6 +20,8 @@ export type NewEntry = {
   note: string;
   title: string;
   slugBase: string;
+  /** The site a stored guid names (`<guidSite>/wallettransaction/<slug>/`); null stores none. */
+  guidSite: string | null;
   createdAtS: number;
   transferId?: string;
   reversesId?: number;
@@ -57,8 +59,16 @@ function insertEntry(db: Db, e: NewEntry, after?: string) {
       ? once
       : sql`${once} AND NOT EXISTS (SELECT 1 FROM ${transactions} WHERE reverses_id = ${e.reversesId})`;
   // D1 binds JS numbers as REAL: the CASTs keep the balance arithmetic in 64-bit integers. The
-  // columns only imports set (guid, the local and modified dates) stay NULL, and `imported` is 0, so
-  // the service's entries keep the no-zero and no-overdraft rules.
+  // columns only imports set (the local and modified dates) stay NULL, and `imported` is 0, so the
+  // service's entries keep the no-zero and no-overdraft rules. The slug is found once (`s`) and
+  // named by the guid too; a guid some imported entry already holds is left NULL (built when read),
+  // since the UNIQUE index would otherwise skip the entry as a conflict (`guid <> ''` repeats the
+  // partial index's condition, so the planner may use it).
+  const guid =
+    e.guidSite === null
+      ? null
+      : sql`(SELECT CASE WHEN EXISTS (SELECT 1 FROM ${transactions} WHERE guid = g.text AND guid <> '') THEN NULL ELSE g.text END
+          FROM (SELECT ${`${e.guidSite}/wallettransaction/`} || s.slug || '/' AS text) g)`;
   const values = selectList(transactions, {
     id: null,
     userId: e.userId,
@@ -75,9 +85,9 @@ function insertEntry(db: Db, e: NewEntry, after?: string) {
     note: e.note,
     title: e.title,
     slugBase: e.slugBase,
-    slug: uniqueSlug(e.slugBase),
+    slug: sql`s.slug`,
     createdAtS: e.createdAtS,
-    guid: null,
+    guid,
     localDate: null,
     modifiedLocalDate: null,
     modifiedGmtDate: null,
@@ -85,7 +95,8 @@ function insertEntry(db: Db, e: NewEntry, after?: string) {
     metaData: e.metaData ?? null,
   });
   const row = sql`SELECT ${values}
-    FROM (SELECT coalesce((SELECT balance_minor FROM ${balances} WHERE user_id = ${e.userId} AND wallet_id = ${e.walletId}), 0) AS minor) b
+    FROM (SELECT coalesce((SELECT balance_minor FROM ${balances} WHERE user_id = ${e.userId} AND wallet_id = ${e.walletId}), 0) AS minor) b,
+      (SELECT ${uniqueSlug(e.slugBase)} AS slug) s
     WHERE ${guard}`;
   const insert = db.insert(transactions).select(row);
   return (after ? insert : insert.onConflictDoNothing()).returning({ id: transactions.id });

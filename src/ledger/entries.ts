@@ -17,8 +17,14 @@ export type EntrySpec = {
   metaData?: string;
 };
 
+/**
+ * When an entry is written, and the site its guid is fixed to: null builds the guid from SITE_URL
+ * when it is read (http/site.ts entryStamp says which).
+ */
+export type EntryStamp = { nowMs: number; guidSite: string | null };
+
 /** An entry as the plugin's post would read: its title and slug come from who, what and when. */
-export function entry(spec: EntrySpec, nowMs: number): NewEntry {
+export function entry(spec: EntrySpec, { nowMs, guidSite }: EntryStamp): NewEntry {
   const createdAtS = Math.floor(nowMs / 1000);
   const title = postTitle({
     username: spec.user.username,
@@ -38,6 +44,7 @@ export function entry(spec: EntrySpec, nowMs: number): NewEntry {
     note: spec.note,
     title,
     slugBase: slugify(title),
+    guidSite,
     createdAtS,
     transferId: spec.transferId,
     reversesId: spec.reversesId,
@@ -50,11 +57,11 @@ export function postTransfer(
   db: Db,
   debit: EntrySpec,
   credit: EntrySpec,
-  nowMs: number,
+  stamp: EntryStamp,
 ): Promise<AppendResult> {
   const transferId = crypto.randomUUID();
   return appendEntries(db, [
-    entry({ ...debit, transferId }, nowMs),
-    entry({ ...credit, transferId, keyed: false }, nowMs),
+    entry({ ...debit, transferId }, stamp),
+    entry({ ...credit, transferId, keyed: false }, stamp),
   ]);
 }

@@ -3,6 +3,7 @@ import type { EntryRow } from "../db/ledger";
 import { formatMoney, movedAmountText } from "./money";
 import { displayDate, displayLocalDate, mysqlDate } from "./post-format";
 
+/** siteUrl: the base of guids not stored with their entry, without a trailing slash. */
 export type SiteSettings = { siteUrl: string; timeZone: string };
 
 const text = v.string();
@@ -75,7 +76,7 @@ export function transactionRecord(
     post_modified_gmt: entry.modifiedGmtDate ?? gmt,
     post_content_filtered: "",
     post_parent: 0,
-    guid: entry.guid ?? `${site.siteUrl.replace(/\/+$/, "")}/wallettransaction/${entry.slug}/`,
+    guid: entry.guid ?? `${site.siteUrl}/wallettransaction/${entry.slug}/`,
     menu_order: 0,
     post_type: "wallettransaction",
     post_mime_type: "",

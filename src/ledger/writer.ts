@@ -6,7 +6,7 @@
 import type { Db } from "../db/client";
 import { readBalances } from "../db/ledger";
 import { type AppendResult, appendEntries, type NewEntry } from "./append";
-import { type EntrySpec, entry } from "./entries";
+import { type EntrySpec, type EntryStamp, entry } from "./entries";
 import { appendCredit, type KeepAlive } from "./group-commit";
 
 export type BalanceRead = Awaited<ReturnType<typeof readBalances>>;
@@ -39,8 +39,8 @@ export function postEntry(
   ledger: Ledger,
   db: Db,
   spec: EntrySpec,
-  nowMs: number,
+  stamp: EntryStamp,
 ): Promise<AppendResult> {
-  const e = entry(spec, nowMs);
+  const e = entry(spec, stamp);
   return e.txnType === "CREDIT" ? ledger.postCredit(e) : appendEntries(db, [e]);
 }

@@ -1,4 +1,5 @@
 import { send } from "../http/envelope";
+import { siteUrl } from "../http/site";
 import { OpenApiAnswer } from "./answers";
 import { createApiKey } from "./api-keys/create";
 import { deleteApiKey, getApiKeys } from "./api-keys/manage";
@@ -34,7 +35,7 @@ const openApiRoute = defineRoute(
     success: 200,
     data: OpenApiAnswer,
   },
-  (c) => send(c, 200, openApiDocument(ROUTES, c.env.SITE_URL.replace(/\/+$/, ""))),
+  (c) => send(c, 200, openApiDocument(ROUTES, siteUrl(c))),
 );
 
 /**

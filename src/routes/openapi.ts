@@ -2,7 +2,7 @@ import { toJsonSchema } from "@valibot/to-json-schema";
 import type { GenericSchema } from "valibot";
 import { BOOKMARK_HEADER } from "../db/session";
 import { ERRORS, type ErrorCode } from "../http/errors";
-import { NAMESPACE, type RouteInfo } from "./route";
+import { NAMESPACE, needsSettings, type RouteInfo } from "./route";
 
 const envelopeA = {
   type: "object",
@@ -47,6 +47,7 @@ export function errorCodes(route: RouteInfo): ErrorCode[] {
       ...(route.auth === "none" ? [] : CREDENTIAL_ERRORS),
       ...(route.errors ?? []),
       ...(route.method === "GET" ? [] : (["payload_too_large"] as const)),
+      ...(needsSettings(route) ? (["service_not_configured"] as const) : []),
       "internal_error",
     ]),
   ];

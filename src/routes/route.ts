@@ -4,6 +4,7 @@ import type * as v from "valibot";
 import type { AppEnv } from "../env";
 import { authenticate } from "../http/auth";
 import type { ErrorCode } from "../http/errors";
+import { requireSettings } from "../http/settings";
 
 export { NAMESPACE } from "../http/rest-index";
 
@@ -47,12 +48,19 @@ const envelopeB = createMiddleware<AppEnv>(async (c, next) => {
   await next();
 });
 
-/** Each route at its path, answering in its envelope, behind authentication unless it is public. */
+/** Whether a route needs the service's settings: all but the index ones, which name routes only. */
+export const needsSettings = (route: RouteInfo) => route.envelope !== "index";
+
+/**
+ * Each route at its path, answering in its envelope, behind the settings check (503 while one is
+ * missing) and authentication unless it is public.
+ */
 export function mountRoutes(routes: readonly Route[]) {
   const app = new Hono<AppEnv>({ strict: false });
   for (const route of routes) {
     const before: MiddlewareHandler<AppEnv>[] = [
       ...(route.envelope === "B" ? [envelopeB] : []),
+      ...(needsSettings(route) ? [requireSettings] : []),
       ...(route.auth === "none" ? [] : [authenticate]),
     ];
     app.on([route.method], [honoPath(route)], ...before, route.handler);

@@ -138,6 +138,7 @@ describe("npm run deploy", () => {
     expect(run.output).toContain(
       "Console:  https://wallet-ledger.example-ops.workers.dev/wallet-admin/",
     );
+    expect(run.output).toContain("Health:   https://wallet-ledger.example-ops.workers.dev/health");
     expect(run.output).toContain(
       "npm run admin:create -- --remote --username admin --email you@example.com",
     );

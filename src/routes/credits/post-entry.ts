@@ -6,6 +6,7 @@ import { transactionExists } from "../../http/errors";
 import { EntryParams } from "../../http/fields";
 import { readMoneyInput } from "../../http/money-input";
 import { readParams } from "../../http/params";
+import { entryStamp } from "../../http/site";
 import { postEntry } from "../../ledger/writer";
 import { requireUser } from "../../wallet/users";
 
@@ -30,7 +31,7 @@ export async function postSingleEntry(c: Context<AppEnv>, txnType: "CREDIT" | "D
     requestId: fields.request_id,
     note: fields.note,
   };
-  const result = await postEntry(c.var.ledger, db, { ...spec, txnType }, c.get("nowMs")());
+  const result = await postEntry(c.var.ledger, db, { ...spec, txnType }, entryStamp(c));
   if (!result.created) throw transactionExists(result.existingId!);
   return ok(c, 200, "Transaction Completed", { transaction_id: result.ids[0], user_id: user.id });
 }

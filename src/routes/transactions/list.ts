@@ -5,6 +5,7 @@ import { requireReaderOf } from "../../http/auth";
 import { ok, streamJson } from "../../http/envelope";
 import { apiError, historyBusy, invalidInput, userNotFound } from "../../http/errors";
 import { readParams } from "../../http/params";
+import { siteUrl } from "../../http/site";
 import { checkFields, EMPTY } from "../../http/validation";
 import { pageLinks } from "../../http/wp-core";
 import { transactionRecord } from "../../ledger/transaction-record";
@@ -59,7 +60,7 @@ export const listTransactions = defineRoute(
       afterS: fields.after,
       beforeS: fields.before,
     };
-    const site = { siteUrl: c.env.SITE_URL, timeZone: c.env.SITE_TIMEZONE };
+    const site = { siteUrl: siteUrl(c), timeZone: c.env.SITE_TIMEZONE };
     const paged =
       params.page !== undefined || params.pageno !== undefined || params.per_page !== undefined;
 
@@ -100,7 +101,7 @@ export const listTransactions = defineRoute(
     if (!userExists) throw userNotFound(userId);
 
     const pages = Math.ceil(total / fields.per_page);
-    const links = pageLinks(new URL(c.req.url), c.env.SITE_URL, fields.page, pages);
+    const links = pageLinks(new URL(c.req.url), site.siteUrl, fields.page, pages);
     return ok(
       c,
       200,

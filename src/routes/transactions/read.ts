@@ -2,6 +2,7 @@ import { findEntry } from "../../db/ledger";
 import { requireReaderOf } from "../../http/auth";
 import { ok } from "../../http/envelope";
 import { apiError, permissionDenied } from "../../http/errors";
+import { siteUrl } from "../../http/site";
 import { transactionRecord } from "../../ledger/transaction-record";
 import { TransactionAnswer } from "../answers";
 import { defineRoute, pathParam } from "../route";
@@ -34,7 +35,7 @@ export const readTransaction = defineRoute(
       c,
       200,
       "Txn Retrieved Successful",
-      transactionRecord(row, { siteUrl: c.env.SITE_URL, timeZone: c.env.SITE_TIMEZONE }),
+      transactionRecord(row, { siteUrl: siteUrl(c), timeZone: c.env.SITE_TIMEZONE }),
     );
   },
 );

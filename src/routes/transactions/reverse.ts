@@ -4,6 +4,7 @@ import { requireAdmin } from "../../http/auth";
 import { ok } from "../../http/envelope";
 import { alreadyReversed, invalidInput, transactionExists } from "../../http/errors";
 import { readParams } from "../../http/params";
+import { entryStamp } from "../../http/site";
 import { parseFields } from "../../http/validation";
 import { appendEntries, LedgerRefusal } from "../../ledger/append";
 import { entry } from "../../ledger/entries";
@@ -55,7 +56,7 @@ export const reverseTransaction = defineRoute(
     // The named entry's user owns the request_id; its reversal goes first so a replay finds it.
     const ordered = [named, ...movement.filter((m) => m !== named)];
     const transferId = ordered.length > 1 ? crypto.randomUUID() : undefined;
-    const nowMs = c.get("nowMs")();
+    const stamp = entryStamp(c);
     const [first, ...rest] = ordered.map(({ entry: e, username }, i) =>
       entry(
         {
@@ -70,7 +71,7 @@ export const reverseTransaction = defineRoute(
           transferId,
           reversesId: e.id,
         },
-        nowMs,
+        stamp,
       ),
     );
     const result = await appendEntries(db, [first!, ...rest]).catch((err: unknown) => {

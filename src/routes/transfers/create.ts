@@ -5,6 +5,7 @@ import { ok } from "../../http/envelope";
 import { invalidInput, transactionExists, userNotFound } from "../../http/errors";
 import { readMoneyInput } from "../../http/money-input";
 import { readParams } from "../../http/params";
+import { entryStamp } from "../../http/site";
 import { postTransfer } from "../../ledger/entries";
 import { TransferAnswer } from "../answers";
 import { defineRoute } from "../route";
@@ -48,7 +49,7 @@ export const createTransfer = defineRoute(
       db,
       { ...spec, user: from, txnType: "DEBIT" },
       { ...spec, user: to, txnType: "CREDIT" },
-      c.get("nowMs")(),
+      entryStamp(c),
     );
     if (!result.created) throw transactionExists(result.existingId!);
     const [debitId, creditId] = result.ids;

@@ -1,0 +1,36 @@
+// Configuration errors are answers, not faults: a route that needs the service's settings checks
+// them before anything else (src/settings.ts says which and why), and answers 503
+// service_not_configured in its own envelope while one is missing. The first request to find a
+// problem logs it, once per isolate, with the variable's name.
+import { createMiddleware } from "hono/factory";
+import type { AppEnv } from "../env";
+import { type SettingName, settingProblems } from "../settings";
+import { serviceNotConfigured } from "./errors";
+import { logOnce } from "./log-once";
+
+/** The names of the required settings that are missing or unusable; each problem is logged once. */
+export function missingSettings(c: {
+  env: AppEnv["Bindings"];
+  var: Pick<AppEnv["Variables"], "requestId">;
+}): SettingName[] {
+  const problems = settingProblems(c.env);
+  for (const { name, problem } of problems)
+    logOnce(
+      `setting ${name} ${problem}`,
+      {
+        request_id: c.var.requestId ?? null,
+        setting: name,
+        problem,
+        effect: "routes that need it answer 503 service_not_configured until it is set",
+      },
+      "error",
+    );
+  return problems.map((p) => p.name);
+}
+
+/** Refuses the route with 503 service_not_configured, in its envelope, while a setting is missing. */
+export const requireSettings = createMiddleware<AppEnv>(async (c, next) => {
+  const missing = missingSettings(c);
+  if (missing.length > 0) throw serviceNotConfigured(missing);
+  await next();
+});

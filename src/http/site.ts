@@ -1,0 +1,35 @@
+// The site's own address, the base of guids, links, the discovery index and the OpenAPI servers:
+// SITE_URL when set, else the address the request came to. Behind Cloudflare that is the hostname
+// the Worker was routed by (its workers.dev name or a custom domain), not a header a client chose.
+import type { Context } from "hono";
+import type { AppEnv } from "../env";
+import type { EntryStamp } from "../ledger/entries";
+import { logOnce } from "./log-once";
+
+const configured = (c: Context<AppEnv>) => (c.env.SITE_URL ?? "").trim().replace(/\/+$/, "");
+
+/** The site's base URL, without a trailing slash. */
+export function siteUrl(c: Context<AppEnv>): string {
+  const set = configured(c);
+  if (set !== "") return set;
+  logOnce(
+    "SITE_URL unset",
+    {
+      request_id: c.get("requestId") ?? null,
+      setting: "SITE_URL",
+      notice: "SITE_URL is unset: links and new guids use the origin each request came to",
+    },
+    "log",
+  );
+  return new URL(c.req.url).origin;
+}
+
+/**
+ * When and through which site a new entry is written. With SITE_URL set, its guid is built when it
+ * is read, from SITE_URL (guidSite null); without it, the guid names the origin it was written
+ * through and is stored with the entry, so another host's request reads the same guid.
+ */
+export const entryStamp = (c: Context<AppEnv>): EntryStamp => ({
+  nowMs: c.get("nowMs")(),
+  guidSite: configured(c) === "" ? siteUrl(c) : null,
+});

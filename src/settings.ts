@@ -1,0 +1,68 @@
+// The settings the service cannot answer without (docs/configuration.md). They are read from the env
+// on each request (a deployment or a test changes them without a new isolate); the routes that need
+// them answer 503 service_not_configured while one is missing (http/settings.ts), and GET /health
+// names it. Plain values only: the tools (scripts/dev.ts, scripts/deploy.ts) read the same rule.
+
+/**
+ * The shortest JWT_SECRET accepted: an HS256 key shorter than its 32-byte hash is weaker than the
+ * hash. `npm run dev` and `npm run deploy` generate 32 random bytes as 64 hex characters.
+ */
+export const JWT_SECRET_MIN_LENGTH = 32;
+
+export type SettingsEnv = {
+  JWT_SECRET?: string;
+  JWT_ISSUER?: string;
+  SITE_TIMEZONE?: string;
+  SITE_URL?: string;
+};
+
+export type SettingName = keyof SettingsEnv;
+
+/** A setting the service cannot work with, and why (the why goes to the log, never on the wire). */
+export type SettingProblem = { name: SettingName; problem: string };
+
+/** Whether the runtime knows an IANA zone; asked once per zone name (an env names one or two). */
+const zones = new Map<string, boolean>();
+function knownZone(zone: string) {
+  let known = zones.get(zone);
+  if (known === undefined) {
+    try {
+      new Intl.DateTimeFormat("en-US", { timeZone: zone });
+      known = true;
+    } catch {
+      known = false;
+    }
+    zones.set(zone, known);
+  }
+  return known;
+}
+
+function httpUrl(text: string) {
+  try {
+    const url = new URL(text);
+    return url.protocol === "https:" || url.protocol === "http:";
+  } catch {
+    return false;
+  }
+}
+
+/** Every required setting that is unset or unusable; none when the service is configured. */
+export function settingProblems(env: SettingsEnv): SettingProblem[] {
+  const problems: SettingProblem[] = [];
+  const secret = env.JWT_SECRET ?? "";
+  if (secret === "") problems.push({ name: "JWT_SECRET", problem: "unset" });
+  else if (secret.length < JWT_SECRET_MIN_LENGTH)
+    problems.push({
+      name: "JWT_SECRET",
+      problem: `shorter than ${JWT_SECRET_MIN_LENGTH} characters`,
+    });
+  if ((env.JWT_ISSUER ?? "").trim() === "") problems.push({ name: "JWT_ISSUER", problem: "unset" });
+  const zone = env.SITE_TIMEZONE ?? "";
+  if (zone === "") problems.push({ name: "SITE_TIMEZONE", problem: "unset" });
+  else if (!knownZone(zone))
+    problems.push({ name: "SITE_TIMEZONE", problem: "not a time zone the runtime knows" });
+  const site = (env.SITE_URL ?? "").trim();
+  if (site !== "" && !httpUrl(site))
+    problems.push({ name: "SITE_URL", problem: "not an absolute http(s) URL" });
+  return problems;
+}

@@ -1,0 +1,277 @@
+// Configuration errors are answers, not faults (src/settings.ts, src/http/settings.ts, src/health.ts):
+// a missing or unusable setting answers 503 service_not_configured in each route's envelope, before
+// anything is read or written; GET /health names it; the index routes keep working.
+import { env } from "cloudflare:workers";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { COMPAT_ROUTES } from "../src/compat/config";
+import { ROUTES } from "../src/routes";
+import { needsSettings } from "../src/routes/route";
+import {
+  API,
+  type Json,
+  makeAdmin,
+  makeKey,
+  makeUser,
+  makeWallet,
+  PASSWORD,
+  type TestUser,
+  tableCounts,
+  testApp,
+  unique,
+} from "./helpers";
+
+const COMPAT = "/wp-json/rimplenet/v1";
+const SHORT = "x".repeat(31);
+
+type Vars = Partial<Record<"JWT_SECRET" | "JWT_ISSUER" | "SITE_TIMEZONE" | "SITE_URL", string>>;
+
+async function request(
+  method: string,
+  path: string,
+  vars: Vars,
+  { auth, body, d1 }: { auth?: string; body?: Json | string; d1?: D1Database } = {},
+) {
+  const headers: Record<string, string> = {};
+  if (auth) headers.Authorization = auth;
+  if (body !== undefined)
+    headers["Content-Type"] =
+      typeof body === "string" ? "application/x-www-form-urlencoded" : "application/json";
+  const res = await testApp().request(
+    path,
+    { method, headers, body: typeof body === "string" ? body : body && JSON.stringify(body) },
+    { ...env, COMPAT_NAMESPACE: "rimplenet", ...vars, ...(d1 ? { DB: d1 } : {}) },
+  );
+  const text = await res.text();
+  let parsed: Json = {};
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // a console page: `text` is what came back
+  }
+  return { status: res.status, text, body: parsed, headers: res.headers };
+}
+
+const sessionCount = async () =>
+  (await env.DB.prepare("SELECT count(*) AS n FROM sessions").first<{ n: number }>())!.n;
+
+const envelopeA = (missing: string[]) => ({
+  status_code: 503,
+  status: false,
+  message: "Service not configured",
+  error: { missing },
+});
+const envelopeB = (missing: string[]) => ({
+  status_code: 503,
+  status: "failed",
+  message: "Service not configured",
+  data: [],
+  error: { missing },
+});
+
+/** A path of a route, its `{id}` named. */
+const concrete = (path: string) => path.replace(/\{\w+\}/g, "1");
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe("a JWT_SECRET that is missing or too short", () => {
+  // First in the file: each problem is logged once per isolate.
+  it("is logged once, with the variable's name and why, however many requests meet it", async () => {
+    const log = vi.spyOn(console, "error");
+    for (let i = 0; i < 3; i++)
+      expect((await request("GET", "/health", { JWT_SECRET: SHORT })).status).toBe(503);
+    const lines = log.mock.calls
+      .map(([line]) => JSON.parse(String(line)) as Json)
+      .filter((line) => line.setting === "JWT_SECRET");
+    expect(lines).toEqual([
+      expect.objectContaining({
+        setting: "JWT_SECRET",
+        problem: "shorter than 32 characters",
+      }),
+    ]);
+  });
+
+  for (const [what, secret] of [
+    ["empty", ""],
+    ["31 characters", SHORT],
+  ] as const) {
+    describe(`(${what})`, () => {
+      const vars = { JWT_SECRET: secret };
+      let ctx: { admin: TestUser; user: TestUser; wallet: string; key: string };
+      const setup = async () => {
+        if (ctx) return ctx;
+        const admin = await makeAdmin();
+        const user = await makeUser();
+        const wallet = await makeWallet(admin);
+        const key = (await makeKey(admin, "read-write")).header;
+        return (ctx = { admin, user, wallet, key });
+      };
+
+      it("answers every wallet/v1 route but the index ones 503 service_not_configured in its envelope, writing nothing", async () => {
+        const { admin, user, wallet } = await setup();
+        const before = await tableCounts();
+        const routes = ROUTES.filter(needsSettings);
+        expect(routes.length).toBeGreaterThan(15);
+        for (const route of routes) {
+          const body =
+            route.method === "GET"
+              ? undefined
+              : {
+                  user_id: user.id,
+                  wallet_id: wallet,
+                  amount: "5.00",
+                  request_id: unique("r"),
+                  user_email: admin.email,
+                  user_password: PASSWORD,
+                };
+          const res = await request(route.method, `${API}${concrete(route.path)}`, vars, {
+            auth: admin.bearer,
+            body,
+          });
+          const expected = route.envelope === "B" ? envelopeB : envelopeA;
+          expect(res.body, `${route.method} ${route.path}`).toEqual(expected(["JWT_SECRET"]));
+          expect(res.status).toBe(503);
+        }
+        expect(await tableCounts()).toEqual(before);
+      });
+
+      it("refuses an administrator's API key on a money route too: no credit is written", async () => {
+        const { user, wallet, key } = await setup();
+        const before = await tableCounts();
+        const res = await request("POST", `${API}/credits`, vars, {
+          auth: key,
+          body: { user_id: user.id, wallet_id: wallet, amount: "5.00", request_id: unique("r") },
+        });
+        expect(res.status).toBe(503);
+        expect(res.body).toEqual(envelopeA(["JWT_SECRET"]));
+        expect(await tableCounts()).toEqual(before);
+      });
+
+      it("answers POST /users/login 503 in envelope B, with the right password, and opens no session", async () => {
+        const { admin } = await setup();
+        const sessions = await sessionCount();
+        const res = await request("POST", `${API}/users/login`, vars, {
+          body: { user_email: admin.email, user_password: PASSWORD },
+        });
+        expect(res.status).toBe(503);
+        expect(res.body).toEqual(envelopeB(["JWT_SECRET"]));
+        expect(await sessionCount()).toBe(sessions);
+      });
+
+      it("answers every route of the plugin's namespace 503 in the plugin's envelope (B under users), writing nothing", async () => {
+        const { admin, user, wallet } = await setup();
+        const before = await tableCounts();
+        const sessions = await sessionCount();
+        for (const route of COMPAT_ROUTES) {
+          const res = await request(route.method, `${COMPAT}${route.path}`, vars, {
+            auth: admin.bearer,
+            body:
+              route.method === "GET"
+                ? undefined
+                : {
+                    user_id: user.id,
+                    wallet_id: wallet,
+                    amount: "5",
+                    request_id: unique("r"),
+                    username: unique("u"),
+                    email: `${unique("u")}@example.test`,
+                    password: PASSWORD,
+                  },
+          });
+          const expected = route.path.startsWith("/users") ? envelopeB : envelopeA;
+          expect(res.body, `${route.method} ${route.path}`).toEqual(expected(["JWT_SECRET"]));
+          expect(res.status).toBe(503);
+        }
+        expect(await tableCounts()).toEqual(before);
+        expect(await sessionCount()).toBe(sessions);
+      });
+
+      it("shows the console's sign-in page as a 503 page naming JWT_SECRET, and a correct sign-in opens no session", async () => {
+        const { admin } = await setup();
+        const sessions = await sessionCount();
+        const page = await request("GET", "/wallet-admin/sign-in", vars);
+        expect(page.status).toBe(503);
+        expect(page.headers.get("content-type")).toMatch(/^text\/html/);
+        expect(page.text).toContain("Service not configured");
+        expect(page.text).toContain("JWT_SECRET");
+        const signIn = await request("POST", "/wallet-admin/sign-in", vars, {
+          body: new URLSearchParams({ email: admin.email, password: PASSWORD }).toString(),
+        });
+        expect(signIn.status).toBe(503);
+        expect(signIn.headers.get("set-cookie")).toBeNull();
+        expect((await request("GET", "/wallet-admin/", vars)).status).toBe(503);
+        expect(await sessionCount()).toBe(sessions);
+      });
+
+      it("keeps the routes that need no secret working: GET /, the discovery indexes and the OpenAPI document", async () => {
+        for (const path of ["/", "/wp-json/", API, `${API}/openapi.json`, COMPAT]) {
+          const res = await request("GET", path, vars);
+          expect(res.status, path).toBe(200);
+        }
+      });
+
+      it("makes GET /health answer 503 naming JWT_SECRET, D1 reachable", async () => {
+        const res = await request("GET", "/health", vars);
+        expect(res.status).toBe(503);
+        expect(res.body).toEqual({
+          status: "unavailable",
+          missing: ["JWT_SECRET"],
+          database: "ok",
+        });
+      });
+    });
+  }
+});
+
+describe("GET /health", () => {
+  it("answers 200 ok with a good secret and D1 answering", async () => {
+    const res = await request("GET", "/health", {});
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: "ok", missing: [], database: "ok" });
+    expect(res.headers.get("cache-control")).toBe("no-store");
+  });
+
+  it("reports D1 unreachable as a 503 answer, not a fault, and shows no error text", async () => {
+    const broken = {
+      withSession: () => ({
+        prepare: () => {
+          throw new Error("D1_ERROR: Network connection lost. secret-detail");
+        },
+        batch: () => Promise.reject(new Error("D1_ERROR: Network connection lost.")),
+        getBookmark: () => null,
+      }),
+    } as unknown as D1Database;
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    const res = await request("GET", "/health", {}, { d1: broken });
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({ status: "unavailable", missing: [], database: "unreachable" });
+    expect(res.text).not.toContain("secret-detail");
+  });
+
+  it("names each other required setting that is unset or unusable, and the routes answer 503 for it", async () => {
+    const cases: [Vars, string[]][] = [
+      [{ JWT_ISSUER: " " }, ["JWT_ISSUER"]],
+      [{ SITE_TIMEZONE: "Mars/Olympus_Mons" }, ["SITE_TIMEZONE"]],
+      [{ SITE_TIMEZONE: "" }, ["SITE_TIMEZONE"]],
+      [{ SITE_URL: "wallet.example.com" }, ["SITE_URL"]],
+      [{ JWT_SECRET: "", SITE_URL: "ftp://wallet.example.com" }, ["JWT_SECRET", "SITE_URL"]],
+    ];
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    const admin = await makeAdmin();
+    for (const [vars, missing] of cases) {
+      const health = await request("GET", "/health", vars);
+      expect(health.status, JSON.stringify(vars)).toBe(503);
+      expect(health.body.missing).toEqual(missing);
+      const res = await request("GET", `${API}/wallets`, vars, { auth: admin.bearer });
+      expect(res.status).toBe(503);
+      expect(res.body).toEqual(envelopeA(missing));
+    }
+  });
+
+  it("takes SITE_URL empty and a 32-character JWT_SECRET as configured", async () => {
+    const res = await request("GET", "/health", { SITE_URL: "", JWT_SECRET: "y".repeat(32) });
+    expect(res.status).toBe(200);
+    expect(res.body.status).toBe("ok");
+  });
+});
