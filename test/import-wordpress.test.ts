@@ -201,7 +201,10 @@ describe("importing a WordPress site", () => {
     expect(transfer.body.error.txn_id).toBe("23");
   });
 
-  it("signs in every imported user with the WordPress password, then holds the service's own hash", async () => {
+  // Every imported hash kind (bcrypt 10 and 12, phpass) checked at full cost: seconds of CPU.
+  it("signs in every imported user with the WordPress password, then holds the service's own hash", {
+    timeout: 30_000,
+  }, async () => {
     for (const user of wordpress.users) {
       const password = wordpress.passwords[user.login]!;
       const wrong = await call("POST", "/users/login", {
