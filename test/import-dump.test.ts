@@ -3,6 +3,7 @@
 // import-wordpress.test.ts.)
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { readSiteAmount, siteDecimalToMinor } from "../scripts/import/site-amounts";
 import {
   createTableColumns,
   DumpParser,
@@ -20,7 +21,7 @@ import {
   targetState,
   utcSeconds,
 } from "../scripts/import/wordpress";
-import { MAX_MINOR, readSiteAmount, siteDecimalToMinor } from "../src/ledger/money";
+import { MAX_MINOR } from "../src/ledger/money";
 import { dump } from "./import-helpers";
 
 const SMALL = `-- MySQL dump 10.13

@@ -14,7 +14,7 @@ const isDigits = (text: string) => {
   return text.length > 0;
 };
 
-const allZeros = (text: string) => {
+export const allZeros = (text: string) => {
   for (let i = 0; i < text.length; i++) if (text[i] !== "0") return false;
   return true;
 };
@@ -53,7 +53,7 @@ export function readAmount(input: unknown): Decimal | AmountIssue {
 /** The largest exponent a JSON number may have for its plain decimal text to be written out. */
 const MAX_EXPONENT = 400;
 
-function trimZeros(digits: string, from: "start" | "end") {
+export function trimZeros(digits: string, from: "start" | "end") {
   let start = 0;
   let end = digits.length;
   if (from === "start") while (start < end - 1 && digits[start] === "0") start++;
@@ -267,9 +267,10 @@ export function formatMoney(minor: number, wallet: WalletDisplay) {
 export const MAX_STORAGE_DECIMALS = 15;
 
 // ---------------------------------------------------------------------------------------------
-// Numbers as a WordPress site stored them. The plugin took any is_numeric amount and PHP wrote
-// floats as it prints them ("1.5E-5", "10.000000000000002"); the WordPress import reads those
-// exactly. The API never reads amounts this way.
+// Numbers as PHP reads and writes them. The plugin took any is_numeric amount and PHP wrote floats
+// as it prints them ("1.5E-5", "10.000000000000002"): the plugin's dialect reads amounts this way
+// (amountToMinor), and the WordPress import reads a site's stored numbers with it
+// (scripts/import/site-amounts.ts).
 
 /** `12`, `12.`, `.5`, `12.50`: PHP's is_numeric takes digits on either side of the point. */
 function splitPhpDecimal(text: string): { integer: string; fraction: string } | null {
@@ -283,7 +284,7 @@ function splitPhpDecimal(text: string): { integer: string; fraction: string } | 
 }
 
 /** PHP-numeric text (a sign when `signed`; an exponent, as plainDecimal bounds it), written out. */
-function readPhpDecimal(text: string, signed: boolean) {
+export function readPhpDecimal(text: string, signed: boolean) {
   let t = text.trim();
   const negative = signed && t.startsWith("-");
   if (signed && (t.startsWith("-") || t.startsWith("+"))) t = t.slice(1);
@@ -296,42 +297,4 @@ function readPhpDecimal(text: string, signed: boolean) {
     return { negative, integer: "0", fraction: "" };
   const plain = plainDecimal(`${parts.integer || "0"}.${parts.fraction || "0"}${t.slice(e)}`);
   return plain === null ? null : { negative, ...splitDecimal(plain)! };
-}
-
-/**
- * An amount as the site stored it (unsigned, `1.5E-5` too), read exactly: its integer digits, its
- * fraction without trailing zeros, and how many places that fraction needs.
- */
-export function readSiteAmount(text: string) {
-  const d = readPhpDecimal(text, false);
-  if (!d) return { issue: "not-numeric" as const };
-  const fraction = trimZeros(d.fraction, "end");
-  return { integer: trimZeros(d.integer || "0", "start"), fraction, places: fraction.length };
-}
-
-export type SiteNumberIssue = "not-numeric" | "negative" | MinorIssue;
-
-/**
- * Minor units of a site's decimal text at `decimals` places (empty text is 0). Refuses non-zero
- * digits past `decimals` ("too-many-decimals") unless `round`, which rounds half away from zero (for
- * the site's stored balances, which PHP float arithmetic leaves as 0.30000000000000004), and a sign
- * unless `allowNegative`.
- */
-export function siteDecimalToMinor(
-  text: string,
-  decimals: number,
-  { round = false, allowNegative = false } = {},
-): { minor: number; issue?: undefined } | { issue: SiteNumberIssue; minor?: undefined } {
-  if (text.trim() === "") return { minor: 0 };
-  const d = readPhpDecimal(text, true);
-  if (!d) return { issue: "not-numeric" };
-  if (d.negative && !allowNegative) return { issue: "negative" };
-  let minor = BigInt((d.integer || "0") + d.fraction.slice(0, decimals).padEnd(decimals, "0"));
-  const rest = d.fraction.slice(decimals);
-  if (!allZeros(rest)) {
-    if (!round) return { issue: "too-many-decimals" };
-    if (rest[0]! >= "5") minor += 1n;
-  }
-  if (minor > BigInt(MAX_MINOR)) return { issue: "too-large" };
-  return { minor: d.negative ? -Number(minor) : Number(minor) };
 }

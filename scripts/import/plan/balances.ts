@@ -1,10 +1,11 @@
 // The site's stored balances (user meta) compared with what the entries add up to, both in the
 // wallet's storage units (PHP float noise such as 10.000000000000002 rounds away). With
 // `--balances site` each difference becomes an adjustment entry that brings the balance there.
-import { exactText, siteDecimalToMinor, storageDecimals } from "../../../src/ledger/money";
+import { exactText, storageDecimals } from "../../../src/ledger/money";
 import { postTitle, slugify } from "../../../src/ledger/post-format";
 import type { StoredBalance } from "../collect";
 import { MAX_LISTED } from "../report";
+import { siteDecimalToMinor } from "../site-amounts";
 import type { Adjustment, PlannedUser, PlannedWallet } from "../statements";
 import { pairKey } from "../target";
 import type { PlanContext } from "./context";

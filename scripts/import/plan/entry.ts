@@ -1,9 +1,10 @@
 // One transaction post as an entry: its type, user, wallet, amount (exactly as the site recorded
 // it), dates, request_id, transfer link, title and slug; or why it is skipped or ignored.
-import { MAX_MINOR, MAX_STORAGE_DECIMALS, readSiteAmount } from "../../../src/ledger/money";
+import { MAX_MINOR, MAX_STORAGE_DECIMALS } from "../../../src/ledger/money";
 import { mysqlDate, slugify } from "../../../src/ledger/post-format";
 import { requestKey } from "../../../src/ledger/request-key";
 import type { Post, PostGroup } from "../collect";
+import { readSiteAmount } from "../site-amounts";
 import { utcSeconds } from "../site-values";
 import type { PlannedEntry, PlannedWallet } from "../statements";
 import type { PlanContext } from "./context";

@@ -1,0 +1,48 @@
+// Numbers as a WordPress site stored them, read exactly for the import: amounts (`1.5E-5` too) and
+// the balances PHP's float arithmetic left (`0.30000000000000004`). The service itself converts
+// amounts only through src/ledger/money.ts amountToMinor.
+import {
+  allZeros,
+  MAX_MINOR,
+  type MinorIssue,
+  readPhpDecimal,
+  trimZeros,
+} from "../../src/ledger/money";
+
+/**
+ * An amount as the site stored it (unsigned, `1.5E-5` too), read exactly: its integer digits, its
+ * fraction without trailing zeros, and how many places that fraction needs.
+ */
+export function readSiteAmount(text: string) {
+  const d = readPhpDecimal(text, false);
+  if (!d) return { issue: "not-numeric" as const };
+  const fraction = trimZeros(d.fraction, "end");
+  return { integer: trimZeros(d.integer || "0", "start"), fraction, places: fraction.length };
+}
+
+export type SiteNumberIssue = "not-numeric" | "negative" | MinorIssue;
+
+/**
+ * Minor units of a site's decimal text at `decimals` places (empty text is 0). Refuses non-zero
+ * digits past `decimals` ("too-many-decimals") unless `round`, which rounds half away from zero (for
+ * the site's stored balances, which PHP float arithmetic leaves as 0.30000000000000004), and a sign
+ * unless `allowNegative`.
+ */
+export function siteDecimalToMinor(
+  text: string,
+  decimals: number,
+  { round = false, allowNegative = false } = {},
+): { minor: number; issue?: undefined } | { issue: SiteNumberIssue; minor?: undefined } {
+  if (text.trim() === "") return { minor: 0 };
+  const d = readPhpDecimal(text, true);
+  if (!d) return { issue: "not-numeric" };
+  if (d.negative && !allowNegative) return { issue: "negative" };
+  let minor = BigInt((d.integer || "0") + d.fraction.slice(0, decimals).padEnd(decimals, "0"));
+  const rest = d.fraction.slice(decimals);
+  if (!allZeros(rest)) {
+    if (!round) return { issue: "too-many-decimals" };
+    if (rest[0]! >= "5") minor += 1n;
+  }
+  if (minor > BigInt(MAX_MINOR)) return { issue: "too-large" };
+  return { minor: d.negative ? -Number(minor) : Number(minor) };
+}
