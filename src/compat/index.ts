@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import type { AppEnv } from "../env";
 import { send } from "../http/envelope";
 import { routeIndex } from "../http/rest-index";
+import { compatUserDelete, compatWalletDelete } from "./admin-deletes";
 import { COMPAT_ROUTES, compatNamespace } from "./config";
 import { compatCredits, compatDebits } from "./entries";
 import { compatCreditList, compatDebitList, compatTransferList, compatWalletList } from "./lists";
@@ -13,6 +14,7 @@ import { userWalletBalanceMulti } from "./user-wallet-balance-multi";
 import { usersCreate } from "./users-create";
 import { usersRead } from "./users-read";
 import { compatVerifyEmail } from "./verify-email";
+import { compatWalletCreate } from "./wallets-create";
 
 /**
  * The Rimplenet 1.1.31 dialect, mounted at `/wp-json/:ns/v1`. Routes are built once while the env
@@ -38,6 +40,8 @@ export const compatRoutes = new Hono<AppEnv>({ strict: false })
   .route("/transfers", compatTransfers)
   .route("/transfers", compatTransferList)
   .route("/wallets", compatWalletList)
+  .route("/wallets", compatWalletCreate)
+  .route("/wallets", compatWalletDelete)
   .route("/verify-email-address", compatVerifyEmail)
   .route("/transactions", compatTransactions)
   .route("/user-wallet-balance/multi", userWalletBalanceMulti)
@@ -51,5 +55,6 @@ export const compatRoutes = new Hono<AppEnv>({ strict: false })
       })
       .route("/login", compatLogin)
       .route("/", usersRead)
+      .route("/", compatUserDelete)
       .route("/", usersCreate),
   );
