@@ -86,8 +86,10 @@ describe("the compatibility namespace switch", () => {
       "/rimplenet/v1/user-wallet-balance/multi",
       "/rimplenet/v1/users",
       "/rimplenet/v1/users/login",
+      "/rimplenet/v1/users/(?P<user_id>[^/]+)",
       "/rimplenet/v1/transfers",
       "/rimplenet/v1/wallets",
+      "/rimplenet/v1/wallets/(?P<wallet>[^/]+)",
       "/rimplenet/v1/verify-email-address",
     ]);
   });
@@ -109,8 +111,8 @@ describe("the compatibility namespace switch", () => {
     const { user, wallet } = await funded();
     for (const [method, path] of [
       ["GET", `/wp-json/other/v1/user-wallet-balance?user_id=${user.id}&wallet_id=${wallet}`],
-      ["DELETE", `${NS}/users/2`],
-      ["POST", `${NS}/wallets`],
+      ["PUT", `${NS}/users/2`],
+      ["PUT", `${NS}/wallets/usd`],
       ["POST", balancePath(user.id, wallet)],
       ["POST", balancePath(user.id, wallet, "user-wallet-balance/multi")],
     ] as const) {

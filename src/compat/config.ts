@@ -19,7 +19,7 @@ export function compatNamespace(env: CompatVars): string | null {
 export const publicReads = (env: CompatVars) =>
   (env.COMPAT_PUBLIC_READS ?? "").trim().toLowerCase() === "true";
 
-export type CompatRoute = { path: string; method: "GET" | "POST" };
+export type CompatRoute = { path: string; method: "GET" | "POST" | "DELETE" };
 
 /** The dialect's routes, for the discovery index (paths after `/wp-json/<ns>/v1`). */
 export const COMPAT_ROUTES: CompatRoute[] = [
@@ -33,8 +33,11 @@ export const COMPAT_ROUTES: CompatRoute[] = [
   { path: "/users", method: "GET" },
   { path: "/users", method: "POST" },
   { path: "/users/login", method: "POST" },
+  { path: "/users/{user_id}", method: "DELETE" },
   { path: "/transfers", method: "GET" },
   { path: "/transfers", method: "POST" },
   { path: "/wallets", method: "GET" },
+  { path: "/wallets", method: "POST" },
+  { path: "/wallets/{wallet}", method: "DELETE" },
   { path: "/verify-email-address", method: "GET" },
 ];

@@ -3,6 +3,7 @@ import type { AppEnv } from "../env";
 import { send } from "../http/envelope";
 import { routeIndex } from "../http/rest-index";
 import { requireSettings } from "../http/settings";
+import { compatUserDelete, compatWalletDelete } from "./admin-deletes";
 import { COMPAT_ROUTES, compatNamespace } from "./config";
 import { compatCredits, compatDebits } from "./entries";
 import { compatCreditList, compatDebitList, compatTransferList, compatWalletList } from "./lists";
@@ -14,6 +15,7 @@ import { userWalletBalanceMulti } from "./user-wallet-balance-multi";
 import { usersCreate } from "./users-create";
 import { usersRead } from "./users-read";
 import { compatVerifyEmail } from "./verify-email";
+import { compatWalletCreate } from "./wallets-create";
 
 /**
  * The Rimplenet 1.1.31 dialect, mounted at `/wp-json/:ns/v1`. Routes are built once while the env
@@ -46,11 +48,17 @@ export const compatRoutes = new Hono<AppEnv>({ strict: false })
   .route("/transfers", compatTransfers)
   .route("/transfers", compatTransferList)
   .route("/wallets", compatWalletList)
+  .route("/wallets", compatWalletCreate)
+  .route("/wallets", compatWalletDelete)
   .route("/verify-email-address", compatVerifyEmail)
   .route("/transactions", compatTransactions)
   .route("/user-wallet-balance/multi", userWalletBalanceMulti)
   .route("/user-wallet-balance", userWalletBalance)
   .route(
     "/users",
-    new Hono<AppEnv>().route("/login", compatLogin).route("/", usersRead).route("/", usersCreate),
+    new Hono<AppEnv>()
+      .route("/login", compatLogin)
+      .route("/", usersRead)
+      .route("/", compatUserDelete)
+      .route("/", usersCreate),
   );

@@ -142,7 +142,7 @@ export function phpArrayJson(entries: Map<string | number, unknown>) {
   return `{${members.join(",")}}`;
 }
 
-export type Rule = "int" | "amount" | "alnum" | "strInt";
+export type Rule = "int" | "amount" | "alnum" | "strInt" | "string" | "any";
 
 /**
  * The plugin's `Utils::requires` (includes/utils/base-utils.php): each field's checks in its order,
@@ -158,6 +158,10 @@ export function requires(fields: Record<string, [value: string, rule: Rule]>) {
       if (!/^[0-9]+$/.test(value)) errors[key] = `${key} requires an integer`;
     } else if (rule === "amount") {
       if (!phpIsNumeric(value)) errors[key] = `${key} requires a valid amount`;
+    } else if (rule === "string") {
+      if (!/^[A-Za-z_ ]+$/.test(value)) errors[key] = `${key} requires only alphabets`;
+    } else if (rule === "any") {
+      // emptiness only
     } else if (rule === "alnum") {
       if (!/^[A-Za-z0-9_]+$/.test(value))
         errors[key] = `${key} can contain aplhpabets, numbers and underscore`;

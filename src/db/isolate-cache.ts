@@ -2,7 +2,10 @@ import type { findKeyOwner } from "./api-keys";
 import type { Wallet } from "./schema";
 
 // Facts that never change once true, kept per isolate so a warm request needs one D1 round trip:
-// a wallet never changes after creation and a username never changes. Verified API keys are kept
+// a wallet never changes after creation and a username never changes. Deleting one (only possible
+// while no entry names it: wallet/wallets.ts, wallet/users.ts) is forgotten at once by the isolate
+// that deleted it; another isolate may still know it until evicted, and every write naming it there
+// fails on the foreign keys, so no entry can name it (docs/compat.md). Verified API keys are kept
 // for KEY_TTL_MS, so a revocation made through another isolate takes effect within that bound
 // (at once in the isolate that revoked). Keyed by the D1 binding (db/client.ts's bindingOf, or
 // c.env.DB), never a request's session or meter of it, never a module-level database.
@@ -48,6 +51,19 @@ export function isolateCache(d1: D1Database) {
   let cache = caches.get(d1);
   if (!cache) caches.set(d1, (cache = createCache()));
   return cache;
+}
+
+/** This isolate stops serving a deleted wallet (other isolates: docs/compat.md, "Deleting"). */
+export function forgetWallet(d1: D1Database, id: string) {
+  isolateCache(d1).wallets.delete(id);
+}
+
+/** This isolate forgets a deleted user: its username, its keys and its sessions. */
+export function forgetUser(d1: D1Database, userId: number) {
+  const { usernames, keys } = isolateCache(d1);
+  usernames.delete(userId);
+  for (const [hash, cached] of keys) if (cached.owner.userId === userId) keys.delete(hash);
+  forgetSessions(d1, userId);
 }
 
 export function forgetKey(d1: D1Database, keyId: number) {

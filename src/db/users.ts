@@ -1,7 +1,7 @@
 import { and, count, eq, inArray, or, sql } from "drizzle-orm";
 import { bindingOf, type Db } from "./client";
-import { isolateCache } from "./isolate-cache";
-import { users } from "./schema";
+import { forgetUser, isolateCache } from "./isolate-cache";
+import { apiKeys, balances, sessions, transactions, users } from "./schema";
 
 // Usernames and e-mails compare case-insensitively through the lower() unique indexes.
 const sameText = (column: typeof users.username | typeof users.email, value: string) =>
@@ -107,4 +107,28 @@ export async function listUsersPage(db: Db, offset: number, limit: number) {
     db.select({ n: count() }).from(users),
   ]);
   return { rows, total: total[0]?.n ?? 0 };
+}
+
+/**
+ * Deletes a user that no entry (and so no balance row) names, with its API keys and sessions (their
+ * foreign keys name it), in one batch whose every DELETE carries the same guard: D1 runs a batch
+ * with no other write in between, so either all of it happens or, when the user has entries, none.
+ * An entry racing it commits first (the user stays) or finds the user gone (its insert fails the
+ * foreign key). This isolate forgets the user, its keys and sessions at once.
+ */
+export async function deleteUserIfUnused(db: Db, id: number) {
+  const unused = sql`NOT EXISTS (SELECT 1 FROM ${transactions} WHERE ${transactions.userId} = ${id})
+    AND NOT EXISTS (SELECT 1 FROM ${balances} WHERE ${balances.userId} = ${id})`;
+  const [, , deleted, still] = await db.batch([
+    db.delete(apiKeys).where(and(eq(apiKeys.userId, id), unused)),
+    db.delete(sessions).where(and(eq(sessions.userId, id), unused)),
+    db
+      .delete(users)
+      .where(and(eq(users.id, id), unused))
+      .returning({ id: users.id }),
+    db.select({ id: users.id }).from(users).where(eq(users.id, id)),
+  ]);
+  forgetUser(bindingOf(db), id);
+  if (deleted.length > 0) return "deleted";
+  return still.length > 0 ? "has-entries" : "not-found";
 }

@@ -1,14 +1,44 @@
-import { asc, eq, sql } from "drizzle-orm";
+import { asc, eq, getTableColumns, sql } from "drizzle-orm";
 import { bindingOf, type Db } from "./client";
-import { isolateCache } from "./isolate-cache";
-import { type Wallet, wallets } from "./schema";
+import { forgetWallet, isolateCache } from "./isolate-cache";
+import { balances, transactions, type Wallet, wallets } from "./schema";
 
 export type { Wallet };
 
-/** Creates a wallet; null when the id is taken (the primary key decides, race or not). */
+/** Creates a wallet with its row number; null when the id is taken (the primary key decides). */
 export async function insertWallet(db: Db, wallet: Wallet) {
-  const [row] = await db.insert(wallets).values(wallet).onConflictDoNothing().returning();
-  return row ?? null;
+  const [row] = await db
+    .insert(wallets)
+    .values(wallet)
+    .onConflictDoNothing()
+    .returning({ rowId: sql<number>`rowid`, ...getTableColumns(wallets) });
+  if (!row) return null;
+  const { rowId, ...created } = row;
+  return { rowId, wallet: created };
+}
+
+/**
+ * Deletes a wallet that no entry (and so no balance row) names, in one batch: the guard is the
+ * DELETE's own WHERE, judged by D1 with no other write in between, and the wallet's existence is
+ * read after it in the same batch to tell "has entries" from "not found". An entry racing it either
+ * commits first (the wallet stays) or finds the wallet gone (its insert fails the foreign key).
+ * This isolate forgets the wallet at once; other isolates' caches: docs/compat.md.
+ */
+export async function deleteWalletIfUnused(db: Db, id: string) {
+  const [deleted, still] = await db.batch([
+    db
+      .delete(wallets)
+      .where(
+        sql`${wallets.id} = ${id}
+          AND NOT EXISTS (SELECT 1 FROM ${transactions} WHERE ${transactions.walletId} = ${id})
+          AND NOT EXISTS (SELECT 1 FROM ${balances} WHERE ${balances.walletId} = ${id})`,
+      )
+      .returning({ id: wallets.id }),
+    db.select({ id: wallets.id }).from(wallets).where(eq(wallets.id, id)),
+  ]);
+  forgetWallet(bindingOf(db), id);
+  if (deleted.length > 0) return "deleted";
+  return still.length > 0 ? "has-entries" : "not-found";
 }
 
 export const listWallets = (db: Db) => db.select().from(wallets).orderBy(asc(wallets.id));

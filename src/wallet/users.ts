@@ -1,7 +1,7 @@
 // Users: who a movement names, and new subscribers.
 import { hashPassword } from "../auth/password";
 import type { Db } from "../db/client";
-import { findTakenFields, findUsers, insertUserIfFree } from "../db/users";
+import { deleteUserIfUnused, findTakenFields, findUsers, insertUserIfFree } from "../db/users";
 import { Refusal } from "./refusal";
 
 /** The user a movement names, or a `user_not_found` refusal. */
@@ -44,4 +44,16 @@ export async function createSubscriber(
     registeredAtMs: nowMs,
   });
   return result.id === undefined ? { taken: result.taken } : { id: result.id };
+}
+
+/**
+ * Deletes a user no entry names, with its API keys and sessions (the ledger is append-only: a user
+ * with entries stays, and so does its balance). One guarded batch: a racing entry cannot be left
+ * without its user.
+ */
+export function deleteUser(
+  db: Db,
+  userId: number,
+): Promise<"deleted" | "has-entries" | "not-found"> {
+  return deleteUserIfUnused(db, userId);
 }

@@ -1,9 +1,9 @@
-import { insertWallet } from "../../db/wallets";
 import { requireAdmin } from "../../http/auth";
 import { ok } from "../../http/envelope";
 import { apiError } from "../../http/errors";
 import { readParams } from "../../http/params";
 import { parseFields } from "../../http/validation";
+import { createWallet as createWalletOf } from "../../wallet/wallets";
 import { WalletAnswer } from "../answers";
 import { defineRoute } from "../route";
 import { WalletParams, walletRecord } from "./schemas";
@@ -23,23 +23,24 @@ export const createWallet = defineRoute(
   async (c) => {
     requireAdmin(c, "write");
     const f = parseFields(WalletParams, await readParams(c));
-    const wallet = await insertWallet(c.var.db, {
-      id: f.wallet_id,
-      name: f.wallet_name,
-      symbol: f.wallet_symbol,
-      symbolPosition: f.wallet_symbol_position,
-      decimals: f.wallet_decimal,
-      // Only the WordPress import stores more places than a wallet displays.
-      extraDecimals: 0,
-      type: f.wallet_type,
-      note: f.wallet_note,
-      createdAtMs: c.get("nowMs")(),
-    });
-    if (!wallet)
+    const created = await createWalletOf(
+      c.var.db,
+      {
+        id: f.wallet_id,
+        name: f.wallet_name,
+        symbol: f.wallet_symbol,
+        symbolPosition: f.wallet_symbol_position,
+        decimals: f.wallet_decimal,
+        type: f.wallet_type,
+        note: f.wallet_note,
+      },
+      c.get("nowMs")(),
+    );
+    if (created === "exists")
       throw apiError("wallet_exists", {
         wallet_id: `${f.wallet_id} already exists`,
       });
     // "successully" is the plugin's typo; clients match on it.
-    return ok(c, 200, "Wallet was successully created", walletRecord(wallet));
+    return ok(c, 200, "Wallet was successully created", walletRecord(created.wallet));
   },
 );

@@ -1,0 +1,162 @@
+import { Hono } from "hono";
+import { scopeAllows } from "../auth/principal";
+import type { AppEnv } from "../env";
+import { send } from "../http/envelope";
+import { invalidInput } from "../http/errors";
+import { readParams } from "../http/params";
+import {
+  createWallet,
+  type NewWallet,
+  normalizeWalletId,
+  normalizeWalletType,
+  type WalletRuleBreak,
+  walletRuleBreaks,
+} from "../wallet/wallets";
+import { jwtRouteRefusals, requireCredentials } from "./auth";
+import { requires, sanitizeTextField } from "./php";
+
+// `POST wallets` (plugin api/core/wallets/create-wallets.php, includes/wallets/create-wallets.php,
+// includes/utils/base-utils.php `requires`), envelope A, behind the plugin's JWT-route refusals
+// (`nll_api_request_started`, action rimplenet_create_wallets). The plugin's checks and texts come
+// first; then the service's rules (wallet/wallets.ts), which the plugin lacked, in the same shape.
+
+// The plugin's withdrawal limits (Utils::MAX_AMOUNT, MIN_AMOUNT). This service has no withdrawals
+// and keeps no limits: they are checked as the plugin checked them, and answered as GET wallets does.
+const MAX_AMOUNT = 999999999;
+const MIN_AMOUNT = 0;
+
+/** A raw parameter as PHP's string conversion reads it inside `requires` (arrays: nothing). */
+function phpText(value: unknown) {
+  if (typeof value === "string") return value;
+  if (typeof value === "number") return String(value);
+  if (typeof value === "boolean") return value ? "1" : "";
+  return "";
+}
+
+/**
+ * The plugin's notFloatOrNumber and checkMinMax: its error keys (`max_amount`, not the field's
+ * name) and texts, with the answer's empty message. Only JSON numbers are numbers (PHP's is_int or
+ * is_float: a form's "2" is text). Where the plugin would push a second text onto a key it crashed
+ * (array_push on a string); the first text is kept here.
+ */
+function numberChecks(max: unknown, min: unknown, decimals: unknown) {
+  const errors: Record<string, string> = {};
+  const item = { max_amount: max, min_amount: min, wallet_decimal: decimals };
+  for (const [key, value] of Object.entries(item))
+    if (typeof value !== "number") errors[key] = "Requires a number or decimal";
+  const maxN = Number(phpText(max));
+  const minN = Number(phpText(min));
+  for (const [key, amount] of [
+    ["max_amount", maxN],
+    ["min_amount", minN],
+  ] as const) {
+    const found: string[] = [];
+    if (Math.trunc(amount) > MAX_AMOUNT)
+      found.push(`Withdrawal amount cannot be greater than ${MAX_AMOUNT}`);
+    if (Math.trunc(amount) < MIN_AMOUNT)
+      found.push(`Withdrawal amount cannot be less than ${MIN_AMOUNT}`);
+    if (maxN <= minN) found.push("Equality Error");
+    if (found.length > 0 && errors[key] === undefined) errors[key] = found[0]!;
+  }
+  return errors;
+}
+
+const FIELD_OF: Record<WalletRuleBreak["field"], string> = {
+  id: "wallet_id",
+  name: "wallet_name",
+  symbol: "wallet_symbol",
+  note: "wallet_note",
+  decimals: "wallet_decimal",
+  type: "wallet_type",
+};
+
+function ruleText(b: WalletRuleBreak) {
+  const field = FIELD_OF[b.field];
+  if (b.rule === "too-long") return `${field} must be at most ${b.max} characters`;
+  if (b.rule === "empty") return "Field Cannot be empty";
+  if (b.rule === "reserved") return "wallet_id formatted is reserved";
+  if (b.field === "id")
+    return "wallet_id must start with a letter and hold at most 32 of a-z, 0-9 and _";
+  if (b.field === "decimals") return "wallet_decimal must be an integer from 0 to 8";
+  return "wallet_type must hold 1 to 32 of a-z, 0-9, _ and -";
+}
+
+export const compatWalletCreate = new Hono<AppEnv>().post("/", async (c) => {
+  const principal = await requireCredentials(c, jwtRouteRefusals);
+  if (principal.role !== "administrator" || !scopeAllows(principal.scope, "write"))
+    throw jwtRouteRefusals.forbidden();
+
+  const p = await readParams(c);
+  const text = (name: string, missing = "") => sanitizeTextField(p[name] ?? missing);
+  const f = {
+    wallet_name: text("wallet_name"),
+    wallet_id: text("wallet_id"),
+    wallet_symbol: text("wallet_symbol"),
+    wallet_symbol_pos: text("wallet_symbol_pos", "left"),
+    wallet_note: text("wallet_note"),
+    wallet_type: text("wallet_type"),
+    wallet_decimal: p.wallet_decimal ?? 2,
+    max_withdrawal_amount: p.max_withdrawal_amount ?? MAX_AMOUNT,
+    min_withdrawal_amount: p.min_withdrawal_amount ?? MIN_AMOUNT,
+  };
+  const required = requires({
+    wallet_name: [f.wallet_name, "string"],
+    wallet_id: [f.wallet_id, "string"],
+    wallet_symbol: [f.wallet_symbol, "any"],
+    wallet_symbol_pos: [f.wallet_symbol_pos, "any"],
+    wallet_type: [f.wallet_type, "string"],
+    wallet_decimal: [phpText(f.wallet_decimal), "any"],
+    max_withdrawal_amount: [phpText(f.max_withdrawal_amount), "any"],
+    min_withdrawal_amount: [phpText(f.min_withdrawal_amount), "any"],
+  });
+  if (Object.keys(required).length > 0) throw invalidInput(required);
+  const numbers = numberChecks(f.max_withdrawal_amount, f.min_withdrawal_amount, f.wallet_decimal);
+  // The plugin answered these with its response's defaults: status 400 and an empty message.
+  if (Object.keys(numbers).length > 0)
+    return send(c, 400, { status_code: 400, status: false, message: "", error: numbers });
+
+  const position = f.wallet_symbol_pos.toLowerCase();
+  const wallet: NewWallet = {
+    id: normalizeWalletId(f.wallet_id),
+    name: f.wallet_name,
+    symbol: f.wallet_symbol,
+    symbolPosition: position === "right" ? "right" : "left",
+    decimals: f.wallet_decimal as number,
+    type: normalizeWalletType(f.wallet_type),
+    note: f.wallet_note,
+  };
+  const rules: Record<string, string> = {};
+  for (const b of walletRuleBreaks(wallet)) rules[FIELD_OF[b.field]] ??= ruleText(b);
+  if (position !== "left" && position !== "right")
+    rules.wallet_symbol_pos = "wallet_symbol_pos must be left or right";
+  if (Object.keys(rules).length > 0) throw invalidInput(rules);
+
+  const created = await createWallet(c.var.db, wallet, c.get("nowMs")());
+  if (created === "exists")
+    return send(c, 409, {
+      status_code: 409,
+      status: false,
+      message: "Wallet Already Exists",
+      error: ["Wallet Already Exists"],
+    });
+  const w = created.wallet;
+  return send(c, 200, {
+    status_code: 200,
+    status: true,
+    // "successully" is the plugin's typo; clients match on it.
+    message: "Wallet was successully created",
+    data: {
+      // The plugin answered the new post's id here; the wallet's row number stands in (GET wallets).
+      wallet_id: created.rowId,
+      rimplenet_wallet_name: w.name,
+      rimplenet_wallet_id: w.id,
+      rimplenet_wallet_symbol: w.symbol,
+      rimplenet_wallet_note: w.note,
+      rimplenet_wallet_type: w.type,
+      rimplenet_wallet_decimal: w.decimals,
+      rimplenet_max_withdrawal_amount: MAX_AMOUNT,
+      rimplenet_min_withdrawal_amount: MIN_AMOUNT,
+      rimplenet_wallet_symbol_position: w.symbolPosition,
+    },
+  });
+});

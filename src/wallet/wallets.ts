@@ -1,0 +1,96 @@
+// Wallets: what a new wallet may be, creating one, and deleting one nobody has used. Both dialects
+// (wallet/v1's POST /wallets, the plugin's POST wallets and DELETE wallets/{id}) decode their own
+// fields and texts, then call these; the rules below exist only here.
+import type { Db } from "../db/client";
+import { deleteWalletIfUnused, insertWallet, type Wallet } from "../db/wallets";
+
+/** Ids are lowercase: a-z first, then a-z, 0-9 and _, at most 32 (balance keys and SQL ids). */
+const WALLET_ID = /^[a-z][a-z0-9_]{0,31}$/;
+/** `formatted` would clash with the balance response's `formatted` key. */
+const RESERVED_IDS = new Set(["formatted"]);
+const WALLET_TYPE = /^[a-z0-9_-]{1,32}$/;
+
+export const WALLET_LIMITS = {
+  nameMax: 100,
+  symbolMax: 16,
+  decimalsMax: 8,
+  noteMax: 1000,
+} as const;
+
+/** A wallet as a dialect decoded it; ids and types compare lowercased (normalizeId, normalizeType). */
+export type NewWallet = {
+  id: string;
+  name: string;
+  symbol: string;
+  symbolPosition: "left" | "right";
+  decimals: number;
+  type: string;
+  note: string;
+};
+
+export const normalizeWalletId = (id: string) => id.trim().toLowerCase();
+export const normalizeWalletType = (type: string) => type.trim().toLowerCase();
+
+export const isWalletId = (id: string) => WALLET_ID.test(id);
+export const isReservedWalletId = (id: string) => RESERVED_IDS.has(id);
+export const isWalletType = (type: string) => WALLET_TYPE.test(type);
+export const isWalletDecimals = (n: number) =>
+  Number.isInteger(n) && n >= 0 && n <= WALLET_LIMITS.decimalsMax;
+
+/** Why a decoded wallet breaks a rule, by field; each dialect words these itself. */
+export type WalletRuleBreak =
+  | { field: "id"; rule: "shape" | "reserved" }
+  | { field: "name" | "symbol" | "note"; rule: "too-long"; max: number }
+  | { field: "name" | "symbol"; rule: "empty" }
+  | { field: "decimals"; rule: "range" }
+  | { field: "type"; rule: "shape" };
+
+const chars = (s: string) => [...s].length;
+
+/** Every rule a new wallet breaks (empty: it may be created). */
+export function walletRuleBreaks(w: NewWallet): WalletRuleBreak[] {
+  const breaks: WalletRuleBreak[] = [];
+  if (!isWalletId(w.id)) breaks.push({ field: "id", rule: "shape" });
+  else if (isReservedWalletId(w.id)) breaks.push({ field: "id", rule: "reserved" });
+  for (const field of ["name", "symbol"] as const) {
+    const max = field === "name" ? WALLET_LIMITS.nameMax : WALLET_LIMITS.symbolMax;
+    if (w[field] === "") breaks.push({ field, rule: "empty" });
+    else if (chars(w[field]) > max) breaks.push({ field, rule: "too-long", max });
+  }
+  if (chars(w.note) > WALLET_LIMITS.noteMax)
+    breaks.push({ field: "note", rule: "too-long", max: WALLET_LIMITS.noteMax });
+  if (!isWalletDecimals(w.decimals)) breaks.push({ field: "decimals", rule: "range" });
+  if (!isWalletType(w.type)) breaks.push({ field: "type", rule: "shape" });
+  return breaks;
+}
+
+export type CreatedWallet = { wallet: Wallet; rowId: number };
+
+/**
+ * Creates a wallet, or answers "exists" when its id is taken (the primary key decides, however
+ * many race). A wallet breaking a rule is a programming error of the dialect, which checks first.
+ */
+export async function createWallet(
+  db: Db,
+  w: NewWallet,
+  nowMs: number,
+): Promise<CreatedWallet | "exists"> {
+  const breaks = walletRuleBreaks(w);
+  if (breaks.length > 0) throw new Error(`wallet rules broken: ${JSON.stringify(breaks)}`);
+  const created = await insertWallet(db, {
+    ...w,
+    // Only the WordPress import stores more places than a wallet displays.
+    extraDecimals: 0,
+    createdAtMs: nowMs,
+  });
+  return created ?? "exists";
+}
+
+/**
+ * Deletes a wallet no entry names (the ledger is append-only: a wallet with entries stays). The
+ * guard is in the DELETE's own WHERE, so an entry written at the same time either lands first
+ * (and the wallet stays) or finds the wallet gone (and its insert fails: nothing written).
+ */
+export function deleteWallet(db: Db, id: string): Promise<"deleted" | "has-entries" | "not-found"> {
+  return deleteWalletIfUnused(db, id);
+}

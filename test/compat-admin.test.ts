@@ -1,0 +1,498 @@
+// The plugin's remaining admin routes (issue 23, item 5): POST wallets, DELETE wallets/{wallet} and
+// DELETE users/{user_id}, against the answers of the plugin's source (api/core/wallets/*,
+// includes/wallets/*, api/core/users/delete-users.php, includes/users/delete-users.php): its field
+// names, checks, statuses, texts and envelopes. No capture of these routes exists, so the expected
+// bodies are written from that source here, key order included.
+import { env } from "cloudflare:workers";
+import { beforeAll, describe, expect, it } from "vitest";
+import { compatCall, GUARDED } from "./compat-helpers";
+import {
+  CLEAN,
+  call,
+  credit,
+  type Json,
+  ledgerViolations,
+  makeAdmin,
+  makeKey,
+  makeUser,
+  makeWallet,
+  type TestUser,
+  tableCounts,
+} from "./helpers";
+
+const NS = "/wp-json/rimplenet/v1";
+const JSON_HEADERS = { "Content-Type": "application/json" };
+
+/** A wallet id the plugin accepts (letters only: its `requires` "string" rule). */
+const letters = () =>
+  Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) =>
+    String.fromCharCode(97 + (b % 26)),
+  ).join("");
+
+let admin: TestUser;
+let subscriber: TestUser;
+
+beforeAll(async () => {
+  admin = await makeAdmin();
+  subscriber = await makeUser();
+});
+
+const post = (body: Json | string, auth: string | null = admin.bearer, headers = JSON_HEADERS) =>
+  compatCall("POST", `${NS}/wallets`, {
+    headers: { ...headers, ...(auth ? { Authorization: auth } : {}) },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+    vars: GUARDED,
+  });
+
+const del = (path: string, auth: string | null = admin.bearer) =>
+  compatCall("DELETE", `${NS}/${path}`, {
+    headers: auth ? { Authorization: auth } : {},
+    vars: GUARDED,
+  });
+
+const walletRow = (id: string) =>
+  env.DB.prepare("SELECT rowid AS row_id, * FROM wallets WHERE id = ?").bind(id).first<Json>();
+const userRow = (id: number) =>
+  env.DB.prepare("SELECT id FROM users WHERE id = ?").bind(id).first();
+const count = async (sql: string, ...args: unknown[]) =>
+  (await env.DB.prepare(sql)
+    .bind(...args)
+    .first<{ n: number }>())!.n;
+
+describe("POST wallets in the dialect", () => {
+  it("creates a wallet from rimplenetsaas's exact call and answers the plugin's 200 and fields", async () => {
+    const id = letters();
+    // laravellously/rimplenetsaas RimplenetController::createTestWallet (Http::post sends JSON).
+    const res = await post({
+      wallet_name: "Test Wallet",
+      wallet_id: id.toUpperCase(),
+      wallet_symbol: "$",
+      wallet_note: "Test Wallet - abcdef",
+      wallet_type: "fiat",
+    });
+    expect(res.status, res.text).toBe(200);
+    const row = (await walletRow(id))!;
+    expect(res.text).toBe(
+      JSON.stringify({
+        status_code: 200,
+        status: true,
+        message: "Wallet was successully created",
+        data: {
+          wallet_id: row.row_id,
+          rimplenet_wallet_name: "Test Wallet",
+          rimplenet_wallet_id: id,
+          rimplenet_wallet_symbol: "$",
+          rimplenet_wallet_note: "Test Wallet - abcdef",
+          rimplenet_wallet_type: "fiat",
+          rimplenet_wallet_decimal: 2,
+          rimplenet_max_withdrawal_amount: 999999999,
+          rimplenet_min_withdrawal_amount: 0,
+          rimplenet_wallet_symbol_position: "left",
+        },
+      }),
+    );
+    expect(row).toMatchObject({
+      name: "Test Wallet",
+      decimals: 2,
+      extra_decimals: 0,
+      type: "fiat",
+    });
+    // The same wallet in both namespaces' lists.
+    const listed = await compatCall("GET", `${NS}/wallets`, {
+      headers: { Authorization: admin.bearer },
+      vars: GUARDED,
+    });
+    expect(listed.body.data.find((w: Json) => w.wallet_id === id)).toMatchObject({
+      post_id: row.row_id,
+      wallet_decimal: "2",
+    });
+  });
+
+  it("keeps JSON numbers for wallet_decimal and the symbol position asked for", async () => {
+    const id = letters();
+    const res = await post({
+      wallet_name: "Coin",
+      wallet_id: id,
+      wallet_symbol: "C",
+      wallet_type: "crypto",
+      wallet_decimal: 0,
+      wallet_symbol_pos: "right",
+      max_withdrawal_amount: 5000,
+      min_withdrawal_amount: 1,
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.data.rimplenet_wallet_decimal).toBe(0);
+    expect(res.body.data.rimplenet_wallet_symbol_position).toBe("right");
+    expect(await walletRow(id)).toMatchObject({ decimals: 0, symbol_position: "right" });
+  });
+
+  it("answers 409 Wallet Already Exists for a taken id, in any case, and writes nothing", async () => {
+    const id = letters();
+    const body = { wallet_name: "Dup", wallet_id: id, wallet_symbol: "D", wallet_type: "fiat" };
+    expect((await post(body)).status).toBe(200);
+    const before = await tableCounts();
+    const again = await post({ ...body, wallet_id: id.toUpperCase(), wallet_name: "Other" });
+    expect(again.status).toBe(409);
+    expect(again.body).toStrictEqual({
+      status_code: 409,
+      status: false,
+      message: "Wallet Already Exists",
+      error: ["Wallet Already Exists"],
+    });
+    expect(await tableCounts()).toStrictEqual(before);
+    expect((await walletRow(id))!.name).toBe("Dup");
+  });
+
+  it("answers the plugin's requires() texts for empty and non-alphabetic fields, all together", async () => {
+    const before = await tableCounts();
+    const empty = await post({});
+    expect(empty.status).toBe(400);
+    expect(empty.text).toBe(
+      JSON.stringify({
+        status_code: 400,
+        status: false,
+        message: "invalid input",
+        error: {
+          wallet_name: "Field Cannot be empty",
+          wallet_id: "Field Cannot be empty",
+          wallet_symbol: "Field Cannot be empty",
+          wallet_type: "Field Cannot be empty",
+        },
+      }),
+    );
+    const bad = await post({
+      wallet_name: "Naira (NGN)",
+      wallet_id: "usd2",
+      wallet_symbol: "₦",
+      wallet_type: "fiat-1",
+      wallet_symbol_pos: "",
+      wallet_decimal: "",
+    });
+    expect(bad.body.error).toStrictEqual({
+      wallet_name: "wallet_name requires only alphabets",
+      wallet_id: "wallet_id requires only alphabets",
+      wallet_symbol_pos: "Field Cannot be empty",
+      wallet_type: "wallet_type requires only alphabets",
+      wallet_decimal: "Field Cannot be empty",
+    });
+    expect(await tableCounts()).toStrictEqual(before);
+  });
+
+  it("answers the plugin's number checks: text is not a number, limits, and its Equality Error", async () => {
+    const base = {
+      wallet_name: "Num",
+      wallet_id: letters(),
+      wallet_symbol: "N",
+      wallet_type: "fiat",
+    };
+    const form = await post(
+      new URLSearchParams({ ...base, wallet_decimal: "2" }).toString(),
+      admin.bearer,
+      { "Content-Type": "application/x-www-form-urlencoded" },
+    );
+    expect(form.text).toBe(
+      JSON.stringify({
+        status_code: 400,
+        status: false,
+        message: "",
+        error: { wallet_decimal: "Requires a number or decimal" },
+      }),
+    );
+    const limits = await post({ ...base, max_withdrawal_amount: 1e10, min_withdrawal_amount: -1 });
+    expect(limits.status).toBe(400);
+    expect(limits.body.error).toStrictEqual({
+      max_amount: "Withdrawal amount cannot be greater than 999999999",
+      min_amount: "Withdrawal amount cannot be less than 0",
+    });
+    const equal = await post({ ...base, max_withdrawal_amount: 5, min_withdrawal_amount: 5 });
+    expect(equal.body.error).toStrictEqual({
+      max_amount: "Equality Error",
+      min_amount: "Equality Error",
+    });
+    expect(await walletRow(base.wallet_id)).toBeNull();
+  });
+
+  it("refuses what the service cannot keep (the plugin stored it): decimals past 8, a position other than left or right, a long id", async () => {
+    const res = await post({
+      wallet_name: "Wide",
+      wallet_id: "a".repeat(33),
+      wallet_symbol: "W",
+      wallet_type: "fiat",
+      wallet_decimal: 9,
+      wallet_symbol_pos: "middle",
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toStrictEqual({
+      status_code: 400,
+      status: false,
+      message: "invalid input",
+      error: {
+        wallet_id: "wallet_id must start with a letter and hold at most 32 of a-z, 0-9 and _",
+        wallet_decimal: "wallet_decimal must be an integer from 0 to 8",
+        wallet_symbol_pos: "wallet_symbol_pos must be left or right",
+      },
+    });
+  });
+
+  it("refuses subscribers, missing and bad credentials, and a read-only key, in the JWT routes' words", async () => {
+    const body = {
+      wallet_name: "X",
+      wallet_id: letters(),
+      wallet_symbol: "X",
+      wallet_type: "fiat",
+    };
+    const readKey = (await makeKey(admin, "read")).header;
+    const before = await tableCounts();
+    const none = await post(body, null);
+    expect([none.status, none.body]).toStrictEqual([
+      401,
+      {
+        status_code: 401,
+        status: false,
+        message: "Permission denied",
+        error: { unauthorize: "No authorization provided" },
+      },
+    ]);
+    const bad = await post(body, "Bearer not-a-token");
+    expect([bad.status, bad.body.error]).toStrictEqual([400, ["Invalid signature"]]);
+    for (const auth of [subscriber.bearer, readKey]) {
+      const res = await post(body, auth);
+      expect([res.status, res.body.error]).toStrictEqual([
+        403,
+        { unauthorize: "Request is not authorized" },
+      ]);
+    }
+    expect(await tableCounts()).toStrictEqual(before);
+    expect((await post(body, (await makeKey(admin, "write")).header)).status).toBe(200);
+  });
+});
+
+describe("DELETE wallets/{wallet} in the dialect", () => {
+  it("deletes a wallet no entry names, as the plugin answered, and it is gone from both namespaces", async () => {
+    const id = await makeWallet(admin);
+    const res = await del(`wallets/${id}`);
+    expect(res.status, res.text).toBe(200);
+    expect(res.text).toBe(
+      JSON.stringify({
+        status_code: 200,
+        status: true,
+        message: `${id} wallet deleted`,
+        data: ["Operation completed"],
+      }),
+    );
+    expect(await walletRow(id)).toBeNull();
+    expect((await call("GET", `/wallets/${id}`, { auth: admin.bearer })).status).toBe(404);
+    // This isolate forgot it: a credit names an unknown wallet, as on the plugin (capture 26).
+    const creditRes = await compatCall("POST", `${NS}/credits`, {
+      headers: { ...JSON_HEADERS, Authorization: admin.bearer },
+      body: JSON.stringify({ user_id: subscriber.id, wallet_id: id, request_id: "r1", amount: 1 }),
+      vars: GUARDED,
+    });
+    expect([creditRes.status, creditRes.body.message]).toStrictEqual([400, ""]);
+    const again = await del(`wallets/${id}`);
+    expect([again.status, again.body]).toStrictEqual([
+      400,
+      { status_code: 400, status: false, message: "", error: ["Invalid wallet Id"] },
+    ]);
+  });
+
+  it("refuses a wallet with entries (the ledger is append-only) and changes nothing", async () => {
+    const id = await makeWallet(admin);
+    expect(
+      (await credit(admin, { user_id: subscriber.id, wallet_id: id, amount: "5" })).status,
+    ).toBe(200);
+    const before = await tableCounts();
+    const res = await del(`wallets/${id}`);
+    expect([res.status, res.body]).toStrictEqual([
+      409,
+      {
+        status_code: 409,
+        status: false,
+        message: "Operation cannot be completed",
+        error: [`${id} wallet has transactions: the ledger keeps them`],
+      },
+    ]);
+    expect(await tableCounts()).toStrictEqual(before);
+    expect(await ledgerViolations()).toStrictEqual(CLEAN);
+  });
+
+  it("is no route for an id outside the plugin's [\\w]+, and refuses callers as POST wallets does", async () => {
+    const odd = await del("wallets/us-d");
+    expect([odd.status, odd.body.code]).toStrictEqual([404, "rest_no_route"]);
+    const id = await makeWallet(admin);
+    expect((await del(`wallets/${id}`, null)).status).toBe(401);
+    expect((await del(`wallets/${id}`, subscriber.bearer)).status).toBe(403);
+    expect((await del(`wallets/${id}`, (await makeKey(admin, "read")).header)).status).toBe(403);
+    expect(await walletRow(id)).not.toBeNull();
+  });
+});
+
+describe("DELETE users/{user_id} in the dialect", () => {
+  it("deletes a user with no entries, its keys and sessions, as the plugin answered; its token and key stop working", async () => {
+    const user = await makeUser("administrator");
+    const key = (await makeKey(user, "read-write")).header;
+    expect(
+      (await compatCall("GET", `${NS}/wallets`, { headers: { Authorization: key }, vars: GUARDED }))
+        .status,
+    ).not.toBe(401);
+    const res = await del(`users/${user.id}`);
+    expect([res.status, res.text]).toStrictEqual([
+      200,
+      JSON.stringify({
+        status_code: 200,
+        status: true,
+        message: "User deleted successfully",
+        data: [],
+        error: [],
+      }),
+    ]);
+    expect(await userRow(user.id)).toBeNull();
+    expect(await count("SELECT count(*) AS n FROM api_keys WHERE user_id = ?", user.id)).toBe(0);
+    expect(await count("SELECT count(*) AS n FROM sessions WHERE user_id = ?", user.id)).toBe(0);
+    for (const auth of [user.bearer, key])
+      expect((await del(`users/${subscriber.id}`, auth)).status).toBe(400);
+    const again = await del(`users/${user.id}`);
+    expect([again.status, again.body]).toStrictEqual([
+      404,
+      { status_code: 404, status: "Failed", message: "User not found", data: [], error: [] },
+    ]);
+  });
+
+  it("refuses a user with entries, keeping the user, its balance, keys and sessions", async () => {
+    const user = await makeUser();
+    await makeKey(user, "read");
+    const wallet = await makeWallet(admin);
+    expect((await credit(admin, { user_id: user.id, wallet_id: wallet, amount: "7" })).status).toBe(
+      200,
+    );
+    const before = await tableCounts();
+    const sessions = await count("SELECT count(*) AS n FROM sessions WHERE user_id = ?", user.id);
+    const res = await del(`users/${user.id}`);
+    expect([res.status, res.body]).toStrictEqual([
+      409,
+      {
+        status_code: 409,
+        status: "failed",
+        message: "Operation cannot be completed",
+        data: [],
+        error: [
+          { user_id: ["user has transactions: the ledger keeps them and the user's balances"] },
+        ],
+      },
+    ]);
+    expect(await tableCounts()).toStrictEqual(before);
+    expect(await count("SELECT count(*) AS n FROM sessions WHERE user_id = ?", user.id)).toBe(
+      sessions,
+    );
+    expect(await ledgerViolations()).toStrictEqual(CLEAN);
+  });
+
+  it("names the user by the dialect's one rule: 0002 is user 2's id, 0 nobody; text is no route", async () => {
+    const user = await makeUser();
+    expect((await del(`users/${String(user.id).padStart(6, "0")}`)).status).toBe(200);
+    expect((await del("users/0")).status).toBe(404);
+    expect((await del(`users/${user.username}`)).body.code).toBe("rest_no_route");
+  });
+
+  it("refuses subscribers, missing and bad credentials, and a read-only key, and deletes nothing", async () => {
+    const user = await makeUser();
+    expect((await del(`users/${user.id}`, null)).body).toStrictEqual({
+      status_code: 401,
+      status: "failed",
+      message: "Permission denied",
+      data: [],
+      error: { unauthorize: "No authorization provided" },
+    });
+    expect((await del(`users/${user.id}`, "Bearer nope")).body.error).toStrictEqual([
+      "Invalid signature",
+    ]);
+    expect((await del(`users/${user.id}`, user.bearer)).status).toBe(403);
+    expect((await del(`users/${user.id}`, (await makeKey(admin, "read")).header)).status).toBe(403);
+    expect(await userRow(user.id)).not.toBeNull();
+  });
+});
+
+describe("a delete racing a credit", () => {
+  it("never leaves an entry without its user or wallet, whichever lands first", async () => {
+    for (let round = 0; round < 6; round++) {
+      const user = await makeUser();
+      const wallet = await makeWallet(admin);
+      const [credited, deletedUser, deletedWallet] = await Promise.all([
+        credit(admin, { user_id: user.id, wallet_id: wallet, amount: "3" }),
+        del(`users/${user.id}`),
+        del(`wallets/${wallet}`),
+      ]);
+      const entries = await count(
+        "SELECT count(*) AS n FROM transactions WHERE user_id = ? OR wallet_id = ?",
+        user.id,
+        wallet,
+      );
+      if (credited.status === 200) {
+        expect(entries).toBe(1);
+        expect(await userRow(user.id)).not.toBeNull();
+        expect(await walletRow(wallet)).not.toBeNull();
+        expect(deletedUser.status === 409 || deletedWallet.status === 409).toBe(true);
+      } else {
+        expect(entries).toBe(0);
+      }
+      expect([200, 409]).toContain(deletedUser.status);
+      expect([200, 409]).toContain(deletedWallet.status);
+    }
+    const orphans = await count(
+      `SELECT count(*) AS n FROM transactions t WHERE NOT EXISTS (SELECT 1 FROM users u WHERE u.id = t.user_id)
+         OR NOT EXISTS (SELECT 1 FROM wallets w WHERE w.id = t.wallet_id)`,
+    );
+    expect(orphans).toBe(0);
+    expect(await ledgerViolations()).toStrictEqual(CLEAN);
+  });
+});
+
+describe("a deletion made through another isolate", () => {
+  // Raw SQL stands in for the other isolate: this app's isolate cache still holds the user and the
+  // wallet, as another isolate's would after the deletion.
+  // What it answers is not asserted: the foreign key refuses the insert and the answer is a 500
+  // today (docs/compat.md, "Deleting"); what matters is that nothing is written.
+  it("a credit naming a user or wallet this isolate still remembers writes nothing", async () => {
+    const user = await makeUser();
+    const wallet = await makeWallet(admin);
+    const balance = `/user-wallet-balance?user_id=${user.id}&wallet_id=${wallet}`;
+    expect((await call("GET", balance, { auth: admin.bearer })).status).toBe(200);
+    await env.DB.batch([
+      env.DB.prepare("DELETE FROM sessions WHERE user_id = ?").bind(user.id),
+      env.DB.prepare("DELETE FROM users WHERE id = ?").bind(user.id),
+    ]);
+    const before = await tableCounts();
+    const toUser = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: "4" });
+    expect(toUser.status, toUser.text).not.toBe(200);
+    expect(
+      await env.DB.prepare("DELETE FROM wallets WHERE id = ?").bind(wallet).run(),
+    ).toBeTruthy();
+    const toWallet = await credit(admin, {
+      user_id: subscriber.id,
+      wallet_id: wallet,
+      amount: "4",
+    });
+    expect(toWallet.status, toWallet.text).not.toBe(200);
+    expect(await tableCounts()).toStrictEqual({ ...before, wallets: Number(before!.wallets) - 1 });
+    expect(await ledgerViolations()).toStrictEqual(CLEAN);
+  });
+});
+
+describe("discovery and Allow", () => {
+  it("list POST wallets, DELETE wallets/{wallet} and DELETE users/{user_id}", async () => {
+    const index = await compatCall("GET", "/wp-json/", { vars: GUARDED });
+    expect(index.body.routes["/rimplenet/v1/wallets"].methods).toEqual(["GET", "POST"]);
+    expect(index.body.routes["/rimplenet/v1/wallets/(?P<wallet>[^/]+)"].methods).toEqual([
+      "DELETE",
+    ]);
+    expect(index.body.routes["/rimplenet/v1/users/(?P<user_id>[^/]+)"].methods).toEqual(["DELETE"]);
+    const listed = await compatCall("GET", `${NS}/wallets`, {
+      headers: { Authorization: admin.bearer },
+      vars: GUARDED,
+    });
+    expect(listed.headers.get("allow")).toBe("GET, POST");
+    const gone = await del("wallets/nosuchwallet");
+    expect(gone.headers.get("allow")).toBe("DELETE");
+    expect((await del("users/999999999")).headers.get("allow")).toBe("DELETE");
+  });
+});
