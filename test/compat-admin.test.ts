@@ -450,9 +450,9 @@ describe("a delete racing a credit", () => {
 describe("a deletion made through another isolate", () => {
   // Raw SQL stands in for the other isolate: this app's isolate cache still holds the user and the
   // wallet, as another isolate's would after the deletion.
-  // What it answers is not asserted: the foreign key refuses the insert and the answer is a 500
-  // today (docs/compat.md, "Deleting"); what matters is that nothing is written.
-  it("a credit naming a user or wallet this isolate still remembers writes nothing", async () => {
+  // The foreign key refuses the insert; the isolate then forgets the stale facts and answers as a
+  // request naming a user or wallet that does not exist is answered.
+  it("a credit naming a user or wallet this isolate still remembers writes nothing and answers not found", async () => {
     const user = await makeUser();
     const wallet = await makeWallet(admin);
     const balance = `/user-wallet-balance?user_id=${user.id}&wallet_id=${wallet}`;
@@ -463,7 +463,8 @@ describe("a deletion made through another isolate", () => {
     ]);
     const before = await tableCounts();
     const toUser = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: "4" });
-    expect(toUser.status, toUser.text).not.toBe(200);
+    expect(toUser.status, toUser.text).toBe(404);
+    expect(toUser.body.message).toBe("Invalid User credentials");
     expect(
       await env.DB.prepare("DELETE FROM wallets WHERE id = ?").bind(wallet).run(),
     ).toBeTruthy();
@@ -472,7 +473,8 @@ describe("a deletion made through another isolate", () => {
       wallet_id: wallet,
       amount: "4",
     });
-    expect(toWallet.status, toWallet.text).not.toBe(200);
+    expect(toWallet.status, toWallet.text).toBe(400);
+    expect(toWallet.body.error).toStrictEqual({ wallet_id: "wallet_id not found" });
     expect(await tableCounts()).toStrictEqual({ ...before, wallets: Number(before!.wallets) - 1 });
     expect(await ledgerViolations()).toStrictEqual(CLEAN);
   });

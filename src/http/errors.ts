@@ -1,5 +1,7 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { forgetUser, forgetWallet } from "../db/isolate-cache";
+import { findUsers } from "../db/users";
 import type { AppEnv } from "../env";
 import { LedgerRefusal } from "../ledger/append";
 import { Refusal, type RefusalReason } from "../wallet/refusal";
@@ -202,7 +204,7 @@ export const transactionExists = (id: number) =>
 export const alreadyReversed = (id: number | string) =>
   apiError("already_reversed", { id: `Transaction ${id} was already reversed` });
 
-const REFUSALS: Record<Exclude<LedgerRefusal["reason"], "already-reversed">, ApiError> = {
+const REFUSALS: Record<Exclude<LedgerRefusal["reason"], "already-reversed" | "gone">, ApiError> = {
   "insufficient-balance": apiError("insufficient_balance", { amount: "Insufficient Balance" }),
   "balance-limit": invalidInput({
     amount: "amount would take the balance past the largest balance a wallet can hold",
@@ -235,10 +237,27 @@ function answerOf(reason: RefusalReason): ApiError {
   }
 }
 
-export function onError(err: Error, c: Context<AppEnv>) {
+/**
+ * A movement the foreign keys refused: a user or wallet it names was deleted (through another
+ * isolate, whose deletion this one's cache had not seen). This isolate forgets them, and the answer
+ * is the one a request naming them now gets: the user, else the wallet, not found.
+ */
+async function goneAnswer(c: Context<AppEnv>, named: { userIds: number[]; walletIds: string[] }) {
+  for (const id of named.userIds) forgetUser(c.env.DB, id);
+  for (const id of named.walletIds) forgetWallet(c.env.DB, id);
+  const users = await findUsers(c.var.db, named.userIds);
+  const user = named.userIds.find((id) => !users.has(id));
+  if (user !== undefined) return userNotFound(user);
+  return invalidInput({ wallet_id: "wallet_id not found" });
+}
+
+export async function onError(err: Error, c: Context<AppEnv>) {
   if (err instanceof Refusal) err = answerOf(err.reason);
+  if (err instanceof LedgerRefusal && err.reason === "gone" && err.named)
+    err = await goneAnswer(c, err.named).catch((lookup: Error) => lookup);
   // A reversal is refused by reverse.ts, which names the transaction; elsewhere it cannot happen.
-  if (err instanceof LedgerRefusal && err.reason !== "already-reversed") err = REFUSALS[err.reason];
+  if (err instanceof LedgerRefusal && err.reason !== "already-reversed" && err.reason !== "gone")
+    err = REFUSALS[err.reason];
   if (err instanceof MalformedRequest)
     err =
       c.get("envelope") === "B"

@@ -31,7 +31,11 @@ export type NewEntry = {
 
 /** Why the database refused a movement: a CHECK on the entry failed, so the whole batch rolled back. */
 export class LedgerRefusal extends Error {
-  constructor(readonly reason: "insufficient-balance" | "balance-limit" | "already-reversed") {
+  constructor(
+    readonly reason: "insufficient-balance" | "balance-limit" | "already-reversed" | "gone",
+    /** With `gone`: the users and wallets the movement named, one of which no longer exists. */
+    readonly named?: { userIds: number[]; walletIds: string[] },
+  ) {
     super(reason);
   }
 }
@@ -162,8 +166,14 @@ const errorText = (err: unknown) => `${String(err)} ${String((err as { cause?: u
 export const refusedByRule = (err: unknown) =>
   err instanceof LedgerRefusal || /SQLITE_CONSTRAINT|constraint failed/i.test(errorText(err));
 
-function refusal(err: unknown) {
+function refusal(err: unknown, movement: NewEntry[]) {
   const text = errorText(err);
+  // A user or wallet deleted since this isolate cached it: the foreign key refuses the entry.
+  if (/FOREIGN KEY constraint failed/i.test(text))
+    return new LedgerRefusal("gone", {
+      userIds: [...new Set(movement.map((e) => e.userId))],
+      walletIds: [...new Set(movement.map((e) => e.walletId))],
+    });
   if (text.includes("transactions_no_overdraft")) return new LedgerRefusal("insufficient-balance");
   if (text.includes("transactions_balance_limit")) return new LedgerRefusal("balance-limit");
   if (text.includes("transactions.reverses_id") || text.includes("transactions_reverses"))
@@ -204,6 +214,6 @@ export async function appendEntries(
   try {
     return movementResult(await db.batch(movementStatements(db, movement)));
   } catch (err) {
-    throw refusal(err);
+    throw refusal(err, movement);
   }
 }
