@@ -586,7 +586,16 @@ it("the console treats an API token in its cookie as signed out, and its own coo
 
 // Everything else the index lists needs credentials (OpenAPI may be either: the contract allows it
 // public; this service keeps it behind credentials).
-it("only discovery and login are public; every route the index lists needs credentials", async () => {
+// Public by design: signing in, and the mail routes a user who cannot sign in needs (a verification
+// link, a password reset: docs/mail.md), which answer every address alike.
+const PUBLIC_PATHS = new Set([
+  "/users/login",
+  "/users/verify-email",
+  "/users/password-reset",
+  "/users/password-reset/confirm",
+]);
+
+it("only discovery, login and the mail routes are public; every route the index lists needs credentials", async () => {
   const { S, O, W, sTxn } = f;
   const { api, base, adminAuth } = ctx();
   const publicRoutes: [string, () => ReturnType<typeof http>][] = [
@@ -639,7 +648,7 @@ it("only discovery and login are public; every route the index lists needs crede
       .replace(/\(\?P<id>[^)]*\)/g, String(sTxn))
       .replace(/\(\?P<wallet_id>[^)]*\)/g, W)
       .replace(/\(\?P<user_id>[^)]*\)/g, String(O.id));
-    if (path === "" || path === "/users/login") continue;
+    if (path === "" || PUBLIC_PATHS.has(path)) continue;
     const methods = at(spec, "methods");
     for (const method of Array.isArray(methods) ? methods.map(String) : []) {
       cases++;
@@ -651,7 +660,7 @@ it("only discovery and login are public; every route the index lists needs crede
     }
   }
   check(
-    `every route the index lists, except discovery and login (and OpenAPI, which may be public), answers 401 without credentials (${guarded} route-methods)`,
+    `every route the index lists, except discovery, login and the mail routes (and OpenAPI, which may be public), answers 401 without credentials (${guarded} route-methods)`,
     unguarded.length === 0 && guarded >= 14,
     unguarded.join("; "),
   );
