@@ -136,6 +136,51 @@ describe("answers report the amount that moved", () => {
     }
     expect(await balanceOf(admin, user.id, wallet)).toBe(1610.5);
   });
+
+  it("a JSON number below 10^-6 (JavaScript sends 0.0000001 as 1e-7) records the plain decimal text wallet/v1 records, in credits and transfers", async () => {
+    const user = await makeUser();
+    const to = await makeUser();
+    const wallet = await makeWallet(admin, { decimals: 8 });
+    // JSON.stringify writes these numbers as 1e-7 and 5e-8, as a JavaScript client sends them.
+    const credit = await json("/credits", {
+      user_id: user.id,
+      wallet_id: wallet,
+      request_id: rid(),
+      amount: 0.0000001,
+    });
+    expect(credit.status, credit.text).toBe(200);
+    const v1Credit = await call("POST", "/credits", {
+      auth: admin.bearer,
+      body: { user_id: to.id, wallet_id: wallet, request_id: rid(), amount: 0.0000001 },
+    });
+    expect(v1Credit.status, v1Credit.text).toBe(200);
+    const transfer = await json("/transfers", {
+      transfer_from_user: user.id,
+      transfer_to_user: to.id,
+      wallet_id: wallet,
+      amount_to_transfer: 0.00000005,
+    });
+    expect(transfer.status, transfer.text).toBe(200);
+
+    const records = async (id: number) => {
+      const r = await v1Record(id === credit.body.data.transaction_id ? user.id : to.id, id);
+      return [r.amount, r.post_content];
+    };
+    expect(await records(credit.body.data.transaction_id)).toEqual([
+      "0.0000001",
+      "Amount:0.0000001",
+    ]);
+    expect(await records(v1Credit.body.data.transaction_id)).toEqual([
+      "0.0000001",
+      "Amount:0.0000001",
+    ]);
+    const one = await read(`/credits?credit_id=${credit.body.data.transaction_id}`);
+    expect(one.body.data.amount).toBe("0.0000001");
+    const sent = await read(`/transfers?transfer_id=${transfer.body.data.transfer}`);
+    expect(sent.body.data.transferAmount).toBe("0.00000005");
+    expect(await balanceOf(admin, user.id, wallet)).toBe(0.00000005);
+    expect(await balanceOf(admin, to.id, wallet)).toBe(0.00000015);
+  });
 });
 
 describe("percent-escapes in an amount", () => {

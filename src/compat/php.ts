@@ -2,6 +2,8 @@
 // their results echoed back (`submitted`) and as odd error keys (`{"":"wallet_id is required"}`).
 // Every reader walks its text once, without a regex that can backtrack (as src/ledger/money.ts).
 
+import { numberText } from "../ledger/money";
+
 const isDigit = (ch: string | undefined) => ch !== undefined && ch >= "0" && ch <= "9";
 const isHex = (ch: string | undefined) =>
   ch !== undefined && (isDigit(ch) || (ch >= "a" && ch <= "f") || (ch >= "A" && ch <= "F"));
@@ -92,9 +94,11 @@ function sanitizeKeepingOctets(value: unknown) {
  * An amount field: sanitize_text_field but for its last step, which removed `%hh` octets and so
  * made the text `"1%2e5"` (sent in JSON, in a multipart field, or percent-encoded twice) the number
  * 15. A form body or query string has already been percent-decoded once (`amount=1%2e5` is 1.5);
- * an octet still in the text is kept, and the amount is not numeric.
+ * an octet still in the text is kept, and the amount is not numeric. A JSON number is read as
+ * wallet/v1 reads it (numberText): `0.0000001` is that text, not JavaScript's `1e-7`.
  */
-export const sanitizeAmountField = sanitizeKeepingOctets;
+export const sanitizeAmountField = (value: unknown) =>
+  sanitizeKeepingOctets(typeof value === "number" ? (numberText(value) ?? String(value)) : value);
 
 /** PHP's `empty()` of a string: "" and "0". */
 export const phpEmpty = (text: string) => text === "" || text === "0";

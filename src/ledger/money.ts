@@ -37,7 +37,7 @@ export function readAmount(input: unknown): Decimal | AmountIssue {
     if (input <= 0) return "not-positive";
     // A number reaching here is exactly what the client wrote: http/params.ts passes any JSON
     // number a double cannot hold as its decimal text instead.
-    text = plainDecimal(String(input))!; // a finite double's exponent is within ±400
+    text = numberText(input)!; // a finite double's exponent is within ±400
   } else if (typeof input === "string") {
     text = input;
     if (text.startsWith("-") && splitDecimal(text.slice(1))) return "not-positive";
@@ -88,6 +88,12 @@ export function plainDecimal(literal: string): string | null {
   const fraction = trimZeros(padded.slice(at), "end");
   return sign + trimZeros(padded.slice(0, at), "start") + (fraction ? `.${fraction}` : "");
 }
+
+/**
+ * A JSON number amount's text, in either dialect: its plain decimal form, never JavaScript's
+ * exponent (`0.0000001` prints as `1e-7`), so one movement records one amount text however sent.
+ */
+export const numberText = (n: number) => plainDecimal(String(n));
 
 export type MinorIssue = "too-many-decimals" | "too-large";
 
