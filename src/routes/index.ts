@@ -35,8 +35,13 @@ const openApiRoute = defineRoute(
     success: 200,
     data: OpenApiAnswer,
   },
-  (c) => send(c, 200, openApiDocument(ROUTES, siteUrl(c))),
+  (c) => {
+    // Built once per isolate, on first use (ROUTES is declared below); only the server is the request's.
+    openApi ??= openApiDocument(ROUTES);
+    return send(c, 200, { ...openApi, servers: [{ url: siteUrl(c) }] });
+  },
 );
+let openApi: ReturnType<typeof openApiDocument> | undefined;
 
 /**
  * Every route of `wallet/v1`, each declared once beside its handler (src/routes/<resource>/): the

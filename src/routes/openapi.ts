@@ -131,7 +131,8 @@ function operation(route: RouteInfo) {
   };
 }
 
-export function openApiDocument(routes: readonly RouteInfo[], serverUrl: string) {
+/** The document of `routes`; its `servers` are the request's to fill (the site's own URL). */
+export function openApiDocument(routes: readonly RouteInfo[]) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const path = `/wp-json/${NAMESPACE}${route.path}`;
@@ -140,7 +141,7 @@ export function openApiDocument(routes: readonly RouteInfo[], serverUrl: string)
   return {
     openapi: "3.1.0",
     info: { title: "Wallet ledger API", version: "1.0.0" },
-    servers: [{ url: serverUrl }],
+    servers: [] as { url: string }[],
     paths,
     components: {
       schemas: { EnvelopeA: envelopeA, EnvelopeB: envelopeB },
