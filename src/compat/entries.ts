@@ -4,13 +4,13 @@ import { scopeAllows } from "../auth/principal";
 import { findWalletCached } from "../db/wallets";
 import type { AppEnv } from "../env";
 import { ok, send } from "../http/envelope";
-import { invalidInput, transactionExists, userNotFound } from "../http/errors";
+import { invalidInput, userNotFound } from "../http/errors";
 import { AMOUNT_TEXT_MAX, MAX_TEXT } from "../http/fields";
 import { readParams } from "../http/params";
 import { entryStamp } from "../http/site";
 import { type AmountRefusal, amountToMinor } from "../ledger/money";
 import { asciiLower } from "../ledger/request-key";
-import { postEntry } from "../ledger/writer";
+import { postSingle } from "../wallet/movements";
 import { requireUser } from "../wallet/users";
 import { keyRouteRefusals, requireCredentials } from "./auth";
 import { pluginUserId } from "./identity";
@@ -116,9 +116,11 @@ const movement = (txnType: "CREDIT" | "DEBIT", action: string) =>
       note,
       metaData,
     };
-    const result = await postEntry(c.var.ledger, db, spec, entryStamp(c));
-    if (!result.created) throw transactionExists(result.existingId!);
-    return ok(c, 200, "Transaction Completed", { transaction_id: result.ids[0], user_id: user.id });
+    const moved = await postSingle({ db, ledger: c.var.ledger, stamp: entryStamp(c) }, spec);
+    return ok(c, 200, "Transaction Completed", {
+      transaction_id: moved.transactionId,
+      user_id: moved.userId,
+    });
   });
 
 export const compatCredits = movement("CREDIT", "rimplenet_create_credits");

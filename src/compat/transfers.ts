@@ -4,13 +4,13 @@ import { findUsers } from "../db/users";
 import { findWalletCached } from "../db/wallets";
 import type { AppEnv } from "../env";
 import { send } from "../http/envelope";
-import { invalidInput, transactionExists } from "../http/errors";
+import { invalidInput } from "../http/errors";
 import { MAX_TEXT } from "../http/fields";
 import { readParams } from "../http/params";
 import { entryStamp } from "../http/site";
-import { postTransfer } from "../ledger/entries";
 import { amountToMinor } from "../ledger/money";
 import { asciiLower } from "../ledger/request-key";
+import { transfer } from "../wallet/movements";
 import { jwtRouteRefusals, requireCredentials } from "./auth";
 import { amountRefused, REQUEST_ID_MAX } from "./entries";
 import { pluginUserId } from "./identity";
@@ -95,17 +95,22 @@ export const compatTransfers = new Hono<AppEnv>().post("/", async (c) => {
     requestId: requestId || `transfer_${crypto.randomUUID().replaceAll("-", "")}`,
     note,
   };
-  const result = await postTransfer(
-    db,
-    { ...spec, user: from, txnType: "DEBIT", note: `TRANSFER to ${to.username} ${note}`.trim() },
-    { ...spec, user: to, txnType: "CREDIT", note: `TRANSFER from ${from.username} ${note}`.trim() },
-    entryStamp(c),
+  const moved = await transfer(
+    { db, ledger: c.var.ledger, stamp: entryStamp(c) },
+    {
+      ...spec,
+      from,
+      to,
+      notes: {
+        debit: `TRANSFER to ${to.username} ${note}`.trim(),
+        credit: `TRANSFER from ${from.username} ${note}`.trim(),
+      },
+    },
   );
-  if (!result.created) throw transactionExists(result.existingId!);
   return send(c, 200, {
     status_code: 200,
     status: true,
     message: "Transfer Action Completed",
-    data: { transfer: result.ids[0] },
+    data: { transfer: moved.debitId },
   });
 });

@@ -201,6 +201,9 @@ export const serviceNotConfigured = (missing: string[]) =>
 export const transactionExists = (id: number) =>
   apiError("transaction_exists", { txn_id: String(id), exist: "Transaction already executed" });
 
+export const transactionNotFound = (id: string) =>
+  apiError("transaction_not_found", { id: `No transaction ${id}` });
+
 export const alreadyReversed = (id: number | string) =>
   apiError("already_reversed", { id: `Transaction ${id} was already reversed` });
 
@@ -216,6 +219,14 @@ function answerOf(reason: RefusalReason): ApiError {
   switch (reason.code) {
     case "user_not_found":
       return userNotFound(reason.userId);
+    case "transaction_exists":
+      return transactionExists(reason.existingId);
+    case "transaction_not_found":
+      return transactionNotFound(reason.ref);
+    case "not_reversible":
+      return invalidInput({ id: reason.why });
+    case "already_reversed":
+      return alreadyReversed(reason.ref);
     case "too_many_sign_ins":
       return tooManySignIns(reason.retryAfterS);
     case "invalid_credential":

@@ -4,6 +4,11 @@
 
 export type RefusalReason =
   | { code: "user_not_found"; userId: number }
+  /** A request_id already used: the entry it made. */
+  | { code: "transaction_exists"; existingId: number }
+  | { code: "transaction_not_found"; ref: string }
+  | { code: "not_reversible"; why: string }
+  | { code: "already_reversed"; ref: string }
   | { code: "too_many_sign_ins"; retryAfterS: number }
   | { code: "invalid_credential" }
   /** No mail transport is configured (docs/mail.md). */

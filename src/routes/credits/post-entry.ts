@@ -2,12 +2,11 @@ import type { Context } from "hono";
 import { findWalletCached } from "../../db/wallets";
 import type { AppEnv } from "../../env";
 import { ok } from "../../http/envelope";
-import { transactionExists } from "../../http/errors";
 import { EntryParams } from "../../http/fields";
 import { readMoneyInput } from "../../http/money-input";
 import { readParams } from "../../http/params";
 import { entryStamp } from "../../http/site";
-import { postEntry } from "../../ledger/writer";
+import { postSingle } from "../../wallet/movements";
 import { requireUser } from "../../wallet/users";
 
 /**
@@ -31,7 +30,12 @@ export async function postSingleEntry(c: Context<AppEnv>, txnType: "CREDIT" | "D
     requestId: fields.request_id,
     note: fields.note,
   };
-  const result = await postEntry(c.var.ledger, db, { ...spec, txnType }, entryStamp(c));
-  if (!result.created) throw transactionExists(result.existingId!);
-  return ok(c, 200, "Transaction Completed", { transaction_id: result.ids[0], user_id: user.id });
+  const moved = await postSingle(
+    { db, ledger: c.var.ledger, stamp: entryStamp(c) },
+    { ...spec, txnType },
+  );
+  return ok(c, 200, "Transaction Completed", {
+    transaction_id: moved.transactionId,
+    user_id: moved.userId,
+  });
 }

@@ -1,14 +1,11 @@
 import { findEntry } from "../../db/ledger";
 import { requireReaderOf } from "../../http/auth";
 import { ok } from "../../http/envelope";
-import { apiError, permissionDenied } from "../../http/errors";
+import { permissionDenied, transactionNotFound } from "../../http/errors";
 import { siteUrl } from "../../http/site";
 import { transactionRecord } from "../../ledger/transaction-record";
 import { TransactionAnswer } from "../answers";
 import { defineRoute, pathParam } from "../route";
-
-export const transactionNotFound = (id: string) =>
-  apiError("transaction_not_found", { id: `No transaction ${id}` });
 
 export const readTransaction = defineRoute(
   {

@@ -2,11 +2,11 @@ import { findUsers } from "../../db/users";
 import { findWalletCached } from "../../db/wallets";
 import { requireAdmin } from "../../http/auth";
 import { ok } from "../../http/envelope";
-import { invalidInput, transactionExists, userNotFound } from "../../http/errors";
+import { invalidInput, userNotFound } from "../../http/errors";
 import { readMoneyInput } from "../../http/money-input";
 import { readParams } from "../../http/params";
 import { entryStamp } from "../../http/site";
-import { postTransfer } from "../../ledger/entries";
+import { transfer } from "../../wallet/movements";
 import { TransferAnswer } from "../answers";
 import { defineRoute } from "../route";
 import { TransferParams } from "./schemas";
@@ -45,17 +45,13 @@ export const createTransfer = defineRoute(
       requestId: fields.request_id,
       note: fields.note,
     };
-    const result = await postTransfer(
-      db,
-      { ...spec, user: from, txnType: "DEBIT" },
-      { ...spec, user: to, txnType: "CREDIT" },
-      entryStamp(c),
+    const moved = await transfer(
+      { db, ledger: c.var.ledger, stamp: entryStamp(c) },
+      { ...spec, from, to },
     );
-    if (!result.created) throw transactionExists(result.existingId!);
-    const [debitId, creditId] = result.ids;
     return ok(c, 200, "Transfer Action Completed", {
-      debit_transaction_id: debitId,
-      credit_transaction_id: creditId,
+      debit_transaction_id: moved.debitId,
+      credit_transaction_id: moved.creditId,
       from_user_id: from.id,
       to_user_id: to.id,
     });
