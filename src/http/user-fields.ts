@@ -121,6 +121,17 @@ const takenErrors = (taken: Taken) => ({
   ...(taken.email ? { user_email: [TAKEN.email] } : {}),
 });
 
+/** The request's fields as `schema` reads them, or a validation error listing every field's texts. */
+export async function readUserFields<S extends v.ObjectSchema<v.ObjectEntries, undefined>>(
+  c: Context<AppEnv>,
+  schema: S,
+): Promise<v.InferOutput<S>> {
+  const params = await readParams(c);
+  const parsed = v.safeParse(schema, params);
+  if (!parsed.success) throw validationError(collectUserErrors(schema, params));
+  return parsed.output;
+}
+
 /**
  * Creates a subscriber from the request's fields, once its caller is known to be an administrator
  * with write access: the plugin's checks and texts (a taken username or e-mail reported beside the

@@ -1,8 +1,6 @@
 import { ok } from "../../http/envelope";
-import { validationError } from "../../http/errors";
 import { MailRequestParams, mailDeps, PasswordResetConfirmParams } from "../../http/mail";
-import { readParams } from "../../http/params";
-import { collectUserErrors } from "../../http/user-fields";
+import { readUserFields } from "../../http/user-fields";
 import { confirmPasswordReset, requestPasswordReset } from "../../wallet/mail-links";
 import { MailRequestedAnswer, PasswordResetAnswer } from "../answers";
 import { defineRoute } from "../route";
@@ -22,12 +20,9 @@ export const requestReset = defineRoute(
     data: MailRequestedAnswer,
   },
   async (c) => {
-    const params = await readParams(c);
-    const errors = collectUserErrors(MailRequestParams, params);
-    if (errors.length > 0) throw validationError(errors);
-    const email = String(params.user_email).trim();
-    await requestPasswordReset(mailDeps(c), email);
-    return ok(c, 200, MAIL_REQUESTED, { user_email: email });
+    const { user_email } = await readUserFields(c, MailRequestParams);
+    await requestPasswordReset(mailDeps(c), user_email);
+    return ok(c, 200, MAIL_REQUESTED, { user_email });
   },
 );
 
@@ -48,16 +43,8 @@ export const confirmReset = defineRoute(
     data: PasswordResetAnswer,
   },
   async (c) => {
-    const params = await readParams(c);
-    const errors = collectUserErrors(PasswordResetConfirmParams, params);
-    if (errors.length > 0) throw validationError(errors);
-    const { token, user_password } = params;
-    const used = await confirmPasswordReset(
-      c.var.db,
-      String(token),
-      String(user_password),
-      c.get("nowMs")(),
-    );
+    const { token, user_password } = await readUserFields(c, PasswordResetConfirmParams);
+    const used = await confirmPasswordReset(c.var.db, token, user_password, c.get("nowMs")());
     return ok(c, 200, "Password changed", {
       user_id: used.userId,
       sessions_revoked: used.liveSessions,

@@ -1,5 +1,4 @@
 import { ok } from "../../http/envelope";
-import { validationError } from "../../http/errors";
 import {
   MailRequestParams,
   mailDeps,
@@ -7,8 +6,7 @@ import {
   VerifyEmailParams,
   verifyLinkFor,
 } from "../../http/mail";
-import { readParams } from "../../http/params";
-import { collectUserErrors } from "../../http/user-fields";
+import { readUserFields } from "../../http/user-fields";
 import { confirmVerification, requestVerification } from "../../wallet/mail-links";
 import { EmailVerifiedAnswer, MailRequestedAnswer } from "../answers";
 import { defineRoute } from "../route";
@@ -33,12 +31,9 @@ export const requestEmailVerification = defineRoute(
     data: MailRequestedAnswer,
   },
   async (c) => {
-    const params = await readParams(c);
-    const errors = collectUserErrors(MailRequestParams, params);
-    if (errors.length > 0) throw validationError(errors);
-    const email = String(params.user_email).trim();
-    await requestVerification(mailDeps(c), email, verifyLinkFor(c));
-    return ok(c, 200, MAIL_REQUESTED, { user_email: email });
+    const { user_email } = await readUserFields(c, MailRequestParams);
+    await requestVerification(mailDeps(c), user_email, verifyLinkFor(c));
+    return ok(c, 200, MAIL_REQUESTED, { user_email });
   },
 );
 
@@ -56,10 +51,8 @@ export const confirmEmailVerification = defineRoute(
     data: EmailVerifiedAnswer,
   },
   async (c) => {
-    const params = await readParams(c);
-    const errors = collectUserErrors(VerifyEmailParams, params);
-    if (errors.length > 0) throw validationError(errors);
-    const used = await confirmVerification(c.var.db, String(params.token), c.get("nowMs")());
+    const { token } = await readUserFields(c, VerifyEmailParams);
+    const used = await confirmVerification(c.var.db, token, c.get("nowMs")());
     return ok(c, 200, "Email address verified", { user_id: used.userId, user_email: used.email });
   },
 );
