@@ -15,6 +15,7 @@ import {
 import {
   at,
   check,
+  DEV_PROXY_503,
   errorCode,
   figures,
   histogram,
@@ -83,8 +84,14 @@ it("100 parallel credits with one request_id (a quarter in upper case) make one 
       }),
     ),
   );
+  // wrangler dev's proxy may cut a request under this load with its own 503 (never an answer of
+  // the worker, and the worker may have written it): such a request is left out of the counts, and
+  // the entry and the balance below are what must hold exactly.
+  const cut = dup.filter((r) => r.status === 503 && r.text.startsWith(DEV_PROXY_503));
   const dupOk = dup.filter((r) => r.status === 200);
-  const winner = at(dupOk[0]?.json, "data", "transaction_id");
+  const winner =
+    at(dupOk[0]?.json, "data", "transaction_id") ??
+    Number(at(dup.find((r) => r.status === 409)?.json, "error", "txn_id"));
   const dup409 = dup.filter(
     (r) =>
       r.status === 409 &&
@@ -96,13 +103,13 @@ it("100 parallel credits with one request_id (a quarter in upper case) make one 
       }),
   );
   check(
-    "100 parallel credits with one request_id: exactly one 200",
-    dupOk.length === 1,
+    "100 parallel credits with one request_id: exactly one 200 (none if the local stack cut it)",
+    dupOk.length === 1 || (dupOk.length === 0 && cut.length > 0),
     histogram(dup.map((r) => r.status)),
   );
   check(
-    '... and 99 × 409 "Transaction already exists" naming that one entry',
-    dup409.length === 99,
+    '... and every other answer of the worker a 409 "Transaction already exists" naming that one entry',
+    dup409.length === 100 - dupOk.length - cut.length,
     histogram(dup.map((r) => r.status)),
   );
   const afterDup = await balance(ctx(), dupUser.id, wallet);
