@@ -1,5 +1,5 @@
-// The settings the service cannot answer without (docs/configuration.md). They are read from the env
-// on each request (a deployment or a test changes them without a new isolate); the routes that need
+// The settings the service cannot answer without (docs/configuration.md). They are judged once per env
+// object (a new deployment, or a test's own env, is another object); the routes that need
 // them answer 503 service_not_configured while one is missing (http/settings.ts), and GET /health
 // names it. Plain values only: the tools (scripts/dev.ts, scripts/deploy.ts) read the same rule.
 
@@ -46,8 +46,17 @@ function httpUrl(text: string) {
   }
 }
 
+/** Each env object's problems: an isolate keeps one env, so a request does not judge it again. */
+const judged = new WeakMap<SettingsEnv, SettingProblem[]>();
+
 /** Every required setting that is unset or unusable; none when the service is configured. */
 export function settingProblems(env: SettingsEnv): SettingProblem[] {
+  let problems = judged.get(env);
+  if (!problems) judged.set(env, (problems = judge(env)));
+  return problems;
+}
+
+function judge(env: SettingsEnv): SettingProblem[] {
   const problems: SettingProblem[] = [];
   const secret = env.JWT_SECRET ?? "";
   if (secret === "") problems.push({ name: "JWT_SECRET", problem: "unset" });

@@ -6,6 +6,7 @@ import { deleteUser } from "../wallet/users";
 import { deleteWallet, isWalletId, normalizeWalletId } from "../wallet/wallets";
 import { jwtRouteRefusals, requireCredentials } from "./auth";
 import { pluginUserRef } from "./identity";
+import { pluginUserNotFound } from "./respond";
 
 // `DELETE wallets/{wallet}` (plugin api/core/wallets/delete-wallets.php, includes/wallets/
 // delete-wallets.php) and `DELETE users/{user_id}` (api/core/users/delete-users.php, includes/users/
@@ -55,12 +56,5 @@ export const compatUserDelete = new Hono<AppEnv>().delete("/:user_id{[0-9]+}", a
     return fail(c, 409, "Operation cannot be completed", [
       { user_id: ["user has transactions: the ledger keeps them and the user's balances"] },
     ]);
-  // "Failed", capitalised, is the plugin's (as GET users answers an unknown user).
-  return send(c, 404, {
-    status_code: 404,
-    status: "Failed",
-    message: "User not found",
-    data: [],
-    error: [],
-  });
+  return pluginUserNotFound(c); // as GET users answers an unknown user
 });

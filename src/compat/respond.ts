@@ -18,3 +18,13 @@ export const balanceOk = (c: Context<AppEnv>, data: unknown, submitted: BalanceR
     data,
     submitted,
   });
+
+/** The plugin's answer for a user it cannot find ("Failed", capitalised, is the plugin's). */
+export const pluginUserNotFound = (c: Context<AppEnv>) =>
+  send(c, 404, {
+    status_code: 404,
+    status: "Failed",
+    message: "User not found",
+    data: [],
+    error: [],
+  });

@@ -3,12 +3,13 @@ import * as v from "valibot";
 import { scopeAllows } from "../auth/principal";
 import { listUsersPage, type UserRow } from "../db/users";
 import type { AppEnv } from "../env";
-import { ok, send } from "../http/envelope";
+import { ok } from "../http/envelope";
 import { readParams } from "../http/params";
 import { mysqlDate } from "../ledger/post-format";
 import { jwtRouteRefusals, requireCredentials } from "./auth";
 import { mayReadPluginUser, resolvePluginUser } from "./identity";
 import { phpEmpty, phpInt } from "./php";
+import { pluginUserNotFound } from "./respond";
 import { UsersRequest } from "./schemas";
 
 // `GET users` (captures 09, 10; plugin includes/users/get-users.php), in envelope B.
@@ -50,15 +51,7 @@ export const usersRead = new Hono<AppEnv>().get("/", async (c) => {
     // Refused before existence: a subscriber learns nothing about anyone else.
     const user = await resolvePluginUser(db, req.user_id);
     if (!mayReadPluginUser(principal, user?.id ?? null)) throw jwtRouteRefusals.forbidden();
-    // "Failed", capitalised, is the plugin's.
-    if (!user)
-      return send(c, 404, {
-        status_code: 404,
-        status: "Failed",
-        message: "User not found",
-        data: [],
-        error: [],
-      });
+    if (!user) return pluginUserNotFound(c);
     return ok(c, 200, "User retrieved successfully", userRecord(user));
   }
 
