@@ -1,7 +1,8 @@
 // The discovery index of both namespaces (`GET /wp-json/`) and the contract's own
 // (`GET /wp-json/wallet/v1`): the app's to answer, since it alone knows every dialect it mounts.
 import { Hono } from "hono";
-import { COMPAT_ROUTES, compatNamespace } from "./compat/config";
+import { COMPAT_ROUTES } from "./compat";
+import { compatNamespace } from "./compat/config";
 import type { AppEnv } from "./env";
 import { send } from "./http/envelope";
 import { NAMESPACE, routeIndex } from "./http/rest-index";

@@ -2,7 +2,7 @@
 // the methods of its route, for WordPress's Allow header (rest_send_allow_header), and whether it
 // only reads, so that its queries may go to a read replica.
 import { matchedRoutes, routePath } from "hono/route";
-import { COMPAT_ROUTES } from "./compat/config";
+import { COMPAT_ROUTES } from "./compat";
 import { NAMESPACE, ROUTES } from "./routes";
 
 /** Each route's methods, by the pattern Hono matches it with (`/wp-json/wallet/v1/transactions/:id`). */

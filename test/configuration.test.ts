@@ -3,9 +3,9 @@
 // anything is read or written; GET /health names it; the index routes keep working.
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { COMPAT_ROUTES } from "../src/compat/config";
+import { COMPAT_ROUTES } from "../src/compat";
+import { needsSettings } from "../src/http/route";
 import { ROUTES } from "../src/routes";
-import { needsSettings } from "../src/routes/route";
 import {
   API,
   type Json,
@@ -164,7 +164,8 @@ describe("a JWT_SECRET that is missing or too short", () => {
         const before = await tableCounts();
         const sessions = await sessionCount();
         for (const route of COMPAT_ROUTES) {
-          const res = await request(route.method, `${COMPAT}${route.path}`, vars, {
+          const path = route.path.replace("{user_id}", String(user.id)).replace("{wallet}", wallet);
+          const res = await request(route.method, `${COMPAT}${path}`, vars, {
             auth: admin.bearer,
             body:
               route.method === "GET"

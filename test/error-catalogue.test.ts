@@ -3,9 +3,9 @@
 import { describe, expect, it } from "vitest";
 import errorsDoc from "../docs/errors.md?raw";
 import { ERRORS, type ErrorCode } from "../src/http/errors";
+import type { DocumentedInfo as RouteInfo } from "../src/http/route";
 import { NAMESPACE, ROUTES } from "../src/routes";
 import { errorCodes, openApiDocument } from "../src/routes/openapi";
-import type { RouteInfo } from "../src/routes/route";
 import { call, makeAdmin, makeUser, makeWallet, type Reply, type TestUser } from "./helpers";
 
 const codesOf = (route: RouteInfo) => new Set<ErrorCode>(errorCodes(route));
@@ -24,7 +24,8 @@ function probes(route: RouteInfo, ids: { user: number; wallet: string }) {
     ? ["999999999", "abc", String(ids.user)].map((id) => route.path.replace(/\{\w+\}/, id))
     : [route.path];
   // The route's own fields when its schema names them.
-  const entries = (route.params as { entries?: Record<string, unknown> } | undefined)?.entries;
+  const entries = (route.params?.schema as { entries?: Record<string, unknown> } | undefined)
+    ?.entries;
   const fields = Object.keys(entries ?? { user_id: 0, wallet_id: 0, amount: 0 });
   const valid = { user_id: ids.user, wallet_id: ids.wallet, amount: "1.00", request_id: "r-1" };
   const bodies: Record<string, unknown>[] = [{}, valid];

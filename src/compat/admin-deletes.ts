@@ -1,10 +1,8 @@
-import { type Context, Hono } from "hono";
-import { scopeAllows } from "../auth/principal";
-import type { AppEnv } from "../env";
 import { fail, ok, send } from "../http/envelope";
+import { defineRoute, pathParam } from "../http/route";
 import { deleteUser } from "../wallet/users";
 import { deleteWallet, isWalletId, normalizeWalletId } from "../wallet/wallets";
-import { jwtRouteRefusals, requireCredentials } from "./auth";
+import { jwtRouteRefusals } from "./auth";
 import { pluginUserRef } from "./identity";
 import { pluginUserNotFound } from "./respond";
 
@@ -15,18 +13,20 @@ import { pluginUserNotFound } from "./respond";
 // (user meta) and history. The ledger is append-only, so here a wallet or user that any entry names
 // is refused, and nothing changes; one that none names is deleted as the plugin answered.
 
-async function requireAdmin(c: Context<AppEnv>) {
-  const principal = await requireCredentials(c, jwtRouteRefusals);
-  if (principal.role !== "administrator" || !scopeAllows(principal.scope, "write"))
-    throw jwtRouteRefusals.forbidden();
-}
-
 /** The path's `(?P<wallet>[\w]+)`: other text is no route at all, as on the plugin. */
-export const compatWalletDelete = new Hono<AppEnv>().delete(
-  "/:wallet{[A-Za-z0-9_]+}",
+export const compatWalletDelete = defineRoute(
+  {
+    path: "/wallets/{wallet}",
+    method: "DELETE",
+    summary: "Delete a wallet no entry names",
+    auth: "admin",
+    access: "write",
+    refusals: jwtRouteRefusals,
+    envelope: "A",
+    patterns: { wallet: "[A-Za-z0-9_]+" },
+  },
   async (c) => {
-    await requireAdmin(c);
-    const named = c.req.param("wallet");
+    const named = pathParam(c, "wallet");
     const id = normalizeWalletId(named);
     const outcome = isWalletId(id) ? await deleteWallet(c.var.db, id) : "not-found";
     if (outcome === "deleted")
@@ -47,14 +47,25 @@ export const compatWalletDelete = new Hono<AppEnv>().delete(
 );
 
 /** The path's `(?P<user_id>\d+)`, naming a user by the dialect's one rule (identity.ts). */
-export const compatUserDelete = new Hono<AppEnv>().delete("/:user_id{[0-9]+}", async (c) => {
-  await requireAdmin(c);
-  const ref = pluginUserRef(c.req.param("user_id"));
-  const outcome = ref !== null && "id" in ref ? await deleteUser(c.var.db, ref.id) : "not-found";
-  if (outcome === "deleted") return ok(c, 200, "User deleted successfully", []);
-  if (outcome === "has-entries")
-    return fail(c, 409, "Operation cannot be completed", [
-      { user_id: ["user has transactions: the ledger keeps them and the user's balances"] },
-    ]);
-  return pluginUserNotFound(c); // as GET users answers an unknown user
-});
+export const compatUserDelete = defineRoute(
+  {
+    path: "/users/{user_id}",
+    method: "DELETE",
+    summary: "Delete a user no entry names",
+    auth: "admin",
+    access: "write",
+    refusals: jwtRouteRefusals,
+    envelope: "B",
+    patterns: { user_id: "[0-9]+" },
+  },
+  async (c) => {
+    const ref = pluginUserRef(pathParam(c, "user_id"));
+    const outcome = ref !== null && "id" in ref ? await deleteUser(c.var.db, ref.id) : "not-found";
+    if (outcome === "deleted") return ok(c, 200, "User deleted successfully", []);
+    if (outcome === "has-entries")
+      return fail(c, 409, "Operation cannot be completed", [
+        { user_id: ["user has transactions: the ledger keeps them and the user's balances"] },
+      ]);
+    return pluginUserNotFound(c); // as GET users answers an unknown user
+  },
+);

@@ -1,10 +1,5 @@
-import type { Context } from "hono";
-import type { Principal } from "../auth/principal";
-import type { AppEnv } from "../env";
-import { credentialOf } from "../http/auth";
 import { ApiError, permissionDenied } from "../http/errors";
-import { publicReads } from "./config";
-import { mayReadPluginUser } from "./identity";
+import type { Refusals } from "../http/route";
 
 // The plugin refused in two dialects, and these are its texts (captures 10 and 32-36):
 // - its API-key routes (`nll_api_request_started_api_key`, envelope A): no header 403
@@ -18,12 +13,6 @@ import { mayReadPluginUser } from "./identity";
 const RECOMMEND_CREDENTIALS = {
   username: "Re-visit the specified username",
   password: "Confirm password matches",
-};
-
-export type Refusals = {
-  missing: () => ApiError;
-  invalid: () => ApiError;
-  forbidden: () => ApiError;
 };
 
 export const keyRouteRefusals = (action: string): Refusals => ({
@@ -49,30 +38,3 @@ export const jwtRouteRefusals: Refusals = {
   invalid: () => new ApiError(400, "Validation error", ["Invalid signature"]),
   forbidden: permissionDenied.forbidden,
 };
-
-/** The service's own credentials (token or key), refused in the plugin's words. */
-export async function requireCredentials(
-  c: Context<AppEnv>,
-  refusals: Refusals,
-): Promise<Principal> {
-  const principal = await credentialOf(c);
-  if (principal === "missing") throw refusals.missing();
-  if (principal === "invalid") throw refusals.invalid();
-  c.set("principal", principal);
-  return principal;
-}
-
-/**
- * A balance read's gate. With COMPAT_PUBLIC_READS=true the plugin's behaviour: nobody is asked for
- * credentials and any Authorization header is ignored, never refused (capture 52). Otherwise the
- * caller must hold credentials; `allow` then checks the id of the user it asks about (identity.ts).
- */
-export async function balanceReader(c: Context<AppEnv>, refusals: Refusals) {
-  if (publicReads(c.env)) return { allow: (_userId: number | null) => undefined };
-  const principal = await requireCredentials(c, refusals);
-  return {
-    allow: (userId: number | null) => {
-      if (!mayReadPluginUser(principal, userId)) throw refusals.forbidden();
-    },
-  };
-}

@@ -3,12 +3,13 @@ import * as v from "valibot";
 import type { Wallet } from "../db/wallets";
 import type { AppEnv } from "../env";
 import { invalidInput } from "../http/errors";
-import { readParams } from "../http/params";
+import type { Input, RouteInfo } from "../http/route";
 import { formatMoney, minorToNumber, storageDecimals } from "../ledger/money";
 import { asciiLower } from "../ledger/request-key";
-import { MAX_WALLETS_PER_READ } from "../wallet/balances";
-import { balanceReader, keyRouteRefusals } from "./auth";
-import { pluginUserId } from "./identity";
+import { MAX_WALLETS_PER_READ, readBalances } from "../wallet/balances";
+import { keyRouteRefusals } from "./auth";
+import { publicReads } from "./config";
+import { mayReadPluginUser, pluginUserId } from "./identity";
 import { phpArrayJson, phpEmpty, sanitizeTextField } from "./php";
 import { BalanceRequest } from "./schemas";
 
@@ -60,21 +61,34 @@ export type BalanceRead =
     };
 
 /**
- * Credentials (unless reads are public), parameters, the 422, the user (identity.ts: an id costs no
- * query, a username one) and access to it, then one D1 round trip. Each comma-separated piece names a wallet as the plugin looked it up: the piece sanitized
+ * The two balance routes' declaration: the plugin's key-route refusals, public by configuration.
+ * The caller's access is checked once the user is named (readPluginBalances).
+ */
+export const balanceRoute = {
+  method: "GET",
+  auth: "reader",
+  publicWhen: publicReads,
+  refusals: keyRouteRefusals(ACTION),
+  params: { schema: BalanceRequest, read: (_c, params) => v.parse(BalanceRequest, params) },
+  envelope: "A",
+} satisfies Partial<RouteInfo> & { params: Input<BalanceRequest> };
+
+/**
+ * The parameters' 422, the user (identity.ts: an id costs no query, a username one) and the
+ * caller's access to it, then one D1 round trip. Each comma-separated piece names a wallet as the plugin looked it up: the piece sanitized
  * again and matched case-insensitively; unknown ones are skipped. Its balance, though, was read under
  * the piece lowercased but untrimmed, so `usd, ngn` reads ` ngn` as 0 (capture 41): kept on purpose.
  */
 export async function readPluginBalances(
   c: Context<AppEnv>,
+  req: BalanceRequest,
   keyBy: "value" | "field",
 ): Promise<BalanceRead> {
-  const reader = await balanceReader(c, keyRouteRefusals(ACTION));
-  const req = v.parse(BalanceRequest, await readParams(c));
   const refused = entitiesRequired(req, keyBy);
   if (refused !== null) return { refused };
   const userId = await pluginUserId(c.var.db, req.user_id);
-  reader.allow(userId);
+  if (!publicReads(c.env) && !mayReadPluginUser(c.get("principal"), userId))
+    throw balanceRoute.refusals.forbidden();
 
   const pieces = req.wallet_id.split(",");
   // The plugin had no bound; here a read names at most as many wallets as /wallet/v1 allows.
@@ -85,17 +99,15 @@ export async function readPluginBalances(
       pieces.map((piece) => asciiLower(sanitizeTextField(piece))).filter((id) => id !== ""),
     ),
   ];
-  const { wallets, balances } =
-    walletIds.length === 0
-      ? { wallets: new Map<string, Wallet>(), balances: new Map<string, number>() }
-      : await c.var.ledger.readBalances(userId ?? 0, walletIds);
+  const { found: balances } = await readBalances(c.var.ledger, userId ?? 0, walletIds);
 
   const found = [];
   for (const [index, piece] of pieces.entries()) {
-    const wallet = wallets.get(asciiLower(sanitizeTextField(piece)));
-    if (!wallet) continue;
-    const minor = userId === null ? 0 : (balances.get(asciiLower(piece)) ?? 0);
-    found.push({ index, piece, record: balanceRecord(piece, wallet, minor) });
+    const id = asciiLower(sanitizeTextField(piece));
+    const balance = balances.get(id);
+    if (!balance) continue;
+    const minor = userId !== null && asciiLower(piece) === id ? balance.minor : 0;
+    found.push({ index, piece, record: balanceRecord(piece, balance.wallet, minor) });
   }
   return { req, pieces, found };
 }

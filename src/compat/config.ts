@@ -18,26 +18,3 @@ export function compatNamespace(env: CompatVars): string | null {
 /** `COMPAT_PUBLIC_READS=true`: balances are readable without credentials, as the plugin had them. */
 export const publicReads = (env: CompatVars) =>
   (env.COMPAT_PUBLIC_READS ?? "").trim().toLowerCase() === "true";
-
-export type CompatRoute = { path: string; method: "GET" | "POST" | "DELETE" };
-
-/** The dialect's routes, for the discovery index (paths after `/wp-json/<ns>/v1`). */
-export const COMPAT_ROUTES: CompatRoute[] = [
-  { path: "/credits", method: "GET" },
-  { path: "/credits", method: "POST" },
-  { path: "/debits", method: "GET" },
-  { path: "/debits", method: "POST" },
-  { path: "/transactions", method: "GET" },
-  { path: "/user-wallet-balance", method: "GET" },
-  { path: "/user-wallet-balance/multi", method: "GET" },
-  { path: "/users", method: "GET" },
-  { path: "/users", method: "POST" },
-  { path: "/users/login", method: "POST" },
-  { path: "/users/{user_id}", method: "DELETE" },
-  { path: "/transfers", method: "GET" },
-  { path: "/transfers", method: "POST" },
-  { path: "/wallets", method: "GET" },
-  { path: "/wallets", method: "POST" },
-  { path: "/wallets/{wallet}", method: "DELETE" },
-  { path: "/verify-email-address", method: "GET" },
-];

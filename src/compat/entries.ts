@@ -1,18 +1,14 @@
-import type { Context } from "hono";
-import { Hono } from "hono";
-import { scopeAllows } from "../auth/principal";
 import { findWalletCached } from "../db/wallets";
-import type { AppEnv } from "../env";
 import { ok, send } from "../http/envelope";
 import { invalidInput, userNotFound } from "../http/errors";
 import { AMOUNT_TEXT_MAX, MAX_TEXT } from "../http/fields";
-import { readParams } from "../http/params";
+import { defineRoute, type Input } from "../http/route";
 import { entryStamp } from "../http/site";
 import { type AmountRefusal, amountToMinor } from "../ledger/money";
 import { asciiLower } from "../ledger/request-key";
 import { postSingle } from "../wallet/movements";
 import { requireUser } from "../wallet/users";
-import { keyRouteRefusals, requireCredentials } from "./auth";
+import { keyRouteRefusals } from "./auth";
 import { pluginUserId } from "./identity";
 import { requires, sanitizeAmountField, sanitizeTextField } from "./php";
 
@@ -74,14 +70,9 @@ function pluginChecks(fields: {
   return errors;
 }
 
-const movement = (txnType: "CREDIT" | "DEBIT", action: string) =>
-  new Hono<AppEnv>().post("/", async (c: Context<AppEnv>) => {
-    const refusals = keyRouteRefusals(action);
-    const principal = await requireCredentials(c, refusals);
-    if (principal.role !== "administrator" || !scopeAllows(principal.scope, "write"))
-      throw refusals.forbidden();
-
-    const params = await readParams(c);
+/** A credit's or a debit's fields, sanitized as the plugin read them and checked by its rules. */
+const entryInput = (txnType: "CREDIT" | "DEBIT"): Input<PluginEntry> => ({
+  read: (_c, params) => {
     // A missing user_id was 0 for credits and "" for debits (the two files differ).
     const fields = {
       user_id: sanitizeTextField(params.user_id ?? (txnType === "CREDIT" ? 0 : "")),
@@ -91,37 +82,68 @@ const movement = (txnType: "CREDIT" | "DEBIT", action: string) =>
     };
     const errors = pluginChecks(fields);
     if (Object.keys(errors).length > 0) throw invalidInput(errors);
-
-    const db = c.var.db;
-    const wallet = await findWalletCached(db, fields.wallet_id);
-    // The plugin's answer for an unknown wallet (capture 26): no error, no message.
-    if (!wallet) return send(c, 400, { status_code: 400, status: false, message: "" });
-    const userId = await pluginUserId(db, fields.user_id);
-    if (userId === null) throw userNotFound(fields.user_id);
-    const user = await requireUser(db, userId);
-    const amountMinor = amountToMinor(fields.amount, wallet, "round-half-away-from-zero");
-    if (typeof amountMinor !== "number") throw invalidInput(amountRefused("amount", amountMinor));
-
     const note = sanitizeTextField(params.note ?? "");
     if ([...note].length > MAX_TEXT)
       throw invalidInput({ note: `note must be at most ${MAX_TEXT} characters` });
-    const metaData = metaDataText(params.meta_data);
-    const spec = {
-      user,
-      wallet,
-      txnType,
-      amountMinor,
-      amountText: fields.amount,
-      requestId: fields.request_id,
-      note,
-      metaData,
-    };
-    const moved = await postSingle({ db, ledger: c.var.ledger, stamp: entryStamp(c) }, spec);
-    return ok(c, 200, "Transaction Completed", {
-      transaction_id: moved.transactionId,
-      user_id: moved.userId,
-    });
-  });
+    return { ...fields, note, metaData: metaDataText(params.meta_data) };
+  },
+});
 
-export const compatCredits = movement("CREDIT", "rimplenet_create_credits");
-export const compatDebits = movement("DEBIT", "rimplenet_create_debits");
+type PluginEntry = {
+  user_id: string;
+  wallet_id: string;
+  request_id: string;
+  amount: string;
+  note: string;
+  metaData: string | undefined;
+};
+
+const movement = (txnType: "CREDIT" | "DEBIT", action: string, summary: string) =>
+  defineRoute(
+    {
+      path: txnType === "CREDIT" ? "/credits" : "/debits",
+      method: "POST",
+      summary,
+      auth: "admin",
+      access: "write",
+      refusals: keyRouteRefusals(action),
+      params: entryInput(txnType),
+      envelope: "A",
+    },
+    async (c, fields) => {
+      const db = c.var.db;
+      const wallet = await findWalletCached(db, fields.wallet_id);
+      // The plugin's answer for an unknown wallet (capture 26): no error, no message.
+      if (!wallet) return send(c, 400, { status_code: 400, status: false, message: "" });
+      const userId = await pluginUserId(db, fields.user_id);
+      if (userId === null) throw userNotFound(fields.user_id);
+      const user = await requireUser(db, userId);
+      const amountMinor = amountToMinor(fields.amount, wallet, "round-half-away-from-zero");
+      if (typeof amountMinor !== "number") throw invalidInput(amountRefused("amount", amountMinor));
+
+      const moved = await postSingle(
+        { db, ledger: c.var.ledger, stamp: entryStamp(c) },
+        {
+          user,
+          wallet,
+          txnType,
+          amountMinor,
+          amountText: fields.amount,
+          requestId: fields.request_id,
+          note: fields.note,
+          metaData: fields.metaData,
+        },
+      );
+      return ok(c, 200, "Transaction Completed", {
+        transaction_id: moved.transactionId,
+        user_id: moved.userId,
+      });
+    },
+  );
+
+export const compatCredits = movement(
+  "CREDIT",
+  "rimplenet_create_credits",
+  "Credit a user's wallet",
+);
+export const compatDebits = movement("DEBIT", "rimplenet_create_debits", "Debit a user's wallet");

@@ -1,15 +1,14 @@
-import { type Context, Hono } from "hono";
-import { scopeAllows } from "../auth/principal";
+import type { Context } from "hono";
 import { type EntryKind, findKind, type KindRow, listKind } from "../db/ledger";
 import { listWalletRows } from "../db/wallets";
 import type { AppEnv } from "../env";
 import { send } from "../http/envelope";
-import { readParams } from "../http/params";
+import { defineRoute, type Input, type Refusals } from "../http/route";
 import { siteUrl } from "../http/site";
 import { pageLinks } from "../http/wp-core";
 import { minorToText, movedAmountText, storageDecimals } from "../ledger/money";
 import { mysqlDate } from "../ledger/post-format";
-import { jwtRouteRefusals, keyRouteRefusals, type Refusals, requireCredentials } from "./auth";
+import { jwtRouteRefusals, keyRouteRefusals } from "./auth";
 import { phpInt, sanitizeTextField } from "./php";
 
 // The plugin's lists (api/core/{credits,debits,transfers,wallets}/get-*.php with includes/…/get-*.php):
@@ -20,13 +19,6 @@ import { phpInt, sanitizeTextField } from "./php";
 // and WordPress's X-WP-Total / Link headers: a client that never pages sees the newest 100.
 
 const PER_PAGE = 100;
-
-/** An administrator with the read scope, refused in the plugin's words for `action`. */
-async function requireAdmin(c: Context<AppEnv>, refusals: Refusals) {
-  const principal = await requireCredentials(c, refusals);
-  if (principal.role !== "administrator" || !scopeAllows(principal.scope, "read"))
-    throw refusals.forbidden();
-}
 
 const unitsOf = (row: KindRow) => ({
   decimals: row.decimals ?? 0,
@@ -100,6 +92,8 @@ function transferRecord(row: KindRow, timeZone: string) {
 }
 
 type ListSpec = {
+  path: string;
+  summary: string;
   kind: EntryKind;
   refusals: Refusals;
   idParam: string;
@@ -109,63 +103,81 @@ type ListSpec = {
   record: (row: KindRow, c: Context<AppEnv>) => unknown;
 };
 
-const list = (spec: ListSpec) =>
-  new Hono<AppEnv>().get("/", async (c) => {
-    await requireAdmin(c, spec.refusals);
-    const params = await readParams(c);
-    const db = c.var.db;
-    const id = sanitizeTextField(params[spec.idParam]);
-    if (id !== "") {
-      const n = phpInt(id);
-      const row = n === null || n < 1 ? undefined : await findKind(db, spec.kind, n);
-      if (!row)
-        return send(c, 404, {
-          status_code: 404,
-          status: false,
-          message: "Transaction not Found",
-          error: [`Invalid Transaction Id ${id}`],
-        });
-      return send(c, 200, {
-        status_code: 200,
-        status: true,
-        message: spec.found,
-        data: spec.record(row, c),
-      });
-    }
-    const perPage = Math.min(
+/** One entry by its id parameter, or a page (the plugin's page size at most), as the plugin read them. */
+const listInput = (idParam: string): Input<{ id: string; page: number; perPage: number }> => ({
+  read: (_c, params) => ({
+    id: sanitizeTextField(params[idParam]),
+    perPage: Math.min(
       Math.max(phpInt(sanitizeTextField(params.per_page)) ?? PER_PAGE, 1),
       PER_PAGE,
-    );
-    const page = Math.min(Math.max(phpInt(sanitizeTextField(params.page)) ?? 1, 1), 1_000_000);
-    const { rows, total } = await listKind(db, spec.kind, (page - 1) * perPage, perPage);
-    const pages = Math.ceil(total / perPage);
-    const headers: Record<string, string> = {
-      "X-WP-Total": String(total),
-      "X-WP-TotalPages": String(pages),
-    };
-    const links = pageLinks(new URL(c.req.url), siteUrl(c), page, pages);
-    if (links.length > 0) headers.Link = links.join(", ");
-    if (rows.length === 0)
+    ),
+    page: Math.min(Math.max(phpInt(sanitizeTextField(params.page)) ?? 1, 1), 1_000_000),
+  }),
+});
+
+const list = (spec: ListSpec) =>
+  defineRoute(
+    {
+      path: spec.path,
+      method: "GET",
+      summary: spec.summary,
+      auth: "admin",
+      access: "read",
+      refusals: spec.refusals,
+      params: listInput(spec.idParam),
+      envelope: "A",
+    },
+    async (c, { id, page, perPage }) => {
+      const db = c.var.db;
+      if (id !== "") {
+        const n = phpInt(id);
+        const row = n === null || n < 1 ? undefined : await findKind(db, spec.kind, n);
+        if (!row)
+          return send(c, 404, {
+            status_code: 404,
+            status: false,
+            message: "Transaction not Found",
+            error: [`Invalid Transaction Id ${id}`],
+          });
+        return send(c, 200, {
+          status_code: 200,
+          status: true,
+          message: spec.found,
+          data: spec.record(row, c),
+        });
+      }
+      const { rows, total } = await listKind(db, spec.kind, (page - 1) * perPage, perPage);
+      const pages = Math.ceil(total / perPage);
+      const headers: Record<string, string> = {
+        "X-WP-Total": String(total),
+        "X-WP-TotalPages": String(pages),
+      };
+      const links = pageLinks(new URL(c.req.url), siteUrl(c), page, pages);
+      if (links.length > 0) headers.Link = links.join(", ");
+      if (rows.length === 0)
+        return send(
+          c,
+          404,
+          { status_code: 404, status: false, message: spec.empty.message, error: spec.empty.error },
+          headers,
+        );
       return send(
         c,
-        404,
-        { status_code: 404, status: false, message: spec.empty.message, error: spec.empty.error },
+        200,
+        {
+          status_code: 200,
+          status: true,
+          message: spec.message,
+          data: rows.map((row) => spec.record(row, c)),
+        },
         headers,
       );
-    return send(
-      c,
-      200,
-      {
-        status_code: 200,
-        status: true,
-        message: spec.message,
-        data: rows.map((row) => spec.record(row, c)),
-      },
-      headers,
-    );
-  });
+    },
+  );
 
 export const compatCreditList = list({
+  path: "/credits",
+  summary: "Credits, newest first, or one by credit_id",
   kind: "credits",
   refusals: keyRouteRefusals("rimplenet_get_credits"),
   idParam: "credit_id",
@@ -179,6 +191,8 @@ export const compatCreditList = list({
 });
 
 export const compatDebitList = list({
+  path: "/debits",
+  summary: "Debits, newest first, or one by debit_id",
   kind: "debits",
   refusals: keyRouteRefusals("rimplenet_get_debits"),
   idParam: "debit_id",
@@ -189,6 +203,8 @@ export const compatDebitList = list({
 });
 
 export const compatTransferList = list({
+  path: "/transfers",
+  summary: "Transfers, newest first, or one by transfer_id",
   kind: "transfers",
   refusals: jwtRouteRefusals,
   idParam: "transfer_id",
@@ -199,32 +215,42 @@ export const compatTransferList = list({
 });
 
 /** `GET wallets` (includes/wallets/get-wallets.php walletFormat): every wallet, as post meta text. */
-export const compatWalletList = new Hono<AppEnv>().get("/", async (c) => {
-  await requireAdmin(c, jwtRouteRefusals);
-  const wallets = await listWalletRows(c.var.db);
-  if (wallets.length === 0)
-    return send(c, 404, {
-      status_code: 404,
+export const compatWalletList = defineRoute(
+  {
+    path: "/wallets",
+    method: "GET",
+    summary: "Every wallet",
+    auth: "admin",
+    access: "read",
+    refusals: jwtRouteRefusals,
+    envelope: "A",
+  },
+  async (c) => {
+    const wallets = await listWalletRows(c.var.db);
+    if (wallets.length === 0)
+      return send(c, 404, {
+        status_code: 404,
+        status: true,
+        message: "Wallet Not found",
+        data: ["We are sorry we cannot retrieve any wallet at the moment"],
+      });
+    return send(c, 200, {
+      status_code: 200,
       status: true,
-      message: "Wallet Not found",
-      data: ["We are sorry we cannot retrieve any wallet at the moment"],
+      message: "Wallet Retrieved",
+      data: wallets.map(({ rowId, wallet: w }) => ({
+        // The wallet's WordPress post id is not kept; its row number, which never changes, stands in.
+        post_id: rowId,
+        wallet_id: w.id,
+        wallet_name: w.name,
+        wallet_symbol: w.symbol,
+        wallet_max_wdr_amount: 999999999,
+        wallet_min_wdr_amount: 0,
+        wallet_symbol_position: w.symbolPosition,
+        wallet_decimal: String(w.decimals),
+        wallet_note: w.note,
+        wallet_type: w.type,
+      })),
     });
-  return send(c, 200, {
-    status_code: 200,
-    status: true,
-    message: "Wallet Retrieved",
-    data: wallets.map(({ rowId, wallet: w }) => ({
-      // The wallet's WordPress post id is not kept; its row number, which never changes, stands in.
-      post_id: rowId,
-      wallet_id: w.id,
-      wallet_name: w.name,
-      wallet_symbol: w.symbol,
-      wallet_max_wdr_amount: 999999999,
-      wallet_min_wdr_amount: 0,
-      wallet_symbol_position: w.symbolPosition,
-      wallet_decimal: String(w.decimals),
-      wallet_note: w.note,
-      wallet_type: w.type,
-    })),
-  });
-});
+  },
+);

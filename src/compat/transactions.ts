@@ -1,12 +1,10 @@
-import { Hono } from "hono";
-import { scopeAllows } from "../auth/principal";
 import { type EntryRow, isMetaKey, searchEntries } from "../db/ledger";
-import type { AppEnv } from "../env";
 import { send } from "../http/envelope";
-import { readParams } from "../http/params";
+import type { Params } from "../http/params";
+import { defineRoute } from "../http/route";
 import { movedAmountText } from "../ledger/money";
 import { localListDate, mysqlDate } from "../ledger/post-format";
-import { keyRouteRefusals, requireCredentials } from "./auth";
+import { keyRouteRefusals } from "./auth";
 import { publicReads } from "./config";
 import { phpInt, sanitizeTextField } from "./php";
 
@@ -59,34 +57,63 @@ function record({ entry, symbol, decimals, extraDecimals }: EntryRow, timeZone: 
   };
 }
 
-export const compatTransactions = new Hono<AppEnv>().get("/", async (c) => {
-  // Public, as the plugin had it, only with COMPAT_PUBLIC_READS; else a subscriber sees its own.
-  let ownerOnly: number | undefined;
-  if (!publicReads(c.env)) {
-    const refusals = keyRouteRefusals("rimplenet_get_transactions");
-    const principal = await requireCredentials(c, refusals);
-    if (!scopeAllows(principal.scope, "read")) throw refusals.forbidden();
-    if (principal.role !== "administrator") ownerOnly = principal.userId;
-  }
-  const params = await readParams(c);
-  const key = sanitizeTextField(params.meta_key);
-  if (!isMetaKey(key)) return send(c, 200, NONE);
+/** The plugin's search: one meta key and value, a page and an order, as it read them. */
+const searchInput = {
+  read: (_c: unknown, params: Params) => {
+    const perPageAsked = phpInt(sanitizeTextField(params.posts_per_page)) ?? 0;
+    return {
+      key: sanitizeTextField(params.meta_key),
+      value: sanitizeTextField(params.meta_value),
+      perPage: perPageAsked >= 1 ? Math.min(perPageAsked, MAX_PER_PAGE) : PER_PAGE,
+      page: Math.max(1, phpInt(sanitizeTextField(params.page_no)) ?? 1),
+      order: {
+        by:
+          sanitizeTextField(params.orderby).toUpperCase() === "ID"
+            ? ("id" as const)
+            : ("date" as const),
+        direction:
+          sanitizeTextField(params.order).toUpperCase() === "ASC"
+            ? ("asc" as const)
+            : ("desc" as const),
+      },
+    };
+  },
+};
 
-  const perPageAsked = phpInt(sanitizeTextField(params.posts_per_page)) ?? 0;
-  const perPage = perPageAsked >= 1 ? Math.min(perPageAsked, MAX_PER_PAGE) : PER_PAGE;
-  const page = Math.max(1, phpInt(sanitizeTextField(params.page_no)) ?? 1);
-  const rows = await searchEntries(c.var.db, {
-    key,
-    value: sanitizeTextField(params.meta_value),
-    userId: ownerOnly,
-    order: {
-      by: sanitizeTextField(params.orderby).toUpperCase() === "ID" ? "id" : "date",
-      direction: sanitizeTextField(params.order).toUpperCase() === "ASC" ? "asc" : "desc",
-    },
-    offset: Math.min(page - 1, 1_000_000) * perPage,
-    limit: perPage,
-  });
-  if (rows.length === 0) return send(c, 200, NONE);
-  const data = rows.map((row) => record(row, c.env.SITE_TIMEZONE));
-  return send(c, 200, { status_code: 200, status: true, message: "Transactions Retrieved", data });
-});
+/** Public, as the plugin had it, only with COMPAT_PUBLIC_READS; else a subscriber sees its own. */
+export const compatTransactions = defineRoute(
+  {
+    path: "/transactions",
+    method: "GET",
+    summary: "Transactions by one of their post metas",
+    auth: "reader",
+    // Any caller with the read scope; a subscriber's search is kept to its own entries.
+    owner: () => undefined,
+    publicWhen: publicReads,
+    refusals: keyRouteRefusals("rimplenet_get_transactions"),
+    params: searchInput,
+    envelope: "A",
+  },
+  async (c, { key, value, perPage, page, order }) => {
+    if (!isMetaKey(key)) return send(c, 200, NONE);
+    const principal = publicReads(c.env) ? undefined : c.get("principal");
+    const ownerOnly =
+      principal && principal.role !== "administrator" ? principal.userId : undefined;
+    const rows = await searchEntries(c.var.db, {
+      key,
+      value,
+      userId: ownerOnly,
+      order,
+      offset: Math.min(page - 1, 1_000_000) * perPage,
+      limit: perPage,
+    });
+    if (rows.length === 0) return send(c, 200, NONE);
+    const data = rows.map((row) => record(row, c.env.SITE_TIMEZONE));
+    return send(c, 200, {
+      status_code: 200,
+      status: true,
+      message: "Transactions Retrieved",
+      data,
+    });
+  },
+);

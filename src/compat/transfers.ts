@@ -1,17 +1,14 @@
-import { Hono } from "hono";
-import { scopeAllows } from "../auth/principal";
 import { findUsers } from "../db/users";
 import { findWalletCached } from "../db/wallets";
-import type { AppEnv } from "../env";
 import { send } from "../http/envelope";
 import { invalidInput } from "../http/errors";
 import { MAX_TEXT } from "../http/fields";
-import { readParams } from "../http/params";
+import { defineRoute, type Input } from "../http/route";
 import { entryStamp } from "../http/site";
 import { amountToMinor } from "../ledger/money";
 import { asciiLower } from "../ledger/request-key";
 import { transfer } from "../wallet/movements";
-import { jwtRouteRefusals, requireCredentials } from "./auth";
+import { jwtRouteRefusals } from "./auth";
 import { amountRefused, REQUEST_ID_MAX } from "./entries";
 import { pluginUserId } from "./identity";
 import { requires, sanitizeAmountField, sanitizeTextField } from "./php";
@@ -31,86 +28,107 @@ const plainError = (status: number, message: string, error: unknown) => ({
   error,
 });
 
-export const compatTransfers = new Hono<AppEnv>().post("/", async (c) => {
-  const principal = await requireCredentials(c, jwtRouteRefusals);
-  if (principal.role !== "administrator" || !scopeAllows(principal.scope, "write"))
-    throw jwtRouteRefusals.forbidden();
-
-  const params = await readParams(c);
-  const field = (name: string) => sanitizeTextField(params[name] ?? "");
-  const fields = {
-    from: field("transfer_from_user"),
-    amount: sanitizeAmountField(params.amount_to_transfer ?? ""),
-    to: field("transfer_to_user"),
-    wallet: asciiLower(field("wallet_id")),
-  };
-  const errors = requires({
-    transfer_from_user: [fields.from, "int"],
-    amount_to_transfer: [fields.amount, "amount"],
-    transfer_to_user: [fields.to, "int"],
-    wallet_id: [fields.wallet, "alnum"],
-  });
-  const requestId = field("request_id");
-  if (requestId !== "" && !/^[A-Za-z0-9_]{1,191}$/.test(requestId))
-    errors.request_id = `request_id can contain aplhpabets, numbers and underscore, at most ${REQUEST_ID_MAX} characters`;
-  const note = field("note");
-  if ([...note].length > MAX_TEXT) errors.note = `note must be at most ${MAX_TEXT} characters`;
-  if (Object.keys(errors).length > 0) throw invalidInput(errors);
-
-  const db = c.var.db;
-  // Both are digits (`requires` above), so naming them costs no query.
-  const [fromId, toId] = [await pluginUserId(db, fields.from), await pluginUserId(db, fields.to)];
-  const users = await findUsers(
-    db,
-    [fromId, toId].filter((id): id is number => id !== null),
-  );
-  const [from, to] = [users.get(fromId ?? 0), users.get(toId ?? 0)];
-  if (!from)
-    return send(
-      c,
-      400,
-      plainError(400, `Unable to reach ${fields.from}`, [`Invalid User ${fields.from}`]),
-    );
-  if (!to)
-    return send(
-      c,
-      400,
-      plainError(400, `Unable to reach ${fields.to}`, [`Invalid User ${fields.to}`]),
-    );
-  if (from.id === to.id)
-    throw invalidInput({
-      transfer_to_user: "transfer_to_user must differ from transfer_from_user",
+/** A transfer's fields, sanitized as the plugin read them and checked by its rules. */
+const transferInput: Input<{
+  from: string;
+  amount: string;
+  to: string;
+  wallet: string;
+  requestId: string;
+  note: string;
+}> = {
+  read: (_c, params) => {
+    const field = (name: string) => sanitizeTextField(params[name] ?? "");
+    const fields = {
+      from: field("transfer_from_user"),
+      amount: sanitizeAmountField(params.amount_to_transfer ?? ""),
+      to: field("transfer_to_user"),
+      wallet: asciiLower(field("wallet_id")),
+    };
+    const errors = requires({
+      transfer_from_user: [fields.from, "int"],
+      amount_to_transfer: [fields.amount, "amount"],
+      transfer_to_user: [fields.to, "int"],
+      wallet_id: [fields.wallet, "alnum"],
     });
-  const wallet = await findWalletCached(db, fields.wallet);
-  if (!wallet) return send(c, 404, plainError(404, "Invalid Wallet", ["Invalid Wallet Provided"]));
-  const amountMinor = amountToMinor(fields.amount, wallet, "round-half-away-from-zero");
-  if (typeof amountMinor !== "number")
-    throw invalidInput(amountRefused("amount_to_transfer", amountMinor));
+    const requestId = field("request_id");
+    if (requestId !== "" && !/^[A-Za-z0-9_]{1,191}$/.test(requestId))
+      errors.request_id = `request_id can contain aplhpabets, numbers and underscore, at most ${REQUEST_ID_MAX} characters`;
+    const note = field("note");
+    if ([...note].length > MAX_TEXT) errors.note = `note must be at most ${MAX_TEXT} characters`;
+    if (Object.keys(errors).length > 0) throw invalidInput(errors);
+    return { ...fields, requestId, note };
+  },
+};
 
-  const spec = {
-    wallet,
-    amountMinor,
-    amountText: fields.amount,
-    // Without a key the transfer still needs one to be written: a fresh one, never repeated.
-    requestId: requestId || `transfer_${crypto.randomUUID().replaceAll("-", "")}`,
-    note,
-  };
-  const moved = await transfer(
-    { db, ledger: c.var.ledger, stamp: entryStamp(c) },
-    {
-      ...spec,
-      from,
-      to,
-      notes: {
-        debit: `TRANSFER to ${to.username} ${note}`.trim(),
-        credit: `TRANSFER from ${from.username} ${note}`.trim(),
+export const compatTransfers = defineRoute(
+  {
+    path: "/transfers",
+    method: "POST",
+    summary: "Move money between two users atomically",
+    auth: "admin",
+    access: "write",
+    refusals: jwtRouteRefusals,
+    params: transferInput,
+    envelope: "A",
+  },
+  async (c, { requestId, note, ...fields }) => {
+    const db = c.var.db;
+    // Both are digits (`requires` above), so naming them costs no query.
+    const [fromId, toId] = [await pluginUserId(db, fields.from), await pluginUserId(db, fields.to)];
+    const users = await findUsers(
+      db,
+      [fromId, toId].filter((id): id is number => id !== null),
+    );
+    const [from, to] = [users.get(fromId ?? 0), users.get(toId ?? 0)];
+    if (!from)
+      return send(
+        c,
+        400,
+        plainError(400, `Unable to reach ${fields.from}`, [`Invalid User ${fields.from}`]),
+      );
+    if (!to)
+      return send(
+        c,
+        400,
+        plainError(400, `Unable to reach ${fields.to}`, [`Invalid User ${fields.to}`]),
+      );
+    if (from.id === to.id)
+      throw invalidInput({
+        transfer_to_user: "transfer_to_user must differ from transfer_from_user",
+      });
+    const wallet = await findWalletCached(db, fields.wallet);
+    if (!wallet)
+      return send(c, 404, plainError(404, "Invalid Wallet", ["Invalid Wallet Provided"]));
+    const amountMinor = amountToMinor(fields.amount, wallet, "round-half-away-from-zero");
+    if (typeof amountMinor !== "number")
+      throw invalidInput(amountRefused("amount_to_transfer", amountMinor));
+
+    const spec = {
+      wallet,
+      amountMinor,
+      amountText: fields.amount,
+      // Without a key the transfer still needs one to be written: a fresh one, never repeated.
+      requestId: requestId || `transfer_${crypto.randomUUID().replaceAll("-", "")}`,
+      note,
+    };
+    const moved = await transfer(
+      { db, ledger: c.var.ledger, stamp: entryStamp(c) },
+      {
+        ...spec,
+        from,
+        to,
+        notes: {
+          debit: `TRANSFER to ${to.username} ${note}`.trim(),
+          credit: `TRANSFER from ${from.username} ${note}`.trim(),
+        },
       },
-    },
-  );
-  return send(c, 200, {
-    status_code: 200,
-    status: true,
-    message: "Transfer Action Completed",
-    data: { transfer: moved.debitId },
-  });
-});
+    );
+    return send(c, 200, {
+      status_code: 200,
+      status: true,
+      message: "Transfer Action Completed",
+      data: { transfer: moved.debitId },
+    });
+  },
+);

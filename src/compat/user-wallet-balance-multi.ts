@@ -1,6 +1,5 @@
-import { Hono } from "hono";
-import type { AppEnv } from "../env";
-import { readPluginBalances } from "./balance-read";
+import { defineRoute } from "../http/route";
+import { balanceRoute, readPluginBalances } from "./balance-read";
 import { balanceOk, entitiesRequiredResponse } from "./respond";
 
 /**
@@ -8,19 +7,26 @@ import { balanceOk, entitiesRequiredResponse } from "./respond";
  * PHP's json_encode did, that is a JSON array while no unknown wallet leaves a gap before a known
  * one, and an object keyed "0", "2"… once one does (JS orders such keys ascending, as PHP kept them).
  */
-export const userWalletBalanceMulti = new Hono<AppEnv>().get("/", async (c) => {
-  const read = await readPluginBalances(c, "field");
-  if ("refused" in read) return entitiesRequiredResponse(c, read.refused);
-  const dense = read.found.every(({ index }, i) => index === i);
-  if (dense)
+export const userWalletBalanceMulti = defineRoute(
+  {
+    ...balanceRoute,
+    path: "/user-wallet-balance/multi",
+    summary: "A user's balances, in request order",
+  },
+  async (c, req) => {
+    const read = await readPluginBalances(c, req, "field");
+    if ("refused" in read) return entitiesRequiredResponse(c, read.refused);
+    const dense = read.found.every(({ index }, i) => index === i);
+    if (dense)
+      return balanceOk(
+        c,
+        read.found.map(({ record }) => record),
+        read.req,
+      );
     return balanceOk(
       c,
-      read.found.map(({ record }) => record),
+      Object.fromEntries(read.found.map(({ index, record }) => [String(index), record])),
       read.req,
     );
-  return balanceOk(
-    c,
-    Object.fromEntries(read.found.map(({ index, record }) => [String(index), record])),
-    read.req,
-  );
-});
+  },
+);

@@ -1,12 +1,10 @@
-import { Hono } from "hono";
 import * as v from "valibot";
 import { scopeAllows } from "../auth/principal";
 import { listUsersPage, type UserRow } from "../db/users";
-import type { AppEnv } from "../env";
 import { ok } from "../http/envelope";
-import { readParams } from "../http/params";
+import { defineRoute } from "../http/route";
 import { mysqlDate } from "../ledger/post-format";
-import { jwtRouteRefusals, requireCredentials } from "./auth";
+import { jwtRouteRefusals } from "./auth";
 import { mayReadPluginUser, resolvePluginUser } from "./identity";
 import { phpEmpty, phpInt } from "./php";
 import { pluginUserNotFound } from "./respond";
@@ -39,28 +37,39 @@ function pageNumber(text: string) {
   return n !== null && n >= 1 && n <= MAX_PAGE ? n : 1;
 }
 
-export const usersRead = new Hono<AppEnv>().get("/", async (c) => {
-  const principal = await requireCredentials(c, jwtRouteRefusals);
-  const req = v.parse(UsersRequest, await readParams(c));
-  const db = c.var.db;
+export const usersRead = defineRoute(
+  {
+    path: "/users",
+    method: "GET",
+    summary: "One user, or a page of users",
+    // A subscriber reads itself, an administrator anyone (checked below, once the user is named).
+    auth: "reader",
+    refusals: jwtRouteRefusals,
+    params: { schema: UsersRequest, read: (_c, params) => v.parse(UsersRequest, params) },
+    envelope: "B",
+  },
+  async (c, req) => {
+    const principal = c.get("principal");
+    const db = c.var.db;
 
-  // The plugin listed users for an empty or "0" user_id (`$user_id ? $user_id : null`).
-  if (!phpEmpty(req.user_id)) {
-    // One rule names the user, and "is it you" compares ids (the plugin compared the text with the
-    // caller's username, so `0001` was "you" for a subscriber named 0001 and then read user 1).
-    // Refused before existence: a subscriber learns nothing about anyone else.
-    const user = await resolvePluginUser(db, req.user_id);
-    if (!mayReadPluginUser(principal, user?.id ?? null)) throw jwtRouteRefusals.forbidden();
-    if (!user) return pluginUserNotFound(c);
-    return ok(c, 200, "User retrieved successfully", userRecord(user));
-  }
+    // The plugin listed users for an empty or "0" user_id (`$user_id ? $user_id : null`).
+    if (!phpEmpty(req.user_id)) {
+      // One rule names the user, and "is it you" compares ids (the plugin compared the text with the
+      // caller's username, so `0001` was "you" for a subscriber named 0001 and then read user 1).
+      // Refused before existence: a subscriber learns nothing about anyone else.
+      const user = await resolvePluginUser(db, req.user_id);
+      if (!mayReadPluginUser(principal, user?.id ?? null)) throw jwtRouteRefusals.forbidden();
+      if (!user) return pluginUserNotFound(c);
+      return ok(c, 200, "User retrieved successfully", userRecord(user));
+    }
 
-  if (principal.role !== "administrator" || !scopeAllows(principal.scope, "read"))
-    throw jwtRouteRefusals.forbidden();
-  const page = pageNumber(req.page);
-  const { rows, total } = await listUsersPage(db, (page - 1) * PER_PAGE, PER_PAGE);
-  return ok(c, 200, "User retrieved successfully", {
-    others: { totalPages: Math.ceil(total / PER_PAGE), currentPage: page },
-    users: rows.map(userRecord),
-  });
-});
+    if (principal.role !== "administrator" || !scopeAllows(principal.scope, "read"))
+      throw jwtRouteRefusals.forbidden();
+    const page = pageNumber(req.page);
+    const { rows, total } = await listUsersPage(db, (page - 1) * PER_PAGE, PER_PAGE);
+    return ok(c, 200, "User retrieved successfully", {
+      others: { totalPages: Math.ceil(total / PER_PAGE), currentPage: page },
+      users: rows.map(userRecord),
+    });
+  },
+);

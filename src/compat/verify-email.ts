@@ -1,8 +1,6 @@
-import { Hono } from "hono";
-import type { AppEnv } from "../env";
 import { send } from "../http/envelope";
 import { mailDeps, verifyLinkFor } from "../http/mail";
-import { readParams } from "../http/params";
+import { defineRoute } from "../http/route";
 import { requestVerification } from "../wallet/mail-links";
 import { Refusal } from "../wallet/refusal";
 import { sanitizeTextField } from "./php";
@@ -22,38 +20,50 @@ const notSent = {
 // Deliberate differences: every address gets the same answer, with or without an account (the
 // plugin answered "User not found"), and without `fire_email` no token is made or shown (the
 // plugin answered the token itself to anyone who asked, so anyone could verify any address).
-export const compatVerifyEmail = new Hono<AppEnv>().get("/", async (c) => {
-  const params = await readParams(c);
-  const email = sanitizeTextField(params.email_address ?? "");
-  if (email === "")
-    return send(c, 400, {
-      status_code: 400,
-      status: false,
-      message: "email not parsed",
-      error: false,
+export const compatVerifyEmail = defineRoute(
+  {
+    path: "/verify-email-address",
+    method: "GET",
+    summary: "Mail an e-mail verification link",
+    auth: "none",
+    params: {
+      read: (_c, params) => ({
+        email: sanitizeTextField(params.email_address ?? ""),
+        fire: sanitizeTextField(params.fire_email ?? "") === "true",
+      }),
+    },
+    envelope: "A",
+  },
+  async (c, { email, fire }) => {
+    if (email === "")
+      return send(c, 400, {
+        status_code: 400,
+        status: false,
+        message: "email not parsed",
+        error: false,
+      });
+    if (!fire) return send(c, 400, { ...notSent, message: "Token Not Generated" });
+    try {
+      await requestVerification(mailDeps(c), email, verifyLinkFor(c));
+    } catch (err) {
+      if (!(err instanceof Refusal)) throw err;
+      if (err.reason.code === "too_many_mails")
+        return send(
+          c,
+          429,
+          { ...notSent, status_code: 429 },
+          {
+            "Retry-After": String(err.reason.retryAfterS),
+          },
+        );
+      if (err.reason.code === "mail_not_configured") return send(c, 400, notSent);
+      throw err;
+    }
+    return send(c, 200, {
+      status_code: 200,
+      status: true,
+      message: "Verification Mail Email Sent",
+      data: { mail: true },
     });
-  if (sanitizeTextField(params.fire_email ?? "") !== "true")
-    return send(c, 400, { ...notSent, message: "Token Not Generated" });
-  try {
-    await requestVerification(mailDeps(c), email, verifyLinkFor(c));
-  } catch (err) {
-    if (!(err instanceof Refusal)) throw err;
-    if (err.reason.code === "too_many_mails")
-      return send(
-        c,
-        429,
-        { ...notSent, status_code: 429 },
-        {
-          "Retry-After": String(err.reason.retryAfterS),
-        },
-      );
-    if (err.reason.code === "mail_not_configured") return send(c, 400, notSent);
-    throw err;
-  }
-  return send(c, 200, {
-    status_code: 200,
-    status: true,
-    message: "Verification Mail Email Sent",
-    data: { mail: true },
-  });
-});
+  },
+);

@@ -1,9 +1,6 @@
-import { Hono } from "hono";
-import { scopeAllows } from "../auth/principal";
-import type { AppEnv } from "../env";
 import { send } from "../http/envelope";
-import { invalidInput } from "../http/errors";
-import { readParams } from "../http/params";
+import { ApiError, invalidInput } from "../http/errors";
+import { defineRoute, type Input } from "../http/route";
 import {
   createWallet,
   type NewWallet,
@@ -12,7 +9,7 @@ import {
   type WalletRuleBreak,
   walletRuleBreaks,
 } from "../wallet/wallets";
-import { jwtRouteRefusals, requireCredentials } from "./auth";
+import { jwtRouteRefusals } from "./auth";
 import { requires, sanitizeTextField } from "./php";
 
 // `POST wallets` (plugin api/core/wallets/create-wallets.php, includes/wallets/create-wallets.php,
@@ -81,82 +78,98 @@ function ruleText(b: WalletRuleBreak) {
   return "wallet_type must hold 1 to 32 of a-z, 0-9, _ and -";
 }
 
-export const compatWalletCreate = new Hono<AppEnv>().post("/", async (c) => {
-  const principal = await requireCredentials(c, jwtRouteRefusals);
-  if (principal.role !== "administrator" || !scopeAllows(principal.scope, "write"))
-    throw jwtRouteRefusals.forbidden();
-
-  const p = await readParams(c);
-  const text = (name: string, missing = "") => sanitizeTextField(p[name] ?? missing);
-  const f = {
-    wallet_name: text("wallet_name"),
-    wallet_id: text("wallet_id"),
-    wallet_symbol: text("wallet_symbol"),
-    wallet_symbol_pos: text("wallet_symbol_pos", "left"),
-    wallet_note: text("wallet_note"),
-    wallet_type: text("wallet_type"),
-    wallet_decimal: p.wallet_decimal ?? 2,
-    max_withdrawal_amount: p.max_withdrawal_amount ?? MAX_AMOUNT,
-    min_withdrawal_amount: p.min_withdrawal_amount ?? MIN_AMOUNT,
-  };
-  const required = requires({
-    wallet_name: [f.wallet_name, "string"],
-    wallet_id: [f.wallet_id, "string"],
-    wallet_symbol: [f.wallet_symbol, "any"],
-    wallet_symbol_pos: [f.wallet_symbol_pos, "any"],
-    wallet_type: [f.wallet_type, "string"],
-    wallet_decimal: [phpText(f.wallet_decimal), "any"],
-    max_withdrawal_amount: [phpText(f.max_withdrawal_amount), "any"],
-    min_withdrawal_amount: [phpText(f.min_withdrawal_amount), "any"],
-  });
-  if (Object.keys(required).length > 0) throw invalidInput(required);
-  const numbers = numberChecks(f.max_withdrawal_amount, f.min_withdrawal_amount, f.wallet_decimal);
-  // The plugin answered these with its response's defaults: status 400 and an empty message.
-  if (Object.keys(numbers).length > 0)
-    return send(c, 400, { status_code: 400, status: false, message: "", error: numbers });
-
-  const position = f.wallet_symbol_pos.toLowerCase();
-  const wallet: NewWallet = {
-    id: normalizeWalletId(f.wallet_id),
-    name: f.wallet_name,
-    symbol: f.wallet_symbol,
-    symbolPosition: position === "right" ? "right" : "left",
-    decimals: f.wallet_decimal as number,
-    type: normalizeWalletType(f.wallet_type),
-    note: f.wallet_note,
-  };
-  const rules: Record<string, string> = {};
-  for (const b of walletRuleBreaks(wallet)) rules[FIELD_OF[b.field]] ??= ruleText(b);
-  if (position !== "left" && position !== "right")
-    rules.wallet_symbol_pos = "wallet_symbol_pos must be left or right";
-  if (Object.keys(rules).length > 0) throw invalidInput(rules);
-
-  const created = await createWallet(c.var.db, wallet, c.get("nowMs")());
-  if (created === "exists")
-    return send(c, 409, {
-      status_code: 409,
-      status: false,
-      message: "Wallet Already Exists",
-      error: ["Wallet Already Exists"],
+/** A new wallet's fields, as the plugin read and checked them, then this service's wallet rules. */
+const walletInput: Input<NewWallet> = {
+  read: (_c, p) => {
+    const text = (name: string, missing = "") => sanitizeTextField(p[name] ?? missing);
+    const f = {
+      wallet_name: text("wallet_name"),
+      wallet_id: text("wallet_id"),
+      wallet_symbol: text("wallet_symbol"),
+      wallet_symbol_pos: text("wallet_symbol_pos", "left"),
+      wallet_note: text("wallet_note"),
+      wallet_type: text("wallet_type"),
+      wallet_decimal: p.wallet_decimal ?? 2,
+      max_withdrawal_amount: p.max_withdrawal_amount ?? MAX_AMOUNT,
+      min_withdrawal_amount: p.min_withdrawal_amount ?? MIN_AMOUNT,
+    };
+    const required = requires({
+      wallet_name: [f.wallet_name, "string"],
+      wallet_id: [f.wallet_id, "string"],
+      wallet_symbol: [f.wallet_symbol, "any"],
+      wallet_symbol_pos: [f.wallet_symbol_pos, "any"],
+      wallet_type: [f.wallet_type, "string"],
+      wallet_decimal: [phpText(f.wallet_decimal), "any"],
+      max_withdrawal_amount: [phpText(f.max_withdrawal_amount), "any"],
+      min_withdrawal_amount: [phpText(f.min_withdrawal_amount), "any"],
     });
-  const w = created.wallet;
-  return send(c, 200, {
-    status_code: 200,
-    status: true,
-    // "successully" is the plugin's typo; clients match on it.
-    message: "Wallet was successully created",
-    data: {
-      // The plugin answered the new post's id here; the wallet's row number stands in (GET wallets).
-      wallet_id: created.rowId,
-      rimplenet_wallet_name: w.name,
-      rimplenet_wallet_id: w.id,
-      rimplenet_wallet_symbol: w.symbol,
-      rimplenet_wallet_note: w.note,
-      rimplenet_wallet_type: w.type,
-      rimplenet_wallet_decimal: w.decimals,
-      rimplenet_max_withdrawal_amount: MAX_AMOUNT,
-      rimplenet_min_withdrawal_amount: MIN_AMOUNT,
-      rimplenet_wallet_symbol_position: w.symbolPosition,
-    },
-  });
-});
+    if (Object.keys(required).length > 0) throw invalidInput(required);
+    const numbers = numberChecks(
+      f.max_withdrawal_amount,
+      f.min_withdrawal_amount,
+      f.wallet_decimal,
+    );
+    // The plugin answered these with its response's defaults: status 400 and an empty message.
+    if (Object.keys(numbers).length > 0) throw new ApiError(400, "", numbers);
+
+    const position = f.wallet_symbol_pos.toLowerCase();
+    const wallet: NewWallet = {
+      id: normalizeWalletId(f.wallet_id),
+      name: f.wallet_name,
+      symbol: f.wallet_symbol,
+      symbolPosition: position === "right" ? "right" : "left",
+      decimals: f.wallet_decimal as number,
+      type: normalizeWalletType(f.wallet_type),
+      note: f.wallet_note,
+    };
+    const rules: Record<string, string> = {};
+    for (const b of walletRuleBreaks(wallet)) rules[FIELD_OF[b.field]] ??= ruleText(b);
+    if (position !== "left" && position !== "right")
+      rules.wallet_symbol_pos = "wallet_symbol_pos must be left or right";
+    if (Object.keys(rules).length > 0) throw invalidInput(rules);
+    return wallet;
+  },
+};
+
+export const compatWalletCreate = defineRoute(
+  {
+    path: "/wallets",
+    method: "POST",
+    summary: "Create a wallet",
+    auth: "admin",
+    access: "write",
+    refusals: jwtRouteRefusals,
+    params: walletInput,
+    envelope: "A",
+  },
+  async (c, wallet) => {
+    const created = await createWallet(c.var.db, wallet, c.get("nowMs")());
+    if (created === "exists")
+      return send(c, 409, {
+        status_code: 409,
+        status: false,
+        message: "Wallet Already Exists",
+        error: ["Wallet Already Exists"],
+      });
+    const w = created.wallet;
+    return send(c, 200, {
+      status_code: 200,
+      status: true,
+      // "successully" is the plugin's typo; clients match on it.
+      message: "Wallet was successully created",
+      data: {
+        // The plugin answered the new post's id here; the wallet's row number stands in (GET wallets).
+        wallet_id: created.rowId,
+        rimplenet_wallet_name: w.name,
+        rimplenet_wallet_id: w.id,
+        rimplenet_wallet_symbol: w.symbol,
+        rimplenet_wallet_note: w.note,
+        rimplenet_wallet_type: w.type,
+        rimplenet_wallet_decimal: w.decimals,
+        rimplenet_max_withdrawal_amount: MAX_AMOUNT,
+        rimplenet_min_withdrawal_amount: MIN_AMOUNT,
+        rimplenet_wallet_symbol_position: w.symbolPosition,
+      },
+    });
+  },
+);

@@ -1,5 +1,4 @@
 import type { Context } from "hono";
-import { createMiddleware } from "hono/factory";
 import { type Principal, scopeAllows } from "../auth/principal";
 import { API_AUDIENCE } from "../auth/tokens";
 import type { AppEnv } from "../env";
@@ -7,7 +6,7 @@ import { JWT_SECRET_MIN_LENGTH } from "../settings";
 import { keyPrincipal } from "../wallet/key-principal";
 import { sessionPrincipal } from "../wallet/sessions";
 import { isPrintableAscii } from "./decode";
-import { permissionDenied, serviceNotConfigured } from "./errors";
+import { serviceNotConfigured } from "./errors";
 import { inProcessCall } from "./in-process";
 
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
@@ -78,22 +77,6 @@ export async function credentialOf(c: Context<AppEnv>): Promise<Principal | "mis
   return (await principalFrom(c, header)) ?? "invalid";
 }
 
-/** Requires credentials (contract section 2) and sets `principal`. */
-export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
-  const principal = await credentialOf(c);
-  if (principal === "missing") throw permissionDenied.missing();
-  if (principal === "invalid") throw permissionDenied.invalid();
-  c.set("principal", principal);
-  await next();
-});
-
-/** Administrator routes: a JWT administrator, or an administrator's key with the needed scope. */
-export function requireAdmin(c: Context<AppEnv>, access: "read" | "write") {
-  const p = c.get("principal");
-  if (p.role !== "administrator" || !scopeAllows(p.scope, access))
-    throw permissionDenied.forbidden();
-}
-
 /**
  * Whether `p` may read about user `userId`: administrators read anyone, subscribers only themselves
  * (`undefined` means the caller's own user); a key needs the read scope.
@@ -101,14 +84,3 @@ export function requireAdmin(c: Context<AppEnv>, access: "read" | "write") {
 export const mayReadUser = (p: Principal, userId: number | undefined) =>
   scopeAllows(p.scope, "read") &&
   (p.role === "administrator" || userId === undefined || userId === p.userId);
-
-/** Reads about one user: administrators read anyone, subscribers only themselves. */
-export function requireReaderOf(c: Context<AppEnv>, userId: unknown) {
-  const id =
-    userId === undefined
-      ? undefined
-      : /^[0-9]+$/.test(String(userId))
-        ? Number(userId)
-        : Number.NaN;
-  if (!mayReadUser(c.get("principal"), id)) throw permissionDenied.forbidden();
-}

@@ -219,6 +219,8 @@ function answerOf(reason: RefusalReason): ApiError {
   switch (reason.code) {
     case "user_not_found":
       return userNotFound(reason.userId);
+    case "wallet_not_found":
+      return invalidInput({ wallet_id: "wallet_id not found" });
     case "transaction_exists":
       return transactionExists(reason.existingId);
     case "transaction_not_found":

@@ -1,8 +1,10 @@
 import * as v from "valibot";
 import type { Wallet } from "../db/schema";
+import { findWalletCached } from "../db/wallets";
 import { type AmountRefusal, amountToMinor, type Decimal } from "../ledger/money";
 import { invalidInput } from "./errors";
 import { AMOUNT_MESSAGES } from "./fields";
+import type { Input } from "./route";
 import { checkFields } from "./validation";
 
 type MoneySchema = v.ObjectSchema<
@@ -50,6 +52,14 @@ export async function readMoneyInput<S extends MoneySchema>(
     throw invalidInput(ordered(errors, Object.keys(schema.entries)));
   return { fields: output as v.InferOutput<S>, wallet, amountMinor };
 }
+
+export type MoneyInput<S extends MoneySchema> = Awaited<ReturnType<typeof readMoneyInput<S>>>;
+
+/** A money route's declared input: its schema, and the wallet's own checks reported beside it. */
+export const moneyFields = <S extends MoneySchema>(schema: S): Input<MoneyInput<S>> => ({
+  schema,
+  read: (c, params) => readMoneyInput(schema, params, (id) => findWalletCached(c.var.db, id)),
+});
 
 const ordered = (errors: Record<string, string>, keys: string[]) =>
   Object.fromEntries(keys.filter((k) => errors[k] !== undefined).map((k) => [k, errors[k]!]));

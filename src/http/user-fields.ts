@@ -12,7 +12,8 @@ import { ok } from "./envelope";
 import { validationError } from "./errors";
 import { textField } from "./fields";
 import { inProcessCall } from "./in-process";
-import { type Params, readParams } from "./params";
+import type { Params } from "./params";
+import type { Input } from "./route";
 
 export const USERNAME_MAX = 60;
 export const EMAIL_MAX = 100;
@@ -121,44 +122,55 @@ const takenErrors = (taken: Taken) => ({
   ...(taken.email ? { user_email: [TAKEN.email] } : {}),
 });
 
-/** The request's fields as `schema` reads them, or a validation error listing every field's texts. */
-export async function readUserFields<S extends v.ObjectSchema<v.ObjectEntries, undefined>>(
-  c: Context<AppEnv>,
+/** An envelope-B route's declared input: its schema, or a validation error listing every field's texts. */
+export const userFields = <S extends v.ObjectSchema<v.ObjectEntries, undefined>>(
   schema: S,
-): Promise<v.InferOutput<S>> {
-  const params = await readParams(c);
-  const parsed = v.safeParse(schema, params);
-  if (!parsed.success) throw validationError(collectUserErrors(schema, params));
-  return parsed.output;
-}
+): Input<v.InferOutput<S>> => ({
+  schema,
+  read: (_c, params) => {
+    const parsed = v.safeParse(schema, params);
+    if (!parsed.success) throw validationError(collectUserErrors(schema, params));
+    return parsed.output;
+  },
+});
+
+type Dialect = { plugin?: boolean };
 
 /**
- * Creates a subscriber from the request's fields, once its caller is known to be an administrator
- * with write access: the plugin's checks and texts (a taken username or e-mail reported beside the
- * other errors, as the plugin did), in either dialect.
+ * A new subscriber's fields: the plugin's checks and texts, a taken username or e-mail reported
+ * beside the other errors (as the plugin did), in either dialect.
  */
-export async function answerNewSubscriber(c: Context<AppEnv>, dialect: { plugin?: boolean } = {}) {
-  const params = await readParams(c);
-  const db = c.var.db;
-  const refuse = (taken: Taken) =>
-    validationError(collectUserErrors(UserParams, params, takenErrors(taken), dialect));
-
-  const parsed = v.safeParse(UserParams, params);
-  if (!parsed.success) {
+export const newSubscriberFields = (
+  dialect: Dialect = {},
+): Input<v.InferOutput<typeof UserParams>> => ({
+  schema: UserParams,
+  read: async (c, params) => {
+    const parsed = v.safeParse(UserParams, params);
+    if (parsed.success) return parsed.output;
     const { username, user_email } = params;
     const taken =
       typeof username === "string" || typeof user_email === "string"
         ? await takenFields(
-            db,
+            c.var.db,
             typeof username === "string" ? username : "",
             typeof user_email === "string" ? user_email.trim() : "",
           )
         : { username: false, email: false };
-    throw refuse(taken);
-  }
-  const fields = parsed.output;
+    throw validationError(collectUserErrors(UserParams, params, takenErrors(taken), dialect));
+  },
+});
+
+/**
+ * Creates a subscriber from its checked fields, once its caller is known to be an administrator
+ * with write access. A username or e-mail taken meanwhile is refused as the check would have.
+ */
+export async function answerNewSubscriber(
+  c: Context<AppEnv>,
+  fields: v.InferOutput<typeof UserParams>,
+  dialect: Dialect = {},
+) {
   const result = await createSubscriber(
-    db,
+    c.var.db,
     {
       username: fields.username,
       email: fields.user_email,
@@ -168,22 +180,35 @@ export async function answerNewSubscriber(c: Context<AppEnv>, dialect: { plugin?
     },
     c.get("nowMs")(),
   );
-  if ("taken" in result) throw refuse(result.taken);
+  if ("taken" in result)
+    throw validationError(
+      collectUserErrors(UserParams, fields, takenErrors(result.taken), dialect),
+    );
   return ok(c, 201, "User created successfully", { id: result.id });
 }
 
+/** A sign-in's fields, in either dialect: `user_email` may hold an e-mail or a username (`username` is its alias). */
+export type SignInFields = { login: string; password: string; persistent: boolean };
+
+export const signInFields: Input<SignInFields> = {
+  schema: LoginParams,
+  read: (_c, params) => {
+    const input: Params = { ...params, user_email: params.user_email ?? params.username };
+    const errors = collectUserErrors(LoginParams, input);
+    if (errors.length > 0) throw validationError(errors);
+    return {
+      login: String(input.user_email),
+      password: String(input.user_password),
+      persistent: params.token_expiration === "persistent",
+    };
+  },
+};
+
 /**
- * A sign-in from a request's fields, in either dialect: `user_email` may hold an e-mail or a
- * username (`username` is its alias). Refusals are thrown (envelope B); the caller shapes the
- * success. The console's in-process call gets a console token, every request over HTTP an API one.
+ * A sign-in, in either dialect. Refusals are thrown (envelope B); the caller shapes the success.
+ * The console's in-process call gets a console token, every request over HTTP an API one.
  */
-export async function signInFrom(c: Context<AppEnv>, params: Params) {
-  const input: Record<string, unknown> = {
-    ...params,
-    user_email: params.user_email ?? params.username,
-  };
-  const errors = collectUserErrors(LoginParams, input);
-  if (errors.length > 0) throw validationError(errors);
+export async function signInWith(c: Context<AppEnv>, fields: SignInFields) {
   const nowMs = c.get("nowMs")();
   const { user, accessToken } = await signIn(
     {
@@ -194,12 +219,7 @@ export async function signInFrom(c: Context<AppEnv>, params: Params) {
       pace: c.get("pace"),
       keys: tokenKeys(c),
     },
-    {
-      login: String(input.user_email),
-      password: String(input.user_password),
-      persistent: params.token_expiration === "persistent",
-      audience: inProcessCall(c.env)?.audience ?? API_AUDIENCE,
-    },
+    { ...fields, audience: inProcessCall(c.env)?.audience ?? API_AUDIENCE },
   );
   return { user, accessToken, nowMs };
 }

@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { invalidInput } from "./errors";
+import type { Input } from "./route";
 
 export const EMPTY = "Field Cannot be empty";
 
@@ -44,3 +45,9 @@ export function parseFields<S extends ObjectSchema>(schema: S, params: Record<st
   if (errors) throw invalidInput(errors);
   return output;
 }
+
+/** An envelope-A route's declared input: its schema, enforced by parseFields. */
+export const fields = <S extends ObjectSchema>(schema: S): Input<v.InferOutput<S>> => ({
+  schema,
+  read: (_c, params) => parseFields(schema, params),
+});

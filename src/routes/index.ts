@@ -1,4 +1,5 @@
 import { send } from "../http/envelope";
+import { type DocumentedInfo, defineRoute, mountRoutes, type Route } from "../http/route";
 import { siteUrl } from "../http/site";
 import { OpenApiAnswer } from "./answers";
 import { createApiKey } from "./api-keys/create";
@@ -7,7 +8,6 @@ import { readBalance } from "./balances/read";
 import { createCredit } from "./credits/create";
 import { createDebit } from "./debits/create";
 import { openApiDocument } from "./openapi";
-import { defineRoute, mountRoutes, type Route } from "./route";
 import { listTransactions } from "./transactions/list";
 import { readTransaction } from "./transactions/read";
 import { reverseTransaction } from "./transactions/reverse";
@@ -22,7 +22,7 @@ import { confirmEmailVerification, requestEmailVerification } from "./users/veri
 import { createWallet } from "./wallets/create";
 import { getWallet, getWallets } from "./wallets/read";
 
-export { NAMESPACE } from "./route";
+export { NAMESPACE } from "../http/rest-index";
 
 const openApiRoute = defineRoute(
   {
@@ -47,7 +47,7 @@ let openApi: ReturnType<typeof openApiDocument> | undefined;
  * Every route of `wallet/v1`, each declared once beside its handler (src/routes/<resource>/): the
  * app mounts these, and the discovery index, `Allow` and the OpenAPI document read them.
  */
-export const ROUTES: readonly Route[] = [
+export const ROUTES: readonly Route<DocumentedInfo>[] = [
   createCredit,
   createDebit,
   createTransfer,

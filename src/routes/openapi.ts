@@ -2,7 +2,8 @@ import { toJsonSchema } from "@valibot/to-json-schema";
 import type { GenericSchema } from "valibot";
 import { BOOKMARK_HEADER } from "../db/session";
 import { ERRORS, type ErrorCode } from "../http/errors";
-import { NAMESPACE, needsSettings, type RouteInfo } from "./route";
+import { NAMESPACE } from "../http/rest-index";
+import { needsSettings, type DocumentedInfo as RouteInfo } from "../http/route";
 
 const envelopeA = {
   type: "object",
@@ -88,7 +89,7 @@ function successSchema(route: RouteInfo, envelope: { $ref: string }) {
 }
 
 function operation(route: RouteInfo) {
-  const schema = route.params ? jsonSchema(route.params) : undefined;
+  const schema = route.params?.schema ? jsonSchema(route.params.schema) : undefined;
   const params = schema ?? {};
   const envelope = { $ref: `#/components/schemas/Envelope${route.envelope === "B" ? "B" : "A"}` };
   const inBody = route.method === "POST";

@@ -4,6 +4,7 @@
 
 export type RefusalReason =
   | { code: "user_not_found"; userId: number }
+  | { code: "wallet_not_found"; walletId: string }
   /** A request_id already used: the entry it made. */
   | { code: "transaction_exists"; existingId: number }
   | { code: "transaction_not_found"; ref: string }

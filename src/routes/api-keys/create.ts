@@ -1,12 +1,10 @@
 import { generateApiKey, hashApiKey } from "../../auth/api-keys";
 import { insertApiKey } from "../../db/api-keys";
-import { requireAdmin } from "../../http/auth";
 import { ok } from "../../http/envelope";
 import { permissionDenied, userNotFound } from "../../http/errors";
-import { readParams } from "../../http/params";
-import { parseFields } from "../../http/validation";
+import { defineRoute } from "../../http/route";
+import { fields } from "../../http/validation";
 import { ApiKeyCreatedAnswer } from "../answers";
-import { defineRoute } from "../route";
 import { ApiKeyParams, apiKeyRecord } from "./schemas";
 
 export const createApiKey = defineRoute(
@@ -15,24 +13,23 @@ export const createApiKey = defineRoute(
     method: "POST",
     summary: "Create an API key (the secret is shown once)",
     auth: "admin",
-    params: ApiKeyParams,
+    access: "write",
+    params: fields(ApiKeyParams),
     envelope: "A",
     errors: ["invalid_input", "user_not_found"],
     success: 201,
     data: ApiKeyCreatedAnswer,
   },
-  async (c) => {
-    requireAdmin(c, "write");
-    const fields = parseFields(ApiKeyParams, await readParams(c));
+  async (c, input) => {
     // A key may mint keys only within its own scope (a write key cannot make a read-write one).
     const callerScope = c.get("principal").scope;
-    if (callerScope !== undefined && callerScope !== "read-write" && fields.scope !== callerScope)
+    if (callerScope !== undefined && callerScope !== "read-write" && input.scope !== callerScope)
       throw permissionDenied.forbidden();
-    const username = fields.username ?? c.get("principal").username;
+    const username = input.username ?? c.get("principal").username;
     const key = generateApiKey();
     const created = await insertApiKey(c.var.db, username, {
-      name: fields.name,
-      scope: fields.scope,
+      name: input.name,
+      scope: input.scope,
       keyHash: await hashApiKey(key),
       createdAtMs: c.get("nowMs")(),
     });

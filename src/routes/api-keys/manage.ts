@@ -1,11 +1,10 @@
 import * as v from "valibot";
 import { listApiKeys, revokeApiKey } from "../../db/api-keys";
 import { forgetKey } from "../../db/isolate-cache";
-import { requireAdmin } from "../../http/auth";
 import { ok } from "../../http/envelope";
 import { apiError } from "../../http/errors";
+import { defineRoute, pathParam } from "../../http/route";
 import { ApiKeyAnswer, ApiKeyRevokedAnswer } from "../answers";
-import { defineRoute, pathParam } from "../route";
 import { apiKeyListRecord } from "./schemas";
 
 export const getApiKeys = defineRoute(
@@ -14,12 +13,12 @@ export const getApiKeys = defineRoute(
     method: "GET",
     summary: "List API keys",
     auth: "admin",
+    access: "read",
     envelope: "A",
     success: 200,
     data: v.array(ApiKeyAnswer),
   },
   async (c) => {
-    requireAdmin(c, "read");
     const rows = await listApiKeys(c.var.db);
     return ok(
       c,
@@ -36,13 +35,13 @@ export const deleteApiKey = defineRoute(
     method: "DELETE",
     summary: "Revoke an API key",
     auth: "admin",
+    access: "write",
     envelope: "A",
     errors: ["invalid_input", "api_key_not_found"],
     success: 200,
     data: ApiKeyRevokedAnswer,
   },
   async (c) => {
-    requireAdmin(c, "write");
     const raw = pathParam(c, "id");
     const id = /^[0-9]{1,15}$/.test(raw) ? Number(raw) : null;
     const revoked = id === null ? null : await revokeApiKey(c.var.db, id, c.get("nowMs")());

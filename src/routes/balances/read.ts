@@ -1,11 +1,10 @@
-import { requireReaderOf } from "../../http/auth";
 import { ok } from "../../http/envelope";
 import { invalidInput, userNotFound } from "../../http/errors";
-import { readParams } from "../../http/params";
-import { parseFields } from "../../http/validation";
+import { defineRoute } from "../../http/route";
+import { fields } from "../../http/validation";
 import { formatMoney, minorToNumber, storageDecimals } from "../../ledger/money";
+import { readBalances } from "../../wallet/balances";
 import { BalanceAnswer } from "../answers";
-import { defineRoute } from "../route";
 import { BalanceParams } from "./schemas";
 
 export const readBalance = defineRoute(
@@ -14,36 +13,33 @@ export const readBalance = defineRoute(
     method: "GET",
     summary: "Balances of one or more wallets",
     auth: "reader",
-    params: BalanceParams,
+    params: fields(BalanceParams),
+    owner: (params) => params.user_id,
     envelope: "A",
     errors: ["invalid_input", "user_not_found"],
     success: 200,
     data: BalanceAnswer,
   },
-  async (c) => {
-    const params = await readParams(c);
-    requireReaderOf(c, params.user_id);
-    const fields = parseFields(BalanceParams, params);
-    const userId = fields.user_id ?? c.get("principal").userId;
-    const { wallets, userExists, balances } = await c.var.ledger.readBalances(
+  async (c, input) => {
+    const userId = input.user_id ?? c.get("principal").userId;
+    const { found, unknown, userExists } = await readBalances(
+      c.var.ledger,
       userId,
-      fields.wallet_id,
+      input.wallet_id,
     );
-
-    const missing = fields.wallet_id.find((id) => !wallets.has(id));
-    if (missing !== undefined) throw invalidInput({ wallet_id: `wallet_id not found: ${missing}` });
+    if (unknown[0] !== undefined)
+      throw invalidInput({ wallet_id: `wallet_id not found: ${unknown[0]}` });
     if (!userExists) throw userNotFound(userId);
 
     const data: Record<string, unknown> = {};
     const formatted: Record<string, string> = {};
-    for (const id of fields.wallet_id) {
-      const wallet = wallets.get(id)!;
-      const minor = balances.get(id) ?? 0;
+    for (const id of input.wallet_id) {
+      const { wallet, minor } = found.get(id)!;
       // Exact, even for a wallet that stores more places than it displays; `formatted` rounds.
       data[id] = minorToNumber(minor, storageDecimals(wallet));
       formatted[id] = formatMoney(minor, wallet);
     }
-    if (fields.formatted.toLowerCase() === "yes") data.formatted = formatted;
+    if (input.formatted.toLowerCase() === "yes") data.formatted = formatted;
     return ok(c, 200, "Wallet Balance retrieved", data);
   },
 );

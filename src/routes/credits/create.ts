@@ -1,6 +1,6 @@
-import { requireAdmin } from "../../http/auth";
+import { moneyFields } from "../../http/money-input";
+import { defineRoute } from "../../http/route";
 import { EntryAnswer } from "../answers";
-import { defineRoute } from "../route";
 import { postSingleEntry } from "./post-entry";
 import { CreditParams } from "./schemas";
 
@@ -10,14 +10,12 @@ export const createCredit = defineRoute(
     method: "POST",
     summary: "Credit a user's wallet, idempotent on request_id",
     auth: "admin",
-    params: CreditParams,
+    access: "write",
+    params: moneyFields(CreditParams),
     envelope: "A",
     success: 200,
     data: EntryAnswer,
     errors: ["invalid_input", "user_not_found", "transaction_exists"],
   },
-  async (c) => {
-    requireAdmin(c, "write");
-    return postSingleEntry(c, "CREDIT");
-  },
+  (c, input) => postSingleEntry(c, "CREDIT", input),
 );

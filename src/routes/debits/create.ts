@@ -1,7 +1,7 @@
-import { requireAdmin } from "../../http/auth";
+import { moneyFields } from "../../http/money-input";
+import { defineRoute } from "../../http/route";
 import { EntryAnswer } from "../answers";
 import { postSingleEntry } from "../credits/post-entry";
-import { defineRoute } from "../route";
 import { DebitParams } from "./schemas";
 
 export const createDebit = defineRoute(
@@ -10,14 +10,12 @@ export const createDebit = defineRoute(
     method: "POST",
     summary: "Debit a user's wallet; never below zero",
     auth: "admin",
-    params: DebitParams,
+    access: "write",
+    params: moneyFields(DebitParams),
     envelope: "A",
     errors: ["invalid_input", "user_not_found", "insufficient_balance", "transaction_exists"],
     success: 200,
     data: EntryAnswer,
   },
-  async (c) => {
-    requireAdmin(c, "write");
-    return postSingleEntry(c, "DEBIT");
-  },
+  (c, input) => postSingleEntry(c, "DEBIT", input),
 );

@@ -1,20 +1,43 @@
 import * as v from "valibot";
 import { sameSecret } from "../../auth/same-secret";
-import { HISTORY_CHUNK, listEntries, readHistory } from "../../db/ledger";
-import { requireReaderOf } from "../../http/auth";
 import { ok, streamJson } from "../../http/envelope";
-import { apiError, historyBusy, invalidInput, userNotFound } from "../../http/errors";
-import { readParams } from "../../http/params";
+import { apiError, historyBusy, invalidInput } from "../../http/errors";
+import { defineRoute, type Input } from "../../http/route";
 import { siteUrl } from "../../http/site";
 import { checkFields, EMPTY } from "../../http/validation";
 import { pageLinks } from "../../http/wp-core";
 import { transactionRecord } from "../../ledger/transaction-record";
 import { openHistoryGate } from "../../throttle/history-gate";
+import { historyPage, wholeHistory } from "../../wallet/history";
 import { TransactionAnswer } from "../answers";
-import { defineRoute } from "../route";
 import { TransactionListParams } from "./schemas";
 
 const MESSAGE = "Txns Retrieved Successful";
+
+/**
+ * The list's parameters: `pageno` is `page`'s alias, an administrator must name the user, and a
+ * request that names no page, `pageno` or `per_page` asks for the whole history (streamed).
+ */
+const listInput: Input<{ fields: v.InferOutput<typeof TransactionListParams>; paged: boolean }> = {
+  schema: TransactionListParams,
+  read: (c, params) => {
+    const { output: fields, errors = {} } = checkFields(TransactionListParams, {
+      ...params,
+      page: params.page ?? params.pageno,
+    });
+    if (params.user_id === undefined && c.get("principal").role === "administrator")
+      errors.user_id = EMPTY;
+    if (!fields || Object.keys(errors).length > 0) {
+      const keys = Object.keys(TransactionListParams.entries);
+      throw invalidInput(
+        Object.fromEntries(keys.filter((k) => errors[k]).map((k) => [k, errors[k]!])),
+      );
+    }
+    const paged =
+      params.page !== undefined || params.pageno !== undefined || params.per_page !== undefined;
+    return { fields, paged };
+  },
+};
 
 export const listTransactions = defineRoute(
   {
@@ -22,27 +45,15 @@ export const listTransactions = defineRoute(
     method: "GET",
     summary: "A user's transactions as WordPress posts",
     auth: "reader",
-    params: TransactionListParams,
+    owner: (params) => params.user_id,
+    params: listInput,
     envelope: "A",
     errors: ["invalid_input", "security_failed", "user_not_found", "history_busy"],
     success: 200,
     data: v.array(TransactionAnswer),
   },
-  async (c) => {
-    const params = await readParams(c);
-    requireReaderOf(c, params.user_id);
+  async (c, { fields, paged }) => {
     const principal = c.get("principal");
-    const { output: fields, errors = {} } = checkFields(TransactionListParams, {
-      ...params,
-      page: params.page ?? params.pageno,
-    });
-    if (params.user_id === undefined && principal.role === "administrator") errors.user_id = EMPTY;
-    if (!fields || Object.keys(errors).length > 0) {
-      const keys = Object.keys(TransactionListParams.entries);
-      throw invalidInput(
-        Object.fromEntries(keys.filter((k) => errors[k]).map((k) => [k, errors[k]!])),
-      );
-    }
 
     const expected = c.env.TRANSACTIONS_SECURITY_CODE;
     if (expected && !(await sameSecret(fields.security_code, expected.trim()))) {
@@ -61,23 +72,12 @@ export const listTransactions = defineRoute(
       beforeS: fields.before,
     };
     const site = { siteUrl: siteUrl(c), timeZone: c.env.SITE_TIMEZONE };
-    const paged =
-      params.page !== undefined || params.pageno !== undefined || params.per_page !== undefined;
-
     if (!paged) {
       // The whole history (contract section 7), streamed: memory stays one chunk however long it is.
-      const history = await readHistory(db, filter, fields.order);
-      if (!history.walletExists) throw invalidInput({ wallet_id: "wallet_id not found" });
-      if (!history.userExists) throw userNotFound(userId);
-      // A history that takes more than the read already made is sent one at a time per caller,
-      // across isolates: parallel long streams of one caller starved everyone's reads (issue 21).
-      let release: (() => Promise<void>) | undefined;
-      if (history.total > HISTORY_CHUNK) {
-        const nowMs = c.get("nowMs")();
-        const gate = await openHistoryGate(c.env.HISTORY_GATE, principal.userId, nowMs);
-        if (!gate) throw historyBusy();
-        release = gate;
-      }
+      const history = await wholeHistory(db, filter, fields.order, () =>
+        openHistoryGate(c.env.HISTORY_GATE, principal.userId, c.get("nowMs")()),
+      );
+      if (history.busy) throw historyBusy();
       return streamJson(
         c,
         200,
@@ -88,18 +88,15 @@ export const listTransactions = defineRoute(
           "X-WP-Total": String(history.total),
           "X-WP-TotalPages": history.total === 0 ? "0" : "1",
         },
-        release,
+        history.release,
       );
     }
 
-    const { rows, total, userExists, walletExists } = await listEntries(db, filter, {
+    const { rows, total } = await historyPage(db, filter, {
       offset: (fields.page - 1) * fields.per_page,
       limit: fields.per_page,
       order: fields.order,
     });
-    if (!walletExists) throw invalidInput({ wallet_id: "wallet_id not found" });
-    if (!userExists) throw userNotFound(userId);
-
     const pages = Math.ceil(total / fields.per_page);
     const links = pageLinks(new URL(c.req.url), site.siteUrl, fields.page, pages);
     return ok(

@@ -1,11 +1,10 @@
 import { findEntry } from "../../db/ledger";
-import { requireReaderOf } from "../../http/auth";
 import { ok } from "../../http/envelope";
 import { permissionDenied, transactionNotFound } from "../../http/errors";
+import { defineRoute, pathParam } from "../../http/route";
 import { siteUrl } from "../../http/site";
 import { transactionRecord } from "../../ledger/transaction-record";
 import { TransactionAnswer } from "../answers";
-import { defineRoute, pathParam } from "../route";
 
 export const readTransaction = defineRoute(
   {
@@ -13,6 +12,8 @@ export const readTransaction = defineRoute(
     method: "GET",
     summary: "One transaction as a WordPress post",
     auth: "reader",
+    // Reads about the caller's own entries, or anyone's for an administrator (checked below).
+    owner: () => undefined,
     envelope: "A",
     errors: ["transaction_not_found"],
     success: 200,
@@ -20,7 +21,6 @@ export const readTransaction = defineRoute(
     patterns: { id: "[0-9]+" },
   },
   async (c) => {
-    requireReaderOf(c, undefined);
     const raw = pathParam(c, "id");
     const row = raw.length <= 15 ? await findEntry(c.var.db, Number(raw)) : undefined;
     const principal = c.get("principal");

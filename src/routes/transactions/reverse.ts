@@ -1,12 +1,10 @@
-import { requireAdmin } from "../../http/auth";
 import { ok } from "../../http/envelope";
 import { transactionNotFound } from "../../http/errors";
-import { readParams } from "../../http/params";
+import { defineRoute, pathParam } from "../../http/route";
 import { entryStamp } from "../../http/site";
-import { parseFields } from "../../http/validation";
+import { fields } from "../../http/validation";
 import { reverse } from "../../wallet/movements";
 import { ReversalAnswer } from "../answers";
-import { defineRoute, pathParam } from "../route";
 import { ReverseParams } from "./schemas";
 
 /** A reversal (src/wallet/movements.ts `reverse`): its refusals are answered by http/errors.ts. */
@@ -16,7 +14,8 @@ export const reverseTransaction = defineRoute(
     method: "POST",
     summary: "Reverse a transaction (a transfer as a whole)",
     auth: "admin",
-    params: ReverseParams,
+    access: "write",
+    params: fields(ReverseParams),
     envelope: "A",
     errors: [
       "invalid_input",
@@ -29,14 +28,12 @@ export const reverseTransaction = defineRoute(
     data: ReversalAnswer,
     patterns: { id: "[0-9]+" },
   },
-  async (c) => {
-    requireAdmin(c, "write");
-    const fields = parseFields(ReverseParams, await readParams(c));
+  async (c, input) => {
     const ref = pathParam(c, "id");
     if (ref.length > 15) throw transactionNotFound(ref);
     const result = await reverse(
       { db: c.var.db, stamp: entryStamp(c) },
-      { id: Number(ref), ref, requestId: fields.request_id, note: fields.note },
+      { id: Number(ref), ref, requestId: input.request_id, note: input.note },
     );
     return ok(c, 200, "Transaction Reversed", {
       transaction_ids: result.transactionIds,

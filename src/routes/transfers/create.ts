@@ -1,14 +1,11 @@
 import { findUsers } from "../../db/users";
-import { findWalletCached } from "../../db/wallets";
-import { requireAdmin } from "../../http/auth";
 import { ok } from "../../http/envelope";
 import { invalidInput, userNotFound } from "../../http/errors";
-import { readMoneyInput } from "../../http/money-input";
-import { readParams } from "../../http/params";
+import { moneyFields } from "../../http/money-input";
+import { defineRoute } from "../../http/route";
 import { entryStamp } from "../../http/site";
 import { transfer } from "../../wallet/movements";
 import { TransferAnswer } from "../answers";
-import { defineRoute } from "../route";
 import { TransferParams } from "./schemas";
 
 export const createTransfer = defineRoute(
@@ -17,20 +14,15 @@ export const createTransfer = defineRoute(
     method: "POST",
     summary: "Move money between two users atomically",
     auth: "admin",
-    params: TransferParams,
+    access: "write",
+    params: moneyFields(TransferParams),
     envelope: "A",
     errors: ["invalid_input", "user_not_found", "insufficient_balance", "transaction_exists"],
     success: 200,
     data: TransferAnswer,
   },
-  async (c) => {
-    requireAdmin(c, "write");
+  async (c, { fields, wallet, amountMinor }) => {
     const db = c.var.db;
-    const { fields, wallet, amountMinor } = await readMoneyInput(
-      TransferParams,
-      await readParams(c),
-      (id) => findWalletCached(db, id),
-    );
     if (fields.from_user_id === fields.to_user_id)
       throw invalidInput({ to_user_id: "to_user_id must differ from from_user_id" });
     const users = await findUsers(db, [fields.from_user_id, fields.to_user_id]);

@@ -1,7 +1,6 @@
-import { requireAdmin } from "../../http/auth";
-import { answerNewSubscriber, UserParams } from "../../http/user-fields";
+import { defineRoute } from "../../http/route";
+import { answerNewSubscriber, newSubscriberFields } from "../../http/user-fields";
 import { UserCreatedAnswer } from "../answers";
-import { defineRoute } from "../route";
 
 export const createUser = defineRoute(
   {
@@ -9,14 +8,12 @@ export const createUser = defineRoute(
     method: "POST",
     summary: "Create a subscriber",
     auth: "admin",
-    params: UserParams,
+    access: "write",
+    params: newSubscriberFields(),
     envelope: "B",
     errors: ["validation_error"],
     success: 201,
     data: UserCreatedAnswer,
   },
-  async (c) => {
-    requireAdmin(c, "write");
-    return answerNewSubscriber(c);
-  },
+  (c, input) => answerNewSubscriber(c, input),
 );

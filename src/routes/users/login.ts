@@ -1,9 +1,8 @@
 import { ok } from "../../http/envelope";
-import { readParams } from "../../http/params";
-import { LoginParams, signInFrom } from "../../http/user-fields";
+import { defineRoute } from "../../http/route";
+import { signInFields, signInWith } from "../../http/user-fields";
 import { mysqlDate } from "../../ledger/post-format";
 import { LoginAnswer } from "../answers";
-import { defineRoute } from "../route";
 
 export const login = defineRoute(
   {
@@ -11,14 +10,14 @@ export const login = defineRoute(
     method: "POST",
     summary: "Sign in and get an access token",
     auth: "none",
-    params: LoginParams,
+    params: signInFields,
     envelope: "B",
     errors: ["validation_error", "too_many_sign_ins"],
     success: 200,
     data: LoginAnswer,
   },
-  async (c) => {
-    const { user, accessToken, nowMs } = await signInFrom(c, await readParams(c));
+  async (c, input) => {
+    const { user, accessToken, nowMs } = await signInWith(c, input);
     return ok(c, 200, "Login successful", {
       access_token: accessToken,
       user_id: user.id,

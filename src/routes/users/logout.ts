@@ -1,8 +1,8 @@
 import { ok } from "../../http/envelope";
 import { validationError } from "../../http/errors";
+import { defineRoute } from "../../http/route";
 import { endSession } from "../../wallet/sessions";
 import { LogoutAnswer } from "../answers";
-import { defineRoute } from "../route";
 
 /**
  * Ends the session of the access token that calls it (docs/security.md#sessions): that token, as

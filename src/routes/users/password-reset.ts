@@ -1,9 +1,9 @@
 import { ok } from "../../http/envelope";
 import { MailRequestParams, mailDeps, PasswordResetConfirmParams } from "../../http/mail";
-import { readUserFields } from "../../http/user-fields";
+import { defineRoute } from "../../http/route";
+import { userFields } from "../../http/user-fields";
 import { confirmPasswordReset, requestPasswordReset } from "../../wallet/mail-links";
 import { MailRequestedAnswer, PasswordResetAnswer } from "../answers";
-import { defineRoute } from "../route";
 import { MAIL_REQUESTED } from "./verify-email";
 
 /** Public: mails a one-use reset code to the account with this address, if there is one. */
@@ -13,14 +13,13 @@ export const requestReset = defineRoute(
     method: "POST",
     summary: "Mail a password reset code",
     auth: "none",
-    params: MailRequestParams,
+    params: userFields(MailRequestParams),
     envelope: "B",
     errors: ["validation_error", "too_many_mails", "mail_not_configured"],
     success: 200,
     data: MailRequestedAnswer,
   },
-  async (c) => {
-    const { user_email } = await readUserFields(c, MailRequestParams);
+  async (c, { user_email }) => {
     await requestPasswordReset(mailDeps(c), user_email);
     return ok(c, 200, MAIL_REQUESTED, { user_email });
   },
@@ -36,14 +35,13 @@ export const confirmReset = defineRoute(
     method: "POST",
     summary: "Set a new password with a mailed reset code",
     auth: "none",
-    params: PasswordResetConfirmParams,
+    params: userFields(PasswordResetConfirmParams),
     envelope: "B",
     errors: ["validation_error", "mail_link_invalid"],
     success: 200,
     data: PasswordResetAnswer,
   },
-  async (c) => {
-    const { token, user_password } = await readUserFields(c, PasswordResetConfirmParams);
+  async (c, { token, user_password }) => {
     const used = await confirmPasswordReset(c.var.db, token, user_password, c.get("nowMs")());
     return ok(c, 200, "Password changed", {
       user_id: used.userId,

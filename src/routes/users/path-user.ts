@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { findUsers } from "../../db/users";
 import type { AppEnv } from "../../env";
 import { userNotFound } from "../../http/errors";
-import { pathParam } from "../route";
+import { pathParam } from "../../http/route";
 
 /** The user a `{user_id}` path names (digits, by the route's pattern), or 404 naming the text sent. */
 export async function pathUser(c: Context<AppEnv>) {

@@ -1,8 +1,7 @@
-import { requireAdmin } from "../../http/auth";
 import { ok } from "../../http/envelope";
+import { defineRoute } from "../../http/route";
 import { endUserSessions } from "../../wallet/sessions";
 import { SessionsRevokedAnswer } from "../answers";
-import { defineRoute } from "../route";
 import { pathUser } from "./path-user";
 
 /**
@@ -15,6 +14,7 @@ export const revokeSessions = defineRoute(
     method: "POST",
     summary: "Revoke every session of a user",
     auth: "admin",
+    access: "write",
     envelope: "B",
     errors: ["user_not_found"],
     success: 200,
@@ -22,7 +22,6 @@ export const revokeSessions = defineRoute(
     patterns: { user_id: "[0-9]+" },
   },
   async (c) => {
-    requireAdmin(c, "write");
     const user = await pathUser(c);
     const revoked = await endUserSessions(c.var.db, c.env.DB, user.id, c.get("nowMs")());
     return ok(c, 200, "Sessions revoked", { user_id: user.id, revoked });

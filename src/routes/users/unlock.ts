@@ -1,8 +1,7 @@
-import { requireAdmin } from "../../http/auth";
 import { ok } from "../../http/envelope";
+import { defineRoute } from "../../http/route";
 import { unlockAccount } from "../../throttle/sign-in";
 import { UnlockAnswer } from "../answers";
-import { defineRoute } from "../route";
 import { pathUser } from "./path-user";
 
 /**
@@ -17,6 +16,7 @@ export const unlockUser = defineRoute(
     method: "POST",
     summary: "Clear an account's sign-in lock",
     auth: "admin",
+    access: "write",
     envelope: "B",
     errors: ["validation_error", "user_not_found"],
     success: 200,
@@ -24,7 +24,6 @@ export const unlockUser = defineRoute(
     patterns: { user_id: "[0-9]+" },
   },
   async (c) => {
-    requireAdmin(c, "write");
     const user = await pathUser(c);
     const cleared = await unlockAccount(c.env.LOGIN_THROTTLE, user.id, c.get("nowMs")());
     return ok(c, 200, "Sign-in lock cleared", {

@@ -6,10 +6,10 @@ import {
   VerifyEmailParams,
   verifyLinkFor,
 } from "../../http/mail";
-import { readUserFields } from "../../http/user-fields";
+import { defineRoute } from "../../http/route";
+import { userFields } from "../../http/user-fields";
 import { confirmVerification, requestVerification } from "../../wallet/mail-links";
 import { EmailVerifiedAnswer, MailRequestedAnswer } from "../answers";
-import { defineRoute } from "../route";
 
 /** The same answer for every address (docs/mail.md): it tells nobody whether an account has it. */
 export const MAIL_REQUESTED = "If an account has this address, a mail is on its way";
@@ -24,14 +24,13 @@ export const requestEmailVerification = defineRoute(
     method: "POST",
     summary: "Mail a link that verifies a user's e-mail address",
     auth: "none",
-    params: MailRequestParams,
+    params: userFields(MailRequestParams),
     envelope: "B",
     errors: ["validation_error", "too_many_mails", "mail_not_configured"],
     success: 200,
     data: MailRequestedAnswer,
   },
-  async (c) => {
-    const { user_email } = await readUserFields(c, MailRequestParams);
+  async (c, { user_email }) => {
     await requestVerification(mailDeps(c), user_email, verifyLinkFor(c));
     return ok(c, 200, MAIL_REQUESTED, { user_email });
   },
@@ -44,14 +43,13 @@ export const confirmEmailVerification = defineRoute(
     method: "GET",
     summary: "Follow a verification link: the address is verified",
     auth: "none",
-    params: VerifyEmailParams,
+    params: userFields(VerifyEmailParams),
     envelope: "B",
     errors: ["validation_error", "mail_link_invalid"],
     success: 200,
     data: EmailVerifiedAnswer,
   },
-  async (c) => {
-    const { token } = await readUserFields(c, VerifyEmailParams);
+  async (c, { token }) => {
     const used = await confirmVerification(c.var.db, token, c.get("nowMs")());
     return ok(c, 200, "Email address verified", { user_id: used.userId, user_email: used.email });
   },

@@ -1,11 +1,9 @@
-import { requireAdmin } from "../../http/auth";
 import { ok } from "../../http/envelope";
 import { apiError } from "../../http/errors";
-import { readParams } from "../../http/params";
-import { parseFields } from "../../http/validation";
+import { defineRoute } from "../../http/route";
+import { fields } from "../../http/validation";
 import { createWallet as createWalletOf } from "../../wallet/wallets";
 import { WalletAnswer } from "../answers";
-import { defineRoute } from "../route";
 import { WalletParams, walletRecord } from "./schemas";
 
 export const createWallet = defineRoute(
@@ -14,15 +12,14 @@ export const createWallet = defineRoute(
     method: "POST",
     summary: "Create a wallet",
     auth: "admin",
-    params: WalletParams,
+    access: "write",
+    params: fields(WalletParams),
     envelope: "A",
     errors: ["invalid_input", "wallet_exists"],
     success: 200,
     data: WalletAnswer,
   },
-  async (c) => {
-    requireAdmin(c, "write");
-    const f = parseFields(WalletParams, await readParams(c));
+  async (c, f) => {
     const created = await createWalletOf(
       c.var.db,
       {

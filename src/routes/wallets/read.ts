@@ -1,10 +1,9 @@
 import * as v from "valibot";
 import { findWallet, listWallets } from "../../db/wallets";
-import { requireAdmin } from "../../http/auth";
 import { ok } from "../../http/envelope";
 import { apiError } from "../../http/errors";
+import { defineRoute, pathParam } from "../../http/route";
 import { WalletAnswer } from "../answers";
-import { defineRoute, pathParam } from "../route";
 import { walletRecord } from "./schemas";
 
 export const getWallets = defineRoute(
@@ -13,12 +12,12 @@ export const getWallets = defineRoute(
     method: "GET",
     summary: "List wallets",
     auth: "admin",
+    access: "read",
     envelope: "A",
     success: 200,
     data: v.array(WalletAnswer),
   },
   async (c) => {
-    requireAdmin(c, "read");
     const rows = await listWallets(c.var.db);
     return ok(c, 200, "Wallets retrieved", rows.map(walletRecord));
   },
@@ -30,13 +29,13 @@ export const getWallet = defineRoute(
     method: "GET",
     summary: "Read one wallet",
     auth: "admin",
+    access: "read",
     envelope: "A",
     errors: ["wallet_not_found"],
     success: 200,
     data: WalletAnswer,
   },
   async (c) => {
-    requireAdmin(c, "read");
     const id = pathParam(c, "wallet_id").trim().toLowerCase();
     const wallet = id.length <= 32 ? await findWallet(c.var.db, id) : undefined;
     if (!wallet) throw apiError("wallet_not_found", { wallet_id: "wallet_id not found" });

@@ -1,0 +1,144 @@
+// How a route of either dialect (`wallet/v1` in src/routes/, the plugin's in src/compat/) is
+// declared and mounted: one mechanism answers in the route's envelope, checks the settings,
+// authenticates and authorizes in the dialect's words, reads the parameters through the route's
+// declared input and hands the handler their typed value. The discovery index, `Allow`, the OpenAPI
+// document and the error catalogue are read from the same declarations.
+import { type Context, Hono, type MiddlewareHandler } from "hono";
+import { createMiddleware } from "hono/factory";
+import type * as v from "valibot";
+import { type Principal, scopeAllows } from "../auth/principal";
+import type { AppEnv } from "../env";
+import { credentialOf, mayReadUser } from "./auth";
+import { type ApiError, type ErrorCode, permissionDenied } from "./errors";
+import { type Params, readParams } from "./params";
+import { requireSettings } from "./settings";
+
+/** How a dialect words a refused credential: none sent, one that does not verify, not allowed. */
+export type Refusals = {
+  missing: () => ApiError;
+  invalid: () => ApiError;
+  forbidden: () => ApiError;
+};
+
+/**
+ * A route's parameters: the schema it documents and the reader that enforces it, turning the
+ * request's merged parameters (http/params.ts) into the handler's typed input or throwing the
+ * dialect's field errors. A reader may look further than the schema (does the wallet exist, does
+ * the amount fit it) so that every field error is reported together.
+ */
+export type Input<T> = {
+  schema?: v.GenericSchema;
+  read: (c: Context<AppEnv>, params: Params) => T | Promise<T>;
+};
+
+/** What a route is, beside its handler. */
+export type RouteInfo = {
+  /** Under the namespace, `{name}` for a path parameter (OpenAPI's form). */
+  path: string;
+  method: "GET" | "POST" | "DELETE";
+  summary: string;
+  /**
+   * `none`: public. Otherwise credentials are required before the parameters are read;
+   * `admin` then needs an administrator whose key (if a key) has `access`; `reader` a caller who
+   * may read the user `owner` names (if the route declares it; else its handler checks); `session`
+   * any signed-in caller (its handler checks the session).
+   */
+  auth: "none" | "admin" | "reader" | "session";
+  access?: "read" | "write";
+  /** `reader` routes: the user a request reads about, from its raw parameters (undefined: the caller). */
+  owner?: (params: Params) => unknown;
+  /** A `reader` route public by configuration (the plugin's public balance reads): no credentials asked. */
+  publicWhen?: (env: AppEnv["Bindings"]) => boolean;
+  /** The dialect's words for refused credentials; the contract's (section 2) by default. */
+  refusals?: Refusals;
+  params?: Input<unknown>;
+  envelope: "A" | "B" | "index";
+  success?: number;
+  /** The success answer's `data` (src/routes/answers.ts); the body itself for `index` routes. */
+  data?: v.GenericSchema;
+  /** What the route itself can refuse with; credentials, malformed requests and faults are added. */
+  errors?: ErrorCode[];
+  /** Path parameters that match only this pattern; any other value is no route (rest_no_route). */
+  patterns?: Record<string, string>;
+};
+
+export type Route<Info extends RouteInfo = RouteInfo> = Info & {
+  handler: (c: Context<AppEnv>) => Promise<Response>;
+};
+
+/** A route of a documented dialect (wallet/v1): its success status and answer are declared. */
+export type DocumentedInfo = RouteInfo & { success: number; data: v.GenericSchema };
+
+type Declared<T> = RouteInfo & { params?: Input<T> };
+
+/** A route: its declaration, and a handler given the declared input's typed value. */
+export function defineRoute<Info extends Declared<T>, T = undefined>(
+  info: Info & { params?: Input<T> },
+  handler: (c: Context<AppEnv>, input: T) => Response | Promise<Response>,
+): Route<Info> {
+  return {
+    ...info,
+    handler: async (c) => {
+      const refusals = info.refusals ?? permissionDenied;
+      const asked = info.auth !== "none" && !info.publicWhen?.(c.env);
+      const principal = asked ? await requireCredentials(c, refusals) : undefined;
+      if (principal && info.auth === "admin" && !isAdmin(principal, info.access ?? "write"))
+        throw refusals.forbidden();
+      const params = info.params || info.owner ? await readParams(c) : {};
+      if (principal && info.owner && !mayReadUser(principal, userRef(info.owner(params))))
+        throw refusals.forbidden();
+      const input = (info.params ? await info.params.read(c, params) : undefined) as T;
+      return handler(c, input);
+    },
+  };
+}
+
+/** The caller's credentials (contract section 2, or the dialect's words): sets `principal`. */
+export async function requireCredentials(
+  c: Context<AppEnv>,
+  refusals: Refusals = permissionDenied,
+): Promise<Principal> {
+  const principal = await credentialOf(c);
+  if (principal === "missing") throw refusals.missing();
+  if (principal === "invalid") throw refusals.invalid();
+  c.set("principal", principal);
+  return principal;
+}
+
+/** An administrator, whose key (if a key) allows `access`. */
+const isAdmin = (p: Principal, access: "read" | "write") =>
+  p.role === "administrator" && scopeAllows(p.scope, access);
+
+/** A user id as a reader sent it: digits name a user, anything else nobody; absent, the caller. */
+const userRef = (sent: unknown) =>
+  sent === undefined ? undefined : /^[0-9]+$/.test(String(sent)) ? Number(sent) : Number.NaN;
+
+const honoPath = (route: RouteInfo) =>
+  route.path.replace(/\{(\w+)\}/g, (_, name: string) =>
+    route.patterns?.[name] ? `:${name}{${route.patterns[name]}}` : `:${name}`,
+  );
+
+// Users and login answer in envelope B (both data and error keys, status "failed").
+const envelopeB = createMiddleware<AppEnv>(async (c, next) => {
+  c.set("envelope", "B");
+  await next();
+});
+
+/** Whether a route needs the service's settings: all but the index ones, which name routes only. */
+export const needsSettings = (route: RouteInfo) => route.envelope !== "index";
+
+/** Each route at its path, answering in its envelope, behind the settings check (503 while one is missing). */
+export function mountRoutes(routes: readonly Route[]) {
+  const app = new Hono<AppEnv>({ strict: false });
+  for (const route of routes) {
+    const before: MiddlewareHandler<AppEnv>[] = [
+      ...(route.envelope === "B" ? [envelopeB] : []),
+      ...(needsSettings(route) ? [requireSettings] : []),
+    ];
+    app.on([route.method], [honoPath(route)], ...before, route.handler);
+  }
+  return app;
+}
+
+/** A path parameter of the matched route (its pattern, if any, already held). */
+export const pathParam = (c: Context<AppEnv>, name: string) => c.req.param(name) ?? "";
