@@ -221,6 +221,10 @@ function answerOf(reason: RefusalReason): ApiError {
       return userNotFound(reason.userId);
     case "wallet_not_found":
       return invalidInput({ wallet_id: "wallet_id not found" });
+    case "scope_exceeded":
+      return permissionDenied.forbidden();
+    case "api_key_not_found":
+      return apiError("api_key_not_found", { id: `No API key ${reason.ref}` });
     case "transaction_exists":
       return transactionExists(reason.existingId);
     case "transaction_not_found":

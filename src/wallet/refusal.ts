@@ -3,13 +3,17 @@
 // the plugin's dialect); the service never chooses a status or a text.
 
 export type RefusalReason =
-  | { code: "user_not_found"; userId: number }
+  /** The user as it was named: an id, or a username. */
+  | { code: "user_not_found"; userId: number | string }
   | { code: "wallet_not_found"; walletId: string }
   /** A request_id already used: the entry it made. */
   | { code: "transaction_exists"; existingId: number }
   | { code: "transaction_not_found"; ref: string }
   | { code: "not_reversible"; why: string }
   | { code: "already_reversed"; ref: string }
+  /** A key asked to mint a key beyond its own scope. */
+  | { code: "scope_exceeded" }
+  | { code: "api_key_not_found"; ref: string }
   | { code: "too_many_sign_ins"; retryAfterS: number }
   | { code: "invalid_credential" }
   /** No mail transport is configured (docs/mail.md). */

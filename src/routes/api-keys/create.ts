@@ -1,9 +1,7 @@
-import { generateApiKey, hashApiKey } from "../../auth/api-keys";
-import { insertApiKey } from "../../db/api-keys";
 import { ok } from "../../http/envelope";
-import { permissionDenied, userNotFound } from "../../http/errors";
 import { defineRoute } from "../../http/route";
 import { fields } from "../../http/validation";
+import { issueApiKey } from "../../wallet/api-keys";
 import { ApiKeyCreatedAnswer } from "../answers";
 import { ApiKeyParams, apiKeyRecord } from "./schemas";
 
@@ -21,21 +19,9 @@ export const createApiKey = defineRoute(
     data: ApiKeyCreatedAnswer,
   },
   async (c, input) => {
-    // A key may mint keys only within its own scope (a write key cannot make a read-write one).
-    const callerScope = c.get("principal").scope;
-    if (callerScope !== undefined && callerScope !== "read-write" && input.scope !== callerScope)
-      throw permissionDenied.forbidden();
-    const username = input.username ?? c.get("principal").username;
-    const key = generateApiKey();
-    const created = await insertApiKey(c.var.db, username, {
-      name: input.name,
-      scope: input.scope,
-      keyHash: await hashApiKey(key),
-      createdAtMs: c.get("nowMs")(),
-    });
-    if (!created) throw userNotFound(username);
+    const created = await issueApiKey(c.var.db, c.get("principal"), input, c.get("nowMs")());
     // The only time the secret is shown.
     const { created_at, ...record } = apiKeyRecord(created.key, created.username);
-    return ok(c, 201, "API key created", { ...record, key, created_at });
+    return ok(c, 201, "API key created", { ...record, key: created.secret, created_at });
   },
 );

@@ -1,9 +1,7 @@
 import * as v from "valibot";
-import { listApiKeys, revokeApiKey } from "../../db/api-keys";
-import { forgetKey } from "../../db/isolate-cache";
 import { ok } from "../../http/envelope";
-import { apiError } from "../../http/errors";
 import { defineRoute, pathParam } from "../../http/route";
+import { listKeys, revokeKey } from "../../wallet/api-keys";
 import { ApiKeyAnswer, ApiKeyRevokedAnswer } from "../answers";
 import { apiKeyListRecord } from "./schemas";
 
@@ -19,7 +17,7 @@ export const getApiKeys = defineRoute(
     data: v.array(ApiKeyAnswer),
   },
   async (c) => {
-    const rows = await listApiKeys(c.var.db);
+    const rows = await listKeys(c.var.db);
     return ok(
       c,
       200,
@@ -42,11 +40,7 @@ export const deleteApiKey = defineRoute(
     data: ApiKeyRevokedAnswer,
   },
   async (c) => {
-    const raw = pathParam(c, "id");
-    const id = /^[0-9]{1,15}$/.test(raw) ? Number(raw) : null;
-    const revoked = id === null ? null : await revokeApiKey(c.var.db, id, c.get("nowMs")());
-    if (revoked) forgetKey(c.env.DB, revoked.id);
-    if (!revoked) throw apiError("api_key_not_found", { id: `No API key ${raw}` });
+    const revoked = await revokeKey(c.var.db, c.env.DB, pathParam(c, "id"), c.get("nowMs")());
     return ok(c, 200, "API key revoked", { id: revoked.id, revoked: true });
   },
 );

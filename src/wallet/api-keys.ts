@@ -1,0 +1,45 @@
+// API keys: an administrator's credentials for servers (docs/security.md#api-keys). The secret is
+// made here, shown once by the caller and kept only as its hash.
+import { generateApiKey, hashApiKey } from "../auth/api-keys";
+import type { Principal } from "../auth/principal";
+import { insertApiKey, listApiKeys, revokeApiKey } from "../db/api-keys";
+import type { Db } from "../db/client";
+import { forgetKey } from "../db/isolate-cache";
+import { Refusal } from "./refusal";
+
+export type KeyScope = "read" | "write" | "read-write";
+
+/**
+ * A new key for the user named (the caller's own by default). A key may mint keys only within its
+ * own scope: a write key cannot make a read-write one.
+ */
+export async function issueApiKey(
+  db: Db,
+  caller: Principal,
+  spec: { username?: string; name: string; scope: KeyScope },
+  nowMs: number,
+) {
+  if (caller.scope !== undefined && caller.scope !== "read-write" && spec.scope !== caller.scope)
+    throw new Refusal({ code: "scope_exceeded" });
+  const username = spec.username ?? caller.username;
+  const secret = generateApiKey();
+  const created = await insertApiKey(db, username, {
+    name: spec.name,
+    scope: spec.scope,
+    keyHash: await hashApiKey(secret),
+    createdAtMs: nowMs,
+  });
+  if (!created) throw new Refusal({ code: "user_not_found", userId: username });
+  return { ...created, secret };
+}
+
+export const listKeys = listApiKeys;
+
+/** Revokes a key (`ref` as sent); this isolate stops accepting it at once, others within KEY_TTL_MS. */
+export async function revokeKey(db: Db, d1: D1Database, ref: string, nowMs: number) {
+  const id = /^[0-9]{1,15}$/.test(ref) ? Number(ref) : null;
+  const revoked = id === null ? null : await revokeApiKey(db, id, nowMs);
+  if (!revoked) throw new Refusal({ code: "api_key_not_found", ref });
+  forgetKey(d1, revoked.id);
+  return revoked;
+}
