@@ -82,6 +82,14 @@ module.exports = {
       from: { path: "^src/env\\.ts$" },
       to: { path: "^src/", dependencyTypesNot: ["type-only"] },
     },
+    {
+      name: "parameters-through-the-route",
+      comment:
+        "A route's parameters are read by its declared input (http/route.ts), never by its handler.",
+      severity: "error",
+      from: { path: DIALECTS },
+      to: { path: "^src/http/params\\.ts$", dependencyTypesNot: ["type-only"] },
+    },
   ],
   options: {
     doNotFollow: { path: "node_modules" },
