@@ -4,6 +4,7 @@ import { invalidInput, userNotFound } from "../../http/errors";
 import { readParams } from "../../http/params";
 import { parseFields } from "../../http/validation";
 import { formatMoney, minorToNumber, storageDecimals } from "../../ledger/money";
+import { balancesAt } from "../../wallet/statements";
 import { BalanceAnswer } from "../answers";
 import { defineRoute } from "../route";
 import { BalanceParams } from "./schemas";
@@ -12,7 +13,7 @@ export const readBalance = defineRoute(
   {
     path: "/user-wallet-balance",
     method: "GET",
-    summary: "Balances of one or more wallets",
+    summary: "Balances of one or more wallets, now or at an instant (`at`)",
     auth: "reader",
     params: BalanceParams,
     envelope: "A",
@@ -25,10 +26,11 @@ export const readBalance = defineRoute(
     requireReaderOf(c, params.user_id);
     const fields = parseFields(BalanceParams, params);
     const userId = fields.user_id ?? c.get("principal").userId;
-    const { wallets, userExists, balances } = await c.var.ledger.readBalances(
-      userId,
-      fields.wallet_id,
-    );
+    const nowS = Math.floor(c.get("nowMs")() / 1000);
+    const { wallets, userExists, balances } =
+      fields.at === undefined
+        ? await c.var.ledger.readBalances(userId, fields.wallet_id)
+        : await balancesAt(c.var.db, userId, fields.wallet_id, fields.at, nowS);
 
     const missing = fields.wallet_id.find((id) => !wallets.has(id));
     if (missing !== undefined) throw invalidInput({ wallet_id: `wallet_id not found: ${missing}` });

@@ -1,0 +1,109 @@
+import { requireReaderOf } from "../../http/auth";
+import { streamCsv } from "../../http/csv";
+import { ok } from "../../http/envelope";
+import { historyBusy, invalidInput } from "../../http/errors";
+import { readParams } from "../../http/params";
+import { siteUrl } from "../../http/site";
+import { checkFields, EMPTY } from "../../http/validation";
+import { pageLinks } from "../../http/wp-core";
+import { transactionRecord } from "../../ledger/transaction-record";
+import { openHistoryGate } from "../../throttle/history-gate";
+import {
+  openStatement,
+  STATEMENT_CHUNK,
+  statementCsvHeader,
+  statementCsvRows,
+  statementCsvTotals,
+  statementEntries,
+  statementFileName,
+  statementSummary,
+} from "../../wallet/statements";
+import { StatementAnswer } from "../answers";
+import { defineRoute } from "../route";
+import { StatementParams } from "./schemas";
+
+export const readStatementRoute = defineRoute(
+  {
+    path: "/statements",
+    method: "GET",
+    summary:
+      "A statement of one wallet between two instants: opening and closing balances, totals and entries (JSON, or CSV with format=csv)",
+    auth: "reader",
+    params: StatementParams,
+    envelope: "A",
+    errors: ["invalid_input", "user_not_found", "history_busy"],
+    success: 200,
+    data: StatementAnswer,
+  },
+  async (c) => {
+    const params = await readParams(c);
+    requireReaderOf(c, params.user_id);
+    const principal = c.get("principal");
+    const { output: fields, errors = {} } = checkFields(StatementParams, params);
+    if (params.user_id === undefined && principal.role === "administrator") errors.user_id = EMPTY;
+    if (!fields || Object.keys(errors).length > 0) {
+      const keys = Object.keys(StatementParams.entries);
+      throw invalidInput(
+        Object.fromEntries(keys.filter((k) => errors[k]).map((k) => [k, errors[k]!])),
+      );
+    }
+
+    const csv = fields.format === "csv";
+    const nowMs = c.get("nowMs")();
+    const site = { siteUrl: siteUrl(c), timeZone: c.env.SITE_TIMEZONE };
+    const statement = await openStatement(c.var.db, {
+      userId: fields.user_id ?? principal.userId,
+      walletId: fields.wallet_id,
+      fromS: fields.from,
+      toS: fields.to,
+      nowS: Math.floor(nowMs / 1000),
+      // A CSV is the whole statement, read from its first entry a chunk at a time.
+      page: csv
+        ? { offset: 0, limit: STATEMENT_CHUNK }
+        : { offset: (fields.page - 1) * fields.per_page, limit: fields.per_page },
+    });
+
+    if (csv) {
+      // A long statement is sent one at a time per caller, as a whole history is (issue 21).
+      let release: (() => Promise<void>) | undefined;
+      if (statement.count > STATEMENT_CHUNK) {
+        const gate = await openHistoryGate(c.env.HISTORY_GATE, principal.userId, nowMs);
+        if (!gate) throw historyBusy();
+        release = gate;
+      }
+      const totals = statementCsvTotals(statement);
+      return streamCsv(
+        c,
+        statementFileName(statement, site.timeZone),
+        statementCsvHeader(),
+        statementEntries(c.var.db, statement),
+        (rows) => statementCsvRows(rows, statement, site),
+        {
+          "X-WP-Total": totals.count,
+          "X-Statement-Opening-Balance": totals.opening,
+          "X-Statement-Closing-Balance": totals.closing,
+          "X-Statement-Total-In": totals.in,
+          "X-Statement-Total-Out": totals.out,
+        },
+        release,
+      );
+    }
+
+    const pages = Math.ceil(statement.count / fields.per_page);
+    const links = pageLinks(new URL(c.req.url), site.siteUrl, fields.page, pages);
+    return ok(
+      c,
+      200,
+      "Statement retrieved",
+      {
+        ...statementSummary(statement),
+        entries: statement.rows.map((row) => transactionRecord(row, site)),
+      },
+      {
+        "X-WP-Total": String(statement.count),
+        "X-WP-TotalPages": String(pages),
+        ...(links.length > 0 ? { Link: links.join(", ") } : {}),
+      },
+    );
+  },
+);

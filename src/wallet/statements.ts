@@ -1,0 +1,167 @@
+// Balances at a point in time and statements (docs/ledger.md#balances-at-a-point-in-time,
+// docs/api.md#get-statements): what a balance was at an instant, and what moved between two.
+import { stringify } from "csv-stringify/sync";
+import type { Db } from "../db/client";
+import { HISTORY_CHUNK } from "../db/ledger";
+import {
+  readBalancesAt,
+  readStatement,
+  type StatementRange,
+  type StatementRow,
+  statementChunks,
+} from "../db/statements";
+import { formatMoney, minorToNumber, minorToText, storageDecimals } from "../ledger/money";
+import { mysqlDate } from "../ledger/post-format";
+import { type SiteSettings, transactionRecord } from "../ledger/transaction-record";
+import { Refusal } from "./refusal";
+
+const refuse = (field: string, why: string) => new Refusal({ code: "invalid_field", field, why });
+
+/**
+ * The user's balances in these wallets at `atS` (readBalances' shape). An instant after `nowS` is
+ * refused: entries may still be written before it, so no balance can be said for it yet.
+ */
+export function balancesAt(db: Db, userId: number, walletIds: string[], atS: number, nowS: number) {
+  if (atS > nowS) throw refuse("at", "at must not be in the future");
+  return readBalancesAt(db, userId, walletIds, atS);
+}
+
+export type StatementRequest = {
+  userId: number;
+  walletId: string;
+  /** Omitted: from the chain's beginning. */
+  fromS?: number;
+  /** Omitted, or later than now: now. */
+  toS?: number;
+  nowS: number;
+  page: { offset: number; limit: number };
+};
+
+export type Statement = Awaited<ReturnType<typeof openStatement>>;
+
+/**
+ * A statement of one user's wallet between two instants, both included: the balances before and at
+ * the end, the sums of what came in and went out, the count, and a page of the entries. Opening +
+ * in − out = closing holds by construction (the entries are exactly the chain's points between the
+ * two balances) and is checked here in exact integers: a statement that did not add up would be a
+ * fault, never an answer.
+ */
+export async function openStatement(db: Db, q: StatementRequest) {
+  const toS = Math.min(q.toS ?? q.nowS, q.nowS);
+  const fromS = q.fromS ?? 0;
+  if (fromS > toS) throw refuse("from", "from must not be after to (nor in the future)");
+  const range: StatementRange = { userId: q.userId, walletId: q.walletId, fromS, toS };
+  const head = await readStatement(db, range, q.page);
+  if (!head.wallet) throw refuse("wallet_id", "wallet_id not found");
+  if (!head.userExists) throw new Refusal({ code: "user_not_found", userId: q.userId });
+  if (BigInt(head.openingMinor) + head.inMinor - head.outMinor !== BigInt(head.closingMinor))
+    throw new Error(`statement_out_of_balance ${JSON.stringify(range)}`);
+  return { ...head, wallet: head.wallet, range };
+}
+
+/** Every entry of the statement, a chunk at a time (`first` is its head's rows, read from 0). */
+export const statementEntries = (db: Db, s: Statement) =>
+  statementChunks(db, s.range, s.rows, s.lastSeq, HISTORY_CHUNK);
+
+/** Rows per read of a whole statement: the head's page when it is read whole. */
+export const STATEMENT_CHUNK = HISTORY_CHUNK;
+
+const isoInstant = (s: number) => `${new Date(s * 1000).toISOString().slice(0, 19)}Z`;
+
+/** The statement's figures, as the API answers them (entries apart): exact numbers and display text. */
+export function statementSummary(s: Statement) {
+  const places = storageDecimals(s.wallet);
+  // JSON numbers carry 15 digits, every balance's and amount's; a sum past them is the nearest.
+  const number = (minor: number | bigint) => Number(minorToText(minor, places));
+  const shown = (minor: number | bigint) => formatMoney(Number(minor), s.wallet);
+  return {
+    user_id: s.range.userId,
+    wallet_id: s.range.walletId,
+    from: isoInstant(s.range.fromS),
+    to: isoInstant(s.range.toS),
+    opening_balance: minorToNumber(s.openingMinor, places),
+    closing_balance: minorToNumber(s.closingMinor, places),
+    total_in: number(s.inMinor),
+    total_out: number(s.outMinor),
+    count: s.count,
+    formatted: {
+      opening_balance: shown(s.openingMinor),
+      closing_balance: shown(s.closingMinor),
+      total_in: shown(s.inMinor),
+      total_out: shown(s.outMinor),
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// CSV (RFC 4180: a header row, CRLF line ends, fields with a comma, quote or line end quoted and
+// quotes doubled), written by csv-stringify's synchronous build, a chunk of rows at a time.
+
+export const STATEMENT_CSV_COLUMNS = [
+  "ID",
+  "post_date",
+  "post_date_gmt",
+  "txn_type",
+  "amount",
+  "balance_after",
+  "note",
+] as const;
+
+/** What a spreadsheet would read as a formula at the start of a cell (OWASP, CSV injection). */
+const FORMULA_START = /^[=+\-@\t\r]/;
+/** The only text an amount cell ever holds: a plain decimal, which every spreadsheet reads as a number. */
+const PLAIN_NUMBER = /^-?[0-9]+(?:\.[0-9]+)?$/;
+
+/**
+ * A text cell a spreadsheet will not run: one that begins with =, +, -, @, a tab or a carriage
+ * return gets a leading single quote (OWASP's advice), so it shows as the text it is.
+ */
+export const textCell = (text: string) => (FORMULA_START.test(text) ? `'${text}` : text);
+
+/**
+ * An amount cell: the exact decimal, signed when negative (`-12.50`), left as it is so the sheet
+ * keeps it a number. A lone signed decimal is a number to a spreadsheet, never a formula (a formula
+ * needs `=` or an operator with more after it); anything else is treated as text.
+ */
+export const numberCell = (text: string) => (PLAIN_NUMBER.test(text) ? text : textCell(text));
+
+const csv = (rows: string[][]) => stringify(rows, { record_delimiter: "\r\n", eof: true });
+
+export const statementCsvHeader = () => csv([[...STATEMENT_CSV_COLUMNS]]);
+
+/** Rows of the CSV: dates as the JSON's (site-local and UTC), amounts exact in the stored places. */
+export function statementCsvRows(rows: StatementRow[], s: Statement, site: SiteSettings) {
+  const places = storageDecimals(s.wallet);
+  return csv(
+    rows.map((row) => {
+      const record = transactionRecord(row, site);
+      return [
+        String(record.ID),
+        textCell(record.post_date),
+        textCell(record.post_date_gmt),
+        record.txn_type,
+        numberCell(minorToText(row.entry.amountMinor, places)),
+        numberCell(minorToText(row.entry.balanceAfterMinor, places)),
+        textCell(record.note),
+      ];
+    }),
+  );
+}
+
+/** The file's name: whose, which wallet, and the dates it covers in the site's time zone. */
+export function statementFileName(s: Statement, timeZone: string) {
+  const date = (epochS: number) => mysqlDate(epochS, timeZone).slice(0, 10);
+  return `statement-${s.range.userId}-${s.range.walletId}-${date(s.range.fromS)}-to-${date(s.range.toS)}.csv`;
+}
+
+/** The exact figures of a CSV answer, for its headers (a CSV row holds entries only). */
+export function statementCsvTotals(s: Statement) {
+  const places = storageDecimals(s.wallet);
+  return {
+    opening: minorToText(s.openingMinor, places),
+    closing: minorToText(s.closingMinor, places),
+    in: minorToText(s.inMinor, places),
+    out: minorToText(s.outMinor, places),
+    count: String(s.count),
+  };
+}
