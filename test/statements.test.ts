@@ -491,3 +491,28 @@ async function importedEntry(
        ${beforeMinor}, ${after}, '${tag}', '${tag}', '', 't', '${tag}', '${tag}', ${createdAtS}, 1)`,
   ).run();
 }
+
+describe("GET /openapi.json", () => {
+  it("describes GET /statements with its parameters and a text/csv answer, and at on the balance", async () => {
+    const doc = (await call("GET", "/openapi.json")).body;
+    const statements = doc.paths["/wp-json/wallet/v1/statements"].get;
+    expect(statements.parameters.map((p: Json) => p.name ?? p.$ref)).toEqual([
+      "#/components/parameters/Bookmark",
+      "user_id",
+      "wallet_id",
+      "from",
+      "to",
+      "page",
+      "per_page",
+      "format",
+    ]);
+    expect(Object.keys(statements.responses["200"].content)).toEqual([
+      "application/json",
+      "text/csv",
+    ]);
+    expect(statements.responses["429"]["x-error-codes"]).toEqual(["history_busy"]);
+    const balance = doc.paths["/wp-json/wallet/v1/user-wallet-balance"].get;
+    expect(balance.parameters.map((p: Json) => p.name)).toContain("at");
+    expect(Object.keys(balance.responses["200"].content)).toEqual(["application/json"]);
+  });
+});
