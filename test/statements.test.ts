@@ -4,6 +4,7 @@ import { env } from "cloudflare:workers";
 import { parse } from "csv-parse/sync";
 import { describe, expect, it } from "vitest";
 import { sqlLiteral } from "../scripts/lib/sql";
+import { numberCell, textCell } from "../src/wallet/statement-csv";
 import { countingD1 } from "./d1-counter";
 import {
   appAt,
@@ -514,5 +515,21 @@ describe("GET /openapi.json", () => {
     const balance = doc.paths["/wp-json/wallet/v1/user-wallet-balance"].get;
     expect(balance.parameters.map((p: Json) => p.name)).toContain("at");
     expect(Object.keys(balance.responses["200"].content)).toEqual(["application/json"]);
+  });
+});
+
+describe("CSV cells", () => {
+  it("prefix a text cell that begins like a formula with a single quote, and no other", () => {
+    for (const text of ["=1+1", "+1", "-1", "@A1", "\tx", "\rx", "-"])
+      expect(textCell(text)).toBe(`'${text}`);
+    for (const text of ["", "rent", " =1", "1-2", "'=x", "a=b"]) expect(textCell(text)).toBe(text);
+  });
+
+  it("keep an amount a plain signed decimal and treat anything else in its place as text", () => {
+    for (const text of ["0", "12.50", "-12.50", "1500.000", "-0.001"])
+      expect(numberCell(text)).toBe(text);
+    for (const text of ["-1+1", "-12.50)", "+12", "-", "-.5", "1e3"])
+      expect(numberCell(text)).toBe(textCell(text));
+    expect(numberCell("-1+1")).toBe("'-1+1");
   });
 });

@@ -9,13 +9,15 @@ import { pageLinks } from "../../http/wp-core";
 import { transactionRecord } from "../../ledger/transaction-record";
 import { openHistoryGate } from "../../throttle/history-gate";
 import {
-  openStatement,
-  STATEMENT_CHUNK,
   statementCsvHeader,
   statementCsvRows,
   statementCsvTotals,
-  statementEntries,
   statementFileName,
+} from "../../wallet/statement-csv";
+import {
+  openStatement,
+  STATEMENT_CHUNK,
+  statementEntries,
   statementSummary,
 } from "../../wallet/statements";
 import { StatementAnswer } from "../answers";
