@@ -175,6 +175,23 @@ const routes: RouteSpec[] = [
     envelope: "A",
     request: (c) => ({ query: { user_id: c.subscriber.id, security_code: 1234 } }),
   },
+  {
+    method: "GET",
+    path: "/user-wallet-balance?at=2026-01-01T00:00:00Z",
+    access: "reader",
+    envelope: "A",
+    request: (c) => ({
+      path: "/user-wallet-balance",
+      query: { user_id: c.subscriber.id, wallet_id: c.walletId, at: "2026-01-01T00:00:00Z" },
+    }),
+  },
+  {
+    method: "GET",
+    path: "/statements",
+    access: "reader",
+    envelope: "A",
+    request: (c) => ({ query: { user_id: c.subscriber.id, wallet_id: c.walletId } }),
+  },
 ];
 
 for (const route of routes) runAuthMatrix(route);

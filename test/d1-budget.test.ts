@@ -92,6 +92,13 @@ describe("D1 cost per route", () => {
         { user_id: user.id, wallet_id: wallets.join(","), formatted: "yes" },
       ],
       ["GET", "/transactions", undefined, { user_id: user.id, security_code: 1, per_page: 10 }],
+      [
+        "GET",
+        "/user-wallet-balance",
+        undefined,
+        { user_id: user.id, wallet_id: wallets.join(","), at: "2026-01-01T00:00:00Z" },
+      ],
+      ["GET", "/statements", undefined, { user_id: user.id, wallet_id: wallet, per_page: 10 }],
       ["GET", "/wallets", undefined],
       ["GET", `/wallets/${wallet}`, undefined],
       [
@@ -188,6 +195,24 @@ describe("D1 cost per route", () => {
         user_id: user.id,
         wallet_id: wallets.join(","),
         formatted: "yes",
+      });
+    for (let i = 0; i < 10; i++)
+      await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
+    const after10 = await read();
+    await appendHistory(user.id, wallet, 4990);
+    const after5000 = await read();
+    expect(after10.status).toBe(200);
+    expect(after5000.rowsRead).toBe(after10.rowsRead);
+    expect(after5000.roundTrips).toBe(1);
+  });
+
+  it("a balance at an instant reads one index row per wallet, after 10 or 5,000 entries", async () => {
+    const { admin, user, wallet, wallets } = await fixture();
+    const read = () =>
+      costOf("GET", "/user-wallet-balance", admin.bearer, undefined, {
+        user_id: user.id,
+        wallet_id: wallets.join(","),
+        at: new Date().toISOString(),
       });
     for (let i = 0; i < 10; i++)
       await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });

@@ -22,6 +22,24 @@ export async function callApi(
   path: string,
   body?: Record<string, unknown>,
 ): Promise<ApiAnswer> {
+  const res = await apiResponse(c, fetch, principal, method, path, body);
+  const text = await res.text();
+  try {
+    return { status: res.status, body: JSON.parse(text) };
+  } catch {
+    return { status: res.status, body: { message: text } };
+  }
+}
+
+/** The API's answer itself, its body unread (a file the console passes on as it streams). */
+export async function apiResponse(
+  c: Context<ConsoleEnv>,
+  fetch: Fetch,
+  principal: Principal | undefined,
+  method: "GET" | "POST" | "DELETE",
+  path: string,
+  body?: Record<string, unknown>,
+): Promise<Response> {
   const request = new Request(new URL(`/wp-json/wallet/v1${path}`, c.req.url), {
     method,
     headers: {
@@ -44,12 +62,7 @@ export async function callApi(
   const env = inProcessEnv(c.env, { principal, audience: CONSOLE_AUDIENCE });
   const res = await fetch(request, env, ctx);
   learnBookmark(c.var.db, res.headers.get(BOOKMARK_HEADER));
-  const text = await res.text();
-  try {
-    return { status: res.status, body: JSON.parse(text) };
-  } catch {
-    return { status: res.status, body: { message: text } };
-  }
+  return res;
 }
 
 /** An API refusal in words: its message and what its `error` names. */

@@ -38,6 +38,9 @@ button.danger { background: var(--bad); border-color: var(--bad); }
 .forms { display: grid; gap: 1rem; grid-template-columns: repeat(auto-fit, minmax(16rem, 1fr)); }
 svg.chart { width: 100%; height: auto; max-height: 14rem; }
 svg.chart text { font-size: 11px; fill: var(--muted); }
+svg.chart text.axis-title { fill: var(--ink); }
+form.inline { display: flex; flex-wrap: wrap; gap: .6rem 1rem; align-items: end; margin-bottom: .75rem; }
+table.figures { max-width: 30rem; }
 .pager { display: flex; gap: 1rem; align-items: center; margin-top: .75rem; }
 @media (max-width: 40rem) { main { padding: .75rem; } th, td { padding: .35rem .3rem; } }
 `;

@@ -11,6 +11,7 @@ import { outboxScreen } from "./outbox";
 import { overviewScreen } from "./overview";
 import { CSP } from "./page";
 import { requireOperator, signInScreen } from "./sign-in";
+import { statementScreen } from "./statement";
 import { userScreen } from "./user";
 import { usersScreen } from "./users";
 import { walletsScreen } from "./wallets";
@@ -37,6 +38,7 @@ export function consoleRoutes(fetch: Fetch) {
   app.route("/", overviewScreen);
   app.route("/", usersScreen);
   app.route("/", userScreen);
+  app.route("/", statementScreen);
   app.route("/outbox", outboxScreen);
   app.route("/", walletsScreen);
   app.route("/", apiKeysScreen);

@@ -42,6 +42,8 @@ overviewScreen.get("/", async (c) => {
             <Chart
               title={`${wallet.name}: credits and debits per day`}
               xLabels={[day(days[0]!), day(days[29]!)]}
+              yLabel={`amount (${wallet.symbol})`}
+              yFormat={(y) => formatMoney(y, wallet)}
               lines={[
                 {
                   label: "in (credits)",

@@ -1,5 +1,5 @@
-// One user: balances, statement, balance chart, and money moved by hand (credit, debit, transfer,
-// reverse), each through the API.
+// One user: balances, statement (figures and CSV), balance chart, entries, and money moved by hand
+// (credit, debit, transfer, reverse), each through the API.
 
 import { Hono } from "hono";
 import { balanceSeries } from "../db/console";
@@ -10,6 +10,7 @@ import { type ApiAnswer, refusalText } from "./api";
 import type { ConsoleEnv } from "./env";
 import { api, back, day, field, freshKey, noticeOf, PER_PAGE, positive, wallets } from "./page";
 import { BASE } from "./session";
+import { readStatementFigures, StatementSection, statementChoice } from "./statement";
 import { Chart, Csrf, Page, Pager } from "./views";
 
 export const userScreen = new Hono<ConsoleEnv>({ strict: false });
@@ -18,9 +19,10 @@ userScreen.get("/users/:id{[0-9]{1,15}}", async (c) => {
   const userId = Number(c.req.param("id"));
   const page = positive(c.req.query("page"), 1);
   const ws = await wallets(c);
+  const choice = statementChoice(c, ws);
   // Balances as the API formats them; the statement through the same read the API's list uses
   // (its records carry no balance-after or request id, which an operator needs here).
-  const [balances, statement, series, owner] = await Promise.all([
+  const [balances, statement, series, owner, figures] = await Promise.all([
     ws.length === 0
       ? Promise.resolve<ApiAnswer>({ status: 200, body: { data: {} } })
       : api(
@@ -35,6 +37,7 @@ userScreen.get("/users/:id{[0-9]{1,15}}", async (c) => {
     ),
     Promise.all(ws.map((w) => balanceSeries(c.var.db, userId, w.id, 200))),
     findUsers(c.var.db, [userId]),
+    readStatementFigures(c, userId, choice),
   ]);
   const user = owner.get(userId);
   if (!statement.userExists || !user)
@@ -110,6 +113,8 @@ userScreen.get("/users/:id{[0-9]{1,15}}", async (c) => {
             <Chart
               title={`${w.name} balance after each of the last ${series[i]!.length} entries`}
               xLabels={[day(series[i]![0]!.at), day(series[i]!.at(-1)!.at)]}
+              yLabel={`balance (${w.symbol})`}
+              yFormat={(y) => formatMoney(y, w)}
               lines={[
                 { label: "balance", points: series[i]!.map((p, k) => ({ x: k, y: p.after })) },
               ]}
@@ -136,8 +141,9 @@ userScreen.get("/users/:id{[0-9]{1,15}}", async (c) => {
           </button>
         </form>
       </section>
+      <StatementSection userId={userId} wallets={ws} choice={choice} read={figures} />
       <section>
-        <h2>Statement</h2>
+        <h2>Entries</h2>
         <div class="scroll">
           <table>
             <thead>

@@ -93,20 +93,43 @@ export type Line = { label: string; dash?: string; points: { x: number; y: numbe
 
 /**
  * A line chart as SVG: each line drawn with its own dash pattern and named in the legend, so it
- * reads without colour; the figures themselves are in a table beside it.
+ * reads without colour; the figures themselves are in a table beside it. The amount axis is named
+ * (`yLabel`) and marked at its bottom, zero and top with amounts as `yFormat` writes them.
  */
-export function Chart(props: { title: string; lines: Line[]; xLabels: [string, string] }) {
-  const [w, h, pad] = [600, 180, 28];
+export function Chart(props: {
+  title: string;
+  lines: Line[];
+  xLabels: [string, string];
+  yLabel: string;
+  yFormat: (y: number) => string;
+}) {
+  const [w, h, pad, left] = [600, 180, 28, 84];
   const all = props.lines.flatMap((l) => l.points);
   if (all.length === 0) return <p class="muted">Nothing to chart yet.</p>;
   const [minX, maxX] = [Math.min(...all.map((p) => p.x)), Math.max(...all.map((p) => p.x))];
   const [minY, maxY] = [Math.min(0, ...all.map((p) => p.y)), Math.max(...all.map((p) => p.y), 1)];
-  const sx = (x: number) => pad + ((x - minX) / (maxX - minX || 1)) * (w - 2 * pad);
+  const sx = (x: number) => left + ((x - minX) / (maxX - minX || 1)) * (w - left - pad);
   const sy = (y: number) => h - pad - ((y - minY) / (maxY - minY || 1)) * (h - 2 * pad);
+  const ticks = [...new Set([minY, 0, maxY])];
   return (
     <svg class="chart" viewBox={`0 0 ${w} ${h}`} role="img" aria-label={props.title}>
       <title>{props.title}</title>
-      <line x1={pad} y1={sy(0)} x2={w - pad} y2={sy(0)} stroke="#b8bfcc" />
+      <line x1={left} y1={sy(0)} x2={w - pad} y2={sy(0)} stroke="#b8bfcc" />
+      <line x1={left} y1={sy(minY)} x2={left} y2={sy(maxY)} stroke="#b8bfcc" />
+      <text
+        class="axis-title"
+        x={10}
+        y={h / 2}
+        transform={`rotate(-90 10 ${h / 2})`}
+        text-anchor="middle"
+      >
+        {props.yLabel}
+      </text>
+      {ticks.map((y) => (
+        <text class="tick" x={left - 4} y={sy(y) + 4} text-anchor="end">
+          {props.yFormat(y)}
+        </text>
+      ))}
       {props.lines.map((l) => (
         <polyline
           fill="none"
@@ -116,7 +139,7 @@ export function Chart(props: { title: string; lines: Line[]; xLabels: [string, s
           points={l.points.map((p) => `${sx(p.x).toFixed(1)},${sy(p.y).toFixed(1)}`).join(" ")}
         />
       ))}
-      <text x={pad} y={h - 6}>
+      <text x={left} y={h - 6}>
         {props.xLabels[0]}
       </text>
       <text x={w - pad} y={h - 6} text-anchor="end">

@@ -71,7 +71,7 @@ function filterWhere(f: EntryFilter): SQL | undefined {
 }
 
 // Only wallet columns whose names the entry does not share: D1 returns rows keyed by column name.
-const ENTRY_WITH_WALLET = {
+export const ENTRY_WITH_WALLET = {
   entry: transactions,
   symbol: wallets.symbol,
   symbolPosition: wallets.symbolPosition,
@@ -79,7 +79,7 @@ const ENTRY_WITH_WALLET = {
   extraDecimals: wallets.extraDecimals,
 };
 
-const entryWithWallet = (db: Db) =>
+export const entryWithWallet = (db: Db) =>
   db
     .select(ENTRY_WITH_WALLET)
     .from(transactions)

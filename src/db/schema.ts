@@ -159,6 +159,31 @@ export const balances = sqliteTable(
   (t) => [primaryKey({ columns: [t.userId, t.walletId] })],
 );
 
+/**
+ * Each entry's point on its (user, wallet) chain, for balances at a point in time and statements
+ * (docs/ledger.md#balances-at-a-point-in-time). `at_s` is the entry's created_at_s, or the chain's
+ * latest `at_s` when that is later: an entry written after a later-dated one (a credit held a moment
+ * by group commit, a clock behind, an imported post dated before its predecessor) counts from when
+ * it joined the chain, so every balance a point-in-time read answers is one the chain really held.
+ * `seq` is the entry's place on its chain (1, 2, 3…, the order of writing). The primary key is the
+ * chain's time order, so a point-in-time read is one seek and each entry writes one row here. Rows
+ * are written only by the trigger `transactions_to_timeline` and never change (drizzle/0010).
+ */
+export const balanceTimeline = sqliteTable(
+  "balance_timeline",
+  {
+    userId: integer("user_id").notNull(),
+    walletId: text("wallet_id").notNull(),
+    atS: integer("at_s").notNull(),
+    seq: integer("seq").notNull(),
+    entryId: integer("entry_id")
+      .notNull()
+      .references(() => transactions.id),
+    balanceAfterMinor: integer("balance_after_minor").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.walletId, t.atS, t.seq] })],
+);
+
 export const apiKeys = sqliteTable(
   "api_keys",
   {

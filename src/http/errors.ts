@@ -251,6 +251,8 @@ function answerOf(reason: RefusalReason): ApiError {
       return apiError("mail_link_invalid", {
         token: "This link or code is invalid, used or expired: ask for a new one",
       });
+    case "invalid_field":
+      return invalidInput({ [reason.field]: reason.why });
   }
 }
 

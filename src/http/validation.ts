@@ -1,5 +1,8 @@
+import type { Context } from "hono";
 import * as v from "valibot";
+import type { AppEnv } from "../env";
 import { invalidInput } from "./errors";
+import type { Params } from "./params";
 import type { Input } from "./route";
 
 export const EMPTY = "Field Cannot be empty";
@@ -50,4 +53,27 @@ export function parseFields<S extends ObjectSchema>(schema: S, params: Record<st
 export const fields = <S extends ObjectSchema>(schema: S): Input<v.InferOutput<S>> => ({
   schema,
   read: (_c, params) => parseFields(schema, params),
+});
+
+/**
+ * A reader route's input: its schema, and an administrator must name the user (a subscriber who
+ * names none reads its own). `prepare` maps aliases before the schema reads the parameters.
+ */
+export const readerFields = <S extends ObjectSchema>(
+  schema: S,
+  prepare: (params: Params) => Params = (params) => params,
+): { schema: S; read: (c: Context<AppEnv>, params: Params) => v.InferOutput<S> } => ({
+  schema,
+  read: (c, params) => {
+    const { output, errors = {} } = checkFields(schema, prepare(params));
+    if (params.user_id === undefined && c.get("principal").role === "administrator")
+      errors.user_id = EMPTY;
+    if (!output || Object.keys(errors).length > 0) {
+      const keys = Object.keys(schema.entries);
+      throw invalidInput(
+        Object.fromEntries(keys.flatMap((k) => (errors[k] ? [[k, errors[k]]] : []))),
+      );
+    }
+    return output;
+  },
 });

@@ -201,10 +201,13 @@ export function movedAmountText(sentText: string, minor: number, wallet: WalletU
   return exact ? sentText : exactText(minor, wallet);
 }
 
-/** Plain decimal text of a minor-unit value: 150050 at 2 decimals → "1500.50". */
-export function minorToText(minor: number, decimals: number) {
+/**
+ * Plain decimal text of a minor-unit value: 150050 at 2 decimals → "1500.50". A bigint (a sum of
+ * many amounts, past 2^53) is written as exactly.
+ */
+export function minorToText(minor: number | bigint, decimals: number) {
   const sign = minor < 0 ? "-" : "";
-  const digits = Math.abs(minor)
+  const digits = (typeof minor === "bigint" ? (minor < 0n ? -minor : minor) : Math.abs(minor))
     .toString()
     .padStart(decimals + 1, "0");
   const integer = digits.slice(0, digits.length - decimals);

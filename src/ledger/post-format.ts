@@ -90,6 +90,18 @@ export function mysqlDateSeconds(text: string) {
   return m ? Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!) / 1000 : Number.NaN;
 }
 
+/**
+ * The instant a wall time (`YYYY-MM-DD HH:MM:SS`) names in an IANA time zone, in epoch seconds
+ * (the inverse of mysqlDate; a wall time a clock change skips or repeats gets one of its instants).
+ */
+export function zonedSeconds(local: string, timeZone: string) {
+  const wall = mysqlDateSeconds(local);
+  let instant = wall;
+  for (let i = 0; i < 2; i++)
+    instant = wall - (mysqlDateSeconds(mysqlDate(instant, timeZone)) - instant);
+  return instant;
+}
+
 /** The same display of a MySQL DATETIME text that is already site-local (an imported post_date). */
 export function displayLocalDate(local: string) {
   const epochS = mysqlDateSeconds(local);

@@ -2,7 +2,9 @@
 // the test suite receives (test/helpers.ts) and published in the OpenAPI document.
 import * as v from "valibot";
 
-export { TransactionAnswer } from "../ledger/transaction-record";
+import { TransactionAnswer } from "../ledger/transaction-record";
+
+export { TransactionAnswer };
 
 const id = v.pipe(v.number(), v.integer());
 
@@ -25,6 +27,26 @@ export const BalanceAnswer = v.objectWithRest(
   { formatted: v.optional(v.record(v.string(), v.string())) },
   v.number(),
 );
+
+/** A statement (GET /statements): its figures, exact in major units, and a page of its entries. */
+export const StatementAnswer = v.strictObject({
+  user_id: id,
+  wallet_id: v.string(),
+  from: v.string(),
+  to: v.string(),
+  opening_balance: v.number(),
+  closing_balance: v.number(),
+  total_in: v.number(),
+  total_out: v.number(),
+  count: id,
+  formatted: v.strictObject({
+    opening_balance: v.string(),
+    closing_balance: v.string(),
+    total_in: v.string(),
+    total_out: v.string(),
+  }),
+  entries: v.array(TransactionAnswer),
+});
 
 export const UserCreatedAnswer = v.strictObject({ id });
 

@@ -8,6 +8,7 @@ import { readBalance } from "./balances/read";
 import { createCredit } from "./credits/create";
 import { createDebit } from "./debits/create";
 import { openApiDocument } from "./openapi";
+import { readStatementRoute } from "./statements/read";
 import { listTransactions } from "./transactions/list";
 import { readTransaction } from "./transactions/read";
 import { reverseTransaction } from "./transactions/reverse";
@@ -53,6 +54,7 @@ export const ROUTES: readonly Route<DocumentedInfo>[] = [
   createTransfer,
   readBalance,
   listTransactions,
+  readStatementRoute,
   readTransaction,
   reverseTransaction,
   createUser,

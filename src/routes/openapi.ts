@@ -88,6 +88,12 @@ function successSchema(route: RouteInfo, envelope: { $ref: string }) {
   return { allOf: [envelope, { type: "object", properties: { data: jsonSchema(route.data) } }] };
 }
 
+/** A route whose parameters take `format` (GET /statements) answers CSV too when asked. */
+const answersCsv = (route: RouteInfo) => {
+  const schema = route.params?.schema;
+  return schema !== undefined && "entries" in schema && "format" in (schema.entries as object);
+};
+
 function operation(route: RouteInfo) {
   const schema = route.params?.schema ? jsonSchema(route.params.schema) : undefined;
   const params = schema ?? {};
@@ -125,7 +131,18 @@ function operation(route: RouteInfo) {
       [String(route.success)]: {
         description: "Success",
         headers: { [BOOKMARK_HEADER]: { $ref: "#/components/headers/Bookmark" } },
-        content: { "application/json": { schema: successSchema(route, envelope) } },
+        content: {
+          "application/json": { schema: successSchema(route, envelope) },
+          ...(answersCsv(route)
+            ? {
+                "text/csv": {
+                  schema: { type: "string" },
+                  description:
+                    "With `format=csv`: RFC 4180, a header row, CRLF, as an attachment (Content-Disposition)",
+                },
+              }
+            : {}),
+        },
       },
       ...errorResponses(route, envelope),
     },

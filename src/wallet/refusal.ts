@@ -21,7 +21,9 @@ export type RefusalReason =
   /** The address had its share of mail (throttle/mail.ts). */
   | { code: "too_many_mails"; retryAfterS: number }
   /** A mailed link or code that is forged, used, expired or for an address the user left. */
-  | { code: "mail_link_invalid" };
+  | { code: "mail_link_invalid" }
+  /** A field the service judged out of its range (a future instant, a range that ends before it starts). */
+  | { code: "invalid_field"; field: string; why: string };
 
 export class Refusal extends Error {
   constructor(readonly reason: RefusalReason) {

@@ -93,6 +93,10 @@ describe("migration 0006 on a database in use", () => {
     expect(fkProblems).toEqual([]);
     expect(sequence).toEqual([{ seq: 23 }]);
     expect(triggers.map((t) => t.name)).toEqual([
+      // 0010: the balance timeline.
+      "balance_timeline_follows_ledger",
+      "balance_timeline_no_delete",
+      "balance_timeline_no_update",
       "balances_follow_ledger_insert",
       "balances_follow_ledger_update",
       "balances_no_delete",
@@ -104,9 +108,34 @@ describe("migration 0006 on a database in use", () => {
       "transactions_no_update",
       "transactions_request_key_folded",
       "transactions_reversed_once",
+      "transactions_to_timeline",
       "wallets_extra_decimals",
       "wallets_units_fixed",
     ]);
+
+    // 0010 gave every entry already written its point: each chain in id order, at its running
+    // latest date, with its balance.
+    const [points = []] = query(
+      "SELECT entry_id, user_id, wallet_id, at_s, seq, balance_after_minor FROM balance_timeline ORDER BY entry_id",
+    );
+    const latest = new Map<string, { atS: number; seq: number }>();
+    expect(
+      entries.map((e) => {
+        const chain = `${e.user_id}/${e.wallet_id}`;
+        const createdS = Number(e.created_at_s);
+        const last = latest.get(chain) ?? { atS: createdS, seq: 0 };
+        const point = { atS: Math.max(last.atS, createdS), seq: last.seq + 1 };
+        latest.set(chain, point);
+        return {
+          entry_id: e.id,
+          user_id: e.user_id,
+          wallet_id: e.wallet_id,
+          at_s: point.atS,
+          seq: point.seq,
+          balance_after_minor: e.balance_after_minor,
+        };
+      }),
+    ).toEqual(points);
 
     // The guards after the rebuild, on the migrated rows.
     const entry = (name: string, type: string, amount: number, before: number, after: number) =>

@@ -4,6 +4,7 @@ import { defineRoute } from "../../http/route";
 import { fields } from "../../http/validation";
 import { formatMoney, minorToNumber, storageDecimals } from "../../ledger/money";
 import { readBalances } from "../../wallet/balances";
+import { balancesAt } from "../../wallet/statements";
 import { BalanceAnswer } from "../answers";
 import { BalanceParams } from "./schemas";
 
@@ -11,7 +12,7 @@ export const readBalance = defineRoute(
   {
     path: "/user-wallet-balance",
     method: "GET",
-    summary: "Balances of one or more wallets",
+    summary: "Balances of one or more wallets, now or at an instant (`at`)",
     auth: "reader",
     params: fields(BalanceParams),
     owner: (params) => params.user_id,
@@ -22,11 +23,14 @@ export const readBalance = defineRoute(
   },
   async (c, input) => {
     const userId = input.user_id ?? c.get("principal").userId;
-    const { found, unknown, userExists } = await readBalances(
-      c.var.ledger,
-      userId,
-      input.wallet_id,
-    );
+    const { at } = input;
+    const nowS = Math.floor(c.get("nowMs")() / 1000);
+    // Now: the balances; at an instant: the last balance each wallet's chain held by then.
+    const source =
+      at === undefined
+        ? c.var.ledger
+        : { readBalances: (id: number, ids: string[]) => balancesAt(c.var.db, id, ids, at, nowS) };
+    const { found, unknown, userExists } = await readBalances(source, userId, input.wallet_id);
     if (unknown[0] !== undefined)
       throw invalidInput({ wallet_id: `wallet_id not found: ${unknown[0]}` });
     if (!userExists) throw userNotFound(userId);

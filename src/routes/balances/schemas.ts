@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { userIdField } from "../../http/fields";
+import { isoDate, userIdField } from "../../http/fields";
 import { EMPTY } from "../../http/validation";
 import { MAX_WALLETS_PER_READ } from "../../wallet/balances";
 
@@ -30,4 +30,6 @@ export const BalanceParams = v.object({
     }),
   ),
   formatted: v.optional(v.string(), ""),
+  // The balances as of this instant (docs/ledger.md#balances-at-a-point-in-time); omitted: now.
+  at: v.optional(isoDate("at")),
 });

@@ -1,10 +1,10 @@
 import * as v from "valibot";
 import { sameSecret } from "../../auth/same-secret";
 import { ok, streamJson } from "../../http/envelope";
-import { apiError, historyBusy, invalidInput } from "../../http/errors";
+import { apiError, historyBusy } from "../../http/errors";
 import { defineRoute, type Input } from "../../http/route";
 import { siteUrl } from "../../http/site";
-import { checkFields, EMPTY } from "../../http/validation";
+import { readerFields } from "../../http/validation";
 import { pageLinks } from "../../http/wp-core";
 import { transactionRecord } from "../../ledger/transaction-record";
 import { openHistoryGate } from "../../throttle/history-gate";
@@ -18,25 +18,17 @@ const MESSAGE = "Txns Retrieved Successful";
  * The list's parameters: `pageno` is `page`'s alias, an administrator must name the user, and a
  * request that names no page, `pageno` or `per_page` asks for the whole history (streamed).
  */
+const listFields = readerFields(TransactionListParams, (params) => ({
+  ...params,
+  page: params.page ?? params.pageno,
+}));
 const listInput: Input<{ fields: v.InferOutput<typeof TransactionListParams>; paged: boolean }> = {
   schema: TransactionListParams,
-  read: (c, params) => {
-    const { output: fields, errors = {} } = checkFields(TransactionListParams, {
-      ...params,
-      page: params.page ?? params.pageno,
-    });
-    if (params.user_id === undefined && c.get("principal").role === "administrator")
-      errors.user_id = EMPTY;
-    if (!fields || Object.keys(errors).length > 0) {
-      const keys = Object.keys(TransactionListParams.entries);
-      throw invalidInput(
-        Object.fromEntries(keys.filter((k) => errors[k]).map((k) => [k, errors[k]!])),
-      );
-    }
-    const paged =
-      params.page !== undefined || params.pageno !== undefined || params.per_page !== undefined;
-    return { fields, paged };
-  },
+  read: (c, params) => ({
+    fields: listFields.read(c, params),
+    paged:
+      params.page !== undefined || params.pageno !== undefined || params.per_page !== undefined,
+  }),
 };
 
 export const listTransactions = defineRoute(

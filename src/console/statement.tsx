@@ -1,0 +1,166 @@
+// A user's statement on the console: a wallet and a date range (days in the site's time zone), its
+// figures as GET /statements answers them, and its CSV, passed on from the API as it streams.
+import type { Context } from "hono";
+import { Hono } from "hono";
+import { mysqlDate, zonedSeconds } from "../ledger/post-format";
+import { apiResponse, refusalText } from "./api";
+import type { ConsoleEnv } from "./env";
+import { api, back, type Wallet } from "./page";
+import { BASE } from "./session";
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+export type StatementChoice = { walletId: string; from: string; to: string };
+
+/** The range asked for on the page (`wallet`, `from`, `to`), else this month so far in `wallets[0]`. */
+export function statementChoice(c: Context<ConsoleEnv>, wallets: Wallet[]): StatementChoice {
+  const today = mysqlDate(Math.floor(c.get("nowMs")() / 1000), c.env.SITE_TIMEZONE).slice(0, 10);
+  const asked = (name: string, fallback: string) => {
+    const value = c.req.query(name) ?? "";
+    return DAY.test(value) ? value : fallback;
+  };
+  const wallet = c.req.query("wallet") ?? "";
+  return {
+    walletId: wallets.some((w) => w.id === wallet) ? wallet : (wallets[0]?.id ?? ""),
+    from: asked("from", `${today.slice(0, 8)}01`),
+    to: asked("to", today),
+  };
+}
+
+/** The API's query for a choice: from the first second of `from` to the last of `to`, site-local. */
+function apiQuery(c: Context<ConsoleEnv>, userId: string | number, s: StatementChoice) {
+  const instant = (local: string) =>
+    new Date(zonedSeconds(local, c.env.SITE_TIMEZONE) * 1000).toISOString();
+  const q = new URLSearchParams({
+    user_id: String(userId),
+    wallet_id: s.walletId,
+    from: instant(`${s.from} 00:00:00`),
+    to: instant(`${s.to} 23:59:59`),
+  });
+  return q.toString();
+}
+
+const pageQuery = (s: StatementChoice) =>
+  new URLSearchParams({ wallet: s.walletId, from: s.from, to: s.to }).toString();
+
+/** The statement's figures (one entry's page: the figures cover the range), or why not. */
+export async function readStatementFigures(
+  c: Context<ConsoleEnv>,
+  userId: number,
+  s: StatementChoice,
+) {
+  if (s.walletId === "") return undefined;
+  const answer = await api(c, "GET", `/statements?${apiQuery(c, userId, s)}&per_page=1`);
+  return answer.status === 200
+    ? {
+        ok: true as const,
+        figures: answer.body.data.formatted as Record<string, string>,
+        count: Number(answer.body.data.count),
+      }
+    : { ok: false as const, why: refusalText(answer) };
+}
+
+export function StatementSection(props: {
+  userId: number;
+  wallets: Wallet[];
+  choice: StatementChoice;
+  read: Awaited<ReturnType<typeof readStatementFigures>>;
+}) {
+  const { choice: s, read } = props;
+  return (
+    <section id="statement">
+      <h2>Statement</h2>
+      <form class="inline" method="get" action={`${BASE}/users/${props.userId}#statement`}>
+        <label>
+          Wallet
+          <select name="wallet">
+            {props.wallets.map((w) => (
+              <option value={w.id} selected={w.id === s.walletId}>{`${w.name} (${w.id})`}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          From
+          <input type="date" name="from" value={s.from} required />
+        </label>
+        <label>
+          To
+          <input type="date" name="to" value={s.to} required />
+        </label>
+        <button type="submit">Show statement</button>
+      </form>
+      {read === undefined ? (
+        <p class="muted">No wallets yet.</p>
+      ) : !read.ok ? (
+        <p class="notice error">{read.why}</p>
+      ) : (
+        <>
+          <table class="figures" aria-label="Statement totals">
+            <tbody>
+              <tr>
+                <th>Opening balance ({s.from})</th>
+                <td class="num">{read.figures.opening_balance}</td>
+              </tr>
+              <tr>
+                <th>In</th>
+                <td class="num">{read.figures.total_in}</td>
+              </tr>
+              <tr>
+                <th>Out</th>
+                <td class="num">{read.figures.total_out}</td>
+              </tr>
+              <tr>
+                <th>Closing balance ({s.to})</th>
+                <td class="num">{read.figures.closing_balance}</td>
+              </tr>
+              <tr>
+                <th>Entries</th>
+                <td class="num">{read.count}</td>
+              </tr>
+            </tbody>
+          </table>
+          <p>
+            <a href={`${BASE}/users/${props.userId}/statement.csv?${pageQuery(s)}`} download>
+              Download CSV
+            </a>
+          </p>
+        </>
+      )}
+    </section>
+  );
+}
+
+export const statementScreen = new Hono<ConsoleEnv>({ strict: false });
+
+/** The CSV, from the API as the signed-in operator, passed on as it streams. */
+statementScreen.get("/users/:id{[0-9]{1,15}}/statement.csv", async (c) => {
+  const userId = c.req.param("id");
+  const walletId = c.req.query("wallet") ?? "";
+  const [from, to] = [c.req.query("from") ?? "", c.req.query("to") ?? ""];
+  const s = { walletId, from, to };
+  const to_ = `${BASE}/users/${userId}`;
+  if (!DAY.test(from) || !DAY.test(to))
+    return back(c, to_, { kind: "error", text: "Statement dates are days: YYYY-MM-DD." });
+  const res = await apiResponse(
+    c,
+    c.var.fetch,
+    c.var.session.principal,
+    "GET",
+    `/statements?${apiQuery(c, userId, s)}&format=csv`,
+  );
+  if (res.status !== 200) {
+    const text = await res.text();
+    let body: Record<string, unknown> = { message: text };
+    try {
+      body = JSON.parse(text);
+    } catch {}
+    return back(c, to_, {
+      kind: "error",
+      text: `Statement refused. ${refusalText({ status: res.status, body })}`,
+    });
+  }
+  const headers = new Headers();
+  for (const name of ["content-type", "content-disposition", "cache-control"])
+    headers.set(name, res.headers.get(name) ?? "");
+  return new Response(res.body, { status: 200, headers });
+});

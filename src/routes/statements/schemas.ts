@@ -1,0 +1,21 @@
+import * as v from "valibot";
+import { isoDate, userIdField, walletIdField } from "../../http/fields";
+import { PAGE_FIELDS } from "../transactions/schemas";
+
+export const StatementParams = v.object({
+  // Required for administrators; a subscriber may omit it (its own) — see read.ts.
+  user_id: v.optional(userIdField()),
+  wallet_id: walletIdField,
+  // Both instants included; `from` omitted: from the first entry; `to` omitted or later: now.
+  from: v.optional(isoDate("from")),
+  to: v.optional(isoDate("to")),
+  ...PAGE_FIELDS,
+  format: v.optional(
+    v.pipe(
+      v.string("format must be json or csv"),
+      v.transform((s) => s.toLowerCase()),
+      v.picklist(["json", "csv"], "format must be json or csv"),
+    ),
+    "json",
+  ),
+});

@@ -1,0 +1,78 @@
+// A statement as CSV (docs/api.md#get-statements-beyond-the-plugin): RFC 4180 (a header row, CRLF
+// line ends, fields with a comma, quote or line end quoted and quotes doubled), written by
+// csv-stringify's synchronous build a chunk of rows at a time, cells safe to open in a spreadsheet.
+import { stringify } from "csv-stringify/sync";
+import type { StatementRow } from "../db/statements";
+import { minorToText, storageDecimals } from "../ledger/money";
+import { mysqlDate } from "../ledger/post-format";
+import { type SiteSettings, transactionRecord } from "../ledger/transaction-record";
+import type { Statement } from "./statements";
+
+export const STATEMENT_CSV_COLUMNS = [
+  "ID",
+  "post_date",
+  "post_date_gmt",
+  "txn_type",
+  "amount",
+  "balance_after",
+  "note",
+] as const;
+
+/** What a spreadsheet would read as a formula at the start of a cell (OWASP, CSV injection). */
+const FORMULA_START = /^[=+\-@\t\r]/;
+/** The only text an amount cell ever holds: a plain decimal, which every spreadsheet reads as a number. */
+const PLAIN_NUMBER = /^-?[0-9]+(?:\.[0-9]+)?$/;
+
+/**
+ * A text cell a spreadsheet will not run: one that begins with =, +, -, @, a tab or a carriage
+ * return gets a leading single quote (OWASP's advice), so it shows as the text it is.
+ */
+export const textCell = (text: string) => (FORMULA_START.test(text) ? `'${text}` : text);
+
+/**
+ * An amount cell: the exact decimal, signed when negative (`-12.50`), left as it is so the sheet
+ * keeps it a number. A lone signed decimal is a number to a spreadsheet, never a formula (a formula
+ * needs `=` or an operator with more after it); anything else is treated as text.
+ */
+export const numberCell = (text: string) => (PLAIN_NUMBER.test(text) ? text : textCell(text));
+
+const csv = (rows: string[][]) => stringify(rows, { record_delimiter: "\r\n", eof: true });
+
+export const statementCsvHeader = () => csv([[...STATEMENT_CSV_COLUMNS]]);
+
+/** Rows of the CSV: dates as the JSON's (site-local and UTC), amounts exact in the stored places. */
+export function statementCsvRows(rows: StatementRow[], s: Statement, site: SiteSettings) {
+  const places = storageDecimals(s.wallet);
+  return csv(
+    rows.map((row) => {
+      const record = transactionRecord(row, site);
+      return [
+        String(record.ID),
+        textCell(record.post_date),
+        textCell(record.post_date_gmt),
+        record.txn_type,
+        numberCell(minorToText(row.entry.amountMinor, places)),
+        numberCell(minorToText(row.entry.balanceAfterMinor, places)),
+        textCell(record.note),
+      ];
+    }),
+  );
+}
+
+/** The file's name: whose, which wallet, and the dates it covers in the site's time zone. */
+export function statementFileName(s: Statement, timeZone: string) {
+  const date = (epochS: number) => mysqlDate(epochS, timeZone).slice(0, 10);
+  return `statement-${s.range.userId}-${s.range.walletId}-${date(s.range.fromS)}-to-${date(s.range.toS)}.csv`;
+}
+
+/** The exact figures of a CSV answer, for its headers (a CSV row holds entries only). */
+export function statementCsvTotals(s: Statement) {
+  const places = storageDecimals(s.wallet);
+  return {
+    opening: minorToText(s.openingMinor, places),
+    closing: minorToText(s.closingMinor, places),
+    in: minorToText(s.inMinor, places),
+    out: minorToText(s.outMinor, places),
+    count: String(s.count),
+  };
+}

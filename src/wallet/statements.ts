@@ -1,0 +1,90 @@
+// Balances at a point in time and statements (docs/ledger.md#balances-at-a-point-in-time,
+// docs/api.md#get-statements): what a balance was at an instant, and what moved between two.
+import type { Db } from "../db/client";
+import { HISTORY_CHUNK } from "../db/ledger";
+import {
+  readBalancesAt,
+  readStatement,
+  type StatementRange,
+  statementChunks,
+} from "../db/statements";
+import { formatMoney, minorToNumber, minorToText, storageDecimals } from "../ledger/money";
+import { Refusal } from "./refusal";
+
+const refuse = (field: string, why: string) => new Refusal({ code: "invalid_field", field, why });
+
+/**
+ * The user's balances in these wallets at `atS` (readBalances' shape). An instant after `nowS` is
+ * refused: entries may still be written before it, so no balance can be said for it yet.
+ */
+export function balancesAt(db: Db, userId: number, walletIds: string[], atS: number, nowS: number) {
+  if (atS > nowS) throw refuse("at", "at must not be in the future");
+  return readBalancesAt(db, userId, walletIds, atS);
+}
+
+export type StatementRequest = {
+  userId: number;
+  walletId: string;
+  /** Omitted: from the chain's beginning. */
+  fromS?: number;
+  /** Omitted, or later than now: now. */
+  toS?: number;
+  nowS: number;
+  page: { offset: number; limit: number };
+};
+
+export type Statement = Awaited<ReturnType<typeof openStatement>>;
+
+/**
+ * A statement of one user's wallet between two instants, both included: the balances before and at
+ * the end, the sums of what came in and went out, the count, and a page of the entries. Opening +
+ * in − out = closing holds by construction (the entries are exactly the chain's points between the
+ * two balances) and is checked here in exact integers: a statement that did not add up would be a
+ * fault, never an answer.
+ */
+export async function openStatement(db: Db, q: StatementRequest) {
+  const toS = Math.min(q.toS ?? q.nowS, q.nowS);
+  const fromS = q.fromS ?? 0;
+  if (fromS > toS) throw refuse("from", "from must not be after to (nor in the future)");
+  const range: StatementRange = { userId: q.userId, walletId: q.walletId, fromS, toS };
+  const head = await readStatement(db, range, q.page);
+  if (!head.wallet) throw refuse("wallet_id", "wallet_id not found");
+  if (!head.userExists) throw new Refusal({ code: "user_not_found", userId: q.userId });
+  if (BigInt(head.openingMinor) + head.inMinor - head.outMinor !== BigInt(head.closingMinor))
+    throw new Error(`statement_out_of_balance ${JSON.stringify(range)}`);
+  return { ...head, wallet: head.wallet, range };
+}
+
+/** Every entry of the statement, a chunk at a time (`first` is its head's rows, read from 0). */
+export const statementEntries = (db: Db, s: Statement) =>
+  statementChunks(db, s.range, s.rows, s.lastSeq, HISTORY_CHUNK);
+
+/** Rows per read of a whole statement: the head's page when it is read whole. */
+export const STATEMENT_CHUNK = HISTORY_CHUNK;
+
+const isoInstant = (s: number) => `${new Date(s * 1000).toISOString().slice(0, 19)}Z`;
+
+/** The statement's figures, as the API answers them (entries apart): exact numbers and display text. */
+export function statementSummary(s: Statement) {
+  const places = storageDecimals(s.wallet);
+  // JSON numbers carry 15 digits, every balance's and amount's; a sum past them is the nearest.
+  const number = (minor: number | bigint) => Number(minorToText(minor, places));
+  const shown = (minor: number | bigint) => formatMoney(Number(minor), s.wallet);
+  return {
+    user_id: s.range.userId,
+    wallet_id: s.range.walletId,
+    from: isoInstant(s.range.fromS),
+    to: isoInstant(s.range.toS),
+    opening_balance: minorToNumber(s.openingMinor, places),
+    closing_balance: minorToNumber(s.closingMinor, places),
+    total_in: number(s.inMinor),
+    total_out: number(s.outMinor),
+    count: s.count,
+    formatted: {
+      opening_balance: shown(s.openingMinor),
+      closing_balance: shown(s.closingMinor),
+      total_in: shown(s.inMinor),
+      total_out: shown(s.outMinor),
+    },
+  };
+}

@@ -1,0 +1,106 @@
+// A statement downloaded from the console in a real browser (Debian's chromium, playwright-core)
+// against `wrangler dev` with throwaway state: the Statement section's figures, then Download CSV,
+// the file read back as a spreadsheet would read it. Screenshots as in console.test.ts.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { parse } from "csv-parse/sync";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ADMIN, startServer } from "../../scripts/lib/server";
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const shots =
+  process.env.UPDATE_SCREENSHOTS === "1"
+    ? "docs/console"
+    : (process.env.STATEMENT_SHOTS ?? mkdtempSync(path.join(tmpdir(), "statement-shots-")));
+mkdirSync(shots, { recursive: true });
+
+let server: Awaited<ReturnType<typeof startServer>>;
+let browser: Browser;
+let page: Page;
+
+const form = (heading: string) =>
+  page.locator("form", { has: page.getByRole("heading", { name: heading, exact: true }) });
+
+beforeAll(async () => {
+  server = await startServer({ config: "wrangler.toml" });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
+  page = await browser.newPage({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  if (process.env.UPDATE_SCREENSHOTS !== "1" && !process.env.STATEMENT_SHOTS)
+    rmSync(shots, { recursive: true, force: true });
+});
+
+describe("a statement from the console in chromium", () => {
+  it("shows a month's figures and downloads its CSV, formulas neutralised and amounts exact", async () => {
+    await page.goto(`${server.base}/wallet-admin/`);
+    await page.getByLabel("Email", { exact: true }).fill(ADMIN.email);
+    await page.getByLabel("Password", { exact: true }).fill(ADMIN.password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { name: "Overview" }).waitFor();
+
+    await page.getByRole("link", { name: "Wallets" }).click();
+    await page.getByLabel("Wallet id", { exact: true }).fill("ngn");
+    await page.getByLabel("Name", { exact: true }).fill("Naira Wallet");
+    await page.getByLabel("Symbol", { exact: true }).fill("₦");
+    await page.getByLabel("Decimals", { exact: true }).fill("2");
+    await page.getByRole("button", { name: "Create wallet" }).click();
+    await page.getByRole("status").waitFor();
+
+    await page.getByRole("link", { name: "Users" }).click();
+    await page.getByLabel("Username", { exact: true }).fill("chioma");
+    await page.getByLabel("Email", { exact: true }).fill("chioma@example.test");
+    await page.getByLabel("Password", { exact: true }).fill("chioma-password-1");
+    await page.getByRole("button", { name: "Create user" }).click();
+    expect(await page.getByRole("status").textContent()).toContain("User created.");
+
+    for (const [action, amount, note] of [
+      ["Credit", "1500", '=HYPERLINK("http://evil.example","pay")'],
+      ["Debit", "250.50", "-2+3, rent"],
+      ["Credit", "10.25", "bonus"],
+    ] as const) {
+      await form(action).getByLabel("Amount", { exact: true }).fill(amount);
+      await form(action).getByLabel("Note", { exact: true }).fill(note);
+      await form(action).getByRole("button", { name: action }).click();
+      await page.getByRole("status").waitFor();
+    }
+
+    // The Statement section: this month so far, its figures.
+    const statement = page.locator("#statement");
+    await statement.getByRole("button", { name: "Show statement" }).click();
+    await page.waitForURL(/wallet=ngn/);
+    const figures = page.getByRole("table", { name: "Statement totals" });
+    expect(await figures.getByRole("row", { name: /^In/ }).textContent()).toContain("₦1,510.25");
+    expect(await figures.getByRole("row", { name: /^Out/ }).textContent()).toContain("₦250.50");
+    expect(await figures.getByRole("row", { name: /^Closing balance/ }).textContent()).toContain(
+      "₦1,259.75",
+    );
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await statement.screenshot({ path: path.join(shots, "statement-desktop.png") });
+    await page.screenshot({ path: path.join(shots, "user-statement-desktop.png"), fullPage: true });
+
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      statement.getByRole("link", { name: "Download CSV" }).click(),
+    ]);
+    const today = new Date().toISOString().slice(0, 10);
+    expect(download.suggestedFilename()).toMatch(
+      new RegExp(`^statement-\\d+-ngn-${today.slice(0, 8)}01-to-${today}\\.csv$`),
+    );
+    const text = readFileSync((await download.path())!, "utf8");
+    expect(text.split("\r\n")[0]).toBe(
+      "ID,post_date,post_date_gmt,txn_type,amount,balance_after,note",
+    );
+    const rows: string[][] = parse(text, { record_delimiter: "\r\n" });
+    expect(rows.slice(1).map((r) => r.slice(3))).toEqual([
+      ["CREDIT", "1500.00", "1500.00", '\'=HYPERLINK("http://evil.example","pay")'],
+      ["DEBIT", "250.50", "1249.50", "'-2+3, rent"],
+      ["CREDIT", "10.25", "1259.75", "bonus"],
+    ]);
+  }, 180_000);
+});

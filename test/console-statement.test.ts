@@ -1,0 +1,162 @@
+// The console's Statement section (src/console/statement.tsx): a wallet and a date range, its
+// figures from GET /statements, and Download CSV passed on from the API; the charts' amount axis.
+import { env } from "cloudflare:workers";
+import { parse } from "csv-parse/sync";
+import { beforeAll, describe, expect, it } from "vitest";
+import { CONSOLE_AUDIENCE } from "../src/auth/tokens";
+import {
+  appAt,
+  call,
+  makeAdmin,
+  makeUser,
+  makeWallet,
+  PASSWORD,
+  signedToken,
+  type TestUser,
+  testApp,
+  unique,
+} from "./helpers";
+
+const BASE = "http://localhost/wallet-admin";
+// The console runs on the real clock (its session tokens are checked against it); the entries are
+// dated in November 2026 and the ranges asked for name their days.
+const app = testApp();
+
+type Page = { status: number; html: string; headers: Headers };
+
+async function request(path: string, cookie?: string): Promise<Page> {
+  const headers = new Headers(cookie ? { Cookie: cookie } : {});
+  const res = await app.request(`${BASE}${path}`, { headers, redirect: "manual" }, env);
+  return { status: res.status, html: await res.text(), headers: res.headers };
+}
+
+let admin: TestUser;
+let alice: TestUser;
+let wallet: string;
+let cookie: string;
+
+beforeAll(async () => {
+  admin = await makeAdmin();
+  alice = await makeUser();
+  wallet = await makeWallet(admin);
+  for (const [amount, day, kind] of [
+    ["100.00", 3, "credits"],
+    ["30.00", 10, "debits"],
+    ["5.25", 18, "credits"],
+  ] as const) {
+    const res = await call("POST", `/${kind}`, {
+      auth: admin.bearer,
+      body: { user_id: alice.id, wallet_id: wallet, amount, request_id: unique("c"), note: "=x" },
+      app: appAt(Date.UTC(2026, 10, day, 9, 0, 0)),
+    });
+    expect(res.status, res.text).toBe(200);
+  }
+  const res = await app.request(
+    `${BASE}/sign-in`,
+    {
+      method: "POST",
+      body: new URLSearchParams({ email: admin.email, password: PASSWORD }),
+      redirect: "manual",
+    },
+    env,
+  );
+  expect(res.status).toBe(303);
+  cookie = res.headers.get("set-cookie")!.split(";")[0]!;
+});
+
+describe("the console's Statement section", () => {
+  it("shows this month so far by default, with a Download CSV link for the same range", async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    const first = `${today.slice(0, 8)}01`;
+    const page = await request(`/users/${alice.id}`, cookie);
+    expect(page.status).toBe(200);
+    const section = page.html.slice(page.html.indexOf('id="statement"'));
+    expect(section).toContain(`name="from" value="${first}"`);
+    expect(section).toContain(`name="to" value="${today}"`);
+    expect(section).toContain(
+      `href="/wallet-admin/users/${alice.id}/statement.csv?wallet=${wallet}&amp;from=${first}&amp;to=${today}"`,
+    );
+  });
+
+  it("shows a range's opening, in, out and closing figures and its count", async () => {
+    const page = await request(
+      `/users/${alice.id}?wallet=${wallet}&from=2026-11-01&to=2026-11-20`,
+      cookie,
+    );
+    const section = page.html.slice(page.html.indexOf('id="statement"'));
+    for (const figure of ["₦0.00", "₦105.25", "₦30.00", "₦75.25"])
+      expect(section).toContain(figure);
+    expect(section).toMatch(/Entries<\/th><td class="num">3</);
+  });
+
+  it("shows the range asked for: opening and closing balances at its days' bounds", async () => {
+    const page = await request(
+      `/users/${alice.id}?wallet=${wallet}&from=2026-11-05&to=2026-11-12`,
+      cookie,
+    );
+    const section = page.html.slice(page.html.indexOf('id="statement"'));
+    expect(section).toMatch(/Opening balance \(2026-11-05\)<\/th><td class="num">₦100\.00/);
+    expect(section).toMatch(/Closing balance \(2026-11-12\)<\/th><td class="num">₦70\.00/);
+  });
+
+  it("downloads the CSV the API writes, as an attachment", async () => {
+    const res = await request(
+      `/users/${alice.id}/statement.csv?wallet=${wallet}&from=2026-11-01&to=2026-11-20`,
+      cookie,
+    );
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("text/csv; charset=utf-8");
+    expect(res.headers.get("content-disposition")).toBe(
+      `attachment; filename="statement-${alice.id}-${wallet}-2026-11-01-to-2026-11-20.csv"`,
+    );
+    const rows: string[][] = parse(res.html, { record_delimiter: "\r\n" });
+    expect(rows.slice(1).map((r) => [r[3], r[4], r[5], r[6]])).toEqual([
+      ["CREDIT", "100.00", "100.00", "'=x"],
+      ["DEBIT", "30.00", "70.00", "'=x"],
+      ["CREDIT", "5.25", "75.25", "'=x"],
+    ]);
+  });
+
+  it("sends a download with dates that are no days back to the page with the reason", async () => {
+    const res = await request(
+      `/users/${alice.id}/statement.csv?wallet=${wallet}&from=yesterday&to=2026-11-20`,
+      cookie,
+    );
+    expect(res.status).toBe(303);
+    expect(decodeURIComponent(res.headers.get("location")!)).toContain(
+      "Statement dates are days: YYYY-MM-DD.",
+    );
+  });
+
+  it("shows the API's refusal of a range that ends before it starts", async () => {
+    const page = await request(
+      `/users/${alice.id}?wallet=${wallet}&from=2026-11-12&to=2026-11-05`,
+      cookie,
+    );
+    expect(page.html).toContain("from must not be after to");
+    expect(page.html).not.toContain("Download CSV");
+  });
+
+  it("lets no one without an operator's session download a statement", async () => {
+    const res = await request(
+      `/users/${alice.id}/statement.csv?wallet=${wallet}&from=2026-11-01&to=2026-11-20`,
+    );
+    expect(res.status).not.toBe(200);
+    expect(res.headers.get("content-type") ?? "").not.toContain("text/csv");
+    const subscriber = await makeUser();
+    const { token } = await signedToken(subscriber, { audience: CONSOLE_AUDIENCE });
+    const refused = await request(
+      `/users/${alice.id}/statement.csv?wallet=${wallet}&from=2026-11-01&to=2026-11-20`,
+      `wallet_admin=${token}`,
+    );
+    expect(refused.status).toBe(403);
+  });
+
+  it("labels the balance chart's amount axis with its bounds as amounts", async () => {
+    const page = await request(`/users/${alice.id}`, cookie);
+    const chart = page.html.slice(page.html.indexOf('<svg class="chart"'));
+    expect(chart).toContain(`balance (₦)</text>`);
+    expect(chart).toMatch(/class="tick"[^>]*>₦0\.00</);
+    expect(chart).toMatch(/class="tick"[^>]*>₦100\.00</);
+  });
+});
