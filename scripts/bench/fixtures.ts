@@ -97,6 +97,8 @@ export async function makeFixtures({
   return { reader, users, history, duplicate, transactionId: known.data.transaction_id };
 }
 
+export type Fixtures = Awaited<ReturnType<typeof makeFixtures>>;
+
 /** Sum of the users' balances in `wallet` (major units), read through the API. */
 export async function balanceSum({
   api,
