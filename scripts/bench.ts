@@ -17,6 +17,8 @@
 import { loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { benchAgainst } from "./bench/against";
+import { type BenchMode, parseBenchArgs, USAGE } from "./bench/args";
 import { bundleSize, kib } from "./bench/bundle";
 import { d1Medians, type RequestCost, requestLogReader } from "./bench/cost";
 import { changedFiles, fingerprint } from "./bench/fingerprint";
@@ -53,6 +55,13 @@ import { wrangler } from "./lib/wrangler";
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 process.chdir(ROOT);
 
+let MODE: BenchMode;
+try {
+  MODE = parseBenchArgs(process.argv.slice(2));
+} catch (error) {
+  process.stderr.write(`${(error as Error).message}\n`);
+  process.exit(2);
+}
 const LOAD = loadSettings();
 const { durationS: DURATION, warmupS: WARMUP, connections: CONNECTIONS } = LOAD;
 const COST_DURATION = setting("BENCH_COST_DURATION", 3);
@@ -340,4 +349,12 @@ async function main() {
   return totalErrors === 0 && ledgerCheck.ok && sourcesChanged.length === 0;
 }
 
-await runBench(main, { log, stopping, startedMs: started });
+const run = { log, stopping, startedMs: started };
+if (MODE.mode === "help") process.stdout.write(`${USAGE}\n`);
+else if (MODE.mode === "against") {
+  const { ref } = MODE;
+  await runBench(() => benchAgainst({ ref, root: ROOT, ...run }), run);
+} else if (MODE.mode === "remote-d1") {
+  process.stderr.write("--remote-d1: not built yet\n");
+  process.exitCode = 2;
+} else await runBench(main, run);
