@@ -24,6 +24,7 @@ import { d1Medians, type RequestCost, requestLogReader } from "./bench/cost";
 import { changedFiles, fingerprint } from "./bench/fingerprint";
 import { balanceSum, makeFixtures, WALLETS } from "./bench/fixtures";
 import { runLoad } from "./bench/load";
+import { benchRemoteD1 } from "./bench/remote-d1";
 import {
   type AppSummary,
   type CostRow,
@@ -355,6 +356,6 @@ else if (MODE.mode === "against") {
   const { ref } = MODE;
   await runBench(() => benchAgainst({ ref, root: ROOT, ...run }), run);
 } else if (MODE.mode === "remote-d1") {
-  process.stderr.write("--remote-d1: not built yet\n");
-  process.exitCode = 2;
+  const { roundTripsMs } = MODE;
+  await runBench(() => benchRemoteD1({ roundTripsMs, ...run }), run);
 } else await runBench(main, run);
