@@ -8,11 +8,13 @@ export async function call(
   path: string,
   body?: unknown,
   expect?: number,
+  headers: Record<string, string> = {},
   // biome-ignore lint/suspicious/noExplicitAny: the API's JSON, read field by field by the caller
 ): Promise<any> {
   const res = await fetch(`${api}${path}`, {
     method,
     headers: {
+      ...headers,
       ...(auth ? { Authorization: auth } : {}),
       ...(body === undefined ? {} : { "Content-Type": "application/json" }),
     },
