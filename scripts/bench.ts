@@ -14,6 +14,10 @@
 // before each (3), BENCH_CONNECTIONS (32), BENCH_COST_DURATION seconds per scenario of the cost pass
 // (3), BENCH_DEVTOOLS (1: the servers with wrangler's DevTools inspector). Output: tables on stdout,
 // progress on stderr, and bench-results/bench-<timestamp>.json.
+//
+// Modes after `--` (bench/args.ts): `--against <git ref>`, the working tree beside another commit
+// (bench/against.ts); `--remote-d1 [ms,…]`, credits over a simulated remote D1 with group commit on
+// and off (bench/remote-d1.ts).
 import { loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
