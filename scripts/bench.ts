@@ -14,15 +14,21 @@
 // before each (3), BENCH_CONNECTIONS (32), BENCH_COST_DURATION seconds per scenario of the cost pass
 // (3), BENCH_DEVTOOLS (1: the servers with wrangler's DevTools inspector). Output: tables on stdout,
 // progress on stderr, and bench-results/bench-<timestamp>.json.
+//
+// Modes after `--` (bench/args.ts): `--against <git ref>`, the working tree beside another commit
+// (bench/against.ts); `--remote-d1 [ms,…]`, credits over a simulated remote D1 with group commit on
+// and off (bench/remote-d1.ts).
 import { loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type autocannon from "autocannon";
+import { benchAgainst } from "./bench/against";
+import { type BenchMode, parseBenchArgs, USAGE } from "./bench/args";
 import { bundleSize, kib } from "./bench/bundle";
 import { d1Medians, type RequestCost, requestLogReader } from "./bench/cost";
 import { changedFiles, fingerprint } from "./bench/fingerprint";
-import { balanceSum, makeFixtures, USER_PASSWORD, WALLETS } from "./bench/fixtures";
+import { balanceSum, makeFixtures, WALLETS } from "./bench/fixtures";
 import { runLoad } from "./bench/load";
+import { benchRemoteD1 } from "./bench/remote-d1";
 import {
   type AppSummary,
   type CostRow,
@@ -32,6 +38,7 @@ import {
   formatTable,
   type TableRow,
 } from "./bench/report";
+import { appScenarioMaker, JSON_HEADERS, loadOf, type Scenario, withBody } from "./bench/scenarios";
 import {
   answeredAndSent,
   baselineDrift,
@@ -46,13 +53,20 @@ import {
   stopOnSignals,
   writeResults,
 } from "./bench/session";
-import { adminAuth, type Server, startServer } from "./lib/server";
+import { adminAuth, startServer } from "./lib/server";
 import { appendHistorySql } from "./lib/sql";
 import { wrangler } from "./lib/wrangler";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 process.chdir(ROOT);
 
+let MODE: BenchMode;
+try {
+  MODE = parseBenchArgs(process.argv.slice(2));
+} catch (error) {
+  process.stderr.write(`${(error as Error).message}\n`);
+  process.exit(2);
+}
 const LOAD = loadSettings();
 const { durationS: DURATION, warmupS: WARMUP, connections: CONNECTIONS } = LOAD;
 const COST_DURATION = setting("BENCH_COST_DURATION", 3);
@@ -97,38 +111,16 @@ async function main() {
   const auth = await adminAuth(app.api);
   log("creating users, wallets and history through the API");
   const fx = await makeFixtures({ api: app.api, auth, runId });
-  const apiPath = new URL(app.api).pathname;
-  const json = { "Content-Type": "application/json" };
-  const signers = [fx.reader, ...fx.users].map((u) => u.email);
-  let turn = 0;
-  const signer = () => signers[turn++ % signers.length];
-
   // Baseline: one row to select.
   const seeded = await fetch(`${baseline.base}/insert`, {
     method: "POST",
-    headers: json,
+    headers: JSON_HEADERS,
     body: JSON.stringify({ request_id: "seed", amount: 1 }),
   });
   if (seeded.status !== 200) throw new Error(`baseline /insert answered ${seeded.status}`);
   const seedId = ((await seeded.json()) as { data: { id: number } }).data.id;
 
-  type Scenario = {
-    server: Server;
-    request: autocannon.Request;
-    /** The baseline this scenario's req/s is compared with. */
-    vs?: string;
-    expectStatus?: number;
-  };
-  const withBody = (req: autocannon.Request, body: string) => ({ ...req, body });
-  const loadOf = (s: Scenario) => ({
-    base: s.server.base,
-    request: s.request,
-    expectStatus: s.expectStatus,
-    connections: CONNECTIONS,
-  });
-
   let insertSeq = 0;
-  let creditSeq = 0;
   const scenarios: Record<string, Scenario> = {
     // baseline
     noop: { server: baseline, request: { method: "GET", path: "/noop" } },
@@ -137,92 +129,16 @@ async function main() {
       request: {
         method: "POST",
         path: "/insert",
-        headers: json,
+        headers: JSON_HEADERS,
         setupRequest: (req) =>
           withBody(req, JSON.stringify({ request_id: `ins-${runId}-${++insertSeq}`, amount: 100 })),
       },
     },
     select: { server: baseline, request: { method: "GET", path: `/select?id=${seedId}` } },
   };
-  // The app's scenarios on `server` with the administrator's `auth` (the cost pass restarts it).
-  const appScenarios = (server: Server, auth: string): Record<string, Scenario> => {
-    const authed = { Authorization: auth };
-    const get = (path: string, vs: string): Scenario => ({
-      server,
-      vs,
-      request: { method: "GET", path: `${apiPath}${path}`, headers: authed },
-    });
-    const balance = (userId: number, wallets: string) =>
-      get(`/user-wallet-balance?user_id=${userId}&wallet_id=${wallets}&formatted=yes`, "select");
-    const refusedCredit = (expectStatus: number, body: unknown): Scenario => ({
-      server,
-      vs: "insert",
-      expectStatus,
-      request: {
-        method: "POST",
-        path: `${apiPath}/credits`,
-        headers: { ...authed, ...json },
-        body: JSON.stringify(body),
-      },
-    });
-    const page = (userId: number, perPage: number) =>
-      get(`/transactions?user_id=${userId}&security_code=1&per_page=${perPage}`, "noop");
-    return {
-      credits: {
-        server,
-        vs: "insert",
-        request: {
-          method: "POST",
-          path: `${apiPath}/credits`,
-          headers: { ...authed, ...json },
-          setupRequest: (req) => {
-            const n = ++creditSeq;
-            const user = fx.users[n % fx.users.length]!;
-            return withBody(
-              req,
-              JSON.stringify({
-                user_id: user.id,
-                wallet_id: WALLETS[0],
-                amount: 1,
-                request_id: `load-${runId}-${n}`,
-              }),
-            );
-          },
-        },
-      },
-      "credits-duplicate-409": refusedCredit(409, fx.duplicate),
-      "credits-invalid-400": refusedCredit(400, {
-        user_id: fx.users[0]!.id,
-        wallet_id: WALLETS[0],
-        amount: "-1",
-        request_id: "never-written",
-      }),
-      "transaction-read": get(`/transactions/${fx.transactionId}`, "noop"),
-      "transaction-unknown-404": { ...get("/transactions/999999999", "noop"), expectStatus: 404 },
-      "balance-1-wallet": balance(fx.reader.id, WALLETS[0]),
-      "balance-5-wallets": balance(fx.reader.id, WALLETS.join(",")),
-      "transactions-page-20": page(fx.reader.id, 20),
-      // Cost pass only: a balance read and a first page of 10, after 10 entries and after 100,000.
-      "balance-history-10": balance(fx.history.short.id, WALLETS[0]),
-      "balance-history-100k": balance(fx.history.long.id, WALLETS[0]),
-      "transactions-page-history-10": page(fx.history.short.id, 10),
-      "transactions-page-history-100k": page(fx.history.long.id, 10),
-      login: {
-        server,
-        vs: "noop",
-        // Over the bench's nine users in turn: the sign-in throttle checks at most 10 sign-ins of one
-        // account at a time (docs/security.md), fewer than the connections.
-        request: {
-          method: "POST",
-          path: `${apiPath}/users/login`,
-          headers: json,
-          setupRequest: (req) =>
-            withBody(req, JSON.stringify({ user_email: signer(), user_password: USER_PASSWORD })),
-        },
-      },
-    };
-  };
-  Object.assign(scenarios, appScenarios(app, auth));
+  // The app's scenarios (the cost pass makes them again for the restarted app).
+  const appScenarios = appScenarioMaker(runId);
+  Object.assign(scenarios, appScenarios(app, auth, fx));
 
   // Each group is bracketed by its baseline: the baseline figure is the mean of the two runs.
   const plan = [
@@ -293,14 +209,14 @@ async function main() {
   });
   if (longBalance !== HISTORY_LONG / 100)
     throw new Error(`the long history's balance is ${longBalance}, not ${HISTORY_LONG / 100}`);
-  const costScenarios = appScenarios(costApp, costAuth);
+  const costScenarios = appScenarios(costApp, costAuth, fx);
   const costs: Record<string, ReturnType<typeof d1Medians> & { errors: number }> = {};
   for (const [name, s] of Object.entries(costScenarios)) {
     if (stopping()) throw new Error("interrupted");
-    await runLoad({ ...loadOf(s), duration: 1 });
+    await runLoad({ ...loadOf(s, CONNECTIONS), duration: 1 });
     await sleep(1000); // the warm-up's lines are not counted
     const from = logLines.length;
-    const measured = await runLoad({ ...loadOf(s), duration: COST_DURATION });
+    const measured = await runLoad({ ...loadOf(s, CONNECTIONS), duration: COST_DURATION });
     await sleep(1000);
     const cost = { ...d1Medians(logLines.slice(from)), errors: measured.errors };
     costs[name] = cost;
@@ -438,4 +354,12 @@ async function main() {
   return totalErrors === 0 && ledgerCheck.ok && sourcesChanged.length === 0;
 }
 
-await runBench(main, { log, stopping, startedMs: started });
+const run = { log, stopping, startedMs: started };
+if (MODE.mode === "help") process.stdout.write(`${USAGE}\n`);
+else if (MODE.mode === "against") {
+  const { ref } = MODE;
+  await runBench(() => benchAgainst({ ref, root: ROOT, ...run }), run);
+} else if (MODE.mode === "remote-d1") {
+  const { roundTripsMs } = MODE;
+  await runBench(() => benchRemoteD1({ roundTripsMs, ...run }), run);
+} else await runBench(main, run);

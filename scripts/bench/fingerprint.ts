@@ -12,6 +12,7 @@ export const WATCHED = [
   "package-lock.json",
   "bench/baseline",
   "bench/do-writer",
+  "bench/remote-d1",
 ];
 
 export type Fingerprint = Map<string, string>;

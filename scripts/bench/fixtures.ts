@@ -8,11 +8,13 @@ export async function call(
   path: string,
   body?: unknown,
   expect?: number,
+  headers: Record<string, string> = {},
   // biome-ignore lint/suspicious/noExplicitAny: the API's JSON, read field by field by the caller
 ): Promise<any> {
   const res = await fetch(`${api}${path}`, {
     method,
     headers: {
+      ...headers,
       ...(auth ? { Authorization: auth } : {}),
       ...(body === undefined ? {} : { "Content-Type": "application/json" }),
     },
@@ -96,6 +98,8 @@ export async function makeFixtures({
   );
   return { reader, users, history, duplicate, transactionId: known.data.transaction_id };
 }
+
+export type Fixtures = Awaited<ReturnType<typeof makeFixtures>>;
 
 /** Sum of the users' balances in `wallet` (major units), read through the API. */
 export async function balanceSum({

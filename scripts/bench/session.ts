@@ -45,11 +45,25 @@ export const progressLog = (tag: string, startedMs: number) => (msg: string) =>
 const keptState = new Set<string>();
 export const removeAtEnd = (dir: string) => keptState.add(dir);
 
-/** Stops the load running now and every server, and removes the state kept for `removeAtEnd`. */
+/** Work to do once the servers have stopped (a temporary git worktree to remove), newest first. */
+const atEnd: (() => void)[] = [];
+export const cleanUpAtEnd = (work: () => void) => atEnd.push(work);
+
+/**
+ * Stops the load running now and every server, removes the state kept for `removeAtEnd`, then runs
+ * the `cleanUpAtEnd` work (after the servers: they may run from what it removes).
+ */
 async function cleanup() {
   stopCurrentLoad();
   await stopAllServers();
   for (const dir of keptState) rmSync(dir, { recursive: true, force: true });
+  for (const work of atEnd.splice(0).reverse()) {
+    try {
+      work();
+    } catch (error) {
+      process.stderr.write(`cleanup: ${(error as Error)?.message ?? error}\n`);
+    }
+  }
 }
 
 /**

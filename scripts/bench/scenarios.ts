@@ -1,0 +1,122 @@
+// The app's load scenarios, one autocannon request each, shared by every mode of `npm run bench`
+// (scripts/bench.ts): against the baselines, against another commit (against.ts) and over the
+// simulated remote D1 (remote-d1.ts). Each names the baseline its req/s is compared with (`vs`) and
+// the status it must answer (`expectStatus`, default any 2xx).
+import type autocannon from "autocannon";
+import type { Server } from "../lib/server";
+import { type Fixtures, USER_PASSWORD, WALLETS } from "./fixtures";
+
+export type Scenario = {
+  server: Server;
+  request: autocannon.Request;
+  /** The baseline this scenario's req/s is compared with. */
+  vs?: string;
+  expectStatus?: number;
+};
+
+export const JSON_HEADERS = { "Content-Type": "application/json" };
+
+export const withBody = (req: autocannon.Request, body: string) => ({ ...req, body });
+
+/** A scenario as runLoad takes it, over `connections`. */
+export const loadOf = (s: Scenario, connections: number) => ({
+  base: s.server.base,
+  request: s.request,
+  expectStatus: s.expectStatus,
+  connections,
+});
+
+/**
+ * Returns a maker of the app's scenarios on one server, with its administrator's `auth` and the
+ * fixtures made there. Credits' request_ids and the login's turn run on across every server and
+ * pass made by one maker, so no request_id repeats within a run.
+ */
+export function appScenarioMaker(runId: string) {
+  let creditSeq = 0;
+  let turn = 0;
+  return (server: Server, auth: string, fx: Fixtures): Record<string, Scenario> => {
+    const apiPath = new URL(server.api).pathname;
+    const authed = { Authorization: auth };
+    const signers = [fx.reader, ...fx.users].map((u) => u.email);
+    const get = (path: string, vs: string): Scenario => ({
+      server,
+      vs,
+      request: { method: "GET", path: `${apiPath}${path}`, headers: authed },
+    });
+    const balance = (userId: number, wallets: string) =>
+      get(`/user-wallet-balance?user_id=${userId}&wallet_id=${wallets}&formatted=yes`, "select");
+    const refusedCredit = (expectStatus: number, body: unknown): Scenario => ({
+      server,
+      vs: "insert",
+      expectStatus,
+      request: {
+        method: "POST",
+        path: `${apiPath}/credits`,
+        headers: { ...authed, ...JSON_HEADERS },
+        body: JSON.stringify(body),
+      },
+    });
+    const page = (userId: number, perPage: number) =>
+      get(`/transactions?user_id=${userId}&security_code=1&per_page=${perPage}`, "noop");
+    return {
+      credits: {
+        server,
+        vs: "insert",
+        request: {
+          method: "POST",
+          path: `${apiPath}/credits`,
+          headers: { ...authed, ...JSON_HEADERS },
+          setupRequest: (req) => {
+            const n = ++creditSeq;
+            const user = fx.users[n % fx.users.length]!;
+            return withBody(
+              req,
+              JSON.stringify({
+                user_id: user.id,
+                wallet_id: WALLETS[0],
+                amount: 1,
+                request_id: `load-${runId}-${n}`,
+              }),
+            );
+          },
+        },
+      },
+      "credits-duplicate-409": refusedCredit(409, fx.duplicate),
+      "credits-invalid-400": refusedCredit(400, {
+        user_id: fx.users[0]!.id,
+        wallet_id: WALLETS[0],
+        amount: "-1",
+        request_id: "never-written",
+      }),
+      "transaction-read": get(`/transactions/${fx.transactionId}`, "noop"),
+      "transaction-unknown-404": { ...get("/transactions/999999999", "noop"), expectStatus: 404 },
+      "balance-1-wallet": balance(fx.reader.id, WALLETS[0]),
+      "balance-5-wallets": balance(fx.reader.id, WALLETS.join(",")),
+      "transactions-page-20": page(fx.reader.id, 20),
+      // Cost pass only: a balance read and a first page of 10, after 10 entries and after 100,000.
+      "balance-history-10": balance(fx.history.short.id, WALLETS[0]),
+      "balance-history-100k": balance(fx.history.long.id, WALLETS[0]),
+      "transactions-page-history-10": page(fx.history.short.id, 10),
+      "transactions-page-history-100k": page(fx.history.long.id, 10),
+      login: {
+        server,
+        vs: "noop",
+        // Over the bench's nine users in turn: the sign-in throttle checks at most 10 sign-ins of one
+        // account at a time (docs/security.md), fewer than the connections.
+        request: {
+          method: "POST",
+          path: `${apiPath}/users/login`,
+          headers: JSON_HEADERS,
+          setupRequest: (req) =>
+            withBody(
+              req,
+              JSON.stringify({
+                user_email: signers[turn++ % signers.length],
+                user_password: USER_PASSWORD,
+              }),
+            ),
+        },
+      },
+    };
+  };
+}

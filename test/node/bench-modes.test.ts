@@ -1,0 +1,121 @@
+// `npm run bench`'s command line (scripts/bench/args.ts) and the side-by-side comparison of
+// `--against` (scripts/bench/compare.ts): which mode runs, in which order the runs go, and which
+// figures are read from them. No load runs here.
+import { describe, expect, it } from "vitest";
+import { DEFAULT_ROUND_TRIPS_MS, parseBenchArgs } from "../../scripts/bench/args";
+import { interleavedPlan, type SideRun, sideBySide } from "../../scripts/bench/compare";
+
+describe("npm run bench's arguments", () => {
+  it("runs the baselines without arguments", () => {
+    expect(parseBenchArgs([])).toEqual({ mode: "baselines" });
+  });
+
+  it("reads --against with its ref as the next argument or after =", () => {
+    expect(parseBenchArgs(["--against", "e815a5c"])).toEqual({ mode: "against", ref: "e815a5c" });
+    expect(parseBenchArgs(["--against=main~2"])).toEqual({ mode: "against", ref: "main~2" });
+  });
+
+  it("refuses --against without a ref, or with one that could read as an option", () => {
+    expect(() => parseBenchArgs(["--against"])).toThrow(/git revision/);
+    expect(() => parseBenchArgs(["--against", "--upload-pack=x"])).toThrow(/git revision/);
+    expect(() => parseBenchArgs(["--against=-x"])).toThrow(/git revision/);
+    expect(() => parseBenchArgs(["--against=a b"])).toThrow(/git revision/);
+  });
+
+  it("reads --remote-d1's round trips, and takes 2,5,10 ms when none are given", () => {
+    expect(parseBenchArgs(["--remote-d1"])).toEqual({
+      mode: "remote-d1",
+      roundTripsMs: DEFAULT_ROUND_TRIPS_MS,
+    });
+    expect(parseBenchArgs(["--remote-d1", "5"])).toEqual({ mode: "remote-d1", roundTripsMs: [5] });
+    expect(parseBenchArgs(["--remote-d1=0,2.5, 10,10"])).toEqual({
+      mode: "remote-d1",
+      roundTripsMs: [0, 2.5, 10],
+    });
+  });
+
+  it("refuses round trips that are not 0 to 100 ms, or more than four of them", () => {
+    for (const list of ["abc", "-1", "5,", "101", "1e3", "1,2,3,4,5"])
+      expect(() => parseBenchArgs([`--remote-d1=${list}`])).toThrow(/--remote-d1/);
+  });
+
+  it("refuses two modes at once and unknown arguments, and answers --help", () => {
+    expect(() => parseBenchArgs(["--against", "main", "--remote-d1"])).toThrow(/one mode/);
+    expect(() => parseBenchArgs(["--fast"])).toThrow(/unknown argument "--fast"/);
+    expect(() => parseBenchArgs(["main"])).toThrow(/unknown argument "main"/);
+    expect(parseBenchArgs(["--help"])).toEqual({ mode: "help" });
+  });
+});
+
+describe("--against's plan", () => {
+  it("runs every scenario on both sides each round, the first side alternating by round", () => {
+    const plan = interleavedPlan(["credits", "balance"], 3);
+    expect(plan.map((p) => `${p.round}:${p.scenario}:${p.side}`)).toEqual([
+      "0:credits:tree",
+      "0:credits:ref",
+      "0:balance:tree",
+      "0:balance:ref",
+      "1:credits:ref",
+      "1:credits:tree",
+      "1:balance:ref",
+      "1:balance:tree",
+      "2:credits:tree",
+      "2:credits:ref",
+      "2:balance:tree",
+      "2:balance:ref",
+    ]);
+  });
+});
+
+describe("--against's figures", () => {
+  const run = (
+    round: number,
+    side: "tree" | "ref",
+    reqPerSec: number,
+    cpuMs: number | undefined,
+    errors = 0,
+  ): SideRun => ({
+    round,
+    scenario: "credits",
+    side,
+    reqPerSec,
+    p50: reqPerSec / 10,
+    p99: reqPerSec / 5,
+    errors,
+    cpuMs,
+  });
+
+  it("compares each side's medians over the rounds: req/s and CPU, tree ÷ ref", () => {
+    const [row] = sideBySide([
+      run(0, "tree", 110, 1.0),
+      run(0, "ref", 100, 1.2),
+      run(1, "tree", 90, 1.1),
+      run(1, "ref", 100, 1.0),
+      run(2, "tree", 130, 0.9),
+      run(2, "ref", 50, 1.3),
+    ]);
+    expect(row!.tree).toMatchObject({ reqPerSec: 110, cpuMs: 1.0, p50: 11, errors: 0 });
+    expect(row!.ref).toMatchObject({ reqPerSec: 100, cpuMs: 1.2 });
+    expect(row!.reqPerSecRatio).toBeCloseTo(1.1);
+    expect(row!.cpuRatio).toBeCloseTo(1.0 / 1.2);
+    expect(row!.rounds).toBe(3);
+    expect(row!.roundRatioRange).toEqual({ min: 0.9, max: 2.6 });
+  });
+
+  it("gives no ratio for a scenario that answered errors on either side", () => {
+    const [row] = sideBySide([run(0, "tree", 110, 1.0), run(0, "ref", 100, 1.2, 3)]);
+    expect(row!.ref.errors).toBe(3);
+    expect(row!.reqPerSecRatio).toBeUndefined();
+    expect(row!.cpuRatio).toBeUndefined();
+  });
+
+  it("leaves out runs without a CPU reading from the CPU median", () => {
+    const [row] = sideBySide([
+      run(0, "tree", 100, undefined),
+      run(1, "tree", 100, 2),
+      run(0, "ref", 100, 1),
+    ]);
+    expect(row!.tree.cpuMs).toBe(2);
+    expect(row!.cpuRatio).toBe(2);
+  });
+});
