@@ -12,7 +12,7 @@
 // entries, each read given twice its expected time at the rate and a minute more.
 //   npm run bench:heap [-- --sizes 10000,100000,200000 --rate 1]   (rate: MB/s the client reads)
 // Output: a table on stdout, progress on stderr, bench-results/heap-<timestamp>.json (git-ignored).
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -65,15 +65,22 @@ const startedMs = Date.now();
 const log = progressLog("heap", startedMs);
 const stopping = stopOnSignals(log);
 
-/** Resident memory of the server's workerd processes now, and the most they ever held (VmHWM). */
+/**
+ * Resident memory of the server's workerd processes now, of it the anonymous (allocated) and the
+ * file-backed (mapped files: the binary, SQLite's database) pages, and the most they ever held.
+ */
 function workerdMemory(server: Server) {
-  const sum = { rss: 0, peak: 0 };
+  const sum = { rss: 0, anon: 0, file: 0, peak: 0 };
   for (const { pid, comm } of groupProcesses(server.child.pid!)) {
     if (comm !== "workerd") continue;
     try {
       const status = readFileSync(`/proc/${pid}/status`, "utf8");
-      sum.rss += Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? 0) * 1024;
-      sum.peak += Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1] ?? 0) * 1024;
+      const kB = (field: string) =>
+        Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? 0) * 1024;
+      sum.rss += kB("VmRSS");
+      sum.anon += kB("RssAnon");
+      sum.file += kB("RssFile");
+      sum.peak += kB("VmHWM");
     } catch {
       // exited meanwhile
     }
@@ -81,11 +88,21 @@ function workerdMemory(server: Server) {
   return sum;
 }
 
+/** Bytes of local D1's SQLite files (database, WAL) under a server's state folder. */
+function databaseBytes(stateDir: string) {
+  const d1 = join(stateDir, "v3", "d1");
+  let bytes = 0;
+  for (const entry of readdirSync(d1, { recursive: true, withFileTypes: true }))
+    if (entry.isFile() && /\.sqlite(-wal)?$/.test(entry.name))
+      bytes += statSync(join(entry.parentPath, entry.name)).size;
+  return bytes;
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Samples the heap (every GC_EVERY_MS after a full collection) and the process until stopped. */
 function sampleWhile(inspector: Inspector, server: Server, wake: () => Promise<unknown>) {
-  const peaks = { heapUsed: 0, heapLive: 0, rss: 0, samples: 0 };
+  const peaks = { heapUsed: 0, heapLive: Number.NaN, rss: 0, anon: 0, file: 0, samples: 0 };
   let running = true;
   let failure: unknown;
   const done = (async () => {
@@ -95,10 +112,13 @@ function sampleWhile(inspector: Inspector, server: Server, wake: () => Promise<u
       if (Date.now() - lastGcMs >= GC_EVERY_MS) {
         heap = await inspector.heapAfterGc(wake);
         lastGcMs = Date.now();
-        peaks.heapLive = Math.max(peaks.heapLive, heap.usedSize);
+        peaks.heapLive = Math.max(peaks.heapLive || 0, heap.usedSize);
       } else heap = await inspector.heapUsage();
       peaks.heapUsed = Math.max(peaks.heapUsed, heap.usedSize);
-      peaks.rss = Math.max(peaks.rss, workerdMemory(server).rss);
+      const memory = workerdMemory(server);
+      peaks.rss = Math.max(peaks.rss, memory.rss);
+      peaks.anon = Math.max(peaks.anon, memory.anon);
+      peaks.file = Math.max(peaks.file, memory.file);
       peaks.samples++;
       await sleep(SAMPLE_EVERY_MS);
     }
@@ -121,7 +141,10 @@ type Row = {
   heapAfterGc: number;
   rssBefore: number;
   rssPeakSampled: number;
+  rssAnonPeakSampled: number;
+  rssFilePeakSampled: number;
   rssProcessPeak: number;
+  databaseBytes: number;
   bytes: number;
   seconds: number;
   samples: number;
@@ -176,7 +199,10 @@ async function measure(stateDir: string, userId: number, entries: number): Promi
         heapAfterGc: after.usedSize,
         rssBefore,
         rssPeakSampled: peaks.rss,
+        rssAnonPeakSampled: peaks.anon,
+        rssFilePeakSampled: peaks.file,
         rssProcessPeak: workerdMemory(server).peak,
+        databaseBytes: databaseBytes(stateDir),
         bytes: read.bytes,
         seconds: read.seconds,
         samples: peaks.samples,
@@ -212,7 +238,8 @@ async function makeUser(stateDir: string) {
   }
 }
 
-const mb = (bytes: number) => (bytes / MB).toFixed(1);
+/** Megabytes, or a dash for a figure not taken (no collection in a stream under GC_EVERY_MS). */
+const mb = (bytes: number) => (Number.isNaN(bytes) ? "–" : (bytes / MB).toFixed(1));
 
 function table(rows: Row[]) {
   const head = [
@@ -223,6 +250,8 @@ function table(rows: Row[]) {
     "heap after (GC'd) MB",
     "workerd RSS before MB",
     "workerd RSS peak MB",
+    "of it anon / file MB (sampled peaks)",
+    "database MB",
     "sent MB",
     "seconds",
   ];
@@ -234,6 +263,8 @@ function table(rows: Row[]) {
     mb(r.heapAfterGc),
     mb(r.rssBefore),
     mb(r.rssProcessPeak),
+    `${mb(r.rssAnonPeakSampled)} / ${mb(r.rssFilePeakSampled)}`,
+    mb(r.databaseBytes),
     mb(r.bytes),
     r.seconds.toFixed(1),
   ]);
