@@ -1,24 +1,24 @@
 // `npm run bench:heap` (issue 24, item 4): the worker isolate's JS heap while a slow client reads a
 // whole history (GET /transactions without paging, streamed 500 entries per D1 read), for histories
-// of 10,000, 100,000 and 200,000 entries of one user. The heap is read from V8 through the DevTools
-// inspector (scripts/bench/inspector.ts), apart from the workerd process around it, whose resident
-// memory also holds local D1 (SQLite and its own isolate) and the runtime's buffers; that is shown
-// beside it for comparison. A stream that keeps reading D1 ahead of a slow reader holds the history
-// in the heap; one that waits for its reader holds a chunk or two, whatever the history's length.
+// of 10,000, 100,000 and 200,000 entries of one user. The heaps are read from V8 through DevTools
+// inspectors (scripts/bench/inspector.ts): the worker's, and local D1's isolate's. Beside them, the
+// resident memory of the two workerd processes `wrangler dev` runs (scripts/bench/workerd-memory.ts):
+// the runtime (the worker, local D1 and its SQLite) and the proxy in front of it. A stream that
+// keeps reading D1 ahead of a slow reader holds the history in the worker's heap; one that waits
+// for its reader holds a chunk or two, whatever the history's length.
 //
 // Each size runs on a fresh server (`wrangler dev` with its inspector, 127.0.0.1, its own process
 // group, stopped by it) over the same local state: the history is appended in SQL between runs
 // (scripts/lib/sql.ts), the server stopped meanwhile. Bounded: at most 5 sizes of at most 500,000
 // entries, each read given twice its expected time at the rate and a minute more.
 //   npm run bench:heap [-- --sizes 10000,100000,200000 --rate 1]   (rate: MB/s the client reads)
-// Output: a table on stdout, progress on stderr, bench-results/heap-<timestamp>.json (git-ignored).
-import { mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
+// Output: two tables on stdout, progress on stderr, bench-results/heap-<timestamp>.json (git-ignored).
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { call } from "./bench/fixtures";
 import { connectInspector, type HeapUsage, type Inspector } from "./bench/inspector";
-import { groupProcesses } from "./bench/process-io";
 import {
   progressLog,
   removeAtEnd,
@@ -28,6 +28,7 @@ import {
   writeResults,
 } from "./bench/session";
 import { readSlowly } from "./bench/slow-reader";
+import { databaseBytes, runtimeInspectorPort, workerdMemory } from "./bench/workerd-memory";
 import { adminAuth, freePort, type Server, startServer } from "./lib/server";
 import { appendHistorySql } from "./lib/sql";
 import { wrangler } from "./lib/wrangler";
@@ -44,6 +45,8 @@ const GC_EVERY_MS = 5_000;
 /** A key every record has once (src/ledger/transaction-record.ts), to count the records read. */
 const RECORD_MARKER = '"post_type":"wallettransaction"';
 const MB = 1024 * 1024;
+/** Local D1's isolate as the runtime's inspector names it (miniflare's D1 Durable Object). */
+const D1_ISOLATE = "d1:db";
 
 const arg = (name: string) => {
   const at = process.argv.indexOf(`--${name}`);
@@ -65,61 +68,35 @@ const startedMs = Date.now();
 const log = progressLog("heap", startedMs);
 const stopping = stopOnSignals(log);
 
-/**
- * Resident memory of the server's workerd processes now, of it the anonymous (allocated) and the
- * file-backed (mapped files: the binary, SQLite's database) pages, and the most they ever held.
- */
-function workerdMemory(server: Server) {
-  const sum = { rss: 0, anon: 0, file: 0, peak: 0 };
-  for (const { pid, comm } of groupProcesses(server.child.pid!)) {
-    if (comm !== "workerd") continue;
-    try {
-      const status = readFileSync(`/proc/${pid}/status`, "utf8");
-      const kB = (field: string) =>
-        Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? 0) * 1024;
-      sum.rss += kB("VmRSS");
-      sum.anon += kB("RssAnon");
-      sum.file += kB("RssFile");
-      sum.peak += kB("VmHWM");
-    } catch {
-      // exited meanwhile
-    }
-  }
-  return sum;
-}
-
-/** Bytes of local D1's SQLite files (database, WAL) under a server's state folder. */
-function databaseBytes(stateDir: string) {
-  const d1 = join(stateDir, "v3", "d1");
-  let bytes = 0;
-  for (const entry of readdirSync(d1, { recursive: true, withFileTypes: true }))
-    if (entry.isFile() && /\.sqlite(-wal)?$/.test(entry.name))
-      bytes += statSync(join(entry.parentPath, entry.name)).size;
-  return bytes;
-}
-
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Samples the heap (every GC_EVERY_MS after a full collection) and the process until stopped. */
-function sampleWhile(inspector: Inspector, server: Server, wake: () => Promise<unknown>) {
-  const peaks = { heapUsed: 0, heapLive: Number.NaN, rss: 0, anon: 0, file: 0, samples: 0 };
+/** An isolate's heap over a stream: the most in use, and the most still alive after a collection. */
+type HeapPeaks = { used: number; live: number };
+
+/**
+ * Samples the isolates' heaps (every GC_EVERY_MS after a full collection: what the stream keeps
+ * alive, not its garbage) and the workerd processes' memory until stopped.
+ */
+function sampleWhile(isolates: Inspector[], server: Server, wake: () => Promise<unknown>) {
+  const heaps: HeapPeaks[] = isolates.map(() => ({ used: 0, live: Number.NaN }));
+  const rss = { runtime: 0, runtimeAnon: 0, runtimeFile: 0, proxy: 0 };
   let running = true;
   let failure: unknown;
   const done = (async () => {
     let lastGcMs = Date.now();
     while (running) {
-      let heap: HeapUsage;
-      if (Date.now() - lastGcMs >= GC_EVERY_MS) {
-        heap = await inspector.heapAfterGc(wake);
-        lastGcMs = Date.now();
-        peaks.heapLive = Math.max(peaks.heapLive || 0, heap.usedSize);
-      } else heap = await inspector.heapUsage();
-      peaks.heapUsed = Math.max(peaks.heapUsed, heap.usedSize);
+      const collect = Date.now() - lastGcMs >= GC_EVERY_MS;
+      for (const [i, isolate] of isolates.entries()) {
+        const heap = collect ? await isolate.heapAfterGc(wake) : await isolate.heapUsage();
+        heaps[i]!.used = Math.max(heaps[i]!.used, heap.usedSize);
+        if (collect) heaps[i]!.live = Math.max(heaps[i]!.live || 0, heap.usedSize);
+      }
+      if (collect) lastGcMs = Date.now();
       const memory = workerdMemory(server);
-      peaks.rss = Math.max(peaks.rss, memory.rss);
-      peaks.anon = Math.max(peaks.anon, memory.anon);
-      peaks.file = Math.max(peaks.file, memory.file);
-      peaks.samples++;
+      rss.runtime = Math.max(rss.runtime, memory.runtime.rss);
+      rss.runtimeAnon = Math.max(rss.runtimeAnon, memory.runtime.anon);
+      rss.runtimeFile = Math.max(rss.runtimeFile, memory.runtime.file);
+      rss.proxy = Math.max(rss.proxy, memory.proxy.rss);
       await sleep(SAMPLE_EVERY_MS);
     }
   })().catch((error) => {
@@ -129,88 +106,91 @@ function sampleWhile(inspector: Inspector, server: Server, wake: () => Promise<u
     running = false;
     await done;
     if (failure) throw failure;
-    return peaks;
+    return { heaps, rss };
   };
 }
 
+type Heap = { beforeGc: number; peak: number; livePeak: number; afterGc: number };
+
 type Row = {
   entries: number;
-  heapBeforeGc: number;
-  heapPeak: number;
-  heapLivePeak: number;
-  heapAfterGc: number;
-  rssBefore: number;
-  rssPeakSampled: number;
-  rssAnonPeakSampled: number;
-  rssFilePeakSampled: number;
-  rssProcessPeak: number;
+  /** The worker's isolate. */
+  worker: Heap;
+  /** Local D1's isolate (miniflare's D1 object, `d1:db`), when the runtime's inspector showed it. */
+  d1: Heap | null;
+  runtime: { rssBefore: number; processPeak: number; anonPeak: number; filePeak: number };
+  proxy: { rssBefore: number; processPeak: number };
   databaseBytes: number;
   bytes: number;
   seconds: number;
-  samples: number;
 };
 
-/** One fresh server on `stateDir`: the whole history of `userId`, read slowly, heap sampled. */
+/** One fresh server on `stateDir`: the whole history of `userId`, read slowly, heaps sampled. */
 async function measure(stateDir: string, userId: number, entries: number): Promise<Row> {
   const inspectorPort = await freePort();
   const server = await startServer({ persistTo: stateDir, prepared: true, inspectorPort });
+  const isolates: Inspector[] = [];
   try {
     const auth = await adminAuth(server.api);
-    const inspector = await connectInspector(inspectorPort);
-    try {
-      const history = `${server.api}/transactions?security_code=1&user_id=${userId}`;
-      // The REST index: no D1, no credentials, a few kilobytes.
-      const wake = () => fetch(`${server.base}/wp-json/`).then((r) => r.arrayBuffer());
-      await call(
-        server.api,
-        auth,
-        "GET",
-        `/transactions?security_code=1&user_id=${userId}&per_page=1`,
+    isolates.push(await connectInspector(inspectorPort));
+    const runtimePort = await runtimeInspectorPort(server, D1_ISOLATE);
+    if (runtimePort === null)
+      log(`the runtime's inspector shows no ${D1_ISOLATE}: D1's heap left out`);
+    else isolates.push(await connectInspector(runtimePort, D1_ISOLATE));
+    const query = `/transactions?security_code=1&user_id=${userId}`;
+    // A page of one: it runs both isolates (the worker and D1), so their pending collections run.
+    const wake = () => call(server.api, auth, "GET", `${query}&per_page=1`);
+    await wake();
+    for (const isolate of isolates) await isolate.heapAfterGc(wake);
+    const before: HeapUsage[] = [];
+    for (const isolate of isolates) before.push(await isolate.heapAfterGc(wake));
+    const memoryBefore = workerdMemory(server);
+    const stopSampling = sampleWhile(isolates, server, wake);
+    const reading = readSlowly(`${server.api}${query}`, {
+      headers: { Authorization: auth },
+      bytesPerS: rateMBps * MB,
+      timeoutMs: ((2 * entries * BYTES_PER_ENTRY_BOUND) / (rateMBps * MB)) * 1000 + 60_000,
+      marker: RECORD_MARKER,
+    });
+    const [read, peaks] = await Promise.all([
+      reading,
+      reading.then(stopSampling, async (error) => {
+        await stopSampling().catch(() => undefined);
+        throw error;
+      }),
+    ]);
+    const after: HeapUsage[] = [];
+    for (const isolate of isolates) after.push(await isolate.heapAfterGc(wake));
+    if (read.status !== 200) throw new Error(`the history answered ${read.status}`);
+    if (read.headers["x-wp-total"] !== String(entries) || read.markers !== entries)
+      throw new Error(
+        `expected ${entries} entries: X-WP-Total ${read.headers["x-wp-total"]}, ${read.markers} records read`,
       );
-      await inspector.heapAfterGc(wake);
-      const before = await inspector.heapAfterGc(wake);
-      const rssBefore = workerdMemory(server).rss;
-      const stopSampling = sampleWhile(inspector, server, wake);
-      const reading = readSlowly(history, {
-        headers: { Authorization: auth },
-        bytesPerS: rateMBps * MB,
-        timeoutMs: ((2 * entries * BYTES_PER_ENTRY_BOUND) / (rateMBps * MB)) * 1000 + 60_000,
-        marker: RECORD_MARKER,
-      });
-      const [read, peaks] = await Promise.all([
-        reading,
-        reading.then(stopSampling, async (error) => {
-          await stopSampling().catch(() => undefined);
-          throw error;
-        }),
-      ]);
-      const after = await inspector.heapAfterGc(wake);
-      if (read.status !== 200) throw new Error(`the history answered ${read.status}`);
-      if (read.headers["x-wp-total"] !== String(entries) || read.markers !== entries)
-        throw new Error(
-          `expected ${entries} entries: X-WP-Total ${read.headers["x-wp-total"]}, ${read.markers} records read`,
-        );
-      if (!read.tail.endsWith("]}")) throw new Error("the answer did not end as a whole JSON body");
-      return {
-        entries,
-        heapBeforeGc: before.usedSize,
-        heapPeak: peaks.heapUsed,
-        heapLivePeak: peaks.heapLive,
-        heapAfterGc: after.usedSize,
-        rssBefore,
-        rssPeakSampled: peaks.rss,
-        rssAnonPeakSampled: peaks.anon,
-        rssFilePeakSampled: peaks.file,
-        rssProcessPeak: workerdMemory(server).peak,
-        databaseBytes: databaseBytes(stateDir),
-        bytes: read.bytes,
-        seconds: read.seconds,
-        samples: peaks.samples,
-      };
-    } finally {
-      inspector.close();
-    }
+    if (!read.tail.endsWith("]}")) throw new Error("the answer did not end as a whole JSON body");
+    const heap = (i: number): Heap => ({
+      beforeGc: before[i]!.usedSize,
+      peak: peaks.heaps[i]!.used,
+      livePeak: peaks.heaps[i]!.live,
+      afterGc: after[i]!.usedSize,
+    });
+    const memoryAfter = workerdMemory(server);
+    return {
+      entries,
+      worker: heap(0),
+      d1: isolates.length > 1 ? heap(1) : null,
+      runtime: {
+        rssBefore: memoryBefore.runtime.rss,
+        processPeak: memoryAfter.runtime.peak,
+        anonPeak: peaks.rss.runtimeAnon,
+        filePeak: peaks.rss.runtimeFile,
+      },
+      proxy: { rssBefore: memoryBefore.proxy.rss, processPeak: memoryAfter.proxy.peak },
+      databaseBytes: databaseBytes(stateDir),
+      bytes: read.bytes,
+      seconds: read.seconds,
+    };
   } finally {
+    for (const isolate of isolates) isolate.close();
     await server.stop();
   }
 }
@@ -241,35 +221,59 @@ async function makeUser(stateDir: string) {
 /** Megabytes, or a dash for a figure not taken (no collection in a stream under GC_EVERY_MS). */
 const mb = (bytes: number) => (Number.isNaN(bytes) ? "–" : (bytes / MB).toFixed(1));
 
-function table(rows: Row[]) {
-  const head = [
-    "entries",
-    "heap before (GC'd) MB",
-    "heap peak MB",
-    `heap live peak (GC'd every ${GC_EVERY_MS / 1000} s) MB`,
-    "heap after (GC'd) MB",
-    "workerd RSS before MB",
-    "workerd RSS peak MB",
-    "of it anon / file MB (sampled peaks)",
-    "database MB",
-    "sent MB",
-    "seconds",
-  ];
-  const lines = rows.map((r) => [
-    r.entries.toLocaleString("en-US"),
-    mb(r.heapBeforeGc),
-    mb(r.heapPeak),
-    mb(r.heapLivePeak),
-    mb(r.heapAfterGc),
-    mb(r.rssBefore),
-    mb(r.rssProcessPeak),
-    `${mb(r.rssAnonPeakSampled)} / ${mb(r.rssFilePeakSampled)}`,
-    mb(r.databaseBytes),
-    mb(r.bytes),
-    r.seconds.toFixed(1),
-  ]);
-  return [head, head.map(() => "---:"), ...lines].map((l) => `| ${l.join(" | ")} |`).join("\n");
+const markdown = (head: string[], lines: string[][]) =>
+  [head, head.map(() => "---:"), ...lines].map((l) => `| ${l.join(" | ")} |`).join("\n");
+
+const heapCells = (h: Heap | null) =>
+  h ? [mb(h.beforeGc), mb(h.peak), mb(h.livePeak), mb(h.afterGc)] : ["–", "–", "–", "–"];
+
+function tables(rows: Row[]) {
+  const heap = markdown(
+    [
+      "entries",
+      "worker heap before (GC'd)",
+      "peak",
+      `live peak (GC'd every ${GC_EVERY_MS / 1000} s)`,
+      "after (GC'd)",
+      "D1 heap before (GC'd)",
+      "peak",
+      "live peak",
+      "after (GC'd)",
+    ],
+    rows.map((r) => [
+      r.entries.toLocaleString("en-US"),
+      ...heapCells(r.worker),
+      ...heapCells(r.d1),
+    ]),
+  );
+  const process = markdown(
+    [
+      "entries",
+      "runtime RSS before",
+      "runtime peak (VmHWM)",
+      "of it anon / file (sampled)",
+      "proxy RSS before",
+      "proxy peak (VmHWM)",
+      "database",
+      "sent",
+      "seconds",
+    ],
+    rows.map((r) => [
+      r.entries.toLocaleString("en-US"),
+      mb(r.runtime.rssBefore),
+      mb(r.runtime.processPeak),
+      `${mb(r.runtime.anonPeak)} / ${mb(r.runtime.filePeak)}`,
+      mb(r.proxy.rssBefore),
+      mb(r.proxy.processPeak),
+      mb(r.databaseBytes),
+      mb(r.bytes),
+      r.seconds.toFixed(1),
+    ]),
+  );
+  return `JS heaps of the isolates, MB:\n\n${heap}\n\nworkerd processes, MB:\n\n${process}`;
 }
+
+const signed = (bytes: number) => `${bytes >= 0 ? "+" : ""}${mb(bytes)} MB`;
 
 await runBench(
   async () => {
@@ -298,24 +302,26 @@ await runBench(
       const row = await measure(stateDir, userId, entries);
       rows.push(row);
       log(
-        `${entries}: heap ${mb(row.heapBeforeGc)} -> peak ${mb(row.heapPeak)} (live ${mb(row.heapLivePeak)}) -> ${mb(row.heapAfterGc)} MB; workerd peak ${mb(row.rssProcessPeak)} MB; ${mb(row.bytes)} MB in ${row.seconds.toFixed(1)} s`,
+        `${entries}: worker heap ${heapCells(row.worker).join(" / ")} MB, D1 heap ${heapCells(row.d1).join(" / ")} MB; runtime peak ${mb(row.runtime.processPeak)} MB, proxy peak ${mb(row.proxy.processPeak)} MB; ${mb(row.bytes)} MB in ${row.seconds.toFixed(1)} s`,
       );
     }
     const first = rows[0]!;
     const last = rows.at(-1)!;
     const growth = {
-      heapPeak: last.heapPeak - first.heapPeak,
-      heapLivePeak: last.heapLivePeak - first.heapLivePeak,
-      rssProcessPeak: last.rssProcessPeak - first.rssProcessPeak,
+      workerHeapPeak: last.worker.peak - first.worker.peak,
+      workerHeapLivePeak: last.worker.livePeak - first.worker.livePeak,
+      d1HeapPeak: (last.d1?.peak ?? Number.NaN) - (first.d1?.peak ?? Number.NaN),
+      runtimePeak: last.runtime.processPeak - first.runtime.processPeak,
+      proxyPeak: last.proxy.processPeak - first.proxy.processPeak,
     };
     console.log(`\nWhole history read at ${rateMBps} MB/s (${meta.commit}):\n`);
-    console.log(table(rows));
+    console.log(tables(rows));
     console.log(
-      `\nfrom ${first.entries} to ${last.entries} entries: heap peak ${growth.heapPeak >= 0 ? "+" : ""}${mb(growth.heapPeak)} MB, live peak ${growth.heapLivePeak >= 0 ? "+" : ""}${mb(growth.heapLivePeak)} MB (goal: under 16 MB); workerd process peak ${growth.rssProcessPeak >= 0 ? "+" : ""}${mb(growth.rssProcessPeak)} MB`,
+      `\nfrom ${first.entries} to ${last.entries} entries: worker heap peak ${signed(growth.workerHeapPeak)}, live peak ${signed(growth.workerHeapLivePeak)} (goal: under 16 MB); D1 heap peak ${signed(growth.d1HeapPeak)}; runtime process peak ${signed(growth.runtimePeak)}, proxy process peak ${signed(growth.proxyPeak)}`,
     );
     const file = writeResults("heap", meta, startedMs, { rows, growth });
     log(`results: ${file}`);
-    return growth.heapPeak < 16 * MB;
+    return growth.workerHeapPeak < 16 * MB;
   },
   { log, stopping, startedMs },
 );

@@ -1,6 +1,6 @@
-// The worker's own V8 isolate as the DevTools protocol shows it, through the inspector `wrangler dev`
-// serves with `--inspector-port` (scripts/lib/server.ts `inspectorPort`): its JS heap, apart from
-// the workerd process around it (local D1's SQLite, the runtime's buffers, other isolates).
+// A V8 isolate as the DevTools protocol shows it: the worker's, through the inspector `wrangler dev`
+// serves with `--inspector-port` (scripts/lib/server.ts `inspectorPort`), or another of workerd's
+// (local D1's) through the runtime's own inspector: its JS heap, apart from the process around it.
 // Miniflare's `fetch` opens the WebSocket: Node 20 has no WebSocket client of its own.
 import { fetch } from "miniflare";
 
@@ -20,14 +20,17 @@ export type Inspector = {
 
 const CALL_TIMEOUT_MS = 30_000;
 
-/** Connects to the first worker the inspector at 127.0.0.1:`port` lists (the served worker). */
-export async function connectInspector(port: number): Promise<Inspector> {
-  const targets = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as {
+/**
+ * Connects to the isolate `id` the inspector at 127.0.0.1:`port` lists, or to the first it lists
+ * (on wrangler's inspector, the served worker).
+ */
+export async function connectInspector(port: number, id?: string): Promise<Inspector> {
+  const targets = (await (await fetch(`http://127.0.0.1:${port}/json`)).json()) as {
+    id: string;
     webSocketDebuggerUrl: string;
-    title: string;
   }[];
-  const target = targets[0];
-  if (!target) throw new Error(`the inspector on port ${port} lists no worker`);
+  const target = id === undefined ? targets[0] : targets.find((t) => t.id === id);
+  if (!target) throw new Error(`the inspector on port ${port} lists no ${id ?? "worker"}`);
   // The inspector accepts local DevTools only: a local Origin says this is one.
   const res = await fetch(target.webSocketDebuggerUrl.replace(/^ws:/, "http:"), {
     headers: { Upgrade: "websocket", Origin: "http://127.0.0.1" },
