@@ -2,12 +2,14 @@
 // next chunk is read from D1 only once the reader has taken the one before, so a slow client holds
 // the Worker to a chunk or two of memory however long the history is (issue 24, item 4; the heap
 // measured in BENCHMARKS.md#memory-of-the-history-stream). Counted, not timed: the D1 reads made
-// while the reader holds back.
+// while the reader holds back. A reader that slow keeps its one-at-a-time turn (the history gate)
+// as long as it goes on reading.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { HISTORY_CHUNK } from "../src/db/ledger";
+import { HISTORY_LEASE_MS } from "../src/throttle/history-gate";
 import { countingD1 } from "./d1-counter";
-import { API, appendHistory, makeAccount, testApp } from "./helpers";
+import { API, appendHistory, call, makeAccount, testApp } from "./helpers";
 
 /** Reads the stream may make ahead of its reader: the one chunk its queue holds. */
 const READ_AHEAD = 1;
@@ -78,5 +80,47 @@ describe("GET /transactions: a whole history is read from D1 only as fast as its
     const afterCancel = chunkReads();
     await letItRunAhead();
     expect(chunkReads()).toBe(afterCancel);
+  });
+});
+
+describe("GET /transactions: a slow reader keeps its turn at the history gate", () => {
+  it("a whole history still being read past the gate's lease keeps a second one of the caller at 429, and the turn ends with it", async () => {
+    const { user, wallet } = await makeAccount();
+    await appendHistory(user.id, wallet, 3 * HISTORY_CHUNK);
+    let nowMs = Date.UTC(2031, 0, 1);
+    const app = testApp({ nowMs: () => nowMs });
+    const whole = () =>
+      app.request(
+        `${API}/transactions?security_code=1&user_id=${user.id}`,
+        { headers: { Authorization: user.bearer } },
+        env,
+      );
+    const res = await whole();
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = "";
+    const take = async () => {
+      const r = await reader.read();
+      if (!r.done) text += decoder.decode(r.value, { stream: true });
+      return r.done;
+    };
+    await take(); // the opening
+    nowMs += HISTORY_LEASE_MS / 2;
+    await take(); // the first chunk; the next one is read now, and the lease renewed with it
+    await take();
+    nowMs += HISTORY_LEASE_MS / 2 + 1; // past the first lease
+    const second = await whole();
+    expect(second.status).toBe(429);
+    await second.text();
+    while (!(await take()));
+    expect(JSON.parse(text).data).toHaveLength(3 * HISTORY_CHUNK);
+    const after = await call("GET", "/transactions", {
+      app,
+      auth: user.bearer,
+      query: { security_code: 1, user_id: user.id },
+    });
+    expect(after.status).toBe(200);
+    expect(after.body.data).toHaveLength(3 * HISTORY_CHUNK);
   });
 });

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { sameSecret } from "../../auth/same-secret";
-import { HISTORY_CHUNK, listEntries, readHistory } from "../../db/ledger";
+import { type EntryRow, HISTORY_CHUNK, listEntries, readHistory } from "../../db/ledger";
 import { requireReaderOf } from "../../http/auth";
 import { ok, streamJson } from "../../http/envelope";
 import { apiError, historyBusy, invalidInput, userNotFound } from "../../http/errors";
@@ -72,17 +72,18 @@ export const listTransactions = defineRoute(
       // A history that takes more than the read already made is sent one at a time per caller,
       // across isolates: parallel long streams of one caller starved everyone's reads (issue 21).
       let release: (() => Promise<void>) | undefined;
+      let chunks: AsyncIterable<EntryRow[]> = history.chunks;
       if (history.total > HISTORY_CHUNK) {
-        const nowMs = c.get("nowMs")();
-        const gate = await openHistoryGate(c.env.HISTORY_GATE, principal.userId, nowMs);
+        const gate = await openHistoryGate(c.env.HISTORY_GATE, principal.userId, c.get("nowMs"));
         if (!gate) throw historyBusy();
-        release = gate;
+        release = gate.release;
+        chunks = gate.holding(history.chunks);
       }
       return streamJson(
         c,
         200,
         MESSAGE,
-        history.chunks,
+        chunks,
         (row) => transactionRecord(row, site),
         {
           "X-WP-Total": String(history.total),
