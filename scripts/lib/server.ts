@@ -92,6 +92,7 @@ export async function startServer({
   seedFile,
   prepared = false,
   devtools = true,
+  inspectorPort,
 }: {
   config?: string;
   persistTo?: string;
@@ -108,7 +109,11 @@ export async function startServer({
    * the benchmarks measure: with it, wrangler's Node process spends about 0.9 ms CPU per D1 call.
    */
   devtools?: boolean;
+  /** The DevTools inspector's port (with `devtools`): a free one, as other servers may hold 9229. */
+  inspectorPort?: number;
 } = {}): Promise<Server> {
+  if (inspectorPort !== undefined && !devtools)
+    throw new Error("inspectorPort needs devtools: true (the inspector is the CLI's)");
   const stateDir = persistTo ?? mkdtempSync(join(tmpdir(), "wallet-state-"));
   const persist = ["--persist-to", stateDir];
   const configArgs = ["--config", config];
@@ -140,6 +145,7 @@ export async function startServer({
           String(listenPort),
           "--show-interactive-dev-session=false",
           `--log-level=${logLevel}`,
+          ...(inspectorPort === undefined ? [] : ["--inspector-port", String(inspectorPort)]),
           ...Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]),
         ],
         { stdio },

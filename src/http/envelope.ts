@@ -31,12 +31,17 @@ export function ok(
   return send(c, status, body, headers);
 }
 
+/** Chunks a streamed answer reads ahead of its reader: one waits while the one before is sent. */
+const READ_AHEAD = 1;
+
 /**
- * The same answer as `ok` with `data` an array written as it is read: each chunk of rows is turned
- * into JSON and sent before the next is read, so memory holds one chunk. Should a read fail midway
- * (the status is already sent), the body is cut off, never closed: the client's JSON parser fails
- * instead of seeing a short list, and the failure is logged. `onEnd` runs once when the answer ends,
- * however it ends (sent whole, cut by a failed read, or dropped by the client).
+ * The same answer as `ok` with `data` an array written as it is read. Pulled, never pushed: a chunk
+ * of rows is read and turned into JSON only when the reader has taken the one before (one more
+ * waits in the stream's queue, so that a read overlaps the sending), so a slow client holds the
+ * Worker to two chunks however long the list (test/history-back-pressure.test.ts). Should a read
+ * fail midway (the status is already sent), the body is cut off, never closed: the client's JSON
+ * parser fails instead of seeing a short list, and the failure is logged. `onEnd` runs once when
+ * the answer ends, however it ends (sent whole, cut by a failed read, or dropped by the client).
  */
 export function streamJson<T>(
   c: Context<AppEnv>,
@@ -70,7 +75,7 @@ export function streamJson<T>(
       );
     }
   };
-  const body = new ReadableStream<Uint8Array>({
+  const source: UnderlyingSource<Uint8Array> = {
     async pull(controller) {
       if (!started) {
         started = true;
@@ -108,7 +113,8 @@ export function streamJson<T>(
         await end();
       }
     },
-  });
+  };
+  const body = new ReadableStream(source, { highWaterMark: READ_AHEAD });
   return c.body(body, status, { ...JSON_UTF8, ...headers });
 }
 

@@ -33,7 +33,7 @@ export async function wholeHistory(
   db: Db,
   filter: EntryFilter,
   order: "asc" | "desc",
-  openGate: () => Promise<(() => Promise<void>) | null>,
+  openGate: () => Promise<HistoryTurn | null>,
 ) {
   const history = await readHistory(db, filter, order);
   requireExisting(history, filter);
@@ -44,7 +44,14 @@ export async function wholeHistory(
       chunks: history.chunks,
       release: undefined,
     };
-  const release = await openGate();
-  if (!release) return { busy: true as const };
-  return { busy: false as const, total: history.total, chunks: history.chunks, release };
+  const turn = await openGate();
+  if (!turn) return { busy: true as const };
+  const chunks = turn.holding(history.chunks);
+  return { busy: false as const, total: history.total, chunks, release: turn.release };
 }
+
+/** A caller's turn at a long read: ended by `release`, kept while `holding` passes chunks on. */
+export type HistoryTurn = {
+  release: () => Promise<void>;
+  holding: <T>(chunks: AsyncIterable<T>) => AsyncIterable<T>;
+};

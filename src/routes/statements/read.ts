@@ -56,17 +56,19 @@ export const readStatementRoute = defineRoute(
     if (csv) {
       // A long statement is sent one at a time per caller, as a whole history is (issue 21).
       let release: (() => Promise<void>) | undefined;
+      let entries = statementEntries(c.var.db, statement);
       if (statement.count > STATEMENT_CHUNK) {
-        const gate = await openHistoryGate(c.env.HISTORY_GATE, principal.userId, nowMs);
-        if (!gate) throw historyBusy();
-        release = gate;
+        const turn = await openHistoryGate(c.env.HISTORY_GATE, principal.userId, c.get("nowMs"));
+        if (!turn) throw historyBusy();
+        release = turn.release;
+        entries = turn.holding(entries);
       }
       const totals = statementCsvTotals(statement);
       return streamCsv(
         c,
         statementFileName(statement, site.timeZone),
         statementCsvHeader(),
-        statementEntries(c.var.db, statement),
+        entries,
         (rows) => statementCsvRows(rows, statement, site),
         {
           "X-WP-Total": totals.count,

@@ -67,7 +67,7 @@ export const listTransactions = defineRoute(
     if (!paged) {
       // The whole history (contract section 7), streamed: memory stays one chunk however long it is.
       const history = await wholeHistory(db, filter, fields.order, () =>
-        openHistoryGate(c.env.HISTORY_GATE, principal.userId, c.get("nowMs")()),
+        openHistoryGate(c.env.HISTORY_GATE, principal.userId, c.get("nowMs")),
       );
       if (history.busy) throw historyBusy();
       return streamJson(
