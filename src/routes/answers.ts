@@ -2,7 +2,9 @@
 // the test suite receives (test/helpers.ts) and published in the OpenAPI document.
 import * as v from "valibot";
 
-export { TransactionAnswer } from "../ledger/transaction-record";
+import { TransactionAnswer } from "../ledger/transaction-record";
+
+export { TransactionAnswer };
 
 const id = v.pipe(v.number(), v.integer());
 
@@ -78,6 +80,25 @@ export const ApiKeyAnswer = v.strictObject({
   revoked: v.boolean(),
 });
 export const ApiKeyRevokedAnswer = v.strictObject({ id, revoked: v.literal(true) });
+
+/** A new user in a user.created event: who it is (never a password). */
+export const UserEventAnswer = v.strictObject({
+  id,
+  username: v.string(),
+  user_email: v.string(),
+  first_name: v.string(),
+  last_name: v.string(),
+  roles: v.array(v.string()),
+  registered_at: v.string(),
+});
+
+/** One event of the feed, and the body a webhook delivers (docs/events.md). */
+export const EventAnswer = v.strictObject({
+  id,
+  type: v.string(),
+  timestamp: v.string(),
+  data: v.union([TransactionAnswer, UserEventAnswer, WalletAnswer]),
+});
 
 /** The OpenAPI document itself (answered bare, without an envelope). */
 export const OpenApiAnswer = v.looseObject({

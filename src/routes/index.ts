@@ -6,6 +6,7 @@ import { deleteApiKey, getApiKeys } from "./api-keys/manage";
 import { readBalance } from "./balances/read";
 import { createCredit } from "./credits/create";
 import { createDebit } from "./debits/create";
+import { listEvents } from "./events/list";
 import { openApiDocument } from "./openapi";
 import { defineRoute, mountRoutes, type Route } from "./route";
 import { listTransactions } from "./transactions/list";
@@ -70,6 +71,7 @@ export const ROUTES: readonly Route[] = [
   createApiKey,
   getApiKeys,
   deleteApiKey,
+  listEvents,
   openApiRoute,
 ];
 
