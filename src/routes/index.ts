@@ -22,6 +22,9 @@ import { unlockUser } from "./users/unlock";
 import { confirmEmailVerification, requestEmailVerification } from "./users/verify-email";
 import { createWallet } from "./wallets/create";
 import { getWallet, getWallets } from "./wallets/read";
+import { createWebhook } from "./webhooks/create";
+import { getDeliveries, resendWebhook, testWebhook } from "./webhooks/deliveries";
+import { deleteWebhook, getWebhooks } from "./webhooks/manage";
 
 export { NAMESPACE } from "./route";
 
@@ -72,6 +75,12 @@ export const ROUTES: readonly Route[] = [
   getApiKeys,
   deleteApiKey,
   listEvents,
+  createWebhook,
+  getWebhooks,
+  deleteWebhook,
+  testWebhook,
+  resendWebhook,
+  getDeliveries,
   openApiRoute,
 ];
 

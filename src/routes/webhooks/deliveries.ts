@@ -1,0 +1,82 @@
+import * as v from "valibot";
+import { requireAdmin } from "../../http/auth";
+import { ok } from "../../http/envelope";
+import { apiError } from "../../http/errors";
+import { readParams } from "../../http/params";
+import { parseFields } from "../../http/validation";
+import { webhookDeps } from "../../http/webhooks";
+import { recentDeliveries, resendEvent, testEndpoint } from "../../wallet/webhooks";
+import { DeliveryAnswer } from "../answers";
+import { defineRoute, pathParam } from "../route";
+import { webhookNotFound } from "./manage";
+import { DeliveriesParams, deliveryRecord, pathId, ResendParams } from "./schemas";
+
+export const getDeliveries = defineRoute(
+  {
+    path: "/webhooks/{id}/deliveries",
+    method: "GET",
+    summary: "An endpoint's recent delivery attempts, newest first",
+    auth: "admin",
+    params: DeliveriesParams,
+    envelope: "A",
+    errors: ["invalid_input", "webhook_not_found"],
+    success: 200,
+    data: v.array(DeliveryAnswer),
+  },
+  async (c) => {
+    requireAdmin(c, "read");
+    const { limit } = parseFields(DeliveriesParams, await readParams(c));
+    const raw = pathParam(c, "id");
+    const id = pathId(raw);
+    const rows = id === null ? null : await recentDeliveries(c.var.db, id, limit);
+    if (!rows) throw webhookNotFound(raw);
+    return ok(c, 200, "Deliveries retrieved", rows.map(deliveryRecord));
+  },
+);
+
+export const testWebhook = defineRoute(
+  {
+    path: "/webhooks/{id}/test",
+    method: "POST",
+    summary: "Send a signed webhook.test message now and answer how it went",
+    auth: "admin",
+    envelope: "A",
+    errors: ["webhook_not_found", "webhooks_not_configured"],
+    success: 200,
+    data: DeliveryAnswer,
+  },
+  async (c) => {
+    requireAdmin(c, "write");
+    const raw = pathParam(c, "id");
+    const id = pathId(raw);
+    const sent = id === null ? "webhook-not-found" : await testEndpoint(webhookDeps(c), id);
+    if (sent === "webhook-not-found") throw webhookNotFound(raw);
+    return ok(c, 200, "Test delivery sent", deliveryRecord(sent));
+  },
+);
+
+export const resendWebhook = defineRoute(
+  {
+    path: "/webhooks/{id}/resend",
+    method: "POST",
+    summary: "Send one event to an endpoint again, now",
+    auth: "admin",
+    params: ResendParams,
+    envelope: "A",
+    errors: ["invalid_input", "webhook_not_found", "event_not_found", "webhooks_not_configured"],
+    success: 200,
+    data: DeliveryAnswer,
+  },
+  async (c) => {
+    requireAdmin(c, "write");
+    const { event_id } = parseFields(ResendParams, await readParams(c));
+    const raw = pathParam(c, "id");
+    const id = pathId(raw);
+    const sent =
+      id === null ? "webhook-not-found" : await resendEvent(webhookDeps(c), id, event_id);
+    if (sent === "webhook-not-found") throw webhookNotFound(raw);
+    if (sent === "event-not-found")
+      throw apiError("event_not_found", { event_id: `No event ${event_id}` });
+    return ok(c, 200, "Event sent again", deliveryRecord(sent));
+  },
+);
