@@ -14,6 +14,7 @@ import { requireOperator, signInScreen } from "./sign-in";
 import { userScreen } from "./user";
 import { usersScreen } from "./users";
 import { walletsScreen } from "./wallets";
+import { webhooksScreen } from "./webhooks";
 
 /** The console's pages, one module a screen; `fetch` is this app's, for its in-process API calls. */
 export function consoleRoutes(fetch: Fetch) {
@@ -40,5 +41,6 @@ export function consoleRoutes(fetch: Fetch) {
   app.route("/outbox", outboxScreen);
   app.route("/", walletsScreen);
   app.route("/", apiKeysScreen);
+  app.route("/", webhooksScreen);
   return app;
 }
