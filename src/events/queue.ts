@@ -98,10 +98,22 @@ export async function consumeNudges(batch: MessageBatch<Nudge>, env: ConsumerEnv
   );
 }
 
-/** The dead-letter queue's consumer: one log line per letter (docs/operations.md), then gone. */
+/**
+ * The dead-letter queue's consumer: one log line per letter (docs/operations.md), then gone. An
+ * event's letter (it used up its attempts) is the one to look at; a nudge the queue gave up on (its
+ * consumer failed, or the server stopped under it) only delays what the cron's sweep delivers.
+ */
 export function consumeDeadLetters(batch: MessageBatch<unknown>) {
   for (const m of batch.messages) {
-    console.error(JSON.stringify({ webhook_dead_letter: m.body, attempts: m.attempts }));
+    const body = m.body;
+    const event = typeof body === "object" && body !== null && "eventId" in body;
+    console.error(
+      JSON.stringify(
+        event
+          ? { webhook_dead_letter: body }
+          : { webhook_nudge_dropped: body, attempts: m.attempts },
+      ),
+    );
     m.ack();
   }
 }
