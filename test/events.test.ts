@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { runAuthMatrix } from "./auth-matrix";
+import { compatCall, ON } from "./compat-helpers";
 import {
   call,
   credit,
@@ -83,6 +84,31 @@ describe("the outbox", () => {
       ...r.body.data.transaction_ids,
     ]);
     for (const e of events) expect(e.data).toStrictEqual(await transactionRecord(admin, e.data.ID));
+  });
+
+  it("a credit through the plugin's namespace writes the same event as one through wallet/v1", async () => {
+    const { admin, user, wallet } = await makeAccount();
+    const before = await newestEvent();
+    const res = await compatCall("POST", "/wp-json/rimplenet/v1/credits", {
+      headers: { Authorization: admin.bearer, "Content-Type": "application/json" },
+      body: JSON.stringify({
+        user_id: user.id,
+        wallet_id: wallet,
+        amount: 7,
+        request_id: unique("c"),
+      }),
+      vars: ON,
+    });
+    expect(res.status, res.text).toBe(200);
+    const events = await feed(admin, { after: before });
+    expect(events).toHaveLength(1);
+    expect(events[0]!.type).toBe("transaction.created");
+    expect(events[0]!.data).toStrictEqual(await transactionRecord(admin, events[0]!.data.ID));
+    expect(events[0]!.data).toMatchObject({
+      post_author: String(user.id),
+      amount: "7",
+      txn_type: "CREDIT",
+    });
   });
 
   it("a debit the balance refuses writes no event", async () => {
