@@ -54,6 +54,10 @@ export async function deleteEndpoint(db: Db, id: number) {
 export const endpointIds = async (db: Db) =>
   (await db.select({ id: webhookEndpoints.id }).from(webhookEndpoints)).map((r) => r.id);
 
+/** Whether an event of the endpoint's types lies after its cursor (SQL over the endpoint's row). */
+const pending = sql`EXISTS (SELECT 1 FROM ${events} WHERE ${events.id} > ${webhookEndpoints.cursorEventId}
+  AND instr(',' || ${webhookEndpoints.eventTypes} || ',', ',' || ${events.type} || ',') > 0)`;
+
 /**
  * Endpoints with an event of their types after their cursor, free to deliver now (no lease held,
  * no back-off running): what the cron nudges.
@@ -63,9 +67,7 @@ export async function endpointsBehind(db: Db, nowMs: number) {
     .select({ id: webhookEndpoints.id })
     .from(webhookEndpoints)
     .where(
-      sql`${webhookEndpoints.leaseUntilMs} <= ${nowMs} AND ${webhookEndpoints.nextAttemptAtMs} <= ${nowMs}
-        AND EXISTS (SELECT 1 FROM ${events} WHERE ${events.id} > ${webhookEndpoints.cursorEventId}
-          AND instr(',' || ${webhookEndpoints.eventTypes} || ',', ',' || ${events.type} || ',') > 0)`,
+      sql`${webhookEndpoints.leaseUntilMs} <= ${nowMs} AND ${webhookEndpoints.nextAttemptAtMs} <= ${nowMs} AND ${pending}`,
     );
   return rows.map((r) => r.id);
 }
@@ -100,10 +102,7 @@ export async function hasWork(db: Db, id: number) {
   const row = await db
     .select({ id: webhookEndpoints.id })
     .from(webhookEndpoints)
-    .where(
-      sql`${webhookEndpoints.id} = ${id} AND EXISTS (SELECT 1 FROM ${events} WHERE ${events.id} > ${webhookEndpoints.cursorEventId}
-        AND instr(',' || ${webhookEndpoints.eventTypes} || ',', ',' || ${events.type} || ',') > 0)`,
-    )
+    .where(and(eq(webhookEndpoints.id, id), pending))
     .get();
   return row !== undefined;
 }
@@ -177,9 +176,21 @@ export async function recordAttempt(
   return updated.length > 0;
 }
 
-/** Ends a lease (if still this consumer's). */
+/**
+ * Ends a lease (if still this consumer's). A caught-up endpoint's cursor moves to the newest event,
+ * past events of other types, so the next look (and the cron's) starts there instead of scanning
+ * them again; one statement, so an event of its types committed meanwhile is never skipped.
+ */
 export const releaseEndpoint = (db: Db, id: number, token: string) =>
-  db.update(webhookEndpoints).set({ leaseToken: null, leaseUntilMs: 0 }).where(held(id, token));
+  db
+    .update(webhookEndpoints)
+    .set({
+      leaseToken: null,
+      leaseUntilMs: 0,
+      cursorEventId: sql`CASE WHEN ${pending} THEN ${webhookEndpoints.cursorEventId}
+        ELSE max(${webhookEndpoints.cursorEventId}, (SELECT coalesce(max(${events.id}), 0) FROM ${events})) END`,
+    })
+    .where(held(id, token));
 
 /** An endpoint's newest deliveries, newest first. */
 export const listDeliveries = (db: Db, endpointId: number, limit: number) =>
