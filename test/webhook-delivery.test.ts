@@ -11,6 +11,7 @@ import { describe, expect, it } from "vitest";
 import { createDb } from "../src/db/client";
 import type { Outbound } from "../src/events/deliver";
 import { type DeadLetter, MAX_ATTEMPTS, type PumpDeps, pumpEndpoint } from "../src/events/pump";
+import { FRESH_AFTER_ATTEMPTS } from "../src/events/queue";
 import worker from "../src/index";
 import {
   call,
@@ -80,7 +81,8 @@ const webhook = async (admin: TestUser, id: number) =>
 function fakeQueue() {
   const sent: unknown[] = [];
   const queue = {
-    send: async (body: unknown) => void sent.push(body),
+    send: async (body: unknown, options?: QueueSendOptions) =>
+      void sent.push(options?.delaySeconds === undefined ? body : { body, ...options }),
     sendBatch: async (messages: { body: unknown }[]) =>
       void sent.push(...messages.map((m) => m.body)),
   };
@@ -261,6 +263,31 @@ describe("the Worker's queue, cron and write path", () => {
     const after = await webhook(admin, id);
     expect(after.failed_attempts).toBe(1);
     expect(Date.parse(after.next_attempt_at) - Date.parse(log[0].created_at)).toBe(60_000);
+  });
+
+  it("replaces a nudge retried often (one per failed event) by a new delayed one, so the queue never dead-letters it", async () => {
+    const { admin, user, wallet } = await makeAccount();
+    const res = await call("POST", "/webhooks", {
+      auth: admin.bearer,
+      body: { url: "http://127.0.0.1:9/flaky", events: "transaction.created" },
+    });
+    const id = res.body.data.id as number;
+    await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
+    const batch = createMessageBatch("wallet-webhooks", [
+      {
+        id: "old",
+        timestamp: new Date(),
+        attempts: FRESH_AFTER_ATTEMPTS,
+        body: { endpointId: id },
+      },
+    ]);
+    const { sent, queue } = fakeQueue();
+    const ctx = createExecutionContext();
+    await worker.queue(batch, { ...env, WEBHOOK_QUEUE: queue });
+    const result = await getQueueResult(batch, ctx);
+    expect(result.retryMessages).toEqual([]);
+    expect(result.explicitAcks).toEqual(["old"]);
+    expect(sent).toEqual([{ body: { endpointId: id }, delaySeconds: 60 }]);
   });
 
   it("the cron nudges each endpoint an event waits for, and none that is caught up", async () => {

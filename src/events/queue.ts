@@ -9,6 +9,9 @@ import { type DeadLetter, type PumpDeps, pumpEndpoint } from "./pump";
 
 export type Nudge = { endpointId: number };
 
+/** Below wrangler.toml's max_retries (10): a message retried this often is replaced by a new one. */
+export const FRESH_AFTER_ATTEMPTS = 5;
+
 /** How long an isolate trusts its list of endpoints before reading it again. */
 const ENDPOINTS_TTL_MS = 10_000;
 const known = new WeakMap<D1Database, { ids: number[]; readAtMs: number }>();
@@ -84,7 +87,14 @@ export async function consumeNudges(batch: MessageBatch<Nudge>, env: ConsumerEnv
       for (const m of rest) m.ack();
       try {
         const result = await pumpEndpoint(deps, endpointId);
-        if (result.kind === "retry") return first!.retry({ delaySeconds: result.delayS });
+        if (result.kind === "retry") {
+          // One message's retries add up across its endpoint's events (each failure of a flaky
+          // receiver retries it again): before the queue's max_retries would dead-letter it, a new
+          // message with the same delay takes its place.
+          if (first!.attempts < FRESH_AFTER_ATTEMPTS)
+            return first!.retry({ delaySeconds: result.delayS });
+          await env.WEBHOOK_QUEUE.send({ endpointId }, { delaySeconds: result.delayS });
+        }
         if (result.kind === "more") await env.WEBHOOK_QUEUE.send({ endpointId });
         first!.ack();
       } catch (err) {
