@@ -3,12 +3,13 @@
 //   dialects: routes/ (wallet/v1), compat/ (the plugin's), console/ — none imports another
 //   http/ (envelopes, parameters, errors, the Authorization header)
 //   wallet/ (the service: one function per operation, no HTTP)
-//   ledger/, auth/, throttle/, mail/ (money rules, credentials, sign-in and mail limits, mail)
+//   ledger/, auth/, throttle/, mail/, events/ (money rules, credentials, sign-in and mail limits,
+//   mail, the outbox's records and webhook delivery)
 //   db/ (schema and queries)
 // `npm run lint` runs this (npm run lint:layers); a new upward import or cycle fails it.
 const DIALECTS = "^src/(routes|compat|console)/";
 const APP = "^src/(index|app|route-methods|discovery)\\.ts$";
-const BELOW_HTTP = "^src/(wallet|ledger|auth|throttle|mail|db)/";
+const BELOW_HTTP = "^src/(wallet|ledger|auth|throttle|mail|events|db)/";
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -58,7 +59,7 @@ module.exports = {
     {
       name: "rules-below-service",
       severity: "error",
-      from: { path: "^src/(ledger|auth|throttle|mail|db)/" },
+      from: { path: "^src/(ledger|auth|throttle|mail|events|db)/" },
       to: { path: "^src/wallet/" },
     },
     {
@@ -73,7 +74,7 @@ module.exports = {
       name: "db-at-the-bottom",
       severity: "error",
       from: { path: "^src/db/" },
-      to: { path: "^src/(ledger|throttle|mail|wallet)/" },
+      to: { path: "^src/(ledger|throttle|mail|events|wallet)/" },
     },
     {
       name: "env-imports-types-only",

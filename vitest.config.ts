@@ -22,6 +22,9 @@ export default defineConfig(async () => {
           CORS_ORIGINS: "",
           MAIL_TRANSPORT: "",
           MAIL_FROM: "",
+          WEBHOOK_SECRET_KEY: "test-only-webhook-secret-key-of-32-chars",
+          WEBHOOK_ALLOW_LOCAL: "true",
+          WEBHOOK_RETRY_BASE_S: "60",
         },
       },
     });

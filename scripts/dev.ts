@@ -22,9 +22,11 @@ if (!existsSync(".dev.vars")) {
     "# Local development only (git ignores this file).\n" +
       `JWT_SECRET=${randomBytes(32).toString("hex")}\n` +
       "# Set to require security_code on GET /transactions; empty leaves it off.\n" +
-      "TRANSACTIONS_SECURITY_CODE=\n",
+      "TRANSACTIONS_SECURITY_CODE=\n" +
+      "# Seals webhook signing secrets (docs/events.md#secrets).\n" +
+      `WEBHOOK_SECRET_KEY=${randomBytes(32).toString("hex")}\n`,
   );
-  console.log("Created .dev.vars with a dev-only JWT_SECRET.");
+  console.log("Created .dev.vars with a dev-only JWT_SECRET and WEBHOOK_SECRET_KEY.");
 } else {
   // The Worker answers 503 service_not_configured without a usable JWT_SECRET (src/settings.ts).
   const secret = readFileSync(".dev.vars", "utf8").match(
@@ -38,6 +40,11 @@ if (!existsSync(".dev.vars")) {
       `JWT_SECRET in .dev.vars has ${secret.length} characters; the service needs at least ` +
         `${JWT_SECRET_MIN_LENGTH} and answers 503 until then. Replace it, e.g. with: openssl rand -hex 32`,
     );
+  // Webhooks answer 503 without it (docs/events.md#secrets); a .dev.vars from before webhooks lacks it.
+  if (!/^\s*WEBHOOK_SECRET_KEY\s*=\s*"?[^"\s]{32,}/m.test(readFileSync(".dev.vars", "utf8"))) {
+    appendFileSync(".dev.vars", `\nWEBHOOK_SECRET_KEY=${randomBytes(32).toString("hex")}\n`);
+    console.log("Added a dev-only WEBHOOK_SECRET_KEY to .dev.vars (it had none).");
+  }
 }
 
 wrangler(["d1", "migrations", "apply", "DB", "--local"], { quiet: true });
@@ -93,6 +100,8 @@ Sign in (dev-only credentials):
 Then send the access_token as "Authorization: Bearer <token>".
 Operator console: http://127.0.0.1:${port}/wallet-admin/ (sign in with ${admin.email} / ${admin.password})
 Mail (verification links, reset codes) is kept in the outbox: http://127.0.0.1:${port}/wallet-admin/outbox
+Webhooks (docs/events.md) run on a local queue; receivers on http://127.0.0.1 or localhost are allowed,
+retries start after 2 s, and the outbox is swept every minute: http://127.0.0.1:${port}/wallet-admin/webhooks
 `);
 
 const child = startWrangler(
@@ -107,11 +116,26 @@ const child = startWrangler(
     // Mail goes to the dev outbox (the console's /wallet-admin/outbox, and this log), never out.
     "--var",
     "MAIL_TRANSPORT:outbox",
+    // Webhooks to a receiver on this machine, retried soon (docs/events.md#local-development).
+    "--var",
+    "WEBHOOK_ALLOW_LOCAL:true",
+    "--var",
+    "WEBHOOK_RETRY_BASE_S:2",
+    // Miniflare runs the queue but not the cron: /__scheduled lets this script run the sweep.
+    "--test-scheduled",
     "--show-interactive-dev-session=false",
   ],
   {
     detached: false,
   },
 );
+// The cron's sweep, every minute as deployed (wrangler.toml [triggers]): an endpoint left behind (a
+// nudge lost when the server stopped between a commit and its send) is delivered within a minute.
+const sweep = setInterval(() => {
+  fetch(`http://127.0.0.1:${port}/__scheduled?cron=*+*+*+*+*`).catch(() => undefined);
+}, 60_000);
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
-child.on("exit", (code) => process.exit(code ?? 0));
+child.on("exit", (code) => {
+  clearInterval(sweep);
+  process.exit(code ?? 0);
+});

@@ -12,6 +12,7 @@ import { meterD1 } from "./db/meter";
 import { BOOKMARK_HEADER, openSession, requestedStart, SessionDatabase } from "./db/session";
 import { discovery } from "./discovery";
 import type { AppEnv } from "./env";
+import type { Outbound } from "./events/deliver";
 import { health } from "./health";
 import { percentDecode } from "./http/decode";
 import { fail, send, wpError } from "./http/envelope";
@@ -19,6 +20,7 @@ import { ERRORS, onError } from "./http/errors";
 import { keepAlive } from "./http/keep-alive";
 import { InvalidJsonError } from "./http/params";
 import { siteUrl } from "./http/site";
+import { nudgeWebhooks } from "./http/webhooks";
 import { corsHeaders, discoveryLink, overrideMethod } from "./http/wp-core";
 import { d1Ledger, type LedgerEngine } from "./ledger/writer";
 import { allowFor, readOnlyRoute } from "./route-methods";
@@ -27,7 +29,13 @@ import { REFERENCE } from "./routes/openapi";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
-export type AppOptions = { nowMs?: () => number; pace?: Pace; ledger?: LedgerEngine };
+export type AppOptions = {
+  nowMs?: () => number;
+  pace?: Pace;
+  ledger?: LedgerEngine;
+  /** Where webhook tests and resends go (tests hand a receiver); the runtime's fetch otherwise. */
+  outbound?: Outbound;
+};
 
 /**
  * `/?rest_route=/wallet/v1/x&a=1` is WordPress's plain-permalink form of `/wp-json/wallet/v1/x?a=1`.
@@ -74,6 +82,7 @@ export function createApp(options: AppOptions = {}) {
   const nowMs = options.nowMs ?? Date.now;
   const pace = options.pace ?? padToFloor;
   const ledger = options.ledger ?? d1Ledger;
+  const outbound: Outbound = options.outbound ?? ((url, init) => globalThis.fetch(url, init));
   const app = new Hono<AppEnv>({ strict: false });
 
   app.use(async (c, next) => {
@@ -86,6 +95,7 @@ export function createApp(options: AppOptions = {}) {
     c.set("requestId", requestId);
     c.set("nowMs", nowMs);
     c.set("pace", pace);
+    c.set("outbound", outbound);
     // One Drizzle handle per request, on one D1 session: routes and middleware read it as c.var.db.
     // A read-only route reads from a replica (as new as the client's bookmark); any other starts at
     // the primary. The answer carries the newest bookmark reached (docs/scaling.md#read-replicas).
@@ -98,6 +108,7 @@ export function createApp(options: AppOptions = {}) {
     c.set("db", db);
     c.set("ledger", ledger({ db, env: c.env, keepAlive: keepAlive(c) }));
     await next();
+    nudgeWebhooks(c);
     const bookmark = session.bookmark() ?? (requested === "first-primary" ? null : requested);
     const authenticated = c.get("principal") !== undefined;
     if (bookmark !== null && showsBookmark(c.res.status, authenticated))

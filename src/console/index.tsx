@@ -15,6 +15,7 @@ import { statementScreen } from "./statement";
 import { userScreen } from "./user";
 import { usersScreen } from "./users";
 import { walletsScreen } from "./wallets";
+import { webhooksScreen } from "./webhooks";
 
 /** The console's pages, one module a screen; `fetch` is this app's, for its in-process API calls. */
 export function consoleRoutes(fetch: Fetch) {
@@ -42,5 +43,6 @@ export function consoleRoutes(fetch: Fetch) {
   app.route("/outbox", outboxScreen);
   app.route("/", walletsScreen);
   app.route("/", apiKeysScreen);
+  app.route("/", webhooksScreen);
   return app;
 }

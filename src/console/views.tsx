@@ -7,6 +7,7 @@ const NAV = [
   ["users", "Users", `${BASE}/users`],
   ["wallets", "Wallets", `${BASE}/wallets`],
   ["keys", "API keys", `${BASE}/api-keys`],
+  ["webhooks", "Webhooks", `${BASE}/webhooks`],
   ["outbox", "Outbox", `${BASE}/outbox`],
 ] as const;
 

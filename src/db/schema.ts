@@ -261,3 +261,81 @@ export const mailOutbox = sqliteTable("mail_outbox", {
   bodyText: text("body_text").notNull(),
   createdAtMs: integer("created_at_ms").notNull(),
 });
+
+// The outbox (docs/events.md): one row per committed change, written by triggers in the same
+// statement as the change itself (drizzle/0011_events.sql, hand-written part), so no change commits
+// without its event and no event exists without its change. `data` is a JSON snapshot of the row as
+// it committed (and, for an entry, its wallet's display columns); db/events.ts renders it as the
+// record the API answers. AUTOINCREMENT: ids only ever grow, even past deleted rows, so a consumer
+// can resume from the last id it saw.
+export const events = sqliteTable(
+  "events",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    // transaction.created, user.created, wallet.created (hold.* once holds exist).
+    type: text("type").notNull(),
+    // What the event is about: a transaction or user id, a wallet id, as text.
+    subject: text("subject").notNull(),
+    data: text("data").notNull(),
+    createdAtMs: integer("created_at_ms").notNull(),
+  },
+  (t) => [index("events_type").on(t.type, t.id)],
+);
+
+// Webhook endpoints (docs/events.md): each is delivered every event of its types after
+// `cursor_event_id`, in id order, one at a time; the queue consumer that holds its lease
+// (`lease_until_ms`) is the only one delivering it.
+export const webhookEndpoints = sqliteTable(
+  "webhook_endpoints",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    url: text("url").notNull(),
+    description: text("description").notNull().default(""),
+    // The event types it receives, comma-separated (`transaction.created,user.created`).
+    eventTypes: text("event_types").notNull(),
+    // The signing secret, AES-GCM encrypted under a key derived from WEBHOOK_SECRET_KEY
+    // (events/secrets.ts): the database alone does not give it away.
+    secretCipher: text("secret_cipher").notNull(),
+    createdAtMs: integer("created_at_ms").notNull(),
+    // The last event handled (delivered, or dead-lettered after its attempts); starts at the newest
+    // event when the endpoint is created.
+    cursorEventId: integer("cursor_event_id").notNull(),
+    // Failed attempts at the event after the cursor, and when the next may start (back-off).
+    headAttempts: integer("head_attempts").notNull().default(0),
+    nextAttemptAtMs: integer("next_attempt_at_ms").notNull().default(0),
+    // Who delivers it now: a consumer's random token, until `lease_until_ms`.
+    leaseToken: text("lease_token"),
+    leaseUntilMs: integer("lease_until_ms").notNull().default(0),
+    // Since when its deliveries fail (an event was dead-lettered); NULL: healthy.
+    failingSinceMs: integer("failing_since_ms"),
+  },
+  (t) => [check("webhook_endpoints_attempts", sql`${t.headAttempts} >= 0`)],
+);
+
+// Each attempt to deliver an event to an endpoint (and each test or resend), newest kept.
+export const webhookDeliveries = sqliteTable(
+  "webhook_deliveries",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    endpointId: integer("endpoint_id")
+      .notNull()
+      .references(() => webhookEndpoints.id, { onDelete: "cascade" }),
+    // The event delivered; NULL for a test delivery (no event of the outbox).
+    eventId: integer("event_id"),
+    attempt: integer("attempt").notNull(),
+    // delivered: a 2xx answer; failed: another answer, a timeout or a network error (retried);
+    // dead: the last attempt failed, the event was dead-lettered.
+    status: text("status", { enum: ["delivered", "failed", "dead"] }).notNull(),
+    // queue: the consumer; test: POST /webhooks/{id}/test; resend: an operator's resend.
+    trigger: text("trigger", { enum: ["queue", "test", "resend"] }).notNull(),
+    httpStatus: integer("http_status"),
+    latencyMs: integer("latency_ms").notNull(),
+    error: text("error"),
+    createdAtMs: integer("created_at_ms").notNull(),
+  },
+  (t) => [
+    index("webhook_deliveries_endpoint").on(t.endpointId, t.id),
+    check("webhook_deliveries_status", sql`${t.status} IN ('delivered', 'failed', 'dead')`),
+    check("webhook_deliveries_trigger", sql`${t.trigger} IN ('queue', 'test', 'resend')`),
+  ],
+);

@@ -121,6 +121,22 @@ export const ERRORS = {
     message: "Internal error",
     error: '`{"request_id":"<id>"}`: the log line of the fault carries the same id',
   },
+  webhook_not_found: {
+    status: 404,
+    message: "Webhook not found",
+    error: '`{"id":"No webhook <id>"}`',
+  },
+  event_not_found: {
+    status: 404,
+    message: "Event not found",
+    error: '`{"event_id":"No event <id>"}`',
+  },
+  webhooks_not_configured: {
+    status: 503,
+    message: "Webhooks are not configured",
+    error:
+      '`{"missing":["WEBHOOK_SECRET_KEY"]}`: the key that protects signing secrets is unset or shorter than 32 characters (docs/events.md)',
+  },
   mail_not_configured: {
     status: 503,
     message: "Mail is not configured",

@@ -101,6 +101,54 @@ export const ApiKeyAnswer = v.strictObject({
 });
 export const ApiKeyRevokedAnswer = v.strictObject({ id, revoked: v.literal(true) });
 
+/** A new user in a user.created event: who it is (never a password). */
+export const UserEventAnswer = v.strictObject({
+  id,
+  username: v.string(),
+  user_email: v.string(),
+  first_name: v.string(),
+  last_name: v.string(),
+  roles: v.array(v.string()),
+  registered_at: v.string(),
+});
+
+/** One event of the feed, and the body a webhook delivers (docs/events.md). */
+export const EventAnswer = v.strictObject({
+  id,
+  type: v.string(),
+  timestamp: v.string(),
+  data: v.union([TransactionAnswer, UserEventAnswer, WalletAnswer]),
+});
+
+const isoText = v.string();
+const webhook = {
+  id,
+  url: v.string(),
+  description: v.string(),
+  events: v.array(v.string()),
+  status: v.picklist(["active", "failing"]),
+  failing_since: v.nullable(isoText),
+  last_event_id: id,
+  failed_attempts: id,
+  next_attempt_at: v.nullable(isoText),
+  created_at: isoText,
+};
+export const WebhookAnswer = v.strictObject(webhook);
+/** `secret`: the signing secret (whsec_…), shown only in this answer. */
+export const WebhookCreatedAnswer = v.strictObject({ ...webhook, secret: v.string() });
+export const WebhookDeletedAnswer = v.strictObject({ id, deleted: v.literal(true) });
+export const DeliveryAnswer = v.strictObject({
+  webhook_id: id,
+  event_id: v.nullable(id),
+  attempt: id,
+  status: v.picklist(["delivered", "failed", "dead"]),
+  trigger: v.picklist(["queue", "test", "resend"]),
+  http_status: v.nullable(id),
+  latency_ms: id,
+  error: v.nullable(v.string()),
+  created_at: isoText,
+});
+
 /** The OpenAPI document itself (answered bare, without an envelope). */
 export const OpenApiAnswer = v.looseObject({
   openapi: v.literal("3.1.0"),

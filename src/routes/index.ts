@@ -7,6 +7,7 @@ import { deleteApiKey, getApiKeys } from "./api-keys/manage";
 import { readBalance } from "./balances/read";
 import { createCredit } from "./credits/create";
 import { createDebit } from "./debits/create";
+import { listEvents } from "./events/list";
 import { openApiDocument } from "./openapi";
 import { readStatementRoute } from "./statements/read";
 import { listTransactions } from "./transactions/list";
@@ -22,6 +23,9 @@ import { unlockUser } from "./users/unlock";
 import { confirmEmailVerification, requestEmailVerification } from "./users/verify-email";
 import { createWallet } from "./wallets/create";
 import { getWallet, getWallets } from "./wallets/read";
+import { createWebhook } from "./webhooks/create";
+import { getDeliveries, resendWebhook, testWebhook } from "./webhooks/deliveries";
+import { deleteWebhook, getWebhooks } from "./webhooks/manage";
 
 export { NAMESPACE } from "../http/rest-index";
 
@@ -72,6 +76,13 @@ export const ROUTES: readonly Route<DocumentedInfo>[] = [
   createApiKey,
   getApiKeys,
   deleteApiKey,
+  listEvents,
+  createWebhook,
+  getWebhooks,
+  deleteWebhook,
+  testWebhook,
+  resendWebhook,
+  getDeliveries,
   openApiRoute,
 ];
 

@@ -100,6 +100,11 @@ describe("migration 0006 on a database in use", () => {
       "balances_follow_ledger_insert",
       "balances_follow_ledger_update",
       "balances_no_delete",
+      // The outbox (0010): each change's event, written by the statement that makes the change.
+      "events_no_update",
+      "events_transaction_created",
+      "events_user_created",
+      "events_wallet_created",
       "transactions_apply_to_balance",
       "transactions_balance_limit",
       "transactions_chain_guard",

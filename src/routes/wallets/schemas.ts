@@ -1,5 +1,4 @@
 import * as v from "valibot";
-import type { Wallet } from "../../db/wallets";
 import { textField } from "../../http/fields";
 import { EMPTY } from "../../http/validation";
 import {
@@ -54,13 +53,4 @@ export const WalletParams = v.object({
   wallet_note: v.optional(textField(WALLET_LIMITS.noteMax, "wallet_note"), ""),
 });
 
-/** A wallet on the wire. */
-export const walletRecord = (w: Wallet) => ({
-  wallet_id: w.id,
-  wallet_name: w.name,
-  wallet_symbol: w.symbol,
-  wallet_symbol_position: w.symbolPosition,
-  wallet_decimal: w.decimals,
-  wallet_type: w.type,
-  wallet_note: w.note,
-});
+export { walletRecord } from "../../ledger/wallet-record";

@@ -1,0 +1,202 @@
+// The outbox and the webhook endpoints (docs/events.md). Events are written by triggers beside the
+// change they record (drizzle/0011_events.sql); here they are only read. An endpoint's delivery
+// state (cursor, attempts, back-off, lease) changes only through statements that name the lease
+// they hold, so two consumers never both advance one endpoint.
+import { and, asc, desc, eq, gt, inArray, lt, max, sql } from "drizzle-orm";
+import type { Db } from "./client";
+import { events, webhookDeliveries, webhookEndpoints } from "./schema";
+
+export type EventRow = typeof events.$inferSelect;
+export type EndpointRow = typeof webhookEndpoints.$inferSelect;
+export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
+
+/** Events after `after`, oldest first, of the types named (all when none are). */
+export const listEvents = (db: Db, after: number, limit: number, types: readonly string[] = []) =>
+  db
+    .select()
+    .from(events)
+    .where(and(gt(events.id, after), types.length > 0 ? inArray(events.type, types) : undefined))
+    .orderBy(asc(events.id))
+    .limit(limit);
+
+export const findEvent = (db: Db, id: number) =>
+  db.select().from(events).where(eq(events.id, id)).get();
+
+/** Creates an endpoint whose cursor is the newest event: it receives what happens from now on. */
+export async function insertEndpoint(
+  db: Db,
+  e: Omit<typeof webhookEndpoints.$inferInsert, "id" | "cursorEventId">,
+) {
+  const newest = db.select({ id: sql`coalesce(${max(events.id)}, 0)` }).from(events);
+  const [row] = await db
+    .insert(webhookEndpoints)
+    .values({ ...e, cursorEventId: sql`(${newest})` })
+    .returning();
+  return row!;
+}
+
+export const listEndpoints = (db: Db) =>
+  db.select().from(webhookEndpoints).orderBy(asc(webhookEndpoints.id));
+
+export const findEndpoint = (db: Db, id: number) =>
+  db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id)).get();
+
+/** Deletes an endpoint and (by the foreign key's cascade) its deliveries; false when there was none. */
+export async function deleteEndpoint(db: Db, id: number) {
+  const rows = await db
+    .delete(webhookEndpoints)
+    .where(eq(webhookEndpoints.id, id))
+    .returning({ id: webhookEndpoints.id });
+  return rows.length > 0;
+}
+
+/** Ids of every endpoint (the ones a write nudges, and the cron sweeps). */
+export const endpointIds = async (db: Db) =>
+  (await db.select({ id: webhookEndpoints.id }).from(webhookEndpoints)).map((r) => r.id);
+
+/** Whether an event of the endpoint's types lies after its cursor (SQL over the endpoint's row). */
+const pending = sql`EXISTS (SELECT 1 FROM ${events} WHERE ${events.id} > ${webhookEndpoints.cursorEventId}
+  AND instr(',' || ${webhookEndpoints.eventTypes} || ',', ',' || ${events.type} || ',') > 0)`;
+
+/**
+ * Endpoints with an event of their types after their cursor, free to deliver now (no lease held,
+ * no back-off running): what the cron nudges.
+ */
+export async function endpointsBehind(db: Db, nowMs: number) {
+  const rows = await db
+    .select({ id: webhookEndpoints.id })
+    .from(webhookEndpoints)
+    .where(
+      sql`${webhookEndpoints.leaseUntilMs} <= ${nowMs} AND ${webhookEndpoints.nextAttemptAtMs} <= ${nowMs} AND ${pending}`,
+    );
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Takes an endpoint's lease for `token` until `untilMs`, if no other consumer holds it and its
+ * back-off is over: the endpoint as leased, or undefined.
+ */
+export const leaseEndpoint = (db: Db, id: number, token: string, nowMs: number, untilMs: number) =>
+  db
+    .update(webhookEndpoints)
+    .set({ leaseToken: token, leaseUntilMs: untilMs })
+    .where(
+      and(
+        eq(webhookEndpoints.id, id),
+        sql`${webhookEndpoints.leaseUntilMs} <= ${nowMs}`,
+        sql`${webhookEndpoints.nextAttemptAtMs} <= ${nowMs}`,
+      ),
+    )
+    .returning()
+    .get();
+
+const held = (id: number, token: string) =>
+  and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.leaseToken, token));
+
+/** The endpoint's next events after `cursor` of its types, oldest first. */
+export const nextEvents = (db: Db, endpoint: EndpointRow, cursor: number, limit: number) =>
+  listEvents(db, cursor, limit, endpoint.eventTypes.split(","));
+
+/** Whether an event of the endpoint's types waits after its cursor (read after the lease ends). */
+export async function hasWork(db: Db, id: number) {
+  const row = await db
+    .select({ id: webhookEndpoints.id })
+    .from(webhookEndpoints)
+    .where(and(eq(webhookEndpoints.id, id), pending))
+    .get();
+  return row !== undefined;
+}
+
+/** Deliveries kept per endpoint: the newest, for the API and the console. */
+export const DELIVERIES_KEPT = 200;
+
+export type NewDelivery = Omit<typeof webhookDeliveries.$inferInsert, "id">;
+
+/** Records a delivery and prunes the endpoint's oldest beyond DELIVERIES_KEPT: statements for a batch. */
+function recordDelivery(db: Db, d: NewDelivery) {
+  const cutoff = db
+    .select({ id: webhookDeliveries.id })
+    .from(webhookDeliveries)
+    .where(eq(webhookDeliveries.endpointId, d.endpointId))
+    .orderBy(desc(webhookDeliveries.id))
+    .limit(1)
+    .offset(DELIVERIES_KEPT - 1);
+  return [
+    db.insert(webhookDeliveries).values(d),
+    db
+      .delete(webhookDeliveries)
+      .where(and(eq(webhookDeliveries.endpointId, d.endpointId), lt(webhookDeliveries.id, cutoff))),
+  ] as const;
+}
+
+/** A test or a resend: recorded, nothing else changes. */
+export async function insertDelivery(db: Db, d: NewDelivery) {
+  await db.batch([...recordDelivery(db, d)]);
+}
+
+/**
+ * What a leased delivery attempt did to its endpoint, recorded with the attempt in one batch, under
+ * the lease: `advance` moves the cursor past the event (delivered, or dead-lettered: then the
+ * endpoint is failing); `back-off` counts a failed attempt and holds the endpoint until `retryAtMs`,
+ * ending the lease. Answers whether the lease was still held (else another consumer took over and
+ * nothing of the endpoint changed; the delivery is still recorded).
+ */
+export async function recordAttempt(
+  db: Db,
+  lease: { id: number; token: string; untilMs: number },
+  d: NewDelivery & { eventId: number },
+  outcome: { kind: "advance"; failing: boolean } | { kind: "back-off"; retryAtMs: number },
+) {
+  const update =
+    outcome.kind === "advance"
+      ? db
+          .update(webhookEndpoints)
+          .set({
+            cursorEventId: d.eventId,
+            headAttempts: 0,
+            nextAttemptAtMs: 0,
+            leaseUntilMs: lease.untilMs,
+            failingSinceMs: outcome.failing
+              ? sql`coalesce(${webhookEndpoints.failingSinceMs}, ${d.createdAtMs})`
+              : null,
+          })
+          .where(and(held(lease.id, lease.token), lt(webhookEndpoints.cursorEventId, d.eventId)))
+          .returning({ id: webhookEndpoints.id })
+      : db
+          .update(webhookEndpoints)
+          .set({
+            headAttempts: d.attempt,
+            nextAttemptAtMs: outcome.retryAtMs,
+            leaseToken: null,
+            leaseUntilMs: 0,
+          })
+          .where(held(lease.id, lease.token))
+          .returning({ id: webhookEndpoints.id });
+  const [updated] = await db.batch([update, ...recordDelivery(db, d)]);
+  return updated.length > 0;
+}
+
+/**
+ * Ends a lease (if still this consumer's). A caught-up endpoint's cursor moves to the newest event,
+ * past events of other types, so the next look (and the cron's) starts there instead of scanning
+ * them again; one statement, so an event of its types committed meanwhile is never skipped.
+ */
+export const releaseEndpoint = (db: Db, id: number, token: string) =>
+  db
+    .update(webhookEndpoints)
+    .set({
+      leaseToken: null,
+      leaseUntilMs: 0,
+      cursorEventId: sql`CASE WHEN ${pending} THEN ${webhookEndpoints.cursorEventId}
+        ELSE max(${webhookEndpoints.cursorEventId}, (SELECT coalesce(max(${events.id}), 0) FROM ${events})) END`,
+    })
+    .where(held(id, token));
+
+/** An endpoint's newest deliveries, newest first. */
+export const listDeliveries = (db: Db, endpointId: number, limit: number) =>
+  db
+    .select()
+    .from(webhookDeliveries)
+    .where(eq(webhookDeliveries.endpointId, endpointId))
+    .orderBy(desc(webhookDeliveries.id))
+    .limit(limit);

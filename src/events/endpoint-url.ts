@@ -1,0 +1,103 @@
+// Where a webhook may point (docs/events.md#endpoints): an https:// URL on a public host. The URL
+// parser has already turned the other spellings of an address (2130706433, 0x7f.1, [::ffff:7f00:1])
+// into one form, so an address literal is judged by its numbers. A public name that resolves to a
+// private address (DNS rebinding) cannot be seen from a Worker; Cloudflare's own network does not
+// route a Worker's fetch into private networks, which is what that would aim at.
+
+export const ENDPOINT_URL_MAX = 2000;
+
+export type UrlRule = "shape" | "scheme" | "credentials" | "private-host" | "not-public-name";
+
+/** IPv4 ranges no webhook may reach: [first octets as a number, prefix length]. */
+const PRIVATE_V4: [number, number][] = [
+  [0x00000000, 8], // this network
+  [0x0a000000, 8], // private
+  [0x64400000, 10], // carrier-grade NAT
+  [0x7f000000, 8], // loopback
+  [0xa9fe0000, 16], // link-local (cloud metadata lives here)
+  [0xac100000, 12], // private
+  [0xc0000000, 24], // IETF protocol assignments
+  [0xc0000200, 24], // documentation
+  [0xc0a80000, 16], // private
+  [0xc6120000, 15], // benchmarking
+  [0xc6336400, 24], // documentation
+  [0xcb007100, 24], // documentation
+  [0xe0000000, 3], // multicast and reserved, through 255.255.255.255
+];
+
+function v4Number(host: string): number | null {
+  const parts = host.split(".");
+  if (parts.length !== 4 || !parts.every((p) => /^[0-9]{1,3}$/.test(p))) return null;
+  const bytes = parts.map(Number);
+  if (bytes.some((b) => b > 255)) return null;
+  return ((bytes[0]! << 24) | (bytes[1]! << 16) | (bytes[2]! << 8) | bytes[3]!) >>> 0;
+}
+
+const inV4 = (n: number, [base, bits]: [number, number]) =>
+  bits === 0 || n >>> (32 - bits) === base >>> (32 - bits);
+
+const privateV4 = (n: number) => PRIVATE_V4.some((range) => inV4(n, range));
+
+/** An IPv6 literal (without brackets) as eight 16-bit groups, or null. */
+function v6Groups(host: string): number[] | null {
+  if (!host.includes(":")) return null;
+  const [head, tail, ...more] = host.split("::");
+  if (more.length > 0) return null;
+  const parse = (s: string | undefined) =>
+    s === undefined || s === "" ? [] : s.split(":").map((g) => Number.parseInt(g, 16));
+  const left = parse(head);
+  const right = parse(tail);
+  const missing = 8 - left.length - right.length;
+  if (tail === undefined ? missing !== 0 : missing < 1) return null;
+  const groups = [...left, ...Array(tail === undefined ? 0 : missing).fill(0), ...right];
+  return groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff) ? groups : null;
+}
+
+function privateV6(g: number[]) {
+  const embeddedV4 = ((g[6]! << 16) | g[7]!) >>> 0;
+  const zeros = (n: number) => g.slice(0, n).every((x) => x === 0);
+  if (zeros(8)) return true; // ::
+  if (zeros(7) && g[7] === 1) return true; // ::1
+  if (zeros(5) && g[5] === 0xffff) return privateV4(embeddedV4); // ::ffff:a.b.c.d
+  if (zeros(6)) return true; // ::a.b.c.d (deprecated v4-compatible)
+  if (g[0] === 0x64 && g[1] === 0xff9b) return privateV4(embeddedV4); // NAT64
+  if ((g[0]! & 0xfe00) === 0xfc00) return true; // unique local
+  if ((g[0]! & 0xffc0) === 0xfe80) return true; // link-local
+  if ((g[0]! & 0xff00) === 0xff00) return true; // multicast
+  if (g[0] === 0x2001 && g[1] === 0x0db8) return true; // documentation
+  return false;
+}
+
+const LOCAL_NAMES = /(^|\.)(localhost|local|internal|lan|home\.arpa|localdomain)$/;
+
+/** The loopback spellings a dev setting (WEBHOOK_ALLOW_LOCAL) lets through, over http too. */
+const isLoopback = (host: string) =>
+  host === "localhost" ||
+  host.endsWith(".localhost") ||
+  host === "::1" ||
+  (v4Number(host) !== null && v4Number(host)! >>> 24 === 127);
+
+/** Why a URL may not be a webhook endpoint, or null when it may. */
+export function endpointUrlProblem(text: string, allowLocal: boolean): UrlRule | null {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return "shape";
+  }
+  if (text.length > ENDPOINT_URL_MAX || url.hash !== "") return "shape";
+  if (url.username !== "" || url.password !== "") return "credentials";
+  const host = url.hostname.toLowerCase().replace(/^\[|\]$/g, "");
+  if (allowLocal && isLoopback(host))
+    return url.protocol === "https:" || url.protocol === "http:" ? null : "scheme";
+  if (url.protocol !== "https:") return "scheme";
+  const v4 = v4Number(host);
+  if (v4 !== null) return privateV4(v4) ? "private-host" : null;
+  const v6 = v6Groups(host);
+  if (v6 !== null) return privateV6(v6) ? "private-host" : null;
+  if (host.includes(":")) return "shape";
+  if (isLoopback(host) || LOCAL_NAMES.test(host)) return "private-host";
+  // A single label (intranet, metadata) names no public host.
+  if (!host.includes(".") || host.endsWith(".")) return "not-public-name";
+  return null;
+}

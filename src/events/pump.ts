@@ -1,0 +1,147 @@
+// The queue consumer's work for one endpoint (docs/events.md#delivery). A queue message only says
+// "endpoint N has work": the consumer that takes N's lease delivers N's events in id order from its
+// cursor, one at a time, so order holds per endpoint however the queue orders, repeats or delays its
+// messages. A failed attempt ends the run: the endpoint backs off (its next attempt is not before
+// `next_attempt_at_ms`) and the message is retried after that delay; after MAX_ATTEMPTS the event is
+// dead-lettered, the endpoint marked failing, and delivery goes on with the next event.
+import type { Db } from "../db/client";
+import {
+  type EndpointRow,
+  hasWork,
+  leaseEndpoint,
+  nextEvents,
+  recordAttempt,
+  releaseEndpoint,
+} from "../db/events";
+import type { SiteSettings } from "../ledger/transaction-record";
+import { type Outbound, postSigned } from "./deliver";
+import { eventRecord } from "./records";
+import { openSecret } from "./secrets";
+
+/** Attempts per event, the first included; the 8th failure dead-letters it. */
+export const MAX_ATTEMPTS = 8;
+/** The longest back-off between two attempts. */
+export const MAX_BACKOFF_S = 3600;
+/** A lease outlives one attempt's timeout with room; each delivered event renews it. */
+export const LEASE_MS = 60_000;
+/** Events one run delivers before it hands over to a new message (a consumer's run is bounded). */
+const PER_RUN = 100;
+const PAGE = 20;
+
+/** The wait after the `attempt`-th failure: base, 2×base, 4×base … at most an hour. */
+export const backoffS = (attempt: number, baseS: number) =>
+  Math.min(baseS * 2 ** (attempt - 1), MAX_BACKOFF_S);
+
+export type PumpDeps = {
+  db: Db;
+  outbound: Outbound;
+  /** WEBHOOK_SECRET_KEY: opens the endpoints' signing secrets. */
+  secretKey: string;
+  site: SiteSettings;
+  retryBaseS: number;
+  nowMs: () => number;
+  /** Sends an event that used up its attempts to the dead-letter queue. */
+  deadLetter: (letter: DeadLetter) => Promise<unknown>;
+};
+
+export type DeadLetter = { endpointId: number; eventId: number; attempts: number; error: string };
+
+/**
+ * idle: nothing left; more: caught up to PER_RUN, more waits (send a new message); busy: another
+ * consumer holds the lease, or the endpoint is backing off or gone (it will be nudged again);
+ * retry: an attempt failed, retry the message after `delayS`.
+ */
+export type PumpResult = { kind: "idle" | "more" | "busy" } | { kind: "retry"; delayS: number };
+
+export async function pumpEndpoint(deps: PumpDeps, endpointId: number): Promise<PumpResult> {
+  const { db } = deps;
+  const token = crypto.randomUUID();
+  const startMs = deps.nowMs();
+  const endpoint = await leaseEndpoint(db, endpointId, token, startMs, startMs + LEASE_MS);
+  if (!endpoint) return { kind: "busy" };
+  const secret = await openSecret(endpoint.secretCipher, deps.secretKey);
+  let cursor = endpoint.cursorEventId;
+  let attempts = endpoint.headAttempts;
+  let sent = 0;
+  while (sent < PER_RUN) {
+    const page = await nextEvents(db, endpoint, cursor, PAGE);
+    if (page.length === 0) break;
+    for (const event of page) {
+      const result = await deliverOne(deps, endpoint, token, secret, event, attempts + 1);
+      if (result !== "advanced") return result;
+      cursor = event.id;
+      attempts = 0;
+      sent++;
+    }
+  }
+  await releaseEndpoint(db, endpointId, token);
+  // An event committed while the lease was held had its message refused as busy: look again.
+  return (await hasWork(db, endpointId)) ? { kind: "more" } : { kind: "idle" };
+}
+
+async function deliverOne(
+  deps: PumpDeps,
+  endpoint: EndpointRow,
+  token: string,
+  secret: string | null,
+  event: Parameters<typeof eventRecord>[0],
+  attempt: number,
+): Promise<"advanced" | PumpResult> {
+  const atMs = deps.nowMs();
+  const outcome =
+    secret === null
+      ? {
+          ok: false,
+          httpStatus: null,
+          latencyMs: 0,
+          error: "the signing secret does not open with this WEBHOOK_SECRET_KEY",
+        }
+      : await postSigned(deps.outbound, endpoint.url, secret, {
+          id: String(event.id),
+          body: JSON.stringify(eventRecord(event, deps.site)),
+          at: new Date(atMs),
+        });
+  const lease = { id: endpoint.id, token, untilMs: deps.nowMs() + LEASE_MS };
+  const delivery = {
+    endpointId: endpoint.id,
+    eventId: event.id,
+    attempt,
+    trigger: "queue" as const,
+    httpStatus: outcome.httpStatus,
+    latencyMs: outcome.latencyMs,
+    error: outcome.error,
+    createdAtMs: atMs,
+  };
+  if (outcome.ok) {
+    const held = await recordAttempt(
+      deps.db,
+      lease,
+      { ...delivery, status: "delivered" },
+      { kind: "advance", failing: false },
+    );
+    return held ? "advanced" : { kind: "busy" };
+  }
+  if (attempt >= MAX_ATTEMPTS) {
+    await deps.deadLetter({
+      endpointId: endpoint.id,
+      eventId: event.id,
+      attempts: attempt,
+      error: outcome.error ?? "",
+    });
+    const held = await recordAttempt(
+      deps.db,
+      lease,
+      { ...delivery, status: "dead" },
+      { kind: "advance", failing: true },
+    );
+    return held ? "advanced" : { kind: "busy" };
+  }
+  const delayS = backoffS(attempt, deps.retryBaseS);
+  await recordAttempt(
+    deps.db,
+    lease,
+    { ...delivery, status: "failed" },
+    { kind: "back-off", retryAtMs: atMs + delayS * 1000 },
+  );
+  return { kind: "retry", delayS };
+}

@@ -1,0 +1,129 @@
+// The webhook queue's three doors (docs/events.md#delivery): a write nudges every endpoint after it
+// commits, the cron nudges every endpoint still behind, and the consumer delivers. A nudge is only
+// "endpoint N has work"; duplicates and losses are harmless (the consumer reads the work from the
+// endpoint's cursor, and the cron finds what a lost nudge left), so nothing here needs to be exact.
+import { createDb, type Db } from "../db/client";
+import { endpointIds, endpointsBehind } from "../db/events";
+import type { Outbound } from "./deliver";
+import { type DeadLetter, type PumpDeps, pumpEndpoint } from "./pump";
+
+export type Nudge = { endpointId: number };
+
+/** Below wrangler.toml's max_retries (10): a message retried this often is replaced by a new one. */
+export const FRESH_AFTER_ATTEMPTS = 5;
+
+/** How long an isolate trusts its list of endpoints before reading it again. */
+const ENDPOINTS_TTL_MS = 10_000;
+const known = new WeakMap<D1Database, { ids: number[]; readAtMs: number }>();
+
+/** Forgets the isolate's list (an endpoint was created or deleted here). */
+export const forgetEndpoints = (d1: D1Database) => known.delete(d1);
+
+async function currentEndpoints(d1: D1Database, db: Db, nowMs: number) {
+  const cached = known.get(d1);
+  if (cached && nowMs - cached.readAtMs < ENDPOINTS_TTL_MS) return cached.ids;
+  const ids = await endpointIds(db);
+  known.set(d1, { ids, readAtMs: nowMs });
+  return ids;
+}
+
+async function send(queue: Queue<Nudge>, ids: number[]) {
+  if (ids.length === 0) return;
+  await queue.sendBatch(ids.map((endpointId) => ({ body: { endpointId } })));
+}
+
+/** After a write commits: every endpoint may have work now (the consumer reads which). */
+export async function nudgeAfterCommit(d1: D1Database, queue: Queue<Nudge>, nowMs: number) {
+  await send(queue, await currentEndpoints(d1, createDb(d1), nowMs));
+}
+
+/** The cron's sweep: every endpoint with an undelivered event and nothing under way. */
+export async function sweepOutbox(d1: D1Database, queue: Queue<Nudge>, nowMs: number) {
+  const behind = await endpointsBehind(createDb(d1), nowMs);
+  await send(queue, behind);
+  return behind.length;
+}
+
+export type ConsumerEnv = {
+  DB: D1Database;
+  WEBHOOK_QUEUE: Queue<Nudge>;
+  WEBHOOK_DLQ: Queue<DeadLetter>;
+  WEBHOOK_SECRET_KEY?: string;
+  WEBHOOK_RETRY_BASE_S?: string;
+  SITE_URL?: string;
+  SITE_TIMEZONE?: string;
+};
+
+/** The consumer's dependencies from its bindings (the network unless a test hands a receiver). */
+export function pumpDeps(env: ConsumerEnv, outbound: Outbound = (u, i) => fetch(u, i)): PumpDeps {
+  const base = Number(env.WEBHOOK_RETRY_BASE_S);
+  return {
+    db: createDb(env.DB),
+    outbound,
+    secretKey: env.WEBHOOK_SECRET_KEY ?? "",
+    site: {
+      siteUrl: (env.SITE_URL ?? "").trim().replace(/\/+$/, ""),
+      timeZone: env.SITE_TIMEZONE || "UTC",
+    },
+    retryBaseS: Number.isInteger(base) && base > 0 ? base : 60,
+    nowMs: Date.now,
+    deadLetter: (letter) => env.WEBHOOK_DLQ.send(letter),
+  };
+}
+
+/** The consumer: each endpoint named in the batch is delivered once, whatever its message count. */
+export async function consumeNudges(batch: MessageBatch<Nudge>, env: ConsumerEnv, deps: PumpDeps) {
+  const byEndpoint = new Map<number, Message<Nudge>[]>();
+  for (const m of batch.messages) {
+    const id = Number(m.body?.endpointId);
+    if (!Number.isSafeInteger(id)) {
+      m.ack();
+      continue;
+    }
+    byEndpoint.set(id, [...(byEndpoint.get(id) ?? []), m]);
+  }
+  await Promise.all(
+    [...byEndpoint].map(async ([endpointId, [first, ...rest]]) => {
+      for (const m of rest) m.ack();
+      try {
+        const result = await pumpEndpoint(deps, endpointId);
+        if (result.kind === "retry") {
+          // One message's retries add up across its endpoint's events (each failure of a flaky
+          // receiver retries it again): before the queue's max_retries would dead-letter it, a new
+          // message with the same delay takes its place.
+          if (first!.attempts < FRESH_AFTER_ATTEMPTS)
+            return first!.retry({ delaySeconds: result.delayS });
+          await env.WEBHOOK_QUEUE.send({ endpointId }, { delaySeconds: result.delayS });
+        }
+        if (result.kind === "more") await env.WEBHOOK_QUEUE.send({ endpointId });
+        first!.ack();
+      } catch (err) {
+        // D1 or the queue failed: the message comes back (and after max_retries, to the DLQ).
+        console.error(
+          JSON.stringify({ webhook_endpoint: endpointId, fault: String(err).slice(0, 300) }),
+        );
+        first!.retry();
+      }
+    }),
+  );
+}
+
+/**
+ * The dead-letter queue's consumer: one log line per letter (docs/operations.md), then gone. An
+ * event's letter (it used up its attempts) is the one to look at; a nudge the queue gave up on (its
+ * consumer failed, or the server stopped under it) only delays what the cron's sweep delivers.
+ */
+export function consumeDeadLetters(batch: MessageBatch<unknown>) {
+  for (const m of batch.messages) {
+    const body = m.body;
+    const event = typeof body === "object" && body !== null && "eventId" in body;
+    console.error(
+      JSON.stringify(
+        event
+          ? { webhook_dead_letter: body }
+          : { webhook_nudge_dropped: body, attempts: m.attempts },
+      ),
+    );
+    m.ack();
+  }
+}

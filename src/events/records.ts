@@ -1,0 +1,125 @@
+// An outbox row as the feed and the webhooks send it: `data` is the record the API answers for the
+// thing that changed (GET /transactions/{id}'s record, GET /wallets/{id}'s), rendered from the
+// snapshot the trigger took when it committed (drizzle/0011_events.sql). Rendering reads the site's
+// settings (its URL, its time zone) at read time, as GET /transactions does.
+
+import type { EventRow } from "../db/events";
+import type { EntryRow } from "../db/ledger";
+import { type SiteSettings, transactionRecord } from "../ledger/transaction-record";
+import { walletRecord } from "../ledger/wallet-record";
+
+/** Every event type, in the order docs/events.md lists them. hold.* types join here with holds. */
+export const EVENT_TYPES = ["transaction.created", "user.created", "wallet.created"] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export const isEventType = (type: string): type is EventType =>
+  (EVENT_TYPES as readonly string[]).includes(type);
+
+// The snapshots' shapes, as the triggers write them.
+type EntrySnapshot = {
+  id: number;
+  user_id: number;
+  wallet_id: string;
+  txn_type: "CREDIT" | "DEBIT";
+  amount_minor: number;
+  amount_text: string;
+  balance_after_minor: number;
+  request_id: string;
+  transfer_id: string | null;
+  reverses_id: number | null;
+  note: string;
+  title: string;
+  slug: string;
+  guid: string | null;
+  created_at_s: number;
+  symbol: string;
+  symbol_position: "left" | "right";
+  decimals: number;
+  extra_decimals: number;
+};
+type UserSnapshot = {
+  id: number;
+  username: string;
+  email: string;
+  first_name: string;
+  last_name: string;
+  role: string;
+  registered_at_ms: number;
+};
+type WalletSnapshot = {
+  id: string;
+  name: string;
+  symbol: string;
+  symbol_position: "left" | "right";
+  decimals: number;
+  type: string;
+  note: string;
+};
+
+/** The entry as GET /transactions answers it; the snapshot holds every column that record reads. */
+function entryRecord(s: EntrySnapshot, site: SiteSettings) {
+  const row = {
+    entry: {
+      id: s.id,
+      userId: s.user_id,
+      walletId: s.wallet_id,
+      txnType: s.txn_type,
+      amountMinor: s.amount_minor,
+      amountText: s.amount_text,
+      note: s.note,
+      title: s.title,
+      slug: s.slug,
+      guid: s.guid,
+      createdAtS: s.created_at_s,
+      // Only imported entries have these, and imported entries have no events.
+      localDate: null,
+      modifiedLocalDate: null,
+      modifiedGmtDate: null,
+    },
+    symbol: s.symbol,
+    symbolPosition: s.symbol_position,
+    decimals: s.decimals,
+    extraDecimals: s.extra_decimals,
+  } as unknown as EntryRow;
+  return transactionRecord(row, site);
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** A new user: who it is, never its password (the snapshot holds no hash). */
+const userRecord = (s: UserSnapshot) => ({
+  id: s.id,
+  username: s.username,
+  user_email: s.email,
+  first_name: s.first_name,
+  last_name: s.last_name,
+  roles: [s.role],
+  registered_at: iso(s.registered_at_ms),
+});
+
+/** What an event's `data` is, by type. */
+function dataOf(row: EventRow, site: SiteSettings) {
+  const snapshot = JSON.parse(row.data);
+  switch (row.type as EventType) {
+    case "transaction.created":
+      return entryRecord(snapshot as EntrySnapshot, site);
+    case "user.created":
+      return userRecord(snapshot as UserSnapshot);
+    case "wallet.created": {
+      const w = snapshot as WalletSnapshot;
+      return walletRecord({ ...w, symbolPosition: w.symbol_position });
+    }
+    default:
+      // A type a later version writes (read by an older isolate mid-deploy): its snapshot as stored.
+      return snapshot as unknown;
+  }
+}
+
+/** One event on the wire: the feed's item, and the body a webhook delivers. */
+export const eventRecord = (row: EventRow, site: SiteSettings) => ({
+  id: row.id,
+  type: row.type,
+  timestamp: iso(row.createdAtMs),
+  data: dataOf(row, site),
+});
+export type EventRecord = ReturnType<typeof eventRecord>;

@@ -1,0 +1,53 @@
+// What the webhook routes and the write path need from a request (docs/events.md).
+import type { Context } from "hono";
+import type { AppEnv } from "../env";
+import { nudgeAfterCommit } from "../events/queue";
+import { apiError } from "./errors";
+import { siteUrl } from "./site";
+
+/** The shortest WEBHOOK_SECRET_KEY accepted: it keys the secrets' encryption (HKDF input). */
+export const WEBHOOK_SECRET_KEY_MIN_LENGTH = 32;
+
+/** The webhook service's dependencies, or 503 while WEBHOOK_SECRET_KEY is unset or too short. */
+export function webhookDeps(c: Context<AppEnv>) {
+  const secretKey = c.env.WEBHOOK_SECRET_KEY ?? "";
+  if (secretKey.length < WEBHOOK_SECRET_KEY_MIN_LENGTH)
+    throw apiError("webhooks_not_configured", {
+      missing: ["WEBHOOK_SECRET_KEY"],
+    });
+  return {
+    db: c.var.db,
+    d1: c.env.DB,
+    secretKey,
+    allowLocal: c.env.WEBHOOK_ALLOW_LOCAL === "true",
+    outbound: c.var.outbound,
+    nowMs: c.var.nowMs,
+    site: { siteUrl: siteUrl(c), timeZone: c.env.SITE_TIMEZONE },
+  };
+}
+
+const WRITES = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+/**
+ * After an API write answered with success, the endpoints are told there may be work, once the
+ * answer is on its way (waitUntil). Without an execution context (a test calling app.request) or a
+ * queue binding nothing is sent; the cron's sweep finds whatever a missed nudge leaves.
+ */
+export function nudgeWebhooks(c: Context<AppEnv>) {
+  if (!WRITES.has(c.req.method) || c.res.status >= 300 || !c.req.path.startsWith("/wp-json/"))
+    return;
+  const queue = c.env.WEBHOOK_QUEUE;
+  if (!queue) return;
+  let waitUntil: (work: Promise<unknown>) => void;
+  try {
+    const ctx = c.executionCtx;
+    waitUntil = (work) => ctx.waitUntil(work);
+  } catch {
+    return;
+  }
+  waitUntil(
+    nudgeAfterCommit(c.env.DB, queue, Date.now()).catch((err: unknown) =>
+      console.error(JSON.stringify({ webhook_nudge: "failed", fault: String(err).slice(0, 300) })),
+    ),
+  );
+}

@@ -1,0 +1,27 @@
+import * as v from "valibot";
+import { ok } from "../../http/envelope";
+import { defineRoute } from "../../http/route";
+import { siteUrl } from "../../http/site";
+import { fields } from "../../http/validation";
+import { readFeed } from "../../wallet/events";
+import { EventAnswer } from "../answers";
+import { EventFeedParams } from "./schemas";
+
+export const listEvents = defineRoute(
+  {
+    path: "/events",
+    method: "GET",
+    summary: "Every committed change as an event, oldest first, after an id",
+    auth: "admin",
+    access: "read",
+    params: fields(EventFeedParams),
+    envelope: "A",
+    errors: ["invalid_input"],
+    success: 200,
+    data: v.array(EventAnswer),
+  },
+  async (c, query) => {
+    const site = { siteUrl: siteUrl(c), timeZone: c.env.SITE_TIMEZONE };
+    return ok(c, 200, "Events retrieved", await readFeed(c.var.db, query, site));
+  },
+);

@@ -1,0 +1,78 @@
+import * as v from "valibot";
+import { ok } from "../../http/envelope";
+import { apiError } from "../../http/errors";
+import { defineRoute, pathParam } from "../../http/route";
+import { fields } from "../../http/validation";
+import { webhookDeps } from "../../http/webhooks";
+import { recentDeliveries, resendEvent, testEndpoint } from "../../wallet/webhooks";
+import { DeliveryAnswer } from "../answers";
+import { webhookNotFound } from "./manage";
+import { DeliveriesParams, deliveryRecord, pathId, ResendParams } from "./schemas";
+
+export const getDeliveries = defineRoute(
+  {
+    path: "/webhooks/{id}/deliveries",
+    method: "GET",
+    summary: "An endpoint's recent delivery attempts, newest first",
+    auth: "admin",
+    access: "read",
+    params: fields(DeliveriesParams),
+    envelope: "A",
+    errors: ["invalid_input", "webhook_not_found"],
+    success: 200,
+    data: v.array(DeliveryAnswer),
+  },
+  async (c, { limit }) => {
+    const raw = pathParam(c, "id");
+    const id = pathId(raw);
+    const rows = id === null ? null : await recentDeliveries(c.var.db, id, limit);
+    if (!rows) throw webhookNotFound(raw);
+    return ok(c, 200, "Deliveries retrieved", rows.map(deliveryRecord));
+  },
+);
+
+export const testWebhook = defineRoute(
+  {
+    path: "/webhooks/{id}/test",
+    method: "POST",
+    summary: "Send a signed webhook.test message now and answer how it went",
+    auth: "admin",
+    access: "write",
+    envelope: "A",
+    errors: ["webhook_not_found", "webhooks_not_configured"],
+    success: 200,
+    data: DeliveryAnswer,
+  },
+  async (c) => {
+    const raw = pathParam(c, "id");
+    const id = pathId(raw);
+    const sent = id === null ? "webhook-not-found" : await testEndpoint(webhookDeps(c), id);
+    if (sent === "webhook-not-found") throw webhookNotFound(raw);
+    return ok(c, 200, "Test delivery sent", deliveryRecord(sent));
+  },
+);
+
+export const resendWebhook = defineRoute(
+  {
+    path: "/webhooks/{id}/resend",
+    method: "POST",
+    summary: "Send one event to an endpoint again, now",
+    auth: "admin",
+    access: "write",
+    params: fields(ResendParams),
+    envelope: "A",
+    errors: ["invalid_input", "webhook_not_found", "event_not_found", "webhooks_not_configured"],
+    success: 200,
+    data: DeliveryAnswer,
+  },
+  async (c, { event_id }) => {
+    const raw = pathParam(c, "id");
+    const id = pathId(raw);
+    const sent =
+      id === null ? "webhook-not-found" : await resendEvent(webhookDeps(c), id, event_id);
+    if (sent === "webhook-not-found") throw webhookNotFound(raw);
+    if (sent === "event-not-found")
+      throw apiError("event_not_found", { event_id: `No event ${event_id}` });
+    return ok(c, 200, "Event sent again", deliveryRecord(sent));
+  },
+);

@@ -1,0 +1,48 @@
+import * as v from "valibot";
+import { ok } from "../../http/envelope";
+import { apiError } from "../../http/errors";
+import { defineRoute, pathParam } from "../../http/route";
+import { allEndpoints, removeEndpoint } from "../../wallet/webhooks";
+import { WebhookAnswer, WebhookDeletedAnswer } from "../answers";
+import { pathId, webhookRecord } from "./schemas";
+
+export const webhookNotFound = (raw: string) =>
+  apiError("webhook_not_found", { id: `No webhook ${raw}` });
+
+export const getWebhooks = defineRoute(
+  {
+    path: "/webhooks",
+    method: "GET",
+    summary: "List webhook endpoints and how their deliveries stand",
+    auth: "admin",
+    access: "read",
+    envelope: "A",
+    success: 200,
+    data: v.array(WebhookAnswer),
+  },
+  async (c) => {
+    const rows = await allEndpoints(c.var.db);
+    return ok(c, 200, "Webhooks retrieved", rows.map(webhookRecord));
+  },
+);
+
+export const deleteWebhook = defineRoute(
+  {
+    path: "/webhooks/{id}",
+    method: "DELETE",
+    summary: "Delete a webhook endpoint and its delivery log",
+    auth: "admin",
+    access: "write",
+    envelope: "A",
+    errors: ["webhook_not_found"],
+    success: 200,
+    data: WebhookDeletedAnswer,
+  },
+  async (c) => {
+    const raw = pathParam(c, "id");
+    const id = pathId(raw);
+    const deleted = id !== null && (await removeEndpoint({ db: c.var.db, d1: c.env.DB }, id));
+    if (!deleted) throw webhookNotFound(raw);
+    return ok(c, 200, "Webhook deleted", { id, deleted: true as const });
+  },
+);

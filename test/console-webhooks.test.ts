@@ -1,0 +1,156 @@
+// The console's webhooks screen (/wallet-admin/webhooks): endpoints, their recent deliveries, the
+// test and resend buttons, all through the API in-process.
+import { env } from "cloudflare:workers";
+import { Webhook } from "standardwebhooks";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Outbound } from "../src/events/deliver";
+import {
+  call,
+  credit,
+  makeAdmin,
+  makeUser,
+  makeWallet,
+  PASSWORD,
+  type TestUser,
+  testApp,
+} from "./helpers";
+
+const BASE = "http://localhost/wallet-admin";
+const got: { headers: Record<string, string>; body: string }[] = [];
+const outbound: Outbound = async (_url, init) => {
+  got.push({
+    headers: Object.fromEntries(new Headers(init.headers).entries()),
+    body: String(init.body),
+  });
+  return new Response(null, { status: 200 });
+};
+const app = testApp({ outbound });
+
+type Page = { status: number; html: string; headers: Headers };
+
+async function request(path: string, init: RequestInit & { cookie?: string } = {}): Promise<Page> {
+  const headers = new Headers(init.headers);
+  if (init.cookie) headers.set("Cookie", init.cookie);
+  const res = await app.request(`${BASE}${path}`, { ...init, headers, redirect: "manual" }, env);
+  return { status: res.status, html: await res.text(), headers: res.headers };
+}
+const form = (fields: Record<string, string | number>) =>
+  new URLSearchParams(Object.entries(fields).map(([k, v]): [string, string] => [k, String(v)]));
+const hidden = (html: string, name: string) =>
+  html.match(new RegExp(`name="${name}" value="([^"]+)"`))?.[1] ?? "";
+
+async function signIn(user: TestUser) {
+  const res = await request("/sign-in", {
+    method: "POST",
+    body: form({ email: user.email, password: PASSWORD }),
+  });
+  expect(res.status, res.html).toBe(303);
+  return res.headers.get("set-cookie")!.split(";")[0]!;
+}
+
+let admin: TestUser;
+let cookie: string;
+
+beforeAll(async () => {
+  admin = await makeAdmin();
+  cookie = await signIn(admin);
+});
+
+describe("the console's webhooks screen", () => {
+  it("creates a webhook from its form and shows the secret once, then lists it without", async () => {
+    const page = await request("/webhooks", { cookie });
+    expect(page.status).toBe(200);
+    const created = await request("/webhooks", {
+      method: "POST",
+      cookie,
+      body: form({
+        _csrf: hidden(page.html, "_csrf"),
+        url: "https://hooks.example.com/console",
+        events: "transaction.created, user.created",
+        description: "shop",
+      }),
+    });
+    expect(created.status).toBe(200);
+    const secret = created.html.match(/whsec_[A-Za-z0-9+/=]+/)?.[0];
+    expect(secret).toBeDefined();
+    const again = await request("/webhooks", { cookie });
+    expect(again.html).toContain("https://hooks.example.com/console");
+    expect(again.html).not.toContain(secret!);
+  });
+
+  it("shows a refused URL as the API words it and creates nothing", async () => {
+    const page = await request("/webhooks", { cookie });
+    const res = await request("/webhooks", {
+      method: "POST",
+      cookie,
+      body: form({
+        _csrf: hidden(page.html, "_csrf"),
+        url: "https://10.0.0.1/x",
+        events: "user.created",
+      }),
+    });
+    expect(res.html).toContain("url must not point at a private, loopback or link-local address");
+  });
+
+  it("lists an endpoint's deliveries and resends one with its button, signed", async () => {
+    const hook = (
+      await call("POST", "/webhooks", {
+        auth: admin.bearer,
+        body: { url: "https://hooks.example.com/resend", events: "transaction.created" },
+      })
+    ).body.data;
+    const user = await makeUser();
+    const wallet = await makeWallet(admin);
+    await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 4 });
+    const [event] = (
+      await call("GET", "/events", { auth: admin.bearer, query: { after: hook.last_event_id } })
+    ).body.data;
+    await call("POST", `/webhooks/${hook.id}/resend`, {
+      auth: admin.bearer,
+      app,
+      body: { event_id: event.id },
+    });
+    const page = await request("/webhooks", { cookie });
+    expect(page.html).toContain(`Resend event ${event.id}`);
+    const before = got.length;
+    const res = await request(`/webhooks/${hook.id}/resend`, {
+      method: "POST",
+      cookie,
+      body: form({ _csrf: hidden(page.html, "_csrf"), event_id: event.id }),
+    });
+    expect(res.status).toBe(303);
+    expect(decodeURIComponent(res.headers.get("location")!)).toContain(
+      `Event ${event.id} sent again: delivered.`,
+    );
+    expect(got).toHaveLength(before + 1);
+    expect(new Webhook(hook.secret).verify(got.at(-1)!.body, got.at(-1)!.headers)).toStrictEqual(
+      event,
+    );
+  });
+
+  it("sends a test from its button and refuses a button without the form's CSRF token", async () => {
+    const hook = (
+      await call("POST", "/webhooks", {
+        auth: admin.bearer,
+        body: { url: "https://hooks.example.com/t", events: "user.created" },
+      })
+    ).body.data;
+    const page = await request("/webhooks", { cookie });
+    const ok = await request(`/webhooks/${hook.id}/test`, {
+      method: "POST",
+      cookie,
+      body: form({ _csrf: hidden(page.html, "_csrf") }),
+    });
+    expect(decodeURIComponent(ok.headers.get("location")!)).toContain(
+      `Test to webhook ${hook.id}: delivered.`,
+    );
+    const before = got.length;
+    const forged = await request(`/webhooks/${hook.id}/test`, {
+      method: "POST",
+      cookie,
+      body: form({}),
+    });
+    expect(forged.status).toBe(403);
+    expect(got).toHaveLength(before);
+  });
+});

@@ -1,0 +1,247 @@
+// Webhooks under failure (docs/events.md#delivery): a `wrangler dev` of this file's own (webhooks
+// need WEBHOOK_SECRET_KEY and local receivers), two receivers on 127.0.0.1 (one failing every other
+// request, one slow), a stream of credits and transfers with a SIGKILL of the server in the middle
+// and a restart on the same state. Every event reaches each receiver at least once, verified with
+// `standardwebhooks`; deduplicated by webhook-id, exactly once; and each receiver's accepted
+// deliveries arrive in event id order.
+import type { ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { rmSync } from "node:fs";
+import { createServer, type Server as HttpServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Webhook } from "standardwebhooks";
+import { afterAll, expect, inject, it } from "vitest";
+import { ADMIN, freePort } from "../../scripts/lib/server";
+import { startWrangler } from "../../scripts/lib/wrangler";
+import { copyState } from "./snapshot";
+
+const run = inject("reliability");
+const CREDITS = 24;
+const TRANSFERS = 4;
+const KILL_AFTER = 12;
+const WAIT_MS = 150_000;
+
+type Arrival = { id: string; verified: boolean; answered: number };
+
+/** A receiver that verifies each delivery and answers `status(n)` for its n-th request. */
+function receiver(status: (n: number) => number, delayMs: () => number) {
+  const arrivals: Arrival[] = [];
+  let secret = "";
+  const server: HttpServer = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const body = Buffer.concat(chunks).toString("utf8");
+      let verified = false;
+      try {
+        new Webhook(secret).verify(body, req.headers as Record<string, string>);
+        verified = true;
+      } catch {
+        verified = false;
+      }
+      const answered = status(arrivals.length + 1);
+      arrivals.push({ id: String(req.headers["webhook-id"]), verified, answered });
+      setTimeout(() => res.writeHead(answered).end(), delayMs());
+    });
+  });
+  return {
+    arrivals,
+    setSecret: (s: string) => {
+      secret = s;
+    },
+    listen: () =>
+      new Promise<number>((resolve) =>
+        server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port)),
+      ),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+const stateDir = copyState(run.templateDir);
+const vars = {
+  JWT_SECRET: randomBytes(32).toString("hex"),
+  WEBHOOK_SECRET_KEY: randomBytes(32).toString("hex"),
+  WEBHOOK_ALLOW_LOCAL: "true",
+  WEBHOOK_RETRY_BASE_S: "1",
+};
+let child: ChildProcess | undefined;
+let base = "";
+
+async function start(port: number) {
+  base = `http://127.0.0.1:${port}`;
+  child = startWrangler(
+    [
+      "dev",
+      "--config",
+      run.config,
+      "--persist-to",
+      stateDir,
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--show-interactive-dev-session=false",
+      "--log-level=warn",
+      "--test-scheduled",
+      ...Object.entries({ ...vars, SITE_URL: base }).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
+    ],
+    { stdio: ["ignore", "ignore", "inherit"] },
+  );
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(`${base}/wp-json/`)).status < 500) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error("wrangler dev did not come up");
+}
+
+function kill(signal: NodeJS.Signals) {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  const exited = new Promise((r) => child!.once("exit", r));
+  try {
+    process.kill(-child.pid!, signal);
+  } catch {
+    // gone
+  }
+  return exited;
+}
+
+afterAll(async () => {
+  await kill("SIGTERM");
+  rmSync(stateDir, { recursive: true, force: true });
+});
+
+async function api(method: string, path: string, token: string | undefined, body?: unknown) {
+  for (let tries = 0; ; tries++) {
+    try {
+      const res = await fetch(`${base}/wp-json/wallet/v1${path}`, {
+        method,
+        headers: {
+          ...(token ? { Authorization: `Bearer ${token}` } : {}),
+          ...(body ? { "Content-Type": "application/json" } : {}),
+        },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+      const json = (await res.json()) as { status_code: number; data: never };
+      // wrangler's proxy answers 503 of its own while the worker restarts: ask again.
+      if (res.status === 503 && tries < 20) throw new Error("restarting");
+      return json;
+    } catch (error) {
+      if (tries >= 20) throw error;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: JSON answers read field by field
+type Json = any;
+
+it("every event reaches a flaky and a slow receiver at least once, once after deduplication, in order, through a SIGKILL", async () => {
+  const flaky = receiver(
+    (n) => (n % 2 === 1 ? 500 : 200),
+    () => 5,
+  );
+  const slow = receiver(
+    () => 200,
+    () => 300 + Math.floor(Math.random() * 600),
+  );
+  const ports = [await flaky.listen(), await slow.listen()];
+  const port = await freePort();
+  await start(port);
+  const login = await api("POST", "/users/login", undefined, {
+    user_email: ADMIN.email,
+    user_password: ADMIN.password,
+  });
+  const token = (login as Json).data.access_token as string;
+  const hooks: Json[] = [];
+  for (const p of ports) {
+    const made = (await api("POST", "/webhooks", token, {
+      url: `http://127.0.0.1:${p}/hook`,
+      events: ["transaction.created"],
+    })) as Json;
+    expect(made.status_code).toBe(201);
+    hooks.push(made.data);
+  }
+  flaky.setSecret(hooks[0].secret);
+  slow.setSecret(hooks[1].secret);
+  const walletId = `rw${randomBytes(4).toString("hex")}`;
+  await api("POST", "/wallets", token, {
+    wallet_id: walletId,
+    wallet_name: "R",
+    wallet_symbol: "R",
+  });
+  const userIds: number[] = [];
+  for (const n of [1, 2]) {
+    const name = `rwh${n}${randomBytes(3).toString("hex")}`;
+    const u = (await api("POST", "/users", token, {
+      username: name,
+      user_email: `${name}@example.test`,
+      user_password: "secret123",
+    })) as Json;
+    userIds.push(u.data.id);
+  }
+
+  const moves = [
+    ...Array.from({ length: CREDITS }, (_, i) => ({ kind: "credits", i })),
+    ...Array.from({ length: TRANSFERS }, (_, i) => ({ kind: "transfers", i })),
+  ];
+  let done = 0;
+  for (const move of moves) {
+    if (done === KILL_AFTER) {
+      // A crash mid-stream: the queue's messages and any lease die with it; the sweep recovers.
+      await kill("SIGKILL");
+      await start(port);
+    }
+    const body =
+      move.kind === "credits"
+        ? { user_id: userIds[0], wallet_id: walletId, amount: 5, request_id: `rc-${move.i}` }
+        : {
+            from_user_id: userIds[0],
+            to_user_id: userIds[1],
+            wallet_id: walletId,
+            amount: 1,
+            request_id: `rt-${move.i}`,
+          };
+    const res = (await api("POST", `/${move.kind}`, token, body)) as Json;
+    // A request cut by the kill is sent again: its request_id makes it apply once.
+    expect([200, 409]).toContain(res.status_code);
+    done++;
+  }
+
+  const feed = (await api(
+    "GET",
+    `/events?after=${Math.min(...hooks.map((h) => h.last_event_id))}&limit=1000&types=transaction.created`,
+    token,
+  )) as Json;
+  const expected = (feed.data as Json[]).map((e) => String(e.id));
+  expect(expected.length).toBe(CREDITS + 2 * TRANSFERS);
+
+  // Wait for both, running the cron's sweep as Cloudflare would (more often, to keep the run short).
+  const deadline = Date.now() + WAIT_MS;
+  const accepted = (r: ReturnType<typeof receiver>) =>
+    new Set(r.arrivals.filter((a) => a.answered < 300).map((a) => a.id));
+  while (Date.now() < deadline) {
+    if (expected.every((id) => accepted(flaky).has(id) && accepted(slow).has(id))) break;
+    await fetch(`${base}/__scheduled?cron=*+*+*+*+*`).catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 2_000));
+  }
+
+  for (const r of [flaky, slow]) {
+    expect(r.arrivals.every((a) => a.verified)).toBe(true);
+    // At least once, and deduplicated by webhook-id exactly the events that happened.
+    expect([...accepted(r)].sort()).toEqual([...expected].sort());
+    // In order: each accepted delivery's event id is no lower than any accepted before it.
+    const ids = r.arrivals.filter((a) => a.answered < 300).map((a) => Number(a.id));
+    expect(ids.every((id, i) => i === 0 || id >= ids[i - 1]!)).toBe(true);
+  }
+  // The flaky one really failed half its requests, and was retried.
+  expect(flaky.arrivals.filter((a) => a.answered >= 500).length).toBeGreaterThan(0);
+  console.log(
+    `  webhooks: ${expected.length} events; flaky receiver ${flaky.arrivals.length} requests, slow receiver ${slow.arrivals.length}`,
+  );
+  await Promise.all([flaky.close(), slow.close()]);
+});

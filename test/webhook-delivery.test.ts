@@ -1,0 +1,336 @@
+import {
+  createExecutionContext,
+  createMessageBatch,
+  createScheduledController,
+  getQueueResult,
+  waitOnExecutionContext,
+} from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { Webhook } from "standardwebhooks";
+import { describe, expect, it } from "vitest";
+import { createDb } from "../src/db/client";
+import type { Outbound } from "../src/events/deliver";
+import { type DeadLetter, MAX_ATTEMPTS, type PumpDeps, pumpEndpoint } from "../src/events/pump";
+import { FRESH_AFTER_ATTEMPTS } from "../src/events/queue";
+import worker from "../src/index";
+import {
+  call,
+  credit,
+  debit,
+  INSUFFICIENT,
+  type Json,
+  makeAccount,
+  makeWallet,
+  type TestUser,
+  testApp,
+  unique,
+} from "./helpers";
+
+type Received = { id: string; body: string; headers: Record<string, string> };
+
+/** A receiver: records each POST and answers what `answer` says for its webhook-id. */
+function receiver(answer: (id: string, n: number) => number | Promise<number> = () => 200) {
+  const got: Received[] = [];
+  const outbound: Outbound = async (_url, init) => {
+    const headers = Object.fromEntries(new Headers(init.headers).entries());
+    const id = headers["webhook-id"]!;
+    got.push({ id, body: String(init.body), headers });
+    return new Response(null, { status: await answer(id, got.length) });
+  };
+  return { got, outbound };
+}
+
+/** A clock the test moves. */
+function clock() {
+  let now = Date.now();
+  return { nowMs: () => now, advance: (s: number) => (now += s * 1000) };
+}
+
+function pumpDeps(outbound: Outbound, nowMs: () => number, letters: DeadLetter[] = []): PumpDeps {
+  return {
+    db: createDb(env.DB),
+    outbound,
+    secretKey: env.WEBHOOK_SECRET_KEY!,
+    site: { siteUrl: env.SITE_URL, timeZone: "UTC" },
+    retryBaseS: 60,
+    nowMs,
+    deadLetter: async (l) => letters.push(l),
+  };
+}
+
+async function subscribe(admin: TestUser, events = "transaction.created,wallet.created") {
+  const res = await call("POST", "/webhooks", {
+    auth: admin.bearer,
+    body: { url: `https://hooks.example.com/${unique("r")}`, events },
+  });
+  expect(res.status, res.text).toBe(201);
+  return res.body.data as Json;
+}
+
+async function eventsAfter(admin: TestUser, after: number, types: string) {
+  const res = await call("GET", "/events", { auth: admin.bearer, query: { after, types } });
+  return res.body.data as Json[];
+}
+
+const webhook = async (admin: TestUser, id: number) =>
+  ((await call("GET", "/webhooks", { auth: admin.bearer })).body.data as Json[]).find(
+    (w) => w.id === id,
+  )!;
+
+/** A queue that keeps what it is sent. */
+function fakeQueue() {
+  const sent: unknown[] = [];
+  const queue = {
+    send: async (body: unknown, options?: QueueSendOptions) =>
+      void sent.push(options?.delaySeconds === undefined ? body : { body, ...options }),
+    sendBatch: async (messages: { body: unknown }[]) =>
+      void sent.push(...messages.map((m) => m.body)),
+  };
+  return { sent, queue: queue as unknown as Queue };
+}
+
+describe("the consumer's pump", () => {
+  it("delivers an endpoint's events of its types in id order, signed, webhook-id the event id, and moves its cursor", async () => {
+    const { admin, user, wallet } = await makeAccount();
+    const hook = await subscribe(admin);
+    for (const amount of [1, 2, 3])
+      await credit(admin, { user_id: user.id, wallet_id: wallet, amount });
+    await makeWallet(admin);
+    await call("POST", "/users", {
+      auth: admin.bearer,
+      body: {
+        username: unique("u"),
+        user_email: `${unique("e")}@example.test`,
+        user_password: "secret123",
+      },
+    });
+    const expected = await eventsAfter(
+      admin,
+      hook.last_event_id,
+      "transaction.created,wallet.created",
+    );
+    const { got, outbound } = receiver();
+    const t = clock();
+    expect(await pumpEndpoint(pumpDeps(outbound, t.nowMs), hook.id)).toEqual({ kind: "idle" });
+    expect(got.map((r) => r.id)).toEqual(expected.map((e) => String(e.id)));
+    expect(got.map((r) => new Webhook(hook.secret).verify(r.body, r.headers))).toStrictEqual(
+      expected,
+    );
+    // Caught up, its cursor is the newest event (the user.created it does not receive, too).
+    const newest = await env.DB.prepare("SELECT max(id) AS id FROM events").first<{ id: number }>();
+    expect(await webhook(admin, hook.id)).toMatchObject({
+      last_event_id: newest!.id,
+      status: "active",
+    });
+    const log = await call("GET", `/webhooks/${hook.id}/deliveries`, { auth: admin.bearer });
+    expect(log.body.data.map((d: Json) => [d.event_id, d.status, d.attempt, d.trigger])).toEqual(
+      expected.map((e) => [e.id, "delivered", 1, "queue"]).reverse(),
+    );
+  });
+
+  it("backs off after a failed attempt, then delivers the same event again and the rest in order", async () => {
+    const { admin, user, wallet } = await makeAccount();
+    const hook = await subscribe(admin, "transaction.created");
+    for (let i = 0; i < 3; i++)
+      await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
+    const expected = (await eventsAfter(admin, hook.last_event_id, "transaction.created")).map(
+      (e) => String(e.id),
+    );
+    const { got, outbound } = receiver((_id, n) => (n === 1 ? 503 : 200));
+    const t = clock();
+    const deps = pumpDeps(outbound, t.nowMs);
+    expect(await pumpEndpoint(deps, hook.id)).toEqual({ kind: "retry", delayS: 60 });
+    expect(await webhook(admin, hook.id)).toMatchObject({
+      failed_attempts: 1,
+      next_attempt_at: expect.any(String),
+    });
+    // Within the back-off a nudge finds the endpoint resting.
+    expect(await pumpEndpoint(deps, hook.id)).toEqual({ kind: "busy" });
+    t.advance(60);
+    expect(await pumpEndpoint(deps, hook.id)).toEqual({ kind: "idle" });
+    expect(got.map((r) => r.id)).toEqual([expected[0], ...expected]);
+    const log = (await call("GET", `/webhooks/${hook.id}/deliveries`, { auth: admin.bearer })).body
+      .data;
+    expect(log.at(-1)).toMatchObject({ status: "failed", attempt: 1, http_status: 503 });
+    expect(log.at(-2)).toMatchObject({ status: "delivered", attempt: 2 });
+  });
+
+  it(`dead-letters an event after ${MAX_ATTEMPTS} failed attempts with doubling delays, marks the endpoint failing, and goes on with the next`, async () => {
+    const { admin, user, wallet } = await makeAccount();
+    const hook = await subscribe(admin, "transaction.created");
+    await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
+    const [poison] = await eventsAfter(admin, hook.last_event_id, "transaction.created");
+    const { got, outbound } = receiver((id) => (id === String(poison!.id) ? 500 : 200));
+    const t = clock();
+    const letters: DeadLetter[] = [];
+    const deps = pumpDeps(outbound, t.nowMs, letters);
+    const delays: number[] = [];
+    for (;;) {
+      const r = await pumpEndpoint(deps, hook.id);
+      if (r.kind !== "retry") break;
+      delays.push(r.delayS);
+      t.advance(r.delayS);
+    }
+    expect(delays).toEqual([60, 120, 240, 480, 960, 1920, 3600]);
+    expect(got).toHaveLength(MAX_ATTEMPTS);
+    expect(letters).toEqual([
+      {
+        endpointId: hook.id,
+        eventId: poison!.id,
+        attempts: MAX_ATTEMPTS,
+        error: "answered HTTP 500",
+      },
+    ]);
+    expect(await webhook(admin, hook.id)).toMatchObject({
+      status: "failing",
+      last_event_id: poison!.id,
+      failed_attempts: 0,
+    });
+    const log = (await call("GET", `/webhooks/${hook.id}/deliveries`, { auth: admin.bearer })).body
+      .data;
+    expect(log[0]).toMatchObject({ status: "dead", attempt: MAX_ATTEMPTS });
+    // The next event goes out, and a delivery clears the failing mark.
+    await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
+    expect(await pumpEndpoint(deps, hook.id)).toEqual({ kind: "idle" });
+    expect(got.at(-1)!.id).not.toBe(String(poison!.id));
+    expect(await webhook(admin, hook.id)).toMatchObject({ status: "active", failing_since: null });
+  });
+
+  it("moves a caught-up endpoint's cursor past events of other types, and still delivers its own", async () => {
+    const { admin, user, wallet } = await makeAccount();
+    const hook = await subscribe(admin, "wallet.created");
+    for (let i = 0; i < 3; i++)
+      await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
+    const { got, outbound } = receiver();
+    const t = clock();
+    expect(await pumpEndpoint(pumpDeps(outbound, t.nowMs), hook.id)).toEqual({ kind: "idle" });
+    expect(got).toEqual([]);
+    const newest = await env.DB.prepare("SELECT max(id) AS id FROM events").first<{ id: number }>();
+    expect((await webhook(admin, hook.id)).last_event_id).toBe(newest!.id);
+    const walletId = await makeWallet(admin);
+    expect(await pumpEndpoint(pumpDeps(outbound, t.nowMs), hook.id)).toEqual({ kind: "idle" });
+    expect(got.map((r) => (JSON.parse(r.body) as Json).data.wallet_id)).toEqual([walletId]);
+  });
+
+  it("two consumers pumping one endpoint at once deliver every event exactly once, in order", async () => {
+    const { admin, user, wallet } = await makeAccount();
+    const hook = await subscribe(admin, "transaction.created");
+    for (let i = 0; i < 6; i++)
+      await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
+    const expected = (await eventsAfter(admin, hook.last_event_id, "transaction.created")).map(
+      (e) => String(e.id),
+    );
+    const { got, outbound } = receiver(async () => {
+      await new Promise((resume) => setTimeout(resume, 5));
+      return 200;
+    });
+    const t = clock();
+    const results = await Promise.all([
+      pumpEndpoint(pumpDeps(outbound, t.nowMs), hook.id),
+      pumpEndpoint(pumpDeps(outbound, t.nowMs), hook.id),
+    ]);
+    expect(results.map((r) => r.kind).sort()).toEqual(["busy", "idle"]);
+    expect(got.map((r) => r.id)).toEqual(expected);
+  });
+});
+
+describe("the Worker's queue, cron and write path", () => {
+  it("retries a nudge after the back-off when the receiver cannot be reached, and acks its repeats", async () => {
+    const { admin, user, wallet } = await makeAccount();
+    const res = await call("POST", "/webhooks", {
+      auth: admin.bearer,
+      body: { url: "http://127.0.0.1:9/down", events: "transaction.created" },
+    });
+    const id = res.body.data.id as number;
+    await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
+    const batch = createMessageBatch("wallet-webhooks", [
+      { id: "a", timestamp: new Date(), attempts: 1, body: { endpointId: id } },
+      { id: "b", timestamp: new Date(), attempts: 1, body: { endpointId: id } },
+      { id: "c", timestamp: new Date(), attempts: 1, body: { endpointId: 2_000_000_000 } },
+    ]);
+    const ctx = createExecutionContext();
+    await worker.queue(batch, env);
+    const result = await getQueueResult(batch, ctx);
+    // The pool's batch records a retry, not its delay: the endpoint's back-off shows the delay.
+    expect(result.retryMessages).toEqual([{ msgId: "a" }]);
+    expect(result.explicitAcks.sort()).toEqual(["b", "c"]);
+    const log = (await call("GET", `/webhooks/${id}/deliveries`, { auth: admin.bearer })).body.data;
+    expect(log[0]).toMatchObject({
+      status: "failed",
+      http_status: null,
+      error: expect.stringMatching(/^could not connect/),
+    });
+    const after = await webhook(admin, id);
+    expect(after.failed_attempts).toBe(1);
+    expect(Date.parse(after.next_attempt_at) - Date.parse(log[0].created_at)).toBe(60_000);
+  });
+
+  it("replaces a nudge retried often (one per failed event) by a new delayed one, so the queue never dead-letters it", async () => {
+    const { admin, user, wallet } = await makeAccount();
+    const res = await call("POST", "/webhooks", {
+      auth: admin.bearer,
+      body: { url: "http://127.0.0.1:9/flaky", events: "transaction.created" },
+    });
+    const id = res.body.data.id as number;
+    await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
+    const batch = createMessageBatch("wallet-webhooks", [
+      {
+        id: "old",
+        timestamp: new Date(),
+        attempts: FRESH_AFTER_ATTEMPTS,
+        body: { endpointId: id },
+      },
+    ]);
+    const { sent, queue } = fakeQueue();
+    const ctx = createExecutionContext();
+    await worker.queue(batch, { ...env, WEBHOOK_QUEUE: queue });
+    const result = await getQueueResult(batch, ctx);
+    expect(result.retryMessages).toEqual([]);
+    expect(result.explicitAcks).toEqual(["old"]);
+    expect(sent).toEqual([{ body: { endpointId: id }, delaySeconds: 60 }]);
+  });
+
+  it("the cron nudges each endpoint an event waits for, and none that is caught up", async () => {
+    const { admin, user, wallet } = await makeAccount();
+    const behind = await subscribe(admin, "transaction.created");
+    await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
+    const caughtUp = await subscribe(admin, "transaction.created");
+    const { sent, queue } = fakeQueue();
+    const ctx = createExecutionContext();
+    await worker.scheduled(createScheduledController(), { ...env, WEBHOOK_QUEUE: queue }, ctx);
+    await waitOnExecutionContext(ctx);
+    expect(sent).toContainEqual({ endpointId: behind.id });
+    expect(sent).not.toContainEqual({ endpointId: caughtUp.id });
+  });
+
+  it("a committed write nudges every endpoint after it answers; a refused one nudges none", async () => {
+    const { admin, user, wallet } = await makeAccount();
+    const hook = await subscribe(admin, "transaction.created");
+    const send = async (path: string, body: Json) => {
+      const { sent, queue } = fakeQueue();
+      const ctx = createExecutionContext();
+      const res = await testApp().request(
+        `/wp-json/wallet/v1${path}`,
+        {
+          method: "POST",
+          headers: { Authorization: admin.bearer, "Content-Type": "application/json" },
+          body: JSON.stringify({ request_id: unique("r"), ...body }),
+        },
+        { ...env, WEBHOOK_QUEUE: queue },
+        ctx,
+      );
+      await waitOnExecutionContext(ctx);
+      return { res: (await res.json()) as Json, sent };
+    };
+    const ok = await send("/credits", { user_id: user.id, wallet_id: wallet, amount: 1 });
+    expect(ok.res.status).toBe(true);
+    expect(ok.sent).toContainEqual({ endpointId: hook.id });
+    const refused = await send("/debits", { user_id: user.id, wallet_id: wallet, amount: 5 });
+    expect(refused.res).toStrictEqual(INSUFFICIENT);
+    expect(refused.sent).toEqual([]);
+    // The refused debit wrote nothing to deliver.
+    expect(await debit(admin, { user_id: user.id, wallet_id: wallet, amount: 5 })).toMatchObject({
+      status: 400,
+    });
+  });
+});

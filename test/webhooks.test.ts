@@ -1,0 +1,388 @@
+import { env } from "cloudflare:workers";
+import { Webhook } from "standardwebhooks";
+import { describe, expect, it } from "vitest";
+import type { Outbound } from "../src/events/deliver";
+import { runAuthMatrix } from "./auth-matrix";
+import {
+  type CallOptions,
+  call,
+  credit,
+  type Json,
+  makeAccount,
+  makeAdmin,
+  makeKey,
+  type TestUser,
+  testApp,
+  unique,
+} from "./helpers";
+
+type Received = { url: string; headers: Record<string, string>; body: string };
+
+/** A receiver in place of the network: it records each POST and answers `status`. */
+function receiver(status = 200) {
+  const got: Received[] = [];
+  const outbound: Outbound = async (url, init) => {
+    got.push({
+      url,
+      headers: Object.fromEntries(new Headers(init.headers).entries()),
+      body: String(init.body),
+    });
+    return new Response(status === 204 ? null : "ok", { status });
+  };
+  return { got, app: testApp({ outbound }) };
+}
+
+async function subscribe(admin: TestUser, body: Json = {}, options: CallOptions = {}) {
+  const res = await call("POST", "/webhooks", {
+    auth: admin.bearer,
+    body: { url: "https://hooks.example.com/wallet", events: ["transaction.created"], ...body },
+    ...options,
+  });
+  return res;
+}
+
+const refused = (url: string) => ({
+  status_code: 400,
+  status: false,
+  message: "invalid input",
+  error: { url },
+});
+
+describe("POST /webhooks", () => {
+  it("creates an endpoint and shows its whsec_ secret only in that answer", async () => {
+    const admin = await makeAdmin();
+    const res = await subscribe(admin, {
+      events: "transaction.created, wallet.created",
+      description: "orders",
+    });
+    expect(res.status, res.text).toBe(201);
+    expect(res.body.message).toBe("Webhook created");
+    const { secret, ...record } = res.body.data;
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(record).toStrictEqual({
+      id: expect.any(Number),
+      url: "https://hooks.example.com/wallet",
+      description: "orders",
+      events: ["transaction.created", "wallet.created"],
+      status: "active",
+      failing_since: null,
+      last_event_id: expect.any(Number),
+      failed_attempts: 0,
+      next_attempt_at: null,
+      created_at: expect.any(String),
+    });
+    const list = await call("GET", "/webhooks", { auth: admin.bearer });
+    expect(list.body.data).toContainEqual(record);
+    expect(list.text).not.toContain(secret);
+    // The database alone does not hold it: it is sealed under WEBHOOK_SECRET_KEY.
+    const row = await env.DB.prepare("SELECT * FROM webhook_endpoints WHERE id = ?")
+      .bind(record.id)
+      .first<Json>();
+    expect(JSON.stringify(row)).not.toContain(secret.slice("whsec_".length, 20));
+    expect(row!.secret_cipher).toMatch(/^v1:/);
+  });
+
+  it("starts a new endpoint after the newest event: it receives what happens from then on", async () => {
+    const { admin, user, wallet } = await makeAccount();
+    await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
+    const newest = await env.DB.prepare("SELECT max(id) AS id FROM events").first<{ id: number }>();
+    const res = await subscribe(admin);
+    expect(res.body.data.last_event_id).toBe(newest!.id);
+  });
+
+  it.each([
+    ["ftp://hooks.example.com/x", "url must start with https://"],
+    ["http://hooks.example.com/x", "url must start with https://"],
+    ["hooks.example.com/x", "url must be an absolute URL without a #fragment"],
+    ["https://hooks.example.com/x#frag", "url must be an absolute URL without a #fragment"],
+    ["https://user:pw@hooks.example.com/x", "url must not hold a user name or password"],
+    ["https://10.1.2.3/x", "url must not point at a private, loopback or link-local address"],
+    ["https://172.20.0.1/x", "url must not point at a private, loopback or link-local address"],
+    ["https://192.168.1.1/x", "url must not point at a private, loopback or link-local address"],
+    [
+      "https://169.254.169.254/latest",
+      "url must not point at a private, loopback or link-local address",
+    ],
+    ["https://100.64.0.1/", "url must not point at a private, loopback or link-local address"],
+    ["https://0.0.0.0/", "url must not point at a private, loopback or link-local address"],
+    ["https://2130706433/", "url must not point at a private, loopback or link-local address"],
+    ["https://0x7f.1/", "url must not point at a private, loopback or link-local address"],
+    ["https://[::1]/", "url must not point at a private, loopback or link-local address"],
+    ["https://[fe80::1]/", "url must not point at a private, loopback or link-local address"],
+    ["https://[fd00::5]/", "url must not point at a private, loopback or link-local address"],
+    [
+      "https://[::ffff:10.0.0.1]/",
+      "url must not point at a private, loopback or link-local address",
+    ],
+    [
+      "https://[64:ff9b::a9fe:a9fe]/",
+      "url must not point at a private, loopback or link-local address",
+    ],
+    ["https://localhost/x", "url must not point at a private, loopback or link-local address"],
+    ["https://printer.local/x", "url must not point at a private, loopback or link-local address"],
+    [
+      "https://metadata.google.internal/",
+      "url must not point at a private, loopback or link-local address",
+    ],
+    ["https://intranet/x", "url must name a public host"],
+  ])("refuses %s with 400 and writes nothing", async (url, text) => {
+    const admin = await makeAdmin();
+    const before = await env.DB.prepare("SELECT count(*) AS n FROM webhook_endpoints").first();
+    const res = await subscribe(admin, { url }, { vars: { WEBHOOK_ALLOW_LOCAL: "false" } });
+    expect(res.body).toStrictEqual(refused(text));
+    expect(await env.DB.prepare("SELECT count(*) AS n FROM webhook_endpoints").first()).toEqual(
+      before,
+    );
+  });
+
+  it.each([
+    "https://hooks.example.com/wallet?site=1",
+    "https://203.0.113.9.nip.io/x",
+    "https://8.8.8.8/x",
+    "https://[2606:4700::1111]/x",
+  ])("accepts the public https URL %s", async (url) => {
+    const admin = await makeAdmin();
+    const res = await subscribe(admin, { url }, { vars: { WEBHOOK_ALLOW_LOCAL: "false" } });
+    expect(res.status, res.text).toBe(201);
+  });
+
+  it("accepts http://127.0.0.1 and http://localhost only while WEBHOOK_ALLOW_LOCAL is true", async () => {
+    const admin = await makeAdmin();
+    for (const url of ["http://127.0.0.1:8080/hook", "http://localhost:3000/hook"]) {
+      expect(
+        (await subscribe(admin, { url }, { vars: { WEBHOOK_ALLOW_LOCAL: "true" } })).status,
+      ).toBe(201);
+      expect(
+        (await subscribe(admin, { url }, { vars: { WEBHOOK_ALLOW_LOCAL: "false" } })).body,
+      ).toStrictEqual(refused("url must start with https://"));
+    }
+  });
+
+  it("refuses missing or unknown event types and an overlong description, field by field", async () => {
+    const admin = await makeAdmin();
+    const res = await call("POST", "/webhooks", {
+      auth: admin.bearer,
+      body: { url: "", events: ["order.paid"], description: "d".repeat(501) },
+    });
+    expect(res.body).toStrictEqual({
+      status_code: 400,
+      status: false,
+      message: "invalid input",
+      error: {
+        url: "Field Cannot be empty",
+        events:
+          "events must name event types among transaction.created, user.created, wallet.created",
+        description: "description must be at most 500 characters",
+      },
+    });
+    const none = await call("POST", "/webhooks", {
+      auth: admin.bearer,
+      body: { url: "https://a.example.com" },
+    });
+    expect(none.body.error).toStrictEqual({ events: "Field Cannot be empty" });
+  });
+
+  it("answers 503 while WEBHOOK_SECRET_KEY is unset or short, and creates nothing", async () => {
+    const admin = await makeAdmin();
+    for (const key of ["", "too-short"]) {
+      const res = await subscribe(admin, {}, { vars: { WEBHOOK_SECRET_KEY: key } });
+      expect(res.status).toBe(503);
+      expect(res.body).toStrictEqual({
+        status_code: 503,
+        status: false,
+        message: "Webhooks are not configured",
+        error: { missing: ["WEBHOOK_SECRET_KEY"] },
+      });
+    }
+  });
+});
+
+describe("POST /webhooks/{id}/test and /resend", () => {
+  it("sends a webhook.test message signed as Standard Webhooks verifies it", async () => {
+    const admin = await makeAdmin();
+    const made = (await subscribe(admin)).body.data;
+    const { got, app } = receiver(204);
+    const res = await call("POST", `/webhooks/${made.id}/test`, { auth: admin.bearer, app });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.data).toMatchObject({
+      webhook_id: made.id,
+      event_id: null,
+      status: "delivered",
+      trigger: "test",
+      http_status: 204,
+      error: null,
+    });
+    expect(got).toHaveLength(1);
+    expect(got[0]!.url).toBe("https://hooks.example.com/wallet");
+    const verified = new Webhook(made.secret).verify(got[0]!.body, got[0]!.headers) as Json;
+    expect(verified).toMatchObject({ type: "webhook.test", data: { webhook_id: made.id } });
+    expect(got[0]!.headers["webhook-id"]).toMatch(/^test_/);
+    // Another secret does not verify it.
+    const other = (await subscribe(admin)).body.data.secret;
+    expect(() => new Webhook(other).verify(got[0]!.body, got[0]!.headers)).toThrow();
+  });
+
+  it("records a receiver's error answer as a failed delivery, readable in the deliveries", async () => {
+    const admin = await makeAdmin();
+    const made = (await subscribe(admin)).body.data;
+    const { app } = receiver(500);
+    const res = await call("POST", `/webhooks/${made.id}/test`, { auth: admin.bearer, app });
+    expect(res.body.data).toMatchObject({
+      status: "failed",
+      http_status: 500,
+      error: "answered HTTP 500",
+    });
+    const log = await call("GET", `/webhooks/${made.id}/deliveries`, { auth: admin.bearer });
+    expect(log.body.data[0]).toStrictEqual(res.body.data);
+  });
+
+  it("resends an event with its own id as webhook-id and the feed's record as body", async () => {
+    const { admin, user, wallet } = await makeAccount();
+    const made = (await subscribe(admin)).body.data;
+    await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 2 });
+    const [event] = (
+      await call("GET", "/events", { auth: admin.bearer, query: { after: made.last_event_id } })
+    ).body.data;
+    const { got, app } = receiver();
+    const res = await call("POST", `/webhooks/${made.id}/resend`, {
+      auth: admin.bearer,
+      app,
+      body: { event_id: event.id },
+    });
+    expect(res.body.data).toMatchObject({
+      event_id: event.id,
+      trigger: "resend",
+      status: "delivered",
+    });
+    expect(got[0]!.headers["webhook-id"]).toBe(String(event.id));
+    expect(new Webhook(made.secret).verify(got[0]!.body, got[0]!.headers)).toStrictEqual(event);
+  });
+
+  it("answers 404 for an unknown webhook or event and 400 for a bad event_id", async () => {
+    const admin = await makeAdmin();
+    const made = (await subscribe(admin)).body.data;
+    const { got, app } = receiver();
+    const noHook = await call("POST", "/webhooks/999999999/test", { auth: admin.bearer, app });
+    expect(noHook.body).toStrictEqual({
+      status_code: 404,
+      status: false,
+      message: "Webhook not found",
+      error: { id: "No webhook 999999999" },
+    });
+    const noEvent = await call("POST", `/webhooks/${made.id}/resend`, {
+      auth: admin.bearer,
+      app,
+      body: { event_id: 999999999 },
+    });
+    expect(noEvent.body).toStrictEqual({
+      status_code: 404,
+      status: false,
+      message: "Event not found",
+      error: { event_id: "No event 999999999" },
+    });
+    const bad = await call("POST", `/webhooks/${made.id}/resend`, {
+      auth: admin.bearer,
+      app,
+      body: { event_id: "x" },
+    });
+    expect(bad.body.error).toStrictEqual({ event_id: "event_id requires an integer" });
+    expect(got).toHaveLength(0);
+  });
+});
+
+describe("DELETE /webhooks/{id} and GET /webhooks/{id}/deliveries", () => {
+  it("deletes an endpoint with its deliveries; a second delete answers 404", async () => {
+    const admin = await makeAdmin();
+    const made = (await subscribe(admin)).body.data;
+    await call("POST", `/webhooks/${made.id}/test`, { auth: admin.bearer, app: receiver().app });
+    const del = await call("DELETE", `/webhooks/${made.id}`, { auth: admin.bearer });
+    expect(del.body).toStrictEqual({
+      status_code: 200,
+      status: true,
+      message: "Webhook deleted",
+      data: { id: made.id, deleted: true },
+    });
+    const rows = await env.DB.prepare(
+      "SELECT count(*) AS n FROM webhook_deliveries WHERE endpoint_id = ?",
+    )
+      .bind(made.id)
+      .first();
+    expect(rows).toEqual({ n: 0 });
+    expect((await call("DELETE", `/webhooks/${made.id}`, { auth: admin.bearer })).status).toBe(404);
+    expect(
+      (await call("GET", `/webhooks/${made.id}/deliveries`, { auth: admin.bearer })).status,
+    ).toBe(404);
+    expect((await call("DELETE", "/webhooks/abc", { auth: admin.bearer })).status).toBe(404);
+  });
+
+  it("refuses a deliveries limit out of range", async () => {
+    const admin = await makeAdmin();
+    const made = (await subscribe(admin)).body.data;
+    const res = await call("GET", `/webhooks/${made.id}/deliveries`, {
+      auth: admin.bearer,
+      query: { limit: 0 },
+    });
+    expect(res.body.error).toStrictEqual({ limit: "limit must be between 1 and 200" });
+  });
+
+  it("lets an administrator's read key list webhooks but not create one", async () => {
+    const admin = await makeAdmin();
+    const key = await makeKey(admin, "read");
+    expect((await call("GET", "/webhooks", { auth: key.header })).status).toBe(200);
+    expect((await subscribe(admin, {}, { auth: key.header })).status).toBe(403);
+  });
+});
+
+/** A webhook on a local port nothing listens on: tests and resends fail fast, nothing leaves. */
+const localHook = async (admin: TestUser) => {
+  const res = await subscribe(admin, { url: `http://127.0.0.1:9/${unique("h")}` });
+  if (res.status !== 201) throw new Error(res.text);
+  return res.body.data.id as number;
+};
+
+runAuthMatrix({
+  method: "GET",
+  path: "/webhooks",
+  access: "admin-read",
+  envelope: "A",
+  request: () => ({}),
+});
+runAuthMatrix({
+  method: "POST",
+  path: "/webhooks",
+  access: "admin-write",
+  envelope: "A",
+  request: () => ({ body: { url: "https://hooks.example.com/m", events: "user.created" } }),
+});
+runAuthMatrix({
+  method: "DELETE",
+  path: "/webhooks/{id}",
+  access: "admin-write",
+  envelope: "A",
+  request: async (c) => ({ path: `/webhooks/${await localHook(c.admin)}` }),
+});
+runAuthMatrix({
+  method: "POST",
+  path: "/webhooks/{id}/test",
+  access: "admin-write",
+  envelope: "A",
+  request: async (c) => ({ path: `/webhooks/${await localHook(c.admin)}/test` }),
+});
+runAuthMatrix({
+  method: "POST",
+  path: "/webhooks/{id}/resend",
+  access: "admin-write",
+  envelope: "A",
+  request: async (c) => {
+    const [event] = (await call("GET", "/events", { auth: c.admin.bearer, query: { limit: 1 } }))
+      .body.data;
+    return { path: `/webhooks/${await localHook(c.admin)}/resend`, body: { event_id: event.id } };
+  },
+});
+runAuthMatrix({
+  method: "GET",
+  path: "/webhooks/{id}/deliveries",
+  access: "admin-read",
+  envelope: "A",
+  request: async (c) => ({ path: `/webhooks/${await localHook(c.admin)}/deliveries` }),
+});
