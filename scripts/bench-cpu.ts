@@ -1,12 +1,12 @@
-// `npm run bench:cpu -- <dir>`: the worker's CPU per request, this working tree against another
-// checkout of the service (`git worktree add --detach /tmp/ref <ref>`, then `npm ci` there), side by
+// `npm run bench:cpu -- <dir>...`: the worker's CPU per request, this working tree against other
+// checkouts of the service (`git worktree add --detach /tmp/ref <ref>`, then `npm ci` there), side by
 // side in one run. Both are served the way `npm run bench` serves the app (scripts/lib/server.ts:
 // wrangler dev without the DevTools inspector, log level warn, each with its own migrated D1 state)
 // and get the same fixtures through their API (scripts/bench/fixtures.ts). Then, round after round,
-// each scenario runs on one and then the other, the order swapped every round, and the workerd CPU
+// each scenario runs on each server in turn, the order rotated every round, and the workerd CPU
 // time of each server's process group over each run (scripts/bench/cost.ts) is divided by the
-// requests sent. Interleaving spreads the machine's changing load over both; the medians per
-// scenario and their ratio are the result.
+// requests sent. Interleaving spreads the machine's changing load over all; the medians per
+// scenario and each checkout's ratio to this tree are the result.
 //
 // Scenarios: credits (a new request_id each), a duplicate credit (409), a balance read of one
 // wallet: the bench's (scripts/bench.ts). Settings (environment): CPU_ROUNDS (5), CPU_DURATION
@@ -60,36 +60,34 @@ async function startCheckout(dir: string): Promise<Server> {
 }
 
 async function main() {
-  const refDir = process.argv[2];
-  if (!refDir || !existsSync(join(refDir, "wrangler.toml")))
-    throw new Error("usage: npm run bench:cpu -- <a checkout of the service, with node_modules>");
+  const refDirs = process.argv.slice(2);
+  if (refDirs.length === 0 || !refDirs.every((dir) => existsSync(join(dir, "wrangler.toml"))))
+    throw new Error("usage: npm run bench:cpu -- <checkouts of the service, with node_modules>...");
   const meta = runMeta({
     rounds: ROUNDS,
     durationS: DURATION,
     warmupS: WARMUP,
     connections: CONNECTIONS,
-    against: resolve(refDir),
+    against: refDirs.map((dir) => resolve(dir)),
   });
-  log(`starting this tree and ${refDir} (wrangler dev without DevTools, log level warn)`);
-  const servers = {
-    app: await startServer({ config: "wrangler.toml", devtools: false }),
-    ref: await startCheckout(refDir),
-  };
+  log(
+    `starting this tree and ${refDirs.join(", ")} (wrangler dev without DevTools, log level warn)`,
+  );
+  const servers: { label: string; server: Server }[] = [
+    { label: "this tree", server: await startServer({ config: "wrangler.toml", devtools: false }) },
+  ];
+  for (const dir of refDirs) servers.push({ label: dir, server: await startCheckout(dir) });
   const runId = Date.now().toString(36);
-  type Kind = keyof typeof servers;
-  const requests = {} as Record<
-    Kind,
-    Record<string, { request: autocannon.Request; expectStatus?: number }>
-  >;
-  for (const kind of ["app", "ref"] as const) {
-    const server = servers[kind];
+  type Load = { request: autocannon.Request; expectStatus?: number };
+  const requests: Record<string, Load>[] = [];
+  for (const { label, server } of servers) {
     const auth = await adminAuth(server.api);
-    log(`${kind}: fixtures`);
+    log(`${label}: fixtures`);
     const fx = await makeFixtures({ api: server.api, auth, runId, historyEntries: 10 });
     const path = new URL(server.api).pathname;
     const headers = { Authorization: auth, "Content-Type": "application/json" };
     let seq = 0;
-    requests[kind] = {
+    requests.push({
       credits: {
         request: {
           method: "POST",
@@ -124,38 +122,40 @@ async function main() {
           headers,
         },
       },
-    };
+    });
   }
 
-  const runs: {
+  type Run = {
     round: number;
-    kind: Kind;
+    server: number;
     name: string;
     cpuMs: number;
     reqPerSec: number;
     errors: number;
     loadavg1: number;
-  }[] = [];
+  };
+  const runs: Run[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
     for (const [i, name] of SCENARIOS.entries()) {
-      const order: Kind[] = (round + i) % 2 === 0 ? ["app", "ref"] : ["ref", "app"];
-      for (const kind of order) {
+      const shift = (round + i) % servers.length;
+      const order = servers.map((_, k) => (k + shift) % servers.length);
+      for (const k of order) {
         if (stopping()) throw new Error("interrupted");
-        const { request, expectStatus } = requests[kind][name]!;
+        const { request, expectStatus } = requests[k]![name]!;
         const run = await runScenario({
-          name: `${name} (${kind}, round ${round})`,
-          base: servers[kind].base,
+          name: `${name} (${servers[k]!.label}, round ${round})`,
+          base: servers[k]!.server.base,
           request,
           expectStatus,
           connections: CONNECTIONS,
           warmupS: WARMUP,
           durationS: DURATION,
           log,
-          pgid: servers[kind].child.pid,
+          pgid: servers[k]!.server.child.pid,
         });
         runs.push({
           round,
-          kind,
+          server: k,
           name,
           cpuMs: run.cpuMsPerRequest!.workerd,
           reqPerSec: run.reqPerSec,
@@ -172,39 +172,42 @@ async function main() {
     return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
   };
   const summary = SCENARIOS.map((name) => {
-    const of = (kind: Kind) => runs.filter((r) => r.name === name && r.kind === kind);
-    const app = of("app");
-    const ref = of("ref");
-    // Per round: ref's CPU ÷ app's (above 1: this tree is cheaper); the median of those.
-    const ratios = app.map((a) => ref.find((r) => r.round === a.round)!.cpuMs / a.cpuMs);
+    const of = (k: number) => runs.filter((r) => r.name === name && r.server === k);
+    const mine = of(0);
     return {
       name,
-      appCpuMs: median(app.map((r) => r.cpuMs)),
-      refCpuMs: median(ref.map((r) => r.cpuMs)),
-      cpuRatio: median(ratios),
-      cpuRatios: ratios,
-      appReqPerSec: median(app.map((r) => r.reqPerSec)),
-      refReqPerSec: median(ref.map((r) => r.reqPerSec)),
-      errors: app.concat(ref).reduce((n, r) => n + r.errors, 0),
+      servers: servers.map(({ label }, k) => {
+        // Per round: this checkout's CPU ÷ this tree's (above 1: this tree is cheaper).
+        const ratios = of(k).map((r) => r.cpuMs / mine.find((m) => m.round === r.round)!.cpuMs);
+        return {
+          label,
+          cpuMs: median(of(k).map((r) => r.cpuMs)),
+          reqPerSec: median(of(k).map((r) => r.reqPerSec)),
+          ratio: median(ratios),
+          ratios,
+          errors: of(k).reduce((n, r) => n + r.errors, 0),
+        };
+      }),
     };
   });
   const file = writeResults("cpu", meta, started, { runs, summary });
   console.log(
-    `commit ${meta.commit} against ${refDir}; ${ROUNDS} rounds × ${DURATION} s over ${CONNECTIONS} connections`,
+    `commit ${meta.commit}; ${ROUNDS} rounds × ${DURATION} s (after ${WARMUP} s of warm-up) over ${CONNECTIONS} connections`,
   );
   console.log(
     `load average (1 min) at start ${meta.loadavgAtStart[0]!.toFixed(2)}, at end ${loadavg()[0]!.toFixed(2)}; ${file}`,
   );
   console.log(
-    "| scenario | workerd CPU ms, this tree | the other | ratio (other ÷ this; per round) | req/s this / other | errors |",
+    "| scenario | checkout | workerd CPU ms per request (median) | ratio to this tree (median; per round) | req/s | errors |",
   );
-  console.log("|---|---:|---:|---|---:|---:|");
+  console.log("|---|---|---:|---|---:|---:|");
   for (const s of summary)
-    console.log(
-      `| ${s.name} | ${s.appCpuMs.toFixed(3)} | ${s.refCpuMs.toFixed(3)} | **${s.cpuRatio.toFixed(2)}×** (${s.cpuRatios.map((r) => r.toFixed(2)).join(", ")}) | ${s.appReqPerSec.toFixed(0)} / ${s.refReqPerSec.toFixed(0)} | ${s.errors} |`,
-    );
-  for (const server of Object.values(servers)) await server.stop({ keepState: false });
-  return summary.every((s) => s.errors === 0);
+    for (const r of s.servers)
+      console.log(
+        `| ${s.name} | ${r.label} | ${r.cpuMs.toFixed(3)} | ${r.label === "this tree" ? "" : `**${r.ratio.toFixed(2)}×** (${r.ratios.map((x) => x.toFixed(2)).join(", ")})`} | ${r.reqPerSec.toFixed(0)} | ${r.errors} |`,
+      );
+  for (const { server } of servers) await server.stop({ keepState: false });
+  return summary.every((s) => s.servers.every((r) => r.errors === 0));
 }
 
 await runBench(main, { log, stopping, startedMs: started });
