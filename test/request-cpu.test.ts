@@ -1,6 +1,6 @@
 // What issue 24 keeps per isolate to spend less CPU per request, each shown to answer exactly what
 // the work it saves would have answered: the router's remembered matches, the verified tokens, JSON
-// bodies read without the exact-number reviver when no number needs it.
+// bodies read without the exact-number reviver when no number needs it, UTC dates read off a Date.
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { TrieRouter } from "hono/router/trie-router";
@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { API_AUDIENCE, CONSOLE_AUDIENCE, verifyToken } from "../src/auth/tokens";
 import { MemoRouter, REMEMBERED_PATHS } from "../src/http/memo-router";
 import { parseExactly, parseJsonBody } from "../src/http/params";
+import { partsIn, zoneParts } from "../src/ledger/post-format";
 import { call, makeAdmin, signedToken } from "./helpers";
 
 describe("the router's remembered matches", () => {
@@ -163,5 +164,21 @@ describe("JSON bodies read without the reviver", () => {
       amount: "12345678901234567890",
       b: "1.00000000000000001",
     });
+  });
+});
+
+describe("UTC wall-clock parts read off a Date", () => {
+  it("are the parts Intl formats in UTC, for any instant of years 100 to 9999 and outside them", () => {
+    const edges = [
+      -62_135_596_800, -59_011_459_201, -59_011_459_200, 0, -1, 951_782_400, 253_402_300_799,
+      253_402_300_800,
+    ];
+    for (const epochS of edges) expect(partsIn(epochS, "UTC")).toEqual(zoneParts(epochS, "UTC"));
+    fc.assert(
+      fc.property(fc.integer({ min: -62_200_000_000, max: 253_500_000_000 }), (epochS) => {
+        expect(partsIn(epochS, "UTC")).toEqual(zoneParts(epochS, "UTC"));
+      }),
+      { numRuns: 3000, seed: 24 },
+    );
   });
 });
