@@ -56,7 +56,21 @@ async function startCheckout(dir: string): Promise<Server> {
   if (!admin) throw new Error(`${dir} has no scripts/lib/admin.ts or .mjs`);
   const { ensureAdmin } = await import(pathToFileURL(admin).href);
   await ensureAdmin({ target: "--local", ...ADMIN, wranglerArgs: args });
-  return startServer({ config, persistTo: state, prepared: true, devtools: false });
+  return patiently(() =>
+    startServer({ config, persistTo: state, prepared: true, devtools: false }),
+  );
+}
+
+/** A server start, tried three times: on a loaded machine one can take longer than its 60 s. */
+async function patiently(start: () => Promise<Server>) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start();
+    } catch (error) {
+      if (attempt === 3) throw error;
+      log(`start failed (${(error as Error).message}); trying again`);
+    }
+  }
 }
 
 async function main() {
@@ -74,7 +88,10 @@ async function main() {
     `starting this tree and ${refDirs.join(", ")} (wrangler dev without DevTools, log level warn)`,
   );
   const servers: { label: string; server: Server }[] = [
-    { label: "this tree", server: await startServer({ config: "wrangler.toml", devtools: false }) },
+    {
+      label: "this tree",
+      server: await patiently(() => startServer({ config: "wrangler.toml", devtools: false })),
+    },
   ];
   for (const dir of refDirs) servers.push({ label: dir, server: await startCheckout(dir) });
   const runId = Date.now().toString(36);
