@@ -14,10 +14,12 @@ import { discovery } from "./discovery";
 import type { AppEnv } from "./env";
 import type { Outbound } from "./events/deliver";
 import { health } from "./health";
+import { answerHeaders } from "./http/answer-headers";
 import { percentDecode } from "./http/decode";
 import { fail, send, wpError } from "./http/envelope";
 import { ERRORS, onError } from "./http/errors";
 import { keepAlive } from "./http/keep-alive";
+import { MemoRouter } from "./http/memo-router";
 import { InvalidJsonError } from "./http/params";
 import { siteUrl } from "./http/site";
 import { nudgeWebhooks } from "./http/webhooks";
@@ -43,6 +45,10 @@ export type AppOptions = {
  * query parameters are kept as the client wrote them, so readParams still sees their raw bytes.
  */
 function fromPlainPermalink(request: Request) {
+  // Most requests name their route in a lower-case path: that is read off the URL's text, which the
+  // runtime hands over serialized, without parsing it again (issue 24).
+  const path = pathOf(request.url);
+  if (path !== "/" && path !== "/index.php" && path === path.toLowerCase()) return request;
   const url = new URL(request.url);
   let route: string | undefined;
   if (url.pathname === "/" || url.pathname === "/index.php") {
@@ -57,11 +63,19 @@ function fromPlainPermalink(request: Request) {
       }
     }
   }
-  const path =
+  const routed =
     route === undefined ? url.pathname : `/wp-json${route.startsWith("/") ? route : `/${route}`}`;
-  if (route === undefined && path === path.toLowerCase()) return request;
-  url.pathname = path.toLowerCase();
+  if (route === undefined && routed === routed.toLowerCase()) return request;
+  url.pathname = routed.toLowerCase();
   return new Request(url, request);
+}
+
+/** A serialized absolute URL's path, as `new URL(url).pathname` reads it. */
+function pathOf(url: string) {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  if (start === -1) return "/";
+  const end = url.slice(start).search(/[?#]/);
+  return end === -1 ? url.slice(start) : url.slice(start, start + end);
 }
 
 /** Cloudflare's ray id, logged beside the request id; anything else that claims to be one is ignored. */
@@ -83,7 +97,7 @@ export function createApp(options: AppOptions = {}) {
   const pace = options.pace ?? padToFloor;
   const ledger = options.ledger ?? d1Ledger;
   const outbound: Outbound = options.outbound ?? ((url, init) => globalThis.fetch(url, init));
-  const app = new Hono<AppEnv>({ strict: false });
+  const app = new Hono<AppEnv>({ strict: false, router: new MemoRouter() });
 
   app.use(async (c, next) => {
     const startedMs = Date.now();
@@ -111,24 +125,26 @@ export function createApp(options: AppOptions = {}) {
     nudgeWebhooks(c);
     const bookmark = session.bookmark() ?? (requested === "first-primary" ? null : requested);
     const authenticated = c.get("principal") !== undefined;
+    const headers = answerHeaders(c);
     if (bookmark !== null && showsBookmark(c.res.status, authenticated))
-      c.header(BOOKMARK_HEADER, bookmark);
+      headers.set(BOOKMARK_HEADER, bookmark);
     // WordPress sends nosniff on every REST answer; nothing here may be cached by a shared cache.
-    c.header("X-Content-Type-Options", "nosniff");
-    c.header("Cache-Control", "no-store");
-    c.header("X-Request-Id", requestId);
+    headers.set("X-Content-Type-Options", "nosniff");
+    headers.set("Cache-Control", "no-store");
+    headers.set("X-Request-Id", requestId);
     const path = c.req.path;
     if (path.startsWith("/wp-json") || path === "/")
-      c.header("Link", discoveryLink(siteUrl(c)), { append: true });
+      headers.append("Link", discoveryLink(siteUrl(c)));
     const allow = allowFor(c);
-    if (allow !== undefined) c.header("Allow", allow);
+    if (allow !== undefined) headers.set("Allow", allow);
+    const route = routePath(c);
     // One line per request: never a body, a header value or a secret.
     console.log(
       JSON.stringify({
         request_id: requestId,
         cf_ray: cfRay,
         method: c.req.method,
-        route: routePath(c).endsWith("*") ? null : routePath(c), // a middleware's "*": no route matched
+        route: route.endsWith("*") ? null : route, // a middleware's "*": no route matched
         status: c.res.status,
         duration_ms: Date.now() - startedMs,
         user_id: c.get("principal")?.userId ?? null,

@@ -20,9 +20,23 @@ for (const [prefix, routes] of [
 /** A Hono route path as the table above keys it: `:id{[0-9]+}` is `:id`, no trailing slash. */
 const patternOf = (path: string) => path.replace(/\{[^}]*\}/g, "").replace(/\/$/, "");
 
+/**
+ * A Hono route path's methods: worked out once per path (the paths are the route table's own, and a
+ * middleware's `*`), not on every request (issue 24).
+ */
+const methodsByPath = new Map<string, string[] | undefined>();
+function methodsOf(path: string) {
+  if (!methodsByPath.has(path)) methodsByPath.set(path, methods.get(patternOf(path)));
+  return methodsByPath.get(path);
+}
+const allowByPath = new Map<string, string | undefined>();
+
 /** The `Allow` header of a matched route: the methods it answers (rest_send_allow_header). */
-export const allowFor = (c: Parameters<typeof routePath>[0]) =>
-  methods.get(patternOf(routePath(c)))?.join(", ");
+export function allowFor(c: Parameters<typeof routePath>[0]) {
+  const path = routePath(c);
+  if (!allowByPath.has(path)) allowByPath.set(path, methodsOf(path)?.join(", "));
+  return allowByPath.get(path);
+}
 
 /**
  * Whether the request matched a GET of the route tables: a route that only reads, whose queries may
@@ -32,5 +46,5 @@ export const allowFor = (c: Parameters<typeof routePath>[0]) =>
 export function readOnlyRoute(c: Parameters<typeof matchedRoutes>[0]) {
   const handler = matchedRoutes(c).findLast((route) => route.method !== "ALL");
   if (handler?.method !== "GET") return false;
-  return methods.get(patternOf(handler.path))?.includes("GET") ?? false;
+  return methodsOf(handler.path)?.includes("GET") ?? false;
 }

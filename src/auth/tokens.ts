@@ -41,24 +41,83 @@ export async function issueToken(
   return sign({ ...claims, sid: session.id, aud: session.audience }, secret, "HS256");
 }
 
+type Verified = Principal & { sessionId: string };
+
+/**
+ * Tokens this isolate has verified, by a SHA-256 of the token and what it was verified against (so
+ * the token itself is not kept): what verifying one again would find, since its signature, header,
+ * issuer, audience and claims cannot change. Only its times can: every use checks them again
+ * (`timesHold`), and an entry is dropped once its token has expired. Whether the session is still
+ * live is not cached here (wallet/sessions.ts asks on every use). Refused tokens are not kept.
+ */
+const verified = new Map<string, { principal: Verified; times: TokenTimes }>();
+export const MAX_VERIFIED_TOKENS = 10_000;
+
+type TokenTimes = { nbf?: unknown; exp: number; iat?: unknown };
+
+/** hono/jwt's `verify` checks of `nbf`, `exp` and `iat`, on the same clock (Date.now, seconds). */
+function timesHold({ nbf, exp, iat }: TokenTimes) {
+  const now = Math.floor(Date.now() / 1000);
+  if (nbf !== undefined && (typeof nbf !== "number" || !Number.isFinite(nbf) || nbf > now))
+    return false;
+  if (!Number.isFinite(exp) || exp <= now) return false;
+  if (iat !== undefined && (typeof iat !== "number" || !Number.isFinite(iat) || now < iat))
+    return false;
+  return true;
+}
+
+const utf8 = new TextEncoder();
+
+/** SHA-256 of the token and what it is verified against, as text (a Map key). */
+async function verifiedKey(token: string, secret: string, issuer: string, audience: Audience) {
+  const input = utf8.encode(JSON.stringify([audience, issuer, secret, token]));
+  return String.fromCharCode(...new Uint8Array(await crypto.subtle.digest("SHA-256", input)));
+}
+
 /**
  * The principal a valid token of `audience` names, with its session id, or null for any bad,
  * expired or foreign token, a token of the other kind, and one issued before sessions (no `sid`).
- * Whether the session is still live is the caller's question (auth/sessions.ts).
+ * Whether the session is still live is the caller's question (auth/sessions.ts). A token verified
+ * before in this isolate is not verified again (`verified`, above): its times are.
  */
 export async function verifyToken(
   token: string,
   secret: string,
   issuer: string,
   audience: Audience,
-): Promise<(Principal & { sessionId: string }) | null> {
+): Promise<Verified | null> {
+  const key = await verifiedKey(token, secret, issuer, audience);
+  const known = verified.get(key);
+  if (known) {
+    if (timesHold(known.times)) return { ...known.principal };
+    verified.delete(key);
+    return null;
+  }
+  const principal = await verifySignedToken(token, secret, issuer, audience);
+  if (principal) {
+    if (verified.size >= MAX_VERIFIED_TOKENS) verified.delete(verified.keys().next().value!);
+    verified.set(key, { principal: principal.principal, times: principal.times });
+    return { ...principal.principal };
+  }
+  return null;
+}
+
+async function verifySignedToken(
+  token: string,
+  secret: string,
+  issuer: string,
+  audience: Audience,
+): Promise<{ principal: Verified; times: TokenTimes } | null> {
   try {
     const payload = await verify(token, secret, { alg: "HS256", iss: issuer, aud: audience });
     if (typeof payload.exp !== "number") return null; // a token without an expiry is never accepted
     if (payload.aud !== audience) return null; // one audience, as a text: never a list naming both
     const user = v.parse(TokenUser, payload.user);
     const sessionId = v.parse(SessionId, payload.sid);
-    return { userId: user.id, username: user.username, role: user.roles[0], sessionId };
+    return {
+      principal: { userId: user.id, username: user.username, role: user.roles[0], sessionId },
+      times: { nbf: payload.nbf, exp: payload.exp, iat: payload.iat },
+    };
   } catch {
     return null;
   }

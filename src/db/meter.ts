@@ -21,7 +21,6 @@ export type D1Cost = {
 type D1Like = D1Database | D1DatabaseSession;
 
 const INNER = Symbol("unmetered");
-const COST = Symbol("cost");
 
 /** What a meter wraps (one layer): per-isolate state is keyed by the binding, not a request's meter. */
 export const unmetered = <T extends D1Like>(d1: T): T => (d1 as T & { [INNER]?: T })[INNER] ?? d1;
@@ -50,13 +49,15 @@ function meteredDb<T extends D1Like>(d1: T, cost: D1Cost): T {
         case INNER:
           return target;
         case "prepare":
-          return (query: string) => statement(target.prepare(query), cost);
+          return (query: string) => new MeteredStatement(target.prepare(query), cost);
         case "batch":
           return async (statements: D1PreparedStatement[]) => {
-            const owners = statements.map((s) => (s as Metered)[COST] ?? cost);
+            const owners = statements.map((s) => (s instanceof MeteredStatement ? s.cost : cost));
             cost.roundTrips++;
             for (const owner of owners) owner.statements++;
-            const results = await target.batch(statements.map((s) => (s as Metered)[INNER] ?? s));
+            const results = await target.batch(
+              statements.map((s) => (s instanceof MeteredStatement ? s.inner : s)),
+            );
             for (const [i, r] of results.entries()) addRows(owners[i]!, r.meta);
             return results;
           };
@@ -77,59 +78,56 @@ function meteredDb<T extends D1Like>(d1: T, cost: D1Cost): T {
   });
 }
 
-type Metered = D1PreparedStatement & { [INNER]?: D1PreparedStatement; [COST]?: D1Cost };
-
 function addRows(cost: D1Cost, meta: Partial<D1Meta> | undefined) {
   cost.rowsRead += meta?.rows_read ?? 0;
   cost.rowsWritten += meta?.rows_written ?? 0;
 }
 
-function statement(inner: D1PreparedStatement, cost: D1Cost): D1PreparedStatement {
-  const send = async <R>(call: () => Promise<R>) => {
-    cost.roundTrips++;
-    cost.statements++;
-    return call();
-  };
-  const all = async <R = Record<string, unknown>>() => {
-    const result = await send(() => inner.all<R>());
-    addRows(cost, result.meta);
+/**
+ * A statement charged to `cost`: a class, not a Proxy, since every query makes two (prepare and
+ * bind) and calls through them (issue 24). It has the methods Drizzle and the service call.
+ */
+class MeteredStatement {
+  constructor(
+    readonly inner: D1PreparedStatement,
+    readonly cost: D1Cost,
+  ) {}
+
+  bind(...values: unknown[]) {
+    return new MeteredStatement(this.inner.bind(...values), this.cost);
+  }
+
+  async all<R = Record<string, unknown>>() {
+    this.cost.roundTrips++;
+    this.cost.statements++;
+    const result = await this.inner.all<R>();
+    addRows(this.cost, result.meta);
     return result;
-  };
-  return new Proxy(inner, {
-    get(target, prop) {
-      switch (prop) {
-        case INNER:
-          return target;
-        case COST:
-          return cost;
-        case "bind":
-          return (...values: unknown[]) => statement(target.bind(...values), cost);
-        case "all":
-          return all;
-        case "run":
-          return async () => {
-            const result = await send(() => target.run());
-            addRows(cost, result.meta);
-            return result;
-          };
-        case "raw":
-          return async (options?: { columnNames?: boolean }) => {
-            if (options?.columnNames)
-              return send(() => target.raw(options as { columnNames: true }));
-            return (await all()).results.map((row) => Object.values(row));
-          };
-        case "first":
-          // D1's first() is all()'s first row: the same query, the same object.
-          return async (column?: string) => {
-            const row = (await all()).results[0] ?? null;
-            if (column === undefined || row === null) return row;
-            if (row[column] === undefined)
-              throw new Error(`D1_COLUMN_NOTFOUND: Column not found (${column})`);
-            return row[column];
-          };
-      }
-      const value = Reflect.get(target, prop, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
+  }
+
+  async run() {
+    this.cost.roundTrips++;
+    this.cost.statements++;
+    const result = await this.inner.run();
+    addRows(this.cost, result.meta);
+    return result;
+  }
+
+  async raw(options?: { columnNames?: boolean }) {
+    if (options?.columnNames) {
+      this.cost.roundTrips++;
+      this.cost.statements++;
+      return this.inner.raw(options as { columnNames: true });
+    }
+    return (await this.all()).results.map((row) => Object.values(row));
+  }
+
+  /** D1's first() is all()'s first row: the same query, the same object. */
+  async first(column?: string) {
+    const row = (await this.all()).results[0] ?? null;
+    if (column === undefined || row === null) return row;
+    if (row[column] === undefined)
+      throw new Error(`D1_COLUMN_NOTFOUND: Column not found (${column})`);
+    return row[column];
+  }
 }

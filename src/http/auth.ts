@@ -46,17 +46,17 @@ async function principalFrom(c: Context<AppEnv>, header: string): Promise<Princi
       // Only API tokens: a console cookie's token is refused here like any foreign token.
       if (JWT_SHAPE.test(token))
         return sessionPrincipal(
-          c.var.db,
+          c.get("db"),
           c.env.DB,
           token,
           API_AUDIENCE,
           tokenKeys(c),
           c.get("nowMs")(),
         );
-      return keyPrincipal(c.var.db, c.env.DB, token, (write) => touch(c, write));
+      return keyPrincipal(c.get("db"), c.env.DB, token, (write) => touch(c, write));
     case "key":
     case "basic":
-      return keyPrincipal(c.var.db, c.env.DB, token, (write) => touch(c, write));
+      return keyPrincipal(c.get("db"), c.env.DB, token, (write) => touch(c, write));
     default:
       return null;
   }

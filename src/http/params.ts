@@ -26,12 +26,54 @@ function exactValues(_key: string, value: unknown, context?: { source?: string }
   return written === plainDecimal(String(value)) ? value : written;
 }
 
+/** What JSON.parse with `exactValues` reads from `text` (a JSON syntax error is thrown as is). */
+export const parseExactly = (text: string): unknown =>
+  JSON.parse(text, exactValues as (key: string, value: unknown) => unknown);
+
+/**
+ * Every number `text` could hold, and digits inside its strings too (which only makes
+ * `numbersExact` answer false more often): a JSON number is always one whole match, since it
+ * starts after a character the pattern never takes and ends before one.
+ */
+const NUMBER_TEXT = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
+
+/** Whether `exactValues` would keep every number of `text` as the double JSON.parse reads. */
+function numbersExact(text: string) {
+  for (const [literal] of text.matchAll(NUMBER_TEXT)) {
+    const written = plainDecimal(literal);
+    if (written === null || written !== plainDecimal(String(Number(literal)))) return false;
+  }
+  return true;
+}
+
+/** `exactValues`'s check of every string value (keys are not values: the reviver skips them too). */
+function checkStrings(value: unknown) {
+  if (typeof value === "string") exactValues("", value);
+  else if (Array.isArray(value)) for (const item of value) checkStrings(item);
+  else if (value !== null && typeof value === "object")
+    for (const item of Object.values(value)) checkStrings(item);
+}
+
+/**
+ * The same as `parseExactly`, for less CPU (issue 24): JSON.parse with a reviver that reads each
+ * value's source text costs more than the rest of a credit's decoding. When every number in the
+ * text is one a double holds as written (nearly every body: ids and amounts of a few digits), the
+ * reviver would keep every number as parsed, so the text is parsed plainly and only its strings
+ * are checked; otherwise it goes through the reviver. test/request-cpu.test.ts checks both agree.
+ */
+export function parseJsonBody(text: string): unknown {
+  if (!numbersExact(text)) return parseExactly(text);
+  const body: unknown = JSON.parse(text);
+  checkStrings(body);
+  return body;
+}
+
 function fromJson(text: string): Params {
   if (text.trim() === "") return {};
   checkJsonShape(text);
   let body: unknown;
   try {
-    body = JSON.parse(text, exactValues as (key: string, value: unknown) => unknown);
+    body = parseJsonBody(text);
   } catch (err) {
     if (err instanceof MalformedRequest) throw err;
     throw new InvalidJsonError();

@@ -3,9 +3,9 @@
 // paging Link header, and the `_method` / X-HTTP-Method-Override switch. The Allow header, which
 // needs the route tables, is in ../route-methods.ts.
 import type { Context, MiddlewareHandler } from "hono";
-import { cors } from "hono/cors";
 import { BOOKMARK_HEADER } from "../db/session";
 import type { AppEnv } from "../env";
+import { answerHeaders } from "./answer-headers";
 import { percentDecode } from "./decode";
 
 /**
@@ -30,33 +30,41 @@ export const allowedOrigins = (setting: string | undefined) =>
     .map((origin) => origin.trim().replace(/\/+$/, ""))
     .filter((origin) => origin !== "");
 
-const SHARED = {
-  allowMethods: ["OPTIONS", "GET", "POST", "PUT", "PATCH", "DELETE"],
-  allowHeaders: ALLOW_HEADERS,
-  exposeHeaders: EXPOSE_HEADERS,
-};
-/** CORS_ORIGINS empty: any Origin echoed, as WordPress does, but never with credentials. */
-const anyOrigin = cors({ ...SHARED, origin: (origin) => origin || null });
-/** An origin CORS_ORIGINS names: echoed, with credentials. */
-const listedOrigin = cors({ ...SHARED, origin: (origin) => origin, credentials: true });
-/** CORS_ORIGINS set and the origin not in it (or none sent): no grant at all. */
-const unlistedOrigin = cors({ ...SHARED, origin: () => null });
+const ALLOW_METHODS = ["OPTIONS", "GET", "POST", "PUT", "PATCH", "DELETE"].join(",");
 
 /**
  * The request's Origin echoed on every answer (errors too), and a preflight `OPTIONS` answered 204
- * on any path: hono/cors, configured as WordPress answers, except for credentials.
+ * on any path, as rest_send_cors_headers answers, except for credentials.
  * rest_send_cors_headers always adds `Access-Control-Allow-Credentials: true`; here it comes only
  * with an origin CORS_ORIGINS names. This API authenticates by the Authorization header, never by a
  * cookie, so no client needs it; and a credentialed grant to every origin would hand any page the
  * answers to whatever cookie another surface of this host set (issue 21, docs/security.md).
+ *
+ * The headers are hono/cors's, configured that way (CORS_ORIGINS empty: any Origin echoed, never
+ * with credentials; an origin it names: echoed, with credentials; any other: no grant), written
+ * onto the answer once it exists rather than through a placeholder answer that every answer is
+ * then copied over (issue 24).
  */
-export const corsHeaders: MiddlewareHandler<AppEnv> = (c: Context<AppEnv>, next) => {
+export const corsHeaders: MiddlewareHandler<AppEnv> = async (c: Context<AppEnv>, next) => {
   const allowed = allowedOrigins(c.env.CORS_ORIGINS);
-  if (allowed.length === 0) return anyOrigin(c, next);
-  const origin = c.req.header("origin");
-  return origin !== undefined && allowed.includes(origin)
-    ? listedOrigin(c, next)
-    : unlistedOrigin(c, next);
+  const origin = c.req.header("origin") || "";
+  const listed = allowed.length > 0 && allowed.includes(origin);
+  const grant = allowed.length === 0 || listed ? origin : "";
+  const headers = new Headers();
+  if (grant) headers.set("Access-Control-Allow-Origin", grant);
+  if (listed) headers.set("Access-Control-Allow-Credentials", "true");
+  headers.set("Access-Control-Expose-Headers", EXPOSE_HEADERS.join(","));
+  if (c.req.method === "OPTIONS") {
+    headers.append("Vary", "Origin");
+    headers.set("Access-Control-Allow-Methods", ALLOW_METHODS);
+    headers.set("Access-Control-Allow-Headers", ALLOW_HEADERS.join(","));
+    headers.append("Vary", "Access-Control-Request-Headers");
+    return new Response(null, { headers, status: 204, statusText: "No Content" });
+  }
+  await next();
+  const answer = answerHeaders(c);
+  for (const [name, value] of headers) answer.set(name, value);
+  answer.append("Vary", "Origin");
 };
 
 /** `<site/wp-json/>; rel="https://api.w.org/"`: how WordPress clients find the API (site: ./site.ts). */
@@ -71,6 +79,9 @@ export const discoveryLink = (siteUrl: string) => `<${siteUrl}/wp-json/>; rel="h
  */
 export function overrideMethod(request: Request): Request {
   if (request.method !== "POST") return request;
+  // Neither switch present (nearly every POST): nothing to read.
+  if (!request.url.includes("_method=") && !request.headers.has("x-http-method-override"))
+    return request;
   const url = new URL(request.url);
   const pairs = url.search.slice(1).split("&");
   const at = pairs.findIndex((raw) => raw.startsWith("_method="));

@@ -31,8 +31,39 @@ type Parts = {
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
-/** Wall-clock parts of an instant in an IANA time zone. */
-function partsIn(epochS: number, timeZone: string): Parts {
+/** Wall-clock parts of an instant in UTC: what the formatter below answers for "UTC", read off a Date. */
+function utcParts(epochS: number): Parts {
+  const d = new Date(epochS * 1000);
+  return {
+    year: d.getUTCFullYear(),
+    month: d.getUTCMonth() + 1,
+    day: d.getUTCDate(),
+    hour: d.getUTCHours(),
+    minute: d.getUTCMinutes(),
+    second: d.getUTCSeconds(),
+    weekday: d.getUTCDay(),
+  };
+}
+
+/**
+ * Wall-clock parts of an instant in an IANA time zone. UTC (every entry's title, and the default
+ * site zone) is read off a Date: formatToParts cost a credit 1% of its CPU (issue 24).
+ */
+export function partsIn(epochS: number, timeZone: string): Parts {
+  if (timeZone === "UTC" && epochS >= FIRST_YEAR_S && epochS <= LAST_YEAR_S)
+    return utcParts(epochS);
+  return zoneParts(epochS, timeZone);
+}
+
+/**
+ * Years 100 to 9999: Intl writes them as Date counts them, and the weekday below is theirs (Date.UTC
+ * reads years 0 to 99 as 1900 to 1999).
+ */
+const FIRST_YEAR_S = -59_011_459_200; // 0100-01-01 00:00:00 UTC
+const LAST_YEAR_S = 253_402_300_799; // 9999-12-31 23:59:59 UTC
+
+/** Wall-clock parts of an instant in an IANA time zone, as Intl formats them. */
+export function zoneParts(epochS: number, timeZone: string): Parts {
   let format = formatters.get(timeZone);
   if (!format) {
     format = new Intl.DateTimeFormat("en-US", {
