@@ -274,7 +274,8 @@ export async function tableCounts() {
   const row = await env.DB.prepare(
     `SELECT (SELECT count(*) FROM users) AS users, (SELECT count(*) FROM wallets) AS wallets,
        (SELECT count(*) FROM transactions) AS transactions, (SELECT count(*) FROM balances) AS balances,
-       (SELECT coalesce(sum(balance_minor), 0) FROM balances) AS money, (SELECT count(*) FROM api_keys) AS api_keys`,
+       (SELECT coalesce(sum(balance_minor), 0) FROM balances) AS money, (SELECT count(*) FROM api_keys) AS api_keys,
+       (SELECT count(*) FROM holds) AS holds, (SELECT count(*) FROM holds WHERE status = 'held') AS held`,
   ).first();
   return row;
 }

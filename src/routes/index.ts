@@ -3,9 +3,15 @@ import { siteUrl } from "../http/site";
 import { OpenApiAnswer } from "./answers";
 import { createApiKey } from "./api-keys/create";
 import { deleteApiKey, getApiKeys } from "./api-keys/manage";
+import { readAvailableBalances } from "./balances/available";
 import { readBalance } from "./balances/read";
 import { createCredit } from "./credits/create";
 import { createDebit } from "./debits/create";
+import { captureHoldRoute } from "./holds/capture";
+import { listHoldsRoute } from "./holds/list";
+import { placeHoldRoute } from "./holds/place";
+import { readHoldRoute } from "./holds/read";
+import { voidHoldRoute } from "./holds/void";
 import { openApiDocument } from "./openapi";
 import { defineRoute, mountRoutes, type Route } from "./route";
 import { listTransactions } from "./transactions/list";
@@ -52,6 +58,12 @@ export const ROUTES: readonly Route[] = [
   createDebit,
   createTransfer,
   readBalance,
+  readAvailableBalances,
+  placeHoldRoute,
+  listHoldsRoute,
+  readHoldRoute,
+  captureHoldRoute,
+  voidHoldRoute,
   listTransactions,
   readTransaction,
   reverseTransaction,

@@ -31,3 +31,9 @@ export const BalanceParams = v.object({
   ),
   formatted: v.optional(v.string(), ""),
 });
+
+/** GET /balances: every wallet the user has a balance in. */
+export const AvailableParams = v.object({
+  // Omitted means the caller's own user.
+  user_id: v.optional(userIdField()),
+});

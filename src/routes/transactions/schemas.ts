@@ -8,7 +8,7 @@ const MAX_PAGE = 1_000_000;
 const ISO_8601 =
   /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
 
-const integerIn = (name: string, min: number, max: number) =>
+export const integerIn = (name: string, min: number, max: number) =>
   v.pipe(
     v.union([v.string(), v.number()], `${name} requires an integer`),
     v.transform(String),

@@ -1,0 +1,37 @@
+import { mayReadUser, requireReaderOf } from "../../http/auth";
+import { ok } from "../../http/envelope";
+import { permissionDenied } from "../../http/errors";
+import { readHold } from "../../wallet/holds";
+import { Refusal } from "../../wallet/refusal";
+import { HoldAnswer } from "../answers";
+import { defineRoute, pathParam } from "../route";
+import { holdRecord } from "./schemas";
+
+export const readHoldRoute = defineRoute(
+  {
+    path: "/holds/{id}",
+    method: "GET",
+    summary: "One hold, with its status now",
+    auth: "reader",
+    envelope: "A",
+    errors: ["hold_not_found"],
+    success: 200,
+    data: HoldAnswer,
+    patterns: { id: "[0-9]+" },
+  },
+  async (c) => {
+    requireReaderOf(c, undefined);
+    const ref = pathParam(c, "id");
+    const principal = c.get("principal");
+    const held = await readHold(c.var.db, Number(ref), ref, c.get("nowMs")()).catch(
+      (err: unknown) => {
+        // A subscriber learns nothing about other users' holds, not even whether an id exists.
+        throw err instanceof Refusal && principal.role !== "administrator"
+          ? permissionDenied.forbidden()
+          : err;
+      },
+    );
+    if (!mayReadUser(principal, held.hold.userId)) throw permissionDenied.forbidden();
+    return ok(c, 200, "Hold retrieved", holdRecord(held));
+  },
+);

@@ -1,0 +1,30 @@
+import { requireAdmin } from "../../http/auth";
+import { ok } from "../../http/envelope";
+import { entryStamp } from "../../http/site";
+import { readHold, voidHold } from "../../wallet/holds";
+import { HoldAnswer } from "../answers";
+import { defineRoute, pathParam } from "../route";
+import { holdRecord } from "./schemas";
+
+/** Releases the whole of a hold still held; once, however many captures and voids race. */
+export const voidHoldRoute = defineRoute(
+  {
+    path: "/holds/{id}/void",
+    method: "POST",
+    summary: "Void a hold: release all of it",
+    auth: "admin",
+    envelope: "A",
+    errors: ["hold_not_found", "hold_resolved"],
+    success: 200,
+    data: HoldAnswer,
+    patterns: { id: "[0-9]+" },
+  },
+  async (c) => {
+    requireAdmin(c, "write");
+    const ref = pathParam(c, "id");
+    const stamp = entryStamp(c);
+    const db = c.var.db;
+    const held = await readHold(db, Number(ref), ref, stamp.nowMs);
+    return ok(c, 200, "Hold voided", holdRecord(await voidHold({ db, stamp }, held)));
+  },
+);
