@@ -38,6 +38,9 @@ button.danger { background: var(--bad); border-color: var(--bad); }
 .forms { display: grid; gap: 1rem; grid-template-columns: repeat(auto-fit, minmax(16rem, 1fr)); }
 svg.chart { width: 100%; height: auto; max-height: 14rem; }
 svg.chart text { font-size: 11px; fill: var(--muted); }
+.actions { display: flex; flex-wrap: wrap; gap: .4rem; }
+.actions form { display: flex; gap: .4rem; }
+.actions input { width: 6rem; }
 .pager { display: flex; gap: 1rem; align-items: center; margin-top: .75rem; }
 @media (max-width: 40rem) { main { padding: .75rem; } th, td { padding: .35rem .3rem; } }
 `;

@@ -12,6 +12,7 @@ import { overviewScreen } from "./overview";
 import { CSP } from "./page";
 import { requireOperator, signInScreen } from "./sign-in";
 import { userScreen } from "./user";
+import { holdsScreen } from "./user-holds";
 import { usersScreen } from "./users";
 import { walletsScreen } from "./wallets";
 
@@ -37,6 +38,7 @@ export function consoleRoutes(fetch: Fetch) {
   app.route("/", overviewScreen);
   app.route("/", usersScreen);
   app.route("/", userScreen);
+  app.route("/", holdsScreen);
   app.route("/outbox", outboxScreen);
   app.route("/", walletsScreen);
   app.route("/", apiKeysScreen);

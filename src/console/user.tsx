@@ -1,5 +1,5 @@
-// One user: balances, statement, balance chart, and money moved by hand (credit, debit, transfer,
-// reverse), each through the API.
+// One user: balances (held and available beside them), holds, statement, balance chart, and money
+// moved by hand (credit, debit, transfer, reverse, capture or void a hold), each through the API.
 
 import { Hono } from "hono";
 import { balanceSeries } from "../db/console";
@@ -10,6 +10,7 @@ import { type ApiAnswer, refusalText } from "./api";
 import type { ConsoleEnv } from "./env";
 import { api, back, day, field, freshKey, noticeOf, PER_PAGE, positive, wallets } from "./page";
 import { BASE } from "./session";
+import { availableByWallet, HoldsSection, userHolds } from "./user-holds";
 import { Chart, Csrf, Page, Pager } from "./views";
 
 export const userScreen = new Hono<ConsoleEnv>({ strict: false });
@@ -20,7 +21,7 @@ userScreen.get("/users/:id{[0-9]{1,15}}", async (c) => {
   const ws = await wallets(c);
   // Balances as the API formats them; the statement through the same read the API's list uses
   // (its records carry no balance-after or request id, which an operator needs here).
-  const [balances, statement, series, owner] = await Promise.all([
+  const [balances, statement, series, owner, available, holds] = await Promise.all([
     ws.length === 0
       ? Promise.resolve<ApiAnswer>({ status: 200, body: { data: {} } })
       : api(
@@ -35,7 +36,10 @@ userScreen.get("/users/:id{[0-9]{1,15}}", async (c) => {
     ),
     Promise.all(ws.map((w) => balanceSeries(c.var.db, userId, w.id, 200))),
     findUsers(c.var.db, [userId]),
+    api(c, "GET", `/balances?user_id=${userId}`),
+    userHolds(c, userId),
   ]);
+  const availability = availableByWallet(available);
   const user = owner.get(userId);
   if (!statement.userExists || !user)
     return c.html(
@@ -93,16 +97,29 @@ userScreen.get("/users/:id{[0-9]{1,15}}", async (c) => {
       <section>
         <h2>Balances</h2>
         <table>
+          <thead>
+            <tr>
+              <th>Wallet</th>
+              <th class="num">Balance</th>
+              <th class="num">Held</th>
+              <th class="num">Available</th>
+            </tr>
+          </thead>
           <tbody>
             {ws.map((w) => (
               <tr>
                 <th>{w.name}</th>
                 <td class="num">{formatted[w.id] ?? formatMoney(0, w)}</td>
+                <td class="num">{availability.get(w.id)?.held ?? formatMoney(0, w)}</td>
+                <td class="num">
+                  {availability.get(w.id)?.available ?? formatted[w.id] ?? formatMoney(0, w)}
+                </td>
               </tr>
             ))}
           </tbody>
         </table>
       </section>
+      <HoldsSection userId={userId} holds={holds} session={c.var.session} />
       {ws.map((w, i) =>
         series[i]!.length > 0 ? (
           <section>
