@@ -71,13 +71,15 @@ async function resolve(
 }
 
 describe("the user page's holds", () => {
-  it("shows held and available beside the balance, and lists holds with Capture and Void", async () => {
+  it("shows held and available under the balances, and lists holds with Capture and Void", async () => {
     const id = await hold("30.00");
     const page = await request(`/users/${user.id}`, { cookie });
     expect(page.status).toBe(200);
-    expect(page.html).toContain('<th class="num">Held</th>');
-    expect(page.html).toContain('<th class="num">Available</th>');
-    expect(page.html).toMatch(/₦100\.00<\/td><td class="num">₦30\.00<\/td><td class="num">₦70\.00/);
+    expect(page.html).toContain("<caption>Held and available</caption>");
+    expect(page.html).toContain('<th>Naira Wallet</th><td class="num">₦100.00</td>');
+    expect(page.html).toContain(
+      `<td>${wallet}</td><td class="num">₦30.00</td><td class="num">₦70.00</td>`,
+    );
     expect(page.html).toContain(`Capture hold ${id}`);
     expect(page.html).toContain(`Void hold ${id}`);
     await resolve(id, "void");
@@ -86,9 +88,9 @@ describe("the user page's holds", () => {
   it("captures part of a hold once, and shows what it debited", async () => {
     const id = await hold("20.00");
     const shown = await resolve(id, "capture", { amount: "5.00" });
-    expect(shown.html).toContain(`Hold ${id} captured: 5 ${wallet} debited`);
+    expect(shown.html).toContain(`Hold ${id} captured: ₦5.00 debited`);
     expect(shown.html).not.toContain(`Capture hold ${id}`);
-    expect(shown.html).toContain("captured 5 (transaction");
+    expect(shown.html).toContain("captured ₦5.00 (transaction");
     expect(await balanceOf(admin, user.id, wallet)).toBe(95);
     const before = await tableCounts();
     const again = await resolve(id, "capture");

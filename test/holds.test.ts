@@ -331,7 +331,12 @@ describe("POST /holds/{id}/capture", () => {
     const a = await funded(100);
     const id = await placed(a, { amount: 40 });
     const res = await capture(a, id, { amount: "12.50", note: "shipped 1 of 3" });
-    expect(res.body.data).toMatchObject({ status: "captured", amount: 40, captured_amount: 12.5 });
+    expect(res.body.data).toMatchObject({
+      status: "captured",
+      amount: 40,
+      captured_amount: 12.5,
+      captured_amount_formatted: "₦12.50",
+    });
     const read = await call("GET", `/transactions/${res.body.data.transaction_id}`, {
       auth: a.key,
     });
@@ -531,6 +536,7 @@ describe("GET /holds and GET /holds/{id}", () => {
         expires_at: expect.any(String),
         resolved_at: null,
         captured_amount: null,
+        captured_amount_formatted: null,
         transaction_id: null,
       },
     });

@@ -38,6 +38,7 @@ button.danger { background: var(--bad); border-color: var(--bad); }
 .forms { display: grid; gap: 1rem; grid-template-columns: repeat(auto-fit, minmax(16rem, 1fr)); }
 svg.chart { width: 100%; height: auto; max-height: 14rem; }
 svg.chart text { font-size: 11px; fill: var(--muted); }
+caption { text-align: left; font-weight: 600; padding: .75rem 0 .25rem; }
 .actions { display: flex; flex-wrap: wrap; gap: .4rem; }
 .actions form { display: flex; gap: .4rem; }
 .actions input { width: 6rem; }

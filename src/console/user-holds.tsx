@@ -2,9 +2,10 @@
 // available, the user's recent holds, and Capture (all or part) and Void for those still held, each
 // through the API (POST /holds/{id}/capture and /void), which resolves a hold once.
 import { Hono } from "hono";
+import { formatMoney } from "../ledger/money";
 import { type ApiAnswer, refusalText } from "./api";
 import type { ConsoleEnv, Session } from "./env";
-import { api, back, field } from "./page";
+import { api, back, field, type Wallet } from "./page";
 import { BASE } from "./session";
 import { Csrf } from "./views";
 
@@ -14,13 +15,38 @@ export const holdsScreen = new Hono<ConsoleEnv>({ strict: false });
 export const userHolds = (c: Parameters<typeof api>[0], userId: number) =>
   api(c, "GET", `/holds?user_id=${userId}&per_page=20`);
 
-/** Per wallet id: balance, held and available, formatted, as GET /balances answers them. */
-export function availableByWallet(answer: ApiAnswer) {
-  const rows = (answer.status === 200 ? answer.body.data : []) as {
+/**
+ * What holds reserve of each wallet and what is available, as GET /balances answers them (a wallet
+ * the user has no balance in holds nothing). Rows name wallets by id: the balance rows above name
+ * them by name.
+ */
+export function AvailableTable(props: { wallets: Wallet[]; available: ApiAnswer }) {
+  const rows = (props.available.status === 200 ? props.available.body.data : []) as {
     wallet_id: string;
     formatted: { balance: string; held: string; available: string };
   }[];
-  return new Map(rows.map((r) => [r.wallet_id, r.formatted]));
+  const byWallet = new Map(rows.map((r) => [r.wallet_id, r.formatted]));
+  return (
+    <table>
+      <caption>Held and available</caption>
+      <thead>
+        <tr>
+          <th>Wallet id</th>
+          <th class="num">Held</th>
+          <th class="num">Available</th>
+        </tr>
+      </thead>
+      <tbody>
+        {props.wallets.map((w) => (
+          <tr>
+            <td>{w.id}</td>
+            <td class="num">{byWallet.get(w.id)?.held ?? formatMoney(0, w)}</td>
+            <td class="num">{byWallet.get(w.id)?.available ?? formatMoney(0, w)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
 }
 
 const when = (iso: string | null) => (iso ? iso.slice(0, 16).replace("T", " ") : "");
@@ -60,7 +86,7 @@ export function HoldsSection(props: { userId: number; holds: ApiAnswer; session:
                   <td class="num">{String(h.amount_formatted)}</td>
                   <td>
                     {h.status === "captured"
-                      ? `captured ${h.captured_amount} (transaction ${h.transaction_id})`
+                      ? `captured ${h.captured_amount_formatted} (transaction ${h.transaction_id})`
                       : String(h.status)}
                   </td>
                   <td>{when(h.expires_at)}</td>
@@ -121,7 +147,7 @@ const resolve = (action: "capture" | "void") =>
         kind: "ok",
         text:
           action === "capture"
-            ? `Hold ${hold} captured: ${answer.body.data.captured_amount} ${answer.body.data.wallet_id} debited (transaction ${answer.body.data.transaction_id}); the rest released.`
+            ? `Hold ${hold} captured: ${answer.body.data.captured_amount_formatted} debited (transaction ${answer.body.data.transaction_id}); the rest released.`
             : `Hold ${hold} voided: all of it released.`,
       });
     return back(c, to, {

@@ -10,7 +10,7 @@ import { type ApiAnswer, refusalText } from "./api";
 import type { ConsoleEnv } from "./env";
 import { api, back, day, field, freshKey, noticeOf, PER_PAGE, positive, wallets } from "./page";
 import { BASE } from "./session";
-import { availableByWallet, HoldsSection, userHolds } from "./user-holds";
+import { AvailableTable, HoldsSection, userHolds } from "./user-holds";
 import { Chart, Csrf, Page, Pager } from "./views";
 
 export const userScreen = new Hono<ConsoleEnv>({ strict: false });
@@ -39,7 +39,6 @@ userScreen.get("/users/:id{[0-9]{1,15}}", async (c) => {
     api(c, "GET", `/balances?user_id=${userId}`),
     userHolds(c, userId),
   ]);
-  const availability = availableByWallet(available);
   const user = owner.get(userId);
   if (!statement.userExists || !user)
     return c.html(
@@ -97,27 +96,16 @@ userScreen.get("/users/:id{[0-9]{1,15}}", async (c) => {
       <section>
         <h2>Balances</h2>
         <table>
-          <thead>
-            <tr>
-              <th>Wallet</th>
-              <th class="num">Balance</th>
-              <th class="num">Held</th>
-              <th class="num">Available</th>
-            </tr>
-          </thead>
           <tbody>
             {ws.map((w) => (
               <tr>
                 <th>{w.name}</th>
                 <td class="num">{formatted[w.id] ?? formatMoney(0, w)}</td>
-                <td class="num">{availability.get(w.id)?.held ?? formatMoney(0, w)}</td>
-                <td class="num">
-                  {availability.get(w.id)?.available ?? formatted[w.id] ?? formatMoney(0, w)}
-                </td>
               </tr>
             ))}
           </tbody>
         </table>
+        <AvailableTable wallets={ws} available={available} />
       </section>
       <HoldsSection userId={userId} holds={holds} session={c.var.session} />
       {ws.map((w, i) =>

@@ -112,6 +112,7 @@ export const HoldAnswer = v.strictObject({
   expires_at: v.string(),
   resolved_at: v.nullable(v.string()),
   captured_amount: v.nullable(money),
+  captured_amount_formatted: v.nullable(v.string()),
   transaction_id: v.nullable(id),
 });
 

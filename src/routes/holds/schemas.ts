@@ -80,5 +80,7 @@ export const holdRecord = ({ hold, wallet, status, transactionId }: HoldView) =>
         ? iso(hold.expiresAtS)
         : null,
   captured_amount: hold.capturedMinor === null ? null : major(hold.capturedMinor, wallet),
+  captured_amount_formatted:
+    hold.capturedMinor === null ? null : formatMoney(hold.capturedMinor, wallet),
   transaction_id: transactionId,
 });
