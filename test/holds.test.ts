@@ -607,3 +607,32 @@ describe("the database's guards on holds", () => {
     await refused(entry(300));
   });
 });
+
+describe("the OpenAPI document", () => {
+  it("describes every holds route from its declaration: fields, answers and refusals", async () => {
+    const a = await funded(1);
+    const doc = (await call("GET", "/openapi.json", { auth: a.key })).body;
+    const op = (path: string, method: string) => doc.paths[`/wp-json/wallet/v1${path}`][method];
+    const place = op("/holds", "post");
+    expect(Object.keys(place.requestBody.content["application/json"].schema.properties)).toEqual([
+      "user_id",
+      "wallet_id",
+      "request_id",
+      "amount",
+      "note",
+      "expires_in",
+    ]);
+    expect(place.responses["409"]["x-error-codes"]).toEqual(["transaction_exists"]);
+    expect(op("/holds", "get").parameters.map((p: Json) => p.name)).toEqual(
+      expect.arrayContaining(["user_id", "wallet_id", "status", "page", "per_page"]),
+    );
+    expect(op("/holds/{id}/capture", "post").responses["409"]["x-error-codes"]).toEqual([
+      "hold_resolved",
+    ]);
+    expect(op("/holds/{id}/void", "post").responses["404"]["x-error-codes"]).toEqual([
+      "hold_not_found",
+    ]);
+    expect(op("/holds/{id}", "get").responses["200"]).toBeDefined();
+    expect(op("/balances", "get").responses["404"]["x-error-codes"]).toEqual(["user_not_found"]);
+  });
+});

@@ -43,7 +43,7 @@ export class LedgerRefusal extends Error {
 }
 
 /** Whether (user, request_id) is free: no entry and no hold has it (one key space for both). */
-const keyFree = (userId: number, key: string | null) =>
+export const keyFree = (userId: number, key: string | null) =>
   sql`NOT EXISTS (SELECT 1 FROM ${transactions} WHERE user_id = ${userId} AND request_key = ${key})
     AND NOT EXISTS (SELECT 1 FROM ${holds} WHERE user_id = ${userId} AND request_key = ${key})`;
 

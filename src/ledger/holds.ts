@@ -7,8 +7,16 @@ import type { SQLiteUpdateSetSource } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db/client";
 import { type Hold, holdAfter } from "../db/holds";
 import { selectList } from "../db/insert-select";
-import { holds, transactions } from "../db/schema";
-import { insertEntry, type KeyUse, keyUse, type NewEntry, refusalOf, usedUnder } from "./append";
+import { holds } from "../db/schema";
+import {
+  insertEntry,
+  type KeyUse,
+  keyFree,
+  keyUse,
+  type NewEntry,
+  refusalOf,
+  usedUnder,
+} from "./append";
 import { requestKey } from "./request-key";
 
 export type NewHold = {
@@ -50,10 +58,7 @@ export async function insertHold(
   });
   const insert = db
     .insert(holds)
-    .select(
-      sql`SELECT ${values} WHERE NOT EXISTS (SELECT 1 FROM ${transactions} WHERE user_id = ${h.userId} AND request_key = ${key})
-        AND NOT EXISTS (SELECT 1 FROM ${holds} WHERE user_id = ${h.userId} AND request_key = ${key})`,
-    )
+    .select(sql`SELECT ${values} WHERE ${keyFree(h.userId, key)}`)
     .onConflictDoNothing()
     .returning();
   try {
