@@ -14,6 +14,8 @@ export default {
    * stopped counting at their expires_at already (docs/ledger.md#holds); this is bookkeeping.
    */
   async scheduled(controller, env) {
-    await recordExpiredHolds(createDb(env.DB), controller.scheduledTime);
+    const expired = await recordExpiredHolds(createDb(env.DB), controller.scheduledTime);
+    // One line per run, like the request log line (docs/operations.md).
+    console.log(JSON.stringify({ cron: controller.cron, holds_expired: expired }));
   },
 } satisfies ExportedHandler<Env>;
