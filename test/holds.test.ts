@@ -449,6 +449,21 @@ describe("POST /holds/{id}/void", () => {
   });
 });
 
+describe("a broken JSON body", () => {
+  it("is 400 rest_invalid_json on every holds write, before the hold is looked up", async () => {
+    const a = await funded(1);
+    for (const path of ["/holds", "/holds/999999999/capture", "/holds/999999999/void"]) {
+      const res = await call("POST", path, {
+        auth: a.key,
+        body: '{"a":',
+        headers: { "Content-Type": "application/json" },
+      });
+      expect(res.status, path).toBe(400);
+      expect(res.body.code, path).toBe("rest_invalid_json");
+    }
+  });
+});
+
 describe("expiry", () => {
   it("the cron trigger records expired holds at their expires_at and leaves the rest", async () => {
     const a = await funded(100);

@@ -1,5 +1,6 @@
 import { requireAdmin } from "../../http/auth";
 import { ok } from "../../http/envelope";
+import { readParams } from "../../http/params";
 import { entryStamp } from "../../http/site";
 import { readHold, voidHold } from "../../wallet/holds";
 import { HoldAnswer } from "../answers";
@@ -21,6 +22,8 @@ export const voidHoldRoute = defineRoute(
   },
   async (c) => {
     requireAdmin(c, "write");
+    // No fields, but a body is read as on every route: a broken JSON body is 400 rest_invalid_json.
+    await readParams(c);
     const ref = pathParam(c, "id");
     const stamp = entryStamp(c);
     const db = c.var.db;
