@@ -321,8 +321,9 @@ export function routeTable(f: Fixtures): Route[] {
           fc.constantFrom("60", "0", "1.5", "soon"),
         ),
       }),
+      // No edge table (`base`): its fields are the credit's (which has one) and an integer like
+      // per_page, and the table must finish within its share of the section's time.
       refuse: { amount: "-1" },
-      base: () => ({ user_id: f.a.id, wallet_id: f.wallet, amount: "0.01", expires_in: 60 }),
     },
     // Holds by an id no hold has (or none at all): a capture or void here never succeeds, so the
     // fixtures' money is not moved by these cases.
