@@ -1,4 +1,5 @@
 import { createApp } from "./app";
+import { createDb } from "./db/client";
 import {
   consumeDeadLetters,
   consumeNudges,
@@ -6,6 +7,7 @@ import {
   pumpDeps,
   sweepOutbox,
 } from "./events/queue";
+import { recordExpiredHolds } from "./wallet/holds";
 
 export { HistoryGate } from "./throttle/history-gate";
 export { LoginThrottle } from "./throttle/login-throttle";
@@ -19,8 +21,17 @@ export default {
     if (batch.queue === "wallet-webhooks-dlq") return consumeDeadLetters(batch);
     await consumeNudges(batch as MessageBatch<Nudge>, env, pumpDeps(env));
   },
-  // Every minute: nudge any endpoint an event is still waiting for (a nudge lost with its isolate).
-  async scheduled(_controller, env, ctx) {
-    ctx.waitUntil(sweepOutbox(env.DB, env.WEBHOOK_QUEUE, Date.now()));
+  /**
+   * The cron trigger (wrangler.toml [triggers], every minute): nudges any endpoint an event is
+   * still waiting for (a nudge lost with its isolate), and records holds whose time ran out as
+   * expired (they stopped counting at their expires_at already: docs/ledger.md#holds).
+   */
+  async scheduled(controller, env, _ctx?: ExecutionContext) {
+    const [, expired] = await Promise.all([
+      sweepOutbox(env.DB, env.WEBHOOK_QUEUE, Date.now()),
+      recordExpiredHolds(createDb(env.DB), controller.scheduledTime),
+    ]);
+    // One line per run, like the request log line (docs/operations.md).
+    console.log(JSON.stringify({ cron: controller.cron, holds_expired: expired }));
   },
 } satisfies ExportedHandler<Env>;

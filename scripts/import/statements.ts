@@ -100,7 +100,9 @@ export const walletInsert = (w: PlannedWallet) =>
 function requestKeyExpr(userId: number, key: string | null) {
   if (key === null) return "NULL";
   const k = sqlLiteral(key);
-  return `(SELECT ${k} WHERE NOT EXISTS (SELECT 1 FROM transactions WHERE user_id = ${userId} AND request_key = ${k}))`;
+  // Entries and holds share one key space (docs/ledger.md#holds): a key either has is not taken.
+  return `(SELECT ${k} WHERE NOT EXISTS (SELECT 1 FROM transactions WHERE user_id = ${userId} AND request_key = ${k})
+    AND NOT EXISTS (SELECT 1 FROM holds WHERE user_id = ${userId} AND request_key = ${k}))`;
 }
 
 const dialect = new SQLiteSyncDialect();
@@ -156,6 +158,7 @@ export function transactionInsert(e: PlannedEntry, before: number, after: number
       modifiedGmtDate: sqlLiteral(e.modifiedGmtDate),
       imported: "1",
       metaData: "NULL",
+      holdId: "NULL",
     },
     `NOT EXISTS (SELECT 1 FROM transactions WHERE id = ${e.id})`,
   );
@@ -192,6 +195,7 @@ export function adjustmentInsert(a: Adjustment, before: number, after: number) {
       modifiedGmtDate: "NULL",
       imported: "1",
       metaData: "NULL",
+      holdId: "NULL",
     },
     `NOT EXISTS (SELECT 1 FROM transactions WHERE user_id = ${a.userId} AND request_key = ${key})`,
   );

@@ -41,6 +41,10 @@ svg.chart text { font-size: 11px; fill: var(--muted); }
 svg.chart text.axis-title { fill: var(--ink); }
 form.inline { display: flex; flex-wrap: wrap; gap: .6rem 1rem; align-items: end; margin-bottom: .75rem; }
 table.figures { max-width: 30rem; }
+caption { text-align: left; font-weight: 600; padding: .75rem 0 .25rem; }
+.actions { display: flex; flex-wrap: wrap; gap: .4rem; }
+.actions form { display: flex; gap: .4rem; }
+.actions input { width: 6rem; }
 .pager { display: flex; gap: 1rem; align-items: center; margin-top: .75rem; }
 @media (max-width: 40rem) { main { padding: .75rem; } th, td { padding: .35rem .3rem; } }
 `;

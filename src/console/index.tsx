@@ -13,6 +13,7 @@ import { CSP } from "./page";
 import { requireOperator, signInScreen } from "./sign-in";
 import { statementScreen } from "./statement";
 import { userScreen } from "./user";
+import { holdsScreen } from "./user-holds";
 import { usersScreen } from "./users";
 import { walletsScreen } from "./wallets";
 import { webhooksScreen } from "./webhooks";
@@ -40,6 +41,7 @@ export function consoleRoutes(fetch: Fetch) {
   app.route("/", usersScreen);
   app.route("/", userScreen);
   app.route("/", statementScreen);
+  app.route("/", holdsScreen);
   app.route("/outbox", outboxScreen);
   app.route("/", walletsScreen);
   app.route("/", apiKeysScreen);

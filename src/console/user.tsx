@@ -1,5 +1,6 @@
-// One user: balances, statement (figures and CSV), balance chart, entries, and money moved by hand
-// (credit, debit, transfer, reverse), each through the API.
+// One user: balances (held and available beside them), holds, statement (figures and CSV), balance
+// chart, entries, and money moved by hand (credit, debit, transfer, reverse, capture or void a hold),
+// each through the API.
 
 import { Hono } from "hono";
 import { balanceSeries } from "../db/console";
@@ -11,6 +12,7 @@ import type { ConsoleEnv } from "./env";
 import { api, back, day, field, freshKey, noticeOf, PER_PAGE, positive, wallets } from "./page";
 import { BASE } from "./session";
 import { readStatementFigures, StatementSection, statementChoice } from "./statement";
+import { AvailableTable, HoldsSection, userHolds } from "./user-holds";
 import { Chart, Csrf, Page, Pager } from "./views";
 
 export const userScreen = new Hono<ConsoleEnv>({ strict: false });
@@ -22,7 +24,7 @@ userScreen.get("/users/:id{[0-9]{1,15}}", async (c) => {
   const choice = statementChoice(c, ws);
   // Balances as the API formats them; the statement through the same read the API's list uses
   // (its records carry no balance-after or request id, which an operator needs here).
-  const [balances, statement, series, owner, figures] = await Promise.all([
+  const [balances, statement, series, owner, figures, available, holds] = await Promise.all([
     ws.length === 0
       ? Promise.resolve<ApiAnswer>({ status: 200, body: { data: {} } })
       : api(
@@ -38,6 +40,8 @@ userScreen.get("/users/:id{[0-9]{1,15}}", async (c) => {
     Promise.all(ws.map((w) => balanceSeries(c.var.db, userId, w.id, 200))),
     findUsers(c.var.db, [userId]),
     readStatementFigures(c, userId, choice),
+    api(c, "GET", `/balances?user_id=${userId}`),
+    userHolds(c, userId),
   ]);
   const user = owner.get(userId);
   if (!statement.userExists || !user)
@@ -105,7 +109,9 @@ userScreen.get("/users/:id{[0-9]{1,15}}", async (c) => {
             ))}
           </tbody>
         </table>
+        <AvailableTable wallets={ws} available={available} />
       </section>
+      <HoldsSection userId={userId} holds={holds} session={c.var.session} />
       {ws.map((w, i) =>
         series[i]!.length > 0 ? (
           <section>

@@ -110,6 +110,9 @@ export const transactions = sqliteTable(
     // The `meta_data` object a Rimplenet-dialect client sent with the entry, as JSON text (the
     // plugin kept each of its keys as post meta); NULL when none was sent.
     metaData: text("meta_data"),
+    // The hold this DEBIT captured (docs/ledger.md#holds); UNIQUE, so a hold is debited at most once.
+    // Its foreign key is a trigger of drizzle/0012_holds.sql (the hold must be captured for this much).
+    holdId: integer("hold_id"),
   },
   (t) => [
     uniqueIndex("transactions_user_request").on(t.userId, t.requestKey),
@@ -120,6 +123,8 @@ export const transactions = sqliteTable(
     uniqueIndex("transactions_guid").on(t.guid).where(sql`${t.guid} <> ''`),
     index("transactions_transfer").on(t.transferId),
     uniqueIndex("transactions_reverses").on(t.reversesId),
+    // Partial: the entries no hold names (nearly all) write no index row for it.
+    uniqueIndex("transactions_hold").on(t.holdId).where(sql`${t.holdId} IS NOT NULL`),
     check("transactions_txn_type", sql`${t.txnType} IN ('CREDIT', 'DEBIT')`),
     check(
       "transactions_amount_positive",
@@ -183,6 +188,59 @@ export const balanceTimeline = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.userId, t.walletId, t.atS, t.seq] })],
 );
+// Holds (docs/ledger.md#holds): money reserved now, settled later. A hold counts against the
+// available balance while `status` is 'held' and `expires_at_s` is after the instant a writer reads
+// it, so an expired hold stops counting with no job; the cron trigger only records it ('expired').
+// Each hold leaves 'held' once, for good. Guards that a CHECK cannot express (the available balance,
+// one resolution, the request_id shared with entries) are triggers in drizzle/0012_holds.sql.
+export const holds = sqliteTable(
+  "holds",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id),
+    walletId: text("wallet_id")
+      .notNull()
+      .references(() => wallets.id),
+    amountMinor: integer("amount_minor").notNull(),
+    // The amount as the client sent it, as entries keep theirs.
+    amountText: text("amount_text").notNull(),
+    requestId: text("request_id").notNull(),
+    // request_id folded as an entry's is (ledger/request-key.ts): one key space for entries and holds.
+    requestKey: text("request_key").notNull(),
+    note: text("note").notNull().default(""),
+    status: text("status", { enum: ["held", "captured", "voided", "expired"] }).notNull(),
+    // Whole seconds, as entries' dates are: a hold counts while now (in seconds) < expires_at_s.
+    createdAtS: integer("created_at_s").notNull(),
+    expiresAtS: integer("expires_at_s").notNull(),
+    // When it left 'held': the capture or void, or expires_at_s for an expired one.
+    resolvedAtS: integer("resolved_at_s"),
+    // How much of it a capture debited (its entry names the hold: transactions.hold_id).
+    capturedMinor: integer("captured_minor"),
+  },
+  (t) => [
+    uniqueIndex("holds_user_request").on(t.userId, t.requestKey),
+    // What the available-balance guards sum: only the holds still 'held', by wallet and expiry.
+    index("holds_active")
+      .on(t.userId, t.walletId, t.expiresAtS, t.amountMinor)
+      .where(sql`${t.status} = 'held'`),
+    index("holds_expiry").on(t.expiresAtS).where(sql`${t.status} = 'held'`),
+    index("holds_user").on(t.userId, t.id),
+    check("holds_status", sql`${t.status} IN ('held', 'captured', 'voided', 'expired')`),
+    check("holds_amount_positive", sql`${t.amountMinor} > 0`),
+    check("holds_expiry_after_creation", sql`${t.expiresAtS} > ${t.createdAtS}`),
+    check(
+      "holds_resolution",
+      sql`(${t.status} = 'held') = (${t.resolvedAtS} IS NULL) AND (${t.status} = 'captured') = (${t.capturedMinor} IS NOT NULL)`,
+    ),
+    check(
+      "holds_captured_within",
+      sql`${t.capturedMinor} IS NULL OR ${t.capturedMinor} BETWEEN 1 AND ${t.amountMinor}`,
+    ),
+  ],
+);
+export type Hold = typeof holds.$inferSelect;
 
 export const apiKeys = sqliteTable(
   "api_keys",

@@ -74,10 +74,22 @@ export const ERRORS = {
     message: "API key not found",
     error: '`{"id":"No API key <id>"}`',
   },
+  hold_not_found: {
+    status: 404,
+    message: "Hold not found",
+    error: '`{"id":"No hold <id>"}`',
+  },
   transaction_exists: {
     status: 409,
     message: "Transaction already exists",
-    error: '`{"txn_id":"<id>","exist":"Transaction already executed"}`: the request_id was used',
+    error:
+      '`{"txn_id":"<id>","exist":"Transaction already executed"}`: the request_id was used; by a hold (entries and holds share one key space): `{"hold_id":"<id>","exist":"Hold already placed"}`',
+  },
+  hold_resolved: {
+    status: 409,
+    message: "Hold already resolved",
+    error:
+      '`{"id":"Hold <id> is <status>","status":"captured"|"voided"|"expired"}`: a hold is captured, voided or expires once',
   },
   already_reversed: {
     status: 409,
@@ -243,8 +255,26 @@ function answerOf(reason: RefusalReason): ApiError {
       return apiError("api_key_not_found", { id: `No API key ${reason.ref}` });
     case "transaction_exists":
       return transactionExists(reason.existingId);
+    case "hold_exists":
+      return apiError("transaction_exists", {
+        hold_id: String(reason.holdId),
+        exist: "Hold already placed",
+      });
     case "transaction_not_found":
       return transactionNotFound(reason.ref);
+    case "wallet_unknown":
+      return invalidInput({ wallet_id: "wallet_id not found" });
+    case "hold_not_found":
+      return apiError("hold_not_found", { id: `No hold ${reason.ref}` });
+    case "hold_resolved":
+      return apiError("hold_resolved", {
+        id: `Hold ${reason.holdId} is ${reason.status}`,
+        status: reason.status,
+      });
+    case "capture_exceeds_hold":
+      return invalidInput({
+        amount: `amount must be at most the held amount (${reason.heldText})`,
+      });
     case "not_reversible":
       return invalidInput({ id: reason.why });
     case "already_reversed":

@@ -4,7 +4,7 @@ import { and, eq, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../db/client";
 import { selectList } from "../db/insert-select";
-import { balances, transactions } from "../db/schema";
+import { balances, holds, transactions } from "../db/schema";
 import { requestKey as keyOf } from "./request-key";
 import { uniqueSlug } from "./unique-slug";
 
@@ -27,6 +27,8 @@ export type NewEntry = {
   reversesId?: number;
   /** JSON text of a Rimplenet client's `meta_data` (src/compat/entries.ts). */
   metaData?: string;
+  /** The hold a capture's DEBIT settles (ledger/holds.ts); unkeyed, its hold holds the key. */
+  holdId?: number;
 };
 
 /** Why the database refused a movement: a CHECK on the entry failed, so the whole batch rolled back. */
@@ -40,6 +42,11 @@ export class LedgerRefusal extends Error {
   }
 }
 
+/** Whether (user, request_id) is free: no entry and no hold has it (one key space for both). */
+export const keyFree = (userId: number, key: string | null) =>
+  sql`NOT EXISTS (SELECT 1 FROM ${transactions} WHERE user_id = ${userId} AND request_key = ${key})
+    AND NOT EXISTS (SELECT 1 FROM ${holds} WHERE user_id = ${userId} AND request_key = ${key})`;
+
 /**
  * One ledger entry as a single INSERT … SELECT, so the balance it starts from, its slug and its
  * idempotency check are all read inside the statement that writes it (D1 runs one statement,
@@ -48,13 +55,17 @@ export class LedgerRefusal extends Error {
  * An overdraft (a debit that leaves the balance below zero and lower than it was) fails the
  * `transactions_no_overdraft` CHECK and so aborts the batch.
  */
-function insertEntry(db: Db, e: NewEntry, after?: string) {
+export function insertEntry(db: Db, e: NewEntry, after?: string) {
   const requestKey = e.keyed ? keyOf(e.requestId) : null;
   const signed = e.txnType === "CREDIT" ? e.amountMinor : -e.amountMinor;
   // Guards in the WHERE, not only ON CONFLICT: a CHECK (overdraft) is judged before a conflict is.
   const once = after
     ? sql`EXISTS (SELECT 1 FROM ${transactions} WHERE transfer_id = ${after})`
-    : sql`NOT EXISTS (SELECT 1 FROM ${transactions} WHERE user_id = ${e.userId} AND request_key = ${requestKey})`;
+    : e.holdId !== undefined
+      ? // A capture writes only after its own batch marked the hold captured, and only once.
+        sql`EXISTS (SELECT 1 FROM ${holds} WHERE id = ${e.holdId} AND status = 'captured')
+          AND NOT EXISTS (SELECT 1 FROM ${transactions} WHERE hold_id = ${e.holdId})`
+      : keyFree(e.userId, requestKey);
   // The first entry of a movement skips quietly when its reversal is already done (a clean 409);
   // a later one must never skip alone, so the transactions_reversed_once trigger (backed by
   // UNIQUE(reverses_id)) fails it and aborts the batch.
@@ -97,6 +108,7 @@ function insertEntry(db: Db, e: NewEntry, after?: string) {
     modifiedGmtDate: null,
     imported: sql`0`,
     metaData: e.metaData ?? null,
+    holdId: e.holdId ?? null,
   });
   const row = sql`SELECT ${values}
     FROM (SELECT coalesce((SELECT balance_minor FROM ${balances} WHERE user_id = ${e.userId} AND wallet_id = ${e.walletId}), 0) AS minor) b,
@@ -106,11 +118,32 @@ function insertEntry(db: Db, e: NewEntry, after?: string) {
   return (after ? insert : insert.onConflictDoNothing()).returning({ id: transactions.id });
 }
 
-const entryFor = (db: Db, userId: number, requestId: string) =>
-  db
-    .select({ id: transactions.id })
-    .from(transactions)
-    .where(and(eq(transactions.userId, userId), eq(transactions.requestKey, keyOf(requestId))));
+/** What holds (user, request_id): an entry, or a hold (one key space for both), or nothing. */
+export const usedUnder = (db: Db, userId: number, requestId: string) => {
+  const key = keyOf(requestId);
+  return db
+    .select({
+      entryId: sql<
+        number | null
+      >`(SELECT id FROM ${transactions} WHERE user_id = ${userId} AND request_key = ${key})`.as(
+        "used_entry_id",
+      ),
+      holdId: sql<
+        number | null
+      >`(SELECT id FROM ${holds} WHERE user_id = ${userId} AND request_key = ${key})`.as(
+        "used_hold_id",
+      ),
+    })
+    .from(sql`(SELECT 1)`);
+};
+
+/** A request_id already used: the entry or the hold that has it. */
+export type KeyUse = { existingId: number | undefined; existingHoldId?: number };
+
+export const keyUse = (rows: readonly { entryId: number | null; holdId: number | null }[]) => ({
+  existingId: rows[0]?.entryId ?? undefined,
+  ...(rows[0]?.holdId == null ? {} : { existingHoldId: rows[0].holdId }),
+});
 
 /**
  * What the ledger holds for each keyed entry's (user, request_id), read after a batch whose outcome
@@ -152,9 +185,7 @@ const storedUnder = (db: Db, e: NewEntry) =>
     .from(transactions)
     .where(and(eq(transactions.userId, e.userId), eq(transactions.requestKey, keyOf(e.requestId))));
 
-export type AppendResult =
-  | { created: true; ids: number[] }
-  | { created: false; existingId: number | undefined };
+export type AppendResult = { created: true; ids: number[] } | ({ created: false } & KeyUse);
 
 const errorText = (err: unknown) => `${String(err)} ${String((err as { cause?: unknown })?.cause)}`;
 
@@ -166,7 +197,8 @@ const errorText = (err: unknown) => `${String(err)} ${String((err as { cause?: u
 export const refusedByRule = (err: unknown) =>
   err instanceof LedgerRefusal || /SQLITE_CONSTRAINT|constraint failed/i.test(errorText(err));
 
-function refusal(err: unknown, movement: NewEntry[]) {
+/** A failed write's error as the ledger's refusal, naming the users and wallets it touched. */
+export function refusalOf(err: unknown, movement: { userId: number; walletId: string }[]) {
   const text = errorText(err);
   // A user or wallet deleted since this isolate cached it: the foreign key refuses the entry.
   if (/FOREIGN KEY constraint failed/i.test(text))
@@ -174,7 +206,9 @@ function refusal(err: unknown, movement: NewEntry[]) {
       userIds: [...new Set(movement.map((e) => e.userId))],
       walletIds: [...new Set(movement.map((e) => e.walletId))],
     });
-  if (text.includes("transactions_no_overdraft")) return new LedgerRefusal("insufficient-balance");
+  // Below zero, or below what holds reserve (docs/ledger.md#holds): the same refusal.
+  if (/transactions_no_overdraft|transactions_within_available|holds_within_available/.test(text))
+    return new LedgerRefusal("insufficient-balance");
   if (text.includes("transactions_balance_limit")) return new LedgerRefusal("balance-limit");
   if (text.includes("transactions.reverses_id") || text.includes("transactions_reverses"))
     return new LedgerRefusal("already-reversed");
@@ -189,17 +223,16 @@ export function movementStatements(
   return [
     insertEntry(db, first),
     ...rest.map((e) => insertEntry(db, e, first.transferId)),
-    entryFor(db, first.userId, first.requestId),
+    usedUnder(db, first.userId, first.requestId),
   ];
 }
 
 /** What a movement's statements answered (`movementStatements`, in the same order). */
 export function movementResult(results: readonly unknown[]): AppendResult {
   const inserted = results.slice(0, -1) as { id: number }[][];
-  const existing = results.at(-1) as { id: number }[];
   if (inserted.every((rows) => rows.length === 1))
     return { created: true, ids: inserted.map((rows) => rows[0]!.id) };
-  return { created: false, existingId: existing[0]?.id };
+  return { created: false, ...keyUse(results.at(-1) as Parameters<typeof keyUse>[0]) };
 }
 
 /**
@@ -214,6 +247,6 @@ export async function appendEntries(
   try {
     return movementResult(await db.batch(movementStatements(db, movement)));
   } catch (err) {
-    throw refusal(err, movement);
+    throw refusalOf(err, movement);
   }
 }

@@ -15,6 +15,7 @@ export type EntrySpec = {
   transferId?: string;
   reversesId?: number;
   metaData?: string;
+  holdId?: number;
 };
 
 /**
@@ -49,6 +50,7 @@ export function entry(spec: EntrySpec, { nowMs, guidSite }: EntryStamp): NewEntr
     transferId: spec.transferId,
     reversesId: spec.reversesId,
     metaData: spec.metaData,
+    holdId: spec.holdId,
   };
 }
 

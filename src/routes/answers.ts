@@ -154,3 +154,45 @@ export const OpenApiAnswer = v.looseObject({
   openapi: v.literal("3.1.0"),
   paths: v.record(v.string(), v.record(v.string(), v.unknown())),
 });
+
+const money = v.number();
+const holdStatus = v.picklist(["held", "captured", "voided", "expired"]);
+
+/** POST /holds: the hold placed. */
+export const HoldPlacedAnswer = v.strictObject({
+  hold_id: id,
+  user_id: id,
+  wallet_id: v.string(),
+  amount: money,
+  status: v.literal("held"),
+  expires_at: v.string(),
+});
+
+/** A hold as its reads, captures and voids answer it: `status` as of the request. */
+export const HoldAnswer = v.strictObject({
+  hold_id: id,
+  user_id: id,
+  wallet_id: v.string(),
+  amount: money,
+  amount_formatted: v.string(),
+  status: holdStatus,
+  request_id: v.string(),
+  note: v.string(),
+  created_at: v.string(),
+  expires_at: v.string(),
+  resolved_at: v.nullable(v.string()),
+  captured_amount: v.nullable(money),
+  captured_amount_formatted: v.nullable(v.string()),
+  transaction_id: v.nullable(id),
+});
+
+/** GET /balances: per wallet, the ledger balance, what holds reserve of it, and what is available. */
+export const AvailableBalanceAnswer = v.array(
+  v.strictObject({
+    wallet_id: v.string(),
+    balance: money,
+    held: money,
+    available: money,
+    formatted: v.strictObject({ balance: v.string(), held: v.string(), available: v.string() }),
+  }),
+);

@@ -4,10 +4,16 @@ import { siteUrl } from "../http/site";
 import { OpenApiAnswer } from "./answers";
 import { createApiKey } from "./api-keys/create";
 import { deleteApiKey, getApiKeys } from "./api-keys/manage";
+import { readAvailableBalances } from "./balances/available";
 import { readBalance } from "./balances/read";
 import { createCredit } from "./credits/create";
 import { createDebit } from "./debits/create";
 import { listEvents } from "./events/list";
+import { captureHoldRoute } from "./holds/capture";
+import { listHoldsRoute } from "./holds/list";
+import { placeHoldRoute } from "./holds/place";
+import { readHoldRoute } from "./holds/read";
+import { voidHoldRoute } from "./holds/void";
 import { openApiDocument } from "./openapi";
 import { readStatementRoute } from "./statements/read";
 import { listTransactions } from "./transactions/list";
@@ -57,6 +63,12 @@ export const ROUTES: readonly Route<DocumentedInfo>[] = [
   createDebit,
   createTransfer,
   readBalance,
+  readAvailableBalances,
+  placeHoldRoute,
+  listHoldsRoute,
+  readHoldRoute,
+  captureHoldRoute,
+  voidHoldRoute,
   listTransactions,
   readStatementRoute,
   readTransaction,

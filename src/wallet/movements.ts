@@ -5,21 +5,23 @@
 import type { Db } from "../db/client";
 import { findMovement } from "../db/ledger";
 import { findWalletCached, type Wallet } from "../db/wallets";
-import { appendEntries, LedgerRefusal } from "../ledger/append";
+import { appendEntries, type KeyUse, LedgerRefusal } from "../ledger/append";
 import { type EntrySpec, type EntryStamp, entry, postTransfer } from "../ledger/entries";
 import { type Ledger, postEntry } from "../ledger/writer";
 import { Refusal } from "./refusal";
 
 export type MovementDeps = { db: Db; ledger: Ledger; stamp: EntryStamp };
 
-/** A used request_id: the entry it already made. */
-const exists = (existingId: number | undefined) =>
-  new Refusal({ code: "transaction_exists", existingId: existingId! });
+/** A used request_id: the entry it already made, or the hold that has it. */
+export const exists = ({ existingId, existingHoldId }: KeyUse) =>
+  existingHoldId === undefined
+    ? new Refusal({ code: "transaction_exists", existingId: existingId! })
+    : new Refusal({ code: "hold_exists", holdId: existingHoldId });
 
 /** One CREDIT or DEBIT: the entry written (a credit group-committed with those beside it). */
 export async function postSingle(deps: MovementDeps, spec: EntrySpec) {
   const result = await postEntry(deps.ledger, deps.db, spec, deps.stamp);
-  if (!result.created) throw exists(result.existingId);
+  if (!result.created) throw exists(result);
   return { transactionId: result.ids[0]!, userId: spec.user.id };
 }
 
@@ -39,7 +41,7 @@ export async function transfer(deps: MovementDeps, spec: TransferSpec) {
     { ...common, user: to, txnType: "CREDIT", note: notes?.credit ?? common.note },
     deps.stamp,
   );
-  if (!result.created) throw exists(result.existingId);
+  if (!result.created) throw exists(result);
   const [debitId, creditId] = result.ids as [number, number];
   return { debitId, creditId };
 }
@@ -91,7 +93,8 @@ export async function reverse(
       ? new Refusal({ code: "already_reversed", ref })
       : err;
   });
-  if (!result.created && result.existingId !== undefined) throw exists(result.existingId);
+  if (!result.created && (result.existingId ?? result.existingHoldId) !== undefined)
+    throw exists(result);
   if (!result.created) throw new Refusal({ code: "already_reversed", ref });
   return { transactionIds: result.ids, reversedIds: ordered.map((m) => m.entry.id) };
 }

@@ -77,9 +77,10 @@ describe("migration 0006 on a database in use", () => {
       "SELECT * FROM transactions ORDER BY id; SELECT * FROM balances ORDER BY user_id, wallet_id; PRAGMA foreign_key_check; " +
         "SELECT seq FROM sqlite_sequence WHERE name = 'transactions'; SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name",
     );
-    // Columns added since (imported by 0006, meta_data by 0007) aside, every row is as it was.
-    expect(entries.map(({ imported, meta_data, ...rest }) => rest)).toEqual(entriesBefore);
-    expect(entries.every((e) => e.meta_data === null)).toBe(true);
+    // Columns added since (imported by 0006, meta_data by 0007, hold_id by 0010) aside, every row
+    // is as it was.
+    expect(entries.map(({ imported, meta_data, hold_id, ...rest }) => rest)).toEqual(entriesBefore);
+    expect(entries.every((e) => e.meta_data === null && e.hold_id === null)).toBe(true);
     // The earlier import's entries: a guid, a site-local date, or the import's own request_id.
     expect(entries.map((e) => [e.id, e.imported])).toEqual([
       [10, 0],
@@ -100,20 +101,27 @@ describe("migration 0006 on a database in use", () => {
       "balances_follow_ledger_insert",
       "balances_follow_ledger_update",
       "balances_no_delete",
-      // The outbox (0010): each change's event, written by the statement that makes the change.
+      // The outbox (0011): each change's event, written by the statement that makes the change.
       "events_no_update",
       "events_transaction_created",
       "events_user_created",
       "events_wallet_created",
+      "holds_no_delete",
+      "holds_placed_once",
+      "holds_resolved_once",
+      "holds_within_available",
       "transactions_apply_to_balance",
       "transactions_balance_limit",
       "transactions_chain_guard",
+      "transactions_hold_captured",
       "transactions_no_delete",
       "transactions_no_replace",
       "transactions_no_update",
       "transactions_request_key_folded",
+      "transactions_request_key_free",
       "transactions_reversed_once",
       "transactions_to_timeline",
+      "transactions_within_available",
       "wallets_extra_decimals",
       "wallets_units_fixed",
     ]);

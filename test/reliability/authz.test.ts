@@ -94,6 +94,21 @@ async function fixtures(ctx: Ctx) {
     role: "administrator",
   };
   const now = Math.floor(Date.now() / 1000);
+  /** A fresh hold of 0.01 on S's wallet (S holds 100.00). */
+  const placeHold = async () => {
+    const res = await send(ctx.api, "POST", "/holds", {
+      auth: ctx.adminAuth,
+      json: { user_id: S.id, wallet_id: W, amount: "0.01", request_id: unique("azh-") },
+    });
+    if (res.status !== 200) throw new Error(`hold: ${res.text}`);
+    return Number(at(res.json, "data", "hold_id"));
+  };
+  const sHold = await placeHold();
+  const oHeld = await send(ctx.api, "POST", "/holds", {
+    auth: ctx.adminAuth,
+    json: { user_id: O.id, wallet_id: W, amount: "0.01", request_id: unique("azh-") },
+  });
+  const oHold = Number(at(oHeld.json, "data", "hold_id"));
 
   // Each route with a request that is valid for an administrator; `positive` asks for one that
   // succeeds once more (fresh request ids, a fresh entry to reverse, a fresh key to revoke).
@@ -248,6 +263,49 @@ async function fixtures(ctx: Ctx) {
       envelope: "A",
       req: () => ({ path: `/transactions/${sTxn}` }),
     },
+    {
+      id: "POST /holds",
+      method: "POST",
+      access: "admin-write",
+      envelope: "A",
+      req: () => ({
+        path: "/holds",
+        json: { user_id: S.id, wallet_id: W, amount: "0.01", request_id: unique("azh-") },
+      }),
+    },
+    // A refused credential must leave the hold held, so the same one serves every refusal.
+    ...(["capture", "void"] as const).map(
+      (action): Route => ({
+        id: `POST /holds/{id}/${action}`,
+        method: "POST",
+        access: "admin-write",
+        envelope: "A",
+        req: async (positive: boolean) => ({
+          path: `/holds/${positive ? await placeHold() : sHold}/${action}`,
+        }),
+      }),
+    ),
+    {
+      id: "GET /holds",
+      method: "GET",
+      access: "reader",
+      envelope: "A",
+      req: () => ({ path: "/holds", query: { user_id: S.id } }),
+    },
+    {
+      id: "GET /holds/{id}",
+      method: "GET",
+      access: "reader",
+      envelope: "A",
+      req: () => ({ path: `/holds/${sHold}` }),
+    },
+    {
+      id: "GET /balances",
+      method: "GET",
+      access: "reader",
+      envelope: "A",
+      req: () => ({ path: "/balances", query: { user_id: S.id } }),
+    },
   ];
 
   const missing: [string, string | undefined][] = [
@@ -345,6 +403,7 @@ async function fixtures(ctx: Ctx) {
     W,
     sTxn,
     oTxn,
+    oHold,
     adminRW,
     adminRead,
     adminWrite,
@@ -420,7 +479,7 @@ async function expectAllowed(route: Route, label: string, auth: string, change?:
 }
 
 it("every route refuses every credential that must not get in, and the refusals write nothing", async () => {
-  const { S, O, oTxn, adminRead, adminWrite, subRW, subRead, routes, missing, invalid } = f;
+  const { S, O, oTxn, oHold, adminRead, adminWrite, subRW, subRead, routes, missing, invalid } = f;
   let refusals = 0;
   const refused = (...args: Parameters<typeof expectRefused>) => {
     refusals++;
@@ -430,8 +489,17 @@ it("every route refuses every credential that must not get in, and the refusals 
   const before = await tableCounts(ctx());
   const aboutOther: Change = (r) => ({ ...r, query: { ...r.query, user_id: O.id } });
   const aboutNobody: Change = (r) => ({ ...r, query: { ...r.query, user_id: NO_SUCH_USER } });
-  const other: Change = (r) => ({ ...r, path: `/transactions/${oTxn}` });
-  const nothing: Change = (r) => ({ ...r, path: "/transactions/999999999" });
+  // A route that names its record by path: another user's record, and one that does not exist.
+  const byPath: Record<string, { other: Change; nothing: Change }> = {
+    "GET /transactions/{id}": {
+      other: (r) => ({ ...r, path: `/transactions/${oTxn}` }),
+      nothing: (r) => ({ ...r, path: "/transactions/999999999" }),
+    },
+    "GET /holds/{id}": {
+      other: (r) => ({ ...r, path: `/holds/${oHold}` }),
+      nothing: (r) => ({ ...r, path: "/holds/999999999" }),
+    },
+  };
   const asZeroPadded: Change = (r) => ({ ...r, query: { ...r.query, user_id: `0${O.id}` } });
   /** The credentials that must get 403 on a route: [label, Authorization, change to the request]. */
   type Forbidden = readonly [string, string, Change?];
@@ -446,11 +514,19 @@ it("every route refuses every credential that must not get in, and the refusals 
           ["a subscriber's token", S.bearer],
           ["a subscriber's read-write key", subRW.header],
         ] satisfies Forbidden[])
-      : route.id === "GET /transactions/{id}"
+      : byPath[route.id]
         ? ([
-            ["a subscriber reading another user's entry", S.bearer, other],
-            ["a subscriber reading an entry that does not exist", S.bearer, nothing],
-            ["a subscriber's read key reading another user's entry", subRead.header, other],
+            ["a subscriber reading another user's record", S.bearer, byPath[route.id]!.other],
+            [
+              "a subscriber reading a record that does not exist",
+              S.bearer,
+              byPath[route.id]!.nothing,
+            ],
+            [
+              "a subscriber's read key reading another user's record",
+              subRead.header,
+              byPath[route.id]!.other,
+            ],
           ] satisfies Forbidden[])
         : ([
             ["a subscriber asking about another user", S.bearer, aboutOther],
@@ -504,7 +580,7 @@ it("every route lets in the right credentials", async () => {
     if (route.access === "reader") {
       await expectAllowed(route, "a subscriber about itself", S.bearer);
       await expectAllowed(route, "a subscriber's read key about itself", subRead.header);
-      if (route.id !== "GET /transactions/{id}") {
+      if (route.id !== "GET /transactions/{id}" && route.id !== "GET /holds/{id}") {
         await expectAllowed(route, "a subscriber omitting user_id (itself)", S.bearer, (r) => ({
           ...r,
           query: { ...r.query, user_id: undefined },

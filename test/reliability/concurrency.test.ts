@@ -1,5 +1,6 @@
 // 1. Concurrency over HTTP: duplicate request ids, many distinct credits, racing debits and
-// transfers against a small balance, racing user creations. The last tests read the same facts from
+// transfers against a small balance, racing captures of one hold, holds racing debits, racing user
+// creations. The last tests read the same facts from
 // D1 itself, for the users and names the earlier tests of this file made.
 import { beforeAll, it } from "vitest";
 import { runLoad } from "../../scripts/bench/load";
@@ -57,18 +58,23 @@ let debitUser: User;
 let fromUser: User;
 let toUser: User;
 let keyUser: User;
+let captureUser: User;
+let holdRaceUser: User;
 let expected = 0;
 let raced = { name: "", mail: "" };
 beforeAll(async () => {
   wallet = await createWallet(ctx(), { prefix: "cw" });
-  [dupUser, manyUser, debitUser, fromUser, toUser, keyUser] = await Promise.all([
-    createUser(ctx(), "cdup"),
-    createUser(ctx(), "cmany"),
-    createUser(ctx(), "cdeb"),
-    createUser(ctx(), "cfrom"),
-    createUser(ctx(), "cto"),
-    createUser(ctx(), "ckey"),
-  ]);
+  [dupUser, manyUser, debitUser, fromUser, toUser, keyUser, captureUser, holdRaceUser] =
+    await Promise.all([
+      createUser(ctx(), "cdup"),
+      createUser(ctx(), "cmany"),
+      createUser(ctx(), "cdeb"),
+      createUser(ctx(), "cfrom"),
+      createUser(ctx(), "cto"),
+      createUser(ctx(), "ckey"),
+      createUser(ctx(), "ccap"),
+      createUser(ctx(), "chold"),
+    ]);
 });
 
 it("100 parallel credits with one request_id (a quarter in upper case) make one entry", async () => {
@@ -293,6 +299,88 @@ it("12 parallel transfers of 0.30 from 1.00: both halves or nothing, never an ov
     "12 parallel transfers of 0.30 from 1.00: exactly 3 succeed, 9 × Insufficient Balance, balances 0.10 and 0.90",
     transferOk === 3 && transferRefused === 9 && fromBalance === 0.1 && toBalance === 0.9,
     `${histogram(transfers.map((r) => r.status))}; from ${fromBalance}, to ${toBalance}`,
+  );
+});
+
+// Holds (docs/ledger.md#holds): a capture marks its hold and writes its DEBIT in one batch, guarded
+// so that one batch of any number can; holds and debits both count against the available balance,
+// judged by the database inside each batch.
+it("50 racing captures of one hold apply once", async () => {
+  await credit(ctx(), captureUser.id, wallet, "10.00");
+  const placed = await post("/holds", {
+    user_id: captureUser.id,
+    wallet_id: wallet,
+    amount: "4.00",
+    request_id: unique("hold-"),
+  });
+  const holdId = Number(at(placed.json, "data", "hold_id"));
+  const captures = await Promise.all(
+    Array.from({ length: 50 }, (_, i) =>
+      post(`/holds/${holdId}/capture`, i % 2 ? { amount: "4.00" } : {}),
+    ),
+  );
+  const cut = captures.filter((r) => r.status === 503 && r.text.startsWith(DEV_PROXY_503));
+  const ok = captures.filter((r) => r.status === 200);
+  const resolved = captures.filter(
+    (r) =>
+      r.status === 409 &&
+      same(r.json, {
+        status_code: 409,
+        status: false,
+        message: "Hold already resolved",
+        error: { id: `Hold ${holdId} is captured`, status: "captured" },
+      }),
+  );
+  check(
+    "50 racing captures of one hold: the hold placed, one 200 (none if the local stack cut it), every other answer 409 captured",
+    placed.status === 200 &&
+      (ok.length === 1 || (ok.length === 0 && cut.length > 0)) &&
+      resolved.length === 50 - ok.length - cut.length,
+    `${placed.status}; ${histogram(captures.map((r) => r.status))}`,
+  );
+  const [[entries = {}] = []] = await d1(
+    ctx(),
+    `SELECT count(*) AS n, coalesce(sum(amount_minor), 0) AS minor,
+       (SELECT status FROM holds WHERE id = ${holdId}) AS status FROM transactions WHERE hold_id = ${holdId}`,
+  );
+  const after = await balance(ctx(), captureUser.id, wallet);
+  check(
+    "... D1: one DEBIT of 4.00 names the hold, which is captured; the balance is 6.00",
+    entries.n === 1 && entries.minor === 400 && entries.status === "captured" && after === 6,
+    `${JSON.stringify(entries)}; balance ${after}`,
+  );
+});
+
+it("holds racing debits never overdraw: 20 holds and 20 debits of 0.75 against 10.00", async () => {
+  await credit(ctx(), holdRaceUser.id, wallet, "10.00");
+  const body = { user_id: holdRaceUser.id, wallet_id: wallet, amount: "0.75" };
+  const answers = await Promise.all(
+    Array.from({ length: 40 }, (_, i) =>
+      post(i % 2 ? "/holds" : "/debits", { ...body, request_id: unique("hr-") }),
+    ),
+  );
+  const ok = answers.filter((r) => r.status === 200).length;
+  const refused = answers.filter((r) => r.status === 400 && same(r.json, INSUFFICIENT)).length;
+  const read = await send(ctx().api, "GET", `/balances?user_id=${holdRaceUser.id}`, {
+    auth: ctx().adminAuth,
+  });
+  const row = ((at(read.json, "data") ?? []) as Record<string, unknown>[]).find(
+    (r) => r.wallet_id === wallet,
+  );
+  check(
+    "holds racing debits: exactly 13 of the 40 succeed (13 × 0.75 ≤ 10.00), 27 × Insufficient Balance, available exactly 0.25",
+    ok === 13 && refused === 27 && row?.available === 0.25,
+    `${histogram(answers.map((r) => `${r.status} ${at(r.json, "message")}`))}; ${JSON.stringify(row)}`,
+  );
+  const [[sums = {}] = []] = await d1(
+    ctx(),
+    `SELECT (SELECT balance_minor FROM balances WHERE user_id = ${holdRaceUser.id} AND wallet_id = '${wallet}') AS balance,
+       (SELECT coalesce(sum(amount_minor), 0) FROM holds WHERE user_id = ${holdRaceUser.id} AND status = 'held') AS held`,
+  );
+  check(
+    "... D1: balance − held = 0.25, never below zero",
+    Number(sums.balance) - Number(sums.held) === 25,
+    JSON.stringify(sums),
   );
 });
 

@@ -310,6 +310,68 @@ export function routeTable(f: Fixtures): Route[] {
       basePath: String(f.txnIds[1]),
     },
     {
+      id: "POST /holds",
+      method: "POST",
+      path: "/holds",
+      envelope: "A",
+      success: 200,
+      fields: money({
+        expires_in: fc.oneof(
+          fc.integer({ min: -5, max: 2_600_000 }),
+          fc.constantFrom("60", "0", "1.5", "soon"),
+        ),
+      }),
+      // No edge table (`base`): its fields are the credit's (which has one) and an integer like
+      // per_page, and the table must finish within its share of the section's time.
+      refuse: { amount: "-1" },
+    },
+    // Holds by an id no hold has (or none at all): a capture or void here never succeeds, so the
+    // fixtures' money is not moved by these cases.
+    ...(["capture", "void"] as const).map(
+      (action): Route => ({
+        id: `POST /holds/{id}/${action}`,
+        method: "POST",
+        path: (id: string) => `/holds/${id}/${action}`,
+        pathArb: fc.oneof(fc.constantFrom("0", NO_SUCH_ID, "9".repeat(20)), pathSegment),
+        envelope: "A",
+        success: 200,
+        fields: action === "capture" ? { amount, note } : {},
+        refuse: action === "capture" ? { amount: "-1" } : {},
+        refusePath: NO_SUCH_ID,
+      }),
+    ),
+    {
+      id: "GET /holds",
+      method: "GET",
+      path: "/holds",
+      envelope: "A",
+      success: 200,
+      fields: {
+        user_id: userId,
+        wallet_id: walletId,
+        status: fc.constantFrom("held", "CAPTURED", "voided", "expired", "pending"),
+        page: fc.integer({ min: 0, max: 5 }),
+        per_page: fc.integer({ min: 0, max: 101 }),
+      },
+    },
+    {
+      id: "GET /holds/{id}",
+      method: "GET",
+      path: (id: string) => `/holds/${id}`,
+      pathArb: fc.oneof(fc.constantFrom("1", "2", NO_SUCH_ID, "9".repeat(20)), pathSegment),
+      envelope: "A",
+      success: 200,
+      fields: {},
+    },
+    {
+      id: "GET /balances",
+      method: "GET",
+      path: "/balances",
+      envelope: "A",
+      success: 200,
+      fields: { user_id: userId },
+    },
+    {
       id: "GET /user-wallet-balance",
       method: "GET",
       path: "/user-wallet-balance",

@@ -96,7 +96,9 @@ const COUNTS_SQL = `SELECT
   (SELECT coalesce(sum(balance_minor), 0) FROM balances) AS balance_total,
   (SELECT count(*) FROM api_keys) AS api_keys,
   (SELECT count(*) FROM api_keys WHERE revoked_at_ms IS NOT NULL) AS revoked_keys,
-  (SELECT count(*) FROM sessions WHERE revoked_at_ms IS NOT NULL) AS revoked_sessions`;
+  (SELECT count(*) FROM sessions WHERE revoked_at_ms IS NOT NULL) AS revoked_sessions,
+  (SELECT count(*) FROM holds) AS holds,
+  (SELECT count(*) FROM holds WHERE status = 'held') AS held`;
 
 /** Row counts (and the sums a write would move), to show a batch of refused requests wrote nothing. */
 export const tableCounts = (store: Store) => d1Row(store, COUNTS_SQL);
@@ -133,7 +135,16 @@ const INVARIANTS_SQL = `SELECT
   (SELECT count(*) FROM (SELECT transfer_id FROM transactions WHERE transfer_id IS NOT NULL GROUP BY transfer_id
                          HAVING count(*) != 2 OR sum(${SIGNED}) != 0 OR count(DISTINCT wallet_id) != 1
                              OR count(DISTINCT user_id) != 2)) AS broken_transfers,
-  (SELECT count(DISTINCT transfer_id) FROM transactions WHERE transfer_id IS NOT NULL) AS transfers`;
+  (SELECT count(DISTINCT transfer_id) FROM transactions WHERE transfer_id IS NOT NULL) AS transfers,
+  (SELECT count(*) FROM holds) AS holds,
+  (SELECT count(*) FROM holds h WHERE (SELECT count(*) FROM transactions t WHERE t.hold_id = h.id)
+     != (h.status = 'captured')) AS holds_not_captured_once,
+  (SELECT count(*) FROM holds h JOIN transactions t ON t.hold_id = h.id
+   WHERE t.amount_minor != h.captured_minor OR h.captured_minor > h.amount_minor OR t.txn_type != 'DEBIT'
+      OR t.user_id != h.user_id OR t.wallet_id != h.wallet_id) AS bad_captures,
+  (SELECT count(*) FROM balances b WHERE b.balance_minor < (SELECT coalesce(sum(h.amount_minor), 0) FROM holds h
+     WHERE h.user_id = b.user_id AND h.wallet_id = b.wallet_id AND h.status = 'held'
+       AND h.expires_at_s > CAST(strftime('%s', 'now') AS INTEGER))) AS available_below_zero`;
 
 /** Checks every ledger invariant on the stored state; `label` says when (after which phase). */
 export async function checkLedgerInvariants(store: Store, label: string) {
@@ -155,6 +166,7 @@ export async function checkLedgerInvariants(store: Store, label: string) {
     "broken_transfers",
     "transfers",
   );
+  const holds = pick("holds", "holds_not_captured_once", "bad_captures", "available_below_zero");
   figures.invariantRuns = (figures.invariantRuns ?? 0) + 1;
   figures.pairsChecked = Math.max(figures.pairsChecked ?? 0, Number(balances.balance_rows));
   figures.entriesChecked = Math.max(figures.entriesChecked ?? 0, Number(chain.entries));
@@ -184,5 +196,12 @@ export async function checkLedgerInvariants(store: Store, label: string) {
       links.bad_reversals === 0 &&
       links.broken_transfers === 0,
     JSON.stringify(links),
+  );
+  check(
+    `${label}: each hold captured by one DEBIT of at most its amount or by none, no available balance below zero (${holds.holds} holds)`,
+    holds.holds_not_captured_once === 0 &&
+      holds.bad_captures === 0 &&
+      holds.available_below_zero === 0,
+    JSON.stringify(holds),
   );
 }

@@ -33,3 +33,9 @@ export const BalanceParams = v.object({
   // The balances as of this instant (docs/ledger.md#balances-at-a-point-in-time); omitted: now.
   at: v.optional(isoDate("at")),
 });
+
+/** GET /balances: every wallet the user has a balance in. */
+export const AvailableParams = v.object({
+  // Omitted means the caller's own user.
+  user_id: v.optional(userIdField()),
+});

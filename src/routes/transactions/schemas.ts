@@ -4,7 +4,7 @@ import { EMPTY } from "../../http/validation";
 
 export const MAX_PER_PAGE = 100;
 const MAX_PAGE = 1_000_000;
-const integerIn = (name: string, min: number, max: number) =>
+export const integerIn = (name: string, min: number, max: number) =>
   v.pipe(
     v.union([v.string(), v.number()], `${name} requires an integer`),
     v.transform(String),

@@ -1,0 +1,93 @@
+// Reads of holds (docs/ledger.md#holds). Which holds count against a balance is written here once
+// for reads, and in the guards of drizzle/0012_holds.sql for writes: 'held' and not yet expired.
+import { and, asc, count, desc, eq, type SQL, sql } from "drizzle-orm";
+import type { Db } from "./client";
+import { balances, holds, transactions, users, wallets } from "./schema";
+
+export type { Hold } from "./schema";
+export type HoldStatus = "held" | "captured" | "voided" | "expired";
+
+/** The holds that count against the available balance at `nowS` (whole seconds). */
+export const counting = (nowS: number) =>
+  sql`${holds.status} = 'held' AND ${holds.expiresAtS} > ${nowS}`;
+
+/** The holds answered with a status at `nowS`: a 'held' one whose time ran out is expired already. */
+function withStatus(status: HoldStatus, nowS: number): SQL {
+  if (status === "held") return counting(nowS);
+  if (status === "expired")
+    return sql`(${holds.status} = 'expired' OR (${holds.status} = 'held' AND ${holds.expiresAtS} <= ${nowS}))`;
+  return sql`${holds.status} = ${status}`;
+}
+
+/**
+ * The DEBIT a capture wrote (transactions.hold_id is UNIQUE), or null. The outer row is named in
+ * full: Drizzle writes a one-table query's columns unqualified, which the subquery would take as its own.
+ */
+const captureEntry = sql<
+  number | null
+>`(SELECT t.id FROM ${transactions} t WHERE t.hold_id = ${holds}.id)`.as("capture_entry_id");
+
+/** One hold, its owner's username and its capture's entry. */
+export const findHold = (db: Db, id: number) =>
+  db
+    .select({ hold: holds, username: users.username, transactionId: captureEntry })
+    .from(holds)
+    .innerJoin(users, eq(users.id, holds.userId))
+    .where(eq(holds.id, id))
+    .get();
+
+/** A hold as a batch reads it after a write (its own columns only: D1 keys a batch's rows by name). */
+export const holdAfter = (db: Db, id: number) =>
+  db.select({ hold: holds, transactionId: captureEntry }).from(holds).where(eq(holds.id, id));
+
+export type HoldFilter = { userId: number; walletId?: string; status?: HoldStatus; nowS: number };
+
+/** One page of a user's holds, newest first, their total, and whether the user and wallet exist. */
+export async function listHolds(db: Db, f: HoldFilter, page: { offset: number; limit: number }) {
+  const where = and(
+    eq(holds.userId, f.userId),
+    f.walletId === undefined ? undefined : eq(holds.walletId, f.walletId),
+    f.status === undefined ? undefined : withStatus(f.status, f.nowS),
+  );
+  const [userRows, walletRows, rows, total] = await db.batch([
+    db.select({ id: users.id }).from(users).where(eq(users.id, f.userId)),
+    db
+      .select({ id: wallets.id })
+      .from(wallets)
+      .where(eq(wallets.id, f.walletId ?? "")),
+    db
+      .select({ hold: holds, transactionId: captureEntry })
+      .from(holds)
+      .where(where)
+      .orderBy(desc(holds.id))
+      .limit(page.limit)
+      .offset(page.offset),
+    db.select({ n: count() }).from(holds).where(where),
+  ]);
+  return {
+    rows,
+    total: total[0]?.n ?? 0,
+    userExists: userRows.length > 0,
+    walletExists: f.walletId === undefined || walletRows.length > 0,
+  };
+}
+
+/** Each wallet a user has a balance in, with what counting holds reserve of it at `nowS`. */
+export async function balancesWithHolds(db: Db, userId: number, nowS: number) {
+  const [userRows, rows] = await db.batch([
+    db.select({ id: users.id }).from(users).where(eq(users.id, userId)),
+    db
+      .select({
+        wallet: wallets,
+        balanceMinor: balances.balanceMinor,
+        heldMinor: sql<number>`(SELECT coalesce(sum(${holds.amountMinor}), 0) FROM ${holds}
+          WHERE ${holds.userId} = ${balances}.user_id AND ${holds.walletId} = ${balances}.wallet_id
+            AND ${counting(nowS)})`.as("held_minor"),
+      })
+      .from(balances)
+      .innerJoin(wallets, eq(wallets.id, balances.walletId))
+      .where(eq(balances.userId, userId))
+      .orderBy(asc(balances.walletId)),
+  ]);
+  return { userExists: userRows.length > 0, rows };
+}

@@ -1,0 +1,44 @@
+import { ok } from "../../http/envelope";
+import { defineRoute } from "../../http/route";
+import { fields } from "../../http/validation";
+import { formatMoney } from "../../ledger/money";
+import { availableBalances } from "../../wallet/holds";
+import { AvailableBalanceAnswer } from "../answers";
+import { major } from "../holds/schemas";
+import { AvailableParams } from "./schemas";
+
+/** Beside /user-wallet-balance (the ledger balance, unchanged): what holds reserve, and the rest. */
+export const readAvailableBalances = defineRoute(
+  {
+    path: "/balances",
+    method: "GET",
+    summary: "Balances with what holds reserve and what is available, per wallet",
+    auth: "reader",
+    owner: (params) => params.user_id,
+    params: fields(AvailableParams),
+    envelope: "A",
+    errors: ["invalid_input", "user_not_found"],
+    success: 200,
+    data: AvailableBalanceAnswer,
+  },
+  async (c, input) => {
+    const userId = input.user_id ?? c.get("principal").userId;
+    const rows = await availableBalances(c.var.db, userId, c.get("nowMs")());
+    return ok(
+      c,
+      200,
+      "Balances retrieved",
+      rows.map((r) => ({
+        wallet_id: r.wallet.id,
+        balance: major(r.balanceMinor, r.wallet),
+        held: major(r.heldMinor, r.wallet),
+        available: major(r.availableMinor, r.wallet),
+        formatted: {
+          balance: formatMoney(r.balanceMinor, r.wallet),
+          held: formatMoney(r.heldMinor, r.wallet),
+          available: formatMoney(r.availableMinor, r.wallet),
+        },
+      })),
+    );
+  },
+);

@@ -1,0 +1,86 @@
+import * as v from "valibot";
+import {
+  amountField,
+  noteField,
+  requestIdField,
+  userIdField,
+  walletIdField,
+} from "../../http/fields";
+import { formatMoney, minorToNumber, storageDecimals } from "../../ledger/money";
+import { DEFAULT_HOLD_S, type HoldView, MAX_HOLD_S, MAX_HOLDS_PER_PAGE } from "../../wallet/holds";
+import { integerIn } from "../transactions/schemas";
+
+/** Key order is the order errors are reported in, as for credits and debits. */
+export const PlaceHoldParams = v.object({
+  user_id: userIdField(),
+  wallet_id: walletIdField,
+  request_id: requestIdField,
+  amount: amountField,
+  note: noteField,
+  // Seconds until the hold stops counting (and may no longer be captured).
+  expires_in: v.optional(integerIn("expires_in", 1, MAX_HOLD_S), String(DEFAULT_HOLD_S)),
+});
+
+export const CaptureHoldParams = v.object({
+  // Omitted: the whole hold. At most the held amount; the rest is released.
+  amount: v.optional(amountField),
+  note: noteField,
+});
+
+const HOLD_STATUSES = ["held", "captured", "voided", "expired"] as const;
+
+export const HoldListParams = v.object({
+  // Required for administrators; a subscriber may omit it (its own), as for /transactions.
+  user_id: v.optional(userIdField()),
+  wallet_id: v.optional(walletIdField),
+  status: v.optional(
+    v.pipe(
+      v.string("status must be one of held, captured, voided, expired"),
+      v.transform((s) => s.toLowerCase()),
+      v.picklist(HOLD_STATUSES, "status must be one of held, captured, voided, expired"),
+    ),
+  ),
+  page: v.optional(integerIn("page", 1, 1_000_000), "1"),
+  per_page: v.optional(integerIn("per_page", 1, MAX_HOLDS_PER_PAGE), String(MAX_HOLDS_PER_PAGE)),
+});
+
+const iso = (s: number) => new Date(s * 1000).toISOString();
+
+/** Major units as a JSON number (contract section 3), exact to the places the wallet stores. */
+export const major = (minor: number, wallet: HoldView["wallet"]) =>
+  minorToNumber(minor, storageDecimals(wallet));
+
+/** POST /holds's answer. */
+export const placedRecord = ({ hold, wallet }: HoldView) => ({
+  hold_id: hold.id,
+  user_id: hold.userId,
+  wallet_id: hold.walletId,
+  amount: major(hold.amountMinor, wallet),
+  status: "held" as const,
+  expires_at: iso(hold.expiresAtS),
+});
+
+/** A hold as read, captured or voided: its status as of the request. */
+export const holdRecord = ({ hold, wallet, status, transactionId }: HoldView) => ({
+  hold_id: hold.id,
+  user_id: hold.userId,
+  wallet_id: hold.walletId,
+  amount: major(hold.amountMinor, wallet),
+  amount_formatted: formatMoney(hold.amountMinor, wallet),
+  status,
+  request_id: hold.requestId,
+  note: hold.note,
+  created_at: iso(hold.createdAtS),
+  expires_at: iso(hold.expiresAtS),
+  // One that expired unrecorded (the cron had not run yet) expired at its expires_at.
+  resolved_at:
+    hold.resolvedAtS !== null
+      ? iso(hold.resolvedAtS)
+      : status === "expired"
+        ? iso(hold.expiresAtS)
+        : null,
+  captured_amount: hold.capturedMinor === null ? null : major(hold.capturedMinor, wallet),
+  captured_amount_formatted:
+    hold.capturedMinor === null ? null : formatMoney(hold.capturedMinor, wallet),
+  transaction_id: transactionId,
+});

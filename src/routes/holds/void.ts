@@ -1,0 +1,33 @@
+import * as v from "valibot";
+import { ok } from "../../http/envelope";
+import { defineRoute, pathParam } from "../../http/route";
+import { entryStamp } from "../../http/site";
+import { fields } from "../../http/validation";
+import { readHold, voidHold } from "../../wallet/holds";
+import { HoldAnswer } from "../answers";
+import { holdRecord } from "./schemas";
+
+/** Releases the whole of a hold still held; once, however many captures and voids race. */
+export const voidHoldRoute = defineRoute(
+  {
+    path: "/holds/{id}/void",
+    method: "POST",
+    summary: "Void a hold: release all of it",
+    auth: "admin",
+    access: "write",
+    // No fields, but a body is read as on every route: a broken JSON body is 400 rest_invalid_json.
+    params: fields(v.object({})),
+    envelope: "A",
+    errors: ["hold_not_found", "hold_resolved"],
+    success: 200,
+    data: HoldAnswer,
+    patterns: { id: "[0-9]+" },
+  },
+  async (c) => {
+    const ref = pathParam(c, "id");
+    const stamp = entryStamp(c);
+    const db = c.var.db;
+    const held = await readHold(db, Number(ref), ref, stamp.nowMs);
+    return ok(c, 200, "Hold voided", holdRecord(await voidHold({ db, stamp }, held)));
+  },
+);

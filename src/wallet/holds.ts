@@ -1,0 +1,183 @@
+// Holds (docs/ledger.md#holds): money reserved now and settled later, by a capture (one DEBIT of
+// at most the held amount; the rest is released) or a void, or released when the hold expires. The
+// available balance is the balance less the holds that count; debits, transfers out and new holds
+// are refused beyond it by the database's guards, inside the batch that writes them.
+import type { Db } from "../db/client";
+import type { Hold, HoldStatus } from "../db/holds";
+import * as reads from "../db/holds";
+import { findWalletCached, type Wallet } from "../db/wallets";
+import type { EntryStamp } from "../ledger/entries";
+import { entry } from "../ledger/entries";
+import * as writes from "../ledger/holds";
+import { exactText } from "../ledger/money";
+import { exists } from "./movements";
+import { Refusal } from "./refusal";
+
+export type { HoldStatus };
+
+/** How long a hold lasts unless the caller says: 7 days; at most 30. */
+export const DEFAULT_HOLD_S = 7 * 86_400;
+export const MAX_HOLD_S = 30 * 86_400;
+/** Holds per page of a list. */
+export const MAX_HOLDS_PER_PAGE = 100;
+
+/** A hold as answered: its status at the time of asking (a 'held' hold past expires_at is expired). */
+export type HoldView = {
+  hold: Hold;
+  status: HoldStatus;
+  transactionId: number | null;
+  wallet: Wallet;
+};
+
+export type HoldDeps = { db: Db; stamp: EntryStamp };
+
+const seconds = (nowMs: number) => Math.floor(nowMs / 1000);
+
+/** The rule of db/holds.ts `counting`, for a hold in hand. */
+const statusAt = (hold: Hold, nowS: number): HoldStatus =>
+  hold.status === "held" && hold.expiresAtS <= nowS ? "expired" : hold.status;
+
+async function view(
+  db: Db,
+  row: { hold: Hold; transactionId: number | null },
+  nowS: number,
+): Promise<HoldView> {
+  const wallet = (await findWalletCached(db, row.hold.walletId)) as Wallet;
+  return { ...row, status: statusAt(row.hold, nowS), wallet };
+}
+
+export type HoldSpec = {
+  user: { id: number };
+  wallet: Wallet;
+  amountMinor: number;
+  amountText: string;
+  requestId: string;
+  note: string;
+  expiresInS: number;
+};
+
+/** Places a hold; a used request_id (an entry's or a hold's) and a short balance are refusals. */
+export async function placeHold({ db, stamp }: HoldDeps, spec: HoldSpec): Promise<HoldView> {
+  const createdAtS = seconds(stamp.nowMs);
+  const placed = await writes.insertHold(db, {
+    userId: spec.user.id,
+    walletId: spec.wallet.id,
+    amountMinor: spec.amountMinor,
+    amountText: spec.amountText,
+    requestId: spec.requestId,
+    note: spec.note,
+    createdAtS,
+    expiresAtS: createdAtS + spec.expiresInS,
+  });
+  if (!placed.created) throw exists(placed);
+  return view(db, { hold: placed.hold, transactionId: null }, createdAtS);
+}
+
+/** One hold by id, with its owner's username; `ref` is the id as the caller wrote it. */
+export async function readHold(db: Db, id: number, ref: string, nowMs: number) {
+  const row = Number.isSafeInteger(id) ? await reads.findHold(db, id) : undefined;
+  if (!row) throw new Refusal({ code: "hold_not_found", ref });
+  return { ...(await view(db, row, seconds(nowMs))), username: row.username };
+}
+
+/** Why a hold could not be resolved: it already was, or its time ran out. */
+function unresolvable(after: { hold: Hold } | undefined, held: Hold, nowS: number) {
+  const hold = after?.hold ?? held;
+  const status = statusAt(hold, nowS);
+  return new Refusal({
+    code: "hold_resolved",
+    holdId: hold.id,
+    status: status === "held" ? "expired" : status,
+  });
+}
+
+/**
+ * Captures a hold: one DEBIT of `amountMinor` (the whole hold when omitted) that names it; the rest
+ * is released. Exactly one of any number of racing captures or voids succeeds.
+ */
+export async function captureHold(
+  { db, stamp }: HoldDeps,
+  held: HoldView & { username: string },
+  capture: { amountMinor?: number; amountText?: string; note: string },
+): Promise<HoldView> {
+  const { hold, wallet } = held;
+  const amountMinor = capture.amountMinor ?? hold.amountMinor;
+  if (amountMinor > hold.amountMinor)
+    throw new Refusal({
+      code: "capture_exceeds_hold",
+      heldText: exactText(hold.amountMinor, wallet),
+    });
+  const nowS = seconds(stamp.nowMs);
+  if (held.status !== "held") throw unresolvable(undefined, hold, nowS);
+  const debit = entry(
+    {
+      user: { id: hold.userId, username: held.username },
+      wallet,
+      txnType: "DEBIT",
+      amountMinor,
+      amountText: capture.amountText ?? hold.amountText,
+      // The hold's own request_id, unkeyed: the hold keeps the key, the entry names the hold.
+      requestId: hold.requestId,
+      keyed: false,
+      note: capture.note || `Capture of hold ${hold.id}`,
+      holdId: hold.id,
+    },
+    stamp,
+  );
+  const result = await writes.captureHold(db, { ...debit, holdId: hold.id }, nowS);
+  if (!result.captured || !result.after) throw unresolvable(result.after, hold, nowS);
+  return view(db, result.after, nowS);
+}
+
+/** Voids a hold still held: all of it is released. */
+export async function voidHold({ db, stamp }: HoldDeps, held: HoldView): Promise<HoldView> {
+  const nowS = seconds(stamp.nowMs);
+  if (held.status !== "held") throw unresolvable(undefined, held.hold, nowS);
+  const result = await writes.voidHold(db, held.hold.id, nowS);
+  if (!result.voided || !result.after) throw unresolvable(result.after, held.hold, nowS);
+  return view(db, result.after, nowS);
+}
+
+export type HoldQuery = {
+  userId: number;
+  walletId?: string;
+  status?: HoldStatus;
+  page: number;
+  perPage: number;
+};
+
+/** One page of a user's holds, newest first; an unknown user or wallet is a refusal. */
+export async function listHolds(db: Db, q: HoldQuery, nowMs: number) {
+  const nowS = seconds(nowMs);
+  const { rows, total, userExists, walletExists } = await reads.listHolds(
+    db,
+    { userId: q.userId, walletId: q.walletId, status: q.status, nowS },
+    { offset: (q.page - 1) * q.perPage, limit: q.perPage },
+  );
+  if (!walletExists) throw new Refusal({ code: "wallet_unknown" });
+  if (!userExists) throw new Refusal({ code: "user_not_found", userId: q.userId });
+  return { holds: await Promise.all(rows.map((row) => view(db, row, nowS))), total };
+}
+
+/** Each wallet a user holds money in: its balance, what holds reserve, and what is available. */
+export async function availableBalances(db: Db, userId: number, nowMs: number) {
+  const { userExists, rows } = await reads.balancesWithHolds(db, userId, seconds(nowMs));
+  if (!userExists) throw new Refusal({ code: "user_not_found", userId });
+  return rows.map((r) => ({
+    wallet: r.wallet,
+    balanceMinor: r.balanceMinor,
+    heldMinor: r.heldMinor,
+    availableMinor: r.balanceMinor - r.heldMinor,
+  }));
+}
+
+/** The cron's sweep: records expired holds, a statement of at most EXPIRY_BATCH at a time. */
+export async function recordExpiredHolds(db: Db, nowMs: number, maxStatements = 20) {
+  let total = 0;
+  for (let i = 0; i < maxStatements; i++) {
+    const n = await writes.expireHolds(db, seconds(nowMs));
+    total += n;
+    if (n < writes.EXPIRY_BATCH) break;
+  }
+  return total;
+}

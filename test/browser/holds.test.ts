@@ -1,0 +1,141 @@
+// Holds on the console's user page in a real browser (as test/browser/console.test.ts runs it): a
+// hold placed through the API shows under Holds with held and available, then Capture (part of it)
+// and Void, each through its button. Screenshots at desktop and phone width go to docs/console/ when
+// UPDATE_SCREENSHOTS=1, else to a temporary folder.
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ADMIN, adminAuth, startServer } from "../../scripts/lib/server";
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const shots =
+  process.env.UPDATE_SCREENSHOTS === "1"
+    ? "docs/console"
+    : mkdtempSync(path.join(tmpdir(), "console-shots-"));
+mkdirSync(shots, { recursive: true });
+
+let server: Awaited<ReturnType<typeof startServer>>;
+let browser: Browser;
+let page: Page;
+let auth: string;
+
+async function api(method: string, route: string, json?: unknown) {
+  const res = await fetch(`${server.api}${route}`, {
+    method,
+    headers: { Authorization: auth, "Content-Type": "application/json" },
+    body: json === undefined ? undefined : JSON.stringify(json),
+  });
+  const text = await res.text();
+  expect(res.status, text).toBeLessThan(300);
+  return JSON.parse(text).data;
+}
+
+async function shoot(name: string) {
+  for (const [suffix, width] of [
+    ["desktop", 1280],
+    ["phone", 390],
+  ] as const) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.screenshot({ path: path.join(shots, `${name}-${suffix}.png`), fullPage: true });
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+/** The Held and Available cells of a wallet's row (named by its id). */
+const availableCells = (wallet: string) =>
+  page.getByRole("row", { name: new RegExp(`^${wallet} `) }).getByRole("cell");
+const holdRow = (id: number) =>
+  page
+    .locator("section", { has: page.getByRole("heading", { name: "Holds", exact: true }) })
+    .getByRole("row", { name: new RegExp(`^${id} `) });
+
+beforeAll(async () => {
+  server = await startServer({ config: "wrangler.toml" });
+  auth = await adminAuth(server.api);
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
+  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  if (process.env.UPDATE_SCREENSHOTS !== "1") rmSync(shots, { recursive: true, force: true });
+});
+
+describe("holds on the console's user page in chromium", () => {
+  it("shows a hold placed through the API, captures part of one and voids another", async () => {
+    await api("POST", "/wallets", {
+      wallet_id: "usd",
+      wallet_name: "Dollar Wallet",
+      wallet_symbol: "$",
+      wallet_decimal: 2,
+    });
+    const user = await api("POST", "/users", {
+      username: "chioma",
+      user_email: "chioma@example.test",
+      user_password: "chioma-password-1",
+    });
+    // Envelope B answers the new id as data.id.
+    const userId = Number(user.id);
+    await api("POST", "/credits", {
+      user_id: userId,
+      wallet_id: "usd",
+      amount: "100.00",
+      request_id: "top-up-1",
+    });
+    const first = await api("POST", "/holds", {
+      user_id: userId,
+      wallet_id: "usd",
+      amount: "40.00",
+      request_id: "order-1",
+      note: "order 1",
+    });
+    const second = await api("POST", "/holds", {
+      user_id: userId,
+      wallet_id: "usd",
+      amount: "25.00",
+      request_id: "order-2",
+      note: "order 2",
+    });
+
+    await page.goto(`${server.base}/wallet-admin/`);
+    await page.getByLabel("Email", { exact: true }).fill(ADMIN.email);
+    await page.getByLabel("Password", { exact: true }).fill(ADMIN.password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { name: "Overview" }).waitFor();
+    await page.goto(`${server.base}/wallet-admin/users/${userId}`);
+    await page.getByRole("heading", { name: "Holds" }).waitFor();
+    expect(await availableCells("usd").allTextContents()).toEqual(["usd", "$65.00", "$35.00"]);
+    expect(await holdRow(first.hold_id).textContent()).toContain("held");
+    await shoot("user-holds");
+
+    // Capture 15 of the first hold: 15 debited, the rest released
+    await holdRow(first.hold_id)
+      .getByLabel(`Amount to capture of hold ${first.hold_id} (empty: all)`)
+      .fill("15");
+    await page.getByRole("button", { name: `Capture hold ${first.hold_id}` }).click();
+    expect(await page.getByRole("status").textContent()).toContain(
+      `Hold ${first.hold_id} captured: $15.00 debited`,
+    );
+    expect(await availableCells("usd").allTextContents()).toEqual(["usd", "$25.00", "$60.00"]);
+    expect(await holdRow(first.hold_id).textContent()).toContain("captured $15.00");
+    expect(await page.getByRole("button", { name: `Capture hold ${first.hold_id}` }).count()).toBe(
+      0,
+    );
+
+    // Void the second: all of it released
+    await page.getByRole("button", { name: `Void hold ${second.hold_id}` }).click();
+    expect(await page.getByRole("status").textContent()).toContain(
+      `Hold ${second.hold_id} voided: all of it released.`,
+    );
+    expect(await availableCells("usd").allTextContents()).toEqual(["usd", "$0.00", "$85.00"]);
+    expect(await holdRow(second.hold_id).textContent()).toContain("voided");
+    await shoot("user-holds-resolved");
+    const balances = await api("GET", `/balances?user_id=${userId}`);
+    expect(balances).toEqual([
+      expect.objectContaining({ wallet_id: "usd", balance: 85, held: 0, available: 85 }),
+    ]);
+  }, 180_000);
+});

@@ -1,0 +1,120 @@
+// The console's user page and holds (src/console/user-holds.tsx): held and available beside each
+// balance, the user's holds listed, and Capture and Void through the API, each once.
+import { env } from "cloudflare:workers";
+import { beforeAll, describe, expect, it } from "vitest";
+import {
+  balanceOf,
+  call,
+  credit,
+  makeAdmin,
+  makeUser,
+  makeWallet,
+  PASSWORD,
+  type TestUser,
+  tableCounts,
+  testApp,
+  unique,
+} from "./helpers";
+
+const BASE = "http://localhost/wallet-admin";
+const app = testApp();
+
+async function request(path: string, init: RequestInit & { cookie?: string } = {}) {
+  const headers = new Headers(init.headers);
+  if (init.cookie) headers.set("Cookie", init.cookie);
+  const res = await app.request(`${BASE}${path}`, { ...init, headers, redirect: "manual" }, env);
+  return { status: res.status, html: await res.text(), headers: res.headers };
+}
+const form = (fields: Record<string, string>) => new URLSearchParams(Object.entries(fields));
+const csrfOf = (html: string) => html.match(/name="_csrf" value="([^"]+)"/)?.[1] ?? "";
+
+let admin: TestUser;
+let user: TestUser;
+let wallet: string;
+let cookie: string;
+
+beforeAll(async () => {
+  admin = await makeAdmin();
+  user = await makeUser();
+  wallet = await makeWallet(admin, { name: "Naira Wallet" });
+  await credit(admin, { user_id: user.id, wallet_id: wallet, amount: "100.00" });
+  const res = await request("/sign-in", {
+    method: "POST",
+    body: form({ email: admin.email, password: PASSWORD }),
+  });
+  cookie = res.headers.get("set-cookie")!.split(";")[0]!;
+});
+
+async function hold(amount: string) {
+  const res = await call("POST", "/holds", {
+    auth: admin.bearer,
+    body: { user_id: user.id, wallet_id: wallet, amount, request_id: unique("h"), note: "order" },
+  });
+  expect(res.status, res.text).toBe(200);
+  return res.body.data.hold_id as number;
+}
+
+/** Sends a hold's form from the user page, follows the redirect, and answers the page shown. */
+async function resolve(
+  id: number,
+  action: "capture" | "void",
+  fields: Record<string, string> = {},
+) {
+  const page = await request(`/users/${user.id}`, { cookie });
+  const res = await request(`/users/${user.id}/holds/${id}/${action}`, {
+    method: "POST",
+    cookie,
+    body: form({ _csrf: csrfOf(page.html), ...fields }),
+  });
+  expect(res.status).toBe(303);
+  return request(res.headers.get("location")!.replace("/wallet-admin", ""), { cookie });
+}
+
+describe("the user page's holds", () => {
+  it("shows held and available under the balances, and lists holds with Capture and Void", async () => {
+    const id = await hold("30.00");
+    const page = await request(`/users/${user.id}`, { cookie });
+    expect(page.status).toBe(200);
+    expect(page.html).toContain("<caption>Held and available</caption>");
+    expect(page.html).toContain('<th>Naira Wallet</th><td class="num">₦100.00</td>');
+    expect(page.html).toContain(
+      `<td>${wallet}</td><td class="num">₦30.00</td><td class="num">₦70.00</td>`,
+    );
+    expect(page.html).toContain(`Capture hold ${id}`);
+    expect(page.html).toContain(`Void hold ${id}`);
+    await resolve(id, "void");
+  });
+
+  it("captures part of a hold once, and shows what it debited", async () => {
+    const id = await hold("20.00");
+    const shown = await resolve(id, "capture", { amount: "5.00" });
+    expect(shown.html).toContain(`Hold ${id} captured: ₦5.00 debited`);
+    expect(shown.html).not.toContain(`Capture hold ${id}`);
+    expect(shown.html).toContain("captured ₦5.00 (transaction");
+    expect(await balanceOf(admin, user.id, wallet)).toBe(95);
+    const before = await tableCounts();
+    const again = await resolve(id, "capture");
+    expect(again.html).toContain(`Capture refused. Hold already resolved: Hold ${id} is captured`);
+    expect(await tableCounts()).toEqual(before);
+  });
+
+  it("voids a hold: all released, nothing debited", async () => {
+    const id = await hold("10.00");
+    const before = await balanceOf(admin, user.id, wallet);
+    const shown = await resolve(id, "void");
+    expect(shown.html).toContain(`Hold ${id} voided: all of it released.`);
+    expect(await balanceOf(admin, user.id, wallet)).toBe(before);
+  });
+
+  it("refuses a capture form without its CSRF token, and writes nothing", async () => {
+    const id = await hold("1.00");
+    const before = await tableCounts();
+    const res = await request(`/users/${user.id}/holds/${id}/capture`, {
+      method: "POST",
+      cookie,
+      body: form({}),
+    });
+    expect(res.status).toBe(403);
+    expect(await tableCounts()).toEqual(before);
+  });
+});
