@@ -1,5 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import worker from "../src";
 import { runAuthMatrix } from "./auth-matrix";
 import { compatCall, ON } from "./compat-helpers";
 import {
@@ -202,6 +203,71 @@ describe("the outbox", () => {
     expect(events[1]!.data).toStrictEqual(wallet.body.data);
   });
 
+  it("holds write hold.placed, hold.captured (naming the capture's DEBIT), hold.voided and hold.expired, each the record GET /holds/{id} answers; a refused hold writes none", async () => {
+    const { admin, user, wallet } = await makeAccount();
+    expect((await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 100 })).status).toBe(
+      200,
+    );
+    const key = (await makeKey(admin, "read-write")).header;
+    const t0 = Date.now();
+    const place = async (amount: number, expires_in = 600) => {
+      const res = await call("POST", "/holds", {
+        auth: key,
+        body: { user_id: user.id, wallet_id: wallet, amount, request_id: unique("h"), expires_in },
+      });
+      expect(res.status, res.text).toBe(200);
+      return res.body.data.hold_id as number;
+    };
+    const holdNow = async (id: number) =>
+      (await call("GET", `/holds/${id}`, { auth: key })).body.data as Json;
+
+    const before = await newestEvent();
+    const captured = await place(30);
+    const voided = await place(20);
+    const expiring = await place(10, 1);
+    const refused = await call("POST", "/holds", {
+      auth: key,
+      body: { user_id: user.id, wallet_id: wallet, amount: 1000, request_id: unique("h") },
+    });
+    expect(refused.body).toEqual(INSUFFICIENT);
+    const capture = await call("POST", `/holds/${captured}/capture`, {
+      auth: key,
+      body: { amount: 25 },
+    });
+    expect(capture.status, capture.text).toBe(200);
+    expect((await call("POST", `/holds/${voided}/void`, { auth: key })).status).toBe(200);
+    await worker.scheduled({ scheduledTime: t0 + 120_000, cron: "* * * * *", noRetry() {} }, env);
+
+    const events = await feed(admin, { after: before });
+    const debitId = capture.body.data.transaction_id as number;
+    expect(events.map((e) => [e.type, e.data.hold_id ?? e.data.ID])).toEqual([
+      ["hold.placed", captured],
+      ["hold.placed", voided],
+      ["hold.placed", expiring],
+      // The capture's batch: the DEBIT and the event naming it, in the order the triggers fired.
+      ...events
+        .filter((e) => e.data.ID === debitId || e.type === "hold.captured")
+        .map((e) => [e.type, e.data.hold_id ?? e.data.ID]),
+      ["hold.voided", voided],
+      ["hold.expired", expiring],
+    ]);
+    const byType = (type: string) => events.filter((e) => e.type === type);
+    expect(byType("hold.captured")).toHaveLength(1);
+    expect(byType("transaction.created").map((e) => e.data.ID)).toEqual([debitId]);
+    expect(byType("hold.captured")[0]!.data).toEqual(await holdNow(captured));
+    expect(byType("hold.captured")[0]!.data.transaction_id).toBe(debitId);
+    expect(byType("hold.voided")[0]!.data).toEqual(await holdNow(voided));
+    expect(byType("hold.expired")[0]!.data).toEqual(await holdNow(expiring));
+    expect(byType("hold.placed")[0]!.data).toEqual({
+      ...(await holdNow(captured)),
+      status: "held",
+      resolved_at: null,
+      captured_amount: null,
+      captured_amount_formatted: null,
+      transaction_id: null,
+    });
+  });
+
   it("refuses to rewrite an event", async () => {
     await makeAdmin();
     await expect(env.DB.prepare("UPDATE events SET type = 'x'").run()).rejects.toThrow(
@@ -262,7 +328,7 @@ describe("GET /events", () => {
       { types: "transaction.created,order.paid" },
       {
         types:
-          "types must name event types among transaction.created, user.created, wallet.created",
+          "types must name event types among transaction.created, user.created, wallet.created, hold.placed, hold.captured, hold.voided, hold.expired",
       },
     ],
   ])("refuses %o with 400 invalid input", async (query, error) => {

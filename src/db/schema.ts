@@ -330,7 +330,7 @@ export const events = sqliteTable(
   "events",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    // transaction.created, user.created, wallet.created (hold.* once holds exist).
+    // transaction.created, user.created, wallet.created, hold.placed, hold.captured, hold.voided, hold.expired.
     type: text("type").notNull(),
     // What the event is about: a transaction or user id, a wallet id, as text.
     subject: text("subject").notNull(),

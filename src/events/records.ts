@@ -4,12 +4,23 @@
 // settings (its URL, its time zone) at read time, as GET /transactions does.
 
 import type { EventRow } from "../db/events";
+import type { HoldStatus } from "../db/holds";
 import type { EntryRow } from "../db/ledger";
+import type { Hold } from "../db/schema";
+import { holdRecord } from "../ledger/hold-record";
 import { type SiteSettings, transactionRecord } from "../ledger/transaction-record";
 import { walletRecord } from "../ledger/wallet-record";
 
-/** Every event type, in the order docs/events.md lists them. hold.* types join here with holds. */
-export const EVENT_TYPES = ["transaction.created", "user.created", "wallet.created"] as const;
+/** Every event type, in the order docs/events.md lists them. */
+export const EVENT_TYPES = [
+  "transaction.created",
+  "user.created",
+  "wallet.created",
+  "hold.placed",
+  "hold.captured",
+  "hold.voided",
+  "hold.expired",
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 export const isEventType = (type: string): type is EventType =>
@@ -55,6 +66,51 @@ type WalletSnapshot = {
   type: string;
   note: string;
 };
+
+type HoldSnapshot = {
+  id: number;
+  user_id: number;
+  wallet_id: string;
+  amount_minor: number;
+  request_id: string;
+  note: string;
+  status: HoldStatus;
+  created_at_s: number;
+  expires_at_s: number;
+  resolved_at_s: number | null;
+  captured_minor: number | null;
+  transaction_id: number | null;
+  symbol: string;
+  symbol_position: "left" | "right";
+  decimals: number;
+  extra_decimals: number;
+};
+
+/** The hold as GET /holds/{id} answers it, as it stood when the event was written. */
+const holdEventRecord = (s: HoldSnapshot) =>
+  holdRecord({
+    hold: {
+      id: s.id,
+      userId: s.user_id,
+      walletId: s.wallet_id,
+      amountMinor: s.amount_minor,
+      requestId: s.request_id,
+      note: s.note,
+      status: s.status,
+      createdAtS: s.created_at_s,
+      expiresAtS: s.expires_at_s,
+      resolvedAtS: s.resolved_at_s,
+      capturedMinor: s.captured_minor,
+    } as Hold,
+    status: s.status,
+    transactionId: s.transaction_id,
+    wallet: {
+      symbol: s.symbol,
+      symbolPosition: s.symbol_position,
+      decimals: s.decimals,
+      extraDecimals: s.extra_decimals,
+    },
+  });
 
 /** The entry as GET /transactions answers it; the snapshot holds every column that record reads. */
 function entryRecord(s: EntrySnapshot, site: SiteSettings) {
@@ -109,6 +165,11 @@ function dataOf(row: EventRow, site: SiteSettings) {
       const w = snapshot as WalletSnapshot;
       return walletRecord({ ...w, symbolPosition: w.symbol_position });
     }
+    case "hold.placed":
+    case "hold.captured":
+    case "hold.voided":
+    case "hold.expired":
+      return holdEventRecord(snapshot as HoldSnapshot);
     default:
       // A type a later version writes (read by an older isolate mid-deploy): its snapshot as stored.
       return snapshot as unknown;

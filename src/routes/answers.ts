@@ -112,14 +112,6 @@ export const UserEventAnswer = v.strictObject({
   registered_at: v.string(),
 });
 
-/** One event of the feed, and the body a webhook delivers (docs/events.md). */
-export const EventAnswer = v.strictObject({
-  id,
-  type: v.string(),
-  timestamp: v.string(),
-  data: v.union([TransactionAnswer, UserEventAnswer, WalletAnswer]),
-});
-
 const isoText = v.string();
 const webhook = {
   id,
@@ -184,6 +176,14 @@ export const HoldAnswer = v.strictObject({
   captured_amount: v.nullable(money),
   captured_amount_formatted: v.nullable(v.string()),
   transaction_id: v.nullable(id),
+});
+
+/** One event of the feed, and the body a webhook delivers (docs/events.md). */
+export const EventAnswer = v.strictObject({
+  id,
+  type: v.string(),
+  timestamp: v.string(),
+  data: v.union([TransactionAnswer, UserEventAnswer, WalletAnswer, HoldAnswer]),
 });
 
 /** GET /balances: per wallet, the ledger balance, what holds reserve of it, and what is available. */

@@ -102,6 +102,9 @@ describe("migration 0006 on a database in use", () => {
       "balances_follow_ledger_update",
       "balances_no_delete",
       // The outbox (0011): each change's event, written by the statement that makes the change.
+      "events_hold_captured",
+      "events_hold_placed",
+      "events_hold_resolved",
       "events_no_update",
       "events_transaction_created",
       "events_user_created",

@@ -6,7 +6,7 @@ import {
   userIdField,
   walletIdField,
 } from "../../http/fields";
-import { formatMoney, minorToNumber, storageDecimals } from "../../ledger/money";
+import { major } from "../../ledger/hold-record";
 import { DEFAULT_HOLD_S, type HoldView, MAX_HOLD_S, MAX_HOLDS_PER_PAGE } from "../../wallet/holds";
 import { integerIn } from "../transactions/schemas";
 
@@ -46,9 +46,7 @@ export const HoldListParams = v.object({
 
 const iso = (s: number) => new Date(s * 1000).toISOString();
 
-/** Major units as a JSON number (contract section 3), exact to the places the wallet stores. */
-export const major = (minor: number, wallet: HoldView["wallet"]) =>
-  minorToNumber(minor, storageDecimals(wallet));
+export { holdRecord, major } from "../../ledger/hold-record";
 
 /** POST /holds's answer. */
 export const placedRecord = ({ hold, wallet }: HoldView) => ({
@@ -58,29 +56,4 @@ export const placedRecord = ({ hold, wallet }: HoldView) => ({
   amount: major(hold.amountMinor, wallet),
   status: "held" as const,
   expires_at: iso(hold.expiresAtS),
-});
-
-/** A hold as read, captured or voided: its status as of the request. */
-export const holdRecord = ({ hold, wallet, status, transactionId }: HoldView) => ({
-  hold_id: hold.id,
-  user_id: hold.userId,
-  wallet_id: hold.walletId,
-  amount: major(hold.amountMinor, wallet),
-  amount_formatted: formatMoney(hold.amountMinor, wallet),
-  status,
-  request_id: hold.requestId,
-  note: hold.note,
-  created_at: iso(hold.createdAtS),
-  expires_at: iso(hold.expiresAtS),
-  // One that expired unrecorded (the cron had not run yet) expired at its expires_at.
-  resolved_at:
-    hold.resolvedAtS !== null
-      ? iso(hold.resolvedAtS)
-      : status === "expired"
-        ? iso(hold.expiresAtS)
-        : null,
-  captured_amount: hold.capturedMinor === null ? null : major(hold.capturedMinor, wallet),
-  captured_amount_formatted:
-    hold.capturedMinor === null ? null : formatMoney(hold.capturedMinor, wallet),
-  transaction_id: transactionId,
 });
