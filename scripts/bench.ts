@@ -17,7 +17,8 @@
 //
 // Modes after `--` (bench/args.ts): `--against <git ref>`, the working tree beside another commit
 // (bench/against.ts); `--remote-d1 [ms,…]`, credits over a simulated remote D1 with group commit on
-// and off (bench/remote-d1.ts).
+// and off (bench/remote-d1.ts); `--webhook`, credits with one subscribed webhook endpoint beside
+// credits with none (bench/webhook.ts).
 import { loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -53,6 +54,7 @@ import {
   stopOnSignals,
   writeResults,
 } from "./bench/session";
+import { benchWebhook } from "./bench/webhook";
 import { adminAuth, startServer } from "./lib/server";
 import { appendHistorySql } from "./lib/sql";
 import { wrangler } from "./lib/wrangler";
@@ -362,4 +364,5 @@ else if (MODE.mode === "against") {
 } else if (MODE.mode === "remote-d1") {
   const { roundTripsMs } = MODE;
   await runBench(() => benchRemoteD1({ roundTripsMs, ...run }), run);
-} else await runBench(main, run);
+} else if (MODE.mode === "webhook") await runBench(() => benchWebhook(run), run);
+else await runBench(main, run);

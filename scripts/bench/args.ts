@@ -6,13 +6,16 @@ export const USAGE = `npm run bench [-- <mode>]
   --against <git ref>    the working tree beside <git ref>, built in a temporary git worktree,
                          round by round
   --remote-d1 [ms,...]   credits over a simulated remote D1 (each call waits the round trip, one
-                         write at a time), group commit on and off; default 2,5,10`;
+                         write at a time), group commit on and off; default 2,5,10
+  --webhook              credits with one subscribed webhook endpoint beside credits with none,
+                         interleaved rounds on one server (a receiver on 127.0.0.1)`;
 
 export type BenchMode =
   | { mode: "baselines" }
   | { mode: "help" }
   | { mode: "against"; ref: string }
-  | { mode: "remote-d1"; roundTripsMs: number[] };
+  | { mode: "remote-d1"; roundTripsMs: number[] }
+  | { mode: "webhook" };
 
 export const DEFAULT_ROUND_TRIPS_MS = [2, 5, 10];
 /** Bounds of the simulated round trip, and how many a run may take (each is about a minute). */
@@ -74,6 +77,10 @@ export function parseBenchArgs(argv: readonly string[]): BenchMode {
         modes.push({ mode: "remote-d1", roundTripsMs });
         break;
       }
+      case "--webhook":
+        if (inline !== undefined) throw new Error(`--webhook takes no value, not "${inline}"`);
+        modes.push({ mode: "webhook" });
+        break;
       default:
         throw new Error(`unknown argument "${arg}"\n${USAGE}`);
     }

@@ -93,6 +93,7 @@ export async function startServer({
   prepared = false,
   devtools = true,
   inspectorPort,
+  vars: extraVars = {},
 }: {
   config?: string;
   persistTo?: string;
@@ -111,6 +112,8 @@ export async function startServer({
   devtools?: boolean;
   /** The DevTools inspector's port (with `devtools`): a free one, as other servers may hold 9229. */
   inspectorPort?: number;
+  /** More vars for the worker (e.g. WEBHOOK_SECRET_KEY and WEBHOOK_ALLOW_LOCAL for webhooks). */
+  vars?: Record<string, string>;
 } = {}): Promise<Server> {
   if (inspectorPort !== undefined && !devtools)
     throw new Error("inspectorPort needs devtools: true (the inspector is the CLI's)");
@@ -131,7 +134,7 @@ export async function startServer({
   }
   const secret = randomBytes(32).toString("hex");
   const base = `http://127.0.0.1:${listenPort}`;
-  const vars = { JWT_SECRET: secret, SITE_URL: base };
+  const vars = { ...extraVars, JWT_SECRET: secret, SITE_URL: base };
   const stdio: SpawnOptions["stdio"] = ["ignore", onStdout ? "pipe" : "ignore", "inherit"];
   const child = devtools
     ? startWrangler(

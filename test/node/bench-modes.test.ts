@@ -4,6 +4,11 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_ROUND_TRIPS_MS, parseBenchArgs } from "../../scripts/bench/args";
 import { interleavedPlan, type SideRun, sideBySide } from "../../scripts/bench/compare";
+import {
+  type RoundDeliveries,
+  ratioTarget,
+  roundDelivered,
+} from "../../scripts/bench/webhook-figures";
 
 describe("npm run bench's arguments", () => {
   it("runs the baselines without arguments", () => {
@@ -37,6 +42,12 @@ describe("npm run bench's arguments", () => {
   it("refuses round trips that are not 0 to 100 ms, or more than four of them", () => {
     for (const list of ["abc", "-1", "5,", "101", "1e3", "1,2,3,4,5"])
       expect(() => parseBenchArgs([`--remote-d1=${list}`])).toThrow(/--remote-d1/);
+  });
+
+  it("reads --webhook, which takes no value", () => {
+    expect(parseBenchArgs(["--webhook"])).toEqual({ mode: "webhook" });
+    expect(() => parseBenchArgs(["--webhook=yes"])).toThrow(/--webhook takes no value/);
+    expect(() => parseBenchArgs(["--webhook", "--remote-d1"])).toThrow(/one mode/);
   });
 
   it("refuses two modes at once and unknown arguments, and answers --help", () => {
@@ -117,5 +128,59 @@ describe("--against's figures", () => {
     ]);
     expect(row!.tree.cpuMs).toBe(2);
     expect(row!.cpuRatio).toBe(2);
+  });
+});
+
+describe("--webhook's figures", () => {
+  const round: RoundDeliveries = {
+    round: 0,
+    answered200: 100,
+    sent: 104,
+    received: 102,
+    distinct: 102,
+    verified: 102,
+    duringLoad: 60,
+    drained: true,
+    drainS: 2,
+  };
+
+  it("counts a round delivered when each applied credit's event arrived, signed, once by id", () => {
+    expect(roundDelivered(round)).toBe(true);
+    // A repeated delivery (same webhook-id) is allowed: at least once.
+    expect(roundDelivered({ ...round, received: 103, verified: 103 })).toBe(true);
+  });
+
+  it("does not count a round that missed events, was not caught up, or failed a signature", () => {
+    expect(roundDelivered({ ...round, distinct: 99 })).toBe(false);
+    expect(roundDelivered({ ...round, distinct: 105 })).toBe(false);
+    expect(roundDelivered({ ...round, drained: false })).toBe(false);
+    expect(roundDelivered({ ...round, verified: 101 })).toBe(false);
+  });
+
+  it("meets the target at 0.9× and above, and never without a ratio", () => {
+    expect(ratioTarget(0.9).met).toBe(true);
+    expect(ratioTarget(0.89).met).toBe(false);
+    expect(ratioTarget(0.89).value).toBe("0.89×");
+    expect(ratioTarget(undefined)).toMatchObject({ met: false, value: "no ratio (errors)" });
+  });
+
+  it("reads with ÷ without from sideBySide, the endpoint's side named tree", () => {
+    const run = (round: number, side: "tree" | "ref", reqPerSec: number): SideRun => ({
+      round,
+      scenario: "credits",
+      side,
+      reqPerSec,
+      p50: 10,
+      p99: 20,
+      errors: 0,
+      cpuMs: 1,
+    });
+    const [row] = sideBySide([
+      run(0, "tree", 90),
+      run(0, "ref", 100),
+      run(1, "ref", 100),
+      run(1, "tree", 95),
+    ]);
+    expect(ratioTarget(row!.reqPerSecRatio)).toMatchObject({ met: true, value: "0.93×" });
   });
 });
