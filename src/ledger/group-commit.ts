@@ -30,8 +30,8 @@ import { bindingOf, bookmarkOf, type Db, learnBookmark } from "../db/client";
 import {
   type AppendResult,
   appendEntries,
-  movementResult,
-  movementStatements,
+  loneResult,
+  loneStatements,
   type NewEntry,
   readBack,
   refusedByRule,
@@ -144,11 +144,12 @@ async function writeBatch(db: Db, own: NewEntry, group: Group): Promise<AppendRe
   }
   try {
     if (others.length === 0) return await appendEntries(db, [own]);
-    let results: readonly unknown[];
+    let results: readonly D1Result[];
     try {
-      results = await db.batch([
-        ...movementStatements(db, [own]),
-        ...others.flatMap((t) => movementStatements(t.db, [t.entry])),
+      // Each entry's statements prepared on its own request's handle, so its meter counts them.
+      results = await db.$client.batch([
+        ...loneStatements(db, own),
+        ...others.flatMap((t) => loneStatements(t.db, t.entry)),
       ]);
     } catch (err) {
       if (!refusedByRule(err)) return await answerFromLedger(db, own, others, err);
@@ -158,9 +159,9 @@ async function writeBatch(db: Db, own: NewEntry, group: Group): Promise<AppendRe
     }
     const bookmark = bookmarkOf(db);
     others.forEach((t, i) => {
-      answer(t, movementResult(results.slice(2 * (i + 1), 2 * (i + 2))), bookmark);
+      answer(t, loneResult(results.slice(2 * (i + 1), 2 * (i + 2))), bookmark);
     });
-    return movementResult(results.slice(0, 2));
+    return loneResult(results.slice(0, 2));
   } finally {
     // Anything thrown past the batch leaves no entry waiting on it: each unanswered one writes
     // alone (a committed one answers 409 with itself, never twice).

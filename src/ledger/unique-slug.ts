@@ -1,4 +1,4 @@
-import { type SQL, sql } from "drizzle-orm";
+import { type Placeholder, type SQL, sql } from "drizzle-orm";
 import { transactions } from "../db/schema";
 import { SLUG_MAX } from "./post-format";
 
@@ -9,7 +9,7 @@ import { SLUG_MAX } from "./post-format";
  * (`slug <> ''` repeats the partial index's condition, so SQLite's planner may use it). The ledger's
  * entries and the WordPress import's (which passes `base` as an SQL literal) take their slugs here.
  */
-export function uniqueSlug(base: string | SQL) {
+export function uniqueSlug(base: string | SQL | Placeholder) {
   const candidate = (n: SQL) =>
     sql`rtrim(substr(${base}, 1, ${SLUG_MAX - 1} - length(${n})), '-') || '-' || ${n}`;
   return sql`(WITH RECURSIVE probe(n) AS (
