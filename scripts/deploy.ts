@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { JWT_SECRET_MIN_LENGTH } from "../src/settings";
 import { runWrangler, streamWrangler } from "./lib/wrangler";
-import { readD1, topLevelValue, withDatabaseId } from "./lib/wrangler-toml";
+import { queueNames, readD1, topLevelValue, withDatabaseId } from "./lib/wrangler-toml";
 
 const CONFIG = "wrangler.toml";
 const BINDING = "DB";
@@ -78,6 +78,21 @@ if (wanted.id) {
   console.log(`Wrote its id into ${CONFIG} (binding DB); keep that change for later deploys.`);
 }
 
+// 2b. The queues wrangler.toml binds (webhook delivery, docs/events.md): `wrangler deploy` binds
+// them but does not create them. `queues list` prints a table; a queue is there when a cell holds
+// exactly its name.
+const queues = queueNames(toml);
+if (queues.length > 0) {
+  const listed = run(["queues", "list"]);
+  for (const name of queues) {
+    const cell = new RegExp(`[│|]\\s*${name.replace(/[-\\^$*+?.()|[\]{}]/g, "\\$&")}\\s*[│|]`);
+    if (cell.test(listed)) continue;
+    run(["queues", "create", name]);
+    console.log(`Created queue "${name}".`);
+  }
+  console.log(`Queues in place: ${queues.join(", ")}.`);
+}
+
 // 3. Secrets, checked before anything is uploaded. JWT_SECRET only signs the service's own tokens:
 // nobody needs to know it, so a missing one is generated and goes up with the code itself: 32
 // random bytes as 64 hex characters, past the service's minimum. A set one cannot be read back;
@@ -88,14 +103,20 @@ if (secretList.status === 0)
   secrets = parse<{ name: string }[]>(secretList.stdout).map((secret) => secret.name);
 else if (!/Worker ".*" not found/.test(secretList.stdout + secretList.stderr))
   stop(`wrangler secret list failed:\n${secretList.stdout}${secretList.stderr}`);
-const jwtSecret = secrets.includes("JWT_SECRET")
-  ? null
-  : randomBytes(JWT_SECRET_MIN_LENGTH).toString("hex");
-console.log(
-  jwtSecret
-    ? "Secret JWT_SECRET is missing: a random one (32 bytes) is generated and uploaded with this version."
-    : "Secret JWT_SECRET is set.",
-);
+// WEBHOOK_SECRET_KEY seals the webhook endpoints' signing secrets in D1: nobody needs to know it
+// either, so a missing one is generated the same way (replacing a set one would make the stored
+// secrets unreadable, so a set one is never touched).
+const generated: Record<string, string> = {};
+for (const name of ["JWT_SECRET", "WEBHOOK_SECRET_KEY"]) {
+  if (secrets.includes(name)) {
+    console.log(`Secret ${name} is set.`);
+    continue;
+  }
+  generated[name] = randomBytes(JWT_SECRET_MIN_LENGTH).toString("hex");
+  console.log(
+    `Secret ${name} is missing: a random one (32 bytes) is generated and uploaded with this version.`,
+  );
+}
 if (!secrets.includes("TRANSACTIONS_SECURITY_CODE"))
   console.log(
     "Secret TRANSACTIONS_SECURITY_CODE (optional) is not set: GET /transactions asks for no\n" +
@@ -113,11 +134,12 @@ else {
 }
 
 // 5. The upload; a generated secret travels in a file only this user reads, removed at once.
-const secretsDir = jwtSecret ? mkdtempSync(path.join(tmpdir(), "wallet-deploy-")) : null;
+const secretsDir =
+  Object.keys(generated).length > 0 ? mkdtempSync(path.join(tmpdir(), "wallet-deploy-")) : null;
 const deployArgs = ["deploy", "--minify"];
 if (secretsDir) {
   const file = path.join(secretsDir, "secrets.json");
-  writeFileSync(file, JSON.stringify({ JWT_SECRET: jwtSecret }), { mode: 0o600 });
+  writeFileSync(file, JSON.stringify(generated), { mode: 0o600 });
   deployArgs.push("--secrets-file", file);
 }
 let deployed: Awaited<ReturnType<typeof streamWrangler>>;

@@ -55,3 +55,12 @@ export function withDatabaseId(text: string, binding: string, id: string) {
   }
   return lines.join("\n");
 }
+
+/** Every queue the file names (producers, consumers and dead-letter queues), in first-seen order. */
+export function queueNames(text: string) {
+  const names = text
+    .split("\n")
+    .map((line) => stringValue(line, "queue") ?? stringValue(line, "dead_letter_queue"))
+    .filter((name): name is string => name !== undefined);
+  return [...new Set(names)];
+}

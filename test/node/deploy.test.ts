@@ -35,6 +35,7 @@ type State = {
   subdomain: string | null;
   commands: string[];
   deployments: { databaseId: string; pendingMigrations: string[] }[];
+  queues?: string[];
 };
 
 const freshAccount = (): State => ({
@@ -107,6 +108,9 @@ describe("npm run deploy", () => {
       "d1 list --json",
       "d1 create wallet-ledger",
       "d1 list --json",
+      "queues list",
+      "queues create wallet-webhooks",
+      "queues create wallet-webhooks-dlq",
       "secret list --format json",
       "d1 migrations list DB --remote",
       "d1 migrations apply DB --remote",
@@ -118,9 +122,10 @@ describe("npm run deploy", () => {
     expect(run.state.applied[db!.uuid]).toEqual(MIGRATIONS);
     expect(run.state.deployments).toEqual([{ databaseId: db!.uuid, pendingMigrations: [] }]);
     expect(run.state.worker).toEqual({
-      secrets: ["JWT_SECRET"],
-      secretLengths: { JWT_SECRET: 64 },
+      secrets: ["JWT_SECRET", "WEBHOOK_SECRET_KEY"],
+      secretLengths: { JWT_SECRET: 64, WEBHOOK_SECRET_KEY: 64 },
     });
+    expect(run.state.queues).toEqual(["wallet-webhooks", "wallet-webhooks-dlq"]);
     expect(run.output).not.toMatch(/[0-9a-f]{64}/);
     // The generated secret's file is gone (tsx keeps its own cache there).
     expect(
@@ -128,6 +133,8 @@ describe("npm run deploy", () => {
     ).toEqual([]);
     expect(run.output).toContain(`Created D1 database "wallet-ledger" (${db!.uuid}).`);
     expect(run.output).toContain("Secret JWT_SECRET is missing: a random one (32 bytes)");
+    expect(run.output).toContain("Secret WEBHOOK_SECRET_KEY is missing: a random one (32 bytes)");
+    expect(run.output).toContain('Created queue "wallet-webhooks".');
     expect(run.output).toContain("Secret TRANSACTIONS_SECURITY_CODE (optional) is not set");
     expect(run.output).toContain(
       `Applying ${MIGRATIONS.length} migration(s) to the remote database`,
@@ -155,6 +162,7 @@ describe("npm run deploy", () => {
     expect(second.commands).toEqual([
       "whoami --json",
       "d1 list --json",
+      "queues list",
       "secret list --format json",
       "d1 migrations list DB --remote",
       "deploy --minify",
@@ -163,6 +171,8 @@ describe("npm run deploy", () => {
     expect(second.state.worker).toEqual(first.state.worker);
     expect(second.output).toContain("is in place.");
     expect(second.output).toContain("Secret JWT_SECRET is set.");
+    expect(second.output).toContain("Secret WEBHOOK_SECRET_KEY is set.");
+    expect(second.output).toContain("Queues in place: wallet-webhooks, wallet-webhooks-dlq.");
     expect(second.output).toContain("Migrations: none pending.");
     expect(second.output).toContain(
       "Console:  https://wallet-ledger.example-ops.workers.dev/wallet-admin/",
@@ -178,13 +188,18 @@ describe("npm run deploy", () => {
         { uuid, name: "wallet-ledger" },
       ],
       applied: { [uuid]: MIGRATIONS.slice(0, -1) },
-      worker: { secrets: ["JWT_SECRET", "TRANSACTIONS_SECURITY_CODE"], secretLengths: {} },
+      worker: {
+        secrets: ["JWT_SECRET", "TRANSACTIONS_SECURITY_CODE", "WEBHOOK_SECRET_KEY"],
+        secretLengths: {},
+      },
+      queues: ["wallet-webhooks", "wallet-webhooks-dlq"],
     };
     const run = deploy(project(state));
     expect(run.status, run.output).toBe(0);
     expect(run.commands).toEqual([
       "whoami --json",
       "d1 list --json",
+      "queues list",
       "secret list --format json",
       "d1 migrations list DB --remote",
       "d1 migrations apply DB --remote",

@@ -66,6 +66,21 @@ if (is("d1", "migrations", "apply", "DB", "--remote") && args.length === 5) {
       : `Migrations to be applied:\n${table(pending)}`,
   );
 }
+if (is("queues", "list") && args.length === 2) {
+  // wrangler prints a table (logger.table), one row per queue.
+  state.queues ??= [];
+  const rows = state.queues.map(
+    (name, i) => `│ q${i} │ ${name} │ 2026-11-26 │ 2026-11-26 │ 0 │ 0 │\n`,
+  );
+  answer(
+    `┌────┬────┬────┬────┬────┬────┐\n│ id │ name │ created_on │ modified_on │ producers │ consumers │\n${rows.join("")}`,
+  );
+}
+if (is("queues", "create") && args.length === 3) {
+  state.queues ??= [];
+  state.queues.push(args[2]);
+  answer(`🌀 Creating queue '${args[2]}'\n✅ Created queue '${args[2]}'\n`);
+}
 if (is("secret", "list", "--format", "json") && args.length === 4) {
   if (!state.worker)
     answer(
@@ -81,6 +96,17 @@ if (
 ) {
   // What the uploaded version would run against: the schema it finds, the secrets it gets.
   const id = remoteDatabase();
+  // wrangler deploy binds the queues wrangler.toml names and refuses when one does not exist.
+  const named = [
+    ...readFileSync("wrangler.toml", "utf8").matchAll(/^(?:queue|dead_letter_queue) = "(.+)"$/gm),
+  ].map((m) => m[1]);
+  const missing = named.find((name) => !(state.queues ?? []).includes(name));
+  if (missing)
+    answer(
+      "",
+      1,
+      `✘ [ERROR] Queue "${missing}" does not exist. To create it, run: wrangler queues create ${missing}\n`,
+    );
   const uploaded = args[3] ? JSON.parse(readFileSync(args[3], "utf8")) : {};
   state.worker ??= { secrets: [], secretLengths: {} };
   for (const [name, value] of Object.entries(uploaded)) {
