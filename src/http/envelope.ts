@@ -35,13 +35,82 @@ export function ok(
 const READ_AHEAD = 1;
 
 /**
- * The same answer as `ok` with `data` an array written as it is read. Pulled, never pushed: a chunk
- * of rows is read and turned into JSON only when the reader has taken the one before (one more
- * waits in the stream's queue, so that a read overlaps the sending), so a slow client holds the
- * Worker to two chunks however long the list (test/history-back-pressure.test.ts). Should a read
- * fail midway (the status is already sent), the body is cut off, never closed: the client's JSON
- * parser fails instead of seeing a short list, and the failure is logged. `onEnd` runs once when
- * the answer ends, however it ends (sent whole, cut by a failed read, or dropped by the client).
+ * A body written as it is read: `head`, then each chunk of rows as `render` writes it (told whether
+ * text went before it), then `tail`. Pulled, never pushed: a chunk is read only when the reader has
+ * taken the one before (one more waits in the stream's queue, so that a read overlaps the sending),
+ * so a slow client holds the Worker to two chunks however long the list
+ * (test/history-back-pressure.test.ts). Should a read fail midway (the status is already sent), the
+ * body is cut off, never closed, and the failure is logged. `onEnd` runs once when the answer ends,
+ * however it ends (sent whole, cut by a failed read, or dropped by the client), before the last
+ * bytes: a client that has read the whole answer may send the next request at once.
+ */
+export function pulledBody<T>(
+  c: Context<AppEnv>,
+  parts: {
+    head: string;
+    chunks: AsyncIterable<T[]>;
+    render: (rows: T[], afterRows: boolean) => string;
+    tail: string;
+    onEnd: () => Promise<void>;
+  },
+) {
+  const encoder = new TextEncoder();
+  const rows = parts.chunks[Symbol.asyncIterator]();
+  let started = false;
+  let afterRows = false;
+  let ended = false;
+  const log = (what: Record<string, string>) =>
+    console.error(JSON.stringify({ request_id: c.get("requestId"), ...what }));
+  const end = async () => {
+    if (ended) return;
+    ended = true;
+    try {
+      await parts.onEnd();
+    } catch (err) {
+      // The answer itself is whole (or already cut): what failed after it is only logged.
+      log({ stream_end_failed: String(err) });
+    }
+  };
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        if (!started) {
+          started = true;
+          controller.enqueue(encoder.encode(parts.head));
+          return;
+        }
+        let next: IteratorResult<T[]>;
+        try {
+          next = await rows.next();
+        } catch (err) {
+          log({ streamed_answer_cut: String(err) });
+          await end();
+          throw err;
+        }
+        if (next.done) {
+          await end();
+          if (parts.tail !== "") controller.enqueue(encoder.encode(parts.tail));
+          controller.close();
+        } else if (next.value.length > 0) {
+          controller.enqueue(encoder.encode(parts.render(next.value, afterRows)));
+          afterRows = true;
+        }
+      },
+      async cancel() {
+        try {
+          await rows.return?.(undefined);
+        } finally {
+          await end();
+        }
+      },
+    },
+    { highWaterMark: READ_AHEAD },
+  );
+}
+
+/**
+ * The same answer as `ok` with `data` an array written as it is read (`pulledBody`): a failed read
+ * cuts the body, so the client's JSON parser fails instead of seeing a short list.
  */
 export function streamJson<T>(
   c: Context<AppEnv>,
@@ -58,63 +127,14 @@ export function streamJson<T>(
       : { status_code: status, status: true, message, data: [] };
   const text = JSON.stringify(shape);
   const cut = text.indexOf('"data":[]') + '"data":['.length;
-  const encoder = new TextEncoder();
-  const rows = chunks[Symbol.asyncIterator]();
-  let started = false;
-  let separator = "";
-  let ended = false;
-  const end = async () => {
-    if (ended) return;
-    ended = true;
-    try {
-      await onEnd();
-    } catch (err) {
-      // The answer itself is whole (or already cut): what failed after it is only logged.
-      console.error(
-        JSON.stringify({ request_id: c.get("requestId"), stream_end_failed: String(err) }),
-      );
-    }
-  };
-  const source: UnderlyingSource<Uint8Array> = {
-    async pull(controller) {
-      if (!started) {
-        started = true;
-        controller.enqueue(encoder.encode(text.slice(0, cut)));
-        return;
-      }
-      let next: IteratorResult<T[]>;
-      try {
-        next = await rows.next();
-      } catch (err) {
-        console.error(
-          JSON.stringify({ request_id: c.get("requestId"), streamed_answer_cut: String(err) }),
-        );
-        await end();
-        throw err;
-      }
-      if (next.done) {
-        // Before the last bytes: a client that has read the whole answer may send the next at once.
-        await end();
-        controller.enqueue(encoder.encode(text.slice(cut)));
-        controller.close();
-      } else if (next.value.length > 0) {
-        controller.enqueue(
-          encoder.encode(
-            separator + next.value.map((row) => JSON.stringify(toJson(row))).join(","),
-          ),
-        );
-        separator = ",";
-      }
-    },
-    async cancel() {
-      try {
-        await rows.return?.(undefined);
-      } finally {
-        await end();
-      }
-    },
-  };
-  const body = new ReadableStream(source, { highWaterMark: READ_AHEAD });
+  const body = pulledBody(c, {
+    head: text.slice(0, cut),
+    chunks,
+    render: (rows, afterRows) =>
+      (afterRows ? "," : "") + rows.map((row) => JSON.stringify(toJson(row))).join(","),
+    tail: text.slice(cut),
+    onEnd,
+  });
   return c.body(body, status, { ...JSON_UTF8, ...headers });
 }
 
