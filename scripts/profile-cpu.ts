@@ -9,7 +9,8 @@
 //
 // Scenarios: credits, credits-duplicate-409, balance-1-wallet (the bench's). Settings (environment):
 // PROFILE_DURATION seconds (10), PROFILE_CONNECTIONS (8), PROFILE_INTERVAL_US sampling (100),
-// PROFILE_TOP rows (40), PROFILE_OUT a file for the raw .cpuprofile (open it in DevTools).
+// PROFILE_TOP rows (40), PROFILE_OUT a file for the raw .cpuprofile (open it in DevTools),
+// PROFILE_BUNDLE_OUT a file for the bundle it was taken from (its line numbers are the profile's).
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -194,7 +195,9 @@ async function main() {
     if (process.env.PROFILE_OUT) writeFileSync(process.env.PROFILE_OUT, JSON.stringify(profile));
 
     // wrangler dev's bundle of this run, on disk while the worker runs (.wrangler/tmp/dev-*/index.js)
-    const bundleLines = sourceFiles(readFileSync(devBundle(), "utf8"));
+    const bundleText = readFileSync(devBundle(), "utf8");
+    if (process.env.PROFILE_BUNDLE_OUT) writeFileSync(process.env.PROFILE_BUNDLE_OUT, bundleText);
+    const bundleLines = sourceFiles(bundleText);
     const fileOf = (frame: Frame) =>
       frame.url === "index.js" ? bundleLines[frame.lineNumber]! : frame.url || "(native)";
     const { all, rows } = selfTimes(profile, fileOf);

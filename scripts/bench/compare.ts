@@ -36,13 +36,29 @@ export type SideRun = {
   errors: number;
   /** workerd CPU ms per request sent; undefined where /proc could not be read. */
   cpuMs: number | undefined;
+  /** The worker's own workerd (the worker and its local D1), ms per request sent. */
+  appCpuMs?: number | undefined;
+  /** The rest of the server (wrangler's proxy workerd and its Node process), ms per request sent. */
+  plumbingMs?: number | undefined;
 };
 
-type SideFigures = { reqPerSec: number; p50: number; p99: number; cpuMs: number; errors: number };
+type SideFigures = {
+  reqPerSec: number;
+  p50: number;
+  p99: number;
+  cpuMs: number;
+  appCpuMs: number;
+  plumbingMs: number;
+  errors: number;
+};
+
+const medianOf = (values: readonly (number | undefined)[]) =>
+  median(values.filter((v): v is number => v !== undefined));
 
 /**
  * Per scenario: each side's medians over its rounds, and the working tree's figures ÷ the ref's:
- * req/s (above 1: the tree is faster) and workerd CPU per request (below 1: the tree is cheaper),
+ * req/s (above 1: the tree is faster), workerd CPU per request and the worker's own workerd's
+ * (`appCpuRatio`; below 1: the tree is cheaper),
  * with the range of the rounds' own req/s ratios. A scenario with errors on either side has no
  * ratios: its answers were not the scenario's.
  */
@@ -52,12 +68,13 @@ export function sideBySide(runs: readonly SideRun[]) {
     const of = (side: Side) => runs.filter((r) => r.scenario === scenario && r.side === side);
     const figures = (side: Side): SideFigures => {
       const rs = of(side);
-      const cpu = rs.map((r) => r.cpuMs).filter((c): c is number => c !== undefined);
       return {
         reqPerSec: median(rs.map((r) => r.reqPerSec)),
         p50: median(rs.map((r) => r.p50)),
         p99: median(rs.map((r) => r.p99)),
-        cpuMs: median(cpu),
+        cpuMs: medianOf(rs.map((r) => r.cpuMs)),
+        appCpuMs: medianOf(rs.map((r) => r.appCpuMs)),
+        plumbingMs: medianOf(rs.map((r) => r.plumbingMs)),
         errors: rs.reduce((n, r) => n + r.errors, 0),
       };
     };
@@ -77,6 +94,7 @@ export function sideBySide(runs: readonly SideRun[]) {
       rounds: roundRatios.length,
       reqPerSecRatio: clean ? tree.reqPerSec / ref.reqPerSec : undefined,
       cpuRatio: clean ? tree.cpuMs / ref.cpuMs : undefined,
+      appCpuRatio: clean ? tree.appCpuMs / ref.appCpuMs : undefined,
       roundRatioRange:
         clean && roundRatios.length > 0
           ? { min: Math.min(...roundRatios), max: Math.max(...roundRatios) }

@@ -2,31 +2,56 @@
 // process group) and its D1 statements and rows (from the request log line each request writes,
 // src/db/meter.ts).
 import { execFileSync } from "node:child_process";
+import { readdirSync, readlinkSync } from "node:fs";
 import { groupProcesses } from "./process-io";
 
 const TICKS_PER_S = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim());
 
+/** Whether process `pid` has a file open under `dir` (false when /proc will not say). */
+function holdsFilesUnder(pid: string, dir: string) {
+  try {
+    return readdirSync(`/proc/${pid}/fd`).some((fd) => {
+      try {
+        return readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith(`${dir}/`);
+      } catch {
+        return false; // closed meanwhile
+      }
+    });
+  } catch {
+    return false;
+  }
+}
+
 /**
  * CPU seconds (user + system, all threads) used so far by the processes of group `pgid`: the
- * workerd processes, and the whole group (wrangler's node included).
+ * workerd processes, the whole group (wrangler's node included) and, given the server's state
+ * folder, `app`: the workerd that runs the worker and its local D1, the one holding files under
+ * `stateDir` open. The group's other workerd is wrangler's proxy in front of it (its ProxyWorker),
+ * which a deployed Worker does not have.
  */
-export function groupCpuSeconds(pgid: number) {
-  const cpu = { workerd: 0, all: 0 };
-  for (const { comm, fields } of groupProcesses(pgid)) {
+export function groupCpuSeconds(pgid: number, stateDir?: string) {
+  const cpu = { workerd: 0, all: 0, app: 0 };
+  for (const { pid, comm, fields } of groupProcesses(pgid)) {
     const seconds = (Number(fields[11]) + Number(fields[12])) / TICKS_PER_S; // utime, stime
     cpu.all += seconds;
-    if (comm === "workerd") cpu.workerd += seconds;
+    if (comm !== "workerd") continue;
+    cpu.workerd += seconds;
+    if (stateDir !== undefined && holdsFilesUnder(pid, stateDir)) cpu.app += seconds;
   }
   return cpu;
 }
 
-/** CPU milliseconds per request between two readings of `groupCpuSeconds`. */
+/**
+ * CPU milliseconds per request between two readings of `groupCpuSeconds`: `app` is the worker with
+ * its local D1 (0 without a state folder), `group` everything the server runs.
+ */
 export const cpuMsPerRequest = (
   before: ReturnType<typeof groupCpuSeconds>,
   after: ReturnType<typeof groupCpuSeconds>,
   requests: number,
 ) => ({
   workerd: ((after.workerd - before.workerd) * 1000) / requests,
+  app: ((after.app - before.app) * 1000) / requests,
   group: ((after.all - before.all) * 1000) / requests,
 });
 

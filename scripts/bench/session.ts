@@ -128,6 +128,7 @@ export async function runScenario({
   durationS,
   log,
   pgid,
+  stateDir,
 }: {
   name: string;
   base: string;
@@ -138,13 +139,15 @@ export async function runScenario({
   durationS: number;
   log: (msg: string) => void;
   pgid?: number;
+  /** The server's state folder: names the workerd that runs the worker (cost.ts `app`). */
+  stateDir?: string;
 }) {
   const common = { base, request, expectStatus, connections };
   log(`${name}: warm-up ${warmupS}s`);
   const warmup = await runLoad({ ...common, duration: warmupS });
   log(`${name}: ${durationS}s × ${connections} connections`);
   const loadavg1Before = loadavg()[0]!;
-  const cpuBefore = pgid === undefined ? undefined : groupCpuSeconds(pgid);
+  const cpuBefore = pgid === undefined ? undefined : groupCpuSeconds(pgid, stateDir);
   const measured = await runLoad({ ...common, duration: durationS });
   log(
     `${name}: ${measured.reqPerSec.toFixed(1)} req/s, p50 ${measured.latencyMs.p50} ms, p99 ${measured.latencyMs.p99} ms, errors ${measured.errors}`,
@@ -154,7 +157,8 @@ export async function runScenario({
   await new Promise((r) => setTimeout(r, 1000)); // let answers still in flight drain
   // Every request sent is answered by the server (a ledger check shows it for credits), including
   // the few still in flight when autocannon stopped counting.
-  const cpu = cpuBefore && cpuMsPerRequest(cpuBefore, groupCpuSeconds(pgid!), measured.sent);
+  const cpu =
+    cpuBefore && cpuMsPerRequest(cpuBefore, groupCpuSeconds(pgid!, stateDir), measured.sent);
   return { name, loadavg1Before, warmup: pick(warmup), cpuMsPerRequest: cpu, ...measured };
 }
 

@@ -21,6 +21,15 @@ type Options = {
   vars: Record<string, string>;
 };
 
+// Wrangler also appends every line the worker logs, whatever the log level, to a debug file
+// (~/.config/.wrangler/logs, or WRANGLER_LOG_PATH): a mkdir, an open and an append per line, which
+// cost this process 0.25–0.3 ms of CPU per request (the worker logs one line per request;
+// BENCHMARKS.md#wranglers-debug-log-file), more than the worker's own difference from another
+// commit, and filled 841 MB here. Its logger skips the file when a global `vitest` is defined (its own
+// unit tests' switch, read at each line, `doLog` in wrangler-dist/cli.js); this process runs nothing
+// else that reads it. Lines still reach stdout from `logLevel` on.
+(globalThis as { vitest?: object }).vitest = {};
+
 const options = JSON.parse(process.argv[2] ?? "{}") as Options;
 const worker = await unstable_startWorker({
   config: options.config,

@@ -9,7 +9,7 @@ import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type AdminAccount, ensureAdmin } from "./admin";
-import { startDevWorker, startWrangler, wrangler } from "./wrangler";
+import { offlineEnv, startDevWorker, startWrangler, wrangler } from "./wrangler";
 
 export const ADMIN: AdminAccount = {
   username: "benchadmin",
@@ -151,7 +151,9 @@ export async function startServer({
           ...(inspectorPort === undefined ? [] : ["--inspector-port", String(inspectorPort)]),
           ...Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]),
         ],
-        { stdio },
+        // Wrangler's debug file of every line the worker logs goes with the server's state, not
+        // into ~/.config/.wrangler/logs (./dev-worker.ts writes none).
+        { stdio, env: offlineEnv({ WRANGLER_LOG_PATH: join(stateDir, "wrangler-debug.log") }) },
       )
     : startDevWorker({ config, port: listenPort, persist: stateDir, logLevel, vars }, { stdio });
   if (onStdout) child.stdout?.on("data", onStdout);
