@@ -7,7 +7,8 @@
 // The inspector costs wrangler's Node process CPU per D1 call and per log line (BENCHMARKS.md), and
 // slows workerd a little; the profile's shares, not its absolute figures, are what it is for.
 //
-// Scenarios: credits, credits-duplicate-409, balance-1-wallet (the bench's). Settings (environment):
+// Scenarios: any of the bench's (scripts/bench/scenarios.ts: credits, credits-duplicate-409,
+// balance-1-wallet, transaction-read…). Settings (environment):
 // PROFILE_DURATION seconds (10), PROFILE_CONNECTIONS (8), PROFILE_INTERVAL_US sampling (100),
 // PROFILE_TOP rows (40), PROFILE_OUT a file for the raw .cpuprofile (open it in DevTools),
 // PROFILE_BUNDLE_OUT a file for the bundle it was taken from (its line numbers are the profile's).
@@ -15,11 +16,11 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type autocannon from "autocannon";
 import { getNodeCompat } from "miniflare";
 import { unstable_startWorker } from "wrangler";
-import { makeFixtures, WALLETS } from "./bench/fixtures";
+import { makeFixtures } from "./bench/fixtures";
 import { runLoad } from "./bench/load";
+import { appScenarioMaker, loadOf } from "./bench/scenarios";
 import { setting } from "./bench/session";
 import { adminAuth, freePort, prepareState } from "./lib/server";
 
@@ -137,50 +138,14 @@ async function main() {
     await worker.ready;
     const api = `${base}/wp-json/wallet/v1`;
     const auth = await adminAuth(api);
-    const fx = await makeFixtures({ api, auth, runId: Date.now().toString(36) });
-    const path = new URL(api).pathname;
-    const headers = { Authorization: auth, "Content-Type": "application/json" };
-    let seq = 0;
-    const requests: Record<string, { request: autocannon.Request; expectStatus?: number }> = {
-      credits: {
-        request: {
-          method: "POST",
-          path: `${path}/credits`,
-          headers,
-          setupRequest: (req) => {
-            const n = ++seq;
-            const user = fx.users[n % fx.users.length]!;
-            const body = {
-              user_id: user.id,
-              wallet_id: WALLETS[0],
-              amount: 1,
-              request_id: `p-${n}`,
-            };
-            return { ...req, body: JSON.stringify(body) };
-          },
-        },
-      },
-      "credits-duplicate-409": {
-        expectStatus: 409,
-        request: {
-          method: "POST",
-          path: `${path}/credits`,
-          headers,
-          body: JSON.stringify(fx.duplicate),
-        },
-      },
-      "balance-1-wallet": {
-        request: {
-          method: "GET",
-          path: `${path}/user-wallet-balance?user_id=${fx.reader.id}&wallet_id=${WALLETS[0]}&formatted=yes`,
-          headers,
-        },
-      },
-    };
-    const chosen = requests[scenario];
+    const runId = Date.now().toString(36);
+    const fx = await makeFixtures({ api, auth, runId });
+    // The bench's own requests (scripts/bench/scenarios.ts), any of them.
+    const scenarios = appScenarioMaker(runId)({ base, api }, auth, fx);
+    const chosen = scenarios[scenario];
     if (!chosen)
-      throw new Error(`unknown scenario ${scenario}: ${Object.keys(requests).join(", ")}`);
-    await runLoad({ base, ...chosen, duration: 3, connections }); // warm the isolate and its caches
+      throw new Error(`unknown scenario ${scenario}: ${Object.keys(scenarios).join(", ")}`);
+    await runLoad({ ...loadOf(chosen, connections), duration: 3 }); // warm the isolate and its caches
 
     const targets = (await (await fetch(`http://127.0.0.1:${inspectorPort}/json`)).json()) as {
       webSocketDebuggerUrl: string;
@@ -189,7 +154,7 @@ async function main() {
     await inspector.send("Profiler.enable");
     await inspector.send("Profiler.setSamplingInterval", { interval: intervalUs });
     await inspector.send("Profiler.start");
-    const load = await runLoad({ base, ...chosen, duration: durationS, connections });
+    const load = await runLoad({ ...loadOf(chosen, connections), duration: durationS });
     const { profile } = await inspector.send<{ profile: Profile }>("Profiler.stop");
     inspector.close();
     if (process.env.PROFILE_OUT) writeFileSync(process.env.PROFILE_OUT, JSON.stringify(profile));

@@ -6,8 +6,11 @@ import type autocannon from "autocannon";
 import type { Server } from "../lib/server";
 import { type Fixtures, USER_PASSWORD, WALLETS } from "./fixtures";
 
-export type Scenario = {
-  server: Server;
+/** Where a scenario's requests go: a server the bench started, or only its addresses. */
+type Target = Pick<Server, "base" | "api">;
+
+export type Scenario<S extends Target = Server> = {
+  server: S;
   request: autocannon.Request;
   /** The baseline this scenario's req/s is compared with. */
   vs?: string;
@@ -19,7 +22,7 @@ export const JSON_HEADERS = { "Content-Type": "application/json" };
 export const withBody = (req: autocannon.Request, body: string) => ({ ...req, body });
 
 /** A scenario as runLoad takes it, over `connections`. */
-export const loadOf = (s: Scenario, connections: number) => ({
+export const loadOf = (s: Scenario<Target>, connections: number) => ({
   base: s.server.base,
   request: s.request,
   expectStatus: s.expectStatus,
@@ -34,18 +37,18 @@ export const loadOf = (s: Scenario, connections: number) => ({
 export function appScenarioMaker(runId: string) {
   let creditSeq = 0;
   let turn = 0;
-  return (server: Server, auth: string, fx: Fixtures): Record<string, Scenario> => {
+  return <S extends Target>(server: S, auth: string, fx: Fixtures): Record<string, Scenario<S>> => {
     const apiPath = new URL(server.api).pathname;
     const authed = { Authorization: auth };
     const signers = [fx.reader, ...fx.users].map((u) => u.email);
-    const get = (path: string, vs: string): Scenario => ({
+    const get = (path: string, vs: string): Scenario<S> => ({
       server,
       vs,
       request: { method: "GET", path: `${apiPath}${path}`, headers: authed },
     });
     const balance = (userId: number, wallets: string) =>
       get(`/user-wallet-balance?user_id=${userId}&wallet_id=${wallets}&formatted=yes`, "select");
-    const refusedCredit = (expectStatus: number, body: unknown): Scenario => ({
+    const refusedCredit = (expectStatus: number, body: unknown): Scenario<S> => ({
       server,
       vs: "insert",
       expectStatus,
