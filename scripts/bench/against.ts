@@ -191,7 +191,10 @@ export async function benchAgainst({
     errors: r.errors + r.warmup.errors,
     cpuMs: r.cpuMsPerRequest?.workerd,
     appCpuMs: r.cpuMsPerRequest?.app,
-    plumbingMs: r.cpuMsPerRequest && r.cpuMsPerRequest.group - r.cpuMsPerRequest.app,
+    plumbingMs:
+      r.cpuMsPerRequest?.app === undefined
+        ? undefined
+        : r.cpuMsPerRequest.group - r.cpuMsPerRequest.app,
   }));
   const rows = sideBySide(sideRuns);
   const sourcesChanged = changedFiles(sourcesAtStart, fingerprint());

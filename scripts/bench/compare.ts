@@ -58,8 +58,8 @@ const medianOf = (values: readonly (number | undefined)[]) =>
 /**
  * Per scenario: each side's medians over its rounds, and the working tree's figures ÷ the ref's:
  * req/s (above 1: the tree is faster), workerd CPU per request and the worker's own workerd's
- * (`appCpuRatio`; below 1: the tree is cheaper),
- * with the range of the rounds' own req/s ratios. A scenario with errors on either side has no
+ * (`appCpuRatio`, where both sides have it; below 1: the tree is cheaper), with the range of the
+ * rounds' own req/s ratios. A scenario with errors on either side has no
  * ratios: its answers were not the scenario's.
  */
 export function sideBySide(runs: readonly SideRun[]) {
@@ -94,7 +94,8 @@ export function sideBySide(runs: readonly SideRun[]) {
       rounds: roundRatios.length,
       reqPerSecRatio: clean ? tree.reqPerSec / ref.reqPerSec : undefined,
       cpuRatio: clean ? tree.cpuMs / ref.cpuMs : undefined,
-      appCpuRatio: clean ? tree.appCpuMs / ref.appCpuMs : undefined,
+      appCpuRatio:
+        clean && tree.appCpuMs > 0 && ref.appCpuMs > 0 ? tree.appCpuMs / ref.appCpuMs : undefined,
       roundRatioRange:
         clean && roundRatios.length > 0
           ? { min: Math.min(...roundRatios), max: Math.max(...roundRatios) }

@@ -26,24 +26,25 @@ function holdsFilesUnder(pid: string, dir: string) {
  * CPU seconds (user + system, all threads) used so far by the processes of group `pgid`: the
  * workerd processes, the whole group (wrangler's node included) and, given the server's state
  * folder, `app`: the workerd that runs the worker and its local D1, the one holding files under
- * `stateDir` open. The group's other workerd is wrangler's proxy in front of it (its ProxyWorker),
+ * `stateDir` open (absent when none does). The group's other workerd is wrangler's proxy in front of it (its ProxyWorker),
  * which a deployed Worker does not have.
  */
 export function groupCpuSeconds(pgid: number, stateDir?: string) {
-  const cpu = { workerd: 0, all: 0, app: 0 };
+  const cpu: { workerd: number; all: number; app?: number } = { workerd: 0, all: 0 };
   for (const { pid, comm, fields } of groupProcesses(pgid)) {
     const seconds = (Number(fields[11]) + Number(fields[12])) / TICKS_PER_S; // utime, stime
     cpu.all += seconds;
     if (comm !== "workerd") continue;
     cpu.workerd += seconds;
-    if (stateDir !== undefined && holdsFilesUnder(pid, stateDir)) cpu.app += seconds;
+    if (stateDir !== undefined && holdsFilesUnder(pid, stateDir))
+      cpu.app = (cpu.app ?? 0) + seconds;
   }
   return cpu;
 }
 
 /**
  * CPU milliseconds per request between two readings of `groupCpuSeconds`: `app` is the worker with
- * its local D1 (0 without a state folder), `group` everything the server runs.
+ * its local D1 (undefined unless both readings found it), `group` everything the server runs.
  */
 export const cpuMsPerRequest = (
   before: ReturnType<typeof groupCpuSeconds>,
@@ -51,7 +52,10 @@ export const cpuMsPerRequest = (
   requests: number,
 ) => ({
   workerd: ((after.workerd - before.workerd) * 1000) / requests,
-  app: ((after.app - before.app) * 1000) / requests,
+  app:
+    before.app === undefined || after.app === undefined
+      ? undefined
+      : ((after.app - before.app) * 1000) / requests,
   group: ((after.all - before.all) * 1000) / requests,
 });
 

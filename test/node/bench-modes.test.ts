@@ -141,6 +141,15 @@ describe("--against's figures", () => {
     expect(row!.ref).toMatchObject({ appCpuMs: 1.25, plumbingMs: 0.6 });
     expect(row!.appCpuRatio).toBeCloseTo(0.8);
   });
+
+  it("gives no app CPU ratio where a side's worker process was not found", () => {
+    const [row] = sideBySide([
+      { ...run(0, "tree", 100, 1.5), appCpuMs: 0.9 },
+      { ...run(0, "ref", 100, 1.5), appCpuMs: undefined },
+    ]);
+    expect(row!.ref.appCpuMs).toBeNaN();
+    expect(row!.appCpuRatio).toBeUndefined();
+  });
 });
 
 describe("--webhook's figures", () => {
