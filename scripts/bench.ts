@@ -26,7 +26,7 @@ import { benchAgainst } from "./bench/against";
 import { type BenchMode, parseBenchArgs, USAGE } from "./bench/args";
 import { bundleSize, kib } from "./bench/bundle";
 import { d1Medians, type RequestCost, requestLogReader } from "./bench/cost";
-import { changedFiles, fingerprint } from "./bench/fingerprint";
+import { fingerprint } from "./bench/fingerprint";
 import { balanceSum, makeFixtures, WALLETS } from "./bench/fixtures";
 import { runLoad } from "./bench/load";
 import { benchRemoteD1 } from "./bench/remote-d1";
@@ -43,6 +43,7 @@ import { appScenarioMaker, JSON_HEADERS, loadOf, type Scenario, withBody } from 
 import {
   answeredAndSent,
   baselineDrift,
+  finishReport,
   loadSettings,
   progressLog,
   removeAtEnd,
@@ -52,7 +53,6 @@ import {
   servedBy,
   setting,
   stopOnSignals,
-  writeResults,
 } from "./bench/session";
 import { benchWebhook } from "./bench/webhook";
 import { adminAuth, startServer } from "./lib/server";
@@ -282,7 +282,6 @@ async function main() {
   const totalErrors =
     runs.reduce((n, r) => n + r.errors + r.warmup.errors, 0) +
     Object.values(costs).reduce((n, c) => n + c.errors, 0);
-  const sourcesChanged = changedFiles(sourcesAtStart, fingerprint());
 
   const out: string[] = [];
   out.push(
@@ -332,28 +331,24 @@ async function main() {
     out.push(
       `\n${totalErrors} unexpected answers in total (status codes per scenario are in the JSON file).`,
     );
-  if (sourcesChanged.length > 0) {
-    out.push(
-      `\nINVALID RUN: ${sourcesChanged.length} source files changed while it ran (the servers run what was there at the start, the fingerprint what is there now), e.g. ${sourcesChanged.slice(0, 5).join(", ")}.`,
-    );
-  }
-
-  const file = writeResults("bench", meta, started, {
-    valid: sourcesChanged.length === 0,
-    sourcesChanged,
-    baselineDriftPct: drift,
-    bundles,
-    ledgerCheck,
-    table: rows,
-    targets,
-    historySeed,
-    costs: costRows,
-    costTargets,
-    runs,
+  const valid = finishReport(out, {
+    prefix: "bench",
+    meta,
+    startedMs: started,
+    sourcesAtStart,
+    results: {
+      baselineDriftPct: drift,
+      bundles,
+      ledgerCheck,
+      table: rows,
+      targets,
+      historySeed,
+      costs: costRows,
+      costTargets,
+      runs,
+    },
   });
-  out.push(`\nResults: ${file}`);
-  process.stdout.write(`${out.join("\n")}\n`);
-  return totalErrors === 0 && ledgerCheck.ok && sourcesChanged.length === 0;
+  return totalErrors === 0 && ledgerCheck.ok && valid;
 }
 
 const run = { log, stopping, startedMs: started };

@@ -9,19 +9,19 @@ import { loadavg } from "node:os";
 import { adminAuth, type Server, startServer } from "../lib/server";
 import { bundleSize, kib } from "./bundle";
 import { interleavedPlan, type SideBySideRow, type SideRun, sideBySide } from "./compare";
-import { changedFiles, fingerprint } from "./fingerprint";
+import { fingerprint } from "./fingerprint";
 import { balanceSum, makeFixtures, WALLETS } from "./fixtures";
 import { checkoutRef } from "./ref-worktree";
 import { appScenarioMaker } from "./scenarios";
 import {
   answeredAndSent,
+  finishReport,
   loadSettings,
   runMeta,
   runScenario,
   type ScenarioRun,
   servedBy,
   setting,
-  writeResults,
 } from "./session";
 
 /** The scenarios compared by default (BENCH_SCENARIOS=a,b,… picks others of scenarios.ts). */
@@ -197,7 +197,6 @@ export async function benchAgainst({
         : r.cpuMsPerRequest.group - r.cpuMsPerRequest.app,
   }));
   const rows = sideBySide(sideRuns);
-  const sourcesChanged = changedFiles(sourcesAtStart, fingerprint());
   const loads = runs.map((r) => r.loadavg1Before);
 
   const out: string[] = [];
@@ -226,19 +225,12 @@ export async function benchAgainst({
   const errors = sideRuns.reduce((n, r) => n + r.errors, 0);
   if (errors > 0)
     out.push(`\n${errors} unexpected answers (status codes per run are in the JSON file).`);
-  if (sourcesChanged.length > 0)
-    out.push(
-      `\nINVALID RUN: ${sourcesChanged.length} source files changed while it ran, e.g. ${sourcesChanged.slice(0, 5).join(", ")}.`,
-    );
-  const file = writeResults("against", meta, startedMs, {
-    valid: sourcesChanged.length === 0,
-    sourcesChanged,
-    bundles,
-    ledger,
-    table: rows,
-    runs,
+  const valid = finishReport(out, {
+    prefix: "against",
+    meta,
+    startedMs,
+    sourcesAtStart,
+    results: { bundles, ledger, table: rows, runs },
   });
-  out.push(`\nResults: ${file}`);
-  process.stdout.write(`${out.join("\n")}\n`);
-  return errors === 0 && Object.values(ledger).every((l) => l.ok) && sourcesChanged.length === 0;
+  return errors === 0 && Object.values(ledger).every((l) => l.ok) && valid;
 }

@@ -7,18 +7,18 @@ import { loadavg } from "node:os";
 import type { ModelStats } from "../../bench/remote-d1/model";
 import { GROUP_COMMIT_HEADER, ROUND_TRIP_HEADER } from "../../bench/remote-d1/switches";
 import { adminAuth, startServer } from "../lib/server";
-import { changedFiles, fingerprint } from "./fingerprint";
+import { fingerprint } from "./fingerprint";
 import { balanceSum, call, makeFixtures, WALLETS } from "./fixtures";
 import { appScenarioMaker } from "./scenarios";
 import {
   answeredAndSent,
+  finishReport,
   loadSettings,
   runMeta,
   runScenario,
   type ScenarioRun,
   servedBy,
   setting,
-  writeResults,
 } from "./session";
 
 export const REMOTE_CONNECTIONS = [1, 8, 32];
@@ -208,7 +208,6 @@ export async function benchRemoteD1({
     (await balanceSum({ api: server.api, auth, users: fx.users, wallet: WALLETS[0] })) -
     fx.duplicate.amount;
   const ledger = { answered200, sent, applied, ok: applied >= answered200 && applied <= sent };
-  const sourcesChanged = changedFiles(sourcesAtStart, fingerprint());
   const loads = runs.map((r) => r.loadavg1Before);
   const errors = runs.reduce((n, r) => n + r.errors + r.warmup.errors, 0);
 
@@ -232,17 +231,12 @@ export async function benchRemoteD1({
     `Ledger check: ${ledger.ok ? "ok" : "MISMATCH"} (${answered200} credits answered 200, ${sent} sent, ${applied} applied).`,
   );
   if (errors > 0) out.push(`\n${errors} unexpected answers (status codes are in the JSON file).`);
-  if (sourcesChanged.length > 0)
-    out.push(
-      `\nINVALID RUN: ${sourcesChanged.length} source files changed while it ran, e.g. ${sourcesChanged.slice(0, 5).join(", ")}.`,
-    );
-  const file = writeResults("remote-d1", meta, startedMs, {
-    valid: sourcesChanged.length === 0,
-    sourcesChanged,
-    ledger,
-    runs,
+  const valid = finishReport(out, {
+    prefix: "remote-d1",
+    meta,
+    startedMs,
+    sourcesAtStart,
+    results: { ledger, runs },
   });
-  out.push(`\nResults: ${file}`);
-  process.stdout.write(`${out.join("\n")}\n`);
-  return errors === 0 && ledger.ok && sourcesChanged.length === 0;
+  return errors === 0 && ledger.ok && valid;
 }

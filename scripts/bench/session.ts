@@ -9,6 +9,7 @@ import { join } from "node:path";
 import type autocannon from "autocannon";
 import { stopAllServers } from "../lib/server";
 import { cpuMsPerRequest, groupCpuSeconds } from "./cost";
+import { changedFiles, type Fingerprint, fingerprint } from "./fingerprint";
 import { runLoad, stopCurrentLoad } from "./load";
 import { type GroupIo, groupIo } from "./process-io";
 
@@ -252,6 +253,39 @@ export function writeResults(
   const end = { loadavgAtEnd: loadavg(), wallSeconds: (Date.now() - startedMs) / 1000 };
   writeFileSync(file, `${JSON.stringify({ meta: { ...meta, ...end }, ...results }, null, 2)}\n`);
   return file;
+}
+
+/**
+ * Ends a bench's report: an INVALID RUN line when a source file changed since `sourcesAtStart`
+ * (the servers ran what was there at the start), the results written with their validity, the
+ * file's name; prints the report and answers whether the run is valid.
+ */
+export function finishReport(
+  out: string[],
+  {
+    prefix,
+    meta,
+    startedMs,
+    sourcesAtStart,
+    results,
+  }: {
+    prefix: string;
+    meta: ReturnType<typeof runMeta> & Record<string, unknown>;
+    startedMs: number;
+    sourcesAtStart: Fingerprint;
+    results: Record<string, unknown>;
+  },
+) {
+  const sourcesChanged = changedFiles(sourcesAtStart, fingerprint());
+  const valid = sourcesChanged.length === 0;
+  if (!valid)
+    out.push(
+      `\nINVALID RUN: ${sourcesChanged.length} source files changed while it ran (the servers run what was there at the start, the fingerprint what is there now), e.g. ${sourcesChanged.slice(0, 5).join(", ")}.`,
+    );
+  const file = writeResults(prefix, meta, startedMs, { valid, sourcesChanged, ...results });
+  out.push(`\nResults: ${file}`);
+  process.stdout.write(`${out.join("\n")}\n`);
+  return valid;
 }
 
 /** Runs a bench's `main` and stops its servers however it ends; the exit code says if it passed. */

@@ -17,18 +17,18 @@ import { Webhook } from "standardwebhooks";
 import { adminAuth, startServer } from "../lib/server";
 import { interleavedPlan, median, type SideRun, sideBySide } from "./compare";
 import { groupCpuSeconds } from "./cost";
-import { changedFiles, fingerprint } from "./fingerprint";
+import { fingerprint } from "./fingerprint";
 import { balanceSum, call, makeFixtures, WALLETS } from "./fixtures";
 import { appScenarioMaker } from "./scenarios";
 import {
   answeredAndSent,
+  finishReport,
   loadSettings,
   runMeta,
   runScenario,
   type ScenarioRun,
   servedBy,
   setting,
-  writeResults,
 } from "./session";
 import { type RoundDeliveries, ratioTarget, roundDelivered } from "./webhook-figures";
 
@@ -221,7 +221,6 @@ export async function benchWebhook({
     const [row] = sideBySide(sideRuns);
     const target = ratioTarget(row?.reqPerSecRatio);
     const delivered = deliveries.length > 0 && deliveries.every(roundDelivered);
-    const sourcesChanged = changedFiles(sourcesAtStart, fingerprint());
     const loads = runs.map((r) => r.loadavg1Before);
     const errors = sideRuns.reduce((n, r) => n + r.errors, 0);
 
@@ -278,22 +277,14 @@ export async function benchWebhook({
     );
     out.push(`Target: ${target.met ? "MET   " : "MISSED"}  ${target.target}: ${target.value}`);
     if (errors > 0) out.push(`\n${errors} unexpected answers (status codes are in the JSON file).`);
-    if (sourcesChanged.length > 0)
-      out.push(
-        `\nINVALID RUN: ${sourcesChanged.length} source files changed while it ran, e.g. ${sourcesChanged.slice(0, 5).join(", ")}.`,
-      );
-    const file = writeResults("webhook", meta, startedMs, {
-      valid: sourcesChanged.length === 0,
-      sourcesChanged,
-      ledger,
-      target,
-      table: row,
-      deliveries,
-      runs,
+    const valid = finishReport(out, {
+      prefix: "webhook",
+      meta,
+      startedMs,
+      sourcesAtStart,
+      results: { ledger, target, table: row, deliveries, runs },
     });
-    out.push(`\nResults: ${file}`);
-    process.stdout.write(`${out.join("\n")}\n`);
-    return errors === 0 && ledger.ok && delivered && sourcesChanged.length === 0;
+    return errors === 0 && ledger.ok && delivered && valid;
   } finally {
     await hook.close();
   }
