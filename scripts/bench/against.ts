@@ -17,11 +17,11 @@ import {
   answeredAndSent,
   finishReport,
   loadSettings,
+  roundSettings,
   runMeta,
   runScenario,
   type ScenarioRun,
   servedBy,
-  setting,
 } from "./session";
 
 /** The scenarios compared by default (BENCH_SCENARIOS=a,b,… picks others of scenarios.ts). */
@@ -86,14 +86,12 @@ export async function benchAgainst({
   startedMs: number;
 }) {
   const load = loadSettings();
-  // Shorter runs than the baselines' 8 s, repeated: the median of several interleaved rounds.
-  const durationS = setting("BENCH_DURATION", 5);
-  const warmupS = setting("BENCH_WARMUP", 2);
-  const rounds = setting("BENCH_ROUNDS", 3);
   // 8 connections, as issue 24 measured its starting point: fewer than the baselines' 32, so a
   // credit's cost shows more of its CPU and less of group commit's batching under a queue.
-  const connections = setting("BENCH_CONNECTIONS", 8);
-  if (!Number.isInteger(rounds) || rounds > 9) throw new Error("BENCH_ROUNDS: 1 to 9");
+  const { durationS, warmupS, rounds, connections } = roundSettings({
+    connections: 8,
+    maxRounds: 9,
+  });
   const names = process.env.BENCH_SCENARIOS?.split(",") ?? AGAINST_SCENARIOS;
   const runId = Date.now().toString(36);
   const sourcesAtStart = fingerprint();

@@ -256,6 +256,29 @@ export function writeResults(
 }
 
 /**
+ * The interleaved modes' runs (--against, --webhook, --remote-d1): BENCH_DURATION seconds (5) after
+ * BENCH_WARMUP (2), in BENCH_ROUNDS rounds (3, at most `maxRounds`), over BENCH_CONNECTIONS
+ * (`connections` by default): shorter than the baselines' 8 s, repeated for a median.
+ */
+export function roundSettings({
+  connections,
+  maxRounds,
+}: {
+  connections: number;
+  maxRounds: number;
+}) {
+  const rounds = setting("BENCH_ROUNDS", 3);
+  if (!Number.isInteger(rounds) || rounds > maxRounds)
+    throw new Error(`BENCH_ROUNDS: 1 to ${maxRounds}`);
+  return {
+    durationS: setting("BENCH_DURATION", 5),
+    warmupS: setting("BENCH_WARMUP", 2),
+    rounds,
+    connections: setting("BENCH_CONNECTIONS", connections),
+  };
+}
+
+/**
  * Ends a bench's report: an INVALID RUN line when a source file changed since `sourcesAtStart`
  * (the servers ran what was there at the start), the results written with their validity, the
  * file's name; prints the report and answers whether the run is valid.

@@ -24,11 +24,11 @@ import {
   answeredAndSent,
   finishReport,
   loadSettings,
+  roundSettings,
   runMeta,
   runScenario,
   type ScenarioRun,
   servedBy,
-  setting,
 } from "./session";
 import { type RoundDeliveries, ratioTarget, roundDelivered } from "./webhook-figures";
 
@@ -88,11 +88,10 @@ export async function benchWebhook({
   startedMs: number;
 }) {
   const load = loadSettings();
-  const durationS = setting("BENCH_DURATION", 5);
-  const warmupS = setting("BENCH_WARMUP", 2);
-  const rounds = setting("BENCH_ROUNDS", 3);
-  const connections = setting("BENCH_CONNECTIONS", 32);
-  if (!Number.isInteger(rounds) || rounds > 5) throw new Error("BENCH_ROUNDS: 1 to 5");
+  const { durationS, warmupS, rounds, connections } = roundSettings({
+    connections: 32,
+    maxRounds: 5,
+  });
   const runId = Date.now().toString(36);
   const sourcesAtStart = fingerprint();
   const meta = runMeta({
