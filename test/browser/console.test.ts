@@ -3,34 +3,19 @@
 // state (scripts/lib/server.ts, as the reliability suite starts it). Elements are found by role and
 // label, as a person finds them. Screenshots of each screen at desktop and phone width go to
 // docs/console/ when UPDATE_SCREENSHOTS=1, else to a temporary folder.
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN, startServer } from "../../scripts/lib/server";
+import { screenshotFolder } from "./screenshots";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const shots =
-  process.env.UPDATE_SCREENSHOTS === "1"
-    ? "docs/console"
-    : mkdtempSync(path.join(tmpdir(), "console-shots-"));
-mkdirSync(shots, { recursive: true });
+const shots = screenshotFolder("console-shots-");
 
 let server: Awaited<ReturnType<typeof startServer>>;
 let browser: Browser;
 let page: Page;
 
-async function shoot(name: string) {
-  for (const [suffix, width] of [
-    ["desktop", 1280],
-    ["phone", 390],
-  ] as const) {
-    await page.setViewportSize({ width, height: 900 });
-    await page.screenshot({ path: path.join(shots, `${name}-${suffix}.png`), fullPage: true });
-  }
-  await page.setViewportSize({ width: 1280, height: 900 });
-}
+const shoot = (name: string) => shots.shoot(page, name);
 
 const form = (heading: string) =>
   page.locator("form", { has: page.getByRole("heading", { name: heading, exact: true }) });
@@ -45,7 +30,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await server?.stop();
-  if (process.env.UPDATE_SCREENSHOTS !== "1") rmSync(shots, { recursive: true, force: true });
+  shots.remove();
 });
 
 describe("the operator console in chromium", () => {

@@ -2,19 +2,13 @@
 // hold placed through the API shows under Holds with held and available, then Capture (part of it)
 // and Void, each through its button. Screenshots at desktop and phone width go to docs/console/ when
 // UPDATE_SCREENSHOTS=1, else to a temporary folder.
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN, adminAuth, startServer } from "../../scripts/lib/server";
+import { screenshotFolder } from "./screenshots";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const shots =
-  process.env.UPDATE_SCREENSHOTS === "1"
-    ? "docs/console"
-    : mkdtempSync(path.join(tmpdir(), "console-shots-"));
-mkdirSync(shots, { recursive: true });
+const shots = screenshotFolder("console-shots-");
 
 let server: Awaited<ReturnType<typeof startServer>>;
 let browser: Browser;
@@ -32,16 +26,7 @@ async function api(method: string, route: string, json?: unknown) {
   return JSON.parse(text).data;
 }
 
-async function shoot(name: string) {
-  for (const [suffix, width] of [
-    ["desktop", 1280],
-    ["phone", 390],
-  ] as const) {
-    await page.setViewportSize({ width, height: 900 });
-    await page.screenshot({ path: path.join(shots, `${name}-${suffix}.png`), fullPage: true });
-  }
-  await page.setViewportSize({ width: 1280, height: 900 });
-}
+const shoot = (name: string) => shots.shoot(page, name);
 
 /** The Held and Available cells of a wallet's row (named by its id). */
 const availableCells = (wallet: string) =>
@@ -61,7 +46,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await server?.stop();
-  if (process.env.UPDATE_SCREENSHOTS !== "1") rmSync(shots, { recursive: true, force: true });
+  shots.remove();
 });
 
 describe("holds on the console's user page in chromium", () => {

@@ -1,20 +1,16 @@
 // A statement downloaded from the console in a real browser (Debian's chromium, playwright-core)
 // against `wrangler dev` with throwaway state: the Statement section's figures, then Download CSV,
 // the file read back as a spreadsheet would read it. Screenshots as in console.test.ts.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { parse } from "csv-parse/sync";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN, startServer } from "../../scripts/lib/server";
+import { screenshotFolder } from "./screenshots";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const shots =
-  process.env.UPDATE_SCREENSHOTS === "1"
-    ? "docs/console"
-    : (process.env.STATEMENT_SHOTS ?? mkdtempSync(path.join(tmpdir(), "statement-shots-")));
-mkdirSync(shots, { recursive: true });
+const shots = screenshotFolder("statement-shots-", process.env.STATEMENT_SHOTS);
 
 let server: Awaited<ReturnType<typeof startServer>>;
 let browser: Browser;
@@ -32,8 +28,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await server?.stop();
-  if (process.env.UPDATE_SCREENSHOTS !== "1" && !process.env.STATEMENT_SHOTS)
-    rmSync(shots, { recursive: true, force: true });
+  shots.remove();
 });
 
 describe("a statement from the console in chromium", () => {
@@ -81,8 +76,11 @@ describe("a statement from the console in chromium", () => {
       "₦1,259.75",
     );
     await page.setViewportSize({ width: 1280, height: 900 });
-    await statement.screenshot({ path: path.join(shots, "statement-desktop.png") });
-    await page.screenshot({ path: path.join(shots, "user-statement-desktop.png"), fullPage: true });
+    await statement.screenshot({ path: path.join(shots.dir, "statement-desktop.png") });
+    await page.screenshot({
+      path: path.join(shots.dir, "user-statement-desktop.png"),
+      fullPage: true,
+    });
 
     const [download] = await Promise.all([
       page.waitForEvent("download"),
