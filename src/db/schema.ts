@@ -88,7 +88,7 @@ export const transactions = sqliteTable(
     reversesId: integer("reverses_id").references((): AnySQLiteColumn => transactions.id),
     note: text("note").notNull().default(""),
     // post_title and post_name as WordPress would have stored them; slug_base is the name before its
-    // -2, -3 suffix. Slugs (and stored guids) are unique, as wp_unique_post_slug keeps them; an
+    // -2, -3 suffix (no index: slugs are probed through transactions_slug, migration 0014). Slugs (and stored guids) are unique, as wp_unique_post_slug keeps them; an
     // empty one (a WordPress draft's) may repeat.
     title: text("title").notNull(),
     slugBase: text("slug_base").notNull(),
@@ -118,7 +118,6 @@ export const transactions = sqliteTable(
     uniqueIndex("transactions_user_request").on(t.userId, t.requestKey),
     index("transactions_user_created").on(t.userId, t.createdAtS, t.id),
     index("transactions_balance_chain").on(t.userId, t.walletId, t.id),
-    index("transactions_slug_base").on(t.slugBase),
     uniqueIndex("transactions_slug").on(t.slug).where(sql`${t.slug} <> ''`),
     uniqueIndex("transactions_guid").on(t.guid).where(sql`${t.guid} <> ''`),
     index("transactions_transfer").on(t.transferId),
