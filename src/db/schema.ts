@@ -88,8 +88,9 @@ export const transactions = sqliteTable(
     reversesId: integer("reverses_id").references((): AnySQLiteColumn => transactions.id),
     note: text("note").notNull().default(""),
     // post_title and post_name as WordPress would have stored them; slug_base is the name before its
-    // -2, -3 suffix (no index: slugs are probed through transactions_slug, migration 0014). Slugs (and stored guids) are unique, as wp_unique_post_slug keeps them; an
-    // empty one (a WordPress draft's) may repeat.
+    // -2, -3 suffix (not indexed: slugs are probed through transactions_slug). Slugs (and stored
+    // guids) are unique, as wp_unique_post_slug keeps them; an empty one (a WordPress draft's) may
+    // repeat.
     title: text("title").notNull(),
     slugBase: text("slug_base").notNull(),
     slug: text("slug").notNull(),
@@ -120,8 +121,9 @@ export const transactions = sqliteTable(
     index("transactions_balance_chain").on(t.userId, t.walletId, t.id),
     uniqueIndex("transactions_slug").on(t.slug).where(sql`${t.slug} <> ''`),
     uniqueIndex("transactions_guid").on(t.guid).where(sql`${t.guid} <> ''`),
-    index("transactions_transfer").on(t.transferId),
-    uniqueIndex("transactions_reverses").on(t.reversesId),
+    // Partial, like transactions_hold: a credit or debit (NULL in both) writes no index row to either.
+    index("transactions_transfer").on(t.transferId).where(sql`${t.transferId} IS NOT NULL`),
+    uniqueIndex("transactions_reverses").on(t.reversesId).where(sql`${t.reversesId} IS NOT NULL`),
     // Partial: the entries no hold names (nearly all) write no index row for it.
     uniqueIndex("transactions_hold").on(t.holdId).where(sql`${t.holdId} IS NOT NULL`),
     check("transactions_txn_type", sql`${t.txnType} IN ('CREDIT', 'DEBIT')`),
