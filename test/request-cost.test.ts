@@ -19,7 +19,7 @@ type LogLine = Cost & { route: string | null; status: number };
 /** The log lines written while `fn` runs, parsed. */
 async function logged(fn: () => Promise<unknown>): Promise<LogLine[]> {
   const lines: string[] = [];
-  const spy = vi.spyOn(console, "info").mockImplementation((line: string) => void lines.push(line));
+  const spy = vi.spyOn(console, "log").mockImplementation((line: string) => void lines.push(line));
   try {
     await fn();
   } finally {

@@ -334,7 +334,7 @@ describe("headers and the request log", () => {
 
   it("the request id is the service's own UUID whatever cf-ray a client sends; a well-formed cf-ray is logged as cf_ray", async () => {
     const lines: string[] = [];
-    vi.spyOn(console, "info").mockImplementation((line: string) => void lines.push(line));
+    vi.spyOn(console, "log").mockImplementation((line: string) => void lines.push(line));
     const ray = "8d2f1c3e4b5a6978-LHR";
     const sent = await call("GET", "/wp-json/", { headers: { "cf-ray": ray } });
     const id = sent.headers.get("x-request-id")!;
@@ -351,7 +351,7 @@ describe("headers and the request log", () => {
   it("writes one JSON line per request with method, route, status, duration, user id and D1 cost, and never a secret or a body", async () => {
     const { admin, user, wallet } = await makeAccount();
     const lines: string[] = [];
-    vi.spyOn(console, "info").mockImplementation((line: string) => void lines.push(line));
+    vi.spyOn(console, "log").mockImplementation((line: string) => void lines.push(line));
     const res = await credit(admin, {
       user_id: user.id,
       wallet_id: wallet,
@@ -389,7 +389,7 @@ describe("headers and the request log", () => {
 
   it("an unknown route logs no route", async () => {
     const lines: string[] = [];
-    vi.spyOn(console, "info").mockImplementation((line: string) => void lines.push(line));
+    vi.spyOn(console, "log").mockImplementation((line: string) => void lines.push(line));
     await call("GET", "/nope");
     expect(JSON.parse(lines[0]!)).toMatchObject({ route: null, status: 404 });
   });
