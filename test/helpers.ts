@@ -326,3 +326,15 @@ export async function balanceOf(admin: { bearer: string }, userId: number, walle
 export async function appendHistory(userId: number, walletId: string, count: number) {
   await env.DB.prepare(appendHistorySql(userId, walletId, count, unique("h"))).run();
 }
+
+/** A queue that keeps what it is sent. */
+export function fakeQueue() {
+  const sent: unknown[] = [];
+  const queue = {
+    send: async (body: unknown, options?: QueueSendOptions) =>
+      void sent.push(options?.delaySeconds === undefined ? body : { body, ...options }),
+    sendBatch: async (messages: { body: unknown }[]) =>
+      void sent.push(...messages.map((m) => m.body)),
+  };
+  return { sent, queue: queue as unknown as Queue };
+}

@@ -17,6 +17,7 @@ import {
   call,
   credit,
   debit,
+  fakeQueue,
   INSUFFICIENT,
   type Json,
   makeAccount,
@@ -76,18 +77,6 @@ const webhook = async (admin: TestUser, id: number) =>
   ((await call("GET", "/webhooks", { auth: admin.bearer })).body.data as Json[]).find(
     (w) => w.id === id,
   )!;
-
-/** A queue that keeps what it is sent. */
-function fakeQueue() {
-  const sent: unknown[] = [];
-  const queue = {
-    send: async (body: unknown, options?: QueueSendOptions) =>
-      void sent.push(options?.delaySeconds === undefined ? body : { body, ...options }),
-    sendBatch: async (messages: { body: unknown }[]) =>
-      void sent.push(...messages.map((m) => m.body)),
-  };
-  return { sent, queue: queue as unknown as Queue };
-}
 
 describe("the consumer's pump", () => {
   it("delivers an endpoint's events of its types in id order, signed, webhook-id the event id, and moves its cursor", async () => {

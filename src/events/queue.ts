@@ -2,7 +2,7 @@
 // commits, the cron nudges every endpoint still behind, and the consumer delivers. A nudge is only
 // "endpoint N has work"; duplicates and losses are harmless (the consumer reads the work from the
 // endpoint's cursor, and the cron finds what a lost nudge left), so nothing here needs to be exact.
-import { createDb, type Db } from "../db/client";
+import { createDb } from "../db/client";
 import { endpointIds, endpointsBehind } from "../db/events";
 import type { Outbound } from "./deliver";
 import { type DeadLetter, type PumpDeps, pumpEndpoint } from "./pump";
@@ -19,10 +19,14 @@ const known = new WeakMap<D1Database, { ids: number[]; readAtMs: number }>();
 /** Forgets the isolate's list (an endpoint was created or deleted here). */
 export const forgetEndpoints = (d1: D1Database) => known.delete(d1);
 
-async function currentEndpoints(d1: D1Database, db: Db, nowMs: number) {
+/** The endpoints this isolate read less than ENDPOINTS_TTL_MS ago, or undefined. */
+function knownEndpoints(d1: D1Database, nowMs: number) {
   const cached = known.get(d1);
-  if (cached && nowMs - cached.readAtMs < ENDPOINTS_TTL_MS) return cached.ids;
-  const ids = await endpointIds(db);
+  return cached && nowMs - cached.readAtMs < ENDPOINTS_TTL_MS ? cached.ids : undefined;
+}
+
+async function readEndpoints(d1: D1Database, nowMs: number) {
+  const ids = await endpointIds(createDb(d1));
   known.set(d1, { ids, readAtMs: nowMs });
   return ids;
 }
@@ -32,9 +36,18 @@ async function send(queue: Queue<Nudge>, ids: number[]) {
   await queue.sendBatch(ids.map((endpointId) => ({ body: { endpointId } })));
 }
 
-/** After a write commits: every endpoint may have work now (the consumer reads which). */
-export async function nudgeAfterCommit(d1: D1Database, queue: Queue<Nudge>, nowMs: number) {
-  await send(queue, await currentEndpoints(d1, createDb(d1), nowMs));
+/**
+ * After a write commits: every endpoint may have work now (the consumer reads which). Null, with
+ * nothing started, when the isolate knows of no endpoint: a site without webhooks pays nothing.
+ */
+export function nudgeAfterCommit(
+  d1: D1Database,
+  queue: Queue<Nudge>,
+  nowMs: number,
+): Promise<void> | null {
+  const ids = knownEndpoints(d1, nowMs);
+  if (ids === undefined) return readEndpoints(d1, nowMs).then((read) => send(queue, read));
+  return ids.length === 0 ? null : send(queue, ids);
 }
 
 /** The cron's sweep: every endpoint with an undelivered event and nothing under way. */

@@ -30,8 +30,8 @@ const WRITES = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
 /**
  * After an API write answered with success, the endpoints are told there may be work, once the
- * answer is on its way (waitUntil). Without an execution context (a test calling app.request) or a
- * queue binding nothing is sent; the cron's sweep finds whatever a missed nudge leaves.
+ * answer is on its way (waitUntil). Without an execution context (a test calling app.request), a
+ * queue binding or an endpoint nothing is sent; the cron's sweep finds whatever a missed nudge leaves.
  */
 export function nudgeWebhooks(c: Context<AppEnv>) {
   if (!WRITES.has(c.req.method) || c.res.status >= 300 || !c.req.path.startsWith("/wp-json/"))
@@ -45,8 +45,10 @@ export function nudgeWebhooks(c: Context<AppEnv>) {
   } catch {
     return;
   }
+  const nudge = nudgeAfterCommit(c.env.DB, queue, Date.now());
+  if (!nudge) return;
   waitUntil(
-    nudgeAfterCommit(c.env.DB, queue, Date.now()).catch((err: unknown) =>
+    nudge.catch((err: unknown) =>
       console.error(JSON.stringify({ webhook_nudge: "failed", fault: String(err).slice(0, 300) })),
     ),
   );
