@@ -338,3 +338,16 @@ export function fakeQueue() {
   };
   return { sent, queue: queue as unknown as Queue };
 }
+
+/** A webhook endpoint of `admin`'s for `events`, created through the API. */
+export async function subscribeWebhook(
+  admin: TestUser,
+  events = "transaction.created,wallet.created",
+) {
+  const res = await call("POST", "/webhooks", {
+    auth: admin.bearer,
+    body: { url: `https://hooks.example.com/${unique("r")}`, events },
+  });
+  expect(res.status, res.text).toBe(201);
+  return res.body.data as Json;
+}

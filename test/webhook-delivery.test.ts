@@ -22,6 +22,7 @@ import {
   type Json,
   makeAccount,
   makeWallet,
+  subscribeWebhook,
   type TestUser,
   testApp,
   unique,
@@ -59,15 +60,6 @@ function pumpDeps(outbound: Outbound, nowMs: () => number, letters: DeadLetter[]
   };
 }
 
-async function subscribe(admin: TestUser, events = "transaction.created,wallet.created") {
-  const res = await call("POST", "/webhooks", {
-    auth: admin.bearer,
-    body: { url: `https://hooks.example.com/${unique("r")}`, events },
-  });
-  expect(res.status, res.text).toBe(201);
-  return res.body.data as Json;
-}
-
 async function eventsAfter(admin: TestUser, after: number, types: string) {
   const res = await call("GET", "/events", { auth: admin.bearer, query: { after, types } });
   return res.body.data as Json[];
@@ -81,7 +73,7 @@ const webhook = async (admin: TestUser, id: number) =>
 describe("the consumer's pump", () => {
   it("delivers an endpoint's events of its types in id order, signed, webhook-id the event id, and moves its cursor", async () => {
     const { admin, user, wallet } = await makeAccount();
-    const hook = await subscribe(admin);
+    const hook = await subscribeWebhook(admin);
     for (const amount of [1, 2, 3])
       await credit(admin, { user_id: user.id, wallet_id: wallet, amount });
     await makeWallet(admin);
@@ -119,7 +111,7 @@ describe("the consumer's pump", () => {
 
   it("backs off after a failed attempt, then delivers the same event again and the rest in order", async () => {
     const { admin, user, wallet } = await makeAccount();
-    const hook = await subscribe(admin, "transaction.created");
+    const hook = await subscribeWebhook(admin, "transaction.created");
     for (let i = 0; i < 3; i++)
       await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
     const expected = (await eventsAfter(admin, hook.last_event_id, "transaction.created")).map(
@@ -146,7 +138,7 @@ describe("the consumer's pump", () => {
 
   it(`dead-letters an event after ${MAX_ATTEMPTS} failed attempts with doubling delays, marks the endpoint failing, and goes on with the next`, async () => {
     const { admin, user, wallet } = await makeAccount();
-    const hook = await subscribe(admin, "transaction.created");
+    const hook = await subscribeWebhook(admin, "transaction.created");
     await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
     const [poison] = await eventsAfter(admin, hook.last_event_id, "transaction.created");
     const { got, outbound } = receiver((id) => (id === String(poison!.id) ? 500 : 200));
@@ -187,7 +179,7 @@ describe("the consumer's pump", () => {
 
   it("moves a caught-up endpoint's cursor past events of other types, and still delivers its own", async () => {
     const { admin, user, wallet } = await makeAccount();
-    const hook = await subscribe(admin, "wallet.created");
+    const hook = await subscribeWebhook(admin, "wallet.created");
     for (let i = 0; i < 3; i++)
       await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
     const { got, outbound } = receiver();
@@ -203,7 +195,7 @@ describe("the consumer's pump", () => {
 
   it("two consumers pumping one endpoint at once deliver every event exactly once, in order", async () => {
     const { admin, user, wallet } = await makeAccount();
-    const hook = await subscribe(admin, "transaction.created");
+    const hook = await subscribeWebhook(admin, "transaction.created");
     for (let i = 0; i < 6; i++)
       await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
     const expected = (await eventsAfter(admin, hook.last_event_id, "transaction.created")).map(
@@ -281,9 +273,9 @@ describe("the Worker's queue, cron and write path", () => {
 
   it("the cron nudges each endpoint an event waits for, and none that is caught up", async () => {
     const { admin, user, wallet } = await makeAccount();
-    const behind = await subscribe(admin, "transaction.created");
+    const behind = await subscribeWebhook(admin, "transaction.created");
     await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
-    const caughtUp = await subscribe(admin, "transaction.created");
+    const caughtUp = await subscribeWebhook(admin, "transaction.created");
     const { sent, queue } = fakeQueue();
     const ctx = createExecutionContext();
     await worker.scheduled(createScheduledController(), { ...env, WEBHOOK_QUEUE: queue }, ctx);
@@ -294,7 +286,7 @@ describe("the Worker's queue, cron and write path", () => {
 
   it("a committed write nudges every endpoint after it answers; a refused one nudges none", async () => {
     const { admin, user, wallet } = await makeAccount();
-    const hook = await subscribe(admin, "transaction.created");
+    const hook = await subscribeWebhook(admin, "transaction.created");
     const send = async (path: string, body: Json) => {
       const { sent, queue } = fakeQueue();
       const ctx = createExecutionContext();

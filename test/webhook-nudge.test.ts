@@ -5,7 +5,7 @@ import { expect, it } from "vitest";
 import { createDb } from "../src/db/client";
 import { endpointIds } from "../src/db/events";
 import { nudgeAfterCommit } from "../src/events/queue";
-import { call, fakeQueue, makeAdmin, unique } from "./helpers";
+import { fakeQueue, makeAdmin, subscribeWebhook } from "./helpers";
 
 it("starts nothing while the isolate knows of no endpoint, and nudges one created since", async () => {
   expect(await endpointIds(createDb(env.DB))).toEqual([]);
@@ -19,12 +19,7 @@ it("starts nothing while the isolate knows of no endpoint, and nudges one create
   // Known empty: no read, no send, no work for waitUntil.
   expect(nudgeAfterCommit(env.DB, queue, nowMs + 1)).toBeNull();
   // Creating an endpoint here makes the isolate read the list again.
-  const admin = await makeAdmin();
-  const res = await call("POST", "/webhooks", {
-    auth: admin.bearer,
-    body: { url: `https://hooks.example.com/${unique("r")}`, events: "transaction.created" },
-  });
-  expect(res.status, res.text).toBe(201);
+  const hook = await subscribeWebhook(await makeAdmin(), "transaction.created");
   await nudgeAfterCommit(env.DB, queue, nowMs + 2);
-  expect(sent).toEqual([{ endpointId: res.body.data.id }]);
+  expect(sent).toEqual([{ endpointId: hook.id }]);
 });
