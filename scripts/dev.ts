@@ -9,6 +9,9 @@ import { columnsAndValues, sqlLiteral } from "./lib/sql";
 import { startWrangler, wrangler } from "./lib/wrangler";
 
 const port = process.env.PORT ?? "8787";
+// Wrangler appends what it logs, and every line the worker logs (one per request), to a debug file:
+// kept with the local state (git ignores .wrangler), not in ~/.config/.wrangler/logs.
+process.env.WRANGLER_LOG_PATH ??= ".wrangler/logs";
 const admin = {
   username: process.env.WALLET_ADMIN_USERNAME ?? "admin",
   email: process.env.WALLET_ADMIN_EMAIL ?? "admin@example.com",
