@@ -47,6 +47,7 @@ function formatRows(rows: SideBySideRow[]) {
     "app CPU ms tree/ref",
     "app CPU ratio",
     "plumbing ms tree/ref",
+    "of it Node ms tree/ref",
     "tree p50/p99 ms",
     "ref p50/p99 ms",
     "errors tree/ref",
@@ -61,6 +62,7 @@ function formatRows(rows: SideBySideRow[]) {
     `${fixed(r.tree.appCpuMs, 2)}/${fixed(r.ref.appCpuMs, 2)}`,
     r.appCpuRatio === undefined ? "-" : `${r.appCpuRatio.toFixed(2)}×`,
     `${fixed(r.tree.plumbingMs, 2)}/${fixed(r.ref.plumbingMs, 2)}`,
+    `${fixed(r.tree.nodeMs, 2)}/${fixed(r.ref.nodeMs, 2)}`,
     `${fixed(r.tree.p50, 0)}/${fixed(r.tree.p99, 0)}`,
     `${fixed(r.ref.p50, 0)}/${fixed(r.ref.p99, 0)}`,
     `${r.tree.errors}/${r.ref.errors}`,
@@ -193,6 +195,10 @@ export async function benchAgainst({
       r.cpuMsPerRequest?.app === undefined
         ? undefined
         : r.cpuMsPerRequest.group - r.cpuMsPerRequest.app,
+    nodeMs:
+      r.cpuMsPerRequest === undefined
+        ? undefined
+        : r.cpuMsPerRequest.group - r.cpuMsPerRequest.workerd,
   }));
   const rows = sideBySide(sideRuns);
   const loads = runs.map((r) => r.loadavg1Before);
@@ -205,7 +211,7 @@ export async function benchAgainst({
     `${rounds} rounds, each scenario ${durationS}s after ${warmupS}s warm-up per side, ${connections} connections, ${servedBy(load.devtools)}, log level warn, 127.0.0.1, ${meta.cpus} CPUs shared with the load generator; the side that runs first alternates by round.`,
   );
   out.push(
-    "Each side's medians over the rounds; ratios are working tree ÷ ref: req/s above 1 and CPU below 1 favour the working tree. CPU ms per request sent, user + system (/proc): app, the workerd that runs the worker and its local D1; plumbing, the rest of the server (wrangler's proxy workerd and Node process), which a deployed Worker does not have.",
+    "Each side's medians over the rounds; ratios are working tree ÷ ref: req/s above 1 and CPU below 1 favour the working tree. CPU ms per request sent, user + system (/proc): app, the workerd that runs the worker and its local D1; plumbing, the rest of the server (wrangler's proxy workerd and Node process), which a deployed Worker does not have; of it Node, wrangler's Node process alone, which reads and parses every line the worker logs (the tree's request log line: one per request).",
   );
   out.push("");
   out.push(formatRows(rows));

@@ -40,6 +40,8 @@ export type SideRun = {
   appCpuMs?: number | undefined;
   /** The rest of the server (wrangler's proxy workerd and its Node process), ms per request sent. */
   plumbingMs?: number | undefined;
+  /** Of the plumbing, wrangler's Node process alone (it parses every line the worker logs). */
+  nodeMs?: number | undefined;
 };
 
 type SideFigures = {
@@ -49,6 +51,7 @@ type SideFigures = {
   cpuMs: number;
   appCpuMs: number;
   plumbingMs: number;
+  nodeMs: number;
   errors: number;
 };
 
@@ -75,6 +78,7 @@ export function sideBySide(runs: readonly SideRun[]) {
         cpuMs: medianOf(rs.map((r) => r.cpuMs)),
         appCpuMs: medianOf(rs.map((r) => r.appCpuMs)),
         plumbingMs: medianOf(rs.map((r) => r.plumbingMs)),
+        nodeMs: medianOf(rs.map((r) => r.nodeMs)),
         errors: rs.reduce((n, r) => n + r.errors, 0),
       };
     };

@@ -132,13 +132,14 @@ describe("--against's figures", () => {
 
   it("gives the worker's own workerd apart from the plumbing in front of it", () => {
     const [row] = sideBySide([
-      { ...run(0, "tree", 100, 1.5), appCpuMs: 0.9, plumbingMs: 0.8 },
-      { ...run(1, "tree", 100, 1.6), appCpuMs: 1.1, plumbingMs: 0.7 },
-      { ...run(2, "tree", 100, 1.7), appCpuMs: 1.0, plumbingMs: undefined },
-      { ...run(0, "ref", 100, 1.5), appCpuMs: 1.25, plumbingMs: 0.6 },
+      { ...run(0, "tree", 100, 1.5), appCpuMs: 0.9, plumbingMs: 0.8, nodeMs: 0.2 },
+      { ...run(1, "tree", 100, 1.6), appCpuMs: 1.1, plumbingMs: 0.7, nodeMs: 0.1 },
+      { ...run(2, "tree", 100, 1.7), appCpuMs: 1.0, plumbingMs: undefined, nodeMs: undefined },
+      { ...run(0, "ref", 100, 1.5), appCpuMs: 1.25, plumbingMs: 0.6, nodeMs: 0.05 },
     ]);
     expect(row!.tree).toMatchObject({ appCpuMs: 1.0, plumbingMs: 0.75 });
-    expect(row!.ref).toMatchObject({ appCpuMs: 1.25, plumbingMs: 0.6 });
+    expect(row!.tree.nodeMs).toBeCloseTo(0.15);
+    expect(row!.ref).toMatchObject({ appCpuMs: 1.25, plumbingMs: 0.6, nodeMs: 0.05 });
     expect(row!.appCpuRatio).toBeCloseTo(0.8);
   });
 
