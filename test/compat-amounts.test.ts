@@ -117,12 +117,14 @@ describe("answers report the amount that moved", () => {
     expect(await balanceOf(admin, to.id, wallet)).toBe(0.13);
   });
 
-  it("an amount that moved exactly is shown as it was sent (1500, 100.50, 1e1)", async () => {
+  it("an amount that moved exactly is shown as it was sent (1500, 100.50, 1e1, 1e0000001)", async () => {
     const { user, wallet } = await account();
     for (const [amount, shown] of [
       ["1500", "1500"],
       ["100.50", "100.50"],
       ["1e1", "1e1"],
+      // PHP's is_numeric reads the exponent's leading zeros as nothing: 10, not "too large"
+      ["1e0000001", "1e0000001"],
     ]) {
       const res = await json("/credits", {
         user_id: user.id,
@@ -134,7 +136,7 @@ describe("answers report the amount that moved", () => {
       const one = await read(`/credits?credit_id=${res.body.data.transaction_id}`);
       expect(one.body.data.amount, amount).toBe(shown);
     }
-    expect(await balanceOf(admin, user.id, wallet)).toBe(1610.5);
+    expect(await balanceOf(admin, user.id, wallet)).toBe(1620.5);
   });
 
   it("a JSON number below 10^-6 (JavaScript sends 0.0000001 as 1e-7) records the plain decimal text wallet/v1 records, in credits and transfers", async () => {

@@ -186,6 +186,14 @@ describe("plainDecimal (no regex: one pass over the literal)", () => {
       expect(plainDecimal(bad), bad).toBeNull();
     expect(plainDecimal("1e-400")).toBe(`0.${"0".repeat(399)}1`);
   });
+
+  it("reads an exponent written with leading zeros as its value, however many", () => {
+    expect(plainDecimal("1e0000001")).toBe("10");
+    expect(plainDecimal("1E-0000001")).toBe("0.1");
+    expect(plainDecimal(`25e+${"0".repeat(50)}2`)).toBe("2500");
+    expect(plainDecimal("7e0000000")).toBe("7");
+    expect(plainDecimal(`1e${"0".repeat(50)}401`)).toBeNull();
+  });
 });
 
 describe("bytes that are not UTF-8 are refused, never decoded to U+FFFD", () => {

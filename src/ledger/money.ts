@@ -72,7 +72,10 @@ export function plainDecimal(literal: string): string | null {
   if (e !== -1) {
     const written = literal.slice(e + 1);
     const digits = written.startsWith("+") || written.startsWith("-") ? written.slice(1) : written;
-    if (!isDigits(digits) || digits.length > 6) return null;
+    if (!isDigits(digits)) return null;
+    let lead = 0; // "1e0000001" is 10: zeros before the exponent's digits count for nothing
+    while (lead < digits.length - 1 && digits[lead] === "0") lead++;
+    if (digits.length - lead > 6) return null;
     exponent = Number(written);
     if (Math.abs(exponent) > MAX_EXPONENT) return null;
   }
