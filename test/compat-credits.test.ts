@@ -323,6 +323,41 @@ describe("POST credits and debits in the dialect", () => {
     ).toEqual({ user_id: "Field Cannot be empty" });
   });
 
+  it("a request_id with whitespace PHP's trim keeps (NBSP, BOM, U+2028, U+3000) is not alphanumeric: 400, nothing written, in credits, debits and transfers", async () => {
+    const { user, wallet } = await account();
+    const to = await makeUser();
+    await post("credits", { user_id: user.id, wallet_id: wallet, request_id: rid(), amount: 5 });
+    const before = await tableCounts();
+    for (const id of [`${rid()}\u00a0`, `\ufeff${rid()}`, `${rid()}\u2028`, `\u3000${rid()}`]) {
+      for (const route of ["credits", "debits"] as const) {
+        const res = await post(route, {
+          user_id: user.id,
+          wallet_id: wallet,
+          request_id: id,
+          amount: 1,
+        });
+        expect(res.status, `${route} ${JSON.stringify(id)}`).toBe(400);
+        expect(res.body.error).toEqual({
+          request_id: "request_id can contain aplhpabets, numbers and underscore",
+        });
+      }
+      const transfer = await compatCall("POST", `${API}/transfers`, {
+        headers: { Authorization: admin.bearer, "Content-Type": "application/json" },
+        body: JSON.stringify({
+          transfer_from_user: user.id,
+          transfer_to_user: to.id,
+          wallet_id: wallet,
+          amount_to_transfer: 1,
+          request_id: id,
+        }),
+        vars: GUARDED,
+      });
+      expect(transfer.status, `transfers ${JSON.stringify(id)}: ${transfer.text}`).toBe(400);
+    }
+    expect(await tableCounts()).toEqual(before);
+    expect(await balance(user.id, wallet)).toBe(5);
+  });
+
   it("50 concurrent credits with one request_id apply once", async () => {
     const { user, wallet } = await account();
     const id = rid();

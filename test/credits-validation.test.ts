@@ -204,11 +204,12 @@ describe("POST /credits validation", () => {
     expect(await tableCounts()).toEqual(before);
     expect((await raw("1.50e2")).status).toBe(200);
     expect((await raw("1.000000000000000000000")).status).toBe(200);
+    expect((await raw("1e0000001")).status).toBe(200); // JSON allows an exponent's leading zeros: 10
     const balance = await call("GET", "/user-wallet-balance", {
       auth: admin.bearer,
       query: { user_id: user.id, wallet_id: wallet },
     });
-    expect(balance.body.data[wallet]).toBe(151);
+    expect(balance.body.data[wallet]).toBe(161);
   });
 
   it("refuses a request_id over 191 characters and accepts one of 191", async () => {

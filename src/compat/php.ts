@@ -155,7 +155,7 @@ export type Rule = "int" | "amount" | "alnum" | "strInt" | "string" | "any";
 export function requires(fields: Record<string, [value: string, rule: Rule]>) {
   const errors: Record<string, string> = {};
   for (const [key, [raw, rule]] of Object.entries(fields)) {
-    const value = raw.trim();
+    const value = phpTrim(raw); // PHP trims ASCII whitespace only: "abc\u00a0" is not alphanumeric
     if (value === "") errors[key] = "Field Cannot be empty";
     else if (rule === "int") {
       if ((phpInt(value) ?? 0) === 0) errors[key] = `${key} cannot be zero`;
