@@ -8,6 +8,7 @@ import {
   makeWallet,
   type TestUser,
   tableCounts,
+  unique,
 } from "./helpers";
 
 const refused = (error: Record<string, string>) => ({
@@ -30,6 +31,31 @@ async function expectRefused(
 }
 
 describe("POST /credits validation", () => {
+  it("folds a wallet_id's ASCII letters only, as the plugin's dialect does: the Kelvin sign is not k", async () => {
+    const { admin, user } = await makeAccount();
+    const wallet = await makeWallet(admin, { id: `k${unique("w").toLowerCase().slice(0, 20)}` });
+    const kelvin = `\u212A${wallet.slice(1)}`;
+    expect(kelvin.toLowerCase()).toBe(wallet); // what a Unicode fold would have matched
+    const before = await tableCounts();
+    const res = await call("POST", "/credits", {
+      auth: admin.bearer,
+      body: { user_id: user.id, wallet_id: kelvin, amount: "1", request_id: unique("r") },
+    });
+    expect(res.status, res.text).toBe(400);
+    expect(res.body.error).toEqual({ wallet_id: "wallet_id not found" });
+    expect(await tableCounts()).toEqual(before);
+    const upper = await call("POST", "/credits", {
+      auth: admin.bearer,
+      body: {
+        user_id: user.id,
+        wallet_id: wallet.toUpperCase(),
+        amount: "1",
+        request_id: unique("r"),
+      },
+    });
+    expect(upper.status, upper.text).toBe(200);
+  });
+
   it("reports every empty field together, in the plugin's key order", async () => {
     const { admin } = await makeAccount();
     await expectRefused(

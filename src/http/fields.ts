@@ -2,6 +2,7 @@
 // are written by hand; OpenAPI is generated from them.
 import * as v from "valibot";
 import { type AmountIssue, readAmount } from "../ledger/money";
+import { normalizeWalletId } from "../wallet/wallets";
 import { EMPTY } from "./validation";
 
 export const MAX_TEXT = 1000;
@@ -29,7 +30,7 @@ export const userIdField = (name = "user_id") =>
 export const walletIdField = v.pipe(
   v.string("wallet_id not found"),
   v.nonEmpty(EMPTY),
-  v.transform((s) => s.trim().toLowerCase()),
+  v.transform(normalizeWalletId),
   v.regex(/^[a-z][a-z0-9_]{0,31}$/, "wallet_id not found"),
 );
 

@@ -3,6 +3,7 @@
 // fields and texts, then call these; the rules below exist only here.
 import type { Db } from "../db/client";
 import { deleteWalletIfUnused, insertWallet, type Wallet } from "../db/wallets";
+import { asciiLower } from "../ledger/request-key";
 
 /** Ids are lowercase: a-z first, then a-z, 0-9 and _, at most 32 (balance keys and SQL ids). */
 const WALLET_ID = /^[a-z][a-z0-9_]{0,31}$/;
@@ -28,7 +29,8 @@ export type NewWallet = {
   note: string;
 };
 
-export const normalizeWalletId = (id: string) => id.trim().toLowerCase();
+/** Wallet ids fold ASCII letters only, as the plugin's dialect and request keys do ("\u212Angn" is not "kngn"). */
+export const normalizeWalletId = (id: string) => asciiLower(id.trim());
 export const normalizeWalletType = (type: string) => type.trim().toLowerCase();
 
 export const isWalletId = (id: string) => WALLET_ID.test(id);
