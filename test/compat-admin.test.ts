@@ -316,6 +316,48 @@ describe("DELETE wallets/{wallet} in the dialect", () => {
     expect(await ledgerViolations()).toStrictEqual(CLEAN);
   });
 
+  it("keeps a deleted wallet's units: its id comes back, in either dialect, only with its decimals", async () => {
+    const id = letters();
+    await makeWallet(admin, { id, decimals: 2 });
+    const balance = `/user-wallet-balance?user_id=${subscriber.id}&wallet_id=${id}`;
+    expect((await call("GET", balance, { auth: admin.bearer })).status).toBe(200); // now cached here
+    // Deleted through another isolate (raw SQL): this isolate still holds the wallet, 2 decimals.
+    await env.DB.prepare("DELETE FROM wallets WHERE id = ?").bind(id).run();
+    const before = await tableCounts();
+    const text = `wallet ${id} was deleted with 2 decimals: a wallet re-created under its id must have the same`;
+    const v1 = await call("POST", "/wallets", {
+      auth: admin.bearer,
+      body: { wallet_id: id, wallet_name: "Again", wallet_symbol: "A", wallet_decimal: 4 },
+    });
+    expect([v1.status, v1.body.message, v1.body.error]).toStrictEqual([
+      400,
+      "invalid input",
+      { wallet_decimal: text },
+    ]);
+    const plugin = await post({
+      wallet_name: "Again",
+      wallet_id: id.toUpperCase(),
+      wallet_symbol: "A",
+      wallet_type: "fiat",
+      wallet_decimal: 0,
+    });
+    expect([plugin.status, plugin.body.error]).toStrictEqual([400, { wallet_decimal: text }]);
+    expect(await tableCounts()).toStrictEqual(before);
+    expect(await walletRow(id)).toBeNull();
+    // With the same decimals it is created, and the stale cache converts exactly: 1.5 is 150 units.
+    expect(
+      (await post({ wallet_name: "Again", wallet_id: id, wallet_symbol: "A", wallet_type: "fiat" }))
+        .status,
+    ).toBe(200);
+    const res = await credit(admin, { user_id: subscriber.id, wallet_id: id, amount: "1.5" });
+    expect(res.status, res.text).toBe(200);
+    const stored = await env.DB.prepare("SELECT amount_minor FROM transactions WHERE id = ?")
+      .bind(res.body.data.transaction_id)
+      .first<{ amount_minor: number }>();
+    expect(stored!.amount_minor).toBe(150);
+    expect(await ledgerViolations()).toStrictEqual(CLEAN);
+  });
+
   it("is no route for an id outside the plugin's [\\w]+, and refuses callers as POST wallets does", async () => {
     const odd = await del("wallets/us-d");
     expect([odd.status, odd.body.code]).toStrictEqual([404, "rest_no_route"]);

@@ -318,4 +318,36 @@ describe("accounts, wallets and keys", () => {
     const list = await request("/api-keys", { cookie });
     expect(list.html).not.toContain(secret);
   });
+
+  it("says why a deleted wallet's id cannot come back with other decimals, and creates nothing", async () => {
+    const csrf = hidden((await request("/wallets", { cookie })).html, "_csrf");
+    await env.DB.batch([
+      env.DB.prepare(
+        "INSERT INTO wallets (id, name, symbol, symbol_position, decimals, type, created_at_ms) VALUES ('cgone', 'Gone', 'G', 'left', 2, 'fiat', 0)",
+      ),
+      env.DB.prepare("DELETE FROM wallets WHERE id = 'cgone'"),
+    ]);
+    const fields = {
+      _csrf: csrf,
+      wallet_id: "cgone",
+      wallet_name: "Back",
+      wallet_symbol: "B",
+      wallet_symbol_position: "left",
+    };
+    const refused = await request("/wallets", {
+      method: "POST",
+      cookie,
+      body: form({ ...fields, wallet_decimal: 4 }),
+    });
+    expect(decodeURIComponent(refused.headers.get("location")!)).toContain(
+      "wallet cgone was deleted with 2 decimals: a wallet re-created under its id must have the same",
+    );
+    expect(await env.DB.prepare("SELECT id FROM wallets WHERE id = 'cgone'").first()).toBeNull();
+    const created = await request("/wallets", {
+      method: "POST",
+      cookie,
+      body: form({ ...fields, wallet_decimal: 2 }),
+    });
+    expect(decodeURIComponent(created.headers.get("location")!)).toContain("Wallet cgone created.");
+  });
 });

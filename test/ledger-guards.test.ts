@@ -85,6 +85,14 @@ async function expectRefused(statement: () => Promise<unknown>, reason: RegExp) 
   expect(await ledgerViolations()).toEqual(CLEAN);
 }
 
+/** A wallet written by hand, with its display decimals and extra storage places. */
+const wallet = (id: string, decimals: number, extra: number) =>
+  env.DB.prepare(
+    `INSERT INTO wallets (id, name, symbol, symbol_position, decimals, extra_decimals, type, created_at_ms) VALUES (?, 'W', 'W', 'left', ?, ?, 'fiat', 0)`,
+  )
+    .bind(id, decimals, extra)
+    .run();
+
 describe("ledger guards in the database", () => {
   it("accepts a correct entry written by hand (the guards below refuse only what is wrong)", async () => {
     await insertEntry();
@@ -223,12 +231,6 @@ describe("ledger guards in the database", () => {
   });
 
   it("refuses a wallet whose storage places are out of range, and any change of a wallet's units", async () => {
-    const wallet = (id: string, decimals: number, extra: number) =>
-      env.DB.prepare(
-        `INSERT INTO wallets (id, name, symbol, symbol_position, decimals, extra_decimals, type, created_at_ms) VALUES (?, 'W', 'W', 'left', ?, ?, 'fiat', 0)`,
-      )
-        .bind(id, decimals, extra)
-        .run();
     await expect(wallet(unique("w").toLowerCase(), 2, -1)).rejects.toThrow(
       /wallets_extra_decimals/,
     );
@@ -248,6 +250,36 @@ describe("ledger guards in the database", () => {
     await expect(
       env.DB.prepare(`UPDATE wallets SET decimals = 0 WHERE id = ?`).bind(walletId).run(),
     ).rejects.toThrow(/wallets_units_fixed/);
+  });
+
+  it("keeps a deleted wallet id's units: re-created only with them, and the record never changes", async () => {
+    const remove = (id: string) =>
+      env.DB.prepare("DELETE FROM wallets WHERE id = ?").bind(id).run();
+    const id = unique("w").toLowerCase();
+    await wallet(id, 2, 1);
+    await remove(id);
+    for (const [decimals, extra] of [
+      [4, 1],
+      [2, 0],
+      [3, 0],
+    ] as const)
+      await expect(wallet(id, decimals, extra)).rejects.toThrow(/wallets_units_fixed/);
+    await wallet(id, 2, 1);
+    // A live id is a plain conflict, whatever its units.
+    await expect(wallet(id, 4, 0)).rejects.toThrow(/UNIQUE constraint failed: wallets.id/);
+    await remove(id);
+    await wallet(id, 2, 1); // deleted twice: the same units are kept
+    const kept = () =>
+      env.DB.prepare("SELECT decimals, extra_decimals FROM deleted_wallets WHERE id = ?")
+        .bind(id)
+        .all();
+    expect((await kept()).results).toStrictEqual([{ decimals: 2, extra_decimals: 1 }]);
+    for (const change of [
+      "UPDATE deleted_wallets SET decimals = 4 WHERE id = ?",
+      "DELETE FROM deleted_wallets WHERE id = ?",
+    ])
+      await expect(env.DB.prepare(change).bind(id).run()).rejects.toThrow(/deleted_wallets_fixed/);
+    expect((await kept()).results).toStrictEqual([{ decimals: 2, extra_decimals: 1 }]);
   });
 
   it("refuses a balance that is not the head of its entries", async () => {

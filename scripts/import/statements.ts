@@ -36,6 +36,8 @@ export type PlannedWallet = {
   terms: string[];
   /** The database has this wallet already (its units stand). */
   present?: boolean;
+  /** The database deleted a wallet of this id: a new one must have its units (`extraDecimals` is set). */
+  unitsKept?: boolean;
 };
 
 /** A balance adjustment the import adds (`--balances site`): the next id, its own request_id. */

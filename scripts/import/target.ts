@@ -5,6 +5,8 @@
 export const TARGET_QUERIES = {
   users: "SELECT id, username, email FROM users",
   wallets: "SELECT id, name, symbol, symbol_position, decimals, extra_decimals, type FROM wallets",
+  // A wallet id deleted here keeps its units: a wallet imported under it must have them (0015).
+  deletedWallets: "SELECT id, decimals, extra_decimals FROM deleted_wallets",
   // foreign: entries the service wrote (not `imported`).
   pairs: `SELECT b.user_id, b.wallet_id, b.balance_minor, b.entry_count,
     (SELECT max(t.id) FROM transactions t WHERE t.user_id = b.user_id AND t.wallet_id = b.wallet_id) AS last_id,
@@ -49,6 +51,11 @@ export function targetState(rows: TargetRows) {
     usernames: new Map(users.map((u) => [String(u.username).toLowerCase(), Number(u.id)])),
     emails: new Map(users.map((u) => [String(u.email).toLowerCase(), Number(u.id)])),
     wallets: new Map(((rows.wallets ?? []) as TargetWallet[]).map((w) => [w.id, w])),
+    deletedWallets: new Map(
+      (
+        (rows.deletedWallets ?? []) as Pick<TargetWallet, "id" | "decimals" | "extra_decimals">[]
+      ).map((w) => [w.id, w]),
+    ),
     pairs: new Map<string, TargetPair>(
       (rows.pairs ?? []).map((p) => [
         pairKey(Number(p.user_id), String(p.wallet_id)),

@@ -6,6 +6,7 @@ import {
   type NewWallet,
   normalizeWalletId,
   normalizeWalletType,
+  unitsKeptText,
   type WalletRuleBreak,
   walletRuleBreaks,
 } from "../wallet/wallets";
@@ -151,6 +152,8 @@ export const compatWalletCreate = defineRoute(
         message: "Wallet Already Exists",
         error: ["Wallet Already Exists"],
       });
+    if ("deletedWithUnits" in created)
+      throw invalidInput({ wallet_decimal: unitsKeptText(wallet.id, created.deletedWithUnits) });
     const w = created.wallet;
     return send(c, 200, {
       status_code: 200,

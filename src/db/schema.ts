@@ -61,6 +61,16 @@ export const wallets = sqliteTable(
 );
 export type Wallet = typeof wallets.$inferSelect;
 
+// The units of every wallet id ever deleted (trigger `wallets_deleted_keep_units`), so a wallet
+// re-created under that id must have the same `decimals` and `extra_decimals` (trigger
+// `wallets_recreated_units_fixed`): an isolate that still caches the deleted wallet converts amounts
+// with its units (docs/compat.md, "Deleting"). drizzle/0015_deleted_wallet_units.sql.
+export const deletedWallets = sqliteTable("deleted_wallets", {
+  id: text("id").primaryKey(),
+  decimals: integer("decimals").notNull(),
+  extraDecimals: integer("extra_decimals").notNull(),
+});
+
 export const transactions = sqliteTable(
   "transactions",
   {

@@ -1,20 +1,35 @@
 import { asc, eq, getTableColumns, sql } from "drizzle-orm";
 import { bindingOf, type Db } from "./client";
 import { forgetWallet, isolateCache } from "./isolate-cache";
-import { balances, transactions, type Wallet, wallets } from "./schema";
+import { balances, deletedWallets, transactions, type Wallet, wallets } from "./schema";
 
 export type { Wallet };
 
-/** Creates a wallet with its row number; null when the id is taken (the primary key decides). */
+/**
+ * Creates a wallet with its row number; "exists" when the id is taken (the primary key decides),
+ * or the units a deleted wallet of that id had, when they differ from the new one's (the trigger
+ * `wallets_recreated_units_fixed` decides: drizzle/0015_deleted_wallet_units.sql).
+ */
 export async function insertWallet(db: Db, wallet: Wallet) {
-  const [row] = await db
-    .insert(wallets)
-    .values(wallet)
-    .onConflictDoNothing()
-    .returning({ rowId: sql<number>`rowid`, ...getTableColumns(wallets) });
-  if (!row) return null;
-  const { rowId, ...created } = row;
-  return { rowId, wallet: created };
+  try {
+    const [row] = await db
+      .insert(wallets)
+      .values(wallet)
+      .onConflictDoNothing()
+      .returning({ rowId: sql<number>`rowid`, ...getTableColumns(wallets) });
+    if (!row) return "exists";
+    const { rowId, ...created } = row;
+    return { rowId, wallet: created };
+  } catch (err) {
+    if (!/wallets_units_fixed/.test(`${err} ${(err as { cause?: unknown })?.cause}`)) throw err;
+    const deleted = await db
+      .select({ decimals: deletedWallets.decimals, extraDecimals: deletedWallets.extraDecimals })
+      .from(deletedWallets)
+      .where(eq(deletedWallets.id, wallet.id))
+      .get();
+    if (!deleted) throw err;
+    return { deletedWithUnits: deleted };
+  }
 }
 
 /**
@@ -22,7 +37,8 @@ export async function insertWallet(db: Db, wallet: Wallet) {
  * DELETE's own WHERE, judged by D1 with no other write in between, and the wallet's existence is
  * read after it in the same batch to tell "has entries" from "not found". An entry racing it either
  * commits first (the wallet stays) or finds the wallet gone (its insert fails the foreign key).
- * This isolate forgets the wallet at once; other isolates' caches: docs/compat.md.
+ * This isolate forgets the wallet at once; other isolates' caches: docs/compat.md. The database
+ * keeps the id's units (`deleted_wallets`), which a wallet re-created under it must have.
  */
 export async function deleteWalletIfUnused(db: Db, id: string) {
   const [deleted, still] = await db.batch([

@@ -70,23 +70,32 @@ export type CreatedWallet = { wallet: Wallet; rowId: number };
 
 /**
  * Creates a wallet, or answers "exists" when its id is taken (the primary key decides, however
- * many race). A wallet breaking a rule is a programming error of the dialect, which checks first.
+ * many race), or `deletedWithUnits` when a deleted wallet had that id with other units: an id keeps
+ * its units for good, since another isolate may still convert amounts with them (docs/compat.md).
+ * A wallet breaking a rule is a programming error of the dialect, which checks first.
  */
-export async function createWallet(
+export function createWallet(
   db: Db,
   w: NewWallet,
   nowMs: number,
-): Promise<CreatedWallet | "exists"> {
+): Promise<
+  CreatedWallet | "exists" | { deletedWithUnits: { decimals: number; extraDecimals: number } }
+> {
   const breaks = walletRuleBreaks(w);
   if (breaks.length > 0) throw new Error(`wallet rules broken: ${JSON.stringify(breaks)}`);
-  const created = await insertWallet(db, {
+  return insertWallet(db, {
     ...w,
     // Only the WordPress import stores more places than a wallet displays.
     extraDecimals: 0,
     createdAtMs: nowMs,
   });
-  return created ?? "exists";
 }
+
+/** Why a wallet cannot be re-created under a deleted one's id, in the words both dialects answer. */
+export const unitsKeptText = (id: string, units: { decimals: number; extraDecimals: number }) =>
+  units.extraDecimals === 0
+    ? `wallet ${id} was deleted with ${units.decimals} decimals: a wallet re-created under its id must have the same`
+    : `wallet ${id} was deleted storing ${units.decimals + units.extraDecimals} places: its id cannot be used again`;
 
 /**
  * Deletes a wallet no entry names (the ledger is append-only: a wallet with entries stays). The

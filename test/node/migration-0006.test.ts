@@ -101,6 +101,9 @@ describe("migration 0006 on a database in use", () => {
       "balances_follow_ledger_insert",
       "balances_follow_ledger_update",
       "balances_no_delete",
+      // A deleted wallet id's units (0015), kept for good.
+      "deleted_wallets_no_delete",
+      "deleted_wallets_no_update",
       // The outbox (0011): each change's event, written by the statement that makes the change.
       "events_hold_captured",
       "events_hold_placed",
@@ -125,7 +128,9 @@ describe("migration 0006 on a database in use", () => {
       "transactions_reversed_once",
       "transactions_to_timeline",
       "transactions_within_available",
+      "wallets_deleted_keep_units",
       "wallets_extra_decimals",
+      "wallets_recreated_units_fixed",
       "wallets_units_fixed",
     ]);
 

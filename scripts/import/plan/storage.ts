@@ -66,15 +66,16 @@ function chooseStorage(
   const unitsConflicts = new Set<string>();
   for (const w of wallets.values()) {
     const needed = Math.max(w.decimals, placesNeeded.get(w.id) ?? 0);
-    if (w.present && needed > storageDecimals(w)) {
+    const fixed = w.present || w.unitsKept;
+    if (fixed && needed > storageDecimals(w)) {
       report.conflicts.push({
         kind: "wallet",
         id: w.id,
-        problem: `wallet ${w.id} stores ${storageDecimals(w)} decimal places in the database; the site's amounts need ${needed}: its entries cannot be imported`,
+        problem: `wallet ${w.id} stores ${storageDecimals(w)} decimal places in the database${w.present ? "" : " (a deleted wallet's id keeps its units)"}; the site's amounts need ${needed}: its entries cannot be imported`,
       });
       unitsConflicts.add(w.id);
     } else if (!w.present) {
-      w.extraDecimals = needed - w.decimals;
+      if (!w.unitsKept) w.extraDecimals = needed - w.decimals;
       report.wallets.imported++;
       emit(walletInsert(w), "wallet");
     }

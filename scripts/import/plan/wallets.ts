@@ -115,6 +115,21 @@ function mapWallet(
  */
 function placeWallet({ target, report }: PlanContext, plan: WalletPlan, w: PlannedWallet) {
   const there = target.wallets.get(w.id);
+  const deleted = there ? undefined : target.deletedWallets.get(w.id);
+  if (deleted && Number(deleted.decimals) !== w.decimals) {
+    report.conflicts.push({
+      kind: "wallet",
+      id: w.id,
+      problem: `a wallet ${w.id} with ${deleted.decimals} decimals was deleted from the database, and its id keeps them; the site's has ${w.decimals}: its entries cannot be imported`,
+    });
+    plan.walletSkips.set(w.id, "conflicts with a deleted wallet's units");
+    report.wallets.skipped.add("conflicts with a deleted wallet's units", { id: w.postId });
+    return;
+  }
+  if (deleted) {
+    w.unitsKept = true;
+    w.extraDecimals = Number(deleted.extra_decimals);
+  }
   if (!there) {
     plan.wallets.set(w.id, w);
     return;

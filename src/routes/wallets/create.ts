@@ -2,7 +2,7 @@ import { ok } from "../../http/envelope";
 import { apiError } from "../../http/errors";
 import { defineRoute } from "../../http/route";
 import { fields } from "../../http/validation";
-import { createWallet as createWalletOf } from "../../wallet/wallets";
+import { createWallet as createWalletOf, unitsKeptText } from "../../wallet/wallets";
 import { WalletAnswer } from "../answers";
 import { WalletParams, walletRecord } from "./schemas";
 
@@ -36,6 +36,10 @@ export const createWallet = defineRoute(
     if (created === "exists")
       throw apiError("wallet_exists", {
         wallet_id: `${f.wallet_id} already exists`,
+      });
+    if ("deletedWithUnits" in created)
+      throw apiError("invalid_input", {
+        wallet_decimal: unitsKeptText(f.wallet_id, created.deletedWithUnits),
       });
     // "successully" is the plugin's typo; clients match on it.
     return ok(c, 200, "Wallet was successully created", walletRecord(created.wallet));
