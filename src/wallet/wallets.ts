@@ -74,7 +74,7 @@ export type CreatedWallet = { wallet: Wallet; rowId: number };
  * its units for good, since another isolate may still convert amounts with them (docs/compat.md).
  * A wallet breaking a rule is a programming error of the dialect, which checks first.
  */
-export function createWallet(
+export async function createWallet(
   db: Db,
   w: NewWallet,
   nowMs: number,
