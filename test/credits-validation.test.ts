@@ -54,6 +54,20 @@ describe("POST /credits validation", () => {
       },
     });
     expect(upper.status, upper.text).toBe(200);
+    // The readers fold the same way: the Kelvin sign names no wallet there either.
+    const balance = await call(
+      "GET",
+      `/user-wallet-balance?user_id=${user.id}&wallet_id=${encodeURIComponent(kelvin)}`,
+      { auth: admin.bearer },
+    );
+    expect([balance.status, balance.body.error]).toEqual([
+      400,
+      { wallet_id: `wallet_id not found: ${kelvin}` },
+    ]);
+    const read = await call("GET", `/wallets/${encodeURIComponent(kelvin)}`, {
+      auth: admin.bearer,
+    });
+    expect(read.status, read.text).toBe(404);
   });
 
   it("reports every empty field together, in the plugin's key order", async () => {

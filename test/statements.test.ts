@@ -370,6 +370,8 @@ describe("GET /statements format=csv", () => {
       "\rx",
       'a,"b"\r\nc',
       "-",
+      "refund\n=cmd|' /C calc'!A0",
+      "a\rb",
     ];
     for (const [i, note] of notes.entries())
       await move(
@@ -395,7 +397,13 @@ describe("GET /statements format=csv", () => {
       "'\rx",
       'a,"b"\r\nc',
       "'-",
+      "refund\n=cmd|' /C calc'!A0",
+      "a\rb",
     ]);
+    // A lone LF or CR is quoted too: a reader that ends rows at either (Python's csv, spreadsheets)
+    // must not start a row whose first cell is the rest of a note, unguarded.
+    const unquoted = res.text.replaceAll(/"(?:[^"]|"")*"/g, "").replaceAll("\r\n", "");
+    expect(unquoted).not.toMatch(/[\r\n]/);
   });
 
   it("writes a negative balance as a plain signed number, never neutralised", async () => {

@@ -36,7 +36,10 @@ export const textCell = (text: string) => (FORMULA_START.test(text) ? `'${text}`
  */
 export const numberCell = (text: string) => (PLAIN_NUMBER.test(text) ? text : textCell(text));
 
-const csv = (rows: string[][]) => stringify(rows, { record_delimiter: "\r\n", eof: true });
+// csv-stringify quotes a field holding the record delimiter only as the whole "\r\n": a note with a
+// lone LF or CR would start a new row in a reader, its next line a cell no leading quote guards.
+const csv = (rows: string[][]) =>
+  stringify(rows, { record_delimiter: "\r\n", eof: true, quoted_match: /[\r\n]/ });
 
 export const statementCsvHeader = () => csv([[...STATEMENT_CSV_COLUMNS]]);
 

@@ -2,6 +2,7 @@ import * as v from "valibot";
 import { isoDate, userIdField } from "../../http/fields";
 import { EMPTY } from "../../http/validation";
 import { MAX_WALLETS_PER_READ } from "../../wallet/balances";
+import { normalizeWalletId } from "../../wallet/wallets";
 
 const WALLET_ID = /^[a-z][a-z0-9_]{0,31}$/;
 
@@ -12,14 +13,7 @@ export const BalanceParams = v.object({
   wallet_id: v.pipe(
     v.string(EMPTY),
     v.rawTransform(({ dataset, addIssue, NEVER }) => {
-      const ids = [
-        ...new Set(
-          dataset.value
-            .split(",")
-            .map((id) => id.trim().toLowerCase())
-            .filter(Boolean),
-        ),
-      ];
+      const ids = [...new Set(dataset.value.split(",").map(normalizeWalletId).filter(Boolean))];
       const bad = ids.find((id) => !WALLET_ID.test(id));
       if (ids.length === 0) addIssue({ message: EMPTY });
       else if (bad !== undefined) addIssue({ message: `wallet_id not found: ${bad}` });

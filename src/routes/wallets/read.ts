@@ -3,6 +3,7 @@ import { findWallet, listWallets } from "../../db/wallets";
 import { ok } from "../../http/envelope";
 import { apiError } from "../../http/errors";
 import { defineRoute, pathParam } from "../../http/route";
+import { normalizeWalletId } from "../../wallet/wallets";
 import { WalletAnswer } from "../answers";
 import { walletRecord } from "./schemas";
 
@@ -36,7 +37,7 @@ export const getWallet = defineRoute(
     data: WalletAnswer,
   },
   async (c) => {
-    const id = pathParam(c, "wallet_id").trim().toLowerCase();
+    const id = normalizeWalletId(pathParam(c, "wallet_id"));
     const wallet = id.length <= 32 ? await findWallet(c.var.db, id) : undefined;
     if (!wallet) throw apiError("wallet_not_found", { wallet_id: "wallet_id not found" });
     return ok(c, 200, "Wallet retrieved", walletRecord(wallet));
