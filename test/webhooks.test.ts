@@ -95,6 +95,8 @@ describe("POST /webhooks", () => {
     ["http://hooks.example.com/x", "url must start with https://"],
     ["hooks.example.com/x", "url must be an absolute URL without a #fragment"],
     ["https://hooks.example.com/x#frag", "url must be an absolute URL without a #fragment"],
+    ["https://hooks.example.com/x#", "url must be an absolute URL without a #fragment"],
+    ["https://hooks.example.com:0/x", "url must not name port 0"],
     ["https://user:pw@hooks.example.com/x", "url must not hold a user name or password"],
     ["https://10.1.2.3/x", "url must not point at a private, loopback or link-local address"],
     ["https://172.20.0.1/x", "url must not point at a private, loopback or link-local address"],
@@ -118,6 +120,16 @@ describe("POST /webhooks", () => {
       "https://[64:ff9b::a9fe:a9fe]/",
       "url must not point at a private, loopback or link-local address",
     ],
+    // IPv4 inside IPv6 by translation and 6to4, Teredo, discard-only and unassigned space.
+    ...[
+      "https://[::ffff:0:a9fe:a9fe]/x",
+      "https://[2002:a9fe:a9fe::]/x",
+      "https://[2002:a00:1::1]/x",
+      "https://[2001::1]/x",
+      "https://[100::1]/x",
+      "https://[64:ff9b:1::1]/x",
+      "https://[4000::1]/x",
+    ].map((url) => [url, "url must not point at a private, loopback or link-local address"]),
     ["https://localhost/x", "url must not point at a private, loopback or link-local address"],
     ["https://printer.local/x", "url must not point at a private, loopback or link-local address"],
     [
@@ -140,6 +152,8 @@ describe("POST /webhooks", () => {
     "https://203.0.113.9.nip.io/x",
     "https://8.8.8.8/x",
     "https://[2606:4700::1111]/x",
+    "https://[2002:808:808::1]/x", // 6to4 of a public IPv4
+    "https://hooks.example.com:8443/x",
   ])("accepts the public https URL %s", async (url) => {
     const admin = await makeAdmin();
     const res = await subscribe(admin, { url }, { vars: { WEBHOOK_ALLOW_LOCAL: "false" } });

@@ -6,7 +6,13 @@
 
 export const ENDPOINT_URL_MAX = 2000;
 
-export type UrlRule = "shape" | "scheme" | "credentials" | "private-host" | "not-public-name";
+export type UrlRule =
+  | "shape"
+  | "scheme"
+  | "credentials"
+  | "port"
+  | "private-host"
+  | "not-public-name";
 
 /** IPv4 ranges no webhook may reach: [first octets as a number, prefix length]. */
 const PRIVATE_V4: [number, number][] = [
@@ -59,11 +65,14 @@ function privateV6(g: number[]) {
   if (zeros(8)) return true; // ::
   if (zeros(7) && g[7] === 1) return true; // ::1
   if (zeros(5) && g[5] === 0xffff) return privateV4(embeddedV4); // ::ffff:a.b.c.d
+  if (zeros(4) && g[4] === 0xffff && g[5] === 0) return privateV4(embeddedV4); // ::ffff:0:a.b.c.d (translated)
   if (zeros(6)) return true; // ::a.b.c.d (deprecated v4-compatible)
-  if (g[0] === 0x64 && g[1] === 0xff9b) return privateV4(embeddedV4); // NAT64
-  if ((g[0]! & 0xfe00) === 0xfc00) return true; // unique local
-  if ((g[0]! & 0xffc0) === 0xfe80) return true; // link-local
-  if ((g[0]! & 0xff00) === 0xff00) return true; // multicast
+  if (g[0] === 0x64 && g[1] === 0xff9b && zeros(6)) return privateV4(embeddedV4); // NAT64
+  // Only global unicast (2000::/3) is public: this refuses unique local, link-local, multicast,
+  // discard-only (100::/64), local-use NAT64 (64:ff9b:1::/48) and every range not yet assigned.
+  if ((g[0]! & 0xe000) !== 0x2000) return true;
+  if (g[0] === 0x2002) return privateV4(((g[1]! << 16) | g[2]!) >>> 0); // 6to4 carries an IPv4
+  if (g[0] === 0x2001 && g[1]! < 0x0200) return true; // Teredo, benchmarking, ORCHID (IETF protocol assignments)
   if (g[0] === 0x2001 && g[1] === 0x0db8) return true; // documentation
   return false;
 }
@@ -85,7 +94,9 @@ export function endpointUrlProblem(text: string, allowLocal: boolean): UrlRule |
   } catch {
     return "shape";
   }
-  if (text.length > ENDPOINT_URL_MAX || url.hash !== "") return "shape";
+  // Any "#" starts a fragment, an empty one too (`url.hash` is "" for "…/x#").
+  if (text.length > ENDPOINT_URL_MAX || text.includes("#")) return "shape";
+  if (url.port === "0") return "port"; // reaches nothing
   if (url.username !== "" || url.password !== "") return "credentials";
   const host = url.hostname.toLowerCase().replace(/^\[|\]$/g, "");
   if (allowLocal && isLoopback(host))

@@ -42,6 +42,7 @@ export const URL_RULE_TEXT: Record<UrlRule, string> = {
   shape: "url must be an absolute URL without a #fragment",
   scheme: "url must start with https://",
   credentials: "url must not hold a user name or password",
+  port: "url must not name port 0",
   "private-host": "url must not point at a private, loopback or link-local address",
   "not-public-name": "url must name a public host",
 };
