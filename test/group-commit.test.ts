@@ -203,10 +203,27 @@ describe("group commit of credits", () => {
         amount: `${i + 1}.00`,
         request_id: unique("l"),
       }));
-      // A true repeat among them is still a repeat, whichever batch it lands in.
+      // A true repeat among them is still a repeat, whichever batch it lands in; so are a client's
+      // identical retries of a new credit, though the lost batch's read-back finds one row for all.
+      const retried = {
+        user_id: user.id,
+        wallet_id: wallet,
+        amount: "0.50",
+        request_id: unique("r"),
+      };
       const replies = await Promise.all(
-        [...bodies, { ...earlier, amount: "8.00" }].map((b) => creditAs(admin, d1, b)),
+        [...bodies, { ...earlier, amount: "8.00" }, retried, retried, retried].map((b) =>
+          creditAs(admin, d1, b),
+        ),
       );
+      const retries = replies.splice(-3);
+      const retryWriter = retries.filter((r) => r.status === 200);
+      expect(retryWriter).toHaveLength(1);
+      for (const r of retries.filter((r) => r.status !== 200))
+        expect(r).toMatchObject({
+          status: 409,
+          body: alreadyExists(retryWriter[0]!.body.data.transaction_id as number),
+        });
 
       expect(lost()).toBe(1);
       expect(replies.slice(0, -1).map((r) => r.status)).toEqual(bodies.map(() => 200));
@@ -222,7 +239,7 @@ describe("group commit of credits", () => {
           .first();
         expect(row).toEqual({ request_id: bodies[i]!.request_id });
       }
-      expect(await balanceOf(admin, user.id, wallet)).toBe(7 + (20 * 21) / 2);
+      expect(await balanceOf(admin, user.id, wallet)).toBe(7 + (20 * 21) / 2 + 0.5);
       expect(await ledgerViolations()).toEqual(CLEAN);
     });
 

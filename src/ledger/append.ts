@@ -205,12 +205,15 @@ export const keyUse = (rows: readonly { entryId: number | null; holdId: number |
 /**
  * What the ledger holds for each keyed entry's (user, request_id), read after a batch whose outcome
  * is unknown: the entry itself (the batch committed it: answered as written), another entry under
- * the same key (a true repeat: answered as one), or nothing (the batch did not commit it).
+ * the same key (a true repeat: answered as one), or nothing (the batch did not commit it). Identical
+ * entries (a client's retries waiting in the same batch) found one row: only the first of them is
+ * answered as its writer, the others as repeats, as a batch that did not fail would answer them.
  */
 export async function readBack(db: Db, entries: NewEntry[]): Promise<(AppendResult | "absent")[]> {
   const [first, ...rest] = entries.map((e) => storedUnder(db, e));
   if (first === undefined) return [];
   const rows = await db.batch([first, ...rest]);
+  const claimed = new Set<number>();
   return entries.map((e, i) => {
     const row = rows[i]![0];
     if (row === undefined) return "absent";
@@ -222,7 +225,9 @@ export async function readBack(db: Db, entries: NewEntry[]): Promise<(AppendResu
       row.note === e.note &&
       row.createdAtS === e.createdAtS &&
       (row.metaData ?? undefined) === e.metaData;
-    return same ? { created: true, ids: [row.id] } : { created: false, existingId: row.id };
+    if (!same || claimed.has(row.id)) return { created: false, existingId: row.id };
+    claimed.add(row.id);
+    return { created: true, ids: [row.id] };
   });
 }
 
