@@ -14,6 +14,7 @@ import {
   makeAccount,
   makeKey,
   makeUser,
+  makeWallet,
   type TestUser,
   unique,
 } from "./helpers";
@@ -190,6 +191,29 @@ describe("GET /user-wallet-balance with at", () => {
 });
 
 describe("GET /statements", () => {
+  it("writes totals past 2^53 units exactly in formatted and the CSV headers (the JSON number is the nearest)", async () => {
+    const { admin, user } = await makeAccount();
+    const wallet = await makeWallet(admin, { decimals: 0, symbol: "¥" });
+    const max = "999999999999999";
+    for (let i = 0; i < 10; i++) {
+      await move(admin, "credits", { user_id: user.id, wallet_id: wallet, amount: max }, T0 + i);
+      await move(admin, "debits", { user_id: user.id, wallet_id: wallet, amount: max }, T0 + i);
+    }
+    await move(admin, "credits", { user_id: user.id, wallet_id: wallet, amount: "1" }, T0 + MIN);
+    const query = { user_id: user.id, wallet_id: wallet };
+    const res = await statement(admin.bearer, query);
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.data.formatted).toEqual({
+      opening_balance: "¥0",
+      closing_balance: "¥1",
+      total_in: "¥9,999,999,999,999,991",
+      total_out: "¥9,999,999,999,999,990",
+    });
+    const csv = await statement(admin.bearer, { ...query, format: "csv" });
+    expect(csv.headers.get("x-statement-total-in")).toBe("9999999999999991");
+    expect(csv.headers.get("x-statement-total-out")).toBe("9999999999999990");
+  });
+
   it("answers opening and closing balances, totals, count and the entries between, as /transactions records", async () => {
     const { admin, user, wallet, ids } = await history();
     const res = await statement(admin.bearer, {
@@ -256,6 +280,14 @@ describe("GET /statements", () => {
     expect(res.body.data.count).toBe(3);
     expect(res.headers.get("x-wp-totalpages")).toBe("2");
     expect(res.headers.get("link")).toContain('rel="prev"');
+    // The plugin's `pageno` names the page too, as on /transactions (`page` wins when both are sent).
+    const byPageno = await statement(admin.bearer, {
+      user_id: user.id,
+      wallet_id: wallet,
+      pageno: 2,
+      per_page: 2,
+    });
+    expect(byPageno.body.data.entries.map((e: Json) => e.ID)).toEqual([ids[2]]);
   });
 
   it("lets a subscriber omit user_id (its own) and refuses another user's statement with 403", async () => {
@@ -284,6 +316,8 @@ describe("GET /statements", () => {
       { from: iso(T0), to: iso(T0 - MIN) },
       { from: "from must not be after to (nor in the future)" },
     ],
+    // Without `from` the statement starts at the epoch: a `to` before it is what is wrong.
+    [{ to: "1969-12-31T23:59:59Z" }, { to: "to must not be before 1970-01-01T00:00:00Z" }],
     [{ format: "xlsx" }, { format: "format must be json or csv" }],
     [{ per_page: 101 }, { per_page: "per_page must be between 1 and 100" }],
   ])("answers %j with 400 invalid input naming the field", async (query, error) => {

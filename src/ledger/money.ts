@@ -239,22 +239,29 @@ export const minorToNumber = (minor: number, decimals: number) =>
  * Stored units rounded to display units, half away from zero (PHP's number_format does the same):
  * integer arithmetic on safe integers, never a fraction in binary floating point.
  */
-export function toDisplayMinor(minor: number, extraDecimals: number) {
+export function toDisplayMinor<T extends number | bigint>(minor: T, extraDecimals: number): T {
   if (extraDecimals === 0) return minor;
+  if (typeof minor === "bigint") {
+    // A sum past 2^53 (a statement's totals): the same rounding, in exact integers.
+    const unit = 10n ** BigInt(extraDecimals);
+    const magnitude = minor < 0n ? -minor : minor;
+    const rounded = magnitude / unit + ((magnitude % unit) * 2n >= unit ? 1n : 0n);
+    return (minor < 0n ? -rounded : rounded) as T;
+  }
   const unit = 10 ** extraDecimals;
   const magnitude = Math.abs(minor);
   const rest = magnitude % unit;
   const rounded = (magnitude - rest) / unit + (rest * 2 >= unit ? 1 : 0);
-  return minor < 0 && rounded !== 0 ? -rounded : rounded;
+  return (minor < 0 && rounded !== 0 ? -rounded : rounded) as T;
 }
 
 /** The number with `,` thousands separators and the wallet's decimals: 150050, 2 → "1,500.50". */
-export function groupDigits(minor: number, decimals: number, extraDecimals = 0) {
+export function groupDigits(minor: number | bigint, decimals: number, extraDecimals = 0) {
   const [integer, fraction] = minorToText(toDisplayMinor(minor, extraDecimals), decimals).split(
     ".",
   );
   const sign = integer!.startsWith("-") ? "-" : "";
-  // At most 16 digits (MAX_MINOR), so the lookahead's work is bounded.
+  // At most 16 digits (MAX_MINOR), 20 for a statement's bigint sums: the lookahead's work is bounded.
   const grouped = integer!.replace("-", "").replace(/\B(?=(\d{3})+(?!\d))/g, ",");
   return sign + grouped + (fraction === undefined ? "" : `.${fraction}`);
 }
@@ -265,7 +272,7 @@ export type WalletDisplay = WalletUnits & { symbol: string; symbolPosition: "lef
  * Display string of contract section 4: `₦1,500.00` (left) or `12,000 RMPNCOIN` (right), with the
  * wallet's display decimals (a wallet storing more places is rounded half away from zero).
  */
-export function formatMoney(minor: number, wallet: WalletDisplay) {
+export function formatMoney(minor: number | bigint, wallet: WalletDisplay) {
   const number = groupDigits(minor, wallet.decimals, wallet.extraDecimals ?? 0);
   return wallet.symbolPosition === "right"
     ? `${number} ${wallet.symbol}`

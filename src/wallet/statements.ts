@@ -45,7 +45,10 @@ export type Statement = Awaited<ReturnType<typeof openStatement>>;
 export async function openStatement(db: Db, q: StatementRequest) {
   const toS = Math.min(q.toS ?? q.nowS, q.nowS);
   const fromS = q.fromS ?? 0;
-  if (fromS > toS) throw refuse("from", "from must not be after to (nor in the future)");
+  if (fromS > toS)
+    throw q.fromS === undefined
+      ? refuse("to", "to must not be before 1970-01-01T00:00:00Z")
+      : refuse("from", "from must not be after to (nor in the future)");
   const range: StatementRange = { userId: q.userId, walletId: q.walletId, fromS, toS };
   const head = await readStatement(db, range, q.page);
   if (!head.wallet) throw refuse("wallet_id", "wallet_id not found");
@@ -67,9 +70,10 @@ const isoInstant = (s: number) => `${new Date(s * 1000).toISOString().slice(0, 1
 /** The statement's figures, as the API answers them (entries apart): exact numbers and display text. */
 export function statementSummary(s: Statement) {
   const places = storageDecimals(s.wallet);
-  // JSON numbers carry 15 digits, every balance's and amount's; a sum past them is the nearest.
+  // JSON numbers carry 15 digits, every balance's and amount's; a sum past them is the nearest
+  // (docs/api.md). Its display text is exact, as are the CSV's headers.
   const number = (minor: number | bigint) => Number(minorToText(minor, places));
-  const shown = (minor: number | bigint) => formatMoney(Number(minor), s.wallet);
+  const shown = (minor: number | bigint) => formatMoney(minor, s.wallet);
   return {
     user_id: s.range.userId,
     wallet_id: s.range.walletId,

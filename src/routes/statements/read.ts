@@ -20,6 +20,7 @@ import {
   statementSummary,
 } from "../../wallet/statements";
 import { StatementAnswer } from "../answers";
+import { withPageAlias } from "../transactions/schemas";
 import { StatementParams } from "./schemas";
 
 export const readStatementRoute = defineRoute(
@@ -30,7 +31,7 @@ export const readStatementRoute = defineRoute(
       "A statement of one wallet between two instants: opening and closing balances, totals and entries (JSON, or CSV with format=csv)",
     auth: "reader",
     owner: (params) => params.user_id,
-    params: readerFields(StatementParams),
+    params: readerFields(StatementParams, withPageAlias),
     envelope: "A",
     errors: ["invalid_input", "user_not_found", "history_busy"],
     success: 200,

@@ -10,7 +10,7 @@ import { transactionRecord } from "../../ledger/transaction-record";
 import { openHistoryGate } from "../../throttle/history-gate";
 import { historyPage, wholeHistory } from "../../wallet/history";
 import { TransactionAnswer } from "../answers";
-import { TransactionListParams } from "./schemas";
+import { TransactionListParams, withPageAlias } from "./schemas";
 
 const MESSAGE = "Txns Retrieved Successful";
 
@@ -18,10 +18,7 @@ const MESSAGE = "Txns Retrieved Successful";
  * The list's parameters: `pageno` is `page`'s alias, an administrator must name the user, and a
  * request that names no page, `pageno` or `per_page` asks for the whole history (streamed).
  */
-const listFields = readerFields(TransactionListParams, (params) => ({
-  ...params,
-  page: params.page ?? params.pageno,
-}));
+const listFields = readerFields(TransactionListParams, withPageAlias);
 const listInput: Input<{ fields: v.InferOutput<typeof TransactionListParams>; paged: boolean }> = {
   schema: TransactionListParams,
   read: (c, params) => ({

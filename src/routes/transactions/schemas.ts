@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { isoDate, noteField, requestIdField, userIdField, walletIdField } from "../../http/fields";
+import type { Params } from "../../http/params";
 import { EMPTY } from "../../http/validation";
 
 export const MAX_PER_PAGE = 100;
@@ -19,6 +20,12 @@ export const PAGE_FIELDS = {
   page: v.optional(integerIn("page", 1, MAX_PAGE), "1"),
   per_page: v.optional(integerIn("per_page", 1, MAX_PER_PAGE), String(MAX_PER_PAGE)),
 };
+
+/** `pageno`, the plugin's name for `page`, wherever PAGE_FIELDS are read (`page` wins). */
+export const withPageAlias = (params: Params): Params => ({
+  ...params,
+  page: params.page ?? params.pageno,
+});
 
 export const TransactionListParams = v.object({
   // Required for administrators; a subscriber may omit it (its own) — see list.ts.
