@@ -243,6 +243,53 @@ describe("group commit of credits", () => {
       expect(await ledgerViolations()).toEqual(CLEAN);
     });
 
+  it("reads a lost batch back at the primary, though the leader's session would read a replica without it", async () => {
+    const admin = await makeAdmin();
+    const wallet = await makeWallet(admin);
+    const user = await makeUser();
+    // The first shared batch commits and its answer is lost; from then on the session that sent it
+    // reads as a replica that has not caught up would: nothing it has not seen.
+    let lost = 0;
+    const session = (inner: D1DatabaseSession): D1DatabaseSession => {
+      let behind = false;
+      return new Proxy(inner, {
+        get(target, prop) {
+          if (prop === "batch")
+            return async (statements: D1PreparedStatement[]) => {
+              if (behind)
+                return (await target.batch(statements)).map((r) => ({ ...r, results: [] }));
+              if (statements.length <= 2 || lost > 0) return target.batch(statements);
+              lost++;
+              await target.batch(statements);
+              behind = true;
+              throw new Error("D1_ERROR: Network connection lost.");
+            };
+          const value = Reflect.get(target, prop, target);
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      });
+    };
+    const d1 = new Proxy(env.DB, {
+      get(target, prop) {
+        if (prop === "withSession") return (start?: string) => session(target.withSession(start));
+        const value = Reflect.get(target, prop, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const bodies = Array.from({ length: 20 }, (_, i) => ({
+      user_id: user.id,
+      wallet_id: wallet,
+      amount: `${i + 1}.00`,
+      request_id: unique("p"),
+    }));
+    const replies = await Promise.all(bodies.map((b) => creditAs(admin, d1, b)));
+    expect(lost).toBe(1);
+    expect(replies.map((r) => r.status)).toEqual(bodies.map(() => 200));
+    expect(new Set(replies.map((r) => r.body.data.transaction_id)).size).toBe(bodies.length);
+    expect(await balanceOf(admin, user.id, wallet)).toBe((20 * 21) / 2);
+    expect(await ledgerViolations()).toEqual(CLEAN);
+  });
+
   it("answers 500 to every credit of a lost batch whose read-back is lost too; each retry finds its entry", async () => {
     const admin = await makeAdmin();
     const wallet = await makeWallet(admin);

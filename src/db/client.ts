@@ -1,6 +1,6 @@
 import { drizzle } from "drizzle-orm/d1";
 import { unmetered } from "./meter";
-import { SessionDatabase } from "./session";
+import { openSession, SessionDatabase } from "./session";
 
 /**
  * A Drizzle handle on a D1 binding, or on a request's (metered) session of one (db/session.ts).
@@ -26,6 +26,19 @@ export const bookmarkOf = (db: Db) => sessionOf(db)?.bookmark() ?? null;
 /** Tells a handle's session that its data reached `bookmark` (a batch written by another request). */
 export function learnBookmark(db: Db, bookmark: string | null) {
   sessionOf(db)?.learn(bookmark);
+}
+
+/**
+ * A handle that reads at the primary, for a write whose outcome is unknown (a lost batch: D1 may
+ * have committed it, and the request's session never learnt the bookmark, so a replica might not
+ * have it yet): a new session of the same binding, started at the primary. `done` hands the
+ * bookmark it reached to the request's session, so the answer's bookmark covers what was read.
+ */
+export function atPrimary(db: Db): { db: Db; done: () => void } {
+  if (sessionOf(db) === null) return { db, done: () => {} }; // a plain binding reads the primary
+  const binding = bindingOf(db);
+  const session = new SessionDatabase(openSession(binding, "primary", null), binding, "primary");
+  return { db: createDb(session), done: () => learnBookmark(db, session.bookmark()) };
 }
 
 /** Whether a handle's reads may come from a replica (a read-only route's session). */

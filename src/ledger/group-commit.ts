@@ -26,7 +26,7 @@
 // the primary, and D1 sends every write to the primary anyway. The leader's session is the one that
 // sees the batch commit, so it hands its bookmark to each request answered from the batch: that
 // bookmark is as new as the batch, hence as new as the waiter's own entry and all it read before.
-import { bindingOf, bookmarkOf, type Db, learnBookmark } from "../db/client";
+import { atPrimary, bindingOf, bookmarkOf, type Db, learnBookmark } from "../db/client";
 import {
   type AppendResult,
   appendEntries,
@@ -190,7 +190,9 @@ async function answerFromLedger(
 ): Promise<AppendResult> {
   let found: Awaited<ReturnType<typeof readBack>>;
   try {
-    found = await readBack(db, [own, ...others.map((t) => t.entry)]);
+    const primary = atPrimary(db);
+    found = await readBack(primary.db, [own, ...others.map((t) => t.entry)]);
+    primary.done();
   } catch {
     for (const t of others) {
       t.error = batchError;
@@ -210,6 +212,8 @@ async function answerFromLedger(
 
 /** An entry a lost batch may have committed: answered from the ledger, else written alone. */
 async function findOrWrite(db: Db, entry: NewEntry): Promise<AppendResult> {
-  const [held] = await readBack(db, [entry]);
+  const primary = atPrimary(db);
+  const [held] = await readBack(primary.db, [entry]);
+  primary.done();
   return held === undefined || held === "absent" ? appendEntries(db, [entry]) : held;
 }
