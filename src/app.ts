@@ -1,6 +1,5 @@
 import { Scalar } from "@scalar/hono-api-reference";
 import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import { routePath } from "hono/route";
 import { type Pace, padToFloor } from "./auth/pace";
 import { compatRoutes } from "./compat";
@@ -15,6 +14,7 @@ import type { AppEnv } from "./env";
 import type { Outbound } from "./events/deliver";
 import { health } from "./health";
 import { answerHeaders } from "./http/answer-headers";
+import { limitBody } from "./http/body-limit";
 import { percentDecode } from "./http/decode";
 import { fail, send, wpError } from "./http/envelope";
 import { ERRORS, onError } from "./http/errors";
@@ -158,13 +158,11 @@ export function createApp(options: AppOptions = {}) {
   // The console is its own boundary (console/boundary.ts): the API's CORS never answers for it.
   app.use((c, next) => (insideConsole(c.req.path) ? next() : corsHeaders(c, next)));
   app.use(
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: (c) =>
-        fail(c, ERRORS.payload_too_large.status, ERRORS.payload_too_large.message, {
-          body: `at most ${MAX_BODY_BYTES} bytes`,
-        }),
-    }),
+    limitBody(MAX_BODY_BYTES, (c) =>
+      fail(c, ERRORS.payload_too_large.status, ERRORS.payload_too_large.message, {
+        body: `at most ${MAX_BODY_BYTES} bytes`,
+      }),
+    ),
   );
 
   // The site's front page: WordPress clients look for the API's Link header here (HEAD / or GET /).

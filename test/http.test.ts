@@ -393,6 +393,42 @@ describe("body size", () => {
     expect(small.status).toBe(200);
   });
 
+  it("reads a refused streamed upload to its end, up to 1 MiB, then cancels the rest", async () => {
+    // A stream that counts what was pulled from it and whether it was cancelled.
+    const upload = (bytes: number) => {
+      const seen = { pulled: 0, cancelled: false };
+      let left = bytes;
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (left <= 0) return controller.close();
+          const chunk = new Uint8Array(Math.min(16 * 1024, left)).fill(120);
+          left -= chunk.length;
+          seen.pulled += chunk.length;
+          controller.enqueue(chunk);
+        },
+        cancel() {
+          seen.cancelled = true;
+        },
+      });
+      return { body, seen };
+    };
+    for (const [bytes, drained] of [
+      [300_000, true],
+      [4 * 1024 * 1024, false],
+    ] as const) {
+      const { body, seen } = upload(bytes);
+      const init = { method: "POST", body, duplex: "half" };
+      const res = await createApp().request("/wp-json/wallet/v1/credits", init as RequestInit, env);
+      expect(res.status).toBe(413);
+      if (drained) expect(seen.pulled).toBe(bytes);
+      else {
+        expect(seen.pulled).toBeLessThan(bytes);
+        expect(seen.pulled).toBeGreaterThan(1024 * 1024);
+        expect(seen.cancelled).toBe(true);
+      }
+    }
+  });
+
   it("accepts a body of exactly 64 KiB and refuses one byte more", async () => {
     const { admin, user, wallet } = await makeAccount();
     const sized = (bytes: number) => {

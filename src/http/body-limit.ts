@@ -1,0 +1,67 @@
+// The request body's size limit. A body that says its length (Content-Length) is judged by Hono's
+// bodyLimit without being read. A streamed (chunked) one is read up to the limit, as Hono's does;
+// past it, the rest is read and dropped (up to DRAIN_MAX_BYTES, for at most DRAIN_MAX_MS) before
+// the 413: Hono's stops reading there, and under `wrangler dev` an upload left half-read made the
+// next request of any client fail (its proxy's 503 "Your worker restarted mid-request"). Past those
+// bounds the upload is cancelled, as before.
+import type { Context, MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import type { AppEnv } from "../env";
+
+export const DRAIN_MAX_BYTES = 1024 * 1024;
+const DRAIN_MAX_MS = 2_000;
+
+async function drain(reader: ReadableStreamDefaultReader<Uint8Array>) {
+  let bytes = 0;
+  const deadline = Date.now() + DRAIN_MAX_MS;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<"late">((resolve) => {
+    timer = setTimeout(() => resolve("late"), DRAIN_MAX_MS);
+  });
+  try {
+    while (bytes <= DRAIN_MAX_BYTES && Date.now() < deadline) {
+      const read = await Promise.race([reader.read(), late]);
+      if (read === "late" || read.done) break;
+      bytes += read.value.length;
+    }
+  } catch {
+    // the client went away: nothing left to drain
+  } finally {
+    clearTimeout(timer);
+    reader.cancel().catch(() => {});
+  }
+}
+
+export function limitBody(
+  maxSize: number,
+  onError: (c: Context<AppEnv>) => Response | Promise<Response>,
+): MiddlewareHandler<AppEnv> {
+  const byLength = bodyLimit({ maxSize, onError });
+  return async (c, next) => {
+    const raw = c.req.raw;
+    const headers = raw.headers;
+    if (!raw.body || (headers.has("content-length") && !headers.has("transfer-encoding")))
+      return byLength(c, next);
+    const reader = raw.body.getReader();
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.length;
+      if (size > maxSize) {
+        await drain(reader);
+        return onError(c);
+      }
+      chunks.push(value);
+    }
+    const body = new Uint8Array(size);
+    let offset = 0;
+    for (const chunk of chunks) {
+      body.set(chunk, offset);
+      offset += chunk.length;
+    }
+    c.req.raw = new Request(raw, { body });
+    await next();
+  };
+}
