@@ -17,6 +17,10 @@ const sessionOf = (db: Db) => {
   return d1 instanceof SessionDatabase ? d1 : null;
 };
 
+/** A D1 error's text with its cause's, where D1 puts the SQLite message (a CHECK's or trigger's name). */
+export const d1ErrorText = (err: unknown) =>
+  `${String(err)} ${String((err as { cause?: unknown })?.cause)}`;
+
 /** The D1 binding behind a handle: what per-isolate state (caches, group commit) is keyed by. */
 export const bindingOf = (db: Db): D1Database => sessionOf(db)?.database ?? unmetered(db.$client);
 

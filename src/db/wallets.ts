@@ -1,5 +1,5 @@
 import { asc, eq, getTableColumns, sql } from "drizzle-orm";
-import { bindingOf, type Db } from "./client";
+import { bindingOf, type Db, d1ErrorText } from "./client";
 import { forgetWallet, isolateCache } from "./isolate-cache";
 import { balances, deletedWallets, transactions, type Wallet, wallets } from "./schema";
 
@@ -21,7 +21,7 @@ export async function insertWallet(db: Db, wallet: Wallet) {
     const { rowId, ...created } = row;
     return { rowId, wallet: created };
   } catch (err) {
-    if (!/wallets_units_fixed/.test(`${err} ${(err as { cause?: unknown })?.cause}`)) throw err;
+    if (!d1ErrorText(err).includes("wallets_units_fixed")) throw err;
     const deleted = await db
       .select({ decimals: deletedWallets.decimals, extraDecimals: deletedWallets.extraDecimals })
       .from(deletedWallets)

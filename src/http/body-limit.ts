@@ -13,13 +13,12 @@ const DRAIN_MAX_MS = 2_000;
 
 async function drain(reader: ReadableStreamDefaultReader<Uint8Array>) {
   let bytes = 0;
-  const deadline = Date.now() + DRAIN_MAX_MS;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<"late">((resolve) => {
     timer = setTimeout(() => resolve("late"), DRAIN_MAX_MS);
   });
   try {
-    while (bytes <= DRAIN_MAX_BYTES && Date.now() < deadline) {
+    while (bytes <= DRAIN_MAX_BYTES) {
       const read = await Promise.race([reader.read(), late]);
       if (read === "late" || read.done) break;
       bytes += read.value.length;

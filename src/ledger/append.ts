@@ -2,7 +2,7 @@
 // database's guards (CHECKs, UNIQUE keys, triggers) judging it inside the same statements.
 import { and, eq, fillPlaceholders, type Placeholder, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import type { Db } from "../db/client";
+import { type Db, d1ErrorText } from "../db/client";
 import { selectList } from "../db/insert-select";
 import { balances, holds, transactions } from "../db/schema";
 import { requestKey as keyOf } from "./request-key";
@@ -249,19 +249,17 @@ const storedUnder = (db: Db, e: NewEntry) =>
 
 export type AppendResult = { created: true; ids: number[] } | ({ created: false } & KeyUse);
 
-const errorText = (err: unknown) => `${String(err)} ${String((err as { cause?: unknown })?.cause)}`;
-
 /**
  * Whether a failed batch was refused by one of the ledger's rules (a CHECK, a UNIQUE key, a
  * trigger's RAISE): SQLite judged it and rolled it back, so none of it was written. Any other
  * failure (a connection lost, a reset) leaves the outcome unknown: the batch may have committed.
  */
 export const refusedByRule = (err: unknown) =>
-  err instanceof LedgerRefusal || /SQLITE_CONSTRAINT|constraint failed/i.test(errorText(err));
+  err instanceof LedgerRefusal || /SQLITE_CONSTRAINT|constraint failed/i.test(d1ErrorText(err));
 
 /** A failed write's error as the ledger's refusal, naming the users and wallets it touched. */
 export function refusalOf(err: unknown, movement: { userId: number; walletId: string }[]) {
-  const text = errorText(err);
+  const text = d1ErrorText(err);
   // A user or wallet deleted since this isolate cached it: the foreign key refuses the entry.
   if (/FOREIGN KEY constraint failed/i.test(text))
     return new LedgerRefusal("gone", {
