@@ -520,6 +520,69 @@ describe("a deletion made through another isolate", () => {
     expect(await tableCounts()).toStrictEqual({ ...before, wallets: Number(before!.wallets) - 1 });
     expect(await ledgerViolations()).toStrictEqual(CLEAN);
   });
+
+  it("the plugin's credits and transfers answer it in the plugin's words, as for one never there", async () => {
+    const write = (path: string, body: Json) =>
+      compatCall("POST", `${NS}/${path}`, {
+        headers: { ...JSON_HEADERS, Authorization: admin.bearer },
+        body: JSON.stringify(body),
+        vars: GUARDED,
+      });
+    const remember = async (userId: number, walletId: string) =>
+      expect(
+        (
+          await call("GET", `/user-wallet-balance?user_id=${userId}&wallet_id=${walletId}`, {
+            auth: admin.bearer,
+          })
+        ).status,
+      ).toBe(200);
+    const wallet = await makeWallet(admin, { id: letters() });
+    await remember(subscriber.id, wallet);
+    await env.DB.prepare("DELETE FROM wallets WHERE id = ?").bind(wallet).run();
+    let before = await tableCounts();
+    const toWallet = await write("credits", {
+      user_id: subscriber.id,
+      wallet_id: wallet,
+      request_id: "gone1",
+      amount: "4",
+    });
+    // Capture 26, the plugin's answer for a wallet it does not have.
+    expect([toWallet.status, toWallet.text]).toStrictEqual([
+      400,
+      JSON.stringify({ status_code: 400, status: false, message: "" }),
+    ]);
+    expect(await tableCounts()).toStrictEqual(before);
+
+    const funded = await makeWallet(admin, { id: letters() });
+    const sender = await makeUser();
+    const receiver = await makeUser();
+    expect(
+      (await credit(admin, { user_id: sender.id, wallet_id: funded, amount: "9" })).status,
+    ).toBe(200);
+    await remember(receiver.id, funded);
+    await env.DB.batch([
+      env.DB.prepare("DELETE FROM sessions WHERE user_id = ?").bind(receiver.id),
+      env.DB.prepare("DELETE FROM users WHERE id = ?").bind(receiver.id),
+    ]);
+    before = await tableCounts();
+    const toUser = await write("transfers", {
+      transfer_from_user: sender.id,
+      transfer_to_user: receiver.id,
+      wallet_id: funded,
+      amount_to_transfer: "2",
+    });
+    expect([toUser.status, toUser.body]).toStrictEqual([
+      400,
+      {
+        status_code: 400,
+        status: false,
+        message: `Unable to reach ${receiver.id}`,
+        error: [`Invalid User ${receiver.id}`],
+      },
+    ]);
+    expect(await tableCounts()).toStrictEqual(before);
+    expect(await ledgerViolations()).toStrictEqual(CLEAN);
+  });
 });
 
 describe("discovery and Allow", () => {

@@ -303,13 +303,25 @@ function answerOf(reason: RefusalReason): ApiError {
 }
 
 /**
- * A movement the foreign keys refused: a user or wallet it names was deleted (through another
- * isolate, whose deletion this one's cache had not seen). This isolate forgets them, and the answer
- * is the one a request naming them now gets: the user, else the wallet, not found.
+ * Whether the ledger refused a write because a user or wallet it names was deleted (through another
+ * isolate, whose deletion this one's cache had not seen; nothing was written). If so, this isolate
+ * forgets them, so the next look-up asks D1.
+ */
+export function forgotGone(
+  c: Context<AppEnv>,
+  err: unknown,
+): err is LedgerRefusal & { named: { userIds: number[]; walletIds: string[] } } {
+  if (!(err instanceof LedgerRefusal && err.reason === "gone" && err.named)) return false;
+  for (const id of err.named.userIds) forgetUser(c.env.DB, id);
+  for (const id of err.named.walletIds) forgetWallet(c.env.DB, id);
+  return true;
+}
+
+/**
+ * The answer when a route's second try was refused as gone too (defineRoute tries once more, to
+ * answer in the route's own words): the user, else the wallet, not found, in wallet/v1's words.
  */
 async function goneAnswer(c: Context<AppEnv>, named: { userIds: number[]; walletIds: string[] }) {
-  for (const id of named.userIds) forgetUser(c.env.DB, id);
-  for (const id of named.walletIds) forgetWallet(c.env.DB, id);
   const users = await findUsers(c.var.db, named.userIds);
   const user = named.userIds.find((id) => !users.has(id));
   if (user !== undefined) return userNotFound(user);
@@ -318,8 +330,7 @@ async function goneAnswer(c: Context<AppEnv>, named: { userIds: number[]; wallet
 
 export async function onError(err: Error, c: Context<AppEnv>) {
   if (err instanceof Refusal) err = answerOf(err.reason);
-  if (err instanceof LedgerRefusal && err.reason === "gone" && err.named)
-    err = await goneAnswer(c, err.named).catch((lookup: Error) => lookup);
+  if (forgotGone(c, err)) err = await goneAnswer(c, err.named).catch((lookup: Error) => lookup);
   // A reversal is refused by reverse.ts, which names the transaction; elsewhere it cannot happen.
   if (err instanceof LedgerRefusal && err.reason !== "already-reversed" && err.reason !== "gone")
     err = REFUSALS[err.reason];

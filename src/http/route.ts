@@ -9,7 +9,7 @@ import type * as v from "valibot";
 import { type Principal, scopeAllows } from "../auth/principal";
 import type { AppEnv } from "../env";
 import { credentialOf, mayReadUser } from "./auth";
-import { type ApiError, type ErrorCode, permissionDenied } from "./errors";
+import { type ApiError, type ErrorCode, forgotGone, permissionDenied } from "./errors";
 import { type Params, readParams } from "./params";
 import { requireSettings } from "./settings";
 
@@ -88,7 +88,15 @@ export function defineRoute<Info extends Declared<T>, T = undefined>(
       if (principal && info.owner && !mayReadUser(principal, userRef(info.owner(params))))
         throw refusals.forbidden();
       const input = (info.params ? await info.params.read(c, params) : undefined) as T;
-      return handler(c, input);
+      try {
+        return await handler(c, input);
+      } catch (err) {
+        // A user or wallet this isolate remembered was deleted through another, and the ledger
+        // wrote nothing: with them forgotten, the route answers as it answers a request naming
+        // them now, in its own dialect's words (the plugin's differ from wallet/v1's).
+        if (!forgotGone(c, err)) throw err;
+        return handler(c, input);
+      }
     },
   };
 }
