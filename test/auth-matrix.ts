@@ -17,8 +17,12 @@ import {
   tableCounts,
 } from "./helpers";
 
-/** `session`: any signed-in user with an access token (POST /users/logout); a key gets its 400. */
-export type Access = "admin-write" | "admin-read" | "reader" | "session";
+/**
+ * `session`: any signed-in user with an access token (POST /users/logout); a key gets its 400.
+ * `admin-read-write`: an administrator's route that writes and discloses (a webhook sends the
+ * event feed), so a key needs both scopes.
+ */
+export type Access = "admin-write" | "admin-read" | "admin-read-write" | "reader" | "session";
 export type MatrixContext = {
   admin: TestUser;
   subscriber: TestUser;
@@ -243,13 +247,12 @@ export function runAuthMatrix(route: RouteSpec) {
       });
       return;
     }
-    if (route.access === "admin-write") {
+    if (route.access === "admin-write" || route.access === "admin-read-write")
       it("refuses an administrator's read-only key with 403", () =>
         expectRefused(async (c) => (await makeKey(c.admin, "read")).header, 403, FORBIDDEN));
-    } else {
+    if (route.access !== "admin-write")
       it("refuses an administrator's write-only key with 403", () =>
         expectRefused(async (c) => (await makeKey(c.admin, "write")).header, 403, FORBIDDEN));
-    }
 
     if (route.access === "reader") {
       const subscriber: Credential = (c) => c.subscriber.bearer;
@@ -295,6 +298,7 @@ export function runAuthMatrix(route: RouteSpec) {
       expectAllowed(async (c) => `Bearer ${await tokenFor(c.admin)}`));
     it("lets the administrator in with a read-write key", async () =>
       expectAllowed(async (c) => (await makeKey(c.admin, "read-write")).header));
+    if (route.access === "admin-read-write") return;
     it(`lets the administrator in with a ${route.access === "admin-write" ? "write" : "read"}-only key`, () =>
       expectAllowed(
         async (c) =>

@@ -345,6 +345,31 @@ describe("DELETE /webhooks/{id} and GET /webhooks/{id}/deliveries", () => {
     expect((await call("GET", "/webhooks", { auth: key.header })).status).toBe(200);
     expect((await subscribe(admin, {}, { auth: key.header })).status).toBe(403);
   });
+
+  it("refuses a write-only key a new endpoint and a resend: an endpoint receives the feed a read key reads", async () => {
+    const admin = await makeAdmin();
+    const key = await makeKey(admin, "write");
+    expect((await call("GET", "/events", { auth: key.header, query: { limit: 1 } })).status).toBe(
+      403,
+    );
+    expect((await subscribe(admin, {}, { auth: key.header })).status).toBe(403);
+    const hook = await localHook(admin);
+    const [event] = (await call("GET", "/events", { auth: admin.bearer, query: { limit: 1 } })).body
+      .data;
+    const resend = await call("POST", `/webhooks/${hook}/resend`, {
+      auth: key.header,
+      body: { event_id: event.id },
+    });
+    expect([resend.status, resend.body.error]).toStrictEqual([
+      403,
+      { unauthorize: "Request is not authorized" },
+    ]);
+    const log = await call("GET", `/webhooks/${hook}/deliveries`, { auth: admin.bearer });
+    expect(log.body.data).toStrictEqual([]);
+    // It may still test and delete an endpoint: a webhook.test message carries no event.
+    expect((await call("POST", `/webhooks/${hook}/test`, { auth: key.header })).status).toBe(200);
+    expect((await call("DELETE", `/webhooks/${hook}`, { auth: key.header })).status).toBe(200);
+  });
 });
 
 /** A webhook on a local port nothing listens on: tests and resends fail fast, nothing leaves. */
@@ -364,7 +389,7 @@ runAuthMatrix({
 runAuthMatrix({
   method: "POST",
   path: "/webhooks",
-  access: "admin-write",
+  access: "admin-read-write",
   envelope: "A",
   request: () => ({ body: { url: "https://hooks.example.com/m", events: "user.created" } }),
 });
@@ -385,7 +410,7 @@ runAuthMatrix({
 runAuthMatrix({
   method: "POST",
   path: "/webhooks/{id}/resend",
-  access: "admin-write",
+  access: "admin-read-write",
   envelope: "A",
   request: async (c) => {
     const [event] = (await call("GET", "/events", { auth: c.admin.bearer, query: { limit: 1 } }))

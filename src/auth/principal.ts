@@ -13,5 +13,6 @@ export type Principal = {
   sessionId?: string;
 };
 
-export const scopeAllows = (scope: Scope | undefined, access: "read" | "write") =>
+/** Whether a key's scope (none: not a key) allows a route's access; `read-write` needs both. */
+export const scopeAllows = (scope: Scope | undefined, access: Scope) =>
   scope === undefined || scope === "read-write" || scope === access;

@@ -6,7 +6,7 @@
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { createMiddleware } from "hono/factory";
 import type * as v from "valibot";
-import { type Principal, scopeAllows } from "../auth/principal";
+import { type Principal, type Scope, scopeAllows } from "../auth/principal";
 import type { AppEnv } from "../env";
 import { credentialOf, mayReadUser } from "./auth";
 import { type ApiError, type ErrorCode, forgotGone, permissionDenied } from "./errors";
@@ -39,12 +39,13 @@ export type RouteInfo = {
   summary: string;
   /**
    * `none`: public. Otherwise credentials are required before the parameters are read;
-   * `admin` then needs an administrator whose key (if a key) has `access`; `reader` a caller who
+   * `admin` then needs an administrator whose key (if a key) has `access` (`read-write`: a route
+   * that writes and discloses what a read key reads, as a webhook sends the event feed); `reader` a caller who
    * may read the user `owner` names (if the route declares it; else its handler checks); `session`
    * any signed-in caller (its handler checks the session).
    */
   auth: "none" | "admin" | "reader" | "session";
-  access?: "read" | "write";
+  access?: Scope;
   /** `reader` routes: the user a request reads about, from its raw parameters (undefined: the caller). */
   owner?: (params: Params) => unknown;
   /** A `reader` route public by configuration (the plugin's public balance reads): no credentials asked. */
@@ -114,7 +115,7 @@ export async function requireCredentials(
 }
 
 /** An administrator, whose key (if a key) allows `access`. */
-const isAdmin = (p: Principal, access: "read" | "write") =>
+const isAdmin = (p: Principal, access: Scope) =>
   p.role === "administrator" && scopeAllows(p.scope, access);
 
 /** A user id as a reader sent it: digits name a user, anything else nobody; absent, the caller. */

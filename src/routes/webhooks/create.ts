@@ -13,7 +13,7 @@ export const createWebhook = defineRoute(
     method: "POST",
     summary: "Subscribe a URL to events (the signing secret is shown once)",
     auth: "admin",
-    access: "write",
+    access: "read-write",
     params: fields(WebhookParams),
     envelope: "A",
     errors: ["invalid_input", "webhooks_not_configured"],

@@ -58,7 +58,7 @@ export const resendWebhook = defineRoute(
     method: "POST",
     summary: "Send one event to an endpoint again, now",
     auth: "admin",
-    access: "write",
+    access: "read-write",
     params: fields(ResendParams),
     envelope: "A",
     errors: ["invalid_input", "webhook_not_found", "event_not_found", "webhooks_not_configured"],
