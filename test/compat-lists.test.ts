@@ -106,6 +106,13 @@ describe("POST transfers", () => {
       [{ ...base, wallet_id: "nowallet", amount_to_transfer: 1 }, 404, "Invalid Wallet"],
       [{ ...base, wallet_id: "bad-id!", amount_to_transfer: 1 }, 400, "invalid input"],
       [{ ...base, amount_to_transfer: 1, request_id: "has space" }, 400, "invalid input"],
+      // Sent, but nothing is left of it as a key: refused, never a transfer without one.
+      [{ ...base, amount_to_transfer: 1, request_id: ["retry_1"] }, 400, "invalid input"],
+      [{ ...base, amount_to_transfer: 1, request_id: { a: 1 } }, 400, "invalid input"],
+      [{ ...base, amount_to_transfer: 1, request_id: false }, 400, "invalid input"],
+      [{ ...base, amount_to_transfer: 1, request_id: "%31%32" }, 400, "invalid input"],
+      [{ ...base, amount_to_transfer: 1, request_id: "<b></b>" }, 400, "invalid input"],
+      [{ ...base, amount_to_transfer: 1, request_id: "   " }, 400, "invalid input"],
       [{ ...base, amount_to_transfer: [1] }, 400, "invalid input"],
       [{ ...base, amount_to_transfer: { a: 1 } }, 400, "invalid input"],
     ];

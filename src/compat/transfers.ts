@@ -51,8 +51,14 @@ const transferInput: Input<{
       transfer_to_user: [fields.to, "int"],
       wallet_id: [fields.wallet, "alnum"],
     });
+    // Optional: absent or "" is no key. Sent, it must survive sanitizing as a key (a list, an
+    // object, `false` or only `%hh` octets leave nothing), else a retry would move money again.
+    const sent = params.request_id;
     const requestId = field("request_id");
-    if (requestId !== "" && !/^[A-Za-z0-9_]{1,191}$/.test(requestId))
+    if (
+      (requestId === "" && sent !== undefined && sent !== "") ||
+      (requestId !== "" && !/^[A-Za-z0-9_]{1,191}$/.test(requestId))
+    )
       errors.request_id = `request_id can contain aplhpabets, numbers and underscore, at most ${REQUEST_ID_MAX} characters`;
     const note = field("note");
     if ([...note].length > MAX_TEXT) errors.note = `note must be at most ${MAX_TEXT} characters`;
