@@ -82,6 +82,11 @@ describe("GET /user-wallet-balance with at", () => {
       return res.body.data[wallet];
     };
     expect(await at(T0 - 1000)).toBe(0);
+    // Years 0001-0099 are ISO 8601 too (JavaScript's Date.UTC reads them as 19xx): before it all.
+    for (const early of ["0001-01-01", "0099-12-31T23:59:59Z", "1969-12-31"]) {
+      const res = await balanceAt(admin, { user_id: user.id, wallet_id: wallet, at: early });
+      expect([res.status, res.body.data], early).toStrictEqual([200, { [wallet]: 0 }]);
+    }
     expect(await at(T0)).toBe(100);
     expect(await at(T0 + 10 * MIN - 1000)).toBe(100);
     expect(await at(T0 + 10 * MIN)).toBe(60);
