@@ -552,6 +552,22 @@ describe("a deletion made through another isolate", () => {
       JSON.stringify({ status_code: 400, status: false, message: "" }),
     ]);
     expect(await tableCounts()).toStrictEqual(before);
+    // Money out of one finds a zero balance first: "Insufficient Balance", as documented.
+    const drained = await makeWallet(admin, { id: letters() });
+    await remember(subscriber.id, drained);
+    await env.DB.prepare("DELETE FROM wallets WHERE id = ?").bind(drained).run();
+    before = await tableCounts();
+    const fromWallet = await write("debits", {
+      user_id: subscriber.id,
+      wallet_id: drained,
+      request_id: "gone2",
+      amount: "4",
+    });
+    expect([fromWallet.status, fromWallet.body.message]).toStrictEqual([
+      400,
+      "Insufficient Balance",
+    ]);
+    expect(await tableCounts()).toStrictEqual(before);
 
     const funded = await makeWallet(admin, { id: letters() });
     const sender = await makeUser();

@@ -8,7 +8,13 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { API_AUDIENCE, CONSOLE_AUDIENCE, verifyToken } from "../src/auth/tokens";
 import { MemoRouter, REMEMBERED_PATHS } from "../src/http/memo-router";
 import { parseExactly, parseJsonBody } from "../src/http/params";
-import { partsIn, zoneParts } from "../src/ledger/post-format";
+import {
+  mysqlDate,
+  mysqlDateSeconds,
+  partsIn,
+  zonedSeconds,
+  zoneParts,
+} from "../src/ledger/post-format";
 import { call, makeAdmin, signedToken } from "./helpers";
 
 describe("the router's remembered matches", () => {
@@ -180,5 +186,15 @@ describe("UTC wall-clock parts read off a Date", () => {
       }),
       { numRuns: 3000, seed: 24 },
     );
+  });
+
+  it("name the weekday and read wall times back in the years 0 to 99 too (not as 19xx)", () => {
+    for (const text of ["0001-01-01 00:00:00", "0050-06-15 12:30:45", "0099-12-31 23:59:59"]) {
+      const epochS = Date.parse(`${text.replace(" ", "T")}Z`) / 1000;
+      expect(mysqlDateSeconds(text), text).toBe(epochS);
+      expect(zoneParts(epochS, "UTC").weekday, text).toBe(new Date(epochS * 1000).getUTCDay());
+      for (const zone of ["UTC", "Africa/Lagos", "America/New_York"])
+        expect(mysqlDate(zonedSeconds(text, zone), zone), `${text} ${zone}`).toBe(text);
+    }
   });
 });

@@ -271,6 +271,13 @@ describe("GET /statements", () => {
       closing_balance: 85.5,
       count: 3,
     });
+    // A from in the years 0001-0099 is that year, not 19xx.
+    const early = await statement(
+      admin.bearer,
+      { user_id: user.id, wallet_id: wallet, from: "0050-06-15T00:00:00Z", to: iso(now) },
+      now,
+    );
+    expect(early.body.data).toMatchObject({ from: "0050-06-15T00:00:00Z", count: 3 });
   });
 
   it("pages its entries like /transactions, its totals covering the whole range", async () => {

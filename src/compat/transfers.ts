@@ -56,8 +56,10 @@ const transferInput: Input<{
     const sent = params.request_id;
     const requestId = field("request_id");
     if (
-      (requestId === "" && sent !== undefined && sent !== "") ||
-      (requestId !== "" && !/^[A-Za-z0-9_]{1,191}$/.test(requestId))
+      sent !== undefined &&
+      sent !== "" &&
+      (requires({ request_id: [requestId, "alnum"] }).request_id !== undefined ||
+        requestId.length > REQUEST_ID_MAX)
     )
       errors.request_id = `request_id can contain aplhpabets, numbers and underscore, at most ${REQUEST_ID_MAX} characters`;
     const note = field("note");

@@ -2,6 +2,7 @@
 // are written by hand; OpenAPI is generated from them.
 import * as v from "valibot";
 import { type AmountIssue, readAmount } from "../ledger/money";
+import { utcMs } from "../ledger/post-format";
 import { normalizeWalletId } from "../wallet/wallets";
 import { EMPTY } from "./validation";
 
@@ -96,11 +97,9 @@ export const isoDate = (name: string) =>
     v.string(`${name} requires an ISO 8601 date`),
     v.regex(ISO_8601, `${name} requires an ISO 8601 date`),
     // Date.parse rolls 2022-02-31 over to March; a real calendar date must read back the same.
-    // (setUTCFullYear, not Date.UTC, which reads the years 0-99 as 1900-1999.)
     v.check((s) => {
       const [y, m, d] = s.slice(0, 10).split("-").map(Number) as [number, number, number];
-      const day = new Date(0);
-      day.setUTCFullYear(y, m - 1, d);
+      const day = new Date(utcMs(y, m, d));
       return day.getUTCFullYear() === y && day.getUTCMonth() === m - 1 && day.getUTCDate() === d;
     }, `${name} requires an ISO 8601 date`),
     v.transform((s) =>

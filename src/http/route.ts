@@ -88,15 +88,18 @@ export function defineRoute<Info extends Declared<T>, T = undefined>(
       const params = info.params || info.owner ? await readParams(c) : {};
       if (principal && info.owner && !mayReadUser(principal, userRef(info.owner(params))))
         throw refusals.forbidden();
-      const input = (info.params ? await info.params.read(c, params) : undefined) as T;
+      // The input is read per run: a reader may look up (cached) users and wallets.
+      const run = async () =>
+        handler(c, (info.params ? await info.params.read(c, params) : undefined) as T);
       try {
-        return await handler(c, input);
+        return await run();
       } catch (err) {
         // A user or wallet this isolate remembered was deleted through another, and the ledger
-        // wrote nothing: with them forgotten, the route answers as it answers a request naming
-        // them now, in its own dialect's words (the plugin's differ from wallet/v1's).
+        // wrote nothing: with them forgotten, the route runs once more and answers as it answers a
+        // request naming them now, in its own dialect's words (the plugin's differ from wallet/v1's).
+        // So a handler may run twice: before its ledger write it only reads.
         if (!forgotGone(c, err)) throw err;
-        return handler(c, input);
+        return run();
       }
     },
   };

@@ -31,6 +31,14 @@ type Parts = {
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
+/** Epoch ms of a UTC calendar time: Date.UTC's, but the years 0 to 99 are themselves, not 19xx. */
+export function utcMs(year: number, month: number, day: number, hour = 0, minute = 0, second = 0) {
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  date.setUTCHours(hour, minute, second, 0);
+  return date.getTime();
+}
+
 /** Wall-clock parts of an instant in UTC: what the formatter below answers for "UTC", read off a Date. */
 function utcParts(epochS: number): Parts {
   const d = new Date(epochS * 1000);
@@ -55,10 +63,7 @@ export function partsIn(epochS: number, timeZone: string): Parts {
   return zoneParts(epochS, timeZone);
 }
 
-/**
- * Years 100 to 9999: Intl writes them as Date counts them, and the weekday below is theirs (Date.UTC
- * reads years 0 to 99 as 1900 to 1999).
- */
+/** Years 100 to 9999: Intl writes them as Date counts them. */
 const FIRST_YEAR_S = -59_011_459_200; // 0100-01-01 00:00:00 UTC
 const LAST_YEAR_S = 253_402_300_799; // 9999-12-31 23:59:59 UTC
 
@@ -89,7 +94,7 @@ export function zoneParts(epochS: number, timeZone: string): Parts {
     hour: get("hour", parts),
     minute: get("minute", parts),
     second: get("second", parts),
-    weekday: new Date(Date.UTC(year, month - 1, day)).getUTCDay(),
+    weekday: new Date(utcMs(year, month, day)).getUTCDay(),
   };
 }
 
@@ -105,7 +110,8 @@ function ordinal(day: number) {
 /** MySQL DATETIME text, `YYYY-MM-DD HH:MM:SS`, as post_date and post_date_gmt hold. */
 export function mysqlDate(epochS: number, timeZone: string) {
   const p = partsIn(epochS, timeZone);
-  return `${p.year}-${pad(p.month)}-${pad(p.day)} ${pad(p.hour)}:${pad(p.minute)}:${pad(p.second)}`;
+  const year = String(p.year).padStart(4, "0");
+  return `${year}-${pad(p.month)}-${pad(p.day)} ${pad(p.hour)}:${pad(p.minute)}:${pad(p.second)}`;
 }
 
 /** PHP `D, M j, Y<br>g:i A`: `Mon, Sep 5, 2022<br>3:15 PM`. */
@@ -118,7 +124,7 @@ export function displayDate(epochS: number, timeZone: string) {
 /** A MySQL DATETIME text's wall time read as UTC, in epoch seconds; NaN for anything else. */
 export function mysqlDateSeconds(text: string) {
   const m = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/.exec(text);
-  return m ? Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!) / 1000 : Number.NaN;
+  return m ? utcMs(+m[1]!, +m[2]!, +m[3]!, +m[4]!, +m[5]!, +m[6]!) / 1000 : Number.NaN;
 }
 
 /**

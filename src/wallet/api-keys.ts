@@ -1,13 +1,11 @@
 // API keys: an administrator's credentials for servers (docs/security.md#api-keys). The secret is
 // made here, shown once by the caller and kept only as its hash.
 import { generateApiKey, hashApiKey } from "../auth/api-keys";
-import type { Principal } from "../auth/principal";
+import { type Principal, type Scope, scopeAllows } from "../auth/principal";
 import { insertApiKey, listApiKeys, revokeApiKey } from "../db/api-keys";
 import type { Db } from "../db/client";
 import { forgetKey } from "../db/isolate-cache";
 import { Refusal } from "./refusal";
-
-export type KeyScope = "read" | "write" | "read-write";
 
 /**
  * A new key for the user named (the caller's own by default). A key may mint keys only within its
@@ -16,11 +14,10 @@ export type KeyScope = "read" | "write" | "read-write";
 export async function issueApiKey(
   db: Db,
   caller: Principal,
-  spec: { username?: string; name: string; scope: KeyScope },
+  spec: { username?: string; name: string; scope: Scope },
   nowMs: number,
 ) {
-  if (caller.scope !== undefined && caller.scope !== "read-write" && spec.scope !== caller.scope)
-    throw new Refusal({ code: "scope_exceeded" });
+  if (!scopeAllows(caller.scope, spec.scope)) throw new Refusal({ code: "scope_exceeded" });
   const username = spec.username ?? caller.username;
   const secret = generateApiKey();
   const created = await insertApiKey(db, username, {
