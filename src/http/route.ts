@@ -40,9 +40,9 @@ export type RouteInfo = {
   /**
    * `none`: public. Otherwise credentials are required before the parameters are read;
    * `admin` then needs an administrator whose key (if a key) has `access` (`read-write`: a route
-   * that writes and discloses what a read key reads, as a webhook sends the event feed); `reader` a caller who
-   * may read the user `owner` names (if the route declares it; else its handler checks); `session`
-   * any signed-in caller (its handler checks the session).
+   * that writes and discloses what a read key reads, as a webhook sends the event feed); `reader`
+   * a caller who may read the user `owner` names (if the route declares it; else its handler
+   * checks); `session` any signed-in caller (its handler checks the session).
    */
   auth: "none" | "admin" | "reader" | "session";
   access?: Scope;
