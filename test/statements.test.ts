@@ -282,23 +282,15 @@ describe("GET /statements", () => {
 
   it("pages its entries like /transactions, its totals covering the whole range", async () => {
     const { admin, user, wallet, ids } = await history();
-    const res = await statement(admin.bearer, {
-      user_id: user.id,
-      wallet_id: wallet,
-      page: 2,
-      per_page: 2,
-    });
+    const secondPage = (paging: Record<string, number>) =>
+      statement(admin.bearer, { user_id: user.id, wallet_id: wallet, per_page: 2, ...paging });
+    const res = await secondPage({ page: 2 });
     expect(res.body.data.entries.map((e: Json) => e.ID)).toEqual([ids[2]]);
     expect(res.body.data.count).toBe(3);
     expect(res.headers.get("x-wp-totalpages")).toBe("2");
     expect(res.headers.get("link")).toContain('rel="prev"');
     // The plugin's `pageno` names the page too, as on /transactions (`page` wins when both are sent).
-    const byPageno = await statement(admin.bearer, {
-      user_id: user.id,
-      wallet_id: wallet,
-      pageno: 2,
-      per_page: 2,
-    });
+    const byPageno = await secondPage({ pageno: 2 });
     expect(byPageno.body.data.entries.map((e: Json) => e.ID)).toEqual([ids[2]]);
   });
 

@@ -190,9 +190,7 @@ async function answerFromLedger(
 ): Promise<AppendResult> {
   let found: Awaited<ReturnType<typeof readBack>>;
   try {
-    const primary = atPrimary(db);
-    found = await readBack(primary.db, [own, ...others.map((t) => t.entry)]);
-    primary.done();
+    found = await readBackAtPrimary(db, [own, ...others.map((t) => t.entry)]);
   } catch {
     for (const t of others) {
       t.error = batchError;
@@ -212,8 +210,14 @@ async function answerFromLedger(
 
 /** An entry a lost batch may have committed: answered from the ledger, else written alone. */
 async function findOrWrite(db: Db, entry: NewEntry): Promise<AppendResult> {
-  const primary = atPrimary(db);
-  const [held] = await readBack(primary.db, [entry]);
-  primary.done();
+  const [held] = await readBackAtPrimary(db, [entry]);
   return held === undefined || held === "absent" ? appendEntries(db, [entry]) : held;
+}
+
+/** What the ledger holds under the entries' keys, read at the primary (a lost batch's outcome). */
+async function readBackAtPrimary(db: Db, entries: NewEntry[]) {
+  const primary = atPrimary(db);
+  const found = await readBack(primary.db, entries);
+  primary.done();
+  return found;
 }
