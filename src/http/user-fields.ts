@@ -60,7 +60,9 @@ export const LoginParams = v.object({
     anyText("user_password is required"),
     v.nonEmpty("user_password is required"),
   ),
-  token_expiration: v.optional(v.string()),
+  token_expiration: v.optional(
+    v.pipe(v.union([v.string(), v.number()], "token_expiration must be text"), v.transform(String)),
+  ),
 });
 
 /** The wire key each field's errors are reported under. */

@@ -23,7 +23,11 @@ export const BalanceParams = v.object({
       return NEVER;
     }),
   ),
-  formatted: v.optional(v.string(), ""),
+  // `yes` (any case) adds the display texts; anything else, a number too, leaves them out.
+  formatted: v.optional(
+    v.pipe(v.union([v.string(), v.number()], "formatted must be text"), v.transform(String)),
+    "",
+  ),
   // The balances as of this instant (docs/ledger.md#balances-at-a-point-in-time); omitted: now.
   at: v.optional(isoDate("at")),
 });
