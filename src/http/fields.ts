@@ -9,10 +9,13 @@ import { EMPTY } from "./validation";
 export const MAX_TEXT = 1000;
 const REQUEST_ID_MAX = 191;
 
+/** Text as a client may send it, a number too (read as its text); anything else is `refusal`. */
+export const anyText = (refusal: string) =>
+  v.pipe(v.union([v.string(), v.number()], refusal), v.transform(String));
+
 const text = (max: number, name: string) =>
   v.pipe(
-    v.union([v.string(), v.number()], `${name} must be text`),
-    v.transform(String),
+    anyText(`${name} must be text`),
     v.check((s) => [...s].length <= max, `${name} must be at most ${max} characters`),
   );
 
@@ -41,8 +44,7 @@ export const walletIdField = v.pipe(
  * "abc" or for a different key. Keys compare ASCII letters case-insensitively (ledger/request-key.ts).
  */
 export const requestIdField = v.pipe(
-  v.union([v.string(), v.number()], "request_id must be text"),
-  v.transform(String),
+  anyText("request_id must be text"),
   v.check((s) => s.trim() !== "", EMPTY),
   v.check((s) => s.trim() === s, "request_id must not begin or end with whitespace"),
   v.check(

@@ -10,7 +10,7 @@ import { createSubscriber, type Taken, takenFields } from "../wallet/users";
 import { tokenKeys } from "./auth";
 import { ok } from "./envelope";
 import { validationError } from "./errors";
-import { textField } from "./fields";
+import { anyText, textField } from "./fields";
 import { inProcessCall } from "./in-process";
 import type { Params } from "./params";
 import type { Input } from "./route";
@@ -18,9 +18,6 @@ import type { Input } from "./route";
 export const USERNAME_MAX = 60;
 export const EMAIL_MAX = 100;
 export const PASSWORD_MAX = 256;
-
-const anyText = (required: string) =>
-  v.pipe(v.union([v.string(), v.number()], required), v.transform(String));
 
 export const UserParams = v.object({
   username: v.pipe(
@@ -60,9 +57,7 @@ export const LoginParams = v.object({
     anyText("user_password is required"),
     v.nonEmpty("user_password is required"),
   ),
-  token_expiration: v.optional(
-    v.pipe(v.union([v.string(), v.number()], "token_expiration must be text"), v.transform(String)),
-  ),
+  token_expiration: v.optional(anyText("token_expiration must be text")),
 });
 
 /** The wire key each field's errors are reported under. */

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { isoDate, userIdField } from "../../http/fields";
+import { anyText, isoDate, userIdField } from "../../http/fields";
 import { EMPTY } from "../../http/validation";
 import { MAX_WALLETS_PER_READ } from "../../wallet/balances";
 import { normalizeWalletId } from "../../wallet/wallets";
@@ -24,10 +24,7 @@ export const BalanceParams = v.object({
     }),
   ),
   // `yes` (any case) adds the display texts; anything else, a number too, leaves them out.
-  formatted: v.optional(
-    v.pipe(v.union([v.string(), v.number()], "formatted must be text"), v.transform(String)),
-    "",
-  ),
+  formatted: v.optional(anyText("formatted must be text"), ""),
   // The balances as of this instant (docs/ledger.md#balances-at-a-point-in-time); omitted: now.
   at: v.optional(isoDate("at")),
 });
