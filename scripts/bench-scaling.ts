@@ -144,12 +144,16 @@ async function main() {
   let servers: { d1: Server; shard: Server; baseline: Server };
   try {
     servers = {
-      d1: await startServer({ config: APP, seedFile: seed.path, devtools: LOAD.devtools }),
-      shard: await startServer({ config: SHARDED, seedFile: seed.path, devtools: LOAD.devtools }),
+      d1: await startServer({ config: APP, seedFile: seed.path, wranglerDev: LOAD.devtools }),
+      shard: await startServer({
+        config: SHARDED,
+        seedFile: seed.path,
+        wranglerDev: LOAD.devtools,
+      }),
       baseline: await startServer({
         config: "bench/baseline/wrangler.toml",
         seedAdmin: false,
-        devtools: LOAD.devtools,
+        wranglerDev: LOAD.devtools,
       }),
     };
   } finally {
@@ -346,7 +350,7 @@ async function main() {
   const sourcesChanged = changedFiles(sourcesAtStart, fingerprint());
 
   const out = [
-    `Bench (scaling): ${DURATION}s per scenario after ${WARMUP}s warm-up, ${CONNECTIONS} connections, ${servedBy(LOAD.devtools)}, log level warn, on 127.0.0.1, ${meta.cpus} CPUs shared with the load generator; spread over ${USERS} users, hot = 1 user; ${PREWARM ? "every user credited once before the load (existing objects)" : "no prewarm (the load's first credits create the objects)"}.`,
+    `Bench (scaling): ${DURATION}s per scenario after ${WARMUP}s warm-up, ${CONNECTIONS} connections, ${servedBy(LOAD.devtools)}, on 127.0.0.1, ${meta.cpus} CPUs shared with the load generator; spread over ${USERS} users, hot = 1 user; ${PREWARM ? "every user credited once before the load (existing objects)" : "no prewarm (the load's first credits create the objects)"}.`,
     "",
     formatTable(rows),
     "",

@@ -1,10 +1,10 @@
 // `npm run bench`: local throughput and latency of the app's main routes, each next to a baseline
 // worker (same runtime and settings: nothing, one D1 INSERT, one D1 SELECT) measured in the same
 // run, bracketing it (baseline, app scenarios, baseline again), so the ratios compare like with like
-// on a noisy shared machine. Both servers are throwaway `wrangler dev` instances on 127.0.0.1 without
-// the DevTools inspector (scripts/lib/server.ts, dev-worker.ts: with it, wrangler's own Node process
-// spent about 0.9 ms of CPU per D1 call) and are stopped, process groups and state, on success,
-// error or Ctrl-C.
+// on a noisy shared machine. Both servers are throwaway: each worker's deploy bundle served by
+// Miniflare alone on 127.0.0.1 (scripts/lib/server.ts, bench-worker.ts: without wrangler dev's proxy
+// and log reader, which took a deployed Worker's share of the cores), stopped, process groups and
+// state, on success, error or Ctrl-C.
 //
 // Each run also reads the workerd CPU time per request (/proc), and a pass after the timed runs reads
 // each app request's D1 statements and rows from the worker's own log lines (src/db/meter.ts), with
@@ -89,7 +89,6 @@ async function main() {
     durationS: DURATION,
     warmupS: WARMUP,
     connections: CONNECTIONS,
-    logLevel: "warn",
     devtools: DEVTOOLS,
     host: "127.0.0.1",
   });
@@ -100,13 +99,13 @@ async function main() {
     baseline: bundleSize({ config: "bench/baseline/wrangler.toml", main: "worker.ts" }),
   };
 
-  log(`starting the app and the baseline (${SERVED}, 127.0.0.1, log level warn)`);
-  const app = await startServer({ config: "wrangler.toml", logLevel: "warn", devtools: DEVTOOLS });
+  log(`starting the app and the baseline (${SERVED}, 127.0.0.1)`);
+  const app = await startServer({ config: "wrangler.toml", wranglerDev: DEVTOOLS });
   const baseline = await startServer({
     config: "bench/baseline/wrangler.toml",
     logLevel: "warn",
     seedAdmin: false,
-    devtools: DEVTOOLS,
+    wranglerDev: DEVTOOLS,
   });
   log(`app ${app.base}, baseline ${baseline.base}`);
 
@@ -182,8 +181,8 @@ async function main() {
   );
 
   // ---- cost pass: D1 statements and rows per request, read from the worker's own log lines ------
-  // wrangler prints the worker's console.log only from log level "log", which slows the server, so
-  // the lines are read in a pass of their own after the timed runs: the app stops, one user's history
+  // The server passes the worker's console.log lines on only when asked (under wrangler dev, from
+  // log level "log"), which costs it CPU, so the lines are read in a pass of their own after the timed runs: the app stops, one user's history
   // grows by HISTORY_LONG entries straight in its D1 state, and the app starts again on that state.
   log(`stopping the app; appending ${HISTORY_LONG} entries to one user's history`);
   await app.stop({ keepState: true });
@@ -193,12 +192,14 @@ async function main() {
   const persist = ["--config", "wrangler.toml", "--persist-to", app.stateDir];
   wrangler(["d1", "execute", "DB", "--local", ...persist, "--command", seedSql], { quiet: true });
   const historySeed = { entries: HISTORY_LONG, seconds: (Date.now() - seedStarted) / 1000 };
-  log(`appended in ${historySeed.seconds.toFixed(1)}s; starting the app at log level "log"`);
+  log(
+    `appended in ${historySeed.seconds.toFixed(1)}s; starting the app with its log lines passed on`,
+  );
   const logLines: RequestCost[] = [];
   const costApp = await startServer({
     persistTo: app.stateDir,
     logLevel: "log",
-    devtools: DEVTOOLS,
+    wranglerDev: DEVTOOLS,
     onStdout: requestLogReader(logLines),
   });
   const costAuth = await adminAuth(costApp.api);
@@ -236,7 +237,7 @@ async function main() {
   const rows: TableRow[] = [];
   const cpuOf = ({ cpuMsPerRequest: cpu }: (typeof runs)[number]) => ({
     cpuMs: cpu?.workerd,
-    wranglerCpuMs: cpu && cpu.group - cpu.workerd,
+    nodeCpuMs: cpu && cpu.group - cpu.workerd,
   });
   const appSummary: AppSummary = {};
   for (const name of ["noop", "insert", "select"]) {
@@ -285,7 +286,7 @@ async function main() {
 
   const out: string[] = [];
   out.push(
-    `Bench: ${DURATION}s per scenario after ${WARMUP}s warm-up, ${CONNECTIONS} connections, ${SERVED}, log level warn, on 127.0.0.1, ${meta.cpus} CPUs shared with the load generator.`,
+    `Bench: ${DURATION}s per scenario after ${WARMUP}s warm-up, ${CONNECTIONS} connections, ${SERVED}, on 127.0.0.1, ${meta.cpus} CPUs shared with the load generator.`,
   );
   out.push(
     "Ratios: app req/s ÷ the mean of the two bracketing baseline runs (credits vs insert, balance reads vs select, others vs noop).",
@@ -297,7 +298,7 @@ async function main() {
   out.push(formatTable(rows));
   out.push("");
   out.push(
-    `Cost per request: medians (and ranges) of the D1 fields of the worker's request log lines (src/db/meter.ts), from a pass of ${COST_DURATION}s per scenario at log level "log" after the timed runs; CPU ms from the timed run above. One user's history was grown by ${HISTORY_LONG} entries for it (${historySeed.seconds.toFixed(0)}s).`,
+    `Cost per request: medians (and ranges) of the D1 fields of the worker's request log lines (src/db/meter.ts), from a pass of ${COST_DURATION}s per scenario with the log lines passed on, after the timed runs; CPU ms from the timed run above. One user's history was grown by ${HISTORY_LONG} entries for it (${historySeed.seconds.toFixed(0)}s).`,
   );
   out.push("");
   out.push(formatCostTable(costRows));

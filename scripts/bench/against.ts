@@ -1,10 +1,10 @@
 // `npm run bench -- --against <git ref>`: the working tree beside another commit, both as the bench
-// starts the app (scripts/lib/server.ts: wrangler dev on 127.0.0.1, its own migrated D1 state, a
-// seeded administrator, the bench's fixtures made through each one's API). The app's scenarios run
-// on both, the side that goes first alternating round by round (compare.ts), and each scenario
-// reports each side's medians and the working tree's ratios to the ref: req/s, and the CPU per
-// request of the workerd that runs the worker and its local D1, apart from wrangler's plumbing in
-// front of it (its proxy workerd and Node process), which a deployed Worker does not have.
+// starts the app (scripts/lib/server.ts: its deploy bundle under Miniflare on 127.0.0.1, its own
+// migrated D1 state, a seeded administrator, the bench's fixtures made through each one's API). The
+// app's scenarios run on both, the side that goes first alternating round by round (compare.ts),
+// and each scenario reports each side's medians and the working tree's ratios to the ref: req/s,
+// and the CPU per request of the workerd that runs the worker and its local D1, apart from the
+// plumbing beside it (the server's Node process; under wrangler dev also its proxy workerd).
 import { loadavg } from "node:os";
 import { adminAuth, type Server, startServer } from "../lib/server";
 import { bundleSize, kib } from "./bundle";
@@ -106,7 +106,6 @@ export async function benchAgainst({
     warmupS,
     rounds,
     connections,
-    logLevel: "warn",
     devtools: load.devtools,
     host: "127.0.0.1",
   });
@@ -119,10 +118,10 @@ export async function benchAgainst({
     ref: bundleSize({ config: refConfig, main: "src/index.ts" }),
   };
 
-  log(`starting both (${servedBy(load.devtools)}, 127.0.0.1, log level warn)`);
+  log(`starting both (${servedBy(load.devtools)}, 127.0.0.1)`);
   const servers: Record<"tree" | "ref", Server> = {
-    tree: await startServer({ config: "wrangler.toml", devtools: load.devtools }),
-    ref: await startServer({ config: refConfig, devtools: load.devtools }),
+    tree: await startServer({ config: "wrangler.toml", wranglerDev: load.devtools }),
+    ref: await startServer({ config: refConfig, wranglerDev: load.devtools }),
   };
   log(`working tree ${servers.tree.base}, ${ref} ${servers.ref.base}`);
 
@@ -208,10 +207,10 @@ export async function benchAgainst({
     `Bench --against ${ref}: the working tree (${meta.commit ?? "?"}) beside ${checkout.commit.slice(0, 12)} "${checkout.subject}".`,
   );
   out.push(
-    `${rounds} rounds, each scenario ${durationS}s after ${warmupS}s warm-up per side, ${connections} connections, ${servedBy(load.devtools)}, log level warn, 127.0.0.1, ${meta.cpus} CPUs shared with the load generator; the side that runs first alternates by round.`,
+    `${rounds} rounds, each scenario ${durationS}s after ${warmupS}s warm-up per side, ${connections} connections, ${servedBy(load.devtools)}, 127.0.0.1, ${meta.cpus} CPUs shared with the load generator; the side that runs first alternates by round.`,
   );
   out.push(
-    "Each side's medians over the rounds; ratios are working tree ÷ ref: req/s above 1 and CPU below 1 favour the working tree. CPU ms per request sent, user + system (/proc): app, the workerd that runs the worker and its local D1; plumbing, the rest of the server (wrangler's proxy workerd and Node process), which a deployed Worker does not have; of it Node, wrangler's Node process alone, which reads and parses every line the worker logs (the tree's request log line: one per request).",
+    "Each side's medians over the rounds; ratios are working tree ÷ ref: req/s above 1 and CPU below 1 favour the working tree. CPU ms per request sent, user + system (/proc): app, the workerd that runs the worker and its local D1; plumbing, the rest of the server, which a deployed Worker does not have (its Node process, which reads every line the worker logs, the tree's request log line among them; under wrangler dev also its proxy workerd); of it Node, the Node process alone.",
   );
   out.push("");
   out.push(formatRows(rows));

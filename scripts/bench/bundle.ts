@@ -1,9 +1,9 @@
 // Bundle size as deployed: `wrangler deploy --dry-run --outdir <tmp>`, the main .js raw and gzipped.
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, extname, join } from "node:path";
+import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { wrangler } from "../lib/wrangler";
+import { bundle } from "../lib/bundle";
 
 export function bundleSize({
   config = "wrangler.toml",
@@ -14,18 +14,7 @@ export function bundleSize({
 } = {}) {
   const outdir = mkdtempSync(join(tmpdir(), "wallet-bundle-"));
   try {
-    const stdout = wrangler(["deploy", "--dry-run", "--outdir", outdir, "--config", config], {
-      quiet: true,
-    });
-    const jsFiles = readdirSync(outdir).filter((f) => f.endsWith(".js"));
-    const wanted = main ? `${basename(main, extname(main))}.js` : undefined;
-    const file =
-      wanted && jsFiles.includes(wanted)
-        ? wanted
-        : jsFiles.sort(
-            (a, b) => statSync(join(outdir, b)).size - statSync(join(outdir, a)).size,
-          )[0];
-    if (!file) throw new Error(`wrangler deploy --dry-run wrote no .js file into ${outdir}`);
+    const { file, stdout } = bundle({ config, outdir, main });
     const code = readFileSync(join(outdir, file));
     // wrangler's own summary line, e.g. "Total Upload: 512.34 KiB / gzip: 98.76 KiB"
     const reported = /Total Upload:\s*([\d.]+ \w+)\s*\/\s*gzip:\s*([\d.]+ \w+)/.exec(stdout);

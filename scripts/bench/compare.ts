@@ -38,9 +38,9 @@ export type SideRun = {
   cpuMs: number | undefined;
   /** The worker's own workerd (the worker and its local D1), ms per request sent. */
   appCpuMs?: number | undefined;
-  /** The rest of the server (wrangler's proxy workerd and its Node process), ms per request sent. */
+  /** The rest of the server (its Node process; under wrangler dev its proxy workerd too), ms per request sent. */
   plumbingMs?: number | undefined;
-  /** Of the plumbing, wrangler's Node process alone (it parses every line the worker logs). */
+  /** Of the plumbing, the Node process alone (it reads every line the worker logs). */
   nodeMs?: number | undefined;
 };
 

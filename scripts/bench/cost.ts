@@ -24,10 +24,10 @@ function holdsFilesUnder(pid: string, dir: string) {
 
 /**
  * CPU seconds (user + system, all threads) used so far by the processes of group `pgid`: the
- * workerd processes, the whole group (wrangler's node included) and, given the server's state
+ * workerd processes, the whole group (its Node process included) and, given the server's state
  * folder, `app`: the workerd that runs the worker and its local D1, the one holding files under
- * `stateDir` open (absent when none does). The group's other workerd is wrangler's proxy in front of it (its ProxyWorker),
- * which a deployed Worker does not have.
+ * `stateDir` open (absent when none does). Under `wrangler dev` (BENCH_DEVTOOLS=1) the group has
+ * another workerd, wrangler's proxy in front of the worker, which a deployed Worker does not have.
  */
 export function groupCpuSeconds(pgid: number, stateDir?: string) {
   const cpu: { workerd: number; all: number; app?: number } = { workerd: 0, all: 0 };

@@ -47,6 +47,11 @@ export async function runLoad({
         { url: base, connections, duration, timeout, requests: [{ ...request, onResponse }] },
         (error, done) => (error ? reject(error) : resolve(done)),
       );
+      // A connection error has no status: its code and message are what says what happened.
+      current.on("reqError", (error: Error & { code?: string }) => {
+        if (check.samples.length < 3)
+          check.samples.push({ status: 0, body: `${error.code ?? error.name}: ${error.message}` });
+      });
     });
   } finally {
     current = null;

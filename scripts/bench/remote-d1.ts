@@ -120,15 +120,14 @@ export async function benchRemoteD1({
     durationS,
     warmupS,
     payees: PAYEES,
-    logLevel: "warn",
     devtools: load.devtools,
     host: "127.0.0.1",
   });
 
-  log(`starting bench/remote-d1 (${servedBy(load.devtools)}, 127.0.0.1, log level warn)`);
+  log(`starting bench/remote-d1 (${servedBy(load.devtools)}, 127.0.0.1)`);
   const server = await startServer({
     config: "bench/remote-d1/wrangler.toml",
-    devtools: load.devtools,
+    wranglerDev: load.devtools,
   });
   const auth = await adminAuth(server.api);
   log(`creating ${PAYEES} payees and the fixtures through the API (no latency)`);
@@ -216,7 +215,7 @@ export async function benchRemoteD1({
     `Bench --remote-d1 ${roundTripsMs.join(",")}: credits over a simulated remote D1 (bench/remote-d1/: every D1 call waits the round trip; a write holds the database's one writer for its round trip), group commit on and off.`,
   );
   out.push(
-    `Each run ${durationS}s after ${warmupS}s warm-up, ${PAYEES} payees, ${servedBy(load.devtools)}, log level warn, 127.0.0.1, ${meta.cpus} CPUs shared with the load generator; commit ${meta.commit ?? "?"}.`,
+    `Each run ${durationS}s after ${warmupS}s warm-up, ${PAYEES} payees, ${servedBy(load.devtools)}, 127.0.0.1, ${meta.cpus} CPUs shared with the load generator; commit ${meta.commit ?? "?"}.`,
   );
   out.push(
     "Credits per D1 write and writer busy: the model's counters over the warm-up, the run and its drain (busy: the time the one writer was held ÷ that window). CPU ms: workerd per request sent.",

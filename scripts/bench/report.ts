@@ -13,13 +13,13 @@ export type TableRow = {
   vs?: string;
   /** workerd CPU ms per request (user + system), over the run and the second after it. */
   cpuMs?: number;
-  /** The rest of the server's process group (wrangler's Node process), the same way. */
-  wranglerCpuMs?: number;
+  /** The rest of the server's process group (its Node process), the same way. */
+  nodeCpuMs?: number;
 };
 
 export type AppSummary = Record<
   string,
-  Required<Omit<TableRow, "scenario" | "cpuMs" | "wranglerCpuMs">>
+  Required<Omit<TableRow, "scenario" | "cpuMs" | "nodeCpuMs">>
 >;
 
 /** A markdown table; the columns in `left` are aligned left, the others (figures) right. */
@@ -40,7 +40,7 @@ export function formatTable(rows: TableRow[]) {
     "p99 ms",
     "errors",
     "CPU ms",
-    "wrangler CPU ms",
+    "Node CPU ms",
     "ratio to baseline",
   ];
   const body = rows.map((r) => [
@@ -50,7 +50,7 @@ export function formatTable(rows: TableRow[]) {
     num(r.p99),
     String(r.errors),
     num(r.cpuMs, 2),
-    num(r.wranglerCpuMs, 2),
+    num(r.nodeCpuMs, 2),
     r.ratio === undefined ? "-" : `${r.ratio.toFixed(2)}× ${r.vs}`,
   ]);
   return markdownTable(header, body, [0, 7]);

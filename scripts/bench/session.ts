@@ -23,7 +23,7 @@ export const setting = (name: string, fallback: number) => {
 /**
  * BENCH_DURATION and BENCH_WARMUP seconds per scenario (8, 3), over BENCH_CONNECTIONS (32); with
  * BENCH_DEVTOOLS=1 the servers run as the `wrangler dev` command starts them, DevTools inspector
- * included (scripts/lib/dev-worker.ts says why the benches leave it out).
+ * included, else as deployed, under Miniflare alone (scripts/lib/bench-worker.ts says why).
  */
 export const loadSettings = () => ({
   durationS: setting("BENCH_DURATION", 8),
@@ -34,7 +34,9 @@ export const loadSettings = () => ({
 
 /** How a bench names the way its servers run, in its report. */
 export const servedBy = (devtools: boolean) =>
-  devtools ? "wrangler dev (with DevTools)" : "wrangler dev without DevTools";
+  devtools
+    ? "wrangler dev with DevTools, log level warn"
+    : "the deploy bundle under Miniflare alone, its log lines dropped";
 
 /** Progress lines on stderr, stamped with the seconds since `startedMs`. */
 export const progressLog = (tag: string, startedMs: number) => (msg: string) =>

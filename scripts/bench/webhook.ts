@@ -100,7 +100,6 @@ export async function benchWebhook({
     warmupS,
     rounds,
     connections,
-    logLevel: "warn",
     devtools: load.devtools,
     host: "127.0.0.1",
   });
@@ -110,7 +109,7 @@ export async function benchWebhook({
   try {
     log(`starting the app (${servedBy(load.devtools)}, 127.0.0.1, webhooks allowed to 127.0.0.1)`);
     const server = await startServer({
-      devtools: load.devtools,
+      wranglerDev: load.devtools,
       vars: { WEBHOOK_SECRET_KEY: randomBytes(32).toString("hex"), WEBHOOK_ALLOW_LOCAL: "true" },
     });
     const auth = await adminAuth(server.api);
@@ -228,7 +227,7 @@ export async function benchWebhook({
       `Bench --webhook: credits with one endpoint subscribed to transaction.created (a receiver on 127.0.0.1 answering 204) beside credits with none, on one server; commit ${meta.commit ?? "?"}.`,
     );
     out.push(
-      `${deliveries.length} rounds with, ${runs.length - deliveries.length} without; each run ${durationS}s after ${warmupS}s warm-up, ${connections} connections, ${servedBy(load.devtools)}, log level warn, ${meta.cpus} CPUs shared with the load generator and the receiver; the side that runs first alternates by round.`,
+      `${deliveries.length} rounds with, ${runs.length - deliveries.length} without; each run ${durationS}s after ${warmupS}s warm-up, ${connections} connections, ${servedBy(load.devtools)}, ${meta.cpus} CPUs shared with the load generator and the receiver; the side that runs first alternates by round.`,
     );
     out.push("");
     out.push(

@@ -1,6 +1,7 @@
 // A throwaway local server for benchmarks and reliability checks: its own D1 state in a temporary
-// folder, migrated, with an administrator, served by `wrangler dev` on 127.0.0.1 in its own process
-// group, and stopped (the whole group) by `stop()`.
+// folder, migrated, with an administrator, served on 127.0.0.1 in its own process group by the
+// `wrangler dev` command (the suites) or as deployed under Miniflare alone (the benchmarks), and
+// stopped (the whole group) by `stop()`.
 
 import type { ChildProcess, SpawnOptions } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -9,7 +10,7 @@ import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type AdminAccount, ensureAdmin } from "./admin";
-import { offlineEnv, startDevWorker, startWrangler, wrangler } from "./wrangler";
+import { offlineEnv, startBenchWorker, startWrangler, wrangler } from "./wrangler";
 
 export const ADMIN: AdminAccount = {
   username: "benchadmin",
@@ -91,32 +92,37 @@ export async function startServer({
   onStdout,
   seedFile,
   prepared = false,
-  devtools = true,
+  wranglerDev = true,
   inspectorPort,
   vars: extraVars = {},
 }: {
   config?: string;
   persistTo?: string;
   port?: number;
+  /** wrangler dev's `--log-level` (only with `wranglerDev`). */
   logLevel?: string;
   seedAdmin?: boolean;
-  /** Receives the server's stdout (the worker's console.log lines from log level "log" on). */
+  /**
+   * Receives the server's stdout: the worker's console.log lines (under wrangler dev, from log level
+   * "log" on; else all of them, which are dropped unread when nothing asks for them).
+   */
   onStdout?: (chunk: Buffer) => void;
   /** An SQL file run against the migrated database before the server starts (bulk fixtures). */
   seedFile?: string;
   prepared?: boolean;
   /**
-   * false: served without the DevTools inspector `wrangler dev` always starts (./dev-worker.ts), as
-   * the benchmarks measure: with it, wrangler's Node process spends about 0.9 ms CPU per D1 call.
+   * true: the `wrangler dev` command, with its proxy, log reader and DevTools inspector; false: the
+   * deploy bundle under Miniflare alone (./bench-worker.ts), which the benchmarks measure, as a
+   * deployed Worker has none of the three.
    */
-  devtools?: boolean;
-  /** The DevTools inspector's port (with `devtools`): a free one, as other servers may hold 9229. */
+  wranglerDev?: boolean;
+  /** The DevTools inspector's port (with `wranglerDev`): a free one, as other servers may hold 9229. */
   inspectorPort?: number;
   /** More vars for the worker (e.g. WEBHOOK_SECRET_KEY and WEBHOOK_ALLOW_LOCAL for webhooks). */
   vars?: Record<string, string>;
 } = {}): Promise<Server> {
-  if (inspectorPort !== undefined && !devtools)
-    throw new Error("inspectorPort needs devtools: true (the inspector is the CLI's)");
+  if (inspectorPort !== undefined && !wranglerDev)
+    throw new Error("inspectorPort needs wranglerDev: true (the inspector is the CLI's)");
   const stateDir = persistTo ?? mkdtempSync(join(tmpdir(), "wallet-state-"));
   const persist = ["--persist-to", stateDir];
   const configArgs = ["--config", config];
@@ -136,7 +142,7 @@ export async function startServer({
   const base = `http://127.0.0.1:${listenPort}`;
   const vars = { ...extraVars, JWT_SECRET: secret, SITE_URL: base };
   const stdio: SpawnOptions["stdio"] = ["ignore", onStdout ? "pipe" : "ignore", "inherit"];
-  const child = devtools
+  const child = wranglerDev
     ? startWrangler(
         [
           "dev",
@@ -152,10 +158,13 @@ export async function startServer({
           ...Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]),
         ],
         // Wrangler's debug file of every line the worker logs goes with the server's state, not
-        // into ~/.config/.wrangler/logs (./dev-worker.ts writes none).
+        // into ~/.config/.wrangler/logs.
         { stdio, env: offlineEnv({ WRANGLER_LOG_PATH: join(stateDir, "wrangler-debug.log") }) },
       )
-    : startDevWorker({ config, port: listenPort, persist: stateDir, logLevel, vars }, { stdio });
+    : startBenchWorker(
+        { config, port: listenPort, persist: stateDir, vars, logs: onStdout !== undefined },
+        { stdio },
+      );
   if (onStdout) child.stdout?.on("data", onStdout);
   const server: Server = {
     base,

@@ -72,8 +72,8 @@ export const startWrangler = (args: string[], options: SpawnOptions = {}) =>
   startDetached([WRANGLER, ...args], options);
 
 const TSX = require.resolve("tsx/cli");
-const DEV_WORKER = fileURLToPath(new URL("./dev-worker.ts", import.meta.url));
+const BENCH_WORKER = fileURLToPath(new URL("./bench-worker.ts", import.meta.url));
 
-/** `wrangler dev` without the DevTools inspector (./dev-worker.ts), in its own process group. */
-export const startDevWorker = (config: object, options: SpawnOptions = {}) =>
-  startDetached([TSX, DEV_WORKER, JSON.stringify(config)], options);
+/** The deployed bundle served by Miniflare alone (./bench-worker.ts), in its own process group. */
+export const startBenchWorker = (config: object, options: SpawnOptions = {}) =>
+  startDetached([TSX, BENCH_WORKER, JSON.stringify(config)], options);

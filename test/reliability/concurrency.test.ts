@@ -136,9 +136,9 @@ it("100 parallel credits with one request_id (a quarter in upper case) make one 
 // wrote the batch, and about one in a few thousand then ran its D1 write in that other request's
 // context and answered 500 (src/ledger/group-commit.ts). It showed only at the rate autocannon
 // reaches without wrangler's DevTools inspector, after 15 s or so of replays: hence a server of its
-// own, started as the bench starts it, and 30 s of load.
+// own, started as the bench starts it (the deploy bundle under Miniflare alone), and 30 s of load.
 it(`${REPLAY_S} s of one request_id replayed over ${CONNECTIONS} connections: every one 409`, async () => {
-  const server = await startOnCopy(run, { logLevel: "error", devtools: false });
+  const server = await startOnCopy(run, { wranglerDev: false });
   try {
     const own = await connect(server, run.config);
     const [replayWallet, user] = await Promise.all([

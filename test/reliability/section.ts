@@ -52,7 +52,7 @@ export type Section = {
  */
 export const startOnCopy = (
   run: ReliabilityRun,
-  options: Pick<Parameters<typeof startServer>[0] & object, "logLevel" | "devtools"> = {},
+  options: Pick<Parameters<typeof startServer>[0] & object, "logLevel" | "wranglerDev"> = {},
 ) =>
   startServer({
     config: run.config,

@@ -1,0 +1,65 @@
+// The worker as a deployment runs it, for the benchmarks: the bundle `wrangler deploy` uploads
+// (`--dry-run --outdir`), served by Miniflare alone, in one workerd, with the config's bindings,
+// vars, Durable Objects and queues (wrangler's own `unstable_getMiniflareWorkerOptions`, what the
+// Workers vitest pool uses) and the local state under `persist` that wrangler's D1 commands wrote.
+//
+// `wrangler dev` puts two things in front of a worker that no deployed Worker has, and on a shared
+// 2-core machine they took CPU from the worker being measured (BENCHMARKS.md#the-benchs-server):
+// - a proxy worker in a second workerd, which takes every connection and forwards each request
+//   (0.6–0.9 ms of CPU a request here, more than half the worker's own);
+// - a Node process that parses every line the worker logs as JSON, source-maps it and checks its
+//   level (0.08–0.10 ms a request for the request log line), and appends it to a debug file.
+// Here the worker's stdout is read and dropped, or passed on as bytes when `logs` asks for it.
+//
+// Usage (a child process, in its own process group, stopped by SIGTERM):
+//   tsx scripts/lib/bench-worker.ts '{"config":…,"port":…,"persist":…,"vars":{…},"logs":false}'
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Miniflare, type WorkerOptions } from "miniflare";
+import { unstable_getMiniflareWorkerOptions } from "wrangler";
+import { bundle } from "./bundle";
+
+type Options = {
+  config: string;
+  port: number;
+  persist: string;
+  vars: Record<string, string>;
+  /** Whether the worker's console lines go on to this process's stdout (else they are dropped). */
+  logs: boolean;
+};
+
+const options = JSON.parse(process.argv[2] ?? "{}") as Options;
+const outdir = mkdtempSync(join(tmpdir(), "wallet-bench-bundle-"));
+const { workerOptions, main } = unstable_getMiniflareWorkerOptions(options.config);
+const { file } = bundle({ config: options.config, outdir, main });
+const worker = workerOptions as WorkerOptions;
+const mf = new Miniflare({
+  host: "127.0.0.1",
+  port: options.port,
+  defaultPersistRoot: join(options.persist, "v3"), // where wrangler's --persist-to puts its state
+  logRequests: false, // else Miniflare sends every request to this process to print a line
+  handleRuntimeStdio(stdout, stderr) {
+    if (options.logs) stdout.pipe(process.stdout);
+    else stdout.resume(); // read and dropped: nothing here looks at it
+    stderr.pipe(process.stderr);
+  },
+  workers: [
+    {
+      ...worker,
+      modules: true,
+      modulesRoot: outdir,
+      scriptPath: join(outdir, file),
+      bindings: { ...worker.bindings, ...options.vars },
+    },
+  ],
+});
+await mf.ready;
+
+const stop = async () => {
+  await mf.dispose();
+  rmSync(outdir, { recursive: true, force: true });
+  process.exit(0);
+};
+process.once("SIGTERM", stop);
+process.once("SIGINT", stop);
