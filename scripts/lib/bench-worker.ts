@@ -4,11 +4,12 @@
 // Workers vitest pool uses) and the local state under `persist` that wrangler's D1 commands wrote.
 //
 // `wrangler dev` puts two things in front of a worker that no deployed Worker has, and on a shared
-// 2-core machine they took CPU from the worker being measured (BENCHMARKS.md#the-benchs-server):
+// 2-core machine they took CPU from the worker being measured
+// (BENCHMARKS.md#the-benchs-server-the-deploy-bundle-under-miniflare-alone):
 // - a proxy worker in a second workerd, which takes every connection and forwards each request
-//   (0.6–0.9 ms of CPU a request here, more than half the worker's own);
+//   (0.6–1.0 ms of CPU a request here, more than half the worker's own);
 // - a Node process that parses every line the worker logs as JSON, source-maps it and checks its
-//   level (0.08–0.10 ms a request for the request log line), and appends it to a debug file.
+//   level (0.08–0.14 ms a request for the request log line).
 // Here the worker's stdout is read and dropped, or passed on as bytes when `logs` asks for it.
 //
 // Usage (a child process, in its own process group, stopped by SIGTERM):
@@ -31,35 +32,39 @@ type Options = {
 
 const options = JSON.parse(process.argv[2] ?? "{}") as Options;
 const outdir = mkdtempSync(join(tmpdir(), "wallet-bench-bundle-"));
-const { workerOptions, main } = unstable_getMiniflareWorkerOptions(options.config);
-const { file } = bundle({ config: options.config, outdir, main });
-const worker = workerOptions as WorkerOptions;
-const mf = new Miniflare({
-  host: "127.0.0.1",
-  port: options.port,
-  defaultPersistRoot: join(options.persist, "v3"), // where wrangler's --persist-to puts its state
-  logRequests: false, // else Miniflare sends every request to this process to print a line
-  handleRuntimeStdio(stdout, stderr) {
-    if (options.logs) stdout.pipe(process.stdout);
-    else stdout.resume(); // read and dropped: nothing here looks at it
-    stderr.pipe(process.stderr);
-  },
-  workers: [
-    {
-      ...worker,
-      modules: true,
-      modulesRoot: outdir,
-      scriptPath: join(outdir, file),
-      bindings: { ...worker.bindings, ...options.vars },
-    },
-  ],
-});
-await mf.ready;
+// The bundle goes with the process however it ends: a SIGTERM to the server's group (which
+// wrangler's or Miniflare's own handler answers with an exit before any of ours runs), or a failed start.
+process.on("exit", () => rmSync(outdir, { recursive: true, force: true }));
+process.on("SIGTERM", () => process.exit(0));
+process.on("SIGINT", () => process.exit(0));
 
-const stop = async () => {
-  await mf.dispose();
-  rmSync(outdir, { recursive: true, force: true });
-  process.exit(0);
-};
-process.once("SIGTERM", stop);
-process.once("SIGINT", stop);
+// A server that cannot start (a bundle that does not build, a port taken) exits 1, its bundle gone.
+try {
+  const { workerOptions, main } = unstable_getMiniflareWorkerOptions(options.config);
+  const worker = workerOptions as WorkerOptions;
+  const { file } = bundle({ config: options.config, outdir, main });
+  const mf = new Miniflare({
+    host: "127.0.0.1",
+    port: options.port,
+    defaultPersistRoot: join(options.persist, "v3"), // where wrangler's --persist-to puts its state
+    logRequests: false, // else Miniflare sends every request to this process to print a line
+    handleRuntimeStdio(stdout, stderr) {
+      if (options.logs) stdout.pipe(process.stdout);
+      else stdout.resume(); // read and dropped: nothing here looks at it
+      stderr.pipe(process.stderr);
+    },
+    workers: [
+      {
+        ...worker,
+        modules: true,
+        modulesRoot: outdir,
+        scriptPath: join(outdir, file),
+        bindings: { ...worker.bindings, ...options.vars },
+      },
+    ],
+  });
+  await mf.ready;
+} catch (error) {
+  console.error(error);
+  process.exit(1);
+}
