@@ -10,8 +10,19 @@ import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import { createDb } from "../src/db/client";
 import type { Outbound } from "../src/events/deliver";
-import { type DeadLetter, MAX_ATTEMPTS, type PumpDeps, pumpEndpoint } from "../src/events/pump";
-import { FRESH_AFTER_ATTEMPTS } from "../src/events/queue";
+import {
+  type DeadLetter,
+  MAX_ATTEMPTS,
+  PER_RUN,
+  type PumpDeps,
+  pumpEndpoint,
+} from "../src/events/pump";
+import {
+  consumeNudges,
+  DRAIN_BUDGET_MS,
+  FRESH_AFTER_ATTEMPTS,
+  type Nudge,
+} from "../src/events/queue";
 import worker from "../src/index";
 import {
   call,
@@ -216,6 +227,38 @@ describe("the consumer's pump", () => {
 });
 
 describe("the Worker's queue, cron and write path", () => {
+  it("delivers a backlog of more than one run in one call, and after its budget hands the rest to a new message", async () => {
+    const { admin, user, wallet } = await makeAccount();
+    const hook = await subscribeWebhook(admin, "transaction.created");
+    const backlog = async () => {
+      for (let i = 0; i < PER_RUN + 20; i++)
+        await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
+    };
+    const consume = async (deps: PumpDeps) => {
+      const { sent, queue } = fakeQueue();
+      const batch = createMessageBatch<Nudge>("wallet-webhooks", [
+        { id: "a", timestamp: new Date(), attempts: 1, body: { endpointId: hook.id } },
+      ]);
+      await consumeNudges(batch, { ...env, WEBHOOK_QUEUE: queue }, deps);
+      return sent;
+    };
+
+    await backlog();
+    const fast = receiver();
+    expect(await consume(pumpDeps(fast.outbound, Date.now))).toEqual([]);
+    expect(fast.got).toHaveLength(PER_RUN + 20);
+
+    // A receiver slow enough that the first run of PER_RUN events outlasts the budget.
+    await backlog();
+    const time = clock();
+    const slow = receiver(() => {
+      time.advance((2 * DRAIN_BUDGET_MS) / PER_RUN / 1000);
+      return 200;
+    });
+    expect(await consume(pumpDeps(slow.outbound, time.nowMs))).toEqual([{ endpointId: hook.id }]);
+    expect(slow.got).toHaveLength(PER_RUN);
+  });
+
   it("retries a nudge after the back-off when the receiver cannot be reached, and acks its repeats", async () => {
     const { admin, user, wallet } = await makeAccount();
     const res = await call("POST", "/webhooks", {

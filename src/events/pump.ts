@@ -25,7 +25,7 @@ export const MAX_BACKOFF_S = 3600;
 /** A lease outlives one attempt's timeout with room; each delivered event renews it. */
 export const LEASE_MS = 60_000;
 /** Events one run delivers before it hands over to a new message (a consumer's run is bounded). */
-const PER_RUN = 100;
+export const PER_RUN = 100;
 const PAGE = 20;
 
 /** The wait after the `attempt`-th failure: base, 2×base, 4×base … at most an hour. */

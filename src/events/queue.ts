@@ -9,6 +9,13 @@ import { type DeadLetter, type PumpDeps, pumpEndpoint } from "./pump";
 
 export type Nudge = { endpointId: number };
 
+/**
+ * How long one consumer call goes on delivering an endpoint's backlog, run after run of the pump,
+ * before it hands the rest to a new message. A message per run would wait out the queue's batch
+ * timeout (max_batch_timeout, 1 s) between runs of 100 events once writes nudge sparsely.
+ */
+export const DRAIN_BUDGET_MS = 10_000;
+
 /** Below wrangler.toml's max_retries (10): a message retried this often is replaced by a new one. */
 export const FRESH_AFTER_ATTEMPTS = 5;
 
@@ -37,8 +44,24 @@ async function send(queue: Queue<Nudge>, ids: number[]) {
 }
 
 /**
+ * An isolate sends the endpoints at most one nudge per NUDGE_GAP_MS; the writes that commit inside
+ * that gap are covered by one more nudge at its end. Under load a nudge per write was a queue
+ * message per write, and locally the queue's and its consumer's work per message halved the
+ * credits a server answered (BENCHMARKS.md#webhooks-credits-with-a-subscribed-endpoint).
+ */
+export const NUDGE_GAP_MS = 100;
+
+/** The gap an isolate's last nudge opened, per database: whether a write has committed inside it. */
+const gaps = new WeakMap<D1Database, { wrote: boolean }>();
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
  * After a write commits: every endpoint may have work now (the consumer reads which). Null, with
- * nothing started, when the isolate knows of no endpoint: a site without webhooks pays nothing.
+ * nothing started, when the isolate knows of no endpoint (a site without webhooks pays nothing) or
+ * when a nudge of this isolate went out under NUDGE_GAP_MS ago: the request that sent it waits out
+ * the gap (in its waitUntil) and nudges once more for the writes it saw, this one among them.
+ * Nothing is lost if that request is cut short: the cron's sweep nudges an endpoint left behind.
  */
 export function nudgeAfterCommit(
   d1: D1Database,
@@ -47,7 +70,24 @@ export function nudgeAfterCommit(
 ): Promise<void> | null {
   const ids = knownEndpoints(d1, nowMs);
   if (ids === undefined) return readEndpoints(d1, nowMs).then((read) => send(queue, read));
-  return ids.length === 0 ? null : send(queue, ids);
+  if (ids.length === 0) return null;
+  const open = gaps.get(d1);
+  if (open) {
+    open.wrote = true;
+    return null;
+  }
+  const gap = { wrote: false };
+  gaps.set(d1, gap);
+  return (async () => {
+    try {
+      await send(queue, ids);
+      await sleep(NUDGE_GAP_MS);
+    } finally {
+      gaps.delete(d1);
+    }
+    // Every write that set `wrote` committed before this line runs: one nudge covers them all.
+    if (gap.wrote) await send(queue, knownEndpoints(d1, Date.now()) ?? ids);
+  })();
 }
 
 /** The cron's sweep: every endpoint with an undelivered event and nothing under way. */
@@ -99,7 +139,10 @@ export async function consumeNudges(batch: MessageBatch<Nudge>, env: ConsumerEnv
     [...byEndpoint].map(async ([endpointId, [first, ...rest]]) => {
       for (const m of rest) m.ack();
       try {
-        const result = await pumpEndpoint(deps, endpointId);
+        const startedMs = deps.nowMs();
+        let result = await pumpEndpoint(deps, endpointId);
+        while (result.kind === "more" && deps.nowMs() - startedMs < DRAIN_BUDGET_MS)
+          result = await pumpEndpoint(deps, endpointId);
         if (result.kind === "retry") {
           // One message's retries add up across its endpoint's events (each failure of a flaky
           // receiver retries it again): before the queue's max_retries would dead-letter it, a new
