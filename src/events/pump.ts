@@ -24,7 +24,10 @@ export const MAX_ATTEMPTS = 8;
 export const MAX_BACKOFF_S = 3600;
 /** A lease outlives one attempt's timeout with room; each delivered event renews it. */
 export const LEASE_MS = 60_000;
-/** Events one run delivers before it hands over to a new message (a consumer's run is bounded). */
+/**
+ * Events one run delivers under one lease before it lets the lease go and says "more" (the consumer
+ * then runs again, within its DRAIN_BUDGET_MS, else sends a new message: events/queue.ts).
+ */
 export const PER_RUN = 100;
 const PAGE = 20;
 
@@ -47,7 +50,7 @@ export type PumpDeps = {
 export type DeadLetter = { endpointId: number; eventId: number; attempts: number; error: string };
 
 /**
- * idle: nothing left; more: caught up to PER_RUN, more waits (send a new message); busy: another
+ * idle: nothing left; more: delivered PER_RUN, more waits (run again); busy: another
  * consumer holds the lease, or the endpoint is backing off or gone (it will be nudged again);
  * retry: an attempt failed, retry the message after `delayS`.
  */
