@@ -30,10 +30,13 @@ export function freePort() {
   });
 }
 
+/** The server's process ended before it answered (its reason is on stderr). */
+class ServerExited extends Error {}
+
 async function waitUntilUp(url: string, child: ChildProcess, timeoutMs: number) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`);
+    if (child.exitCode !== null) throw new ServerExited(`the server exited with ${child.exitCode}`);
     try {
       const res = await fetch(url);
       if (res.status < 500) return;
@@ -126,84 +129,101 @@ export async function startServer({
   const stateDir = persistTo ?? mkdtempSync(join(tmpdir(), "wallet-state-"));
   const persist = ["--persist-to", stateDir];
   const configArgs = ["--config", config];
-  let listenPort: number;
+  const removeOwnState = () => {
+    if (persistTo === undefined) rmSync(stateDir, { recursive: true, force: true }); // the temporary state made above
+  };
   try {
     if (!prepared) await prepareState(stateDir, { config, seedAdmin });
     if (seedFile)
       wrangler(["d1", "execute", "DB", "--local", ...configArgs, ...persist, "--file", seedFile], {
         quiet: true,
       });
-    listenPort = port ?? (await freePort());
   } catch (error) {
-    if (persistTo === undefined) rmSync(stateDir, { recursive: true, force: true }); // the temporary state made above
+    removeOwnState();
     throw error;
   }
-  const secret = randomBytes(32).toString("hex");
-  const base = `http://127.0.0.1:${listenPort}`;
-  const vars = { ...extraVars, JWT_SECRET: secret, SITE_URL: base };
-  const stdio: SpawnOptions["stdio"] = ["ignore", onStdout ? "pipe" : "ignore", "inherit"];
-  const child = wranglerDev
-    ? startWrangler(
-        [
-          "dev",
-          ...configArgs,
-          ...persist,
-          "--ip",
-          "127.0.0.1",
-          "--port",
-          String(listenPort),
-          "--show-interactive-dev-session=false",
-          `--log-level=${logLevel}`,
-          ...(inspectorPort === undefined ? [] : ["--inspector-port", String(inspectorPort)]),
-          ...Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]),
-        ],
-        // Wrangler's debug file of every line the worker logs goes with the server's state, not
-        // into ~/.config/.wrangler/logs.
-        { stdio, env: offlineEnv({ WRANGLER_LOG_PATH: join(stateDir, "wrangler-debug.log") }) },
-      )
-    : startBenchWorker(
-        { config, port: listenPort, persist: stateDir, vars, logs: onStdout !== undefined },
-        { stdio },
-      );
-  if (onStdout) child.stdout?.on("data", onStdout);
-  const server: Server = {
-    base,
-    api: `${base}/wp-json/wallet/v1`,
-    stateDir,
-    port: listenPort,
-    child,
-    jwtSecret: secret,
-    async stop({ signal = "SIGTERM", keepState = persistTo !== undefined } = {}) {
-      const running = () => child.exitCode === null && child.signalCode === null; // a signalled child has exitCode null
-      if (running()) {
-        const exited = new Promise((r) => child.once("exit", r));
-        try {
-          process.kill(-child.pid!, signal);
-        } catch {
-          // already gone
-        }
-        // unref: a stopped server's timer keeps no caller waiting (vitest waits for pending timers).
-        await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000).unref())]);
+  // A port found free can be taken before the server binds it (the server's own helpers bind port
+  // 0, and the kernel may hand them the one just probed): a server that exits at once on a port
+  // chosen here gets another, twice.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await launch(port ?? (await freePort()));
+    } catch (error) {
+      if (!(error instanceof ServerExited) || port !== undefined || attempt === 3) {
+        removeOwnState();
+        throw error;
+      }
+    }
+  }
+
+  async function launch(listenPort: number): Promise<Server> {
+    const secret = randomBytes(32).toString("hex");
+    const base = `http://127.0.0.1:${listenPort}`;
+    const vars = { ...extraVars, JWT_SECRET: secret, SITE_URL: base };
+    const stdio: SpawnOptions["stdio"] = ["ignore", onStdout ? "pipe" : "ignore", "inherit"];
+    const child = wranglerDev
+      ? startWrangler(
+          [
+            "dev",
+            ...configArgs,
+            ...persist,
+            "--ip",
+            "127.0.0.1",
+            "--port",
+            String(listenPort),
+            "--show-interactive-dev-session=false",
+            `--log-level=${logLevel}`,
+            ...(inspectorPort === undefined ? [] : ["--inspector-port", String(inspectorPort)]),
+            ...Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]),
+          ],
+          // Wrangler's debug file of every line the worker logs goes with the server's state, not
+          // into ~/.config/.wrangler/logs.
+          { stdio, env: offlineEnv({ WRANGLER_LOG_PATH: join(stateDir, "wrangler-debug.log") }) },
+        )
+      : startBenchWorker(
+          { config, port: listenPort, persist: stateDir, vars, logs: onStdout !== undefined },
+          { stdio },
+        );
+    if (onStdout) child.stdout?.on("data", onStdout);
+    const server: Server = {
+      base,
+      api: `${base}/wp-json/wallet/v1`,
+      stateDir,
+      port: listenPort,
+      child,
+      jwtSecret: secret,
+      async stop({ signal = "SIGTERM", keepState = persistTo !== undefined } = {}) {
+        const running = () => child.exitCode === null && child.signalCode === null; // a signalled child has exitCode null
         if (running()) {
+          const exited = new Promise((r) => child.once("exit", r));
           try {
-            process.kill(-child.pid!, "SIGKILL"); // did not stop in 10 s
+            process.kill(-child.pid!, signal);
           } catch {
-            // gone meanwhile
+            // already gone
+          }
+          // unref: a stopped server's timer keeps no caller waiting (vitest waits for pending timers).
+          await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000).unref())]);
+          if (running()) {
+            try {
+              process.kill(-child.pid!, "SIGKILL"); // did not stop in 10 s
+            } catch {
+              // gone meanwhile
+            }
           }
         }
-      }
-      live.delete(server);
-      if (!keepState) rmSync(stateDir, { recursive: true, force: true });
-    },
-  };
-  live.add(server);
-  try {
-    await waitUntilUp(`${base}/wp-json/`, child, 60_000);
-  } catch (error) {
-    await server.stop(); // a server that never came up is not left running
-    throw error;
+        live.delete(server);
+        if (!keepState) rmSync(stateDir, { recursive: true, force: true });
+      },
+    };
+    live.add(server);
+    try {
+      await waitUntilUp(`${base}/wp-json/`, child, 60_000);
+    } catch (error) {
+      await server.stop({ keepState: true }); // a server that never came up is not left running
+      throw error;
+    }
+    return server;
   }
-  return server;
 }
 
 /** Signs in as the seeded administrator and returns `Authorization` header value. */
