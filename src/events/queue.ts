@@ -54,8 +54,6 @@ export const NUDGE_GAP_MS = 100;
 /** The gap an isolate's last nudge opened, per database: whether a write has committed inside it. */
 const gaps = new WeakMap<D1Database, { wrote: boolean }>();
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /**
  * After a write commits: every endpoint may have work now (the consumer reads which). Null, with
  * nothing started, when the isolate knows of no endpoint (a site without webhooks pays nothing) or
@@ -81,7 +79,7 @@ export function nudgeAfterCommit(
   return (async () => {
     try {
       await send(queue, ids);
-      await sleep(NUDGE_GAP_MS);
+      await scheduler.wait(NUDGE_GAP_MS);
     } finally {
       gaps.delete(d1);
     }

@@ -81,8 +81,6 @@ const groups = new WeakMap<D1Database, Group>();
 /** How a request keeps its work alive after it answers (ExecutionContext.waitUntil), if it can. */
 export type KeepAlive = (work: Promise<unknown>) => void;
 
-const pause = (ms: number) => new Promise((resume) => setTimeout(resume, ms));
-
 /** Writes one credit, in a group with the credits arriving beside it. */
 export async function appendCredit(db: Db, entry: NewEntry, keepAlive?: KeepAlive) {
   // Only an entry named by a request_id can be found again after a batch of unknown outcome.
@@ -102,7 +100,7 @@ export async function appendCredit(db: Db, entry: NewEntry, keepAlive?: KeepAliv
   queue.waiting.push(ticket);
   const sinceMs = Date.now();
   for (let ms = FIRST_LOOK_MS; ; ms = Math.min(ms * 2, MAX_LOOK_MS)) {
-    await pause(ms);
+    await scheduler.wait(ms);
     switch (ticket.state) {
       case "done":
         learnBookmark(db, ticket.bookmark ?? null);
