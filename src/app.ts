@@ -86,11 +86,12 @@ const REFUSED = new Set([401, 403, 429]);
 
 /**
  * The D1 bookmark orders the database's writes, so it tells whoever holds it how busy the database
- * is: it goes with a success, and with an authenticated caller's other answers (a 400 or 409 after
- * a write), never with a refusal nor to an unauthenticated caller's error (a wrong password's 400).
+ * is, and how many writes a request made: it goes only to a caller the route authenticated (a token
+ * or a key), never with a refusal. A public route (health, sign-in, mailed links) answers without
+ * one: its writes, or their absence, must tell a stranger nothing.
  */
 const showsBookmark = (status: number, authenticated: boolean) =>
-  status < 400 || (authenticated && !REFUSED.has(status));
+  authenticated && !REFUSED.has(status);
 
 export function createApp(options: AppOptions = {}) {
   const nowMs = options.nowMs ?? Date.now;

@@ -38,7 +38,10 @@ export async function readSession(c: Context<ConsoleEnv>): Promise<Session | nul
     tokenKeys(c),
     c.get("nowMs")(),
   );
-  return principal ? { token, principal, csrf: await csrfFor(c, token) } : null;
+  if (!principal) return null;
+  // An authenticated caller: its log line names it, and its answers may carry the D1 bookmark.
+  c.set("principal", principal);
+  return { token, principal, csrf: await csrfFor(c, token) };
 }
 
 /** HMAC-SHA-256 of the session's token under the JWT secret: a form can only come from our page. */

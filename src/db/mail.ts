@@ -7,29 +7,50 @@ import { mailOutbox, mailTokens, sessions, users } from "./schema";
 
 export type MailPurpose = (typeof mailTokens.$inferSelect)["purpose"];
 
-/** A user by e-mail address, case-insensitively (the lower() unique index). */
-export const findUserByEmail = (db: Db, email: string) =>
-  db
-    .select({ id: users.id, email: users.email, emailVerifiedAtMs: users.emailVerifiedAtMs })
-    .from(users)
-    .where(sql`lower(${users.email}) = lower(${email})`)
-    .get();
+// Expired tokens deleted with each new request: bounded, whoever they were for.
+const PRUNE_PER_REQUEST = 100;
 
-// Expired tokens of the user deleted with each new one: bounded, as sessions are pruned.
-const PRUNE_PER_TOKEN = 100;
-
-/** Stores a token (by its hash) and prunes up to PRUNE_PER_TOKEN of the user's expired ones. */
-export async function storeMailToken(db: Db, row: typeof mailTokens.$inferInsert) {
+/**
+ * Records a request for a mail: one batch that prunes up to PRUNE_PER_REQUEST expired tokens and
+ * stores this one (by its hash), for the account that has `email` (case-insensitively, the lower()
+ * unique index) and, for a verification, has not verified it yet; for none, with a null user. The
+ * same statements and the same one row either way, so the writes tell nobody whether an account
+ * has the address. Answers the user the token is for (null for none) and the address to mail.
+ */
+export async function recordMailRequest(
+  db: Db,
+  row: Omit<typeof mailTokens.$inferInsert, "userId">,
+): Promise<{ userId: number | null; email: string }> {
+  const account = (column: typeof users.id | typeof users.email) =>
+    sql`(SELECT ${column} FROM ${users} WHERE lower(${users.email}) = lower(${row.email})${
+      row.purpose === "verify-email" ? sql` AND ${users.emailVerifiedAtMs} IS NULL` : sql``
+    })`;
   const expired = db
     .select({ hash: mailTokens.tokenHash })
     .from(mailTokens)
-    .where(and(eq(mailTokens.userId, row.userId), lte(mailTokens.expiresAtMs, row.createdAtMs)))
-    .limit(PRUNE_PER_TOKEN);
-  await db.batch([
+    .where(lte(mailTokens.expiresAtMs, row.createdAtMs))
+    .limit(PRUNE_PER_REQUEST);
+  const [, stored] = await db.batch([
     db.delete(mailTokens).where(inArray(mailTokens.tokenHash, expired)),
-    db.insert(mailTokens).values(row),
+    db
+      .insert(mailTokens)
+      .values({
+        ...row,
+        userId: account(users.id),
+        email: sql`coalesce(${account(users.email)}, ${row.email})`,
+      })
+      .returning({ userId: mailTokens.userId, email: mailTokens.email }),
   ]);
+  return stored[0]!;
 }
+
+/** Whether a live token of `purpose` has this hash: read before any work its use would cost. */
+export const findLiveToken = async (
+  db: Db,
+  tokenHash: string,
+  purpose: MailPurpose,
+  nowMs: number,
+) => (await liveTokenUser(db, tokenHash, purpose, nowMs).get()) !== undefined;
 
 /**
  * The user of a live token of `purpose`: unused, unexpired, and mailed to the address the user
@@ -61,7 +82,7 @@ const consume = (
     .update(mailTokens)
     .set({ usedAtMs: nowMs })
     .where(and(eq(mailTokens.tokenHash, tokenHash), inArray(mailTokens.userId, live)))
-    .returning({ userId: mailTokens.userId, email: mailTokens.email });
+    .returning({ userId: sql<number>`${mailTokens.userId}`, email: mailTokens.email });
 
 /** Marks the address verified and uses the token, or does nothing: the user's id and address. */
 export async function useVerifyToken(db: Db, tokenHash: string, nowMs: number) {

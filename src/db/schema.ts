@@ -307,9 +307,9 @@ export const mailTokens = sqliteTable(
   {
     tokenHash: text("token_hash").primaryKey(),
     purpose: text("purpose", { enum: ["verify-email", "password-reset"] }).notNull(),
-    userId: integer("user_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+    // Null for a request no account could use (an unknown address, one already verified): every
+    // request for a mail writes one row, so its writes tell nobody whether the address has an account.
+    userId: integer("user_id").references(() => users.id, { onDelete: "cascade" }),
     email: text("email").notNull(),
     createdAtMs: integer("created_at_ms").notNull(),
     expiresAtMs: integer("expires_at_ms").notNull(),
@@ -317,6 +317,7 @@ export const mailTokens = sqliteTable(
   },
   (t) => [
     index("mail_tokens_user").on(t.userId, t.purpose, t.expiresAtMs),
+    index("mail_tokens_expiry").on(t.expiresAtMs),
     check("mail_tokens_purpose", sql`${t.purpose} IN ('verify-email', 'password-reset')`),
   ],
 );

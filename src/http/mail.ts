@@ -31,10 +31,10 @@ export const verifyLinkFor = (c: Context<AppEnv>) => (token: string) =>
   `${siteUrl(c)}/wp-json/${NAMESPACE}${VERIFY_EMAIL_PATH}?token=${token}`;
 
 /**
- * The service's mail dependencies for this request. The token and the mail are made after the
- * answer (waitUntil), so an address with an account is answered as fast as one without; where the
- * runtime has no execution context (the tests' app.request) the request waits for them instead. A
- * transport failure is logged with the request id and never reaches the answer.
+ * The service's mail dependencies for this request. The mail is sent after the answer (waitUntil),
+ * so an address with an account is answered as fast as one without; where the runtime has no
+ * execution context (the tests' app.request) the request waits for it instead. A transport failure
+ * is logged with the request id and never reaches the answer.
  */
 export function mailDeps(c: Context<AppEnv>): MailDeps {
   const nowMs = c.get("nowMs")();
@@ -43,6 +43,7 @@ export function mailDeps(c: Context<AppEnv>): MailDeps {
     db: c.var.db,
     send: mailSender(c.env, c.var.db, nowMs),
     throttle: c.env.LOGIN_THROTTLE,
+    clientAddress: c.req.header("cf-connecting-ip"),
     nowMs,
     background: (work) => {
       const logged = work.catch((err) =>

@@ -3,10 +3,11 @@
 // account's pairs, known addresses and ceiling together: account-policy.ts.
 
 /**
- * What a row of an object's `throttle` table counts: an account's ceiling, a client address, or the
- * mails sent to one e-mail address (throttle/mail.ts; not a sign-in rule).
+ * What a row of an object's `throttle` table counts: an account's ceiling, a client address, or
+ * mails to one e-mail address (throttle/mail.ts; not sign-in rules): those one client address asked
+ * for (`mail`), and those every client together asked for (`inbox`).
  */
-export type ThrottleKind = "account" | "address" | "mail";
+export type ThrottleKind = "account" | "address" | "mail" | "inbox";
 
 export type Policy = { limit: number; windowMs: number; lockMs: number; maxLockMs: number };
 
@@ -32,9 +33,13 @@ export const POLICIES: Record<ThrottleKind | "pair", Policy> = {
     lockMs: 15 * MINUTE_MS,
     maxLockMs: 15 * MINUTE_MS,
   },
-  // Mail to one address (verification and password reset together): 5 in any hour, then none
-  // until the hour is out. Not a sign-in rule: it only keeps the service from flooding an inbox.
+  // Mail to one address (verification and password reset together), not sign-in rules: they keep
+  // the service from flooding an inbox. One client address may ask for 5 in any hour, then none
+  // until the hour is out; so a stranger spends only its own share, never the account holder's.
   mail: { limit: 5, windowMs: 60 * MINUTE_MS, lockMs: 60 * MINUTE_MS, maxLockMs: 60 * MINUTE_MS },
+  // Every client together may ask for 30 in any hour: silencing an address for the rest of the hour
+  // takes six client addresses (IPv4, or IPv6 /64s) asking five times each.
+  inbox: { limit: 30, windowMs: 60 * MINUTE_MS, lockMs: 60 * MINUTE_MS, maxLockMs: 60 * MINUTE_MS },
 };
 
 /** The back-off is forgotten after a day without a failed attempt (or at once by a success or an unlock). */

@@ -1,13 +1,13 @@
 // Mailed links (docs/mail.md): an address verification and a password reset, each a one-use token
-// that expires. Asking for one answers the same whether or not an account has the address; the
-// token and the mail are made in the background, so the answer's timing does not tell either.
+// that expires. Asking for one does the same work, and writes the same row, whether or not an
+// account has the address; only the mail itself, sent after the answer, depends on it.
 import { hashPassword } from "../auth/password";
 import { bindingOf, type Db } from "../db/client";
 import { forgetSessions } from "../db/isolate-cache";
 import {
-  findUserByEmail,
+  findLiveToken,
   type MailPurpose,
-  storeMailToken,
+  recordMailRequest,
   useResetToken,
   useVerifyToken,
 } from "../db/mail";
@@ -19,7 +19,7 @@ import {
   verificationMail,
 } from "../mail/messages";
 import type { Mail, MailSender } from "../mail/transport";
-import { reserveMail } from "../throttle/mail";
+import { reserveGuess, reserveMail } from "../throttle/mail";
 import type { ThrottleNamespace } from "../throttle/sign-in";
 import { Refusal } from "./refusal";
 
@@ -28,70 +28,56 @@ export type MailDeps = {
   /** The transport (mail/transport.ts mailSender), null when none is configured. */
   send: MailSender | null;
   throttle: ThrottleNamespace;
+  /** CF-Connecting-IP: mails to an address are counted per client that asks. */
+  clientAddress: string | undefined;
   nowMs: number;
   /** Runs work after the answer where the runtime allows it, else before. */
   background: (work: Promise<void>) => Promise<void>;
 };
 
-/** The transport, once the address may have another mail: refused without one, or over its share. */
-async function admit(deps: MailDeps, email: string) {
-  if (!deps.send) throw new Refusal({ code: "mail_not_configured" });
-  const reservation = await reserveMail(deps.throttle, email, deps.nowMs);
-  if (!reservation.allowed)
-    throw new Refusal({ code: "too_many_mails", retryAfterS: reservation.retryAfterS });
-  return deps.send;
-}
-
-async function mailToken(
+/**
+ * Records a request for a mail of `purpose` to `email` and, when an account can use it, mails it
+ * in the background. Refused only without a transport or over the shares of mail to the address.
+ */
+async function requestMail(
   deps: MailDeps,
-  send: MailSender,
-  user: { id: number; email: string },
+  email: string,
   purpose: MailPurpose,
   lifetimeMs: number,
-  mail: (token: string) => Mail,
+  mail: (to: string, token: string) => Mail,
 ) {
+  const send = deps.send;
+  if (!send) throw new Refusal({ code: "mail_not_configured" });
+  const reservation = await reserveMail(deps.throttle, email, deps.clientAddress, deps.nowMs);
+  if (!reservation.allowed)
+    throw new Refusal({ code: "too_many_mails", retryAfterS: reservation.retryAfterS });
   const token = newLinkToken();
-  await storeMailToken(deps.db, {
+  const recorded = await recordMailRequest(deps.db, {
     tokenHash: await linkTokenHash(token),
     purpose,
-    userId: user.id,
-    email: user.email,
+    email,
     createdAtMs: deps.nowMs,
     expiresAtMs: deps.nowMs + lifetimeMs,
   });
-  await send(mail(token));
+  if (recorded.userId !== null) await deps.background(send(mail(recorded.email, token)));
 }
 
 /**
  * Mails a verification link to `email` if an account has it and it is not verified yet; `linkFor`
- * makes the link from the token. Refused only without a transport or over the address's share.
+ * makes the link from the token.
  */
-export async function requestVerification(
+export const requestVerification = (
   deps: MailDeps,
   email: string,
   linkFor: (token: string) => string,
-) {
-  const send = await admit(deps, email);
-  const user = await findUserByEmail(deps.db, email);
-  if (!user || user.emailVerifiedAtMs !== null) return;
-  await deps.background(
-    mailToken(deps, send, user, "verify-email", VERIFY_LINK_MS, (token) =>
-      verificationMail(user.email, linkFor(token)),
-    ),
+) =>
+  requestMail(deps, email, "verify-email", VERIFY_LINK_MS, (to, token) =>
+    verificationMail(to, linkFor(token)),
   );
-}
 
 /** Mails a password reset code to `email` if an account has it. */
-export async function requestPasswordReset(deps: MailDeps, email: string) {
-  const send = await admit(deps, email);
-  const user = await findUserByEmail(deps.db, email);
-  if (!user) return;
-  await deps.background(
-    mailToken(deps, send, user, "password-reset", RESET_TOKEN_MS, (token) =>
-      passwordResetMail(user.email, token),
-    ),
-  );
-}
+export const requestPasswordReset = (deps: MailDeps, email: string) =>
+  requestMail(deps, email, "password-reset", RESET_TOKEN_MS, passwordResetMail);
 
 const tokenHashOf = async (token: string) => {
   if (!LINK_TOKEN.test(token)) throw new Refusal({ code: "mail_link_invalid" });
@@ -105,14 +91,25 @@ export async function confirmVerification(db: Db, token: string, nowMs: number) 
   return used;
 }
 
+export type ResetDeps = Pick<MailDeps, "db" | "throttle" | "clientAddress" | "nowMs">;
+
 /**
  * Sets a new password with a reset code: every session of the user ends (docs/security.md#sessions),
- * at once in this isolate, within the session cache's bound elsewhere.
+ * at once in this isolate, within the session cache's bound elsewhere. A guess is counted against
+ * the client's address like a failed sign-in, and the code is looked up before the new password is
+ * hashed, so a wrong code costs no hash.
  */
-export async function confirmPasswordReset(db: Db, token: string, password: string, nowMs: number) {
+export async function confirmPasswordReset(deps: ResetDeps, token: string, password: string) {
+  const { db, nowMs } = deps;
+  const guess = await reserveGuess(deps.throttle, deps.clientAddress, nowMs);
+  if (!guess.reservation.allowed)
+    throw new Refusal({ code: "too_many_sign_ins", retryAfterS: guess.reservation.retryAfterS });
   const tokenHash = await tokenHashOf(token);
+  if (!(await findLiveToken(db, tokenHash, "password-reset", nowMs)))
+    throw new Refusal({ code: "mail_link_invalid" });
   const used = await useResetToken(db, tokenHash, await hashPassword(password), nowMs);
   if (!used) throw new Refusal({ code: "mail_link_invalid" });
+  await guess.succeeded();
   forgetSessions(bindingOf(db), used.userId);
   return used;
 }

@@ -37,12 +37,12 @@ export const confirmReset = defineRoute(
     auth: "none",
     params: userFields(PasswordResetConfirmParams),
     envelope: "B",
-    errors: ["validation_error", "mail_link_invalid"],
+    errors: ["validation_error", "mail_link_invalid", "too_many_sign_ins"],
     success: 200,
     data: PasswordResetAnswer,
   },
   async (c, { token, user_password }) => {
-    const used = await confirmPasswordReset(c.var.db, token, user_password, c.get("nowMs")());
+    const used = await confirmPasswordReset(mailDeps(c), token, user_password);
     return ok(c, 200, "Password changed", {
       user_id: used.userId,
       sessions_revoked: used.liveSessions,

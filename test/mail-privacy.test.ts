@@ -1,0 +1,213 @@
+// What mailed links tell a stranger (docs/mail.md#what-asking-tells): a request for a mail makes the
+// same D1 writes whether or not an account has the address; a reset code is looked up before any
+// password is hashed, and guesses are throttled per client address; one client cannot spend the
+// mail another needs; and no bookmark goes to a caller who presented no credential.
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { countingD1 } from "./d1-counter";
+import { call, makeAdmin, makeUser, PASSWORD, testApp, unique } from "./helpers";
+
+const BOOKMARK = "x-d1-bookmark";
+
+/** Cloudflare Email Service, stood in for: mail leaves without touching D1, as in production. */
+function emailService() {
+  const sent: { to: string; subject: string; text: string }[] = [];
+  const vars = {
+    MAIL_TRANSPORT: "cloudflare",
+    MAIL_FROM: "wallet@example.test",
+    EMAIL: { send: async (m: (typeof sent)[number]) => void sent.push(m) },
+  } as unknown as Record<string, string>;
+  return { sent, vars };
+}
+
+const OUTBOX = { MAIL_TRANSPORT: "outbox" };
+const COMPAT = { ...OUTBOX, COMPAT_NAMESPACE: "rimplenet" };
+
+const ASKS = {
+  "POST /users/password-reset": (email: string) => ({
+    method: "POST",
+    path: "/users/password-reset",
+    body: { user_email: email },
+  }),
+  "POST /users/verify-email": (email: string) => ({
+    method: "POST",
+    path: "/users/verify-email",
+    body: { user_email: email },
+  }),
+  "GET verify-email-address (plugin)": (email: string) => ({
+    method: "GET",
+    path: `/wp-json/rimplenet/v1/verify-email-address?email_address=${encodeURIComponent(email)}&fire_email=true`,
+    body: undefined,
+  }),
+};
+
+describe("a request for a mail writes alike for every address", () => {
+  it.each(Object.entries(ASKS))(
+    "%s: the same D1 statements, round trips and rows written with or without an account",
+    async (_, ask) => {
+      const { sent, vars } = emailService();
+      const d1 = countingD1();
+      const costOf = async (email: string) => {
+        const { method, path, body } = ask(email);
+        const { value, cost } = await d1.measure(() =>
+          call(method, path, {
+            body,
+            d1: d1.db,
+            vars: { ...vars, COMPAT_NAMESPACE: "rimplenet" },
+            headers: { "CF-Connecting-IP": `198.51.100.${Math.floor(Math.random() * 250)}` },
+          }),
+        );
+        expect(value.status, value.text).toBe(200);
+        expect(value.headers.get(BOOKMARK)).toBeNull();
+        return { statements: cost.statements, trips: cost.roundTrips, written: cost.rowsWritten };
+      };
+      const user = await makeUser();
+      const withAccount = await costOf(user.email);
+      expect(sent.map((m) => m.to)).toEqual([user.email]);
+      const without = await costOf(`${unique("nobody")}@example.test`);
+      expect(sent, "no mail for an address without an account").toHaveLength(1);
+      expect(without).toStrictEqual(withAccount);
+      expect(withAccount.written).toBeGreaterThan(0);
+    },
+  );
+
+  it("an address already verified writes as an unverified one does, and gets no mail", async () => {
+    const { sent, vars } = emailService();
+    const d1 = countingD1();
+    const user = await makeUser();
+    await env.DB.prepare("UPDATE users SET email_verified_at_ms = 1 WHERE id = ?")
+      .bind(user.id)
+      .run();
+    const other = await makeUser();
+    const costs = [];
+    for (const email of [user.email, other.email]) {
+      const { cost } = await d1.measure(() =>
+        call("POST", "/users/verify-email", { body: { user_email: email }, d1: d1.db, vars }),
+      );
+      costs.push([cost.statements, cost.rowsWritten]);
+    }
+    expect(costs[0]).toStrictEqual(costs[1]);
+    expect(sent.map((m) => m.to)).toEqual([other.email]);
+  });
+});
+
+describe("reset codes", () => {
+  it("a well-formed code that was never mailed is refused at its look-up: one read, nothing written", async () => {
+    const d1 = countingD1();
+    const bogus = "A".repeat(43);
+    const { value, cost } = await d1.measure(() =>
+      call("POST", "/users/password-reset/confirm", {
+        body: { token: bogus, user_password: "x".repeat(256) },
+        d1: d1.db,
+        headers: { "CF-Connecting-IP": "192.0.2.10" },
+      }),
+    );
+    expect(value.status).toBe(400);
+    expect(value.body.message).toBe("Invalid or expired link");
+    expect(cost.statements).toBe(1);
+    expect(cost.rowsWritten).toBe(0);
+  });
+
+  it("guesses from one client address are throttled like failed sign-ins; another address is not", async () => {
+    const ip = "192.0.2.77";
+    const guess = (from: string, i: number) =>
+      call("POST", "/users/password-reset/confirm", {
+        body: {
+          token: `${"B".repeat(40)}${String(i).padStart(3, "0")}`,
+          user_password: "secret-1",
+        },
+        headers: { "CF-Connecting-IP": from },
+      });
+    const statuses = [];
+    for (let i = 0; i < 101; i++) statuses.push((await guess(ip, i)).status);
+    expect(statuses.slice(0, 100).every((s) => s === 400)).toBe(true);
+    const refused = await guess(ip, 101);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(refused.body.message).toBe("Too many failed sign-in attempts");
+    expect((await guess("192.0.2.78", 0)).status).toBe(400);
+  });
+
+  it("a good code gives its guess back: it does not count against the address", async () => {
+    const user = await makeUser();
+    const { sent, vars } = emailService();
+    await call("POST", "/users/password-reset", { body: { user_email: user.email }, vars });
+    const code = /^[A-Za-z0-9_-]{43}$/m.exec(sent[0]?.text ?? "")?.[0];
+    expect(code).toBeDefined();
+    const ip = "192.0.2.90";
+    const confirm = (token: string) =>
+      call("POST", "/users/password-reset/confirm", {
+        body: { token, user_password: "a-new-password" },
+        headers: { "CF-Connecting-IP": ip },
+      });
+    for (let i = 0; i < 99; i++)
+      expect((await confirm(`${"C".repeat(40)}${i}`.slice(0, 43))).status).toBe(400);
+    expect((await confirm(code!)).status).toBe(200);
+    expect((await confirm("D".repeat(43))).status, "the 100th failure").toBe(400);
+    expect((await confirm("E".repeat(43))).status).toBe(429);
+  });
+});
+
+describe("the mail limit", () => {
+  it("a stranger's requests spend the stranger's share: the account holder still gets a mail", async () => {
+    const user = await makeUser();
+    const ask = (ip: string) =>
+      call("POST", "/users/password-reset", {
+        body: { user_email: user.email },
+        vars: OUTBOX,
+        headers: { "CF-Connecting-IP": ip },
+      });
+    for (let i = 0; i < 5; i++) expect((await ask("203.0.113.5")).status).toBe(200);
+    expect((await ask("203.0.113.5")).status).toBe(429);
+    expect((await ask("2001:db8:1:2::7")).status).toBe(200);
+  });
+
+  it("every client together gets 30 mails an hour to one address, then 429 for all", async () => {
+    const email = `${unique("inbox")}@example.test`;
+    const ask = (ip: string) =>
+      call("POST", "/users/verify-email", {
+        body: { user_email: email },
+        vars: OUTBOX,
+        headers: { "CF-Connecting-IP": ip },
+      });
+    for (let client = 0; client < 6; client++)
+      for (let i = 0; i < 5; i++) expect((await ask(`198.18.0.${client}`)).status).toBe(200);
+    const refused = await ask("198.18.0.99");
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+  });
+});
+
+describe("no bookmark for strangers", () => {
+  it("GET /health, sign-in, mail requests and the plugin's routes answer a caller without a credential with no bookmark", async () => {
+    const admin = await makeAdmin();
+    const known = (
+      await call("GET", "/wallets", {
+        auth: admin.bearer,
+        headers: { [BOOKMARK]: "first-primary" },
+      })
+    ).headers.get(BOOKMARK);
+    expect(known).toMatch(/^[0-9a-f]{8}-/);
+    const headers = { [BOOKMARK]: known! };
+    const answers = [
+      await testApp().request("/health", { headers }, env),
+      await call("POST", "/users/login", {
+        body: { user_email: admin.email, user_password: PASSWORD },
+        headers,
+      }),
+      await call("POST", "/users/password-reset", {
+        body: { user_email: admin.email },
+        vars: OUTBOX,
+        headers,
+      }),
+      await call("GET", "/users/verify-email?token=x", { headers }),
+      await call("GET", "/wp-json/rimplenet/v1/verify-email-address?email_address=a@b.test", {
+        vars: COMPAT,
+        headers,
+      }),
+      await call("GET", "/wp-json/wallet/v1/no-such-route", { headers }),
+    ];
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 400, 400, 404]);
+    for (const res of answers) expect(res.headers.get(BOOKMARK)).toBeNull();
+  });
+});
