@@ -5,6 +5,7 @@ import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs
 import { wallets } from "../src/db/schema";
 import { JWT_SECRET_MIN_LENGTH } from "../src/settings";
 import { ensureAdmin } from "./lib/admin";
+import { devValue, devVarArgs } from "./lib/dev-vars";
 import { columnsAndValues, sqlLiteral } from "./lib/sql";
 import { startWrangler, wrangler } from "./lib/wrangler";
 
@@ -92,6 +93,16 @@ console.log(
     : 'Wallet "ngn" already exists; left as it is.',
 );
 
+const devVars = readFileSync(".dev.vars", "utf8");
+const mailLine =
+  devValue(devVars, "MAIL_TRANSPORT") === "outbox"
+    ? `Mail (verification links, reset codes) is kept in the outbox: http://127.0.0.1:${port}/wallet-admin/outbox`
+    : `Mail goes by MAIL_TRANSPORT=${devValue(devVars, "MAIL_TRANSPORT")} (.dev.vars).`;
+const localHooks =
+  devValue(devVars, "WEBHOOK_ALLOW_LOCAL") === "true"
+    ? "allowed"
+    : "refused (WEBHOOK_ALLOW_LOCAL in .dev.vars)";
+
 // Guids, the discovery index and the OpenAPI document name the address the API is really on.
 const siteUrl = process.env.SITE_URL ?? `http://127.0.0.1:${port}`;
 const base = `http://127.0.0.1:${port}/wp-json/wallet/v1`;
@@ -102,9 +113,9 @@ Sign in (dev-only credentials):
     -d '{"user_email":"${admin.email}","user_password":"${admin.password}"}'
 Then send the access_token as "Authorization: Bearer <token>".
 Operator console: http://127.0.0.1:${port}/wallet-admin/ (sign in with ${admin.email} / ${admin.password})
-Mail (verification links, reset codes) is kept in the outbox: http://127.0.0.1:${port}/wallet-admin/outbox
-Webhooks (docs/events.md) run on a local queue; receivers on http://127.0.0.1 or localhost are allowed,
-retries start after 2 s, and the outbox is swept every minute: http://127.0.0.1:${port}/wallet-admin/webhooks
+${mailLine}
+Webhooks (docs/events.md) run on a local queue; receivers on http://127.0.0.1 or localhost are ${localHooks},
+retries start after ${devValue(devVars, "WEBHOOK_RETRY_BASE_S")} s, and the outbox is swept every minute: http://127.0.0.1:${port}/wallet-admin/webhooks
 `);
 
 const child = startWrangler(
@@ -116,14 +127,9 @@ const child = startWrangler(
     port,
     "--var",
     `SITE_URL:${siteUrl}`,
-    // Mail goes to the dev outbox (the console's /wallet-admin/outbox, and this log), never out.
-    "--var",
-    "MAIL_TRANSPORT:outbox",
-    // Webhooks to a receiver on this machine, retried soon (docs/events.md#local-development).
-    "--var",
-    "WEBHOOK_ALLOW_LOCAL:true",
-    "--var",
-    "WEBHOOK_RETRY_BASE_S:2",
+    // Mail to the dev outbox, webhooks to a receiver on this machine retried soon, unless .dev.vars
+    // says otherwise (docs/configuration.md#local-development).
+    ...devVarArgs(devVars),
     // Miniflare runs the queue but not the cron: /__scheduled lets this script run the sweep.
     "--test-scheduled",
     "--show-interactive-dev-session=false",

@@ -1,0 +1,23 @@
+// The settings `npm run dev` gives wrangler dev beyond wrangler.toml's: its defaults for local work,
+// each only where .dev.vars does not set the variable. Wrangler lets `--var` win over .dev.vars,
+// so passing a default unconditionally would silently override what the developer wrote there.
+import { parseEnv } from "node:util";
+
+/** Local defaults (docs/configuration.md): mail to the dev outbox, webhooks to this machine, soon retried. */
+export const DEV_DEFAULTS: Readonly<Record<string, string>> = {
+  MAIL_TRANSPORT: "outbox",
+  WEBHOOK_ALLOW_LOCAL: "true",
+  WEBHOOK_RETRY_BASE_S: "2",
+};
+
+/** The `--var NAME:value` arguments for the defaults that `devVarsText` (.dev.vars) leaves unset. */
+export function devVarArgs(devVarsText: string, defaults = DEV_DEFAULTS): string[] {
+  const set = parseEnv(devVarsText);
+  return Object.entries(defaults).flatMap(([name, value]) =>
+    name in set ? [] : ["--var", `${name}:${value}`],
+  );
+}
+
+/** The value wrangler dev will run with: .dev.vars's, else the default. */
+export const devValue = (devVarsText: string, name: string, defaults = DEV_DEFAULTS) =>
+  parseEnv(devVarsText)[name] ?? defaults[name];

@@ -1,0 +1,23 @@
+// npm run dev's local defaults give way to what .dev.vars sets (wrangler lets --var win over it).
+import { describe, expect, it } from "vitest";
+import { devValue, devVarArgs } from "../../scripts/lib/dev-vars";
+
+describe("npm run dev's --var defaults", () => {
+  it("passes every default when .dev.vars sets none of them", () => {
+    expect(devVarArgs("JWT_SECRET=abc\n")).toEqual([
+      "--var",
+      "MAIL_TRANSPORT:outbox",
+      "--var",
+      "WEBHOOK_ALLOW_LOCAL:true",
+      "--var",
+      "WEBHOOK_RETRY_BASE_S:2",
+    ]);
+  });
+
+  it("leaves out a variable .dev.vars sets, quoted or not, even to an empty value", () => {
+    const text = 'WEBHOOK_ALLOW_LOCAL="false"\n# a comment\nMAIL_TRANSPORT=\n';
+    expect(devVarArgs(text)).toEqual(["--var", "WEBHOOK_RETRY_BASE_S:2"]);
+    expect(devValue(text, "WEBHOOK_ALLOW_LOCAL")).toBe("false");
+    expect(devValue(text, "WEBHOOK_RETRY_BASE_S")).toBe("2");
+  });
+});
