@@ -26,6 +26,9 @@ export default defineConfig(async () => {
           WEBHOOK_ALLOW_LOCAL: "true",
           WEBHOOK_RETRY_BASE_S: "60",
         },
+        // A strict limiter the rate-limit tests put in MONEY_RATE_LIMIT's place (wrangler.toml's is
+        // generous, so no other test meets it).
+        ratelimits: { TEST_RATE_LIMIT: { simple: { limit: 3, period: 60 } } },
       },
     });
   return {

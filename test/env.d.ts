@@ -4,6 +4,7 @@ declare global {
   namespace Cloudflare {
     interface Env {
       TEST_MIGRATIONS: D1Migration[];
+      TEST_RATE_LIMIT: RateLimit;
     }
   }
 }

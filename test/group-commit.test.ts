@@ -290,7 +290,7 @@ describe("group commit of credits", () => {
     expect(await ledgerViolations()).toEqual(CLEAN);
   });
 
-  it("answers 500 to every credit of a lost batch whose read-back is lost too; each retry finds its entry", async () => {
+  it("answers 503 to every credit of a lost batch whose read-back is lost too; each retry finds its entry", async () => {
     const admin = await makeAdmin();
     const wallet = await makeWallet(admin);
     const user = await makeUser();
@@ -305,9 +305,10 @@ describe("group commit of credits", () => {
     const replies = await Promise.all(bodies.map((b) => creditAs(admin, d1, b)));
 
     expect(lost()).toBe(2);
-    const unknown = replies.flatMap((r, i) => (r.status === 500 ? [i] : []));
+    const unknown = replies.flatMap((r, i) => (r.status === 503 ? [i] : []));
     expect(unknown.length).toBeGreaterThan(1);
-    expect(replies.every((r) => r.status === 200 || r.status === 500)).toBe(true);
+    expect(replies.every((r) => r.status === 200 || r.status === 503)).toBe(true);
+    for (const i of unknown) expect(replies[i]!.headers.get("retry-after")).toBe("2");
     // Nothing was written twice, and a retry answers what the lost batch wrote.
     for (const i of unknown) {
       const retry = await creditAs(admin, env.DB, bodies[i]!);

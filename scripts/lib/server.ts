@@ -5,12 +5,29 @@
 
 import type { ChildProcess, SpawnOptions } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { type AdminAccount, ensureAdmin } from "./admin";
 import { offlineEnv, startBenchWorker, startWrangler, wrangler } from "./wrangler";
+import { withRaisedRateLimits } from "./wrangler-toml";
+
+let loadConfigs = 0;
+
+/**
+ * A copy of `config` beside it (so its paths resolve alike) with the money rate limit raised, for a
+ * server that a tool loads from one caller; removed when this process exits.
+ */
+function loadConfig(config: string) {
+  const copy = join(
+    dirname(config),
+    `${basename(config, ".toml")}.load-${process.pid}-${loadConfigs++}.toml`,
+  );
+  writeFileSync(copy, withRaisedRateLimits(readFileSync(config, "utf8")));
+  process.once("exit", () => rmSync(copy, { force: true }));
+  return copy;
+}
 
 export const ADMIN: AdminAccount = {
   username: "benchadmin",
@@ -87,7 +104,8 @@ export async function prepareState(
  * which saves the few seconds `prepareState` takes.
  */
 export async function startServer({
-  config = "wrangler.toml",
+  config: shippedConfig = "wrangler.toml",
+  shippedRateLimits = false,
   persistTo,
   port,
   logLevel = "warn",
@@ -100,6 +118,11 @@ export async function startServer({
   vars: extraVars = {},
 }: {
   config?: string;
+  /**
+   * Serve the config's `[[ratelimits]]` as they ship; by default they are raised out of the way of
+   * the tools' load from one caller (benches, the reliability suite), which measure the ledger.
+   */
+  shippedRateLimits?: boolean;
   persistTo?: string;
   port?: number;
   /** wrangler dev's `--log-level` (only with `wranglerDev`). */
@@ -126,6 +149,7 @@ export async function startServer({
 } = {}): Promise<Server> {
   if (inspectorPort !== undefined && !wranglerDev)
     throw new Error("inspectorPort needs wranglerDev: true (the inspector is the CLI's)");
+  const config = shippedRateLimits ? shippedConfig : loadConfig(shippedConfig);
   const stateDir = persistTo ?? mkdtempSync(join(tmpdir(), "wallet-state-"));
   const persist = ["--persist-to", stateDir];
   const configArgs = ["--config", config];

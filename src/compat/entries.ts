@@ -105,6 +105,7 @@ const movement = (txnType: "CREDIT" | "DEBIT", action: string, summary: string) 
       method: "POST",
       summary,
       auth: "admin",
+      movesMoney: true,
       access: "write",
       refusals: keyRouteRefusals(action),
       params: entryInput(txnType),

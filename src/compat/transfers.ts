@@ -75,6 +75,7 @@ export const compatTransfers = defineRoute(
     method: "POST",
     summary: "Move money between two users atomically",
     auth: "admin",
+    movesMoney: true,
     access: "write",
     refusals: jwtRouteRefusals,
     params: transferInput,

@@ -21,6 +21,15 @@ const sessionOf = (db: Db) => {
 export const d1ErrorText = (err: unknown) =>
   `${String(err)} ${String((err as { cause?: unknown })?.cause)}`;
 
+/**
+ * D1's refusals of a query it could not take now: overloaded, reset, timed out, or the connection
+ * lost (Cloudflare's D1 error list). Retryable; a write's outcome is unknown.
+ */
+const D1_UNAVAILABLE =
+  /D1 DB is overloaded|Too many requests queued|exceeded timeout|caused object to be reset|D1 DB reset|Network connection lost|transient issue/i;
+
+export const d1Unavailable = (err: unknown) => D1_UNAVAILABLE.test(d1ErrorText(err));
+
 /** The D1 binding behind a handle: what per-isolate state (caches, group commit) is keyed by. */
 export const bindingOf = (db: Db): D1Database => sessionOf(db)?.database ?? unmetered(db.$client);
 

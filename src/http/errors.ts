@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { d1Unavailable } from "../db/client";
 import { forgetUser, forgetWallet } from "../db/isolate-cache";
 import { findUsers } from "../db/users";
 import type { AppEnv } from "../env";
@@ -117,6 +118,12 @@ export const ERRORS = {
     error:
       '`{"per_page":"…"}`, with `Retry-After`: another whole-history answer of this caller is still being sent; wait for it, or page with `per_page` and `page`',
   },
+  rate_limited: {
+    status: 429,
+    message: "Too many requests",
+    error:
+      '`{"rate":"Too many money requests from this caller: try again in <n> seconds"}`, with `Retry-After`: the caller\'s money routes had their share of the minute (docs/security.md#rate-limits); nothing was written',
+  },
   too_many_mails: {
     status: 429,
     message: "Too many mails",
@@ -148,6 +155,12 @@ export const ERRORS = {
     message: "Webhooks are not configured",
     error:
       '`{"missing":["WEBHOOK_SECRET_KEY"]}`: the key that protects signing secrets is unset or shorter than 32 characters (docs/events.md)',
+  },
+  database_unavailable: {
+    status: 503,
+    message: "Service temporarily unavailable",
+    error:
+      '`{"retry":"The database is busy: retry in <n> seconds with the same request_id"}`, with `Retry-After`: D1 was overloaded or lost the request; a write may or may not have happened, and a retry with the same request_id applies it at most once',
   },
   mail_not_configured: {
     status: 503,
@@ -210,6 +223,19 @@ export const tooManySignIns = (retryAfterS: number) =>
     [`Too many failed sign-in attempts: try again in ${retryAfterS} seconds`],
     { "Retry-After": String(retryAfterS) },
   );
+
+/** A money request past the caller's share (http/route.ts): wait for the limiter's minute to turn. */
+export function rateLimited(nowMs: number) {
+  const retryAfterS = 60 - (Math.floor(nowMs / 1000) % 60);
+  return apiError(
+    "rate_limited",
+    { rate: `Too many money requests from this caller: try again in ${retryAfterS} seconds` },
+    { "Retry-After": String(retryAfterS) },
+  );
+}
+
+/** How long a client waits before retrying a request D1 could not take. */
+const DATABASE_RETRY_S = 2;
 
 /** A whole history refused while the caller's previous one is still being sent (throttle/history-gate.ts). */
 export const historyBusy = () =>
@@ -339,6 +365,18 @@ export async function onError(err: Error, c: Context<AppEnv>) {
       c.get("envelope") === "B"
         ? validationError([{ [err.part]: [err.text] }])
         : invalidInput({ [err.part]: err.text });
+  if (d1Unavailable(err)) {
+    // Overloaded, reset or cut off: retryable, and a write's request_id keeps a retry from applying
+    // it twice. Logged, since the operator should see the database struggle.
+    console.error(JSON.stringify({ requestId: c.get("requestId"), d1_unavailable: String(err) }));
+    err = apiError(
+      "database_unavailable",
+      {
+        retry: `The database is busy: retry in ${DATABASE_RETRY_S} seconds with the same request_id`,
+      },
+      { "Retry-After": String(DATABASE_RETRY_S) },
+    );
+  }
   if (err instanceof ApiError) return fail(c, err.status, err.message, err.error, err.headers);
   // Never a stack trace or SQL text on the wire; the request id ties the log line to the answer.
   console.error(

@@ -9,7 +9,7 @@ import type * as v from "valibot";
 import { type Principal, type Scope, scopeAllows } from "../auth/principal";
 import type { AppEnv } from "../env";
 import { credentialOf, mayReadUser } from "./auth";
-import { type ApiError, type ErrorCode, forgotGone, permissionDenied } from "./errors";
+import { type ApiError, type ErrorCode, forgotGone, permissionDenied, rateLimited } from "./errors";
 import { type Params, readParams } from "./params";
 import { requireSettings } from "./settings";
 
@@ -59,6 +59,11 @@ export type RouteInfo = {
   data?: v.GenericSchema;
   /** What the route itself can refuse with; credentials, malformed requests and faults are added. */
   errors?: ErrorCode[];
+  /**
+   * A route that moves money: each call counts against its caller's share (MONEY_RATE_LIMIT,
+   * docs/security.md#rate-limits) once the caller is authorized, before anything is read.
+   */
+  movesMoney?: true;
   /** Path parameters that match only this pattern; any other value is no route (rest_no_route). */
   patterns?: Record<string, string>;
 };
@@ -85,6 +90,7 @@ export function defineRoute<Info extends Declared<T>, T = undefined>(
       const principal = asked ? await requireCredentials(c, refusals) : undefined;
       if (principal && info.auth === "admin" && !isAdmin(principal, info.access ?? "write"))
         throw refusals.forbidden();
+      if (principal && info.movesMoney) await limitMoney(c, principal);
       const params = info.params || info.owner ? await readParams(c) : {};
       if (principal && info.owner && !mayReadUser(principal, userRef(info.owner(params))))
         throw refusals.forbidden();
@@ -115,6 +121,17 @@ export async function requireCredentials(
   if (principal === "invalid") throw refusals.invalid();
   c.set("principal", principal);
   return principal;
+}
+
+/**
+ * Counts a money request against its caller (a user, whichever of its tokens and keys it sent):
+ * Cloudflare's rate limiter, configured in wrangler.toml; without the binding there is no limit.
+ */
+async function limitMoney(c: Context<AppEnv>, principal: Principal) {
+  const limiter = c.env.MONEY_RATE_LIMIT as RateLimit | undefined;
+  if (!limiter) return;
+  const { success } = await limiter.limit({ key: `user:${principal.userId}` });
+  if (!success) throw rateLimited(c.get("nowMs")());
 }
 
 /** An administrator, whose key (if a key) allows `access`. */

@@ -38,8 +38,9 @@ const CREDENTIAL_ERRORS: ErrorCode[] = ["permission_missing", "credentials_inval
 
 /**
  * Every error answer a route can give, by catalogue code: its own refusals, the credential checks
- * when it needs credentials, a malformed request (in its envelope), a body too large on writes, and
- * a fault. A test probes each route and finds every refusal it meets here.
+ * when it needs credentials, a malformed request (in its envelope), a body too large on writes, the
+ * money routes' rate limit, and a database that cannot take the request or a fault. A test probes
+ * each route and finds every refusal it meets here.
  */
 export function errorCodes(route: RouteInfo): ErrorCode[] {
   return [
@@ -49,6 +50,8 @@ export function errorCodes(route: RouteInfo): ErrorCode[] {
       ...(route.errors ?? []),
       ...(route.method === "GET" ? [] : (["payload_too_large"] as const)),
       ...(needsSettings(route) ? (["service_not_configured"] as const) : []),
+      ...(route.movesMoney ? (["rate_limited"] as const) : []),
+      ...(route.envelope === "index" ? [] : (["database_unavailable"] as const)),
       "internal_error",
     ]),
   ];

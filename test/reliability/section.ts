@@ -52,7 +52,10 @@ export type Section = {
  */
 export const startOnCopy = (
   run: ReliabilityRun,
-  options: Pick<Parameters<typeof startServer>[0] & object, "logLevel" | "wranglerDev"> = {},
+  options: Pick<
+    Parameters<typeof startServer>[0] & object,
+    "logLevel" | "wranglerDev" | "shippedRateLimits"
+  > = {},
 ) =>
   startServer({
     config: run.config,

@@ -65,6 +65,7 @@ export const SECTIONS = {
   crash: "4. Crash safety",
   timing: "5. Timing",
   throttle: "6. Sign-in throttling",
+  overload: "7. Rate limits and overload",
 } as const;
 export type SectionName = keyof typeof SECTIONS;
 

@@ -10,6 +10,7 @@ export const createCredit = defineRoute(
     method: "POST",
     summary: "Credit a user's wallet, idempotent on request_id",
     auth: "admin",
+    movesMoney: true,
     access: "write",
     params: moneyFields(CreditParams),
     envelope: "A",

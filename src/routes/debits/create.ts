@@ -10,6 +10,7 @@ export const createDebit = defineRoute(
     method: "POST",
     summary: "Debit a user's wallet; never below zero",
     auth: "admin",
+    movesMoney: true,
     access: "write",
     params: moneyFields(DebitParams),
     envelope: "A",

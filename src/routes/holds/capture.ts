@@ -14,6 +14,7 @@ export const captureHoldRoute = defineRoute(
     method: "POST",
     summary: "Capture a hold: debit all or part of it, release the rest",
     auth: "admin",
+    movesMoney: true,
     access: "write",
     params: fields(CaptureHoldParams),
     envelope: "A",

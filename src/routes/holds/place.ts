@@ -14,6 +14,7 @@ export const placeHoldRoute = defineRoute(
     method: "POST",
     summary: "Reserve money now, to capture or void later (a hold)",
     auth: "admin",
+    movesMoney: true,
     access: "write",
     params: moneyFields(PlaceHoldParams),
     envelope: "A",

@@ -14,6 +14,7 @@ export const voidHoldRoute = defineRoute(
     method: "POST",
     summary: "Void a hold: release all of it",
     auth: "admin",
+    movesMoney: true,
     access: "write",
     // No fields, but a body is read as on every route: a broken JSON body is 400 rest_invalid_json.
     params: fields(v.object({})),

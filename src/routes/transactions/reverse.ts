@@ -14,6 +14,7 @@ export const reverseTransaction = defineRoute(
     method: "POST",
     summary: "Reverse a transaction (a transfer as a whole)",
     auth: "admin",
+    movesMoney: true,
     access: "write",
     params: fields(ReverseParams),
     envelope: "A",

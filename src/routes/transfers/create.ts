@@ -14,6 +14,7 @@ export const createTransfer = defineRoute(
     method: "POST",
     summary: "Move money between two users atomically",
     auth: "admin",
+    movesMoney: true,
     access: "write",
     params: moneyFields(TransferParams),
     envelope: "A",
