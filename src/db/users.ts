@@ -31,13 +31,24 @@ export async function findUsers(db: Db, ids: number[]) {
   return found;
 }
 
-/** The user a login names, by e-mail or username (an e-mail match wins, as wp_authenticate does). */
-export async function findLoginUser(db: Db, login: string) {
+/**
+ * The account a login text names (a sign-in in either dialect, a plugin user reference): the one
+ * rule (docs/security.md#usernames-and-e-mails). A text containing `@` names the account whose
+ * e-mail it is and, only when no account has that e-mail, the account with that username (an
+ * imported WordPress username can be an e-mail text); a text without `@` names the account with
+ * that username. Case-insensitively, through the lower() unique indexes. New accounts cannot make
+ * a text name two accounts (newUserTextsFree); where an import brought such a pair in, the e-mail's
+ * owner is named, whichever password is given.
+ */
+export async function findLoginUser(db: Db, login: string): Promise<UserRow | undefined> {
+  if (!login.includes("@"))
+    return db.select().from(users).where(sameText(users.username, login)).get();
   return db
     .select()
     .from(users)
     .where(or(sameText(users.email, login), sameText(users.username, login)))
     .orderBy(sql`${sameText(users.email, login)} DESC`)
+    .limit(1)
     .get();
 }
 
@@ -87,16 +98,13 @@ export const replacePasswordHash = (db: Db, id: number, previous: string, next: 
     .set({ passwordHash: next })
     .where(and(eq(users.id, id), eq(users.passwordHash, previous)));
 
-/** A user by id, or by username (case-insensitive, through the lower() unique index): one query. */
+/** A user by id, or by a login text (findLoginUser's rule): one query. */
 export async function findUserBy(
   db: Db,
-  ref: { id: number } | { username: string },
+  ref: { id: number } | { login: string },
 ): Promise<UserRow | undefined> {
-  return db
-    .select()
-    .from(users)
-    .where("id" in ref ? eq(users.id, ref.id) : sameText(users.username, ref.username))
-    .get();
+  if ("login" in ref) return findLoginUser(db, ref.login);
+  return db.select().from(users).where(eq(users.id, ref.id)).get();
 }
 
 /** One page of users ordered by username, as WP_User_Query's default, and how many there are. */
