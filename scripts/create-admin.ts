@@ -33,5 +33,5 @@ const result = await ensureAdmin({
 console.log(
   result.created
     ? `Administrator ${values.username} created (id ${result.id}).`
-    : "A user with that username or e-mail exists; nothing changed.",
+    : "That username or e-mail names an existing user (as a username or an e-mail), or the username is an e-mail address other than --email; nothing changed.",
 );

@@ -57,7 +57,7 @@ const seeded = await ensureAdmin({ target: "--local", ...admin });
 console.log(
   seeded.created
     ? `Local administrator "${admin.username}" created.`
-    : `Local administrator "${admin.username}" (or its e-mail) already exists; left as it is.`,
+    : `Local administrator "${admin.username}" already exists (or its username or e-mail names another user); left as it is.`,
 );
 
 // A demo wallet, so the README's first credit works on a fresh clone; an existing ngn is left alone.

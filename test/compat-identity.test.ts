@@ -57,8 +57,9 @@ describe("the plugin's user_id rule", () => {
   it("reads a numeric text as an id (absolute integer part), anything else as a username, and empty or zero as nobody", () => {
     const ids = ["2", "0002", "2.5", "2e0", "-2", "+2", " 2 "].map(pluginUserRef);
     expect(ids).toEqual(Array(7).fill({ id: 2 }));
-    expect(pluginUserRef("alice")).toEqual({ username: "alice" });
-    expect(pluginUserRef("1abc")).toEqual({ username: "1abc" });
+    expect(pluginUserRef("alice")).toEqual({ login: "alice" });
+    expect(pluginUserRef("1abc")).toEqual({ login: "1abc" });
+    expect(pluginUserRef("a@example.com")).toEqual({ login: "a@example.com" });
     expect(
       ["", "0", "00", "0.5", "-0", "1e300", "99999999999999999999"].map(pluginUserRef),
     ).toEqual(Array(7).fill(null));

@@ -23,10 +23,17 @@ const CAPS = {
 };
 
 /**
- * The site: user 1 `siteadmin` (an administrator), users 2.. subscribers, one wallet post per
- * wallet, one credit post per credit. Import it with `{ prefix: "wp_", namespace: "rimplenet" }`.
+ * The site: user 1 `siteadmin` (an administrator), users 2.. subscribers `memberN`, each with the
+ * e-mail `<that name>@site.example`, one wallet post per wallet, one credit post per credit.
+ * `logins` gives a user (by id) another login, its e-mail unchanged. Import it with
+ * `{ prefix: "wp_", namespace: "rimplenet" }`.
  */
-export function siteDump(wallets: SiteWallet[], credits: SiteCredit[], subscribers = 2) {
+export function siteDump(
+  wallets: SiteWallet[],
+  credits: SiteCredit[],
+  subscribers = 2,
+  logins: Record<number, string> = {},
+) {
   const posts: DumpCell[][] = [];
   const postmeta: DumpCell[][] = [];
   const rels: DumpCell[][] = [];
@@ -92,8 +99,9 @@ export function siteDump(wallets: SiteWallet[], credits: SiteCredit[], subscribe
   const users: DumpCell[][] = [];
   const usermeta: DumpCell[][] = [];
   for (let id = 1; id <= subscribers + 1; id++) {
-    const login = id === 1 ? "siteadmin" : `member${id}`;
-    users.push([id, login, "", login, `${login}@site.example`, "", date, "", 0, login]);
+    const name = id === 1 ? "siteadmin" : `member${id}`;
+    const login = logins[id] ?? name;
+    users.push([id, login, "", name, `${name}@site.example`, "", date, "", 0, login]);
     const caps = id === 1 ? CAPS.administrator : CAPS.subscriber;
     usermeta.push([usermeta.length + 1, id, "wp_capabilities", caps]);
   }

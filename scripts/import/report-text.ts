@@ -42,6 +42,20 @@ export function formatReport(
   lines.push(
     `    password hashes (kept; each user signs in with the same password, upgraded to PBKDF2 then): ${list(r.users.passwordHashes)}`,
   );
+  const collisions = r.users.loginCollisions;
+  if (collisions.total > 0) {
+    lines.push(
+      `    usernames that are another user's e-mail (${n(collisions.total)}; imported as they are): that text signs in and names the e-mail's owner, so these users sign in with their own e-mail`,
+    );
+    for (const c of collisions.list.slice(0, limit))
+      lines.push(
+        `      user ${c.userId} (${c.username}): the e-mail of user ${c.emailOwnerId} (${c.emailOwner})`,
+      );
+    if (collisions.total > Math.min(collisions.list.length, limit))
+      lines.push(
+        `      … ${n(collisions.total - Math.min(collisions.list.length, limit))} more in the JSON report (--report FILE)`,
+      );
+  }
   lines.push(
     `  Wallets: ${n(r.wallets.inDump)} in the dump; ${n(r.wallets.imported)} ${verb}, ${n(r.wallets.alreadyPresent)} already there, ${n(r.wallets.skipped.total)} skipped`,
   );

@@ -29,6 +29,18 @@ export type Conflict = {
   problem: string;
 };
 
+/**
+ * A username that is, case-folded, another user's e-mail (WordPress allowed it; this service
+ * refuses it for new users): a sign-in or plugin user reference with that text names the e-mail's
+ * owner (docs/security.md#usernames-and-e-mails), so `userId` signs in by its own e-mail.
+ */
+export type LoginCollision = {
+  userId: number;
+  username: string;
+  emailOwnerId: number;
+  emailOwner: string;
+};
+
 export type NegativeHistory = {
   userId: number;
   username: string;
@@ -82,6 +94,8 @@ export function newReport(opts: typeof DEFAULT_OPTIONS, collector: WordPressColl
       skipped: new Tally(),
       roles: {} as Record<string, number>,
       passwordHashes: {} as Record<string, number>,
+      // Imported as they are, listed for the operator; they never refuse the import.
+      loginCollisions: { total: 0, list: [] as LoginCollision[] },
     },
     // storage: per wallet, the decimal places it displays and stores (more when the site's amounts have more).
     wallets: {

@@ -1,13 +1,16 @@
 // Creates an administrator straight in D1 (local state or the remote database), the one way a
 // service gets its first administrator: there are no default credentials in a deployed service.
 import { hashPassword } from "../../src/auth/password";
-import { users } from "../../src/db/schema";
-import { columnsAndValues, sqlLiteral } from "./sql";
+import { adminInsertSql } from "./admin-insert";
 import { wrangler } from "./wrangler";
 
 export type AdminAccount = { username: string; email: string; password: string };
 
-/** Inserts the administrator unless that username or e-mail exists; says which happened. */
+/**
+ * Inserts the administrator unless its username or e-mail would name another account (taken as a
+ * username or an e-mail, or a username that is an e-mail address other than its own e-mail); says
+ * which happened.
+ */
 export async function ensureAdmin({
   target,
   username,
@@ -20,16 +23,12 @@ export async function ensureAdmin({
   if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw new Error("e-mail is not valid");
   if (String(password).length < 6) throw new Error("password must have at least 6 characters");
   // The service's own hash (src/auth/password.ts), so the administrator signs in like any user.
-  const row = columnsAndValues(users, {
-    username: sqlLiteral(username),
-    email: sqlLiteral(email),
-    passwordHash: sqlLiteral(await hashPassword(password)),
-    firstName: "''",
-    lastName: "''",
-    role: "'administrator'",
-    registeredAtMs: sqlLiteral(Date.now()),
+  const sql = adminInsertSql({
+    username,
+    email,
+    passwordHash: await hashPassword(password),
+    nowMs: Date.now(),
   });
-  const sql = `INSERT INTO users (${row.columns}) VALUES (${row.values}) ON CONFLICT DO NOTHING RETURNING id`;
   const out = wrangler(
     ["d1", "execute", "DB", target, ...wranglerArgs, "--json", "--command", sql],
     { quiet: true },

@@ -10,18 +10,19 @@ import { phpInt, phpIsNumeric } from "./php";
 // named `0001` read user 1 (issue 21); balances read any numeric text's absolute integer part
 // (get_user_meta's absint) and nobody for other text; the writes took digits as an id.
 
-export type PluginUserRef = { id: number } | { username: string } | null;
+export type PluginUserRef = { id: number } | { login: string } | null;
 
 /**
  * A numeric text (PHP's is_numeric, which WordPress's user lookups test first) names the user whose
  * id is its integer part's absolute value (`2`, `0002`, `2.5`, `2e0`, `-2` all name user 2), and
  * never a username, even when no user has that id: what a text names does not depend on which users
- * exist, so a user named `0001` is reached by its id. Any other text names the user with that
- * username, case-insensitively. Empty, zero, or past a safe integer: nobody.
+ * exist, so a user named `0001` is reached by its id. Any other text is a login text, which names
+ * a user as a sign-in's does (db/users.ts findLoginUser): with `@`, the user whose e-mail it is,
+ * else the user with that username. Empty, zero, or past a safe integer: nobody.
  */
 export function pluginUserRef(text: string): PluginUserRef {
   if (text === "") return null;
-  if (!phpIsNumeric(text)) return { username: text };
+  if (!phpIsNumeric(text)) return { login: text };
   const n = phpInt(text);
   return n === null || n === 0 ? null : { id: Math.abs(n) };
 }
@@ -34,7 +35,7 @@ export async function resolvePluginUser(db: Db, text: string): Promise<UserRow |
 
 /**
  * The id of the user `text` names, or null. An id is taken without a query (the route's own query
- * finds the user or not: a balance of nobody reads 0, a write answers 404); a username costs one.
+ * finds the user or not: a balance of nobody reads 0, a write answers 404); a login text costs one.
  */
 export async function pluginUserId(db: Db, text: string): Promise<number | null> {
   const ref = pluginUserRef(text);

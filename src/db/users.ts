@@ -2,6 +2,9 @@ import { and, count, eq, inArray, or, sql } from "drizzle-orm";
 import { bindingOf, type Db } from "./client";
 import { forgetUser, isolateCache } from "./isolate-cache";
 import { apiKeys, balances, sessions, transactions, users } from "./schema";
+import { newUserClashes, newUserTextsFree } from "./user-texts";
+
+export type UserRow = typeof users.$inferSelect;
 
 // Usernames and e-mails compare case-insensitively through the lower() unique indexes.
 const sameText = (column: typeof users.username | typeof users.email, value: string) =>
@@ -28,47 +31,61 @@ export async function findUsers(db: Db, ids: number[]) {
   return found;
 }
 
-/** The user a login names, by e-mail or username (an e-mail match wins, as wp_authenticate does). */
-export async function findLoginUser(db: Db, login: string) {
+/**
+ * The account a login text names (a sign-in in either dialect, a plugin user reference): the one
+ * rule (docs/security.md#usernames-and-e-mails). A text containing `@` names the account whose
+ * e-mail it is and, only when no account has that e-mail, the account with that username (an
+ * imported WordPress username can be an e-mail text); a text without `@` names the account with
+ * that username. Case-insensitively, through the lower() unique indexes. New accounts cannot make
+ * a text name two accounts (newUserTextsFree); where an import brought such a pair in, the e-mail's
+ * owner is named, whichever password is given.
+ */
+export async function findLoginUser(db: Db, login: string): Promise<UserRow | undefined> {
+  if (!login.includes("@"))
+    return db.select().from(users).where(sameText(users.username, login)).get();
   return db
     .select()
     .from(users)
     .where(or(sameText(users.email, login), sameText(users.username, login)))
     .orderBy(sql`${sameText(users.email, login)} DESC`)
+    .limit(1)
     .get();
 }
 
-const taken = (column: typeof users.username | typeof users.email, value: string) =>
-  sql`EXISTS (SELECT 1 FROM ${users} WHERE ${sameText(column, value)})`;
-
-/** One row saying whether the username and the e-mail are taken. */
-const takenFlags = (db: Db, username: string, email: string) =>
-  db
+/** One row saying why a new account with this username and e-mail would be refused, if it would. */
+const clashFlags = (db: Db, username: string, email: string) => {
+  const c = newUserClashes(username, email);
+  return db
     .select({
-      username: taken(users.username, username).mapWith(Boolean),
-      email: taken(users.email, email).mapWith(Boolean),
+      username: c.username.mapWith(Boolean),
+      email: c.email.mapWith(Boolean),
+      usernameNotOwnEmail: c.usernameNotOwnEmail.mapWith(Boolean),
     })
     .from(sql`(SELECT 1)`);
+};
 
-export async function findTakenFields(db: Db, username: string, email: string) {
-  return (await takenFlags(db, username, email))[0]!;
+export type Clashes = { username: boolean; email: boolean; usernameNotOwnEmail: boolean };
+
+export async function findClashes(db: Db, username: string, email: string): Promise<Clashes> {
+  return (await clashFlags(db, username, email))[0]!;
 }
 
 export type NewUser = Omit<typeof users.$inferInsert, "id">;
 
 /**
- * Inserts a user unless its username or e-mail is taken, and says which were taken: one batch, so
- * of two concurrent creations of one username exactly one inserts (the unique indexes back it up).
+ * Inserts a user unless its username or e-mail would name another account (newUserTextsFree), and
+ * says why not: the check is the insert's own WHERE, so of two concurrent creations that would
+ * clash exactly one inserts (the unique indexes back up the same-column half).
  */
 export async function insertUserIfFree(db: Db, u: NewUser) {
   // Every column of users in table order (the last, email_verified_at_ms: a new user is unverified).
   const row = sql`SELECT NULL, ${u.username}, ${u.email}, ${u.passwordHash}, ${u.firstName ?? ""}, ${u.lastName ?? ""}, ${u.role},
-    ${u.registeredAtMs}, NULL WHERE NOT ${taken(users.username, u.username)} AND NOT ${taken(users.email, u.email)}`;
+    ${u.registeredAtMs}, NULL WHERE ${newUserTextsFree(u.username, u.email)}`;
   const [inserted, flags] = await db.batch([
     db.insert(users).select(row).onConflictDoNothing().returning({ id: users.id }),
-    takenFlags(db, u.username, u.email),
+    clashFlags(db, u.username, u.email),
   ]);
-  return { id: inserted[0]?.id, taken: flags[0]! };
+  return { id: inserted[0]?.id, clashes: flags[0]! };
 }
 
 /**
@@ -81,18 +98,13 @@ export const replacePasswordHash = (db: Db, id: number, previous: string, next: 
     .set({ passwordHash: next })
     .where(and(eq(users.id, id), eq(users.passwordHash, previous)));
 
-export type UserRow = typeof users.$inferSelect;
-
-/** A user by id, or by username (case-insensitive, through the lower() unique index): one query. */
+/** A user by id, or by a login text (findLoginUser's rule): one query. */
 export async function findUserBy(
   db: Db,
-  ref: { id: number } | { username: string },
+  ref: { id: number } | { login: string },
 ): Promise<UserRow | undefined> {
-  return db
-    .select()
-    .from(users)
-    .where("id" in ref ? eq(users.id, ref.id) : sameText(users.username, ref.username))
-    .get();
+  if ("login" in ref) return findLoginUser(db, ref.login);
+  return db.select().from(users).where(eq(users.id, ref.id)).get();
 }
 
 /** One page of users ordered by username, as WP_User_Query's default, and how many there are. */

@@ -6,7 +6,7 @@ import * as v from "valibot";
 import { API_AUDIENCE } from "../auth/tokens";
 import type { AppEnv } from "../env";
 import { signIn } from "../wallet/sign-in";
-import { createSubscriber, type Taken, takenFields } from "../wallet/users";
+import { type Clashes, createSubscriber, findNewUserClashes } from "../wallet/users";
 import { tokenKeys } from "./auth";
 import { ok } from "./envelope";
 import { validationError } from "./errors";
@@ -113,11 +113,23 @@ export function collectUserErrors(
     .map((field) => ({ [ERROR_KEYS[field] ?? field]: byField.get(field)! }));
 }
 
-const TAKEN = { username: "username already taken", email: "user_email already taken" } as const;
-const takenErrors = (taken: Taken) => ({
-  ...(taken.username ? { username: [TAKEN.username] } : {}),
-  ...(taken.email ? { user_email: [TAKEN.email] } : {}),
-});
+// The plugin's texts for a taken username or e-mail; "taken" also when the text is another
+// account's e-mail or username (docs/security.md#usernames-and-e-mails).
+const CLASH = {
+  usernameNotOwnEmail: "username may only be an e-mail address if it is the user_email",
+  username: "username already taken",
+  email: "user_email already taken",
+} as const;
+const clashErrors = (clashes: Clashes) => {
+  const username = [
+    ...(clashes.usernameNotOwnEmail ? [CLASH.usernameNotOwnEmail] : []),
+    ...(clashes.username ? [CLASH.username] : []),
+  ];
+  return {
+    ...(username.length > 0 ? { username } : {}),
+    ...(clashes.email ? { user_email: [CLASH.email] } : {}),
+  };
+};
 
 /** An envelope-B route's declared input: its schema, or a validation error listing every field's texts. */
 export const userFields = <S extends v.ObjectSchema<v.ObjectEntries, undefined>>(
@@ -134,8 +146,9 @@ export const userFields = <S extends v.ObjectSchema<v.ObjectEntries, undefined>>
 type Dialect = { plugin?: boolean };
 
 /**
- * A new subscriber's fields: the plugin's checks and texts, a taken username or e-mail reported
- * beside the other errors (as the plugin did), in either dialect.
+ * A new subscriber's fields: the plugin's checks and texts, a taken username or e-mail (or one
+ * that would name another account) reported beside the other errors (as the plugin did), in
+ * either dialect.
  */
 export const newSubscriberFields = (
   dialect: Dialect = {},
@@ -145,21 +158,22 @@ export const newSubscriberFields = (
     const parsed = v.safeParse(UserParams, params);
     if (parsed.success) return parsed.output;
     const { username, user_email } = params;
-    const taken =
+    const clashes =
       typeof username === "string" || typeof user_email === "string"
-        ? await takenFields(
+        ? await findNewUserClashes(
             c.var.db,
             typeof username === "string" ? username : "",
             typeof user_email === "string" ? user_email.trim() : "",
           )
-        : { username: false, email: false };
-    throw validationError(collectUserErrors(UserParams, params, takenErrors(taken), dialect));
+        : { username: false, email: false, usernameNotOwnEmail: false };
+    throw validationError(collectUserErrors(UserParams, params, clashErrors(clashes), dialect));
   },
 });
 
 /**
  * Creates a subscriber from its checked fields, once its caller is known to be an administrator
- * with write access. A username or e-mail taken meanwhile is refused as the check would have.
+ * with write access. The insert itself applies the username and e-mail rule, so a clash that
+ * arose meanwhile is refused as the check would have refused it.
  */
 export async function answerNewSubscriber(
   c: Context<AppEnv>,
@@ -177,9 +191,9 @@ export async function answerNewSubscriber(
     },
     c.get("nowMs")(),
   );
-  if ("taken" in result)
+  if ("clashes" in result)
     throw validationError(
-      collectUserErrors(UserParams, fields, takenErrors(result.taken), dialect),
+      collectUserErrors(UserParams, fields, clashErrors(result.clashes), dialect),
     );
   return ok(c, 201, "User created successfully", { id: result.id });
 }

@@ -1,7 +1,13 @@
 // Users: who a movement names, and new subscribers.
 import { hashPassword } from "../auth/password";
 import type { Db } from "../db/client";
-import { deleteUserIfUnused, findTakenFields, findUsers, insertUserIfFree } from "../db/users";
+import {
+  type Clashes,
+  deleteUserIfUnused,
+  findClashes,
+  findUsers,
+  insertUserIfFree,
+} from "../db/users";
 import { Refusal } from "./refusal";
 
 /** The user a movement names, or a `user_not_found` refusal. */
@@ -19,21 +25,25 @@ export type NewSubscriber = {
   lastName: string;
 };
 
-export type Taken = { username: boolean; email: boolean };
-
-/** Which of a username and an e-mail another user already has (case-insensitively). */
-export const takenFields = (db: Db, username: string, email: string): Promise<Taken> =>
-  findTakenFields(db, username, email);
+export type { Clashes };
 
 /**
- * Creates a subscriber unless its username or e-mail is taken: one batch, so two racing sign-ups
- * of one name cannot both succeed. Answers the new id, or what was taken.
+ * Why a new account could not have this username and e-mail: either names an account already (as
+ * its username or its e-mail), or the username is an e-mail address other than its own e-mail.
+ */
+export const findNewUserClashes = (db: Db, username: string, email: string): Promise<Clashes> =>
+  findClashes(db, username, email);
+
+/**
+ * Creates a subscriber unless its username or e-mail would name another account (the rule of
+ * db/user-texts.ts, checked by the insert itself, so two racing sign-ups cannot both succeed).
+ * Answers the new id, or the clashes.
  */
 export async function createSubscriber(
   db: Db,
   user: NewSubscriber,
   nowMs: number,
-): Promise<{ id: number } | { taken: Taken }> {
+): Promise<{ id: number } | { clashes: Clashes }> {
   const result = await insertUserIfFree(db, {
     username: user.username,
     email: user.email,
@@ -43,7 +53,7 @@ export async function createSubscriber(
     role: "subscriber",
     registeredAtMs: nowMs,
   });
-  return result.id === undefined ? { taken: result.taken } : { id: result.id };
+  return result.id === undefined ? { clashes: result.clashes } : { id: result.id };
 }
 
 /**

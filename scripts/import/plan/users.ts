@@ -1,5 +1,6 @@
 // Users: each site user is imported, found already there (an earlier run), or skipped with a reason.
 import type { SiteUser } from "../collect";
+import { MAX_LISTED } from "../report";
 import { parseRoles, passwordHashKind, utcSeconds } from "../site-values";
 import { type PlannedUser, userInsert } from "../statements";
 import type { PlanContext } from "./context";
@@ -47,7 +48,35 @@ export function planUsers(ctx: PlanContext): UserPlan {
     ctx.emit(userInsert(user), "user");
   }
   report.users.inDump = collector.users.size;
+  reportLoginCollisions(ctx, plan);
   return plan;
+}
+
+/**
+ * Lists every username that is another user's e-mail, case-folded, among the users the database
+ * will hold (those it has, and those imported): WordPress allowed such pairs, the service refuses
+ * them for new users, and a login text names the e-mail's owner. They are imported as they are.
+ */
+function reportLoginCollisions({ target, report }: PlanContext, plan: UserPlan) {
+  const accounts = new Map<number, { username: string; email: string }>();
+  for (const u of target.users.values())
+    accounts.set(Number(u.id), { username: String(u.username), email: String(u.email) });
+  for (const u of plan.users.values()) if (!accounts.has(u.id)) accounts.set(u.id, u);
+  const emailOwners = new Map<string, number>();
+  for (const [id, u] of accounts) emailOwners.set(u.email.toLowerCase(), id);
+  const found = report.users.loginCollisions;
+  for (const [id, u] of [...accounts].sort(([a], [b]) => a - b)) {
+    const owner = emailOwners.get(u.username.toLowerCase());
+    if (owner === undefined || owner === id) continue;
+    found.total++;
+    if (found.list.length < MAX_LISTED)
+      found.list.push({
+        userId: id,
+        username: u.username,
+        emailOwnerId: owner,
+        emailOwner: accounts.get(owner)!.username,
+      });
+  }
 }
 
 /** The service's user of a site user: role from its capabilities, an e-mail even if it had none. */

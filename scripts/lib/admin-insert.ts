@@ -1,0 +1,30 @@
+// The statement that inserts an administrator (admin:create, the dev server's seed): SQL text for
+// `wrangler d1 execute`, where nothing can be bound. No Node APIs: the Workers tests run it on D1.
+import { sql } from "drizzle-orm";
+import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
+import { users } from "../../src/db/schema";
+import { newUserTextsFree } from "../../src/db/user-texts";
+import { columnsAndValues, sqlLiteral } from "./sql";
+
+export type AdminRow = { username: string; email: string; passwordHash: string; nowMs: number };
+
+const dialect = new SQLiteSyncDialect();
+
+/**
+ * Inserts the administrator, returning its id, unless its username or e-mail would name another
+ * account: the service's own rule (src/db/user-texts.ts), in the insert's WHERE as a new user's.
+ */
+export function adminInsertSql(a: AdminRow) {
+  const [username, email] = [sqlLiteral(a.username), sqlLiteral(a.email)];
+  const row = columnsAndValues(users, {
+    username,
+    email,
+    passwordHash: sqlLiteral(a.passwordHash),
+    firstName: "''",
+    lastName: "''",
+    role: "'administrator'",
+    registeredAtMs: sqlLiteral(a.nowMs),
+  });
+  const free = dialect.sqlToQuery(newUserTextsFree(sql.raw(username), sql.raw(email))).sql;
+  return `INSERT INTO users (${row.columns}) SELECT ${row.values} WHERE ${free} ON CONFLICT DO NOTHING RETURNING id`;
+}
