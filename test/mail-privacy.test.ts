@@ -71,6 +71,31 @@ describe("a request for a mail writes alike for every address", () => {
     },
   );
 
+  it("with the dev outbox, the mail is kept in the same batch: the same statements and round trips either way", async () => {
+    const d1 = countingD1();
+    const costOf = async (email: string) => {
+      const { value, cost } = await d1.measure(() =>
+        call("POST", "/users/password-reset", {
+          body: { user_email: email },
+          d1: d1.db,
+          vars: OUTBOX,
+          headers: { "CF-Connecting-IP": "198.51.100.200" },
+        }),
+      );
+      expect(value.status, value.text).toBe(200);
+      return { statements: cost.statements, trips: cost.roundTrips };
+    };
+    const user = await makeUser();
+    const nobody = `${unique("nobody")}@example.test`;
+    expect(await costOf(nobody)).toStrictEqual(await costOf(user.email));
+    const kept = await env.DB.prepare(
+      "SELECT to_address FROM mail_outbox WHERE to_address IN (?, ?)",
+    )
+      .bind(user.email, nobody)
+      .all<{ to_address: string }>();
+    expect(kept.results.map((r) => r.to_address)).toEqual([user.email]);
+  });
+
   it("an address already verified writes as an unverified one does, and gets no mail", async () => {
     const { sent, vars } = emailService();
     const d1 = countingD1();

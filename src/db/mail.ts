@@ -1,7 +1,7 @@
 // The queries behind mailed links (docs/mail.md): one-use tokens, what using one does, and the dev
 // outbox. A link's use is one batch whose statements all test the same token, so the work is done
 // exactly when the token is consumed, and two uses cannot both succeed.
-import { and, desc, eq, inArray, isNull, lte, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, isNotNull, isNull, lte, sql } from "drizzle-orm";
 import type { Db } from "./client";
 import { mailOutbox, mailTokens, sessions, users } from "./schema";
 
@@ -20,6 +20,7 @@ const PRUNE_PER_REQUEST = 100;
 export async function recordMailRequest(
   db: Db,
   row: Omit<typeof mailTokens.$inferInsert, "userId">,
+  outbox?: { subject: string; text: string },
 ): Promise<{ userId: number | null; email: string }> {
   const account = (column: typeof users.id | typeof users.email) =>
     sql`(SELECT ${column} FROM ${users} WHERE lower(${users.email}) = lower(${row.email})${
@@ -40,6 +41,7 @@ export async function recordMailRequest(
         email: sql`coalesce(${account(users.email)}, ${row.email})`,
       })
       .returning({ userId: mailTokens.userId, email: mailTokens.email }),
+    ...(outbox ? outboxStatements(db, row.tokenHash, outbox, row.createdAtMs) : []),
   ]);
   return stored[0]!;
 }
@@ -135,9 +137,14 @@ export async function useResetToken(
 // The outbox keeps the newest OUTBOX_KEEP mails; older ones go as new ones arrive.
 export const OUTBOX_KEEP = 200;
 
-export async function addToOutbox(
+/**
+ * The dev outbox's part of a mail request's batch: the mail kept for the token's account, if it
+ * has one (to the address the token stored), and the outbox pruned, either way.
+ */
+function outboxStatements(
   db: Db,
-  mail: { to: string; subject: string; text: string },
+  tokenHash: string,
+  mail: { subject: string; text: string },
   nowMs: number,
 ) {
   const kept = db
@@ -145,15 +152,21 @@ export async function addToOutbox(
     .from(mailOutbox)
     .orderBy(desc(mailOutbox.id))
     .limit(OUTBOX_KEEP - 1);
-  await db.batch([
+  return [
     db.delete(mailOutbox).where(sql`${mailOutbox.id} NOT IN ${kept}`),
-    db.insert(mailOutbox).values({
-      toAddress: mail.to,
-      subject: mail.subject,
-      bodyText: mail.text,
-      createdAtMs: nowMs,
-    }),
-  ]);
+    db.insert(mailOutbox).select(
+      db
+        .select({
+          id: sql`NULL`.as("id"),
+          toAddress: mailTokens.email,
+          subject: sql`${mail.subject}`.as("subject"),
+          bodyText: sql`${mail.text}`.as("body_text"),
+          createdAtMs: sql`${nowMs}`.as("created_at_ms"),
+        })
+        .from(mailTokens)
+        .where(and(eq(mailTokens.tokenHash, tokenHash), isNotNull(mailTokens.userId))),
+    ),
+  ] as const;
 }
 
 /** The outbox, newest first. */

@@ -41,7 +41,7 @@ export function mailDeps(c: Context<AppEnv>): MailDeps {
   const requestId = c.get("requestId");
   return {
     db: c.var.db,
-    send: mailSender(c.env, c.var.db, nowMs),
+    send: mailSender(c.env),
     throttle: c.env.LOGIN_THROTTLE,
     clientAddress: c.req.header("cf-connecting-ip"),
     nowMs,

@@ -4,11 +4,14 @@
 //   printed to the log, for `npm run dev` and the tests;
 // - anything else, or a transport missing what it needs: no mail, and the routes that send some
 //   say so. Nothing else in the service depends on mail.
-import type { Db } from "../db/client";
-import { addToOutbox } from "../db/mail";
-
 export type Mail = { to: string; subject: string; text: string };
-export type MailSender = (mail: Mail) => Promise<void>;
+
+/**
+ * How a mail leaves: through a binding, after the request's writes; or into the dev outbox, as a row
+ * written in the same D1 batch as the request's token (db/mail.ts recordMailRequest), so a request
+ * whose mail goes out makes the same D1 calls as one whose mail does not.
+ */
+export type MailSender = { send: (mail: Mail) => Promise<void> } | { outbox: true };
 
 /** What the transport reads from the env: vars, and the optional binding (wrangler.toml `[[send_email]]`). */
 export type MailEnv = { MAIL_TRANSPORT?: string; MAIL_FROM?: string; EMAIL?: SendEmail };
@@ -28,7 +31,7 @@ export function mailTransport(env: MailEnv): { name: MailTransport } | { missing
 let warned = false;
 
 /** How to send a mail now, or null when no transport is configured (logged once per isolate). */
-export function mailSender(env: MailEnv, db: Db, nowMs: number): MailSender | null {
+export function mailSender(env: MailEnv): MailSender | null {
   const transport = mailTransport(env);
   if ("missing" in transport) {
     if (!warned)
@@ -36,15 +39,12 @@ export function mailSender(env: MailEnv, db: Db, nowMs: number): MailSender | nu
     warned = true;
     return null;
   }
-  if (transport.name === "outbox")
-    return async (mail) => {
-      await addToOutbox(db, mail, nowMs);
-      // Dev only: the mail as it would have gone, its link included, so `npm run dev` shows it.
-      console.log(JSON.stringify({ mail_outbox: mail }));
-    };
+  if (transport.name === "outbox") return { outbox: true };
   const from = env.MAIL_FROM!.trim();
   const binding = env.EMAIL!;
-  return async (mail) => {
-    await binding.send({ from, to: mail.to, subject: mail.subject, text: mail.text });
+  return {
+    send: async (mail) => {
+      await binding.send({ from, to: mail.to, subject: mail.subject, text: mail.text });
+    },
   };
 }

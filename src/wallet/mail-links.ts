@@ -52,14 +52,23 @@ async function requestMail(
   if (!reservation.allowed)
     throw new Refusal({ code: "too_many_mails", retryAfterS: reservation.retryAfterS });
   const token = newLinkToken();
-  const recorded = await recordMailRequest(deps.db, {
-    tokenHash: await linkTokenHash(token),
-    purpose,
-    email,
-    createdAtMs: deps.nowMs,
-    expiresAtMs: deps.nowMs + lifetimeMs,
-  });
-  if (recorded.userId !== null) await deps.background(send(mail(recorded.email, token)));
+  const drafted = mail(email, token);
+  const recorded = await recordMailRequest(
+    deps.db,
+    {
+      tokenHash: await linkTokenHash(token),
+      purpose,
+      email,
+      createdAtMs: deps.nowMs,
+      expiresAtMs: deps.nowMs + lifetimeMs,
+    },
+    "outbox" in send ? drafted : undefined,
+  );
+  if (recorded.userId === null) return;
+  const sent = { ...drafted, to: recorded.email };
+  if ("send" in send) await deps.background(send.send(sent));
+  // Dev only: the mail as it would have gone, its link included, so `npm run dev` shows it.
+  else console.log(JSON.stringify({ mail_outbox: sent }));
 }
 
 /**
