@@ -1,8 +1,11 @@
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import { configDefaults, defineConfig } from "vitest/config";
+import { copyReferenceAssets } from "./scripts/reference-assets.mjs";
 
 export default defineConfig(async () => {
+  // wrangler.toml's [assets] folder, which wrangler's [build] command fills for dev and deploy.
+  copyReferenceAssets();
   // The very migrations wrangler applies, read from the one drizzle/ folder.
   const migrations = await readD1Migrations(path.join(import.meta.dirname, "drizzle"));
   const workersPool = (configPath: string) =>

@@ -1,4 +1,3 @@
-import { Scalar } from "@scalar/hono-api-reference";
 import { Hono } from "hono";
 import { routePath } from "hono/route";
 import { type Pace, padToFloor } from "./auth/pace";
@@ -25,6 +24,7 @@ import { siteUrl } from "./http/site";
 import { nudgeWebhooks } from "./http/webhooks";
 import { corsHeaders, discoveryLink, overrideMethod } from "./http/wp-core";
 import { d1Ledger, type LedgerEngine } from "./ledger/writer";
+import { reference } from "./reference";
 import { allowFor, readOnlyRoute } from "./route-methods";
 import { api, NAMESPACE } from "./routes";
 import { REFERENCE } from "./routes/openapi";
@@ -129,9 +129,10 @@ export function createApp(options: AppOptions = {}) {
     const headers = answerHeaders(c);
     if (bookmark !== null && showsBookmark(c.res.status, authenticated))
       headers.set(BOOKMARK_HEADER, bookmark);
-    // WordPress sends nosniff on every REST answer; nothing here may be cached by a shared cache.
+    // WordPress sends nosniff on every REST answer; nothing here may be cached by a shared cache,
+    // but for the reference's script, which says so itself (no-cache: kept, asked again by ETag).
     headers.set("X-Content-Type-Options", "nosniff");
-    headers.set("Cache-Control", "no-store");
+    if (!headers.has("Cache-Control")) headers.set("Cache-Control", "no-store");
     headers.set("X-Request-Id", requestId);
     const path = c.req.path;
     if (path.startsWith("/wp-json") || path === "/")
@@ -178,12 +179,9 @@ export function createApp(options: AppOptions = {}) {
   });
   // Public: the settings present (or which is missing) and whether D1 answers (docs/operations.md).
   app.get("/health", health);
-  // The interactive API reference: Scalar renders the OpenAPI document in the reader's browser
-  // (its script comes from Scalar's CDN there; the Worker serves only this page).
-  app.get(
-    REFERENCE,
-    Scalar({ url: `/wp-json/${NAMESPACE}/openapi.json`, pageTitle: "Wallet ledger API" }),
-  );
+  // The interactive API reference: Scalar renders the OpenAPI document in the reader's browser,
+  // from its script and this page alone, both served here (reference.ts).
+  app.route(REFERENCE, reference);
   app.route("/wp-json", discovery);
   // The operator console (docs/console.md): its pages call this same app's API.
   app.route(

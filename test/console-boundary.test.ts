@@ -272,6 +272,90 @@ describe("console pages are isolated from other origins", () => {
   });
 });
 
+describe("every console answer carries the console's strict CSP", () => {
+  /** A D1 binding whose every query fails, for a console page that meets a fault. */
+  const brokenDb: D1Database = new Proxy(env.DB, {
+    get: (target, name) =>
+      name === "withSession"
+        ? () => brokenDb
+        : name === "prepare" || name === "batch" || name === "exec"
+          ? () => {
+              throw new Error("D1 is down (test)");
+            }
+          : Reflect.get(target, name),
+  });
+
+  it("on pages, assets, redirects, refusals, 404s, an unconfigured service and a fault", async () => {
+    const answers: [string, Page][] = [
+      ["sign-in", await request("/sign-in")],
+      [
+        "wrong password",
+        await request("/sign-in", {
+          method: "POST",
+          body: form({ email: admin.email, password: "x" }),
+        }),
+      ],
+      ["signed out", await request("/")],
+      ["no trailing slash", await request(`${OWN}/wallet-admin`)],
+      ["overview", await request("/", { cookie })],
+      ["stylesheet", await request("/console.css")],
+      ["script", await request("/console.js")],
+      ["no such page, signed in", await request("/no-such-page", { cookie })],
+      ["no such page, signed out", await request("/no-such-page")],
+      ["no such page, upper case", await request(`${OWN}/WALLET-ADMIN/NO-SUCH-PAGE`, { cookie })],
+      ["no such user", await request("/users/999999999", { cookie })],
+      [
+        "foreign origin",
+        await request("/users", {
+          method: "POST",
+          cookie,
+          headers: { Origin: "https://evil.example" },
+          body: form({}),
+        }),
+      ],
+      ["no CSRF token", await request("/users", { method: "POST", cookie, body: form({}) })],
+      ["unconfigured", await request("/sign-in", { vars: { JWT_SECRET: "" } })],
+      ["a fault", await request("/", { cookie, vars: { DB: brokenDb } as never })],
+    ];
+    expect(answers.map(([what, res]) => [what, res.status])).toEqual([
+      ["sign-in", 200],
+      ["wrong password", 400],
+      ["signed out", 303],
+      ["no trailing slash", 303],
+      ["overview", 200],
+      ["stylesheet", 200],
+      ["script", 200],
+      ["no such page, signed in", 404],
+      ["no such page, signed out", 303],
+      ["no such page, upper case", 404],
+      ["no such user", 404],
+      ["foreign origin", 403],
+      ["no CSRF token", 403],
+      ["unconfigured", 503],
+      ["a fault", 500],
+    ]);
+    for (const [what, res] of answers) {
+      const csp = res.headers.get("content-security-policy") ?? "";
+      const directives = Object.fromEntries(
+        csp
+          .split(";")
+          .map((d) => d.trim().split(/\s+/))
+          .map(([name, ...v]) => [name, v.join(" ")]),
+      );
+      expect(directives, what).toEqual({
+        "default-src": "'none'",
+        "script-src": "'self'",
+        "style-src": "'self'",
+        "img-src": "'self'",
+        "form-action": "'self'",
+        "frame-ancestors": "'none'",
+        "base-uri": "'none'",
+        "object-src": "'none'",
+      });
+    }
+  });
+});
+
 describe("nothing for strangers", () => {
   const BOOKMARK = "x-d1-bookmark";
   /** A bookmark the service handed out: before, any request that sent it got at least it back. */

@@ -598,7 +598,9 @@ describe("GET /openapi.json", () => {
     const page = await testApp().request("/api-reference", {}, env);
     expect(page.status).toBe(200);
     expect(page.headers.get("content-type")).toMatch(/^text\/html/);
-    expect(await page.text()).toContain("/wp-json/wallet/v1/openapi.json");
+    expect(await page.text()).toContain('<script src="/api-reference/start.js">');
+    const start = await testApp().request("/api-reference/start.js", {}, env);
+    expect(await start.text()).toContain("/wp-json/wallet/v1/openapi.json");
     const front = await testApp().request("/", {}, env);
     expect((await front.json<Json>()).reference).toBe(`${env.SITE_URL}/api-reference`);
   });
