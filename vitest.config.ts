@@ -36,14 +36,15 @@ export default defineConfig(async () => {
     });
   return {
     test: {
+      // Logs (each request logs one line) are shown for failing tests only. The reporter reads this
+      // from the root config, not from a project's.
+      silent: "passed-only",
       projects: [
         {
           // The service, inside the Workers runtime.
           plugins: [workersPool("./wrangler.toml")],
-          // Each request logs one line; show them only for failing tests.
           test: {
             name: "workers",
-            silent: "passed-only",
             setupFiles: ["./test/apply-migrations.ts"],
             include: ["test/**/*.test.ts"],
             exclude: [
@@ -61,7 +62,6 @@ export default defineConfig(async () => {
           plugins: [workersPool("./bench/do-writer/wrangler.toml")],
           test: {
             name: "do-writer",
-            silent: "passed-only",
             setupFiles: ["./test/apply-migrations.ts"],
             include: ["test/do-writer.test.ts"],
           },
