@@ -187,26 +187,21 @@ it(`${DISTINCT_CREDITS} distinct credits over ${CONNECTIONS} connections all lan
   expected = amounts.reduce((a, b) => a + b, 0);
   const tag = unique("");
   const started = Date.now();
-  const answers = await pool(
-    amounts,
-    CONNECTIONS,
-    async (minor, i) => {
-      // Every fourth amount as a JSON number, the rest as decimal strings.
-      const amount = i % 4 === 0 ? minorAsNumber(minor) : minorText(minor);
-      try {
-        const r = await post("/credits", {
-          user_id: manyUser.id,
-          wallet_id: wallet,
-          amount,
-          request_id: `many-${i}-${tag}`,
-        });
-        return { status: r.status, id: at(r.json, "data", "transaction_id") };
-      } catch (error) {
-        return { status: `network: ${errorCode(error)}`, id: undefined };
-      }
-    },
-    { deadline: deadlineFor(60_000) },
-  );
+  const answers = await pool(amounts, CONNECTIONS, async (minor, i) => {
+    // Every fourth amount as a JSON number, the rest as decimal strings.
+    const amount = i % 4 === 0 ? minorAsNumber(minor) : minorText(minor);
+    try {
+      const r = await post("/credits", {
+        user_id: manyUser.id,
+        wallet_id: wallet,
+        amount,
+        request_id: `many-${i}-${tag}`,
+      });
+      return { status: r.status, id: at(r.json, "data", "transaction_id") };
+    } catch (error) {
+      return { status: `network: ${errorCode(error)}`, id: undefined };
+    }
+  });
   const seconds = (Date.now() - started) / 1000;
   const answered = answers.filter((a) => a !== undefined);
   figures.distinctCredits = {
