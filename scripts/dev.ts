@@ -6,10 +6,30 @@ import { wallets } from "../src/db/schema";
 import { JWT_SECRET_MIN_LENGTH } from "../src/settings";
 import { ensureAdmin } from "./lib/admin";
 import { devValue, devVarArgs } from "./lib/dev-vars";
+import { freePort, portIsFree } from "./lib/server";
 import { columnsAndValues, sqlLiteral } from "./lib/sql";
 import { startWrangler, wrangler } from "./lib/wrangler";
 
-const port = process.env.PORT ?? "8787";
+// The port: `npm run dev -- --port N`, else PORT, else 8787. A taken one stops here, before
+// anything is written, with one line saying what to do.
+const portArg = process.argv.findIndex((a) => a === "--port" || a.startsWith("--port="));
+const portText =
+  portArg === -1
+    ? (process.env.PORT ?? "8787")
+    : process.argv[portArg]!.includes("=")
+      ? process.argv[portArg]!.slice("--port=".length)
+      : (process.argv[portArg + 1] ?? "");
+if (!/^\d{1,5}$/.test(portText) || Number(portText) < 1 || Number(portText) > 65535) {
+  console.error(`npm run dev: "${portText}" is not a port (1-65535).`);
+  process.exit(1);
+}
+const port = portText;
+if (!(await portIsFree(Number(port)))) {
+  console.error(
+    `npm run dev: 127.0.0.1:${port} is in use. Stop what holds it, or pick another port: npm run dev -- --port ${Number(port) + 1}`,
+  );
+  process.exit(1);
+}
 // Wrangler appends what it logs, and every line the worker logs (one per request), to a debug file:
 // kept with the local state (git ignores .wrangler), not in ~/.config/.wrangler/logs.
 process.env.WRANGLER_LOG_PATH ??= ".wrangler/logs";
@@ -125,6 +145,9 @@ const child = startWrangler(
     "127.0.0.1",
     "--port",
     port,
+    // Its own inspector port, so two dev servers (or a bench) do not clash on 9229.
+    "--inspector-port",
+    String(await freePort()),
     "--var",
     `SITE_URL:${siteUrl}`,
     // Mail to the dev outbox, webhooks to a receiver on this machine retried soon, unless .dev.vars

@@ -47,6 +47,16 @@ export function freePort() {
   });
 }
 
+/** Whether 127.0.0.1:`port` can be listened on now. */
+export function portIsFree(port: number) {
+  return new Promise<boolean>((resolve) => {
+    const probe = createServer();
+    probe.unref();
+    probe.once("error", () => resolve(false));
+    probe.listen(port, "127.0.0.1", () => probe.close(() => resolve(true)));
+  });
+}
+
 /** The server's process ended before it answered (its reason is on stderr). */
 class ServerExited extends Error {}
 
