@@ -3,6 +3,7 @@ import { routePath } from "hono/route";
 import { type Pace, padToFloor } from "./auth/pace";
 import { compatRoutes } from "./compat";
 import { consoleRoutes } from "./console";
+import { ICON } from "./console/assets";
 import { insideConsole } from "./console/boundary";
 import { BASE as CONSOLE } from "./console/session";
 import { createDb } from "./db/client";
@@ -177,6 +178,10 @@ export function createApp(options: AppOptions = {}) {
       reference: `${site}${REFERENCE}`,
     });
   });
+  // Browsers ask every site for an icon: the console's.
+  app.get("/favicon.ico", (c) =>
+    c.body(ICON, 200, { "Content-Type": "image/svg+xml", "Cache-Control": "max-age=86400" }),
+  );
   // Public: the settings present (or which is missing) and whether D1 answers (docs/operations.md).
   app.get("/health", health);
   // The interactive API reference: Scalar renders the OpenAPI document in the reader's browser,

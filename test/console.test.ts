@@ -146,6 +146,30 @@ describe("screens", () => {
     }
     expect((await request("/users/2000000000", { cookie })).status).toBe(404);
   });
+
+  it("answers an address that names no screen with an HTML page, under the CSP", async () => {
+    const page = await request("/no-such-screen", { cookie });
+    expect(page.status).toBe(404);
+    expect(page.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(page.html).toContain("No console page is at this address");
+    expect(page.headers.get("content-security-policy")).toContain("default-src 'none'");
+    const visitor = await request("/no-such-screen");
+    expect(visitor.status, "a signed-out visitor is sent to sign in").toBe(303);
+  });
+
+  it("has an icon, linked from every page and answered for /favicon.ico", async () => {
+    const page = await request("/", { cookie });
+    expect(page.html).toContain(
+      '<link rel="icon" type="image/svg+xml" href="/wallet-admin/icon.svg"',
+    );
+    const icon = await request("/icon.svg");
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get("content-type")).toBe("image/svg+xml");
+    expect(icon.html).toMatch(/^<svg /);
+    const favicon = await app.request("/favicon.ico", {}, env);
+    expect(favicon.status).toBe(200);
+    expect(favicon.headers.get("content-type")).toBe("image/svg+xml");
+  });
 });
 
 describe("moving money", () => {

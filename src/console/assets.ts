@@ -60,3 +60,6 @@ for (const button of document.querySelectorAll("button[data-copy]")) {
   });
 }
 `;
+
+/** The console's icon: a wallet's card on the accent colour (browsers ask for one on every page). */
+export const ICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#1f5fbf"/><rect x="6" y="10" width="20" height="13" rx="2" fill="#fff"/><rect x="18" y="14.5" width="8" height="4" rx="1" fill="#1f5fbf"/></svg>`;

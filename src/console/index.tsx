@@ -3,18 +3,20 @@
 // an idempotency key made when the form was drawn, so a double submit moves money once.
 import { Hono } from "hono";
 import { apiKeysScreen } from "./api-keys";
-import { CSS, JS } from "./assets";
+import { CSS, ICON, JS } from "./assets";
 import { consoleBoundary } from "./boundary";
 import { requireSettings } from "./configured";
 import type { ConsoleEnv, Fetch } from "./env";
 import { outboxScreen } from "./outbox";
 import { overviewScreen } from "./overview";
 import { CSP } from "./page";
+import { BASE } from "./session";
 import { requireOperator, signInScreen } from "./sign-in";
 import { statementScreen } from "./statement";
 import { userScreen } from "./user";
 import { holdsScreen } from "./user-holds";
 import { usersScreen } from "./users";
+import { Page } from "./views";
 import { walletsScreen } from "./wallets";
 import { webhooksScreen } from "./webhooks";
 
@@ -33,6 +35,7 @@ export function consoleRoutes(fetch: Fetch) {
   app.get("/console.js", (c) =>
     c.body(JS, 200, { "Content-Type": "text/javascript; charset=utf-8" }),
   );
+  app.get("/icon.svg", (c) => c.body(ICON, 200, { "Content-Type": "image/svg+xml" }));
   app.use(requireSettings);
   app.route("/", signInScreen);
   // Everything below needs an administrator's session (and a form's CSRF token).
@@ -46,5 +49,16 @@ export function consoleRoutes(fetch: Fetch) {
   app.route("/", walletsScreen);
   app.route("/", apiKeysScreen);
   app.route("/", webhooksScreen);
+  // A console address that names no screen: a page saying so, not the API's JSON 404.
+  app.all("*", (c) =>
+    c.html(
+      <Page title="Not found" session={c.var.session}>
+        <p>
+          No console page is at this address. <a href={`${BASE}/`}>Go to the overview</a>.
+        </p>
+      </Page>,
+      404,
+    ),
+  );
   return app;
 }

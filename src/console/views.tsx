@@ -26,6 +26,7 @@ export function Page(props: {
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${props.title} · Wallet console`}</title>
+        <link rel="icon" type="image/svg+xml" href={`${BASE}/icon.svg`} />
         <link rel="stylesheet" href={`${BASE}/console.css`} />
         <script src={`${BASE}/console.js`} defer />
       </head>
