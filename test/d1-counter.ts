@@ -11,3 +11,25 @@ export function countingD1(inner: D1Database = env.DB) {
   };
   return { db, cost, measure };
 }
+
+export type BatchSender = (
+  statements: D1PreparedStatement[],
+  send: () => Promise<D1Result[]>,
+) => Promise<D1Result[]>;
+
+/** env.DB, with every batch sent (through it or a session on it) passed through `sender`. */
+export function wrappedD1(sender: BatchSender) {
+  const wrapped = <T extends D1Database | D1DatabaseSession>(inner: T): T =>
+    new Proxy(inner, {
+      get(target, prop) {
+        if (prop === "batch")
+          return (statements: D1PreparedStatement[]) =>
+            sender(statements, () => target.batch(statements));
+        if (prop === "withSession" && "withSession" in target)
+          return (start?: string) => wrapped(target.withSession(start));
+        const value = Reflect.get(target, prop, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+  return wrapped(env.DB);
+}

@@ -5,6 +5,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { refusedByRule } from "../src/ledger/append";
 import { MAX_MINOR } from "../src/ledger/money";
+import { wrappedD1 } from "./d1-counter";
 import {
   alreadyExists,
   balanceOf,
@@ -18,28 +19,6 @@ import {
   tableCounts,
   unique,
 } from "./helpers";
-
-type BatchSender = (
-  statements: D1PreparedStatement[],
-  send: () => Promise<D1Result[]>,
-) => Promise<D1Result[]>;
-
-/** env.DB, with every batch sent (through it or a session on it) passed through `sender`. */
-function wrappedD1(sender: BatchSender) {
-  const wrapped = <T extends D1Database | D1DatabaseSession>(inner: T): T =>
-    new Proxy(inner, {
-      get(target, prop) {
-        if (prop === "batch")
-          return (statements: D1PreparedStatement[]) =>
-            sender(statements, () => target.batch(statements));
-        if (prop === "withSession" && "withSession" in target)
-          return (start?: string) => wrapped(target.withSession(start));
-        const value = Reflect.get(target, prop, target);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
-  return wrapped(env.DB);
-}
 
 /** env.DB, counting the batches sent and the statements in each. */
 function batchCounter() {

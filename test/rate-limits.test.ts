@@ -6,6 +6,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { COMPAT_ROUTES } from "../src/compat";
 import { ROUTES } from "../src/routes";
+import { wrappedD1 } from "./d1-counter";
 import {
   balanceOf,
   CLEAN,
@@ -133,24 +134,13 @@ describe("the money routes' rate limit", () => {
 /** env.DB whose batches fail as an overloaded D1 does, `times` times: before reaching it, or after it committed. */
 function overloadedD1(when: "before" | "after", times = 1) {
   let failures = 0;
-  const fail = async (send: () => Promise<D1Result[]>) => {
+  const d1 = wrappedD1(async (_, send) => {
     if (failures >= times) return send();
     failures++;
     if (when === "after") await send();
     throw new Error("D1_ERROR: D1 DB is overloaded. Too many requests queued.");
-  };
-  const wrap = <T extends D1Database | D1DatabaseSession>(inner: T): T =>
-    new Proxy(inner, {
-      get(target, prop) {
-        if (prop === "batch")
-          return (statements: D1PreparedStatement[]) => fail(() => target.batch(statements));
-        if (prop === "withSession" && "withSession" in target)
-          return (start?: string) => wrap(target.withSession(start));
-        const value = Reflect.get(target, prop, target);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
-  return { d1: wrap(env.DB), failures: () => failures };
+  });
+  return { d1, failures: () => failures };
 }
 
 describe("a D1 that cannot take the request", () => {
