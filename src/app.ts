@@ -131,7 +131,8 @@ export function createApp(options: AppOptions = {}) {
     if (bookmark !== null && showsBookmark(c.res.status, authenticated))
       headers.set(BOOKMARK_HEADER, bookmark);
     // WordPress sends nosniff on every REST answer; nothing here may be cached by a shared cache,
-    // but for the reference's script, which says so itself (no-cache: kept, asked again by ETag).
+    // but for the reference's renderer files, which say so themselves (no-cache: kept, asked again
+    // by ETag).
     headers.set("X-Content-Type-Options", "nosniff");
     if (!headers.has("Cache-Control")) headers.set("Cache-Control", "no-store");
     headers.set("X-Request-Id", requestId);
@@ -184,8 +185,8 @@ export function createApp(options: AppOptions = {}) {
   );
   // Public: the settings present (or which is missing) and whether D1 answers (docs/operations.md).
   app.get("/health", health);
-  // The interactive API reference: Scalar renders the OpenAPI document in the reader's browser,
-  // from its script and this page alone, both served here (reference.ts).
+  // The interactive API reference: Swagger UI renders the OpenAPI document in the reader's browser,
+  // from this page and its files alone, all served here (reference.ts).
   app.route(REFERENCE, reference);
   app.route("/wp-json", discovery);
   // The operator console (docs/console.md): its pages call this same app's API.

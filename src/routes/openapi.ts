@@ -31,7 +31,7 @@ const envelopeB = {
 const BOOKMARK_TEXT =
   "A bookmark from an earlier answer: the read sees at least that state (its own writes); `first-primary` asks for the newest. Optional (docs/scaling.md#read-replicas).";
 
-/** Where the interactive reference (Scalar, over this document) is served. */
+/** Where the interactive reference (Swagger UI, over this document) is served. */
 export const REFERENCE = "/api-reference";
 
 const CREDENTIAL_ERRORS: ErrorCode[] = ["permission_missing", "credentials_invalid", "forbidden"];

@@ -60,14 +60,17 @@ describe("the API reference in chromium, offline", () => {
     await shots.shoot(page, "api-reference");
     await page.screenshot({ path: path.join(shots.dir, "api-reference-top.png") });
 
-    // Nothing links to Scalar's hosted client; the one in the page sends to this origin
-    // (connect-src 'self'): a credit without credentials, refused.
-    expect(await page.getByText("Open API Client").count()).toBe(0);
-    await page.locator("button:visible", { hasText: "Test Request" }).first().click();
+    // "Try it out" on one operation sends to this origin (connect-src 'self'): a credit without
+    // credentials, refused.
+    const credit = page.locator(".opblock", { hasText: "Credit a user's wallet" }).first();
+    await credit.locator(".opblock-summary-control").click();
+    await credit.getByRole("button", { name: "Try it out" }).click();
     const sent = page.waitForResponse((res) => res.url().endsWith("/wp-json/wallet/v1/credits"));
-    await page.locator("button:visible", { hasText: "Send" }).first().click();
+    await credit.getByRole("button", { name: "Execute" }).click();
     expect((await sent).status()).toBe(401);
-    await page.getByText("401 Unauthorized").waitFor();
+    const status = credit.locator(".live-responses-table .response-col_status", { hasText: "401" });
+    await status.waitFor();
+    await status.scrollIntoViewIfNeeded();
     await page.screenshot({ path: path.join(shots.dir, "api-reference-client.png") });
 
     expect(elsewhere, "requests that left 127.0.0.1").toEqual([]);
