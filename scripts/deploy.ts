@@ -3,12 +3,17 @@
 // The D1 database is found or created here and its id written into wrangler.toml, because
 // wrangler's own provisioning creates it only while uploading the code, and `d1 migrations apply
 // --remote` refuses a binding without an id: the migrations must reach the database first.
+// wrangler's answers are read in their machine-readable forms (--json, the output file) wherever
+// wrangler 4.86 has one; where it has none, the comment at that step says what stands in.
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { parseArgs } from "node:util";
 import { JWT_SECRET_MIN_LENGTH } from "../src/settings";
-import { runWrangler, streamWrangler } from "./lib/wrangler";
+import { accountProblem, ensureAdmin } from "./lib/admin";
+import { ADMIN_NEEDED, type AdminGiven, adminAccount } from "./lib/deploy-admin";
+import { readOutputFile, runWrangler, streamWrangler } from "./lib/wrangler";
 import { queueNames, readD1, topLevelValue, withDatabaseId } from "./lib/wrangler-toml";
 
 const CONFIG = "wrangler.toml";
@@ -18,6 +23,27 @@ function stop(message: string): never {
   console.error(`\n${message}`);
   process.exit(1);
 }
+
+// 0. The first administrator's details, when given (CI): checked before anything changes. The
+// password leaves the environment here, so no wrangler process started below inherits it.
+let flags: { "admin-username"?: string; "admin-email"?: string };
+try {
+  flags = parseArgs({
+    options: { "admin-username": { type: "string" }, "admin-email": { type: "string" } },
+  }).values;
+} catch (error) {
+  stop(
+    `${(error as Error).message}\nusage: npm run deploy [-- --admin-username NAME --admin-email ADDRESS]`,
+  );
+}
+const admin: AdminGiven = {
+  username: flags["admin-username"],
+  email: flags["admin-email"],
+  password: process.env.WALLET_ADMIN_PASSWORD || undefined,
+};
+delete process.env.WALLET_ADMIN_PASSWORD;
+const adminProblem = accountProblem(admin);
+if (adminProblem) stop(`The first administrator's details: ${adminProblem}.`);
 
 /** Runs a wrangler command that must succeed; stops with its output otherwise. */
 function run(args: string[]) {
@@ -79,19 +105,16 @@ if (wanted.id) {
 }
 
 // 2b. The queues wrangler.toml binds (webhook delivery, docs/events.md): `wrangler deploy` binds
-// them but does not create them. `queues list` prints a table; a queue is there when a cell holds
-// exactly its name.
+// them but does not create them. wrangler (4.86 as 4.164) has no JSON form of `queues list`, only
+// a table for people; `queues info <name>` succeeds exactly when the queue exists. Any other
+// failure of it (network, login) makes the `queues create` after it fail too, which stops here.
 const queues = queueNames(toml);
-if (queues.length > 0) {
-  const listed = run(["queues", "list"]);
-  for (const name of queues) {
-    const cell = new RegExp(`[│|]\\s*${name.replace(/[-\\^$*+?.()|[\]{}]/g, "\\$&")}\\s*[│|]`);
-    if (cell.test(listed)) continue;
-    run(["queues", "create", name]);
-    console.log(`Created queue "${name}".`);
-  }
-  console.log(`Queues in place: ${queues.join(", ")}.`);
+for (const name of queues) {
+  if (runWrangler(["queues", "info", name]).status === 0) continue;
+  run(["queues", "create", name]);
+  console.log(`Created queue "${name}".`);
 }
+if (queues.length > 0) console.log(`Queues in place: ${queues.join(", ")}.`);
 
 // 3. Secrets, checked before anything is uploaded. JWT_SECRET only signs the service's own tokens:
 // nobody needs to know it, so a missing one is generated and goes up with the code itself: 32
@@ -101,6 +124,7 @@ const secretList = runWrangler(["secret", "list", "--format", "json"]);
 let secrets: string[] = [];
 if (secretList.status === 0)
   secrets = parse<{ name: string }[]>(secretList.stdout).map((secret) => secret.name);
+// A Worker not deployed yet has no secrets: wrangler says so only in words (its error has no code).
 else if (!/Worker ".*" not found/.test(secretList.stdout + secretList.stderr))
   stop(`wrangler secret list failed:\n${secretList.stdout}${secretList.stderr}`);
 // WEBHOOK_SECRET_KEY seals the webhook endpoints' signing secrets in D1: nobody needs to know it
@@ -123,33 +147,79 @@ if (!secrets.includes("TRANSACTIONS_SECURITY_CODE"))
       "security_code (to require one: npm run wrangler -- secret put TRANSACTIONS_SECURITY_CODE).",
   );
 
-// 4. Pending migrations reach the remote database before the code that needs them.
-const pending = run(["d1", "migrations", "list", BINDING, "--remote"]);
-if (/No migrations to apply/.test(pending)) console.log("Migrations: none pending.");
+// 4. Pending migrations reach the remote database before the code that needs them. `d1 migrations
+// list` has no JSON form (4.86 as 4.164), so the applied ones are read as wrangler reads them: the
+// names in its table, created first as wrangler's own list creates it (same statement), compared
+// with the .sql files in the migrations folder, sorted, as wrangler compares them.
+const remoteSql = <Row>(sql: string) =>
+  parse<{ results: Row[] }[]>(
+    run(["d1", "execute", BINDING, "--remote", "--json", "--command", sql]),
+  );
+const appliedRows = remoteSql<{ name: string }>(
+  `CREATE TABLE IF NOT EXISTS ${wanted.migrationsTable}(id INTEGER PRIMARY KEY AUTOINCREMENT, ` +
+    "name TEXT UNIQUE, applied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL); " +
+    `SELECT name FROM ${wanted.migrationsTable} ORDER BY id`,
+).at(-1)!.results;
+const applied = new Set(appliedRows.map((row) => row.name));
+const pending = readdirSync(wanted.migrationsDir)
+  .filter((name) => name.endsWith(".sql") && !applied.has(name))
+  .sort();
+if (pending.length === 0) console.log("Migrations: none pending.");
 else {
-  const names = pending.match(/\d{4}_[\w-]+\.sql/g) ?? [];
-  console.log(`Applying ${names.length} migration(s) to the remote database: ${names.join(", ")}`);
-  const applied = await streamWrangler(["d1", "migrations", "apply", BINDING, "--remote"]);
-  if (applied.status !== 0) stop("A migration failed (above); nothing was deployed.");
+  console.log(
+    `Applying ${pending.length} migration(s) to the remote database: ${pending.join(", ")}`,
+  );
+  const migrated = await streamWrangler(["d1", "migrations", "apply", BINDING, "--remote"]);
+  if (migrated.status !== 0) stop("A migration failed (above); nothing was deployed.");
 }
 
-// 5. The upload; a generated secret travels in a file only this user reads, removed at once.
-const secretsDir =
-  Object.keys(generated).length > 0 ? mkdtempSync(path.join(tmpdir(), "wallet-deploy-")) : null;
+// 4b. The first administrator, before the code goes up, so the console never runs without one
+// and a missing detail stops the deploy before the upload (what was set up so far stays, and the
+// next run goes on from there). A database that has one asks nothing.
+const [counted] = remoteSql<{ administrators: number }>(
+  "SELECT count(*) AS administrators FROM users WHERE role = 'administrator'",
+);
+const administrators = counted?.results[0]?.administrators ?? 0;
+if (administrators > 0) console.log("Administrator: the database has one; nothing to ask.");
+else {
+  const account = await adminAccount(admin, process.stdin.isTTY === true);
+  if (!account) stop(ADMIN_NEEDED);
+  let created: Awaited<ReturnType<typeof ensureAdmin>>;
+  try {
+    created = await ensureAdmin({ target: "--remote", ...account });
+  } catch (error) {
+    stop(`Creating the administrator failed; nothing was uploaded.\n${(error as Error).message}`);
+  }
+  if (!created.created)
+    stop(
+      `"${account.username}" or "${account.email}" names an existing user (as a username or an ` +
+        "e-mail), or the username is another e-mail address: choose others; nothing was uploaded.",
+    );
+  console.log(`Created administrator ${account.username} <${account.email}> (id ${created.id}).`);
+}
+
+// 5. The upload. A generated secret travels in a file only this user reads, in a fresh folder
+// removed at once; wrangler's output file (WRANGLER_OUTPUT_FILE_PATH, one JSON entry a line) goes
+// there too: its `deploy` entry lists the Worker's targets, a `command-failed` entry the error.
+const workDir = mkdtempSync(path.join(tmpdir(), "wallet-deploy-"));
+const outputFile = path.join(workDir, "wrangler-output.ndjson");
 const deployArgs = ["deploy", "--minify"];
-if (secretsDir) {
-  const file = path.join(secretsDir, "secrets.json");
+if (Object.keys(generated).length > 0) {
+  const file = path.join(workDir, "secrets.json");
   writeFileSync(file, JSON.stringify(generated), { mode: 0o600 });
   deployArgs.push("--secrets-file", file);
 }
 let deployed: Awaited<ReturnType<typeof streamWrangler>>;
+let entries: ReturnType<typeof readOutputFile>;
 try {
-  deployed = await streamWrangler(deployArgs);
+  deployed = await streamWrangler(deployArgs, { WRANGLER_OUTPUT_FILE_PATH: outputFile });
+  entries = readOutputFile(outputFile);
 } finally {
-  if (secretsDir) rmSync(secretsDir, { recursive: true, force: true });
+  rmSync(workDir, { recursive: true, force: true });
 }
 if (deployed.status !== 0) {
-  if (/register a workers\.dev subdomain/.test(deployed.output))
+  const failure = entries.find((entry) => entry.type === "command-failed")?.message ?? "";
+  if (/register a workers\.dev subdomain/.test(failure))
     stop(
       "The account has no workers.dev subdomain yet: choose one at the link above (Workers &\n" +
         "Pages, once per account), or give the Worker a custom domain (docs/deploying.md), then run\n" +
@@ -158,8 +228,13 @@ if (deployed.status !== 0) {
   stop("wrangler deploy failed (above). Run npm run deploy again once it is fixed.");
 }
 
-const workersDev = deployed.output.match(/^\s+(https:\/\/\S+\.workers\.dev)\s*$/m)?.[1];
-const customDomain = deployed.output.match(/^\s+(\S+) \(custom domain/m)?.[1];
+// The deploy entry's targets are wrangler's own lines: "https://<name>.<subdomain>.workers.dev",
+// "<host> (custom domain…)", "<pattern> (zone name: …)", "schedule: …", "Producer for …", …
+const targets = entries.findLast((entry) => entry.type === "deploy")?.targets ?? [];
+const workersDev = targets.find((target) => /^https:\/\/\S+\.workers\.dev$/.test(target));
+const customDomain = targets
+  .map((target) => target.match(/^(\S+) \(custom domain/)?.[1])
+  .find(Boolean);
 // A custom domain is the address the operator chose; workers.dev is the one every Worker has.
 const site = customDomain ? `https://${customDomain}` : workersDev;
 if (!site) stop("Deployed, but wrangler named no workers.dev URL or custom domain (see above).");
@@ -167,6 +242,4 @@ console.log(`
 Deployed.
 API:      ${site}/wp-json/wallet/v1
 Console:  ${site}/wallet-admin/
-Health:   ${site}/health (200 {"status":"ok",…} once the settings and D1 are usable)
-First administrator (asks for the password; use your own name and address):
-  npm run admin:create -- --remote --username admin --email you@example.com`);
+Health:   ${site}/health (200 {"status":"ok",…} once the settings and D1 are usable)`);

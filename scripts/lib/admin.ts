@@ -6,6 +6,17 @@ import { wrangler } from "./wrangler";
 
 export type AdminAccount = { username: string; email: string; password: string };
 
+/** What is wrong with the parts of an account given (the service's own limits), or undefined. */
+export function accountProblem({ username, email, password }: Partial<AdminAccount>) {
+  if (username !== undefined && !/^\S{4,60}$/.test(username))
+    return "username must be 4 to 60 characters without spaces";
+  if (email !== undefined && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email))
+    return "e-mail is not valid";
+  if (password !== undefined && password.length < 6)
+    return "password must have at least 6 characters";
+  return undefined;
+}
+
 /**
  * Inserts the administrator unless its username or e-mail would name another account (taken as a
  * username or an e-mail, or a username that is an e-mail address other than its own e-mail); says
@@ -18,10 +29,8 @@ export async function ensureAdmin({
   password,
   wranglerArgs = [],
 }: AdminAccount & { target: "--local" | "--remote"; wranglerArgs?: string[] }) {
-  if (!/^\S{4,60}$/.test(username))
-    throw new Error("username must be 4 to 60 characters without spaces");
-  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw new Error("e-mail is not valid");
-  if (String(password).length < 6) throw new Error("password must have at least 6 characters");
+  const problem = accountProblem({ username, email, password: String(password) });
+  if (problem) throw new Error(problem);
   // The service's own hash (src/auth/password.ts), so the administrator signs in like any user.
   const sql = adminInsertSql({
     username,

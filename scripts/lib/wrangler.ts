@@ -1,5 +1,6 @@
 // Runs wrangler from node_modules, offline: no telemetry, no account look-ups, no update checks.
 import { type SpawnOptions, spawn, spawnSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 
@@ -21,8 +22,8 @@ export const offlineEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEn
 });
 
 /** Runs a wrangler command to completion; its status and output, whatever they are. */
-export const runWrangler = (args: string[]) =>
-  spawnSync(process.execPath, [WRANGLER, ...args], { env: offlineEnv(), encoding: "utf8" });
+export const runWrangler = (args: string[], env: Record<string, string> = {}) =>
+  spawnSync(process.execPath, [WRANGLER, ...args], { env: offlineEnv(env), encoding: "utf8" });
 
 /** Runs a wrangler command to completion; throws with its output when it fails. */
 export function wrangler(args: string[], { quiet = false } = {}) {
@@ -38,9 +39,9 @@ export function wrangler(args: string[], { quiet = false } = {}) {
  * Runs a wrangler command that takes a while (an upload, migrations), showing its output as it
  * comes and handing it back whole. Nothing reads stdin: no prompt can wait for an answer.
  */
-export function streamWrangler(args: string[]) {
+export function streamWrangler(args: string[], env: Record<string, string> = {}) {
   const child = spawn(process.execPath, [WRANGLER, ...args], {
-    env: offlineEnv(),
+    env: offlineEnv(env),
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
@@ -77,3 +78,19 @@ const BENCH_WORKER = fileURLToPath(new URL("./bench-worker.ts", import.meta.url)
 /** The deployed bundle served by Miniflare alone (./bench-worker.ts), in its own process group. */
 export const startBenchWorker = (config: object, options: SpawnOptions = {}) =>
   startDetached([TSX, BENCH_WORKER, JSON.stringify(config)], options);
+
+/**
+ * The entries wrangler appended to its output file (WRANGLER_OUTPUT_FILE_PATH), one JSON object a
+ * line: `deploy` (with the Worker's `targets`), `command-failed` (with the error's `message`), and
+ * others this list passes over. None when wrangler wrote nothing (the file does not exist).
+ */
+export function readOutputFile(file: string): WranglerOutputEntry[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => JSON.parse(line) as WranglerOutputEntry);
+}
+
+/** The fields of the entries the tools read (wrangler 4.86 to 4.164 write these alike). */
+export type WranglerOutputEntry = { type: string; targets?: string[]; message?: string };

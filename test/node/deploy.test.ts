@@ -1,6 +1,7 @@
 // `npm run deploy` against a stub wrangler (./stub-wrangler.mjs) that records each command and
-// answers from a state file as wrangler 4.86 would: the commands run in order, the wrangler.toml
-// left behind, what the operator is told. Nothing here reaches Cloudflare.
+// answers from a state file as wrangler 4.86 would (its --json forms and its output file): the
+// commands run in order, the wrangler.toml left behind, what the operator is told. Nothing here
+// reaches Cloudflare. stdin is a pipe, as in CI: nothing is ever asked.
 import { spawnSync } from "node:child_process";
 import {
   cpSync,
@@ -36,6 +37,7 @@ type State = {
   commands: string[];
   deployments: { databaseId: string; pendingMigrations: string[] }[];
   queues?: string[];
+  users?: { id: number; username: string; email: string; passwordHash: string; role: string }[];
 };
 
 const freshAccount = (): State => ({
@@ -61,9 +63,29 @@ function project(state: State, toml = SHIPPED_TOML) {
   return dir;
 }
 
-function deploy(dir: string, env: Record<string, string> = {}) {
-  const { CLOUDFLARE_ACCOUNT_ID: _, ...inherited } = offlineEnv();
-  const result = spawnSync(TSX, [path.join(ROOT, "scripts/deploy.ts")], {
+/** The first administrator as CI passes it: flags, and the password in the environment. */
+const PASSWORD = "correct horse battery";
+const ADMIN_FLAGS = ["--admin-username", "alice", "--admin-email", "alice@example.com"];
+const ADMIN_ENV = { WALLET_ADMIN_PASSWORD: PASSWORD };
+
+/** A command as the tests compare it: the SQL of `d1 execute` named by what it does. */
+const label = (line: string) =>
+  line
+    .replace(/--secrets-file \S+/, "--secrets-file <file>")
+    .replace(
+      /--command CREATE TABLE IF NOT EXISTS d1_migrations.*/s,
+      "--command <applied migrations>",
+    )
+    .replace(
+      /--command SELECT count\(\*\) AS administrators.*/s,
+      "--command <count administrators>",
+    )
+    .replace(/--command INSERT INTO users.*/s, "--command <insert administrator>");
+const sql = (what: string) => `d1 execute DB --remote --json --command <${what}>`;
+
+function deploy(dir: string, env: Record<string, string> = {}, args: string[] = []) {
+  const { CLOUDFLARE_ACCOUNT_ID: _, WALLET_ADMIN_PASSWORD: __, ...inherited } = offlineEnv();
+  const result = spawnSync(TSX, [path.join(ROOT, "scripts/deploy.ts"), ...args], {
     cwd: dir,
     env: {
       ...inherited,
@@ -79,9 +101,7 @@ function deploy(dir: string, env: Record<string, string> = {}) {
     status: result.status,
     output: result.stdout + result.stderr,
     state,
-    commands: state.commands.map((line) =>
-      line.replace(/--secrets-file \S+/, "--secrets-file <file>"),
-    ),
+    commands: state.commands.map(label),
     toml: readFileSync(path.join(dir, "wrangler.toml"), "utf8"),
   };
 }
@@ -99,21 +119,24 @@ describe("npm run deploy", () => {
     expect(SHIPPED_TOML).toMatch(/^binding = "DB"\ndatabase_name = "wallet-ledger"$/m);
   });
 
-  it("on a fresh account creates the database, writes its id, migrates before uploading, and uploads a generated JWT_SECRET", () => {
+  it("on a fresh account creates the database, writes its id, creates the queues, migrates, creates the administrator from flags and env, then uploads with generated secrets", () => {
     const dir = project(freshAccount());
-    const run = deploy(dir);
+    const run = deploy(dir, ADMIN_ENV, ADMIN_FLAGS);
     expect(run.status, run.output).toBe(0);
     expect(run.commands).toEqual([
       "whoami --json",
       "d1 list --json",
       "d1 create wallet-ledger",
       "d1 list --json",
-      "queues list",
+      "queues info wallet-webhooks",
       "queues create wallet-webhooks",
+      "queues info wallet-webhooks-dlq",
       "queues create wallet-webhooks-dlq",
       "secret list --format json",
-      "d1 migrations list DB --remote",
+      sql("applied migrations"),
       "d1 migrations apply DB --remote",
+      sql("count administrators"),
+      sql("insert administrator"),
       "deploy --minify --secrets-file <file>",
     ]);
     const [db] = run.state.databases;
@@ -126,6 +149,15 @@ describe("npm run deploy", () => {
       secretLengths: { JWT_SECRET: 64, WEBHOOK_SECRET_KEY: 64 },
     });
     expect(run.state.queues).toEqual(["wallet-webhooks", "wallet-webhooks-dlq"]);
+    expect(run.state.users).toEqual([
+      expect.objectContaining({ id: 1, username: "alice", email: "alice@example.com" }),
+    ]);
+    expect(run.state.users![0]!.role).toBe("administrator");
+    // The service's own hash went to D1; the password itself went nowhere.
+    expect(run.state.users![0]!.passwordHash).toMatch(/^pbkdf2/);
+    expect(JSON.stringify(run.state)).not.toContain(PASSWORD);
+    expect(run.output).not.toContain(PASSWORD);
+    expect(run.output).toContain("Created administrator alice <alice@example.com> (id 1).");
     expect(run.output).not.toMatch(/[0-9a-f]{64}/);
     // The generated secret's file is gone (tsx keeps its own cache there).
     expect(
@@ -146,14 +178,12 @@ describe("npm run deploy", () => {
       "Console:  https://wallet-ledger.example-ops.workers.dev/wallet-admin/",
     );
     expect(run.output).toContain("Health:   https://wallet-ledger.example-ops.workers.dev/health");
-    expect(run.output).toContain(
-      "npm run admin:create -- --remote --username admin --email you@example.com",
-    );
+    expect(run.output).not.toContain("admin:create");
   });
 
-  it("a second run finds everything in place and only deploys: no create, no migration, no secret, wrangler.toml untouched", () => {
+  it("a second run finds everything in place and only deploys: no create, no migration, no secret, no administrator asked, wrangler.toml untouched", () => {
     const dir = project(freshAccount());
-    const first = deploy(dir);
+    const first = deploy(dir, ADMIN_ENV, ADMIN_FLAGS);
     expect(first.status, first.output).toBe(0);
     const state = { ...first.state, commands: [] };
     writeFileSync(path.join(dir, "state.json"), JSON.stringify(state));
@@ -162,12 +192,16 @@ describe("npm run deploy", () => {
     expect(second.commands).toEqual([
       "whoami --json",
       "d1 list --json",
-      "queues list",
+      "queues info wallet-webhooks",
+      "queues info wallet-webhooks-dlq",
       "secret list --format json",
-      "d1 migrations list DB --remote",
+      sql("applied migrations"),
+      sql("count administrators"),
       "deploy --minify",
     ]);
     expect(second.toml).toBe(first.toml);
+    expect(second.state.users).toEqual(first.state.users);
+    expect(second.output).toContain("Administrator: the database has one; nothing to ask.");
     expect(second.state.worker).toEqual(first.state.worker);
     expect(second.output).toContain("is in place.");
     expect(second.output).toContain("Secret JWT_SECRET is set.");
@@ -193,16 +227,27 @@ describe("npm run deploy", () => {
         secretLengths: {},
       },
       queues: ["wallet-webhooks", "wallet-webhooks-dlq"],
+      users: [
+        {
+          id: 7,
+          username: "root",
+          email: "root@example.com",
+          passwordHash: "x",
+          role: "administrator",
+        },
+      ],
     };
     const run = deploy(project(state));
     expect(run.status, run.output).toBe(0);
     expect(run.commands).toEqual([
       "whoami --json",
       "d1 list --json",
-      "queues list",
+      "queues info wallet-webhooks",
+      "queues info wallet-webhooks-dlq",
       "secret list --format json",
-      "d1 migrations list DB --remote",
+      sql("applied migrations"),
       "d1 migrations apply DB --remote",
+      sql("count administrators"),
       "deploy --minify",
     ]);
     expect(run.toml).toBe(withId(uuid));
@@ -234,7 +279,7 @@ describe("npm run deploy", () => {
     expect(refused.commands).toEqual(["whoami --json"]);
     expect(refused.output).toContain("acc2  Side project");
     expect(refused.output).toContain("CLOUDFLARE_ACCOUNT_ID=<id> npm run deploy");
-    const chosen = deploy(dir, { CLOUDFLARE_ACCOUNT_ID: "acc2" });
+    const chosen = deploy(dir, { CLOUDFLARE_ACCOUNT_ID: "acc2", ...ADMIN_ENV }, ADMIN_FLAGS);
     expect(chosen.status, chosen.output).toBe(0);
     expect(chosen.output).toContain("account Side project.");
   });
@@ -249,11 +294,101 @@ describe("npm run deploy", () => {
   });
 
   it("says how to get a workers.dev subdomain when the account has none", () => {
-    const run = deploy(project({ ...freshAccount(), subdomain: null }));
+    const run = deploy(project({ ...freshAccount(), subdomain: null }), ADMIN_ENV, ADMIN_FLAGS);
     expect(run.status).toBe(1);
     expect(run.commands.at(-1)).toBe("deploy --minify --secrets-file <file>");
     expect(run.output).toContain("https://dash.cloudflare.com/acc1/workers/onboarding");
     expect(run.output).toContain("The account has no workers.dev subdomain yet");
     expect(run.output).not.toContain("Console:");
+  });
+
+  it("without a terminal and without the administrator's password stops before the upload with one line, then a run with it goes on from there", () => {
+    const dir = project(freshAccount());
+    const refused = deploy(dir, {}, ADMIN_FLAGS);
+    expect(refused.status).toBe(1);
+    expect(refused.commands.at(-1)).toBe(sql("count administrators"));
+    expect(refused.state.deployments).toEqual([]);
+    expect(refused.state.worker).toBeNull();
+    expect(refused.output).toContain(
+      "\nNo administrator yet: pass --admin-username NAME --admin-email ADDRESS (npm run deploy -- …) " +
+        "and the password in WALLET_ADMIN_PASSWORD; nothing was uploaded.\n",
+    );
+    // The database, its id, the queues and the migrations stay; the next run only adds the rest.
+    writeFileSync(path.join(dir, "state.json"), JSON.stringify({ ...refused.state, commands: [] }));
+    const resumed = deploy(dir, ADMIN_ENV, ADMIN_FLAGS);
+    expect(resumed.status, resumed.output).toBe(0);
+    expect(resumed.commands).toEqual([
+      "whoami --json",
+      "d1 list --json",
+      "queues info wallet-webhooks",
+      "queues info wallet-webhooks-dlq",
+      "secret list --format json",
+      sql("applied migrations"),
+      sql("count administrators"),
+      sql("insert administrator"),
+      "deploy --minify --secrets-file <file>",
+    ]);
+  });
+
+  it("refuses administrator details the service would refuse before running any wrangler command", () => {
+    const dir = project(freshAccount());
+    const run = deploy(dir, { WALLET_ADMIN_PASSWORD: "short" }, ADMIN_FLAGS);
+    expect(run.status).toBe(1);
+    expect(run.commands).toEqual([]);
+    expect(run.output).toContain(
+      "The first administrator's details: password must have at least 6 characters.",
+    );
+    expect(run.output).not.toContain("short");
+    const badEmail = deploy(dir, ADMIN_ENV, [
+      "--admin-username",
+      "alice",
+      "--admin-email",
+      "alice",
+    ]);
+    expect(badEmail.commands).toEqual([]);
+    expect(badEmail.output).toContain("The first administrator's details: e-mail is not valid.");
+    const password = deploy(dir, {}, ["--admin-password", PASSWORD]);
+    expect(password.status).toBe(1);
+    expect(password.commands).toEqual([]);
+    expect(password.output).toContain("Unknown option '--admin-password'");
+  });
+
+  it("stops before the upload when the administrator's username or e-mail names an existing user", () => {
+    const state: State = {
+      ...freshAccount(),
+      users: [
+        { id: 1, username: "alice", email: "a@example.com", passwordHash: "x", role: "subscriber" },
+      ],
+    };
+    const run = deploy(project(state), ADMIN_ENV, ADMIN_FLAGS);
+    expect(run.status).toBe(1);
+    expect(run.commands.at(-1)).toBe(sql("insert administrator"));
+    expect(run.state.deployments).toEqual([]);
+    expect(run.output).toContain('"alice" or "alice@example.com" names an existing user');
+  });
+
+  it("edits only the database_id value in a wrangler.toml laid out by hand, comments and all", () => {
+    const toml = SHIPPED_TOML.replace(
+      'binding = "DB"\ndatabase_name = "wallet-ledger"\n',
+      '  binding   = "DB"   # the Worker\'s name for it\n' +
+        "  database_name = 'wallet-ledger' # found or created by name\n" +
+        '  database_id = ""   # npm run deploy writes the id here\n',
+    );
+    expect(toml).not.toBe(SHIPPED_TOML);
+    const run = deploy(project(freshAccount(), toml), ADMIN_ENV, ADMIN_FLAGS);
+    expect(run.status, run.output).toBe(0);
+    const [db] = run.state.databases;
+    expect(run.toml).toBe(toml.replace('database_id = ""', `database_id = "${db!.uuid}"`));
+  });
+
+  it("names the custom domain wrangler deployed to, not workers.dev", () => {
+    const toml = SHIPPED_TOML.replace(
+      'compatibility_flags = ["nodejs_compat"]\n',
+      'compatibility_flags = ["nodejs_compat"]\nroutes = [{ pattern = "wallet.example.com", custom_domain = true }]\n',
+    );
+    const run = deploy(project(freshAccount(), toml), ADMIN_ENV, ADMIN_FLAGS);
+    expect(run.status, run.output).toBe(0);
+    expect(run.output).toContain("API:      https://wallet.example.com/wp-json/wallet/v1");
+    expect(run.output).toContain("Console:  https://wallet.example.com/wallet-admin/");
   });
 });

@@ -1,24 +1,50 @@
 // A stand-in for wrangler 4.86 (test only; tools run it when WRANGLER_BIN names this file): it
 // appends each command line to the state file named by STUB_WRANGLER_STATE and answers from that
-// state the way wrangler answers (texts copied from wrangler-dist/cli.js). Anything else exits 2.
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+// state the way wrangler answers (texts and JSON shapes copied from wrangler-dist/cli.js), on
+// stdout, stderr and, when WRANGLER_OUTPUT_FILE_PATH names one, in the output file (ND-JSON:
+// a `wrangler-session` entry, then `deploy` or `command-failed`). Anything else exits 2.
+import { appendFileSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { getStaticTOMLValue, parseTOML } from "toml-eslint-parser";
 
 const statePath = process.env.STUB_WRANGLER_STATE;
+const outputFile = process.env.WRANGLER_OUTPUT_FILE_PATH;
 const state = JSON.parse(readFileSync(statePath, "utf8"));
 const args = process.argv.slice(2);
 state.commands.push(args.join(" "));
 const save = () => writeFileSync(statePath, JSON.stringify(state, null, 2));
+const output = (entry) => {
+  if (outputFile)
+    appendFileSync(
+      outputFile,
+      `${JSON.stringify({ ...entry, timestamp: "2026-11-28T00:00:00Z" })}\n`,
+    );
+};
+output({
+  type: "wrangler-session",
+  version: 1,
+  wrangler_version: "4.86.0",
+  command_line_args: args,
+});
 const answer = (out, status = 0, err = "") => {
   save();
+  if (status !== 0 && err) {
+    const message = err
+      .split("\n✘ [ERROR] ")
+      .at(-1)
+      .replace(/^✘ \[ERROR\] /, "")
+      .trim();
+    output({ type: "command-failed", version: 1, message });
+  }
   process.stdout.write(out);
   process.stderr.write(err);
   process.exit(status);
 };
 const is = (...words) => words.every((word, at) => args[at] === word);
+const config = () => getStaticTOMLValue(parseTOML(readFileSync("wrangler.toml", "utf8")));
 
 /** The database wrangler.toml binds DB to, as wrangler requires for --remote D1 commands. */
 function remoteDatabase() {
-  const id = readFileSync("wrangler.toml", "utf8").match(/^database_id = "(.+)"$/m)?.[1];
+  const id = config().d1_databases?.find((db) => db.binding === "DB")?.database_id;
   if (!id)
     answer(
       "",
@@ -33,6 +59,15 @@ const pendingMigrations = (id) =>
     .filter((name) => name.endsWith(".sql") && !state.applied[id].includes(name))
     .sort();
 const table = (names) => names.map((name) => `│ ${name} │\n`).join("");
+/** `d1 execute --json`: one result per statement, as D1's API returns them. */
+const results = (...rows) =>
+  answer(
+    JSON.stringify(
+      rows.map((r) => ({ results: r, success: true, meta: {} })),
+      null,
+      2,
+    ),
+  );
 
 if (is("whoami", "--json")) {
   if (!state.loggedIn) answer('{"loggedIn":false}\n', 1);
@@ -48,13 +83,43 @@ if (is("d1", "create") && args.length === 3) {
       `[[d1_databases]]\nbinding = "wallet_ledger"\ndatabase_name = "${args[2]}"\ndatabase_id = "${uuid}"\n`,
   );
 }
-if (is("d1", "migrations", "list", "DB", "--remote") && args.length === 5) {
-  const pending = pendingMigrations(remoteDatabase());
-  answer(
-    pending.length === 0
-      ? "✅ No migrations to apply!\n"
-      : `Migrations to be applied:\n${table(pending)}`,
-  );
+if (is("d1", "execute", "DB", "--remote", "--json", "--command") && args.length === 7) {
+  const id = remoteDatabase();
+  const sql = args[6];
+  state.users ??= [];
+  // wrangler's own `d1 migrations list` runs the same CREATE TABLE first.
+  if (
+    /^CREATE TABLE IF NOT EXISTS d1_migrations\(.*; SELECT name FROM d1_migrations ORDER BY id$/.test(
+      sql,
+    )
+  )
+    results(
+      [],
+      state.applied[id].map((name) => ({ name })),
+    );
+  if (sql === "SELECT count(*) AS administrators FROM users WHERE role = 'administrator'") {
+    if (!state.applied[id].includes("0000_init.sql"))
+      answer("", 1, "✘ [ERROR] no such table: users: SQLITE_ERROR\n");
+    results([{ administrators: state.users.filter((u) => u.role === "administrator").length }]);
+  }
+  const insert = sql.match(/^INSERT INTO users \(.*\) SELECT '([^']*)', '([^']*)', '([^']*)'/);
+  if (insert) {
+    const [, username, email, passwordHash] = insert;
+    const taken = (text) =>
+      state.users.some((u) =>
+        [u.username, u.email].some((t) => t.toLowerCase() === text.toLowerCase()),
+      );
+    if (taken(username) || taken(email)) results([]);
+    const user = {
+      id: state.users.length + 1,
+      username,
+      email,
+      passwordHash,
+      role: "administrator",
+    };
+    state.users.push(user);
+    results([{ id: user.id }]);
+  }
 }
 if (is("d1", "migrations", "apply", "DB", "--remote") && args.length === 5) {
   const id = remoteDatabase();
@@ -66,15 +131,14 @@ if (is("d1", "migrations", "apply", "DB", "--remote") && args.length === 5) {
       : `Migrations to be applied:\n${table(pending)}`,
   );
 }
-if (is("queues", "list") && args.length === 2) {
-  // wrangler prints a table (logger.table), one row per queue.
-  state.queues ??= [];
-  const rows = state.queues.map(
-    (name, i) => `│ q${i} │ ${name} │ 2026-11-26 │ 2026-11-26 │ 0 │ 0 │\n`,
-  );
-  answer(
-    `┌────┬────┬────┬────┬────┬────┐\n│ id │ name │ created_on │ modified_on │ producers │ consumers │\n${rows.join("")}`,
-  );
+if (is("queues", "info") && args.length === 3) {
+  if (!(state.queues ?? []).includes(args[2]))
+    answer(
+      "",
+      1,
+      `✘ [ERROR] Queue "${args[2]}" does not exist. To create it, run: wrangler queues create ${args[2]}\n`,
+    );
+  answer(`Queue Name: ${args[2]}\nQueue ID: q-${args[2]}\nCreated On: 2026-11-26\n`);
 }
 if (is("queues", "create") && args.length === 3) {
   state.queues ??= [];
@@ -96,11 +160,11 @@ if (
 ) {
   // What the uploaded version would run against: the schema it finds, the secrets it gets.
   const id = remoteDatabase();
+  const toml = config();
   // wrangler deploy binds the queues wrangler.toml names and refuses when one does not exist.
-  const named = [
-    ...readFileSync("wrangler.toml", "utf8").matchAll(/^(?:queue|dead_letter_queue) = "(.+)"$/gm),
-  ].map((m) => m[1]);
-  const missing = named.find((name) => !(state.queues ?? []).includes(name));
+  const producers = (toml.queues?.producers ?? []).map((p) => p.queue);
+  const consumers = (toml.queues?.consumers ?? []).map((c) => c.queue);
+  const missing = [...producers, ...consumers].find((name) => !(state.queues ?? []).includes(name));
   if (missing)
     answer(
       "",
@@ -114,7 +178,9 @@ if (
     state.worker.secretLengths[name] = value.length;
   }
   state.deployments.push({ databaseId: id, pendingMigrations: pendingMigrations(id) });
-  if (!state.subdomain)
+  const routes = toml.routes ?? [];
+  const workersDev = toml.workers_dev ?? routes.length === 0;
+  if (workersDev && !state.subdomain)
     answer(
       "Uploaded wallet-ledger (1.20 sec)\n",
       1,
@@ -122,11 +188,27 @@ if (
         "✘ [ERROR] You can either deploy your worker to one or more routes by specifying them in your wrangler.toml file, or register a workers.dev subdomain here:\n" +
         "https://dash.cloudflare.com/acc1/workers/onboarding\n",
     );
+  // triggersDeploy's targets, in its order: workers.dev, routes, custom domains, crons, queues.
+  const targets = [
+    ...(workersDev ? [`https://wallet-ledger.${state.subdomain}.workers.dev`] : []),
+    ...routes.filter((r) => !r.custom_domain).map((r) => r.pattern ?? r),
+    ...routes.filter((r) => r.custom_domain).map((r) => `${r.pattern} (custom domain)`),
+    ...(toml.triggers?.crons ?? []).map((cron) => `schedule: ${cron}`),
+    ...producers.map((queue) => `Producer for ${queue}`),
+    ...consumers.map((queue) => `Consumer for ${queue}`),
+  ];
+  const versionId = "0b1c2d3e-0000-4000-8000-000000000000";
+  output({
+    type: "deploy",
+    version: 1,
+    worker_name: "wallet-ledger",
+    version_id: versionId,
+    targets,
+  });
   answer(
     "Total Upload: 599.23 KiB / gzip: 140.92 KiB\nUploaded wallet-ledger (3.21 sec)\n" +
-      "Deployed wallet-ledger triggers (1.02 sec)\n" +
-      `  https://wallet-ledger.${state.subdomain}.workers.dev\n` +
-      "Current Version ID: 0b1c2d3e-0000-4000-8000-000000000000\n",
+      `Deployed wallet-ledger triggers (1.02 sec)\n${targets.map((t) => `  ${t}\n`).join("")}` +
+      `Current Version ID: ${versionId}\n`,
   );
 }
 answer("", 2, `stub wrangler: unexpected command: ${args.join(" ")}\n`);

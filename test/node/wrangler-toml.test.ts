@@ -1,0 +1,66 @@
+// The wrangler.toml reads and edits of the tools (scripts/lib/wrangler-toml.ts): values come from
+// the parsed document, and an edit changes the bytes of one value and nothing else.
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import {
+  queueNames,
+  readD1,
+  topLevelValue,
+  withDatabaseId,
+  withRaisedRateLimits,
+} from "../../scripts/lib/wrangler-toml";
+
+const SHIPPED = readFileSync(path.resolve(import.meta.dirname, "../../wrangler.toml"), "utf8");
+
+describe("wrangler.toml through the parser", () => {
+  it("reads the shipped file's DB binding, queues and the absent account_id", () => {
+    expect(readD1(SHIPPED, "DB")).toEqual({
+      name: "wallet-ledger",
+      id: undefined,
+      migrationsDir: "drizzle",
+      migrationsTable: "d1_migrations",
+    });
+    expect(queueNames(SHIPPED)).toEqual(["wallet-webhooks", "wallet-webhooks-dlq"]);
+    expect(topLevelValue(SHIPPED, "account_id")).toBeUndefined();
+    expect(
+      topLevelValue(`account_id = "abc" # mine\n[vars]\naccount_id = "no"\n`, "account_id"),
+    ).toBe("abc");
+  });
+
+  it("inserts database_id after database_name, indented like it, and changes nothing else", () => {
+    const text = `# db\n[[d1_databases]]\n  binding = "OTHER"\n  database_name = "x"\n\n[[d1_databases]] # the one\n  binding = "DB" # here\n  database_name = "y" # by name\n  migrations_dir = "drizzle"\n`;
+    expect(withDatabaseId(text, "DB", "id-1")).toBe(
+      text.replace('"y" # by name\n', '"y" # by name\n  database_id = "id-1"\n'),
+    );
+  });
+
+  it("replaces an existing database_id's value only, in a table or an inline table", () => {
+    const table = `[[d1_databases]]\nbinding = "DB"\ndatabase_id = 'old'  # kept comment\n`;
+    expect(withDatabaseId(table, "DB", "new")).toBe(
+      `[[d1_databases]]\nbinding = "DB"\ndatabase_id = "new"  # kept comment\n`,
+    );
+    const inline = `d1_databases = [ { binding = "DB", database_name = "w" } ] # inline\n`;
+    expect(withDatabaseId(inline, "DB", "n")).toBe(
+      `d1_databases = [ { binding = "DB", database_name = "w", database_id = "n" } ] # inline\n`,
+    );
+    expect(readD1(withDatabaseId(inline, "DB", "n"), "DB")?.id).toBe("n");
+  });
+
+  it("refuses a file without the binding, and invalid TOML with the parser's position", () => {
+    expect(() => withDatabaseId(SHIPPED, "NOPE", "x")).toThrow('binding = "NOPE"');
+    expect(() => readD1("[[d1_databases]\n", "DB")).toThrow(
+      /^wrangler\.toml:\d+:\d+: Unterminated table/,
+    );
+  });
+
+  it("raises every rate limit and leaves the rest of the file as it was", () => {
+    const raised = withRaisedRateLimits(SHIPPED);
+    expect(raised).toBe(
+      SHIPPED.replace(
+        "simple = { limit = 3000, period = 60 }",
+        "simple = { limit = 1000000000, period = 60 }",
+      ),
+    );
+  });
+});
