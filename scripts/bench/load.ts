@@ -1,6 +1,20 @@
 // One load scenario: autocannon's programmatic API against 127.0.0.1, every response's status
 // checked against the one the scenario expects.
+//
+// Connections closed by the server (BENCHMARKS.md, "Connections closed, rarely, by workerd"):
+// workerd's HTTP server drops a keep-alive connection whose next request it has not read within 5 s, timed on an
+// event-loop clock that stands still while a saturated workerd runs without polling for I/O, so
+// under load it can close a batch of connections at once, each with its next request unread.
+// autocannon counts the ones reset (ECONNRESET: the request had arrived) as errors and reconnects
+// silently on the others (FIN): both count here.
 import autocannon from "autocannon";
+
+/** autocannon's client, as far as counting the connections its server closes needs. */
+type CannonClient = {
+  destroyed: boolean;
+  conn?: { once(event: "end", listener: () => void): unknown };
+  _connect?: () => void;
+};
 
 /** The autocannon instance running now, so a Ctrl-C handler can stop it. */
 let current: autocannon.Instance | null = null;
@@ -40,11 +54,37 @@ export async function runLoad({
     check.unexpected++;
     if (check.samples.length < 3) check.samples.push({ status, body: String(body).slice(0, 300) });
   };
+  // A FIN from the server mid-run: autocannon reconnects and counts nothing (its own stop removes
+  // these listeners before it closes the connections itself).
+  let closedByServer = 0;
+  const countServerCloses = (client: CannonClient) => {
+    const connect = client._connect;
+    if (typeof connect !== "function") return; // not the autocannon this was written for
+    client._connect = function (this: CannonClient) {
+      connect.call(this);
+      this.conn?.once("end", () => {
+        if (client.destroyed) return;
+        closedByServer++;
+        if (check.samples.length < 3)
+          check.samples.push({
+            status: 0,
+            body: "FIN: the server closed the connection unanswered",
+          });
+      });
+    };
+  };
   let result: autocannon.Result;
   try {
     result = await new Promise((resolve, reject) => {
       current = autocannon(
-        { url: base, connections, duration, timeout, requests: [{ ...request, onResponse }] },
+        {
+          url: base,
+          connections,
+          duration,
+          timeout,
+          requests: [{ ...request, onResponse }],
+          setupClient: countServerCloses as unknown as autocannon.Options["setupClient"],
+        },
         (error, done) => (error ? reject(error) : resolve(done)),
       );
       // A connection error has no status: its code and message are what says what happened.
@@ -79,9 +119,11 @@ export async function runLoad({
       max: result.latency.max,
       mean: result.latency.average,
     },
-    errors: Math.max(check.unexpected, unexpectedByCodes) + result.errors,
+    errors: Math.max(check.unexpected, unexpectedByCodes) + result.errors + closedByServer,
     unexpectedStatus: check.unexpected,
     connectionErrors: result.errors,
+    /** Connections the server ended with a FIN mid-run (the resets are among connectionErrors). */
+    closedByServer,
     timeouts: result.timeouts,
     non2xx: result.non2xx,
     ok: check.ok,
