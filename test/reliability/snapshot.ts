@@ -7,6 +7,7 @@
 import { cpSync, existsSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { copyReferenceAssets } from "../../scripts/reference-assets.mjs";
 
 const ROOT = resolve(import.meta.dirname, "..", "..");
 const COPIED = [
@@ -16,9 +17,13 @@ const COPIED = [
   "tsconfig.json",
   "package.json",
   "worker-configuration.d.ts",
+  // The API reference's files (wrangler.toml [assets]). wrangler runs the [build] command that
+  // makes them in its own working directory, this checkout, so the copy gets them made here.
+  "assets",
 ];
 
 export function snapshotApp() {
+  copyReferenceAssets();
   const dir = mkdtempSync(join(tmpdir(), "wallet-app-"));
   for (const name of COPIED)
     if (existsSync(join(ROOT, name)))
