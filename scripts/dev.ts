@@ -1,14 +1,22 @@
 // `npm run dev`: a migrated local D1, a dev-only JWT secret, a local administrator and a demo wallet,
-// then wrangler dev with SITE_URL on its own port.
+// then wrangler dev with SITE_URL on its own port. `npm run serve` (`--serve`) prepares the same and
+// serves the deploy bundle as production runs it instead: under Miniflare alone, no inspector, no
+// file watching, the same code the benches serve (scripts/lib/bench-worker.ts); `--quiet` drops
+// the worker's log lines.
+
 import { randomBytes } from "node:crypto";
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { parseEnv } from "node:util";
 import { wallets } from "../src/db/schema";
 import { JWT_SECRET_MIN_LENGTH } from "../src/settings";
 import { ensureAdmin } from "./lib/admin";
-import { devValue, devVarArgs } from "./lib/dev-vars";
+import { DEV_DEFAULTS, devValue, devVarArgs } from "./lib/dev-vars";
 import { freePort, portIsFree } from "./lib/server";
 import { columnsAndValues, sqlLiteral } from "./lib/sql";
-import { startWrangler, wrangler } from "./lib/wrangler";
+import { startBenchWorker, startWrangler, wrangler } from "./lib/wrangler";
+
+const serve = process.argv.includes("--serve");
+const command = serve ? "npm run serve" : "npm run dev";
 
 // The port: `npm run dev -- --port N`, else PORT, else 8787. A taken one stops here, before
 // anything is written, with one line saying what to do.
@@ -20,13 +28,13 @@ const portText =
       ? process.argv[portArg]!.slice("--port=".length)
       : (process.argv[portArg + 1] ?? "");
 if (!/^\d{1,5}$/.test(portText) || Number(portText) < 1 || Number(portText) > 65535) {
-  console.error(`npm run dev: "${portText}" is not a port (1-65535).`);
+  console.error(`${command}: "${portText}" is not a port (1-65535).`);
   process.exit(1);
 }
 const port = portText;
 if (!(await portIsFree(Number(port)))) {
   console.error(
-    `npm run dev: 127.0.0.1:${port} is in use. Stop what holds it, or pick another port: npm run dev -- --port ${Number(port) + 1}`,
+    `${command}: 127.0.0.1:${port} is in use. Stop what holds it, or pick another port: ${command} -- --port ${Number(port) + 1}`,
   );
   process.exit(1);
 }
@@ -127,7 +135,7 @@ const localHooks =
 const siteUrl = process.env.SITE_URL ?? `http://127.0.0.1:${port}`;
 const base = `http://127.0.0.1:${port}/wp-json/wallet/v1`;
 console.log(`
-Wallet API on ${base}
+Wallet API on ${base}${serve ? " (the deploy bundle under Miniflare alone, as production runs it)" : ""}
 Sign in (dev-only credentials):
   curl -s ${base}/users/login -H 'Content-Type: application/json' \\
     -d '{"user_email":"${admin.email}","user_password":"${admin.password}"}'
@@ -135,38 +143,60 @@ Then send the access_token as "Authorization: Bearer <token>".
 Operator console: http://127.0.0.1:${port}/wallet-admin/ (sign in with ${admin.email} / ${admin.password})
 ${mailLine}
 Webhooks (docs/events.md) run on a local queue; receivers on http://127.0.0.1 or localhost are ${localHooks},
-retries start after ${devValue(devVars, "WEBHOOK_RETRY_BASE_S")} s, and the outbox is swept every minute: http://127.0.0.1:${port}/wallet-admin/webhooks
+retries start after ${devValue(devVars, "WEBHOOK_RETRY_BASE_S")} s, ${serve ? "and the cron's sweep does not run here (npm run dev runs it)" : "and the outbox is swept every minute"}: http://127.0.0.1:${port}/wallet-admin/webhooks
 `);
 
-const child = startWrangler(
-  [
-    "dev",
-    "--ip",
-    "127.0.0.1",
-    "--port",
-    port,
-    // Its own inspector port, so two dev servers (or a bench) do not clash on 9229.
-    "--inspector-port",
-    String(await freePort()),
-    "--var",
-    `SITE_URL:${siteUrl}`,
-    // Mail to the dev outbox, webhooks to a receiver on this machine retried soon, unless .dev.vars
-    // says otherwise (docs/configuration.md#local-development).
-    ...devVarArgs(devVars),
-    // Miniflare runs the queue but not the cron: /__scheduled lets this script run the sweep.
-    "--test-scheduled",
-    "--show-interactive-dev-session=false",
-  ],
-  {
-    detached: false,
-  },
-);
+// The deploy bundle under Miniflare alone, on the same local state (.wrangler/state/v3) and with the
+// same vars: .dev.vars's, and the dev defaults it leaves unset.
+const served = () =>
+  startBenchWorker(
+    {
+      config: "wrangler.toml",
+      port: Number(port),
+      persist: ".wrangler/state",
+      vars: { ...DEV_DEFAULTS, ...parseEnv(devVars), SITE_URL: siteUrl },
+      logs: !process.argv.includes("--quiet"),
+    },
+    { stdio: ["ignore", "inherit", "inherit"] },
+  );
+
+const child = serve
+  ? served()
+  : startWrangler(
+      [
+        "dev",
+        "--ip",
+        "127.0.0.1",
+        "--port",
+        port,
+        // Its own inspector port, so two dev servers (or a bench) do not clash on 9229.
+        "--inspector-port",
+        String(await freePort()),
+        "--var",
+        `SITE_URL:${siteUrl}`,
+        // Mail to the dev outbox, webhooks to a receiver on this machine retried soon, unless .dev.vars
+        // says otherwise (docs/configuration.md#local-development).
+        ...devVarArgs(devVars),
+        // Miniflare runs the queue but not the cron: /__scheduled lets this script run the sweep.
+        "--test-scheduled",
+        "--show-interactive-dev-session=false",
+      ],
+      {
+        detached: false,
+      },
+    );
+if (serve)
+  console.log(`Ready on http://127.0.0.1:${port} once the bundle is built (a few seconds).`);
 // The cron's sweep, every minute as deployed (wrangler.toml [triggers]): an endpoint left behind (a
 // nudge lost when the server stopped between a commit and its send) is delivered within a minute.
-const sweep = setInterval(() => {
-  fetch(`http://127.0.0.1:${port}/__scheduled?cron=*+*+*+*+*`).catch(() => undefined);
-}, 60_000);
-for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
+const sweep = serve
+  ? undefined
+  : setInterval(() => {
+      fetch(`http://127.0.0.1:${port}/__scheduled?cron=*+*+*+*+*`).catch(() => undefined);
+    }, 60_000);
+// The served bundle runs in a process group of its own (its workerd with it): the whole group goes.
+for (const signal of ["SIGINT", "SIGTERM"] as const)
+  process.on(signal, () => (serve ? process.kill(-child.pid!, signal) : child.kill(signal)));
 child.on("exit", (code) => {
   clearInterval(sweep);
   process.exit(code ?? 0);

@@ -18,7 +18,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Miniflare, type WorkerOptions } from "miniflare";
-import { unstable_getMiniflareWorkerOptions } from "wrangler";
+import { unstable_getMiniflareWorkerOptions, unstable_readConfig } from "wrangler";
 import { bundle } from "./bundle";
 
 type Options = {
@@ -40,9 +40,12 @@ process.on("SIGINT", () => process.exit(0));
 
 // A server that cannot start (a bundle that does not build, a port taken) exits 1, its bundle gone.
 try {
-  const { workerOptions, main } = unstable_getMiniflareWorkerOptions(options.config);
-  const worker = workerOptions as WorkerOptions;
+  // Bundled first: `wrangler deploy --dry-run` runs the config's [build] command, which makes the
+  // assets directory that reading the config's options checks (a fresh checkout has none yet).
+  const { main } = unstable_readConfig({ config: options.config });
   const { file } = bundle({ config: options.config, outdir, main });
+  const { workerOptions } = unstable_getMiniflareWorkerOptions(options.config);
+  const worker = workerOptions as WorkerOptions;
   const mf = new Miniflare({
     host: "127.0.0.1",
     port: options.port,

@@ -1,0 +1,86 @@
+// `npm run serve` from a fresh copy of the project (no .dev.vars, no local state): it prepares the
+// site as `npm run dev` does, then serves the deploy bundle under Miniflare alone, and the README's
+// first credit works against it. A copy, so the developer's own .wrangler/ and .dev.vars are untouched.
+import { type ChildProcess, spawn } from "node:child_process";
+import { cpSync, existsSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, expect, it } from "vitest";
+import { freePort } from "../../scripts/lib/server";
+import { offlineEnv } from "../../scripts/lib/wrangler";
+
+const ROOT = path.resolve(import.meta.dirname, "../..");
+const COPIED = ["src", "drizzle", "scripts", "wrangler.toml", "tsconfig.json", "package.json"];
+const work = mkdtempSync(path.join(tmpdir(), "wallet-serve-test-"));
+let child: ChildProcess | undefined;
+
+afterAll(() => {
+  if (child?.pid && child.exitCode === null) process.kill(-child.pid, "SIGTERM");
+  rmSync(work, { recursive: true, force: true });
+});
+
+it("prepares a fresh copy as npm run dev does and serves the bundle: sign in, credit, balance", async () => {
+  for (const name of COPIED)
+    cpSync(path.join(ROOT, name), path.join(work, name), { recursive: true });
+  symlinkSync(path.join(ROOT, "node_modules"), path.join(work, "node_modules"), "dir");
+  const port = await freePort();
+  let output = "";
+  child = spawn(
+    path.join(ROOT, "node_modules/.bin/tsx"),
+    ["scripts/dev.ts", "--serve", "--quiet"],
+    {
+      cwd: work,
+      detached: true,
+      env: { ...process.env, ...offlineEnv(), PORT: String(port) },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  child.stdout?.on("data", (chunk: Buffer) => (output += chunk));
+  child.stderr?.on("data", (chunk: Buffer) => (output += chunk));
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 90_000;
+  let health: Response | undefined;
+  while (Date.now() < deadline && child.exitCode === null) {
+    health = await fetch(`${base}/health`).catch(() => undefined);
+    if (health?.status === 200) break;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  expect(health?.status, output).toBe(200);
+  expect(output).toContain("the deploy bundle under Miniflare alone");
+  expect(existsSync(path.join(work, ".dev.vars")), "a dev-only .dev.vars written").toBe(true);
+  expect(existsSync(path.join(work, ".wrangler/state/v3/d1")), "local D1 state").toBe(true);
+
+  const api = `${base}/wp-json/wallet/v1`;
+  const login = await fetch(`${api}/users/login`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ user_email: "admin@example.com", user_password: "wallet-admin" }),
+  });
+  expect(login.status).toBe(200);
+  const { data } = (await login.json()) as { data: { access_token: string } };
+  const auth = { Authorization: `Bearer ${data.access_token}` };
+  const credit = await fetch(`${api}/credits`, {
+    method: "POST",
+    headers: { ...auth, "Content-Type": "application/json" },
+    body: JSON.stringify({
+      user_id: 1,
+      wallet_id: "ngn",
+      amount: "1500.00",
+      request_id: "first-credit",
+      note: "hello",
+    }),
+  });
+  expect(await credit.json()).toEqual({
+    status_code: 200,
+    status: true,
+    message: "Transaction Completed",
+    data: { transaction_id: 1, user_id: 1 },
+  });
+  const balance = await fetch(`${api}/user-wallet-balance?user_id=1&wallet_id=ngn&formatted=yes`, {
+    headers: auth,
+  });
+  expect(((await balance.json()) as { data: unknown }).data).toEqual({
+    ngn: 1500,
+    formatted: { ngn: "₦1,500.00" },
+  });
+});
