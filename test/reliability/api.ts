@@ -46,6 +46,7 @@ function expectStatus<T extends v.GenericSchema>(
 /** Signs in as the seeded administrator on `server`. */
 export async function connect(server: Endpoint, config: string): Promise<Ctx> {
   const login = await send(server.api, "POST", "/users/login", {
+    retryTransport: true,
     json: { user_email: ADMIN.email, user_password: ADMIN.password },
   });
   if (login.status !== 200) throw new Error(`admin login failed: ${login.text}`);
@@ -107,11 +108,13 @@ export async function createUser(ctx: Ctx, prefix = "rel"): Promise<User> {
   registerPassword(password);
   const email = `${username}@example.test`;
   const created = await send(ctx.api, "POST", "/users", {
+    retryTransport: true,
     auth: ctx.adminAuth,
     json: { username, user_email: email, user_password: password },
   });
   const { id } = expectStatus(created, 201, "create user", v.object({ id: Id }));
   const login = await send(ctx.api, "POST", "/users/login", {
+    retryTransport: true,
     json: { user_email: email, user_password: password },
   });
   const { access_token } = expectStatus(
@@ -137,6 +140,7 @@ export async function createWallet(ctx: Ctx, { decimals = 2, symbol = "$", prefi
     .replace(/[^a-z0-9_]/g, "_")
     .slice(0, 32);
   const res = await send(ctx.api, "POST", "/wallets", {
+    retryTransport: true,
     auth: ctx.adminAuth,
     json: {
       wallet_id: id,

@@ -180,6 +180,8 @@ export async function http(
 }
 
 export type SendOptions = {
+  /** Send once more after a transport failure or wrangler dev's own 503 (see HttpOptions). */
+  retryTransport?: boolean;
   auth?: string;
   json?: unknown;
   query?: Record<string, string | number | undefined>;
@@ -193,7 +195,7 @@ export function send(
   api: string,
   method: string,
   path: string,
-  { auth, json, query, headers = {}, allowKey, timeoutMs }: SendOptions = {},
+  { auth, json, query, headers = {}, allowKey, timeoutMs, retryTransport }: SendOptions = {},
 ) {
   const url = new URL(`${api}${path}`);
   for (const [k, v] of Object.entries(query ?? {}))
@@ -205,7 +207,7 @@ export function send(
     body = JSON.stringify(json);
     h["Content-Type"] ??= "application/json";
   }
-  return http(url.toString(), { method, headers: h, body, allowKey, timeoutMs });
+  return http(url.toString(), { method, headers: h, body, allowKey, timeoutMs, retryTransport });
 }
 
 /** Runs `fn(item, i)` over `items` with at most `concurrency` in flight; stops taking new items after `deadline`. */
