@@ -47,7 +47,7 @@ export type AppOptions = {
  */
 function fromPlainPermalink(request: Request) {
   // Most requests name their route in a lower-case path: that is read off the URL's text, which the
-  // runtime hands over serialized, without parsing it again (issue 24).
+  // runtime hands over serialized, without parsing it again.
   const path = pathOf(request.url);
   if (path !== "/" && path !== "/index.php" && path === path.toLowerCase()) return request;
   const url = new URL(request.url);

@@ -22,7 +22,7 @@ const patternOf = (path: string) => path.replace(/\{[^}]*\}/g, "").replace(/\/$/
 
 /**
  * A Hono route path's methods: worked out once per path (the paths are the route table's own, and a
- * middleware's `*`), not on every request (issue 24).
+ * middleware's `*`), not on every request.
  */
 const methodsByPath = new Map<string, string[] | undefined>();
 function methodsOf(path: string) {

@@ -7,7 +7,7 @@ import { phpInt, phpIsNumeric } from "./php";
 // Which user a plugin `user_id` names: one rule for every route of the dialect (docs/compat.md,
 // "User references"). The plugin had several: `GET users` tried the text as an id and then as a
 // login, and decided "is it you" by comparing the text with the caller's username, so a subscriber
-// named `0001` read user 1 (issue 21); balances read any numeric text's absolute integer part
+// named `0001` read user 1; balances read any numeric text's absolute integer part
 // (get_user_meta's absint) and nobody for other text; the writes took digits as an id.
 
 export type PluginUserRef = { id: number } | { login: string } | null;

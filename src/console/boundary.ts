@@ -1,4 +1,4 @@
-// The console is its own security boundary (issue 21, docs/security.md#the-console-and-the-api):
+// The console is its own security boundary (docs/security.md#the-console-and-the-api):
 // its cookie session never meets the API's CORS (app.ts leaves these paths out of it), a request
 // that changes anything must come from the console's own origin, and its pages are isolated from
 // other origins' windows and loads.

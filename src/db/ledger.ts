@@ -30,7 +30,7 @@ const balanceSelect = (db: Db, userId: number | Placeholder, walletIds: (string 
 
 /**
  * `balanceSelect`'s SQL for `count` wallets, with placeholders (`user`, `w0`…), built once per isolate:
- * Drizzle took longer to build it than D1 took to run it (issue 24). Run as text on the request's
+ * Drizzle took longer to build it than D1 took to run it. Run as text on the request's
  * handle, it is the same statement through the same meter.
  */
 const balanceQueries = new Map<number, ReturnType<ReturnType<typeof balanceSelect>["toSQL"]>>();

@@ -85,7 +85,7 @@ function addRows(cost: D1Cost, meta: Partial<D1Meta> | undefined) {
 
 /**
  * A statement charged to `cost`: a class, not a Proxy, since every query makes two (prepare and
- * bind) and calls through them (issue 24). It has the methods Drizzle and the service call.
+ * bind) and calls through them. It has the methods Drizzle and the service call.
  */
 class MeteredStatement {
   constructor(

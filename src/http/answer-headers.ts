@@ -4,7 +4,7 @@ import type { AppEnv } from "../env";
 /**
  * The answer's headers, to write to in place, once the handler has answered. Hono's `c.header`
  * copies a finished answer on every call, because a `fetch()`'s headers cannot change; an answer
- * built here can, so it is copied only when it refuses (issue 24: six copies of every answer were
+ * built here can, so it is copied only when it refuses (six copies of every answer were
  * 3% of its CPU).
  */
 export function answerHeaders(c: Context<AppEnv>): Headers {

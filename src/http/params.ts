@@ -55,7 +55,7 @@ function checkStrings(value: unknown) {
 }
 
 /**
- * The same as `parseExactly`, for less CPU (issue 24): JSON.parse with a reviver that reads each
+ * The same as `parseExactly`, for less CPU: JSON.parse with a reviver that reads each
  * value's source text costs more than the rest of a credit's decoding. When every number in the
  * text is one a double holds as written (nearly every body: ids and amounts of a few digits), the
  * reviver would keep every number as parsed, so the text is parsed plainly and only its strings

@@ -1,4 +1,4 @@
-// What WordPress core does around every REST route, whichever plugin serves it (issue 12): CORS as
+// What WordPress core does around every REST route, whichever plugin serves it: CORS as
 // rest_send_cors_headers and WP_REST_Server::serve_request send it, the API discovery Link, the
 // paging Link header, and the `_method` / X-HTTP-Method-Override switch. The Allow header, which
 // needs the route tables, is in ../route-methods.ts.
@@ -38,12 +38,12 @@ const ALLOW_METHODS = ["OPTIONS", "GET", "POST", "PUT", "PATCH", "DELETE"].join(
  * rest_send_cors_headers always adds `Access-Control-Allow-Credentials: true`; here it comes only
  * with an origin CORS_ORIGINS names. This API authenticates by the Authorization header, never by a
  * cookie, so no client needs it; and a credentialed grant to every origin would hand any page the
- * answers to whatever cookie another surface of this host set (issue 21, docs/security.md).
+ * answers to whatever cookie another surface of this host set (docs/security.md).
  *
  * The headers are hono/cors's, configured that way (CORS_ORIGINS empty: any Origin echoed, never
  * with credentials; an origin it names: echoed, with credentials; any other: no grant), written
  * onto the answer once it exists rather than through a placeholder answer that every answer is
- * then copied over (issue 24).
+ * then copied over.
  */
 export const corsHeaders: MiddlewareHandler<AppEnv> = async (c: Context<AppEnv>, next) => {
   const allowed = allowedOrigins(c.env.CORS_ORIGINS);

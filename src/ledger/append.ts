@@ -299,8 +299,8 @@ export function movementResult(results: readonly unknown[]): AppendResult {
  * A lone entry's two statements (`movementStatements` for one entry) as D1 statements on the
  * request's handle, so its meter counts them. An entry that neither reverses nor captures (every
  * credit and debit) runs SQL text built once per isolate with placeholders, per shape (with or
- * without a guid): Drizzle took 330–560 µs to build them for each credit, a duplicate's too
- * (issue 24). Any other is built as before. Either way the text and values are Drizzle's own.
+ * without a guid): Drizzle took 330–560 µs to build them for each credit, a duplicate's too.
+ * Any other is built by Drizzle. Either way the text and values are Drizzle's own.
  */
 export function loneStatements(db: Db, e: NewEntry): [D1PreparedStatement, D1PreparedStatement] {
   const [insert, used] = loneQueries(db, e);

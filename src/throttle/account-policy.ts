@@ -1,4 +1,4 @@
-// An account's own rules (issue 21), pure as policy.ts's: its (account, address) pairs, the
+// An account's own rules, pure as policy.ts's: its (account, address) pairs, the
 // addresses it signed in from, and its ceiling, decided together in one call to its object.
 import { DAY_MS, POLICIES, release, reserve, type ThrottleState } from "./policy";
 

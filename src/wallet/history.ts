@@ -27,7 +27,7 @@ export async function historyPage(
 /**
  * Every entry `filter` selects, as chunks read one after another. A history longer than its first
  * chunk is read by one caller at a time (`openGate`, across isolates: parallel long streams of one
- * caller starved everyone's reads, issue 21); `busy` when another of the caller's is under way.
+ * caller starved everyone's reads); `busy` when another of the caller's is under way.
  */
 export async function wholeHistory(
   db: Db,

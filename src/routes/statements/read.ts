@@ -55,7 +55,7 @@ export const readStatementRoute = defineRoute(
     });
 
     if (csv) {
-      // A long statement is sent one at a time per caller, as a whole history is (issue 21).
+      // A long statement is sent one at a time per caller, as a whole history is.
       let release: (() => Promise<void>) | undefined;
       let entries = statementEntries(c.var.db, statement);
       if (statement.count > STATEMENT_CHUNK) {
