@@ -1,7 +1,7 @@
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import { configDefaults, defineConfig } from "vitest/config";
-import { copyReferenceAssets } from "./scripts/reference-assets.mjs";
+import { copyReferenceAssets } from "./scripts/reference-assets";
 
 export default defineConfig(async () => {
   // wrangler.toml's [assets] folder, which wrangler's [build] command fills for dev and deploy.

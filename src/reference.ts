@@ -47,7 +47,7 @@ const CONFIGURATION = {
 /** Starts the renderer; the page loads it after the bundle, so the element and the bundle exist. */
 const START = `window.ui = SwaggerUIBundle(${JSON.stringify(CONFIGURATION)});\n`;
 
-/** The renderer's files in assets/api-reference/ (scripts/reference-assets.mjs), by name. */
+/** The renderer's files in assets/api-reference/ (scripts/reference-assets.ts), by name. */
 const ASSET_TYPES: Record<string, string> = {
   "swagger-ui-bundle.js": SCRIPT_TYPE,
   "swagger-ui.css": "text/css; charset=utf-8",

@@ -7,7 +7,7 @@
 import { cpSync, existsSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { copyReferenceAssets } from "../../scripts/reference-assets.mjs";
+import { copyReferenceAssets } from "../../scripts/reference-assets";
 
 const ROOT = resolve(import.meta.dirname, "..", "..");
 const COPIED = [

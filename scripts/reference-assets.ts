@@ -2,7 +2,8 @@
 // Swagger UI's browser bundle and stylesheet, the version package.json pins, copied out of
 // node_modules. wrangler runs this before `wrangler dev` and `wrangler deploy` ([build] command) and
 // vitest.config.ts before the Workers tests, so no step of building or running downloads it.
-// Plain Node (no tsx): wrangler runs it with whatever PATH it was started from.
+// wrangler runs it as `node --import tsx`: tsx is found in this checkout's node_modules, whatever
+// PATH wrangler was started with.
 import { copyFileSync, mkdirSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
