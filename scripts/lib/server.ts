@@ -17,7 +17,7 @@ let loadConfigs = 0;
 
 /**
  * A copy of `config` beside it (so its paths resolve alike) with the money rate limit raised, for a
- * server that a tool loads from one caller; removed when this process exits.
+ * server that a tool loads from one caller; removed when the server stops, or this process exits.
  */
 function loadConfig(config: string) {
   const copy = join(
@@ -247,6 +247,7 @@ export async function startServer({
         }
         live.delete(server);
         if (!keepState) rmSync(stateDir, { recursive: true, force: true });
+        if (config !== shippedConfig) rmSync(config, { force: true });
       },
     };
     live.add(server);
