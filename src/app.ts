@@ -21,7 +21,7 @@ import { ERRORS, onError } from "./http/errors";
 import { keepAlive } from "./http/keep-alive";
 import { MemoRouter } from "./http/memo-router";
 import { InvalidJsonError } from "./http/params";
-import { siteUrl } from "./http/site";
+import { entryStamp, siteUrl } from "./http/site";
 import { nudgeWebhooks } from "./http/webhooks";
 import { corsHeaders, discoveryLink, overrideMethod } from "./http/wp-core";
 import { d1Ledger, type LedgerEngine } from "./ledger/writer";
@@ -122,7 +122,18 @@ export function createApp(options: AppOptions = {}) {
     const d1 = meterD1(session);
     const db = createDb(d1.db);
     c.set("db", db);
-    c.set("ledger", ledger({ db, env: c.env, keepAlive: keepAlive(c) }));
+    const requestLedger = ledger({ db, env: c.env, keepAlive: keepAlive(c) });
+    c.set("ledger", requestLedger);
+    c.set("service", {
+      get principal() {
+        return c.get("principal");
+      },
+      db,
+      ledger: requestLedger,
+      nowMs,
+      stamp: () => entryStamp(c),
+      site: () => ({ url: siteUrl(c), timeZone: c.env.SITE_TIMEZONE }),
+    });
     await next();
     nudgeWebhooks(c);
     const bookmark = session.bookmark() ?? (requested === "first-primary" ? null : requested);

@@ -1,15 +1,13 @@
-import { findWalletCached } from "../db/wallets";
 import { ok, send } from "../http/envelope";
-import { invalidInput, userNotFound } from "../http/errors";
+import { invalidInput } from "../http/errors";
 import { AMOUNT_TEXT_MAX, MAX_TEXT } from "../http/fields";
 import { defineRoute, type Input } from "../http/route";
-import { entryStamp } from "../http/site";
-import { type AmountRefusal, amountToMinor } from "../ledger/money";
+import type { AmountRefusal } from "../ledger/money";
 import { asciiLower } from "../ledger/request-key";
-import { postSingle } from "../wallet/movements";
-import { requireUser } from "../wallet/users";
+import { credit, debit } from "../wallet/movements";
+import { Refusal } from "../wallet/refusal";
 import { keyRouteRefusals } from "./auth";
-import { pluginUserId } from "./identity";
+import { pluginUser } from "./identity";
 import { requires, sanitizeAmountField, sanitizeTextField } from "./php";
 
 // `POST credits` and `POST debits` in the plugin's 1.1.31 dialect (captures 11-36; plugin files
@@ -112,29 +110,23 @@ const movement = (txnType: "CREDIT" | "DEBIT", action: string, summary: string) 
       envelope: "A",
     },
     async (c, fields) => {
-      const db = c.var.db;
-      const wallet = await findWalletCached(db, fields.wallet_id);
-      // The plugin's answer for an unknown wallet (capture 26): no error, no message.
-      if (!wallet) return send(c, 400, { status_code: 400, status: false, message: "" });
-      const userId = await pluginUserId(db, fields.user_id);
-      if (userId === null) throw userNotFound(fields.user_id);
-      const user = await requireUser(db, userId);
-      const amountMinor = amountToMinor(fields.amount, wallet, "round-half-away-from-zero");
-      if (typeof amountMinor !== "number") throw invalidInput(amountRefused("amount", amountMinor));
-
-      const moved = await postSingle(
-        { db, ledger: c.var.ledger, stamp: entryStamp(c) },
-        {
-          user,
-          wallet,
-          txnType,
-          amountMinor,
-          amountText: fields.amount,
-          requestId: fields.request_id,
-          note: fields.note,
-          metaData: fields.metaData,
-        },
-      );
+      const move = txnType === "CREDIT" ? credit : debit;
+      const moved = await move(c.var.service, {
+        user: pluginUser(fields.user_id),
+        walletId: fields.wallet_id,
+        amount: { sent: fields.amount, policy: "round-half-away-from-zero" },
+        requestId: fields.request_id,
+        note: fields.note,
+        metaData: fields.metaData,
+      }).catch((err: unknown) => {
+        const refusal = err instanceof Refusal ? err.reason : undefined;
+        // The plugin's answer for an unknown wallet (capture 26): no error, no message.
+        if (refusal?.code === "wallet_not_found") return null;
+        if (refusal?.code === "amount_refused")
+          throw invalidInput(amountRefused("amount", refusal.refusal));
+        throw err;
+      });
+      if (!moved) return send(c, 400, { status_code: 400, status: false, message: "" });
       return ok(c, 200, "Transaction Completed", {
         transaction_id: moved.transactionId,
         user_id: moved.userId,

@@ -1,7 +1,8 @@
 import type { Principal } from "../auth/principal";
 import type { Db } from "../db/client";
 import { findUserBy, type UserRow } from "../db/users";
-import { mayReadUser } from "../http/auth";
+import { mayReadUser } from "../wallet/context";
+import type { UserRef } from "../wallet/movements";
 import { phpInt, phpIsNumeric } from "./php";
 
 // Which user a plugin `user_id` names: one rule for every route of the dialect (docs/compat.md,
@@ -25,6 +26,11 @@ export function pluginUserRef(text: string): PluginUserRef {
   if (!phpIsNumeric(text)) return { login: text };
   const n = phpInt(text);
   return n === null || n === 0 ? null : { id: Math.abs(n) };
+}
+
+/** The user `text` names, by the rule above, for a verb; nobody is an id no user has (0). */
+export function pluginUser(text: string): UserRef {
+  return { ...(pluginUserRef(text) ?? { id: 0 }), as: text };
 }
 
 /** The user `text` names, by the rule above, in one query; undefined for nobody. */

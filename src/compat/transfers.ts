@@ -1,16 +1,13 @@
-import { findUsers } from "../db/users";
-import { findWalletCached } from "../db/wallets";
 import { send } from "../http/envelope";
-import { invalidInput } from "../http/errors";
+import { ApiError, invalidInput } from "../http/errors";
 import { MAX_TEXT } from "../http/fields";
 import { defineRoute, type Input } from "../http/route";
-import { entryStamp } from "../http/site";
-import { amountToMinor } from "../ledger/money";
 import { asciiLower } from "../ledger/request-key";
 import { transfer } from "../wallet/movements";
+import { Refusal, type RefusalReason } from "../wallet/refusal";
 import { jwtRouteRefusals } from "./auth";
 import { amountRefused, REQUEST_ID_MAX } from "./entries";
-import { pluginUserId } from "./identity";
+import { pluginUser } from "./identity";
 import { requires, sanitizeAmountField, sanitizeTextField } from "./php";
 
 // `POST transfers` (api/core/transfers/create-transfers.php, includes/transfers/create-transfers.php):
@@ -21,12 +18,9 @@ import { requires, sanitizeAmountField, sanitizeTextField } from "./php";
 // without `request_id` each call is a new transfer, as on the plugin (a retried call moves money
 // again); with one (letters, digits, underscore) a repeat is answered 409 and moves nothing.
 
-const plainError = (status: number, message: string, error: unknown) => ({
-  status_code: status,
-  status: false,
-  message,
-  error,
-});
+/** The plugin's refusal with both `message` and `error`. */
+const plainError = (status: 400 | 404, message: string, error: unknown) =>
+  new ApiError(status, message, error);
 
 /** A transfer's fields, sanitized as the plugin read them and checked by its rules. */
 const transferInput: Input<{
@@ -82,57 +76,21 @@ export const compatTransfers = defineRoute(
     envelope: "A",
   },
   async (c, { requestId, note, ...fields }) => {
-    const db = c.var.db;
-    // Both are digits (`requires` above), so naming them costs no query.
-    const [fromId, toId] = [await pluginUserId(db, fields.from), await pluginUserId(db, fields.to)];
-    const users = await findUsers(
-      db,
-      [fromId, toId].filter((id): id is number => id !== null),
-    );
-    const [from, to] = [users.get(fromId ?? 0), users.get(toId ?? 0)];
-    if (!from)
-      return send(
-        c,
-        400,
-        plainError(400, `Unable to reach ${fields.from}`, [`Invalid User ${fields.from}`]),
-      );
-    if (!to)
-      return send(
-        c,
-        400,
-        plainError(400, `Unable to reach ${fields.to}`, [`Invalid User ${fields.to}`]),
-      );
-    if (from.id === to.id)
-      throw invalidInput({
-        transfer_to_user: "transfer_to_user must differ from transfer_from_user",
-      });
-    const wallet = await findWalletCached(db, fields.wallet);
-    if (!wallet)
-      return send(c, 404, plainError(404, "Invalid Wallet", ["Invalid Wallet Provided"]));
-    const amountMinor = amountToMinor(fields.amount, wallet, "round-half-away-from-zero");
-    if (typeof amountMinor !== "number")
-      throw invalidInput(amountRefused("amount_to_transfer", amountMinor));
-
-    const spec = {
-      wallet,
-      amountMinor,
-      amountText: fields.amount,
+    const moved = await transfer(c.var.service, {
+      from: pluginUser(fields.from),
+      to: pluginUser(fields.to),
+      walletId: fields.wallet,
+      amount: { sent: fields.amount, policy: "round-half-away-from-zero" },
       // Without a key the transfer still needs one to be written: a fresh one, never repeated.
       requestId: requestId || `transfer_${crypto.randomUUID().replaceAll("-", "")}`,
       note,
-    };
-    const moved = await transfer(
-      { db, ledger: c.var.ledger, stamp: entryStamp(c) },
-      {
-        ...spec,
-        from,
-        to,
-        notes: {
-          debit: `TRANSFER to ${to.username} ${note}`.trim(),
-          credit: `TRANSFER from ${from.username} ${note}`.trim(),
-        },
-      },
-    );
+      notes: (from, to) => ({
+        debit: `TRANSFER to ${to.username} ${note}`.trim(),
+        credit: `TRANSFER from ${from.username} ${note}`.trim(),
+      }),
+    }).catch((err: unknown) => {
+      throw err instanceof Refusal ? refused(err.reason) : err;
+    });
     return send(c, 200, {
       status_code: 200,
       status: true,
@@ -141,3 +99,21 @@ export const compatTransfers = defineRoute(
     });
   },
 );
+
+/** A refusal of the transfer verb in the plugin's words. */
+function refused(reason: RefusalReason) {
+  switch (reason.code) {
+    case "user_not_found":
+      return plainError(400, `Unable to reach ${reason.userId}`, [`Invalid User ${reason.userId}`]);
+    case "same_user":
+      return invalidInput({
+        transfer_to_user: "transfer_to_user must differ from transfer_from_user",
+      });
+    case "wallet_not_found":
+      return plainError(404, "Invalid Wallet", ["Invalid Wallet Provided"]);
+    case "amount_refused":
+      return invalidInput(amountRefused("amount_to_transfer", reason.refusal));
+    default:
+      return new Refusal(reason);
+  }
+}

@@ -7,6 +7,7 @@ import type { Principal } from "../auth/principal";
 import { CONSOLE_AUDIENCE } from "../auth/tokens";
 import { bookmarkOf, learnBookmark } from "../db/client";
 import { BOOKMARK_HEADER } from "../db/session";
+import { type ApiError, refusalAnswer } from "../http/errors";
 import { inProcessEnv } from "../http/in-process";
 import type { ConsoleEnv, Fetch } from "./env";
 
@@ -65,9 +66,23 @@ export async function apiResponse(
   return res;
 }
 
-/** An API refusal in words: its message and what its `error` names. */
-export function refusalText(answer: ApiAnswer) {
-  const { message, error } = answer.body;
+/** What a verb answered, or its refusal in wallet/v1's words. */
+export type Outcome<T> = { ok: true; value: T } | { ok: false; refusal: ApiError };
+
+/** Runs a verb for a page: a refusal becomes a value the page words; a fault stays a fault. */
+export async function attempt<T>(verb: () => Promise<T>): Promise<Outcome<T>> {
+  try {
+    return { ok: true, value: await verb() };
+  } catch (err) {
+    const refusal = refusalAnswer(err);
+    if (!refusal) throw err;
+    return { ok: false, refusal };
+  }
+}
+
+/** A refusal in words: its message and what its `error` names. */
+export function refusalText(refused: ApiAnswer | ApiError) {
+  const { message, error } = "body" in refused ? refused.body : refused;
   const details =
     error && typeof error === "object"
       ? Object.values(error as Record<string, unknown>)

@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { type Principal, scopeAllows } from "../auth/principal";
+import type { Principal } from "../auth/principal";
 import { API_AUDIENCE } from "../auth/tokens";
 import type { AppEnv } from "../env";
 import { JWT_SECRET_MIN_LENGTH } from "../settings";
@@ -76,11 +76,3 @@ export async function credentialOf(c: Context<AppEnv>): Promise<Principal | "mis
   if (!isPrintableAscii(header)) return "invalid";
   return (await principalFrom(c, header)) ?? "invalid";
 }
-
-/**
- * Whether `p` may read about user `userId`: administrators read anyone, subscribers only themselves
- * (`undefined` means the caller's own user); a key needs the read scope.
- */
-export const mayReadUser = (p: Principal, userId: number | undefined) =>
-  scopeAllows(p.scope, "read") &&
-  (p.role === "administrator" || userId === undefined || userId === p.userId);

@@ -3,8 +3,10 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { d1Unavailable } from "../db/client";
 import { forgetUser, forgetWallet } from "../db/isolate-cache";
 import { findUsers } from "../db/users";
+import type { Wallet } from "../db/wallets";
 import type { AppEnv } from "../env";
 import { LedgerRefusal } from "../ledger/append";
+import type { AmountIssue, AmountRefusal } from "../ledger/money";
 import { Refusal, type RefusalReason } from "../wallet/refusal";
 import { fail } from "./envelope";
 
@@ -261,6 +263,23 @@ export const transactionNotFound = (id: string) =>
 export const alreadyReversed = (id: number | string) =>
   apiError("already_reversed", { id: `Transaction ${id} was already reversed` });
 
+export const AMOUNT_MESSAGES: Record<AmountIssue, string> = {
+  "not-numeric": "amount requires a valid amount",
+  "not-positive": "amount must be greater than zero",
+};
+
+/** Why an amount does not fit its wallet, in wallet/v1's words (keyed `amount`). */
+export function amountRefusedText(refusal: AmountRefusal, wallet: Wallet) {
+  switch (refusal) {
+    case "too-many-decimals":
+      return `amount has more decimal places than wallet ${wallet.id} allows (${wallet.decimals})`;
+    case "too-large":
+      return "amount is too large";
+    default:
+      return AMOUNT_MESSAGES[refusal];
+  }
+}
+
 const REFUSALS: Record<Exclude<LedgerRefusal["reason"], "already-reversed" | "gone">, ApiError> = {
   "insufficient-balance": apiError("insufficient_balance", { amount: "Insufficient Balance" }),
   "balance-limit": invalidInput({
@@ -271,6 +290,14 @@ const REFUSALS: Record<Exclude<LedgerRefusal["reason"], "already-reversed" | "go
 /** A refusal of the service, in wallet/v1's words (the plugin's dialect answers these alike). */
 function answerOf(reason: RefusalReason): ApiError {
   switch (reason.code) {
+    case "not_signed_in":
+      return permissionDenied.missing();
+    case "forbidden":
+      return permissionDenied.forbidden();
+    case "same_user":
+      return invalidInput({ to_user_id: "to_user_id must differ from from_user_id" });
+    case "amount_refused":
+      return invalidInput({ amount: amountRefusedText(reason.refusal, reason.wallet) });
     case "user_not_found":
       return userNotFound(reason.userId);
     case "wallet_not_found":
@@ -354,12 +381,22 @@ async function goneAnswer(c: Context<AppEnv>, named: { userIds: number[]; wallet
   return invalidInput({ wallet_id: "wallet_id not found" });
 }
 
+/**
+ * A refusal of the service or the ledger in wallet/v1's words (the console's too); undefined for
+ * anything else. A reversal's own refusal is worded by its verb, which names the transaction.
+ */
+export function refusalAnswer(err: unknown): ApiError | undefined {
+  if (err instanceof ApiError) return err;
+  if (err instanceof Refusal) return answerOf(err.reason);
+  if (err instanceof LedgerRefusal && err.reason !== "already-reversed" && err.reason !== "gone")
+    return REFUSALS[err.reason];
+  return undefined;
+}
+
 export async function onError(err: Error, c: Context<AppEnv>) {
   if (err instanceof Refusal) err = answerOf(err.reason);
   if (forgotGone(c, err)) err = await goneAnswer(c, err.named).catch((lookup: Error) => lookup);
-  // A reversal is refused by reverse.ts, which names the transaction; elsewhere it cannot happen.
-  if (err instanceof LedgerRefusal && err.reason !== "already-reversed" && err.reason !== "gone")
-    err = REFUSALS[err.reason];
+  err = refusalAnswer(err) ?? err;
   if (err instanceof MalformedRequest)
     err =
       c.get("envelope") === "B"

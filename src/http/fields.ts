@@ -1,9 +1,10 @@
 // Wire field schemas shared by several routes. WordPress owns these shapes and messages, so they
 // are written by hand; OpenAPI is generated from them.
 import * as v from "valibot";
-import { type AmountIssue, readAmount } from "../ledger/money";
+import { readAmount } from "../ledger/money";
 import { utcMs } from "../ledger/post-format";
 import { normalizeWalletId } from "../wallet/wallets";
+import { AMOUNT_MESSAGES } from "./errors";
 import { EMPTY } from "./validation";
 
 export const MAX_TEXT = 1000;
@@ -53,11 +54,6 @@ export const requestIdField = v.pipe(
   ),
 );
 
-export const AMOUNT_MESSAGES: Record<AmountIssue, string> = {
-  "not-numeric": "amount requires a valid amount",
-  "not-positive": "amount must be greater than zero",
-};
-
 export const AMOUNT_TEXT_MAX = 40;
 
 export const amountField = v.pipe(
@@ -86,6 +82,20 @@ export const EntryParams = v.object({
   wallet_id: walletIdField,
   request_id: requestIdField,
   amount: amountField,
+  note: noteField,
+});
+
+export const TransferParams = v.object({
+  from_user_id: userIdField("from_user_id"),
+  to_user_id: userIdField("to_user_id"),
+  wallet_id: walletIdField,
+  request_id: requestIdField,
+  amount: amountField,
+  note: noteField,
+});
+
+export const ReverseParams = v.object({
+  request_id: requestIdField,
   note: noteField,
 });
 

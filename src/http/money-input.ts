@@ -1,9 +1,8 @@
 import * as v from "valibot";
 import type { Wallet } from "../db/schema";
 import { findWalletCached } from "../db/wallets";
-import { type AmountRefusal, amountToMinor, type Decimal } from "../ledger/money";
-import { invalidInput } from "./errors";
-import { AMOUNT_MESSAGES } from "./fields";
+import { amountToMinor, type Decimal } from "../ledger/money";
+import { amountRefusedText, invalidInput } from "./errors";
 import type { Input } from "./route";
 import { checkFields } from "./validation";
 
@@ -14,15 +13,6 @@ type MoneySchema = v.ObjectSchema<
   } & v.ObjectEntries,
   undefined
 >;
-
-const MINOR_MESSAGES: Record<AmountRefusal, (w: Wallet) => string> = {
-  "too-many-decimals": (w) =>
-    `amount has more decimal places than wallet ${w.id} allows (${w.decimals})`,
-  "too-large": () => "amount is too large",
-  // The schema's amount field refuses these before the wallet is looked up.
-  "not-numeric": () => AMOUNT_MESSAGES["not-numeric"],
-  "not-positive": () => AMOUNT_MESSAGES["not-positive"],
-};
 
 /**
  * Validates a money movement's fields, including the ones only the wallet can judge (does it exist,
@@ -46,7 +36,7 @@ export async function readMoneyInput<S extends MoneySchema>(
     const sent = params.amount as string | number;
     const minor = amountToMinor(sent, wallet, "refuse-excess-places");
     if (typeof minor === "number") amountMinor = minor;
-    else errors.amount = MINOR_MESSAGES[minor](wallet);
+    else errors.amount = amountRefusedText(minor, wallet);
   }
   if (!output || !wallet || Object.keys(errors).length > 0)
     throw invalidInput(ordered(errors, Object.keys(schema.entries)));
@@ -71,5 +61,5 @@ const ordered = (errors: Record<string, string>, keys: string[]) =>
 export function minorIn(amount: Decimal, wallet: Wallet) {
   const minor = amountToMinor(amount.text, wallet, "refuse-excess-places");
   if (typeof minor === "number") return minor;
-  throw invalidInput({ amount: MINOR_MESSAGES[minor](wallet) });
+  throw invalidInput({ amount: amountRefusedText(minor, wallet) });
 }

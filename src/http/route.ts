@@ -6,9 +6,10 @@
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { createMiddleware } from "hono/factory";
 import type * as v from "valibot";
-import { type Principal, type Scope, scopeAllows } from "../auth/principal";
+import type { Principal, Scope } from "../auth/principal";
 import type { AppEnv } from "../env";
-import { credentialOf, mayReadUser } from "./auth";
+import { isAdmin, mayReadUser } from "../wallet/context";
+import { credentialOf } from "./auth";
 import { type ApiError, type ErrorCode, forgotGone, permissionDenied, rateLimited } from "./errors";
 import { type Params, readParams } from "./params";
 import { requireSettings } from "./settings";
@@ -133,10 +134,6 @@ async function limitMoney(c: Context<AppEnv>, principal: Principal) {
   const { success } = await limiter.limit({ key: `user:${principal.userId}` });
   if (!success) throw rateLimited(c.get("nowMs")());
 }
-
-/** An administrator, whose key (if a key) allows `access`. */
-const isAdmin = (p: Principal, access: Scope) =>
-  p.role === "administrator" && scopeAllows(p.scope, access);
 
 /** A user id as a reader sent it: digits name a user, anything else nobody; absent, the caller. */
 const userRef = (sent: unknown) =>

@@ -1,16 +1,33 @@
-// Money moved: a credit or a debit, a transfer, a reversal. Each is one ledger batch, idempotent on
-// the caller's request_id; each dialect has read and checked its fields, found the users and the
-// wallet and converted the amount (ledger/money.ts amountToMinor), and answers the result or the
-// refusal in its own words.
+// Money moved: a credit or a debit, a transfer, a reversal, each as the client meant it. A verb
+// checks its caller, finds the users and the wallet, converts the amount (ledger/money.ts
+// amountToMinor, under the dialect's policy) and writes one ledger batch, idempotent on the
+// caller's request_id; a dialect answers the result or the refusal in its own words.
 import type { Db } from "../db/client";
 import { findMovement } from "../db/ledger";
+import { findUserBy, findUsers } from "../db/users";
 import { findWalletCached, type Wallet } from "../db/wallets";
 import { appendEntries, type KeyUse, LedgerRefusal } from "../ledger/append";
-import { type EntrySpec, type EntryStamp, entry, postTransfer } from "../ledger/entries";
-import { type Ledger, postEntry } from "../ledger/writer";
+import { entry, postTransfer } from "../ledger/entries";
+import { type AmountPolicy, amountToMinor } from "../ledger/money";
+import { postEntry } from "../ledger/writer";
+import { requireAdmin, type ServiceContext } from "./context";
 import { Refusal } from "./refusal";
 
-export type MovementDeps = { db: Db; ledger: Ledger; stamp: EntryStamp };
+/** A user as the client named it: by id or by login text; `as` is the text sent, for refusals. */
+export type UserRef = ({ id: number } | { login: string }) & { as?: string };
+
+/** An amount as the client sent it, and what becomes of places the wallet does not store. */
+export type AmountSent = { sent: string | number; policy: AmountPolicy };
+
+export type MoveInput = {
+  user: UserRef;
+  walletId: string;
+  amount: AmountSent;
+  requestId: string;
+  note: string;
+  /** The client's meta_data object as JSON text, kept with the entry. */
+  metaData?: string;
+};
 
 /** A used request_id: the entry it already made, or the hold that has it. */
 export const exists = ({ existingId, existingHoldId }: KeyUse) =>
@@ -18,57 +35,123 @@ export const exists = ({ existingId, existingHoldId }: KeyUse) =>
     ? new Refusal({ code: "transaction_exists", existingId: existingId! })
     : new Refusal({ code: "hold_exists", holdId: existingHoldId });
 
-/** One CREDIT or DEBIT: the entry written (a credit group-committed with those beside it). */
-export async function postSingle(deps: MovementDeps, spec: EntrySpec) {
-  const result = await postEntry(deps.ledger, deps.db, spec, deps.stamp);
-  if (!result.created) throw exists(result);
-  return { transactionId: result.ids[0]!, userId: spec.user.id };
+const nameOf = (ref: UserRef) => ref.as ?? ("id" in ref ? ref.id : ref.login);
+
+/** The users the refs name, in order, or a `user_not_found` refusal for the first missing. */
+export async function requireUsers(db: Db, refs: UserRef[]) {
+  const ids = refs.flatMap((ref) => ("id" in ref ? [ref.id] : []));
+  const byId = ids.length > 0 ? await findUsers(db, ids) : new Map();
+  const found: { id: number; username: string }[] = [];
+  for (const ref of refs) {
+    const user = "id" in ref ? byId.get(ref.id) : await findUserBy(db, ref);
+    if (!user) throw new Refusal({ code: "user_not_found", userId: nameOf(ref) });
+    found.push({ id: user.id, username: user.username });
+  }
+  return found;
 }
 
-export type TransferSpec = Omit<EntrySpec, "user" | "txnType"> & {
-  from: EntrySpec["user"];
-  to: EntrySpec["user"];
+export async function requireWallet(db: Db, walletId: string) {
+  const wallet = await findWalletCached(db, walletId);
+  if (!wallet) throw new Refusal({ code: "wallet_not_found", walletId });
+  return wallet;
+}
+
+/** The amount in the wallet's minor units, or an `amount_refused` refusal. */
+export function minorOf({ sent, policy }: AmountSent, wallet: Wallet) {
+  const minor = amountToMinor(sent, wallet, policy);
+  if (typeof minor !== "number")
+    throw new Refusal({ code: "amount_refused", refusal: minor, wallet });
+  return minor;
+}
+
+/** One CREDIT or DEBIT: the entry written (a credit group-committed with those beside it). */
+async function postSingle(ctx: ServiceContext, txnType: "CREDIT" | "DEBIT", input: MoveInput) {
+  requireAdmin(ctx, "write");
+  const wallet = await requireWallet(ctx.db, input.walletId);
+  const [user] = await requireUsers(ctx.db, [input.user]);
+  const spec = {
+    user: user!,
+    wallet,
+    txnType,
+    amountMinor: minorOf(input.amount, wallet),
+    amountText: String(input.amount.sent),
+    requestId: input.requestId,
+    note: input.note,
+    metaData: input.metaData,
+  };
+  const result = await postEntry(ctx.ledger, ctx.db, spec, ctx.stamp());
+  if (!result.created) throw exists(result);
+  return { transactionId: result.ids[0]!, userId: user!.id };
+}
+
+/** Credits a user's wallet. */
+export const credit = (ctx: ServiceContext, input: MoveInput) => postSingle(ctx, "CREDIT", input);
+
+/** Debits a user's wallet; a debit past the balance fails the overdraft CHECK in its batch. */
+export const debit = (ctx: ServiceContext, input: MoveInput) => postSingle(ctx, "DEBIT", input);
+
+export type TransferInput = Omit<MoveInput, "user" | "metaData"> & {
+  from: UserRef;
+  to: UserRef;
   /** Each leg's own note, where a dialect writes them apart (the plugin's "TRANSFER to …"). */
-  notes?: { debit: string; credit: string };
+  notes?: (
+    from: { username: string },
+    to: { username: string },
+  ) => { debit: string; credit: string };
 };
 
 /** A transfer: the sender's DEBIT (keyed by the request_id) and the receiver's CREDIT, or neither. */
-export async function transfer(deps: MovementDeps, spec: TransferSpec) {
-  const { from, to, notes, ...common } = spec;
+export async function transfer(ctx: ServiceContext, input: TransferInput) {
+  requireAdmin(ctx, "write");
+  const [from, to] = (await requireUsers(ctx.db, [input.from, input.to])) as [
+    { id: number; username: string },
+    { id: number; username: string },
+  ];
+  if (from.id === to.id) throw new Refusal({ code: "same_user" });
+  const wallet = await requireWallet(ctx.db, input.walletId);
+  const notes = input.notes?.(from, to) ?? { debit: input.note, credit: input.note };
+  const common = {
+    wallet,
+    amountMinor: minorOf(input.amount, wallet),
+    amountText: String(input.amount.sent),
+    requestId: input.requestId,
+  };
   const result = await postTransfer(
-    deps.db,
-    { ...common, user: from, txnType: "DEBIT", note: notes?.debit ?? common.note },
-    { ...common, user: to, txnType: "CREDIT", note: notes?.credit ?? common.note },
-    deps.stamp,
+    ctx.db,
+    { ...common, user: from, txnType: "DEBIT", note: notes.debit },
+    { ...common, user: to, txnType: "CREDIT", note: notes.credit },
+    ctx.stamp(),
   );
   if (!result.created) throw exists(result);
   const [debitId, creditId] = result.ids as [number, number];
-  return { debitId, creditId };
+  return { debitId, creditId, fromUserId: from.id, toUserId: to.id };
 }
 
 /**
  * Reverses an entry by appending its opposite, linked by reverses_id (never editing it). A transfer
  * is reversed as a whole. UNIQUE(reverses_id) makes a second reversal write nothing; a reversal that
  * would overdraw (leave a balance below zero and lower) fails the overdraft CHECK like any debit.
+ * `ref` is the transaction as the caller named it, for the refusals' texts.
  */
-/** `ref` is the transaction as the caller named it, for the refusals' texts. */
 export async function reverse(
-  deps: Omit<MovementDeps, "ledger">,
+  ctx: ServiceContext,
   { id, ref, requestId, note }: { id: number; ref: string; requestId: string; note: string },
 ) {
-  const movement = await findMovement(deps.db, id);
-  const named = movement.find((m) => m.entry.id === id);
-  if (!named) throw new Refusal({ code: "transaction_not_found", ref });
+  requireAdmin(ctx, "write");
+  const movement = await findMovement(ctx.db, id);
+  const target = movement.find((m) => m.entry.id === id);
+  if (!target) throw new Refusal({ code: "transaction_not_found", ref });
   if (movement.some((m) => m.entry.reversesId !== null))
     throw new Refusal({ code: "not_reversible", why: "a reversal cannot be reversed" });
   // Only an entry imported from WordPress can be zero; its opposite would be a zero movement, which
   // the API never writes (and the database refuses for the service's own entries).
-  if (named.entry.amountMinor === 0)
+  if (target.entry.amountMinor === 0)
     throw new Refusal({ code: "not_reversible", why: "a transaction of zero cannot be reversed" });
-  const wallet = (await findWalletCached(deps.db, named.entry.walletId)) as Wallet;
+  const wallet = (await findWalletCached(ctx.db, target.entry.walletId)) as Wallet;
 
+  const stamp = ctx.stamp();
   // The named entry's user owns the request_id; its reversal goes first so a replay finds it.
-  const ordered = [named, ...movement.filter((m) => m !== named)];
+  const ordered = [target, ...movement.filter((m) => m !== target)];
   const transferId = ordered.length > 1 ? crypto.randomUUID() : undefined;
   const [first, ...rest] = ordered.map(({ entry: e, username }, i) =>
     entry(
@@ -84,10 +167,10 @@ export async function reverse(
         transferId,
         reversesId: e.id,
       },
-      deps.stamp,
+      stamp,
     ),
   );
-  const result = await appendEntries(deps.db, [first!, ...rest]).catch((err: unknown) => {
+  const result = await appendEntries(ctx.db, [first!, ...rest]).catch((err: unknown) => {
     // The UNIQUE reverses_id index: a concurrent reversal of this movement got there first.
     throw err instanceof LedgerRefusal && err.reason === "already-reversed"
       ? new Refusal({ code: "already_reversed", ref })

@@ -2,10 +2,21 @@
 // answers a refusal in its own words (http/errors.ts for wallet/v1 and every fault it shares with
 // the plugin's dialect); the service never chooses a status or a text.
 
+import type { Wallet } from "../db/wallets";
+import type { AmountRefusal } from "../ledger/money";
+
 export type RefusalReason =
+  /** No credentials: the verb needs a caller. */
+  | { code: "not_signed_in" }
+  /** The caller's role or key scope does not allow the verb (or not on this user). */
+  | { code: "forbidden" }
   /** The user as it was named: an id, or a username. */
   | { code: "user_not_found"; userId: number | string }
   | { code: "wallet_not_found"; walletId: string }
+  /** An amount the wallet cannot take as sent (ledger/money.ts amountToMinor). */
+  | { code: "amount_refused"; refusal: AmountRefusal; wallet: Wallet }
+  /** A transfer from a user to the same user. */
+  | { code: "same_user" }
   /** A request_id already used: the entry it made. */
   | { code: "transaction_exists"; existingId: number }
   /** A request_id already used by a hold (entries and holds share one key space). */

@@ -1,7 +1,7 @@
-import { mayReadUser } from "../../http/auth";
 import { ok } from "../../http/envelope";
 import { permissionDenied } from "../../http/errors";
 import { defineRoute, pathParam } from "../../http/route";
+import { mayReadUser } from "../../wallet/context";
 import { readHold } from "../../wallet/holds";
 import { Refusal } from "../../wallet/refusal";
 import { HoldAnswer } from "../answers";

@@ -1,11 +1,10 @@
 import { ok } from "../../http/envelope";
 import { transactionNotFound } from "../../http/errors";
+import { ReverseParams } from "../../http/fields";
 import { defineRoute, pathParam } from "../../http/route";
-import { entryStamp } from "../../http/site";
 import { fields } from "../../http/validation";
 import { reverse } from "../../wallet/movements";
 import { ReversalAnswer } from "../answers";
-import { ReverseParams } from "./schemas";
 
 /** A reversal (src/wallet/movements.ts `reverse`): its refusals are answered by http/errors.ts. */
 export const reverseTransaction = defineRoute(
@@ -32,10 +31,12 @@ export const reverseTransaction = defineRoute(
   async (c, input) => {
     const ref = pathParam(c, "id");
     if (ref.length > 15) throw transactionNotFound(ref);
-    const result = await reverse(
-      { db: c.var.db, stamp: entryStamp(c) },
-      { id: Number(ref), ref, requestId: input.request_id, note: input.note },
-    );
+    const result = await reverse(c.var.service, {
+      id: Number(ref),
+      ref,
+      requestId: input.request_id,
+      note: input.note,
+    });
     return ok(c, 200, "Transaction Reversed", {
       transaction_ids: result.transactionIds,
       reversed_transaction_ids: result.reversedIds,

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { isoDate, noteField, requestIdField, userIdField, walletIdField } from "../../http/fields";
+import { isoDate, userIdField, walletIdField } from "../../http/fields";
 import type { Params } from "../../http/params";
 import { EMPTY } from "../../http/validation";
 
@@ -55,9 +55,4 @@ export const TransactionListParams = v.object({
     ),
     "desc",
   ),
-});
-
-export const ReverseParams = v.object({
-  request_id: requestIdField,
-  note: noteField,
 });

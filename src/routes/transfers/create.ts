@@ -1,12 +1,9 @@
-import { findUsers } from "../../db/users";
 import { ok } from "../../http/envelope";
-import { invalidInput, userNotFound } from "../../http/errors";
+import { TransferParams } from "../../http/fields";
 import { moneyFields } from "../../http/money-input";
 import { defineRoute } from "../../http/route";
-import { entryStamp } from "../../http/site";
 import { transfer } from "../../wallet/movements";
 import { TransferAnswer } from "../answers";
-import { TransferParams } from "./schemas";
 
 export const createTransfer = defineRoute(
   {
@@ -22,31 +19,20 @@ export const createTransfer = defineRoute(
     success: 200,
     data: TransferAnswer,
   },
-  async (c, { fields, wallet, amountMinor }) => {
-    const db = c.var.db;
-    if (fields.from_user_id === fields.to_user_id)
-      throw invalidInput({ to_user_id: "to_user_id must differ from from_user_id" });
-    const users = await findUsers(db, [fields.from_user_id, fields.to_user_id]);
-    const [from, to] = [users.get(fields.from_user_id), users.get(fields.to_user_id)];
-    if (!from) throw userNotFound(fields.from_user_id);
-    if (!to) throw userNotFound(fields.to_user_id);
-
-    const spec = {
-      wallet,
-      amountMinor,
-      amountText: fields.amount.text,
+  async (c, { fields }) => {
+    const moved = await transfer(c.var.service, {
+      from: { id: fields.from_user_id },
+      to: { id: fields.to_user_id },
+      walletId: fields.wallet_id,
+      amount: { sent: fields.amount.text, policy: "refuse-excess-places" },
       requestId: fields.request_id,
       note: fields.note,
-    };
-    const moved = await transfer(
-      { db, ledger: c.var.ledger, stamp: entryStamp(c) },
-      { ...spec, from, to },
-    );
+    });
     return ok(c, 200, "Transfer Action Completed", {
       debit_transaction_id: moved.debitId,
       credit_transaction_id: moved.creditId,
-      from_user_id: from.id,
-      to_user_id: to.id,
+      from_user_id: moved.fromUserId,
+      to_user_id: moved.toUserId,
     });
   },
 );

@@ -1,0 +1,55 @@
+// What every verb of the service is given: who asks, and where and when it runs. Built once per
+// request (app.ts) for the API, both dialects and the console alike; verbs see no HTTP framework,
+// and each checks its caller's right on its first line, so a caller that is not a route (the
+// console, a test) is held to the same rules as one that is.
+import { type Principal, type Scope, scopeAllows } from "../auth/principal";
+import type { Db } from "../db/client";
+import type { EntryStamp } from "../ledger/entries";
+import type { Ledger } from "../ledger/writer";
+import { Refusal } from "./refusal";
+
+export type ServiceContext = {
+  /** The verified caller; undefined before a route authenticated one (public routes, sign-in). */
+  readonly principal: Principal | undefined;
+  /** The request's Drizzle handle, on its one D1 session. */
+  db: Db;
+  /** Where credits are written and balances read (ledger/writer.ts). */
+  ledger: Ledger;
+  nowMs: () => number;
+  /** When and through which site a new entry is written (its guid). */
+  stamp: () => EntryStamp;
+  /** The site's base URL and time zone, which records read back. */
+  site: () => { url: string; timeZone: string };
+};
+
+/** An administrator whose key (if a key) allows `access`. */
+export const isAdmin = (p: Principal, access: Scope) =>
+  p.role === "administrator" && scopeAllows(p.scope, access);
+
+/**
+ * Whether `p` may read about user `userId`: administrators read anyone, subscribers only themselves
+ * (`undefined` means the caller's own user); a key needs the read scope.
+ */
+export const mayReadUser = (p: Principal, userId: number | undefined) =>
+  scopeAllows(p.scope, "read") &&
+  (p.role === "administrator" || userId === undefined || userId === p.userId);
+
+/** The caller, or a refusal when nobody signed in. */
+export function caller(ctx: ServiceContext): Principal {
+  if (!ctx.principal) throw new Refusal({ code: "not_signed_in" });
+  return ctx.principal;
+}
+
+/** The caller, who must be an administrator allowed `access`. */
+export function requireAdmin(ctx: ServiceContext, access: Scope): Principal {
+  const p = caller(ctx);
+  if (!isAdmin(p, access)) throw new Refusal({ code: "forbidden" });
+  return p;
+}
+
+/** The caller, who must be allowed to read about user `userId` (undefined: the caller's own). */
+export function requireReader(ctx: ServiceContext, userId: number | undefined): Principal {
+  const p = caller(ctx);
+  if (!mayReadUser(p, userId)) throw new Refusal({ code: "forbidden" });
+  return p;
+}
