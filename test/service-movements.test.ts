@@ -1,0 +1,235 @@
+// The money verbs called as the service, without HTTP: each checks its caller first, finds what it
+// needs, converts the amount under the caller's policy, and either writes one batch or refuses with
+// a typed reason and writes nothing. The wire's words for these refusals are tested per dialect.
+
+import { env } from "cloudflare:workers";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { Principal, Scope } from "../src/auth/principal";
+import { createDb } from "../src/db/client";
+import { LedgerRefusal } from "../src/ledger/append";
+import { d1Ledger } from "../src/ledger/writer";
+import type { ServiceContext } from "../src/wallet/context";
+import { credit, debit, reverse, transfer } from "../src/wallet/movements";
+import { Refusal, type RefusalReason } from "../src/wallet/refusal";
+import {
+  CLEAN,
+  ledgerViolations,
+  makeAdmin,
+  makeUser,
+  makeWallet,
+  type TestUser,
+  tableCounts,
+  unique,
+} from "./helpers";
+
+/** A ServiceContext as app.ts builds one, for `principal`. */
+function serviceAs(principal?: Principal): ServiceContext {
+  const db = createDb(env.DB);
+  return {
+    principal,
+    db,
+    ledger: d1Ledger({ db, env, keepAlive: () => {} }),
+    nowMs: Date.now,
+    stamp: () => ({ nowMs: Date.now(), guidSite: null }),
+    site: () => ({ url: "https://wallet.example.test", timeZone: "UTC" }),
+  };
+}
+
+const as = (user: TestUser, scope?: Scope): Principal => ({
+  userId: user.id,
+  username: user.username,
+  role: user.role,
+  scope,
+});
+
+/** The verb's refusal reason, or a failure if it did not refuse with one. */
+async function refusalOf(work: Promise<unknown>): Promise<RefusalReason> {
+  const err = await work.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (!(err instanceof Refusal)) throw new Error(`expected a refusal, got ${String(err)}`);
+  return err.reason;
+}
+
+const balance = async (userId: number, walletId: string) => {
+  const read = await serviceAs().ledger.readBalances(userId, [walletId]);
+  return read.balances.get(walletId) ?? 0;
+};
+
+async function setup(decimals = 2) {
+  const admin = await makeAdmin();
+  const user = await makeUser();
+  const other = await makeUser();
+  const walletId = await makeWallet(admin, { decimals });
+  return { admin, user, other, walletId, ctx: serviceAs(as(admin)) };
+}
+
+const input = (userId: number, walletId: string, sent: string, requestId = unique("r")) => ({
+  user: { id: userId },
+  walletId,
+  amount: { sent, policy: "refuse-excess-places" as const },
+  requestId,
+  note: "",
+});
+
+describe("who may move money", () => {
+  it("refuses every caller but an administrator allowed to write, and writes nothing", async () => {
+    const { admin, user, walletId } = await setup();
+    const readKey = await refusalOf(
+      credit(serviceAs(as(admin, "read")), input(user.id, walletId, "1")),
+    );
+    const before = await tableCounts();
+    const refusals = await Promise.all([
+      refusalOf(credit(serviceAs(), input(user.id, walletId, "1"))),
+      refusalOf(credit(serviceAs(as(user)), input(user.id, walletId, "1"))),
+      refusalOf(debit(serviceAs(as(user, "read-write")), input(user.id, walletId, "1"))),
+      refusalOf(
+        transfer(serviceAs(as(user)), {
+          ...input(user.id, walletId, "1"),
+          from: { id: user.id },
+          to: { id: admin.id },
+        }),
+      ),
+      refusalOf(reverse(serviceAs(as(user)), { id: 1, ref: "1", requestId: "x", note: "" })),
+    ]);
+    expect(readKey).toEqual({ code: "forbidden" });
+    expect(refusals.map((r) => r.code)).toEqual([
+      "not_signed_in",
+      "forbidden",
+      "forbidden",
+      "forbidden",
+      "forbidden",
+    ]);
+    expect(await tableCounts()).toEqual(before);
+  });
+
+  it("lets an administrator's write and read-write keys move money", async () => {
+    const { admin, user, walletId } = await setup();
+    await credit(serviceAs(as(admin, "write")), input(user.id, walletId, "1.50"));
+    await credit(serviceAs(as(admin, "read-write")), input(user.id, walletId, "2"));
+    expect(await balance(user.id, walletId)).toBe(350);
+  });
+});
+
+describe("what a verb finds and converts", () => {
+  it("names the wallet, the user (as the client named it) and the amount it refuses", async () => {
+    const { ctx, user, walletId } = await setup();
+    const before = await tableCounts();
+    expect(await refusalOf(credit(ctx, input(user.id, "nowallet", "1")))).toEqual({
+      code: "wallet_not_found",
+      walletId: "nowallet",
+    });
+    expect(
+      await refusalOf(credit(ctx, { ...input(0, walletId, "1"), user: { id: 0, as: "0007" } })),
+    ).toEqual({ code: "user_not_found", userId: "0007" });
+    expect(
+      await refusalOf(credit(ctx, { ...input(0, walletId, "1"), user: { login: "nobody-here" } })),
+    ).toEqual({ code: "user_not_found", userId: "nobody-here" });
+    const places = await refusalOf(credit(ctx, input(user.id, walletId, "1.005")));
+    expect(places).toMatchObject({ code: "amount_refused", refusal: "too-many-decimals" });
+    expect(await refusalOf(credit(ctx, input(user.id, walletId, "-1")))).toMatchObject({
+      code: "amount_refused",
+      refusal: "not-positive",
+    });
+    expect(await tableCounts()).toEqual(before);
+  });
+
+  it("rounds half away from zero under the plugin's policy, and finds a user by login", async () => {
+    const { ctx, user, walletId } = await setup();
+    await credit(ctx, {
+      ...input(0, walletId, "0.005"),
+      user: { login: user.username.toUpperCase() },
+      amount: { sent: "0.005", policy: "round-half-away-from-zero" },
+    });
+    expect(await balance(user.id, walletId)).toBe(1);
+  });
+
+  it("answers a used request_id with the entry it made, and moves money once", async () => {
+    const { ctx, user, walletId } = await setup();
+    const first = await credit(ctx, input(user.id, walletId, "5", "same-key"));
+    expect(await refusalOf(credit(ctx, input(user.id, walletId, "5", "same-key")))).toEqual({
+      code: "transaction_exists",
+      existingId: first.transactionId,
+    });
+    expect(await balance(user.id, walletId)).toBe(500);
+  });
+
+  it("refuses a transfer to the sender itself, and a debit past the balance", async () => {
+    const { ctx, user, walletId } = await setup();
+    await credit(ctx, input(user.id, walletId, "1"));
+    const same = { ...input(user.id, walletId, "1"), from: { id: user.id }, to: { id: user.id } };
+    expect(await refusalOf(transfer(ctx, same))).toEqual({ code: "same_user" });
+    const overdraft = await debit(ctx, input(user.id, walletId, "1.01")).catch((e: unknown) => e);
+    expect(overdraft).toBeInstanceOf(LedgerRefusal);
+    expect((overdraft as LedgerRefusal).reason).toBe("insufficient-balance");
+    expect(await balance(user.id, walletId)).toBe(100);
+  });
+});
+
+describe("money is conserved through the verbs", () => {
+  it("keeps every balance the sum of its entries and never below zero, whatever the order", async () => {
+    const { ctx, user, other, walletId } = await setup();
+    const users = [user.id, other.id];
+    const step = fc.oneof(
+      fc.record({
+        kind: fc.constant("credit" as const),
+        who: fc.nat(1),
+        cents: fc.integer({ min: 1, max: 500 }),
+      }),
+      fc.record({
+        kind: fc.constant("debit" as const),
+        who: fc.nat(1),
+        cents: fc.integer({ min: 1, max: 500 }),
+      }),
+      fc.record({
+        kind: fc.constant("transfer" as const),
+        who: fc.nat(1),
+        cents: fc.integer({ min: 1, max: 500 }),
+      }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 12 }), async (steps) => {
+        const expected = new Map(
+          await Promise.all(users.map(async (id) => [id, await balance(id, walletId)] as const)),
+        );
+        // Sent at once: the ledger, not the order of arrival, decides which debits fit.
+        const outcomes = await Promise.allSettled(
+          steps.map((s) => {
+            const from = users[s.who]!;
+            const amount = (s.cents / 100).toFixed(2);
+            if (s.kind === "credit") return credit(ctx, input(from, walletId, amount));
+            if (s.kind === "debit") return debit(ctx, input(from, walletId, amount));
+            return transfer(ctx, {
+              ...input(from, walletId, amount),
+              from: { id: from },
+              to: { id: users[1 - s.who]! },
+            });
+          }),
+        );
+        steps.forEach((s, i) => {
+          const outcome = outcomes[i]!;
+          if (outcome.status === "rejected") {
+            expect((outcome.reason as LedgerRefusal).reason).toBe("insufficient-balance");
+            return;
+          }
+          const from = users[s.who]!;
+          const sign = s.kind === "credit" ? 1 : -1;
+          expected.set(from, expected.get(from)! + sign * s.cents);
+          if (s.kind === "transfer") {
+            const to = users[1 - s.who]!;
+            expected.set(to, expected.get(to)! + s.cents);
+          }
+        });
+        for (const id of users) {
+          const now = await balance(id, walletId);
+          expect(now).toBe(expected.get(id));
+          expect(now).toBeGreaterThanOrEqual(0);
+        }
+      }),
+      { seed: 20_261_128, numRuns: 20 },
+    );
+    expect(await ledgerViolations()).toEqual(CLEAN);
+  });
+});
