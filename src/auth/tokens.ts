@@ -18,14 +18,14 @@ const TokenUser = v.object({
   username: v.string(),
   roles: v.tuple([v.picklist(["administrator", "subscriber"])]),
 });
-/** 128 bits in base64url (src/auth/sessions.ts newSessionId). */
+/** 128 bits in base64url (wallet/sessions.ts newSessionId). */
 const SessionId = v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{22}$/));
 
 export type TokenSession = { id: string; audience: Audience };
 
 /**
  * The contract's payload (`iss`, `iat`, `exp`, `user`, section 2) plus the session it belongs to:
- * `sid`, checked on every use (auth/sessions.ts), and `aud`, the kind of token.
+ * `sid`, checked on every use (wallet/sessions.ts), and `aud`, the kind of token.
  */
 export async function issueToken(
   principal: Principal,
@@ -77,7 +77,7 @@ async function verifiedKey(token: string, secret: string, issuer: string, audien
 /**
  * The principal a valid token of `audience` names, with its session id, or null for any bad,
  * expired or foreign token, a token of the other kind, and one issued before sessions (no `sid`).
- * Whether the session is still live is the caller's question (auth/sessions.ts). A token verified
+ * Whether the session is still live is the caller's question (wallet/sessions.ts). A token verified
  * before in this isolate is not verified again (`verified`, above): its times are.
  */
 export async function verifyToken(

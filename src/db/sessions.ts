@@ -1,5 +1,5 @@
 // Sign-in sessions (docs/security.md#sessions): created at sign-in, looked up on each use of a token
-// (through the isolate cache, auth/sessions.ts), revoked by sign-out and by an operator.
+// (through the isolate cache, wallet/sessions.ts), revoked by sign-out and by an operator.
 
 import { and, eq, inArray, isNull, lte } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";

@@ -4,7 +4,7 @@
 export type Decimal = { text: string; integer: string; fraction: string };
 
 // Every reader here walks its text once, by hand: nothing on the request path may use a regex that
-// can backtrack, and a JSON body holds thousands of numbers (http/json-shape.ts bounds their length).
+// can backtrack, and a JSON body (at most 64 KiB, app.ts) can hold thousands of numbers.
 
 const isDigits = (text: string) => {
   for (let i = 0; i < text.length; i++) {
