@@ -15,6 +15,7 @@ import { userWalletBalanceMulti } from "./user-wallet-balance-multi";
 import { usersCreate } from "./users-create";
 import { usersRead } from "./users-read";
 import { compatVerifyEmail } from "./verify-email";
+import { compatWalletSummary } from "./wallet-summary";
 import { compatWalletCreate } from "./wallets-create";
 
 /**
@@ -39,6 +40,7 @@ export const COMPAT_ROUTES: readonly Route[] = [
   compatWalletList,
   compatWalletCreate,
   compatWalletDelete,
+  compatWalletSummary,
   compatVerifyEmail,
 ];
 

@@ -91,3 +91,41 @@ export async function balancesWithHolds(db: Db, userId: number, nowS: number) {
   ]);
   return { userExists: userRows.length > 0, rows };
 }
+
+/**
+ * One user's position in one wallet, in one round trip: whether both exist, the balance and entry
+ * count (the balance row's), what counting holds reserve at `nowS`, and the newest entry.
+ */
+export async function walletPosition(db: Db, userId: number, walletId: string, nowS: number) {
+  const [userRows, walletRows, balanceRows, lastRows] = await db.batch([
+    db.select({ id: users.id }).from(users).where(eq(users.id, userId)),
+    db.select().from(wallets).where(eq(wallets.id, walletId)),
+    db
+      .select({
+        balanceMinor: balances.balanceMinor,
+        entryCount: balances.entryCount,
+        heldMinor: sql<number>`(SELECT coalesce(sum(${holds.amountMinor}), 0) FROM ${holds}
+          WHERE ${holds.userId} = ${userId} AND ${holds.walletId} = ${walletId}
+            AND ${counting(nowS)})`.as("held_minor"),
+      })
+      .from(balances)
+      .where(and(eq(balances.userId, userId), eq(balances.walletId, walletId))),
+    db
+      .select({
+        id: transactions.id,
+        txnType: transactions.txnType,
+        amountMinor: transactions.amountMinor,
+        createdAtS: transactions.createdAtS,
+      })
+      .from(transactions)
+      .where(and(eq(transactions.userId, userId), eq(transactions.walletId, walletId)))
+      .orderBy(desc(transactions.id))
+      .limit(1),
+  ]);
+  return {
+    userExists: userRows.length > 0,
+    wallet: walletRows[0],
+    balance: balanceRows[0],
+    last: lastRows[0],
+  };
+}

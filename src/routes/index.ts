@@ -29,6 +29,7 @@ import { unlockUser } from "./users/unlock";
 import { confirmEmailVerification, requestEmailVerification } from "./users/verify-email";
 import { createWallet } from "./wallets/create";
 import { getWallet, getWallets } from "./wallets/read";
+import { readWalletSummary } from "./wallets/summary";
 import { createWebhook } from "./webhooks/create";
 import { getDeliveries, resendWebhook, testWebhook } from "./webhooks/deliveries";
 import { deleteWebhook, getWebhooks } from "./webhooks/manage";
@@ -85,6 +86,7 @@ export const ROUTES: readonly Route<DocumentedInfo>[] = [
   createWallet,
   getWallets,
   getWallet,
+  readWalletSummary,
   createApiKey,
   getApiKeys,
   deleteApiKey,

@@ -35,7 +35,8 @@ export const exists = ({ existingId, existingHoldId }: KeyUse) =>
     ? new Refusal({ code: "transaction_exists", existingId: existingId! })
     : new Refusal({ code: "hold_exists", holdId: existingHoldId });
 
-const nameOf = (ref: UserRef) => ref.as ?? ("id" in ref ? ref.id : ref.login);
+/** A user reference as the client wrote it, for refusals. */
+export const nameOf = (ref: UserRef) => ref.as ?? ("id" in ref ? ref.id : ref.login);
 
 /** The users the refs name, in order, or a `user_not_found` refusal for the first missing. */
 export async function requireUsers(db: Db, refs: UserRef[]) {

@@ -1,0 +1,66 @@
+import * as v from "valibot";
+import { send } from "../http/envelope";
+import { ApiError } from "../http/errors";
+import { defineRoute } from "../http/route";
+import { formatMoney, minorToNumber, storageDecimals } from "../ledger/money";
+import { asciiLower } from "../ledger/request-key";
+import { Refusal } from "../wallet/refusal";
+import { walletSummary } from "../wallet/summary";
+import { keyRouteRefusals } from "./auth";
+import { pluginUser } from "./identity";
+import { phpEmpty } from "./php";
+import { entitiesRequiredResponse, pluginUserNotFound } from "./respond";
+import { BalanceRequest } from "./schemas";
+
+// `GET wallet-summary`: a wallet of a user at a glance, which the plugin never had, in its words:
+// its key-route refusals, user references and wallet records, amounts raw and formatted.
+
+const refusals = keyRouteRefusals("get_rimplenet_wallet_summary");
+
+export const compatWalletSummary = defineRoute(
+  {
+    path: "/wallet-summary",
+    method: "GET",
+    summary: "One wallet of a user at a glance: balance, held, available, entries, the newest",
+    auth: "reader",
+    refusals,
+    params: { schema: BalanceRequest, read: (_c, params) => v.parse(BalanceRequest, params) },
+    envelope: "A",
+  },
+  async (c, req) => {
+    if (phpEmpty(req.wallet_id))
+      return entitiesRequiredResponse(c, '{"wallet_id":"wallet_id is required"}');
+    const user = phpEmpty(req.user_id) ? undefined : pluginUser(req.user_id);
+    const walletId = asciiLower(req.wallet_id);
+    const s = await walletSummary(c.var.service, { user, walletId }).catch((err: unknown) => {
+      const code = err instanceof Refusal ? err.reason.code : undefined;
+      if (code === "user_not_found") return null;
+      if (code === "forbidden") throw refusals.forbidden();
+      if (code === "wallet_not_found")
+        throw new ApiError(404, "Invalid Wallet", ["Invalid Wallet Provided"]);
+      throw err;
+    });
+    if (!s) return pluginUserNotFound(c);
+    const w = s.wallet;
+    const raw = (minor: number) => minorToNumber(minor, storageDecimals(w));
+    return send(c, 200, {
+      status_code: 200,
+      status: true,
+      message: "Wallet Summary retrieved",
+      data: {
+        user_id: s.userId,
+        wallet_id: w.id,
+        wallet_balance_raw: raw(s.balanceMinor),
+        wallet_balance_formatted: formatMoney(s.balanceMinor, w),
+        wallet_held_raw: raw(s.heldMinor),
+        wallet_available_raw: raw(s.availableMinor),
+        wallet_available_formatted: formatMoney(s.availableMinor, w),
+        entry_count: s.entryCount,
+        last_txn_id: s.last?.id ?? null,
+        last_txn_type: s.last?.txnType.toLowerCase() ?? null,
+        last_txn_amount_raw: s.last ? raw(s.last.amountMinor) : null,
+        last_txn_date_gmt: s.last ? new Date(s.last.createdAtS * 1000).toISOString() : null,
+      },
+    });
+  },
+);

@@ -1,0 +1,76 @@
+import * as v from "valibot";
+import { ok } from "../../http/envelope";
+import { apiError } from "../../http/errors";
+import { userIdField } from "../../http/fields";
+import { defineRoute, pathParam } from "../../http/route";
+import { fields } from "../../http/validation";
+import { formatMoney } from "../../ledger/money";
+import { Refusal } from "../../wallet/refusal";
+import { walletSummary } from "../../wallet/summary";
+import { normalizeWalletId } from "../../wallet/wallets";
+import { major } from "../holds/schemas";
+
+const money = v.number();
+
+export const WalletSummaryAnswer = v.strictObject({
+  user_id: v.pipe(v.number(), v.integer()),
+  wallet_id: v.string(),
+  balance: money,
+  held: money,
+  available: money,
+  entry_count: v.pipe(v.number(), v.integer()),
+  last_entry: v.nullable(
+    v.strictObject({
+      transaction_id: v.pipe(v.number(), v.integer()),
+      txn_type: v.picklist(["CREDIT", "DEBIT"]),
+      amount: money,
+      date: v.string(),
+    }),
+  ),
+  formatted: v.strictObject({ balance: v.string(), held: v.string(), available: v.string() }),
+});
+
+export const readWalletSummary = defineRoute(
+  {
+    path: "/wallets/{wallet_id}/summary",
+    method: "GET",
+    summary: "One wallet of a user at a glance: balance, held, available, entries, the newest",
+    auth: "reader",
+    owner: (params) => params.user_id,
+    // Omitted: the caller's own user.
+    params: fields(v.object({ user_id: v.optional(userIdField()) })),
+    envelope: "A",
+    errors: ["invalid_input", "user_not_found", "wallet_not_found"],
+    success: 200,
+    data: WalletSummaryAnswer,
+  },
+  async (c, input) => {
+    const walletId = normalizeWalletId(pathParam(c, "wallet_id"));
+    const user = input.user_id === undefined ? undefined : { id: input.user_id };
+    const s = await walletSummary(c.var.service, { user, walletId }).catch((err: unknown) => {
+      throw err instanceof Refusal && err.reason.code === "wallet_not_found"
+        ? apiError("wallet_not_found", { wallet_id: "wallet_id not found" })
+        : err;
+    });
+    const w = s.wallet;
+    return ok(c, 200, "Wallet summary retrieved", {
+      user_id: s.userId,
+      wallet_id: w.id,
+      balance: major(s.balanceMinor, w),
+      held: major(s.heldMinor, w),
+      available: major(s.availableMinor, w),
+      entry_count: s.entryCount,
+      last_entry: s.last && {
+        transaction_id: s.last.id,
+        txn_type: s.last.txnType,
+        amount: major(s.last.amountMinor, w),
+        date: new Date(s.last.createdAtS * 1000).toISOString(),
+      },
+      formatted: {
+        balance: formatMoney(s.balanceMinor, w),
+        held: formatMoney(s.heldMinor, w),
+        available: formatMoney(s.availableMinor, w),
+      },
+    });
+  },
+);

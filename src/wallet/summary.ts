@@ -1,0 +1,38 @@
+// A wallet at a glance for one user: what it holds, what holds reserve of it, what is left to
+// spend, how many entries it has and the newest one.
+import { walletPosition } from "../db/holds";
+import { findUserBy } from "../db/users";
+import { caller, requireReader, type ServiceContext } from "./context";
+import { nameOf, type UserRef } from "./movements";
+import { Refusal } from "./refusal";
+
+/** `user` undefined: the caller's own. */
+export async function walletSummary(
+  ctx: ServiceContext,
+  input: { user: UserRef | undefined; walletId: string },
+) {
+  const { user, walletId } = input;
+  const me = caller(ctx);
+  const userId =
+    user === undefined ? me.userId : "id" in user ? user.id : (await findUserBy(ctx.db, user))?.id;
+  // Nobody is refused to a subscriber as anyone else is: its answer tells no username exists.
+  requireReader(ctx, userId ?? Number.NaN);
+  const nowS = Math.floor(ctx.nowMs() / 1000);
+  const found =
+    userId === undefined ? undefined : await walletPosition(ctx.db, userId, walletId, nowS);
+  if (found && !found.wallet) throw new Refusal({ code: "wallet_not_found", walletId });
+  if (!found?.userExists || userId === undefined)
+    throw new Refusal({ code: "user_not_found", userId: user ? nameOf(user) : me.userId });
+  const wallet = found.wallet!;
+  const balanceMinor = found.balance?.balanceMinor ?? 0;
+  const heldMinor = found.balance?.heldMinor ?? 0;
+  return {
+    userId,
+    wallet,
+    balanceMinor,
+    heldMinor,
+    availableMinor: balanceMinor - heldMinor,
+    entryCount: found.balance?.entryCount ?? 0,
+    last: found.last ?? null,
+  };
+}
