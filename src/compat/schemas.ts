@@ -1,4 +1,6 @@
 import * as v from "valibot";
+import { pathText, pathWalletIdField } from "../http/fields";
+import { pluginUserRef } from "./identity";
 import { sanitizeTextField } from "./php";
 
 // The plugin validated nothing beyond emptiness: every parameter went through sanitize_text_field
@@ -16,3 +18,9 @@ export type BalanceRequest = v.InferOutput<typeof BalanceRequest>;
 /** `GET users`: a user id or username (empty or "0" lists), and the list's page. */
 export const UsersRequest = v.object({ user_id: pluginText, page: pluginText });
 export type UsersRequest = v.InferOutput<typeof UsersRequest>;
+
+/** `DELETE wallets/{wallet}`: the wallet, by the one wallet-id rule. */
+export const WalletPath = v.object({ wallet: pathWalletIdField });
+
+/** `DELETE users/{user_id}`: the user, by the dialect's one user rule (identity.ts). */
+export const UserPath = v.object({ user_id: v.pipe(pathText, v.transform(pluginUserRef)) });

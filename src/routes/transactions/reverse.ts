@@ -1,6 +1,6 @@
 import { ok } from "../../http/envelope";
 import { transactionNotFound } from "../../http/errors";
-import { defineRoute, pathParam } from "../../http/route";
+import { defineRoute } from "../../http/route";
 import { entryStamp } from "../../http/site";
 import { fields } from "../../http/validation";
 import { reverse } from "../../wallet/movements";
@@ -30,11 +30,11 @@ export const reverseTransaction = defineRoute(
     patterns: { id: "[0-9]+" },
   },
   async (c, input) => {
-    const ref = pathParam(c, "id");
-    if (ref.length > 15) throw transactionNotFound(ref);
+    const { id, ref } = input.id;
+    if (id === null) throw transactionNotFound(ref);
     const result = await reverse(
       { db: c.var.db, stamp: entryStamp(c) },
-      { id: Number(ref), ref, requestId: input.request_id, note: input.note },
+      { id, ref, requestId: input.request_id, note: input.note },
     );
     return ok(c, 200, "Transaction Reversed", {
       transaction_ids: result.transactionIds,

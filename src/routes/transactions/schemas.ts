@@ -1,5 +1,12 @@
 import * as v from "valibot";
-import { isoDate, noteField, requestIdField, userIdField, walletIdField } from "../../http/fields";
+import {
+  isoDate,
+  noteField,
+  pathIdField,
+  requestIdField,
+  userIdField,
+  walletIdField,
+} from "../../http/fields";
 import type { Params } from "../../http/params";
 import { EMPTY } from "../../http/validation";
 
@@ -58,6 +65,7 @@ export const TransactionListParams = v.object({
 });
 
 export const ReverseParams = v.object({
+  id: pathIdField,
   request_id: requestIdField,
   note: noteField,
 });
