@@ -90,6 +90,7 @@ describe("the compatibility namespace switch", () => {
       "/rimplenet/v1/transfers",
       "/rimplenet/v1/wallets",
       "/rimplenet/v1/wallets/(?P<wallet>[^/]+)",
+      "/rimplenet/v1/wallet-summary",
       "/rimplenet/v1/verify-email-address",
     ]);
   });

@@ -3,3 +3,11 @@ declare module "*?raw" {
   const text: string;
   export default text;
 }
+
+// Vite's `import.meta.glob`, as the tests use it: files read as text, eagerly.
+interface ImportMeta {
+  glob<T>(
+    pattern: string,
+    options: { query: "?raw"; import: "default"; eager: true },
+  ): Record<string, T>;
+}

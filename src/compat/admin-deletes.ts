@@ -1,10 +1,11 @@
 import { fail, ok, send } from "../http/envelope";
-import { defineRoute, pathParam } from "../http/route";
+import { defineRoute } from "../http/route";
+import { pathFields } from "../http/validation";
 import { deleteUser } from "../wallet/users";
-import { deleteWallet, isWalletId, normalizeWalletId } from "../wallet/wallets";
+import { deleteWallet } from "../wallet/wallets";
 import { jwtRouteRefusals } from "./auth";
-import { pluginUserRef } from "./identity";
 import { pluginUserNotFound } from "./respond";
+import { UserPath, WalletPath } from "./schemas";
 
 // `DELETE wallets/{wallet}` (plugin api/core/wallets/delete-wallets.php, includes/wallets/
 // delete-wallets.php) and `DELETE users/{user_id}` (api/core/users/delete-users.php, includes/users/
@@ -22,13 +23,12 @@ export const compatWalletDelete = defineRoute(
     auth: "admin",
     access: "write",
     refusals: jwtRouteRefusals,
+    params: pathFields(WalletPath),
     envelope: "A",
     patterns: { wallet: "[A-Za-z0-9_]+" },
   },
-  async (c) => {
-    const named = pathParam(c, "wallet");
-    const id = normalizeWalletId(named);
-    const outcome = isWalletId(id) ? await deleteWallet(c.var.db, id) : "not-found";
+  async (c, { wallet: { id, ref: named } }) => {
+    const outcome = id === null ? "not-found" : await deleteWallet(c.var.db, id);
     if (outcome === "deleted")
       return ok(c, 200, `${named} wallet deleted`, ["Operation completed"]);
     if (outcome === "has-entries")
@@ -55,11 +55,11 @@ export const compatUserDelete = defineRoute(
     auth: "admin",
     access: "write",
     refusals: jwtRouteRefusals,
+    params: pathFields(UserPath),
     envelope: "B",
     patterns: { user_id: "[0-9]+" },
   },
-  async (c) => {
-    const ref = pluginUserRef(pathParam(c, "user_id"));
+  async (c, { user_id: ref }) => {
     const outcome = ref !== null && "id" in ref ? await deleteUser(c.var.db, ref.id) : "not-found";
     if (outcome === "deleted") return ok(c, 200, "User deleted successfully", []);
     if (outcome === "has-entries")

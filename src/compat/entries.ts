@@ -1,14 +1,15 @@
+import * as v from "valibot";
 import { ok, send } from "../http/envelope";
 import { invalidInput } from "../http/errors";
 import { AMOUNT_TEXT_MAX, MAX_TEXT } from "../http/fields";
 import { defineRoute, type Input } from "../http/route";
 import type { AmountRefusal } from "../ledger/money";
-import { asciiLower } from "../ledger/request-key";
 import { credit, debit } from "../wallet/movements";
 import { Refusal } from "../wallet/refusal";
 import { keyRouteRefusals } from "./auth";
 import { pluginUser } from "./identity";
-import { requires, sanitizeAmountField, sanitizeTextField } from "./php";
+import { requires } from "./php";
+import { EntryRequest } from "./schemas";
 
 // `POST credits` and `POST debits` in the plugin's 1.1.31 dialect (captures 11-36; plugin files
 // api/core/credits/create-credits.php, includes/credits/create-credits.php, includes/utils/
@@ -69,23 +70,20 @@ function pluginChecks(fields: {
 }
 
 /** A credit's or a debit's fields, sanitized as the plugin read them and checked by its rules. */
-const entryInput = (txnType: "CREDIT" | "DEBIT"): Input<PluginEntry> => ({
-  read: (_c, params) => {
-    // A missing user_id was 0 for credits and "" for debits (the two files differ).
-    const fields = {
-      user_id: sanitizeTextField(params.user_id ?? (txnType === "CREDIT" ? 0 : "")),
-      wallet_id: asciiLower(sanitizeTextField(params.wallet_id ?? "")),
-      request_id: sanitizeTextField(params.request_id ?? ""),
-      amount: sanitizeAmountField(params.amount ?? ""),
-    };
-    const errors = pluginChecks(fields);
-    if (Object.keys(errors).length > 0) throw invalidInput(errors);
-    const note = sanitizeTextField(params.note ?? "");
-    if ([...note].length > MAX_TEXT)
-      throw invalidInput({ note: `note must be at most ${MAX_TEXT} characters` });
-    return { ...fields, note, metaData: metaDataText(params.meta_data) };
-  },
-});
+const entryInput = (txnType: "CREDIT" | "DEBIT"): Input<PluginEntry> => {
+  const schema = EntryRequest(txnType === "CREDIT" ? 0 : "");
+  return {
+    schema,
+    read: (_c, params) => {
+      const { note, meta_data, ...fields } = v.parse(schema, params);
+      const errors = pluginChecks(fields);
+      if (Object.keys(errors).length > 0) throw invalidInput(errors);
+      if ([...note].length > MAX_TEXT)
+        throw invalidInput({ note: `note must be at most ${MAX_TEXT} characters` });
+      return { ...fields, note, metaData: metaDataText(meta_data) };
+    },
+  };
+};
 
 type PluginEntry = {
   user_id: string;

@@ -1,15 +1,18 @@
 import type { Context } from "hono";
+import * as v from "valibot";
 import { type EntryKind, findKind, type KindRow, listKind } from "../db/ledger";
 import { listWalletRows } from "../db/wallets";
 import type { AppEnv } from "../env";
 import { send } from "../http/envelope";
 import { defineRoute, type Input, type Refusals } from "../http/route";
 import { siteUrl } from "../http/site";
+import { pathFields } from "../http/validation";
 import { pageLinks } from "../http/wp-core";
 import { minorToText, movedAmountText, storageDecimals } from "../ledger/money";
 import { mysqlDate } from "../ledger/post-format";
 import { jwtRouteRefusals, keyRouteRefusals } from "./auth";
-import { phpInt, sanitizeTextField } from "./php";
+import { phpInt } from "./php";
+import { ListRequest } from "./schemas";
 
 // The plugin's lists (api/core/{credits,debits,transfers,wallets}/get-*.php with includes/…/get-*.php):
 // `GET credits`, `GET debits` (one by `credit_id` / `debit_id`), `GET transfers` (one by
@@ -104,16 +107,20 @@ type ListSpec = {
 };
 
 /** One entry by its id parameter, or a page (the plugin's page size at most), as the plugin read them. */
-const listInput = (idParam: string): Input<{ id: string; page: number; perPage: number }> => ({
-  read: (_c, params) => ({
-    id: sanitizeTextField(params[idParam]),
-    perPage: Math.min(
-      Math.max(phpInt(sanitizeTextField(params.per_page)) ?? PER_PAGE, 1),
-      PER_PAGE,
-    ),
-    page: Math.min(Math.max(phpInt(sanitizeTextField(params.page)) ?? 1, 1), 1_000_000),
-  }),
-});
+const listInput = (idParam: string): Input<{ id: string; page: number; perPage: number }> => {
+  const schema = ListRequest(idParam);
+  return {
+    schema,
+    read: (_c, params) => {
+      const f = v.parse(schema, params);
+      return {
+        id: f[idParam]!,
+        perPage: Math.min(Math.max(phpInt(f.per_page!) ?? PER_PAGE, 1), PER_PAGE),
+        page: Math.min(Math.max(phpInt(f.page!) ?? 1, 1), 1_000_000),
+      };
+    },
+  };
+};
 
 const list = (spec: ListSpec) =>
   defineRoute(
@@ -223,6 +230,8 @@ export const compatWalletList = defineRoute(
     auth: "admin",
     access: "read",
     refusals: jwtRouteRefusals,
+    // No parameters: nothing, not even a body, is read.
+    params: pathFields(v.object({})),
     envelope: "A",
   },
   async (c) => {

@@ -1,26 +1,22 @@
+import * as v from "valibot";
 import { ok } from "../http/envelope";
 import { ApiError } from "../http/errors";
 import { defineRoute, type Input } from "../http/route";
-import { type SignInFields, signInFields, signInWith } from "../http/user-fields";
+import { LoginParams, type SignInFields, signInFields, signInWith } from "../http/user-fields";
+import { PLUGIN_EXPIRATION } from "./schemas";
 
 // `POST users/login` in the plugin's dialect (plugin includes/users/login.php), envelope B: the
 // same sign-in as /wp-json/wallet/v1/users/login (throttled, constant-cost refusals, imported hashes
 // upgraded), answered as the plugin answered. Any Authorization header is ignored, as the plugin
 // ignored it (clients send `Bearer undefined` before they have a token).
 /** The sign-in's fields, after the plugin's one check of its own: `token_expiration`. */
+const ExpirationParams = v.object({ token_expiration: PLUGIN_EXPIRATION });
 const loginInput: Input<SignInFields> = {
-  schema: signInFields.schema,
+  schema: v.object({ ...LoginParams.entries, ...ExpirationParams.entries }),
   read: (c, params) => {
-    const expiration = params.token_expiration;
-    // The plugin knew only a missing token_expiration and "persistent" (its typo kept: clients match it).
-    if (
-      expiration !== undefined &&
-      expiration !== null &&
-      expiration !== "" &&
-      expiration !== "persistent"
-    ) {
-      throw new ApiError(400, "Validation error", { error: "unkown token_expiration" });
-    }
+    const expiration = v.safeParse(ExpirationParams, params);
+    if (!expiration.success)
+      throw new ApiError(400, "Validation error", { error: expiration.issues[0].message });
     return signInFields.read(c, params);
   },
 };

@@ -1,12 +1,13 @@
+import * as v from "valibot";
 import { type EntryRow, isMetaKey, searchEntries } from "../db/ledger";
 import { send } from "../http/envelope";
-import type { Params } from "../http/params";
 import { defineRoute } from "../http/route";
 import { movedAmountText } from "../ledger/money";
 import { localListDate, mysqlDate } from "../ledger/post-format";
 import { keyRouteRefusals } from "./auth";
 import { publicReads } from "./config";
-import { phpInt, sanitizeTextField } from "./php";
+import { phpInt } from "./php";
+import { SearchRequest } from "./schemas";
 
 // `GET transactions` (captures 54-68; plugin includes/transactions/get-transactions.php
 // fetchTransactions): a WP_Query over the transaction posts with one meta_query
@@ -59,22 +60,18 @@ function record({ entry, symbol, decimals, extraDecimals }: EntryRow, timeZone: 
 
 /** The plugin's search: one meta key and value, a page and an order, as it read them. */
 const searchInput = {
-  read: (_c: unknown, params: Params) => {
-    const perPageAsked = phpInt(sanitizeTextField(params.posts_per_page)) ?? 0;
+  schema: SearchRequest,
+  read: (_c: unknown, params: Record<string, unknown>) => {
+    const f = v.parse(SearchRequest, params);
+    const perPageAsked = phpInt(f.posts_per_page) ?? 0;
     return {
-      key: sanitizeTextField(params.meta_key),
-      value: sanitizeTextField(params.meta_value),
+      key: f.meta_key,
+      value: f.meta_value,
       perPage: perPageAsked >= 1 ? Math.min(perPageAsked, MAX_PER_PAGE) : PER_PAGE,
-      page: Math.max(1, phpInt(sanitizeTextField(params.page_no)) ?? 1),
+      page: Math.max(1, phpInt(f.page_no) ?? 1),
       order: {
-        by:
-          sanitizeTextField(params.orderby).toUpperCase() === "ID"
-            ? ("id" as const)
-            : ("date" as const),
-        direction:
-          sanitizeTextField(params.order).toUpperCase() === "ASC"
-            ? ("asc" as const)
-            : ("desc" as const),
+        by: f.orderby.toUpperCase() === "ID" ? ("id" as const) : ("date" as const),
+        direction: f.order.toUpperCase() === "ASC" ? ("asc" as const) : ("desc" as const),
       },
     };
   },

@@ -1,14 +1,15 @@
+import * as v from "valibot";
 import { send } from "../http/envelope";
 import { ApiError, invalidInput } from "../http/errors";
 import { MAX_TEXT } from "../http/fields";
 import { defineRoute, type Input } from "../http/route";
-import { asciiLower } from "../ledger/request-key";
 import { transfer } from "../wallet/movements";
 import { Refusal, type RefusalReason } from "../wallet/refusal";
 import { jwtRouteRefusals } from "./auth";
 import { amountRefused, REQUEST_ID_MAX } from "./entries";
 import { pluginUser } from "./identity";
-import { requires, sanitizeAmountField, sanitizeTextField } from "./php";
+import { requires, sanitizeTextField } from "./php";
+import { TransferRequest } from "./schemas";
 
 // `POST transfers` (api/core/transfers/create-transfers.php, includes/transfers/create-transfers.php):
 // `transfer_from_user`, `transfer_to_user`, `amount_to_transfer`, `wallet_id`, `note`, an
@@ -31,13 +32,14 @@ const transferInput: Input<{
   requestId: string;
   note: string;
 }> = {
+  schema: TransferRequest,
   read: (_c, params) => {
-    const field = (name: string) => sanitizeTextField(params[name] ?? "");
+    const f = v.parse(TransferRequest, params);
     const fields = {
-      from: field("transfer_from_user"),
-      amount: sanitizeAmountField(params.amount_to_transfer ?? ""),
-      to: field("transfer_to_user"),
-      wallet: asciiLower(field("wallet_id")),
+      from: f.transfer_from_user,
+      amount: f.amount_to_transfer,
+      to: f.transfer_to_user,
+      wallet: f.wallet_id,
     };
     const errors = requires({
       transfer_from_user: [fields.from, "int"],
@@ -47,8 +49,8 @@ const transferInput: Input<{
     });
     // Optional: absent or "" is no key. Sent, it must survive sanitizing as a key (a list, an
     // object, `false` or only `%hh` octets leave nothing), else a retry would move money again.
-    const sent = params.request_id;
-    const requestId = field("request_id");
+    const sent = f.request_id;
+    const requestId = sanitizeTextField(sent ?? "");
     if (
       sent !== undefined &&
       sent !== "" &&
@@ -56,7 +58,7 @@ const transferInput: Input<{
         requestId.length > REQUEST_ID_MAX)
     )
       errors.request_id = `request_id can contain aplhpabets, numbers and underscore, at most ${REQUEST_ID_MAX} characters`;
-    const note = field("note");
+    const note = f.note;
     if ([...note].length > MAX_TEXT) errors.note = `note must be at most ${MAX_TEXT} characters`;
     if (Object.keys(errors).length > 0) throw invalidInput(errors);
     return { ...fields, requestId, note };

@@ -1,9 +1,10 @@
+import * as v from "valibot";
 import { send } from "../http/envelope";
 import { mailDeps, verifyLinkFor } from "../http/mail";
 import { defineRoute } from "../http/route";
 import { requestVerification } from "../wallet/mail-links";
 import { Refusal } from "../wallet/refusal";
-import { sanitizeTextField } from "./php";
+import { VerifyEmailRequest } from "./schemas";
 
 const notSent = {
   status_code: 400,
@@ -27,10 +28,11 @@ export const compatVerifyEmail = defineRoute(
     summary: "Mail an e-mail verification link",
     auth: "none",
     params: {
-      read: (_c, params) => ({
-        email: sanitizeTextField(params.email_address ?? ""),
-        fire: sanitizeTextField(params.fire_email ?? "") === "true",
-      }),
+      schema: VerifyEmailRequest,
+      read: (_c, params) => {
+        const f = v.parse(VerifyEmailRequest, params);
+        return { email: f.email_address, fire: f.fire_email === "true" };
+      },
     },
     envelope: "A",
   },

@@ -1,3 +1,4 @@
+import * as v from "valibot";
 import { send } from "../http/envelope";
 import { ApiError, invalidInput } from "../http/errors";
 import { defineRoute, type Input } from "../http/route";
@@ -11,17 +12,20 @@ import {
   walletRuleBreaks,
 } from "../wallet/wallets";
 import { jwtRouteRefusals } from "./auth";
-import { requires, sanitizeTextField } from "./php";
+import { requires } from "./php";
+import {
+  MAX_WITHDRAWAL as MAX_AMOUNT,
+  MIN_WITHDRAWAL as MIN_AMOUNT,
+  WalletRequest,
+} from "./schemas";
 
 // `POST wallets` (plugin api/core/wallets/create-wallets.php, includes/wallets/create-wallets.php,
 // includes/utils/base-utils.php `requires`), envelope A, behind the plugin's JWT-route refusals
 // (`nll_api_request_started`, action rimplenet_create_wallets). The plugin's checks and texts come
 // first; then the service's rules (wallet/wallets.ts), which the plugin lacked, in the same shape.
 
-// The plugin's withdrawal limits (Utils::MAX_AMOUNT, MIN_AMOUNT). This service has no withdrawals
-// and keeps no limits: they are checked as the plugin checked them, and answered as GET wallets does.
-const MAX_AMOUNT = 999999999;
-const MIN_AMOUNT = 0;
+// The plugin's withdrawal limits: this service has no withdrawals and keeps no limits; they are
+// checked as the plugin checked them, and answered as GET wallets does.
 
 /** A raw parameter as PHP's string conversion reads it inside `requires` (arrays: nothing). */
 function phpText(value: unknown) {
@@ -81,19 +85,9 @@ function ruleText(b: WalletRuleBreak) {
 
 /** A new wallet's fields, as the plugin read and checked them, then this service's wallet rules. */
 const walletInput: Input<NewWallet> = {
+  schema: WalletRequest,
   read: (_c, p) => {
-    const text = (name: string, missing = "") => sanitizeTextField(p[name] ?? missing);
-    const f = {
-      wallet_name: text("wallet_name"),
-      wallet_id: text("wallet_id"),
-      wallet_symbol: text("wallet_symbol"),
-      wallet_symbol_pos: text("wallet_symbol_pos", "left"),
-      wallet_note: text("wallet_note"),
-      wallet_type: text("wallet_type"),
-      wallet_decimal: p.wallet_decimal ?? 2,
-      max_withdrawal_amount: p.max_withdrawal_amount ?? MAX_AMOUNT,
-      min_withdrawal_amount: p.min_withdrawal_amount ?? MIN_AMOUNT,
-    };
+    const f = v.parse(WalletRequest, p);
     const required = requires({
       wallet_name: [f.wallet_name, "string"],
       wallet_id: [f.wallet_id, "string"],

@@ -3,7 +3,7 @@
 import * as v from "valibot";
 import { readAmount } from "../ledger/money";
 import { utcMs } from "../ledger/post-format";
-import { normalizeWalletId } from "../wallet/wallets";
+import { isWalletId, normalizeWalletId } from "../wallet/wallets";
 import { AMOUNT_MESSAGES } from "./errors";
 import { EMPTY } from "./validation";
 
@@ -31,6 +31,38 @@ export const userIdField = (name = "user_id") =>
     v.transform(Number),
     v.safeInteger(`${name} is too large`),
   );
+
+/** What a path parameter names: `id` null when its text can name nothing; `ref` that text as sent. */
+export type PathRef<Id> = { id: Id | null; ref: string };
+
+/** A path parameter's text: the router hands over text, so this refuses nothing. */
+export const pathText = v.pipe(v.unknown(), v.transform(String));
+
+/**
+ * The one reading of a record's id in a path (`{id}`, `{user_id}`): digits, at most 15 of them
+ * (past any id the ledger gives, within a safe integer). Any other text names nothing, which each
+ * route answers as its unknown id, naming the text sent: never a 400.
+ */
+export const pathIdField = v.pipe(
+  pathText,
+  v.metadata({ type: "integer", minimum: 0 }),
+  v.transform(
+    (ref): PathRef<number> => ({
+      id: /^[0-9]{1,15}$/.test(ref) ? Number(ref) : null,
+      ref,
+    }),
+  ),
+);
+
+/** A wallet id in a path, by the one wallet-id rule (wallet/wallets.ts); anything else names none. */
+export const pathWalletIdField = v.pipe(
+  pathText,
+  v.metadata({ type: "string" }),
+  v.transform((ref): PathRef<string> => {
+    const id = normalizeWalletId(ref);
+    return { id: isWalletId(id) ? id : null, ref };
+  }),
+);
 
 export const walletIdField = v.pipe(
   v.string("wallet_id not found"),

@@ -3,6 +3,7 @@ import type { AppEnv } from "../env";
 import { plainDecimal } from "../ledger/money";
 import { asciiHeader, checkJsonShape, decodeUtf8, parseUrlEncoded, queryParams } from "./decode";
 import { MalformedRequest } from "./errors";
+import { pathNames } from "./rest-index";
 
 /** Raised for a body that claims JSON but does not parse; answered as WordPress does. */
 export class InvalidJsonError extends Error {}
@@ -128,4 +129,18 @@ export async function readParams(c: Context<AppEnv>): Promise<Params> {
   const params = { ...queryParams(c.req.url), ...body };
   c.set("params", params);
   return params;
+}
+
+/**
+ * What a route's declared input reads: the request's parameters and its path's (each matched
+ * pattern already held), the path's winning over a query or body parameter of the same name, since
+ * the path names what the route acts on. With `pathOnly`, the path's alone: no body is read.
+ */
+export async function routeParams(
+  c: Context<AppEnv>,
+  path: string,
+  pathOnly = false,
+): Promise<Params> {
+  const named = Object.fromEntries(pathNames(path).map((name) => [name, c.req.param(name) ?? ""]));
+  return pathOnly ? named : { ...(await readParams(c)), ...named };
 }

@@ -4,6 +4,9 @@
 /** The contract's namespace: `/wp-json/wallet/v1/...`. */
 export const NAMESPACE = "wallet/v1";
 
+/** The `{name}`s of a route's path, in order. */
+export const pathNames = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+
 export type RouteIndex = Record<string, { namespace: string; methods: string[] }>;
 
 /** `/wp-json/wallet/v1/credits` appears as `/wallet/v1/credits`; `{id}` as `(?P<id>[^/]+)`. */

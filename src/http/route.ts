@@ -11,7 +11,7 @@ import type { AppEnv } from "../env";
 import { isAdmin, mayReadUser } from "../wallet/context";
 import { credentialOf } from "./auth";
 import { type ApiError, type ErrorCode, forgotGone, permissionDenied, rateLimited } from "./errors";
-import { type Params, readParams } from "./params";
+import { type Params, routeParams } from "./params";
 import { requireSettings } from "./settings";
 
 /** How a dialect words a refused credential: none sent, one that does not verify, not allowed. */
@@ -22,14 +22,16 @@ export type Refusals = {
 };
 
 /**
- * A route's parameters: the schema it documents and the reader that enforces it, turning the
- * request's merged parameters (http/params.ts) into the handler's typed input or throwing the
- * dialect's field errors. A reader may look further than the schema (does the wallet exist, does
- * the amount fit it) so that every field error is reported together.
+ * A route's parameters, path ones included: the schema it documents and the reader that enforces
+ * it, turning the request's merged parameters (http/params.ts) into the handler's typed input or
+ * throwing the dialect's field errors. A reader may look further than the schema (does the wallet
+ * exist, does the amount fit it) so that every field error is reported together.
  */
 export type Input<T> = {
   schema?: v.GenericSchema;
   read: (c: Context<AppEnv>, params: Params) => T | Promise<T>;
+  /** The route takes its path's parameters only: its query string and body are never read. */
+  pathOnly?: true;
 };
 
 /** What a route is, beside its handler. */
@@ -92,7 +94,8 @@ export function defineRoute<Info extends Declared<T>, T = undefined>(
       if (principal && info.auth === "admin" && !isAdmin(principal, info.access ?? "write"))
         throw refusals.forbidden();
       if (principal && info.movesMoney) await limitMoney(c, principal);
-      const params = info.params || info.owner ? await readParams(c) : {};
+      const params =
+        info.params || info.owner ? await routeParams(c, info.path, info.params?.pathOnly) : {};
       if (principal && info.owner && !mayReadUser(principal, userRef(info.owner(params))))
         throw refusals.forbidden();
       // The input is read per run: a reader may look up (cached) users and wallets.
@@ -165,6 +168,3 @@ export function mountRoutes(routes: readonly Route[]) {
   }
   return app;
 }
-
-/** A path parameter of the matched route (its pattern, if any, already held). */
-export const pathParam = (c: Context<AppEnv>, name: string) => c.req.param(name) ?? "";

@@ -55,6 +55,12 @@ export const fields = <S extends ObjectSchema>(schema: S): Input<v.InferOutput<S
   read: (_c, params) => parseFields(schema, params),
 });
 
+/** The input of a route that takes only its path's parameters (its body is never read). */
+export const pathFields = <S extends ObjectSchema>(schema: S): Input<v.InferOutput<S>> => ({
+  ...fields(schema),
+  pathOnly: true,
+});
+
 /**
  * A reader route's input: its schema, and an administrator must name the user (a subscriber who
  * names none reads its own). `prepare` maps aliases before the schema reads the parameters.

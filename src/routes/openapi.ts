@@ -2,7 +2,7 @@ import { toJsonSchema } from "@valibot/to-json-schema";
 import type { GenericSchema } from "valibot";
 import { BOOKMARK_HEADER } from "../db/session";
 import { ERRORS, type ErrorCode } from "../http/errors";
-import { NAMESPACE } from "../http/rest-index";
+import { NAMESPACE, pathNames } from "../http/rest-index";
 import { needsSettings, type DocumentedInfo as RouteInfo } from "../http/route";
 
 const envelopeA = {
@@ -97,8 +97,34 @@ const answersCsv = (route: RouteInfo) => {
   return schema !== undefined && "entries" in schema && "format" in (schema.entries as object);
 };
 
+/**
+ * A route's declared parameters split by where they are sent: its path's (by the `{name}`s of its
+ * path; a name it does not declare is text), and the rest, in the query string or the body.
+ */
+function declaredParams(route: RouteInfo) {
+  const declared = route.params?.schema ? jsonSchema(route.params.schema) : undefined;
+  const properties = (declared?.properties ?? {}) as Record<string, unknown>;
+  const inPath = pathNames(route.path);
+  const path = inPath.map((name) => ({
+    name,
+    in: "path",
+    required: true,
+    schema: properties[name] ?? { type: "string" },
+  }));
+  if (!declared || route.params?.pathOnly) return { path, rest: undefined };
+  const rest: Record<string, unknown> = {
+    ...declared,
+    properties: Object.fromEntries(
+      Object.entries(properties).filter(([name]) => !inPath.includes(name)),
+    ),
+  };
+  if (Array.isArray(declared.required))
+    rest.required = (declared.required as string[]).filter((name) => !inPath.includes(name));
+  return { path, rest };
+}
+
 function operation(route: RouteInfo) {
-  const schema = route.params?.schema ? jsonSchema(route.params.schema) : undefined;
+  const { path, rest: schema } = declaredParams(route);
   const params = schema ?? {};
   const envelope = { $ref: `#/components/schemas/Envelope${route.envelope === "B" ? "B" : "A"}` };
   const inBody = route.method === "POST";
@@ -115,12 +141,7 @@ function operation(route: RouteInfo) {
       : {}),
     parameters: [
       { $ref: "#/components/parameters/Bookmark" },
-      ...[...route.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
-        name: m[1],
-        in: "path",
-        required: true,
-        schema: { type: "string" },
-      })),
+      ...path,
       ...(!inBody && schema
         ? Object.entries((params.properties ?? {}) as Record<string, unknown>).map(([name, s]) => ({
             name,

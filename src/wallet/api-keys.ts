@@ -32,9 +32,13 @@ export async function issueApiKey(
 
 export const listKeys = listApiKeys;
 
-/** Revokes a key (`ref` as sent); this isolate stops accepting it at once, others within KEY_TTL_MS. */
-export async function revokeKey(db: Db, d1: D1Database, ref: string, nowMs: number) {
-  const id = /^[0-9]{1,15}$/.test(ref) ? Number(ref) : null;
+/** Revokes a key (`id` null: none; `ref` as sent); this isolate stops accepting it at once, others within KEY_TTL_MS. */
+export async function revokeKey(
+  db: Db,
+  d1: D1Database,
+  { id, ref }: { id: number | null; ref: string },
+  nowMs: number,
+) {
   const revoked = id === null ? null : await revokeApiKey(db, id, nowMs);
   if (!revoked) throw new Refusal({ code: "api_key_not_found", ref });
   forgetKey(d1, revoked.id);

@@ -74,8 +74,8 @@ export async function placeHold({ db, stamp }: HoldDeps, spec: HoldSpec): Promis
 }
 
 /** One hold by id, with its owner's username; `ref` is the id as the caller wrote it. */
-export async function readHold(db: Db, id: number, ref: string, nowMs: number) {
-  const row = Number.isSafeInteger(id) ? await reads.findHold(db, id) : undefined;
+export async function readHold(db: Db, id: number | null, ref: string, nowMs: number) {
+  const row = id === null ? undefined : await reads.findHold(db, id);
   if (!row) throw new Refusal({ code: "hold_not_found", ref });
   return { ...(await view(db, row, seconds(nowMs))), username: row.username };
 }

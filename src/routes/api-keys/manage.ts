@@ -1,6 +1,8 @@
 import * as v from "valibot";
 import { ok } from "../../http/envelope";
-import { defineRoute, pathParam } from "../../http/route";
+import { pathIdField } from "../../http/fields";
+import { defineRoute } from "../../http/route";
+import { pathFields } from "../../http/validation";
 import { listKeys, revokeKey } from "../../wallet/api-keys";
 import { ApiKeyAnswer, ApiKeyRevokedAnswer } from "../answers";
 import { apiKeyListRecord } from "./schemas";
@@ -34,13 +36,14 @@ export const deleteApiKey = defineRoute(
     summary: "Revoke an API key",
     auth: "admin",
     access: "write",
+    params: pathFields(v.object({ id: pathIdField })),
     envelope: "A",
     errors: ["invalid_input", "api_key_not_found"],
     success: 200,
     data: ApiKeyRevokedAnswer,
   },
-  async (c) => {
-    const revoked = await revokeKey(c.var.db, c.env.DB, pathParam(c, "id"), c.get("nowMs")());
+  async (c, { id }) => {
+    const revoked = await revokeKey(c.var.db, c.env.DB, id, c.get("nowMs")());
     return ok(c, 200, "API key revoked", { id: revoked.id, revoked: true });
   },
 );

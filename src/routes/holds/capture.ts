@@ -1,6 +1,6 @@
 import { ok } from "../../http/envelope";
 import { minorIn } from "../../http/money-input";
-import { defineRoute, pathParam } from "../../http/route";
+import { defineRoute } from "../../http/route";
 import { entryStamp } from "../../http/site";
 import { fields } from "../../http/validation";
 import { captureHold, readHold } from "../../wallet/holds";
@@ -24,10 +24,10 @@ export const captureHoldRoute = defineRoute(
     patterns: { id: "[0-9]+" },
   },
   async (c, input) => {
-    const ref = pathParam(c, "id");
+    const { id, ref } = input.id;
     const stamp = entryStamp(c);
     const db = c.var.db;
-    const held = await readHold(db, Number(ref), ref, stamp.nowMs);
+    const held = await readHold(db, id, ref, stamp.nowMs);
     const captured = await captureHold({ db, stamp }, held, {
       // The amount's places are judged against the hold's wallet.
       amountMinor: input.amount && minorIn(input.amount, held.wallet),

@@ -1,11 +1,12 @@
 import { ok } from "../../http/envelope";
 import { permissionDenied } from "../../http/errors";
-import { defineRoute, pathParam } from "../../http/route";
+import { defineRoute } from "../../http/route";
+import { fields } from "../../http/validation";
 import { mayReadUser } from "../../wallet/context";
 import { readHold } from "../../wallet/holds";
 import { Refusal } from "../../wallet/refusal";
 import { HoldAnswer } from "../answers";
-import { holdRecord } from "./schemas";
+import { HoldPath, holdRecord } from "./schemas";
 
 export const readHoldRoute = defineRoute(
   {
@@ -15,23 +16,21 @@ export const readHoldRoute = defineRoute(
     auth: "reader",
     // Its own holds, or anyone's for an administrator (checked below, once the hold is read).
     owner: () => undefined,
+    params: fields(HoldPath),
     envelope: "A",
     errors: ["hold_not_found"],
     success: 200,
     data: HoldAnswer,
     patterns: { id: "[0-9]+" },
   },
-  async (c) => {
-    const ref = pathParam(c, "id");
+  async (c, { id: { id, ref } }) => {
     const principal = c.get("principal");
-    const held = await readHold(c.var.db, Number(ref), ref, c.get("nowMs")()).catch(
-      (err: unknown) => {
-        // A subscriber learns nothing about other users' holds, not even whether an id exists.
-        throw err instanceof Refusal && principal.role !== "administrator"
-          ? permissionDenied.forbidden()
-          : err;
-      },
-    );
+    const held = await readHold(c.var.db, id, ref, c.get("nowMs")()).catch((err: unknown) => {
+      // A subscriber learns nothing about other users' holds, not even whether an id exists.
+      throw err instanceof Refusal && principal.role !== "administrator"
+        ? permissionDenied.forbidden()
+        : err;
+    });
     if (!mayReadUser(principal, held.hold.userId)) throw permissionDenied.forbidden();
     return ok(c, 200, "Hold retrieved", holdRecord(held));
   },

@@ -2,6 +2,7 @@ import * as v from "valibot";
 import {
   amountField,
   noteField,
+  pathIdField,
   requestIdField,
   userIdField,
   walletIdField,
@@ -21,7 +22,11 @@ export const PlaceHoldParams = v.object({
   expires_in: v.optional(integerIn("expires_in", 1, MAX_HOLD_S), String(DEFAULT_HOLD_S)),
 });
 
+/** A hold's `{id}`: the routes that read, capture or void one. */
+export const HoldPath = v.object({ id: pathIdField });
+
 export const CaptureHoldParams = v.object({
+  id: pathIdField,
   // Omitted: the whole hold. At most the held amount; the rest is released.
   amount: v.optional(amountField),
   note: noteField,

@@ -1,11 +1,10 @@
-import * as v from "valibot";
 import { ok } from "../../http/envelope";
-import { defineRoute, pathParam } from "../../http/route";
+import { defineRoute } from "../../http/route";
 import { entryStamp } from "../../http/site";
 import { fields } from "../../http/validation";
 import { readHold, voidHold } from "../../wallet/holds";
 import { HoldAnswer } from "../answers";
-import { holdRecord } from "./schemas";
+import { HoldPath, holdRecord } from "./schemas";
 
 /** Releases the whole of a hold still held; once, however many captures and voids race. */
 export const voidHoldRoute = defineRoute(
@@ -16,19 +15,19 @@ export const voidHoldRoute = defineRoute(
     auth: "admin",
     movesMoney: true,
     access: "write",
-    // No fields, but a body is read as on every route: a broken JSON body is 400 rest_invalid_json.
-    params: fields(v.object({})),
+    // No fields but its path's, yet a body is read as on every route: a broken JSON body is 400
+    // rest_invalid_json.
+    params: fields(HoldPath),
     envelope: "A",
     errors: ["hold_not_found", "hold_resolved"],
     success: 200,
     data: HoldAnswer,
     patterns: { id: "[0-9]+" },
   },
-  async (c) => {
-    const ref = pathParam(c, "id");
+  async (c, { id: { id, ref } }) => {
     const stamp = entryStamp(c);
     const db = c.var.db;
-    const held = await readHold(db, Number(ref), ref, stamp.nowMs);
+    const held = await readHold(db, id, ref, stamp.nowMs);
     return ok(c, 200, "Hold voided", holdRecord(await voidHold({ db, stamp }, held)));
   },
 );

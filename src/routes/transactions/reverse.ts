@@ -1,10 +1,10 @@
 import { ok } from "../../http/envelope";
 import { transactionNotFound } from "../../http/errors";
-import { ReverseParams } from "../../http/fields";
-import { defineRoute, pathParam } from "../../http/route";
+import { defineRoute } from "../../http/route";
 import { fields } from "../../http/validation";
 import { reverse } from "../../wallet/movements";
 import { ReversalAnswer } from "../answers";
+import { ReverseRouteParams } from "./schemas";
 
 /** A reversal (src/wallet/movements.ts `reverse`): its refusals are answered by http/errors.ts. */
 export const reverseTransaction = defineRoute(
@@ -15,7 +15,7 @@ export const reverseTransaction = defineRoute(
     auth: "admin",
     movesMoney: true,
     access: "write",
-    params: fields(ReverseParams),
+    params: fields(ReverseRouteParams),
     envelope: "A",
     errors: [
       "invalid_input",
@@ -29,10 +29,10 @@ export const reverseTransaction = defineRoute(
     patterns: { id: "[0-9]+" },
   },
   async (c, input) => {
-    const ref = pathParam(c, "id");
-    if (ref.length > 15) throw transactionNotFound(ref);
+    const { id, ref } = input.id;
+    if (id === null) throw transactionNotFound(ref);
     const result = await reverse(c.var.service, {
-      id: Number(ref),
+      id,
       ref,
       requestId: input.request_id,
       note: input.note,

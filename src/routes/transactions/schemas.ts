@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { isoDate, userIdField, walletIdField } from "../../http/fields";
+import { isoDate, pathIdField, ReverseParams, userIdField, walletIdField } from "../../http/fields";
 import type { Params } from "../../http/params";
 import { EMPTY } from "../../http/validation";
 
@@ -56,3 +56,6 @@ export const TransactionListParams = v.object({
     "desc",
   ),
 });
+
+/** A reversal's input: the transaction in the path, then the body's fields. */
+export const ReverseRouteParams = v.object({ id: pathIdField, ...ReverseParams.entries });

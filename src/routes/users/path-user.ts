@@ -1,14 +1,17 @@
 import type { Context } from "hono";
+import * as v from "valibot";
 import { findUsers } from "../../db/users";
 import type { AppEnv } from "../../env";
 import { userNotFound } from "../../http/errors";
-import { pathParam } from "../../http/route";
+import { type PathRef, pathIdField } from "../../http/fields";
+import { pathFields } from "../../http/validation";
 
-/** The user a `{user_id}` path names (digits, by the route's pattern), or 404 naming the text sent. */
-export async function pathUser(c: Context<AppEnv>) {
-  const raw = pathParam(c, "user_id");
-  const id = raw.length <= 15 ? Number(raw) : undefined;
-  const user = id === undefined ? undefined : (await findUsers(c.var.db, [id])).get(id);
-  if (!user) throw userNotFound(raw);
+/** The input of a route on the user a `{user_id}` path names. */
+export const userPath = pathFields(v.object({ user_id: pathIdField }));
+
+/** The user a `{user_id}` path names, or 404 naming the text sent. */
+export async function pathUser(c: Context<AppEnv>, { id, ref }: PathRef<number>) {
+  const user = id === null ? undefined : (await findUsers(c.var.db, [id])).get(id);
+  if (!user) throw userNotFound(ref);
   return user;
 }

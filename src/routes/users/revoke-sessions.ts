@@ -2,7 +2,7 @@ import { ok } from "../../http/envelope";
 import { defineRoute } from "../../http/route";
 import { endUserSessions } from "../../wallet/sessions";
 import { SessionsRevokedAnswer } from "../answers";
-import { pathUser } from "./path-user";
+import { pathUser, userPath } from "./path-user";
 
 /**
  * An operator signs a user out everywhere (docs/security.md#sessions): every session of the user,
@@ -15,14 +15,15 @@ export const revokeSessions = defineRoute(
     summary: "Revoke every session of a user",
     auth: "admin",
     access: "write",
+    params: userPath,
     envelope: "B",
     errors: ["user_not_found"],
     success: 200,
     data: SessionsRevokedAnswer,
     patterns: { user_id: "[0-9]+" },
   },
-  async (c) => {
-    const user = await pathUser(c);
+  async (c, { user_id }) => {
+    const user = await pathUser(c, user_id);
     const revoked = await endUserSessions(c.var.db, c.env.DB, user.id, c.get("nowMs")());
     return ok(c, 200, "Sessions revoked", { user_id: user.id, revoked });
   },

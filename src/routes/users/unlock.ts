@@ -2,7 +2,7 @@ import { ok } from "../../http/envelope";
 import { defineRoute } from "../../http/route";
 import { unlockAccount } from "../../throttle/sign-in";
 import { UnlockAnswer } from "../answers";
-import { pathUser } from "./path-user";
+import { pathUser, userPath } from "./path-user";
 
 /**
  * An operator clears an account's sign-in locks (docs/security.md): the failed attempts, locks and
@@ -17,14 +17,15 @@ export const unlockUser = defineRoute(
     summary: "Clear an account's sign-in lock",
     auth: "admin",
     access: "write",
+    params: userPath,
     envelope: "B",
     errors: ["validation_error", "user_not_found"],
     success: 200,
     data: UnlockAnswer,
     patterns: { user_id: "[0-9]+" },
   },
-  async (c) => {
-    const user = await pathUser(c);
+  async (c, { user_id }) => {
+    const user = await pathUser(c, user_id);
     const cleared = await unlockAccount(c.env.LOGIN_THROTTLE, user.id, c.get("nowMs")());
     return ok(c, 200, "Sign-in lock cleared", {
       user_id: user.id,

@@ -2,8 +2,9 @@ import * as v from "valibot";
 import { findWallet, listWallets } from "../../db/wallets";
 import { ok } from "../../http/envelope";
 import { apiError } from "../../http/errors";
-import { defineRoute, pathParam } from "../../http/route";
-import { normalizeWalletId } from "../../wallet/wallets";
+import { pathWalletIdField } from "../../http/fields";
+import { defineRoute } from "../../http/route";
+import { pathFields } from "../../http/validation";
 import { WalletAnswer } from "../answers";
 import { walletRecord } from "./schemas";
 
@@ -31,14 +32,14 @@ export const getWallet = defineRoute(
     summary: "Read one wallet",
     auth: "admin",
     access: "read",
+    params: pathFields(v.object({ wallet_id: pathWalletIdField })),
     envelope: "A",
     errors: ["wallet_not_found"],
     success: 200,
     data: WalletAnswer,
   },
-  async (c) => {
-    const id = normalizeWalletId(pathParam(c, "wallet_id"));
-    const wallet = id.length <= 32 ? await findWallet(c.var.db, id) : undefined;
+  async (c, { wallet_id: { id } }) => {
+    const wallet = id === null ? undefined : await findWallet(c.var.db, id);
     if (!wallet) throw apiError("wallet_not_found", { wallet_id: "wallet_id not found" });
     return ok(c, 200, "Wallet retrieved", walletRecord(wallet));
   },

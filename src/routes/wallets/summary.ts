@@ -1,13 +1,12 @@
 import * as v from "valibot";
 import { ok } from "../../http/envelope";
 import { apiError } from "../../http/errors";
-import { userIdField } from "../../http/fields";
-import { defineRoute, pathParam } from "../../http/route";
+import { pathWalletIdField, userIdField } from "../../http/fields";
+import { defineRoute } from "../../http/route";
 import { fields } from "../../http/validation";
 import { formatMoney } from "../../ledger/money";
 import { Refusal } from "../../wallet/refusal";
 import { walletSummary } from "../../wallet/summary";
-import { normalizeWalletId } from "../../wallet/wallets";
 import { major } from "../holds/schemas";
 
 const money = v.number();
@@ -37,15 +36,22 @@ export const readWalletSummary = defineRoute(
     summary: "One wallet of a user at a glance: balance, held, available, entries, the newest",
     auth: "reader",
     owner: (params) => params.user_id,
-    // Omitted: the caller's own user.
-    params: fields(v.object({ user_id: v.optional(userIdField()) })),
+    params: fields(
+      v.object({
+        wallet_id: pathWalletIdField,
+        // Omitted: the caller's own user.
+        user_id: v.optional(userIdField()),
+      }),
+    ),
     envelope: "A",
     errors: ["invalid_input", "user_not_found", "wallet_not_found"],
     success: 200,
     data: WalletSummaryAnswer,
   },
   async (c, input) => {
-    const walletId = normalizeWalletId(pathParam(c, "wallet_id"));
+    const notFound = () => apiError("wallet_not_found", { wallet_id: "wallet_id not found" });
+    const walletId = input.wallet_id.id;
+    if (walletId === null) throw notFound();
     const user = input.user_id === undefined ? undefined : { id: input.user_id };
     const s = await walletSummary(c.var.service, { user, walletId }).catch((err: unknown) => {
       throw err instanceof Refusal && err.reason.code === "wallet_not_found"

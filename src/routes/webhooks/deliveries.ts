@@ -1,13 +1,13 @@
 import * as v from "valibot";
 import { ok } from "../../http/envelope";
 import { apiError } from "../../http/errors";
-import { defineRoute, pathParam } from "../../http/route";
-import { fields } from "../../http/validation";
+import { defineRoute } from "../../http/route";
+import { fields, pathFields } from "../../http/validation";
 import { webhookDeps } from "../../http/webhooks";
 import { recentDeliveries, resendEvent, testEndpoint } from "../../wallet/webhooks";
 import { DeliveryAnswer } from "../answers";
 import { webhookNotFound } from "./manage";
-import { DeliveriesParams, deliveryRecord, pathId, ResendParams } from "./schemas";
+import { DeliveriesParams, deliveryRecord, ResendParams, WebhookPath } from "./schemas";
 
 export const getDeliveries = defineRoute(
   {
@@ -22,11 +22,9 @@ export const getDeliveries = defineRoute(
     success: 200,
     data: v.array(DeliveryAnswer),
   },
-  async (c, { limit }) => {
-    const raw = pathParam(c, "id");
-    const id = pathId(raw);
+  async (c, { id: { id, ref }, limit }) => {
     const rows = id === null ? null : await recentDeliveries(c.var.db, id, limit);
-    if (!rows) throw webhookNotFound(raw);
+    if (!rows) throw webhookNotFound(ref);
     return ok(c, 200, "Deliveries retrieved", rows.map(deliveryRecord));
   },
 );
@@ -38,16 +36,15 @@ export const testWebhook = defineRoute(
     summary: "Send a signed webhook.test message now and answer how it went",
     auth: "admin",
     access: "write",
+    params: pathFields(WebhookPath),
     envelope: "A",
     errors: ["webhook_not_found", "webhooks_not_configured"],
     success: 200,
     data: DeliveryAnswer,
   },
-  async (c) => {
-    const raw = pathParam(c, "id");
-    const id = pathId(raw);
+  async (c, { id: { id, ref } }) => {
     const sent = id === null ? "webhook-not-found" : await testEndpoint(webhookDeps(c), id);
-    if (sent === "webhook-not-found") throw webhookNotFound(raw);
+    if (sent === "webhook-not-found") throw webhookNotFound(ref);
     return ok(c, 200, "Test delivery sent", deliveryRecord(sent));
   },
 );
@@ -65,12 +62,10 @@ export const resendWebhook = defineRoute(
     success: 200,
     data: DeliveryAnswer,
   },
-  async (c, { event_id }) => {
-    const raw = pathParam(c, "id");
-    const id = pathId(raw);
+  async (c, { id: { id, ref }, event_id }) => {
     const sent =
       id === null ? "webhook-not-found" : await resendEvent(webhookDeps(c), id, event_id);
-    if (sent === "webhook-not-found") throw webhookNotFound(raw);
+    if (sent === "webhook-not-found") throw webhookNotFound(ref);
     if (sent === "event-not-found")
       throw apiError("event_not_found", { event_id: `No event ${event_id}` });
     return ok(c, 200, "Event sent again", deliveryRecord(sent));

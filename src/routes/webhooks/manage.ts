@@ -1,13 +1,14 @@
 import * as v from "valibot";
 import { ok } from "../../http/envelope";
 import { apiError } from "../../http/errors";
-import { defineRoute, pathParam } from "../../http/route";
+import { defineRoute } from "../../http/route";
+import { pathFields } from "../../http/validation";
 import { allEndpoints, removeEndpoint } from "../../wallet/webhooks";
 import { WebhookAnswer, WebhookDeletedAnswer } from "../answers";
-import { pathId, webhookRecord } from "./schemas";
+import { WebhookPath, webhookRecord } from "./schemas";
 
-export const webhookNotFound = (raw: string) =>
-  apiError("webhook_not_found", { id: `No webhook ${raw}` });
+export const webhookNotFound = (ref: string) =>
+  apiError("webhook_not_found", { id: `No webhook ${ref}` });
 
 export const getWebhooks = defineRoute(
   {
@@ -33,16 +34,15 @@ export const deleteWebhook = defineRoute(
     summary: "Delete a webhook endpoint and its delivery log",
     auth: "admin",
     access: "write",
+    params: pathFields(WebhookPath),
     envelope: "A",
     errors: ["webhook_not_found"],
     success: 200,
     data: WebhookDeletedAnswer,
   },
-  async (c) => {
-    const raw = pathParam(c, "id");
-    const id = pathId(raw);
+  async (c, { id: { id, ref } }) => {
     const deleted = id !== null && (await removeEndpoint({ db: c.var.db, d1: c.env.DB }, id));
-    if (!deleted) throw webhookNotFound(raw);
+    if (!deleted) throw webhookNotFound(ref);
     return ok(c, 200, "Webhook deleted", { id, deleted: true as const });
   },
 );

@@ -2,6 +2,7 @@ import * as v from "valibot";
 import type { DeliveryRow, EndpointRow } from "../../db/events";
 import { ENDPOINT_URL_MAX, type UrlRule } from "../../events/endpoint-url";
 import { EVENT_TYPES, isEventType } from "../../events/records";
+import { pathIdField } from "../../http/fields";
 import { EMPTY } from "../../http/validation";
 import { WEBHOOK_LIMITS } from "../../wallet/webhooks";
 
@@ -55,9 +56,13 @@ const idField = (name: string) =>
     v.transform(Number),
   );
 
-export const ResendParams = v.object({ event_id: idField("event_id") });
+/** An endpoint's `{id}`. */
+export const WebhookPath = v.object({ id: pathIdField });
+
+export const ResendParams = v.object({ id: pathIdField, event_id: idField("event_id") });
 
 export const DeliveriesParams = v.object({
+  id: pathIdField,
   limit: v.optional(
     v.pipe(
       idField("limit"),
@@ -70,9 +75,6 @@ export const DeliveriesParams = v.object({
     50,
   ),
 });
-
-/** A webhook `{id}` in a path: digits, else no such webhook. */
-export const pathId = (raw: string) => (/^[0-9]{1,15}$/.test(raw) ? Number(raw) : null);
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 

@@ -1,0 +1,61 @@
+// Every parameter a route reads is declared: its path's `{name}`s are entries of its declared input,
+// and no handler in either dialect reads the request's path or query string itself.
+import { describe, expect, it } from "vitest";
+import { COMPAT_ROUTES } from "../src/compat";
+import { pathNames } from "../src/http/rest-index";
+import type { RouteInfo } from "../src/http/route";
+import { ROUTES } from "../src/routes";
+import { openApiDocument } from "../src/routes/openapi";
+
+const SOURCES = import.meta.glob<string>("../src/{routes,compat}/**/*.{ts,tsx}", {
+  query: "?raw",
+  import: "default",
+  eager: true,
+});
+
+/** Reads of the request's parameters that bypass the route's declared input. */
+const RAW_READ = /\.req\s*\.\s*(param|query|queries)\s*\(|\bpathParam\s*\(/g;
+
+/** The one read allowed: the plugin's mount checks the namespace segment, before any route. */
+const ALLOWED = new Map([["../src/compat/index.ts", 1]]);
+
+const declared = (route: RouteInfo) => {
+  const schema = route.params?.schema as { entries?: object } | undefined;
+  return Object.keys(schema?.entries ?? {});
+};
+
+describe("declared parameters", () => {
+  it.each([...ROUTES, ...COMPAT_ROUTES].map((r) => [`${r.method} ${r.path}`, r] as const))(
+    "%s declares each of its path's parameters in its input",
+    (_, route) => {
+      const names = pathNames(route.path);
+      expect(declared(route)).toEqual(expect.arrayContaining(names));
+    },
+  );
+
+  it("documents path parameters from the declarations: ids as integers, never in the body", () => {
+    // biome-ignore lint/suspicious/noExplicitAny: a JSON document read by path
+    const doc = openApiDocument(ROUTES) as any;
+    const op = (path: string, method: string) => doc.paths[`/wp-json/wallet/v1${path}`][method];
+    const reverse = op("/transactions/{id}/reverse", "post");
+    expect(reverse.parameters[1]).toMatchObject({ name: "id", in: "path", required: true });
+    expect(reverse.parameters[1].schema).toMatchObject({ type: "integer" });
+    const body = reverse.requestBody.content["application/json"].schema;
+    expect(Object.keys(body.properties)).toEqual(["request_id", "note"]);
+    expect(body.required).not.toContain("id");
+    expect(op("/wallets/{wallet_id}", "get").parameters[1].schema).toMatchObject({
+      type: "string",
+    });
+    expect(op("/webhooks/{id}/test", "post").requestBody).toBeUndefined();
+    expect(op("/holds/{id}/void", "post").requestBody).toBeDefined();
+  });
+
+  it("no file of a dialect's routes reads a path or query parameter itself", () => {
+    expect(Object.keys(SOURCES).length).toBeGreaterThan(40);
+    const raw = Object.entries(SOURCES).flatMap(([file, text]) => {
+      const count = [...text.matchAll(RAW_READ)].length;
+      return count > (ALLOWED.get(file) ?? 0) ? [file] : [];
+    });
+    expect(raw).toEqual([]);
+  });
+});
