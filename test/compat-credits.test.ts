@@ -372,31 +372,6 @@ describe("POST credits and debits in the dialect", () => {
     expect(await ledgerViolations()).toEqual(CLEAN);
   });
 
-  it("is for administrators: a subscriber's token, a read key, and no credentials are refused in the plugin's words", async () => {
-    const { user, wallet } = await account();
-    const body = { user_id: user.id, wallet_id: wallet, request_id: rid(), amount: 1 };
-    const forbidden = {
-      status_code: 403,
-      status: false,
-      message: "Permission Denied",
-      error: {
-        permission: "Permission Denied for rimplenet_create_credits",
-        recommendation: "Set allowed actions withing the given permissions list",
-      },
-    };
-    expect((await post("credits", body, user.bearer)).body).toStrictEqual(forbidden);
-    expect((await post("credits", body, (await makeKey(admin, "read")).header)).body).toStrictEqual(
-      forbidden,
-    );
-    const none = await compatCall("POST", `${API}/credits`, {
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify(body),
-      vars: GUARDED,
-    });
-    expect(none.status).toBe(403);
-    expect(await balance(user.id, wallet)).toBe(0);
-  });
-
   it("is a 404 rest_no_route while the namespace is off", async () => {
     const res = await compatCall("POST", `${API}/credits`, {
       headers: { Authorization: admin.bearer },

@@ -280,38 +280,6 @@ describe("balances with COMPAT_PUBLIC_READS off", () => {
   const read = (auth: Record<string, string>, userId: number, wallet: string) =>
     compatCall("GET", balancePath(userId, wallet), { vars: GUARDED, headers: auth });
 
-  it("requires credentials, refused in the plugin's API-key texts", async () => {
-    const { user, wallet } = await funded();
-    expect((await read({}, user.id, wallet)).body).toStrictEqual({
-      status_code: 403,
-      status: false,
-      message: "Permission Denied",
-      error: {
-        authorization: "An authorization is required",
-        recommendation: "Provide an authorization header",
-      },
-    });
-    expect((await read({ "x-api-key": "anything" }, user.id, wallet)).status).toBe(403);
-    for (const Authorization of [
-      "Bearer undefined",
-      "Bearer a.b.c",
-      `Key ${btoa("nobody:wk_x")}`,
-    ]) {
-      expect((await read({ Authorization }, user.id, wallet)).body).toStrictEqual({
-        status_code: 401,
-        status: false,
-        message: "Invalid Token",
-        error: {
-          credentials: "Authorization Denied",
-          recommendation: {
-            username: "Re-visit the specified username",
-            password: "Confirm password matches",
-          },
-        },
-      });
-    }
-  });
-
   it("lets an administrator read anyone and a subscriber only itself, as /wallet/v1 decides", async () => {
     const { admin, user, wallet } = await funded();
     const stranger = await makeUser();

@@ -1,7 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../src";
-import { runAuthMatrix } from "./auth-matrix";
 import { compatCall, ON } from "./compat-helpers";
 import {
   call,
@@ -349,12 +348,4 @@ describe("GET /events", () => {
     const res = await call("GET", "/events", { auth: key.header, query: { limit: 1 } });
     expect(res.status, res.text).toBe(200);
   });
-});
-
-runAuthMatrix({
-  method: "GET",
-  path: "/events",
-  access: "admin-read",
-  envelope: "A",
-  request: () => ({ query: { limit: 5 } }),
 });

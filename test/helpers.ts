@@ -283,6 +283,22 @@ export async function tableCounts() {
   return row;
 }
 
+/** The refusal in the route's envelope family: A has no `data` key, B has `data: []` and status "failed". */
+export function expectRefusal(
+  res: Reply,
+  family: "A" | "B",
+  status: 401 | 403,
+  error: Record<string, string>,
+) {
+  expect(res.status).toBe(status);
+  expect(res.headers.get("content-type")).toBe("application/json; charset=UTF-8");
+  const envelope =
+    family === "A"
+      ? { status_code: status, status: false, message: "Permission denied", error }
+      : { status_code: status, status: "failed", message: "Permission denied", data: [], error };
+  expect(res.body).toStrictEqual(envelope);
+}
+
 /** What ledgerViolations() finds in a sound ledger. */
 export const CLEAN = { broken: [], chain: [], orphans: 0 };
 export const INSUFFICIENT = {

@@ -1,11 +1,11 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../src/app";
-import { expectRefusal } from "./auth-matrix";
 import {
   balanceOf,
   call,
   credit,
+  expectRefusal,
   type Json,
   makeAccount,
   makeAdmin,

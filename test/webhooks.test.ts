@@ -2,7 +2,6 @@ import { env } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import type { Outbound } from "../src/events/deliver";
-import { runAuthMatrix } from "./auth-matrix";
 import {
   type CallOptions,
   call,
@@ -378,50 +377,3 @@ const localHook = async (admin: TestUser) => {
   if (res.status !== 201) throw new Error(res.text);
   return res.body.data.id as number;
 };
-
-runAuthMatrix({
-  method: "GET",
-  path: "/webhooks",
-  access: "admin-read",
-  envelope: "A",
-  request: () => ({}),
-});
-runAuthMatrix({
-  method: "POST",
-  path: "/webhooks",
-  access: "admin-read-write",
-  envelope: "A",
-  request: () => ({ body: { url: "https://hooks.example.com/m", events: "user.created" } }),
-});
-runAuthMatrix({
-  method: "DELETE",
-  path: "/webhooks/{id}",
-  access: "admin-write",
-  envelope: "A",
-  request: async (c) => ({ path: `/webhooks/${await localHook(c.admin)}` }),
-});
-runAuthMatrix({
-  method: "POST",
-  path: "/webhooks/{id}/test",
-  access: "admin-write",
-  envelope: "A",
-  request: async (c) => ({ path: `/webhooks/${await localHook(c.admin)}/test` }),
-});
-runAuthMatrix({
-  method: "POST",
-  path: "/webhooks/{id}/resend",
-  access: "admin-read-write",
-  envelope: "A",
-  request: async (c) => {
-    const [event] = (await call("GET", "/events", { auth: c.admin.bearer, query: { limit: 1 } }))
-      .body.data;
-    return { path: `/webhooks/${await localHook(c.admin)}/resend`, body: { event_id: event.id } };
-  },
-});
-runAuthMatrix({
-  method: "GET",
-  path: "/webhooks/{id}/deliveries",
-  access: "admin-read",
-  envelope: "A",
-  request: async (c) => ({ path: `/webhooks/${await localHook(c.admin)}/deliveries` }),
-});
