@@ -419,6 +419,9 @@ const V1: Record<string, Entry> = {
   },
   "GET /wallets": { request: () => ({}) },
   "GET /wallets/{wallet_id}": { request: (fx) => ({ path: `/wallets/${fx.wallet}` }) },
+  "GET /wallets/{wallet_id}/summary": {
+    request: (fx, s) => ({ path: `/wallets/${fx.wallet}/summary`, query: { user_id: s.id } }),
+  },
   "POST /api-keys": {
     // "write": a key mints keys only within its own scope, so a write-only key can do it too.
     request: () => ({ body: { name: "ci", scope: "write" } }),
@@ -483,6 +486,11 @@ const PLUGIN: Record<string, Entry> = {
     handler: readsOwnOnly,
   },
   "GET /user-wallet-balance/multi": {
+    request: (fx, s) => ({ query: { user_id: s.id, wallet_id: fx.wallet } }),
+    handler: readsOwnOnly,
+  },
+  "GET /wallet-summary": {
+    // Declared without an owner: the verb checks the user the plugin's reference names.
     request: (fx, s) => ({ query: { user_id: s.id, wallet_id: fx.wallet } }),
     handler: readsOwnOnly,
   },
