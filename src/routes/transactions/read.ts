@@ -1,9 +1,8 @@
-import { findEntry } from "../../db/ledger";
 import { ok } from "../../http/envelope";
-import { permissionDenied, transactionNotFound } from "../../http/errors";
 import { defineRoute, pathParam } from "../../http/route";
 import { siteUrl } from "../../http/site";
-import { transactionRecord } from "../../ledger/transaction-record";
+import { transactionRecord } from "../../wallet/rules";
+import { readTransaction as read } from "../../wallet/transactions";
 import { TransactionAnswer } from "../answers";
 
 export const readTransaction = defineRoute(
@@ -12,7 +11,7 @@ export const readTransaction = defineRoute(
     method: "GET",
     summary: "One transaction as a WordPress post",
     auth: "reader",
-    // Reads about the caller's own entries, or anyone's for an administrator (checked below).
+    // Reads about the caller's own entries, or anyone's for an administrator (the verb checks).
     owner: () => undefined,
     envelope: "A",
     errors: ["transaction_not_found"],
@@ -21,13 +20,8 @@ export const readTransaction = defineRoute(
     patterns: { id: "[0-9]+" },
   },
   async (c) => {
-    const raw = pathParam(c, "id");
-    const row = raw.length <= 15 ? await findEntry(c.var.db, Number(raw)) : undefined;
-    const principal = c.get("principal");
-    // A subscriber learns nothing about other users' entries, not even whether an id exists.
-    if (principal.role !== "administrator" && row?.entry.userId !== principal.userId)
-      throw permissionDenied.forbidden();
-    if (!row) throw transactionNotFound(raw);
+    const ref = pathParam(c, "id");
+    const row = await read(c.var.service, { id: ref.length <= 15 ? Number(ref) : 0, ref });
     return ok(
       c,
       200,
