@@ -1,15 +1,20 @@
 // Reading entries, for every dialect: one by id, a user's history (a page, or the whole of it as
-// chunks). Each verb checks who may read what first; the rows come back as stored and each dialect
-// words them (wallet/rules.ts).
+// chunks), the plugin's lists by kind and its post-meta search. Each verb checks who may read what
+// first; the rows come back as stored and each dialect words them (wallet/rules.ts).
 import {
   type EntryFilter,
+  type EntryKind,
   type EntryRow,
   findEntry,
+  findKind,
   HISTORY_CHUNK,
+  isMetaKey,
   listEntries,
+  listKind,
   readHistory,
+  searchEntries,
 } from "../db/ledger";
-import { requireReader, type ServiceContext } from "./context";
+import { requireAdmin, requireReader, type ServiceContext } from "./context";
 import { Refusal } from "./refusal";
 
 /**
@@ -88,3 +93,44 @@ export type HistoryTurn = {
   release: () => Promise<void>;
   holding: <T>(chunks: AsyncIterable<T>) => AsyncIterable<T>;
 };
+
+/** The plugin's lists: an administrator's page of one kind of entry, newest first, and its total. */
+export function entriesOfKind(
+  ctx: ServiceContext,
+  { kind, offset, limit }: { kind: EntryKind; offset: number; limit: number },
+) {
+  requireAdmin(ctx, "read");
+  return listKind(ctx.db, kind, offset, limit);
+}
+
+/** One entry of a kind by id (the plugin's `credit_id`, `debit_id`, `transfer_id`), or undefined. */
+export async function entryOfKind(
+  ctx: ServiceContext,
+  { kind, id }: { kind: EntryKind; id: number },
+) {
+  requireAdmin(ctx, "read");
+  return id >= 1 ? findKind(ctx.db, kind, id) : undefined;
+}
+
+export type EntrySearch = {
+  /** A post meta's name: an entry's own field, or a key of its meta_data; any other matches nothing. */
+  key: string;
+  /** Matched anywhere in the meta's text, ASCII case ignored (WordPress's LIKE '%value%'). */
+  value: string;
+  order: { by: "date" | "id"; direction: "asc" | "desc" };
+  offset: number;
+  limit: number;
+  /** Public by the operator's configuration (COMPAT_PUBLIC_READS): anyone reads every entry. */
+  public: boolean;
+};
+
+/**
+ * The plugin's search of entries by one post meta. A caller with the read scope searches; a
+ * subscriber's search is kept to its own entries.
+ */
+export async function searchTransactions(ctx: ServiceContext, s: EntrySearch) {
+  const p = s.public ? undefined : requireReader(ctx, undefined);
+  if (!isMetaKey(s.key)) return [];
+  const ownOnly = p && p.role !== "administrator" ? p.userId : undefined;
+  return searchEntries(ctx.db, { ...s, userId: ownOnly });
+}
