@@ -39,7 +39,7 @@ export async function userIdOf(ctx: ServiceContext, ref: UserRef | null) {
 }
 
 /** Every wallet with its row number, which never changes (the plugin's `post_id`). */
-export function walletRows(ctx: ServiceContext) {
+export async function walletRows(ctx: ServiceContext) {
   requireAdmin(ctx, "read");
   return listWalletRows(ctx.db);
 }

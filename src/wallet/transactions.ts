@@ -95,7 +95,7 @@ export type HistoryTurn = {
 };
 
 /** The plugin's lists: an administrator's page of one kind of entry, newest first, and its total. */
-export function entriesOfKind(
+export async function entriesOfKind(
   ctx: ServiceContext,
   { kind, offset, limit }: { kind: EntryKind; offset: number; limit: number },
 ) {
