@@ -2,7 +2,8 @@
 //   the app (index.ts, app.ts, route-methods.ts, discovery.ts)
 //   dialects: routes/ (wallet/v1), compat/ (the plugin's), console/ — none imports another
 //   http/ (envelopes, parameters, errors, the Authorization header)
-//   wallet/ (the service: one function per operation, no HTTP)
+//   wallet/ (the service: one function per operation, no HTTP; dialects and http/ import db/ and
+//   ledger/ for types only, and their pure rules through wallet/rules.ts)
 //   ledger/, auth/, throttle/, mail/, events/ (money rules, credentials, sign-in and mail limits,
 //   mail, the outbox's records and webhook delivery)
 //   db/ (schema and queries)
@@ -35,6 +36,14 @@ module.exports = {
       severity: "error",
       from: { path: "^src/(routes|compat|console)/" },
       to: { path: DIALECTS, pathNot: "^src/$1/" },
+    },
+    {
+      name: "dialects-through-the-service",
+      comment:
+        "Dialects and http/ reach queries and ledger rules through the service (wallet/): types only.",
+      severity: "error",
+      from: { path: "^src/(routes|compat|console|http)/" },
+      to: { path: "^src/(db|ledger)/", dependencyTypesNot: ["type-only"] },
     },
     {
       name: "http-below-dialects",

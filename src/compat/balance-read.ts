@@ -4,9 +4,8 @@ import type { Wallet } from "../db/wallets";
 import type { AppEnv } from "../env";
 import { invalidInput } from "../http/errors";
 import type { Input, RouteInfo } from "../http/route";
-import { formatMoney, minorToNumber, storageDecimals } from "../ledger/money";
-import { asciiLower } from "../ledger/request-key";
 import { MAX_WALLETS_PER_READ, readBalances } from "../wallet/balances";
+import { asciiLower, formatMoney, minorToNumber, storageDecimals } from "../wallet/rules";
 import { keyRouteRefusals } from "./auth";
 import { publicReads } from "./config";
 import { mayReadPluginUser, pluginUserId } from "./identity";
@@ -86,7 +85,7 @@ export async function readPluginBalances(
 ): Promise<BalanceRead> {
   const refused = entitiesRequired(req, keyBy);
   if (refused !== null) return { refused };
-  const userId = await pluginUserId(c.var.db, req.user_id);
+  const userId = await pluginUserId(c.var.service, req.user_id);
   if (!publicReads(c.env) && !mayReadPluginUser(c.get("principal"), userId))
     throw balanceRoute.refusals.forbidden();
 

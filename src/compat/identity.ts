@@ -1,7 +1,6 @@
 import type { Principal } from "../auth/principal";
-import type { Db } from "../db/client";
-import { findUserBy, type UserRow } from "../db/users";
-import { mayReadUser } from "../wallet/context";
+import { mayReadUser, type ServiceContext } from "../wallet/context";
+import { userIdOf } from "../wallet/directory";
 import type { UserRef } from "../wallet/movements";
 import { phpInt, phpIsNumeric } from "./php";
 
@@ -33,22 +32,12 @@ export function pluginUser(text: string): UserRef {
   return { ...(pluginUserRef(text) ?? { id: 0 }), as: text };
 }
 
-/** The user `text` names, by the rule above, in one query; undefined for nobody. */
-export async function resolvePluginUser(db: Db, text: string): Promise<UserRow | undefined> {
-  const ref = pluginUserRef(text);
-  return ref === null ? undefined : findUserBy(db, ref);
-}
-
 /**
  * The id of the user `text` names, or null. An id is taken without a query (the route's own query
  * finds the user or not: a balance of nobody reads 0, a write answers 404); a login text costs one.
  */
-export async function pluginUserId(db: Db, text: string): Promise<number | null> {
-  const ref = pluginUserRef(text);
-  if (ref === null) return null;
-  if ("id" in ref) return ref.id;
-  return (await findUserBy(db, ref))?.id ?? null;
-}
+export const pluginUserId = (ctx: ServiceContext, text: string) =>
+  userIdOf(ctx, pluginUserRef(text));
 
 /**
  * Whether `principal` may read about the user a reference resolved to: the ids compare, never the

@@ -1,15 +1,15 @@
 import type { Context } from "hono";
 import * as v from "valibot";
-import { type EntryKind, findKind, type KindRow, listKind } from "../db/ledger";
-import { listWalletRows } from "../db/wallets";
+import type { EntryKind, KindRow } from "../db/ledger";
 import type { AppEnv } from "../env";
 import { send } from "../http/envelope";
 import { defineRoute, type Input, type Refusals } from "../http/route";
 import { siteUrl } from "../http/site";
 import { pathFields } from "../http/validation";
 import { pageLinks } from "../http/wp-core";
-import { minorToText, movedAmountText, storageDecimals } from "../ledger/money";
-import { mysqlDate } from "../ledger/post-format";
+import { walletRows } from "../wallet/directory";
+import { minorToText, movedAmountText, mysqlDate, storageDecimals } from "../wallet/rules";
+import { entriesOfKind, entryOfKind } from "../wallet/transactions";
 import { jwtRouteRefusals, keyRouteRefusals } from "./auth";
 import { phpInt } from "./php";
 import { ListRequest } from "./schemas";
@@ -135,10 +135,9 @@ const list = (spec: ListSpec) =>
       envelope: "A",
     },
     async (c, { id, page, perPage }) => {
-      const db = c.var.db;
       if (id !== "") {
-        const n = phpInt(id);
-        const row = n === null || n < 1 ? undefined : await findKind(db, spec.kind, n);
+        const n = phpInt(id) ?? 0;
+        const row = await entryOfKind(c.var.service, { kind: spec.kind, id: n });
         if (!row)
           return send(c, 404, {
             status_code: 404,
@@ -153,7 +152,11 @@ const list = (spec: ListSpec) =>
           data: spec.record(row, c),
         });
       }
-      const { rows, total } = await listKind(db, spec.kind, (page - 1) * perPage, perPage);
+      const { rows, total } = await entriesOfKind(c.var.service, {
+        kind: spec.kind,
+        offset: (page - 1) * perPage,
+        limit: perPage,
+      });
       const pages = Math.ceil(total / perPage);
       const headers: Record<string, string> = {
         "X-WP-Total": String(total),
@@ -235,7 +238,7 @@ export const compatWalletList = defineRoute(
     envelope: "A",
   },
   async (c) => {
-    const wallets = await listWalletRows(c.var.db);
+    const wallets = await walletRows(c.var.service);
     if (wallets.length === 0)
       return send(c, 404, {
         status_code: 404,

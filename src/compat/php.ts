@@ -2,7 +2,7 @@
 // their results echoed back (`submitted`) and as odd error keys (`{"":"wallet_id is required"}`).
 // Every reader walks its text once, without a regex that can backtrack (as src/ledger/money.ts).
 
-import { numberText } from "../ledger/money";
+import { numberText } from "../wallet/rules";
 
 const isDigit = (ch: string | undefined) => ch !== undefined && ch >= "0" && ch <= "9";
 const isHex = (ch: string | undefined) =>

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { pathText, pathWalletIdField } from "../http/fields";
-import { asciiLower } from "../ledger/request-key";
+import { asciiLower } from "../wallet/rules";
 import { pluginUserRef } from "./identity";
 import { sanitizeAmountField, sanitizeTextField } from "./php";
 

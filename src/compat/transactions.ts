@@ -1,9 +1,9 @@
 import * as v from "valibot";
-import { type EntryRow, isMetaKey, searchEntries } from "../db/ledger";
+import type { EntryRow } from "../db/ledger";
 import { send } from "../http/envelope";
 import { defineRoute } from "../http/route";
-import { movedAmountText } from "../ledger/money";
-import { localListDate, mysqlDate } from "../ledger/post-format";
+import { localListDate, movedAmountText, mysqlDate } from "../wallet/rules";
+import { searchTransactions } from "../wallet/transactions";
 import { keyRouteRefusals } from "./auth";
 import { publicReads } from "./config";
 import { phpInt } from "./php";
@@ -92,17 +92,13 @@ export const compatTransactions = defineRoute(
     envelope: "A",
   },
   async (c, { key, value, perPage, page, order }) => {
-    if (!isMetaKey(key)) return send(c, 200, NONE);
-    const principal = publicReads(c.env) ? undefined : c.get("principal");
-    const ownerOnly =
-      principal && principal.role !== "administrator" ? principal.userId : undefined;
-    const rows = await searchEntries(c.var.db, {
+    const rows = await searchTransactions(c.var.service, {
       key,
       value,
-      userId: ownerOnly,
       order,
       offset: Math.min(page - 1, 1_000_000) * perPage,
       limit: perPage,
+      public: publicReads(c.env),
     });
     if (rows.length === 0) return send(c, 200, NONE);
     const data = rows.map((row) => record(row, c.env.SITE_TIMEZONE));

@@ -1,11 +1,10 @@
 import * as v from "valibot";
-import { scopeAllows } from "../auth/principal";
-import { listUsersPage, type UserRow } from "../db/users";
 import { ok } from "../http/envelope";
 import { defineRoute } from "../http/route";
-import { mysqlDate } from "../ledger/post-format";
+import { listUsers, readUser, type User } from "../wallet/directory";
+import { mysqlDate } from "../wallet/rules";
 import { jwtRouteRefusals } from "./auth";
-import { mayReadPluginUser, resolvePluginUser } from "./identity";
+import { pluginUserRef } from "./identity";
 import { phpEmpty, phpInt } from "./php";
 import { pluginUserNotFound } from "./respond";
 import { UsersRequest } from "./schemas";
@@ -15,7 +14,7 @@ import { UsersRequest } from "./schemas";
 const PER_PAGE = 10;
 const MAX_PAGE = 1_000_000;
 
-function userRecord(u: UserRow) {
+function userRecord(u: User) {
   return {
     id: u.id,
     username: u.username,
@@ -49,24 +48,21 @@ export const usersRead = defineRoute(
     envelope: "B",
   },
   async (c, req) => {
-    const principal = c.get("principal");
-    const db = c.var.db;
-
     // The plugin listed users for an empty or "0" user_id (`$user_id ? $user_id : null`).
     if (!phpEmpty(req.user_id)) {
       // One rule names the user, and "is it you" compares ids (the plugin compared the text with the
       // caller's username, so `0001` was "you" for a subscriber named 0001 and then read user 1).
-      // Refused before existence: a subscriber learns nothing about anyone else.
-      const user = await resolvePluginUser(db, req.user_id);
-      if (!mayReadPluginUser(principal, user?.id ?? null)) throw jwtRouteRefusals.forbidden();
+      // A subscriber is refused before existence: it learns nothing about anyone else.
+      const user = await readUser(c.var.service, pluginUserRef(req.user_id));
       if (!user) return pluginUserNotFound(c);
       return ok(c, 200, "User retrieved successfully", userRecord(user));
     }
 
-    if (principal.role !== "administrator" || !scopeAllows(principal.scope, "read"))
-      throw jwtRouteRefusals.forbidden();
     const page = pageNumber(req.page);
-    const { rows, total } = await listUsersPage(db, (page - 1) * PER_PAGE, PER_PAGE);
+    const { rows, total } = await listUsers(c.var.service, {
+      offset: (page - 1) * PER_PAGE,
+      limit: PER_PAGE,
+    });
     return ok(c, 200, "User retrieved successfully", {
       others: { totalPages: Math.ceil(total / PER_PAGE), currentPage: page },
       users: rows.map(userRecord),

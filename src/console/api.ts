@@ -6,7 +6,7 @@ import type { Context } from "hono";
 import type { Principal } from "../auth/principal";
 import { CONSOLE_AUDIENCE } from "../auth/tokens";
 import { bookmarkOf, learnBookmark } from "../db/client";
-import { BOOKMARK_HEADER } from "../db/session";
+import { BOOKMARK_HEADER } from "../http/answer-headers";
 import { type ApiError, refusalAnswer } from "../http/errors";
 import { inProcessEnv } from "../http/in-process";
 import type { ConsoleEnv, Fetch } from "./env";

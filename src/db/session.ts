@@ -1,10 +1,7 @@
 // Read replicas (docs/scaling.md#read-replicas): every request's queries run in one D1 session
 // (the Sessions API), which reads from a replica at least as new as where the session starts and
 // sends every write to the primary. The session's bookmark goes back to the client, which sends
-// it again to read its own writes.
-
-/** Cloudflare's name for it, in their examples and templates. */
-export const BOOKMARK_HEADER = "x-d1-bookmark";
+// it again to read its own writes (http/answer-headers.ts BOOKMARK_HEADER).
 
 /** What D1 hands out: `0000000a-00000004-00004fc3-<32 hex>`. Anything else is not passed to D1. */
 const BOOKMARK = /^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$/;

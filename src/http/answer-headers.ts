@@ -2,6 +2,12 @@ import type { Context } from "hono";
 import type { AppEnv } from "../env";
 
 /**
+ * Where a request's D1 bookmark travels, both ways (db/session.ts, docs/scaling.md#read-replicas):
+ * Cloudflare's name for it, in their examples and templates.
+ */
+export const BOOKMARK_HEADER = "x-d1-bookmark";
+
+/**
  * The answer's headers, to write to in place, once the handler has answered. Hono's `c.header`
  * copies a finished answer on every call, because a `fetch()`'s headers cannot change; an answer
  * built here can, so it is copied only when it refuses (six copies of every answer were

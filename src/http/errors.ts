@@ -1,13 +1,11 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { d1Unavailable } from "../db/client";
-import { forgetUser, forgetWallet } from "../db/isolate-cache";
-import { findUsers } from "../db/users";
 import type { Wallet } from "../db/wallets";
 import type { AppEnv } from "../env";
-import { LedgerRefusal } from "../ledger/append";
+import type { LedgerRefusal } from "../ledger/append";
 import type { AmountIssue, AmountRefusal } from "../ledger/money";
-import { Refusal, type RefusalReason } from "../wallet/refusal";
+import { databaseUnavailable, forgetGone, type GoneNames, goneRefusal } from "../wallet/faults";
+import { type RefusalReason, refusalOf } from "../wallet/refusal";
 import { fail } from "./envelope";
 
 /**
@@ -280,13 +278,6 @@ export function amountRefusedText(refusal: AmountRefusal, wallet: Wallet) {
   }
 }
 
-const REFUSALS: Record<Exclude<LedgerRefusal["reason"], "already-reversed" | "gone">, ApiError> = {
-  "insufficient-balance": apiError("insufficient_balance", { amount: "Insufficient Balance" }),
-  "balance-limit": invalidInput({
-    amount: "amount would take the balance past the largest balance a wallet can hold",
-  }),
-};
-
 /** A refusal of the service, in wallet/v1's words (the plugin's dialect answers these alike). */
 function answerOf(reason: RefusalReason): ApiError {
   switch (reason.code) {
@@ -294,6 +285,12 @@ function answerOf(reason: RefusalReason): ApiError {
       return permissionDenied.missing();
     case "forbidden":
       return permissionDenied.forbidden();
+    case "insufficient_balance":
+      return apiError("insufficient_balance", { amount: "Insufficient Balance" });
+    case "balance_limit":
+      return invalidInput({
+        amount: "amount would take the balance past the largest balance a wallet can hold",
+      });
     case "same_user":
       return invalidInput({ to_user_id: "to_user_id must differ from from_user_id" });
     case "amount_refused":
@@ -356,29 +353,14 @@ function answerOf(reason: RefusalReason): ApiError {
 }
 
 /**
- * Whether the ledger refused a write because a user or wallet it names was deleted (through another
- * isolate, whose deletion this one's cache had not seen; nothing was written). If so, this isolate
- * forgets them, so the next look-up asks D1.
+ * Whether the ledger refused a write because a user or wallet it names was deleted through another
+ * isolate (wallet/faults.ts forgetGone, which makes this isolate forget them).
  */
 export function forgotGone(
   c: Context<AppEnv>,
   err: unknown,
-): err is LedgerRefusal & { named: { userIds: number[]; walletIds: string[] } } {
-  if (!(err instanceof LedgerRefusal && err.reason === "gone" && err.named)) return false;
-  for (const id of err.named.userIds) forgetUser(c.env.DB, id);
-  for (const id of err.named.walletIds) forgetWallet(c.env.DB, id);
-  return true;
-}
-
-/**
- * The answer when a route's second try was refused as gone too (defineRoute tries once more, to
- * answer in the route's own words): the user, else the wallet, not found, in wallet/v1's words.
- */
-async function goneAnswer(c: Context<AppEnv>, named: { userIds: number[]; walletIds: string[] }) {
-  const users = await findUsers(c.var.db, named.userIds);
-  const user = named.userIds.find((id) => !users.has(id));
-  if (user !== undefined) return userNotFound(user);
-  return invalidInput({ wallet_id: "wallet_id not found" });
+): err is LedgerRefusal & { named: GoneNames } {
+  return forgetGone(c.var.service, err) !== undefined;
 }
 
 /**
@@ -387,22 +369,22 @@ async function goneAnswer(c: Context<AppEnv>, named: { userIds: number[]; wallet
  */
 export function refusalAnswer(err: unknown): ApiError | undefined {
   if (err instanceof ApiError) return err;
-  if (err instanceof Refusal) return answerOf(err.reason);
-  if (err instanceof LedgerRefusal && err.reason !== "already-reversed" && err.reason !== "gone")
-    return REFUSALS[err.reason];
-  return undefined;
+  const reason = refusalOf(err);
+  return reason && answerOf(reason);
 }
 
 export async function onError(err: Error, c: Context<AppEnv>) {
-  if (err instanceof Refusal) err = answerOf(err.reason);
-  if (forgotGone(c, err)) err = await goneAnswer(c, err.named).catch((lookup: Error) => lookup);
+  // A route's second try was refused as gone too (defineRoute tries once more, to answer in the
+  // route's own words): the user, else the wallet, not found, in wallet/v1's words.
+  if (forgotGone(c, err))
+    err = await goneRefusal(c.var.service, err.named).catch((lookup: Error) => lookup);
   err = refusalAnswer(err) ?? err;
   if (err instanceof MalformedRequest)
     err =
       c.get("envelope") === "B"
         ? validationError([{ [err.part]: [err.text] }])
         : invalidInput({ [err.part]: err.text });
-  if (d1Unavailable(err)) {
+  if (databaseUnavailable(err)) {
     // Overloaded, reset or cut off: retryable, and a write's request_id keeps a retry from applying
     // it twice. Logged, since the operator should see the database struggle.
     console.error(JSON.stringify({ requestId: c.get("requestId"), d1_unavailable: String(err) }));

@@ -1,8 +1,7 @@
 // Wire field schemas shared by several routes. WordPress owns these shapes and messages, so they
 // are written by hand; OpenAPI is generated from them.
 import * as v from "valibot";
-import { readAmount } from "../ledger/money";
-import { utcMs } from "../ledger/post-format";
+import { readAmount, utcMs } from "../wallet/rules";
 import { isWalletId, normalizeWalletId } from "../wallet/wallets";
 import { AMOUNT_MESSAGES } from "./errors";
 import { EMPTY } from "./validation";

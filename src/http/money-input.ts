@@ -1,7 +1,8 @@
 import * as v from "valibot";
 import type { Wallet } from "../db/schema";
-import { findWalletCached } from "../db/wallets";
-import { amountToMinor, type Decimal } from "../ledger/money";
+import type { Decimal } from "../ledger/money";
+import { findWallet } from "../wallet/directory";
+import { amountToMinor } from "../wallet/rules";
 import { amountRefusedText, invalidInput } from "./errors";
 import type { Input } from "./route";
 import { checkFields } from "./validation";
@@ -48,7 +49,7 @@ export type MoneyInput<S extends MoneySchema> = Awaited<ReturnType<typeof readMo
 /** A money route's declared input: its schema, and the wallet's own checks reported beside it. */
 export const moneyFields = <S extends MoneySchema>(schema: S): Input<MoneyInput<S>> => ({
   schema,
-  read: (c, params) => readMoneyInput(schema, params, (id) => findWalletCached(c.var.db, id)),
+  read: (c, params) => readMoneyInput(schema, params, (id) => findWallet(c.var.service, id)),
 });
 
 const ordered = (errors: Record<string, string>, keys: string[]) =>

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
-import { plainDecimal } from "../ledger/money";
+import { plainDecimal } from "../wallet/rules";
 import { asciiHeader, checkJsonShape, decodeUtf8, parseUrlEncoded, queryParams } from "./decode";
 import { MalformedRequest } from "./errors";
 import { pathNames } from "./rest-index";

@@ -3,9 +3,8 @@
 // paging Link header, and the `_method` / X-HTTP-Method-Override switch. The Allow header, which
 // needs the route tables, is in ../route-methods.ts.
 import type { Context, MiddlewareHandler } from "hono";
-import { BOOKMARK_HEADER } from "../db/session";
 import type { AppEnv } from "../env";
-import { answerHeaders } from "./answer-headers";
+import { answerHeaders, BOOKMARK_HEADER } from "./answer-headers";
 import { percentDecode } from "./decode";
 
 /**

@@ -2,7 +2,7 @@
 // the test suite receives (test/helpers.ts) and published in the OpenAPI document.
 import * as v from "valibot";
 
-import { TransactionAnswer } from "../ledger/transaction-record";
+import { TransactionAnswer } from "../wallet/rules";
 
 export { TransactionAnswer };
 

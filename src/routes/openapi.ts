@@ -1,6 +1,6 @@
 import { toJsonSchema } from "@valibot/to-json-schema";
 import type { GenericSchema } from "valibot";
-import { BOOKMARK_HEADER } from "../db/session";
+import { BOOKMARK_HEADER } from "../http/answer-headers";
 import { ERRORS, type ErrorCode } from "../http/errors";
 import { NAMESPACE, pathNames } from "../http/rest-index";
 import { needsSettings, type DocumentedInfo as RouteInfo } from "../http/route";

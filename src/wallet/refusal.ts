@@ -3,6 +3,7 @@
 // the plugin's dialect); the service never chooses a status or a text.
 
 import type { Wallet } from "../db/wallets";
+import { LedgerRefusal } from "../ledger/append";
 import type { AmountRefusal } from "../ledger/money";
 
 export type RefusalReason =
@@ -15,6 +16,10 @@ export type RefusalReason =
   | { code: "wallet_not_found"; walletId: string }
   /** An amount the wallet cannot take as sent (ledger/money.ts amountToMinor). */
   | { code: "amount_refused"; refusal: AmountRefusal; wallet: Wallet }
+  /** A debit the wallet's balance cannot pay (the ledger's overdraft CHECK): nothing written. */
+  | { code: "insufficient_balance" }
+  /** A credit that would take a balance past the largest a wallet holds: nothing written. */
+  | { code: "balance_limit" }
   /** A transfer from a user to the same user. */
   | { code: "same_user" }
   /** A request_id already used: the entry it made. */
@@ -49,4 +54,18 @@ export class Refusal extends Error {
   constructor(readonly reason: RefusalReason) {
     super(reason.code);
   }
+}
+
+/**
+ * Why the service or the ledger refused, as a reason; undefined for anything else (a fault). A
+ * ledger's "gone" and "already reversed" are not here: the verbs that meet them say which user,
+ * wallet or transaction they concern.
+ */
+export function refusalOf(err: unknown): RefusalReason | undefined {
+  if (err instanceof Refusal) return err.reason;
+  if (err instanceof LedgerRefusal && err.reason === "insufficient-balance")
+    return { code: "insufficient_balance" };
+  if (err instanceof LedgerRefusal && err.reason === "balance-limit")
+    return { code: "balance_limit" };
+  return undefined;
 }

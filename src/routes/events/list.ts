@@ -1,7 +1,6 @@
 import * as v from "valibot";
 import { ok } from "../../http/envelope";
 import { defineRoute } from "../../http/route";
-import { siteUrl } from "../../http/site";
 import { fields } from "../../http/validation";
 import { readFeed } from "../../wallet/events";
 import { EventAnswer } from "../answers";
@@ -20,8 +19,5 @@ export const listEvents = defineRoute(
     success: 200,
     data: v.array(EventAnswer),
   },
-  async (c, query) => {
-    const site = { siteUrl: siteUrl(c), timeZone: c.env.SITE_TIMEZONE };
-    return ok(c, 200, "Events retrieved", await readFeed(c.var.db, query, site));
-  },
+  async (c, query) => ok(c, 200, "Events retrieved", await readFeed(c.var.service, query)),
 );

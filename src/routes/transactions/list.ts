@@ -6,9 +6,9 @@ import { defineRoute, type Input } from "../../http/route";
 import { siteUrl } from "../../http/site";
 import { readerFields } from "../../http/validation";
 import { pageLinks } from "../../http/wp-core";
-import { transactionRecord } from "../../ledger/transaction-record";
 import { openHistoryGate } from "../../throttle/history-gate";
-import { historyPage, wholeHistory } from "../../wallet/history";
+import { transactionRecord } from "../../wallet/rules";
+import { historyPage, wholeHistory } from "../../wallet/transactions";
 import { TransactionAnswer } from "../answers";
 import { TransactionListParams, withPageAlias } from "./schemas";
 
@@ -51,10 +51,8 @@ export const listTransactions = defineRoute(
       });
     }
 
-    const userId = fields.user_id ?? principal.userId;
-    const db = c.var.db;
     const filter = {
-      userId,
+      userId: fields.user_id,
       walletId: fields.wallet_id,
       txnType: fields.txn_type,
       afterS: fields.after,
@@ -63,7 +61,7 @@ export const listTransactions = defineRoute(
     const site = { siteUrl: siteUrl(c), timeZone: c.env.SITE_TIMEZONE };
     if (!paged) {
       // The whole history (contract section 7), streamed: memory stays one chunk however long it is.
-      const history = await wholeHistory(db, filter, fields.order, () =>
+      const history = await wholeHistory(c.var.service, filter, fields.order, () =>
         openHistoryGate(c.env.HISTORY_GATE, principal.userId, c.get("nowMs")),
       );
       if (history.busy) throw historyBusy();
@@ -81,7 +79,7 @@ export const listTransactions = defineRoute(
       );
     }
 
-    const { rows, total } = await historyPage(db, filter, {
+    const { rows, total } = await historyPage(c.var.service, filter, {
       offset: (fields.page - 1) * fields.per_page,
       limit: fields.per_page,
       order: fields.order,

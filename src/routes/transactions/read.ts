@@ -1,12 +1,11 @@
 import * as v from "valibot";
-import { findEntry } from "../../db/ledger";
 import { ok } from "../../http/envelope";
-import { permissionDenied, transactionNotFound } from "../../http/errors";
 import { pathIdField } from "../../http/fields";
 import { defineRoute } from "../../http/route";
 import { siteUrl } from "../../http/site";
 import { fields } from "../../http/validation";
-import { transactionRecord } from "../../ledger/transaction-record";
+import { transactionRecord } from "../../wallet/rules";
+import { readTransaction as read } from "../../wallet/transactions";
 import { TransactionAnswer } from "../answers";
 
 export const readTransaction = defineRoute(
@@ -15,7 +14,7 @@ export const readTransaction = defineRoute(
     method: "GET",
     summary: "One transaction as a WordPress post",
     auth: "reader",
-    // Reads about the caller's own entries, or anyone's for an administrator (checked below).
+    // Reads about the caller's own entries, or anyone's for an administrator (the verb checks).
     owner: () => undefined,
     params: fields(v.object({ id: pathIdField })),
     envelope: "A",
@@ -25,12 +24,7 @@ export const readTransaction = defineRoute(
     patterns: { id: "[0-9]+" },
   },
   async (c, { id: { id, ref } }) => {
-    const row = id === null ? undefined : await findEntry(c.var.db, id);
-    const principal = c.get("principal");
-    // A subscriber learns nothing about other users' entries, not even whether an id exists.
-    if (principal.role !== "administrator" && row?.entry.userId !== principal.userId)
-      throw permissionDenied.forbidden();
-    if (!row) throw transactionNotFound(ref);
+    const row = await read(c.var.service, { id: id ?? 0, ref });
     return ok(
       c,
       200,

@@ -4,8 +4,8 @@ import { apiError } from "../../http/errors";
 import { pathWalletIdField, userIdField } from "../../http/fields";
 import { defineRoute } from "../../http/route";
 import { fields } from "../../http/validation";
-import { formatMoney } from "../../ledger/money";
 import { Refusal } from "../../wallet/refusal";
+import { formatMoney } from "../../wallet/rules";
 import { walletSummary } from "../../wallet/summary";
 import { major } from "../holds/schemas";
 

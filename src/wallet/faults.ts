@@ -1,0 +1,41 @@
+// Faults from below the service that every dialect meets alike: D1 that cannot take a query now,
+// and a write refused because a user or wallet it names was deleted through another isolate.
+import { bindingOf, d1Unavailable } from "../db/client";
+import { forgetUser, forgetWallet } from "../db/isolate-cache";
+import { findUsers } from "../db/users";
+import { LedgerRefusal } from "../ledger/append";
+import type { ServiceContext } from "./context";
+import { Refusal } from "./refusal";
+
+/** What a write refused as gone named: one of them no longer exists. */
+export type GoneNames = { userIds: number[]; walletIds: string[] };
+
+/**
+ * Whether D1 refused a query it could not take now (overloaded, reset, cut off): retryable, and a
+ * write's outcome is unknown (its request_id keeps a retry from applying it twice).
+ */
+export const databaseUnavailable = (err: unknown) => d1Unavailable(err);
+
+/**
+ * What a write named when the ledger refused it because one of them was deleted (through another
+ * isolate, whose deletion this one's cache had not seen; nothing was written); this isolate forgets
+ * them, so the next look-up asks D1. Undefined for any other error.
+ */
+export function forgetGone(ctx: Pick<ServiceContext, "db">, err: unknown): GoneNames | undefined {
+  if (!(err instanceof LedgerRefusal && err.reason === "gone" && err.named)) return undefined;
+  const d1 = bindingOf(ctx.db);
+  for (const id of err.named.userIds) forgetUser(d1, id);
+  for (const id of err.named.walletIds) forgetWallet(d1, id);
+  return err.named;
+}
+
+/** Which of a gone write's names is gone: the user (one query), else the wallet. */
+export async function goneRefusal(ctx: Pick<ServiceContext, "db">, named: GoneNames) {
+  const users = await findUsers(ctx.db, named.userIds);
+  const userId = named.userIds.find((id) => !users.has(id));
+  return new Refusal(
+    userId !== undefined
+      ? { code: "user_not_found", userId }
+      : { code: "wallet_not_found", walletId: named.walletIds[0] ?? "" },
+  );
+}

@@ -1,0 +1,23 @@
+// The ledger's rules a dialect applies to values it already holds: how amounts, dates and request
+// keys read and write as text, and how an entry reads as a WordPress post. Pure functions (no
+// database, no caller), written once in ledger/ and reached by dialects only through the service.
+// Verbs answer rows and minor units; each dialect words them with these.
+export {
+  amountToMinor,
+  formatMoney,
+  minorToNumber,
+  minorToText,
+  movedAmountText,
+  numberText,
+  plainDecimal,
+  readAmount,
+  storageDecimals,
+} from "../ledger/money";
+export { localListDate, mysqlDate, utcMs } from "../ledger/post-format";
+export { asciiLower } from "../ledger/request-key";
+export {
+  type SiteSettings,
+  TransactionAnswer,
+  type TransactionRecord,
+  transactionRecord,
+} from "../ledger/transaction-record";

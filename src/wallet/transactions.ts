@@ -1,0 +1,136 @@
+// Reading entries, for every dialect: one by id, a user's history (a page, or the whole of it as
+// chunks), the plugin's lists by kind and its post-meta search. Each verb checks who may read what
+// first; the rows come back as stored and each dialect words them (wallet/rules.ts).
+import {
+  type EntryFilter,
+  type EntryKind,
+  type EntryRow,
+  findEntry,
+  findKind,
+  HISTORY_CHUNK,
+  isMetaKey,
+  listEntries,
+  listKind,
+  readHistory,
+  searchEntries,
+} from "../db/ledger";
+import { requireAdmin, requireReader, type ServiceContext } from "./context";
+import { Refusal } from "./refusal";
+
+/**
+ * One entry, by id (`ref` as the caller named it, for the refusal). A subscriber reads only its
+ * own and learns nothing about others', not even whether an id exists: it is refused alike.
+ */
+export async function readTransaction(
+  ctx: ServiceContext,
+  { id, ref }: { id: number; ref: string },
+): Promise<EntryRow> {
+  requireReader(ctx, undefined);
+  const row = Number.isSafeInteger(id) && id > 0 ? await findEntry(ctx.db, id) : undefined;
+  requireReader(ctx, row?.entry.userId ?? Number.NaN);
+  if (!row) throw new Refusal({ code: "transaction_not_found", ref });
+  return row;
+}
+
+/** Which of a user's entries a history reads; no user: the caller's own. */
+export type HistoryQuery = Omit<EntryFilter, "userId"> & { userId?: number };
+
+function readable(ctx: ServiceContext, query: HistoryQuery): EntryFilter {
+  const p = requireReader(ctx, query.userId);
+  return { ...query, userId: query.userId ?? p.userId };
+}
+
+function requireExisting(
+  found: { userExists: boolean; walletExists: boolean },
+  filter: EntryFilter,
+) {
+  if (!found.walletExists)
+    throw new Refusal({ code: "wallet_not_found", walletId: filter.walletId ?? "" });
+  if (!found.userExists) throw new Refusal({ code: "user_not_found", userId: filter.userId });
+}
+
+/** One page of a user's entries, and how many the query selects in all. */
+export async function historyPage(
+  ctx: ServiceContext,
+  query: HistoryQuery,
+  page: { offset: number; limit: number; order: "asc" | "desc" },
+) {
+  const filter = readable(ctx, query);
+  const read = await listEntries(ctx.db, filter, page);
+  requireExisting(read, filter);
+  return { rows: read.rows, total: read.total };
+}
+
+/**
+ * Every entry of a user's the query selects, as chunks read one after another. A history longer
+ * than its first chunk is read by one caller at a time (`openGate`, across isolates: parallel long
+ * streams of one caller starved everyone's reads); `busy` when another of the caller's is under way.
+ */
+export async function wholeHistory(
+  ctx: ServiceContext,
+  query: HistoryQuery,
+  order: "asc" | "desc",
+  openGate: () => Promise<HistoryTurn | null>,
+) {
+  const filter = readable(ctx, query);
+  const history = await readHistory(ctx.db, filter, order);
+  requireExisting(history, filter);
+  if (history.total <= HISTORY_CHUNK)
+    return {
+      busy: false as const,
+      total: history.total,
+      chunks: history.chunks,
+      release: undefined,
+    };
+  const turn = await openGate();
+  if (!turn) return { busy: true as const };
+  const chunks = turn.holding(history.chunks);
+  return { busy: false as const, total: history.total, chunks, release: turn.release };
+}
+
+/** A caller's turn at a long read: ended by `release`, kept while `holding` passes chunks on. */
+export type HistoryTurn = {
+  release: () => Promise<void>;
+  holding: <T>(chunks: AsyncIterable<T>) => AsyncIterable<T>;
+};
+
+/** The plugin's lists: an administrator's page of one kind of entry, newest first, and its total. */
+export async function entriesOfKind(
+  ctx: ServiceContext,
+  { kind, offset, limit }: { kind: EntryKind; offset: number; limit: number },
+) {
+  requireAdmin(ctx, "read");
+  return listKind(ctx.db, kind, offset, limit);
+}
+
+/** One entry of a kind by id (the plugin's `credit_id`, `debit_id`, `transfer_id`), or undefined. */
+export async function entryOfKind(
+  ctx: ServiceContext,
+  { kind, id }: { kind: EntryKind; id: number },
+) {
+  requireAdmin(ctx, "read");
+  return id >= 1 ? findKind(ctx.db, kind, id) : undefined;
+}
+
+export type EntrySearch = {
+  /** A post meta's name: an entry's own field, or a key of its meta_data; any other matches nothing. */
+  key: string;
+  /** Matched anywhere in the meta's text, ASCII case ignored (WordPress's LIKE '%value%'). */
+  value: string;
+  order: { by: "date" | "id"; direction: "asc" | "desc" };
+  offset: number;
+  limit: number;
+  /** Public by the operator's configuration (COMPAT_PUBLIC_READS): anyone reads every entry. */
+  public: boolean;
+};
+
+/**
+ * The plugin's search of entries by one post meta. A caller with the read scope searches; a
+ * subscriber's search is kept to its own entries.
+ */
+export async function searchTransactions(ctx: ServiceContext, s: EntrySearch) {
+  const p = s.public ? undefined : requireReader(ctx, undefined);
+  if (!isMetaKey(s.key)) return [];
+  const ownOnly = p && p.role !== "administrator" ? p.userId : undefined;
+  return searchEntries(ctx.db, { ...s, userId: ownOnly });
+}

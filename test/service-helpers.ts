@@ -1,0 +1,72 @@
+import { env } from "cloudflare:workers";
+import type { Principal, Scope } from "../src/auth/principal";
+import { createDb } from "../src/db/client";
+import { d1Ledger } from "../src/ledger/writer";
+import type { ServiceContext } from "../src/wallet/context";
+import { credit } from "../src/wallet/movements";
+import { Refusal, type RefusalReason } from "../src/wallet/refusal";
+import { createWallet } from "../src/wallet/wallets";
+import { type TestUser, unique } from "./helpers";
+
+export const SITE = { url: "https://wallet.example.test", timeZone: "UTC" };
+
+/** What a verb is given, without HTTP: `as` the caller (none: nobody signed in), on env.DB. */
+export function serviceAs(as?: TestUser | Principal, scope?: Scope): ServiceContext {
+  const db = createDb(env.DB);
+  const principal =
+    as &&
+    ({
+      userId: "userId" in as ? as.userId : as.id,
+      username: as.username,
+      role: as.role,
+      scope,
+    } satisfies Principal);
+  return {
+    principal,
+    db,
+    ledger: d1Ledger({ db, env, keepAlive: () => {} }),
+    nowMs: Date.now,
+    stamp: () => ({ nowMs: Date.now(), guidSite: null }),
+    site: () => SITE,
+  };
+}
+
+/** A new wallet of two decimals, written by the service. */
+export async function serviceWallet() {
+  const id = unique("w").toLowerCase().slice(0, 32);
+  const made = await createWallet(
+    createDb(env.DB),
+    { id, name: "Naira", symbol: "₦", symbolPosition: "left", decimals: 2, type: "fiat", note: "" },
+    Date.now(),
+  );
+  if (typeof made !== "object" || !("wallet" in made)) throw new Error("wallet not created");
+  return id;
+}
+
+/** A credit written by the credit verb as `admin`: its entry id. */
+export async function serviceCredit(
+  admin: TestUser,
+  user: TestUser,
+  walletId: string,
+  amount = "5.00",
+) {
+  const moved = await credit(serviceAs(admin), {
+    user: { id: user.id },
+    walletId,
+    amount: { sent: amount, policy: "refuse-excess-places" },
+    requestId: unique("req"),
+    note: "service test",
+  });
+  return moved.transactionId;
+}
+
+/** The reason a verb refused, or a failure when it did not. */
+export async function refusalOf(verb: Promise<unknown>): Promise<RefusalReason> {
+  try {
+    await verb;
+  } catch (err) {
+    if (err instanceof Refusal) return err.reason;
+    throw err;
+  }
+  throw new Error("the verb did not refuse");
+}
