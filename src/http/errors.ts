@@ -5,9 +5,11 @@ import { forgetUser, forgetWallet } from "../db/isolate-cache";
 import { findUsers } from "../db/users";
 import type { Wallet } from "../db/wallets";
 import type { AppEnv } from "../env";
+import type { UrlRule } from "../events/endpoint-url";
 import { LedgerRefusal } from "../ledger/append";
 import type { AmountIssue, AmountRefusal } from "../ledger/money";
 import { Refusal, type RefusalReason } from "../wallet/refusal";
+import { unitsKeptText } from "../wallet/wallets";
 import { fail } from "./envelope";
 
 /**
@@ -352,8 +354,28 @@ function answerOf(reason: RefusalReason): ApiError {
       });
     case "invalid_field":
       return invalidInput({ [reason.field]: reason.why });
+    case "wallet_exists":
+      return apiError("wallet_exists", { wallet_id: `${reason.walletId} already exists` });
+    case "wallet_units_kept":
+      return invalidInput({ wallet_decimal: unitsKeptText(reason.walletId, reason.units) });
+    case "webhook_not_found":
+      return apiError("webhook_not_found", { id: `No webhook ${reason.ref}` });
+    case "webhook_url_refused":
+      return invalidInput({ url: URL_RULE_TEXT[reason.rule] });
+    case "event_not_found":
+      return apiError("event_not_found", { event_id: `No event ${reason.eventId}` });
   }
 }
+
+/** Why a webhook URL is refused, in wallet/v1's words. */
+const URL_RULE_TEXT: Record<UrlRule, string> = {
+  shape: "url must be an absolute URL without a #fragment",
+  scheme: "url must start with https://",
+  credentials: "url must not hold a user name or password",
+  port: "url must not name port 0",
+  "private-host": "url must not point at a private, loopback or link-local address",
+  "not-public-name": "url must name a public host",
+};
 
 /**
  * Whether the ledger refused a write because a user or wallet it names was deleted (through another

@@ -1,9 +1,10 @@
 import { ok } from "../../http/envelope";
+import { ApiKeyParams } from "../../http/inputs";
 import { defineRoute } from "../../http/route";
 import { fields } from "../../http/validation";
 import { issueApiKey } from "../../wallet/api-keys";
 import { ApiKeyCreatedAnswer } from "../answers";
-import { ApiKeyParams, apiKeyRecord } from "./schemas";
+import { apiKeyRecord } from "./schemas";
 
 export const createApiKey = defineRoute(
   {

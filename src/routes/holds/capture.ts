@@ -1,11 +1,12 @@
 import { ok } from "../../http/envelope";
+import { CaptureHoldParams } from "../../http/inputs";
 import { minorIn } from "../../http/money-input";
 import { defineRoute, pathParam } from "../../http/route";
 import { entryStamp } from "../../http/site";
 import { fields } from "../../http/validation";
 import { captureHold, readHold } from "../../wallet/holds";
 import { HoldAnswer } from "../answers";
-import { CaptureHoldParams, holdRecord } from "./schemas";
+import { holdRecord } from "./schemas";
 
 /** One DEBIT of at most the held amount, naming the hold; the rest released. Once, however many race. */
 export const captureHoldRoute = defineRoute(

@@ -21,12 +21,6 @@ export const PlaceHoldParams = v.object({
   expires_in: v.optional(integerIn("expires_in", 1, MAX_HOLD_S), String(DEFAULT_HOLD_S)),
 });
 
-export const CaptureHoldParams = v.object({
-  // Omitted: the whole hold. At most the held amount; the rest is released.
-  amount: v.optional(amountField),
-  note: noteField,
-});
-
 const HOLD_STATUSES = ["held", "captured", "voided", "expired"] as const;
 
 export const HoldListParams = v.object({

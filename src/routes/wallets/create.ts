@@ -1,10 +1,11 @@
 import { ok } from "../../http/envelope";
 import { apiError } from "../../http/errors";
+import { WalletParams } from "../../http/inputs";
 import { defineRoute } from "../../http/route";
 import { fields } from "../../http/validation";
 import { createWallet as createWalletOf, unitsKeptText } from "../../wallet/wallets";
 import { WalletAnswer } from "../answers";
-import { WalletParams, walletRecord } from "./schemas";
+import { walletRecord } from "./schemas";
 
 export const createWallet = defineRoute(
   {

@@ -1,13 +1,11 @@
 import * as v from "valibot";
 import { ok } from "../../http/envelope";
-import { apiError } from "../../http/errors";
+import { ResendParams } from "../../http/inputs";
 import { defineRoute, pathParam } from "../../http/route";
 import { fields } from "../../http/validation";
-import { webhookDeps } from "../../http/webhooks";
 import { recentDeliveries, resendEvent, testEndpoint } from "../../wallet/webhooks";
 import { DeliveryAnswer } from "../answers";
-import { webhookNotFound } from "./manage";
-import { DeliveriesParams, deliveryRecord, pathId, ResendParams } from "./schemas";
+import { DeliveriesParams, deliveryRecord } from "./schemas";
 
 export const getDeliveries = defineRoute(
   {
@@ -23,10 +21,7 @@ export const getDeliveries = defineRoute(
     data: v.array(DeliveryAnswer),
   },
   async (c, { limit }) => {
-    const raw = pathParam(c, "id");
-    const id = pathId(raw);
-    const rows = id === null ? null : await recentDeliveries(c.var.db, id, limit);
-    if (!rows) throw webhookNotFound(raw);
+    const { rows } = await recentDeliveries(c.var.service, pathParam(c, "id"), limit);
     return ok(c, 200, "Deliveries retrieved", rows.map(deliveryRecord));
   },
 );
@@ -44,10 +39,7 @@ export const testWebhook = defineRoute(
     data: DeliveryAnswer,
   },
   async (c) => {
-    const raw = pathParam(c, "id");
-    const id = pathId(raw);
-    const sent = id === null ? "webhook-not-found" : await testEndpoint(webhookDeps(c), id);
-    if (sent === "webhook-not-found") throw webhookNotFound(raw);
+    const sent = await testEndpoint(c.var.service, pathParam(c, "id"));
     return ok(c, 200, "Test delivery sent", deliveryRecord(sent));
   },
 );
@@ -66,13 +58,7 @@ export const resendWebhook = defineRoute(
     data: DeliveryAnswer,
   },
   async (c, { event_id }) => {
-    const raw = pathParam(c, "id");
-    const id = pathId(raw);
-    const sent =
-      id === null ? "webhook-not-found" : await resendEvent(webhookDeps(c), id, event_id);
-    if (sent === "webhook-not-found") throw webhookNotFound(raw);
-    if (sent === "event-not-found")
-      throw apiError("event_not_found", { event_id: `No event ${event_id}` });
+    const sent = await resendEvent(c.var.service, pathParam(c, "id"), event_id);
     return ok(c, 200, "Event sent again", deliveryRecord(sent));
   },
 );

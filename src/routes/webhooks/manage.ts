@@ -1,13 +1,9 @@
 import * as v from "valibot";
 import { ok } from "../../http/envelope";
-import { apiError } from "../../http/errors";
 import { defineRoute, pathParam } from "../../http/route";
-import { allEndpoints, removeEndpoint } from "../../wallet/webhooks";
+import { listWebhooks, removeEndpoint } from "../../wallet/webhooks";
 import { WebhookAnswer, WebhookDeletedAnswer } from "../answers";
-import { pathId, webhookRecord } from "./schemas";
-
-export const webhookNotFound = (raw: string) =>
-  apiError("webhook_not_found", { id: `No webhook ${raw}` });
+import { webhookRecord } from "./schemas";
 
 export const getWebhooks = defineRoute(
   {
@@ -21,7 +17,7 @@ export const getWebhooks = defineRoute(
     data: v.array(WebhookAnswer),
   },
   async (c) => {
-    const rows = await allEndpoints(c.var.db);
+    const rows = await listWebhooks(c.var.service);
     return ok(c, 200, "Webhooks retrieved", rows.map(webhookRecord));
   },
 );
@@ -39,10 +35,7 @@ export const deleteWebhook = defineRoute(
     data: WebhookDeletedAnswer,
   },
   async (c) => {
-    const raw = pathParam(c, "id");
-    const id = pathId(raw);
-    const deleted = id !== null && (await removeEndpoint({ db: c.var.db, d1: c.env.DB }, id));
-    if (!deleted) throw webhookNotFound(raw);
+    const id = await removeEndpoint(c.var.service, pathParam(c, "id"));
     return ok(c, 200, "Webhook deleted", { id, deleted: true as const });
   },
 );
