@@ -8,6 +8,7 @@ import {
   isWalletDecimals,
   isWalletId,
   isWalletType,
+  type NewWallet,
   normalizeWalletId,
   normalizeWalletType,
   WALLET_LIMITS,
@@ -72,6 +73,17 @@ export const WalletParams = v.object({
     "fiat",
   ),
   wallet_note: v.optional(textField(WALLET_LIMITS.noteMax, "wallet_note"), ""),
+});
+
+/** A new wallet as WalletParams decoded it. */
+export const walletOf = (f: v.InferOutput<typeof WalletParams>): NewWallet => ({
+  id: f.wallet_id,
+  name: f.wallet_name,
+  symbol: f.wallet_symbol,
+  symbolPosition: f.wallet_symbol_position,
+  decimals: f.wallet_decimal,
+  type: f.wallet_type,
+  note: f.wallet_note,
 });
 
 export const CaptureHoldParams = v.object({

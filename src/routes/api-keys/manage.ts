@@ -17,7 +17,7 @@ export const getApiKeys = defineRoute(
     data: v.array(ApiKeyAnswer),
   },
   async (c) => {
-    const rows = await listKeys(c.var.db);
+    const rows = await listKeys(c.var.service);
     return ok(
       c,
       200,
@@ -40,7 +40,7 @@ export const deleteApiKey = defineRoute(
     data: ApiKeyRevokedAnswer,
   },
   async (c) => {
-    const revoked = await revokeKey(c.var.db, c.env.DB, pathParam(c, "id"), c.get("nowMs")());
+    const revoked = await revokeKey(c.var.service, pathParam(c, "id"));
     return ok(c, 200, "API key revoked", { id: revoked.id, revoked: true });
   },
 );

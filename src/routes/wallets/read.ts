@@ -1,9 +1,9 @@
 import * as v from "valibot";
-import { findWallet, listWallets } from "../../db/wallets";
+import { findWallet } from "../../db/wallets";
 import { ok } from "../../http/envelope";
 import { apiError } from "../../http/errors";
 import { defineRoute, pathParam } from "../../http/route";
-import { normalizeWalletId } from "../../wallet/wallets";
+import { allWallets, normalizeWalletId } from "../../wallet/wallets";
 import { WalletAnswer } from "../answers";
 import { walletRecord } from "./schemas";
 
@@ -19,7 +19,7 @@ export const getWallets = defineRoute(
     data: v.array(WalletAnswer),
   },
   async (c) => {
-    const rows = await listWallets(c.var.db);
+    const rows = await allWallets(c.var.service);
     return ok(c, 200, "Wallets retrieved", rows.map(walletRecord));
   },
 );
