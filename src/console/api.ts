@@ -7,8 +7,11 @@ import type { Principal } from "../auth/principal";
 import { CONSOLE_AUDIENCE } from "../auth/tokens";
 import { bookmarkOf, learnBookmark } from "../db/client";
 import { BOOKMARK_HEADER } from "../db/session";
+import type { AppEnv } from "../env";
 import { type ApiError, refusalAnswer } from "../http/errors";
 import { inProcessEnv } from "../http/in-process";
+import type { Params } from "../http/params";
+import type { Input } from "../http/route";
 import type { ConsoleEnv, Fetch } from "./env";
 
 // biome-ignore lint/suspicious/noExplicitAny: API answers, read field by field by the pages
@@ -65,6 +68,10 @@ export async function apiResponse(
   learnBookmark(c.var.db, res.headers.get(BOOKMARK_HEADER));
   return res;
 }
+
+/** A form's fields decoded by a declared input of wallet/v1 (the console's env is the app's, and more). */
+export const decode = async <T>(c: Context<ConsoleEnv>, input: Input<T>, fields: Params) =>
+  input.read(c as unknown as Context<AppEnv>, fields);
 
 /** What a verb answered, or its refusal in wallet/v1's words. */
 export type Outcome<T> = { ok: true; value: T } | { ok: false; refusal: ApiError };

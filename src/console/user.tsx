@@ -7,7 +7,8 @@ import { balanceSeries } from "../db/console";
 import { listEntries } from "../db/ledger";
 import { findUsers } from "../db/users";
 import { formatMoney } from "../ledger/money";
-import { type ApiAnswer, refusalText } from "./api";
+import { endUserSessions } from "../wallet/sessions";
+import { type ApiAnswer, attempt, refusalText } from "./api";
 import type { ConsoleEnv } from "./env";
 import { api, back, day, field, freshKey, noticeOf, PER_PAGE, positive, wallets } from "./page";
 import { BASE } from "./session";
@@ -255,11 +256,11 @@ move("transfer");
 
 userScreen.post("/users/:id{[0-9]{1,15}}/sessions/revoke", async (c) => {
   const id = c.req.param("id");
-  const answer = await api(c, "POST", `/users/${id}/sessions/revoke`);
+  const ended = await attempt(() => endUserSessions(c.var.service, Number(id)));
   const to = `${BASE}/users/${id}`;
-  if (answer.status !== 200)
-    return back(c, to, { kind: "error", text: `Sign-out refused. ${refusalText(answer)}` });
-  const n = Number(answer.body.data.revoked);
+  if (!ended.ok)
+    return back(c, to, { kind: "error", text: `Sign-out refused. ${refusalText(ended.refusal)}` });
+  const n = ended.value;
   return back(c, to, {
     kind: "ok",
     text: `Signed out everywhere: ${n} session${n === 1 ? "" : "s"} ended.`,

@@ -338,6 +338,10 @@ function answerOf(reason: RefusalReason): ApiError {
       return tooManySignIns(reason.retryAfterS);
     case "invalid_credential":
       return validationError(["Invalid Credential"]);
+    case "no_session":
+      return validationError([
+        "An API key has no session to end: revoke the key with DELETE /api-keys/{id}",
+      ]);
     case "mail_not_configured":
       return apiError("mail_not_configured", [
         "This service sends no mail (MAIL_TRANSPORT): ask its operator",

@@ -48,6 +48,8 @@ export type RefusalReason =
   | { code: "event_not_found"; eventId: number }
   | { code: "too_many_sign_ins"; retryAfterS: number }
   | { code: "invalid_credential" }
+  /** A sign-out by a caller without a session (an API key). */
+  | { code: "no_session" }
   /** No mail transport is configured (docs/mail.md). */
   | { code: "mail_not_configured" }
   /** The address had its share of mail (throttle/mail.ts). */
