@@ -209,11 +209,8 @@ export function createApp(options: AppOptions = {}) {
   // from this page and its files alone, all served here (reference.ts).
   app.route(REFERENCE, reference);
   app.route("/wp-json", discovery);
-  // The operator console (docs/console.md): its pages call this same app's API.
-  app.route(
-    CONSOLE,
-    consoleRoutes((request, env, ctx) => app.fetch(request, env, ctx)),
-  );
+  // The operator console (docs/console.md): its pages call the service's verbs.
+  app.route(CONSOLE, consoleRoutes());
   app.route(`/wp-json/${NAMESPACE}`, api);
   // The Rimplenet dialect (COMPAT_NAMESPACE, docs/compat.md): after the contract's routes, so those win.
   app.route("/wp-json/:ns/v1", compatRoutes);

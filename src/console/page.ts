@@ -1,9 +1,8 @@
-// What every console screen shares: the API call as the signed-in operator, form fields, notices
-// carried across a redirect, and the page's constants.
+// What every console screen shares: the wallets, form fields, notices carried across a redirect,
+// and the page's constants.
 import type { Context } from "hono";
 import type { WalletDisplay } from "../ledger/money";
 import { allWallets } from "../wallet/wallets";
-import { callApi } from "./api";
 import type { ConsoleEnv } from "./env";
 import type { Notice } from "./views";
 
@@ -43,14 +42,6 @@ export const noticeOf = (c: Context<ConsoleEnv>): Notice => {
   const error = c.req.query("error");
   return error ? { kind: "error", text: error } : ok ? { kind: "ok", text: ok } : undefined;
 };
-
-/** One API call as the signed-in operator (console/api.ts: in-process, never over HTTP). */
-export const api = (
-  c: Context<ConsoleEnv>,
-  method: "GET" | "POST" | "DELETE",
-  path: string,
-  body?: Record<string, unknown>,
-) => callApi(c, c.var.fetch, c.var.session.principal, method, path, body);
 
 /** The service's wallets, by id. */
 export const wallets = (c: Context<ConsoleEnv>): Promise<Wallet[]> => allWallets(c.var.service);

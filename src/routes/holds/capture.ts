@@ -1,10 +1,8 @@
 import { ok } from "../../http/envelope";
 import { CaptureHoldParams } from "../../http/inputs";
-import { minorIn } from "../../http/money-input";
 import { defineRoute, pathParam } from "../../http/route";
-import { entryStamp } from "../../http/site";
 import { fields } from "../../http/validation";
-import { captureHold, readHold } from "../../wallet/holds";
+import { captureHold } from "../../wallet/holds";
 import { HoldAnswer } from "../answers";
 import { holdRecord } from "./schemas";
 
@@ -25,14 +23,9 @@ export const captureHoldRoute = defineRoute(
     patterns: { id: "[0-9]+" },
   },
   async (c, input) => {
-    const ref = pathParam(c, "id");
-    const stamp = entryStamp(c);
-    const db = c.var.db;
-    const held = await readHold(db, Number(ref), ref, stamp.nowMs);
-    const captured = await captureHold({ db, stamp }, held, {
-      // The amount's places are judged against the hold's wallet.
-      amountMinor: input.amount && minorIn(input.amount, held.wallet),
-      amountText: input.amount?.text,
+    const captured = await captureHold(c.var.service, {
+      ref: pathParam(c, "id"),
+      amount: input.amount && { sent: input.amount.text, policy: "refuse-excess-places" },
       note: input.note,
     });
     return ok(c, 200, "Hold captured", holdRecord(captured));

@@ -1,9 +1,8 @@
 import * as v from "valibot";
 import { ok } from "../../http/envelope";
 import { defineRoute, pathParam } from "../../http/route";
-import { entryStamp } from "../../http/site";
 import { fields } from "../../http/validation";
-import { readHold, voidHold } from "../../wallet/holds";
+import { voidHold } from "../../wallet/holds";
 import { HoldAnswer } from "../answers";
 import { holdRecord } from "./schemas";
 
@@ -25,10 +24,7 @@ export const voidHoldRoute = defineRoute(
     patterns: { id: "[0-9]+" },
   },
   async (c) => {
-    const ref = pathParam(c, "id");
-    const stamp = entryStamp(c);
-    const db = c.var.db;
-    const held = await readHold(db, Number(ref), ref, stamp.nowMs);
-    return ok(c, 200, "Hold voided", holdRecord(await voidHold({ db, stamp }, held)));
+    const voided = await voidHold(c.var.service, pathParam(c, "id"));
+    return ok(c, 200, "Hold voided", holdRecord(voided));
   },
 );
