@@ -3,6 +3,7 @@
 // each through the service's verbs as the signed-in operator.
 
 import { type Context, Hono } from "hono";
+import type * as v from "valibot";
 import { balanceSeries } from "../db/console";
 import { listEntries } from "../db/ledger";
 import { findUsers } from "../db/users";
@@ -10,7 +11,6 @@ import { EntryParams, ReverseParams, TransferParams } from "../http/fields";
 import { parseFields } from "../http/validation";
 import { formatMoney } from "../ledger/money";
 import { userBalances } from "../wallet/balances";
-import type { ServiceContext } from "../wallet/context";
 import { availableBalances, listHolds } from "../wallet/holds";
 import { credit, debit, reverse, transfer } from "../wallet/movements";
 import { endUserSessions } from "../wallet/sessions";
@@ -35,7 +35,7 @@ import { Chart, Csrf, type Notice, Page, Pager } from "./views";
 export const userScreen = new Hono<ConsoleEnv>({ strict: false });
 
 /** What a verb read, or `empty` when it refused (the page then shows nothing for it). */
-const orEmpty = async <T,>(read: () => Promise<T>, empty: T) => {
+const orEmpty = async <T,>(read: () => Promise<T>, empty: NoInfer<T>) => {
   const outcome = await attempt(read);
   return outcome.ok ? outcome.value : empty;
 };
@@ -277,63 +277,46 @@ userScreen.get("/users/:id{[0-9]{1,15}}", async (c) => {
   return c.html(<UserView d={d} session={c.var.session} notice={noticeOf(c)} />);
 });
 
-/** What each money form's verb answers in the API's words, for its notice. */
-const DONE = {
-  credit: "Transaction Completed",
-  debit: "Transaction Completed",
-  transfer: "Transfer Action Completed",
-} as const;
-
-/** A money form's fields, decoded as POST /credits, /debits or /transfers decodes its body. */
-function moveOf(
-  action: "credit" | "debit" | "transfer",
-  userId: number,
-  form: FormData,
-): (ctx: ServiceContext) => Promise<unknown> {
-  const common = {
-    wallet_id: field(form, "wallet_id"),
-    amount: field(form, "amount"),
-    request_id: field(form, "request_id"),
-    note: field(form, "note"),
-  };
-  const amountOf = (text: string) => ({ sent: text, policy: "refuse-excess-places" as const });
-  if (action === "transfer") {
-    const f = parseFields(TransferParams, {
-      ...common,
-      from_user_id: userId,
-      to_user_id: field(form, "to_user_id"),
-    });
-    const input = {
-      from: { id: f.from_user_id },
-      to: { id: f.to_user_id },
-      walletId: f.wallet_id,
-      amount: amountOf(f.amount.text),
-      requestId: f.request_id,
-      note: f.note,
-    };
-    return (ctx) => transfer(ctx, input);
-  }
-  const f = parseFields(EntryParams, { ...common, user_id: userId });
-  const input = {
-    user: { id: f.user_id },
+/** A money form's fields decoded as POST /credits, /debits or /transfers decodes its body, moved. */
+function moveWith(c: Context<ConsoleEnv>, action: "credit" | "debit" | "transfer", form: FormData) {
+  const userId = Number(c.req.param("id"));
+  const sent = Object.fromEntries(
+    ["wallet_id", "amount", "request_id", "note"].map((k) => [k, field(form, k)]),
+  );
+  const asMeant = (f: Omit<v.InferOutput<typeof EntryParams>, "user_id">) => ({
     walletId: f.wallet_id,
-    amount: amountOf(f.amount.text),
+    amount: { sent: f.amount.text, policy: "refuse-excess-places" as const },
     requestId: f.request_id,
     note: f.note,
-  };
-  return (ctx) => (action === "credit" ? credit : debit)(ctx, input);
+  });
+  if (action !== "transfer") {
+    const f = parseFields(EntryParams, { ...sent, user_id: userId });
+    return (action === "credit" ? credit : debit)(c.var.service, {
+      user: { id: f.user_id },
+      ...asMeant(f),
+    });
+  }
+  const f = parseFields(TransferParams, {
+    ...sent,
+    from_user_id: userId,
+    to_user_id: field(form, "to_user_id"),
+  });
+  return transfer(c.var.service, {
+    from: { id: f.from_user_id },
+    to: { id: f.to_user_id },
+    ...asMeant(f),
+  });
 }
 
 const move = (action: "credit" | "debit" | "transfer") =>
   userScreen.post(`/users/:id{[0-9]{1,15}}/${action}`, async (c) => {
-    const userId = Number(c.req.param("id"));
     const form = await c.req.formData();
-    const moved = await attempt(() => moveOf(action, userId, form)(c.var.service));
-    const to = `${BASE}/users/${userId}`;
+    const moved = await attempt<unknown>(() => moveWith(c, action, form));
+    const to = `${BASE}/users/${c.req.param("id")}`;
     if (moved.ok)
       return back(c, to, {
         kind: "ok",
-        text: `${DONE[action]}: ${field(form, "amount")} ${field(form, "wallet_id")}.`,
+        text: `${action === "transfer" ? "Transfer Action Completed" : "Transaction Completed"}: ${field(form, "amount")} ${field(form, "wallet_id")}.`,
       });
     // The same form sent twice (a double click, a retried submit): the first one moved the money.
     if (moved.refusal.status === 409)

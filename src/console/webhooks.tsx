@@ -29,17 +29,7 @@ const SHOWN = 10;
 const when = (ms: number | null) =>
   ms === null ? "" : new Date(ms).toISOString().slice(0, 19).replace("T", " ");
 
-type Delivery = Pick<
-  DeliveryRow,
-  | "eventId"
-  | "trigger"
-  | "attempt"
-  | "status"
-  | "error"
-  | "httpStatus"
-  | "latencyMs"
-  | "createdAtMs"
->;
+type Delivery = Omit<DeliveryRow, "id">;
 
 function Deliveries(props: { c: Context<ConsoleEnv>; hook: EndpointRow; rows: Delivery[] }) {
   if (props.rows.length === 0) return <p class="muted">No deliveries yet.</p>;
