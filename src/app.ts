@@ -14,6 +14,7 @@ import type { AppEnv } from "./env";
 import type { Outbound } from "./events/deliver";
 import { health } from "./health";
 import { answerHeaders, BOOKMARK_HEADER } from "./http/answer-headers";
+import { tokenKeys } from "./http/auth";
 import { limitBody } from "./http/body-limit";
 import { percentDecode } from "./http/decode";
 import { fail, send, wpError } from "./http/envelope";
@@ -22,7 +23,7 @@ import { keepAlive } from "./http/keep-alive";
 import { MemoRouter } from "./http/memo-router";
 import { InvalidJsonError } from "./http/params";
 import { entryStamp, siteUrl } from "./http/site";
-import { nudgeWebhooks } from "./http/webhooks";
+import { nudgeWebhooks, webhookSettings } from "./http/webhooks";
 import { corsHeaders, discoveryLink, overrideMethod } from "./http/wp-core";
 import { d1Ledger, type LedgerEngine } from "./ledger/writer";
 import { reference } from "./reference";
@@ -133,6 +134,14 @@ export function createApp(options: AppOptions = {}) {
       nowMs,
       stamp: () => entryStamp(c),
       site: () => ({ url: siteUrl(c), timeZone: c.env.SITE_TIMEZONE }),
+      d1: c.env.DB,
+      tokenKeys: () => tokenKeys(c),
+      signInLimits: () => ({
+        throttle: c.env.LOGIN_THROTTLE,
+        clientAddress: c.req.header("cf-connecting-ip"),
+        pace,
+      }),
+      webhooks: () => webhookSettings(c),
     });
     await next();
     nudgeWebhooks(c);
@@ -200,11 +209,8 @@ export function createApp(options: AppOptions = {}) {
   // from this page and its files alone, all served here (reference.ts).
   app.route(REFERENCE, reference);
   app.route("/wp-json", discovery);
-  // The operator console (docs/console.md): its pages call this same app's API.
-  app.route(
-    CONSOLE,
-    consoleRoutes((request, env, ctx) => app.fetch(request, env, ctx)),
-  );
+  // The operator console (docs/console.md): its pages call the service's verbs.
+  app.route(CONSOLE, consoleRoutes());
   app.route(`/wp-json/${NAMESPACE}`, api);
   // The Rimplenet dialect (COMPAT_NAMESPACE, docs/compat.md): after the contract's routes, so those win.
   app.route("/wp-json/:ns/v1", compatRoutes);

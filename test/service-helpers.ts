@@ -28,6 +28,18 @@ export function serviceAs(as?: TestUser | Principal, scope?: Scope): ServiceCont
     nowMs: Date.now,
     stamp: () => ({ nowMs: Date.now(), guidSite: null }),
     site: () => SITE,
+    d1: env.DB,
+    tokenKeys: () => ({ secret: env.JWT_SECRET!, issuer: env.JWT_ISSUER }),
+    signInLimits: () => ({
+      throttle: env.LOGIN_THROTTLE,
+      clientAddress: "192.0.2.1",
+      pace: async () => {},
+    }),
+    webhooks: () => ({
+      secretKey: env.WEBHOOK_SECRET_KEY!,
+      allowLocal: true,
+      outbound: () => Promise.resolve(new Response(null, { status: 204 })),
+    }),
   };
 }
 

@@ -2,56 +2,20 @@
 // needs, converts the amount under the caller's policy, and either writes one batch or refuses with
 // a typed reason and writes nothing. The wire's words for these refusals are tested per dialect.
 
-import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { Principal, Scope } from "../src/auth/principal";
-import { createDb } from "../src/db/client";
 import { LedgerRefusal } from "../src/ledger/append";
-import { d1Ledger } from "../src/ledger/writer";
-import type { ServiceContext } from "../src/wallet/context";
 import { credit, debit, reverse, transfer } from "../src/wallet/movements";
-import { Refusal, type RefusalReason } from "../src/wallet/refusal";
 import {
   CLEAN,
   ledgerViolations,
   makeAdmin,
   makeUser,
   makeWallet,
-  type TestUser,
   tableCounts,
   unique,
 } from "./helpers";
-
-/** A ServiceContext as app.ts builds one, for `principal`. */
-function serviceAs(principal?: Principal): ServiceContext {
-  const db = createDb(env.DB);
-  return {
-    principal,
-    db,
-    ledger: d1Ledger({ db, env, keepAlive: () => {} }),
-    nowMs: Date.now,
-    stamp: () => ({ nowMs: Date.now(), guidSite: null }),
-    site: () => ({ url: "https://wallet.example.test", timeZone: "UTC" }),
-  };
-}
-
-const as = (user: TestUser, scope?: Scope): Principal => ({
-  userId: user.id,
-  username: user.username,
-  role: user.role,
-  scope,
-});
-
-/** The verb's refusal reason, or a failure if it did not refuse with one. */
-async function refusalOf(work: Promise<unknown>): Promise<RefusalReason> {
-  const err = await work.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!(err instanceof Refusal)) throw new Error(`expected a refusal, got ${String(err)}`);
-  return err.reason;
-}
+import { refusalOf, serviceAs } from "./service-helpers";
 
 const balance = async (userId: number, walletId: string) => {
   const read = await serviceAs().ledger.readBalances(userId, [walletId]);
@@ -63,7 +27,7 @@ async function setup(decimals = 2) {
   const user = await makeUser();
   const other = await makeUser();
   const walletId = await makeWallet(admin, { decimals });
-  return { admin, user, other, walletId, ctx: serviceAs(as(admin)) };
+  return { admin, user, other, walletId, ctx: serviceAs(admin) };
 }
 
 const input = (userId: number, walletId: string, sent: string, requestId = unique("r")) => ({
@@ -78,21 +42,21 @@ describe("who may move money", () => {
   it("refuses every caller but an administrator allowed to write, and writes nothing", async () => {
     const { admin, user, walletId } = await setup();
     const readKey = await refusalOf(
-      credit(serviceAs(as(admin, "read")), input(user.id, walletId, "1")),
+      credit(serviceAs(admin, "read"), input(user.id, walletId, "1")),
     );
     const before = await tableCounts();
     const refusals = await Promise.all([
       refusalOf(credit(serviceAs(), input(user.id, walletId, "1"))),
-      refusalOf(credit(serviceAs(as(user)), input(user.id, walletId, "1"))),
-      refusalOf(debit(serviceAs(as(user, "read-write")), input(user.id, walletId, "1"))),
+      refusalOf(credit(serviceAs(user), input(user.id, walletId, "1"))),
+      refusalOf(debit(serviceAs(user, "read-write"), input(user.id, walletId, "1"))),
       refusalOf(
-        transfer(serviceAs(as(user)), {
+        transfer(serviceAs(user), {
           ...input(user.id, walletId, "1"),
           from: { id: user.id },
           to: { id: admin.id },
         }),
       ),
-      refusalOf(reverse(serviceAs(as(user)), { id: 1, ref: "1", requestId: "x", note: "" })),
+      refusalOf(reverse(serviceAs(user), { id: 1, ref: "1", requestId: "x", note: "" })),
     ]);
     expect(readKey).toEqual({ code: "forbidden" });
     expect(refusals.map((r) => r.code)).toEqual([
@@ -107,8 +71,8 @@ describe("who may move money", () => {
 
   it("lets an administrator's write and read-write keys move money", async () => {
     const { admin, user, walletId } = await setup();
-    await credit(serviceAs(as(admin, "write")), input(user.id, walletId, "1.50"));
-    await credit(serviceAs(as(admin, "read-write")), input(user.id, walletId, "2"));
+    await credit(serviceAs(admin, "write"), input(user.id, walletId, "1.50"));
+    await credit(serviceAs(admin, "read-write"), input(user.id, walletId, "2"));
     expect(await balance(user.id, walletId)).toBe(350);
   });
 });

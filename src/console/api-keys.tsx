@@ -1,34 +1,35 @@
-// API keys: the list, a new key (shown once), revocation.
+// API keys: the list, a new key (shown once), revocation, through the service's key verbs.
 
 import { type Context, Hono } from "hono";
-import { refusalText } from "./api";
+import { idRef } from "../http/fields";
+import { ApiKeyParams } from "../http/inputs";
+import { parseFields } from "../http/validation";
+import { issueApiKey, listKeys, revokeKey } from "../wallet/api-keys";
+import { attempt, refusalText } from "./api";
 import type { ConsoleEnv } from "./env";
-import { api, back, field, noticeOf } from "./page";
+import { back, field, noticeOf } from "./page";
 import { BASE } from "./session";
 import { Csrf, type Notice, Page } from "./views";
 
 export const apiKeysScreen = new Hono<ConsoleEnv>({ strict: false });
 
-const keysPage = async (
-  c: Context<ConsoleEnv>,
-  created?: Record<string, unknown>,
-  notice?: Notice,
-) => {
-  const answer = await api(c, "GET", "/api-keys");
-  const keys = (answer.body.data ?? []) as Record<string, unknown>[];
+type Created = { secret: string; username: string };
+
+const keysPage = async (c: Context<ConsoleEnv>, created?: Created, notice?: Notice) => {
+  const keys = await listKeys(c.var.service);
   return c.html(
     <Page title="API keys" session={c.var.session} current="keys" notice={notice ?? noticeOf(c)}>
       {created && (
         <section>
           <h2>Key created: copy it now, it is not shown again</h2>
           <p id="new-key" class="secret">
-            {String(created.key)}
+            {created.secret}
           </p>
           <button type="button" class="secondary" data-copy="new-key" hidden>
             Copy
           </button>
           <p class="muted">
-            Send it as <code>Authorization: Key base64({String(created.username)}:key)</code>.
+            Send it as <code>Authorization: Key base64({created.username}:key)</code>.
           </p>
         </section>
       )}
@@ -46,15 +47,17 @@ const keysPage = async (
               </tr>
             </thead>
             <tbody>
-              {keys.map((k) => (
+              {keys.map(({ key: k, username }) => (
                 <tr>
                   <td>{String(k.id)}</td>
-                  <td>{String(k.name)}</td>
-                  <td>{String(k.username)}</td>
-                  <td>{String(k.scope)}</td>
-                  <td>{String(k.last_used_at ?? "never")}</td>
+                  <td>{k.name}</td>
+                  <td>{username}</td>
+                  <td>{k.scope}</td>
                   <td>
-                    {k.revoked ? (
+                    {k.lastUsedAtMs === null ? "never" : new Date(k.lastUsedAtMs).toISOString()}
+                  </td>
+                  <td>
+                    {k.revokedAtMs !== null ? (
                       "revoked"
                     ) : (
                       <form method="post" action={`${BASE}/api-keys/${k.id}/revoke`}>
@@ -101,18 +104,23 @@ apiKeysScreen.get("/api-keys", (c) => keysPage(c));
 apiKeysScreen.post("/api-keys", async (c) => {
   const form = await c.req.formData();
   const username = field(form, "username");
-  const answer = await api(c, "POST", "/api-keys", {
-    name: field(form, "name"),
-    scope: field(form, "scope"),
-    ...(username ? { username } : {}),
-  });
-  if (answer.status !== 201)
-    return keysPage(c, undefined, { kind: "error", text: refusalText(answer) });
-  return keysPage(c, answer.body.data as Record<string, unknown>);
+  const issued = await attempt(c, () =>
+    issueApiKey(
+      c.var.service,
+      parseFields(ApiKeyParams, {
+        name: field(form, "name"),
+        scope: field(form, "scope"),
+        ...(username ? { username } : {}),
+      }),
+    ),
+  );
+  if (!issued.ok)
+    return keysPage(c, undefined, { kind: "error", text: refusalText(issued.refusal) });
+  return keysPage(c, issued.value);
 });
 apiKeysScreen.post("/api-keys/:id{[0-9]{1,15}}/revoke", async (c) => {
-  const answer = await api(c, "DELETE", `/api-keys/${c.req.param("id")}`);
-  if (answer.status !== 200)
-    return back(c, `${BASE}/api-keys`, { kind: "error", text: refusalText(answer) });
+  const revoked = await attempt(c, () => revokeKey(c.var.service, idRef(c.req.param("id"))));
+  if (!revoked.ok)
+    return back(c, `${BASE}/api-keys`, { kind: "error", text: refusalText(revoked.refusal) });
   return back(c, `${BASE}/api-keys`, { kind: "ok", text: `Key ${c.req.param("id")} revoked.` });
 });

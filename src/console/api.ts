@@ -1,88 +1,45 @@
-// The console moves money and manages accounts only through the API itself: each call is a request
-// to this same app, in this isolate, vouched for with the operator the console verified from its
-// cookie (http/in-process.ts), so it passes every role and scope check the API makes. No token
-// travels: the console's token is no API credential, and the API's console audience has no HTTP form.
+// How the console calls the service: each screen calls the verbs (src/wallet/) itself, as the
+// operator its cookie names (session.ts sets the request's principal, which the service context
+// reads), on the request's own D1 session; a refusal becomes a value the page words.
 import type { Context } from "hono";
-import type { Principal } from "../auth/principal";
-import { CONSOLE_AUDIENCE } from "../auth/tokens";
-import { bookmarkOf, learnBookmark } from "../db/client";
-import { BOOKMARK_HEADER } from "../http/answer-headers";
+import type { AppEnv } from "../env";
 import { type ApiError, refusalAnswer } from "../http/errors";
-import { inProcessEnv } from "../http/in-process";
-import type { ConsoleEnv, Fetch } from "./env";
+import type { Params } from "../http/params";
+import type { Input } from "../http/route";
+import { forgetGone, goneRefusal } from "../wallet/faults";
+import type { ConsoleEnv } from "./env";
 
-// biome-ignore lint/suspicious/noExplicitAny: API answers, read field by field by the pages
-export type ApiAnswer = { status: number; body: Record<string, any> };
+/** A console request as the app's: its env is the app's, with the operator's session beside it. */
+export const appContext = (c: Context<ConsoleEnv>) => c as unknown as Context<AppEnv>;
 
-/** One API call as `principal` (undefined: unauthenticated, the console's sign-in). */
-export async function callApi(
-  c: Context<ConsoleEnv>,
-  fetch: Fetch,
-  principal: Principal | undefined,
-  method: "GET" | "POST" | "DELETE",
-  path: string,
-  body?: Record<string, unknown>,
-): Promise<ApiAnswer> {
-  const res = await apiResponse(c, fetch, principal, method, path, body);
-  const text = await res.text();
-  try {
-    return { status: res.status, body: JSON.parse(text) };
-  } catch {
-    return { status: res.status, body: { message: text } };
-  }
-}
-
-/** The API's answer itself, its body unread (a file the console passes on as it streams). */
-export async function apiResponse(
-  c: Context<ConsoleEnv>,
-  fetch: Fetch,
-  principal: Principal | undefined,
-  method: "GET" | "POST" | "DELETE",
-  path: string,
-  body?: Record<string, unknown>,
-): Promise<Response> {
-  const request = new Request(new URL(`/wp-json/wallet/v1${path}`, c.req.url), {
-    method,
-    headers: {
-      ...(body ? { "Content-Type": "application/json" } : {}),
-      // The operator sees the newest data: the page's own session (at the primary), else the primary.
-      [BOOKMARK_HEADER]: bookmarkOf(c.var.db) ?? "first-primary",
-      // The sign-in throttle counts by client address: the operator's, not the Worker's.
-      ...(c.req.header("cf-connecting-ip")
-        ? { "cf-connecting-ip": c.req.header("cf-connecting-ip")! }
-        : {}),
-    },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  let ctx: Context["executionCtx"] | undefined;
-  try {
-    ctx = c.executionCtx;
-  } catch {
-    // No execution context (tests calling app.request): the inner request runs without one too.
-  }
-  const env = inProcessEnv(c.env, { principal, audience: CONSOLE_AUDIENCE });
-  const res = await fetch(request, env, ctx);
-  learnBookmark(c.var.db, res.headers.get(BOOKMARK_HEADER));
-  return res;
-}
+/** A form's fields decoded by a declared input of wallet/v1. */
+export const decode = async <T>(c: Context<ConsoleEnv>, input: Input<T>, fields: Params) =>
+  input.read(appContext(c), fields);
 
 /** What a verb answered, or its refusal in wallet/v1's words. */
 export type Outcome<T> = { ok: true; value: T } | { ok: false; refusal: ApiError };
 
-/** Runs a verb for a page: a refusal becomes a value the page words; a fault stays a fault. */
-export async function attempt<T>(verb: () => Promise<T>): Promise<Outcome<T>> {
+/**
+ * Runs a verb for a page: a refusal becomes a value the page words; a fault stays a fault. A write
+ * refused because a user or wallet was deleted through another isolate is told as that refusal.
+ */
+export async function attempt<T>(
+  c: Context<ConsoleEnv>,
+  verb: () => Promise<T>,
+): Promise<Outcome<T>> {
   try {
     return { ok: true, value: await verb() };
   } catch (err) {
-    const refusal = refusalAnswer(err);
+    const ctx = c.var.service;
+    const gone = forgetGone(ctx, err);
+    const refusal = refusalAnswer(gone ? await goneRefusal(ctx, gone) : err);
     if (!refusal) throw err;
     return { ok: false, refusal };
   }
 }
 
 /** A refusal in words: its message and what its `error` names. */
-export function refusalText(refused: ApiAnswer | ApiError) {
-  const { message, error } = "body" in refused ? refused.body : refused;
+export function refusalText({ message, error }: ApiError) {
   const details =
     error && typeof error === "object"
       ? Object.values(error as Record<string, unknown>)

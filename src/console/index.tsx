@@ -1,12 +1,12 @@
-// The operator console at /wallet-admin/: server-rendered pages over the API itself (./api.ts) and
-// read-only aggregates (db/console.ts). Administrators only; forms carry a CSRF token and, for money,
+// The operator console at /wallet-admin/: server-rendered pages over the service's verbs (./api.ts)
+// and read-only aggregates (db/console.ts). Administrators only; forms carry a CSRF token and, for money,
 // an idempotency key made when the form was drawn, so a double submit moves money once.
 import { Hono } from "hono";
 import { apiKeysScreen } from "./api-keys";
 import { CSS, ICON, JS } from "./assets";
 import { consoleBoundary } from "./boundary";
 import { requireSettings } from "./configured";
-import type { ConsoleEnv, Fetch } from "./env";
+import type { ConsoleEnv } from "./env";
 import { outboxScreen } from "./outbox";
 import { overviewScreen } from "./overview";
 import { CSP } from "./page";
@@ -20,11 +20,10 @@ import { Page } from "./views";
 import { walletsScreen } from "./wallets";
 import { webhooksScreen } from "./webhooks";
 
-/** The console's pages, one module a screen; `fetch` is this app's, for its in-process API calls. */
-export function consoleRoutes(fetch: Fetch) {
+/** The console's pages, one module a screen. */
+export function consoleRoutes() {
   const app = new Hono<ConsoleEnv>({ strict: false });
   app.use(async (c, next) => {
-    c.set("fetch", fetch);
     await next();
     c.header("Content-Security-Policy", CSP);
     c.header("Referrer-Policy", "same-origin");

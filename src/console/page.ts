@@ -1,8 +1,8 @@
-// What every console screen shares: the API call as the signed-in operator, form fields, notices
-// carried across a redirect, and the page's constants.
+// What every console screen shares: the wallets, form fields, notices carried across a redirect,
+// and the page's constants.
 import type { Context } from "hono";
 import type { WalletDisplay } from "../ledger/money";
-import { callApi } from "./api";
+import { allWallets } from "../wallet/wallets";
 import type { ConsoleEnv } from "./env";
 import type { Notice } from "./views";
 
@@ -43,27 +43,5 @@ export const noticeOf = (c: Context<ConsoleEnv>): Notice => {
   return error ? { kind: "error", text: error } : ok ? { kind: "ok", text: ok } : undefined;
 };
 
-export const walletDisplay = (w: Record<string, unknown>): Wallet => ({
-  id: String(w.wallet_id),
-  name: String(w.wallet_name),
-  symbol: String(w.wallet_symbol),
-  symbolPosition: w.wallet_symbol_position === "right" ? "right" : "left",
-  decimals: Number(w.wallet_decimal),
-  extraDecimals: 0,
-});
-
-/** One API call as the signed-in operator (console/api.ts: in-process, never over HTTP). */
-export const api = (
-  c: Context<ConsoleEnv>,
-  method: "GET" | "POST" | "DELETE",
-  path: string,
-  body?: Record<string, unknown>,
-) => callApi(c, c.var.fetch, c.var.session.principal, method, path, body);
-
-/** The service's wallets, as the API lists them. */
-export async function wallets(c: Context<ConsoleEnv>) {
-  const answer = await api(c, "GET", "/wallets");
-  return answer.status === 200
-    ? (answer.body.data as Record<string, unknown>[]).map(walletDisplay)
-    : [];
-}
+/** The service's wallets, by id. */
+export const wallets = (c: Context<ConsoleEnv>): Promise<Wallet[]> => allWallets(c.var.service);

@@ -1,9 +1,10 @@
 // Signing in and out of the console, and the gate every other screen stands behind.
 
 import { type Context, Hono, type MiddlewareHandler } from "hono";
-import { CONSOLE_AUDIENCE, verifyToken } from "../auth/tokens";
-import { jwtSecret } from "../http/auth";
-import { callApi, refusalText } from "./api";
+import { CONSOLE_AUDIENCE } from "../auth/tokens";
+import { signInFields } from "../http/user-fields";
+import { signIn, signOut } from "../wallet/sign-in";
+import { attempt, decode, refusalText } from "./api";
 import type { ConsoleEnv } from "./env";
 import { back, field, NOT_ADMIN } from "./page";
 import { BASE, endSession, readSession, sameText, startSession } from "./session";
@@ -32,42 +33,38 @@ const signInPage = (c: Context<ConsoleEnv>, notice?: Notice, status: 200 | 400 |
 signInScreen.get("/sign-in", (c) => signInPage(c));
 signInScreen.post("/sign-in", async (c) => {
   const form = await c.req.formData().catch(() => new FormData());
-  // The API's sign-in, in-process: it issues this call a console token, with a console session.
-  const answer = await callApi(c, c.var.fetch, undefined, "POST", "/users/login", {
-    user_email: field(form, "email"),
-    user_password: String(form.get("password") ?? ""),
-  });
-  if (answer.status !== 200)
-    return signInPage(
-      c,
-      {
-        kind: "error",
-        text: answer.status === 429 ? refusalText(answer) : "Those credentials were not accepted.",
-      },
-      answer.status === 429 ? 429 : 400,
-    );
-  const token = String(answer.body.data.access_token);
-  const principal = await verifyToken(token, jwtSecret(c), c.env.JWT_ISSUER, CONSOLE_AUDIENCE);
-  if (principal?.role !== "administrator") {
-    // The session just opened serves no one: end it rather than leave it live until it expires.
-    if (principal) await callApi(c, c.var.fetch, principal, "POST", "/users/logout");
-    return signInPage(c, { kind: "error", text: NOT_ADMIN }, 403);
+  // The API's sign-in, for a console token with a console session (administrators only), counted
+  // by the operator's own address.
+  const signedIn = await attempt(c, async () =>
+    signIn(c.var.service, {
+      ...(await decode(c, signInFields, {
+        user_email: field(form, "email"),
+        user_password: String(form.get("password") ?? ""),
+      })),
+      audience: CONSOLE_AUDIENCE,
+    }),
+  );
+  if (!signedIn.ok) {
+    const { refusal } = signedIn;
+    if (refusal.status === 403) return signInPage(c, { kind: "error", text: NOT_ADMIN }, 403);
+    return refusal.status === 429
+      ? signInPage(c, { kind: "error", text: refusalText(refusal) }, 429)
+      : signInPage(c, { kind: "error", text: "Those credentials were not accepted." }, 400);
   }
-  startSession(c, token);
+  startSession(c, signedIn.value.accessToken);
   return c.redirect(`${BASE}/`, 303);
 });
 signInScreen.post("/sign-out", async (c) => {
   const session = await readSession(c);
   const form = await c.req.formData().catch(() => new FormData());
   if (session && !sameText(field(form, "_csrf"), session.csrf)) return c.text("Forbidden", 403);
-  // The session itself ends (POST /users/logout): the cookie, if kept or stolen, opens nothing.
-  const answer =
-    session && (await callApi(c, c.var.fetch, session.principal, "POST", "/users/logout"));
+  // The session itself ends: the cookie, if kept or stolen, opens nothing.
+  const ended = session && (await attempt(c, () => signOut(c.var.service)));
   endSession(c);
-  if (answer && answer.status !== 200)
+  if (ended && !ended.ok)
     return back(c, `${BASE}/sign-in`, {
       kind: "error",
-      text: `The cookie is deleted, but the session could not be ended: ${refusalText(answer)}`,
+      text: `The cookie is deleted, but the session could not be ended: ${refusalText(ended.refusal)}`,
     });
   return back(c, `${BASE}/sign-in`, { kind: "ok", text: "Signed out." });
 });

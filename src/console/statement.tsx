@@ -1,11 +1,13 @@
 // A user's statement on the console: a wallet and a date range (days in the site's time zone), its
-// figures as GET /statements answers them, and its CSV, passed on from the API as it streams.
+// figures as GET /statements answers them, and its CSV as GET /statements?format=csv writes it.
 import type { Context } from "hono";
 import { Hono } from "hono";
+import { answerStatementCsv } from "../http/statement-csv";
 import { mysqlDate, zonedSeconds } from "../ledger/post-format";
-import { apiResponse, refusalText } from "./api";
+import { openStatement, STATEMENT_CHUNK, statementSummary } from "../wallet/statements";
+import { appContext, attempt, refusalText } from "./api";
 import type { ConsoleEnv } from "./env";
-import { api, back, type Wallet } from "./page";
+import { back, type Wallet } from "./page";
 import { BASE } from "./session";
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
@@ -27,17 +29,21 @@ export function statementChoice(c: Context<ConsoleEnv>, wallets: Wallet[]): Stat
   };
 }
 
-/** The API's query for a choice: from the first second of `from` to the last of `to`, site-local. */
-function apiQuery(c: Context<ConsoleEnv>, userId: string | number, s: StatementChoice) {
-  const instant = (local: string) =>
-    new Date(zonedSeconds(local, c.env.SITE_TIMEZONE) * 1000).toISOString();
-  const q = new URLSearchParams({
-    user_id: String(userId),
-    wallet_id: s.walletId,
-    from: instant(`${s.from} 00:00:00`),
-    to: instant(`${s.to} 23:59:59`),
+/** The statement a choice names: from the first second of `from` to the last of `to`, site-local. */
+function statementOf(
+  c: Context<ConsoleEnv>,
+  userId: number,
+  s: StatementChoice,
+  page: { offset: number; limit: number },
+) {
+  const zone = c.env.SITE_TIMEZONE;
+  return openStatement(c.var.service, {
+    userId,
+    walletId: s.walletId,
+    fromS: zonedSeconds(`${s.from} 00:00:00`, zone),
+    toS: zonedSeconds(`${s.to} 23:59:59`, zone),
+    page,
   });
-  return q.toString();
 }
 
 const pageQuery = (s: StatementChoice) =>
@@ -50,14 +56,10 @@ export async function readStatementFigures(
   s: StatementChoice,
 ) {
   if (s.walletId === "") return undefined;
-  const answer = await api(c, "GET", `/statements?${apiQuery(c, userId, s)}&per_page=1`);
-  return answer.status === 200
-    ? {
-        ok: true as const,
-        figures: answer.body.data.formatted as Record<string, string>,
-        count: Number(answer.body.data.count),
-      }
-    : { ok: false as const, why: refusalText(answer) };
+  const read = await attempt(c, () => statementOf(c, userId, s, { offset: 0, limit: 1 }));
+  if (!read.ok) return { ok: false as const, why: refusalText(read.refusal) };
+  const { formatted, count } = statementSummary(read.value);
+  return { ok: true as const, figures: formatted, count };
 }
 
 export function StatementSection(props: {
@@ -132,35 +134,28 @@ export function StatementSection(props: {
 
 export const statementScreen = new Hono<ConsoleEnv>({ strict: false });
 
-/** The CSV, from the API as the signed-in operator, passed on as it streams. */
+/** The CSV, as the API writes it for the signed-in operator, streamed. */
 statementScreen.get("/users/:id{[0-9]{1,15}}/statement.csv", async (c) => {
   const userId = c.req.param("id");
   const walletId = c.req.query("wallet") ?? "";
   const [from, to] = [c.req.query("from") ?? "", c.req.query("to") ?? ""];
-  const s = { walletId, from, to };
   const to_ = `${BASE}/users/${userId}`;
   if (!DAY.test(from) || !DAY.test(to))
     return back(c, to_, { kind: "error", text: "Statement dates are days: YYYY-MM-DD." });
-  const res = await apiResponse(
-    c,
-    c.var.fetch,
-    c.var.session.principal,
-    "GET",
-    `/statements?${apiQuery(c, userId, s)}&format=csv`,
+  const answered = await attempt(c, async () =>
+    answerStatementCsv(
+      appContext(c),
+      await statementOf(
+        c,
+        Number(userId),
+        { walletId, from, to },
+        { offset: 0, limit: STATEMENT_CHUNK },
+      ),
+    ),
   );
-  if (res.status !== 200) {
-    const text = await res.text();
-    let body: Record<string, unknown> = { message: text };
-    try {
-      body = JSON.parse(text);
-    } catch {}
-    return back(c, to_, {
-      kind: "error",
-      text: `Statement refused. ${refusalText({ status: res.status, body })}`,
-    });
-  }
-  const headers = new Headers();
-  for (const name of ["content-type", "content-disposition", "cache-control"])
-    headers.set(name, res.headers.get(name) ?? "");
-  return new Response(res.body, { status: 200, headers });
+  if (answered.ok) return answered.value;
+  return back(c, to_, {
+    kind: "error",
+    text: `Statement refused. ${refusalText(answered.refusal)}`,
+  });
 });

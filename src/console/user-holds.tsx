@@ -1,31 +1,31 @@
 // A user's holds on the console's user page (docs/console.md): what each wallet holds and has
 // available, the user's recent holds, and Capture (all or part) and Void for those still held, each
-// through the API (POST /holds/{id}/capture and /void), which resolves a hold once.
+// through the service's hold verbs (wallet/holds.ts), which resolve a hold once.
 import { Hono } from "hono";
+import { idRef } from "../http/fields";
+import { CaptureHoldParams } from "../http/inputs";
+import { parseFields } from "../http/validation";
 import { formatMoney } from "../ledger/money";
-import { type ApiAnswer, refusalText } from "./api";
+import { type availableBalances, captureHold, type HoldView, voidHold } from "../wallet/holds";
+import { attempt, refusalText } from "./api";
 import type { ConsoleEnv, Session } from "./env";
-import { api, back, field, type Wallet } from "./page";
+import { back, field, type Wallet } from "./page";
 import { BASE } from "./session";
 import { Csrf } from "./views";
 
 export const holdsScreen = new Hono<ConsoleEnv>({ strict: false });
 
-/** The user's holds, newest first, as GET /holds answers them (one page). */
-export const userHolds = (c: Parameters<typeof api>[0], userId: number) =>
-  api(c, "GET", `/holds?user_id=${userId}&per_page=20`);
+/** The holds shown on a user's page: the newest. */
+export const HOLDS_SHOWN = 20;
+
+type Available = Awaited<ReturnType<typeof availableBalances>>;
 
 /**
- * What holds reserve of each wallet and what is available, as GET /balances answers them (a wallet
- * the user has no balance in holds nothing). Rows name wallets by id: the balance rows above name
- * them by name.
+ * What holds reserve of each wallet and what is available (a wallet the user has no balance in
+ * holds nothing). Rows name wallets by id: the balance rows above name them by name.
  */
-export function AvailableTable(props: { wallets: Wallet[]; available: ApiAnswer }) {
-  const rows = (props.available.status === 200 ? props.available.body.data : []) as {
-    wallet_id: string;
-    formatted: { balance: string; held: string; available: string };
-  }[];
-  const byWallet = new Map(rows.map((r) => [r.wallet_id, r.formatted]));
+export function AvailableTable(props: { wallets: Wallet[]; available: Available }) {
+  const byWallet = new Map(props.available.map((r) => [r.wallet.id, r]));
   return (
     <table>
       <caption>Held and available</caption>
@@ -40,8 +40,8 @@ export function AvailableTable(props: { wallets: Wallet[]; available: ApiAnswer 
         {props.wallets.map((w) => (
           <tr>
             <td>{w.id}</td>
-            <td class="num">{byWallet.get(w.id)?.held ?? formatMoney(0, w)}</td>
-            <td class="num">{byWallet.get(w.id)?.available ?? formatMoney(0, w)}</td>
+            <td class="num">{formatMoney(byWallet.get(w.id)?.heldMinor ?? 0, w)}</td>
+            <td class="num">{formatMoney(byWallet.get(w.id)?.availableMinor ?? 0, w)}</td>
           </tr>
         ))}
       </tbody>
@@ -49,14 +49,14 @@ export function AvailableTable(props: { wallets: Wallet[]; available: ApiAnswer 
   );
 }
 
-const when = (iso: string | null) => (iso ? iso.slice(0, 16).replace("T", " ") : "");
+/** An instant (epoch seconds) as UTC date and time to the minute. */
+const when = (s: number) => new Date(s * 1000).toISOString().slice(0, 16).replace("T", " ");
 
-export function HoldsSection(props: { userId: number; holds: ApiAnswer; session: Session }) {
-  const holds = (props.holds.status === 200 ? props.holds.body.data : []) as Record<
-    string,
-    // biome-ignore lint/suspicious/noExplicitAny: API records, read field by field
-    any
-  >[];
+/** A capture's amount as the wallet shows it. */
+const capturedText = ({ hold, wallet }: HoldView) => formatMoney(hold.capturedMinor ?? 0, wallet);
+
+export function HoldsSection(props: { userId: number; holds: HoldView[]; session: Session }) {
+  const { holds } = props;
   return (
     <section>
       <h2>Holds</h2>
@@ -79,49 +79,52 @@ export function HoldsSection(props: { userId: number; holds: ApiAnswer; session:
               </tr>
             </thead>
             <tbody>
-              {holds.map((h) => (
-                <tr>
-                  <td>{String(h.hold_id)}</td>
-                  <td>{String(h.wallet_id)}</td>
-                  <td class="num">{String(h.amount_formatted)}</td>
-                  <td>
-                    {h.status === "captured"
-                      ? `captured ${h.captured_amount_formatted} (transaction ${h.transaction_id})`
-                      : String(h.status)}
-                  </td>
-                  <td>{when(h.expires_at)}</td>
-                  <td>{String(h.note)}</td>
-                  <td>
-                    {h.status === "held" && (
-                      <div class="actions">
-                        <form
-                          method="post"
-                          action={`${BASE}/users/${props.userId}/holds/${h.hold_id}/capture`}
-                        >
-                          <Csrf session={props.session} />
-                          <input
-                            name="amount"
-                            inputmode="decimal"
-                            autocomplete="off"
-                            placeholder="all"
-                            aria-label={`Amount to capture of hold ${h.hold_id} (empty: all)`}
-                          />
-                          <button type="submit">Capture hold {String(h.hold_id)}</button>
-                        </form>
-                        <form
-                          method="post"
-                          action={`${BASE}/users/${props.userId}/holds/${h.hold_id}/void`}
-                        >
-                          <Csrf session={props.session} />
-                          <button class="danger" type="submit">
-                            Void hold {String(h.hold_id)}
-                          </button>
-                        </form>
-                      </div>
-                    )}
-                  </td>
-                </tr>
-              ))}
+              {holds.map((view) => {
+                const h = view.hold;
+                return (
+                  <tr>
+                    <td>{String(h.id)}</td>
+                    <td>{h.walletId}</td>
+                    <td class="num">{formatMoney(h.amountMinor, view.wallet)}</td>
+                    <td>
+                      {view.status === "captured"
+                        ? `captured ${capturedText(view)} (transaction ${view.transactionId})`
+                        : view.status}
+                    </td>
+                    <td>{when(h.expiresAtS)}</td>
+                    <td>{h.note}</td>
+                    <td>
+                      {view.status === "held" && (
+                        <div class="actions">
+                          <form
+                            method="post"
+                            action={`${BASE}/users/${props.userId}/holds/${h.id}/capture`}
+                          >
+                            <Csrf session={props.session} />
+                            <input
+                              name="amount"
+                              inputmode="decimal"
+                              autocomplete="off"
+                              placeholder="all"
+                              aria-label={`Amount to capture of hold ${h.id} (empty: all)`}
+                            />
+                            <button type="submit">Capture hold {String(h.id)}</button>
+                          </form>
+                          <form
+                            method="post"
+                            action={`${BASE}/users/${props.userId}/holds/${h.id}/void`}
+                          >
+                            <Csrf session={props.session} />
+                            <button class="danger" type="submit">
+                              Void hold {String(h.id)}
+                            </button>
+                          </form>
+                        </div>
+                      )}
+                    </td>
+                  </tr>
+                );
+              })}
             </tbody>
           </table>
         </div>
@@ -135,24 +138,27 @@ const resolve = (action: "capture" | "void") =>
     const { id, hold } = c.req.param();
     const form = await c.req.formData();
     const amount = field(form, "amount");
-    const answer = await api(
-      c,
-      "POST",
-      `/holds/${hold}/${action}`,
-      action === "capture" && amount !== "" ? { amount } : {},
-    );
+    const resolved = await attempt(c, () => {
+      if (action === "void") return voidHold(c.var.service, idRef(hold));
+      const fields = parseFields(CaptureHoldParams, amount !== "" ? { amount } : {});
+      return captureHold(c.var.service, {
+        hold: idRef(hold),
+        amount: fields.amount && { sent: fields.amount.text, policy: "refuse-excess-places" },
+        note: fields.note,
+      });
+    });
     const to = `${BASE}/users/${id}`;
-    if (answer.status === 200)
+    if (resolved.ok)
       return back(c, to, {
         kind: "ok",
         text:
           action === "capture"
-            ? `Hold ${hold} captured: ${answer.body.data.captured_amount_formatted} debited (transaction ${answer.body.data.transaction_id}); the rest released.`
+            ? `Hold ${hold} captured: ${capturedText(resolved.value)} debited (transaction ${resolved.value.transactionId}); the rest released.`
             : `Hold ${hold} voided: all of it released.`,
       });
     return back(c, to, {
       kind: "error",
-      text: `${action === "capture" ? "Capture" : "Void"} refused. ${refusalText(answer)}`,
+      text: `${action === "capture" ? "Capture" : "Void"} refused. ${refusalText(resolved.refusal)}`,
     });
   });
 resolve("capture");

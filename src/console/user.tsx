@@ -1,68 +1,103 @@
 // One user: balances (held and available beside them), holds, statement (figures and CSV), balance
 // chart, entries, and money moved by hand (credit, debit, transfer, reverse, capture or void a hold),
-// each through the API.
+// each through the service's verbs as the signed-in operator.
 
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
+import type * as v from "valibot";
 import { balanceSeries } from "../db/console";
 import { listEntries } from "../db/ledger";
 import { findUsers } from "../db/users";
+import { EntryParams, ReverseParams, TransferParams } from "../http/fields";
+import { parseFields } from "../http/validation";
 import { formatMoney } from "../ledger/money";
-import { type ApiAnswer, refusalText } from "./api";
-import type { ConsoleEnv } from "./env";
-import { api, back, day, field, freshKey, noticeOf, PER_PAGE, positive, wallets } from "./page";
+import { userBalances } from "../wallet/balances";
+import { availableBalances, listHolds } from "../wallet/holds";
+import { credit, debit, reverse, transfer } from "../wallet/movements";
+import { endUserSessions } from "../wallet/sessions";
+import { attempt, refusalText } from "./api";
+import type { ConsoleEnv, Session } from "./env";
+import {
+  back,
+  day,
+  field,
+  freshKey,
+  noticeOf,
+  PER_PAGE,
+  positive,
+  type Wallet,
+  wallets,
+} from "./page";
 import { BASE } from "./session";
 import { readStatementFigures, StatementSection, statementChoice } from "./statement";
-import { AvailableTable, HoldsSection, userHolds } from "./user-holds";
-import { Chart, Csrf, Page, Pager } from "./views";
+import { AvailableTable, HOLDS_SHOWN, HoldsSection } from "./user-holds";
+import { Chart, Csrf, type Notice, Page, Pager } from "./views";
 
 export const userScreen = new Hono<ConsoleEnv>({ strict: false });
 
-userScreen.get("/users/:id{[0-9]{1,15}}", async (c) => {
-  const userId = Number(c.req.param("id"));
-  const page = positive(c.req.query("page"), 1);
+/** What a verb read, or `empty` when it refused (the page then shows nothing for it). */
+const orEmpty = async <T,>(c: Context<ConsoleEnv>, read: () => Promise<T>, empty: NoInfer<T>) => {
+  const outcome = await attempt(c, read);
+  return outcome.ok ? outcome.value : empty;
+};
+
+/** Everything a user's page shows, or null when there is no such user. */
+async function loadUser(c: Context<ConsoleEnv>, userId: number, page: number) {
+  const ctx = c.var.service;
   const ws = await wallets(c);
   const choice = statementChoice(c, ws);
-  // Balances as the API formats them; the statement through the same read the API's list uses
-  // (its records carry no balance-after or request id, which an operator needs here).
+  // The entries through the same read the API's list uses (its records carry no balance-after or
+  // request id, which an operator needs here).
   const [balances, statement, series, owner, figures, available, holds] = await Promise.all([
-    ws.length === 0
-      ? Promise.resolve<ApiAnswer>({ status: 200, body: { data: {} } })
-      : api(
-          c,
-          "GET",
-          `/user-wallet-balance?user_id=${userId}&wallet_id=${ws.map((w) => w.id).join(",")}&formatted=yes`,
-        ),
+    orEmpty(c, () => userBalances(ctx, { userId, walletIds: ws.map((w) => w.id) }), new Map()),
     listEntries(
-      c.var.db,
+      ctx.db,
       { userId },
       { offset: (page - 1) * PER_PAGE, limit: PER_PAGE, order: "desc" },
     ),
-    Promise.all(ws.map((w) => balanceSeries(c.var.db, userId, w.id, 200))),
-    findUsers(c.var.db, [userId]),
+    Promise.all(ws.map((w) => balanceSeries(ctx.db, userId, w.id, 200))),
+    findUsers(ctx.db, [userId]),
     readStatementFigures(c, userId, choice),
-    api(c, "GET", `/balances?user_id=${userId}`),
-    userHolds(c, userId),
+    orEmpty(c, () => availableBalances(ctx, userId), []),
+    orEmpty(c, () => listHolds(ctx, { userId, page: 1, perPage: HOLDS_SHOWN }), {
+      holds: [],
+      total: 0,
+    }),
   ]);
   const user = owner.get(userId);
-  if (!statement.userExists || !user)
-    return c.html(
-      <Page title="No such user" session={c.var.session} current="users">
-        <p>
-          There is no user {userId}. <a href={`${BASE}/users`}>All users</a>
-        </p>
-      </Page>,
-      404,
-    );
-  const formatted = (balances.body.data?.formatted ?? {}) as Record<string, string>;
-  const moneyForm = (action: "credit" | "debit" | "transfer", label: string) => (
-    <form class="stack card" method="post" action={`${BASE}/users/${userId}/${action}`}>
-      <h3>{label}</h3>
-      <Csrf session={c.var.session} />
+  if (!statement.userExists || !user) return null;
+  return {
+    userId,
+    page,
+    user,
+    wallets: ws,
+    choice,
+    balances,
+    statement,
+    series,
+    figures,
+    available,
+    holds: holds.holds,
+  };
+}
+
+type UserData = NonNullable<Awaited<ReturnType<typeof loadUser>>>;
+
+function MoneyForm(props: {
+  userId: number;
+  action: "credit" | "debit" | "transfer";
+  label: string;
+  wallets: Wallet[];
+  session: Session;
+}) {
+  return (
+    <form class="stack card" method="post" action={`${BASE}/users/${props.userId}/${props.action}`}>
+      <h3>{props.label}</h3>
+      <Csrf session={props.session} />
       <input type="hidden" name="request_id" value={freshKey()} />
       <label>
         Wallet
         <select name="wallet_id" required>
-          {ws.map((w) => (
+          {props.wallets.map((w) => (
             <option value={w.id}>{`${w.name} (${w.id})`}</option>
           ))}
         </select>
@@ -71,7 +106,7 @@ userScreen.get("/users/:id{[0-9]{1,15}}", async (c) => {
         Amount
         <input name="amount" inputmode="decimal" required autocomplete="off" />
       </label>
-      {action === "transfer" && (
+      {props.action === "transfer" && (
         <label>
           To user
           <input
@@ -87,15 +122,83 @@ userScreen.get("/users/:id{[0-9]{1,15}}", async (c) => {
         Note
         <input name="note" autocomplete="off" />
       </label>
-      <button type="submit">{label}</button>
+      <button type="submit">{props.label}</button>
     </form>
   );
-  return c.html(
+}
+
+function Entries(props: { d: UserData }) {
+  const { userId, page, statement } = props.d;
+  return (
+    <section>
+      <h2>Entries</h2>
+      <div class="scroll">
+        <table>
+          <thead>
+            <tr>
+              <th>ID</th>
+              <th>Date</th>
+              <th>Type</th>
+              <th class="num">Amount</th>
+              <th class="num">Balance after</th>
+              <th>Note</th>
+              <th>Request id</th>
+              <th>
+                <span class="muted">Action</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {statement.rows.map(({ entry: e, ...w }) => {
+              const wallet = {
+                symbol: w.symbol ?? "",
+                decimals: w.decimals ?? 0,
+                extraDecimals: w.extraDecimals ?? 0,
+                symbolPosition: w.symbolPosition ?? "left",
+              };
+              return (
+                <tr>
+                  <td>{e.id}</td>
+                  <td>
+                    {new Date(e.createdAtS * 1000).toISOString().slice(0, 16).replace("T", " ")}
+                  </td>
+                  <td>{e.reversesId ? `${e.txnType} (reversal of ${e.reversesId})` : e.txnType}</td>
+                  <td class="num">{formatMoney(e.amountMinor, wallet)}</td>
+                  <td class="num">{formatMoney(e.balanceAfterMinor, wallet)}</td>
+                  <td>{e.note}</td>
+                  <td>{e.requestId}</td>
+                  <td>
+                    <a
+                      href={`${BASE}/users/${userId}/reverse/${e.id}`}
+                      aria-label={`Reverse transaction ${e.id}`}
+                    >
+                      Reverse
+                    </a>
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+      <Pager
+        page={page}
+        pages={Math.ceil(statement.total / PER_PAGE)}
+        href={(p) => `${BASE}/users/${userId}?page=${p}`}
+      />
+    </section>
+  );
+}
+
+function UserView(props: { d: UserData; session: Session; notice: Notice }) {
+  const { d, session } = props;
+  const { userId, user, wallets: ws, series } = d;
+  return (
     <Page
       title={`${user.username} (user ${userId})`}
-      session={c.var.session}
+      session={session}
       current="users"
-      notice={noticeOf(c)}
+      notice={props.notice}
     >
       <section>
         <h2>Balances</h2>
@@ -104,14 +207,14 @@ userScreen.get("/users/:id{[0-9]{1,15}}", async (c) => {
             {ws.map((w) => (
               <tr>
                 <th>{w.name}</th>
-                <td class="num">{formatted[w.id] ?? formatMoney(0, w)}</td>
+                <td class="num">{formatMoney(d.balances.get(w.id)?.minor ?? 0, w)}</td>
               </tr>
             ))}
           </tbody>
         </table>
-        <AvailableTable wallets={ws} available={available} />
+        <AvailableTable wallets={ws} available={d.available} />
       </section>
-      <HoldsSection userId={userId} holds={holds} session={c.var.session} />
+      <HoldsSection userId={userId} holds={d.holds} session={session} />
       {ws.map((w, i) =>
         series[i]!.length > 0 ? (
           <section>
@@ -129,9 +232,15 @@ userScreen.get("/users/:id{[0-9]{1,15}}", async (c) => {
         ) : null,
       )}
       <div class="forms">
-        {moneyForm("credit", "Credit")}
-        {moneyForm("debit", "Debit")}
-        {moneyForm("transfer", "Transfer")}
+        <MoneyForm userId={userId} action="credit" label="Credit" wallets={ws} session={session} />
+        <MoneyForm userId={userId} action="debit" label="Debit" wallets={ws} session={session} />
+        <MoneyForm
+          userId={userId}
+          action="transfer"
+          label="Transfer"
+          wallets={ws}
+          session={session}
+        />
       </div>
       <section>
         <h2>Sessions</h2>
@@ -141,112 +250,83 @@ userScreen.get("/users/:id{[0-9]{1,15}}", async (c) => {
             user stops working within seconds. API keys are not touched (revoke them under API
             keys).
           </p>
-          <Csrf session={c.var.session} />
+          <Csrf session={session} />
           <button class="danger" type="submit">
             Sign {user.username} out everywhere
           </button>
         </form>
       </section>
-      <StatementSection userId={userId} wallets={ws} choice={choice} read={figures} />
-      <section>
-        <h2>Entries</h2>
-        <div class="scroll">
-          <table>
-            <thead>
-              <tr>
-                <th>ID</th>
-                <th>Date</th>
-                <th>Type</th>
-                <th class="num">Amount</th>
-                <th class="num">Balance after</th>
-                <th>Note</th>
-                <th>Request id</th>
-                <th>
-                  <span class="muted">Action</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {statement.rows.map(({ entry: e, ...w }) => {
-                const wallet = {
-                  symbol: w.symbol ?? "",
-                  decimals: w.decimals ?? 0,
-                  extraDecimals: w.extraDecimals ?? 0,
-                  symbolPosition: w.symbolPosition ?? "left",
-                };
-                return (
-                  <tr>
-                    <td>{e.id}</td>
-                    <td>
-                      {new Date(e.createdAtS * 1000).toISOString().slice(0, 16).replace("T", " ")}
-                    </td>
-                    <td>
-                      {e.reversesId ? `${e.txnType} (reversal of ${e.reversesId})` : e.txnType}
-                    </td>
-                    <td class="num">{formatMoney(e.amountMinor, wallet)}</td>
-                    <td class="num">{formatMoney(e.balanceAfterMinor, wallet)}</td>
-                    <td>{e.note}</td>
-                    <td>{e.requestId}</td>
-                    <td>
-                      <a
-                        href={`${BASE}/users/${userId}/reverse/${e.id}`}
-                        aria-label={`Reverse transaction ${e.id}`}
-                      >
-                        Reverse
-                      </a>
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
-        <Pager
-          page={page}
-          pages={Math.ceil(statement.total / PER_PAGE)}
-          href={(p) => `${BASE}/users/${userId}?page=${p}`}
-        />
-      </section>
-    </Page>,
+      <StatementSection userId={userId} wallets={ws} choice={d.choice} read={d.figures} />
+      <Entries d={d} />
+    </Page>
   );
+}
+
+userScreen.get("/users/:id{[0-9]{1,15}}", async (c) => {
+  const userId = Number(c.req.param("id"));
+  const d = await loadUser(c, userId, positive(c.req.query("page"), 1));
+  if (!d)
+    return c.html(
+      <Page title="No such user" session={c.var.session} current="users">
+        <p>
+          There is no user {userId}. <a href={`${BASE}/users`}>All users</a>
+        </p>
+      </Page>,
+      404,
+    );
+  return c.html(<UserView d={d} session={c.var.session} notice={noticeOf(c)} />);
 });
+
+/** A money form's fields decoded as POST /credits, /debits or /transfers decodes its body, moved. */
+function moveWith(c: Context<ConsoleEnv>, action: "credit" | "debit" | "transfer", form: FormData) {
+  const userId = Number(c.req.param("id"));
+  const sent = Object.fromEntries(
+    ["wallet_id", "amount", "request_id", "note"].map((k) => [k, field(form, k)]),
+  );
+  const asMeant = (f: Omit<v.InferOutput<typeof EntryParams>, "user_id">) => ({
+    walletId: f.wallet_id,
+    amount: { sent: f.amount.text, policy: "refuse-excess-places" as const },
+    requestId: f.request_id,
+    note: f.note,
+  });
+  if (action !== "transfer") {
+    const f = parseFields(EntryParams, { ...sent, user_id: userId });
+    return (action === "credit" ? credit : debit)(c.var.service, {
+      user: { id: f.user_id },
+      ...asMeant(f),
+    });
+  }
+  const f = parseFields(TransferParams, {
+    ...sent,
+    from_user_id: userId,
+    to_user_id: field(form, "to_user_id"),
+  });
+  return transfer(c.var.service, {
+    from: { id: f.from_user_id },
+    to: { id: f.to_user_id },
+    ...asMeant(f),
+  });
+}
 
 const move = (action: "credit" | "debit" | "transfer") =>
   userScreen.post(`/users/:id{[0-9]{1,15}}/${action}`, async (c) => {
-    const userId = Number(c.req.param("id"));
     const form = await c.req.formData();
-    const common = {
-      wallet_id: field(form, "wallet_id"),
-      amount: field(form, "amount"),
-      request_id: field(form, "request_id"),
-      note: field(form, "note"),
-    };
-    const answer =
-      action === "transfer"
-        ? await api(c, "POST", "/transfers", {
-            ...common,
-            from_user_id: userId,
-            to_user_id: field(form, "to_user_id"),
-          })
-        : await api(c, "POST", action === "credit" ? "/credits" : "/debits", {
-            ...common,
-            user_id: userId,
-          });
-    const to = `${BASE}/users/${userId}`;
-    if (answer.status === 200)
+    const moved = await attempt<unknown>(c, () => moveWith(c, action, form));
+    const to = `${BASE}/users/${c.req.param("id")}`;
+    if (moved.ok)
       return back(c, to, {
         kind: "ok",
-        text: `${answer.body.message}: ${common.amount} ${common.wallet_id}.`,
+        text: `${action === "transfer" ? "Transfer Action Completed" : "Transaction Completed"}: ${field(form, "amount")} ${field(form, "wallet_id")}.`,
       });
     // The same form sent twice (a double click, a retried submit): the first one moved the money.
-    if (answer.status === 409)
+    if (moved.refusal.status === 409)
       return back(c, to, {
         kind: "ok",
         text: "Already done: this form was sent before, and the money moved once.",
       });
     return back(c, to, {
       kind: "error",
-      text: `${action[0]!.toUpperCase()}${action.slice(1)} refused. ${refusalText(answer)}`,
+      text: `${action[0]!.toUpperCase()}${action.slice(1)} refused. ${refusalText(moved.refusal)}`,
     });
   });
 move("credit");
@@ -255,11 +335,11 @@ move("transfer");
 
 userScreen.post("/users/:id{[0-9]{1,15}}/sessions/revoke", async (c) => {
   const id = c.req.param("id");
-  const answer = await api(c, "POST", `/users/${id}/sessions/revoke`);
+  const ended = await attempt(c, () => endUserSessions(c.var.service, Number(id)));
   const to = `${BASE}/users/${id}`;
-  if (answer.status !== 200)
-    return back(c, to, { kind: "error", text: `Sign-out refused. ${refusalText(answer)}` });
-  const n = Number(answer.body.data.revoked);
+  if (!ended.ok)
+    return back(c, to, { kind: "error", text: `Sign-out refused. ${refusalText(ended.refusal)}` });
+  const n = ended.value;
   return back(c, to, {
     kind: "ok",
     text: `Signed out everywhere: ${n} session${n === 1 ? "" : "s"} ended.`,
@@ -292,12 +372,19 @@ userScreen.get("/users/:id{[0-9]{1,15}}/reverse/:txn{[0-9]{1,15}}", (c) => {
 userScreen.post("/users/:id{[0-9]{1,15}}/reverse/:txn{[0-9]{1,15}}", async (c) => {
   const { id, txn } = c.req.param();
   const form = await c.req.formData();
-  const answer = await api(c, "POST", `/transactions/${txn}/reverse`, {
-    request_id: field(form, "request_id"),
-    note: field(form, "note"),
+  const reversed = await attempt(c, () => {
+    const f = parseFields(ReverseParams, {
+      request_id: field(form, "request_id"),
+      note: field(form, "note"),
+    });
+    return reverse(c.var.service, {
+      id: Number(txn),
+      ref: txn,
+      requestId: f.request_id,
+      note: f.note,
+    });
   });
   const to = `${BASE}/users/${id}`;
-  if (answer.status === 200)
-    return back(c, to, { kind: "ok", text: `Transaction ${txn} reversed.` });
-  return back(c, to, { kind: "error", text: `Reversal refused. ${refusalText(answer)}` });
+  if (reversed.ok) return back(c, to, { kind: "ok", text: `Transaction ${txn} reversed.` });
+  return back(c, to, { kind: "error", text: `Reversal refused. ${refusalText(reversed.refusal)}` });
 });

@@ -2,10 +2,11 @@
 
 import { Hono } from "hono";
 import { searchUsers } from "../db/console";
+import { newSubscriber, newSubscriberFields } from "../http/user-fields";
 import { formatMoney } from "../ledger/money";
-import { refusalText } from "./api";
+import { attempt, decode, refusalText } from "./api";
 import type { ConsoleEnv } from "./env";
-import { api, back, field, noticeOf, PER_PAGE, positive, wallets } from "./page";
+import { back, field, noticeOf, PER_PAGE, positive, wallets } from "./page";
 import { BASE } from "./session";
 import { Csrf, Page, Pager } from "./views";
 
@@ -95,12 +96,17 @@ usersScreen.get("/users", async (c) => {
 });
 usersScreen.post("/users", async (c) => {
   const form = await c.req.formData();
-  const answer = await api(c, "POST", "/users", {
-    username: field(form, "username"),
-    user_email: field(form, "user_email"),
-    user_password: String(form.get("user_password") ?? ""),
-  });
-  if (answer.status !== 201)
-    return back(c, `${BASE}/users`, { kind: "error", text: refusalText(answer) });
-  return back(c, `${BASE}/users/${answer.body.data.id}`, { kind: "ok", text: "User created." });
+  const created = await attempt(c, async () =>
+    newSubscriber(
+      c.var.service,
+      await decode(c, newSubscriberFields(), {
+        username: field(form, "username"),
+        user_email: field(form, "user_email"),
+        user_password: String(form.get("user_password") ?? ""),
+      }),
+    ),
+  );
+  if (!created.ok)
+    return back(c, `${BASE}/users`, { kind: "error", text: refusalText(created.refusal) });
+  return back(c, `${BASE}/users/${created.value.id}`, { kind: "ok", text: "User created." });
 });

@@ -1,9 +1,12 @@
 // Wallets: the list, and a new wallet.
 
 import { Hono } from "hono";
-import { refusalText } from "./api";
+import { WalletParams, walletOf } from "../http/inputs";
+import { parseFields } from "../http/validation";
+import { newWallet } from "../wallet/wallets";
+import { attempt, refusalText } from "./api";
 import type { ConsoleEnv } from "./env";
-import { api, back, field, noticeOf, wallets } from "./page";
+import { back, field, noticeOf, wallets } from "./page";
 import { BASE } from "./session";
 import { Csrf, Page } from "./views";
 
@@ -72,17 +75,21 @@ walletsScreen.get("/wallets", async (c) => {
 });
 walletsScreen.post("/wallets", async (c) => {
   const form = await c.req.formData();
-  const answer = await api(c, "POST", "/wallets", {
-    wallet_id: field(form, "wallet_id"),
-    wallet_name: field(form, "wallet_name"),
-    wallet_symbol: field(form, "wallet_symbol"),
-    wallet_symbol_position: field(form, "wallet_symbol_position"),
-    wallet_decimal: field(form, "wallet_decimal"),
-  });
-  if (answer.status !== 200)
-    return back(c, `${BASE}/wallets`, { kind: "error", text: refusalText(answer) });
-  return back(c, `${BASE}/wallets`, {
-    kind: "ok",
-    text: `Wallet ${answer.body.data.wallet_id} created.`,
-  });
+  const created = await attempt(c, () =>
+    newWallet(
+      c.var.service,
+      walletOf(
+        parseFields(WalletParams, {
+          wallet_id: field(form, "wallet_id"),
+          wallet_name: field(form, "wallet_name"),
+          wallet_symbol: field(form, "wallet_symbol"),
+          wallet_symbol_position: field(form, "wallet_symbol_position"),
+          wallet_decimal: field(form, "wallet_decimal"),
+        }),
+      ),
+    ),
+  );
+  if (!created.ok)
+    return back(c, `${BASE}/wallets`, { kind: "error", text: refusalText(created.refusal) });
+  return back(c, `${BASE}/wallets`, { kind: "ok", text: `Wallet ${created.value.id} created.` });
 });

@@ -1,26 +1,38 @@
 // Webhooks (docs/events.md): each endpoint, how its deliveries stand, its recent attempts with a
-// resend button, a test message, and a new endpoint (its secret shown once). All through the API.
+// resend button, a test message, and a new endpoint (its secret shown once). Each through the
+// service's webhook verbs (wallet/webhooks.ts), as the signed-in operator.
 
 import { type Context, Hono } from "hono";
-import { refusalText } from "./api";
+import type { DeliveryRow, EndpointRow } from "../db/events";
+import { idRef } from "../http/fields";
+import { ResendParams, WebhookParams } from "../http/inputs";
+import { parseFields } from "../http/validation";
+import {
+  createEndpoint,
+  listWebhooks,
+  recentDeliveries,
+  removeEndpoint,
+  resendEvent,
+  testEndpoint,
+} from "../wallet/webhooks";
+import { attempt, refusalText } from "./api";
 import type { ConsoleEnv } from "./env";
-import { api, back, field, noticeOf } from "./page";
+import { back, field, noticeOf } from "./page";
 import { BASE } from "./session";
 import { Csrf, type Notice, Page } from "./views";
 
 export const webhooksScreen = new Hono<ConsoleEnv>({ strict: false });
 
-type Row = Record<string, unknown>;
-
 /** The newest attempts shown per endpoint (the API keeps 200). */
 const SHOWN = 10;
 
-const when = (iso: unknown) =>
-  String(iso ?? "")
-    .slice(0, 19)
-    .replace("T", " ");
+/** An instant as UTC date and time to the second. */
+const when = (ms: number | null) =>
+  ms === null ? "" : new Date(ms).toISOString().slice(0, 19).replace("T", " ");
 
-function Deliveries(props: { c: Context<ConsoleEnv>; hook: Row; rows: Row[] }) {
+type Delivery = Omit<DeliveryRow, "id">;
+
+function Deliveries(props: { c: Context<ConsoleEnv>; hook: EndpointRow; rows: Delivery[] }) {
   if (props.rows.length === 0) return <p class="muted">No deliveries yet.</p>;
   return (
     <div class="scroll">
@@ -39,19 +51,19 @@ function Deliveries(props: { c: Context<ConsoleEnv>; hook: Row; rows: Row[] }) {
         <tbody>
           {props.rows.map((d) => (
             <tr>
-              <td>{when(d.created_at)}</td>
-              <td>{d.event_id === null ? `${String(d.trigger)}` : String(d.event_id)}</td>
+              <td>{when(d.createdAtMs)}</td>
+              <td>{d.eventId === null ? d.trigger : String(d.eventId)}</td>
               <td>{String(d.attempt)}</td>
-              <td>{d.error ? `${String(d.status)}: ${String(d.error)}` : String(d.status)}</td>
-              <td>{String(d.http_status ?? "none")}</td>
-              <td>{`${String(d.latency_ms)} ms`}</td>
+              <td>{d.error ? `${d.status}: ${d.error}` : d.status}</td>
+              <td>{String(d.httpStatus ?? "none")}</td>
+              <td>{`${d.latencyMs} ms`}</td>
               <td>
-                {d.event_id !== null && (
+                {d.eventId !== null && (
                   <form method="post" action={`${BASE}/webhooks/${props.hook.id}/resend`}>
                     <Csrf session={props.c.var.session} />
-                    <input type="hidden" name="event_id" value={String(d.event_id)} />
+                    <input type="hidden" name="event_id" value={String(d.eventId)} />
                     <button class="secondary" type="submit">
-                      Resend event {String(d.event_id)}
+                      Resend event {String(d.eventId)}
                     </button>
                   </form>
                 )}
@@ -64,15 +76,20 @@ function Deliveries(props: { c: Context<ConsoleEnv>; hook: Row; rows: Row[] }) {
   );
 }
 
-const webhooksPage = async (c: Context<ConsoleEnv>, created?: Row, notice?: Notice) => {
-  const answer = await api(c, "GET", "/webhooks");
-  const hooks = (answer.body.data ?? []) as Row[];
+/** Every endpoint and its newest deliveries. */
+async function loadWebhooks(c: Context<ConsoleEnv>) {
+  const hooks = await listWebhooks(c.var.service);
   const logs = await Promise.all(
-    hooks.map(async (h) => {
-      const res = await api(c, "GET", `/webhooks/${h.id}/deliveries?limit=${SHOWN}`);
-      return (res.body.data ?? []) as Row[];
-    }),
+    hooks.map(
+      async (h) =>
+        (await recentDeliveries(c.var.service, { id: h.id, ref: String(h.id) }, SHOWN)).rows,
+    ),
   );
+  return { hooks, logs };
+}
+
+const webhooksPage = async (c: Context<ConsoleEnv>, secret?: string, notice?: Notice) => {
+  const { hooks, logs } = await loadWebhooks(c);
   return c.html(
     <Page
       title="Webhooks"
@@ -80,11 +97,11 @@ const webhooksPage = async (c: Context<ConsoleEnv>, created?: Row, notice?: Noti
       current="webhooks"
       notice={notice ?? noticeOf(c)}
     >
-      {created && (
+      {secret && (
         <section>
           <h2>Webhook created: copy its signing secret now, it is not shown again</h2>
           <p id="new-secret" class="secret">
-            {String(created.secret)}
+            {secret}
           </p>
           <button type="button" class="secondary" data-copy="new-secret" hidden>
             Copy
@@ -94,12 +111,12 @@ const webhooksPage = async (c: Context<ConsoleEnv>, created?: Row, notice?: Noti
       {hooks.length === 0 && <p>No webhooks yet.</p>}
       {hooks.map((h, i) => (
         <section>
-          <h2>{`Webhook ${String(h.id)}: ${String(h.url)}`}</h2>
+          <h2>{`Webhook ${h.id}: ${h.url}`}</h2>
           <p class="muted">
-            {`${(h.events as string[]).join(", ")}. ${h.status === "failing" ? `Failing since ${when(h.failing_since)} UTC` : "Active"}; delivered up to event ${String(h.last_event_id)}`}
-            {Number(h.failed_attempts) > 0 &&
-              `; ${String(h.failed_attempts)} failed attempt(s) at the next event, retried at ${when(h.next_attempt_at)} UTC`}
-            {h.description ? `. ${String(h.description)}` : ""}
+            {`${h.eventTypes.split(",").join(", ")}. ${h.failingSinceMs !== null ? `Failing since ${when(h.failingSinceMs)} UTC` : "Active"}; delivered up to event ${h.cursorEventId}`}
+            {h.headAttempts > 0 &&
+              `; ${h.headAttempts} failed attempt(s) at the next event, retried at ${when(h.nextAttemptAtMs)} UTC`}
+            {h.description ? `. ${h.description}` : ""}
           </p>
           <Deliveries c={c} hook={h} rows={logs[i]!} />
           <div class="forms">
@@ -143,41 +160,52 @@ const webhooksPage = async (c: Context<ConsoleEnv>, created?: Row, notice?: Noti
 
 const page = `${BASE}/webhooks`;
 
+/** A test's or a resend's delivery in words: delivered, or failed and why. */
+const sent = (d: Delivery) => `${d.status}${d.error ? ` (${d.error})` : ""}`;
+
 webhooksScreen.get("/webhooks", (c) => webhooksPage(c));
 webhooksScreen.post("/webhooks", async (c) => {
   const form = await c.req.formData();
-  const answer = await api(c, "POST", "/webhooks", {
-    url: field(form, "url"),
-    events: field(form, "events"),
-    description: field(form, "description"),
-  });
-  if (answer.status !== 201)
-    return webhooksPage(c, undefined, { kind: "error", text: refusalText(answer) });
-  return webhooksPage(c, answer.body.data as Row);
+  const made = await attempt(c, () =>
+    createEndpoint(
+      c.var.service,
+      parseFields(WebhookParams, {
+        url: field(form, "url"),
+        events: field(form, "events"),
+        description: field(form, "description"),
+      }),
+    ),
+  );
+  if (!made.ok)
+    return webhooksPage(c, undefined, { kind: "error", text: refusalText(made.refusal) });
+  return webhooksPage(c, made.value.secret);
 });
 webhooksScreen.post("/webhooks/:id{[0-9]{1,15}}/test", async (c) => {
-  const answer = await api(c, "POST", `/webhooks/${c.req.param("id")}/test`);
-  if (answer.status !== 200) return back(c, page, { kind: "error", text: refusalText(answer) });
-  const d = answer.body.data as Row;
+  const id = c.req.param("id");
+  const tested = await attempt(c, () => testEndpoint(c.var.service, idRef(id)));
+  if (!tested.ok) return back(c, page, { kind: "error", text: refusalText(tested.refusal) });
   return back(c, page, {
-    kind: d.status === "delivered" ? "ok" : "error",
-    text: `Test to webhook ${c.req.param("id")}: ${String(d.status)}${d.error ? ` (${String(d.error)})` : ""}.`,
+    kind: tested.value.status === "delivered" ? "ok" : "error",
+    text: `Test to webhook ${id}: ${sent(tested.value)}.`,
   });
 });
 webhooksScreen.post("/webhooks/:id{[0-9]{1,15}}/resend", async (c) => {
   const form = await c.req.formData();
-  const answer = await api(c, "POST", `/webhooks/${c.req.param("id")}/resend`, {
-    event_id: field(form, "event_id"),
-  });
-  if (answer.status !== 200) return back(c, page, { kind: "error", text: refusalText(answer) });
-  const d = answer.body.data as Row;
+  const resent = await attempt(c, () =>
+    resendEvent(
+      c.var.service,
+      idRef(c.req.param("id")),
+      parseFields(ResendParams, { event_id: field(form, "event_id") }).event_id,
+    ),
+  );
+  if (!resent.ok) return back(c, page, { kind: "error", text: refusalText(resent.refusal) });
   return back(c, page, {
-    kind: d.status === "delivered" ? "ok" : "error",
-    text: `Event ${String(d.event_id)} sent again: ${String(d.status)}${d.error ? ` (${String(d.error)})` : ""}.`,
+    kind: resent.value.status === "delivered" ? "ok" : "error",
+    text: `Event ${resent.value.eventId} sent again: ${sent(resent.value)}.`,
   });
 });
 webhooksScreen.post("/webhooks/:id{[0-9]{1,15}}/delete", async (c) => {
-  const answer = await api(c, "DELETE", `/webhooks/${c.req.param("id")}`);
-  if (answer.status !== 200) return back(c, page, { kind: "error", text: refusalText(answer) });
+  const removed = await attempt(c, () => removeEndpoint(c.var.service, idRef(c.req.param("id"))));
+  if (!removed.ok) return back(c, page, { kind: "error", text: refusalText(removed.refusal) });
   return back(c, page, { kind: "ok", text: `Webhook ${c.req.param("id")} deleted.` });
 });

@@ -7,7 +7,6 @@ import { keyPrincipal } from "../wallet/key-principal";
 import { sessionPrincipal } from "../wallet/sessions";
 import { isPrintableAscii } from "./decode";
 import { serviceNotConfigured } from "./errors";
-import { inProcessCall } from "./in-process";
 
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 
@@ -67,9 +66,6 @@ async function principalFrom(c: Context<AppEnv>, header: string): Promise<Princi
  * own dialect (contract section 2 here, the plugin's texts in src/compat/).
  */
 export async function credentialOf(c: Context<AppEnv>): Promise<Principal | "missing" | "invalid"> {
-  // The console's own calls, in this isolate: the operator it verified (http/in-process.ts).
-  const vouched = inProcessCall(c.env)?.principal;
-  if (vouched) return vouched;
   const header = c.req.header("authorization")?.trim();
   if (!header) return "missing";
   // Bytes outside ASCII can be no credential: the same 401 as any other (contract section 2).

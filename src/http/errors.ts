@@ -2,10 +2,12 @@ import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { Wallet } from "../db/wallets";
 import type { AppEnv } from "../env";
+import type { UrlRule } from "../events/endpoint-url";
 import type { LedgerRefusal } from "../ledger/append";
 import type { AmountIssue, AmountRefusal } from "../ledger/money";
 import { databaseUnavailable, forgetGone, type GoneNames, goneRefusal } from "../wallet/faults";
 import { type RefusalReason, refusalOf } from "../wallet/refusal";
+import { unitsKeptText } from "../wallet/wallets";
 import { fail } from "./envelope";
 
 /**
@@ -333,6 +335,10 @@ function answerOf(reason: RefusalReason): ApiError {
       return tooManySignIns(reason.retryAfterS);
     case "invalid_credential":
       return validationError(["Invalid Credential"]);
+    case "no_session":
+      return validationError([
+        "An API key has no session to end: revoke the key with DELETE /api-keys/{id}",
+      ]);
     case "mail_not_configured":
       return apiError("mail_not_configured", [
         "This service sends no mail (MAIL_TRANSPORT): ask its operator",
@@ -349,8 +355,28 @@ function answerOf(reason: RefusalReason): ApiError {
       });
     case "invalid_field":
       return invalidInput({ [reason.field]: reason.why });
+    case "wallet_exists":
+      return apiError("wallet_exists", { wallet_id: `${reason.walletId} already exists` });
+    case "wallet_units_kept":
+      return invalidInput({ wallet_decimal: unitsKeptText(reason.walletId, reason.units) });
+    case "webhook_not_found":
+      return apiError("webhook_not_found", { id: `No webhook ${reason.ref}` });
+    case "webhook_url_refused":
+      return invalidInput({ url: URL_RULE_TEXT[reason.rule] });
+    case "event_not_found":
+      return apiError("event_not_found", { event_id: `No event ${reason.eventId}` });
   }
 }
+
+/** Why a webhook URL is refused, in wallet/v1's words. */
+const URL_RULE_TEXT: Record<UrlRule, string> = {
+  shape: "url must be an absolute URL without a #fragment",
+  scheme: "url must start with https://",
+  credentials: "url must not hold a user name or password",
+  port: "url must not name port 0",
+  "private-host": "url must not point at a private, loopback or link-local address",
+  "not-public-name": "url must name a public host",
+};
 
 /**
  * Whether the ledger refused a write because a user or wallet it names was deleted through another

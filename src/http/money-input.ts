@@ -54,13 +54,3 @@ export const moneyFields = <S extends MoneySchema>(schema: S): Input<MoneyInput<
 
 const ordered = (errors: Record<string, string>, keys: string[]) =>
   Object.fromEntries(keys.filter((k) => errors[k] !== undefined).map((k) => [k, errors[k]!]));
-
-/**
- * An amount already read by the schema's amount field, in a wallet known only later (a hold's), in
- * its units under wallet/v1's policy; a 400 on `amount` as readMoneyInput words it.
- */
-export function minorIn(amount: Decimal, wallet: Wallet) {
-  const minor = amountToMinor(amount.text, wallet, "refuse-excess-places");
-  if (typeof minor === "number") return minor;
-  throw invalidInput({ amount: amountRefusedText(minor, wallet) });
-}

@@ -5,13 +5,12 @@ import type { Context } from "hono";
 import * as v from "valibot";
 import { API_AUDIENCE } from "../auth/tokens";
 import type { AppEnv } from "../env";
+import type { ServiceContext } from "../wallet/context";
 import { signIn } from "../wallet/sign-in";
 import { type Clashes, createSubscriber, findNewUserClashes } from "../wallet/users";
-import { tokenKeys } from "./auth";
 import { ok } from "./envelope";
 import { validationError } from "./errors";
 import { anyText, textField } from "./fields";
-import { inProcessCall } from "./in-process";
 import type { Params } from "./params";
 import type { Input } from "./route";
 
@@ -171,32 +170,38 @@ export const newSubscriberFields = (
 });
 
 /**
- * Creates a subscriber from its checked fields, once its caller is known to be an administrator
- * with write access. The insert itself applies the username and e-mail rule, so a clash that
- * arose meanwhile is refused as the check would have refused it.
+ * Creates a subscriber from its checked fields (wallet/users.ts). The insert itself applies the
+ * username and e-mail rule, so a clash that arose meanwhile is refused as the check would have
+ * refused it, in the same words.
  */
-export async function answerNewSubscriber(
-  c: Context<AppEnv>,
+export async function newSubscriber(
+  ctx: ServiceContext,
   fields: v.InferOutput<typeof UserParams>,
   dialect: Dialect = {},
 ) {
-  const result = await createSubscriber(
-    c.var.db,
-    {
-      username: fields.username,
-      email: fields.user_email,
-      password: fields.user_password,
-      firstName: fields.first_name,
-      lastName: fields.last_name,
-    },
-    c.get("nowMs")(),
-  );
+  const result = await createSubscriber(ctx, {
+    username: fields.username,
+    email: fields.user_email,
+    password: fields.user_password,
+    firstName: fields.first_name,
+    lastName: fields.last_name,
+  });
   if ("clashes" in result)
     throw validationError(
       collectUserErrors(UserParams, fields, clashErrors(result.clashes), dialect),
     );
-  return ok(c, 201, "User created successfully", { id: result.id });
+  return result;
 }
+
+/** POST /users in either dialect: the new subscriber's id. */
+export const answerNewSubscriber = async (
+  c: Context<AppEnv>,
+  fields: v.InferOutput<typeof UserParams>,
+  dialect: Dialect = {},
+) =>
+  ok(c, 201, "User created successfully", {
+    id: (await newSubscriber(c.var.service, fields, dialect)).id,
+  });
 
 /** A sign-in's fields, in either dialect: `user_email` may hold an e-mail or a username (`username` is its alias). */
 export type SignInFields = { login: string; password: string; persistent: boolean };
@@ -215,22 +220,11 @@ export const signInFields: Input<SignInFields> = {
   },
 };
 
-/**
- * A sign-in, in either dialect. Refusals are thrown (envelope B); the caller shapes the success.
- * The console's in-process call gets a console token, every request over HTTP an API one.
- */
+/** A sign-in for an API token, in either dialect. Refusals are thrown; the caller shapes the success. */
 export async function signInWith(c: Context<AppEnv>, fields: SignInFields) {
-  const nowMs = c.get("nowMs")();
-  const { user, accessToken } = await signIn(
-    {
-      db: c.var.db,
-      throttle: c.env.LOGIN_THROTTLE,
-      clientAddress: c.req.header("cf-connecting-ip"),
-      nowMs,
-      pace: c.get("pace"),
-      keys: tokenKeys(c),
-    },
-    { ...fields, audience: inProcessCall(c.env)?.audience ?? API_AUDIENCE },
-  );
-  return { user, accessToken, nowMs };
+  const { user, accessToken, signedInAtMs } = await signIn(c.var.service, {
+    ...fields,
+    audience: API_AUDIENCE,
+  });
+  return { user, accessToken, nowMs: signedInAtMs };
 }

@@ -2,27 +2,23 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { nudgeAfterCommit } from "../events/queue";
+import type { WebhookSettings } from "../wallet/context";
 import { apiError } from "./errors";
-import { siteUrl } from "./site";
 
 /** The shortest WEBHOOK_SECRET_KEY accepted: it keys the secrets' encryption (HKDF input). */
 export const WEBHOOK_SECRET_KEY_MIN_LENGTH = 32;
 
-/** The webhook service's dependencies, or 503 while WEBHOOK_SECRET_KEY is unset or too short. */
-export function webhookDeps(c: Context<AppEnv>) {
+/** The webhook verbs' settings, or 503 while WEBHOOK_SECRET_KEY is unset or too short. */
+export function webhookSettings(c: Context<AppEnv>): WebhookSettings {
   const secretKey = c.env.WEBHOOK_SECRET_KEY ?? "";
   if (secretKey.length < WEBHOOK_SECRET_KEY_MIN_LENGTH)
     throw apiError("webhooks_not_configured", {
       missing: ["WEBHOOK_SECRET_KEY"],
     });
   return {
-    db: c.var.db,
-    d1: c.env.DB,
     secretKey,
     allowLocal: c.env.WEBHOOK_ALLOW_LOCAL === "true",
     outbound: c.var.outbound,
-    nowMs: c.var.nowMs,
-    site: { siteUrl: siteUrl(c), timeZone: c.env.SITE_TIMEZONE },
   };
 }
 

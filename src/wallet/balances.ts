@@ -1,6 +1,9 @@
 // Balance reads, for every dialect: one statement for every wallet named, so their number is bounded.
 import type { Wallet } from "../db/schema";
 import type { Ledger } from "../ledger/writer";
+import { requireReader, type ServiceContext } from "./context";
+import { Refusal } from "./refusal";
+import { balancesAt } from "./statements";
 
 /** The most wallets one balance read may name (in either dialect). */
 export const MAX_WALLETS_PER_READ = 50;
@@ -31,4 +34,32 @@ export async function readBalances(
     if (wallet) found.set(id, { wallet, minor: read.balances.get(id) ?? 0 });
   }
   return { userExists: read.userExists, found, unknown: ids.filter((id) => !found.has(id)) };
+}
+
+/**
+ * A user's (omitted: the caller's) balances in the wallets named, now or as they stood at `atS`;
+ * a wallet that does not exist, or an unknown user, is a refusal.
+ */
+export async function userBalances(
+  ctx: ServiceContext,
+  q: { userId?: number; walletIds: readonly string[]; atS?: number },
+) {
+  const userId = q.userId ?? requireReader(ctx, undefined).userId;
+  requireReader(ctx, userId);
+  const { atS } = q;
+  const nowS = Math.floor(ctx.nowMs() / 1000);
+  // Now: the balances; at an instant: the last balance each wallet's chain held by then.
+  const source =
+    atS === undefined
+      ? ctx.ledger
+      : { readBalances: (id: number, ids: string[]) => balancesAt(ctx.db, id, ids, atS, nowS) };
+  const { found, unknown, userExists } = await readBalances(source, userId, q.walletIds);
+  if (unknown[0] !== undefined)
+    throw new Refusal({
+      code: "invalid_field",
+      field: "wallet_id",
+      why: `wallet_id not found: ${unknown[0]}`,
+    });
+  if (!userExists) throw new Refusal({ code: "user_not_found", userId });
+  return found;
 }

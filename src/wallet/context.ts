@@ -2,10 +2,13 @@
 // request (app.ts) for the API, both dialects and the console alike; verbs see no HTTP framework,
 // and each checks its caller's right on its first line, so a caller that is not a route (the
 // console, a test) is held to the same rules as one that is.
+import type { Pace } from "../auth/pace";
 import { type Principal, type Scope, scopeAllows } from "../auth/principal";
 import type { Db } from "../db/client";
+import type { Outbound } from "../events/deliver";
 import type { EntryStamp } from "../ledger/entries";
 import type { Ledger } from "../ledger/writer";
+import type { ThrottleNamespace } from "../throttle/sign-in";
 import { Refusal } from "./refusal";
 
 export type ServiceContext = {
@@ -20,7 +23,35 @@ export type ServiceContext = {
   stamp: () => EntryStamp;
   /** The site's base URL and time zone, which records read back. */
   site: () => { url: string; timeZone: string };
+  /** The D1 binding, by which this isolate caches keys, sessions and endpoints (db/isolate-cache.ts). */
+  d1: D1Database;
+  /** What signs tokens (a refusal while JWT_SECRET is unset or weak). */
+  tokenKeys: () => TokenKeys;
+  /** What a sign-in is counted and paced by (docs/security.md#sign-in-throttling). */
+  signInLimits: () => SignInLimits;
+  /** What webhooks seal secrets with and send through (a refusal while WEBHOOK_SECRET_KEY is unset). */
+  webhooks: () => WebhookSettings;
 };
+
+export type TokenKeys = { secret: string; issuer: string };
+
+export type SignInLimits = {
+  throttle: ThrottleNamespace;
+  /** CF-Connecting-IP of whoever typed the password: the throttle counts addresses by it. */
+  clientAddress: string | undefined;
+  pace: Pace;
+};
+
+export type WebhookSettings = {
+  /** WEBHOOK_SECRET_KEY: seals and opens the signing secrets. */
+  secretKey: string;
+  /** WEBHOOK_ALLOW_LOCAL: loopback URLs (over http too) are allowed, for development. */
+  allowLocal: boolean;
+  outbound: Outbound;
+};
+
+/** A record as the caller named it: its id (null when the text names none) and the text sent. */
+export type IdRef = { id: number | null; ref: string };
 
 /** An administrator whose key (if a key) allows `access`. */
 export const isAdmin = (p: Principal, access: Scope) =>

@@ -10,7 +10,8 @@ import type { EntryStamp } from "../ledger/entries";
 import { entry } from "../ledger/entries";
 import * as writes from "../ledger/holds";
 import { exactText } from "../ledger/money";
-import { exists } from "./movements";
+import { type IdRef, requireAdmin, requireReader, type ServiceContext } from "./context";
+import { type AmountSent, exists, minorOf } from "./movements";
 import { Refusal } from "./refusal";
 
 export type { HoldStatus };
@@ -91,17 +92,23 @@ function unresolvable(after: { hold: Hold } | undefined, held: Hold, nowS: numbe
   });
 }
 
+/** The hold the caller named, or a `hold_not_found` refusal. */
+const heldOf = (ctx: ServiceContext, { id, ref }: IdRef) => readHold(ctx.db, id, ref, ctx.nowMs());
+
 /**
- * Captures a hold: one DEBIT of `amountMinor` (the whole hold when omitted) that names it; the rest
- * is released. Exactly one of any number of racing captures or voids succeeds.
+ * Captures a hold: one DEBIT of `amount` (the whole hold when omitted; its places judged against
+ * the hold's wallet) that names it; the rest is released. Exactly one of any number of racing
+ * captures or voids succeeds.
  */
 export async function captureHold(
-  { db, stamp }: HoldDeps,
-  held: HoldView & { username: string },
-  capture: { amountMinor?: number; amountText?: string; note: string },
+  ctx: ServiceContext,
+  input: { hold: IdRef; amount?: AmountSent; note: string },
 ): Promise<HoldView> {
+  requireAdmin(ctx, "write");
+  const stamp = ctx.stamp();
+  const held = await heldOf(ctx, input.hold);
   const { hold, wallet } = held;
-  const amountMinor = capture.amountMinor ?? hold.amountMinor;
+  const amountMinor = input.amount ? minorOf(input.amount, wallet) : hold.amountMinor;
   if (amountMinor > hold.amountMinor)
     throw new Refusal({
       code: "capture_exceeds_hold",
@@ -115,31 +122,34 @@ export async function captureHold(
       wallet,
       txnType: "DEBIT",
       amountMinor,
-      amountText: capture.amountText ?? hold.amountText,
+      amountText: input.amount ? String(input.amount.sent) : hold.amountText,
       // The hold's own request_id, unkeyed: the hold keeps the key, the entry names the hold.
       requestId: hold.requestId,
       keyed: false,
-      note: capture.note || `Capture of hold ${hold.id}`,
+      note: input.note || `Capture of hold ${hold.id}`,
       holdId: hold.id,
     },
     stamp,
   );
-  const result = await writes.captureHold(db, { ...debit, holdId: hold.id }, nowS);
+  const result = await writes.captureHold(ctx.db, { ...debit, holdId: hold.id }, nowS);
   if (!result.captured || !result.after) throw unresolvable(result.after, hold, nowS);
-  return view(db, result.after, nowS);
+  return view(ctx.db, result.after, nowS);
 }
 
 /** Voids a hold still held: all of it is released. */
-export async function voidHold({ db, stamp }: HoldDeps, held: HoldView): Promise<HoldView> {
-  const nowS = seconds(stamp.nowMs);
+export async function voidHold(ctx: ServiceContext, ref: IdRef): Promise<HoldView> {
+  requireAdmin(ctx, "write");
+  const held = await heldOf(ctx, ref);
+  const nowS = seconds(ctx.nowMs());
   if (held.status !== "held") throw unresolvable(undefined, held.hold, nowS);
-  const result = await writes.voidHold(db, held.hold.id, nowS);
+  const result = await writes.voidHold(ctx.db, held.hold.id, nowS);
   if (!result.voided || !result.after) throw unresolvable(result.after, held.hold, nowS);
-  return view(db, result.after, nowS);
+  return view(ctx.db, result.after, nowS);
 }
 
 export type HoldQuery = {
-  userId: number;
+  /** Omitted: the caller's own. */
+  userId?: number;
   walletId?: string;
   status?: HoldStatus;
   page: number;
@@ -147,21 +157,29 @@ export type HoldQuery = {
 };
 
 /** One page of a user's holds, newest first; an unknown user or wallet is a refusal. */
-export async function listHolds(db: Db, q: HoldQuery, nowMs: number) {
-  const nowS = seconds(nowMs);
+export async function listHolds(ctx: ServiceContext, q: HoldQuery) {
+  const userId = q.userId ?? requireReader(ctx, undefined).userId;
+  requireReader(ctx, userId);
+  const { db } = ctx;
+  const nowS = seconds(ctx.nowMs());
   const { rows, total, userExists, walletExists } = await reads.listHolds(
     db,
-    { userId: q.userId, walletId: q.walletId, status: q.status, nowS },
+    { userId, walletId: q.walletId, status: q.status, nowS },
     { offset: (q.page - 1) * q.perPage, limit: q.perPage },
   );
   if (!walletExists) throw new Refusal({ code: "wallet_unknown" });
-  if (!userExists) throw new Refusal({ code: "user_not_found", userId: q.userId });
+  if (!userExists) throw new Refusal({ code: "user_not_found", userId });
   return { holds: await Promise.all(rows.map((row) => view(db, row, nowS))), total };
 }
 
-/** Each wallet a user holds money in: its balance, what holds reserve, and what is available. */
-export async function availableBalances(db: Db, userId: number, nowMs: number) {
-  const { userExists, rows } = await reads.balancesWithHolds(db, userId, seconds(nowMs));
+/**
+ * Each wallet a user (omitted: the caller) holds money in: its balance, what holds reserve, and
+ * what is available.
+ */
+export async function availableBalances(ctx: ServiceContext, asked: number | undefined) {
+  const userId = asked ?? requireReader(ctx, undefined).userId;
+  requireReader(ctx, userId);
+  const { userExists, rows } = await reads.balancesWithHolds(ctx.db, userId, seconds(ctx.nowMs()));
   if (!userExists) throw new Refusal({ code: "user_not_found", userId });
   return rows.map((r) => ({
     wallet: r.wallet,

@@ -3,6 +3,7 @@
 // the plugin's dialect); the service never chooses a status or a text.
 
 import type { Wallet } from "../db/wallets";
+import type { UrlRule } from "../events/endpoint-url";
 import { LedgerRefusal } from "../ledger/append";
 import type { AmountRefusal } from "../ledger/money";
 
@@ -39,8 +40,21 @@ export type RefusalReason =
   /** A key asked to mint a key beyond its own scope. */
   | { code: "scope_exceeded" }
   | { code: "api_key_not_found"; ref: string }
+  | { code: "wallet_exists"; walletId: string }
+  /** A wallet id a deleted wallet had, with other units: an id keeps its units for good. */
+  | {
+      code: "wallet_units_kept";
+      walletId: string;
+      units: { decimals: number; extraDecimals: number };
+    }
+  | { code: "webhook_not_found"; ref: string }
+  /** A webhook URL that breaks a rule (events/endpoint-url.ts). */
+  | { code: "webhook_url_refused"; rule: UrlRule }
+  | { code: "event_not_found"; eventId: number }
   | { code: "too_many_sign_ins"; retryAfterS: number }
   | { code: "invalid_credential" }
+  /** A sign-out by a caller without a session (an API key). */
+  | { code: "no_session" }
   /** No mail transport is configured (docs/mail.md). */
   | { code: "mail_not_configured" }
   /** The address had its share of mail (throttle/mail.ts). */

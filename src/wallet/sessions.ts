@@ -14,8 +14,9 @@ import {
   revokeSession,
   revokeUserSessions,
 } from "../db/sessions";
-
-export type TokenKeys = { secret: string; issuer: string };
+import { findUsers } from "../db/users";
+import { requireAdmin, type ServiceContext, type TokenKeys } from "./context";
+import { Refusal } from "./refusal";
 
 /** 128 random bits in base64url (22 characters). */
 export function newSessionId() {
@@ -114,8 +115,11 @@ export async function endSession(db: Db, d1: D1Database, principal: Principal, n
  * Ends every session of a user (an operator's "sign out everywhere"); how many were live. At once
  * in this isolate, within 5 s elsewhere.
  */
-export async function endUserSessions(db: Db, d1: D1Database, userId: number, nowMs: number) {
-  const ended = await revokeUserSessions(db, userId, nowMs);
-  forgetSessions(d1, userId);
+export async function endUserSessions(ctx: ServiceContext, userId: number) {
+  requireAdmin(ctx, "write");
+  const user = (await findUsers(ctx.db, [userId])).get(userId);
+  if (!user) throw new Refusal({ code: "user_not_found", userId });
+  const ended = await revokeUserSessions(ctx.db, userId, ctx.nowMs());
+  forgetSessions(ctx.d1, userId);
   return ended;
 }

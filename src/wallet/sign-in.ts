@@ -1,29 +1,21 @@
 // A sign-in, whichever dialect or surface asks: the throttle (docs/security.md#sign-in-throttling),
 // the password check at constant cost, the upgrade of an imported hash, and a new session with its
-// token. The caller has read and checked the fields; it answers the result in its own words.
-import { type Pace, REFUSAL_FLOOR_MS } from "../auth/pace";
+// token, and signing out. The caller has read and checked the fields; it answers the result in its
+// own words.
+import { REFUSAL_FLOOR_MS } from "../auth/pace";
 import { checkLoginPassword } from "../auth/password";
 import {
   API_AUDIENCE,
   type Audience,
+  CONSOLE_AUDIENCE,
   PERSISTENT_TOKEN_LIFETIME_S,
   TOKEN_LIFETIME_S,
 } from "../auth/tokens";
-import type { Db } from "../db/client";
 import { findLoginUser, replacePasswordHash } from "../db/users";
-import { SignInAttempt, type ThrottleNamespace } from "../throttle/sign-in";
+import { SignInAttempt } from "../throttle/sign-in";
+import { caller, type ServiceContext } from "./context";
 import { Refusal } from "./refusal";
-import { openSession, type TokenKeys } from "./sessions";
-
-export type SignInDeps = {
-  db: Db;
-  throttle: ThrottleNamespace;
-  /** CF-Connecting-IP: the throttle counts addresses by it. */
-  clientAddress: string | undefined;
-  nowMs: number;
-  pace: Pace;
-  keys: TokenKeys;
-};
+import { endSession, openSession } from "./sessions";
 
 export type Credentials = {
   /** An e-mail or a username. */
@@ -31,16 +23,21 @@ export type Credentials = {
   password: string;
   /** `token_expiration=persistent`: an API token for 15,780,000 s instead of 3,600. */
   persistent: boolean;
-  /** The kind of token to issue: an API token, or the console's own. */
+  /** The kind of token to issue: an API token, or the console's own (administrators only). */
   audience: Audience;
 };
 
-/** The user and a new session's token, or a refusal (`too_many_sign_ins`, `invalid_credential`). */
-export async function signIn(deps: SignInDeps, credentials: Credentials) {
-  const { db, nowMs } = deps;
+/**
+ * The user and a new session's token, or a refusal (`too_many_sign_ins`, `invalid_credential`,
+ * and `forbidden` for a console session asked by anyone but an administrator: none is opened).
+ */
+export async function signIn(ctx: ServiceContext, credentials: Credentials) {
+  const { db } = ctx;
+  const nowMs = ctx.nowMs();
+  const limits = ctx.signInLimits();
   // Counted against the client address, the (account, address) pair and, from an address the
   // account never signed in from, its ceiling, before the password is checked (docs/security.md).
-  const attempt = new SignInAttempt(deps.throttle, deps.clientAddress, nowMs);
+  const attempt = new SignInAttempt(limits.throttle, limits.clientAddress, nowMs);
   const { user, retryAfterS } = await attempt.admit(
     credentials.login,
     findLoginUser(db, credentials.login),
@@ -51,8 +48,12 @@ export async function signIn(deps: SignInDeps, credentials: Credentials) {
   // The check runs the full hash even for an unknown user; every refusal then waits out one floor.
   const check = await checkLoginPassword(credentials.password, user?.passwordHash);
   if (!user || !check.valid) {
-    await deps.pace(REFUSAL_FLOOR_MS, checkStartedMs);
+    await limits.pace(REFUSAL_FLOOR_MS, checkStartedMs);
     throw new Refusal({ code: "invalid_credential" });
+  }
+  if (credentials.audience === CONSOLE_AUDIENCE && user.role !== "administrator") {
+    await attempt.succeeded();
+    throw new Refusal({ code: "forbidden" });
   }
   const lifetimeS =
     credentials.persistent && credentials.audience === API_AUDIENCE
@@ -64,12 +65,21 @@ export async function signIn(deps: SignInDeps, credentials: Credentials) {
     openSession(db, principal, credentials.audience, {
       lifetimeS,
       nowMs,
-      keys: deps.keys,
+      keys: ctx.tokenKeys(),
       also: check.upgradedHash
         ? [replacePasswordHash(db, user.id, user.passwordHash, check.upgradedHash)]
         : [],
     }),
     attempt.succeeded(),
   ]);
-  return { user, accessToken };
+  return { user, accessToken, signedInAtMs: nowMs };
+}
+
+/** Ends the caller's own session; an API key has none (`no_session`). */
+export async function signOut(ctx: ServiceContext) {
+  const principal = caller(ctx);
+  if (principal.sessionId === undefined) throw new Refusal({ code: "no_session" });
+  // A session revoked meanwhile (a racing sign-out) was refused by authentication or ends here.
+  await endSession(ctx.db, ctx.d1, principal, ctx.nowMs());
+  return { userId: principal.userId };
 }

@@ -9,6 +9,7 @@ import {
   statementChunks,
 } from "../db/statements";
 import { formatMoney, minorToNumber, minorToText, storageDecimals } from "../ledger/money";
+import { requireReader, type ServiceContext } from "./context";
 import { Refusal } from "./refusal";
 
 const refuse = (field: string, why: string) => new Refusal({ code: "invalid_field", field, why });
@@ -23,13 +24,13 @@ export function balancesAt(db: Db, userId: number, walletIds: string[], atS: num
 }
 
 export type StatementRequest = {
-  userId: number;
+  /** Omitted: the caller's own. */
+  userId?: number;
   walletId: string;
   /** Omitted: from the chain's beginning. */
   fromS?: number;
   /** Omitted, or later than now: now. */
   toS?: number;
-  nowS: number;
   page: { offset: number; limit: number };
 };
 
@@ -42,17 +43,20 @@ export type Statement = Awaited<ReturnType<typeof openStatement>>;
  * two balances) and is checked here in exact integers: a statement that did not add up would be a
  * fault, never an answer.
  */
-export async function openStatement(db: Db, q: StatementRequest) {
-  const toS = Math.min(q.toS ?? q.nowS, q.nowS);
+export async function openStatement(ctx: ServiceContext, q: StatementRequest) {
+  const userId = q.userId ?? requireReader(ctx, undefined).userId;
+  requireReader(ctx, userId);
+  const nowS = Math.floor(ctx.nowMs() / 1000);
+  const toS = Math.min(q.toS ?? nowS, nowS);
   const fromS = q.fromS ?? 0;
   if (fromS > toS)
     throw q.fromS === undefined
       ? refuse("to", "to must not be before 1970-01-01T00:00:00Z")
       : refuse("from", "from must not be after to (nor in the future)");
-  const range: StatementRange = { userId: q.userId, walletId: q.walletId, fromS, toS };
-  const head = await readStatement(db, range, q.page);
+  const range: StatementRange = { userId, walletId: q.walletId, fromS, toS };
+  const head = await readStatement(ctx.db, range, q.page);
   if (!head.wallet) throw refuse("wallet_id", "wallet_id not found");
-  if (!head.userExists) throw new Refusal({ code: "user_not_found", userId: q.userId });
+  if (!head.userExists) throw new Refusal({ code: "user_not_found", userId });
   if (BigInt(head.openingMinor) + head.inMinor - head.outMinor !== BigInt(head.closingMinor))
     throw new Error(`statement_out_of_balance ${JSON.stringify(range)}`);
   return { ...head, wallet: head.wallet, range };

@@ -8,6 +8,7 @@ import {
   findUsers,
   insertUserIfFree,
 } from "../db/users";
+import { requireAdmin, type ServiceContext } from "./context";
 import { Refusal } from "./refusal";
 
 /** The user a movement names, or a `user_not_found` refusal. */
@@ -40,18 +41,18 @@ export const findNewUserClashes = (db: Db, username: string, email: string): Pro
  * Answers the new id, or the clashes.
  */
 export async function createSubscriber(
-  db: Db,
+  ctx: ServiceContext,
   user: NewSubscriber,
-  nowMs: number,
 ): Promise<{ id: number } | { clashes: Clashes }> {
-  const result = await insertUserIfFree(db, {
+  requireAdmin(ctx, "write");
+  const result = await insertUserIfFree(ctx.db, {
     username: user.username,
     email: user.email,
     passwordHash: await hashPassword(user.password),
     firstName: user.firstName,
     lastName: user.lastName,
     role: "subscriber",
-    registeredAtMs: nowMs,
+    registeredAtMs: ctx.nowMs(),
   });
   return result.id === undefined ? { clashes: result.clashes } : { id: result.id };
 }

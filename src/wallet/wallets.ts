@@ -2,8 +2,10 @@
 // (wallet/v1's POST /wallets, the plugin's POST wallets and DELETE wallets/{id}) decode their own
 // fields and texts, then call these; the rules below exist only here.
 import type { Db } from "../db/client";
-import { deleteWalletIfUnused, insertWallet, type Wallet } from "../db/wallets";
+import { deleteWalletIfUnused, insertWallet, listWallets, type Wallet } from "../db/wallets";
 import { asciiLower } from "../ledger/request-key";
+import { requireAdmin, type ServiceContext } from "./context";
+import { Refusal } from "./refusal";
 
 /** Ids are lowercase: a-z first, then a-z, 0-9 and _, at most 32 (balance keys and SQL ids). */
 const WALLET_ID = /^[a-z][a-z0-9_]{0,31}$/;
@@ -89,6 +91,26 @@ export async function createWallet(
     extraDecimals: 0,
     createdAtMs: nowMs,
   });
+}
+
+/** Every wallet, by id. */
+export function allWallets(ctx: ServiceContext) {
+  requireAdmin(ctx, "read");
+  return listWallets(ctx.db);
+}
+
+/** A new wallet, or a refusal: its id taken, or a deleted wallet's id with other units. */
+export async function newWallet(ctx: ServiceContext, w: NewWallet) {
+  requireAdmin(ctx, "write");
+  const created = await createWallet(ctx.db, w, ctx.nowMs());
+  if (created === "exists") throw new Refusal({ code: "wallet_exists", walletId: w.id });
+  if ("deletedWithUnits" in created)
+    throw new Refusal({
+      code: "wallet_units_kept",
+      walletId: w.id,
+      units: created.deletedWithUnits,
+    });
+  return created.wallet;
 }
 
 /** Why a wallet cannot be re-created under a deleted one's id, in the words both dialects answer. */

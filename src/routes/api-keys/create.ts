@@ -1,9 +1,10 @@
 import { ok } from "../../http/envelope";
+import { ApiKeyParams } from "../../http/inputs";
 import { defineRoute } from "../../http/route";
 import { fields } from "../../http/validation";
 import { issueApiKey } from "../../wallet/api-keys";
 import { ApiKeyCreatedAnswer } from "../answers";
-import { ApiKeyParams, apiKeyRecord } from "./schemas";
+import { apiKeyRecord } from "./schemas";
 
 export const createApiKey = defineRoute(
   {
@@ -19,7 +20,7 @@ export const createApiKey = defineRoute(
     data: ApiKeyCreatedAnswer,
   },
   async (c, input) => {
-    const created = await issueApiKey(c.var.db, c.get("principal"), input, c.get("nowMs")());
+    const created = await issueApiKey(c.var.service, input);
     // The only time the secret is shown.
     const { created_at, ...record } = apiKeyRecord(created.key, created.username);
     return ok(c, 201, "API key created", { ...record, key: created.secret, created_at });

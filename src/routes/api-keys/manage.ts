@@ -19,7 +19,7 @@ export const getApiKeys = defineRoute(
     data: v.array(ApiKeyAnswer),
   },
   async (c) => {
-    const rows = await listKeys(c.var.db);
+    const rows = await listKeys(c.var.service);
     return ok(
       c,
       200,
@@ -43,7 +43,7 @@ export const deleteApiKey = defineRoute(
     data: ApiKeyRevokedAnswer,
   },
   async (c, { id }) => {
-    const revoked = await revokeKey(c.var.db, c.env.DB, id, c.get("nowMs")());
+    const revoked = await revokeKey(c.var.service, id);
     return ok(c, 200, "API key revoked", { id: revoked.id, revoked: true });
   },
 );

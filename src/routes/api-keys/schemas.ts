@@ -1,22 +1,3 @@
-import * as v from "valibot";
-import { EMPTY } from "../../http/validation";
-
-export const ApiKeyParams = v.object({
-  name: v.pipe(
-    v.string("name must be text"),
-    v.nonEmpty(EMPTY),
-    v.maxLength(100, "name must be at most 100 characters"),
-  ),
-  scope: v.picklist(["read", "write", "read-write"], "scope must be read, write or read-write"),
-  username: v.optional(
-    v.pipe(
-      v.string("username must be text"),
-      v.nonEmpty(EMPTY),
-      v.maxLength(60, "username must be at most 60 chars"),
-    ),
-  ),
-});
-
 type KeyRow = {
   id: number;
   name: string;

@@ -22,8 +22,7 @@ export const readAvailableBalances = defineRoute(
     data: AvailableBalanceAnswer,
   },
   async (c, input) => {
-    const userId = input.user_id ?? c.get("principal").userId;
-    const rows = await availableBalances(c.var.db, userId, c.get("nowMs")());
+    const rows = await availableBalances(c.var.service, input.user_id);
     return ok(
       c,
       200,

@@ -1,10 +1,8 @@
 import { ok } from "../../http/envelope";
-import { invalidInput, userNotFound } from "../../http/errors";
 import { defineRoute } from "../../http/route";
 import { fields } from "../../http/validation";
 import { formatMoney, minorToNumber, storageDecimals } from "../../ledger/money";
-import { readBalances } from "../../wallet/balances";
-import { balancesAt } from "../../wallet/statements";
+import { userBalances } from "../../wallet/balances";
 import { BalanceAnswer } from "../answers";
 import { BalanceParams } from "./schemas";
 
@@ -22,18 +20,11 @@ export const readBalance = defineRoute(
     data: BalanceAnswer,
   },
   async (c, input) => {
-    const userId = input.user_id ?? c.get("principal").userId;
-    const { at } = input;
-    const nowS = Math.floor(c.get("nowMs")() / 1000);
-    // Now: the balances; at an instant: the last balance each wallet's chain held by then.
-    const source =
-      at === undefined
-        ? c.var.ledger
-        : { readBalances: (id: number, ids: string[]) => balancesAt(c.var.db, id, ids, at, nowS) };
-    const { found, unknown, userExists } = await readBalances(source, userId, input.wallet_id);
-    if (unknown[0] !== undefined)
-      throw invalidInput({ wallet_id: `wallet_id not found: ${unknown[0]}` });
-    if (!userExists) throw userNotFound(userId);
+    const found = await userBalances(c.var.service, {
+      userId: input.user_id,
+      walletIds: input.wallet_id,
+      atS: input.at,
+    });
 
     const data: Record<string, unknown> = {};
     const formatted: Record<string, string> = {};

@@ -1,11 +1,9 @@
 import { ok } from "../../http/envelope";
-import { minorIn } from "../../http/money-input";
 import { defineRoute } from "../../http/route";
-import { entryStamp } from "../../http/site";
 import { fields } from "../../http/validation";
-import { captureHold, readHold } from "../../wallet/holds";
+import { captureHold } from "../../wallet/holds";
 import { HoldAnswer } from "../answers";
-import { CaptureHoldParams, holdRecord } from "./schemas";
+import { CaptureHoldRouteParams, holdRecord } from "./schemas";
 
 /** One DEBIT of at most the held amount, naming the hold; the rest released. Once, however many race. */
 export const captureHoldRoute = defineRoute(
@@ -16,7 +14,7 @@ export const captureHoldRoute = defineRoute(
     auth: "admin",
     movesMoney: true,
     access: "write",
-    params: fields(CaptureHoldParams),
+    params: fields(CaptureHoldRouteParams),
     envelope: "A",
     errors: ["invalid_input", "hold_not_found", "insufficient_balance", "hold_resolved"],
     success: 200,
@@ -24,14 +22,9 @@ export const captureHoldRoute = defineRoute(
     patterns: { id: "[0-9]+" },
   },
   async (c, input) => {
-    const { id, ref } = input.id;
-    const stamp = entryStamp(c);
-    const db = c.var.db;
-    const held = await readHold(db, id, ref, stamp.nowMs);
-    const captured = await captureHold({ db, stamp }, held, {
-      // The amount's places are judged against the hold's wallet.
-      amountMinor: input.amount && minorIn(input.amount, held.wallet),
-      amountText: input.amount?.text,
+    const captured = await captureHold(c.var.service, {
+      hold: input.id,
+      amount: input.amount && { sent: input.amount.text, policy: "refuse-excess-places" },
       note: input.note,
     });
     return ok(c, 200, "Hold captured", holdRecord(captured));

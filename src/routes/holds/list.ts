@@ -23,18 +23,13 @@ export const listHoldsRoute = defineRoute(
   },
   async (c, fields) => {
     // An administrator names the user, as for /transactions; a subscriber reads its own.
-    const principal = c.get("principal");
-    const { holds, total } = await listHolds(
-      c.var.db,
-      {
-        userId: fields.user_id ?? principal.userId,
-        walletId: fields.wallet_id,
-        status: fields.status,
-        page: fields.page,
-        perPage: fields.per_page,
-      },
-      c.get("nowMs")(),
-    );
+    const { holds, total } = await listHolds(c.var.service, {
+      userId: fields.user_id,
+      walletId: fields.wallet_id,
+      status: fields.status,
+      page: fields.page,
+      perPage: fields.per_page,
+    });
     const pages = Math.ceil(total / fields.per_page);
     const links = pageLinks(new URL(c.req.url), siteUrl(c), fields.page, pages);
     return ok(c, 200, "Holds retrieved", holds.map(holdRecord), {

@@ -7,6 +7,7 @@ import {
   userIdField,
   walletIdField,
 } from "../../http/fields";
+import { CaptureHoldParams } from "../../http/inputs";
 import { major } from "../../ledger/hold-record";
 import { DEFAULT_HOLD_S, type HoldView, MAX_HOLD_S, MAX_HOLDS_PER_PAGE } from "../../wallet/holds";
 import { integerIn } from "../transactions/schemas";
@@ -25,11 +26,10 @@ export const PlaceHoldParams = v.object({
 /** A hold's `{id}`: the routes that read, capture or void one. */
 export const HoldPath = v.object({ id: pathIdField });
 
-export const CaptureHoldParams = v.object({
+/** A capture's input: the hold in the path, then the body's fields. */
+export const CaptureHoldRouteParams = v.object({
   id: pathIdField,
-  // Omitted: the whole hold. At most the held amount; the rest is released.
-  amount: v.optional(amountField),
-  note: noteField,
+  ...CaptureHoldParams.entries,
 });
 
 const HOLD_STATUSES = ["held", "captured", "voided", "expired"] as const;

@@ -1,8 +1,7 @@
 import { ok } from "../../http/envelope";
 import { defineRoute } from "../../http/route";
-import { entryStamp } from "../../http/site";
 import { fields } from "../../http/validation";
-import { readHold, voidHold } from "../../wallet/holds";
+import { voidHold } from "../../wallet/holds";
 import { HoldAnswer } from "../answers";
 import { HoldPath, holdRecord } from "./schemas";
 
@@ -24,10 +23,8 @@ export const voidHoldRoute = defineRoute(
     data: HoldAnswer,
     patterns: { id: "[0-9]+" },
   },
-  async (c, { id: { id, ref } }) => {
-    const stamp = entryStamp(c);
-    const db = c.var.db;
-    const held = await readHold(db, id, ref, stamp.nowMs);
-    return ok(c, 200, "Hold voided", holdRecord(await voidHold({ db, stamp }, held)));
+  async (c, { id }) => {
+    const voided = await voidHold(c.var.service, id);
+    return ok(c, 200, "Hold voided", holdRecord(voided));
   },
 );

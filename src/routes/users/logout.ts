@@ -1,7 +1,6 @@
 import { ok } from "../../http/envelope";
-import { validationError } from "../../http/errors";
 import { defineRoute } from "../../http/route";
-import { endSession } from "../../wallet/sessions";
+import { signOut } from "../../wallet/sign-in";
 import { LogoutAnswer } from "../answers";
 
 /**
@@ -20,13 +19,7 @@ export const logout = defineRoute(
     data: LogoutAnswer,
   },
   async (c) => {
-    const principal = c.get("principal");
-    if (principal.sessionId === undefined)
-      throw validationError([
-        "An API key has no session to end: revoke the key with DELETE /api-keys/{id}",
-      ]);
-    // A session revoked meanwhile (a racing logout) was refused by authentication or ends here.
-    await endSession(c.var.db, c.env.DB, principal, c.get("nowMs")());
-    return ok(c, 200, "Logout successful", { user_id: principal.userId });
+    const { userId } = await signOut(c.var.service);
+    return ok(c, 200, "Logout successful", { user_id: userId });
   },
 );

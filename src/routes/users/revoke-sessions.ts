@@ -23,8 +23,8 @@ export const revokeSessions = defineRoute(
     patterns: { user_id: "[0-9]+" },
   },
   async (c, { user_id }) => {
-    const user = await pathUser(c, user_id);
-    const revoked = await endUserSessions(c.var.db, c.env.DB, user.id, c.get("nowMs")());
-    return ok(c, 200, "Sessions revoked", { user_id: user.id, revoked });
+    const { id } = await pathUser(c, user_id);
+    const revoked = await endUserSessions(c.var.service, id);
+    return ok(c, 200, "Sessions revoked", { user_id: id, revoked });
   },
 );

@@ -1,10 +1,11 @@
 import * as v from "valibot";
-import { findWallet, listWallets } from "../../db/wallets";
+import { findWallet } from "../../db/wallets";
 import { ok } from "../../http/envelope";
 import { apiError } from "../../http/errors";
 import { pathWalletIdField } from "../../http/fields";
 import { defineRoute } from "../../http/route";
 import { pathFields } from "../../http/validation";
+import { allWallets } from "../../wallet/wallets";
 import { WalletAnswer } from "../answers";
 import { walletRecord } from "./schemas";
 
@@ -20,7 +21,7 @@ export const getWallets = defineRoute(
     data: v.array(WalletAnswer),
   },
   async (c) => {
-    const rows = await listWallets(c.var.db);
+    const rows = await allWallets(c.var.service);
     return ok(c, 200, "Wallets retrieved", rows.map(walletRecord));
   },
 );

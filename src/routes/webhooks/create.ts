@@ -1,11 +1,10 @@
 import { ok } from "../../http/envelope";
-import { invalidInput } from "../../http/errors";
+import { WebhookParams } from "../../http/inputs";
 import { defineRoute } from "../../http/route";
 import { fields } from "../../http/validation";
-import { webhookDeps } from "../../http/webhooks";
 import { createEndpoint } from "../../wallet/webhooks";
 import { WebhookCreatedAnswer } from "../answers";
-import { URL_RULE_TEXT, WebhookParams, webhookRecord } from "./schemas";
+import { webhookRecord } from "./schemas";
 
 export const createWebhook = defineRoute(
   {
@@ -21,8 +20,7 @@ export const createWebhook = defineRoute(
     data: WebhookCreatedAnswer,
   },
   async (c, input) => {
-    const made = await createEndpoint(webhookDeps(c), input);
-    if ("refused" in made) throw invalidInput({ url: URL_RULE_TEXT[made.refused] });
+    const made = await createEndpoint(c.var.service, input);
     // The only time the secret is shown.
     return ok(c, 201, "Webhook created", { ...webhookRecord(made.endpoint), secret: made.secret });
   },

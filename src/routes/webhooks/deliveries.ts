@@ -1,13 +1,10 @@
 import * as v from "valibot";
 import { ok } from "../../http/envelope";
-import { apiError } from "../../http/errors";
 import { defineRoute } from "../../http/route";
 import { fields, pathFields } from "../../http/validation";
-import { webhookDeps } from "../../http/webhooks";
 import { recentDeliveries, resendEvent, testEndpoint } from "../../wallet/webhooks";
 import { DeliveryAnswer } from "../answers";
-import { webhookNotFound } from "./manage";
-import { DeliveriesParams, deliveryRecord, ResendParams, WebhookPath } from "./schemas";
+import { DeliveriesParams, deliveryRecord, ResendRouteParams, WebhookPath } from "./schemas";
 
 export const getDeliveries = defineRoute(
   {
@@ -22,9 +19,8 @@ export const getDeliveries = defineRoute(
     success: 200,
     data: v.array(DeliveryAnswer),
   },
-  async (c, { id: { id, ref }, limit }) => {
-    const rows = id === null ? null : await recentDeliveries(c.var.db, id, limit);
-    if (!rows) throw webhookNotFound(ref);
+  async (c, { id, limit }) => {
+    const { rows } = await recentDeliveries(c.var.service, id, limit);
     return ok(c, 200, "Deliveries retrieved", rows.map(deliveryRecord));
   },
 );
@@ -42,9 +38,8 @@ export const testWebhook = defineRoute(
     success: 200,
     data: DeliveryAnswer,
   },
-  async (c, { id: { id, ref } }) => {
-    const sent = id === null ? "webhook-not-found" : await testEndpoint(webhookDeps(c), id);
-    if (sent === "webhook-not-found") throw webhookNotFound(ref);
+  async (c, { id }) => {
+    const sent = await testEndpoint(c.var.service, id);
     return ok(c, 200, "Test delivery sent", deliveryRecord(sent));
   },
 );
@@ -56,18 +51,14 @@ export const resendWebhook = defineRoute(
     summary: "Send one event to an endpoint again, now",
     auth: "admin",
     access: "read-write",
-    params: fields(ResendParams),
+    params: fields(ResendRouteParams),
     envelope: "A",
     errors: ["invalid_input", "webhook_not_found", "event_not_found", "webhooks_not_configured"],
     success: 200,
     data: DeliveryAnswer,
   },
-  async (c, { id: { id, ref }, event_id }) => {
-    const sent =
-      id === null ? "webhook-not-found" : await resendEvent(webhookDeps(c), id, event_id);
-    if (sent === "webhook-not-found") throw webhookNotFound(ref);
-    if (sent === "event-not-found")
-      throw apiError("event_not_found", { event_id: `No event ${event_id}` });
+  async (c, { id, event_id }) => {
+    const sent = await resendEvent(c.var.service, id, event_id);
     return ok(c, 200, "Event sent again", deliveryRecord(sent));
   },
 );

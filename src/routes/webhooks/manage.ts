@@ -1,14 +1,10 @@
 import * as v from "valibot";
 import { ok } from "../../http/envelope";
-import { apiError } from "../../http/errors";
 import { defineRoute } from "../../http/route";
 import { pathFields } from "../../http/validation";
-import { allEndpoints, removeEndpoint } from "../../wallet/webhooks";
+import { listWebhooks, removeEndpoint } from "../../wallet/webhooks";
 import { WebhookAnswer, WebhookDeletedAnswer } from "../answers";
 import { WebhookPath, webhookRecord } from "./schemas";
-
-export const webhookNotFound = (ref: string) =>
-  apiError("webhook_not_found", { id: `No webhook ${ref}` });
 
 export const getWebhooks = defineRoute(
   {
@@ -22,7 +18,7 @@ export const getWebhooks = defineRoute(
     data: v.array(WebhookAnswer),
   },
   async (c) => {
-    const rows = await allEndpoints(c.var.db);
+    const rows = await listWebhooks(c.var.service);
     return ok(c, 200, "Webhooks retrieved", rows.map(webhookRecord));
   },
 );
@@ -40,9 +36,8 @@ export const deleteWebhook = defineRoute(
     success: 200,
     data: WebhookDeletedAnswer,
   },
-  async (c, { id: { id, ref } }) => {
-    const deleted = id !== null && (await removeEndpoint({ db: c.var.db, d1: c.env.DB }, id));
-    if (!deleted) throw webhookNotFound(ref);
+  async (c, { id: named }) => {
+    const id = await removeEndpoint(c.var.service, named);
     return ok(c, 200, "Webhook deleted", { id, deleted: true as const });
   },
 );

@@ -1,65 +1,14 @@
 import * as v from "valibot";
 import type { DeliveryRow, EndpointRow } from "../../db/events";
-import { ENDPOINT_URL_MAX, type UrlRule } from "../../events/endpoint-url";
-import { EVENT_TYPES, isEventType } from "../../events/records";
 import { pathIdField } from "../../http/fields";
-import { EMPTY } from "../../http/validation";
+import { idField, ResendParams } from "../../http/inputs";
 import { WEBHOOK_LIMITS } from "../../wallet/webhooks";
-
-/** `events`: a list of types, or the same comma-separated (a form body's one value). */
-const eventTypes = v.pipe(
-  v.union([v.string(), v.array(v.string())], "events must be a list of event types"),
-  v.transform((x) => (typeof x === "string" ? x.split(",") : x)),
-  v.transform((list) => [...new Set(list.map((t) => t.trim()))].filter((t) => t !== "")),
-  v.check((types) => types.length > 0, EMPTY),
-  v.check(
-    (types) => types.every(isEventType),
-    `events must name event types among ${EVENT_TYPES.join(", ")}`,
-  ),
-  v.transform((types) => types.filter(isEventType)),
-);
-
-export const WebhookParams = v.object({
-  url: v.pipe(
-    v.string("url must be text"),
-    v.nonEmpty(EMPTY),
-    v.maxLength(ENDPOINT_URL_MAX, `url must be at most ${ENDPOINT_URL_MAX} characters`),
-  ),
-  events: eventTypes,
-  description: v.optional(
-    v.pipe(
-      v.string("description must be text"),
-      v.maxLength(
-        WEBHOOK_LIMITS.descriptionMax,
-        `description must be at most ${WEBHOOK_LIMITS.descriptionMax} characters`,
-      ),
-    ),
-    "",
-  ),
-});
-
-/** Why a URL is refused, in wallet/v1's words. */
-export const URL_RULE_TEXT: Record<UrlRule, string> = {
-  shape: "url must be an absolute URL without a #fragment",
-  scheme: "url must start with https://",
-  credentials: "url must not hold a user name or password",
-  port: "url must not name port 0",
-  "private-host": "url must not point at a private, loopback or link-local address",
-  "not-public-name": "url must name a public host",
-};
-
-const idField = (name: string) =>
-  v.pipe(
-    v.union([v.string(), v.number()], `${name} requires an integer`),
-    v.transform(String),
-    v.regex(/^[0-9]{1,15}$/, `${name} requires an integer`),
-    v.transform(Number),
-  );
 
 /** An endpoint's `{id}`. */
 export const WebhookPath = v.object({ id: pathIdField });
 
-export const ResendParams = v.object({ id: pathIdField, event_id: idField("event_id") });
+/** A resend's input: the endpoint in the path, then the body's event. */
+export const ResendRouteParams = v.object({ id: pathIdField, ...ResendParams.entries });
 
 export const DeliveriesParams = v.object({
   id: pathIdField,

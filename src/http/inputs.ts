@@ -1,0 +1,135 @@
+// Declared inputs that wallet/v1's routes and the console's forms share: a form posts the same
+// fields as the route's body, so both decode them by one schema, in the same words.
+import * as v from "valibot";
+import { ENDPOINT_URL_MAX } from "../events/endpoint-url";
+import { EVENT_TYPES, isEventType } from "../events/records";
+import {
+  isReservedWalletId,
+  isWalletDecimals,
+  isWalletId,
+  isWalletType,
+  type NewWallet,
+  normalizeWalletId,
+  normalizeWalletType,
+  WALLET_LIMITS,
+} from "../wallet/wallets";
+import { WEBHOOK_LIMITS } from "../wallet/webhooks";
+import { amountField, noteField, textField } from "./fields";
+import { EMPTY } from "./validation";
+
+export const ApiKeyParams = v.object({
+  name: v.pipe(
+    v.string("name must be text"),
+    v.nonEmpty(EMPTY),
+    v.maxLength(100, "name must be at most 100 characters"),
+  ),
+  scope: v.picklist(["read", "write", "read-write"], "scope must be read, write or read-write"),
+  username: v.optional(
+    v.pipe(
+      v.string("username must be text"),
+      v.nonEmpty(EMPTY),
+      v.maxLength(60, "username must be at most 60 chars"),
+    ),
+  ),
+});
+
+const required = (max: number, name: string) =>
+  v.pipe(
+    v.string(`${name} must be text`),
+    v.nonEmpty(EMPTY),
+    v.maxLength(max, `${name} must be at most ${max} characters`),
+  );
+
+export const WalletParams = v.object({
+  wallet_id: v.pipe(
+    v.string("wallet_id must be text"),
+    v.nonEmpty(EMPTY),
+    v.transform(normalizeWalletId),
+    v.check(isWalletId, "wallet_id must start with a letter and hold at most 32 of a-z, 0-9 and _"),
+    v.check((id) => !isReservedWalletId(id), "wallet_id formatted is reserved"),
+  ),
+  wallet_name: required(WALLET_LIMITS.nameMax, "wallet_name"),
+  wallet_symbol: required(WALLET_LIMITS.symbolMax, "wallet_symbol"),
+  wallet_symbol_position: v.optional(
+    v.picklist(["left", "right"], "wallet_symbol_position must be left or right"),
+    "left",
+  ),
+  wallet_decimal: v.optional(
+    v.pipe(
+      v.union([v.string(), v.number()], "wallet_decimal must be an integer from 0 to 8"),
+      v.transform(String),
+      v.regex(/^[0-9]$/, "wallet_decimal must be an integer from 0 to 8"),
+      v.transform(Number),
+      v.check(isWalletDecimals, "wallet_decimal must be an integer from 0 to 8"),
+    ),
+    2,
+  ),
+  wallet_type: v.optional(
+    v.pipe(
+      v.string("wallet_type must be text"),
+      v.transform(normalizeWalletType),
+      v.check(isWalletType, "wallet_type must hold 1 to 32 of a-z, 0-9, _ and -"),
+    ),
+    "fiat",
+  ),
+  wallet_note: v.optional(textField(WALLET_LIMITS.noteMax, "wallet_note"), ""),
+});
+
+/** A new wallet as WalletParams decoded it. */
+export const walletOf = (f: v.InferOutput<typeof WalletParams>): NewWallet => ({
+  id: f.wallet_id,
+  name: f.wallet_name,
+  symbol: f.wallet_symbol,
+  symbolPosition: f.wallet_symbol_position,
+  decimals: f.wallet_decimal,
+  type: f.wallet_type,
+  note: f.wallet_note,
+});
+
+export const CaptureHoldParams = v.object({
+  // Omitted: the whole hold. At most the held amount; the rest is released.
+  amount: v.optional(amountField),
+  note: noteField,
+});
+
+/** `events`: a list of types, or the same comma-separated (a form body's one value). */
+const eventTypes = v.pipe(
+  v.union([v.string(), v.array(v.string())], "events must be a list of event types"),
+  v.transform((x) => (typeof x === "string" ? x.split(",") : x)),
+  v.transform((list) => [...new Set(list.map((t) => t.trim()))].filter((t) => t !== "")),
+  v.check((types) => types.length > 0, EMPTY),
+  v.check(
+    (types) => types.every(isEventType),
+    `events must name event types among ${EVENT_TYPES.join(", ")}`,
+  ),
+  v.transform((types) => types.filter(isEventType)),
+);
+
+export const WebhookParams = v.object({
+  url: v.pipe(
+    v.string("url must be text"),
+    v.nonEmpty(EMPTY),
+    v.maxLength(ENDPOINT_URL_MAX, `url must be at most ${ENDPOINT_URL_MAX} characters`),
+  ),
+  events: eventTypes,
+  description: v.optional(
+    v.pipe(
+      v.string("description must be text"),
+      v.maxLength(
+        WEBHOOK_LIMITS.descriptionMax,
+        `description must be at most ${WEBHOOK_LIMITS.descriptionMax} characters`,
+      ),
+    ),
+    "",
+  ),
+});
+
+export const idField = (name: string) =>
+  v.pipe(
+    v.union([v.string(), v.number()], `${name} requires an integer`),
+    v.transform(String),
+    v.regex(/^[0-9]{1,15}$/, `${name} requires an integer`),
+    v.transform(Number),
+  );
+
+export const ResendParams = v.object({ event_id: idField("event_id") });

@@ -1,0 +1,117 @@
+// A console click is one request: the screen calls the service's verbs itself, on the request's own
+// D1 session, so the request log shows exactly one line for it (no inner API request behind it).
+import { env } from "cloudflare:workers";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import {
+  credit,
+  makeAdmin,
+  makeUser,
+  makeWallet,
+  PASSWORD,
+  type TestUser,
+  testApp,
+} from "./helpers";
+
+const BASE = "http://localhost/wallet-admin";
+const app = testApp();
+
+type LogLine = { method: string; route: string | null; status: number; user_id: number | null };
+
+/** The request log lines written while `fn` runs, parsed (other console.log output is skipped). */
+async function logged(fn: () => Promise<unknown>): Promise<LogLine[]> {
+  const lines: string[] = [];
+  const spy = vi.spyOn(console, "log").mockImplementation((line: unknown) => {
+    if (typeof line === "string" && line.startsWith('{"request_id"')) lines.push(line);
+  });
+  try {
+    await fn();
+  } finally {
+    spy.mockRestore();
+  }
+  return lines.map((l) => JSON.parse(l));
+}
+
+async function request(path: string, init: RequestInit & { cookie?: string } = {}) {
+  const headers = new Headers(init.headers);
+  if (init.cookie) headers.set("Cookie", init.cookie);
+  const res = await app.request(`${BASE}${path}`, { ...init, headers, redirect: "manual" }, env);
+  return { status: res.status, html: await res.text(), headers: res.headers };
+}
+const form = (fields: Record<string, string | number>) =>
+  new URLSearchParams(Object.entries(fields).map(([k, v]): [string, string] => [k, String(v)]));
+const hidden = (html: string, name: string) =>
+  html.match(new RegExp(`name="${name}" value="([^"]+)"`))?.[1] ?? "";
+
+let admin: TestUser;
+let user: TestUser;
+let wallet: string;
+let cookie: string;
+let csrf: string;
+
+beforeAll(async () => {
+  admin = await makeAdmin();
+  user = await makeUser();
+  wallet = await makeWallet(admin);
+  await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 10 });
+  const signedIn = await request("/sign-in", {
+    method: "POST",
+    body: form({ email: admin.email, password: PASSWORD }),
+  });
+  expect(signedIn.status, signedIn.html).toBe(303);
+  cookie = signedIn.headers.get("set-cookie")!.split(";")[0]!;
+  csrf = hidden((await request(`/users/${user.id}`, { cookie })).html, "_csrf");
+});
+
+afterEach(() => vi.restoreAllMocks());
+
+describe("one console click, one request", () => {
+  it("signing in logs one line, the console's own", async () => {
+    const lines = await logged(() =>
+      request("/sign-in", {
+        method: "POST",
+        body: form({ email: admin.email, password: PASSWORD }),
+      }),
+    );
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ method: "POST", status: 303 });
+  });
+
+  it("a user's page logs one line, however many verbs it reads through", async () => {
+    const lines = await logged(() => request(`/users/${user.id}`, { cookie }));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ method: "GET", status: 200, user_id: admin.id });
+  });
+
+  it("each form logs one line for the operator, whether the verb moves money or refuses", async () => {
+    const posts: [string, Record<string, string | number>][] = [
+      [
+        `/users/${user.id}/credit`,
+        { wallet_id: wallet, amount: "1.00", request_id: `c-${crypto.randomUUID()}`, note: "" },
+      ],
+      [
+        `/users/${user.id}/debit`,
+        { wallet_id: wallet, amount: "999.00", request_id: `c-${crypto.randomUUID()}`, note: "" },
+      ],
+      [`/users/${user.id}/sessions/revoke`, {}],
+      ["/api-keys", { name: "cost", scope: "read" }],
+      [
+        "/wallets",
+        {
+          wallet_id: `w${crypto.randomUUID().slice(0, 8)}`,
+          wallet_name: "W",
+          wallet_symbol: "W",
+          wallet_symbol_position: "left",
+          wallet_decimal: 2,
+        },
+      ],
+    ];
+    for (const [path, fields] of posts) {
+      const lines = await logged(() =>
+        request(path, { method: "POST", cookie, body: form({ _csrf: csrf, ...fields }) }),
+      );
+      expect(lines, path).toHaveLength(1);
+      expect(lines[0], path).toMatchObject({ method: "POST", user_id: admin.id });
+      expect(lines[0]!.status, path).toBeLessThan(400);
+    }
+  });
+});
