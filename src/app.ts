@@ -142,6 +142,7 @@ export function createApp(options: AppOptions = {}) {
         pace,
       }),
       webhooks: () => webhookSettings(c),
+      moneyLimiter: c.env.MONEY_RATE_LIMIT as RateLimit | undefined,
     });
     await next();
     nudgeWebhooks(c);

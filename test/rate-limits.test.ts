@@ -15,6 +15,9 @@ import {
   makeAdmin,
   makeUser,
   makeWallet,
+  PASSWORD,
+  tableCounts,
+  testApp,
   unique,
 } from "./helpers";
 
@@ -142,6 +145,94 @@ function overloadedD1(when: "before" | "after", times = 1) {
   });
   return { d1, failures: () => failures };
 }
+
+describe("the console's money forms", () => {
+  const BASE = "http://localhost/wallet-admin";
+  const app = testApp();
+  const send = async (path: string, init: RequestInit & { cookie?: string; vars?: object }) => {
+    const headers = new Headers(init.headers);
+    if (init.cookie) headers.set("Cookie", init.cookie);
+    const res = await app.request(
+      `${BASE}${path}`,
+      { ...init, headers, redirect: "manual" },
+      { ...env, ...init.vars },
+    );
+    return { status: res.status, html: await res.text(), location: res.headers.get("location") };
+  };
+  const form = (fields: Record<string, string | number>) =>
+    new URLSearchParams(Object.entries(fields).map(([k, v]): [string, string] => [k, String(v)]));
+
+  it("count against the operator's share as the API's money routes do, and write nothing past it", async () => {
+    const admin = await makeAdmin();
+    const user = await makeUser();
+    const wallet = await makeWallet(admin);
+    const funded = await call("POST", "/credits", {
+      auth: admin.bearer,
+      body: { user_id: user.id, wallet_id: wallet, amount: "5", request_id: unique("r") },
+    });
+    const hold = await call("POST", "/holds", {
+      auth: admin.bearer,
+      body: { user_id: user.id, wallet_id: wallet, amount: "1", request_id: unique("h") },
+    });
+    expect([funded.status, hold.status]).toEqual([200, 200]);
+    const cookie = await signedInCookie(admin);
+    const page = await send(`/users/${user.id}`, { cookie });
+    const csrf = page.html.match(/name="_csrf" value="([^"]+)"/)![1]!;
+    const other = await makeUser();
+    const forms: [string, Record<string, string | number>][] = [
+      [`/users/${user.id}/credit`, { wallet_id: wallet, amount: "1", request_id: unique("c") }],
+      [`/users/${user.id}/debit`, { wallet_id: wallet, amount: "1", request_id: unique("c") }],
+      [
+        `/users/${user.id}/transfer`,
+        { wallet_id: wallet, amount: "1", request_id: unique("c"), to_user_id: other.id },
+      ],
+      [`/users/${user.id}/reverse/${funded.body.data.transaction_id}`, { request_id: unique("c") }],
+      [`/users/${user.id}/holds/${hold.body.data.hold_id}/capture`, {}],
+      [`/users/${user.id}/holds/${hold.body.data.hold_id}/void`, {}],
+    ];
+    const before = await tableCounts();
+    for (const [path, fields] of forms) {
+      const res = await send(path, {
+        method: "POST",
+        cookie,
+        vars: REFUSING,
+        body: form({ _csrf: csrf, note: "", ...fields }),
+      });
+      expect(res.status, `${path}: ${res.html}`).toBe(303);
+      expect(decodeURIComponent(res.location ?? ""), path).toMatch(
+        /error=.*Too many requests: Too many money requests from this caller: try again in \d+ seconds/,
+      );
+    }
+    expect(await tableCounts()).toEqual(before);
+    // Under the share, the same form moves the money.
+    const credited = await send(`/users/${user.id}/credit`, {
+      method: "POST",
+      cookie,
+      body: form({
+        _csrf: csrf,
+        note: "",
+        wallet_id: wallet,
+        amount: "1",
+        request_id: unique("c"),
+      }),
+    });
+    expect(decodeURIComponent(credited.location ?? "")).toMatch(/ok=Transaction Completed/);
+  });
+
+  /** A console session cookie for `admin`, as the sign-in form sets it. */
+  async function signedInCookie(admin: { email: string }) {
+    const res = await app.request(
+      `${BASE}/sign-in`,
+      {
+        method: "POST",
+        body: form({ email: admin.email, password: PASSWORD }),
+        redirect: "manual",
+      },
+      env,
+    );
+    return res.headers.get("set-cookie")!.split(";")[0]!;
+  }
+});
 
 describe("a D1 that cannot take the request", () => {
   it.each(["before", "after"] as const)(

@@ -6,6 +6,7 @@ import { idRef } from "../http/fields";
 import { CaptureHoldParams } from "../http/inputs";
 import { parseFields } from "../http/validation";
 import { formatMoney } from "../ledger/money";
+import { spendMoneyShare } from "../wallet/context";
 import { type availableBalances, captureHold, type HoldView, voidHold } from "../wallet/holds";
 import { attempt, refusalText } from "./api";
 import type { ConsoleEnv, Session } from "./env";
@@ -138,7 +139,8 @@ const resolve = (action: "capture" | "void") =>
     const { id, hold } = c.req.param();
     const form = await c.req.formData();
     const amount = field(form, "amount");
-    const resolved = await attempt(c, () => {
+    const resolved = await attempt(c, async () => {
+      await spendMoneyShare(c.var.service);
       if (action === "void") return voidHold(c.var.service, idRef(hold));
       const fields = parseFields(CaptureHoldParams, amount !== "" ? { amount } : {});
       return captureHold(c.var.service, {

@@ -11,6 +11,7 @@ import { EntryParams, ReverseParams, TransferParams } from "../http/fields";
 import { parseFields } from "../http/validation";
 import { formatMoney } from "../ledger/money";
 import { userBalances } from "../wallet/balances";
+import { spendMoneyShare } from "../wallet/context";
 import { availableBalances, listHolds } from "../wallet/holds";
 import { credit, debit, reverse, transfer } from "../wallet/movements";
 import { endUserSessions } from "../wallet/sessions";
@@ -278,7 +279,12 @@ userScreen.get("/users/:id{[0-9]{1,15}}", async (c) => {
 });
 
 /** A money form's fields decoded as POST /credits, /debits or /transfers decodes its body, moved. */
-function moveWith(c: Context<ConsoleEnv>, action: "credit" | "debit" | "transfer", form: FormData) {
+async function moveWith(
+  c: Context<ConsoleEnv>,
+  action: "credit" | "debit" | "transfer",
+  form: FormData,
+) {
+  await spendMoneyShare(c.var.service);
   const userId = Number(c.req.param("id"));
   const sent = Object.fromEntries(
     ["wallet_id", "amount", "request_id", "note"].map((k) => [k, field(form, k)]),
@@ -372,7 +378,8 @@ userScreen.get("/users/:id{[0-9]{1,15}}/reverse/:txn{[0-9]{1,15}}", (c) => {
 userScreen.post("/users/:id{[0-9]{1,15}}/reverse/:txn{[0-9]{1,15}}", async (c) => {
   const { id, txn } = c.req.param();
   const form = await c.req.formData();
-  const reversed = await attempt(c, () => {
+  const reversed = await attempt(c, async () => {
+    await spendMoneyShare(c.var.service);
     const f = parseFields(ReverseParams, {
       request_id: field(form, "request_id"),
       note: field(form, "note"),

@@ -226,9 +226,8 @@ export const tooManySignIns = (retryAfterS: number) =>
     { "Retry-After": String(retryAfterS) },
   );
 
-/** A money request past the caller's share (http/route.ts): wait for the limiter's minute to turn. */
-export function rateLimited(nowMs: number) {
-  const retryAfterS = 60 - (Math.floor(nowMs / 1000) % 60);
+/** A money request past the caller's share (wallet/context.ts spendMoneyShare). */
+function rateLimited(retryAfterS: number) {
   return apiError(
     "rate_limited",
     { rate: `Too many money requests from this caller: try again in ${retryAfterS} seconds` },
@@ -331,6 +330,8 @@ function answerOf(reason: RefusalReason): ApiError {
       return invalidInput({ id: reason.why });
     case "already_reversed":
       return alreadyReversed(reason.ref);
+    case "rate_limited":
+      return rateLimited(reason.retryAfterS);
     case "too_many_sign_ins":
       return tooManySignIns(reason.retryAfterS);
     case "invalid_credential":

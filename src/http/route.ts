@@ -8,9 +8,9 @@ import { createMiddleware } from "hono/factory";
 import type * as v from "valibot";
 import type { Principal, Scope } from "../auth/principal";
 import type { AppEnv } from "../env";
-import { isAdmin, mayReadUser } from "../wallet/context";
+import { isAdmin, mayReadUser, spendMoneyShare } from "../wallet/context";
 import { credentialOf } from "./auth";
-import { type ApiError, type ErrorCode, forgotGone, permissionDenied, rateLimited } from "./errors";
+import { type ApiError, type ErrorCode, forgotGone, permissionDenied } from "./errors";
 import { type Params, routeParams } from "./params";
 import { requireSettings } from "./settings";
 
@@ -93,7 +93,7 @@ export function defineRoute<Info extends Declared<T>, T = undefined>(
       const principal = asked ? await requireCredentials(c, refusals) : undefined;
       if (principal && info.auth === "admin" && !isAdmin(principal, info.access ?? "write"))
         throw refusals.forbidden();
-      if (principal && info.movesMoney) await limitMoney(c, principal);
+      if (principal && info.movesMoney) await spendMoneyShare(c.var.service);
       const params =
         info.params || info.owner ? await routeParams(c, info.path, info.params?.pathOnly) : {};
       if (principal && info.owner && !mayReadUser(principal, userRef(info.owner(params))))
@@ -125,17 +125,6 @@ export async function requireCredentials(
   if (principal === "invalid") throw refusals.invalid();
   c.set("principal", principal);
   return principal;
-}
-
-/**
- * Counts a money request against its caller (a user, whichever of its tokens and keys it sent):
- * Cloudflare's rate limiter, configured in wrangler.toml; without the binding there is no limit.
- */
-async function limitMoney(c: Context<AppEnv>, principal: Principal) {
-  const limiter = c.env.MONEY_RATE_LIMIT as RateLimit | undefined;
-  if (!limiter) return;
-  const { success } = await limiter.limit({ key: `user:${principal.userId}` });
-  if (!success) throw rateLimited(c.get("nowMs")());
 }
 
 /** A user id as a reader sent it: digits name a user, anything else nobody; absent, the caller. */

@@ -31,6 +31,8 @@ export type ServiceContext = {
   signInLimits: () => SignInLimits;
   /** What webhooks seal secrets with and send through (a refusal while WEBHOOK_SECRET_KEY is unset). */
   webhooks: () => WebhookSettings;
+  /** Each caller's share of money requests (MONEY_RATE_LIMIT); none: no limit. */
+  moneyLimiter?: RateLimit;
 };
 
 export type TokenKeys = { secret: string; issuer: string };
@@ -76,6 +78,22 @@ export function requireAdmin(ctx: ServiceContext, access: Scope): Principal {
   const p = caller(ctx);
   if (!isAdmin(p, access)) throw new Refusal({ code: "forbidden" });
   return p;
+}
+
+/**
+ * Counts one money request against its caller (a user, whichever of its tokens and keys it sent),
+ * before anything is read: past its share, a `rate_limited` refusal (docs/security.md#rate-limits).
+ * Every surface that moves money asks this first: each money route, and the console's forms.
+ */
+export async function spendMoneyShare(ctx: ServiceContext) {
+  const limiter = ctx.moneyLimiter;
+  if (!limiter) return;
+  const { success } = await limiter.limit({ key: `user:${caller(ctx).userId}` });
+  if (!success) {
+    // Cloudflare's limiter counts in minutes: the share comes back when this one turns.
+    const retryAfterS = 60 - (Math.floor(ctx.nowMs() / 1000) % 60);
+    throw new Refusal({ code: "rate_limited", retryAfterS });
+  }
 }
 
 /** The caller, who must be allowed to read about user `userId` (undefined: the caller's own). */

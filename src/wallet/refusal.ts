@@ -52,6 +52,8 @@ export type RefusalReason =
   | { code: "webhook_url_refused"; rule: UrlRule }
   | { code: "event_not_found"; eventId: number }
   | { code: "too_many_sign_ins"; retryAfterS: number }
+  /** A money request past the caller's share (MONEY_RATE_LIMIT). */
+  | { code: "rate_limited"; retryAfterS: number }
   | { code: "invalid_credential" }
   /** A sign-out by a caller without a session (an API key). */
   | { code: "no_session" }
