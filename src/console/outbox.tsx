@@ -2,15 +2,15 @@
 // sending, newest first, links included, so a developer can follow a verification link or read a
 // reset code. Mounted behind the console's administrator check; empty wherever mail really goes out.
 import { Hono } from "hono";
-import { listOutbox, OUTBOX_KEEP } from "../db/mail";
 import { mailTransport } from "../mail/transport";
+import { mailOutbox, OUTBOX_KEEP } from "../wallet/operators";
 import type { ConsoleEnv } from "./env";
 import { Page } from "./views";
 
 const when = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace("T", " ");
 
 export const outboxScreen = new Hono<ConsoleEnv>().get("/", async (c) => {
-  const mails = await listOutbox(c.var.db, OUTBOX_KEEP);
+  const mails = await mailOutbox(c.var.service);
   const transport = mailTransport(c.env);
   const how =
     "name" in transport

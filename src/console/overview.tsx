@@ -1,8 +1,8 @@
 // The overview: the last 30 days at a glance.
 
 import { Hono } from "hono";
-import { overview } from "../db/console";
-import { formatMoney } from "../ledger/money";
+import { siteOverview } from "../wallet/operators";
+import { formatMoney } from "../wallet/rules";
 import type { ConsoleEnv } from "./env";
 import { DAY_S, day, noticeOf } from "./page";
 import { BASE } from "./session";
@@ -11,8 +11,7 @@ import { Chart, Page } from "./views";
 export const overviewScreen = new Hono<ConsoleEnv>({ strict: false });
 
 overviewScreen.get("/", async (c) => {
-  const nowS = Math.floor(c.get("nowMs")() / 1000);
-  const data = await overview(c.var.db, nowS, 30);
+  const data = await siteOverview(c.var.service, 30);
   const byWallet = new Map(data.held.map((h) => [h.wallet.id, h.wallet]));
   return c.html(
     <Page title="Overview" session={c.var.session} current="overview" notice={noticeOf(c)}>

@@ -3,7 +3,7 @@
 import type { Context } from "hono";
 import { Hono } from "hono";
 import { answerStatementCsv } from "../http/statement-csv";
-import { mysqlDate, zonedSeconds } from "../ledger/post-format";
+import { mysqlDate, zonedSeconds } from "../wallet/rules";
 import { openStatement, STATEMENT_CHUNK, statementSummary } from "../wallet/statements";
 import { appContext, attempt, refusalText } from "./api";
 import type { ConsoleEnv } from "./env";

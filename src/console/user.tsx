@@ -4,16 +4,14 @@
 
 import { type Context, Hono } from "hono";
 import type * as v from "valibot";
-import { balanceSeries } from "../db/console";
-import { listEntries } from "../db/ledger";
-import { findUsers } from "../db/users";
 import { EntryParams, ReverseParams, TransferParams } from "../http/fields";
 import { parseFields } from "../http/validation";
-import { formatMoney } from "../ledger/money";
 import { userBalances } from "../wallet/balances";
 import { spendMoneyShare } from "../wallet/context";
 import { availableBalances, listHolds } from "../wallet/holds";
 import { credit, debit, reverse, transfer } from "../wallet/movements";
+import { userLedger } from "../wallet/operators";
+import { formatMoney } from "../wallet/rules";
 import { endUserSessions } from "../wallet/sessions";
 import { attempt, refusalText } from "./api";
 import type { ConsoleEnv, Session } from "./env";
@@ -48,15 +46,10 @@ async function loadUser(c: Context<ConsoleEnv>, userId: number, page: number) {
   const choice = statementChoice(c, ws);
   // The entries through the same read the API's list uses (its records carry no balance-after or
   // request id, which an operator needs here).
-  const [balances, statement, series, owner, figures, available, holds] = await Promise.all([
-    orEmpty(c, () => userBalances(ctx, { userId, walletIds: ws.map((w) => w.id) }), new Map()),
-    listEntries(
-      ctx.db,
-      { userId },
-      { offset: (page - 1) * PER_PAGE, limit: PER_PAGE, order: "desc" },
-    ),
-    Promise.all(ws.map((w) => balanceSeries(ctx.db, userId, w.id, 200))),
-    findUsers(ctx.db, [userId]),
+  const walletIds = ws.map((w) => w.id);
+  const [balances, ledger, figures, available, holds] = await Promise.all([
+    orEmpty(c, () => userBalances(ctx, { userId, walletIds }), new Map()),
+    userLedger(ctx, userId, { offset: (page - 1) * PER_PAGE, limit: PER_PAGE }, walletIds, 200),
     readStatementFigures(c, userId, choice),
     orEmpty(c, () => availableBalances(ctx, userId), []),
     orEmpty(c, () => listHolds(ctx, { userId, page: 1, perPage: HOLDS_SHOWN }), {
@@ -64,7 +57,7 @@ async function loadUser(c: Context<ConsoleEnv>, userId: number, page: number) {
       total: 0,
     }),
   ]);
-  const user = owner.get(userId);
+  const { user, entries: statement, series } = ledger;
   if (!statement.userExists || !user) return null;
   return {
     userId,

@@ -1,9 +1,9 @@
 // Users: search, and a new subscriber.
 
 import { Hono } from "hono";
-import { searchUsers } from "../db/console";
 import { newSubscriber, newSubscriberFields } from "../http/user-fields";
-import { formatMoney } from "../ledger/money";
+import { findUsersByText } from "../wallet/operators";
+import { formatMoney } from "../wallet/rules";
 import { attempt, decode, refusalText } from "./api";
 import type { ConsoleEnv } from "./env";
 import { back, field, noticeOf, PER_PAGE, positive, wallets } from "./page";
@@ -16,7 +16,7 @@ usersScreen.get("/users", async (c) => {
   const q = (c.req.query("q") ?? "").slice(0, 100);
   const page = positive(c.req.query("page"), 1);
   const [{ rows, total }, ws] = await Promise.all([
-    searchUsers(c.var.db, q, (page - 1) * PER_PAGE, PER_PAGE),
+    findUsersByText(c.var.service, q, (page - 1) * PER_PAGE, PER_PAGE),
     wallets(c),
   ]);
   const byId = new Map(ws.map((w) => [w.id, w]));

@@ -2,6 +2,8 @@
 // keys read and write as text, and how an entry reads as a WordPress post. Pure functions (no
 // database, no caller), written once in ledger/ and reached by dialects only through the service.
 // Verbs answer rows and minor units; each dialect words them with these.
+
+export { holdRecord, major } from "../ledger/hold-record";
 export {
   amountToMinor,
   formatMoney,
@@ -13,7 +15,7 @@ export {
   readAmount,
   storageDecimals,
 } from "../ledger/money";
-export { localListDate, mysqlDate, utcMs } from "../ledger/post-format";
+export { localListDate, mysqlDate, utcMs, zonedSeconds } from "../ledger/post-format";
 export { asciiLower } from "../ledger/request-key";
 export {
   type SiteSettings,
@@ -21,3 +23,4 @@ export {
   type TransactionRecord,
   transactionRecord,
 } from "../ledger/transaction-record";
+export { walletRecord } from "../ledger/wallet-record";

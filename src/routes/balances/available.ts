@@ -1,8 +1,8 @@
 import { ok } from "../../http/envelope";
 import { defineRoute } from "../../http/route";
 import { fields } from "../../http/validation";
-import { formatMoney } from "../../ledger/money";
 import { availableBalances } from "../../wallet/holds";
+import { formatMoney } from "../../wallet/rules";
 import { AvailableBalanceAnswer } from "../answers";
 import { major } from "../holds/schemas";
 import { AvailableParams } from "./schemas";

@@ -1,8 +1,8 @@
 import { ok } from "../../http/envelope";
 import { defineRoute } from "../../http/route";
 import { fields } from "../../http/validation";
-import { formatMoney, minorToNumber, storageDecimals } from "../../ledger/money";
 import { userBalances } from "../../wallet/balances";
+import { formatMoney, minorToNumber, storageDecimals } from "../../wallet/rules";
 import { BalanceAnswer } from "../answers";
 import { BalanceParams } from "./schemas";
 

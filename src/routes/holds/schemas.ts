@@ -8,8 +8,8 @@ import {
   walletIdField,
 } from "../../http/fields";
 import { CaptureHoldParams } from "../../http/inputs";
-import { major } from "../../ledger/hold-record";
 import { DEFAULT_HOLD_S, type HoldView, MAX_HOLD_S, MAX_HOLDS_PER_PAGE } from "../../wallet/holds";
+import { major } from "../../wallet/rules";
 import { integerIn } from "../transactions/schemas";
 
 /** Key order is the order errors are reported in, as for credits and debits. */
@@ -51,7 +51,7 @@ export const HoldListParams = v.object({
 
 const iso = (s: number) => new Date(s * 1000).toISOString();
 
-export { holdRecord, major } from "../../ledger/hold-record";
+export { holdRecord, major } from "../../wallet/rules";
 
 /** POST /holds's answer. */
 export const placedRecord = ({ hold, wallet }: HoldView) => ({

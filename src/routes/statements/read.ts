@@ -4,7 +4,7 @@ import { siteUrl } from "../../http/site";
 import { answerStatementCsv } from "../../http/statement-csv";
 import { readerFields } from "../../http/validation";
 import { pageLinks } from "../../http/wp-core";
-import { transactionRecord } from "../../ledger/transaction-record";
+import { transactionRecord } from "../../wallet/rules";
 import { openStatement, STATEMENT_CHUNK, statementSummary } from "../../wallet/statements";
 import { StatementAnswer } from "../answers";
 import { withPageAlias } from "../transactions/schemas";

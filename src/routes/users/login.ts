@@ -1,7 +1,7 @@
 import { ok } from "../../http/envelope";
 import { defineRoute } from "../../http/route";
 import { signInFields, signInWith } from "../../http/user-fields";
-import { mysqlDate } from "../../ledger/post-format";
+import { mysqlDate } from "../../wallet/rules";
 import { LoginAnswer } from "../answers";
 
 export const login = defineRoute(

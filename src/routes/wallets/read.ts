@@ -1,10 +1,10 @@
 import * as v from "valibot";
-import { findWallet } from "../../db/wallets";
 import { ok } from "../../http/envelope";
 import { apiError } from "../../http/errors";
 import { pathWalletIdField } from "../../http/fields";
 import { defineRoute } from "../../http/route";
 import { pathFields } from "../../http/validation";
+import { findWallet } from "../../wallet/directory";
 import { allWallets } from "../../wallet/wallets";
 import { WalletAnswer } from "../answers";
 import { walletRecord } from "./schemas";
@@ -40,7 +40,7 @@ export const getWallet = defineRoute(
     data: WalletAnswer,
   },
   async (c, { wallet_id: { id } }) => {
-    const wallet = id === null ? undefined : await findWallet(c.var.db, id);
+    const wallet = id === null ? undefined : await findWallet(c.var.service, id);
     if (!wallet) throw apiError("wallet_not_found", { wallet_id: "wallet_id not found" });
     return ok(c, 200, "Wallet retrieved", walletRecord(wallet));
   },

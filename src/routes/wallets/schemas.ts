@@ -1,1 +1,1 @@
-export { walletRecord } from "../../ledger/wallet-record";
+export { walletRecord } from "../../wallet/rules";

@@ -1,0 +1,48 @@
+// What an operator reads that no route serves: the site at a glance, users found by a text, a
+// user's entries with their balances after, a balance's history for a chart, the dev mail outbox.
+// Administrators only, as every console screen.
+import { balanceSeries, overview, searchUsers } from "../db/console";
+import { listEntries } from "../db/ledger";
+import { listOutbox, OUTBOX_KEEP } from "../db/mail";
+import { findUsers } from "../db/users";
+import { requireAdmin, type ServiceContext } from "./context";
+
+export { OUTBOX_KEEP };
+
+/** Counts, money held per wallet and recent activity over the last `days`. */
+export function siteOverview(ctx: ServiceContext, days: number) {
+  requireAdmin(ctx, "read");
+  return overview(ctx.db, Math.floor(ctx.nowMs() / 1000), days);
+}
+
+/** Users whose username, e-mail or name holds `text`, a page of them, and how many. */
+export function findUsersByText(ctx: ServiceContext, text: string, offset: number, limit: number) {
+  requireAdmin(ctx, "read");
+  return searchUsers(ctx.db, text, offset, limit);
+}
+
+/**
+ * A user (undefined: none), a page of its entries newest first (with what the API's records leave
+ * out: the balance after each, the request id), and each wallet's balance over its last `points`.
+ */
+export async function userLedger(
+  ctx: ServiceContext,
+  userId: number,
+  page: { offset: number; limit: number },
+  walletIds: string[],
+  points: number,
+) {
+  requireAdmin(ctx, "read");
+  const [users, entries, series] = await Promise.all([
+    findUsers(ctx.db, [userId]),
+    listEntries(ctx.db, { userId }, { ...page, order: "desc" }),
+    Promise.all(walletIds.map((id) => balanceSeries(ctx.db, userId, id, points))),
+  ]);
+  return { user: users.get(userId), entries, series };
+}
+
+/** The newest mails the dev outbox kept. */
+export function mailOutbox(ctx: ServiceContext) {
+  requireAdmin(ctx, "read");
+  return listOutbox(ctx.db, OUTBOX_KEEP);
+}
