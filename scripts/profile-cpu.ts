@@ -16,7 +16,6 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { getNodeCompat } from "miniflare";
 import { unstable_startWorker } from "wrangler";
 import { makeFixtures } from "./bench/fixtures";
 import { runLoad } from "./bench/load";
@@ -127,10 +126,6 @@ async function main() {
         namespace_id: "1001",
         simple: { limit: 1_000_000_000, period: 60 },
       },
-    },
-    build: {
-      nodejsCompatMode: (config) =>
-        getNodeCompat(config.compatibility_date, config.compatibility_flags).mode,
     },
     dev: {
       inspector: { hostname: "127.0.0.1", port: inspectorPort },
