@@ -25,6 +25,8 @@ export const offlineEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEn
   NO_UPDATE_NOTIFIER: "1",
   // The banner is also what runs wrangler's update check against the registry.
   WRANGLER_HIDE_BANNER: "true",
+  // No check of GitHub for newer agent skills after a command, whatever ~/.wrangler records.
+  WRANGLER_NO_SKILLS_UPDATE_PROMPTS: "true",
   CI: process.env.CI ?? "true",
   ...extra,
 });
