@@ -164,8 +164,11 @@ async function main() {
     const bundleText = readFileSync(devBundle(), "utf8");
     if (process.env.PROFILE_BUNDLE_OUT) writeFileSync(process.env.PROFILE_BUNDLE_OUT, bundleText);
     const bundleLines = sourceFiles(bundleText);
+    // The bundle's frames: "index.js" under wrangler 4.86, "file:///bundle/index.js" under 4.164.
     const fileOf = (frame: Frame) =>
-      frame.url === "index.js" ? bundleLines[frame.lineNumber]! : frame.url || "(native)";
+      frame.url === "index.js" || frame.url === "file:///bundle/index.js"
+        ? bundleLines[frame.lineNumber]!
+        : frame.url || "(native)";
     const { all, rows } = selfTimes(profile, fileOf);
     const idle = rows.find(([key]) => key.startsWith("(idle)"))?.[1] ?? 0;
     const busy = all - idle;
