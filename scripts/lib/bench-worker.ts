@@ -49,7 +49,8 @@ try {
   const { main } = unstable_readConfig({ config: options.config });
   const { file } = bundle({ config: options.config, outdir, main });
   const { workerOptions } = unstable_getMiniflareWorkerOptions(options.config);
-  // Wrangler's options carry no source (the bundle is given below) and no module rules to apply.
+  // No source in wrangler's options (the bundle is given below). Their modulesRules (Text, Data,
+  // CompiledWasm) are left out: the adapter refuses them, and the bundle is one ES module.
   const { modulesRules: _rules, ...worker } = workerOptions as V4WorkerOptions & {
     modulesRules?: unknown;
   };
