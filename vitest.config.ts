@@ -1,7 +1,7 @@
 import path from "node:path";
-import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { configDefaults, defineConfig } from "vitest/config";
-import { copyReferenceAssets } from "./scripts/reference-assets";
+import { copyReferenceAssets } from "./scripts/reference-assets.ts";
 
 export default defineConfig(async () => {
   // wrangler.toml's [assets] folder, which wrangler's [build] command fills for dev and deploy.
@@ -30,8 +30,8 @@ export default defineConfig(async () => {
           WEBHOOK_RETRY_BASE_S: "60",
         },
         // A strict limiter the rate-limit tests put in MONEY_RATE_LIMIT's place (wrangler.toml's is
-        // generous, so no other test meets it).
-        ratelimits: { TEST_RATE_LIMIT: { simple: { limit: 3, period: 60 } } },
+        // generous, so no other test meets it). Its own namespace, so its counts are its own.
+        ratelimits: { TEST_RATE_LIMIT: { namespace_id: "1002", simple: { limit: 3, period: 60 } } },
       },
     });
   return {

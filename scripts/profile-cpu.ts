@@ -16,7 +16,6 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { getNodeCompat } from "miniflare";
 import { unstable_startWorker } from "wrangler";
 import { makeFixtures } from "./bench/fixtures";
 import { runLoad } from "./bench/load";
@@ -128,10 +127,6 @@ async function main() {
         simple: { limit: 1_000_000_000, period: 60 },
       },
     },
-    build: {
-      nodejsCompatMode: (config) =>
-        getNodeCompat(config.compatibility_date, config.compatibility_flags).mode,
-    },
     dev: {
       inspector: { hostname: "127.0.0.1", port: inspectorPort },
       server: { hostname: "127.0.0.1", port },
@@ -169,8 +164,11 @@ async function main() {
     const bundleText = readFileSync(devBundle(), "utf8");
     if (process.env.PROFILE_BUNDLE_OUT) writeFileSync(process.env.PROFILE_BUNDLE_OUT, bundleText);
     const bundleLines = sourceFiles(bundleText);
+    // The bundle's frames: "index.js" under wrangler 4.86, "file:///bundle/index.js" under 4.164.
     const fileOf = (frame: Frame) =>
-      frame.url === "index.js" ? bundleLines[frame.lineNumber]! : frame.url || "(native)";
+      frame.url === "index.js" || frame.url === "file:///bundle/index.js"
+        ? bundleLines[frame.lineNumber]!
+        : frame.url || "(native)";
     const { all, rows } = selfTimes(profile, fileOf);
     const idle = rows.find(([key]) => key.startsWith("(idle)"))?.[1] ?? 0;
     const busy = all - idle;

@@ -48,7 +48,7 @@ export class LocalD1 implements ImportD1 {
   static async open({ database = "DB", persistTo, config }: D1Location) {
     for (const [k, v] of Object.entries(offlineEnv())) process.env[k] ??= v;
     const { unstable_readConfig } = await import("wrangler");
-    const { Miniflare } = await import("miniflare");
+    const { Miniflare, convertV4MiniflareOptions } = await import("miniflare");
     const configPath = path.resolve(config ?? "wrangler.toml");
     const wranglerConfig = unstable_readConfig({ config: configPath });
     const d1 = (wranglerConfig.d1_databases ?? []).find(
@@ -59,14 +59,18 @@ export class LocalD1 implements ImportD1 {
     const root = path.resolve(
       persistTo ?? path.join(path.dirname(configPath), ".wrangler", "state"),
     );
-    const mf = new Miniflare({
-      modules: true,
-      script: BATCH_WORKER,
-      compatibilityDate: wranglerConfig.compatibility_date,
-      // wrangler's own local id: a binding without database_id (as shipped) is kept by its name.
-      d1Databases: { DB: d1.preview_database_id ?? d1.database_id ?? d1.binding },
-      d1Persist: path.join(root, "v3", "d1"),
-    });
+    // Miniflare 4's options through the adapter that wrangler's own `d1 execute --local` uses.
+    const mf = new Miniflare(
+      convertV4MiniflareOptions({
+        modules: true,
+        script: BATCH_WORKER,
+        compatibilityDate: wranglerConfig.compatibility_date,
+        // wrangler's own local id: a binding without database_id (as shipped) is kept by its name.
+        d1Databases: { DB: d1.preview_database_id ?? d1.database_id ?? d1.binding },
+        // D1's files under <root>/v3/d1, where wrangler keeps them.
+        resourcePersistencePath: path.join(root, "v3"),
+      }),
+    );
     await mf.ready;
     return new LocalD1(mf, `local D1 database ${database} (${root})`, persistTo);
   }

@@ -10,14 +10,18 @@
 //   (0.6–1.0 ms of CPU a request here, more than half the worker's own);
 // - a Node process that parses every line the worker logs as JSON, source-maps it and checks its
 //   level (0.08–0.14 ms a request for the request log line).
-// Here the worker's stdout is read and dropped, or passed on as bytes when `logs` asks for it.
+// Miniflare 5 always runs workerd with structured logging and parses each line it prints into a
+// { level, message } record in this process; here the records are dropped, or their messages
+// written to stdout as lines when `logs` asks for it (warnings and errors always go to stderr).
+// Wrangler still hands out Miniflare 4's worker options; `convertV4MiniflareOptions`, the adapter
+// wrangler itself uses, turns them into Miniflare 5's.
 //
 // Usage (a child process, in its own process group, stopped by SIGTERM):
 //   tsx scripts/lib/bench-worker.ts '{"config":…,"port":…,"persist":…,"vars":{…},"logs":false}'
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Miniflare, type WorkerOptions } from "miniflare";
+import { convertV4MiniflareOptions, Miniflare, type V4WorkerOptions } from "miniflare";
 import { unstable_getMiniflareWorkerOptions, unstable_readConfig } from "wrangler";
 import { bundle } from "./bundle";
 
@@ -45,27 +49,32 @@ try {
   const { main } = unstable_readConfig({ config: options.config });
   const { file } = bundle({ config: options.config, outdir, main });
   const { workerOptions } = unstable_getMiniflareWorkerOptions(options.config);
-  const worker = workerOptions as WorkerOptions;
-  const mf = new Miniflare({
-    host: "127.0.0.1",
-    port: options.port,
-    defaultPersistRoot: join(options.persist, "v3"), // where wrangler's --persist-to puts its state
-    logRequests: false, // else Miniflare sends every request to this process to print a line
-    handleRuntimeStdio(stdout, stderr) {
-      if (options.logs) stdout.pipe(process.stdout);
-      else stdout.resume(); // read and dropped: nothing here looks at it
-      stderr.pipe(process.stderr);
-    },
-    workers: [
-      {
-        ...worker,
-        modules: true,
-        modulesRoot: outdir,
-        scriptPath: join(outdir, file),
-        bindings: { ...worker.bindings, ...options.vars },
+  // No source in wrangler's options (the bundle is given below). Their modulesRules (Text, Data,
+  // CompiledWasm) are left out: the adapter refuses them, and the bundle is one ES module.
+  const { modulesRules: _rules, ...worker } = workerOptions as V4WorkerOptions & {
+    modulesRules?: unknown;
+  };
+  const mf = new Miniflare(
+    convertV4MiniflareOptions({
+      host: "127.0.0.1",
+      port: options.port,
+      resourcePersistencePath: join(options.persist, "v3"), // where wrangler's --persist-to puts its state
+      logRequests: false, // else Miniflare sends every request to this process to print a line
+      handleStructuredLogs({ level, message }) {
+        if (level === "error" || level === "warn") process.stderr.write(`${message}\n`);
+        else if (options.logs) process.stdout.write(`${message}\n`);
       },
-    ],
-  });
+      workers: [
+        {
+          ...worker,
+          modules: true,
+          modulesRoot: outdir,
+          scriptPath: join(outdir, file),
+          bindings: { ...worker.bindings, ...options.vars },
+        },
+      ],
+    }),
+  );
   await mf.ready;
 } catch (error) {
   console.error(error);

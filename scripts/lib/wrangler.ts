@@ -2,12 +2,20 @@
 import { type SpawnOptions, spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const require = createRequire(import.meta.url);
 // WRANGLER_BIN is for tests only: a stand-in node script that records the commands a tool runs
 // (test/node/stub-wrangler.mjs), so tools that talk to a Cloudflare account can be tested offline.
-export const WRANGLER = process.env.WRANGLER_BIN ?? require.resolve("wrangler/bin/wrangler.js");
+// wrangler's package exports no bin file: its path is read from the package.json it does export.
+const wranglerPackage = require.resolve("wrangler/package.json");
+export const WRANGLER =
+  process.env.WRANGLER_BIN ??
+  join(
+    dirname(wranglerPackage),
+    (require(wranglerPackage) as { bin: { wrangler: string } }).bin.wrangler,
+  );
 
 export const offlineEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({
   ...process.env,
@@ -17,6 +25,8 @@ export const offlineEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEn
   NO_UPDATE_NOTIFIER: "1",
   // The banner is also what runs wrangler's update check against the registry.
   WRANGLER_HIDE_BANNER: "true",
+  // No check of GitHub for newer agent skills after a command, whatever ~/.wrangler records.
+  WRANGLER_NO_SKILLS_UPDATE_PROMPTS: "true",
   CI: process.env.CI ?? "true",
   ...extra,
 });

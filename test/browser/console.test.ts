@@ -128,6 +128,9 @@ describe("the operator console in chromium", () => {
     await page.getByRole("link", { name: "Users" }).click();
     await page.getByRole("searchbox").fill("adaeze@");
     await page.getByRole("button", { name: "Search" }).click();
+    // The search is a GET form: counted on its answer, not on the page it leaves.
+    await page.waitForURL(/[?&]q=adaeze/);
+    await page.waitForLoadState();
     expect(await page.getByRole("link", { name: "adaeze" }).count()).toBe(1);
     await shoot("users");
 

@@ -86,6 +86,8 @@ describe("import:wordpress --local --rehearse (the SQL files a --remote import s
       }
       expect(importInto(site, rehearsed, "--rehearse")).toContain("Nothing to write");
     },
+    // 13 wrangler and import processes: 149 s each on a 2-core machine at load 10, over the 120 s default.
+    300_000,
   );
 
   it("--local applies pending migrations itself, so a fresh state folder imports", () => {

@@ -58,7 +58,7 @@ describe("migration 0006 on a database in use", () => {
     mkdirSync(migrations);
     writeFileSync(
       config,
-      `name = "migration-test"\ncompatibility_date = "2026-04-20"\n\n[[d1_databases]]\nbinding = "DB"\ndatabase_name = "db"\ndatabase_id = "00000000-0000-0000-0000-000000000000"\nmigrations_dir = "${migrations}"\n`,
+      `name = "migration-test"\ncompatibility_date = "2026-11-17"\n\n[[d1_databases]]\nbinding = "DB"\ndatabase_name = "db"\ndatabase_id = "00000000-0000-0000-0000-000000000000"\nmigrations_dir = "${migrations}"\n`,
     );
     const before0006 = all.filter((f) => f < "0006");
     expect(before0006).toHaveLength(6);
