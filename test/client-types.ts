@@ -3,7 +3,7 @@
 import { createWalletClient } from "../clients/typescript";
 
 const wallet = createWalletClient("http://127.0.0.1:8787", {
-  credentials: { username: "shop", key: "k" },
+  auth: { username: "shop", key: "k" },
 });
 const CREDITS = "/wp-json/wallet/v1/credits";
 const credit = { user_id: 7, wallet_id: "ngn", request_id: "order-1", amount: "12.50" };

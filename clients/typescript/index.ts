@@ -23,7 +23,7 @@ export const authorization = (credentials: Credentials) =>
     : `Key ${base64(`${credentials.username}:${credentials.key}`)}`;
 
 export type WalletClientOptions = Omit<ClientOptions, "baseUrl" | "headers"> & {
-  credentials?: Credentials;
+  auth?: Credentials;
   headers?: Record<string, string>;
 };
 
@@ -32,12 +32,12 @@ export type WalletClientOptions = Omit<ClientOptions, "baseUrl" | "headers"> & {
  * document's, `/wp-json/wallet/v1/...`.
  */
 export function createWalletClient(site: string, options: WalletClientOptions = {}): WalletClient {
-  const { credentials, headers, ...rest } = options;
+  const { auth, headers, ...rest } = options;
   return createClient<paths>({
     ...rest,
     baseUrl: site.replace(/\/+$/, ""),
     headers: {
-      ...(credentials ? { Authorization: authorization(credentials) } : {}),
+      ...(auth ? { Authorization: authorization(auth) } : {}),
       ...headers,
     },
   });
