@@ -53,6 +53,7 @@ export default defineConfig(async () => {
               "test/browser/**",
               "test/do-writer.test.ts",
               "test/reliability/**",
+              "test/clients/**",
             ],
           },
         },
@@ -86,6 +87,17 @@ export default defineConfig(async () => {
             globalSetup: ["./test/reliability/global-setup.ts"],
             fileParallelism: false,
             testTimeout: 300_000,
+            hookTimeout: 120_000,
+          },
+        },
+        {
+          // The TypeScript and PHP clients against a real `wrangler dev` (npm run test:clients; not
+          // part of npm test): each file starts its own server.
+          test: {
+            name: "clients",
+            environment: "node",
+            include: ["test/clients/**/*.test.ts"],
+            testTimeout: 60_000,
             hookTimeout: 120_000,
           },
         },

@@ -40,7 +40,11 @@ describe("declared parameters", () => {
     const reverse = op("/transactions/{id}/reverse", "post");
     expect(reverse.parameters[1]).toMatchObject({ name: "id", in: "path", required: true });
     expect(reverse.parameters[1].schema).toMatchObject({ type: "integer" });
-    const body = reverse.requestBody.content["application/json"].schema;
+    // Each body is a named schema (ReverseTransactionInput), shared by its media types.
+    const body =
+      doc.components.schemas[
+        reverse.requestBody.content["application/json"].schema.$ref.split("/").pop()
+      ];
     expect(Object.keys(body.properties)).toEqual(["request_id", "note"]);
     expect(body.required).not.toContain("id");
     expect(op("/wallets/{wallet_id}", "get").parameters[1].schema).toMatchObject({

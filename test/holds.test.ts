@@ -629,7 +629,10 @@ describe("the OpenAPI document", () => {
     const doc = (await call("GET", "/openapi.json", { auth: a.key })).body;
     const op = (path: string, method: string) => doc.paths[`/wp-json/wallet/v1${path}`][method];
     const place = op("/holds", "post");
-    expect(Object.keys(place.requestBody.content["application/json"].schema.properties)).toEqual([
+    expect(place.requestBody.content["application/json"].schema).toEqual({
+      $ref: "#/components/schemas/PlaceHoldInput",
+    });
+    expect(Object.keys(doc.components.schemas.PlaceHoldInput.properties)).toEqual([
       "user_id",
       "wallet_id",
       "request_id",

@@ -39,6 +39,11 @@ export type RouteInfo = {
   /** Under the namespace, `{name}` for a path parameter (OpenAPI's form). */
   path: string;
   method: "GET" | "POST" | "DELETE";
+  /**
+   * The operation's name in the OpenAPI document, and so the generated clients' call name: stable
+   * camelCase, a verb then the resource (`createCredit`, `readBalance`). Renaming one breaks them.
+   */
+  operationId?: string;
   summary: string;
   /**
    * `none`: public. Otherwise credentials are required before the parameters are read;
@@ -75,8 +80,12 @@ export type Route<Info extends RouteInfo = RouteInfo> = Info & {
   handler: (c: Context<AppEnv>) => Promise<Response>;
 };
 
-/** A route of a documented dialect (wallet/v1): its success status and answer are declared. */
-export type DocumentedInfo = RouteInfo & { success: number; data: v.GenericSchema };
+/** A route of a documented dialect (wallet/v1): its name, success status and answer are declared. */
+export type DocumentedInfo = RouteInfo & {
+  operationId: string;
+  success: number;
+  data: v.GenericSchema;
+};
 
 type Declared<T> = RouteInfo & { params?: Input<T> };
 

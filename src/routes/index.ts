@@ -40,6 +40,7 @@ const openApiRoute = defineRoute(
   {
     path: "/openapi.json",
     method: "GET",
+    operationId: "readOpenApi",
     summary: "This API as OpenAPI 3.1",
     // Public, like the discovery index it details: it names routes and shapes, never data.
     auth: "none",

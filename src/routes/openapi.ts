@@ -5,6 +5,8 @@ import { ERRORS, type ErrorCode } from "../http/errors";
 import { NAMESPACE, pathNames } from "../http/rest-index";
 import { needsSettings, type DocumentedInfo as RouteInfo } from "../http/route";
 
+// What every answer of a family has; each operation's success and refusal schemas add the rest
+// (contract section 1): A's success has `data` and no `error`, its refusal `error` and no `data`.
 const envelopeA = {
   type: "object",
   required: ["status_code", "status", "message"],
@@ -12,21 +14,21 @@ const envelopeA = {
     status_code: { type: "integer" },
     status: { type: "boolean" },
     message: { type: "string" },
-    data: {},
-    error: {},
   },
 };
+// B (users, login): both keys always, the empty one `[]`, and a refusal's status "failed".
 const envelopeB = {
   type: "object",
   required: ["status_code", "status", "message", "data", "error"],
   properties: {
     status_code: { type: "integer" },
-    status: { oneOf: [{ const: true }, { const: "failed" }] },
+    status: { enum: [true, "failed"] },
     message: { type: "string" },
     data: {},
     error: {},
   },
 };
+const EMPTY_LIST = { type: "array", maxItems: 0 };
 
 const BOOKMARK_TEXT =
   "A bookmark from an earlier answer: the read sees at least that state (its own writes); `first-primary` asks for the newest. Optional (docs/scaling.md#read-replicas).";
@@ -57,7 +59,41 @@ export function errorCodes(route: RouteInfo): ErrorCode[] {
   ];
 }
 
-function errorResponses(route: RouteInfo, envelope: { $ref: string }) {
+/** Refusals the app gives before a route's envelope is chosen, or after it failed: always in A. */
+const ALWAYS_A: ErrorCode[] = ["payload_too_large", "internal_error"];
+
+/** Schemas the operations share or name (refusals, request bodies), added to `components`. */
+type Named = Map<string, unknown>;
+
+/**
+ * A refusal of one code, named in `components` (`Refusal.<code>`, `RefusalB.<code>`): `status`
+ * false (A) or "failed" (B, whose `data` is then `[]`) and the code's `message`. The code itself
+ * never goes on the wire; the message tells the refusals of one status apart.
+ */
+function refusalRef(family: "A" | "B", code: ErrorCode, refusals: Named) {
+  const name = `Refusal${family === "A" ? "" : "B"}.${code}`;
+  const { status, message, error } = ERRORS[code];
+  refusals.set(name, {
+    title: code,
+    allOf: [
+      { $ref: `#/components/schemas/Envelope${family}` },
+      {
+        type: "object",
+        required: ["status_code", "status", "message", "error"],
+        properties: {
+          status_code: { const: status },
+          status: { const: family === "A" ? false : "failed" },
+          message: { const: message },
+          ...(family === "B" ? { data: EMPTY_LIST } : {}),
+          error: { description: error },
+        },
+      },
+    ],
+  });
+  return { $ref: `#/components/schemas/${name}` };
+}
+
+function errorResponses(route: RouteInfo, refusals: Named) {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of errorCodes(route)) {
     const status = ERRORS[code].status;
@@ -66,16 +102,25 @@ function errorResponses(route: RouteInfo, envelope: { $ref: string }) {
   return Object.fromEntries(
     [...byStatus]
       .sort(([a], [b]) => a - b)
-      .map(([status, codes]) => [
-        String(status),
-        {
-          description: codes
-            .map((code) => `\`${code}\`: "${ERRORS[code].message}", error ${ERRORS[code].error}`)
-            .join("; "),
-          "x-error-codes": codes,
-          content: { "application/json": { schema: envelope } },
-        },
-      ]),
+      .map(([status, codes]) => {
+        const refs = codes.map((code) =>
+          refusalRef(
+            route.envelope === "B" && !ALWAYS_A.includes(code) ? "B" : "A",
+            code,
+            refusals,
+          ),
+        );
+        return [
+          String(status),
+          {
+            description: codes.map((code) => `\`${code}\`: "${ERRORS[code].message}"`).join("; "),
+            "x-error-codes": codes,
+            content: {
+              "application/json": { schema: refs.length === 1 ? refs[0] : { anyOf: refs } },
+            },
+          },
+        ];
+      }),
   );
 }
 
@@ -85,10 +130,102 @@ const jsonSchema = (schema: GenericSchema): Record<string, unknown> => {
   return rest;
 };
 
-/** The success answer: the route's envelope with its `data` typed (or the bare body of an index). */
-function successSchema(route: RouteInfo, envelope: { $ref: string }) {
+type Json = Record<string, unknown>;
+const TEXT_OR_NUMBER = JSON.stringify([{ type: "string" }, { type: "number" }]);
+const DIGITS = /^\^\[0-9\](?:\{1,(\d+)\}|(\+))?\$$/;
+
+/**
+ * One field as a client should send it. The wire schemas read text or a number for most fields
+ * (WordPress sends form fields as text), and a pipe's JSON Schema keeps both the union and what
+ * the pipe turned it into: `user_id` came out as a string-or-number that is also an integer with a
+ * pattern and a default "0". Each field gets one type: an id is a positive integer, digits are an
+ * integer, other text is a string (a number is still read as its text). `required` when the
+ * default is a value the field refuses (a missing `user_id` of a credit counts as 0, refused).
+ */
+function wireField(schema: Json): { schema: Json; required?: true } {
+  if (JSON.stringify(schema.anyOf) !== TEXT_OR_NUMBER) return { schema };
+  const {
+    anyOf: _,
+    type,
+    minimum: _min,
+    maximum: _max,
+    minLength,
+    pattern,
+    default: given,
+    ...rest
+  } = schema;
+  if (type === "integer") {
+    const id = { ...rest, type: "integer", minimum: 1, maximum: Number.MAX_SAFE_INTEGER };
+    return given === undefined || Number(given) >= 1
+      ? { schema: { ...id, ...(given === undefined ? {} : { default: Number(given) }) } }
+      : { schema: id, required: true };
+  }
+  const digits = typeof pattern === "string" ? DIGITS.exec(pattern) : null;
+  if (digits) {
+    const places = digits[1] ? Number(digits[1]) : digits[2] ? undefined : 1;
+    return {
+      schema: {
+        ...rest,
+        type: "integer",
+        minimum: 0,
+        ...(places === undefined
+          ? {}
+          : { maximum: Math.min(10 ** places - 1, Number.MAX_SAFE_INTEGER) }),
+        ...(given === undefined ? {} : { default: Number(given) }),
+      },
+    };
+  }
+  return {
+    schema: {
+      ...rest,
+      type: "string",
+      ...(minLength === undefined ? {} : { minLength }),
+      ...(pattern === undefined ? {} : { pattern }),
+      ...(given === undefined ? {} : { default: String(given) }),
+    },
+  };
+}
+
+/** An amount: a JSON number, or its decimal text when the exact digits matter. */
+const AMOUNT = {
+  anyOf: [{ type: "number" }, { type: "string", minLength: 1, maxLength: 40 }],
+  description: 'In the wallet\'s major units ("12.50"); text keeps every digit exact',
+};
+
+/** The declared parameters' JSON Schema, each field as `wireField` cleans it. */
+function paramsSchema(route: RouteInfo) {
+  if (!route.params?.schema) return undefined;
+  const declared = jsonSchema(route.params.schema);
+  const required = new Set((declared.required ?? []) as string[]);
+  const properties = Object.fromEntries(
+    Object.entries((declared.properties ?? {}) as Record<string, Json>).map(([name, field]) => {
+      if (name === "amount") return [name, AMOUNT];
+      const clean = wireField(field);
+      if (clean.required) required.add(name);
+      return [name, clean.schema];
+    }),
+  );
+  return { ...declared, properties, required: [...required] };
+}
+
+/** The success answer: `status` true and its `data` (or the bare body of an index). */
+function successSchema(route: RouteInfo) {
   if (route.envelope === "index") return jsonSchema(route.data);
-  return { allOf: [envelope, { type: "object", properties: { data: jsonSchema(route.data) } }] };
+  return {
+    allOf: [
+      { $ref: `#/components/schemas/Envelope${route.envelope}` },
+      {
+        type: "object",
+        required: ["status_code", "status", "data"],
+        properties: {
+          status_code: { const: route.success },
+          status: { const: true },
+          data: jsonSchema(route.data),
+          ...(route.envelope === "B" ? { error: EMPTY_LIST } : {}),
+        },
+      },
+    ],
+  };
 }
 
 /** A route whose parameters take `format` (GET /statements) answers CSV too when asked. */
@@ -102,7 +239,7 @@ const answersCsv = (route: RouteInfo) => {
  * path; a name it does not declare is text), and the rest, in the query string or the body.
  */
 function declaredParams(route: RouteInfo) {
-  const declared = route.params?.schema ? jsonSchema(route.params.schema) : undefined;
+  const declared = paramsSchema(route);
   const properties = (declared?.properties ?? {}) as Record<string, unknown>;
   const inPath = pathNames(route.path);
   const path = inPath.map((name) => ({
@@ -112,23 +249,34 @@ function declaredParams(route: RouteInfo) {
     schema: properties[name] ?? { type: "string" },
   }));
   if (!declared || route.params?.pathOnly) return { path, rest: undefined };
-  const rest: Record<string, unknown> = {
+  const rest = {
     ...declared,
     properties: Object.fromEntries(
       Object.entries(properties).filter(([name]) => !inPath.includes(name)),
     ),
+    required: declared.required.filter((name) => !inPath.includes(name)),
   };
-  if (Array.isArray(declared.required))
-    rest.required = (declared.required as string[]).filter((name) => !inPath.includes(name));
   return { path, rest };
 }
 
-function operation(route: RouteInfo) {
+/** `createCredit` as a type's name: `CreateCredit`. */
+const pascal = (route: RouteInfo) =>
+  (route.operationId ?? "").replace(/^./, (first) => first.toUpperCase());
+
+function named(name: string, schema: unknown, schemas: Named) {
+  schemas.set(name, schema);
+  return { $ref: `#/components/schemas/${name}` };
+}
+
+// WordPress reads a JSON body, a form or a multipart form alike (http/params.ts).
+const BODY_TYPES = ["application/json", "application/x-www-form-urlencoded", "multipart/form-data"];
+
+function operation(route: RouteInfo, refusals: Named) {
   const { path, rest: schema } = declaredParams(route);
-  const params = schema ?? {};
-  const envelope = { $ref: `#/components/schemas/Envelope${route.envelope === "B" ? "B" : "A"}` };
   const inBody = route.method === "POST";
+  const csv = answersCsv(route);
   return {
+    operationId: route.operationId,
     summary: route.summary,
     security:
       route.auth === "none"
@@ -137,38 +285,42 @@ function operation(route: RouteInfo) {
           ? [{ bearer: [] }]
           : [{ bearer: [] }, { apiKey: [] }],
     ...(inBody && schema
-      ? { requestBody: { content: { "application/json": { schema: params } } } }
+      ? {
+          requestBody: {
+            required: schema.required.length > 0,
+            content: Object.fromEntries(
+              BODY_TYPES.map((type) => [
+                type,
+                { schema: named(`${pascal(route)}Input`, schema, refusals) },
+              ]),
+            ),
+          },
+        }
       : {}),
     parameters: [
       { $ref: "#/components/parameters/Bookmark" },
       ...path,
       ...(!inBody && schema
-        ? Object.entries((params.properties ?? {}) as Record<string, unknown>).map(([name, s]) => ({
+        ? Object.entries(schema.properties).map(([name, s]) => ({
             name,
             in: "query",
-            required: ((params.required ?? []) as string[]).includes(name),
+            required: schema.required.includes(name),
             schema: s,
           }))
         : []),
     ],
     responses: {
       [String(route.success)]: {
-        description: "Success",
+        description: csv
+          ? "Success; with `format=csv` the statement as RFC 4180 text (a header row, CRLF), as an attachment (Content-Disposition)"
+          : "Success",
         headers: { [BOOKMARK_HEADER]: { $ref: "#/components/headers/Bookmark" } },
         content: {
-          "application/json": { schema: successSchema(route, envelope) },
-          ...(answersCsv(route)
-            ? {
-                "text/csv": {
-                  schema: { type: "string" },
-                  description:
-                    "With `format=csv`: RFC 4180, a header row, CRLF, as an attachment (Content-Disposition)",
-                },
-              }
-            : {}),
+          "application/json": { schema: successSchema(route) },
+          ...(csv ? { "text/csv": { schema: { type: "string" } } } : {}),
         },
       },
-      ...errorResponses(route, envelope),
+      ...errorResponses(route, refusals),
     },
   };
 }
@@ -176,17 +328,26 @@ function operation(route: RouteInfo) {
 /** The document of `routes`; its `servers` are the request's to fill (the site's own URL). */
 export function openApiDocument(routes: readonly RouteInfo[]) {
   const paths: Record<string, Record<string, unknown>> = {};
+  const schemas: Named = new Map();
   for (const route of routes) {
     const path = `/wp-json/${NAMESPACE}${route.path}`;
-    (paths[path] ??= {})[route.method.toLowerCase()] = operation(route);
+    (paths[path] ??= {})[route.method.toLowerCase()] = operation(route, schemas);
   }
   return {
     openapi: "3.1.0",
-    info: { title: "Wallet ledger API", version: "1.0.0" },
+    info: {
+      title: "Wallet ledger API",
+      version: "1.0.0",
+      license: { name: "MIT", identifier: "MIT" },
+    },
     servers: [] as { url: string }[],
     paths,
     components: {
-      schemas: { EnvelopeA: envelopeA, EnvelopeB: envelopeB },
+      schemas: {
+        EnvelopeA: envelopeA,
+        EnvelopeB: envelopeB,
+        ...Object.fromEntries([...schemas].sort(([a], [b]) => a.localeCompare(b))),
+      },
       parameters: {
         Bookmark: {
           name: BOOKMARK_HEADER,

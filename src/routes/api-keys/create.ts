@@ -10,6 +10,7 @@ export const createApiKey = defineRoute(
   {
     path: "/api-keys",
     method: "POST",
+    operationId: "createApiKey",
     summary: "Create an API key (the secret is shown once)",
     auth: "admin",
     access: "write",

@@ -11,6 +11,7 @@ export const getApiKeys = defineRoute(
   {
     path: "/api-keys",
     method: "GET",
+    operationId: "listApiKeys",
     summary: "List API keys",
     auth: "admin",
     access: "read",
@@ -33,6 +34,7 @@ export const deleteApiKey = defineRoute(
   {
     path: "/api-keys/{id}",
     method: "DELETE",
+    operationId: "revokeApiKey",
     summary: "Revoke an API key",
     auth: "admin",
     access: "write",

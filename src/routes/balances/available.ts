@@ -12,6 +12,7 @@ export const readAvailableBalances = defineRoute(
   {
     path: "/balances",
     method: "GET",
+    operationId: "readAvailableBalances",
     summary: "Balances with what holds reserve and what is available, per wallet",
     auth: "reader",
     owner: (params) => params.user_id,

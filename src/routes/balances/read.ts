@@ -10,6 +10,7 @@ export const readBalance = defineRoute(
   {
     path: "/user-wallet-balance",
     method: "GET",
+    operationId: "readBalance",
     summary: "Balances of one or more wallets, now or at an instant (`at`)",
     auth: "reader",
     params: fields(BalanceParams),

@@ -8,6 +8,7 @@ export const createCredit = defineRoute(
   {
     path: "/credits",
     method: "POST",
+    operationId: "createCredit",
     summary: "Credit a user's wallet, idempotent on request_id",
     auth: "admin",
     movesMoney: true,

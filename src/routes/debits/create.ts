@@ -8,6 +8,7 @@ export const createDebit = defineRoute(
   {
     path: "/debits",
     method: "POST",
+    operationId: "createDebit",
     summary: "Debit a user's wallet; never below zero",
     auth: "admin",
     movesMoney: true,

@@ -10,6 +10,7 @@ export const listEvents = defineRoute(
   {
     path: "/events",
     method: "GET",
+    operationId: "listEvents",
     summary: "Every committed change as an event, oldest first, after an id",
     auth: "admin",
     access: "read",

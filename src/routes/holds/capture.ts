@@ -10,6 +10,7 @@ export const captureHoldRoute = defineRoute(
   {
     path: "/holds/{id}/capture",
     method: "POST",
+    operationId: "captureHold",
     summary: "Capture a hold: debit all or part of it, release the rest",
     auth: "admin",
     movesMoney: true,

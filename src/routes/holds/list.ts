@@ -12,6 +12,7 @@ export const listHoldsRoute = defineRoute(
   {
     path: "/holds",
     method: "GET",
+    operationId: "listHolds",
     summary: "A user's holds, newest first, by wallet and status",
     auth: "reader",
     owner: (params) => params.user_id,

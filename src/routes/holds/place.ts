@@ -12,6 +12,7 @@ export const placeHoldRoute = defineRoute(
   {
     path: "/holds",
     method: "POST",
+    operationId: "placeHold",
     summary: "Reserve money now, to capture or void later (a hold)",
     auth: "admin",
     movesMoney: true,

@@ -12,6 +12,7 @@ export const readHoldRoute = defineRoute(
   {
     path: "/holds/{id}",
     method: "GET",
+    operationId: "readHold",
     summary: "One hold, with its status now",
     auth: "reader",
     // Its own holds, or anyone's for an administrator (checked below, once the hold is read).

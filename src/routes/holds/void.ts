@@ -10,6 +10,7 @@ export const voidHoldRoute = defineRoute(
   {
     path: "/holds/{id}/void",
     method: "POST",
+    operationId: "voidHold",
     summary: "Void a hold: release all of it",
     auth: "admin",
     movesMoney: true,

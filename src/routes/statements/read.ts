@@ -14,6 +14,7 @@ export const readStatementRoute = defineRoute(
   {
     path: "/statements",
     method: "GET",
+    operationId: "readStatement",
     summary:
       "A statement of one wallet between two instants: opening and closing balances, totals and entries (JSON, or CSV with format=csv)",
     auth: "reader",

@@ -32,6 +32,7 @@ export const listTransactions = defineRoute(
   {
     path: "/transactions",
     method: "GET",
+    operationId: "listTransactions",
     summary: "A user's transactions as WordPress posts",
     auth: "reader",
     owner: (params) => params.user_id,

@@ -12,6 +12,7 @@ export const readTransaction = defineRoute(
   {
     path: "/transactions/{id}",
     method: "GET",
+    operationId: "readTransaction",
     summary: "One transaction as a WordPress post",
     auth: "reader",
     // Reads about the caller's own entries, or anyone's for an administrator (the verb checks).

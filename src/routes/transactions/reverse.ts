@@ -11,6 +11,7 @@ export const reverseTransaction = defineRoute(
   {
     path: "/transactions/{id}/reverse",
     method: "POST",
+    operationId: "reverseTransaction",
     summary: "Reverse a transaction (a transfer as a whole)",
     auth: "admin",
     movesMoney: true,

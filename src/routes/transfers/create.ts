@@ -9,6 +9,7 @@ export const createTransfer = defineRoute(
   {
     path: "/transfers",
     method: "POST",
+    operationId: "createTransfer",
     summary: "Move money between two users atomically",
     auth: "admin",
     movesMoney: true,

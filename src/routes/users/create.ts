@@ -6,6 +6,7 @@ export const createUser = defineRoute(
   {
     path: "/users",
     method: "POST",
+    operationId: "createUser",
     summary: "Create a subscriber",
     auth: "admin",
     access: "write",

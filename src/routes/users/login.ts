@@ -8,6 +8,7 @@ export const login = defineRoute(
   {
     path: "/users/login",
     method: "POST",
+    operationId: "login",
     summary: "Sign in and get an access token",
     auth: "none",
     params: signInFields,

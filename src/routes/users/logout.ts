@@ -11,6 +11,7 @@ export const logout = defineRoute(
   {
     path: "/users/logout",
     method: "POST",
+    operationId: "logout",
     summary: "End the session of the access token used",
     auth: "session",
     envelope: "B",

@@ -11,6 +11,7 @@ export const requestReset = defineRoute(
   {
     path: "/users/password-reset",
     method: "POST",
+    operationId: "requestPasswordReset",
     summary: "Mail a password reset code",
     auth: "none",
     params: userFields(MailRequestParams),
@@ -33,6 +34,7 @@ export const confirmReset = defineRoute(
   {
     path: "/users/password-reset/confirm",
     method: "POST",
+    operationId: "confirmPasswordReset",
     summary: "Set a new password with a mailed reset code",
     auth: "none",
     params: userFields(PasswordResetConfirmParams),

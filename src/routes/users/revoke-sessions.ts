@@ -12,6 +12,7 @@ export const revokeSessions = defineRoute(
   {
     path: "/users/{user_id}/sessions/revoke",
     method: "POST",
+    operationId: "revokeSessions",
     summary: "Revoke every session of a user",
     auth: "admin",
     access: "write",

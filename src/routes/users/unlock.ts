@@ -14,6 +14,7 @@ export const unlockUser = defineRoute(
   {
     path: "/users/{user_id}/unlock",
     method: "POST",
+    operationId: "unlockUser",
     summary: "Clear an account's sign-in lock",
     auth: "admin",
     access: "write",

@@ -22,6 +22,7 @@ export const requestEmailVerification = defineRoute(
   {
     path: VERIFY_EMAIL_PATH,
     method: "POST",
+    operationId: "requestEmailVerification",
     summary: "Mail a link that verifies a user's e-mail address",
     auth: "none",
     params: userFields(MailRequestParams),
@@ -41,6 +42,7 @@ export const confirmEmailVerification = defineRoute(
   {
     path: VERIFY_EMAIL_PATH,
     method: "GET",
+    operationId: "confirmEmailVerification",
     summary: "Follow a verification link: the address is verified",
     auth: "none",
     params: userFields(VerifyEmailParams),

@@ -10,6 +10,7 @@ export const createWallet = defineRoute(
   {
     path: "/wallets",
     method: "POST",
+    operationId: "createWallet",
     summary: "Create a wallet",
     auth: "admin",
     access: "write",

@@ -13,6 +13,7 @@ export const getWallets = defineRoute(
   {
     path: "/wallets",
     method: "GET",
+    operationId: "listWallets",
     summary: "List wallets",
     auth: "admin",
     access: "read",
@@ -30,6 +31,7 @@ export const getWallet = defineRoute(
   {
     path: "/wallets/{wallet_id}",
     method: "GET",
+    operationId: "readWallet",
     summary: "Read one wallet",
     auth: "admin",
     access: "read",

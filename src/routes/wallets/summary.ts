@@ -33,6 +33,7 @@ export const readWalletSummary = defineRoute(
   {
     path: "/wallets/{wallet_id}/summary",
     method: "GET",
+    operationId: "readWalletSummary",
     summary: "One wallet of a user at a glance: balance, held, available, entries, the newest",
     auth: "reader",
     owner: (params) => params.user_id,

@@ -10,6 +10,7 @@ export const createWebhook = defineRoute(
   {
     path: "/webhooks",
     method: "POST",
+    operationId: "createWebhook",
     summary: "Subscribe a URL to events (the signing secret is shown once)",
     auth: "admin",
     access: "read-write",

@@ -10,6 +10,7 @@ export const getDeliveries = defineRoute(
   {
     path: "/webhooks/{id}/deliveries",
     method: "GET",
+    operationId: "listWebhookDeliveries",
     summary: "An endpoint's recent delivery attempts, newest first",
     auth: "admin",
     access: "read",
@@ -29,6 +30,7 @@ export const testWebhook = defineRoute(
   {
     path: "/webhooks/{id}/test",
     method: "POST",
+    operationId: "testWebhook",
     summary: "Send a signed webhook.test message now and answer how it went",
     auth: "admin",
     access: "write",
@@ -48,6 +50,7 @@ export const resendWebhook = defineRoute(
   {
     path: "/webhooks/{id}/resend",
     method: "POST",
+    operationId: "resendWebhook",
     summary: "Send one event to an endpoint again, now",
     auth: "admin",
     access: "read-write",

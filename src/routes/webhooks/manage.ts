@@ -10,6 +10,7 @@ export const getWebhooks = defineRoute(
   {
     path: "/webhooks",
     method: "GET",
+    operationId: "listWebhooks",
     summary: "List webhook endpoints and how their deliveries stand",
     auth: "admin",
     access: "read",
@@ -27,6 +28,7 @@ export const deleteWebhook = defineRoute(
   {
     path: "/webhooks/{id}",
     method: "DELETE",
+    operationId: "deleteWebhook",
     summary: "Delete a webhook endpoint and its delivery log",
     auth: "admin",
     access: "write",

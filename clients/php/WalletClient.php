@@ -1,0 +1,199 @@
+<?php
+// A PHP client of wallet/v1 for WordPress sites: no dependencies. Inside WordPress it sends with
+// wp_remote_request (the site's proxy and TLS settings apply); elsewhere with curl. A money call
+// is retried, with the same request_id, on a network failure or a 503 (the service's answer when
+// its database is busy): the request_id makes the retry a repeat, never a second movement.
+declare(strict_types=1);
+
+namespace WalletLedger;
+
+/** A refusal: the HTTP status, the envelope's message and its `error` (an object or a list). */
+class WalletRefusal extends \RuntimeException
+{
+    public function __construct(public readonly int $status, string $message, public readonly mixed $error)
+    {
+        parent::__construct($message, $status);
+    }
+}
+/** 400 "invalid input" or "Validation error": `error` names each refused field. */
+class InvalidInput extends WalletRefusal {}
+/** 400 "Insufficient Balance": nothing was written. */
+class InsufficientBalance extends WalletRefusal {}
+/** 401 or 403: credentials missing, invalid, or not allowed this. */
+class PermissionDenied extends WalletRefusal {}
+/** 404: the user, wallet, transaction, hold, key or webhook does not exist. */
+class NotFound extends WalletRefusal {}
+/** 409 "Transaction already exists": the request_id was used; `error` names the first entry. */
+class AlreadyExists extends WalletRefusal {}
+/** Any other 409: a hold already resolved, a transaction already reversed, a wallet that exists. */
+class Conflict extends WalletRefusal {}
+/** 429 or 503: try again later (a money call was already retried with its request_id). */
+class Unavailable extends WalletRefusal {}
+/** The service could not be reached, or answered something that is not its envelope. */
+class TransportError extends \RuntimeException {}
+
+final class WalletClient
+{
+    private const API = '/wp-json/wallet/v1';
+
+    /**
+     * @param string $site the service's origin, e.g. https://wallet.example.com
+     * @param array{username:string,key:string}|array{token:string}|null $auth an API key or a token
+     */
+    public function __construct(
+        private string $site,
+        private ?array $auth = null,
+        private int $retries = 2,
+        private float $retryDelayS = 1.0,
+        private int $timeoutS = 15,
+    ) {
+        $this->site = rtrim($site, '/');
+    }
+
+    /** Signs in; the client then sends the access token. */
+    public function login(string $email, string $password): array
+    {
+        $data = $this->call('POST', '/users/login', ['user_email' => $email, 'user_password' => $password]);
+        $this->auth = ['token' => $data['access_token']];
+        return $data;
+    }
+
+    /** Credits `amount` (major units, as text to keep every digit) to a user's wallet. */
+    public function credit(int $userId, string $walletId, string $amount, string $requestId, string $note = ''): array
+    {
+        return $this->money('/credits', compact('walletId', 'amount', 'requestId', 'note') + ['userId' => $userId]);
+    }
+
+    public function debit(int $userId, string $walletId, string $amount, string $requestId, string $note = ''): array
+    {
+        return $this->money('/debits', compact('walletId', 'amount', 'requestId', 'note') + ['userId' => $userId]);
+    }
+
+    public function transfer(int $fromUserId, int $toUserId, string $walletId, string $amount, string $requestId, string $note = ''): array
+    {
+        return $this->call('POST', '/transfers', [
+            'from_user_id' => $fromUserId, 'to_user_id' => $toUserId, 'wallet_id' => $walletId,
+            'amount' => $amount, 'request_id' => $requestId, 'note' => $note,
+        ], true);
+    }
+
+    /** Balances by wallet id (GET /user-wallet-balance). */
+    public function balance(int $userId, string $walletId): array
+    {
+        return $this->call('GET', '/user-wallet-balance', ['user_id' => $userId, 'wallet_id' => $walletId]);
+    }
+
+    /** One page of a user's transactions, newest first. */
+    public function transactions(int $userId, array $filters = [], int $page = 1, int $perPage = 20): array
+    {
+        return $this->call('GET', '/transactions', ['user_id' => $userId, 'security_code' => '0', 'page' => $page, 'per_page' => $perPage] + $filters);
+    }
+
+    public function placeHold(int $userId, string $walletId, string $amount, string $requestId, string $note = ''): array
+    {
+        return $this->money('/holds', compact('walletId', 'amount', 'requestId', 'note') + ['userId' => $userId]);
+    }
+
+    /** Captures all of a hold, or `amount` of it (the rest is released). */
+    public function captureHold(int $holdId, ?string $amount = null): array
+    {
+        return $this->call('POST', "/holds/{$holdId}/capture", $amount === null ? [] : ['amount' => $amount], true);
+    }
+
+    public function voidHold(int $holdId): array
+    {
+        return $this->call('POST', "/holds/{$holdId}/void", [], true);
+    }
+
+    /** Any operation of the document: its method, its path under wallet/v1, its parameters. */
+    public function call(string $method, string $path, array $params = [], bool $retry = false): mixed
+    {
+        $url = $this->site . self::API . $path;
+        $body = null;
+        if ($method === 'GET') {
+            if ($params) $url .= '?' . http_build_query($params);
+        } else {
+            $body = json_encode((object) $params, JSON_THROW_ON_ERROR | JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE);
+        }
+        $headers = ['Accept' => 'application/json'] + ($body === null ? [] : ['Content-Type' => 'application/json']) + $this->authHeader();
+        for ($attempt = 0; ; $attempt++) {
+            try {
+                [$status, $text] = $this->send($method, $url, $headers, $body);
+            } catch (TransportError $e) {
+                if (!$retry || $attempt >= $this->retries) throw $e;
+                usleep((int) ($this->retryDelayS * 1e6 * 2 ** $attempt));
+                continue;
+            }
+            if ($status === 503 && $retry && $attempt < $this->retries) {
+                usleep((int) ($this->retryDelayS * 1e6 * 2 ** $attempt));
+                continue;
+            }
+            return $this->answer($status, $text);
+        }
+    }
+
+    private function money(string $path, array $f): array
+    {
+        return $this->call('POST', $path, [
+            'user_id' => $f['userId'], 'wallet_id' => $f['walletId'], 'amount' => $f['amount'],
+            'request_id' => $f['requestId'], 'note' => $f['note'],
+        ], true);
+    }
+
+    private function authHeader(): array
+    {
+        if ($this->auth === null) return [];
+        if (isset($this->auth['token'])) return ['Authorization' => 'Bearer ' . $this->auth['token']];
+        return ['Authorization' => 'Key ' . base64_encode($this->auth['username'] . ':' . $this->auth['key'])];
+    }
+
+    /** The envelope's `data` on success; a typed refusal otherwise. */
+    private function answer(int $status, string $text): mixed
+    {
+        $body = json_decode($text, true);
+        if (!is_array($body) || !array_key_exists('status', $body)) {
+            throw new TransportError("HTTP {$status}: not a wallet answer: " . substr($text, 0, 200));
+        }
+        if ($body['status'] === true) return $body['data'];
+        $message = (string) ($body['message'] ?? '');
+        $error = $body['error'] ?? null;
+        throw match (true) {
+            $status === 400 && $message === 'Insufficient Balance' => new InsufficientBalance($status, $message, $error),
+            $status === 400 => new InvalidInput($status, $message, $error),
+            $status === 401, $status === 403 => new PermissionDenied($status, $message, $error),
+            $status === 404 => new NotFound($status, $message, $error),
+            $status === 409 && $message === 'Transaction already exists' => new AlreadyExists($status, $message, $error),
+            $status === 409 => new Conflict($status, $message, $error),
+            $status === 429, $status === 503 => new Unavailable($status, $message, $error),
+            default => new WalletRefusal($status, $message, $error),
+        };
+    }
+
+    /** @return array{int,string} the status and the body */
+    private function send(string $method, string $url, array $headers, ?string $body): array
+    {
+        if (function_exists('wp_remote_request')) {
+            $res = wp_remote_request($url, ['method' => $method, 'headers' => $headers, 'body' => $body, 'timeout' => $this->timeoutS]);
+            if (is_wp_error($res)) throw new TransportError($res->get_error_message());
+            return [(int) wp_remote_retrieve_response_code($res), (string) wp_remote_retrieve_body($res)];
+        }
+        $curl = curl_init($url);
+        $lines = [];
+        foreach ($headers as $name => $value) $lines[] = "{$name}: {$value}";
+        curl_setopt_array($curl, [
+            CURLOPT_CUSTOMREQUEST => $method,
+            CURLOPT_HTTPHEADER => $lines,
+            CURLOPT_RETURNTRANSFER => true,
+            CURLOPT_TIMEOUT => $this->timeoutS,
+        ] + ($body === null ? [] : [CURLOPT_POSTFIELDS => $body]));
+        $text = curl_exec($curl);
+        if ($text === false) {
+            $error = curl_error($curl);
+            curl_close($curl);
+            throw new TransportError($error);
+        }
+        $status = (int) curl_getinfo($curl, CURLINFO_RESPONSE_CODE);
+        curl_close($curl);
+        return [$status, $text];
+    }
+}

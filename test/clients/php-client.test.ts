@@ -1,0 +1,59 @@
+// The PHP client (clients/php/WalletClient.php, curl outside WordPress) against a running wrangler
+// dev: php-scenario.php makes a credit, its repeat (409), a balance, a history page, a hold and its
+// capture, and a refusal, and prints what it got. Needs php-cli with curl (.ci/run installs them).
+import { execFileSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createWalletClient } from "../../clients/typescript";
+import { ADMIN, startClientServer, unique } from "./server";
+
+const API = "/wp-json/wallet/v1";
+const SCENARIO = fileURLToPath(new URL("php-scenario.php", import.meta.url));
+let stop: () => Promise<void>;
+let args: string[];
+
+beforeAll(async () => {
+  const server = await startClientServer();
+  stop = () => server.stop({ keepState: false });
+  const login = await createWalletClient(server.base).POST(`${API}/users/login`, {
+    body: { user_email: ADMIN.email, user_password: ADMIN.password },
+  });
+  const token = login.data!.data.access_token;
+  const admin = createWalletClient(server.base, { auth: { token } });
+  const walletId = unique("w");
+  await admin.POST(`${API}/wallets`, {
+    body: { wallet_id: walletId, wallet_name: "Naira", wallet_symbol: "₦" },
+  });
+  const user = await admin.POST(`${API}/users`, {
+    body: {
+      username: unique("u"),
+      user_email: `${unique("u")}@example.test`,
+      user_password: "a-long-pass",
+    },
+  });
+  args = [server.base, token, String(user.data!.data.id), walletId, unique("p")];
+}, 120_000);
+
+afterAll(() => stop?.());
+
+describe("the PHP client against wrangler dev", () => {
+  it("credits, refuses the repeat as AlreadyExists, reads, holds, captures, refuses a debit", () => {
+    const out = JSON.parse(execFileSync("php", [SCENARIO, ...args], { encoding: "utf8" }));
+    expect(out.credit.transaction_id).toEqual(expect.any(Number));
+    expect(out.repeat).toMatchObject({
+      class: "AlreadyExists",
+      status: 409,
+      message: "Transaction already exists",
+      error: { txn_id: String(out.credit.transaction_id) },
+    });
+    expect(out.balance[args[3]!]).toBe(25);
+    expect(out.history).toHaveLength(1);
+    expect(out.hold.status).toBe("held");
+    expect(out.capture).toMatchObject({ status: "captured", captured_amount: 4 });
+    expect(out.refusal).toEqual({
+      class: "InsufficientBalance",
+      status: 400,
+      message: "Insufficient Balance",
+    });
+  });
+});

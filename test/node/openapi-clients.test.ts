@@ -1,0 +1,27 @@
+// The published document and the TypeScript client's types are generated files: they must be what
+// the route tables give now (`npm run openapi` rewrites them), and every operation has a name.
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+
+const root = new URL("../../", import.meta.url);
+
+describe("clients/openapi.json and clients/typescript/openapi.d.ts", () => {
+  it("are what the route tables give now (npm run openapi -- --check)", () => {
+    // Throws (the test fails) with the script's message when either file is stale.
+    execFileSync("npm", ["run", "-s", "openapi", "--", "--check"], {
+      cwd: root,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+  });
+
+  it("names every operation once, in camelCase", () => {
+    const doc = JSON.parse(readFileSync(new URL("clients/openapi.json", root), "utf8"));
+    const ids = Object.values(doc.paths as Record<string, Record<string, { operationId?: string }>>)
+      .flatMap((ops) => Object.values(ops))
+      .map((op) => op.operationId);
+    expect(ids.length).toBeGreaterThan(30);
+    for (const id of ids) expect(id).toMatch(/^[a-z][a-zA-Z]+$/);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+});
