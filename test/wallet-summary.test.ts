@@ -155,13 +155,14 @@ describe("GET wallet-summary (the plugin's dialect)", () => {
           wallet_balance_raw: 9,
           wallet_balance_formatted: "$9.00",
           wallet_held_raw: 2.5,
+          wallet_held_formatted: "$2.50",
           wallet_available_raw: 6.5,
           wallet_available_formatted: "$6.50",
           entry_count: 2,
           last_txn_id: lastId,
           last_txn_type: "debit",
           last_txn_amount_raw: 1,
-          last_txn_date_gmt: expect.any(String),
+          last_txn_date_gmt: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/),
         },
       });
     }
