@@ -1,7 +1,7 @@
 // Who and what exists: users read by a reference, pages of users, every wallet. A user answers
 // without its password hash; each dialect words the rest.
 import { findUserBy, listUsersPage, type UserRow } from "../db/users";
-import { findWalletCached, listWalletRows } from "../db/wallets";
+import { findWalletCached, findWallet as findWalletRow, listWalletRows } from "../db/wallets";
 import { requireAdmin, requireReader, type ServiceContext } from "./context";
 import type { UserRef } from "./movements";
 
@@ -42,6 +42,15 @@ export async function userIdOf(ctx: ServiceContext, ref: UserRef | null) {
 export async function walletRows(ctx: ServiceContext) {
   requireAdmin(ctx, "read");
   return listWalletRows(ctx.db);
+}
+
+/**
+ * A wallet as the database holds it now, for an administrator (undefined: none). Not from the
+ * isolate's cache: a wallet deleted through another isolate must not be answered.
+ */
+export async function readWallet(ctx: ServiceContext, walletId: string) {
+  requireAdmin(ctx, "read");
+  return findWalletRow(ctx.db, walletId);
 }
 
 /** A wallet by id (from this isolate's cache once seen), or undefined: naming only. */

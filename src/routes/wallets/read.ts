@@ -4,7 +4,7 @@ import { apiError } from "../../http/errors";
 import { pathWalletIdField } from "../../http/fields";
 import { defineRoute } from "../../http/route";
 import { pathFields } from "../../http/validation";
-import { findWallet } from "../../wallet/directory";
+import { readWallet } from "../../wallet/directory";
 import { allWallets } from "../../wallet/wallets";
 import { WalletAnswer } from "../answers";
 import { walletRecord } from "./schemas";
@@ -42,7 +42,7 @@ export const getWallet = defineRoute(
     data: WalletAnswer,
   },
   async (c, { wallet_id: { id } }) => {
-    const wallet = id === null ? undefined : await findWallet(c.var.service, id);
+    const wallet = id === null ? undefined : await readWallet(c.var.service, id);
     if (!wallet) throw apiError("wallet_not_found", { wallet_id: "wallet_id not found" });
     return ok(c, 200, "Wallet retrieved", walletRecord(wallet));
   },
