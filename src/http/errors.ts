@@ -77,6 +77,11 @@ export const ERRORS = {
     message: "API key not found",
     error: '`{"id":"No API key <id>"}`',
   },
+  batch_not_found: {
+    status: 404,
+    message: "Batch not found",
+    error: '`{"id":"No batch <id>"}`',
+  },
   hold_not_found: {
     status: 404,
     message: "Hold not found",
@@ -86,7 +91,7 @@ export const ERRORS = {
     status: 409,
     message: "Transaction already exists",
     error:
-      '`{"txn_id":"<id>","exist":"Transaction already executed"}`: the request_id was used; by a hold (entries and holds share one key space): `{"hold_id":"<id>","exist":"Hold already placed"}`',
+      '`{"txn_id":"<id>","exist":"Transaction already executed"}`: the request_id was used; by a hold (entries and holds share one key space): `{"hold_id":"<id>","exist":"Hold already placed"}`; by a batch (POST /batches): `{"batch_id":"<id>","exist":"Batch already executed"}`',
   },
   hold_resolved: {
     status: 409,
@@ -97,7 +102,8 @@ export const ERRORS = {
   already_reversed: {
     status: 409,
     message: "Transaction already reversed",
-    error: '`{"id":"Transaction <id> was already reversed"}`',
+    error:
+      '`{"id":"Transaction <id> was already reversed"}`; a batch: `{"id":"Batch <id> was already reversed"}`',
   },
   wallet_exists: {
     status: 409,
@@ -352,7 +358,45 @@ function answerOf(reason: RefusalReason): ApiError {
       });
     case "invalid_field":
       return invalidInput({ [reason.field]: reason.why });
+    case "batch_operation":
+      return inOperation(
+        reason.index,
+        typeof reason.refused === "string" ? REFUSALS[reason.refused] : answerOf(reason.refused),
+      );
+    case "batch_unbalanced":
+      return invalidInput({
+        balanced: `credits (${reason.creditsText}) and debits (${reason.debitsText}) differ in wallet ${reason.walletId}`,
+      });
+    case "batch_exists":
+      return apiError("transaction_exists", {
+        batch_id: String(reason.batchId),
+        exist: "Batch already executed",
+      });
+    case "batch_not_found":
+      return apiError("batch_not_found", { id: `No batch ${reason.ref}` });
+    case "batch_already_reversed":
+      return apiError("already_reversed", { id: `Batch ${reason.ref} was already reversed` });
+    case "batch_reversal_refused": {
+      const refused = REFUSALS[reason.refused];
+      const error = refused.error as Record<string, string>;
+      return new ApiError(refused.status, refused.message, {
+        ...error,
+        transaction_id: String(reason.entryId),
+      });
+    }
   }
+}
+
+/**
+ * An operation's refusal, naming it: an object's keys become `operations[<index>].<key>`, a list's
+ * texts begin `operations[<index>]: `, so a client can tell which operation refused the batch.
+ */
+function inOperation(index: number, err: ApiError) {
+  const at = `operations[${index}]`;
+  const error = Array.isArray(err.error)
+    ? err.error.map((text) => `${at}: ${String(text)}`)
+    : Object.fromEntries(Object.entries(err.error as object).map(([k, v]) => [`${at}.${k}`, v]));
+  return new ApiError(err.status, err.message, error, err.headers);
 }
 
 /**

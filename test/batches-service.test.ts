@@ -1,0 +1,284 @@
+// The batch verbs called as the service, without HTTP: every leg resolved as the single verbs do,
+// then all of them written in one D1 batch or none. A refusal names its operation; a refused batch
+// leaves every table as it was.
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import type { Principal } from "../src/auth/principal";
+import { createDb } from "../src/db/client";
+import { d1Ledger } from "../src/ledger/writer";
+import { reverseBatch } from "../src/wallet/batch-reversal";
+import { type BatchOperation, postBatch } from "../src/wallet/batches";
+import type { ServiceContext } from "../src/wallet/context";
+import { Refusal, type RefusalReason } from "../src/wallet/refusal";
+import {
+  CLEAN,
+  call,
+  ledgerViolations,
+  makeAdmin,
+  makeUser,
+  makeWallet,
+  type TestUser,
+  tableCounts,
+  unique,
+} from "./helpers";
+
+function serviceAs(principal?: Principal): ServiceContext {
+  const db = createDb(env.DB);
+  return {
+    principal,
+    db,
+    ledger: d1Ledger({ db, env, keepAlive: () => {} }),
+    nowMs: Date.now,
+    stamp: () => ({ nowMs: Date.now(), guidSite: null }),
+    site: () => ({ url: "https://wallet.example.test", timeZone: "UTC" }),
+  };
+}
+
+const as = (u: TestUser): Principal => ({ userId: u.id, username: u.username, role: u.role });
+
+async function refusalOf(work: Promise<unknown>): Promise<RefusalReason> {
+  const err = await work.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (!(err instanceof Refusal)) throw new Error(`expected a refusal, got ${String(err)}`);
+  return err.reason;
+}
+
+const balance = async (userId: number, walletId: string) =>
+  (await serviceAs().ledger.readBalances(userId, [walletId])).balances.get(walletId) ?? 0;
+
+const amount = (sent: string) => ({ sent, policy: "refuse-excess-places" as const });
+const op = (type: "credit" | "debit", userId: number, walletId: string, sent: string) =>
+  ({ type, user: { id: userId }, walletId, amount: amount(sent), note: "" }) as BatchOperation;
+const move = (from: number, to: number, walletId: string, sent: string) =>
+  ({
+    type: "transfer",
+    from: { id: from },
+    to: { id: to },
+    walletId,
+    amount: amount(sent),
+    note: "",
+  }) as BatchOperation;
+
+async function setup(decimals = 2) {
+  const admin = await makeAdmin();
+  const [buyer, seller, platform] = [await makeUser(), await makeUser(), await makeUser()];
+  const walletId = await makeWallet(admin, { decimals });
+  const ctx = serviceAs(as(admin));
+  return { admin, buyer, seller, platform, walletId, ctx };
+}
+
+describe("postBatch", () => {
+  it("writes a sale with its fee as one batch: entries in operation order, balances moved", async () => {
+    const { buyer, seller, platform, walletId, ctx } = await setup();
+    await postBatch(ctx, {
+      requestId: unique("fund"),
+      balanced: false,
+      operations: [op("credit", buyer.id, walletId, "10.00")],
+    });
+    const sale = await postBatch(ctx, {
+      requestId: unique("sale"),
+      balanced: true,
+      operations: [
+        op("debit", buyer.id, walletId, "10.00"),
+        op("credit", seller.id, walletId, "9.50"),
+        op("credit", platform.id, walletId, "0.50"),
+        move(seller.id, platform.id, walletId, "1.00"),
+      ],
+    });
+    expect(sale.transactionIds).toHaveLength(5);
+    expect([...sale.transactionIds].sort((a, b) => a - b)).toEqual(sale.transactionIds);
+    expect(await balance(buyer.id, walletId)).toBe(0);
+    expect(await balance(seller.id, walletId)).toBe(850);
+    expect(await balance(platform.id, walletId)).toBe(150);
+    expect(await ledgerViolations()).toEqual(CLEAN);
+  });
+
+  it.each([
+    ["first", 0],
+    ["middle", 1],
+    ["last", 2],
+  ])(
+    "an overdraft at the %s index refuses the whole batch, naming it, and writes nothing",
+    async (_, at) => {
+      const { buyer, seller, platform, walletId, ctx } = await setup();
+      await postBatch(ctx, {
+        requestId: unique("fund"),
+        balanced: false,
+        operations: [op("credit", buyer.id, walletId, "5")],
+      });
+      const ops = [
+        op("credit", seller.id, walletId, "1"),
+        op("credit", platform.id, walletId, "1"),
+        op("credit", seller.id, walletId, "2"),
+      ];
+      ops[at] = op("debit", buyer.id, walletId, "5.01");
+      const before = await tableCounts();
+      const reason = await refusalOf(
+        postBatch(ctx, { requestId: unique("b"), balanced: false, operations: ops }),
+      );
+      expect(reason).toEqual({
+        code: "batch_operation",
+        index: at,
+        refused: "insufficient-balance",
+      });
+      expect(await tableCounts()).toEqual(before);
+      expect(await balance(buyer.id, walletId)).toBe(500);
+    },
+  );
+
+  it("counts holds: a debit of money a hold reserves refuses the batch", async () => {
+    const { admin, buyer, seller, walletId, ctx } = await setup();
+    await postBatch(ctx, {
+      requestId: unique("fund"),
+      balanced: false,
+      operations: [op("credit", buyer.id, walletId, "10")],
+    });
+    const hold = await call("POST", "/holds", {
+      auth: admin.bearer,
+      body: { user_id: buyer.id, wallet_id: walletId, amount: 8, request_id: unique("hold") },
+    });
+    expect(hold.status, hold.text).toBe(200);
+    const before = await tableCounts();
+    const reason = await refusalOf(
+      postBatch(ctx, {
+        requestId: unique("b"),
+        balanced: false,
+        operations: [
+          op("credit", seller.id, walletId, "1"),
+          move(buyer.id, seller.id, walletId, "3"),
+        ],
+      }),
+    );
+    expect(reason).toMatchObject({ code: "batch_operation", index: 1 });
+    expect(await tableCounts()).toEqual(before);
+  });
+
+  it("balanced refuses credits and debits that differ in a wallet; unbalanced writes them", async () => {
+    const { buyer, seller, walletId, ctx } = await setup();
+    const ops = [op("credit", buyer.id, walletId, "2"), op("credit", seller.id, walletId, "1")];
+    const before = await tableCounts();
+    expect(
+      await refusalOf(postBatch(ctx, { requestId: unique("b"), balanced: true, operations: ops })),
+    ).toEqual({ code: "batch_unbalanced", walletId, creditsText: "3.00", debitsText: "0.00" });
+    expect(await tableCounts()).toEqual(before);
+    await postBatch(ctx, { requestId: unique("b"), balanced: false, operations: ops });
+    expect(await balance(buyer.id, walletId)).toBe(200);
+  });
+
+  it("names the operation whose user does not exist, or whose amount the wallet refuses", async () => {
+    const { buyer, walletId, ctx } = await setup();
+    const missing = await refusalOf(
+      postBatch(ctx, {
+        requestId: unique("b"),
+        balanced: false,
+        operations: [
+          op("credit", buyer.id, walletId, "1"),
+          op("credit", 2_000_000_000, walletId, "1"),
+        ],
+      }),
+    );
+    expect(missing).toEqual({
+      code: "batch_operation",
+      index: 1,
+      refused: { code: "user_not_found", userId: 2_000_000_000 },
+    });
+    const places = await refusalOf(
+      postBatch(ctx, {
+        requestId: unique("b"),
+        balanced: false,
+        operations: [op("credit", buyer.id, walletId, "1.001")],
+      }),
+    );
+    expect(places).toMatchObject({
+      code: "batch_operation",
+      index: 0,
+      refused: { code: "amount_refused" },
+    });
+  });
+
+  it("a repeated request_id writes nothing and names the batch it made", async () => {
+    const { buyer, walletId, ctx } = await setup();
+    const requestId = unique("b");
+    const first = await postBatch(ctx, {
+      requestId,
+      balanced: false,
+      operations: [op("credit", buyer.id, walletId, "1")],
+    });
+    const before = await tableCounts();
+    const again = await refusalOf(
+      postBatch(ctx, {
+        requestId: requestId.toUpperCase(),
+        balanced: false,
+        operations: [op("credit", buyer.id, walletId, "7")],
+      }),
+    );
+    expect(again).toEqual({ code: "batch_exists", batchId: first.batchId });
+    expect(await tableCounts()).toEqual(before);
+  });
+
+  it("refuses a subscriber before reading anything", async () => {
+    const { buyer, walletId } = await setup();
+    const reason = await refusalOf(
+      postBatch(serviceAs(as(buyer)), {
+        requestId: unique("b"),
+        balanced: false,
+        operations: [op("credit", buyer.id, walletId, "1")],
+      }),
+    );
+    expect(reason).toEqual({ code: "forbidden" });
+  });
+});
+
+describe("reverseBatch", () => {
+  it("reverses every entry in one batch; a second reversal moves nothing", async () => {
+    const { buyer, seller, walletId, ctx } = await setup();
+    await postBatch(ctx, {
+      requestId: unique("fund"),
+      balanced: false,
+      operations: [op("credit", buyer.id, walletId, "10")],
+    });
+    const b = await postBatch(ctx, {
+      requestId: unique("b"),
+      balanced: false,
+      operations: [
+        move(buyer.id, seller.id, walletId, "4"),
+        op("credit", seller.id, walletId, "1"),
+      ],
+    });
+    const r = await reverseBatch(ctx, { id: b.batchId, ref: String(b.batchId), note: "" });
+    expect(r.reversedIds).toEqual(b.transactionIds);
+    expect(await balance(buyer.id, walletId)).toBe(1000);
+    expect(await balance(seller.id, walletId)).toBe(0);
+    const before = await tableCounts();
+    expect(
+      await refusalOf(reverseBatch(ctx, { id: b.batchId, ref: String(b.batchId), note: "" })),
+    ).toEqual({ code: "batch_already_reversed", ref: String(b.batchId) });
+    expect(await tableCounts()).toEqual(before);
+    expect(await ledgerViolations()).toEqual(CLEAN);
+  });
+
+  it("refuses, naming the entry, when a reversal would overdraw; nothing is written", async () => {
+    const { buyer, seller, walletId, ctx } = await setup();
+    const b = await postBatch(ctx, {
+      requestId: unique("b"),
+      balanced: false,
+      operations: [op("credit", buyer.id, walletId, "3"), op("credit", seller.id, walletId, "4")],
+    });
+    await postBatch(ctx, {
+      requestId: unique("spend"),
+      balanced: false,
+      operations: [op("debit", seller.id, walletId, "2")],
+    });
+    const before = await tableCounts();
+    expect(
+      await refusalOf(reverseBatch(ctx, { id: b.batchId, ref: String(b.batchId), note: "" })),
+    ).toEqual({
+      code: "batch_reversal_refused",
+      entryId: b.transactionIds[1],
+      refused: "insufficient-balance",
+    });
+    expect(await tableCounts()).toEqual(before);
+  });
+});
