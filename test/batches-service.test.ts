@@ -248,7 +248,7 @@ describe("reverseBatch", () => {
       ],
     });
     const r = await reverseBatch(ctx, { id: b.batchId, ref: String(b.batchId), note: "" });
-    expect(r.reversedIds).toEqual(b.transactionIds);
+    expect(r.reversedIds).toEqual([...b.transactionIds].reverse());
     expect(await balance(buyer.id, walletId)).toBe(1000);
     expect(await balance(seller.id, walletId)).toBe(0);
     const before = await tableCounts();
