@@ -22,7 +22,9 @@ export async function reverseBatch(
   if (found.batch.reversesBatchId !== null)
     throw new Refusal({ code: "not_reversible", why: "a batch reversal cannot be reversed" });
   if (found.reversalId !== null) throw new Refusal({ code: "batch_already_reversed", ref });
-  const originals = found.entries.map((row) => row.entry);
+  // Newest first, undoing the batch as it was done: a leg that paid a later one out (a credit then
+  // transferred on) is undone after it, so a batch whose money stayed put always reverses.
+  const originals = found.entries.map((row) => row.entry).reverse();
   const reversed = await reversedAmong(
     ctx.db,
     originals.map((e) => e.id),
