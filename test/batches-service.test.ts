@@ -2,6 +2,7 @@
 // then all of them written in one D1 batch or none. A refusal names its operation; a refused batch
 // leaves every table as it was.
 import { env } from "cloudflare:workers";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Principal } from "../src/auth/principal";
 import { createDb } from "../src/db/client";
@@ -280,5 +281,124 @@ describe("reverseBatch", () => {
       refused: "insufficient-balance",
     });
     expect(await tableCounts()).toEqual(before);
+  });
+});
+
+describe("batches, single movements and reversals, at random", () => {
+  it("conserve money and match a model of the balances", async () => {
+    const { buyer, seller, platform, walletId, ctx } = await setup();
+    const users = [buyer.id, seller.id, platform.id];
+    const { credit: creditOne, debit: debitOne } = await import("../src/wallet/movements");
+    const leg = fc.record({
+      kind: fc.constantFrom("credit", "debit", "transfer"),
+      who: fc.integer({ min: 0, max: 2 }),
+      to: fc.integer({ min: 1, max: 2 }),
+      cents: fc.integer({ min: 1, max: 400 }),
+    });
+    type Leg = { kind: string; who: number; to: number; cents: number };
+    const action = fc.oneof(
+      fc.record({
+        type: fc.constant("batch" as const),
+        legs: fc.array(leg, { minLength: 1, maxLength: 5 }),
+      }),
+      fc.record({ type: fc.constant("single" as const), leg }),
+      fc.record({ type: fc.constant("reverse" as const), pick: fc.nat() }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(action, { minLength: 1, maxLength: 8 }), async (actions) => {
+        const model = new Map(
+          await Promise.all(users.map(async (id) => [id, await balance(id, walletId)] as const)),
+        );
+        // Each written batch's legs as signed moves, and whether it was reversed.
+        const written: { id: number; moves: [number, number][]; reversed: boolean }[] = [];
+        /** The moves applied in order to a copy of the model, or undefined if one overdraws. */
+        const applied = (moves: [number, number][]) => {
+          const next = new Map(model);
+          for (const [user, signed] of moves) {
+            const after = next.get(user)! + signed;
+            if (signed < 0 && after < 0) return undefined;
+            next.set(user, after);
+          }
+          return next;
+        };
+        const movesOf = (l: Leg) => {
+          const from = users[l.who]!;
+          if (l.kind === "credit") return [[from, l.cents]] as [number, number][];
+          if (l.kind === "debit") return [[from, -l.cents]] as [number, number][];
+          const to = users[(l.who + l.to) % 3]!;
+          return [
+            [from, -l.cents],
+            [to, l.cents],
+          ] as [number, number][];
+        };
+        const opOf = (l: Leg) => {
+          const sent = (l.cents / 100).toFixed(2);
+          return l.kind === "transfer"
+            ? move(users[l.who]!, users[(l.who + l.to) % 3]!, walletId, sent)
+            : op(l.kind as "credit" | "debit", users[l.who]!, walletId, sent);
+        };
+        for (const a of actions) {
+          if (a.type === "reverse") {
+            const target = written.filter((w) => !w.reversed)[a.pick % Math.max(1, written.length)];
+            if (!target) continue;
+            const next = applied(
+              target.moves.map(([u, s]) => [u, -s] as [number, number]).reverse(),
+            );
+            const done = await reverseBatch(ctx, {
+              id: target.id,
+              ref: String(target.id),
+              note: "",
+            }).then(
+              () => true,
+              (err: unknown) => {
+                expect(err).toBeInstanceOf(Refusal);
+                return false;
+              },
+            );
+            expect(done).toBe(next !== undefined);
+            if (next) {
+              target.reversed = true;
+              for (const [k, v] of next) model.set(k, v);
+            }
+            continue;
+          }
+          const legs = a.type === "batch" ? a.legs : [a.leg];
+          const moves = legs.flatMap(movesOf);
+          const next = applied(moves);
+          const run =
+            a.type === "batch"
+              ? postBatch(ctx, {
+                  requestId: unique("p"),
+                  balanced: false,
+                  operations: legs.map(opOf),
+                })
+              : a.leg.kind === "transfer"
+                ? postBatch(ctx, {
+                    requestId: unique("p"),
+                    balanced: false,
+                    operations: [opOf(a.leg)],
+                  })
+                : (a.leg.kind === "credit" ? creditOne : debitOne)(ctx, {
+                    user: { id: users[a.leg.who]! },
+                    walletId,
+                    amount: amount((a.leg.cents / 100).toFixed(2)),
+                    requestId: unique("s"),
+                    note: "",
+                  });
+          const result = await run.then(
+            (r) => r,
+            () => undefined,
+          );
+          expect(result !== undefined, JSON.stringify(a)).toBe(next !== undefined);
+          if (!next) continue;
+          for (const [k, v] of next) model.set(k, v);
+          if (result && "batchId" in result)
+            written.push({ id: result.batchId, moves, reversed: false });
+        }
+        for (const id of users) expect(await balance(id, walletId)).toBe(model.get(id));
+      }),
+      { numRuns: 12 },
+    );
+    expect(await ledgerViolations()).toEqual(CLEAN);
   });
 });
