@@ -4,6 +4,7 @@
 import { Hono } from "hono";
 import { apiKeysScreen } from "./api-keys";
 import { CSS, ICON, JS } from "./assets";
+import { batchScreen } from "./batch";
 import { consoleBoundary } from "./boundary";
 import { requireSettings } from "./configured";
 import type { ConsoleEnv, Fetch } from "./env";
@@ -45,6 +46,7 @@ export function consoleRoutes(fetch: Fetch) {
   app.route("/", userScreen);
   app.route("/", statementScreen);
   app.route("/", holdsScreen);
+  app.route("/", batchScreen);
   app.route("/outbox", outboxScreen);
   app.route("/", walletsScreen);
   app.route("/", apiKeysScreen);

@@ -182,6 +182,12 @@ userScreen.get("/users/:id{[0-9]{1,15}}", async (c) => {
                     </td>
                     <td>
                       {e.reversesId ? `${e.txnType} (reversal of ${e.reversesId})` : e.txnType}
+                      {e.batchId ? (
+                        <>
+                          {" "}
+                          <a href={`${BASE}/batches/${e.batchId}`}>batch {e.batchId}</a>
+                        </>
+                      ) : null}
                     </td>
                     <td class="num">{formatMoney(e.amountMinor, wallet)}</td>
                     <td class="num">{formatMoney(e.balanceAfterMinor, wallet)}</td>
