@@ -15,6 +15,7 @@ CREATE UNIQUE INDEX `batches_request` ON `batches` (`request_key`);--> statement
 CREATE UNIQUE INDEX `batches_reverses` ON `batches` (`reverses_batch_id`) WHERE "batches"."reverses_batch_id" IS NOT NULL;--> statement-breakpoint
 ALTER TABLE `transactions` ADD `batch_id` integer;--> statement-breakpoint
 CREATE INDEX `transactions_batch` ON `transactions` (`batch_id`) WHERE "transactions"."batch_id" IS NOT NULL;--> statement-breakpoint
+CREATE INDEX `transactions_user_batch` ON `transactions` (`user_id`,`batch_id`) WHERE "transactions"."batch_id" IS NOT NULL;--> statement-breakpoint
 -- hand-written: batches (docs/ledger.md#batches). A batch row is history, like the ledger: it never
 -- changes and is never deleted; its status is read from whether a reversal names it.
 CREATE TRIGGER `batches_no_update` BEFORE UPDATE ON `batches`

@@ -140,8 +140,10 @@ export const transactions = sqliteTable(
     uniqueIndex("transactions_reverses").on(t.reversesId).where(sql`${t.reversesId} IS NOT NULL`),
     // Partial: the entries no hold names (nearly all) write no index row for it.
     uniqueIndex("transactions_hold").on(t.holdId).where(sql`${t.holdId} IS NOT NULL`),
-    // Partial: entries of no batch (nearly all) write no index row for it.
+    // Partial: entries of no batch (nearly all) write no index row to either. The second finds a
+    // user's batches (GET /batches) without reading the user's whole history.
     index("transactions_batch").on(t.batchId).where(sql`${t.batchId} IS NOT NULL`),
+    index("transactions_user_batch").on(t.userId, t.batchId).where(sql`${t.batchId} IS NOT NULL`),
     check("transactions_txn_type", sql`${t.txnType} IN ('CREDIT', 'DEBIT')`),
     check(
       "transactions_amount_positive",
