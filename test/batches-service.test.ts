@@ -8,7 +8,7 @@ import type { Principal } from "../src/auth/principal";
 import { createDb } from "../src/db/client";
 import { d1Ledger } from "../src/ledger/writer";
 import { reverseBatch } from "../src/wallet/batch-reversal";
-import { type BatchOperation, postBatch } from "../src/wallet/batches";
+import { type BatchOperation, legRequestId, postBatch } from "../src/wallet/batches";
 import type { ServiceContext } from "../src/wallet/context";
 import { Refusal, type RefusalReason } from "../src/wallet/refusal";
 import {
@@ -400,5 +400,72 @@ describe("batches, single movements and reversals, at random", () => {
       { numRuns: 12 },
     );
     expect(await ledgerViolations()).toEqual(CLEAN);
+  });
+});
+
+describe("a wallet imported with extra places", () => {
+  it("converts each leg to the places it stores, and refuses the whole batch at an overdraft", async () => {
+    const { buyer, seller, ctx } = await setup();
+    const walletId = unique("x").toLowerCase().slice(0, 32);
+    // As the WordPress import makes one: 2 display places, stored at 4.
+    await env.DB.prepare(
+      `INSERT INTO wallets (id, name, symbol, symbol_position, decimals, extra_decimals, type, created_at_ms)
+       VALUES (?, 'Imported', '$', 'left', 2, 2, 'imported', 0)`,
+    )
+      .bind(walletId)
+      .run();
+    const before = await tableCounts();
+    const refused = await refusalOf(
+      postBatch(ctx, {
+        requestId: unique("b"),
+        balanced: false,
+        operations: [
+          op("credit", buyer.id, walletId, "1.25"),
+          move(buyer.id, seller.id, walletId, "1.26"),
+        ],
+      }),
+    );
+    expect(refused).toEqual({ code: "batch_operation", index: 1, refused: "insufficient-balance" });
+    expect(await tableCounts()).toEqual(before);
+    await postBatch(ctx, {
+      requestId: unique("b"),
+      balanced: false,
+      operations: [
+        op("credit", buyer.id, walletId, "1.25"),
+        move(buyer.id, seller.id, walletId, "1.20"),
+      ],
+    });
+    expect(await balance(buyer.id, walletId)).toBe(500);
+    expect(await balance(seller.id, walletId)).toBe(12_000);
+    expect(await ledgerViolations()).toEqual(CLEAN);
+  });
+});
+
+describe("a leg's derived request id", () => {
+  it("already used by a single credit of its user refuses the batch, naming the leg", async () => {
+    const { buyer, seller, walletId, ctx } = await setup();
+    const { credit: creditOne } = await import("../src/wallet/movements");
+    const requestId = unique("b");
+    const taken = await creditOne(ctx, {
+      user: { id: seller.id },
+      walletId,
+      amount: amount("1"),
+      requestId: legRequestId(requestId, 1),
+      note: "",
+    });
+    const before = await tableCounts();
+    const reason = await refusalOf(
+      postBatch(ctx, {
+        requestId,
+        balanced: false,
+        operations: [op("credit", buyer.id, walletId, "2"), op("credit", seller.id, walletId, "3")],
+      }),
+    );
+    expect(reason).toEqual({
+      code: "batch_operation",
+      index: 1,
+      refused: { code: "transaction_exists", existingId: taken.transactionId },
+    });
+    expect(await tableCounts()).toEqual(before);
   });
 });

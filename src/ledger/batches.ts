@@ -35,7 +35,11 @@ export async function appendBatch(db: Db, batch: NewBatch, entries: [NewEntry, .
     // A batch's entries never skip (append.ts): a conflict is a UNIQUE index failing the batch.
     if (text.includes("batches.request_key")) throw new BatchConflict("exists");
     if (text.includes("batches.reverses_batch_id")) throw new BatchConflict("reversed");
-    if (text.includes("transactions.request_key")) throw new BatchConflict("key-used");
+    // A leg's key taken: by the UNIQUE index, by transactions_no_replace (which says
+    // ledger_append_only: a batch entry's id is always new, so only its key can collide), or by a
+    // hold (transactions_request_key_free).
+    if (/transactions\.request_key|ledger_append_only|transactions_request_key_free/.test(text))
+      throw new BatchConflict("key-used");
     throw refusalOf(err, entries);
   }
 }

@@ -176,6 +176,8 @@ async function refusedBatch(
           code: "transaction_exists",
           existingId: use.entryId,
         });
+      if (use?.holdId != null)
+        return operationRefusal(legs[i]!.index, { code: "hold_exists", holdId: use.holdId });
     }
     return err;
   }
