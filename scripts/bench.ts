@@ -143,7 +143,15 @@ async function main() {
 
   // Each group is bracketed by its baseline: the baseline figure is the mean of the two runs.
   const plan = [
-    ["insert", "credits", "credits-duplicate-409", "credits-invalid-400", "insert"],
+    [
+      "insert",
+      "credits",
+      "batches-3",
+      "batches-100",
+      "credits-duplicate-409",
+      "credits-invalid-400",
+      "insert",
+    ],
     ["select", "balance-1-wallet", "balance-5-wallets", "select"],
     [
       "noop",

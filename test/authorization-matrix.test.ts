@@ -298,6 +298,23 @@ async function held(fx: Fixture, subject: TestUser) {
   if (res.status !== 200) throw new Error(`hold failed: ${res.text}`);
   return res.body.data.hold_id as number;
 }
+/** A batch crediting `subject` 5 and the fixture's administrator 1; its id. */
+async function batched(fx: Fixture, subject: TestUser) {
+  if (subject === NOBODY) return NO_SUCH_ID;
+  const res = await call("POST", "/batches", {
+    auth: fx.admin.bearer,
+    body: batchOf(fx, subject, "credit"),
+  });
+  if (res.status !== 200) throw new Error(`batch failed: ${res.text}`);
+  return res.body.data.batch_id as number;
+}
+const batchOf = (fx: Fixture, subject: TestUser, type: "credit" | "debit") => ({
+  request_id: unique("batch"),
+  operations: [
+    { type, user_id: subject.id, wallet_id: fx.wallet, amount: "5" },
+    { type: "credit", user_id: fx.admin.id, wallet_id: fx.wallet, amount: "1" },
+  ],
+});
 /** A webhook on a local port nothing listens on: tests and resends fail fast, nothing leaves. */
 async function hook(fx: Fixture) {
   const res = await call("POST", "/webhooks", {
@@ -376,6 +393,16 @@ const V1: Record<string, Entry> = {
       path: `/transactions/${await funded(fx, s)}/reverse`,
       body: { request_id: unique("rev") },
     }),
+  },
+  "POST /batches": {
+    request: withMoney((fx, s) => ({ body: batchOf(fx, s, "debit") })),
+  },
+  "GET /batches": { request: (_fx, s) => ({ query: { user_id: s.id } }) },
+  "GET /batches/{id}": {
+    request: async (fx, s) => ({ path: `/batches/${await batched(fx, s)}` }),
+  },
+  "POST /batches/{id}/reverse": {
+    request: async (fx, s) => ({ path: `/batches/${await batched(fx, s)}/reverse` }),
   },
   "POST /users": { request: () => ({ body: newUser() }) },
   "POST /users/login": {

@@ -6,6 +6,7 @@ import { CONSOLE_AUDIENCE } from "../src/auth/tokens";
 import {
   balanceOf,
   CLEAN,
+  call,
   credit,
   ledgerViolations,
   makeAdmin,
@@ -16,6 +17,7 @@ import {
   type TestUser,
   tableCounts,
   testApp,
+  unique,
 } from "./helpers";
 
 const BASE = "http://localhost/wallet-admin";
@@ -373,5 +375,48 @@ describe("accounts, wallets and keys", () => {
       body: form({ ...fields, wallet_decimal: 2 }),
     });
     expect(decodeURIComponent(created.headers.get("location")!)).toContain("Wallet cgone created.");
+  });
+});
+
+describe("a batch", () => {
+  it("is shown from an entry of it, with its legs, and reversed once by its button", async () => {
+    const carol = await makeUser();
+    const posted = await call("POST", "/batches", {
+      auth: admin.bearer,
+      body: {
+        request_id: unique("console-batch"),
+        operations: [
+          { type: "credit", user_id: carol.id, wallet_id: wallet, amount: "3.00", note: "leg one" },
+          { type: "credit", user_id: alice.id, wallet_id: wallet, amount: "1.00", note: "leg two" },
+        ],
+      },
+    });
+    const id = posted.body.data.batch_id as number;
+    const userPage = await request(`/users/${carol.id}`, { cookie });
+    expect(userPage.html).toContain(`/wallet-admin/batches/${id}`);
+    const page = await request(`/batches/${id}`, { cookie });
+    expect(page.status).toBe(200);
+    expect(page.html).toContain("leg one");
+    expect(page.html).toContain("leg two");
+    expect(page.html).toContain(`Reverse batch ${id}`);
+    const done = await request(`/batches/${id}/reverse`, {
+      method: "POST",
+      cookie,
+      body: form({ _csrf: hidden(page.html, "_csrf") }),
+    });
+    expect(decodeURIComponent(done.headers.get("location")!)).toContain(`Batch ${id} reversed.`);
+    expect(await balanceOf(admin, carol.id, wallet)).toBe(0);
+    const after = await request(`/batches/${id}`, { cookie });
+    expect(after.html).toContain("reversed");
+    expect(after.html).not.toContain(`Reverse batch ${id}`);
+    const twice = await request(`/batches/${id}/reverse`, {
+      method: "POST",
+      cookie,
+      body: form({ _csrf: hidden(page.html, "_csrf") }),
+    });
+    expect(decodeURIComponent(twice.headers.get("location")!)).toContain(
+      "Reversal refused. Transaction already reversed",
+    );
+    expect(await ledgerViolations()).toEqual(CLEAN);
   });
 });

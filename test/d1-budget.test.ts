@@ -121,6 +121,25 @@ describe("D1 cost per route", () => {
       ],
       ["GET", "/api-keys", undefined],
       ["POST", "/api-keys", () => ({ name: "k", scope: "read" })],
+      [
+        "POST",
+        "/batches",
+        // Three operations, four entries: still one D1 batch.
+        () => ({
+          request_id: unique("b"),
+          operations: [
+            { type: "debit", user_id: user.id, wallet_id: wallet, amount: "0.03" },
+            { type: "credit", user_id: other.id, wallet_id: wallet, amount: "0.02" },
+            {
+              type: "transfer",
+              from_user_id: other.id,
+              to_user_id: admin.id,
+              wallet_id: wallet,
+              amount: "0.01",
+            },
+          ],
+        }),
+      ],
     ];
     const table: Record<string, { roundTrips: number; rowsRead: number; rowsWritten: number }> = {};
     const txn = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });

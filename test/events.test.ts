@@ -327,7 +327,7 @@ describe("GET /events", () => {
       { types: "transaction.created,order.paid" },
       {
         types:
-          "types must name event types among transaction.created, user.created, wallet.created, hold.placed, hold.captured, hold.voided, hold.expired",
+          "types must name event types among transaction.created, user.created, wallet.created, hold.placed, hold.captured, hold.voided, hold.expired, batch.completed, batch.reversed",
       },
     ],
   ])("refuses %o with 400 invalid input", async (query, error) => {

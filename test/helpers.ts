@@ -278,7 +278,8 @@ export async function tableCounts() {
        (SELECT count(*) FROM transactions) AS transactions, (SELECT count(*) FROM balances) AS balances,
        (SELECT coalesce(sum(balance_minor), 0) FROM balances) AS money, (SELECT count(*) FROM api_keys) AS api_keys,
        (SELECT count(*) FROM events) AS events, (SELECT count(*) FROM webhook_endpoints) AS webhook_endpoints,
-       (SELECT count(*) FROM holds) AS holds, (SELECT count(*) FROM holds WHERE status = 'held') AS held`,
+       (SELECT count(*) FROM holds) AS holds, (SELECT count(*) FROM holds WHERE status = 'held') AS held,
+       (SELECT count(*) FROM batches) AS batches`,
   ).first();
   return row;
 }

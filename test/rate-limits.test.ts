@@ -37,6 +37,8 @@ const MONEY_ROUTES = [
   "POST /holds",
   "POST /holds/{id}/capture",
   "POST /holds/{id}/void",
+  "POST /batches",
+  "POST /batches/{id}/reverse",
 ];
 
 describe("the money routes' rate limit", () => {

@@ -184,7 +184,7 @@ describe("POST /webhooks", () => {
       error: {
         url: "Field Cannot be empty",
         events:
-          "events must name event types among transaction.created, user.created, wallet.created, hold.placed, hold.captured, hold.voided, hold.expired",
+          "events must name event types among transaction.created, user.created, wallet.created, hold.placed, hold.captured, hold.voided, hold.expired, batch.completed, batch.reversed",
         description: "description must be at most 500 characters",
       },
     });

@@ -223,6 +223,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/wp-json/wallet/v1/batches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The batches with an entry of a user, newest first */
+        get: operations["listBatches"];
+        put?: never;
+        /** Post several credits, debits and transfers all together, or none of them */
+        post: operations["createBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wp-json/wallet/v1/batches/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One batch, its status and its entries */
+        get: operations["readBatch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wp-json/wallet/v1/batches/{id}/reverse": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reverse a batch as a whole */
+        post: operations["reverseBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/wp-json/wallet/v1/users": {
         parameters: {
             query?: never;
@@ -601,6 +653,32 @@ export interface components {
             scope: "read" | "write" | "read-write";
             username?: string;
         };
+        CreateBatchInput: {
+            request_id: string;
+            /**
+             * @default false
+             * @enum {string}
+             */
+            balanced?: "true" | "false" | "1" | "0";
+            operations: ({
+                /** @enum {string} */
+                type: "credit" | "debit";
+                user_id: number | string;
+                wallet_id: string;
+                amount: string | number;
+                /** @default  */
+                note?: string | number;
+            } | {
+                /** @constant */
+                type: "transfer";
+                from_user_id: number | string;
+                to_user_id: number | string;
+                wallet_id: string;
+                amount: string | number;
+                /** @default  */
+                note?: string | number;
+            })[];
+        };
         CreateCreditInput: {
             user_id: number;
             wallet_id: string;
@@ -684,7 +762,7 @@ export interface components {
             status: false;
             /** @constant */
             message: "Transaction already reversed";
-            /** @description `{"id":"Transaction <id> was already reversed"}` */
+            /** @description `{"id":"Transaction <id> was already reversed"}`; a batch: `{"id":"Batch <id> was already reversed"}` */
             error: unknown;
         };
         /** api_key_not_found */
@@ -696,6 +774,17 @@ export interface components {
             /** @constant */
             message: "API key not found";
             /** @description `{"id":"No API key <id>"}` */
+            error: unknown;
+        };
+        /** batch_not_found */
+        "Refusal.batch_not_found": components["schemas"]["EnvelopeA"] & {
+            /** @constant */
+            status_code: 404;
+            /** @constant */
+            status: false;
+            /** @constant */
+            message: "Batch not found";
+            /** @description `{"id":"No batch <id>"}` */
             error: unknown;
         };
         /** credentials_invalid */
@@ -871,7 +960,7 @@ export interface components {
             status: false;
             /** @constant */
             message: "Transaction already exists";
-            /** @description `{"txn_id":"<id>","exist":"Transaction already executed"}`: the request_id was used; by a hold (entries and holds share one key space): `{"hold_id":"<id>","exist":"Hold already placed"}` */
+            /** @description `{"txn_id":"<id>","exist":"Transaction already executed"}`: the request_id was used; by a hold (entries and holds share one key space): `{"hold_id":"<id>","exist":"Hold already placed"}`; by a batch (POST /batches): `{"batch_id":"<id>","exist":"Batch already executed"}` */
             error: unknown;
         };
         /** transaction_not_found */
@@ -1080,6 +1169,10 @@ export interface components {
         };
         ResendWebhookInput: {
             event_id: number;
+        };
+        ReverseBatchInput: {
+            /** @default  */
+            note?: string;
         };
         ReverseTransactionInput: {
             request_id: string;
@@ -2829,6 +2922,541 @@ export interface operations {
             };
         };
     };
+    listBatches: {
+        parameters: {
+            query: {
+                user_id: number;
+                page?: number;
+                per_page?: number;
+            };
+            header?: {
+                /** @description A bookmark from an earlier answer: the read sees at least that state (its own writes); `first-primary` asks for the newest. Optional (docs/scaling.md#read-replicas). */
+                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeA"] & {
+                        /** @constant */
+                        status_code: 200;
+                        /** @constant */
+                        status: true;
+                        data: {
+                            batch_id: number;
+                            request_id: string;
+                            created_at: string;
+                            /** @enum {string} */
+                            status: "completed" | "reversed";
+                            balanced: boolean;
+                            reverses_batch_id: number | null;
+                            reversal_batch_id: number | null;
+                            transactions: {
+                                ID: number;
+                                post_author: string;
+                                post_date: string;
+                                post_date_gmt: string;
+                                post_content: string;
+                                post_title: string;
+                                /** @constant */
+                                post_excerpt: "";
+                                /** @constant */
+                                post_status: "publish";
+                                /** @constant */
+                                comment_status: "open";
+                                /** @constant */
+                                ping_status: "closed";
+                                /** @constant */
+                                post_password: "";
+                                post_name: string;
+                                /** @constant */
+                                to_ping: "";
+                                /** @constant */
+                                pinged: "";
+                                post_modified: string;
+                                post_modified_gmt: string;
+                                /** @constant */
+                                post_content_filtered: "";
+                                /** @constant */
+                                post_parent: 0;
+                                guid: string;
+                                /** @constant */
+                                menu_order: 0;
+                                /** @constant */
+                                post_type: "wallettransaction";
+                                /** @constant */
+                                post_mime_type: "";
+                                /** @constant */
+                                comment_count: "0";
+                                /** @constant */
+                                filter: "raw";
+                                date_time: string;
+                                wallet_symbol: string | null;
+                                wallet_decimal: number | null;
+                                amount: string;
+                                /** @enum {string} */
+                                txn_type: "CREDIT" | "DEBIT";
+                                amount_formatted_disp: string | null;
+                                note: string;
+                                batch_id: number;
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            /** @description `invalid_input`: "invalid input" */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal.invalid_input"];
+                };
+            };
+            /** @description `permission_missing`: "Permission denied"; `credentials_invalid`: "Permission denied" */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal.permission_missing"] | components["schemas"]["Refusal.credentials_invalid"];
+                };
+            };
+            /** @description `forbidden`: "Permission denied" */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal.forbidden"];
+                };
+            };
+            /** @description `user_not_found`: "Invalid User credentials" */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal.user_not_found"];
+                };
+            };
+            /** @description `internal_error`: "Internal error" */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal.internal_error"];
+                };
+            };
+            /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal.service_not_configured"] | components["schemas"]["Refusal.database_unavailable"];
+                };
+            };
+        };
+    };
+    createBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A bookmark from an earlier answer: the read sees at least that state (its own writes); `first-primary` asks for the newest. Optional (docs/scaling.md#read-replicas). */
+                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateBatchInput"];
+                "application/x-www-form-urlencoded": components["schemas"]["CreateBatchInput"];
+                "multipart/form-data": components["schemas"]["CreateBatchInput"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeA"] & {
+                        /** @constant */
+                        status_code: 200;
+                        /** @constant */
+                        status: true;
+                        data: {
+                            batch_id: number;
+                            request_id: string;
+                            transaction_ids: number[];
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_input`: "invalid input"; `insufficient_balance`: "Insufficient Balance" */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal.invalid_input"] | components["schemas"]["Refusal.insufficient_balance"];
+                };
+            };
+            /** @description `permission_missing`: "Permission denied"; `credentials_invalid`: "Permission denied" */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal.permission_missing"] | components["schemas"]["Refusal.credentials_invalid"];
+                };
+            };
+            /** @description `forbidden`: "Permission denied" */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal.forbidden"];
+                };
+            };
+            /** @description `user_not_found`: "Invalid User credentials" */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal.user_not_found"];
+                };
+            };
+            /** @description `transaction_exists`: "Transaction already exists" */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal.transaction_exists"];
+                };
+            };
+            /** @description `payload_too_large`: "Payload too large" */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal.payload_too_large"];
+                };
+            };
+            /** @description `rate_limited`: "Too many requests" */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal.rate_limited"];
+                };
+            };
+            /** @description `internal_error`: "Internal error" */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal.internal_error"];
+                };
+            };
+            /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal.service_not_configured"] | components["schemas"]["Refusal.database_unavailable"];
+                };
+            };
+        };
+    };
+    readBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A bookmark from an earlier answer: the read sees at least that state (its own writes); `first-primary` asks for the newest. Optional (docs/scaling.md#read-replicas). */
+                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
+            };
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeA"] & {
+                        /** @constant */
+                        status_code: 200;
+                        /** @constant */
+                        status: true;
+                        data: {
+                            batch_id: number;
+                            request_id: string;
+                            created_at: string;
+                            /** @enum {string} */
+                            status: "completed" | "reversed";
+                            balanced: boolean;
+                            reverses_batch_id: number | null;
+                            reversal_batch_id: number | null;
+                            transactions: {
+                                ID: number;
+                                post_author: string;
+                                post_date: string;
+                                post_date_gmt: string;
+                                post_content: string;
+                                post_title: string;
+                                /** @constant */
+                                post_excerpt: "";
+                                /** @constant */
+                                post_status: "publish";
+                                /** @constant */
+                                comment_status: "open";
+                                /** @constant */
+                                ping_status: "closed";
+                                /** @constant */
+                                post_password: "";
+                                post_name: string;
+                                /** @constant */
+                                to_ping: "";
+                                /** @constant */
+                                pinged: "";
+                                post_modified: string;
+                                post_modified_gmt: string;
+                                /** @constant */
+                                post_content_filtered: "";
+                                /** @constant */
+                                post_parent: 0;
+                                guid: string;
+                                /** @constant */
+                                menu_order: 0;
+                                /** @constant */
+                                post_type: "wallettransaction";
+                                /** @constant */
+                                post_mime_type: "";
+                                /** @constant */
+                                comment_count: "0";
+                                /** @constant */
+                                filter: "raw";
+                                date_time: string;
+                                wallet_symbol: string | null;
+                                wallet_decimal: number | null;
+                                amount: string;
+                                /** @enum {string} */
+                                txn_type: "CREDIT" | "DEBIT";
+                                amount_formatted_disp: string | null;
+                                note: string;
+                                batch_id: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_input`: "invalid input" */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal.invalid_input"];
+                };
+            };
+            /** @description `permission_missing`: "Permission denied"; `credentials_invalid`: "Permission denied" */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal.permission_missing"] | components["schemas"]["Refusal.credentials_invalid"];
+                };
+            };
+            /** @description `forbidden`: "Permission denied" */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal.forbidden"];
+                };
+            };
+            /** @description `batch_not_found`: "Batch not found" */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal.batch_not_found"];
+                };
+            };
+            /** @description `internal_error`: "Internal error" */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal.internal_error"];
+                };
+            };
+            /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal.service_not_configured"] | components["schemas"]["Refusal.database_unavailable"];
+                };
+            };
+        };
+    };
+    reverseBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A bookmark from an earlier answer: the read sees at least that state (its own writes); `first-primary` asks for the newest. Optional (docs/scaling.md#read-replicas). */
+                "x-d1-bookmark"?: components["parameters"]["Bookmark"];
+            };
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ReverseBatchInput"];
+                "application/x-www-form-urlencoded": components["schemas"]["ReverseBatchInput"];
+                "multipart/form-data": components["schemas"]["ReverseBatchInput"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeA"] & {
+                        /** @constant */
+                        status_code: 200;
+                        /** @constant */
+                        status: true;
+                        data: {
+                            batch_id: number;
+                            reversal_batch_id: number;
+                            transaction_ids: number[];
+                            reversed_transaction_ids: number[];
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_input`: "invalid input"; `insufficient_balance`: "Insufficient Balance" */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal.invalid_input"] | components["schemas"]["Refusal.insufficient_balance"];
+                };
+            };
+            /** @description `permission_missing`: "Permission denied"; `credentials_invalid`: "Permission denied" */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal.permission_missing"] | components["schemas"]["Refusal.credentials_invalid"];
+                };
+            };
+            /** @description `forbidden`: "Permission denied" */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal.forbidden"];
+                };
+            };
+            /** @description `batch_not_found`: "Batch not found" */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal.batch_not_found"];
+                };
+            };
+            /** @description `already_reversed`: "Transaction already reversed" */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal.already_reversed"];
+                };
+            };
+            /** @description `payload_too_large`: "Payload too large" */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal.payload_too_large"];
+                };
+            };
+            /** @description `rate_limited`: "Too many requests" */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal.rate_limited"];
+                };
+            };
+            /** @description `internal_error`: "Internal error" */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal.internal_error"];
+                };
+            };
+            /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal.service_not_configured"] | components["schemas"]["Refusal.database_unavailable"];
+                };
+            };
+        };
+    };
     createUser: {
         parameters: {
             query?: never;
@@ -4408,6 +5036,64 @@ export interface operations {
                                 captured_amount: number | null;
                                 captured_amount_formatted: string | null;
                                 transaction_id: number | null;
+                            } | {
+                                batch_id: number;
+                                request_id: string;
+                                created_at: string;
+                                /** @enum {string} */
+                                status: "completed" | "reversed";
+                                balanced: boolean;
+                                reverses_batch_id: number | null;
+                                reversal_batch_id: number | null;
+                                transactions: {
+                                    ID: number;
+                                    post_author: string;
+                                    post_date: string;
+                                    post_date_gmt: string;
+                                    post_content: string;
+                                    post_title: string;
+                                    /** @constant */
+                                    post_excerpt: "";
+                                    /** @constant */
+                                    post_status: "publish";
+                                    /** @constant */
+                                    comment_status: "open";
+                                    /** @constant */
+                                    ping_status: "closed";
+                                    /** @constant */
+                                    post_password: "";
+                                    post_name: string;
+                                    /** @constant */
+                                    to_ping: "";
+                                    /** @constant */
+                                    pinged: "";
+                                    post_modified: string;
+                                    post_modified_gmt: string;
+                                    /** @constant */
+                                    post_content_filtered: "";
+                                    /** @constant */
+                                    post_parent: 0;
+                                    guid: string;
+                                    /** @constant */
+                                    menu_order: 0;
+                                    /** @constant */
+                                    post_type: "wallettransaction";
+                                    /** @constant */
+                                    post_mime_type: "";
+                                    /** @constant */
+                                    comment_count: "0";
+                                    /** @constant */
+                                    filter: "raw";
+                                    date_time: string;
+                                    wallet_symbol: string | null;
+                                    wallet_decimal: number | null;
+                                    amount: string;
+                                    /** @enum {string} */
+                                    txn_type: "CREDIT" | "DEBIT";
+                                    amount_formatted_disp: string | null;
+                                    note: string;
+                                    batch_id: number;
+                                }[];
                             };
                         }[];
                     };

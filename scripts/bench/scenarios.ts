@@ -59,6 +59,29 @@ export function appScenarioMaker(runId: string) {
         body: JSON.stringify(body),
       },
     });
+    let batchSeq = 0;
+    const batch = (size: number): Scenario<S> => ({
+      server,
+      vs: "insert",
+      request: {
+        method: "POST",
+        path: `${apiPath}/batches`,
+        headers: { ...authed, ...JSON_HEADERS },
+        setupRequest: (req) => {
+          const n = ++batchSeq;
+          const operations = Array.from({ length: size }, (_, i) => ({
+            type: "credit",
+            user_id: fx.users[(n + i) % fx.users.length]!.id,
+            wallet_id: WALLETS[0],
+            amount: 1,
+          }));
+          return withBody(
+            req,
+            JSON.stringify({ request_id: `batch-${runId}-${size}-${n}`, operations }),
+          );
+        },
+      },
+    });
     const page = (userId: number, perPage: number) =>
       get(`/transactions?user_id=${userId}&security_code=1&per_page=${perPage}`, "noop");
     return {
@@ -84,6 +107,9 @@ export function appScenarioMaker(runId: string) {
           },
         },
       },
+      // A batch of 3 and of 100 credits (POST /batches): one D1 batch each, beside single credits.
+      "batches-3": batch(3),
+      "batches-100": batch(100),
       "credits-duplicate-409": refusedCredit(409, fx.duplicate),
       "credits-invalid-400": refusedCredit(400, {
         user_id: fx.users[0]!.id,

@@ -161,6 +161,7 @@ export function transactionInsert(e: PlannedEntry, before: number, after: number
       imported: "1",
       metaData: "NULL",
       holdId: "NULL",
+      batchId: "NULL",
     },
     `NOT EXISTS (SELECT 1 FROM transactions WHERE id = ${e.id})`,
   );
@@ -198,6 +199,7 @@ export function adjustmentInsert(a: Adjustment, before: number, after: number) {
       imported: "1",
       metaData: "NULL",
       holdId: "NULL",
+      batchId: "NULL",
     },
     `NOT EXISTS (SELECT 1 FROM transactions WHERE user_id = ${a.userId} AND request_key = ${key})`,
   );

@@ -4,6 +4,7 @@
 import { Hono } from "hono";
 import { apiKeysScreen } from "./api-keys";
 import { CSS, ICON, JS } from "./assets";
+import { batchScreen } from "./batch";
 import { consoleBoundary } from "./boundary";
 import { requireSettings } from "./configured";
 import type { ConsoleEnv } from "./env";
@@ -44,6 +45,7 @@ export function consoleRoutes() {
   app.route("/", userScreen);
   app.route("/", statementScreen);
   app.route("/", holdsScreen);
+  app.route("/", batchScreen);
   app.route("/outbox", outboxScreen);
   app.route("/", walletsScreen);
   app.route("/", apiKeysScreen);

@@ -156,7 +156,15 @@ function Entries(props: { d: UserData }) {
                   <td>
                     {new Date(e.createdAtS * 1000).toISOString().slice(0, 16).replace("T", " ")}
                   </td>
-                  <td>{e.reversesId ? `${e.txnType} (reversal of ${e.reversesId})` : e.txnType}</td>
+                  <td>
+                    {e.reversesId ? `${e.txnType} (reversal of ${e.reversesId})` : e.txnType}
+                    {e.batchId ? (
+                      <>
+                        {" "}
+                        <a href={`${BASE}/batches/${e.batchId}`}>batch {e.batchId}</a>
+                      </>
+                    ) : null}
+                  </td>
                   <td class="num">{formatMoney(e.amountMinor, wallet)}</td>
                   <td class="num">{formatMoney(e.balanceAfterMinor, wallet)}</td>
                   <td>{e.note}</td>

@@ -124,6 +124,10 @@ export const transactions = sqliteTable(
     // The hold this DEBIT captured (docs/ledger.md#holds); UNIQUE, so a hold is debited at most once.
     // Its foreign key is a trigger of drizzle/0012_holds.sql (the hold must be captured for this much).
     holdId: integer("hold_id"),
+    // The batch this entry was written in (POST /batches), NULL for every other entry. No foreign
+    // key: adding one would make drizzle-kit rebuild this table and drop its guarding triggers; the
+    // batch row is written in the same D1 batch, before its entries, by the one verb that sets this.
+    batchId: integer("batch_id"),
   },
   (t) => [
     uniqueIndex("transactions_user_request").on(t.userId, t.requestKey),
@@ -136,6 +140,10 @@ export const transactions = sqliteTable(
     uniqueIndex("transactions_reverses").on(t.reversesId).where(sql`${t.reversesId} IS NOT NULL`),
     // Partial: the entries no hold names (nearly all) write no index row for it.
     uniqueIndex("transactions_hold").on(t.holdId).where(sql`${t.holdId} IS NOT NULL`),
+    // Partial: entries of no batch (nearly all) write no index row to either. The second finds a
+    // user's batches (GET /batches) without reading the user's whole history.
+    index("transactions_batch").on(t.batchId).where(sql`${t.batchId} IS NOT NULL`),
+    index("transactions_user_batch").on(t.userId, t.batchId).where(sql`${t.batchId} IS NOT NULL`),
     check("transactions_txn_type", sql`${t.txnType} IN ('CREDIT', 'DEBIT')`),
     check(
       "transactions_amount_positive",
@@ -159,6 +167,41 @@ export const transactions = sqliteTable(
     ),
   ],
 );
+
+/**
+ * A batch of movements written all together or not at all (POST /batches, docs/ledger.md#batches).
+ * `request_key` is the caller's request_id folded like an entry's (ledger/request-key.ts): UNIQUE,
+ * so a repeated batch fails its D1 batch and writes nothing. A batch's reversal is a batch too,
+ * naming the one it reverses (UNIQUE, so a batch is reversed at most once); it has no request key.
+ * Rows never change (drizzle/0017_batches.sql): a batch's status is read from whether a reversal
+ * names it.
+ */
+export const batches = sqliteTable(
+  "batches",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    requestId: text("request_id").notNull(),
+    requestKey: text("request_key"),
+    balanced: integer("balanced", { mode: "boolean" }).notNull(),
+    /** How many entries the batch wrote: its last one to land completes it (its event's trigger). */
+    entryCount: integer("entry_count").notNull(),
+    createdAtS: integer("created_at_s").notNull(),
+    reversesBatchId: integer("reverses_batch_id").references((): AnySQLiteColumn => batches.id),
+  },
+  (t) => [
+    uniqueIndex("batches_request").on(t.requestKey),
+    uniqueIndex("batches_reverses")
+      .on(t.reversesBatchId)
+      .where(sql`${t.reversesBatchId} IS NOT NULL`),
+    check(
+      "batches_key_or_reversal",
+      sql`(${t.requestKey} IS NULL) = (${t.reversesBatchId} IS NOT NULL)`,
+    ),
+    check("batches_entry_count", sql`${t.entryCount} BETWEEN 1 AND 200`),
+  ],
+);
+
+export type BatchRow = typeof batches.$inferSelect;
 
 export const balances = sqliteTable(
   "balances",

@@ -7,6 +7,7 @@ import type { EventRow } from "../db/events";
 import type { HoldStatus } from "../db/holds";
 import type { EntryRow } from "../db/ledger";
 import type { Hold } from "../db/schema";
+import { batchRecord } from "../ledger/batches";
 import { holdRecord } from "../ledger/hold-record";
 import { type SiteSettings, transactionRecord } from "../ledger/transaction-record";
 import { walletRecord } from "../ledger/wallet-record";
@@ -20,6 +21,8 @@ export const EVENT_TYPES = [
   "hold.captured",
   "hold.voided",
   "hold.expired",
+  "batch.completed",
+  "batch.reversed",
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -112,9 +115,39 @@ const holdEventRecord = (s: HoldSnapshot) =>
     },
   });
 
+/** A batch and its entries as the trigger wrote them (drizzle/0017_batches.sql). */
+type BatchSnapshot = {
+  id: number;
+  request_id: string;
+  balanced: number;
+  created_at_s: number;
+  reversal_batch_id: number | null;
+  entries: EntrySnapshot[];
+};
+
+/** The batch as GET /batches/{id} answers it, as it stood when the event was written. */
+const batchEventRecord = (s: BatchSnapshot, site: SiteSettings) =>
+  batchRecord(
+    {
+      batch: {
+        id: s.id,
+        requestId: s.request_id,
+        balanced: s.balanced === 1,
+        createdAtS: s.created_at_s,
+        reversesBatchId: null,
+      },
+      reversalId: s.reversal_batch_id,
+      entries: s.entries.map(entryRow),
+    },
+    site,
+  );
+
 /** The entry as GET /transactions answers it; the snapshot holds every column that record reads. */
-function entryRecord(s: EntrySnapshot, site: SiteSettings) {
-  const row = {
+const entryRecord = (s: EntrySnapshot, site: SiteSettings) => transactionRecord(entryRow(s), site);
+
+/** A snapshot as the row a record is built from. */
+function entryRow(s: EntrySnapshot) {
+  return {
     entry: {
       id: s.id,
       userId: s.user_id,
@@ -137,7 +170,6 @@ function entryRecord(s: EntrySnapshot, site: SiteSettings) {
     decimals: s.decimals,
     extraDecimals: s.extra_decimals,
   } as unknown as EntryRow;
-  return transactionRecord(row, site);
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -170,6 +202,9 @@ function dataOf(row: EventRow, site: SiteSettings) {
     case "hold.voided":
     case "hold.expired":
       return holdEventRecord(snapshot as HoldSnapshot);
+    case "batch.completed":
+    case "batch.reversed":
+      return batchEventRecord(snapshot as BatchSnapshot, site);
     default:
       // A type a later version writes (read by an older isolate mid-deploy): its snapshot as stored.
       return snapshot as unknown;

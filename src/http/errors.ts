@@ -77,6 +77,11 @@ export const ERRORS = {
     message: "API key not found",
     error: '`{"id":"No API key <id>"}`',
   },
+  batch_not_found: {
+    status: 404,
+    message: "Batch not found",
+    error: '`{"id":"No batch <id>"}`',
+  },
   hold_not_found: {
     status: 404,
     message: "Hold not found",
@@ -86,7 +91,7 @@ export const ERRORS = {
     status: 409,
     message: "Transaction already exists",
     error:
-      '`{"txn_id":"<id>","exist":"Transaction already executed"}`: the request_id was used; by a hold (entries and holds share one key space): `{"hold_id":"<id>","exist":"Hold already placed"}`',
+      '`{"txn_id":"<id>","exist":"Transaction already executed"}`: the request_id was used; by a hold (entries and holds share one key space): `{"hold_id":"<id>","exist":"Hold already placed"}`; by a batch (POST /batches): `{"batch_id":"<id>","exist":"Batch already executed"}`',
   },
   hold_resolved: {
     status: 409,
@@ -97,7 +102,8 @@ export const ERRORS = {
   already_reversed: {
     status: 409,
     message: "Transaction already reversed",
-    error: '`{"id":"Transaction <id> was already reversed"}`',
+    error:
+      '`{"id":"Transaction <id> was already reversed"}`; a batch: `{"id":"Batch <id> was already reversed"}`',
   },
   wallet_exists: {
     status: 409,
@@ -279,6 +285,10 @@ export function amountRefusedText(refusal: AmountRefusal, wallet: Wallet) {
   }
 }
 
+/** A ledger's refusal of a movement, in wallet/v1's words. */
+const ledgerAnswer = (reason: "insufficient-balance" | "balance-limit") =>
+  answerOf({ code: reason === "insufficient-balance" ? "insufficient_balance" : "balance_limit" });
+
 /** A refusal of the service, in wallet/v1's words (the plugin's dialect answers these alike). */
 function answerOf(reason: RefusalReason): ApiError {
   switch (reason.code) {
@@ -366,6 +376,34 @@ function answerOf(reason: RefusalReason): ApiError {
       return invalidInput({ url: URL_RULE_TEXT[reason.rule] });
     case "event_not_found":
       return apiError("event_not_found", { event_id: `No event ${reason.eventId}` });
+    case "batch_operation":
+      return inOperation(
+        reason.index,
+        typeof reason.refused === "string"
+          ? ledgerAnswer(reason.refused)
+          : answerOf(reason.refused),
+      );
+    case "batch_unbalanced":
+      return invalidInput({
+        balanced: `credits (${reason.creditsText}) and debits (${reason.debitsText}) differ in wallet ${reason.walletId}`,
+      });
+    case "batch_exists":
+      return apiError("transaction_exists", {
+        batch_id: String(reason.batchId),
+        exist: "Batch already executed",
+      });
+    case "batch_not_found":
+      return apiError("batch_not_found", { id: `No batch ${reason.ref}` });
+    case "batch_already_reversed":
+      return apiError("already_reversed", { id: `Batch ${reason.ref} was already reversed` });
+    case "batch_reversal_refused": {
+      const refused = ledgerAnswer(reason.refused);
+      const error = refused.error as Record<string, string>;
+      return new ApiError(refused.status, refused.message, {
+        ...error,
+        transaction_id: String(reason.entryId),
+      });
+    }
   }
 }
 
@@ -378,6 +416,18 @@ const URL_RULE_TEXT: Record<UrlRule, string> = {
   "private-host": "url must not point at a private, loopback or link-local address",
   "not-public-name": "url must name a public host",
 };
+
+/**
+ * An operation's refusal, naming it: an object's keys become `operations[<index>].<key>`, a list's
+ * texts begin `operations[<index>]: `, so a client can tell which operation refused the batch.
+ */
+function inOperation(index: number, err: ApiError) {
+  const at = `operations[${index}]`;
+  const error = Array.isArray(err.error)
+    ? err.error.map((text) => `${at}: ${String(text)}`)
+    : Object.fromEntries(Object.entries(err.error as object).map(([k, v]) => [`${at}.${k}`, v]));
+  return new ApiError(err.status, err.message, error, err.headers);
+}
 
 /**
  * Whether the ledger refused a write because a user or wallet it names was deleted through another

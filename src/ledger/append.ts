@@ -4,7 +4,7 @@ import { and, eq, fillPlaceholders, type Placeholder, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { type Db, d1ErrorText } from "../db/client";
 import { selectList } from "../db/insert-select";
-import { balances, holds, transactions } from "../db/schema";
+import { balances, batches, holds, transactions } from "../db/schema";
 import { requestKey as keyOf } from "./request-key";
 import { uniqueSlug } from "./unique-slug";
 
@@ -29,7 +29,12 @@ export type NewEntry = {
   metaData?: string;
   /** The hold a capture's DEBIT settles (ledger/holds.ts); unkeyed, its hold holds the key. */
   holdId?: number;
+  /** The batch row written before it in the same D1 batch (ledger/batches.ts), found by its key. */
+  batch?: BatchRef;
 };
+
+/** How an entry names its batch's row: by the batch's request key, or the batch it reverses. */
+export type BatchRef = { requestKey: string } | { reversesBatchId: number };
 
 /** Why the database refused a movement: a CHECK on the entry failed, so the whole batch rolled back. */
 export class LedgerRefusal extends Error {
@@ -84,7 +89,13 @@ type EntryValues = {
 };
 
 /** What changes an entry's SQL text (the rest only its bound values). */
-type EntryShape = { after?: string; withGuid: boolean; reverses: boolean; hold: boolean };
+type EntryShape = {
+  after?: string;
+  withGuid: boolean;
+  reverses: boolean;
+  hold: boolean;
+  batch?: BatchRef;
+};
 
 const valuesOf = (e: NewEntry): EntryValues => ({
   userId: e.userId,
@@ -111,10 +122,17 @@ const shapeOf = (e: NewEntry, after?: string): EntryShape => ({
   withGuid: e.guidSite !== null,
   reverses: e.reversesId !== undefined,
   hold: e.holdId !== undefined,
+  batch: e.batch,
 });
 
+/** The id of the batch row an entry's batch statement wrote before it. */
+const batchIdOf = (ref: BatchRef) =>
+  "requestKey" in ref
+    ? sql`(SELECT id FROM ${batches} WHERE request_key = ${ref.requestKey})`
+    : sql`(SELECT id FROM ${batches} WHERE reverses_batch_id = ${ref.reversesBatchId})`;
+
 function insertRow(db: Db, v: EntryValues, shape: EntryShape) {
-  const { after } = shape;
+  const { after, batch } = shape;
   // Guards in the WHERE, not only ON CONFLICT: a CHECK (overdraft) is judged before a conflict is.
   const once = after
     ? sql`EXISTS (SELECT 1 FROM ${transactions} WHERE transfer_id = ${after})`
@@ -126,8 +144,10 @@ function insertRow(db: Db, v: EntryValues, shape: EntryShape) {
   // The first entry of a movement skips quietly when its reversal is already done (a clean 409);
   // a later one must never skip alone, so the transactions_reversed_once trigger (backed by
   // UNIQUE(reverses_id)) fails it and aborts the batch.
-  const guard =
-    !shape.reverses || after
+  // A batch's entry never skips: a used key or a reversed entry fails it, and the whole batch with it.
+  const guard = batch
+    ? sql`1`
+    : !shape.reverses || after
       ? once
       : sql`${once} AND NOT EXISTS (SELECT 1 FROM ${transactions} WHERE reverses_id = ${v.reversesId})`;
   // D1 binds JS numbers as REAL: the CASTs keep the balance arithmetic in 64-bit integers. The
@@ -165,13 +185,16 @@ function insertRow(db: Db, v: EntryValues, shape: EntryShape) {
     imported: sql`0`,
     metaData: v.metaData,
     holdId: v.holdId,
+    batchId: batch ? batchIdOf(batch) : null,
   });
   const row = sql`SELECT ${values}
     FROM (SELECT coalesce((SELECT balance_minor FROM ${balances} WHERE user_id = ${v.userId} AND wallet_id = ${v.walletId}), 0) AS minor) b,
       (SELECT ${uniqueSlug(v.slugBase)} AS slug) s
     WHERE ${guard}`;
   const insert = db.insert(transactions).select(row);
-  return (after ? insert : insert.onConflictDoNothing()).returning({ id: transactions.id });
+  return (after || batch ? insert : insert.onConflictDoNothing()).returning({
+    id: transactions.id,
+  });
 }
 
 /** What holds (user, request_id): an entry, or a hold (one key space for both), or nothing. */

@@ -1,6 +1,6 @@
 import type { Db } from "../db/client";
 import type { Wallet } from "../db/wallets";
-import { type AppendResult, appendEntries, type NewEntry } from "./append";
+import { type AppendResult, appendEntries, type BatchRef, type NewEntry } from "./append";
 import { postTitle, slugify } from "./post-format";
 
 export type EntrySpec = {
@@ -16,6 +16,7 @@ export type EntrySpec = {
   reversesId?: number;
   metaData?: string;
   holdId?: number;
+  batch?: BatchRef;
 };
 
 /**
@@ -51,6 +52,7 @@ export function entry(spec: EntrySpec, { nowMs, guidSite }: EntryStamp): NewEntr
     reversesId: spec.reversesId,
     metaData: spec.metaData,
     holdId: spec.holdId,
+    batch: spec.batch,
   };
 }
 

@@ -2,7 +2,7 @@
 // the test suite receives (test/helpers.ts) and published in the OpenAPI document.
 import * as v from "valibot";
 
-import { TransactionAnswer } from "../wallet/rules";
+import { BatchAnswer, TransactionAnswer } from "../wallet/rules";
 
 export { TransactionAnswer };
 
@@ -18,6 +18,19 @@ export const TransferAnswer = v.strictObject({
 });
 
 export const ReversalAnswer = v.strictObject({
+  transaction_ids: v.array(id),
+  reversed_transaction_ids: v.array(id),
+});
+
+export const BatchCreatedAnswer = v.strictObject({
+  batch_id: id,
+  request_id: v.string(),
+  transaction_ids: v.array(id),
+});
+
+export const BatchReversalAnswer = v.strictObject({
+  batch_id: id,
+  reversal_batch_id: id,
   transaction_ids: v.array(id),
   reversed_transaction_ids: v.array(id),
 });
@@ -183,7 +196,7 @@ export const EventAnswer = v.strictObject({
   id,
   type: v.string(),
   timestamp: v.string(),
-  data: v.union([TransactionAnswer, UserEventAnswer, WalletAnswer, HoldAnswer]),
+  data: v.union([TransactionAnswer, UserEventAnswer, WalletAnswer, HoldAnswer, BatchAnswer]),
 });
 
 /** GET /balances: per wallet, the ledger balance, what holds reserve of it, and what is available. */

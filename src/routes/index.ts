@@ -6,6 +6,9 @@ import { createApiKey } from "./api-keys/create";
 import { deleteApiKey, getApiKeys } from "./api-keys/manage";
 import { readAvailableBalances } from "./balances/available";
 import { readBalance } from "./balances/read";
+import { createBatch } from "./batches/create";
+import { listBatchesRoute, readBatchRoute } from "./batches/read";
+import { reverseBatchRoute } from "./batches/reverse";
 import { createCredit } from "./credits/create";
 import { createDebit } from "./debits/create";
 import { listEvents } from "./events/list";
@@ -75,6 +78,10 @@ export const ROUTES: readonly Route<DocumentedInfo>[] = [
   readStatementRoute,
   readTransaction,
   reverseTransaction,
+  createBatch,
+  listBatchesRoute,
+  readBatchRoute,
+  reverseBatchRoute,
   createUser,
   login,
   logout,

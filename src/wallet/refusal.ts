@@ -64,7 +64,20 @@ export type RefusalReason =
   /** A mailed link or code that is forged, used, expired or for an address the user left. */
   | { code: "mail_link_invalid" }
   /** A field the service judged out of its range (a future instant, a range that ends before it starts). */
-  | { code: "invalid_field"; field: string; why: string };
+  | { code: "invalid_field"; field: string; why: string }
+  /** One operation of a batch (0-based `index`) refused the whole batch; nothing was written. */
+  | { code: "batch_operation"; index: number; refused: RefusalReason | LedgerVerdict }
+  /** A balanced batch whose credits and debits differ in a wallet (amounts as major-unit text). */
+  | { code: "batch_unbalanced"; walletId: string; creditsText: string; debitsText: string }
+  /** A batch's request_id already used: the batch it made. */
+  | { code: "batch_exists"; batchId: number }
+  | { code: "batch_not_found"; ref: string }
+  | { code: "batch_already_reversed"; ref: string }
+  /** A batch reversal refused at one of its entries (`entryId`); nothing was written. */
+  | { code: "batch_reversal_refused"; entryId: number; refused: LedgerVerdict };
+
+/** What the ledger's own guards refuse an entry for (ledger/append.ts LedgerRefusal). */
+export type LedgerVerdict = "insufficient-balance" | "balance-limit";
 
 export class Refusal extends Error {
   constructor(readonly reason: RefusalReason) {

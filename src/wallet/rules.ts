@@ -3,6 +3,7 @@
 // database, no caller), written once in ledger/ and reached by dialects only through the service.
 // Verbs answer rows and minor units; each dialect words them with these.
 
+export { BatchAnswer, batchRecord } from "../ledger/batches";
 export { holdRecord, major } from "../ledger/hold-record";
 export {
   amountToMinor,

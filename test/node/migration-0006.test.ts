@@ -77,10 +77,14 @@ describe("migration 0006 on a database in use", () => {
       "SELECT * FROM transactions ORDER BY id; SELECT * FROM balances ORDER BY user_id, wallet_id; PRAGMA foreign_key_check; " +
         "SELECT seq FROM sqlite_sequence WHERE name = 'transactions'; SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name",
     );
-    // Columns added since (imported by 0006, meta_data by 0007, hold_id by 0010) aside, every row
-    // is as it was.
-    expect(entries.map(({ imported, meta_data, hold_id, ...rest }) => rest)).toEqual(entriesBefore);
-    expect(entries.every((e) => e.meta_data === null && e.hold_id === null)).toBe(true);
+    // Columns added since (imported by 0006, meta_data by 0007, hold_id by 0010, batch_id by 0017)
+    // aside, every row is as it was.
+    expect(entries.map(({ imported, meta_data, hold_id, batch_id, ...rest }) => rest)).toEqual(
+      entriesBefore,
+    );
+    expect(
+      entries.every((e) => e.meta_data === null && e.hold_id === null && e.batch_id === null),
+    ).toBe(true);
     // The earlier import's entries: a guid, a site-local date, or the import's own request_id.
     expect(entries.map((e) => [e.id, e.imported])).toEqual([
       [10, 0],
@@ -101,10 +105,14 @@ describe("migration 0006 on a database in use", () => {
       "balances_follow_ledger_insert",
       "balances_follow_ledger_update",
       "balances_no_delete",
+      // Batches (0017): rows never change; an entry names a batch with room for it.
+      "batches_no_delete",
+      "batches_no_update",
       // A deleted wallet id's units (0015), kept for good.
       "deleted_wallets_no_delete",
       "deleted_wallets_no_update",
       // The outbox (0011): each change's event, written by the statement that makes the change.
+      "events_batch_written",
       "events_hold_captured",
       "events_hold_placed",
       "events_hold_resolved",
@@ -118,6 +126,7 @@ describe("migration 0006 on a database in use", () => {
       "holds_within_available",
       "transactions_apply_to_balance",
       "transactions_balance_limit",
+      "transactions_batch_known",
       "transactions_chain_guard",
       "transactions_hold_captured",
       "transactions_no_delete",

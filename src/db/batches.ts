@@ -1,0 +1,98 @@
+// Reads of batches (docs/ledger.md#batches): a batch, its entries, the batches touching a user, and
+// the positions a refused batch is judged against. Batches are written only by ledger/batches.ts.
+import { and, asc, count, desc, eq, inArray, isNotNull, sql } from "drizzle-orm";
+import type { Db } from "./client";
+import { entryWithWallet } from "./ledger";
+import { type BatchRow, balances, batches, holds, transactions } from "./schema";
+
+export type { BatchRow };
+
+/** The batch that reverses batch `b`, as a column: its id, or null. */
+const reversalId = sql<
+  number | null
+>`(SELECT r.id FROM ${batches} r WHERE r.reverses_batch_id = ${batches}.id)`;
+
+/** These batches (in the order of `ids`), each with the batch reversing it and its entries, oldest first. */
+export async function findBatches(db: Db, ids: number[]) {
+  if (ids.length === 0) return [];
+  const [rows, entries] = await db.batch([
+    db
+      .select({ batch: batches, reversalId: reversalId.as("reversal_id") })
+      .from(batches)
+      .where(inArray(batches.id, ids)),
+    entryWithWallet(db).where(inArray(transactions.batchId, ids)).orderBy(asc(transactions.id)),
+  ]);
+  const byId = new Map(rows.map((r) => [r.batch.id, { ...r, entries: [] as typeof entries }]));
+  for (const e of entries) byId.get(e.entry.batchId!)?.entries.push(e);
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}
+
+/** One batch, as findBatches reads it, or undefined. */
+export const findBatch = async (db: Db, id: number) => (await findBatches(db, [id]))[0];
+
+/** The batch a request key names, or undefined. */
+export const findBatchByKey = (db: Db, requestKey: string) =>
+  db.select({ id: batches.id }).from(batches).where(eq(batches.requestKey, requestKey)).get();
+
+/** Of these entries, the ones some entry already reverses. */
+export async function reversedAmong(db: Db, ids: number[]) {
+  if (ids.length === 0) return new Set<number>();
+  const rows = await db
+    .select({ id: transactions.reversesId })
+    .from(transactions)
+    .where(inArray(transactions.reversesId, ids));
+  return new Set(rows.map((r) => r.id!));
+}
+
+/** Batches with an entry of `userId`, newest first, a page of them and how many there are. */
+export async function listBatchesOf(db: Db, userId: number, offset: number, limit: number) {
+  const touching = sql`${batches.id} IN (SELECT ${transactions.batchId} FROM ${transactions}
+    WHERE ${transactions.userId} = ${userId} AND ${transactions.batchId} IS NOT NULL)`;
+  const [rows, totals] = await db.batch([
+    db
+      .select({ id: batches.id })
+      .from(batches)
+      .where(touching)
+      .orderBy(desc(batches.id))
+      .limit(limit)
+      .offset(offset),
+    db.select({ n: count() }).from(batches).where(touching),
+  ]);
+  return { ids: rows.map((r) => r.id), total: totals[0]?.n ?? 0 };
+}
+
+/**
+ * Each (user, wallet)'s balance and what counting holds reserve at `nowS`: what a refused batch's
+ * legs are replayed against to name the one that could not be paid (the database already refused it).
+ */
+export async function positions(
+  db: Db,
+  pairs: { userId: number; walletId: string }[],
+  nowS: number,
+) {
+  const queries = pairs.map(({ userId, walletId }) =>
+    db
+      .select({
+        balanceMinor: sql<number>`coalesce((SELECT ${balances.balanceMinor} FROM ${balances}
+          WHERE ${balances.userId} = ${userId} AND ${balances.walletId} = ${walletId}), 0)`,
+        heldMinor: sql<number>`(SELECT coalesce(sum(${holds.amountMinor}), 0) FROM ${holds}
+          WHERE ${holds.userId} = ${userId} AND ${holds.walletId} = ${walletId}
+            AND ${holds.status} = 'held' AND ${holds.expiresAtS} > ${nowS})`,
+      })
+      .from(sql`(SELECT 1)`),
+  );
+  const [first, ...rest] = queries;
+  if (!first) return [];
+  const results = await db.batch([first, ...rest]);
+  return results.map((rows) => rows[0] ?? { balanceMinor: 0, heldMinor: 0 });
+}
+
+/** Whether any entry is in a batch (kept for the console's entry page: does it link a batch). */
+export const batchOfEntry = async (db: Db, entryId: number) =>
+  (
+    await db
+      .select({ batchId: transactions.batchId })
+      .from(transactions)
+      .where(and(eq(transactions.id, entryId), isNotNull(transactions.batchId)))
+      .get()
+  )?.batchId ?? undefined;

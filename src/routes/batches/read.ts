@@ -1,0 +1,68 @@
+import * as v from "valibot";
+import { ok } from "../../http/envelope";
+import { defineRoute } from "../../http/route";
+import { siteUrl } from "../../http/site";
+import { fields, readerFields } from "../../http/validation";
+import { pageLinks } from "../../http/wp-core";
+import { listBatches, readBatch } from "../../wallet/batch-reads";
+import { BatchAnswer, batchRecord } from "../../wallet/rules";
+import { BatchListParams, BatchPath } from "./schemas";
+
+export const readBatchRoute = defineRoute(
+  {
+    path: "/batches/{id}",
+    method: "GET",
+    operationId: "readBatch",
+    summary: "One batch, its status and its entries",
+    auth: "admin",
+    access: "read",
+    params: fields(BatchPath),
+    envelope: "A",
+    errors: ["batch_not_found"],
+    success: 200,
+    data: BatchAnswer,
+    patterns: { id: "[0-9]+" },
+  },
+  async (c, { id }) => {
+    const found = await readBatch(c.var.service, id);
+    const site = { siteUrl: siteUrl(c), timeZone: c.env.SITE_TIMEZONE };
+    return ok(c, 200, "Batch retrieved", batchRecord(found, site));
+  },
+);
+
+export const listBatchesRoute = defineRoute(
+  {
+    path: "/batches",
+    method: "GET",
+    operationId: "listBatches",
+    summary: "The batches with an entry of a user, newest first",
+    auth: "admin",
+    access: "read",
+    params: readerFields(BatchListParams),
+    envelope: "A",
+    errors: ["invalid_input", "user_not_found"],
+    success: 200,
+    data: v.array(BatchAnswer),
+  },
+  async (c, q) => {
+    const { batches, total } = await listBatches(c.var.service, {
+      userId: q.user_id,
+      page: q.page,
+      perPage: q.per_page,
+    });
+    const site = { siteUrl: siteUrl(c), timeZone: c.env.SITE_TIMEZONE };
+    const pages = Math.ceil(total / q.per_page);
+    const links = pageLinks(new URL(c.req.url), siteUrl(c), q.page, pages);
+    return ok(
+      c,
+      200,
+      "Batches retrieved",
+      batches.map((b) => batchRecord(b, site)),
+      {
+        "X-WP-Total": String(total),
+        "X-WP-TotalPages": String(pages),
+        ...(links.length > 0 ? { Link: links.join(", ") } : {}),
+      },
+    );
+  },
+);

@@ -1,0 +1,168 @@
+import type { Context } from "hono";
+import * as v from "valibot";
+import type { AppEnv } from "../../env";
+import { amountRefusedText, invalidInput } from "../../http/errors";
+import {
+  amountField,
+  noteField,
+  pathIdField,
+  requestIdField,
+  userIdField,
+  walletIdField,
+} from "../../http/fields";
+import type { Params } from "../../http/params";
+import type { Input } from "../../http/route";
+import { checkFields, EMPTY } from "../../http/validation";
+import { type BatchInput, type BatchOperation, MAX_OPERATIONS } from "../../wallet/batches";
+import { findWallet } from "../../wallet/directory";
+import { amountToMinor } from "../../wallet/rules";
+import { PAGE_FIELDS } from "../transactions/schemas";
+
+/** A credit's or debit's fields, in the order their errors are reported (as the single routes'). */
+const EntryOperation = v.object({
+  user_id: userIdField(),
+  wallet_id: walletIdField,
+  amount: amountField,
+  note: noteField,
+});
+
+const TransferOperation = v.object({
+  from_user_id: userIdField("from_user_id"),
+  to_user_id: userIdField("to_user_id"),
+  wallet_id: walletIdField,
+  amount: amountField,
+  note: noteField,
+});
+
+const TYPES = ["credit", "debit", "transfer"] as const;
+const TYPE_TEXT = "type must be credit, debit or transfer";
+const LIST_TEXT = "operations must be a list of operations";
+const MAX_TEXT_OPS = `operations must hold at most ${MAX_OPERATIONS} operations`;
+
+const balancedField = v.pipe(
+  v.union([v.boolean(), v.string(), v.number()], "balanced must be true or false"),
+  v.transform((b) => String(b).toLowerCase()),
+  v.picklist(["true", "false", "1", "0"], "balanced must be true or false"),
+  v.transform((b) => b === "true" || b === "1"),
+);
+
+/** The body as documented (OpenAPI); `readBatchInput` enforces it, naming each operation's fields. */
+export const BatchParams = v.object({
+  request_id: requestIdField,
+  balanced: v.optional(balancedField, false),
+  operations: v.pipe(
+    v.array(
+      v.variant(
+        "type",
+        [
+          v.object({
+            type: v.picklist(["credit", "debit"], TYPE_TEXT),
+            ...EntryOperation.entries,
+          }),
+          v.object({ type: v.literal("transfer", TYPE_TEXT), ...TransferOperation.entries }),
+        ],
+        TYPE_TEXT,
+      ),
+      LIST_TEXT,
+    ),
+    v.minLength(1, EMPTY),
+    v.maxLength(MAX_OPERATIONS, MAX_TEXT_OPS),
+  ),
+});
+
+const TopParams = v.object({
+  request_id: BatchParams.entries.request_id,
+  balanced: BatchParams.entries.balanced,
+});
+
+/** PHP's form names (`operations[2][amount]=9.50`) as the list a JSON body sends. */
+function formOperations(params: Params): unknown {
+  const ops: Record<string, unknown>[] = [];
+  for (const [name, value] of Object.entries(params)) {
+    const m = /^operations\[(\d{1,4})\]\[([a-z_]{1,32})\]$/.exec(name);
+    if (!m) continue;
+    const i = Number(m[1]);
+    if (i > MAX_OPERATIONS) return { length: i + 1 };
+    ops[i] = { ...ops[i], [m[2]!]: value };
+  }
+  return ops.length === 0 ? undefined : Array.from(ops, (op) => op ?? {});
+}
+
+/** Operation `i`'s fields and errors, keyed `operations[i].<field>`. */
+async function readOperation(
+  c: Context<AppEnv>,
+  raw: unknown,
+  at: string,
+  errors: Record<string, string>,
+): Promise<BatchOperation | undefined> {
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
+    errors[at] = "each operation must be an object";
+    return undefined;
+  }
+  // A JSON null counts as a missing field, as in every body.
+  const op = Object.fromEntries(Object.entries(raw).filter(([, x]) => x !== null));
+  const type = typeof op.type === "string" ? op.type.toLowerCase() : op.type;
+  if (type === undefined || type === "") errors[`${at}.type`] = EMPTY;
+  if (type === undefined || type === "" || !TYPES.includes(type as never)) {
+    errors[`${at}.type`] ??= TYPE_TEXT;
+    return undefined;
+  }
+  const schema = type === "transfer" ? TransferOperation : EntryOperation;
+  const { output, errors: found = {} } = checkFields(schema, op);
+  const walletId = found.wallet_id ? undefined : v.parse(walletIdField, op.wallet_id);
+  const wallet = walletId === undefined ? undefined : await findWallet(c.var.service, walletId);
+  if (walletId !== undefined && !wallet) found.wallet_id = "wallet_id not found";
+  if (wallet && !found.amount) {
+    const minor = amountToMinor(op.amount as string | number, wallet, "refuse-excess-places");
+    if (typeof minor !== "number") found.amount = amountRefusedText(minor, wallet);
+  }
+  if (output && "from_user_id" in output && output.from_user_id === output.to_user_id)
+    found.to_user_id ??= "to_user_id must differ from from_user_id";
+  for (const key of Object.keys(schema.entries))
+    if (found[key] !== undefined) errors[`${at}.${key}`] = found[key];
+  if (!output || Object.keys(found).length > 0) return undefined;
+  const common = {
+    walletId: output.wallet_id,
+    amount: { sent: output.amount.text, policy: "refuse-excess-places" as const },
+    note: output.note,
+  };
+  return "from_user_id" in output
+    ? {
+        ...common,
+        type: "transfer",
+        from: { id: output.from_user_id },
+        to: { id: output.to_user_id },
+      }
+    : { ...common, type: type as "credit" | "debit", user: { id: output.user_id } };
+}
+
+/**
+ * A batch's body: its request_id and `balanced`, then each operation validated as its single route
+ * validates it (the wallet judging the amount), every error reported together, named by operation.
+ */
+async function readBatchInput(c: Context<AppEnv>, params: Params): Promise<BatchInput> {
+  const { output, errors = {} } = checkFields(TopParams, params);
+  const raw = params.operations ?? formOperations(params);
+  const ops: BatchOperation[] = [];
+  if (raw === undefined || raw === "") errors.operations = EMPTY;
+  else if (!Array.isArray(raw) && !(typeof raw === "object" && raw !== null && "length" in raw))
+    errors.operations = LIST_TEXT;
+  else if ((raw as { length: number }).length === 0) errors.operations = EMPTY;
+  else if ((raw as { length: number }).length > MAX_OPERATIONS) errors.operations = MAX_TEXT_OPS;
+  else
+    for (const [i, item] of (raw as unknown[]).entries()) {
+      const op = await readOperation(c, item, `operations[${i}]`, errors);
+      if (op) ops.push(op);
+    }
+  if (!output || Object.keys(errors).length > 0) throw invalidInput(errors);
+  return { requestId: output.request_id, balanced: output.balanced, operations: ops };
+}
+
+export const batchFields: Input<BatchInput> = { schema: BatchParams, read: readBatchInput };
+
+/** A batch's `{id}`. */
+export const BatchPath = v.object({ id: pathIdField });
+
+export const ReverseBatchParams = v.object({ id: pathIdField, note: noteField });
+
+export const BatchListParams = v.object({ user_id: userIdField(), ...PAGE_FIELDS });

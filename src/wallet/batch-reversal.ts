@@ -1,0 +1,118 @@
+// A batch reversed as a whole: every entry's opposite (linked by reverses_id, never an edit) written
+// as one new batch naming the one it reverses, in one D1 batch, or nothing. UNIQUE(reverses_batch_id)
+// makes a second reversal fail; UNIQUE(reverses_id) fails it when an entry was reversed on its own;
+// a reversal that would overdraw fails the overdraft CHECK, as any debit does.
+import { findBatch, reversedAmong } from "../db/batches";
+import { findUsers } from "../db/users";
+import { findWalletCached, type Wallet } from "../db/wallets";
+import { LedgerRefusal, type NewEntry } from "../ledger/append";
+import { appendBatch, BatchConflict } from "../ledger/batches";
+import { entry } from "../ledger/entries";
+import { firstUnpaid, verdictOf } from "./batches";
+import { requireAdmin, type ServiceContext } from "./context";
+import { Refusal } from "./refusal";
+
+export async function reverseBatch(
+  ctx: ServiceContext,
+  { id, ref, note }: { id: number | null; ref: string; note: string },
+) {
+  requireAdmin(ctx, "write");
+  const found = id === null ? undefined : await findBatch(ctx.db, id);
+  if (!found || id === null) throw new Refusal({ code: "batch_not_found", ref });
+  if (found.batch.reversesBatchId !== null)
+    throw new Refusal({ code: "not_reversible", why: "a batch reversal cannot be reversed" });
+  if (found.reversalId !== null) throw new Refusal({ code: "batch_already_reversed", ref });
+  // Newest first, undoing the batch as it was done: a leg that paid a later one out (a credit then
+  // transferred on) is undone after it, so a batch whose money stayed put always reverses.
+  const originals = found.entries.map((row) => row.entry).reverse();
+  const reversed = await reversedAmong(
+    ctx.db,
+    originals.map((e) => e.id),
+  );
+  const alreadyReversed = (ids: Set<number>) => {
+    const hit = originals.find((e) => ids.has(e.id));
+    return hit && new Refusal({ code: "already_reversed", ref: String(hit.id) });
+  };
+  const early = alreadyReversed(reversed);
+  if (early) throw early;
+
+  const users = await findUsers(
+    ctx.db,
+    originals.map((e) => e.userId),
+  );
+  const wallets = new Map<string, Wallet>();
+  for (const e of originals)
+    if (!wallets.has(e.walletId))
+      wallets.set(e.walletId, (await findWalletCached(ctx.db, e.walletId)) as Wallet);
+  const stamp = ctx.stamp();
+  // A transfer's halves stay linked in the reversal, under a new transfer id of their own.
+  const transferIds = new Map<string, string>();
+  const entries = originals.map((e) => {
+    const transferId =
+      e.transferId === null
+        ? undefined
+        : (transferIds.get(e.transferId) ??
+          transferIds.set(e.transferId, crypto.randomUUID()).get(e.transferId));
+    return entry(
+      {
+        user: { id: e.userId, username: users.get(e.userId)?.username ?? "" },
+        wallet: wallets.get(e.walletId)!,
+        txnType: e.txnType === "CREDIT" ? "DEBIT" : "CREDIT",
+        amountMinor: e.amountMinor,
+        amountText: e.amountText,
+        requestId: e.requestId,
+        keyed: false,
+        note: note || `Reversal of transaction ${e.id}`,
+        transferId,
+        reversesId: e.id,
+        batch: { reversesBatchId: id },
+      },
+      stamp,
+    );
+  });
+  try {
+    const written = await appendBatch(
+      ctx.db,
+      {
+        requestId: found.batch.requestId,
+        requestKey: null,
+        balanced: found.batch.balanced,
+        entryCount: entries.length,
+        createdAtS: Math.floor(stamp.nowMs / 1000),
+        reversesBatchId: id,
+      },
+      entries as [NewEntry, ...NewEntry[]],
+    );
+    return {
+      batchId: id,
+      reversalBatchId: written.batchId,
+      transactionIds: written.ids,
+      reversedIds: originals.map((e) => e.id),
+    };
+  } catch (err) {
+    if (err instanceof BatchConflict && err.reason === "reversed")
+      throw new Refusal({ code: "batch_already_reversed", ref });
+    // An entry reversed on its own meanwhile.
+    if (err instanceof LedgerRefusal && err.reason === "already-reversed")
+      throw (
+        alreadyReversed(
+          await reversedAmong(
+            ctx.db,
+            originals.map((e) => e.id),
+          ),
+        ) ?? err
+      );
+    const verdict = verdictOf(err);
+    if (!verdict) throw err;
+    const i = await firstUnpaid(
+      ctx,
+      entries.map((e) => ({
+        userId: e.userId,
+        walletId: e.walletId,
+        signedMinor: e.txnType === "CREDIT" ? e.amountMinor : -e.amountMinor,
+      })),
+    );
+    const at = originals[i === -1 ? 0 : i]!;
+    throw new Refusal({ code: "batch_reversal_refused", entryId: at.id, refused: verdict });
+  }
+}

@@ -1,0 +1,203 @@
+// Batches: several credits, debits and transfers as one all-or-nothing movement (a sale with its
+// fee, a payroll, a split). The verb resolves every leg as the single verbs do (movements.ts), then
+// writes all of them in one D1 batch, so the ledger's own guards (the overdraft CHECK, holds, the
+// UNIQUE keys) refuse the whole batch or none of it. A refusal names the operation it came from.
+
+import { findBatchByKey, positions } from "../db/batches";
+import { findUsers } from "../db/users";
+import type { Wallet } from "../db/wallets";
+import { LedgerRefusal, type NewEntry, usedUnder } from "../ledger/append";
+import { appendBatch, BatchConflict } from "../ledger/batches";
+import { entry } from "../ledger/entries";
+import { minorToText, storageDecimals } from "../ledger/money";
+import { requestKey } from "../ledger/request-key";
+import { requireAdmin, type ServiceContext } from "./context";
+import { type AmountSent, minorOf, nameOf, requireWallet, type UserRef } from "./movements";
+import { type LedgerVerdict, Refusal, type RefusalReason } from "./refusal";
+
+export const MAX_OPERATIONS = 100;
+
+type Common = { walletId: string; amount: AmountSent; note: string };
+export type BatchOperation =
+  | (Common & { type: "credit" | "debit"; user: UserRef })
+  | (Common & { type: "transfer"; from: UserRef; to: UserRef });
+
+export type BatchInput = { requestId: string; balanced: boolean; operations: BatchOperation[] };
+
+/** The request id an operation's keyed entry gets, in its user's key space: unique per batch key. */
+export const legRequestId = (batchRequestId: string, index: number) =>
+  `batch:${batchRequestId}#${index}`;
+
+/** Runs `f` for operation `index`, its refusal naming that operation. */
+async function at<T>(index: number, f: () => T | Promise<T>): Promise<T> {
+  try {
+    return await f();
+  } catch (err) {
+    if (err instanceof Refusal)
+      throw new Refusal({ code: "batch_operation", index, refused: err.reason });
+    throw err;
+  }
+}
+
+type Leg = {
+  index: number;
+  spec: Omit<Parameters<typeof entry>[0], "wallet"> & { wallet: Wallet };
+};
+
+/** Each operation's entries (a transfer's DEBIT then CREDIT), found and converted; nothing written. */
+async function resolve(ctx: ServiceContext, input: BatchInput): Promise<Leg[]> {
+  const ops = input.operations;
+  // Said before any look-up, as a single transfer would be refused for it.
+  for (const [index, op] of ops.entries())
+    if (op.type === "transfer" && "id" in op.from && "id" in op.to && op.from.id === op.to.id)
+      throw new Refusal({ code: "batch_operation", index, refused: { code: "same_user" } });
+  const refs = ops.flatMap((op) => (op.type === "transfer" ? [op.from, op.to] : [op.user]));
+  const ids = [...new Set(refs.flatMap((r) => ("id" in r ? [r.id] : [])))];
+  const users = await findUsers(ctx.db, ids);
+  const userOf = (ref: UserRef) => {
+    const user = "id" in ref ? users.get(ref.id) : undefined;
+    if (!user) throw new Refusal({ code: "user_not_found", userId: nameOf(ref) });
+    return { id: user.id, username: user.username };
+  };
+  const legs: Leg[] = [];
+  for (const [index, op] of ops.entries()) {
+    await at(index, async () => {
+      const wallet = await requireWallet(ctx.db, op.walletId);
+      const amountMinor = minorOf(op.amount, wallet);
+      const common = { wallet, amountMinor, amountText: String(op.amount.sent), note: op.note };
+      const requestId = legRequestId(input.requestId, index);
+      if (op.type !== "transfer") {
+        const txnType = op.type === "credit" ? "CREDIT" : "DEBIT";
+        legs.push({ index, spec: { ...common, user: userOf(op.user), txnType, requestId } });
+        return;
+      }
+      const [from, to] = [userOf(op.from), userOf(op.to)];
+      if (from.id === to.id) throw new Refusal({ code: "same_user" });
+      const transferId = crypto.randomUUID();
+      legs.push(
+        { index, spec: { ...common, user: from, txnType: "DEBIT", requestId, transferId } },
+        {
+          index,
+          spec: { ...common, user: to, txnType: "CREDIT", requestId, transferId, keyed: false },
+        },
+      );
+    });
+  }
+  return legs;
+}
+
+/** With `balanced`, the first wallet whose credits and debits differ (transfers always match). */
+function checkBalanced(legs: Leg[]) {
+  const sums = new Map<string, { wallet: Wallet; credits: bigint; debits: bigint }>();
+  for (const { spec } of legs) {
+    const sum = sums.get(spec.wallet.id) ?? { wallet: spec.wallet, credits: 0n, debits: 0n };
+    if (spec.txnType === "CREDIT") sum.credits += BigInt(spec.amountMinor);
+    else sum.debits += BigInt(spec.amountMinor);
+    sums.set(spec.wallet.id, sum);
+  }
+  for (const { wallet, credits, debits } of sums.values())
+    if (credits !== debits) {
+      const text = (minor: bigint) => minorToText(minor, storageDecimals(wallet));
+      throw new Refusal({
+        code: "batch_unbalanced",
+        walletId: wallet.id,
+        creditsText: text(credits),
+        debitsText: text(debits),
+      });
+    }
+}
+
+/**
+ * Which leg the ledger could not take, replayed against the balances and holds now (the database
+ * already refused the batch; this only names the operation). -1 when none would fail any more.
+ */
+export async function firstUnpaid(
+  ctx: ServiceContext,
+  legs: { userId: number; walletId: string; signedMinor: number }[],
+) {
+  const pairs = [...new Map(legs.map((l) => [`${l.userId}:${l.walletId}`, l])).values()];
+  const found = await positions(ctx.db, pairs, Math.floor(ctx.nowMs() / 1000));
+  const state = new Map(pairs.map((p, i) => [`${p.userId}:${p.walletId}`, { ...found[i]! }]));
+  return legs.findIndex((leg) => {
+    const s = state.get(`${leg.userId}:${leg.walletId}`)!;
+    const before = s.balanceMinor;
+    s.balanceMinor += leg.signedMinor;
+    return (
+      leg.signedMinor < 0 && s.balanceMinor < before && s.balanceMinor < Math.max(0, s.heldMinor)
+    );
+  });
+}
+
+/** Posts a batch: every operation's entries in one D1 batch, or nothing. */
+export async function postBatch(ctx: ServiceContext, input: BatchInput) {
+  requireAdmin(ctx, "write");
+  const legs = await resolve(ctx, input);
+  if (input.balanced) checkBalanced(legs);
+  const stamp = ctx.stamp();
+  const key = requestKey(input.requestId);
+  const entries = legs.map(({ spec }) => entry({ ...spec, batch: { requestKey: key } }, stamp));
+  try {
+    const written = await appendBatch(
+      ctx.db,
+      {
+        requestId: input.requestId,
+        requestKey: key,
+        balanced: input.balanced,
+        entryCount: entries.length,
+        createdAtS: Math.floor(stamp.nowMs / 1000),
+      },
+      entries as [NewEntry, ...NewEntry[]],
+    );
+    return { batchId: written.batchId, requestId: input.requestId, transactionIds: written.ids };
+  } catch (err) {
+    throw await refusedBatch(ctx, err, key, legs, entries);
+  }
+}
+
+/** A refused batch's error as a refusal naming the batch, or the operation it failed at. */
+async function refusedBatch(
+  ctx: ServiceContext,
+  err: unknown,
+  key: string,
+  legs: Leg[],
+  entries: NewEntry[],
+): Promise<unknown> {
+  if (err instanceof BatchConflict && err.reason === "exists") {
+    const existing = await findBatchByKey(ctx.db, key);
+    // Gone again cannot be (batches are never deleted): a lost race answers like a repeat.
+    return new Refusal({ code: "batch_exists", batchId: existing?.id ?? 0 });
+  }
+  if (err instanceof BatchConflict && err.reason === "key-used") {
+    for (const [i, e] of entries.entries()) {
+      if (!e.keyed) continue;
+      const [use] = await usedUnder(ctx.db, e.userId, e.requestId);
+      if (use?.entryId != null)
+        return operationRefusal(legs[i]!.index, {
+          code: "transaction_exists",
+          existingId: use.entryId,
+        });
+      if (use?.holdId != null)
+        return operationRefusal(legs[i]!.index, { code: "hold_exists", holdId: use.holdId });
+    }
+    return err;
+  }
+  const verdict = verdictOf(err);
+  if (!verdict) return err;
+  const signed = entries.map((e) => ({
+    userId: e.userId,
+    walletId: e.walletId,
+    signedMinor: e.txnType === "CREDIT" ? e.amountMinor : -e.amountMinor,
+  }));
+  const i = verdict === "insufficient-balance" ? await firstUnpaid(ctx, signed) : -1;
+  return i === -1 ? err : operationRefusal(legs[i]!.index, verdict);
+}
+
+const operationRefusal = (index: number, refused: RefusalReason | LedgerVerdict) =>
+  new Refusal({ code: "batch_operation", index, refused });
+
+/** The ledger's verdict on a refused write, if it was one an operation can be named for. */
+export const verdictOf = (err: unknown): LedgerVerdict | undefined =>
+  err instanceof LedgerRefusal &&
+  (err.reason === "insufficient-balance" || err.reason === "balance-limit")
+    ? err.reason
+    : undefined;

@@ -1,0 +1,457 @@
+// The batch verbs called as the service, without HTTP: every leg resolved as the single verbs do,
+// then all of them written in one D1 batch or none. A refusal names its operation; a refused batch
+// leaves every table as it was.
+import { env } from "cloudflare:workers";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { Principal } from "../src/auth/principal";
+import { reverseBatch } from "../src/wallet/batch-reversal";
+import { type BatchOperation, legRequestId, postBatch } from "../src/wallet/batches";
+import { Refusal, type RefusalReason } from "../src/wallet/refusal";
+import {
+  CLEAN,
+  call,
+  ledgerViolations,
+  makeAdmin,
+  makeUser,
+  makeWallet,
+  type TestUser,
+  tableCounts,
+  unique,
+} from "./helpers";
+import { serviceAs } from "./service-helpers";
+
+const as = (u: TestUser): Principal => ({ userId: u.id, username: u.username, role: u.role });
+
+async function refusalOf(work: Promise<unknown>): Promise<RefusalReason> {
+  const err = await work.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (!(err instanceof Refusal)) throw new Error(`expected a refusal, got ${String(err)}`);
+  return err.reason;
+}
+
+const balance = async (userId: number, walletId: string) =>
+  (await serviceAs().ledger.readBalances(userId, [walletId])).balances.get(walletId) ?? 0;
+
+const amount = (sent: string) => ({ sent, policy: "refuse-excess-places" as const });
+const op = (type: "credit" | "debit", userId: number, walletId: string, sent: string) =>
+  ({ type, user: { id: userId }, walletId, amount: amount(sent), note: "" }) as BatchOperation;
+const move = (from: number, to: number, walletId: string, sent: string) =>
+  ({
+    type: "transfer",
+    from: { id: from },
+    to: { id: to },
+    walletId,
+    amount: amount(sent),
+    note: "",
+  }) as BatchOperation;
+
+async function setup(decimals = 2) {
+  const admin = await makeAdmin();
+  const [buyer, seller, platform] = [await makeUser(), await makeUser(), await makeUser()];
+  const walletId = await makeWallet(admin, { decimals });
+  const ctx = serviceAs(as(admin));
+  return { admin, buyer, seller, platform, walletId, ctx };
+}
+
+describe("postBatch", () => {
+  it("writes a sale with its fee as one batch: entries in operation order, balances moved", async () => {
+    const { buyer, seller, platform, walletId, ctx } = await setup();
+    await postBatch(ctx, {
+      requestId: unique("fund"),
+      balanced: false,
+      operations: [op("credit", buyer.id, walletId, "10.00")],
+    });
+    const sale = await postBatch(ctx, {
+      requestId: unique("sale"),
+      balanced: true,
+      operations: [
+        op("debit", buyer.id, walletId, "10.00"),
+        op("credit", seller.id, walletId, "9.50"),
+        op("credit", platform.id, walletId, "0.50"),
+        move(seller.id, platform.id, walletId, "1.00"),
+      ],
+    });
+    expect(sale.transactionIds).toHaveLength(5);
+    expect([...sale.transactionIds].sort((a, b) => a - b)).toEqual(sale.transactionIds);
+    expect(await balance(buyer.id, walletId)).toBe(0);
+    expect(await balance(seller.id, walletId)).toBe(850);
+    expect(await balance(platform.id, walletId)).toBe(150);
+    expect(await ledgerViolations()).toEqual(CLEAN);
+  });
+
+  it.each([
+    ["first", 0],
+    ["middle", 1],
+    ["last", 2],
+  ])(
+    "an overdraft at the %s index refuses the whole batch, naming it, and writes nothing",
+    async (_, at) => {
+      const { buyer, seller, platform, walletId, ctx } = await setup();
+      await postBatch(ctx, {
+        requestId: unique("fund"),
+        balanced: false,
+        operations: [op("credit", buyer.id, walletId, "5")],
+      });
+      const ops = [
+        op("credit", seller.id, walletId, "1"),
+        op("credit", platform.id, walletId, "1"),
+        op("credit", seller.id, walletId, "2"),
+      ];
+      ops[at] = op("debit", buyer.id, walletId, "5.01");
+      const before = await tableCounts();
+      const reason = await refusalOf(
+        postBatch(ctx, { requestId: unique("b"), balanced: false, operations: ops }),
+      );
+      expect(reason).toEqual({
+        code: "batch_operation",
+        index: at,
+        refused: "insufficient-balance",
+      });
+      expect(await tableCounts()).toEqual(before);
+      expect(await balance(buyer.id, walletId)).toBe(500);
+    },
+  );
+
+  it("counts holds: a debit of money a hold reserves refuses the batch", async () => {
+    const { admin, buyer, seller, walletId, ctx } = await setup();
+    await postBatch(ctx, {
+      requestId: unique("fund"),
+      balanced: false,
+      operations: [op("credit", buyer.id, walletId, "10")],
+    });
+    const hold = await call("POST", "/holds", {
+      auth: admin.bearer,
+      body: { user_id: buyer.id, wallet_id: walletId, amount: 8, request_id: unique("hold") },
+    });
+    expect(hold.status, hold.text).toBe(200);
+    const before = await tableCounts();
+    const reason = await refusalOf(
+      postBatch(ctx, {
+        requestId: unique("b"),
+        balanced: false,
+        operations: [
+          op("credit", seller.id, walletId, "1"),
+          move(buyer.id, seller.id, walletId, "3"),
+        ],
+      }),
+    );
+    expect(reason).toMatchObject({ code: "batch_operation", index: 1 });
+    expect(await tableCounts()).toEqual(before);
+  });
+
+  it("balanced refuses credits and debits that differ in a wallet; unbalanced writes them", async () => {
+    const { buyer, seller, walletId, ctx } = await setup();
+    const ops = [op("credit", buyer.id, walletId, "2"), op("credit", seller.id, walletId, "1")];
+    const before = await tableCounts();
+    expect(
+      await refusalOf(postBatch(ctx, { requestId: unique("b"), balanced: true, operations: ops })),
+    ).toEqual({ code: "batch_unbalanced", walletId, creditsText: "3.00", debitsText: "0.00" });
+    expect(await tableCounts()).toEqual(before);
+    await postBatch(ctx, { requestId: unique("b"), balanced: false, operations: ops });
+    expect(await balance(buyer.id, walletId)).toBe(200);
+  });
+
+  it("names the operation whose user does not exist, or whose amount the wallet refuses", async () => {
+    const { buyer, walletId, ctx } = await setup();
+    const missing = await refusalOf(
+      postBatch(ctx, {
+        requestId: unique("b"),
+        balanced: false,
+        operations: [
+          op("credit", buyer.id, walletId, "1"),
+          op("credit", 2_000_000_000, walletId, "1"),
+        ],
+      }),
+    );
+    expect(missing).toEqual({
+      code: "batch_operation",
+      index: 1,
+      refused: { code: "user_not_found", userId: 2_000_000_000 },
+    });
+    const places = await refusalOf(
+      postBatch(ctx, {
+        requestId: unique("b"),
+        balanced: false,
+        operations: [op("credit", buyer.id, walletId, "1.001")],
+      }),
+    );
+    expect(places).toMatchObject({
+      code: "batch_operation",
+      index: 0,
+      refused: { code: "amount_refused" },
+    });
+  });
+
+  it("a repeated request_id writes nothing and names the batch it made", async () => {
+    const { buyer, walletId, ctx } = await setup();
+    const requestId = unique("b");
+    const first = await postBatch(ctx, {
+      requestId,
+      balanced: false,
+      operations: [op("credit", buyer.id, walletId, "1")],
+    });
+    const before = await tableCounts();
+    const again = await refusalOf(
+      postBatch(ctx, {
+        requestId: requestId.toUpperCase(),
+        balanced: false,
+        operations: [op("credit", buyer.id, walletId, "7")],
+      }),
+    );
+    expect(again).toEqual({ code: "batch_exists", batchId: first.batchId });
+    expect(await tableCounts()).toEqual(before);
+  });
+
+  it("refuses a subscriber before reading anything", async () => {
+    const { buyer, walletId } = await setup();
+    const reason = await refusalOf(
+      postBatch(serviceAs(as(buyer)), {
+        requestId: unique("b"),
+        balanced: false,
+        operations: [op("credit", buyer.id, walletId, "1")],
+      }),
+    );
+    expect(reason).toEqual({ code: "forbidden" });
+  });
+});
+
+describe("reverseBatch", () => {
+  it("reverses every entry in one batch; a second reversal moves nothing", async () => {
+    const { buyer, seller, walletId, ctx } = await setup();
+    await postBatch(ctx, {
+      requestId: unique("fund"),
+      balanced: false,
+      operations: [op("credit", buyer.id, walletId, "10")],
+    });
+    const b = await postBatch(ctx, {
+      requestId: unique("b"),
+      balanced: false,
+      operations: [
+        move(buyer.id, seller.id, walletId, "4"),
+        op("credit", seller.id, walletId, "1"),
+      ],
+    });
+    const r = await reverseBatch(ctx, { id: b.batchId, ref: String(b.batchId), note: "" });
+    expect(r.reversedIds).toEqual([...b.transactionIds].reverse());
+    expect(await balance(buyer.id, walletId)).toBe(1000);
+    expect(await balance(seller.id, walletId)).toBe(0);
+    const before = await tableCounts();
+    expect(
+      await refusalOf(reverseBatch(ctx, { id: b.batchId, ref: String(b.batchId), note: "" })),
+    ).toEqual({ code: "batch_already_reversed", ref: String(b.batchId) });
+    expect(await tableCounts()).toEqual(before);
+    expect(await ledgerViolations()).toEqual(CLEAN);
+  });
+
+  it("refuses, naming the entry, when a reversal would overdraw; nothing is written", async () => {
+    const { buyer, seller, walletId, ctx } = await setup();
+    const b = await postBatch(ctx, {
+      requestId: unique("b"),
+      balanced: false,
+      operations: [op("credit", buyer.id, walletId, "3"), op("credit", seller.id, walletId, "4")],
+    });
+    await postBatch(ctx, {
+      requestId: unique("spend"),
+      balanced: false,
+      operations: [op("debit", seller.id, walletId, "2")],
+    });
+    const before = await tableCounts();
+    expect(
+      await refusalOf(reverseBatch(ctx, { id: b.batchId, ref: String(b.batchId), note: "" })),
+    ).toEqual({
+      code: "batch_reversal_refused",
+      entryId: b.transactionIds[1],
+      refused: "insufficient-balance",
+    });
+    expect(await tableCounts()).toEqual(before);
+  });
+});
+
+describe("batches, single movements and reversals, at random", () => {
+  it("conserve money and match a model of the balances", async () => {
+    const { buyer, seller, platform, walletId, ctx } = await setup();
+    const users = [buyer.id, seller.id, platform.id];
+    const { credit: creditOne, debit: debitOne } = await import("../src/wallet/movements");
+    const leg = fc.record({
+      kind: fc.constantFrom("credit", "debit", "transfer"),
+      who: fc.integer({ min: 0, max: 2 }),
+      to: fc.integer({ min: 1, max: 2 }),
+      cents: fc.integer({ min: 1, max: 400 }),
+    });
+    type Leg = { kind: string; who: number; to: number; cents: number };
+    const action = fc.oneof(
+      fc.record({
+        type: fc.constant("batch" as const),
+        legs: fc.array(leg, { minLength: 1, maxLength: 5 }),
+      }),
+      fc.record({ type: fc.constant("single" as const), leg }),
+      fc.record({ type: fc.constant("reverse" as const), pick: fc.nat() }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(action, { minLength: 1, maxLength: 8 }), async (actions) => {
+        const model = new Map(
+          await Promise.all(users.map(async (id) => [id, await balance(id, walletId)] as const)),
+        );
+        // Each written batch's legs as signed moves, and whether it was reversed.
+        const written: { id: number; moves: [number, number][]; reversed: boolean }[] = [];
+        /** The moves applied in order to a copy of the model, or undefined if one overdraws. */
+        const applied = (moves: [number, number][]) => {
+          const next = new Map(model);
+          for (const [user, signed] of moves) {
+            const after = next.get(user)! + signed;
+            if (signed < 0 && after < 0) return undefined;
+            next.set(user, after);
+          }
+          return next;
+        };
+        const movesOf = (l: Leg) => {
+          const from = users[l.who]!;
+          if (l.kind === "credit") return [[from, l.cents]] as [number, number][];
+          if (l.kind === "debit") return [[from, -l.cents]] as [number, number][];
+          const to = users[(l.who + l.to) % 3]!;
+          return [
+            [from, -l.cents],
+            [to, l.cents],
+          ] as [number, number][];
+        };
+        const opOf = (l: Leg) => {
+          const sent = (l.cents / 100).toFixed(2);
+          return l.kind === "transfer"
+            ? move(users[l.who]!, users[(l.who + l.to) % 3]!, walletId, sent)
+            : op(l.kind as "credit" | "debit", users[l.who]!, walletId, sent);
+        };
+        for (const a of actions) {
+          if (a.type === "reverse") {
+            const target = written.filter((w) => !w.reversed)[a.pick % Math.max(1, written.length)];
+            if (!target) continue;
+            const next = applied(
+              target.moves.map(([u, s]) => [u, -s] as [number, number]).reverse(),
+            );
+            const done = await reverseBatch(ctx, {
+              id: target.id,
+              ref: String(target.id),
+              note: "",
+            }).then(
+              () => true,
+              (err: unknown) => {
+                expect(err).toBeInstanceOf(Refusal);
+                return false;
+              },
+            );
+            expect(done).toBe(next !== undefined);
+            if (next) {
+              target.reversed = true;
+              for (const [k, v] of next) model.set(k, v);
+            }
+            continue;
+          }
+          const legs = a.type === "batch" ? a.legs : [a.leg];
+          const moves = legs.flatMap(movesOf);
+          const next = applied(moves);
+          const run =
+            a.type === "batch"
+              ? postBatch(ctx, {
+                  requestId: unique("p"),
+                  balanced: false,
+                  operations: legs.map(opOf),
+                })
+              : a.leg.kind === "transfer"
+                ? postBatch(ctx, {
+                    requestId: unique("p"),
+                    balanced: false,
+                    operations: [opOf(a.leg)],
+                  })
+                : (a.leg.kind === "credit" ? creditOne : debitOne)(ctx, {
+                    user: { id: users[a.leg.who]! },
+                    walletId,
+                    amount: amount((a.leg.cents / 100).toFixed(2)),
+                    requestId: unique("s"),
+                    note: "",
+                  });
+          const result = await run.then(
+            (r) => r,
+            () => undefined,
+          );
+          expect(result !== undefined, JSON.stringify(a)).toBe(next !== undefined);
+          if (!next) continue;
+          for (const [k, v] of next) model.set(k, v);
+          if (result && "batchId" in result)
+            written.push({ id: result.batchId, moves, reversed: false });
+        }
+        for (const id of users) expect(await balance(id, walletId)).toBe(model.get(id));
+      }),
+      { numRuns: 12 },
+    );
+    expect(await ledgerViolations()).toEqual(CLEAN);
+  });
+});
+
+describe("a wallet imported with extra places", () => {
+  it("converts each leg to the places it stores, and refuses the whole batch at an overdraft", async () => {
+    const { buyer, seller, ctx } = await setup();
+    const walletId = unique("x").toLowerCase().slice(0, 32);
+    // As the WordPress import makes one: 2 display places, stored at 4.
+    await env.DB.prepare(
+      `INSERT INTO wallets (id, name, symbol, symbol_position, decimals, extra_decimals, type, created_at_ms)
+       VALUES (?, 'Imported', '$', 'left', 2, 2, 'imported', 0)`,
+    )
+      .bind(walletId)
+      .run();
+    const before = await tableCounts();
+    const refused = await refusalOf(
+      postBatch(ctx, {
+        requestId: unique("b"),
+        balanced: false,
+        operations: [
+          op("credit", buyer.id, walletId, "1.25"),
+          move(buyer.id, seller.id, walletId, "1.26"),
+        ],
+      }),
+    );
+    expect(refused).toEqual({ code: "batch_operation", index: 1, refused: "insufficient-balance" });
+    expect(await tableCounts()).toEqual(before);
+    await postBatch(ctx, {
+      requestId: unique("b"),
+      balanced: false,
+      operations: [
+        op("credit", buyer.id, walletId, "1.25"),
+        move(buyer.id, seller.id, walletId, "1.20"),
+      ],
+    });
+    expect(await balance(buyer.id, walletId)).toBe(500);
+    expect(await balance(seller.id, walletId)).toBe(12_000);
+    expect(await ledgerViolations()).toEqual(CLEAN);
+  });
+});
+
+describe("a leg's derived request id", () => {
+  it("already used by a single credit of its user refuses the batch, naming the leg", async () => {
+    const { buyer, seller, walletId, ctx } = await setup();
+    const { credit: creditOne } = await import("../src/wallet/movements");
+    const requestId = unique("b");
+    const taken = await creditOne(ctx, {
+      user: { id: seller.id },
+      walletId,
+      amount: amount("1"),
+      requestId: legRequestId(requestId, 1),
+      note: "",
+    });
+    const before = await tableCounts();
+    const reason = await refusalOf(
+      postBatch(ctx, {
+        requestId,
+        balanced: false,
+        operations: [op("credit", buyer.id, walletId, "2"), op("credit", seller.id, walletId, "3")],
+      }),
+    );
+    expect(reason).toEqual({
+      code: "batch_operation",
+      index: 1,
+      refused: { code: "transaction_exists", existingId: taken.transactionId },
+    });
+    expect(await tableCounts()).toEqual(before);
+  });
+});

@@ -1,0 +1,392 @@
+// POST /batches, GET /batches/{id}, GET /batches, POST /batches/{id}/reverse over HTTP: the answer
+// shapes, every bad input named by operation, idempotency under races, money conserved under
+// overlapping batches, and the batch events.
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import {
+  balanceOf,
+  CLEAN,
+  call,
+  credit,
+  type Json,
+  ledgerViolations,
+  makeAdmin,
+  makeUser,
+  makeWallet,
+  type TestUser,
+  tableCounts,
+  unique,
+} from "./helpers";
+
+async function setup(decimals = 2) {
+  const admin = await makeAdmin();
+  const [buyer, seller, platform] = [await makeUser(), await makeUser(), await makeUser()];
+  const wallet = await makeWallet(admin, { decimals });
+  return { admin, buyer, seller, platform, wallet };
+}
+
+const post = (admin: TestUser, body: Json | string | URLSearchParams) =>
+  call("POST", "/batches", { auth: admin.bearer, body });
+
+const sale = (wallet: string, buyer: TestUser, seller: TestUser, platform: TestUser) => ({
+  request_id: unique("sale"),
+  operations: [
+    { type: "debit", user_id: buyer.id, wallet_id: wallet, amount: "10.00", note: "order 17" },
+    { type: "credit", user_id: seller.id, wallet_id: wallet, amount: "9.50", note: "order 17" },
+    { type: "credit", user_id: platform.id, wallet_id: wallet, amount: "0.50", note: "fee" },
+    {
+      type: "transfer",
+      from_user_id: seller.id,
+      to_user_id: platform.id,
+      wallet_id: wallet,
+      amount: "1.00",
+    },
+  ],
+});
+
+const base = (wallet: string, userId: number) => ({
+  type: "credit",
+  user_id: userId,
+  wallet_id: wallet,
+  amount: "1",
+});
+
+describe("POST /batches", () => {
+  it("answers 200 Batch Completed with the entries' ids in operation order", async () => {
+    const { admin, buyer, seller, platform, wallet } = await setup();
+    await credit(admin, { user_id: buyer.id, wallet_id: wallet, amount: 10 });
+    const body = sale(wallet, buyer, seller, platform);
+    const res = await post(admin, { ...body, balanced: true });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toMatchObject({
+      status_code: 200,
+      status: true,
+      message: "Batch Completed",
+      data: { request_id: body.request_id },
+    });
+    const ids = res.body.data.transaction_ids as number[];
+    expect(ids).toHaveLength(5);
+    expect([...ids].sort((a, b) => a - b)).toEqual(ids);
+    expect(await balanceOf(admin, buyer.id, wallet)).toBe(0);
+    expect(await balanceOf(admin, seller.id, wallet)).toBe(8.5);
+    expect(await balanceOf(admin, platform.id, wallet)).toBe(1.5);
+  });
+
+  it("takes a form body with PHP's operations[i][field] names", async () => {
+    const { admin, buyer, wallet } = await setup();
+    const form = new URLSearchParams({
+      request_id: unique("form"),
+      "operations[0][type]": "credit",
+      "operations[0][user_id]": String(buyer.id),
+      "operations[0][wallet_id]": wallet,
+      "operations[0][amount]": "2.50",
+    });
+    const res = await post(admin, form);
+    expect(res.status, res.text).toBe(200);
+    expect(await balanceOf(admin, buyer.id, wallet)).toBe(2.5);
+  });
+
+  const invalid = (error: Json) => ({
+    status_code: 400,
+    status: false,
+    message: "invalid input",
+    error,
+  });
+
+  it.each<[string, (w: string, u: number, v: number) => Json, Json]>([
+    ["an empty list", () => ({ operations: [] }), { operations: "Field Cannot be empty" }],
+    ["no list", () => ({}), { operations: "Field Cannot be empty" }],
+    [
+      "101 operations",
+      (w, u) => ({ operations: Array.from({ length: 101 }, () => base(w, u)) }),
+      { operations: "operations must hold at most 100 operations" },
+    ],
+    [
+      "an unknown type",
+      (w, u) => ({ operations: [base(w, u), { ...base(w, u), type: "refund" }] }),
+      { "operations[1].type": "type must be credit, debit or transfer" },
+    ],
+    [
+      "a transfer to oneself",
+      (w, u) => ({
+        operations: [
+          { type: "transfer", from_user_id: u, to_user_id: u, wallet_id: w, amount: "1" },
+        ],
+      }),
+      { "operations[0].to_user_id": "to_user_id must differ from from_user_id" },
+    ],
+    [
+      "a missing wallet in one leg",
+      (w, u) => ({ operations: [base(w, u), { ...base(w, u), wallet_id: "nosuchwallet" }] }),
+      { "operations[1].wallet_id": "wallet_id not found" },
+    ],
+    [
+      "amounts with too many places",
+      (w, u) => ({ operations: [base(w, u), base(w, u), { ...base(w, u), amount: "1.001" }] }),
+      {
+        "operations[2].amount": expect.stringContaining("more decimal places"),
+      },
+    ],
+    [
+      "every bad field of every operation together",
+      (w, u) => ({
+        operations: [
+          { type: "debit", user_id: 0, wallet_id: w, amount: "-1" },
+          "credit",
+          { type: "transfer", from_user_id: u, wallet_id: w, amount: "x" },
+        ],
+      }),
+      {
+        "operations[0].user_id": "user_id cannot be zero",
+        "operations[0].amount": "amount must be greater than zero",
+        "operations[1]": "each operation must be an object",
+        "operations[2].to_user_id": "Field Cannot be empty",
+        "operations[2].amount": "amount requires a valid amount",
+      },
+    ],
+  ])("refuses %s with 400 naming the operation, and writes nothing", async (_, body, error) => {
+    const { admin, buyer, seller, wallet } = await setup();
+    const before = await tableCounts();
+    const res = await post(admin, {
+      request_id: unique("bad"),
+      ...body(wallet, buyer.id, seller.id),
+    });
+    expect(res.body).toEqual(invalid(error));
+    expect(await tableCounts()).toEqual(before);
+  });
+
+  it("refuses a missing user in one leg with 404 naming the operation", async () => {
+    const { admin, buyer, wallet } = await setup();
+    const before = await tableCounts();
+    const res = await post(admin, {
+      request_id: unique("b"),
+      operations: [base(wallet, buyer.id), base(wallet, 2_000_000_000)],
+    });
+    expect(res.body).toEqual({
+      status_code: 404,
+      status: false,
+      message: "Invalid User credentials",
+      error: ["operations[1]: Unable to reach 2000000000"],
+    });
+    expect(await tableCounts()).toEqual(before);
+  });
+
+  it("refuses an overdraft in any leg with 400 naming it; nothing is written", async () => {
+    const { admin, buyer, seller, platform, wallet } = await setup();
+    await credit(admin, { user_id: buyer.id, wallet_id: wallet, amount: "9.99" });
+    const before = await tableCounts();
+    const res = await post(admin, sale(wallet, buyer, seller, platform));
+    expect(res.body).toEqual({
+      status_code: 400,
+      status: false,
+      message: "Insufficient Balance",
+      error: { "operations[0].amount": "Insufficient Balance" },
+    });
+    expect(await tableCounts()).toEqual(before);
+  });
+
+  it("balanced refuses credits and debits that differ in a wallet", async () => {
+    const { admin, buyer, seller, wallet } = await setup();
+    const res = await post(admin, {
+      request_id: unique("b"),
+      balanced: "true",
+      operations: [
+        base(wallet, buyer.id),
+        { ...base(wallet, seller.id), type: "debit" },
+        base(wallet, seller.id),
+      ],
+    });
+    expect(res.body).toEqual(
+      invalid({ balanced: `credits (2.00) and debits (1.00) differ in wallet ${wallet}` }),
+    );
+  });
+
+  it("a repeat answers 409 and writes nothing; 20 identical batches racing apply once", async () => {
+    const { admin, buyer, wallet } = await setup();
+    const body = {
+      request_id: unique("race"),
+      operations: [base(wallet, buyer.id), base(wallet, buyer.id)],
+    };
+    const answers = await Promise.all(Array.from({ length: 20 }, () => post(admin, body)));
+    const won = answers.filter((r) => r.status === 200);
+    expect(won).toHaveLength(1);
+    const batchId = won[0]!.body.data.batch_id;
+    for (const r of answers.filter((a) => a.status !== 200))
+      expect(r.body).toEqual({
+        status_code: 409,
+        status: false,
+        message: "Transaction already exists",
+        error: { batch_id: String(batchId), exist: "Batch already executed" },
+      });
+    expect(await balanceOf(admin, buyer.id, wallet)).toBe(2);
+  });
+
+  it("50 overlapping batches racing never overdraw and conserve money", async () => {
+    const { admin, buyer, seller, platform, wallet } = await setup();
+    await credit(admin, { user_id: buyer.id, wallet_id: wallet, amount: 100 });
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        post(admin, {
+          request_id: unique("overlap"),
+          operations: [
+            {
+              type: "transfer",
+              from_user_id: buyer.id,
+              to_user_id: seller.id,
+              wallet_id: wallet,
+              amount: "3",
+            },
+            {
+              type: "transfer",
+              from_user_id: seller.id,
+              to_user_id: platform.id,
+              wallet_id: wallet,
+              amount: i % 2 ? "1" : "2",
+            },
+          ],
+        }),
+      ),
+    );
+    for (const r of answers) expect([200, 400]).toContain(r.status);
+    const total =
+      (await balanceOf(admin, buyer.id, wallet)) +
+      (await balanceOf(admin, seller.id, wallet)) +
+      (await balanceOf(admin, platform.id, wallet));
+    expect(total).toBe(100);
+    expect(await balanceOf(admin, buyer.id, wallet)).toBeGreaterThanOrEqual(0);
+    expect(answers.filter((r) => r.status === 200).length).toBe(33);
+    expect(await ledgerViolations()).toEqual(CLEAN);
+  });
+});
+
+describe("GET /batches/{id}, GET /batches", () => {
+  it("answers the batch with its entries as GET /transactions/{id} does, each naming the batch", async () => {
+    const { admin, buyer, seller, platform, wallet } = await setup();
+    await credit(admin, { user_id: buyer.id, wallet_id: wallet, amount: 10 });
+    const posted = await post(admin, sale(wallet, buyer, seller, platform));
+    const { batch_id, transaction_ids } = posted.body.data;
+    const res = await call("GET", `/batches/${batch_id}`, { auth: admin.bearer });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.data).toMatchObject({
+      batch_id,
+      status: "completed",
+      balanced: false,
+      reverses_batch_id: null,
+      reversal_batch_id: null,
+    });
+    expect(res.body.data.transactions.map((t: Json) => t.ID)).toEqual(transaction_ids);
+    const one = await call("GET", `/transactions/${transaction_ids[1]}`, { auth: admin.bearer });
+    expect(res.body.data.transactions[1]).toEqual({ ...one.body.data, batch_id });
+    const missing = await call("GET", "/batches/999999999", { auth: admin.bearer });
+    expect(missing.body).toEqual({
+      status_code: 404,
+      status: false,
+      message: "Batch not found",
+      error: { id: "No batch 999999999" },
+    });
+  });
+
+  it("lists a user's batches newest first with WordPress paging headers", async () => {
+    const { admin, buyer, wallet } = await setup();
+    const ids: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const r = await post(admin, {
+        request_id: unique("l"),
+        operations: [base(wallet, buyer.id)],
+      });
+      ids.push(r.body.data.batch_id);
+    }
+    const res = await call("GET", "/batches", {
+      auth: admin.bearer,
+      query: { user_id: buyer.id, per_page: 2, page: 1 },
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.data.map((b: Json) => b.batch_id)).toEqual([ids[2], ids[1]]);
+    expect(res.headers.get("X-WP-Total")).toBe("3");
+    expect(res.headers.get("X-WP-TotalPages")).toBe("2");
+  });
+});
+
+describe("POST /batches/{id}/reverse", () => {
+  it("reverses every entry at once; a second reverse answers 409 and moves nothing", async () => {
+    const { admin, buyer, seller, platform, wallet } = await setup();
+    await credit(admin, { user_id: buyer.id, wallet_id: wallet, amount: 10 });
+    const posted = await post(admin, sale(wallet, buyer, seller, platform));
+    const { batch_id, transaction_ids } = posted.body.data;
+    const res = await call("POST", `/batches/${batch_id}/reverse`, { auth: admin.bearer });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.message).toBe("Batch Reversed");
+    // Undone newest first.
+    expect(res.body.data.reversed_transaction_ids).toEqual([...transaction_ids].reverse());
+    expect(await balanceOf(admin, buyer.id, wallet)).toBe(10);
+    expect(await balanceOf(admin, seller.id, wallet)).toBe(0);
+    const read = await call("GET", `/batches/${batch_id}`, { auth: admin.bearer });
+    expect(read.body.data).toMatchObject({
+      status: "reversed",
+      reversal_batch_id: res.body.data.reversal_batch_id,
+    });
+    const before = await tableCounts();
+    const again = await call("POST", `/batches/${batch_id}/reverse`, { auth: admin.bearer });
+    expect(again.body).toEqual({
+      status_code: 409,
+      status: false,
+      message: "Transaction already reversed",
+      error: { id: `Batch ${batch_id} was already reversed` },
+    });
+    expect(await tableCounts()).toEqual(before);
+  });
+
+  it("refuses when one entry was already reversed on its own, naming it", async () => {
+    const { admin, buyer, seller, wallet } = await setup();
+    const posted = await post(admin, {
+      request_id: unique("b"),
+      operations: [base(wallet, buyer.id), base(wallet, seller.id)],
+    });
+    const { batch_id, transaction_ids } = posted.body.data;
+    await call("POST", `/transactions/${transaction_ids[1]}/reverse`, {
+      auth: admin.bearer,
+      body: { request_id: unique("rev") },
+    });
+    const before = await tableCounts();
+    const res = await call("POST", `/batches/${batch_id}/reverse`, { auth: admin.bearer });
+    expect(res.body).toEqual({
+      status_code: 409,
+      status: false,
+      message: "Transaction already reversed",
+      error: { id: `Transaction ${transaction_ids[1]} was already reversed` },
+    });
+    expect(await tableCounts()).toEqual(before);
+  });
+});
+
+describe("batch events", () => {
+  it("writes batch.completed and batch.reversed with the batch as GET /batches/{id} answers it", async () => {
+    const { admin, buyer, seller, wallet } = await setup();
+    const newest = async () =>
+      (await env.DB.prepare("SELECT coalesce(max(id), 0) AS id FROM events").first<{
+        id: number;
+      }>())!.id;
+    const after = await newest();
+    const posted = await post(admin, {
+      request_id: unique("ev"),
+      operations: [base(wallet, buyer.id), base(wallet, seller.id)],
+    });
+    const { batch_id } = posted.body.data;
+    const completedRead = await call("GET", `/batches/${batch_id}`, { auth: admin.bearer });
+    await call("POST", `/batches/${batch_id}/reverse`, { auth: admin.bearer });
+    const reversedRead = await call("GET", `/batches/${batch_id}`, { auth: admin.bearer });
+    const feed = await call("GET", "/events", {
+      auth: admin.bearer,
+      query: { after, types: "batch.completed,batch.reversed" },
+    });
+    const mine = (feed.body.data as Json[]).filter((e) => e.data.batch_id === batch_id);
+    expect(mine.map((e) => e.type)).toEqual(["batch.completed", "batch.reversed"]);
+    expect(mine[0]!.data).toEqual(completedRead.body.data);
+    expect(mine[1]!.data).toEqual(reversedRead.body.data);
+    const created = await call("GET", "/events", {
+      auth: admin.bearer,
+      query: { after, types: "transaction.created" },
+    });
+    expect((created.body.data as Json[]).length).toBeGreaterThanOrEqual(4);
+  });
+});
