@@ -33,6 +33,22 @@ export async function creditChecks() {
   }
 }
 
+export async function namedChecks() {
+  // @ts-expect-error a named credit without a body does not compile either
+  await wallet.createCredit();
+  // @ts-expect-error nor one without its amount
+  await wallet.createCredit({ body: { user_id: 7, wallet_id: "ngn", request_id: "order-1" } });
+  const { data } = await wallet.createCredit({ body: credit });
+  if (data) {
+    const ok: true = data.status;
+    return { ok, transactionId: data.data.transaction_id };
+  }
+  // @ts-expect-error path ids are integers for named calls too
+  await wallet.readHold({ params: { path: { id: "7" } } });
+  const hold = await wallet.readHold({ params: { path: { id: 7 } } });
+  return { held: hold.data?.data.status };
+}
+
 export async function otherChecks() {
   // @ts-expect-error path ids are integers
   await wallet.GET("/wp-json/wallet/v1/holds/{id}", { params: { path: { id: "7" } } });

@@ -1,14 +1,32 @@
 // The TypeScript client of wallet/v1: openapi-fetch, typed by what openapi-typescript generates
-// from clients/openapi.json (./openapi.d.ts, `npm run openapi`). Every call is checked against the
-// document: its path, parameters and body, and its answer, `{ data }` (status true) on success or
-// `{ error }` (status false, or "failed" for users and login) on a refusal. It needs only `fetch`,
-// so it runs in a Worker, in Node and in a browser.
-import createClient, { type Client, type ClientOptions } from "openapi-fetch";
+// from clients/openapi.json (./openapi.d.ts, `npm run openapi`). Every operation is a named call
+// (`wallet.createCredit({ body })`, by its operationId: ./operations.ts), and openapi-fetch's own
+// `wallet.POST(path, init)` works too. Every call is checked against the document: its parameters
+// and body, and its answer, `{ data }` (status true) on success or `{ error }` (status false, or
+// "failed" for users and login) on a refusal. It needs only `fetch`, so it runs in a Worker, in
+// Node and in a browser.
+import createClient, {
+  type Client,
+  type ClientForPath,
+  type ClientOptions,
+  wrapAsPathBasedClient,
+} from "openapi-fetch";
 import type { paths } from "./openapi";
+import { OPERATIONS } from "./operations";
 
 export type { components, operations, paths } from "./openapi";
 
-export type WalletClient = Client<paths, "application/json">;
+type Operations = typeof OPERATIONS;
+
+/** Each operation by its operationId: the call of its method on its path, typed alike. */
+export type NamedCalls = {
+  [Name in keyof Operations]: ClientForPath<
+    paths[Operations[Name][1]],
+    "application/json"
+  >[Operations[Name][0]];
+};
+
+export type WalletClient = Client<paths, "application/json"> & NamedCalls;
 
 /** An API key (docs/api.md#api-keys) or an access token from POST /users/login. */
 export type Credentials = { username: string; key: string } | { token: string };
@@ -33,7 +51,7 @@ export type WalletClientOptions = Omit<ClientOptions, "baseUrl" | "headers"> & {
  */
 export function createWalletClient(site: string, options: WalletClientOptions = {}): WalletClient {
   const { auth, headers, ...rest } = options;
-  return createClient<paths>({
+  const client = createClient<paths>({
     ...rest,
     baseUrl: site.replace(/\/+$/, ""),
     headers: {
@@ -41,4 +59,12 @@ export function createWalletClient(site: string, options: WalletClientOptions = 
       ...headers,
     },
   });
+  const byPath = wrapAsPathBasedClient(client);
+  const named = Object.fromEntries(
+    Object.entries(OPERATIONS).map(([name, [method, path]]) => {
+      const call = byPath[path][method] as (...init: unknown[]) => unknown;
+      return [name, (...init: unknown[]) => call(...init)];
+    }),
+  );
+  return Object.assign(client, named as NamedCalls);
 }

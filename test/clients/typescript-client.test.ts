@@ -47,22 +47,22 @@ describe("the TypeScript client against wrangler dev", () => {
       request_id: unique("order-"),
       amount: "25.00",
     };
-    const first = await wallet.POST(`${API}/credits`, { body });
+    const first = await wallet.createCredit({ body });
     expect(first.response.status).toBe(200);
     expect(first.data?.status).toBe(true);
     expect(first.data?.data.user_id).toBe(userId);
-    const again = await wallet.POST(`${API}/credits`, { body });
+    const again = await wallet.createCredit({ body });
     expect(again.response.status).toBe(409);
     expect(again.error?.status).toBe(false);
     expect(again.error?.message).toBe("Transaction already exists");
   });
 
   it("reads the balance and a page of history", async () => {
-    const balance = await wallet.GET(`${API}/user-wallet-balance`, {
+    const balance = await wallet.readBalance({
       params: { query: { user_id: userId, wallet_id: walletId } },
     });
     expect(balance.data?.data[walletId]).toBe(25);
-    const history = await wallet.GET(`${API}/transactions`, {
+    const history = await wallet.listTransactions({
       params: {
         query: { user_id: userId, security_code: "0", wallet_id: walletId, page: 1, per_page: 10 },
       },
@@ -71,12 +71,12 @@ describe("the TypeScript client against wrangler dev", () => {
   });
 
   it("places a hold and captures part of it", async () => {
-    const placed = await wallet.POST(`${API}/holds`, {
+    const placed = await wallet.placeHold({
       body: { user_id: userId, wallet_id: walletId, request_id: unique("hold-"), amount: 10 },
     });
     const holdId = placed.data?.data.hold_id;
     expect(placed.data?.data.status).toBe("held");
-    const captured = await wallet.POST(`${API}/holds/{id}/capture`, {
+    const captured = await wallet.captureHold({
       params: { path: { id: holdId! } },
       body: { amount: "4.00" },
     });
@@ -85,7 +85,7 @@ describe("the TypeScript client against wrangler dev", () => {
   });
 
   it("answers a debit past the balance as a refusal, with its message", async () => {
-    const refused = await wallet.POST(`${API}/debits`, {
+    const refused = await wallet.createDebit({
       body: { user_id: userId, wallet_id: walletId, request_id: unique("debit-"), amount: 1000 },
     });
     expect(refused.response.status).toBe(400);
