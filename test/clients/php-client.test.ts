@@ -31,29 +31,38 @@ beforeAll(async () => {
       user_password: "a-long-pass",
     },
   });
-  args = [server.base, token, String(user.data!.data.id), walletId, unique("p")];
+  args = [server.base, token, String(user.data!.data.id), walletId];
 }, 120_000);
 
 afterAll(() => stop?.());
 
 describe("the PHP client against wrangler dev", () => {
-  it("credits, refuses the repeat as AlreadyExists, reads, holds, captures, refuses a debit", () => {
-    const out = JSON.parse(execFileSync("php", [SCENARIO, ...args], { encoding: "utf8" }));
-    expect(out.credit.transaction_id).toEqual(expect.any(Number));
-    expect(out.repeat).toMatchObject({
-      class: "AlreadyExists",
-      status: 409,
-      message: "Transaction already exists",
-      error: { txn_id: String(out.credit.transaction_id) },
-    });
-    expect(out.balance[args[3]!]).toBe(25);
-    expect(out.history).toHaveLength(1);
-    expect(out.hold.status).toBe("held");
-    expect(out.capture).toMatchObject({ status: "captured", captured_amount: 4 });
-    expect(out.refusal).toEqual({
-      class: "InsufficientBalance",
-      status: 400,
-      message: "Insufficient Balance",
-    });
-  });
+  it.each([
+    ["curl", 0],
+    ["wordpress", 7],
+  ])(
+    "by %s: credits, refuses the repeat as AlreadyExists, reads, holds, captures, refuses a debit",
+    (transport, wpCalls) => {
+      const run = [SCENARIO, ...args, unique("p"), transport];
+      const out = JSON.parse(execFileSync("php", run, { encoding: "utf8" }));
+      expect(out.wp_remote_calls).toBe(wpCalls);
+      expect(out.credit.transaction_id).toEqual(expect.any(Number));
+      expect(out.repeat).toMatchObject({
+        class: "AlreadyExists",
+        status: 409,
+        message: "Transaction already exists",
+        error: { txn_id: String(out.credit.transaction_id) },
+      });
+      // Each run credits 25 more to the same user and wallet.
+      expect(out.balance[args[3]!]).toBe(wpCalls === 0 ? 25 : 46);
+      expect(out.history).toHaveLength(wpCalls === 0 ? 1 : 3);
+      expect(out.hold.status).toBe("held");
+      expect(out.capture).toMatchObject({ status: "captured", captured_amount: 4 });
+      expect(out.refusal).toEqual({
+        class: "InsufficientBalance",
+        status: 400,
+        message: "Insufficient Balance",
+      });
+    },
+  );
 });

@@ -1,7 +1,9 @@
 <?php
 // Run by php-client.test.ts: the PHP client's scenario against the server it names, printed as
-// JSON for the test to check. Arguments: site, access token, user id, wallet id, a unique prefix.
+// JSON for the test to check. Arguments: site, access token, user id, wallet id, a unique prefix,
+// and `wordpress` to send as inside WordPress (wp_remote_request, wordpress-http.php) not by curl.
 declare(strict_types=1);
+if (($argv[6] ?? '') === 'wordpress') require __DIR__ . '/wordpress-http.php';
 require __DIR__ . '/../../clients/php/WalletClient.php';
 
 use WalletLedger\{AlreadyExists, InsufficientBalance, WalletClient};
@@ -28,4 +30,5 @@ try {
 } catch (InsufficientBalance $e) {
     $out['refusal'] = ['class' => 'InsufficientBalance', 'status' => $e->status, 'message' => $e->getMessage()];
 }
+$out['wp_remote_calls'] = $GLOBALS['wp_remote_calls'] ?? 0;
 echo json_encode($out), "\n";
