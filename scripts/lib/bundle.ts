@@ -1,6 +1,6 @@
 // The worker as `wrangler deploy` would upload it: `wrangler deploy --dry-run --outdir <outdir>`.
 import { readdirSync, statSync } from "node:fs";
-import { basename, extname, join } from "node:path";
+import { basename, dirname, extname, join, resolve } from "node:path";
 import { wrangler } from "./wrangler";
 
 /**
@@ -16,9 +16,11 @@ export function bundle({
   outdir: string;
   main?: string;
 }) {
-  const stdout = wrangler(["deploy", "--dry-run", "--outdir", outdir, "--config", config], {
-    quiet: true,
-  });
+  // In the config's folder: its [build] command fills that checkout's assets, not this one's.
+  const stdout = wrangler(
+    ["deploy", "--dry-run", "--outdir", resolve(outdir), "--config", resolve(config)],
+    { quiet: true, cwd: dirname(resolve(config)) },
+  );
   const jsFiles = readdirSync(outdir).filter((f) => f.endsWith(".js"));
   const wanted = main ? `${basename(main, extname(main))}.js` : undefined;
   const file =

@@ -31,13 +31,19 @@ export const offlineEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEn
   ...extra,
 });
 
-/** Runs a wrangler command to completion; its status and output, whatever they are. */
-export const runWrangler = (args: string[], env: Record<string, string> = {}) =>
-  spawnSync(process.execPath, [WRANGLER, ...args], { env: offlineEnv(env), encoding: "utf8" });
+/**
+ * Runs a wrangler command to completion; its status and output, whatever they are. `cwd`: where
+ * it runs (a config's `[build]` command runs there).
+ */
+export const runWrangler = (args: string[], env: Record<string, string> = {}, cwd?: string) =>
+  spawnSync(process.execPath, [WRANGLER, ...args], { env: offlineEnv(env), encoding: "utf8", cwd });
 
 /** Runs a wrangler command to completion; throws with its output when it fails. */
-export function wrangler(args: string[], { quiet = false } = {}) {
-  const result = runWrangler(args);
+export function wrangler(
+  args: string[],
+  { quiet = false, cwd }: { quiet?: boolean; cwd?: string } = {},
+) {
+  const result = runWrangler(args, {}, cwd);
   if (result.status !== 0) {
     throw new Error(`wrangler ${args.join(" ")} failed:\n${result.stdout}\n${result.stderr}`);
   }
