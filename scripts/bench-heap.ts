@@ -1,4 +1,4 @@
-// `npm run bench:heap` (issue 24, item 4): the worker isolate's JS heap while a slow client reads a
+// `npm run bench:heap`: the worker isolate's JS heap while a slow client reads a
 // whole history (GET /transactions without paging, streamed 500 entries per D1 read), for histories
 // of 10,000, 100,000 and 200,000 entries of one user. The heaps are read from V8 through DevTools
 // inspectors (scripts/bench/inspector.ts): the worker's, and local D1's isolate's. Beside them, the

@@ -1,4 +1,4 @@
-// The Worker's start-up (issue 24, item 5): the CPU its bundle costs before the first request, from
+// The Worker's start-up: the CPU its bundle costs before the first request, from
 // `wrangler check startup` (a CPU profile of workerd loading the bundle, run locally), and the
 // bundle's size as `wrangler deploy --dry-run` writes it, raw and gzipped. Prints the figures; the
 // profile is local: Cloudflare's CPUs differ, so the ratio to the 100 ms goal is what it tells.

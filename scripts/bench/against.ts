@@ -88,7 +88,7 @@ export async function benchAgainst({
   startedMs: number;
 }) {
   const load = loadSettings();
-  // 8 connections, as issue 24 measured its starting point: fewer than the baselines' 32, so a
+  // 8 connections, as the first side-by-side runs measured: fewer than the baselines' 32, so a
   // credit's cost shows more of its CPU and less of group commit's batching under a queue.
   const { durationS, warmupS, rounds, connections } = roundSettings({
     connections: 8,

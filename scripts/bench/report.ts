@@ -155,7 +155,7 @@ export function evaluateCostTargets(rows: CostRow[]) {
 }
 
 /**
- * The bench's targets (issue 15): credits at least 1.5× the one-insert baseline with a p99 no worse
+ * The bench's targets: credits at least 1.5× the one-insert baseline with a p99 no worse
  * than its p99, balance reads at least 0.95× one select; and no error path slower than its happy path.
  * `baselineP99` is each baseline's p99, the mean of its two bracketing runs.
  */

@@ -1,7 +1,7 @@
 // `npm run bench -- --webhook` (webhook.ts): what its rounds say. Pure, so test/node/bench-modes.test.ts
 // checks it; no load runs here.
 
-/** Issue 26: credits/s with one subscribed endpoint at least this share of credits/s without. */
+/** The target: credits/s with one subscribed endpoint at least this share of credits/s without. */
 export const WEBHOOK_RATIO_TARGET = 0.9;
 
 /** One round with the endpoint: its credits, and what the receiver got for them. */

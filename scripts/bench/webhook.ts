@@ -1,5 +1,5 @@
 // `npm run bench -- --webhook`: credits/s with one endpoint subscribed to transaction.created beside
-// credits/s with none (issue 26's target: at least 0.9×), in interleaved rounds on ONE server.
+// credits/s with none (the target: at least 0.9×), in interleaved rounds on ONE server.
 //
 // One server, not two: both sides then run the same process, the same D1 file and the same warm
 // isolate, and the side that goes first alternates by round (compare.ts), so what differs is the
