@@ -17,9 +17,10 @@ const COPIED = [
   "tsconfig.json",
   "package.json",
   "worker-configuration.d.ts",
-  // The API reference's files (wrangler.toml [assets]). wrangler runs the [build] command that
-  // makes them in its own working directory, this checkout, so the copy gets them made here.
+  // The API reference's files (wrangler.toml [assets]), and the [build] command's script that makes
+  // them: wrangler dev runs it in this checkout, a bundle in the copy (scripts/lib/bundle.ts).
   "assets",
+  "scripts",
 ];
 
 export function snapshotApp() {
