@@ -2,10 +2,8 @@
 // (clients/openapi.json), the TypeScript client's types generated from it
 // (clients/typescript/openapi.d.ts) and its operations by name (clients/typescript/operations.ts). `--check` writes nothing and fails when either file differs
 // from what the route tables give now, so neither can go stale.
-//
-// Run under scripts/lib/workers-stub.mjs: the route modules import `cloudflare:workers` (a Durable
-// Object base class, never called here).
 import { readFileSync, writeFileSync } from "node:fs";
+import { registerHooks } from "node:module";
 import openapiTS, { astToString } from "openapi-typescript";
 
 const root = new URL("../", import.meta.url);
@@ -14,6 +12,20 @@ const TYPES = "clients/typescript/openapi.d.ts";
 const OPERATIONS = "clients/typescript/operations.ts";
 // The document as `npm run dev` serves it (the service fills `servers` with each site's URL).
 const DEV_SERVER = { url: "http://127.0.0.1:8787", description: "npm run dev" };
+
+// The route modules import `cloudflare:workers`, which exists only in workerd, for a Durable
+// Object's base class that a tool never instantiates: Node gets a stand-in for it.
+const STUB = "stub:cloudflare-workers";
+registerHooks({
+  resolve: (specifier, context, next) =>
+    specifier === "cloudflare:workers"
+      ? { url: STUB, shortCircuit: true }
+      : next(specifier, context),
+  load: (url, context, next) =>
+    url === STUB
+      ? { format: "module", source: "export class DurableObject {}", shortCircuit: true }
+      : next(url, context),
+});
 
 type Document = Record<string, unknown>;
 // Loaded by a computed specifier: the service's modules are type-checked against the Workers'
