@@ -16,11 +16,11 @@ type MoneySchema = v.ObjectSchema<
 >;
 
 /**
- * Validates a money movement's fields, including the ones only the wallet can judge (does it exist,
- * does the amount fit its decimals), and reports every field error together in schema key order.
- * The caller says how to find a wallet (`findWallet`); this module reads no database itself.
+ * A money movement's fields and every field error, the ones only the wallet can judge included
+ * (does it exist, does the amount fit its decimals). The caller says how to find a wallet
+ * (`findWallet`); this module reads no database itself.
  */
-export async function readMoneyInput<S extends MoneySchema>(
+export async function checkMoneyFields<S extends MoneySchema>(
   schema: S,
   params: Record<string, unknown>,
   findWallet: (id: string) => Promise<Wallet | undefined>,
@@ -39,6 +39,20 @@ export async function readMoneyInput<S extends MoneySchema>(
     if (typeof minor === "number") amountMinor = minor;
     else errors.amount = amountRefusedText(minor, wallet);
   }
+  return { output, errors, wallet, amountMinor };
+}
+
+/** checkMoneyFields, with every field error reported together in schema key order (a 400). */
+export async function readMoneyInput<S extends MoneySchema>(
+  schema: S,
+  params: Record<string, unknown>,
+  findWallet: (id: string) => Promise<Wallet | undefined>,
+) {
+  const { output, errors, wallet, amountMinor } = await checkMoneyFields(
+    schema,
+    params,
+    findWallet,
+  );
   if (!output || !wallet || Object.keys(errors).length > 0)
     throw invalidInput(ordered(errors, Object.keys(schema.entries)));
   return { fields: output as v.InferOutput<S>, wallet, amountMinor };

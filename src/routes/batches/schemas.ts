@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import * as v from "valibot";
 import type { AppEnv } from "../../env";
-import { amountRefusedText, invalidInput } from "../../http/errors";
+import { invalidInput } from "../../http/errors";
 import {
   amountField,
   noteField,
@@ -10,12 +10,12 @@ import {
   userIdField,
   walletIdField,
 } from "../../http/fields";
+import { checkMoneyFields } from "../../http/money-input";
 import type { Params } from "../../http/params";
 import type { Input } from "../../http/route";
 import { checkFields, EMPTY } from "../../http/validation";
 import { type BatchInput, type BatchOperation, MAX_OPERATIONS } from "../../wallet/batches";
 import { findWallet } from "../../wallet/directory";
-import { amountToMinor } from "../../wallet/rules";
 import { PAGE_FIELDS } from "../transactions/schemas";
 
 /** A credit's or debit's fields, in the order their errors are reported (as the single routes'). */
@@ -108,14 +108,9 @@ async function readOperation(
     return undefined;
   }
   const schema = type === "transfer" ? TransferOperation : EntryOperation;
-  const { output, errors: found = {} } = checkFields(schema, op);
-  const walletId = found.wallet_id ? undefined : v.parse(walletIdField, op.wallet_id);
-  const wallet = walletId === undefined ? undefined : await findWallet(c.var.service, walletId);
-  if (walletId !== undefined && !wallet) found.wallet_id = "wallet_id not found";
-  if (wallet && !found.amount) {
-    const minor = amountToMinor(op.amount as string | number, wallet, "refuse-excess-places");
-    if (typeof minor !== "number") found.amount = amountRefusedText(minor, wallet);
-  }
+  const { output, errors: found } = await checkMoneyFields(schema, op, (id) =>
+    findWallet(c.var.service, id),
+  );
   if (output && "from_user_id" in output && output.from_user_id === output.to_user_id)
     found.to_user_id ??= "to_user_id must differ from from_user_id";
   for (const key of Object.keys(schema.entries))
