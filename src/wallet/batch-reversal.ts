@@ -10,6 +10,7 @@ import { appendBatch, BatchConflict } from "../ledger/batches";
 import { entry } from "../ledger/entries";
 import { firstUnpaid, verdictOf } from "./batches";
 import { requireAdmin, type ServiceContext } from "./context";
+import { opposite } from "./movements";
 import { Refusal } from "./refusal";
 
 export async function reverseBatch(
@@ -53,18 +54,13 @@ export async function reverseBatch(
         ? undefined
         : (transferIds.get(e.transferId) ??
           transferIds.set(e.transferId, crypto.randomUUID()).get(e.transferId));
+    const user = { id: e.userId, username: users.get(e.userId)?.username ?? "" };
     return entry(
       {
-        user: { id: e.userId, username: users.get(e.userId)?.username ?? "" },
-        wallet: wallets.get(e.walletId)!,
-        txnType: e.txnType === "CREDIT" ? "DEBIT" : "CREDIT",
-        amountMinor: e.amountMinor,
-        amountText: e.amountText,
+        ...opposite(e, user, wallets.get(e.walletId)!, note),
         requestId: e.requestId,
         keyed: false,
-        note: note || `Reversal of transaction ${e.id}`,
         transferId,
-        reversesId: e.id,
         batch: { reversesBatchId: id },
       },
       stamp,

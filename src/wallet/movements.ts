@@ -7,7 +7,7 @@ import { findMovement } from "../db/ledger";
 import { findUserBy, findUsers } from "../db/users";
 import { findWalletCached, type Wallet } from "../db/wallets";
 import { appendEntries, type KeyUse, LedgerRefusal } from "../ledger/append";
-import { entry, postTransfer } from "../ledger/entries";
+import { type EntrySpec, entry, postTransfer } from "../ledger/entries";
 import { type AmountPolicy, amountToMinor } from "../ledger/money";
 import { postEntry } from "../ledger/writer";
 import { requireAdmin, type ServiceContext } from "./context";
@@ -129,6 +129,25 @@ export async function transfer(ctx: ServiceContext, input: TransferInput) {
 }
 
 /**
+ * The entry that undoes `e`, never an edit of it: the other side, the same amount (as it was
+ * sent), naming `e` by reverses_id; `note` empty says which it reverses.
+ */
+export const opposite = (
+  e: { id: number; txnType: "CREDIT" | "DEBIT"; amountMinor: number; amountText: string },
+  user: EntrySpec["user"],
+  wallet: Wallet,
+  note: string,
+) => ({
+  user,
+  wallet,
+  txnType: e.txnType === "CREDIT" ? ("DEBIT" as const) : ("CREDIT" as const),
+  amountMinor: e.amountMinor,
+  amountText: e.amountText,
+  note: note || `Reversal of transaction ${e.id}`,
+  reversesId: e.id,
+});
+
+/**
  * Reverses an entry by appending its opposite, linked by reverses_id (never editing it). A transfer
  * is reversed as a whole. UNIQUE(reverses_id) makes a second reversal write nothing; a reversal that
  * would overdraw (leave a balance below zero and lower) fails the overdraft CHECK like any debit.
@@ -157,16 +176,10 @@ export async function reverse(
   const [first, ...rest] = ordered.map(({ entry: e, username }, i) =>
     entry(
       {
-        user: { id: e.userId, username },
-        wallet,
-        txnType: e.txnType === "CREDIT" ? "DEBIT" : "CREDIT",
-        amountMinor: e.amountMinor,
-        amountText: e.amountText,
+        ...opposite(e, { id: e.userId, username }, wallet, note),
         requestId,
         keyed: i === 0,
-        note: note || `Reversal of transaction ${e.id}`,
         transferId,
-        reversesId: e.id,
       },
       stamp,
     ),

@@ -1,8 +1,8 @@
 // A wallet at a glance for one user: what it holds, what holds reserve of it, what is left to
 // spend, how many entries it has and the newest one.
 import { walletPosition } from "../db/holds";
-import { findUserBy } from "../db/users";
 import { caller, requireReader, type ServiceContext } from "./context";
+import { userIdOf } from "./directory";
 import { nameOf, type UserRef } from "./movements";
 import { Refusal } from "./refusal";
 
@@ -13,8 +13,7 @@ export async function walletSummary(
 ) {
   const { user, walletId } = input;
   const me = caller(ctx);
-  const userId =
-    user === undefined ? me.userId : "id" in user ? user.id : (await findUserBy(ctx.db, user))?.id;
+  const userId = user === undefined ? me.userId : ((await userIdOf(ctx, user)) ?? undefined);
   // Nobody is refused to a subscriber as anyone else is: its answer tells no username exists.
   requireReader(ctx, userId ?? Number.NaN);
   const nowS = Math.floor(ctx.nowMs() / 1000);
