@@ -4,6 +4,7 @@
 // request id and the cf_ray log field are tested with the request log, in strict-input.test.ts.)
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
+import { consoleOf, form, hidden, type Page } from "./console-helpers";
 import {
   balanceOf,
   CLEAN,
@@ -21,43 +22,14 @@ import {
   unique,
 } from "./helpers";
 
+const { request, signIn } = consoleOf(testApp());
+
 const OWN = "http://localhost";
-const BASE = `${OWN}/wallet-admin`;
-const app = testApp();
 /** Another origin on the same site (another port), a stranger's site, and an opaque origin. */
 const FOREIGN = ["http://localhost:9999", "https://evil.example", "null"];
 
-type Page = { status: number; html: string; headers: Headers };
-
-async function request(
-  path: string,
-  init: RequestInit & { cookie?: string; vars?: Record<string, string> } = {},
-): Promise<Page> {
-  const headers = new Headers(init.headers);
-  if (init.cookie) headers.set("Cookie", init.cookie);
-  const url = path.startsWith("http") ? path : `${BASE}${path}`;
-  const res = await app.request(
-    url,
-    { ...init, headers, redirect: "manual" },
-    { ...env, ...init.vars },
-  );
-  return { status: res.status, html: await res.text(), headers: res.headers };
-}
-const form = (fields: Record<string, string | number>) =>
-  new URLSearchParams(Object.entries(fields).map(([k, v]): [string, string] => [k, String(v)]));
-const hidden = (html: string, name: string) =>
-  html.match(new RegExp(`name="${name}" value="([^"]+)"`))?.[1] ?? "";
 const corsHeadersOf = (headers: Headers) =>
   [...headers.keys()].filter((name) => name.toLowerCase().startsWith("access-control-"));
-
-async function signIn(user: TestUser) {
-  const res = await request("/sign-in", {
-    method: "POST",
-    body: form({ email: user.email, password: PASSWORD }),
-  });
-  expect(res.status, res.html).toBe(303);
-  return res.headers.get("set-cookie")!.split(";")[0]!;
-}
 
 let admin: TestUser;
 let alice: TestUser;

@@ -1,7 +1,7 @@
 // A console click is one request: the screen calls the service's verbs itself, on the request's own
 // D1 session, so the request log shows exactly one line for it (no inner API request behind it).
-import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { consoleOf, form, hidden } from "./console-helpers";
 import {
   credit,
   makeAdmin,
@@ -12,8 +12,7 @@ import {
   testApp,
 } from "./helpers";
 
-const BASE = "http://localhost/wallet-admin";
-const app = testApp();
+const { request } = consoleOf(testApp());
 
 type LogLine = { method: string; route: string | null; status: number; user_id: number | null };
 
@@ -30,17 +29,6 @@ async function logged(fn: () => Promise<unknown>): Promise<LogLine[]> {
   }
   return lines.map((l) => JSON.parse(l));
 }
-
-async function request(path: string, init: RequestInit & { cookie?: string } = {}) {
-  const headers = new Headers(init.headers);
-  if (init.cookie) headers.set("Cookie", init.cookie);
-  const res = await app.request(`${BASE}${path}`, { ...init, headers, redirect: "manual" }, env);
-  return { status: res.status, html: await res.text(), headers: res.headers };
-}
-const form = (fields: Record<string, string | number>) =>
-  new URLSearchParams(Object.entries(fields).map(([k, v]): [string, string] => [k, String(v)]));
-const hidden = (html: string, name: string) =>
-  html.match(new RegExp(`name="${name}" value="([^"]+)"`))?.[1] ?? "";
 
 let admin: TestUser;
 let user: TestUser;

@@ -1,7 +1,7 @@
 // The console's user page and holds (src/console/user-holds.tsx): held and available beside each
 // balance, the user's holds listed, and Capture and Void through the API, each once.
-import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
+import { consoleOf, form } from "./console-helpers";
 import {
   balanceOf,
   call,
@@ -16,16 +16,8 @@ import {
   unique,
 } from "./helpers";
 
-const BASE = "http://localhost/wallet-admin";
-const app = testApp();
+const { request } = consoleOf(testApp());
 
-async function request(path: string, init: RequestInit & { cookie?: string } = {}) {
-  const headers = new Headers(init.headers);
-  if (init.cookie) headers.set("Cookie", init.cookie);
-  const res = await app.request(`${BASE}${path}`, { ...init, headers, redirect: "manual" }, env);
-  return { status: res.status, html: await res.text(), headers: res.headers };
-}
-const form = (fields: Record<string, string>) => new URLSearchParams(Object.entries(fields));
 const csrfOf = (html: string) => html.match(/name="_csrf" value="([^"]+)"/)?.[1] ?? "";
 
 let admin: TestUser;

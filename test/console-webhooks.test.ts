@@ -1,21 +1,11 @@
 // The console's webhooks screen (/wallet-admin/webhooks): endpoints, their recent deliveries, the
 // test and resend buttons, all through the API in-process.
-import { env } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Outbound } from "../src/events/deliver";
-import {
-  call,
-  credit,
-  makeAdmin,
-  makeUser,
-  makeWallet,
-  PASSWORD,
-  type TestUser,
-  testApp,
-} from "./helpers";
+import { consoleOf, form, hidden } from "./console-helpers";
+import { call, credit, makeAdmin, makeUser, makeWallet, type TestUser, testApp } from "./helpers";
 
-const BASE = "http://localhost/wallet-admin";
 const got: { headers: Record<string, string>; body: string }[] = [];
 const outbound: Outbound = async (_url, init) => {
   got.push({
@@ -25,28 +15,7 @@ const outbound: Outbound = async (_url, init) => {
   return new Response(null, { status: 200 });
 };
 const app = testApp({ outbound });
-
-type Page = { status: number; html: string; headers: Headers };
-
-async function request(path: string, init: RequestInit & { cookie?: string } = {}): Promise<Page> {
-  const headers = new Headers(init.headers);
-  if (init.cookie) headers.set("Cookie", init.cookie);
-  const res = await app.request(`${BASE}${path}`, { ...init, headers, redirect: "manual" }, env);
-  return { status: res.status, html: await res.text(), headers: res.headers };
-}
-const form = (fields: Record<string, string | number>) =>
-  new URLSearchParams(Object.entries(fields).map(([k, v]): [string, string] => [k, String(v)]));
-const hidden = (html: string, name: string) =>
-  html.match(new RegExp(`name="${name}" value="([^"]+)"`))?.[1] ?? "";
-
-async function signIn(user: TestUser) {
-  const res = await request("/sign-in", {
-    method: "POST",
-    body: form({ email: user.email, password: PASSWORD }),
-  });
-  expect(res.status, res.html).toBe(303);
-  return res.headers.get("set-cookie")!.split(";")[0]!;
-}
+const { request, signIn } = consoleOf(app);
 
 let admin: TestUser;
 let cookie: string;

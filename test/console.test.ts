@@ -3,6 +3,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { CONSOLE_AUDIENCE } from "../src/auth/tokens";
+import { consoleOf, form, hidden } from "./console-helpers";
 import {
   balanceOf,
   CLEAN,
@@ -20,21 +21,8 @@ import {
   unique,
 } from "./helpers";
 
-const BASE = "http://localhost/wallet-admin";
 const app = testApp();
-
-type Page = { status: number; html: string; headers: Headers };
-
-async function request(path: string, init: RequestInit & { cookie?: string } = {}): Promise<Page> {
-  const headers = new Headers(init.headers);
-  if (init.cookie) headers.set("Cookie", init.cookie);
-  const res = await app.request(`${BASE}${path}`, { ...init, headers, redirect: "manual" }, env);
-  return { status: res.status, html: await res.text(), headers: res.headers };
-}
-const form = (fields: Record<string, string | number>) =>
-  new URLSearchParams(Object.entries(fields).map(([k, v]): [string, string] => [k, String(v)]));
-const hidden = (html: string, name: string) =>
-  html.match(new RegExp(`name="${name}" value="([^"]+)"`))?.[1] ?? "";
+const { request } = consoleOf(app);
 
 async function signIn(user: TestUser) {
   const res = await request("/sign-in", {

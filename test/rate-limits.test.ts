@@ -6,6 +6,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { COMPAT_ROUTES } from "../src/compat";
 import { ROUTES } from "../src/routes";
+import { consoleOf, form, hidden } from "./console-helpers";
 import { wrappedD1 } from "./d1-counter";
 import {
   balanceOf,
@@ -15,9 +16,7 @@ import {
   makeAdmin,
   makeUser,
   makeWallet,
-  PASSWORD,
   tableCounts,
-  testApp,
   unique,
 } from "./helpers";
 
@@ -149,20 +148,7 @@ function overloadedD1(when: "before" | "after", times = 1) {
 }
 
 describe("the console's money forms", () => {
-  const BASE = "http://localhost/wallet-admin";
-  const app = testApp();
-  const send = async (path: string, init: RequestInit & { cookie?: string; vars?: object }) => {
-    const headers = new Headers(init.headers);
-    if (init.cookie) headers.set("Cookie", init.cookie);
-    const res = await app.request(
-      `${BASE}${path}`,
-      { ...init, headers, redirect: "manual" },
-      { ...env, ...init.vars },
-    );
-    return { status: res.status, html: await res.text(), location: res.headers.get("location") };
-  };
-  const form = (fields: Record<string, string | number>) =>
-    new URLSearchParams(Object.entries(fields).map(([k, v]): [string, string] => [k, String(v)]));
+  const { request, signIn } = consoleOf();
 
   it("count against the operator's share as the API's money routes do, and write nothing past it", async () => {
     const admin = await makeAdmin();
@@ -177,9 +163,8 @@ describe("the console's money forms", () => {
       body: { user_id: user.id, wallet_id: wallet, amount: "1", request_id: unique("h") },
     });
     expect([funded.status, hold.status]).toEqual([200, 200]);
-    const cookie = await signedInCookie(admin);
-    const page = await send(`/users/${user.id}`, { cookie });
-    const csrf = page.html.match(/name="_csrf" value="([^"]+)"/)![1]!;
+    const cookie = await signIn(admin);
+    const csrf = hidden((await request(`/users/${user.id}`, { cookie })).html, "_csrf");
     const other = await makeUser();
     const forms: [string, Record<string, string | number>][] = [
       [`/users/${user.id}/credit`, { wallet_id: wallet, amount: "1", request_id: unique("c") }],
@@ -194,20 +179,20 @@ describe("the console's money forms", () => {
     ];
     const before = await tableCounts();
     for (const [path, fields] of forms) {
-      const res = await send(path, {
+      const res = await request(path, {
         method: "POST",
         cookie,
         vars: REFUSING,
         body: form({ _csrf: csrf, note: "", ...fields }),
       });
       expect(res.status, `${path}: ${res.html}`).toBe(303);
-      expect(decodeURIComponent(res.location ?? ""), path).toMatch(
+      expect(decodeURIComponent(res.headers.get("location") ?? ""), path).toMatch(
         /error=.*Too many requests: Too many money requests from this caller: try again in \d+ seconds/,
       );
     }
     expect(await tableCounts()).toEqual(before);
     // Under the share, the same form moves the money.
-    const credited = await send(`/users/${user.id}/credit`, {
+    const credited = await request(`/users/${user.id}/credit`, {
       method: "POST",
       cookie,
       body: form({
@@ -218,22 +203,10 @@ describe("the console's money forms", () => {
         request_id: unique("c"),
       }),
     });
-    expect(decodeURIComponent(credited.location ?? "")).toMatch(/ok=Transaction Completed/);
-  });
-
-  /** A console session cookie for `admin`, as the sign-in form sets it. */
-  async function signedInCookie(admin: { email: string }) {
-    const res = await app.request(
-      `${BASE}/sign-in`,
-      {
-        method: "POST",
-        body: form({ email: admin.email, password: PASSWORD }),
-        redirect: "manual",
-      },
-      env,
+    expect(decodeURIComponent(credited.headers.get("location") ?? "")).toMatch(
+      /ok=Transaction Completed/,
     );
-    return res.headers.get("set-cookie")!.split(";")[0]!;
-  }
+  });
 });
 
 describe("a D1 that cannot take the request", () => {

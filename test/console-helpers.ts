@@ -1,0 +1,42 @@
+// What the console's tests share: a request to one of its pages as a browser sends it (a cookie,
+// no redirect followed), a form body, a hidden field of a page, and a sign-in's session cookie.
+import { env } from "cloudflare:workers";
+import { expect } from "vitest";
+import { PASSWORD, testApp } from "./helpers";
+
+export const CONSOLE = "http://localhost/wallet-admin";
+
+export type Page = { status: number; html: string; headers: Headers };
+
+export type PageRequest = RequestInit & { cookie?: string; vars?: Record<string, unknown> };
+
+/** Requests to the console of `app` (its env: the test's, with `vars` over it). */
+export function consoleOf(app = testApp()) {
+  async function request(path: string, init: PageRequest = {}): Promise<Page> {
+    const headers = new Headers(init.headers);
+    if (init.cookie) headers.set("Cookie", init.cookie);
+    const url = path.startsWith("http") ? path : `${CONSOLE}${path}`;
+    const res = await app.request(
+      url,
+      { ...init, headers, redirect: "manual" },
+      { ...env, ...init.vars },
+    );
+    return { status: res.status, html: await res.text(), headers: res.headers };
+  }
+  /** The session cookie (name=value) a sign-in by `user` sets. */
+  async function signIn(user: { email: string }) {
+    const res = await request("/sign-in", {
+      method: "POST",
+      body: form({ email: user.email, password: PASSWORD }),
+    });
+    expect(res.status, res.html).toBe(303);
+    return res.headers.get("set-cookie")!.split(";")[0]!;
+  }
+  return { request, signIn };
+}
+
+export const form = (fields: Record<string, string | number>) =>
+  new URLSearchParams(Object.entries(fields).map(([k, v]): [string, string] => [k, String(v)]));
+
+export const hidden = (html: string, name: string) =>
+  html.match(new RegExp(`name="${name}" value="([^"]+)"`))?.[1] ?? "";
