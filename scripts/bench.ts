@@ -171,9 +171,9 @@ async function main() {
     { log, stopping },
   );
 
-  // The credits landed once each: the payees' balances (minus the seeded duplicate) lie between
-  // the credits answered 200 and the credits sent.
-  const { answered200: credited, sent } = answeredAndSent(runs.filter((r) => r.name === "credits"));
+  // The credits (single and batched) landed once each: the payees' balances (minus the seeded
+  // duplicate) lie between the units answered 200 and the units sent.
+  const { answered200: credited, sent } = answeredAndSent(runs);
   await sleep(1000);
   const applied =
     (await balanceSum({ api: app.api, auth, users: fx.users, wallet: WALLETS[0] })) -
@@ -185,7 +185,7 @@ async function main() {
     ok: applied >= credited && applied <= sent,
   };
   log(
-    `ledger check: ${ledgerCheck.ok ? "ok" : "MISMATCH"} (${credited} credits of 1 answered 200, ${sent} sent, ${applied} applied)`,
+    `ledger check: ${ledgerCheck.ok ? "ok" : "MISMATCH"} (${credited} credited by answers 200, ${sent} by requests sent, ${applied} applied)`,
   );
 
   // ---- cost pass: D1 statements and rows per request, read from the worker's own log lines ------
@@ -330,7 +330,7 @@ async function main() {
       `; baseline ${kib(bundles.baseline.rawBytes)} raw, ${kib(bundles.baseline.gzipBytes)} gzip.`,
   );
   out.push(
-    `Ledger check after the credit load: ${ledgerCheck.ok ? "ok" : "MISMATCH"} (${credited} credits answered 200, ${sent} sent, ${applied} applied to the payees' balances).`,
+    `Ledger check after the credit load: ${ledgerCheck.ok ? "ok" : "MISMATCH"} (${credited} credited by answers 200, ${sent} by requests sent, ${applied} applied to the payees' balances).`,
   );
   out.push("");
   out.push("Targets:");

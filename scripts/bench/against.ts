@@ -170,9 +170,7 @@ export async function benchAgainst({
     { answered200: number; sent: number; applied: number; ok: boolean }
   > = {};
   for (const side of ["tree", "ref"] as const) {
-    const { answered200, sent } = answeredAndSent(
-      runs.filter((r) => r.side === side && r.name === "credits"),
-    );
+    const { answered200, sent } = answeredAndSent(runs.filter((r) => r.side === side));
     const { auth, fx } = sides[side];
     const applied =
       (await balanceSum({ api: servers[side].api, auth, users: fx.users, wallet: WALLETS[0] })) -

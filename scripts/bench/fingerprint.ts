@@ -3,6 +3,7 @@
 // size and mtime at the start and says which changed by the end.
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { isLoadConfig } from "../lib/server";
 
 export const WATCHED = [
   "src",
@@ -27,9 +28,11 @@ export function fingerprint(paths = WATCHED): Fingerprint {
       return; // absent
     }
     if (st.isDirectory()) {
-      // wrangler's own build output (.wrangler/) changes with every start
+      // wrangler's own build output (.wrangler/) changes with every start, and the servers' raised
+      // copies of a config come and go with them
       for (const name of readdirSync(path))
-        if (name !== ".wrangler" && name !== "node_modules") visit(join(path, name));
+        if (name !== ".wrangler" && name !== "node_modules" && !isLoadConfig(name))
+          visit(join(path, name));
     } else files.set(path, `${st.size}:${st.mtimeMs}`);
   };
   for (const path of paths) visit(path);

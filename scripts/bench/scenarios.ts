@@ -6,6 +6,13 @@ import type autocannon from "autocannon";
 import type { Server } from "../lib/server";
 import { type Fixtures, USER_PASSWORD, WALLETS } from "./fixtures";
 
+/** Units of WALLETS[0] each answered request of a scenario credits to the fixtures' users. */
+export const CREDITED_PER_REQUEST: Record<string, number> = {
+  credits: 1,
+  "batches-3": 3,
+  "batches-100": 100,
+};
+
 /** Where a scenario's requests go: a server the bench started, or only its addresses. */
 type Target = Pick<Server, "base" | "api">;
 
@@ -36,6 +43,7 @@ export const loadOf = (s: Scenario<Target>, connections: number) => ({
  */
 export function appScenarioMaker(runId: string) {
   let creditSeq = 0;
+  let batchSeq = 0;
   let turn = 0;
   return <S extends Target>(server: S, auth: string, fx: Fixtures): Record<string, Scenario<S>> => {
     const apiPath = new URL(server.api).pathname;
@@ -59,7 +67,6 @@ export function appScenarioMaker(runId: string) {
         body: JSON.stringify(body),
       },
     });
-    let batchSeq = 0;
     const batch = (size: number): Scenario<S> => ({
       server,
       vs: "insert",

@@ -12,6 +12,7 @@ import { cpuMsPerRequest, groupCpuSeconds } from "./cost";
 import { changedFiles, type Fingerprint, fingerprint } from "./fingerprint";
 import { runLoad, stopCurrentLoad } from "./load";
 import { type GroupIo, groupIo } from "./process-io";
+import { CREDITED_PER_REQUEST } from "./scenarios";
 
 /** A positive number from the environment, or `fallback`. */
 export const setting = (name: string, fallback: number) => {
@@ -213,17 +214,24 @@ export async function runPlan<S extends Scenario, K extends string>(
 }
 
 /**
- * Requests answered 200 and requests sent, warm-ups included: what a ledger check bounds the
- * credits applied with (autocannon drops the answers still in flight when a run ends; the server
- * applies those requests all the same).
+ * Units credited to the payees by the requests answered 200 and by the requests sent, warm-ups
+ * included: what a ledger check bounds the credits applied with (autocannon drops the answers still
+ * in flight when a run ends; the server applies those requests all the same). A run that credits
+ * nothing (reads, refusals) counts for nothing.
  */
-export const answeredAndSent = (runs: ScenarioRun[]) => ({
-  answered200: runs.reduce(
-    (n, r) => n + (r.statusCodes["200"] ?? 0) + (r.warmup.statusCodes["200"] ?? 0),
-    0,
-  ),
-  sent: runs.reduce((n, r) => n + r.sent + r.warmup.sent, 0),
-});
+export const answeredAndSent = (
+  runs: ScenarioRun[],
+  unitsOf = (run: ScenarioRun) => CREDITED_PER_REQUEST[run.name] ?? 0,
+) =>
+  runs.reduce(
+    (sum, r) => {
+      const units = unitsOf(r);
+      sum.answered200 += units * ((r.statusCodes["200"] ?? 0) + (r.warmup.statusCodes["200"] ?? 0));
+      sum.sent += units * (r.sent + r.warmup.sent);
+      return sum;
+    },
+    { answered200: 0, sent: 0 },
+  );
 
 /** What a results file says of the run: when, where, on which commit, with which settings. */
 export const runMeta = (settings: Record<string, unknown>) => ({

@@ -15,6 +15,9 @@ import { withRaisedRateLimits } from "./wrangler-toml";
 
 let loadConfigs = 0;
 
+/** The name of a copy loadConfig writes beside a config: not a source file of the project. */
+export const isLoadConfig = (name: string) => /\.load-\d+-\d+\.toml$/.test(name);
+
 /**
  * A copy of `config` beside it (so its paths resolve alike) with the money rate limit raised, for a
  * server that a tool loads from one caller; removed when the server stops, or this process exits.
