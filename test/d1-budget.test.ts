@@ -1,6 +1,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../src/app";
+import { createDb } from "../src/db/client";
+import { listEvents } from "../src/db/events";
 import { countingD1 } from "./d1-counter";
 import {
   API,
@@ -198,16 +200,100 @@ describe("D1 cost per route", () => {
     expect(cost.roundTrips).toBe(2);
   });
 
-  it("a credit writes a small fixed number of rows", async () => {
+  it("each money operation writes and reads a fixed budget of rows", async () => {
+    // D1 bills every row written, index rows included (docs: BENCHMARKS.md "Rows per credit"). A
+    // credit writes 8: the entry, its four index rows (idempotency key, date, balance chain, slug),
+    // the balance (an upsert), the balance timeline's point (a WITHOUT ROWID table: one write) and
+    // the outbox's event. A new write on any of these operations must show up here.
     const { admin, user, wallet } = await fixture();
-    const cost = await costOf("POST", "/credits", admin.bearer, creditBody(user, wallet));
-    expect(cost.status).toBe(200);
-    // D1 counts index writes too: the entry and its indexes, the balance row (upsert), the balance
-    // timeline's row (a WITHOUT ROWID table: one write, docs/ledger.md), the outbox's event row and
-    // its type index (docs/events.md). 11 today (14 before migration 0014 left three indexes to the
-    // entries they serve); a new write on every credit must show up here.
-    expect(cost.rowsWritten).toBeGreaterThan(0);
-    expect(cost.rowsWritten).toBeLessThanOrEqual(11);
+    const other = await makeUser();
+    await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 100 });
+    const auth = (await makeKey(admin, "read-write")).header;
+    const send = async (make: () => Promise<[string, string, unknown?]>) => {
+      const counter = countingD1();
+      const app = createApp();
+      const request = ([method, path, body]: [string, string, unknown?]) =>
+        app.request(
+          `${API}${path}`,
+          {
+            method,
+            headers: { Authorization: auth, "Content-Type": "application/json" },
+            body: body === undefined ? undefined : JSON.stringify(body),
+          },
+          { ...env, DB: counter.db },
+        );
+      await request(await make()); // warms the isolate's caches
+      const next = await make();
+      const { value, cost } = await counter.measure(() => request(next));
+      expect(value.status, `${next[0]} ${next[1]}: ${await value.clone().text()}`).toBe(200);
+      return cost;
+    };
+    const money = { user_id: user.id, wallet_id: wallet, amount: "0.25" };
+    const hold = async () => {
+      const res = await call("POST", "/holds", {
+        auth,
+        body: { ...money, request_id: unique("h") },
+      });
+      return res.body.data.hold_id as number;
+    };
+    const entry = async () =>
+      (await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 })).body.data
+        .transaction_id as number;
+    const operations: Record<string, () => Promise<[string, string, unknown?]>> = {
+      credit: async () => ["POST", "/credits", { ...money, request_id: unique("c") }],
+      debit: async () => ["POST", "/debits", { ...money, request_id: unique("d") }],
+      transfer: async () => [
+        "POST",
+        "/transfers",
+        {
+          from_user_id: user.id,
+          to_user_id: other.id,
+          wallet_id: wallet,
+          amount: "0.25",
+          request_id: unique("t"),
+        },
+      ],
+      hold: async () => ["POST", "/holds", { ...money, request_id: unique("h") }],
+      capture: async () => ["POST", `/holds/${await hold()}/capture`, {}],
+      void: async () => ["POST", `/holds/${await hold()}/void`],
+      reversal: async () => [
+        "POST",
+        `/transactions/${await entry()}/reverse`,
+        { request_id: unique("rev") },
+      ],
+    };
+    // Beside a credit's 8: a transfer is two entries, each with its transfer index row; a reversal
+    // one entry and its reversal index row, after reading the entry it reverses. A hold writes its
+    // row, its id's sequence row (holds keep AUTOINCREMENT), four index rows, its event and the
+    // event's type index row; capturing writes the hold's status, its entry (with the hold index
+    // row) and its event; a void writes the hold's status and its event.
+    // Rows read: at most these (an entry's slug probes one more row for each entry of the same
+    // title, which depends on the second it lands in); a scan would read the whole ledger.
+    const budget: Record<string, { roundTrips: number; rowsWritten: number; rowsRead: number }> = {
+      credit: { roundTrips: 1, rowsWritten: 8, rowsRead: 30 },
+      debit: { roundTrips: 1, rowsWritten: 8, rowsRead: 30 },
+      transfer: { roundTrips: 1, rowsWritten: 18, rowsRead: 60 },
+      hold: { roundTrips: 1, rowsWritten: 8, rowsRead: 15 },
+      capture: { roundTrips: 2, rowsWritten: 12, rowsRead: 50 },
+      void: { roundTrips: 2, rowsWritten: 3, rowsRead: 10 },
+      reversal: { roundTrips: 2, rowsWritten: 9, rowsRead: 40 },
+    };
+    const measured: Record<string, { roundTrips: number; rowsRead: number; rowsWritten: number }> =
+      {};
+    for (const [name, make] of Object.entries(operations)) {
+      const { roundTrips, rowsRead, rowsWritten } = await send(make);
+      measured[name] = { roundTrips, rowsRead, rowsWritten };
+      console.log(`d1-cost | ${name} | ${roundTrips} | ${rowsRead} | ${rowsWritten} |`);
+    }
+    for (const [name, { roundTrips, rowsWritten, rowsRead }] of Object.entries(measured)) {
+      const most = budget[name]!;
+      expect({ name, roundTrips, rowsWritten }).toEqual({
+        name,
+        roundTrips: most.roundTrips,
+        rowsWritten: most.rowsWritten,
+      });
+      expect(rowsRead, name).toBeLessThanOrEqual(most.rowsRead);
+    }
   });
 
   it("a balance read costs the same after 10 and after 5,000 entries", async () => {
@@ -261,7 +347,7 @@ describe("D1 cost per route", () => {
     expect(large200.rowsRead - small200.rowsRead).toBe(large2200.rowsRead - small2200.rowsRead);
   });
 
-  it("transfers and reversals are found through their partial indexes (migration 0014)", async () => {
+  it("transfers, reversals and events by type are found through their partial indexes", async () => {
     // Every lookup by transfer or by reversed entry names a value, which implies the indexes'
     // `IS NOT NULL`: the planner still searches them (a scan would read the whole ledger).
     const plan = async (query: string) => {
@@ -278,6 +364,14 @@ describe("D1 cost per route", () => {
     ).toMatch(/SEARCH t USING (COVERING )?INDEX transactions_transfer \(transfer_id=\?\)/);
     expect(await plan("SELECT 1 FROM transactions WHERE transfer_id = ?")).toMatch(
       /SEARCH transactions USING COVERING INDEX transactions_transfer \(transfer_id=\?\)/,
+    );
+    // Events of the rarer types through the partial type index (transaction.created writes none).
+    const byType = listEvents(createDb(env.DB), 0, 10, ["user.created", "hold.placed"]).toSQL();
+    const { results: eventsPlan } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${byType.sql}`)
+      .bind(...byType.params)
+      .all<{ detail: string }>();
+    expect(eventsPlan.map((r) => r.detail).join("\n")).toMatch(
+      /SEARCH events USING INDEX events_type \(type=\? AND id>\?\)/,
     );
     // The one-reversal guard (trigger transactions_reversed_once, ledger/append.ts).
     expect(await plan("SELECT 1 FROM transactions WHERE reverses_id = ?")).toMatch(

@@ -70,13 +70,33 @@ describe("migration 0006 on a database in use", () => {
     const [entriesBefore] = query("SELECT * FROM transactions ORDER BY id");
     const [balancesBefore] = query("SELECT * FROM balances ORDER BY user_id, wallet_id");
 
-    // 0006 and every later migration, as a deployment applies them.
+    // 0006 and every later migration, as a deployment applies them; the last in a step of its own.
+    copy(all.filter((f) => f < "0018"));
+    d1("migrations", "apply", "DB");
+    // A user made now has an event (0011): the outbox holds a row when 0018 rebuilds it.
+    d1(
+      "execute",
+      "DB",
+      "--command",
+      "INSERT INTO users (id, username, email, password_hash, role, registered_at_ms) VALUES (3, 'c', 'c@x.test', 'x', 'subscriber', 0)",
+    );
+    const triggerText =
+      "SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name";
+    const [triggersBefore0018 = [], eventsBefore0018] = query(
+      `${triggerText}; SELECT * FROM events ORDER BY id`,
+    );
     copy(all);
     d1("migrations", "apply", "DB");
-    const [entries = [], balances, fkProblems, sequence, triggers = []] = query(
+    const [entries = [], balances, fkProblems, sequence, triggers = [], events] = query(
       "SELECT * FROM transactions ORDER BY id; SELECT * FROM balances ORDER BY user_id, wallet_id; PRAGMA foreign_key_check; " +
-        "SELECT seq FROM sqlite_sequence WHERE name = 'transactions'; SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name",
+        `SELECT name FROM sqlite_sequence WHERE name IN ('transactions', 'events'); ${triggerText}; SELECT * FROM events ORDER BY id`,
     );
+    // 0018 rebuilt entries and events without AUTOINCREMENT: every trigger it dropped on the way is
+    // back text for text, beside the new one that keeps events from being deleted.
+    expect(triggers.filter((t) => t.name !== "events_no_delete")).toEqual(triggersBefore0018);
+    expect(events).toEqual(eventsBefore0018);
+    expect(events).toHaveLength(1);
+    expect(sequence).toEqual([]);
     // Columns added since (imported by 0006, meta_data by 0007, hold_id by 0010, batch_id by 0017)
     // aside, every row is as it was.
     expect(entries.map(({ imported, meta_data, hold_id, batch_id, ...rest }) => rest)).toEqual(
@@ -96,7 +116,6 @@ describe("migration 0006 on a database in use", () => {
     ]);
     expect(balances).toEqual(balancesBefore);
     expect(fkProblems).toEqual([]);
-    expect(sequence).toEqual([{ seq: 23 }]);
     expect(triggers.map((t) => t.name)).toEqual([
       // 0010: the balance timeline.
       "balance_timeline_follows_ledger",
@@ -116,6 +135,7 @@ describe("migration 0006 on a database in use", () => {
       "events_hold_captured",
       "events_hold_placed",
       "events_hold_resolved",
+      "events_no_delete",
       "events_no_update",
       "events_transaction_created",
       "events_user_created",
@@ -189,5 +209,18 @@ describe("migration 0006 on a database in use", () => {
         "SELECT max(id) AS id, (SELECT balance_minor FROM balances WHERE user_id = 1) AS balance FROM transactions",
       )[0],
     ).toEqual([{ id: 24, balance: 101 }]);
+    // Ids go on from the largest, in both rebuilt tables; events stay.
+    expect(refusal("DELETE FROM events WHERE id = 1")).toMatch(/events_append_only/);
+    d1(
+      "execute",
+      "DB",
+      "--command",
+      "INSERT INTO users (id, username, email, password_hash, role, registered_at_ms) VALUES (4, 'd', 'd@x.test', 'x', 'subscriber', 0)",
+    );
+    expect(query("SELECT id, type, subject FROM events ORDER BY id")[0]).toEqual([
+      { id: 1, type: "user.created", subject: "3" },
+      { id: 2, type: "transaction.created", subject: "24" },
+      { id: 3, type: "user.created", subject: "4" },
+    ]);
   });
 });
