@@ -210,7 +210,7 @@ export async function makeKey(user: TestUser, scope: Scope, { revoked = false } 
       userId: user.id,
       name: "test",
       scope,
-      keyHash: await hashApiKey(key),
+      keyHash: hashApiKey(key),
       createdAtMs: Date.now(),
       revokedAtMs: revoked ? Date.now() : null,
     });

@@ -1,3 +1,5 @@
+import { sha256Hex } from "./sha256";
+
 // API keys are 256 random bits shown once; only their SHA-256 is stored, so a lookup by hash is a
 // constant-time comparison in effect (the secret never meets a byte-wise compare).
 const KEY_PREFIX = "wk_";
@@ -10,9 +12,7 @@ export function generateApiKey() {
   return KEY_PREFIX + hex(bytes.buffer);
 }
 
-export async function hashApiKey(key: string) {
-  return hex(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key)));
-}
+export const hashApiKey = (key: string) => sha256Hex(key);
 
 /** `base64(username:key)` as sent after `Key`, `Basic` or a non-JWT `Bearer`; null when malformed. */
 export function decodeKeyCredential(token: string): { username: string; key: string } | null {

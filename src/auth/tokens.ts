@@ -1,6 +1,7 @@
 import { sign, verify } from "hono/jwt";
 import * as v from "valibot";
 import type { Principal } from "./principal";
+import { sha256Hex } from "./sha256";
 
 export const TOKEN_LIFETIME_S = 3600;
 export const PERSISTENT_TOKEN_LIFETIME_S = 15_780_000;
@@ -66,13 +67,9 @@ function timesHold({ nbf, exp, iat }: TokenTimes) {
   return true;
 }
 
-const utf8 = new TextEncoder();
-
-/** SHA-256 of the token and what it is verified against, as text (a Map key). */
-async function verifiedKey(token: string, secret: string, issuer: string, audience: Audience) {
-  const input = utf8.encode(JSON.stringify([audience, issuer, secret, token]));
-  return String.fromCharCode(...new Uint8Array(await crypto.subtle.digest("SHA-256", input)));
-}
+/** SHA-256 of the token and what it is verified against (a Map key that does not keep the token). */
+const verifiedKey = (token: string, secret: string, issuer: string, audience: Audience) =>
+  sha256Hex(JSON.stringify([audience, issuer, secret, token]));
 
 /**
  * The principal a valid token of `audience` names, with its session id, or null for any bad,
@@ -86,7 +83,7 @@ export async function verifyToken(
   issuer: string,
   audience: Audience,
 ): Promise<Verified | null> {
-  const key = await verifiedKey(token, secret, issuer, audience);
+  const key = verifiedKey(token, secret, issuer, audience);
   const known = verified.get(key);
   if (known) {
     if (timesHold(known.times)) return { ...known.principal };

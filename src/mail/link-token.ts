@@ -1,5 +1,6 @@
 // The secret a mailed link carries: 256 random bits, base64url. Only its SHA-256 is stored
 // (db/mail.ts), so a copy of the database opens no link; one use, and an expiry (docs/mail.md).
+import { sha256Hex } from "../auth/sha256";
 
 export function newLinkToken() {
   const bytes = crypto.getRandomValues(new Uint8Array(32));
@@ -9,12 +10,7 @@ export function newLinkToken() {
     .replace(/\//g, "_");
 }
 
-export async function linkTokenHash(token: string) {
-  const digest = new Uint8Array(
-    await crypto.subtle.digest("SHA-256", new TextEncoder().encode(token)),
-  );
-  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
-}
+export const linkTokenHash = (token: string) => sha256Hex(token);
 
 /** A token as a link carries it: 43 base64url characters; anything else is no token. */
 export const LINK_TOKEN = /^[A-Za-z0-9_-]{43}$/;

@@ -1,5 +1,7 @@
 // The login route's side of the throttle: which keys an attempt counts against, and the calls to
 // their Durable Objects (login-throttle.ts).
+
+import { sha256Hex } from "../auth/sha256";
 import type { SignInReservation } from "./account-policy";
 import type { Reservation } from "./policy";
 
@@ -9,16 +11,11 @@ export type ThrottleNamespace = Env["LOGIN_THROTTLE"];
  * A key's name: its SHA-256, since a login text can be 64 KiB long. It names the key's object, and an
  * account's object keeps its addresses by it (not the addresses themselves).
  */
-async function keyName(key: string) {
-  const digest = new Uint8Array(
-    await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key)),
-  );
-  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
-}
+const keyName = (key: string) => sha256Hex(key);
 
 /** One object per key (throttle/mail.ts counts mails by the same rule). */
 export const objectFor = async (ns: ThrottleNamespace, key: string) =>
-  ns.get(ns.idFromName(await keyName(key)));
+  ns.get(ns.idFromName(keyName(key)));
 
 type ThrottleObject = Awaited<ReturnType<typeof objectFor>>;
 
@@ -94,7 +91,7 @@ export class SignInAttempt {
     login: string,
     lookup: Promise<U | undefined>,
   ): Promise<{ user: U | undefined; retryAfterS?: number }> {
-    const name = await keyName(addressKey(this.clientAddress));
+    const name = keyName(addressKey(this.clientAddress));
     const address = { name, object: this.ns.get(this.ns.idFromName(name)) };
     const [user, reservation] = await Promise.all([
       lookup,

@@ -22,7 +22,7 @@ export async function issueApiKey(
   const created = await insertApiKey(ctx.db, username, {
     name: spec.name,
     scope: spec.scope,
-    keyHash: await hashApiKey(secret),
+    keyHash: hashApiKey(secret),
     createdAtMs: ctx.nowMs(),
   });
   if (!created) throw new Refusal({ code: "user_not_found", userId: username });

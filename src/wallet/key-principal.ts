@@ -19,7 +19,7 @@ export async function keyPrincipal(
 ): Promise<Principal | null> {
   const credential = decodeKeyCredential(token);
   if (!credential) return null;
-  const keyHash = await hashApiKey(credential.key);
+  const keyHash = hashApiKey(credential.key);
   const cache = isolateCache(d1).keys;
   const nowMs = Date.now();
   let cached = cache.get(keyHash);

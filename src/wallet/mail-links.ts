@@ -56,7 +56,7 @@ async function requestMail(
   const recorded = await recordMailRequest(
     deps.db,
     {
-      tokenHash: await linkTokenHash(token),
+      tokenHash: linkTokenHash(token),
       purpose,
       email,
       createdAtMs: deps.nowMs,

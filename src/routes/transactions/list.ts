@@ -46,7 +46,7 @@ export const listTransactions = defineRoute(
     const principal = c.get("principal");
 
     const expected = c.env.TRANSACTIONS_SECURITY_CODE;
-    if (expected && !(await sameSecret(fields.security_code, expected.trim()))) {
+    if (expected && !sameSecret(fields.security_code, expected.trim())) {
       throw apiError("security_failed", {
         security_code: "Security verification failed",
       });
