@@ -20,7 +20,7 @@ const ALLOW_HEADERS = [
   "Content-Type",
   "X-API-Key",
 ];
-const EXPOSE_HEADERS = ["X-WP-Total", "X-WP-TotalPages", "Link", BOOKMARK_HEADER];
+const EXPOSE_HEADERS = ["X-WP-Total", "X-WP-TotalPages", "Link", BOOKMARK_HEADER].join(",");
 
 /** The origins CORS_ORIGINS names (comma-separated); none named: every origin, as WordPress allows. */
 export const allowedOrigins = (setting: string | undefined) =>
@@ -28,6 +28,13 @@ export const allowedOrigins = (setting: string | undefined) =>
     .split(",")
     .map((origin) => origin.trim().replace(/\/+$/, ""))
     .filter((origin) => origin !== "");
+
+/** allowedOrigins of the setting an isolate last saw: an env's setting is read on every request. */
+let origins = { setting: undefined as string | undefined, allowed: allowedOrigins(undefined) };
+const originsOf = (setting: string | undefined) => {
+  if (origins.setting !== setting) origins = { setting, allowed: allowedOrigins(setting) };
+  return origins.allowed;
+};
 
 const ALLOW_METHODS = ["OPTIONS", "GET", "POST", "PUT", "PATCH", "DELETE"].join(",");
 
@@ -45,15 +52,15 @@ const ALLOW_METHODS = ["OPTIONS", "GET", "POST", "PUT", "PATCH", "DELETE"].join(
  * then copied over.
  */
 export const corsHeaders: MiddlewareHandler<AppEnv> = async (c: Context<AppEnv>, next) => {
-  const allowed = allowedOrigins(c.env.CORS_ORIGINS);
+  const allowed = originsOf(c.env.CORS_ORIGINS);
   const origin = c.req.header("origin") || "";
   const listed = allowed.length > 0 && allowed.includes(origin);
   const grant = allowed.length === 0 || listed ? origin : "";
-  const headers = new Headers();
-  if (grant) headers.set("Access-Control-Allow-Origin", grant);
-  if (listed) headers.set("Access-Control-Allow-Credentials", "true");
-  headers.set("Access-Control-Expose-Headers", EXPOSE_HEADERS.join(","));
   if (c.req.method === "OPTIONS") {
+    const headers = new Headers();
+    if (grant) headers.set("Access-Control-Allow-Origin", grant);
+    if (listed) headers.set("Access-Control-Allow-Credentials", "true");
+    headers.set("Access-Control-Expose-Headers", EXPOSE_HEADERS);
     headers.append("Vary", "Origin");
     headers.set("Access-Control-Allow-Methods", ALLOW_METHODS);
     headers.set("Access-Control-Allow-Headers", ALLOW_HEADERS.join(","));
@@ -61,8 +68,11 @@ export const corsHeaders: MiddlewareHandler<AppEnv> = async (c: Context<AppEnv>,
     return new Response(null, { headers, status: 204, statusText: "No Content" });
   }
   await next();
+  // In the order a Headers object lists them (by name), as they were always added.
   const answer = answerHeaders(c);
-  for (const [name, value] of headers) answer.set(name, value);
+  if (listed) answer.set("Access-Control-Allow-Credentials", "true");
+  if (grant) answer.set("Access-Control-Allow-Origin", grant);
+  answer.set("Access-Control-Expose-Headers", EXPOSE_HEADERS);
   answer.append("Vary", "Origin");
 };
 
