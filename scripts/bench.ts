@@ -22,6 +22,8 @@
 import { loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { sign } from "hono/jwt";
+import { BASELINE_JWT_SECRET } from "../bench/baseline/token";
 import { benchAgainst } from "./bench/against";
 import { type BenchMode, parseBenchArgs, USAGE } from "./bench/args";
 import { bundleSize, kib } from "./bench/bundle";
@@ -121,6 +123,11 @@ async function main() {
   if (seeded.status !== 200) throw new Error(`baseline /insert answered ${seeded.status}`);
   const seedId = ((await seeded.json()) as { data: { id: number } }).data.id;
 
+  const baselineToken = await sign(
+    { sub: 1, exp: Math.floor(Date.now() / 1000) + 3600 },
+    BASELINE_JWT_SECRET,
+    "HS256",
+  );
   let insertSeq = 0;
   const scenarios: Record<string, Scenario> = {
     // baseline
@@ -136,6 +143,15 @@ async function main() {
       },
     },
     select: { server: baseline, request: { method: "GET", path: `/select?id=${seedId}` } },
+    "select-authed": {
+      server: baseline,
+      vs: "select",
+      request: {
+        method: "GET",
+        path: `/select-authed?id=${seedId}`,
+        headers: { Authorization: `Bearer ${baselineToken}` },
+      },
+    },
   };
   // The app's scenarios (the cost pass makes them again for the restarted app).
   const appScenarios = appScenarioMaker(runId);
@@ -152,15 +168,17 @@ async function main() {
       "credits-invalid-400",
       "insert",
     ],
-    ["select", "balance-1-wallet", "balance-5-wallets", "select"],
     [
-      "noop",
+      "select",
+      "select-authed",
+      "balance-1-wallet",
+      "balance-5-wallets",
       "transaction-read",
       "transaction-unknown-404",
       "transactions-page-20",
-      "login",
-      "noop",
+      "select",
     ],
+    ["noop", "login", "noop"],
   ].flat();
 
   const runs = await runPlan(
@@ -248,10 +266,11 @@ async function main() {
     nodeCpuMs: cpu && cpu.group - cpu.workerd,
   });
   const appSummary: AppSummary = {};
-  for (const name of ["noop", "insert", "select"]) {
+  for (const name of ["noop", "insert", "select", "select-authed"]) {
+    const bracketed = baselineRuns(name).length > 1;
     baselineRuns(name).forEach((r, i) => {
       rows.push({
-        scenario: `baseline ${name} (${i === 0 ? "before" : "after"})`,
+        scenario: `baseline ${name}${bracketed ? ` (${i === 0 ? "before" : "after"})` : ""}`,
         reqPerSec: r.reqPerSec,
         p50: r.latencyMs.p50,
         p99: r.latencyMs.p99,
@@ -297,13 +316,24 @@ async function main() {
     `Bench: ${DURATION}s per scenario after ${WARMUP}s warm-up, ${CONNECTIONS} connections, ${SERVED}, on 127.0.0.1, ${meta.cpus} CPUs shared with the load generator.`,
   );
   out.push(
-    "Ratios: app req/s ÷ the mean of the two bracketing baseline runs (credits vs insert, balance reads vs select, others vs noop).",
+    "Ratios: app req/s ÷ the mean of the two bracketing baseline runs (credits vs insert, reads vs select, login vs noop).",
   );
   out.push(
     "CPU ms: CPU time (user + system) of the server's workerd processes per request sent, over the timed run and the second after it (/proc/<pid>/stat); local D1 runs inside workerd, so it counts too.",
   );
   out.push("");
   out.push(formatTable(rows));
+  // Against the least an authenticated, logged read does (bench/baseline/worker.ts /select-authed).
+  const authed = baselineRuns("select-authed")[0];
+  if (authed) {
+    const reads = ["balance-1-wallet", "balance-5-wallets", "transaction-read"];
+    out.push(
+      `\nselect-authed (one SELECT behind a verified bearer token, a request id and a log line): ${(authed.reqPerSec / baselineMean("select")).toFixed(2)}× select; reads ÷ select-authed: ${reads
+        .filter((name) => appSummary[name])
+        .map((name) => `${name} ${(appSummary[name]!.reqPerSec / authed.reqPerSec).toFixed(2)}×`)
+        .join(", ")}.`,
+    );
+  }
   out.push("");
   out.push(
     `Cost per request: medians (and ranges) of the D1 fields of the worker's request log lines (src/db/meter.ts), from a pass of ${COST_DURATION}s per scenario with the log lines passed on, after the timed runs; CPU ms from the timed run above. One user's history was grown by ${HISTORY_LONG} entries for it (${historySeed.seconds.toFixed(0)}s).`,

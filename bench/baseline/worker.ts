@@ -3,7 +3,12 @@
 //   GET  /noop          a small JSON answer, no D1
 //   POST /insert        one D1 INSERT (body {"request_id","amount"}, like a credit's)
 //   GET  /select?id=N   one D1 SELECT by primary key
+//   GET  /select-authed?id=N   the same SELECT behind what any authenticated, logged read does
+//                       first: an HS256 bearer token verified (once per isolate, as a cache would),
+//                       a request id, one JSON log line
 import { Hono } from "hono";
+import { verify } from "hono/jwt";
+import { BASELINE_JWT_SECRET } from "./token";
 
 type Env = { Bindings: { DB: D1Database } };
 
@@ -37,6 +42,45 @@ app.get("/select", async (c) => {
   )
     .bind(id)
     .first();
+  return row
+    ? c.json({ status: true, data: row })
+    : c.json({ status: false, message: "not found" }, 404);
+});
+
+const verified = new Map<string, number>();
+
+app.get("/select-authed", async (c) => {
+  const startedMs = Date.now();
+  const requestId = crypto.randomUUID();
+  const token = c.req.header("authorization")?.replace(/^Bearer /, "") ?? "";
+  let userId = verified.get(token);
+  if (userId === undefined) {
+    const payload = await verify(token, BASELINE_JWT_SECRET, "HS256").catch(() => null);
+    if (!payload || typeof payload.sub !== "number")
+      return c.json({ status: false, message: "unauthorized" }, 401);
+    userId = payload.sub;
+    verified.set(token, userId);
+  }
+  const id = Number(c.req.query("id"));
+  if (!Number.isSafeInteger(id)) return c.json({ status: false, message: "invalid input" }, 400);
+  const row = await c.env.DB.prepare(
+    "SELECT id, request_id, amount, created_at_ms FROM items WHERE id = ?1",
+  )
+    .bind(id)
+    .first();
+  const status = row ? 200 : 404;
+  console.log(
+    JSON.stringify({
+      request_id: requestId,
+      method: c.req.method,
+      route: "/select-authed",
+      status,
+      duration_ms: Date.now() - startedMs,
+      user_id: userId,
+      d1_statements: 1,
+    }),
+  );
+  c.header("X-Request-Id", requestId);
   return row
     ? c.json({ status: true, data: row })
     : c.json({ status: false, message: "not found" }, 404);

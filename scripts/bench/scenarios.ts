@@ -90,7 +90,7 @@ export function appScenarioMaker(runId: string) {
       },
     });
     const page = (userId: number, perPage: number) =>
-      get(`/transactions?user_id=${userId}&security_code=1&per_page=${perPage}`, "noop");
+      get(`/transactions?user_id=${userId}&security_code=1&per_page=${perPage}`, "select");
     return {
       credits: {
         server,
@@ -124,8 +124,8 @@ export function appScenarioMaker(runId: string) {
         amount: "-1",
         request_id: "never-written",
       }),
-      "transaction-read": get(`/transactions/${fx.transactionId}`, "noop"),
-      "transaction-unknown-404": { ...get("/transactions/999999999", "noop"), expectStatus: 404 },
+      "transaction-read": get(`/transactions/${fx.transactionId}`, "select"),
+      "transaction-unknown-404": { ...get("/transactions/999999999", "select"), expectStatus: 404 },
       "balance-1-wallet": balance(fx.reader.id, WALLETS[0]),
       "balance-5-wallets": balance(fx.reader.id, WALLETS.join(",")),
       "transactions-page-20": page(fx.reader.id, 20),
