@@ -347,6 +347,34 @@ describe("D1 cost per route", () => {
     expect(large200.rowsRead - small200.rowsRead).toBe(large2200.rowsRead - small2200.rowsRead);
   });
 
+  it("a warm transactions page of 20 is two statements in one round trip, filtered or not", async () => {
+    const { admin, user, wallet } = await fixture();
+    await appendHistory(user.id, wallet, 50);
+    const pages: Record<string, string | number>[] = [
+      { page: 1 },
+      { page: 2 },
+      { pageno: 3 },
+      { page: 9 },
+      { page: 1, wallet_id: wallet },
+      { page: 1, txn_type: "CREDIT" },
+    ];
+    for (const query of pages) {
+      const cost = await costOf("GET", "/transactions", admin.bearer, undefined, {
+        user_id: user.id,
+        security_code: 1,
+        per_page: 20,
+        ...query,
+      });
+      expect({ query, status: cost.status, roundTrips: cost.roundTrips }).toEqual({
+        query,
+        status: 200,
+        roundTrips: 1,
+      });
+      // The page, then the total with whether the user and the filtered wallet exist.
+      expect(cost.statements, JSON.stringify(query)).toBeLessThanOrEqual(2);
+    }
+  });
+
   it("transfers, reversals and events by type are found through their partial indexes", async () => {
     // Every lookup by transfer or by reversed entry names a value, which implies the indexes'
     // `IS NOT NULL`: the planner still searches them (a scan would read the whole ledger).

@@ -118,15 +118,35 @@ export const entryWithWallet = (db: Db) =>
 export type Page = { offset: number; limit: number; order: "asc" | "desc" };
 
 /**
- * How many entries match, for X-WP-Total. Filtered by user (and wallet) only, the balances' entry
- * counts say it, a row per wallet whatever the history's length (the ledger trigger keeps them, and
- * entries are never deleted); a type or date filter counts the matching entries.
+ * Whether the user and the filtered wallet exist, as columns of a one-row aggregate: the checks
+ * ride in the statement that counts instead of costing a statement each. Each reads one row by key.
+ */
+function existence(f: EntryFilter) {
+  return {
+    userExists: sql<number>`exists (select 1 from ${users} where ${users.id} = ${f.userId})`.as(
+      "user_exists",
+    ),
+    walletExists: (f.walletId === undefined
+      ? sql<number>`1`
+      : sql<number>`exists (select 1 from ${wallets} where ${wallets.id} = ${f.walletId})`
+    ).as("wallet_exists"),
+  };
+}
+
+/**
+ * How many entries match, for X-WP-Total, and the existence checks: always one row. Filtered by user
+ * (and wallet) only, the balances' entry counts say it, a row per wallet whatever the history's
+ * length (the ledger trigger keeps them, and entries are never deleted); a type or date filter
+ * counts the matching entries.
  */
 function entryCount(db: Db, f: EntryFilter) {
   if (f.txnType !== undefined || f.afterS !== undefined || f.beforeS !== undefined)
-    return db.select({ n: count() }).from(transactions).where(filterWhere(f));
+    return db
+      .select({ n: count(), ...existence(f) })
+      .from(transactions)
+      .where(filterWhere(f));
   return db
-    .select({ n: sql<number>`coalesce(sum(${balances.entryCount}), 0)` })
+    .select({ n: sql<number>`coalesce(sum(${balances.entryCount}), 0)`, ...existence(f) })
     .from(balances)
     .where(
       and(
@@ -136,19 +156,20 @@ function entryCount(db: Db, f: EntryFilter) {
     );
 }
 
+/** What the one-row aggregates above answer about the user and the filtered wallet. */
+const found = (row: { userExists: number; walletExists: number } | undefined) => ({
+  userExists: row?.userExists === 1,
+  walletExists: row?.walletExists === 1,
+});
+
 /**
  * One page of a user's entries with their wallets, the total the WordPress headers report, and
- * whether the user and the filtered wallet exist: one round trip.
+ * whether the user and the filtered wallet exist: two statements, one round trip.
  */
 export async function listEntries(db: Db, filter: EntryFilter, page: Page) {
   const direction = page.order === "asc" ? asc : desc;
   const where = filterWhere(filter);
-  const [userRows, walletRows, rows, total] = await db.batch([
-    db.select({ id: users.id }).from(users).where(eq(users.id, filter.userId)),
-    db
-      .select({ id: wallets.id })
-      .from(wallets)
-      .where(eq(wallets.id, filter.walletId ?? "")),
+  const [rows, totals] = await db.batch([
     entryWithWallet(db)
       .where(where)
       .orderBy(direction(transactions.createdAtS), direction(transactions.id))
@@ -156,12 +177,7 @@ export async function listEntries(db: Db, filter: EntryFilter, page: Page) {
       .offset(page.offset),
     entryCount(db, filter),
   ]);
-  return {
-    rows,
-    total: total[0]?.n ?? 0,
-    userExists: userRows.length > 0,
-    walletExists: filter.walletId === undefined || walletRows.length > 0,
-  };
+  return { rows, total: totals[0]?.n ?? 0, ...found(totals[0]) };
 }
 
 export type EntryRow = Awaited<ReturnType<typeof listEntries>>["rows"][number];
@@ -232,18 +248,13 @@ export const HISTORY_CHUNK = 500;
 export async function readHistory(db: Db, filter: EntryFilter, order: "asc" | "desc") {
   const direction = order === "asc" ? asc : desc;
   const where = filterWhere(filter);
-  const [userRows, walletRows, first, totals] = await db.batch([
-    db.select({ id: users.id }).from(users).where(eq(users.id, filter.userId)),
-    db
-      .select({ id: wallets.id })
-      .from(wallets)
-      .where(eq(wallets.id, filter.walletId ?? "")),
+  const [first, totals] = await db.batch([
     entryWithWallet(db)
       .where(where)
       .orderBy(direction(transactions.createdAtS), direction(transactions.id))
       .limit(HISTORY_CHUNK),
     db
-      .select({ n: count(), lastId: max(transactions.id) })
+      .select({ n: count(), lastId: max(transactions.id), ...existence(filter) })
       .from(transactions)
       .where(where),
   ]);
@@ -264,8 +275,7 @@ export async function readHistory(db: Db, filter: EntryFilter, order: "asc" | "d
   }
   return {
     total: totals[0]?.n ?? 0,
-    userExists: userRows.length > 0,
-    walletExists: filter.walletId === undefined || walletRows.length > 0,
+    ...found(totals[0]),
     chunks: chunks(),
   };
 }
