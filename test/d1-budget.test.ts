@@ -273,7 +273,7 @@ describe("D1 cost per route", () => {
       credit: { roundTrips: 1, rowsWritten: 8, rowsRead: 30 },
       debit: { roundTrips: 1, rowsWritten: 8, rowsRead: 30 },
       transfer: { roundTrips: 1, rowsWritten: 18, rowsRead: 60 },
-      hold: { roundTrips: 1, rowsWritten: 8, rowsRead: 15 },
+      hold: { roundTrips: 1, rowsWritten: 8, rowsRead: 20 },
       capture: { roundTrips: 2, rowsWritten: 12, rowsRead: 50 },
       void: { roundTrips: 2, rowsWritten: 3, rowsRead: 10 },
       reversal: { roundTrips: 2, rowsWritten: 9, rowsRead: 40 },
