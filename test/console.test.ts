@@ -147,6 +147,43 @@ describe("screens", () => {
     expect(visitor.status, "a signed-out visitor is sent to sign in").toBe(303);
   });
 
+  it.each(["abc", "1e3", "-1", "0x1f", "1234567890123456", "12345678901234567890"])(
+    "answers a path id %s, which names no record, with the HTML not-found page on every screen",
+    async (bad) => {
+      const csrf = hidden((await request("/", { cookie })).html, "_csrf");
+      const before = await tableCounts();
+      const pages = [
+        ["GET", `/users/${bad}`],
+        ["GET", `/users/${bad}/statement.csv?wallet=${wallet}&from=2026-01-01&to=2026-01-02`],
+        ["GET", `/users/${alice.id}/reverse/${bad}`],
+        ["GET", `/users/${bad}/reverse/1`],
+        ["GET", `/batches/${bad}`],
+        ["POST", `/users/${bad}/credit`],
+        ["POST", `/users/${bad}/transfer`],
+        ["POST", `/users/${bad}/sessions/revoke`],
+        ["POST", `/users/${alice.id}/reverse/${bad}`],
+        ["POST", `/users/${alice.id}/holds/${bad}/capture`],
+        ["POST", `/users/${bad}/holds/1/void`],
+        ["POST", `/batches/${bad}/reverse`],
+        ["POST", `/webhooks/${bad}/test`],
+        ["POST", `/webhooks/${bad}/resend`],
+        ["POST", `/webhooks/${bad}/delete`],
+        ["POST", `/api-keys/${bad}/revoke`],
+      ] as const;
+      for (const [method, path] of pages) {
+        const body =
+          method === "POST"
+            ? form({ _csrf: csrf, wallet_id: wallet, amount: "1", to_user_id: bob.id, event_id: 1 })
+            : undefined;
+        const page = await request(path, { method, cookie, body });
+        expect(page.status, `${method} ${path}`).toBe(404);
+        expect(page.headers.get("content-type"), `${method} ${path}`).toMatch(/^text\/html/);
+        expect(page.html, `${method} ${path}`).toContain("No console page is at this address");
+      }
+      expect(await tableCounts()).toEqual(before);
+    },
+  );
+
   it("has an icon, linked from every page and answered for /favicon.ico", async () => {
     const page = await request("/", { cookie });
     expect(page.html).toContain(

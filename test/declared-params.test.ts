@@ -1,5 +1,6 @@
 // Every parameter a route reads is declared: its path's `{name}`s are entries of its declared input,
-// and no handler in either dialect reads the request's path or query string itself.
+// and no handler in either dialect reads the request's path or query string itself. The console
+// reads the ids in its paths through one helper (console/path-ids.tsx), by the routes' id rule.
 import { describe, expect, it } from "vitest";
 import { COMPAT_ROUTES } from "../src/compat";
 import { pathNames } from "../src/http/rest-index";
@@ -13,11 +14,29 @@ const SOURCES = import.meta.glob<string>("../src/{routes,compat}/**/*.{ts,tsx}",
   eager: true,
 });
 
+const CONSOLE = import.meta.glob<string>("../src/console/**/*.{ts,tsx}", {
+  query: "?raw",
+  import: "default",
+  eager: true,
+});
+
 /** Reads of the request's parameters that bypass the route's declared input. */
 const RAW_READ = /\.req\s*\.\s*(param|query|queries)\s*\(|\bpathParam\s*\(/g;
 
 /** The one read allowed: the plugin's mount checks the namespace segment, before any route. */
 const ALLOWED = new Map([["../src/compat/index.ts", 1]]);
+
+/** A console page reading its path itself, or narrowing a path parameter with a pattern of its own. */
+const CONSOLE_PATH_READ = /\.req\s*\.\s*param\s*\(|\bpathParam\s*\(|["`][^"`]*\/:\w+\{/g;
+
+/** The console's one reader of its paths: every id through pathIdField. */
+const CONSOLE_ALLOWED = new Map([["../src/console/path-ids.tsx", 1]]);
+
+const offenders = (sources: Record<string, string>, read: RegExp, allowed: Map<string, number>) =>
+  Object.entries(sources).flatMap(([file, text]) => {
+    const count = [...text.matchAll(read)].length;
+    return count > (allowed.get(file) ?? 0) ? [file] : [];
+  });
 
 const declared = (route: RouteInfo) => {
   const schema = route.params?.schema as { entries?: object } | undefined;
@@ -56,10 +75,16 @@ describe("declared parameters", () => {
 
   it("no file of a dialect's routes reads a path or query parameter itself", () => {
     expect(Object.keys(SOURCES).length).toBeGreaterThan(40);
-    const raw = Object.entries(SOURCES).flatMap(([file, text]) => {
-      const count = [...text.matchAll(RAW_READ)].length;
-      return count > (ALLOWED.get(file) ?? 0) ? [file] : [];
-    });
-    expect(raw).toEqual([]);
+    expect(offenders(SOURCES, RAW_READ, ALLOWED)).toEqual([]);
+  });
+
+  it("no console page reads or narrows its path's ids itself: path-ids.tsx reads them all", () => {
+    expect(Object.keys(CONSOLE).length).toBeGreaterThan(15);
+    expect(offenders(CONSOLE, CONSOLE_PATH_READ, CONSOLE_ALLOWED)).toEqual([]);
+    // The helper reads each id by the routes' rule, and the screens that name ids use it.
+    expect(CONSOLE["../src/console/path-ids.tsx"]).toContain("pathIdField");
+    const screens = Object.entries(CONSOLE).filter(([, text]) => /["`][^"`]*\/:\w+/.test(text));
+    expect(screens.length).toBeGreaterThan(5);
+    for (const [file, text] of screens) expect(text, file).toContain("withIds(");
   });
 });

@@ -551,6 +551,7 @@ describe("GET /openapi.json", () => {
       "to",
       "page",
       "per_page",
+      "pageno",
       "format",
     ]);
     expect(Object.keys(statements.responses["200"].content)).toEqual([

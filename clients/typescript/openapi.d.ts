@@ -740,6 +740,8 @@ export interface components {
         };
         LoginInput: {
             user_email: string;
+            /** @description Alias of `user_email` (an e-mail or a username alike); `user_email` wins when both are sent */
+            username?: string;
             user_password: string;
             token_expiration?: string;
         };
@@ -2358,6 +2360,7 @@ export interface operations {
                 security_code: string;
                 page?: number;
                 per_page?: number;
+                pageno?: number;
                 wallet_id?: string;
                 txn_type?: "CREDIT" | "DEBIT";
                 after?: string;
@@ -2510,6 +2513,7 @@ export interface operations {
                 to?: string;
                 page?: number;
                 per_page?: number;
+                pageno?: number;
                 format?: "json" | "csv";
             };
             header?: {

@@ -1,13 +1,13 @@
 // API keys: the list, a new key (shown once), revocation, through the service's key verbs.
 
 import { type Context, Hono } from "hono";
-import { idRef } from "../http/fields";
 import { ApiKeyParams } from "../http/inputs";
 import { parseFields } from "../http/validation";
 import { issueApiKey, listKeys, revokeKey } from "../wallet/api-keys";
 import { attempt, refusalText } from "./api";
 import type { ConsoleEnv } from "./env";
 import { back, field, noticeOf } from "./page";
+import { withIds } from "./path-ids";
 import { BASE } from "./session";
 import { Csrf, type Notice, Page } from "./views";
 
@@ -118,9 +118,12 @@ apiKeysScreen.post("/api-keys", async (c) => {
     return keysPage(c, undefined, { kind: "error", text: refusalText(issued.refusal) });
   return keysPage(c, issued.value);
 });
-apiKeysScreen.post("/api-keys/:id{[0-9]{1,15}}/revoke", async (c) => {
-  const revoked = await attempt(c, () => revokeKey(c.var.service, idRef(c.req.param("id"))));
-  if (!revoked.ok)
-    return back(c, `${BASE}/api-keys`, { kind: "error", text: refusalText(revoked.refusal) });
-  return back(c, `${BASE}/api-keys`, { kind: "ok", text: `Key ${c.req.param("id")} revoked.` });
-});
+apiKeysScreen.post(
+  "/api-keys/:id/revoke",
+  withIds(["id"], async (c, { id }) => {
+    const revoked = await attempt(c, () => revokeKey(c.var.service, id));
+    if (!revoked.ok)
+      return back(c, `${BASE}/api-keys`, { kind: "error", text: refusalText(revoked.refusal) });
+    return back(c, `${BASE}/api-keys`, { kind: "ok", text: `Key ${id.ref} revoked.` });
+  }),
+);

@@ -2,7 +2,6 @@
 // it on a user's page. Read and reversed by the service's verbs (the same as GET /batches/{id} and
 // POST /batches/{id}/reverse), which reverse every leg or none.
 import { Hono } from "hono";
-import { idRef } from "../http/fields";
 import { readBatch } from "../wallet/batch-reads";
 import { reverseBatch } from "../wallet/batch-reversal";
 import { spendMoneyShare } from "../wallet/context";
@@ -10,106 +9,115 @@ import { batchRecord } from "../wallet/rules";
 import { attempt, refusalText } from "./api";
 import type { ConsoleEnv } from "./env";
 import { back, field, noticeOf } from "./page";
+import { withIds } from "./path-ids";
 import { BASE } from "./session";
 import { Csrf, Page } from "./views";
 
 export const batchScreen = new Hono<ConsoleEnv>({ strict: false });
 
-batchScreen.get("/batches/:id{[0-9]{1,15}}", async (c) => {
-  const id = c.req.param("id");
-  const read = await attempt(c, () => readBatch(c.var.service, idRef(id)));
-  if (!read.ok)
+batchScreen.get(
+  "/batches/:id",
+  withIds(["id"], async (c, ids) => {
+    const id = ids.id.ref;
+    const read = await attempt(c, () => readBatch(c.var.service, ids.id));
+    if (!read.ok)
+      return c.html(
+        <Page title={`Batch ${id}`} session={c.var.session} current="users">
+          <p class="notice error">{refusalText(read.refusal)}</p>
+        </Page>,
+        read.refusal.status === 404 ? 404 : 200,
+      );
+    const { url, timeZone } = c.var.service.site();
+    const batch = batchRecord(read.value, { siteUrl: url, timeZone });
+    const legs = batch.transactions;
     return c.html(
-      <Page title={`Batch ${id}`} session={c.var.session} current="users">
-        <p class="notice error">{refusalText(read.refusal)}</p>
-      </Page>,
-      read.refusal.status === 404 ? 404 : 200,
-    );
-  const { url, timeZone } = c.var.service.site();
-  const batch = batchRecord(read.value, { siteUrl: url, timeZone });
-  const legs = batch.transactions;
-  return c.html(
-    <Page title={`Batch ${id}`} session={c.var.session} current="users" notice={noticeOf(c)}>
-      <p>
-        Request id <code>{batch.request_id}</code>,{" "}
-        {batch.created_at.slice(0, 16).replace("T", " ")} UTC,{" "}
-        {batch.balanced ? "balanced" : "not balanced"}: <strong>{batch.status}</strong>
-        {batch.reversal_batch_id ? (
-          <>
-            {" "}
-            by{" "}
-            <a href={`${BASE}/batches/${batch.reversal_batch_id}`}>
-              batch {batch.reversal_batch_id}
-            </a>
-          </>
-        ) : null}
-        {batch.reverses_batch_id ? (
-          <>
-            {" "}
-            (reverses{" "}
-            <a href={`${BASE}/batches/${batch.reverses_batch_id}`}>
-              batch {batch.reverses_batch_id}
-            </a>
-            )
-          </>
-        ) : null}
-        .
-      </p>
-      <div class="scroll">
-        <table>
-          <caption>Legs</caption>
-          <thead>
-            <tr>
-              <th>ID</th>
-              <th>User</th>
-              <th>Type</th>
-              <th class="num">Amount</th>
-              <th>Note</th>
-            </tr>
-          </thead>
-          <tbody>
-            {legs.map((t) => (
+      <Page title={`Batch ${id}`} session={c.var.session} current="users" notice={noticeOf(c)}>
+        <p>
+          Request id <code>{batch.request_id}</code>,{" "}
+          {batch.created_at.slice(0, 16).replace("T", " ")} UTC,{" "}
+          {batch.balanced ? "balanced" : "not balanced"}: <strong>{batch.status}</strong>
+          {batch.reversal_batch_id ? (
+            <>
+              {" "}
+              by{" "}
+              <a href={`${BASE}/batches/${batch.reversal_batch_id}`}>
+                batch {batch.reversal_batch_id}
+              </a>
+            </>
+          ) : null}
+          {batch.reverses_batch_id ? (
+            <>
+              {" "}
+              (reverses{" "}
+              <a href={`${BASE}/batches/${batch.reverses_batch_id}`}>
+                batch {batch.reverses_batch_id}
+              </a>
+              )
+            </>
+          ) : null}
+          .
+        </p>
+        <div class="scroll">
+          <table>
+            <caption>Legs</caption>
+            <thead>
               <tr>
-                <td>{t.ID}</td>
-                <td>
-                  <a href={`${BASE}/users/${t.post_author}`}>user {t.post_author}</a>
-                </td>
-                <td>{t.txn_type}</td>
-                <td class="num">{t.amount_formatted_disp ?? t.amount}</td>
-                <td>{t.note}</td>
+                <th>ID</th>
+                <th>User</th>
+                <th>Type</th>
+                <th class="num">Amount</th>
+                <th>Note</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      {batch.status === "completed" && batch.reverses_batch_id === null ? (
-        <form class="stack card" method="post" action={`${BASE}/batches/${id}/reverse`}>
-          <p>
-            This writes the opposite of every leg, newest first, or none of them. It cannot be
-            undone, and a batch is reversed at most once.
-          </p>
-          <Csrf session={c.var.session} />
-          <label>
-            Note
-            <input name="note" autocomplete="off" />
-          </label>
-          <button class="danger" type="submit">
-            Reverse batch {id}
-          </button>
-        </form>
-      ) : null}
-    </Page>,
-  );
-});
+            </thead>
+            <tbody>
+              {legs.map((t) => (
+                <tr>
+                  <td>{t.ID}</td>
+                  <td>
+                    <a href={`${BASE}/users/${t.post_author}`}>user {t.post_author}</a>
+                  </td>
+                  <td>{t.txn_type}</td>
+                  <td class="num">{t.amount_formatted_disp ?? t.amount}</td>
+                  <td>{t.note}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+        {batch.status === "completed" && batch.reverses_batch_id === null ? (
+          <form class="stack card" method="post" action={`${BASE}/batches/${id}/reverse`}>
+            <p>
+              This writes the opposite of every leg, newest first, or none of them. It cannot be
+              undone, and a batch is reversed at most once.
+            </p>
+            <Csrf session={c.var.session} />
+            <label>
+              Note
+              <input name="note" autocomplete="off" />
+            </label>
+            <button class="danger" type="submit">
+              Reverse batch {id}
+            </button>
+          </form>
+        ) : null}
+      </Page>,
+    );
+  }),
+);
 
-batchScreen.post("/batches/:id{[0-9]{1,15}}/reverse", async (c) => {
-  const id = c.req.param("id");
-  const form = await c.req.formData();
-  const reversed = await attempt(c, async () => {
-    await spendMoneyShare(c.var.service);
-    return reverseBatch(c.var.service, { ...idRef(id), note: field(form, "note") });
-  });
-  const to = `${BASE}/batches/${id}`;
-  if (reversed.ok) return back(c, to, { kind: "ok", text: `Batch ${id} reversed.` });
-  return back(c, to, { kind: "error", text: `Reversal refused. ${refusalText(reversed.refusal)}` });
-});
+batchScreen.post(
+  "/batches/:id/reverse",
+  withIds(["id"], async (c, { id }) => {
+    const form = await c.req.formData();
+    const reversed = await attempt(c, async () => {
+      await spendMoneyShare(c.var.service);
+      return reverseBatch(c.var.service, { ...id, note: field(form, "note") });
+    });
+    const to = `${BASE}/batches/${id.ref}`;
+    if (reversed.ok) return back(c, to, { kind: "ok", text: `Batch ${id.ref} reversed.` });
+    return back(c, to, {
+      kind: "error",
+      text: `Reversal refused. ${refusalText(reversed.refusal)}`,
+    });
+  }),
+);

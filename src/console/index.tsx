@@ -11,13 +11,12 @@ import type { ConsoleEnv } from "./env";
 import { outboxScreen } from "./outbox";
 import { overviewScreen } from "./overview";
 import { CSP } from "./page";
-import { BASE } from "./session";
+import { notFound } from "./path-ids";
 import { requireOperator, signInScreen } from "./sign-in";
 import { statementScreen } from "./statement";
 import { userScreen } from "./user";
 import { holdsScreen } from "./user-holds";
 import { usersScreen } from "./users";
-import { Page } from "./views";
 import { walletsScreen } from "./wallets";
 import { webhooksScreen } from "./webhooks";
 
@@ -51,15 +50,6 @@ export function consoleRoutes() {
   app.route("/", apiKeysScreen);
   app.route("/", webhooksScreen);
   // A console address that names no screen: a page saying so, not the API's JSON 404.
-  app.all("*", (c) =>
-    c.html(
-      <Page title="Not found" session={c.var.session}>
-        <p>
-          No console page is at this address. <a href={`${BASE}/`}>Go to the overview</a>.
-        </p>
-      </Page>,
-      404,
-    ),
-  );
+  app.all("*", notFound);
   return app;
 }

@@ -8,6 +8,7 @@ import { openStatement, STATEMENT_CHUNK, statementSummary } from "../wallet/stat
 import { appContext, attempt, refusalText } from "./api";
 import type { ConsoleEnv } from "./env";
 import { back, type Wallet } from "./page";
+import { withIds } from "./path-ids";
 import { BASE } from "./session";
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
@@ -135,27 +136,24 @@ export function StatementSection(props: {
 export const statementScreen = new Hono<ConsoleEnv>({ strict: false });
 
 /** The CSV, as the API writes it for the signed-in operator, streamed. */
-statementScreen.get("/users/:id{[0-9]{1,15}}/statement.csv", async (c) => {
-  const userId = c.req.param("id");
-  const walletId = c.req.query("wallet") ?? "";
-  const [from, to] = [c.req.query("from") ?? "", c.req.query("to") ?? ""];
-  const to_ = `${BASE}/users/${userId}`;
-  if (!DAY.test(from) || !DAY.test(to))
-    return back(c, to_, { kind: "error", text: "Statement dates are days: YYYY-MM-DD." });
-  const answered = await attempt(c, async () =>
-    answerStatementCsv(
-      appContext(c),
-      await statementOf(
-        c,
-        Number(userId),
-        { walletId, from, to },
-        { offset: 0, limit: STATEMENT_CHUNK },
+statementScreen.get(
+  "/users/:id/statement.csv",
+  withIds(["id"], async (c, { id }) => {
+    const walletId = c.req.query("wallet") ?? "";
+    const [from, to] = [c.req.query("from") ?? "", c.req.query("to") ?? ""];
+    const to_ = `${BASE}/users/${id.ref}`;
+    if (!DAY.test(from) || !DAY.test(to))
+      return back(c, to_, { kind: "error", text: "Statement dates are days: YYYY-MM-DD." });
+    const answered = await attempt(c, async () =>
+      answerStatementCsv(
+        appContext(c),
+        await statementOf(c, id.id, { walletId, from, to }, { offset: 0, limit: STATEMENT_CHUNK }),
       ),
-    ),
-  );
-  if (answered.ok) return answered.value;
-  return back(c, to_, {
-    kind: "error",
-    text: `Statement refused. ${refusalText(answered.refusal)}`,
-  });
-});
+    );
+    if (answered.ok) return answered.value;
+    return back(c, to_, {
+      kind: "error",
+      text: `Statement refused. ${refusalText(answered.refusal)}`,
+    });
+  }),
+);

@@ -2,7 +2,6 @@
 // available, the user's recent holds, and Capture (all or part) and Void for those still held, each
 // through the service's hold verbs (wallet/holds.ts), which resolve a hold once.
 import { Hono } from "hono";
-import { idRef } from "../http/fields";
 import { CaptureHoldParams } from "../http/inputs";
 import { parseFields } from "../http/validation";
 import { spendMoneyShare } from "../wallet/context";
@@ -11,6 +10,7 @@ import { formatMoney } from "../wallet/rules";
 import { attempt, refusalText } from "./api";
 import type { ConsoleEnv, Session } from "./env";
 import { back, field, type Wallet } from "./page";
+import { withIds } from "./path-ids";
 import { BASE } from "./session";
 import { Csrf } from "./views";
 
@@ -135,33 +135,35 @@ export function HoldsSection(props: { userId: number; holds: HoldView[]; session
 }
 
 const resolve = (action: "capture" | "void") =>
-  holdsScreen.post(`/users/:id{[0-9]{1,15}}/holds/:hold{[0-9]{1,15}}/${action}`, async (c) => {
-    const { id, hold } = c.req.param();
-    const form = await c.req.formData();
-    const amount = field(form, "amount");
-    const resolved = await attempt(c, async () => {
-      await spendMoneyShare(c.var.service);
-      if (action === "void") return voidHold(c.var.service, idRef(hold));
-      const fields = parseFields(CaptureHoldParams, amount !== "" ? { amount } : {});
-      return captureHold(c.var.service, {
-        hold: idRef(hold),
-        amount: fields.amount && { sent: fields.amount.text, policy: "refuse-excess-places" },
-        note: fields.note,
+  holdsScreen.post(
+    `/users/:id/holds/:hold/${action}`,
+    withIds(["id", "hold"], async (c, { id, hold }) => {
+      const form = await c.req.formData();
+      const amount = field(form, "amount");
+      const resolved = await attempt(c, async () => {
+        await spendMoneyShare(c.var.service);
+        if (action === "void") return voidHold(c.var.service, hold);
+        const fields = parseFields(CaptureHoldParams, amount !== "" ? { amount } : {});
+        return captureHold(c.var.service, {
+          hold,
+          amount: fields.amount && { sent: fields.amount.text, policy: "refuse-excess-places" },
+          note: fields.note,
+        });
       });
-    });
-    const to = `${BASE}/users/${id}`;
-    if (resolved.ok)
+      const to = `${BASE}/users/${id.ref}`;
+      if (resolved.ok)
+        return back(c, to, {
+          kind: "ok",
+          text:
+            action === "capture"
+              ? `Hold ${hold.ref} captured: ${capturedText(resolved.value)} debited (transaction ${resolved.value.transactionId}); the rest released.`
+              : `Hold ${hold.ref} voided: all of it released.`,
+        });
       return back(c, to, {
-        kind: "ok",
-        text:
-          action === "capture"
-            ? `Hold ${hold} captured: ${capturedText(resolved.value)} debited (transaction ${resolved.value.transactionId}); the rest released.`
-            : `Hold ${hold} voided: all of it released.`,
+        kind: "error",
+        text: `${action === "capture" ? "Capture" : "Void"} refused. ${refusalText(resolved.refusal)}`,
       });
-    return back(c, to, {
-      kind: "error",
-      text: `${action === "capture" ? "Capture" : "Void"} refused. ${refusalText(resolved.refusal)}`,
-    });
-  });
+    }),
+  );
 resolve("capture");
 resolve("void");

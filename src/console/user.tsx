@@ -26,6 +26,7 @@ import {
   type Wallet,
   wallets,
 } from "./page";
+import { withIds } from "./path-ids";
 import { BASE } from "./session";
 import { readStatementFigures, StatementSection, statementChoice } from "./statement";
 import { AvailableTable, HOLDS_SHOWN, HoldsSection } from "./user-holds";
@@ -264,29 +265,32 @@ function UserView(props: { d: UserData; session: Session; notice: Notice }) {
   );
 }
 
-userScreen.get("/users/:id{[0-9]{1,15}}", async (c) => {
-  const userId = Number(c.req.param("id"));
-  const d = await loadUser(c, userId, positive(c.req.query("page"), 1));
-  if (!d)
-    return c.html(
-      <Page title="No such user" session={c.var.session} current="users">
-        <p>
-          There is no user {userId}. <a href={`${BASE}/users`}>All users</a>
-        </p>
-      </Page>,
-      404,
-    );
-  return c.html(<UserView d={d} session={c.var.session} notice={noticeOf(c)} />);
-});
+userScreen.get(
+  "/users/:id",
+  withIds(["id"], async (c, { id }) => {
+    const userId = id.id;
+    const d = await loadUser(c, userId, positive(c.req.query("page"), 1));
+    if (!d)
+      return c.html(
+        <Page title="No such user" session={c.var.session} current="users">
+          <p>
+            There is no user {userId}. <a href={`${BASE}/users`}>All users</a>
+          </p>
+        </Page>,
+        404,
+      );
+    return c.html(<UserView d={d} session={c.var.session} notice={noticeOf(c)} />);
+  }),
+);
 
 /** A money form's fields decoded as POST /credits, /debits or /transfers decodes its body, moved. */
 async function moveWith(
   c: Context<ConsoleEnv>,
   action: "credit" | "debit" | "transfer",
+  userId: number,
   form: FormData,
 ) {
   await spendMoneyShare(c.var.service);
-  const userId = Number(c.req.param("id"));
   const sent = Object.fromEntries(
     ["wallet_id", "amount", "request_id", "note"].map((k) => [k, field(form, k)]),
   );
@@ -316,83 +320,98 @@ async function moveWith(
 }
 
 const move = (action: "credit" | "debit" | "transfer") =>
-  userScreen.post(`/users/:id{[0-9]{1,15}}/${action}`, async (c) => {
-    const form = await c.req.formData();
-    const moved = await attempt<unknown>(c, () => moveWith(c, action, form));
-    const to = `${BASE}/users/${c.req.param("id")}`;
-    if (moved.ok)
+  userScreen.post(
+    `/users/:id/${action}`,
+    withIds(["id"], async (c, { id }) => {
+      const form = await c.req.formData();
+      const moved = await attempt<unknown>(c, () => moveWith(c, action, id.id, form));
+      const to = `${BASE}/users/${id.ref}`;
+      if (moved.ok)
+        return back(c, to, {
+          kind: "ok",
+          text: `${action === "transfer" ? "Transfer Action Completed" : "Transaction Completed"}: ${field(form, "amount")} ${field(form, "wallet_id")}.`,
+        });
+      // The same form sent twice (a double click, a retried submit): the first one moved the money.
+      if (moved.refusal.status === 409)
+        return back(c, to, {
+          kind: "ok",
+          text: "Already done: this form was sent before, and the money moved once.",
+        });
       return back(c, to, {
-        kind: "ok",
-        text: `${action === "transfer" ? "Transfer Action Completed" : "Transaction Completed"}: ${field(form, "amount")} ${field(form, "wallet_id")}.`,
+        kind: "error",
+        text: `${action[0]!.toUpperCase()}${action.slice(1)} refused. ${refusalText(moved.refusal)}`,
       });
-    // The same form sent twice (a double click, a retried submit): the first one moved the money.
-    if (moved.refusal.status === 409)
-      return back(c, to, {
-        kind: "ok",
-        text: "Already done: this form was sent before, and the money moved once.",
-      });
-    return back(c, to, {
-      kind: "error",
-      text: `${action[0]!.toUpperCase()}${action.slice(1)} refused. ${refusalText(moved.refusal)}`,
-    });
-  });
+    }),
+  );
 move("credit");
 move("debit");
 move("transfer");
 
-userScreen.post("/users/:id{[0-9]{1,15}}/sessions/revoke", async (c) => {
-  const id = c.req.param("id");
-  const ended = await attempt(c, () => endUserSessions(c.var.service, Number(id)));
-  const to = `${BASE}/users/${id}`;
-  if (!ended.ok)
-    return back(c, to, { kind: "error", text: `Sign-out refused. ${refusalText(ended.refusal)}` });
-  const n = ended.value;
-  return back(c, to, {
-    kind: "ok",
-    text: `Signed out everywhere: ${n} session${n === 1 ? "" : "s"} ended.`,
-  });
-});
+userScreen.post(
+  "/users/:id/sessions/revoke",
+  withIds(["id"], async (c, { id }) => {
+    const ended = await attempt(c, () => endUserSessions(c.var.service, id.id));
+    const to = `${BASE}/users/${id.ref}`;
+    if (!ended.ok)
+      return back(c, to, {
+        kind: "error",
+        text: `Sign-out refused. ${refusalText(ended.refusal)}`,
+      });
+    const n = ended.value;
+    return back(c, to, {
+      kind: "ok",
+      text: `Signed out everywhere: ${n} session${n === 1 ? "" : "s"} ended.`,
+    });
+  }),
+);
 
-userScreen.get("/users/:id{[0-9]{1,15}}/reverse/:txn{[0-9]{1,15}}", (c) => {
-  const { id, txn } = c.req.param();
-  return c.html(
-    <Page title={`Reverse transaction ${txn}?`} session={c.var.session} current="users">
-      <form class="stack card" method="post" action={`${BASE}/users/${id}/reverse/${txn}`}>
-        <p>
-          This writes the opposite entry (both halves, for a transfer). It cannot be undone, and a
-          transaction is reversed at most once.
-        </p>
-        <Csrf session={c.var.session} />
-        <input type="hidden" name="request_id" value={freshKey()} />
-        <label>
-          Note
-          <input name="note" autocomplete="off" />
-        </label>
-        <button class="danger" type="submit">
-          Reverse transaction {txn}
-        </button>
-        <a href={`${BASE}/users/${id}`}>Cancel</a>
-      </form>
-    </Page>,
-  );
-});
-userScreen.post("/users/:id{[0-9]{1,15}}/reverse/:txn{[0-9]{1,15}}", async (c) => {
-  const { id, txn } = c.req.param();
-  const form = await c.req.formData();
-  const reversed = await attempt(c, async () => {
-    await spendMoneyShare(c.var.service);
-    const f = parseFields(ReverseParams, {
-      request_id: field(form, "request_id"),
-      note: field(form, "note"),
+userScreen.get(
+  "/users/:id/reverse/:txn",
+  withIds(["id", "txn"], (c, ids) => {
+    const [id, txn] = [ids.id.ref, ids.txn.ref];
+    return c.html(
+      <Page title={`Reverse transaction ${txn}?`} session={c.var.session} current="users">
+        <form class="stack card" method="post" action={`${BASE}/users/${id}/reverse/${txn}`}>
+          <p>
+            This writes the opposite entry (both halves, for a transfer). It cannot be undone, and a
+            transaction is reversed at most once.
+          </p>
+          <Csrf session={c.var.session} />
+          <input type="hidden" name="request_id" value={freshKey()} />
+          <label>
+            Note
+            <input name="note" autocomplete="off" />
+          </label>
+          <button class="danger" type="submit">
+            Reverse transaction {txn}
+          </button>
+          <a href={`${BASE}/users/${id}`}>Cancel</a>
+        </form>
+      </Page>,
+    );
+  }),
+);
+userScreen.post(
+  "/users/:id/reverse/:txn",
+  withIds(["id", "txn"], async (c, { id, txn }) => {
+    const form = await c.req.formData();
+    const reversed = await attempt(c, async () => {
+      await spendMoneyShare(c.var.service);
+      const f = parseFields(ReverseParams, {
+        request_id: field(form, "request_id"),
+        note: field(form, "note"),
+      });
+      return reverse(c.var.service, {
+        ...txn,
+        requestId: f.request_id,
+        note: f.note,
+      });
     });
-    return reverse(c.var.service, {
-      id: Number(txn),
-      ref: txn,
-      requestId: f.request_id,
-      note: f.note,
+    const to = `${BASE}/users/${id.ref}`;
+    if (reversed.ok) return back(c, to, { kind: "ok", text: `Transaction ${txn.ref} reversed.` });
+    return back(c, to, {
+      kind: "error",
+      text: `Reversal refused. ${refusalText(reversed.refusal)}`,
     });
-  });
-  const to = `${BASE}/users/${id}`;
-  if (reversed.ok) return back(c, to, { kind: "ok", text: `Transaction ${txn} reversed.` });
-  return back(c, to, { kind: "error", text: `Reversal refused. ${refusalText(reversed.refusal)}` });
-});
+  }),
+);

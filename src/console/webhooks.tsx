@@ -4,7 +4,6 @@
 
 import { type Context, Hono } from "hono";
 import type { DeliveryRow, EndpointRow } from "../db/events";
-import { idRef } from "../http/fields";
 import { ResendParams, WebhookParams } from "../http/inputs";
 import { parseFields } from "../http/validation";
 import {
@@ -18,6 +17,7 @@ import {
 import { attempt, refusalText } from "./api";
 import type { ConsoleEnv } from "./env";
 import { back, field, noticeOf } from "./page";
+import { withIds } from "./path-ids";
 import { BASE } from "./session";
 import { Csrf, type Notice, Page } from "./views";
 
@@ -180,32 +180,40 @@ webhooksScreen.post("/webhooks", async (c) => {
     return webhooksPage(c, undefined, { kind: "error", text: refusalText(made.refusal) });
   return webhooksPage(c, made.value.secret);
 });
-webhooksScreen.post("/webhooks/:id{[0-9]{1,15}}/test", async (c) => {
-  const id = c.req.param("id");
-  const tested = await attempt(c, () => testEndpoint(c.var.service, idRef(id)));
-  if (!tested.ok) return back(c, page, { kind: "error", text: refusalText(tested.refusal) });
-  return back(c, page, {
-    kind: tested.value.status === "delivered" ? "ok" : "error",
-    text: `Test to webhook ${id}: ${sent(tested.value)}.`,
-  });
-});
-webhooksScreen.post("/webhooks/:id{[0-9]{1,15}}/resend", async (c) => {
-  const form = await c.req.formData();
-  const resent = await attempt(c, () =>
-    resendEvent(
-      c.var.service,
-      idRef(c.req.param("id")),
-      parseFields(ResendParams, { event_id: field(form, "event_id") }).event_id,
-    ),
-  );
-  if (!resent.ok) return back(c, page, { kind: "error", text: refusalText(resent.refusal) });
-  return back(c, page, {
-    kind: resent.value.status === "delivered" ? "ok" : "error",
-    text: `Event ${resent.value.eventId} sent again: ${sent(resent.value)}.`,
-  });
-});
-webhooksScreen.post("/webhooks/:id{[0-9]{1,15}}/delete", async (c) => {
-  const removed = await attempt(c, () => removeEndpoint(c.var.service, idRef(c.req.param("id"))));
-  if (!removed.ok) return back(c, page, { kind: "error", text: refusalText(removed.refusal) });
-  return back(c, page, { kind: "ok", text: `Webhook ${c.req.param("id")} deleted.` });
-});
+webhooksScreen.post(
+  "/webhooks/:id/test",
+  withIds(["id"], async (c, { id }) => {
+    const tested = await attempt(c, () => testEndpoint(c.var.service, id));
+    if (!tested.ok) return back(c, page, { kind: "error", text: refusalText(tested.refusal) });
+    return back(c, page, {
+      kind: tested.value.status === "delivered" ? "ok" : "error",
+      text: `Test to webhook ${id.ref}: ${sent(tested.value)}.`,
+    });
+  }),
+);
+webhooksScreen.post(
+  "/webhooks/:id/resend",
+  withIds(["id"], async (c, { id }) => {
+    const form = await c.req.formData();
+    const resent = await attempt(c, () =>
+      resendEvent(
+        c.var.service,
+        id,
+        parseFields(ResendParams, { event_id: field(form, "event_id") }).event_id,
+      ),
+    );
+    if (!resent.ok) return back(c, page, { kind: "error", text: refusalText(resent.refusal) });
+    return back(c, page, {
+      kind: resent.value.status === "delivered" ? "ok" : "error",
+      text: `Event ${resent.value.eventId} sent again: ${sent(resent.value)}.`,
+    });
+  }),
+);
+webhooksScreen.post(
+  "/webhooks/:id/delete",
+  withIds(["id"], async (c, { id }) => {
+    const removed = await attempt(c, () => removeEndpoint(c.var.service, id));
+    if (!removed.ok) return back(c, page, { kind: "error", text: refusalText(removed.refusal) });
+    return back(c, page, { kind: "ok", text: `Webhook ${id.ref} deleted.` });
+  }),
+);

@@ -8,10 +8,10 @@ import type { AppEnv } from "../env";
 import type { ServiceContext } from "../wallet/context";
 import { signIn } from "../wallet/sign-in";
 import { type Clashes, createSubscriber, findNewUserClashes } from "../wallet/users";
+import { aliasField, withAliases } from "./aliases";
 import { ok } from "./envelope";
 import { validationError } from "./errors";
 import { anyText, textField } from "./fields";
-import type { Params } from "./params";
 import type { Input } from "./route";
 
 export const USERNAME_MAX = 60;
@@ -50,8 +50,11 @@ export const UserParams = v.object({
   last_name: v.optional(textField(100, "last_name"), ""),
 });
 
+const loginText = v.pipe(v.string("user_email is required"), v.nonEmpty("user_email is required"));
+
 export const LoginParams = v.object({
-  user_email: v.pipe(v.string("user_email is required"), v.nonEmpty("user_email is required")),
+  user_email: loginText,
+  username: aliasField("user_email", loginText, "an e-mail or a username alike"),
   user_password: v.pipe(
     anyText("user_password is required"),
     v.nonEmpty("user_password is required"),
@@ -91,7 +94,7 @@ export function collectUserErrors(
   extra: Record<string, string[]> = {},
   { plugin = false } = {},
 ) {
-  const result = v.safeParse(schema, params);
+  const result = v.safeParse(schema, withAliases(schema, params));
   const byField = new Map<string, string[]>();
   for (const issue of result.issues ?? []) {
     const field = String(issue.path?.[0]?.key ?? "");
@@ -209,13 +212,13 @@ export type SignInFields = { login: string; password: string; persistent: boolea
 export const signInFields: Input<SignInFields> = {
   schema: LoginParams,
   read: (_c, params) => {
-    const input: Params = { ...params, user_email: params.user_email ?? params.username };
-    const errors = collectUserErrors(LoginParams, input);
-    if (errors.length > 0) throw validationError(errors);
+    const parsed = v.safeParse(LoginParams, withAliases(LoginParams, params));
+    if (!parsed.success) throw validationError(collectUserErrors(LoginParams, params));
+    const { user_email, user_password, token_expiration } = parsed.output;
     return {
-      login: String(input.user_email),
-      password: String(input.user_password),
-      persistent: params.token_expiration === "persistent",
+      login: user_email,
+      password: user_password,
+      persistent: token_expiration === "persistent",
     };
   },
 };

@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import * as v from "valibot";
 import type { AppEnv } from "../env";
+import { withAliases } from "./aliases";
 import { invalidInput } from "./errors";
 import type { Params } from "./params";
 import type { Input } from "./route";
@@ -11,8 +12,8 @@ type ObjectSchema = v.ObjectSchema<v.ObjectEntries, undefined>;
 
 /**
  * Validates parameters against a route's valibot object schema and keeps the first message per
- * field, in the schema's key order (the order clients see). A validator's own error objects never
- * reach the wire.
+ * field, in the schema's key order (the order clients see); a declared alias is read as the field
+ * it names (http/aliases.ts). A validator's own error objects never reach the wire.
  */
 export function checkFields<S extends ObjectSchema>(
   schema: S,
@@ -21,7 +22,7 @@ export function checkFields<S extends ObjectSchema>(
 ):
   | { output: v.InferOutput<S>; errors?: undefined }
   | { output?: undefined; errors: Record<string, string> } {
-  const result = v.safeParse(schema, params, { abortPipeEarly: true });
+  const result = v.safeParse(schema, withAliases(schema, params), { abortPipeEarly: true });
   if (result.success) return { output: result.output };
   const found = new Map<string, string>();
   for (const issue of result.issues) {
@@ -63,15 +64,14 @@ export const pathFields = <S extends ObjectSchema>(schema: S): Input<v.InferOutp
 
 /**
  * A reader route's input: its schema, and an administrator must name the user (a subscriber who
- * names none reads its own). `prepare` maps aliases before the schema reads the parameters.
+ * names none reads its own).
  */
 export const readerFields = <S extends ObjectSchema>(
   schema: S,
-  prepare: (params: Params) => Params = (params) => params,
 ): { schema: S; read: (c: Context<AppEnv>, params: Params) => v.InferOutput<S> } => ({
   schema,
   read: (c, params) => {
-    const { output, errors = {} } = checkFields(schema, prepare(params));
+    const { output, errors = {} } = checkFields(schema, params);
     if (params.user_id === undefined && c.get("principal").role === "administrator")
       errors.user_id = EMPTY;
     if (!output || Object.keys(errors).length > 0) {

@@ -7,7 +7,6 @@ import { pageLinks } from "../../http/wp-core";
 import { transactionRecord } from "../../wallet/rules";
 import { openStatement, STATEMENT_CHUNK, statementSummary } from "../../wallet/statements";
 import { StatementAnswer } from "../answers";
-import { withPageAlias } from "../transactions/schemas";
 import { StatementParams } from "./schemas";
 
 export const readStatementRoute = defineRoute(
@@ -19,7 +18,7 @@ export const readStatementRoute = defineRoute(
       "A statement of one wallet between two instants: opening and closing balances, totals and entries (JSON, or CSV with format=csv)",
     auth: "reader",
     owner: (params) => params.user_id,
-    params: readerFields(StatementParams, withPageAlias),
+    params: readerFields(StatementParams),
     envelope: "A",
     errors: ["invalid_input", "user_not_found", "history_busy"],
     success: 200,

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { isoDate, userIdField, walletIdField } from "../../http/fields";
-import { PAGE_FIELDS } from "../transactions/schemas";
+import { PAGE_ALIAS, PAGE_FIELDS } from "../transactions/schemas";
 
 export const StatementParams = v.object({
   // Required for administrators; a subscriber may omit it (its own) — see read.ts.
@@ -10,6 +10,7 @@ export const StatementParams = v.object({
   from: v.optional(isoDate("from")),
   to: v.optional(isoDate("to")),
   ...PAGE_FIELDS,
+  ...PAGE_ALIAS,
   format: v.optional(
     v.pipe(
       v.string("format must be json or csv"),

@@ -10,15 +10,15 @@ import { openHistoryGate } from "../../throttle/history-gate";
 import { transactionRecord } from "../../wallet/rules";
 import { historyPage, wholeHistory } from "../../wallet/transactions";
 import { TransactionAnswer } from "../answers";
-import { TransactionListParams, withPageAlias } from "./schemas";
+import { TransactionListParams } from "./schemas";
 
 const MESSAGE = "Txns Retrieved Successful";
 
 /**
- * The list's parameters: `pageno` is `page`'s alias, an administrator must name the user, and a
- * request that names no page, `pageno` or `per_page` asks for the whole history (streamed).
+ * The list's parameters: an administrator must name the user, and a request that names no `page`,
+ * `pageno` (its alias) or `per_page` asks for the whole history (streamed).
  */
-const listFields = readerFields(TransactionListParams, withPageAlias);
+const listFields = readerFields(TransactionListParams);
 const listInput: Input<{ fields: v.InferOutput<typeof TransactionListParams>; paged: boolean }> = {
   schema: TransactionListParams,
   read: (c, params) => ({

@@ -1,6 +1,6 @@
 import * as v from "valibot";
+import { aliasField } from "../../http/aliases";
 import { isoDate, pathIdField, ReverseParams, userIdField, walletIdField } from "../../http/fields";
-import type { Params } from "../../http/params";
 import { EMPTY } from "../../http/validation";
 
 export const MAX_PER_PAGE = 100;
@@ -21,11 +21,13 @@ export const PAGE_FIELDS = {
   per_page: v.optional(integerIn("per_page", 1, MAX_PER_PAGE), String(MAX_PER_PAGE)),
 };
 
-/** `pageno`, the plugin's name for `page`, wherever PAGE_FIELDS are read (`page` wins). */
-export const withPageAlias = (params: Params): Params => ({
-  ...params,
-  page: params.page ?? params.pageno,
-});
+/**
+ * `pageno`, the plugin's name for `page`, on the lists the plugin paged (transactions, statements):
+ * read as `page`, so a bad one is reported as `page`, and `page` wins when both are sent.
+ */
+export const PAGE_ALIAS = {
+  pageno: aliasField("page", integerIn("page", 1, MAX_PAGE), "the Rimplenet plugin's name for it"),
+};
 
 export const TransactionListParams = v.object({
   // Required for administrators; a subscriber may omit it (its own) — see list.ts.
@@ -37,6 +39,7 @@ export const TransactionListParams = v.object({
     v.regex(/^-?[0-9]{1,18}$/, "security_code requires an integer"),
   ),
   ...PAGE_FIELDS,
+  ...PAGE_ALIAS,
   wallet_id: v.optional(walletIdField),
   txn_type: v.optional(
     v.pipe(
