@@ -54,7 +54,13 @@ INSERT INTO transactions (${COLUMNS}) VALUES
 `;
 
 describe("migration 0006 on a database in use", () => {
-  it("keeps every row, marks what earlier imports wrote, and every guard holds after it", () => {
+  // Some fifteen wrangler processes, each starting the local runtime (the two `migrations apply`
+  // once per migration): 28 s on a quiet 2-core machine, over the 120 s default when other test
+  // files and other work share it.
+  const timeout = 300_000;
+  it("keeps every row, marks what earlier imports wrote, and every guard holds after it", {
+    timeout,
+  }, () => {
     mkdirSync(migrations);
     writeFileSync(
       config,
