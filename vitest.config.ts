@@ -108,6 +108,9 @@ export default defineConfig(async () => {
             name: "clients",
             environment: "node",
             include: ["test/clients/**/*.test.ts"],
+            // One file at a time, as before the root's maxWorkers: two servers starting at once
+            // collide (a port, a generated config file).
+            fileParallelism: false,
             testTimeout: 60_000,
             hookTimeout: 120_000,
           },
@@ -118,6 +121,8 @@ export default defineConfig(async () => {
             name: "browser",
             environment: "node",
             include: ["test/browser/**/*.test.ts"],
+            // One file at a time, each with its server and chromium, as for the clients.
+            fileParallelism: false,
             testTimeout: 180_000,
           },
         },
