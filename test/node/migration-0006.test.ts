@@ -54,9 +54,9 @@ INSERT INTO transactions (${COLUMNS}) VALUES
 `;
 
 describe("migration 0006 on a database in use", () => {
-  // Some fifteen wrangler processes, each starting the local runtime (the two `migrations apply`
-  // once per migration): 28 s on a quiet 2-core machine, over the 120 s default when other test
-  // files and other work share it.
+  // About twenty wrangler processes, each starting the local runtime (the three `migrations apply`
+  // once per migration): over the node project's 120 s when other test files and other work share
+  // a 2-core machine.
   const timeout = 300_000;
   it("keeps every row, marks what earlier imports wrote, and every guard holds after it", {
     timeout,
