@@ -39,6 +39,13 @@ export default defineConfig(async () => {
       // Logs (each request logs one line) are shown for failing tests only. The reporter reads this
       // from the root config, not from a project's.
       silent: "passed-only",
+      // A file at a time per core, not vitest's default of one fewer than the cores (a single
+      // worker on 2 cores): a file spends much of its time waiting on processes it starts (workerd,
+      // wrangler), so a second file overlaps it.
+      maxWorkers: "100%",
+      // Tests listed by name in the output: those over a second (vitest's default, 300 ms, lists a
+      // hundred more on a loaded machine).
+      slowTestThreshold: 1000,
       projects: [
         {
           // The service, inside the Workers runtime.
@@ -46,6 +53,9 @@ export default defineConfig(async () => {
           test: {
             name: "workers",
             setupFiles: ["./test/apply-migrations.ts"],
+            // Two files run at once (maxWorkers): a test of hundreds of concurrent requests takes
+            // 5 s, vitest's default limit, when the machine is busy with other work as well.
+            testTimeout: 30_000,
             include: ["test/**/*.test.ts"],
             exclude: [
               ...configDefaults.exclude,
@@ -64,6 +74,7 @@ export default defineConfig(async () => {
           test: {
             name: "do-writer",
             setupFiles: ["./test/apply-migrations.ts"],
+            testTimeout: 30_000,
             include: ["test/do-writer.test.ts"],
           },
         },
@@ -97,6 +108,9 @@ export default defineConfig(async () => {
             name: "clients",
             environment: "node",
             include: ["test/clients/**/*.test.ts"],
+            // One file at a time, as before the root's maxWorkers: two servers starting at once
+            // collide (a port, a generated config file).
+            fileParallelism: false,
             testTimeout: 60_000,
             hookTimeout: 120_000,
           },
@@ -107,6 +121,8 @@ export default defineConfig(async () => {
             name: "browser",
             environment: "node",
             include: ["test/browser/**/*.test.ts"],
+            // One file at a time, each with its server and chromium, as for the clients.
+            fileParallelism: false,
             testTimeout: 180_000,
           },
         },

@@ -2,9 +2,10 @@
 // working API and console, and the same command for every deploy after it (docs/deploying.md).
 // The D1 database is found or created here and its id written into wrangler.toml, because
 // wrangler's own provisioning creates it only while uploading the code, and `d1 migrations apply
-// --remote` refuses a binding without an id: the migrations must reach the database first.
-// wrangler's answers are read in their machine-readable forms (--json, the output file) wherever
-// wrangler 4.86 has one; where it has none, the comment at that step says what stands in.
+// --remote` finds no database for a binding without an id before that: the migrations must
+// reach the database first. wrangler's answers are read in their machine-readable forms (--json,
+// the output file) wherever it has one; where it has none, the comment at that step says what
+// stands in.
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

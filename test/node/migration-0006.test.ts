@@ -54,7 +54,13 @@ INSERT INTO transactions (${COLUMNS}) VALUES
 `;
 
 describe("migration 0006 on a database in use", () => {
-  it("keeps every row, marks what earlier imports wrote, and every guard holds after it", () => {
+  // About twenty wrangler processes, each starting the local runtime (the three `migrations apply`
+  // once per migration): over the node project's 120 s when other test files and other work share
+  // a 2-core machine.
+  const timeout = 300_000;
+  it("keeps every row, marks what earlier imports wrote, and every guard holds after it", {
+    timeout,
+  }, () => {
     mkdirSync(migrations);
     writeFileSync(
       config,
