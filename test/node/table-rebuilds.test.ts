@@ -1,5 +1,6 @@
-// Migration 0006 rebuilds `transactions` (SQLite cannot alter a CHECK). The Worker tests apply every
-// migration to an empty database; this one applies it, through wrangler, to a database that holds
+// Migrations 0006 (SQLite cannot alter a CHECK) and 0018 (nor drop AUTOINCREMENT) rebuild
+// `transactions`, 0018 the events and the balance timeline too. The Worker tests apply every
+// migration to an empty database; this one applies them, through wrangler, to a database that holds
 // what earlier migrations allowed: service entries and a reversal (a row pointing at another), entries
 // an earlier import wrote, and a service entry whose request_id merely looks like an import's.
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -53,7 +54,7 @@ INSERT INTO transactions (${COLUMNS}) VALUES
   (23, 1, 'ngn', 'CREDIT', 100, '1', 0, 100, 'look-alike', 'look-alike', NULL, 't', 't', 't23', 105, NULL, NULL);
 `;
 
-describe("migration 0006 on a database in use", () => {
+describe("the table rebuilds (0006, 0018) on a database in use", () => {
   // About twenty wrangler processes, each starting the local runtime (the three `migrations apply`
   // once per migration): over the node project's 120 s when other test files and other work share
   // a 2-core machine.
