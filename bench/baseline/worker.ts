@@ -34,14 +34,17 @@ app.post("/insert", async (c) => {
     : c.json({ status: false, message: "exists" }, 409);
 });
 
+/** The one SELECT both select routes make. */
+const selectItem = (db: D1Database, id: number) =>
+  db
+    .prepare("SELECT id, request_id, amount, created_at_ms FROM items WHERE id = ?1")
+    .bind(id)
+    .first();
+
 app.get("/select", async (c) => {
   const id = Number(c.req.query("id"));
   if (!Number.isSafeInteger(id)) return c.json({ status: false, message: "invalid input" }, 400);
-  const row = await c.env.DB.prepare(
-    "SELECT id, request_id, amount, created_at_ms FROM items WHERE id = ?1",
-  )
-    .bind(id)
-    .first();
+  const row = await selectItem(c.env.DB, id);
   return row
     ? c.json({ status: true, data: row })
     : c.json({ status: false, message: "not found" }, 404);
@@ -63,11 +66,7 @@ app.get("/select-authed", async (c) => {
   }
   const id = Number(c.req.query("id"));
   if (!Number.isSafeInteger(id)) return c.json({ status: false, message: "invalid input" }, 400);
-  const row = await c.env.DB.prepare(
-    "SELECT id, request_id, amount, created_at_ms FROM items WHERE id = ?1",
-  )
-    .bind(id)
-    .first();
+  const row = await selectItem(c.env.DB, id);
   const status = row ? 200 : 404;
   console.log(
     JSON.stringify({
