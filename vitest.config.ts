@@ -108,8 +108,8 @@ export default defineConfig(async () => {
             name: "clients",
             environment: "node",
             include: ["test/clients/**/*.test.ts"],
-            // One file at a time, as before the root's maxWorkers: two servers starting at once
-            // collide (a port, a generated config file).
+            // One file at a time: two servers starting at once collide (a port, a generated
+            // config file).
             fileParallelism: false,
             testTimeout: 60_000,
             hookTimeout: 120_000,
