@@ -137,6 +137,31 @@ describe("screens", () => {
     expect((await request("/users/2000000000", { cookie })).status).toBe(404);
   });
 
+  it("reads a value its query cannot use as the page's default, never a refusal", async () => {
+    const first = await request(`/users?q=${encodeURIComponent(alice.username)}`, { cookie });
+    for (const page of ["abc", "0", "-1", "2.5", ""]) {
+      const list = await request(`/users?q=${encodeURIComponent(alice.username)}&page=${page}`, {
+        cookie,
+      });
+      expect(list.status, page).toBe(200);
+      expect(list.html, page).toContain(alice.email);
+      expect((await request(`/users/${alice.id}?page=${page}`, { cookie })).status, page).toBe(200);
+    }
+    expect(first.html).toContain(alice.email);
+    // A search longer than a D1 LIKE pattern holds (50 bytes) finds what its start finds.
+    const long = await makeUser("subscriber", `${unique("long")}${"a".repeat(50)}`);
+    for (const q of [`${long.username}${"x".repeat(60)}`, `${long.username}${"%_é".repeat(40)}`]) {
+      const found = await request(`/users?q=${encodeURIComponent(q)}`, { cookie });
+      expect(found.status, q).toBe(200);
+      expect(found.html, q).toContain(long.email);
+    }
+    // A notice the redirect back asked for is shown; an error wins over an ok.
+    const notice = await request("/users?ok=Saved&error=Refused", { cookie });
+    expect(notice.html).toContain("Refused");
+    expect(notice.html).not.toContain("Saved");
+    expect((await request("/users?ok=Saved", { cookie })).html).toContain("Saved");
+  });
+
   it("answers an address that names no screen with an HTML page, under the CSP", async () => {
     const page = await request("/no-such-screen", { cookie });
     expect(page.status).toBe(404);

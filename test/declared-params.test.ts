@@ -1,6 +1,7 @@
 // Every parameter a route reads is declared: its path's `{name}`s are entries of its declared input,
 // and no handler in either dialect reads the request's path or query string itself. The console
-// reads the ids in its paths through one helper (console/path-ids.tsx), by the routes' id rule.
+// reads the ids in its paths through one helper (console/path-ids.tsx), by the routes' id rule, and
+// its query parameters through another (console/query.ts), each page declaring the ones it takes.
 import { describe, expect, it } from "vitest";
 import { COMPAT_ROUTES } from "../src/compat";
 import { pathNames } from "../src/http/rest-index";
@@ -26,11 +27,18 @@ const RAW_READ = /\.req\s*\.\s*(param|query|queries)\s*\(|\bpathParam\s*\(/g;
 /** The one read allowed: the plugin's mount checks the namespace segment, before any route. */
 const ALLOWED = new Map([["../src/compat/index.ts", 1]]);
 
-/** A console page reading its path itself, or narrowing a path parameter with a pattern of its own. */
-const CONSOLE_PATH_READ = /\.req\s*\.\s*param\s*\(|\bpathParam\s*\(|["`][^"`]*\/:\w+\{/g;
+/**
+ * A console page reading its path or query string itself, or narrowing a path parameter with a
+ * pattern of its own.
+ */
+const CONSOLE_RAW_READ =
+  /\.req\s*\.\s*(param|query|queries)\s*\(|\bpathParam\s*\(|["`][^"`]*\/:\w+\{/g;
 
-/** The console's one reader of its paths: every id through pathIdField. */
-const CONSOLE_ALLOWED = new Map([["../src/console/path-ids.tsx", 1]]);
+/** The console's one reader of its paths (every id through pathIdField), and of its query. */
+const CONSOLE_ALLOWED = new Map([
+  ["../src/console/path-ids.tsx", 1],
+  ["../src/console/query.ts", 1],
+]);
 
 const offenders = (sources: Record<string, string>, read: RegExp, allowed: Map<string, number>) =>
   Object.entries(sources).flatMap(([file, text]) => {
@@ -78,9 +86,9 @@ describe("declared parameters", () => {
     expect(offenders(SOURCES, RAW_READ, ALLOWED)).toEqual([]);
   });
 
-  it("no console page reads or narrows its path's ids itself: path-ids.tsx reads them all", () => {
+  it("no console page reads its path or query itself: path-ids.tsx and query.ts read them", () => {
     expect(Object.keys(CONSOLE).length).toBeGreaterThan(15);
-    expect(offenders(CONSOLE, CONSOLE_PATH_READ, CONSOLE_ALLOWED)).toEqual([]);
+    expect(offenders(CONSOLE, CONSOLE_RAW_READ, CONSOLE_ALLOWED)).toEqual([]);
     // The helper reads each id by the routes' rule, and the screens that name ids use it.
     expect(CONSOLE["../src/console/path-ids.tsx"]).toContain("pathIdField");
     const screens = Object.entries(CONSOLE).filter(([, text]) => /["`][^"`]*\/:\w+/.test(text));

@@ -1,9 +1,11 @@
 // What every console screen shares: the wallets, form fields, notices carried across a redirect,
 // and the page's constants.
 import type { Context } from "hono";
+import * as v from "valibot";
 import type { WalletDisplay } from "../ledger/money";
 import { allWallets } from "../wallet/wallets";
 import type { ConsoleEnv } from "./env";
+import { queryOf, Text } from "./query";
 import type { Notice } from "./views";
 
 export type Wallet = WalletDisplay & { id: string; name: string };
@@ -27,19 +29,17 @@ export const field = (form: FormData, name: string) => {
   const value = form.get(name);
   return typeof value === "string" ? value.trim() : "";
 };
-export const positive = (text: string | undefined, fallback: number) => {
-  const n = Number(text);
-  return Number.isSafeInteger(n) && n >= 1 ? n : fallback;
-};
 /** A redirect back to a page, with a notice for it to show. */
 export const back = (c: Context<ConsoleEnv>, to: string, notice: NonNullable<Notice>) =>
   c.redirect(
     `${to}${to.includes("?") ? "&" : "?"}${notice.kind}=${encodeURIComponent(notice.text)}`,
     303,
   );
+/** What a redirect back to a page (`back`) asked it to show. */
+const NoticeQuery = v.object({ ok: Text, error: Text });
+
 export const noticeOf = (c: Context<ConsoleEnv>): Notice => {
-  const ok = c.req.query("ok");
-  const error = c.req.query("error");
+  const { ok, error } = queryOf(c, NoticeQuery);
   return error ? { kind: "error", text: error } : ok ? { kind: "ok", text: ok } : undefined;
 };
 

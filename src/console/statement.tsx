@@ -1,7 +1,9 @@
 // A user's statement on the console: a wallet and a date range (days in the site's time zone), its
 // figures as GET /statements answers them, and its CSV as GET /statements?format=csv writes it.
+
 import type { Context } from "hono";
 import { Hono } from "hono";
+import * as v from "valibot";
 import { answerStatementCsv } from "../http/statement-csv";
 import { mysqlDate, zonedSeconds } from "../wallet/rules";
 import { openStatement, STATEMENT_CHUNK, statementSummary } from "../wallet/statements";
@@ -9,24 +11,25 @@ import { appContext, attempt, refusalText } from "./api";
 import type { ConsoleEnv } from "./env";
 import { back, type Wallet } from "./page";
 import { withIds } from "./path-ids";
+import { queryOf, Text } from "./query";
 import { BASE } from "./session";
 
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
+/** A day as the statement form sends it; anything else is not asked (""). */
+const Day = v.fallback(v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/)), "");
+
+/** The statement asked for: a wallet id and the first and last days. */
+const StatementQuery = v.object({ wallet: Text, from: Day, to: Day });
 
 export type StatementChoice = { walletId: string; from: string; to: string };
 
 /** The range asked for on the page (`wallet`, `from`, `to`), else this month so far in `wallets[0]`. */
 export function statementChoice(c: Context<ConsoleEnv>, wallets: Wallet[]): StatementChoice {
   const today = mysqlDate(Math.floor(c.get("nowMs")() / 1000), c.env.SITE_TIMEZONE).slice(0, 10);
-  const asked = (name: string, fallback: string) => {
-    const value = c.req.query(name) ?? "";
-    return DAY.test(value) ? value : fallback;
-  };
-  const wallet = c.req.query("wallet") ?? "";
+  const { wallet, from, to } = queryOf(c, StatementQuery);
   return {
     walletId: wallets.some((w) => w.id === wallet) ? wallet : (wallets[0]?.id ?? ""),
-    from: asked("from", `${today.slice(0, 8)}01`),
-    to: asked("to", today),
+    from: from || `${today.slice(0, 8)}01`,
+    to: to || today,
   };
 }
 
@@ -139,10 +142,9 @@ export const statementScreen = new Hono<ConsoleEnv>({ strict: false });
 statementScreen.get(
   "/users/:id/statement.csv",
   withIds(["id"], async (c, { id }) => {
-    const walletId = c.req.query("wallet") ?? "";
-    const [from, to] = [c.req.query("from") ?? "", c.req.query("to") ?? ""];
+    const { wallet: walletId, from, to } = queryOf(c, StatementQuery);
     const to_ = `${BASE}/users/${id.ref}`;
-    if (!DAY.test(from) || !DAY.test(to))
+    if (!from || !to)
       return back(c, to_, { kind: "error", text: "Statement dates are days: YYYY-MM-DD." });
     const answered = await attempt(c, async () =>
       answerStatementCsv(

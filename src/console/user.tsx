@@ -3,7 +3,7 @@
 // each through the service's verbs as the signed-in operator.
 
 import { type Context, Hono } from "hono";
-import type * as v from "valibot";
+import * as v from "valibot";
 import { EntryParams, ReverseParams, TransferParams } from "../http/fields";
 import { parseFields } from "../http/validation";
 import { userBalances } from "../wallet/balances";
@@ -15,24 +15,18 @@ import { formatMoney } from "../wallet/rules";
 import { endUserSessions } from "../wallet/sessions";
 import { attempt, refusalText } from "./api";
 import type { ConsoleEnv, Session } from "./env";
-import {
-  back,
-  day,
-  field,
-  freshKey,
-  noticeOf,
-  PER_PAGE,
-  positive,
-  type Wallet,
-  wallets,
-} from "./page";
+import { back, day, field, freshKey, noticeOf, PER_PAGE, type Wallet, wallets } from "./page";
 import { withIds } from "./path-ids";
+import { PageNumber, queryOf } from "./query";
 import { BASE } from "./session";
 import { readStatementFigures, StatementSection, statementChoice } from "./statement";
 import { AvailableTable, HOLDS_SHOWN, HoldsSection } from "./user-holds";
 import { Chart, Csrf, type Notice, Page, Pager } from "./views";
 
 export const userScreen = new Hono<ConsoleEnv>({ strict: false });
+
+/** The page of the user's entries. */
+const PageQuery = v.object({ page: PageNumber });
 
 /** What a verb read, or `empty` when it refused (the page then shows nothing for it). */
 const orEmpty = async <T,>(c: Context<ConsoleEnv>, read: () => Promise<T>, empty: NoInfer<T>) => {
@@ -269,7 +263,7 @@ userScreen.get(
   "/users/:id",
   withIds(["id"], async (c, { id }) => {
     const userId = id.id;
-    const d = await loadUser(c, userId, positive(c.req.query("page"), 1));
+    const d = await loadUser(c, userId, queryOf(c, PageQuery).page);
     if (!d)
       return c.html(
         <Page title="No such user" session={c.var.session} current="users">

@@ -1,3 +1,4 @@
+import * as v from "valibot";
 // Users: search, and a new subscriber.
 
 import { Hono } from "hono";
@@ -6,15 +7,24 @@ import { findUsersByText } from "../wallet/operators";
 import { formatMoney } from "../wallet/rules";
 import { attempt, decode, refusalText } from "./api";
 import type { ConsoleEnv } from "./env";
-import { back, field, noticeOf, PER_PAGE, positive, wallets } from "./page";
+import { back, field, noticeOf, PER_PAGE, wallets } from "./page";
+import { PageNumber, queryOf, Text } from "./query";
 import { BASE } from "./session";
 import { Csrf, Page, Pager } from "./views";
 
 export const usersScreen = new Hono<ConsoleEnv>({ strict: false });
 
+/** The list's search text (its first 100 characters) and page. */
+const UsersQuery = v.object({
+  q: v.pipe(
+    Text,
+    v.transform((q) => q.slice(0, 100)),
+  ),
+  page: PageNumber,
+});
+
 usersScreen.get("/users", async (c) => {
-  const q = (c.req.query("q") ?? "").slice(0, 100);
-  const page = positive(c.req.query("page"), 1);
+  const { q, page } = queryOf(c, UsersQuery);
   const [{ rows, total }, ws] = await Promise.all([
     findUsersByText(c.var.service, q, (page - 1) * PER_PAGE, PER_PAGE),
     wallets(c),

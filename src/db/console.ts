@@ -50,9 +50,27 @@ export async function overview(db: Db, nowS: number, days: number) {
   return { held, users: userCount[0]?.n ?? 0, daily, latest, sinceS };
 }
 
+/** D1 refuses a LIKE or GLOB pattern of more than 50 bytes ("pattern too complex"). */
+const LIKE_PATTERN_BYTES = 50;
+const utf8 = new TextEncoder();
+
+/**
+ * `%search%`, its `\ % _` escaped, for the longest start of `search` that D1 takes: a longer
+ * search finds what its start finds.
+ */
+function containsPattern(search: string) {
+  let inner = "";
+  for (const ch of search) {
+    const piece = /[\\%_]/.test(ch) ? `\\${ch}` : ch;
+    if (utf8.encode(`%${inner}${piece}%`).length > LIKE_PATTERN_BYTES) break;
+    inner += piece;
+  }
+  return `%${inner}%`;
+}
+
 /** A page of users whose username or e-mail contains `search`, with their balances. */
 export async function searchUsers(db: Db, search: string, offset: number, limit: number) {
-  const pattern = `%${search.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+  const pattern = containsPattern(search);
   const where =
     search === ""
       ? undefined
