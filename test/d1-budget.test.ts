@@ -21,6 +21,31 @@ import {
 // D1 cost per route, measured through a binding that counts round trips and sums meta rows.
 // Each route is called once to warm the isolate caches (wallets, usernames, verified keys), then
 // measured: what a request costs in steady state.
+type Call = [method: string, path: string, body?: unknown];
+
+/** What the second of two calls `next` makes costs: the first warms the isolate's caches. */
+async function warmCost(auth: string, next: () => Call | Promise<Call>) {
+  const counter = countingD1();
+  const app = createApp();
+  const send = ([method, path, body]: Call) =>
+    app.request(
+      `${API}${path}`,
+      {
+        method,
+        headers: {
+          Authorization: auth,
+          ...(body === undefined ? {} : { "Content-Type": "application/json" }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      },
+      { ...env, DB: counter.db },
+    );
+  const warm = await send(await next());
+  const call = await next();
+  const { value: res, cost } = await counter.measure(() => send(call));
+  return { call, res, warm: warm.status, status: res.status, ...cost };
+}
+
 async function costOf(
   method: string,
   path: string,
@@ -28,28 +53,14 @@ async function costOf(
   body?: unknown,
   query: Record<string, string | number> = {},
 ) {
-  const counter = countingD1();
-  const app = createApp();
-  const url = new URL(`${API}${path}`, "http://x");
-  for (const [k, v] of Object.entries(query)) url.searchParams.set(k, String(v));
-  const send = (b: unknown) =>
-    app.request(
-      url.pathname + url.search,
-      {
-        method,
-        headers: {
-          Authorization: auth,
-          ...(b === undefined ? {} : { "Content-Type": "application/json" }),
-        },
-        body: b === undefined ? undefined : JSON.stringify(b),
-      },
-      { ...env, DB: counter.db },
-    );
-  const warm = await send(typeof body === "function" ? body() : body);
-  const { value: res, cost } = await counter.measure(() =>
-    send(typeof body === "function" ? body() : body),
-  );
-  return { warm: warm.status, status: res.status, ...cost };
+  const search = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]));
+  const target = search.size > 0 ? `${path}?${search}` : path;
+  const {
+    call: _call,
+    res: _res,
+    ...cost
+  } = await warmCost(auth, () => [method, target, typeof body === "function" ? body() : body]);
+  return cost;
 }
 
 async function fixture() {
@@ -179,23 +190,14 @@ describe("D1 cost per route", () => {
 
   it("a reversal takes two round trips: it reads the entries it reverses, then writes", async () => {
     const { admin, user, wallet } = await fixture();
-    const counter = countingD1();
-    const reverse = async () => {
+    const { res: value, ...cost } = await warmCost(admin.bearer, async () => {
       const txn = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
-      return counter.measure(() =>
-        createApp().request(
-          `${API}/transactions/${txn.body.data.transaction_id}/reverse`,
-          {
-            method: "POST",
-            headers: { Authorization: admin.bearer, "Content-Type": "application/json" },
-            body: JSON.stringify({ request_id: unique("rev") }),
-          },
-          { ...env, DB: counter.db },
-        ),
-      );
-    };
-    await reverse();
-    const { value, cost } = await reverse();
+      return [
+        "POST",
+        `/transactions/${txn.body.data.transaction_id}/reverse`,
+        { request_id: unique("rev") },
+      ];
+    });
     expect(value.status).toBe(200);
     expect(cost.roundTrips).toBe(2);
   });
@@ -209,24 +211,10 @@ describe("D1 cost per route", () => {
     const other = await makeUser();
     await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 100 });
     const auth = (await makeKey(admin, "read-write")).header;
-    const send = async (make: () => Promise<[string, string, unknown?]>) => {
-      const counter = countingD1();
-      const app = createApp();
-      const request = ([method, path, body]: [string, string, unknown?]) =>
-        app.request(
-          `${API}${path}`,
-          {
-            method,
-            headers: { Authorization: auth, "Content-Type": "application/json" },
-            body: body === undefined ? undefined : JSON.stringify(body),
-          },
-          { ...env, DB: counter.db },
-        );
-      await request(await make()); // warms the isolate's caches
-      const next = await make();
-      const { value, cost } = await counter.measure(() => request(next));
-      expect(value.status, `${next[0]} ${next[1]}: ${await value.clone().text()}`).toBe(200);
-      return cost;
+    const send = async (make: () => Promise<Call>) => {
+      const { call, res, roundTrips, rowsRead, rowsWritten } = await warmCost(auth, make);
+      expect(res.status, `${call[0]} ${call[1]}: ${await res.clone().text()}`).toBe(200);
+      return { roundTrips, rowsRead, rowsWritten };
     };
     const money = { user_id: user.id, wallet_id: wallet, amount: "0.25" };
     const hold = async () => {
@@ -239,7 +227,7 @@ describe("D1 cost per route", () => {
     const entry = async () =>
       (await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 })).body.data
         .transaction_id as number;
-    const operations: Record<string, () => Promise<[string, string, unknown?]>> = {
+    const operations: Record<string, () => Promise<Call>> = {
       credit: async () => ["POST", "/credits", { ...money, request_id: unique("c") }],
       debit: async () => ["POST", "/debits", { ...money, request_id: unique("d") }],
       transfer: async () => [

@@ -15,7 +15,8 @@ const ENTRY_EVENT = "transaction.created";
 
 /**
  * Events after `after`, oldest first, of the types named (all when none are). Types without the
- * entries' event say so in SQL too, which lets the planner take the partial type index.
+ * entries' event say so in SQL too, as a literal: SQLite takes a partial index only for a query
+ * whose WHERE repeats the index's condition, never one bound as a parameter.
  */
 export const listEvents = (db: Db, after: number, limit: number, types: readonly string[] = []) =>
   db
