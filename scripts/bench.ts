@@ -12,7 +12,8 @@
 //
 // Settings (environment): BENCH_DURATION seconds per scenario (8), BENCH_WARMUP seconds of warm-up
 // before each (3), BENCH_CONNECTIONS (32), BENCH_COST_DURATION seconds per scenario of the cost pass
-// (3), BENCH_DEVTOOLS (1: the servers with wrangler's DevTools inspector). Output: tables on stdout,
+// (3), BENCH_DEVTOOLS (1: the servers with wrangler's DevTools inspector), BENCH_EMULATIONS (1: with
+// Miniflare's assets router and rate limiter, lib/bench-worker.ts). Output: tables on stdout,
 // progress on stderr, and bench-results/bench-<timestamp>.json.
 //
 // Modes after `--` (bench/args.ts): `--against <git ref>`, the working tree beside another commit

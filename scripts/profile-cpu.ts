@@ -120,7 +120,8 @@ async function main() {
     bindings: {
       JWT_SECRET: { type: "plain_text", value: "p".repeat(64) },
       SITE_URL: { type: "plain_text", value: base },
-      // Profiled load comes from one caller: the money rate limit is raised out of its way.
+      // Profiled load comes from one caller: the money rate limit is raised out of its way (its
+      // Miniflare emulation, a Durable Object over fetch, shows as cloudflare-internal:ratelimit).
       MONEY_RATE_LIMIT: {
         type: "ratelimit",
         namespace_id: "1001",

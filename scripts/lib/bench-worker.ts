@@ -32,6 +32,14 @@ type Options = {
   vars: Record<string, string>;
   /** Whether the worker's console lines go on to this process's stdout (else they are dropped). */
   logs: boolean;
+  /**
+   * false: leaves out what Miniflare plays of the platform in JavaScript inside the worker's own
+   * workerd, so the CPU measured is the worker's: the assets router (`[assets]`), which every
+   * request enters first, and the rate limiter (`[[ratelimits]]`), a Durable Object reached over
+   * fetch for each limit(). On Cloudflare neither is the Worker's CPU
+   * (BENCHMARKS.md#what-the-benchs-server-leaves-out). Absent or true: both, as configured.
+   */
+  emulations?: boolean;
 };
 
 const options = JSON.parse(process.argv[2] ?? "{}") as Options;
@@ -51,9 +59,12 @@ try {
   const { workerOptions } = unstable_getMiniflareWorkerOptions(options.config);
   // No source in wrangler's options (the bundle is given below). Their modulesRules (Text, Data,
   // CompiledWasm) are left out: the adapter refuses them, and the bundle is one ES module.
-  const { modulesRules: _rules, ...worker } = workerOptions as V4WorkerOptions & {
-    modulesRules?: unknown;
-  };
+  const {
+    modulesRules: _rules,
+    assets,
+    ratelimits,
+    ...worker
+  } = workerOptions as V4WorkerOptions & { modulesRules?: unknown };
   const mf = new Miniflare(
     convertV4MiniflareOptions({
       host: "127.0.0.1",
@@ -71,6 +82,7 @@ try {
           modulesRoot: outdir,
           scriptPath: join(outdir, file),
           bindings: { ...worker.bindings, ...options.vars },
+          ...(options.emulations === false ? {} : { assets, ratelimits }),
         },
       ],
     }),

@@ -15,6 +15,12 @@ import { withRaisedRateLimits } from "./wrangler-toml";
 
 let loadConfigs = 0;
 
+/**
+ * Whether the deploy bundle's servers keep what Miniflare plays of the platform (the assets router,
+ * the rate limiter: ./bench-worker.ts); BENCH_EMULATIONS=1 keeps them, to measure their local cost.
+ */
+const EMULATIONS = process.env.BENCH_EMULATIONS === "1";
+
 /** The name of a copy loadConfig writes beside a config: not a source file of the project. */
 export const isLoadConfig = (name: string) => /\.load-\d+-\d+\.toml$/.test(name);
 
@@ -218,7 +224,14 @@ export async function startServer({
           { stdio, env: offlineEnv({ WRANGLER_LOG_PATH: join(stateDir, "wrangler-debug.log") }) },
         )
       : startBenchWorker(
-          { config, port: listenPort, persist: stateDir, vars, logs: onStdout !== undefined },
+          {
+            config,
+            port: listenPort,
+            persist: stateDir,
+            vars,
+            logs: onStdout !== undefined,
+            emulations: EMULATIONS,
+          },
           { stdio },
         );
     if (onStdout) child.stdout?.on("data", onStdout);
