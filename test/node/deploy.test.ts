@@ -1,5 +1,5 @@
 // `npm run deploy` against a stub wrangler (./stub-wrangler.mjs) that records each command and
-// answers from a state file as wrangler 4.86 would (its --json forms and its output file): the
+// answers from a state file as wrangler 4.164 would (its --json forms and its output file): the
 // commands run in order, the wrangler.toml left behind, what the operator is told. Nothing here
 // reaches Cloudflare. stdin is a pipe, as in CI: nothing is ever asked.
 import { spawnSync } from "node:child_process";

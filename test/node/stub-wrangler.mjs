@@ -1,4 +1,4 @@
-// A stand-in for wrangler 4.86 (test only; tools run it when WRANGLER_BIN names this file): it
+// A stand-in for wrangler 4.164 (test only; tools run it when WRANGLER_BIN names this file): it
 // appends each command line to the state file named by STUB_WRANGLER_STATE and answers from that
 // state the way wrangler answers (texts and JSON shapes copied from wrangler-dist/cli.js), on
 // stdout, stderr and, when WRANGLER_OUTPUT_FILE_PATH names one, in the output file (ND-JSON:
@@ -22,7 +22,7 @@ const output = (entry) => {
 output({
   type: "wrangler-session",
   version: 1,
-  wrangler_version: "4.86.0",
+  wrangler_version: "4.164.0",
   command_line_args: args,
 });
 const answer = (out, status = 0, err = "") => {
@@ -42,14 +42,16 @@ const answer = (out, status = 0, err = "") => {
 const is = (...words) => words.every((word, at) => args[at] === word);
 const config = () => getStaticTOMLValue(parseTOML(readFileSync("wrangler.toml", "utf8")));
 
-/** The database wrangler.toml binds DB to, as wrangler requires for --remote D1 commands. */
+/** The database wrangler.toml binds DB to, for --remote D1 commands: by its id, else by its name. */
 function remoteDatabase() {
-  const id = config().d1_databases?.find((db) => db.binding === "DB")?.database_id;
+  const bound = config().d1_databases?.find((db) => db.binding === "DB");
+  const id =
+    bound?.database_id || state.databases.find((db) => db.name === bound?.database_name)?.uuid;
   if (!id)
     answer(
       "",
       1,
-      "✘ [ERROR] Found a database with name or binding DB but it is missing a database_id, which is needed for operations on remote resources.\n",
+      `✘ [ERROR] Couldn't find a D1 DB named '${bound?.database_name}' (bound as 'DB') in the API. Run 'wrangler d1 create ${bound?.database_name}' to create it.\n`,
     );
   state.applied[id] ??= [];
   return id;
