@@ -1,6 +1,6 @@
 // Reads of batches (docs/ledger.md#batches): a batch, its entries, the batches touching a user, and
 // the positions a refused batch is judged against. Batches are written only by ledger/batches.ts.
-import { and, asc, count, desc, eq, inArray, isNotNull, sql } from "drizzle-orm";
+import { asc, count, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "./client";
 import { entryWithWallet } from "./ledger";
 import { type BatchRow, balances, batches, holds, transactions } from "./schema";
@@ -86,13 +86,3 @@ export async function positions(
   const results = await db.batch([first, ...rest]);
   return results.map((rows) => rows[0] ?? { balanceMinor: 0, heldMinor: 0 });
 }
-
-/** Whether any entry is in a batch (kept for the console's entry page: does it link a batch). */
-export const batchOfEntry = async (db: Db, entryId: number) =>
-  (
-    await db
-      .select({ batchId: transactions.batchId })
-      .from(transactions)
-      .where(and(eq(transactions.id, entryId), isNotNull(transactions.batchId)))
-      .get()
-  )?.batchId ?? undefined;
