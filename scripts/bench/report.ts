@@ -118,6 +118,11 @@ export function evaluateCostTargets(rows: CostRow[]) {
     (r) => r.statements.median === 2 && r.rowsWritten.median <= 8 && r.rowsRead.median <= 20,
   );
   check(
+    "credit whose title differs (titles as a site's): at most 8 rows written and 20 read (medians)",
+    ["credits-titles-apart"],
+    (r) => r.statements.median === 2 && r.rowsWritten.median <= 8 && r.rowsRead.median <= 20,
+  );
+  check(
     "a page of 20 entries: at most 2 statements",
     ["transactions-page-20"],
     (r) => r.statements.median <= 2,

@@ -114,6 +114,31 @@ export function appScenarioMaker(runId: string) {
           },
         },
       },
+      // Cost pass only: credits whose titles differ as a site's do. A title names the user, the
+      // amount, the wallet and the second, and `credits` piles about a hundred identical ones onto
+      // each user a second, each probing one more taken slug; here the amount runs over 100 values.
+      // To WALLETS[1], which the ledger check does not sum.
+      "credits-titles-apart": {
+        server,
+        vs: "insert",
+        request: {
+          method: "POST",
+          path: `${apiPath}/credits`,
+          headers: { ...authed, ...JSON_HEADERS },
+          setupRequest: (req) => {
+            const n = ++creditSeq;
+            return withBody(
+              req,
+              JSON.stringify({
+                user_id: fx.users[n % fx.users.length]!.id,
+                wallet_id: WALLETS[1],
+                amount: `1.${String(n % 100).padStart(2, "0")}`,
+                request_id: `load-${runId}-${n}`,
+              }),
+            );
+          },
+        },
+      },
       // A batch of 3 and of 100 credits (POST /batches): one D1 batch each, beside single credits.
       "batches-3": batch(3),
       "batches-100": batch(100),
