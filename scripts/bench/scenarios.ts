@@ -67,6 +67,26 @@ export function appScenarioMaker(runId: string) {
         body: JSON.stringify(body),
       },
     });
+    // A credit a request, to the fixtures' users in turn, each with a request_id of its own.
+    const creditEach = (
+      body: (n: number) => { wallet_id: string; amount: unknown },
+    ): Scenario<S> => ({
+      server,
+      vs: "insert",
+      request: {
+        method: "POST",
+        path: `${apiPath}/credits`,
+        headers: { ...authed, ...JSON_HEADERS },
+        setupRequest: (req) => {
+          const n = ++creditSeq;
+          const user_id = fx.users[n % fx.users.length]!.id;
+          return withBody(
+            req,
+            JSON.stringify({ user_id, ...body(n), request_id: `load-${runId}-${n}` }),
+          );
+        },
+      },
+    });
     const batch = (size: number): Scenario<S> => ({
       server,
       vs: "insert",
@@ -92,53 +112,15 @@ export function appScenarioMaker(runId: string) {
     const page = (userId: number, perPage: number) =>
       get(`/transactions?user_id=${userId}&security_code=1&per_page=${perPage}`, "select");
     return {
-      credits: {
-        server,
-        vs: "insert",
-        request: {
-          method: "POST",
-          path: `${apiPath}/credits`,
-          headers: { ...authed, ...JSON_HEADERS },
-          setupRequest: (req) => {
-            const n = ++creditSeq;
-            const user = fx.users[n % fx.users.length]!;
-            return withBody(
-              req,
-              JSON.stringify({
-                user_id: user.id,
-                wallet_id: WALLETS[0],
-                amount: 1,
-                request_id: `load-${runId}-${n}`,
-              }),
-            );
-          },
-        },
-      },
+      credits: creditEach(() => ({ wallet_id: WALLETS[0], amount: 1 })),
       // Cost pass only: credits whose titles differ as a site's do. A title names the user, the
       // amount, the wallet and the second, and `credits` piles about a hundred identical ones onto
       // each user a second, each probing one more taken slug; here the amount runs over 100 values.
       // To WALLETS[1], which the ledger check does not sum.
-      "credits-titles-apart": {
-        server,
-        vs: "insert",
-        request: {
-          method: "POST",
-          path: `${apiPath}/credits`,
-          headers: { ...authed, ...JSON_HEADERS },
-          setupRequest: (req) => {
-            const n = ++creditSeq;
-            return withBody(
-              req,
-              JSON.stringify({
-                user_id: fx.users[n % fx.users.length]!.id,
-                wallet_id: WALLETS[1],
-                amount: `1.${String(n % 100).padStart(2, "0")}`,
-                request_id: `load-${runId}-${n}`,
-              }),
-            );
-          },
-        },
-      },
+      "credits-titles-apart": creditEach((n) => ({
+        wallet_id: WALLETS[1],
+        amount: `1.${String(n % 100).padStart(2, "0")}`,
+      })),
       // A batch of 3 and of 100 credits (POST /batches): one D1 batch each, beside single credits.
       "batches-3": batch(3),
       "batches-100": batch(100),
