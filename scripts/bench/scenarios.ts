@@ -67,48 +67,35 @@ export function appScenarioMaker(runId: string) {
         body: JSON.stringify(body),
       },
     });
-    // A credit a request, to the fixtures' users in turn, each with a request_id of its own.
-    const creditEach = (
-      body: (n: number) => { wallet_id: string; amount: unknown },
-    ): Scenario<S> => ({
+    // A POST whose JSON body is made afresh for each request (each with a request_id of its own).
+    const postEach = (path: string, bodyOf: () => unknown): Scenario<S> => ({
       server,
       vs: "insert",
       request: {
         method: "POST",
-        path: `${apiPath}/credits`,
+        path: `${apiPath}${path}`,
         headers: { ...authed, ...JSON_HEADERS },
-        setupRequest: (req) => {
-          const n = ++creditSeq;
-          const user_id = fx.users[n % fx.users.length]!.id;
-          return withBody(
-            req,
-            JSON.stringify({ user_id, ...body(n), request_id: `load-${runId}-${n}` }),
-          );
-        },
+        setupRequest: (req) => withBody(req, JSON.stringify(bodyOf())),
       },
     });
-    const batch = (size: number): Scenario<S> => ({
-      server,
-      vs: "insert",
-      request: {
-        method: "POST",
-        path: `${apiPath}/batches`,
-        headers: { ...authed, ...JSON_HEADERS },
-        setupRequest: (req) => {
-          const n = ++batchSeq;
-          const operations = Array.from({ length: size }, (_, i) => ({
-            type: "credit",
-            user_id: fx.users[(n + i) % fx.users.length]!.id,
-            wallet_id: WALLETS[0],
-            amount: 1,
-          }));
-          return withBody(
-            req,
-            JSON.stringify({ request_id: `batch-${runId}-${size}-${n}`, operations }),
-          );
-        },
-      },
-    });
+    // A credit a request, to the fixtures' users in turn.
+    const creditEach = (body: (n: number) => { wallet_id: string; amount: unknown }) =>
+      postEach("/credits", () => {
+        const n = ++creditSeq;
+        const user_id = fx.users[n % fx.users.length]!.id;
+        return { user_id, ...body(n), request_id: `load-${runId}-${n}` };
+      });
+    const batch = (size: number) =>
+      postEach("/batches", () => {
+        const n = ++batchSeq;
+        const operations = Array.from({ length: size }, (_, i) => ({
+          type: "credit",
+          user_id: fx.users[(n + i) % fx.users.length]!.id,
+          wallet_id: WALLETS[0],
+          amount: 1,
+        }));
+        return { request_id: `batch-${runId}-${size}-${n}`, operations };
+      });
     const page = (userId: number, perPage: number) =>
       get(`/transactions?user_id=${userId}&security_code=1&per_page=${perPage}`, "select");
     return {
