@@ -58,23 +58,23 @@ export const corsHeaders: MiddlewareHandler<AppEnv> = async (c: Context<AppEnv>,
   const grant = allowed.length === 0 || listed ? origin : "";
   if (c.req.method === "OPTIONS") {
     const headers = new Headers();
-    if (grant) headers.set("Access-Control-Allow-Origin", grant);
-    if (listed) headers.set("Access-Control-Allow-Credentials", "true");
-    headers.set("Access-Control-Expose-Headers", EXPOSE_HEADERS);
-    headers.append("Vary", "Origin");
+    grantTo(headers, grant, listed);
     headers.set("Access-Control-Allow-Methods", ALLOW_METHODS);
     headers.set("Access-Control-Allow-Headers", ALLOW_HEADERS.join(","));
     headers.append("Vary", "Access-Control-Request-Headers");
     return new Response(null, { headers, status: 204, statusText: "No Content" });
   }
   await next();
-  // In the order a Headers object lists them (by name), as they were always added.
-  const answer = answerHeaders(c);
-  if (listed) answer.set("Access-Control-Allow-Credentials", "true");
-  if (grant) answer.set("Access-Control-Allow-Origin", grant);
-  answer.set("Access-Control-Expose-Headers", EXPOSE_HEADERS);
-  answer.append("Vary", "Origin");
+  grantTo(answerHeaders(c), grant, listed);
 };
+
+/** What every answer carries, a preflight's too: the grant (if any) and what a page may read. */
+function grantTo(headers: Headers, grant: string, listed: boolean) {
+  if (grant) headers.set("Access-Control-Allow-Origin", grant);
+  if (listed) headers.set("Access-Control-Allow-Credentials", "true");
+  headers.set("Access-Control-Expose-Headers", EXPOSE_HEADERS);
+  headers.append("Vary", "Origin");
+}
 
 /** `<site/wp-json/>; rel="https://api.w.org/"`: how WordPress clients find the API (site: ./site.ts). */
 export const discoveryLink = (siteUrl: string) => `<${siteUrl}/wp-json/>; rel="https://api.w.org/"`;
