@@ -2,7 +2,6 @@
 // answers from a state file as wrangler 4.164 would (its --json forms and its output file): the
 // commands run in order, the wrangler.toml left behind, what the operator is told. Nothing here
 // reaches Cloudflare. stdin is a pipe, as in CI: nothing is ever asked.
-import { spawnSync } from "node:child_process";
 import {
   cpSync,
   mkdirSync,
@@ -16,9 +15,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { offlineEnv } from "../../scripts/lib/wrangler";
+import { runScript } from "./run-script";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
-const TSX = path.join(ROOT, "node_modules/.bin/tsx");
 const SHIPPED_TOML = readFileSync(path.join(ROOT, "wrangler.toml"), "utf8");
 const MIGRATIONS = readdirSync(path.join(ROOT, "drizzle"))
   .filter((f) => f.endsWith(".sql"))
@@ -85,7 +84,7 @@ const sql = (what: string) => `d1 execute DB --remote --json --command <${what}>
 
 function deploy(dir: string, env: Record<string, string> = {}, args: string[] = []) {
   const { CLOUDFLARE_ACCOUNT_ID: _, WALLET_ADMIN_PASSWORD: __, ...inherited } = offlineEnv();
-  const result = spawnSync(TSX, [path.join(ROOT, "scripts/deploy.ts"), ...args], {
+  const result = runScript("scripts/deploy.ts", args, {
     cwd: dir,
     env: {
       ...inherited,
@@ -94,7 +93,6 @@ function deploy(dir: string, env: Record<string, string> = {}, args: string[] = 
       TMPDIR: path.join(dir, "tmp"),
       ...env,
     },
-    encoding: "utf8",
   });
   const state = JSON.parse(readFileSync(path.join(dir, "state.json"), "utf8")) as State;
   return {

@@ -2,12 +2,12 @@
 // import tests never take. `--local --rehearse` sends those same files through wrangler into local
 // state: here it must leave exactly the rows the direct --local import leaves, and a second run
 // must find nothing to write.
-import { spawnSync } from "node:child_process";
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { offlineEnv, wrangler } from "../../scripts/lib/wrangler";
+import { runScript } from "./run-script";
 
 // The hand-made site, and the live-shaped one (balances below zero, zero amounts, wallets storing more
 // places than they show: the SQL text of each must survive wrangler's splitter and D1's import).
@@ -39,24 +39,11 @@ function migratedState(name: string) {
   return dir;
 }
 
-const TSX = path.resolve("node_modules/.bin/tsx");
-
 function importInto(site: Site, dir: string, ...flags: string[]) {
-  const result = spawnSync(
-    TSX,
-    [
-      "scripts/import-wordpress.ts",
-      site.dump,
-      "--local",
-      "--persist-to",
-      dir,
-      ...site.flags,
-      ...flags,
-    ],
-    {
-      env: offlineEnv(),
-      encoding: "utf8",
-    },
+  const result = runScript(
+    "scripts/import-wordpress.ts",
+    [site.dump, "--local", "--persist-to", dir, ...site.flags, ...flags],
+    { env: offlineEnv() },
   );
   expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
   return result.stdout;
