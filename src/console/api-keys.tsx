@@ -9,7 +9,7 @@ import type { ConsoleEnv } from "./env";
 import { back, field, noticeOf } from "./page";
 import { withIds } from "./path-ids";
 import { BASE } from "./session";
-import { Csrf, type Notice, Page } from "./views";
+import { Csrf, type Notice, Page, PostButton, Table } from "./views";
 
 export const apiKeysScreen = new Hono<ConsoleEnv>({ strict: false });
 
@@ -34,45 +34,30 @@ const keysPage = async (c: Context<ConsoleEnv>, created?: Created, notice?: Noti
         </section>
       )}
       <section>
-        <div class="scroll">
-          <table>
-            <thead>
-              <tr>
-                <th>ID</th>
-                <th>Name</th>
-                <th>User</th>
-                <th>Scope</th>
-                <th>Last used</th>
-                <th>State</th>
-              </tr>
-            </thead>
-            <tbody>
-              {keys.map(({ key: k, username }) => (
-                <tr>
-                  <td>{String(k.id)}</td>
-                  <td>{k.name}</td>
-                  <td>{username}</td>
-                  <td>{k.scope}</td>
-                  <td>
-                    {k.lastUsedAtMs === null ? "never" : new Date(k.lastUsedAtMs).toISOString()}
-                  </td>
-                  <td>
-                    {k.revokedAtMs !== null ? (
-                      "revoked"
-                    ) : (
-                      <form method="post" action={`${BASE}/api-keys/${k.id}/revoke`}>
-                        <Csrf session={c.var.session} />
-                        <button class="danger" type="submit">
-                          Revoke key {String(k.id)}
-                        </button>
-                      </form>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table cols={["ID", "Name", "User", "Scope", "Last used", "State"]}>
+          {keys.map(({ key: k, username }) => (
+            <tr>
+              <td>{String(k.id)}</td>
+              <td>{k.name}</td>
+              <td>{username}</td>
+              <td>{k.scope}</td>
+              <td>{k.lastUsedAtMs === null ? "never" : new Date(k.lastUsedAtMs).toISOString()}</td>
+              <td>
+                {k.revokedAtMs !== null ? (
+                  "revoked"
+                ) : (
+                  <PostButton
+                    session={c.var.session}
+                    action={`${BASE}/api-keys/${k.id}/revoke`}
+                    kind="danger"
+                  >
+                    Revoke key {String(k.id)}
+                  </PostButton>
+                )}
+              </td>
+            </tr>
+          ))}
+        </Table>
       </section>
       <section>
         <h2>New API key</h2>

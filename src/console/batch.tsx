@@ -11,7 +11,7 @@ import type { ConsoleEnv } from "./env";
 import { back, field, noticeOf } from "./page";
 import { withIds } from "./path-ids";
 import { BASE } from "./session";
-import { Csrf, Page } from "./views";
+import { Csrf, Page, Table } from "./views";
 
 export const batchScreen = new Hono<ConsoleEnv>({ strict: false });
 
@@ -57,33 +57,19 @@ batchScreen.get(
           ) : null}
           .
         </p>
-        <div class="scroll">
-          <table>
-            <caption>Legs</caption>
-            <thead>
-              <tr>
-                <th>ID</th>
-                <th>User</th>
-                <th>Type</th>
-                <th class="num">Amount</th>
-                <th>Note</th>
-              </tr>
-            </thead>
-            <tbody>
-              {legs.map((t) => (
-                <tr>
-                  <td>{t.ID}</td>
-                  <td>
-                    <a href={`${BASE}/users/${t.post_author}`}>user {t.post_author}</a>
-                  </td>
-                  <td>{t.txn_type}</td>
-                  <td class="num">{t.amount_formatted_disp ?? t.amount}</td>
-                  <td>{t.note}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table caption="Legs" cols={["ID", "User", "Type", "Amount", "Note"]} num={["Amount"]}>
+          {legs.map((t) => (
+            <tr>
+              <td>{t.ID}</td>
+              <td>
+                <a href={`${BASE}/users/${t.post_author}`}>user {t.post_author}</a>
+              </td>
+              <td>{t.txn_type}</td>
+              <td class="num">{t.amount_formatted_disp ?? t.amount}</td>
+              <td>{t.note}</td>
+            </tr>
+          ))}
+        </Table>
         {batch.status === "completed" && batch.reverses_batch_id === null ? (
           <form class="stack card" method="post" action={`${BASE}/batches/${id}/reverse`}>
             <p>

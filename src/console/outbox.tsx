@@ -5,9 +5,8 @@ import { Hono } from "hono";
 import { mailTransport } from "../mail/transport";
 import { mailOutbox, OUTBOX_KEEP } from "../wallet/operators";
 import type { ConsoleEnv } from "./env";
+import { utc } from "./page";
 import { Page } from "./views";
-
-const when = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace("T", " ");
 
 export const outboxScreen = new Hono<ConsoleEnv>().get("/", async (c) => {
   const mails = await mailOutbox(c.var.service);
@@ -29,7 +28,7 @@ export const outboxScreen = new Hono<ConsoleEnv>().get("/", async (c) => {
           <section>
             <h2>{m.subject}</h2>
             <p class="muted">
-              To {m.toAddress}, {when(m.createdAtMs)} UTC
+              To {m.toAddress}, {utc(m.createdAtMs, "second")} UTC
             </p>
             <pre>{m.bodyText}</pre>
           </section>

@@ -6,7 +6,7 @@ import { formatMoney } from "../wallet/rules";
 import type { ConsoleEnv } from "./env";
 import { DAY_S, day, noticeOf } from "./page";
 import { BASE } from "./session";
-import { Chart, Page } from "./views";
+import { Chart, Page, Table } from "./views";
 
 export const overviewScreen = new Hono<ConsoleEnv>({ strict: false });
 
@@ -57,61 +57,39 @@ overviewScreen.get("/", async (c) => {
             />
             <details>
               <summary>Figures</summary>
-              <table>
-                <thead>
-                  <tr>
-                    <th>Day</th>
-                    <th class="num">In</th>
-                    <th class="num">Out</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {days
-                    .filter((d) => at(d, "credits") || at(d, "debits"))
-                    .map((d) => (
-                      <tr>
-                        <td>{day(d)}</td>
-                        <td class="num">{formatMoney(at(d, "credits"), wallet)}</td>
-                        <td class="num">{formatMoney(at(d, "debits"), wallet)}</td>
-                      </tr>
-                    ))}
-                </tbody>
-              </table>
+              <Table cols={["Day", "In", "Out"]} num={["In", "Out"]}>
+                {days
+                  .filter((d) => at(d, "credits") || at(d, "debits"))
+                  .map((d) => (
+                    <tr>
+                      <td>{day(d)}</td>
+                      <td class="num">{formatMoney(at(d, "credits"), wallet)}</td>
+                      <td class="num">{formatMoney(at(d, "debits"), wallet)}</td>
+                    </tr>
+                  ))}
+              </Table>
             </details>
           </section>
         );
       })}
       <section>
         <h2>Latest transactions</h2>
-        <div class="scroll">
-          <table>
-            <thead>
+        <Table cols={["ID", "User", "Type", "Amount", "Date"]} num={["Amount"]}>
+          {data.latest.map(({ entry, username }) => {
+            const w = byWallet.get(entry.walletId);
+            return (
               <tr>
-                <th>ID</th>
-                <th>User</th>
-                <th>Type</th>
-                <th class="num">Amount</th>
-                <th>Date</th>
+                <td>{entry.id}</td>
+                <td>
+                  <a href={`${BASE}/users/${entry.userId}`}>{username ?? entry.userId}</a>
+                </td>
+                <td>{entry.txnType}</td>
+                <td class="num">{w ? formatMoney(entry.amountMinor, w) : entry.amountText}</td>
+                <td>{day(entry.createdAtS)}</td>
               </tr>
-            </thead>
-            <tbody>
-              {data.latest.map(({ entry, username }) => {
-                const w = byWallet.get(entry.walletId);
-                return (
-                  <tr>
-                    <td>{entry.id}</td>
-                    <td>
-                      <a href={`${BASE}/users/${entry.userId}`}>{username ?? entry.userId}</a>
-                    </td>
-                    <td>{entry.txnType}</td>
-                    <td class="num">{w ? formatMoney(entry.amountMinor, w) : entry.amountText}</td>
-                    <td>{day(entry.createdAtS)}</td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+            );
+          })}
+        </Table>
       </section>
     </Page>,
   );

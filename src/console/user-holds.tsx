@@ -9,10 +9,10 @@ import { type availableBalances, captureHold, type HoldView, voidHold } from "..
 import { formatMoney } from "../wallet/rules";
 import { attempt, refusalText } from "./api";
 import type { ConsoleEnv, Session } from "./env";
-import { back, field, type Wallet } from "./page";
+import { back, field, utc, type Wallet } from "./page";
 import { withIds } from "./path-ids";
 import { BASE } from "./session";
-import { Csrf } from "./views";
+import { Csrf, PostButton, Table } from "./views";
 
 export const holdsScreen = new Hono<ConsoleEnv>({ strict: false });
 
@@ -28,30 +28,21 @@ type Available = Awaited<ReturnType<typeof availableBalances>>;
 export function AvailableTable(props: { wallets: Wallet[]; available: Available }) {
   const byWallet = new Map(props.available.map((r) => [r.wallet.id, r]));
   return (
-    <table>
-      <caption>Held and available</caption>
-      <thead>
+    <Table
+      caption="Held and available"
+      cols={["Wallet id", "Held", "Available"]}
+      num={["Held", "Available"]}
+    >
+      {props.wallets.map((w) => (
         <tr>
-          <th>Wallet id</th>
-          <th class="num">Held</th>
-          <th class="num">Available</th>
+          <td>{w.id}</td>
+          <td class="num">{formatMoney(byWallet.get(w.id)?.heldMinor ?? 0, w)}</td>
+          <td class="num">{formatMoney(byWallet.get(w.id)?.availableMinor ?? 0, w)}</td>
         </tr>
-      </thead>
-      <tbody>
-        {props.wallets.map((w) => (
-          <tr>
-            <td>{w.id}</td>
-            <td class="num">{formatMoney(byWallet.get(w.id)?.heldMinor ?? 0, w)}</td>
-            <td class="num">{formatMoney(byWallet.get(w.id)?.availableMinor ?? 0, w)}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+      ))}
+    </Table>
   );
 }
-
-/** An instant (epoch seconds) as UTC date and time to the minute. */
-const when = (s: number) => new Date(s * 1000).toISOString().slice(0, 16).replace("T", " ");
 
 /** A capture's amount as the wallet shows it. */
 const capturedText = ({ hold, wallet }: HoldView) => formatMoney(hold.capturedMinor ?? 0, wallet);
@@ -64,71 +55,50 @@ export function HoldsSection(props: { userId: number; holds: HoldView[]; session
       {holds.length === 0 ? (
         <p class="muted">No holds. Holds are placed through the API (POST /holds).</p>
       ) : (
-        <div class="scroll">
-          <table>
-            <thead>
+        <Table
+          cols={["ID", "Wallet", "Amount", "Status", "Expires (UTC)", "Note"]}
+          num={["Amount"]}
+          actions
+        >
+          {holds.map((view) => {
+            const h = view.hold;
+            const at = `${BASE}/users/${props.userId}/holds/${h.id}`;
+            return (
               <tr>
-                <th>ID</th>
-                <th>Wallet</th>
-                <th class="num">Amount</th>
-                <th>Status</th>
-                <th>Expires (UTC)</th>
-                <th>Note</th>
-                <th>
-                  <span class="muted">Action</span>
-                </th>
+                <td>{String(h.id)}</td>
+                <td>{h.walletId}</td>
+                <td class="num">{formatMoney(h.amountMinor, view.wallet)}</td>
+                <td>
+                  {view.status === "captured"
+                    ? `captured ${capturedText(view)} (transaction ${view.transactionId})`
+                    : view.status}
+                </td>
+                <td>{utc(h.expiresAtS * 1000)}</td>
+                <td>{h.note}</td>
+                <td>
+                  {view.status === "held" && (
+                    <div class="actions">
+                      <form method="post" action={`${at}/capture`}>
+                        <Csrf session={props.session} />
+                        <input
+                          name="amount"
+                          inputmode="decimal"
+                          autocomplete="off"
+                          placeholder="all"
+                          aria-label={`Amount to capture of hold ${h.id} (empty: all)`}
+                        />
+                        <button type="submit">Capture hold {String(h.id)}</button>
+                      </form>
+                      <PostButton session={props.session} action={`${at}/void`} kind="danger">
+                        Void hold {String(h.id)}
+                      </PostButton>
+                    </div>
+                  )}
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {holds.map((view) => {
-                const h = view.hold;
-                return (
-                  <tr>
-                    <td>{String(h.id)}</td>
-                    <td>{h.walletId}</td>
-                    <td class="num">{formatMoney(h.amountMinor, view.wallet)}</td>
-                    <td>
-                      {view.status === "captured"
-                        ? `captured ${capturedText(view)} (transaction ${view.transactionId})`
-                        : view.status}
-                    </td>
-                    <td>{when(h.expiresAtS)}</td>
-                    <td>{h.note}</td>
-                    <td>
-                      {view.status === "held" && (
-                        <div class="actions">
-                          <form
-                            method="post"
-                            action={`${BASE}/users/${props.userId}/holds/${h.id}/capture`}
-                          >
-                            <Csrf session={props.session} />
-                            <input
-                              name="amount"
-                              inputmode="decimal"
-                              autocomplete="off"
-                              placeholder="all"
-                              aria-label={`Amount to capture of hold ${h.id} (empty: all)`}
-                            />
-                            <button type="submit">Capture hold {String(h.id)}</button>
-                          </form>
-                          <form
-                            method="post"
-                            action={`${BASE}/users/${props.userId}/holds/${h.id}/void`}
-                          >
-                            <Csrf session={props.session} />
-                            <button class="danger" type="submit">
-                              Void hold {String(h.id)}
-                            </button>
-                          </form>
-                        </div>
-                      )}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+            );
+          })}
+        </Table>
       )}
     </section>
   );

@@ -15,13 +15,13 @@ import { formatMoney } from "../wallet/rules";
 import { endUserSessions } from "../wallet/sessions";
 import { attempt, refusalText } from "./api";
 import type { ConsoleEnv, Session } from "./env";
-import { back, day, field, freshKey, noticeOf, PER_PAGE, type Wallet, wallets } from "./page";
+import { back, day, field, freshKey, noticeOf, PER_PAGE, utc, type Wallet, wallets } from "./page";
 import { withIds } from "./path-ids";
 import { PageNumber, queryOf } from "./query";
 import { BASE } from "./session";
 import { readStatementFigures, StatementSection, statementChoice } from "./statement";
 import { AvailableTable, HOLDS_SHOWN, HoldsSection } from "./user-holds";
-import { Chart, Csrf, type Notice, Page, Pager } from "./views";
+import { Chart, Csrf, type Notice, Page, Pager, Table } from "./views";
 
 export const userScreen = new Hono<ConsoleEnv>({ strict: false });
 
@@ -121,63 +121,47 @@ function Entries(props: { d: UserData }) {
   return (
     <section>
       <h2>Entries</h2>
-      <div class="scroll">
-        <table>
-          <thead>
+      <Table
+        cols={["ID", "Date", "Type", "Amount", "Balance after", "Note", "Request id"]}
+        num={["Amount", "Balance after"]}
+        actions
+      >
+        {statement.rows.map(({ entry: e, ...w }) => {
+          const wallet = {
+            symbol: w.symbol ?? "",
+            decimals: w.decimals ?? 0,
+            extraDecimals: w.extraDecimals ?? 0,
+            symbolPosition: w.symbolPosition ?? "left",
+          };
+          return (
             <tr>
-              <th>ID</th>
-              <th>Date</th>
-              <th>Type</th>
-              <th class="num">Amount</th>
-              <th class="num">Balance after</th>
-              <th>Note</th>
-              <th>Request id</th>
-              <th>
-                <span class="muted">Action</span>
-              </th>
+              <td>{e.id}</td>
+              <td>{utc(e.createdAtS * 1000)}</td>
+              <td>
+                {e.reversesId ? `${e.txnType} (reversal of ${e.reversesId})` : e.txnType}
+                {e.batchId ? (
+                  <>
+                    {" "}
+                    <a href={`${BASE}/batches/${e.batchId}`}>batch {e.batchId}</a>
+                  </>
+                ) : null}
+              </td>
+              <td class="num">{formatMoney(e.amountMinor, wallet)}</td>
+              <td class="num">{formatMoney(e.balanceAfterMinor, wallet)}</td>
+              <td>{e.note}</td>
+              <td>{e.requestId}</td>
+              <td>
+                <a
+                  href={`${BASE}/users/${userId}/reverse/${e.id}`}
+                  aria-label={`Reverse transaction ${e.id}`}
+                >
+                  Reverse
+                </a>
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {statement.rows.map(({ entry: e, ...w }) => {
-              const wallet = {
-                symbol: w.symbol ?? "",
-                decimals: w.decimals ?? 0,
-                extraDecimals: w.extraDecimals ?? 0,
-                symbolPosition: w.symbolPosition ?? "left",
-              };
-              return (
-                <tr>
-                  <td>{e.id}</td>
-                  <td>
-                    {new Date(e.createdAtS * 1000).toISOString().slice(0, 16).replace("T", " ")}
-                  </td>
-                  <td>
-                    {e.reversesId ? `${e.txnType} (reversal of ${e.reversesId})` : e.txnType}
-                    {e.batchId ? (
-                      <>
-                        {" "}
-                        <a href={`${BASE}/batches/${e.batchId}`}>batch {e.batchId}</a>
-                      </>
-                    ) : null}
-                  </td>
-                  <td class="num">{formatMoney(e.amountMinor, wallet)}</td>
-                  <td class="num">{formatMoney(e.balanceAfterMinor, wallet)}</td>
-                  <td>{e.note}</td>
-                  <td>{e.requestId}</td>
-                  <td>
-                    <a
-                      href={`${BASE}/users/${userId}/reverse/${e.id}`}
-                      aria-label={`Reverse transaction ${e.id}`}
-                    >
-                      Reverse
-                    </a>
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </div>
+          );
+        })}
+      </Table>
       <Pager
         page={page}
         pages={Math.ceil(statement.total / PER_PAGE)}

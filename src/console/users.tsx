@@ -1,7 +1,7 @@
-import * as v from "valibot";
 // Users: search, and a new subscriber.
 
 import { Hono } from "hono";
+import * as v from "valibot";
 import { newSubscriber, newSubscriberFields } from "../http/user-fields";
 import { findUsersByText } from "../wallet/operators";
 import { formatMoney } from "../wallet/rules";
@@ -10,7 +10,7 @@ import type { ConsoleEnv } from "./env";
 import { back, field, noticeOf, PER_PAGE, wallets } from "./page";
 import { PageNumber, queryOf, Text } from "./query";
 import { BASE } from "./session";
-import { Csrf, Page, Pager } from "./views";
+import { Csrf, Page, Pager, Table } from "./views";
 
 export const usersScreen = new Hono<ConsoleEnv>({ strict: false });
 
@@ -44,42 +44,30 @@ usersScreen.get("/users", async (c) => {
       </search>
       <section>
         <p class="muted">{total} users</p>
-        <div class="scroll">
-          <table>
-            <thead>
+        <Table cols={["Username", "E-mail", "Role", "Balances"]}>
+          {rows.map((u) => {
+            const balances = Object.entries(
+              JSON.parse(u.balances ?? "{}") as Record<string, number>,
+            );
+            return (
               <tr>
-                <th>Username</th>
-                <th>E-mail</th>
-                <th>Role</th>
-                <th>Balances</th>
+                <td>
+                  <a href={`${BASE}/users/${u.id}`}>{u.username}</a>
+                </td>
+                <td>{u.email}</td>
+                <td>{u.role}</td>
+                <td>
+                  {balances
+                    .map(([id, minor]) => {
+                      const w = byId.get(id);
+                      return w ? formatMoney(minor, w) : `${minor} ${id}`;
+                    })
+                    .join(", ") || "—"}
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {rows.map((u) => {
-                const balances = Object.entries(
-                  JSON.parse(u.balances ?? "{}") as Record<string, number>,
-                );
-                return (
-                  <tr>
-                    <td>
-                      <a href={`${BASE}/users/${u.id}`}>{u.username}</a>
-                    </td>
-                    <td>{u.email}</td>
-                    <td>{u.role}</td>
-                    <td>
-                      {balances
-                        .map(([id, minor]) => {
-                          const w = byId.get(id);
-                          return w ? formatMoney(minor, w) : `${minor} ${id}`;
-                        })
-                        .join(", ") || "—"}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+            );
+          })}
+        </Table>
         <Pager page={page} pages={Math.ceil(total / PER_PAGE)} href={href} />
       </section>
       <section>

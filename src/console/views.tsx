@@ -78,6 +78,60 @@ export const Csrf = (props: { session: Session }) => (
   <input type="hidden" name="_csrf" value={props.session.csrf} />
 );
 
+/** A form of one button that posts to `action`, with the CSRF field and any hidden `fields`. */
+export function PostButton(props: {
+  session: Session;
+  action: string;
+  kind?: "danger" | "secondary";
+  fields?: Record<string, string>;
+  children: Child;
+}) {
+  return (
+    <form method="post" action={props.action}>
+      <Csrf session={props.session} />
+      {Object.entries(props.fields ?? {}).map(([name, value]) => (
+        <input type="hidden" name={name} value={value} />
+      ))}
+      <button class={props.kind} type="submit">
+        {props.children}
+      </button>
+    </form>
+  );
+}
+
+/**
+ * Rows under one header row, scrolling sideways on a narrow screen. Columns named in `num` hold
+ * figures (right-aligned); `actions` adds a last column for each row's buttons.
+ */
+export function Table(props: {
+  cols: string[];
+  num?: string[];
+  actions?: boolean;
+  caption?: string;
+  children: Child;
+}) {
+  return (
+    <div class="scroll">
+      <table>
+        {props.caption && <caption>{props.caption}</caption>}
+        <thead>
+          <tr>
+            {props.cols.map((col) => (
+              <th class={props.num?.includes(col) ? "num" : undefined}>{col}</th>
+            ))}
+            {props.actions && (
+              <th>
+                <span class="muted">Action</span>
+              </th>
+            )}
+          </tr>
+        </thead>
+        <tbody>{props.children}</tbody>
+      </table>
+    </div>
+  );
+}
+
 export function Pager(props: { page: number; pages: number; href: (page: number) => string }) {
   if (props.pages <= 1) return null;
   return (

@@ -8,7 +8,7 @@ import { attempt, refusalText } from "./api";
 import type { ConsoleEnv } from "./env";
 import { back, field, noticeOf, wallets } from "./page";
 import { BASE } from "./session";
-import { Csrf, Page } from "./views";
+import { Csrf, Page, Table } from "./views";
 
 export const walletsScreen = new Hono<ConsoleEnv>({ strict: false });
 
@@ -17,28 +17,17 @@ walletsScreen.get("/wallets", async (c) => {
   return c.html(
     <Page title="Wallets" session={c.var.session} current="wallets" notice={noticeOf(c)}>
       <section>
-        <table>
-          <thead>
+        <Table cols={["ID", "Name", "Symbol", "Position", "Decimals"]} num={["Decimals"]}>
+          {ws.map((w) => (
             <tr>
-              <th>ID</th>
-              <th>Name</th>
-              <th>Symbol</th>
-              <th>Position</th>
-              <th class="num">Decimals</th>
+              <td>{w.id}</td>
+              <td>{w.name}</td>
+              <td>{w.symbol}</td>
+              <td>{w.symbolPosition}</td>
+              <td class="num">{w.decimals}</td>
             </tr>
-          </thead>
-          <tbody>
-            {ws.map((w) => (
-              <tr>
-                <td>{w.id}</td>
-                <td>{w.name}</td>
-                <td>{w.symbol}</td>
-                <td>{w.symbolPosition}</td>
-                <td class="num">{w.decimals}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </Table>
       </section>
       <section>
         <h2>New wallet</h2>

@@ -16,63 +16,48 @@ import {
 } from "../wallet/webhooks";
 import { attempt, refusalText } from "./api";
 import type { ConsoleEnv } from "./env";
-import { back, field, noticeOf } from "./page";
+import { back, field, noticeOf, utc } from "./page";
 import { withIds } from "./path-ids";
 import { BASE } from "./session";
-import { Csrf, type Notice, Page } from "./views";
+import { Csrf, type Notice, Page, PostButton, Table } from "./views";
 
 export const webhooksScreen = new Hono<ConsoleEnv>({ strict: false });
 
 /** The newest attempts shown per endpoint (the API keeps 200). */
 const SHOWN = 10;
 
-/** An instant as UTC date and time to the second. */
-const when = (ms: number | null) =>
-  ms === null ? "" : new Date(ms).toISOString().slice(0, 19).replace("T", " ");
+/** An instant as UTC date and time to the second, or nothing. */
+const when = (ms: number | null) => (ms === null ? "" : utc(ms, "second"));
 
 type Delivery = Omit<DeliveryRow, "id">;
 
 function Deliveries(props: { c: Context<ConsoleEnv>; hook: EndpointRow; rows: Delivery[] }) {
   if (props.rows.length === 0) return <p class="muted">No deliveries yet.</p>;
   return (
-    <div class="scroll">
-      <table>
-        <thead>
-          <tr>
-            <th>When (UTC)</th>
-            <th>Event</th>
-            <th>Attempt</th>
-            <th>Status</th>
-            <th>HTTP</th>
-            <th>Latency</th>
-            <th>Resend</th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.rows.map((d) => (
-            <tr>
-              <td>{when(d.createdAtMs)}</td>
-              <td>{d.eventId === null ? d.trigger : String(d.eventId)}</td>
-              <td>{String(d.attempt)}</td>
-              <td>{d.error ? `${d.status}: ${d.error}` : d.status}</td>
-              <td>{String(d.httpStatus ?? "none")}</td>
-              <td>{`${d.latencyMs} ms`}</td>
-              <td>
-                {d.eventId !== null && (
-                  <form method="post" action={`${BASE}/webhooks/${props.hook.id}/resend`}>
-                    <Csrf session={props.c.var.session} />
-                    <input type="hidden" name="event_id" value={String(d.eventId)} />
-                    <button class="secondary" type="submit">
-                      Resend event {String(d.eventId)}
-                    </button>
-                  </form>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <Table cols={["When (UTC)", "Event", "Attempt", "Status", "HTTP", "Latency", "Resend"]}>
+      {props.rows.map((d) => (
+        <tr>
+          <td>{when(d.createdAtMs)}</td>
+          <td>{d.eventId === null ? d.trigger : String(d.eventId)}</td>
+          <td>{String(d.attempt)}</td>
+          <td>{d.error ? `${d.status}: ${d.error}` : d.status}</td>
+          <td>{String(d.httpStatus ?? "none")}</td>
+          <td>{`${d.latencyMs} ms`}</td>
+          <td>
+            {d.eventId !== null && (
+              <PostButton
+                session={props.c.var.session}
+                action={`${BASE}/webhooks/${props.hook.id}/resend`}
+                kind="secondary"
+                fields={{ event_id: String(d.eventId) }}
+              >
+                Resend event {String(d.eventId)}
+              </PostButton>
+            )}
+          </td>
+        </tr>
+      ))}
+    </Table>
   );
 }
 
@@ -120,18 +105,20 @@ const webhooksPage = async (c: Context<ConsoleEnv>, secret?: string, notice?: No
           </p>
           <Deliveries c={c} hook={h} rows={logs[i]!} />
           <div class="forms">
-            <form method="post" action={`${BASE}/webhooks/${h.id}/test`}>
-              <Csrf session={c.var.session} />
-              <button class="secondary" type="submit">
-                Send a test to webhook {String(h.id)}
-              </button>
-            </form>
-            <form method="post" action={`${BASE}/webhooks/${h.id}/delete`}>
-              <Csrf session={c.var.session} />
-              <button class="danger" type="submit">
-                Delete webhook {String(h.id)}
-              </button>
-            </form>
+            <PostButton
+              session={c.var.session}
+              action={`${BASE}/webhooks/${h.id}/test`}
+              kind="secondary"
+            >
+              Send a test to webhook {String(h.id)}
+            </PostButton>
+            <PostButton
+              session={c.var.session}
+              action={`${BASE}/webhooks/${h.id}/delete`}
+              kind="danger"
+            >
+              Delete webhook {String(h.id)}
+            </PostButton>
           </div>
         </section>
       ))}
