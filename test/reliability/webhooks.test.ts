@@ -13,7 +13,6 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, expect, inject, it } from "vitest";
 import { ADMIN, freePort } from "../../scripts/lib/server";
 import { startWrangler } from "../../scripts/lib/wrangler";
-import { LEASE_MS } from "../../src/events/pump";
 import { copyState } from "./snapshot";
 
 const run = inject("reliability");
@@ -21,8 +20,8 @@ const CREDITS = 24;
 const TRANSFERS = 4;
 const KILL_AFTER = 12;
 // How long delivery may make no progress: a lease the SIGKILL left behind holds its endpoint for
-// LEASE_MS, then a retry's back-off and the queue's batch wait come on top.
-const STALL_MS = LEASE_MS + 30_000;
+// 60 s (LEASE_MS, src/events/pump.ts), then a retry's back-off and the queue's batch wait come on top.
+const STALL_MS = 90_000;
 
 type Arrival = { id: string; verified: boolean; answered: number };
 
