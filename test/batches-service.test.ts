@@ -5,8 +5,15 @@ import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Principal } from "../src/auth/principal";
+import { createDb } from "../src/db/client";
+import { findUsers } from "../src/db/users";
 import { reverseBatch } from "../src/wallet/batch-reversal";
-import { type BatchOperation, legRequestId, postBatch } from "../src/wallet/batches";
+import {
+  type BatchOperation,
+  legRequestId,
+  MAX_OPERATIONS,
+  postBatch,
+} from "../src/wallet/batches";
 import { Refusal, type RefusalReason } from "../src/wallet/refusal";
 import {
   CLEAN,
@@ -267,6 +274,36 @@ describe("reverseBatch", () => {
       refused: "insufficient-balance",
     });
     expect(await tableCounts()).toEqual(before);
+  });
+
+  it("writes and reverses the largest batch: 100 transfers among 200 users", async () => {
+    const { walletId, ctx } = await setup();
+    const users = await Promise.all(Array.from({ length: 2 * MAX_OPERATIONS }, () => makeUser()));
+    const [senders, receivers] = [users.slice(0, MAX_OPERATIONS), users.slice(MAX_OPERATIONS)];
+    // The legs' users are found in one call, as none is in the isolate's cache yet.
+    const found = await findUsers(
+      createDb(env.DB),
+      [...users, ...users].map((u) => u.id),
+    );
+    expect(found.size).toBe(2 * MAX_OPERATIONS);
+    for (const half of [senders.slice(0, 50), senders.slice(50)])
+      await postBatch(ctx, {
+        requestId: unique("fund"),
+        balanced: false,
+        operations: half.map((u) => op("credit", u.id, walletId, "2")),
+      });
+    const b = await postBatch(ctx, {
+      requestId: unique("b"),
+      balanced: true,
+      operations: senders.map((u, i) => move(u.id, receivers[i]!.id, walletId, "1.5")),
+    });
+    expect(b.transactionIds).toHaveLength(2 * MAX_OPERATIONS);
+    expect(await balance(receivers[99]!.id, walletId)).toBe(150);
+    const r = await reverseBatch(ctx, { id: b.batchId, ref: String(b.batchId), note: "" });
+    expect(r.reversedIds).toHaveLength(2 * MAX_OPERATIONS);
+    expect(await balance(senders[0]!.id, walletId)).toBe(200);
+    expect(await balance(receivers[99]!.id, walletId)).toBe(0);
+    expect(await ledgerViolations()).toEqual(CLEAN);
   });
 });
 

@@ -1,7 +1,7 @@
 // Reads of batches (docs/ledger.md#batches): a batch, its entries, the batches touching a user, and
 // the positions a refused batch is judged against. Batches are written only by ledger/batches.ts.
 import { asc, count, desc, eq, inArray, sql } from "drizzle-orm";
-import type { Db } from "./client";
+import { type Db, inRuns } from "./client";
 import { entryWithWallet } from "./ledger";
 import { type BatchRow, balances, batches, holds, transactions } from "./schema";
 
@@ -36,12 +36,13 @@ export const findBatchByKey = (db: Db, requestKey: string) =>
 
 /** Of these entries, the ones some entry already reverses. */
 export async function reversedAmong(db: Db, ids: number[]) {
-  if (ids.length === 0) return new Set<number>();
-  const rows = await db
-    .select({ id: transactions.reversesId })
-    .from(transactions)
-    .where(inArray(transactions.reversesId, ids));
-  return new Set(rows.map((r) => r.id!));
+  const runs = inRuns(ids).map((run) =>
+    db
+      .select({ id: transactions.reversesId })
+      .from(transactions)
+      .where(inArray(transactions.reversesId, run)),
+  );
+  return new Set((await Promise.all(runs)).flat().map((r) => r.id!));
 }
 
 /** Batches with an entry of `userId`, newest first, a page of them and how many there are. */

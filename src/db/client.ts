@@ -30,6 +30,16 @@ const D1_UNAVAILABLE =
 
 export const d1Unavailable = (err: unknown) => D1_UNAVAILABLE.test(d1ErrorText(err));
 
+/** D1 binds at most 100 values to one statement (SQLite's variable limit as D1 sets it). */
+export const MAX_BOUND_VALUES = 100;
+
+/** `values` in runs of at most `size`, in order: a list longer than one statement binds goes in parts. */
+export function inRuns<T>(values: readonly T[], size = MAX_BOUND_VALUES): T[][] {
+  const runs: T[][] = [];
+  for (let i = 0; i < values.length; i += size) runs.push(values.slice(i, i + size));
+  return runs;
+}
+
 /** The D1 binding behind a handle: what per-isolate state (caches, group commit) is keyed by. */
 export const bindingOf = (db: Db): D1Database => sessionOf(db)?.database ?? unmetered(db.$client);
 

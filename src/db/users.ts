@@ -1,5 +1,5 @@
 import { and, count, eq, inArray, or, sql } from "drizzle-orm";
-import { bindingOf, type Db } from "./client";
+import { bindingOf, type Db, inRuns } from "./client";
 import { forgetUser, isolateCache } from "./isolate-cache";
 import { apiKeys, balances, sessions, transactions, users } from "./schema";
 import { newUserClashes, newUserTextsFree } from "./user-texts";
@@ -18,12 +18,12 @@ export async function findUsers(db: Db, ids: number[]) {
     const username = cache.get(id);
     if (username !== undefined) found.set(id, { id, username });
   }
-  const missing = ids.filter((id) => !found.has(id));
+  const missing = [...new Set(ids.filter((id) => !found.has(id)))];
   if (missing.length === 0) return found;
-  const rows = await db
-    .select({ id: users.id, username: users.username })
-    .from(users)
-    .where(inArray(users.id, missing));
+  const runs = inRuns(missing).map((run) =>
+    db.select({ id: users.id, username: users.username }).from(users).where(inArray(users.id, run)),
+  );
+  const rows = (await Promise.all(runs)).flat();
   for (const row of rows) {
     cache.set(row.id, row.username);
     found.set(row.id, row);

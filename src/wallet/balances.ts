@@ -1,4 +1,5 @@
 // Balance reads, for every dialect: one statement for every wallet named, so their number is bounded.
+import { inRuns } from "../db/client";
 import type { Wallet } from "../db/schema";
 import type { Ledger } from "../ledger/writer";
 import { requireReader, type ServiceContext } from "./context";
@@ -17,7 +18,8 @@ export type Balances = {
 };
 
 /**
- * A user's balances in the wallets named, in one read through the request's ledger. Each dialect
+ * A user's balances in the wallets named, through the request's ledger: one read for up to
+ * MAX_WALLETS_PER_READ wallets, which is all a dialect may name. Each dialect
  * decides what an unknown wallet or user means (wallet/v1 refuses, the plugin's reads skip them).
  */
 export async function readBalances(
@@ -27,13 +29,18 @@ export async function readBalances(
 ): Promise<Balances> {
   const ids = [...new Set(walletIds)];
   if (ids.length === 0) return { userExists: true, found: new Map(), unknown: [] };
-  const read = await ledger.readBalances(userId, ids);
+  // D1 binds at most 100 values to one statement: a longer list (the console names every wallet
+  // of the site) is read MAX_WALLETS_PER_READ at a time.
+  const reads = await Promise.all(
+    inRuns(ids, MAX_WALLETS_PER_READ).map((run) => ledger.readBalances(userId, run)),
+  );
   const found = new Map<string, { wallet: Wallet; minor: number }>();
-  for (const id of ids) {
+  ids.forEach((id, i) => {
+    const read = reads[Math.floor(i / MAX_WALLETS_PER_READ)]!;
     const wallet = read.wallets.get(id);
     if (wallet) found.set(id, { wallet, minor: read.balances.get(id) ?? 0 });
-  }
-  return { userExists: read.userExists, found, unknown: ids.filter((id) => !found.has(id)) };
+  });
+  return { userExists: reads[0]!.userExists, found, unknown: ids.filter((id) => !found.has(id)) };
 }
 
 /**
