@@ -19,8 +19,8 @@ export type Balances = {
 
 /**
  * A user's balances in the wallets named, through the request's ledger: one read for up to
- * MAX_WALLETS_PER_READ wallets, which is all a dialect may name. Each dialect
- * decides what an unknown wallet or user means (wallet/v1 refuses, the plugin's reads skip them).
+ * MAX_WALLETS_PER_READ wallets, which is all a dialect may name. Each dialect decides what an
+ * unknown wallet or user means (wallet/v1 refuses, the plugin's reads skip them).
  */
 export async function readBalances(
   ledger: Pick<Ledger, "readBalances">,
