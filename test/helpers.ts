@@ -344,14 +344,16 @@ export async function appendHistory(userId: number, walletId: string, count: num
   await env.DB.prepare(appendHistorySql(userId, walletId, count, unique("h"))).run();
 }
 
-/** A queue that keeps what it is sent. */
+/** A queue that keeps what it is sent, and refuses a batch past Cloudflare Queues' 100 messages. */
 export function fakeQueue() {
   const sent: unknown[] = [];
   const queue = {
     send: async (body: unknown, options?: QueueSendOptions) =>
       void sent.push(options?.delaySeconds === undefined ? body : { body, ...options }),
-    sendBatch: async (messages: { body: unknown }[]) =>
-      void sent.push(...messages.map((m) => m.body)),
+    sendBatch: async (messages: { body: unknown }[]) => {
+      if (messages.length > 100) throw new Error(`sendBatch of ${messages.length} messages`);
+      sent.push(...messages.map((m) => m.body));
+    },
   };
   return { sent, queue: queue as unknown as Queue };
 }

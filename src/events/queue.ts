@@ -2,7 +2,7 @@
 // commits, the cron nudges every endpoint still behind, and the consumer delivers. A nudge is only
 // "endpoint N has work"; duplicates and losses are harmless (the consumer reads the work from the
 // endpoint's cursor, and the cron finds what a lost nudge left), so nothing here needs to be exact.
-import { createDb } from "../db/client";
+import { createDb, inRuns } from "../db/client";
 import { endpointIds, endpointsBehind } from "../db/events";
 import type { Outbound } from "./deliver";
 import { type DeadLetter, type PumpDeps, pumpEndpoint } from "./pump";
@@ -38,9 +38,14 @@ async function readEndpoints(d1: D1Database, nowMs: number) {
   return ids;
 }
 
+/** Cloudflare Queues takes at most 100 messages in one sendBatch. */
+const MAX_BATCH_MESSAGES = 100;
+
 async function send(queue: Queue<Nudge>, ids: number[]) {
-  if (ids.length === 0) return;
-  await queue.sendBatch(ids.map((endpointId) => ({ body: { endpointId } })));
+  const batches = inRuns(ids, MAX_BATCH_MESSAGES).map((run) =>
+    queue.sendBatch(run.map((endpointId) => ({ body: { endpointId } }))),
+  );
+  await Promise.all(batches);
 }
 
 /**
