@@ -14,7 +14,13 @@ import {
 
 const { request } = consoleOf(testApp());
 
-type LogLine = { method: string; route: string | null; status: number; user_id: number | null };
+type LogLine = {
+  method: string;
+  route: string | null;
+  status: number;
+  user_id: number | null;
+  d1_statements: number;
+};
 
 /** The request log lines written while `fn` runs, parsed (other console.log output is skipped). */
 async function logged(fn: () => Promise<unknown>): Promise<LogLine[]> {
@@ -68,6 +74,21 @@ describe("one console click, one request", () => {
     const lines = await logged(() => request(`/users/${user.id}`, { cookie }));
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ method: "GET", status: 200, user_id: admin.id });
+  });
+
+  it("a user's page reads as many D1 statements with 31 wallets as with one", async () => {
+    const holder = await makeUser();
+    await credit(admin, { user_id: holder.id, wallet_id: wallet, amount: 1 });
+    const statements = async () =>
+      (await logged(() => request(`/users/${holder.id}`, { cookie })))[0]!.d1_statements;
+    await statements();
+    const before = await statements();
+    for (let i = 0; i < 30; i++) {
+      const more = await makeWallet(admin);
+      if (i % 10 === 0) await credit(admin, { user_id: holder.id, wallet_id: more, amount: 2 });
+    }
+    await statements(); // the isolate learns the new wallets (db/isolate-cache.ts)
+    expect(await statements()).toBe(before);
   });
 
   it("each form logs one line for the operator, whether the verb moves money or refuses", async () => {

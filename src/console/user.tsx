@@ -44,7 +44,7 @@ async function loadUser(c: Context<ConsoleEnv>, userId: number, page: number) {
   const walletIds = ws.map((w) => w.id);
   const [balances, ledger, figures, available, holds] = await Promise.all([
     orEmpty(c, () => userBalances(ctx, { userId, walletIds }), new Map()),
-    userLedger(ctx, userId, { offset: (page - 1) * PER_PAGE, limit: PER_PAGE }, walletIds, 200),
+    userLedger(ctx, userId, { offset: (page - 1) * PER_PAGE, limit: PER_PAGE }, 200),
     readStatementFigures(c, userId, choice),
     orEmpty(c, () => availableBalances(ctx, userId), []),
     orEmpty(c, () => listHolds(ctx, { userId, page: 1, perPage: HOLDS_SHOWN }), {
@@ -196,22 +196,22 @@ function UserView(props: { d: UserData; session: Session; notice: Notice }) {
         <AvailableTable wallets={ws} available={d.available} />
       </section>
       <HoldsSection userId={userId} holds={d.holds} session={session} />
-      {ws.map((w, i) =>
-        series[i]!.length > 0 ? (
+      {ws.map((w) => {
+        const line = series.get(w.id);
+        if (!line) return null;
+        return (
           <section>
             <h2>{w.name}: balance over time</h2>
             <Chart
-              title={`${w.name} balance after each of the last ${series[i]!.length} entries`}
-              xLabels={[day(series[i]![0]!.at), day(series[i]!.at(-1)!.at)]}
+              title={`${w.name} balance after each of the last ${line.length} entries`}
+              xLabels={[day(line[0]!.at), day(line.at(-1)!.at)]}
               yLabel={`balance (${w.symbol})`}
               yFormat={(y) => formatMoney(y, w)}
-              lines={[
-                { label: "balance", points: series[i]!.map((p, k) => ({ x: k, y: p.after })) },
-              ]}
+              lines={[{ label: "balance", points: line.map((p, k) => ({ x: k, y: p.after })) }]}
             />
           </section>
-        ) : null,
-      )}
+        );
+      })}
       <div class="forms">
         <MoneyForm userId={userId} action="credit" label="Credit" wallets={ws} session={session} />
         <MoneyForm userId={userId} action="debit" label="Debit" wallets={ws} session={session} />

@@ -1,6 +1,7 @@
 // Read-only aggregates for the operator console (src/console/): what no API route answers. Every
 // movement of money the console makes goes through the API itself.
-import { and, asc, count, desc, eq, gte, or, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, gte, inArray, or, sql } from "drizzle-orm";
+import { alias } from "drizzle-orm/sqlite-core";
 import type { Db } from "./client";
 import { balances, transactions, users, wallets } from "./schema";
 
@@ -101,13 +102,34 @@ export async function searchUsers(db: Db, search: string, offset: number, limit:
   return { rows, total: total[0]?.n ?? 0 };
 }
 
-/** The last `points` balances of a user's wallet, oldest first: the console's balance chart. */
-export async function balanceSeries(db: Db, userId: number, walletId: string, points: number) {
-  const rows = await db
-    .select({ at: transactions.createdAtS, after: transactions.balanceAfterMinor })
-    .from(transactions)
-    .where(and(eq(transactions.userId, userId), eq(transactions.walletId, walletId)))
-    .orderBy(desc(transactions.id))
+/**
+ * The last `points` balances of each wallet the user holds (has a balance row in), oldest first:
+ * the console's balance charts. One statement however many wallets the site has; each wallet's
+ * points come from its balance chain's index, so the rows read do not grow with the history.
+ */
+export async function balanceSeries(db: Db, userId: number, points: number) {
+  const chain = alias(transactions, "chain");
+  const recent = db
+    .select({ id: chain.id })
+    .from(chain)
+    .where(and(eq(chain.userId, balances.userId), eq(chain.walletId, balances.walletId)))
+    .orderBy(desc(chain.id))
     .limit(points);
-  return rows.reverse();
+  const rows = await db
+    .select({
+      walletId: transactions.walletId,
+      at: transactions.createdAtS,
+      after: transactions.balanceAfterMinor,
+    })
+    .from(balances)
+    .innerJoin(transactions, inArray(transactions.id, recent))
+    .where(eq(balances.userId, userId))
+    .orderBy(asc(transactions.id));
+  const series = new Map<string, { at: number; after: number }[]>();
+  for (const { walletId, ...point } of rows) {
+    const line = series.get(walletId) ?? [];
+    if (line.length === 0) series.set(walletId, line);
+    line.push(point);
+  }
+  return series;
 }

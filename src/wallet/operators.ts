@@ -29,14 +29,13 @@ export async function userLedger(
   ctx: ServiceContext,
   userId: number,
   page: { offset: number; limit: number },
-  walletIds: string[],
   points: number,
 ) {
   requireAdmin(ctx, "read");
   const [users, entries, series] = await Promise.all([
     findUsers(ctx.db, [userId]),
     listEntries(ctx.db, { userId }, { ...page, order: "desc" }),
-    Promise.all(walletIds.map((id) => balanceSeries(ctx.db, userId, id, points))),
+    balanceSeries(ctx.db, userId, points),
   ]);
   return { user: users.get(userId), entries, series };
 }
