@@ -4,6 +4,11 @@ import { configDefaults, defineConfig } from "vitest/config";
 import { copyReferenceAssets } from "./scripts/reference-assets.ts";
 
 export default defineConfig(async () => {
+  // The Workers pool reads wrangler.toml again for each test file and, where `npm run dev` has left
+  // a .dev.vars, logs "Using secrets defined in .dev.vars" every time (the tests set each binding
+  // themselves). Wrangler's log level is raised in this process only: the tools the Node tests run
+  // keep wrangler's usual output, which they read (scripts/lib/wrangler.ts offlineEnv).
+  process.env.WRANGLER_LOG ??= "warn";
   // wrangler.toml's [assets] folder, which wrangler's [build] command fills for dev and deploy.
   copyReferenceAssets();
   // The very migrations wrangler applies, read from the one drizzle/ folder.

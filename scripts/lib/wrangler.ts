@@ -28,6 +28,8 @@ export const offlineEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEn
   // No check of GitHub for newer agent skills after a command, whatever ~/.wrangler records.
   WRANGLER_NO_SKILLS_UPDATE_PROMPTS: "true",
   CI: process.env.CI ?? "true",
+  // Under the tests, wrangler's usual output, whatever level vitest.config.ts set for itself.
+  ...(process.env.VITEST ? { WRANGLER_LOG: "log" } : {}),
   ...extra,
 });
 
