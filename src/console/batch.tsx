@@ -8,7 +8,7 @@ import { spendMoneyShare } from "../wallet/context";
 import { batchRecord } from "../wallet/rules";
 import { attempt, refusalText } from "./api";
 import type { ConsoleEnv } from "./env";
-import { back, field, noticeOf } from "./page";
+import { back, field, noticeOf, utc } from "./page";
 import { withIds } from "./path-ids";
 import { BASE } from "./session";
 import { Csrf, Page, Table } from "./views";
@@ -33,8 +33,7 @@ batchScreen.get(
     return c.html(
       <Page title={`Batch ${id}`} session={c.var.session} current="users" notice={noticeOf(c)}>
         <p>
-          Request id <code>{batch.request_id}</code>,{" "}
-          {batch.created_at.slice(0, 16).replace("T", " ")} UTC,{" "}
+          Request id <code>{batch.request_id}</code>, {utc(Date.parse(batch.created_at))} UTC,{" "}
           {batch.balanced ? "balanced" : "not balanced"}: <strong>{batch.status}</strong>
           {batch.reversal_batch_id ? (
             <>

@@ -47,7 +47,7 @@ export function Page(props: {
                 </ul>
               </nav>
               <form method="post" action={`${BASE}/sign-out`}>
-                <input type="hidden" name="_csrf" value={props.session.csrf} />
+                <Csrf session={props.session} />
                 <span class="muted">{props.session.principal.username} </span>
                 <button class="secondary" type="submit">
                   Sign out
