@@ -86,6 +86,23 @@ describe("POST /batches", () => {
     expect(await balanceOf(admin, buyer.id, wallet)).toBe(2.5);
   });
 
+  it("refuses a form body naming an operation past the 100th, and writes nothing", async () => {
+    const { admin, buyer, wallet } = await setup();
+    const before = await tableCounts();
+    const form = new URLSearchParams({
+      request_id: unique("form"),
+      "operations[0][type]": "credit",
+      "operations[0][user_id]": String(buyer.id),
+      "operations[0][wallet_id]": wallet,
+      "operations[0][amount]": "2.50",
+      "operations[100][type]": "credit",
+    });
+    const res = await post(admin, form);
+    expect(res.status, res.text).toBe(400);
+    expect(res.body.error).toEqual({ operations: "operations must hold at most 100 operations" });
+    expect(await tableCounts()).toEqual(before);
+  });
+
   const invalid = (error: Json) => ({
     status_code: 400,
     status: false,
@@ -96,6 +113,14 @@ describe("POST /batches", () => {
   it.each<[string, (w: string, u: number, v: number) => Json, Json]>([
     ["an empty list", () => ({ operations: [] }), { operations: "Field Cannot be empty" }],
     ["no list", () => ({}), { operations: "Field Cannot be empty" }],
+    // An object that looks like a list (`length`, indexes) is not one.
+    ...[{ length: 1 }, { length: -1 }, { length: 1, 0: { type: "credit" } }, "credit"].map(
+      (operations): [string, () => Json, Json] => [
+        `operations ${JSON.stringify(operations)}`,
+        () => ({ operations }),
+        { operations: "operations must be a list of operations" },
+      ],
+    ),
     [
       "101 operations",
       (w, u) => ({ operations: Array.from({ length: 101 }, () => base(w, u)) }),

@@ -82,7 +82,7 @@ function formOperations(params: Params): unknown {
     const m = /^operations\[(\d{1,4})\]\[([a-z_]{1,32})\]$/.exec(name);
     if (!m) continue;
     const i = Number(m[1]);
-    if (i > MAX_OPERATIONS) return { length: i + 1 };
+    if (i > MAX_OPERATIONS) return new Array(i + 1); // refused by its length alone
     ops[i] = { ...ops[i], [m[2]!]: value };
   }
   return ops.length === 0 ? undefined : Array.from(ops, (op) => op ?? {});
@@ -140,12 +140,11 @@ async function readBatchInput(c: Context<AppEnv>, params: Params): Promise<Batch
   const raw = params.operations ?? formOperations(params);
   const ops: BatchOperation[] = [];
   if (raw === undefined || raw === "") errors.operations = EMPTY;
-  else if (!Array.isArray(raw) && !(typeof raw === "object" && raw !== null && "length" in raw))
-    errors.operations = LIST_TEXT;
-  else if ((raw as { length: number }).length === 0) errors.operations = EMPTY;
-  else if ((raw as { length: number }).length > MAX_OPERATIONS) errors.operations = MAX_TEXT_OPS;
+  else if (!Array.isArray(raw)) errors.operations = LIST_TEXT;
+  else if (raw.length === 0) errors.operations = EMPTY;
+  else if (raw.length > MAX_OPERATIONS) errors.operations = MAX_TEXT_OPS;
   else
-    for (const [i, item] of (raw as unknown[]).entries()) {
+    for (const [i, item] of raw.entries()) {
       const op = await readOperation(c, item, `operations[${i}]`, errors);
       if (op) ops.push(op);
     }
