@@ -214,6 +214,43 @@ describe("state-changing console requests come from the console's own origin", (
     expect(await tableCounts()).toEqual(before);
   });
 
+  it("refuses a form whose text is not UTF-8 with 400 before anything moves; UTF-8 text is kept as sent", async () => {
+    const before = await tableCounts();
+    const raw = { "Content-Type": "application/x-www-form-urlencoded" };
+    // The last of repeated names wins, as in a form body of the API.
+    for (const bad of ["note=%ff", "request_id=r%c3%28", "amount=1%ff", "%ff=1"]) {
+      const body = `${form({ ...(await fields()), wallet_id: wallet, amount: "1.00" })}&${bad}`;
+      const res = await request(`/users/${alice.id}/credit`, {
+        method: "POST",
+        cookie,
+        headers: raw,
+        body,
+      });
+      expect(res.status, bad).toBe(400);
+      expect(res.html).toContain("not UTF-8");
+    }
+    const signIn = await request("/sign-in", {
+      method: "POST",
+      headers: raw,
+      body: `email=${encodeURIComponent(admin.email)}&password=%ff`,
+    });
+    expect(signIn.status).toBe(400);
+    expect(signIn.headers.get("set-cookie")).toBeNull();
+    expect(await tableCounts()).toEqual(before);
+
+    const note = unique("café ✓");
+    const ok = await request(`/users/${alice.id}/credit`, {
+      method: "POST",
+      cookie,
+      body: form({ ...(await fields()), wallet_id: wallet, amount: "1.00", note }),
+    });
+    expect(ok.status).toBe(303);
+    const stored = await env.DB.prepare("SELECT note FROM transactions WHERE note = ?1")
+      .bind(note)
+      .first();
+    expect(stored).toEqual({ note });
+  });
+
   it("lets GET pages be read with a foreign Origin header (a link followed), still without CORS", async () => {
     const res = await request("/users", { cookie, headers: { Origin: "https://evil.example" } });
     expect(res.status).toBe(200);

@@ -87,7 +87,7 @@ const keysPage = async (c: Context<ConsoleEnv>, created?: Created, notice?: Noti
 };
 apiKeysScreen.get("/api-keys", (c) => keysPage(c));
 apiKeysScreen.post("/api-keys", async (c) => {
-  const form = await c.req.formData();
+  const { form } = c.var;
   const username = field(form, "username");
   const issued = await attempt(c, () =>
     issueApiKey(

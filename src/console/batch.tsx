@@ -93,7 +93,7 @@ batchScreen.get(
 batchScreen.post(
   "/batches/:id/reverse",
   withIds(["id"], async (c, { id }) => {
-    const form = await c.req.formData();
+    const { form } = c.var;
     const reversed = await attempt(c, async () => {
       await spendMoneyShare(c.var.service);
       return reverseBatch(c.var.service, { ...id, note: field(form, "note") });

@@ -3,10 +3,16 @@
 import type { Principal } from "../auth/principal";
 import type { AppEnv } from "../env";
 
+/** A posted form's fields by name. */
+export type Fields = Record<string, string>;
+
 export type Session = { token: string; principal: Principal; csrf: string };
 
-/** The console's pages: the app's env, and the signed-in administrator once its middleware ran. */
+/**
+ * The console's pages: the app's env, and once its gate ran the signed-in administrator and, on a
+ * POST, the form's fields.
+ */
 export type ConsoleEnv = {
   Bindings: AppEnv["Bindings"];
-  Variables: AppEnv["Variables"] & { session: Session };
+  Variables: AppEnv["Variables"] & { session: Session; form: Fields };
 };

@@ -4,7 +4,7 @@ import type { Context } from "hono";
 import * as v from "valibot";
 import type { WalletDisplay } from "../ledger/money";
 import { allWallets } from "../wallet/wallets";
-import type { ConsoleEnv } from "./env";
+import type { ConsoleEnv, Fields } from "./env";
 import { queryOf, Text } from "./query";
 import type { Notice } from "./views";
 
@@ -31,8 +31,8 @@ export const utc = (ms: number, to: "minute" | "second" = "minute") =>
     .toISOString()
     .slice(0, to === "minute" ? 16 : 19)
     .replace("T", " ");
-export const field = (form: FormData, name: string) => {
-  const value = form.get(name);
+export const field = (form: Fields, name: string) => {
+  const value = form[name];
   return typeof value === "string" ? value.trim() : "";
 };
 /** A redirect back to a page, with a notice for it to show. */

@@ -2,6 +2,8 @@
 
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { CONSOLE_AUDIENCE } from "../auth/tokens";
+import { readForm } from "../http/decode";
+import { MalformedRequest } from "../http/errors";
 import { signInFields } from "../http/user-fields";
 import { signIn, signOut } from "../wallet/sign-in";
 import { attempt, decode, refusalText } from "./api";
@@ -32,14 +34,14 @@ const signInPage = (c: Context<ConsoleEnv>, notice?: Notice, status: 200 | 400 |
   );
 signInScreen.get("/sign-in", (c) => signInPage(c));
 signInScreen.post("/sign-in", async (c) => {
-  const form = await c.req.formData().catch(() => new FormData());
+  const form = (await formOf(c)) ?? {};
   // The API's sign-in, for a console token with a console session (administrators only), counted
   // by the operator's own address.
   const signedIn = await attempt(c, async () =>
     signIn(c.var.service, {
       ...(await decode(c, signInFields, {
         user_email: field(form, "email"),
-        user_password: String(form.get("password") ?? ""),
+        user_password: String(form.password ?? ""),
       })),
       audience: CONSOLE_AUDIENCE,
     }),
@@ -56,7 +58,7 @@ signInScreen.post("/sign-in", async (c) => {
 });
 signInScreen.post("/sign-out", async (c) => {
   const session = await readSession(c);
-  const form = await c.req.formData().catch(() => new FormData());
+  const form = (await formOf(c)) ?? {};
   if (session && !sameText(field(form, "_csrf"), session.csrf)) return c.text("Forbidden", 403);
   // The session itself ends: the cookie, if kept or stolen, opens nothing.
   const ended = session && (await attempt(c, () => signOut(c.var.service)));
@@ -80,12 +82,21 @@ export const requireOperator: MiddlewareHandler<ConsoleEnv> = async (c, next) =>
   }
   c.set("session", session);
   if (c.req.method === "POST") {
-    const form = await c.req.raw
-      .clone()
-      .formData()
-      .catch(() => new FormData());
+    const form = await formOf(c);
+    if (form === null) return c.text("The form's text is not UTF-8: nothing was done.", 400);
     if (!sameText(field(form, "_csrf"), session.csrf))
       return c.text("The form has expired: go back, reload the page and try again.", 403);
+    c.set("form", form);
   }
   await next();
 };
+
+/**
+ * The posted form, read as strictly as the API reads a form body, or null for text that is not
+ * UTF-8 (which a browser never sends): never U+FFFD, which would make two request_ids one.
+ */
+const formOf = (c: Context<ConsoleEnv>) =>
+  readForm(c.req.raw).catch((err) => {
+    if (err instanceof MalformedRequest) return null;
+    throw err;
+  });

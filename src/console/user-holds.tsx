@@ -108,7 +108,7 @@ const resolve = (action: "capture" | "void") =>
   holdsScreen.post(
     `/users/:id/holds/:hold/${action}`,
     withIds(["id", "hold"], async (c, { id, hold }) => {
-      const form = await c.req.formData();
+      const { form } = c.var;
       const amount = field(form, "amount");
       const resolved = await attempt(c, async () => {
         await spendMoneyShare(c.var.service);

@@ -14,7 +14,7 @@ import { userLedger } from "../wallet/operators";
 import { formatMoney } from "../wallet/rules";
 import { endUserSessions } from "../wallet/sessions";
 import { attempt, refusalText } from "./api";
-import type { ConsoleEnv, Session } from "./env";
+import type { ConsoleEnv, Fields, Session } from "./env";
 import { back, day, field, freshKey, noticeOf, PER_PAGE, utc, type Wallet, wallets } from "./page";
 import { withIds } from "./path-ids";
 import { PageNumber, queryOf } from "./query";
@@ -266,7 +266,7 @@ async function moveWith(
   c: Context<ConsoleEnv>,
   action: "credit" | "debit" | "transfer",
   userId: number,
-  form: FormData,
+  form: Fields,
 ) {
   await spendMoneyShare(c.var.service);
   const sent = Object.fromEntries(
@@ -301,7 +301,7 @@ const move = (action: "credit" | "debit" | "transfer") =>
   userScreen.post(
     `/users/:id/${action}`,
     withIds(["id"], async (c, { id }) => {
-      const form = await c.req.formData();
+      const { form } = c.var;
       const moved = await attempt<unknown>(c, () => moveWith(c, action, id.id, form));
       const to = `${BASE}/users/${id.ref}`;
       if (moved.ok)
@@ -372,7 +372,7 @@ userScreen.get(
 userScreen.post(
   "/users/:id/reverse/:txn",
   withIds(["id", "txn"], async (c, { id, txn }) => {
-    const form = await c.req.formData();
+    const { form } = c.var;
     const reversed = await attempt(c, async () => {
       await spendMoneyShare(c.var.service);
       const f = parseFields(ReverseParams, {

@@ -93,14 +93,14 @@ usersScreen.get("/users", async (c) => {
   );
 });
 usersScreen.post("/users", async (c) => {
-  const form = await c.req.formData();
+  const { form } = c.var;
   const created = await attempt(c, async () =>
     newSubscriber(
       c.var.service,
       await decode(c, newSubscriberFields(), {
         username: field(form, "username"),
         user_email: field(form, "user_email"),
-        user_password: String(form.get("user_password") ?? ""),
+        user_password: String(form.user_password ?? ""),
       }),
     ),
   );

@@ -63,7 +63,7 @@ walletsScreen.get("/wallets", async (c) => {
   );
 });
 walletsScreen.post("/wallets", async (c) => {
-  const form = await c.req.formData();
+  const { form } = c.var;
   const created = await attempt(c, () =>
     newWallet(
       c.var.service,

@@ -152,7 +152,7 @@ const sent = (d: Delivery) => `${d.status}${d.error ? ` (${d.error})` : ""}`;
 
 webhooksScreen.get("/webhooks", (c) => webhooksPage(c));
 webhooksScreen.post("/webhooks", async (c) => {
-  const form = await c.req.formData();
+  const { form } = c.var;
   const made = await attempt(c, () =>
     createEndpoint(
       c.var.service,
@@ -181,7 +181,7 @@ webhooksScreen.post(
 webhooksScreen.post(
   "/webhooks/:id/resend",
   withIds(["id"], async (c, { id }) => {
-    const form = await c.req.formData();
+    const { form } = c.var;
     const resent = await attempt(c, () =>
       resendEvent(
         c.var.service,

@@ -72,6 +72,27 @@ export function parseUrlEncoded(text: string, part: string): RawPair[] {
   return pairs;
 }
 
+/** An urlencoded form's fields by name; PHP keeps the last of repeated names. */
+export const formFields = (text: string): Record<string, string> =>
+  Object.fromEntries(parseUrlEncoded(text, "body").map(({ name, value }) => [name, value]));
+
+/** A Content-Type's media type, lowercased, without parameters. */
+export function mediaType(contentType: string) {
+  const semicolon = contentType.indexOf(";");
+  return (semicolon === -1 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase();
+}
+
+/**
+ * An HTML form's fields (the console's): an urlencoded body read as strictly as any body, the query
+ * string left out; any other body holds none. Text that is not UTF-8, or a Content-Type that is not
+ * ASCII, throws MalformedRequest.
+ */
+export async function readForm(request: Request): Promise<Record<string, string>> {
+  const type = mediaType(asciiHeader(request.headers, "Content-Type") ?? "");
+  if (type !== "application/x-www-form-urlencoded") return {};
+  return formFields(decodeUtf8(await request.arrayBuffer(), "body"));
+}
+
 /** The query string's parameters; PHP keeps the last of repeated names. */
 export function queryParams(url: string): Record<string, string> {
   const search = url.indexOf("?");

@@ -1,7 +1,14 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { plainDecimal } from "../wallet/rules";
-import { asciiHeader, checkJsonShape, decodeUtf8, parseUrlEncoded, queryParams } from "./decode";
+import {
+  asciiHeader,
+  checkJsonShape,
+  decodeUtf8,
+  formFields,
+  mediaType,
+  queryParams,
+} from "./decode";
 import { MalformedRequest } from "./errors";
 import { pathNames } from "./rest-index";
 
@@ -94,12 +101,6 @@ async function fromMultipart(bytes: ArrayBuffer, type: string): Promise<Params> 
   }
 }
 
-/** The body's media type, lowercased, without parameters. */
-function mediaType(contentType: string) {
-  const semicolon = contentType.indexOf(";");
-  return (semicolon === -1 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase();
-}
-
 /**
  * The request's parameters as WordPress merges them: JSON body, then form body, then query string;
  * the first source that has a name wins. Read once per request, after authentication. Every byte is
@@ -120,10 +121,7 @@ export async function readParams(c: Context<AppEnv>): Promise<Params> {
     const bytes = await c.req.arrayBuffer();
     const text = decodeUtf8(bytes, "body");
     if (json) body = fromJson(text);
-    else if (form)
-      body = Object.fromEntries(
-        parseUrlEncoded(text, "body").map(({ name, value }) => [name, value]),
-      );
+    else if (form) body = formFields(text);
     else body = await fromMultipart(bytes, contentType);
   }
   const params = { ...queryParams(c.req.url), ...body };
