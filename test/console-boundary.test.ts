@@ -4,7 +4,7 @@
 // request id and the cf_ray log field are tested with the request log, in strict-input.test.ts.)
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { consoleOf, form, hidden, type Page } from "./console-helpers";
+import { consoleOf, form, hidden, noticeLeft, type Page } from "./console-helpers";
 import {
   balanceOf,
   CLEAN,
@@ -196,7 +196,7 @@ describe("state-changing console requests come from the console's own origin", (
         body: form({ ...(await fields()), wallet_id: wallet, amount: "1.00" }),
       });
       expect(res.status, JSON.stringify(headers)).toBe(303);
-      expect(decodeURIComponent(res.headers.get("location")!)).toContain("Transaction Completed");
+      expect(noticeLeft(res)).toContain("Transaction Completed");
     }
     expect(await balanceOf(admin, alice.id, wallet)).toBe(start + 3);
     expect(await ledgerViolations()).toEqual(CLEAN);

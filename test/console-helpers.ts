@@ -1,5 +1,6 @@
 // What the console's tests share: a request to one of its pages as a browser sends it (a cookie,
-// no redirect followed), a form body, a hidden field of a page, and a sign-in's session cookie.
+// no redirect followed), a redirect followed with its notice, a form body, a hidden field of a
+// page, and a sign-in's session cookie.
 import { env } from "cloudflare:workers";
 import { expect } from "vitest";
 import { PASSWORD, testApp } from "./helpers";
@@ -32,7 +33,24 @@ export function consoleOf(app = testApp()) {
     expect(res.status, res.html).toBe(303);
     return res.headers.get("set-cookie")!.split(";")[0]!;
   }
-  return { request, signIn };
+  /** The page a redirect sends the browser to, with the notice it left (`back`). */
+  function follow(res: Page, cookie: string) {
+    const notice = noticeCookie(res)?.split(";")[0];
+    return request(res.headers.get("location")!.replace("/wallet-admin", ""), {
+      cookie: notice ? `${cookie}; ${notice}` : cookie,
+    });
+  }
+  return { request, signIn, follow };
+}
+
+const NOTICE = "wallet_admin_notice";
+const noticeCookie = (res: { headers: Headers }) =>
+  res.headers.getSetCookie().find((c) => c.startsWith(`${NOTICE}=`));
+
+/** The notice a console redirect left for the next page to show (`ok:…`, `error:…`), or "". */
+export function noticeLeft(res: { headers: Headers }) {
+  const set = noticeCookie(res);
+  return set ? decodeURIComponent(set.slice(NOTICE.length + 1, set.indexOf(";"))) : "";
 }
 
 export const form = (fields: Record<string, string | number>) =>

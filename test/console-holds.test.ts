@@ -16,7 +16,7 @@ import {
   unique,
 } from "./helpers";
 
-const { request } = consoleOf(testApp());
+const { request, follow } = consoleOf(testApp());
 
 const csrfOf = (html: string) => html.match(/name="_csrf" value="([^"]+)"/)?.[1] ?? "";
 
@@ -59,7 +59,7 @@ async function resolve(
     body: form({ _csrf: csrfOf(page.html), ...fields }),
   });
   expect(res.status).toBe(303);
-  return request(res.headers.get("location")!.replace("/wallet-admin", ""), { cookie });
+  return follow(res, cookie);
 }
 
 describe("the user page's holds", () => {

@@ -6,7 +6,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { COMPAT_ROUTES } from "../src/compat";
 import { ROUTES } from "../src/routes";
-import { consoleOf, form, hidden } from "./console-helpers";
+import { consoleOf, form, hidden, noticeLeft } from "./console-helpers";
 import { wrappedD1 } from "./d1-counter";
 import {
   balanceOf,
@@ -186,8 +186,8 @@ describe("the console's money forms", () => {
         body: form({ _csrf: csrf, note: "", ...fields }),
       });
       expect(res.status, `${path}: ${res.html}`).toBe(303);
-      expect(decodeURIComponent(res.headers.get("location") ?? ""), path).toMatch(
-        /error=.*Too many requests: Too many money requests from this caller: try again in \d+ seconds/,
+      expect(noticeLeft(res), path).toMatch(
+        /^error:.*Too many requests: Too many money requests from this caller: try again in \d+ seconds/,
       );
     }
     expect(await tableCounts()).toEqual(before);
@@ -203,9 +203,7 @@ describe("the console's money forms", () => {
         request_id: unique("c"),
       }),
     });
-    expect(decodeURIComponent(credited.headers.get("location") ?? "")).toMatch(
-      /ok=Transaction Completed/,
-    );
+    expect(noticeLeft(credited)).toMatch(/^ok:Transaction Completed/);
   });
 });
 

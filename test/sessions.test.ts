@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { CONSOLE_AUDIENCE } from "../src/auth/tokens";
 import { SESSION_TTL_MS } from "../src/db/isolate-cache";
 import { PRUNE_PER_SIGN_IN } from "../src/db/sessions";
+import { noticeLeft } from "./console-helpers";
 import {
   call,
   makeAdmin,
@@ -258,7 +259,10 @@ describe("the console", () => {
       body: new URLSearchParams({ _csrf: csrfOf(overview.html) }),
     });
     expect(out.status).toBe(303);
-    expect(out.headers.get("location")).toContain("ok=Signed%20out.");
+    expect(out.headers.get("location")).toBe("/wallet-admin/sign-in");
+    expect(noticeLeft(out)).toBe("ok:Signed out.");
+    const notice = out.headers.getSetCookie().find((c) => c.startsWith("wallet_admin_notice="));
+    expect((await consolePage("/sign-in", notice!.split(";")[0]!)).html).toContain("Signed out.");
     const again = await consolePage("/", cookie);
     expect(again.status).toBe(303);
     expect(again.headers.get("location")).toBe("/wallet-admin/sign-in");
@@ -289,9 +293,7 @@ describe("the console", () => {
       body: new URLSearchParams({ _csrf: csrfOf(page.html) }),
     });
     expect(res.status).toBe(303);
-    expect(decodeURIComponent(res.headers.get("location")!)).toContain(
-      "Signed out everywhere: 1 session ended.",
-    );
+    expect(noticeLeft(res)).toContain("Signed out everywhere: 1 session ended.");
     expect((await wallets(user.bearer)).status).toBe(401);
     // The operator's own session is not the user's.
     expect((await consolePage("/", cookie)).status).toBe(200);

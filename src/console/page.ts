@@ -1,11 +1,11 @@
 // What every console screen shares: the wallets, form fields, notices carried across a redirect,
 // and the page's constants.
 import type { Context } from "hono";
-import * as v from "valibot";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { WalletDisplay } from "../ledger/money";
 import { allWallets } from "../wallet/wallets";
 import type { ConsoleEnv, Fields } from "./env";
-import { queryOf, Text } from "./query";
+import { BASE, cookieOptions } from "./session";
 import type { Notice } from "./views";
 
 export type Wallet = WalletDisplay & { id: string; name: string };
@@ -35,19 +35,32 @@ export const field = (form: Fields, name: string) => {
   const value = form[name];
   return typeof value === "string" ? value.trim() : "";
 };
-/** A redirect back to a page, with a notice for it to show. */
-export const back = (c: Context<ConsoleEnv>, to: string, notice: NonNullable<Notice>) =>
-  c.redirect(
-    `${to}${to.includes("?") ? "&" : "?"}${notice.kind}=${encodeURIComponent(notice.text)}`,
-    303,
-  );
-/** What a redirect back to a page (`back`) asked it to show. */
-const NoticeQuery = v.object({ ok: Text, error: Text });
+const NOTICE_COOKIE = "wallet_admin_notice";
+/** Characters of a notice kept: percent-encoded, the longest fits a browser's 4 KB cookie. */
+const NOTICE_MAX = 300;
 
-export const noticeOf = (c: Context<ConsoleEnv>): Notice => {
-  const { ok, error } = queryOf(c, NoticeQuery);
-  return error ? { kind: "error", text: error } : ok ? { kind: "ok", text: ok } : undefined;
+/**
+ * A redirect back to a page, with a notice for it to show once. The notice rides in a cookie of the
+ * console's own for a minute, never in the address: a link anyone can send an operator cannot put
+ * words on the console's screens.
+ */
+export const back = (c: Context<ConsoleEnv>, to: string, notice: NonNullable<Notice>) => {
+  const text = [...notice.text];
+  const kept =
+    text.length > NOTICE_MAX ? `${text.slice(0, NOTICE_MAX - 1).join("")}…` : notice.text;
+  setCookie(c, NOTICE_COOKIE, `${notice.kind}:${kept}`, cookieOptions(c, 60));
+  return c.redirect(to, 303);
 };
+
+/** The notice `back` left for this page: shown on it, gone from the next. */
+export function noticeOf(c: Context<ConsoleEnv>): Notice {
+  const left = getCookie(c, NOTICE_COOKIE);
+  if (left === undefined) return undefined;
+  deleteCookie(c, NOTICE_COOKIE, { path: BASE });
+  const kind = left.slice(0, left.indexOf(":"));
+  const text = left.slice(kind.length + 1);
+  return kind === "ok" || kind === "error" ? { kind, text } : undefined;
+}
 
 /** The service's wallets, by id. */
 export const wallets = (c: Context<ConsoleEnv>): Promise<Wallet[]> => allWallets(c.var.service);

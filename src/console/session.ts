@@ -14,14 +14,18 @@ const COOKIE = "wallet_admin";
 
 const isLocalHttp = (url: string) => /^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:|\/|$)/.test(url);
 
-export function startSession(c: Context<ConsoleEnv>, token: string) {
-  setCookie(c, COOKIE, token, {
+/** Every console cookie's attributes: its own path, HttpOnly, SameSite=Strict, Secure. */
+export const cookieOptions = (c: Context<ConsoleEnv>, maxAge: number) =>
+  ({
     path: BASE,
     httpOnly: true,
     sameSite: "Strict",
     secure: !isLocalHttp(c.req.url),
-    maxAge: TOKEN_LIFETIME_S,
-  });
+    maxAge,
+  }) as const;
+
+export function startSession(c: Context<ConsoleEnv>, token: string) {
+  setCookie(c, COOKIE, token, cookieOptions(c, TOKEN_LIFETIME_S));
 }
 
 export const endSession = (c: Context<ConsoleEnv>) => deleteCookie(c, COOKIE, { path: BASE });

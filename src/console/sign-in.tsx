@@ -8,7 +8,7 @@ import { signInFields } from "../http/user-fields";
 import { signIn, signOut } from "../wallet/sign-in";
 import { attempt, decode, refusalText } from "./api";
 import type { ConsoleEnv } from "./env";
-import { back, field, NOT_ADMIN } from "./page";
+import { back, field, NOT_ADMIN, noticeOf } from "./page";
 import { BASE, endSession, readSession, sameText, startSession } from "./session";
 import { type Notice, Page } from "./views";
 
@@ -32,7 +32,7 @@ const signInPage = (c: Context<ConsoleEnv>, notice?: Notice, status: 200 | 400 |
     </Page>,
     status,
   );
-signInScreen.get("/sign-in", (c) => signInPage(c));
+signInScreen.get("/sign-in", (c) => signInPage(c, noticeOf(c)));
 signInScreen.post("/sign-in", async (c) => {
   const form = (await formOf(c)) ?? {};
   // The API's sign-in, for a console token with a console session (administrators only), counted
