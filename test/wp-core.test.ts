@@ -106,7 +106,7 @@ describe("CORS, as rest_send_cors_headers answers a browser", () => {
     }
   });
 
-  it("CORS_ORIGINS grants only the origins it names, and only those with credentials", async () => {
+  it("CORS_ORIGINS grants only the origins it names, and only those with credentials; others get no CORS header", async () => {
     const vars = { CORS_ORIGINS: `https://other.example, ${ORIGIN}/` };
     const allowed = await preflight("/wp-json/wallet/v1/credits", vars);
     expect(allowed.status).toBe(204);
@@ -119,14 +119,13 @@ describe("CORS, as rest_send_cors_headers answers a browser", () => {
       headers: { Origin: "https://evil.example", "Access-Control-Request-Method": "POST" },
       vars,
     });
-    expect(refused.headers.get("Access-Control-Allow-Origin")).toBeNull();
-    expect(refused.headers.get("Access-Control-Allow-Credentials")).toBeNull();
+    const granted = [...refused.headers.keys()].filter((h) => h.startsWith("access-control-"));
+    expect(granted).toEqual([]);
     const get = await send("GET", "/wp-json/", {
       headers: { Origin: "https://evil.example" },
       vars,
     });
-    expect(get.headers.get("Access-Control-Allow-Origin")).toBeNull();
-    expect(get.headers.get("Access-Control-Allow-Credentials")).toBeNull();
+    expect([...get.headers.keys()].filter((h) => h.startsWith("access-control-"))).toEqual([]);
   });
 });
 

@@ -55,12 +55,14 @@ export const corsHeaders: MiddlewareHandler<AppEnv> = async (c: Context<AppEnv>,
   const allowed = originsOf(c.env.CORS_ORIGINS);
   const origin = c.req.header("origin") || "";
   const listed = allowed.length > 0 && allowed.includes(origin);
-  const grant = allowed.length === 0 || listed ? origin : "";
+  const grant = allowed.length === 0 || listed ? origin : null;
   if (c.req.method === "OPTIONS") {
     const headers = new Headers();
     grantTo(headers, grant, listed);
-    headers.set("Access-Control-Allow-Methods", ALLOW_METHODS);
-    headers.set("Access-Control-Allow-Headers", ALLOW_HEADERS.join(","));
+    if (grant !== null) {
+      headers.set("Access-Control-Allow-Methods", ALLOW_METHODS);
+      headers.set("Access-Control-Allow-Headers", ALLOW_HEADERS.join(","));
+    }
     headers.append("Vary", "Access-Control-Request-Headers");
     return new Response(null, { headers, status: 204, statusText: "No Content" });
   }
@@ -68,12 +70,13 @@ export const corsHeaders: MiddlewareHandler<AppEnv> = async (c: Context<AppEnv>,
   grantTo(answerHeaders(c), grant, listed);
 };
 
-/** What every answer carries, a preflight's too: the grant (if any) and what a page may read. */
-function grantTo(headers: Headers, grant: string, listed: boolean) {
+/** `grant` null: an origin CORS_ORIGINS leaves out, told nothing of the API (no header at all). */
+function grantTo(headers: Headers, grant: string | null, listed: boolean) {
+  headers.append("Vary", "Origin");
+  if (grant === null) return;
   if (grant) headers.set("Access-Control-Allow-Origin", grant);
   if (listed) headers.set("Access-Control-Allow-Credentials", "true");
   headers.set("Access-Control-Expose-Headers", EXPOSE_HEADERS);
-  headers.append("Vary", "Origin");
 }
 
 /** `<site/wp-json/>; rel="https://api.w.org/"`: how WordPress clients find the API (site: ./site.ts). */
