@@ -44,6 +44,18 @@ describe("the error catalogue", () => {
       expect(errorsDoc, code).toContain(`| \`${code}\` | ${e.status} | \`"${e.message}"\` |`);
   });
 
+  it("names in each code's row of docs/errors.md every route that refuses with it", () => {
+    const rowOf = (code: string) =>
+      errorsDoc.split("\n").find((line) => line.startsWith(`| \`${code}\` |`))!;
+    const missing = ROUTES.flatMap((route) =>
+      [...codesOf(route)]
+        .filter((code) => !rowOf(code).includes("every route"))
+        .filter((code) => !rowOf(code).includes(`${route.method} ${route.path}`))
+        .map((code) => `${code}: ${route.method} ${route.path}`),
+    );
+    expect(missing).toEqual([]);
+  });
+
   it("is what each OpenAPI operation lists under its error statuses", () => {
     const doc = openApiDocument(ROUTES) as {
       paths: Record<string, Record<string, { responses: Record<string, Record<string, unknown>> }>>;

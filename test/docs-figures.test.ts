@@ -1,0 +1,36 @@
+// Figures the documentation quotes from the code, held to it: each of these once went stale when
+// the code moved on without the sentence.
+import { describe, expect, it } from "vitest";
+import api from "../docs/api.md?raw";
+import deploying from "../docs/deploying.md?raw";
+import ledger from "../docs/ledger.md?raw";
+import operations from "../docs/operations.md?raw";
+import { NAMESPACE, ROUTES } from "../src/routes";
+import { openApiDocument } from "../src/routes/openapi";
+import wranglerToml from "../wrangler.toml?raw";
+
+const MIGRATIONS = import.meta.glob<string>("../drizzle/*.sql", {
+  query: "?raw",
+  import: "default",
+  eager: true,
+});
+
+describe("figures the docs quote", () => {
+  it("api.md counts the OpenAPI document's paths", () => {
+    const paths = Object.keys((openApiDocument(ROUTES) as { paths: object }).paths);
+    expect(paths.every((p) => p.startsWith(`/wp-json/${NAMESPACE}/`))).toBe(true);
+    expect(api).toContain(`3.1.0 Wallet ledger API, ${paths.length} paths`);
+  });
+
+  it("deploying.md counts the migrations a fresh database is given", () => {
+    expect(deploying).toContain(`Applying ${Object.keys(MIGRATIONS).length} migration(s)`);
+  });
+
+  it("operations.md and ledger.md give the cron's schedule as wrangler.toml sets it", () => {
+    const cron = /^crons = \["([^"]+)"\]$/m.exec(wranglerToml)?.[1];
+    expect(cron).toBe("* * * * *");
+    expect(operations).toContain(`{"cron":"${cron}",`);
+    expect(operations).toContain("Every minute (`wrangler.toml` `[triggers] crons`)");
+    expect(ledger).toContain("`[triggers]`, every minute");
+  });
+});
