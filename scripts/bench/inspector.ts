@@ -1,12 +1,14 @@
 // A V8 isolate as the DevTools protocol shows it: the worker's, through the inspector `wrangler dev`
-// serves with `--inspector-port` (scripts/lib/server.ts `inspectorPort`), or another of workerd's
-// (local D1's) through the runtime's own inspector: its JS heap, apart from the process around it.
+// serves with `--inspector-port`, or one of workerd's own (the worker's, or local D1's, under
+// Miniflare alone) through the runtime's inspector (scripts/lib/server.ts `inspectorPort`).
 // Miniflare's `fetch` opens the WebSocket: Node 20 has no WebSocket client of its own.
 import { fetch } from "miniflare";
 
 export type HeapUsage = { usedSize: number; totalSize: number };
 
 export type Inspector = {
+  /** One protocol method, its result. */
+  call<T>(method: string, params?: object): Promise<T>;
   /** `Runtime.getHeapUsage`: bytes of the isolate's JS heap in use (garbage included) and reserved. */
   heapUsage(): Promise<HeapUsage>;
   /**
@@ -19,6 +21,9 @@ export type Inspector = {
 };
 
 const CALL_TIMEOUT_MS = 30_000;
+
+/** workerd's name for the isolate of the worker Miniflare serves (the bench's server). */
+export const USER_WORKER = "core:user:";
 
 /**
  * Connects to the isolate `id` the inspector at 127.0.0.1:`port` lists, or to the first it lists
@@ -56,7 +61,7 @@ export async function connectInspector(port: number, id?: string): Promise<Inspe
     for (const call of waiting.values()) call.reject(new Error("the inspector closed"));
     waiting.clear();
   });
-  const send = <T>(method: string) =>
+  const send = <T>(method: string, params: object = {}) =>
     new Promise<T>((resolve, reject) => {
       const id = nextId++;
       const timer = setTimeout(() => {
@@ -73,10 +78,11 @@ export async function connectInspector(port: number, id?: string): Promise<Inspe
           reject(e);
         },
       });
-      ws.send(JSON.stringify({ id, method }));
+      ws.send(JSON.stringify({ id, method, params }));
     });
   const heapUsage = () => send<HeapUsage>("Runtime.getHeapUsage");
   return {
+    call: send,
     heapUsage,
     async heapAfterGc(wake) {
       let collected = false;

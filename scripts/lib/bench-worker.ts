@@ -40,6 +40,8 @@ type Options = {
    * (BENCHMARKS.md#what-the-benchs-server-leaves-out). Absent or true: both, as configured.
    */
   emulations?: boolean;
+  /** workerd's DevTools inspector on this port (for `npm run profile:cpu`); none when absent. */
+  inspectorPort?: number;
 };
 
 const options = JSON.parse(process.argv[2] ?? "{}") as Options;
@@ -71,6 +73,7 @@ try {
       port: options.port,
       resourcePersistencePath: join(options.persist, "v3"), // where wrangler's --persist-to puts its state
       logRequests: false, // else Miniflare sends every request to this process to print a line
+      inspectorPort: options.inspectorPort,
       handleStructuredLogs({ level, message }) {
         if (level === "error" || level === "warn") process.stderr.write(`${message}\n`);
         else if (options.logs) process.stdout.write(`${message}\n`);

@@ -161,13 +161,14 @@ export async function startServer({
    * deployed Worker has none of the three.
    */
   wranglerDev?: boolean;
-  /** The DevTools inspector's port (with `wranglerDev`): a free one, as other servers may hold 9229. */
+  /**
+   * The DevTools inspector's port: a free one, as other servers may hold 9229. Under wrangler dev it
+   * is the CLI's proxy; under Miniflare alone, workerd's own.
+   */
   inspectorPort?: number;
   /** More vars for the worker (e.g. WEBHOOK_SECRET_KEY and WEBHOOK_ALLOW_LOCAL for webhooks). */
   vars?: Record<string, string>;
 } = {}): Promise<Server> {
-  if (inspectorPort !== undefined && !wranglerDev)
-    throw new Error("inspectorPort needs wranglerDev: true (the inspector is the CLI's)");
   const config = shippedRateLimits ? shippedConfig : loadConfig(shippedConfig);
   const stateDir = persistTo ?? mkdtempSync(join(tmpdir(), "wallet-state-"));
   const persist = ["--persist-to", stateDir];
@@ -231,6 +232,7 @@ export async function startServer({
             vars,
             logs: onStdout !== undefined,
             emulations: EMULATIONS,
+            inspectorPort,
           },
           { stdio },
         );
