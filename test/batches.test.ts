@@ -72,16 +72,20 @@ describe("POST /batches", () => {
     expect(await balanceOf(admin, platform.id, wallet)).toBe(1.5);
   });
 
-  it("takes a form body with PHP's operations[i][field] names", async () => {
-    const { admin, buyer, wallet } = await setup();
-    const form = new URLSearchParams({
+  /** A credit of 2.50 to `userId` as PHP's form names send it, with `more` fields beside it. */
+  const creditForm = (userId: number, wallet: string, more: Record<string, string> = {}) =>
+    new URLSearchParams({
       request_id: unique("form"),
       "operations[0][type]": "credit",
-      "operations[0][user_id]": String(buyer.id),
+      "operations[0][user_id]": String(userId),
       "operations[0][wallet_id]": wallet,
       "operations[0][amount]": "2.50",
+      ...more,
     });
-    const res = await post(admin, form);
+
+  it("takes a form body with PHP's operations[i][field] names", async () => {
+    const { admin, buyer, wallet } = await setup();
+    const res = await post(admin, creditForm(buyer.id, wallet));
     expect(res.status, res.text).toBe(200);
     expect(await balanceOf(admin, buyer.id, wallet)).toBe(2.5);
   });
@@ -89,15 +93,10 @@ describe("POST /batches", () => {
   it("refuses a form body naming an operation past the 100th, and writes nothing", async () => {
     const { admin, buyer, wallet } = await setup();
     const before = await tableCounts();
-    const form = new URLSearchParams({
-      request_id: unique("form"),
-      "operations[0][type]": "credit",
-      "operations[0][user_id]": String(buyer.id),
-      "operations[0][wallet_id]": wallet,
-      "operations[0][amount]": "2.50",
-      "operations[100][type]": "credit",
-    });
-    const res = await post(admin, form);
+    const res = await post(
+      admin,
+      creditForm(buyer.id, wallet, { "operations[100][type]": "credit" }),
+    );
     expect(res.status, res.text).toBe(400);
     expect(res.body.error).toEqual({ operations: "operations must hold at most 100 operations" });
     expect(await tableCounts()).toEqual(before);
