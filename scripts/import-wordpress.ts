@@ -22,13 +22,14 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { createGunzip } from "node:zlib";
-import { createReader } from "./import/collect";
+import { createReader, DamagedDumpError } from "./import/collect";
 import { type ImportD1, LocalD1, RemoteD1 } from "./import/d1";
 import type { StatementKind } from "./import/plan/context";
 import { type Phase, Progress } from "./import/progress";
 import type { Report } from "./import/report";
 import { formatReport } from "./import/report-text";
 import { SpillBuckets } from "./import/spill";
+import { DumpSyntaxError } from "./import/sql-dump";
 import {
   emptyTarget,
   FOREIGN_IDS_QUERY,
@@ -361,6 +362,9 @@ main().then(
   (err) => {
     if (process.env.DEBUG_IMPORT) console.error(err);
     console.error(err instanceof Error ? err.message : err);
+    // Read to the end before anything is written: a dump refused while reading left nothing.
+    if (err instanceof DamagedDumpError || err instanceof DumpSyntaxError)
+      console.error("Nothing was written. Export the site again, or mend the row named above.");
     process.exit(1);
   },
 );

@@ -3,6 +3,7 @@
 // import-wordpress.test.ts.)
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { DamagedDumpError } from "../scripts/import/collect";
 import { readSiteAmount, siteDecimalToMinor } from "../scripts/import/site-amounts";
 import {
   createTableColumns,
@@ -273,7 +274,13 @@ describe("mapping helpers", () => {
 
 /** The fixture with extra transaction posts (and their meta and term rows) appended. */
 function withExtraTransactions(
-  rows: { id: number; author: number; currency: string; amount: string; type?: string }[],
+  rows: {
+    id: number | string;
+    author: number | string;
+    currency: string;
+    amount: string;
+    type?: string;
+  }[],
 ) {
   const posts = rows
     .map(
@@ -284,7 +291,7 @@ function withExtraTransactions(
   const meta = rows
     .map(
       (r, i) =>
-        `(${9000 + i * 3},${r.id},'amount','${r.amount}'),(${9001 + i * 3},${r.id},'currency','${r.currency}'),(${9002 + i * 3},${r.id},'request_id','x-${r.id}')`,
+        `(${9000 + i * 4},${r.id},'amount','${r.amount}'),(${9001 + i * 4},${r.id},'currency','${r.currency}'),(${9002 + i * 4},${r.id},'request_id','x-${r.id}'),(${9003 + i * 4},${r.id},'txn_type','${r.type ?? "CREDIT"}')`,
     )
     .join(",");
   const rels = rows.map((r) => `(${r.id},${r.type === "DEBIT" ? 2 : 1},0)`).join(",");
@@ -350,6 +357,61 @@ describe("planning the import", () => {
     expect(forced.statements.some((sql) => /SELECT 90[0146],|SELECT 907,/.test(sql))).toBe(false);
     for (const id of [902, 903, 905])
       expect(forced.statements.some((sql) => sql.includes(`SELECT ${id},`))).toBe(true);
+  });
+
+  it("reads an amount's sign as PHP and the plugin did: +3 is 3, a debit's -3 moves 3, a credit's -3 is refused", () => {
+    const text = withExtraTransactions([
+      { id: 910, author: 2, currency: "ngn", amount: "+3" },
+      { id: 911, author: 2, currency: "ngn", amount: "-3", type: "DEBIT" },
+      { id: 912, author: 2, currency: "ngn", amount: "-0.00" },
+      { id: 913, author: 2, currency: "ngn", amount: "-3" },
+      { id: 914, author: 2, currency: "ngn", amount: "+-3" },
+    ]);
+    const { report } = importFromText(text);
+    expect(report.refused).toBe(true);
+    expect(report.transactions.skipped.examples).toEqual([
+      {
+        reason: 'a CREDIT of "-3": the plugin records a negative credit as a DEBIT',
+        id: 913,
+      },
+      { reason: 'amount "+-3" is not a valid amount (not-numeric)', id: 914 },
+    ]);
+    const { statements } = importFromText(text, { options: { force: true } });
+    const entry = (id: number) => statements.find((sql) => sql.includes(`SELECT ${id},`)) ?? "";
+    expect(entry(910)).toMatch(/'CREDIT', 300, '\+3'/);
+    expect(entry(911)).toMatch(/'DEBIT', 300, '-3'/);
+    expect(entry(912)).toMatch(/'CREDIT', 0, '-0\.00'/);
+    expect(entry(913)).toBe("");
+  });
+
+  it.each([
+    ["a negative post ID", { id: "-50", author: 2 }, `ID "-50"`],
+    ["an ID in exponent form", { id: "1e2", author: 2 }, `ID "1e2"`],
+    ["a fractional ID", { id: "30.7", author: 2 }, `ID "30.7"`],
+    [
+      "an ID past what a double holds exactly",
+      { id: "9007199254740993", author: 2 },
+      `ID "9007199254740993"`,
+    ],
+    ["a hexadecimal post_author", { id: 920, author: "'0x2'" }, `post_author "0x2"`],
+  ])("refuses a dump with %s, naming its row and column", (_, row, named) => {
+    const text = withExtraTransactions([{ ...row, currency: "ngn", amount: "1" }]);
+    expect(() => importFromText(text)).toThrow(DamagedDumpError);
+    expect(() => importFromText(text)).toThrow(
+      `of wp_posts: ${named} is not an id WordPress writes`,
+    );
+  });
+
+  it("refuses a dump whose table holds one id twice, rather than keep either row", () => {
+    const twoUsers = `${dump}\nINSERT INTO \`wp_users\` VALUES (2,'mallory','x','mallory','m@example.test','','2024-01-01 00:00:00','',0,'mallory');\n`;
+    expect(() => importFromText(twoUsers)).toThrow(
+      /^row \d+ of wp_users: ID 2 appears a second time/,
+    );
+    const twoPosts = withExtraTransactions([
+      { id: 930, author: 2, currency: "ngn", amount: "100" },
+      { id: 930, author: 2, currency: "ngn", amount: "999" },
+    ]);
+    expect(() => importFromText(twoPosts)).toThrow("the posts table holds ID 930 twice");
   });
 
   it("keeps the storage places of a wallet the database has: the site's amounts must fit them", () => {

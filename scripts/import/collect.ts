@@ -86,6 +86,9 @@ const TXN_META = new Set([
   "alt_transfer_id",
 ]);
 
+/** A dump no WordPress database could have written (an id that is not one, a key twice). */
+export class DamagedDumpError extends Error {}
+
 // ---------------------------------------------------------------------------------------------
 // Buckets: transaction posts, their meta and term links, grouped by post id range.
 
@@ -142,6 +145,8 @@ export function groupBucket(records: BucketRecord[]): PostGroup[] {
   for (const [id, ...entry] of records) {
     const p = at(id);
     if (entry[0] === "p") {
+      if (p.post !== null)
+        throw new DamagedDumpError(`the posts table holds ID ${id} twice (a damaged dump)`);
       const values = entry[1];
       p.post = Object.fromEntries(POST_FIELDS.map((f, i) => [f, values[i] ?? null])) as Post;
     }
@@ -223,14 +228,30 @@ export class WordPressCollector {
   onRow = (table: string, values: DumpValue[], columns: string[] | null) => {
     const kind = this.tableKinds.get(table);
     if (!kind) return;
-    this.rowsPerTable[table] = (this.rowsPerTable[table] ?? 0) + 1;
+    const row = (this.rowsPerTable[table] = (this.rowsPerTable[table] ?? 0) + 1);
     const ix = this.indexer(kind, columns);
     const v = (name: string) => values[ix[name]!] ?? null;
+    const refuse = (why: string): never => {
+      throw new DamagedDumpError(`row ${row} of ${table}: ${why} (a damaged dump)`);
+    };
+    // Ids as MySQL writes an unsigned BIGINT: digits only, within what this reads exactly.
+    const id = (name: string) => {
+      const text = v(name);
+      if (text === null || !/^[0-9]{1,16}$/.test(text) || !Number.isSafeInteger(Number(text)))
+        refuse(`${name} ${JSON.stringify(text)} is not an id WordPress writes`);
+      return Number(text);
+    };
+    // A table's primary key holds each id once.
+    const once = (map: Map<number, unknown>, name: string) => {
+      const key = id(name);
+      if (map.has(key)) refuse(`${name} ${key} appears a second time`);
+      return key;
+    };
     switch (kind) {
       case "users": {
-        const id = Number(v("ID"));
-        this.users.set(id, {
-          id,
+        const userId = once(this.users, "ID");
+        this.users.set(userId, {
+          id: userId,
           login: v("user_login") ?? "",
           pass: v("user_pass") ?? "",
           email: v("user_email") ?? "",
@@ -239,7 +260,7 @@ export class WordPressCollector {
         break;
       }
       case "usermeta":
-        this.onUserMeta(Number(v("user_id")), v("meta_key") ?? "", v("meta_value") ?? "");
+        this.onUserMeta(id("user_id"), v("meta_key") ?? "", v("meta_value") ?? "");
         break;
       case "posts": {
         const type = String(v("post_type"));
@@ -248,23 +269,24 @@ export class WordPressCollector {
           return;
         }
         this.transactionPosts++;
-        this.buckets.add(Number(v("ID")), ["p", POST_FIELDS.map((f) => v(f))]);
+        id("post_author");
+        this.buckets.add(id("ID"), ["p", POST_FIELDS.map((f) => v(f))]);
         break;
       }
       case "postmeta":
-        this.onPostMeta(Number(v("post_id")), v("meta_key"), v("meta_value"));
+        this.onPostMeta(id("post_id"), v("meta_key"), v("meta_value"));
         break;
       case "terms":
-        this.terms.set(Number(v("term_id")), v("name") ?? "");
+        this.terms.set(once(this.terms, "term_id"), v("name") ?? "");
         break;
       case "term_taxonomy":
-        this.taxonomies.set(Number(v("term_taxonomy_id")), {
-          termId: Number(v("term_id")),
+        this.taxonomies.set(once(this.taxonomies, "term_taxonomy_id"), {
+          termId: id("term_id"),
           taxonomy: v("taxonomy"),
         });
         break;
       case "term_relationships":
-        this.buckets.add(Number(v("object_id")), ["r", Number(v("term_taxonomy_id"))]);
+        this.buckets.add(id("object_id"), ["r", id("term_taxonomy_id")]);
         break;
     }
   };

@@ -55,7 +55,7 @@ export function mapEntry(
         ? `wallet ${walletId} is not imported (${walletSkips.get(walletId)})`
         : `wallet ${walletId} is not defined on the site`,
     };
-  const amount = siteAmount(post, meta.amount, wallet);
+  const amount = siteAmount(post, meta.amount, wallet, txnType);
   if ("skip" in amount) return amount;
   const createdGmt = utcSeconds(post.post_date_gmt);
   const createdAtS = createdGmt ?? utcSeconds(post.post_date);
@@ -103,12 +103,16 @@ function entryType(terms: string[], metaType: string | null | undefined) {
 
 /**
  * The amount meta (else post_content's `Amount:…`), kept exactly as the site recorded it: more places
- * than the wallet shows (the wallet then stores more), or zero. Only what no wallet can hold is refused.
+ * than the wallet shows (the wallet then stores more), zero, or with a sign PHP reads (`+3` as the
+ * plugin took it; a debit's `-3` moves 3, as its type says). Refused: what no wallet can hold, and a
+ * CREDIT of a negative amount, which the plugin never writes (it records a negative credit as a
+ * DEBIT of its absolute value).
  */
 function siteAmount(
   post: Post,
   amountMeta: string | null | undefined,
   wallet: PlannedWallet,
+  txnType: "CREDIT" | "DEBIT",
 ): { skip: string } | { amountText: string; amountUnits: bigint; places: number } {
   let amountText = amountMeta;
   if (amountText === undefined || amountText === null) {
@@ -116,9 +120,15 @@ function siteAmount(
     if (!fromContent) return { skip: "no amount meta" };
     amountText = fromContent[1]!;
   }
-  const amount = readSiteAmount(amountText.trim().replace(/^-/, ""));
+  const text = amountText.trim();
+  const negative = text.startsWith("-");
+  const amount = readSiteAmount(negative || text.startsWith("+") ? text.slice(1) : text);
   if ("issue" in amount)
     return { skip: `amount ${JSON.stringify(amountText)} is not a valid amount (${amount.issue})` };
+  if (negative && txnType === "CREDIT" && `${amount.integer}${amount.fraction}` !== "0")
+    return {
+      skip: `a CREDIT of ${JSON.stringify(amountText)}: the plugin records a negative credit as a DEBIT`,
+    };
   if (amount.places > MAX_STORAGE_DECIMALS)
     return {
       skip: `amount ${amountText} has ${amount.places} decimal places; a wallet stores at most ${MAX_STORAGE_DECIMALS}`,
