@@ -145,7 +145,7 @@ for (const name of ["JWT_SECRET", "WEBHOOK_SECRET_KEY"]) {
 if (!secrets.includes("TRANSACTIONS_SECURITY_CODE"))
   console.log(
     "Secret TRANSACTIONS_SECURITY_CODE (optional) is not set: GET /transactions asks for no\n" +
-      "security_code (to require one: npm run wrangler -- secret put TRANSACTIONS_SECURITY_CODE).",
+      "security_code (to require one, an integer: npm run wrangler -- secret put TRANSACTIONS_SECURITY_CODE).",
   );
 
 // 4. Pending migrations reach the remote database before the code that needs them. `d1 migrations

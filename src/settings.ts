@@ -14,6 +14,7 @@ export type SettingsEnv = {
   JWT_ISSUER?: string;
   SITE_TIMEZONE?: string;
   SITE_URL?: string;
+  TRANSACTIONS_SECURITY_CODE?: string;
 };
 
 export type SettingName = keyof SettingsEnv;
@@ -73,5 +74,9 @@ function judge(env: SettingsEnv): SettingProblem[] {
   const site = (env.SITE_URL ?? "").trim();
   if (site !== "" && !httpUrl(site))
     problems.push({ name: "SITE_URL", problem: "not an absolute http(s) URL" });
+  // `security_code` is an integer (contract section 7): a code of other text could never match.
+  const code = (env.TRANSACTIONS_SECURITY_CODE ?? "").trim();
+  if (code !== "" && !/^-?[0-9]{1,18}$/.test(code))
+    problems.push({ name: "TRANSACTIONS_SECURITY_CODE", problem: "not an integer" });
   return problems;
 }

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { COMPAT_ROUTES } from "../src/compat";
 import { needsSettings } from "../src/http/route";
 import { ROUTES } from "../src/routes";
+import type { SettingName } from "../src/settings";
 import {
   API,
   type Json,
@@ -23,7 +24,7 @@ import {
 const COMPAT = "/wp-json/rimplenet/v1";
 const SHORT = "x".repeat(31);
 
-type Vars = Partial<Record<"JWT_SECRET" | "JWT_ISSUER" | "SITE_TIMEZONE" | "SITE_URL", string>>;
+type Vars = Partial<Record<SettingName, string>>;
 
 async function request(
   method: string,
@@ -257,6 +258,8 @@ describe("GET /health", () => {
       [{ SITE_TIMEZONE: "" }, ["SITE_TIMEZONE"]],
       [{ SITE_URL: "wallet.example.com" }, ["SITE_URL"]],
       [{ JWT_SECRET: "", SITE_URL: "ftp://wallet.example.com" }, ["JWT_SECRET", "SITE_URL"]],
+      [{ TRANSACTIONS_SECURITY_CODE: "sekret123" }, ["TRANSACTIONS_SECURITY_CODE"]],
+      [{ TRANSACTIONS_SECURITY_CODE: "4.5" }, ["TRANSACTIONS_SECURITY_CODE"]],
     ];
     vi.spyOn(console, "error").mockImplementation(() => {});
     const admin = await makeAdmin();
@@ -270,9 +273,15 @@ describe("GET /health", () => {
     }
   });
 
-  it("takes SITE_URL empty and a 32-character JWT_SECRET as configured", async () => {
-    const res = await request("GET", "/health", { SITE_URL: "", JWT_SECRET: "y".repeat(32) });
-    expect(res.status).toBe(200);
-    expect(res.body.status).toBe("ok");
+  it("takes SITE_URL empty, a 32-character JWT_SECRET and an integer security code as configured", async () => {
+    for (const vars of [
+      { SITE_URL: "", JWT_SECRET: "y".repeat(32) },
+      { TRANSACTIONS_SECURITY_CODE: " -42 " },
+      { TRANSACTIONS_SECURITY_CODE: "" },
+    ]) {
+      const res = await request("GET", "/health", vars);
+      expect(res.status, JSON.stringify(vars)).toBe(200);
+      expect(res.body.status).toBe("ok");
+    }
   });
 });
