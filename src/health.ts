@@ -8,7 +8,7 @@ import { send } from "./http/envelope";
 import { missingSettings } from "./http/settings";
 
 export async function health(c: Context<AppEnv>) {
-  const missing = missingSettings(c);
+  const missing = missingSettings(c, "all");
   let database: "ok" | "unreachable" = "ok";
   try {
     await pingDatabase(c.var.db);

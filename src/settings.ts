@@ -22,6 +22,12 @@ export type SettingName = keyof SettingsEnv;
 /** A setting the service cannot work with, and why (the why goes to the log, never on the wire). */
 export type SettingProblem = { name: SettingName; problem: string };
 
+/** Settings one route alone reads: a problem with one stops that route, not the service. */
+export const ONE_ROUTE_SETTINGS: ReadonlySet<SettingName> = new Set(["TRANSACTIONS_SECURITY_CODE"]);
+
+/** `security_code` as the contract has it (section 7): an integer. */
+export const SECURITY_CODE = /^-?[0-9]{1,18}$/;
+
 /** Whether the runtime knows an IANA zone; asked once per zone name (an env names one or two). */
 const zones = new Map<string, boolean>();
 function knownZone(zone: string) {
@@ -74,9 +80,9 @@ function judge(env: SettingsEnv): SettingProblem[] {
   const site = (env.SITE_URL ?? "").trim();
   if (site !== "" && !httpUrl(site))
     problems.push({ name: "SITE_URL", problem: "not an absolute http(s) URL" });
-  // `security_code` is an integer (contract section 7): a code of other text could never match.
+  // No security_code could match a code that is not an integer. Blank is unset.
   const code = (env.TRANSACTIONS_SECURITY_CODE ?? "").trim();
-  if (code !== "" && !/^-?[0-9]{1,18}$/.test(code))
+  if (code !== "" && !SECURITY_CODE.test(code))
     problems.push({ name: "TRANSACTIONS_SECURITY_CODE", problem: "not an integer" });
   return problems;
 }

@@ -258,8 +258,6 @@ describe("GET /health", () => {
       [{ SITE_TIMEZONE: "" }, ["SITE_TIMEZONE"]],
       [{ SITE_URL: "wallet.example.com" }, ["SITE_URL"]],
       [{ JWT_SECRET: "", SITE_URL: "ftp://wallet.example.com" }, ["JWT_SECRET", "SITE_URL"]],
-      [{ TRANSACTIONS_SECURITY_CODE: "sekret123" }, ["TRANSACTIONS_SECURITY_CODE"]],
-      [{ TRANSACTIONS_SECURITY_CODE: "4.5" }, ["TRANSACTIONS_SECURITY_CODE"]],
     ];
     vi.spyOn(console, "error").mockImplementation(() => {});
     const admin = await makeAdmin();
@@ -273,11 +271,41 @@ describe("GET /health", () => {
     }
   });
 
+  it("names a TRANSACTIONS_SECURITY_CODE that is no integer; GET /transactions alone answers 503 for it", async () => {
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    const admin = await makeAdmin();
+    for (const code of ["sekret123", "4.5"]) {
+      const vars = { TRANSACTIONS_SECURITY_CODE: code };
+      const health = await request("GET", "/health", vars);
+      expect(health.status, code).toBe(503);
+      expect(health.body.missing).toEqual(["TRANSACTIONS_SECURITY_CODE"]);
+      const list = await request(
+        "GET",
+        `${API}/transactions?user_id=${admin.id}&security_code=1`,
+        vars,
+        { auth: admin.bearer },
+      );
+      expect(list.status).toBe(503);
+      expect(list.body).toEqual(envelopeA(["TRANSACTIONS_SECURITY_CODE"]));
+      const wallets = await request("GET", `${API}/wallets`, vars, { auth: admin.bearer });
+      expect(wallets.status).toBe(200);
+    }
+    // A blank code is no code: any integer passes, as with none.
+    const blank = await request(
+      "GET",
+      `${API}/transactions?user_id=${admin.id}&security_code=1`,
+      { TRANSACTIONS_SECURITY_CODE: "   " },
+      { auth: admin.bearer },
+    );
+    expect(blank.status).toBe(200);
+  });
+
   it("takes SITE_URL empty, a 32-character JWT_SECRET and an integer security code as configured", async () => {
     for (const vars of [
       { SITE_URL: "", JWT_SECRET: "y".repeat(32) },
       { TRANSACTIONS_SECURITY_CODE: " -42 " },
       { TRANSACTIONS_SECURITY_CODE: "" },
+      { TRANSACTIONS_SECURITY_CODE: "   " },
     ]) {
       const res = await request("GET", "/health", vars);
       expect(res.status, JSON.stringify(vars)).toBe(200);

@@ -4,15 +4,18 @@
 // problem logs it, once per isolate, with the variable's name.
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../env";
-import { type SettingName, settingProblems } from "../settings";
+import { ONE_ROUTE_SETTINGS, type SettingName, settingProblems } from "../settings";
 import { serviceNotConfigured } from "./errors";
 import { logOnce } from "./log-once";
 
-/** The names of the required settings that are missing or unusable; each problem is logged once. */
-export function missingSettings(c: {
-  env: AppEnv["Bindings"];
-  var: Pick<AppEnv["Variables"], "requestId">;
-}): SettingName[] {
+/**
+ * The names of the settings that are missing or unusable, each problem logged once: those every
+ * route needs, or with "all" those one route alone needs too (for GET /health and that route).
+ */
+export function missingSettings(
+  c: { env: AppEnv["Bindings"]; var: Pick<AppEnv["Variables"], "requestId"> },
+  which: "every-route" | "all" = "every-route",
+): SettingName[] {
   const problems = settingProblems(c.env);
   for (const { name, problem } of problems)
     logOnce(
@@ -25,7 +28,9 @@ export function missingSettings(c: {
       },
       "error",
     );
-  return problems.map((p) => p.name);
+  return problems
+    .map((p) => p.name)
+    .filter((name) => which === "all" || !ONE_ROUTE_SETTINGS.has(name));
 }
 
 /** Refuses the route with 503 service_not_configured, in its envelope, while a setting is missing. */

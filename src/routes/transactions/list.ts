@@ -1,8 +1,9 @@
 import * as v from "valibot";
 import { sameSecret } from "../../auth/same-secret";
 import { ok, streamJson } from "../../http/envelope";
-import { apiError, historyBusy } from "../../http/errors";
+import { apiError, historyBusy, serviceNotConfigured } from "../../http/errors";
 import { defineRoute, type Input } from "../../http/route";
+import { missingSettings } from "../../http/settings";
 import { siteUrl } from "../../http/site";
 import { readerFields } from "../../http/validation";
 import { pageLinks } from "../../http/wp-core";
@@ -45,8 +46,10 @@ export const listTransactions = defineRoute(
   async (c, { fields, paged }) => {
     const principal = c.get("principal");
 
-    const expected = c.env.TRANSACTIONS_SECURITY_CODE;
-    if (expected && !sameSecret(fields.security_code, expected.trim())) {
+    if (missingSettings(c, "all").includes("TRANSACTIONS_SECURITY_CODE"))
+      throw serviceNotConfigured(["TRANSACTIONS_SECURITY_CODE"]);
+    const expected = (c.env.TRANSACTIONS_SECURITY_CODE ?? "").trim();
+    if (expected && !sameSecret(fields.security_code, expected)) {
       throw apiError("security_failed", {
         security_code: "Security verification failed",
       });

@@ -2,6 +2,7 @@ import * as v from "valibot";
 import { aliasField } from "../../http/aliases";
 import { isoDate, pathIdField, ReverseParams, userIdField, walletIdField } from "../../http/fields";
 import { EMPTY } from "../../http/validation";
+import { SECURITY_CODE } from "../../settings";
 
 export const MAX_PER_PAGE = 100;
 const MAX_PAGE = 1_000_000;
@@ -36,7 +37,7 @@ export const TransactionListParams = v.object({
     v.union([v.string(), v.number()], "security_code requires an integer"),
     v.transform(String),
     v.nonEmpty(EMPTY),
-    v.regex(/^-?[0-9]{1,18}$/, "security_code requires an integer"),
+    v.regex(SECURITY_CODE, "security_code requires an integer"),
   ),
   ...PAGE_FIELDS,
   ...PAGE_ALIAS,
