@@ -45,12 +45,27 @@ describe("the error catalogue", () => {
   });
 
   it("names in each code's row of docs/errors.md every route that refuses with it", () => {
-    const rowOf = (code: string) =>
-      errorsDoc.split("\n").find((line) => line.startsWith(`| \`${code}\` |`))!;
+    const cellOf = (code: string) =>
+      errorsDoc
+        .split("\n")
+        .find((line) => line.startsWith(`| \`${code}\` |`))!
+        .split(" | ")
+        .at(-1)!;
+    /** The routes a cell names, whole (`GET /wallets/{wallet_id}` is not in `…/summary`). */
+    const named = (cell: string) =>
+      new Set([...cell.matchAll(/\b(GET|POST|DELETE) (\/[^\s,;()`]*)/g)].map((m) => m[0]));
     const missing = ROUTES.flatMap((route) =>
       [...codesOf(route)]
-        .filter((code) => !rowOf(code).includes("every route"))
-        .filter((code) => !rowOf(code).includes(`${route.method} ${route.path}`))
+        .filter((code) => {
+          const cell = cellOf(code);
+          if (cell.startsWith("every route (see below)")) return false;
+          // Every route of an envelope refuses an unreadable request with these; the row names
+          // the routes that declare them for their own fields.
+          if (cell.startsWith("every route answering in envelope"))
+            return route.errors?.includes(code) ?? false;
+          return true;
+        })
+        .filter((code) => !named(cellOf(code)).has(`${route.method} ${route.path}`))
         .map((code) => `${code}: ${route.method} ${route.path}`),
     );
     expect(missing).toEqual([]);
