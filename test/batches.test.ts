@@ -90,17 +90,18 @@ describe("POST /batches", () => {
     expect(await balanceOf(admin, buyer.id, wallet)).toBe(2.5);
   });
 
-  it("refuses a form body naming an operation past the 100th, and writes nothing", async () => {
-    const { admin, buyer, wallet } = await setup();
-    const before = await tableCounts();
-    const res = await post(
-      admin,
-      creditForm(buyer.id, wallet, { "operations[100][type]": "credit" }),
-    );
-    expect(res.status, res.text).toBe(400);
-    expect(res.body.error).toEqual({ operations: "operations must hold at most 100 operations" });
-    expect(await tableCounts()).toEqual(before);
-  });
+  it.each([100, 101, 9999])(
+    "refuses a form body naming operations[%i], past the 100th, and writes nothing",
+    async (index) => {
+      const { admin, buyer, wallet } = await setup();
+      const before = await tableCounts();
+      const extra = { [`operations[${index}][type]`]: "credit" };
+      const res = await post(admin, creditForm(buyer.id, wallet, extra));
+      expect(res.status, res.text).toBe(400);
+      expect(res.body.error).toEqual({ operations: "operations must hold at most 100 operations" });
+      expect(await tableCounts()).toEqual(before);
+    },
+  );
 
   const invalid = (error: Json) => ({
     status_code: 400,
