@@ -118,13 +118,31 @@ describe("the console's Statement section", () => {
     ]);
   });
 
-  it("sends a download with dates that are no days back to the page with the reason", async () => {
+  // Shaped like days, but none (a month 99, a 32nd, a 30th of February), or past what a site's time
+  // zone keeps at four digits.
+  const NO_DAYS = [
+    "yesterday",
+    "9999-99-99",
+    "9999-12-32",
+    "2026-02-30",
+    "0000-00-00",
+    "9999-12-31",
+  ];
+
+  it.each(NO_DAYS)("sends a download from %s back to the page with the reason", async (day) => {
     const res = await request(
-      `/users/${alice.id}/statement.csv?wallet=${wallet}&from=yesterday&to=2026-11-20`,
+      `/users/${alice.id}/statement.csv?wallet=${wallet}&from=${day}&to=2026-11-20`,
       cookie,
     );
     expect(res.status).toBe(303);
     expect(noticeLeft(res)).toContain("Statement dates are days: YYYY-MM-DD.");
+  });
+
+  it.each(NO_DAYS)("shows the page with this month's range when asked for %s", async (day) => {
+    const page = await request(`/users/${alice.id}?wallet=${wallet}&from=${day}&to=${day}`, cookie);
+    expect(page.status).toBe(200);
+    const today = new Date().toISOString().slice(0, 10);
+    expect(page.html).toContain(`name="to" value="${today}"`);
   });
 
   it("shows the API's refusal of a range that ends before it starts", async () => {

@@ -4,6 +4,7 @@
 import type { Context } from "hono";
 import { Hono } from "hono";
 import * as v from "valibot";
+import { isCalendarDay } from "../http/fields";
 import { answerStatementCsv } from "../http/statement-csv";
 import { mysqlDate, zonedSeconds } from "../wallet/rules";
 import { openStatement, STATEMENT_CHUNK, statementSummary } from "../wallet/statements";
@@ -14,8 +15,19 @@ import { withIds } from "./path-ids";
 import { queryOf, Text } from "./query";
 import { BASE } from "./session";
 
-/** A day as the statement form sends it; anything else is not asked (""). */
-const Day = v.fallback(v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/)), "");
+/**
+ * A day as the statement form sends it: a calendar day of a year from 1000 to 9998, which no site
+ * time zone takes past four digits (site-local times are read back as `YYYY-MM-DD hh:mm:ss`).
+ * Anything else is not asked ("").
+ */
+const Day = v.fallback(
+  v.pipe(
+    v.string(),
+    v.regex(/^[1-9]\d{3}-\d{2}-\d{2}$/),
+    v.check((s) => s <= "9998-12-31" && isCalendarDay(s)),
+  ),
+  "",
+);
 
 /** The statement asked for: a wallet id and the first and last days. */
 const StatementQuery = v.object({ wallet: Text, from: Day, to: Day });

@@ -134,17 +134,22 @@ export const ReverseParams = v.object({
 const ISO_8601 =
   /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
 
+/**
+ * Whether text starting `YYYY-MM-DD` names a calendar day: Date.parse rolls 2022-02-31 over to
+ * March, so the day must read back the same.
+ */
+export function isCalendarDay(text: string) {
+  const [y, m, d] = text.slice(0, 10).split("-").map(Number) as [number, number, number];
+  const day = new Date(utcMs(y, m, d));
+  return day.getUTCFullYear() === y && day.getUTCMonth() === m - 1 && day.getUTCDate() === d;
+}
+
 /** An ISO 8601 instant (a date alone is its midnight, UTC; no offset means UTC), in whole epoch seconds. */
 export const isoDate = (name: string) =>
   v.pipe(
     v.string(`${name} requires an ISO 8601 date`),
     v.regex(ISO_8601, `${name} requires an ISO 8601 date`),
-    // Date.parse rolls 2022-02-31 over to March; a real calendar date must read back the same.
-    v.check((s) => {
-      const [y, m, d] = s.slice(0, 10).split("-").map(Number) as [number, number, number];
-      const day = new Date(utcMs(y, m, d));
-      return day.getUTCFullYear() === y && day.getUTCMonth() === m - 1 && day.getUTCDate() === d;
-    }, `${name} requires an ISO 8601 date`),
+    v.check(isCalendarDay, `${name} requires an ISO 8601 date`),
     v.transform((s) =>
       Date.parse(/[zZ]|[+-]\d{2}:?\d{2}$/.test(s) || s.length === 10 ? s : `${s}Z`),
     ),
