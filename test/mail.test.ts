@@ -83,6 +83,11 @@ describe("verification mail (wallet/v1)", () => {
     ).toBe(true);
     expect(await verifiedAt(user)).toBeNull();
 
+    // A link checker's HEAD is answered as the GET would be and uses nothing up.
+    const looked = await call("HEAD", pathOf(link));
+    expect(looked.status).toBe(200);
+    expect(await verifiedAt(user)).toBeNull();
+
     const confirmed = await call("GET", pathOf(link));
     expect(confirmed.status, confirmed.text).toBe(200);
     expect(confirmed.body.message).toBe("Email address verified");
@@ -92,6 +97,7 @@ describe("verification mail (wallet/v1)", () => {
     const reused = await call("GET", pathOf(link));
     expect(reused.status).toBe(400);
     expect(reused.body.message).toBe("Invalid or expired link");
+    expect((await call("HEAD", pathOf(link))).status).toBe(400);
   });
 
   it("refuses an expired link and leaves the address unverified", async () => {

@@ -93,9 +93,18 @@ const tokenHashOf = async (token: string) => {
   return linkTokenHash(token);
 };
 
-/** Follows a verification link: the address is verified, the link used. */
-export async function confirmVerification(db: Db, token: string, nowMs: number) {
-  const used = await useVerifyToken(db, await tokenHashOf(token), nowMs);
+/**
+ * Follows a verification link: the address is verified, the link used. With `look`, only whether
+ * the link is live, nothing used (a HEAD from a link checker).
+ */
+export async function confirmVerification(db: Db, token: string, nowMs: number, look = false) {
+  const tokenHash = await tokenHashOf(token);
+  if (look) {
+    if (!(await findLiveToken(db, tokenHash, "verify-email", nowMs)))
+      throw new Refusal({ code: "mail_link_invalid" });
+    return null;
+  }
+  const used = await useVerifyToken(db, tokenHash, nowMs);
   if (!used) throw new Refusal({ code: "mail_link_invalid" });
   return used;
 }

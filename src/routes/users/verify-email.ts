@@ -52,7 +52,14 @@ export const confirmEmailVerification = defineRoute(
     data: EmailVerifiedAnswer,
   },
   async (c, { token }) => {
-    const used = await confirmVerification(c.var.db, token, c.get("nowMs")());
+    // A HEAD (link checkers, mail scanners) is answered as the GET would be, and uses nothing up.
+    const used = await confirmVerification(
+      c.var.db,
+      token,
+      c.get("nowMs")(),
+      c.req.method === "HEAD",
+    );
+    if (!used) return c.body(null, 200);
     return ok(c, 200, "Email address verified", { user_id: used.userId, user_email: used.email });
   },
 );
