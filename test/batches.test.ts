@@ -413,5 +413,16 @@ describe("batch events", () => {
       query: { after, types: "transaction.created" },
     });
     expect((created.body.data as Json[]).length).toBeGreaterThanOrEqual(4);
+    // Each entry's own event comes before its batch's (docs/events.md).
+    const all = (await call("GET", "/events", { auth: admin.bearer, query: { after } })).body
+      .data as Json[];
+    expect(all.map((e) => e.type)).toEqual([
+      "transaction.created",
+      "transaction.created",
+      "batch.completed",
+      "transaction.created",
+      "transaction.created",
+      "batch.reversed",
+    ]);
   });
 });
