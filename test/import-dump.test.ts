@@ -412,6 +412,21 @@ describe("planning the import", () => {
       { id: 930, author: 2, currency: "ngn", amount: "999" },
     ]);
     expect(() => importFromText(twoPosts)).toThrow("the posts table holds ID 930 twice");
+    // A term or taxonomy row twice refuses the dump only where the plugin's terms are.
+    const more = (sql: string) => `${dump}\n${sql}\n`;
+    const blogTerms = more(
+      "INSERT INTO `wp_terms` VALUES (0,'news','news',0),(0,'tips','tips',0),(7,'Again','again',0);\n" +
+        "INSERT INTO `wp_term_taxonomy` VALUES (0,0,'post_tag','',0,0),(0,0,'post_tag','',0,0),(7,7,'category','',0,1);",
+    );
+    expect(importFromText(blogTerms).report.refused).toBe(false);
+    expect(() =>
+      importFromText(more("INSERT INTO `wp_term_taxonomy` VALUES (1,7,'category','',0,1);")),
+    ).toThrow(
+      /^row \d+ of wp_term_taxonomy: term_taxonomy_id 1 appears a second time, in the plugin's taxonomy/,
+    );
+    expect(() =>
+      importFromText(more("INSERT INTO `wp_terms` VALUES (2,'CREDIT','credit-2',0);")),
+    ).toThrow("wp_terms holds term_id 2 twice, and the plugin's wallettransaction_type names it");
   });
 
   it("keeps the storage places of a wallet the database has: the site's amounts must fit them", () => {

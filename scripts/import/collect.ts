@@ -182,6 +182,8 @@ export class WordPressCollector {
   readonly prefix: string;
   readonly namespace: string;
   readonly postType: string;
+  /** The plugin's taxonomy of transaction terms (CREDIT, DEBIT, WALLETS, API-KEYS). */
+  readonly taxonomy: string;
   readonly walletKeyPrefix: string;
   readonly capabilitiesKey: string;
   private readonly tableKinds: Map<string, TableKind>;
@@ -190,6 +192,8 @@ export class WordPressCollector {
   readonly walletMeta = new Map<number, Record<string, DumpValue>>();
   readonly taxonomies = new Map<number, { termId: number; taxonomy: DumpValue }>();
   readonly terms = new Map<number, string>();
+  /** Term ids the dump holds more than once (the first row kept). */
+  readonly repeatedTerms = new Set<number>();
   readonly rowsPerTable: Record<string, number> = {};
   readonly otherPostTypes: Record<string, number> = {};
   transactionPosts = 0;
@@ -203,6 +207,7 @@ export class WordPressCollector {
     this.prefix = prefix;
     this.namespace = namespace;
     this.postType = `${namespace}transaction`;
+    this.taxonomy = `${namespace}transaction_type`;
     this.walletKeyPrefix = `${namespace}_wallet_`;
     this.capabilitiesKey = `${prefix}capabilities`;
     this.tableKinds = new Map(
@@ -241,15 +246,11 @@ export class WordPressCollector {
         refuse(`${name} ${JSON.stringify(text)} is not an id WordPress writes`);
       return Number(text);
     };
-    // A table's primary key holds each id once.
-    const once = (map: Map<number, unknown>, name: string) => {
-      const key = id(name);
-      if (map.has(key)) refuse(`${name} ${key} appears a second time`);
-      return key;
-    };
     switch (kind) {
       case "users": {
-        const userId = once(this.users, "ID");
+        // Every user is imported: one id twice leaves no way to tell which the site meant.
+        const userId = id("ID");
+        if (this.users.has(userId)) refuse(`ID ${userId} appears a second time`);
         this.users.set(userId, {
           id: userId,
           login: v("user_login") ?? "",
@@ -276,15 +277,24 @@ export class WordPressCollector {
       case "postmeta":
         this.onPostMeta(id("post_id"), v("meta_key"), v("meta_value"));
         break;
-      case "terms":
-        this.terms.set(once(this.terms, "term_id"), v("name") ?? "");
+      // A term or taxonomy row twice (a site that lost its keys' AUTO_INCREMENT writes id 0 again
+      // and again) matters only where the plugin's own terms are: the first row is kept, and the
+      // plan refuses a repeated term its taxonomy names (plan/context.ts).
+      case "terms": {
+        const termId = id("term_id");
+        if (this.terms.has(termId)) this.repeatedTerms.add(termId);
+        else this.terms.set(termId, v("name") ?? "");
         break;
-      case "term_taxonomy":
-        this.taxonomies.set(once(this.taxonomies, "term_taxonomy_id"), {
-          termId: id("term_id"),
-          taxonomy: v("taxonomy"),
-        });
+      }
+      case "term_taxonomy": {
+        const ttid = id("term_taxonomy_id");
+        const row = { termId: id("term_id"), taxonomy: v("taxonomy") };
+        const kept = this.taxonomies.get(ttid);
+        if (!kept) this.taxonomies.set(ttid, row);
+        else if (kept.taxonomy === this.taxonomy || row.taxonomy === this.taxonomy)
+          refuse(`term_taxonomy_id ${ttid} appears a second time, in the plugin's taxonomy`);
         break;
+      }
       case "term_relationships":
         this.buckets.add(id("object_id"), ["r", id("term_taxonomy_id")]);
         break;

@@ -2,6 +2,7 @@
 // report being filled in, and the walk over the transaction posts in id order.
 import {
   type Buckets,
+  DamagedDumpError,
   DEFAULT_OPTIONS,
   groupBucket,
   type ImportOptions,
@@ -81,11 +82,16 @@ export function startPlan({
 /** Term names of the plugin's taxonomy by term_taxonomy_id, and what they make a post. */
 function postKinds({ collector, opts, warn }: PlanContext) {
   const NS = opts.namespace.toUpperCase();
-  const taxonomy = `${opts.namespace}transaction_type`;
+  const { taxonomy } = collector;
   const termOf = new Map<number, string>();
   for (const [ttid, t] of collector.taxonomies)
-    if (t.taxonomy === taxonomy)
+    if (t.taxonomy === taxonomy) {
+      if (collector.repeatedTerms.has(t.termId))
+        throw new DamagedDumpError(
+          `${collector.prefix}terms holds term_id ${t.termId} twice, and the plugin's ${taxonomy} names it (a damaged dump)`,
+        );
       termOf.set(ttid, String(collector.terms.get(t.termId) ?? "").toUpperCase());
+    }
   if (termOf.size === 0) warn(`no terms of taxonomy ${taxonomy}: is --namespace right?`);
   return (ttids: number[]) => {
     const names = ttids.map((t) => termOf.get(t)).filter((n) => n !== undefined);
