@@ -227,7 +227,21 @@ describe("state-changing console requests come from the console's own origin", (
         body,
       });
       expect(res.status, bad).toBe(400);
-      expect(res.html).toContain("not UTF-8");
+      expect(res.html).toContain("The form could not be read (body is not valid UTF-8)");
+    }
+    // A body that is no form (JSON, multipart), CSRF token and all, is refused for what it is.
+    const fieldsNow = { ...(await fields()), wallet_id: wallet, amount: "1.00" };
+    const multipart = new FormData();
+    for (const [name, value] of Object.entries(fieldsNow)) multipart.append(name, value);
+    for (const body of [JSON.stringify(fieldsNow), multipart]) {
+      const res = await request(`/users/${alice.id}/credit`, {
+        method: "POST",
+        cookie,
+        headers: typeof body === "string" ? { "Content-Type": "application/json" } : {},
+        body,
+      });
+      expect(res.status).toBe(400);
+      expect(res.html).toContain("a form is sent as application/x-www-form-urlencoded");
     }
     const signIn = await request("/sign-in", {
       method: "POST",
@@ -235,6 +249,7 @@ describe("state-changing console requests come from the console's own origin", (
       body: `email=${encodeURIComponent(admin.email)}&password=%ff`,
     });
     expect(signIn.status).toBe(400);
+    expect(signIn.html).toContain("body is not valid UTF-8");
     expect(signIn.headers.get("set-cookie")).toBeNull();
     expect(await tableCounts()).toEqual(before);
 

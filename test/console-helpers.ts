@@ -43,14 +43,17 @@ export function consoleOf(app = testApp()) {
   return { request, signIn, follow };
 }
 
-const NOTICE = "wallet_admin_notice";
-const noticeCookie = (res: { headers: Headers }) =>
+export const NOTICE = "wallet_admin_notice";
+/** The notice cookie a redirect set (`name=value; attributes`), if any. */
+export const noticeCookie = (res: { headers: Headers }) =>
   res.headers.getSetCookie().find((c) => c.startsWith(`${NOTICE}=`));
 
 /** The notice a console redirect left for the next page to show (`ok:…`, `error:…`), or "". */
 export function noticeLeft(res: { headers: Headers }) {
   const set = noticeCookie(res);
-  return set ? decodeURIComponent(set.slice(NOTICE.length + 1, set.indexOf(";"))) : "";
+  if (!set) return "";
+  const signed = decodeURIComponent(set.slice(NOTICE.length + 1, set.indexOf(";")));
+  return signed.slice(0, signed.lastIndexOf(".")); // the value without its signature
 }
 
 export const form = (fields: Record<string, string | number>) =>

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { CONSOLE_AUDIENCE } from "../src/auth/tokens";
 import { SESSION_TTL_MS } from "../src/db/isolate-cache";
 import { PRUNE_PER_SIGN_IN } from "../src/db/sessions";
-import { noticeLeft } from "./console-helpers";
+import { noticeCookie, noticeLeft } from "./console-helpers";
 import {
   call,
   makeAdmin,
@@ -261,8 +261,8 @@ describe("the console", () => {
     expect(out.status).toBe(303);
     expect(out.headers.get("location")).toBe("/wallet-admin/sign-in");
     expect(noticeLeft(out)).toBe("ok:Signed out.");
-    const notice = out.headers.getSetCookie().find((c) => c.startsWith("wallet_admin_notice="));
-    expect((await consolePage("/sign-in", notice!.split(";")[0]!)).html).toContain("Signed out.");
+    const notice = noticeCookie(out)!.split(";")[0]!;
+    expect((await consolePage("/sign-in", notice)).html).toContain("Signed out.");
     const again = await consolePage("/", cookie);
     expect(again.status).toBe(303);
     expect(again.headers.get("location")).toBe("/wallet-admin/sign-in");

@@ -18,7 +18,12 @@ type Created = { secret: string; username: string };
 const keysPage = async (c: Context<ConsoleEnv>, created?: Created, notice?: Notice) => {
   const keys = await listKeys(c.var.service);
   return c.html(
-    <Page title="API keys" session={c.var.session} current="keys" notice={notice ?? noticeOf(c)}>
+    <Page
+      title="API keys"
+      session={c.var.session}
+      current="keys"
+      notice={notice ?? (await noticeOf(c))}
+    >
       {created && (
         <section>
           <h2>Key created: copy it now, it is not shown again</h2>

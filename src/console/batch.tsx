@@ -31,7 +31,12 @@ batchScreen.get(
     const batch = batchRecord(read.value, { siteUrl: url, timeZone });
     const legs = batch.transactions;
     return c.html(
-      <Page title={`Batch ${id}`} session={c.var.session} current="users" notice={noticeOf(c)}>
+      <Page
+        title={`Batch ${id}`}
+        session={c.var.session}
+        current="users"
+        notice={await noticeOf(c)}
+      >
         <p>
           Request id <code>{batch.request_id}</code>, {utc(Date.parse(batch.created_at))} UTC,{" "}
           {batch.balanced ? "balanced" : "not balanced"}: <strong>{batch.status}</strong>

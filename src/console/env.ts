@@ -9,8 +9,8 @@ export type Fields = Record<string, string>;
 export type Session = { token: string; principal: Principal; csrf: string };
 
 /**
- * The console's pages: the app's env, and once its gate ran the signed-in administrator and, on a
- * POST, the form's fields.
+ * The console's pages: the app's env, and once its gate ran the signed-in administrator and the
+ * posted form's fields (none but on a POST).
  */
 export type ConsoleEnv = {
   Bindings: AppEnv["Bindings"];

@@ -14,7 +14,7 @@ overviewScreen.get("/", async (c) => {
   const data = await siteOverview(c.var.service, 30);
   const byWallet = new Map(data.held.map((h) => [h.wallet.id, h.wallet]));
   return c.html(
-    <Page title="Overview" session={c.var.session} current="overview" notice={noticeOf(c)}>
+    <Page title="Overview" session={c.var.session} current="overview" notice={await noticeOf(c)}>
       <div class="grid">
         <section>
           <h2>Users</h2>

@@ -1,7 +1,8 @@
 // What every console screen shares: the wallets, form fields, notices carried across a redirect,
 // and the page's constants.
 import type { Context } from "hono";
-import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import { deleteCookie, getCookie, getSignedCookie, setSignedCookie } from "hono/cookie";
+import { jwtSecret } from "../http/auth";
 import type { WalletDisplay } from "../ledger/money";
 import { allWallets } from "../wallet/wallets";
 import type { ConsoleEnv, Fields } from "./env";
@@ -41,22 +42,24 @@ const NOTICE_MAX = 300;
 
 /**
  * A redirect back to a page, with a notice for it to show once. The notice rides in a cookie of the
- * console's own for a minute, never in the address: a link anyone can send an operator cannot put
- * words on the console's screens.
+ * console's own for a minute, signed with JWT_SECRET, never in the address: neither a link anyone
+ * can send an operator nor a cookie set from elsewhere puts words on the console's screens.
  */
-export const back = (c: Context<ConsoleEnv>, to: string, notice: NonNullable<Notice>) => {
+export async function back(c: Context<ConsoleEnv>, to: string, notice: NonNullable<Notice>) {
   const text = [...notice.text];
   const kept =
     text.length > NOTICE_MAX ? `${text.slice(0, NOTICE_MAX - 1).join("")}…` : notice.text;
-  setCookie(c, NOTICE_COOKIE, `${notice.kind}:${kept}`, cookieOptions(c, 60));
+  const value = `${notice.kind}:${kept}`;
+  await setSignedCookie(c, NOTICE_COOKIE, value, jwtSecret(c), cookieOptions(c, 60));
   return c.redirect(to, 303);
-};
+}
 
 /** The notice `back` left for this page: shown on it, gone from the next. */
-export function noticeOf(c: Context<ConsoleEnv>): Notice {
-  const left = getCookie(c, NOTICE_COOKIE);
-  if (left === undefined) return undefined;
+export async function noticeOf(c: Context<ConsoleEnv>): Promise<Notice> {
+  if (getCookie(c, NOTICE_COOKIE) === undefined) return undefined;
   deleteCookie(c, NOTICE_COOKIE, { path: BASE });
+  const left = await getSignedCookie(c, jwtSecret(c), NOTICE_COOKIE);
+  if (typeof left !== "string") return undefined;
   const kind = left.slice(0, left.indexOf(":"));
   const text = left.slice(kind.length + 1);
   return kind === "ok" || kind === "error" ? { kind, text } : undefined;

@@ -32,9 +32,10 @@ const signInPage = (c: Context<ConsoleEnv>, notice?: Notice, status: 200 | 400 |
     </Page>,
     status,
   );
-signInScreen.get("/sign-in", (c) => signInPage(c, noticeOf(c)));
+signInScreen.get("/sign-in", async (c) => signInPage(c, await noticeOf(c)));
 signInScreen.post("/sign-in", async (c) => {
-  const form = (await formOf(c)) ?? {};
+  const form = await formOf(c);
+  if (typeof form === "string") return signInPage(c, { kind: "error", text: form }, 400);
   // The API's sign-in, for a console token with a console session (administrators only), counted
   // by the operator's own address.
   const signedIn = await attempt(c, async () =>
@@ -58,7 +59,8 @@ signInScreen.post("/sign-in", async (c) => {
 });
 signInScreen.post("/sign-out", async (c) => {
   const session = await readSession(c);
-  const form = (await formOf(c)) ?? {};
+  const form = await formOf(c);
+  if (typeof form === "string") return c.text(form, 400);
   if (session && !sameText(field(form, "_csrf"), session.csrf)) return c.text("Forbidden", 403);
   // The session itself ends: the cookie, if kept or stolen, opens nothing.
   const ended = session && (await attempt(c, () => signOut(c.var.service)));
@@ -72,7 +74,7 @@ signInScreen.post("/sign-out", async (c) => {
 });
 
 // ---- everything else needs an administrator's session ------------------------------------------
-/** The gate: an administrator's live session, and on a POST the form's CSRF token. */
+/** The gate: an administrator's live session, and on a POST the form, with its CSRF token. */
 export const requireOperator: MiddlewareHandler<ConsoleEnv> = async (c, next) => {
   const session = await readSession(c);
   if (!session) return c.redirect(`${BASE}/sign-in`, 303);
@@ -81,9 +83,10 @@ export const requireOperator: MiddlewareHandler<ConsoleEnv> = async (c, next) =>
     return signInPage(c, { kind: "error", text: NOT_ADMIN }, 403);
   }
   c.set("session", session);
+  c.set("form", {});
   if (c.req.method === "POST") {
     const form = await formOf(c);
-    if (form === null) return c.text("The form's text is not UTF-8: nothing was done.", 400);
+    if (typeof form === "string") return c.text(form, 400);
     if (!sameText(field(form, "_csrf"), session.csrf))
       return c.text("The form has expired: go back, reload the page and try again.", 403);
     c.set("form", form);
@@ -92,11 +95,13 @@ export const requireOperator: MiddlewareHandler<ConsoleEnv> = async (c, next) =>
 };
 
 /**
- * The posted form, read as strictly as the API reads a form body, or null for text that is not
- * UTF-8 (which a browser never sends): never U+FFFD, which would make two request_ids one.
+ * The posted form, read as strictly as the API reads a form body, or why it cannot be: a body that
+ * is not a form, or text that is not UTF-8 (which a browser never sends; never read as U+FFFD,
+ * which would make two request_ids one).
  */
 const formOf = (c: Context<ConsoleEnv>) =>
   readForm(c.req.raw).catch((err) => {
-    if (err instanceof MalformedRequest) return null;
+    if (err instanceof MalformedRequest)
+      return `The form could not be read (${err.text}): nothing was done.`;
     throw err;
   });

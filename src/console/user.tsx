@@ -257,7 +257,7 @@ userScreen.get(
         </Page>,
         404,
       );
-    return c.html(<UserView d={d} session={c.var.session} notice={noticeOf(c)} />);
+    return c.html(<UserView d={d} session={c.var.session} notice={await noticeOf(c)} />);
   }),
 );
 

@@ -32,7 +32,7 @@ usersScreen.get("/users", async (c) => {
   const byId = new Map(ws.map((w) => [w.id, w]));
   const href = (p: number) => `${BASE}/users?q=${encodeURIComponent(q)}&page=${p}`;
   return c.html(
-    <Page title="Users" session={c.var.session} current="users" notice={noticeOf(c)}>
+    <Page title="Users" session={c.var.session} current="users" notice={await noticeOf(c)}>
       <search>
         <form method="get" action={`${BASE}/users`} class="card">
           <label>

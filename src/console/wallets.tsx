@@ -15,7 +15,7 @@ export const walletsScreen = new Hono<ConsoleEnv>({ strict: false });
 walletsScreen.get("/wallets", async (c) => {
   const ws = await wallets(c);
   return c.html(
-    <Page title="Wallets" session={c.var.session} current="wallets" notice={noticeOf(c)}>
+    <Page title="Wallets" session={c.var.session} current="wallets" notice={await noticeOf(c)}>
       <section>
         <Table cols={["ID", "Name", "Symbol", "Position", "Decimals"]} num={["Decimals"]}>
           {ws.map((w) => (

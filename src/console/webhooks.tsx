@@ -80,7 +80,7 @@ const webhooksPage = async (c: Context<ConsoleEnv>, secret?: string, notice?: No
       title="Webhooks"
       session={c.var.session}
       current="webhooks"
-      notice={notice ?? noticeOf(c)}
+      notice={notice ?? (await noticeOf(c))}
     >
       {secret && (
         <section>

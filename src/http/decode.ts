@@ -84,12 +84,13 @@ export function mediaType(contentType: string) {
 
 /**
  * An HTML form's fields (the console's): an urlencoded body read as strictly as any body, the query
- * string left out; any other body holds none. Text that is not UTF-8, or a Content-Type that is not
- * ASCII, throws MalformedRequest.
+ * string left out. Any other body, text that is not UTF-8 or a Content-Type that is not ASCII
+ * throws MalformedRequest.
  */
 export async function readForm(request: Request): Promise<Record<string, string>> {
   const type = mediaType(asciiHeader(request.headers, "Content-Type") ?? "");
-  if (type !== "application/x-www-form-urlencoded") return {};
+  if (type !== "application/x-www-form-urlencoded")
+    throw new MalformedRequest("body", "a form is sent as application/x-www-form-urlencoded");
   return formFields(decodeUtf8(await request.arrayBuffer(), "body"));
 }
 
