@@ -188,7 +188,7 @@ describe("D1 cost per route", () => {
       console.log(`d1-cost | ${route} | ${c.roundTrips} | ${c.rowsRead} | ${c.rowsWritten} |`);
   });
 
-  it("a reversal takes two round trips: it reads the entries it reverses, then writes", async () => {
+  it("a reversal takes two round trips (it reads the entries it reverses, then writes), a batch's three", async () => {
     const { admin, user, wallet } = await fixture();
     const { res: value, ...cost } = await warmCost(admin.bearer, async () => {
       const txn = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
@@ -200,6 +200,16 @@ describe("D1 cost per route", () => {
     });
     expect(value.status).toBe(200);
     expect(cost.roundTrips).toBe(2);
+    const batch = await warmCost(admin.bearer, async () => {
+      const operations = [{ type: "credit", user_id: user.id, wallet_id: wallet, amount: "1" }];
+      const written = await call("POST", "/batches", {
+        auth: admin.bearer,
+        body: { request_id: unique("b"), operations },
+      });
+      return ["POST", `/batches/${written.body.data.batch_id}/reverse`, {}];
+    });
+    expect(batch.res.status).toBe(200);
+    expect(batch.roundTrips).toBe(3);
   });
 
   it("each money operation writes and reads a fixed budget of rows", async () => {

@@ -1,5 +1,5 @@
-// Figures the documentation quotes from the code, held to it: each of these once went stale when
-// the code moved on without the sentence.
+// Figures the documentation quotes from the code, held to it, so a change to the code that moves one
+// fails until the sentence follows.
 import { describe, expect, it } from "vitest";
 import api from "../docs/api.md?raw";
 import deploying from "../docs/deploying.md?raw";

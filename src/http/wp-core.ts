@@ -46,10 +46,9 @@ const ALLOW_METHODS = ["OPTIONS", "GET", "POST", "PUT", "PATCH", "DELETE"].join(
  * cookie, so no client needs it; and a credentialed grant to every origin would hand any page the
  * answers to whatever cookie another surface of this host set (docs/security.md).
  *
- * The headers are hono/cors's, configured that way (CORS_ORIGINS empty: any Origin echoed, never
- * with credentials; an origin it names: echoed, with credentials; any other: no grant), written
- * onto the answer once it exists rather than through a placeholder answer that every answer is
- * then copied over.
+ * CORS_ORIGINS empty: any Origin echoed, never with credentials; an origin it names: echoed, with
+ * credentials; any other: no CORS header at all. The headers are written onto the answer once it
+ * exists, rather than through a placeholder answer that every answer is then copied over.
  */
 export const corsHeaders: MiddlewareHandler<AppEnv> = async (c: Context<AppEnv>, next) => {
   const allowed = originsOf(c.env.CORS_ORIGINS);
