@@ -226,6 +226,27 @@ describe("the consumer's pump", () => {
   });
 });
 
+describe("an endpoint deleted while its delivery is under way", () => {
+  it("ends the pump without a fault, and keeps no delivery of it", async () => {
+    const { admin, user, wallet } = await makeAccount();
+    const hook = await subscribeWebhook(admin, "transaction.created");
+    await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
+    const { got, outbound } = receiver(async () => {
+      const gone = await call("DELETE", `/webhooks/${hook.id}`, { auth: admin.bearer });
+      expect(gone.status).toBe(200);
+      return 200;
+    });
+    await expect(pumpEndpoint(pumpDeps(outbound, clock().nowMs), hook.id)).resolves.toBeDefined();
+    expect(got).toHaveLength(1);
+    const kept = await env.DB.prepare(
+      "SELECT count(*) AS n FROM webhook_deliveries WHERE endpoint_id = ?1",
+    )
+      .bind(hook.id)
+      .first<{ n: number }>();
+    expect(kept!.n).toBe(0);
+  });
+});
+
 describe("the Worker's queue, cron and write path", () => {
   // 240 credits one after another: 4.4–7.9 s on a shared 2-core machine, past the default 5 s.
   it("delivers a backlog of more than one run in one call, and after its budget hands the rest to a new message", {

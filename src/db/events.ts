@@ -4,6 +4,7 @@
 // they hold, so two consumers never both advance one endpoint.
 import { and, asc, desc, eq, gt, inArray, lt, max, sql } from "drizzle-orm";
 import type { Db } from "./client";
+import { selectList } from "./insert-select";
 import { events, webhookDeliveries, webhookEndpoints } from "./schema";
 
 export type EventRow = typeof events.$inferSelect;
@@ -127,8 +128,23 @@ export const DELIVERIES_KEPT = 200;
 
 export type NewDelivery = Omit<typeof webhookDeliveries.$inferInsert, "id">;
 
-/** Records a delivery and prunes the endpoint's oldest beyond DELIVERIES_KEPT: statements for a batch. */
+/**
+ * Records a delivery and prunes the endpoint's oldest beyond DELIVERIES_KEPT: statements for a batch.
+ * An endpoint deleted while its delivery was under way gets no record (its deliveries went with it).
+ */
 function recordDelivery(db: Db, d: NewDelivery) {
+  const values = selectList(webhookDeliveries, {
+    id: null,
+    endpointId: webhookEndpoints.id,
+    eventId: d.eventId ?? null,
+    attempt: d.attempt,
+    status: d.status,
+    trigger: d.trigger,
+    httpStatus: d.httpStatus ?? null,
+    latencyMs: d.latencyMs,
+    error: d.error ?? null,
+    createdAtMs: d.createdAtMs,
+  });
   const cutoff = db
     .select({ id: webhookDeliveries.id })
     .from(webhookDeliveries)
@@ -137,7 +153,11 @@ function recordDelivery(db: Db, d: NewDelivery) {
     .limit(1)
     .offset(DELIVERIES_KEPT - 1);
   return [
-    db.insert(webhookDeliveries).values(d),
+    db
+      .insert(webhookDeliveries)
+      .select(
+        sql`SELECT ${values} FROM ${webhookEndpoints} WHERE ${webhookEndpoints.id} = ${d.endpointId}`,
+      ),
     db
       .delete(webhookDeliveries)
       .where(and(eq(webhookDeliveries.endpointId, d.endpointId), lt(webhookDeliveries.id, cutoff))),
