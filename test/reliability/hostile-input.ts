@@ -466,7 +466,8 @@ export function buildBody(body: BodySpec, entries: readonly Entry[]): BuiltBody 
       return { text: body.text, contentType: "multipart/form-data; boundary=x" };
     case "wrong-type":
       return {
-        bytes: new TextEncoder().encode(jsonText(entries)),
+        // Copied: Node's and Workers' types disagree on what encode() returns.
+        bytes: new Uint8Array(new TextEncoder().encode(jsonText(entries))),
         contentType: body.contentType || undefined,
       };
     case "oversize": {

@@ -1,0 +1,166 @@
+// The console over hostile input: whatever query a link carries and whatever a form posts (with the
+// operator's session and CSRF token, so the screens' own code reads it) is answered below 500, in
+// the console's HTML or a redirect, and the ledger stays sound. fast-check, fixed seeds.
+import fc from "fast-check";
+import { beforeAll, describe, expect, it } from "vitest";
+import { consoleOf, hidden } from "./console-helpers";
+import {
+  CLEAN,
+  call,
+  credit,
+  ledgerViolations,
+  makeAdmin,
+  makeUser,
+  makeWallet,
+  testApp,
+  unique,
+} from "./helpers";
+import { hostileString, queryText, rawQuery } from "./reliability/hostile-input";
+
+// A webhook test or resend is answered here, not sent out.
+const { request, signIn } = consoleOf(
+  testApp({ outbound: async () => new Response(null, { status: 204 }) }),
+);
+
+let cookie: string;
+let csrf: string;
+let gets: [string, string[]][];
+let posts: [string, string[]][];
+
+beforeAll(async () => {
+  const admin = await makeAdmin();
+  const alice = await makeUser();
+  const wallet = await makeWallet(admin);
+  const txn = (await credit(admin, { user_id: alice.id, wallet_id: wallet, amount: "100.00" })).body
+    .data.transaction_id as number;
+  const hold = await call("POST", "/holds", {
+    auth: admin.bearer,
+    body: { user_id: alice.id, wallet_id: wallet, amount: "5", request_id: unique("h") },
+  });
+  const batch = await call("POST", "/batches", {
+    auth: admin.bearer,
+    body: {
+      request_id: unique("b"),
+      operations: [{ type: "credit", user_id: alice.id, wallet_id: wallet, amount: "1" }],
+    },
+  });
+  const hook = await call("POST", "/webhooks", {
+    auth: admin.bearer,
+    body: { url: "http://127.0.0.1:9/hostile", events: "transaction.created" },
+  });
+  const key = await call("POST", "/api-keys", {
+    auth: admin.bearer,
+    body: { name: "k", scope: "read" },
+  });
+  cookie = await signIn(admin);
+  csrf = hidden((await request(`/users/${alice.id}`, { cookie })).html, "_csrf");
+  const user = `/users/${alice.id}`;
+  // Each page with the query parameters it reads.
+  const statement = ["wallet", "from", "to"];
+  gets = [
+    ["/", []],
+    ["/users", ["q", "page"]],
+    [user, ["page", ...statement]],
+    [`${user}/statement.csv`, statement],
+    [`${user}/reverse/${txn}`, []],
+    [`/batches/${batch.body.data.batch_id}`, []],
+    ["/wallets", []],
+    ["/api-keys", []],
+    ["/webhooks", []],
+    ["/outbox", []],
+    ["/sign-in", []],
+  ];
+  const money = ["wallet_id", "amount", "request_id", "note"];
+  posts = [
+    [`${user}/credit`, money],
+    [`${user}/debit`, money],
+    [`${user}/transfer`, [...money, "to_user_id"]],
+    [`${user}/reverse/${txn}`, ["request_id", "note"]],
+    [`${user}/holds/${hold.body.data.id}/capture`, ["amount", "note"]],
+    [`${user}/holds/${hold.body.data.id}/void`, ["note"]],
+    [`${user}/sessions/revoke`, []],
+    ["/users", ["username", "user_email", "user_password"]],
+    [
+      "/wallets",
+      ["wallet_id", "wallet_name", "wallet_symbol", "wallet_symbol_position", "wallet_decimal"],
+    ],
+    ["/api-keys", ["username", "name", "scope"]],
+    [`/api-keys/${key.body.data.id}/revoke`, []],
+    ["/webhooks", ["url", "events", "description"]],
+    [`/webhooks/${hook.body.data.id}/test`, []],
+    [`/webhooks/${hook.body.data.id}/resend`, ["event_id"]],
+    [`/batches/${batch.body.data.batch_id}/reverse`, ["note"]],
+  ];
+});
+
+/** Text shaped like a day, at the calendar's edges and past them (year 0000 or 9999, month 99). */
+const dayLike = fc
+  .tuple(
+    fc.constantFrom("0000", "2026", "9999"),
+    fc.constantFrom("00", "01", "02", "12", "13", "99"),
+    fc.constantFrom("00", "01", "28", "29", "30", "31", "32", "99"),
+  )
+  .map((parts) => parts.join("-"));
+
+const value = fc.oneof(hostileString(2_000), dayLike, dayLike);
+
+/** A query of the parameters a page reads, each there or not, and others, with hostile values. */
+const queryFor = (names: string[]) =>
+  fc
+    .tuple(
+      fc.record(Object.fromEntries(names.map((name) => [name, value])), { requiredKeys: [] }),
+      fc.array(fc.tuple(fc.constantFrom("ok", "error", "x"), value), { maxLength: 2 }),
+      rawQuery,
+    )
+    .map(([read, other, raw]) => queryText([...Object.entries(read), ...other], raw));
+
+describe("the console over hostile input", () => {
+  it("answers every page below 500 whatever its query", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.nat().chain((at) => {
+          const [path, names] = gets[at % gets.length]!;
+          return fc.tuple(fc.constant(path), queryFor(names));
+        }),
+        async ([path, q]) => {
+          const res = await request(q ? `${path}?${q}` : path, { cookie });
+          expect(res.status, `${path}?${q}`).toBeLessThan(500);
+        },
+      ),
+      { seed: 20261129, numRuns: 300 },
+    );
+  });
+
+  it("answers every form below 500 whatever it holds, and the ledger stays sound", async () => {
+    const form = fc.nat().chain((at) => {
+      const [path, names] = posts[at % posts.length]!;
+      const fields = fc.array(
+        fc.tuple(fc.constantFrom(...names, "_csrf", "extra"), hostileString(2_000)),
+        { maxLength: 5 },
+      );
+      // Raw text after the form: a percent-escape that is no UTF-8, a lone name, a stray '='.
+      const tail = fc.constantFrom("", "&note=%ff", "&amount", "&=", "&%zz=1");
+      return fc.tuple(fc.constant(path), fields, tail);
+    });
+    await fc.assert(
+      fc.asyncProperty(form, async ([path, fields, tail]) => {
+        const body = new URLSearchParams([["_csrf", csrf], ...fields.map(([k, v]) => [k, v])]);
+        let text: string;
+        try {
+          text = body.toString();
+        } catch {
+          return; // a lone surrogate cannot be percent-encoded
+        }
+        const res = await request(path, {
+          method: "POST",
+          cookie,
+          headers: { "Content-Type": "application/x-www-form-urlencoded" },
+          body: `${text}${tail}`,
+        });
+        expect(res.status, `${path} ${text.slice(0, 200)}${tail}`).toBeLessThan(500);
+      }),
+      { seed: 20261129, numRuns: 150 },
+    );
+    expect(await ledgerViolations()).toEqual(CLEAN);
+  });
+});
