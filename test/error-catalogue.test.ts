@@ -17,8 +17,23 @@ const matching = (res: Reply) =>
     (code) => ERRORS[code].status === res.status && ERRORS[code].message === res.body?.message,
   );
 
-/** Values each field is tried with, one field at a time: wrong types, edges, and nonsense. */
-const ODD_VALUES: unknown[] = ["", "x", -1, 1e30, "0.001", [], ["yes"], {}, true, null];
+/**
+ * Values each field is tried with, one field at a time: wrong types, edges, and nonsense (an object
+ * that looks like a list, too).
+ */
+const ODD_VALUES: unknown[] = [
+  "",
+  "x",
+  -1,
+  1e30,
+  "0.001",
+  [],
+  ["yes"],
+  {},
+  { length: 1 },
+  true,
+  null,
+];
 
 /** Valibot's own messages ("Invalid type: Expected string but received Array"): never on the wire. */
 const LIBRARY_MESSAGE = /"Invalid (type|key|length|format|value|entries|item)/;

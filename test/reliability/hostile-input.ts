@@ -219,10 +219,19 @@ export const hostileValue = (maxLong = 20_000) =>
     },
     {
       weight: 1,
-      arbitrary: fc.constantFrom({}, [], [[]], { $gt: "" }, { toString: 1 }, ["1"], [1, 2], {
-        __proto__: null,
-        admin: true,
-      }),
+      // Objects that look like something else: an array (`length`, indexes), a prototype trick.
+      arbitrary: fc.constantFrom(
+        {},
+        [],
+        [[]],
+        { $gt: "" },
+        { toString: 1 },
+        ["1"],
+        [1, 2],
+        { __proto__: null, admin: true },
+        { length: 1 },
+        { length: 2, 0: {}, 1: "credit" },
+      ),
     },
     { weight: 1, arbitrary: rawLiterals.map((t) => new RawJson(t)) },
     { weight: 1, arbitrary: deepNesting },
