@@ -141,6 +141,22 @@ describe("GET /user-wallet-balance with at", () => {
     );
     expect(res.status).toBe(400);
     expect(res.body.error).toStrictEqual({ at: "at must not be in the future" });
+    // Nor the second that is running: entries may still be dated in it. The one before is over.
+    const now = T0 + 60 * MIN + 500;
+    for (const at of [now, now + 499, now - 500]) {
+      const running = await balanceAt(
+        admin,
+        { user_id: user.id, wallet_id: wallet, at: iso(at) },
+        now,
+      );
+      expect(running.status, iso(at)).toBe(400);
+    }
+    const over = await balanceAt(
+      admin,
+      { user_id: user.id, wallet_id: wallet, at: iso(now - 501) },
+      now,
+    );
+    expect(over.status).toBe(200);
   });
 
   it("answers an unknown wallet with 400 and an unknown user with 404, as without at", async () => {

@@ -15,11 +15,12 @@ import { Refusal } from "./refusal";
 const refuse = (field: string, why: string) => new Refusal({ code: "invalid_field", field, why });
 
 /**
- * The user's balances in these wallets at `atS` (readBalances' shape). An instant after `nowS` is
- * refused: entries may still be written before it, so no balance can be said for it yet.
+ * The user's balances in these wallets at `atS` (readBalances' shape). Only a second that is over is
+ * answered: entries dated in the current second (`nowS`) or later may still be written, so no
+ * balance can be said for it yet.
  */
 export function balancesAt(db: Db, userId: number, walletIds: string[], atS: number, nowS: number) {
-  if (atS > nowS) throw refuse("at", "at must not be in the future");
+  if (atS >= nowS) throw refuse("at", "at must not be in the future");
   return readBalancesAt(db, userId, walletIds, atS);
 }
 
