@@ -302,6 +302,29 @@ describe("moving money", () => {
     expect(after.html).toContain("console credit");
   });
 
+  it("says a key a hold already holds is refused, not that the form was sent before", async () => {
+    const page = await userPage();
+    const key = hidden(page.html, "request_id");
+    const hold = await call("POST", "/holds", {
+      auth: admin.bearer,
+      body: { user_id: alice.id, wallet_id: wallet, amount: "1", request_id: key },
+    });
+    expect(hold.status).toBe(200);
+    const before = await tableCounts();
+    const res = await request(`/users/${alice.id}/debit`, {
+      method: "POST",
+      cookie,
+      body: form({
+        _csrf: hidden(page.html, "_csrf"),
+        request_id: key,
+        wallet_id: wallet,
+        amount: "1",
+      }),
+    });
+    expect(noticeLeft(res)).toMatch(/^error:Debit refused\. Transaction already exists/);
+    expect(await tableCounts()).toEqual(before);
+  });
+
   it("shows a refused debit in words and moves nothing", async () => {
     const page = await userPage();
     const before = await tableCounts();

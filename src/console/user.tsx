@@ -310,7 +310,9 @@ const move = (action: "credit" | "debit" | "transfer") =>
           text: `${action === "transfer" ? "Transfer Action Completed" : "Transaction Completed"}: ${field(form, "amount")} ${field(form, "wallet_id")}.`,
         });
       // The same form sent twice (a double click, a retried submit): the first one moved the money.
-      if (moved.refusal.status === 409)
+      // A key a hold or a batch holds is no such repeat: that refusal is shown as it is.
+      const repeat = moved.refusal.error as { txn_id?: string } | undefined;
+      if (moved.refusal.status === 409 && repeat?.txn_id !== undefined)
         return back(c, to, {
           kind: "ok",
           text: "Already done: this form was sent before, and the money moved once.",
