@@ -139,6 +139,22 @@ describe("screens", () => {
     expect((await request("/users/2000000000", { cookie })).status).toBe(404);
   });
 
+  it("adds up the overview's money exactly past 2^53 units", async () => {
+    const big = await makeWallet(admin, { name: "Big Wallet", symbol: "B", decimals: 0 });
+    const max = "999999999999999";
+    for (const amount of [...Array<string>(9).fill(max), "999999999999998"]) {
+      const holder = await makeUser();
+      expect((await credit(admin, { user_id: holder.id, wallet_id: big, amount })).status).toBe(
+        200,
+      );
+    }
+    // 10 × 999,999,999,999,999 − 1: odd and above 2^53, so no JSON number can carry it.
+    const total = "B9,999,999,999,999,989";
+    const page = await request("/", { cookie });
+    expect(page.html).toContain(`${total} held by 10 users`);
+    expect(page.html).toContain(`<td class="num">${total}</td>`);
+  });
+
   it("reads a value its query cannot use as the page's default, never a refusal", async () => {
     const first = await request(`/users?q=${encodeURIComponent(alice.username)}`, { cookie });
     for (const page of ["abc", "0", "-1", "2.5", ""]) {

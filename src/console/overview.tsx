@@ -34,7 +34,7 @@ overviewScreen.get("/", async (c) => {
       {data.held.map(({ wallet }) => {
         const rows = data.daily.filter((d) => d.walletId === wallet.id);
         const days = Array.from({ length: 30 }, (_, i) => data.sinceS + i * DAY_S);
-        const at = (d: number, k: "credits" | "debits") => rows.find((r) => r.day === d)?.[k] ?? 0;
+        const at = (d: number, k: "credits" | "debits") => rows.find((r) => r.day === d)?.[k] ?? 0n;
         return (
           <section>
             <h2>{wallet.name}: money in and out per day, last 30 days</h2>
@@ -46,12 +46,12 @@ overviewScreen.get("/", async (c) => {
               lines={[
                 {
                   label: "in (credits)",
-                  points: days.map((d) => ({ x: d, y: at(d, "credits") })),
+                  points: days.map((d) => ({ x: d, y: Number(at(d, "credits")) })),
                 },
                 {
                   label: "out (debits)",
                   dash: "6 4",
-                  points: days.map((d) => ({ x: d, y: at(d, "debits") })),
+                  points: days.map((d) => ({ x: d, y: Number(at(d, "debits")) })),
                 },
               ]}
             />

@@ -1,5 +1,5 @@
 // Read-only aggregates for the operator console (src/console/): what no API route answers. Every
-// movement of money the console makes goes through the API itself.
+// movement of money the console makes goes through the service's verbs (src/wallet/).
 import { and, asc, count, desc, eq, gte, inArray, or, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import type { Db } from "./client";
@@ -14,7 +14,7 @@ export async function overview(db: Db, nowS: number, days: number) {
     db
       .select({
         wallet: wallets,
-        held: sql<number>`coalesce(sum(${balances.balanceMinor}), 0)`.as("held"),
+        held: sql<string>`CAST(coalesce(sum(${balances.balanceMinor}), 0) AS TEXT)`.as("held"),
         holders: sql<number>`count(${balances.userId})`.as("holders"),
       })
       .from(wallets)
@@ -30,11 +30,11 @@ export async function overview(db: Db, nowS: number, days: number) {
         ),
         walletId: transactions.walletId,
         credits:
-          sql<number>`sum(CASE WHEN ${transactions.txnType} = 'CREDIT' THEN ${transactions.amountMinor} ELSE 0 END)`.as(
+          sql<string>`CAST(sum(CASE WHEN ${transactions.txnType} = 'CREDIT' THEN ${transactions.amountMinor} ELSE 0 END) AS TEXT)`.as(
             "credits",
           ),
         debits:
-          sql<number>`sum(CASE WHEN ${transactions.txnType} = 'DEBIT' THEN ${transactions.amountMinor} ELSE 0 END)`.as(
+          sql<string>`CAST(sum(CASE WHEN ${transactions.txnType} = 'DEBIT' THEN ${transactions.amountMinor} ELSE 0 END) AS TEXT)`.as(
             "debits",
           ),
       })
@@ -48,7 +48,14 @@ export async function overview(db: Db, nowS: number, days: number) {
       .orderBy(desc(transactions.id))
       .limit(10),
   ]);
-  return { held, users: userCount[0]?.n ?? 0, daily, latest, sinceS };
+  // A sum of many balances can pass 2^53, past which a JSON number drops units: sums come as text.
+  return {
+    held: held.map((h) => ({ ...h, held: BigInt(h.held) })),
+    users: userCount[0]?.n ?? 0,
+    daily: daily.map((d) => ({ ...d, credits: BigInt(d.credits), debits: BigInt(d.debits) })),
+    latest,
+    sinceS,
+  };
 }
 
 /** D1 refuses a LIKE or GLOB pattern of more than 50 bytes ("pattern too complex"). */
