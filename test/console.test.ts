@@ -2,16 +2,18 @@
 // money moved through the API exactly once per form, refusals shown and nothing moved.
 import { env } from "cloudflare:workers";
 import { Hono } from "hono";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { CONSOLE_AUDIENCE } from "../src/auth/tokens";
 import { back } from "../src/console/page";
 import { consoleOf, form, hidden, NOTICE, noticeCookie, noticeLeft } from "./console-helpers";
 import {
+  appendTurnover,
   balanceOf,
   CLEAN,
   call,
   credit,
   ledgerViolations,
+  MAX_AMOUNT,
   makeAdmin,
   makeUser,
   makeWallet,
@@ -139,6 +141,33 @@ describe("screens", () => {
     expect((await request("/users/2000000000", { cookie })).status).toBe(404);
   });
 
+  it("answers a fault with a page naming its request id, never the API's JSON", async () => {
+    const failing = (text: string) =>
+      ({
+        withSession: () => ({
+          prepare: () => {
+            throw new Error(text);
+          },
+          batch: () => Promise.reject(new Error(text)),
+          getBookmark: () => null,
+        }),
+      }) as unknown as D1Database;
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    for (const [text, status, words] of [
+      ["D1_ERROR: Network connection lost. secret-detail", 503, "Service temporarily unavailable"],
+      ["D1_ERROR: no such column: secret_detail", 500, "Internal error"],
+    ] as const) {
+      const page = await request("/", { cookie, vars: { DB: failing(text) } });
+      expect(page.status, page.html.slice(0, 300)).toBe(status);
+      expect(page.headers.get("content-type")).toMatch(/^text\/html/);
+      expect(page.headers.get("content-security-policy")).toBeTruthy();
+      expect(page.html).toContain(`The service could not finish this: ${words}.`);
+      expect(page.html).toMatch(/Request id <code>[0-9a-f-]{36}<\/code>/);
+      expect(page.html).not.toContain("secret");
+    }
+    vi.restoreAllMocks();
+  });
+
   it("adds up the overview's money exactly past 2^53 units", async () => {
     const big = await makeWallet(admin, { name: "Big Wallet", symbol: "B", decimals: 0 });
     const max = "999999999999999";
@@ -153,6 +182,36 @@ describe("screens", () => {
     const page = await request("/", { cookie });
     expect(page.html).toContain(`${total} held by 10 users`);
     expect(page.html).toContain(`<td class="num">${total}</td>`);
+  });
+
+  it("adds up the overview's money past 2^63 units, where SQLite's sum() of integers overflows", async () => {
+    const huge = await makeWallet(admin, { name: "Huge Wallet", symbol: "H", decimals: 0 });
+    const holders = 9_224;
+    const tag = unique("h");
+    // 9,224 users each holding the largest balance, and one with 9,224 pairs of largest moves today.
+    await env.DB.batch([
+      env.DB.prepare(
+        `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1)
+         INSERT INTO users (username, email, password_hash, role, registered_at_ms)
+         SELECT ?2 || i, ?2 || i || '@example.test', 'x', 'subscriber', 0 FROM n`,
+      ).bind(holders, tag),
+      env.DB.prepare(
+        `INSERT INTO transactions (user_id, wallet_id, txn_type, amount_minor, amount_text,
+           balance_before_minor, balance_after_minor, request_id, request_key, note, title, slug_base,
+           slug, created_at_s)
+         SELECT id, ?1, 'CREDIT', ${MAX_AMOUNT}, '${MAX_AMOUNT}', 0, ${MAX_AMOUNT}, username, username,
+           '', 't', username, username, 1700000000 FROM users WHERE username LIKE ?2 || '%'`,
+      ).bind(huge, tag),
+    ]);
+    const mover = await makeUser();
+    await appendTurnover(mover.id, huge, holders, Math.floor(Date.now() / 1000) - 60);
+    // 9,224 × 999,999,999,999,999 = 9,223,999,999,999,990,776 > 2^63 − 1
+    const total = "H9,223,999,999,999,990,776";
+    const page = await request("/", { cookie });
+    expect(page.status, page.html.slice(0, 300)).toBe(200);
+    // The mover's balance of 0 counts it among the holders, as any user with a balance row.
+    expect(page.html).toContain(`${total} held by ${holders + 1} users`);
+    expect(page.html).toContain(`<td class="num">${total}</td><td class="num">${total}</td>`);
   });
 
   it("reads a value its query cannot use as the page's default, never a refusal", async () => {

@@ -271,17 +271,25 @@ export async function ledgerViolations() {
   return { broken, chain, orphans: orphans!.n };
 }
 
-/** Counts of every table, to prove a refused request wrote nothing. */
+/**
+ * Counts of every table, to prove a refused request wrote nothing. The money held is summed in two
+ * parts (as src/db/exact-sum.ts does), so that no test's turnover can overflow it.
+ */
 export async function tableCounts() {
   const row = await env.DB.prepare(
     `SELECT (SELECT count(*) FROM users) AS users, (SELECT count(*) FROM wallets) AS wallets,
        (SELECT count(*) FROM transactions) AS transactions, (SELECT count(*) FROM balances) AS balances,
-       (SELECT coalesce(sum(balance_minor), 0) FROM balances) AS money, (SELECT count(*) FROM api_keys) AS api_keys,
+       (SELECT coalesce(sum(balance_minor / 1000000000), 0) || ':' || coalesce(sum(balance_minor % 1000000000), 0)
+         FROM balances) AS money, (SELECT count(*) FROM api_keys) AS api_keys,
        (SELECT count(*) FROM events) AS events, (SELECT count(*) FROM webhook_endpoints) AS webhook_endpoints,
        (SELECT count(*) FROM holds) AS holds, (SELECT count(*) FROM holds WHERE status = 'held') AS held,
        (SELECT count(*) FROM batches) AS batches`,
-  ).first();
-  return row;
+  ).first<Record<string, number> & { money: string }>();
+  const [billions, rest] = row!.money.split(":");
+  const money = BigInt(billions!) * 1_000_000_000n + BigInt(rest!);
+  // Exact text past 2^53, where no test compares it with a number.
+  const exact = money <= Number.MAX_SAFE_INTEGER ? Number(money) : String(money);
+  return { ...row, money: exact } as unknown as Record<string, number>;
 }
 
 /** The refusal in the route's envelope family: A has no `data` key, B has `data: []` and status "failed". */
@@ -342,6 +350,27 @@ export async function balanceOf(admin: { bearer: string }, userId: number, walle
 /** `count` one-minor-unit credits appended in one statement (scripts/lib/sql.ts). */
 export async function appendHistory(userId: number, walletId: string, count: number) {
   await env.DB.prepare(appendHistorySql(userId, walletId, count, unique("h"))).run();
+}
+
+/** The largest amount an entry can move, in minor units. */
+export const MAX_AMOUNT = 999_999_999_999_999;
+
+/**
+ * `pairs` credits of the largest amount, each followed by a debit of it, dated `atS`, in one statement
+ * (the ledger's triggers check every row): a turnover past 2^63 units in seconds, from a balance of 0.
+ */
+export async function appendTurnover(userId: number, walletId: string, pairs: number, atS: number) {
+  const tag = unique("t");
+  await env.DB.prepare(
+    `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1 * 2)
+INSERT INTO transactions (user_id, wallet_id, txn_type, amount_minor, amount_text, balance_before_minor,
+  balance_after_minor, request_id, request_key, note, title, slug_base, slug, created_at_s)
+SELECT ?2, ?3, CASE i % 2 WHEN 1 THEN 'CREDIT' ELSE 'DEBIT' END, ${MAX_AMOUNT}, '${MAX_AMOUNT}',
+  CASE i % 2 WHEN 1 THEN 0 ELSE ${MAX_AMOUNT} END, CASE i % 2 WHEN 1 THEN ${MAX_AMOUNT} ELSE 0 END,
+  ?4 || i, ?4 || i, '', 't', ?4 || i, ?4 || i, ?5 FROM n`,
+  )
+    .bind(pairs, userId, walletId, tag, atS)
+    .run();
 }
 
 /** A queue that keeps what it is sent, and refuses a batch past Cloudflare Queues' 100 messages. */

@@ -9,6 +9,7 @@ import { countingD1 } from "./d1-counter";
 import {
   appAt,
   appendHistory,
+  appendTurnover,
   call,
   type Json,
   makeAccount,
@@ -233,6 +234,24 @@ describe("GET /statements", () => {
     const csv = await statement(admin.bearer, { ...query, format: "csv" });
     expect(csv.headers.get("x-statement-total-in")).toBe("9999999999999991");
     expect(csv.headers.get("x-statement-total-out")).toBe("9999999999999990");
+  });
+
+  it("adds up a turnover past 2^63 units, where SQLite's sum() of integers overflows", async () => {
+    const { admin, user } = await makeAccount();
+    const wallet = await makeWallet(admin, { decimals: 0, symbol: "¥" });
+    // 9,224 × 999,999,999,999,999 = 9,223,999,999,999,990,776 > 2^63 − 1 = 9,223,372,036,854,775,807
+    await appendTurnover(user.id, wallet, 9_224, Math.floor(T0 / 1000));
+    const total = "9223999999999990776";
+    const query = { user_id: user.id, wallet_id: wallet, per_page: 1 };
+    const res = await statement(admin.bearer, query);
+    expect(res.status, res.text).toBe(200);
+    expect(res.headers.get("x-wp-total")).toBe("18448");
+    expect(res.body.data.formatted.total_in).toBe(`¥${BigInt(total).toLocaleString("en-US")}`);
+    expect(res.body.data.formatted.total_out).toBe(res.body.data.formatted.total_in);
+    const csv = await statement(admin.bearer, { ...query, format: "csv" });
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get("x-statement-total-in")).toBe(total);
+    expect(csv.headers.get("x-statement-total-out")).toBe(total);
   });
 
   it("answers opening and closing balances, totals, count and the entries between, as /transactions records", async () => {

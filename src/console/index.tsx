@@ -11,7 +11,7 @@ import type { ConsoleEnv } from "./env";
 import { outboxScreen } from "./outbox";
 import { overviewScreen } from "./overview";
 import { CSP } from "./page";
-import { notFound } from "./path-ids";
+import { faultPage, notFound } from "./path-ids";
 import { requireOperator, signInScreen } from "./sign-in";
 import { statementScreen } from "./statement";
 import { userScreen } from "./user";
@@ -51,5 +51,7 @@ export function consoleRoutes() {
   app.route("/", webhooksScreen);
   // A console address that names no screen: a page saying so, not the API's JSON 404.
   app.all("*", notFound);
+  // A fault is a page too, never the API's JSON.
+  app.onError(faultPage);
   return app;
 }

@@ -3,7 +3,9 @@
 import { and, asc, count, desc, eq, gte, inArray, or, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import type { Db } from "./client";
+import { exactSum, readExactSum } from "./exact-sum";
 import { balances, transactions, users, wallets } from "./schema";
+import { amountOf } from "./statements";
 
 const DAY_S = 86_400;
 
@@ -14,7 +16,7 @@ export async function overview(db: Db, nowS: number, days: number) {
     db
       .select({
         wallet: wallets,
-        held: sql<string>`CAST(coalesce(sum(${balances.balanceMinor}), 0) AS TEXT)`.as("held"),
+        held: exactSum(sql`${balances.balanceMinor}`).as("held"),
         holders: sql<number>`count(${balances.userId})`.as("holders"),
       })
       .from(wallets)
@@ -29,14 +31,8 @@ export async function overview(db: Db, nowS: number, days: number) {
           "day",
         ),
         walletId: transactions.walletId,
-        credits:
-          sql<string>`CAST(sum(CASE WHEN ${transactions.txnType} = 'CREDIT' THEN ${transactions.amountMinor} ELSE 0 END) AS TEXT)`.as(
-            "credits",
-          ),
-        debits:
-          sql<string>`CAST(sum(CASE WHEN ${transactions.txnType} = 'DEBIT' THEN ${transactions.amountMinor} ELSE 0 END) AS TEXT)`.as(
-            "debits",
-          ),
+        credits: exactSum(amountOf("CREDIT")).as("credits"),
+        debits: exactSum(amountOf("DEBIT")).as("debits"),
       })
       .from(transactions)
       .where(gte(transactions.createdAtS, sinceS))
@@ -48,11 +44,14 @@ export async function overview(db: Db, nowS: number, days: number) {
       .orderBy(desc(transactions.id))
       .limit(10),
   ]);
-  // A sum of many balances can pass 2^53, past which a JSON number drops units: sums come as text.
   return {
-    held: held.map((h) => ({ ...h, held: BigInt(h.held) })),
+    held: held.map((h) => ({ ...h, held: readExactSum(h.held) })),
     users: userCount[0]?.n ?? 0,
-    daily: daily.map((d) => ({ ...d, credits: BigInt(d.credits), debits: BigInt(d.debits) })),
+    daily: daily.map((d) => ({
+      ...d,
+      credits: readExactSum(d.credits),
+      debits: readExactSum(d.debits),
+    })),
     latest,
     sinceS,
   };

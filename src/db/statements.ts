@@ -2,6 +2,7 @@
 // balanceTimeline): each entry's point on its (user, wallet) chain, in the order it was written.
 import { and, asc, between, eq, getTableColumns, inArray, lte, type SQL, sql } from "drizzle-orm";
 import type { Db } from "./client";
+import { exactSum, readExactSum } from "./exact-sum";
 import { ENTRY_WITH_WALLET } from "./ledger";
 import { balanceTimeline, transactions, users, wallets } from "./schema";
 
@@ -36,6 +37,10 @@ export async function readBalancesAt(db: Db, userId: number, walletIds: string[]
   };
 }
 
+/** An entry's amount when it is of `type`, else NULL (which sums leave out). */
+export const amountOf = (type: "CREDIT" | "DEBIT") =>
+  sql`CASE WHEN ${transactions.txnType} = ${sql.raw(`'${type}'`)} THEN ${transactions.amountMinor} END`;
+
 export type StatementRange = { userId: number; walletId: string; fromS: number; toS: number };
 
 const inRange = (r: StatementRange) =>
@@ -55,7 +60,7 @@ export type StatementRow = Awaited<ReturnType<ReturnType<typeof statementRows>["
 
 /**
  * A statement's head and its first rows, in one round trip: the wallet, whether the user exists, the
- * balances before `fromS` and at `toS`, the count and sums (as exact text: a sum may pass 2^53) of
+ * balances before `fromS` and at `toS`, the count and exact sums (db/exact-sum.ts) of
  * the entries between, the newest of them (`lastSeq`, which bounds any later read), and a page.
  */
 export async function readStatement(
@@ -71,14 +76,8 @@ export async function readStatement(
         opening: balanceAt(r.userId, r.walletId, r.fromS - 1).as("opening"),
         closing: balanceAt(r.userId, r.walletId, r.toS).as("closing"),
         count: sql<number>`count(*)`.as("n"),
-        inMinor:
-          sql<string>`CAST(coalesce(sum(CASE WHEN ${transactions.txnType} = 'CREDIT' THEN ${transactions.amountMinor} END), 0) AS TEXT)`.as(
-            "in_minor",
-          ),
-        outMinor:
-          sql<string>`CAST(coalesce(sum(CASE WHEN ${transactions.txnType} = 'DEBIT' THEN ${transactions.amountMinor} END), 0) AS TEXT)`.as(
-            "out_minor",
-          ),
+        inMinor: exactSum(amountOf("CREDIT")).as("in_minor"),
+        outMinor: exactSum(amountOf("DEBIT")).as("out_minor"),
         lastSeq: sql<number | null>`max(${balanceTimeline.seq})`.as("last_seq"),
       })
       .from(balanceTimeline)
@@ -93,8 +92,8 @@ export async function readStatement(
     openingMinor: total.opening ?? 0,
     closingMinor: total.closing ?? 0,
     count: total.count,
-    inMinor: BigInt(total.inMinor),
-    outMinor: BigInt(total.outMinor),
+    inMinor: readExactSum(total.inMinor),
+    outMinor: readExactSum(total.outMinor),
     lastSeq: total.lastSeq ?? 0,
     rows,
   };
