@@ -210,6 +210,24 @@ describe("POST /batches", () => {
     expect(await tableCounts()).toEqual(before);
   });
 
+  it("refuses a credit past the largest balance with 400 naming its operation; nothing is written", async () => {
+    const { admin, buyer, seller, wallet } = await setup(0);
+    const max = "999999999999999";
+    await credit(admin, { user_id: seller.id, wallet_id: wallet, amount: max });
+    const before = await tableCounts();
+    const res = await post(admin, {
+      request_id: unique("b"),
+      operations: [base(wallet, buyer.id), base(wallet, buyer.id), base(wallet, seller.id)],
+    });
+    expect(res.body).toEqual(
+      invalid({
+        "operations[2].amount":
+          "amount would take the balance past the largest balance a wallet can hold",
+      }),
+    );
+    expect(await tableCounts()).toEqual(before);
+  });
+
   it("balanced refuses credits and debits that differ in a wallet", async () => {
     const { admin, buyer, seller, wallet } = await setup();
     const res = await post(admin, {
@@ -357,6 +375,35 @@ describe("POST /batches/{id}/reverse", () => {
       status: false,
       message: "Transaction already reversed",
       error: { id: `Batch ${batch_id} was already reversed` },
+    });
+    expect(await tableCounts()).toEqual(before);
+  });
+
+  it("refuses a reversal that would take a balance past the largest, naming that entry", async () => {
+    const { admin, buyer, seller, wallet } = await setup(0);
+    const max = "999999999999999";
+    await credit(admin, { user_id: seller.id, wallet_id: wallet, amount: "5" });
+    const posted = await post(admin, {
+      request_id: unique("b"),
+      operations: [
+        base(wallet, buyer.id),
+        { ...base(wallet, seller.id), type: "debit" },
+        base(wallet, buyer.id),
+      ],
+    });
+    const { batch_id, transaction_ids } = posted.body.data;
+    await credit(admin, { user_id: seller.id, wallet_id: wallet, amount: "999999999999995" });
+    expect(await balanceOf(admin, seller.id, wallet)).toBe(Number(max));
+    const before = await tableCounts();
+    const res = await call("POST", `/batches/${batch_id}/reverse`, { auth: admin.bearer });
+    expect(res.body).toEqual({
+      status_code: 400,
+      status: false,
+      message: "invalid input",
+      error: {
+        amount: "amount would take the balance past the largest balance a wallet can hold",
+        transaction_id: String(transaction_ids[1]),
+      },
     });
     expect(await tableCounts()).toEqual(before);
   });

@@ -8,7 +8,7 @@ import { findWalletCached, type Wallet } from "../db/wallets";
 import { LedgerRefusal, type NewEntry } from "../ledger/append";
 import { appendBatch, BatchConflict } from "../ledger/batches";
 import { entry } from "../ledger/entries";
-import { firstUnpaid, verdictOf } from "./batches";
+import { firstRefused, verdictOf } from "./batches";
 import { requireAdmin, type ServiceContext } from "./context";
 import { opposite } from "./movements";
 import { Refusal } from "./refusal";
@@ -100,13 +100,14 @@ export async function reverseBatch(
       );
     const verdict = verdictOf(err);
     if (!verdict) throw err;
-    const i = await firstUnpaid(
+    const i = await firstRefused(
       ctx,
       entries.map((e) => ({
         userId: e.userId,
         walletId: e.walletId,
         signedMinor: e.txnType === "CREDIT" ? e.amountMinor : -e.amountMinor,
       })),
+      verdict,
     );
     const at = originals[i === -1 ? 0 : i]!;
     throw new Refusal({ code: "batch_reversal_refused", entryId: at.id, refused: verdict });

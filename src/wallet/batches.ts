@@ -9,7 +9,7 @@ import type { Wallet } from "../db/wallets";
 import { LedgerRefusal, type NewEntry, usedUnder } from "../ledger/append";
 import { appendBatch, BatchConflict } from "../ledger/batches";
 import { entry } from "../ledger/entries";
-import { minorToText, storageDecimals } from "../ledger/money";
+import { MAX_MINOR, minorToText, storageDecimals } from "../ledger/money";
 import { requestKey } from "../ledger/request-key";
 import { requireAdmin, type ServiceContext } from "./context";
 import { type AmountSent, minorOf, nameOf, requireWallet, type UserRef } from "./movements";
@@ -108,23 +108,31 @@ function checkBalanced(legs: Leg[]) {
 }
 
 /**
- * Which leg the ledger could not take, replayed against the balances and holds now (the database
- * already refused the batch; this only names the operation). -1 when none would fail any more.
+ * Which leg the ledger refused with `verdict`, replayed against the balances and holds now (the
+ * database already refused the batch; this only names the operation). -1 when none would be refused
+ * any more. In BigInt: a hundred legs of the largest amount run past 2^53.
  */
-export async function firstUnpaid(
+export async function firstRefused(
   ctx: ServiceContext,
   legs: { userId: number; walletId: string; signedMinor: number }[],
+  verdict: LedgerVerdict,
 ) {
   const pairs = [...new Map(legs.map((l) => [`${l.userId}:${l.walletId}`, l])).values()];
   const found = await positions(ctx.db, pairs, Math.floor(ctx.nowMs() / 1000));
-  const state = new Map(pairs.map((p, i) => [`${p.userId}:${p.walletId}`, { ...found[i]! }]));
+  const state = new Map(
+    pairs.map((p, i) => [
+      `${p.userId}:${p.walletId}`,
+      { balance: BigInt(found[i]!.balanceMinor), held: BigInt(found[i]!.heldMinor) },
+    ]),
+  );
+  const limit = BigInt(MAX_MINOR);
   return legs.findIndex((leg) => {
     const s = state.get(`${leg.userId}:${leg.walletId}`)!;
-    const before = s.balanceMinor;
-    s.balanceMinor += leg.signedMinor;
-    return (
-      leg.signedMinor < 0 && s.balanceMinor < before && s.balanceMinor < Math.max(0, s.heldMinor)
-    );
+    const moved = BigInt(leg.signedMinor);
+    s.balance += moved;
+    if (verdict === "balance-limit")
+      return (moved > 0n && s.balance > limit) || (moved < 0n && s.balance < -limit);
+    return moved < 0n && s.balance < (s.held > 0n ? s.held : 0n);
   });
 }
 
@@ -188,7 +196,7 @@ async function refusedBatch(
     walletId: e.walletId,
     signedMinor: e.txnType === "CREDIT" ? e.amountMinor : -e.amountMinor,
   }));
-  const i = verdict === "insufficient-balance" ? await firstUnpaid(ctx, signed) : -1;
+  const i = await firstRefused(ctx, signed, verdict);
   return i === -1 ? err : operationRefusal(legs[i]!.index, verdict);
 }
 
