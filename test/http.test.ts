@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../src/app";
+import { ROUTES } from "../src/routes";
 import {
   balanceOf,
   call,
@@ -110,6 +111,17 @@ describe("routing", () => {
 });
 
 describe("request bodies", () => {
+  it("answers a broken JSON body with rest_invalid_json on every route that writes, and writes nothing", async () => {
+    const admin = await makeAdmin();
+    const before = await tableCounts();
+    for (const route of ROUTES.filter((r) => r.method !== "GET")) {
+      const path = route.path.replace(/\{[a-z_]+\}/g, "1");
+      const res = await call(route.method, path, { auth: admin.bearer, ...rawJson("{") });
+      expect(res.body, `${route.method} ${route.path}`).toStrictEqual(INVALID_JSON);
+    }
+    expect(await tableCounts()).toEqual(before);
+  });
+
   it("answers a JSON body that does not parse with rest_invalid_json", async () => {
     const { admin } = await makeAccount();
     for (const text of ["{not json", '{"amount": 1,}', "{'a':1}", "[1, 2"]) {

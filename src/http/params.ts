@@ -132,7 +132,8 @@ export async function readParams(c: Context<AppEnv>): Promise<Params> {
 /**
  * What a route's declared input reads: the request's parameters and its path's (each matched
  * pattern already held), the path's winning over a query or body parameter of the same name, since
- * the path names what the route acts on. With `pathOnly`, the path's alone: no body is read.
+ * the path names what the route acts on. With `pathOnly`, the path's alone; the request is still
+ * read, as on every route (contract: a body that claims JSON and does not parse is 400).
  */
 export async function routeParams(
   c: Context<AppEnv>,
@@ -140,5 +141,6 @@ export async function routeParams(
   pathOnly = false,
 ): Promise<Params> {
   const named = Object.fromEntries(pathNames(path).map((name) => [name, c.req.param(name) ?? ""]));
-  return pathOnly ? named : { ...(await readParams(c)), ...named };
+  const params = await readParams(c);
+  return pathOnly ? named : { ...params, ...named };
 }

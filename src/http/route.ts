@@ -103,8 +103,9 @@ export function defineRoute<Info extends Declared<T>, T = undefined>(
       if (principal && info.auth === "admin" && !isAdmin(principal, info.access ?? "write"))
         throw refusals.forbidden();
       if (principal && info.movesMoney) await spendMoneyShare(c.var.service);
-      const params =
-        info.params || info.owner ? await routeParams(c, info.path, info.params?.pathOnly) : {};
+      // Every route reads its request, even one that takes nothing: a broken JSON body is 400.
+      const pathOnly = info.params ? info.params.pathOnly : !info.owner;
+      const params = await routeParams(c, info.path, pathOnly);
       if (principal && info.owner && !mayReadUser(principal, userRef(info.owner(params))))
         throw refusals.forbidden();
       // The input is read per run: a reader may look up (cached) users and wallets.

@@ -56,7 +56,7 @@ export const fields = <S extends ObjectSchema>(schema: S): Input<v.InferOutput<S
   read: (_c, params) => parseFields(schema, params),
 });
 
-/** The input of a route that takes only its path's parameters (its body is never read). */
+/** The input of a route that takes only its path's parameters (its body is read, and ignored). */
 export const pathFields = <S extends ObjectSchema>(schema: S): Input<v.InferOutput<S>> => ({
   ...fields(schema),
   pathOnly: true,
