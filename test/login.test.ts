@@ -82,6 +82,15 @@ describe("POST /users/login", () => {
     });
   });
 
+  it("reads the login trimmed, as the address was when the account was made", async () => {
+    const user = await makeUser();
+    for (const login_ of [` ${user.email} `, `\t${user.username}\n`]) {
+      const res = await login({ user_email: login_, user_password: PASSWORD });
+      expect(res.status, res.text).toBe(200);
+      expect(res.body.data.user_id).toBe(user.id);
+    }
+  });
+
   it("accepts username as an alias of user_email", async () => {
     const user = await makeUser();
     const res = await login({ username: user.username, user_password: PASSWORD });

@@ -50,7 +50,12 @@ export const UserParams = v.object({
   last_name: v.optional(textField(100, "last_name"), ""),
 });
 
-const loginText = v.pipe(v.string("user_email is required"), v.nonEmpty("user_email is required"));
+// Trimmed as the address was when the account was made (and as WordPress's sanitize_user does).
+const loginText = v.pipe(
+  v.string("user_email is required"),
+  v.nonEmpty("user_email is required"),
+  v.transform((s) => s.trim()),
+);
 
 export const LoginParams = v.object({
   user_email: loginText,
