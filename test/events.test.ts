@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../src";
-import { compatCall, ON } from "./compat-helpers";
+import { compatCall, GUARDED, ON } from "./compat-helpers";
 import {
   call,
   credit,
@@ -202,6 +202,33 @@ describe("the outbox", () => {
     expect(events[1]!.data).toStrictEqual(wallet.body.data);
   });
 
+  it("deleting a user and a wallet through the plugin's dialect writes user.deleted and wallet.deleted with the records as they stood", async () => {
+    const admin = await makeAdmin();
+    const user = await makeUser();
+    const walletId = await makeWallet(admin, { symbol: "$", decimals: 2 });
+    const created = await feed(admin, { after: (await newestEvent()) - 2 });
+    const before = await newestEvent();
+    for (const path of [`users/${user.id}`, `wallets/${walletId}`]) {
+      const res = await compatCall("DELETE", `/wp-json/rimplenet/v1/${path}`, {
+        headers: { Authorization: admin.bearer },
+        vars: GUARDED,
+      });
+      expect(res.status, res.text).toBe(200);
+    }
+    const events = await feed(admin, { after: before });
+    expect(events.map((e) => [e.type, e.data.id ?? e.data.wallet_id])).toEqual([
+      ["user.deleted", user.id],
+      ["wallet.deleted", walletId],
+    ]);
+    const madeUser = created.find((e) => e.type === "user.created" && e.data.id === user.id);
+    const madeWallet = created.find(
+      (e) => e.type === "wallet.created" && e.data.wallet_id === walletId,
+    );
+    expect(events[0]!.data).toStrictEqual(madeUser!.data);
+    expect(events[1]!.data).toStrictEqual(madeWallet!.data);
+    for (const e of events) expect(Date.parse(e.timestamp)).toBeGreaterThan(Date.now() - 60_000);
+  });
+
   it("holds write hold.placed, hold.captured (naming the capture's DEBIT), hold.voided and hold.expired, each the record GET /holds/{id} answers; a refused hold writes none", async () => {
     const { admin, user, wallet } = await makeAccount();
     expect((await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 100 })).status).toBe(
@@ -326,7 +353,7 @@ describe("GET /events", () => {
       { types: "transaction.created,order.paid" },
       {
         types:
-          "types must name event types among transaction.created, user.created, wallet.created, hold.placed, hold.captured, hold.voided, hold.expired, batch.completed, batch.reversed",
+          "types must name event types among transaction.created, user.created, user.deleted, wallet.created, wallet.deleted, hold.placed, hold.captured, hold.voided, hold.expired, batch.completed, batch.reversed",
       },
     ],
   ])("refuses %o with 400 invalid input", async (query, error) => {

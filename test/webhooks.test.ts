@@ -96,6 +96,14 @@ describe("POST /webhooks", () => {
     ["https://hooks.example.com/x#frag", "url must be an absolute URL without a #fragment"],
     ["https://hooks.example.com/x#", "url must be an absolute URL without a #fragment"],
     ["https://hooks.example.com:0/x", "url must not name port 0"],
+    [
+      `https://hooks.example.com/${"ü".repeat(400)}`,
+      "url must be at most 2000 characters once percent-encoded",
+    ],
+    [
+      `https://${"ü".repeat(60)}.example.com/x`,
+      "url must name a host DNS can hold (labels of at most 63 characters)",
+    ],
     ["https://user:pw@hooks.example.com/x", "url must not hold a user name or password"],
     ["https://10.1.2.3/x", "url must not point at a private, loopback or link-local address"],
     ["https://172.20.0.1/x", "url must not point at a private, loopback or link-local address"],
@@ -184,7 +192,7 @@ describe("POST /webhooks", () => {
       error: {
         url: "Field Cannot be empty",
         events:
-          "events must name event types among transaction.created, user.created, wallet.created, hold.placed, hold.captured, hold.voided, hold.expired, batch.completed, batch.reversed",
+          "events must name event types among transaction.created, user.created, user.deleted, wallet.created, wallet.deleted, hold.placed, hold.captured, hold.voided, hold.expired, batch.completed, batch.reversed",
         description: "description must be at most 500 characters",
       },
     });

@@ -8,6 +8,8 @@ export const ENDPOINT_URL_MAX = 2000;
 
 export type UrlRule =
   | "shape"
+  | "length"
+  | "host-name"
   | "scheme"
   | "credentials"
   | "port"
@@ -95,7 +97,12 @@ export function endpointUrlProblem(text: string, allowLocal: boolean): UrlRule |
     return "shape";
   }
   // Any "#" starts a fragment, an empty one too (`url.hash` is "" for "…/x#").
-  if (text.length > ENDPOINT_URL_MAX || text.includes("#")) return "shape";
+  if (text.includes("#")) return "shape";
+  // The length is the stored one: the parser percent-encodes and punycodes ("ü" can become 6).
+  if (url.href.length > ENDPOINT_URL_MAX) return "length";
+  // DNS holds a name of at most 253 characters, each label at most 63.
+  if (url.hostname.length > 253 || url.hostname.split(".").some((label) => label.length > 63))
+    return "host-name";
   if (url.port === "0") return "port"; // reaches nothing
   if (url.username !== "" || url.password !== "") return "credentials";
   const host = url.hostname.toLowerCase().replace(/^\[|\]$/g, "");

@@ -16,7 +16,9 @@ import { walletRecord } from "../ledger/wallet-record";
 export const EVENT_TYPES = [
   "transaction.created",
   "user.created",
+  "user.deleted",
   "wallet.created",
+  "wallet.deleted",
   "hold.placed",
   "hold.captured",
   "hold.voided",
@@ -174,7 +176,7 @@ function entryRow(s: EntrySnapshot) {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/** A new user: who it is, never its password (the snapshot holds no hash). */
+/** A user made or deleted: who it is, never its password (the snapshot holds no hash). */
 const userRecord = (s: UserSnapshot) => ({
   id: s.id,
   username: s.username,
@@ -192,8 +194,10 @@ function dataOf(row: EventRow, site: SiteSettings) {
     case "transaction.created":
       return entryRecord(snapshot as EntrySnapshot, site);
     case "user.created":
+    case "user.deleted":
       return userRecord(snapshot as UserSnapshot);
-    case "wallet.created": {
+    case "wallet.created":
+    case "wallet.deleted": {
       const w = snapshot as WalletSnapshot;
       return walletRecord({ ...w, symbolPosition: w.symbol_position });
     }

@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { Wallet } from "../db/wallets";
 import type { AppEnv } from "../env";
-import type { UrlRule } from "../events/endpoint-url";
+import { ENDPOINT_URL_MAX, type UrlRule } from "../events/endpoint-url";
 import type { LedgerRefusal } from "../ledger/append";
 import type { AmountIssue, AmountRefusal } from "../ledger/money";
 import { databaseUnavailable, forgetGone, type GoneNames, goneRefusal } from "../wallet/faults";
@@ -410,6 +410,8 @@ function answerOf(reason: RefusalReason): ApiError {
 /** Why a webhook URL is refused, in wallet/v1's words. */
 const URL_RULE_TEXT: Record<UrlRule, string> = {
   shape: "url must be an absolute URL without a #fragment",
+  length: `url must be at most ${ENDPOINT_URL_MAX} characters once percent-encoded`,
+  "host-name": "url must name a host DNS can hold (labels of at most 63 characters)",
   scheme: "url must start with https://",
   credentials: "url must not hold a user name or password",
   port: "url must not name port 0",

@@ -230,8 +230,8 @@ describe("the table rebuilds (0006, 0018) on a database in use", () => {
       { id: 3, type: "user.created", subject: "4" },
     ]);
 
-    // Every later migration: 0019 writes an entry's events with one trigger, and an entry still
-    // writes its event.
+    // Every later migration: 0019 writes an entry's events with one trigger (and an entry still
+    // writes its event), 0020 a deletion's.
     copy(all);
     d1("migrations", "apply", "DB");
     const replaced = ["events_batch_written", "events_hold_captured", "events_transaction_created"];
@@ -240,6 +240,8 @@ describe("the table rebuilds (0006, 0018) on a database in use", () => {
       [
         ...triggers.map((t) => t.name).filter((name) => !replaced.includes(name as string)),
         "events_of_entry",
+        "events_user_deleted",
+        "events_wallet_deleted",
       ].sort(),
     );
     expect(refusal(entry("n5", "CREDIT", 1, 101, 102))).toBe("");
