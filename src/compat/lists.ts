@@ -4,9 +4,8 @@ import type { EntryKind, KindRow } from "../db/ledger";
 import type { AppEnv } from "../env";
 import { send } from "../http/envelope";
 import { defineRoute, type Input, type Refusals } from "../http/route";
-import { siteUrl } from "../http/site";
 import { pathFields } from "../http/validation";
-import { pageLinks } from "../http/wp-core";
+import { pageHeaders } from "../http/wp-core";
 import { walletRows } from "../wallet/directory";
 import { minorToText, movedAmountText, mysqlDate, storageDecimals } from "../wallet/rules";
 import { entriesOfKind, entryOfKind } from "../wallet/transactions";
@@ -157,13 +156,7 @@ const list = (spec: ListSpec) =>
         offset: (page - 1) * perPage,
         limit: perPage,
       });
-      const pages = Math.ceil(total / perPage);
-      const headers: Record<string, string> = {
-        "X-WP-Total": String(total),
-        "X-WP-TotalPages": String(pages),
-      };
-      const links = pageLinks(new URL(c.req.url), siteUrl(c), page, pages);
-      if (links.length > 0) headers.Link = links.join(", ");
+      const headers = pageHeaders(c, total, page, perPage);
       if (rows.length === 0)
         return send(
           c,
