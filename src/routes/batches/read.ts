@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { ok } from "../../http/envelope";
 import { defineRoute } from "../../http/route";
-import { siteUrl } from "../../http/site";
+import { siteSettings } from "../../http/site";
 import { fields, readerFields } from "../../http/validation";
 import { pageHeaders } from "../../http/wp-core";
 import { listBatches, readBatch } from "../../wallet/batch-reads";
@@ -25,7 +25,7 @@ export const readBatchRoute = defineRoute(
   },
   async (c, { id }) => {
     const found = await readBatch(c.var.service, id);
-    const site = { siteUrl: siteUrl(c), timeZone: c.env.SITE_TIMEZONE };
+    const site = siteSettings(c);
     return ok(c, 200, "Batch retrieved", batchRecord(found, site));
   },
 );
@@ -50,7 +50,7 @@ export const listBatchesRoute = defineRoute(
       page: q.page,
       perPage: q.per_page,
     });
-    const site = { siteUrl: siteUrl(c), timeZone: c.env.SITE_TIMEZONE };
+    const site = siteSettings(c);
     return ok(
       c,
       200,

@@ -1,6 +1,6 @@
 import { ok } from "../../http/envelope";
 import { defineRoute } from "../../http/route";
-import { siteUrl } from "../../http/site";
+import { siteSettings } from "../../http/site";
 import { answerStatementCsv } from "../../http/statement-csv";
 import { readerFields } from "../../http/validation";
 import { pageHeaders } from "../../http/wp-core";
@@ -38,7 +38,7 @@ export const readStatementRoute = defineRoute(
     });
     if (csv) return answerStatementCsv(c, statement);
 
-    const site = { siteUrl: siteUrl(c), timeZone: c.env.SITE_TIMEZONE };
+    const site = siteSettings(c);
     return ok(
       c,
       200,

@@ -4,7 +4,7 @@ import { ok, streamJson } from "../../http/envelope";
 import { apiError, historyBusy, serviceNotConfigured } from "../../http/errors";
 import { defineRoute, type Input } from "../../http/route";
 import { missingSettings } from "../../http/settings";
-import { siteUrl } from "../../http/site";
+import { siteSettings } from "../../http/site";
 import { readerFields } from "../../http/validation";
 import { pageHeaders } from "../../http/wp-core";
 import { openHistoryGate } from "../../throttle/history-gate";
@@ -62,7 +62,7 @@ export const listTransactions = defineRoute(
       afterS: fields.after,
       beforeS: fields.before,
     };
-    const site = { siteUrl: siteUrl(c), timeZone: c.env.SITE_TIMEZONE };
+    const site = siteSettings(c);
     if (!paged) {
       // The whole history (contract section 7), streamed: memory stays one chunk however long it is.
       const history = await wholeHistory(c.var.service, filter, fields.order, () =>
