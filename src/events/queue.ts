@@ -4,6 +4,7 @@
 // endpoint's cursor, and the cron finds what a lost nudge left), so nothing here needs to be exact.
 import { createDb, inRuns } from "../db/client";
 import { endpointIds, endpointsBehind } from "../db/events";
+import { configuredSiteUrl } from "../settings";
 import { type DeadLetter, type PumpDeps, pumpEndpoint } from "./pump";
 
 export type Nudge = { endpointId: number };
@@ -117,7 +118,7 @@ export function pumpDeps(env: ConsumerEnv): PumpDeps {
     outbound: (u, i) => fetch(u, i),
     secretKey: env.WEBHOOK_SECRET_KEY ?? "",
     site: {
-      siteUrl: (env.SITE_URL ?? "").trim().replace(/\/+$/, ""),
+      siteUrl: configuredSiteUrl(env),
       timeZone: env.SITE_TIMEZONE || "UTC",
     },
     retryBaseS: Number.isInteger(base) && base > 0 ? base : 60,

@@ -5,9 +5,10 @@ import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import type { EntryStamp } from "../ledger/entries";
 import type { SiteSettings } from "../ledger/transaction-record";
+import { configuredSiteUrl } from "../settings";
 import { logOnce } from "./log-once";
 
-const configured = (c: Context<AppEnv>) => (c.env.SITE_URL ?? "").trim().replace(/\/+$/, "");
+const configured = (c: Context<AppEnv>) => configuredSiteUrl(c.env);
 
 /** The site's base URL, without a trailing slash. */
 export function siteUrl(c: Context<AppEnv>): string {
