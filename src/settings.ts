@@ -19,6 +19,10 @@ export type SettingsEnv = {
 
 export type SettingName = keyof SettingsEnv;
 
+/** SITE_URL as guids and links use it: trimmed, without a trailing slash; "" when unset. */
+export const configuredSiteUrl = (env: Pick<SettingsEnv, "SITE_URL">) =>
+  (env.SITE_URL ?? "").trim().replace(/\/+$/, "");
+
 /** A setting the service cannot work with, and why (the why goes to the log, never on the wire). */
 export type SettingProblem = { name: SettingName; problem: string };
 

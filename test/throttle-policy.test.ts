@@ -14,7 +14,6 @@ import {
   EMPTY_STATE,
   forgetAtMs,
   lockDurationMs,
-  mostFromOneAddress,
   POLICIES,
   release,
   reserve,
@@ -25,6 +24,22 @@ import { unique } from "./helpers";
 
 const { pair, account, address } = POLICIES;
 const T0 = Date.UTC(2026, 0, 1);
+
+/**
+ * The most failures one client address can add to one account in any window of `pair.windowMs`:
+ * it may fail `limit` times, wait out the lock, fail `limit` times more, and so on, each lock twice
+ * the last (10 at 0 s, 60 s, 180 s and 420 s; the fifth round falls at 900 s, outside the window).
+ * The address's own limit (100) is higher, so it changes nothing. The ceiling is set above this.
+ */
+function mostFromOneAddress(pair = POLICIES.pair, address = POLICIES.address) {
+  let failures = 0;
+  let atMs = 0;
+  for (let locks = 0; atMs < pair.windowMs; locks++) {
+    failures += pair.limit;
+    atMs += lockDurationMs(pair, locks);
+  }
+  return Math.min(failures, address.limit);
+}
 
 /** `n` reservations at `atMs`, returning the last state and every reservation. */
 function reserveTimes(n: number, state: ThrottleState, policy = pair, atMs = T0) {

@@ -1,4 +1,4 @@
-import { fail, ok, send } from "../http/envelope";
+import { fail, ok } from "../http/envelope";
 import { defineRoute } from "../http/route";
 import { pathFields } from "../http/validation";
 import { deleteUser } from "../wallet/users";
@@ -37,12 +37,7 @@ export const compatWalletDelete = defineRoute(
       ]);
     // The plugin's answer for an unknown wallet: getWalletById's error under deleteWallet's status
     // and (empty) message, as its Res::error kept the first error it was given.
-    return send(c, 400, {
-      status_code: 400,
-      status: false,
-      message: "",
-      error: ["Invalid wallet Id"],
-    });
+    return fail(c, 400, "", ["Invalid wallet Id"]);
   },
 );
 

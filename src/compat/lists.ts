@@ -2,11 +2,10 @@ import type { Context } from "hono";
 import * as v from "valibot";
 import type { EntryKind, KindRow } from "../db/ledger";
 import type { AppEnv } from "../env";
-import { send } from "../http/envelope";
+import { fail, ok, send } from "../http/envelope";
 import { defineRoute, type Input, type Refusals } from "../http/route";
-import { siteUrl } from "../http/site";
 import { pathFields } from "../http/validation";
-import { pageLinks } from "../http/wp-core";
+import { pageHeaders } from "../http/wp-core";
 import { walletRows } from "../wallet/directory";
 import { minorToText, movedAmountText, mysqlDate, storageDecimals } from "../wallet/rules";
 import { entriesOfKind, entryOfKind } from "../wallet/transactions";
@@ -138,48 +137,21 @@ const list = (spec: ListSpec) =>
       if (id !== "") {
         const n = phpInt(id) ?? 0;
         const row = await entryOfKind(c.var.service, { kind: spec.kind, id: n });
-        if (!row)
-          return send(c, 404, {
-            status_code: 404,
-            status: false,
-            message: "Transaction not Found",
-            error: [`Invalid Transaction Id ${id}`],
-          });
-        return send(c, 200, {
-          status_code: 200,
-          status: true,
-          message: spec.found,
-          data: spec.record(row, c),
-        });
+        if (!row) return fail(c, 404, "Transaction not Found", [`Invalid Transaction Id ${id}`]);
+        return ok(c, 200, spec.found, spec.record(row, c));
       }
       const { rows, total } = await entriesOfKind(c.var.service, {
         kind: spec.kind,
         offset: (page - 1) * perPage,
         limit: perPage,
       });
-      const pages = Math.ceil(total / perPage);
-      const headers: Record<string, string> = {
-        "X-WP-Total": String(total),
-        "X-WP-TotalPages": String(pages),
-      };
-      const links = pageLinks(new URL(c.req.url), siteUrl(c), page, pages);
-      if (links.length > 0) headers.Link = links.join(", ");
-      if (rows.length === 0)
-        return send(
-          c,
-          404,
-          { status_code: 404, status: false, message: spec.empty.message, error: spec.empty.error },
-          headers,
-        );
-      return send(
+      const headers = pageHeaders(c, total, page, perPage);
+      if (rows.length === 0) return fail(c, 404, spec.empty.message, spec.empty.error, headers);
+      return ok(
         c,
         200,
-        {
-          status_code: 200,
-          status: true,
-          message: spec.message,
-          data: rows.map((row) => spec.record(row, c)),
-        },
+        spec.message,
+        rows.map((row) => spec.record(row, c)),
         headers,
       );
     },
@@ -246,11 +218,11 @@ export const compatWalletList = defineRoute(
         message: "Wallet Not found",
         data: ["We are sorry we cannot retrieve any wallet at the moment"],
       });
-    return send(c, 200, {
-      status_code: 200,
-      status: true,
-      message: "Wallet Retrieved",
-      data: wallets.map(({ rowId, wallet: w }) => ({
+    return ok(
+      c,
+      200,
+      "Wallet Retrieved",
+      wallets.map(({ rowId, wallet: w }) => ({
         // The wallet's WordPress post id is not kept; its row number, which never changes, stands in.
         post_id: rowId,
         wallet_id: w.id,
@@ -263,6 +235,6 @@ export const compatWalletList = defineRoute(
         wallet_note: w.note,
         wallet_type: w.type,
       })),
-    });
+    );
   },
 );

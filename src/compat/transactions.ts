@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import type { EntryRow } from "../db/ledger";
-import { send } from "../http/envelope";
+import { ok, send } from "../http/envelope";
 import { defineRoute } from "../http/route";
 import { localListDate, movedAmountText, mysqlDate } from "../wallet/rules";
 import { searchTransactions } from "../wallet/transactions";
@@ -102,11 +102,6 @@ export const compatTransactions = defineRoute(
     });
     if (rows.length === 0) return send(c, 200, NONE);
     const data = rows.map((row) => record(row, c.env.SITE_TIMEZONE));
-    return send(c, 200, {
-      status_code: 200,
-      status: true,
-      message: "Transactions Retrieved",
-      data,
-    });
+    return ok(c, 200, "Transactions Retrieved", data);
   },
 );

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { send } from "../http/envelope";
+import { ok } from "../http/envelope";
 import { ApiError, invalidInput } from "../http/errors";
 import { MAX_TEXT } from "../http/fields";
 import { defineRoute, type Input } from "../http/route";
@@ -93,12 +93,7 @@ export const compatTransfers = defineRoute(
     }).catch((err: unknown) => {
       throw err instanceof Refusal ? refused(err.reason) : err;
     });
-    return send(c, 200, {
-      status_code: 200,
-      status: true,
-      message: "Transfer Action Completed",
-      data: { transfer: moved.debitId },
-    });
+    return ok(c, 200, "Transfer Action Completed", { transfer: moved.debitId });
   },
 );
 

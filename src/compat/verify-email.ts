@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { send } from "../http/envelope";
+import { fail, ok, send } from "../http/envelope";
 import { mailDeps, verifyLinkFor } from "../http/mail";
 import { defineRoute } from "../http/route";
 import { requestVerification } from "../wallet/mail-links";
@@ -37,13 +37,7 @@ export const compatVerifyEmail = defineRoute(
     envelope: "A",
   },
   async (c, { email, fire }) => {
-    if (email === "")
-      return send(c, 400, {
-        status_code: 400,
-        status: false,
-        message: "email not parsed",
-        error: false,
-      });
+    if (email === "") return fail(c, 400, "email not parsed", false);
     if (!fire) return send(c, 400, { ...notSent, message: "Token Not Generated" });
     try {
       await requestVerification(mailDeps(c), email, verifyLinkFor(c));
@@ -61,11 +55,6 @@ export const compatVerifyEmail = defineRoute(
       if (err.reason.code === "mail_not_configured") return send(c, 400, notSent);
       throw err;
     }
-    return send(c, 200, {
-      status_code: 200,
-      status: true,
-      message: "Verification Mail Email Sent",
-      data: { mail: true },
-    });
+    return ok(c, 200, "Verification Mail Email Sent", { mail: true });
   },
 );

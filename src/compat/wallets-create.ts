@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { send } from "../http/envelope";
+import { fail, ok } from "../http/envelope";
 import { ApiError, invalidInput } from "../http/errors";
 import { defineRoute, type Input } from "../http/route";
 import {
@@ -140,33 +140,23 @@ export const compatWalletCreate = defineRoute(
   async (c, wallet) => {
     const created = await createWallet(c.var.db, wallet, c.get("nowMs")());
     if (created === "exists")
-      return send(c, 409, {
-        status_code: 409,
-        status: false,
-        message: "Wallet Already Exists",
-        error: ["Wallet Already Exists"],
-      });
+      return fail(c, 409, "Wallet Already Exists", ["Wallet Already Exists"]);
     if ("deletedWithUnits" in created)
       throw invalidInput({ wallet_decimal: unitsKeptText(wallet.id, created.deletedWithUnits) });
     const w = created.wallet;
-    return send(c, 200, {
-      status_code: 200,
-      status: true,
-      // "successully" is the plugin's typo; clients match on it.
-      message: "Wallet was successully created",
-      data: {
-        // The plugin answered the new post's id here; the wallet's row number stands in (GET wallets).
-        wallet_id: created.rowId,
-        rimplenet_wallet_name: w.name,
-        rimplenet_wallet_id: w.id,
-        rimplenet_wallet_symbol: w.symbol,
-        rimplenet_wallet_note: w.note,
-        rimplenet_wallet_type: w.type,
-        rimplenet_wallet_decimal: w.decimals,
-        rimplenet_max_withdrawal_amount: MAX_AMOUNT,
-        rimplenet_min_withdrawal_amount: MIN_AMOUNT,
-        rimplenet_wallet_symbol_position: w.symbolPosition,
-      },
+    // "successully" is the plugin's typo; clients match on it.
+    return ok(c, 200, "Wallet was successully created", {
+      // The plugin answered the new post's id here; the wallet's row number stands in (GET wallets).
+      wallet_id: created.rowId,
+      rimplenet_wallet_name: w.name,
+      rimplenet_wallet_id: w.id,
+      rimplenet_wallet_symbol: w.symbol,
+      rimplenet_wallet_note: w.note,
+      rimplenet_wallet_type: w.type,
+      rimplenet_wallet_decimal: w.decimals,
+      rimplenet_max_withdrawal_amount: MAX_AMOUNT,
+      rimplenet_min_withdrawal_amount: MIN_AMOUNT,
+      rimplenet_wallet_symbol_position: w.symbolPosition,
     });
   },
 );

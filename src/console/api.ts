@@ -53,5 +53,5 @@ export function refusalText({ message, error }: ApiError) {
           )
           .join("; ")
       : "";
-  return details && details !== message ? `${message}: ${details}` : String(message ?? "Refused");
+  return details && details !== message ? `${message}: ${details}` : message;
 }

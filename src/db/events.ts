@@ -19,7 +19,7 @@ const ENTRY_EVENT = "transaction.created";
  * entries' event say so in SQL too, as a literal: SQLite takes a partial index only for a query
  * whose WHERE repeats the index's condition, never one bound as a parameter.
  */
-export const listEvents = (db: Db, after: number, limit: number, types: readonly string[] = []) =>
+export const listEvents = (db: Db, after: number, limit: number, types: readonly string[]) =>
   db
     .select()
     .from(events)

@@ -32,7 +32,6 @@ export async function postSigned(
   url: string,
   secret: string,
   m: SignedMessage,
-  timeoutMs = DELIVERY_TIMEOUT_MS,
 ): Promise<Attempt> {
   const startedMs = Date.now();
   try {
@@ -41,7 +40,7 @@ export async function postSigned(
       headers: signedHeaders(secret, m),
       body: m.body,
       redirect: "manual",
-      signal: AbortSignal.timeout(timeoutMs),
+      signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
     });
     // The answer's body is not read: only its status counts.
     await res.body?.cancel();
@@ -55,7 +54,7 @@ export async function postSigned(
   } catch (err) {
     const timedOut = err instanceof Error && err.name === "TimeoutError";
     const why = timedOut
-      ? `no answer within ${timeoutMs / 1000} s`
+      ? `no answer within ${DELIVERY_TIMEOUT_MS / 1000} s`
       : `could not connect: ${err instanceof Error ? err.message : String(err)}`;
     return {
       ok: false,

@@ -4,7 +4,7 @@
 // endpoint's cursor, and the cron finds what a lost nudge left), so nothing here needs to be exact.
 import { createDb, inRuns } from "../db/client";
 import { endpointIds, endpointsBehind } from "../db/events";
-import type { Outbound } from "./deliver";
+import { configuredSiteUrl } from "../settings";
 import { type DeadLetter, type PumpDeps, pumpEndpoint } from "./pump";
 
 export type Nudge = { endpointId: number };
@@ -110,15 +110,15 @@ export type ConsumerEnv = {
   SITE_TIMEZONE?: string;
 };
 
-/** The consumer's dependencies from its bindings (the network unless a test hands a receiver). */
-export function pumpDeps(env: ConsumerEnv, outbound: Outbound = (u, i) => fetch(u, i)): PumpDeps {
+/** The consumer's dependencies from its bindings: deliveries go out through the runtime's fetch. */
+export function pumpDeps(env: ConsumerEnv): PumpDeps {
   const base = Number(env.WEBHOOK_RETRY_BASE_S);
   return {
     db: createDb(env.DB),
-    outbound,
+    outbound: (u, i) => fetch(u, i),
     secretKey: env.WEBHOOK_SECRET_KEY ?? "",
     site: {
-      siteUrl: (env.SITE_URL ?? "").trim().replace(/\/+$/, ""),
+      siteUrl: configuredSiteUrl(env),
       timeZone: env.SITE_TIMEZONE || "UTC",
     },
     retryBaseS: Number.isInteger(base) && base > 0 ? base : 60,

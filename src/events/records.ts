@@ -222,4 +222,3 @@ export const eventRecord = (row: EventRow, site: SiteSettings) => ({
   timestamp: iso(row.createdAtMs),
   data: dataOf(row, site),
 });
-export type EventRecord = ReturnType<typeof eventRecord>;

@@ -224,6 +224,10 @@ export const permissionDenied = {
 export const userNotFound = (userId: unknown) =>
   apiError("user_not_found", [`Unable to reach ${String(userId)}`]);
 
+/** A wallet a path names that does not exist (a wallet in a body or a filter is `invalid_input`). */
+export const walletNotFound = () =>
+  apiError("wallet_not_found", { wallet_id: "wallet_id not found" });
+
 /** A sign-in refused by the throttle (src/throttle/), before any password is checked. */
 export const tooManySignIns = (retryAfterS: number) =>
   apiError(
@@ -309,6 +313,7 @@ function answerOf(reason: RefusalReason): ApiError {
     case "user_not_found":
       return userNotFound(reason.userId);
     case "wallet_not_found":
+    case "wallet_unknown":
       return invalidInput({ wallet_id: "wallet_id not found" });
     case "scope_exceeded":
       return permissionDenied.forbidden();
@@ -323,8 +328,6 @@ function answerOf(reason: RefusalReason): ApiError {
       });
     case "transaction_not_found":
       return transactionNotFound(reason.ref);
-    case "wallet_unknown":
-      return invalidInput({ wallet_id: "wallet_id not found" });
     case "hold_not_found":
       return apiError("hold_not_found", { id: `No hold ${reason.ref}` });
     case "hold_resolved":

@@ -4,9 +4,11 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import type { EntryStamp } from "../ledger/entries";
+import type { SiteSettings } from "../ledger/transaction-record";
+import { configuredSiteUrl } from "../settings";
 import { logOnce } from "./log-once";
 
-const configured = (c: Context<AppEnv>) => (c.env.SITE_URL ?? "").trim().replace(/\/+$/, "");
+const configured = (c: Context<AppEnv>) => configuredSiteUrl(c.env);
 
 /** The site's base URL, without a trailing slash. */
 export function siteUrl(c: Context<AppEnv>): string {
@@ -23,6 +25,12 @@ export function siteUrl(c: Context<AppEnv>): string {
   );
   return new URL(c.req.url).origin;
 }
+
+/** The site a record is worded for: its URL (guids, links) and SITE_TIMEZONE (WordPress's dates). */
+export const siteSettings = (c: Context<AppEnv>): SiteSettings => ({
+  siteUrl: siteUrl(c),
+  timeZone: c.env.SITE_TIMEZONE,
+});
 
 /**
  * When and through which site a new entry is written. With SITE_URL set, its guid is built when it

@@ -13,11 +13,11 @@ import {
 import { STATEMENT_CHUNK, type Statement, statementEntries } from "../wallet/statements";
 import { streamCsv } from "./csv";
 import { historyBusy } from "./errors";
-import { siteUrl } from "./site";
+import { siteSettings } from "./site";
 
 /** The CSV of a statement opened from its first entry (`STATEMENT_CHUNK` rows at a time). */
 export async function answerStatementCsv(c: Context<AppEnv>, statement: Statement) {
-  const site = { siteUrl: siteUrl(c), timeZone: c.env.SITE_TIMEZONE };
+  const site = siteSettings(c);
   // A long statement is sent one at a time per caller, as a whole history is.
   let release: (() => Promise<void>) | undefined;
   let entries = statementEntries(c.var.db, statement);

@@ -6,6 +6,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../env";
 import { answerHeaders, BOOKMARK_HEADER } from "./answer-headers";
 import { percentDecode } from "./decode";
+import { siteUrl } from "./site";
 
 /**
  * The headers WordPress names, since `*` never covers Authorization; X-API-Key for Rimplenet's
@@ -122,7 +123,7 @@ export function overrideMethod(request: Request): Request {
  * with `page` set to the previous and next page, on the site's URL (./site.ts; `prev` stays within
  * the last page).
  */
-export function pageLinks(url: URL, siteUrl: string, page: number, pages: number): string[] {
+function pageLinks(url: URL, siteUrl: string, page: number, pages: number): string[] {
   const link = (to: number, rel: string) => {
     const target = new URL(url.pathname, `${siteUrl}/`);
     target.search = url.search;
@@ -134,4 +135,19 @@ export function pageLinks(url: URL, siteUrl: string, page: number, pages: number
   if (page > 1) links.push(link(Math.max(1, Math.min(page - 1, pages)), "prev"));
   if (pages > page) links.push(link(page + 1, "next"));
   return links;
+}
+
+/**
+ * A paged list's headers, as WordPress sends them: X-WP-Total (items), X-WP-TotalPages and, when
+ * there is a previous or next page, `Link`. Every paged list of both dialects answers these.
+ */
+export function pageHeaders(c: Context<AppEnv>, total: number, page: number, perPage: number) {
+  const pages = Math.ceil(total / perPage);
+  const headers: Record<string, string> = {
+    "X-WP-Total": String(total),
+    "X-WP-TotalPages": String(pages),
+  };
+  const links = pageLinks(new URL(c.req.url), siteUrl(c), page, pages);
+  if (links.length > 0) headers.Link = links.join(", ");
+  return headers;
 }

@@ -82,7 +82,7 @@ const groups = new WeakMap<D1Database, Group>();
 export type KeepAlive = (work: Promise<unknown>) => void;
 
 /** Writes one credit, in a group with the credits arriving beside it. */
-export async function appendCredit(db: Db, entry: NewEntry, keepAlive?: KeepAlive) {
+export async function appendCredit(db: Db, entry: NewEntry, keepAlive: KeepAlive) {
   // Only an entry named by a request_id can be found again after a batch of unknown outcome.
   if (!entry.keyed) return appendEntries(db, [entry]);
   const d1 = bindingOf(db);
@@ -91,7 +91,7 @@ export async function appendCredit(db: Db, entry: NewEntry, keepAlive?: KeepAliv
   const queue = group;
   const lead = () => {
     const work = writeBatch(db, entry, queue);
-    keepAlive?.(work);
+    keepAlive(work);
     return work;
   };
   if (!leaderAlive(queue)) return lead();

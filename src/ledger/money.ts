@@ -256,7 +256,7 @@ export function toDisplayMinor<T extends number | bigint>(minor: T, extraDecimal
 }
 
 /** The number with `,` thousands separators and the wallet's decimals: 150050, 2 → "1,500.50". */
-export function groupDigits(minor: number | bigint, decimals: number, extraDecimals = 0) {
+export function groupDigits(minor: number | bigint, decimals: number, extraDecimals: number) {
   const [integer, fraction] = minorToText(toDisplayMinor(minor, extraDecimals), decimals).split(
     ".",
   );

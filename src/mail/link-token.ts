@@ -1,14 +1,9 @@
 // The secret a mailed link carries: 256 random bits, base64url. Only its SHA-256 is stored
 // (db/mail.ts), so a copy of the database opens no link; one use, and an expiry (docs/mail.md).
+import { randomBase64Url } from "../auth/random-text";
 import { sha256Hex } from "../auth/sha256";
 
-export function newLinkToken() {
-  const bytes = crypto.getRandomValues(new Uint8Array(32));
-  return btoa(String.fromCharCode(...bytes))
-    .replace(/=+$/, "")
-    .replace(/\+/g, "-")
-    .replace(/\//g, "_");
-}
+export const newLinkToken = () => randomBase64Url(32);
 
 export const linkTokenHash = (token: string) => sha256Hex(token);
 

@@ -261,7 +261,7 @@ function declaredParams(route: RouteInfo) {
 
 /** `createCredit` as a type's name: `CreateCredit`. */
 const pascal = (route: RouteInfo) =>
-  (route.operationId ?? "").replace(/^./, (first) => first.toUpperCase());
+  route.operationId.replace(/^./, (first) => first.toUpperCase());
 
 function named(name: string, schema: unknown, schemas: Named) {
   schemas.set(name, schema);

@@ -19,8 +19,8 @@ export const DAY_MS = 24 * 60 * MINUTE_MS;
  *   60 s, each further lock doubling up to an hour. Only that address is locked out.
  * - `account`, the ceiling on one account's failures from addresses it never signed in from,
  *   whichever: 50 in any 15 minutes lock the account for those addresses, 60 s doubling up to an
- *   hour. One address can add at most 40 in 15 minutes (mostFromOneAddress), so only guessing
- *   spread over several addresses reaches it.
+ *   hour. One address can add at most 40 in 15 minutes (test/throttle-policy.test.ts), so only
+ *   guessing spread over several addresses reaches it.
  * - `address`, one client address over every account: 100 failures in any 15 minutes lock it for
  *   15 minutes.
  */
@@ -122,20 +122,4 @@ export function forgetAtMs(state: ThrottleState, policy: Policy) {
     newest + policy.windowMs,
     state.locks > 0 ? state.lastAttemptMs + BACKOFF_MEMORY_MS : 0,
   );
-}
-
-/**
- * The most failures one client address can add to one account in any window of `pair.windowMs`:
- * it may fail `limit` times, wait out the lock, fail `limit` times more, and so on, each lock twice
- * the last (10 at 0 s, 60 s, 180 s and 420 s; the fifth round falls at 900 s, outside the window).
- * The address's own limit (100) is higher, so it changes nothing. The ceiling is set above this.
- */
-export function mostFromOneAddress(pair = POLICIES.pair, address = POLICIES.address) {
-  let failures = 0;
-  let atMs = 0;
-  for (let locks = 0; atMs < pair.windowMs; locks++) {
-    failures += pair.limit;
-    atMs += lockDurationMs(pair, locks);
-  }
-  return Math.min(failures, address.limit);
 }

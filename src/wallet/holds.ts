@@ -189,10 +189,13 @@ export async function availableBalances(ctx: ServiceContext, asked: number | und
   }));
 }
 
+/** Statements one sweep writes at the most; what is left waits for the next minute's. */
+const EXPIRY_STATEMENTS = 20;
+
 /** The cron's sweep: records expired holds, a statement of at most EXPIRY_BATCH at a time. */
-export async function recordExpiredHolds(db: Db, nowMs: number, maxStatements = 20) {
+export async function recordExpiredHolds(db: Db, nowMs: number) {
   let total = 0;
-  for (let i = 0; i < maxStatements; i++) {
+  for (let i = 0; i < EXPIRY_STATEMENTS; i++) {
     const n = await writes.expireHolds(db, seconds(nowMs));
     total += n;
     if (n < writes.EXPIRY_BATCH) break;

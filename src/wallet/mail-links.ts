@@ -97,7 +97,7 @@ const tokenHashOf = async (token: string) => {
  * Follows a verification link: the address is verified, the link used. With `look`, only whether
  * the link is live, nothing used (a HEAD from a link checker).
  */
-export async function confirmVerification(db: Db, token: string, nowMs: number, look = false) {
+export async function confirmVerification(db: Db, token: string, nowMs: number, look: boolean) {
   const tokenHash = await tokenHashOf(token);
   if (look) {
     if (!(await findLiveToken(db, tokenHash, "verify-email", nowMs)))

@@ -18,10 +18,5 @@ export {
 } from "../ledger/money";
 export { localListDate, mysqlDate, utcMs, zonedSeconds } from "../ledger/post-format";
 export { asciiLower } from "../ledger/request-key";
-export {
-  type SiteSettings,
-  TransactionAnswer,
-  type TransactionRecord,
-  transactionRecord,
-} from "../ledger/transaction-record";
+export { TransactionAnswer, transactionRecord } from "../ledger/transaction-record";
 export { walletRecord } from "../ledger/wallet-record";

@@ -4,6 +4,7 @@
 
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Principal } from "../auth/principal";
+import { randomBase64Url } from "../auth/random-text";
 import { issueToken, verifyToken } from "../auth/tokens";
 import { createDb, type Db, readsReplica } from "../db/client";
 import { forgetSessions, isolateCache, sessionStale } from "../db/isolate-cache";
@@ -19,13 +20,7 @@ import { requireAdmin, type ServiceContext, type TokenKeys } from "./context";
 import { Refusal } from "./refusal";
 
 /** 128 random bits in base64url (22 characters). */
-export function newSessionId() {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  return btoa(String.fromCharCode(...bytes))
-    .replace(/=+$/, "")
-    .replace(/\+/g, "-")
-    .replace(/\//g, "_");
-}
+export const newSessionId = () => randomBase64Url(16);
 
 /**
  * A new session of `audience` for `principal` and its token; `also` are writes that go in the same

@@ -1,9 +1,9 @@
 import * as v from "valibot";
 import { ok } from "../../http/envelope";
 import { defineRoute } from "../../http/route";
-import { siteUrl } from "../../http/site";
+import { siteSettings } from "../../http/site";
 import { fields, readerFields } from "../../http/validation";
-import { pageLinks } from "../../http/wp-core";
+import { pageHeaders } from "../../http/wp-core";
 import { listBatches, readBatch } from "../../wallet/batch-reads";
 import { BatchAnswer, batchRecord } from "../../wallet/rules";
 import { BatchListParams, BatchPath } from "./schemas";
@@ -25,7 +25,7 @@ export const readBatchRoute = defineRoute(
   },
   async (c, { id }) => {
     const found = await readBatch(c.var.service, id);
-    const site = { siteUrl: siteUrl(c), timeZone: c.env.SITE_TIMEZONE };
+    const site = siteSettings(c);
     return ok(c, 200, "Batch retrieved", batchRecord(found, site));
   },
 );
@@ -50,19 +50,13 @@ export const listBatchesRoute = defineRoute(
       page: q.page,
       perPage: q.per_page,
     });
-    const site = { siteUrl: siteUrl(c), timeZone: c.env.SITE_TIMEZONE };
-    const pages = Math.ceil(total / q.per_page);
-    const links = pageLinks(new URL(c.req.url), siteUrl(c), q.page, pages);
+    const site = siteSettings(c);
     return ok(
       c,
       200,
       "Batches retrieved",
       batches.map((b) => batchRecord(b, site)),
-      {
-        "X-WP-Total": String(total),
-        "X-WP-TotalPages": String(pages),
-        ...(links.length > 0 ? { Link: links.join(", ") } : {}),
-      },
+      pageHeaders(c, total, q.page, q.per_page),
     );
   },
 );

@@ -1,9 +1,8 @@
 import * as v from "valibot";
 import { ok } from "../../http/envelope";
 import { defineRoute } from "../../http/route";
-import { siteUrl } from "../../http/site";
 import { readerFields } from "../../http/validation";
-import { pageLinks } from "../../http/wp-core";
+import { pageHeaders } from "../../http/wp-core";
 import { listHolds } from "../../wallet/holds";
 import { HoldAnswer } from "../answers";
 import { HoldListParams, holdRecord } from "./schemas";
@@ -31,12 +30,12 @@ export const listHoldsRoute = defineRoute(
       page: fields.page,
       perPage: fields.per_page,
     });
-    const pages = Math.ceil(total / fields.per_page);
-    const links = pageLinks(new URL(c.req.url), siteUrl(c), fields.page, pages);
-    return ok(c, 200, "Holds retrieved", holds.map(holdRecord), {
-      "X-WP-Total": String(total),
-      "X-WP-TotalPages": String(pages),
-      ...(links.length > 0 ? { Link: links.join(", ") } : {}),
-    });
+    return ok(
+      c,
+      200,
+      "Holds retrieved",
+      holds.map(holdRecord),
+      pageHeaders(c, total, fields.page, fields.per_page),
+    );
   },
 );

@@ -1,9 +1,9 @@
 import { ok } from "../../http/envelope";
 import { defineRoute } from "../../http/route";
-import { siteUrl } from "../../http/site";
+import { siteSettings } from "../../http/site";
 import { answerStatementCsv } from "../../http/statement-csv";
 import { readerFields } from "../../http/validation";
-import { pageLinks } from "../../http/wp-core";
+import { pageHeaders } from "../../http/wp-core";
 import { transactionRecord } from "../../wallet/rules";
 import { openStatement, STATEMENT_CHUNK, statementSummary } from "../../wallet/statements";
 import { StatementAnswer } from "../answers";
@@ -38,9 +38,7 @@ export const readStatementRoute = defineRoute(
     });
     if (csv) return answerStatementCsv(c, statement);
 
-    const site = { siteUrl: siteUrl(c), timeZone: c.env.SITE_TIMEZONE };
-    const pages = Math.ceil(statement.count / fields.per_page);
-    const links = pageLinks(new URL(c.req.url), site.siteUrl, fields.page, pages);
+    const site = siteSettings(c);
     return ok(
       c,
       200,
@@ -49,11 +47,7 @@ export const readStatementRoute = defineRoute(
         ...statementSummary(statement),
         entries: statement.rows.map((row) => transactionRecord(row, site)),
       },
-      {
-        "X-WP-Total": String(statement.count),
-        "X-WP-TotalPages": String(pages),
-        ...(links.length > 0 ? { Link: links.join(", ") } : {}),
-      },
+      pageHeaders(c, statement.count, fields.page, fields.per_page),
     );
   },
 );

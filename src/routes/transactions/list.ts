@@ -4,9 +4,9 @@ import { ok, streamJson } from "../../http/envelope";
 import { apiError, historyBusy, serviceNotConfigured } from "../../http/errors";
 import { defineRoute, type Input } from "../../http/route";
 import { missingSettings } from "../../http/settings";
-import { siteUrl } from "../../http/site";
+import { siteSettings } from "../../http/site";
 import { readerFields } from "../../http/validation";
-import { pageLinks } from "../../http/wp-core";
+import { pageHeaders } from "../../http/wp-core";
 import { openHistoryGate } from "../../throttle/history-gate";
 import { transactionRecord } from "../../wallet/rules";
 import { historyPage, wholeHistory } from "../../wallet/transactions";
@@ -62,7 +62,7 @@ export const listTransactions = defineRoute(
       afterS: fields.after,
       beforeS: fields.before,
     };
-    const site = { siteUrl: siteUrl(c), timeZone: c.env.SITE_TIMEZONE };
+    const site = siteSettings(c);
     if (!paged) {
       // The whole history (contract section 7), streamed: memory stays one chunk however long it is.
       const history = await wholeHistory(c.var.service, filter, fields.order, () =>
@@ -88,18 +88,12 @@ export const listTransactions = defineRoute(
       limit: fields.per_page,
       order: fields.order,
     });
-    const pages = Math.ceil(total / fields.per_page);
-    const links = pageLinks(new URL(c.req.url), site.siteUrl, fields.page, pages);
     return ok(
       c,
       200,
       MESSAGE,
       rows.map((row) => transactionRecord(row, site)),
-      {
-        "X-WP-Total": String(total),
-        "X-WP-TotalPages": String(pages),
-        ...(links.length > 0 ? { Link: links.join(", ") } : {}),
-      },
+      pageHeaders(c, total, fields.page, fields.per_page),
     );
   },
 );

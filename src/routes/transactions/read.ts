@@ -2,7 +2,7 @@ import * as v from "valibot";
 import { ok } from "../../http/envelope";
 import { pathIdField } from "../../http/fields";
 import { defineRoute } from "../../http/route";
-import { siteUrl } from "../../http/site";
+import { siteSettings } from "../../http/site";
 import { fields } from "../../http/validation";
 import { transactionRecord } from "../../wallet/rules";
 import { readTransaction as read } from "../../wallet/transactions";
@@ -26,11 +26,6 @@ export const readTransaction = defineRoute(
   },
   async (c, { id: { id, ref } }) => {
     const row = await read(c.var.service, { id: id ?? 0, ref });
-    return ok(
-      c,
-      200,
-      "Txn Retrieved Successful",
-      transactionRecord(row, { siteUrl: siteUrl(c), timeZone: c.env.SITE_TIMEZONE }),
-    );
+    return ok(c, 200, "Txn Retrieved Successful", transactionRecord(row, siteSettings(c)));
   },
 );

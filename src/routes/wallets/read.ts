@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { ok } from "../../http/envelope";
-import { apiError } from "../../http/errors";
+import { walletNotFound } from "../../http/errors";
 import { pathWalletIdField } from "../../http/fields";
 import { defineRoute } from "../../http/route";
 import { pathFields } from "../../http/validation";
@@ -43,7 +43,7 @@ export const getWallet = defineRoute(
   },
   async (c, { wallet_id: { id } }) => {
     const wallet = id === null ? undefined : await readWallet(c.var.service, id);
-    if (!wallet) throw apiError("wallet_not_found", { wallet_id: "wallet_id not found" });
+    if (!wallet) throw walletNotFound();
     return ok(c, 200, "Wallet retrieved", walletRecord(wallet));
   },
 );

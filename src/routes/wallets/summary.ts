@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { ok } from "../../http/envelope";
-import { apiError } from "../../http/errors";
+import { walletNotFound } from "../../http/errors";
 import { pathWalletIdField, userIdField } from "../../http/fields";
 import { defineRoute } from "../../http/route";
 import { fields } from "../../http/validation";
@@ -50,13 +50,12 @@ export const readWalletSummary = defineRoute(
     data: WalletSummaryAnswer,
   },
   async (c, input) => {
-    const notFound = () => apiError("wallet_not_found", { wallet_id: "wallet_id not found" });
     const walletId = input.wallet_id.id;
-    if (walletId === null) throw notFound();
+    if (walletId === null) throw walletNotFound();
     const user = input.user_id === undefined ? undefined : { id: input.user_id };
     const s = await walletSummary(c.var.service, { user, walletId }).catch((err: unknown) => {
       throw err instanceof Refusal && err.reason.code === "wallet_not_found"
-        ? apiError("wallet_not_found", { wallet_id: "wallet_id not found" })
+        ? walletNotFound()
         : err;
     });
     const w = s.wallet;
