@@ -468,7 +468,12 @@ describe("a deletion made through another isolate", () => {
     });
     expect(toWallet.status, toWallet.text).toBe(400);
     expect(toWallet.body.error).toStrictEqual({ wallet_id: "wallet_id not found" });
-    expect(await tableCounts()).toStrictEqual({ ...before, wallets: Number(before!.wallets) - 1 });
+    // The wallet's deletion, and its wallet.deleted event, are all that changed.
+    expect(await tableCounts()).toStrictEqual({
+      ...before,
+      wallets: Number(before!.wallets) - 1,
+      events: Number(before!.events) + 1,
+    });
     expect(await ledgerViolations()).toStrictEqual(CLEAN);
   });
 
