@@ -339,6 +339,30 @@ describe("GET /events", () => {
     );
   });
 
+  it("ends a page early once it holds about 4 MB of data, with at least one event, and goes on from there", async () => {
+    const admin = await makeAdmin();
+    const before = await newestEvent();
+    // Five events of 1.5 million characters each: users of a very long name.
+    await env.DB.batch(
+      Array.from({ length: 5 }, () =>
+        env.DB.prepare(
+          `INSERT INTO events (type, subject, data, created_at_ms)
+           VALUES ('user.created', '0', json_object('id', 0, 'username', hex(zeroblob(750000)),
+             'email', 'x@example.test', 'first_name', '', 'last_name', '', 'role', 'subscriber',
+             'registered_at_ms', 0), 0)`,
+        ),
+      ),
+    );
+    const first = await feed(admin, { after: before, limit: 1000 });
+    expect(first.map((e) => e.id)).toEqual([before + 1, before + 2, before + 3]);
+    expect(first[0]!.data.username).toHaveLength(1_500_000);
+    const rest = await feed(admin, { after: before + 3, limit: 1000 });
+    expect(rest.map((e) => e.id)).toEqual([before + 4, before + 5]);
+    expect((await feed(admin, { after: before + 4, limit: 1 })).map((e) => e.id)).toEqual([
+      before + 5,
+    ]);
+  });
+
   it("answers an empty list after the newest event", async () => {
     const admin = await makeAdmin();
     expect(await feed(admin, { after: Number.MAX_SAFE_INTEGER })).toEqual([]);
