@@ -120,6 +120,15 @@ describe("POST /holds", () => {
     expect(res.body.data.expires_at).toBe("2027-01-01T13:00:00.000Z");
   });
 
+  it("lasts at least expires_in seconds when placed inside a second", async () => {
+    const a = await funded(100);
+    const t0 = Date.UTC(2027, 0, 2, 12, 0, 0);
+    const res = await place(a, { amount: 100, expires_in: 1 }, appAt(t0 + 600));
+    expect(res.body.data.expires_at).toBe("2027-01-02T12:00:02.000Z");
+    expect((await available(a, appAt(t0 + 1_600))).available).toBe(0);
+    expect((await available(a, appAt(t0 + 2_000))).available).toBe(100);
+  });
+
   it("refuses an amount beyond the available balance with 400 Insufficient Balance and writes nothing", async () => {
     const a = await funded(100);
     await placed(a, { amount: 60 });

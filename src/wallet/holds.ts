@@ -60,6 +60,7 @@ export type HoldSpec = {
 /** Places a hold; a used request_id (an entry's or a hold's) and a short balance are refusals. */
 export async function placeHold({ db, stamp }: HoldDeps, spec: HoldSpec): Promise<HoldView> {
   const createdAtS = seconds(stamp.nowMs);
+  // From the next whole second: a hold lasts at least the seconds asked, never a moment less.
   const placed = await writes.insertHold(db, {
     userId: spec.user.id,
     walletId: spec.wallet.id,
@@ -68,7 +69,7 @@ export async function placeHold({ db, stamp }: HoldDeps, spec: HoldSpec): Promis
     requestId: spec.requestId,
     note: spec.note,
     createdAtS,
-    expiresAtS: createdAtS + spec.expiresInS,
+    expiresAtS: Math.ceil(stamp.nowMs / 1000) + spec.expiresInS,
   });
   if (!placed.created) throw exists(placed);
   return view(db, { hold: placed.hold, transactionId: null }, createdAtS);
