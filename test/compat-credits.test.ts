@@ -261,6 +261,28 @@ describe("POST credits and debits in the dialect", () => {
     expect(list.body.data[0].post_content).toBe("Amount:14507.525000000001");
   });
 
+  it('reads a JSON true as PHP\'s text "1" and false as empty, as the plugin did', async () => {
+    const { user, wallet } = await account();
+    const res = await post("credits", {
+      user_id: user.id,
+      wallet_id: wallet,
+      request_id: rid(),
+      amount: true,
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(await balance(user.id, wallet)).toBe(1);
+    const refused = await post("credits", {
+      user_id: user.id,
+      wallet_id: wallet,
+      request_id: rid(),
+      amount: false,
+    });
+    expect([refused.status, refused.body.error]).toEqual([
+      400,
+      { amount: "Field Cannot be empty" },
+    ]);
+  });
+
   it("debits the balance, refuses past it writing nothing, and answers a repeated request_id 409", async () => {
     const { user, wallet } = await account();
     expect(
