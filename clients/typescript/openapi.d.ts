@@ -506,7 +506,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every committed change as an event, oldest first, after an id */
+        /** Every change to money, holds, users and wallets as an event, oldest first, after an id */
         get: operations["listEvents"];
         put?: never;
         post?: never;

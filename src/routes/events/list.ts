@@ -11,7 +11,8 @@ export const listEvents = defineRoute(
     path: "/events",
     method: "GET",
     operationId: "listEvents",
-    summary: "Every committed change as an event, oldest first, after an id",
+    summary:
+      "Every change to money, holds, users and wallets as an event, oldest first, after an id",
     auth: "admin",
     access: "read",
     params: fields(EventFeedParams),
