@@ -3,6 +3,7 @@
 // overlapping batches, and the batch events.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { BATCH_ENTRIES_PER_READ } from "../src/wallet/batch-reads";
 import {
   balanceOf,
   CLEAN,
@@ -327,6 +328,33 @@ describe("GET /batches/{id}, GET /batches", () => {
       message: "Batch not found",
       error: { id: "No batch 999999999" },
     });
+  });
+
+  it("sends a page of large batches a few at a time, each as GET /batches/{id} answers it", async () => {
+    const { admin, buyer, wallet } = await setup();
+    const perBatch = 100;
+    const count = Math.ceil((2 * BATCH_ENTRIES_PER_READ) / perBatch) + 1; // three reads
+    const ids: number[] = [];
+    for (let i = 0; i < count; i++) {
+      const r = await post(admin, {
+        request_id: unique("big"),
+        operations: Array.from({ length: perBatch }, () => base(wallet, buyer.id)),
+      });
+      expect(r.status, r.text).toBe(200);
+      ids.push(r.body.data.batch_id);
+    }
+    const res = await call("GET", "/batches", {
+      auth: admin.bearer,
+      query: { user_id: buyer.id, per_page: 100 },
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(res.headers.get("X-WP-Total")).toBe(String(count));
+    const listed = res.body.data as Json[];
+    expect(listed.map((b) => b.batch_id)).toEqual(ids.toReversed());
+    for (const id of [ids[0], ids[count - 1]]) {
+      const one = await call("GET", `/batches/${id}`, { auth: admin.bearer });
+      expect(listed.find((b) => b.batch_id === id)).toStrictEqual(one.body.data);
+    }
   });
 
   it("lists a user's batches newest first with WordPress paging headers", async () => {

@@ -51,7 +51,7 @@ export async function listBatchesOf(db: Db, userId: number, offset: number, limi
     WHERE ${transactions.userId} = ${userId} AND ${transactions.batchId} IS NOT NULL)`;
   const [rows, totals] = await db.batch([
     db
-      .select({ id: batches.id })
+      .select({ id: batches.id, entryCount: batches.entryCount })
       .from(batches)
       .where(touching)
       .orderBy(desc(batches.id))
@@ -59,7 +59,7 @@ export async function listBatchesOf(db: Db, userId: number, offset: number, limi
       .offset(offset),
     db.select({ n: count() }).from(batches).where(touching),
   ]);
-  return { ids: rows.map((r) => r.id), total: totals[0]?.n ?? 0 };
+  return { batches: rows, total: totals[0]?.n ?? 0 };
 }
 
 /**

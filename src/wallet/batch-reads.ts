@@ -16,7 +16,16 @@ export async function readBatch(
   return found;
 }
 
-/** The batches with an entry of a user, newest first, a page of them and how many there are. */
+/**
+ * Entries read at once while a page of batches is sent: a page of 100 batches of 200 entries is
+ * about 21 MB of JSON, too much to hold whole in a Worker's 128 MB beside its rows and records.
+ */
+export const BATCH_ENTRIES_PER_READ = 2_000;
+
+/**
+ * The batches with an entry of a user, newest first: how many there are, and a page of them read a
+ * few at a time (at least one batch, at most about BATCH_ENTRIES_PER_READ entries a read).
+ */
 export async function listBatches(
   ctx: ServiceContext,
   { userId, page, perPage }: { userId: number; page: number; perPage: number },
@@ -27,5 +36,19 @@ export async function listBatches(
     listBatchesOf(ctx.db, userId, (page - 1) * perPage, perPage),
   ]);
   if (!users.has(userId)) throw new Refusal({ code: "user_not_found", userId });
-  return { batches: await findBatches(ctx.db, listed.ids), total: listed.total };
+  return { batches: batchReads(ctx, listed.batches), total: listed.total };
+}
+
+async function* batchReads(ctx: ServiceContext, page: { id: number; entryCount: number }[]) {
+  let ids: number[] = [];
+  let entries = 0;
+  for (const b of page) {
+    if (ids.length > 0 && entries + b.entryCount > BATCH_ENTRIES_PER_READ) {
+      yield await findBatches(ctx.db, ids);
+      [ids, entries] = [[], 0];
+    }
+    ids.push(b.id);
+    entries += b.entryCount;
+  }
+  if (ids.length > 0) yield await findBatches(ctx.db, ids);
 }

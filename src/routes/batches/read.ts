@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { ok } from "../../http/envelope";
+import { ok, streamJson } from "../../http/envelope";
 import { defineRoute } from "../../http/route";
 import { siteSettings } from "../../http/site";
 import { fields, readerFields } from "../../http/validation";
@@ -51,11 +51,12 @@ export const listBatchesRoute = defineRoute(
       perPage: q.per_page,
     });
     const site = siteSettings(c);
-    return ok(
+    return streamJson(
       c,
       200,
       "Batches retrieved",
-      batches.map((b) => batchRecord(b, site)),
+      batches,
+      (b) => batchRecord(b, site),
       pageHeaders(c, total, q.page, q.per_page),
     );
   },
