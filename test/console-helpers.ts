@@ -33,11 +33,14 @@ export function consoleOf(app = testApp()) {
     expect(res.status, res.html).toBe(303);
     return res.headers.get("set-cookie")!.split(";")[0]!;
   }
-  /** The page a redirect sends the browser to, with the notice it left (`back`). */
+  /** The page a redirect sends the browser to, with the cookies it left (a notice, a secret). */
   function follow(res: Page, cookie: string) {
-    const notice = noticeCookie(res)?.split(";")[0];
+    const left = res.headers
+      .getSetCookie()
+      .filter((c) => !/Max-Age=0/i.test(c))
+      .map((c) => c.split(";")[0]);
     return request(res.headers.get("location")!.replace("/wallet-admin", ""), {
-      cookie: notice ? `${cookie}; ${notice}` : cookie,
+      cookie: [cookie, ...left].join("; "),
     });
   }
   return { request, signIn, follow };

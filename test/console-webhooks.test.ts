@@ -15,7 +15,7 @@ const outbound: Outbound = async (_url, init) => {
   return new Response(null, { status: 200 });
 };
 const app = testApp({ outbound });
-const { request, signIn } = consoleOf(app);
+const { request, signIn, follow } = consoleOf(app);
 
 let admin: TestUser;
 let cookie: string;
@@ -39,8 +39,11 @@ describe("the console's webhooks screen", () => {
         description: "shop",
       }),
     });
-    expect(created.status).toBe(200);
-    const secret = created.html.match(/whsec_[A-Za-z0-9+/=]+/)?.[0];
+    expect(created.status).toBe(303);
+    expect(created.html).not.toMatch(/whsec_/);
+    const shown = await follow(created, cookie);
+    expect(shown.html).toContain("copy its signing secret now, it is not shown again");
+    const secret = shown.html.match(/whsec_[A-Za-z0-9+/=]+/)?.[0];
     expect(secret).toBeDefined();
     const again = await request("/webhooks", { cookie });
     expect(again.html).toContain("https://hooks.example.com/console");

@@ -377,6 +377,34 @@ describe("moving money", () => {
     expect(after.html).toContain("console credit");
   });
 
+  it("says a key another movement holds is refused, not that the form was sent before", async () => {
+    const page = await userPage();
+    const key = hidden(page.html, "request_id");
+    const post = (action: string, amount: string) =>
+      request(`/users/${alice.id}/${action}`, {
+        method: "POST",
+        cookie,
+        body: form({
+          _csrf: hidden(page.html, "_csrf"),
+          request_id: key,
+          wallet_id: wallet,
+          amount,
+        }),
+      });
+    expect(noticeLeft(await post("credit", "3.00"))).toMatch(/^ok:Transaction Completed/);
+    const before = await tableCounts();
+    // The credit's own form again: it moved once.
+    expect(noticeLeft(await post("credit", "3.00"))).toMatch(/^ok:Already done/);
+    // Its key in a debit, or with another amount: nothing moved, and the page says so.
+    expect(noticeLeft(await post("debit", "3.00"))).toMatch(
+      /^error:Debit refused\. Transaction already exists/,
+    );
+    expect(noticeLeft(await post("credit", "4.00"))).toMatch(
+      /^error:Credit refused\. Transaction already exists/,
+    );
+    expect(await tableCounts()).toEqual(before);
+  });
+
   it("says a key a hold already holds is refused, not that the form was sent before", async () => {
     const page = await userPage();
     const key = hidden(page.html, "request_id");
@@ -417,6 +445,25 @@ describe("moving money", () => {
     expect(shown.html).toContain("Debit refused. Insufficient Balance");
     expect(shown.html).toContain('role="alert"');
     expect(await tableCounts()).toEqual(before);
+  });
+
+  it("shows a refusal for a user that is gone on the page it lands on, not on the next", async () => {
+    const page = await userPage();
+    const res = await request("/users/2000000000/credit", {
+      method: "POST",
+      cookie,
+      body: form({
+        _csrf: hidden(page.html, "_csrf"),
+        request_id: hidden(page.html, "request_id"),
+        wallet_id: wallet,
+        amount: "1.00",
+      }),
+    });
+    const shown = await follow(res, cookie);
+    expect(shown.status).toBe(404);
+    expect(shown.html).toContain("There is no user 2000000000");
+    expect(shown.html).toContain("Credit refused.");
+    expect(shown.headers.getSetCookie().join()).toMatch(/wallet_admin_notice=;.*Max-Age=0/);
   });
 
   it("transfers, and reverses a transaction once after a confirmation", async () => {
@@ -501,13 +548,20 @@ describe("accounts, wallets and keys", () => {
     });
     expect(noticeLeft(w)).toContain("Wallet cnsl created.");
 
-    const key = await request("/api-keys", {
+    const made = await request("/api-keys", {
       method: "POST",
       cookie,
       body: form({ _csrf: csrf, name: "ops", scope: "read" }),
     });
+    // Redirected, so a reload or Back posts nothing again: the secret waits, sealed, in a cookie.
+    expect(made.status).toBe(303);
+    expect(noticeLeft(made)).toBe(`ok:Key created for ${admin.username}.`);
+    const key = await follow(made, cookie);
     expect(key.html).toContain("copy it now, it is not shown again");
     expect(key.html).toMatch(/data-copy="new-key"/);
+    const sealed = made.headers.getSetCookie().find((c) => c.startsWith("wallet_admin_secret="))!;
+    expect(sealed).toMatch(/HttpOnly/);
+    expect(key.headers.getSetCookie().join()).toMatch(/wallet_admin_secret=;.*Max-Age=0/);
     const id = key.html.match(/action="\/wallet-admin\/api-keys\/(\d+)\/revoke"/)![1];
     const revoked = await request(`/api-keys/${id}/revoke`, {
       method: "POST",
@@ -516,6 +570,7 @@ describe("accounts, wallets and keys", () => {
     });
     expect(noticeLeft(revoked)).toContain(`Key ${id} revoked.`);
     const secret = key.html.match(/id="new-key" class="secret">([^<]+)</)![1]!;
+    expect(decodeURIComponent(sealed)).not.toContain(secret);
     const list = await request("/api-keys", { cookie });
     expect(list.html).not.toContain(secret);
   });

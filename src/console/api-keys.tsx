@@ -6,7 +6,7 @@ import { parseFields } from "../http/validation";
 import { issueApiKey, listKeys, revokeKey } from "../wallet/api-keys";
 import { attempt, refusalText } from "./api";
 import type { ConsoleEnv } from "./env";
-import { back, field, noticeOf } from "./page";
+import { back, backWithSecret, field, noticeOf, secretOf } from "./page";
 import { withIds } from "./path-ids";
 import { BASE } from "./session";
 import { Csrf, type Notice, Page, PostButton, Table } from "./views";
@@ -15,7 +15,8 @@ export const apiKeysScreen = new Hono<ConsoleEnv>({ strict: false });
 
 type Created = { secret: string; username: string };
 
-const keysPage = async (c: Context<ConsoleEnv>, created?: Created, notice?: Notice) => {
+const keysPage = async (c: Context<ConsoleEnv>, notice?: Notice) => {
+  const created = (await secretOf(c)) as Created | undefined;
   const keys = await listKeys(c.var.service);
   return c.html(
     <Page
@@ -104,9 +105,17 @@ apiKeysScreen.post("/api-keys", async (c) => {
       }),
     ),
   );
-  if (!issued.ok)
-    return keysPage(c, undefined, { kind: "error", text: refusalText(issued.refusal) });
-  return keysPage(c, issued.value);
+  if (!issued.ok) return keysPage(c, { kind: "error", text: refusalText(issued.refusal) });
+  const { secret, username: owner } = issued.value;
+  return backWithSecret(
+    c,
+    `${BASE}/api-keys`,
+    { secret, username: owner },
+    {
+      kind: "ok",
+      text: `Key created for ${owner}.`,
+    },
+  );
 });
 apiKeysScreen.post(
   "/api-keys/:id/revoke",

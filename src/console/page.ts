@@ -1,7 +1,8 @@
 // What every console screen shares: the wallets, form fields, notices carried across a redirect,
 // and the page's constants.
 import type { Context } from "hono";
-import { deleteCookie, getCookie, getSignedCookie, setSignedCookie } from "hono/cookie";
+import { deleteCookie, getCookie, getSignedCookie, setCookie, setSignedCookie } from "hono/cookie";
+import { openSecret, sealSecret } from "../events/secrets";
 import { jwtSecret } from "../http/auth";
 import type { WalletDisplay } from "../ledger/money";
 import { allWallets } from "../wallet/wallets";
@@ -63,6 +64,37 @@ export async function noticeOf(c: Context<ConsoleEnv>): Promise<Notice> {
   const kind = left.slice(0, left.indexOf(":"));
   const text = left.slice(kind.length + 1);
   return kind === "ok" || kind === "error" ? { kind, text } : undefined;
+}
+
+const SECRET_COOKIE = "wallet_admin_secret";
+const SECRET_PURPOSE = "wallet-ledger console secret shown once v1";
+
+/**
+ * A redirect to the page that shows a new credential's secret once (an API key, a webhook's signing
+ * secret), with a notice. The secret rides in a one-minute cookie of the console's own, sealed
+ * (AES-GCM, a key derived from JWT_SECRET), never in the form's answer: a reload or Back posts
+ * nothing again, so no second credential is made.
+ */
+export async function backWithSecret(
+  c: Context<ConsoleEnv>,
+  to: string,
+  shown: Record<string, string>,
+  notice: NonNullable<Notice>,
+) {
+  const sealed = await sealSecret(JSON.stringify(shown), jwtSecret(c), SECRET_PURPOSE);
+  setCookie(c, SECRET_COOKIE, sealed, cookieOptions(c, 60));
+  return back(c, to, notice);
+}
+
+/** The secret `backWithSecret` left for this page: shown on it, gone from the next. */
+export async function secretOf(
+  c: Context<ConsoleEnv>,
+): Promise<Record<string, string> | undefined> {
+  const sealed = getCookie(c, SECRET_COOKIE);
+  if (sealed === undefined) return undefined;
+  deleteCookie(c, SECRET_COOKIE, { path: BASE });
+  const opened = await openSecret(sealed, jwtSecret(c), SECRET_PURPOSE);
+  return opened === null ? undefined : (JSON.parse(opened) as Record<string, string>);
 }
 
 /** The service's wallets, by id. */

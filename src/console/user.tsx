@@ -13,6 +13,7 @@ import { credit, debit, reverse, transfer } from "../wallet/movements";
 import { userLedger } from "../wallet/operators";
 import { formatMoney } from "../wallet/rules";
 import { endUserSessions } from "../wallet/sessions";
+import { readTransaction } from "../wallet/transactions";
 import { attempt, refusalText } from "./api";
 import type { ConsoleEnv, Fields, Session } from "./env";
 import { back, day, field, freshKey, noticeOf, PER_PAGE, utc, type Wallet, wallets } from "./page";
@@ -250,7 +251,12 @@ userScreen.get(
     const d = await loadUser(c, userId, queryOf(c, PageQuery).page);
     if (!d)
       return c.html(
-        <Page title="No such user" session={c.var.session} current="users">
+        <Page
+          title="No such user"
+          session={c.var.session}
+          current="users"
+          notice={await noticeOf(c)}
+        >
           <p>
             There is no user {userId}. <a href={`${BASE}/users`}>All users</a>
           </p>
@@ -310,13 +316,26 @@ const move = (action: "credit" | "debit" | "transfer") =>
           text: `${action === "transfer" ? "Transfer Action Completed" : "Transaction Completed"}: ${field(form, "amount")} ${field(form, "wallet_id")}.`,
         });
       // The same form sent twice (a double click, a retried submit): the first one moved the money.
-      // A key a hold or a batch holds is no such repeat: that refusal is shown as it is.
+      // Only an entry this very form would have written says so; a key a hold, a batch or another
+      // movement holds is refused in words, since this form moved nothing.
       const repeat = moved.refusal.error as { txn_id?: string } | undefined;
-      if (moved.refusal.status === 409 && repeat?.txn_id !== undefined)
-        return back(c, to, {
-          kind: "ok",
-          text: "Already done: this form was sent before, and the money moved once.",
-        });
+      if (moved.refusal.status === 409 && repeat?.txn_id !== undefined) {
+        const txn = Number(repeat.txn_id);
+        const found = await attempt(c, () =>
+          readTransaction(c.var.service, { id: txn, ref: repeat.txn_id! }),
+        );
+        const e = found.ok ? found.value.entry : undefined;
+        if (
+          e?.userId === id.id &&
+          e.txnType === (action === "credit" ? "CREDIT" : "DEBIT") &&
+          e.walletId === field(form, "wallet_id").toLowerCase() &&
+          e.amountText === field(form, "amount")
+        )
+          return back(c, to, {
+            kind: "ok",
+            text: "Already done: this form was sent before, and the money moved once.",
+          });
+      }
       return back(c, to, {
         kind: "error",
         text: `${action[0]!.toUpperCase()}${action.slice(1)} refused. ${refusalText(moved.refusal)}`,

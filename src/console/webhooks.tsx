@@ -16,7 +16,7 @@ import {
 } from "../wallet/webhooks";
 import { attempt, refusalText } from "./api";
 import type { ConsoleEnv } from "./env";
-import { back, field, noticeOf, utc } from "./page";
+import { back, backWithSecret, field, noticeOf, secretOf, utc } from "./page";
 import { withIds } from "./path-ids";
 import { BASE } from "./session";
 import { Csrf, type Notice, Page, PostButton, Table } from "./views";
@@ -73,7 +73,8 @@ async function loadWebhooks(c: Context<ConsoleEnv>) {
   return { hooks, logs };
 }
 
-const webhooksPage = async (c: Context<ConsoleEnv>, secret?: string, notice?: Notice) => {
+const webhooksPage = async (c: Context<ConsoleEnv>, notice?: Notice) => {
+  const secret = (await secretOf(c))?.secret;
   const { hooks, logs } = await loadWebhooks(c);
   return c.html(
     <Page
@@ -163,9 +164,16 @@ webhooksScreen.post("/webhooks", async (c) => {
       }),
     ),
   );
-  if (!made.ok)
-    return webhooksPage(c, undefined, { kind: "error", text: refusalText(made.refusal) });
-  return webhooksPage(c, made.value.secret);
+  if (!made.ok) return webhooksPage(c, { kind: "error", text: refusalText(made.refusal) });
+  return backWithSecret(
+    c,
+    page,
+    { secret: made.value.secret },
+    {
+      kind: "ok",
+      text: `Webhook ${made.value.endpoint.id} created.`,
+    },
+  );
 });
 webhooksScreen.post(
   "/webhooks/:id/test",

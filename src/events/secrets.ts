@@ -17,10 +17,14 @@ export const generateSecret = () =>
   PREFIX + toBase64(crypto.getRandomValues(new Uint8Array(SECRET_BYTES)));
 
 const keys = new Map<string, Promise<CryptoKey>>();
+const WEBHOOK_SECRETS = "wallet-ledger webhook secrets v1";
 
-/** The AES key for a WEBHOOK_SECRET_KEY value, derived once per isolate. */
-function keyFor(material: string) {
-  let key = keys.get(material);
+/**
+ * The AES key for a secret's value (WEBHOOK_SECRET_KEY) and a purpose, derived once per isolate:
+ * each purpose has a key of its own, so what one seals the other cannot open.
+ */
+function keyFor(material: string, purpose: string) {
+  let key = keys.get(`${purpose}\n${material}`);
   if (!key) {
     key = crypto.subtle
       .importKey("raw", new TextEncoder().encode(material), "HKDF", false, ["deriveKey"])
@@ -30,7 +34,7 @@ function keyFor(material: string) {
             name: "HKDF",
             hash: "SHA-256",
             salt: new Uint8Array(0),
-            info: new TextEncoder().encode("wallet-ledger webhook secrets v1"),
+            info: new TextEncoder().encode(purpose),
           },
           base,
           { name: "AES-GCM", length: 256 },
@@ -38,29 +42,29 @@ function keyFor(material: string) {
           ["encrypt", "decrypt"],
         ),
       );
-    keys.set(material, key);
+    keys.set(`${purpose}\n${material}`, key);
   }
   return key;
 }
 
-export async function sealSecret(secret: string, material: string) {
+export async function sealSecret(secret: string, material: string, purpose = WEBHOOK_SECRETS) {
   const iv = crypto.getRandomValues(new Uint8Array(12));
   const sealed = await crypto.subtle.encrypt(
     { name: "AES-GCM", iv },
-    await keyFor(material),
+    await keyFor(material, purpose),
     new TextEncoder().encode(secret),
   );
   return `${VERSION}:${toBase64(iv)}:${toBase64(new Uint8Array(sealed))}`;
 }
 
 /** The secret, or null when it does not open with this key (another WEBHOOK_SECRET_KEY). */
-export async function openSecret(sealed: string, material: string) {
+export async function openSecret(sealed: string, material: string, purpose = WEBHOOK_SECRETS) {
   const [version, iv, data] = sealed.split(":");
   if (version !== VERSION || !iv || !data) return null;
   try {
     const plain = await crypto.subtle.decrypt(
       { name: "AES-GCM", iv: fromBase64(iv) },
-      await keyFor(material),
+      await keyFor(material, purpose),
       fromBase64(data),
     );
     return new TextDecoder().decode(plain);
