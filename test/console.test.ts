@@ -504,6 +504,19 @@ describe("moving money", () => {
     expect(noticeLeft(twice)).toContain("Reversal refused. Transaction already reversed");
     expect(await balanceOf(admin, bob.id, wallet)).toBe(0);
     expect(await ledgerViolations()).toEqual(CLEAN);
+    // Bob's page offers no Reverse for the reversal itself, and no confirmation for an entry that
+    // is not Bob's or is not there.
+    const reversal = (await env.DB.prepare(
+      "SELECT max(id) AS id FROM transactions WHERE user_id = ?",
+    )
+      .bind(bob.id)
+      .first<{ id: number }>())!.id;
+    const bobPage = await request(`/users/${bob.id}`, { cookie });
+    expect(bobPage.html).toContain(`reversal of ${txn}`);
+    expect(bobPage.html).toContain(`aria-label="Reverse transaction ${txn}"`);
+    expect(bobPage.html).not.toContain(`aria-label="Reverse transaction ${reversal}"`);
+    for (const path of [`/users/${alice.id}/reverse/${txn}`, `/users/${bob.id}/reverse/999999999`])
+      expect((await request(path, { cookie })).status, path).toBe(404);
   });
 });
 

@@ -17,7 +17,7 @@ import { readTransaction } from "../wallet/transactions";
 import { attempt, refusalText } from "./api";
 import type { ConsoleEnv, Fields, Session } from "./env";
 import { back, day, field, freshKey, noticeOf, PER_PAGE, utc, type Wallet, wallets } from "./page";
-import { withIds } from "./path-ids";
+import { notFound, withIds } from "./path-ids";
 import { PageNumber, queryOf } from "./query";
 import { BASE } from "./session";
 import { readStatementFigures, StatementSection, statementChoice } from "./statement";
@@ -152,12 +152,15 @@ function Entries(props: { d: UserData }) {
               <td>{e.note}</td>
               <td>{e.requestId}</td>
               <td>
-                <a
-                  href={`${BASE}/users/${userId}/reverse/${e.id}`}
-                  aria-label={`Reverse transaction ${e.id}`}
-                >
-                  Reverse
-                </a>
+                {/* A reversal is never reversed (the ledger refuses it): no button for it. */}
+                {e.reversesId ? null : (
+                  <a
+                    href={`${BASE}/users/${userId}/reverse/${e.id}`}
+                    aria-label={`Reverse transaction ${e.id}`}
+                  >
+                    Reverse
+                  </a>
+                )}
               </td>
             </tr>
           );
@@ -366,8 +369,11 @@ userScreen.post(
 
 userScreen.get(
   "/users/:id/reverse/:txn",
-  withIds(["id", "txn"], (c, ids) => {
+  withIds(["id", "txn"], async (c, ids) => {
     const [id, txn] = [ids.id.ref, ids.txn.ref];
+    // Only a transaction of this user's is offered for reversal.
+    const found = await attempt(c, () => readTransaction(c.var.service, ids.txn));
+    if (!found.ok || found.value.entry.userId !== ids.id.id) return notFound(c);
     return c.html(
       <Page title={`Reverse transaction ${txn}?`} session={c.var.session} current="users">
         <form class="stack card" method="post" action={`${BASE}/users/${id}/reverse/${txn}`}>
