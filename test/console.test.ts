@@ -338,6 +338,22 @@ describe("notices", () => {
 
 describe("moving money", () => {
   const userPage = () => request(`/users/${alice.id}`, { cookie });
+  /** A money form of `page` sent to `path`: its CSRF token and key, the test's wallet, `fields`. */
+  const sendForm = (
+    page: { html: string },
+    path: string,
+    fields: Record<string, string | number>,
+  ) =>
+    request(path, {
+      method: "POST",
+      cookie,
+      body: form({
+        _csrf: hidden(page.html, "_csrf"),
+        request_id: hidden(page.html, "request_id"),
+        wallet_id: wallet,
+        ...fields,
+      }),
+    });
 
   it("refuses a form without its CSRF token, and writes nothing", async () => {
     const before = await tableCounts();
@@ -381,16 +397,7 @@ describe("moving money", () => {
     const page = await userPage();
     const key = hidden(page.html, "request_id");
     const post = (action: string, amount: string) =>
-      request(`/users/${alice.id}/${action}`, {
-        method: "POST",
-        cookie,
-        body: form({
-          _csrf: hidden(page.html, "_csrf"),
-          request_id: key,
-          wallet_id: wallet,
-          amount,
-        }),
-      });
+      sendForm(page, `/users/${alice.id}/${action}`, { request_id: key, amount });
     expect(noticeLeft(await post("credit", "3.00"))).toMatch(/^ok:Transaction Completed/);
     const before = await tableCounts();
     // The credit's own form again: it moved once.
@@ -414,16 +421,7 @@ describe("moving money", () => {
     });
     expect(hold.status).toBe(200);
     const before = await tableCounts();
-    const res = await request(`/users/${alice.id}/debit`, {
-      method: "POST",
-      cookie,
-      body: form({
-        _csrf: hidden(page.html, "_csrf"),
-        request_id: key,
-        wallet_id: wallet,
-        amount: "1",
-      }),
-    });
+    const res = await sendForm(page, `/users/${alice.id}/debit`, { request_id: key, amount: "1" });
     expect(noticeLeft(res)).toMatch(/^error:Debit refused\. Transaction already exists/);
     expect(await tableCounts()).toEqual(before);
   });
@@ -431,16 +429,7 @@ describe("moving money", () => {
   it("shows a refused debit in words and moves nothing", async () => {
     const page = await userPage();
     const before = await tableCounts();
-    const res = await request(`/users/${alice.id}/debit`, {
-      method: "POST",
-      cookie,
-      body: form({
-        _csrf: hidden(page.html, "_csrf"),
-        request_id: hidden(page.html, "request_id"),
-        wallet_id: wallet,
-        amount: "1000.00",
-      }),
-    });
+    const res = await sendForm(page, `/users/${alice.id}/debit`, { amount: "1000.00" });
     const shown = await follow(res, cookie);
     expect(shown.html).toContain("Debit refused. Insufficient Balance");
     expect(shown.html).toContain('role="alert"');
@@ -449,16 +438,7 @@ describe("moving money", () => {
 
   it("shows a refusal for a user that is gone on the page it lands on, not on the next", async () => {
     const page = await userPage();
-    const res = await request("/users/2000000000/credit", {
-      method: "POST",
-      cookie,
-      body: form({
-        _csrf: hidden(page.html, "_csrf"),
-        request_id: hidden(page.html, "request_id"),
-        wallet_id: wallet,
-        amount: "1.00",
-      }),
-    });
+    const res = await sendForm(page, "/users/2000000000/credit", { amount: "1.00" });
     const shown = await follow(res, cookie);
     expect(shown.status).toBe(404);
     expect(shown.html).toContain("There is no user 2000000000");
@@ -468,16 +448,9 @@ describe("moving money", () => {
 
   it("transfers, and reverses a transaction once after a confirmation", async () => {
     const page = await userPage();
-    const res = await request(`/users/${alice.id}/transfer`, {
-      method: "POST",
-      cookie,
-      body: form({
-        _csrf: hidden(page.html, "_csrf"),
-        request_id: hidden(page.html, "request_id"),
-        wallet_id: wallet,
-        amount: "2.50",
-        to_user_id: bob.id,
-      }),
+    const res = await sendForm(page, `/users/${alice.id}/transfer`, {
+      amount: "2.50",
+      to_user_id: bob.id,
     });
     expect(noticeLeft(res)).toContain("Transfer Action Completed");
     expect(await balanceOf(admin, bob.id, wallet)).toBe(2.5);

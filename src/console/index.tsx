@@ -1,7 +1,9 @@
 // The operator console at /wallet-admin/: server-rendered pages over the service's verbs (./api.ts)
 // and read-only aggregates (db/console.ts). Administrators only; forms carry a CSRF token and, for money,
 // an idempotency key made when the form was drawn, so a double submit moves money once.
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
+import type { AppEnv } from "../env";
+import { onError } from "../http/errors";
 import { apiKeysScreen } from "./api-keys";
 import { CSS, ICON, JS } from "./assets";
 import { batchScreen } from "./batch";
@@ -11,12 +13,14 @@ import type { ConsoleEnv } from "./env";
 import { outboxScreen } from "./outbox";
 import { overviewScreen } from "./overview";
 import { CSP } from "./page";
-import { faultPage, notFound } from "./path-ids";
+import { notFound } from "./path-ids";
+import { BASE } from "./session";
 import { requireOperator, signInScreen } from "./sign-in";
 import { statementScreen } from "./statement";
 import { userScreen } from "./user";
 import { holdsScreen } from "./user-holds";
 import { usersScreen } from "./users";
+import { Page } from "./views";
 import { walletsScreen } from "./wallets";
 import { webhooksScreen } from "./webhooks";
 
@@ -54,4 +58,32 @@ export function consoleRoutes() {
   // A fault is a page too, never the API's JSON.
   app.onError(faultPage);
   return app;
+}
+
+/**
+ * A fault while drawing a page or acting on a form: the service's own answer to it (http/errors.ts
+ * onError logs it and chooses the status: 503 for a busy database, else 500), shown as a page.
+ */
+async function faultPage(err: Error, c: Context<ConsoleEnv>) {
+  // The console's context is the app's, with the session and the form beside.
+  const answer = await onError(err, c as unknown as Context<AppEnv>);
+  const { message, error } = (await answer.json()) as { message: string; error: unknown };
+  const requestId = c.get("requestId");
+  return c.html(
+    <Page title={message} session={c.var.session}>
+      <p>
+        The service could not finish this: {message}.{" "}
+        {answer.status === 503 ? "Try again in a moment. " : ""}
+        Look at the page before you send a form again. Request id <code>{requestId}</code> names it
+        in the service's log. <a href={`${BASE}/`}>Go to the overview</a>.
+      </p>
+      {answer.status === 503 && typeof error === "object" && error !== null && "retry" in error ? (
+        <p class="muted">{String(error.retry)}</p>
+      ) : null}
+    </Page>,
+    answer.status as 500 | 503,
+    Object.fromEntries(
+      [...answer.headers].filter(([name]) => name.toLowerCase() === "retry-after"),
+    ),
+  );
 }

@@ -2,7 +2,7 @@
 // and the page's constants.
 import type { Context } from "hono";
 import { deleteCookie, getCookie, getSignedCookie, setCookie, setSignedCookie } from "hono/cookie";
-import { openSecret, sealSecret } from "../events/secrets";
+import { seal, unseal } from "../auth/sealed";
 import { jwtSecret } from "../http/auth";
 import type { WalletDisplay } from "../ledger/money";
 import { allWallets } from "../wallet/wallets";
@@ -81,7 +81,7 @@ export async function backWithSecret(
   shown: Record<string, string>,
   notice: NonNullable<Notice>,
 ) {
-  const sealed = await sealSecret(JSON.stringify(shown), jwtSecret(c), SECRET_PURPOSE);
+  const sealed = await seal(JSON.stringify(shown), jwtSecret(c), SECRET_PURPOSE);
   setCookie(c, SECRET_COOKIE, sealed, cookieOptions(c, 60));
   return back(c, to, notice);
 }
@@ -93,7 +93,7 @@ export async function secretOf(
   const sealed = getCookie(c, SECRET_COOKIE);
   if (sealed === undefined) return undefined;
   deleteCookie(c, SECRET_COOKIE, { path: BASE });
-  const opened = await openSecret(sealed, jwtSecret(c), SECRET_PURPOSE);
+  const opened = await unseal(sealed, jwtSecret(c), SECRET_PURPOSE);
   return opened === null ? undefined : (JSON.parse(opened) as Record<string, string>);
 }
 

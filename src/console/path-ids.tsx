@@ -3,8 +3,6 @@
 // parses no id of its own. The only place the console reads its path.
 import type { Context } from "hono";
 import * as v from "valibot";
-import type { AppEnv } from "../env";
-import { onError } from "../http/errors";
 import { pathIdField } from "../http/fields";
 import type { IdRef } from "../wallet/context";
 import type { ConsoleEnv } from "./env";
@@ -24,34 +22,6 @@ export const notFound = (c: Context<ConsoleEnv>) =>
     </Page>,
     404,
   );
-
-/**
- * A fault while drawing a page or acting on a form: the service's own answer to it (http/errors.ts
- * onError logs it and chooses the status: 503 for a busy database, else 500), shown as a page.
- */
-export async function faultPage(err: Error, c: Context<ConsoleEnv>) {
-  // The console's context is the app's, with the session and the form beside.
-  const answer = await onError(err, c as unknown as Context<AppEnv>);
-  const { message, error } = (await answer.json()) as { message: string; error: unknown };
-  const requestId = c.get("requestId");
-  return c.html(
-    <Page title={message} session={c.var.session}>
-      <p>
-        The service could not finish this: {message}.{" "}
-        {answer.status === 503 ? "Try again in a moment. " : ""}
-        Look at the page before you send a form again. Request id <code>{requestId}</code> names it
-        in the service's log. <a href={`${BASE}/`}>Go to the overview</a>.
-      </p>
-      {answer.status === 503 && typeof error === "object" && error !== null && "retry" in error ? (
-        <p class="muted">{String(error.retry)}</p>
-      ) : null}
-    </Page>,
-    answer.status as 500 | 503,
-    Object.fromEntries(
-      [...answer.headers].filter(([name]) => name.toLowerCase() === "retry-after"),
-    ),
-  );
-}
 
 /**
  * A page's handler given the ids its path names (`:id`, `:txn`…), each read as the API reads a

@@ -19,7 +19,7 @@ const ENTRY_EVENT = "transaction.created";
  * batch (about 200 KB for 100 transfers), so a page of 1,000 could pass a Worker's 128 MB. A page
  * ends early, with at least one event; readers go on from its last id, as after any page.
  */
-export const PAGE_DATA_CHARS = 4_000_000;
+const PAGE_DATA_CHARS = 4_000_000;
 
 /**
  * Events after `after`, oldest first, of the types named (all when none are), at most `limit` and
