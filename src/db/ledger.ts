@@ -1,12 +1,14 @@
 import {
   and,
   asc,
+  type Column,
   count,
   desc,
   eq,
-  fillPlaceholders,
+  getTableColumns,
   gt,
   inArray,
+  is,
   lt,
   lte,
   max,
@@ -15,10 +17,12 @@ import {
   type Placeholder,
   type SQL,
   sql,
+  Table,
 } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import { bindingOf, type Db } from "./client";
 import { isolateCache } from "./isolate-cache";
+import { prebuilt } from "./prebuilt";
 import { balances, transactions, users, wallets } from "./schema";
 
 /** A user's balance rows in some wallets (the values may be placeholders). */
@@ -29,22 +33,6 @@ const balanceSelect = (db: Db, userId: number | Placeholder, walletIds: (string 
     .where(and(eq(balances.userId, userId), inArray(balances.walletId, walletIds)));
 
 /**
- * `balanceSelect`'s SQL for `count` wallets, with placeholders (`user`, `w0`…), built once per isolate:
- * Drizzle took longer to build it than D1 took to run it. Run as text on the request's
- * handle, it is the same statement through the same meter.
- */
-const balanceQueries = new Map<number, ReturnType<ReturnType<typeof balanceSelect>["toSQL"]>>();
-function balanceQuery(db: Db, count: number) {
-  let query = balanceQueries.get(count);
-  if (!query) {
-    const walletIds = Array.from({ length: count }, (_, i) => sql.placeholder(`w${i}`));
-    query = balanceSelect(db, sql.placeholder("user"), walletIds).toSQL();
-    balanceQueries.set(count, query);
-  }
-  return query;
-}
-
-/**
  * Wallet definitions, user existence and balances in one round trip, reading one row per wallet.
  * Wallets and users never change once they exist, so once the isolate has seen them (db/isolate-
  * cache.ts) the read is a single statement: the balance rows.
@@ -53,15 +41,20 @@ export async function readBalances(db: Db, userId: number, walletIds: string[]) 
   const cache = isolateCache(bindingOf(db));
   const known = walletIds.flatMap((id) => cache.wallets.get(id) ?? []);
   if (known.length === walletIds.length && cache.usernames.has(userId)) {
-    const query = balanceQuery(db, walletIds.length);
     const values = Object.fromEntries([
       ["user", userId],
       ...walletIds.map((id, i) => [`w${i}`, id]),
     ]);
-    const { results } = await db.$client
-      .prepare(query.sql)
-      .bind(...fillPlaceholders(query.params, values))
-      .all<{ wallet_id: string; balance_minor: number }>();
+    const build = () =>
+      balanceSelect(
+        db,
+        sql.placeholder("user"),
+        walletIds.map((_, i) => sql.placeholder(`w${i}`)),
+      );
+    const { results } = await prebuilt(db, `balances ${walletIds.length}`, build, values).all<{
+      wallet_id: string;
+      balance_minor: number;
+    }>();
     return {
       wallets: new Map(known.map((w) => [w.id, w])),
       userExists: true,
@@ -90,7 +83,10 @@ export type EntryFilter = {
   beforeS?: number;
 };
 
-function filterWhere(f: EntryFilter): SQL | undefined {
+/** A filter whose values may be placeholders, for a statement built once for all values. */
+type FilterShape = { [K in keyof EntryFilter]: EntryFilter[K] | Placeholder };
+
+function filterWhere(f: FilterShape): SQL | undefined {
   return and(
     eq(transactions.userId, f.userId),
     f.walletId === undefined ? undefined : eq(transactions.walletId, f.walletId),
@@ -98,6 +94,17 @@ function filterWhere(f: EntryFilter): SQL | undefined {
     f.afterS === undefined ? undefined : gt(transactions.createdAtS, f.afterS),
     f.beforeS === undefined ? undefined : lt(transactions.createdAtS, f.beforeS),
   );
+}
+
+const OPTIONAL_FILTERS = ["walletId", "txnType", "afterS", "beforeS"] as const;
+
+/** The filter's shape (which fields it has), and the filter with a placeholder for each value. */
+function filterShape(f: EntryFilter) {
+  const given = OPTIONAL_FILTERS.filter((key) => f[key] !== undefined);
+  const placeholders = Object.fromEntries(
+    ["userId", ...given].map((key) => [key, sql.placeholder(key)]),
+  ) as FilterShape;
+  return { name: given.join(","), placeholders };
 }
 
 // Only wallet columns whose names the entry does not share: D1 returns rows keyed by column name.
@@ -115,13 +122,39 @@ export const entryWithWallet = (db: Db) =>
     .from(transactions)
     .leftJoin(wallets, eq(wallets.id, transactions.walletId));
 
+export type EntryRow = Awaited<ReturnType<typeof entryWithWallet>>[number];
+
+const ENTRY_FIELDS = Object.entries(ENTRY_WITH_WALLET).map(
+  ([key, field]) =>
+    [key, is(field, Table) ? Object.entries(getTableColumns(field)) : field] as const,
+);
+
+/** An `entryWithWallet` row as D1 answers it, keyed by column name, mapped as Drizzle maps it. */
+function entryRowOf(row: Record<string, unknown>): EntryRow {
+  const read = (column: Column) => {
+    const value = row[column.name];
+    return value === null ? null : column.mapFromDriverValue(value);
+  };
+  const mapped: Record<string, unknown> = {};
+  for (const [key, field] of ENTRY_FIELDS) {
+    if (!Array.isArray(field)) {
+      mapped[key] = read(field);
+      continue;
+    }
+    const table: Record<string, unknown> = {};
+    for (const [name, column] of field) table[name] = read(column);
+    mapped[key] = table;
+  }
+  return mapped as EntryRow;
+}
+
 export type Page = { offset: number; limit: number; order: "asc" | "desc" };
 
 /**
  * Whether the user and the filtered wallet exist, as columns of a one-row aggregate: the checks
  * ride in the statement that counts instead of costing a statement each. Each reads one row by key.
  */
-function existence(f: EntryFilter) {
+function existence(f: FilterShape) {
   return {
     userExists: sql<number>`exists (select 1 from ${users} where ${users.id} = ${f.userId})`.as(
       "user_exists",
@@ -139,14 +172,17 @@ function existence(f: EntryFilter) {
  * length (the ledger trigger keeps them, and entries are never deleted); a type or date filter
  * counts the matching entries.
  */
-function entryCount(db: Db, f: EntryFilter) {
+function entryCount(db: Db, f: FilterShape) {
   if (f.txnType !== undefined || f.afterS !== undefined || f.beforeS !== undefined)
     return db
-      .select({ n: count(), ...existence(f) })
+      .select({ n: count().as("n"), ...existence(f) })
       .from(transactions)
       .where(filterWhere(f));
   return db
-    .select({ n: sql<number>`coalesce(sum(${balances.entryCount}), 0)`, ...existence(f) })
+    .select({
+      n: sql<number>`coalesce(sum(${balances.entryCount}), 0)`.as("n"),
+      ...existence(f),
+    })
     .from(balances)
     .where(
       and(
@@ -157,7 +193,7 @@ function entryCount(db: Db, f: EntryFilter) {
 }
 
 /** What the one-row aggregates above answer about the user and the filtered wallet. */
-const found = (row: { userExists: number; walletExists: number } | undefined) => ({
+const found = (row: { userExists: unknown; walletExists: unknown } | undefined) => ({
   userExists: row?.userExists === 1,
   walletExists: row?.walletExists === 1,
 });
@@ -167,20 +203,31 @@ const found = (row: { userExists: number; walletExists: number } | undefined) =>
  * whether the user and the filtered wallet exist: two statements, one round trip.
  */
 export async function listEntries(db: Db, filter: EntryFilter, page: Page) {
+  const shape = filterShape(filter);
+  const f = shape.placeholders;
   const direction = page.order === "asc" ? asc : desc;
-  const where = filterWhere(filter);
-  const [rows, totals] = await db.batch([
-    entryWithWallet(db)
-      .where(where)
-      .orderBy(direction(transactions.createdAtS), direction(transactions.id))
-      .limit(page.limit)
-      .offset(page.offset),
-    entryCount(db, filter),
+  const values = { ...filter, limit: page.limit, offset: page.offset };
+  const [rows, totals] = await db.$client.batch<Record<string, unknown>>([
+    prebuilt(
+      db,
+      `entries ${page.order} ${shape.name}`,
+      () =>
+        entryWithWallet(db)
+          .where(filterWhere(f))
+          .orderBy(direction(transactions.createdAtS), direction(transactions.id))
+          .limit(sql.placeholder("limit"))
+          .offset(sql.placeholder("offset")),
+      values,
+    ),
+    prebuilt(db, `entry count ${shape.name}`, () => entryCount(db, f), values),
   ]);
-  return { rows, total: totals[0]?.n ?? 0, ...found(totals[0]) };
+  const total = totals?.results[0];
+  return {
+    rows: rows?.results.map(entryRowOf) ?? [],
+    total: Number(total?.n ?? 0),
+    ...found(total && { userExists: total.user_exists, walletExists: total.wallet_exists }),
+  };
 }
-
-export type EntryRow = Awaited<ReturnType<typeof listEntries>>["rows"][number];
 
 /** The entry fields the plugin kept as post meta, by its meta key, for its LIKE filter. */
 const META_COLUMNS = {
@@ -280,8 +327,11 @@ export async function readHistory(db: Db, filter: EntryFilter, order: "asc" | "d
   };
 }
 
-export const findEntry = (db: Db, id: number) =>
-  entryWithWallet(db).where(eq(transactions.id, id)).get();
+export async function findEntry(db: Db, id: number) {
+  const build = () => entryWithWallet(db).where(eq(transactions.id, sql.placeholder("id")));
+  const row = await prebuilt(db, "entry", build, { id }).first<Record<string, unknown>>();
+  return row === null ? undefined : entryRowOf(row);
+}
 
 /** The entry with this id and, when it is half of a transfer, the other half; with their owners' names. */
 export async function findMovement(db: Db, id: number) {

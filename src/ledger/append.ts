@@ -1,9 +1,10 @@
 // The write path: every movement of money is appended here, in one D1 batch per movement, with the
 // database's guards (CHECKs, UNIQUE keys, triggers) judging it inside the same statements.
-import { and, eq, fillPlaceholders, type Placeholder, sql } from "drizzle-orm";
+import { and, eq, fillPlaceholders, type Placeholder, type Query, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { type Db, d1ErrorText } from "../db/client";
 import { selectList } from "../db/insert-select";
+import { builtOnce } from "../db/prebuilt";
 import { balances, batches, holds, transactions } from "../db/schema";
 import { requestKey as keyOf } from "./request-key";
 import { uniqueSlug } from "./unique-slug";
@@ -321,9 +322,8 @@ export function movementResult(results: readonly unknown[]): AppendResult {
 /**
  * A lone entry's two statements (`movementStatements` for one entry) as D1 statements on the
  * request's handle, so its meter counts them. An entry that neither reverses nor captures (every
- * credit and debit) runs SQL text built once per isolate with placeholders, per shape (with or
- * without a guid): Drizzle took 330–560 µs to build them for each credit, a duplicate's too.
- * Any other is built by Drizzle. Either way the text and values are Drizzle's own.
+ * credit and debit) runs SQL text built once per isolate (db/prebuilt.ts), per shape (with or
+ * without a guid); any other is built by Drizzle. Either way the text and values are Drizzle's own.
  */
 export function loneStatements(db: Db, e: NewEntry): [D1PreparedStatement, D1PreparedStatement] {
   const [insert, used] = loneQueries(db, e);
@@ -332,8 +332,6 @@ export function loneStatements(db: Db, e: NewEntry): [D1PreparedStatement, D1Pre
     db.$client.prepare(used.sql).bind(...used.params),
   ];
 }
-
-type Query = { sql: string; params: unknown[] };
 
 /** The text and values of a lone entry's statements, the same as Drizzle builds for it. */
 export function loneQueries(db: Db, e: NewEntry): [Query, Query] {
@@ -347,40 +345,38 @@ export function loneQueries(db: Db, e: NewEntry): [Query, Query] {
   ];
 }
 
-/** A plain entry's statements with a placeholder for each of EntryValues, per shape (`withGuid`). */
-const prepared = new Map<boolean, [Query, Query]>();
+/** What a plain entry's statements take as values: a placeholder each in their text. */
+const ENTRY_VALUES: (keyof EntryValues)[] = [
+  "userId",
+  "walletId",
+  "txnType",
+  "amountMinor",
+  "amountText",
+  "requestId",
+  "note",
+  "title",
+  "slugBase",
+  "createdAtS",
+  "requestKey",
+  "signed",
+  "guidPrefix",
+  "transferId",
+  "metaData",
+  "reversesId",
+  "holdId",
+];
 
+/** A plain entry's statements with a placeholder for each of ENTRY_VALUES, per shape (`withGuid`). */
 export function preparedLone(db: Db, withGuid: boolean): [Query, Query] {
-  let queries = prepared.get(withGuid);
-  if (!queries) {
-    const names: (keyof EntryValues)[] = [
-      "userId",
-      "walletId",
-      "txnType",
-      "amountMinor",
-      "amountText",
-      "requestId",
-      "note",
-      "title",
-      "slugBase",
-      "createdAtS",
-      "requestKey",
-      "signed",
-      "guidPrefix",
-      "transferId",
-      "metaData",
-      "reversesId",
-      "holdId",
-    ];
-    const v = Object.fromEntries(names.map((n) => [n, sql.placeholder(n)])) as EntryValues;
-    const shape = { withGuid, reverses: false, hold: false };
-    queries = [
-      insertRow(db, v, shape).toSQL(),
-      usedUnderKey(db, sql.placeholder("userId"), sql.placeholder("lookupKey")).toSQL(),
-    ];
-    prepared.set(withGuid, queries);
-  }
-  return queries;
+  const v = () =>
+    Object.fromEntries(ENTRY_VALUES.map((n) => [n, sql.placeholder(n)])) as EntryValues;
+  const shape = { withGuid, reverses: false, hold: false };
+  return [
+    builtOnce(`lone entry ${withGuid ? "with" : "without"} guid`, () => insertRow(db, v(), shape)),
+    builtOnce("request key used", () =>
+      usedUnderKey(db, sql.placeholder("userId"), sql.placeholder("lookupKey")),
+    ),
+  ];
 }
 
 /** What a lone entry's statements answered, as `movementResult` reads Drizzle's rows. */
