@@ -10,8 +10,18 @@ import {
 } from "../scripts/import/mysqldump-writer";
 
 export type SiteWallet = { id: string; decimals: number };
-/** A credit the site recorded: its user, wallet and amount text as the plugin stored it. */
-export type SiteCredit = { user: number; wallet: string; amount: string };
+/**
+ * A transaction the site recorded (post 100 + its index): its user, wallet and amount text as the
+ * plugin stored it; a credit unless `type` says otherwise, `alt` the post of its transfer's other half.
+ */
+export type SiteCredit = {
+  user: number;
+  wallet: string;
+  amount: string;
+  type?: "CREDIT" | "DEBIT";
+  alt?: number;
+  requestId?: string;
+};
 
 const NS = "rimplenet";
 const POST_TYPE = `${NS}transaction`;
@@ -25,7 +35,8 @@ const CAPS = {
 /**
  * The site: user 1 `siteadmin` (an administrator), users 2.. subscribers `memberN`, each with the
  * e-mail `<that name>@site.example`, one wallet post per wallet, one credit post per credit.
- * `logins` gives a user (by id) another login, its e-mail unchanged. Import it with
+ * `logins` gives a user (by id) another login, its e-mail unchanged; `balances` a user's stored
+ * withdrawable balance by wallet (none stored otherwise). Import it with
  * `{ prefix: "wp_", namespace: "rimplenet" }`.
  */
 export function siteDump(
@@ -33,6 +44,7 @@ export function siteDump(
   credits: SiteCredit[],
   subscribers = 2,
   logins: Record<number, string> = {},
+  balances: Record<number, Record<string, string>> = {},
 ) {
   const posts: DumpCell[][] = [];
   const postmeta: DumpCell[][] = [];
@@ -83,15 +95,17 @@ export function siteDump(
   });
   credits.forEach((c, i) => {
     const id = 100 + i;
-    post(id, c.user, `CREDIT ${c.amount}`, `Amount:${c.amount}`);
-    rels.push([id, TERMS.CREDIT, 0]);
-    const requestId = `site_${id}`;
+    const type = c.type ?? "CREDIT";
+    post(id, c.user, `${type} ${c.amount}`, `Amount:${c.amount}`);
+    rels.push([id, TERMS[type], 0]);
+    const requestId = c.requestId ?? `site_${id}`;
     for (const [k, v] of Object.entries({
       amount: c.amount,
       currency: c.wallet,
-      txn_type: "CREDIT",
+      txn_type: type,
       request_id: requestId,
       txn_request_id: `${c.user}_${requestId}`,
+      ...(c.alt === undefined ? {} : { alt_transfer_id: String(c.alt) }),
     }))
       meta(id, k, v);
   });
@@ -104,6 +118,8 @@ export function siteDump(
     users.push([id, login, "", name, `${name}@site.example`, "", date, "", 0, login]);
     const caps = id === 1 ? CAPS.administrator : CAPS.subscriber;
     usermeta.push([usermeta.length + 1, id, "wp_capabilities", caps]);
+    for (const [wallet, balance] of Object.entries(balances[id] ?? {}))
+      usermeta.push([usermeta.length + 1, id, `user_withdrawable_bal_${wallet}`, balance]);
   }
 
   let out = DUMP_HEADER;

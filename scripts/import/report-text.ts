@@ -99,6 +99,7 @@ export function formatReport(
   );
   tally(lines, "Zero amounts (kept as the site recorded them)", t.zeroAmounts, { limit });
   tally(lines, "Duplicate request_ids", t.duplicateRequestIds, { limit });
+  tally(lines, "request_ids in the import's own keys", t.reservedRequestIds, { limit });
   tally(lines, "Ignored posts", r.ignored, { limit });
   if (Object.keys(r.otherPostTypes ?? {}).length > 0)
     lines.push(`  Other post types left alone: ${list(r.otherPostTypes)}`);
@@ -124,11 +125,12 @@ export function formatReport(
       );
   }
   lines.push(
-    `  Balances: ${n(r.balances.compared)} stored balances compared with their transactions; ${n(r.balanceDifferences.total)} differ`,
+    `  Balances: ${n(r.balances.compared)} site balances compared with their transactions (none stored counts as 0, as the plugin read it); ${n(r.balanceDifferences.total)} differ`,
   );
   for (const d of r.balanceDifferences.list.slice(0, limit * 5)) {
+    const none = d.siteStored.withdrawable === null && d.siteStored.nonwithdrawable === null;
     lines.push(
-      `    user ${d.userId} (${d.username}) ${d.walletId}: site ${d.site}, transactions ${d.transactions}, difference ${d.difference} → ${d.action}`,
+      `    user ${d.userId} (${d.username}) ${d.walletId}: site ${d.site}${none ? " (none stored)" : ""}, transactions ${d.transactions}, difference ${d.difference} → ${d.action}`,
     );
   }
   if (r.balanceDifferences.total > limit * 5)

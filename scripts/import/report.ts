@@ -120,6 +120,7 @@ export function newReport(opts: typeof DEFAULT_OPTIONS, collector: WordPressColl
       subPrecisionAmounts: new Tally(),
       zeroAmounts: new Tally(),
       duplicateRequestIds: new Tally(),
+      reservedRequestIds: new Tally(),
       fieldsReadingDifferently: {} as Record<string, number>,
     },
     adjustments: { balance: 0, alreadyPresent: 0 },

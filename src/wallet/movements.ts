@@ -163,11 +163,15 @@ export async function reverse(
   if (!target) throw new Refusal({ code: "transaction_not_found", ref });
   if (movement.some((m) => m.entry.reversesId !== null))
     throw new Refusal({ code: "not_reversible", why: "a reversal cannot be reversed" });
-  // Only an entry imported from WordPress can be zero; its opposite would be a zero movement, which
-  // the API never writes (and the database refuses for the service's own entries).
-  if (target.entry.amountMinor === 0)
+  // Only an entry imported from WordPress can be zero, either half of a transfer; its opposite would
+  // be a zero movement, which the API never writes (and the database refuses for its own entries).
+  if (movement.some((m) => m.entry.amountMinor === 0))
     throw new Refusal({ code: "not_reversible", why: "a transaction of zero cannot be reversed" });
-  const wallet = (await findWalletCached(ctx.db, target.entry.walletId)) as Wallet;
+  // Each half in its own wallet and units: a site's imported transfer may link two wallets.
+  const wallets = new Map<string, Wallet>();
+  for (const { entry: e } of movement)
+    if (!wallets.has(e.walletId))
+      wallets.set(e.walletId, (await findWalletCached(ctx.db, e.walletId)) as Wallet);
 
   const stamp = ctx.stamp();
   // The named entry's user owns the request_id; its reversal goes first so a replay finds it.
@@ -176,7 +180,7 @@ export async function reverse(
   const [first, ...rest] = ordered.map(({ entry: e, username }, i) =>
     entry(
       {
-        ...opposite(e, { id: e.userId, username }, wallet, note),
+        ...opposite(e, { id: e.userId, username }, wallets.get(e.walletId)!, note),
         requestId,
         keyed: i === 0,
         transferId,

@@ -3,6 +3,7 @@
 // `--balances site` each difference becomes an adjustment entry that brings the balance there.
 import { exactText, storageDecimals } from "../../../src/ledger/money";
 import { postTitle, slugify } from "../../../src/ledger/post-format";
+import { requestKey } from "../../../src/ledger/request-key";
 import type { StoredBalance } from "../collect";
 import { MAX_LISTED } from "../report";
 import { siteDecimalToMinor } from "../site-amounts";
@@ -13,6 +14,10 @@ import type { StoragePlan } from "./storage";
 import type { UserPlan } from "./users";
 
 export const IMPORT_KEY_PREFIX = "wp-import:";
+
+/** A site's request_id in the import's own key space: imported without a key, so none can clash. */
+export const reservedRequestId = (requestId: string) =>
+  requestKey(requestId).startsWith(IMPORT_KEY_PREFIX);
 
 /** Pair key → the balance adjustment to add (`--balances site`). */
 export type Closings = Map<string, Adjustment>;
@@ -25,51 +30,56 @@ export function compareBalances(
 ): Closings {
   const { report } = ctx;
   const closings: Closings = new Map();
-  for (const [userId, meta] of ctx.collector.userMeta) {
-    for (const [walletId, parts] of Object.entries(meta.balances)) {
-      const user = users.get(userId);
-      const wallet = wallets.get(walletId);
-      const key = pairKey(userId, walletId);
-      if (!user || !wallet || storage.pairSkips.has(key) || storage.unitsConflicts.has(walletId)) {
-        report.balances.ignoredMeta.add(
-          !user ? "user not imported" : !wallet ? "wallet not imported" : "entries not imported",
-          { userId, walletId },
-        );
-        continue;
-      }
-      const site = storedBalance(parts, wallet);
-      if (site === null) {
-        report.balances.ignoredMeta.add(
-          `stored balance is not a number: ${JSON.stringify(parts)}`,
-          { userId, walletId },
-        );
-        continue;
-      }
-      const ledger = storage.balances.get(key)?.balance ?? 0;
-      report.balances.compared++;
-      if (site === ledger) continue;
-      const diff = {
-        userId,
-        username: user.username,
-        walletId,
-        site: exactText(site, wallet),
-        siteStored: {
-          withdrawable: parts.withdrawable ?? null,
-          nonwithdrawable: parts.nonwithdrawable ?? null,
-        },
-        transactions: exactText(ledger, wallet),
-        difference: exactText(site - ledger, wallet),
-        action: `kept the entries: balance ${exactText(ledger, wallet)}`,
-      };
-      report.balanceDifferences.total++;
-      if (ctx.opts.balances === "site") {
-        const closing = adjustment(ctx, user, wallet, site, ledger, diff);
-        closings.set(key, closing);
-        diff.action = `${closing.txnType === "CREDIT" ? "credit" : "debit"} of ${closing.amountText} added (balance adjustment)`;
-      }
-      if (report.balanceDifferences.list.length < MAX_LISTED * 5)
-        report.balanceDifferences.list.push(diff);
+  const stored = new Map<string, { userId: number; walletId: string; parts: StoredBalance }>();
+  for (const [userId, meta] of ctx.collector.userMeta)
+    for (const [walletId, parts] of Object.entries(meta.balances))
+      stored.set(pairKey(userId, walletId), { userId, walletId, parts });
+  // A chain without a stored balance: the plugin read the missing meta as empty, a balance of 0.
+  for (const [key, { userId, walletId }] of storage.balances)
+    if (!stored.has(key)) stored.set(key, { userId, walletId, parts: {} });
+  for (const { userId, walletId, parts } of stored.values()) {
+    const user = users.get(userId);
+    const wallet = wallets.get(walletId);
+    const key = pairKey(userId, walletId);
+    if (!user || !wallet || storage.pairSkips.has(key) || storage.unitsConflicts.has(walletId)) {
+      report.balances.ignoredMeta.add(
+        !user ? "user not imported" : !wallet ? "wallet not imported" : "entries not imported",
+        { userId, walletId },
+      );
+      continue;
     }
+    const site = storedBalance(parts, wallet);
+    if (site === null) {
+      report.balances.ignoredMeta.add(`stored balance is not a number: ${JSON.stringify(parts)}`, {
+        userId,
+        walletId,
+      });
+      continue;
+    }
+    const ledger = storage.balances.get(key)?.balance ?? 0;
+    report.balances.compared++;
+    if (site === ledger) continue;
+    const diff = {
+      userId,
+      username: user.username,
+      walletId,
+      site: exactText(site, wallet),
+      siteStored: {
+        withdrawable: parts.withdrawable ?? null,
+        nonwithdrawable: parts.nonwithdrawable ?? null,
+      },
+      transactions: exactText(ledger, wallet),
+      difference: exactText(site - ledger, wallet),
+      action: `kept the entries: balance ${exactText(ledger, wallet)}`,
+    };
+    report.balanceDifferences.total++;
+    if (ctx.opts.balances === "site") {
+      const closing = adjustment(ctx, user, wallet, site, ledger, diff);
+      closings.set(key, closing);
+      diff.action = `${closing.txnType === "CREDIT" ? "credit" : "debit"} of ${closing.amountText} added (balance adjustment)`;
+    }
+    if (report.balanceDifferences.list.length < MAX_LISTED * 5)
+      report.balanceDifferences.list.push(diff);
   }
   return closings;
 }

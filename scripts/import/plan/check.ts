@@ -3,6 +3,7 @@
 import type { Post, PostGroup } from "../collect";
 import { MAX_LISTED } from "../report";
 import { pairKey } from "../target";
+import { IMPORT_KEY_PREFIX } from "./balances";
 import type { PlanContext } from "./context";
 import { mapEntry, type SiteEntry } from "./entry";
 import { FingerprintSet } from "./fingerprints";
@@ -76,7 +77,12 @@ export function checkTransactions(
         { id: e.id, userId: e.userId, requestId: e.requestId },
       );
     }
-    if (e.requestKey === null) t.withoutRequestId++;
+    if (e.requestId === "") t.withoutRequestId++;
+    else if (e.requestKey === null)
+      t.reservedRequestIds.add(
+        `request_id in the import's own ${IMPORT_KEY_PREFIX} keys: imported without idempotency key`,
+        { id: e.id, userId: e.userId, requestId: e.requestId },
+      );
     if (e.transferId !== null) {
       const seen = (transferHalves.get(e.transferId) ?? 0) + 1;
       if (seen >= 2) {

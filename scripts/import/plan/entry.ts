@@ -7,6 +7,7 @@ import type { Post, PostGroup } from "../collect";
 import { readSiteAmount } from "../site-amounts";
 import { utcSeconds } from "../site-values";
 import type { PlannedEntry, PlannedWallet } from "../statements";
+import { reservedRequestId } from "./balances";
 import type { PlanContext } from "./context";
 import type { UserPlan } from "./users";
 import type { WalletPlan } from "./wallets";
@@ -74,7 +75,10 @@ export function mapEntry(
       txnType,
       ...amount,
       requestId: requestId ?? "",
-      requestKey: requestId === null || requestId === "" ? null : requestKey(requestId),
+      requestKey:
+        requestId === null || requestId === "" || reservedRequestId(requestId)
+          ? null
+          : requestKey(requestId),
       transferId: transferLink(id, meta.alt_transfer_id),
       note: String(meta.note ?? ""),
       title,

@@ -108,8 +108,9 @@ function duplicateInDump(
   user: PlannedUser,
   seen: { names: Map<string, number>; emails: Map<string, number> },
 ) {
-  const [name, email] = [user.username.toLowerCase(), user.email.toLowerCase()];
-  if (user.username.trim() === "") return "empty username";
+  // Sign-in trims the login and ignores its letter case: names equal so are one login.
+  const [name, email] = [user.username.trim().toLowerCase(), user.email.toLowerCase()];
+  if (name === "") return "empty username";
   if (seen.names.has(name)) return `username taken by user ${seen.names.get(name)} in the dump`;
   if (seen.emails.has(email)) return `e-mail taken by user ${seen.emails.get(email)} in the dump`;
   seen.names.set(name, user.id);

@@ -1,0 +1,151 @@
+// Sites whose data the plugin accepted but the service never writes: a transfer whose halves are in
+// two wallets, or whose other half is zero; chains with no stored balance; a request_id in the
+// import's own keys; usernames equal but for spaces at their ends. Each is carried over exactly and
+// reads, reverses and settles by the service's rules.
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { formatReport } from "../scripts/import/report-text";
+import { emptyTarget } from "../scripts/import/target";
+import { importFromText } from "../scripts/import/wordpress";
+import { CLEAN, call, type Json, ledgerViolations, tableCounts, unique } from "./helpers";
+import { IMPORT_AT, importedAdmin, runImport } from "./import-helpers";
+import { SITE_OPTIONS, siteDump } from "./site-dump";
+
+const ALICE = 2;
+const BOB = 3;
+const CAROL = 4;
+
+// Posts 100…: alice and bob hold ngn; alice's transfer 102/103 pays bob in pts, 104/105 pays him
+// zero; bob's 106 names the import's own adjustment key; carol's pts have no stored balance.
+const dump = siteDump(
+  [
+    { id: "ngn", decimals: 2 },
+    { id: "pts", decimals: 0 },
+  ],
+  [
+    { user: ALICE, wallet: "ngn", amount: "500" },
+    { user: BOB, wallet: "ngn", amount: "500" },
+    { user: ALICE, wallet: "ngn", amount: "100", type: "DEBIT", alt: 103, requestId: "t1" },
+    { user: BOB, wallet: "pts", amount: "100", alt: 102, requestId: "t1" },
+    { user: ALICE, wallet: "ngn", amount: "10", type: "DEBIT", alt: 105, requestId: "t2" },
+    { user: BOB, wallet: "ngn", amount: "0", alt: 104, requestId: "t2" },
+    { user: BOB, wallet: "ngn", amount: "7", requestId: "WP-Import:balance-adjustment:ngn" },
+    { user: CAROL, wallet: "pts", amount: "30" },
+  ],
+  3,
+  {},
+  { [ALICE]: { ngn: "390" }, [BOB]: { ngn: "500", pts: "100" } },
+);
+
+const balances = async (auth: string, userId: number, wallets: string) =>
+  (
+    await call("GET", "/user-wallet-balance", {
+      auth,
+      query: { user_id: userId, wallet_id: wallets },
+    })
+  ).body.data as Json;
+
+describe("importing what the plugin accepted and the service never writes", () => {
+  it("settles every chain to the site's figure, a missing stored balance as 0, its adjustment keyed apart", async () => {
+    const run = await runImport({ ...SITE_OPTIONS, balances: "site" }, dump);
+    expect(run.report.refused).toBe(false);
+    expect(
+      run.report.balanceDifferences.list.map((d: Json) => [d.userId, d.walletId, d.site, d.action]),
+    ).toEqual([
+      [BOB, "ngn", "500.00", "debit of 7.00 added (balance adjustment)"],
+      [CAROL, "pts", "0", "debit of 30 added (balance adjustment)"],
+    ]);
+    expect(run.report.balances.compared).toBe(4);
+    expect(run.report.transactions.reservedRequestIds.examples).toEqual([
+      {
+        reason: "request_id in the import's own wp-import: keys: imported without idempotency key",
+        id: 106,
+        userId: BOB,
+        requestId: "WP-Import:balance-adjustment:ngn",
+      },
+    ]);
+    const text = formatReport(run.report);
+    expect(text).toContain("user 4 (member4) pts: site 0 (none stored), transactions 30");
+    expect(text).toContain("request_ids in the import's own keys");
+
+    const admin = await importedAdmin(1, "siteadmin");
+    expect(await balances(admin, ALICE, "ngn,pts")).toEqual({ ngn: 390, pts: 0 });
+    expect(await balances(admin, BOB, "ngn,pts")).toEqual({ ngn: 500, pts: 100 });
+    expect(await balances(admin, CAROL, "pts")).toEqual({ pts: 0 });
+    const keys = await env.DB.prepare(
+      "SELECT id, request_key FROM transactions WHERE user_id = ? AND wallet_id = 'ngn' ORDER BY id",
+    )
+      .bind(BOB)
+      .all<Json>();
+    expect(keys.results.at(-2)).toEqual({ id: 106, request_key: null });
+    expect(keys.results.at(-1)!.request_key).toBe("wp-import:balance-adjustment:ngn");
+    expect(await ledgerViolations()).toEqual(CLEAN);
+
+    // A second run finds it all there and writes nothing.
+    const again = await runImport({ ...SITE_OPTIONS, balances: "site" }, dump);
+    expect(again.report.refused).toBe(false);
+    expect(again.statements).toEqual([]);
+  });
+
+  it("reverses a transfer between two wallets half by half, each in its own wallet and units", async () => {
+    const admin = await importedAdmin(1, "siteadmin");
+    const reversal = await call("POST", "/transactions/102/reverse", {
+      auth: admin,
+      body: { request_id: unique("rev") },
+    });
+    expect(reversal.status, reversal.text).toBe(200);
+    expect(reversal.body.data.reversed_transaction_ids).toEqual([102, 103]);
+    expect(await balances(admin, ALICE, "ngn,pts")).toEqual({ ngn: 490, pts: 0 });
+    expect(await balances(admin, BOB, "ngn,pts")).toEqual({ ngn: 500, pts: 0 });
+    const written = await env.DB.prepare(
+      "SELECT user_id, wallet_id, txn_type, amount_minor, reverses_id FROM transactions WHERE id IN (?, ?) ORDER BY id",
+    )
+      .bind(...(reversal.body.data.transaction_ids as number[]))
+      .all<Json>();
+    expect(written.results).toEqual([
+      {
+        user_id: ALICE,
+        wallet_id: "ngn",
+        txn_type: "CREDIT",
+        amount_minor: 10_000,
+        reverses_id: 102,
+      },
+      { user_id: BOB, wallet_id: "pts", txn_type: "DEBIT", amount_minor: 100, reverses_id: 103 },
+    ]);
+    expect(await ledgerViolations()).toEqual(CLEAN);
+  });
+
+  it("refuses to reverse a transfer whose other half is zero, from either half, writing nothing", async () => {
+    const admin = await importedAdmin(1, "siteadmin");
+    const before = await tableCounts();
+    for (const id of [104, 105]) {
+      const reversal = await call("POST", `/transactions/${id}/reverse`, {
+        auth: admin,
+        body: { request_id: unique("rev") },
+      });
+      expect(reversal.status, reversal.text).toBe(400);
+      expect(reversal.body.error).toEqual({ id: "a transaction of zero cannot be reversed" });
+    }
+    expect(await tableCounts()).toEqual(before);
+  });
+
+  it("refuses a site whose usernames are equal but for spaces at their ends, writing nothing", () => {
+    const twins = siteDump(
+      [{ id: "ngn", decimals: 2 }],
+      [{ user: 3, wallet: "ngn", amount: "1" }],
+      3,
+      {
+        3: "member2 ",
+      },
+    );
+    const run = importFromText(twins, {
+      options: SITE_OPTIONS,
+      target: emptyTarget(),
+      nowMs: IMPORT_AT,
+    });
+    expect(run.report.refused).toBe(true);
+    expect(run.report.users.skipped.examples).toEqual([
+      { reason: "username taken by user 2 in the dump", id: 3, username: "member2 " },
+    ]);
+  });
+});
