@@ -24,7 +24,6 @@ export const compatWalletDelete = defineRoute(
     access: "write",
     refusals: jwtRouteRefusals,
     params: pathFields(WalletPath),
-    envelope: "A",
     patterns: { wallet: "[A-Za-z0-9_]+" },
   },
   async (c, { wallet: { id, ref: named } }) => {

@@ -69,7 +69,6 @@ export const balanceRoute = {
   publicWhen: publicReads,
   refusals: keyRouteRefusals(ACTION),
   params: { schema: BalanceRequest, read: (_c, params) => v.parse(BalanceRequest, params) },
-  envelope: "A",
 } satisfies Partial<RouteInfo> & { params: Input<BalanceRequest> };
 
 /**

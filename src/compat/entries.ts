@@ -105,7 +105,6 @@ const movement = (txnType: "CREDIT" | "DEBIT", action: string, summary: string) 
       access: "write",
       refusals: keyRouteRefusals(action),
       params: entryInput(txnType),
-      envelope: "A",
     },
     async (c, fields) => {
       const move = txnType === "CREDIT" ? credit : debit;

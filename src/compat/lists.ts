@@ -131,7 +131,6 @@ const list = (spec: ListSpec) =>
       access: "read",
       refusals: spec.refusals,
       params: listInput(spec.idParam),
-      envelope: "A",
     },
     async (c, { id, page, perPage }) => {
       if (id !== "") {
@@ -207,7 +206,6 @@ export const compatWalletList = defineRoute(
     refusals: jwtRouteRefusals,
     // No parameters: nothing, not even a body, is read.
     params: pathFields(v.object({})),
-    envelope: "A",
   },
   async (c) => {
     const wallets = await walletRows(c.var.service);

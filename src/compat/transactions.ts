@@ -89,7 +89,6 @@ export const compatTransactions = defineRoute(
     publicWhen: publicReads,
     refusals: keyRouteRefusals("rimplenet_get_transactions"),
     params: searchInput,
-    envelope: "A",
   },
   async (c, { key, value, perPage, page, order }) => {
     const rows = await searchTransactions(c.var.service, {

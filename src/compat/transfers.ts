@@ -75,7 +75,6 @@ export const compatTransfers = defineRoute(
     access: "write",
     refusals: jwtRouteRefusals,
     params: transferInput,
-    envelope: "A",
   },
   async (c, { requestId, note, ...fields }) => {
     const moved = await transfer(c.var.service, {

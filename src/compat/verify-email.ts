@@ -34,7 +34,6 @@ export const compatVerifyEmail = defineRoute(
         return { email: f.email_address, fire: f.fire_email === "true" };
       },
     },
-    envelope: "A",
   },
   async (c, { email, fire }) => {
     if (email === "") return fail(c, 400, "email not parsed", false);

@@ -30,7 +30,6 @@ export const compatWalletSummary = defineRoute(
     auth: "reader",
     refusals,
     params: { schema: BalanceRequest, read: (_c, params) => v.parse(BalanceRequest, params) },
-    envelope: "A",
   },
   async (c, req) => {
     if (phpEmpty(req.wallet_id))

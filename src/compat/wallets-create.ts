@@ -135,7 +135,6 @@ export const compatWalletCreate = defineRoute(
     access: "write",
     refusals: jwtRouteRefusals,
     params: walletInput,
-    envelope: "A",
   },
   async (c, wallet) => {
     const created = await createWallet(c.var.db, wallet, c.get("nowMs")());

@@ -62,7 +62,7 @@ export type RouteInfo = {
   refusals?: Refusals;
   params?: Input<unknown>;
   envelope: "A" | "B" | "index";
-  success?: number;
+  success: number;
   /** The success answer's `data` (src/routes/answers.ts); the body itself for `index` routes. */
   data?: v.GenericSchema;
   /** What the route itself can refuse with; credentials, malformed requests and faults are added. */
@@ -80,22 +80,25 @@ export type Route<Info extends RouteInfo = RouteInfo> = Info & {
   handler: (c: Context<AppEnv>) => Promise<Response>;
 };
 
-/** A route of a documented dialect (wallet/v1): its name, success status and answer are declared. */
+/** A route of a documented dialect (wallet/v1): its name and answer are declared. */
 export type DocumentedInfo = RouteInfo & {
   operationId: string;
-  success: number;
   data: v.GenericSchema;
 };
 
-type Declared<T> = RouteInfo & { params?: Input<T> };
+/** A route as declared: envelope A and success 200 unless it says otherwise. */
+type Declared<T> = Omit<RouteInfo, "envelope" | "success"> &
+  Partial<Pick<RouteInfo, "envelope" | "success">> & { params?: Input<T> };
 
 /** A route: its declaration, and a handler given the declared input's typed value. */
 export function defineRoute<Info extends Declared<T>, T = undefined>(
   info: Info & { params?: Input<T> },
   handler: (c: Context<AppEnv>, input: T) => Response | Promise<Response>,
-): Route<Info> {
+): Route<Info & Pick<RouteInfo, "envelope" | "success">> {
   return {
     ...info,
+    envelope: info.envelope ?? "A",
+    success: info.success ?? 200,
     handler: async (c) => {
       const refusals = info.refusals ?? permissionDenied;
       const asked = info.auth !== "none" && !info.publicWhen?.(c.env);

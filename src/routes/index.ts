@@ -48,7 +48,6 @@ const openApiRoute = defineRoute(
     // Public, like the discovery index it details: it names routes and shapes, never data.
     auth: "none",
     envelope: "index",
-    success: 200,
     data: OpenApiAnswer,
   },
   (c) => {

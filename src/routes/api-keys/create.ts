@@ -15,7 +15,6 @@ export const createApiKey = defineRoute(
     auth: "admin",
     access: "write",
     params: fields(ApiKeyParams),
-    envelope: "A",
     errors: ["invalid_input", "user_not_found"],
     success: 201,
     data: ApiKeyCreatedAnswer,

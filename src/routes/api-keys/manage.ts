@@ -15,8 +15,6 @@ export const getApiKeys = defineRoute(
     summary: "List API keys",
     auth: "admin",
     access: "read",
-    envelope: "A",
-    success: 200,
     data: v.array(ApiKeyAnswer),
   },
   async (c) => {
@@ -39,9 +37,7 @@ export const deleteApiKey = defineRoute(
     auth: "admin",
     access: "write",
     params: pathFields(v.object({ id: pathIdField })),
-    envelope: "A",
     errors: ["invalid_input", "api_key_not_found"],
-    success: 200,
     data: ApiKeyRevokedAnswer,
   },
   async (c, { id }) => {

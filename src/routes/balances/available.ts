@@ -17,9 +17,7 @@ export const readAvailableBalances = defineRoute(
     auth: "reader",
     owner: (params) => params.user_id,
     params: fields(AvailableParams),
-    envelope: "A",
     errors: ["invalid_input", "user_not_found"],
-    success: 200,
     data: AvailableBalanceAnswer,
   },
   async (c, input) => {

@@ -15,9 +15,7 @@ export const readBalance = defineRoute(
     auth: "reader",
     params: fields(BalanceParams),
     owner: (params) => params.user_id,
-    envelope: "A",
     errors: ["invalid_input", "user_not_found"],
-    success: 200,
     data: BalanceAnswer,
   },
   async (c, input) => {

@@ -15,9 +15,7 @@ export const createBatch = defineRoute(
     movesMoney: true,
     access: "write",
     params: batchFields,
-    envelope: "A",
     errors: ["invalid_input", "user_not_found", "insufficient_balance", "transaction_exists"],
-    success: 200,
     data: BatchCreatedAnswer,
   },
   async (c, input) => {

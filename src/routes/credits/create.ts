@@ -14,8 +14,6 @@ export const createCredit = defineRoute(
     movesMoney: true,
     access: "write",
     params: moneyFields(CreditParams),
-    envelope: "A",
-    success: 200,
     data: EntryAnswer,
     errors: ["invalid_input", "user_not_found", "transaction_exists"],
   },

@@ -16,9 +16,7 @@ export const listHoldsRoute = defineRoute(
     auth: "reader",
     owner: (params) => params.user_id,
     params: readerFields(HoldListParams),
-    envelope: "A",
     errors: ["invalid_input", "user_not_found"],
-    success: 200,
     data: v.array(HoldAnswer),
   },
   async (c, fields) => {

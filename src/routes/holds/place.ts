@@ -18,9 +18,7 @@ export const placeHoldRoute = defineRoute(
     movesMoney: true,
     access: "write",
     params: moneyFields(PlaceHoldParams),
-    envelope: "A",
     errors: ["invalid_input", "user_not_found", "insufficient_balance", "transaction_exists"],
-    success: 200,
     data: HoldPlacedAnswer,
   },
   async (c, { fields, wallet, amountMinor }) => {

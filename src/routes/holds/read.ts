@@ -18,9 +18,7 @@ export const readHoldRoute = defineRoute(
     // Its own holds, or anyone's for an administrator (checked below, once the hold is read).
     owner: () => undefined,
     params: fields(HoldPath),
-    envelope: "A",
     errors: ["hold_not_found"],
-    success: 200,
     data: HoldAnswer,
     patterns: { id: "[0-9]+" },
   },

@@ -18,9 +18,7 @@ export const voidHoldRoute = defineRoute(
     // No fields but its path's, yet a body is read as on every route: a broken JSON body is 400
     // rest_invalid_json.
     params: fields(HoldPath),
-    envelope: "A",
     errors: ["hold_not_found", "hold_resolved"],
-    success: 200,
     data: HoldAnswer,
     patterns: { id: "[0-9]+" },
   },

@@ -19,9 +19,7 @@ export const readStatementRoute = defineRoute(
     auth: "reader",
     owner: (params) => params.user_id,
     params: readerFields(StatementParams),
-    envelope: "A",
     errors: ["invalid_input", "user_not_found", "history_busy"],
-    success: 200,
     data: StatementAnswer,
   },
   async (c, fields) => {

@@ -38,9 +38,7 @@ export const listTransactions = defineRoute(
     auth: "reader",
     owner: (params) => params.user_id,
     params: listInput,
-    envelope: "A",
     errors: ["invalid_input", "security_failed", "user_not_found", "history_busy"],
-    success: 200,
     data: v.array(TransactionAnswer),
   },
   async (c, { fields, paged }) => {

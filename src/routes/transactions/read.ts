@@ -18,9 +18,7 @@ export const readTransaction = defineRoute(
     // Reads about the caller's own entries, or anyone's for an administrator (the verb checks).
     owner: () => undefined,
     params: fields(v.object({ id: pathIdField })),
-    envelope: "A",
     errors: ["transaction_not_found"],
-    success: 200,
     data: TransactionAnswer,
     patterns: { id: "[0-9]+" },
   },

@@ -17,7 +17,6 @@ export const reverseTransaction = defineRoute(
     movesMoney: true,
     access: "write",
     params: fields(ReverseRouteParams),
-    envelope: "A",
     errors: [
       "invalid_input",
       "transaction_not_found",
@@ -25,7 +24,6 @@ export const reverseTransaction = defineRoute(
       "transaction_exists",
       "already_reversed",
     ],
-    success: 200,
     data: ReversalAnswer,
     patterns: { id: "[0-9]+" },
   },

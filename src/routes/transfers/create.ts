@@ -15,9 +15,7 @@ export const createTransfer = defineRoute(
     movesMoney: true,
     access: "write",
     params: moneyFields(TransferParams),
-    envelope: "A",
     errors: ["invalid_input", "user_not_found", "insufficient_balance", "transaction_exists"],
-    success: 200,
     data: TransferAnswer,
   },
   async (c, { fields }) => {

@@ -14,7 +14,6 @@ export const login = defineRoute(
     params: signInFields,
     envelope: "B",
     errors: ["validation_error", "too_many_sign_ins"],
-    success: 200,
     data: LoginAnswer,
   },
   async (c, input) => {

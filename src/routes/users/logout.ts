@@ -16,7 +16,6 @@ export const logout = defineRoute(
     auth: "session",
     envelope: "B",
     errors: ["validation_error"],
-    success: 200,
     data: LogoutAnswer,
   },
   async (c) => {

@@ -17,7 +17,6 @@ export const requestReset = defineRoute(
     params: userFields(MailRequestParams),
     envelope: "B",
     errors: ["validation_error", "too_many_mails", "mail_not_configured"],
-    success: 200,
     data: MailRequestedAnswer,
   },
   async (c, { user_email }) => {
@@ -40,7 +39,6 @@ export const confirmReset = defineRoute(
     params: userFields(PasswordResetConfirmParams),
     envelope: "B",
     errors: ["validation_error", "mail_link_invalid", "too_many_sign_ins"],
-    success: 200,
     data: PasswordResetAnswer,
   },
   async (c, { token, user_password }) => {

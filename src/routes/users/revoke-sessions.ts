@@ -19,7 +19,6 @@ export const revokeSessions = defineRoute(
     params: userPath,
     envelope: "B",
     errors: ["user_not_found"],
-    success: 200,
     data: SessionsRevokedAnswer,
     patterns: { user_id: "[0-9]+" },
   },

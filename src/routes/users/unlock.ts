@@ -21,7 +21,6 @@ export const unlockUser = defineRoute(
     params: userPath,
     envelope: "B",
     errors: ["validation_error", "user_not_found"],
-    success: 200,
     data: UnlockAnswer,
     patterns: { user_id: "[0-9]+" },
   },

@@ -28,7 +28,6 @@ export const requestEmailVerification = defineRoute(
     params: userFields(MailRequestParams),
     envelope: "B",
     errors: ["validation_error", "too_many_mails", "mail_not_configured"],
-    success: 200,
     data: MailRequestedAnswer,
   },
   async (c, { user_email }) => {
@@ -48,7 +47,6 @@ export const confirmEmailVerification = defineRoute(
     params: userFields(VerifyEmailParams),
     envelope: "B",
     errors: ["validation_error", "mail_link_invalid"],
-    success: 200,
     data: EmailVerifiedAnswer,
   },
   async (c, { token }) => {

@@ -15,9 +15,7 @@ export const createWallet = defineRoute(
     auth: "admin",
     access: "write",
     params: fields(WalletParams),
-    envelope: "A",
     errors: ["invalid_input", "wallet_exists"],
-    success: 200,
     data: WalletAnswer,
   },
   async (c, f) => {

@@ -17,8 +17,6 @@ export const getWallets = defineRoute(
     summary: "List wallets",
     auth: "admin",
     access: "read",
-    envelope: "A",
-    success: 200,
     data: v.array(WalletAnswer),
   },
   async (c) => {
@@ -36,9 +34,7 @@ export const getWallet = defineRoute(
     auth: "admin",
     access: "read",
     params: pathFields(v.object({ wallet_id: pathWalletIdField })),
-    envelope: "A",
     errors: ["wallet_not_found"],
-    success: 200,
     data: WalletAnswer,
   },
   async (c, { wallet_id: { id } }) => {

@@ -44,9 +44,7 @@ export const readWalletSummary = defineRoute(
         user_id: v.optional(userIdField()),
       }),
     ),
-    envelope: "A",
     errors: ["invalid_input", "user_not_found", "wallet_not_found"],
-    success: 200,
     data: WalletSummaryAnswer,
   },
   async (c, input) => {

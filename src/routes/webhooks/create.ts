@@ -15,7 +15,6 @@ export const createWebhook = defineRoute(
     auth: "admin",
     access: "read-write",
     params: fields(WebhookParams),
-    envelope: "A",
     errors: ["invalid_input", "webhooks_not_configured"],
     success: 201,
     data: WebhookCreatedAnswer,

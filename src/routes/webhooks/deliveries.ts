@@ -15,9 +15,7 @@ export const getDeliveries = defineRoute(
     auth: "admin",
     access: "read",
     params: fields(DeliveriesParams),
-    envelope: "A",
     errors: ["invalid_input", "webhook_not_found"],
-    success: 200,
     data: v.array(DeliveryAnswer),
   },
   async (c, { id, limit }) => {
@@ -35,9 +33,7 @@ export const testWebhook = defineRoute(
     auth: "admin",
     access: "write",
     params: pathFields(WebhookPath),
-    envelope: "A",
     errors: ["webhook_not_found", "webhooks_not_configured"],
-    success: 200,
     data: DeliveryAnswer,
   },
   async (c, { id }) => {
@@ -55,9 +51,7 @@ export const resendWebhook = defineRoute(
     auth: "admin",
     access: "read-write",
     params: fields(ResendRouteParams),
-    envelope: "A",
     errors: ["invalid_input", "webhook_not_found", "event_not_found", "webhooks_not_configured"],
-    success: 200,
     data: DeliveryAnswer,
   },
   async (c, { id, event_id }) => {

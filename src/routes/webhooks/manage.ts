@@ -14,8 +14,6 @@ export const getWebhooks = defineRoute(
     summary: "List webhook endpoints and how their deliveries stand",
     auth: "admin",
     access: "read",
-    envelope: "A",
-    success: 200,
     data: v.array(WebhookAnswer),
   },
   async (c) => {
@@ -33,9 +31,7 @@ export const deleteWebhook = defineRoute(
     auth: "admin",
     access: "write",
     params: pathFields(WebhookPath),
-    envelope: "A",
     errors: ["webhook_not_found"],
-    success: 200,
     data: WebhookDeletedAnswer,
   },
   async (c, { id: named }) => {
