@@ -8,6 +8,7 @@ import type { Params } from "../http/params";
 import type { Input } from "../http/route";
 import { forgetGone, goneRefusal } from "../wallet/faults";
 import type { ConsoleEnv } from "./env";
+import { back } from "./page";
 
 /** A console request as the app's: its env is the app's, with the operator's session beside it. */
 export const appContext = (c: Context<ConsoleEnv>) => c as unknown as Context<AppEnv>;
@@ -55,3 +56,7 @@ export function refusalText({ message, error }: ApiError) {
       : "";
   return details && details !== message ? `${message}: ${details}` : message;
 }
+
+/** A redirect back to a page that says what was refused ("Reversal refused. …") and why. */
+export const backRefused = (c: Context<ConsoleEnv>, to: string, what: string, refusal: ApiError) =>
+  back(c, to, { kind: "error", text: `${what} refused. ${refusalText(refusal)}` });

@@ -6,7 +6,7 @@ import { readBatch } from "../wallet/batch-reads";
 import { reverseBatch } from "../wallet/batch-reversal";
 import { spendMoneyShare } from "../wallet/context";
 import { batchRecord } from "../wallet/rules";
-import { attempt, refusalText } from "./api";
+import { attempt, backRefused, refusalText } from "./api";
 import type { ConsoleEnv } from "./env";
 import { back, field, noticeOf, utc } from "./page";
 import { withIds } from "./path-ids";
@@ -105,9 +105,6 @@ batchScreen.post(
     });
     const to = `${BASE}/batches/${id.ref}`;
     if (reversed.ok) return back(c, to, { kind: "ok", text: `Batch ${id.ref} reversed.` });
-    return back(c, to, {
-      kind: "error",
-      text: `Reversal refused. ${refusalText(reversed.refusal)}`,
-    });
+    return backRefused(c, to, "Reversal", reversed.refusal);
   }),
 );

@@ -8,7 +8,7 @@ import { isCalendarDay } from "../http/fields";
 import { answerStatementCsv } from "../http/statement-csv";
 import { mysqlDate, zonedSeconds } from "../wallet/rules";
 import { openStatement, STATEMENT_CHUNK, statementSummary } from "../wallet/statements";
-import { appContext, attempt, refusalText } from "./api";
+import { appContext, attempt, backRefused, refusalText } from "./api";
 import type { ConsoleEnv } from "./env";
 import { back, type Wallet } from "./page";
 import { withIds } from "./path-ids";
@@ -165,9 +165,6 @@ statementScreen.get(
       ),
     );
     if (answered.ok) return answered.value;
-    return back(c, to_, {
-      kind: "error",
-      text: `Statement refused. ${refusalText(answered.refusal)}`,
-    });
+    return backRefused(c, to_, "Statement", answered.refusal);
   }),
 );

@@ -7,7 +7,7 @@ import { parseFields } from "../http/validation";
 import { spendMoneyShare } from "../wallet/context";
 import { type availableBalances, captureHold, type HoldView, voidHold } from "../wallet/holds";
 import { formatMoney } from "../wallet/rules";
-import { attempt, refusalText } from "./api";
+import { attempt, backRefused } from "./api";
 import type { ConsoleEnv, Session } from "./env";
 import { back, field, utc, type Wallet } from "./page";
 import { withIds } from "./path-ids";
@@ -129,10 +129,7 @@ const resolve = (action: "capture" | "void") =>
               ? `Hold ${hold.ref} captured: ${capturedText(resolved.value)} debited (transaction ${resolved.value.transactionId}); the rest released.`
               : `Hold ${hold.ref} voided: all of it released.`,
         });
-      return back(c, to, {
-        kind: "error",
-        text: `${action === "capture" ? "Capture" : "Void"} refused. ${refusalText(resolved.refusal)}`,
-      });
+      return backRefused(c, to, action === "capture" ? "Capture" : "Void", resolved.refusal);
     }),
   );
 resolve("capture");

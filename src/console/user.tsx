@@ -14,7 +14,7 @@ import { userLedger } from "../wallet/operators";
 import { formatMoney } from "../wallet/rules";
 import { endUserSessions } from "../wallet/sessions";
 import { readTransaction } from "../wallet/transactions";
-import { attempt, refusalText } from "./api";
+import { attempt, backRefused } from "./api";
 import type { ConsoleEnv, Fields, Session } from "./env";
 import { back, day, field, freshKey, noticeOf, PER_PAGE, utc, type Wallet, wallets } from "./page";
 import { notFound, withIds } from "./path-ids";
@@ -339,10 +339,7 @@ const move = (action: "credit" | "debit" | "transfer") =>
             text: "Already done: this form was sent before, and the money moved once.",
           });
       }
-      return back(c, to, {
-        kind: "error",
-        text: `${action[0]!.toUpperCase()}${action.slice(1)} refused. ${refusalText(moved.refusal)}`,
-      });
+      return backRefused(c, to, `${action[0]!.toUpperCase()}${action.slice(1)}`, moved.refusal);
     }),
   );
 move("credit");
@@ -354,11 +351,7 @@ userScreen.post(
   withIds(["id"], async (c, { id }) => {
     const ended = await attempt(c, () => endUserSessions(c.var.service, id.id));
     const to = `${BASE}/users/${id.ref}`;
-    if (!ended.ok)
-      return back(c, to, {
-        kind: "error",
-        text: `Sign-out refused. ${refusalText(ended.refusal)}`,
-      });
+    if (!ended.ok) return backRefused(c, to, "Sign-out", ended.refusal);
     const n = ended.value;
     return back(c, to, {
       kind: "ok",
@@ -414,9 +407,6 @@ userScreen.post(
     });
     const to = `${BASE}/users/${id.ref}`;
     if (reversed.ok) return back(c, to, { kind: "ok", text: `Transaction ${txn.ref} reversed.` });
-    return back(c, to, {
-      kind: "error",
-      text: `Reversal refused. ${refusalText(reversed.refusal)}`,
-    });
+    return backRefused(c, to, "Reversal", reversed.refusal);
   }),
 );
