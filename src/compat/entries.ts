@@ -50,12 +50,9 @@ export function amountRefused(field: string, refusal: AmountRefusal) {
 }
 
 /** The plugin's `requires()` for an entry, plus the lengths this service stores. */
-function pluginChecks(fields: {
-  user_id: string;
-  wallet_id: string;
-  request_id: string;
-  amount: string;
-}) {
+function pluginChecks(
+  fields: Pick<PluginEntry, "user_id" | "wallet_id" | "request_id" | "amount">,
+) {
   const errors = requires({
     user_id: [fields.user_id, "int"],
     wallet_id: [fields.wallet_id, "strInt"],

@@ -19,10 +19,6 @@ import { TransferRequest } from "./schemas";
 // without `request_id` each call is a new transfer, as on the plugin (a retried call moves money
 // again); with one (letters, digits, underscore) a repeat is answered 409 and moves nothing.
 
-/** The plugin's refusal with both `message` and `error`. */
-const plainError = (status: 400 | 404, message: string, error: unknown) =>
-  new ApiError(status, message, error);
-
 /** A transfer's fields, sanitized as the plugin read them and checked by its rules. */
 const transferInput: Input<{
   from: string;
@@ -100,13 +96,15 @@ export const compatTransfers = defineRoute(
 function refused(reason: RefusalReason) {
   switch (reason.code) {
     case "user_not_found":
-      return plainError(400, `Unable to reach ${reason.userId}`, [`Invalid User ${reason.userId}`]);
+      return new ApiError(400, `Unable to reach ${reason.userId}`, [
+        `Invalid User ${reason.userId}`,
+      ]);
     case "same_user":
       return invalidInput({
         transfer_to_user: "transfer_to_user must differ from transfer_from_user",
       });
     case "wallet_not_found":
-      return plainError(404, "Invalid Wallet", ["Invalid Wallet Provided"]);
+      return new ApiError(404, "Invalid Wallet", ["Invalid Wallet Provided"]);
     case "amount_refused":
       return invalidInput(amountRefused("amount_to_transfer", reason.refusal));
     default:

@@ -17,16 +17,9 @@ export const userWalletBalanceMulti = defineRoute(
     const read = await readPluginBalances(c, req, "field");
     if ("refused" in read) return entitiesRequiredResponse(c, read.refused);
     const dense = read.found.every(({ index }, i) => index === i);
-    if (dense)
-      return balanceOk(
-        c,
-        read.found.map(({ record }) => record),
-        read.req,
-      );
-    return balanceOk(
-      c,
-      Object.fromEntries(read.found.map(({ index, record }) => [String(index), record])),
-      read.req,
-    );
+    const records = dense
+      ? read.found.map(({ record }) => record)
+      : Object.fromEntries(read.found.map(({ index, record }) => [String(index), record]));
+    return balanceOk(c, records, read.req);
   },
 );

@@ -17,12 +17,15 @@ import { WEBHOOK_LIMITS } from "../wallet/webhooks";
 import { amountField, noteField, textField } from "./fields";
 import { EMPTY } from "./validation";
 
-export const ApiKeyParams = v.object({
-  name: v.pipe(
-    v.string("name must be text"),
+const required = (max: number, name: string) =>
+  v.pipe(
+    v.string(`${name} must be text`),
     v.nonEmpty(EMPTY),
-    v.maxLength(100, "name must be at most 100 characters"),
-  ),
+    v.maxLength(max, `${name} must be at most ${max} characters`),
+  );
+
+export const ApiKeyParams = v.object({
+  name: required(100, "name"),
   scope: v.picklist(["read", "write", "read-write"], "scope must be read, write or read-write"),
   username: v.optional(
     v.pipe(
@@ -32,13 +35,6 @@ export const ApiKeyParams = v.object({
     ),
   ),
 });
-
-const required = (max: number, name: string) =>
-  v.pipe(
-    v.string(`${name} must be text`),
-    v.nonEmpty(EMPTY),
-    v.maxLength(max, `${name} must be at most ${max} characters`),
-  );
 
 export const WalletParams = v.object({
   wallet_id: v.pipe(
@@ -106,11 +102,7 @@ const eventTypes = v.pipe(
 );
 
 export const WebhookParams = v.object({
-  url: v.pipe(
-    v.string("url must be text"),
-    v.nonEmpty(EMPTY),
-    v.maxLength(ENDPOINT_URL_MAX, `url must be at most ${ENDPOINT_URL_MAX} characters`),
-  ),
+  url: required(ENDPOINT_URL_MAX, "url"),
   events: eventTypes,
   description: v.optional(
     v.pipe(
