@@ -66,6 +66,10 @@ const clashFlags = (db: Db, username: string, email: string) => {
 
 export type Clashes = { username: boolean; email: boolean; usernameNotOwnEmail: boolean };
 
+/**
+ * Why a new account could not have this username and e-mail: either names an account already (as
+ * its username or its e-mail), or the username is an e-mail address other than its own e-mail.
+ */
 export async function findClashes(db: Db, username: string, email: string): Promise<Clashes> {
   return (await clashFlags(db, username, email))[0]!;
 }

@@ -1,13 +1,7 @@
 // Users: who a movement names, and new subscribers.
 import { hashPassword } from "../auth/password";
 import type { Db } from "../db/client";
-import {
-  type Clashes,
-  deleteUserIfUnused,
-  findClashes,
-  findUsers,
-  insertUserIfFree,
-} from "../db/users";
+import { type Clashes, findUsers, insertUserIfFree } from "../db/users";
 import { requireAdmin, type ServiceContext } from "./context";
 import { Refusal } from "./refusal";
 
@@ -26,14 +20,13 @@ export type NewSubscriber = {
   lastName: string;
 };
 
+// What the dialects ask of users beyond the verbs below: the checks before a new account, and
+// deleting a user no entry names (the ledger is append-only: a user with entries stays).
+export {
+  deleteUserIfUnused as deleteUser,
+  findClashes as findNewUserClashes,
+} from "../db/users";
 export type { Clashes };
-
-/**
- * Why a new account could not have this username and e-mail: either names an account already (as
- * its username or its e-mail), or the username is an e-mail address other than its own e-mail.
- */
-export const findNewUserClashes = (db: Db, username: string, email: string): Promise<Clashes> =>
-  findClashes(db, username, email);
 
 /**
  * Creates a subscriber unless its username or e-mail would name another account (the rule of
@@ -55,16 +48,4 @@ export async function createSubscriber(
     registeredAtMs: ctx.nowMs(),
   });
   return result.id === undefined ? { clashes: result.clashes } : { id: result.id };
-}
-
-/**
- * Deletes a user no entry names, with its API keys and sessions (the ledger is append-only: a user
- * with entries stays, and so does its balance). One guarded batch: a racing entry cannot be left
- * without its user.
- */
-export function deleteUser(
-  db: Db,
-  userId: number,
-): Promise<"deleted" | "has-entries" | "not-found"> {
-  return deleteUserIfUnused(db, userId);
 }

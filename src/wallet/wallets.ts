@@ -2,7 +2,7 @@
 // (wallet/v1's POST /wallets, the plugin's POST wallets and DELETE wallets/{id}) decode their own
 // fields and texts, then call these; the rules below exist only here.
 import type { Db } from "../db/client";
-import { deleteWalletIfUnused, insertWallet, listWallets, type Wallet } from "../db/wallets";
+import { insertWallet, listWallets, type Wallet } from "../db/wallets";
 import { asciiLower } from "../ledger/request-key";
 import { requireAdmin, type ServiceContext } from "./context";
 import { Refusal } from "./refusal";
@@ -119,11 +119,5 @@ export const unitsKeptText = (id: string, units: { decimals: number; extraDecima
     ? `wallet ${id} was deleted with ${units.decimals} decimals: a wallet re-created under its id must have the same`
     : `wallet ${id} was deleted storing ${units.decimals + units.extraDecimals} places: its id cannot be used again`;
 
-/**
- * Deletes a wallet no entry names (the ledger is append-only: a wallet with entries stays). The
- * guard is in the DELETE's own WHERE, so an entry written at the same time either lands first
- * (and the wallet stays) or finds the wallet gone (and its insert fails: nothing written).
- */
-export function deleteWallet(db: Db, id: string): Promise<"deleted" | "has-entries" | "not-found"> {
-  return deleteWalletIfUnused(db, id);
-}
+/** Deletes a wallet no entry names (the ledger is append-only: a wallet with entries stays). */
+export { deleteWalletIfUnused as deleteWallet } from "../db/wallets";
