@@ -115,36 +115,29 @@ async function deliverOne(
     error: outcome.error,
     createdAtMs: atMs,
   };
-  if (outcome.ok) {
-    const held = await recordAttempt(
+  if (!outcome.ok && attempt < MAX_ATTEMPTS) {
+    const delayS = backoffS(attempt, deps.retryBaseS);
+    await recordAttempt(
       deps.db,
       lease,
-      { ...delivery, status: "delivered" },
-      { kind: "advance", failing: false },
+      { ...delivery, status: "failed" },
+      { kind: "back-off", retryAtMs: atMs + delayS * 1000 },
     );
-    return held ? "advanced" : { kind: "busy" };
+    return { kind: "retry", delayS };
   }
-  if (attempt >= MAX_ATTEMPTS) {
+  // Delivered, or dead-lettered after its last attempt: the cursor moves past it either way.
+  if (!outcome.ok)
     await deps.deadLetter({
       endpointId: endpoint.id,
       eventId: event.id,
       attempts: attempt,
       error: outcome.error ?? "",
     });
-    const held = await recordAttempt(
-      deps.db,
-      lease,
-      { ...delivery, status: "dead" },
-      { kind: "advance", failing: true },
-    );
-    return held ? "advanced" : { kind: "busy" };
-  }
-  const delayS = backoffS(attempt, deps.retryBaseS);
-  await recordAttempt(
+  const held = await recordAttempt(
     deps.db,
     lease,
-    { ...delivery, status: "failed" },
-    { kind: "back-off", retryAtMs: atMs + delayS * 1000 },
+    { ...delivery, status: outcome.ok ? "delivered" : "dead" },
+    { kind: "advance", failing: !outcome.ok },
   );
-  return { kind: "retry", delayS };
+  return held ? "advanced" : { kind: "busy" };
 }
