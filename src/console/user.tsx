@@ -72,16 +72,16 @@ async function loadUser(c: Context<ConsoleEnv>, userId: number, page: number) {
 
 type UserData = NonNullable<Awaited<ReturnType<typeof loadUser>>>;
 
-function MoneyForm(props: {
-  userId: number;
-  action: "credit" | "debit" | "transfer";
-  label: string;
-  wallets: Wallet[];
-  session: Session;
-}) {
+const MOVES = ["credit", "debit", "transfer"] as const;
+type Move = (typeof MOVES)[number];
+/** "Credit", "Debit", "Transfer": a money form's heading and button, and its refusal's first word. */
+const moveLabel = (action: Move) => `${action[0]!.toUpperCase()}${action.slice(1)}`;
+
+function MoneyForm(props: { userId: number; action: Move; wallets: Wallet[]; session: Session }) {
+  const label = moveLabel(props.action);
   return (
     <form class="stack card" method="post" action={`${BASE}/users/${props.userId}/${props.action}`}>
-      <h3>{props.label}</h3>
+      <h3>{label}</h3>
       <Csrf session={props.session} />
       <input type="hidden" name="request_id" value={freshKey()} />
       <label>
@@ -112,7 +112,7 @@ function MoneyForm(props: {
         Note
         <input name="note" autocomplete="off" />
       </label>
-      <button type="submit">{props.label}</button>
+      <button type="submit">{label}</button>
     </form>
   );
 }
@@ -217,15 +217,9 @@ function UserView(props: { d: UserData; session: Session; notice: Notice }) {
         );
       })}
       <div class="forms">
-        <MoneyForm userId={userId} action="credit" label="Credit" wallets={ws} session={session} />
-        <MoneyForm userId={userId} action="debit" label="Debit" wallets={ws} session={session} />
-        <MoneyForm
-          userId={userId}
-          action="transfer"
-          label="Transfer"
-          wallets={ws}
-          session={session}
-        />
+        {MOVES.map((action) => (
+          <MoneyForm userId={userId} action={action} wallets={ws} session={session} />
+        ))}
       </div>
       <section>
         <h2>Sessions</h2>
@@ -271,12 +265,7 @@ userScreen.get(
 );
 
 /** A money form's fields decoded as POST /credits, /debits or /transfers decodes its body, moved. */
-async function moveWith(
-  c: Context<ConsoleEnv>,
-  action: "credit" | "debit" | "transfer",
-  userId: number,
-  form: Fields,
-) {
+async function moveWith(c: Context<ConsoleEnv>, action: Move, userId: number, form: Fields) {
   await spendMoneyShare(c.var.service);
   const sent = Object.fromEntries(
     ["wallet_id", "amount", "request_id", "note"].map((k) => [k, field(form, k)]),
@@ -306,7 +295,7 @@ async function moveWith(
   });
 }
 
-const move = (action: "credit" | "debit" | "transfer") =>
+const move = (action: Move) =>
   userScreen.post(
     `/users/:id/${action}`,
     withIds(["id"], async (c, { id }) => {
@@ -339,12 +328,10 @@ const move = (action: "credit" | "debit" | "transfer") =>
             text: "Already done: this form was sent before, and the money moved once.",
           });
       }
-      return backRefused(c, to, `${action[0]!.toUpperCase()}${action.slice(1)}`, moved.refusal);
+      return backRefused(c, to, moveLabel(action), moved.refusal);
     }),
   );
-move("credit");
-move("debit");
-move("transfer");
+for (const action of MOVES) move(action);
 
 userScreen.post(
   "/users/:id/sessions/revoke",
