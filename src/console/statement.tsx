@@ -115,26 +115,18 @@ export function StatementSection(props: {
         <>
           <table class="figures" aria-label="Statement totals">
             <tbody>
-              <tr>
-                <th>Opening balance ({s.from})</th>
-                <td class="num">{read.figures.opening_balance}</td>
-              </tr>
-              <tr>
-                <th>In</th>
-                <td class="num">{read.figures.total_in}</td>
-              </tr>
-              <tr>
-                <th>Out</th>
-                <td class="num">{read.figures.total_out}</td>
-              </tr>
-              <tr>
-                <th>Closing balance ({s.to})</th>
-                <td class="num">{read.figures.closing_balance}</td>
-              </tr>
-              <tr>
-                <th>Entries</th>
-                <td class="num">{read.count}</td>
-              </tr>
+              {[
+                [`Opening balance (${s.from})`, read.figures.opening_balance],
+                ["In", read.figures.total_in],
+                ["Out", read.figures.total_out],
+                [`Closing balance (${s.to})`, read.figures.closing_balance],
+                ["Entries", read.count],
+              ].map(([label, figure]) => (
+                <tr>
+                  <th>{label}</th>
+                  <td class="num">{figure}</td>
+                </tr>
+              ))}
             </tbody>
           </table>
           <p>
