@@ -26,15 +26,12 @@ export async function reverseBatch(
   // Newest first, undoing the batch as it was done: a leg that paid a later one out (a credit then
   // transferred on) is undone after it, so a batch whose money stayed put always reverses.
   const originals = found.entries.map((row) => row.entry).reverse();
-  const reversed = await reversedAmong(
-    ctx.db,
-    originals.map((e) => e.id),
-  );
+  const originalIds = originals.map((e) => e.id);
   const alreadyReversed = (ids: Set<number>) => {
     const hit = originals.find((e) => ids.has(e.id));
     return hit && new Refusal({ code: "already_reversed", ref: String(hit.id) });
   };
-  const early = alreadyReversed(reversed);
+  const early = alreadyReversed(await reversedAmong(ctx.db, originalIds));
   if (early) throw early;
 
   const users = await findUsers(
@@ -83,32 +80,17 @@ export async function reverseBatch(
       batchId: id,
       reversalBatchId: written.batchId,
       transactionIds: written.ids,
-      reversedIds: originals.map((e) => e.id),
+      reversedIds: originalIds,
     };
   } catch (err) {
     if (err instanceof BatchConflict && err.reason === "reversed")
       throw new Refusal({ code: "batch_already_reversed", ref });
     // An entry reversed on its own meanwhile.
     if (err instanceof LedgerRefusal && err.reason === "already-reversed")
-      throw (
-        alreadyReversed(
-          await reversedAmong(
-            ctx.db,
-            originals.map((e) => e.id),
-          ),
-        ) ?? err
-      );
+      throw alreadyReversed(await reversedAmong(ctx.db, originalIds)) ?? err;
     const verdict = verdictOf(err);
     if (!verdict) throw err;
-    const i = await firstRefused(
-      ctx,
-      entries.map((e) => ({
-        userId: e.userId,
-        walletId: e.walletId,
-        signedMinor: e.txnType === "CREDIT" ? e.amountMinor : -e.amountMinor,
-      })),
-      verdict,
-    );
+    const i = await firstRefused(ctx, entries, verdict);
     const at = originals[i === -1 ? 0 : i]!;
     throw new Refusal({ code: "batch_reversal_refused", entryId: at.id, refused: verdict });
   }

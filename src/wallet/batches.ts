@@ -108,16 +108,16 @@ function checkBalanced(legs: Leg[]) {
 }
 
 /**
- * Which leg the ledger refused with `verdict`, replayed against the balances and holds now (the
+ * Which entry the ledger refused with `verdict`, replayed against the balances and holds now (the
  * database already refused the batch; this only names the operation). -1 when none would be refused
  * any more. In BigInt: a hundred legs of the largest amount run past 2^53.
  */
 export async function firstRefused(
   ctx: ServiceContext,
-  legs: { userId: number; walletId: string; signedMinor: number }[],
+  entries: Pick<NewEntry, "userId" | "walletId" | "txnType" | "amountMinor">[],
   verdict: LedgerVerdict,
 ) {
-  const pairs = [...new Map(legs.map((l) => [`${l.userId}:${l.walletId}`, l])).values()];
+  const pairs = [...new Map(entries.map((e) => [`${e.userId}:${e.walletId}`, e])).values()];
   const found = await positions(ctx.db, pairs, Math.floor(ctx.nowMs() / 1000));
   const state = new Map(
     pairs.map((p, i) => [
@@ -126,9 +126,9 @@ export async function firstRefused(
     ]),
   );
   const limit = BigInt(MAX_MINOR);
-  return legs.findIndex((leg) => {
-    const s = state.get(`${leg.userId}:${leg.walletId}`)!;
-    const moved = BigInt(leg.signedMinor);
+  return entries.findIndex((e) => {
+    const s = state.get(`${e.userId}:${e.walletId}`)!;
+    const moved = BigInt(e.txnType === "CREDIT" ? e.amountMinor : -e.amountMinor);
     s.balance += moved;
     if (verdict === "balance-limit")
       return (moved > 0n && s.balance > limit) || (moved < 0n && s.balance < -limit);
@@ -191,12 +191,7 @@ async function refusedBatch(
   }
   const verdict = verdictOf(err);
   if (!verdict) return err;
-  const signed = entries.map((e) => ({
-    userId: e.userId,
-    walletId: e.walletId,
-    signedMinor: e.txnType === "CREDIT" ? e.amountMinor : -e.amountMinor,
-  }));
-  const i = await firstRefused(ctx, signed, verdict);
+  const i = await firstRefused(ctx, entries, verdict);
   return i === -1 ? err : operationRefusal(legs[i]!.index, verdict);
 }
 
