@@ -10,18 +10,20 @@ export const MIN_WITHDRAWAL = 0;
 
 // The plugin validated nothing beyond emptiness: every parameter went through sanitize_text_field
 // and on. So each field is any value, read as WordPress would read it (arrays become "").
-const pluginText = v.optional(v.pipe(v.unknown(), v.transform(sanitizeTextField)), "");
+/** A parameter as sanitize_text_field read it; `missing` (the plugin's default) when absent. */
+const sanitized = (missing: string | number = "") =>
+  v.optional(v.pipe(v.unknown(), v.transform(sanitizeTextField)), missing);
 
 /** `user-wallet-balance` and `/multi`: echoed back as `submitted`, in this key order. */
 export const BalanceRequest = v.object({
-  user_id: pluginText,
-  wallet_id: pluginText,
-  formatted: pluginText,
+  user_id: sanitized(),
+  wallet_id: sanitized(),
+  formatted: sanitized(),
 });
 export type BalanceRequest = v.InferOutput<typeof BalanceRequest>;
 
 /** `GET users`: a user id or username (empty or "0" lists), and the list's page. */
-export const UsersRequest = v.object({ user_id: pluginText, page: pluginText });
+export const UsersRequest = v.object({ user_id: sanitized(), page: sanitized() });
 export type UsersRequest = v.InferOutput<typeof UsersRequest>;
 
 /** `DELETE wallets/{wallet}`: the wallet, by the one wallet-id rule. */
@@ -29,10 +31,6 @@ export const WalletPath = v.object({ wallet: pathWalletIdField });
 
 /** `DELETE users/{user_id}`: the user, by the dialect's one user rule (identity.ts). */
 export const UserPath = v.object({ user_id: v.pipe(pathText, v.transform(pluginUserRef)) });
-
-/** A parameter as sanitize_text_field read it; `missing` (the plugin's default) when absent. */
-const sanitized = (missing: string | number = "") =>
-  v.optional(v.pipe(v.unknown(), v.transform(sanitizeTextField)), missing);
 
 /** An id the plugin compared lowercased (wallet ids). */
 const sanitizedLower = v.optional(
