@@ -2,9 +2,7 @@ import * as v from "valibot";
 import { anyText, isoDate, userIdField } from "../../http/fields";
 import { EMPTY } from "../../http/validation";
 import { MAX_WALLETS_PER_READ } from "../../wallet/balances";
-import { normalizeWalletId } from "../../wallet/wallets";
-
-const WALLET_ID = /^[a-z][a-z0-9_]{0,31}$/;
+import { isWalletId, normalizeWalletId } from "../../wallet/wallets";
 
 export const BalanceParams = v.object({
   // Omitted means the caller's own user.
@@ -14,7 +12,7 @@ export const BalanceParams = v.object({
     v.string(EMPTY),
     v.rawTransform(({ dataset, addIssue, NEVER }) => {
       const ids = [...new Set(dataset.value.split(",").map(normalizeWalletId).filter(Boolean))];
-      const bad = ids.find((id) => !WALLET_ID.test(id));
+      const bad = ids.find((id) => !isWalletId(id));
       if (ids.length === 0) addIssue({ message: EMPTY });
       else if (bad !== undefined) addIssue({ message: `wallet_id not found: ${bad}` });
       else if (ids.length > MAX_WALLETS_PER_READ)
