@@ -6,6 +6,7 @@
 // nodejs_compat), bcrypt from bcryptjs (plain JavaScript); HMAC-SHA384 is WebCrypto's.
 import { createHash } from "node:crypto";
 import bcrypt from "bcryptjs";
+import { sameSecret } from "./same-secret";
 
 export type WordPressHashKind = "phpass" | "wp-bcrypt" | "bcrypt" | "md5";
 
@@ -70,11 +71,6 @@ export function phpassCrypt(password: string, setting: string): string | null {
   return setting.slice(0, 12) + encode64(digest, 16);
 }
 
-const sameText = (a: string, b: string) => {
-  const [x, y] = [utf8.encode(a), utf8.encode(b)];
-  return x.length === y.length && crypto.subtle.timingSafeEqual(x, y);
-};
-
 /** base64(HMAC-SHA384(password, key "wp-sha384")): WordPress 6.8's bcrypt pre-hash. */
 export async function wpPrehash(password: string) {
   const key = await crypto.subtle.importKey(
@@ -97,7 +93,10 @@ export async function verifyWordPressHash(password: string, hash: string): Promi
   switch (wordPressHashKind(hash)) {
     case "md5":
       // WordPress compares any hash of 32 characters or fewer with a plain MD5 of the password.
-      return sameText(hash.toLowerCase(), createHash("md5").update(password, "utf8").digest("hex"));
+      return sameSecret(
+        hash.toLowerCase(),
+        createHash("md5").update(password, "utf8").digest("hex"),
+      );
     case "wp-bcrypt": {
       if (tooLong(password)) return false;
       // WordPress 6.8+: bcrypt over base64(HMAC-SHA384(password, key "wp-sha384")), stored with "$wp".
@@ -106,7 +105,7 @@ export async function verifyWordPressHash(password: string, hash: string): Promi
     case "phpass": {
       if (tooLong(password)) return false;
       const computed = phpassCrypt(password, hash);
-      return computed !== null && sameText(computed, hash);
+      return computed !== null && sameSecret(computed, hash);
     }
     case "bcrypt":
       if (tooLong(password)) return false;

@@ -60,11 +60,3 @@ async function csrfFor(c: Context<ConsoleEnv>, token: string) {
   const mac = await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`csrf:${token}`));
   return [...new Uint8Array(mac)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
-
-/** Constant-time comparison of two hex texts of equal length. */
-export function sameText(a: string, b: string) {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return diff === 0;
-}

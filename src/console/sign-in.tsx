@@ -1,6 +1,7 @@
 // Signing in and out of the console, and the gate every other screen stands behind.
 
 import { type Context, Hono, type MiddlewareHandler } from "hono";
+import { sameSecret } from "../auth/same-secret";
 import { CONSOLE_AUDIENCE } from "../auth/tokens";
 import { readForm } from "../http/decode";
 import { MalformedRequest } from "../http/errors";
@@ -9,7 +10,7 @@ import { signIn, signOut } from "../wallet/sign-in";
 import { attempt, decode, refusalText } from "./api";
 import type { ConsoleEnv } from "./env";
 import { back, field, NOT_ADMIN, noticeOf } from "./page";
-import { BASE, endSession, readSession, sameText, startSession } from "./session";
+import { BASE, endSession, readSession, startSession } from "./session";
 import { type Notice, Page } from "./views";
 
 export const signInScreen = new Hono<ConsoleEnv>({ strict: false });
@@ -61,7 +62,7 @@ signInScreen.post("/sign-out", async (c) => {
   const session = await readSession(c);
   const form = await formOf(c);
   if (typeof form === "string") return c.text(form, 400);
-  if (session && !sameText(field(form, "_csrf"), session.csrf)) return c.text("Forbidden", 403);
+  if (session && !sameSecret(field(form, "_csrf"), session.csrf)) return c.text("Forbidden", 403);
   // The session itself ends: the cookie, if kept or stolen, opens nothing.
   const ended = session && (await attempt(c, () => signOut(c.var.service)));
   endSession(c);
@@ -87,7 +88,7 @@ export const requireOperator: MiddlewareHandler<ConsoleEnv> = async (c, next) =>
   if (c.req.method === "POST") {
     const form = await formOf(c);
     if (typeof form === "string") return c.text(form, 400);
-    if (!sameText(field(form, "_csrf"), session.csrf))
+    if (!sameSecret(field(form, "_csrf"), session.csrf))
       return c.text("The form has expired: go back, reload the page and try again.", 403);
     c.set("form", form);
   }
