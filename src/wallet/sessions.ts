@@ -15,9 +15,8 @@ import {
   revokeSession,
   revokeUserSessions,
 } from "../db/sessions";
-import { findUsers } from "../db/users";
 import { requireAdmin, type ServiceContext, type TokenKeys } from "./context";
-import { Refusal } from "./refusal";
+import { requireUser } from "./users";
 
 /** 128 random bits in base64url (22 characters). */
 export const newSessionId = () => randomBase64Url(16);
@@ -112,8 +111,7 @@ export async function endSession(db: Db, d1: D1Database, principal: Principal, n
  */
 export async function endUserSessions(ctx: ServiceContext, userId: number) {
   requireAdmin(ctx, "write");
-  const user = (await findUsers(ctx.db, [userId])).get(userId);
-  if (!user) throw new Refusal({ code: "user_not_found", userId });
+  await requireUser(ctx.db, userId);
   const ended = await revokeUserSessions(ctx.db, userId, ctx.nowMs());
   forgetSessions(ctx.d1, userId);
   return ended;
