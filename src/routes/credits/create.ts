@@ -1,8 +1,8 @@
+import { EntryParams } from "../../http/fields";
 import { moneyFields } from "../../http/money-input";
 import { defineRoute } from "../../http/route";
 import { EntryAnswer } from "../answers";
 import { postSingleEntry } from "./post-entry";
-import { CreditParams } from "./schemas";
 
 export const createCredit = defineRoute(
   {
@@ -13,7 +13,7 @@ export const createCredit = defineRoute(
     auth: "admin",
     movesMoney: true,
     access: "write",
-    params: moneyFields(CreditParams),
+    params: moneyFields(EntryParams),
     data: EntryAnswer,
     errors: ["invalid_input", "user_not_found", "transaction_exists"],
   },

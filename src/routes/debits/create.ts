@@ -1,8 +1,8 @@
+import { EntryParams } from "../../http/fields";
 import { moneyFields } from "../../http/money-input";
 import { defineRoute } from "../../http/route";
 import { EntryAnswer } from "../answers";
 import { postSingleEntry } from "../credits/post-entry";
-import { DebitParams } from "./schemas";
 
 export const createDebit = defineRoute(
   {
@@ -13,7 +13,7 @@ export const createDebit = defineRoute(
     auth: "admin",
     movesMoney: true,
     access: "write",
-    params: moneyFields(DebitParams),
+    params: moneyFields(EntryParams),
     errors: ["invalid_input", "user_not_found", "insufficient_balance", "transaction_exists"],
     data: EntryAnswer,
   },
