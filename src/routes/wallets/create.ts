@@ -2,9 +2,9 @@ import { ok } from "../../http/envelope";
 import { WalletParams, walletOf } from "../../http/inputs";
 import { defineRoute } from "../../http/route";
 import { fields } from "../../http/validation";
+import { walletRecord } from "../../wallet/rules";
 import { newWallet } from "../../wallet/wallets";
 import { WalletAnswer } from "../answers";
-import { walletRecord } from "./schemas";
 
 export const createWallet = defineRoute(
   {

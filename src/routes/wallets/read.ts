@@ -5,9 +5,9 @@ import { pathWalletIdField } from "../../http/fields";
 import { defineRoute } from "../../http/route";
 import { pathFields } from "../../http/validation";
 import { readWallet } from "../../wallet/directory";
+import { walletRecord } from "../../wallet/rules";
 import { allWallets } from "../../wallet/wallets";
 import { WalletAnswer } from "../answers";
-import { walletRecord } from "./schemas";
 
 export const getWallets = defineRoute(
   {

@@ -1,1 +1,0 @@
-export { walletRecord } from "../../wallet/rules";
