@@ -1,18 +1,16 @@
-// A lone credit's or debit's statements run from SQL text built once per isolate with placeholders
-// (src/ledger/append.ts loneStatements, issue 24). These tests hold that text to what Drizzle
-// builds for the same entry today, so a schema or query change the cached text missed fails here,
-// and that both write the same rows and answer a repeat the same way.
+// A movement's statements run from SQL text built once per isolate with placeholders, per shape
+// (src/ledger/append.ts movementQueries). These tests hold that text to what Drizzle builds for the
+// same movement today, so a schema or query change the cached text missed fails here, and that both
+// write the same rows and answer a repeat the same way.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createDb } from "../src/db/client";
 import {
   appendEntries,
   insertEntry,
-  loneQueries,
+  movementQueries,
   movementResult,
-  movementStatements,
   type NewEntry,
-  preparedLone,
   usedUnder,
 } from "../src/ledger/append";
 import { CLEAN, ledgerViolations, makeAdmin, makeUser, makeWallet, unique } from "./helpers";
@@ -40,39 +38,65 @@ async function newEntry(overrides: Partial<NewEntry> = {}): Promise<NewEntry> {
   };
 }
 
-/** What Drizzle builds for the entry now, statement by statement. */
-const drizzleBuilt = (e: NewEntry) => [
-  insertEntry(db, e).toSQL(),
-  usedUnder(db, e.userId, e.requestId).toSQL(),
+/** What Drizzle builds for the movement now, statement by statement. */
+const drizzleBuilt = ([first, ...rest]: [NewEntry, ...NewEntry[]]) => [
+  insertEntry(db, first).toSQL(),
+  ...rest.map((e) => insertEntry(db, e, first.transferId).toSQL()),
+  usedUnder(db, first.userId, first.requestId).toSQL(),
 ];
+
+/** Drizzle's statements for the movement, run as one batch. */
+const runBuilt = async (movement: [NewEntry, ...NewEntry[]]) =>
+  movementResult(
+    await env.DB.batch(drizzleBuilt(movement).map((q) => env.DB.prepare(q.sql).bind(...q.params))),
+  );
 
 const rowOf = async (id: number) =>
   env.DB.prepare(`SELECT * FROM transactions WHERE id = ?`)
     .bind(id)
     .first<Record<string, unknown>>();
 
-describe("a lone entry's statements built once per isolate", () => {
-  it("are the text and values Drizzle builds for the same entry, in every shape", async () => {
+describe("a movement's statements built once per isolate", () => {
+  it("are the text and values Drizzle builds for the same movement, in every shape", async () => {
     const base = await newEntry();
-    const shapes: NewEntry[] = [
-      base,
-      { ...base, guidSite: null },
-      { ...base, keyed: false, transferId: crypto.randomUUID() },
-      { ...base, txnType: "DEBIT", metaData: '{"k":"v"}' },
-      { ...base, reversesId: 7 },
-      { ...base, holdId: 3, keyed: false },
+    const transferId = crypto.randomUUID();
+    const halves = (e: NewEntry): [NewEntry, NewEntry] => [
+      { ...e, txnType: "DEBIT", transferId },
+      { ...e, userId: e.userId + 1, keyed: false, transferId },
     ];
-    for (const e of shapes) expect(loneQueries(db, e)).toEqual(drizzleBuilt(e));
+    const movements: [NewEntry, ...NewEntry[]][] = [
+      [base],
+      [{ ...base, guidSite: null }],
+      [{ ...base, txnType: "DEBIT", metaData: '{"k":"v"}' }],
+      [{ ...base, reversesId: 7 }],
+      [{ ...base, holdId: 3, keyed: false }],
+      halves(base),
+      halves({ ...base, guidSite: null }),
+      halves({ ...base, reversesId: 7 }).map((e, i) => ({ ...e, reversesId: 7 + i })) as [
+        NewEntry,
+        NewEntry,
+      ],
+    ];
+    for (const movement of movements)
+      expect(movementQueries(db, movement)).toEqual(drizzleBuilt(movement));
   });
 
-  it("keep placeholders in the cached text, never a first entry's values", async () => {
-    const e = await newEntry();
-    for (const withGuid of [true, false]) {
-      const [insert, used] = preparedLone(db, withGuid);
-      for (const query of [insert, used]) {
-        expect(query.sql).not.toContain(e.slugBase);
-        expect(query.params).not.toContain(e.userId);
-        expect(query.params).not.toContain(e.requestId);
+  it("keep placeholders in the cached text, never a first movement's values", async () => {
+    const [a, b] = [await newEntry(), await newEntry()];
+    const transferOf = (e: NewEntry): [NewEntry, NewEntry] => [
+      { ...e, transferId: crypto.randomUUID() },
+      { ...e, userId: e.userId + 1, keyed: false, transferId: crypto.randomUUID() },
+    ];
+    for (const [first, then] of [
+      [[a], [b]],
+      [transferOf(a), transferOf(b)],
+    ] as [NewEntry[], NewEntry[]][]) {
+      movementQueries(db, first as [NewEntry]);
+      for (const query of movementQueries(db, then as [NewEntry])) {
+        expect(query.sql).not.toContain(a.slugBase);
+        expect(query.params).not.toContain(a.userId);
+        expect(query.params).not.toContain(a.requestId);
+        expect(query.params).not.toContain(first[0]!.transferId ?? "none");
       }
     }
   });
@@ -81,7 +105,7 @@ describe("a lone entry's statements built once per isolate", () => {
     const prepared = await newEntry();
     const built = await newEntry();
     const viaPrepared = await appendEntries(db, [prepared]);
-    const viaBuilt = movementResult(await db.batch(movementStatements(db, [built])));
+    const viaBuilt = await runBuilt([built]);
     expect(viaPrepared.created).toBe(true);
     expect(viaBuilt.created).toBe(true);
     const [a, b] = [viaPrepared, viaBuilt].map((r) => (r.created ? r.ids[0]! : -1));
@@ -115,9 +139,7 @@ describe("a lone entry's statements built once per isolate", () => {
       created: false,
       existingId: a,
     });
-    expect(
-      movementResult(await db.batch(movementStatements(db, [{ ...built, amountMinor: 99 }]))),
-    ).toEqual({
+    expect(await runBuilt([{ ...built, amountMinor: 99 }])).toEqual({
       created: false,
       existingId: b,
     });

@@ -28,6 +28,7 @@ export async function call(
 
 export const USER_PASSWORD = "bench-user-pass";
 export const WALLETS = ["bench_a", "bench_b", "bench_c", "bench_d", "bench_e"] as const;
+export const TRANSFER_WALLET = WALLETS[2];
 
 /**
  * Makes `creditUsers` users for the credit load, one user with a history (for balance reads,
@@ -84,6 +85,8 @@ export async function makeFixtures({
     await credit(reader.id, WALLETS[0], "12.50", `hist-${i}`);
   for (const wallet of WALLETS.slice(1)) await credit(reader.id, wallet, 3, `hist-${wallet}`);
   for (let i = 0; i < 10; i++) await credit(history.short.id, WALLETS[0], 1, `short-${i}`);
+  // What the transfers scenario moves between the payees, apart from the credits' wallet.
+  for (const u of users) await credit(u.id, TRANSFER_WALLET, 1_000_000, `fund-${u.id}`);
   const duplicate = {
     user_id: users[0]!.id,
     wallet_id: WALLETS[0],

@@ -4,7 +4,7 @@
 // the status it must answer (`expectStatus`, default any 2xx).
 import type autocannon from "autocannon";
 import type { Server } from "../lib/server";
-import { type Fixtures, USER_PASSWORD, WALLETS } from "./fixtures";
+import { type Fixtures, TRANSFER_WALLET, USER_PASSWORD, WALLETS } from "./fixtures";
 
 /** Units of WALLETS[0] each answered request of a scenario credits to the fixtures' users. */
 export const CREDITED_PER_REQUEST: Record<string, number> = {
@@ -85,6 +85,19 @@ export function appScenarioMaker(runId: string) {
         const user_id = fx.users[n % fx.users.length]!.id;
         return { user_id, ...body(n), request_id: `load-${runId}-${n}` };
       });
+    // A transfer of 1 a request from one payee to the next, in a wallet the credits leave alone.
+    const transferEach = () =>
+      postEach("/transfers", () => {
+        const n = ++creditSeq;
+        const [from, to] = [fx.users[n % fx.users.length]!, fx.users[(n + 1) % fx.users.length]!];
+        return {
+          from_user_id: from.id,
+          to_user_id: to.id,
+          wallet_id: TRANSFER_WALLET,
+          amount: 1,
+          request_id: `load-${runId}-${n}`,
+        };
+      });
     const batch = (size: number) =>
       postEach("/batches", () => {
         const n = ++batchSeq;
@@ -108,6 +121,7 @@ export function appScenarioMaker(runId: string) {
         wallet_id: WALLETS[1],
         amount: `1.${String(n % 100).padStart(2, "0")}`,
       })),
+      transfers: transferEach(),
       // A batch of 3 and of 100 credits (POST /batches): one D1 batch each, beside single credits.
       "batches-3": batch(3),
       "batches-100": batch(100),

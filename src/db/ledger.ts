@@ -22,8 +22,11 @@ import {
 import { alias } from "drizzle-orm/sqlite-core";
 import { bindingOf, type Db } from "./client";
 import { isolateCache } from "./isolate-cache";
-import { prebuilt } from "./prebuilt";
+import { BuiltOnce } from "./prebuilt";
 import { balances, transactions, users, wallets } from "./schema";
+
+/** The hot reads' statements, built once per isolate for each shape. */
+const reads = new BuiltOnce();
 
 /** A user's balance rows in some wallets (the values may be placeholders). */
 const balanceSelect = (db: Db, userId: number | Placeholder, walletIds: (string | Placeholder)[]) =>
@@ -51,10 +54,12 @@ export async function readBalances(db: Db, userId: number, walletIds: string[]) 
         sql.placeholder("user"),
         walletIds.map((_, i) => sql.placeholder(`w${i}`)),
       );
-    const { results } = await prebuilt(db, `balances ${walletIds.length}`, build, values).all<{
-      wallet_id: string;
-      balance_minor: number;
-    }>();
+    const { results } = await reads
+      .statement(db, `balances ${walletIds.length}`, build, values)
+      .all<{
+        wallet_id: string;
+        balance_minor: number;
+      }>();
     return {
       wallets: new Map(known.map((w) => [w.id, w])),
       userExists: true,
@@ -208,7 +213,7 @@ export async function listEntries(db: Db, filter: EntryFilter, page: Page) {
   const direction = page.order === "asc" ? asc : desc;
   const values = { ...filter, limit: page.limit, offset: page.offset };
   const [rows, totals] = await db.$client.batch<Record<string, unknown>>([
-    prebuilt(
+    reads.statement(
       db,
       `entries ${page.order} ${shape.name}`,
       () =>
@@ -219,7 +224,7 @@ export async function listEntries(db: Db, filter: EntryFilter, page: Page) {
           .offset(sql.placeholder("offset")),
       values,
     ),
-    prebuilt(db, `entry count ${shape.name}`, () => entryCount(db, f), values),
+    reads.statement(db, `entry count ${shape.name}`, () => entryCount(db, f), values),
   ]);
   const total = totals?.results[0];
   return {
@@ -329,7 +334,9 @@ export async function readHistory(db: Db, filter: EntryFilter, order: "asc" | "d
 
 export async function findEntry(db: Db, id: number) {
   const build = () => entryWithWallet(db).where(eq(transactions.id, sql.placeholder("id")));
-  const row = await prebuilt(db, "entry", build, { id }).first<Record<string, unknown>>();
+  const row = await reads
+    .statement(db, "entry by id", build, { id })
+    .first<Record<string, unknown>>();
   return row === null ? undefined : entryRowOf(row);
 }
 

@@ -1,30 +1,38 @@
 import { fillPlaceholders, type Query } from "drizzle-orm";
 import type { Db } from "./client";
 
-const built = new Map<string, Query>();
-
 /**
- * The text of a statement Drizzle builds once per isolate for each `shape` (a name unique to the
- * statement and its form), with placeholders for its values. Drizzle spends more CPU building a
- * select or an insert than local D1 takes to run it (BENCHMARKS.md), and the hot statements have
- * few shapes.
+ * Statement texts Drizzle builds once per isolate for each shape (a name for the statement's form,
+ * unique within one such set), with placeholders for their values. Drizzle spends more CPU building
+ * a select or an insert than local D1 takes to run it (BENCHMARKS.md), and the hot statements have
+ * few shapes. Each module keeps its own set, so no two modules' shapes can meet.
  */
-export function builtOnce(shape: string, build: () => { toSQL(): Query }) {
-  let query = built.get(shape);
-  if (query === undefined) {
-    query = build().toSQL();
-    built.set(shape, query);
-  }
-  return query;
-}
+export class BuiltOnce {
+  readonly #texts = new Map<string, Query>();
 
-/** `builtOnce`'s statement with `values` in its placeholders, on the request's handle and meter. */
-export function prebuilt(
-  db: Db,
-  shape: string,
-  build: () => { toSQL(): Query },
-  values: Record<string, unknown>,
-) {
-  const query = builtOnce(shape, build);
-  return db.$client.prepare(query.sql).bind(...fillPlaceholders(query.params, values));
+  text(shape: string, build: () => { toSQL(): Query }) {
+    let query = this.#texts.get(shape);
+    if (query === undefined) {
+      query = build().toSQL();
+      this.#texts.set(shape, query);
+    }
+    return query;
+  }
+
+  /** The shape's text with `values` in its placeholders. */
+  query(shape: string, build: () => { toSQL(): Query }, values: Record<string, unknown>): Query {
+    const { sql, params } = this.text(shape, build);
+    return { sql, params: fillPlaceholders(params, values) };
+  }
+
+  /** The shape's statement with `values`, on the request's handle and meter. */
+  statement(
+    db: Db,
+    shape: string,
+    build: () => { toSQL(): Query },
+    values: Record<string, unknown>,
+  ) {
+    const { sql, params } = this.query(shape, build, values);
+    return db.$client.prepare(sql).bind(...params);
+  }
 }

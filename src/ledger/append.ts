@@ -1,10 +1,9 @@
 // The write path: every movement of money is appended here, in one D1 batch per movement, with the
 // database's guards (CHECKs, UNIQUE keys, triggers) judging it inside the same statements.
-import { and, eq, fillPlaceholders, type Placeholder, type Query, sql } from "drizzle-orm";
-import type { BatchItem } from "drizzle-orm/batch";
+import { and, eq, type Placeholder, type Query, sql } from "drizzle-orm";
 import { type Db, d1ErrorText } from "../db/client";
 import { selectList } from "../db/insert-select";
-import { builtOnce } from "../db/prebuilt";
+import { BuiltOnce } from "../db/prebuilt";
 import { balances, batches, holds, transactions } from "../db/schema";
 import { requestKey as keyOf } from "./request-key";
 import { uniqueSlug } from "./unique-slug";
@@ -91,7 +90,7 @@ type EntryValues = {
 
 /** What changes an entry's SQL text (the rest only its bound values). */
 type EntryShape = {
-  after?: string;
+  after?: string | Placeholder;
   withGuid: boolean;
   reverses: boolean;
   hold: boolean;
@@ -118,7 +117,7 @@ const valuesOf = (e: NewEntry): EntryValues => ({
   holdId: e.holdId ?? null,
 });
 
-const shapeOf = (e: NewEntry, after?: string): EntryShape => ({
+const shapeOf = (e: NewEntry, after?: EntryShape["after"]): EntryShape => ({
   after,
   withGuid: e.guidSite !== null,
   reverses: e.reversesId !== undefined,
@@ -299,53 +298,7 @@ export function refusalOf(err: unknown, movement: { userId: number; walletId: st
   return err;
 }
 
-/** The statements of one movement: its entries, then the lookup of its request_id's entry. */
-export function movementStatements(
-  db: Db,
-  [first, ...rest]: [NewEntry, ...NewEntry[]],
-): [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]] {
-  return [
-    insertEntry(db, first),
-    ...rest.map((e) => insertEntry(db, e, first.transferId)),
-    usedUnder(db, first.userId, first.requestId),
-  ];
-}
-
-/** What a movement's statements answered (`movementStatements`, in the same order). */
-export function movementResult(results: readonly unknown[]): AppendResult {
-  const inserted = results.slice(0, -1) as { id: number }[][];
-  if (inserted.every((rows) => rows.length === 1))
-    return { created: true, ids: inserted.map((rows) => rows[0]!.id) };
-  return { created: false, ...keyUse(results.at(-1) as Parameters<typeof keyUse>[0]) };
-}
-
-/**
- * A lone entry's two statements (`movementStatements` for one entry) as D1 statements on the
- * request's handle, so its meter counts them. An entry that neither reverses nor captures (every
- * credit and debit) runs SQL text built once per isolate (db/prebuilt.ts), per shape (with or
- * without a guid); any other is built by Drizzle. Either way the text and values are Drizzle's own.
- */
-export function loneStatements(db: Db, e: NewEntry): [D1PreparedStatement, D1PreparedStatement] {
-  const [insert, used] = loneQueries(db, e);
-  return [
-    db.$client.prepare(insert.sql).bind(...insert.params),
-    db.$client.prepare(used.sql).bind(...used.params),
-  ];
-}
-
-/** The text and values of a lone entry's statements, the same as Drizzle builds for it. */
-export function loneQueries(db: Db, e: NewEntry): [Query, Query] {
-  if (e.reversesId !== undefined || e.holdId !== undefined)
-    return [insertEntry(db, e).toSQL(), usedUnder(db, e.userId, e.requestId).toSQL()];
-  const [insert, used] = preparedLone(db, e.guidSite !== null);
-  const values = { ...valuesOf(e), lookupKey: keyOf(e.requestId) };
-  return [
-    { sql: insert.sql, params: fillPlaceholders(insert.params, values) },
-    { sql: used.sql, params: fillPlaceholders(used.params, values) },
-  ];
-}
-
-/** What a plain entry's statements take as values: a placeholder each in their text. */
+/** What a plain entry's statement takes as values: a placeholder each in its text. */
 const ENTRY_VALUES: (keyof EntryValues)[] = [
   "userId",
   "walletId",
@@ -366,29 +319,61 @@ const ENTRY_VALUES: (keyof EntryValues)[] = [
   "holdId",
 ];
 
-/** A plain entry's statements with a placeholder for each of ENTRY_VALUES, per shape (`withGuid`). */
-export function preparedLone(db: Db, withGuid: boolean): [Query, Query] {
-  const v = () =>
-    Object.fromEntries(ENTRY_VALUES.map((n) => [n, sql.placeholder(n)])) as EntryValues;
-  const shape = { withGuid, reverses: false, hold: false };
+/** The movements' statements, built once per isolate for each shape. */
+const writes = new BuiltOnce();
+
+/** An entry's text and values (`insertEntry`'s), the text built once per isolate for its shape. */
+function entryQuery(db: Db, e: NewEntry, after?: string): Query {
+  if (e.batch) throw new Error("a batch's entries are written by ledger/batches.ts");
+  const shape = shapeOf(e, after === undefined ? undefined : sql.placeholder("after"));
+  const name = [
+    "entry",
+    shape.withGuid && "guid",
+    shape.reverses && "reverses",
+    shape.hold && "hold",
+    shape.after && "after",
+  ].filter(Boolean);
+  const build = () => {
+    const v = Object.fromEntries(ENTRY_VALUES.map((n) => [n, sql.placeholder(n)])) as EntryValues;
+    return insertRow(db, v, shape);
+  };
+  return writes.query(name.join(" "), build, { ...valuesOf(e), after });
+}
+
+/**
+ * The text and values of one movement's statements: its entries, then the look-up of its
+ * request_id, the same as Drizzle builds for them (`insertEntry`, `usedUnder`), the text built once
+ * per isolate for each shape (db/prebuilt.ts): Drizzle took 270–560 µs to build an entry's.
+ */
+export function movementQueries(db: Db, [first, ...rest]: [NewEntry, ...NewEntry[]]): Query[] {
+  const used = () => usedUnderKey(db, sql.placeholder("userId"), sql.placeholder("lookupKey"));
   return [
-    builtOnce(`lone entry ${withGuid ? "with" : "without"} guid`, () => insertRow(db, v(), shape)),
-    builtOnce("request key used", () =>
-      usedUnderKey(db, sql.placeholder("userId"), sql.placeholder("lookupKey")),
-    ),
+    entryQuery(db, first),
+    ...rest.map((e) => entryQuery(db, e, first.transferId)),
+    writes.query("request key used", used, {
+      userId: first.userId,
+      lookupKey: keyOf(first.requestId),
+    }),
   ];
 }
 
-/** What a lone entry's statements answered, as `movementResult` reads Drizzle's rows. */
-export function loneResult([insert, used]: readonly D1Result[]): AppendResult {
-  const rows = (used?.results ?? []) as {
+/** A movement's statements on the request's handle, so its meter counts them. */
+export const movementStatements = (db: Db, movement: [NewEntry, ...NewEntry[]]) =>
+  movementQueries(db, movement).map((q) => db.$client.prepare(q.sql).bind(...q.params));
+
+/** What a movement's statements answered (`movementStatements`, in the same order). */
+export function movementResult(results: readonly D1Result[]): AppendResult {
+  const inserted = results.slice(0, -1).map((r) => r.results as { id: number }[]);
+  if (inserted.every((rows) => rows.length === 1))
+    return { created: true, ids: inserted.map((rows) => rows[0]!.id) };
+  const used = (results.at(-1)?.results ?? []) as {
     used_entry_id: number | null;
     used_hold_id: number | null;
   }[];
-  return movementResult([
-    insert!.results as { id: number }[],
-    rows.map((r) => ({ entryId: r.used_entry_id, holdId: r.used_hold_id })),
-  ]);
+  return {
+    created: false,
+    ...keyUse(used.map((r) => ({ entryId: r.used_entry_id, holdId: r.used_hold_id }))),
+  };
 }
 
 /**
@@ -401,9 +386,7 @@ export async function appendEntries(
   movement: [NewEntry, ...NewEntry[]],
 ): Promise<AppendResult> {
   try {
-    if (movement.length === 1)
-      return loneResult(await db.$client.batch(loneStatements(db, movement[0])));
-    return movementResult(await db.batch(movementStatements(db, movement)));
+    return movementResult(await db.$client.batch(movementStatements(db, movement)));
   } catch (err) {
     throw refusalOf(err, movement);
   }

@@ -30,8 +30,8 @@ import { atPrimary, bindingOf, bookmarkOf, type Db, learnBookmark } from "../db/
 import {
   type AppendResult,
   appendEntries,
-  loneResult,
-  loneStatements,
+  movementResult,
+  movementStatements,
   type NewEntry,
   readBack,
   refusedByRule,
@@ -146,8 +146,8 @@ async function writeBatch(db: Db, own: NewEntry, group: Group): Promise<AppendRe
     try {
       // Each entry's statements prepared on its own request's handle, so its meter counts them.
       results = await db.$client.batch([
-        ...loneStatements(db, own),
-        ...others.flatMap((t) => loneStatements(t.db, t.entry)),
+        ...movementStatements(db, [own]),
+        ...others.flatMap((t) => movementStatements(t.db, [t.entry])),
       ]);
     } catch (err) {
       if (!refusedByRule(err)) return await answerFromLedger(db, own, others, err);
@@ -157,9 +157,9 @@ async function writeBatch(db: Db, own: NewEntry, group: Group): Promise<AppendRe
     }
     const bookmark = bookmarkOf(db);
     others.forEach((t, i) => {
-      answer(t, loneResult(results.slice(2 * (i + 1), 2 * (i + 2))), bookmark);
+      answer(t, movementResult(results.slice(2 * (i + 1), 2 * (i + 2))), bookmark);
     });
-    return loneResult(results.slice(0, 2));
+    return movementResult(results.slice(0, 2));
   } finally {
     // Anything thrown past the batch leaves no entry waiting on it: each unanswered one writes
     // alone (a committed one answers 409 with itself, never twice).
