@@ -21,7 +21,7 @@ import type { Target } from "./target";
 
 export { sqlLiteral } from "../lib/sql";
 export { createReader, DEFAULT_OPTIONS, type ImportOptions, MemoryBuckets } from "./collect";
-export { IMPORT_KEY_PREFIX } from "./plan/balances";
+export { IMPORT_KEY_PREFIX } from "./plan/keys";
 export type { Report } from "./report";
 export { decodeEntities, parseRoles, passwordHashKind, utcSeconds } from "./site-values";
 export {

@@ -3,21 +3,15 @@
 // `--balances site` each difference becomes an adjustment entry that brings the balance there.
 import { exactText, storageDecimals } from "../../../src/ledger/money";
 import { postTitle, slugify } from "../../../src/ledger/post-format";
-import { requestKey } from "../../../src/ledger/request-key";
 import type { StoredBalance } from "../collect";
 import { MAX_LISTED } from "../report";
 import { siteDecimalToMinor } from "../site-amounts";
 import type { Adjustment, PlannedUser, PlannedWallet } from "../statements";
 import { pairKey } from "../target";
 import type { PlanContext } from "./context";
+import { IMPORT_KEY_PREFIX } from "./keys";
 import type { StoragePlan } from "./storage";
 import type { UserPlan } from "./users";
-
-export const IMPORT_KEY_PREFIX = "wp-import:";
-
-/** A site's request_id in the import's own key space: imported without a key, so none can clash. */
-export const reservedRequestId = (requestId: string) =>
-  requestKey(requestId).startsWith(IMPORT_KEY_PREFIX);
 
 /** Pair key → the balance adjustment to add (`--balances site`). */
 export type Closings = Map<string, Adjustment>;

@@ -3,10 +3,10 @@
 import type { Post, PostGroup } from "../collect";
 import { MAX_LISTED } from "../report";
 import { pairKey } from "../target";
-import { IMPORT_KEY_PREFIX } from "./balances";
 import type { PlanContext } from "./context";
 import { mapEntry, type SiteEntry } from "./entry";
 import { FingerprintSet } from "./fingerprints";
+import { IMPORT_KEY_PREFIX } from "./keys";
 import type { UserPlan } from "./users";
 import type { WalletPlan } from "./wallets";
 

@@ -7,8 +7,8 @@ import type { Post, PostGroup } from "../collect";
 import { readSiteAmount } from "../site-amounts";
 import { utcSeconds } from "../site-values";
 import type { PlannedEntry, PlannedWallet } from "../statements";
-import { reservedRequestId } from "./balances";
 import type { PlanContext } from "./context";
+import { reservedRequestId } from "./keys";
 import type { UserPlan } from "./users";
 import type { WalletPlan } from "./wallets";
 
