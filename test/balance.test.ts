@@ -72,6 +72,14 @@ describe("GET /user-wallet-balance", () => {
     );
   });
 
+  it("refuses formatted sent as PHP's list, as it refuses a JSON list", async () => {
+    const { admin, user, wallet } = await setup({}, 1500);
+    for (const name of ["formatted[]", "formatted[x]"]) {
+      const res = await balance(admin, { user_id: user.id, wallet_id: wallet, [name]: "yes" });
+      expect(res.body).toStrictEqual(invalid({ formatted: "formatted must be text" }));
+    }
+  });
+
   it("keys formatted strings like the balances for several wallets and symbol positions", async () => {
     const {
       admin,

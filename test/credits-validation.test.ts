@@ -70,6 +70,24 @@ describe("POST /credits validation", () => {
     expect(read.status, read.text).toBe(404);
   });
 
+  it("refuses a form's field sent as PHP's list, as it refuses a JSON list, writing nothing", async () => {
+    const { admin, user } = await makeAccount();
+    const wallet = await makeWallet(admin);
+    const json = await call("POST", "/credits", {
+      auth: admin.bearer,
+      body: { user_id: user.id, wallet_id: wallet, amount: ["5"], request_id: unique("r") },
+    });
+    expect(json.status).toBe(400);
+    const before = await tableCounts();
+    const form = await call("POST", "/credits", {
+      auth: admin.bearer,
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: `user_id=${user.id}&wallet_id=${wallet}&amount%5B%5D=5&request_id=${unique("r")}`,
+    });
+    expect(form.body).toEqual(json.body);
+    expect(await tableCounts()).toEqual(before);
+  });
+
   it("reports every empty field together, in the plugin's key order", async () => {
     const { admin } = await makeAccount();
     await expectRefused(

@@ -375,6 +375,14 @@ describe("GET /transactions paging, order and filters", () => {
     expect(
       ids((await list(admin, { user_id: user.id, before: "2022-09-05T14:30:00Z" })).body),
     ).toEqual([made[0]]);
+    // Entries are dated in whole seconds: one dated 14:15:07 is before 14:15:07.5, not after it,
+    // and neither before nor after 14:15:07 itself.
+    const around = async (query: Record<string, string>) =>
+      ids((await list(admin, { user_id: user.id, order: "asc", ...query })).body);
+    expect(await around({ before: "2022-09-05T14:15:07.500Z" })).toEqual([made[0]]);
+    expect(await around({ before: "2022-09-05T14:15:07Z" })).toEqual([]);
+    expect(await around({ after: "2022-09-05T14:15:07.500Z" })).toEqual([made[1], made[2]]);
+    expect(await around({ after: "2022-09-05T14:15:06.999Z" })).toEqual(made);
   });
 
   it("answers 400 keyed by the parameter for an unknown wallet, txn_type, date or order", async () => {
@@ -386,6 +394,12 @@ describe("GET /transactions paging, order and filters", () => {
       [{ after: "2022-02-31" }, "after"],
       [{ before: "05/09/2022" }, "before"],
       [{ order: "sideways" }, "order"],
+      // PHP's list syntax names the parameter with a list, refused as a JSON list is: a filter sent
+      // so must never answer unfiltered.
+      [{ "wallet_id[]": "ngn" }, "wallet_id"],
+      [{ "txn_type[]": "DEBIT" }, "txn_type"],
+      [{ "after[0]": "2030-01-01" }, "after"],
+      [{ "page[]": "1" }, "page"],
     ];
     for (const [query, key] of cases) {
       const res = await list(admin, { user_id: user.id, ...query });

@@ -144,8 +144,13 @@ export function isCalendarDay(text: string) {
   return day.getUTCFullYear() === y && day.getUTCMonth() === m - 1 && day.getUTCDate() === d;
 }
 
-/** An ISO 8601 instant (a date alone is its midnight, UTC; no offset means UTC), in whole epoch seconds. */
-export const isoDate = (name: string) =>
+/**
+ * An ISO 8601 instant (a date alone is its midnight, UTC; no offset means UTC), in whole epoch
+ * seconds: the second it falls in, or with `up` the first second that starts at or after it (an
+ * exclusive upper bound: entries are dated in whole seconds, so one dated in the instant's own second
+ * is before it).
+ */
+export const isoDate = (name: string, { up = false } = {}) =>
   v.pipe(
     v.string(`${name} requires an ISO 8601 date`),
     v.regex(ISO_8601, `${name} requires an ISO 8601 date`),
@@ -154,5 +159,5 @@ export const isoDate = (name: string) =>
       Date.parse(/[zZ]|[+-]\d{2}:?\d{2}$/.test(s) || s.length === 10 ? s : `${s}Z`),
     ),
     v.check((ms) => Number.isFinite(ms), `${name} requires an ISO 8601 date`),
-    v.transform((ms) => Math.floor(ms / 1000)),
+    v.transform((ms) => (up ? Math.ceil(ms / 1000) : Math.floor(ms / 1000))),
   );

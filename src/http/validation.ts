@@ -11,6 +11,25 @@ export const EMPTY = "Field Cannot be empty";
 type ObjectSchema = v.ObjectSchema<v.ObjectEntries, undefined>;
 
 /**
+ * PHP reads `name[]=a` (or `name[k]=a`) in a query or form as `name` holding a list, which WordPress
+ * then refuses as not text. So a declared parameter sent so reaches its rule as that list, and is
+ * refused as a JSON list is, never dropped: dropped, a filter would answer unfiltered. The plain
+ * name wins when both are sent.
+ */
+function withLists(schema: ObjectSchema, params: Params): Params {
+  let read = params;
+  for (const [name, value] of Object.entries(params)) {
+    const open = name.indexOf("[");
+    if (open <= 0 || !name.endsWith("]")) continue;
+    const base = name.slice(0, open);
+    if (!Object.hasOwn(schema.entries, base) || Object.hasOwn(params, base)) continue;
+    if (read === params) read = { ...params };
+    read[base] = [...((read[base] as unknown[] | undefined) ?? []), value];
+  }
+  return read;
+}
+
+/**
  * Validates parameters against a route's valibot object schema and keeps the first message per
  * field, in the schema's key order (the order clients see); a declared alias is read as the field
  * it names (http/aliases.ts). A validator's own error objects never reach the wire.
@@ -22,7 +41,8 @@ export function checkFields<S extends ObjectSchema>(
 ):
   | { output: v.InferOutput<S>; errors?: undefined }
   | { output?: undefined; errors: Record<string, string> } {
-  const result = v.safeParse(schema, withAliases(schema, params), { abortPipeEarly: true });
+  const read = withAliases(schema, withLists(schema, params));
+  const result = v.safeParse(schema, read, { abortPipeEarly: true });
   if (result.success) return { output: result.output };
   const found = new Map<string, string>();
   for (const issue of result.issues) {

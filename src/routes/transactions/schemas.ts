@@ -50,7 +50,7 @@ export const TransactionListParams = v.object({
     ),
   ),
   after: v.optional(isoDate("after")),
-  before: v.optional(isoDate("before")),
+  before: v.optional(isoDate("before", { up: true })),
   order: v.optional(
     v.pipe(
       v.string("order must be asc or desc"),
