@@ -426,6 +426,16 @@ describe("moving money", () => {
     expect(await tableCounts()).toEqual(before);
   });
 
+  it("names the field a refusal finds empty, a field of spaces too", async () => {
+    const page = await userPage();
+    const before = await tableCounts();
+    const res = await sendForm(page, `/users/${alice.id}/credit`, { amount: "   " });
+    expect(noticeLeft(res)).toMatch(
+      /^error:Credit refused\. invalid input: amount: Field Cannot be empty/,
+    );
+    expect(await tableCounts()).toEqual(before);
+  });
+
   it("shows a refused debit in words and moves nothing", async () => {
     const page = await userPage();
     const before = await tableCounts();

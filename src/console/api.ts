@@ -6,6 +6,7 @@ import type { AppEnv } from "../env";
 import { type ApiError, refusalAnswer } from "../http/errors";
 import type { Params } from "../http/params";
 import type { Input } from "../http/route";
+import { EMPTY } from "../http/validation";
 import { forgetGone, goneRefusal } from "../wallet/faults";
 import type { ConsoleEnv } from "./env";
 import { back } from "./page";
@@ -39,12 +40,17 @@ export async function attempt<T>(
   }
 }
 
-/** A refusal in words: its message and what its `error` names. */
+/**
+ * A refusal in words: its message and what its `error` names. "Field Cannot be empty" says no field,
+ * so it is named (a field of spaces is empty too).
+ */
 export function refusalText({ message, error }: ApiError) {
   const details =
     error && typeof error === "object"
-      ? Object.values(error as Record<string, unknown>)
-          .flat(2)
+      ? Object.entries(error as Record<string, unknown>)
+          .flatMap(([field, d]) =>
+            d === EMPTY && !Array.isArray(error) ? [`${field}: ${EMPTY}`] : [d].flat(2),
+          )
           .map((d) =>
             typeof d === "object"
               ? Object.values(d as object)
