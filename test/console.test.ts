@@ -107,6 +107,16 @@ describe("signing in", () => {
     });
     expect(out.status).toBe(303);
     expect(out.headers.get("set-cookie")).toMatch(/wallet_admin=;.*Max-Age=0/);
+    // A form the ended session still shows, sent from another tab, does nothing and says so.
+    const before = await tableCounts();
+    const late = await request(`/users/${alice.id}/credit`, {
+      method: "POST",
+      cookie: mine,
+      body: form({ _csrf: hidden(overview.html, "_csrf"), amount: "1.00", wallet_id: wallet }),
+    });
+    expect(late.headers.get("location")).toBe("/wallet-admin/sign-in");
+    expect(noticeLeft(late)).toMatch(/^error:You were signed out, so the form was not sent/);
+    expect(await tableCounts()).toEqual(before);
   });
 
   it("is linked from / and from the discovery index", async () => {

@@ -75,10 +75,17 @@ signInScreen.post("/sign-out", async (c) => {
 });
 
 // ---- everything else needs an administrator's session ------------------------------------------
+const SIGNED_OUT =
+  "You were signed out, so the form was not sent: nothing was done. Sign in to send it again.";
+
 /** The gate: an administrator's live session, and on a POST the form, with its CSRF token. */
 export const requireOperator: MiddlewareHandler<ConsoleEnv> = async (c, next) => {
   const session = await readSession(c);
-  if (!session) return c.redirect(`${BASE}/sign-in`, 303);
+  // A form sent after the session ended (signed out in another tab, or expired) did nothing: say so.
+  if (!session)
+    return c.req.method === "POST"
+      ? back(c, `${BASE}/sign-in`, { kind: "error", text: SIGNED_OUT })
+      : c.redirect(`${BASE}/sign-in`, 303);
   if (session.principal.role !== "administrator") {
     endSession(c);
     return signInPage(c, { kind: "error", text: NOT_ADMIN }, 403);
