@@ -315,6 +315,35 @@ describe("GET /statements", () => {
     expect(early.body.data).toMatchObject({ from: "0050-06-15T00:00:00Z", count: 3 });
   });
 
+  it("holds an entry dated in a bound's own second only when that second starts inside the range", async () => {
+    const { admin, user, wallet } = await history();
+    // The debit of 40 is dated 09:10:00; entries are dated in whole seconds.
+    const at = (from: number, to: number) =>
+      statement(admin.bearer, {
+        user_id: user.id,
+        wallet_id: wallet,
+        from: iso(from),
+        to: iso(to),
+      });
+    const debit = T0 + 10 * MIN;
+    expect((await at(debit, debit)).body.data).toMatchObject({ count: 1, total_out: 40 });
+    expect((await at(debit + 500, debit + 900)).body.data).toMatchObject({
+      from: "2026-11-02T09:10:01Z",
+      to: "2026-11-02T09:10:00Z",
+      opening_balance: 60,
+      closing_balance: 60,
+      count: 0,
+    });
+    expect((await at(debit - 500, debit + 500)).body.data).toMatchObject({ count: 1 });
+    expect((await at(debit + 500, debit + 5 * MIN)).body.data).toMatchObject({
+      opening_balance: 60,
+      count: 0,
+    });
+    // Still refused when from is after to, within one second too.
+    const inverted = await at(debit + 900, debit + 500);
+    expect(inverted.body.error).toEqual({ from: "from must not be after to (nor in the future)" });
+  });
+
   it("pages its entries like /transactions, its totals covering the whole range", async () => {
     const { admin, user, wallet, ids } = await history();
     const secondPage = (paging: Record<string, number>) =>

@@ -56,8 +56,8 @@ function statementOf(
   return openStatement(c.var.service, {
     userId,
     walletId: s.walletId,
-    fromS: zonedSeconds(`${s.from} 00:00:00`, zone),
-    toS: zonedSeconds(`${s.to} 23:59:59`, zone),
+    fromMs: zonedSeconds(`${s.from} 00:00:00`, zone) * 1000,
+    toMs: zonedSeconds(`${s.to} 23:59:59`, zone) * 1000,
     page,
   });
 }

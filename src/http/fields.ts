@@ -144,13 +144,8 @@ export function isCalendarDay(text: string) {
   return day.getUTCFullYear() === y && day.getUTCMonth() === m - 1 && day.getUTCDate() === d;
 }
 
-/**
- * An ISO 8601 instant (a date alone is its midnight, UTC; no offset means UTC), in whole epoch
- * seconds: the second it falls in, or with `up` the first second that starts at or after it (an
- * exclusive upper bound: entries are dated in whole seconds, so one dated in the instant's own second
- * is before it).
- */
-export const isoDate = (name: string, { up = false } = {}) =>
+/** An ISO 8601 instant (a date alone is its midnight, UTC; no offset means UTC), in epoch ms. */
+export const isoInstant = (name: string) =>
   v.pipe(
     v.string(`${name} requires an ISO 8601 date`),
     v.regex(ISO_8601, `${name} requires an ISO 8601 date`),
@@ -159,5 +154,15 @@ export const isoDate = (name: string, { up = false } = {}) =>
       Date.parse(/[zZ]|[+-]\d{2}:?\d{2}$/.test(s) || s.length === 10 ? s : `${s}Z`),
     ),
     v.check((ms) => Number.isFinite(ms), `${name} requires an ISO 8601 date`),
+  );
+
+/**
+ * `isoInstant` in whole epoch seconds: the second it falls in, or with `up` the first second that
+ * starts at or after it. Entries are dated in whole seconds, so one dated in an instant's own second
+ * is before the instant: an exclusive upper bound (`before`) rounds up.
+ */
+export const isoDate = (name: string, { up = false } = {}) =>
+  v.pipe(
+    isoInstant(name),
     v.transform((ms) => (up ? Math.ceil(ms / 1000) : Math.floor(ms / 1000))),
   );

@@ -29,9 +29,9 @@ export type StatementRequest = {
   userId?: number;
   walletId: string;
   /** Omitted: from the chain's beginning. */
-  fromS?: number;
+  fromMs?: number;
   /** Omitted, or later than now: now. */
-  toS?: number;
+  toMs?: number;
   page: { offset: number; limit: number };
 };
 
@@ -47,14 +47,20 @@ export type Statement = Awaited<ReturnType<typeof openStatement>>;
 export async function openStatement(ctx: ServiceContext, q: StatementRequest) {
   const userId = q.userId ?? requireReader(ctx, undefined).userId;
   requireReader(ctx, userId);
-  const nowS = Math.floor(ctx.nowMs() / 1000);
-  const toS = Math.min(q.toS ?? nowS, nowS);
-  const fromS = q.fromS ?? 0;
-  if (fromS > toS)
-    throw q.fromS === undefined
+  const toMs = Math.min(q.toMs ?? ctx.nowMs(), ctx.nowMs());
+  const fromMs = q.fromMs ?? 0;
+  if (fromMs > toMs)
+    throw q.fromMs === undefined
       ? refuse("to", "to must not be before 1970-01-01T00:00:00Z")
       : refuse("from", "from must not be after to (nor in the future)");
-  const range: StatementRange = { userId, walletId: q.walletId, fromS, toS };
+  // Entries are dated in whole seconds: the range holds the seconds that start inside it (none when
+  // both instants fall in one second).
+  const range: StatementRange = {
+    userId,
+    walletId: q.walletId,
+    fromS: Math.ceil(fromMs / 1000),
+    toS: Math.floor(toMs / 1000),
+  };
   const head = await readStatement(ctx.db, range, q.page);
   if (!head.wallet) throw refuse("wallet_id", "wallet_id not found");
   if (!head.userExists) throw new Refusal({ code: "user_not_found", userId });

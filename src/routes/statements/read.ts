@@ -27,8 +27,8 @@ export const readStatementRoute = defineRoute(
     const statement = await openStatement(c.var.service, {
       userId: fields.user_id,
       walletId: fields.wallet_id,
-      fromS: fields.from,
-      toS: fields.to,
+      fromMs: fields.from,
+      toMs: fields.to,
       // A CSV is the whole statement, read from its first entry a chunk at a time.
       page: csv
         ? { offset: 0, limit: STATEMENT_CHUNK }

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { isoDate, userIdField, walletIdField } from "../../http/fields";
+import { isoInstant, userIdField, walletIdField } from "../../http/fields";
 import { PAGE_ALIAS, PAGE_FIELDS } from "../transactions/schemas";
 
 export const StatementParams = v.object({
@@ -7,8 +7,8 @@ export const StatementParams = v.object({
   user_id: v.optional(userIdField()),
   wallet_id: walletIdField,
   // Both instants included; `from` omitted: from the first entry; `to` omitted or later: now.
-  from: v.optional(isoDate("from")),
-  to: v.optional(isoDate("to")),
+  from: v.optional(isoInstant("from")),
+  to: v.optional(isoInstant("to")),
   ...PAGE_FIELDS,
   ...PAGE_ALIAS,
   format: v.optional(
