@@ -1,37 +1,61 @@
 // `npm run admin:create -- --remote --username NAME --email ADDRESS`: the first administrator of a
-// deployed service. The password comes from WALLET_ADMIN_PASSWORD or is asked for; never a default.
-import { createInterface } from "node:readline/promises";
+// deployed service. The password comes from WALLET_ADMIN_PASSWORD or is asked for on a terminal
+// (not shown, asked twice); never a flag, never a default.
 import { parseArgs } from "node:util";
-import { ensureAdmin } from "./lib/admin";
+import { accountProblem, ensureAdmin } from "./lib/admin";
+import { askPassword } from "./lib/deploy-admin";
 
-const { values } = parseArgs({
-  options: {
-    remote: { type: "boolean" },
-    local: { type: "boolean" },
-    username: { type: "string" },
-    email: { type: "string" },
-  },
-});
-if (!values.username || !values.email || values.remote === values.local) {
-  console.error(
-    "usage: npm run admin:create -- (--remote|--local) --username NAME --email ADDRESS",
-  );
-  process.exit(2);
+const USAGE = "usage: npm run admin:create -- (--remote|--local) --username NAME --email ADDRESS";
+
+function stop(message: string, code = 1): never {
+  console.error(message);
+  process.exit(code);
 }
+
+let values: { remote?: boolean; local?: boolean; username?: string; email?: string };
+try {
+  ({ values } = parseArgs({
+    options: {
+      remote: { type: "boolean" },
+      local: { type: "boolean" },
+      username: { type: "string" },
+      email: { type: "string" },
+    },
+  }));
+} catch (error) {
+  stop(`${(error as Error).message}\n${USAGE}`, 2);
+}
+const { username, email } = values;
+if (!username || !email || values.remote === values.local) stop(USAGE, 2);
+const given = accountProblem({ username, email });
+if (given) stop(`${given}; nothing changed.`, 2);
+
 let password = process.env.WALLET_ADMIN_PASSWORD;
+delete process.env.WALLET_ADMIN_PASSWORD;
 if (!password) {
-  const rl = createInterface({ input: process.stdin, output: process.stdout });
-  password = await rl.question("Password for the new administrator: ");
-  rl.close();
+  if (process.stdin.isTTY !== true)
+    stop("No password: set WALLET_ADMIN_PASSWORD (no terminal to ask on); nothing changed.", 2);
+  password = await askPassword();
 }
-const result = await ensureAdmin({
-  target: values.remote ? "--remote" : "--local",
-  username: values.username,
-  email: values.email,
-  password,
-});
-console.log(
-  result.created
-    ? `Administrator ${values.username} created (id ${result.id}).`
-    : "That username or e-mail names an existing user (as a username or an e-mail), or the username is an e-mail address other than --email; nothing changed.",
-);
+const weak = accountProblem({ password });
+if (weak) stop(`${weak}; nothing changed.`, 2);
+
+try {
+  const result = await ensureAdmin({
+    target: values.remote ? "--remote" : "--local",
+    username,
+    email,
+    password,
+  });
+  console.log(
+    result.created
+      ? `Administrator ${username} created (id ${result.id}).`
+      : "That username or e-mail names an existing user (as a username or an e-mail), or the username is an e-mail address other than --email; nothing changed.",
+  );
+} catch (error) {
+  const local = values.local && /no such table/.test((error as Error).message);
+  stop(
+    `Creating the administrator failed; nothing changed.\n${(error as Error).message}` +
+      (local ? "\nThe local database has no tables yet: run npm run db:migrate -- --local." : ""),
+  );
+}

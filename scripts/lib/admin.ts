@@ -2,7 +2,7 @@
 // service gets its first administrator: there are no default credentials in a deployed service.
 import { hashPassword } from "../../src/auth/password";
 import { adminInsertSql } from "./admin-insert";
-import { wrangler } from "./wrangler";
+import { runWrangler } from "./wrangler";
 
 export type AdminAccount = { username: string; email: string; password: string };
 
@@ -32,17 +32,24 @@ export async function ensureAdmin({
   const problem = accountProblem({ username, email, password: String(password) });
   if (problem) throw new Error(problem);
   // The service's own hash (src/auth/password.ts), so the administrator signs in like any user.
-  const sql = adminInsertSql({
-    username,
-    email,
-    passwordHash: await hashPassword(password),
-    nowMs: Date.now(),
-  });
-  const out = wrangler(
-    ["d1", "execute", "DB", target, ...wranglerArgs, "--json", "--command", sql],
-    { quiet: true },
-  );
-  const [result] = JSON.parse(out) as [{ results: { id: number }[] }];
+  const passwordHash = await hashPassword(password);
+  const sql = adminInsertSql({ username, email, passwordHash, nowMs: Date.now() });
+  const run = runWrangler([
+    "d1",
+    "execute",
+    "DB",
+    target,
+    ...wranglerArgs,
+    "--json",
+    "--command",
+    sql,
+  ]);
+  // What wrangler said, never the statement: it holds the password's hash (and a build log keeps it).
+  if (run.status !== 0)
+    throw new Error(
+      `wrangler d1 execute DB ${target} failed:\n${`${run.stdout}\n${run.stderr}`.replaceAll(passwordHash, "<the password's hash>").trim()}`,
+    );
+  const [result] = JSON.parse(run.stdout) as [{ results: { id: number }[] }];
   const created = result.results[0];
   return created ? { created: true as const, id: created.id } : { created: false as const };
 }

@@ -20,7 +20,8 @@ async function askValid(question: string, check: (answer: string) => string | un
   }
 }
 
-async function askPassword() {
+/** A password typed twice without echo, until it passes the service's rule and the two agree. */
+export async function askPassword() {
   for (;;) {
     const password = await askHidden("Password (not shown): ");
     const problem = accountProblem({ password });

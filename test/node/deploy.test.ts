@@ -37,6 +37,7 @@ type State = {
   deployments: { databaseId: string; pendingMigrations: string[] }[];
   queues?: string[];
   users?: { id: number; username: string; email: string; passwordHash: string; role: string }[];
+  failInsert?: boolean;
 };
 
 const freshAccount = (): State => ({
@@ -349,6 +350,16 @@ describe("npm run deploy", () => {
     expect(password.status).toBe(1);
     expect(password.commands).toEqual([]);
     expect(password.output).toContain("Unknown option '--admin-password'");
+  });
+
+  it("never prints the administrator's password hash when creating it fails", () => {
+    const run = deploy(project({ ...freshAccount(), failInsert: true }), ADMIN_ENV, ADMIN_FLAGS);
+    expect(run.status).not.toBe(0);
+    expect(run.output).toContain("Creating the administrator failed; nothing was uploaded.");
+    expect(run.output).toContain("<the password's hash>");
+    expect(run.output).not.toMatch(/pbkdf2/);
+    expect(run.output).not.toContain(PASSWORD);
+    expect(run.commands.at(-1)).toBe(sql("insert administrator"));
   });
 
   it("stops before the upload when the administrator's username or e-mail names an existing user", () => {

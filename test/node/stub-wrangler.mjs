@@ -105,6 +105,8 @@ if (is("d1", "execute", "DB", "--remote", "--json", "--command") && args.length 
     results([{ administrators: state.users.filter((u) => u.role === "administrator").length }]);
   }
   const insert = sql.match(/^INSERT INTO users \(.*\) SELECT '([^']*)', '([^']*)', '([^']*)'/);
+  // `failInsert`: D1 refuses the statement, and wrangler's error quotes it (as SQLite errors can).
+  if (insert && state.failInsert) answer("", 1, `✘ [ERROR] ${sql}: SQLITE_BUSY\n`);
   if (insert) {
     const [, username, email, passwordHash] = insert;
     const taken = (text) =>
