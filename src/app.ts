@@ -8,7 +8,7 @@ import { insideConsole } from "./console/boundary";
 import { BASE as CONSOLE } from "./console/session";
 import { createDb } from "./db/client";
 import { meterD1 } from "./db/meter";
-import { openSession, requestedStart, SessionDatabase } from "./db/session";
+import { openSession, requestedStart, SessionDatabase, UNBOUND_D1 } from "./db/session";
 import { discovery } from "./discovery";
 import type { AppEnv } from "./env";
 import type { Outbound } from "./events/deliver";
@@ -119,7 +119,8 @@ export function createApp(options: AppOptions = {}) {
     // The meter sums what the request costs in D1 for the log line (docs/operations.md).
     const requested = requestedStart(c.req.header(BOOKMARK_HEADER));
     const start = readOnlyRoute(c) ? "replica" : "primary";
-    const session = new SessionDatabase(openSession(c.env.DB, start, requested), c.env.DB, start);
+    const binding = c.env.DB ?? UNBOUND_D1;
+    const session = new SessionDatabase(openSession(binding, start, requested), binding, start);
     const d1 = meterD1(session);
     const db = createDb(d1.db);
     c.set("db", db);
@@ -134,7 +135,7 @@ export function createApp(options: AppOptions = {}) {
       nowMs,
       stamp: () => entryStamp(c),
       site: () => ({ url: siteUrl(c), timeZone: c.env.SITE_TIMEZONE }),
-      d1: c.env.DB,
+      d1: binding,
       tokenKeys: () => tokenKeys(c),
       signInLimits: () => ({
         throttle: c.env.LOGIN_THROTTLE,

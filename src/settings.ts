@@ -48,13 +48,26 @@ function knownZone(zone: string) {
   return known;
 }
 
-function httpUrl(text: string) {
+/**
+ * What is wrong with SITE_URL as the base of every link, guid and mailed address, or null. The text
+ * itself is used, so it must hold nothing a URL parser would drop or change (a newline would break
+ * every answer's Link header), and nothing a link must not carry or cannot be followed by.
+ */
+function siteUrlProblem(text: string) {
+  let url: URL;
   try {
-    const url = new URL(text);
-    return url.protocol === "https:" || url.protocol === "http:";
+    url = new URL(text);
   } catch {
-    return false;
+    return "not an absolute http(s) URL";
   }
+  if (url.protocol !== "https:" && url.protocol !== "http:") return "not an absolute http(s) URL";
+  if (!/^https?:\/\/[!#-~]+$/i.test(text))
+    return "holds a space, a control or a non-ASCII character, or a quote";
+  if (url.username !== "" || url.password !== "") return "holds a user name or password";
+  if (url.search !== "" || url.hash !== "" || /[?#]/.test(text))
+    return "holds a query or a fragment";
+  if (/[<>"\\^`{|}]/.test(text)) return "holds a character a URL must not";
+  return null;
 }
 
 /** Each env object's problems: an isolate keeps one env, so a request does not judge it again. */
@@ -70,7 +83,7 @@ export function settingProblems(env: SettingsEnv): SettingProblem[] {
 function judge(env: SettingsEnv): SettingProblem[] {
   const problems: SettingProblem[] = [];
   const secret = env.JWT_SECRET ?? "";
-  if (secret === "") problems.push({ name: "JWT_SECRET", problem: "unset" });
+  if (secret.trim() === "") problems.push({ name: "JWT_SECRET", problem: "unset" });
   else if (secret.length < JWT_SECRET_MIN_LENGTH)
     problems.push({
       name: "JWT_SECRET",
@@ -82,8 +95,8 @@ function judge(env: SettingsEnv): SettingProblem[] {
   else if (!knownZone(zone))
     problems.push({ name: "SITE_TIMEZONE", problem: "not a time zone the runtime knows" });
   const site = (env.SITE_URL ?? "").trim();
-  if (site !== "" && !httpUrl(site))
-    problems.push({ name: "SITE_URL", problem: "not an absolute http(s) URL" });
+  const siteProblem = site === "" ? null : siteUrlProblem(site);
+  if (siteProblem !== null) problems.push({ name: "SITE_URL", problem: siteProblem });
   // No security_code could match a code that is not an integer. Blank is unset.
   const code = (env.TRANSACTIONS_SECURITY_CODE ?? "").trim();
   if (code !== "" && !SECURITY_CODE.test(code))

@@ -258,6 +258,14 @@ describe("GET /health", () => {
       [{ SITE_TIMEZONE: "" }, ["SITE_TIMEZONE"]],
       [{ SITE_URL: "wallet.example.com" }, ["SITE_URL"]],
       [{ JWT_SECRET: "", SITE_URL: "ftp://wallet.example.com" }, ["JWT_SECRET", "SITE_URL"]],
+      // A URL parser drops a newline or a tab, but the text itself goes into every Link header.
+      [{ SITE_URL: "https://wallet.example.com\n/x" }, ["SITE_URL"]],
+      [{ SITE_URL: "https://wallet.example.com/a\tb" }, ["SITE_URL"]],
+      [{ SITE_URL: "https://user:pass@wallet.example.com" }, ["SITE_URL"]],
+      [{ SITE_URL: "https://wallet.example.com/?a=b" }, ["SITE_URL"]],
+      [{ SITE_URL: "https://wallet.example.com/#top" }, ["SITE_URL"]],
+      [{ SITE_URL: 'https://wallet.example.com/a"><img' }, ["SITE_URL"]],
+      [{ JWT_SECRET: " ".repeat(40) }, ["JWT_SECRET"]],
     ];
     vi.spyOn(console, "error").mockImplementation(() => {});
     const admin = await makeAdmin();
@@ -268,6 +276,51 @@ describe("GET /health", () => {
       const res = await request("GET", `${API}/wallets`, vars, { auth: admin.bearer });
       expect(res.status).toBe(503);
       expect(res.body).toEqual(envelopeA(missing));
+    }
+  });
+
+  it("never moves money or puts an unusable SITE_URL in an answer", async () => {
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    const admin = await makeAdmin();
+    const user = await makeUser();
+    const wallet = await makeWallet(admin);
+    const vars = { SITE_URL: "https://wallet.example.com\n/x" };
+    const before = await tableCounts();
+    const credit = await request("POST", `${API}/credits`, vars, {
+      auth: admin.bearer,
+      body: { user_id: user.id, wallet_id: wallet, amount: 7, request_id: unique("nl") },
+    });
+    expect(credit.body).toEqual(envelopeA(["SITE_URL"]));
+    expect(await tableCounts()).toEqual(before);
+    const home = await request("GET", "/", vars);
+    expect(home.status).toBe(200);
+    expect(home.body.api).toBe("http://localhost/wp-json/");
+    expect(home.headers.get("link")).toContain("<http://localhost/wp-json/>");
+  });
+
+  it("names a binding the deployment lacks, in /health and every route, and never faults", async () => {
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    const admin = await makeAdmin();
+    const send = (path: string, unbound: string, init: RequestInit = {}) =>
+      testApp().request(path, init, { ...env, [unbound]: undefined });
+    for (const name of ["DB", "LOGIN_THROTTLE", "HISTORY_GATE"]) {
+      const health = await send("/health", name);
+      expect(health.status, name).toBe(503);
+      const body = await health.json<Json>();
+      expect(body.missing).toEqual([name]);
+      expect(body.database).toBe(name === "DB" ? "unreachable" : "ok");
+      const read = await send(`${API}/wallets`, name, {
+        headers: { Authorization: admin.bearer },
+      });
+      expect(read.status).toBe(503);
+      expect(await read.json()).toEqual(envelopeA([name]));
+      const signIn = await send(`${API}/users/login`, name, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ user_email: admin.email, user_password: PASSWORD }),
+      });
+      expect(await signIn.json()).toEqual(envelopeB([name]));
+      expect((await send("/wp-json/", name)).status).toBe(200);
     }
   });
 

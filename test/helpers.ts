@@ -41,7 +41,7 @@ export type CallOptions = {
   /** A D1 binding in place of env.DB (one that counts, or fails on purpose). */
   d1?: D1Database;
   /** Vars for this request on top of the test env (MAIL_TRANSPORT, COMPAT_NAMESPACE…). */
-  vars?: Record<string, string>;
+  vars?: Record<string, string | undefined>;
 };
 
 /**

@@ -7,7 +7,7 @@ import {
 } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createDb } from "../src/db/client";
 import type { Outbound } from "../src/events/deliver";
 import {
@@ -311,6 +311,34 @@ describe("the Worker's queue, cron and write path", () => {
     const after = await webhook(admin, id);
     expect(after.failed_attempts).toBe(1);
     expect(Date.parse(after.next_attempt_at) - Date.parse(log[0].created_at)).toBe(60_000);
+  });
+
+  it("spends no attempt while WEBHOOK_SECRET_KEY is unset or blank: the events wait for it", async () => {
+    const { admin, user, wallet } = await makeAccount();
+    const hook = await subscribeWebhook(admin, "transaction.created");
+    await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    for (const key of [undefined, " ".repeat(40)]) {
+      const batch = createMessageBatch<Nudge>("wallet-webhooks", [
+        { id: "a", timestamp: new Date(), attempts: 1, body: { endpointId: hook.id } },
+      ]);
+      const ctx = createExecutionContext();
+      await worker.queue(batch, { ...env, WEBHOOK_SECRET_KEY: key } as typeof env);
+      const result = await getQueueResult(batch, ctx);
+      expect(result.explicitAcks).toEqual(["a"]);
+      expect(result.retryMessages).toEqual([]);
+    }
+    vi.restoreAllMocks();
+    const log = await call("GET", `/webhooks/${hook.id}/deliveries`, { auth: admin.bearer });
+    expect(log.body.data).toEqual([]);
+    expect((await webhook(admin, hook.id)).failed_attempts).toBe(0);
+    // With the key back, the event goes out.
+    const back = receiver();
+    const consumed = createMessageBatch<Nudge>("wallet-webhooks", [
+      { id: "b", timestamp: new Date(), attempts: 1, body: { endpointId: hook.id } },
+    ]);
+    await consumeNudges(consumed, env, pumpDeps(back.outbound, Date.now));
+    expect(back.got).toHaveLength(1);
   });
 
   it("replaces a nudge retried often (one per failed event) by a new delayed one, so the queue never dead-letters it", async () => {

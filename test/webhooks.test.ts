@@ -11,6 +11,7 @@ import {
   makeAdmin,
   makeKey,
   type TestUser,
+  tableCounts,
   testApp,
   unique,
 } from "./helpers";
@@ -203,18 +204,27 @@ describe("POST /webhooks", () => {
     expect(none.body.error).toStrictEqual({ events: "Field Cannot be empty" });
   });
 
-  it("answers 503 while WEBHOOK_SECRET_KEY is unset or short, and creates nothing", async () => {
+  it("answers 503 while WEBHOOK_SECRET_KEY is unset, short or blank, or the queue unbound, and creates nothing", async () => {
     const admin = await makeAdmin();
-    for (const key of ["", "too-short"]) {
-      const res = await subscribe(admin, {}, { vars: { WEBHOOK_SECRET_KEY: key } });
+    const cases: [Record<string, string | undefined>, string[]][] = [
+      [{ WEBHOOK_SECRET_KEY: "" }, ["WEBHOOK_SECRET_KEY"]],
+      [{ WEBHOOK_SECRET_KEY: "too-short" }, ["WEBHOOK_SECRET_KEY"]],
+      [{ WEBHOOK_SECRET_KEY: " ".repeat(40) }, ["WEBHOOK_SECRET_KEY"]],
+      // Without the queue no endpoint would ever be sent an event.
+      [{ WEBHOOK_QUEUE: undefined }, ["WEBHOOK_QUEUE"]],
+    ];
+    const before = await tableCounts();
+    for (const [vars, missing] of cases) {
+      const res = await subscribe(admin, {}, { vars });
       expect(res.status).toBe(503);
       expect(res.body).toStrictEqual({
         status_code: 503,
         status: false,
         message: "Webhooks are not configured",
-        error: { missing: ["WEBHOOK_SECRET_KEY"] },
+        error: { missing },
       });
     }
+    expect(await tableCounts()).toEqual(before);
   });
 });
 

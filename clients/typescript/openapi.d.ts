@@ -1028,7 +1028,7 @@ export interface components {
             status: false;
             /** @constant */
             message: "Webhooks are not configured";
-            /** @description `{"missing":["WEBHOOK_SECRET_KEY"]}`: the key that protects signing secrets is unset or shorter than 32 characters (docs/events.md) */
+            /** @description `{"missing":["WEBHOOK_SECRET_KEY"]}`: the key that protects signing secrets is unset or shorter than 32 characters, or `WEBHOOK_QUEUE` is not bound (docs/events.md) */
             error: unknown;
         };
         /** credentials_invalid */

@@ -25,6 +25,22 @@ export function requestedStart(header: string | undefined): string | null {
 export const openSession = (d1: D1Database, start: SessionStart, requested: string | null) =>
   d1.withSession(start === "primary" ? "first-primary" : (requested ?? "first-unconstrained"));
 
+const unbound = (): never => {
+  throw new Error("the D1 binding DB is not bound (wrangler.toml [[d1_databases]])");
+};
+
+/**
+ * What stands in for a D1 binding the deployment lacks: every query fails naming it. Routes answer
+ * 503 naming DB before they query (http/settings.ts), and GET /health says so.
+ */
+export const UNBOUND_D1 = {
+  prepare: unbound,
+  batch: async () => unbound(),
+  exec: async () => unbound(),
+  dump: async () => unbound(),
+  withSession: () => ({ prepare: unbound, batch: async () => unbound(), getBookmark: () => null }),
+} as unknown as D1Database;
+
 /** The newer of two bookmarks: D1's bookmarks sort oldest to newest as strings. */
 export const newerBookmark = (a: string | null, b: string | null) =>
   a === null ? b : b === null || a >= b ? a : b;

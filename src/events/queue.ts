@@ -6,6 +6,7 @@ import { createDb, inRuns } from "../db/client";
 import { endpointIds, endpointsBehind } from "../db/events";
 import { configuredSiteUrl } from "../settings";
 import { type DeadLetter, type PumpDeps, pumpEndpoint } from "./pump";
+import { usableSecretKey } from "./secrets";
 
 export type Nudge = { endpointId: number };
 
@@ -129,6 +130,19 @@ export function pumpDeps(env: ConsumerEnv): PumpDeps {
 
 /** The consumer: each endpoint named in the batch is delivered once, whatever its message count. */
 export async function consumeNudges(batch: MessageBatch<Nudge>, env: ConsumerEnv, deps: PumpDeps) {
+  if (!usableSecretKey(deps.secretKey)) {
+    // Nothing can be signed: no attempt is spent and no event is lost. They wait, and the cron's
+    // sweep sends them once WEBHOOK_SECRET_KEY is set again.
+    console.error(
+      JSON.stringify({
+        setting: "WEBHOOK_SECRET_KEY",
+        problem: "unset or shorter than 32 characters",
+        effect: "webhook deliveries wait until it is set",
+      }),
+    );
+    for (const m of batch.messages) m.ack();
+    return;
+  }
   const byEndpoint = new Map<number, Message<Nudge>[]>();
   for (const m of batch.messages) {
     const id = Number(m.body?.endpointId);

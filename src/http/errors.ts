@@ -162,7 +162,7 @@ export const ERRORS = {
     status: 503,
     message: "Webhooks are not configured",
     error:
-      '`{"missing":["WEBHOOK_SECRET_KEY"]}`: the key that protects signing secrets is unset or shorter than 32 characters (docs/events.md)',
+      '`{"missing":["WEBHOOK_SECRET_KEY"]}`: the key that protects signing secrets is unset or shorter than 32 characters, or `WEBHOOK_QUEUE` is not bound (docs/events.md)',
   },
   database_unavailable: {
     status: 503,

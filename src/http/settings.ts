@@ -8,15 +8,27 @@ import { ONE_ROUTE_SETTINGS, type SettingName, settingProblems } from "../settin
 import { serviceNotConfigured } from "./errors";
 import { logOnce } from "./log-once";
 
+/** The bindings (wrangler.toml) every route needs, one way or another: none may be missing. */
+const REQUIRED_BINDINGS = ["DB", "LOGIN_THROTTLE", "HISTORY_GATE"] as const;
+
+type Missing = SettingName | (typeof REQUIRED_BINDINGS)[number];
+
 /**
- * The names of the settings that are missing or unusable, each problem logged once: those every
- * route needs, or with "all" those one route alone needs too (for GET /health and that route).
+ * The names of the settings and bindings that are missing or unusable, each problem logged once:
+ * those every route needs, or with "all" those one route alone needs too (for GET /health and that
+ * route).
  */
 export function missingSettings(
   c: { env: AppEnv["Bindings"]; var: Pick<AppEnv["Variables"], "requestId"> },
   which: "every-route" | "all" = "every-route",
-): SettingName[] {
-  const problems = settingProblems(c.env);
+): Missing[] {
+  const problems: { name: Missing; problem: string }[] = [
+    ...settingProblems(c.env),
+    ...REQUIRED_BINDINGS.filter((name) => !c.env[name]).map((name) => ({
+      name,
+      problem: "is not bound (wrangler.toml)",
+    })),
+  ];
   for (const { name, problem } of problems)
     logOnce(
       `setting ${name} ${problem}`,
@@ -30,7 +42,7 @@ export function missingSettings(
     );
   return problems
     .map((p) => p.name)
-    .filter((name) => which === "all" || !ONE_ROUTE_SETTINGS.has(name));
+    .filter((name) => which === "all" || !ONE_ROUTE_SETTINGS.has(name as SettingName));
 }
 
 /** Refuses the route with 503 service_not_configured, in its envelope, while a setting is missing. */

@@ -5,15 +5,21 @@ import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import type { EntryStamp } from "../ledger/entries";
 import type { SiteSettings } from "../ledger/transaction-record";
-import { configuredSiteUrl } from "../settings";
+import { configuredSiteUrl, settingProblems } from "../settings";
 import { logOnce } from "./log-once";
 
 const configured = (c: Context<AppEnv>) => configuredSiteUrl(c.env);
 
-/** The site's base URL, without a trailing slash. */
+/**
+ * The site's base URL, without a trailing slash. An unusable SITE_URL is never put in an answer:
+ * the service answers 503 naming it, with links to the origin the request came to.
+ */
 export function siteUrl(c: Context<AppEnv>): string {
   const set = configured(c);
-  if (set !== "") return set;
+  if (set !== "") {
+    if (!settingProblems(c.env).some((p) => p.name === "SITE_URL")) return set;
+    return new URL(c.req.url).origin;
+  }
   logOnce(
     "SITE_URL unset",
     {

@@ -2,19 +2,19 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { nudgeAfterCommit } from "../events/queue";
+import { usableSecretKey } from "../events/secrets";
 import type { WebhookSettings } from "../wallet/context";
 import { apiError } from "./errors";
-
-/** The shortest WEBHOOK_SECRET_KEY accepted: it keys the secrets' encryption (HKDF input). */
-export const WEBHOOK_SECRET_KEY_MIN_LENGTH = 32;
 
 /** The webhook verbs' settings, or 503 while WEBHOOK_SECRET_KEY is unset or too short. */
 export function webhookSettings(c: Context<AppEnv>): WebhookSettings {
   const secretKey = c.env.WEBHOOK_SECRET_KEY ?? "";
-  if (secretKey.length < WEBHOOK_SECRET_KEY_MIN_LENGTH)
-    throw apiError("webhooks_not_configured", {
-      missing: ["WEBHOOK_SECRET_KEY"],
-    });
+  const missing = [
+    ...(usableSecretKey(secretKey) ? [] : ["WEBHOOK_SECRET_KEY"]),
+    // Without the queue no endpoint would ever be sent its events.
+    ...(c.env.WEBHOOK_QUEUE ? [] : ["WEBHOOK_QUEUE"]),
+  ];
+  if (missing.length > 0) throw apiError("webhooks_not_configured", { missing });
   return {
     secretKey,
     allowLocal: c.env.WEBHOOK_ALLOW_LOCAL === "true",
