@@ -60,13 +60,12 @@ function siteUrlProblem(text: string) {
   } catch {
     return "not an absolute http(s) URL";
   }
-  if (url.protocol !== "https:" && url.protocol !== "http:") return "not an absolute http(s) URL";
-  if (!/^https?:\/\/[!#-~]+$/i.test(text))
-    return "holds a space, a control or a non-ASCII character, or a quote";
-  if (url.username !== "" || url.password !== "") return "holds a user name or password";
-  if (url.search !== "" || url.hash !== "" || /[?#]/.test(text))
-    return "holds a query or a fragment";
+  if (!/^https?:\/\//i.test(text) || !["https:", "http:"].includes(url.protocol))
+    return "not an absolute http(s) URL";
+  if (/[^!-~]/.test(text)) return "holds a space, a control or a non-ASCII character";
   if (/[<>"\\^`{|}]/.test(text)) return "holds a character a URL must not";
+  if (url.username !== "" || url.password !== "") return "holds a user name or password";
+  if (/[?#]/.test(text)) return "holds a query or a fragment";
   return null;
 }
 

@@ -262,6 +262,7 @@ describe("GET /health", () => {
       [{ SITE_URL: "https://wallet.example.com\n/x" }, ["SITE_URL"]],
       [{ SITE_URL: "https://wallet.example.com/a\tb" }, ["SITE_URL"]],
       [{ SITE_URL: "https://user:pass@wallet.example.com" }, ["SITE_URL"]],
+      [{ SITE_URL: "http:wallet.example.com" }, ["SITE_URL"]],
       [{ SITE_URL: "https://wallet.example.com/?a=b" }, ["SITE_URL"]],
       [{ SITE_URL: "https://wallet.example.com/#top" }, ["SITE_URL"]],
       [{ SITE_URL: 'https://wallet.example.com/a"><img' }, ["SITE_URL"]],
