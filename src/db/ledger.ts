@@ -106,9 +106,10 @@ const OPTIONAL_FILTERS = ["walletId", "txnType", "afterS", "beforeS"] as const;
 /** The filter's shape (which fields it has), and the filter with a placeholder for each value. */
 function filterShape(f: EntryFilter) {
   const given = OPTIONAL_FILTERS.filter((key) => f[key] !== undefined);
-  const placeholders = Object.fromEntries(
-    ["userId", ...given].map((key) => [key, sql.placeholder(key)]),
-  ) as FilterShape;
+  const placeholders = () =>
+    Object.fromEntries(
+      ["userId", ...given].map((key) => [key, sql.placeholder(key)]),
+    ) as FilterShape;
   return { name: given.join(","), placeholders };
 }
 
@@ -198,7 +199,7 @@ function entryCount(db: Db, f: FilterShape) {
 }
 
 /** What the one-row aggregates above answer about the user and the filtered wallet. */
-const found = (row: { userExists: unknown; walletExists: unknown } | undefined) => ({
+const found = (row: { userExists: number; walletExists: number } | undefined) => ({
   userExists: row?.userExists === 1,
   walletExists: row?.walletExists === 1,
 });
@@ -209,7 +210,6 @@ const found = (row: { userExists: unknown; walletExists: unknown } | undefined) 
  */
 export async function listEntries(db: Db, filter: EntryFilter, page: Page) {
   const shape = filterShape(filter);
-  const f = shape.placeholders;
   const direction = page.order === "asc" ? asc : desc;
   const values = { ...filter, limit: page.limit, offset: page.offset };
   const [rows, totals] = await db.$client.batch<Record<string, unknown>>([
@@ -218,19 +218,25 @@ export async function listEntries(db: Db, filter: EntryFilter, page: Page) {
       `entries ${page.order} ${shape.name}`,
       () =>
         entryWithWallet(db)
-          .where(filterWhere(f))
+          .where(filterWhere(shape.placeholders()))
           .orderBy(direction(transactions.createdAtS), direction(transactions.id))
           .limit(sql.placeholder("limit"))
           .offset(sql.placeholder("offset")),
       values,
     ),
-    reads.statement(db, `entry count ${shape.name}`, () => entryCount(db, f), values),
+    reads.statement(
+      db,
+      `entry count ${shape.name}`,
+      () => entryCount(db, shape.placeholders()),
+      values,
+    ),
   ]);
   const total = totals?.results[0];
   return {
     rows: rows?.results.map(entryRowOf) ?? [],
     total: Number(total?.n ?? 0),
-    ...found(total && { userExists: total.user_exists, walletExists: total.wallet_exists }),
+    userExists: total?.user_exists === 1,
+    walletExists: total?.wallet_exists === 1,
   };
 }
 
