@@ -57,7 +57,7 @@ export default defineConfig(async () => {
           plugins: [workersPool("./wrangler.toml")],
           test: {
             name: "workers",
-            setupFiles: ["./test/apply-migrations.ts"],
+            setupFiles: ["./test/apply-migrations.ts", "./test/closed-port.ts"],
             // Two files run at once (maxWorkers): a test of hundreds of concurrent requests takes
             // 5 s, vitest's default limit, when the machine is busy with other work as well.
             testTimeout: 30_000,
@@ -78,7 +78,7 @@ export default defineConfig(async () => {
           plugins: [workersPool("./bench/do-writer/wrangler.toml")],
           test: {
             name: "do-writer",
-            setupFiles: ["./test/apply-migrations.ts"],
+            setupFiles: ["./test/apply-migrations.ts", "./test/closed-port.ts"],
             testTimeout: 30_000,
             include: ["test/do-writer.test.ts"],
           },
