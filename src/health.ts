@@ -1,17 +1,17 @@
 // GET /health: public, for uptime checks and for the operator after a deploy. It says whether the
-// required settings are there (naming a missing one, never a value) and whether D1 answers; no
-// version, no error text. 200 when both are fine, 503 otherwise.
+// required settings are there (naming a missing one, never a value) and whether D1 answers with
+// every migration applied; no version, no error text. 200 when both are fine, 503 otherwise.
 import type { Context } from "hono";
-import { pingDatabase } from "./db/health";
+import { migrated } from "./db/health";
 import type { AppEnv } from "./env";
 import { send } from "./http/envelope";
 import { missingSettings } from "./http/settings";
 
 export async function health(c: Context<AppEnv>) {
   const missing = missingSettings(c, "all");
-  let database: "ok" | "unreachable" = "ok";
+  let database: "ok" | "not migrated" | "unreachable";
   try {
-    await pingDatabase(c.var.db);
+    database = (await migrated(c.var.db)) ? "ok" : "not migrated";
   } catch (err) {
     database = "unreachable";
     // The reason stays in the log, with the request id the answer's X-Request-Id carries.

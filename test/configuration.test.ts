@@ -1,9 +1,11 @@
 // Configuration errors are answers, not faults (src/settings.ts, src/http/settings.ts, src/health.ts):
 // a missing or unusable setting answers 503 service_not_configured in each route's envelope, before
 // anything is read or written; GET /health names it; the index routes keep working.
+import { applyD1Migrations } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { COMPAT_ROUTES } from "../src/compat";
+import { LATEST_MIGRATION } from "../src/db/health";
 import { needsSettings } from "../src/http/route";
 import { ROUTES } from "../src/routes";
 import type { SettingName } from "../src/settings";
@@ -365,5 +367,101 @@ describe("GET /health", () => {
       expect(res.status, JSON.stringify(vars)).toBe(200);
       expect(res.body.status).toBe("ok");
     }
+  });
+});
+
+describe("a D1 without every migration applied", () => {
+  const migrations = env.TEST_MIGRATIONS;
+
+  it("knows the newest migration in drizzle/ as the schema it needs", () => {
+    expect(LATEST_MIGRATION).toBe(migrations.at(-1)!.name);
+  });
+
+  it("says so in /health and in every envelope, instead of a fault, and writes nothing", async () => {
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    const admin = await makeAdmin();
+    const empty = { d1: env.EMPTY_DB };
+    const health = await request("GET", "/health", {}, empty);
+    expect(health.status).toBe(503);
+    expect(health.body).toEqual({ status: "unavailable", missing: [], database: "not migrated" });
+    const signIn = await request(
+      "POST",
+      `${API}/users/login`,
+      {},
+      {
+        ...empty,
+        body: { user_email: admin.email, user_password: PASSWORD },
+      },
+    );
+    expect(signIn.body).toEqual(envelopeB(["migrations"]));
+    const read = await request("GET", `${API}/wallets`, {}, { ...empty, auth: admin.bearer });
+    expect(read.body).toEqual(envelopeA(["migrations"]));
+    const plugin = await request(
+      "POST",
+      `${COMPAT}/credits`,
+      {},
+      {
+        ...empty,
+        auth: admin.bearer,
+        body: { user_id: admin.id, wallet_id: "ngn", amount: 5, request_id: unique("m") },
+      },
+    );
+    expect(plugin.status).toBe(503);
+    expect(plugin.text).toContain('"missing":["migrations"]');
+    const page = await request(
+      "POST",
+      "/wallet-admin/sign-in",
+      {},
+      {
+        ...empty,
+        body: new URLSearchParams({ email: admin.email, password: PASSWORD }).toString(),
+      },
+    );
+    expect(page.status).toBe(503);
+    expect(page.text).toContain("Service not configured");
+    expect(page.text).toContain("set up: migrations");
+    const tables = await env.EMPTY_DB.prepare(
+      "SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\'",
+    ).first<{ n: number }>();
+    expect(tables!.n).toBe(0);
+  });
+
+  it("reads wrangler's record: one migration short is not migrated, all of them is", async () => {
+    await applyD1Migrations(env.BEHIND_DB, migrations.slice(0, -1));
+    const behind = await request("GET", "/health", {}, { d1: env.BEHIND_DB });
+    expect(behind.body.database).toBe("not migrated");
+    await applyD1Migrations(env.BEHIND_DB, migrations);
+    const caughtUp = await request("GET", "/health", {}, { d1: env.BEHIND_DB });
+    expect(caughtUp.status).toBe(200);
+    expect(caughtUp.body.database).toBe("ok");
+  });
+
+  it("still answers a missing table as a fault when every migration is applied", async () => {
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    const admin = await makeAdmin();
+    const missingColumn = {
+      withSession: (start?: string) => {
+        const session = env.DB.withSession(start);
+        return {
+          prepare: (query: string) =>
+            /d1_migrations|sessions/.test(query)
+              ? session.prepare(query)
+              : (() => {
+                  throw new Error("D1_ERROR: no such column: x: SQLITE_ERROR");
+                })(),
+          batch: session.batch.bind(session),
+          getBookmark: () => session.getBookmark(),
+        };
+      },
+    } as unknown as D1Database;
+    const res = await request(
+      "GET",
+      `${API}/wallets`,
+      {},
+      { auth: admin.bearer, d1: missingColumn },
+    );
+    expect(res.status).toBe(500);
+    expect(res.body.message).toBe("Internal error");
+    expect(errors).toHaveBeenCalled();
   });
 });

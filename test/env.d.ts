@@ -5,6 +5,8 @@ declare global {
     interface Env {
       TEST_MIGRATIONS: D1Migration[];
       TEST_RATE_LIMIT: RateLimit;
+      EMPTY_DB: D1Database;
+      BEHIND_DB: D1Database;
     }
   }
 }

@@ -80,6 +80,12 @@ async function faultPage(err: Error, c: Context<ConsoleEnv>) {
       {answer.status === 503 && typeof error === "object" && error !== null && "retry" in error ? (
         <p class="muted">{String(error.retry)}</p>
       ) : null}
+      {typeof error === "object" && error !== null && "missing" in error ? (
+        <p class="muted">
+          Its operator must first set up: {String(error.missing)} (<code>GET /health</code> names it
+          too).
+        </p>
+      ) : null}
     </Page>,
     answer.status as 500 | 503,
     Object.fromEntries(

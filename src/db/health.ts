@@ -1,5 +1,29 @@
 import { sql } from "drizzle-orm";
-import type { Db } from "./client";
+import { type Db, d1ErrorText } from "./client";
 
-/** One trivial query: it answers when D1 is reachable, and throws what D1 threw when not. */
-export const pingDatabase = (db: Db) => db.run(sql`SELECT 1`);
+/**
+ * The newest migration in drizzle/, the schema this code reads and writes (test/health.test.ts
+ * holds it to the folder, so a new migration cannot ship without it).
+ */
+export const LATEST_MIGRATION = "0020_deletion_events.sql";
+
+/** D1's answer to a query when the schema is older than the code: a table or column it lacks. */
+const SCHEMA_BEHIND = /no such (table|column)/i;
+
+export const schemaBehind = (err: unknown) => SCHEMA_BEHIND.test(d1ErrorText(err));
+
+/**
+ * Whether D1 has every migration applied, by wrangler's record of them (`d1_migrations`, which
+ * `wrangler d1 migrations apply` keeps); one query. Throws what D1 threw when it does not answer.
+ */
+export async function migrated(db: Db): Promise<boolean> {
+  try {
+    return (
+      (await db.get(sql`SELECT 1 FROM d1_migrations WHERE name = ${LATEST_MIGRATION}`)) !==
+      undefined
+    );
+  } catch (err) {
+    if (schemaBehind(err)) return false;
+    throw err;
+  }
+}

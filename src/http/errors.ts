@@ -5,10 +5,17 @@ import type { AppEnv } from "../env";
 import { ENDPOINT_URL_MAX, type UrlRule } from "../events/endpoint-url";
 import type { LedgerRefusal } from "../ledger/append";
 import type { AmountIssue, AmountRefusal } from "../ledger/money";
-import { databaseUnavailable, forgetGone, type GoneNames, goneRefusal } from "../wallet/faults";
+import {
+  databaseUnavailable,
+  forgetGone,
+  type GoneNames,
+  goneRefusal,
+  schemaNotMigrated,
+} from "../wallet/faults";
 import { type RefusalReason, refusalOf } from "../wallet/refusal";
 import { unitsKeptText } from "../wallet/wallets";
 import { fail } from "./envelope";
+import { logOnce } from "./log-once";
 
 /**
  * Every error answer of `/wp-json/wallet/v1`, by code: its status, its message, and what its `error`
@@ -477,6 +484,19 @@ export async function onError(err: Error, c: Context<AppEnv>) {
       },
       { "Retry-After": String(DATABASE_RETRY_S) },
     );
+  }
+  if (await schemaNotMigrated(c.var.service, err)) {
+    logOnce(
+      "D1 not migrated",
+      {
+        request_id: c.get("requestId") ?? null,
+        setting: "migrations",
+        problem: "D1 lacks a migration this code needs: run npm run db:migrate -- --remote",
+        error: String(err),
+      },
+      "error",
+    );
+    err = serviceNotConfigured(["migrations"]);
   }
   if (err instanceof ApiError) return fail(c, err.status, err.message, err.error, err.headers);
   // Never a stack trace or SQL text on the wire; the request id ties the log line to the answer.

@@ -1,6 +1,7 @@
 // Faults from below the service that every dialect meets alike: D1 that cannot take a query now,
 // and a write refused because a user or wallet it names was deleted through another isolate.
 import { bindingOf, d1Unavailable } from "../db/client";
+import { migrated, schemaBehind } from "../db/health";
 import { forgetUser, forgetWallet } from "../db/isolate-cache";
 import { findUsers } from "../db/users";
 import { LedgerRefusal } from "../ledger/append";
@@ -15,6 +16,13 @@ export type GoneNames = { userIds: number[]; walletIds: string[] };
  * write's outcome is unknown (its request_id keeps a retry from applying it twice).
  */
 export const databaseUnavailable = (err: unknown) => d1Unavailable(err);
+
+/**
+ * Whether a query failed because D1's schema is older than the code (a migration not applied): a
+ * deployment to finish, not a fault. Asks D1's record of migrations only when the error looks so.
+ */
+export const schemaNotMigrated = async (ctx: Pick<ServiceContext, "db">, err: unknown) =>
+  schemaBehind(err) && !(await migrated(ctx.db).catch(() => true));
 
 /**
  * What a write named when the ledger refused it because one of them was deleted (through another
