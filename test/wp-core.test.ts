@@ -2,7 +2,7 @@
 // exercise it, the discovery Link, Allow, the `_method` switch, paging links, and the whole history
 // of GET /transactions when no page is asked for.
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { call, credit, type Json, makeAccount, makeAdmin, testApp } from "./helpers";
 
 const ORIGIN = "https://app.example.org";
@@ -126,6 +126,51 @@ describe("CORS, as rest_send_cors_headers answers a browser", () => {
       vars,
     });
     expect([...get.headers.keys()].filter((h) => h.startsWith("access-control-"))).toEqual([]);
+  });
+
+  it("CORS_ORIGINS `*` lets every origin in as empty does, and the origins beside it with credentials", async () => {
+    for (const [setting, credentialed] of [
+      ["*", false],
+      [` * , ${ORIGIN}`, true],
+    ] as const) {
+      const vars = { CORS_ORIGINS: setting };
+      for (const [origin, withCredentials] of [
+        ["https://any.example", false],
+        [ORIGIN, credentialed],
+      ] as const) {
+        const pre = await send("OPTIONS", "/wp-json/wallet/v1/credits", {
+          headers: { Origin: origin, "Access-Control-Request-Method": "POST" },
+          vars,
+        });
+        expect(pre.headers.get("Access-Control-Allow-Origin"), setting).toBe(origin);
+        expect(pre.headers.get("Access-Control-Allow-Methods")).toContain("POST");
+        expect(pre.headers.get("Access-Control-Allow-Credentials")).toBe(
+          withCredentials ? "true" : null,
+        );
+      }
+    }
+  });
+
+  it("logs once an entry of CORS_ORIGINS that is no origin, which no browser can match", async () => {
+    const log = vi.spyOn(console, "error").mockImplementation(() => {});
+    const vars = { CORS_ORIGINS: `app.example.com, ${ORIGIN}/path, ${ORIGIN}` };
+    for (let i = 0; i < 2; i++) {
+      const res = await send("GET", "/wp-json/", { headers: { Origin: ORIGIN }, vars });
+      expect(res.headers.get("Access-Control-Allow-Origin")).toBe(ORIGIN);
+    }
+    const notices = log.mock.calls.map(([line]) => JSON.parse(String(line)));
+    expect(notices).toEqual([
+      {
+        setting: "CORS_ORIGINS",
+        notice:
+          '"app.example.com" is not an origin (scheme://host[:port]), so no browser\'s Origin matches it',
+      },
+      {
+        setting: "CORS_ORIGINS",
+        notice: `"${ORIGIN}/path" is not an origin (scheme://host[:port]), so no browser's Origin matches it`,
+      },
+    ]);
+    vi.restoreAllMocks();
   });
 });
 

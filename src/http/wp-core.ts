@@ -6,6 +6,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../env";
 import { answerHeaders, BOOKMARK_HEADER } from "./answer-headers";
 import { percentDecode } from "./decode";
+import { logOnce } from "./log-once";
 import { siteUrl } from "./site";
 
 /**
@@ -23,18 +24,43 @@ const ALLOW_HEADERS = [
 ];
 const EXPOSE_HEADERS = ["X-WP-Total", "X-WP-TotalPages", "Link", BOOKMARK_HEADER].join(",");
 
-/** The origins CORS_ORIGINS names (comma-separated); none named: every origin, as WordPress allows. */
-export const allowedOrigins = (setting: string | undefined) =>
-  (setting ?? "")
+/**
+ * CORS_ORIGINS read: the origins it names (comma-separated, a trailing `/` ignored), and whether
+ * every origin is let in besides (none named, or `*`, as WordPress allows). An entry that is no
+ * origin (`app.example.com`, a path) can never match one: the first request logs it, once.
+ */
+export function corsPolicy(setting: string | undefined) {
+  const entries = (setting ?? "")
     .split(",")
-    .map((origin) => origin.trim().replace(/\/+$/, ""))
-    .filter((origin) => origin !== "");
+    .map((entry) => entry.trim().replace(/\/+$/, ""))
+    .filter((entry) => entry !== "");
+  const named = entries.filter((entry) => entry !== "*");
+  for (const entry of named)
+    if (!isOrigin(entry))
+      logOnce(
+        `CORS_ORIGINS ${entry}`,
+        {
+          setting: "CORS_ORIGINS",
+          notice: `"${entry}" is not an origin (scheme://host[:port]), so no browser's Origin matches it`,
+        },
+        "error",
+      );
+  return { everyOrigin: named.length === 0 || named.length < entries.length, named };
+}
 
-/** allowedOrigins of the setting an isolate last saw: an env's setting is read on every request. */
-let origins = { setting: undefined as string | undefined, allowed: allowedOrigins(undefined) };
-const originsOf = (setting: string | undefined) => {
-  if (origins.setting !== setting) origins = { setting, allowed: allowedOrigins(setting) };
-  return origins.allowed;
+function isOrigin(text: string) {
+  try {
+    return new URL(text).origin === text;
+  } catch {
+    return false;
+  }
+}
+
+/** corsPolicy of the setting an isolate last saw: an env's setting is read on every request. */
+let cors = { setting: undefined as string | undefined, policy: corsPolicy(undefined) };
+const corsOf = (setting: string | undefined) => {
+  if (cors.setting !== setting) cors = { setting, policy: corsPolicy(setting) };
+  return cors.policy;
 };
 
 const ALLOW_METHODS = ["OPTIONS", "GET", "POST", "PUT", "PATCH", "DELETE"].join(",");
@@ -47,15 +73,15 @@ const ALLOW_METHODS = ["OPTIONS", "GET", "POST", "PUT", "PATCH", "DELETE"].join(
  * cookie, so no client needs it; and a credentialed grant to every origin would hand any page the
  * answers to whatever cookie another surface of this host set (docs/security.md).
  *
- * CORS_ORIGINS empty: any Origin echoed, never with credentials; an origin it names: echoed, with
- * credentials; any other: no CORS header at all. The headers are written onto the answer once it
+ * CORS_ORIGINS empty or `*`: any Origin echoed, never with credentials; an origin it names:
+ * echoed, with credentials; any other: no CORS header at all. The headers are written onto the answer once it
  * exists, rather than through a placeholder answer that every answer is then copied over.
  */
 export const corsHeaders: MiddlewareHandler<AppEnv> = async (c: Context<AppEnv>, next) => {
-  const allowed = originsOf(c.env.CORS_ORIGINS);
+  const { everyOrigin, named } = corsOf(c.env.CORS_ORIGINS);
   const origin = c.req.header("origin") || "";
-  const listed = allowed.length > 0 && allowed.includes(origin);
-  const grant = allowed.length === 0 || listed ? origin : null;
+  const listed = named.includes(origin);
+  const grant = everyOrigin || listed ? origin : null;
   if (c.req.method === "OPTIONS") {
     const headers = new Headers();
     grantTo(headers, grant, listed);
