@@ -2,13 +2,13 @@
 // (`GET /wp-json/wallet/v1`): the app's to answer, since it alone knows every dialect it mounts.
 import { Hono } from "hono";
 import { COMPAT_ROUTES } from "./compat";
-import { compatNamespace } from "./compat/config";
 import type { AppEnv } from "./env";
 import { send } from "./http/envelope";
 import { NAMESPACE, routeIndex } from "./http/rest-index";
 import { siteUrl } from "./http/site";
 import { ROUTES } from "./routes";
 import { REFERENCE } from "./routes/openapi";
+import { compatNamespace } from "./settings";
 
 export const discovery = new Hono<AppEnv>()
   .get("/", (c) => {

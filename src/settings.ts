@@ -10,6 +10,7 @@
 export const JWT_SECRET_MIN_LENGTH = 32;
 
 export type SettingsEnv = {
+  COMPAT_NAMESPACE?: string;
   JWT_SECRET?: string;
   JWT_ISSUER?: string;
   SITE_TIMEZONE?: string;
@@ -26,8 +27,37 @@ export const configuredSiteUrl = (env: Pick<SettingsEnv, "SITE_URL">) =>
 /** A setting the service cannot work with, and why (the why goes to the log, never on the wire). */
 export type SettingProblem = { name: SettingName; problem: string };
 
-/** Settings one route alone reads: a problem with one stops that route, not the service. */
-export const ONE_ROUTE_SETTINGS: ReadonlySet<SettingName> = new Set(["TRANSACTIONS_SECURITY_CODE"]);
+/**
+ * Settings some routes alone read: a problem with one stops those routes (or, for the plugin's
+ * namespace, leaves it unserved), not the service.
+ */
+export const ONE_ROUTE_SETTINGS: ReadonlySet<SettingName> = new Set([
+  "TRANSACTIONS_SECURITY_CODE",
+  "COMPAT_NAMESPACE",
+]);
+
+/** The contract's namespace segment (`/wp-json/wallet/v1`), which the plugin's must not shadow. */
+export const CONTRACT_NAMESPACE = "wallet";
+
+/** COMPAT_NAMESPACE as one path segment, lower case; "" when unset or blank. */
+const compatName = (env: Pick<SettingsEnv, "COMPAT_NAMESPACE">) =>
+  (env.COMPAT_NAMESPACE ?? "").trim().toLowerCase();
+
+/** What keeps a COMPAT_NAMESPACE from naming the plugin's namespace, or null. */
+function compatNameProblem(name: string) {
+  if (!/^[a-z0-9_-]{1,64}$/.test(name)) return "not one path segment of a-z, 0-9, _ and -";
+  if (name === CONTRACT_NAMESPACE) return "the contract's own namespace";
+  return null;
+}
+
+/**
+ * The plugin dialect's namespace segment (`rimplenet` serves `/wp-json/rimplenet/v1`), or null when
+ * off: unset, or a name it cannot serve (a problem GET /health names).
+ */
+export function compatNamespace(env: Pick<SettingsEnv, "COMPAT_NAMESPACE">): string | null {
+  const name = compatName(env);
+  return name !== "" && compatNameProblem(name) === null ? name : null;
+}
 
 /** `security_code` as the contract has it (section 7): an integer. */
 export const SECURITY_CODE = /^-?[0-9]{1,18}$/;
@@ -96,6 +126,13 @@ function judge(env: SettingsEnv): SettingProblem[] {
   const site = (env.SITE_URL ?? "").trim();
   const siteProblem = site === "" ? null : siteUrlProblem(site);
   if (siteProblem !== null) problems.push({ name: "SITE_URL", problem: siteProblem });
+  const compat = compatName(env);
+  const compatProblem = compat === "" ? null : compatNameProblem(compat);
+  if (compatProblem !== null)
+    problems.push({
+      name: "COMPAT_NAMESPACE",
+      problem: `${compatProblem}: the plugin's routes are off`,
+    });
   // No security_code could match a code that is not an integer. Blank is unset.
   const code = (env.TRANSACTIONS_SECURITY_CODE ?? "").trim();
   if (code !== "" && !SECURITY_CODE.test(code))

@@ -356,12 +356,35 @@ describe("GET /health", () => {
     expect(blank.status).toBe(200);
   });
 
+  it("names a COMPAT_NAMESPACE it cannot serve; the plugin's routes are off, the API goes on", async () => {
+    const log = vi.spyOn(console, "error").mockImplementation(() => {});
+    const admin = await makeAdmin();
+    for (const name of ["wallet", "../x", "rimple net", "x".repeat(65)]) {
+      const vars = { COMPAT_NAMESPACE: name };
+      const health = await request("GET", "/health", vars);
+      expect(health.status, name).toBe(503);
+      expect(health.body.missing).toEqual(["COMPAT_NAMESPACE"]);
+      const wallets = await request("GET", `${API}/wallets`, vars, { auth: admin.bearer });
+      expect(wallets.status).toBe(200);
+    }
+    const problems = log.mock.calls
+      .map(([line]) => JSON.parse(String(line)))
+      .filter((line) => line.setting === "COMPAT_NAMESPACE")
+      .map((line) => line.problem);
+    expect(problems).toEqual([
+      "the contract's own namespace: the plugin's routes are off",
+      "not one path segment of a-z, 0-9, _ and -: the plugin's routes are off",
+    ]);
+  });
+
   it("takes SITE_URL empty, a 32-character JWT_SECRET and an integer security code as configured", async () => {
     for (const vars of [
       { SITE_URL: "", JWT_SECRET: "y".repeat(32) },
       { TRANSACTIONS_SECURITY_CODE: " -42 " },
       { TRANSACTIONS_SECURITY_CODE: "" },
       { TRANSACTIONS_SECURITY_CODE: "   " },
+      { COMPAT_NAMESPACE: "" },
+      { COMPAT_NAMESPACE: " RIMPLENET " },
     ]) {
       const res = await request("GET", "/health", vars);
       expect(res.status, JSON.stringify(vars)).toBe(200);

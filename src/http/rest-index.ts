@@ -1,8 +1,9 @@
 // WordPress's REST index (`GET /wp-json/`, `GET /wp-json/<namespace>`): each route under its
 // namespace, with the methods it answers, as rest_get_server()->get_index() lists them.
+import { CONTRACT_NAMESPACE } from "../settings";
 
 /** The contract's namespace: `/wp-json/wallet/v1/...`. */
-export const NAMESPACE = "wallet/v1";
+export const NAMESPACE = `${CONTRACT_NAMESPACE}/v1`;
 
 /** The `{name}`s of a route's path, in order. */
 export const pathNames = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
