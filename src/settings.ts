@@ -27,15 +27,6 @@ export const configuredSiteUrl = (env: Pick<SettingsEnv, "SITE_URL">) =>
 /** A setting the service cannot work with, and why (the why goes to the log, never on the wire). */
 export type SettingProblem = { name: SettingName; problem: string };
 
-/**
- * Settings some routes alone read: a problem with one stops those routes (or, for the plugin's
- * namespace, leaves it unserved), not the service.
- */
-export const ONE_ROUTE_SETTINGS: ReadonlySet<SettingName> = new Set([
-  "TRANSACTIONS_SECURITY_CODE",
-  "COMPAT_NAMESPACE",
-]);
-
 /** The contract's namespace segment (`/wp-json/wallet/v1`), which the plugin's must not shadow. */
 export const CONTRACT_NAMESPACE = "wallet";
 
@@ -128,11 +119,7 @@ function judge(env: SettingsEnv): SettingProblem[] {
   if (siteProblem !== null) problems.push({ name: "SITE_URL", problem: siteProblem });
   const compat = compatName(env);
   const compatProblem = compat === "" ? null : compatNameProblem(compat);
-  if (compatProblem !== null)
-    problems.push({
-      name: "COMPAT_NAMESPACE",
-      problem: `${compatProblem}: the plugin's routes are off`,
-    });
+  if (compatProblem !== null) problems.push({ name: "COMPAT_NAMESPACE", problem: compatProblem });
   // No security_code could match a code that is not an integer. Blank is unset.
   const code = (env.TRANSACTIONS_SECURITY_CODE ?? "").trim();
   if (code !== "" && !SECURITY_CODE.test(code))

@@ -1,7 +1,7 @@
 // Mail (docs/mail.md): the dev outbox, verification links, password reset by mail, the per-address
 // limit, and the answers without a transport, in both namespaces.
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { CONSOLE_AUDIENCE } from "../src/auth/tokens";
 import { RESET_TOKEN_MS, VERIFY_LINK_MS } from "../src/mail/messages";
 import {
@@ -349,15 +349,19 @@ describe("the per-address limit", () => {
 
 describe("without a mail transport", () => {
   it.each([
-    ["no MAIL_TRANSPORT", {}],
-    ["cloudflare without MAIL_FROM", { MAIL_TRANSPORT: "cloudflare" }],
+    ["no MAIL_TRANSPORT", {}, "MAIL_TRANSPORT", []],
+    ["an unknown MAIL_TRANSPORT", { MAIL_TRANSPORT: "smtp" }, "MAIL_TRANSPORT", ["MAIL_TRANSPORT"]],
+    ["cloudflare without MAIL_FROM", { MAIL_TRANSPORT: "cloudflare" }, "MAIL_FROM", ["MAIL_FROM"]],
     [
       "cloudflare without the EMAIL binding",
       { MAIL_TRANSPORT: "cloudflare", MAIL_FROM: "wallet@example.test" },
+      "EMAIL",
+      ["EMAIL"],
     ],
   ])(
-    '%s: the mail routes answer 503 "Mail is not configured" and write nothing',
-    async (_, vars) => {
+    '%s: the mail routes answer 503 "Mail is not configured" naming it, and write nothing',
+    async (_, vars, missing, health) => {
+      vi.spyOn(console, "error").mockImplementation(() => {});
       const user = await makeUser();
       for (const path of ["/users/verify-email", "/users/password-reset"]) {
         const res = await call("POST", path, { body: { user_email: user.email }, vars });
@@ -367,9 +371,14 @@ describe("without a mail transport", () => {
           status: "failed",
           message: "Mail is not configured",
           data: [],
-          error: ["This service sends no mail (MAIL_TRANSPORT): ask its operator"],
+          error: [`This service sends no mail (${missing}): ask its operator`],
         });
       }
+      // Mail left unset is meant; a transport set but unusable is a problem GET /health names.
+      const checked = await testApp().request("/health", {}, { ...env, ...vars });
+      expect(checked.status).toBe(health.length === 0 ? 200 : 503);
+      expect((await checked.json<{ missing: string[] }>()).missing).toEqual(health);
+      vi.restoreAllMocks();
       const tokens = await env.DB.prepare("SELECT count(*) AS n FROM mail_tokens WHERE user_id = ?")
         .bind(user.id)
         .first<{ n: number }>();

@@ -180,7 +180,8 @@ export const ERRORS = {
   mail_not_configured: {
     status: 503,
     message: "Mail is not configured",
-    error: '`["This service sends no mail (MAIL_TRANSPORT): ask its operator"]` (docs/mail.md)',
+    error:
+      '`["This service sends no mail (MAIL_TRANSPORT): ask its operator"]`, naming what is missing: `MAIL_TRANSPORT`, or with `cloudflare` `MAIL_FROM` or the `EMAIL` binding (docs/mail.md)',
   },
 } as const satisfies Record<
   string,
@@ -362,7 +363,7 @@ function answerOf(reason: RefusalReason): ApiError {
       ]);
     case "mail_not_configured":
       return apiError("mail_not_configured", [
-        "This service sends no mail (MAIL_TRANSPORT): ask its operator",
+        `This service sends no mail (${reason.missing}): ask its operator`,
       ]);
     case "too_many_mails":
       return apiError(

@@ -4,46 +4,63 @@
 // problem logs it, once per isolate, with the variable's name.
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../env";
-import { ONE_ROUTE_SETTINGS, type SettingName, settingProblems } from "../settings";
+import { type MailSetting, mailTransport } from "../mail/transport";
+import { type SettingName, settingProblems } from "../settings";
 import { serviceNotConfigured } from "./errors";
 import { logOnce } from "./log-once";
 
 /** The bindings (wrangler.toml) every route needs, one way or another: none may be missing. */
 const REQUIRED_BINDINGS = ["DB", "LOGIN_THROTTLE", "HISTORY_GATE"] as const;
 
-type Missing = SettingName | (typeof REQUIRED_BINDINGS)[number];
+type Missing = SettingName | (typeof REQUIRED_BINDINGS)[number] | MailSetting;
 
 /**
  * The names of the settings and bindings that are missing or unusable, each problem logged once:
- * those every route needs, or with "all" those one route alone needs too (for GET /health and that
- * route).
+ * those every route needs, or with "all" those some routes alone need too (for GET /health and
+ * those routes), a mail transport set but unusable among them.
  */
 export function missingSettings(
   c: { env: AppEnv["Bindings"]; var: Pick<AppEnv["Variables"], "requestId"> },
   which: "every-route" | "all" = "every-route",
 ): Missing[] {
-  const problems: { name: Missing; problem: string }[] = [
-    ...settingProblems(c.env),
+  const problems: { name: Missing; problem: string; effect?: string }[] = [
+    ...settingProblems(c.env).map((p) => ({ ...p, effect: SOME_ROUTES[p.name] })),
     ...REQUIRED_BINDINGS.filter((name) => !c.env[name]).map((name) => ({
       name,
       problem: "is not bound (wrangler.toml)",
     })),
   ];
-  for (const { name, problem } of problems)
+  const mail = which === "all" ? mailTransport(c.env) : { name: "unused" };
+  if ("missing" in mail && mail.unintended)
+    problems.push({
+      name: mail.missing,
+      problem: MAIL_PROBLEM[mail.missing],
+      effect: "the mail routes answer 503 mail_not_configured until it is set",
+    });
+  for (const { name, problem, effect = EVERY_ROUTE } of problems)
     logOnce(
       `setting ${name} ${problem}`,
-      {
-        request_id: c.var.requestId ?? null,
-        setting: name,
-        problem,
-        effect: "routes that need it answer 503 service_not_configured until it is set",
-      },
+      { request_id: c.var.requestId ?? null, setting: name, problem, effect },
       "error",
     );
-  return problems
-    .map((p) => p.name)
-    .filter((name) => which === "all" || !ONE_ROUTE_SETTINGS.has(name as SettingName));
+  return problems.filter((p) => which === "all" || !p.effect).map((p) => p.name);
 }
+
+const EVERY_ROUTE = "routes that need it answer 503 service_not_configured until it is set";
+
+/** What a problem with a setting only some routes read stops: those routes, not the service. */
+const SOME_ROUTES: Partial<Record<SettingName, string>> = {
+  TRANSACTIONS_SECURITY_CODE:
+    "GET /transactions answers 503 service_not_configured until it is set",
+  COMPAT_NAMESPACE: "the plugin's namespace is not served until it is set",
+};
+
+/** Why a transport MAIL_TRANSPORT names cannot send: the mail routes answer 503 until it can. */
+const MAIL_PROBLEM: Record<MailSetting, string> = {
+  MAIL_TRANSPORT: "names no transport (cloudflare or outbox)",
+  MAIL_FROM: "unset, and MAIL_TRANSPORT=cloudflare needs a sender",
+  EMAIL: "is not bound (wrangler.toml [[send_email]]), and MAIL_TRANSPORT=cloudflare needs it",
+};
 
 /** Refuses the route with 503 service_not_configured, in its envelope, while a setting is missing. */
 export const requireSettings = createMiddleware<AppEnv>(async (c, next) => {

@@ -18,26 +18,34 @@ export type MailEnv = { MAIL_TRANSPORT?: string; MAIL_FROM?: string; EMAIL?: Sen
 
 export type MailTransport = "cloudflare" | "outbox";
 
-/** The configured transport, or why there is none (for the log: a variable's name, never a value). */
-export function mailTransport(env: MailEnv): { name: MailTransport } | { missing: string } {
+/** The setting or binding a transport lacks: a name, never a value. */
+export type MailSetting = "MAIL_TRANSPORT" | "MAIL_FROM" | "EMAIL";
+
+/**
+ * The configured transport, or what is missing for one. `unintended` when MAIL_TRANSPORT is set to
+ * a transport it cannot use (a misconfiguration GET /health names), not left empty (no mail meant).
+ */
+export function mailTransport(
+  env: MailEnv,
+): { name: MailTransport } | { missing: MailSetting; unintended: boolean } {
   const name = (env.MAIL_TRANSPORT ?? "").trim().toLowerCase();
   if (name === "outbox") return { name };
-  if (name !== "cloudflare") return { missing: "MAIL_TRANSPORT" };
-  if ((env.MAIL_FROM ?? "").trim() === "") return { missing: "MAIL_FROM" };
-  if (typeof env.EMAIL?.send !== "function") return { missing: "the send_email binding EMAIL" };
+  if (name !== "cloudflare") return { missing: "MAIL_TRANSPORT", unintended: name !== "" };
+  if ((env.MAIL_FROM ?? "").trim() === "") return { missing: "MAIL_FROM", unintended: true };
+  if (typeof env.EMAIL?.send !== "function") return { missing: "EMAIL", unintended: true };
   return { name };
 }
 
 let warned = false;
 
-/** How to send a mail now, or null when no transport is configured (logged once per isolate). */
-export function mailSender(env: MailEnv): MailSender | null {
+/** How to send a mail now, or what no transport lacks (logged once per isolate). */
+export function mailSender(env: MailEnv): MailSender | { missing: MailSetting } {
   const transport = mailTransport(env);
   if ("missing" in transport) {
     if (!warned)
       console.log(JSON.stringify({ mail: "not configured", missing: transport.missing }));
     warned = true;
-    return null;
+    return { missing: transport.missing };
   }
   if (transport.name === "outbox") return { outbox: true };
   const from = env.MAIL_FROM!.trim();

@@ -18,7 +18,7 @@ import {
   VERIFY_LINK_MS,
   verificationMail,
 } from "../mail/messages";
-import type { Mail, MailSender } from "../mail/transport";
+import type { Mail, MailSender, MailSetting } from "../mail/transport";
 import { reserveGuess, reserveMail } from "../throttle/mail";
 import type { ThrottleNamespace } from "../throttle/sign-in";
 import { Refusal } from "./refusal";
@@ -26,7 +26,7 @@ import { Refusal } from "./refusal";
 export type MailDeps = {
   db: Db;
   /** The transport (mail/transport.ts mailSender), null when none is configured. */
-  send: MailSender | null;
+  send: MailSender | { missing: MailSetting };
   throttle: ThrottleNamespace;
   /** CF-Connecting-IP: mails to an address are counted per client that asks. */
   clientAddress: string | undefined;
@@ -47,7 +47,7 @@ async function requestMail(
   mail: (to: string, token: string) => Mail,
 ) {
   const send = deps.send;
-  if (!send) throw new Refusal({ code: "mail_not_configured" });
+  if ("missing" in send) throw new Refusal({ code: "mail_not_configured", missing: send.missing });
   const reservation = await reserveMail(deps.throttle, email, deps.clientAddress, deps.nowMs);
   if (!reservation.allowed)
     throw new Refusal({ code: "too_many_mails", retryAfterS: reservation.retryAfterS });

@@ -6,6 +6,7 @@ import type { Wallet } from "../db/wallets";
 import type { UrlRule } from "../events/endpoint-url";
 import { LedgerRefusal } from "../ledger/append";
 import type { AmountRefusal } from "../ledger/money";
+import type { MailSetting } from "../mail/transport";
 
 export type RefusalReason =
   /** No credentials: the verb needs a caller. */
@@ -58,7 +59,7 @@ export type RefusalReason =
   /** A sign-out by a caller without a session (an API key). */
   | { code: "no_session" }
   /** No mail transport is configured (docs/mail.md). */
-  | { code: "mail_not_configured" }
+  | { code: "mail_not_configured"; missing: MailSetting }
   /** The address had its share of mail (throttle/mail.ts). */
   | { code: "too_many_mails"; retryAfterS: number }
   /** A mailed link or code that is forged, used, expired or for an address the user left. */
