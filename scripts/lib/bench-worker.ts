@@ -92,6 +92,20 @@ try {
   );
   await mf.ready;
 } catch (error) {
-  console.error(error);
+  console.error(startFailure(error));
   process.exit(1);
+}
+
+/**
+ * Why the server did not start. A configuration Miniflare refuses (say `[[ratelimits]]` with
+ * `limit = 0`) comes as a ZodError: its issues are named by their place in the config, one a line.
+ */
+function startFailure(error: unknown) {
+  const issues = (error as { issues?: { path: PropertyKey[]; message: string }[] }).issues;
+  if (!Array.isArray(issues)) return error;
+  const lines = issues.map(({ path, message }) => {
+    const at = path.filter((part, i) => !(i < 2 && (part === "workers" || part === 0)));
+    return `  ${at.map(String).join(".")}: ${message}`;
+  });
+  return `${options.config} holds a setting Miniflare refuses:\n${lines.join("\n")}`;
 }

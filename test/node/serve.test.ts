@@ -1,8 +1,16 @@
 // `npm run serve` from a fresh copy of the project (no .dev.vars, no local state): it prepares the
 // site as `npm run dev` does, then serves the deploy bundle under Miniflare alone, and the README's
 // first credit works against it. A copy, so the developer's own .wrangler/ and .dev.vars are untouched.
-import { type ChildProcess, spawn } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import {
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, expect, it } from "vitest";
@@ -83,4 +91,27 @@ it("prepares a fresh copy as npm run dev does and serves the bundle: sign in, cr
     ngn: 1500,
     formatted: { ngn: "₦1,500.00" },
   });
+});
+
+it("says which setting of wrangler.toml Miniflare refuses, in a line, and exits 1", async () => {
+  const config = path.join(work, "wrangler.toml");
+  writeFileSync(
+    config,
+    readFileSync(config, "utf8").replace(/simple = \{ limit = \d+,/, "simple = { limit = 0,"),
+  );
+  const run = spawnSync(
+    path.join(ROOT, "node_modules/.bin/tsx"),
+    ["scripts/dev.ts", "--serve", "--quiet"],
+    {
+      cwd: work,
+      env: { ...process.env, ...offlineEnv(), PORT: String(await freePort()) },
+      encoding: "utf8",
+      timeout: 90_000,
+    },
+  );
+  expect(run.status, run.stdout + run.stderr).toBe(1);
+  expect(run.stderr).toContain(
+    "wrangler.toml holds a setting Miniflare refuses:\n  ratelimits.MONEY_RATE_LIMIT.simple.limit: Too small",
+  );
+  expect(run.stderr).not.toContain("ZodError");
 });
