@@ -110,7 +110,11 @@ function options() {
   if (!Number.isInteger(chunk) || chunk < 1) fail("--chunk-statements is a positive integer");
   if (values["persist-to"] && !values.local) fail("--persist-to goes with --local");
   if (values.rehearse && !values.local) fail("--rehearse goes with --local");
-  return { ...values, file: positionals[0]!, balances, chunkStatements: chunk };
+  // Before anything is touched (--local migrates its state first): a dump that is not there.
+  const file = positionals[0]!;
+  if (!statSync(file, { throwIfNoEntry: false })?.isFile())
+    fail(`no dump at ${file}: no such file`);
+  return { ...values, file, balances, chunkStatements: chunk };
 }
 
 type CliOptions = ReturnType<typeof options>;

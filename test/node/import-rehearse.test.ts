@@ -2,7 +2,7 @@
 // import tests never take. `--local --rehearse` sends those same files through wrangler into local
 // state: here it must leave exactly the rows the direct --local import leaves, and a second run
 // must find nothing to write.
-import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -94,6 +94,19 @@ describe("import:wordpress --local --rehearse (the SQL files a --remote import s
     // on a loaded 2-core machine.
     300_000,
   );
+
+  it("names a dump that is not there before it touches the local state", () => {
+    const untouched = path.join(root, "untouched");
+    const result = runScript(
+      "scripts/import-wordpress.ts",
+      ["test/fixtures/no-such-dump.sql", "--local", "--persist-to", untouched],
+      { env: offlineEnv() },
+    );
+    expect(result.status).toBe(2);
+    expect(result.stderr.trim()).toBe("no dump at test/fixtures/no-such-dump.sql: no such file");
+    expect(result.stdout).not.toContain("migrated");
+    expect(existsSync(untouched)).toBe(false);
+  });
 
   it("--local applies pending migrations itself, so a fresh state folder imports", () => {
     const fresh = path.join(root, "fresh");
