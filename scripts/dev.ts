@@ -10,7 +10,7 @@ import { parseEnv } from "node:util";
 import { wallets } from "../src/db/schema";
 import { JWT_SECRET_MIN_LENGTH } from "../src/settings";
 import { ensureAdmin } from "./lib/admin";
-import { DEV_DEFAULTS, devValue, devVarArgs } from "./lib/dev-vars";
+import { DEV_DEFAULTS, devSecrets, devValue, devVarArgs } from "./lib/dev-vars";
 import { freePort, portIsFree } from "./lib/server";
 import { columnsAndValues, sqlLiteral } from "./lib/sql";
 import { startBenchWorker, startWrangler, wrangler } from "./lib/wrangler";
@@ -61,9 +61,7 @@ if (!existsSync(".dev.vars")) {
   console.log("Created .dev.vars with a dev-only JWT_SECRET and WEBHOOK_SECRET_KEY.");
 } else {
   // The Worker answers 503 service_not_configured without a usable JWT_SECRET (src/settings.ts).
-  const secret = readFileSync(".dev.vars", "utf8").match(
-    /^\s*JWT_SECRET\s*=\s*"?([^"\n]*)"?\s*$/m,
-  )?.[1];
+  const { jwtSecret: secret, webhookKeyUsable } = devSecrets(readFileSync(".dev.vars", "utf8"));
   if (secret === undefined) {
     appendFileSync(".dev.vars", `\nJWT_SECRET=${randomBytes(32).toString("hex")}\n`);
     console.log("Added a dev-only JWT_SECRET to .dev.vars (it had none).");
@@ -73,7 +71,7 @@ if (!existsSync(".dev.vars")) {
         `${JWT_SECRET_MIN_LENGTH} and answers 503 until then. Replace it, e.g. with: openssl rand -hex 32`,
     );
   // Webhooks answer 503 without it (docs/events.md#secrets); a .dev.vars from before webhooks lacks it.
-  if (!/^\s*WEBHOOK_SECRET_KEY\s*=\s*"?[^"\s]{32,}/m.test(readFileSync(".dev.vars", "utf8"))) {
+  if (!webhookKeyUsable) {
     appendFileSync(".dev.vars", `\nWEBHOOK_SECRET_KEY=${randomBytes(32).toString("hex")}\n`);
     console.log("Added a dev-only WEBHOOK_SECRET_KEY to .dev.vars (it had none).");
   }

@@ -18,6 +18,19 @@ export function devVarArgs(devVarsText: string, defaults = DEV_DEFAULTS): string
   );
 }
 
+/**
+ * The two secrets the Worker needs, as .dev.vars sets them, read as wrangler reads the file (dotenv:
+ * quotes, inline `# comments`): JWT_SECRET's value (undefined when absent), and whether the
+ * WEBHOOK_SECRET_KEY is long enough to use.
+ */
+export function devSecrets(devVarsText: string) {
+  const set = parseEnv(devVarsText);
+  return {
+    jwtSecret: set.JWT_SECRET,
+    webhookKeyUsable: (set.WEBHOOK_SECRET_KEY ?? "").trim().length >= 32,
+  };
+}
+
 /** The value wrangler dev will run with: .dev.vars's, else the default. */
 export const devValue = (devVarsText: string, name: string, defaults = DEV_DEFAULTS) =>
   parseEnv(devVarsText)[name] ?? defaults[name];

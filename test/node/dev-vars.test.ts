@@ -1,6 +1,6 @@
 // npm run dev's local defaults give way to what .dev.vars sets (wrangler lets --var win over it).
 import { describe, expect, it } from "vitest";
-import { devValue, devVarArgs } from "../../scripts/lib/dev-vars";
+import { devSecrets, devValue, devVarArgs } from "../../scripts/lib/dev-vars";
 
 describe("npm run dev's --var defaults", () => {
   it("passes every default when .dev.vars sets none of them", () => {
@@ -19,5 +19,20 @@ describe("npm run dev's --var defaults", () => {
     expect(devVarArgs(text)).toEqual(["--var", "WEBHOOK_RETRY_BASE_S:2"]);
     expect(devValue(text, "WEBHOOK_ALLOW_LOCAL")).toBe("false");
     expect(devValue(text, "WEBHOOK_RETRY_BASE_S")).toBe("2");
+  });
+});
+
+describe("npm run dev's check of the secrets in .dev.vars", () => {
+  it("reads them as wrangler does: an inline comment is no part of the value", () => {
+    const short = devSecrets(
+      "JWT_SECRET=short # rotate before sharing\nWEBHOOK_SECRET_KEY=k # 31\n",
+    );
+    expect(short).toEqual({ jwtSecret: "short", webhookKeyUsable: false });
+    const key = "a".repeat(32);
+    expect(devSecrets(`JWT_SECRET="${key}" # ok\nWEBHOOK_SECRET_KEY='${key}'\n`)).toEqual({
+      jwtSecret: key,
+      webhookKeyUsable: true,
+    });
+    expect(devSecrets("# JWT_SECRET=commented out\n").jwtSecret).toBeUndefined();
   });
 });
