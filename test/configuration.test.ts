@@ -384,6 +384,7 @@ describe("GET /health", () => {
       { TRANSACTIONS_SECURITY_CODE: "" },
       { TRANSACTIONS_SECURITY_CODE: "   " },
       { COMPAT_NAMESPACE: "" },
+      { SITE_TIMEZONE: "+05:45" },
       { COMPAT_NAMESPACE: " RIMPLENET " },
     ]) {
       const res = await request("GET", "/health", vars);

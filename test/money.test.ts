@@ -286,6 +286,9 @@ describe("post dates", () => {
     expect(mysqlDate(EXAMPLE_S, "UTC")).toBe("2022-09-05 14:15:07");
     expect(mysqlDate(EXAMPLE_S, "Africa/Lagos")).toBe("2022-09-05 15:15:07");
     expect(mysqlDate(EXAMPLE_S, "America/New_York")).toBe("2022-09-05 10:15:07");
+    // A fixed offset, as WordPress's manual "UTC+5:45" setting, reads as the zone that keeps it.
+    expect(mysqlDate(EXAMPLE_S, "+05:45")).toBe("2022-09-05 20:00:07");
+    expect(mysqlDate(EXAMPLE_S, "-03:30")).toBe(mysqlDate(EXAMPLE_S - 3.5 * 3600, "UTC"));
   });
 
   it("writes midnight as 12 AM and noon as 12 PM", () => {
