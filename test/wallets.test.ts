@@ -196,6 +196,32 @@ describe("POST /wallets", () => {
     }
   });
 
+  it("refuses a name or symbol with control, bidirectional or invisible characters, and writes nothing", async () => {
+    const admin = await makeAdmin();
+    const before = await tableCounts();
+    // A right-to-left override would show "$1,500.00" reversed beside the symbol; a zero-width
+    // space makes two symbols look the same.
+    for (const hidden of ["\u202e", "\u2066", "\u200f", "\u200b", "\ufeff", "\u0007", "\u0085"]) {
+      for (const field of ["wallet_name", "wallet_symbol"]) {
+        const res = await postWallet(
+          admin.bearer,
+          fullBody(walletId(), { [field]: `U${hidden}S` }),
+        );
+        expect(res.status, JSON.stringify(hidden)).toBe(400);
+        expect(res.body.error).toEqual({
+          [field]: `${field} must not hold control, bidirectional or invisible characters`,
+        });
+      }
+    }
+    expect(await tableCounts()).toEqual(before);
+    // Emoji sequences keep their zero-width joiner; right-to-left scripts are text like any other.
+    for (const symbol of ["🏳️‍🌈", "ر.س", "₦"]) {
+      const res = await postWallet(admin.bearer, fullBody(walletId(), { wallet_symbol: symbol }));
+      expect(res.status, symbol).toBe(200);
+      expect(res.body.data.wallet_symbol).toBe(symbol);
+    }
+  });
+
   it("reports several invalid fields together, keyed by field, and writes nothing", async () => {
     const admin = await makeAdmin();
     const before = await tableCounts();

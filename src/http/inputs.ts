@@ -24,6 +24,24 @@ const required = (max: number, name: string) =>
     v.maxLength(max, `${name} must be at most ${max} characters`),
   );
 
+/**
+ * Control, bidirectional and invisible characters: in a wallet's name or symbol, which every balance
+ * and statement shows its users (`₦1,500.00`), they could reorder or hide what is shown beside them.
+ * The zero-width joiner stays: emoji sequences need it.
+ */
+const HIDDEN =
+  /[\p{Cc}\u061c\u200b\u200c\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/u;
+
+/** A required text that is shown to users as it is: nothing in it may change how the rest reads. */
+const shown = (max: number, name: string) =>
+  v.pipe(
+    required(max, name),
+    v.check(
+      (text) => !HIDDEN.test(text),
+      `${name} must not hold control, bidirectional or invisible characters`,
+    ),
+  );
+
 export const ApiKeyParams = v.object({
   name: required(100, "name"),
   scope: v.picklist(["read", "write", "read-write"], "scope must be read, write or read-write"),
@@ -44,8 +62,8 @@ export const WalletParams = v.object({
     v.check(isWalletId, "wallet_id must start with a letter and hold at most 32 of a-z, 0-9 and _"),
     v.check((id) => !isReservedWalletId(id), "wallet_id formatted is reserved"),
   ),
-  wallet_name: required(WALLET_LIMITS.nameMax, "wallet_name"),
-  wallet_symbol: required(WALLET_LIMITS.symbolMax, "wallet_symbol"),
+  wallet_name: shown(WALLET_LIMITS.nameMax, "wallet_name"),
+  wallet_symbol: shown(WALLET_LIMITS.symbolMax, "wallet_symbol"),
   wallet_symbol_position: v.optional(
     v.picklist(["left", "right"], "wallet_symbol_position must be left or right"),
     "left",
