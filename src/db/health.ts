@@ -2,8 +2,8 @@ import { sql } from "drizzle-orm";
 import { type Db, d1ErrorText } from "./client";
 
 /**
- * The newest migration in drizzle/, the schema this code reads and writes (test/health.test.ts
- * holds it to the folder, so a new migration cannot ship without it).
+ * The newest migration in drizzle/, the schema this code reads and writes (a test in
+ * test/configuration.test.ts holds it to the folder, so a new migration cannot ship without it).
  */
 export const LATEST_MIGRATION = "0020_deletion_events.sql";
 

@@ -30,13 +30,15 @@ export function missingSettings(
       problem: "is not bound (wrangler.toml)",
     })),
   ];
-  const mail = which === "all" ? mailTransport(c.env) : { name: "unused" };
-  if ("missing" in mail && mail.unintended)
-    problems.push({
-      name: mail.missing,
-      problem: MAIL_PROBLEM[mail.missing],
-      effect: "the mail routes answer 503 mail_not_configured until it is set",
-    });
+  if (which === "all") {
+    const mail = mailTransport(c.env);
+    if ("missing" in mail && mail.unintended)
+      problems.push({
+        name: mail.missing,
+        problem: MAIL_PROBLEM[mail.missing],
+        effect: "the mail routes answer 503 mail_not_configured until it is set",
+      });
+  }
   for (const { name, problem, effect = EVERY_ROUTE } of problems)
     logOnce(
       `setting ${name} ${problem}`,

@@ -29,7 +29,7 @@ const EXPOSE_HEADERS = ["X-WP-Total", "X-WP-TotalPages", "Link", BOOKMARK_HEADER
  * every origin is let in besides (none named, or `*`, as WordPress allows). An entry that is no
  * origin (`app.example.com`, a path) can never match one: the first request logs it, once.
  */
-export function corsPolicy(setting: string | undefined) {
+function corsPolicy(setting: string | undefined) {
   const entries = (setting ?? "")
     .split(",")
     .map((entry) => entry.trim().replace(/\/+$/, ""))
@@ -74,8 +74,9 @@ const ALLOW_METHODS = ["OPTIONS", "GET", "POST", "PUT", "PATCH", "DELETE"].join(
  * answers to whatever cookie another surface of this host set (docs/security.md).
  *
  * CORS_ORIGINS empty or `*`: any Origin echoed, never with credentials; an origin it names:
- * echoed, with credentials; any other: no CORS header at all. The headers are written onto the answer once it
- * exists, rather than through a placeholder answer that every answer is then copied over.
+ * echoed, with credentials; any other: no CORS header at all. The headers are written onto the
+ * answer once it exists, rather than through a placeholder answer that every answer is then copied
+ * over.
  */
 export const corsHeaders: MiddlewareHandler<AppEnv> = async (c: Context<AppEnv>, next) => {
   const { everyOrigin, named } = corsOf(c.env.CORS_ORIGINS);

@@ -38,7 +38,7 @@ export function mailTransport(
 
 let warned = false;
 
-/** How to send a mail now, or what no transport lacks (logged once per isolate). */
+/** How to send a mail now, or what is missing for a transport (logged once per isolate). */
 export function mailSender(env: MailEnv): MailSender | { missing: MailSetting } {
   const transport = mailTransport(env);
   if ("missing" in transport) {
