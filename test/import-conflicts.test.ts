@@ -2,6 +2,7 @@
 // leaves out exactly what conflicts.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { formatReport } from "../scripts/import/report-text";
 import { CLEAN, type Json, ledgerViolations, tableCounts } from "./helpers";
 import { runImport } from "./import-helpers";
 
@@ -32,6 +33,12 @@ describe("importing over existing data", () => {
       "wallet ngn is not imported (conflicts with an existing wallet)": 10,
     });
     expect(await tableCounts()).toEqual(before);
+    // Its report, printed before it refuses, says what the import would have done, not what it did.
+    const text = formatReport(run.report);
+    expect(text).toContain("Users: 5 in the dump; 4 would import, 0 already there, 1 skipped");
+    expect(text).toContain("Adjustment entries it would add: 0");
+    expect(text).not.toMatch(/\d to import|to add:/);
+    expect(text).toContain("REFUSED");
   });
 
   it("with --force imports the rest and leaves out what conflicts", async () => {

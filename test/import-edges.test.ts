@@ -52,8 +52,8 @@ describe("importing what the plugin accepted and the service never writes", () =
     expect(
       run.report.balanceDifferences.list.map((d: Json) => [d.userId, d.walletId, d.site, d.action]),
     ).toEqual([
-      [BOB, "ngn", "500.00", "debit of 7.00 added (balance adjustment)"],
-      [CAROL, "pts", "0", "debit of 30 added (balance adjustment)"],
+      [BOB, "ngn", "500.00", "debit of 7.00 as a balance adjustment"],
+      [CAROL, "pts", "0", "debit of 30 as a balance adjustment"],
     ]);
     expect(run.report.balances.compared).toBe(4);
     expect(run.report.transactions.reservedRequestIds.examples).toEqual([

@@ -34,8 +34,8 @@ describe("--balances site", () => {
     expect(
       site.report.balanceDifferences.list.map((d: Json) => [d.userId, d.walletId, d.action]),
     ).toEqual([
-      [2, "rmpn", "debit of 500 added (balance adjustment)"],
-      [4, "ngn", "credit of 100.00 added (balance adjustment)"],
+      [2, "rmpn", "debit of 500 as a balance adjustment"],
+      [4, "ngn", "credit of 100.00 as a balance adjustment"],
     ]);
     expect(site.statements).toHaveLength(2);
 

@@ -20,14 +20,18 @@ function tally(lines: string[], title: string, t: TallyJson | undefined, { limit
   }
 }
 
-/** Plain text of planImport's report. `{ dryRun, written }` say what was done with it. */
+/**
+ * Plain text of planImport's report, printed before anything is written: what a run that writes
+ * will write, or what a dry run or a refused one would have.
+ */
 export function formatReport(
   r: Report,
   { dryRun = false, target = "no database (dry run)", limit = 20 } = {},
 ) {
   const lines: string[] = [];
   const t = r.transactions;
-  const verb = dryRun ? "would import" : "to import";
+  const writes = !dryRun && !(r.refused && !r.options.force);
+  const verb = writes ? "to import" : "would import";
   lines.push(
     `WordPress import report — prefix ${r.options.prefix}, namespace ${r.options.namespace}, balances from ${r.options.balances}${r.options.force ? ", --force" : ""}`,
   );
@@ -85,7 +89,7 @@ export function formatReport(
   }
   const a = r.adjustments;
   lines.push(
-    `  Adjustment entries added: ${n(a.balance)} balance (--balances site)` +
+    `  Adjustment entries ${writes ? "to add" : "it would add"}: ${n(a.balance)} balance (--balances site)` +
       (a.alreadyPresent ? `; ${n(a.alreadyPresent)} already there` : ""),
   );
   tally(lines, "Skipped users", r.users.skipped, { limit });

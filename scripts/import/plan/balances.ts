@@ -70,7 +70,7 @@ export function compareBalances(
     if (ctx.opts.balances === "site") {
       const closing = adjustment(ctx, user, wallet, site, ledger, diff);
       closings.set(key, closing);
-      diff.action = `${closing.txnType === "CREDIT" ? "credit" : "debit"} of ${closing.amountText} added (balance adjustment)`;
+      diff.action = `${closing.txnType === "CREDIT" ? "credit" : "debit"} of ${closing.amountText} as a balance adjustment`;
     }
     if (report.balanceDifferences.list.length < MAX_LISTED * 5)
       report.balanceDifferences.list.push(diff);
