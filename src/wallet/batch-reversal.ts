@@ -24,7 +24,8 @@ export async function reverseBatch(
     throw new Refusal({ code: "not_reversible", why: "a batch reversal cannot be reversed" });
   if (found.reversalId !== null) throw new Refusal({ code: "batch_already_reversed", ref });
   // Newest first, undoing the batch as it was done: a leg that paid a later one out (a credit then
-  // transferred on) is undone after it, so a batch whose money stayed put always reverses.
+  // transferred on) is undone after it, so a batch whose money stayed put reverses (unless undoing
+  // a credit would take a balance imported below zero back below it: refused as a debit would be).
   const originals = found.entries.map((row) => row.entry).reverse();
   const originalIds = originals.map((e) => e.id);
   const alreadyReversed = (ids: Set<number>) => {
