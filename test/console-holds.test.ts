@@ -98,6 +98,24 @@ describe("the user page's holds", () => {
     expect(await balanceOf(admin, user.id, wallet)).toBe(before);
   });
 
+  it("captures or voids a hold only from its own user's page: another's is not found", async () => {
+    const id = await hold("2.00");
+    const other = await makeUser();
+    const page = await request(`/users/${other.id}`, { cookie });
+    const before = await tableCounts();
+    for (const action of ["capture", "void"]) {
+      const res = await request(`/users/${other.id}/holds/${id}/${action}`, {
+        method: "POST",
+        cookie,
+        body: form({ _csrf: csrfOf(page.html) }),
+      });
+      const shown = await follow(res, cookie);
+      expect(shown.html).toContain(`refused. Hold not found: No hold ${id}`);
+    }
+    expect(await tableCounts()).toEqual(before);
+    await resolve(id, "void");
+  });
+
   it("refuses a capture form without its CSRF token, and writes nothing", async () => {
     const id = await hold("1.00");
     const before = await tableCounts();

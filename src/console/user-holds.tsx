@@ -112,10 +112,12 @@ const resolve = (action: "capture" | "void") =>
       const amount = field(form, "amount");
       const resolved = await attempt(c, async () => {
         await spendMoneyShare(c.var.service);
-        if (action === "void") return voidHold(c.var.service, hold);
+        // A hold of this page's user only: another's, named in a crafted address, is not found.
+        if (action === "void") return voidHold(c.var.service, hold, id.id);
         const fields = parseFields(CaptureHoldParams, amount !== "" ? { amount } : {});
         return captureHold(c.var.service, {
           hold,
+          userId: id.id,
           amount: fields.amount && { sent: fields.amount.text, policy: "refuse-excess-places" },
           note: fields.note,
         });

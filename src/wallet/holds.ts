@@ -93,8 +93,16 @@ function unresolvable(after: { hold: Hold } | undefined, held: Hold, nowS: numbe
   });
 }
 
-/** The hold the caller named, or a `hold_not_found` refusal. */
-const heldOf = (ctx: ServiceContext, { id, ref }: IdRef) => readHold(ctx.db, id, ref, ctx.nowMs());
+/**
+ * The hold the caller named, or a `hold_not_found` refusal; also when the caller names it as a hold
+ * of `userId` (the console's page of that user) and it is another user's.
+ */
+async function heldOf(ctx: ServiceContext, { id, ref }: IdRef, userId?: number) {
+  const held = await readHold(ctx.db, id, ref, ctx.nowMs());
+  if (userId !== undefined && held.hold.userId !== userId)
+    throw new Refusal({ code: "hold_not_found", ref });
+  return held;
+}
 
 /**
  * Captures a hold: one DEBIT of `amount` (the whole hold when omitted; its places judged against
@@ -103,11 +111,11 @@ const heldOf = (ctx: ServiceContext, { id, ref }: IdRef) => readHold(ctx.db, id,
  */
 export async function captureHold(
   ctx: ServiceContext,
-  input: { hold: IdRef; amount?: AmountSent; note: string },
+  input: { hold: IdRef; userId?: number; amount?: AmountSent; note: string },
 ): Promise<HoldView> {
   requireAdmin(ctx, "write");
   const stamp = ctx.stamp();
-  const held = await heldOf(ctx, input.hold);
+  const held = await heldOf(ctx, input.hold, input.userId);
   const { hold, wallet } = held;
   const amountMinor = input.amount ? minorOf(input.amount, wallet) : hold.amountMinor;
   if (amountMinor > hold.amountMinor)
@@ -138,9 +146,13 @@ export async function captureHold(
 }
 
 /** Voids a hold still held: all of it is released. */
-export async function voidHold(ctx: ServiceContext, ref: IdRef): Promise<HoldView> {
+export async function voidHold(
+  ctx: ServiceContext,
+  ref: IdRef,
+  userId?: number,
+): Promise<HoldView> {
   requireAdmin(ctx, "write");
-  const held = await heldOf(ctx, ref);
+  const held = await heldOf(ctx, ref, userId);
   const nowS = seconds(ctx.nowMs());
   if (held.status !== "held") throw unresolvable(undefined, held.hold, nowS);
   const result = await writes.voidHold(ctx.db, held.hold.id, nowS);
