@@ -511,6 +511,30 @@ describe("moving money", () => {
     for (const path of [`/users/${alice.id}/reverse/${txn}`, `/users/${bob.id}/reverse/999999999`])
       expect((await request(path, { cookie })).status, path).toBe(404);
   });
+
+  it("reverses from a user's page only that user's transaction: another's is not found", async () => {
+    const page = await userPage();
+    const res = await sendForm(page, `/users/${alice.id}/transfer`, {
+      amount: "1.00",
+      to_user_id: bob.id,
+    });
+    expect(noticeLeft(res)).toContain("Transfer Action Completed");
+    const txn = (await env.DB.prepare("SELECT max(id) AS id FROM transactions WHERE user_id = ?")
+      .bind(bob.id)
+      .first<{ id: number }>())!.id;
+    const confirm = await request(`/users/${bob.id}/reverse/${txn}`, { cookie });
+    const before = await tableCounts();
+    const crafted = await request(`/users/${alice.id}/reverse/${txn}`, {
+      method: "POST",
+      cookie,
+      body: form({
+        _csrf: hidden(confirm.html, "_csrf"),
+        request_id: hidden(confirm.html, "request_id"),
+      }),
+    });
+    expect(noticeLeft(crafted)).toContain("Reversal refused. Transaction not found");
+    expect(await tableCounts()).toEqual(before);
+  });
 });
 
 describe("accounts, wallets and keys", () => {

@@ -386,10 +386,12 @@ userScreen.post(
         request_id: field(form, "request_id"),
         note: field(form, "note"),
       });
+      // A transaction of this page's user only, as the confirmation page offers it.
       return reverse(c.var.service, {
         ...txn,
         requestId: f.request_id,
         note: f.note,
+        userId: id.id,
       });
     });
     const to = `${BASE}/users/${id.ref}`;

@@ -155,12 +155,21 @@ export const opposite = (
  */
 export async function reverse(
   ctx: ServiceContext,
-  { id, ref, requestId, note }: { id: number; ref: string; requestId: string; note: string },
+  input: {
+    id: number;
+    ref: string;
+    requestId: string;
+    note: string;
+    /** The user the caller names it of (the console's page of that user): another's is not found. */
+    userId?: number;
+  },
 ) {
+  const { id, ref, requestId, note } = input;
   requireAdmin(ctx, "write");
   const movement = await findMovement(ctx.db, id);
   const target = movement.find((m) => m.entry.id === id);
-  if (!target) throw new Refusal({ code: "transaction_not_found", ref });
+  if (!target || (input.userId !== undefined && target.entry.userId !== input.userId))
+    throw new Refusal({ code: "transaction_not_found", ref });
   if (movement.some((m) => m.entry.reversesId !== null))
     throw new Refusal({ code: "not_reversible", why: "a reversal cannot be reversed" });
   // Only an entry imported from WordPress can be zero, either half of a transfer; its opposite would
