@@ -201,7 +201,12 @@ describe("POST /wallets", () => {
     const before = await tableCounts();
     // A right-to-left override would show "$1,500.00" reversed beside the symbol; a zero-width
     // space makes two symbols look the same.
-    for (const hidden of ["\u202e", "\u2066", "\u200f", "\u200b", "\ufeff", "\u0007", "\u0085"]) {
+    for (const hidden of [
+      ...["\u202e", "\u2066", "\u200f", "\u061c", "\u200b", "\ufeff", "\u0007", "\u0085"],
+      // Other invisible ones: soft hyphen, grapheme joiner, Mongolian vowel separator, Hangul
+      // filler, a tag character, the line separator.
+      ...["\u00ad", "\u034f", "\u180e", "\u3164", "\u{e0041}", "\u2028"],
+    ]) {
       for (const field of ["wallet_name", "wallet_symbol"]) {
         const res = await postWallet(
           admin.bearer,

@@ -25,12 +25,16 @@ const required = (max: number, name: string) =>
   );
 
 /**
- * Control, bidirectional and invisible characters: in a wallet's name or symbol, which every balance
- * and statement shows its users (`₦1,500.00`), they could reorder or hide what is shown beside them.
- * The zero-width joiner stays: emoji sequences need it.
+ * Control, bidirectional and invisible characters (Unicode's default-ignorable code points, line
+ * and paragraph separators): in a wallet's name or symbol, which every balance and statement shows
+ * its users (`₦1,500.00`), they could reorder or hide what is shown beside them. The zero-width
+ * joiner and the variation selectors stay: emoji sequences need them.
  */
-const HIDDEN =
-  /[\p{Cc}\u061c\u200b\u200c\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/u;
+// biome-ignore lint/complexity/useRegexLiterals: a literal's v flag needs an ES2024 target.
+const HIDDEN = new RegExp(
+  String.raw`[[\p{Cc}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]--[\u200d\ufe00-\ufe0f\u{e0100}-\u{e01ef}]]`,
+  "v",
+);
 
 /** A required text that is shown to users as it is: nothing in it may change how the rest reads. */
 const shown = (max: number, name: string) =>
