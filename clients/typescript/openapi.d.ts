@@ -1088,7 +1088,7 @@ export interface components {
             /** @constant */
             message: "Mail is not configured";
             data?: unknown[];
-            /** @description `["This service sends no mail (MAIL_TRANSPORT): ask its operator"]`, naming what is missing: `MAIL_TRANSPORT`, or with `cloudflare` `MAIL_FROM` or the `EMAIL` binding (docs/mail.md) */
+            /** @description `["This service sends no mail (MAIL_FROM): ask its operator"]`, naming in the parentheses what is missing: `MAIL_TRANSPORT`, or with `cloudflare` `MAIL_FROM` or the `EMAIL` binding (docs/mail.md) */
             error: unknown;
         };
         /** permission_missing */

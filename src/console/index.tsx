@@ -82,8 +82,8 @@ async function faultPage(err: Error, c: Context<ConsoleEnv>) {
       ) : null}
       {typeof error === "object" && error !== null && "missing" in error ? (
         <p class="muted">
-          Its operator must first set up: {String(error.missing)} (<code>GET /health</code> names it
-          too).
+          Its operator must first set up: {String(error.missing)} (<code>GET /health</code> says
+          what is missing too).
         </p>
       ) : null}
     </Page>,

@@ -181,7 +181,7 @@ export const ERRORS = {
     status: 503,
     message: "Mail is not configured",
     error:
-      '`["This service sends no mail (MAIL_TRANSPORT): ask its operator"]`, naming what is missing: `MAIL_TRANSPORT`, or with `cloudflare` `MAIL_FROM` or the `EMAIL` binding (docs/mail.md)',
+      '`["This service sends no mail (MAIL_FROM): ask its operator"]`, naming in the parentheses what is missing: `MAIL_TRANSPORT`, or with `cloudflare` `MAIL_FROM` or the `EMAIL` binding (docs/mail.md)',
   },
 } as const satisfies Record<
   string,
