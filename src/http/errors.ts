@@ -486,7 +486,7 @@ export async function onError(err: Error, c: Context<AppEnv>) {
       { "Retry-After": String(DATABASE_RETRY_S) },
     );
   }
-  if (await schemaNotMigrated(c.var.service, err)) {
+  if (!(err instanceof ApiError) && (await schemaNotMigrated(c.var.service, err))) {
     logOnce(
       "D1 not migrated",
       {
