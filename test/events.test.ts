@@ -264,7 +264,12 @@ describe("the outbox", () => {
     expect((await call("POST", `/holds/${voided}/void`, { auth: key })).status).toBe(200);
     await worker.scheduled({ scheduledTime: t0 + 120_000, cron: "* * * * *", noRetry() {} }, env);
 
-    const events = await feed(admin, { after: before });
+    // The cron expires every hold past its time: where the test files of a worker share a database
+    // (vitest.config.ts), other files' holds too, each placed before this test's first (a page of
+    // the feed's most, lest theirs fill it).
+    const events = (await feed(admin, { after: before, limit: 1000 })).filter(
+      (e) => !(e.type === "hold.expired" && e.data.hold_id < captured),
+    );
     const debitId = capture.body.data.transaction_id as number;
     expect(events.map((e) => [e.type, e.data.hold_id ?? e.data.ID])).toEqual([
       ["hold.placed", captured],
