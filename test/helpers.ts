@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import * as v from "valibot";
 import { expect } from "vitest";
 import { appendHistorySql } from "../scripts/lib/sql";
+import worker from "../src";
 import { type AppOptions, createApp } from "../src/app";
 import { generateApiKey, hashApiKey } from "../src/auth/api-keys";
 import type { Pace } from "../src/auth/pace";
@@ -385,6 +386,17 @@ export function fakeQueue() {
     },
   };
   return { sent, queue: queue as unknown as Queue };
+}
+
+/**
+ * The cron trigger's run (src/index.ts scheduled) at `scheduledTime`, its sweep's nudges kept in a
+ * fake queue: where the test files of a worker share a database (vitest.config.ts) the sweep finds
+ * other files' endpoints, and the real queue's consumer would try their deliveries a second later,
+ * in the middle of another file (and workerd would log each unresolvable example host).
+ */
+export async function runCron(scheduledTime: number, cron = "* * * * *") {
+  const { queue } = fakeQueue();
+  await worker.scheduled({ scheduledTime, cron, noRetry() {} }, { ...env, WEBHOOK_QUEUE: queue });
 }
 
 /** A webhook endpoint of `admin`'s for `events`, created through the API. */

@@ -10,7 +10,6 @@
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import worker from "../src";
 import {
   appAt,
   CLEAN,
@@ -23,6 +22,7 @@ import {
   makeUser,
   makeWallet,
   type Reply,
+  runCron,
   unique,
 } from "./helpers";
 
@@ -214,7 +214,7 @@ describe(`holds under random interleavings (fast-check seed ${SEED})`, () => {
               nowMs += step.seconds * 1000;
               return;
             case "sweep":
-              await worker.scheduled({ scheduledTime: nowMs, cron: "", noRetry() {} }, env);
+              await runCron(nowMs, "");
               return;
             case "debit":
               expectStatus(

@@ -1,6 +1,5 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import worker from "../src";
 import {
   alreadyExists,
   appAt,
@@ -15,6 +14,7 @@ import {
   makeAccount,
   makeKey,
   makeUser,
+  runCron,
   tableCounts,
   transfer,
   unique,
@@ -481,7 +481,7 @@ describe("expiry", () => {
     const live = await placed(a, { amount: 10, expires_in: 600 }, appAt(t0));
     const done = await placed(a, { amount: 10, expires_in: 60 }, appAt(t0));
     await voidHold(a, done, appAt(t0 + 1000));
-    await worker.scheduled({ scheduledTime: t0 + 120_000, cron: "*/5 * * * *", noRetry() {} }, env);
+    await runCron(t0 + 120_000, "*/5 * * * *");
     const row = (id: number) =>
       env.DB.prepare("SELECT status, resolved_at_s FROM holds WHERE id = ?").bind(id).first();
     expect(await row(old)).toEqual({ status: "expired", resolved_at_s: t0 / 1000 + 60 });
