@@ -3,6 +3,43 @@ import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { configDefaults, defineConfig } from "vitest/config";
 import { copyReferenceAssets } from "./scripts/reference-assets.ts";
 
+/**
+ * The service's test files that need a fresh start, and why. They run isolated (a workerd and an
+ * empty database each, as every file did before); the rest share their workers.
+ */
+const FRESH_START = [
+  // The WordPress importer writes the site's own user ids (1, 2, 3...) and wallet ids, which the
+  // database must not hold yet.
+  "test/batch-reversal-imported-negative.test.ts",
+  "test/compat-extra-places.test.ts",
+  "test/import-conflicts.test.ts",
+  "test/import-deleted-wallets.test.ts",
+  "test/import-edges.test.ts",
+  "test/import-login-collisions.test.ts",
+  "test/import-real-site.test.ts",
+  "test/import-resume.test.ts",
+  "test/import-site-balances.test.ts",
+  "test/import-slugs.test.ts",
+  "test/import-wordpress.test.ts",
+  "test/negative-balances.test.ts",
+  "test/twin-dialects.test.ts",
+  // Captured plugin answers replayed as captured: wallets usd and ngn, the captures' usernames and
+  // e-mails, and users 1 and 2 (compat-identity: usernames that read as those ids).
+  "test/compat-credits.test.ts",
+  "test/compat-identity.test.ts",
+  "test/compat-replay.test.ts",
+  "test/compat-transactions.test.ts",
+  "test/compat-users-create.test.ts",
+  // What happens once per isolate (src/http/log-once.ts): the first request's notice, and no other
+  // file's request before it. configuration also migrates BEHIND_DB.
+  "test/configuration.test.ts",
+  "test/site-url.test.ts",
+  // A site's every webhook endpoint: none but the file's own (and webhook-nudge: the isolate's list
+  // of endpoints not read yet).
+  "test/platform-limits.test.ts",
+  "test/webhook-nudge.test.ts",
+];
+
 export default defineConfig(async () => {
   // The Workers pool reads wrangler.toml again for each test file and, where `npm run dev` has left
   // a .dev.vars, logs "Using secrets defined in .dev.vars" every time (the tests set each binding
@@ -41,6 +78,16 @@ export default defineConfig(async () => {
         ratelimits: { TEST_RATE_LIMIT: { namespace_id: "1002", simple: { limit: 3, period: 60 } } },
       },
     });
+  // What the two projects of the service's tests share.
+  const workersTest = {
+    setupFiles: ["./test/apply-migrations.ts", "./test/closed-port.ts"],
+    // Two files run at once (maxWorkers): a test of hundreds of concurrent requests takes 5 s,
+    // vitest's default limit, when the machine is busy with other work as well.
+    testTimeout: 30_000,
+    // A spy a test leaves (a failing one never reaches its mockRestore) would go on into the next
+    // file of the worker: each test starts with the real functions.
+    restoreMocks: true,
+  };
   return {
     test: {
       // Logs (each request logs one line) are shown for failing tests only. The reporter reads this
@@ -55,14 +102,17 @@ export default defineConfig(async () => {
       slowTestThreshold: 1000,
       projects: [
         {
-          // The service, inside the Workers runtime.
+          // The service, inside the Workers runtime. The files share their workers (isolate: false):
+          // each worker (maxWorkers of them) starts workerd once and runs file after file in it, on
+          // one D1 database and one set of module state, instead of a workerd per file (about a
+          // second each). So a test here makes its own users and wallets, reads ids from answers
+          // and counts by difference, whatever files ran before it; what needs a database or an
+          // isolate of its own is listed in FRESH_START and runs in the next project.
           plugins: [workersPool("./wrangler.toml")],
           test: {
             name: "workers",
-            setupFiles: ["./test/apply-migrations.ts", "./test/closed-port.ts"],
-            // Two files run at once (maxWorkers): a test of hundreds of concurrent requests takes
-            // 5 s, vitest's default limit, when the machine is busy with other work as well.
-            testTimeout: 30_000,
+            isolate: false,
+            ...workersTest,
             include: ["test/**/*.test.ts"],
             exclude: [
               ...configDefaults.exclude,
@@ -71,8 +121,14 @@ export default defineConfig(async () => {
               "test/do-writer.test.ts",
               "test/reliability/**",
               "test/clients/**",
+              ...FRESH_START,
             ],
           },
+        },
+        {
+          // The files of FRESH_START, each in a workerd of its own with an empty database.
+          plugins: [workersPool("./wrangler.toml")],
+          test: { name: "workers-isolated", isolate: true, ...workersTest, include: FRESH_START },
         },
         {
           // The sharding prototype (bench/do-writer/, docs/scaling.md): the app with its credits in a

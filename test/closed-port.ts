@@ -3,7 +3,12 @@
 // refused connection as an uncaught exception besides the error it throws, five lines of noise in a
 // green run. So a fetch to that port fails here at once, with the error the runtime throws.
 const CLOSED = "127.0.0.1:9";
-const connect = globalThis.fetch;
+// The runtime's own fetch, kept across the files that share a worker (vitest.config.ts): each file
+// runs this setup again, and wraps that fetch rather than the wrapper the file before it left.
+const RUNTIME_FETCH = Symbol.for("wallet-ledger test: the runtime's fetch");
+const kept = globalThis as typeof globalThis & { [RUNTIME_FETCH]?: typeof fetch };
+kept[RUNTIME_FETCH] ??= globalThis.fetch;
+const connect = kept[RUNTIME_FETCH];
 
 globalThis.fetch = (input, init) => {
   const url = new URL(input instanceof Request ? input.url : String(input));
