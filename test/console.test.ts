@@ -370,6 +370,20 @@ describe("moving money", () => {
         ...fields,
       }),
     });
+  /** The newest entry of a user's: the one a form just wrote. */
+  const newestEntryOf = async (userId: number) =>
+    (await env.DB.prepare("SELECT max(id) AS id FROM transactions WHERE user_id = ?")
+      .bind(userId)
+      .first<{ id: number }>())!.id;
+  /** Alice's transfer of `amount` to Bob through her page's form; Bob's half, his newest entry. */
+  const transferToBob = async (amount: string) => {
+    const res = await sendForm(await userPage(), `/users/${alice.id}/transfer`, {
+      amount,
+      to_user_id: bob.id,
+    });
+    expect(noticeLeft(res)).toContain("Transfer Action Completed");
+    return newestEntryOf(bob.id);
+  };
 
   it("refuses a form without its CSRF token, and writes nothing", async () => {
     const before = await tableCounts();
@@ -473,16 +487,8 @@ describe("moving money", () => {
   });
 
   it("transfers, and reverses a transaction once after a confirmation", async () => {
-    const page = await userPage();
-    const res = await sendForm(page, `/users/${alice.id}/transfer`, {
-      amount: "2.50",
-      to_user_id: bob.id,
-    });
-    expect(noticeLeft(res)).toContain("Transfer Action Completed");
+    const txn = await transferToBob("2.50");
     expect(await balanceOf(admin, bob.id, wallet)).toBe(2.5);
-    const txn = (await env.DB.prepare("SELECT max(id) AS id FROM transactions WHERE user_id = ?")
-      .bind(bob.id)
-      .first<{ id: number }>())!.id;
     const confirm = await request(`/users/${bob.id}/reverse/${txn}`, { cookie });
     expect(confirm.html).toContain(`Reverse transaction ${txn}`);
     const fields = {
@@ -505,11 +511,7 @@ describe("moving money", () => {
     expect(await ledgerViolations()).toEqual(CLEAN);
     // Bob's page offers no Reverse for the reversal itself, and no confirmation for an entry that
     // is not Bob's or is not there.
-    const reversal = (await env.DB.prepare(
-      "SELECT max(id) AS id FROM transactions WHERE user_id = ?",
-    )
-      .bind(bob.id)
-      .first<{ id: number }>())!.id;
+    const reversal = await newestEntryOf(bob.id);
     const bobPage = await request(`/users/${bob.id}`, { cookie });
     expect(bobPage.html).toContain(`reversal of ${txn}`);
     expect(bobPage.html).toContain(`aria-label="Reverse transaction ${txn}"`);
@@ -519,15 +521,7 @@ describe("moving money", () => {
   });
 
   it("reverses from a user's page only that user's transaction: another's is not found", async () => {
-    const page = await userPage();
-    const res = await sendForm(page, `/users/${alice.id}/transfer`, {
-      amount: "1.00",
-      to_user_id: bob.id,
-    });
-    expect(noticeLeft(res)).toContain("Transfer Action Completed");
-    const txn = (await env.DB.prepare("SELECT max(id) AS id FROM transactions WHERE user_id = ?")
-      .bind(bob.id)
-      .first<{ id: number }>())!.id;
+    const txn = await transferToBob("1.00");
     const confirm = await request(`/users/${bob.id}/reverse/${txn}`, { cookie });
     const before = await tableCounts();
     const crafted = await request(`/users/${alice.id}/reverse/${txn}`, {
