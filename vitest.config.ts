@@ -71,8 +71,9 @@ export default defineConfig(async () => {
           WEBHOOK_ALLOW_LOCAL: "true",
           WEBHOOK_RETRY_BASE_S: "60",
         },
-        // Databases no test migrates at setup, for a deployment whose migrations were not applied.
-        d1Databases: { EMPTY_DB: "empty", BEHIND_DB: "behind" },
+        // Databases no test migrates at setup: for a deployment whose migrations were not applied,
+        // and for the table rebuilds, applied step by step to a database in use.
+        d1Databases: { EMPTY_DB: "empty", BEHIND_DB: "behind", REBUILT_DB: "rebuilt" },
         // A strict limiter the rate-limit tests put in MONEY_RATE_LIMIT's place (wrangler.toml's is
         // generous, so no other test meets it). Its own namespace, so its counts are its own.
         ratelimits: { TEST_RATE_LIMIT: { namespace_id: "1002", simple: { limit: 3, period: 60 } } },

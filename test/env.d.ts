@@ -7,6 +7,7 @@ declare global {
       TEST_RATE_LIMIT: RateLimit;
       EMPTY_DB: D1Database;
       BEHIND_DB: D1Database;
+      REBUILT_DB: D1Database;
     }
   }
 }

@@ -1,39 +1,25 @@
 // Migrations 0006 (SQLite cannot alter a CHECK) and 0018 (nor drop AUTOINCREMENT) rebuild
-// `transactions`, 0018 the events and the balance timeline too. The Worker tests apply every
-// migration to an empty database; this one applies them, through wrangler, to a database that holds
-// what earlier migrations allowed: service entries and a reversal (a row pointing at another), entries
-// an earlier import wrote, and a service entry whose request_id merely looks like an import's.
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
-import { wrangler } from "../../scripts/lib/wrangler";
+// `transactions`, 0018 the events and the balance timeline too. The other tests apply every
+// migration to an empty database; this one applies them, step by step as deployments did, to a
+// database that holds what earlier migrations allowed: service entries and a reversal (a row
+// pointing at another), entries an earlier import wrote, and a service entry whose request_id merely
+// looks like an import's. The statements are split as wrangler splits them (readD1Migrations);
+// test/node/serve.test.ts applies the same files through wrangler itself.
+import { applyD1Migrations } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
 
-const root = mkdtempSync(path.join(tmpdir(), "wallet-migration-"));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
-
-const migrations = path.join(root, "drizzle");
-const config = path.join(root, "wrangler.toml");
-const state = path.join(root, "state");
-const all = readdirSync("drizzle")
-  .filter((f) => f.endsWith(".sql"))
-  .sort();
-const copy = (files: string[]) =>
-  files.forEach((f) => {
-    copyFileSync(path.join("drizzle", f), path.join(migrations, f));
-  });
-
-const d1 = (...args: string[]) =>
-  wrangler(["d1", ...args, "--local", "--persist-to", state, "--config", config], { quiet: true });
-function query(sql: string) {
-  const out = d1("execute", "DB", "--json", "--command", sql);
-  return (JSON.parse(out.slice(out.indexOf("["))) as { results: Record<string, unknown>[] }[]).map(
-    (r) => r.results,
+const db = env.REBUILT_DB;
+const migrated = (before: string) =>
+  applyD1Migrations(
+    db,
+    env.TEST_MIGRATIONS.filter((m) => m.name < before),
   );
-}
-function refusal(sql: string) {
+const query = async (sql: string) => (await db.prepare(sql).all<Record<string, unknown>>()).results;
+const run = (sql: string) => db.prepare(sql).run();
+async function refusal(sql: string) {
   try {
-    d1("execute", "DB", "--command", sql);
+    await run(sql);
   } catch (err) {
     return String((err as Error).message);
   }
@@ -55,49 +41,37 @@ INSERT INTO transactions (${COLUMNS}) VALUES
 `;
 
 describe("the table rebuilds (0006, 0018) on a database in use", () => {
-  // About twenty wrangler processes, each starting the local runtime (the three `migrations apply`
-  // once per migration): over the node project's 120 s when other test files and other work share
-  // a 2-core machine.
-  const timeout = 300_000;
-  it("keeps every row, marks what earlier imports wrote, and every guard holds after it", {
-    timeout,
-  }, () => {
-    mkdirSync(migrations);
-    writeFileSync(
-      config,
-      `name = "migration-test"\ncompatibility_date = "2026-11-17"\n\n[[d1_databases]]\nbinding = "DB"\ndatabase_name = "db"\ndatabase_id = "00000000-0000-0000-0000-000000000000"\nmigrations_dir = "${migrations}"\n`,
+  it("keeps every row, marks what earlier imports wrote, and every guard holds after it", async () => {
+    expect(env.TEST_MIGRATIONS.filter((m) => m.name < "0006")).toHaveLength(6);
+    await migrated("0006");
+    await db.batch(
+      SEED.trim()
+        .split(";\n")
+        .filter(Boolean)
+        .map((sql) => db.prepare(sql)),
     );
-    const before0006 = all.filter((f) => f < "0006");
-    expect(before0006).toHaveLength(6);
-    copy(before0006);
-    d1("migrations", "apply", "DB");
-    const seedFile = path.join(root, "seed.sql");
-    writeFileSync(seedFile, SEED);
-    d1("execute", "DB", "--file", seedFile, "--yes");
-    const [entriesBefore] = query("SELECT * FROM transactions ORDER BY id");
-    const [balancesBefore] = query("SELECT * FROM balances ORDER BY user_id, wallet_id");
+    const entriesBefore = await query("SELECT * FROM transactions ORDER BY id");
+    const balancesBefore = await query("SELECT * FROM balances ORDER BY user_id, wallet_id");
 
     // 0006 and every later migration, as a deployment applies them; the last in a step of its own.
-    copy(all.filter((f) => f < "0018"));
-    d1("migrations", "apply", "DB");
+    await migrated("0018");
     // A user made now has an event (0011): the outbox holds a row when 0018 rebuilds it.
-    d1(
-      "execute",
-      "DB",
-      "--command",
+    await run(
       "INSERT INTO users (id, username, email, password_hash, role, registered_at_ms) VALUES (3, 'c', 'c@x.test', 'x', 'subscriber', 0)",
     );
     const triggerText =
       "SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name";
-    const [triggersBefore0018 = [], eventsBefore0018] = query(
-      `${triggerText}; SELECT * FROM events ORDER BY id`,
+    const triggersBefore0018 = await query(triggerText);
+    const eventsBefore0018 = await query("SELECT * FROM events ORDER BY id");
+    await migrated("0019");
+    const entries = await query("SELECT * FROM transactions ORDER BY id");
+    const balances = await query("SELECT * FROM balances ORDER BY user_id, wallet_id");
+    const fkProblems = await query("PRAGMA foreign_key_check");
+    const sequence = await query(
+      "SELECT name FROM sqlite_sequence WHERE name IN ('transactions', 'events')",
     );
-    copy(all.filter((f) => f < "0019"));
-    d1("migrations", "apply", "DB");
-    const [entries = [], balances, fkProblems, sequence, triggers = [], events] = query(
-      "SELECT * FROM transactions ORDER BY id; SELECT * FROM balances ORDER BY user_id, wallet_id; PRAGMA foreign_key_check; " +
-        `SELECT name FROM sqlite_sequence WHERE name IN ('transactions', 'events'); ${triggerText}; SELECT * FROM events ORDER BY id`,
-    );
+    const triggers = await query(triggerText);
+    const events = await query("SELECT * FROM events ORDER BY id");
     // 0018 rebuilt entries and events without AUTOINCREMENT: every trigger it dropped on the way is
     // back text for text, beside the new one that keeps events from being deleted.
     expect(triggers.filter((t) => t.name !== "events_no_delete")).toEqual(triggersBefore0018);
@@ -172,7 +146,7 @@ describe("the table rebuilds (0006, 0018) on a database in use", () => {
 
     // 0010 gave every entry already written its point: each chain in id order, at its running
     // latest date, with its balance.
-    const [points = []] = query(
+    const points = await query(
       "SELECT entry_id, user_id, wallet_id, at_s, seq, balance_after_minor FROM balance_timeline ORDER BY entry_id",
     );
     const latest = new Map<string, { atS: number; seq: number }>();
@@ -197,34 +171,33 @@ describe("the table rebuilds (0006, 0018) on a database in use", () => {
     // The guards after the rebuild, on the migrated rows.
     const entry = (name: string, type: string, amount: number, before: number, after: number) =>
       `INSERT INTO transactions (${COLUMNS}, imported) VALUES (NULL, 1, 'ngn', '${type}', ${amount}, 'x', ${before}, ${after}, '${name}', '${name}', NULL, 't', 't', '${name}', 200, NULL, NULL, 0)`;
-    expect(refusal(entry("n1", "DEBIT", 101, 100, -1))).toMatch(/transactions_no_overdraft/);
-    expect(refusal(entry("n2", "CREDIT", 0, 100, 100))).toMatch(/transactions_amount_positive/);
-    expect(refusal(entry("n3", "CREDIT", 1, 0, 1))).toMatch(/ledger_chain_broken/);
-    expect(refusal("UPDATE transactions SET note = 'x' WHERE id = 10")).toMatch(
+    expect(await refusal(entry("n1", "DEBIT", 101, 100, -1))).toMatch(/transactions_no_overdraft/);
+    expect(await refusal(entry("n2", "CREDIT", 0, 100, 100))).toMatch(
+      /transactions_amount_positive/,
+    );
+    expect(await refusal(entry("n3", "CREDIT", 1, 0, 1))).toMatch(/ledger_chain_broken/);
+    expect(await refusal("UPDATE transactions SET note = 'x' WHERE id = 10")).toMatch(
       /ledger_append_only/,
     );
-    expect(refusal("DELETE FROM transactions WHERE id = 11")).toMatch(/ledger_append_only/);
-    expect(refusal("UPDATE balances SET balance_minor = 1 WHERE user_id = 1")).toMatch(
+    expect(await refusal("DELETE FROM transactions WHERE id = 11")).toMatch(/ledger_append_only/);
+    expect(await refusal("UPDATE balances SET balance_minor = 1 WHERE user_id = 1")).toMatch(
       /balance_off_ledger/,
     );
-    expect(refusal("UPDATE wallets SET decimals = 0 WHERE id = 'ngn'")).toMatch(
+    expect(await refusal("UPDATE wallets SET decimals = 0 WHERE id = 'ngn'")).toMatch(
       /wallets_units_fixed/,
     );
-    expect(refusal(entry("n4", "CREDIT", 1, 100, 101))).toBe("");
+    expect(await refusal(entry("n4", "CREDIT", 1, 100, 101))).toBe("");
     expect(
-      query(
+      await query(
         "SELECT max(id) AS id, (SELECT balance_minor FROM balances WHERE user_id = 1) AS balance FROM transactions",
-      )[0],
+      ),
     ).toEqual([{ id: 24, balance: 101 }]);
     // Ids go on from the largest, in both rebuilt tables; events stay.
-    expect(refusal("DELETE FROM events WHERE id = 1")).toMatch(/events_append_only/);
-    d1(
-      "execute",
-      "DB",
-      "--command",
+    expect(await refusal("DELETE FROM events WHERE id = 1")).toMatch(/events_append_only/);
+    await run(
       "INSERT INTO users (id, username, email, password_hash, role, registered_at_ms) VALUES (4, 'd', 'd@x.test', 'x', 'subscriber', 0)",
     );
-    expect(query("SELECT id, type, subject FROM events ORDER BY id")[0]).toEqual([
+    expect(await query("SELECT id, type, subject FROM events ORDER BY id")).toEqual([
       { id: 1, type: "user.created", subject: "3" },
       { id: 2, type: "transaction.created", subject: "24" },
       { id: 3, type: "user.created", subject: "4" },
@@ -232,10 +205,9 @@ describe("the table rebuilds (0006, 0018) on a database in use", () => {
 
     // Every later migration: 0019 writes an entry's events with one trigger (and an entry still
     // writes its event), 0020 a deletion's.
-    copy(all);
-    d1("migrations", "apply", "DB");
+    await migrated("9999"); // all of them
     const replaced = ["events_batch_written", "events_hold_captured", "events_transaction_created"];
-    const [after = []] = query(triggerText);
+    const after = await query(triggerText);
     expect(after.map((t) => t.name)).toEqual(
       [
         ...triggers.map((t) => t.name).filter((name) => !replaced.includes(name as string)),
@@ -244,8 +216,8 @@ describe("the table rebuilds (0006, 0018) on a database in use", () => {
         "events_wallet_deleted",
       ].sort(),
     );
-    expect(refusal(entry("n5", "CREDIT", 1, 101, 102))).toBe("");
-    expect(query("SELECT id, type, subject FROM events WHERE id > 3")[0]).toEqual([
+    expect(await refusal(entry("n5", "CREDIT", 1, 101, 102))).toBe("");
+    expect(await query("SELECT id, type, subject FROM events WHERE id > 3")).toEqual([
       { id: 4, type: "transaction.created", subject: "25" },
     ]);
   });
