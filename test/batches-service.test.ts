@@ -449,6 +449,21 @@ describe("a wallet imported with extra places", () => {
       }),
     );
     expect(refused).toEqual({ code: "batch_operation", index: 1, refused: "insufficient-balance" });
+    // Its sums as every refusal writes an amount: in the places the wallet shows (exactText).
+    const unbalanced = (amount: string) =>
+      refusalOf(
+        postBatch(ctx, {
+          requestId: unique("b"),
+          balanced: true,
+          operations: [op("credit", buyer.id, walletId, amount)],
+        }),
+      );
+    expect(await unbalanced("5")).toEqual({
+      code: "batch_unbalanced",
+      walletId,
+      creditsText: "5.00",
+      debitsText: "0.00",
+    });
     expect(await tableCounts()).toEqual(before);
     await postBatch(ctx, {
       requestId: unique("b"),

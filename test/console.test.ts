@@ -397,6 +397,7 @@ describe("moving money", () => {
   });
 
   it("credits once however often the same form is sent", async () => {
+    const before = await balanceOf(admin, alice.id, wallet);
     const page = await userPage();
     const fields = {
       _csrf: hidden(page.html, "_csrf"),
@@ -418,7 +419,7 @@ describe("moving money", () => {
     expect(first.status).toBe(303);
     expect(noticeLeft(first)).toContain("ok:Transaction Completed");
     expect(noticeLeft(again)).toContain("Already done");
-    expect(await balanceOf(admin, alice.id, wallet)).toBe(62.5);
+    expect(await balanceOf(admin, alice.id, wallet)).toBe(before + 12.5);
     const after = await follow(first, cookie);
     expect(after.html).toContain("console credit");
   });
@@ -487,8 +488,9 @@ describe("moving money", () => {
   });
 
   it("transfers, and reverses a transaction once after a confirmation", async () => {
+    const before = await balanceOf(admin, bob.id, wallet);
     const txn = await transferToBob("2.50");
-    expect(await balanceOf(admin, bob.id, wallet)).toBe(2.5);
+    expect(await balanceOf(admin, bob.id, wallet)).toBe(before + 2.5);
     const confirm = await request(`/users/${bob.id}/reverse/${txn}`, { cookie });
     expect(confirm.html).toContain(`Reverse transaction ${txn}`);
     const fields = {
@@ -507,7 +509,7 @@ describe("moving money", () => {
       body: form({ ...fields, request_id: `${fields.request_id}-2` }),
     });
     expect(noticeLeft(twice)).toContain("Reversal refused. Transaction already reversed");
-    expect(await balanceOf(admin, bob.id, wallet)).toBe(0);
+    expect(await balanceOf(admin, bob.id, wallet)).toBe(before);
     expect(await ledgerViolations()).toEqual(CLEAN);
     // Bob's page offers no Reverse for the reversal itself, and no confirmation for an entry that
     // is not Bob's or is not there.

@@ -221,7 +221,7 @@ export function minorToText(minor: number | bigint, decimals: number) {
  * The exact decimal text of stored units, with at least the display decimals: 1234500 in a
  * 2-decimal wallet stored at 5 places → "12.345"; 1200000 → "12.00".
  */
-export function exactText(minor: number, w: WalletUnits) {
+export function exactText(minor: number | bigint, w: WalletUnits) {
   const text = minorToText(minor, storageDecimals(w));
   let end = text.length;
   const keep = text.length - (w.extraDecimals ?? 0);

@@ -9,7 +9,7 @@ import type { Wallet } from "../db/wallets";
 import { LedgerRefusal, type NewEntry, usedUnder } from "../ledger/append";
 import { appendBatch, BatchConflict } from "../ledger/batches";
 import { entry } from "../ledger/entries";
-import { MAX_MINOR, minorToText, storageDecimals } from "../ledger/money";
+import { exactText, MAX_MINOR } from "../ledger/money";
 import { requestKey } from "../ledger/request-key";
 import { requireAdmin, type ServiceContext } from "./context";
 import { type AmountSent, minorOf, nameOf, requireWallet, type UserRef } from "./movements";
@@ -97,12 +97,11 @@ function checkBalanced(legs: Leg[]) {
   }
   for (const { wallet, credits, debits } of sums.values())
     if (credits !== debits) {
-      const text = (minor: bigint) => minorToText(minor, storageDecimals(wallet));
       throw new Refusal({
         code: "batch_unbalanced",
         walletId: wallet.id,
-        creditsText: text(credits),
-        debitsText: text(debits),
+        creditsText: exactText(credits, wallet),
+        debitsText: exactText(debits, wallet),
       });
     }
 }

@@ -68,7 +68,7 @@ export type RefusalReason =
   | { code: "invalid_field"; field: string; why: string }
   /** One operation of a batch (0-based `index`) refused the whole batch; nothing was written. */
   | { code: "batch_operation"; index: number; refused: RefusalReason | LedgerVerdict }
-  /** A balanced batch whose credits and debits differ in a wallet (amounts as major-unit text). */
+  /** A balanced batch whose credits and debits differ in a wallet (the sums exactly, as exactText). */
   | { code: "batch_unbalanced"; walletId: string; creditsText: string; debitsText: string }
   /** A batch's request_id already used: the batch it made. */
   | { code: "batch_exists"; batchId: number }
