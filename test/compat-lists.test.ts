@@ -47,6 +47,8 @@ beforeAll(async () => {
 
 describe("POST transfers", () => {
   it("moves money as one pair, answered with the sender's entry (RimplenetController.php:168 createTestTransfer)", async () => {
+    const aliceBefore = await balanceOf(admin, alice.id, wallet);
+    const bobBefore = await balanceOf(admin, bob.id, wallet);
     const res = await post(
       "/transfers",
       {
@@ -65,8 +67,8 @@ describe("POST transfers", () => {
       message: "Transfer Action Completed",
       data: { transfer: expect.any(Number) },
     });
-    expect(await balanceOf(admin, alice.id, wallet)).toBe(90);
-    expect(await balanceOf(admin, bob.id, wallet)).toBe(15.5);
+    expect(await balanceOf(admin, alice.id, wallet)).toBe(aliceBefore - 10);
+    expect(await balanceOf(admin, bob.id, wallet)).toBe(bobBefore + 10);
     expect(await ledgerViolations()).toEqual(CLEAN);
   });
 
@@ -78,12 +80,13 @@ describe("POST transfers", () => {
       amount_to_transfer: "1.25",
       request_id: unique("t_").replaceAll(/[^A-Za-z0-9_]/g, "_"),
     };
+    const before = await balanceOf(admin, alice.id, wallet);
     const replies = await Promise.all(
       Array.from({ length: 10 }, () => post("/transfers", body, admin.bearer)),
     );
     expect(replies.filter((r) => r.status === 200)).toHaveLength(1);
     expect(replies.filter((r) => r.status === 409)).toHaveLength(9);
-    expect(await balanceOf(admin, alice.id, wallet)).toBe(88.75);
+    expect(await balanceOf(admin, alice.id, wallet)).toBe(before - 1.25);
     expect(await ledgerViolations()).toEqual(CLEAN);
   });
 
@@ -200,15 +203,26 @@ describe("GET credits, debits, transfers", () => {
   });
 
   it("lists transfer halves with both usernames (RimplenetController.php:161 listTransfers)", async () => {
+    // Users and a wallet of its own: the credits listed above stay the file's two.
+    const [from, to, own] = [await makeUser(), await makeUser(), await makeWallet(admin)];
+    await credit(admin, { user_id: from.id, wallet_id: own, amount: "100.00" });
+    const transfer = { transfer_from_user: from.id, transfer_to_user: to.id, wallet_id: own };
+    const sent = await post(
+      "/transfers",
+      { ...transfer, amount_to_transfer: 10, note: "Test Transfer" },
+      admin.bearer,
+    );
+    expect(sent.status, sent.text).toBe(200);
     const res = await get("/transfers", admin.bearer);
     expect(res.status, res.text).toBe(200);
-    const halves = (res.body.data as Json[]).filter((r) => r.currency === wallet);
-    expect(halves.length).toBeGreaterThanOrEqual(2);
-    const debit = halves.find((r) => r.transferType === "DEBIT" && r.transferAmount === "10")!;
+    const halves = (res.body.data as Json[]).filter((r) => r.currency === own);
+    expect(halves).toHaveLength(2);
+    const debit = halves.find((r) => r.transferType === "DEBIT")!;
     expect(debit).toMatchObject({
-      transferFrom: alice.username,
-      transferTo: bob.username,
-      transferDesc: `TRANSFER to ${bob.username} Test Transfer`,
+      transferFrom: from.username,
+      transferTo: to.username,
+      transferAmount: "10",
+      transferDesc: `TRANSFER to ${to.username} Test Transfer`,
       balanceBefore: "100.00",
       balanceAfter: "90.00",
     });

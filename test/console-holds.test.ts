@@ -37,10 +37,10 @@ beforeAll(async () => {
   cookie = res.headers.get("set-cookie")!.split(";")[0]!;
 });
 
-async function hold(amount: string) {
+async function hold(amount: string, holder = user) {
   const res = await call("POST", "/holds", {
     auth: admin.bearer,
-    body: { user_id: user.id, wallet_id: wallet, amount, request_id: unique("h"), note: "order" },
+    body: { user_id: holder.id, wallet_id: wallet, amount, request_id: unique("h"), note: "order" },
   });
   expect(res.status, res.text).toBe(200);
   return res.body.data.hold_id as number;
@@ -51,9 +51,10 @@ async function resolve(
   id: number,
   action: "capture" | "void",
   fields: Record<string, string> = {},
+  holder = user,
 ) {
-  const page = await request(`/users/${user.id}`, { cookie });
-  const res = await request(`/users/${user.id}/holds/${id}/${action}`, {
+  const page = await request(`/users/${holder.id}`, { cookie });
+  const res = await request(`/users/${holder.id}/holds/${id}/${action}`, {
     method: "POST",
     cookie,
     body: form({ _csrf: csrfOf(page.html), ...fields }),
@@ -64,8 +65,11 @@ async function resolve(
 
 describe("the user page's holds", () => {
   it("shows held and available under the balances, and lists holds with Capture and Void", async () => {
-    const id = await hold("30.00");
-    const page = await request(`/users/${user.id}`, { cookie });
+    // A user of its own: the other tests leave holds and captures on theirs.
+    const holder = await makeUser();
+    await credit(admin, { user_id: holder.id, wallet_id: wallet, amount: "100.00" });
+    const id = await hold("30.00", holder);
+    const page = await request(`/users/${holder.id}`, { cookie });
     expect(page.status).toBe(200);
     expect(page.html).toContain("<caption>Held and available</caption>");
     expect(page.html).toContain('<th>Naira Wallet</th><td class="num">₦100.00</td>');
@@ -74,16 +78,17 @@ describe("the user page's holds", () => {
     );
     expect(page.html).toContain(`Capture hold ${id}`);
     expect(page.html).toContain(`Void hold ${id}`);
-    await resolve(id, "void");
+    await resolve(id, "void", {}, holder);
   });
 
   it("captures part of a hold once, and shows what it debited", async () => {
     const id = await hold("20.00");
+    const balance = await balanceOf(admin, user.id, wallet);
     const shown = await resolve(id, "capture", { amount: "5.00" });
     expect(shown.html).toContain(`Hold ${id} captured: ₦5.00 debited`);
     expect(shown.html).not.toContain(`Capture hold ${id}`);
     expect(shown.html).toContain("captured ₦5.00 (transaction");
-    expect(await balanceOf(admin, user.id, wallet)).toBe(95);
+    expect(await balanceOf(admin, user.id, wallet)).toBe(balance - 5);
     const before = await tableCounts();
     const again = await resolve(id, "capture");
     expect(again.html).toContain(`Capture refused. Hold already resolved: Hold ${id} is captured`);
