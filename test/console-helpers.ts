@@ -56,7 +56,9 @@ export function noticeLeft(res: { headers: Headers }) {
   const set = noticeCookie(res);
   if (!set) return "";
   const signed = decodeURIComponent(set.slice(NOTICE.length + 1, set.indexOf(";")));
-  return signed.slice(0, signed.lastIndexOf(".")); // the value without its signature
+  // The value without its signature: [kind, the page it is for, text].
+  const [kind, , text] = JSON.parse(signed.slice(0, signed.lastIndexOf("."))) as string[];
+  return `${kind}:${text}`;
 }
 
 export const form = (fields: Record<string, string | number>) =>

@@ -350,6 +350,16 @@ describe("notices", () => {
     const forged = noticeCookie(await leave("Refused here", "another-secret-of-32-characters!!"))!;
     expect(await shows(forged.split(";")[0]!)).toBe(false);
   });
+
+  it("are shown only on the page they were left for: another tab's page neither shows nor spends one", async () => {
+    const signed = noticeCookie(await leave("Refused here"))!.split(";")[0]!;
+    const elsewhere = await request("/wallets", { cookie: `${cookie}; ${signed}` });
+    expect(elsewhere.html).not.toContain("Refused here");
+    expect(elsewhere.headers.get("set-cookie")).toBeNull();
+    expect((await request("/users", { cookie: `${cookie}; ${signed}` })).html).toContain(
+      "Refused here",
+    );
+  });
 });
 
 describe("moving money", () => {
@@ -588,6 +598,15 @@ describe("accounts, wallets and keys", () => {
     // Redirected, so a reload or Back posts nothing again: the secret waits, sealed, in a cookie.
     expect(made.status).toBe(303);
     expect(noticeLeft(made)).toBe(`ok:Key created for ${admin.username}.`);
+    // A webhooks page another tab opens meanwhile leaves the secret (and notice) for the keys page.
+    const left = made.headers
+      .getSetCookie()
+      .map((c) => c.split(";")[0])
+      .join("; ");
+    const webhooks = await request("/webhooks", { cookie: `${cookie}; ${left}` });
+    expect(webhooks.status).toBe(200);
+    expect(webhooks.html).not.toContain("copy it now");
+    expect(webhooks.headers.get("set-cookie")).toBeNull();
     const key = await follow(made, cookie);
     expect(key.html).toContain("copy it now, it is not shown again");
     expect(key.html).toMatch(/data-copy="new-key"/);

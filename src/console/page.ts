@@ -44,26 +44,40 @@ const NOTICE_MAX = 300;
 /**
  * A redirect back to a page, with a notice for it to show once. The notice rides in a cookie of the
  * console's own for a minute, signed with JWT_SECRET, never in the address: neither a link anyone
- * can send an operator nor a cookie set from elsewhere puts words on the console's screens.
+ * can send an operator nor a cookie set from elsewhere puts words on the console's screens. It
+ * names the page it is for, so a page another tab opens meanwhile neither shows nor spends it.
  */
 export async function back(c: Context<ConsoleEnv>, to: string, notice: NonNullable<Notice>) {
   const text = [...notice.text];
   const kept =
     text.length > NOTICE_MAX ? `${text.slice(0, NOTICE_MAX - 1).join("")}…` : notice.text;
-  const value = `${notice.kind}:${kept}`;
+  const value = JSON.stringify([notice.kind, to, kept]);
   await setSignedCookie(c, NOTICE_COOKIE, value, jwtSecret(c), cookieOptions(c, 60));
   return c.redirect(to, 303);
 }
 
-/** The notice `back` left for this page: shown on it, gone from the next. */
+/**
+ * The notice `back` left for this page: shown on it, gone from the next. One left for another page
+ * stays for it; one this service did not sign is dropped.
+ */
 export async function noticeOf(c: Context<ConsoleEnv>): Promise<Notice> {
   if (getCookie(c, NOTICE_COOKIE) === undefined) return undefined;
-  deleteCookie(c, NOTICE_COOKIE, { path: BASE });
   const left = await getSignedCookie(c, jwtSecret(c), NOTICE_COOKIE);
-  if (typeof left !== "string") return undefined;
-  const kind = left.slice(0, left.indexOf(":"));
-  const text = left.slice(kind.length + 1);
-  return kind === "ok" || kind === "error" ? { kind, text } : undefined;
+  const notice = typeof left === "string" ? jsonOrNull(left) : null;
+  const [kind, page, text] = Array.isArray(notice) ? notice : [];
+  if (page !== undefined && page !== c.req.path) return undefined;
+  deleteCookie(c, NOTICE_COOKIE, { path: BASE });
+  return (kind === "ok" || kind === "error") && typeof text === "string"
+    ? { kind, text }
+    : undefined;
+}
+
+function jsonOrNull(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
 }
 
 const SECRET_COOKIE = "wallet_admin_secret";
@@ -81,7 +95,7 @@ export async function backWithSecret(
   shown: Record<string, string>,
   notice: NonNullable<Notice>,
 ) {
-  const sealed = await seal(JSON.stringify(shown), jwtSecret(c), SECRET_PURPOSE);
+  const sealed = await seal(JSON.stringify({ page: to, shown }), jwtSecret(c), SECRET_PURPOSE);
   setCookie(c, SECRET_COOKIE, sealed, cookieOptions(c, 60));
   return back(c, to, notice);
 }
@@ -92,9 +106,12 @@ export async function secretOf(
 ): Promise<Record<string, string> | undefined> {
   const sealed = getCookie(c, SECRET_COOKIE);
   if (sealed === undefined) return undefined;
-  deleteCookie(c, SECRET_COOKIE, { path: BASE });
   const opened = await unseal(sealed, jwtSecret(c), SECRET_PURPOSE);
-  return opened === null ? undefined : (JSON.parse(opened) as Record<string, string>);
+  const left = opened === null ? null : jsonOrNull(opened);
+  const { page, shown } = (left ?? {}) as { page?: string; shown?: Record<string, string> };
+  if (page !== undefined && page !== c.req.path) return undefined;
+  deleteCookie(c, SECRET_COOKIE, { path: BASE });
+  return shown;
 }
 
 /** The service's wallets, by id. */
