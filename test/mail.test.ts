@@ -187,6 +187,27 @@ describe("GET verify-email-address (the plugin's dialect)", () => {
     expect(confirmed.body.data.user_id).toBe(created.body.data.id);
   });
 
+  it('answers "email not parsed" for an address no account can have, and records nothing', async () => {
+    const count = async () =>
+      (await env.DB.prepare("SELECT count(*) AS n FROM mail_tokens").first<{ n: number }>())!.n;
+    const before = await count();
+    for (const address of ["not-an-email", `${"a".repeat(20_000)}@example.org`, "a@b"]) {
+      const res = await call(
+        "GET",
+        `/wp-json/rimplenet/v1/verify-email-address?email_address=${encodeURIComponent(address)}&fire_email=true`,
+        { vars: COMPAT },
+      );
+      expect(res.status, address.slice(0, 20)).toBe(400);
+      expect(res.body).toStrictEqual({
+        status_code: 400,
+        status: false,
+        message: "email not parsed",
+        error: false,
+      });
+    }
+    expect(await count()).toBe(before);
+  });
+
   it('without a mail transport answers the plugin\'s "Email Not Sent", as before', async () => {
     const user = await makeUser();
     const res = await call(
