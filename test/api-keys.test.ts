@@ -81,6 +81,19 @@ describe("POST /api-keys", () => {
     }
   });
 
+  it("folds A-Z alone in the username: a Unicode look-alike (the Kelvin sign for K) is another name", async () => {
+    const admin = await makeUser("administrator", unique("kemi"));
+    const { data } = await newKey(admin);
+    const as = (username: string) =>
+      call("GET", "/wallets", {
+        auth: `Key ${btoa(String.fromCharCode(...new TextEncoder().encode(`${username}:${data.key}`)))}`,
+      });
+    expect((await as(admin.username.toUpperCase())).status).toBe(200);
+    const kelvin = await as(`\u212A${admin.username.slice(1)}`);
+    expect(kelvin.status).toBe(401);
+    expect(kelvin.body).toEqual(invalidCredentials);
+  });
+
   it("refuses an unknown key with 401 Invalid credentials", async () => {
     const admin = await makeAdmin();
     const res = await call("GET", "/wallets", {

@@ -137,6 +137,10 @@ describe("POST /webhooks", () => {
       "https://[100::1]/x",
       "https://[64:ff9b:1::1]/x",
       "https://[4000::1]/x",
+      // Documentation ranges: 2001:db8::/32 and 3fff::/20.
+      "https://[2001:db8::1]/x",
+      "https://[3fff::1]/x",
+      "https://[3fff:fff::1]/x",
     ].map((url) => [url, "url must not point at a private, loopback or link-local address"]),
     ["https://localhost/x", "url must not point at a private, loopback or link-local address"],
     ["https://printer.local/x", "url must not point at a private, loopback or link-local address"],

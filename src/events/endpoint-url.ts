@@ -76,6 +76,7 @@ function privateV6(g: number[]) {
   if (g[0] === 0x2002) return privateV4(((g[1]! << 16) | g[2]!) >>> 0); // 6to4 carries an IPv4
   if (g[0] === 0x2001 && g[1]! < 0x0200) return true; // Teredo, benchmarking, ORCHID (IETF protocol assignments)
   if (g[0] === 0x2001 && g[1] === 0x0db8) return true; // documentation
+  if (g[0] === 0x3fff && g[1]! < 0x1000) return true; // documentation (3fff::/20, RFC 9637)
   return false;
 }
 

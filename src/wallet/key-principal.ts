@@ -3,6 +3,7 @@ import type { Principal } from "../auth/principal";
 import { findKeyOwner, touchApiKey } from "../db/api-keys";
 import { createDb, type Db, readsReplica } from "../db/client";
 import { isolateCache, KEY_TTL_MS } from "../db/isolate-cache";
+import { asciiLower } from "../ledger/request-key";
 
 // last_used_at is a hint, not an audit log: refresh it at most once a minute per key.
 const TOUCH_INTERVAL_MS = 60_000;
@@ -44,7 +45,8 @@ export async function keyPrincipal(
     if (owner.lastUsedAtMs === null || nowMs - owner.lastUsedAtMs > TOUCH_INTERVAL_MS)
       await background(touchApiKey(db, owner.keyId, nowMs));
   }
-  // A key works only with its own username; say nothing about which part was wrong.
-  if (cached.owner.username.toLowerCase() !== credential.username.toLowerCase()) return null;
+  // A key works only with its own username, A-Z folded as the service folds usernames (never
+  // Unicode's case folding: the Kelvin sign is not a K); say nothing about which part was wrong.
+  if (asciiLower(cached.owner.username) !== asciiLower(credential.username)) return null;
   return { ...cached.owner };
 }
