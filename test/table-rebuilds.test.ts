@@ -203,9 +203,9 @@ describe("the table rebuilds (0006, 0018) on a database in use", () => {
       { id: 3, type: "user.created", subject: "4" },
     ]);
 
-    // Every later migration: 0019 writes an entry's events with one trigger (and an entry still
-    // writes its event), 0020 a deletion's.
-    await migrated("9999"); // all of them
+    // 0019 writes an entry's events with one trigger (and an entry still writes its event), 0020
+    // a deletion's.
+    await migrated("0021");
     const replaced = ["events_batch_written", "events_hold_captured", "events_transaction_created"];
     const after = await query(triggerText);
     expect(after.map((t) => t.name)).toEqual(
@@ -220,5 +220,66 @@ describe("the table rebuilds (0006, 0018) on a database in use", () => {
     expect(await query("SELECT id, type, subject FROM events WHERE id > 3")).toEqual([
       { id: 4, type: "transaction.created", subject: "25" },
     ]);
+
+    // 0021 rebuilds api_keys, balances and webhook_deliveries after the tables they name: every
+    // row, trigger and AUTOINCREMENT counter as it was (a deleted delivery's id stays used).
+    await db.batch(
+      [
+        "INSERT INTO api_keys (id, user_id, name, scope, key_hash, created_at_ms) VALUES (7, 1, 'k', 'read', 'h', 0)",
+        "INSERT INTO webhook_endpoints (id, url, event_types, secret_cipher, created_at_ms, cursor_event_id) VALUES (1, 'https://x.example/', 'user.created', 'c', 0, 0)",
+        "INSERT INTO webhook_deliveries (id, endpoint_id, event_id, attempt, status, trigger, latency_ms, created_at_ms) VALUES (1, 1, 1, 1, 'delivered', 'queue', 5, 0), (2, 1, 3, 1, 'failed', 'queue', 5, 0)",
+        "DELETE FROM webhook_deliveries WHERE id = 2",
+      ].map((sql) => db.prepare(sql)),
+    );
+    const rebuilt = ["api_keys", "balances", "webhook_deliveries"];
+    const state = async () => ({
+      triggers: await query(triggerText),
+      // Each table's triggers in the order SQLite runs them, which decides the refusal named.
+      firing: await query(
+        "SELECT tbl_name, name FROM sqlite_master WHERE type = 'trigger' ORDER BY tbl_name, rowid",
+      ),
+      rows: await Promise.all(rebuilt.map((t) => query(`SELECT * FROM ${t} ORDER BY 1, 2`))),
+      sequence: await query(
+        "SELECT name, seq FROM sqlite_sequence WHERE name <> 'd1_migrations' ORDER BY name",
+      ),
+      indexes: await query(
+        "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name",
+      ),
+    });
+    const before0021 = await state();
+    await migrated("9999"); // all of them
+    expect(await state()).toEqual(before0021);
+    expect(await parentsLater(db)).toEqual([]);
+    expect(await refusal(entry("n6", "CREDIT", 1, 101, 103))).toMatch(/ledger_chain_broken/);
+    expect(await refusal("UPDATE balances SET balance_minor = 1 WHERE user_id = 1")).toMatch(
+      /balance_off_ledger/,
+    );
+    expect(await refusal(entry("n6", "CREDIT", 1, 102, 103))).toBe("");
+    await run(
+      "INSERT INTO webhook_deliveries (endpoint_id, event_id, attempt, status, trigger, latency_ms, created_at_ms) VALUES (1, 5, 1, 'delivered', 'queue', 5, 0)",
+    );
+    expect(await query("SELECT max(id) AS id FROM webhook_deliveries")).toEqual([{ id: 3 }]);
+  });
+
+  it("leaves every table after the tables its foreign keys name, so an export loads in order", async () => {
+    expect(await parentsLater(env.DB)).toEqual([]);
   });
 });
+
+/**
+ * Each foreign key whose table comes before the table it names, in the schema's order: the order
+ * an export (`wrangler d1 export`) creates tables and writes their rows in.
+ */
+async function parentsLater(d1: D1Database) {
+  const { results } = await d1
+    .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'table' ORDER BY rowid")
+    .all<{ name: string; sql: string }>();
+  const made = new Set<string>();
+  const late: { child: string; parent: string }[] = [];
+  for (const { name, sql } of results) {
+    for (const [, parent] of sql.matchAll(/REFERENCES [`"]?(\w+)/g))
+      if (parent !== name && !made.has(parent!)) late.push({ child: name, parent: parent! });
+    made.add(name);
+  }
+  return late;
+}
