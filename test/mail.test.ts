@@ -208,6 +208,17 @@ describe("GET verify-email-address (the plugin's dialect)", () => {
     expect(await count()).toBe(before);
   });
 
+  it("reads the address as POST users does, trimmed of any space, and mails that address", async () => {
+    const user = await makeUser();
+    const res = await call(
+      "GET",
+      `/wp-json/rimplenet/v1/verify-email-address?email_address=${encodeURIComponent(`${user.email}\u00a0`)}&fire_email=true`,
+      { vars: COMPAT },
+    );
+    expect(res.status, res.text).toBe(200);
+    expect(await outboxFor(user.email)).toHaveLength(1);
+  });
+
   it('without a mail transport answers the plugin\'s "Email Not Sent", as before', async () => {
     const user = await makeUser();
     const res = await call(

@@ -1,9 +1,10 @@
 // Migrations 0006 (SQLite cannot alter a CHECK) and 0018 (nor drop AUTOINCREMENT) rebuild
-// `transactions`, 0018 the events and the balance timeline too. The other tests apply every
-// migration to an empty database; this one applies them, step by step as deployments did, to a
-// database that holds what earlier migrations allowed: service entries and a reversal (a row
-// pointing at another), entries an earlier import wrote, and a service entry whose request_id merely
-// looks like an import's. The statements are split as wrangler splits them (readD1Migrations);
+// `transactions`, 0018 the events and the balance timeline too, and 0021 api_keys, balances and
+// webhook_deliveries (to come after the tables they name). The other tests apply every migration
+// to an empty database; this one applies them, step by step as deployments did, to a database
+// that holds what earlier migrations allowed: service entries and a reversal (a row pointing at
+// another), entries an earlier import wrote, and a service entry whose request_id merely looks
+// like an import's. The statements are split as wrangler splits them (readD1Migrations);
 // test/node/serve.test.ts applies the same files through wrangler itself.
 import { applyD1Migrations } from "cloudflare:test";
 import { env } from "cloudflare:workers";
@@ -40,7 +41,7 @@ INSERT INTO transactions (${COLUMNS}) VALUES
   (23, 1, 'ngn', 'CREDIT', 100, '1', 0, 100, 'look-alike', 'look-alike', NULL, 't', 't', 't23', 105, NULL, NULL);
 `;
 
-describe("the table rebuilds (0006, 0018) on a database in use", () => {
+describe("the table rebuilds (0006, 0018, 0021) on a database in use", () => {
   it("keeps every row, marks what earlier imports wrote, and every guard holds after it", async () => {
     expect(env.TEST_MIGRATIONS.filter((m) => m.name < "0006")).toHaveLength(6);
     await migrated("0006");
@@ -233,6 +234,10 @@ describe("the table rebuilds (0006, 0018) on a database in use", () => {
     );
     const rebuilt = ["api_keys", "balances", "webhook_deliveries"];
     const state = async () => ({
+      // Each table as created, but for the quotes a rename puts around its name.
+      tables: (
+        await query("SELECT name, sql FROM sqlite_master WHERE type = 'table' ORDER BY name")
+      ).map(({ name, sql }) => ({ name, sql: String(sql).replaceAll(/[`"]/g, "") })),
       triggers: await query(triggerText),
       // Each table's triggers in the order SQLite runs them, which decides the refusal named.
       firing: await query(

@@ -19,8 +19,9 @@ const notSent = {
 // link (docs/mail.md) and answers the plugin's success, `"Verification Mail Email Sent"`, data
 // `{"mail":true}`. Without a mail transport it answers the plugin's failed mail, "Email Not Sent",
 // as before mail existed here; over the address's share of mail the same with 429 and Retry-After.
-// An address no account can have (not an e-mail, or longer than one) is "email not parsed", as
-// the plugin answered what WordPress's sanitize_email emptied: nothing is recorded for it.
+// An address no account can have (one `POST users` refuses) is "email not parsed", as the plugin
+// answered an address it could not read, and nothing is recorded for it; the address is read as
+// `POST users` reads it (trimmed).
 // Deliberate differences: every address gets the same answer, with or without an account (the
 // plugin answered "User not found"), and without `fire_email` no token is made or shown (the
 // plugin answered the token itself to anyone who asked, so anyone could verify any address).
@@ -34,8 +35,8 @@ export const compatVerifyEmail = defineRoute(
       schema: VerifyEmailRequest,
       read: (_c, params) => {
         const f = v.parse(VerifyEmailRequest, params);
-        const email = v.is(UserParams.entries.user_email, f.email_address) ? f.email_address : "";
-        return { email, fire: f.fire_email === "true" };
+        const address = v.safeParse(UserParams.entries.user_email, f.email_address);
+        return { email: address.success ? address.output : "", fire: f.fire_email === "true" };
       },
     },
   },

@@ -29,7 +29,8 @@ function d1(cwd: string, ...args: string[]) {
   return result.stdout;
 }
 
-const TABLES = [
+/** The tables an imported site and the statements below fill. */
+const FILLED = [
   "users",
   "wallets",
   "balances",
@@ -40,6 +41,17 @@ const TABLES = [
   "webhook_endpoints",
   "webhook_deliveries",
   "d1_migrations",
+];
+/** And every other table of the schema, AUTOINCREMENT's counters among them. */
+const TABLES = [
+  ...FILLED,
+  "holds",
+  "batches",
+  "sessions",
+  "mail_tokens",
+  "mail_outbox",
+  "deleted_wallets",
+  "sqlite_sequence",
 ];
 
 /** Every table's rows, and the schema's guards and indexes, in one wrangler call. */
@@ -53,6 +65,8 @@ function contents(cwd: string) {
     [
       ...TABLES.map((t) => `SELECT * FROM ${t} ORDER BY 1, 2`),
       "SELECT type, name, sql FROM sqlite_master WHERE type IN ('trigger', 'index') ORDER BY name",
+      // Each table's triggers in the order SQLite runs them.
+      "SELECT tbl_name, name FROM sqlite_master WHERE type = 'trigger' ORDER BY tbl_name, rowid",
     ].join("; "),
   );
   return (JSON.parse(out.slice(out.indexOf("["))) as { results: unknown[] }[]).map(
@@ -94,7 +108,7 @@ describe("a wrangler d1 export of a database in use", () => {
     const restored = project("restored");
     d1(restored, "execute", "DB", "--file", path.join(root, "backup.sql"), "--yes");
     const before = contents(live);
-    expect(before.slice(0, TABLES.length).every((rows) => rows.length > 0)).toBe(true);
+    expect(before.slice(0, FILLED.length).every((rows) => rows.length > 0)).toBe(true);
     expect(contents(restored)).toEqual(before);
     expect(d1(restored, "migrations", "apply", "DB")).toContain("No migrations to apply");
     // The guards came back with the schema: an entry that breaks its wallet's chain is refused.
