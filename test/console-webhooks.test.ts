@@ -50,6 +50,34 @@ describe("the console's webhooks screen", () => {
     expect(again.html).not.toContain(secret!);
   });
 
+  it("shows each new secret on its own list when two tabs make a key and a webhook in the same minute", async () => {
+    const keys = await request("/api-keys", { cookie });
+    const hooks = await request("/webhooks", { cookie });
+    const key = await request("/api-keys", {
+      method: "POST",
+      cookie,
+      body: form({ _csrf: hidden(keys.html, "_csrf"), name: "tab one", scope: "read" }),
+    });
+    const hook = await request("/webhooks", {
+      method: "POST",
+      cookie,
+      body: form({
+        _csrf: hidden(hooks.html, "_csrf"),
+        url: "https://hooks.example.com/tab-two",
+        events: "user.created",
+      }),
+    });
+    // The browser holds both answers' cookies when each tab follows its redirect.
+    const jar = [key, hook]
+      .flatMap((res) => res.headers.getSetCookie())
+      .map((c) => c.split(";")[0])
+      .join("; ");
+    const webhooksPage = await request("/webhooks", { cookie: `${cookie}; ${jar}` });
+    expect(webhooksPage.html).toMatch(/whsec_[A-Za-z0-9+/=]+/);
+    const keysPage = await request("/api-keys", { cookie: `${cookie}; ${jar}` });
+    expect(keysPage.html).toContain("copy it now, it is not shown again");
+  });
+
   it("shows a refused URL as the API words it and creates nothing", async () => {
     const page = await request("/webhooks", { cookie });
     const res = await request("/webhooks", {

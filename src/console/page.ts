@@ -80,7 +80,9 @@ function jsonOrNull(text: string): unknown {
   }
 }
 
-const SECRET_COOKIE = "wallet_admin_secret";
+/** A secret's cookie, one per page that shows secrets, so two tabs' new credentials both wait. */
+const secretCookie = (page: string) =>
+  `wallet_admin_secret_${page.slice(page.lastIndexOf("/") + 1)}`;
 const SECRET_PURPOSE = "wallet-ledger console secret shown once v1";
 
 /**
@@ -96,7 +98,7 @@ export async function backWithSecret(
   notice: NonNullable<Notice>,
 ) {
   const sealed = await seal(JSON.stringify({ page: to, shown }), jwtSecret(c), SECRET_PURPOSE);
-  setCookie(c, SECRET_COOKIE, sealed, cookieOptions(c, 60));
+  setCookie(c, secretCookie(to), sealed, cookieOptions(c, 60));
   return back(c, to, notice);
 }
 
@@ -104,13 +106,14 @@ export async function backWithSecret(
 export async function secretOf(
   c: Context<ConsoleEnv>,
 ): Promise<Record<string, string> | undefined> {
-  const sealed = getCookie(c, SECRET_COOKIE);
+  const name = secretCookie(c.req.path);
+  const sealed = getCookie(c, name);
   if (sealed === undefined) return undefined;
   const opened = await unseal(sealed, jwtSecret(c), SECRET_PURPOSE);
   const left = opened === null ? null : jsonOrNull(opened);
   const { page, shown } = (left ?? {}) as { page?: string; shown?: Record<string, string> };
   if (page !== undefined && page !== c.req.path) return undefined;
-  deleteCookie(c, SECRET_COOKIE, { path: BASE });
+  deleteCookie(c, name, { path: BASE });
   return shown;
 }
 
