@@ -610,7 +610,9 @@ describe("accounts, wallets and keys", () => {
     const key = await follow(made, cookie);
     expect(key.html).toContain("copy it now, it is not shown again");
     expect(key.html).toMatch(/data-copy="new-key"/);
-    const sealed = made.headers.getSetCookie().find((c) => c.startsWith("wallet_admin_secret_api-keys="))!;
+    const sealed = made.headers
+      .getSetCookie()
+      .find((c) => c.startsWith("wallet_admin_secret_api-keys="))!;
     expect(sealed).toMatch(/HttpOnly/);
     expect(key.headers.getSetCookie().join()).toMatch(/wallet_admin_secret_api-keys=;.*Max-Age=0/);
     const id = key.html.match(/action="\/wallet-admin\/api-keys\/(\d+)\/revoke"/)![1];
