@@ -97,7 +97,7 @@ export async function backWithSecret(
   shown: Record<string, string>,
   notice: NonNullable<Notice>,
 ) {
-  const sealed = await seal(JSON.stringify({ page: to, shown }), jwtSecret(c), SECRET_PURPOSE);
+  const sealed = await seal(JSON.stringify(shown), jwtSecret(c), SECRET_PURPOSE);
   setCookie(c, secretCookie(to), sealed, cookieOptions(c, 60));
   return back(c, to, notice);
 }
@@ -109,12 +109,9 @@ export async function secretOf(
   const name = secretCookie(c.req.path);
   const sealed = getCookie(c, name);
   if (sealed === undefined) return undefined;
-  const opened = await unseal(sealed, jwtSecret(c), SECRET_PURPOSE);
-  const left = opened === null ? null : jsonOrNull(opened);
-  const { page, shown } = (left ?? {}) as { page?: string; shown?: Record<string, string> };
-  if (page !== undefined && page !== c.req.path) return undefined;
   deleteCookie(c, name, { path: BASE });
-  return shown;
+  const opened = await unseal(sealed, jwtSecret(c), SECRET_PURPOSE);
+  return opened === null ? undefined : (JSON.parse(opened) as Record<string, string>);
 }
 
 /** The service's wallets, by id. */

@@ -25,7 +25,7 @@ import { Refusal } from "./refusal";
 
 export type MailDeps = {
   db: Db;
-  /** The transport (mail/transport.ts mailSender), null when none is configured. */
+  /** The transport (mail/transport.ts mailSender), or what is missing for one. */
   send: MailSender | { missing: MailSetting };
   throttle: ThrottleNamespace;
   /** CF-Connecting-IP: mails to an address are counted per client that asks. */

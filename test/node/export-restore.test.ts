@@ -6,6 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { RemoteD1 } from "../../scripts/import/d1";
 import { offlineEnv, runWrangler } from "../../scripts/lib/wrangler";
 import { runScript } from "./run-script";
 
@@ -55,29 +56,22 @@ const TABLES = [
 ];
 
 /** Every table's rows, and the schema's guards and indexes, in one wrangler call. */
-function contents(cwd: string) {
-  const out = d1(
-    cwd,
-    "execute",
-    "DB",
-    "--json",
-    "--command",
-    [
-      ...TABLES.map((t) => `SELECT * FROM ${t} ORDER BY 1, 2`),
-      "SELECT type, name, sql FROM sqlite_master WHERE type IN ('trigger', 'index') ORDER BY name",
-      // Each table's triggers in the order SQLite runs them.
-      "SELECT tbl_name, name FROM sqlite_master WHERE type = 'trigger' ORDER BY tbl_name, rowid",
-    ].join("; "),
-  );
-  return (JSON.parse(out.slice(out.indexOf("["))) as { results: unknown[] }[]).map(
-    (r) => r.results,
-  );
-}
+const contents = (dir: string) =>
+  new RemoteD1({
+    local: true,
+    config: path.join(dir, "wrangler.toml"),
+    persistTo: path.join(dir, ".wrangler/state"),
+  }).queries([
+    ...TABLES.map((t) => `SELECT * FROM ${t} ORDER BY 1, 2`),
+    "SELECT type, name, sql FROM sqlite_master WHERE type IN ('trigger', 'index') ORDER BY name",
+    // Each table's triggers in the order SQLite runs them.
+    "SELECT tbl_name, name FROM sqlite_master WHERE type = 'trigger' ORDER BY tbl_name, rowid",
+  ]);
 
 describe("a wrangler d1 export of a database in use", () => {
   it("loads into an empty database with every row and guard, fully migrated", {
     timeout: 300_000,
-  }, () => {
+  }, async () => {
     const live = project("live");
     const imported = runScript(
       "scripts/import-wordpress.ts",
@@ -107,9 +101,9 @@ describe("a wrangler d1 export of a database in use", () => {
 
     const restored = project("restored");
     d1(restored, "execute", "DB", "--file", path.join(root, "backup.sql"), "--yes");
-    const before = contents(live);
+    const before = await contents(live);
     expect(before.slice(0, FILLED.length).every((rows) => rows.length > 0)).toBe(true);
-    expect(contents(restored)).toEqual(before);
+    expect(await contents(restored)).toEqual(before);
     expect(d1(restored, "migrations", "apply", "DB")).toContain("No migrations to apply");
     // The guards came back with the schema: an entry that breaks its wallet's chain is refused.
     const broken = runWrangler(

@@ -6,6 +6,7 @@ import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { RemoteD1 } from "../../scripts/import/d1";
 import { offlineEnv, wrangler } from "../../scripts/lib/wrangler";
 import { runScript } from "./run-script";
 
@@ -51,33 +52,18 @@ function importInto(site: Site, dir: string, ...flags: string[]) {
 
 const TABLES = ["users", "wallets", "transactions", "balances"];
 
-/** Each table's rows, in one wrangler call (one start of the local runtime). */
-function rows(dir: string, tables = TABLES) {
-  const out = wrangler(
-    [
-      "d1",
-      "execute",
-      "DB",
-      "--local",
-      "--persist-to",
-      dir,
-      "--json",
-      "--command",
-      tables.map((table) => `SELECT * FROM ${table} ORDER BY 1, 2`).join("; "),
-    ],
-    { quiet: true },
+/** Each table's rows, in one wrangler call (one start of the local runtime), as the import reads. */
+async function rows(dir: string) {
+  const results = await new RemoteD1({ local: true, persistTo: dir }).queries(
+    TABLES.map((table) => `SELECT * FROM ${table} ORDER BY 1, 2`),
   );
-  const results = (JSON.parse(out.slice(out.indexOf("["))) as { results: unknown[] }[]).map(
-    (r) => r.results,
-  );
-  expect(results).toHaveLength(tables.length);
-  return Object.fromEntries(tables.map((table, i) => [table, results[i]!]));
+  return Object.fromEntries(TABLES.map((table, i) => [table, results[i]!]));
 }
 
 describe("import:wordpress --local --rehearse (the SQL files a --remote import sends)", () => {
   it.each(SITES)(
     "leaves exactly the rows of a direct local import, and a second run writes nothing ($name site)",
-    (site) => {
+    async (site) => {
       // The first site's direct import starts from a state folder nothing has touched: --local
       // applies the pending migrations itself.
       const fresh = site === SITES[0];
@@ -89,8 +75,8 @@ describe("import:wordpress --local --rehearse (the SQL files a --remote import s
       expect(report).toContain("Verified:");
       if (fresh) expect(report).toContain("Local D1 migrated.");
       expect(importInto(site, rehearsed, "--rehearse")).toContain("as --remote would");
-      const expected = rows(direct);
-      const actual = rows(rehearsed);
+      const expected = await rows(direct);
+      const actual = await rows(rehearsed);
       for (const table of TABLES) {
         expect(expected[table]!.length, table).toBeGreaterThan(0);
         expect(actual[table], table).toEqual(expected[table]);
