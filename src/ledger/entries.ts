@@ -1,23 +1,13 @@
 import type { Db } from "../db/client";
 import type { Wallet } from "../db/wallets";
-import { type AppendResult, appendEntries, type BatchRef, type NewEntry } from "./append";
+import { type AppendResult, appendEntries, type NewEntry } from "./append";
 import { postTitle, slugify } from "./post-format";
 
-export type EntrySpec = {
-  user: { id: number; username: string };
-  wallet: Wallet;
-  txnType: "CREDIT" | "DEBIT";
-  amountMinor: number;
-  amountText: string;
-  requestId: string;
-  note: string;
-  keyed?: boolean;
-  transferId?: string;
-  reversesId?: number;
-  metaData?: string;
-  holdId?: number;
-  batch?: BatchRef;
-};
+/** An entry as a verb names it: who and which wallet, and the entry's own fields. */
+export type EntrySpec = Omit<
+  NewEntry,
+  "userId" | "walletId" | "keyed" | "title" | "slugBase" | "guidSite" | "createdAtS"
+> & { user: { id: number; username: string }; wallet: Wallet; keyed?: boolean };
 
 /**
  * When an entry is written, and the site its guid is fixed to: null builds the guid from SITE_URL
@@ -26,33 +16,22 @@ export type EntrySpec = {
 export type EntryStamp = { nowMs: number; guidSite: string | null };
 
 /** An entry as the plugin's post would read: its title and slug come from who, what and when. */
-export function entry(spec: EntrySpec, { nowMs, guidSite }: EntryStamp): NewEntry {
+export function entry(
+  { user, wallet, keyed = true, ...fields }: EntrySpec,
+  { nowMs, guidSite }: EntryStamp,
+): NewEntry {
   const createdAtS = Math.floor(nowMs / 1000);
-  const title = postTitle({
-    username: spec.user.username,
-    txnType: spec.txnType,
-    amountMinor: spec.amountMinor,
-    wallet: spec.wallet,
-    createdAtS,
-  });
+  const { txnType, amountMinor } = fields;
+  const title = postTitle({ username: user.username, txnType, amountMinor, wallet, createdAtS });
   return {
-    userId: spec.user.id,
-    walletId: spec.wallet.id,
-    txnType: spec.txnType,
-    amountMinor: spec.amountMinor,
-    amountText: spec.amountText,
-    requestId: spec.requestId,
-    keyed: spec.keyed ?? true,
-    note: spec.note,
+    ...fields,
+    userId: user.id,
+    walletId: wallet.id,
+    keyed,
     title,
     slugBase: slugify(title),
     guidSite,
     createdAtS,
-    transferId: spec.transferId,
-    reversesId: spec.reversesId,
-    metaData: spec.metaData,
-    holdId: spec.holdId,
-    batch: spec.batch,
   };
 }
 
