@@ -1,6 +1,6 @@
 // A statement as a CSV download (docs/api.md#get-statements-beyond-the-plugin), as wallet/v1's
-// `GET /statements?format=csv` and the console's download both answer it: the whole statement, a
-// chunk at a time, its figures in headers.
+// `GET /statements?format=csv` and the console's download both answer it: a `text/csv` attachment
+// written as it is read (envelope.ts `pulledBody`), a chunk at a time, its figures in headers.
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { openHistoryGate } from "../throttle/history-gate";
@@ -11,7 +11,7 @@ import {
   statementFileName,
 } from "../wallet/statement-csv";
 import { STATEMENT_CHUNK, type Statement, statementEntries } from "../wallet/statements";
-import { streamCsv } from "./csv";
+import { pulledBody } from "./envelope";
 import { historyBusy } from "./errors";
 import { siteSettings } from "./site";
 
@@ -32,19 +32,22 @@ export async function answerStatementCsv(c: Context<AppEnv>, statement: Statemen
     entries = turn.holding(entries);
   }
   const totals = statementCsvTotals(statement);
-  return streamCsv(
-    c,
-    statementFileName(statement, site.timeZone),
-    statementCsvHeader(),
-    entries,
-    (rows) => statementCsvRows(rows, statement, site),
-    {
-      "X-WP-Total": totals.count,
-      "X-Statement-Opening-Balance": totals.opening,
-      "X-Statement-Closing-Balance": totals.closing,
-      "X-Statement-Total-In": totals.in,
-      "X-Statement-Total-Out": totals.out,
-    },
-    release,
-  );
+  const body = pulledBody(c, {
+    head: statementCsvHeader(),
+    chunks: entries,
+    render: (rows) => statementCsvRows(rows, statement, site),
+    tail: "",
+    onEnd: release ?? (async () => {}),
+  });
+  return c.body(body, 200, {
+    "Content-Type": "text/csv; charset=utf-8",
+    // The name is built from digits, a wallet id ([a-z0-9_]) and dates: no quoting is needed.
+    "Content-Disposition": `attachment; filename="${statementFileName(statement, site.timeZone)}"`,
+    "Cache-Control": "no-store",
+    "X-WP-Total": totals.count,
+    "X-Statement-Opening-Balance": totals.opening,
+    "X-Statement-Closing-Balance": totals.closing,
+    "X-Statement-Total-In": totals.in,
+    "X-Statement-Total-Out": totals.out,
+  });
 }
