@@ -7,6 +7,7 @@ import { keyPrincipal } from "../wallet/key-principal";
 import { sessionPrincipal } from "../wallet/sessions";
 import { isPrintableAscii } from "./decode";
 import { serviceNotConfigured } from "./errors";
+import { afterAnswer } from "./keep-alive";
 
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 
@@ -22,19 +23,6 @@ export const tokenKeys = (c: { env: AppEnv["Bindings"] }) => ({
   secret: jwtSecret(c),
   issuer: c.env.JWT_ISSUER,
 });
-
-/** Runs a bookkeeping write after the response when the runtime allows, else before it. */
-async function touch(c: Context<AppEnv>, write: Promise<unknown>) {
-  const settled = write.then(
-    () => undefined,
-    () => undefined,
-  );
-  try {
-    c.executionCtx.waitUntil(settled);
-  } catch {
-    await settled; // no execution context (tests calling app.request directly)
-  }
-}
 
 async function principalFrom(c: Context<AppEnv>, header: string): Promise<Principal | null> {
   // `<scheme> <token>`: two words split by white space (the header arrives trimmed).
@@ -52,10 +40,10 @@ async function principalFrom(c: Context<AppEnv>, header: string): Promise<Princi
           tokenKeys(c),
           c.get("nowMs")(),
         );
-      return keyPrincipal(c.get("db"), c.env.DB, token, (write) => touch(c, write));
+      return keyPrincipal(c.get("db"), c.env.DB, token, (write) => afterAnswer(c, write));
     case "key":
     case "basic":
-      return keyPrincipal(c.get("db"), c.env.DB, token, (write) => touch(c, write));
+      return keyPrincipal(c.get("db"), c.env.DB, token, (write) => afterAnswer(c, write));
     default:
       return null;
   }

@@ -5,6 +5,7 @@ import * as v from "valibot";
 import type { AppEnv } from "../env";
 import { mailSender } from "../mail/transport";
 import type { MailDeps } from "../wallet/mail-links";
+import { afterAnswer } from "./keep-alive";
 import { NAMESPACE } from "./rest-index";
 import { siteUrl } from "./site";
 import { UserParams } from "./user-fields";
@@ -45,16 +46,12 @@ export function mailDeps(c: Context<AppEnv>): MailDeps {
     throttle: c.env.LOGIN_THROTTLE,
     clientAddress: c.req.header("cf-connecting-ip"),
     nowMs,
-    background: (work) => {
-      const logged = work.catch((err) =>
-        console.error(JSON.stringify({ request_id: requestId, mail_failed: String(err) })),
-      );
-      try {
-        c.executionCtx.waitUntil(logged);
-        return Promise.resolve();
-      } catch {
-        return logged;
-      }
-    },
+    background: (work) =>
+      afterAnswer(
+        c,
+        work.catch((err) =>
+          console.error(JSON.stringify({ request_id: requestId, mail_failed: String(err) })),
+        ),
+      ),
   };
 }
