@@ -236,23 +236,6 @@ export const userNotFound = (userId: unknown) =>
 export const walletNotFound = () =>
   apiError("wallet_not_found", { wallet_id: "wallet_id not found" });
 
-/** A sign-in refused by the throttle (src/throttle/), before any password is checked. */
-export const tooManySignIns = (retryAfterS: number) =>
-  apiError(
-    "too_many_sign_ins",
-    [`Too many failed sign-in attempts: try again in ${retryAfterS} seconds`],
-    { "Retry-After": String(retryAfterS) },
-  );
-
-/** A money request past the caller's share (wallet/context.ts spendMoneyShare). */
-function rateLimited(retryAfterS: number) {
-  return apiError(
-    "rate_limited",
-    { rate: `Too many money requests from this caller: try again in ${retryAfterS} seconds` },
-    { "Retry-After": String(retryAfterS) },
-  );
-}
-
 /** How long a client waits before retrying a request D1 could not take. */
 const DATABASE_RETRY_S = 2;
 
@@ -271,14 +254,8 @@ export const historyBusy = () =>
 export const serviceNotConfigured = (missing: string[]) =>
   apiError("service_not_configured", { missing });
 
-export const transactionExists = (id: number) =>
-  apiError("transaction_exists", { txn_id: String(id), exist: "Transaction already executed" });
-
 export const transactionNotFound = (id: string) =>
   apiError("transaction_not_found", { id: `No transaction ${id}` });
-
-export const alreadyReversed = (id: number | string) =>
-  apiError("already_reversed", { id: `Transaction ${id} was already reversed` });
 
 export const AMOUNT_MESSAGES: Record<AmountIssue, string> = {
   "not-numeric": "amount requires a valid amount",
@@ -328,7 +305,10 @@ function answerOf(reason: RefusalReason): ApiError {
     case "api_key_not_found":
       return apiError("api_key_not_found", { id: `No API key ${reason.ref}` });
     case "transaction_exists":
-      return transactionExists(reason.existingId);
+      return apiError("transaction_exists", {
+        txn_id: String(reason.existingId),
+        exist: "Transaction already executed",
+      });
     case "hold_exists":
       return apiError("transaction_exists", {
         hold_id: String(reason.holdId),
@@ -350,11 +330,21 @@ function answerOf(reason: RefusalReason): ApiError {
     case "not_reversible":
       return invalidInput({ id: reason.why });
     case "already_reversed":
-      return alreadyReversed(reason.ref);
+      return apiError("already_reversed", { id: `Transaction ${reason.ref} was already reversed` });
     case "rate_limited":
-      return rateLimited(reason.retryAfterS);
+      return apiError(
+        "rate_limited",
+        {
+          rate: `Too many money requests from this caller: try again in ${reason.retryAfterS} seconds`,
+        },
+        { "Retry-After": String(reason.retryAfterS) },
+      );
     case "too_many_sign_ins":
-      return tooManySignIns(reason.retryAfterS);
+      return apiError(
+        "too_many_sign_ins",
+        [`Too many failed sign-in attempts: try again in ${reason.retryAfterS} seconds`],
+        { "Retry-After": String(reason.retryAfterS) },
+      );
     case "invalid_credential":
       return validationError(["Invalid Credential"]);
     case "no_session":
