@@ -1,11 +1,13 @@
+import type { Context } from "hono";
 import * as v from "valibot";
 import type { Wallet } from "../db/schema";
+import type { AppEnv } from "../env";
 import type { Decimal } from "../ledger/money";
 import { findWallet } from "../wallet/directory";
 import { amountToMinor } from "../wallet/rules";
 import { amountRefusedText, invalidInput } from "./errors";
-import type { Input } from "./route";
-import { checkFields } from "./validation";
+import type { Params } from "./params";
+import { checkFields, inKeyOrder } from "./validation";
 
 type MoneySchema = v.ObjectSchema<
   {
@@ -42,29 +44,22 @@ export async function checkMoneyFields<S extends MoneySchema>(
   return { output, errors, wallet, amountMinor };
 }
 
-/** checkMoneyFields, with every field error reported together in schema key order (a 400). */
-export async function readMoneyInput<S extends MoneySchema>(
-  schema: S,
-  params: Record<string, unknown>,
-  findWallet: (id: string) => Promise<Wallet | undefined>,
-) {
-  const { output, errors, wallet, amountMinor } = await checkMoneyFields(
-    schema,
-    params,
-    findWallet,
-  );
-  if (!output || !wallet || Object.keys(errors).length > 0)
-    throw invalidInput(ordered(errors, Object.keys(schema.entries)));
-  return { fields: output as v.InferOutput<S>, wallet, amountMinor };
-}
-
-export type MoneyInput<S extends MoneySchema> = Awaited<ReturnType<typeof readMoneyInput<S>>>;
-
-/** A money route's declared input: its schema, and the wallet's own checks reported beside it. */
-export const moneyFields = <S extends MoneySchema>(schema: S): Input<MoneyInput<S>> => ({
+/**
+ * A money route's declared input: its schema, and the wallet's own checks reported beside it, every
+ * field error together in schema key order (a 400).
+ */
+export const moneyFields = <S extends MoneySchema>(schema: S) => ({
   schema,
-  read: (c, params) => readMoneyInput(schema, params, (id) => findWallet(c.var.service, id)),
+  read: async (c: Context<AppEnv>, params: Params) => {
+    const { output, errors, wallet, amountMinor } = await checkMoneyFields(schema, params, (id) =>
+      findWallet(c.var.service, id),
+    );
+    if (!output || !wallet || Object.keys(errors).length > 0)
+      throw invalidInput(inKeyOrder(schema, errors));
+    return { fields: output as v.InferOutput<S>, wallet, amountMinor };
+  },
 });
 
-const ordered = (errors: Record<string, string>, keys: string[]) =>
-  Object.fromEntries(keys.filter((k) => errors[k] !== undefined).map((k) => [k, errors[k]!]));
+export type MoneyInput<S extends MoneySchema> = Awaited<
+  ReturnType<ReturnType<typeof moneyFields<S>>["read"]>
+>;

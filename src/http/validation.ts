@@ -55,13 +55,14 @@ export function checkFields<S extends ObjectSchema>(
         : issue.message,
     );
   }
-  const errors: Record<string, string> = {};
-  for (const field of Object.keys(schema.entries)) {
-    const message = found.get(field);
-    if (message !== undefined) errors[field] = message;
-  }
-  return { errors };
+  return { errors: inKeyOrder(schema, Object.fromEntries(found)) };
 }
+
+/** Field errors in the schema's key order, the order clients see. */
+export const inKeyOrder = (schema: ObjectSchema, errors: Record<string, string>) =>
+  Object.fromEntries(
+    Object.keys(schema.entries).flatMap((k) => (errors[k] === undefined ? [] : [[k, errors[k]]])),
+  );
 
 /** checkFields for envelope-A routes: the output, or a 400 "invalid input" keyed by field. */
 export function parseFields<S extends ObjectSchema>(schema: S, params: Record<string, unknown>) {
@@ -94,12 +95,7 @@ export const readerFields = <S extends ObjectSchema>(
     const { output, errors = {} } = checkFields(schema, params);
     if (params.user_id === undefined && c.get("principal").role === "administrator")
       errors.user_id = EMPTY;
-    if (!output || Object.keys(errors).length > 0) {
-      const keys = Object.keys(schema.entries);
-      throw invalidInput(
-        Object.fromEntries(keys.flatMap((k) => (errors[k] ? [[k, errors[k]]] : []))),
-      );
-    }
+    if (!output || Object.keys(errors).length > 0) throw invalidInput(inKeyOrder(schema, errors));
     return output;
   },
 });
