@@ -4,7 +4,7 @@
 
 import { type Context, Hono } from "hono";
 import * as v from "valibot";
-import { EntryParams, ReverseParams, TransferParams } from "../http/fields";
+import { EntryParams, movementOf, ReverseParams, TransferParams } from "../http/fields";
 import { parseFields } from "../http/validation";
 import { userBalances } from "../wallet/balances";
 import { spendMoneyShare } from "../wallet/context";
@@ -270,17 +270,12 @@ async function moveWith(c: Context<ConsoleEnv>, action: Move, userId: number, fo
   const sent = Object.fromEntries(
     ["wallet_id", "amount", "request_id", "note"].map((k) => [k, field(form, k)]),
   );
-  const asMeant = (f: Omit<v.InferOutput<typeof EntryParams>, "user_id">) => ({
-    walletId: f.wallet_id,
-    amount: { sent: f.amount.text, policy: "refuse-excess-places" as const },
-    requestId: f.request_id,
-    note: f.note,
-  });
   if (action !== "transfer") {
     const f = parseFields(EntryParams, { ...sent, user_id: userId });
     return (action === "credit" ? credit : debit)(c.var.service, {
       user: { id: f.user_id },
-      ...asMeant(f),
+      ...movementOf(f),
+      requestId: f.request_id,
     });
   }
   const f = parseFields(TransferParams, {
@@ -291,7 +286,8 @@ async function moveWith(c: Context<ConsoleEnv>, action: Move, userId: number, fo
   return transfer(c.var.service, {
     from: { id: f.from_user_id },
     to: { id: f.to_user_id },
-    ...asMeant(f),
+    ...movementOf(f),
+    requestId: f.request_id,
   });
 }
 

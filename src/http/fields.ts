@@ -1,6 +1,7 @@
 // Wire field schemas shared by several routes. WordPress owns these shapes and messages, so they
 // are written by hand; OpenAPI is generated from them.
 import * as v from "valibot";
+import type { Decimal } from "../ledger/money";
 import { readAmount, utcMs } from "../wallet/rules";
 import { isWalletId, normalizeWalletId } from "../wallet/wallets";
 import { AMOUNT_MESSAGES } from "./errors";
@@ -123,6 +124,13 @@ export const TransferParams = v.object({
   request_id: requestIdField,
   amount: amountField,
   note: noteField,
+});
+
+/** A decoded movement as a verb takes it: wallet/v1 refuses places past what the wallet accepts. */
+export const movementOf = (f: { wallet_id: string; amount: Decimal; note: string }) => ({
+  walletId: f.wallet_id,
+  amount: { sent: f.amount.text, policy: "refuse-excess-places" as const },
+  note: f.note,
 });
 
 export const ReverseParams = v.object({

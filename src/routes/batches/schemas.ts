@@ -4,6 +4,7 @@ import type { AppEnv } from "../../env";
 import { invalidInput } from "../../http/errors";
 import {
   amountField,
+  movementOf,
   noteField,
   pathIdField,
   requestIdField,
@@ -116,11 +117,7 @@ async function readOperation(
   for (const key of Object.keys(schema.entries))
     if (found[key] !== undefined) errors[`${at}.${key}`] = found[key];
   if (!output || Object.keys(found).length > 0) return undefined;
-  const common = {
-    walletId: output.wallet_id,
-    amount: { sent: output.amount.text, policy: "refuse-excess-places" as const },
-    note: output.note,
-  };
+  const common = movementOf(output);
   return "from_user_id" in output
     ? {
         ...common,

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../../env";
 import { ok } from "../../http/envelope";
-import type { EntryParams } from "../../http/fields";
+import { type EntryParams, movementOf } from "../../http/fields";
 import type { MoneyInput } from "../../http/money-input";
 import { credit, debit } from "../../wallet/movements";
 
@@ -13,10 +13,8 @@ export async function postSingleEntry(
 ) {
   const moved = await (txnType === "CREDIT" ? credit : debit)(c.var.service, {
     user: { id: fields.user_id },
-    walletId: fields.wallet_id,
-    amount: { sent: fields.amount.text, policy: "refuse-excess-places" },
+    ...movementOf(fields),
     requestId: fields.request_id,
-    note: fields.note,
   });
   return ok(c, 200, "Transaction Completed", {
     transaction_id: moved.transactionId,

@@ -1,5 +1,5 @@
 import { ok } from "../../http/envelope";
-import { TransferParams } from "../../http/fields";
+import { movementOf, TransferParams } from "../../http/fields";
 import { moneyFields } from "../../http/money-input";
 import { defineRoute } from "../../http/route";
 import { transfer } from "../../wallet/movements";
@@ -22,10 +22,8 @@ export const createTransfer = defineRoute(
     const moved = await transfer(c.var.service, {
       from: { id: fields.from_user_id },
       to: { id: fields.to_user_id },
-      walletId: fields.wallet_id,
-      amount: { sent: fields.amount.text, policy: "refuse-excess-places" },
+      ...movementOf(fields),
       requestId: fields.request_id,
-      note: fields.note,
     });
     return ok(c, 200, "Transfer Action Completed", {
       debit_transaction_id: moved.debitId,
