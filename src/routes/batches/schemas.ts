@@ -3,13 +3,13 @@ import * as v from "valibot";
 import type { AppEnv } from "../../env";
 import { invalidInput } from "../../http/errors";
 import {
-  amountField,
+  EntryParams,
   movementOf,
   noteField,
   pathIdField,
   requestIdField,
+  TransferParams,
   userIdField,
-  walletIdField,
 } from "../../http/fields";
 import { checkMoneyFields } from "../../http/money-input";
 import type { Params } from "../../http/params";
@@ -19,21 +19,13 @@ import { type BatchInput, type BatchOperation, MAX_OPERATIONS } from "../../wall
 import { findWallet } from "../../wallet/directory";
 import { PAGE_FIELDS } from "../transactions/schemas";
 
-/** A credit's or debit's fields, in the order their errors are reported (as the single routes'). */
+/** An operation's fields are its single route's but the request_id, in the same order of errors. */
 const EntryOperation = v.object({
-  user_id: userIdField(),
-  wallet_id: walletIdField,
-  amount: amountField,
-  note: noteField,
+  ...v.omit(EntryParams, ["request_id"]).entries,
+  user_id: userIdField(), // required here: no missing-as-zero quirk
 });
 
-const TransferOperation = v.object({
-  from_user_id: userIdField("from_user_id"),
-  to_user_id: userIdField("to_user_id"),
-  wallet_id: walletIdField,
-  amount: amountField,
-  note: noteField,
-});
+const TransferOperation = v.object(v.omit(TransferParams, ["request_id"]).entries);
 
 const TYPES = ["credit", "debit", "transfer"] as const;
 const TYPE_TEXT = "type must be credit, debit or transfer";
