@@ -82,12 +82,7 @@ const entryInput = (txnType: "CREDIT" | "DEBIT"): Input<PluginEntry> => {
   };
 };
 
-type PluginEntry = {
-  user_id: string;
-  wallet_id: string;
-  request_id: string;
-  amount: string;
-  note: string;
+type PluginEntry = Omit<v.InferOutput<ReturnType<typeof EntryRequest>>, "meta_data"> & {
   metaData: string | undefined;
 };
 
