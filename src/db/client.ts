@@ -6,7 +6,7 @@ import { openSession, SessionDatabase } from "./session";
  * A Drizzle handle on a D1 binding, or on a request's (metered) session of one (db/session.ts).
  * Without the schema: the queries name their tables (db/schema.ts) and none uses Drizzle's
  * relational `db.query`, whose table map drizzle() would otherwise rebuild for every request's
- * handle (5% of a balance read's CPU).
+ * handle.
  */
 export const createDb = (d1: D1Database) => drizzle(d1);
 export type Db = ReturnType<typeof createDb>;

@@ -343,7 +343,7 @@ function entryQuery(db: Db, e: NewEntry, after?: string): Query {
 /**
  * The text and values of one movement's statements: its entries, then the look-up of its
  * request_id, the same as Drizzle builds for them (`insertEntry`, `usedUnder`), the text built once
- * per isolate for each shape (db/prebuilt.ts): Drizzle took 270–560 µs to build an entry's.
+ * per isolate for each shape (db/prebuilt.ts) rather than by Drizzle for each entry.
  */
 export function movementQueries(db: Db, [first, ...rest]: [NewEntry, ...NewEntry[]]): Query[] {
   const used = () => usedUnderKey(db, sql.placeholder("userId"), sql.placeholder("lookupKey"));
