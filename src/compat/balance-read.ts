@@ -5,7 +5,7 @@ import type { AppEnv } from "../env";
 import { invalidInput } from "../http/errors";
 import type { Input, RouteInfo } from "../http/route";
 import { MAX_WALLETS_PER_READ, readBalances } from "../wallet/balances";
-import { asciiLower, formatMoney, minorToNumber, storageDecimals } from "../wallet/rules";
+import { asciiLower, formatMoney, major } from "../wallet/rules";
 import { keyRouteRefusals } from "./auth";
 import { publicReads } from "./config";
 import { mayReadPluginUser, pluginUserId } from "./identity";
@@ -39,7 +39,7 @@ export type BalanceRecord = ReturnType<typeof balanceRecord>;
 function balanceRecord(piece: string, wallet: Wallet, minor: number) {
   return {
     wallet_id: piece,
-    wallet_balance_raw: minorToNumber(minor, storageDecimals(wallet)),
+    wallet_balance_raw: major(minor, wallet),
     wallet_balance_formatted: formatMoney(minor, wallet),
     wallet_name: wallet.name,
     wallet_symbol: wallet.symbol,

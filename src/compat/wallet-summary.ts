@@ -3,13 +3,7 @@ import { ok } from "../http/envelope";
 import { ApiError } from "../http/errors";
 import { defineRoute } from "../http/route";
 import { Refusal } from "../wallet/refusal";
-import {
-  asciiLower,
-  formatMoney,
-  minorToNumber,
-  mysqlDate,
-  storageDecimals,
-} from "../wallet/rules";
+import { asciiLower, formatMoney, major, mysqlDate } from "../wallet/rules";
 import { walletSummary } from "../wallet/summary";
 import { keyRouteRefusals } from "./auth";
 import { pluginUser } from "./identity";
@@ -46,20 +40,19 @@ export const compatWalletSummary = defineRoute(
     });
     if (!s) return pluginUserNotFound(c);
     const w = s.wallet;
-    const raw = (minor: number) => minorToNumber(minor, storageDecimals(w));
     return ok(c, 200, "Wallet Summary retrieved", {
       user_id: s.userId,
       wallet_id: w.id,
-      wallet_balance_raw: raw(s.balanceMinor),
+      wallet_balance_raw: major(s.balanceMinor, w),
       wallet_balance_formatted: formatMoney(s.balanceMinor, w),
-      wallet_held_raw: raw(s.heldMinor),
+      wallet_held_raw: major(s.heldMinor, w),
       wallet_held_formatted: formatMoney(s.heldMinor, w),
-      wallet_available_raw: raw(s.availableMinor),
+      wallet_available_raw: major(s.availableMinor, w),
       wallet_available_formatted: formatMoney(s.availableMinor, w),
       entry_count: s.entryCount,
       last_txn_id: s.last?.id ?? null,
       last_txn_type: s.last?.txnType.toLowerCase() ?? null,
-      last_txn_amount_raw: s.last ? raw(s.last.amountMinor) : null,
+      last_txn_amount_raw: s.last ? major(s.last.amountMinor, w) : null,
       // As the plugin wrote post_date_gmt.
       last_txn_date_gmt: s.last ? mysqlDate(s.last.createdAtS, "UTC") : null,
     });

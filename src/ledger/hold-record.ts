@@ -1,7 +1,7 @@
 // A hold as the API answers it (GET /holds/{id}) and as its events carry it (docs/events.md).
 import type { HoldStatus } from "../db/holds";
 import type { Hold } from "../db/schema";
-import { formatMoney, minorToNumber, storageDecimals, type WalletDisplay } from "./money";
+import { formatMoney, major, type WalletDisplay } from "./money";
 
 export type HoldRecordOf = {
   hold: Hold;
@@ -13,10 +13,6 @@ export type HoldRecordOf = {
 };
 
 const iso = (s: number) => new Date(s * 1000).toISOString();
-
-/** Major units as a JSON number (contract section 3), exact to the places the wallet stores. */
-export const major = (minor: number, wallet: WalletDisplay) =>
-  minorToNumber(minor, storageDecimals(wallet));
 
 export const holdRecord = ({ hold, wallet, status, transactionId }: HoldRecordOf) => ({
   hold_id: hold.id,

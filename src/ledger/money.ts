@@ -232,8 +232,15 @@ export function exactText(minor: number | bigint, w: WalletUnits) {
 }
 
 /** Major units as a JSON number: the nearest double, which prints back as the decimal up to MAX_MINOR. */
-export const minorToNumber = (minor: number, decimals: number) =>
+export const minorToNumber = (minor: number | bigint, decimals: number) =>
   Number(minorToText(minor, decimals));
+
+/**
+ * A wallet's stored units as a JSON number of major units (contract section 3), exact to every
+ * place up to MAX_MINOR; a sum past it (a statement's totals) is the nearest double.
+ */
+export const major = (minor: number | bigint, wallet: WalletUnits) =>
+  minorToNumber(minor, storageDecimals(wallet));
 
 /**
  * Stored units rounded to display units, half away from zero (PHP's number_format does the same):

@@ -4,11 +4,11 @@
 // Verbs answer rows and minor units; each dialect words them with these.
 
 export { BatchAnswer, batchRecord } from "../ledger/batches";
-export { holdRecord, major } from "../ledger/hold-record";
+export { holdRecord } from "../ledger/hold-record";
 export {
   amountToMinor,
   formatMoney,
-  minorToNumber,
+  major,
   minorToText,
   movedAmountText,
   numberText,

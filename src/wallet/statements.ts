@@ -8,7 +8,7 @@ import {
   type StatementRange,
   statementChunks,
 } from "../db/statements";
-import { formatMoney, minorToNumber, minorToText, storageDecimals } from "../ledger/money";
+import { formatMoney, major } from "../ledger/money";
 import { requireReader, type ServiceContext } from "./context";
 import { Refusal } from "./refusal";
 
@@ -80,20 +80,18 @@ const isoInstant = (s: number) => `${new Date(s * 1000).toISOString().slice(0, 1
 
 /** The statement's figures, as the API answers them (entries apart): exact numbers and display text. */
 export function statementSummary(s: Statement) {
-  const places = storageDecimals(s.wallet);
   // JSON numbers carry 15 digits, every balance's and amount's; a sum past them is the nearest
   // (docs/api.md). Its display text is exact, as are the CSV's headers.
-  const number = (minor: number | bigint) => Number(minorToText(minor, places));
   const shown = (minor: number | bigint) => formatMoney(minor, s.wallet);
   return {
     user_id: s.range.userId,
     wallet_id: s.range.walletId,
     from: isoInstant(s.range.fromS),
     to: isoInstant(s.range.toS),
-    opening_balance: minorToNumber(s.openingMinor, places),
-    closing_balance: minorToNumber(s.closingMinor, places),
-    total_in: number(s.inMinor),
-    total_out: number(s.outMinor),
+    opening_balance: major(s.openingMinor, s.wallet),
+    closing_balance: major(s.closingMinor, s.wallet),
+    total_in: major(s.inMinor, s.wallet),
+    total_out: major(s.outMinor, s.wallet),
     count: s.count,
     formatted: {
       opening_balance: shown(s.openingMinor),

@@ -2,9 +2,8 @@ import { ok } from "../../http/envelope";
 import { defineRoute } from "../../http/route";
 import { fields } from "../../http/validation";
 import { availableBalances } from "../../wallet/holds";
-import { formatMoney } from "../../wallet/rules";
+import { formatMoney, major } from "../../wallet/rules";
 import { AvailableBalanceAnswer } from "../answers";
-import { major } from "../holds/schemas";
 import { AvailableParams } from "./schemas";
 
 /** Beside /user-wallet-balance (the ledger balance, unchanged): what holds reserve, and the rest. */

@@ -2,7 +2,7 @@ import { ok } from "../../http/envelope";
 import { defineRoute } from "../../http/route";
 import { fields } from "../../http/validation";
 import { userBalances } from "../../wallet/balances";
-import { formatMoney, minorToNumber, storageDecimals } from "../../wallet/rules";
+import { formatMoney, major } from "../../wallet/rules";
 import { BalanceAnswer } from "../answers";
 import { BalanceParams } from "./schemas";
 
@@ -30,7 +30,7 @@ export const readBalance = defineRoute(
     for (const id of input.wallet_id) {
       const { wallet, minor } = found.get(id)!;
       // Exact, even for a wallet that stores more places than it displays; `formatted` rounds.
-      data[id] = minorToNumber(minor, storageDecimals(wallet));
+      data[id] = major(minor, wallet);
       formatted[id] = formatMoney(minor, wallet);
     }
     if (input.formatted.toLowerCase() === "yes") data.formatted = formatted;

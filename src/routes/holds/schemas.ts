@@ -51,7 +51,7 @@ export const HoldListParams = v.object({
 
 const iso = (s: number) => new Date(s * 1000).toISOString();
 
-export { holdRecord, major } from "../../wallet/rules";
+export { holdRecord } from "../../wallet/rules";
 
 /** POST /holds's answer. */
 export const placedRecord = ({ hold, wallet }: HoldView) => ({

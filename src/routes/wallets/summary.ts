@@ -5,9 +5,8 @@ import { pathWalletIdField, userIdField } from "../../http/fields";
 import { defineRoute } from "../../http/route";
 import { fields } from "../../http/validation";
 import { Refusal } from "../../wallet/refusal";
-import { formatMoney } from "../../wallet/rules";
+import { formatMoney, major } from "../../wallet/rules";
 import { walletSummary } from "../../wallet/summary";
-import { major } from "../holds/schemas";
 
 const money = v.number();
 
