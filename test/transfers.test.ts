@@ -310,6 +310,24 @@ describe("POST /transfers", () => {
       );
     });
 
+    it("refuses a transfer to oneself before looking the user up (400 before 404)", async () => {
+      const { admin, wallet } = await setup();
+      await expectRefusedTransfer(
+        admin,
+        {
+          from_user_id: 999_999,
+          to_user_id: 999_999,
+          wallet_id: wallet,
+          amount: 1,
+          request_id: unique("r"),
+        },
+        400,
+        invalid({
+          to_user_id: "to_user_id must differ from from_user_id",
+        }),
+      );
+    });
+
     it("reports every empty field together", async () => {
       const { admin } = await setup();
       await expectRefusedTransfer(

@@ -12,7 +12,14 @@ import { entry } from "../ledger/entries";
 import { exactText, MAX_MINOR } from "../ledger/money";
 import { requestKey } from "../ledger/request-key";
 import { requireAdmin, type ServiceContext } from "./context";
-import { type AmountSent, minorOf, nameOf, requireWallet, type UserRef } from "./movements";
+import {
+  type AmountSent,
+  minorOf,
+  nameOf,
+  namesOneUser,
+  requireWallet,
+  type UserRef,
+} from "./movements";
 import { type LedgerVerdict, Refusal, type RefusalReason } from "./refusal";
 
 export const MAX_OPERATIONS = 100;
@@ -47,9 +54,8 @@ type Leg = {
 /** Each operation's entries (a transfer's DEBIT then CREDIT), found and converted; nothing written. */
 async function resolve(ctx: ServiceContext, input: BatchInput): Promise<Leg[]> {
   const ops = input.operations;
-  // Said before any look-up, as a single transfer would be refused for it.
   for (const [index, op] of ops.entries())
-    if (op.type === "transfer" && "id" in op.from && "id" in op.to && op.from.id === op.to.id)
+    if (op.type === "transfer" && namesOneUser(op.from, op.to))
       throw new Refusal({ code: "batch_operation", index, refused: { code: "same_user" } });
   const refs = ops.flatMap((op) => (op.type === "transfer" ? [op.from, op.to] : [op.user]));
   const ids = [...new Set(refs.flatMap((r) => ("id" in r ? [r.id] : [])))];

@@ -101,9 +101,17 @@ export type TransferInput = Omit<MoveInput, "user" | "metaData"> & {
   ) => { debit: string; credit: string };
 };
 
+/**
+ * Both ends of a transfer named by one id: invalid input, refused before any look-up (validation
+ * comes before existence). Ends named otherwise are compared once found.
+ */
+export const namesOneUser = (from: UserRef, to: UserRef) =>
+  "id" in from && "id" in to && from.id === to.id;
+
 /** A transfer: the sender's DEBIT (keyed by the request_id) and the receiver's CREDIT, or neither. */
 export async function transfer(ctx: ServiceContext, input: TransferInput) {
   requireAdmin(ctx, "write");
+  if (namesOneUser(input.from, input.to)) throw new Refusal({ code: "same_user" });
   const [from, to] = (await requireUsers(ctx.db, [input.from, input.to])) as [
     { id: number; username: string },
     { id: number; username: string },
