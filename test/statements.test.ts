@@ -231,7 +231,7 @@ describe("GET /statements", () => {
       total_in: "¥9,999,999,999,999,991",
       total_out: "¥9,999,999,999,999,990",
     });
-    const csv = await statement(admin.bearer, { ...query, format: "csv" });
+    const csv = await statement(admin.bearer, { ...query, format: "CSV" });
     expect(csv.headers.get("x-statement-total-in")).toBe("9999999999999991");
     expect(csv.headers.get("x-statement-total-out")).toBe("9999999999999990");
   });

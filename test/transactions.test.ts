@@ -345,6 +345,11 @@ describe("GET /transactions paging, order and filters", () => {
     expect(res.headers.get("X-WP-Total")).toBe("1");
     expect(ids((await list(admin, { user_id: user.id, txn_type: "CREDIT" })).body)).toHaveLength(2);
     expect((await list(admin, { user_id: user.id, txn_type: "DEBIT" })).body.data).toEqual([]);
+    // The choices are read in any letter case.
+    expect(ids((await list(admin, { user_id: user.id, txn_type: "credit" })).body)).toHaveLength(2);
+    const ascending = ids((await list(admin, { user_id: user.id, order: "ASC" })).body);
+    expect(ascending).toEqual([...ascending].sort((a, b) => a - b));
+    expect(ascending).toHaveLength(2);
   });
 
   it("filters by after and before in ISO 8601", async () => {

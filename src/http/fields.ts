@@ -133,6 +133,18 @@ export const movementOf = (f: { wallet_id: string; amount: Decimal; note: string
   note: f.note,
 });
 
+/** One of `choices`, in any letter case (`upper`: the choices are upper case); else `message`. */
+export const choiceField = <const T extends readonly string[]>(
+  choices: T,
+  message: string,
+  { upper = false } = {},
+) =>
+  v.pipe(
+    v.string(message),
+    v.transform((s) => (upper ? s.toUpperCase() : s.toLowerCase())),
+    v.picklist(choices, message),
+  );
+
 export const ReverseParams = v.object({
   request_id: requestIdField,
   note: noteField,

@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import {
   amountField,
+  choiceField,
   noteField,
   pathIdField,
   requestIdField,
@@ -39,11 +40,7 @@ export const HoldListParams = v.object({
   user_id: v.optional(userIdField()),
   wallet_id: v.optional(walletIdField),
   status: v.optional(
-    v.pipe(
-      v.string("status must be one of held, captured, voided, expired"),
-      v.transform((s) => s.toLowerCase()),
-      v.picklist(HOLD_STATUSES, "status must be one of held, captured, voided, expired"),
-    ),
+    choiceField(HOLD_STATUSES, "status must be one of held, captured, voided, expired"),
   ),
   page: v.optional(integerIn("page", 1, 1_000_000), "1"),
   per_page: v.optional(integerIn("per_page", 1, MAX_HOLDS_PER_PAGE), String(MAX_HOLDS_PER_PAGE)),

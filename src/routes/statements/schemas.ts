@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { isoInstant, userIdField, walletIdField } from "../../http/fields";
+import { choiceField, isoInstant, userIdField, walletIdField } from "../../http/fields";
 import { PAGE_ALIAS, PAGE_FIELDS } from "../transactions/schemas";
 
 export const StatementParams = v.object({
@@ -11,12 +11,5 @@ export const StatementParams = v.object({
   to: v.optional(isoInstant("to")),
   ...PAGE_FIELDS,
   ...PAGE_ALIAS,
-  format: v.optional(
-    v.pipe(
-      v.string("format must be json or csv"),
-      v.transform((s) => s.toLowerCase()),
-      v.picklist(["json", "csv"], "format must be json or csv"),
-    ),
-    "json",
-  ),
+  format: v.optional(choiceField(["json", "csv"], "format must be json or csv"), "json"),
 });

@@ -1,6 +1,13 @@
 import * as v from "valibot";
 import { aliasField } from "../../http/aliases";
-import { isoDate, pathIdField, ReverseParams, userIdField, walletIdField } from "../../http/fields";
+import {
+  choiceField,
+  isoDate,
+  pathIdField,
+  ReverseParams,
+  userIdField,
+  walletIdField,
+} from "../../http/fields";
 import { EMPTY } from "../../http/validation";
 import { SECURITY_CODE } from "../../settings";
 
@@ -43,22 +50,11 @@ export const TransactionListParams = v.object({
   ...PAGE_ALIAS,
   wallet_id: v.optional(walletIdField),
   txn_type: v.optional(
-    v.pipe(
-      v.string("txn_type must be CREDIT or DEBIT"),
-      v.transform((s) => s.toUpperCase()),
-      v.picklist(["CREDIT", "DEBIT"], "txn_type must be CREDIT or DEBIT"),
-    ),
+    choiceField(["CREDIT", "DEBIT"], "txn_type must be CREDIT or DEBIT", { upper: true }),
   ),
   after: v.optional(isoDate("after")),
   before: v.optional(isoDate("before", { up: true })),
-  order: v.optional(
-    v.pipe(
-      v.string("order must be asc or desc"),
-      v.transform((s) => s.toLowerCase()),
-      v.picklist(["asc", "desc"], "order must be asc or desc"),
-    ),
-    "desc",
-  ),
+  order: v.optional(choiceField(["asc", "desc"], "order must be asc or desc"), "desc"),
 });
 
 /** A reversal's input: the transaction in the path, then the body's fields. */
