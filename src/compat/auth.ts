@@ -1,4 +1,4 @@
-import { ApiError, permissionDenied } from "../http/errors";
+import { ApiError, permissionDenied, validationError } from "../http/errors";
 import type { Refusals } from "../http/route";
 
 // The plugin refused in two dialects, and these are its texts (captures 10 and 32-36):
@@ -35,6 +35,6 @@ export const keyRouteRefusals = (action: string): Refusals => ({
 
 export const jwtRouteRefusals: Refusals = {
   missing: permissionDenied.missing,
-  invalid: () => new ApiError(400, "Validation error", ["Invalid signature"]),
+  invalid: () => validationError(["Invalid signature"]),
   forbidden: permissionDenied.forbidden,
 };

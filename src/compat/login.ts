@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { ok } from "../http/envelope";
-import { ApiError } from "../http/errors";
+import { validationError } from "../http/errors";
 import { defineRoute, type Input } from "../http/route";
 import { LoginParams, type SignInFields, signInFields, signInWith } from "../http/user-fields";
 import { PLUGIN_EXPIRATION } from "./schemas";
@@ -15,8 +15,7 @@ const loginInput: Input<SignInFields> = {
   schema: v.object({ ...LoginParams.entries, ...ExpirationParams.entries }),
   read: (c, params) => {
     const expiration = v.safeParse(ExpirationParams, params);
-    if (!expiration.success)
-      throw new ApiError(400, "Validation error", { error: expiration.issues[0].message });
+    if (!expiration.success) throw validationError({ error: expiration.issues[0].message });
     return signInFields.read(c, params);
   },
 };

@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { send } from "../http/envelope";
+import { ApiError } from "../http/errors";
 import type { BalanceRequest } from "./schemas";
 
 /** The plugin's 422; `error` arrives as JSON text because PHP's key order cannot live in a JS object. */
@@ -18,6 +19,9 @@ export const balanceOk = (c: Context<AppEnv>, data: unknown, submitted: BalanceR
     data,
     submitted,
   });
+
+/** The plugin's refusal of a wallet id no wallet has. */
+export const invalidWallet = () => new ApiError(404, "Invalid Wallet", ["Invalid Wallet Provided"]);
 
 /** The plugin's answer for a user it cannot find ("Failed", capitalised, is the plugin's). */
 export const pluginUserNotFound = (c: Context<AppEnv>) =>

@@ -9,6 +9,7 @@ import { jwtRouteRefusals } from "./auth";
 import { amountRefused, REQUEST_ID_MAX } from "./entries";
 import { pluginUser } from "./identity";
 import { requires, sanitizeTextField } from "./php";
+import { invalidWallet } from "./respond";
 import { TransferRequest } from "./schemas";
 
 // `POST transfers` (api/core/transfers/create-transfers.php, includes/transfers/create-transfers.php):
@@ -104,7 +105,7 @@ function refused(reason: RefusalReason) {
         transfer_to_user: "transfer_to_user must differ from transfer_from_user",
       });
     case "wallet_not_found":
-      return new ApiError(404, "Invalid Wallet", ["Invalid Wallet Provided"]);
+      return invalidWallet();
     case "amount_refused":
       return invalidInput(amountRefused("amount_to_transfer", reason.refusal));
     default:

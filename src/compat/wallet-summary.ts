@@ -1,6 +1,5 @@
 import * as v from "valibot";
 import { ok } from "../http/envelope";
-import { ApiError } from "../http/errors";
 import { defineRoute } from "../http/route";
 import { Refusal } from "../wallet/refusal";
 import { asciiLower, formatMoney, major, mysqlDate } from "../wallet/rules";
@@ -8,7 +7,7 @@ import { walletSummary } from "../wallet/summary";
 import { keyRouteRefusals } from "./auth";
 import { pluginUser } from "./identity";
 import { phpEmpty } from "./php";
-import { entitiesRequiredResponse, pluginUserNotFound } from "./respond";
+import { entitiesRequiredResponse, invalidWallet, pluginUserNotFound } from "./respond";
 import { BalanceRequest } from "./schemas";
 
 // `GET wallet-summary`: a wallet of a user at a glance, which the plugin never had, in its words:
@@ -34,8 +33,7 @@ export const compatWalletSummary = defineRoute(
       const code = err instanceof Refusal ? err.reason.code : undefined;
       if (code === "user_not_found") return null;
       if (code === "forbidden") throw refusals.forbidden();
-      if (code === "wallet_not_found")
-        throw new ApiError(404, "Invalid Wallet", ["Invalid Wallet Provided"]);
+      if (code === "wallet_not_found") throw invalidWallet();
       throw err;
     });
     if (!s) return pluginUserNotFound(c);
