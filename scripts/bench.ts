@@ -23,8 +23,6 @@
 import { loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { sign } from "hono/jwt";
-import { BASELINE_JWT_SECRET } from "../bench/baseline/token";
 import { benchAgainst } from "./bench/against";
 import { type BenchMode, parseBenchArgs, USAGE } from "./bench/args";
 import { bundleSize, kib } from "./bench/bundle";
@@ -42,7 +40,7 @@ import {
   formatTable,
   type TableRow,
 } from "./bench/report";
-import { appScenarioMaker, JSON_HEADERS, loadOf, type Scenario, withBody } from "./bench/scenarios";
+import { appScenarioMaker, baselineScenarios, loadOf, type Scenario } from "./bench/scenarios";
 import {
   answeredAndSent,
   baselineDrift,
@@ -115,45 +113,7 @@ async function main() {
   const auth = await adminAuth(app.api);
   log("creating users, wallets and history through the API");
   const fx = await makeFixtures({ api: app.api, auth, runId });
-  // Baseline: one row to select.
-  const seeded = await fetch(`${baseline.base}/insert`, {
-    method: "POST",
-    headers: JSON_HEADERS,
-    body: JSON.stringify({ request_id: "seed", amount: 1 }),
-  });
-  if (seeded.status !== 200) throw new Error(`baseline /insert answered ${seeded.status}`);
-  const seedId = ((await seeded.json()) as { data: { id: number } }).data.id;
-
-  const baselineToken = await sign(
-    { sub: 1, exp: Math.floor(Date.now() / 1000) + 3600 },
-    BASELINE_JWT_SECRET,
-    "HS256",
-  );
-  let insertSeq = 0;
-  const scenarios: Record<string, Scenario> = {
-    // baseline
-    noop: { server: baseline, request: { method: "GET", path: "/noop" } },
-    insert: {
-      server: baseline,
-      request: {
-        method: "POST",
-        path: "/insert",
-        headers: JSON_HEADERS,
-        setupRequest: (req) =>
-          withBody(req, JSON.stringify({ request_id: `ins-${runId}-${++insertSeq}`, amount: 100 })),
-      },
-    },
-    select: { server: baseline, request: { method: "GET", path: `/select?id=${seedId}` } },
-    "select-authed": {
-      server: baseline,
-      vs: "select",
-      request: {
-        method: "GET",
-        path: `/select-authed?id=${seedId}`,
-        headers: { Authorization: `Bearer ${baselineToken}` },
-      },
-    },
-  };
+  const scenarios: Record<string, Scenario> = await baselineScenarios(baseline, runId);
   // The app's scenarios (the cost pass makes them again for the restarted app).
   const appScenarios = appScenarioMaker(runId);
   Object.assign(scenarios, appScenarios(app, auth, fx));

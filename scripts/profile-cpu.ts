@@ -7,7 +7,8 @@
 // inlined counts as the caller's.
 //
 // Scenarios: any of the bench's (scripts/bench/scenarios.ts: credits, credits-duplicate-409,
-// balance-1-wallet, transaction-read…). Settings (environment):
+// balance-1-wallet, transaction-read…), or of its baseline worker (noop, insert, select,
+// select-authed), served the same way: the same measure of a bare route. Settings (environment):
 // PROFILE_DURATION seconds (10), PROFILE_CONNECTIONS (8), PROFILE_INTERVAL_US sampling (100),
 // PROFILE_TOP rows (40), PROFILE_OUT a file for the raw .cpuprofile (open it in DevTools),
 // PROFILE_BUNDLE_OUT a file for the bundle it was taken from (its line numbers are the profile's).
@@ -17,9 +18,11 @@ import { fileURLToPath } from "node:url";
 import { makeFixtures } from "./bench/fixtures";
 import { connectInspector, USER_WORKER } from "./bench/inspector";
 import { runLoad } from "./bench/load";
-import { appScenarioMaker, loadOf } from "./bench/scenarios";
+import { appScenarioMaker, baselineScenarios, loadOf } from "./bench/scenarios";
 import { setting } from "./bench/session";
 import { adminAuth, freePort, startServer } from "./lib/server";
+
+const BASELINE_SCENARIOS = ["noop", "insert", "select", "select-authed"];
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 process.chdir(ROOT);
@@ -67,14 +70,21 @@ async function main() {
   const intervalUs = setting("PROFILE_INTERVAL_US", 100);
   const top = setting("PROFILE_TOP", 40);
   const inspectorPort = await freePort();
-  const server = await startServer({ wranglerDev: false, inspectorPort });
+  const baseline = BASELINE_SCENARIOS.includes(scenario);
+  const server = await startServer({
+    wranglerDev: false,
+    inspectorPort,
+    ...(baseline ? { config: "bench/baseline/wrangler.toml", seedAdmin: false } : {}),
+  });
   try {
-    const { base, api } = server;
-    const auth = await adminAuth(api);
+    const { api } = server;
     const runId = Date.now().toString(36);
-    const fx = await makeFixtures({ api, auth, runId });
     // The bench's own requests (scripts/bench/scenarios.ts), any of them.
-    const scenarios = appScenarioMaker(runId)({ base, api }, auth, fx);
+    const scenarios = baseline
+      ? await baselineScenarios(server, runId)
+      : await adminAuth(api).then(async (auth) =>
+          appScenarioMaker(runId)(server, auth, await makeFixtures({ api, auth, runId })),
+        );
     const chosen = scenarios[scenario];
     if (!chosen)
       throw new Error(`unknown scenario ${scenario}: ${Object.keys(scenarios).join(", ")}`);

@@ -3,6 +3,8 @@
 // simulated remote D1 (remote-d1.ts). Each names the baseline its req/s is compared with (`vs`) and
 // the status it must answer (`expectStatus`, default any 2xx).
 import type autocannon from "autocannon";
+import { sign } from "hono/jwt";
+import { BASELINE_JWT_SECRET } from "../../bench/baseline/token";
 import type { Server } from "../lib/server";
 import { type Fixtures, TRANSFER_WALLET, USER_PASSWORD, WALLETS } from "./fixtures";
 
@@ -35,6 +37,50 @@ export const loadOf = (s: Scenario<Target>, connections: number) => ({
   expectStatus: s.expectStatus,
   connections,
 });
+
+/**
+ * The baseline worker's scenarios (bench/baseline/worker.ts: noop, insert, select, select-authed),
+ * after seeding the one row its selects read.
+ */
+export async function baselineScenarios<S extends Target>(baseline: S, runId: string) {
+  const seeded = await fetch(`${baseline.base}/insert`, {
+    method: "POST",
+    headers: JSON_HEADERS,
+    body: JSON.stringify({ request_id: `seed-${runId}`, amount: 1 }),
+  });
+  if (seeded.status !== 200) throw new Error(`baseline /insert answered ${seeded.status}`);
+  const seedId = ((await seeded.json()) as { data: { id: number } }).data.id;
+  const token = await sign(
+    { sub: 1, exp: Math.floor(Date.now() / 1000) + 3600 },
+    BASELINE_JWT_SECRET,
+    "HS256",
+  );
+  let insertSeq = 0;
+  const scenarios: Record<string, Scenario<S>> = {
+    noop: { server: baseline, request: { method: "GET", path: "/noop" } },
+    insert: {
+      server: baseline,
+      request: {
+        method: "POST",
+        path: "/insert",
+        headers: JSON_HEADERS,
+        setupRequest: (req) =>
+          withBody(req, JSON.stringify({ request_id: `ins-${runId}-${++insertSeq}`, amount: 100 })),
+      },
+    },
+    select: { server: baseline, request: { method: "GET", path: `/select?id=${seedId}` } },
+    "select-authed": {
+      server: baseline,
+      vs: "select",
+      request: {
+        method: "GET",
+        path: `/select-authed?id=${seedId}`,
+        headers: { Authorization: `Bearer ${token}` },
+      },
+    },
+  };
+  return scenarios;
+}
 
 /**
  * Returns a maker of the app's scenarios on one server, with its administrator's `auth` and the
