@@ -274,57 +274,25 @@ describe("POST /transfers", () => {
   });
 
   describe("validation and existence", () => {
-    it("refuses a transfer to oneself and writes nothing", async () => {
+    // A user named twice, however spelled, and refused before any look-up (400 before 404).
+    it.each([
+      ["the same id", (id: number) => [id, id]],
+      ["another spelling of the same id", (id: number) => [id, `00${id}`]],
+      ["an id no user has", () => [999_999, 999_999]],
+    ] as const)("refuses a transfer to oneself by %s and writes nothing", async (_, ends) => {
       const { admin, from, wallet } = await setup({ fromBalance: 100 });
+      const [fromId, toId] = ends(from.id);
       await expectRefusedTransfer(
         admin,
         {
-          from_user_id: from.id,
-          to_user_id: from.id,
+          from_user_id: fromId,
+          to_user_id: toId,
           wallet_id: wallet,
           amount: 1,
           request_id: unique("r"),
         },
         400,
-        invalid({
-          to_user_id: "to_user_id must differ from from_user_id",
-        }),
-      );
-    });
-
-    it("refuses a transfer to oneself written with a different spelling of the same id", async () => {
-      const { admin, from, wallet } = await setup({ fromBalance: 100 });
-      await expectRefusedTransfer(
-        admin,
-        {
-          from_user_id: from.id,
-          to_user_id: `00${from.id}`,
-          wallet_id: wallet,
-          amount: 1,
-          request_id: unique("r"),
-        },
-        400,
-        invalid({
-          to_user_id: "to_user_id must differ from from_user_id",
-        }),
-      );
-    });
-
-    it("refuses a transfer to oneself before looking the user up (400 before 404)", async () => {
-      const { admin, wallet } = await setup();
-      await expectRefusedTransfer(
-        admin,
-        {
-          from_user_id: 999_999,
-          to_user_id: 999_999,
-          wallet_id: wallet,
-          amount: 1,
-          request_id: unique("r"),
-        },
-        400,
-        invalid({
-          to_user_id: "to_user_id must differ from from_user_id",
-        }),
+        invalid({ to_user_id: "to_user_id must differ from from_user_id" }),
       );
     });
 
