@@ -42,7 +42,9 @@ function sourceFiles(bundle: string) {
   const files: string[] = [];
   let current = "(bundle)";
   for (const line of bundle.split("\n")) {
-    const marker = /^\/\/ ((?:src|node_modules)\/\S+)$/.exec(line.trim());
+    // The app's bundle names `src/…` and `node_modules/…`; the baseline's `worker.ts` and
+    // `../../node_modules/…` (its folder is bench/baseline).
+    const marker = /^\/\/ (?:\.\.\/)*((?:src|node_modules)\/\S+|[\w.-]+\.ts)$/.exec(line.trim());
     if (marker) current = marker[1]!.replace(/^node_modules\/(\.pnpm\/)?/, "");
     files.push(current);
   }
@@ -87,7 +89,9 @@ async function main() {
         );
     const chosen = scenarios[scenario];
     if (!chosen)
-      throw new Error(`unknown scenario ${scenario}: ${Object.keys(scenarios).join(", ")}`);
+      throw new Error(
+        `unknown scenario ${scenario}: ${[...Object.keys(scenarios), ...BASELINE_SCENARIOS].join(", ")}`,
+      );
     await runLoad({ ...loadOf(chosen, connections), duration: 3 }); // warm the isolate and its caches
 
     const inspector = await connectInspector(inspectorPort, USER_WORKER);

@@ -106,6 +106,17 @@ describe("POST transfers", () => {
         400,
         "Unable to reach 2000000000",
       ],
+      // Refused as a transfer to oneself before the user is looked up.
+      [
+        {
+          ...base,
+          transfer_from_user: 2_000_000_000,
+          transfer_to_user: 2_000_000_000,
+          amount_to_transfer: 1,
+        },
+        400,
+        "invalid input",
+      ],
       [{ ...base, wallet_id: "nowallet", amount_to_transfer: 1 }, 404, "Invalid Wallet"],
       [{ ...base, wallet_id: "bad-id!", amount_to_transfer: 1 }, 400, "invalid input"],
       [{ ...base, amount_to_transfer: 1, request_id: "has space" }, 400, "invalid input"],
