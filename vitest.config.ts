@@ -53,6 +53,9 @@ export default defineConfig(async () => {
   const workersPool = (configPath: string) =>
     cloudflareTest({
       wrangler: { configPath },
+      // workerd's own warnings are not printed (a green run is quiet): tests send header values
+      // outside ASCII on purpose, which it warns of. Set true to see them.
+      verbose: false,
       miniflare: {
         bindings: {
           TEST_MIGRATIONS: migrations,
@@ -137,6 +140,7 @@ export default defineConfig(async () => {
           plugins: [workersPool("./bench/do-writer/wrangler.toml")],
           test: {
             name: "do-writer",
+            isolate: true,
             setupFiles: ["./test/apply-migrations.ts", "./test/closed-port.ts"],
             testTimeout: 30_000,
             include: ["test/do-writer.test.ts"],
@@ -147,6 +151,8 @@ export default defineConfig(async () => {
           test: {
             name: "node",
             environment: "node",
+            // A process per file: its start-up is nothing beside the wrangler processes it runs.
+            isolate: true,
             include: ["test/node/**/*.test.ts"],
             testTimeout: 120_000,
           },
