@@ -129,6 +129,32 @@ describe("importing what the plugin accepted and the service never writes", () =
     expect(await tableCounts()).toEqual(before);
   });
 
+  it("reads a stored balance named __proto__ as a wallet no site has, never as every user's balance", () => {
+    const planned = (stored: Record<number, Record<string, string>>) =>
+      importFromText(
+        siteDump(
+          [
+            { id: "ngn", decimals: 2 },
+            { id: "pts", decimals: 0 },
+          ],
+          [
+            { user: ALICE, wallet: "ngn", amount: "500" },
+            { user: BOB, wallet: "pts", amount: "100" },
+          ],
+          3,
+          {},
+          stored,
+        ),
+        { options: { ...SITE_OPTIONS, balances: "site" }, target: emptyTarget(), nowMs: IMPORT_AT },
+      ).report.balanceDifferences.list.map((d: Json) => [d.userId, d.walletId, d.action]);
+    const clean = planned({ [ALICE]: { ngn: "500" }, [BOB]: { pts: "90" } });
+    expect(clean).toEqual([[BOB, "pts", "debit of 10 as a balance adjustment"]]);
+    expect(
+      planned({ [ALICE]: { ngn: "500", ["__proto__"]: "1000000" }, [BOB]: { pts: "90" } }),
+    ).toEqual(clean);
+    expect(({} as Json).withdrawable).toBeUndefined();
+  });
+
   it("refuses a site whose usernames are equal but for spaces at their ends, writing nothing", () => {
     const twins = siteDump(
       [{ id: "ngn", decimals: 2 }],

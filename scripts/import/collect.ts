@@ -170,6 +170,13 @@ export type SiteUser = {
   email: string;
   registered: DumpValue;
 };
+/**
+ * A record keyed by the dump's own text: without a prototype, so a key such as `__proto__` or
+ * `constructor` (a wallet id, a meta key, a role a user's row names) is a key like any other and
+ * never reaches Object.prototype.
+ */
+export const keyedByDump = <T>(): Record<string, T> => Object.create(null);
+
 /** A user's stored balance of one wallet, in the plugin's two user meta. */
 export type StoredBalance = { withdrawable?: string; nonwithdrawable?: string };
 /** The user meta the import reads: names and capabilities (`fields`), and stored balances by wallet. */
@@ -194,8 +201,8 @@ export class WordPressCollector {
   readonly terms = new Map<number, string>();
   /** Term ids the dump holds more than once (the first row kept). */
   readonly repeatedTerms = new Set<number>();
-  readonly rowsPerTable: Record<string, number> = {};
-  readonly otherPostTypes: Record<string, number> = {};
+  readonly rowsPerTable = keyedByDump<number>();
+  readonly otherPostTypes = keyedByDump<number>();
   transactionPosts = 0;
   private readonly indexers = new WeakMap<readonly string[], Record<string, number>>();
 
@@ -306,7 +313,8 @@ export class WordPressCollector {
     if (key !== "first_name" && key !== "last_name" && key !== this.capabilitiesKey && !balance)
       return;
     let meta = this.userMeta.get(userId);
-    if (!meta) this.userMeta.set(userId, (meta = { fields: {}, balances: {} }));
+    if (!meta)
+      this.userMeta.set(userId, (meta = { fields: keyedByDump(), balances: keyedByDump() }));
     if (balance) {
       const pair = (meta.balances[balance[2]!.toLowerCase()] ??= {});
       pair[balance[1] as keyof StoredBalance] ??= value;
@@ -317,7 +325,7 @@ export class WordPressCollector {
     if (key !== null && TXN_META.has(key)) this.buckets.add(postId, ["m", key, value]);
     else if (typeof key === "string" && key.startsWith(this.walletKeyPrefix)) {
       let meta = this.walletMeta.get(postId);
-      if (!meta) this.walletMeta.set(postId, (meta = {}));
+      if (!meta) this.walletMeta.set(postId, (meta = keyedByDump()));
       meta[key.slice(this.walletKeyPrefix.length)] ??= value;
     }
   }

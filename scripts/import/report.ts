@@ -1,6 +1,6 @@
 // The import's report: what it found, carries over, leaves out and why. The planner fills it in; it
 // leaves planImport as plain JSON (Report), which the CLI prints (report-text.ts) or writes to a file.
-import type { DEFAULT_OPTIONS, WordPressCollector } from "./collect";
+import { type DEFAULT_OPTIONS, keyedByDump, type WordPressCollector } from "./collect";
 
 /** Examples kept per list in the report; counts are always complete. */
 export const MAX_LISTED = 200;
@@ -9,7 +9,7 @@ export type Example = { reason: string } & Record<string, unknown>;
 
 /** Counts by reason with a few examples each. */
 export class Tally {
-  readonly counts: Record<string, number> = {};
+  readonly counts = keyedByDump<number>();
   readonly examples: Example[] = [];
   add(reason: string, example: Record<string, unknown>, n = 1) {
     this.counts[reason] = (this.counts[reason] ?? 0) + n;
@@ -92,8 +92,8 @@ export function newReport(opts: typeof DEFAULT_OPTIONS, collector: WordPressColl
       imported: 0,
       alreadyPresent: 0,
       skipped: new Tally(),
-      roles: {} as Record<string, number>,
-      passwordHashes: {} as Record<string, number>,
+      roles: keyedByDump<number>(),
+      passwordHashes: keyedByDump<number>(),
       // Imported as they are, listed for the operator; they never refuse the import.
       loginCollisions: { total: 0, list: [] as LoginCollision[] },
     },
@@ -121,7 +121,7 @@ export function newReport(opts: typeof DEFAULT_OPTIONS, collector: WordPressColl
       zeroAmounts: new Tally(),
       duplicateRequestIds: new Tally(),
       reservedRequestIds: new Tally(),
-      fieldsReadingDifferently: {} as Record<string, number>,
+      fieldsReadingDifferently: keyedByDump<number>(),
     },
     adjustments: { balance: 0, alreadyPresent: 0 },
     negativeHistories: { total: 0, endingBelowZero: 0, list: [] as NegativeHistory[] },
