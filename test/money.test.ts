@@ -375,4 +375,15 @@ describe("post titles and slugs", () => {
     expect(slugify(`${"a".repeat(191)}₦₦`)).toBe(`${"a".repeat(191)}%e2%82%a6`);
     expect(slugify(CONTRACT_TITLE.repeat(3)).length).toBeLessThanOrEqual(200);
   });
+
+  it("slugify drops tags as WordPress's regex reads them, unclosed ones kept", () => {
+    expect(slugify("a<b>c<<d>e <f")).toBe("ace-f");
+    // Beside the regex itself, on texts of tags, stray brackets and letters.
+    const texts = fc.stringMatching(/^[<>a b]{0,40}$/);
+    fc.assert(
+      fc.property(texts, (t) => {
+        expect(slugify(t)).toBe(slugify(t.replace(/<[^>]*>/g, "")));
+      }),
+    );
+  });
 });
