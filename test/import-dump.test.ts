@@ -195,7 +195,11 @@ describe("mapping helpers", () => {
   it("decodes HTML-entity symbols", () => {
     expect(decodeEntities("&#8358;")).toBe("₦");
     expect(decodeEntities("&#x20BF;")).toBe("₿");
-    expect(decodeEntities("&euro;&pound;&yen;&amp;")).toBe("€£¥&");
+    expect(decodeEntities("&euro;&pound;&yen;&amp;")).toBe("€£¥&amp;");
+    // Markup stays escaped as the site stored it: never live HTML in an answer.
+    expect(decodeEntities("&lt;script&gt;&#60;b&#x3E;&quot;&#39;")).toBe(
+      "&lt;script&gt;&#60;b&#x3E;&quot;&#39;",
+    );
     expect(decodeEntities("RMPNCOIN")).toBe("RMPNCOIN");
     expect(decodeEntities("&nosuch; &#0; &#xD800;")).toBe("&nosuch; &#0; &#xD800;");
   });

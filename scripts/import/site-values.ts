@@ -5,11 +5,6 @@ import { wordPressHashKind } from "../../src/auth/wordpress-hashes";
 import { mysqlDateSeconds } from "../../src/ledger/post-format";
 
 const NAMED_ENTITIES: Record<string, string> = {
-  amp: "&",
-  lt: "<",
-  gt: ">",
-  quot: '"',
-  apos: "'",
   nbsp: "\u00a0",
   euro: "€",
   pound: "£",
@@ -40,21 +35,28 @@ const NAMED_ENTITIES: Record<string, string> = {
   fnof: "ƒ",
 };
 
-/** HTML entities to characters: `&#8358;` → ₦, `&#x20B9;` → ₹, `&euro;` → €; unknown ones stay. */
+/** Characters of markup: their entities stay as the site stored them, never live HTML. */
+const MARKUP = new Set(["<", ">", "&", '"', "'"]);
+
+/**
+ * HTML entities to characters: `&#8358;` → ₦, `&#x20B9;` → ₹, `&euro;` → €. Unknown ones stay, and
+ * so do those of markup (`&lt;`, `&#60;`): answers carry the symbol into fields clients may show as
+ * HTML.
+ */
 export function decodeEntities(text: string) {
   return text.replace(
     /&(#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});/g,
     (whole, body: string) => {
+      let char: string | undefined;
       if (body[0] === "#") {
         const code =
           body[1] === "x" || body[1] === "X"
             ? parseInt(body.slice(2), 16)
             : parseInt(body.slice(1), 10);
-        return code > 0 && code <= 0x10ffff && !(code >= 0xd800 && code <= 0xdfff)
-          ? String.fromCodePoint(code)
-          : whole;
-      }
-      return NAMED_ENTITIES[body] ?? NAMED_ENTITIES[body.toLowerCase()] ?? whole;
+        if (code > 0 && code <= 0x10ffff && !(code >= 0xd800 && code <= 0xdfff))
+          char = String.fromCodePoint(code);
+      } else char = NAMED_ENTITIES[body] ?? NAMED_ENTITIES[body.toLowerCase()];
+      return char === undefined || MARKUP.has(char) ? whole : char;
     },
   );
 }
