@@ -155,6 +155,24 @@ describe("importing what the plugin accepted and the service never writes", () =
     expect(({} as Json).withdrawable).toBeUndefined();
   });
 
+  it("writes the dump's control and bidirectional characters in the report as escapes", () => {
+    const hostile = siteDump(
+      [{ id: "ngn", decimals: 2 }],
+      [{ user: 3, wallet: "ngn", amount: "1" }],
+      3,
+      { 3: "m\u001b[2J\u202ex" },
+      { 3: { ngn: "2" } },
+    );
+    const run = importFromText(hostile, {
+      options: SITE_OPTIONS,
+      target: emptyTarget(),
+      nowMs: IMPORT_AT,
+    });
+    const text = formatReport(run.report, { dryRun: true });
+    expect(text).toContain("user 3 (m\\u001b[2J\\u202ex) ngn");
+    expect(text.includes("\u001b") || text.includes("\u202e")).toBe(false);
+  });
+
   it("refuses a site whose usernames are equal but for spaces at their ends, writing nothing", () => {
     const twins = siteDump(
       [{ id: "ngn", decimals: 2 }],

@@ -1,6 +1,17 @@
 // The import report as text for a terminal or a log (the CLI can also write it as JSON).
 import type { Report, TallyJson } from "./report";
 
+/**
+ * A line as the terminal shows it: control characters (an escape sequence moves the cursor and
+ * clears lines) and bidirectional marks in the dump's text are written as `\uXXXX`, so no value
+ * can hide or reorder the report an operator reads before importing.
+ */
+const visible = (line: string) =>
+  line.replace(
+    /[\p{Cc}\p{Zl}\p{Zp}\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu,
+    (c) => `\\u${c.codePointAt(0)!.toString(16).padStart(4, "0")}`,
+  );
+
 const n = (value: number | undefined) => Number(value ?? 0).toLocaleString("en-US");
 const list = (counts: Record<string, number> | undefined) =>
   Object.entries(counts ?? {})
@@ -162,5 +173,5 @@ export function formatReport(
     );
   else if (r.refused)
     lines.push(`  --force: imported the rest; left out ${r.refusalReasons.join("; ")}.`);
-  return lines.join("\n");
+  return lines.map(visible).join("\n");
 }
