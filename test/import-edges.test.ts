@@ -155,6 +155,27 @@ describe("importing what the plugin accepted and the service never writes", () =
     expect(({} as Json).withdrawable).toBeUndefined();
   });
 
+  it("keeps the entries where the site's balance passes the largest a wallet holds", () => {
+    // Each of the plugin's two stored parts is within the limit; their sum is not.
+    const past = `${siteDump(
+      [{ id: "ngn", decimals: 2 }],
+      [{ user: 3, wallet: "ngn", amount: "1" }],
+      3,
+      {},
+      { 3: { ngn: "9999999999999.99" } },
+    )}INSERT INTO \`wp_usermeta\` VALUES (9999,3,'user_nonwithdrawable_bal_ngn','9999999999999.99');\n`;
+    const run = importFromText(past, {
+      options: { ...SITE_OPTIONS, balances: "site" },
+      target: emptyTarget(),
+      nowMs: IMPORT_AT,
+    });
+    expect(run.report.refused).toBe(false);
+    expect(run.report.balanceDifferences.list.map((d: Json) => d.action)).toEqual([
+      "kept the entries: balance 1.00 (the site's balance, or the adjustment to it, passes 9999999999999.99, the largest wallet ngn holds)",
+    ]);
+    expect(run.report.adjustments.balance).toBe(0);
+  });
+
   it("writes the dump's control and bidirectional characters in the report as escapes", () => {
     const hostile = siteDump(
       [{ id: "ngn", decimals: 2 }],

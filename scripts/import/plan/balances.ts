@@ -1,7 +1,7 @@
 // The site's stored balances (user meta) compared with what the entries add up to, both in the
 // wallet's storage units (PHP float noise such as 10.000000000000002 rounds away). With
 // `--balances site` each difference becomes an adjustment entry that brings the balance there.
-import { exactText, storageDecimals } from "../../../src/ledger/money";
+import { exactText, MAX_MINOR, storageDecimals } from "../../../src/ledger/money";
 import { postTitle, slugify } from "../../../src/ledger/post-format";
 import type { StoredBalance } from "../collect";
 import { MAX_LISTED } from "../report";
@@ -67,7 +67,14 @@ export function compareBalances(
       action: `kept the entries: balance ${exactText(ledger, wallet)}`,
     };
     report.balanceDifferences.total++;
-    if (ctx.opts.balances === "site") {
+    // The ledger refuses a balance or an amount past the limit: such a site figure is reported and
+    // the entries kept, as in the default mode.
+    if (
+      ctx.opts.balances === "site" &&
+      Math.max(Math.abs(site), Math.abs(site - ledger)) > MAX_MINOR
+    )
+      diff.action += ` (the site's balance, or the adjustment to it, passes ${exactText(MAX_MINOR, wallet)}, the largest wallet ${walletId} holds)`;
+    else if (ctx.opts.balances === "site") {
       const closing = adjustment(ctx, user, wallet, site, ledger, diff);
       closings.set(key, closing);
       diff.action = `${closing.txnType === "CREDIT" ? "credit" : "debit"} of ${closing.amountText} as a balance adjustment`;
