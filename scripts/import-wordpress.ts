@@ -24,7 +24,7 @@ import { parseArgs } from "node:util";
 import { createGunzip } from "node:zlib";
 import { createReader, DamagedDumpError } from "./import/collect";
 import { type ImportD1, LocalD1, RemoteD1 } from "./import/d1";
-import type { StatementKind } from "./import/plan/context";
+import { RowTooLongError, type StatementKind } from "./import/plan/context";
 import { type Phase, Progress } from "./import/progress";
 import type { Report } from "./import/report";
 import { formatReport } from "./import/report-text";
@@ -369,6 +369,7 @@ main().then(
     // Read to the end before anything is written: a dump refused while reading left nothing.
     if (err instanceof DamagedDumpError || err instanceof DumpSyntaxError)
       console.error("Nothing was written. Export the site again, or mend the row named above.");
+    if (err instanceof RowTooLongError) console.error("Nothing was written.");
     process.exit(1);
   },
 );

@@ -176,6 +176,17 @@ describe("importing what the plugin accepted and the service never writes", () =
     expect(run.report.adjustments.balance).toBe(0);
   });
 
+  it("refuses, before writing, a row whose statement D1 could not run", () => {
+    const named = (firstName: string) =>
+      `${siteDump([{ id: "ngn", decimals: 2 }], [{ user: 3, wallet: "ngn", amount: "1" }], 3)}INSERT INTO \`wp_usermeta\` VALUES (9999,3,'first_name','${firstName}');\n`;
+    const plan = (text: string) =>
+      importFromText(text, { options: SITE_OPTIONS, target: emptyTarget(), nowMs: IMPORT_AT });
+    expect(plan(named("a".repeat(90_000))).report.refused).toBe(false);
+    expect(() => plan(named("a".repeat(120_000)))).toThrow(
+      /a user of the dump needs a statement of 120,\d{3} bytes, and D1 runs at most 100,000/,
+    );
+  });
+
   it("writes the dump's control and bidirectional characters in the report as escapes", () => {
     const hostile = siteDump(
       [{ id: "ngn", decimals: 2 }],

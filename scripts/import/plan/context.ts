@@ -14,6 +14,27 @@ import { emptyTarget, type Target } from "../target";
 
 export type StatementKind = "user" | "wallet" | "transaction" | "adjustment";
 
+/** The longest statement D1 runs (its local form refuses a longer one with SQLITE_TOOBIG). */
+export const D1_STATEMENT_MAX_BYTES = 100_000;
+
+/**
+ * A row whose statement D1 cannot run (a value of about 100 KB, such as a profile name a user
+ * gave): refused while planning, so that nothing is written and the operator can shorten it.
+ */
+export class RowTooLongError extends Error {}
+
+const utf8 = new TextEncoder();
+
+/** Refuses a statement past D1's limit; UTF-8 takes at most 3 bytes for each UTF-16 unit. */
+function checkedLength(sql: string, kind: StatementKind) {
+  if (sql.length * 3 <= D1_STATEMENT_MAX_BYTES) return;
+  const bytes = utf8.encode(sql).length;
+  if (bytes > D1_STATEMENT_MAX_BYTES)
+    throw new RowTooLongError(
+      `a ${kind} of the dump needs a statement of ${bytes.toLocaleString("en-US")} bytes, and D1 runs at most ${D1_STATEMENT_MAX_BYTES.toLocaleString("en-US")}: shorten its long value on the site and export again (${JSON.stringify(sql.slice(0, 160))}…)`,
+    );
+}
+
 export type PlanInput = {
   collector: WordPressCollector;
   buckets: Buckets;
@@ -56,7 +77,10 @@ export function startPlan({
     buckets,
     target,
     nowMs,
-    emit,
+    emit: (sql, kind) => {
+      checkedLength(sql, kind);
+      emit(sql, kind);
+    },
     progress,
     opts,
     report,
