@@ -242,6 +242,11 @@ describe("mapping helpers", () => {
     expect(sqlLiteral("it's")).toBe("'it''s'");
     expect(sqlLiteral("a\nb")).toBe("'a\nb'");
     expect(sqlLiteral("a\0b")).toBe("CAST(X'610062' AS TEXT)");
+    // Words wrangler's file runner edits wherever they stand, string literals too.
+    expect(sqlLiteral("BEGIN TRANSACTION; x")).toBe(
+      "CAST(X'424547494e205452414e53414354494f4e3b2078' AS TEXT)",
+    );
+    expect(sqlLiteral("COMMIT; me")).toBe("'COMMIT; me'");
     expect(sqlLiteral(42)).toBe("42");
     expect(sqlLiteral(null)).toBe("NULL");
     expect(() => sqlLiteral(1.5)).toThrow();

@@ -3,7 +3,12 @@
 // the WordPress import's planner, which the Workers tests run, writes its statements with these.
 import { getTableColumns, type Table } from "drizzle-orm";
 
-/** An SQL literal: text quoted (NUL bytes through a hex blob), numbers as they are, null as NULL. */
+/**
+ * An SQL literal: text quoted, numbers as they are, null as NULL. Text holding a NUL byte, or the
+ * words `BEGIN TRANSACTION`, is written as a hex blob: `wrangler d1 execute --file` deletes the first
+ * `BEGIN TRANSACTION;` and `COMMIT;` of a file that holds those words anywhere, string literals too,
+ * and refuses a file holding them twice.
+ */
 export function sqlLiteral(value: string | number | null | undefined) {
   if (value === null || value === undefined) return "NULL";
   if (typeof value === "number") {
@@ -11,7 +16,7 @@ export function sqlLiteral(value: string | number | null | undefined) {
     return String(value);
   }
   const text = String(value);
-  if (text.includes("\0")) {
+  if (text.includes("\0") || text.includes("BEGIN TRANSACTION")) {
     const hex = [...new TextEncoder().encode(text)]
       .map((b) => b.toString(16).padStart(2, "0"))
       .join("");
