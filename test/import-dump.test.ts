@@ -202,6 +202,9 @@ describe("mapping helpers", () => {
     );
     expect(decodeEntities("RMPNCOIN")).toBe("RMPNCOIN");
     expect(decodeEntities("&nosuch; &#0; &#xD800;")).toBe("&nosuch; &#0; &#xD800;");
+    expect(decodeEntities("&constructor;&toString;&CONSTRUCTOR;")).toBe(
+      "&constructor;&toString;&CONSTRUCTOR;",
+    );
   });
 
   it("reads the roles of a PHP-serialized capabilities array", () => {

@@ -174,6 +174,19 @@ describe("importing what the plugin accepted and the service never writes", () =
       "kept the entries: balance 1.00 (the site's balance, or the adjustment to it, passes 9999999999999.99, the largest wallet ngn holds)",
     ]);
     expect(run.report.adjustments.balance).toBe(0);
+    const part = importFromText(
+      siteDump(
+        [{ id: "ngn", decimals: 2 }],
+        [{ user: 3, wallet: "ngn", amount: "1" }],
+        3,
+        {},
+        { 3: { ngn: "10000000000000" } },
+      ),
+      { options: { ...SITE_OPTIONS, balances: "site" }, target: emptyTarget(), nowMs: IMPORT_AT },
+    );
+    expect(part.report.balances.ignoredMeta.byReason).toEqual({
+      'stored balance passes 9999999999999.99, the largest wallet ngn holds: entries kept: {"withdrawable":"10000000000000"}': 1,
+    });
   });
 
   it("refuses, before writing, a row whose statement D1 could not run", () => {
@@ -183,7 +196,7 @@ describe("importing what the plugin accepted and the service never writes", () =
       importFromText(text, { options: SITE_OPTIONS, target: emptyTarget(), nowMs: IMPORT_AT });
     expect(plan(named("a".repeat(90_000))).report.refused).toBe(false);
     expect(() => plan(named("a".repeat(120_000)))).toThrow(
-      /a user of the dump needs a statement of 120,\d{3} bytes, and D1 runs at most 100,000/,
+      /^user 3 \(member3\) of the dump needs a statement of 120,\d{3} bytes, and D1 runs at most 100,000: shorten/,
     );
   });
 

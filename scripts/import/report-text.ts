@@ -6,9 +6,9 @@ import type { Report, TallyJson } from "./report";
  * clears lines) and bidirectional marks in the dump's text are written as `\uXXXX`, so no value
  * can hide or reorder the report an operator reads before importing.
  */
-const visible = (line: string) =>
+export const visible = (line: string) =>
   line.replace(
-    /[\p{Cc}\p{Zl}\p{Zp}\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu,
+    /[\p{Cc}\p{Zl}\p{Zp}\p{Bidi_Control}]/gu,
     (c) => `\\u${c.codePointAt(0)!.toString(16).padStart(4, "0")}`,
   );
 

@@ -35,6 +35,10 @@ const NAMED_ENTITIES: Record<string, string> = {
   fnof: "ƒ",
 };
 
+/** A named entity's character; the table's own names only (`&constructor;` is no entity). */
+const namedEntity = (name: string) =>
+  Object.hasOwn(NAMED_ENTITIES, name) ? NAMED_ENTITIES[name] : undefined;
+
 /** Characters of markup: their entities stay as the site stored them, never live HTML. */
 const MARKUP = new Set(["<", ">", "&", '"', "'"]);
 
@@ -55,7 +59,7 @@ export function decodeEntities(text: string) {
             : parseInt(body.slice(1), 10);
         if (code > 0 && code <= 0x10ffff && !(code >= 0xd800 && code <= 0xdfff))
           char = String.fromCodePoint(code);
-      } else char = NAMED_ENTITIES[body] ?? NAMED_ENTITIES[body.toLowerCase()];
+      } else char = namedEntity(body) ?? namedEntity(body.toLowerCase());
       return char === undefined || MARKUP.has(char) ? whole : char;
     },
   );

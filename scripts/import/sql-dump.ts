@@ -412,7 +412,8 @@ function skipSpace(buf: string, p: number) {
 
 /** Parses a whole dump given as one string (tests, small files); returns rows grouped by table. */
 export function parseDumpText(text: string, chunkSize = Infinity) {
-  const tables: Record<string, { columns: string[] | null; rows: DumpValue[][] }> = {};
+  const tables: Record<string, { columns: string[] | null; rows: DumpValue[][] }> =
+    Object.create(null);
   const parser = new DumpParser({
     onRow: (table, values, columns) => (tables[table] ??= { columns, rows: [] }).rows.push(values),
   });

@@ -5,9 +5,9 @@ import { getTableColumns, type Table } from "drizzle-orm";
 
 /**
  * An SQL literal: text quoted, numbers as they are, null as NULL. Text holding a NUL byte, or the
- * words `BEGIN TRANSACTION`, is written as a hex blob: `wrangler d1 execute --file` deletes the first
- * `BEGIN TRANSACTION;` and `COMMIT;` of a file that holds those words anywhere, string literals too,
- * and refuses a file holding them twice.
+ * words `BEGIN TRANSACTION`, is written as a hex blob: `wrangler d1 execute --local --file` (the
+ * import's `--rehearse`) deletes the first `BEGIN TRANSACTION;` and `COMMIT;` of a file that holds
+ * those words anywhere, string literals too, and refuses one that still holds them after that.
  */
 export function sqlLiteral(value: string | number | null | undefined) {
   if (value === null || value === undefined) return "NULL";

@@ -2,7 +2,7 @@
 // import tests never take. `--local --rehearse` sends those same files through wrangler into local
 // state: here it must leave exactly the rows the direct --local import leaves, and a second run
 // must find nothing to write.
-import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -10,18 +10,30 @@ import { RemoteD1 } from "../../scripts/import/d1";
 import { offlineEnv, wrangler } from "../../scripts/lib/wrangler";
 import { runScript } from "./run-script";
 
+const root = mkdtempSync(path.join(tmpdir(), "wallet-rehearse-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+// The hand-made site with a note holding words wrangler's file runner edits wherever they stand.
+const NOTE = "Paiement reçu — merci 🙏 BEGIN TRANSACTION; COMMIT;";
+const handMade = path.join(root, "wordpress-dump.sql");
+writeFileSync(
+  handMade,
+  readFileSync("test/fixtures/wordpress-dump.sql", "utf8").replace(
+    "'note','Paiement reçu — merci 🙏'",
+    `'note','${NOTE}'`,
+  ),
+);
+
 // The hand-made site, and the live-shaped one (balances below zero, zero amounts, wallets storing more
 // places than they show: the SQL text of each must survive wrangler's splitter and D1's import).
 const SITES = [
-  { name: "hand-made", dump: "test/fixtures/wordpress-dump.sql", flags: [] },
+  { name: "hand-made", dump: handMade, flags: [] },
   {
     name: "live-shaped",
     dump: "test/fixtures/wordpress-real-site-dump.sql",
     flags: ["--prefix", "wpx7_", "--namespace", "rimplenet"],
   },
 ];
-const root = mkdtempSync(path.join(tmpdir(), "wallet-rehearse-"));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 type Site = (typeof SITES)[number];
 
@@ -81,6 +93,7 @@ describe("import:wordpress --local --rehearse (the SQL files a --remote import s
         expect(expected[table]!.length, table).toBeGreaterThan(0);
         expect(actual[table], table).toEqual(expected[table]);
       }
+      if (site === SITES[0]) expect(actual.transactions!.map((t) => t.note)).toContain(NOTE);
       expect(importInto(site, rehearsed, "--rehearse")).toContain("Nothing to write");
     },
     // Eight wrangler and import processes, most starting the local runtime: over the 120 s default

@@ -43,11 +43,8 @@ export function compareBalances(
       continue;
     }
     const site = storedBalance(parts, wallet);
-    if (site === null) {
-      report.balances.ignoredMeta.add(`stored balance is not a number: ${JSON.stringify(parts)}`, {
-        userId,
-        walletId,
-      });
+    if (typeof site === "string") {
+      report.balances.ignoredMeta.add(`${site}: ${JSON.stringify(parts)}`, { userId, walletId });
       continue;
     }
     const ledger = storage.balances.get(key)?.balance ?? 0;
@@ -85,13 +82,15 @@ export function compareBalances(
   return closings;
 }
 
-/** The plugin's two stored parts, summed in the wallet's storage units; null if not numbers. */
+/** The plugin's two stored parts, summed in the wallet's storage units, or why they cannot be. */
 function storedBalance(parts: StoredBalance, wallet: PlannedWallet) {
   const places = storageDecimals(wallet);
   const read = (text: string | undefined) =>
     siteDecimalToMinor(text ?? "", places, { round: true, allowNegative: true });
   const [w, nw] = [read(parts.withdrawable), read(parts.nonwithdrawable)];
-  return w.issue || nw.issue ? null : w.minor + nw.minor;
+  if (w.issue === "too-large" || nw.issue === "too-large")
+    return `stored balance passes ${exactText(MAX_MINOR, wallet)}, the largest wallet ${wallet.id} holds: entries kept`;
+  return w.issue || nw.issue ? "stored balance is not a number" : w.minor + nw.minor;
 }
 
 /** The adjustment entry from `ledger` to `site`, titled and slugged the way the service writes its own. */

@@ -10,6 +10,7 @@ import {
   type WordPressCollector,
 } from "../collect";
 import { MAX_LISTED, newReport, type PlanReport } from "../report";
+import { visible } from "../report-text";
 import { emptyTarget, type Target } from "../target";
 
 export type StatementKind = "user" | "wallet" | "transaction" | "adjustment";
@@ -26,12 +27,14 @@ export class RowTooLongError extends Error {}
 const utf8 = new TextEncoder();
 
 /** Refuses a statement past D1's limit; UTF-8 takes at most 3 bytes for each UTF-16 unit. */
-function checkedLength(sql: string, kind: StatementKind) {
+function checkedLength(sql: string, row: string) {
   if (sql.length * 3 <= D1_STATEMENT_MAX_BYTES) return;
   const bytes = utf8.encode(sql).length;
   if (bytes > D1_STATEMENT_MAX_BYTES)
     throw new RowTooLongError(
-      `a ${kind} of the dump needs a statement of ${bytes.toLocaleString("en-US")} bytes, and D1 runs at most ${D1_STATEMENT_MAX_BYTES.toLocaleString("en-US")}: shorten its long value on the site and export again (${JSON.stringify(sql.slice(0, 160))}…)`,
+      visible(
+        `${row} of the dump needs a statement of ${bytes.toLocaleString("en-US")} bytes, and D1 runs at most ${D1_STATEMENT_MAX_BYTES.toLocaleString("en-US")}: shorten its long values on the site and export again`,
+      ),
     );
 }
 
@@ -42,8 +45,8 @@ export type PlanInput = {
   /** targetState(...) of the database written to (emptyTarget() for a fresh one). */
   target?: Target;
   nowMs?: number;
-  /** Takes each statement, in the order they must run. */
-  emit?: (sql: string, kind: StatementKind) => void;
+  /** Takes each statement, in the order they must run; `row` names its row for an operator. */
+  emit?: (sql: string, kind: StatementKind, row?: string) => void;
   progress?: (label: string, done: number, total: number) => void;
 };
 
@@ -77,9 +80,9 @@ export function startPlan({
     buckets,
     target,
     nowMs,
-    emit: (sql, kind) => {
-      checkedLength(sql, kind);
-      emit(sql, kind);
+    emit: (sql, kind, row = `a ${kind}`) => {
+      checkedLength(sql, row);
+      emit(sql, kind, row);
     },
     progress,
     opts,

@@ -77,7 +77,7 @@ function chooseStorage(
     } else if (!w.present) {
       if (!w.unitsKept) w.extraDecimals = needed - w.decimals;
       report.wallets.imported++;
-      emit(walletInsert(w), "wallet");
+      emit(walletInsert(w), "wallet", `wallet ${w.id}`);
     }
     report.wallets.storage.push({
       walletId: w.id,

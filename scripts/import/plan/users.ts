@@ -45,7 +45,7 @@ export function planUsers(ctx: PlanContext): UserPlan {
       );
     plan.users.set(u.id, user);
     report.users.imported++;
-    ctx.emit(userInsert(user), "user");
+    ctx.emit(userInsert(user), "user", `user ${user.id} (${user.username})`);
   }
   report.users.inDump = collector.users.size;
   reportLoginCollisions(ctx, plan);

@@ -145,7 +145,14 @@ export class ChainWriter {
       );
     const there = this.ctx.target.pairs.get(key);
     if (!there || there.n === 0 || c.k > there.n) {
-      this.ctx.emit(statement(before, after), kind === "entry" ? "transaction" : "adjustment");
+      const [userId, walletId] = key.split("\t");
+      this.ctx.emit(
+        statement(before, after),
+        kind === "entry" ? "transaction" : "adjustment",
+        id === null
+          ? `the balance adjustment of user ${userId} in ${walletId}`
+          : `transaction post ${id}`,
+      );
       c.written[kind]++;
       return;
     }
