@@ -200,6 +200,29 @@ describe("importing what the plugin accepted and the service never writes", () =
     );
   });
 
+  it("names the amounts that lowered a wallet's range when a history passes it", () => {
+    const dust = siteDump(
+      [{ id: "ngn", decimals: 2 }],
+      [
+        { user: 2, wallet: "ngn", amount: "5000" },
+        { user: 3, wallet: "ngn", amount: "0.000000000001" },
+      ],
+      3,
+    );
+    const run = importFromText(dust, {
+      options: SITE_OPTIONS,
+      target: emptyTarget(),
+      nowMs: IMPORT_AT,
+    });
+    expect(run.report.refused).toBe(true);
+    expect(Object.keys(run.report.transactions.skipped.byReason)).toEqual([
+      "its balance or an amount passes 999,999,999,999,999 units of the 12 decimal places wallet ngn stores (more than the 2 it shows, for the amounts listed with more places: correcting those on the site gives it back its range)",
+    ]);
+    expect(run.report.transactions.subPrecisionAmounts.examples).toEqual([
+      expect.objectContaining({ userId: 3, walletId: "ngn", amount: "0.000000000001" }),
+    ]);
+  });
+
   it("writes the dump's control and bidirectional characters in the report as escapes", () => {
     const hostile = siteDump(
       [{ id: "ngn", decimals: 2 }],

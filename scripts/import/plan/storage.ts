@@ -96,7 +96,7 @@ function pairSkip(plan: StoragePlan, s: PairStats, wallet: PlannedWallet) {
     return `wallet ${s.walletId} stores fewer decimal places in the database than the site's amounts need`;
   const limit = BigInt(MAX_MINOR) * unitFactor(wallet);
   if (s.highest > limit || s.lowest < -limit || s.largestAmount > limit)
-    return `its balance or an amount passes 999,999,999,999,999 units of the ${storageDecimals(wallet)} decimal places wallet ${s.walletId} stores`;
+    return `its balance or an amount passes 999,999,999,999,999 units of the ${storageDecimals(wallet)} decimal places wallet ${s.walletId} stores${wallet.extraDecimals > 0 ? ` (more than the ${wallet.decimals} it shows, for the amounts listed with more places: correcting those on the site gives it back its range)` : ""}`;
   return null;
 }
 
