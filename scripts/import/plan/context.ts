@@ -19,8 +19,8 @@ export type StatementKind = "user" | "wallet" | "transaction" | "adjustment";
 export const D1_STATEMENT_MAX_BYTES = 100_000;
 
 /**
- * A row whose statement D1 cannot run (a value of about 100 KB, such as a profile name a user
- * gave): refused while planning, so that nothing is written and the operator can shorten it.
+ * A row whose statement D1 cannot run (long values, such as a profile name of tens of KB a user
+ * gave): refused while planning, so that nothing is written and the operator can shorten them.
  */
 export class RowTooLongError extends Error {}
 
