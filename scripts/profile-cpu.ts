@@ -18,11 +18,9 @@ import { fileURLToPath } from "node:url";
 import { makeFixtures } from "./bench/fixtures";
 import { connectInspector, USER_WORKER } from "./bench/inspector";
 import { runLoad } from "./bench/load";
-import { appScenarioMaker, baselineScenarios, loadOf } from "./bench/scenarios";
+import { appScenarioMaker, BASELINE_SCENARIOS, baselineScenarios, loadOf } from "./bench/scenarios";
 import { setting } from "./bench/session";
 import { adminAuth, freePort, startServer } from "./lib/server";
-
-const BASELINE_SCENARIOS = ["noop", "insert", "select", "select-authed"];
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 process.chdir(ROOT);
@@ -72,7 +70,7 @@ async function main() {
   const intervalUs = setting("PROFILE_INTERVAL_US", 100);
   const top = setting("PROFILE_TOP", 40);
   const inspectorPort = await freePort();
-  const baseline = BASELINE_SCENARIOS.includes(scenario);
+  const baseline = (BASELINE_SCENARIOS as readonly string[]).includes(scenario);
   const server = await startServer({
     wranglerDev: false,
     inspectorPort,

@@ -38,10 +38,10 @@ export const loadOf = (s: Scenario<Target>, connections: number) => ({
   connections,
 });
 
-/**
- * The baseline worker's scenarios (bench/baseline/worker.ts: noop, insert, select, select-authed),
- * after seeding the one row its selects read.
- */
+/** The baseline worker's routes (bench/baseline/worker.ts), as scenarios. */
+export const BASELINE_SCENARIOS = ["noop", "insert", "select", "select-authed"] as const;
+
+/** The baseline worker's scenarios, after seeding the one row its selects read. */
 export async function baselineScenarios<S extends Target>(baseline: S, runId: string) {
   const seeded = await fetch(`${baseline.base}/insert`, {
     method: "POST",

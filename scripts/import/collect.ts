@@ -3,7 +3,7 @@
 // transaction posts, their meta and their term links go to a `Buckets` store keyed by post id ranges
 // (on disk for the CLI, MemoryBuckets in tests), to be read back one bucket at a time in id order.
 // No Node APIs (the Worker tests run this).
-import { DumpParser, type DumpValue } from "./sql-dump";
+import { DumpParser, type DumpValue, keyedByDump } from "./sql-dump";
 
 export type ImportOptions = {
   prefix?: string;
@@ -170,13 +170,6 @@ export type SiteUser = {
   email: string;
   registered: DumpValue;
 };
-/**
- * A record keyed by the dump's own text: without a prototype, so a key such as `__proto__` or
- * `constructor` (a wallet id, a meta key, a role a user's row names) is a key like any other and
- * never reaches Object.prototype.
- */
-export const keyedByDump = <T>(): Record<string, T> => Object.create(null);
-
 /** A user's stored balance of one wallet, in the plugin's two user meta. */
 export type StoredBalance = { withdrawable?: string; nonwithdrawable?: string };
 /** The user meta the import reads: names and capabilities (`fields`), and stored balances by wallet. */

@@ -1,6 +1,7 @@
 // The import's report: what it found, carries over, leaves out and why. The planner fills it in; it
 // leaves planImport as plain JSON (Report), which the CLI prints (report-text.ts) or writes to a file.
-import { type DEFAULT_OPTIONS, keyedByDump, type WordPressCollector } from "./collect";
+import type { DEFAULT_OPTIONS, WordPressCollector } from "./collect";
+import { keyedByDump } from "./sql-dump";
 
 /** Examples kept per list in the report; counts are always complete. */
 export const MAX_LISTED = 200;

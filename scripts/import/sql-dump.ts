@@ -410,10 +410,16 @@ function skipSpace(buf: string, p: number) {
   return q;
 }
 
+/**
+ * A record keyed by the dump's own text: without a prototype, so a key such as `__proto__` or
+ * `constructor` (a table, a wallet id, a meta key, a role a user's row names) is a key like any
+ * other and never reaches Object.prototype.
+ */
+export const keyedByDump = <T>(): Record<string, T> => Object.create(null);
+
 /** Parses a whole dump given as one string (tests, small files); returns rows grouped by table. */
 export function parseDumpText(text: string, chunkSize = Infinity) {
-  const tables: Record<string, { columns: string[] | null; rows: DumpValue[][] }> =
-    Object.create(null);
+  const tables = keyedByDump<{ columns: string[] | null; rows: DumpValue[][] }>();
   const parser = new DumpParser({
     onRow: (table, values, columns) => (tables[table] ??= { columns, rows: [] }).rows.push(values),
   });

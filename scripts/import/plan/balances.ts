@@ -66,15 +66,14 @@ export function compareBalances(
     report.balanceDifferences.total++;
     // The ledger refuses a balance or an amount past the limit: such a site figure is reported and
     // the entries kept, as in the default mode.
-    if (
-      ctx.opts.balances === "site" &&
-      Math.max(Math.abs(site), Math.abs(site - ledger)) > MAX_MINOR
-    )
-      diff.action += ` (the site's balance, or the adjustment to it, passes ${exactText(MAX_MINOR, wallet)}, the largest wallet ${walletId} holds)`;
-    else if (ctx.opts.balances === "site") {
-      const closing = adjustment(ctx, user, wallet, site, ledger, diff);
-      closings.set(key, closing);
-      diff.action = `${closing.txnType === "CREDIT" ? "credit" : "debit"} of ${closing.amountText} as a balance adjustment`;
+    if (ctx.opts.balances === "site") {
+      if (Math.max(Math.abs(site), Math.abs(site - ledger)) > MAX_MINOR)
+        diff.action += ` (the site's balance, or the adjustment to it, passes ${exactText(MAX_MINOR, wallet)}, the largest wallet ${walletId} holds)`;
+      else {
+        const closing = adjustment(ctx, user, wallet, site, ledger, diff);
+        closings.set(key, closing);
+        diff.action = `${closing.txnType === "CREDIT" ? "credit" : "debit"} of ${closing.amountText} as a balance adjustment`;
+      }
     }
     if (report.balanceDifferences.list.length < MAX_LISTED * 5)
       report.balanceDifferences.list.push(diff);
