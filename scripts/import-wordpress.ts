@@ -1,5 +1,6 @@
 // npm run import:wordpress -- <dump.sql[.gz]> [--prefix wp_] [--namespace wallet] [--local|--remote]
-//   [--dry-run] [--rehearse] [--balances ledger|site] [--force] [--persist-to DIR] [--config FILE] [--database DB]
+//   [--dry-run] [--rehearse] [--balances ledger|site] [--places WALLET=N] [--force] [--persist-to DIR]
+//   [--config FILE] [--database DB]
 //   [--report FILE.json] [--chunk-statements N] [--tmp-dir DIR]
 //
 // Moves a WordPress site's wallet data (users, wallets, every CREDIT/DEBIT) into the service's D1:
@@ -22,9 +23,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { createGunzip } from "node:zlib";
+import { MAX_STORAGE_DECIMALS } from "../src/ledger/money";
 import { createReader, DamagedDumpError } from "./import/collect";
 import { type ImportD1, LocalD1, RemoteD1 } from "./import/d1";
-import { RowTooLongError, type StatementKind } from "./import/plan/context";
+import { PlacesOptionError, RowTooLongError, type StatementKind } from "./import/plan/context";
 import { type Phase, Progress } from "./import/progress";
 import type { Report } from "./import/report";
 import { formatReport } from "./import/report-text";
@@ -50,6 +52,9 @@ const USAGE = `usage: npm run import:wordpress -- <dump.sql[.gz]> (--local | --r
   --dry-run                 write nothing; print the report (reads the database when --local/--remote is given)
   --rehearse                with --local: write through \`wrangler d1 execute --local --file\`, the very SQL
                             files and commands a --remote import sends (slower than plain --local)
+  --places WALLET=N         the decimal places WALLET stores (repeat for more wallets): histories holding an
+                            amount with more places are left out, instead of the wallet storing as many
+                            places as its most precise amount needs and holding less
   --force                   for a damaged dump or a conflicting database: import what can be carried
                             over and leave out the rest (reported)
   --persist-to DIR          local D1 state folder (as wrangler's --persist-to)
@@ -70,6 +75,7 @@ const ARGS = {
     rehearse: { type: "boolean", default: false },
     balances: { type: "string", default: "ledger" },
     force: { type: "boolean", default: false },
+    places: { type: "string", multiple: true, default: [] as string[] },
     "persist-to": { type: "string" },
     config: { type: "string" },
     database: { type: "string", default: "DB" },
@@ -106,6 +112,16 @@ function options() {
         : fail("--balances is ledger or site");
   if (!/^[A-Za-z0-9_$]*$/.test(values.prefix)) fail("--prefix may hold letters, digits, _ and $");
   if (!/^[a-z0-9_]+$/i.test(values.namespace)) fail("--namespace is a word");
+  const places = new Map<string, number>();
+  for (const given of values.places) {
+    const [, id, n] = /^\s*([^=\s]+)\s*=\s*(\d{1,2})\s*$/.exec(given) ?? [];
+    if (id === undefined || Number(n) > MAX_STORAGE_DECIMALS)
+      fail(
+        `--places takes WALLET=N with N from 0 to ${MAX_STORAGE_DECIMALS}, as --places ngn=2 (got ${given})`,
+      );
+    if (places.has(id.toLowerCase())) fail(`--places names wallet ${id} twice`);
+    places.set(id.toLowerCase(), Number(n));
+  }
   const chunk = Number(values["chunk-statements"]);
   if (!Number.isInteger(chunk) || chunk < 1) fail("--chunk-statements is a positive integer");
   if (values["persist-to"] && !values.local) fail("--persist-to goes with --local");
@@ -114,7 +130,7 @@ function options() {
   const file = positionals[0]!;
   if (!statSync(file, { throwIfNoEntry: false })?.isFile())
     fail(`no dump at ${file}: no such file`);
-  return { ...values, file, balances, chunkStatements: chunk };
+  return { ...values, file, balances, places, chunkStatements: chunk };
 }
 
 type CliOptions = ReturnType<typeof options>;
@@ -267,6 +283,7 @@ async function run(
     namespace: opts.namespace,
     balances: opts.balances,
     force: opts.force,
+    places: opts.places,
   };
 
   const tmp = mkdtempSync(path.join(opts["tmp-dir"] ?? tmpdir(), "wp-import-"));
@@ -369,7 +386,8 @@ main().then(
     // Read to the end before anything is written: a dump refused while reading left nothing.
     if (err instanceof DamagedDumpError || err instanceof DumpSyntaxError)
       console.error("Nothing was written. Export the site again, or mend the row named above.");
-    if (err instanceof RowTooLongError) console.error("Nothing was written.");
+    if (err instanceof RowTooLongError || err instanceof PlacesOptionError)
+      console.error("Nothing was written.");
     process.exit(1);
   },
 );

@@ -364,6 +364,7 @@ describe("planning the import", () => {
       storageDecimals: 3,
       placesNeeded: 3,
       present: false,
+      chosen: false,
     });
     const forced = importFromText(text, { options: { force: true } });
     expect(forced.statements.some((sql) => /SELECT 90[0146],|SELECT 907,/.test(sql))).toBe(false);
@@ -478,6 +479,7 @@ describe("planning the import", () => {
       storageDecimals: 4,
       placesNeeded: 3,
       present: true,
+      chosen: false,
     });
     expect(
       wide.statements.some(

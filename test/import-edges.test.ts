@@ -216,7 +216,7 @@ describe("importing what the plugin accepted and the service never writes", () =
     });
     expect(run.report.refused).toBe(true);
     expect(Object.keys(run.report.transactions.skipped.byReason)).toEqual([
-      "its balance or an amount passes 999,999,999,999,999 units of the 12 decimal places wallet ngn stores (more than the 2 it shows, for the amounts listed with more places: correcting those on the site gives it back its range)",
+      "its balance or an amount passes 999,999,999,999,999 units of the 12 decimal places wallet ngn stores (more than the 2 it shows, for the amounts listed with more places: correcting those on the site, or --places, gives it back its range)",
     ]);
     expect(run.report.transactions.subPrecisionAmounts.examples).toEqual([
       expect.objectContaining({ userId: 3, walletId: "ngn", amount: "0.000000000001" }),

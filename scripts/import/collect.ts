@@ -10,6 +10,12 @@ export type ImportOptions = {
   namespace?: string;
   balances?: "ledger" | "site";
   force?: boolean;
+  /**
+   * Wallet id → the decimal places it stores, chosen by the operator instead of from the data: a
+   * history holding an amount that needs more is left out rather than every other history losing
+   * range (docs/migrating.md).
+   */
+  places?: ReadonlyMap<string, number>;
 };
 
 export const DEFAULT_OPTIONS: Required<ImportOptions> = {
@@ -17,6 +23,7 @@ export const DEFAULT_OPTIONS: Required<ImportOptions> = {
   namespace: "wallet",
   balances: "ledger",
   force: false,
+  places: new Map(),
 };
 
 // Column orders of a stock WordPress schema, for INSERTs written without column lists and no

@@ -43,8 +43,11 @@ export function formatReport(
   const t = r.transactions;
   const writes = !dryRun && !(r.refused && !r.options.force);
   const verb = writes ? "to import" : "would import";
+  const places = Object.entries(r.options.places)
+    .map(([id, n]) => `, --places ${id}=${n}`)
+    .join("");
   lines.push(
-    `WordPress import report — prefix ${r.options.prefix}, namespace ${r.options.namespace}, balances from ${r.options.balances}${r.options.force ? ", --force" : ""}`,
+    `WordPress import report — prefix ${r.options.prefix}, namespace ${r.options.namespace}, balances from ${r.options.balances}${places}${r.options.force ? ", --force" : ""}`,
   );
   lines.push(`  Target: ${target}`);
   lines.push(`  Rows read: ${list(r.tables)}`);
@@ -83,7 +86,7 @@ export function formatReport(
       `    ${n(t.withoutRequestId)} have no request_id (imported without an idempotency key)`,
     );
   const extra = (r.wallets.storage ?? []).filter(
-    (w) => w.storageDecimals > w.decimals || w.placesNeeded > w.storageDecimals,
+    (w) => w.storageDecimals > w.decimals || w.placesNeeded > w.storageDecimals || w.chosen,
   );
   if (extra.length > 0) {
     lines.push(
@@ -94,7 +97,12 @@ export function formatReport(
       lines.push(
         `    ${w.walletId}: shows ${w.decimals} decimals, stores ${w.storageDecimals}` +
           (w.present ? " (as the database has it)" : "") +
-          (fits ? "" : `; the site's amounts need ${w.placesNeeded}: not imported`),
+          (w.chosen ? " (--places)" : "") +
+          (fits
+            ? ""
+            : w.chosen
+              ? `; the site's amounts need ${w.placesNeeded}: the histories holding those are not imported`
+              : `; the site's amounts need ${w.placesNeeded}: not imported`),
       );
     }
   }
@@ -108,7 +116,7 @@ export function formatReport(
   tally(lines, "Skipped transactions", t.skipped, { limit });
   tally(
     lines,
-    "Amounts with more decimal places than their wallet displays (kept exactly)",
+    "Amounts with more decimal places than their wallet displays (kept exactly where it stores them)",
     t.subPrecisionAmounts,
     { limit },
   );

@@ -69,6 +69,8 @@ export type WalletStorage = {
   storageDecimals: number;
   placesNeeded: number;
   present: boolean;
+  /** Its places come from `--places`. */
+  chosen: boolean;
 };
 
 export type ApiKeyFound = {
@@ -86,6 +88,7 @@ export function newReport(opts: typeof DEFAULT_OPTIONS, collector: WordPressColl
       namespace: opts.namespace,
       balances: opts.balances,
       force: opts.force,
+      places: Object.fromEntries(opts.places),
     },
     tables: collector.rowsPerTable,
     users: {

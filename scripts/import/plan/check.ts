@@ -36,6 +36,8 @@ export type PairStats = {
   lowest: bigint;
   highest: bigint;
   largestAmount: bigint;
+  /** The most decimal places any of its amounts needs. */
+  places: number;
   lowestAt: number | null;
   firstBelowZero: number | null;
   firstId: number;
@@ -164,6 +166,7 @@ function addToPair(pairs: Map<string, PairStats>, e: SiteEntry) {
       lowest: 0n,
       highest: 0n,
       largestAmount: 0n,
+      places: 0,
       lowestAt: null,
       firstBelowZero: null,
       firstId: e.id,
@@ -175,6 +178,7 @@ function addToPair(pairs: Map<string, PairStats>, e: SiteEntry) {
   s.sum += e.txnType === "CREDIT" ? e.amountUnits : -e.amountUnits;
   s.lastId = e.id;
   if (e.amountUnits > s.largestAmount) s.largestAmount = e.amountUnits;
+  if (e.places > s.places) s.places = e.places;
   if (s.sum > s.highest) s.highest = s.sum;
   if (s.sum < s.lowest) [s.lowest, s.lowestAt] = [s.sum, e.id];
   if (s.sum < 0n && s.firstBelowZero === null) s.firstBelowZero = e.id;

@@ -24,6 +24,9 @@ export const D1_STATEMENT_MAX_BYTES = 100_000;
  */
 export class RowTooLongError extends Error {}
 
+/** A `--places` the dump or the database cannot take: refused while planning, before any write. */
+export class PlacesOptionError extends Error {}
+
 const utf8 = new TextEncoder();
 
 /** Refuses a statement past D1's limit; UTF-8 takes at most 3 bytes for each UTF-16 unit. */

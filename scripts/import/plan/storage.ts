@@ -9,7 +9,7 @@ import {
 import { MAX_LISTED } from "../report";
 import { type PlannedWallet, walletInsert } from "../statements";
 import type { CheckedTransactions, PairStats } from "./check";
-import type { PlanContext } from "./context";
+import { PlacesOptionError, type PlanContext } from "./context";
 
 /** A chain's balance and lowest point, exact in its wallet's storage units. */
 export type PairBalance = PairStats & { balance: number; lowestUnits: number };
@@ -55,19 +55,22 @@ export function planStorage(
 
 /**
  * As many places as the wallet's most precise amount needs, never fewer than it displays (12.345 on
- * a 2-decimal wallet: 3). A wallet the database has keeps its own; if the site's amounts need more,
- * its entries cannot be imported (stored amounts never change units). New wallets are written here.
+ * a 2-decimal wallet: 3), or as many as `--places` gives it. A wallet the database has keeps its
+ * own; if the site's amounts need more, its entries cannot be imported (stored amounts never change
+ * units; with `--places`, only the histories holding such amounts). New wallets are written here.
  */
 function chooseStorage(
-  { report, emit }: PlanContext,
+  { report, emit, opts }: PlanContext,
   wallets: Map<string, PlannedWallet>,
   placesNeeded: Map<string, number>,
 ) {
   const unitsConflicts = new Set<string>();
   for (const w of wallets.values()) {
     const needed = Math.max(w.decimals, placesNeeded.get(w.id) ?? 0);
+    const chosen = opts.places.get(w.id);
     const fixed = w.present || w.unitsKept;
-    if (fixed && needed > storageDecimals(w)) {
+    if (chosen !== undefined) checkChosenPlaces(w, chosen, fixed);
+    if (fixed && chosen === undefined && needed > storageDecimals(w)) {
       report.conflicts.push({
         kind: "wallet",
         id: w.id,
@@ -75,7 +78,7 @@ function chooseStorage(
       });
       unitsConflicts.add(w.id);
     } else if (!w.present) {
-      if (!w.unitsKept) w.extraDecimals = needed - w.decimals;
+      if (!w.unitsKept) w.extraDecimals = (chosen ?? needed) - w.decimals;
       report.wallets.imported++;
       emit(walletInsert(w), "wallet", `wallet ${w.id}`);
     }
@@ -85,18 +88,40 @@ function chooseStorage(
       storageDecimals: storageDecimals(w),
       placesNeeded: needed,
       present: Boolean(w.present),
+      chosen: chosen !== undefined,
     });
   }
+  for (const id of opts.places.keys())
+    if (!wallets.has(id))
+      throw new PlacesOptionError(`--places names wallet ${id}, which the dump does not define`);
   return unitsConflicts;
+}
+
+/** `--places` gives 0 to 15 places, never fewer than the wallet shows nor other than it stores. */
+function checkChosenPlaces(w: PlannedWallet, chosen: number, fixed: boolean | undefined) {
+  if (!Number.isInteger(chosen) || chosen < 0 || chosen > MAX_STORAGE_DECIMALS)
+    throw new PlacesOptionError(
+      `--places ${w.id}=${chosen}: a wallet stores from 0 to ${MAX_STORAGE_DECIMALS} decimal places`,
+    );
+  if (fixed && chosen !== storageDecimals(w))
+    throw new PlacesOptionError(
+      `--places ${w.id}=${chosen}: wallet ${w.id} stores ${storageDecimals(w)} decimal places in the database${w.present ? "" : " (a deleted wallet's id keeps its units)"}, and a wallet's places never change`,
+    );
+  if (chosen < w.decimals)
+    throw new PlacesOptionError(
+      `--places ${w.id}=${chosen}: wallet ${w.id} shows ${w.decimals} decimals, so it stores at least ${w.decimals}`,
+    );
 }
 
 /** Why a chain cannot be carried over: its wallet's units, or a balance or amount past the limit. */
 function pairSkip(plan: StoragePlan, s: PairStats, wallet: PlannedWallet) {
   if (plan.unitsConflicts.has(s.walletId))
     return `wallet ${s.walletId} stores fewer decimal places in the database than the site's amounts need`;
+  if (s.places > storageDecimals(wallet))
+    return `an amount needs more than the ${storageDecimals(wallet)} decimal places --places gives wallet ${s.walletId}`;
   const limit = BigInt(MAX_MINOR) * unitFactor(wallet);
   if (s.highest > limit || s.lowest < -limit || s.largestAmount > limit)
-    return `its balance or an amount passes 999,999,999,999,999 units of the ${storageDecimals(wallet)} decimal places wallet ${s.walletId} stores${wallet.extraDecimals > 0 ? ` (more than the ${wallet.decimals} it shows, for the amounts listed with more places: correcting those on the site gives it back its range)` : ""}`;
+    return `its balance or an amount passes 999,999,999,999,999 units of the ${storageDecimals(wallet)} decimal places wallet ${s.walletId} stores${wallet.extraDecimals > 0 ? ` (more than the ${wallet.decimals} it shows, for the amounts listed with more places: correcting those on the site, or --places, gives it back its range)` : ""}`;
   return null;
 }
 

@@ -1,0 +1,128 @@
+// `--places`: the operator sets the places a wallet stores, so that one amount of many places (a
+// `0.000000000001` any site user could send) costs only the histories holding it, not every
+// user's range. Run against the database, a second time, and with places a stored wallet lacks.
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { PlacesOptionError } from "../scripts/import/plan/context";
+import { formatReport } from "../scripts/import/report-text";
+import { emptyTarget } from "../scripts/import/target";
+import { importFromText } from "../scripts/import/wordpress";
+import { CLEAN, call, ledgerViolations, unique } from "./helpers";
+import { IMPORT_AT, importedAdmin, runImport } from "./import-helpers";
+import { SITE_OPTIONS, siteDump } from "./site-dump";
+
+const [ALICE, BOB, CAROL] = [2, 3, 4];
+
+// Alice's history passes 999.99, the largest balance at 12 places; Bob's holds the dust; Carol's
+// amount has one place more than none but fewer than the wallet's two.
+const dust = siteDump(
+  [
+    { id: "ngn", decimals: 2 },
+    { id: "pts", decimals: 0 },
+  ],
+  [
+    { user: ALICE, wallet: "ngn", amount: "1000000000000" },
+    { user: ALICE, wallet: "ngn", amount: "5000" },
+    { user: BOB, wallet: "ngn", amount: "10" },
+    { user: BOB, wallet: "ngn", amount: "0.000000000001" },
+    { user: CAROL, wallet: "ngn", amount: "0.5" },
+    { user: BOB, wallet: "pts", amount: "7" },
+  ],
+  3,
+);
+const TWO_PLACES = { ...SITE_OPTIONS, places: new Map([["ngn", 2]]) };
+const DUST_SKIP = "an amount needs more than the 2 decimal places --places gives wallet ngn";
+
+const plan = (options: object) =>
+  importFromText(dust, { options, target: emptyTarget(), nowMs: IMPORT_AT });
+
+const balance = async (auth: string, userId: number, wallet: string) =>
+  (
+    await call("GET", "/user-wallet-balance", {
+      auth,
+      query: { user_id: userId, wallet_id: wallet },
+    })
+  ).body.data[wallet];
+
+describe("import:wordpress --places", () => {
+  it("without it, lets the dust set the wallet's places and refuse the history that passes its range", () => {
+    const run = plan(SITE_OPTIONS);
+    expect(run.report.wallets.storage).toContainEqual(
+      expect.objectContaining({ walletId: "ngn", storageDecimals: 12, chosen: false }),
+    );
+    expect(run.report.transactions.skipped.total).toBe(2);
+    expect(Object.keys(run.report.transactions.skipped.byReason)[0]).toMatch(
+      /^its balance or an amount passes 999,999,999,999,999 units of the 12 decimal places/,
+    );
+  });
+
+  it("stores the places given and refuses only the histories holding an amount with more", async () => {
+    const refused = await runImport(TWO_PLACES, dust);
+    expect(refused.report.refused).toBe(true);
+    expect(refused.report.transactions.skipped.byReason).toEqual({ [DUST_SKIP]: 2 });
+    expect(refused.report.wallets.storage).toContainEqual({
+      walletId: "ngn",
+      decimals: 2,
+      storageDecimals: 2,
+      placesNeeded: 12,
+      present: false,
+      chosen: true,
+    });
+    const text = formatReport(refused.report, { dryRun: true });
+    expect(text).toContain("balances from ledger, --places ngn=2");
+    expect(text).toContain(
+      "ngn: shows 2 decimals, stores 2 (--places); the site's amounts need 12: the histories holding those are not imported",
+    );
+    expect(text).toContain(`2 × ${DUST_SKIP}`);
+    expect(
+      (await env.DB.prepare("SELECT count(*) AS n FROM transactions").first<{ n: number }>())!.n,
+    ).toBe(0);
+
+    const forced = await runImport({ ...TWO_PLACES, force: true }, dust);
+    expect(forced.report.transactions.imported).toBe(4);
+    const wallet = await env.DB.prepare(
+      "SELECT decimals, extra_decimals FROM wallets WHERE id = 'ngn'",
+    ).first();
+    expect(wallet).toEqual({ decimals: 2, extra_decimals: 0 });
+    const admin = await importedAdmin(1, "siteadmin");
+    expect(await balance(admin, ALICE, "ngn")).toBe(1_000_000_005_000);
+    expect(await balance(admin, CAROL, "ngn")).toBe(0.5);
+    expect(await balance(admin, BOB, "ngn")).toBe(0);
+    expect(await balance(admin, BOB, "pts")).toBe(7);
+    expect(await ledgerViolations()).toEqual(CLEAN);
+
+    // The wallet takes the API's amounts as one it created would: Bob's first ngn entry.
+    const credit = await call("POST", "/credits", {
+      auth: admin,
+      body: { user_id: BOB, wallet_id: "ngn", amount: "0.01", request_id: unique("after") },
+    });
+    expect(credit.status, credit.text).toBe(200);
+    expect(await balance(admin, BOB, "ngn")).toBe(0.01);
+  });
+
+  it("finds nothing more to write in a second run with the same places", async () => {
+    const again = await runImport({ ...TWO_PLACES, force: true }, dust);
+    expect(again.report.transactions.skipped.byReason).toEqual({ [DUST_SKIP]: 2 });
+    expect(again.report.transactions.alreadyPresent).toBe(4);
+    expect(again.statements).toEqual([]);
+  });
+
+  it("refuses places a stored wallet does not have, before planning a statement", async () => {
+    await expect(
+      runImport({ ...SITE_OPTIONS, places: new Map([["ngn", 3]]) }, dust),
+    ).rejects.toThrow(
+      new PlacesOptionError(
+        "--places ngn=3: wallet ngn stores 2 decimal places in the database, and a wallet's places never change",
+      ),
+    );
+  });
+
+  it("refuses fewer places than the wallet shows, and a wallet the dump does not define", () => {
+    expect(() => plan({ ...SITE_OPTIONS, places: new Map([["ngn", 1]]) })).toThrow(
+      "--places ngn=1: wallet ngn shows 2 decimals, so it stores at least 2",
+    );
+    expect(() => plan({ ...SITE_OPTIONS, places: new Map([["usd", 2]]) })).toThrow(
+      "--places names wallet usd, which the dump does not define",
+    );
+  });
+});
