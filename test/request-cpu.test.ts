@@ -6,6 +6,7 @@ import fc from "fast-check";
 import { TrieRouter } from "hono/router/trie-router";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { API_AUDIENCE, CONSOLE_AUDIENCE, verifyToken } from "../src/auth/tokens";
+import { BoundedMap } from "../src/bounded-map";
 import { MemoRouter, REMEMBERED_PATHS } from "../src/http/memo-router";
 import { parseExactly, parseJsonBody } from "../src/http/params";
 import {
@@ -16,6 +17,21 @@ import {
   zoneParts,
 } from "../src/ledger/post-format";
 import { call, makeAdmin, signedToken } from "./helpers";
+
+describe("what an isolate remembers (BoundedMap)", () => {
+  it("holds at most its limit, dropping the key added first; setting a held key drops none", () => {
+    const m = new BoundedMap<string, number>(3);
+    for (const k of ["a", "b", "c"]) m.set(k, 1);
+    m.set("a", 2);
+    expect([...m]).toEqual([
+      ["a", 2],
+      ["b", 1],
+      ["c", 1],
+    ]);
+    m.set("d", 1);
+    expect([...m.keys()]).toEqual(["b", "c", "d"]);
+  });
+});
 
 describe("the router's remembered matches", () => {
   const routes: [string, string][] = [

@@ -1,5 +1,6 @@
 import { sign, verify } from "hono/jwt";
 import * as v from "valibot";
+import { BoundedMap } from "../bounded-map";
 import type { Principal } from "./principal";
 import { sha256Hex } from "./sha256";
 
@@ -51,8 +52,10 @@ type Verified = Principal & { sessionId: string };
  * (`timesHold`), and an entry is dropped once its token has expired. Whether the session is still
  * live is not cached here (wallet/sessions.ts asks on every use). Refused tokens are not kept.
  */
-const verified = new Map<string, { principal: Verified; times: TokenTimes }>();
 export const MAX_VERIFIED_TOKENS = 10_000;
+const verified = new BoundedMap<string, { principal: Verified; times: TokenTimes }>(
+  MAX_VERIFIED_TOKENS,
+);
 
 type TokenTimes = { nbf?: unknown; exp: number; iat?: unknown };
 
@@ -92,7 +95,6 @@ export async function verifyToken(
   }
   const principal = await verifySignedToken(token, secret, issuer, audience);
   if (principal) {
-    if (verified.size >= MAX_VERIFIED_TOKENS) verified.delete(verified.keys().next().value!);
     verified.set(key, { principal: principal.principal, times: principal.times });
     return { ...principal.principal };
   }

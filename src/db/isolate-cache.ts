@@ -1,3 +1,4 @@
+import { BoundedMap } from "../bounded-map";
 import type { findKeyOwner } from "./api-keys";
 import type { Wallet } from "./schema";
 
@@ -29,19 +30,12 @@ type CachedSession = {
   checkedAtMs: number;
 };
 
-class BoundedMap<K, V> extends Map<K, V> {
-  override set(key: K, value: V) {
-    if (!this.has(key) && this.size >= MAX_ENTRIES) this.delete(this.keys().next().value as K);
-    return super.set(key, value);
-  }
-}
-
 function createCache() {
   return {
-    wallets: new BoundedMap<string, Wallet>(),
-    usernames: new BoundedMap<number, string>(),
-    keys: new BoundedMap<string, CachedKey>(),
-    sessions: new BoundedMap<string, CachedSession>(),
+    wallets: new BoundedMap<string, Wallet>(MAX_ENTRIES),
+    usernames: new BoundedMap<number, string>(MAX_ENTRIES),
+    keys: new BoundedMap<string, CachedKey>(MAX_ENTRIES),
+    sessions: new BoundedMap<string, CachedSession>(MAX_ENTRIES),
   };
 }
 

@@ -5,6 +5,7 @@
 // isolate, as Hono computed it, for the paths seen most recently.
 import type { Result, Router } from "hono/router";
 import { TrieRouter } from "hono/router/trie-router";
+import { BoundedMap } from "../bounded-map";
 
 /** Paths remembered: the routes' own paths, and some room for those that carry an id. */
 export const REMEMBERED_PATHS = 1_000;
@@ -12,7 +13,7 @@ export const REMEMBERED_PATHS = 1_000;
 export class MemoRouter<T> implements Router<T> {
   name = "MemoRouter + TrieRouter";
   readonly #router = new TrieRouter<T>();
-  readonly #seen = new Map<string, Result<T>>();
+  readonly #seen = new BoundedMap<string, Result<T>>(REMEMBERED_PATHS);
 
   add(method: string, path: string, handler: T) {
     this.#router.add(method, path, handler);
@@ -24,7 +25,6 @@ export class MemoRouter<T> implements Router<T> {
     let result = this.#seen.get(key);
     if (result === undefined) {
       result = this.#router.match(method, path);
-      if (this.#seen.size >= REMEMBERED_PATHS) this.#seen.delete(this.#seen.keys().next().value!);
       this.#seen.set(key, result);
     }
     return result;
