@@ -52,9 +52,9 @@ const USAGE = `usage: npm run import:wordpress -- <dump.sql[.gz]> (--local | --r
   --dry-run                 write nothing; print the report (reads the database when --local/--remote is given)
   --rehearse                with --local: write through \`wrangler d1 execute --local --file\`, the very SQL
                             files and commands a --remote import sends (slower than plain --local)
-  --places WALLET=N         the decimal places WALLET stores (repeat for more wallets): histories holding an
-                            amount with more places are left out, instead of the wallet storing as many
-                            places as its most precise amount needs and holding less
+  --places WALLET=N         the decimal places WALLET stores (repeat for more wallets), instead of as many
+                            as its most precise amount needs: histories holding an amount with more
+                            places are refused (left out with --force)
   --force                   for a damaged dump or a conflicting database: import what can be carried
                             over and leave out the rest (reported)
   --persist-to DIR          local D1 state folder (as wrangler's --persist-to)

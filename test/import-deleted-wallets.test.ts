@@ -29,7 +29,7 @@ describe("importing a wallet whose id the database deleted", () => {
       kind: "wallet",
       id: "xone",
       problem:
-        "wallet xone stores 2 decimal places in the database (a deleted wallet's id keeps its units); the site's amounts need 3: its entries cannot be imported",
+        "wallet xone stores 2 decimal places in the database (a deleted wallet's id keeps its units); the site's amounts need 3: its entries cannot be imported (--places xone=2 imports the histories that fit)",
     });
     expect(run.statements.some((sql) => /INSERT INTO wallets/.test(sql))).toBe(false);
   });

@@ -462,7 +462,7 @@ describe("planning the import", () => {
         kind: "wallet",
         id: "ngn",
         problem:
-          "wallet ngn stores 2 decimal places in the database; the site's amounts need 3: its entries cannot be imported",
+          "wallet ngn stores 2 decimal places in the database; the site's amounts need 3: its entries cannot be imported (--places ngn=2 imports the histories that fit)",
       },
     ]);
     expect(narrow.transactions.skipped.byReason).toEqual({

@@ -107,6 +107,16 @@ describe("import:wordpress --places", () => {
     expect(again.statements).toEqual([]);
   });
 
+  it("names the places that import what fits when a later run gives none", async () => {
+    const again = await runImport(SITE_OPTIONS, dust, { apply: false });
+    expect(again.report.conflicts).toContainEqual({
+      kind: "wallet",
+      id: "ngn",
+      problem:
+        "wallet ngn stores 2 decimal places in the database; the site's amounts need 12: its entries cannot be imported (--places ngn=2 imports the histories that fit)",
+    });
+  });
+
   it("refuses places a stored wallet does not have, before planning a statement", async () => {
     await expect(
       runImport({ ...SITE_OPTIONS, places: new Map([["ngn", 3]]) }, dust),
@@ -114,6 +124,96 @@ describe("import:wordpress --places", () => {
       new PlacesOptionError(
         "--places ngn=3: wallet ngn stores 2 decimal places in the database, and a wallet's places never change",
       ),
+    );
+  });
+
+  it("lists the kept half of a transfer whose other half's history is left out", () => {
+    const transfer = siteDump(
+      [{ id: "ngn", decimals: 2 }],
+      [
+        { user: BOB, wallet: "ngn", amount: "10" },
+        { user: BOB, wallet: "ngn", amount: "0.000000000001" },
+        { user: BOB, wallet: "ngn", amount: "5", type: "DEBIT", alt: 103, requestId: "t1" },
+        { user: CAROL, wallet: "ngn", amount: "5", alt: 102, requestId: "t1" },
+      ],
+      3,
+    );
+    const run = importFromText(transfer, {
+      options: { ...TWO_PLACES, force: true },
+      target: emptyTarget(),
+      nowMs: IMPORT_AT,
+    });
+    expect(run.report.transactions.halvesApart.examples).toEqual([
+      {
+        reason: "transfer half imported without its other half, whose history is left out",
+        id: 103,
+        userId: CAROL,
+        otherHalf: 102,
+      },
+    ]);
+    expect(formatReport(run.report)).toContain("Transfer halves imported alone");
+  });
+
+  it("lists a site balance with digits past the places given, rounding only PHP's float noise", () => {
+    const stored = siteDump(
+      [{ id: "ngn", decimals: 2 }],
+      [
+        { user: ALICE, wallet: "ngn", amount: "3.50" },
+        { user: BOB, wallet: "ngn", amount: "0.000000000001" },
+        { user: CAROL, wallet: "ngn", amount: "5" },
+        { user: 5, wallet: "ngn", amount: "2" },
+      ],
+      4,
+      {},
+      {
+        [ALICE]: { ngn: "3.505" },
+        [CAROL]: { ngn: "5.000000000001" },
+        5: { ngn: "2.0000000000000004" },
+      },
+    );
+    const run = importFromText(stored, {
+      options: { ...TWO_PLACES, balances: "site", force: true },
+      target: emptyTarget(),
+      nowMs: IMPORT_AT,
+    });
+    const notCompared = run.report.balances.ignoredMeta;
+    const reason = "stored balance needs more than the 2 decimal places --places gives wallet ngn";
+    expect(notCompared.byReason).toEqual({
+      [`${reason}: entries kept: {"withdrawable":"3.505"}`]: 1,
+      [`${reason}: entries kept: {"withdrawable":"5.000000000001"}`]: 1,
+    });
+    expect(run.report.balances.compared).toBe(1); // user 5's, equal once the noise is rounded
+    expect(run.report.balanceDifferences.list).toEqual([]);
+    expect(run.report.adjustments.balance).toBe(0);
+  });
+
+  it("warns of more places than the amounts need, and of a --places for a wallet not imported", () => {
+    const run = importFromText(
+      siteDump(
+        [
+          { id: "ngn", decimals: 2 },
+          { id: "odd", decimals: 99 },
+        ],
+        [{ user: ALICE, wallet: "ngn", amount: "1" }],
+        3,
+      ),
+      {
+        options: {
+          ...SITE_OPTIONS,
+          places: new Map([
+            ["ngn", 15],
+            ["odd", 2],
+          ]),
+        },
+        target: emptyTarget(),
+        nowMs: IMPORT_AT,
+      },
+    );
+    expect(run.report.warnings).toEqual(
+      expect.arrayContaining([
+        "--places ngn=15 stores more places than the site's amounts need (2): the wallet holds at most 0.999999999999999",
+        expect.stringMatching(/^--places names wallet odd, which is not imported: /),
+      ]),
     );
   });
 

@@ -90,14 +90,14 @@ export function formatReport(
   );
   if (extra.length > 0) {
     lines.push(
-      "  Storage precision (amounts with more places than their wallet displays are kept exactly; displays round):",
+      "  Storage precision (amounts with more places than their wallet displays are kept exactly where it stores them; displays round):",
     );
     for (const w of extra) {
       const fits = w.placesNeeded <= w.storageDecimals;
+      const why = [w.present && "as the database has it", w.chosen && "--places"].filter(Boolean);
       lines.push(
         `    ${w.walletId}: shows ${w.decimals} decimals, stores ${w.storageDecimals}` +
-          (w.present ? " (as the database has it)" : "") +
-          (w.chosen ? " (--places)" : "") +
+          (why.length > 0 ? ` (${why.join(", ")})` : "") +
           (fits
             ? ""
             : w.chosen
@@ -118,6 +118,12 @@ export function formatReport(
     lines,
     "Amounts with more decimal places than their wallet displays (kept exactly where it stores them)",
     t.subPrecisionAmounts,
+    { limit },
+  );
+  tally(
+    lines,
+    "Transfer halves imported alone (reversed before their other half's history is imported, one reverses alone)",
+    t.halvesApart,
     { limit },
   );
   tally(lines, "Zero amounts (kept as the site recorded them)", t.zeroAmounts, { limit });

@@ -118,6 +118,8 @@ export function newReport(opts: typeof DEFAULT_OPTIONS, collector: WordPressColl
       debits: 0,
       transfers: 0,
       openTransferHalves: 0,
+      // Transfers whose halves fall on both sides of a history left out: one is imported alone.
+      halvesApart: new Tally(),
       withoutRequestId: 0,
       skipped: new Tally(),
       // Carried over as they are; listed because a ledger of this service's own would not have them.

@@ -28,11 +28,15 @@ export type SiteNumberIssue = "not-numeric" | "negative" | MinorIssue;
  * the site's stored balances, which PHP float arithmetic leaves as 0.30000000000000004), and a sign
  * unless `allowNegative`.
  */
+export type SiteMinor =
+  | { minor: number; issue?: undefined }
+  | { issue: SiteNumberIssue; minor?: undefined };
+
 export function siteDecimalToMinor(
   text: string,
   decimals: number,
   { round = false, allowNegative = false } = {},
-): { minor: number; issue?: undefined } | { issue: SiteNumberIssue; minor?: undefined } {
+): SiteMinor {
   if (text.trim() === "") return { minor: 0 };
   const d = readPhpDecimal(text, true);
   if (!d) return { issue: "not-numeric" };
@@ -45,4 +49,18 @@ export function siteDecimalToMinor(
   }
   if (minor > BigInt(MAX_MINOR)) return { issue: "too-large" };
   return { minor: d.negative ? -Number(minor) : Number(minor) };
+}
+
+/**
+ * Whether a site's decimal text, rounded half away from zero at `readPlaces` (PHP's float noise
+ * gone), has nothing past `places`: a figure a wallet storing `places` holds exactly.
+ */
+export function fitsPlaces(text: string, places: number, readPlaces: number) {
+  if (text.trim() === "") return true;
+  const d = readPhpDecimal(text, true);
+  if (!d) return false;
+  const kept = d.fraction.slice(0, readPlaces).padEnd(readPlaces, "0");
+  let units = BigInt(`${d.integer || "0"}${kept}`);
+  if ((d.fraction[readPlaces] ?? "0") >= "5") units += 1n;
+  return units % 10n ** BigInt(readPlaces - places) === 0n;
 }

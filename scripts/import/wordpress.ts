@@ -43,7 +43,7 @@ export function planImport(input: PlanInput): Report {
   const users = planUsers(ctx);
   const wallets = planWallets(ctx);
   const checked = checkTransactions(ctx, users, wallets);
-  const storage = planStorage(ctx, wallets.wallets, checked);
+  const storage = planStorage(ctx, wallets, checked);
   const closings = compareBalances(ctx, users, wallets.wallets, storage);
   const writer = writeEntries(ctx, users, wallets, checked, storage, closings);
   finishReport(ctx, checked, storage, writer);

@@ -5,7 +5,7 @@ import { exactText, MAX_MINOR, storageDecimals } from "../../../src/ledger/money
 import { postTitle, slugify } from "../../../src/ledger/post-format";
 import type { StoredBalance } from "../collect";
 import { MAX_LISTED } from "../report";
-import { siteDecimalToMinor } from "../site-amounts";
+import { fitsPlaces, type SiteMinor, siteDecimalToMinor } from "../site-amounts";
 import type { Adjustment, PlannedUser, PlannedWallet } from "../statements";
 import { pairKey } from "../target";
 import type { PlanContext } from "./context";
@@ -42,7 +42,7 @@ export function compareBalances(
       );
       continue;
     }
-    const site = storedBalance(parts, wallet);
+    const site = storedBalance(parts, wallet, storage.sitePlaces.get(walletId)!);
     if (typeof site === "string") {
       report.balances.ignoredMeta.add(`${site}: ${JSON.stringify(parts)}`, { userId, walletId });
       continue;
@@ -81,15 +81,23 @@ export function compareBalances(
   return closings;
 }
 
-/** The plugin's two stored parts, summed in the wallet's storage units, or why they cannot be. */
-function storedBalance(parts: StoredBalance, wallet: PlannedWallet) {
+/**
+ * The plugin's two stored parts, summed in the wallet's storage units, or why they cannot be. Each
+ * is read at the places the site's figures need (`sitePlaces`), PHP's float noise rounded away; a
+ * wallet stored with fewer (`--places`) takes it only if nothing is left past its own places.
+ */
+function storedBalance(parts: StoredBalance, wallet: PlannedWallet, sitePlaces: number) {
   const places = storageDecimals(wallet);
-  const read = (text: string | undefined) =>
-    siteDecimalToMinor(text ?? "", places, { round: true, allowNegative: true });
-  const [w, nw] = [read(parts.withdrawable), read(parts.nonwithdrawable)];
+  const texts = [parts.withdrawable ?? "", parts.nonwithdrawable ?? ""];
+  const [w, nw] = texts.map((text) =>
+    siteDecimalToMinor(text, places, { round: true, allowNegative: true }),
+  ) as [SiteMinor, SiteMinor];
   if (w.issue === "too-large" || nw.issue === "too-large")
     return `stored balance passes ${exactText(MAX_MINOR, wallet)}, the largest wallet ${wallet.id} holds: entries kept`;
-  return w.issue || nw.issue ? "stored balance is not a number" : w.minor + nw.minor;
+  if (w.issue || nw.issue) return "stored balance is not a number";
+  if (sitePlaces > places && texts.some((text) => !fitsPlaces(text, places, sitePlaces)))
+    return `stored balance needs more than the ${places} decimal places --places gives wallet ${wallet.id}: entries kept`;
+  return w.minor + nw.minor;
 }
 
 /** The adjustment entry from `ledger` to `site`, titled and slugged the way the service writes its own. */

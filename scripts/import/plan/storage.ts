@@ -10,6 +10,7 @@ import { MAX_LISTED } from "../report";
 import { type PlannedWallet, walletInsert } from "../statements";
 import type { CheckedTransactions, PairStats } from "./check";
 import { PlacesOptionError, type PlanContext } from "./context";
+import type { WalletPlan } from "./wallets";
 
 /** A chain's balance and lowest point, exact in its wallet's storage units. */
 export type PairBalance = PairStats & { balance: number; lowestUnits: number };
@@ -17,6 +18,8 @@ export type PairBalance = PairStats & { balance: number; lowestUnits: number };
 export type StoragePlan = {
   /** Wallets the database stores with fewer places than the site's amounts need. */
   unitsConflicts: Set<string>;
+  /** Wallet id → the places its site figures are read at: more than it stores under `--places`. */
+  sitePlaces: Map<string, number>;
   /** Pair key → why its entries are not written. */
   pairSkips: Map<string, string>;
   /** Pair key → the chain, for pairs that are not skipped. */
@@ -29,14 +32,17 @@ export const unitFactor = (wallet: PlannedWallet) =>
 
 export function planStorage(
   ctx: PlanContext,
-  wallets: Map<string, PlannedWallet>,
+  { wallets, walletSkips }: WalletPlan,
   checked: CheckedTransactions,
 ): StoragePlan {
   const plan: StoragePlan = {
-    unitsConflicts: chooseStorage(ctx, wallets, checked.placesNeeded),
+    unitsConflicts: new Set(),
+    sitePlaces: new Map(),
     pairSkips: new Map(),
     balances: new Map(),
   };
+  chooseStorage(ctx, plan, wallets, checked.placesNeeded);
+  checkPlacesNamed(ctx, wallets, walletSkips);
   for (const [key, s] of checked.pairs) {
     const wallet = wallets.get(s.walletId)!;
     const skip = pairSkip(plan, s, wallet);
@@ -60,28 +66,35 @@ export function planStorage(
  * units; with `--places`, only the histories holding such amounts). New wallets are written here.
  */
 function chooseStorage(
-  { report, emit, opts }: PlanContext,
+  { report, emit, opts, warn }: PlanContext,
+  plan: StoragePlan,
   wallets: Map<string, PlannedWallet>,
   placesNeeded: Map<string, number>,
 ) {
-  const unitsConflicts = new Set<string>();
   for (const w of wallets.values()) {
     const needed = Math.max(w.decimals, placesNeeded.get(w.id) ?? 0);
     const chosen = opts.places.get(w.id);
     const fixed = w.present || w.unitsKept;
-    if (chosen !== undefined) checkChosenPlaces(w, chosen, fixed);
+    if (chosen !== undefined) {
+      checkChosenPlaces(w, chosen, fixed);
+      if (chosen > needed)
+        warn(
+          `--places ${w.id}=${chosen} stores more places than the site's amounts need (${needed}): the wallet holds at most ${exactText(MAX_MINOR, { ...w, extraDecimals: chosen - w.decimals })}`,
+        );
+    }
     if (fixed && chosen === undefined && needed > storageDecimals(w)) {
       report.conflicts.push({
         kind: "wallet",
         id: w.id,
-        problem: `wallet ${w.id} stores ${storageDecimals(w)} decimal places in the database${w.present ? "" : " (a deleted wallet's id keeps its units)"}; the site's amounts need ${needed}: its entries cannot be imported`,
+        problem: `wallet ${w.id} stores ${storageDecimals(w)} decimal places in the database${w.present ? "" : " (a deleted wallet's id keeps its units)"}; the site's amounts need ${needed}: its entries cannot be imported (--places ${w.id}=${storageDecimals(w)} imports the histories that fit)`,
       });
-      unitsConflicts.add(w.id);
+      plan.unitsConflicts.add(w.id);
     } else if (!w.present) {
       if (!w.unitsKept) w.extraDecimals = (chosen ?? needed) - w.decimals;
       report.wallets.imported++;
       emit(walletInsert(w), "wallet", `wallet ${w.id}`);
     }
+    plan.sitePlaces.set(w.id, Math.max(needed, storageDecimals(w)));
     report.wallets.storage.push({
       walletId: w.id,
       decimals: w.decimals,
@@ -91,10 +104,21 @@ function chooseStorage(
       chosen: chosen !== undefined,
     });
   }
-  for (const id of opts.places.keys())
-    if (!wallets.has(id))
+}
+
+/** A `--places` for a wallet the dump defines but does not import is moot; for any other, a typo. */
+function checkPlacesNamed(
+  { opts, warn }: PlanContext,
+  wallets: Map<string, PlannedWallet>,
+  walletSkips: Map<string, string>,
+) {
+  for (const id of opts.places.keys()) {
+    if (wallets.has(id)) continue;
+    const skip = walletSkips.get(id);
+    if (skip === undefined)
       throw new PlacesOptionError(`--places names wallet ${id}, which the dump does not define`);
-  return unitsConflicts;
+    warn(`--places names wallet ${id}, which is not imported: ${skip}`);
+  }
 }
 
 /** `--places` gives 0 to 15 places, never fewer than the wallet shows nor other than it stores. */

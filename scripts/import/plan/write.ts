@@ -31,6 +31,9 @@ export function writeEntries(
   closings: Closings,
 ) {
   const chains = new ChainWriter(ctx, pairs, closings);
+  // Transfer id → its first half: whether that half's history is left out (bounded, as the first
+  // pass's count, by the transfers whose second half is not reached yet).
+  const firstHalves = new Map<string, { id: number; userId: number; leftOut: boolean }>();
   ctx.forEachPost("writing entries", (group) => {
     if (wallets.walletPostIds.has(group.id) || ctx.kindOf(group.ttids).kind !== "transaction")
       return;
@@ -38,7 +41,22 @@ export function writeEntries(
     if (!("entry" in mapped)) return;
     const e = mapped.entry;
     const key = pairKey(e.userId, e.walletId);
-    if (storage.pairSkips.has(key)) return chains.step(key, e.id, 0, null);
+    const leftOut = storage.pairSkips.has(key);
+    if (e.transferId !== null) {
+      const first = firstHalves.get(e.transferId);
+      if (!first) firstHalves.set(e.transferId, { id: e.id, userId: e.userId, leftOut });
+      else {
+        firstHalves.delete(e.transferId);
+        if (first.leftOut !== leftOut) {
+          const [kept, other] = leftOut ? [first, e] : [e, first];
+          ctx.report.transactions.halvesApart.add(
+            "transfer half imported without its other half, whose history is left out",
+            { id: kept.id, userId: kept.userId, otherHalf: other.id },
+          );
+        }
+      }
+    }
+    if (leftOut) return chains.step(key, e.id, 0, null);
     const amountMinor = Number(e.amountUnits / unitFactor(wallets.wallets.get(e.walletId)!));
     chains.step(key, e.id, e.txnType === "CREDIT" ? amountMinor : -amountMinor, (before, after) =>
       transactionInsert({ ...e, amountMinor }, before, after),
