@@ -429,7 +429,8 @@ describe("POST credits and debits in the dialect", () => {
       status_code: 200,
       status: true,
       message: "Transaction Completed",
-      data: { user_id: user.id },
+      // As text, as the plugin's debits answered it (its credits answer a number).
+      data: { user_id: String(user.id) },
     });
     expect(await balance(user.id, wallet)).toBe(30);
   });

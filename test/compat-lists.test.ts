@@ -96,8 +96,12 @@ describe("POST transfers", () => {
     const cases: [Json, number, string][] = [
       [{}, 400, "invalid input"],
       [{ ...base, amount_to_transfer: "abc" }, 400, "invalid input"],
-      [{ ...base, amount_to_transfer: "-5" }, 400, "invalid input"],
-      [{ ...base, amount_to_transfer: "0" }, 400, "invalid input"],
+      [
+        { ...base, amount_to_transfer: "-5" },
+        400,
+        "Request amount is below minimum transfer amount",
+      ],
+      [{ ...base, amount_to_transfer: "0" }, 400, ""],
       [{ ...base, amount_to_transfer: "1e400" }, 400, "invalid input"],
       [{ ...base, amount_to_transfer: 1_000_000 }, 400, "Insufficient Balance"],
       [{ ...base, transfer_to_user: alice.id, amount_to_transfer: 1 }, 400, "invalid input"],
@@ -138,6 +142,38 @@ describe("POST transfers", () => {
     expect(await tableCounts()).toEqual(before);
   });
 
+  it("refuses zero, negative and insufficient amounts in the plugin's words (create-transfers.php executeTransfer)", async () => {
+    const [from, to, own] = [await makeUser(), await makeUser(), await makeWallet(admin)];
+    await credit(admin, { user_id: from.id, wallet_id: own, amount: "1234.5" });
+    const base = { transfer_from_user: from.id, transfer_to_user: to.id, wallet_id: own };
+    const before = await tableCounts();
+    const refusal = async (amount: unknown) =>
+      (await post("/transfers", { ...base, amount_to_transfer: amount }, admin.bearer)).body;
+    const plugin = (message: string, error: string) => ({
+      status_code: 400,
+      status: false,
+      message,
+      error,
+    });
+    for (const zero of [0, "0", "0.00"])
+      expect(await refusal(zero), String(zero)).toEqual(
+        plugin("", "One or more compulsory field is empty"),
+      );
+    expect(await refusal("-5.50")).toEqual(
+      plugin(
+        "Request amount is below minimum transfer amount",
+        "Requested amount [-5.50] is below minimum transfer amount, input amount not less than 0",
+      ),
+    );
+    expect(await refusal(1_000_000)).toEqual(
+      plugin(
+        "Insufficient Balance",
+        "Amount to transfer - [₦1,000,000.00] is larger than the amount in your mature wallet, input amount not more than the balance in your ( Naira Wallet mature wallet - [₦1,234.50] ), the balance in your ( Naira Wallet immature wallet  - [₦0.00] )  cannot be transferred until maturity",
+      ),
+    );
+    expect(await tableCounts()).toEqual(before);
+  });
+
   it("needs an administrator's write credentials", async () => {
     const body = {
       transfer_from_user: alice.id,
@@ -165,8 +201,16 @@ describe("GET credits, debits, transfers", () => {
       message: "Credits Retrieved",
     });
     const mine = (res.body.data as Json[]).filter((r) => r.currency === wallet);
-    expect(mine.map((r) => r.amount)).toEqual(["5.50", "100.00"]);
-    expect(Object.keys(mine[1]!)).toEqual([
+    // The transfers above: their receiving halves are credits too, as the plugin's posts were.
+    expect(mine.map((r) => r.amount)).toEqual(["1.25", "10", "5.50", "100.00"]);
+    expect(mine[1]).toMatchObject({
+      request_id: "",
+      credits_request_id: "",
+      note: `TRANSFER from ${alice.username} Test Transfer`,
+      description: expect.stringMatching(/^TRANSFER ~ TRANSACTION by /),
+    });
+    const plain = mine.slice(2);
+    expect(Object.keys(plain[1]!)).toEqual([
       "id",
       "amount",
       "balance_after",
@@ -181,14 +225,15 @@ describe("GET credits, debits, transfers", () => {
       "note",
       "description",
     ]);
-    expect(mine[1]).toMatchObject({
+    expect(plain[1]).toMatchObject({
       balance_before: "0.00",
       balance_after: "100.00",
       funds_type: `user_withdrawable_bal_${wallet}`,
       txn_type: "CREDIT",
       note: "top up",
+      description: expect.stringMatching(/^TRANSACTION by /),
     });
-    expect(mine[1]!.request_id).toMatch(new RegExp(`^${alice.id}_`));
+    expect(plain[1]!.request_id).toMatch(new RegExp(`^${alice.id}_`));
     expect(res.headers.get("X-WP-Total")).toMatch(/^\d+$/);
   });
 
@@ -239,9 +284,54 @@ describe("GET credits, debits, transfers", () => {
     });
     expect(debit.transferId).toMatch(/^\d+$/);
     expect(debit.formattedDate).toMatch(/^\d{4} [A-Z][a-z]{2} [A-Z][a-z]{2} \d{2}:\d{2} [ap]m$/);
+
+    // One by id is the half whose link names it, as the plugin's alt_transfer_id look-up found it.
+    const creditHalf = halves.find((r) => r.transferType === "CREDIT")!;
+    const byDebit = await get(`/transfers?transfer_id=${creditHalf.transferId}`, admin.bearer);
+    expect(byDebit.body).toEqual({
+      status_code: 200,
+      status: true,
+      message: "Transfer Retrieved",
+      data: creditHalf,
+    });
+    const byCredit = await get(`/transfers?transfer_id=${debit.transferId}`, admin.bearer);
+    expect(byCredit.body.data).toEqual(debit);
+    // Both halves are among the credits and the debits, found by their ids there too.
+    const creditId = Number(debit.transferId);
+    expect(
+      (await get(`/debits?debit_id=${sent.body.data.transfer}`, admin.bearer)).body,
+    ).toMatchObject({
+      message: "Transacrion Retrieved",
+      data: { id: sent.body.data.transfer, txn_type: "DEBIT", request_id: "" },
+    });
+    expect((await get(`/credits?credit_id=${creditId}`, admin.bearer)).body.data).toMatchObject({
+      id: creditId,
+      txn_type: "CREDIT",
+      note: `TRANSFER from ${from.username} Test Transfer`,
+    });
+    for (const bad of ["999999999", "abc"])
+      expect((await get(`/transfers?transfer_id=${bad}`, admin.bearer)).body).toEqual({
+        status_code: 404,
+        status: false,
+        message: "Transfer not found",
+        error: "Invalid Transfer Id",
+      });
   });
 
-  it("lists debits outside transfers, paged with page/per_page (RimplenetController.php:135 listDebits)", async () => {
+  it("reads one debit by debits_id, the plugin's own name for debit_id", async () => {
+    const list = await get("/debits", admin.bearer);
+    const id = (list.body.data as Json[])[0]!.id;
+    for (const query of [`debits_id=${id}`, `debit_id=${id}`, `debit_id=${id}&debits_id=1`])
+      expect((await get(`/debits?${query}`, admin.bearer)).body.data, query).toMatchObject({ id });
+    expect((await get("/debits?debits_id=999999999", admin.bearer)).body).toEqual({
+      status_code: 404,
+      status: false,
+      message: "Transaction not Found",
+      error: ["Invalid Transaction Id 999999999"],
+    });
+  });
+
+  it("lists debits, paged with page/per_page (RimplenetController.php:135 listDebits)", async () => {
     const res = await get("/debits?per_page=1&page=1", admin.bearer);
     if (res.status === 200) {
       expect(res.body.data).toHaveLength(1);
@@ -265,8 +355,8 @@ describe("GET wallets", () => {
       wallet_id: wallet,
       wallet_name: "Naira Wallet",
       wallet_symbol: "₦",
-      wallet_max_wdr_amount: 999999999,
-      wallet_min_wdr_amount: 0,
+      wallet_max_wdr_amount: "999999999",
+      wallet_min_wdr_amount: "0",
       wallet_symbol_position: "left",
       wallet_decimal: "2",
       wallet_note: expect.any(String),
@@ -276,6 +366,9 @@ describe("GET wallets", () => {
     expect((again.body.data as Json[]).find((r) => r.wallet_id === wallet)!.post_id).toBe(
       w.post_id,
     );
+    // WP_Query's order: the newest wallet first.
+    const ids = (again.body.data as Json[]).map((r) => r.post_id as number);
+    expect(ids).toEqual(ids.toSorted((a, b) => b - a));
   });
 });
 

@@ -41,6 +41,12 @@ const DIFFERENCES = {
     "a transfer's success answer: wallet/v1 names both entries and users, the plugin's names the sender's entry only (`transfer`)",
   "transfer-field":
     "a refused transfer amount is keyed `amount_to_transfer` in the plugin dialect (its field's name), `amount` in wallet/v1",
+  "transfer-zero":
+    'a transfer of zero: the plugin dialect answers the plugin\'s `empty()` refusal ("One or more compulsory field is empty"), wallet/v1 an invalid amount',
+  "transfer-insufficient":
+    'a transfer past the balance: the plugin dialect\'s error is the plugin\'s sentence naming the amount and the balance, wallet/v1\'s `{"amount":"Insufficient Balance"}`',
+  "debit-user-text":
+    "a debit's success answer: the plugin dialect's `user_id` is text, as the plugin's debits answered it",
   "no-plugin-reversal":
     "the plugin dialect has no reversal route: reversals go through wallet/v1 for both twins",
 } as const;
@@ -115,6 +121,15 @@ const pastDisplay = (literal: string, w: Wallet) =>
 function decimalText(units: bigint, p: number) {
   const digits = units.toString().padStart(p + 1, "0");
   return p === 0 ? digits : `${digits.slice(0, -p)}.${digits.slice(-p)}`;
+}
+
+/** Units the wallet stores as PHP's number_format showed them: display decimals, `,` groups. */
+function numberFormat(units: bigint, w: Wallet) {
+  const cut = 10n ** BigInt(w.extra);
+  const shown = units / cut + ((units % cut) * 2n >= cut ? 1n : 0n);
+  const [integer, fraction] = decimalText(shown, w.decimals).split(".");
+  const grouped = integer!.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  return fraction === undefined ? grouped : `${grouped}.${fraction}`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -238,7 +253,7 @@ const balanceOf = (m: Model, party: Party) =>
 
 /** An answer with every entry id and user id replaced by what it is in the model (`e3`, `twin`). */
 type Answer = { status: number; body: Json };
-const refused = (status: number, message: string, error: Json): Answer => ({
+const refused = (status: number, message: string, error: Json | string): Answer => ({
   status,
   body: { status_code: status, status: false, message, error },
 });
@@ -271,6 +286,9 @@ function predictMovement(
   const u = unitsOf(literal, places(w));
   const past = pastDisplay(literal, w);
   const units = dialect === "v1" ? u.exact : u.rounded;
+  const pluginTransfer = op === "transfer" && dialect === "compat";
+  if (units === 0n && pluginTransfer && /^0*\.?0*(e.*)?$/i.test(literal))
+    return { answer: refused(400, "", "One or more compulsory field is empty"), writes: [] };
   if (units === 0n && !(dialect === "v1" && past))
     return {
       answer: refused(400, "invalid input", { [field]: `${field} must be greater than zero` }),
@@ -285,7 +303,20 @@ function predictMovement(
     };
   const used = m.keys.get(key);
   if (used !== undefined) return { answer: exists(used), writes: [] };
-  if (op !== "credit" && balanceOf(m, "twin") < units) return { answer: INSUFFICIENT, writes: [] };
+  const balance = balanceOf(m, "twin");
+  if (op !== "credit" && balance < units && pluginTransfer) {
+    const $ = (n: bigint) => `$${numberFormat(n, w)}`;
+    const name = `Wallet ${w.id}`;
+    return {
+      answer: refused(
+        400,
+        "Insufficient Balance",
+        `Amount to transfer - [${$(units)}] is larger than the amount in your mature wallet, input amount not more than the balance in your ( ${name} mature wallet - [${$(balance)}] ), the balance in your ( ${name} immature wallet  - [${$(0n)}] )  cannot be transferred until maturity`,
+      ),
+      writes: [],
+    };
+  }
+  if (op !== "credit" && balance < units) return { answer: INSUFFICIENT, writes: [] };
   const at = m.entries.length;
   if (op === "transfer") {
     const movement = [at, at + 1];
@@ -308,7 +339,10 @@ function predictMovement(
   }
   return {
     moved: units,
-    answer: done("Transaction Completed", { transaction_id: e(at), user_id: "twin" }),
+    answer: done("Transaction Completed", {
+      transaction_id: e(at),
+      user_id: op === "debit" && dialect === "compat" ? "twin (text)" : "twin",
+    }),
     writes: [
       {
         party: "twin",
@@ -438,7 +472,9 @@ function normalised(reply: Reply, ids: Map<number, string>, side: Side): Answer 
     if (value !== null && typeof value === "object")
       return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v, k)]));
     if (["user_id", "from_user_id", "to_user_id"].includes(key))
-      return users.get(value as number) ?? value;
+      return typeof value === "string"
+        ? `${users.get(Number(value)) ?? value} (text)`
+        : (users.get(value as number) ?? value);
     if (
       [
         "txn_id",
@@ -475,6 +511,11 @@ function differencesOf(step: Step, sent: string, w: Wallet, compat: Prediction):
   if (step.op === "transfer" && compat.moved !== undefined) found.push("transfer-answer");
   if (step.op === "transfer" && compat.answer.body.error?.amount_to_transfer)
     found.push("transfer-field");
+  const { message } = compat.answer.body;
+  if (step.op === "transfer" && message === "") found.push("transfer-zero");
+  if (step.op === "transfer" && message === "Insufficient Balance")
+    found.push("transfer-insufficient");
+  if (step.op === "debit" && compat.moved !== undefined) found.push("debit-user-text");
   return found;
 }
 

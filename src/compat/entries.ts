@@ -118,7 +118,8 @@ const movement = (txnType: "CREDIT" | "DEBIT", action: string, summary: string) 
       if (!moved) return send(c, 400, { status_code: 400, status: false, message: "" });
       return ok(c, 200, "Transaction Completed", {
         transaction_id: moved.transactionId,
-        user_id: moved.userId,
+        // The plugin's credits cast the id to int; its debits answered it as text.
+        user_id: txnType === "CREDIT" ? moved.userId : String(moved.userId),
       });
     },
   );

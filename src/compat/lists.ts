@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import * as v from "valibot";
 import type { EntryKind, KindRow } from "../db/ledger";
 import type { AppEnv } from "../env";
+import { withAliases } from "../http/aliases";
 import { fail, ok, send } from "../http/envelope";
 import { defineRoute, type Input, type Refusals } from "../http/route";
 import { pathFields } from "../http/validation";
@@ -33,10 +34,16 @@ const amountOf = (row: KindRow, minor: number) => minorToText(minor, storageDeci
 const movedOf = (row: KindRow) =>
   movedAmountText(row.entry.amountText, row.entry.amountMinor, unitsOf(row));
 
-/** A credit's or a debit's post meta, as includes/credits/get-credits.php formatCredits read it. */
+const TRANSFER_TITLE = "TRANSFER ~ ";
+
+/**
+ * A credit's or a debit's post meta, as includes/credits/get-credits.php formatCredits read it. A
+ * transfer's halves, and entries no client request named, had no `txn_request_id` meta: "".
+ */
 function movementRecord(row: KindRow, kind: "credits" | "debits") {
   const e = row.entry;
-  const txnRequestId = `${e.userId}_${e.requestId}`;
+  const txnRequestId =
+    e.transferId === null && e.requestId !== "" ? `${e.userId}_${e.requestId}` : "";
   return {
     id: e.id,
     amount: movedOf(row),
@@ -51,7 +58,11 @@ function movementRecord(row: KindRow, kind: "credits" | "debits") {
     [kind === "credits" ? "credits_request_id" : "debits_request_id"]: txnRequestId,
     txn_type: e.txnType,
     note: e.note,
-    description: e.title,
+    // The plugin renamed a transfer's posts after writing them (a site's import keeps its title).
+    description:
+      e.transferId === null || e.title.startsWith(TRANSFER_TITLE)
+        ? e.title
+        : `${TRANSFER_TITLE}${e.title}`,
   };
 }
 
@@ -99,19 +110,31 @@ type ListSpec = {
   kind: EntryKind;
   refusals: Refusals;
   idParam: string;
+  /** The plugin's own name for `idParam`, where it read another. */
+  idAlias?: string;
   message: string;
   found: string;
+  /** The plugin's 404 for an id it did not find: message and error. */
+  unknown: (id: string) => { message: string; error: unknown };
+  /**
+   * The id names the other half: the plugin found a transfer by the post whose `alt_transfer_id`
+   * meta is the id, so `transfer_id=<a half>` answers its partner (and a half alone, nothing).
+   */
+  byPartner?: boolean;
   empty: { error: string; message: string };
   record: (row: KindRow, c: Context<AppEnv>) => unknown;
 };
 
 /** One entry by its id parameter, or a page (the plugin's page size at most), as the plugin read them. */
-const listInput = (idParam: string): Input<{ id: string; page: number; perPage: number }> => {
-  const schema = ListRequest(idParam);
+const listInput = (
+  idParam: string,
+  idAlias?: string,
+): Input<{ id: string; page: number; perPage: number }> => {
+  const schema = ListRequest(idParam, idAlias);
   return {
     schema,
     read: (_c, params) => {
-      const f = v.parse(schema, params);
+      const f = v.parse(schema, withAliases(schema, params));
       return {
         id: f[idParam]!,
         perPage: Math.min(Math.max(phpInt(f.per_page!) ?? PER_PAGE, 1), PER_PAGE),
@@ -130,13 +153,20 @@ const list = (spec: ListSpec) =>
       auth: "admin",
       access: "read",
       refusals: spec.refusals,
-      params: listInput(spec.idParam),
+      params: listInput(spec.idParam, spec.idAlias),
     },
     async (c, { id, page, perPage }) => {
       if (id !== "") {
-        const n = phpInt(id) ?? 0;
-        const row = await entryOfKind(c.var.service, { kind: spec.kind, id: n });
-        if (!row) return fail(c, 404, "Transaction not Found", [`Invalid Transaction Id ${id}`]);
+        let row = await entryOfKind(c.var.service, { kind: spec.kind, id: phpInt(id) ?? 0 });
+        if (row && spec.byPartner)
+          row =
+            row.partnerId === null
+              ? undefined
+              : await entryOfKind(c.var.service, { kind: spec.kind, id: row.partnerId });
+        if (!row) {
+          const { message, error } = spec.unknown(id);
+          return fail(c, 404, message, error);
+        }
         return ok(c, 200, spec.found, spec.record(row, c));
       }
       const { rows, total } = await entriesOfKind(c.var.service, {
@@ -156,6 +186,11 @@ const list = (spec: ListSpec) =>
     },
   );
 
+const unknownTransaction = (id: string) => ({
+  message: "Transaction not Found",
+  error: [`Invalid Transaction Id ${id}`],
+});
+
 export const compatCreditList = list({
   path: "/credits",
   summary: "Credits, newest first, or one by credit_id",
@@ -164,6 +199,7 @@ export const compatCreditList = list({
   idParam: "credit_id",
   message: "Credits Retrieved",
   found: "Transacrion Retrieved",
+  unknown: unknownTransaction,
   empty: {
     error: "Sorry we couldnt retrieve any Credit at the moment",
     message: "No wallet Found",
@@ -177,8 +213,10 @@ export const compatDebitList = list({
   kind: "debits",
   refusals: keyRouteRefusals("rimplenet_get_debits"),
   idParam: "debit_id",
+  idAlias: "debits_id",
   message: "Debits Retrieved",
   found: "Transacrion Retrieved",
+  unknown: unknownTransaction,
   empty: { error: "Sorry we couldnt retrieve any Debit at the moment", message: "No Debit Found" },
   record: (row) => movementRecord(row, "debits"),
 });
@@ -191,6 +229,8 @@ export const compatTransferList = list({
   idParam: "transfer_id",
   message: "Transfers Retrieved",
   found: "Transfer Retrieved",
+  unknown: () => ({ message: "Transfer not found", error: "Invalid Transfer Id" }),
+  byPartner: true,
   empty: { error: "You have not made any transfer at the moment", message: "No wallet Found" },
   record: (row, c) => transferRecord(row, c.env.SITE_TIMEZONE),
 });
@@ -216,18 +256,20 @@ export const compatWalletList = defineRoute(
         message: "Wallet Not found",
         data: ["We are sorry we cannot retrieve any wallet at the moment"],
       });
+    // WP_Query's order, newest first; post meta is text, the withdrawal limits' defaults too.
+    const newestFirst = wallets.toSorted((a, b) => b.rowId - a.rowId);
     return ok(
       c,
       200,
       "Wallet Retrieved",
-      wallets.map(({ rowId, wallet: w }) => ({
+      newestFirst.map(({ rowId, wallet: w }) => ({
         // The wallet's WordPress post id is not kept; its row number, which never changes, stands in.
         post_id: rowId,
         wallet_id: w.id,
         wallet_name: w.name,
         wallet_symbol: w.symbol,
-        wallet_max_wdr_amount: 999999999,
-        wallet_min_wdr_amount: 0,
+        wallet_max_wdr_amount: "999999999",
+        wallet_min_wdr_amount: "0",
         wallet_symbol_position: w.symbolPosition,
         wallet_decimal: String(w.decimals),
         wallet_note: w.note,

@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { aliasField } from "../http/aliases";
 import { pathText, pathWalletIdField } from "../http/fields";
 import { asciiLower } from "../wallet/rules";
 import { pluginUserRef } from "./identity";
@@ -66,9 +67,10 @@ export const TransferRequest = v.object({
 });
 
 /** `GET credits` / `debits` / `transfers`: one by its id parameter, or a page. */
-export const ListRequest = <K extends string>(idParam: K) =>
+export const ListRequest = <K extends string>(idParam: K, idAlias?: string) =>
   v.object({
     [idParam]: sanitized(),
+    ...(idAlias && { [idAlias]: aliasField(idParam, sanitized(), "the plugin's own name for it") }),
     page: sanitized(),
     per_page: sanitized(),
   } as Record<K | "page" | "per_page", ReturnType<typeof sanitized>>);

@@ -3,11 +3,15 @@ import { ok } from "../http/envelope";
 import { ApiError, invalidInput } from "../http/errors";
 import { MAX_TEXT } from "../http/fields";
 import { defineRoute, type Input } from "../http/route";
+import { userBalances } from "../wallet/balances";
+import type { ServiceContext } from "../wallet/context";
 import { transfer } from "../wallet/movements";
-import { Refusal, type RefusalReason } from "../wallet/refusal";
+import { Refusal, type RefusalReason, refusalOf } from "../wallet/refusal";
+import { amountToMinor, formatMoney } from "../wallet/rules";
+import { normalizeWalletId } from "../wallet/wallets";
 import { jwtRouteRefusals } from "./auth";
 import { amountRefused, REQUEST_ID_MAX } from "./entries";
-import { pluginUser } from "./identity";
+import { pluginUser, pluginUserId } from "./identity";
 import { requires, sanitizeTextField } from "./php";
 import { invalidWallet } from "./respond";
 import { TransferRequest } from "./schemas";
@@ -86,15 +90,41 @@ export const compatTransfers = defineRoute(
         debit: `TRANSFER to ${to.username} ${note}`.trim(),
         credit: `TRANSFER from ${from.username} ${note}`.trim(),
       }),
-    }).catch((err: unknown) => {
-      throw err instanceof Refusal ? refused(err.reason) : err;
+    }).catch(async (err: unknown) => {
+      const reason = refusalOf(err);
+      if (reason?.code === "insufficient_balance") throw await insufficient(c.var.service, fields);
+      throw reason ? refused(reason, fields.amount) : err;
     });
     return ok(c, 200, "Transfer Action Completed", { transfer: moved.debitId });
   },
 );
 
+/**
+ * The plugin's refusal of a transfer past the sender's balance: a sentence naming the amount and
+ * the balance (its "immature wallet", funds not yet withdrawable, is none here), the symbol always
+ * first, as its `number_format` wrote them.
+ */
+async function insufficient(
+  ctx: ServiceContext,
+  fields: { from: string; amount: string; wallet: string },
+) {
+  const userId = (await pluginUserId(ctx, fields.from)) ?? 0;
+  const found = await userBalances(ctx, { userId, walletIds: [normalizeWalletId(fields.wallet)] });
+  const [held] = found.values();
+  if (!held) return new Refusal({ code: "insufficient_balance" });
+  const { wallet, minor } = held;
+  const money = (m: number) => formatMoney(m, { ...wallet, symbolPosition: "left" });
+  const amount = amountToMinor(fields.amount, wallet, "round-half-away-from-zero");
+  const sent = typeof amount === "number" ? money(amount) : fields.amount;
+  return new ApiError(
+    400,
+    "Insufficient Balance",
+    `Amount to transfer - [${sent}] is larger than the amount in your mature wallet, input amount not more than the balance in your ( ${wallet.name} mature wallet - [${money(minor)}] ), the balance in your ( ${wallet.name} immature wallet  - [${money(0)}] )  cannot be transferred until maturity`,
+  );
+}
+
 /** A refusal of the transfer verb in the plugin's words. */
-function refused(reason: RefusalReason) {
+function refused(reason: RefusalReason, amount: string) {
   switch (reason.code) {
     case "user_not_found":
       return new ApiError(400, `Unable to reach ${reason.userId}`, [
@@ -106,7 +136,16 @@ function refused(reason: RefusalReason) {
       });
     case "wallet_not_found":
       return invalidWallet();
+    // The plugin's empty() took a zero for a missing field, then refused what was below 0.
     case "amount_refused":
+      if (reason.refusal === "not-positive" && Number(amount) === 0)
+        return new ApiError(400, "", "One or more compulsory field is empty");
+      if (reason.refusal === "not-positive" && Number(amount) < 0)
+        return new ApiError(
+          400,
+          "Request amount is below minimum transfer amount",
+          `Requested amount [${amount}] is below minimum transfer amount, input amount not less than 0`,
+        );
       return invalidInput(amountRefused("amount_to_transfer", reason.refusal));
     default:
       return new Refusal(reason);

@@ -357,12 +357,15 @@ export async function findMovement(db: Db, id: number) {
     .orderBy(asc(transactions.id));
 }
 
-/** The plugin's three transaction lists: credits and debits outside transfers, and transfer halves. */
+/**
+ * The plugin's three transaction lists: every credit and every debit (a transfer's halves among
+ * them, as its posts carried the CREDIT or DEBIT term too), and transfer halves.
+ */
 export type EntryKind = "credits" | "debits" | "transfers";
 
 const KIND_WHERE: Record<EntryKind, SQL> = {
-  credits: sql`${transactions.txnType} = 'CREDIT' AND ${transactions.transferId} IS NULL`,
-  debits: sql`${transactions.txnType} = 'DEBIT' AND ${transactions.transferId} IS NULL`,
+  credits: sql`${transactions.txnType} = 'CREDIT'`,
+  debits: sql`${transactions.txnType} = 'DEBIT'`,
   transfers: sql`${transactions.transferId} IS NOT NULL`,
 };
 
