@@ -406,3 +406,76 @@ describe("GET verify-email-address", () => {
     });
   });
 });
+
+describe("GET transactions (the plugin's meta query) over transfers, keys and pages", () => {
+  const search = async (query: string) =>
+    (await get(`/transactions?${query}`, admin.bearer)).body.data as Json[];
+
+  it("finds a transfer's halves by user and currency, never by a request_id they did not have", async () => {
+    const [from, to, own] = [await makeUser(), await makeUser(), await makeWallet(admin)];
+    const rid = unique("src_").replaceAll(/[^A-Za-z0-9_]/g, "_");
+    await credit(admin, { user_id: from.id, wallet_id: own, amount: "50.00", request_id: rid });
+    const sent = await post(
+      "/transfers",
+      {
+        transfer_from_user: from.id,
+        transfer_to_user: to.id,
+        wallet_id: own,
+        amount_to_transfer: 5,
+      },
+      admin.bearer,
+    );
+    expect(sent.status, sent.text).toBe(200);
+    const halves = (await search(`meta_key=currency&meta_value=${own}`)).filter((r) =>
+      r.note.startsWith("TRANSFER"),
+    );
+    expect(halves.map((r) => [r.user_id, r.transaction_type, r.request_id])).toEqual(
+      expect.arrayContaining([
+        [from.id, "DEBIT", ""],
+        [to.id, "CREDIT", ""],
+      ]),
+    );
+    // Unlike the plugin's halves, which had no user_id meta: a user's transfers are in its history.
+    const received = halves.find((r) => r.user_id === to.id)!.ID;
+    expect((await search(`meta_key=user_id&meta_value=${to.id}`)).map((r) => r.ID)).toContain(
+      received,
+    );
+    const byKey = await search(`meta_key=request_id&posts_per_page=100`);
+    const halfIds = halves.map((r) => r.ID);
+    expect(byKey.filter((r) => halfIds.includes(r.ID))).toEqual([]);
+    // MySQL compared meta keys without case: REQUEST_ID is request_id.
+    expect((await search(`meta_key=REQUEST_ID&meta_value=${rid}`)).map((r) => r.user_id)).toEqual([
+      from.id,
+    ]);
+  });
+
+  it("reads posts_per_page=-1 (WordPress's every post) as the most a page holds", async () => {
+    const own = await makeWallet(admin);
+    for (let i = 0; i < 12; i++)
+      await credit(admin, { user_id: alice.id, wallet_id: own, amount: "1.00" });
+    expect(await search(`meta_key=currency&meta_value=${own}`)).toHaveLength(10);
+    expect(await search(`meta_key=currency&meta_value=${own}&posts_per_page=-1`)).toHaveLength(12);
+  });
+
+  it("finds a meta_data key whatever its ASCII case", async () => {
+    const res = await post(
+      "/credits",
+      {
+        user_id: alice.id,
+        wallet_id: wallet,
+        request_id: unique("md_").replaceAll(/[^A-Za-z0-9_]/g, "_"),
+        amount: 1,
+        meta_data: { Channel: "App" },
+      },
+      admin.bearer,
+    );
+    expect(res.status, res.text).toBe(200);
+    const id = res.body.data.transaction_id;
+    for (const key of ["Channel", "channel", "CHANNEL"])
+      expect(
+        (await search(`meta_key=${key}&meta_value=app`)).map((r) => r.ID),
+        key,
+      ).toContain(id);
+    expect((await search("meta_key=channel&meta_value=web")).map((r) => r.ID)).not.toContain(id);
+  });
+});

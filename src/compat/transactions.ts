@@ -41,7 +41,8 @@ function record({ entry, symbol, decimals, extraDecimals }: EntryRow, timeZone: 
   );
   return {
     ID: entry.id,
-    request_id: entry.requestId,
+    // A transfer's halves had no request_id meta: the plugin read "".
+    request_id: entry.transferId === null ? entry.requestId : "",
     user_id: entry.userId,
     date_time: dateTime,
     timestamp,
@@ -67,7 +68,13 @@ const searchInput = {
     return {
       key: f.meta_key,
       value: f.meta_value,
-      perPage: perPageAsked >= 1 ? Math.min(perPageAsked, MAX_PER_PAGE) : PER_PAGE,
+      // WordPress's -1 is every post: here, the most a page holds.
+      perPage:
+        perPageAsked === -1
+          ? MAX_PER_PAGE
+          : perPageAsked >= 1
+            ? Math.min(perPageAsked, MAX_PER_PAGE)
+            : PER_PAGE,
       page: Math.max(1, phpInt(f.page_no) ?? 1),
       order: {
         by: f.orderby.toUpperCase() === "ID" ? ("id" as const) : ("date" as const),

@@ -16,6 +16,7 @@ import {
   or,
   type Placeholder,
   type SQL,
+  type SQLWrapper,
   sql,
   Table,
 } from "drizzle-orm";
@@ -250,11 +251,16 @@ const META_COLUMNS = {
   note: transactions.note,
 } as const;
 export type MetaKey = keyof typeof META_COLUMNS;
-const isEntryMetaKey = (key: string): key is MetaKey => Object.hasOwn(META_COLUMNS, key);
+/** MySQL compared meta keys without ASCII case (its `_ci` collation): `REQUEST_ID` is `request_id`. */
+const entryMetaKey = (key: string) => {
+  const folded = key.toLowerCase();
+  return Object.hasOwn(META_COLUMNS, folded) ? (folded as MetaKey) : undefined;
+};
 /** A key of a client's `meta_data` object (kept as JSON with the entry) that can be searched. */
 const META_DATA_KEY = /^[A-Za-z0-9_-]{1,64}$/;
 /** The meta keys a search can name: the entry's own fields, and keys of its `meta_data`. */
-export const isMetaKey = (key: string) => isEntryMetaKey(key) || META_DATA_KEY.test(key);
+export const isMetaKey = (key: string) =>
+  entryMetaKey(key) !== undefined || META_DATA_KEY.test(key);
 
 export type MetaSearch = {
   key: string;
@@ -269,16 +275,21 @@ export type MetaSearch = {
 
 /** The plugin's meta-query list (includes/transactions/get-transactions.php fetchTransactions). */
 export function searchEntries(db: Db, s: MetaSearch) {
-  const own = isEntryMetaKey(s.key);
-  const column = own
-    ? META_COLUMNS[s.key as MetaKey]
-    : sql`CAST(json_extract(${transactions.metaData}, ${`$."${s.key}"`}) AS TEXT)`;
+  const own = entryMetaKey(s.key);
+  const like = (text: SQLWrapper) =>
+    s.value === "" ? sql`1` : sql`instr(lower(${text}), lower(${s.value})) > 0`;
   const where = and(
-    s.value === "" ? undefined : sql`instr(lower(${column}), lower(${s.value})) > 0`,
-    // A meta_data key matches only the entries that have it (every entry has its own fields).
-    own ? undefined : sql`${column} IS NOT NULL`,
-    // An empty note was never stored as post meta, so the plugin's key filter skipped it.
-    s.key === "note" ? sql`${transactions.note} <> ''` : undefined,
+    own
+      ? like(META_COLUMNS[own])
+      : // A meta_data key matches only the entries that have it (every entry has its own fields).
+        sql`EXISTS (SELECT 1 FROM json_each(${transactions.metaData}) m
+          WHERE lower(m.key) = lower(${s.key}) AND ${like(sql`CAST(m.value AS TEXT)`)})`,
+    // An empty note was never stored as post meta, nor a transfer half's request_id (the plugin
+    // wrote none), so its key filter skipped them.
+    own === "note" ? sql`${transactions.note} <> ''` : undefined,
+    own === "request_id"
+      ? sql`${transactions.requestId} <> '' AND ${transactions.transferId} IS NULL`
+      : undefined,
     s.userId === undefined ? undefined : eq(transactions.userId, s.userId),
   );
   const direction = s.order.direction === "asc" ? asc : desc;
