@@ -197,6 +197,8 @@ export class ApiError extends Error {
     message: string,
     readonly error: unknown = [],
     readonly headers: Record<string, string> = {},
+    /** An envelope it answers in whatever the route's (the plugin's JWT check answered in B). */
+    readonly envelope?: "B",
   ) {
     super(message);
   }
@@ -489,7 +491,10 @@ export async function onError(err: Error, c: Context<AppEnv>) {
     );
     err = serviceNotConfigured(["migrations"]);
   }
-  if (err instanceof ApiError) return fail(c, err.status, err.message, err.error, err.headers);
+  if (err instanceof ApiError) {
+    if (err.envelope) c.set("envelope", err.envelope);
+    return fail(c, err.status, err.message, err.error, err.headers);
+  }
   // Never a stack trace or SQL text on the wire; the request id ties the log line to the answer.
   console.error(
     JSON.stringify({ requestId: c.get("requestId"), error: String(err), stack: err.stack }),
