@@ -155,10 +155,17 @@ describe("POST transfers", () => {
       message,
       error,
     });
-    for (const zero of [0, "0", "0.00"])
+    for (const zero of [0, "0"])
       expect(await refusal(zero), String(zero)).toEqual(
         plugin("", "One or more compulsory field is empty"),
       );
+    // PHP's empty() is true of "0" only; the plugin moved nothing for "0.00", and this service refuses it.
+    expect(await refusal("0.00")).toEqual({
+      status_code: 400,
+      status: false,
+      message: "invalid input",
+      error: { amount_to_transfer: "amount_to_transfer must be greater than zero" },
+    });
     expect(await refusal("-5.50")).toEqual(
       plugin(
         "Request amount is below minimum transfer amount",

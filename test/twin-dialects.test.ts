@@ -287,7 +287,7 @@ function predictMovement(
   const past = pastDisplay(literal, w);
   const units = dialect === "v1" ? u.exact : u.rounded;
   const pluginTransfer = op === "transfer" && dialect === "compat";
-  if (units === 0n && pluginTransfer && /^0*\.?0*(e.*)?$/i.test(literal))
+  if (units === 0n && pluginTransfer && literal === "0")
     return { answer: refused(400, "", "One or more compulsory field is empty"), writes: [] };
   if (units === 0n && !(dialect === "v1" && past))
     return {

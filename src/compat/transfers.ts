@@ -136,9 +136,9 @@ function refused(reason: RefusalReason, amount: string) {
       });
     case "wallet_not_found":
       return invalidWallet();
-    // The plugin's empty() took a zero for a missing field, then refused what was below 0.
+    // The plugin's empty() took "0" for a missing field, then refused what was below 0.
     case "amount_refused":
-      if (reason.refusal === "not-positive" && Number(amount) === 0)
+      if (reason.refusal === "not-positive" && amount === "0")
         return new ApiError(400, "", "One or more compulsory field is empty");
       if (reason.refusal === "not-positive" && Number(amount) < 0)
         return new ApiError(
