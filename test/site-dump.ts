@@ -21,6 +21,17 @@ export type SiteCredit = {
   type?: "CREDIT" | "DEBIT";
   alt?: number;
   requestId?: string;
+  /** More post meta rows after the plugin's own, in order (a key may repeat). */
+  meta?: [key: string, value: string | null][];
+  /** Post meta rows before the plugin's own (no plugin version writes these first). */
+  metaFirst?: [key: string, value: string][];
+};
+
+/** More of the site: posts of other types with meta of their own, and the posts table first. */
+export type SiteExtras = {
+  otherPosts?: { id: number; type: string; meta: [string, string][] }[];
+  /** wp_posts before wp_postmeta, as a dump of the tables named in that order writes them. */
+  postsFirst?: boolean;
 };
 
 const NS = "rimplenet";
@@ -45,14 +56,15 @@ export function siteDump(
   subscribers = 2,
   logins: Record<number, string> = {},
   balances: Record<number, Record<string, string>> = {},
+  { otherPosts = [], postsFirst = false }: SiteExtras = {},
 ) {
   const posts: DumpCell[][] = [];
   const postmeta: DumpCell[][] = [];
   const rels: DumpCell[][] = [];
-  const meta = (postId: number, key: string, value: string) =>
+  const meta = (postId: number, key: string, value: string | null) =>
     postmeta.push([postmeta.length + 1, postId, key, value]);
   const date = "2023-01-01 09:00:00";
-  const post = (id: number, author: number, title: string, content = "") =>
+  const post = (id: number, author: number, title: string, content = "", type = POST_TYPE) =>
     posts.push([
       id,
       author,
@@ -74,7 +86,7 @@ export function siteDump(
       0,
       `https://site.example/?p=${id}`,
       0,
-      POST_TYPE,
+      type,
       "",
       0,
     ]);
@@ -99,6 +111,7 @@ export function siteDump(
     post(id, c.user, `${type} ${c.amount}`, `Amount:${c.amount}`);
     rels.push([id, TERMS[type], 0]);
     const requestId = c.requestId ?? `site_${id}`;
+    for (const [k, v] of c.metaFirst ?? []) meta(id, k, v);
     for (const [k, v] of Object.entries({
       amount: c.amount,
       currency: c.wallet,
@@ -108,7 +121,12 @@ export function siteDump(
       ...(c.alt === undefined ? {} : { alt_transfer_id: String(c.alt) }),
     }))
       meta(id, k, v);
+    for (const [k, v] of c.meta ?? []) meta(id, k, v);
   });
+  for (const o of otherPosts) {
+    post(o.id, 1, `A ${o.type}`, "", o.type);
+    for (const [k, v] of o.meta) meta(o.id, k, v);
+  }
 
   const users: DumpCell[][] = [];
   const usermeta: DumpCell[][] = [];
@@ -126,8 +144,9 @@ export function siteDump(
   const write = (text: string) => {
     out += text;
   };
+  if (postsFirst) writeTable(write, "wp_", "posts", posts);
   writeTable(write, "wp_", "postmeta", postmeta);
-  writeTable(write, "wp_", "posts", posts);
+  if (!postsFirst) writeTable(write, "wp_", "posts", posts);
   writeTable(write, "wp_", "term_relationships", rels);
   writeTable(
     write,

@@ -93,14 +93,99 @@ const TXN_META = new Set([
   "alt_transfer_id",
 ]);
 
+// Every post meta the plugin (Rimplenet 1.1.31) writes itself on transaction posts. Any other key on
+// a CREDIT or DEBIT post but WordPress's private `_…` ones (`_edit_lock`, `_wp_old_slug`) is the
+// site's own data (a client's `meta_data`, which includes/utils/base-utils.php `addMetaData` wrote
+// key by key, or another plugin's): the import carries it as the entry's meta_data, as the dialect
+// keeps a client's (src/compat/entries.ts). Sources, under wp-content/plugins/rimplenet/:
+const PLUGIN_TXN_META = new Set([
+  ...TXN_META,
+  // includes/rimplenet-core-trait.php:202-224, class-wallets.php:641-661 (record_Txn; BUY/SELL)
+  "amount_usd",
+  "amount_coin",
+  "amount_btc",
+  // includes/credits/create-credits.php:98-112, includes/debits/create-debits.php:85-99,
+  // rimplenet-core-trait.php:302-313 and 519-634, class-wallets.php:372-380, 462-471, 537-547
+  "balance_before",
+  "balance_after",
+  "total_balance_before",
+  "total_balance_after",
+  "total_site_holding_balance_before",
+  "total_site_holding_balance_after",
+  "funds_type",
+  "user_id",
+  "external_txn_id",
+  // includes/transfers/create-transfers.php:110-152, class-wallets.php:231-329
+  "transfer_address_from",
+  "transfer_address_to",
+  "transfer_wallet_symbol",
+  // class-wallets.php:174; includes/class-withdrawals.php:82-96 and
+  // includes/layouts/rimplenet-withdrawal-form.php:152-166 (its $wdr_dest_data)
+  "withdrawal_address_to",
+  "withdrawal_bank_name",
+  "withdrawal_account_number",
+  "withdrawal_account_name",
+  "withdrawal_destination",
+  "withdrawal_crypto_address",
+  // includes/layouts/withdrawal-request-txns.php:68-102, admin/wallets/layouts/
+  // admin-settings-wallets.php:102-104 (and approval_time_by_user_<id>, below)
+  "approval_action",
+  "approval_user",
+  // includes/class-withdrawals.php:235-238
+  "txn_status",
+  "refund_time",
+  "funds_refund_id",
+  "funds_wdr_refunded_id",
+  // includes/class-investments.php:63-65, layouts/rimplenet-investment-form.php:122-126,
+  // class-package-plans-and-rules.php:114-115
+  "invesment_returned",
+  "time_invesment_returned",
+  "invesment_returned_txn_id",
+  "linked_package",
+  "time_for_invested_amount_to_be_returned",
+  "package_investment_rule_executed",
+  "timed_package_investment_rule_executed",
+]);
+
+/** A meta key the plugin writes itself on transaction posts. */
+const pluginMetaKey = (key: string) =>
+  PLUGIN_TXN_META.has(key) || /^approval_time_by_user_[0-9]+$/.test(key);
+
+/**
+ * Post ids as a bitmap in pages of 4,096 ids (512 bytes each): the transaction posts of a dump are
+ * dense in the id range, so a million take about 128 KB where a Set would take tens of MB.
+ */
+export class PostIdSet {
+  private readonly pages = new Map<number, Uint32Array>();
+  add(id: number) {
+    const page = Math.floor(id / 4096);
+    let bits = this.pages.get(page);
+    if (!bits) this.pages.set(page, (bits = new Uint32Array(128)));
+    const bit = id % 4096;
+    bits[bit >>> 5]! |= 1 << (bit & 31);
+  }
+  has(id: number) {
+    const bits = this.pages.get(Math.floor(id / 4096));
+    const bit = id % 4096;
+    return bits !== undefined && (bits[bit >>> 5]! & (1 << (bit & 31))) !== 0;
+  }
+}
+
 /** A dump no WordPress database could have written (an id that is not one, a key twice). */
 export class DamagedDumpError extends Error {}
 
 // ---------------------------------------------------------------------------------------------
 // Buckets: transaction posts, their meta and term links, grouped by post id range.
 
-/** A post's fields ("p"), one of its meta rows ("m"), or one of its term links ("r"). */
-export type BucketEntry = ["p", DumpValue[]] | ["m", string, DumpValue] | ["r", number];
+/**
+ * A post's fields ("p"), one of its meta rows the import reads ("m") or carries as meta_data ("x"),
+ * or one of its term links ("r").
+ */
+export type BucketEntry =
+  | ["p", DumpValue[]]
+  | ["m", string, DumpValue]
+  | ["x", string, DumpValue]
+  | ["r", number];
 export type BucketRecord = [number, ...BucketEntry];
 
 export interface Buckets {
@@ -133,11 +218,16 @@ export class MemoryBuckets implements Buckets {
   }
 }
 
-/** A post with its meta (the first row of each key) and its term_taxonomy ids. */
+/**
+ * A post with its meta (the first row of each key), the site's own meta it carries (`extra`, first
+ * row of each key; `extraRepeats` the later rows of a key, not kept) and its term_taxonomy ids.
+ */
 export type PostGroup = {
   id: number;
   post: Post;
   meta: Record<string, DumpValue>;
+  extra: Record<string, DumpValue> | null;
+  extraRepeats: number;
   ttids: number[];
 };
 
@@ -146,7 +236,11 @@ export function groupBucket(records: BucketRecord[]): PostGroup[] {
   const posts = new Map<number, Omit<PostGroup, "post"> & { post: Post | null }>();
   const at = (id: number) => {
     let p = posts.get(id);
-    if (!p) posts.set(id, (p = { id, post: null, meta: {}, ttids: [] }));
+    if (!p)
+      posts.set(
+        id,
+        (p = { id, post: null, meta: keyedByDump(), extra: null, extraRepeats: 0, ttids: [] }),
+      );
     return p;
   };
   for (const [id, ...entry] of records) {
@@ -160,6 +254,10 @@ export function groupBucket(records: BucketRecord[]): PostGroup[] {
     // get_post_meta(…, true) answers the first row of a key, as mysqldump writes them in meta_id order.
     else if (entry[0] === "m") {
       if (!(entry[1] in p.meta)) p.meta[entry[1]] = entry[2];
+    } else if (entry[0] === "x") {
+      p.extra ??= keyedByDump();
+      if (entry[1] in p.extra) p.extraRepeats++;
+      else p.extra[entry[1]] = entry[2];
     } else p.ttids.push(entry[1]);
   }
   return [...posts.values()]
@@ -204,6 +302,21 @@ export class WordPressCollector {
   readonly rowsPerTable = keyedByDump<number>();
   readonly otherPostTypes = keyedByDump<number>();
   transactionPosts = 0;
+  /**
+   * Posts whose site meta (not the plugin's) is kept: the transaction posts read already, and posts
+   * holding a meta key the plugin writes. A whole-database mysqldump writes wp_postmeta before
+   * wp_posts, so a meta row's post type is not known yet; the plugin writes a transaction's own meta
+   * first (record_Txn's wp_insert_post `meta_input`: amount, currency, txn_type; addMetaData last),
+   * so only posts with the plugin's meta spill theirs, and a product's or a page's never do.
+   */
+  private readonly metaPosts = new PostIdSet();
+  /** Posts with site meta not kept, read before the post was known as one whose meta is kept. */
+  private readonly metaNotKept = new PostIdSet();
+  /**
+   * Transaction posts that have site meta rows before any of the plugin's, in a dump with
+   * wp_postmeta first: those rows were not kept (the plan refuses such an entry; plan/check.ts).
+   */
+  readonly metaReadBeforePost = new PostIdSet();
   private readonly indexers = new WeakMap<readonly string[], Record<string, number>>();
 
   constructor(
@@ -278,7 +391,10 @@ export class WordPressCollector {
         }
         this.transactionPosts++;
         id("post_author");
-        this.buckets.add(id("ID"), ["p", POST_FIELDS.map((f) => v(f))]);
+        const postId = id("ID");
+        this.metaPosts.add(postId);
+        if (this.metaNotKept.has(postId)) this.metaReadBeforePost.add(postId);
+        this.buckets.add(postId, ["p", POST_FIELDS.map((f) => v(f))]);
         break;
       }
       case "postmeta":
@@ -322,12 +438,21 @@ export class WordPressCollector {
   }
 
   private onPostMeta(postId: number, key: DumpValue, value: DumpValue) {
-    if (key !== null && TXN_META.has(key)) this.buckets.add(postId, ["m", key, value]);
-    else if (typeof key === "string" && key.startsWith(this.walletKeyPrefix)) {
+    if (key === null || key === "") return;
+    if (pluginMetaKey(key)) {
+      this.metaPosts.add(postId);
+      if (TXN_META.has(key)) this.buckets.add(postId, ["m", key, value]);
+      return;
+    }
+    if (key.startsWith(this.walletKeyPrefix)) {
       let meta = this.walletMeta.get(postId);
       if (!meta) this.walletMeta.set(postId, (meta = keyedByDump()));
       meta[key.slice(this.walletKeyPrefix.length)] ??= value;
+      // On a CREDIT or DEBIT post it is not a wallet's (plan/wallets.ts): carried as below.
     }
+    if (key.startsWith("_")) return;
+    if (this.metaPosts.has(postId)) this.buckets.add(postId, ["x", key, value]);
+    else this.metaNotKept.add(postId);
   }
 }
 

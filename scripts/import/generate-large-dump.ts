@@ -3,6 +3,9 @@
 // Each transaction is what the plugin writes: a post, its meta (amount, currency, txn_type, note,
 // request_id, txn_request_id, balances, funds_type) and its term links; a share are transfers; a few
 // stored balances disagree with their entries. Deterministic: the same arguments give the same file.
+// `--client-meta N`: every Nth transaction also has the meta_data keys a client sent (channel,
+// order_ref); `--other-posts N`: N product posts with meta of their own (to measure that neither
+// the spill nor memory takes it).
 import { closeSync, openSync, writeSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { minorToText } from "../../src/ledger/money";
@@ -15,8 +18,14 @@ const { values } = parseArgs({
     users: { type: "string", default: "10000" },
     out: { type: "string", default: "/tmp/wp-large.sql" },
     prefix: { type: "string", default: "wp_" },
+    "client-meta": { type: "string", default: "0" },
+    "other-posts": { type: "string", default: "0" },
   },
 });
+const CLIENT_META = Number(values["client-meta"]);
+const OTHER_POSTS = Number(values["other-posts"]);
+/** Product posts (ids from here) with meta of their own, beside the transactions. */
+const FIRST_OTHER_ID = 1 << 30;
 const N = Number(values.transactions);
 const USERS = Number(values.users);
 const P = values.prefix;
@@ -189,6 +198,24 @@ writeTable(
       yield [metaId++, t.id, "total_balance_after", amount];
       yield [metaId++, t.id, "funds_type", "withdrawable"];
       if (t.transfer) yield [metaId++, t.id, "alt_transfer_id", String(t.transfer)];
+      if (CLIENT_META > 0 && t.id % CLIENT_META === 0) {
+        yield [metaId++, t.id, "channel", t.id % 2 === 0 ? "app" : "web"];
+        yield [metaId++, t.id, "order_ref", `ORD-${t.id}`];
+      }
+    }
+    for (let i = 0; i < OTHER_POSTS; i++) {
+      const id = FIRST_OTHER_ID + i;
+      for (const [k, v] of [
+        ["_price", "19.99"],
+        ["_sku", `SKU-${i}`],
+        ["_stock_status", "instock"],
+        ["total_sales", String(i % 100)],
+        ["rating", "4.5"],
+        ["color", "blue"],
+        ["size", "M"],
+        ["description_extra", "A product the shop sells, with a few words about it."],
+      ])
+        yield [metaId++, id, k, v];
     }
   })(),
 );
@@ -248,6 +275,8 @@ writeTable(
         `Amount:${amountText(t)}`,
       );
     }
+    for (let i = 0; i < OTHER_POSTS; i++)
+      yield post(FIRST_OTHER_ID + i, 1, BASE_S, `Product ${i}`, `product-${i}`, "product");
   })(),
 );
 process.stderr.write(`posts written (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);

@@ -127,6 +127,13 @@ export function formatReport(
     { limit },
   );
   tally(lines, "Zero amounts (kept as the site recorded them)", t.zeroAmounts, { limit });
+  if (t.metaData.entries > 0)
+    lines.push(
+      `  Post meta carried as meta_data: ${n(t.metaData.keys)} keys on ${n(t.metaData.entries)} entries`,
+    );
+  tally(lines, "Repeated meta keys (one row kept)", t.metaData.repeatedKeys, { limit });
+  tally(lines, "meta_data longer than a client may send", t.metaData.pastClientLimit, { limit });
+  tally(lines, "Post meta not read", t.metaData.notRead, { limit });
   tally(lines, "Duplicate request_ids", t.duplicateRequestIds, { limit });
   tally(lines, "request_ids in the import's own keys", t.reservedRequestIds, { limit });
   tally(lines, "Ignored posts", r.ignored, { limit });

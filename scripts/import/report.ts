@@ -128,6 +128,15 @@ export function newReport(opts: typeof DEFAULT_OPTIONS, collector: WordPressColl
       duplicateRequestIds: new Tally(),
       reservedRequestIds: new Tally(),
       fieldsReadingDifferently: keyedByDump<number>(),
+      // The site's own post meta (keys the plugin did not write) carried as each entry's meta_data;
+      // notRead: entries whose dump order hid some of it (refused unless --force).
+      metaData: {
+        entries: 0,
+        keys: 0,
+        repeatedKeys: new Tally(),
+        pastClientLimit: new Tally(),
+        notRead: new Tally(),
+      },
     },
     adjustments: { balance: 0, alreadyPresent: 0 },
     negativeHistories: { total: 0, endingBelowZero: 0, list: [] as NegativeHistory[] },

@@ -64,6 +64,8 @@ export type PlannedEntry = Adjustment & {
   localDate: string;
   modifiedLocalDate: string | null;
   modifiedGmtDate: string | null;
+  /** The post's meta the plugin did not write, as JSON text (key → value as stored); null: none. */
+  metaData: string | null;
 };
 
 const insert = <T extends typeof users | typeof wallets>(table: T, row: RowValues<T>) => {
@@ -159,7 +161,7 @@ export function transactionInsert(e: PlannedEntry, before: number, after: number
       modifiedLocalDate: sqlLiteral(e.modifiedLocalDate),
       modifiedGmtDate: sqlLiteral(e.modifiedGmtDate),
       imported: "1",
-      metaData: "NULL",
+      metaData: sqlLiteral(e.metaData),
       holdId: "NULL",
       batchId: "NULL",
     },

@@ -8,6 +8,7 @@ import { credit, debit } from "../wallet/movements";
 import { Refusal } from "../wallet/refusal";
 import { keyRouteRefusals } from "./auth";
 import { pluginUser } from "./identity";
+import { META_DATA_MAX } from "./meta-data";
 import { requires } from "./php";
 import { EntryRequest } from "./schemas";
 
@@ -19,8 +20,7 @@ import { EntryRequest } from "./schemas";
 // of -5 as a debit that could overdraw), and a debit past the balance is refused (it had no check).
 
 export const REQUEST_ID_MAX = 191;
-/** The most JSON text a `meta_data` object may take (the plugin wrote each key as post meta). */
-export const META_DATA_MAX = 4096;
+export { META_DATA_MAX };
 
 /**
  * A client's `meta_data` as the JSON text kept with the entry: an object (or a list) as sent, none

@@ -1,5 +1,6 @@
 // The first pass over the transactions: each post checked and counted; per (user, wallet) the
 // chain's sum and extremes, per wallet the places its amounts need. Nothing is written yet.
+import { META_DATA_MAX } from "../../../src/compat/meta-data";
 import type { Post, PostGroup } from "../collect";
 import { MAX_LISTED } from "../report";
 import { pairKey } from "../target";
@@ -73,6 +74,7 @@ export function checkTransactions(
     }
     const e = mapped.entry;
     noteFieldDiffs(ctx, e, group.post);
+    noteMetaData(ctx, e, group);
     if (e.requestKey !== null && !keys.add(`${e.userId}\u0000${e.requestKey}`)) {
       t.duplicateRequestIds.add(
         "request_id used before by the same user: imported without idempotency key",
@@ -142,6 +144,33 @@ function noteFieldDiffs({ report, opts }: PlanContext, e: SiteEntry, post: Post)
   if (String(post.post_content ?? "") !== `Amount:${e.amountText}`) diff("post_content");
   if (e.gmtZero) diff("post_date_gmt");
   if (opts.namespace !== "wallet") diff("post_type");
+}
+
+/**
+ * The site's own post meta carried as meta_data: counted, listed where a client could not send it,
+ * and refused where the dump put some of it where it was not read (collect.ts `metaPosts`).
+ */
+function noteMetaData({ report, collector }: PlanContext, e: SiteEntry, group: PostGroup) {
+  const m = report.transactions.metaData;
+  if (collector.metaReadBeforePost.has(e.id))
+    m.notRead.add(
+      "post meta rows before the plugin's own, in a dump with wp_postmeta before wp_posts: not read",
+      { id: e.id, userId: e.userId },
+    );
+  if (e.metaData === null) return;
+  m.entries++;
+  m.keys += Object.keys(group.extra ?? {}).length;
+  if (group.extraRepeats > 0)
+    m.repeatedKeys.add(
+      "a meta key in several rows: the first kept, as get_post_meta(…, true) reads it",
+      { id: e.id, userId: e.userId },
+      group.extraRepeats,
+    );
+  if (e.metaData.length > META_DATA_MAX)
+    m.pastClientLimit.add(
+      `meta_data of more than the ${META_DATA_MAX} characters a client may send: kept whole`,
+      { id: e.id, userId: e.userId, characters: e.metaData.length },
+    );
 }
 
 /** What the plugin accepted and a ledger of its own would not: said in the report, kept as it is. */

@@ -80,6 +80,7 @@ export function mapEntry(
           ? null
           : requestKey(requestId),
       transferId: transferLink(id, meta.alt_transfer_id),
+      metaData: group.extra === null ? null : JSON.stringify(group.extra),
       note: String(meta.note ?? ""),
       title,
       slug,

@@ -45,9 +45,15 @@ export function finishReport(
   }
   if (ctx.moreWarnings > 0) report.warnings.push(`… and ${ctx.moreWarnings} more warnings`);
   const { conflicts } = report;
-  report.refused = conflicts.length > 0 || t.skipped.total > 0;
+  const notRead = t.metaData.notRead.total;
+  report.refused = conflicts.length > 0 || t.skipped.total > 0 || notRead > 0;
   report.refusalReasons = [
     ...(conflicts.length > 0 ? [`${conflicts.length} conflicts with the database`] : []),
     ...(t.skipped.total > 0 ? [`${t.skipped.total} transactions cannot be carried over`] : []),
+    ...(notRead > 0
+      ? [
+          `the post meta of ${notRead} transactions that the dump holds before their post (export wp_posts before wp_postmeta: mysqldump DB wp_posts wp_postmeta …)`,
+        ]
+      : []),
   ];
 }
