@@ -325,11 +325,22 @@ describe("GET credits, debits, transfers", () => {
       });
   });
 
-  it("reads one debit by debits_id, the plugin's own name for debit_id", async () => {
-    const list = await get("/debits", admin.bearer);
-    const id = (list.body.data as Json[])[0]!.id;
+  it("reads one debit by debits_id, the plugin's own name for debit_id, with its request_id as sent", async () => {
+    const rid = unique("Dreq_").replaceAll(/[^A-Za-z0-9_]/g, "_");
+    const debited = await post(
+      "/debits",
+      { user_id: alice.id, wallet_id: wallet, request_id: rid, amount: 1 },
+      admin.bearer,
+    );
+    expect(debited.status, debited.text).toBe(200);
+    const id = debited.body.data.transaction_id;
     for (const query of [`debits_id=${id}`, `debit_id=${id}`, `debit_id=${id}&debits_id=1`])
-      expect((await get(`/debits?${query}`, admin.bearer)).body.data, query).toMatchObject({ id });
+      expect((await get(`/debits?${query}`, admin.bearer)).body.data, query).toMatchObject({
+        id,
+        // formatDebits read the request_id meta; formatCredits the txn_request_id one.
+        request_id: rid,
+        debits_request_id: `${alice.id}_${rid.toLowerCase()}`,
+      });
     expect((await get("/debits?debits_id=999999999", admin.bearer)).body).toEqual({
       status_code: 404,
       status: false,

@@ -8,7 +8,13 @@ import { defineRoute, type Input, type Refusals } from "../http/route";
 import { pathFields } from "../http/validation";
 import { pageHeaders } from "../http/wp-core";
 import { walletRows } from "../wallet/directory";
-import { minorToText, movedAmountText, mysqlDate, storageDecimals } from "../wallet/rules";
+import {
+  asciiLower,
+  minorToText,
+  movedAmountText,
+  mysqlDate,
+  storageDecimals,
+} from "../wallet/rules";
 import { entriesOfKind, entryOfKind } from "../wallet/transactions";
 import { jwtRouteRefusals, keyRouteRefusals } from "./auth";
 import { phpInt } from "./php";
@@ -37,13 +43,15 @@ const movedOf = (row: KindRow) =>
 const TRANSFER_TITLE = "TRANSFER ~ ";
 
 /**
- * A credit's or a debit's post meta, as includes/credits/get-credits.php formatCredits read it. A
- * transfer's halves, and entries no client request named, had no `txn_request_id` meta: "".
+ * A credit's or a debit's post meta, as formatCredits and formatDebits (includes/credits/ and
+ * includes/debits/get-*.php) read it. A transfer's halves, and entries no client request named, had
+ * no `request_id` or `txn_request_id` meta: "".
  */
 function movementRecord(row: KindRow, kind: "credits" | "debits") {
   const e = row.entry;
-  const txnRequestId =
-    e.transferId === null && e.requestId !== "" ? `${e.userId}_${e.requestId}` : "";
+  const requestId = e.transferId === null ? e.requestId : "";
+  // create-credits.php and create-debits.php: `$user_id . '_' . strtolower($request_id)`.
+  const txnRequestId = requestId === "" ? "" : `${e.userId}_${asciiLower(requestId)}`;
   return {
     id: e.id,
     amount: movedOf(row),
@@ -51,8 +59,9 @@ function movementRecord(row: KindRow, kind: "credits" | "debits") {
     balance_before: amountOf(row, e.balanceBeforeMinor),
     currency: e.walletId,
     funds_type: `user_withdrawable_bal_${e.walletId}`,
-    // Its array named `request_id` twice; PHP kept the second, the txn_request_id meta.
-    request_id: txnRequestId,
+    // formatCredits named `request_id` twice and PHP kept the second, the txn_request_id meta;
+    // formatDebits named it once, the request_id meta.
+    request_id: kind === "credits" ? txnRequestId : requestId,
     total_balance_after: amountOf(row, e.balanceAfterMinor),
     total_balance_before: amountOf(row, e.balanceBeforeMinor),
     [kind === "credits" ? "credits_request_id" : "debits_request_id"]: txnRequestId,
