@@ -7,6 +7,7 @@ import { compatCall, GUARDED } from "./compat-helpers";
 import {
   balanceOf,
   CLEAN,
+  call,
   credit,
   type Json,
   ledgerViolations,
@@ -179,6 +180,22 @@ describe("POST transfers", () => {
       ),
     );
     expect(await tableCounts()).toEqual(before);
+
+    // What a hold reserves cannot be moved: "immature" in the plugin's words. A key that may only
+    // write is told the same.
+    const hold = await call("POST", "/holds", {
+      auth: admin.bearer,
+      body: { user_id: from.id, wallet_id: own, amount: "1000.00", request_id: unique("hold") },
+    });
+    expect(hold.status, hold.text).toBe(200);
+    const writeKey = (await makeKey(admin, "write")).header;
+    const held = await post("/transfers", { ...base, amount_to_transfer: 500 }, writeKey);
+    expect(held.body).toEqual(
+      plugin(
+        "Insufficient Balance",
+        "Amount to transfer - [₦500.00] is larger than the amount in your mature wallet, input amount not more than the balance in your ( Naira Wallet mature wallet - [₦234.50] ), the balance in your ( Naira Wallet immature wallet  - [₦1,000.00] )  cannot be transferred until maturity",
+      ),
+    );
   });
 
   it("needs an administrator's write credentials", async () => {
@@ -473,6 +490,11 @@ describe("GET transactions (the plugin's meta query) over transfers, keys and pa
       await credit(admin, { user_id: alice.id, wallet_id: own, amount: "1.00" });
     expect(await search(`meta_key=currency&meta_value=${own}`)).toHaveLength(10);
     expect(await search(`meta_key=currency&meta_value=${own}&posts_per_page=-1`)).toHaveLength(12);
+    // Every post is one page: page_no does not move it. Another negative count is its size.
+    expect(
+      await search(`meta_key=currency&meta_value=${own}&posts_per_page=-1&page_no=2`),
+    ).toHaveLength(12);
+    expect(await search(`meta_key=currency&meta_value=${own}&posts_per_page=-5`)).toHaveLength(5);
   });
 
   it("finds a meta_data key whatever its ASCII case", async () => {

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { formatReport } from "../scripts/import/report-text";
 import { emptyTarget } from "../scripts/import/target";
 import { importFromText } from "../scripts/import/wordpress";
+import { compatCall, GUARDED } from "./compat-helpers";
 import { CLEAN, call, type Json, ledgerViolations, tableCounts, unique } from "./helpers";
 import { IMPORT_AT, importedAdmin, runImport } from "./import-helpers";
 import { SITE_OPTIONS, siteDump } from "./site-dump";
@@ -113,6 +114,15 @@ describe("importing what the plugin accepted and the service never writes", () =
       { user_id: BOB, wallet_id: "pts", txn_type: "DEBIT", amount_minor: 100, reverses_id: 103 },
     ]);
     expect(await ledgerViolations()).toEqual(CLEAN);
+  });
+
+  it("shows an imported transfer half's title as the site stored it, in the plugin dialect's lists", async () => {
+    const admin = await importedAdmin(1, "siteadmin");
+    const res = await compatCall("GET", "/wp-json/rimplenet/v1/credits?credit_id=103", {
+      vars: GUARDED,
+      headers: { Authorization: admin },
+    });
+    expect(res.body.data).toMatchObject({ id: 103, description: "CREDIT 100", request_id: "" });
   });
 
   it("refuses to reverse a transfer whose other half is zero, from either half, writing nothing", async () => {

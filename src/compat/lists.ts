@@ -67,11 +67,8 @@ function movementRecord(row: KindRow, kind: "credits" | "debits") {
     [kind === "credits" ? "credits_request_id" : "debits_request_id"]: txnRequestId,
     txn_type: e.txnType,
     note: e.note,
-    // The plugin renamed a transfer's posts after writing them (a site's import keeps its title).
-    description:
-      e.transferId === null || e.title.startsWith(TRANSFER_TITLE)
-        ? e.title
-        : `${TRANSFER_TITLE}${e.title}`,
+    // The plugin renamed a transfer's posts after writing them; an imported post keeps its title.
+    description: e.transferId === null || e.imported ? e.title : `${TRANSFER_TITLE}${e.title}`,
   };
 }
 

@@ -65,17 +65,18 @@ const searchInput = {
   read: (_c: unknown, params: Record<string, unknown>) => {
     const f = v.parse(SearchRequest, params);
     const perPageAsked = phpInt(f.posts_per_page) ?? 0;
+    // WordPress's -1 is every post, on one page whatever page_no says: here, the first page of the
+    // most a page holds. Another negative count is its absolute value, as WP_Query read it.
+    const every = perPageAsked === -1;
     return {
       key: f.meta_key,
       value: f.meta_value,
-      // WordPress's -1 is every post: here, the most a page holds.
-      perPage:
-        perPageAsked === -1
-          ? MAX_PER_PAGE
-          : perPageAsked >= 1
-            ? Math.min(perPageAsked, MAX_PER_PAGE)
-            : PER_PAGE,
-      page: Math.max(1, phpInt(f.page_no) ?? 1),
+      perPage: every
+        ? MAX_PER_PAGE
+        : perPageAsked !== 0
+          ? Math.min(Math.abs(perPageAsked), MAX_PER_PAGE)
+          : PER_PAGE,
+      page: every ? 1 : Math.max(1, phpInt(f.page_no) ?? 1),
       order: {
         by: f.orderby.toUpperCase() === "ID" ? ("id" as const) : ("date" as const),
         direction: f.order.toUpperCase() === "ASC" ? ("asc" as const) : ("desc" as const),

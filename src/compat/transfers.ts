@@ -3,11 +3,11 @@ import { ok } from "../http/envelope";
 import { ApiError, invalidInput } from "../http/errors";
 import { MAX_TEXT } from "../http/fields";
 import { defineRoute, type Input } from "../http/route";
-import { userBalances } from "../wallet/balances";
 import type { ServiceContext } from "../wallet/context";
 import { transfer } from "../wallet/movements";
 import { Refusal, type RefusalReason, refusalOf } from "../wallet/refusal";
 import { amountToMinor, formatMoney } from "../wallet/rules";
+import { spendable } from "../wallet/summary";
 import { normalizeWalletId } from "../wallet/wallets";
 import { jwtRouteRefusals } from "./auth";
 import { amountRefused, REQUEST_ID_MAX } from "./entries";
@@ -100,26 +100,25 @@ export const compatTransfers = defineRoute(
 );
 
 /**
- * The plugin's refusal of a transfer past the sender's balance: a sentence naming the amount and
- * the balance (its "immature wallet", funds not yet withdrawable, is none here), the symbol always
- * first, as its `number_format` wrote them.
+ * The plugin's refusal of a transfer past the sender's balance: a sentence naming the amount, what
+ * the sender may move ("mature") and what it may not yet ("immature": here, what holds reserve),
+ * the symbol always first, as its `number_format` wrote them.
  */
 async function insufficient(
   ctx: ServiceContext,
   fields: { from: string; amount: string; wallet: string },
 ) {
   const userId = (await pluginUserId(ctx, fields.from)) ?? 0;
-  const found = await userBalances(ctx, { userId, walletIds: [normalizeWalletId(fields.wallet)] });
-  const [held] = found.values();
+  const held = await spendable(ctx, userId, normalizeWalletId(fields.wallet));
   if (!held) return new Refusal({ code: "insufficient_balance" });
-  const { wallet, minor } = held;
+  const { wallet, availableMinor, heldMinor } = held;
   const money = (m: number) => formatMoney(m, { ...wallet, symbolPosition: "left" });
   const amount = amountToMinor(fields.amount, wallet, "round-half-away-from-zero");
   const sent = typeof amount === "number" ? money(amount) : fields.amount;
   return new ApiError(
     400,
     "Insufficient Balance",
-    `Amount to transfer - [${sent}] is larger than the amount in your mature wallet, input amount not more than the balance in your ( ${wallet.name} mature wallet - [${money(minor)}] ), the balance in your ( ${wallet.name} immature wallet  - [${money(0)}] )  cannot be transferred until maturity`,
+    `Amount to transfer - [${sent}] is larger than the amount in your mature wallet, input amount not more than the balance in your ( ${wallet.name} mature wallet - [${money(availableMinor)}] ), the balance in your ( ${wallet.name} immature wallet  - [${money(heldMinor)}] )  cannot be transferred until maturity`,
   );
 }
 

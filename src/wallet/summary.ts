@@ -1,7 +1,7 @@
 // A wallet at a glance for one user: what it holds, what holds reserve of it, what is left to
 // spend, how many entries it has and the newest one.
 import { walletPosition } from "../db/holds";
-import { caller, requireReader, type ServiceContext } from "./context";
+import { caller, requireAdmin, requireReader, type ServiceContext } from "./context";
 import { userIdOf } from "./directory";
 import { nameOf, type UserRef } from "./movements";
 import { Refusal } from "./refusal";
@@ -33,5 +33,22 @@ export async function walletSummary(
     availableMinor: balanceMinor - heldMinor,
     entryCount: found.balance?.entryCount ?? 0,
     last: found.last ?? null,
+  };
+}
+
+/**
+ * What a user may move out of a wallet (its balance less what holds reserve) and what holds reserve,
+ * for a dialect whose refusal of a movement names them (the plugin's transfers). Asked by a caller
+ * that may move money, after its movement was refused: money may have moved since.
+ */
+export async function spendable(ctx: ServiceContext, userId: number, walletId: string) {
+  requireAdmin(ctx, "write");
+  const found = await walletPosition(ctx.db, userId, walletId, Math.floor(ctx.nowMs() / 1000));
+  if (!found.wallet) return undefined;
+  const heldMinor = found.balance?.heldMinor ?? 0;
+  return {
+    wallet: found.wallet,
+    heldMinor,
+    availableMinor: (found.balance?.balanceMinor ?? 0) - heldMinor,
   };
 }
