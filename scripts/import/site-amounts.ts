@@ -22,16 +22,26 @@ export function readSiteAmount(text: string) {
 
 export type SiteNumberIssue = "not-numeric" | "negative" | MinorIssue;
 
+export type SiteMinor =
+  | { minor: number; issue?: undefined }
+  | { issue: SiteNumberIssue; minor?: undefined };
+
+type PhpDecimal = NonNullable<ReturnType<typeof readPhpDecimal>>;
+
+/** `d`'s magnitude in units of 10^-places, half away from zero, and whether digits were cut. */
+function unitsAt(d: PhpDecimal, places: number) {
+  const units = BigInt((d.integer || "0") + d.fraction.slice(0, places).padEnd(places, "0"));
+  const rest = d.fraction.slice(places);
+  const cut = !allZeros(rest);
+  return { units: cut && rest[0]! >= "5" ? units + 1n : units, cut };
+}
+
 /**
  * Minor units of a site's decimal text at `decimals` places (empty text is 0). Refuses non-zero
  * digits past `decimals` ("too-many-decimals") unless `round`, which rounds half away from zero (for
  * the site's stored balances, which PHP float arithmetic leaves as 0.30000000000000004), and a sign
  * unless `allowNegative`.
  */
-export type SiteMinor =
-  | { minor: number; issue?: undefined }
-  | { issue: SiteNumberIssue; minor?: undefined };
-
 export function siteDecimalToMinor(
   text: string,
   decimals: number,
@@ -41,12 +51,8 @@ export function siteDecimalToMinor(
   const d = readPhpDecimal(text, true);
   if (!d) return { issue: "not-numeric" };
   if (d.negative && !allowNegative) return { issue: "negative" };
-  let minor = BigInt((d.integer || "0") + d.fraction.slice(0, decimals).padEnd(decimals, "0"));
-  const rest = d.fraction.slice(decimals);
-  if (!allZeros(rest)) {
-    if (!round) return { issue: "too-many-decimals" };
-    if (rest[0]! >= "5") minor += 1n;
-  }
+  const { units: minor, cut } = unitsAt(d, decimals);
+  if (cut && !round) return { issue: "too-many-decimals" };
   if (minor > BigInt(MAX_MINOR)) return { issue: "too-large" };
   return { minor: d.negative ? -Number(minor) : Number(minor) };
 }
@@ -58,9 +64,5 @@ export function siteDecimalToMinor(
 export function fitsPlaces(text: string, places: number, readPlaces: number) {
   if (text.trim() === "") return true;
   const d = readPhpDecimal(text, true);
-  if (!d) return false;
-  const kept = d.fraction.slice(0, readPlaces).padEnd(readPlaces, "0");
-  let units = BigInt(`${d.integer || "0"}${kept}`);
-  if ((d.fraction[readPlaces] ?? "0") >= "5") units += 1n;
-  return units % 10n ** BigInt(readPlaces - places) === 0n;
+  return d !== null && unitsAt(d, readPlaces).units % 10n ** BigInt(readPlaces - places) === 0n;
 }

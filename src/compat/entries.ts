@@ -20,7 +20,6 @@ import { EntryRequest } from "./schemas";
 // of -5 as a debit that could overdraw), and a debit past the balance is refused (it had no check).
 
 export const REQUEST_ID_MAX = 191;
-export { META_DATA_MAX };
 
 /**
  * A client's `meta_data` as the JSON text kept with the entry: an object (or a list) as sent, none

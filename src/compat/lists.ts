@@ -22,8 +22,8 @@ import { ListRequest } from "./schemas";
 
 // The plugin's lists (api/core/{credits,debits,transfers,wallets}/get-*.php with includes/…/get-*.php):
 // `GET credits`, `GET debits` (one by `credit_id` / `debit_id` or `debits_id`), `GET transfers`
-// (one by `transfer_id`) and `GET wallets`, administrators only, in its field names and texts (post meta was
-// text, so amounts and balances are strings). Where the plugin answered every row in one response
+// (one by `transfer_id`) and `GET wallets`, administrators only, in its field names and texts
+// (post meta was text, so amounts and balances are strings). Where the plugin answered every row in one response
 // (posts_per_page -1), these answer pages of at most 100, newest first, with `page` and `per_page`
 // and WordPress's X-WP-Total / Link headers: a client that never pages sees the newest 100.
 

@@ -185,6 +185,13 @@ export async function listHolds(ctx: ServiceContext, q: HoldQuery) {
   return { holds: await Promise.all(rows.map((row) => view(db, row, nowS))), total };
 }
 
+/** A balance and what holds reserve of it: what is left to move is the one less the other. */
+export const withHolds = (balanceMinor: number, heldMinor: number) => ({
+  balanceMinor,
+  heldMinor,
+  availableMinor: balanceMinor - heldMinor,
+});
+
 /**
  * Each wallet a user (omitted: the caller) holds money in: its balance, what holds reserve, and
  * what is available.
@@ -194,12 +201,7 @@ export async function availableBalances(ctx: ServiceContext, asked: number | und
   requireReader(ctx, userId);
   const { userExists, rows } = await reads.balancesWithHolds(ctx.db, userId, seconds(ctx.nowMs()));
   if (!userExists) throw new Refusal({ code: "user_not_found", userId });
-  return rows.map((r) => ({
-    wallet: r.wallet,
-    balanceMinor: r.balanceMinor,
-    heldMinor: r.heldMinor,
-    availableMinor: r.balanceMinor - r.heldMinor,
-  }));
+  return rows.map((r) => ({ wallet: r.wallet, ...withHolds(r.balanceMinor, r.heldMinor) }));
 }
 
 /** Statements one sweep writes at the most; what is left waits for the next minute's. */

@@ -3,6 +3,7 @@
 import { walletPosition } from "../db/holds";
 import { caller, requireAdmin, requireReader, type ServiceContext } from "./context";
 import { userIdOf } from "./directory";
+import { withHolds } from "./holds";
 import { nameOf, type UserRef } from "./movements";
 import { Refusal } from "./refusal";
 
@@ -22,15 +23,10 @@ export async function walletSummary(
   if (found && !found.wallet) throw new Refusal({ code: "wallet_not_found", walletId });
   if (!found?.userExists || userId === undefined)
     throw new Refusal({ code: "user_not_found", userId: user ? nameOf(user) : me.userId });
-  const wallet = found.wallet!;
-  const balanceMinor = found.balance?.balanceMinor ?? 0;
-  const heldMinor = found.balance?.heldMinor ?? 0;
   return {
     userId,
-    wallet,
-    balanceMinor,
-    heldMinor,
-    availableMinor: balanceMinor - heldMinor,
+    wallet: found.wallet!,
+    ...withHolds(found.balance?.balanceMinor ?? 0, found.balance?.heldMinor ?? 0),
     entryCount: found.balance?.entryCount ?? 0,
     last: found.last ?? null,
   };
@@ -45,10 +41,8 @@ export async function spendable(ctx: ServiceContext, userId: number, walletId: s
   requireAdmin(ctx, "write");
   const found = await walletPosition(ctx.db, userId, walletId, Math.floor(ctx.nowMs() / 1000));
   if (!found.wallet) return undefined;
-  const heldMinor = found.balance?.heldMinor ?? 0;
   return {
     wallet: found.wallet,
-    heldMinor,
-    availableMinor: (found.balance?.balanceMinor ?? 0) - heldMinor,
+    ...withHolds(found.balance?.balanceMinor ?? 0, found.balance?.heldMinor ?? 0),
   };
 }

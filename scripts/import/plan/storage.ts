@@ -86,7 +86,7 @@ function chooseStorage(
       report.conflicts.push({
         kind: "wallet",
         id: w.id,
-        problem: `wallet ${w.id} stores ${storageDecimals(w)} decimal places in the database${w.present ? "" : " (a deleted wallet's id keeps its units)"}; the site's amounts need ${needed}: its entries cannot be imported (--places ${w.id}=${storageDecimals(w)} imports the histories that fit)`,
+        problem: `wallet ${w.id} stores ${storedPlaces(w)}; the site's amounts need ${needed}: its entries cannot be imported (--places ${w.id}=${storageDecimals(w)} imports the histories that fit)`,
       });
       plan.unitsConflicts.add(w.id);
     } else if (!w.present) {
@@ -121,6 +121,10 @@ function checkPlacesNamed(
   }
 }
 
+/** The places a wallet the database has (or had, under a deleted id) stores, in words. */
+const storedPlaces = (w: PlannedWallet) =>
+  `${storageDecimals(w)} decimal places in the database${w.present ? "" : " (a deleted wallet's id keeps its units)"}`;
+
 /** `--places` gives 0 to 15 places, never fewer than the wallet shows nor other than it stores. */
 function checkChosenPlaces(w: PlannedWallet, chosen: number, fixed: boolean | undefined) {
   if (!Number.isInteger(chosen) || chosen < 0 || chosen > MAX_STORAGE_DECIMALS)
@@ -129,7 +133,7 @@ function checkChosenPlaces(w: PlannedWallet, chosen: number, fixed: boolean | un
     );
   if (fixed && chosen !== storageDecimals(w))
     throw new PlacesOptionError(
-      `--places ${w.id}=${chosen}: wallet ${w.id} stores ${storageDecimals(w)} decimal places in the database${w.present ? "" : " (a deleted wallet's id keeps its units)"}, and a wallet's places never change`,
+      `--places ${w.id}=${chosen}: wallet ${w.id} stores ${storedPlaces(w)}, and a wallet's places never change`,
     );
   if (chosen < w.decimals)
     throw new PlacesOptionError(
