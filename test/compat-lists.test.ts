@@ -484,6 +484,63 @@ describe("GET transactions (the plugin's meta query) over transfers, keys and pa
     ]);
   });
 
+  it("finds entries by the plugin's txn_request_id, funds_type and alt_transfer_id meta", async () => {
+    const [from, to, own] = [await makeUser(), await makeUser(), await makeWallet(admin)];
+    const rid = unique("Ord_").replaceAll(/[^A-Za-z0-9_]/g, "_");
+    const credited = await post(
+      "/credits",
+      { user_id: from.id, wallet_id: own, request_id: rid, amount: 50 },
+      admin.bearer,
+    );
+    expect(credited.status, credited.text).toBe(200);
+    const creditId = credited.body.data.transaction_id;
+    const debited = await post(
+      "/debits",
+      { user_id: from.id, wallet_id: own, request_id: `${rid}_d`, amount: 1 },
+      admin.bearer,
+    );
+    expect(debited.status, debited.text).toBe(200);
+    const sent = await post(
+      "/transfers",
+      {
+        transfer_from_user: from.id,
+        transfer_to_user: to.id,
+        wallet_id: own,
+        amount_to_transfer: 5,
+      },
+      admin.bearer,
+    );
+    expect(sent.status, sent.text).toBe(200);
+    const ids = async (query: string) => (await search(query)).map((r) => r.ID as number);
+    const [debitId] = await ids(`meta_key=request_id&meta_value=${rid}_d`);
+    const halves = (await search(`meta_key=currency&meta_value=${own}`)).filter(
+      (r) => r.request_id === "",
+    );
+    const [toHalf, fromHalf] = [to.id, from.id].map(
+      (user) => halves.find((r) => r.user_id === user)!.ID as number,
+    );
+
+    // `<user>_<request_id folded to lower case>`, for credits and debits; halves had none.
+    const txnRequestId = `${from.id}_${rid.toLowerCase()}`;
+    expect((await ids(`meta_key=txn_request_id&meta_value=${txnRequestId}`)).sort()).toEqual(
+      [creditId, debitId].sort(),
+    );
+    expect(await ids(`meta_key=TXN_REQUEST_ID&meta_value=${txnRequestId}_D`)).toEqual([debitId]);
+    const withKey = await ids("meta_key=txn_request_id&posts_per_page=-1");
+    expect(withKey).not.toContain(toHalf);
+    expect(withKey).not.toContain(fromHalf);
+    // Every entry's funds are its wallet's withdrawable balance.
+    expect(
+      (await ids(`meta_key=funds_type&meta_value=user_withdrawable_bal_${own}`)).sort(),
+    ).toEqual([creditId, debitId, toHalf, fromHalf].sort());
+    // Each half names the other; a credit or a debit is no half.
+    expect(await ids(`meta_key=alt_transfer_id&meta_value=${fromHalf}`)).toContain(toHalf);
+    expect(await ids(`meta_key=alt_transfer_id&meta_value=${toHalf}`)).toContain(fromHalf);
+    const anyHalf = await ids("meta_key=alt_transfer_id&posts_per_page=-1");
+    expect(anyHalf).not.toContain(creditId);
+    expect(anyHalf).not.toContain(debitId);
+  });
+
   it("reads posts_per_page=-1 (WordPress's every post) as the most a page holds", async () => {
     const own = await makeWallet(admin);
     for (let i = 0; i < 12; i++)

@@ -241,14 +241,29 @@ export async function listEntries(db: Db, filter: EntryFilter, page: Page) {
   };
 }
 
-/** The entry fields the plugin kept as post meta, by its meta key, for its LIKE filter. */
+/** A request id the plugin kept as meta: a credit's or a debit's, never a transfer half's. */
+const namedRequest = sql`${transactions.transferId} IS NULL AND ${transactions.requestId} <> ''`;
+
+/**
+ * The entry fields the plugin kept as post meta, by its meta key, for its LIKE filter: each is
+ * NULL where the plugin wrote no such meta (an empty note, a transfer half's request ids, the
+ * partner of an entry that is not a transfer half), so the key does not find that entry.
+ */
 const META_COLUMNS = {
-  request_id: transactions.requestId,
+  request_id: sql`CASE WHEN ${namedRequest} THEN ${transactions.requestId} END`,
+  // create-credits.php and create-debits.php: `$user_id . '_' . strtolower($request_id)`; SQLite's
+  // lower() folds ASCII only, as strtolower did.
+  txn_request_id: sql`CASE WHEN ${namedRequest}
+    THEN ${transactions.userId} || '_' || lower(${transactions.requestId}) END`,
   user_id: sql`CAST(${transactions.userId} AS TEXT)`,
   amount: transactions.amountText,
   currency: transactions.walletId,
+  funds_type: sql`'user_withdrawable_bal_' || ${transactions.walletId}`,
   txn_type: transactions.txnType,
-  note: transactions.note,
+  note: sql`NULLIF(${transactions.note}, '')`,
+  // create-transfers.php completeTransfer: each half names the other's post id.
+  alt_transfer_id: sql`(SELECT CAST(p.id AS TEXT) FROM transactions p
+    WHERE p.transfer_id = ${transactions.transferId} AND p.id <> ${transactions.id})`,
 } as const;
 export type MetaKey = keyof typeof META_COLUMNS;
 /** MySQL compared meta keys without ASCII case (its `_ci` collation): `REQUEST_ID` is `request_id`. */
@@ -278,18 +293,12 @@ export function searchEntries(db: Db, s: MetaSearch) {
   const own = entryMetaKey(s.key);
   const like = (text: SQLWrapper) =>
     s.value === "" ? sql`1` : sql`instr(lower(${text}), lower(${s.value})) > 0`;
+  // A key matches only the entries that have it.
   const where = and(
     own
-      ? like(META_COLUMNS[own])
-      : // A meta_data key matches only the entries that have it (every entry has its own fields).
-        sql`EXISTS (SELECT 1 FROM json_each(${transactions.metaData}) m
+      ? sql`${META_COLUMNS[own]} IS NOT NULL AND ${like(META_COLUMNS[own])}`
+      : sql`EXISTS (SELECT 1 FROM json_each(${transactions.metaData}) m
           WHERE lower(m.key) = lower(${s.key}) AND ${like(sql`CAST(m.value AS TEXT)`)})`,
-    // An empty note was never stored as post meta, nor a transfer half's request_id (the plugin
-    // wrote none), so its key filter skipped them.
-    own === "note" ? sql`${transactions.note} <> ''` : undefined,
-    own === "request_id"
-      ? sql`${transactions.requestId} <> '' AND ${transactions.transferId} IS NULL`
-      : undefined,
     s.userId === undefined ? undefined : eq(transactions.userId, s.userId),
   );
   const direction = s.order.direction === "asc" ? asc : desc;
