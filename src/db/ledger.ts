@@ -265,7 +265,7 @@ const META_COLUMNS = {
   alt_transfer_id: sql`(SELECT CAST(p.id AS TEXT) FROM transactions p
     WHERE p.transfer_id = ${transactions.transferId} AND p.id <> ${transactions.id})`,
 } as const;
-export type MetaKey = keyof typeof META_COLUMNS;
+type MetaKey = keyof typeof META_COLUMNS;
 /** MySQL compared meta keys without ASCII case (its `_ci` collation): `REQUEST_ID` is `request_id`. */
 const entryMetaKey = (key: string) => {
   const folded = key.toLowerCase();
