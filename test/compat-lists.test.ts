@@ -38,6 +38,13 @@ const post = (path: string, body: Json, auth?: string) =>
     body: JSON.stringify(body),
   });
 
+/** A plugin credit or debit by an administrator; its entry's id. */
+async function entryId(path: "/credits" | "/debits", body: Json) {
+  const res = await post(path, body, admin.bearer);
+  expect(res.status, res.text).toBe(200);
+  return res.body.data.transaction_id as number;
+}
+
 beforeAll(async () => {
   admin = await makeAdmin();
   [alice, bob] = [await makeUser(), await makeUser()];
@@ -344,13 +351,12 @@ describe("GET credits, debits, transfers", () => {
 
   it("reads one debit by debits_id, the plugin's own name for debit_id, with its request_id as sent", async () => {
     const rid = unique("Dreq_").replaceAll(/[^A-Za-z0-9_]/g, "_");
-    const debited = await post(
-      "/debits",
-      { user_id: alice.id, wallet_id: wallet, request_id: rid, amount: 1 },
-      admin.bearer,
-    );
-    expect(debited.status, debited.text).toBe(200);
-    const id = debited.body.data.transaction_id;
+    const id = await entryId("/debits", {
+      user_id: alice.id,
+      wallet_id: wallet,
+      request_id: rid,
+      amount: 1,
+    });
     for (const query of [`debits_id=${id}`, `debit_id=${id}`, `debit_id=${id}&debits_id=1`])
       expect((await get(`/debits?${query}`, admin.bearer)).body.data, query).toMatchObject({
         id,
@@ -445,22 +451,26 @@ describe("GET verify-email-address", () => {
 describe("GET transactions (the plugin's meta query) over transfers, keys and pages", () => {
   const search = async (query: string) =>
     (await get(`/transactions?${query}`, admin.bearer)).body.data as Json[];
-
-  it("finds a transfer's halves by user and currency, never by a request_id they did not have", async () => {
-    const [from, to, own] = [await makeUser(), await makeUser(), await makeWallet(admin)];
-    const rid = unique("src_").replaceAll(/[^A-Za-z0-9_]/g, "_");
-    await credit(admin, { user_id: from.id, wallet_id: own, amount: "50.00", request_id: rid });
+  /** The plugin's transfer of 5 between two users of their own wallet. */
+  const transfer = async (from: TestUser, to: TestUser, wallet: string) => {
     const sent = await post(
       "/transfers",
       {
         transfer_from_user: from.id,
         transfer_to_user: to.id,
-        wallet_id: own,
+        wallet_id: wallet,
         amount_to_transfer: 5,
       },
       admin.bearer,
     );
     expect(sent.status, sent.text).toBe(200);
+  };
+
+  it("finds a transfer's halves by user and currency, never by a request_id they did not have", async () => {
+    const [from, to, own] = [await makeUser(), await makeUser(), await makeWallet(admin)];
+    const rid = unique("src_").replaceAll(/[^A-Za-z0-9_]/g, "_");
+    await credit(admin, { user_id: from.id, wallet_id: own, amount: "50.00", request_id: rid });
+    await transfer(from, to, own);
     const halves = (await search(`meta_key=currency&meta_value=${own}`)).filter((r) =>
       r.note.startsWith("TRANSFER"),
     );
@@ -487,32 +497,20 @@ describe("GET transactions (the plugin's meta query) over transfers, keys and pa
   it("finds entries by the plugin's txn_request_id, funds_type and alt_transfer_id meta", async () => {
     const [from, to, own] = [await makeUser(), await makeUser(), await makeWallet(admin)];
     const rid = unique("Ord_").replaceAll(/[^A-Za-z0-9_]/g, "_");
-    const credited = await post(
-      "/credits",
-      { user_id: from.id, wallet_id: own, request_id: rid, amount: 50 },
-      admin.bearer,
-    );
-    expect(credited.status, credited.text).toBe(200);
-    const creditId = credited.body.data.transaction_id;
-    const debited = await post(
-      "/debits",
-      { user_id: from.id, wallet_id: own, request_id: `${rid}_d`, amount: 1 },
-      admin.bearer,
-    );
-    expect(debited.status, debited.text).toBe(200);
-    const sent = await post(
-      "/transfers",
-      {
-        transfer_from_user: from.id,
-        transfer_to_user: to.id,
-        wallet_id: own,
-        amount_to_transfer: 5,
-      },
-      admin.bearer,
-    );
-    expect(sent.status, sent.text).toBe(200);
+    const creditId = await entryId("/credits", {
+      user_id: from.id,
+      wallet_id: own,
+      request_id: rid,
+      amount: 50,
+    });
+    const debitId = await entryId("/debits", {
+      user_id: from.id,
+      wallet_id: own,
+      request_id: `${rid}_d`,
+      amount: 1,
+    });
+    await transfer(from, to, own);
     const ids = async (query: string) => (await search(query)).map((r) => r.ID as number);
-    const [debitId] = await ids(`meta_key=request_id&meta_value=${rid}_d`);
     const halves = (await search(`meta_key=currency&meta_value=${own}`)).filter(
       (r) => r.request_id === "",
     );
