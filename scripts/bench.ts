@@ -40,7 +40,13 @@ import {
   formatTable,
   type TableRow,
 } from "./bench/report";
-import { appScenarioMaker, baselineScenarios, loadOf, type Scenario } from "./bench/scenarios";
+import {
+  appScenarioMaker,
+  BASELINE_SCENARIOS,
+  baselineScenarios,
+  loadOf,
+  type Scenario,
+} from "./bench/scenarios";
 import {
   answeredAndSent,
   baselineDrift,
@@ -132,6 +138,7 @@ async function main() {
     [
       "select",
       "select-authed",
+      "select-replica",
       "balance-1-wallet",
       "balance-5-wallets",
       "transaction-read",
@@ -227,7 +234,7 @@ async function main() {
     nodeCpuMs: cpu && cpu.group - cpu.workerd,
   });
   const appSummary: AppSummary = {};
-  for (const name of ["noop", "insert", "select", "select-authed"]) {
+  for (const name of BASELINE_SCENARIOS) {
     const bracketed = baselineRuns(name).length > 1;
     baselineRuns(name).forEach((r, i) => {
       rows.push({
@@ -284,14 +291,19 @@ async function main() {
   );
   out.push("");
   out.push(formatTable(rows));
-  // Against the least an authenticated, logged read does (bench/baseline/worker.ts /select-authed).
-  const authed = baselineRuns("select-authed")[0];
-  if (authed) {
-    const reads = ["balance-1-wallet", "balance-5-wallets", "transaction-read"];
+  // Against the least an authenticated, logged read does (bench/baseline/worker.ts), without and
+  // with the D1 session a read-replica-aware read goes through.
+  const reads = ["balance-1-wallet", "balance-5-wallets", "transaction-read"];
+  for (const [name, what] of [
+    ["select-authed", "one SELECT behind a verified bearer token, a request id and a log line"],
+    ["select-replica", "select-authed's read through a D1 session, answering its bookmark"],
+  ] as const) {
+    const run = baselineRuns(name)[0];
+    if (!run) continue;
     out.push(
-      `\nselect-authed (one SELECT behind a verified bearer token, a request id and a log line): ${(authed.reqPerSec / baselineMean("select")).toFixed(2)}× select; reads ÷ select-authed: ${reads
-        .filter((name) => appSummary[name])
-        .map((name) => `${name} ${(appSummary[name]!.reqPerSec / authed.reqPerSec).toFixed(2)}×`)
+      `\n${name} (${what}): ${(run.reqPerSec / baselineMean("select")).toFixed(2)}× select; reads ÷ ${name}: ${reads
+        .filter((read) => appSummary[read])
+        .map((read) => `${read} ${(appSummary[read]!.reqPerSec / run.reqPerSec).toFixed(2)}×`)
         .join(", ")}.`,
     );
   }

@@ -6,7 +6,9 @@
 //   GET  /select-authed?id=N   the same SELECT behind what any authenticated, logged read does
 //                       first: an HS256 bearer token verified (once per isolate, as a cache would),
 //                       a request id, one JSON log line
-import { Hono } from "hono";
+//   GET  /select-replica?id=N  select-authed's read through a D1 session (the Sessions API a
+//                       read-replica-aware Worker reads through), answering its bookmark
+import { type Context, Hono } from "hono";
 import { verify } from "hono/jwt";
 import { BASELINE_JWT_SECRET } from "./token";
 
@@ -34,8 +36,8 @@ app.post("/insert", async (c) => {
     : c.json({ status: false, message: "exists" }, 409);
 });
 
-/** The one SELECT both select routes make. */
-const selectItem = (db: D1Database, id: number) =>
+/** The one SELECT every select route makes. */
+const selectItem = (db: Pick<D1Database, "prepare">, id: number) =>
   db
     .prepare("SELECT id, request_id, amount, created_at_ms FROM items WHERE id = ?1")
     .bind(id)
@@ -52,7 +54,8 @@ app.get("/select", async (c) => {
 
 const verified = new Map<string, number>();
 
-app.get("/select-authed", async (c) => {
+/** One SELECT behind a verified bearer token, with a request id and one log line. */
+const authedSelect = (route: string, replica: boolean) => async (c: Context<Env>) => {
   const startedMs = Date.now();
   const requestId = crypto.randomUUID();
   const token = c.req.header("authorization")?.replace(/^Bearer /, "") ?? "";
@@ -66,13 +69,16 @@ app.get("/select-authed", async (c) => {
   }
   const id = Number(c.req.query("id"));
   if (!Number.isSafeInteger(id)) return c.json({ status: false, message: "invalid input" }, 400);
-  const row = await selectItem(c.env.DB, id);
+  const session = replica
+    ? c.env.DB.withSession(c.req.header("x-d1-bookmark") ?? "first-unconstrained")
+    : undefined;
+  const row = await selectItem(session ?? c.env.DB, id);
   const status = row ? 200 : 404;
   console.log(
     JSON.stringify({
       request_id: requestId,
       method: c.req.method,
-      route: "/select-authed",
+      route,
       status,
       duration_ms: Date.now() - startedMs,
       user_id: userId,
@@ -80,9 +86,14 @@ app.get("/select-authed", async (c) => {
     }),
   );
   c.header("X-Request-Id", requestId);
+  const bookmark = session?.getBookmark();
+  if (bookmark) c.header("x-d1-bookmark", bookmark);
   return row
     ? c.json({ status: true, data: row })
     : c.json({ status: false, message: "not found" }, 404);
-});
+};
+
+app.get("/select-authed", authedSelect("/select-authed", false));
+app.get("/select-replica", authedSelect("/select-replica", true));
 
 export default app;

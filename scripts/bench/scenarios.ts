@@ -39,7 +39,13 @@ export const loadOf = (s: Scenario<Target>, connections: number) => ({
 });
 
 /** The baseline worker's routes (bench/baseline/worker.ts), as scenarios. */
-export const BASELINE_SCENARIOS = ["noop", "insert", "select", "select-authed"] as const;
+export const BASELINE_SCENARIOS = [
+  "noop",
+  "insert",
+  "select",
+  "select-authed",
+  "select-replica",
+] as const;
 
 /** The baseline worker's scenarios, after seeding the one row its selects read. */
 export async function baselineScenarios<S extends Target>(baseline: S, runId: string) {
@@ -75,6 +81,15 @@ export async function baselineScenarios<S extends Target>(baseline: S, runId: st
       request: {
         method: "GET",
         path: `/select-authed?id=${seedId}`,
+        headers: { Authorization: `Bearer ${token}` },
+      },
+    },
+    "select-replica": {
+      server: baseline,
+      vs: "select",
+      request: {
+        method: "GET",
+        path: `/select-replica?id=${seedId}`,
         headers: { Authorization: `Bearer ${token}` },
       },
     },
