@@ -293,7 +293,13 @@ async function main() {
   out.push(formatTable(rows));
   // Against the least an authenticated, logged read does (bench/baseline/worker.ts), without and
   // with the D1 session a read-replica-aware read goes through.
-  const reads = ["balance-1-wallet", "balance-5-wallets", "transaction-read"];
+  const reads = [
+    "balance-1-wallet",
+    "balance-5-wallets",
+    "transaction-read",
+    "transaction-unknown-404",
+    "transactions-page-20",
+  ];
   for (const [name, what] of [
     ["select-authed", "one SELECT behind a verified bearer token, a request id and a log line"],
     ["select-replica", "select-authed's read through a D1 session, answering its bookmark"],
