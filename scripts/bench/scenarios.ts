@@ -75,25 +75,18 @@ export async function baselineScenarios<S extends Target>(baseline: S, runId: st
       },
     },
     select: { server: baseline, request: { method: "GET", path: `/select?id=${seedId}` } },
-    "select-authed": {
-      server: baseline,
-      vs: "select",
-      request: {
-        method: "GET",
-        path: `/select-authed?id=${seedId}`,
-        headers: { Authorization: `Bearer ${token}` },
-      },
-    },
-    "select-replica": {
-      server: baseline,
-      vs: "select",
-      request: {
-        method: "GET",
-        path: `/select-replica?id=${seedId}`,
-        headers: { Authorization: `Bearer ${token}` },
-      },
-    },
   };
+  // The selects a bearer token opens, compared with the bare one.
+  for (const name of ["select-authed", "select-replica"])
+    scenarios[name] = {
+      server: baseline,
+      vs: "select",
+      request: {
+        method: "GET",
+        path: `/${name}?id=${seedId}`,
+        headers: { Authorization: `Bearer ${token}` },
+      },
+    };
   return scenarios;
 }
 
