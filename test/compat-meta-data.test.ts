@@ -26,7 +26,7 @@ const post = (path: string, body: Json) =>
     headers: { "Content-Type": "application/json", Authorization: admin.bearer },
     body: JSON.stringify(body),
   });
-const key = () => unique("m").replaceAll(/[^A-Za-z0-9_]/g, "_");
+const key = () => unique("m");
 const storedMeta = async (id: number) =>
   (await env.DB.prepare("SELECT meta_data FROM transactions WHERE id = ?")
     .bind(id)

@@ -2,7 +2,7 @@
 import { inRuns } from "../db/client";
 import type { Wallet } from "../db/schema";
 import type { Ledger } from "../ledger/writer";
-import { requireReader, type ServiceContext } from "./context";
+import { requireReader, type ServiceContext, seconds } from "./context";
 import { Refusal } from "./refusal";
 import { balancesAt } from "./statements";
 
@@ -54,7 +54,7 @@ export async function userBalances(
   const userId = q.userId ?? requireReader(ctx, undefined).userId;
   requireReader(ctx, userId);
   const { atS } = q;
-  const nowS = Math.floor(ctx.nowMs() / 1000);
+  const nowS = seconds(ctx.nowMs());
   // Now: the balances; at an instant: the last balance each wallet's chain held by then.
   const source =
     atS === undefined

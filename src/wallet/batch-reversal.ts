@@ -9,7 +9,7 @@ import { LedgerRefusal, type NewEntry } from "../ledger/append";
 import { appendBatch, BatchConflict } from "../ledger/batches";
 import { entry } from "../ledger/entries";
 import { firstRefused, verdictOf } from "./batches";
-import { requireAdmin, type ServiceContext } from "./context";
+import { requireAdmin, type ServiceContext, seconds } from "./context";
 import { opposite } from "./movements";
 import { Refusal } from "./refusal";
 
@@ -72,7 +72,7 @@ export async function reverseBatch(
         requestKey: null,
         balanced: found.batch.balanced,
         entryCount: entries.length,
-        createdAtS: Math.floor(stamp.nowMs / 1000),
+        createdAtS: seconds(stamp.nowMs),
         reversesBatchId: id,
       },
       entries as [NewEntry, ...NewEntry[]],

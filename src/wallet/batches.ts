@@ -11,7 +11,7 @@ import { appendBatch, BatchConflict } from "../ledger/batches";
 import { entry } from "../ledger/entries";
 import { exactText, MAX_MINOR } from "../ledger/money";
 import { requestKey } from "../ledger/request-key";
-import { requireAdmin, type ServiceContext } from "./context";
+import { requireAdmin, type ServiceContext, seconds } from "./context";
 import {
   type AmountSent,
   minorOf,
@@ -123,7 +123,7 @@ export async function firstRefused(
   verdict: LedgerVerdict,
 ) {
   const pairs = [...new Map(entries.map((e) => [`${e.userId}:${e.walletId}`, e])).values()];
-  const found = await positions(ctx.db, pairs, Math.floor(ctx.nowMs() / 1000));
+  const found = await positions(ctx.db, pairs, seconds(ctx.nowMs()));
   const state = new Map(
     pairs.map((p, i) => [
       `${p.userId}:${p.walletId}`,
@@ -157,7 +157,7 @@ export async function postBatch(ctx: ServiceContext, input: BatchInput) {
         requestKey: key,
         balanced: input.balanced,
         entryCount: entries.length,
-        createdAtS: Math.floor(stamp.nowMs / 1000),
+        createdAtS: seconds(stamp.nowMs),
       },
       entries as [NewEntry, ...NewEntry[]],
     );

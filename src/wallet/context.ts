@@ -35,6 +35,9 @@ export type ServiceContext = {
   moneyLimiter?: RateLimit;
 };
 
+/** Whole seconds of a clock reading in milliseconds, as the ledger dates entries and holds. */
+export const seconds = (nowMs: number) => Math.floor(nowMs / 1000);
+
 export type TokenKeys = { secret: string; issuer: string };
 
 export type SignInLimits = {
@@ -91,7 +94,7 @@ export async function spendMoneyShare(ctx: ServiceContext) {
   const { success } = await limiter.limit({ key: `user:${caller(ctx).userId}` });
   if (!success) {
     // Cloudflare's limiter counts in minutes: the share comes back when this one turns.
-    const retryAfterS = 60 - (Math.floor(ctx.nowMs() / 1000) % 60);
+    const retryAfterS = 60 - (seconds(ctx.nowMs()) % 60);
     throw new Refusal({ code: "rate_limited", retryAfterS });
   }
 }

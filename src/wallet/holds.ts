@@ -10,7 +10,7 @@ import type { EntryStamp } from "../ledger/entries";
 import { entry } from "../ledger/entries";
 import * as writes from "../ledger/holds";
 import { exactText } from "../ledger/money";
-import { type IdRef, requireAdmin, requireReader, type ServiceContext } from "./context";
+import { type IdRef, requireAdmin, requireReader, type ServiceContext, seconds } from "./context";
 import { type AmountSent, exists, minorOf } from "./movements";
 import { Refusal } from "./refusal";
 
@@ -31,8 +31,6 @@ export type HoldView = {
 };
 
 export type HoldDeps = { db: Db; stamp: EntryStamp };
-
-const seconds = (nowMs: number) => Math.floor(nowMs / 1000);
 
 /** The rule of db/holds.ts `counting`, for a hold in hand. */
 const statusAt = (hold: Hold, nowS: number): HoldStatus =>
@@ -185,8 +183,11 @@ export async function listHolds(ctx: ServiceContext, q: HoldQuery) {
   return { holds: await Promise.all(rows.map((row) => view(db, row, nowS))), total };
 }
 
-/** A balance and what holds reserve of it: what is left to move is the one less the other. */
-export const withHolds = (balanceMinor: number, heldMinor: number) => ({
+/**
+ * A balance and what holds reserve of it (none read: nothing), and what is left to move, the one
+ * less the other.
+ */
+export const withHolds = ({ balanceMinor = 0, heldMinor = 0 } = {}) => ({
   balanceMinor,
   heldMinor,
   availableMinor: balanceMinor - heldMinor,
@@ -201,7 +202,7 @@ export async function availableBalances(ctx: ServiceContext, asked: number | und
   requireReader(ctx, userId);
   const { userExists, rows } = await reads.balancesWithHolds(ctx.db, userId, seconds(ctx.nowMs()));
   if (!userExists) throw new Refusal({ code: "user_not_found", userId });
-  return rows.map((r) => ({ wallet: r.wallet, ...withHolds(r.balanceMinor, r.heldMinor) }));
+  return rows.map((r) => ({ wallet: r.wallet, ...withHolds(r) }));
 }
 
 /** Statements one sweep writes at the most; what is left waits for the next minute's. */

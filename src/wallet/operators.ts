@@ -5,14 +5,14 @@ import { balanceSeries, overview, searchUsers } from "../db/console";
 import { listEntries } from "../db/ledger";
 import { listOutbox, OUTBOX_KEEP } from "../db/mail";
 import { findUsers } from "../db/users";
-import { requireAdmin, type ServiceContext } from "./context";
+import { requireAdmin, type ServiceContext, seconds } from "./context";
 
 export { OUTBOX_KEEP };
 
 /** Counts, money held per wallet and recent activity over the last `days`. */
 export function siteOverview(ctx: ServiceContext, days: number) {
   requireAdmin(ctx, "read");
-  return overview(ctx.db, Math.floor(ctx.nowMs() / 1000), days);
+  return overview(ctx.db, seconds(ctx.nowMs()), days);
 }
 
 /** Users whose username, e-mail or name holds `text`, a page of them, and how many. */

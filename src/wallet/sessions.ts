@@ -15,7 +15,7 @@ import {
   revokeSession,
   revokeUserSessions,
 } from "../db/sessions";
-import { requireAdmin, type ServiceContext, type TokenKeys } from "./context";
+import { requireAdmin, type ServiceContext, seconds, type TokenKeys } from "./context";
 import { requireUser } from "./users";
 
 /** 128 random bits in base64url (22 characters). */
@@ -43,7 +43,7 @@ export async function openSession(
 ) {
   const id = newSessionId();
   // The row expires with the token: `exp` is whole seconds from `iat`, the second nowMs falls in.
-  const expiresAtMs = (Math.floor(nowMs / 1000) + lifetimeS) * 1000;
+  const expiresAtMs = (seconds(nowMs) + lifetimeS) * 1000;
   await createSession(
     db,
     { id, userId: principal.userId, audience, createdAtMs: nowMs, expiresAtMs },

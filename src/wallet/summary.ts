@@ -1,7 +1,7 @@
 // A wallet at a glance for one user: what it holds, what holds reserve of it, what is left to
 // spend, how many entries it has and the newest one.
 import { walletPosition } from "../db/holds";
-import { caller, requireAdmin, requireReader, type ServiceContext } from "./context";
+import { caller, requireAdmin, requireReader, type ServiceContext, seconds } from "./context";
 import { userIdOf } from "./directory";
 import { withHolds } from "./holds";
 import { nameOf, type UserRef } from "./movements";
@@ -17,7 +17,7 @@ export async function walletSummary(
   const userId = user === undefined ? me.userId : ((await userIdOf(ctx, user)) ?? undefined);
   // Nobody is refused to a subscriber as anyone else is: its answer tells no username exists.
   requireReader(ctx, userId ?? Number.NaN);
-  const nowS = Math.floor(ctx.nowMs() / 1000);
+  const nowS = seconds(ctx.nowMs());
   const found =
     userId === undefined ? undefined : await walletPosition(ctx.db, userId, walletId, nowS);
   if (found && !found.wallet) throw new Refusal({ code: "wallet_not_found", walletId });
@@ -26,7 +26,7 @@ export async function walletSummary(
   return {
     userId,
     wallet: found.wallet!,
-    ...withHolds(found.balance?.balanceMinor ?? 0, found.balance?.heldMinor ?? 0),
+    ...withHolds(found.balance),
     entryCount: found.balance?.entryCount ?? 0,
     last: found.last ?? null,
   };
@@ -39,10 +39,10 @@ export async function walletSummary(
  */
 export async function spendable(ctx: ServiceContext, userId: number, walletId: string) {
   requireAdmin(ctx, "write");
-  const found = await walletPosition(ctx.db, userId, walletId, Math.floor(ctx.nowMs() / 1000));
+  const found = await walletPosition(ctx.db, userId, walletId, seconds(ctx.nowMs()));
   if (!found.wallet) return undefined;
   return {
     wallet: found.wallet,
-    ...withHolds(found.balance?.balanceMinor ?? 0, found.balance?.heldMinor ?? 0),
+    ...withHolds(found.balance),
   };
 }
