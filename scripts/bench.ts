@@ -139,6 +139,8 @@ async function main() {
       "select",
       "select-authed",
       "select-replica",
+      "select-replica-5",
+      "select-replica-20",
       "balance-1-wallet",
       "balance-5-wallets",
       "transaction-read",
@@ -313,6 +315,20 @@ async function main() {
         .join(", ")}.`,
     );
   }
+  // Against the same read of as many rows as the answer holds: the floor of a read of that size.
+  const matched = [
+    ["balance-5-wallets", "select-replica-5"],
+    ["transactions-page-20", "select-replica-20"],
+  ].flatMap(([read, floor]) => {
+    const run = baselineRuns(floor!)[0];
+    return run && appSummary[read!]
+      ? [`${read} ÷ ${floor} ${(appSummary[read!]!.reqPerSec / run.reqPerSec).toFixed(2)}×`]
+      : [];
+  });
+  if (matched.length > 0)
+    out.push(
+      `\nselect-replica-5 and -20 (select-replica's read of 5 rows, and of 20 rows of 29 cells, a page's entries' width): ${matched.join(", ")}.`,
+    );
   out.push("");
   out.push(
     `Cost per request: medians (and ranges) of the D1 fields of the worker's request log lines (src/db/meter.ts), from a pass of ${COST_DURATION}s per scenario with the log lines passed on, after the timed runs; CPU ms from the timed run above. One user's history was grown by ${HISTORY_LONG} entries for it (${historySeed.seconds.toFixed(0)}s).`,

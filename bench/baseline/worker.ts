@@ -8,6 +8,9 @@
 //                       a request id, one JSON log line
 //   GET  /select-replica?id=N  select-authed's read through a D1 session (the Sessions API a
 //                       read-replica-aware Worker reads through), answering its bookmark
+//   GET  /select-replica?id=N&rows=K&cells=C  the same read of K rows from id N on (1-100),
+//                       each of C cells (4-64, default 4: the row's columns over again), the floor
+//                       of a read that answers as many rows as wide (5 balances, a page of 20)
 import { type Context, Hono } from "hono";
 import { verify } from "hono/jwt";
 import { BASELINE_JWT_SECRET } from "./token";
@@ -54,6 +57,21 @@ app.get("/select", async (c) => {
 
 const verified = new Map<string, number>();
 
+const ITEM_COLUMNS = ["id", "request_id", "amount", "created_at_ms"];
+
+/**
+ * The rows from id `from` on, at most `rows` of them, each of `cells` cells (the item's columns in
+ * turn): one SELECT, as a page of entries is.
+ */
+const selectItems = (db: Pick<D1Database, "prepare">, from: number, rows: number, cells: number) =>
+  db
+    .prepare(
+      `SELECT ${Array.from({ length: cells }, (_, i) => `${ITEM_COLUMNS[i % 4]} AS c${i}`).join(", ")} FROM items WHERE id >= ?1 ORDER BY id LIMIT ?2`,
+    )
+    .bind(from, rows)
+    .all()
+    .then(({ results }) => (results.length > 0 ? results : null));
+
 /** One SELECT behind a verified bearer token, with a request id and one log line. */
 const authedSelect = (route: string, replica: boolean) => async (c: Context<Env>) => {
   const startedMs = Date.now();
@@ -68,11 +86,19 @@ const authedSelect = (route: string, replica: boolean) => async (c: Context<Env>
     verified.set(token, userId);
   }
   const id = Number(c.req.query("id"));
-  if (!Number.isSafeInteger(id)) return c.json({ status: false, message: "invalid input" }, 400);
+  const rows = Number(c.req.query("rows") ?? 1);
+  const cells = Number(c.req.query("cells") ?? 4);
+  const within = (n: number, min: number, max: number) =>
+    Number.isSafeInteger(n) && n >= min && n <= max;
+  if (!Number.isSafeInteger(id) || !within(rows, 1, 100) || !within(cells, 4, 64))
+    return c.json({ status: false, message: "invalid input" }, 400);
   const session = replica
     ? c.env.DB.withSession(c.req.header("x-d1-bookmark") ?? "first-unconstrained")
     : undefined;
-  const row = await selectItem(session ?? c.env.DB, id);
+  const db = session ?? c.env.DB;
+  const row = await (rows === 1 && cells === 4
+    ? selectItem(db, id)
+    : selectItems(db, id, rows, cells));
   const status = row ? 200 : 404;
   console.log(
     JSON.stringify({

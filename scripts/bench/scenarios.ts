@@ -45,17 +45,26 @@ export const BASELINE_SCENARIOS = [
   "select",
   "select-authed",
   "select-replica",
+  "select-replica-5",
+  "select-replica-20",
 ] as const;
 
-/** The baseline worker's scenarios, after seeding the one row its selects read. */
+/** Rows the baseline's longest select reads (select-replica-20). */
+const SEEDED_ROWS = 20;
+
+/** The baseline worker's scenarios, after seeding the rows its selects read. */
 export async function baselineScenarios<S extends Target>(baseline: S, runId: string) {
-  const seeded = await fetch(`${baseline.base}/insert`, {
-    method: "POST",
-    headers: JSON_HEADERS,
-    body: JSON.stringify({ request_id: `seed-${runId}`, amount: 1 }),
-  });
-  if (seeded.status !== 200) throw new Error(`baseline /insert answered ${seeded.status}`);
-  const seedId = ((await seeded.json()) as { data: { id: number } }).data.id;
+  const seedIds: number[] = [];
+  for (let n = 0; n < SEEDED_ROWS; n++) {
+    const seeded = await fetch(`${baseline.base}/insert`, {
+      method: "POST",
+      headers: JSON_HEADERS,
+      body: JSON.stringify({ request_id: `seed-${runId}-${n}`, amount: 1 }),
+    });
+    if (seeded.status !== 200) throw new Error(`baseline /insert answered ${seeded.status}`);
+    seedIds.push(((await seeded.json()) as { data: { id: number } }).data.id);
+  }
+  const seedId = seedIds[0]!;
   const token = await sign(
     { sub: 1, exp: Math.floor(Date.now() / 1000) + 3600 },
     BASELINE_JWT_SECRET,
@@ -76,16 +85,18 @@ export async function baselineScenarios<S extends Target>(baseline: S, runId: st
     },
     select: { server: baseline, request: { method: "GET", path: `/select?id=${seedId}` } },
   };
-  // The selects a bearer token opens, compared with the bare one.
-  for (const name of ["select-authed", "select-replica"])
+  // The selects a bearer token opens, compared with the bare one; the replica's read of as many
+  // rows as 5 balances answer, and of 20 as wide as a page's entries (29 cells).
+  for (const [name, path] of [
+    ["select-authed", `/select-authed?id=${seedId}`],
+    ["select-replica", `/select-replica?id=${seedId}`],
+    ["select-replica-5", `/select-replica?id=${seedId}&rows=5`],
+    ["select-replica-20", `/select-replica?id=${seedId}&rows=20&cells=29`],
+  ] as const)
     scenarios[name] = {
       server: baseline,
       vs: "select",
-      request: {
-        method: "GET",
-        path: `/${name}?id=${seedId}`,
-        headers: { Authorization: `Bearer ${token}` },
-      },
+      request: { method: "GET", path, headers: { Authorization: `Bearer ${token}` } },
     };
   return scenarios;
 }
