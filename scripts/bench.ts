@@ -19,7 +19,8 @@
 // Modes after `--` (bench/args.ts): `--against <git ref>`, the working tree beside another commit
 // (bench/against.ts); `--remote-d1 [ms,…]`, credits over a simulated remote D1 with group commit on
 // and off (bench/remote-d1.ts); `--webhook`, credits with one subscribed webhook endpoint beside
-// credits with none (bench/webhook.ts).
+// credits with none (bench/webhook.ts); `--reads`, each read beside the least a read of its size
+// does, in rounds (bench/reads.ts).
 import { loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -30,6 +31,7 @@ import { d1Medians, type RequestCost, requestLogReader } from "./bench/cost";
 import { fingerprint } from "./bench/fingerprint";
 import { balanceSum, makeFixtures, WALLETS } from "./bench/fixtures";
 import { runLoad } from "./bench/load";
+import { benchReads } from "./bench/reads";
 import { benchRemoteD1 } from "./bench/remote-d1";
 import {
   type AppSummary,
@@ -394,4 +396,5 @@ else if (MODE.mode === "against") {
   const { roundTripsMs } = MODE;
   await runBench(() => benchRemoteD1({ roundTripsMs, ...run }), run);
 } else if (MODE.mode === "webhook") await runBench(() => benchWebhook(run), run);
+else if (MODE.mode === "reads") await runBench(() => benchReads(run), run);
 else await runBench(main, run);

@@ -38,19 +38,21 @@ export const AGAINST_SCENARIOS = [
 const fixed = (n: number | undefined, digits: number) =>
   n === undefined || !Number.isFinite(n) ? "-" : n.toFixed(digits);
 
-function formatRows(rows: SideBySideRow[]) {
+/** The side-by-side table, each side named as the mode calls it. */
+export function formatRows(rows: SideBySideRow[], name = { tree: "tree", ref: "ref" }) {
+  const { tree, ref } = name;
   const header = [
     "scenario",
-    "tree req/s",
-    "ref req/s",
+    `${tree} req/s`,
+    `${ref} req/s`,
     "req/s ratio (rounds)",
-    "app CPU ms tree/ref",
+    `app CPU ms ${tree}/${ref}`,
     "app CPU ratio",
-    "plumbing ms tree/ref",
-    "of it Node ms tree/ref",
-    "tree p50/p99 ms",
-    "ref p50/p99 ms",
-    "errors tree/ref",
+    `plumbing ms ${tree}/${ref}`,
+    `of it Node ms ${tree}/${ref}`,
+    `${tree} p50/p99 ms`,
+    `${ref} p50/p99 ms`,
+    `errors ${tree}/${ref}`,
   ];
   const body = rows.map((r) => [
     r.scenario,

@@ -8,14 +8,17 @@ export const USAGE = `npm run bench [-- <mode>]
   --remote-d1 [ms,...]   credits over a simulated remote D1 (each call waits the round trip, one
                          write at a time), group commit on and off; default 2,5,10
   --webhook              credits with one subscribed webhook endpoint beside credits with none,
-                         interleaved rounds on one server (a receiver on 127.0.0.1)`;
+                         interleaved rounds on one server (a receiver on 127.0.0.1)
+  --reads                each read beside the baseline's read of as many rows, as wide, through
+                         a D1 session, interleaved rounds`;
 
 export type BenchMode =
   | { mode: "baselines" }
   | { mode: "help" }
   | { mode: "against"; ref: string }
   | { mode: "remote-d1"; roundTripsMs: number[] }
-  | { mode: "webhook" };
+  | { mode: "webhook" }
+  | { mode: "reads" };
 
 export const DEFAULT_ROUND_TRIPS_MS = [2, 5, 10];
 /** Bounds of the simulated round trip, and how many a run may take (each is about a minute). */
@@ -80,6 +83,10 @@ export function parseBenchArgs(argv: readonly string[]): BenchMode {
       case "--webhook":
         if (inline !== undefined) throw new Error(`--webhook takes no value, not "${inline}"`);
         modes.push({ mode: "webhook" });
+        break;
+      case "--reads":
+        if (inline !== undefined) throw new Error(`--reads takes no value, not "${inline}"`);
+        modes.push({ mode: "reads" });
         break;
       default:
         throw new Error(`unknown argument "${arg}"\n${USAGE}`);

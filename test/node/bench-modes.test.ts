@@ -50,6 +50,12 @@ describe("npm run bench's arguments", () => {
     expect(() => parseBenchArgs(["--webhook", "--remote-d1"])).toThrow(/one mode/);
   });
 
+  it("reads --reads, which takes no value", () => {
+    expect(parseBenchArgs(["--reads"])).toEqual({ mode: "reads" });
+    expect(() => parseBenchArgs(["--reads=all"])).toThrow(/--reads takes no value/);
+    expect(() => parseBenchArgs(["--reads", "--webhook"])).toThrow(/one mode/);
+  });
+
   it("refuses two modes at once and unknown arguments, and answers --help", () => {
     expect(() => parseBenchArgs(["--against", "main", "--remote-d1"])).toThrow(/one mode/);
     expect(() => parseBenchArgs(["--fast"])).toThrow(/unknown argument "--fast"/);
