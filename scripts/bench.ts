@@ -47,6 +47,7 @@ import {
   BASELINE_SCENARIOS,
   baselineScenarios,
   loadOf,
+  READ_FLOORS,
   type Scenario,
 } from "./bench/scenarios";
 import {
@@ -142,6 +143,7 @@ async function main() {
       "select-authed",
       "select-replica",
       "select-replica-5",
+      "select-replica-entry",
       "select-replica-20",
       "balance-1-wallet",
       "balance-5-wallets",
@@ -317,19 +319,16 @@ async function main() {
         .join(", ")}.`,
     );
   }
-  // Against the same read of as many rows as the answer holds: the floor of a read of that size.
-  const matched = [
-    ["balance-5-wallets", "select-replica-5"],
-    ["transactions-page-20", "select-replica-20"],
-  ].flatMap(([read, floor]) => {
-    const run = baselineRuns(floor!)[0];
-    return run && appSummary[read!]
-      ? [`${read} ÷ ${floor} ${(appSummary[read!]!.reqPerSec / run.reqPerSec).toFixed(2)}×`]
+  // Against each read's floor: the same session read of as many rows, as wide.
+  const floors = Object.entries(READ_FLOORS).flatMap(([read, floor]) => {
+    const run = baselineRuns(floor)[0];
+    return run && appSummary[read]
+      ? [`${read} ÷ ${floor} ${(appSummary[read].reqPerSec / run.reqPerSec).toFixed(2)}×`]
       : [];
   });
-  if (matched.length > 0)
+  if (floors.length > 0)
     out.push(
-      `\nselect-replica-5 and -20 (select-replica's read of 5 rows, and of 20 rows of 29 cells, a page's entries' width): ${matched.join(", ")}.`,
+      `\nreads ÷ their floors (select-replica's read of as many rows, as wide; npm run bench -- --reads measures these in rounds): ${floors.join(", ")}.`,
     );
   out.push("");
   out.push(

@@ -10,7 +10,7 @@ import { formatRows } from "./against";
 import { interleavedPlan, type SideRun, sideBySide } from "./compare";
 import { fingerprint } from "./fingerprint";
 import { makeFixtures } from "./fixtures";
-import { appScenarioMaker, baselineScenarios } from "./scenarios";
+import { appScenarioMaker, baselineScenarios, READ_FLOORS } from "./scenarios";
 import {
   finishReport,
   loadSettings,
@@ -21,13 +21,9 @@ import {
   servedBy,
 } from "./session";
 
-/** Each read (or floor) and what it is compared with. */
-export const READ_FLOORS: Record<string, string> = {
-  "balance-1-wallet": "select-replica",
-  "balance-5-wallets": "select-replica-5",
-  "transaction-read": "select-replica",
-  "transaction-unknown-404": "select-replica",
-  "transactions-page-20": "select-replica-20",
+/** Each read and its floor, and two floors beside the bare SELECT. */
+const PAIRS: Record<string, string> = {
+  ...READ_FLOORS,
   "select-replica": "select",
   "select-replica-20": "select",
 };
@@ -47,11 +43,11 @@ export async function benchReads({
     connections: 32,
     maxRounds: 9,
   });
-  const names = process.env.BENCH_SCENARIOS?.split(",") ?? Object.keys(READ_FLOORS);
-  const unknown = names.filter((n) => !(n in READ_FLOORS));
+  const names = process.env.BENCH_SCENARIOS?.split(",") ?? Object.keys(PAIRS);
+  const unknown = names.filter((n) => !(n in PAIRS));
   if (unknown.length)
     throw new Error(
-      `BENCH_SCENARIOS: --reads compares ${Object.keys(READ_FLOORS).join(", ")}; not ${unknown.join(", ")}`,
+      `BENCH_SCENARIOS: --reads compares ${Object.keys(PAIRS).join(", ")}; not ${unknown.join(", ")}`,
     );
   const runId = Date.now().toString(36);
   const sourcesAtStart = fingerprint();
@@ -86,7 +82,7 @@ export async function benchReads({
   const runs: (ScenarioRun & { round: number; side: "tree" | "ref" })[] = [];
   for (const [i, step] of plan.entries()) {
     if (stopping()) throw new Error("interrupted");
-    const name = step.side === "tree" ? step.scenario : READ_FLOORS[step.scenario]!;
+    const name = step.side === "tree" ? step.scenario : PAIRS[step.scenario]!;
     const s = scenarios[name]!;
     const run = await runScenario({
       name: `[${i + 1}/${plan.length}] round ${step.round + 1} ${name}`,
@@ -124,7 +120,7 @@ export async function benchReads({
   }));
   const rows = sideBySide(sideRuns).map((row) => ({
     ...row,
-    scenario: `${row.scenario} ÷ ${READ_FLOORS[row.scenario]}`,
+    scenario: `${row.scenario} ÷ ${PAIRS[row.scenario]}`,
   }));
   const loads = runs.map((r) => r.loadavg1Before);
   const errors = sideRuns.reduce((n, r) => n + r.errors, 0);

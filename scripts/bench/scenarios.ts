@@ -46,8 +46,21 @@ export const BASELINE_SCENARIOS = [
   "select-authed",
   "select-replica",
   "select-replica-5",
+  "select-replica-entry",
   "select-replica-20",
 ] as const;
+
+/**
+ * Each read's floor: `select-replica`'s read of as many rows, as wide (an entry with its wallet is
+ * 29 cells), the least a read that answers them through a D1 session does.
+ */
+export const READ_FLOORS: Record<string, (typeof BASELINE_SCENARIOS)[number]> = {
+  "balance-1-wallet": "select-replica",
+  "balance-5-wallets": "select-replica-5",
+  "transaction-read": "select-replica-entry",
+  "transaction-unknown-404": "select-replica",
+  "transactions-page-20": "select-replica-20",
+};
 
 /** Rows the baseline's longest select reads (select-replica-20). */
 const SEEDED_ROWS = 20;
@@ -85,12 +98,12 @@ export async function baselineScenarios<S extends Target>(baseline: S, runId: st
     },
     select: { server: baseline, request: { method: "GET", path: `/select?id=${seedId}` } },
   };
-  // The selects a bearer token opens, compared with the bare one; the replica's read of as many
-  // rows as 5 balances answer, and of 20 as wide as a page's entries (29 cells).
+  // The selects a bearer token opens, compared with the bare one, and the reads' floors.
   for (const [name, path] of [
     ["select-authed", `/select-authed?id=${seedId}`],
     ["select-replica", `/select-replica?id=${seedId}`],
     ["select-replica-5", `/select-replica?id=${seedId}&rows=5`],
+    ["select-replica-entry", `/select-replica?id=${seedId}&cells=29`],
     ["select-replica-20", `/select-replica?id=${seedId}&rows=20&cells=29`],
   ] as const)
     scenarios[name] = {
