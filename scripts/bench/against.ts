@@ -8,20 +8,21 @@
 import { loadavg } from "node:os";
 import { adminAuth, type Server, startServer } from "../lib/server";
 import { bundleSize, kib } from "./bundle";
-import { interleavedPlan, type SideBySideRow, type SideRun, sideBySide } from "./compare";
+import { interleavedPlan, type SideBySideRow, sideBySide } from "./compare";
 import { fingerprint } from "./fingerprint";
 import { balanceSum, makeFixtures, WALLETS } from "./fixtures";
 import { checkoutRef } from "./ref-worktree";
 import { appScenarioMaker } from "./scenarios";
 import {
   answeredAndSent,
+  type BenchRun,
   finishReport,
   loadSettings,
   roundSettings,
   runMeta,
-  runScenario,
-  type ScenarioRun,
+  runSides,
   servedBy,
+  sideRunOf,
 } from "./session";
 
 /** The scenarios compared by default (BENCH_SCENARIOS=a,b,… picks others of scenarios.ts). */
@@ -82,12 +83,9 @@ export async function benchAgainst({
   log,
   stopping,
   startedMs,
-}: {
+}: BenchRun & {
   ref: string;
   root: string;
-  log: (msg: string) => void;
-  stopping: () => boolean;
-  startedMs: number;
 }) {
   const load = loadSettings();
   // 8 connections, as the first side-by-side runs measured: fewer than the baselines' 32, so a
@@ -146,24 +144,15 @@ export async function benchAgainst({
   if (unknown.length) throw new Error(`BENCH_SCENARIOS: no scenario ${unknown.join(", ")}`);
 
   const plan = interleavedPlan(names, rounds);
-  const runs: (ScenarioRun & { round: number; side: "tree" | "ref" })[] = [];
-  for (const [i, step] of plan.entries()) {
-    if (stopping()) throw new Error("interrupted");
-    const s = scenarios[step.side][step.scenario]!;
-    const run = await runScenario({
-      name: `[${i + 1}/${plan.length}] round ${step.round + 1} ${step.side} ${step.scenario}`,
-      base: s.server.base,
-      request: s.request,
-      expectStatus: s.expectStatus,
-      connections,
-      warmupS,
-      durationS,
-      log,
-      pgid: s.server.child.pid,
-      stateDir: s.server.stateDir,
-    });
-    runs.push({ ...run, name: step.scenario, round: step.round, side: step.side });
-  }
+  const runs = await runSides(
+    plan,
+    (step) => ({
+      scenario: scenarios[step.side][step.scenario]!,
+      label: `${step.side} ${step.scenario}`,
+    }),
+    { connections, warmupS, durationS },
+    { log, stopping },
+  );
 
   // Each side's credits landed once each (as the baseline mode checks).
   await new Promise((r) => setTimeout(r, 1000));
@@ -180,25 +169,7 @@ export async function benchAgainst({
     ledger[side] = { answered200, sent, applied, ok: applied >= answered200 && applied <= sent };
   }
 
-  const sideRuns: SideRun[] = runs.map((r) => ({
-    round: r.round,
-    scenario: r.name,
-    side: r.side,
-    reqPerSec: r.reqPerSec,
-    p50: r.latencyMs.p50,
-    p99: r.latencyMs.p99,
-    errors: r.errors + r.warmup.errors,
-    cpuMs: r.cpuMsPerRequest?.workerd,
-    appCpuMs: r.cpuMsPerRequest?.app,
-    plumbingMs:
-      r.cpuMsPerRequest?.app === undefined
-        ? undefined
-        : r.cpuMsPerRequest.group - r.cpuMsPerRequest.app,
-    nodeMs:
-      r.cpuMsPerRequest === undefined
-        ? undefined
-        : r.cpuMsPerRequest.group - r.cpuMsPerRequest.workerd,
-  }));
+  const sideRuns = runs.map(sideRunOf);
   const rows = sideBySide(sideRuns);
   const loads = runs.map((r) => r.loadavg1Before);
 

@@ -7,18 +7,19 @@
 import { loadavg } from "node:os";
 import { adminAuth, startServer } from "../lib/server";
 import { formatRows } from "./against";
-import { interleavedPlan, type SideRun, sideBySide } from "./compare";
+import { interleavedPlan, sideBySide } from "./compare";
 import { fingerprint } from "./fingerprint";
 import { makeFixtures } from "./fixtures";
 import { appScenarioMaker, baselineScenarios, READ_FLOORS } from "./scenarios";
 import {
+  type BenchRun,
   finishReport,
   loadSettings,
   roundSettings,
   runMeta,
-  runScenario,
-  type ScenarioRun,
+  runSides,
   servedBy,
+  sideRunOf,
 } from "./session";
 
 /** Each read and its floor, and two floors beside the bare SELECT. */
@@ -28,15 +29,7 @@ const PAIRS: Record<string, string> = {
   "select-replica-20": "select",
 };
 
-export async function benchReads({
-  log,
-  stopping,
-  startedMs,
-}: {
-  log: (msg: string) => void;
-  stopping: () => boolean;
-  startedMs: number;
-}) {
+export async function benchReads({ log, stopping, startedMs }: BenchRun) {
   const load = loadSettings();
   // 32 connections, as `npm run bench` measures the reads.
   const { durationS, warmupS, rounds, connections } = roundSettings({
@@ -79,45 +72,17 @@ export async function benchReads({
 
   // "tree" is the read, "ref" its floor (compare.ts's names).
   const plan = interleavedPlan(names, rounds);
-  const runs: (ScenarioRun & { round: number; side: "tree" | "ref" })[] = [];
-  for (const [i, step] of plan.entries()) {
-    if (stopping()) throw new Error("interrupted");
-    const name = step.side === "tree" ? step.scenario : PAIRS[step.scenario]!;
-    const s = scenarios[name]!;
-    const run = await runScenario({
-      name: `[${i + 1}/${plan.length}] round ${step.round + 1} ${name}`,
-      base: s.server.base,
-      request: s.request,
-      expectStatus: s.expectStatus,
-      connections,
-      warmupS,
-      durationS,
-      log,
-      pgid: s.server.child.pid,
-      stateDir: s.server.stateDir,
-    });
-    runs.push({ ...run, name: step.scenario, round: step.round, side: step.side });
-  }
+  const runs = await runSides(
+    plan,
+    (step) => {
+      const name = step.side === "tree" ? step.scenario : PAIRS[step.scenario]!;
+      return { scenario: scenarios[name]!, label: name };
+    },
+    { connections, warmupS, durationS },
+    { log, stopping },
+  );
 
-  const sideRuns: SideRun[] = runs.map((r) => ({
-    round: r.round,
-    scenario: r.name,
-    side: r.side,
-    reqPerSec: r.reqPerSec,
-    p50: r.latencyMs.p50,
-    p99: r.latencyMs.p99,
-    errors: r.errors + r.warmup.errors,
-    cpuMs: r.cpuMsPerRequest?.workerd,
-    appCpuMs: r.cpuMsPerRequest?.app,
-    plumbingMs:
-      r.cpuMsPerRequest?.app === undefined
-        ? undefined
-        : r.cpuMsPerRequest.group - r.cpuMsPerRequest.app,
-    nodeMs:
-      r.cpuMsPerRequest === undefined
-        ? undefined
-        : r.cpuMsPerRequest.group - r.cpuMsPerRequest.workerd,
-  }));
+  const sideRuns = runs.map(sideRunOf);
   const rows = sideBySide(sideRuns).map((row) => ({
     ...row,
     scenario: `${row.scenario} ÷ ${PAIRS[row.scenario]}`,

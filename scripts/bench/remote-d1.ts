@@ -12,6 +12,7 @@ import { balanceSum, call, makeFixtures, WALLETS } from "./fixtures";
 import { appScenarioMaker } from "./scenarios";
 import {
   answeredAndSent,
+  type BenchRun,
   finishReport,
   loadSettings,
   runMeta,
@@ -102,11 +103,8 @@ export async function benchRemoteD1({
   log,
   stopping,
   startedMs,
-}: {
+}: BenchRun & {
   roundTripsMs: number[];
-  log: (msg: string) => void;
-  stopping: () => boolean;
-  startedMs: number;
 }) {
   const load = loadSettings();
   const durationS = setting("BENCH_DURATION", 5);

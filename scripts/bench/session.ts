@@ -8,6 +8,7 @@ import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import type autocannon from "autocannon";
 import { stopAllServers } from "../lib/server";
+import type { Side, SideRun } from "./compare";
 import { cpuMsPerRequest, groupCpuSeconds } from "./cost";
 import { changedFiles, type Fingerprint, fingerprint } from "./fingerprint";
 import { runLoad, stopCurrentLoad } from "./load";
@@ -169,10 +170,39 @@ export async function runScenario({
 export type ScenarioRun = Awaited<ReturnType<typeof runScenario>>;
 
 type Scenario = {
-  server: { base: string; child?: { pid?: number } };
+  server: { base: string; child?: { pid?: number }; stateDir?: string };
   request: autocannon.Request;
   expectStatus?: number;
 };
+
+/**
+ * Each step of an interleaved plan (compare.ts) on the scenario `pick` names for it, each run
+ * recorded under the step's scenario, round and side.
+ */
+export async function runSides(
+  plan: { round: number; scenario: string; side: Side }[],
+  pick: (step: { scenario: string; side: Side }) => { scenario: Scenario; label: string },
+  settings: { connections: number; warmupS: number; durationS: number },
+  { log, stopping }: Pick<BenchRun, "log" | "stopping">,
+) {
+  const runs: (ScenarioRun & { round: number; side: Side })[] = [];
+  for (const [i, step] of plan.entries()) {
+    if (stopping()) throw new Error("interrupted");
+    const { scenario: s, label } = pick(step);
+    const run = await runScenario({
+      name: `[${i + 1}/${plan.length}] round ${step.round + 1} ${label}`,
+      base: s.server.base,
+      request: s.request,
+      expectStatus: s.expectStatus,
+      ...settings,
+      log,
+      pgid: s.server.child?.pid,
+      stateDir: s.server.stateDir,
+    });
+    runs.push({ ...run, name: step.scenario, round: step.round, side: step.side });
+  }
+  return runs;
+}
 
 /**
  * The scenarios of `plan` in order, each labelled `kind` (which server, for the report), with the
@@ -322,14 +352,34 @@ export function finishReport(
   return valid;
 }
 
+/** What every mode of the bench is handed: its progress log, whether a signal stopped it, its start. */
+export type BenchRun = { log: (msg: string) => void; stopping: () => boolean; startedMs: number };
+
+/** A run of one side of a round (compare.ts), the server's CPU split as the side-by-side tables show it. */
+export const sideRunOf = (r: ScenarioRun & { round: number; side: Side }): SideRun => ({
+  round: r.round,
+  scenario: r.name,
+  side: r.side,
+  reqPerSec: r.reqPerSec,
+  p50: r.latencyMs.p50,
+  p99: r.latencyMs.p99,
+  errors: r.errors + r.warmup.errors,
+  cpuMs: r.cpuMsPerRequest?.workerd,
+  appCpuMs: r.cpuMsPerRequest?.app,
+  plumbingMs:
+    r.cpuMsPerRequest?.app === undefined
+      ? undefined
+      : r.cpuMsPerRequest.group - r.cpuMsPerRequest.app,
+  nodeMs:
+    r.cpuMsPerRequest === undefined
+      ? undefined
+      : r.cpuMsPerRequest.group - r.cpuMsPerRequest.workerd,
+});
+
 /** Runs a bench's `main` and stops its servers however it ends; the exit code says if it passed. */
 export async function runBench(
   main: () => Promise<boolean>,
-  {
-    log,
-    stopping,
-    startedMs,
-  }: { log: (msg: string) => void; stopping: () => boolean; startedMs: number },
+  { log, stopping, startedMs }: BenchRun,
 ) {
   let ok = false;
   try {

@@ -15,13 +15,14 @@ import type { AddressInfo } from "node:net";
 import { loadavg } from "node:os";
 import { Webhook } from "standardwebhooks";
 import { adminAuth, startServer } from "../lib/server";
-import { interleavedPlan, median, type SideRun, sideBySide } from "./compare";
+import { interleavedPlan, median, sideBySide } from "./compare";
 import { groupCpuSeconds } from "./cost";
 import { fingerprint } from "./fingerprint";
 import { balanceSum, call, makeFixtures, WALLETS } from "./fixtures";
 import { appScenarioMaker } from "./scenarios";
 import {
   answeredAndSent,
+  type BenchRun,
   finishReport,
   loadSettings,
   roundSettings,
@@ -29,6 +30,7 @@ import {
   runScenario,
   type ScenarioRun,
   servedBy,
+  sideRunOf,
 } from "./session";
 import { type RoundDeliveries, ratioTarget, roundDelivered } from "./webhook-figures";
 
@@ -78,15 +80,7 @@ function receiver() {
 const fixed = (n: number | undefined, digits: number) =>
   n === undefined || !Number.isFinite(n) ? "-" : n.toFixed(digits);
 
-export async function benchWebhook({
-  log,
-  stopping,
-  startedMs,
-}: {
-  log: (msg: string) => void;
-  stopping: () => boolean;
-  startedMs: number;
-}) {
+export async function benchWebhook({ log, stopping, startedMs }: BenchRun) {
   const load = loadSettings();
   const { durationS, warmupS, rounds, connections } = roundSettings({
     connections: 32,
@@ -206,16 +200,7 @@ export async function benchWebhook({
       fx.duplicate.amount;
     const ledger = { answered200, sent, applied, ok: applied >= answered200 && applied <= sent };
 
-    const sideRuns: SideRun[] = runs.map((r) => ({
-      round: r.round,
-      scenario: "credits",
-      side: r.side,
-      reqPerSec: r.reqPerSec,
-      p50: r.latencyMs.p50,
-      p99: r.latencyMs.p99,
-      errors: r.errors + r.warmup.errors,
-      cpuMs: r.cpuMsPerRequest?.workerd,
-    }));
+    const sideRuns = runs.map(sideRunOf);
     const [row] = sideBySide(sideRuns);
     const target = ratioTarget(row?.reqPerSecRatio);
     const delivered = deliveries.length > 0 && deliveries.every(roundDelivered);
