@@ -174,7 +174,7 @@ export async function benchWebhook({ log, stopping, startedMs }: BenchRun) {
       const drainS = (Date.now() - drainStart) / 1000;
       record.wholeCpuMs = wholeCpuMs();
       await api("DELETE", `/webhooks/${endpointId}`);
-      const { answered200, sent } = answeredAndSent([run]);
+      const { answered200, sent } = answeredAndSent([record]);
       const { received, verified, ids } = hook.counts;
       const round = {
         round: step.round,
