@@ -1,7 +1,8 @@
 // `npm run bench -- --reads`: each read beside its floor, the least a read answering as many rows,
-// as wide, through a D1 session does (bench/baseline/worker.ts `select-replica`, of 1, 5 or 20
-// rows), and the floors beside the bare one-SELECT worker, in interleaved rounds: the side that
-// goes first alternates by round (compare.ts), so a drift of the machine's load weighs on both.
+// as wide, through a D1 session does (bench/baseline/worker.ts `select-replica`; scenarios.ts
+// READ_FLOORS), and two floors beside the bare one-SELECT worker, in interleaved rounds: the side
+// that goes first alternates by round (compare.ts), so a drift of the machine's load weighs on
+// both.
 // One run of `npm run bench` puts each read and each baseline through one 8-second run; their
 // ratios move by a fifth between runs minutes apart, and the medians of rounds move less.
 import { loadavg } from "node:os";
