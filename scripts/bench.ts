@@ -142,6 +142,7 @@ async function main() {
       "select",
       "select-authed",
       "select-replica",
+      "select-replica-none",
       "select-replica-5",
       "select-replica-entry",
       "select-replica-20",

@@ -11,7 +11,7 @@
 //   GET  /select-replica?id=N&rows=K&cells=C  the same read of K rows from id N on (1-100),
 //                       each of C cells (4-64, default 4: the row's columns over again): the
 //                       floor of a read that answers as many rows, as wide (5 balances, an
-//                       entry, a page of 20)
+//                       entry, a page of 20); an id no item has answers 404, as a read of none
 import { type Context, Hono } from "hono";
 import { verify } from "hono/jwt";
 import { BASELINE_JWT_SECRET } from "./token";

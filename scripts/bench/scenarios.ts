@@ -45,6 +45,7 @@ export const BASELINE_SCENARIOS = [
   "select",
   "select-authed",
   "select-replica",
+  "select-replica-none",
   "select-replica-5",
   "select-replica-entry",
   "select-replica-20",
@@ -52,13 +53,13 @@ export const BASELINE_SCENARIOS = [
 
 /**
  * Each read's floor: `select-replica`'s read of as many rows, as wide (an entry with its wallet is
- * 29 cells), the least a read that answers them through a D1 session does.
+ * 29 cells; a 404, none), the least a read that answers them through a D1 session does.
  */
 export const READ_FLOORS: Record<string, (typeof BASELINE_SCENARIOS)[number]> = {
   "balance-1-wallet": "select-replica",
   "balance-5-wallets": "select-replica-5",
   "transaction-read": "select-replica-entry",
-  "transaction-unknown-404": "select-replica",
+  "transaction-unknown-404": "select-replica-none",
   "transactions-page-20": "select-replica-20",
 };
 
@@ -102,6 +103,7 @@ export async function baselineScenarios<S extends Target>(baseline: S, runId: st
   for (const [name, path] of [
     ["select-authed", `/select-authed?id=${seedId}`],
     ["select-replica", `/select-replica?id=${seedId}`],
+    ["select-replica-none", "/select-replica?id=0"],
     ["select-replica-5", `/select-replica?id=${seedId}&rows=5`],
     ["select-replica-entry", `/select-replica?id=${seedId}&cells=29`],
     ["select-replica-20", `/select-replica?id=${seedId}&rows=20&cells=29`],
@@ -110,6 +112,8 @@ export async function baselineScenarios<S extends Target>(baseline: S, runId: st
       server: baseline,
       vs: "select",
       request: { method: "GET", path, headers: { Authorization: `Bearer ${token}` } },
+      // No item has id 0: the read that finds nothing answers 404, as an unknown transaction does.
+      expectStatus: name === "select-replica-none" ? 404 : undefined,
     };
   return scenarios;
 }
