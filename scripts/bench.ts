@@ -140,12 +140,8 @@ async function main() {
     ],
     [
       "select",
-      "select-authed",
-      "select-replica",
-      "select-replica-none",
-      "select-replica-5",
-      "select-replica-entry",
-      "select-replica-20",
+      // Every baseline read: behind a token, through a session, the reads' floors.
+      ...BASELINE_SCENARIOS.filter((name) => name.startsWith("select-")),
       "balance-1-wallet",
       "balance-5-wallets",
       "transaction-read",
