@@ -183,7 +183,8 @@ describe("D1 cost per route", () => {
         });
       }
     }
-    // The figures BENCHMARKS.md quotes: `npx vitest run test/d1-budget.test.ts` prints them.
+    // The figures BENCHMARKS.md quotes, which
+    // `npx vitest run test/d1-budget.test.ts --silent=false` prints.
     for (const [route, c] of Object.entries(table))
       console.log(`d1-cost | ${route} | ${c.roundTrips} | ${c.rowsRead} | ${c.rowsWritten} |`);
   });
