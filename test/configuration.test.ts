@@ -486,6 +486,14 @@ describe("a D1 without every migration applied", () => {
     );
     expect(res.status).toBe(500);
     expect(res.body.message).toBe("Internal error");
-    expect(errors).toHaveBeenCalled();
+    // The fault's log line carries the answer's request id, as the request line does.
+    const lines = errors.mock.calls.map(([line]) => JSON.parse(String(line)));
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        request_id: res.body.error.request_id,
+        error: expect.stringContaining("no such column"),
+        stack: expect.any(String),
+      }),
+    );
   });
 });

@@ -3,7 +3,7 @@
 // a request (overloaded, reset, cut off) answered 503 with Retry-After, a retry with the same
 // request_id moving the money once whether or not the failed batch had committed.
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { COMPAT_ROUTES } from "../src/compat";
 import { ROUTES } from "../src/routes";
 import { consoleOf, form, hidden, noticeLeft } from "./console-helpers";
@@ -216,8 +216,15 @@ describe("a D1 that cannot take the request", () => {
       const user = await makeUser();
       const body = { user_id: user.id, wallet_id: wallet, amount: "2.50", request_id: unique("o") };
       const { d1, failures } = overloadedD1(when, 10);
+      const errors = vi.spyOn(console, "error").mockImplementation(() => {});
       const first = await call("POST", "/credits", { auth: admin.bearer, body, d1 });
       expect(failures()).toBeGreaterThan(0);
+      // The operator's line, under the answer's request id.
+      expect(errors.mock.calls.map(([line]) => JSON.parse(String(line)))).toContainEqual({
+        request_id: first.headers.get("x-request-id"),
+        d1_unavailable: expect.stringContaining("overloaded"),
+      });
+      errors.mockRestore();
       expect(first.status, first.text).toBe(503);
       expect(first.body).toStrictEqual({
         status_code: 503,

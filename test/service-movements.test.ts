@@ -125,6 +125,9 @@ describe("what a verb finds and converts", () => {
     await credit(ctx, input(user.id, walletId, "1"));
     const same = { ...input(user.id, walletId, "1"), from: { id: user.id }, to: { id: user.id } };
     expect(await refusalOf(transfer(ctx, same))).toEqual({ code: "same_user" });
+    // One user named two ways (an id and a login) is the same user, found only once both are read.
+    const byLogin = { ...same, to: { login: user.username } };
+    expect(await refusalOf(transfer(ctx, byLogin))).toEqual({ code: "same_user" });
     const overdraft = await debit(ctx, input(user.id, walletId, "1.01")).catch((e: unknown) => e);
     expect(overdraft).toBeInstanceOf(LedgerRefusal);
     expect((overdraft as LedgerRefusal).reason).toBe("insufficient-balance");

@@ -469,7 +469,7 @@ export async function onError(err: Error, c: Context<AppEnv>) {
   if (databaseUnavailable(err)) {
     // Overloaded, reset or cut off: retryable, and a write's request_id keeps a retry from applying
     // it twice. Logged, since the operator should see the database struggle.
-    console.error(JSON.stringify({ requestId: c.get("requestId"), d1_unavailable: String(err) }));
+    console.error(JSON.stringify({ request_id: c.get("requestId"), d1_unavailable: String(err) }));
     err = apiError(
       "database_unavailable",
       {
@@ -497,7 +497,7 @@ export async function onError(err: Error, c: Context<AppEnv>) {
   }
   // Never a stack trace or SQL text on the wire; the request id ties the log line to the answer.
   console.error(
-    JSON.stringify({ requestId: c.get("requestId"), error: String(err), stack: err.stack }),
+    JSON.stringify({ request_id: c.get("requestId"), error: String(err), stack: err.stack }),
   );
   c.set("envelope", "A"); // a fault answers in envelope A on every route
   const { status, message } = ERRORS.internal_error;
