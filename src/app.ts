@@ -146,6 +146,9 @@ export function createApp(options: AppOptions = {}) {
       moneyLimiter: c.env.MONEY_RATE_LIMIT as RateLimit | undefined,
     });
     await next();
+    // A HEAD runs its GET; Hono then drops the body without cancelling it. Cancelled here, a
+    // streamed answer ends now and gives back what it holds (a whole history's turn).
+    if (c.req.method === "HEAD") await c.res.body?.cancel();
     nudgeWebhooks(c);
     const bookmark = session.bookmark() ?? (requested === "first-primary" ? null : requested);
     const authenticated = c.get("principal") !== undefined;

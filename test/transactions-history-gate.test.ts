@@ -1,6 +1,7 @@
-// GET /transactions without paging streams the whole history; a history longer than one read is
-// sent one at a time per caller (issue 21, item 5): a second such request of the same caller while
-// the first is still being sent gets 429 with Retry-After, and nothing of the history.
+// GET /transactions without paging streams the whole history, and GET /statements?format=csv a
+// whole statement; one longer than one read is sent one at a time per caller: a second such request
+// of the same caller while the first is still being sent gets 429 with Retry-After, and nothing of
+// the history.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { HISTORY_CHUNK } from "../src/db/ledger";
@@ -84,6 +85,21 @@ describe("GET /transactions: one whole history past one read at a time per calle
     expect(again.headers.get("X-WP-Total")).toBe(String(LONG));
   });
 
+  it("a HEAD answers a long history's headers and holds no turn: the next GET is sent in full", async () => {
+    const { user } = await account(LONG);
+    const head = await testApp().request(
+      wholeHistory(user),
+      { method: "HEAD", headers: { Authorization: user.bearer } },
+      env,
+    );
+    expect(head.status).toBe(200);
+    expect(head.headers.get("X-WP-Total")).toBe(String(LONG));
+    expect(await head.text()).toBe("");
+    const next = await list(user.bearer, user);
+    expect(next.status).toBe(200);
+    expect(next.body.data).toHaveLength(LONG);
+  });
+
   it("a client that drops its answer midway gives the gate back", async () => {
     const { user } = await account(LONG);
     const stream = await openStream(user.bearer, user);
@@ -161,5 +177,39 @@ describe("GET /transactions: one whole history past one read at a time per calle
     expect((await call("GET", "/transactions", { query: { security_code: 1 } })).status).toBe(401);
     expect((await list(stranger.bearer, user)).status).toBe(403);
     await stream.finish();
+  });
+});
+
+describe("GET /statements?format=csv: one statement past one read at a time per caller", () => {
+  it("a second long CSV while one is sent answers 429; a HEAD or a dropped answer gives the turn back", async () => {
+    const { user, wallet } = await account(LONG);
+    const app = testApp();
+    const csv = (method = "GET") =>
+      app.request(
+        `${API}/statements?user_id=${user.id}&wallet_id=${wallet}&format=csv`,
+        { method, headers: { Authorization: user.bearer } },
+        env,
+      );
+    const head = await csv("HEAD");
+    expect(head.status).toBe(200);
+    expect(head.headers.get("X-WP-Total")).toBe(String(LONG));
+    expect(await head.text()).toBe("");
+
+    const first = await csv();
+    expect(first.status).toBe(200);
+    const reader = first.body!.getReader();
+    await reader.read();
+    const refused = await csv();
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("Retry-After")).toBe("1");
+    expect(((await refused.json()) as { message: string }).message).toBe(
+      "A full history is already being sent",
+    );
+    await reader.cancel();
+
+    const after = await csv();
+    expect(after.status).toBe(200);
+    const lines = (await after.text()).split(/\r?\n/).filter((line) => line !== "");
+    expect(lines).toHaveLength(LONG + 1); // the header line and every entry
   });
 });
