@@ -245,6 +245,27 @@ describe("POST /batches", () => {
     );
   });
 
+  it("judges every operation's fields and the balance before it looks for the users (400 before 404)", async () => {
+    const { admin, wallet } = await setup();
+    const before = await tableCounts();
+    const unbalanced = await post(admin, {
+      request_id: unique("b"),
+      balanced: true,
+      operations: [base(wallet, 2_000_000_000)],
+    });
+    expect(unbalanced.body).toEqual(
+      invalid({ balanced: `credits (1.00) and debits (0.00) differ in wallet ${wallet}` }),
+    );
+    const laterAmount = await post(admin, {
+      request_id: unique("b"),
+      operations: [base(wallet, 2_000_000_000), { ...base(wallet, 2_000_000_000), amount: "0" }],
+    });
+    expect(laterAmount.body).toEqual(
+      invalid({ "operations[1].amount": "amount must be greater than zero" }),
+    );
+    expect(await tableCounts()).toEqual(before);
+  });
+
   it("a repeat answers 409 and writes nothing; 20 identical batches racing apply once", async () => {
     const { admin, buyer, wallet } = await setup();
     const body = {

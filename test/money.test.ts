@@ -291,6 +291,16 @@ describe("post dates", () => {
     expect(mysqlDate(EXAMPLE_S, "-03:30")).toBe(mysqlDate(EXAMPLE_S - 3.5 * 3600, "UTC"));
   });
 
+  it("mysqlDate counts the years before 1 as ISO 8601 does: 0, then -1", () => {
+    const zeroS = new Date("0000-01-01T00:00:00Z").getTime() / 1000;
+    expect(mysqlDate(zeroS, "UTC")).toBe("0000-01-01 00:00:00");
+    // New York kept its local mean time then, 4:56:02 behind UTC.
+    expect(mysqlDate(zeroS, "America/New_York")).toBe("-0001-12-31 19:03:58");
+    expect(mysqlDate(new Date("0099-12-31T23:59:59Z").getTime() / 1000, "UTC")).toBe(
+      "0099-12-31 23:59:59",
+    );
+  });
+
   it("writes midnight as 12 AM and noon as 12 PM", () => {
     const midnight = Date.UTC(2023, 0, 1, 0, 5, 9) / 1000;
     const noon = Date.UTC(2023, 0, 1, 12, 0, 0) / 1000;

@@ -461,6 +461,24 @@ describe("GET /statements format=csv", () => {
     expect(first!.slice(1, 3)).toEqual(["2026-11-02 10:00:00", "2026-11-02 09:00:00"]);
   });
 
+  it("names the file by the dates the statement says, the year 0 and before included", async () => {
+    const { admin, user, wallet } = await history();
+    const name = async (from: string, vars = {}) => {
+      const query = { user_id: user.id, wallet_id: wallet, from, format: "csv" };
+      const res = await call("GET", "/statements", {
+        auth: admin.bearer,
+        query,
+        app: appAt(T0 + 60 * MIN),
+        vars,
+      });
+      return res.headers.get("content-disposition");
+    };
+    const file = (from: string) =>
+      `attachment; filename="statement-${user.id}-${wallet}-${from}-to-2026-11-02.csv"`;
+    expect(await name("0000-01-01")).toBe(file("0000-01-01"));
+    expect(await name("0000-01-01", { SITE_TIMEZONE: "-01:00" })).toBe(file("-0001-12-31"));
+  });
+
   it("neutralises notes a spreadsheet would run as formulas, keeping the text after a quote", async () => {
     const { admin, user, wallet } = await makeAccount();
     const notes = [

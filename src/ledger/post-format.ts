@@ -74,6 +74,7 @@ export function zoneParts(epochS: number, timeZone: string): Parts {
     format = new Intl.DateTimeFormat("en-US", {
       timeZone,
       hourCycle: "h23",
+      era: "short",
       year: "numeric",
       month: "numeric",
       day: "numeric",
@@ -86,7 +87,10 @@ export function zoneParts(epochS: number, timeZone: string): Parts {
   const get = (type: string, parts: Intl.DateTimeFormatPart[]) =>
     Number(parts.find((p) => p.type === type)?.value);
   const parts = format.formatToParts(new Date(epochS * 1000));
-  const [year, month, day] = [get("year", parts), get("month", parts), get("day", parts)];
+  const [month, day] = [get("month", parts), get("day", parts)];
+  // Intl counts the years before 1 as 1 BC, 2 BC, …; ISO 8601 (and Date) as 0, -1, ….
+  const era = get("year", parts);
+  const year = parts.find((p) => p.type === "era")?.value === "BC" ? 1 - era : era;
   return {
     year,
     month,
@@ -110,7 +114,7 @@ function ordinal(day: number) {
 /** MySQL DATETIME text, `YYYY-MM-DD HH:MM:SS`, as post_date and post_date_gmt hold. */
 export function mysqlDate(epochS: number, timeZone: string) {
   const p = partsIn(epochS, timeZone);
-  const year = String(p.year).padStart(4, "0");
+  const year = `${p.year < 0 ? "-" : ""}${String(Math.abs(p.year)).padStart(4, "0")}`;
   return `${year}-${pad(p.month)}-${pad(p.day)} ${pad(p.hour)}:${pad(p.minute)}:${pad(p.second)}`;
 }
 

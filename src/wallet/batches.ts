@@ -25,9 +25,11 @@ import { type LedgerVerdict, Refusal, type RefusalReason } from "./refusal";
 export const MAX_OPERATIONS = 100;
 
 type Common = { walletId: string; amount: AmountSent; note: string };
+/** A batch names its users by id. */
+type ById = Extract<UserRef, { id: number }>;
 export type BatchOperation =
-  | (Common & { type: "credit" | "debit"; user: UserRef })
-  | (Common & { type: "transfer"; from: UserRef; to: UserRef });
+  | (Common & { type: "credit" | "debit"; user: ById })
+  | (Common & { type: "transfer"; from: ById; to: ById });
 
 export type BatchInput = { requestId: string; balanced: boolean; operations: BatchOperation[] };
 
@@ -51,25 +53,33 @@ type Leg = {
   spec: Omit<Parameters<typeof entry>[0], "wallet"> & { wallet: Wallet };
 };
 
-/** Each operation's entries (a transfer's DEBIT then CREDIT), found and converted; nothing written. */
+/**
+ * Each operation's entries (a transfer's DEBIT then CREDIT), found and converted; nothing written.
+ * Every operation's fields are judged, and with `balanced` the sums, before any user is looked up:
+ * a request is refused as invalid (400) before anything it names is found missing (404).
+ */
 async function resolve(ctx: ServiceContext, input: BatchInput): Promise<Leg[]> {
   const ops = input.operations;
+  const moves: { wallet: Wallet; amountMinor: number }[] = [];
   for (const [index, op] of ops.entries())
-    if (op.type === "transfer" && namesOneUser(op.from, op.to))
-      throw new Refusal({ code: "batch_operation", index, refused: { code: "same_user" } });
+    moves[index] = await at(index, async () => {
+      if (op.type === "transfer" && namesOneUser(op.from, op.to))
+        throw new Refusal({ code: "same_user" });
+      const wallet = await requireWallet(ctx.db, op.walletId);
+      return { wallet, amountMinor: minorOf(op.amount, wallet) };
+    });
+  if (input.balanced) checkBalanced(ops, moves);
   const refs = ops.flatMap((op) => (op.type === "transfer" ? [op.from, op.to] : [op.user]));
-  const ids = [...new Set(refs.flatMap((r) => ("id" in r ? [r.id] : [])))];
-  const users = await findUsers(ctx.db, ids);
-  const userOf = (ref: UserRef) => {
-    const user = "id" in ref ? users.get(ref.id) : undefined;
+  const users = await findUsers(ctx.db, [...new Set(refs.map((r) => r.id))]);
+  const userOf = (ref: ById) => {
+    const user = users.get(ref.id);
     if (!user) throw new Refusal({ code: "user_not_found", userId: nameOf(ref) });
     return { id: user.id, username: user.username };
   };
   const legs: Leg[] = [];
   for (const [index, op] of ops.entries()) {
     await at(index, async () => {
-      const wallet = await requireWallet(ctx.db, op.walletId);
-      const amountMinor = minorOf(op.amount, wallet);
+      const { wallet, amountMinor } = moves[index]!;
       const common = { wallet, amountMinor, amountText: String(op.amount.sent), note: op.note };
       const requestId = legRequestId(input.requestId, index);
       if (op.type !== "transfer") {
@@ -77,8 +87,8 @@ async function resolve(ctx: ServiceContext, input: BatchInput): Promise<Leg[]> {
         legs.push({ index, spec: { ...common, user: userOf(op.user), txnType, requestId } });
         return;
       }
+      // A transfer naming one user twice was refused above (by id, as a batch names users).
       const [from, to] = [userOf(op.from), userOf(op.to)];
-      if (from.id === to.id) throw new Refusal({ code: "same_user" });
       const transferId = crypto.randomUUID();
       legs.push(
         { index, spec: { ...common, user: from, txnType: "DEBIT", requestId, transferId } },
@@ -92,14 +102,15 @@ async function resolve(ctx: ServiceContext, input: BatchInput): Promise<Leg[]> {
   return legs;
 }
 
-/** With `balanced`, the first wallet whose credits and debits differ (transfers always match). */
-function checkBalanced(legs: Leg[]) {
+/** The first wallet whose credits and debits differ (a transfer adds to both). */
+function checkBalanced(ops: BatchOperation[], moves: { wallet: Wallet; amountMinor: number }[]) {
   const sums = new Map<string, { wallet: Wallet; credits: bigint; debits: bigint }>();
-  for (const { spec } of legs) {
-    const sum = sums.get(spec.wallet.id) ?? { wallet: spec.wallet, credits: 0n, debits: 0n };
-    if (spec.txnType === "CREDIT") sum.credits += BigInt(spec.amountMinor);
-    else sum.debits += BigInt(spec.amountMinor);
-    sums.set(spec.wallet.id, sum);
+  for (const [index, op] of ops.entries()) {
+    const { wallet, amountMinor } = moves[index]!;
+    const sum = sums.get(wallet.id) ?? { wallet, credits: 0n, debits: 0n };
+    if (op.type !== "debit") sum.credits += BigInt(amountMinor);
+    if (op.type !== "credit") sum.debits += BigInt(amountMinor);
+    sums.set(wallet.id, sum);
   }
   for (const { wallet, credits, debits } of sums.values())
     if (credits !== debits) {
@@ -145,7 +156,6 @@ export async function firstRefused(
 export async function postBatch(ctx: ServiceContext, input: BatchInput) {
   requireAdmin(ctx, "write");
   const legs = await resolve(ctx, input);
-  if (input.balanced) checkBalanced(legs);
   const stamp = ctx.stamp();
   const key = requestKey(input.requestId);
   const entries = legs.map(({ spec }) => entry({ ...spec, batch: { requestKey: key } }, stamp));

@@ -64,7 +64,7 @@ export function statementCsvRows(rows: StatementRow[], s: Statement, site: SiteS
 
 /** The file's name: whose, which wallet, and the dates it covers in the site's time zone. */
 export function statementFileName(s: Statement, timeZone: string) {
-  const date = (epochS: number) => mysqlDate(epochS, timeZone).slice(0, 10);
+  const date = (epochS: number) => mysqlDate(epochS, timeZone).split(" ")[0];
   return `statement-${s.range.userId}-${s.range.walletId}-${date(s.range.fromS)}-to-${date(s.range.toS)}.csv`;
 }
 
