@@ -117,6 +117,19 @@ describe("answers report the amount that moved", () => {
     expect(await balanceOf(admin, to.id, wallet)).toBe(0.13);
   });
 
+  it("an exponent past any amount: negative is not positive, positive too large; nothing moves", async () => {
+    const { user, wallet } = await account();
+    const before = await tableCounts();
+    const refused = async (amount: string) =>
+      (await json("/credits", { user_id: user.id, wallet_id: wallet, request_id: rid(), amount }))
+        .body.error;
+    expect(await refused("-1e999")).toEqual({ amount: "amount must be greater than zero" });
+    expect(await refused("-1E+400")).toEqual({ amount: "amount must be greater than zero" });
+    expect(await refused("1e-999")).toEqual({ amount: "amount must be greater than zero" });
+    expect(await refused("1e999")).toEqual({ amount: "amount is too large" });
+    expect(await tableCounts()).toEqual(before);
+  });
+
   it("an amount that moved exactly is shown as it was sent (1500, 100.50, 1e1, 1e0000001)", async () => {
     const { user, wallet } = await account();
     for (const [amount, shown] of [

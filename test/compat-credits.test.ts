@@ -208,7 +208,7 @@ describe("replay of the Rimplenet 1.1.31 captures 11-36 (POST credits)", () => {
 });
 
 describe("POST credits and debits in the dialect", () => {
-  const post = (route: "credits" | "debits", body: Json, auth = admin.bearer) =>
+  const post = (route: "credits" | "debits" | "transfers", body: Json, auth = admin.bearer) =>
     compatCall("POST", `${API}/${route}`, {
       headers: { Authorization: auth, "Content-Type": "application/json" },
       body: JSON.stringify(body),
@@ -343,6 +343,34 @@ describe("POST credits and debits in the dialect", () => {
     expect(
       (await post("debits", { wallet_id: wallet, request_id: rid(), amount: 1 })).body.error,
     ).toEqual({ user_id: "Field Cannot be empty" });
+  });
+
+  it("a user id past any user's names nobody, not zero, in credits, debits and transfers", async () => {
+    const { user, wallet } = await account();
+    const huge = "99999999999999999999";
+    const before = await tableCounts();
+    for (const route of ["credits", "debits"] as const) {
+      const res = await post(route, {
+        user_id: huge,
+        wallet_id: wallet,
+        request_id: rid(),
+        amount: 1,
+      });
+      expect([res.status, res.body.error], route).toEqual([404, [`Unable to reach ${huge}`]]);
+    }
+    // A transfer answers as it answers any user nobody is (the plugin's 400 "Invalid User").
+    const transfer = async (to: string) =>
+      (
+        await post("transfers", {
+          transfer_from_user: user.id,
+          transfer_to_user: to,
+          wallet_id: wallet,
+          amount_to_transfer: 1,
+        })
+      ).text.replaceAll(to, "<id>");
+    expect(await transfer(huge)).toBe(await transfer("2000000000"));
+    expect(await transfer(huge)).toContain("Invalid User <id>");
+    expect(await tableCounts()).toEqual(before);
   });
 
   it("a request_id with whitespace PHP's trim keeps (NBSP, BOM, U+2028, U+3000) is not alphanumeric: 400, nothing written, in credits, debits and transfers", async () => {

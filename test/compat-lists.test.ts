@@ -180,6 +180,13 @@ describe("POST transfers", () => {
         "Requested amount [-5.50] is below minimum transfer amount, input amount not less than 0",
       ),
     );
+    // Negative whatever its exponent: past any amount's size is still below zero.
+    expect(await refusal("-1e999")).toEqual(
+      plugin(
+        "Request amount is below minimum transfer amount",
+        "Requested amount [-1e999] is below minimum transfer amount, input amount not less than 0",
+      ),
+    );
     expect(await refusal(1_000_000)).toEqual(
       plugin(
         "Insufficient Balance",

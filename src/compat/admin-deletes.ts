@@ -60,6 +60,10 @@ export const compatUserDelete = defineRoute(
       return fail(c, 409, "Operation cannot be completed", [
         { user_id: ["user has transactions: the ledger keeps them and the user's balances"] },
       ]);
+    if (outcome === "last-administrator")
+      return fail(c, 409, "Operation cannot be completed", [
+        { user_id: ["user is the last administrator: the service needs one to be run"] },
+      ]);
     return pluginUserNotFound(c); // as GET users answers an unknown user
   },
 );

@@ -158,7 +158,8 @@ export function requires(fields: Record<string, [value: string, rule: Rule]>) {
     const value = phpTrim(raw); // PHP trims ASCII whitespace only: "abc\u00a0" is not alphanumeric
     if (value === "") errors[key] = "Field Cannot be empty";
     else if (rule === "int") {
-      if ((phpInt(value) ?? 0) === 0) errors[key] = `${key} cannot be zero`;
+      // Only digits pass the second check, and (int) of digits is 0 only when they all are.
+      if (/^0+$/.test(value)) errors[key] = `${key} cannot be zero`;
       if (!/^[0-9]+$/.test(value)) errors[key] = `${key} requires an integer`;
     } else if (rule === "amount") {
       if (!phpIsNumeric(value)) errors[key] = `${key} requires a valid amount`;

@@ -126,25 +126,32 @@ export async function listUsersPage(db: Db, offset: number, limit: number) {
 }
 
 /**
- * Deletes a user that no entry (and so no balance row) names, with its API keys and sessions (their
- * foreign keys name it), in one batch whose every DELETE carries the same guard: D1 runs a batch
- * with no other write in between, so either all of it happens or, when the user has entries, none.
- * An entry racing it commits first (the user stays) or finds the user gone (its insert fails the
- * foreign key). This isolate forgets the user, its keys and sessions at once.
+ * Deletes a user that no entry (and so no balance row) names and that is not the last
+ * administrator (the service would have nobody left to run it), with its API keys and sessions
+ * (their foreign keys name it), in one batch whose every DELETE carries the same guard: D1 runs a
+ * batch with no other write in between, so either all of it happens or none. An entry racing it
+ * commits first (the user stays) or finds the user gone (its insert fails the foreign key); of two
+ * administrators deleting each other, the second finds itself the last. This isolate forgets the
+ * user, its keys and sessions at once.
  */
 export async function deleteUserIfUnused(db: Db, id: number) {
-  const unused = sql`NOT EXISTS (SELECT 1 FROM ${transactions} WHERE ${transactions.userId} = ${id})
-    AND NOT EXISTS (SELECT 1 FROM ${balances} WHERE ${balances.userId} = ${id})`;
+  const used = sql<number>`EXISTS (SELECT 1 FROM ${transactions} WHERE ${transactions.userId} = ${id})
+    OR EXISTS (SELECT 1 FROM ${balances} WHERE ${balances.userId} = ${id})`;
+  const lastAdministrator = sql`EXISTS (SELECT 1 FROM ${users} WHERE ${users.id} = ${id}
+    AND ${users.role} = 'administrator')
+    AND (SELECT count(*) FROM ${users} WHERE ${users.role} = 'administrator') = 1`;
+  const deletable = sql`NOT (${used}) AND NOT (${lastAdministrator})`;
   const [, , deleted, still] = await db.batch([
-    db.delete(apiKeys).where(and(eq(apiKeys.userId, id), unused)),
-    db.delete(sessions).where(and(eq(sessions.userId, id), unused)),
+    db.delete(apiKeys).where(and(eq(apiKeys.userId, id), deletable)),
+    db.delete(sessions).where(and(eq(sessions.userId, id), deletable)),
     db
       .delete(users)
-      .where(and(eq(users.id, id), unused))
+      .where(and(eq(users.id, id), deletable))
       .returning({ id: users.id }),
-    db.select({ id: users.id }).from(users).where(eq(users.id, id)),
+    db.select({ used }).from(users).where(eq(users.id, id)),
   ]);
   forgetUser(bindingOf(db), id);
   if (deleted.length > 0) return "deleted";
-  return still.length > 0 ? "has-entries" : "not-found";
+  if (still.length === 0) return "not-found";
+  return still[0]!.used ? "has-entries" : "last-administrator";
 }

@@ -181,8 +181,12 @@ function readPluginAmount(sent: string | number) {
   const text = sent.trim();
   let e = text.indexOf("e");
   if (e === -1) e = text.indexOf("E");
-  if (e === -1 || !readPhpDecimal(text.slice(0, e), true)) return "not-numeric" as const;
-  return text[e + 1] === "-" ? ("not-positive" as const) : ("too-large" as const);
+  const mantissa = e === -1 ? null : readPhpDecimal(text.slice(0, e), true);
+  if (!mantissa) return "not-numeric" as const;
+  // A negative number, or one too small to be an amount (zero is read above, whatever its exponent).
+  return mantissa.negative || text[e + 1] === "-"
+    ? ("not-positive" as const)
+    : ("too-large" as const);
 }
 
 /**
