@@ -32,6 +32,8 @@ const FRESH_START = [
   "test/compat-replay.test.ts",
   "test/compat-transactions.test.ts",
   "test/compat-users-create.test.ts",
+  // How many administrators the site has: none but the file's own.
+  "test/compat-last-administrator.test.ts",
   // What happens once per isolate (src/http/log-once.ts): the first request's notice, and no other
   // file's request before it. configuration also migrates BEHIND_DB.
   "test/configuration.test.ts",

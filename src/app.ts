@@ -146,9 +146,6 @@ export function createApp(options: AppOptions = {}) {
       moneyLimiter: c.env.MONEY_RATE_LIMIT as RateLimit | undefined,
     });
     await next();
-    // A HEAD runs its GET; Hono then drops the body without cancelling it. Cancelled here, a
-    // streamed answer ends now and gives back what it holds (a whole history's turn).
-    if (c.req.method === "HEAD") await c.res.body?.cancel();
     nudgeWebhooks(c);
     const bookmark = session.bookmark() ?? (requested === "first-primary" ? null : requested);
     const authenticated = c.get("principal") !== undefined;
@@ -166,6 +163,11 @@ export function createApp(options: AppOptions = {}) {
       headers.append("Link", discoveryLink(siteUrl(c)));
     const allow = allowFor(c);
     if (allow !== undefined) headers.set("Allow", allow);
+    // A HEAD runs its GET; Hono then drops the body without cancelling it. Cancelled here, once
+    // the headers are set, a streamed answer ends now and gives back what it holds (a whole
+    // history's turn). Its answer is the headers alone, which a failed cancel does not change.
+    const body = c.req.method === "HEAD" ? c.res.body : null;
+    if (body && !body.locked) await body.cancel().catch(() => {});
     const route = routePath(c);
     // One line per request: never a body, a header value or a secret.
     console.log(

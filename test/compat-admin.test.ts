@@ -397,40 +397,6 @@ describe("DELETE users/{user_id} in the dialect", () => {
     expect(await ledgerViolations()).toStrictEqual(CLEAN);
   });
 
-  it("refuses to delete the last administrator; one of two is deleted", async () => {
-    const other = await makeAdmin();
-    // The other administrators this database holds stand down meanwhile: two are left.
-    const { results } = await env.DB.prepare(
-      "SELECT id FROM users WHERE role = 'administrator' AND id NOT IN (?, ?)",
-    )
-      .bind(admin.id, other.id)
-      .all<{ id: number }>();
-    const setRole = (role: string) =>
-      env.DB.prepare("UPDATE users SET role = ? WHERE id IN (SELECT value FROM json_each(?))")
-        .bind(role, JSON.stringify(results.map((r) => r.id)))
-        .run();
-    await setRole("subscriber");
-    try {
-      expect((await del(`users/${other.id}`)).status).toBe(200);
-      const before = await tableCounts();
-      const res = await del(`users/${admin.id}`);
-      expect([res.status, res.body]).toStrictEqual([
-        409,
-        {
-          status_code: 409,
-          status: "failed",
-          message: "Operation cannot be completed",
-          data: [],
-          error: [{ user_id: ["user is the last administrator: the service needs one to be run"] }],
-        },
-      ]);
-      expect(await tableCounts()).toStrictEqual(before);
-      expect(await userRow(admin.id)).not.toBeNull();
-    } finally {
-      await setRole("administrator");
-    }
-  });
-
   it("names the user by the dialect's one rule: 0002 is user 2's id, 0 nobody; text is no route", async () => {
     const user = await makeUser();
     expect((await del(`users/${String(user.id).padStart(6, "0")}`)).status).toBe(200);

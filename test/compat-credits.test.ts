@@ -370,6 +370,14 @@ describe("POST credits and debits in the dialect", () => {
       ).text.replaceAll(to, "<id>");
     expect(await transfer(huge)).toBe(await transfer("2000000000"));
     expect(await transfer(huge)).toContain("Invalid User <id>");
+    // Two ids that name nobody are two unknown users, not one user twice.
+    const bothUnknown = await post("transfers", {
+      transfer_from_user: huge,
+      transfer_to_user: `${huge}8`,
+      wallet_id: wallet,
+      amount_to_transfer: 1,
+    });
+    expect(bothUnknown.text).toContain(`Invalid User ${huge}`);
     expect(await tableCounts()).toEqual(before);
   });
 

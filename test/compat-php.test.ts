@@ -38,6 +38,16 @@ describe("PHP numbers", () => {
     ]);
   });
 
+  it("(int) counts leading zeros for nothing, however many", () => {
+    const zeros = "0".repeat(60);
+    expect([
+      phpInt(`${zeros}1`),
+      phpInt(` -${zeros}2.5`),
+      phpInt(zeros),
+      phpInt(`${zeros}x`),
+    ]).toEqual([1, -2, 0, null]);
+  });
+
   it("a PHP array is a list only with keys 0, 1, 2…, else an object in insertion order", () => {
     expect(phpArrayJson(new Map([[0, "a"]]))).toBe('["a"]');
     expect(

@@ -218,13 +218,14 @@ describe("a D1 that cannot take the request", () => {
       const { d1, failures } = overloadedD1(when, 10);
       const errors = vi.spyOn(console, "error").mockImplementation(() => {});
       const first = await call("POST", "/credits", { auth: admin.bearer, body, d1 });
+      const logged = errors.mock.calls.map(([line]) => JSON.parse(String(line)));
+      errors.mockRestore();
       expect(failures()).toBeGreaterThan(0);
       // The operator's line, under the answer's request id.
-      expect(errors.mock.calls.map(([line]) => JSON.parse(String(line)))).toContainEqual({
+      expect(logged).toContainEqual({
         request_id: first.headers.get("x-request-id"),
         d1_unavailable: expect.stringContaining("overloaded"),
       });
-      errors.mockRestore();
       expect(first.status, first.text).toBe(503);
       expect(first.body).toStrictEqual({
         status_code: 503,

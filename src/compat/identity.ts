@@ -1,7 +1,7 @@
 import type { Principal } from "../auth/principal";
 import { mayReadUser, type ServiceContext } from "../wallet/context";
 import { userIdOf } from "../wallet/directory";
-import type { UserRef } from "../wallet/movements";
+import { NOBODY, type UserRef } from "../wallet/movements";
 import { phpInt, phpIsNumeric } from "./php";
 
 // Which user a plugin `user_id` names: one rule for every route of the dialect (docs/compat.md,
@@ -27,9 +27,9 @@ export function pluginUserRef(text: string): PluginUserRef {
   return n === null || n === 0 ? null : { id: Math.abs(n) };
 }
 
-/** The user `text` names, by the rule above, for a verb; nobody is an id no user has (0). */
+/** The user `text` names, by the rule above, for a verb. */
 export function pluginUser(text: string): UserRef {
-  return { ...(pluginUserRef(text) ?? { id: 0 }), as: text };
+  return { ...(pluginUserRef(text) ?? { id: NOBODY }), as: text };
 }
 
 /**

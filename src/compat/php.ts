@@ -125,11 +125,13 @@ export function phpIsNumeric(text: string) {
 
 /**
  * `(int)` of a numeric string, or null when the string is not numeric or the integer is past what a
- * double holds exactly (no user has such an id). `"2.9"` → 2, `"1e1"` → 10, `"-2"` → -2.
+ * double holds exactly (no user has such an id). `"2.9"` → 2, `"1e1"` → 10, `"-2"` → -2, and
+ * leading zeros count for nothing however many (`"000…01"` → 1).
  */
 export function phpInt(text: string): number | null {
-  if (text.length > 40 || !phpIsNumeric(text)) return null;
-  const n = Math.trunc(Number(phpTrim(text)));
+  const t = phpTrim(text).replace(/^([+-]?)0+(?=[0-9])/, "$1");
+  if (t.length > 40 || !phpIsNumeric(t)) return null;
+  const n = Math.trunc(Number(t));
   return Number.isSafeInteger(n) ? n : null;
 }
 

@@ -139,7 +139,8 @@ export async function deleteUserIfUnused(db: Db, id: number) {
     OR EXISTS (SELECT 1 FROM ${balances} WHERE ${balances.userId} = ${id})`;
   const lastAdministrator = sql`EXISTS (SELECT 1 FROM ${users} WHERE ${users.id} = ${id}
     AND ${users.role} = 'administrator')
-    AND (SELECT count(*) FROM ${users} WHERE ${users.role} = 'administrator') = 1`;
+    AND NOT EXISTS (SELECT 1 FROM ${users} WHERE ${users.role} = 'administrator'
+    AND ${users.id} <> ${id})`;
   const deletable = sql`NOT (${used}) AND NOT (${lastAdministrator})`;
   const [, , deleted, still] = await db.batch([
     db.delete(apiKeys).where(and(eq(apiKeys.userId, id), deletable)),

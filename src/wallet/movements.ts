@@ -101,12 +101,16 @@ export type TransferInput = Omit<MoveInput, "user" | "metaData"> & {
   ) => { debit: string; credit: string };
 };
 
+/** The id no user has: a dialect's name for nobody, which every look-up answers as not found. */
+export const NOBODY = 0;
+
 /**
  * Both ends of a transfer named by one id: invalid input, refused before any look-up (validation
- * comes before existence). Ends named otherwise are compared once found.
+ * comes before existence). Ends named otherwise are compared once found; two that name nobody are
+ * two unknown users, not one.
  */
 export const namesOneUser = (from: UserRef, to: UserRef) =>
-  "id" in from && "id" in to && from.id === to.id;
+  "id" in from && "id" in to && from.id === to.id && from.id !== NOBODY;
 
 /** A transfer: the sender's DEBIT (keyed by the request_id) and the receiver's CREDIT, or neither. */
 export async function transfer(ctx: ServiceContext, input: TransferInput) {
