@@ -24,7 +24,7 @@ import { MemoRouter } from "./http/memo-router";
 import { InvalidJsonError } from "./http/params";
 import { entryStamp, siteUrl } from "./http/site";
 import { nudgeWebhooks, webhookSettings } from "./http/webhooks";
-import { corsHeaders, discoveryLink, overrideMethod } from "./http/wp-core";
+import { corsHeaders, discoveryLink, NO_ROUTE_PATH, overrideMethod } from "./http/wp-core";
 import { d1Ledger, type LedgerEngine } from "./ledger/writer";
 import { reference } from "./reference";
 import { allowFor, readOnlyRoute } from "./route-methods";
@@ -43,34 +43,54 @@ export type AppOptions = {
 
 /**
  * `/?rest_route=/wallet/v1/x&a=1` is WordPress's plain-permalink form of `/wp-json/wallet/v1/x?a=1`.
- * WordPress also matches routes case-insensitively; every path segment here is case-free. The other
- * query parameters are kept as the client wrote them, so readParams still sees their raw bytes.
+ * WordPress also matches routes case-insensitively, once the path is percent-decoded; every path
+ * segment here is case-free. The other query parameters are kept as the client wrote them, so
+ * readParams still sees their raw bytes.
  */
 function fromPlainPermalink(request: Request) {
-  // Most requests name their route in a lower-case path: that is read off the URL's text, which the
-  // runtime hands over serialized, without parsing it again.
+  // Most requests name their route in a lower-case path without escapes: that is read off the URL's
+  // text, which the runtime hands over serialized, without parsing it again.
   const path = pathOf(request.url);
-  if (path !== "/" && path !== "/index.php" && path === path.toLowerCase()) return request;
+  if (path !== "/" && path !== "/index.php" && path === path.toLowerCase() && !path.includes("%"))
+    return request;
   const url = new URL(request.url);
-  let route: string | undefined;
-  if (url.pathname === "/" || url.pathname === "/index.php") {
+  let routed = url.pathname;
+  if (routed === "/" || routed === "/index.php") {
     const pairs = url.search.slice(1).split("&");
     const at = pairs.findLastIndex((raw) => raw.startsWith("rest_route="));
     if (at !== -1) {
-      try {
-        route = percentDecode(pairs[at]!.slice("rest_route=".length), "query");
-        url.search = pairs.filter((raw) => !raw.startsWith("rest_route=")).join("&");
-      } catch {
-        // An unreadable route names no route (404); readParams refuses any other unreadable pair.
-      }
+      routed = routeOf(pairs[at]!.slice("rest_route=".length));
+      url.search = pairs.filter((raw) => !raw.startsWith("rest_route=")).join("&");
     }
   }
-  const routed =
-    route === undefined ? url.pathname : `/wp-json${route.startsWith("/") ? route : `/${route}`}`;
-  if (route === undefined && routed === routed.toLowerCase()) return request;
-  url.pathname = routed.toLowerCase();
+  const lower = unreservedDecoded(routed).toLowerCase();
+  if (lower === url.pathname) return request;
+  url.pathname = lower;
   return new Request(url, request);
 }
+
+/**
+ * The path a plain permalink's `rest_route` names, or NO_ROUTE_PATH for one that cannot be read
+ * (readParams refuses any other unreadable pair) or that `..` would take out of the API: a route is
+ * a name, not a URL path.
+ */
+function routeOf(raw: string) {
+  let route: string;
+  try {
+    route = percentDecode(raw, "query");
+  } catch {
+    return NO_ROUTE_PATH;
+  }
+  if (route.split("/").some((segment) => segment === "." || segment === "..")) return NO_ROUTE_PATH;
+  return `/wp-json${route.startsWith("/") ? route : `/${route}`}`;
+}
+
+/** A path with its escapes of letters, digits and `-._~` decoded (RFC 3986 says they are the same). */
+const unreservedDecoded = (path: string) =>
+  path.replace(/%([0-9A-Fa-f]{2})/g, (escaped, hex: string) => {
+    const char = String.fromCharCode(Number.parseInt(hex, 16));
+    return /[A-Za-z0-9\-._~]/.test(char) ? char : escaped;
+  });
 
 /** A serialized absolute URL's path, as `new URL(url).pathname` reads it. */
 function pathOf(url: string) {

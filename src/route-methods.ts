@@ -5,8 +5,15 @@ import { matchedRoutes, routePath } from "hono/route";
 import { COMPAT_ROUTES } from "./compat";
 import { NAMESPACE, ROUTES } from "./routes";
 
-/** Each route's methods, by the pattern Hono matches it with (`/wp-json/wallet/v1/transactions/:id`). */
-const methods = new Map<string, string[]>();
+/**
+ * Each route's methods, by the pattern Hono matches it with (`/wp-json/wallet/v1/transactions/:id`),
+ * the discovery indexes' included.
+ */
+const methods = new Map<string, string[]>([
+  ["/wp-json", ["GET"]],
+  [`/wp-json/${NAMESPACE}`, ["GET"]],
+  ["/wp-json/:ns/v1", ["GET"]],
+]);
 for (const [prefix, routes] of [
   [`/wp-json/${NAMESPACE}`, ROUTES],
   ["/wp-json/:ns/v1", COMPAT_ROUTES],

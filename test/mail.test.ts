@@ -90,6 +90,7 @@ describe("verification mail (wallet/v1)", () => {
 
     const confirmed = await call("GET", pathOf(link));
     expect(confirmed.status, confirmed.text).toBe(200);
+    expect(looked.headers.get("content-type")).toBe(confirmed.headers.get("content-type"));
     expect(confirmed.body.message).toBe("Email address verified");
     expect(confirmed.body.data).toStrictEqual({ user_id: user.id, user_email: user.email });
     expect(await verifiedAt(user)).toEqual(expect.any(Number));

@@ -1,9 +1,8 @@
-// What WordPress core adds around every REST route (issue 12, items 2 and 3): CORS as browsers
-// exercise it, the discovery Link, Allow, the `_method` switch, paging links, and the whole history
+// What WordPress core adds around every REST route: CORS as browsers exercise it, the discovery Link, Allow, the `_method` switch, paging links, and the whole history
 // of GET /transactions when no page is asked for.
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
-import { call, credit, type Json, makeAccount, makeAdmin, testApp } from "./helpers";
+import { balanceOf, call, credit, type Json, makeAccount, makeAdmin, testApp } from "./helpers";
 
 const ORIGIN = "https://app.example.org";
 const SITE = "https://wallet.example.test";
@@ -95,6 +94,13 @@ describe("CORS, as rest_send_cors_headers answers a browser", () => {
         "X-WP-Total,X-WP-TotalPages,Link,x-d1-bookmark",
       );
       expect(res.headers.get("Vary")).toContain("Origin");
+    }
+  });
+
+  it("echoes only an origin a browser could send: not two joined, not a non-ASCII host", async () => {
+    for (const origin of [`${ORIGIN}, https://b.example`, "https://\u00e9vil.example", "null x"]) {
+      const res = await send("GET", "/wp-json/", { headers: { Origin: origin } });
+      expect(res.headers.get("Access-Control-Allow-Origin"), origin).toBeNull();
     }
   });
 
@@ -206,6 +212,38 @@ describe("discovery Link and Allow", () => {
     const credits = await call("POST", "/credits", { auth: admin.bearer, body: {} });
     expect(credits.headers.get("Allow")).toBe("POST");
     expect((await call("GET", "/no-such-route")).headers.get("Allow")).toBeNull();
+    for (const index of ["/wp-json/", "/wp-json/wallet/v1"])
+      expect((await send("GET", index)).headers.get("Allow"), index).toBe("GET");
+  });
+});
+
+describe("plain permalinks and paths, as WordPress reads them", () => {
+  const noRoute = {
+    code: "rest_no_route",
+    message: "No route was found matching the URL and request method.",
+    data: { status: 404 },
+  };
+
+  it("a rest_route that cannot be read, or that .. would take out of the API, is no route", async () => {
+    for (const path of [
+      "/?rest_route=%ff",
+      "/?rest_route=/wallet/v1/wallets&rest_route=%ff",
+      "/?rest_route=/../health",
+      "/?rest_route=/%2e%2e/wallet-admin/sign-in",
+      "/index.php?rest_route=/wallet/v1/./wallets",
+    ]) {
+      const res = await send("GET", path);
+      expect([res.status, JSON.parse(res.text)], path).toEqual([404, noRoute]);
+    }
+  });
+
+  it("a path is matched once decoded: %57allets is wallets", async () => {
+    const admin = await makeAdmin();
+    const res = await send("GET", "/wp-json/wallet/v1/%57allets", {
+      headers: { Authorization: admin.bearer },
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(JSON.parse(res.text).message).toBe("Wallets retrieved");
   });
 });
 
@@ -240,6 +278,29 @@ describe("_method and X-HTTP-Method-Override, as WP_REST_Server reads them", () 
     });
     expect(res.status, res.text).toBe(200);
     expect(await keyRevoked(admin, id)).toBe(true);
+  });
+
+  it("a method no route has is no route, in envelope and headers, and the POST does not run", async () => {
+    const { admin, user, wallet } = await makeAccount();
+    for (const [query, header] of [
+      ["?_method=FOO", undefined],
+      ["?_method=CONNECT", undefined],
+      ["", "TRACK"],
+      ["?_method=DELETE1", undefined],
+    ] as const) {
+      const res = await call("POST", `/credits${query}`, {
+        auth: admin.bearer,
+        headers: header ? { "X-HTTP-Method-Override": header } : {},
+        body: { user_id: user.id, wallet_id: wallet, amount: "1", request_id: "x" },
+      });
+      expect([res.status, res.body.code], `${query}${header ?? ""}`).toEqual([
+        404,
+        "rest_no_route",
+      ]);
+      expect(res.headers.get("X-Request-Id")).toBeTruthy();
+      expect(res.headers.get("X-Content-Type-Options")).toBe("nosniff");
+    }
+    expect(await balanceOf(admin, user.id, wallet)).toBe(0);
   });
 
   it("POST ?_method=GET reads; a GET is never switched", async () => {

@@ -6,7 +6,7 @@ import type { AppEnv } from "../env";
 // A: success has `data` and no `error`, failure has `error` and no `data`, status is a boolean.
 // B (users, login): both keys always present, an empty one is [], failure status is "failed".
 
-const JSON_UTF8 = { "Content-Type": "application/json; charset=UTF-8" };
+export const JSON_UTF8 = { "Content-Type": "application/json; charset=UTF-8" };
 
 export function send(
   c: Context<AppEnv>,

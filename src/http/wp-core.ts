@@ -82,7 +82,8 @@ export const corsHeaders: MiddlewareHandler<AppEnv> = async (c: Context<AppEnv>,
   const { everyOrigin, named } = corsOf(c.env.CORS_ORIGINS);
   const origin = c.req.header("origin") || "";
   const listed = named.includes(origin);
-  const grant = everyOrigin || listed ? origin : null;
+  // A browser sends one ASCII origin; anything else (two joined, a non-ASCII host) is not echoed.
+  const grant = listed || (everyOrigin && (origin === "" || isOrigin(origin))) ? origin : null;
   if (c.req.method === "OPTIONS") {
     const headers = new Headers();
     grantTo(headers, grant, listed);
@@ -110,6 +111,16 @@ function grantTo(headers: Headers, grant: string | null, listed: boolean) {
 export const discoveryLink = (siteUrl: string) => `<${siteUrl}/wp-json/>; rel="https://api.w.org/"`;
 
 /**
+ * A path no route has. A request that names no route whatever its path says (a method no route
+ * has, a plain permalink's route that cannot be read or leaves the API) is sent there, to be
+ * answered as WordPress answers it: 404 `rest_no_route`.
+ */
+export const NO_ROUTE_PATH = "/wp-json/.no-route";
+
+/** The methods a WordPress route can have; a switch to any other names no route. */
+const ROUTE_METHODS = new Set(["GET", "HEAD", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+
+/**
  * WP_REST_Server's method switch: `?_method=DELETE`, else an `X-HTTP-Method-Override` header, makes a
  * POST run as that method (a form or an old proxy can only send GET and POST). Only a POST is
  * switched: a GET stays safe, so a link can never delete. Written here rather than with
@@ -134,8 +145,13 @@ export function overrideMethod(request: Request): Request {
     return request; // unreadable: readParams answers the query's 400
   }
   const method = asked?.trim().toUpperCase();
-  if (!method || !/^[A-Z]{1,10}$/.test(method) || method === "POST") return request;
+  if (!method || method === "POST") return request;
   if (at !== -1) url.search = pairs.filter((_, i) => i !== at).join("&");
+  if (!ROUTE_METHODS.has(method)) {
+    // Still a POST, but to no route: the POST route it was sent to must not run.
+    url.pathname = NO_ROUTE_PATH;
+    return new Request(url, request);
+  }
   const headers = new Headers(request.headers);
   headers.delete("x-http-method-override");
   if (method !== "GET" && method !== "HEAD")

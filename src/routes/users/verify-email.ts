@@ -1,4 +1,4 @@
-import { ok } from "../../http/envelope";
+import { JSON_UTF8, ok } from "../../http/envelope";
 import {
   MailRequestParams,
   mailDeps,
@@ -57,7 +57,7 @@ export const confirmEmailVerification = defineRoute(
       c.get("nowMs")(),
       c.req.method === "HEAD",
     );
-    if (!used) return c.body(null, 200);
+    if (!used) return c.body(null, 200, JSON_UTF8);
     return ok(c, 200, "Email address verified", { user_id: used.userId, user_email: used.email });
   },
 );
