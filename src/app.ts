@@ -54,35 +54,34 @@ function fromPlainPermalink(request: Request) {
   if (path !== "/" && path !== "/index.php" && path === path.toLowerCase() && !path.includes("%"))
     return request;
   const url = new URL(request.url);
-  let routed = url.pathname;
-  if (routed === "/" || routed === "/index.php") {
+  let routed = unreservedDecoded(url.pathname);
+  let named = false;
+  if (url.pathname === "/" || url.pathname === "/index.php") {
     const pairs = url.search.slice(1).split("&");
     const at = pairs.findLastIndex((raw) => raw.startsWith("rest_route="));
     if (at !== -1) {
+      named = true;
       routed = routeOf(pairs[at]!.slice("rest_route=".length));
       url.search = pairs.filter((raw) => !raw.startsWith("rest_route=")).join("&");
     }
   }
-  const lower = unreservedDecoded(routed).toLowerCase();
+  const lower = routed.toLowerCase();
   if (lower === url.pathname) return request;
   url.pathname = lower;
+  // A route is a name, not a URL path: one the path would read otherwise (a `..` however escaped,
+  // a `\`, a control character) names no route.
+  if (named && url.pathname !== lower) url.pathname = NO_ROUTE_PATH;
   return new Request(url, request);
 }
 
-/**
- * The path a plain permalink's `rest_route` names, or NO_ROUTE_PATH for one that cannot be read
- * (readParams refuses any other unreadable pair) or that `..` would take out of the API: a route is
- * a name, not a URL path.
- */
+/** The path a plain permalink's `rest_route` names, decoded once as PHP decodes `$_GET`. */
 function routeOf(raw: string) {
-  let route: string;
   try {
-    route = percentDecode(raw, "query");
+    const route = percentDecode(raw, "query");
+    return `/wp-json${route.startsWith("/") ? route : `/${route}`}`;
   } catch {
-    return NO_ROUTE_PATH;
+    return NO_ROUTE_PATH; // unreadable (readParams refuses any other unreadable pair)
   }
-  if (route.split("/").some((segment) => segment === "." || segment === "..")) return NO_ROUTE_PATH;
-  return `/wp-json${route.startsWith("/") ? route : `/${route}`}`;
 }
 
 /** A path with its escapes of letters, digits and `-._~` decoded (RFC 3986 says they are the same). */

@@ -102,6 +102,16 @@ describe("CORS, as rest_send_cors_headers answers a browser", () => {
       const res = await send("GET", "/wp-json/", { headers: { Origin: origin } });
       expect(res.headers.get("Access-Control-Allow-Origin"), origin).toBeNull();
     }
+    // Sandboxed frames and files send `null`; app shells and extensions their own schemes.
+    for (const origin of [
+      "null",
+      "capacitor://localhost",
+      "chrome-extension://abc",
+      "http://[::1]:8080",
+    ]) {
+      const res = await send("GET", "/wp-json/", { headers: { Origin: origin } });
+      expect(res.headers.get("Access-Control-Allow-Origin"), origin).toBe(origin);
+    }
   });
 
   it("sends no CORS grant without an Origin, with CORS_ORIGINS empty or set", async () => {
@@ -231,6 +241,13 @@ describe("plain permalinks and paths, as WordPress reads them", () => {
       "/?rest_route=/../health",
       "/?rest_route=/%2e%2e/wallet-admin/sign-in",
       "/index.php?rest_route=/wallet/v1/./wallets",
+      // Decoded once, as PHP decodes $_GET: what is left is a name, never path syntax.
+      "/?rest_route=/%252e%252e/wallet-admin/sign-in",
+      "/?rest_route=/wallet/v1/%252E%252E/v1/wallets",
+      "/?rest_route=/..%5Chealth",
+      "/?rest_route=/.%09./health",
+      "/?rest_route=/.%0A./health",
+      "/?rest_route=/wallet/v1/%2557allets",
     ]) {
       const res = await send("GET", path);
       expect([res.status, JSON.parse(res.text)], path).toEqual([404, noRoute]);
@@ -287,6 +304,8 @@ describe("_method and X-HTTP-Method-Override, as WP_REST_Server reads them", () 
       ["?_method=CONNECT", undefined],
       ["", "TRACK"],
       ["?_method=DELETE1", undefined],
+      ["?_method=", undefined],
+      ["", " "],
     ] as const) {
       const res = await call("POST", `/credits${query}`, {
         auth: admin.bearer,
@@ -309,6 +328,10 @@ describe("_method and X-HTTP-Method-Override, as WP_REST_Server reads them", () 
     const id = await newKey(admin);
     const res = await call("GET", `/api-keys/${id}?_method=DELETE`, { auth: admin.bearer });
     expect(res.status).toBe(404);
+    expect(await keyRevoked(admin, id)).toBe(false);
+    // A parameter that only ends in `_method=` switches nothing.
+    const posted = await call("POST", `/api-keys/${id}?x_method=DELETE`, { auth: admin.bearer });
+    expect(posted.body.code).toBe("rest_no_route"); // the key's path has no POST
     expect(await keyRevoked(admin, id)).toBe(false);
   });
 });

@@ -48,6 +48,13 @@ function corsPolicy(setting: string | undefined) {
   return { everyOrigin: named.length === 0 || named.length < entries.length, named };
 }
 
+/**
+ * An Origin header as browsers send one, or none: `null` (a sandboxed frame, a file), or a single
+ * `scheme://host[:port]` in visible ASCII (apps' `capacitor://localhost` too). Anything else (two
+ * joined by a comma, a non-ASCII host) is not echoed.
+ */
+const SENT_ORIGIN = /^(?:|null|[a-z][a-z0-9+.-]*:\/\/[\x21-\x2b\x2d\x2e\x30-\x7e]+)$/i;
+
 function isOrigin(text: string) {
   try {
     return new URL(text).origin === text;
@@ -82,8 +89,7 @@ export const corsHeaders: MiddlewareHandler<AppEnv> = async (c: Context<AppEnv>,
   const { everyOrigin, named } = corsOf(c.env.CORS_ORIGINS);
   const origin = c.req.header("origin") || "";
   const listed = named.includes(origin);
-  // A browser sends one ASCII origin; anything else (two joined, a non-ASCII host) is not echoed.
-  const grant = listed || (everyOrigin && (origin === "" || isOrigin(origin))) ? origin : null;
+  const grant = listed || (everyOrigin && SENT_ORIGIN.test(origin)) ? origin : null;
   if (c.req.method === "OPTIONS") {
     const headers = new Headers();
     grantTo(headers, grant, listed);
@@ -135,17 +141,18 @@ export function overrideMethod(request: Request): Request {
   const url = new URL(request.url);
   const pairs = url.search.slice(1).split("&");
   const at = pairs.findIndex((raw) => raw.startsWith("_method="));
-  let asked: string | undefined;
+  let asked: string | null;
   try {
     asked =
       at === -1
-        ? (request.headers.get("x-http-method-override") ?? undefined)
+        ? request.headers.get("x-http-method-override")
         : percentDecode(pairs[at]!.slice("_method=".length), "query");
   } catch {
     return request; // unreadable: readParams answers the query's 400
   }
-  const method = asked?.trim().toUpperCase();
-  if (!method || method === "POST") return request;
+  if (asked === null) return request; // a pair such as `tax_method=`: no switch
+  const method = asked.trim().toUpperCase();
+  if (method === "POST") return request;
   if (at !== -1) url.search = pairs.filter((_, i) => i !== at).join("&");
   if (!ROUTE_METHODS.has(method)) {
     // Still a POST, but to no route: the POST route it was sent to must not run.
