@@ -7,10 +7,12 @@ export const TARGET_QUERIES = {
   wallets: "SELECT id, name, symbol, symbol_position, decimals, extra_decimals, type FROM wallets",
   // A wallet id deleted here keeps its units: a wallet imported under it must have them (0015).
   deletedWallets: "SELECT id, decimals, extra_decimals FROM deleted_wallets",
-  // foreign: entries the service wrote (not `imported`).
+  // foreign: entries the service wrote (not `imported`); holds: holds it placed, whatever became of
+  // them (each reserved money that answers were given on).
   pairs: `SELECT b.user_id, b.wallet_id, b.balance_minor, b.entry_count,
     (SELECT max(t.id) FROM transactions t WHERE t.user_id = b.user_id AND t.wallet_id = b.wallet_id) AS last_id,
-    (SELECT count(*) FROM transactions t WHERE t.user_id = b.user_id AND t.wallet_id = b.wallet_id AND NOT t.imported) AS foreign_n
+    (SELECT count(*) FROM transactions t WHERE t.user_id = b.user_id AND t.wallet_id = b.wallet_id AND NOT t.imported) AS foreign_n,
+    (SELECT count(*) FROM holds h WHERE h.user_id = b.user_id AND h.wallet_id = b.wallet_id) AS holds_n
     FROM balances b`,
   foreign:
     "SELECT count(*) AS n, min(id) AS min_id, max(id) AS max_id FROM transactions WHERE NOT imported",
@@ -37,8 +39,17 @@ export type TargetWallet = {
   extra_decimals: number;
   type: string;
 };
-/** A (user, wallet) chain the database has: its balance, entries, last id and entries the service wrote. */
-export type TargetPair = { balance: number; n: number; lastId: number; foreign: number };
+/**
+ * A (user, wallet) chain the database has: its balance, entries, last id, and the entries and holds
+ * the service wrote.
+ */
+export type TargetPair = {
+  balance: number;
+  n: number;
+  lastId: number;
+  foreign: number;
+  holds: number;
+};
 
 export const pairKey = (userId: number, walletId: string) => `${userId}\t${walletId}`;
 
@@ -64,6 +75,7 @@ export function targetState(rows: TargetRows) {
           n: Number(p.entry_count),
           lastId: Number(p.last_id),
           foreign: Number(p.foreign_n),
+          holds: Number(p.holds_n ?? 0),
         },
       ]),
     ),

@@ -181,6 +181,10 @@ export class ChainWriter {
 
   /** Why the database's chain is not this plan's first entries, if it is not (c.k <= there.n). */
   private problemWith(there: TargetPair, c: Chain, key: string, id: number | null, after: number) {
+    // A hold reserved money against the chain as it stood; entries added under it would change
+    // what it reserved from (the database checks holds on the service's writes, not on imports).
+    if (there.holds > 0 && there.n - there.foreign !== this.planned.get(key))
+      return `${there.holds} holds placed by the service, and the site's history is not complete there`;
     if (there.foreign > 0) {
       // The service has added entries since an earlier import: fine if that import was complete.
       return there.n - there.foreign === this.planned.get(key)
