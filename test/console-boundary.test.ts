@@ -422,6 +422,25 @@ describe("nothing for strangers", () => {
     expect(statuses.sort()).toEqual([401, 403, 403]);
   });
 
+  it("a locked sign-in says why once, with Retry-After, as the API's 429 does", async () => {
+    const user = await makeAdmin();
+    const headers = { "CF-Connecting-IP": "203.0.113.78" };
+    for (let i = 0; i < 10; i++)
+      await call("POST", "/users/login", {
+        body: { user_email: user.email, user_password: `wrong-${i}` },
+        headers,
+      });
+    const locked = await request("/sign-in", {
+      method: "POST",
+      headers: { ...headers, Origin: OWN },
+      body: form({ email: user.email, password: "wrong-again" }),
+    });
+    expect(locked.status).toBe(429);
+    expect(locked.headers.get("Retry-After")).toMatch(/^[0-9]+$/);
+    expect(locked.html).toMatch(/Too many failed sign-in attempts: try again in [0-9]+ seconds/);
+    expect(locked.html.match(/Too many failed sign-in attempts/g)).toHaveLength(1);
+  });
+
   it("answers no bookmark on a sign-in's 400 or 429, nor on the console's refusals", async () => {
     const user = await makeUser();
     const ip = "203.0.113.77";

@@ -8,6 +8,7 @@ import {
   credit,
   ledgerViolations,
   makeAccount,
+  makeKey,
   makeUser,
   tableCounts,
   unique,
@@ -407,5 +408,33 @@ describe("invariants", () => {
   it("after every refusal above the ledger is still sound", async () => {
     await makeUser();
     expect(await ledgerViolations()).toStrictEqual(CLEAN);
+  });
+});
+
+describe("an unreadable request is refused for who sends it first (contract: 403 before 400)", () => {
+  const FORBIDDEN = {
+    status_code: 403,
+    status: false,
+    message: "Permission denied",
+    error: { unauthorize: "Request is not authorized" },
+  };
+
+  it("about another user, or from a key without the read scope, is 403; about oneself, 400", async () => {
+    const user = await makeUser();
+    const other = await makeUser();
+    const read = await makeKey(user, "read");
+    const writeOnly = await makeKey(user, "write");
+    const about = (id: number) => `/user-wallet-balance?user_id=${id}&wallet_id=%ff`;
+    expect((await call("GET", about(other.id), { auth: read.header })).body).toStrictEqual(
+      FORBIDDEN,
+    );
+    expect((await call("GET", "/balances?x=%ff", { auth: writeOnly.header })).body).toStrictEqual(
+      FORBIDDEN,
+    );
+    const holds = await call("GET", `/holds?user_id=${other.id}&page=%ff`, { auth: user.bearer });
+    expect(holds.body).toStrictEqual(FORBIDDEN);
+    expect((await call("GET", about(user.id), { auth: read.header })).body).toStrictEqual(
+      A("query", NOT_UTF8("query")),
+    );
   });
 });

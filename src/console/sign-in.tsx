@@ -51,9 +51,10 @@ signInScreen.post("/sign-in", async (c) => {
   if (!signedIn.ok) {
     const { refusal } = signedIn;
     if (refusal.status === 403) return signInPage(c, { kind: "error", text: NOT_ADMIN }, 403);
-    return refusal.status === 429
-      ? signInPage(c, { kind: "error", text: refusalText(refusal) }, 429)
-      : signInPage(c, { kind: "error", text: "Those credentials were not accepted." }, 400);
+    if (refusal.status !== 429)
+      return signInPage(c, { kind: "error", text: "Those credentials were not accepted." }, 400);
+    for (const [name, value] of Object.entries(refusal.headers)) c.header(name, value);
+    return signInPage(c, { kind: "error", text: refusalText(refusal) }, 429);
   }
   startSession(c, signedIn.value.accessToken);
   return c.redirect(`${BASE}/`, 303);

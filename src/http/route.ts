@@ -103,12 +103,20 @@ export function defineRoute<Info extends Declared<T>, T = undefined>(
       const refusals = info.refusals ?? permissionDenied;
       const asked = info.auth !== "none" && !info.publicWhen?.(c.env);
       const principal = asked ? await requireCredentials(c, refusals) : undefined;
+      // Role and scope come before the request is read (contract section 1: 403 before 400).
       if (principal && info.auth === "admin" && !isAdmin(principal, info.access ?? "write"))
+        throw refusals.forbidden();
+      if (principal && info.auth === "reader" && !mayReadUser(principal, undefined))
         throw refusals.forbidden();
       if (principal && info.movesMoney) await spendMoneyShare(c.var.service);
       // Every route reads its request, even one that takes nothing: a broken JSON body is 400.
       const pathOnly = info.params ? info.params.pathOnly : !info.owner;
-      const params = await routeParams(c, info.path, pathOnly);
+      const params = await routeParams(c, info.path, pathOnly).catch((err: unknown) => {
+        // Unreadable, but naming in its query a user the caller may not read about: that comes first.
+        if (principal && info.owner && !mayReadUser(principal, userRef(info.owner(leniently(c)))))
+          throw refusals.forbidden();
+        throw err;
+      });
       if (principal && info.owner && !mayReadUser(principal, userRef(info.owner(params))))
         throw refusals.forbidden();
       // The input is read per run: a reader may look up (cached) users and wallets.
@@ -139,6 +147,10 @@ export async function requireCredentials(
   c.set("principal", principal);
   return principal;
 }
+
+/** The query string read without judging its bytes (an invalid one becomes U+FFFD). */
+const leniently = (c: Context<AppEnv>): Params =>
+  Object.fromEntries(new URL(c.req.url).searchParams);
 
 /** A user id as a reader sent it: digits name a user, anything else nobody; absent, the caller. */
 const userRef = (sent: unknown) =>
