@@ -1,5 +1,6 @@
 // An import that stopped half way (a chunk failed, the connection dropped) is finished by running it
 // again: the entries already written are recognised and only the rest is written.
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { CLEAN, call, ledgerViolations, tableCounts } from "./helpers";
 import { dump, importedAdmin, runImport } from "./import-helpers";
@@ -10,6 +11,13 @@ const later =
   "\nINSERT INTO `wp_posts` VALUES (40,2,'2024-02-01 11:00:00','2024-02-01 10:00:00','Amount:25','TRANSACTION later','','publish','open','closed','','later','','','2024-02-01 11:00:00','2024-02-01 10:00:00','',0,'https://oldsite.example/?p=40',0,'wallettransaction','',0);" +
   "\nINSERT INTO `wp_postmeta` VALUES (9001,40,'amount','25'),(9002,40,'currency','ngn'),(9003,40,'txn_type','DEBIT'),(9004,40,'request_id','later-1');" +
   "\nINSERT INTO `wp_term_relationships` VALUES (40,2,0);\n";
+
+/** A later dump still: the site debited Ada (user 2) in ngn since. */
+const stillLater =
+  later +
+  "\nINSERT INTO `wp_posts` VALUES (41,2,'2024-02-02 11:00:00','2024-02-02 10:00:00','Amount:5','TRANSACTION still later','','publish','open','closed','','still-later','','','2024-02-02 11:00:00','2024-02-02 10:00:00','',0,'https://oldsite.example/?p=41',0,'wallettransaction','',0);" +
+  "\nINSERT INTO `wp_postmeta` VALUES (9011,41,'amount','5'),(9012,41,'currency','ngn'),(9013,41,'txn_type','DEBIT'),(9014,41,'request_id','later-2');" +
+  "\nINSERT INTO `wp_term_relationships` VALUES (41,2,0);\n";
 
 describe("a second run after a partial import", () => {
   it("writes only what is missing and ends where a full import ends", async () => {
@@ -46,27 +54,32 @@ describe("a second run after a partial import", () => {
     expect(await ledgerViolations()).toEqual(CLEAN);
   });
 
-  it("refuses a still later dump on a chain the service has placed a hold on, writing nothing", async () => {
-    // Ada (user 2) holds ngn; the service reserves 1 of it, then the site's next dump debits her.
-    const admin = await importedAdmin(1, "admin");
+  it("a hold placed while a planned import is written makes the database refuse its entries", async () => {
+    const planned = await runImport({}, stillLater, { apply: false });
+    expect(planned.report.refused).toBe(false);
+    expect(planned.statements).toHaveLength(1);
     const held = await call("POST", "/holds", {
-      auth: admin,
-      body: { user_id: 2, wallet_id: "ngn", amount: "1", request_id: "hold-before-dump" },
+      auth: await importedAdmin(1, "admin"),
+      body: { user_id: 2, wallet_id: "ngn", amount: "1", request_id: "hold-during-import" },
     });
     expect(held.status, held.text).toBe(200);
     const before = await tableCounts();
-    const stillLater =
-      later +
-      "\nINSERT INTO `wp_posts` VALUES (41,2,'2024-02-02 11:00:00','2024-02-02 10:00:00','Amount:5','TRANSACTION still later','','publish','open','closed','','still-later','','','2024-02-02 11:00:00','2024-02-02 10:00:00','',0,'https://oldsite.example/?p=41',0,'wallettransaction','',0);" +
-      "\nINSERT INTO `wp_postmeta` VALUES (9011,41,'amount','5'),(9012,41,'currency','ngn'),(9013,41,'txn_type','DEBIT'),(9014,41,'request_id','later-2');" +
-      "\nINSERT INTO `wp_term_relationships` VALUES (41,2,0);\n";
+    await expect(
+      env.DB.batch(planned.statements.map((sql) => env.DB.prepare(sql))),
+    ).rejects.toThrow(/transactions_import_under_hold/);
+    expect(await tableCounts()).toEqual(before);
+  });
+
+  it("refuses a still later dump on a chain the service has placed a hold on, writing nothing", async () => {
+    // The service holds some of Ada's ngn (above); the site's next dump debits her.
+    const before = await tableCounts();
     const run = await runImport({}, stillLater);
     expect(run.report.refused).toBe(true);
     expect(run.report.conflicts).toContainEqual(
       expect.objectContaining({
         kind: "entries",
         problem: expect.stringContaining(
-          "1 holds placed by the service, and the site's history is not complete there",
+          "holds placed by the service, and the site's history is not complete there",
         ),
       }),
     );

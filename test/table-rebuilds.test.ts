@@ -252,7 +252,7 @@ describe("the table rebuilds (0006, 0018, 0021) on a database in use", () => {
       ),
     });
     const before0021 = await state();
-    await migrated("9999"); // all of them
+    await migrated("0022");
     expect(await state()).toEqual(before0021);
     expect(await parentsLater(db)).toEqual([]);
     expect(await refusal(entry("n6", "CREDIT", 1, 101, 103))).toMatch(/ledger_chain_broken/);
@@ -264,6 +264,16 @@ describe("the table rebuilds (0006, 0018, 0021) on a database in use", () => {
       "INSERT INTO webhook_deliveries (endpoint_id, event_id, attempt, status, trigger, latency_ms, created_at_ms) VALUES (1, 5, 1, 'delivered', 'queue', 5, 0)",
     );
     expect(await query("SELECT max(id) AS id FROM webhook_deliveries")).toEqual([{ id: 3 }]);
+
+    // 0022: an imported entry is refused in a wallet the service has placed a hold on; an entry of
+    // the service's is judged by the holds guard as before.
+    await migrated("9999"); // all of them
+    await run(
+      "INSERT INTO holds (user_id, wallet_id, amount_minor, amount_text, request_id, request_key, status, created_at_s, expires_at_s) VALUES (1, 'ngn', 1, '0.01', 'h', 'h', 'held', 0, 9999999999)",
+    );
+    const imported = entry("n7", "CREDIT", 1, 103, 104).replace(/, 0\)$/, ", 1)");
+    expect(await refusal(imported)).toMatch(/transactions_import_under_hold/);
+    expect(await refusal(entry("n7", "CREDIT", 1, 103, 104))).toBe("");
   });
 
   it("leaves every table after the tables its foreign keys name, so an export loads in order", async () => {

@@ -62,7 +62,7 @@ export function refusalText({ message, error }: ApiError) {
       : "";
   // A detail that already says the message ("Too many failed sign-in attempts: try again…") is all.
   if (!details || details === message) return message;
-  return details.startsWith(message) ? details : `${message}: ${details}`;
+  return details.startsWith(`${message}:`) ? details : `${message}: ${details}`;
 }
 
 /** A redirect back to a page that says what was refused ("Reversal refused. …") and why. */
