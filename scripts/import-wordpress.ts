@@ -356,7 +356,11 @@ async function run(
       console.error(
         `\nChunk ${i + 1} of ${writer.files.length} failed; the chunks before it are written, this one is not.`,
       );
-      console.error("Running the same command again continues from where the database stands.");
+      console.error(
+        String(err).includes("transactions_import_under_hold")
+          ? "The service placed a hold, while this ran, on a wallet this chunk writes to. Running the same command again reports that wallet as a conflict (--force leaves it out and writes the rest)."
+          : "Running the same command again continues from where the database stands.",
+      );
       console.error((err as Error).message);
       return 1;
     }

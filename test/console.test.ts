@@ -1,10 +1,13 @@
 // The operator console (/wallet-admin/, src/console/): sessions, CSRF, administrators only, and
 // money moved through the API exactly once per form, refusals shown and nothing moved.
+
 import { env } from "cloudflare:workers";
 import { Hono } from "hono";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { CONSOLE_AUDIENCE } from "../src/auth/tokens";
+import { refusalText } from "../src/console/api";
 import { back, PER_PAGE } from "../src/console/page";
+import { ApiError } from "../src/http/errors";
 import { consoleOf, form, hidden, NOTICE, noticeCookie, noticeLeft } from "./console-helpers";
 import {
   appendTurnover,
@@ -699,5 +702,29 @@ describe("a batch", () => {
     });
     expect(noticeLeft(twice)).toContain("Reversal refused. Transaction already reversed");
     expect(await ledgerViolations()).toEqual(CLEAN);
+  });
+});
+
+describe("a refusal in the console's words", () => {
+  const text = (message: string, error: unknown) => refusalText(new ApiError(400, message, error));
+
+  it("says the message once, names a bare id and an empty field by their field", () => {
+    expect(text("Insufficient Balance", { amount: "Insufficient Balance" })).toBe(
+      "Insufficient Balance",
+    );
+    expect(
+      text("Insufficient Balance", { amount: "Insufficient Balance", transaction_id: "42" }),
+    ).toBe("Insufficient Balance: transaction_id 42");
+    expect(
+      text("Too many failed sign-in attempts", [
+        "Too many failed sign-in attempts: try again in 21 seconds",
+      ]),
+    ).toBe("Too many failed sign-in attempts: try again in 21 seconds");
+    expect(text("invalid input", { note: "Field Cannot be empty" })).toBe(
+      "invalid input: note: Field Cannot be empty",
+    );
+    expect(text("Hold already resolved", { id: "Hold 5 is captured", status: "captured" })).toBe(
+      "Hold already resolved: Hold 5 is captured; captured",
+    );
   });
 });

@@ -41,16 +41,20 @@ export async function attempt<T>(
 }
 
 /**
- * A refusal in words: its message and what its `error` names. "Field Cannot be empty" says no field,
- * so it is named (a field of spaces is empty too).
+ * A refusal in words: its message and what its `error` names. A text that says no field ("Field
+ * Cannot be empty") or only a number (an entry's id) is named by its field; one that repeats the
+ * message is left out.
  */
 export function refusalText({ message, error }: ApiError) {
+  const named = (field: string, d: unknown) => {
+    if (d === EMPTY) return [`${field}: ${EMPTY}`];
+    if (d === message) return [];
+    return /^[0-9]+$/.test(String(d)) ? [`${field} ${d}`] : [d].flat(2);
+  };
   const details =
     error && typeof error === "object"
       ? Object.entries(error as Record<string, unknown>)
-          .flatMap(([field, d]) =>
-            d === EMPTY && !Array.isArray(error) ? [`${field}: ${EMPTY}`] : [d].flat(2),
-          )
+          .flatMap(([field, d]) => (Array.isArray(error) ? [d].flat(2) : named(field, d)))
           .map((d) =>
             typeof d === "object"
               ? Object.values(d as object)
