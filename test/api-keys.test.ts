@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { hashApiKey } from "../src/auth/api-keys";
 import {
   call,
+  FORBIDDEN,
   type Json,
   makeAdmin,
   makeKey,
@@ -29,12 +30,6 @@ const invalidCredentials = {
   status: false,
   message: "Permission denied",
   error: { unauthorize: "Invalid credentials" },
-};
-const forbidden = {
-  status_code: 403,
-  status: false,
-  message: "Permission denied",
-  error: { unauthorize: "Request is not authorized" },
 };
 
 describe("POST /api-keys", () => {
@@ -129,7 +124,7 @@ describe("POST /api-keys", () => {
     const admin = await makeAdmin();
     const subscriber = await makeUser();
     const { token } = await newKey(admin, { username: subscriber.username });
-    expect((await call("GET", "/wallets", { auth: `Key ${token}` })).body).toEqual(forbidden);
+    expect((await call("GET", "/wallets", { auth: `Key ${token}` })).body).toEqual(FORBIDDEN);
   });
 
   it("with an unknown username answers 404 and writes nothing", async () => {
@@ -168,7 +163,7 @@ describe("POST /api-keys", () => {
     const before = await tableCounts();
     const res = await createKey(header, { name: "escalate", scope: "read-write" });
     expect(res.status).toBe(403);
-    expect(res.body).toEqual(forbidden);
+    expect(res.body).toEqual(FORBIDDEN);
     expect(await tableCounts()).toEqual(before);
   });
 
@@ -179,17 +174,17 @@ describe("POST /api-keys", () => {
     expect(res.status).toBe(201);
     expect(res.body.data.username).toBe(admin.username);
     for (const scope of ["read", "read-write"])
-      expect((await createKey(header, { name: "wider", scope })).body).toEqual(forbidden);
+      expect((await createKey(header, { name: "wider", scope })).body).toEqual(FORBIDDEN);
   });
 
   it("answers a subscriber 403 and no credentials 401", async () => {
     const subscriber = await makeUser();
     expect((await createKey(subscriber.bearer, { name: "x", scope: "read" })).body).toEqual(
-      forbidden,
+      FORBIDDEN,
     );
-    expect((await call("GET", "/api-keys", { auth: subscriber.bearer })).body).toEqual(forbidden);
+    expect((await call("GET", "/api-keys", { auth: subscriber.bearer })).body).toEqual(FORBIDDEN);
     expect((await call("DELETE", "/api-keys/1", { auth: subscriber.bearer })).body).toEqual(
-      forbidden,
+      FORBIDDEN,
     );
     const anonymous = await call("POST", "/api-keys", { body: { name: "x", scope: "read" } });
     expect(anonymous.status).toBe(401);
@@ -309,7 +304,7 @@ describe("DELETE /api-keys/{id}", () => {
     const { data, token } = await newKey(admin);
     const { header } = await makeKey(admin, "read");
     expect((await call("DELETE", `/api-keys/${data.id}`, { auth: header })).body).toEqual(
-      forbidden,
+      FORBIDDEN,
     );
     expect((await call("GET", "/wallets", { auth: `Key ${token}` })).status).toBe(200);
   });

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   call,
   credit,
+  FORBIDDEN,
   makeAdmin,
   makeKey,
   makeUser,
@@ -35,12 +36,6 @@ const invalid = (error: unknown) => ({
   message: "invalid input",
   error,
 });
-const FORBIDDEN = {
-  status_code: 403,
-  status: false,
-  message: "Permission denied",
-  error: { unauthorize: "Request is not authorized" },
-};
 
 describe("GET /user-wallet-balance", () => {
   it("answers one wallet's balance as a number", async () => {

@@ -8,17 +8,13 @@ import {
   makeKey,
   makeUser,
   makeWallet,
+  NO_ROUTE,
   signedToken,
   type TestUser,
   unique,
 } from "./helpers";
 
 const NS = "/wp-json/rimplenet/v1";
-const NO_ROUTE = {
-  code: "rest_no_route",
-  message: "No route was found matching the URL and request method.",
-  data: { status: 404 },
-};
 const balancePath = (userId: number | string, wallets: string, route = "user-wallet-balance") =>
   `${NS}/${route}?user_id=${userId}&wallet_id=${encodeURIComponent(wallets)}`;
 

@@ -18,6 +18,21 @@ import { errorCodes } from "../src/routes/openapi";
 import { openSession } from "../src/wallet/sessions";
 
 export const API = "/wp-json/wallet/v1";
+
+/** WordPress's answer to a path or method no route has. */
+export const NO_ROUTE = {
+  code: "rest_no_route",
+  message: "No route was found matching the URL and request method.",
+  data: { status: 404 },
+};
+
+/** wallet/v1's answer to a caller whose role or scope does not allow the request (contract section 2). */
+export const FORBIDDEN = {
+  status_code: 403,
+  status: false,
+  message: "Permission denied",
+  error: { unauthorize: "Request is not authorized" },
+};
 export const PASSWORD = "correct horse";
 // PBKDF2 of PASSWORD, made once (hashing in every test would dominate the suite's time).
 let passwordHash: Promise<string> | undefined;

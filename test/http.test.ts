@@ -11,17 +11,13 @@ import {
   makeAccount,
   makeAdmin,
   makeUser,
+  NO_ROUTE,
   type Reply,
   tableCounts,
   testApp,
   unique,
 } from "./helpers";
 
-const NO_ROUTE = {
-  code: "rest_no_route",
-  message: "No route was found matching the URL and request method.",
-  data: { status: 404 },
-};
 const INVALID_JSON = {
   code: "rest_invalid_json",
   message: "Invalid JSON body passed.",

@@ -6,6 +6,7 @@ import {
   CLEAN,
   call,
   credit,
+  FORBIDDEN,
   ledgerViolations,
   makeAccount,
   makeKey,
@@ -412,13 +413,6 @@ describe("invariants", () => {
 });
 
 describe("an unreadable request is refused for who sends it first (contract: 403 before 400)", () => {
-  const FORBIDDEN = {
-    status_code: 403,
-    status: false,
-    message: "Permission denied",
-    error: { unauthorize: "Request is not authorized" },
-  };
-
   it("about another user, or from a key without the read scope, is 403; about oneself, 400", async () => {
     const user = await makeUser();
     const other = await makeUser();

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   call,
+  FORBIDDEN,
   type Json,
   makeAdmin,
   makeKey,
@@ -31,13 +32,6 @@ const invalidInput = (fields: string[]) => ({
   message: "invalid input",
   error: Object.fromEntries(fields.map((f) => [f, expect.any(String)])),
 });
-
-const forbidden = {
-  status_code: 403,
-  status: false,
-  message: "Permission denied",
-  error: { unauthorize: "Request is not authorized" },
-};
 
 describe("POST /wallets", () => {
   it("creates a wallet and answers 200 Wallet was successully created with the record", async () => {
@@ -315,7 +309,7 @@ describe("wallet permissions", () => {
     ];
     for (const res of replies) {
       expect(res.status).toBe(403);
-      expect(res.body).toEqual(forbidden);
+      expect(res.body).toEqual(FORBIDDEN);
     }
   });
 
@@ -339,7 +333,7 @@ describe("wallet permissions", () => {
     const before = await tableCounts();
     const post = await postWallet(header, fullBody(walletId()));
     expect(post.status).toBe(403);
-    expect(post.body).toEqual(forbidden);
+    expect(post.body).toEqual(FORBIDDEN);
     expect((await tableCounts())!.wallets).toBe(before!.wallets);
   });
 
@@ -364,7 +358,7 @@ describe("wallet permissions", () => {
   it("answers a subscriber's read-write key 403", async () => {
     const subscriber = await makeUser();
     const { header } = await makeKey(subscriber, "read-write");
-    expect((await call("GET", "/wallets", { auth: header })).body).toEqual(forbidden);
-    expect((await postWallet(header, fullBody(walletId()))).body).toEqual(forbidden);
+    expect((await call("GET", "/wallets", { auth: header })).body).toEqual(FORBIDDEN);
+    expect((await postWallet(header, fullBody(walletId()))).body).toEqual(FORBIDDEN);
   });
 });

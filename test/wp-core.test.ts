@@ -2,7 +2,16 @@
 // of GET /transactions when no page is asked for.
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
-import { balanceOf, call, credit, type Json, makeAccount, makeAdmin, testApp } from "./helpers";
+import {
+  balanceOf,
+  call,
+  credit,
+  type Json,
+  makeAccount,
+  makeAdmin,
+  NO_ROUTE,
+  testApp,
+} from "./helpers";
 
 const ORIGIN = "https://app.example.org";
 const SITE = "https://wallet.example.test";
@@ -228,12 +237,6 @@ describe("discovery Link and Allow", () => {
 });
 
 describe("plain permalinks and paths, as WordPress reads them", () => {
-  const noRoute = {
-    code: "rest_no_route",
-    message: "No route was found matching the URL and request method.",
-    data: { status: 404 },
-  };
-
   it("a rest_route that cannot be read, or that .. would take out of the API, is no route", async () => {
     for (const path of [
       "/?rest_route=%ff",
@@ -250,7 +253,7 @@ describe("plain permalinks and paths, as WordPress reads them", () => {
       "/?rest_route=/wallet/v1/%2557allets",
     ]) {
       const res = await send("GET", path);
-      expect([res.status, JSON.parse(res.text)], path).toEqual([404, noRoute]);
+      expect([res.status, JSON.parse(res.text)], path).toEqual([404, NO_ROUTE]);
     }
   });
 
