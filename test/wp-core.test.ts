@@ -178,10 +178,16 @@ describe("CORS, as rest_send_cors_headers answers a browser", () => {
 
   it("logs once an entry of CORS_ORIGINS that is no origin, which no browser can match", async () => {
     const log = vi.spyOn(console, "error").mockImplementation(() => {});
-    const vars = { CORS_ORIGINS: `app.example.com, ${ORIGIN}/path, ${ORIGIN}` };
+    const vars = { CORS_ORIGINS: `app.example.com, ${ORIGIN}/path, null, ${ORIGIN}` };
     for (let i = 0; i < 2; i++) {
       const res = await send("GET", "/wp-json/", { headers: { Origin: ORIGIN }, vars });
       expect(res.headers.get("Access-Control-Allow-Origin")).toBe(ORIGIN);
+      // A sandboxed frame's or a file's `null` is no origin either: it gets no grant.
+      for (const method of ["GET", "OPTIONS"] as const) {
+        const sandboxed = await send(method, "/wp-json/", { headers: { Origin: "null" }, vars });
+        expect(sandboxed.headers.get("Access-Control-Allow-Origin"), method).toBeNull();
+        expect(sandboxed.headers.get("Access-Control-Allow-Credentials"), method).toBeNull();
+      }
     }
     const notices = log.mock.calls.map(([line]) => JSON.parse(String(line)));
     expect(notices).toEqual([
@@ -193,6 +199,10 @@ describe("CORS, as rest_send_cors_headers answers a browser", () => {
       {
         setting: "CORS_ORIGINS",
         notice: `"${ORIGIN}/path" is not an origin (scheme://host[:port]), so no browser's Origin matches it`,
+      },
+      {
+        setting: "CORS_ORIGINS",
+        notice: `"null" is not an origin (scheme://host[:port]), so no browser's Origin matches it`,
       },
     ]);
     vi.restoreAllMocks();

@@ -27,15 +27,16 @@ const EXPOSE_HEADERS = ["X-WP-Total", "X-WP-TotalPages", "Link", BOOKMARK_HEADER
 /**
  * CORS_ORIGINS read: the origins it names (comma-separated, a trailing `/` ignored), and whether
  * every origin is let in besides (none named, or `*`, as WordPress allows). An entry that is no
- * origin (`app.example.com`, a path) can never match one: the first request logs it, once.
+ * origin (`app.example.com`, a path, `null`) matches nothing: the first request logs it, once.
+ * `null` is what a sandboxed frame or a file sends, so naming it would grant any such page.
  */
 function corsPolicy(setting: string | undefined) {
   const entries = (setting ?? "")
     .split(",")
     .map((entry) => entry.trim().replace(/\/+$/, ""))
     .filter((entry) => entry !== "");
-  const named = entries.filter((entry) => entry !== "*");
-  for (const entry of named)
+  const listed = entries.filter((entry) => entry !== "*");
+  for (const entry of listed)
     if (!isOrigin(entry))
       logOnce(
         `CORS_ORIGINS ${entry}`,
@@ -45,7 +46,10 @@ function corsPolicy(setting: string | undefined) {
         },
         "error",
       );
-  return { everyOrigin: named.length === 0 || named.length < entries.length, named };
+  return {
+    everyOrigin: listed.length === 0 || listed.length < entries.length,
+    named: listed.filter(isOrigin),
+  };
 }
 
 /**
