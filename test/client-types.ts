@@ -25,6 +25,8 @@ export async function creditChecks() {
     return { ok, transactionId, refused };
   }
   if (error) {
+    // A body that is not JSON is refused by WordPress itself, in its own shape.
+    if ("code" in error) return { invalidJson: error.code === "rest_invalid_json" };
     const refused: false = error.status;
     // A refusal is told apart by its message, one of the operation's.
     if (error.message === "Transaction already exists") return { refused, exists: error.error };
@@ -58,7 +60,8 @@ export async function otherChecks() {
   const login = await wallet.POST("/wp-json/wallet/v1/users/login", {
     body: { user_email: "a@example.com", user_password: "secret" },
   });
-  const failed: "failed" | false | undefined = login.error?.status;
+  const failed: "failed" | false | undefined =
+    login.error && "status" in login.error ? login.error.status : undefined;
   // A form body is described too.
   await wallet.POST(CREDITS, {
     body: credit,

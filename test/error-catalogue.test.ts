@@ -1,7 +1,9 @@
 // The error catalogue (src/http/errors.ts) is the one place an error answer is defined: every refusal
 // a route gives is one of the codes its OpenAPI operation lists, and docs/errors.md lists them all.
+import { Validator } from "@cfworker/json-schema";
 import { describe, expect, it } from "vitest";
 import errorsDoc from "../docs/errors.md?raw";
+import { BOOKMARK_HEADER } from "../src/http/answer-headers";
 import { ERRORS, type ErrorCode } from "../src/http/errors";
 import type { DocumentedInfo as RouteInfo } from "../src/http/route";
 import { checkFields } from "../src/http/validation";
@@ -10,6 +12,47 @@ import { errorCodes, openApiDocument } from "../src/routes/openapi";
 import { call, makeAdmin, makeUser, makeWallet, type Reply, type TestUser } from "./helpers";
 
 const codesOf = (route: RouteInfo) => new Set<ErrorCode>(errorCodes(route));
+
+type Response = {
+  content?: Record<string, { schema: unknown }>;
+  headers?: Record<string, unknown>;
+};
+type Operation = { responses: Record<string, Response & Record<string, unknown>> };
+const DOC = openApiDocument(ROUTES) as unknown as {
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, unknown>; headers: Record<string, { required?: true }> };
+};
+const operationOf = (route: RouteInfo) =>
+  DOC.paths[`/wp-json/${NAMESPACE}${route.path}`]![route.method.toLowerCase()]!;
+
+/** One of the document's schemas, with the components it names beside it as `$defs`. */
+function validatorOf(schema: unknown) {
+  const resolvable = (value: unknown) =>
+    JSON.parse(JSON.stringify(value).replaceAll('"#/components/schemas/', '"#/$defs/'));
+  return new Validator(
+    { ...resolvable(schema), $defs: resolvable(DOC.components.schemas) },
+    "2020-12",
+    false,
+  );
+}
+
+/**
+ * An answer as the route's operation documents it: a status it lists, a JSON body its schema for
+ * that status takes, the headers it requires, and the bookmark on no answer that does not declare it.
+ */
+function expectDocumented(route: RouteInfo, res: Reply, what: string) {
+  const response = operationOf(route).responses[String(res.status)];
+  expect(response, `${what}: ${res.status} is not documented`).toBeDefined();
+  const schema = response!.content?.["application/json"]?.schema;
+  const { valid, errors } = validatorOf(schema).validate(res.body);
+  expect(valid, `${what}: ${res.text} ${JSON.stringify(errors.slice(-3))}`).toBe(true);
+  const declared = Object.entries(response!.headers ?? {}) as [string, { $ref: string }][];
+  for (const [header, { $ref }] of declared)
+    if (DOC.components.headers[$ref.split("/").at(-1)!]!.required)
+      expect(res.headers.has(header), `${what}: ${header}`).toBe(true);
+  if (!declared.some(([header]) => header === BOOKMARK_HEADER))
+    expect(res.headers.has(BOOKMARK_HEADER), `${what}: ${BOOKMARK_HEADER}`).toBe(false);
+}
 
 /** The catalogue codes an error answer can be: same status, same message. */
 const matching = (res: Reply) =>
@@ -119,6 +162,55 @@ describe("the error catalogue", () => {
     }
   });
 
+  it("takes every value up to the bounds each field documents, and refuses the first past them", async () => {
+    const admin = await makeAdmin();
+    const wallet = await makeWallet(admin);
+    const valid = { user_id: admin.id, wallet_id: wallet, amount: "1.00", request_id: "r-1" };
+    type Field = { minimum?: number; maximum?: number; maxLength?: number; "x-alias-of"?: string };
+    const mismatches: string[] = [];
+    for (const route of ROUTES.filter((r) => r.envelope === "A")) {
+      const op = operationOf(route) as Operation & {
+        parameters?: { name: string; in: string; $ref?: string; schema: Field }[];
+        requestBody?: { content: Record<string, { schema: { $ref: string } }> };
+      };
+      const body = op.requestBody?.content["application/json"]?.schema.$ref.split("/").at(-1);
+      const fields: [string, Field][] = body
+        ? Object.entries(
+            (DOC.components.schemas[body] as { properties: Record<string, Field> }).properties,
+          )
+        : (op.parameters ?? []).filter((p) => p.in === "query").map((p) => [p.name, p.schema]);
+      for (const [name, field] of fields) {
+        const tries: [unknown, boolean][] = [];
+        if (field.minimum !== undefined && field.maximum !== undefined)
+          tries.push([field.minimum, true], [field.maximum, true], [field.maximum + 1, false]);
+        if (field.minimum !== undefined && field.minimum > 0)
+          tries.push([field.minimum - 1, false]);
+        if (field.maxLength !== undefined)
+          tries.push(["a".repeat(field.maxLength), true], ["a".repeat(field.maxLength + 1), false]);
+        const key = field["x-alias-of"] ?? name;
+        for (const [value, taken] of tries) {
+          const params = { ...valid, [name]: value };
+          const res =
+            route.method === "GET"
+              ? await call("GET", route.path.replace(/\{\w+\}/g, "1"), {
+                  auth: admin.bearer,
+                  query: Object.fromEntries(Object.entries(params).map(([k, v]) => [k, String(v)])),
+                })
+              : await call(route.method, route.path.replace(/\{\w+\}/g, "1"), {
+                  auth: admin.bearer,
+                  body: params,
+                });
+          const refused = res.status === 400 && res.body.error?.[key] !== undefined;
+          if (refused === taken)
+            mismatches.push(
+              `${route.method} ${route.path} ${name}=${String(value).slice(0, 12)}: ${res.text}`,
+            );
+        }
+      }
+    }
+    expect(mismatches).toEqual([]);
+  });
+
   describe("every refusal a route gives is one its operation lists", () => {
     let ctx: { admin: TestUser; subscriber: TestUser; wallet: string };
     it.each(ROUTES.filter((r) => r.auth !== "none" || r.method === "POST"))(
@@ -133,9 +225,12 @@ describe("the error catalogue", () => {
         const check = (res: Reply, what: string) => {
           expect(res.status, what).toBeLessThan(500);
           expect(res.text, what).not.toMatch(LIBRARY_MESSAGE);
-          if (res.status < 400) return;
           // A path whose id is not a number matches no route: WordPress's own 404 (docs/errors.md).
           if (what.includes("/abc") && res.body?.code === "rest_no_route") return;
+          if (!res.headers.get("Content-Type")?.startsWith("text/csv"))
+            expectDocumented(route, res, what);
+          if (res.status < 400) return;
+          if (res.body?.code === "rest_invalid_json") return;
           const codes = matching(res);
           expect(
             codes.filter((c) => listed.has(c)),
@@ -162,6 +257,16 @@ describe("the error catalogue", () => {
           }
           for (const params of bodies)
             check(await send(path, params, ctx.admin.bearer), `${path} ${JSON.stringify(params)}`);
+          // A GET's body is read too, but a test's Request cannot carry one.
+          if (route.method !== "GET") {
+            const broken = { "Content-Type": "application/json" };
+            const res = await call(route.method, path, {
+              auth: ctx.admin.bearer,
+              headers: broken,
+              body: "{",
+            });
+            check(res, `${path} with a body that is not JSON`);
+          }
         }
         expect(seen.size).toBeGreaterThan(0);
       },

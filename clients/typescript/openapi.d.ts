@@ -636,6 +636,16 @@ export interface components {
             data: unknown;
             error: unknown;
         };
+        "WordPressError.rest_invalid_json": {
+            /** @constant */
+            code: "rest_invalid_json";
+            /** @constant */
+            message: "Invalid JSON body passed.";
+            data: {
+                /** @constant */
+                status: 400;
+            };
+        };
         CaptureHoldInput: {
             /** @description In the wallet's major units ("12.50"); text keeps every digit exact */
             amount?: number | string;
@@ -643,8 +653,7 @@ export interface components {
             note?: string;
         };
         ConfirmPasswordResetInput: {
-            /** @default  */
-            token?: string;
+            token: string;
             user_password: string;
         };
         CreateApiKeyInput: {
@@ -655,28 +664,27 @@ export interface components {
         };
         CreateBatchInput: {
             request_id: string;
-            /**
-             * @default false
-             * @enum {string}
-             */
-            balanced?: "true" | "false" | "1" | "0";
+            /** @default false */
+            balanced?: boolean;
             operations: ({
                 /** @enum {string} */
                 type: "credit" | "debit";
-                user_id: number | string;
+                user_id: number;
                 wallet_id: string;
-                amount: string | number;
+                /** @description In the wallet's major units ("12.50"); text keeps every digit exact */
+                amount: number | string;
                 /** @default  */
-                note?: string | number;
+                note?: string;
             } | {
                 /** @constant */
                 type: "transfer";
-                from_user_id: number | string;
-                to_user_id: number | string;
+                from_user_id: number;
+                to_user_id: number;
                 wallet_id: string;
-                amount: string | number;
+                /** @description In the wallet's major units ("12.50"); text keeps every digit exact */
+                amount: number | string;
                 /** @default  */
-                note?: string | number;
+                note?: string;
             })[];
         };
         CreateCreditInput: {
@@ -1192,6 +1200,14 @@ export interface components {
     headers: {
         /** @description The D1 session's bookmark after this request: send it back to read at least this state. */
         Bookmark: string;
+        /** @description How many items the list holds */
+        "X-WP-Total": number;
+        /** @description How many pages of `per_page` the list holds */
+        "X-WP-TotalPages": number;
+        /** @description The API's discovery link (`rel="https://api.w.org/"`), then the previous and next pages (`rel="prev"`, `rel="next"`) where there are */
+        Link: string;
+        /** @description Seconds to wait before trying again */
+        RetryAfter: number;
     };
     pathItems: never;
 }
@@ -1237,10 +1253,11 @@ export interface operations {
             /** @description `invalid_input`: "invalid input" */
             400: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Refusal.invalid_input"];
+                    "application/json": components["schemas"]["Refusal.invalid_input"] | components["schemas"]["WordPressError.rest_invalid_json"];
                 };
             };
             /** @description `permission_missing`: "Permission denied"; `credentials_invalid`: "Permission denied" */
@@ -1264,6 +1281,7 @@ export interface operations {
             /** @description `user_not_found`: "Invalid User credentials" */
             404: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1273,6 +1291,7 @@ export interface operations {
             /** @description `transaction_exists`: "Transaction already exists" */
             409: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1291,6 +1310,7 @@ export interface operations {
             /** @description `rate_limited`: "Too many requests" */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1309,6 +1329,7 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1357,10 +1378,11 @@ export interface operations {
             /** @description `invalid_input`: "invalid input"; `insufficient_balance`: "Insufficient Balance" */
             400: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Refusal.invalid_input"] | components["schemas"]["Refusal.insufficient_balance"];
+                    "application/json": components["schemas"]["Refusal.invalid_input"] | components["schemas"]["Refusal.insufficient_balance"] | components["schemas"]["WordPressError.rest_invalid_json"];
                 };
             };
             /** @description `permission_missing`: "Permission denied"; `credentials_invalid`: "Permission denied" */
@@ -1384,6 +1406,7 @@ export interface operations {
             /** @description `user_not_found`: "Invalid User credentials" */
             404: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1393,6 +1416,7 @@ export interface operations {
             /** @description `transaction_exists`: "Transaction already exists" */
             409: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1411,6 +1435,7 @@ export interface operations {
             /** @description `rate_limited`: "Too many requests" */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1429,6 +1454,7 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1479,10 +1505,11 @@ export interface operations {
             /** @description `invalid_input`: "invalid input"; `insufficient_balance`: "Insufficient Balance" */
             400: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Refusal.invalid_input"] | components["schemas"]["Refusal.insufficient_balance"];
+                    "application/json": components["schemas"]["Refusal.invalid_input"] | components["schemas"]["Refusal.insufficient_balance"] | components["schemas"]["WordPressError.rest_invalid_json"];
                 };
             };
             /** @description `permission_missing`: "Permission denied"; `credentials_invalid`: "Permission denied" */
@@ -1506,6 +1533,7 @@ export interface operations {
             /** @description `user_not_found`: "Invalid User credentials" */
             404: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1515,6 +1543,7 @@ export interface operations {
             /** @description `transaction_exists`: "Transaction already exists" */
             409: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1533,6 +1562,7 @@ export interface operations {
             /** @description `rate_limited`: "Too many requests" */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1551,6 +1581,7 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1601,10 +1632,11 @@ export interface operations {
             /** @description `invalid_input`: "invalid input" */
             400: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Refusal.invalid_input"];
+                    "application/json": components["schemas"]["Refusal.invalid_input"] | components["schemas"]["WordPressError.rest_invalid_json"];
                 };
             };
             /** @description `permission_missing`: "Permission denied"; `credentials_invalid`: "Permission denied" */
@@ -1628,6 +1660,7 @@ export interface operations {
             /** @description `user_not_found`: "Invalid User credentials" */
             404: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1646,6 +1679,7 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1697,10 +1731,11 @@ export interface operations {
             /** @description `invalid_input`: "invalid input" */
             400: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Refusal.invalid_input"];
+                    "application/json": components["schemas"]["Refusal.invalid_input"] | components["schemas"]["WordPressError.rest_invalid_json"];
                 };
             };
             /** @description `permission_missing`: "Permission denied"; `credentials_invalid`: "Permission denied" */
@@ -1724,6 +1759,7 @@ export interface operations {
             /** @description `user_not_found`: "Invalid User credentials" */
             404: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1742,6 +1778,7 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1772,6 +1809,9 @@ export interface operations {
             200: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["Bookmark"];
+                    "X-WP-Total": components["headers"]["X-WP-Total"];
+                    "X-WP-TotalPages": components["headers"]["X-WP-TotalPages"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1803,10 +1843,11 @@ export interface operations {
             /** @description `invalid_input`: "invalid input" */
             400: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Refusal.invalid_input"];
+                    "application/json": components["schemas"]["Refusal.invalid_input"] | components["schemas"]["WordPressError.rest_invalid_json"];
                 };
             };
             /** @description `permission_missing`: "Permission denied"; `credentials_invalid`: "Permission denied" */
@@ -1830,6 +1871,7 @@ export interface operations {
             /** @description `user_not_found`: "Invalid User credentials" */
             404: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1848,6 +1890,7 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1901,10 +1944,11 @@ export interface operations {
             /** @description `invalid_input`: "invalid input"; `insufficient_balance`: "Insufficient Balance" */
             400: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Refusal.invalid_input"] | components["schemas"]["Refusal.insufficient_balance"];
+                    "application/json": components["schemas"]["Refusal.invalid_input"] | components["schemas"]["Refusal.insufficient_balance"] | components["schemas"]["WordPressError.rest_invalid_json"];
                 };
             };
             /** @description `permission_missing`: "Permission denied"; `credentials_invalid`: "Permission denied" */
@@ -1928,6 +1972,7 @@ export interface operations {
             /** @description `user_not_found`: "Invalid User credentials" */
             404: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1937,6 +1982,7 @@ export interface operations {
             /** @description `transaction_exists`: "Transaction already exists" */
             409: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1955,6 +2001,7 @@ export interface operations {
             /** @description `rate_limited`: "Too many requests" */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1973,6 +2020,7 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2030,10 +2078,11 @@ export interface operations {
             /** @description `invalid_input`: "invalid input" */
             400: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Refusal.invalid_input"];
+                    "application/json": components["schemas"]["Refusal.invalid_input"] | components["schemas"]["WordPressError.rest_invalid_json"];
                 };
             };
             /** @description `permission_missing`: "Permission denied"; `credentials_invalid`: "Permission denied" */
@@ -2057,6 +2106,7 @@ export interface operations {
             /** @description `hold_not_found`: "Hold not found" */
             404: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2075,6 +2125,7 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2138,10 +2189,11 @@ export interface operations {
             /** @description `invalid_input`: "invalid input"; `insufficient_balance`: "Insufficient Balance" */
             400: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Refusal.invalid_input"] | components["schemas"]["Refusal.insufficient_balance"];
+                    "application/json": components["schemas"]["Refusal.invalid_input"] | components["schemas"]["Refusal.insufficient_balance"] | components["schemas"]["WordPressError.rest_invalid_json"];
                 };
             };
             /** @description `permission_missing`: "Permission denied"; `credentials_invalid`: "Permission denied" */
@@ -2165,6 +2217,7 @@ export interface operations {
             /** @description `hold_not_found`: "Hold not found" */
             404: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2174,6 +2227,7 @@ export interface operations {
             /** @description `hold_resolved`: "Hold already resolved" */
             409: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2192,6 +2246,7 @@ export interface operations {
             /** @description `rate_limited`: "Too many requests" */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2210,6 +2265,7 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2273,10 +2329,11 @@ export interface operations {
             /** @description `invalid_input`: "invalid input" */
             400: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Refusal.invalid_input"];
+                    "application/json": components["schemas"]["Refusal.invalid_input"] | components["schemas"]["WordPressError.rest_invalid_json"];
                 };
             };
             /** @description `permission_missing`: "Permission denied"; `credentials_invalid`: "Permission denied" */
@@ -2300,6 +2357,7 @@ export interface operations {
             /** @description `hold_not_found`: "Hold not found" */
             404: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2309,6 +2367,7 @@ export interface operations {
             /** @description `hold_resolved`: "Hold already resolved" */
             409: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2327,6 +2386,7 @@ export interface operations {
             /** @description `rate_limited`: "Too many requests" */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2345,6 +2405,7 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2380,6 +2441,9 @@ export interface operations {
             200: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["Bookmark"];
+                    "X-WP-Total": components["headers"]["X-WP-Total"];
+                    "X-WP-TotalPages": components["headers"]["X-WP-TotalPages"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2442,10 +2506,11 @@ export interface operations {
             /** @description `invalid_input`: "invalid input" */
             400: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Refusal.invalid_input"];
+                    "application/json": components["schemas"]["Refusal.invalid_input"] | components["schemas"]["WordPressError.rest_invalid_json"];
                 };
             };
             /** @description `permission_missing`: "Permission denied"; `credentials_invalid`: "Permission denied"; `security_failed`: "Security verification failed" */
@@ -2469,6 +2534,7 @@ export interface operations {
             /** @description `user_not_found`: "Invalid User credentials" */
             404: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2478,6 +2544,7 @@ export interface operations {
             /** @description `history_busy`: "A full history is already being sent" */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2496,6 +2563,7 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2529,6 +2597,9 @@ export interface operations {
             200: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["Bookmark"];
+                    "X-WP-Total": components["headers"]["X-WP-Total"];
+                    "X-WP-TotalPages": components["headers"]["X-WP-TotalPages"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2609,10 +2680,11 @@ export interface operations {
             /** @description `invalid_input`: "invalid input" */
             400: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Refusal.invalid_input"];
+                    "application/json": components["schemas"]["Refusal.invalid_input"] | components["schemas"]["WordPressError.rest_invalid_json"];
                 };
             };
             /** @description `permission_missing`: "Permission denied"; `credentials_invalid`: "Permission denied" */
@@ -2636,6 +2708,7 @@ export interface operations {
             /** @description `user_not_found`: "Invalid User credentials" */
             404: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2645,6 +2718,7 @@ export interface operations {
             /** @description `history_busy`: "A full history is already being sent" */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2663,6 +2737,7 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2751,10 +2826,11 @@ export interface operations {
             /** @description `invalid_input`: "invalid input" */
             400: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Refusal.invalid_input"];
+                    "application/json": components["schemas"]["Refusal.invalid_input"] | components["schemas"]["WordPressError.rest_invalid_json"];
                 };
             };
             /** @description `permission_missing`: "Permission denied"; `credentials_invalid`: "Permission denied" */
@@ -2778,6 +2854,7 @@ export interface operations {
             /** @description `transaction_not_found`: "Transaction not found" */
             404: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2796,6 +2873,7 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2846,10 +2924,11 @@ export interface operations {
             /** @description `invalid_input`: "invalid input"; `insufficient_balance`: "Insufficient Balance" */
             400: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Refusal.invalid_input"] | components["schemas"]["Refusal.insufficient_balance"];
+                    "application/json": components["schemas"]["Refusal.invalid_input"] | components["schemas"]["Refusal.insufficient_balance"] | components["schemas"]["WordPressError.rest_invalid_json"];
                 };
             };
             /** @description `permission_missing`: "Permission denied"; `credentials_invalid`: "Permission denied" */
@@ -2873,6 +2952,7 @@ export interface operations {
             /** @description `transaction_not_found`: "Transaction not found" */
             404: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2882,6 +2962,7 @@ export interface operations {
             /** @description `transaction_exists`: "Transaction already exists"; `already_reversed`: "Transaction already reversed" */
             409: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2900,6 +2981,7 @@ export interface operations {
             /** @description `rate_limited`: "Too many requests" */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2918,6 +3000,7 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2946,6 +3029,9 @@ export interface operations {
             200: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["Bookmark"];
+                    "X-WP-Total": components["headers"]["X-WP-Total"];
+                    "X-WP-TotalPages": components["headers"]["X-WP-TotalPages"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3019,10 +3105,11 @@ export interface operations {
             /** @description `invalid_input`: "invalid input" */
             400: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Refusal.invalid_input"];
+                    "application/json": components["schemas"]["Refusal.invalid_input"] | components["schemas"]["WordPressError.rest_invalid_json"];
                 };
             };
             /** @description `permission_missing`: "Permission denied"; `credentials_invalid`: "Permission denied" */
@@ -3046,6 +3133,7 @@ export interface operations {
             /** @description `user_not_found`: "Invalid User credentials" */
             404: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3064,6 +3152,7 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3113,10 +3202,11 @@ export interface operations {
             /** @description `invalid_input`: "invalid input"; `insufficient_balance`: "Insufficient Balance" */
             400: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Refusal.invalid_input"] | components["schemas"]["Refusal.insufficient_balance"];
+                    "application/json": components["schemas"]["Refusal.invalid_input"] | components["schemas"]["Refusal.insufficient_balance"] | components["schemas"]["WordPressError.rest_invalid_json"];
                 };
             };
             /** @description `permission_missing`: "Permission denied"; `credentials_invalid`: "Permission denied" */
@@ -3140,6 +3230,7 @@ export interface operations {
             /** @description `user_not_found`: "Invalid User credentials" */
             404: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3149,6 +3240,7 @@ export interface operations {
             /** @description `transaction_exists`: "Transaction already exists" */
             409: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3167,6 +3259,7 @@ export interface operations {
             /** @description `rate_limited`: "Too many requests" */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3185,6 +3278,7 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3284,10 +3378,11 @@ export interface operations {
             /** @description `invalid_input`: "invalid input" */
             400: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Refusal.invalid_input"];
+                    "application/json": components["schemas"]["Refusal.invalid_input"] | components["schemas"]["WordPressError.rest_invalid_json"];
                 };
             };
             /** @description `permission_missing`: "Permission denied"; `credentials_invalid`: "Permission denied" */
@@ -3311,6 +3406,7 @@ export interface operations {
             /** @description `batch_not_found`: "Batch not found" */
             404: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3329,6 +3425,7 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3381,10 +3478,11 @@ export interface operations {
             /** @description `invalid_input`: "invalid input"; `insufficient_balance`: "Insufficient Balance" */
             400: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Refusal.invalid_input"] | components["schemas"]["Refusal.insufficient_balance"];
+                    "application/json": components["schemas"]["Refusal.invalid_input"] | components["schemas"]["Refusal.insufficient_balance"] | components["schemas"]["WordPressError.rest_invalid_json"];
                 };
             };
             /** @description `permission_missing`: "Permission denied"; `credentials_invalid`: "Permission denied" */
@@ -3408,6 +3506,7 @@ export interface operations {
             /** @description `batch_not_found`: "Batch not found" */
             404: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3417,6 +3516,7 @@ export interface operations {
             /** @description `already_reversed`: "Transaction already reversed" */
             409: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3435,6 +3535,7 @@ export interface operations {
             /** @description `rate_limited`: "Too many requests" */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3453,6 +3554,7 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3501,10 +3603,11 @@ export interface operations {
             /** @description `validation_error`: "Validation error" */
             400: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RefusalB.validation_error"];
+                    "application/json": components["schemas"]["RefusalB.validation_error"] | components["schemas"]["WordPressError.rest_invalid_json"];
                 };
             };
             /** @description `permission_missing`: "Permission denied"; `credentials_invalid`: "Permission denied" */
@@ -3546,6 +3649,7 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3575,7 +3679,6 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
-                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3601,7 +3704,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RefusalB.validation_error"];
+                    "application/json": components["schemas"]["RefusalB.validation_error"] | components["schemas"]["WordPressError.rest_invalid_json"];
                 };
             };
             /** @description `payload_too_large`: "Payload too large" */
@@ -3616,6 +3719,7 @@ export interface operations {
             /** @description `too_many_sign_ins`: "Too many failed sign-in attempts" */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3634,6 +3738,7 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3676,10 +3781,11 @@ export interface operations {
             /** @description `validation_error`: "Validation error" */
             400: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RefusalB.validation_error"];
+                    "application/json": components["schemas"]["RefusalB.validation_error"] | components["schemas"]["WordPressError.rest_invalid_json"];
                 };
             };
             /** @description `permission_missing`: "Permission denied"; `credentials_invalid`: "Permission denied" */
@@ -3721,6 +3827,7 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3767,10 +3874,11 @@ export interface operations {
             /** @description `validation_error`: "Validation error" */
             400: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RefusalB.validation_error"];
+                    "application/json": components["schemas"]["RefusalB.validation_error"] | components["schemas"]["WordPressError.rest_invalid_json"];
                 };
             };
             /** @description `permission_missing`: "Permission denied"; `credentials_invalid`: "Permission denied" */
@@ -3794,6 +3902,7 @@ export interface operations {
             /** @description `user_not_found`: "Invalid User credentials" */
             404: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3821,6 +3930,7 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3866,10 +3976,11 @@ export interface operations {
             /** @description `validation_error`: "Validation error" */
             400: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RefusalB.validation_error"];
+                    "application/json": components["schemas"]["RefusalB.validation_error"] | components["schemas"]["WordPressError.rest_invalid_json"];
                 };
             };
             /** @description `permission_missing`: "Permission denied"; `credentials_invalid`: "Permission denied" */
@@ -3893,6 +4004,7 @@ export interface operations {
             /** @description `user_not_found`: "Invalid User credentials" */
             404: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3920,6 +4032,7 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3930,8 +4043,8 @@ export interface operations {
     };
     confirmEmailVerification: {
         parameters: {
-            query?: {
-                token?: string;
+            query: {
+                token: string;
             };
             header?: {
                 /** @description A bookmark from an earlier answer: the read sees at least that state (its own writes); `first-primary` asks for the newest. Optional (docs/scaling.md#read-replicas). */
@@ -3945,7 +4058,6 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
-                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3968,7 +4080,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RefusalB.validation_error"] | components["schemas"]["RefusalB.mail_link_invalid"];
+                    "application/json": components["schemas"]["RefusalB.validation_error"] | components["schemas"]["RefusalB.mail_link_invalid"] | components["schemas"]["WordPressError.rest_invalid_json"];
                 };
             };
             /** @description `internal_error`: "Internal error" */
@@ -3983,6 +4095,7 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4012,7 +4125,6 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
-                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4034,7 +4146,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RefusalB.validation_error"];
+                    "application/json": components["schemas"]["RefusalB.validation_error"] | components["schemas"]["WordPressError.rest_invalid_json"];
                 };
             };
             /** @description `payload_too_large`: "Payload too large" */
@@ -4049,6 +4161,7 @@ export interface operations {
             /** @description `too_many_mails`: "Too many mails" */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4067,6 +4180,7 @@ export interface operations {
             /** @description `mail_not_configured`: "Mail is not configured"; `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4096,7 +4210,6 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
-                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4118,7 +4231,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RefusalB.validation_error"];
+                    "application/json": components["schemas"]["RefusalB.validation_error"] | components["schemas"]["WordPressError.rest_invalid_json"];
                 };
             };
             /** @description `payload_too_large`: "Payload too large" */
@@ -4133,6 +4246,7 @@ export interface operations {
             /** @description `too_many_mails`: "Too many mails" */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4151,6 +4265,7 @@ export interface operations {
             /** @description `mail_not_configured`: "Mail is not configured"; `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4180,7 +4295,6 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
-                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4203,7 +4317,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RefusalB.validation_error"] | components["schemas"]["RefusalB.mail_link_invalid"];
+                    "application/json": components["schemas"]["RefusalB.validation_error"] | components["schemas"]["RefusalB.mail_link_invalid"] | components["schemas"]["WordPressError.rest_invalid_json"];
                 };
             };
             /** @description `payload_too_large`: "Payload too large" */
@@ -4218,6 +4332,7 @@ export interface operations {
             /** @description `too_many_sign_ins`: "Too many failed sign-in attempts" */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4236,6 +4351,7 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4284,10 +4400,11 @@ export interface operations {
             /** @description `invalid_input`: "invalid input" */
             400: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Refusal.invalid_input"];
+                    "application/json": components["schemas"]["Refusal.invalid_input"] | components["schemas"]["WordPressError.rest_invalid_json"];
                 };
             };
             /** @description `permission_missing`: "Permission denied"; `credentials_invalid`: "Permission denied" */
@@ -4320,6 +4437,7 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4374,10 +4492,11 @@ export interface operations {
             /** @description `invalid_input`: "invalid input" */
             400: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Refusal.invalid_input"];
+                    "application/json": components["schemas"]["Refusal.invalid_input"] | components["schemas"]["WordPressError.rest_invalid_json"];
                 };
             };
             /** @description `permission_missing`: "Permission denied"; `credentials_invalid`: "Permission denied" */
@@ -4401,6 +4520,7 @@ export interface operations {
             /** @description `wallet_exists`: "Wallet Already Exists" */
             409: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4428,6 +4548,7 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4478,10 +4599,11 @@ export interface operations {
             /** @description `invalid_input`: "invalid input" */
             400: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Refusal.invalid_input"];
+                    "application/json": components["schemas"]["Refusal.invalid_input"] | components["schemas"]["WordPressError.rest_invalid_json"];
                 };
             };
             /** @description `permission_missing`: "Permission denied"; `credentials_invalid`: "Permission denied" */
@@ -4505,6 +4627,7 @@ export interface operations {
             /** @description `wallet_not_found`: "Wallet not found" */
             404: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4523,6 +4646,7 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4585,10 +4709,11 @@ export interface operations {
             /** @description `invalid_input`: "invalid input" */
             400: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Refusal.invalid_input"];
+                    "application/json": components["schemas"]["Refusal.invalid_input"] | components["schemas"]["WordPressError.rest_invalid_json"];
                 };
             };
             /** @description `permission_missing`: "Permission denied"; `credentials_invalid`: "Permission denied" */
@@ -4612,6 +4737,7 @@ export interface operations {
             /** @description `user_not_found`: "Invalid User credentials"; `wallet_not_found`: "Wallet not found" */
             404: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4630,6 +4756,7 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4678,10 +4805,11 @@ export interface operations {
             /** @description `invalid_input`: "invalid input" */
             400: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Refusal.invalid_input"];
+                    "application/json": components["schemas"]["Refusal.invalid_input"] | components["schemas"]["WordPressError.rest_invalid_json"];
                 };
             };
             /** @description `permission_missing`: "Permission denied"; `credentials_invalid`: "Permission denied" */
@@ -4714,6 +4842,7 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4767,10 +4896,11 @@ export interface operations {
             /** @description `invalid_input`: "invalid input" */
             400: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Refusal.invalid_input"];
+                    "application/json": components["schemas"]["Refusal.invalid_input"] | components["schemas"]["WordPressError.rest_invalid_json"];
                 };
             };
             /** @description `permission_missing`: "Permission denied"; `credentials_invalid`: "Permission denied" */
@@ -4794,6 +4924,7 @@ export interface operations {
             /** @description `user_not_found`: "Invalid User credentials" */
             404: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4821,6 +4952,7 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4866,10 +4998,11 @@ export interface operations {
             /** @description `invalid_input`: "invalid input" */
             400: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Refusal.invalid_input"];
+                    "application/json": components["schemas"]["Refusal.invalid_input"] | components["schemas"]["WordPressError.rest_invalid_json"];
                 };
             };
             /** @description `permission_missing`: "Permission denied"; `credentials_invalid`: "Permission denied" */
@@ -4893,6 +5026,7 @@ export interface operations {
             /** @description `api_key_not_found`: "API key not found" */
             404: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4920,6 +5054,7 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5106,10 +5241,11 @@ export interface operations {
             /** @description `invalid_input`: "invalid input" */
             400: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Refusal.invalid_input"];
+                    "application/json": components["schemas"]["Refusal.invalid_input"] | components["schemas"]["WordPressError.rest_invalid_json"];
                 };
             };
             /** @description `permission_missing`: "Permission denied"; `credentials_invalid`: "Permission denied" */
@@ -5142,6 +5278,7 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5193,10 +5330,11 @@ export interface operations {
             /** @description `invalid_input`: "invalid input" */
             400: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Refusal.invalid_input"];
+                    "application/json": components["schemas"]["Refusal.invalid_input"] | components["schemas"]["WordPressError.rest_invalid_json"];
                 };
             };
             /** @description `permission_missing`: "Permission denied"; `credentials_invalid`: "Permission denied" */
@@ -5229,6 +5367,7 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5287,10 +5426,11 @@ export interface operations {
             /** @description `invalid_input`: "invalid input" */
             400: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Refusal.invalid_input"];
+                    "application/json": components["schemas"]["Refusal.invalid_input"] | components["schemas"]["WordPressError.rest_invalid_json"];
                 };
             };
             /** @description `permission_missing`: "Permission denied"; `credentials_invalid`: "Permission denied" */
@@ -5332,6 +5472,7 @@ export interface operations {
             /** @description `webhooks_not_configured`: "Webhooks are not configured"; `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5377,10 +5518,11 @@ export interface operations {
             /** @description `invalid_input`: "invalid input" */
             400: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Refusal.invalid_input"];
+                    "application/json": components["schemas"]["Refusal.invalid_input"] | components["schemas"]["WordPressError.rest_invalid_json"];
                 };
             };
             /** @description `permission_missing`: "Permission denied"; `credentials_invalid`: "Permission denied" */
@@ -5404,6 +5546,7 @@ export interface operations {
             /** @description `webhook_not_found`: "Webhook not found" */
             404: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5431,6 +5574,7 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5484,10 +5628,11 @@ export interface operations {
             /** @description `invalid_input`: "invalid input" */
             400: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Refusal.invalid_input"];
+                    "application/json": components["schemas"]["Refusal.invalid_input"] | components["schemas"]["WordPressError.rest_invalid_json"];
                 };
             };
             /** @description `permission_missing`: "Permission denied"; `credentials_invalid`: "Permission denied" */
@@ -5511,6 +5656,7 @@ export interface operations {
             /** @description `webhook_not_found`: "Webhook not found" */
             404: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5538,6 +5684,7 @@ export interface operations {
             /** @description `webhooks_not_configured`: "Webhooks are not configured"; `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5597,10 +5744,11 @@ export interface operations {
             /** @description `invalid_input`: "invalid input" */
             400: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Refusal.invalid_input"];
+                    "application/json": components["schemas"]["Refusal.invalid_input"] | components["schemas"]["WordPressError.rest_invalid_json"];
                 };
             };
             /** @description `permission_missing`: "Permission denied"; `credentials_invalid`: "Permission denied" */
@@ -5624,6 +5772,7 @@ export interface operations {
             /** @description `webhook_not_found`: "Webhook not found"; `event_not_found`: "Event not found" */
             404: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5651,6 +5800,7 @@ export interface operations {
             /** @description `webhooks_not_configured`: "Webhooks are not configured"; `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5706,10 +5856,11 @@ export interface operations {
             /** @description `invalid_input`: "invalid input" */
             400: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Refusal.invalid_input"];
+                    "application/json": components["schemas"]["Refusal.invalid_input"] | components["schemas"]["WordPressError.rest_invalid_json"];
                 };
             };
             /** @description `permission_missing`: "Permission denied"; `credentials_invalid`: "Permission denied" */
@@ -5733,6 +5884,7 @@ export interface operations {
             /** @description `webhook_not_found`: "Webhook not found" */
             404: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5751,6 +5903,7 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5774,7 +5927,6 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
-                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {

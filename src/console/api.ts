@@ -4,9 +4,9 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { type ApiError, refusalAnswer } from "../http/errors";
+import { EMPTY } from "../http/fields";
 import type { Params } from "../http/params";
 import type { Input } from "../http/route";
-import { EMPTY } from "../http/validation";
 import { forgetGone, goneRefusal } from "../wallet/faults";
 import type { ConsoleEnv } from "./env";
 import { back } from "./page";

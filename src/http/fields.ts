@@ -1,23 +1,52 @@
 // Wire field schemas shared by several routes. WordPress owns these shapes and messages, so they
 // are written by hand; OpenAPI is generated from them.
+import type { JsonSchema } from "@valibot/to-json-schema";
 import * as v from "valibot";
 import type { Decimal } from "../ledger/money";
 import { readAmount, utcMs } from "../wallet/rules";
 import { isWalletId, normalizeWalletId } from "../wallet/wallets";
 import { AMOUNT_MESSAGES } from "./errors";
-import { EMPTY } from "./validation";
+
+/** A required field left out or empty, in the plugin's words. */
+export const EMPTY = "Field Cannot be empty";
 
 export const MAX_TEXT = 1000;
 const REQUEST_ID_MAX = 191;
 
+/**
+ * What a field takes, as the OpenAPI document tells clients: a JSON Schema that stands for the
+ * pipe's own (src/routes/openapi.ts). A pipe's checks and transforms have no JSON Schema form, and
+ * a field read as text or a number is documented as the one type a client should send. Actions
+ * after it in a pipe still add their limits.
+ */
+export const documented = <T>(schema: JsonSchema) =>
+  v.metadata<T, { documented: JsonSchema }>({ documented: schema });
+
 /** Text as a client may send it, a number too (read as its text); anything else is `refusal`. */
 export const anyText = (refusal: string) =>
-  v.pipe(v.union([v.string(), v.number()], refusal), v.transform(String));
+  v.pipe(
+    v.union([v.string(), v.number()], refusal),
+    v.transform(String),
+    documented({ type: "string" }),
+  );
 
 const text = (max: number, name: string) =>
   v.pipe(
     anyText(`${name} must be text`),
     v.check((s) => [...s].length <= max, `${name} must be at most ${max} characters`),
+    documented({ type: "string", maxLength: max }),
+  );
+
+/** An integer from `min` to `max`, as digits or a number (a query string sends text). */
+export const integerIn = (name: string, min: number, max: number) =>
+  v.pipe(
+    v.union([v.string(), v.number()], `${name} requires an integer`),
+    v.transform(String),
+    v.regex(/^[0-9]+$/, `${name} requires an integer`),
+    v.transform(Number),
+    v.minValue(min, `${name} must be between ${min} and ${max}`),
+    v.maxValue(max, `${name} must be between ${min} and ${max}`),
+    documented({ type: "integer", minimum: min, maximum: max }),
   );
 
 /** A positive user id, as an integer or digits. `missingAsZero` keeps the plugin's credits quirk. */
@@ -30,6 +59,7 @@ export const userIdField = (name = "user_id") =>
     v.check((s) => !/^0+$/.test(s), `${name} cannot be zero`),
     v.transform(Number),
     v.safeInteger(`${name} is too large`),
+    documented({ type: "integer", minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
   );
 
 /** What a path parameter names: `id` null when its text can name nothing; `ref` that text as sent. */
@@ -50,14 +80,20 @@ export const idRef = (ref: string): PathRef<number> => ({
 
 export const pathIdField = v.pipe(
   pathText,
-  v.metadata({ type: "integer", minimum: 0 }),
+  documented({ type: "integer", minimum: 0 }),
   v.transform(idRef),
 );
+
+/** A wallet id as documented: the one rule (wallet/wallets.ts), letters in either case. */
+export const WALLET_ID_SCHEMA = {
+  type: "string",
+  pattern: "^[A-Za-z][A-Za-z0-9_]{0,31}$",
+} as const;
 
 /** A wallet id in a path, by the one wallet-id rule (wallet/wallets.ts); anything else names none. */
 export const pathWalletIdField = v.pipe(
   pathText,
-  v.metadata({ type: "string" }),
+  documented(WALLET_ID_SCHEMA),
   v.transform((ref): PathRef<string> => {
     const id = normalizeWalletId(ref);
     return { id: isWalletId(id) ? id : null, ref };
@@ -69,6 +105,7 @@ export const walletIdField = v.pipe(
   v.nonEmpty(EMPTY),
   v.transform(normalizeWalletId),
   v.regex(/^[a-z][a-z0-9_]{0,31}$/, "wallet_id not found"),
+  documented(WALLET_ID_SCHEMA),
 );
 
 /**
@@ -84,6 +121,12 @@ export const requestIdField = v.pipe(
     (s) => [...s].length <= REQUEST_ID_MAX,
     `request_id must be at most ${REQUEST_ID_MAX} characters`,
   ),
+  documented({
+    type: "string",
+    minLength: 1,
+    maxLength: REQUEST_ID_MAX,
+    pattern: String.raw`^\S(?:[\s\S]*\S)?$`,
+  }),
 );
 
 export const AMOUNT_TEXT_MAX = 40;
@@ -100,6 +143,10 @@ export const amountField = v.pipe(
     if (typeof amount !== "string") return amount;
     addIssue({ message: AMOUNT_MESSAGES[amount] });
     return NEVER;
+  }),
+  documented({
+    anyOf: [{ type: "number" }, { type: "string", minLength: 1, maxLength: AMOUNT_TEXT_MAX }],
+    description: 'In the wallet\'s major units ("12.50"); text keeps every digit exact',
   }),
 );
 

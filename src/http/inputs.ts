@@ -14,8 +14,7 @@ import {
   WALLET_LIMITS,
 } from "../wallet/wallets";
 import { WEBHOOK_LIMITS } from "../wallet/webhooks";
-import { amountField, noteField, textField } from "./fields";
-import { EMPTY } from "./validation";
+import { amountField, documented, EMPTY, noteField, textField, WALLET_ID_SCHEMA } from "./fields";
 
 const required = (max: number, name: string) =>
   v.pipe(
@@ -65,6 +64,7 @@ export const WalletParams = v.object({
     v.transform(normalizeWalletId),
     v.check(isWalletId, "wallet_id must start with a letter and hold at most 32 of a-z, 0-9 and _"),
     v.check((id) => !isReservedWalletId(id), "wallet_id formatted is reserved"),
+    documented(WALLET_ID_SCHEMA),
   ),
   wallet_name: shown(WALLET_LIMITS.nameMax, "wallet_name"),
   wallet_symbol: shown(WALLET_LIMITS.symbolMax, "wallet_symbol"),
@@ -79,6 +79,7 @@ export const WalletParams = v.object({
       v.regex(/^[0-9]$/, "wallet_decimal must be an integer from 0 to 8"),
       v.transform(Number),
       v.check(isWalletDecimals, "wallet_decimal must be an integer from 0 to 8"),
+      documented({ type: "integer", minimum: 0, maximum: WALLET_LIMITS.decimalsMax }),
     ),
     2,
   ),
@@ -144,6 +145,7 @@ export const idField = (name: string) =>
     v.transform(String),
     v.regex(/^[0-9]{1,15}$/, `${name} requires an integer`),
     v.transform(Number),
+    documented({ type: "integer", minimum: 0, maximum: 10 ** 15 - 1 }),
   );
 
 export const ResendParams = v.object({ event_id: idField("event_id") });

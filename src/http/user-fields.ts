@@ -11,7 +11,7 @@ import { type Clashes, createSubscriber, findNewUserClashes } from "../wallet/us
 import { aliasField, withAliases } from "./aliases";
 import { ok } from "./envelope";
 import { validationError } from "./errors";
-import { anyText, textField } from "./fields";
+import { anyText, documented, textField } from "./fields";
 import type { Input } from "./route";
 
 export const USERNAME_MAX = 60;
@@ -28,6 +28,13 @@ export const UserParams = v.object({
     v.regex(/^[A-Za-z0-9_.@\s-]*$/, "username may only contain letters, numbers and _ . - @"),
     v.minLength(4, "username must be atleast 4 chars"),
     v.maxLength(USERNAME_MAX, `username must be at most ${USERNAME_MAX} chars`),
+    // A space is refused by its own text above, so the pattern lets it through to that one.
+    documented({
+      type: "string",
+      minLength: 4,
+      maxLength: USERNAME_MAX,
+      pattern: "^[A-Za-z0-9_.@-]*$",
+    }),
   ),
   user_email: v.pipe(
     v.string("user_email is required"),

@@ -3,10 +3,9 @@ import * as v from "valibot";
 import type { AppEnv } from "../env";
 import { withAliases } from "./aliases";
 import { invalidInput } from "./errors";
+import { EMPTY } from "./fields";
 import type { Params } from "./params";
 import type { Input } from "./route";
-
-export const EMPTY = "Field Cannot be empty";
 
 type ObjectSchema = v.ObjectSchema<v.ObjectEntries, undefined>;
 

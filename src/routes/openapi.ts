@@ -1,5 +1,6 @@
-import { toJsonSchema } from "@valibot/to-json-schema";
+import { type JsonSchema, toJsonSchema } from "@valibot/to-json-schema";
 import type { GenericSchema } from "valibot";
+import * as v from "valibot";
 import { BOOKMARK_HEADER } from "../http/answer-headers";
 import { ERRORS, type ErrorCode } from "../http/errors";
 import { NAMESPACE, pathNames } from "../http/rest-index";
@@ -93,6 +94,29 @@ function refusalRef(family: "A" | "B", code: ErrorCode, refusals: Named) {
   return { $ref: `#/components/schemas/${name}` };
 }
 
+/**
+ * WordPress's own answer to a body that claims JSON and does not parse, on any route that reads
+ * its request (contract section 1): not in the route's envelope, since the plugin's code never ran.
+ */
+const INVALID_JSON = {
+  type: "object",
+  required: ["code", "message", "data"],
+  properties: {
+    code: { const: "rest_invalid_json" },
+    message: { const: "Invalid JSON body passed." },
+    data: {
+      type: "object",
+      required: ["status"],
+      properties: { status: { const: 400 } },
+    },
+  },
+};
+
+const BOOKMARK_REF = { $ref: "#/components/headers/Bookmark" };
+
+/** The refusals that tell the client when to try again; every 429 is one. */
+const RETRIED: ErrorCode[] = ["database_unavailable"];
+
 function errorResponses(route: RouteInfo, refusals: Named) {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of errorCodes(route)) {
@@ -110,11 +134,21 @@ function errorResponses(route: RouteInfo, refusals: Named) {
             refusals,
           ),
         );
+        if (status === 400 && route.envelope !== "index")
+          refs.push({ $ref: "#/components/schemas/WordPressError.rest_invalid_json" });
+        const retried = status === 429 || codes.some((code) => RETRIED.includes(code));
+        // A refusal after the request read the database tells the caller what it reached.
+        const bookmarked = route.auth !== "none" && [400, 404, 409].includes(status);
+        const headers = {
+          ...(bookmarked ? { [BOOKMARK_HEADER]: BOOKMARK_REF } : {}),
+          ...(retried ? { "Retry-After": { $ref: "#/components/headers/RetryAfter" } } : {}),
+        };
         return [
           String(status),
           {
             description: codes.map((code) => `\`${code}\`: "${ERRORS[code].message}"`).join("; "),
             "x-error-codes": codes,
+            ...(Object.keys(headers).length > 0 ? { headers } : {}),
             content: {
               "application/json": { schema: refs.length === 1 ? refs[0] : { anyOf: refs } },
             },
@@ -124,88 +158,45 @@ function errorResponses(route: RouteInfo, refusals: Named) {
   );
 }
 
-// Checks and transforms have no JSON Schema form; the types, patterns and limits carry over.
+/**
+ * A valibot schema as JSON Schema: the types, patterns and limits carry over, and a field that says
+ * how it is `documented` (http/fields.ts) stands as it says, since checks and transforms have no
+ * JSON Schema form.
+ */
 const jsonSchema = (schema: GenericSchema): Record<string, unknown> => {
-  const { $schema: _, ...rest } = toJsonSchema(schema, { errorMode: "ignore" });
+  const { $schema: _, ...rest } = toJsonSchema(schema, {
+    errorMode: "ignore",
+    overrideAction: ({ valibotAction }) =>
+      "metadata" in valibotAction
+        ? (valibotAction.metadata as { documented?: JsonSchema }).documented
+        : undefined,
+  });
   return rest;
 };
 
 type Json = Record<string, unknown>;
-const TEXT_OR_NUMBER = JSON.stringify([{ type: "string" }, { type: "number" }]);
-const DIGITS = /^\^\[0-9\](?:\{1,(\d+)\}|(\+))?\$$/;
 
 /**
- * One field as a client should send it. The wire schemas read text or a number for most fields
- * (WordPress sends form fields as text), and a pipe's JSON Schema keeps both the union and what
- * the pipe turned it into: `user_id` came out as a string-or-number that is also an integer with a
- * pattern and a default "0". Each field gets one type: an id is a positive integer, digits are an
- * integer, other text is a string (a number is still read as its text). `required` when the
- * default is a value the field refuses (a missing `user_id` of a credit counts as 0, refused).
+ * The declared parameters' JSON Schema. A field is required when leaving it out is refused, which
+ * a default can be too: a credit's missing `user_id` counts as 0, which no user has, so a client
+ * must send it (and the default is not one). An integer's default written as the text a query
+ * string sends (`per_page` "100") is documented as the integer.
  */
-function wireField(schema: Json): { schema: Json; required?: true } {
-  if (JSON.stringify(schema.anyOf) !== TEXT_OR_NUMBER) return { schema };
-  const {
-    anyOf: _,
-    type,
-    minimum: _min,
-    maximum: _max,
-    minLength,
-    pattern,
-    default: given,
-    ...rest
-  } = schema;
-  if (type === "integer") {
-    const id = { ...rest, type: "integer", minimum: 1, maximum: Number.MAX_SAFE_INTEGER };
-    return given === undefined || Number(given) >= 1
-      ? { schema: { ...id, ...(given === undefined ? {} : { default: Number(given) }) } }
-      : { schema: id, required: true };
-  }
-  const digits = typeof pattern === "string" ? DIGITS.exec(pattern) : null;
-  if (digits) {
-    const places = digits[1] ? Number(digits[1]) : digits[2] ? undefined : 1;
-    return {
-      schema: {
-        ...rest,
-        type: "integer",
-        minimum: 0,
-        ...(places === undefined
-          ? {}
-          : { maximum: Math.min(10 ** places - 1, Number.MAX_SAFE_INTEGER) }),
-        ...(given === undefined ? {} : { default: Number(given) }),
-      },
-    };
-  }
-  return {
-    schema: {
-      ...rest,
-      type: "string",
-      ...(minLength === undefined ? {} : { minLength }),
-      ...(pattern === undefined ? {} : { pattern }),
-      ...(given === undefined ? {} : { default: String(given) }),
-    },
-  };
-}
-
-/** An amount: a JSON number, or its decimal text when the exact digits matter. */
-const AMOUNT = {
-  anyOf: [{ type: "number" }, { type: "string", minLength: 1, maxLength: 40 }],
-  description: 'In the wallet\'s major units ("12.50"); text keeps every digit exact',
-};
-
-/** The declared parameters' JSON Schema, each field as `wireField` cleans it. */
 function paramsSchema(route: RouteInfo) {
-  if (!route.params?.schema) return undefined;
-  const declared = jsonSchema(route.params.schema);
-  const required = new Set((declared.required ?? []) as string[]);
+  const schema = route.params?.schema as v.ObjectSchema<v.ObjectEntries, undefined> | undefined;
+  if (!schema) return undefined;
+  const declared = jsonSchema(schema);
+  const required = Object.keys(schema.entries).filter(
+    (name) => !v.safeParse(schema.entries[name]!, undefined).success,
+  );
   const properties = Object.fromEntries(
     Object.entries((declared.properties ?? {}) as Record<string, Json>).map(([name, field]) => {
-      if (name === "amount") return [name, AMOUNT];
-      const clean = wireField(field);
-      if (clean.required) required.add(name);
-      return [name, clean.schema];
+      const { default: given, ...sent } = field;
+      if (required.includes(name) || given === undefined) return [name, sent];
+      return [name, { ...sent, default: field.type === "integer" ? Number(given) : given }];
     }),
   );
-  return { ...declared, properties, required: [...required] };
+  return { ...declared, properties, required };
 }
 
 /** The success answer: `status` true and its `data` (or the bare body of an index). */
@@ -225,6 +216,22 @@ function successSchema(route: RouteInfo) {
         },
       },
     ],
+  };
+}
+
+/** What a paged list answers beside its page, as WordPress's lists do. */
+const PAGING_HEADERS = ["X-WP-Total", "X-WP-TotalPages", "Link"] as const;
+
+/** The headers of a success: the bookmark where credentials were read, and a list's paging. */
+function successHeaders(route: RouteInfo, declared: Json | undefined) {
+  const paged = declared !== undefined && "per_page" in (declared.properties as Json);
+  return {
+    ...(route.auth === "none" ? {} : { [BOOKMARK_HEADER]: BOOKMARK_REF }),
+    ...(paged
+      ? Object.fromEntries(
+          PAGING_HEADERS.map((name) => [name, { $ref: `#/components/headers/${name}` }]),
+        )
+      : {}),
   };
 }
 
@@ -314,7 +321,7 @@ function operation(route: RouteInfo, refusals: Named) {
         description: csv
           ? "Success; with `format=csv` the statement as RFC 4180 text (a header row, CRLF), as an attachment (Content-Disposition)"
           : "Success",
-        headers: { [BOOKMARK_HEADER]: { $ref: "#/components/headers/Bookmark" } },
+        headers: successHeaders(route, schema),
         content: {
           "application/json": { schema: successSchema(route) },
           ...(csv ? { "text/csv": { schema: { type: "string" } } } : {}),
@@ -346,6 +353,7 @@ export function openApiDocument(routes: readonly RouteInfo[]) {
       schemas: {
         EnvelopeA: envelopeA,
         EnvelopeB: envelopeB,
+        "WordPressError.rest_invalid_json": INVALID_JSON,
         ...Object.fromEntries([...schemas].sort(([a], [b]) => a.localeCompare(b))),
       },
       parameters: {
@@ -362,6 +370,27 @@ export function openApiDocument(routes: readonly RouteInfo[]) {
           description:
             "The D1 session's bookmark after this request: send it back to read at least this state.",
           schema: { type: "string" },
+        },
+        "X-WP-Total": {
+          description: "How many items the list holds",
+          required: true,
+          schema: { type: "integer" },
+        },
+        "X-WP-TotalPages": {
+          description: "How many pages of `per_page` the list holds",
+          required: true,
+          schema: { type: "integer" },
+        },
+        Link: {
+          description:
+            'The API\'s discovery link (`rel="https://api.w.org/"`), then the previous and next pages (`rel="prev"`, `rel="next"`) where there are',
+          required: true,
+          schema: { type: "string" },
+        },
+        RetryAfter: {
+          description: "Seconds to wait before trying again",
+          required: true,
+          schema: { type: "integer", minimum: 1 },
         },
       },
       securitySchemes: {

@@ -1,6 +1,5 @@
 import * as v from "valibot";
-import { anyText, isoDate, userIdField } from "../../http/fields";
-import { EMPTY } from "../../http/validation";
+import { anyText, EMPTY, isoDate, userIdField } from "../../http/fields";
 import { MAX_WALLETS_PER_READ } from "../../wallet/balances";
 import { isWalletId, normalizeWalletId } from "../../wallet/wallets";
 

@@ -3,6 +3,8 @@ import * as v from "valibot";
 import type { AppEnv } from "../../env";
 import { invalidInput } from "../../http/errors";
 import {
+  documented,
+  EMPTY,
   EntryParams,
   movementOf,
   noteField,
@@ -14,7 +16,7 @@ import {
 import { checkMoneyFields } from "../../http/money-input";
 import type { Params } from "../../http/params";
 import type { Input } from "../../http/route";
-import { checkFields, EMPTY } from "../../http/validation";
+import { checkFields } from "../../http/validation";
 import { type BatchInput, type BatchOperation, MAX_OPERATIONS } from "../../wallet/batches";
 import { findWallet } from "../../wallet/directory";
 import { PAGE_FIELDS } from "../transactions/schemas";
@@ -37,6 +39,7 @@ const balancedField = v.pipe(
   v.transform((b) => String(b).toLowerCase()),
   v.picklist(["true", "false", "1", "0"], "balanced must be true or false"),
   v.transform((b) => b === "true" || b === "1"),
+  documented({ type: "boolean" }),
 );
 
 /** The body as documented (OpenAPI); `readBatchInput` enforces it, naming each operation's fields. */

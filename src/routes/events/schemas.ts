@@ -1,16 +1,7 @@
 import * as v from "valibot";
 import { EVENT_TYPES, isEventType } from "../../events/records";
+import { integerIn } from "../../http/fields";
 import { FEED_LIMITS } from "../../wallet/events";
-
-const integerIn = (name: string, min: number, max: number) =>
-  v.pipe(
-    v.union([v.string(), v.number()], `${name} requires an integer`),
-    v.transform(String),
-    v.regex(/^[0-9]{1,16}$/, `${name} requires an integer`),
-    v.transform(Number),
-    v.minValue(min, `${name} must be between ${min} and ${max}`),
-    v.maxValue(max, `${name} must be between ${min} and ${max}`),
-  );
 
 /** `a,b` (spaces around names ignored, repeats collapsed); each a known event type. */
 export const eventTypesField = (name: string) =>

@@ -2,6 +2,7 @@ import * as v from "valibot";
 import {
   amountField,
   choiceField,
+  integerIn,
   noteField,
   pathIdField,
   requestIdField,
@@ -11,7 +12,6 @@ import {
 import { CaptureHoldParams } from "../../http/inputs";
 import { DEFAULT_HOLD_S, type HoldView, MAX_HOLD_S, MAX_HOLDS_PER_PAGE } from "../../wallet/holds";
 import { major } from "../../wallet/rules";
-import { integerIn } from "../transactions/schemas";
 
 /** Key order is the order errors are reported in, as for credits and debits. */
 export const PlaceHoldParams = v.object({

@@ -2,26 +2,19 @@ import * as v from "valibot";
 import { aliasField } from "../../http/aliases";
 import {
   choiceField,
+  documented,
+  EMPTY,
+  integerIn,
   isoDate,
   pathIdField,
   ReverseParams,
   userIdField,
   walletIdField,
 } from "../../http/fields";
-import { EMPTY } from "../../http/validation";
 import { SECURITY_CODE } from "../../settings";
 
 export const MAX_PER_PAGE = 100;
 const MAX_PAGE = 1_000_000;
-export const integerIn = (name: string, min: number, max: number) =>
-  v.pipe(
-    v.union([v.string(), v.number()], `${name} requires an integer`),
-    v.transform(String),
-    v.regex(/^[0-9]+$/, `${name} requires an integer`),
-    v.transform(Number),
-    v.minValue(min, `${name} must be between ${min} and ${max}`),
-    v.maxValue(max, `${name} must be between ${min} and ${max}`),
-  );
 
 /** `page` and `per_page` as the WordPress lists take them (1-100 a page, default 100). */
 export const PAGE_FIELDS = {
@@ -45,6 +38,7 @@ export const TransactionListParams = v.object({
     v.transform(String),
     v.nonEmpty(EMPTY),
     v.regex(SECURITY_CODE, "security_code requires an integer"),
+    documented({ type: "string", pattern: SECURITY_CODE.source }),
   ),
   ...PAGE_FIELDS,
   ...PAGE_ALIAS,

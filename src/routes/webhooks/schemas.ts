@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import type { DeliveryRow, EndpointRow } from "../../db/events";
-import { pathIdField } from "../../http/fields";
-import { idField, ResendParams } from "../../http/inputs";
+import { integerIn, pathIdField } from "../../http/fields";
+import { ResendParams } from "../../http/inputs";
 import { WEBHOOK_LIMITS } from "../../wallet/webhooks";
 
 /** An endpoint's `{id}`. */
@@ -12,17 +12,7 @@ export const ResendRouteParams = v.object({ id: pathIdField, ...ResendParams.ent
 
 export const DeliveriesParams = v.object({
   id: pathIdField,
-  limit: v.optional(
-    v.pipe(
-      idField("limit"),
-      v.minValue(1, `limit must be between 1 and ${WEBHOOK_LIMITS.deliveriesMax}`),
-      v.maxValue(
-        WEBHOOK_LIMITS.deliveriesMax,
-        `limit must be between 1 and ${WEBHOOK_LIMITS.deliveriesMax}`,
-      ),
-    ),
-    50,
-  ),
+  limit: v.optional(integerIn("limit", 1, WEBHOOK_LIMITS.deliveriesMax), 50),
 });
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
