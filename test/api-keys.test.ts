@@ -7,6 +7,7 @@ import {
   makeAdmin,
   makeKey,
   makeUser,
+  NO_ROUTE,
   type TestUser,
   tableCounts,
   unique,
@@ -274,17 +275,19 @@ describe("DELETE /api-keys/{id}", () => {
     expect((await listKeys(admin)).find((k) => k.id === data.id)!.revoked).toBe(true);
   });
 
-  it("with an unknown id answers 404", async () => {
+  it("with an unknown id answers 404, and an id that is not digits names no route", async () => {
     const admin = await makeAdmin();
-    for (const id of ["999999999", "abc"]) {
-      const res = await call("DELETE", `/api-keys/${id}`, { auth: admin.bearer });
-      expect(res.status, id).toBe(404);
-      expect(res.body).toEqual({
-        status_code: 404,
-        status: false,
-        message: expect.any(String),
-        error: expect.anything(),
-      });
+    const res = await call("DELETE", "/api-keys/999999999", { auth: admin.bearer });
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({
+      status_code: 404,
+      status: false,
+      message: "API key not found",
+      error: { id: "No API key 999999999" },
+    });
+    for (const id of ["abc", "-1", "1e3", "%00"]) {
+      const odd = await call("DELETE", `/api-keys/${id}`, { auth: admin.bearer });
+      expect(odd.body, id).toEqual(NO_ROUTE);
     }
   });
 

@@ -11,6 +11,7 @@ import type { AppEnv } from "../env";
 import { isAdmin, mayReadUser, spendMoneyShare } from "../wallet/context";
 import { credentialOf } from "./auth";
 import { type ApiError, type ErrorCode, forgotGone, permissionDenied } from "./errors";
+import { pathIdField } from "./fields";
 import { type Params, routeParams } from "./params";
 import { requireSettings } from "./settings";
 
@@ -156,10 +157,17 @@ const leniently = (c: Context<AppEnv>): Params =>
 const userRef = (sent: unknown) =>
   sent === undefined ? undefined : /^[0-9]+$/.test(String(sent)) ? Number(sent) : Number.NaN;
 
+/**
+ * A route's path as Hono matches it. A record's id (`pathIdField`) matches digits only, as
+ * WordPress's `(?P<id>[\d]+)` does: any other text is no route (404 `rest_no_route`).
+ */
 const honoPath = (route: RouteInfo) =>
-  route.path.replace(/\{(\w+)\}/g, (_, name: string) =>
-    route.patterns?.[name] ? `:${name}{${route.patterns[name]}}` : `:${name}`,
-  );
+  route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const declared = (route.params?.schema as { entries?: Record<string, unknown> } | undefined)
+      ?.entries?.[name];
+    const pattern = route.patterns?.[name] ?? (declared === pathIdField ? "[0-9]+" : undefined);
+    return pattern ? `:${name}{${pattern}}` : `:${name}`;
+  });
 
 // Users and login answer in envelope B (both data and error keys, status "failed").
 const envelopeB = createMiddleware<AppEnv>(async (c, next) => {

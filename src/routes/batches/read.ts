@@ -19,7 +19,6 @@ export const readBatchRoute = defineRoute(
     params: fields(BatchPath),
     errors: ["batch_not_found"],
     data: BatchAnswer,
-    patterns: { id: "[0-9]+" },
   },
   async (c, { id }) => {
     const found = await readBatch(c.var.service, id);

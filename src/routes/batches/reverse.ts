@@ -18,7 +18,6 @@ export const reverseBatchRoute = defineRoute(
     params: fields(ReverseBatchParams),
     errors: ["invalid_input", "batch_not_found", "insufficient_balance", "already_reversed"],
     data: BatchReversalAnswer,
-    patterns: { id: "[0-9]+" },
   },
   async (c, input) => {
     const { id, ref } = input.id;

@@ -18,7 +18,6 @@ export const captureHoldRoute = defineRoute(
     params: fields(CaptureHoldRouteParams),
     errors: ["invalid_input", "hold_not_found", "insufficient_balance", "hold_resolved"],
     data: HoldAnswer,
-    patterns: { id: "[0-9]+" },
   },
   async (c, input) => {
     const captured = await captureHold(c.var.service, {

@@ -20,7 +20,6 @@ export const readHoldRoute = defineRoute(
     params: fields(HoldPath),
     errors: ["hold_not_found"],
     data: HoldAnswer,
-    patterns: { id: "[0-9]+" },
   },
   async (c, { id: { id, ref } }) => {
     const principal = c.get("principal");

@@ -20,7 +20,6 @@ export const voidHoldRoute = defineRoute(
     params: fields(HoldPath),
     errors: ["hold_not_found", "hold_resolved"],
     data: HoldAnswer,
-    patterns: { id: "[0-9]+" },
   },
   async (c, { id }) => {
     const voided = await voidHold(c.var.service, id);

@@ -20,7 +20,6 @@ export const readTransaction = defineRoute(
     params: fields(v.object({ id: pathIdField })),
     errors: ["transaction_not_found"],
     data: TransactionAnswer,
-    patterns: { id: "[0-9]+" },
   },
   async (c, { id: { id, ref } }) => {
     const row = await read(c.var.service, { id: id ?? 0, ref });

@@ -25,7 +25,6 @@ export const reverseTransaction = defineRoute(
       "already_reversed",
     ],
     data: ReversalAnswer,
-    patterns: { id: "[0-9]+" },
   },
   async (c, input) => {
     const { id, ref } = input.id;

@@ -20,7 +20,6 @@ export const revokeSessions = defineRoute(
     envelope: "B",
     errors: ["user_not_found"],
     data: SessionsRevokedAnswer,
-    patterns: { user_id: "[0-9]+" },
   },
   async (c, { user_id }) => {
     const { id } = await pathUser(c, user_id);

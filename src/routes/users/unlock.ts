@@ -22,7 +22,6 @@ export const unlockUser = defineRoute(
     envelope: "B",
     errors: ["validation_error", "user_not_found"],
     data: UnlockAnswer,
-    patterns: { user_id: "[0-9]+" },
   },
   async (c, { user_id }) => {
     const user = await pathUser(c, user_id);
