@@ -5,7 +5,7 @@ import { applyD1Migrations } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { COMPAT_ROUTES } from "../src/compat";
-import { LATEST_MIGRATION } from "../src/db/health";
+import { LATEST_MIGRATION, schemaBehind } from "../src/db/health";
 import { needsSettings } from "../src/http/route";
 import { ROUTES } from "../src/routes";
 import type { SettingName } from "../src/settings";
@@ -451,13 +451,37 @@ describe("a D1 without every migration applied", () => {
   });
 
   it("reads wrangler's record: one migration short is not migrated, all of them is", async () => {
+    vi.spyOn(console, "error").mockImplementation(() => {});
     await applyD1Migrations(env.BEHIND_DB, migrations.slice(0, -1));
     const behind = await request("GET", "/health", {}, { d1: env.BEHIND_DB });
     expect(behind.body.database).toBe("not migrated");
+    // An older schema would still take a new user, without the event a change must have: every
+    // route refuses until the last migration is in, and nothing is written.
+    const users = () =>
+      env.BEHIND_DB.prepare("SELECT count(*) AS n FROM users").first<{ n: number }>();
+    const before = await users();
+    const user = {
+      username: unique("behind"),
+      user_email: `${unique("b")}@example.com`,
+      user_password: PASSWORD,
+    };
+    const created = await request("POST", `${API}/users`, {}, { d1: env.BEHIND_DB, body: user });
+    expect(created.body).toEqual(envelopeB(["migrations"]));
+    expect(await users()).toEqual(before);
     await applyD1Migrations(env.BEHIND_DB, migrations);
     const caughtUp = await request("GET", "/health", {}, { d1: env.BEHIND_DB });
     expect(caughtUp.status).toBe(200);
     expect(caughtUp.body.database).toBe("ok");
+  });
+
+  it("knows D1's words for a column an INSERT names and the schema lacks", () => {
+    expect(
+      schemaBehind(
+        new Error("D1_ERROR: table transactions has no column named hold_id: SQLITE_ERROR"),
+      ),
+    ).toBe(true);
+    expect(schemaBehind(new Error("D1_ERROR: no such table: holds: SQLITE_ERROR"))).toBe(true);
+    expect(schemaBehind(new Error("D1_ERROR: UNIQUE constraint failed: users.login"))).toBe(false);
   });
 
   it("still answers a missing table as a fault when every migration is applied", async () => {

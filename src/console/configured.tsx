@@ -1,13 +1,20 @@
-// Every console page needs the service's settings (sessions are signed with JWT_SECRET): until a
-// missing one is set, the console says which, and nothing is read or written.
+// Every console page needs the service's settings (sessions are signed with JWT_SECRET) and a
+// migrated database: until a missing one is set, the console says which, and nothing is read or
+// written.
 import type { MiddlewareHandler } from "hono";
+import { notMigrated } from "../http/errors";
 import { missingSettings } from "../http/settings";
+import { schemaApplied } from "../wallet/faults";
 import type { ConsoleEnv } from "./env";
 import { Page } from "./views";
 
 export const requireSettings: MiddlewareHandler<ConsoleEnv> = async (c, next) => {
   const missing = missingSettings(c);
-  if (missing.length === 0) return next();
+  if (missing.length === 0) {
+    // Answered by the console's fault page, naming `migrations`.
+    if (!(await schemaApplied(c.var.service))) throw notMigrated(c);
+    return next();
+  }
   return c.html(
     <Page title="Service not configured">
       <section class="card">

@@ -7,8 +7,11 @@ import { type Db, d1ErrorText } from "./client";
  */
 export const LATEST_MIGRATION = "0022_imports_under_holds.sql";
 
-/** D1's answer to a query when the schema is older than the code: a table or column it lacks. */
-const SCHEMA_BEHIND = /no such (table|column)/i;
+/**
+ * D1's answer to a query when the schema is older than the code: a table or column it lacks (an
+ * INSERT names the column it lacks in other words).
+ */
+const SCHEMA_BEHIND = /no such (table|column)|has no column named/i;
 
 export const schemaBehind = (err: unknown) => SCHEMA_BEHIND.test(d1ErrorText(err));
 

@@ -256,6 +256,21 @@ export const historyBusy = () =>
 export const serviceNotConfigured = (missing: string[]) =>
   apiError("service_not_configured", { missing });
 
+/** 503 naming `migrations`: D1 lacks a migration this code needs. Logged once per isolate. */
+export function notMigrated(c: { var: { requestId?: string } }, err?: unknown) {
+  logOnce(
+    "D1 not migrated",
+    {
+      request_id: c.var.requestId ?? null,
+      setting: "migrations",
+      problem: "D1 lacks a migration this code needs: run npm run db:migrate -- --remote",
+      ...(err === undefined ? {} : { error: String(err) }),
+    },
+    "error",
+  );
+  return serviceNotConfigured(["migrations"]);
+}
+
 export const transactionNotFound = (id: string) =>
   apiError("transaction_not_found", { id: `No transaction ${id}` });
 
@@ -478,19 +493,8 @@ export async function onError(err: Error, c: Context<AppEnv>) {
       { "Retry-After": String(DATABASE_RETRY_S) },
     );
   }
-  if (!(err instanceof ApiError) && (await schemaNotMigrated(c.var.service, err))) {
-    logOnce(
-      "D1 not migrated",
-      {
-        request_id: c.get("requestId") ?? null,
-        setting: "migrations",
-        problem: "D1 lacks a migration this code needs: run npm run db:migrate -- --remote",
-        error: String(err),
-      },
-      "error",
-    );
-    err = serviceNotConfigured(["migrations"]);
-  }
+  if (!(err instanceof ApiError) && (await schemaNotMigrated(c.var.service, err)))
+    err = notMigrated(c, err);
   if (err instanceof ApiError) {
     if (err.envelope) c.set("envelope", err.envelope);
     return fail(c, err.status, err.message, err.error, err.headers);

@@ -6,7 +6,8 @@ import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../env";
 import { type MailSetting, mailTransport } from "../mail/transport";
 import { type SettingName, settingProblems } from "../settings";
-import { serviceNotConfigured } from "./errors";
+import { schemaApplied } from "../wallet/faults";
+import { notMigrated, serviceNotConfigured } from "./errors";
 import { logOnce } from "./log-once";
 
 /** The bindings (wrangler.toml) every route needs, one way or another: none may be missing. */
@@ -64,9 +65,13 @@ const MAIL_PROBLEM: Record<MailSetting, string> = {
   EMAIL: "is not bound (wrangler.toml [[send_email]]), and MAIL_TRANSPORT=cloudflare needs it",
 };
 
-/** Refuses the route with 503 service_not_configured, in its envelope, while a setting is missing. */
+/**
+ * Refuses the route with 503 service_not_configured, in its envelope, while a setting is missing
+ * or D1 lacks a migration.
+ */
 export const requireSettings = createMiddleware<AppEnv>(async (c, next) => {
   const missing = missingSettings(c);
   if (missing.length > 0) throw serviceNotConfigured(missing);
+  if (!(await schemaApplied(c.var.service))) throw notMigrated(c);
   await next();
 });

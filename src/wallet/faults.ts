@@ -24,6 +24,20 @@ export const databaseUnavailable = (err: unknown) => d1Unavailable(err);
 export const schemaNotMigrated = async (ctx: Pick<ServiceContext, "db">, err: unknown) =>
   schemaBehind(err) && !(await migrated(ctx.db).catch(() => true));
 
+/** Databases this isolate found fully migrated: a schema only moves forward, so each is asked once. */
+const migratedBindings = new WeakSet<D1Database>();
+
+/**
+ * Whether D1 has every migration this code needs. Until it has, nothing that reads or writes it is
+ * served: a write an older schema still takes (a new user) would go without its event.
+ */
+export async function schemaApplied(ctx: Pick<ServiceContext, "db" | "d1">) {
+  if (migratedBindings.has(ctx.d1)) return true;
+  if (!(await migrated(ctx.db))) return false;
+  migratedBindings.add(ctx.d1);
+  return true;
+}
+
 /**
  * What a write named when the ledger refused it because one of them was deleted (through another
  * isolate, whose deletion this one's cache had not seen; nothing was written); this isolate forgets
