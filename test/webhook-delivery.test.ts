@@ -313,21 +313,30 @@ describe("the Worker's queue, cron and write path", () => {
     expect(Date.parse(after.next_attempt_at) - Date.parse(log[0].created_at)).toBe(60_000);
   });
 
-  it("spends no attempt while WEBHOOK_SECRET_KEY is unset or blank: the events wait for it", async () => {
+  it("spends no attempt while WEBHOOK_SECRET_KEY is unset or blank, or SITE_URL refused: the events wait", async () => {
     const { admin, user, wallet } = await makeAccount();
     const hook = await subscribeWebhook(admin, "transaction.created");
     await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
-    vi.spyOn(console, "error").mockImplementation(() => {});
-    for (const key of [undefined, " ".repeat(40)]) {
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    const refused = { SITE_URL: "https://user:secret@wallet.example.com" };
+    for (const vars of [
+      { WEBHOOK_SECRET_KEY: undefined },
+      { WEBHOOK_SECRET_KEY: " ".repeat(40) },
+      refused,
+    ]) {
       const batch = createMessageBatch<Nudge>("wallet-webhooks", [
         { id: "a", timestamp: new Date(), attempts: 1, body: { endpointId: hook.id } },
       ]);
       const ctx = createExecutionContext();
-      await worker.queue(batch, { ...env, WEBHOOK_SECRET_KEY: key } as typeof env);
+      await worker.queue(batch, { ...env, ...vars } as typeof env);
       const result = await getQueueResult(batch, ctx);
       expect(result.explicitAcks).toEqual(["a"]);
       expect(result.retryMessages).toEqual([]);
     }
+    expect(JSON.parse(String(errors.mock.calls.at(-1)![0]))).toMatchObject({
+      setting: "SITE_URL",
+      effect: "webhook deliveries wait until it is set",
+    });
     vi.restoreAllMocks();
     const log = await call("GET", `/webhooks/${hook.id}/deliveries`, { auth: admin.bearer });
     expect(log.body.data).toEqual([]);

@@ -4,7 +4,7 @@
 // endpoint's cursor, and the cron finds what a lost nudge left), so nothing here needs to be exact.
 import { createDb, inRuns } from "../db/client";
 import { endpointIds, endpointsBehind } from "../db/events";
-import { configuredSiteUrl } from "../settings";
+import { configuredSiteUrl, type SettingsEnv, settingProblems } from "../settings";
 import { type DeadLetter, type PumpDeps, pumpEndpoint } from "./pump";
 import { usableSecretKey } from "./secrets";
 
@@ -101,14 +101,12 @@ export async function sweepOutbox(d1: D1Database, queue: Queue<Nudge>, nowMs: nu
   return behind.length;
 }
 
-export type ConsumerEnv = {
+export type ConsumerEnv = SettingsEnv & {
   DB: D1Database;
   WEBHOOK_QUEUE: Queue<Nudge>;
   WEBHOOK_DLQ: Queue<DeadLetter>;
   WEBHOOK_SECRET_KEY?: string;
   WEBHOOK_RETRY_BASE_S?: string;
-  SITE_URL?: string;
-  SITE_TIMEZONE?: string;
 };
 
 /** The consumer's dependencies from its bindings: deliveries go out through the runtime's fetch. */
@@ -128,18 +126,29 @@ export function pumpDeps(env: ConsumerEnv): PumpDeps {
   };
 }
 
+/**
+ * What stops every delivery: no key to sign with, or a SITE_URL the service refused (each event's
+ * links and guids name it, and the service answers 503 while it is so).
+ */
+const deliveryBlockers = (env: ConsumerEnv, deps: PumpDeps) => [
+  ...(usableSecretKey(deps.secretKey)
+    ? []
+    : [{ setting: "WEBHOOK_SECRET_KEY", problem: "unset or shorter than 32 characters" }]),
+  ...settingProblems(env)
+    .filter((p) => p.name === "SITE_URL")
+    .map((p) => ({ setting: p.name, problem: p.problem })),
+];
+
 /** The consumer: each endpoint named in the batch is delivered once, whatever its message count. */
 export async function consumeNudges(batch: MessageBatch<Nudge>, env: ConsumerEnv, deps: PumpDeps) {
-  if (!usableSecretKey(deps.secretKey)) {
-    // Nothing can be signed: no attempt is spent and no event is lost. They wait, and the cron's
-    // sweep sends them once WEBHOOK_SECRET_KEY is set again.
-    console.error(
-      JSON.stringify({
-        setting: "WEBHOOK_SECRET_KEY",
-        problem: "unset or shorter than 32 characters",
-        effect: "webhook deliveries wait until it is set",
-      }),
-    );
+  const blockers = deliveryBlockers(env, deps);
+  if (blockers.length > 0) {
+    // No attempt is spent and no event is lost. They wait, and the cron's sweep sends them once
+    // the setting is right again.
+    for (const blocker of blockers)
+      console.error(
+        JSON.stringify({ ...blocker, effect: "webhook deliveries wait until it is set" }),
+      );
     for (const m of batch.messages) m.ack();
     return;
   }
