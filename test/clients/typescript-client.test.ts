@@ -53,8 +53,7 @@ describe("the TypeScript client against wrangler dev", () => {
     expect(first.data?.data.user_id).toBe(userId);
     const again = await wallet.createCredit({ body });
     expect(again.response.status).toBe(409);
-    expect(again.error?.status).toBe(false);
-    expect(again.error?.message).toBe("Transaction already exists");
+    expect(again.error).toMatchObject({ status: false, message: "Transaction already exists" });
   });
 
   it("reads the balance and a page of history", async () => {
