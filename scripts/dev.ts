@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { parseEnv } from "node:util";
 import { wallets } from "../src/db/schema";
-import { JWT_SECRET_MIN_LENGTH } from "../src/settings";
+import { JWT_SECRET_MIN_LENGTH, usableJwtSecret } from "../src/settings";
 import { ensureAdmin } from "./lib/admin";
 import { DEV_DEFAULTS, devSecrets, devValue, devVarArgs } from "./lib/dev-vars";
 import { freePort, portIsFree } from "./lib/server";
@@ -65,7 +65,7 @@ if (!existsSync(".dev.vars")) {
   if (secret === undefined) {
     appendFileSync(".dev.vars", `\nJWT_SECRET=${randomBytes(32).toString("hex")}\n`);
     console.log("Added a dev-only JWT_SECRET to .dev.vars (it had none).");
-  } else if (secret.length < JWT_SECRET_MIN_LENGTH)
+  } else if (!usableJwtSecret(secret))
     console.warn(
       `JWT_SECRET in .dev.vars has ${secret.length} characters; the service needs at least ` +
         `${JWT_SECRET_MIN_LENGTH} and answers 503 until then. Replace it, e.g. with: openssl rand -hex 32`,

@@ -9,6 +9,10 @@
  */
 export const JWT_SECRET_MIN_LENGTH = 32;
 
+/** Whether JWT_SECRET is long enough, not counting spaces at its ends (as WEBHOOK_SECRET_KEY). */
+export const usableJwtSecret = (secret: string | undefined) =>
+  (secret ?? "").trim().length >= JWT_SECRET_MIN_LENGTH;
+
 export type SettingsEnv = {
   COMPAT_NAMESPACE?: string;
   JWT_SECRET?: string;
@@ -104,7 +108,7 @@ function judge(env: SettingsEnv): SettingProblem[] {
   const problems: SettingProblem[] = [];
   const secret = env.JWT_SECRET ?? "";
   if (secret.trim() === "") problems.push({ name: "JWT_SECRET", problem: "unset" });
-  else if (secret.length < JWT_SECRET_MIN_LENGTH)
+  else if (!usableJwtSecret(secret))
     problems.push({
       name: "JWT_SECRET",
       problem: `shorter than ${JWT_SECRET_MIN_LENGTH} characters`,

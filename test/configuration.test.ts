@@ -269,6 +269,8 @@ describe("GET /health", () => {
       [{ SITE_URL: "https://wallet.example.com/#top" }, ["SITE_URL"]],
       [{ SITE_URL: 'https://wallet.example.com/a"><img' }, ["SITE_URL"]],
       [{ JWT_SECRET: " ".repeat(40) }, ["JWT_SECRET"]],
+      // Spaces at its ends are no part of a key's strength.
+      [{ JWT_SECRET: `x${" ".repeat(31)}` }, ["JWT_SECRET"]],
     ];
     vi.spyOn(console, "error").mockImplementation(() => {});
     const admin = await makeAdmin();

@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import type { Principal } from "../auth/principal";
 import { API_AUDIENCE } from "../auth/tokens";
 import type { AppEnv } from "../env";
-import { JWT_SECRET_MIN_LENGTH } from "../settings";
+import { usableJwtSecret } from "../settings";
 import { keyPrincipal } from "../wallet/key-principal";
 import { sessionPrincipal } from "../wallet/sessions";
 import { isPrintableAscii } from "./decode";
@@ -14,7 +14,7 @@ const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 export function jwtSecret(c: { env: AppEnv["Bindings"] }) {
   const secret = c.env.JWT_SECRET;
   // Routes check their settings first (http/settings.ts); no other reader signs with a weak key.
-  if (!secret || secret.length < JWT_SECRET_MIN_LENGTH) throw serviceNotConfigured(["JWT_SECRET"]);
+  if (!secret || !usableJwtSecret(secret)) throw serviceNotConfigured(["JWT_SECRET"]);
   return secret;
 }
 
