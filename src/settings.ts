@@ -40,7 +40,8 @@ const compatName = (env: Pick<SettingsEnv, "COMPAT_NAMESPACE">) =>
 
 /** What keeps a COMPAT_NAMESPACE from naming the plugin's namespace, or null. */
 function compatNameProblem(name: string) {
-  if (!/^[a-z0-9_-]{1,64}$/.test(name)) return "not one path segment of a-z, 0-9, _ and -";
+  if (!/^[a-z0-9_-]{1,64}$/.test(name))
+    return "not one path segment of 1 to 64 of a-z, 0-9, _ and -";
   if (name === CONTRACT_NAMESPACE) return "the contract's own namespace";
   return null;
 }
@@ -127,6 +128,9 @@ function judge(env: SettingsEnv): SettingProblem[] {
   // No security_code could match a code that is not an integer. Blank is unset.
   const code = (env.TRANSACTIONS_SECURITY_CODE ?? "").trim();
   if (code !== "" && !SECURITY_CODE.test(code))
-    problems.push({ name: "TRANSACTIONS_SECURITY_CODE", problem: "not an integer" });
+    problems.push({
+      name: "TRANSACTIONS_SECURITY_CODE",
+      problem: "not an integer of at most 18 digits",
+    });
   return problems;
 }

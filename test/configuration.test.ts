@@ -1,12 +1,13 @@
 // Configuration errors are answers, not faults (src/settings.ts, src/http/settings.ts, src/health.ts):
 // a missing or unusable setting answers 503 service_not_configured in each route's envelope, before
 // anything is read or written; GET /health names it; the index routes keep working.
-import { applyD1Migrations } from "cloudflare:test";
+import { applyD1Migrations, createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { COMPAT_ROUTES } from "../src/compat";
-import { LATEST_MIGRATION, schemaBehind } from "../src/db/health";
+import { LATEST_MIGRATION, NOT_MIGRATED, schemaBehind } from "../src/db/health";
 import { needsSettings } from "../src/http/route";
+import worker from "../src/index";
 import { ROUTES } from "../src/routes";
 import type { SettingName } from "../src/settings";
 import {
@@ -375,7 +376,7 @@ describe("GET /health", () => {
       .map((line) => line.problem);
     expect(problems).toEqual([
       "the contract's own namespace",
-      "not one path segment of a-z, 0-9, _ and -",
+      "not one path segment of 1 to 64 of a-z, 0-9, _ and -",
     ]);
   });
 
@@ -474,6 +475,18 @@ describe("a D1 without every migration applied", () => {
     const caughtUp = await request("GET", "/health", {}, { d1: env.BEHIND_DB });
     expect(caughtUp.status).toBe(200);
     expect(caughtUp.body.database).toBe("ok");
+  });
+
+  it("lets the cron say so, rather than fail, on a database never migrated", async () => {
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    await worker.scheduled(
+      { scheduledTime: Date.now(), cron: "* * * * *", noRetry() {} },
+      { ...env, DB: env.EMPTY_DB },
+      createExecutionContext(),
+    );
+    expect(errors.mock.calls.map(([line]) => JSON.parse(String(line)))).toEqual([
+      { cron: "* * * * *", setting: "migrations", problem: NOT_MIGRATED },
+    ]);
   });
 
   it("knows D1's words for a column an INSERT names and the schema lacks", () => {

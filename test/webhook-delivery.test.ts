@@ -19,6 +19,7 @@ import {
 } from "../src/events/pump";
 import {
   consumeNudges,
+  pumpDeps as consumerDeps,
   DRAIN_BUDGET_MS,
   FRESH_AFTER_ATTEMPTS,
   type Nudge,
@@ -313,6 +314,21 @@ describe("the Worker's queue, cron and write path", () => {
     expect(Date.parse(after.next_attempt_at) - Date.parse(log[0].created_at)).toBe(60_000);
   });
 
+  it("reads WEBHOOK_RETRY_BASE_S as a positive whole number of seconds, anything else as 60", () => {
+    for (const [text, seconds] of [
+      ["2", 2],
+      [" 30 ", 30],
+      [undefined, 60],
+      ["0", 60],
+      ["-5", 60],
+      ["1.5", 60],
+      ["1e3", 60],
+      ["0x10", 60],
+      ["abc", 60],
+    ] as const)
+      expect(consumerDeps({ ...env, WEBHOOK_RETRY_BASE_S: text }).retryBaseS, text).toBe(seconds);
+  });
+
   it("spends no attempt while WEBHOOK_SECRET_KEY is unset or blank, or SITE_URL refused: the events wait", async () => {
     const { admin, user, wallet } = await makeAccount();
     const hook = await subscribeWebhook(admin, "transaction.created");
@@ -386,6 +402,27 @@ describe("the Worker's queue, cron and write path", () => {
     await waitOnExecutionContext(ctx);
     expect(sent).toContainEqual({ endpointId: behind.id });
     expect(sent).not.toContainEqual({ endpointId: caughtUp.id });
+  });
+
+  it("the cron says WEBHOOK_QUEUE is not bound while an event waits for it", async () => {
+    const { admin, user, wallet } = await makeAccount();
+    await subscribeWebhook(admin, "transaction.created");
+    await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    const ctx = createExecutionContext();
+    await worker.scheduled(
+      createScheduledController(),
+      { ...env, WEBHOOK_QUEUE: undefined } as unknown as typeof env,
+      ctx,
+    );
+    await waitOnExecutionContext(ctx);
+    expect(errors.mock.calls.map(([line]) => JSON.parse(String(line)))).toContainEqual({
+      setting: "WEBHOOK_QUEUE",
+      problem: "is not bound (wrangler.toml)",
+      effect: "webhook deliveries wait until it is bound",
+    });
+    vi.restoreAllMocks();
   });
 
   it("a committed write nudges every endpoint after it answers; a refused one nudges none", async () => {

@@ -104,7 +104,11 @@ describe("POST /webhooks", () => {
     ],
     [
       `https://${"ü".repeat(60)}.example.com/x`,
-      "url must name a host DNS can hold (labels of at most 63 characters)",
+      "url must name a host DNS can hold (labels of 1 to 63 characters)",
+    ],
+    [
+      "https://hooks..example.com/x",
+      "url must name a host DNS can hold (labels of 1 to 63 characters)",
     ],
     ["https://user:pw@hooks.example.com/x", "url must not hold a user name or password"],
     ["https://10.1.2.3/x", "url must not point at a private, loopback or link-local address"],
@@ -115,6 +119,7 @@ describe("POST /webhooks", () => {
       "url must not point at a private, loopback or link-local address",
     ],
     ["https://100.64.0.1/", "url must not point at a private, loopback or link-local address"],
+    ["https://192.88.99.1/", "url must not point at a private, loopback or link-local address"],
     ["https://0.0.0.0/", "url must not point at a private, loopback or link-local address"],
     ["https://2130706433/", "url must not point at a private, loopback or link-local address"],
     ["https://0x7f.1/", "url must not point at a private, loopback or link-local address"],

@@ -15,6 +15,10 @@ const SCHEMA_BEHIND = /no such (table|column)|has no column named/i;
 
 export const schemaBehind = (err: unknown) => SCHEMA_BEHIND.test(d1ErrorText(err));
 
+/** What the log says of a database behind its code, and what to do. */
+export const NOT_MIGRATED =
+  "D1 lacks a migration this code needs: run npm run db:migrate -- --remote";
+
 /**
  * Whether D1 has every migration applied, by wrangler's record of them (`d1_migrations`, which
  * `wrangler d1 migrations apply` keeps); one query. Throws what D1 threw when it does not answer.

@@ -26,6 +26,7 @@ const PRIVATE_V4: [number, number][] = [
   [0xac100000, 12], // private
   [0xc0000000, 24], // IETF protocol assignments
   [0xc0000200, 24], // documentation
+  [0xc0586300, 24], // the 6to4 relay anycast, deprecated (RFC 7526)
   [0xc0a80000, 16], // private
   [0xc6120000, 15], // benchmarking
   [0xc6336400, 24], // documentation
@@ -101,8 +102,9 @@ export function endpointUrlProblem(text: string, allowLocal: boolean): UrlRule |
   if (text.includes("#")) return "shape";
   // The length is the stored one: the parser percent-encodes and punycodes ("ü" can become 6).
   if (url.href.length > ENDPOINT_URL_MAX) return "length";
-  // DNS holds a name of at most 253 characters, each label at most 63.
-  if (url.hostname.length > 253 || url.hostname.split(".").some((label) => label.length > 63))
+  // DNS holds a name of at most 253 characters, each label 1 to 63 (a trailing dot is judged below).
+  const labels = url.hostname.replace(/\.$/, "").split(".");
+  if (url.hostname.length > 253 || labels.some((label) => label.length === 0 || label.length > 63))
     return "host-name";
   if (url.port === "0") return "port"; // reaches nothing
   if (url.username !== "" || url.password !== "") return "credentials";

@@ -94,9 +94,23 @@ export function nudgeAfterCommit(
   })();
 }
 
-/** The cron's sweep: every endpoint with an undelivered event and nothing under way. */
-export async function sweepOutbox(d1: D1Database, queue: Queue<Nudge>, nowMs: number) {
+/**
+ * The cron's sweep: every endpoint with an undelivered event and nothing under way. Without the
+ * queue bound, nothing can deliver them: said on each run while events wait.
+ */
+export async function sweepOutbox(d1: D1Database, queue: Queue<Nudge> | undefined, nowMs: number) {
   const behind = await endpointsBehind(createDb(d1), nowMs);
+  if (!queue) {
+    if (behind.length > 0)
+      console.error(
+        JSON.stringify({
+          setting: "WEBHOOK_QUEUE",
+          problem: "is not bound (wrangler.toml)",
+          effect: "webhook deliveries wait until it is bound",
+        }),
+      );
+    return 0;
+  }
   await send(queue, behind);
   return behind.length;
 }
@@ -111,7 +125,8 @@ export type ConsumerEnv = SettingsEnv & {
 
 /** The consumer's dependencies from its bindings: deliveries go out through the runtime's fetch. */
 export function pumpDeps(env: ConsumerEnv): PumpDeps {
-  const base = Number(env.WEBHOOK_RETRY_BASE_S);
+  const text = (env.WEBHOOK_RETRY_BASE_S ?? "").trim();
+  const base = /^[0-9]{1,15}$/.test(text) ? Number(text) : 0;
   return {
     db: createDb(env.DB),
     outbound: (u, i) => fetch(u, i),
@@ -120,7 +135,7 @@ export function pumpDeps(env: ConsumerEnv): PumpDeps {
       siteUrl: configuredSiteUrl(env),
       timeZone: env.SITE_TIMEZONE || "UTC",
     },
-    retryBaseS: Number.isInteger(base) && base > 0 ? base : 60,
+    retryBaseS: base > 0 ? base : 60,
     nowMs: Date.now,
     deadLetter: (letter) => env.WEBHOOK_DLQ.send(letter),
   };

@@ -10,6 +10,7 @@ import {
   forgetGone,
   type GoneNames,
   goneRefusal,
+  NOT_MIGRATED,
   schemaNotMigrated,
 } from "../wallet/faults";
 import { type RefusalReason, refusalOf } from "../wallet/refusal";
@@ -263,7 +264,7 @@ export function notMigrated(c: { var: { requestId?: string } }, err?: unknown) {
     {
       request_id: c.var.requestId ?? null,
       setting: "migrations",
-      problem: "D1 lacks a migration this code needs: run npm run db:migrate -- --remote",
+      problem: NOT_MIGRATED,
       ...(err === undefined ? {} : { error: String(err) }),
     },
     "error",
@@ -429,7 +430,7 @@ function answerOf(reason: RefusalReason): ApiError {
 const URL_RULE_TEXT: Record<UrlRule, string> = {
   shape: "url must be an absolute URL without a #fragment",
   length: `url must be at most ${ENDPOINT_URL_MAX} characters once percent-encoded`,
-  "host-name": "url must name a host DNS can hold (labels of at most 63 characters)",
+  "host-name": "url must name a host DNS can hold (labels of 1 to 63 characters)",
   scheme: "url must start with https://",
   credentials: "url must not hold a user name or password",
   port: "url must not name port 0",

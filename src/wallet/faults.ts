@@ -2,6 +2,9 @@
 // and a write refused because a user or wallet it names was deleted through another isolate.
 import { bindingOf, d1Unavailable } from "../db/client";
 import { migrated, schemaBehind } from "../db/health";
+
+export { NOT_MIGRATED } from "../db/health";
+
 import { forgetUser, forgetWallet } from "../db/isolate-cache";
 import { findUsers } from "../db/users";
 import { LedgerRefusal } from "../ledger/append";
