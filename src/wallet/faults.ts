@@ -6,6 +6,7 @@ import { migrated, schemaBehind } from "../db/health";
 export { NOT_MIGRATED } from "../db/health";
 
 import { forgetUser, forgetWallet } from "../db/isolate-cache";
+import { unmetered } from "../db/meter";
 import { findUsers } from "../db/users";
 import { LedgerRefusal } from "../ledger/append";
 import type { ServiceContext } from "./context";
@@ -35,9 +36,10 @@ const migratedBindings = new WeakSet<D1Database>();
  * served: a write an older schema still takes (a new user) would go without its event.
  */
 export async function schemaApplied(ctx: Pick<ServiceContext, "db" | "d1">) {
-  if (migratedBindings.has(ctx.d1)) return true;
+  const binding = unmetered(ctx.d1);
+  if (migratedBindings.has(binding)) return true;
   if (!(await migrated(ctx.db))) return false;
-  migratedBindings.add(ctx.d1);
+  migratedBindings.add(binding);
   return true;
 }
 
