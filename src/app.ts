@@ -13,7 +13,7 @@ import { discovery } from "./discovery";
 import type { AppEnv } from "./env";
 import type { Outbound } from "./events/deliver";
 import { health } from "./health";
-import { answerHeaders, BOOKMARK_HEADER } from "./http/answer-headers";
+import { answerHeaders, BOOKMARK_HEADER, showsBookmark } from "./http/answer-headers";
 import { tokenKeys } from "./http/auth";
 import { limitBody } from "./http/body-limit";
 import { percentDecode } from "./http/decode";
@@ -103,17 +103,6 @@ function pathOf(url: string) {
 const RAY_ID = /^[0-9A-Za-z-]{1,64}$/;
 
 /** Refusals of credentials, role or rate: a caller who gets one is told nothing of the database. */
-const REFUSED = new Set([401, 403, 429]);
-
-/**
- * The D1 bookmark orders the database's writes, so it tells whoever holds it how busy the database
- * is, and how many writes a request made: it goes only to a caller the route authenticated (a token
- * or a key), never with a refusal. A public route (health, sign-in, mailed links) answers without
- * one: its writes, or their absence, must tell a stranger nothing.
- */
-const showsBookmark = (status: number, authenticated: boolean) =>
-  authenticated && !REFUSED.has(status);
-
 export function createApp(options: AppOptions = {}) {
   const nowMs = options.nowMs ?? Date.now;
   const pace = options.pace ?? padToFloor;

@@ -725,6 +725,7 @@ export interface components {
             last_name?: string;
         };
         CreateWalletInput: {
+            /** @description `formatted` is reserved */
             wallet_id: string;
             wallet_name: string;
             wallet_symbol: string;
@@ -742,12 +743,13 @@ export interface components {
         };
         CreateWebhookInput: {
             url: string;
-            events: string | string[];
+            /** @description The event types it receives; a form body sends them comma-separated */
+            events: ("transaction.created" | "user.created" | "user.deleted" | "wallet.created" | "wallet.deleted" | "hold.placed" | "hold.captured" | "hold.voided" | "hold.expired" | "batch.completed" | "batch.reversed")[];
             /** @default  */
             description?: string;
         };
         LoginInput: {
-            user_email: string;
+            user_email?: string;
             /** @description Alias of `user_email` (an e-mail or a username alike); `user_email` wins when both are sent */
             username?: string;
             user_password: string;
@@ -1206,8 +1208,6 @@ export interface components {
         "X-WP-TotalPages": number;
         /** @description The API's discovery link (`rel="https://api.w.org/"`), then the previous and next pages (`rel="prev"`, `rel="next"`) where there are */
         Link: string;
-        /** @description Seconds to wait before trying again */
-        RetryAfter: number;
     };
     pathItems: never;
 }
@@ -1301,6 +1301,7 @@ export interface operations {
             /** @description `payload_too_large`: "Payload too large" */
             413: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1310,7 +1311,8 @@ export interface operations {
             /** @description `rate_limited`: "Too many requests" */
             429: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1320,6 +1322,7 @@ export interface operations {
             /** @description `internal_error`: "Internal error" */
             500: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1329,7 +1332,9 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1426,6 +1431,7 @@ export interface operations {
             /** @description `payload_too_large`: "Payload too large" */
             413: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1435,7 +1441,8 @@ export interface operations {
             /** @description `rate_limited`: "Too many requests" */
             429: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1445,6 +1452,7 @@ export interface operations {
             /** @description `internal_error`: "Internal error" */
             500: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1454,7 +1462,9 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1553,6 +1563,7 @@ export interface operations {
             /** @description `payload_too_large`: "Payload too large" */
             413: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1562,7 +1573,8 @@ export interface operations {
             /** @description `rate_limited`: "Too many requests" */
             429: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1572,6 +1584,7 @@ export interface operations {
             /** @description `internal_error`: "Internal error" */
             500: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1581,7 +1594,9 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1670,6 +1685,7 @@ export interface operations {
             /** @description `internal_error`: "Internal error" */
             500: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1679,7 +1695,9 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1769,6 +1787,7 @@ export interface operations {
             /** @description `internal_error`: "Internal error" */
             500: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1778,7 +1797,9 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1881,6 +1902,7 @@ export interface operations {
             /** @description `internal_error`: "Internal error" */
             500: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1890,7 +1912,9 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1992,6 +2016,7 @@ export interface operations {
             /** @description `payload_too_large`: "Payload too large" */
             413: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2001,7 +2026,8 @@ export interface operations {
             /** @description `rate_limited`: "Too many requests" */
             429: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2011,6 +2037,7 @@ export interface operations {
             /** @description `internal_error`: "Internal error" */
             500: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2020,7 +2047,9 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2116,6 +2145,7 @@ export interface operations {
             /** @description `internal_error`: "Internal error" */
             500: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2125,7 +2155,9 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2237,6 +2269,7 @@ export interface operations {
             /** @description `payload_too_large`: "Payload too large" */
             413: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2246,7 +2279,8 @@ export interface operations {
             /** @description `rate_limited`: "Too many requests" */
             429: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2256,6 +2290,7 @@ export interface operations {
             /** @description `internal_error`: "Internal error" */
             500: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2265,7 +2300,9 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2377,6 +2414,7 @@ export interface operations {
             /** @description `payload_too_large`: "Payload too large" */
             413: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2386,7 +2424,8 @@ export interface operations {
             /** @description `rate_limited`: "Too many requests" */
             429: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2396,6 +2435,7 @@ export interface operations {
             /** @description `internal_error`: "Internal error" */
             500: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2405,7 +2445,9 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2544,7 +2586,8 @@ export interface operations {
             /** @description `history_busy`: "A full history is already being sent" */
             429: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2554,6 +2597,7 @@ export interface operations {
             /** @description `internal_error`: "Internal error" */
             500: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2563,7 +2607,9 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2718,7 +2764,8 @@ export interface operations {
             /** @description `history_busy`: "A full history is already being sent" */
             429: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2728,6 +2775,7 @@ export interface operations {
             /** @description `internal_error`: "Internal error" */
             500: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2737,7 +2785,9 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2864,6 +2914,7 @@ export interface operations {
             /** @description `internal_error`: "Internal error" */
             500: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2873,7 +2924,9 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2972,6 +3025,7 @@ export interface operations {
             /** @description `payload_too_large`: "Payload too large" */
             413: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2981,7 +3035,8 @@ export interface operations {
             /** @description `rate_limited`: "Too many requests" */
             429: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2991,6 +3046,7 @@ export interface operations {
             /** @description `internal_error`: "Internal error" */
             500: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3000,7 +3056,9 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3143,6 +3201,7 @@ export interface operations {
             /** @description `internal_error`: "Internal error" */
             500: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3152,7 +3211,9 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3250,6 +3311,7 @@ export interface operations {
             /** @description `payload_too_large`: "Payload too large" */
             413: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3259,7 +3321,8 @@ export interface operations {
             /** @description `rate_limited`: "Too many requests" */
             429: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3269,6 +3332,7 @@ export interface operations {
             /** @description `internal_error`: "Internal error" */
             500: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3278,7 +3342,9 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3416,6 +3482,7 @@ export interface operations {
             /** @description `internal_error`: "Internal error" */
             500: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3425,7 +3492,9 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3526,6 +3595,7 @@ export interface operations {
             /** @description `payload_too_large`: "Payload too large" */
             413: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3535,7 +3605,8 @@ export interface operations {
             /** @description `rate_limited`: "Too many requests" */
             429: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3545,6 +3616,7 @@ export interface operations {
             /** @description `internal_error`: "Internal error" */
             500: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3554,7 +3626,9 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3631,6 +3705,7 @@ export interface operations {
             /** @description `payload_too_large`: "Payload too large" */
             413: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3640,6 +3715,7 @@ export interface operations {
             /** @description `internal_error`: "Internal error" */
             500: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3649,7 +3725,9 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3719,7 +3797,8 @@ export interface operations {
             /** @description `too_many_sign_ins`: "Too many failed sign-in attempts" */
             429: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3738,7 +3817,8 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3809,6 +3889,7 @@ export interface operations {
             /** @description `payload_too_large`: "Payload too large" */
             413: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3818,6 +3899,7 @@ export interface operations {
             /** @description `internal_error`: "Internal error" */
             500: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3827,7 +3909,9 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3912,6 +3996,7 @@ export interface operations {
             /** @description `payload_too_large`: "Payload too large" */
             413: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3921,6 +4006,7 @@ export interface operations {
             /** @description `internal_error`: "Internal error" */
             500: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3930,7 +4016,9 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4014,6 +4102,7 @@ export interface operations {
             /** @description `payload_too_large`: "Payload too large" */
             413: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4023,6 +4112,7 @@ export interface operations {
             /** @description `internal_error`: "Internal error" */
             500: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4032,7 +4122,9 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4095,7 +4187,8 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4161,7 +4254,8 @@ export interface operations {
             /** @description `too_many_mails`: "Too many mails" */
             429: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4180,7 +4274,8 @@ export interface operations {
             /** @description `mail_not_configured`: "Mail is not configured"; `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4246,7 +4341,8 @@ export interface operations {
             /** @description `too_many_mails`: "Too many mails" */
             429: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4265,7 +4361,8 @@ export interface operations {
             /** @description `mail_not_configured`: "Mail is not configured"; `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4332,7 +4429,8 @@ export interface operations {
             /** @description `too_many_sign_ins`: "Too many failed sign-in attempts" */
             429: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4351,7 +4449,8 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4428,6 +4527,7 @@ export interface operations {
             /** @description `internal_error`: "Internal error" */
             500: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4437,7 +4537,9 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4530,6 +4632,7 @@ export interface operations {
             /** @description `payload_too_large`: "Payload too large" */
             413: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4539,6 +4642,7 @@ export interface operations {
             /** @description `internal_error`: "Internal error" */
             500: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4548,7 +4652,9 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4637,6 +4743,7 @@ export interface operations {
             /** @description `internal_error`: "Internal error" */
             500: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4646,7 +4753,9 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4747,6 +4856,7 @@ export interface operations {
             /** @description `internal_error`: "Internal error" */
             500: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4756,7 +4866,9 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4833,6 +4945,7 @@ export interface operations {
             /** @description `internal_error`: "Internal error" */
             500: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4842,7 +4955,9 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4934,6 +5049,7 @@ export interface operations {
             /** @description `payload_too_large`: "Payload too large" */
             413: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4943,6 +5059,7 @@ export interface operations {
             /** @description `internal_error`: "Internal error" */
             500: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4952,7 +5069,9 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5036,6 +5155,7 @@ export interface operations {
             /** @description `payload_too_large`: "Payload too large" */
             413: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5045,6 +5165,7 @@ export interface operations {
             /** @description `internal_error`: "Internal error" */
             500: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5054,7 +5175,9 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5269,6 +5392,7 @@ export interface operations {
             /** @description `internal_error`: "Internal error" */
             500: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5278,7 +5402,9 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5358,6 +5484,7 @@ export interface operations {
             /** @description `internal_error`: "Internal error" */
             500: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5367,7 +5494,9 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5454,6 +5583,7 @@ export interface operations {
             /** @description `payload_too_large`: "Payload too large" */
             413: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5463,6 +5593,7 @@ export interface operations {
             /** @description `internal_error`: "Internal error" */
             500: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5472,7 +5603,9 @@ export interface operations {
             /** @description `webhooks_not_configured`: "Webhooks are not configured"; `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5556,6 +5689,7 @@ export interface operations {
             /** @description `payload_too_large`: "Payload too large" */
             413: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5565,6 +5699,7 @@ export interface operations {
             /** @description `internal_error`: "Internal error" */
             500: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5574,7 +5709,9 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5666,6 +5803,7 @@ export interface operations {
             /** @description `payload_too_large`: "Payload too large" */
             413: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5675,6 +5813,7 @@ export interface operations {
             /** @description `internal_error`: "Internal error" */
             500: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5684,7 +5823,9 @@ export interface operations {
             /** @description `webhooks_not_configured`: "Webhooks are not configured"; `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5782,6 +5923,7 @@ export interface operations {
             /** @description `payload_too_large`: "Payload too large" */
             413: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5791,6 +5933,7 @@ export interface operations {
             /** @description `internal_error`: "Internal error" */
             500: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5800,7 +5943,9 @@ export interface operations {
             /** @description `webhooks_not_configured`: "Webhooks are not configured"; `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5894,6 +6039,7 @@ export interface operations {
             /** @description `internal_error`: "Internal error" */
             500: {
                 headers: {
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5903,7 +6049,9 @@ export interface operations {
             /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
+                    "x-d1-bookmark": components["headers"]["Bookmark"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5947,7 +6095,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Refusal.invalid_input"];
+                    "application/json": components["schemas"]["Refusal.invalid_input"] | components["schemas"]["WordPressError.rest_invalid_json"];
                 };
             };
             /** @description `internal_error`: "Internal error" */

@@ -7,6 +7,17 @@ import type { AppEnv } from "../env";
  */
 export const BOOKMARK_HEADER = "x-d1-bookmark";
 
+const REFUSED = new Set([401, 403, 429]);
+
+/**
+ * The D1 bookmark orders the database's writes, so it tells whoever holds it how busy the database
+ * is, and how many writes a request made: it goes only to a caller the route authenticated (a token
+ * or a key), never with a refusal of its credentials or its pace. A public route (health, sign-in,
+ * mailed links) answers without one: its writes, or their absence, must tell a stranger nothing.
+ */
+export const showsBookmark = (status: number, authenticated: boolean) =>
+  authenticated && !REFUSED.has(status);
+
 /**
  * The answer's headers, to write to in place, once the handler has answered. Hono's `c.header`
  * copies a finished answer on every call, because a `fetch()`'s headers cannot change; an answer

@@ -4,7 +4,7 @@ import type { JsonSchema } from "@valibot/to-json-schema";
 import * as v from "valibot";
 import type { Decimal } from "../ledger/money";
 import { readAmount, utcMs } from "../wallet/rules";
-import { isWalletId, normalizeWalletId } from "../wallet/wallets";
+import { isWalletId, normalizeWalletId, WALLET_ID } from "../wallet/wallets";
 import { AMOUNT_MESSAGES } from "./errors";
 
 /** A required field left out or empty, in the plugin's words. */
@@ -30,10 +30,14 @@ export const anyText = (refusal: string) =>
     documented({ type: "string" }),
   );
 
+/** At most `max` characters, counted as JSON Schema's maxLength counts them: code points. */
+export const atMost = (max: number, name: string) =>
+  v.check((s: string) => [...s].length <= max, `${name} must be at most ${max} characters`);
+
 const text = (max: number, name: string) =>
   v.pipe(
     anyText(`${name} must be text`),
-    v.check((s) => [...s].length <= max, `${name} must be at most ${max} characters`),
+    atMost(max, name),
     documented({ type: "string", maxLength: max }),
   );
 
@@ -84,11 +88,11 @@ export const pathIdField = v.pipe(
   v.transform(idRef),
 );
 
-/** A wallet id as documented: the one rule (wallet/wallets.ts), letters in either case. */
-export const WALLET_ID_SCHEMA = {
-  type: "string",
-  pattern: "^[A-Za-z][A-Za-z0-9_]{0,31}$",
-} as const;
+/** A lower-case rule (wallet/wallets.ts) as a client may send it: letters in either case. */
+export const caseless = (rule: RegExp) => rule.source.replaceAll("a-z", "A-Za-z");
+
+/** A wallet id as documented: the one rule, letters in either case. */
+export const WALLET_ID_SCHEMA = { type: "string", pattern: caseless(WALLET_ID) } as const;
 
 /** A wallet id in a path, by the one wallet-id rule (wallet/wallets.ts); anything else names none. */
 export const pathWalletIdField = v.pipe(
@@ -104,7 +108,7 @@ export const walletIdField = v.pipe(
   v.string("wallet_id not found"),
   v.nonEmpty(EMPTY),
   v.transform(normalizeWalletId),
-  v.regex(/^[a-z][a-z0-9_]{0,31}$/, "wallet_id not found"),
+  v.check(isWalletId, "wallet_id not found"),
   documented(WALLET_ID_SCHEMA),
 );
 
@@ -145,7 +149,10 @@ export const amountField = v.pipe(
     return NEVER;
   }),
   documented({
-    anyOf: [{ type: "number" }, { type: "string", minLength: 1, maxLength: AMOUNT_TEXT_MAX }],
+    anyOf: [
+      { type: "number", exclusiveMinimum: 0 },
+      { type: "string", maxLength: AMOUNT_TEXT_MAX, pattern: String.raw`^[0-9]+(\.[0-9]+)?$` },
+    ],
     description: 'In the wallet\'s major units ("12.50"); text keeps every digit exact',
   }),
 );

@@ -12,15 +12,26 @@ import {
   normalizeWalletId,
   normalizeWalletType,
   WALLET_LIMITS,
+  WALLET_TYPE,
 } from "../wallet/wallets";
 import { WEBHOOK_LIMITS } from "../wallet/webhooks";
-import { amountField, documented, EMPTY, noteField, textField, WALLET_ID_SCHEMA } from "./fields";
+import {
+  amountField,
+  atMost,
+  caseless,
+  documented,
+  EMPTY,
+  noteField,
+  textField,
+  WALLET_ID_SCHEMA,
+} from "./fields";
 
 const required = (max: number, name: string) =>
   v.pipe(
     v.string(`${name} must be text`),
     v.nonEmpty(EMPTY),
-    v.maxLength(max, `${name} must be at most ${max} characters`),
+    atMost(max, name),
+    documented({ type: "string", minLength: 1, maxLength: max }),
   );
 
 /**
@@ -64,7 +75,7 @@ export const WalletParams = v.object({
     v.transform(normalizeWalletId),
     v.check(isWalletId, "wallet_id must start with a letter and hold at most 32 of a-z, 0-9 and _"),
     v.check((id) => !isReservedWalletId(id), "wallet_id formatted is reserved"),
-    documented(WALLET_ID_SCHEMA),
+    documented({ ...WALLET_ID_SCHEMA, description: "`formatted` is reserved" }),
   ),
   wallet_name: shown(WALLET_LIMITS.nameMax, "wallet_name"),
   wallet_symbol: shown(WALLET_LIMITS.symbolMax, "wallet_symbol"),
@@ -88,6 +99,7 @@ export const WalletParams = v.object({
       v.string("wallet_type must be text"),
       v.transform(normalizeWalletType),
       v.check(isWalletType, "wallet_type must hold 1 to 32 of a-z, 0-9, _ and -"),
+      documented({ type: "string", pattern: caseless(WALLET_TYPE) }),
     ),
     "fiat",
   ),
@@ -122,6 +134,12 @@ const eventTypes = v.pipe(
     `events must name event types among ${EVENT_TYPES.join(", ")}`,
   ),
   v.transform((types) => types.filter(isEventType)),
+  documented({
+    type: "array",
+    items: { enum: [...EVENT_TYPES] },
+    minItems: 1,
+    description: "The event types it receives; a form body sends them comma-separated",
+  }),
 );
 
 export const WebhookParams = v.object({
@@ -130,10 +148,8 @@ export const WebhookParams = v.object({
   description: v.optional(
     v.pipe(
       v.string("description must be text"),
-      v.maxLength(
-        WEBHOOK_LIMITS.descriptionMax,
-        `description must be at most ${WEBHOOK_LIMITS.descriptionMax} characters`,
-      ),
+      atMost(WEBHOOK_LIMITS.descriptionMax, "description"),
+      documented({ type: "string", maxLength: WEBHOOK_LIMITS.descriptionMax }),
     ),
     "",
   ),

@@ -44,7 +44,9 @@ export async function answerStatementCsv(c: Context<AppEnv>, statement: Statemen
     // The name is built from digits, a wallet id ([a-z0-9_]) and dates: no quoting is needed.
     "Content-Disposition": `attachment; filename="${statementFileName(statement, site.timeZone)}"`,
     "Cache-Control": "no-store",
+    // The whole statement in one answer: one page, none when it is empty (as WordPress counts).
     "X-WP-Total": totals.count,
+    "X-WP-TotalPages": totals.count === "0" ? "0" : "1",
     "X-Statement-Opening-Balance": totals.opening,
     "X-Statement-Closing-Balance": totals.closing,
     "X-Statement-Total-In": totals.in,

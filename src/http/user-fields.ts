@@ -28,7 +28,8 @@ export const UserParams = v.object({
     v.regex(/^[A-Za-z0-9_.@\s-]*$/, "username may only contain letters, numbers and _ . - @"),
     v.minLength(4, "username must be atleast 4 chars"),
     v.maxLength(USERNAME_MAX, `username must be at most ${USERNAME_MAX} chars`),
-    // A space is refused by its own text above, so the pattern lets it through to that one.
+    // Clients are told no space; the check above refuses one in its own words, so the regex lets
+    // a space through to it rather than answering a second text.
     documented({
       type: "string",
       minLength: 4,

@@ -1,7 +1,7 @@
 import { type JsonSchema, toJsonSchema } from "@valibot/to-json-schema";
-import type { GenericSchema } from "valibot";
 import * as v from "valibot";
-import { BOOKMARK_HEADER } from "../http/answer-headers";
+import { ALIAS_OF } from "../http/aliases";
+import { BOOKMARK_HEADER, showsBookmark } from "../http/answer-headers";
 import { ERRORS, type ErrorCode } from "../http/errors";
 import { NAMESPACE, pathNames } from "../http/rest-index";
 import { needsSettings, type DocumentedInfo as RouteInfo } from "../http/route";
@@ -114,8 +114,21 @@ const INVALID_JSON = {
 
 const BOOKMARK_REF = { $ref: "#/components/headers/Bookmark" };
 
-/** The refusals that tell the client when to try again; every 429 is one. */
-const RETRIED: ErrorCode[] = ["database_unavailable"];
+/** The refusals that tell the client when to try again (http/errors.ts sets the header). */
+const RETRIED: ErrorCode[] = [
+  "too_many_sign_ins",
+  "history_busy",
+  "rate_limited",
+  "too_many_mails",
+  "database_unavailable",
+];
+
+/** `Retry-After` on a status some of whose refusals send it: required when all of them do. */
+const retryAfter = (codes: ErrorCode[]) => ({
+  description: "Seconds to wait before trying again",
+  required: codes.every((code) => RETRIED.includes(code)),
+  schema: { type: "integer", minimum: 1 },
+});
 
 function errorResponses(route: RouteInfo, refusals: Named) {
   const byStatus = new Map<number, ErrorCode[]>();
@@ -134,14 +147,15 @@ function errorResponses(route: RouteInfo, refusals: Named) {
             refusals,
           ),
         );
-        if (status === 400 && route.envelope !== "index")
+        if (status === 400)
           refs.push({ $ref: "#/components/schemas/WordPressError.rest_invalid_json" });
-        const retried = status === 429 || codes.some((code) => RETRIED.includes(code));
-        // A refusal after the request read the database tells the caller what it reached.
-        const bookmarked = route.auth !== "none" && [400, 404, 409].includes(status);
         const headers = {
-          ...(bookmarked ? { [BOOKMARK_HEADER]: BOOKMARK_REF } : {}),
-          ...(retried ? { "Retry-After": { $ref: "#/components/headers/RetryAfter" } } : {}),
+          ...(route.auth !== "none" && showsBookmark(status, true)
+            ? { [BOOKMARK_HEADER]: BOOKMARK_REF }
+            : {}),
+          ...(codes.some((code) => RETRIED.includes(code))
+            ? { "Retry-After": retryAfter(codes) }
+            : {}),
         };
         return [
           String(status),
@@ -163,7 +177,7 @@ function errorResponses(route: RouteInfo, refusals: Named) {
  * how it is `documented` (http/fields.ts) stands as it says, since checks and transforms have no
  * JSON Schema form.
  */
-const jsonSchema = (schema: GenericSchema): Record<string, unknown> => {
+const jsonSchema = (schema: v.GenericSchema): Record<string, unknown> => {
   const { $schema: _, ...rest } = toJsonSchema(schema, {
     errorMode: "ignore",
     overrideAction: ({ valibotAction }) =>
@@ -186,11 +200,14 @@ function paramsSchema(route: RouteInfo) {
   const schema = route.params?.schema as v.ObjectSchema<v.ObjectEntries, undefined> | undefined;
   if (!schema) return undefined;
   const declared = jsonSchema(schema);
+  const fields = (declared.properties ?? {}) as Record<string, Json>;
+  // A field an alias may stand for (`user_email`, signed in by `username`) is never required.
+  const aliased = new Set(Object.values(fields).map((field) => field[ALIAS_OF]));
   const required = Object.keys(schema.entries).filter(
-    (name) => !v.safeParse(schema.entries[name]!, undefined).success,
+    (name) => !aliased.has(name) && !v.safeParse(schema.entries[name]!, undefined).success,
   );
   const properties = Object.fromEntries(
-    Object.entries((declared.properties ?? {}) as Record<string, Json>).map(([name, field]) => {
+    Object.entries(fields).map(([name, field]) => {
       const { default: given, ...sent } = field;
       if (required.includes(name) || given === undefined) return [name, sent];
       return [name, { ...sent, default: field.type === "integer" ? Number(given) : given }];
@@ -225,7 +242,7 @@ const PAGING_HEADERS = ["X-WP-Total", "X-WP-TotalPages", "Link"] as const;
 /** The headers of a success: the bookmark where credentials were read, and a list's paging. */
 function successHeaders(route: RouteInfo, declared: Json | undefined) {
   const paged = declared !== undefined && "per_page" in (declared.properties as Json);
-  return {
+  const headers = {
     ...(route.auth === "none" ? {} : { [BOOKMARK_HEADER]: BOOKMARK_REF }),
     ...(paged
       ? Object.fromEntries(
@@ -233,6 +250,7 @@ function successHeaders(route: RouteInfo, declared: Json | undefined) {
         )
       : {}),
   };
+  return Object.keys(headers).length > 0 ? { headers } : {};
 }
 
 /** A route whose parameters take `format` (GET /statements) answers CSV too when asked. */
@@ -321,7 +339,7 @@ function operation(route: RouteInfo, refusals: Named) {
         description: csv
           ? "Success; with `format=csv` the statement as RFC 4180 text (a header row, CRLF), as an attachment (Content-Disposition)"
           : "Success",
-        headers: successHeaders(route, schema),
+        ...successHeaders(route, schema),
         content: {
           "application/json": { schema: successSchema(route) },
           ...(csv ? { "text/csv": { schema: { type: "string" } } } : {}),
@@ -386,11 +404,6 @@ export function openApiDocument(routes: readonly RouteInfo[]) {
             'The API\'s discovery link (`rel="https://api.w.org/"`), then the previous and next pages (`rel="prev"`, `rel="next"`) where there are',
           required: true,
           schema: { type: "string" },
-        },
-        RetryAfter: {
-          description: "Seconds to wait before trying again",
-          required: true,
-          schema: { type: "integer", minimum: 1 },
         },
       },
       securitySchemes: {

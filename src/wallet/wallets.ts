@@ -8,10 +8,10 @@ import { requireAdmin, type ServiceContext } from "./context";
 import { Refusal } from "./refusal";
 
 /** Ids are lowercase: a-z first, then a-z, 0-9 and _, at most 32 (balance keys and SQL ids). */
-const WALLET_ID = /^[a-z][a-z0-9_]{0,31}$/;
+export const WALLET_ID = /^[a-z][a-z0-9_]{0,31}$/;
 /** `formatted` would clash with the balance response's `formatted` key. */
 const RESERVED_IDS = new Set(["formatted"]);
-const WALLET_TYPE = /^[a-z0-9_-]{1,32}$/;
+export const WALLET_TYPE = /^[a-z0-9_-]{1,32}$/;
 
 export const WALLET_LIMITS = {
   nameMax: 100,

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { EVENT_TYPES, isEventType } from "../../events/records";
-import { integerIn } from "../../http/fields";
+import { documented, integerIn } from "../../http/fields";
 import { FEED_LIMITS } from "../../wallet/events";
 
 /** `a,b` (spaces around names ignored, repeats collapsed); each a known event type. */
@@ -13,6 +13,10 @@ export const eventTypesField = (name: string) =>
       `${name} must name event types among ${EVENT_TYPES.join(", ")}`,
     ),
     v.transform((types) => types.filter(isEventType)),
+    documented({
+      type: "string",
+      description: `Event types, comma-separated, among ${EVENT_TYPES.join(", ")}`,
+    }),
   );
 
 export const EventFeedParams = v.object({
