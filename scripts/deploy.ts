@@ -81,6 +81,13 @@ console.log(`Signed in as ${user.email ?? "an API token"}, account ${account?.na
 const wanted = readD1(toml, BINDING);
 if (!wanted?.name)
   stop(`${CONFIG} has no [[d1_databases]] with binding = "DB" and a database_name.`);
+// The Worker reads wrangler's record of migrations by its default name (src/db/health.ts), and
+// serves nothing until the newest is in it.
+if (wanted.migrationsTable !== "d1_migrations")
+  stop(
+    `${CONFIG} names migrations_table = "${wanted.migrationsTable}"; the Worker reads wrangler's ` +
+      "default, d1_migrations, to know the database is migrated. Remove migrations_table.",
+  );
 const listDatabases = () => parse<{ uuid: string; name: string }[]>(run(["d1", "list", "--json"]));
 const databases = listDatabases();
 if (wanted.id) {

@@ -67,7 +67,7 @@ if (!existsSync(".dev.vars")) {
     console.log("Added a dev-only JWT_SECRET to .dev.vars (it had none).");
   } else if (!usableJwtSecret(secret))
     console.warn(
-      `JWT_SECRET in .dev.vars has ${secret.length} characters; the service needs at least ` +
+      `JWT_SECRET in .dev.vars has ${secret.trim().length} characters; the service needs at least ` +
         `${JWT_SECRET_MIN_LENGTH} and answers 503 until then. Replace it, e.g. with: openssl rand -hex 32`,
     );
   // Webhooks answer 503 without it (docs/events.md#secrets); a .dev.vars from before webhooks lacks it.

@@ -1,6 +1,6 @@
 import { createApp } from "./app";
 import { createDb } from "./db/client";
-import { NOT_MIGRATED, schemaBehind } from "./db/health";
+import { NOT_MIGRATED } from "./db/health";
 import {
   consumeDeadLetters,
   consumeNudges,
@@ -8,6 +8,7 @@ import {
   pumpDeps,
   sweepOutbox,
 } from "./events/queue";
+import { schemaNotMigrated } from "./wallet/faults";
 import { recordExpiredHolds } from "./wallet/holds";
 
 export { HistoryGate } from "./throttle/history-gate";
@@ -37,7 +38,7 @@ export default {
       console.log(JSON.stringify({ cron: controller.cron, holds_expired: expired }));
     } catch (err) {
       // A deployment whose database is behind its code: said plainly, not as a fault.
-      if (!schemaBehind(err)) throw err;
+      if (!(await schemaNotMigrated({ db: createDb(env.DB) }, err))) throw err;
       console.error(
         JSON.stringify({ cron: controller.cron, setting: "migrations", problem: NOT_MIGRATED }),
       );

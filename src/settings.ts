@@ -13,6 +13,13 @@ export const JWT_SECRET_MIN_LENGTH = 32;
 export const usableJwtSecret = (secret: string | undefined) =>
   (secret ?? "").trim().length >= JWT_SECRET_MIN_LENGTH;
 
+/** The shortest WEBHOOK_SECRET_KEY accepted (not counting spaces at its ends): the HKDF input. */
+const WEBHOOK_SECRET_KEY_MIN_LENGTH = 32;
+
+/** Whether WEBHOOK_SECRET_KEY can seal and open webhook signing secrets (events/secrets.ts). */
+export const usableSecretKey = (key: string | undefined) =>
+  (key ?? "").trim().length >= WEBHOOK_SECRET_KEY_MIN_LENGTH;
+
 export type SettingsEnv = {
   COMPAT_NAMESPACE?: string;
   JWT_SECRET?: string;

@@ -329,7 +329,7 @@ describe("the Worker's queue, cron and write path", () => {
       expect(consumerDeps({ ...env, WEBHOOK_RETRY_BASE_S: text }).retryBaseS, text).toBe(seconds);
   });
 
-  it("spends no attempt while WEBHOOK_SECRET_KEY is unset or blank, or SITE_URL refused: the events wait", async () => {
+  it("spends no attempt while WEBHOOK_SECRET_KEY is unset or blank, or the site's settings refused: the events wait", async () => {
     const { admin, user, wallet } = await makeAccount();
     const hook = await subscribeWebhook(admin, "transaction.created");
     await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
@@ -338,6 +338,7 @@ describe("the Worker's queue, cron and write path", () => {
     for (const vars of [
       { WEBHOOK_SECRET_KEY: undefined },
       { WEBHOOK_SECRET_KEY: " ".repeat(40) },
+      { SITE_TIMEZONE: "Mars/Base" },
       refused,
     ]) {
       const batch = createMessageBatch<Nudge>("wallet-webhooks", [
@@ -351,7 +352,7 @@ describe("the Worker's queue, cron and write path", () => {
     }
     expect(JSON.parse(String(errors.mock.calls.at(-1)![0]))).toMatchObject({
       setting: "SITE_URL",
-      effect: "webhook deliveries wait until it is set",
+      effect: "webhook deliveries wait until it is usable",
     });
     vi.restoreAllMocks();
     const log = await call("GET", `/webhooks/${hook.id}/deliveries`, { auth: admin.bearer });

@@ -2,6 +2,7 @@
 // each only where .dev.vars does not set the variable. Wrangler lets `--var` win over .dev.vars,
 // so passing a default unconditionally would silently override what the developer wrote there.
 import { parseEnv } from "node:util";
+import { usableSecretKey } from "../../src/settings";
 
 /** Local defaults (docs/configuration.md): mail to the dev outbox, webhooks to this machine, soon retried. */
 export const DEV_DEFAULTS: Readonly<Record<string, string>> = {
@@ -27,7 +28,7 @@ export function devSecrets(devVarsText: string) {
   const set = parseEnv(devVarsText);
   return {
     jwtSecret: set.JWT_SECRET,
-    webhookKeyUsable: (set.WEBHOOK_SECRET_KEY ?? "").trim().length >= 32,
+    webhookKeyUsable: usableSecretKey(set.WEBHOOK_SECRET_KEY),
   };
 }
 

@@ -4,9 +4,8 @@
 // endpoint's cursor, and the cron finds what a lost nudge left), so nothing here needs to be exact.
 import { createDb, inRuns } from "../db/client";
 import { endpointIds, endpointsBehind } from "../db/events";
-import { configuredSiteUrl, type SettingsEnv, settingProblems } from "../settings";
+import { configuredSiteUrl, type SettingsEnv, settingProblems, usableSecretKey } from "../settings";
 import { type DeadLetter, type PumpDeps, pumpEndpoint } from "./pump";
-import { usableSecretKey } from "./secrets";
 
 export type Nudge = { endpointId: number };
 
@@ -133,7 +132,7 @@ export function pumpDeps(env: ConsumerEnv): PumpDeps {
     secretKey: env.WEBHOOK_SECRET_KEY ?? "",
     site: {
       siteUrl: configuredSiteUrl(env),
-      timeZone: env.SITE_TIMEZONE || "UTC",
+      timeZone: env.SITE_TIMEZONE ?? "",
     },
     retryBaseS: base > 0 ? base : 60,
     nowMs: Date.now,
@@ -142,16 +141,26 @@ export function pumpDeps(env: ConsumerEnv): PumpDeps {
 }
 
 /**
- * What stops every delivery: no key to sign with, or a SITE_URL the service refused (each event's
- * links and guids name it, and the service answers 503 while it is so).
+ * What stops every delivery: no key to sign with, or a SITE_URL or SITE_TIMEZONE the service
+ * refused (each event's links, guids and dates follow them, and the service answers 503 meanwhile).
  */
 const deliveryBlockers = (env: ConsumerEnv, deps: PumpDeps) => [
   ...(usableSecretKey(deps.secretKey)
     ? []
-    : [{ setting: "WEBHOOK_SECRET_KEY", problem: "unset or shorter than 32 characters" }]),
+    : [
+        {
+          setting: "WEBHOOK_SECRET_KEY",
+          problem: "unset or shorter than 32 characters",
+          effect: "webhook deliveries wait until it is set",
+        },
+      ]),
   ...settingProblems(env)
-    .filter((p) => p.name === "SITE_URL")
-    .map((p) => ({ setting: p.name, problem: p.problem })),
+    .filter((p) => p.name === "SITE_URL" || p.name === "SITE_TIMEZONE")
+    .map((p) => ({
+      setting: p.name,
+      problem: p.problem,
+      effect: "webhook deliveries wait until it is usable",
+    })),
 ];
 
 /** The consumer: each endpoint named in the batch is delivered once, whatever its message count. */
@@ -160,10 +169,7 @@ export async function consumeNudges(batch: MessageBatch<Nudge>, env: ConsumerEnv
   if (blockers.length > 0) {
     // No attempt is spent and no event is lost. They wait, and the cron's sweep sends them once
     // the setting is right again.
-    for (const blocker of blockers)
-      console.error(
-        JSON.stringify({ ...blocker, effect: "webhook deliveries wait until it is set" }),
-      );
+    for (const blocker of blockers) console.error(JSON.stringify(blocker));
     for (const m of batch.messages) m.ack();
     return;
   }

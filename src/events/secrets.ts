@@ -5,13 +5,6 @@
 // export, a leaked read-only credential) does not give the secrets away.
 import { seal, unseal } from "../auth/sealed";
 
-/** The shortest WEBHOOK_SECRET_KEY accepted (not counting spaces at its ends): the HKDF input. */
-export const WEBHOOK_SECRET_KEY_MIN_LENGTH = 32;
-
-/** Whether `key` can seal and open signing secrets at all. */
-export const usableSecretKey = (key: string | undefined) =>
-  (key ?? "").trim().length >= WEBHOOK_SECRET_KEY_MIN_LENGTH;
-
 const PREFIX = "whsec_";
 /** Standard Webhooks secrets are 24 to 64 random bytes; 32 here. */
 const SECRET_BYTES = 32;

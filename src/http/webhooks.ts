@@ -2,7 +2,7 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { nudgeAfterCommit } from "../events/queue";
-import { usableSecretKey } from "../events/secrets";
+import { usableSecretKey } from "../settings";
 import type { WebhookSettings } from "../wallet/context";
 import { apiError } from "./errors";
 

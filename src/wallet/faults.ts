@@ -33,7 +33,9 @@ const migratedBindings = new WeakSet<D1Database>();
 
 /**
  * Whether D1 has every migration this code needs. Until it has, nothing that reads or writes it is
- * served: a write an older schema still takes (a new user) would go without its event.
+ * served: a write an older schema still takes (a new user) would go without its event. Asked of
+ * the request's own session: a replica that lacks the newest migration (just after a deploy)
+ * cannot serve this code's reads either, and says so until it catches up.
  */
 export async function schemaApplied(ctx: Pick<ServiceContext, "db" | "d1">) {
   const binding = unmetered(ctx.d1);

@@ -292,6 +292,17 @@ describe("npm run deploy", () => {
     expect(run.state.databases).toEqual([]);
   });
 
+  it("refuses a migrations_table other than wrangler's default, which the Worker reads", () => {
+    const toml = SHIPPED_TOML.replace(
+      'migrations_dir = "drizzle"\n',
+      'migrations_dir = "drizzle"\nmigrations_table = "custom_migrations"\n',
+    );
+    const run = deploy(project(freshAccount(), toml));
+    expect(run.status).toBe(1);
+    expect(run.commands).toEqual(["whoami --json"]);
+    expect(run.output).toContain('migrations_table = "custom_migrations"');
+  });
+
   it("says how to get a workers.dev subdomain when the account has none", () => {
     const run = deploy(project({ ...freshAccount(), subdomain: null }), ADMIN_ENV, ADMIN_FLAGS);
     expect(run.status).toBe(1);
