@@ -489,6 +489,20 @@ describe("a D1 without every migration applied", () => {
     ]);
   });
 
+  it("lets the cron fail on a table missing from a migrated database: a fault, not migrations", async () => {
+    const missingColumn = {
+      prepare: (query: string) => {
+        if (/d1_migrations/.test(query)) return env.DB.prepare(query);
+        throw new Error("D1_ERROR: no such column: x: SQLITE_ERROR");
+      },
+      batch: env.DB.batch.bind(env.DB),
+    } as unknown as D1Database;
+    const controller = { scheduledTime: Date.now(), cron: "* * * * *", noRetry() {} };
+    await expect(
+      worker.scheduled(controller, { ...env, DB: missingColumn }, createExecutionContext()),
+    ).rejects.toThrow("no such column");
+  });
+
   it("knows D1's words for a column an INSERT names and the schema lacks", () => {
     expect(
       schemaBehind(
