@@ -102,7 +102,6 @@ function pathOf(url: string) {
 /** Cloudflare's ray id, logged beside the request id; anything else that claims to be one is ignored. */
 const RAY_ID = /^[0-9A-Za-z-]{1,64}$/;
 
-/** Refusals of credentials, role or rate: a caller who gets one is told nothing of the database. */
 export function createApp(options: AppOptions = {}) {
   const nowMs = options.nowMs ?? Date.now;
   const pace = options.pace ?? padToFloor;

@@ -7,6 +7,7 @@ import type { AppEnv } from "../env";
  */
 export const BOOKMARK_HEADER = "x-d1-bookmark";
 
+/** Refusals of credentials, role or rate: a caller who gets one is told nothing of the database. */
 const REFUSED = new Set([401, 403, 429]);
 
 /**
