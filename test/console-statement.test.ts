@@ -106,6 +106,59 @@ describe("the console's Statement section", () => {
     expect(section).toMatch(/Closing balance \(2026-11-12\)<\/th><td class="num">₦70\.00/);
   });
 
+  it("bounds a day by the site's wall clock when a clock change skips or repeats its midnight", async () => {
+    // Santiago's clocks went back from 00:00 to 23:00 on 2026-04-05 and forward from 00:00 to
+    // 01:00 on 2026-09-06: each entry below belongs to the one day its wall clock shows.
+    const bob = await makeUser();
+    for (const [amount, at] of [
+      ["1.00", "2026-04-05T03:30:00Z"], // 2026-04-04 23:30, the repeated hour
+      ["2.00", "2026-09-06T03:30:00Z"], // 2026-09-05 23:30
+      ["4.00", "2026-09-06T04:30:00Z"], // 2026-09-06 01:30, the first hour of the day
+    ] as const) {
+      const res = await call("POST", "/credits", {
+        auth: admin.bearer,
+        body: { user_id: bob.id, wallet_id: wallet, amount, request_id: unique("dst") },
+        app: appAt(Date.parse(at)),
+      });
+      expect(res.status, res.text).toBe(200);
+    }
+    const santiago = { ...env, SITE_TIMEZONE: "America/Santiago" };
+    const figures = async (day: string) => {
+      const path = `${BASE}/users/${bob.id}?wallet=${wallet}&from=${day}&to=${day}`;
+      const res = await app.request(path, { headers: { Cookie: cookie } }, santiago);
+      const html = await res.text();
+      const figure = (name: string) =>
+        new RegExp(`${name}[^<]*</th><td class="num">([^<]+)<`).exec(
+          html.slice(html.indexOf('id="statement"')),
+        )?.[1];
+      return {
+        opening: figure("Opening balance"),
+        closing: figure("Closing balance"),
+        entries: figure("Entries"),
+      };
+    };
+    expect(await figures("2026-04-04")).toEqual({
+      opening: "₦0.00",
+      closing: "₦1.00",
+      entries: "1",
+    });
+    expect(await figures("2026-04-05")).toEqual({
+      opening: "₦1.00",
+      closing: "₦1.00",
+      entries: "0",
+    });
+    expect(await figures("2026-09-05")).toEqual({
+      opening: "₦1.00",
+      closing: "₦3.00",
+      entries: "1",
+    });
+    expect(await figures("2026-09-06")).toEqual({
+      opening: "₦3.00",
+      closing: "₦7.00",
+      entries: "1",
+    });
+  });
+
   it("downloads the CSV the API writes, as an attachment", async () => {
     const res = await request(
       `/users/${alice.id}/statement.csv?wallet=${wallet}&from=2026-11-01&to=2026-11-20`,

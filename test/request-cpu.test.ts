@@ -13,7 +13,7 @@ import {
   mysqlDate,
   mysqlDateSeconds,
   partsIn,
-  zonedSeconds,
+  siteDayBounds,
   zoneParts,
 } from "../src/ledger/post-format";
 import { call, makeAdmin, signedToken } from "./helpers";
@@ -209,8 +209,30 @@ describe("UTC wall-clock parts read off a Date", () => {
       const epochS = Date.parse(`${text.replace(" ", "T")}Z`) / 1000;
       expect(mysqlDateSeconds(text), text).toBe(epochS);
       expect(zoneParts(epochS, "UTC").weekday, text).toBe(new Date(epochS * 1000).getUTCDay());
-      for (const zone of ["UTC", "Africa/Lagos", "America/New_York"])
-        expect(mysqlDate(zonedSeconds(text, zone), zone), `${text} ${zone}`).toBe(text);
+      for (const zone of ["UTC", "Africa/Lagos", "America/New_York"]) {
+        const { firstS, lastS } = siteDayBounds(text.slice(0, 10), zone);
+        expect(mysqlDate(firstS, zone), `${text} ${zone}`).toBe(`${text.slice(0, 10)} 00:00:00`);
+        expect(mysqlDate(lastS, zone), `${text} ${zone}`).toBe(`${text.slice(0, 10)} 23:59:59`);
+      }
+    }
+  });
+
+  it("bound site days without gap or overlap, in zones whose clock changes skip or repeat midnight", () => {
+    for (const zone of ["America/Santiago", "Atlantic/Azores", "America/Havana", "Asia/Beirut"]) {
+      let previous = siteDayBounds("2025-12-31", zone);
+      for (
+        let epochS = Date.UTC(2026, 0, 1) / 1000;
+        epochS < Date.UTC(2027, 0, 1) / 1000;
+        epochS += 86_400
+      ) {
+        const day = new Date(epochS * 1000).toISOString().slice(0, 10);
+        const bounds = siteDayBounds(day, zone);
+        expect(bounds.firstS, `${zone} ${day}`).toBe(previous.lastS + 1);
+        expect(mysqlDate(bounds.firstS, zone).slice(0, 10), `${zone} ${day}`).toBe(day);
+        expect(mysqlDate(bounds.lastS, zone).slice(0, 10), `${zone} ${day}`).toBe(day);
+        expect(mysqlDate(bounds.lastS + 1, zone).slice(0, 10), `${zone} ${day}`).not.toBe(day);
+        previous = bounds;
+      }
     }
   });
 });

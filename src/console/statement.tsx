@@ -6,7 +6,7 @@ import { Hono } from "hono";
 import * as v from "valibot";
 import { isCalendarDay } from "../http/fields";
 import { answerStatementCsv } from "../http/statement-csv";
-import { mysqlDate, zonedSeconds } from "../wallet/rules";
+import { mysqlDate, siteDayBounds } from "../wallet/rules";
 import { openStatement, STATEMENT_CHUNK, statementSummary } from "../wallet/statements";
 import { appContext, attempt, backRefused, refusalText } from "./api";
 import type { ConsoleEnv } from "./env";
@@ -56,8 +56,8 @@ function statementOf(
   return openStatement(c.var.service, {
     userId,
     walletId: s.walletId,
-    fromMs: zonedSeconds(`${s.from} 00:00:00`, zone) * 1000,
-    toMs: zonedSeconds(`${s.to} 23:59:59`, zone) * 1000,
+    fromMs: siteDayBounds(s.from, zone).firstS * 1000,
+    toMs: siteDayBounds(s.to, zone).lastS * 1000,
     page,
   });
 }

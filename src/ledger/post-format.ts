@@ -131,16 +131,33 @@ export function mysqlDateSeconds(text: string) {
   return m ? utcMs(+m[1]!, +m[2]!, +m[3]!, +m[4]!, +m[5]!, +m[6]!) / 1000 : Number.NaN;
 }
 
+/** The zone's offset from UTC at an instant, in seconds. */
+const offsetAt = (epochS: number, timeZone: string) =>
+  mysqlDateSeconds(mysqlDate(epochS, timeZone)) - epochS;
+
+/** The last second whose wall time in the zone is before a wall midnight (read as UTC seconds). */
+function lastSecondBefore(wallMidnightS: number, timeZone: string) {
+  // The offsets in force around it: the last second before it under each, where that offset holds.
+  const offsets = new Set([-86_400, 0, 86_400].map((d) => offsetAt(wallMidnightS + d, timeZone)));
+  let last = Number.NEGATIVE_INFINITY;
+  for (const offset of offsets) {
+    const second = wallMidnightS - offset - 1;
+    if (offsetAt(second, timeZone) === offset) last = Math.max(last, second);
+  }
+  return last;
+}
+
 /**
- * The instant a wall time (`YYYY-MM-DD HH:MM:SS`) names in an IANA time zone, in epoch seconds
- * (the inverse of mysqlDate; a wall time a clock change skips or repeats gets one of its instants).
+ * A site-local day (`YYYY-MM-DD`) as epoch seconds, first and last: days so bounded cover time
+ * without gap or overlap, on days a clock change skips or repeats midnight too (a repeated hour
+ * belongs to the day its wall clock shows).
  */
-export function zonedSeconds(local: string, timeZone: string) {
-  const wall = mysqlDateSeconds(local);
-  let instant = wall;
-  for (let i = 0; i < 2; i++)
-    instant = wall - (mysqlDateSeconds(mysqlDate(instant, timeZone)) - instant);
-  return instant;
+export function siteDayBounds(day: string, timeZone: string) {
+  const midnight = mysqlDateSeconds(`${day} 00:00:00`);
+  return {
+    firstS: lastSecondBefore(midnight, timeZone) + 1,
+    lastS: lastSecondBefore(midnight + 86_400, timeZone),
+  };
 }
 
 /** The same display of a MySQL DATETIME text that is already site-local (an imported post_date). */

@@ -16,7 +16,7 @@ export {
   readAmount,
   storageDecimals,
 } from "../ledger/money";
-export { localListDate, mysqlDate, utcMs, zonedSeconds } from "../ledger/post-format";
+export { localListDate, mysqlDate, siteDayBounds, utcMs } from "../ledger/post-format";
 export { asciiLower } from "../ledger/request-key";
 export { TransactionAnswer, transactionRecord } from "../ledger/transaction-record";
 export { walletRecord } from "../ledger/wallet-record";
