@@ -291,7 +291,7 @@ describe("GET /statements", () => {
     expect(entries).toStrictEqual(listed.body.data.filter((r: Json) => r.ID !== ids[0]));
   });
 
-  it("covers the whole history without from and to, and clamps a to in the future to now", async () => {
+  it("covers the whole history without from and to, and clamps a to in the future to the last second that is over", async () => {
     const { admin, user, wallet } = await history();
     const now = T0 + 30 * MIN;
     const res = await statement(
@@ -299,9 +299,10 @@ describe("GET /statements", () => {
       { user_id: user.id, wallet_id: wallet, to: iso(now + 24 * 60 * MIN) },
       now,
     );
+    // The current second may still get entries, as a balance's `at` knows: it is not yet stated.
     expect(res.body.data).toMatchObject({
       from: "1970-01-01T00:00:00Z",
-      to: "2026-11-02T09:30:00Z",
+      to: "2026-11-02T09:29:59Z",
       opening_balance: 0,
       closing_balance: 85.5,
       count: 3,
@@ -313,6 +314,25 @@ describe("GET /statements", () => {
       now,
     );
     expect(early.body.data).toMatchObject({ from: "0050-06-15T00:00:00Z", count: 3 });
+    // Before the year 0 in UTC, in ISO 8601's expanded form, seconds and all.
+    const bc = await statement(
+      admin.bearer,
+      { user_id: user.id, wallet_id: wallet, from: "0000-01-01T00:00:00+14:00", to: iso(now) },
+      now,
+    );
+    expect(bc.body.data).toMatchObject({ from: "-000001-12-31T10:00:00Z", count: 3 });
+  });
+
+  it("states a closing balance that an entry written later in the same second cannot change", async () => {
+    const { admin, user, wallet } = await history();
+    const now = T0 + 40 * MIN + 300;
+    const query = { user_id: user.id, wallet_id: wallet, from: iso(T0) };
+    const first = await statement(admin.bearer, query, now);
+    expect(first.body.data).toMatchObject({ to: "2026-11-02T09:39:59Z", closing_balance: 85.5 });
+    const body = { user_id: user.id, wallet_id: wallet, amount: "10" };
+    await move(admin, "credits", body, now + 400);
+    const again = await statement(admin.bearer, { ...query, to: first.body.data.to }, now + 2000);
+    expect(again.body.data).toMatchObject({ closing_balance: 85.5, count: first.body.data.count });
   });
 
   it("holds an entry dated in a bound's own second only when that second starts inside the range", async () => {

@@ -30,7 +30,7 @@ export type StatementRequest = {
   walletId: string;
   /** Omitted: from the chain's beginning. */
   fromMs?: number;
-  /** Omitted, or later than now: now. */
+  /** Omitted, or not yet over: the last second that is over. */
   toMs?: number;
   page: { offset: number; limit: number };
 };
@@ -47,7 +47,9 @@ export type Statement = Awaited<ReturnType<typeof openStatement>>;
 export async function openStatement(ctx: ServiceContext, q: StatementRequest) {
   const userId = q.userId ?? requireReader(ctx, undefined).userId;
   requireReader(ctx, userId);
-  const toMs = Math.min(q.toMs ?? ctx.nowMs(), ctx.nowMs());
+  // The current second may still get entries (as for a balance `at`): it is not yet stated.
+  const lastOverMs = Math.floor(ctx.nowMs() / 1000) * 1000 - 1;
+  const toMs = Math.min(q.toMs ?? lastOverMs, lastOverMs);
   const fromMs = q.fromMs ?? 0;
   if (fromMs > toMs)
     throw q.fromMs === undefined
@@ -76,7 +78,8 @@ export const statementEntries = (db: Db, s: Statement) =>
 /** Rows per read of a whole statement: the head's page when it is read whole. */
 export const STATEMENT_CHUNK = HISTORY_CHUNK;
 
-const isoInstant = (s: number) => `${new Date(s * 1000).toISOString().slice(0, 19)}Z`;
+/** ISO 8601 in whole seconds; years outside 0000-9999 in the expanded form (`-000001-12-31T…`). */
+const isoInstant = (s: number) => new Date(s * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
 
 /** The statement's figures, as the API answers them (entries apart): exact numbers and display text. */
 export function statementSummary(s: Statement) {
