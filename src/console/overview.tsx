@@ -37,9 +37,9 @@ overviewScreen.get("/", async (c) => {
         const at = (d: number, k: "credits" | "debits") => rows.find((r) => r.day === d)?.[k] ?? 0n;
         return (
           <section>
-            <h2>{wallet.name}: money in and out per day, last 30 days</h2>
+            <h2>{wallet.name}: money in and out per UTC day, last 30 days</h2>
             <Chart
-              title={`${wallet.name}: credits and debits per day`}
+              title={`${wallet.name}: credits and debits per UTC day`}
               xLabels={[day(days[0]!), day(days[29]!)]}
               yLabel={`amount (${wallet.symbol})`}
               yFormat={(y) => formatMoney(y, wallet)}
@@ -57,7 +57,7 @@ overviewScreen.get("/", async (c) => {
             />
             <details>
               <summary>Figures</summary>
-              <Table cols={["Day", "In", "Out"]} num={["In", "Out"]}>
+              <Table cols={["Day (UTC)", "In", "Out"]} num={["In", "Out"]}>
                 {days
                   .filter((d) => at(d, "credits") || at(d, "debits"))
                   .map((d) => (
@@ -74,7 +74,7 @@ overviewScreen.get("/", async (c) => {
       })}
       <section>
         <h2>Latest transactions</h2>
-        <Table cols={["ID", "User", "Type", "Amount", "Date"]} num={["Amount"]}>
+        <Table cols={["ID", "User", "Type", "Amount", "Date (UTC)"]} num={["Amount"]}>
           {data.latest.map(({ entry, username }) => {
             const w = byWallet.get(entry.walletId);
             return (

@@ -123,7 +123,7 @@ function Entries(props: { d: UserData }) {
     <section>
       <h2>Entries</h2>
       <Table
-        cols={["ID", "Date", "Type", "Amount", "Balance after", "Note", "Request id"]}
+        cols={["ID", "Date (UTC)", "Type", "Amount", "Balance after", "Note", "Request id"]}
         num={["Amount", "Balance after"]}
         actions
       >
@@ -207,7 +207,7 @@ function UserView(props: { d: UserData; session: Session; notice: Notice }) {
           <section>
             <h2>{w.name}: balance over time</h2>
             <Chart
-              title={`${w.name} balance after each of the last ${line.length} entries`}
+              title={`${w.name} balance after each of the last ${line.length} entries (UTC days)`}
               xLabels={[day(line[0]!.at), day(line.at(-1)!.at)]}
               yLabel={`balance (${w.symbol})`}
               yFormat={(y) => formatMoney(y, w)}
