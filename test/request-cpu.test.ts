@@ -218,21 +218,39 @@ describe("UTC wall-clock parts read off a Date", () => {
   });
 
   it("bound site days without gap or overlap, in zones whose clock changes skip or repeat midnight", () => {
-    for (const zone of ["America/Santiago", "Atlantic/Azores", "America/Havana", "Asia/Beirut"]) {
-      let previous = siteDayBounds("2025-12-31", zone);
-      for (
-        let epochS = Date.UTC(2026, 0, 1) / 1000;
-        epochS < Date.UTC(2027, 0, 1) / 1000;
-        epochS += 86_400
-      ) {
-        const day = new Date(epochS * 1000).toISOString().slice(0, 10);
-        const bounds = siteDayBounds(day, zone);
-        expect(bounds.firstS, `${zone} ${day}`).toBe(previous.lastS + 1);
-        expect(mysqlDate(bounds.firstS, zone).slice(0, 10), `${zone} ${day}`).toBe(day);
-        expect(mysqlDate(bounds.lastS, zone).slice(0, 10), `${zone} ${day}`).toBe(day);
-        expect(mysqlDate(bounds.lastS + 1, zone).slice(0, 10), `${zone} ${day}`).not.toBe(day);
-        previous = bounds;
+    const years: [string, number][] = [
+      ["America/Santiago", 2026],
+      ["Atlantic/Azores", 2026],
+      ["America/Havana", 2026],
+      ["Asia/Beirut", 2026],
+      // The clock jumps from 23:00 straight to 00:00: no second reads 23:59:59.
+      ["America/Nuuk", 2026],
+      ["America/Scoresbysund", 2027],
+      // A whole day skipped (2011-12-30 and 1994-12-31): it is empty.
+      ["Pacific/Apia", 2011],
+      ["Pacific/Kiritimati", 1994],
+    ];
+    const dateOf = (second: number, zone: string) => mysqlDate(second, zone).slice(0, 10);
+    for (const [zone, year] of years) {
+      let previous = siteDayBounds(`${year - 1}-12-31`, zone);
+      for (let ms = Date.UTC(year, 0, 1); ms < Date.UTC(year + 1, 0, 1); ms += 86_400_000) {
+        const day = new Date(ms).toISOString().slice(0, 10);
+        const { firstS, lastS } = siteDayBounds(day, zone);
+        const what = `${zone} ${day}`;
+        expect(Number.isSafeInteger(firstS) && Number.isSafeInteger(lastS), what).toBe(true);
+        expect(firstS, what).toBe(previous.lastS + 1);
+        expect(dateOf(firstS - 1, zone), what).not.toBe(day);
+        expect(dateOf(lastS + 1, zone), what).not.toBe(day);
+        if (lastS >= firstS) {
+          expect(dateOf(firstS, zone), what).toBe(day);
+          expect(dateOf(lastS, zone), what).toBe(day);
+        } else expect(lastS, `${what} is skipped`).toBe(firstS - 1);
+        previous = { firstS, lastS };
       }
     }
+    expect(siteDayBounds("2011-12-30", "Pacific/Apia")).toEqual({
+      firstS: Date.UTC(2011, 11, 30, 10) / 1000,
+      lastS: Date.UTC(2011, 11, 30, 10) / 1000 - 1,
+    });
   });
 });

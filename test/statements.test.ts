@@ -323,6 +323,24 @@ describe("GET /statements", () => {
     expect(bc.body.data).toMatchObject({ from: "-000001-12-31T10:00:00Z", count: 3 });
   });
 
+  it("answers a from in the current second with an empty range, not a refusal", async () => {
+    const { admin, user, wallet } = await history();
+    const now = T0 + 50 * MIN + 400;
+    const res = await statement(
+      admin.bearer,
+      { user_id: user.id, wallet_id: wallet, from: iso(T0 + 50 * MIN) },
+      now,
+    );
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.data).toMatchObject({
+      from: "2026-11-02T09:50:00Z",
+      to: "2026-11-02T09:49:59Z",
+      count: 0,
+      opening_balance: 85.5,
+      closing_balance: 85.5,
+    });
+  });
+
   it("states a closing balance that an entry written later in the same second cannot change", async () => {
     const { admin, user, wallet } = await history();
     const now = T0 + 40 * MIN + 300;

@@ -138,19 +138,33 @@ const offsetAt = (epochS: number, timeZone: string) =>
 /** The last second whose wall time in the zone is before a wall midnight (read as UTC seconds). */
 function lastSecondBefore(wallMidnightS: number, timeZone: string) {
   // The offsets in force around it: the last second before it under each, where that offset holds.
-  const offsets = new Set([-86_400, 0, 86_400].map((d) => offsetAt(wallMidnightS + d, timeZone)));
+  const offsets = [
+    ...new Set([-86_400, 0, 86_400].map((d) => offsetAt(wallMidnightS + d, timeZone))),
+  ];
   let last = Number.NEGATIVE_INFINITY;
   for (const offset of offsets) {
     const second = wallMidnightS - offset - 1;
     if (offsetAt(second, timeZone) === offset) last = Math.max(last, second);
   }
-  return last;
+  if (last > Number.NEGATIVE_INFINITY) return last;
+  // The clock jumped over 23:59:59 (to 00:00, or past a whole day): the last second before the
+  // jump, between the instants the wall time names under the smallest and largest offsets.
+  const before = (second: number) => second + offsetAt(second, timeZone) < wallMidnightS;
+  let low = wallMidnightS - Math.max(...offsets) - 1;
+  let high = wallMidnightS - Math.min(...offsets) - 1;
+  while (high - low > 1) {
+    const middle = Math.floor((low + high) / 2);
+    if (before(middle)) low = middle;
+    else high = middle;
+  }
+  return low;
 }
 
 /**
- * A site-local day (`YYYY-MM-DD`) as epoch seconds, first and last: days so bounded cover time
- * without gap or overlap, on days a clock change skips or repeats midnight too (a repeated hour
- * belongs to the day its wall clock shows).
+ * A site-local day (`YYYY-MM-DD`, years 0000 to 9998) as epoch seconds, first and last: days so
+ * bounded cover time without gap or overlap, on days a clock change skips or repeats midnight too
+ * (a repeated hour belongs to the day its wall clock shows; a day the zone skipped is empty, its
+ * last second the one before its first).
  */
 export function siteDayBounds(day: string, timeZone: string) {
   const midnight = mysqlDateSeconds(`${day} 00:00:00`);

@@ -47,21 +47,22 @@ export type Statement = Awaited<ReturnType<typeof openStatement>>;
 export async function openStatement(ctx: ServiceContext, q: StatementRequest) {
   const userId = q.userId ?? requireReader(ctx, undefined).userId;
   requireReader(ctx, userId);
-  // The current second may still get entries (as for a balance `at`): it is not yet stated.
-  const lastOverMs = Math.floor(ctx.nowMs() / 1000) * 1000 - 1;
-  const toMs = Math.min(q.toMs ?? lastOverMs, lastOverMs);
+  const nowMs = ctx.nowMs();
+  const toMs = Math.min(q.toMs ?? nowMs, nowMs);
   const fromMs = q.fromMs ?? 0;
   if (fromMs > toMs)
     throw q.fromMs === undefined
       ? refuse("to", "to must not be before 1970-01-01T00:00:00Z")
       : refuse("from", "from must not be after to (nor in the future)");
   // Entries are dated in whole seconds: the range holds the seconds that start inside it (none when
-  // both instants fall in one second).
+  // both instants fall in one second). The current second may still get entries (as for a
+  // balance `at`): a range stops before it.
+  const toS = Math.min(Math.floor(toMs / 1000), Math.floor(nowMs / 1000) - 1);
   const range: StatementRange = {
     userId,
     walletId: q.walletId,
-    fromS: Math.ceil(fromMs / 1000),
-    toS: Math.floor(toMs / 1000),
+    fromS: Math.min(Math.ceil(fromMs / 1000), toS + 1),
+    toS,
   };
   const head = await readStatement(ctx.db, range, q.page);
   if (!head.wallet) throw refuse("wallet_id", "wallet_id not found");

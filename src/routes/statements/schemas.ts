@@ -6,7 +6,8 @@ export const StatementParams = v.object({
   // Required for administrators; a subscriber may omit it (its own) — see read.ts.
   user_id: v.optional(userIdField()),
   wallet_id: walletIdField,
-  // Both instants included; `from` omitted: from the first entry; `to` omitted or later: the last second that is over.
+  // Both instants included; `from` omitted: 1970-01-01T00:00:00Z (an imported entry dated earlier
+  // is in the opening balance); `to` omitted or later: the last second that is over.
   from: v.optional(isoInstant("from")),
   to: v.optional(isoInstant("to")),
   ...PAGE_FIELDS,
