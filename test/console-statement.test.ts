@@ -137,26 +137,13 @@ describe("the console's Statement section", () => {
         entries: figure("Entries"),
       };
     };
-    expect(await figures("2026-04-04")).toEqual({
-      opening: "₦0.00",
-      closing: "₦1.00",
-      entries: "1",
-    });
-    expect(await figures("2026-04-05")).toEqual({
-      opening: "₦1.00",
-      closing: "₦1.00",
-      entries: "0",
-    });
-    expect(await figures("2026-09-05")).toEqual({
-      opening: "₦1.00",
-      closing: "₦3.00",
-      entries: "1",
-    });
-    expect(await figures("2026-09-06")).toEqual({
-      opening: "₦3.00",
-      closing: "₦7.00",
-      entries: "1",
-    });
+    for (const [day, opening, closing, entries] of [
+      ["2026-04-04", "₦0.00", "₦1.00", "1"],
+      ["2026-04-05", "₦1.00", "₦1.00", "0"],
+      ["2026-09-05", "₦1.00", "₦3.00", "1"],
+      ["2026-09-06", "₦3.00", "₦7.00", "1"],
+    ] as const)
+      expect(await figures(day), day).toEqual({ opening, closing, entries });
   });
 
   it("downloads the CSV the API writes, as an attachment", async () => {
