@@ -1,6 +1,6 @@
 import { createApp } from "./app";
 import { createDb } from "./db/client";
-import { NOT_MIGRATED } from "./db/health";
+import { migrated, NOT_MIGRATED } from "./db/health";
 import {
   consumeDeadLetters,
   consumeNudges,
@@ -8,7 +8,6 @@ import {
   pumpDeps,
   sweepOutbox,
 } from "./events/queue";
-import { schemaNotMigrated } from "./wallet/faults";
 import { recordExpiredHolds } from "./wallet/holds";
 
 export { HistoryGate } from "./throttle/history-gate";
@@ -29,19 +28,19 @@ export default {
    * expired (they stopped counting at their expires_at already: docs/ledger.md#holds).
    */
   async scheduled(controller, env, _ctx?: ExecutionContext) {
-    try {
-      const [, expired] = await Promise.all([
-        sweepOutbox(env.DB, env.WEBHOOK_QUEUE, Date.now()),
-        recordExpiredHolds(createDb(env.DB), controller.scheduledTime),
-      ]);
-      // One line per run, like the request log line (docs/operations.md).
-      console.log(JSON.stringify({ cron: controller.cron, holds_expired: expired }));
-    } catch (err) {
-      // A deployment whose database is behind its code: said plainly, not as a fault.
-      if (!(await schemaNotMigrated({ db: createDb(env.DB) }, err))) throw err;
+    const db = createDb(env.DB);
+    // A database behind its code: said plainly, and nothing done, as every route refuses too.
+    if (!(await migrated(db))) {
       console.error(
         JSON.stringify({ cron: controller.cron, setting: "migrations", problem: NOT_MIGRATED }),
       );
+      return;
     }
+    const [, expired] = await Promise.all([
+      sweepOutbox(env.DB, env.WEBHOOK_QUEUE, Date.now()),
+      recordExpiredHolds(db, controller.scheduledTime),
+    ]);
+    // One line per run, like the request log line (docs/operations.md).
+    console.log(JSON.stringify({ cron: controller.cron, holds_expired: expired }));
   },
 } satisfies ExportedHandler<Env>;

@@ -40,7 +40,7 @@ const keysPage = async (c: Context<ConsoleEnv>, notice?: Notice) => {
         </section>
       )}
       <section>
-        <Table cols={["ID", "Name", "User", "Scope", "Last used", "State"]}>
+        <Table cols={["ID", "Name", "User", "Scope", "Last used (UTC)", "State"]}>
           {keys.map(({ key: k, username }) => (
             <tr>
               <td>{String(k.id)}</td>
