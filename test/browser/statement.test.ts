@@ -65,7 +65,9 @@ describe("a statement from the console in chromium", () => {
       await page.getByRole("status").waitFor();
     }
 
-    // The Statement section: this month so far, its figures.
+    // The Statement section: this month so far, its figures. Entries of the current second are
+    // not yet stated (docs/api.md#get-statements-beyond-the-plugin): let it end first.
+    await new Promise((done) => setTimeout(done, 1050 - (Date.now() % 1000)));
     const statement = page.locator("#statement");
     await statement.getByRole("button", { name: "Show statement" }).click();
     await page.waitForURL(/wallet=ngn/);
