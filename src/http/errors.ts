@@ -127,23 +127,27 @@ export const ERRORS = {
     status: 429,
     message: "Too many failed sign-in attempts",
     error: '`["Too many failed sign-in attempts: try again in <n> seconds"]`, with `Retry-After`',
+    retryAfter: true,
   },
   history_busy: {
     status: 429,
     message: "A full history is already being sent",
     error:
       '`{"per_page":"…"}`, with `Retry-After`: another whole-history answer of this caller is still being sent; wait for it, or page with `per_page` and `page`',
+    retryAfter: true,
   },
   rate_limited: {
     status: 429,
     message: "Too many requests",
     error:
       '`{"rate":"Too many money requests from this caller: try again in <n> seconds"}`, with `Retry-After`: the caller\'s money routes had their share of the minute (docs/security.md#rate-limits); nothing was written',
+    retryAfter: true,
   },
   too_many_mails: {
     status: 429,
     message: "Too many mails",
     error: '`["Too many mails to this address: try again in <n> seconds"]`, with `Retry-After`',
+    retryAfter: true,
   },
   service_not_configured: {
     status: 503,
@@ -177,6 +181,7 @@ export const ERRORS = {
     message: "Service temporarily unavailable",
     error:
       '`{"retry":"The database is busy: retry in <n> seconds with the same request_id"}`, with `Retry-After`: D1 was overloaded or lost the request; a write may or may not have happened, and a retry with the same request_id applies it at most once',
+    retryAfter: true,
   },
   mail_not_configured: {
     status: 503,
@@ -186,7 +191,8 @@ export const ERRORS = {
   },
 } as const satisfies Record<
   string,
-  { status: ContentfulStatusCode; message: string; error: string }
+  // `retryAfter`: its answer carries `Retry-After` (the refusal's helper below sets it).
+  { status: ContentfulStatusCode; message: string; error: string; retryAfter?: true }
 >;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -114,14 +114,8 @@ const INVALID_JSON = {
 
 const BOOKMARK_REF = { $ref: "#/components/headers/Bookmark" };
 
-/** The refusals that tell the client when to try again (http/errors.ts sets the header). */
-const RETRIED: ErrorCode[] = [
-  "too_many_sign_ins",
-  "history_busy",
-  "rate_limited",
-  "too_many_mails",
-  "database_unavailable",
-];
+/** The refusals that tell the client when to try again, as the catalogue marks them. */
+const RETRIED = (Object.keys(ERRORS) as ErrorCode[]).filter((code) => "retryAfter" in ERRORS[code]);
 
 /** `Retry-After` on a status some of whose refusals send it: required when all of them do. */
 const retryAfter = (codes: ErrorCode[]) => ({
