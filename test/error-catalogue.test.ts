@@ -33,15 +33,19 @@ const DOC = openApiDocument(ROUTES) as unknown as {
 const operationOf = (route: RouteInfo) =>
   DOC.paths[`/wp-json/${NAMESPACE}${route.path}`]![route.method.toLowerCase()]!;
 
-/** One of the document's schemas, with the components it names beside it as `$defs`. */
+const resolvable = (value: unknown) =>
+  JSON.parse(JSON.stringify(value).replaceAll('"#/components/schemas/', '"#/$defs/'));
+const DEFS = resolvable(DOC.components.schemas);
+const validators = new Map<unknown, Validator>();
+
+/** One of the document's schemas, with the components it names beside it as `$defs`; made once. */
 function validatorOf(schema: unknown) {
-  const resolvable = (value: unknown) =>
-    JSON.parse(JSON.stringify(value).replaceAll('"#/components/schemas/', '"#/$defs/'));
-  return new Validator(
-    { ...resolvable(schema), $defs: resolvable(DOC.components.schemas) },
-    "2020-12",
-    false,
-  );
+  let validator = validators.get(schema);
+  if (!validator) {
+    validator = new Validator({ ...resolvable(schema), $defs: DEFS }, "2020-12", false);
+    validators.set(schema, validator);
+  }
+  return validator;
 }
 
 /**
