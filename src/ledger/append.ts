@@ -64,30 +64,6 @@ export function insertEntry(db: Db, e: NewEntry, after?: string) {
   return insertRow(db, valuesOf(e), shapeOf(e, after));
 }
 
-/** What an entry's statement binds: each a value, or a placeholder in the isolate's prepared text. */
-type EntryValues = {
-  [K in
-    | "userId"
-    | "walletId"
-    | "txnType"
-    | "amountMinor"
-    | "amountText"
-    | "requestId"
-    | "note"
-    | "title"
-    | "slugBase"
-    | "createdAtS"]: NewEntry[K] | Placeholder;
-} & {
-  requestKey: string | null | Placeholder;
-  signed: number | Placeholder;
-  /** `<guidSite>/wallettransaction/`, when the shape has a guid. */
-  guidPrefix: string | Placeholder;
-  transferId: string | null | Placeholder;
-  metaData: string | null | Placeholder;
-  reversesId: number | null | Placeholder;
-  holdId: number | null | Placeholder;
-};
-
 /** What changes an entry's SQL text (the rest only its bound values). */
 type EntryShape = {
   after?: string | Placeholder;
@@ -97,7 +73,8 @@ type EntryShape = {
   batch?: BatchRef;
 };
 
-const valuesOf = (e: NewEntry): EntryValues => ({
+/** What an entry's statement binds. */
+const valuesOf = (e: NewEntry) => ({
   userId: e.userId,
   walletId: e.walletId,
   txnType: e.txnType,
@@ -116,6 +93,11 @@ const valuesOf = (e: NewEntry): EntryValues => ({
   reversesId: e.reversesId ?? null,
   holdId: e.holdId ?? null,
 });
+
+/** Each value an entry's statement binds, or a placeholder in the isolate's prepared text. */
+type EntryValues = {
+  [K in keyof ReturnType<typeof valuesOf>]: ReturnType<typeof valuesOf>[K] | Placeholder;
+};
 
 const shapeOf = (e: NewEntry, after?: EntryShape["after"]): EntryShape => ({
   after,
@@ -298,27 +280,6 @@ export function refusalOf(err: unknown, movement: { userId: number; walletId: st
   return err;
 }
 
-/** What a plain entry's statement takes as values: a placeholder each in its text. */
-const ENTRY_VALUES: (keyof EntryValues)[] = [
-  "userId",
-  "walletId",
-  "txnType",
-  "amountMinor",
-  "amountText",
-  "requestId",
-  "note",
-  "title",
-  "slugBase",
-  "createdAtS",
-  "requestKey",
-  "signed",
-  "guidPrefix",
-  "transferId",
-  "metaData",
-  "reversesId",
-  "holdId",
-];
-
 /** The movements' statements, built once per isolate for each shape. */
 const writes = new BuiltOnce();
 
@@ -333,11 +294,13 @@ function entryQuery(db: Db, e: NewEntry, after?: string): Query {
     shape.hold && "hold",
     shape.after && "after",
   ].filter(Boolean);
+  const values = valuesOf(e);
+  // A placeholder for each value, by its name.
   const build = () => {
-    const v = Object.fromEntries(ENTRY_VALUES.map((n) => [n, sql.placeholder(n)])) as EntryValues;
-    return insertRow(db, v, shape);
+    const v = Object.fromEntries(Object.keys(values).map((n) => [n, sql.placeholder(n)]));
+    return insertRow(db, v as EntryValues, shape);
   };
-  return writes.query(name.join(" "), build, { ...valuesOf(e), after });
+  return writes.query(name.join(" "), build, { ...values, after });
 }
 
 /**
