@@ -61,6 +61,16 @@ export const wallets = sqliteTable(
 );
 export type Wallet = typeof wallets.$inferSelect;
 
+/** A row's user or wallet: NOT NULL, with its foreign key. */
+const userRef = () =>
+  integer("user_id")
+    .notNull()
+    .references(() => users.id);
+const walletRef = () =>
+  text("wallet_id")
+    .notNull()
+    .references(() => wallets.id);
+
 // The units of every wallet id ever deleted (trigger `wallets_deleted_keep_units`), so a wallet
 // re-created under that id must have the same `decimals` and `extra_decimals` (trigger
 // `wallets_recreated_units_fixed`): an isolate that still caches the deleted wallet converts amounts
@@ -77,12 +87,8 @@ export const transactions = sqliteTable(
     // No AUTOINCREMENT (it writes a sqlite_sequence row per entry): entries are never deleted
     // (trigger transactions_no_delete), so the next id, max(id) + 1, is never one used before.
     id: integer("id").primaryKey(),
-    userId: integer("user_id")
-      .notNull()
-      .references(() => users.id),
-    walletId: text("wallet_id")
-      .notNull()
-      .references(() => wallets.id),
+    userId: userRef(),
+    walletId: walletRef(),
     txnType: text("txn_type", { enum: ["CREDIT", "DEBIT"] }).notNull(),
     amountMinor: integer("amount_minor").notNull(),
     // The amount as the client sent it: WordPress shows it back verbatim in post_content and amount.
@@ -208,12 +214,8 @@ export type BatchRow = typeof batches.$inferSelect;
 export const balances = sqliteTable(
   "balances",
   {
-    userId: integer("user_id")
-      .notNull()
-      .references(() => users.id),
-    walletId: text("wallet_id")
-      .notNull()
-      .references(() => wallets.id),
+    userId: userRef(),
+    walletId: walletRef(),
     balanceMinor: integer("balance_minor").notNull(),
     entryCount: integer("entry_count").notNull(),
   },
@@ -253,12 +255,8 @@ export const holds = sqliteTable(
   "holds",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    userId: integer("user_id")
-      .notNull()
-      .references(() => users.id),
-    walletId: text("wallet_id")
-      .notNull()
-      .references(() => wallets.id),
+    userId: userRef(),
+    walletId: walletRef(),
     amountMinor: integer("amount_minor").notNull(),
     // The amount as the client sent it, as entries keep theirs.
     amountText: text("amount_text").notNull(),
@@ -302,9 +300,7 @@ export const apiKeys = sqliteTable(
   "api_keys",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    userId: integer("user_id")
-      .notNull()
-      .references(() => users.id),
+    userId: userRef(),
     name: text("name").notNull(),
     scope: text("scope", { enum: ["read", "write", "read-write"] }).notNull(),
     // SHA-256 of the secret: keys are 256 random bits, so a fast hash is enough and lookups stay cheap.
@@ -329,9 +325,7 @@ export const sessions = sqliteTable(
   {
     // 128 random bits, base64url: not a secret (a token carries it in clear), but unguessable.
     id: text("id").primaryKey(),
-    userId: integer("user_id")
-      .notNull()
-      .references(() => users.id),
+    userId: userRef(),
     audience: text("audience", { enum: ["wallet-api", "wallet-console"] }).notNull(),
     createdAtMs: integer("created_at_ms").notNull(),
     expiresAtMs: integer("expires_at_ms").notNull(),
