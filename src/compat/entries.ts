@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { ok, send } from "../http/envelope";
 import { invalidInput } from "../http/errors";
-import { AMOUNT_TEXT_MAX, MAX_TEXT } from "../http/fields";
+import { AMOUNT_TEXT_MAX, MAX_TEXT, REQUEST_ID_MAX } from "../http/fields";
 import { defineRoute, type Input } from "../http/route";
 import type { AmountRefusal } from "../ledger/money";
 import { credit, debit } from "../wallet/movements";
@@ -18,8 +18,6 @@ import { EntryRequest } from "./schemas";
 // function as /wp-json/wallet/v1 (one entry, idempotent on (user, request_id), race-safe). Where the
 // plugin lost money it is not followed: a negative or zero amount is refused (it recorded a credit
 // of -5 as a debit that could overdraw), and a debit past the balance is refused (it had no check).
-
-export const REQUEST_ID_MAX = 191;
 
 /**
  * A client's `meta_data` as the JSON text kept with the entry: an object (or a list) as sent, none

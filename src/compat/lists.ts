@@ -18,7 +18,7 @@ import {
 import { entriesOfKind, entryOfKind } from "../wallet/transactions";
 import { jwtRouteRefusals, keyRouteRefusals } from "./auth";
 import { phpInt } from "./php";
-import { ListRequest } from "./schemas";
+import { ListRequest, MAX_WITHDRAWAL, MIN_WITHDRAWAL } from "./schemas";
 
 // The plugin's lists (api/core/{credits,debits,transfers,wallets}/get-*.php with includes/…/get-*.php):
 // `GET credits`, `GET debits` (one by `credit_id` / `debit_id` or `debits_id`), `GET transfers`
@@ -274,8 +274,8 @@ export const compatWalletList = defineRoute(
         wallet_id: w.id,
         wallet_name: w.name,
         wallet_symbol: w.symbol,
-        wallet_max_wdr_amount: "999999999",
-        wallet_min_wdr_amount: "0",
+        wallet_max_wdr_amount: String(MAX_WITHDRAWAL),
+        wallet_min_wdr_amount: String(MIN_WITHDRAWAL),
         wallet_symbol_position: w.symbolPosition,
         wallet_decimal: String(w.decimals),
         wallet_note: w.note,

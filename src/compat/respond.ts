@@ -1,13 +1,13 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
-import { send } from "../http/envelope";
+import { JSON_UTF8, send } from "../http/envelope";
 import { ApiError } from "../http/errors";
 import type { BalanceRequest } from "./schemas";
 
 /** The plugin's 422; `error` arrives as JSON text because PHP's key order cannot live in a JS object. */
 export function entitiesRequiredResponse(c: Context<AppEnv>, errorJson: string) {
   const body = `{"status_code":422,"status":false,"message":"Entities Are Required","error":${errorJson}}`;
-  return c.body(body, 422, { "Content-Type": "application/json; charset=UTF-8" });
+  return c.body(body, 422, JSON_UTF8);
 }
 
 /** Envelope A plus the plugin's top-level `submitted`: the sanitized parameters, echoed back. */

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { ok } from "../http/envelope";
 import { ApiError, invalidInput } from "../http/errors";
-import { MAX_TEXT } from "../http/fields";
+import { MAX_TEXT, REQUEST_ID_MAX } from "../http/fields";
 import { defineRoute, type Input } from "../http/route";
 import type { ServiceContext } from "../wallet/context";
 import { transfer } from "../wallet/movements";
@@ -10,7 +10,7 @@ import { amountToMinor, formatMoney } from "../wallet/rules";
 import { spendable } from "../wallet/summary";
 import { normalizeWalletId } from "../wallet/wallets";
 import { jwtRouteRefusals } from "./auth";
-import { amountRefused, REQUEST_ID_MAX } from "./entries";
+import { amountRefused } from "./entries";
 import { pluginUser, pluginUserId } from "./identity";
 import { requires, sanitizeTextField } from "./php";
 import { invalidWallet } from "./respond";

@@ -11,6 +11,13 @@ export type HoldStatus = "held" | "captured" | "voided" | "expired";
 export const counting = (nowS: number) =>
   sql`${holds.status} = 'held' AND ${holds.expiresAtS} > ${nowS}`;
 
+/** What the holds that count reserve of a user's balance in a wallet at `nowS`. */
+const heldIn = (userId: number | SQL, walletId: string | SQL, nowS: number) =>
+  sql<number>`(SELECT coalesce(sum(${holds.amountMinor}), 0) FROM ${holds}
+    WHERE ${holds.userId} = ${userId} AND ${holds.walletId} = ${walletId} AND ${counting(nowS)})`.as(
+    "held_minor",
+  );
+
 /** The holds answered with a status at `nowS`: a 'held' one whose time ran out is expired already. */
 function withStatus(status: HoldStatus, nowS: number): SQL {
   if (status === "held") return counting(nowS);
@@ -80,9 +87,7 @@ export async function balancesWithHolds(db: Db, userId: number, nowS: number) {
       .select({
         wallet: wallets,
         balanceMinor: balances.balanceMinor,
-        heldMinor: sql<number>`(SELECT coalesce(sum(${holds.amountMinor}), 0) FROM ${holds}
-          WHERE ${holds.userId} = ${balances}.user_id AND ${holds.walletId} = ${balances}.wallet_id
-            AND ${counting(nowS)})`.as("held_minor"),
+        heldMinor: heldIn(sql`${balances}.user_id`, sql`${balances}.wallet_id`, nowS),
       })
       .from(balances)
       .innerJoin(wallets, eq(wallets.id, balances.walletId))
@@ -104,9 +109,7 @@ export async function walletPosition(db: Db, userId: number, walletId: string, n
       .select({
         balanceMinor: balances.balanceMinor,
         entryCount: balances.entryCount,
-        heldMinor: sql<number>`(SELECT coalesce(sum(${holds.amountMinor}), 0) FROM ${holds}
-          WHERE ${holds.userId} = ${userId} AND ${holds.walletId} = ${walletId}
-            AND ${counting(nowS)})`.as("held_minor"),
+        heldMinor: heldIn(userId, walletId, nowS),
       })
       .from(balances)
       .where(and(eq(balances.userId, userId), eq(balances.walletId, walletId))),

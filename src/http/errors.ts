@@ -322,7 +322,6 @@ function answerOf(reason: RefusalReason): ApiError {
     case "user_not_found":
       return userNotFound(reason.userId);
     case "wallet_not_found":
-    case "wallet_unknown":
       return invalidInput({ wallet_id: "wallet_id not found" });
     case "scope_exceeded":
       return permissionDenied.forbidden();

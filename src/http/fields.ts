@@ -11,7 +11,7 @@ import { AMOUNT_MESSAGES } from "./errors";
 export const EMPTY = "Field Cannot be empty";
 
 export const MAX_TEXT = 1000;
-const REQUEST_ID_MAX = 191;
+export const REQUEST_ID_MAX = 191;
 
 /**
  * What a field takes, as the OpenAPI document tells clients: a JSON Schema that stands for the

@@ -178,7 +178,7 @@ export async function listHolds(ctx: ServiceContext, q: HoldQuery) {
     { userId, walletId: q.walletId, status: q.status, nowS },
     { offset: (q.page - 1) * q.perPage, limit: q.perPage },
   );
-  if (!walletExists) throw new Refusal({ code: "wallet_unknown" });
+  if (!walletExists) throw new Refusal({ code: "wallet_not_found", walletId: q.walletId ?? "" });
   if (!userExists) throw new Refusal({ code: "user_not_found", userId });
   return { holds: await Promise.all(rows.map((row) => view(db, row, nowS))), total };
 }

@@ -29,8 +29,6 @@ export type RefusalReason =
   /** A request_id already used by a hold (entries and holds share one key space). */
   | { code: "hold_exists"; holdId: number }
   | { code: "hold_not_found"; ref: string }
-  /** A wallet a filter names that does not exist. */
-  | { code: "wallet_unknown" }
   /** A capture or void of a hold that already left 'held' (or whose time ran out). */
   | { code: "hold_resolved"; holdId: number; status: "captured" | "voided" | "expired" }
   /** A capture of more than the hold holds: `heldText` is the held amount, exactly. */
