@@ -8,11 +8,12 @@ import { runImport } from "./import-helpers";
 
 describe("importing over existing data", () => {
   it("refuses, writing nothing, when users or wallets conflict", async () => {
-    // An administrator created with admin:create before the import took id 1; a wallet ngn exists
-    // with other decimals.
+    // An administrator created before the import (as `npm run dev` seeds one) took id 1, under the
+    // site's user 1's username but not the site's (its own e-mail and registration time); a wallet
+    // ngn exists with other decimals.
     await env.DB.batch([
       env.DB.prepare(
-        "INSERT INTO users (id, username, email, password_hash, role, registered_at_ms) VALUES (1, 'root', 'root@example.test', 'x', 'administrator', 0)",
+        "INSERT INTO users (id, username, email, password_hash, role, registered_at_ms) VALUES (1, 'admin', 'admin@example.com', 'x', 'administrator', 1764000000000)",
       ),
       env.DB.prepare(
         "INSERT INTO wallets (id, name, symbol, symbol_position, decimals, type, created_at_ms) VALUES ('ngn', 'Naira', '₦', 'left', 0, 'fiat', 0)",
@@ -29,6 +30,9 @@ describe("importing over existing data", () => {
       ["wallet", "ngn"],
       ["wallet", "usd"],
     ]);
+    expect(run.report.conflicts[0]?.problem).toBe(
+      "user id 1 (admin) is taken by admin <admin@example.com>, registered here, not imported from this site",
+    );
     expect(run.report.transactions.skipped.byReason).toEqual({
       "wallet ngn is not imported (conflicts with an existing wallet)": 10,
     });
@@ -53,8 +57,8 @@ describe("importing over existing data", () => {
       { id: 25, wallet_id: "btc" },
       { id: 26, wallet_id: "usd" },
     ]);
-    expect(await env.DB.prepare("SELECT username FROM users WHERE id = 1").first()).toEqual({
-      username: "root",
+    expect(await env.DB.prepare("SELECT email FROM users WHERE id = 1").first()).toEqual({
+      email: "admin@example.com",
     });
     expect(await env.DB.prepare("SELECT symbol FROM wallets WHERE id = 'usd'").first()).toEqual({
       symbol: "US$",

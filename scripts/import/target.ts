@@ -3,7 +3,7 @@
 
 /** Read-only queries whose rows targetState() takes. */
 export const TARGET_QUERIES = {
-  users: "SELECT id, username, email FROM users",
+  users: "SELECT id, username, email, registered_at_ms FROM users",
   wallets: "SELECT id, name, symbol, symbol_position, decimals, extra_decimals, type FROM wallets",
   // A wallet id deleted here keeps its units: a wallet imported under it must have them (0015).
   deletedWallets: "SELECT id, decimals, extra_decimals FROM deleted_wallets",
@@ -55,7 +55,12 @@ export const pairKey = (userId: number, walletId: string) => `${userId}\t${walle
 
 /** The rows of TARGET_QUERIES (by name) as the planner's view of the database. */
 export function targetState(rows: TargetRows) {
-  const users = (rows.users ?? []) as { id: number; username: string; email: string }[];
+  const users = (rows.users ?? []) as {
+    id: number;
+    username: string;
+    email: string;
+    registered_at_ms: number;
+  }[];
   const foreign = rows.foreign?.[0] ?? { n: 0 };
   return {
     users: new Map(users.map((u) => [Number(u.id), u])),

@@ -128,8 +128,12 @@ function alreadyThere({ target, report, warn }: PlanContext, user: PlannedUser) 
   if (there) {
     const sameName = String(there.username).toLowerCase() === name;
     const sameEmail = String(there.email).toLowerCase() === email;
-    // A changed e-mail or username on the site since is not carried over: the database's is kept.
-    if (sameName || sameEmail) {
+    // The same user from an earlier run has the site's registration time. A user the service made
+    // (`npm run dev`'s administrator, deploy's, admin:create's) has its own, even under the site's
+    // username, and is not the site's user. A changed e-mail or username on the site since is not
+    // carried over: the database's is kept.
+    const earlierRun = Number(there.registered_at_ms) === user.registeredAtMs;
+    if (earlierRun && (sameName || sameEmail)) {
       if (!(sameName && sameEmail))
         warn(
           `user ${user.id}: the database has ${there.username} <${there.email}>, the site ${user.username} <${user.email}>; kept the database's`,
@@ -139,7 +143,7 @@ function alreadyThere({ target, report, warn }: PlanContext, user: PlannedUser) 
     report.conflicts.push({
       kind: "user",
       id: user.id,
-      problem: `user id ${user.id} (${user.username}) is taken by ${there.username} <${there.email}>`,
+      problem: `user id ${user.id} (${user.username}) is taken by ${there.username} <${there.email}>${sameName || sameEmail ? ", registered here, not imported from this site" : ""}`,
     });
     return "conflict";
   }
