@@ -27,16 +27,24 @@ function stop(message: string): never {
 
 // 0. The first administrator's details, when given (CI): checked before anything changes. The
 // password leaves the environment here, so no wrangler process started below inherits it.
-let flags: { "admin-username"?: string; "admin-email"?: string };
+// `--prepare` stops once the database is migrated, before the administrator and the upload: a
+// WordPress site is imported there first (docs/migrating.md), its administrators with it.
+let flags: { "admin-username"?: string; "admin-email"?: string; prepare?: boolean };
 try {
   flags = parseArgs({
-    options: { "admin-username": { type: "string" }, "admin-email": { type: "string" } },
+    options: {
+      "admin-username": { type: "string" },
+      "admin-email": { type: "string" },
+      prepare: { type: "boolean" },
+    },
   }).values;
 } catch (error) {
   stop(
-    `${(error as Error).message}\nusage: npm run deploy [-- --admin-username NAME --admin-email ADDRESS]`,
+    `${(error as Error).message}\nusage: npm run deploy [-- --admin-username NAME --admin-email ADDRESS | --prepare]`,
   );
 }
+if (flags.prepare && (flags["admin-username"] || flags["admin-email"]))
+  stop("--prepare stops before the administrator is created: leave out its details.");
 const admin: AdminGiven = {
   username: flags["admin-username"],
   email: flags["admin-email"],
@@ -124,7 +132,41 @@ for (const name of queues) {
 }
 if (queues.length > 0) console.log(`Queues in place: ${queues.join(", ")}.`);
 
-// 3. Secrets, checked before anything is uploaded. JWT_SECRET only signs the service's own tokens:
+// 3. Pending migrations reach the remote database before the code that needs them. `d1 migrations
+// list` has no JSON form (4.86 as 4.164), so the applied ones are read as wrangler reads them: the
+// names in its table, created first as wrangler's own list creates it (same statement), compared
+// with the .sql files in the migrations folder, sorted, as wrangler compares them.
+const remoteSql = <Row>(sql: string) =>
+  parse<{ results: Row[] }[]>(
+    run(["d1", "execute", BINDING, "--remote", "--json", "--command", sql]),
+  );
+const appliedRows = remoteSql<{ name: string }>(
+  `CREATE TABLE IF NOT EXISTS ${wanted.migrationsTable}(id INTEGER PRIMARY KEY AUTOINCREMENT, ` +
+    "name TEXT UNIQUE, applied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL); " +
+    `SELECT name FROM ${wanted.migrationsTable} ORDER BY id`,
+).at(-1)!.results;
+const applied = new Set(appliedRows.map((row) => row.name));
+const pending = readdirSync(wanted.migrationsDir)
+  .filter((name) => name.endsWith(".sql") && !applied.has(name))
+  .sort();
+if (pending.length === 0) console.log("Migrations: none pending.");
+else {
+  console.log(
+    `Applying ${pending.length} migration(s) to the remote database: ${pending.join(", ")}`,
+  );
+  const migrated = await streamWrangler(["d1", "migrations", "apply", BINDING, "--remote"]);
+  if (migrated.status !== 0) stop("A migration failed (above); nothing was deployed.");
+}
+
+if (flags.prepare) {
+  console.log(
+    "\nPrepared: the database is migrated; nothing was uploaded. Import the site now\n" +
+      "(npm run import:wordpress -- DUMP --remote), then run npm run deploy.",
+  );
+  process.exit(0);
+}
+
+// 4. Secrets, checked before anything is uploaded. JWT_SECRET only signs the service's own tokens:
 // nobody needs to know it, so a missing one is generated and goes up with the code itself: 32
 // random bytes as 64 hex characters, past the service's minimum. A set one cannot be read back;
 // the Worker refuses a short one itself (503, named by GET /health).
@@ -154,32 +196,6 @@ if (!secrets.includes("TRANSACTIONS_SECURITY_CODE"))
     "Secret TRANSACTIONS_SECURITY_CODE (optional) is not set: GET /transactions asks for no\n" +
       "security_code (to require one, an integer: npm run wrangler -- secret put TRANSACTIONS_SECURITY_CODE).",
   );
-
-// 4. Pending migrations reach the remote database before the code that needs them. `d1 migrations
-// list` has no JSON form (4.86 as 4.164), so the applied ones are read as wrangler reads them: the
-// names in its table, created first as wrangler's own list creates it (same statement), compared
-// with the .sql files in the migrations folder, sorted, as wrangler compares them.
-const remoteSql = <Row>(sql: string) =>
-  parse<{ results: Row[] }[]>(
-    run(["d1", "execute", BINDING, "--remote", "--json", "--command", sql]),
-  );
-const appliedRows = remoteSql<{ name: string }>(
-  `CREATE TABLE IF NOT EXISTS ${wanted.migrationsTable}(id INTEGER PRIMARY KEY AUTOINCREMENT, ` +
-    "name TEXT UNIQUE, applied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL); " +
-    `SELECT name FROM ${wanted.migrationsTable} ORDER BY id`,
-).at(-1)!.results;
-const applied = new Set(appliedRows.map((row) => row.name));
-const pending = readdirSync(wanted.migrationsDir)
-  .filter((name) => name.endsWith(".sql") && !applied.has(name))
-  .sort();
-if (pending.length === 0) console.log("Migrations: none pending.");
-else {
-  console.log(
-    `Applying ${pending.length} migration(s) to the remote database: ${pending.join(", ")}`,
-  );
-  const migrated = await streamWrangler(["d1", "migrations", "apply", BINDING, "--remote"]);
-  if (migrated.status !== 0) stop("A migration failed (above); nothing was deployed.");
-}
 
 // 4b. The first administrator, before the code goes up, so the console never runs without one
 // and a missing detail stops the deploy before the upload (what was set up so far stays, and the

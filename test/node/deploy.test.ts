@@ -131,9 +131,9 @@ describe("npm run deploy", () => {
       "queues create wallet-webhooks",
       "queues info wallet-webhooks-dlq",
       "queues create wallet-webhooks-dlq",
-      "secret list --format json",
       sql("applied migrations"),
       "d1 migrations apply DB --remote",
+      "secret list --format json",
       sql("count administrators"),
       sql("insert administrator"),
       "deploy --minify --secrets-file <file>",
@@ -193,8 +193,8 @@ describe("npm run deploy", () => {
       "d1 list --json",
       "queues info wallet-webhooks",
       "queues info wallet-webhooks-dlq",
-      "secret list --format json",
       sql("applied migrations"),
+      "secret list --format json",
       sql("count administrators"),
       "deploy --minify",
     ]);
@@ -243,9 +243,9 @@ describe("npm run deploy", () => {
       "d1 list --json",
       "queues info wallet-webhooks",
       "queues info wallet-webhooks-dlq",
-      "secret list --format json",
       sql("applied migrations"),
       "d1 migrations apply DB --remote",
+      "secret list --format json",
       sql("count administrators"),
       "deploy --minify",
     ]);
@@ -332,12 +332,64 @@ describe("npm run deploy", () => {
       "d1 list --json",
       "queues info wallet-webhooks",
       "queues info wallet-webhooks-dlq",
-      "secret list --format json",
       sql("applied migrations"),
+      "secret list --format json",
       sql("count administrators"),
       sql("insert administrator"),
       "deploy --minify --secrets-file <file>",
     ]);
+  });
+
+  it("--prepare migrates a new database and stops; after an import the next run asks nothing and uploads", () => {
+    const dir = project(freshAccount());
+    const prepared = deploy(dir, {}, ["--prepare"]);
+    expect(prepared.status, prepared.output).toBe(0);
+    expect(prepared.commands).toEqual([
+      "whoami --json",
+      "d1 list --json",
+      "d1 create wallet-ledger",
+      "d1 list --json",
+      "queues info wallet-webhooks",
+      "queues create wallet-webhooks",
+      "queues info wallet-webhooks-dlq",
+      "queues create wallet-webhooks-dlq",
+      sql("applied migrations"),
+      "d1 migrations apply DB --remote",
+    ]);
+    const [db] = prepared.state.databases;
+    expect(prepared.toml).toBe(withId(db!.uuid));
+    expect(prepared.state.applied[db!.uuid]).toEqual(MIGRATIONS);
+    expect(prepared.state.worker).toBeNull();
+    expect(prepared.output).toContain(
+      "Prepared: the database is migrated; nothing was uploaded. Import the site now",
+    );
+    expect(prepared.output).not.toMatch(/Secret |administrator/i);
+    // The site's import brings its administrators: deploy then creates none and asks nothing.
+    const imported = {
+      ...prepared.state,
+      commands: [],
+      users: [
+        {
+          id: 1,
+          username: "admin",
+          email: "admin@site.example",
+          passwordHash: "$P$B",
+          role: "administrator",
+        },
+      ],
+    };
+    writeFileSync(path.join(dir, "state.json"), JSON.stringify(imported));
+    const deployed = deploy(dir);
+    expect(deployed.status, deployed.output).toBe(0);
+    expect(deployed.commands.slice(-3)).toEqual([
+      "secret list --format json",
+      sql("count administrators"),
+      "deploy --minify --secrets-file <file>",
+    ]);
+    expect(deployed.state.users).toEqual(imported.users);
+    expect(deploy(dir, {}, ["--prepare", ...ADMIN_FLAGS]).output).toContain(
+      "--prepare stops before the administrator is created: leave out its details.",
+    );
   });
 
   it("refuses administrator details the service would refuse before running any wrangler command", () => {
