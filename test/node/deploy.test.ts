@@ -111,6 +111,20 @@ const withId = (id: string) =>
     `database_name = "wallet-ledger"\ndatabase_id = "${id}"\n`,
   );
 
+/** What a first run on a fresh account does before the secrets: login, database, queues, migrations. */
+const FRESH_SETUP = [
+  "whoami --json",
+  "d1 list --json",
+  "d1 create wallet-ledger",
+  "d1 list --json",
+  "queues info wallet-webhooks",
+  "queues create wallet-webhooks",
+  "queues info wallet-webhooks-dlq",
+  "queues create wallet-webhooks-dlq",
+  sql("applied migrations"),
+  "d1 migrations apply DB --remote",
+];
+
 describe("npm run deploy", () => {
   it("ships no database id and no localhost SITE_URL in wrangler.toml", () => {
     expect(SHIPPED_TOML).not.toMatch(/^database_id/m);
@@ -123,16 +137,7 @@ describe("npm run deploy", () => {
     const run = deploy(dir, ADMIN_ENV, ADMIN_FLAGS);
     expect(run.status, run.output).toBe(0);
     expect(run.commands).toEqual([
-      "whoami --json",
-      "d1 list --json",
-      "d1 create wallet-ledger",
-      "d1 list --json",
-      "queues info wallet-webhooks",
-      "queues create wallet-webhooks",
-      "queues info wallet-webhooks-dlq",
-      "queues create wallet-webhooks-dlq",
-      sql("applied migrations"),
-      "d1 migrations apply DB --remote",
+      ...FRESH_SETUP,
       "secret list --format json",
       sql("count administrators"),
       sql("insert administrator"),
@@ -344,18 +349,7 @@ describe("npm run deploy", () => {
     const dir = project(freshAccount());
     const prepared = deploy(dir, {}, ["--prepare"]);
     expect(prepared.status, prepared.output).toBe(0);
-    expect(prepared.commands).toEqual([
-      "whoami --json",
-      "d1 list --json",
-      "d1 create wallet-ledger",
-      "d1 list --json",
-      "queues info wallet-webhooks",
-      "queues create wallet-webhooks",
-      "queues info wallet-webhooks-dlq",
-      "queues create wallet-webhooks-dlq",
-      sql("applied migrations"),
-      "d1 migrations apply DB --remote",
-    ]);
+    expect(prepared.commands).toEqual(FRESH_SETUP);
     const [db] = prepared.state.databases;
     expect(prepared.toml).toBe(withId(db!.uuid));
     expect(prepared.state.applied[db!.uuid]).toEqual(MIGRATIONS);
