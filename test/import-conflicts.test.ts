@@ -31,7 +31,7 @@ describe("importing over existing data", () => {
       ["wallet", "usd"],
     ]);
     expect(run.report.conflicts[0]?.problem).toBe(
-      "user id 1 (admin) is taken by admin <admin@example.com>, registered here, not imported from this site",
+      "user id 1 (admin) is taken by admin <admin@example.com>, registered 2025-11-24T16:00:00Z, the site's user 2021-01-02T03:04:05Z",
     );
     expect(run.report.transactions.skipped.byReason).toEqual({
       "wallet ngn is not imported (conflicts with an existing wallet)": 10,

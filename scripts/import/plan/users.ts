@@ -118,6 +118,8 @@ function duplicateInDump(
   return null;
 }
 
+const registered = (ms: unknown) => new Date(Number(ms)).toISOString().replace(".000Z", "Z");
+
 /**
  * The database's side: the same user from an earlier run (as the database has it), a conflict
  * (reported), or null when the user is new.
@@ -143,7 +145,7 @@ function alreadyThere({ target, report, warn }: PlanContext, user: PlannedUser) 
     report.conflicts.push({
       kind: "user",
       id: user.id,
-      problem: `user id ${user.id} (${user.username}) is taken by ${there.username} <${there.email}>${sameName || sameEmail ? ", registered here, not imported from this site" : ""}`,
+      problem: `user id ${user.id} (${user.username}) is taken by ${there.username} <${there.email}>${sameName || sameEmail ? `, registered ${registered(there.registered_at_ms)}, the site's user ${registered(user.registeredAtMs)}` : ""}`,
     });
     return "conflict";
   }
