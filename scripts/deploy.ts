@@ -51,7 +51,7 @@ const admin: AdminGiven = {
   password: process.env.WALLET_ADMIN_PASSWORD || undefined,
 };
 delete process.env.WALLET_ADMIN_PASSWORD;
-const adminProblem = accountProblem(admin);
+const adminProblem = flags.prepare ? undefined : accountProblem(admin);
 if (adminProblem) stop(`The first administrator's details: ${adminProblem}.`);
 
 /** Runs a wrangler command that must succeed; stops with its output otherwise. */

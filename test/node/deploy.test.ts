@@ -384,6 +384,9 @@ describe("npm run deploy", () => {
     expect(deploy(dir, {}, ["--prepare", ...ADMIN_FLAGS]).output).toContain(
       "--prepare stops before the administrator is created: leave out its details.",
     );
+    // A password CI keeps in its environment is no reason to stop: --prepare uses none.
+    const again = deploy(dir, { WALLET_ADMIN_PASSWORD: "short" }, ["--prepare"]);
+    expect(again.status, again.output).toBe(0);
   });
 
   it("refuses administrator details the service would refuse before running any wrangler command", () => {
