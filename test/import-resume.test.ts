@@ -88,3 +88,50 @@ describe("a second run after a partial import", () => {
     expect((await runImport({}, later)).report.conflicts).toEqual([]);
   });
 });
+
+/** `later` with post 22's amount (Ada's rmpn credit) changed on the site since: 12000 → 13000. */
+const amended = later.replace("(60,22,'amount','12000')", "(60,22,'amount','13000')");
+
+/** `amended` and a transfer of 100 rmpn from Ada (user 2) to Amaka (user 3), posts 37 and 38. */
+const amendedWithTransfer =
+  amended +
+  "\nINSERT INTO `wp_posts` VALUES (37,2,'2024-03-01 11:00:00','2024-03-01 10:00:00','Amount:100','TRANSFER out','','publish','open','closed','','transfer-out','','','2024-03-01 11:00:00','2024-03-01 10:00:00','',0,'https://oldsite.example/?p=37',0,'wallettransaction','',0);" +
+  "\nINSERT INTO `wp_postmeta` VALUES (9021,37,'amount','100'),(9022,37,'currency','rmpn'),(9023,37,'txn_type','DEBIT'),(9024,37,'request_id','tr-9'),(9025,37,'alt_transfer_id','38');" +
+  "\nINSERT INTO `wp_posts` VALUES (38,3,'2024-03-01 11:00:00','2024-03-01 10:00:00','Amount:100','TRANSFER in','','publish','open','closed','','transfer-in','','','2024-03-01 11:00:00','2024-03-01 10:00:00','',0,'https://oldsite.example/?p=38',0,'wallettransaction','',0);" +
+  "\nINSERT INTO `wp_postmeta` VALUES (9031,38,'amount','100'),(9032,38,'currency','rmpn'),(9033,38,'txn_type','CREDIT'),(9034,38,'request_id','tr-9'),(9035,38,'alt_transfer_id','37');" +
+  "\nINSERT INTO `wp_term_relationships` VALUES (37,2,0),(37,3,0),(38,1,0),(38,3,0);\n";
+
+describe("a later dump over a chain the service has written to", () => {
+  it("refuses an amount the site changed since, which the service's entries would hide", async () => {
+    const credited = await call("POST", "/credits", {
+      auth: await importedAdmin(1, "admin"),
+      body: { user_id: 2, wallet_id: "rmpn", amount: "5", request_id: "service-credit-rmpn" },
+    });
+    expect(credited.status, credited.text).toBe(200);
+    const before = await tableCounts();
+    const run = await runImport({}, amended);
+    expect(run.report.refused).toBe(true);
+    expect(run.report.conflicts).toContainEqual({
+      kind: "entries",
+      id: "2\trmpn",
+      problem:
+        "user 2 wallet rmpn: the entries imported there add up to 12000, the site's history now to 13000 (an amount changed on the site)",
+    });
+    expect(await tableCounts()).toEqual(before);
+  });
+
+  it("with --force names the transfer half it imports without the other, left out with its chain", async () => {
+    const run = await runImport({ force: true }, amendedWithTransfer);
+    const reason = "transfer half imported without its other half, whose history is left out";
+    expect(run.report.transactions.halvesApart).toEqual({
+      total: 1,
+      byReason: { [reason]: 1 },
+      examples: [{ reason, id: 38, userId: 3, otherHalf: 37 }],
+    });
+    const written = await env.DB.prepare(
+      "SELECT id, user_id, transfer_id FROM transactions WHERE id IN (37, 38)",
+    ).all();
+    expect(written.results).toEqual([{ id: 38, user_id: 3, transfer_id: "wp:37-38" }]);
+    expect(await ledgerViolations()).toEqual(CLEAN);
+  });
+});

@@ -7,11 +7,13 @@ export const TARGET_QUERIES = {
   wallets: "SELECT id, name, symbol, symbol_position, decimals, extra_decimals, type FROM wallets",
   // A wallet id deleted here keeps its units: a wallet imported under it must have them (0015).
   deletedWallets: "SELECT id, decimals, extra_decimals FROM deleted_wallets",
-  // foreign: entries the service wrote (not `imported`); holds: holds it placed, whatever became of
-  // them (each reserved money that answers were given on).
+  // foreign: entries the service wrote (not `imported`), their count and sum; holds: holds it
+  // placed, whatever became of them (each reserved money that answers were given on).
   pairs: `SELECT b.user_id, b.wallet_id, b.balance_minor, b.entry_count,
     (SELECT max(t.id) FROM transactions t WHERE t.user_id = b.user_id AND t.wallet_id = b.wallet_id) AS last_id,
     (SELECT count(*) FROM transactions t WHERE t.user_id = b.user_id AND t.wallet_id = b.wallet_id AND NOT t.imported) AS foreign_n,
+    (SELECT coalesce(sum(CASE t.txn_type WHEN 'CREDIT' THEN t.amount_minor ELSE -t.amount_minor END), 0)
+      FROM transactions t WHERE t.user_id = b.user_id AND t.wallet_id = b.wallet_id AND NOT t.imported) AS foreign_sum,
     (SELECT count(*) FROM holds h WHERE h.user_id = b.user_id AND h.wallet_id = b.wallet_id) AS holds_n
     FROM balances b`,
   foreign:
@@ -48,6 +50,8 @@ export type TargetPair = {
   n: number;
   lastId: number;
   foreign: number;
+  /** What the service's own entries add to the balance: the rest is the imported entries'. */
+  foreignSum: number;
   holds: number;
 };
 
@@ -80,6 +84,7 @@ export function targetState(rows: TargetRows) {
           n: Number(p.entry_count),
           lastId: Number(p.last_id),
           foreign: Number(p.foreign_n),
+          foreignSum: Number(p.foreign_sum ?? 0),
           holds: Number(p.holds_n ?? 0),
         },
       ]),

@@ -41,26 +41,24 @@ export function writeEntries(
     if (!("entry" in mapped)) return;
     const e = mapped.entry;
     const key = pairKey(e.userId, e.walletId);
-    const leftOut = storage.pairSkips.has(key);
-    if (e.transferId !== null) {
-      const first = firstHalves.get(e.transferId);
-      if (!first) firstHalves.set(e.transferId, { id: e.id, userId: e.userId, leftOut });
-      else {
-        firstHalves.delete(e.transferId);
-        if (first.leftOut !== leftOut) {
-          const [kept, other] = leftOut ? [first, e] : [e, first];
-          ctx.report.transactions.halvesApart.add(
-            "transfer half imported without its other half, whose history is left out",
-            { id: kept.id, userId: kept.userId, otherHalf: other.id },
-          );
-        }
-      }
-    }
-    if (leftOut) return chains.step(key, e.id, 0, null);
     const amountMinor = Number(e.amountUnits / unitFactor(wallets.wallets.get(e.walletId)!));
-    chains.step(key, e.id, e.txnType === "CREDIT" ? amountMinor : -amountMinor, (before, after) =>
-      transactionInsert({ ...e, amountMinor }, before, after),
-    );
+    // Left out: a history --places refuses, or a chain in conflict with the database (--force).
+    const leftOut = storage.pairSkips.has(key)
+      ? !chains.step(key, e.id, 0, null)
+      : !chains.step(key, e.id, e.txnType === "CREDIT" ? amountMinor : -amountMinor, (b, a) =>
+          transactionInsert({ ...e, amountMinor }, b, a),
+        );
+    if (e.transferId === null) return;
+    const first = firstHalves.get(e.transferId);
+    if (!first) return void firstHalves.set(e.transferId, { id: e.id, userId: e.userId, leftOut });
+    firstHalves.delete(e.transferId);
+    if (first.leftOut !== leftOut) {
+      const [kept, other] = leftOut ? [first, e] : [e, first];
+      ctx.report.transactions.halvesApart.add(
+        "transfer half imported without its other half, whose history is left out",
+        { id: kept.id, userId: kept.userId, otherHalf: other.id },
+      );
+    }
   });
   const closingOrder = [...closings].sort(
     ([, x], [, y]) => x.userId - y.userId || (x.walletId < y.walletId ? -1 : 1),
@@ -140,7 +138,8 @@ export class ChainWriter {
 
   /**
    * One planned entry of a chain (id null: an adjustment taking the next id; statement null: an
-   * entry of a chain left out, counted and never written).
+   * entry of a chain left out, counted and never written). True when the entry is written, or
+   * found there; false when it is left out.
    */
   step(
     key: string,
@@ -148,19 +147,17 @@ export class ChainWriter {
     signed: number,
     statement: ((before: number, after: number) => string) | null,
     kind: keyof Counts = "entry",
-  ) {
+  ): boolean {
     const c = this.chainOf(key);
     const before = c.balance;
     const after = before + signed;
     c.balance = after;
     c.k++;
-    if (statement === null || c.conflict) return;
-    if (this.checkIds && id !== null && this.ctx.target.foreignIds!.has(id))
-      return this.pairConflict(
-        c,
-        key,
-        `entry id ${id} is taken by an entry not written by this import`,
-      );
+    if (statement === null || c.conflict) return false;
+    if (this.checkIds && id !== null && this.ctx.target.foreignIds!.has(id)) {
+      this.pairConflict(c, key, `entry id ${id} is taken by an entry not written by this import`);
+      return false;
+    }
     const there = this.ctx.target.pairs.get(key);
     if (!there || there.n === 0 || c.k > there.n) {
       const [userId, walletId] = key.split("\t");
@@ -172,11 +169,12 @@ export class ChainWriter {
           : `transaction post ${id}`,
       );
       c.written[kind]++;
-      return;
+      return true;
     }
     const problem = this.problemWith(there, c, key, id, after);
     if (problem) this.pairConflict(c, key, problem);
     else c.present[kind]++;
+    return !problem;
   }
 
   /** Why the database's chain is not this plan's first entries, if it is not (c.k <= there.n). */
@@ -186,10 +184,16 @@ export class ChainWriter {
     if (there.holds > 0 && there.n - there.foreign !== this.planned.get(key))
       return `${there.holds} holds placed by the service, and the site's history is not complete there`;
     if (there.foreign > 0) {
-      // The service has added entries since an earlier import: fine if that import was complete.
-      return there.n - there.foreign === this.planned.get(key)
+      // The service has added entries since an earlier import: fine if that import was complete,
+      // and its entries add up to the site's history (an amount changed on the site since would
+      // otherwise hide behind the service's entries, which the balance also counts).
+      const imported = there.n - there.foreign;
+      if (imported !== this.planned.get(key))
+        return `${there.foreign} entries not written by this import, and the site's history is not complete there`;
+      const importedSum = there.balance - there.foreignSum;
+      return c.k < imported || after === importedSum
         ? null
-        : `${there.foreign} entries not written by this import, and the site's history is not complete there`;
+        : `the entries imported there add up to ${importedSum}, the site's history now to ${after} (an amount changed on the site)`;
     }
     if (c.k < there.n)
       return id !== null && id > there.lastId
