@@ -2,7 +2,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { CLEAN, call, type Json, ledgerViolations, signedToken, tableCounts } from "./helpers";
-import { IMPORT_AT, runImport } from "./import-helpers";
+import { dump, IMPORT_AT, runImport } from "./import-helpers";
 
 // The site's administrator, imported as user 1, signs the requests: its session is written once the
 // first import has made the user.
@@ -82,6 +82,27 @@ describe("--balances site", () => {
     const again = await runImport({ balances: "site" });
     expect(again.statements).toEqual([]);
     expect(again.report.conflicts).toEqual([]);
+    expect(await tableCounts()).toEqual(before);
+  });
+
+  it("refuses a later dump whose new post has an adjustment's id, naming the adjustment", async () => {
+    // WordPress gave its next post the id the adjustment took here: 37.
+    const later =
+      dump +
+      "\nINSERT INTO `wp_posts` VALUES (37,3,'2024-03-01 11:00:00','2024-03-01 10:00:00','Amount:7','TRANSACTION later','','publish','open','closed','','later','','','2024-03-01 11:00:00','2024-03-01 10:00:00','',0,'https://oldsite.example/?p=37',0,'wallettransaction','',0);" +
+      "\nINSERT INTO `wp_postmeta` VALUES (9001,37,'amount','7'),(9002,37,'currency','ngn'),(9003,37,'txn_type','CREDIT'),(9004,37,'request_id','later-1');" +
+      "\nINSERT INTO `wp_term_relationships` VALUES (37,1,0);\n";
+    const before = await tableCounts();
+    const run = await runImport({ balances: "site" }, later);
+    expect(run.report.refused).toBe(true);
+    expect(run.report.conflicts).toEqual([
+      {
+        kind: "entries",
+        id: "3\tngn",
+        problem:
+          "user 3 wallet ngn: entry id 37 is taken by the balance adjustment of user 2 in rmpn an earlier import wrote (--balances site); import into a fresh database",
+      },
+    ]);
     expect(await tableCounts()).toEqual(before);
   });
 });

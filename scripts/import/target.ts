@@ -1,5 +1,6 @@
 // The database written to: what is there already decides what is new, present or in conflict.
 // The CLI runs these queries through wrangler; the Worker tests run them on env.DB.
+import { IMPORT_KEY_PREFIX } from "./plan/keys";
 
 /** Read-only queries whose rows targetState() takes. */
 export const TARGET_QUERIES = {
@@ -18,6 +19,9 @@ export const TARGET_QUERIES = {
     FROM balances b`,
   foreign:
     "SELECT count(*) AS n, min(id) AS min_id, max(id) AS max_id FROM transactions WHERE NOT imported",
+  // The balance adjustments earlier imports wrote (--balances site): each took the next id, which
+  // the site may since have given a post (scripts/import/plan/keys.ts names their request ids).
+  adjustments: `SELECT id, user_id, wallet_id FROM transactions WHERE imported AND request_id LIKE '${IMPORT_KEY_PREFIX}balance-adjustment:%'`,
 };
 
 /** The ids of the service's own entries, read when some lie among the site's (to leave out exactly those). */
@@ -95,6 +99,9 @@ export function targetState(rows: TargetRows) {
       maxId: (foreign.max_id ?? null) as number | null,
     },
     foreignIds: rows.foreignIds ? new Set(rows.foreignIds.map((r) => Number(r.id))) : null,
+    adjustments: new Map(
+      (rows.adjustments ?? []).map((r) => [Number(r.id), `user ${r.user_id} in ${r.wallet_id}`]),
+    ),
   };
 }
 
