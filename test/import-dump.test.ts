@@ -491,6 +491,27 @@ describe("planning the import", () => {
     );
   });
 
+  it("names a user an earlier run imported that the dump no longer has", () => {
+    const { report } = importFromText(dump, {
+      target: targetState({
+        users: [{ id: 9, username: "gone", email: "gone@example.com", role: "subscriber" }],
+        pairs: [
+          {
+            user_id: 9,
+            wallet_id: "ngn",
+            balance_minor: 700,
+            entry_count: 3,
+            last_id: 8,
+            foreign_n: 1,
+          },
+        ],
+      }),
+    });
+    expect(report.warnings).toContain(
+      "user 9 (gone) is not in the dump (deleted on the site?): kept here, with its 2 imported entries",
+    );
+  });
+
   it("reads another table prefix and plugin namespace", () => {
     const renamed = dump
       .replaceAll("`wp_", "`site7_")

@@ -89,6 +89,45 @@ describe("a second run after a partial import", () => {
   });
 });
 
+/**
+ * `later` as the site has it once its administrator (user 1) was made a subscriber and oldtimer
+ * (user 4) changed its password: to admin's, whose password the test knows.
+ */
+const usersChanged = later
+  .replace(
+    "(4,1,'wp_capabilities','a:1:{s:13:\\\"administrator\\\";b:1;}')",
+    "(4,1,'wp_capabilities','a:1:{s:10:\\\"subscriber\\\";b:1;}')",
+  )
+  .replace("'c4052b5b13fea2645f6e33a22563e51e'", "'$P$B/egg0xJInsraMkmYxm97KT8uXlbaM0'");
+
+describe("a later dump with users changed on the site since", () => {
+  it("carries over a role and a password; a demoted administrator's sessions end", async () => {
+    // A session of the administrator's (not used before the import, so no isolate keeps its state).
+    const token = await importedAdmin(1, "admin");
+    const run = await runImport({}, usersChanged);
+    expect(run.report.refused).toBe(false);
+    expect(run.report.users.updated.byReason).toEqual({
+      "role administrator → subscriber": 1,
+      "password (not signed in here since the earlier run)": 1,
+    });
+    expect(run.statements).toHaveLength(3);
+    const rows = await env.DB.prepare(
+      "SELECT id, role, password_hash FROM users WHERE id IN (1, 4) ORDER BY id",
+    ).all();
+    expect(rows.results).toEqual([
+      { id: 1, role: "subscriber", password_hash: "$P$B/egg0xJInsraMkmYxm97KT8uXlbaM0" },
+      { id: 4, role: "subscriber", password_hash: "$P$B/egg0xJInsraMkmYxm97KT8uXlbaM0" },
+    ]);
+    expect((await call("GET", "/wallets", { auth: token })).status).toBe(401);
+    const signIn = await call("POST", "/users/login", {
+      body: { user_email: "oldtimer", user_password: "admin-pass-1" },
+    });
+    expect(signIn.status, signIn.text).toBe(200);
+    // A password the service now holds (signed in here since) has the last word: nothing to carry.
+    expect((await runImport({}, usersChanged)).statements).toEqual([]);
+  });
+});
+
 /** `later` with post 22's amount (Ada's rmpn credit) changed on the site since: 12000 → 13000. */
 const amended = later.replace("(60,22,'amount','12000')", "(60,22,'amount','13000')");
 

@@ -111,6 +111,9 @@ export function formatReport(
     `  Adjustment entries ${writes ? "to add" : "it would add"}: ${n(a.balance)} balance (--balances site)` +
       (a.alreadyPresent ? `; ${n(a.alreadyPresent)} already there` : ""),
   );
+  tally(lines, "Users changed on the site since an earlier run, carried over", r.users.updated, {
+    limit,
+  });
   tally(lines, "Skipped users", r.users.skipped, { limit });
   tally(lines, "Skipped wallets", r.wallets.skipped, { limit });
   tally(lines, "Skipped transactions", t.skipped, { limit });

@@ -96,6 +96,8 @@ export function newReport(opts: typeof DEFAULT_OPTIONS, collector: WordPressColl
       imported: 0,
       alreadyPresent: 0,
       skipped: new Tally(),
+      // Already there from an earlier run, with what changed on the site since carried over.
+      updated: new Tally(),
       roles: keyedByDump<number>(),
       passwordHashes: keyedByDump<number>(),
       // Imported as they are, listed for the operator; they never refuse the import.

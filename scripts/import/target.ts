@@ -4,7 +4,7 @@ import { IMPORT_KEY_PREFIX } from "./plan/keys";
 
 /** Read-only queries whose rows targetState() takes. */
 export const TARGET_QUERIES = {
-  users: "SELECT id, username, email, registered_at_ms FROM users",
+  users: "SELECT id, username, email, role, password_hash, registered_at_ms FROM users",
   wallets: "SELECT id, name, symbol, symbol_position, decimals, extra_decimals, type FROM wallets",
   // A wallet id deleted here keeps its units: a wallet imported under it must have them (0015).
   deletedWallets: "SELECT id, decimals, extra_decimals FROM deleted_wallets",
@@ -35,6 +35,16 @@ export const SCHEMA_CHECK_QUERY =
 export type Row = Record<string, unknown>;
 export type TargetRows = Partial<Record<keyof typeof TARGET_QUERIES | "foreignIds", Row[]>>;
 
+/** A user the database has, as TARGET_QUERIES.users reads it. */
+export type TargetUser = {
+  id: number;
+  username: string;
+  email: string;
+  role: string;
+  password_hash: string;
+  registered_at_ms: number;
+};
+
 /** A wallet the database has, as TARGET_QUERIES.wallets reads it. */
 export type TargetWallet = {
   id: string;
@@ -63,12 +73,7 @@ export const pairKey = (userId: number, walletId: string) => `${userId}\t${walle
 
 /** The rows of TARGET_QUERIES (by name) as the planner's view of the database. */
 export function targetState(rows: TargetRows) {
-  const users = (rows.users ?? []) as {
-    id: number;
-    username: string;
-    email: string;
-    registered_at_ms: number;
-  }[];
+  const users = (rows.users ?? []) as TargetUser[];
   const foreign = rows.foreign?.[0] ?? { n: 0 };
   return {
     users: new Map(users.map((u) => [Number(u.id), u])),

@@ -1,8 +1,11 @@
 // Users: each site user is imported, found already there (an earlier run), or skipped with a reason.
+
+import { sqlLiteral } from "../../lib/sql";
 import type { SiteUser } from "../collect";
 import { MAX_LISTED } from "../report";
 import { parseRoles, passwordHashKind, utcSeconds } from "../site-values";
 import { type PlannedUser, userInsert } from "../statements";
+import type { TargetUser } from "../target";
 import type { PlanContext } from "./context";
 
 export type UserPlan = {
@@ -48,8 +51,23 @@ export function planUsers(ctx: PlanContext): UserPlan {
     ctx.emit(userInsert(user), "user", `user ${user.id} (${user.username})`);
   }
   report.users.inDump = collector.users.size;
+  warnUsersGone(ctx);
   reportLoginCollisions(ctx, plan);
   return plan;
+}
+
+/** Names each user an earlier run imported (its entries say so) that the dump no longer has. */
+function warnUsersGone({ collector, target, warn }: PlanContext) {
+  const imported = new Map<number, number>();
+  for (const [key, pair] of target.pairs) {
+    const userId = Number(key.split("\t")[0]);
+    imported.set(userId, (imported.get(userId) ?? 0) + pair.n - pair.foreign);
+  }
+  for (const [id, n] of imported)
+    if (n > 0 && !collector.users.has(id))
+      warn(
+        `user ${id} (${target.users.get(id)?.username}) is not in the dump (deleted on the site?): kept here, with its ${n} imported entries`,
+      );
 }
 
 /**
@@ -124,7 +142,8 @@ const registered = (ms: unknown) => new Date(Number(ms)).toISOString().replace("
  * The database's side: the same user from an earlier run (as the database has it), a conflict
  * (reported), or null when the user is new.
  */
-function alreadyThere({ target, report, warn }: PlanContext, user: PlannedUser) {
+function alreadyThere(ctx: PlanContext, user: PlannedUser) {
+  const { target, report, warn } = ctx;
   const [name, email] = [user.username.toLowerCase(), user.email.toLowerCase()];
   const there = target.users.get(user.id);
   if (there) {
@@ -133,13 +152,14 @@ function alreadyThere({ target, report, warn }: PlanContext, user: PlannedUser) 
     // The same user from an earlier run has the site's registration time. A user the service made
     // (`npm run dev`'s administrator, deploy's, admin:create's) has its own, even under the site's
     // username, and is not the site's user. A changed e-mail or username on the site since is not
-    // carried over: the database's is kept.
+    // carried over (the service changes them too): the database's is kept.
     const earlierRun = Number(there.registered_at_ms) === user.registeredAtMs;
     if (earlierRun && (sameName || sameEmail)) {
       if (!(sameName && sameEmail))
         warn(
           `user ${user.id}: the database has ${there.username} <${there.email}>, the site ${user.username} <${user.email}>; kept the database's`,
         );
+      carryOver(ctx, there, user);
       return { ...user, username: there.username };
     }
     report.conflicts.push({
@@ -157,4 +177,39 @@ function alreadyThere({ target, report, warn }: PlanContext, user: PlannedUser) 
     problem: `user ${user.id} (${user.username} <${user.email}>): username or e-mail belongs to existing user ${other}`,
   });
   return "conflict";
+}
+
+/**
+ * What changed on the site since an earlier run and is carried over. The role: the service never
+ * changes one, so a difference is the site's; a demoted administrator's sessions here end. The
+ * password, while the database still holds a hash an import wrote: a sign-in or a reset here
+ * replaces it with the service's own, which then has the last word. Each UPDATE applies only to
+ * the value read, so a change made here meanwhile is kept.
+ */
+function carryOver({ emit, report, nowMs }: PlanContext, there: TargetUser, user: PlannedUser) {
+  const id = sqlLiteral(user.id);
+  const example = { id: user.id, username: user.username };
+  if (there.role !== user.role) {
+    emit(
+      `UPDATE users SET role = ${sqlLiteral(user.role)} WHERE id = ${id} AND role = ${sqlLiteral(there.role)};`,
+      "user",
+      `user ${user.id}'s role`,
+    );
+    if (there.role === "administrator")
+      emit(
+        `UPDATE sessions SET revoked_at_ms = ${sqlLiteral(nowMs)} WHERE user_id = ${id} AND revoked_at_ms IS NULL;`,
+        "user",
+        `user ${user.id}'s sessions`,
+      );
+    report.users.updated.add(`role ${there.role} → ${user.role}`, example);
+  }
+  const hash = String(there.password_hash);
+  if (passwordHashKind(hash) !== "pbkdf2" && hash !== user.passwordHash) {
+    emit(
+      `UPDATE users SET password_hash = ${sqlLiteral(user.passwordHash)} WHERE id = ${id} AND password_hash = ${sqlLiteral(hash)};`,
+      "user",
+      `user ${user.id}'s password`,
+    );
+    report.users.updated.add("password (not signed in here since the earlier run)", example);
+  }
 }
