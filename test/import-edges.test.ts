@@ -49,6 +49,7 @@ const balances = async (auth: string, userId: number, wallets: string) =>
 describe("importing what the plugin accepted and the service never writes", () => {
   it("settles every chain to the site's figure, a missing stored balance as 0, its adjustment keyed apart", async () => {
     const run = await runImport({ ...SITE_OPTIONS, balances: "site" }, dump);
+    expect(run.report.conflicts).toEqual([]);
     expect(run.report.refused).toBe(false);
     expect(
       run.report.balanceDifferences.list.map((d: Json) => [d.userId, d.walletId, d.site, d.action]),

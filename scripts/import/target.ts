@@ -21,7 +21,7 @@ export const TARGET_QUERIES = {
     "SELECT count(*) AS n, min(id) AS min_id, max(id) AS max_id FROM transactions WHERE NOT imported",
   // The balance adjustments earlier imports wrote (--balances site): each took the next id, which
   // the site may since have given a post (scripts/import/plan/keys.ts names their request ids).
-  adjustments: `SELECT id, user_id, wallet_id FROM transactions WHERE imported AND request_id LIKE '${IMPORT_KEY_PREFIX}balance-adjustment:%'`,
+  adjustments: `SELECT id, user_id, wallet_id FROM transactions WHERE imported AND request_id GLOB '${IMPORT_KEY_PREFIX}balance-adjustment:*'`,
 };
 
 /** The ids of the service's own entries, read when some lie among the site's (to leave out exactly those). */

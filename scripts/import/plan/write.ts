@@ -158,17 +158,17 @@ export class ChainWriter {
       this.pairConflict(c, key, `entry id ${id} is taken by an entry not written by this import`);
       return false;
     }
-    const adjusted = id === null ? undefined : this.ctx.target.adjustments.get(id);
-    if (adjusted) {
-      this.pairConflict(
-        c,
-        key,
-        `entry id ${id} is taken by the balance adjustment of ${adjusted} an earlier import wrote (--balances site); import into a fresh database`,
-      );
-      return false;
-    }
     const there = this.ctx.target.pairs.get(key);
     if (!there || there.n === 0 || c.k > there.n) {
+      const adjusted = id === null ? undefined : this.ctx.target.adjustments.get(id);
+      if (adjusted) {
+        this.pairConflict(
+          c,
+          key,
+          `entry id ${id} is taken by the balance adjustment of ${adjusted} an earlier import wrote (--balances site); import into a fresh database`,
+        );
+        return false;
+      }
       const [userId, walletId] = key.split("\t");
       this.ctx.emit(
         statement(before, after),
