@@ -512,6 +512,49 @@ describe("planning the import", () => {
     );
   });
 
+  it("keeps the last administrator, and a password no sign-in would take, when the site changed them", () => {
+    const demoted = dump.replace(
+      "(4,1,'wp_capabilities','a:1:{s:13:\\\"administrator\\\";b:1;}')",
+      "(4,1,'wp_capabilities','a:1:{s:10:\\\"subscriber\\\";b:1;}')",
+    );
+    const admin = {
+      id: 1,
+      username: "admin",
+      email: "admin@oldsite.example",
+      role: "administrator",
+      password_hash: "$P$B/egg0xJInsraMkmYxm97KT8uXlbaM0",
+      registered_at_ms: Date.UTC(2021, 0, 2, 3, 4, 5),
+    };
+    const { report, statements } = importFromText(demoted, {
+      target: targetState({ users: [admin] }),
+    });
+    expect(report.warnings).toContain(
+      "user 1 (admin) is a subscriber on the site but stays an administrator here: the database would have none left (make another with npm run admin:create, then run the import again)",
+    );
+    expect(report.users.updated.total).toBe(0);
+    expect(statements.filter((sql) => sql.startsWith("UPDATE"))).toEqual([]);
+    // With another administrator in the database, the site's word is carried over.
+    const other = {
+      ...admin,
+      id: 99,
+      username: "ops",
+      email: "ops@example.com",
+      registered_at_ms: 0,
+    };
+    const carried = importFromText(demoted, { target: targetState({ users: [admin, other] }) });
+    expect(carried.report.users.updated.byReason).toEqual({ "role administrator → subscriber": 1 });
+    // A new hash no sign-in takes would lock the user out: the imported one is kept.
+    const rehashed = dump.replace(
+      "'$P$B/egg0xJInsraMkmYxm97KT8uXlbaM0'",
+      "'$argon2id$v=19$m=65536'",
+    );
+    const kept = importFromText(rehashed, { target: targetState({ users: [admin] }) });
+    expect(kept.report.warnings).toContain(
+      "user 1 (admin): the site's new password hash is of a kind no sign-in takes; kept the database's",
+    );
+    expect(kept.statements.filter((sql) => sql.startsWith("UPDATE"))).toEqual([]);
+  });
+
   it("reads another table prefix and plugin namespace", () => {
     const renamed = dump
       .replaceAll("`wp_", "`site7_")

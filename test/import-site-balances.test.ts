@@ -104,5 +104,20 @@ describe("--balances site", () => {
       },
     ]);
     expect(await tableCounts()).toEqual(before);
+    // The same post in the adjustment's own history, matching it: the adjustment, not the site's.
+    const same = dump.replace(
+      "\nINSERT INTO `wp_term_relationships`",
+      "\nINSERT INTO `wp_posts` VALUES (37,2,'2024-03-01 11:00:00','2024-03-01 10:00:00','Amount:500','TRANSACTION later','','publish','open','closed','','later','','','2024-03-01 11:00:00','2024-03-01 10:00:00','',0,'https://oldsite.example/?p=37',0,'wallettransaction','',0);" +
+        "\nINSERT INTO `wp_postmeta` VALUES (9001,37,'amount','500'),(9002,37,'currency','rmpn'),(9003,37,'txn_type','DEBIT'),(9004,37,'request_id','later-1');" +
+        "\nINSERT INTO `wp_term_relationships` VALUES (37,2,0);\nINSERT INTO `wp_term_relationships`",
+    );
+    for (const balances of ["site", "ledger"] as const)
+      expect((await runImport({ balances }, same)).report.conflicts).toContainEqual({
+        kind: "entries",
+        id: "2\trmpn",
+        problem:
+          "user 2 wallet rmpn: entry id 37 is taken by the balance adjustment of user 2 in rmpn an earlier import wrote (--balances site); import into a fresh database",
+      });
+    expect(await tableCounts()).toEqual(before);
   });
 });

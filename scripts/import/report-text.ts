@@ -111,9 +111,8 @@ export function formatReport(
     `  Adjustment entries ${writes ? "to add" : "it would add"}: ${n(a.balance)} balance (--balances site)` +
       (a.alreadyPresent ? `; ${n(a.alreadyPresent)} already there` : ""),
   );
-  tally(lines, "Users changed on the site since an earlier run, carried over", r.users.updated, {
-    limit,
-  });
+  const carried = writes ? "carried over" : "to carry over";
+  tally(lines, `Changes on the site to users already here, ${carried}`, r.users.updated, { limit });
   tally(lines, "Skipped users", r.users.skipped, { limit });
   tally(lines, "Skipped wallets", r.wallets.skipped, { limit });
   tally(lines, "Skipped transactions", t.skipped, { limit });

@@ -9,19 +9,23 @@ export const TARGET_QUERIES = {
   // A wallet id deleted here keeps its units: a wallet imported under it must have them (0015).
   deletedWallets: "SELECT id, decimals, extra_decimals FROM deleted_wallets",
   // foreign: entries the service wrote (not `imported`), their count and sum; holds: holds it
-  // placed, whatever became of them (each reserved money that answers were given on).
-  pairs: `SELECT b.user_id, b.wallet_id, b.balance_minor, b.entry_count,
-    (SELECT max(t.id) FROM transactions t WHERE t.user_id = b.user_id AND t.wallet_id = b.wallet_id) AS last_id,
-    (SELECT count(*) FROM transactions t WHERE t.user_id = b.user_id AND t.wallet_id = b.wallet_id AND NOT t.imported) AS foreign_n,
-    (SELECT coalesce(sum(CASE t.txn_type WHEN 'CREDIT' THEN t.amount_minor ELSE -t.amount_minor END), 0)
-      FROM transactions t WHERE t.user_id = b.user_id AND t.wallet_id = b.wallet_id AND NOT t.imported) AS foreign_sum,
+  // placed, whatever became of them (each reserved money that answers were given on). The entries
+  // are read in one grouped pass.
+  pairs: `SELECT b.user_id, b.wallet_id, b.balance_minor, b.entry_count, t.last_id,
+    coalesce(t.foreign_n, 0) AS foreign_n, coalesce(t.foreign_sum, 0) AS foreign_sum,
     (SELECT count(*) FROM holds h WHERE h.user_id = b.user_id AND h.wallet_id = b.wallet_id) AS holds_n
-    FROM balances b`,
+    FROM balances b LEFT JOIN (
+      SELECT user_id, wallet_id, max(id) AS last_id, sum(NOT imported) AS foreign_n,
+        sum(CASE WHEN imported THEN 0 WHEN txn_type = 'CREDIT' THEN amount_minor ELSE -amount_minor END) AS foreign_sum
+      FROM transactions GROUP BY user_id, wallet_id
+    ) t ON t.user_id = b.user_id AND t.wallet_id = b.wallet_id`,
   foreign:
     "SELECT count(*) AS n, min(id) AS min_id, max(id) AS max_id FROM transactions WHERE NOT imported",
   // The balance adjustments earlier imports wrote (--balances site): each took the next id, which
-  // the site may since have given a post (scripts/import/plan/keys.ts names their request ids).
-  adjustments: `SELECT id, user_id, wallet_id FROM transactions WHERE imported AND request_id GLOB '${IMPORT_KEY_PREFIX}balance-adjustment:*'`,
+  // the site may since have given a post. Their request ids are scripts/import/plan/keys.ts's, and
+  // they alone of the imported entries have no local date (every post has its post_date).
+  adjustments: `SELECT id, user_id, wallet_id FROM transactions
+    WHERE imported AND local_date IS NULL AND request_id GLOB '${IMPORT_KEY_PREFIX}balance-adjustment:*'`,
 };
 
 /** The ids of the service's own entries, read when some lie among the site's (to leave out exactly those). */

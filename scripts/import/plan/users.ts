@@ -97,11 +97,20 @@ function reportLoginCollisions({ target, report }: PlanContext, plan: UserPlan) 
   }
 }
 
+/** A site user's WordPress roles, from its capabilities; null when it has none stored. */
+function siteRoles(collector: PlanContext["collector"], u: SiteUser) {
+  const capabilities = collector.userMeta.get(u.id)?.fields?.[collector.capabilitiesKey];
+  return capabilities === undefined ? null : parseRoles(capabilities);
+}
+
+/** The service's role of a site user: administrator stays administrator, every other role is subscriber. */
+const siteRole = (collector: PlanContext["collector"], u: SiteUser) =>
+  siteRoles(collector, u)?.includes("administrator") ? "administrator" : "subscriber";
+
 /** The service's user of a site user: role from its capabilities, an e-mail even if it had none. */
 function siteUser({ collector, report, warn }: PlanContext, u: SiteUser): PlannedUser {
   const meta = collector.userMeta.get(u.id)?.fields ?? {};
-  const capabilities = meta[collector.capabilitiesKey];
-  const roles = capabilities === undefined ? null : parseRoles(capabilities);
+  const roles = siteRoles(collector, u);
   const roleKey = roles === null ? "(none)" : roles.length === 0 ? "(no role)" : roles.join("+");
   report.users.roles[roleKey] = (report.users.roles[roleKey] ?? 0) + 1;
   let email = String(u.email).trim();
@@ -116,7 +125,7 @@ function siteUser({ collector, report, warn }: PlanContext, u: SiteUser): Planne
     passwordHash: String(u.pass),
     firstName: String(meta.first_name ?? ""),
     lastName: String(meta.last_name ?? ""),
-    role: roles?.includes("administrator") ? "administrator" : "subscriber",
+    role: siteRole(collector, u),
     registeredAtMs: (utcSeconds(u.registered) ?? 0) * 1000,
   };
 }
@@ -181,35 +190,64 @@ function alreadyThere(ctx: PlanContext, user: PlannedUser) {
 
 /**
  * What changed on the site since an earlier run and is carried over. The role: the service never
- * changes one, so a difference is the site's; a demoted administrator's sessions here end. The
- * password, while the database still holds a hash an import wrote: a sign-in or a reset here
- * replaces it with the service's own, which then has the last word. Each UPDATE applies only to
- * the value read, so a change made here meanwhile is kept.
+ * changes one, so a difference is the site's. A demoted administrator's sessions end (revoked
+ * first, so a run stopped between the two statements still sees the role to carry on its next
+ * run); the database's last administrator stays one, as the service keeps one. The password,
+ * while the database still holds a hash an import wrote: a sign-in or a reset here replaces it
+ * with the service's own, which then has the last word. Each UPDATE applies only to the value
+ * read, so a change made here meanwhile is kept.
  */
-function carryOver({ emit, report, nowMs }: PlanContext, there: TargetUser, user: PlannedUser) {
+function carryOver(ctx: PlanContext, there: TargetUser, user: PlannedUser) {
+  const { emit, report, warn, nowMs } = ctx;
   const id = sqlLiteral(user.id);
   const example = { id: user.id, username: user.username };
   if (there.role !== user.role) {
-    emit(
-      `UPDATE users SET role = ${sqlLiteral(user.role)} WHERE id = ${id} AND role = ${sqlLiteral(there.role)};`,
-      "user",
-      `user ${user.id}'s role`,
-    );
-    if (there.role === "administrator")
-      emit(
-        `UPDATE sessions SET revoked_at_ms = ${sqlLiteral(nowMs)} WHERE user_id = ${id} AND revoked_at_ms IS NULL;`,
-        "user",
-        `user ${user.id}'s sessions`,
+    if (there.role === "administrator" && !anotherAdministrator(ctx, user.id))
+      warn(
+        `user ${user.id} (${user.username}) is a subscriber on the site but stays an administrator here: the database would have none left (make another with npm run admin:create, then run the import again)`,
       );
-    report.users.updated.add(`role ${there.role} → ${user.role}`, example);
+    else {
+      if (there.role === "administrator")
+        emit(
+          `UPDATE sessions SET revoked_at_ms = ${sqlLiteral(nowMs)} WHERE user_id = ${id} AND revoked_at_ms IS NULL;`,
+          "user",
+          `user ${user.id}'s sessions`,
+        );
+      emit(
+        `UPDATE users SET role = ${sqlLiteral(user.role)} WHERE id = ${id} AND role = ${sqlLiteral(there.role)};`,
+        "user",
+        `user ${user.id}'s role`,
+      );
+      report.users.updated.add(`role ${there.role} → ${user.role}`, example);
+    }
   }
   const hash = String(there.password_hash);
-  if (passwordHashKind(hash) !== "pbkdf2" && hash !== user.passwordHash) {
-    emit(
-      `UPDATE users SET password_hash = ${sqlLiteral(user.passwordHash)} WHERE id = ${id} AND password_hash = ${sqlLiteral(hash)};`,
-      "user",
-      `user ${user.id}'s password`,
+  if (passwordHashKind(hash) === "pbkdf2" || hash === user.passwordHash) return;
+  if (passwordHashKind(user.passwordHash) === "unknown")
+    return warn(
+      `user ${user.id} (${user.username}): the site's new password hash is of a kind no sign-in takes; kept the database's`,
     );
-    report.users.updated.add("password (not signed in here since the earlier run)", example);
-  }
+  emit(
+    `UPDATE users SET password_hash = ${sqlLiteral(user.passwordHash)} WHERE id = ${id} AND password_hash = ${sqlLiteral(hash)};`,
+    "user",
+    `user ${user.id}'s password`,
+  );
+  report.users.updated.add("password (not signed in here since the earlier run)", example);
+}
+
+/**
+ * Whether an administrator other than `userId` is left after this import: one the database has
+ * that the dump does not make a subscriber, or one of the dump's.
+ */
+function anotherAdministrator({ collector, target }: PlanContext, userId: number) {
+  const demoted = (id: number) => {
+    const u = collector.users.get(id);
+    return u !== undefined && siteRole(collector, u) !== "administrator";
+  };
+  for (const u of target.users.values())
+    if (u.role === "administrator" && Number(u.id) !== userId && !demoted(Number(u.id)))
+      return true;
+  for (const u of collector.users.values())
+    if (u.id !== userId && siteRole(collector, u) === "administrator") return true;
+  return false;
 }

@@ -31,9 +31,9 @@ export function writeEntries(
   closings: Closings,
 ) {
   const chains = new ChainWriter(ctx, pairs, closings);
-  // Transfer id → its first half: whether that half's history is left out (bounded, as the first
-  // pass's count, by the transfers whose second half is not reached yet).
-  const firstHalves = new Map<string, { id: number; userId: number; leftOut: boolean }>();
+  // Transfer id → its first half and what became of it (bounded, as the first pass's count, by the
+  // transfers whose second half is not reached yet).
+  const firstHalves = new Map<string, { id: number; userId: number; status: StepStatus }>();
   ctx.forEachPost("writing entries", (group) => {
     if (wallets.walletPostIds.has(group.id) || ctx.kindOf(group.ttids).kind !== "transaction")
       return;
@@ -42,18 +42,20 @@ export function writeEntries(
     const e = mapped.entry;
     const key = pairKey(e.userId, e.walletId);
     const amountMinor = Number(e.amountUnits / unitFactor(wallets.wallets.get(e.walletId)!));
-    // Left out: a history --places refuses, or a chain in conflict with the database (--force).
-    const leftOut = storage.pairSkips.has(key)
-      ? !chains.step(key, e.id, 0, null)
-      : !chains.step(key, e.id, e.txnType === "CREDIT" ? amountMinor : -amountMinor, (b, a) =>
+    // Out: a history --places refuses, or a chain in conflict with the database (--force).
+    const status = storage.pairSkips.has(key)
+      ? chains.step(key, e.id, 0, null)
+      : chains.step(key, e.id, e.txnType === "CREDIT" ? amountMinor : -amountMinor, (b, a) =>
           transactionInsert({ ...e, amountMinor }, b, a),
         );
     if (e.transferId === null) return;
     const first = firstHalves.get(e.transferId);
-    if (!first) return void firstHalves.set(e.transferId, { id: e.id, userId: e.userId, leftOut });
+    if (!first) return void firstHalves.set(e.transferId, { id: e.id, userId: e.userId, status });
     firstHalves.delete(e.transferId);
-    if (first.leftOut !== leftOut) {
-      const [kept, other] = leftOut ? [first, e] : [e, first];
+    // A half this run writes while the other stays out: the database gets one half alone.
+    const pair = [first.status, status].sort().join(" ");
+    if (pair === "out written") {
+      const [kept, other] = status === "out" ? [first, e] : [e, first];
       ctx.report.transactions.halvesApart.add(
         "transfer half imported without its other half, whose history is left out",
         { id: kept.id, userId: kept.userId, otherHalf: other.id },
@@ -77,6 +79,9 @@ export function writeEntries(
 }
 
 const describe = (key: string) => `user ${key.split("\t")[0]} wallet ${key.split("\t")[1]}`;
+
+/** What became of a planned entry: written by this run, found there, or left out. */
+type StepStatus = "written" | "there" | "out";
 
 /** Every chain's state, and the one rule for each planned entry: write it, find it there, or conflict. */
 export class ChainWriter {
@@ -138,8 +143,7 @@ export class ChainWriter {
 
   /**
    * One planned entry of a chain (id null: an adjustment taking the next id; statement null: an
-   * entry of a chain left out, counted and never written). True when the entry is written, or
-   * found there; false when it is left out.
+   * entry of a chain left out, counted and never written).
    */
   step(
     key: string,
@@ -147,28 +151,30 @@ export class ChainWriter {
     signed: number,
     statement: ((before: number, after: number) => string) | null,
     kind: keyof Counts = "entry",
-  ): boolean {
+  ): StepStatus {
     const c = this.chainOf(key);
     const before = c.balance;
     const after = before + signed;
     c.balance = after;
     c.k++;
-    if (statement === null || c.conflict) return false;
+    const there = this.ctx.target.pairs.get(key);
+    // In a chain left out, what an earlier run imported stays: the site's first entries.
+    const out = (): StepStatus => (c.k <= (there ? there.n - there.foreign : 0) ? "there" : "out");
+    if (statement === null || c.conflict) return out();
     if (this.checkIds && id !== null && this.ctx.target.foreignIds!.has(id)) {
       this.pairConflict(c, key, `entry id ${id} is taken by an entry not written by this import`);
-      return false;
+      return "out";
     }
-    const there = this.ctx.target.pairs.get(key);
+    const adjusted = id === null ? undefined : this.ctx.target.adjustments.get(id);
+    if (adjusted) {
+      this.pairConflict(
+        c,
+        key,
+        `entry id ${id} is taken by the balance adjustment of ${adjusted} an earlier import wrote (--balances site); import into a fresh database`,
+      );
+      return "out";
+    }
     if (!there || there.n === 0 || c.k > there.n) {
-      const adjusted = id === null ? undefined : this.ctx.target.adjustments.get(id);
-      if (adjusted) {
-        this.pairConflict(
-          c,
-          key,
-          `entry id ${id} is taken by the balance adjustment of ${adjusted} an earlier import wrote (--balances site); import into a fresh database`,
-        );
-        return false;
-      }
       const [userId, walletId] = key.split("\t");
       this.ctx.emit(
         statement(before, after),
@@ -178,12 +184,15 @@ export class ChainWriter {
           : `transaction post ${id}`,
       );
       c.written[kind]++;
-      return true;
+      return "written";
     }
     const problem = this.problemWith(there, c, key, id, after);
-    if (problem) this.pairConflict(c, key, problem);
-    else c.present[kind]++;
-    return !problem;
+    if (!problem) {
+      c.present[kind]++;
+      return "there";
+    }
+    this.pairConflict(c, key, problem);
+    return out();
   }
 
   /** Why the database's chain is not this plan's first entries, if it is not (c.k <= there.n). */
