@@ -192,4 +192,23 @@ describe("a later dump over a chain the service has written to", () => {
     expect(written.results).toEqual([{ id: 38, user_id: 3, transfer_id: "wp:37-38" }]);
     expect(await ledgerViolations()).toEqual(CLEAN);
   });
+
+  it("names a site entry whose request id the service has since used for the same user", async () => {
+    const keyed =
+      later +
+      "\nINSERT INTO `wp_posts` VALUES (44,2,'2024-03-01 11:00:00','2024-03-01 10:00:00','Amount:3','TRANSACTION keyed','','publish','open','closed','','keyed','','','2024-03-01 11:00:00','2024-03-01 10:00:00','',0,'https://oldsite.example/?p=44',0,'wallettransaction','',0);" +
+      "\nINSERT INTO `wp_postmeta` VALUES (9051,44,'amount','3'),(9052,44,'currency','usd'),(9053,44,'txn_type','CREDIT'),(9054,44,'request_id','Service-Credit-RMPN');" +
+      "\nINSERT INTO `wp_term_relationships` VALUES (44,1,0);\n";
+    const run = await runImport({}, keyed, { apply: false });
+    // Post 34's request id repeats post 20's in the dump itself (the fixture's own case).
+    expect(run.report.transactions.duplicateRequestIds.examples.slice(1)).toEqual([
+      {
+        reason:
+          "request_id the service has since used for the same user: imported without idempotency key (a retry answers 409 naming the service's entry)",
+        id: 44,
+        userId: 2,
+        requestId: "Service-Credit-RMPN",
+      },
+    ]);
+  });
 });

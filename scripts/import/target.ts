@@ -21,6 +21,11 @@ export const TARGET_QUERIES = {
     ) t ON t.user_id = b.user_id AND t.wallet_id = b.wallet_id`,
   foreign:
     "SELECT count(*) AS n, min(id) AS min_id, max(id) AS max_id FROM transactions WHERE NOT imported",
+  // The request keys the service's own entries and holds hold, per user: a site entry keyed the
+  // same is imported without its key (requestKeyExpr), which the report says. As many rows as the
+  // service has keyed writes: none on a fresh database, few at a cut-over.
+  serviceKeys: `SELECT user_id, request_key FROM transactions WHERE NOT imported AND request_key IS NOT NULL
+    UNION ALL SELECT user_id, request_key FROM holds WHERE request_key IS NOT NULL`,
   // The balance adjustments earlier imports wrote (--balances site): each took the next id, which
   // the site may since have given a post. Their request ids are scripts/import/plan/keys.ts's, and
   // they alone of the imported entries have no local date (every post has its post_date).
@@ -108,6 +113,7 @@ export function targetState(rows: TargetRows) {
       maxId: (foreign.max_id ?? null) as number | null,
     },
     foreignIds: rows.foreignIds ? new Set(rows.foreignIds.map((r) => Number(r.id))) : null,
+    serviceKeys: new Set((rows.serviceKeys ?? []).map((r) => `${r.user_id}\u0000${r.request_key}`)),
     adjustments: new Map(
       (rows.adjustments ?? []).map((r) => [Number(r.id), `user ${r.user_id} in ${r.wallet_id}`]),
     ),

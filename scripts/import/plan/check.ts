@@ -75,9 +75,15 @@ export function checkTransactions(
     const e = mapped.entry;
     noteFieldDiffs(ctx, e, group.post);
     noteMetaData(ctx, e, group);
-    if (e.requestKey !== null && !keys.add(`${e.userId}\u0000${e.requestKey}`)) {
+    const userKey = `${e.userId}\u0000${e.requestKey}`;
+    if (e.requestKey !== null && !keys.add(userKey)) {
       t.duplicateRequestIds.add(
         "request_id used before by the same user: imported without idempotency key",
+        { id: e.id, userId: e.userId, requestId: e.requestId },
+      );
+    } else if (e.requestKey !== null && ctx.target.serviceKeys.has(userKey)) {
+      t.duplicateRequestIds.add(
+        "request_id the service has since used for the same user: imported without idempotency key (a retry answers 409 naming the service's entry)",
         { id: e.id, userId: e.userId, requestId: e.requestId },
       );
     }
