@@ -86,6 +86,13 @@ describe("a second run after a partial import", () => {
     expect(await tableCounts()).toEqual(before);
     // The same dump as the last import (nothing new for the held chain) still runs clean.
     expect((await runImport({}, later)).report.conflicts).toEqual([]);
+    // One without the entry `later` added, as if the site trashed it since.
+    expect((await runImport({}, dump)).report.conflicts).toContainEqual({
+      kind: "entries",
+      id: "2\tngn",
+      problem:
+        "user 2 wallet ngn: the database holds 7 entries imported from the site, more than the site's 6 (one trashed or deleted there since?)",
+    });
   });
 });
 
@@ -180,6 +187,12 @@ describe("a later dump over a chain the service has written to", () => {
 
   it("with --force names the transfer half it imports without the other, left out with its chain", async () => {
     const run = await runImport({ force: true }, amendedWithTransfer);
+    // What the database holds of the histories left out stays, and is counted as there.
+    expect(run.report.transactions).toMatchObject({ imported: 1, alreadyPresent: 14 });
+    expect(run.report.transactions.skipped.examples).toEqual([
+      { reason: "conflicts with the database's entries", pair: "2\tngn", entries: 1 },
+      { reason: "conflicts with the database's entries", pair: "2\trmpn", entries: 1 },
+    ]);
     const reason = "transfer half imported without its other half, whose history is left out";
     expect(run.report.transactions.halvesApart).toEqual({
       total: 1,

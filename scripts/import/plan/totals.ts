@@ -29,7 +29,12 @@ export function finishReport(
       continue;
     }
     if (c.conflict) {
-      t.skipped.add("conflicts with the database's entries", { pair: key, entries }, entries);
+      // What the database holds of it already stays, and is counted so; the rest is left out.
+      t.imported += c.written.entry;
+      t.alreadyPresent += c.present.entry;
+      const left = entries - c.written.entry - c.present.entry;
+      if (left > 0)
+        t.skipped.add("conflicts with the database's entries", { pair: key, entries: left }, left);
       continue;
     }
     t.imported += c.written.entry;

@@ -159,7 +159,11 @@ export class ChainWriter {
     c.k++;
     const there = this.ctx.target.pairs.get(key);
     // In a chain left out, what an earlier run imported stays: the site's first entries.
-    const out = (): StepStatus => (c.k <= (there ? there.n - there.foreign : 0) ? "there" : "out");
+    const out = (): StepStatus => {
+      if (c.k > (there ? there.n - there.foreign : 0)) return "out";
+      c.present[kind]++;
+      return "there";
+    };
     if (statement === null || c.conflict) return out();
     if (this.checkIds && id !== null && this.ctx.target.foreignIds!.has(id)) {
       this.pairConflict(c, key, `entry id ${id} is taken by an entry not written by this import`);
@@ -197,16 +201,19 @@ export class ChainWriter {
 
   /** Why the database's chain is not this plan's first entries, if it is not (c.k <= there.n). */
   private problemWith(there: TargetPair, c: Chain, key: string, id: number | null, after: number) {
+    const imported = there.n - there.foreign;
+    const planned = this.planned.get(key) ?? 0;
+    if (imported > planned && (there.foreign > 0 || there.holds > 0))
+      return `the database holds ${imported} entries imported from the site, more than the site's ${planned} (one trashed or deleted there since?)`;
     // A hold reserved money against the chain as it stood; entries added under it would change
     // what it reserved from (the database checks holds on the service's writes, not on imports).
-    if (there.holds > 0 && there.n - there.foreign !== this.planned.get(key))
+    if (there.holds > 0 && imported < planned)
       return `${there.holds} holds placed by the service, and the site's history is not complete there`;
     if (there.foreign > 0) {
       // The service has added entries since an earlier import: fine if that import was complete,
       // and its entries add up to the site's history (an amount changed on the site since would
       // otherwise hide behind the service's entries, which the balance also counts).
-      const imported = there.n - there.foreign;
-      if (imported !== this.planned.get(key))
+      if (imported < planned)
         return `${there.foreign} entries not written by this import, and the site's history is not complete there`;
       const importedSum = there.balance - there.foreignSum;
       return c.k < imported || after === importedSum
