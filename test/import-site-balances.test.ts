@@ -120,4 +120,37 @@ describe("--balances site", () => {
       });
     expect(await tableCounts()).toEqual(before);
   });
+
+  it("with --force writes nothing of a history one of whose ids an adjustment holds", async () => {
+    // Amaka's new usd history: post 16 (a free id) and post 37 (the adjustment's).
+    const later =
+      dump +
+      "\nINSERT INTO `wp_posts` VALUES (16,3,'2024-03-01 11:00:00','2024-03-01 10:00:00','Amount:1','TRANSACTION early','','publish','open','closed','','early','','','2024-03-01 11:00:00','2024-03-01 10:00:00','',0,'https://oldsite.example/?p=16',0,'wallettransaction','',0);" +
+      "\nINSERT INTO `wp_postmeta` VALUES (9101,16,'amount','1'),(9102,16,'currency','usd'),(9103,16,'txn_type','CREDIT'),(9104,16,'request_id','early-1');" +
+      "\nINSERT INTO `wp_posts` VALUES (37,3,'2024-03-01 11:00:00','2024-03-01 10:00:00','Amount:2','TRANSACTION later','','publish','open','closed','','later','','','2024-03-01 11:00:00','2024-03-01 10:00:00','',0,'https://oldsite.example/?p=37',0,'wallettransaction','',0);" +
+      "\nINSERT INTO `wp_postmeta` VALUES (9111,37,'amount','2'),(9112,37,'currency','usd'),(9113,37,'txn_type','CREDIT'),(9114,37,'request_id','later-2');" +
+      "\nINSERT INTO `wp_term_relationships` VALUES (16,1,0),(37,1,0);\n";
+    const before = await tableCounts();
+    const run = await runImport({ balances: "site", force: true }, later);
+    expect(run.report.conflicts).toContainEqual({
+      kind: "entries",
+      id: "3\tusd",
+      problem:
+        "user 3 wallet usd: entry id 37 is taken by the balance adjustment of user 2 in rmpn an earlier import wrote (--balances site); import into a fresh database",
+    });
+    expect(run.statements).toEqual([]);
+    expect(await tableCounts()).toEqual(before);
+  });
+
+  it("refuses an amount changed on the site that only the adjustment would show", async () => {
+    // Post 22 (Ada's rmpn credit) 12000 → 12500: her stored 11500 now needs -1000, not -500.
+    const changed = dump.replace("(60,22,'amount','12000')", "(60,22,'amount','12500')");
+    const run = await runImport({ balances: "site" }, changed);
+    expect(run.report.conflicts).toContainEqual({
+      kind: "entries",
+      id: "2\trmpn",
+      problem:
+        "user 2 wallet rmpn: the balance adjustment an earlier import wrote there is -500, the site's entries now need -1000 (an amount changed on the site)",
+    });
+  });
 });

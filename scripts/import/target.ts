@@ -29,8 +29,9 @@ export const TARGET_QUERIES = {
   // The balance adjustments earlier imports wrote (--balances site): each took the next id, which
   // the site may since have given a post. Their request ids are scripts/import/plan/keys.ts's, and
   // they alone of the imported entries have no local date (every post has its post_date).
-  adjustments: `SELECT id, user_id, wallet_id FROM transactions
-    WHERE imported AND local_date IS NULL AND request_id GLOB '${IMPORT_KEY_PREFIX}balance-adjustment:*'`,
+  adjustments: `SELECT id, user_id, wallet_id,
+      CASE txn_type WHEN 'CREDIT' THEN amount_minor ELSE -amount_minor END AS signed_minor
+    FROM transactions WHERE imported AND local_date IS NULL AND request_id GLOB '${IMPORT_KEY_PREFIX}balance-adjustment:*'`,
 };
 
 /** The ids of the service's own entries, read when some lie among the site's (to leave out exactly those). */
@@ -116,6 +117,13 @@ export function targetState(rows: TargetRows) {
     serviceKeys: new Set((rows.serviceKeys ?? []).map((r) => `${r.user_id}\u0000${r.request_key}`)),
     adjustments: new Map(
       (rows.adjustments ?? []).map((r) => [Number(r.id), `user ${r.user_id} in ${r.wallet_id}`]),
+    ),
+    /** Pair key → the signed amount of the balance adjustment an earlier import wrote there. */
+    adjustedPairs: new Map(
+      (rows.adjustments ?? []).map((r) => [
+        pairKey(Number(r.user_id), String(r.wallet_id)),
+        Number(r.signed_minor),
+      ]),
     ),
   };
 }

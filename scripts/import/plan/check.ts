@@ -43,6 +43,8 @@ export type PairStats = {
   firstBelowZero: number | null;
   firstId: number;
   lastId: number;
+  /** Why one of its ids is not free here (another entry holds it), if one is not. */
+  taken: string | null;
 };
 
 export type CheckedTransactions = {
@@ -105,7 +107,8 @@ export function checkTransactions(
       e.walletId,
       Math.max(checked.placesNeeded.get(e.walletId) ?? 0, e.places),
     );
-    addToPair(checked.pairs, e);
+    const pair = addToPair(checked.pairs, e);
+    pair.taken ??= takenBy(ctx, e.id);
     t[e.txnType === "CREDIT" ? "credits" : "debits"]++;
   });
   t.openTransferHalves = transferHalves.size;
@@ -206,6 +209,7 @@ function addToPair(pairs: Map<string, PairStats>, e: SiteEntry) {
       firstBelowZero: null,
       firstId: e.id,
       lastId: 0,
+      taken: null,
     };
     pairs.set(key, s);
   }
@@ -217,4 +221,19 @@ function addToPair(pairs: Map<string, PairStats>, e: SiteEntry) {
   if (s.sum > s.highest) s.highest = s.sum;
   if (s.sum < s.lowest) [s.lowest, s.lowestAt] = [s.sum, e.id];
   if (s.sum < 0n && s.firstBelowZero === null) s.firstBelowZero = e.id;
+  return s;
+}
+
+/**
+ * What holds a site entry's id here instead of it, if anything: an entry the service wrote, or a
+ * balance adjustment an earlier import wrote (it took the next id, which WordPress may have given a
+ * post since). Either makes the entry's whole history a conflict, found before any of it is written.
+ */
+function takenBy({ target }: PlanContext, id: number) {
+  const adjusted = target.adjustments.get(id);
+  if (adjusted)
+    return `entry id ${id} is taken by the balance adjustment of ${adjusted} an earlier import wrote (--balances site); import into a fresh database`;
+  return target.foreignIds?.has(id)
+    ? `entry id ${id} is taken by an entry not written by this import`
+    : null;
 }

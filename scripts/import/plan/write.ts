@@ -88,32 +88,37 @@ export class ChainWriter {
   readonly chains = new Map<string, Chain>();
   /** Pair key → entries this plan has for it. */
   private readonly planned = new Map<string, number>();
-  /** Whether entries the service wrote lie among the site's ids (then each id is checked). */
-  private readonly checkIds: boolean;
+  /** Pair key → why one of its ids is not free here (check.ts's takenBy). */
+  private readonly taken = new Map<string, string>();
 
   constructor(
     private readonly ctx: PlanContext,
     pairs: CheckedTransactions["pairs"],
     closings: Closings,
   ) {
-    for (const [key, s] of pairs) this.planned.set(key, s.count);
+    for (const [key, s] of pairs) {
+      this.planned.set(key, s.count);
+      if (s.taken) this.taken.set(key, s.taken);
+    }
     for (const key of closings.keys()) this.planned.set(key, (this.planned.get(key) ?? 0) + 1);
-    this.checkIds = this.foreignAmongSiteIds(pairs);
+    this.foreignAmongSiteIds(pairs);
   }
 
+  /**
+   * Entries the service wrote among the site's ids, when their ids were not read (each entry is
+   * then checked by check.ts's takenBy): the whole import is a conflict.
+   */
   private foreignAmongSiteIds(pairs: CheckedTransactions["pairs"]) {
     const { foreign, foreignIds } = this.ctx.target;
-    if (foreign.n === 0 || pairs.size === 0) return false;
+    if (foreign.n === 0 || pairs.size === 0 || foreignIds) return;
     let [lo, hi] = [Infinity, -Infinity];
     for (const s of pairs.values()) [lo, hi] = [Math.min(lo, s.firstId), Math.max(hi, s.lastId)];
-    if (!(foreign.maxId! >= lo && foreign.minId! <= hi)) return false;
-    if (foreignIds) return true;
+    if (!(foreign.maxId! >= lo && foreign.minId! <= hi)) return;
     this.ctx.report.conflicts.push({
       kind: "entries",
       id: "*",
       problem: `the database holds ${foreign.n} entries not written by this import with ids ${foreign.minId}–${foreign.maxId}, among the site's; import into a fresh database`,
     });
-    return false;
   }
 
   chainOf(key: string) {
@@ -158,6 +163,8 @@ export class ChainWriter {
     c.balance = after;
     c.k++;
     const there = this.ctx.target.pairs.get(key);
+    const taken = this.taken.get(key);
+    if (taken && c.k === 1 && statement !== null) this.pairConflict(c, key, taken);
     // In a chain left out, what an earlier run imported stays: the site's first entries.
     const out = (): StepStatus => {
       if (c.k > (there ? there.n - there.foreign : 0)) return "out";
@@ -165,19 +172,6 @@ export class ChainWriter {
       return "there";
     };
     if (statement === null || c.conflict) return out();
-    if (this.checkIds && id !== null && this.ctx.target.foreignIds!.has(id)) {
-      this.pairConflict(c, key, `entry id ${id} is taken by an entry not written by this import`);
-      return "out";
-    }
-    const adjusted = id === null ? undefined : this.ctx.target.adjustments.get(id);
-    if (adjusted) {
-      this.pairConflict(
-        c,
-        key,
-        `entry id ${id} is taken by the balance adjustment of ${adjusted} an earlier import wrote (--balances site); import into a fresh database`,
-      );
-      return "out";
-    }
     if (!there || there.n === 0 || c.k > there.n) {
       const [userId, walletId] = key.split("\t");
       this.ctx.emit(
@@ -190,13 +184,26 @@ export class ChainWriter {
       c.written[kind]++;
       return "written";
     }
-    const problem = this.problemWith(there, c, key, id, after);
+    const problem =
+      (kind === "balance" && this.adjustmentProblem(key, signed)) ||
+      this.problemWith(there, c, key, id, after);
     if (!problem) {
       c.present[kind]++;
       return "there";
     }
     this.pairConflict(c, key, problem);
     return out();
+  }
+
+  /**
+   * Why the balance adjustment found there is not this plan's, if it is not: the site's closing
+   * figure is the same, so an amount changed on the site since shows only in the adjustment.
+   */
+  private adjustmentProblem(key: string, signed: number) {
+    const there = this.ctx.target.adjustedPairs.get(key);
+    return there === undefined || there === signed
+      ? null
+      : `the balance adjustment an earlier import wrote there is ${there}, the site's entries now need ${signed} (an amount changed on the site)`;
   }
 
   /** Why the database's chain is not this plan's first entries, if it is not (c.k <= there.n). */
