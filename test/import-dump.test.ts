@@ -491,6 +491,30 @@ describe("planning the import", () => {
     );
   });
 
+  it("refuses a history an earlier run imported of which the site has no entry left", () => {
+    const { report } = importFromText(dump, {
+      target: targetState({
+        pairs: [
+          {
+            user_id: 3,
+            wallet_id: "usd",
+            balance_minor: 700,
+            entry_count: 2,
+            last_id: 19,
+            foreign_n: 0,
+          },
+        ],
+      }),
+    });
+    expect(report.refused).toBe(true);
+    expect(report.conflicts).toContainEqual({
+      kind: "entries",
+      id: "3\tusd",
+      problem:
+        "user 3 wallet usd: the database holds 2 entries imported from the site, the site none now (trashed or deleted there since?)",
+    });
+  });
+
   it("names a user an earlier run imported that the dump no longer has", () => {
     const { report } = importFromText(dump, {
       target: targetState({

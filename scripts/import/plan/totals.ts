@@ -48,6 +48,18 @@ export function finishReport(
       entries: c.k,
     });
   }
+  // A history an earlier run imported for a user the site still has, of which the dump has no
+  // entry left: each was trashed or deleted on the site since.
+  for (const [key, there] of target.pairs) {
+    const imported = there.n - there.foreign;
+    if (imported === 0 || writer.chains.has(key)) continue;
+    if (!ctx.collector.users.has(Number(key.split("\t")[0]))) continue;
+    writer.pairConflict(
+      writer.chainOf(key),
+      key,
+      `the database holds ${imported} entries imported from the site, the site none now (trashed or deleted there since?)`,
+    );
+  }
   if (ctx.moreWarnings > 0) report.warnings.push(`… and ${ctx.moreWarnings} more warnings`);
   const { conflicts } = report;
   const notRead = t.metaData.notRead.total;
