@@ -491,6 +491,71 @@ describe("planning the import", () => {
     );
   });
 
+  it("counts only the administrators that will be here, and demotes one deleted on the site", () => {
+    const admin = {
+      id: 1,
+      username: "admin",
+      email: "admin@oldsite.example",
+      role: "administrator",
+      password_hash: "$P$B/egg0xJInsraMkmYxm97KT8uXlbaM0",
+      registered_at_ms: Date.UTC(2021, 0, 2, 3, 4, 5),
+    };
+    // The site made admin a subscriber, and a new administrator whose e-mail is johndoe's (skipped).
+    const demoted = `${dump.replace(
+      "(4,1,'wp_capabilities','a:1:{s:13:\\\"administrator\\\";b:1;}')",
+      "(4,1,'wp_capabilities','a:1:{s:10:\\\"subscriber\\\";b:1;}')",
+    )}INSERT INTO \`wp_users\` VALUES (6,'boss','$P$B/egg0xJInsraMkmYxm97KT8uXlbaM0','boss','john.doe@example.com','','2024-01-01 00:00:00','',0,'Boss');
+INSERT INTO \`wp_usermeta\` VALUES (9901,6,'wp_capabilities','a:1:{s:13:\\"administrator\\";b:1;}');
+`;
+    const skipped = importFromText(demoted, { target: targetState({ users: [admin] }) });
+    expect(skipped.report.users.skipped.byReason).toEqual({
+      "e-mail taken by user 2 in the dump": 1,
+    });
+    expect(skipped.report.warnings).toContain(
+      "user 1 (admin) is a subscriber on the site but stays an administrator here: the database would have none left (make another with npm run admin:create, then run the import again)",
+    );
+    expect(skipped.statements.filter((sql) => sql.startsWith("UPDATE"))).toEqual([]);
+    // An administrator the site deleted, whose imported entries show it was the site's, is made a
+    // subscriber; one with no imported entries is named.
+    const gone = {
+      ...admin,
+      id: 9,
+      username: "gone",
+      email: "gone@example.com",
+      registered_at_ms: 0,
+    };
+    const own = { ...gone, id: 10, username: "ops", email: "ops@example.com" };
+    const { report, statements } = importFromText(dump, {
+      target: targetState({
+        users: [admin, gone, own],
+        pairs: [
+          {
+            user_id: 9,
+            wallet_id: "ngn",
+            balance_minor: 5,
+            entry_count: 1,
+            last_id: 9,
+            foreign_n: 0,
+          },
+        ],
+      }),
+    });
+    expect(report.users.updated.byReason).toEqual({
+      "role administrator → subscriber (not in the dump (deleted on the site?))": 1,
+    });
+    expect(
+      statements
+        .filter((sql) => sql.startsWith("UPDATE"))
+        .map((sql) => sql.replace(/\d{13}/, "NOW")),
+    ).toEqual([
+      "UPDATE sessions SET revoked_at_ms = NOW WHERE user_id = 9 AND revoked_at_ms IS NULL;",
+      "UPDATE users SET role = 'subscriber' WHERE id = 9 AND role = 'administrator';",
+    ]);
+    expect(report.warnings).toContain(
+      "administrator 10 (ops) is not in the dump: this service's own stays as it is; one the site deleted keeps its role here (end its sessions in the console, revoke its keys)",
+    );
+  });
+
   it("refuses a history an earlier run imported of which the site has no entry left", () => {
     const { report } = importFromText(dump, {
       target: targetState({
@@ -566,7 +631,9 @@ describe("planning the import", () => {
       registered_at_ms: 0,
     };
     const carried = importFromText(demoted, { target: targetState({ users: [admin, other] }) });
-    expect(carried.report.users.updated.byReason).toEqual({ "role administrator → subscriber": 1 });
+    expect(carried.report.users.updated.byReason).toEqual({
+      "role administrator → subscriber (a subscriber on the site)": 1,
+    });
     // A new hash no sign-in takes would lock the user out: the imported one is kept.
     const rehashed = dump.replace(
       "'$P$B/egg0xJInsraMkmYxm97KT8uXlbaM0'",

@@ -118,16 +118,16 @@ describe("a later dump with users changed on the site since", () => {
     const run = await runImport({}, usersChanged);
     expect(run.report.refused).toBe(false);
     expect(run.report.users.updated.byReason).toEqual({
-      "role administrator → subscriber": 1,
       "role subscriber → administrator": 1,
       "password (not signed in here since the earlier run)": 1,
+      "role administrator → subscriber (a subscriber on the site)": 1,
     });
     // The demoted administrator's sessions end before its role changes.
     expect(run.statements.map((sql) => sql.slice(0, 40))).toEqual([
-      "UPDATE sessions SET revoked_at_ms = 1717",
-      "UPDATE users SET role = 'subscriber' WHE",
       "UPDATE users SET role = 'administrator' ",
       "UPDATE users SET password_hash = '$P$B/e",
+      "UPDATE sessions SET revoked_at_ms = 1717",
+      "UPDATE users SET role = 'subscriber' WHE",
     ]);
     const rows = await env.DB.prepare(
       "SELECT id, role, password_hash FROM users WHERE id IN (1, 2, 4) ORDER BY id",

@@ -52,6 +52,7 @@ export function planUsers(ctx: PlanContext): UserPlan {
   }
   report.users.inDump = collector.users.size;
   warnUsersGone(ctx);
+  demoteAdministrators(ctx, plan);
   reportLoginCollisions(ctx, plan);
   return plan;
 }
@@ -190,36 +191,21 @@ function alreadyThere(ctx: PlanContext, user: PlannedUser) {
 
 /**
  * What changed on the site since an earlier run and is carried over. The role: the service never
- * changes one, so a difference is the site's. A demoted administrator's sessions end (revoked
- * first, so a run stopped between the two statements still sees the role to carry on its next
- * run); the database's last administrator stays one, as the service keeps one. The password,
+ * changes one, so a difference is the site's (a demotion is demoteAdministrators'). The password,
  * while the database still holds a hash an import wrote: a sign-in or a reset here replaces it
  * with the service's own, which then has the last word. Each UPDATE applies only to the value
  * read, so a change made here meanwhile is kept.
  */
-function carryOver(ctx: PlanContext, there: TargetUser, user: PlannedUser) {
-  const { emit, report, warn, nowMs } = ctx;
+function carryOver({ emit, report, warn }: PlanContext, there: TargetUser, user: PlannedUser) {
   const id = sqlLiteral(user.id);
   const example = { id: user.id, username: user.username };
-  if (there.role !== user.role) {
-    if (there.role === "administrator" && !anotherAdministrator(ctx, user.id))
-      warn(
-        `user ${user.id} (${user.username}) is a subscriber on the site but stays an administrator here: the database would have none left (make another with npm run admin:create, then run the import again)`,
-      );
-    else {
-      if (there.role === "administrator")
-        emit(
-          `UPDATE sessions SET revoked_at_ms = ${sqlLiteral(nowMs)} WHERE user_id = ${id} AND revoked_at_ms IS NULL;`,
-          "user",
-          `user ${user.id}'s sessions`,
-        );
-      emit(
-        `UPDATE users SET role = ${sqlLiteral(user.role)} WHERE id = ${id} AND role = ${sqlLiteral(there.role)};`,
-        "user",
-        `user ${user.id}'s role`,
-      );
-      report.users.updated.add(`role ${there.role} → ${user.role}`, example);
-    }
+  if (there.role === "subscriber" && user.role === "administrator") {
+    emit(
+      `UPDATE users SET role = 'administrator' WHERE id = ${id} AND role = 'subscriber';`,
+      "user",
+      `user ${user.id}'s role`,
+    );
+    report.users.updated.add("role subscriber → administrator", example);
   }
   const hash = String(there.password_hash);
   if (passwordHashKind(hash) === "pbkdf2" || hash === user.passwordHash) return;
@@ -236,18 +222,57 @@ function carryOver(ctx: PlanContext, there: TargetUser, user: PlannedUser) {
 }
 
 /**
- * Whether an administrator other than `userId` is left after this import: one the database has
- * that the dump does not make a subscriber, or one of the dump's.
+ * The database's administrators the site no longer has as such become subscribers, their
+ * sessions ended (revoked first, so a run stopped between the two statements still sees the role
+ * on its next run): one the site made a subscriber, and one it deleted whose imported entries show
+ * it was the site's. The last administrator stays one, as the service always keeps one; an
+ * administrator absent from the dump with no imported entries (this service's own, or one the site
+ * deleted) is named.
  */
-function anotherAdministrator({ collector, target }: PlanContext, userId: number) {
-  const demoted = (id: number) => {
-    const u = collector.users.get(id);
-    return u !== undefined && siteRole(collector, u) !== "administrator";
-  };
-  for (const u of target.users.values())
-    if (u.role === "administrator" && Number(u.id) !== userId && !demoted(Number(u.id)))
-      return true;
-  for (const u of collector.users.values())
-    if (u.id !== userId && siteRole(collector, u) === "administrator") return true;
-  return false;
+function demoteAdministrators(ctx: PlanContext, plan: UserPlan) {
+  const { target, emit, report, warn, nowMs } = ctx;
+  const importedEntries = new Map<number, number>();
+  for (const [key, pair] of target.pairs) {
+    const userId = Number(key.split("\t")[0]);
+    importedEntries.set(userId, (importedEntries.get(userId) ?? 0) + pair.n - pair.foreign);
+  }
+  const demote: { id: number; username: string; why: string }[] = [];
+  const left = new Set<number>();
+  for (const there of target.users.values()) {
+    const id = Number(there.id);
+    if (there.role !== "administrator") continue;
+    const site = plan.users.get(id);
+    if (site?.role === "subscriber")
+      demote.push({ id, username: there.username, why: "a subscriber on the site" });
+    else if (site || plan.userSkips.has(id)) left.add(id);
+    else if ((importedEntries.get(id) ?? 0) > 0)
+      demote.push({ id, username: there.username, why: "not in the dump (deleted on the site?)" });
+    else {
+      left.add(id);
+      warn(
+        `administrator ${id} (${there.username}) is not in the dump: this service's own stays as it is; one the site deleted keeps its role here (end its sessions in the console, revoke its keys)`,
+      );
+    }
+  }
+  for (const u of plan.users.values()) if (u.role === "administrator") left.add(u.id);
+  for (const { id, username, why } of demote.sort((a, b) => a.id - b.id)) {
+    if (left.size === 0) {
+      left.add(id);
+      warn(
+        `user ${id} (${username}) is ${why} but stays an administrator here: the database would have none left (make another with npm run admin:create, then run the import again)`,
+      );
+      continue;
+    }
+    emit(
+      `UPDATE sessions SET revoked_at_ms = ${sqlLiteral(nowMs)} WHERE user_id = ${id} AND revoked_at_ms IS NULL;`,
+      "user",
+      `user ${id}'s sessions`,
+    );
+    emit(
+      `UPDATE users SET role = 'subscriber' WHERE id = ${id} AND role = 'administrator';`,
+      "user",
+      `user ${id}'s role`,
+    );
+    report.users.updated.add(`role administrator → subscriber (${why})`, { id, username });
+  }
 }
