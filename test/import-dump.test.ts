@@ -580,6 +580,64 @@ INSERT INTO \`wp_usermeta\` VALUES (9901,6,'wp_capabilities','a:1:{s:13:\\"admin
     });
   });
 
+  it("refuses a dump of no user over a database of some (a wrong --prefix), demoting nobody", () => {
+    const admin = {
+      id: 2,
+      username: "johndoe",
+      email: "John.Doe@Example.com",
+      role: "administrator",
+      password_hash: "x",
+      registered_at_ms: 0,
+    };
+    const other = { ...admin, id: 1, username: "admin", email: "admin@oldsite.example" };
+    const { report, statements } = importFromText(dump, {
+      options: { prefix: "wpx7_" },
+      target: targetState({
+        users: [other, admin],
+        pairs: [
+          {
+            user_id: 2,
+            wallet_id: "ngn",
+            balance_minor: 5,
+            entry_count: 1,
+            last_id: 9,
+            foreign_n: 0,
+          },
+        ],
+      }),
+    });
+    expect(report.refused).toBe(true);
+    expect(report.conflicts).toContainEqual({
+      kind: "user",
+      id: "*",
+      problem: "the dump holds no user, and the database does (is --prefix right?)",
+    });
+    expect(statements.filter((sql) => sql.startsWith("UPDATE"))).toEqual([]);
+  });
+
+  it("says nothing of a history gone from the site whose entries it skipped for a reason", () => {
+    // Amaka's e-mail is johndoe's: she is skipped, and her two ngn entries with her.
+    const { report } = importFromText(
+      dump.replace("'amaka@example.ng'", "'John.Doe@Example.com'"),
+      {
+        target: targetState({
+          pairs: [
+            {
+              user_id: 3,
+              wallet_id: "ngn",
+              balance_minor: 50,
+              entry_count: 2,
+              last_id: 25,
+              foreign_n: 0,
+            },
+          ],
+        }),
+      },
+    );
+    expect(report.transactions.skipped.total).toBeGreaterThan(0);
+    expect(report.conflicts.filter((c: { id: unknown }) => c.id === "3\tngn")).toEqual([]);
+  });
+
   it("names a user an earlier run imported that the dump no longer has", () => {
     const { report } = importFromText(dump, {
       target: targetState({

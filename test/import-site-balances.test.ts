@@ -153,4 +153,21 @@ describe("--balances site", () => {
         "user 2 wallet rmpn: the balance adjustment an earlier import wrote there is -500, the site's entries now need -1000 (an amount changed on the site)",
     });
   });
+
+  it("refuses an entry the site trashed that only the adjustment's place would show", async () => {
+    // Post 21 (johndoe's ngn debit of 200.50) trashed: its stored 1269.50 now needs an adjustment
+    // where the database holds that entry.
+    const trashed = dump.replace(
+      "'TRANSACTION by johndoe, Type: DEBIT, Wallet Info: ₦200.50 Naira Wallet  on Tuesday 6th of September 2022 @ 09:00:00 AM','','publish'",
+      "'TRANSACTION by johndoe, Type: DEBIT, Wallet Info: ₦200.50 Naira Wallet  on Tuesday 6th of September 2022 @ 09:00:00 AM','','trash'",
+    );
+    expect(trashed).not.toBe(dump);
+    const run = await runImport({ balances: "site" }, trashed);
+    expect(run.report.conflicts).toContainEqual({
+      kind: "entries",
+      id: "2\tngn",
+      problem:
+        "user 2 wallet ngn: the database holds an entry where this plan's balance adjustment goes (one trashed or deleted on the site since?)",
+    });
+  });
 });

@@ -49,6 +49,8 @@ export type PairStats = {
 
 export type CheckedTransactions = {
   pairs: Map<string, PairStats>;
+  /** The (user, wallet) histories some skipped entry of the site's belongs to. */
+  skippedPairs: Set<string>;
   /** Wallet id → the most places any of its amounts needs. */
   placesNeeded: Map<string, number>;
 };
@@ -59,7 +61,11 @@ export function checkTransactions(
   wallets: WalletPlan,
 ): CheckedTransactions {
   const t = ctx.report.transactions;
-  const checked: CheckedTransactions = { pairs: new Map(), placesNeeded: new Map() };
+  const checked: CheckedTransactions = {
+    pairs: new Map(),
+    skippedPairs: new Set(),
+    placesNeeded: new Map(),
+  };
   const keys = new FingerprintSet();
   const transferHalves = new Map<string, number>(); // transfer id → halves seen (bounded by pairs left open)
   ctx.forEachPost("checking transactions", (group) => {
@@ -72,6 +78,10 @@ export function checkTransactions(
     t.live++;
     if ("skip" in mapped) {
       t.skipped.add(mapped.skip, { id: group.id });
+      const wallet = String(group.meta.currency ?? "")
+        .trim()
+        .toLowerCase();
+      checked.skippedPairs.add(pairKey(Number(group.post.post_author), wallet));
       return;
     }
     const e = mapped.entry;

@@ -7,7 +7,7 @@ import type { ChainWriter } from "./write";
 
 export function finishReport(
   ctx: PlanContext,
-  { pairs }: CheckedTransactions,
+  { pairs, skippedPairs }: CheckedTransactions,
   { pairSkips }: StoragePlan,
   writer: ChainWriter,
 ) {
@@ -49,10 +49,10 @@ export function finishReport(
     });
   }
   // A history an earlier run imported for a user the site still has, of which the dump has no
-  // entry left: each was trashed or deleted on the site since.
+  // entry left (none skipped either): each was trashed or deleted on the site since.
   for (const [key, there] of target.pairs) {
     const imported = there.n - there.foreign;
-    if (imported === 0 || writer.chains.has(key)) continue;
+    if (imported === 0 || writer.chains.has(key) || skippedPairs.has(key)) continue;
     if (!ctx.collector.users.has(Number(key.split("\t")[0]))) continue;
     writer.pairConflict(
       writer.chainOf(key),

@@ -16,7 +16,7 @@ export type UserPlan = {
 };
 
 export function planUsers(ctx: PlanContext): UserPlan {
-  const { collector, report } = ctx;
+  const { collector, report, target } = ctx;
   const plan: UserPlan = { users: new Map(), userSkips: new Map() };
   const seen = { names: new Map<string, number>(), emails: new Map<string, number>() };
   for (const u of [...collector.users.values()].sort((a, b) => a.id - b.id)) {
@@ -51,6 +51,12 @@ export function planUsers(ctx: PlanContext): UserPlan {
     ctx.emit(userInsert(user), "user", `user ${user.id} (${user.username})`);
   }
   report.users.inDump = collector.users.size;
+  if (collector.users.size === 0 && target.users.size > 0)
+    report.conflicts.push({
+      kind: "user",
+      id: "*",
+      problem: "the dump holds no user, and the database does (is --prefix right?)",
+    });
   warnUsersGone(ctx);
   demoteAdministrators(ctx, plan);
   reportLoginCollisions(ctx, plan);
@@ -245,7 +251,8 @@ function demoteAdministrators(ctx: PlanContext, plan: UserPlan) {
     if (site?.role === "subscriber")
       demote.push({ id, username: there.username, why: "a subscriber on the site" });
     else if (site || plan.userSkips.has(id)) left.add(id);
-    else if ((importedEntries.get(id) ?? 0) > 0)
+    // A dump that holds no user (a wrong --prefix reads nothing) says nothing of who was deleted.
+    else if ((importedEntries.get(id) ?? 0) > 0 && ctx.collector.users.size > 0)
       demote.push({ id, username: there.username, why: "not in the dump (deleted on the site?)" });
     else {
       left.add(id);

@@ -196,12 +196,15 @@ export class ChainWriter {
   }
 
   /**
-   * Why the balance adjustment found there is not this plan's, if it is not: the site's closing
-   * figure is the same, so an amount changed on the site since shows only in the adjustment.
+   * Why the entry found where this plan's balance adjustment goes is not that adjustment, if it is
+   * not: the site's closing figure is the same, so an amount changed or an entry trashed on the
+   * site since shows only there.
    */
   private adjustmentProblem(key: string, signed: number) {
     const there = this.ctx.target.adjustedPairs.get(key);
-    return there === undefined || there === signed
+    if (there === undefined)
+      return "the database holds an entry where this plan's balance adjustment goes (one trashed or deleted on the site since?)";
+    return there === signed
       ? null
       : `the balance adjustment an earlier import wrote there is ${there}, the site's entries now need ${signed} (an amount changed on the site)`;
   }
