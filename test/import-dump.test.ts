@@ -310,6 +310,26 @@ function withExtraTransactions(
   return `${dump}\nINSERT INTO \`wp_posts\` VALUES ${posts};\nINSERT INTO \`wp_postmeta\` VALUES ${meta};\nINSERT INTO \`wp_term_relationships\` VALUES ${rels};\n`;
 }
 
+/** The fixture site's user 1 as an earlier run imported it (its registration time is the site's). */
+const admin = {
+  id: 1,
+  username: "admin",
+  email: "admin@oldsite.example",
+  role: "administrator",
+  password_hash: "$P$B/egg0xJInsraMkmYxm97KT8uXlbaM0",
+  registered_at_ms: Date.UTC(2021, 0, 2, 3, 4, 5),
+};
+
+/** A history as TARGET_QUERIES.pairs reads it: `n` entries, `foreign` of them the service's. */
+const history = (user_id: number, wallet_id: string, n: number, foreign = 0) => ({
+  user_id,
+  wallet_id,
+  balance_minor: 5,
+  entry_count: n,
+  last_id: 9,
+  foreign_n: foreign,
+});
+
 describe("planning the import", () => {
   it("plans the same statements whatever the chunking of the dump and the size of the spill buckets", () => {
     const base = importFromText(dump, { nowMs: 0 }).statements;
@@ -492,14 +512,6 @@ describe("planning the import", () => {
   });
 
   it("counts only the administrators that will be here, and demotes one deleted on the site", () => {
-    const admin = {
-      id: 1,
-      username: "admin",
-      email: "admin@oldsite.example",
-      role: "administrator",
-      password_hash: "$P$B/egg0xJInsraMkmYxm97KT8uXlbaM0",
-      registered_at_ms: Date.UTC(2021, 0, 2, 3, 4, 5),
-    };
     // The site made admin a subscriber, and a new administrator whose e-mail is johndoe's (skipped).
     const demoted = `${dump.replace(
       "(4,1,'wp_capabilities','a:1:{s:13:\\\"administrator\\\";b:1;}')",
@@ -528,16 +540,7 @@ INSERT INTO \`wp_usermeta\` VALUES (9901,6,'wp_capabilities','a:1:{s:13:\\"admin
     const { report, statements } = importFromText(dump, {
       target: targetState({
         users: [admin, gone, own],
-        pairs: [
-          {
-            user_id: 9,
-            wallet_id: "ngn",
-            balance_minor: 5,
-            entry_count: 1,
-            last_id: 9,
-            foreign_n: 0,
-          },
-        ],
+        pairs: [history(9, "ngn", 1)],
       }),
     });
     expect(report.users.updated.byReason).toEqual({
@@ -559,16 +562,7 @@ INSERT INTO \`wp_usermeta\` VALUES (9901,6,'wp_capabilities','a:1:{s:13:\\"admin
   it("refuses a history an earlier run imported of which the site has no entry left", () => {
     const { report } = importFromText(dump, {
       target: targetState({
-        pairs: [
-          {
-            user_id: 3,
-            wallet_id: "usd",
-            balance_minor: 700,
-            entry_count: 2,
-            last_id: 19,
-            foreign_n: 0,
-          },
-        ],
+        pairs: [history(3, "usd", 2)],
       }),
     });
     expect(report.refused).toBe(true);
@@ -581,29 +575,12 @@ INSERT INTO \`wp_usermeta\` VALUES (9901,6,'wp_capabilities','a:1:{s:13:\\"admin
   });
 
   it("refuses a dump of no user over a database of some (a wrong --prefix), demoting nobody", () => {
-    const admin = {
-      id: 2,
-      username: "johndoe",
-      email: "John.Doe@Example.com",
-      role: "administrator",
-      password_hash: "x",
-      registered_at_ms: 0,
-    };
-    const other = { ...admin, id: 1, username: "admin", email: "admin@oldsite.example" };
+    const johndoe = { ...admin, id: 2, username: "johndoe", email: "John.Doe@Example.com" };
     const { report, statements } = importFromText(dump, {
       options: { prefix: "wpx7_" },
       target: targetState({
-        users: [other, admin],
-        pairs: [
-          {
-            user_id: 2,
-            wallet_id: "ngn",
-            balance_minor: 5,
-            entry_count: 1,
-            last_id: 9,
-            foreign_n: 0,
-          },
-        ],
+        users: [admin, johndoe],
+        pairs: [history(2, "ngn", 1)],
       }),
     });
     expect(report.refused).toBe(true);
@@ -621,16 +598,7 @@ INSERT INTO \`wp_usermeta\` VALUES (9901,6,'wp_capabilities','a:1:{s:13:\\"admin
       dump.replace("'amaka@example.ng'", "'John.Doe@Example.com'"),
       {
         target: targetState({
-          pairs: [
-            {
-              user_id: 3,
-              wallet_id: "ngn",
-              balance_minor: 50,
-              entry_count: 2,
-              last_id: 25,
-              foreign_n: 0,
-            },
-          ],
+          pairs: [history(3, "ngn", 2)],
         }),
       },
     );
@@ -642,16 +610,7 @@ INSERT INTO \`wp_usermeta\` VALUES (9901,6,'wp_capabilities','a:1:{s:13:\\"admin
     const { report } = importFromText(dump, {
       target: targetState({
         users: [{ id: 9, username: "gone", email: "gone@example.com", role: "subscriber" }],
-        pairs: [
-          {
-            user_id: 9,
-            wallet_id: "ngn",
-            balance_minor: 700,
-            entry_count: 3,
-            last_id: 8,
-            foreign_n: 1,
-          },
-        ],
+        pairs: [history(9, "ngn", 3, 1)],
       }),
     });
     expect(report.warnings).toContain(
@@ -664,14 +623,6 @@ INSERT INTO \`wp_usermeta\` VALUES (9901,6,'wp_capabilities','a:1:{s:13:\\"admin
       "(4,1,'wp_capabilities','a:1:{s:13:\\\"administrator\\\";b:1;}')",
       "(4,1,'wp_capabilities','a:1:{s:10:\\\"subscriber\\\";b:1;}')",
     );
-    const admin = {
-      id: 1,
-      username: "admin",
-      email: "admin@oldsite.example",
-      role: "administrator",
-      password_hash: "$P$B/egg0xJInsraMkmYxm97KT8uXlbaM0",
-      registered_at_ms: Date.UTC(2021, 0, 2, 3, 4, 5),
-    };
     const { report, statements } = importFromText(demoted, {
       target: targetState({ users: [admin] }),
     });

@@ -14,6 +14,36 @@ import { signedToken } from "./helpers";
 
 export { dump };
 
+/**
+ * A transaction post the fixture's site adds after an import (what a later dump holds more): its
+ * post, its meta (ids from `id * 100`) and its terms (CREDIT 1, DEBIT 2, the transfer term 3).
+ */
+export function sitePost(p: {
+  id: number;
+  author: number;
+  amount: string;
+  currency: string;
+  type: "CREDIT" | "DEBIT";
+  requestId: string;
+  otherHalf?: number;
+}) {
+  const at = "'2024-03-01 11:00:00','2024-03-01 10:00:00'";
+  const meta = [
+    ["amount", p.amount],
+    ["currency", p.currency],
+    ["txn_type", p.type],
+    ["request_id", p.requestId],
+    ...(p.otherHalf === undefined ? [] : [["alt_transfer_id", String(p.otherHalf)]]),
+  ].map(([key, value], i) => `(${p.id * 100 + i},${p.id},'${key}','${value}')`);
+  const terms = [p.type === "CREDIT" ? 1 : 2, ...(p.otherHalf === undefined ? [] : [3])];
+  return [
+    `INSERT INTO \`wp_posts\` VALUES (${p.id},${p.author},${at},'Amount:${p.amount}','TRANSACTION ${p.id}','','publish','open','closed','','transaction-${p.id}','','',${at},'',0,'https://oldsite.example/?p=${p.id}',0,'wallettransaction','',0);`,
+    `INSERT INTO \`wp_postmeta\` VALUES ${meta.join(",")};`,
+    `INSERT INTO \`wp_term_relationships\` VALUES ${terms.map((t) => `(${p.id},${t},0)`).join(",")};`,
+    "",
+  ].join("\n");
+}
+
 /** A WordPress record as a fixture wrote it (a post, a wallet): read field by field in the tests. */
 // biome-ignore lint/suspicious/noExplicitAny: JSON the generator wrote; each test reads the fields it checks
 type SiteRecord = Record<string, any>;

@@ -3,7 +3,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { CLEAN, call, ledgerViolations, tableCounts } from "./helpers";
-import { dump, importedAdmin, runImport } from "./import-helpers";
+import { dump, importedAdmin, runImport, sitePost } from "./import-helpers";
 
 /** A later dump of the same site: a new entry, and an e-mail changed since. */
 const later =
@@ -155,16 +155,28 @@ const amended = later.replace("(60,22,'amount','12000')", "(60,22,'amount','1300
  * credit of 1 ngn to Ada, post 39, in the history the service holds money of (a conflict: the
  * transfer half of it an earlier run wrote, post 23, stays, as does its other half).
  */
-const amendedWithTransfer =
-  amended +
-  "\nINSERT INTO `wp_posts` VALUES (39,2,'2024-03-01 11:00:00','2024-03-01 10:00:00','Amount:1','TRANSACTION one','','publish','open','closed','','one','','','2024-03-01 11:00:00','2024-03-01 10:00:00','',0,'https://oldsite.example/?p=39',0,'wallettransaction','',0);" +
-  "\nINSERT INTO `wp_postmeta` VALUES (9041,39,'amount','1'),(9042,39,'currency','ngn'),(9043,39,'txn_type','CREDIT'),(9044,39,'request_id','one-1');" +
-  "\nINSERT INTO `wp_term_relationships` VALUES (39,1,0);\n" +
-  "\nINSERT INTO `wp_posts` VALUES (37,2,'2024-03-01 11:00:00','2024-03-01 10:00:00','Amount:100','TRANSFER out','','publish','open','closed','','transfer-out','','','2024-03-01 11:00:00','2024-03-01 10:00:00','',0,'https://oldsite.example/?p=37',0,'wallettransaction','',0);" +
-  "\nINSERT INTO `wp_postmeta` VALUES (9021,37,'amount','100'),(9022,37,'currency','rmpn'),(9023,37,'txn_type','DEBIT'),(9024,37,'request_id','tr-9'),(9025,37,'alt_transfer_id','38');" +
-  "\nINSERT INTO `wp_posts` VALUES (38,3,'2024-03-01 11:00:00','2024-03-01 10:00:00','Amount:100','TRANSFER in','','publish','open','closed','','transfer-in','','','2024-03-01 11:00:00','2024-03-01 10:00:00','',0,'https://oldsite.example/?p=38',0,'wallettransaction','',0);" +
-  "\nINSERT INTO `wp_postmeta` VALUES (9031,38,'amount','100'),(9032,38,'currency','rmpn'),(9033,38,'txn_type','CREDIT'),(9034,38,'request_id','tr-9'),(9035,38,'alt_transfer_id','37');" +
-  "\nINSERT INTO `wp_term_relationships` VALUES (37,2,0),(37,3,0),(38,1,0),(38,3,0);\n";
+const amendedWithTransfer = [
+  `${amended}\n`,
+  sitePost({ id: 39, author: 2, amount: "1", currency: "ngn", type: "CREDIT", requestId: "one-1" }),
+  sitePost({
+    id: 37,
+    author: 2,
+    amount: "100",
+    currency: "rmpn",
+    type: "DEBIT",
+    requestId: "tr-9",
+    otherHalf: 38,
+  }),
+  sitePost({
+    id: 38,
+    author: 3,
+    amount: "100",
+    currency: "rmpn",
+    type: "CREDIT",
+    requestId: "tr-9",
+    otherHalf: 37,
+  }),
+].join("");
 
 describe("a later dump over a chain the service has written to", () => {
   it("refuses an amount the site changed since, which the service's entries would hide", async () => {
@@ -207,11 +219,7 @@ describe("a later dump over a chain the service has written to", () => {
   });
 
   it("names a site entry whose request id the service has since used for the same user", async () => {
-    const keyed =
-      later +
-      "\nINSERT INTO `wp_posts` VALUES (44,2,'2024-03-01 11:00:00','2024-03-01 10:00:00','Amount:3','TRANSACTION keyed','','publish','open','closed','','keyed','','','2024-03-01 11:00:00','2024-03-01 10:00:00','',0,'https://oldsite.example/?p=44',0,'wallettransaction','',0);" +
-      "\nINSERT INTO `wp_postmeta` VALUES (9051,44,'amount','3'),(9052,44,'currency','usd'),(9053,44,'txn_type','CREDIT'),(9054,44,'request_id','Service-Credit-RMPN');" +
-      "\nINSERT INTO `wp_term_relationships` VALUES (44,1,0);\n";
+    const keyed = `${later}\n${sitePost({ id: 44, author: 2, amount: "3", currency: "usd", type: "CREDIT", requestId: "Service-Credit-RMPN" })}`;
     const run = await runImport({}, keyed, { apply: false });
     // Post 34's request id repeats post 20's in the dump itself (the fixture's own case).
     expect(run.report.transactions.duplicateRequestIds.examples.slice(1)).toEqual([

@@ -2,7 +2,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { CLEAN, call, type Json, ledgerViolations, signedToken, tableCounts } from "./helpers";
-import { dump, IMPORT_AT, runImport } from "./import-helpers";
+import { dump, IMPORT_AT, runImport, sitePost } from "./import-helpers";
 
 // The site's administrator, imported as user 1, signs the requests: its session is written once the
 // first import has made the user.
@@ -87,11 +87,7 @@ describe("--balances site", () => {
 
   it("refuses a later dump whose new post has an adjustment's id, naming the adjustment", async () => {
     // WordPress gave its next post the id the adjustment took here: 37.
-    const later =
-      dump +
-      "\nINSERT INTO `wp_posts` VALUES (37,3,'2024-03-01 11:00:00','2024-03-01 10:00:00','Amount:7','TRANSACTION later','','publish','open','closed','','later','','','2024-03-01 11:00:00','2024-03-01 10:00:00','',0,'https://oldsite.example/?p=37',0,'wallettransaction','',0);" +
-      "\nINSERT INTO `wp_postmeta` VALUES (9001,37,'amount','7'),(9002,37,'currency','ngn'),(9003,37,'txn_type','CREDIT'),(9004,37,'request_id','later-1');" +
-      "\nINSERT INTO `wp_term_relationships` VALUES (37,1,0);\n";
+    const later = `${dump}\n${sitePost({ id: 37, author: 3, amount: "7", currency: "ngn", type: "CREDIT", requestId: "later-1" })}`;
     const before = await tableCounts();
     const run = await runImport({ balances: "site" }, later);
     expect(run.report.refused).toBe(true);
@@ -105,12 +101,7 @@ describe("--balances site", () => {
     ]);
     expect(await tableCounts()).toEqual(before);
     // The same post in the adjustment's own history, matching it: the adjustment, not the site's.
-    const same = dump.replace(
-      "\nINSERT INTO `wp_term_relationships`",
-      "\nINSERT INTO `wp_posts` VALUES (37,2,'2024-03-01 11:00:00','2024-03-01 10:00:00','Amount:500','TRANSACTION later','','publish','open','closed','','later','','','2024-03-01 11:00:00','2024-03-01 10:00:00','',0,'https://oldsite.example/?p=37',0,'wallettransaction','',0);" +
-        "\nINSERT INTO `wp_postmeta` VALUES (9001,37,'amount','500'),(9002,37,'currency','rmpn'),(9003,37,'txn_type','DEBIT'),(9004,37,'request_id','later-1');" +
-        "\nINSERT INTO `wp_term_relationships` VALUES (37,2,0);\nINSERT INTO `wp_term_relationships`",
-    );
+    const same = `${dump}\n${sitePost({ id: 37, author: 2, amount: "500", currency: "rmpn", type: "DEBIT", requestId: "later-1" })}`;
     for (const balances of ["site", "ledger"] as const)
       expect((await runImport({ balances }, same)).report.conflicts).toContainEqual({
         kind: "entries",
@@ -123,13 +114,25 @@ describe("--balances site", () => {
 
   it("with --force writes nothing of a history one of whose ids an adjustment holds", async () => {
     // Amaka's new usd history: post 16 (a free id) and post 37 (the adjustment's).
-    const later =
-      dump +
-      "\nINSERT INTO `wp_posts` VALUES (16,3,'2024-03-01 11:00:00','2024-03-01 10:00:00','Amount:1','TRANSACTION early','','publish','open','closed','','early','','','2024-03-01 11:00:00','2024-03-01 10:00:00','',0,'https://oldsite.example/?p=16',0,'wallettransaction','',0);" +
-      "\nINSERT INTO `wp_postmeta` VALUES (9101,16,'amount','1'),(9102,16,'currency','usd'),(9103,16,'txn_type','CREDIT'),(9104,16,'request_id','early-1');" +
-      "\nINSERT INTO `wp_posts` VALUES (37,3,'2024-03-01 11:00:00','2024-03-01 10:00:00','Amount:2','TRANSACTION later','','publish','open','closed','','later','','','2024-03-01 11:00:00','2024-03-01 10:00:00','',0,'https://oldsite.example/?p=37',0,'wallettransaction','',0);" +
-      "\nINSERT INTO `wp_postmeta` VALUES (9111,37,'amount','2'),(9112,37,'currency','usd'),(9113,37,'txn_type','CREDIT'),(9114,37,'request_id','later-2');" +
-      "\nINSERT INTO `wp_term_relationships` VALUES (16,1,0),(37,1,0);\n";
+    const later = [
+      `${dump}\n`,
+      sitePost({
+        id: 16,
+        author: 3,
+        amount: "1",
+        currency: "usd",
+        type: "CREDIT",
+        requestId: "early-1",
+      }),
+      sitePost({
+        id: 37,
+        author: 3,
+        amount: "2",
+        currency: "usd",
+        type: "CREDIT",
+        requestId: "later-2",
+      }),
+    ].join("");
     const before = await tableCounts();
     const run = await runImport({ balances: "site", force: true }, later);
     expect(run.report.conflicts).toContainEqual({
