@@ -74,6 +74,8 @@ export type TargetPair = {
   n: number;
   lastId: number;
   foreign: number;
+  /** Its entries an import wrote: n - foreign. */
+  imported: number;
   /** What the service's own entries add to the balance: the rest is the imported entries'. */
   foreignSum: number;
   holds: number;
@@ -85,6 +87,26 @@ export const pairKey = (userId: number, walletId: string) => `${userId}\t${walle
 export function targetState(rows: TargetRows) {
   const users = (rows.users ?? []) as TargetUser[];
   const foreign = rows.foreign?.[0] ?? { n: 0 };
+  const pairs = new Map<string, TargetPair>(
+    (rows.pairs ?? []).map((p) => [
+      pairKey(Number(p.user_id), String(p.wallet_id)),
+      {
+        balance: Number(p.balance_minor),
+        n: Number(p.entry_count),
+        lastId: Number(p.last_id),
+        foreign: Number(p.foreign_n),
+        imported: Number(p.entry_count) - Number(p.foreign_n),
+        foreignSum: Number(p.foreign_sum ?? 0),
+        holds: Number(p.holds_n ?? 0),
+      },
+    ]),
+  );
+  // User id → the entries an import wrote for it, over all its wallets.
+  const importedByUser = new Map<number, number>();
+  for (const [key, pair] of pairs) {
+    const userId = Number(key.split("\t")[0]);
+    importedByUser.set(userId, (importedByUser.get(userId) ?? 0) + pair.imported);
+  }
   return {
     users: new Map(users.map((u) => [Number(u.id), u])),
     usernames: new Map(users.map((u) => [String(u.username).toLowerCase(), Number(u.id)])),
@@ -95,19 +117,8 @@ export function targetState(rows: TargetRows) {
         (rows.deletedWallets ?? []) as Pick<TargetWallet, "id" | "decimals" | "extra_decimals">[]
       ).map((w) => [w.id, w]),
     ),
-    pairs: new Map<string, TargetPair>(
-      (rows.pairs ?? []).map((p) => [
-        pairKey(Number(p.user_id), String(p.wallet_id)),
-        {
-          balance: Number(p.balance_minor),
-          n: Number(p.entry_count),
-          lastId: Number(p.last_id),
-          foreign: Number(p.foreign_n),
-          foreignSum: Number(p.foreign_sum ?? 0),
-          holds: Number(p.holds_n ?? 0),
-        },
-      ]),
-    ),
+    pairs,
+    importedByUser,
     foreign: {
       n: Number(foreign.n ?? 0),
       minId: (foreign.min_id ?? null) as number | null,

@@ -5,7 +5,7 @@ import type { Post, PostGroup } from "../collect";
 import { MAX_LISTED } from "../report";
 import { pairKey } from "../target";
 import type { PlanContext } from "./context";
-import { mapEntry, type SiteEntry } from "./entry";
+import { mapEntry, type SiteEntry, siteWalletId } from "./entry";
 import { FingerprintSet } from "./fingerprints";
 import { IMPORT_KEY_PREFIX } from "./keys";
 import type { UserPlan } from "./users";
@@ -78,10 +78,7 @@ export function checkTransactions(
     t.live++;
     if ("skip" in mapped) {
       t.skipped.add(mapped.skip, { id: group.id });
-      const wallet = String(group.meta.currency ?? "")
-        .trim()
-        .toLowerCase();
-      checked.skippedPairs.add(pairKey(Number(group.post.post_author), wallet));
+      checked.skippedPairs.add(pairKey(Number(group.post.post_author), siteWalletId(group.meta)));
       return;
     }
     const e = mapped.entry;

@@ -45,9 +45,7 @@ export function mapEntry(
         ? `its user ${userId} is not imported (${userSkips.get(userId)})`
         : `its user ${userId} is not in the dump`,
     };
-  const walletId = String(meta.currency ?? "")
-    .trim()
-    .toLowerCase();
+  const walletId = siteWalletId(meta);
   if (!walletId) return { skip: "no currency (wallet id) meta" };
   const wallet = wallets.get(walletId);
   if (!wallet)
@@ -166,3 +164,9 @@ function transferLink(id: number, altMeta: string | null | undefined) {
     ? null
     : `wp:${Math.min(id, alt)}-${Math.max(id, alt)}`;
 }
+
+/** The wallet a transaction post names: its `currency` meta, as the plugin compares wallet ids. */
+export const siteWalletId = (meta: PostGroup["meta"]) =>
+  String(meta.currency ?? "")
+    .trim()
+    .toLowerCase();

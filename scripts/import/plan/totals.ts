@@ -51,7 +51,7 @@ export function finishReport(
   // A history an earlier run imported for a user the site still has, of which the dump has no
   // entry left (none skipped either): each was trashed or deleted on the site since.
   for (const [key, there] of target.pairs) {
-    const imported = there.n - there.foreign;
+    const { imported } = there;
     if (imported === 0 || writer.chains.has(key) || skippedPairs.has(key)) continue;
     if (!ctx.collector.users.has(Number(key.split("\t")[0]))) continue;
     writer.pairConflict(

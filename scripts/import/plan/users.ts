@@ -65,12 +65,7 @@ export function planUsers(ctx: PlanContext): UserPlan {
 
 /** Names each user an earlier run imported (its entries say so) that the dump no longer has. */
 function warnUsersGone({ collector, target, warn }: PlanContext) {
-  const imported = new Map<number, number>();
-  for (const [key, pair] of target.pairs) {
-    const userId = Number(key.split("\t")[0]);
-    imported.set(userId, (imported.get(userId) ?? 0) + pair.n - pair.foreign);
-  }
-  for (const [id, n] of imported)
+  for (const [id, n] of target.importedByUser)
     if (n > 0 && !collector.users.has(id))
       warn(
         `user ${id} (${target.users.get(id)?.username}) is not in the dump (deleted on the site?): kept here, with its ${n} imported entries`,
@@ -104,20 +99,11 @@ function reportLoginCollisions({ target, report }: PlanContext, plan: UserPlan) 
   }
 }
 
-/** A site user's WordPress roles, from its capabilities; null when it has none stored. */
-function siteRoles(collector: PlanContext["collector"], u: SiteUser) {
-  const capabilities = collector.userMeta.get(u.id)?.fields?.[collector.capabilitiesKey];
-  return capabilities === undefined ? null : parseRoles(capabilities);
-}
-
-/** The service's role of a site user: administrator stays administrator, every other role is subscriber. */
-const siteRole = (collector: PlanContext["collector"], u: SiteUser) =>
-  siteRoles(collector, u)?.includes("administrator") ? "administrator" : "subscriber";
-
 /** The service's user of a site user: role from its capabilities, an e-mail even if it had none. */
 function siteUser({ collector, report, warn }: PlanContext, u: SiteUser): PlannedUser {
   const meta = collector.userMeta.get(u.id)?.fields ?? {};
-  const roles = siteRoles(collector, u);
+  const capabilities = meta[collector.capabilitiesKey];
+  const roles = capabilities === undefined ? null : parseRoles(capabilities);
   const roleKey = roles === null ? "(none)" : roles.length === 0 ? "(no role)" : roles.join("+");
   report.users.roles[roleKey] = (report.users.roles[roleKey] ?? 0) + 1;
   let email = String(u.email).trim();
@@ -132,7 +118,7 @@ function siteUser({ collector, report, warn }: PlanContext, u: SiteUser): Planne
     passwordHash: String(u.pass),
     firstName: String(meta.first_name ?? ""),
     lastName: String(meta.last_name ?? ""),
-    role: siteRole(collector, u),
+    role: roles?.includes("administrator") ? "administrator" : "subscriber",
     registeredAtMs: (utcSeconds(u.registered) ?? 0) * 1000,
   };
 }
@@ -237,11 +223,6 @@ function carryOver({ emit, report, warn }: PlanContext, there: TargetUser, user:
  */
 function demoteAdministrators(ctx: PlanContext, plan: UserPlan) {
   const { target, emit, report, warn, nowMs } = ctx;
-  const importedEntries = new Map<number, number>();
-  for (const [key, pair] of target.pairs) {
-    const userId = Number(key.split("\t")[0]);
-    importedEntries.set(userId, (importedEntries.get(userId) ?? 0) + pair.n - pair.foreign);
-  }
   const demote: { id: number; username: string; why: string }[] = [];
   const left = new Set<number>();
   for (const there of target.users.values()) {
@@ -252,7 +233,7 @@ function demoteAdministrators(ctx: PlanContext, plan: UserPlan) {
       demote.push({ id, username: there.username, why: "a subscriber on the site" });
     else if (site || plan.userSkips.has(id)) left.add(id);
     // A dump that holds no user (a wrong --prefix reads nothing) says nothing of who was deleted.
-    else if ((importedEntries.get(id) ?? 0) > 0 && ctx.collector.users.size > 0)
+    else if ((target.importedByUser.get(id) ?? 0) > 0 && ctx.collector.users.size > 0)
       demote.push({ id, username: there.username, why: "not in the dump (deleted on the site?)" });
     else {
       left.add(id);

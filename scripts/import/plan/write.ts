@@ -167,7 +167,7 @@ export class ChainWriter {
     if (taken && c.k === 1 && statement !== null) this.pairConflict(c, key, taken);
     // In a chain left out, what an earlier run imported stays: the site's first entries.
     const out = (): StepStatus => {
-      if (c.k > (there ? there.n - there.foreign : 0)) return "out";
+      if (c.k > (there?.imported ?? 0)) return "out";
       c.present[kind]++;
       return "there";
     };
@@ -211,7 +211,7 @@ export class ChainWriter {
 
   /** Why the database's chain is not this plan's first entries, if it is not (c.k <= there.n). */
   private problemWith(there: TargetPair, c: Chain, key: string, id: number | null, after: number) {
-    const imported = there.n - there.foreign;
+    const { imported } = there;
     const planned = this.planned.get(key) ?? 0;
     if (imported > planned && (there.foreign > 0 || there.holds > 0))
       return `the database holds ${imported} entries imported from the site, more than the site's ${planned} (one trashed or deleted there since?)`;
