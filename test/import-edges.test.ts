@@ -200,6 +200,36 @@ describe("importing what the plugin accepted and the service never writes", () =
     });
   });
 
+  it("lists each transfer half whose other half is not imported, by id", () => {
+    // Posts 100…: 101 names a half the dump lacks; 102's other half, 103, is by a user it lacks.
+    const run = importFromText(
+      siteDump(
+        [{ id: "ngn", decimals: 2 }],
+        [
+          { user: ALICE, wallet: "ngn", amount: "500" },
+          { user: ALICE, wallet: "ngn", amount: "100", type: "DEBIT", alt: 999, requestId: "t1" },
+          { user: ALICE, wallet: "ngn", amount: "50", type: "DEBIT", alt: 103, requestId: "t2" },
+          { user: 9, wallet: "ngn", amount: "50", alt: 102, requestId: "t2" },
+        ],
+        3,
+      ),
+      { options: { ...SITE_OPTIONS, force: true }, target: emptyTarget(), nowMs: IMPORT_AT },
+    );
+    const reason =
+      "transfer half whose other half is not imported (not in the dump, or skipped): alt_transfer_id kept as its transfer link";
+    expect(run.report.transactions.openHalves).toEqual({
+      total: 2,
+      byReason: { [reason]: 2 },
+      examples: [
+        { reason, id: 101, userId: ALICE },
+        { reason, id: 102, userId: ALICE },
+      ],
+    });
+    expect(formatReport(run.report)).toContain(
+      'Transfer halves without their other half (2):\n    2 × transfer half whose other half is not imported (not in the dump, or skipped): alt_transfer_id kept as its transfer link\n    e.g. {"id":101,"userId":2} {"id":102,"userId":2}',
+    );
+  });
+
   it("refuses, before writing, a row whose statement D1 could not run", () => {
     const named = (firstName: string) =>
       `${siteDump([{ id: "ngn", decimals: 2 }], [{ user: 3, wallet: "ngn", amount: "1" }], 3)}INSERT INTO \`wp_usermeta\` VALUES (9999,3,'first_name','${firstName}');\n`;

@@ -85,6 +85,28 @@ describe("--balances site", () => {
     expect(await tableCounts()).toEqual(before);
   });
 
+  it("refuses a run with --balances ledger after it, naming the adjustments", async () => {
+    const before = await tableCounts();
+    const ledger = await runImport({ balances: "ledger" });
+    expect(ledger.report.refused).toBe(true);
+    const hint =
+      "; one is the balance adjustment of an earlier run with --balances site, which a run with --balances ledger does not plan: import with --balances site";
+    expect(ledger.report.conflicts).toEqual([
+      {
+        kind: "entries",
+        id: "2\trmpn",
+        problem: `user 2 wallet rmpn: the database holds 2 entries, more than the site's 1${hint}`,
+      },
+      {
+        kind: "entries",
+        id: "4\tngn",
+        problem: `user 4 wallet ngn: the database holds 4 entries, more than the site's 3${hint}`,
+      },
+    ]);
+    expect(ledger.statements).toEqual([]);
+    expect(await tableCounts()).toEqual(before);
+  });
+
   it("refuses a later dump whose new post has an adjustment's id, naming the adjustment", async () => {
     // WordPress gave its next post the id the adjustment took here: 37.
     const later = `${dump}\n${sitePost({ id: 37, author: 3, amount: "7", currency: "ngn", type: "CREDIT", requestId: "later-1" })}`;

@@ -122,6 +122,7 @@ export function formatReport(
     t.subPrecisionAmounts,
     { limit },
   );
+  tally(lines, "Transfer halves without their other half", t.openHalves, { limit });
   tally(
     lines,
     "Transfer halves imported alone (reversed before their other half's history is imported, one reverses alone)",

@@ -119,7 +119,8 @@ export function newReport(opts: typeof DEFAULT_OPTIONS, collector: WordPressColl
       credits: 0,
       debits: 0,
       transfers: 0,
-      openTransferHalves: 0,
+      // Transfers with one half in the dump's imported entries: the other is missing or skipped.
+      openHalves: new Tally(),
       // Transfers whose halves fall on both sides of a history left out: one is imported alone.
       halvesApart: new Tally(),
       withoutRequestId: 0,

@@ -67,7 +67,8 @@ export function checkTransactions(
     placesNeeded: new Map(),
   };
   const keys = new FingerprintSet();
-  const transferHalves = new Map<string, number>(); // transfer id → halves seen (bounded by pairs left open)
+  // Transfer id → its first half seen, until the second comes (bounded by the pairs left open).
+  const transferHalves = new Map<string, { id: number; userId: number }>();
   ctx.forEachPost("checking transactions", (group) => {
     if (wallets.walletPostIds.has(group.id) || !isTransaction(ctx, group)) return;
     const mapped = mapEntry(ctx, users, wallets, group, false);
@@ -103,11 +104,8 @@ export function checkTransactions(
         { id: e.id, userId: e.userId, requestId: e.requestId },
       );
     if (e.transferId !== null) {
-      const seen = (transferHalves.get(e.transferId) ?? 0) + 1;
-      if (seen >= 2) {
-        transferHalves.delete(e.transferId);
-        t.transfers++;
-      } else transferHalves.set(e.transferId, seen);
+      if (transferHalves.delete(e.transferId)) t.transfers++;
+      else transferHalves.set(e.transferId, { id: e.id, userId: e.userId });
     }
     noteAcceptedByThePlugin(ctx, e, wallets.wallets.get(e.walletId)!.decimals);
     checked.placesNeeded.set(
@@ -118,10 +116,10 @@ export function checkTransactions(
     pair.taken ??= takenBy(ctx, e.id);
     t[e.txnType === "CREDIT" ? "credits" : "debits"]++;
   });
-  t.openTransferHalves = transferHalves.size;
-  if (transferHalves.size > 0)
-    ctx.warn(
-      `${transferHalves.size} transfer halves whose other half is not imported (alt_transfer_id kept as their transfer link)`,
+  for (const half of transferHalves.values())
+    t.openHalves.add(
+      "transfer half whose other half is not imported (not in the dump, or skipped): alt_transfer_id kept as its transfer link",
+      half,
     );
   return checked;
 }

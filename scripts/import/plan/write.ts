@@ -147,6 +147,16 @@ export class ChainWriter {
   }
 
   /**
+   * Why a history holds more entries than the site's, when an earlier --balances site run settled
+   * it: its adjustment, which a --balances ledger run does not plan.
+   */
+  moreThanTheSite(key: string) {
+    return this.ctx.opts.balances !== "site" && this.ctx.target.adjustedPairs.has(key)
+      ? "; one is the balance adjustment of an earlier run with --balances site, which a run with --balances ledger does not plan: import with --balances site"
+      : "";
+  }
+
+  /**
    * One planned entry of a chain (id null: an adjustment taking the next id; statement null: an
    * entry of a chain left out, counted and never written).
    */
@@ -214,7 +224,7 @@ export class ChainWriter {
     const { imported } = there;
     const planned = this.planned.get(key) ?? 0;
     if (imported > planned && (there.foreign > 0 || there.holds > 0))
-      return `the database holds ${imported} entries imported from the site, more than the site's ${planned} (one trashed or deleted there since?)`;
+      return `the database holds ${imported} entries imported from the site, more than the site's ${planned}${this.moreThanTheSite(key) || " (one trashed or deleted there since?)"}`;
     // A hold reserved money against the chain as it stood; entries added under it would change
     // what it reserved from (the database checks holds on the service's writes, not on imports).
     if (there.holds > 0 && imported < planned)
