@@ -34,9 +34,7 @@ import { SpillBuckets } from "./import/spill";
 import { DumpSyntaxError } from "./import/sql-dump";
 import {
   emptyTarget,
-  FOREIGN_IDS_QUERY,
-  SCHEMA_CHECK_QUERY,
-  TARGET_QUERIES,
+  readTargetRows,
   type Target,
   type TargetRows,
   targetState,
@@ -201,22 +199,19 @@ async function readDump(file: string, reader: ReturnType<typeof createReader>, p
   bar.done(`${reader.parser.rows.toLocaleString("en-US")} rows`);
 }
 
-async function readTarget(d1: ImportD1, progress: Progress) {
+async function readTarget(
+  d1: ImportD1,
+  progress: Progress,
+  siteUsers: { has(id: number): boolean },
+) {
   const bar = progress.phase(`Reading ${d1.description}`, 1, "queries");
-  // One wrangler call: the schema check (the import's columns exist) and the target's state.
-  const names = Object.keys(TARGET_QUERIES) as (keyof typeof TARGET_QUERIES)[];
-  let results: Awaited<ReturnType<ImportD1["queries"]>>;
+  let rows: TargetRows;
   try {
-    results = await d1.queries([SCHEMA_CHECK_QUERY, ...Object.values(TARGET_QUERIES)]);
+    rows = await readTargetRows((sqls) => d1.queries(sqls), siteUsers);
   } catch (err) {
     throw new Error(
       `${(err as Error).message}\n\nThe database lacks this service's schema or its latest migration: apply the migrations first (${d1.migrateHint}).`,
     );
-  }
-  const rows: TargetRows = Object.fromEntries(names.map((name, i) => [name, results[i + 1]]));
-  // With --force and service entries among the site's ids, fetch their ids to leave out exactly those.
-  if (Number(rows.foreign?.[0]?.n ?? 0) > 0) {
-    [rows.foreignIds] = await d1.queries([FOREIGN_IDS_QUERY]);
   }
   bar.done();
   return targetState(rows);
@@ -299,7 +294,7 @@ async function run(
     `Spilled ${(buckets.bytesOnDisk / (1 << 20)).toFixed(1)} MiB of transaction rows in ${buckets.indexes().length} buckets`,
   );
 
-  const target = d1 ? await readTarget(d1, progress) : emptyTarget();
+  const target = d1 ? await readTarget(d1, progress, reader.collector.users) : emptyTarget();
 
   const writer = new ChunkWriter(path.join(tmp, "sql"), opts.chunkStatements, dryRun, d1?.format);
   const bars = new Map<string, Phase>();

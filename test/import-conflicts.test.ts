@@ -4,7 +4,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { formatReport } from "../scripts/import/report-text";
 import { CLEAN, type Json, ledgerViolations, tableCounts } from "./helpers";
-import { runImport } from "./import-helpers";
+import { dump, runImport, sitePost } from "./import-helpers";
 
 describe("importing over existing data", () => {
   it("refuses, writing nothing, when users or wallets conflict", async () => {
@@ -66,17 +66,49 @@ describe("importing over existing data", () => {
     expect(await ledgerViolations()).toEqual(CLEAN);
   });
 
-  it("refuses entries the service wrote among the site's ids", async () => {
-    // A service entry (no guid, not an import adjustment) with id 23, inside the range of the site's ids.
+  it("refuses a history one of whose new ids an entry the service wrote holds", async () => {
+    // The service wrote entry 40 (user 1's rmpn); the site has since given id 40 to a new post.
     await env.DB.prepare(
       `INSERT INTO transactions (id, user_id, wallet_id, txn_type, amount_minor, amount_text, balance_before_minor, balance_after_minor,
          request_id, request_key, note, title, slug_base, slug, created_at_s)
-       VALUES (23, 2, 'btc', 'CREDIT', 1, '0.00000001', 0, 1, 'svc-1', 'svc-1', '', 't', 't', 't', 0)`,
+       VALUES (40, 1, 'rmpn', 'CREDIT', 1, '1', 0, 1, 'svc-1', 'svc-1', '', 't', 't', 't', 0)`,
     ).run();
-    const run = await runImport({ force: false });
+    const later = `${dump}\n${sitePost({ id: 40, author: 4, amount: "1", currency: "btc", type: "CREDIT", requestId: "later-1" })}`;
+    const before = await tableCounts();
+    const run = await runImport({ force: false }, later);
     expect(run.report.refused).toBe(true);
-    expect(run.report.conflicts).toContainEqual(
-      expect.objectContaining({ kind: "entries", id: "*" }),
+    expect(run.report.conflicts).toContainEqual({
+      kind: "entries",
+      id: "4\tbtc",
+      problem: "user 4 wallet btc: entry id 40 is taken by an entry not written by this import",
+    });
+    expect(await tableCounts()).toEqual(before);
+  });
+
+  it("refuses a post the site gave another user when it deleted its author, before writing", async () => {
+    // WordPress deleted amaka (user 3), "attributing all content to" oldtimer (user 4): her btc
+    // credit, post 25, imported here as hers, is his in the later dump.
+    const later = dump
+      .replace(/,\(3,'amaka',[^)]*\)/, "")
+      .replace("(24,3,'2022-09-08", "(24,4,'2022-09-08")
+      .replace("(25,3,'2022-10-01", "(25,4,'2022-10-01");
+    expect(later.match(/'amaka',/g)).toBeNull();
+    const before = await tableCounts();
+    const run = await runImport({ force: false }, later);
+    expect(run.report.refused).toBe(true);
+    expect(run.report.conflicts).toContainEqual({
+      kind: "entries",
+      id: "4\tbtc",
+      problem:
+        'user 4 wallet btc: entry id 25 is taken by an entry imported for user 3, whom the site no longer has (WordPress gives a deleted user\'s posts to the user named in "attribute all content to"); leave them with the deleted user on the site, or import into a fresh database',
+    });
+    expect(run.report.warnings).toContain(
+      "user 3 (amaka) is not in the dump (deleted on the site?): kept here, with its 1 imported entries",
     );
+    expect(await tableCounts()).toEqual(before);
+    // With --force the rest goes in and that history stays out: the database is whole.
+    const forced = await runImport({ force: true }, later);
+    expect(forced.report.conflicts).toContainEqual(expect.objectContaining({ id: "4\tbtc" }));
+    expect(await ledgerViolations()).toEqual(CLEAN);
   });
 });

@@ -1,9 +1,10 @@
 import { env } from "cloudflare:workers";
 import {
+  dumpUsers,
   type ImportOptions,
   importFromText,
-  TARGET_QUERIES,
-  type TargetRows,
+  type Row,
+  readTargetRows,
   targetState,
 } from "../scripts/import/wordpress";
 import dump from "./fixtures/wordpress-dump.sql?raw";
@@ -83,12 +84,11 @@ export const importedAdmin = async (userId: number, username: string) =>
 /** When the import runs in these tests (dates of the adjustments it adds). */
 export const IMPORT_AT = Date.UTC(2024, 5, 1, 12, 0, 0);
 
-/** The target database as the CLI reads it before planning: the same queries, on env.DB. */
-export async function readTarget() {
-  const rows: TargetRows = {};
-  for (const [name, sql] of Object.entries(TARGET_QUERIES))
-    rows[name as keyof typeof TARGET_QUERIES] = (await env.DB.prepare(sql).all()).results;
-  return targetState(rows);
+/** The target database as the CLI reads it before planning a dump: the same queries, on env.DB. */
+export async function readTarget(text = dump, options: ImportOptions = {}) {
+  const queries = (sqls: string[]) =>
+    Promise.all(sqls.map(async (sql) => (await env.DB.prepare(sql).all<Row>()).results));
+  return targetState(await readTargetRows(queries, dumpUsers(text, options)));
 }
 
 /**
@@ -100,7 +100,11 @@ export async function runImport(
   text = dump,
   { apply = true, limit = Infinity } = {},
 ) {
-  const run = importFromText(text, { options, target: await readTarget(), nowMs: IMPORT_AT });
+  const run = importFromText(text, {
+    options,
+    target: await readTarget(text, options),
+    nowMs: IMPORT_AT,
+  });
   const statements = run.statements.slice(0, limit);
   if (apply && (!run.report.refused || options.force) && statements.length > 0)
     await env.DB.batch(statements.map((sql) => env.DB.prepare(sql)));

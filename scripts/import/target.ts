@@ -19,8 +19,8 @@ export const TARGET_QUERIES = {
         sum(CASE WHEN imported THEN 0 WHEN txn_type = 'CREDIT' THEN amount_minor ELSE -amount_minor END) AS foreign_sum
       FROM transactions GROUP BY user_id, wallet_id
     ) t ON t.user_id = b.user_id AND t.wallet_id = b.wallet_id`,
-  foreign:
-    "SELECT count(*) AS n, min(id) AS min_id, max(id) AS max_id FROM transactions WHERE NOT imported",
+  // The ids of the service's own entries: a site post with one of them cannot be imported.
+  foreignIds: "SELECT id FROM transactions WHERE NOT imported",
   // The request keys the service's own entries and holds hold, per user: a site entry keyed the
   // same is imported without its key (requestKeyExpr), which the report says. As many rows as the
   // service has keyed writes: none on a fresh database, few at a cut-over.
@@ -34,16 +34,42 @@ export const TARGET_QUERIES = {
     FROM transactions WHERE imported AND local_date IS NULL AND request_id GLOB '${IMPORT_KEY_PREFIX}balance-adjustment:*'`,
 };
 
-/** The ids of the service's own entries, read when some lie among the site's (to leave out exactly those). */
-export const FOREIGN_IDS_QUERY = "SELECT id FROM transactions WHERE NOT imported";
-
 /** Fails on a database without the columns the import writes: its migrations are not all applied. */
 export const SCHEMA_CHECK_QUERY =
   "SELECT t.guid, t.local_date, t.modified_local_date, t.modified_gmt_date, t.imported, w.extra_decimals FROM transactions t, wallets w LIMIT 0";
 
 /** A row as D1 answers it (wrangler's JSON or env.DB): column name → value. */
 export type Row = Record<string, unknown>;
-export type TargetRows = Partial<Record<keyof typeof TARGET_QUERIES | "foreignIds", Row[]>>;
+
+/** Users named in one query of their imported entries' ids (a few KiB of SQL). */
+const GONE_USERS_PER_QUERY = 1000;
+
+/**
+ * What the planner reads of the database: TARGET_QUERIES, then the ids of the entries imported for
+ * users the dump no longer has, since WordPress gives a deleted user's posts to another ("attribute
+ * all content to"), whose history here cannot take ids those entries hold. A schema without the
+ * import's columns fails the first query.
+ */
+export async function readTargetRows(
+  queries: (sqls: string[]) => Promise<Row[][]>,
+  siteUsers: { has(id: number): boolean },
+): Promise<TargetRows> {
+  const names = Object.keys(TARGET_QUERIES) as (keyof typeof TARGET_QUERIES)[];
+  const results = await queries([SCHEMA_CHECK_QUERY, ...Object.values(TARGET_QUERIES)]);
+  const rows: TargetRows = Object.fromEntries(names.map((name, i) => [name, results[i + 1]]));
+  const more: string[] = [];
+  const gone = [...targetState(rows).importedByUser]
+    .filter(([id, n]) => n > 0 && !siteUsers.has(id))
+    .map(([id]) => id);
+  for (let i = 0; i < gone.length; i += GONE_USERS_PER_QUERY)
+    more.push(
+      `SELECT id, user_id FROM transactions WHERE imported AND user_id IN (${gone.slice(i, i + GONE_USERS_PER_QUERY).join(",")})`,
+    );
+  if (more.length > 0) rows.goneIds = (await queries(more)).flat();
+  return rows;
+}
+
+export type TargetRows = Partial<Record<keyof typeof TARGET_QUERIES | "goneIds", Row[]>>;
 
 /** A user the database has, as TARGET_QUERIES.users reads it. */
 export type TargetUser = {
@@ -86,7 +112,6 @@ export const pairKey = (userId: number, walletId: string) => `${userId}\t${walle
 /** The rows of TARGET_QUERIES (by name) as the planner's view of the database. */
 export function targetState(rows: TargetRows) {
   const users = (rows.users ?? []) as TargetUser[];
-  const foreign = rows.foreign?.[0] ?? { n: 0 };
   const pairs = new Map<string, TargetPair>(
     (rows.pairs ?? []).map((p) => [
       pairKey(Number(p.user_id), String(p.wallet_id)),
@@ -119,12 +144,9 @@ export function targetState(rows: TargetRows) {
     ),
     pairs,
     importedByUser,
-    foreign: {
-      n: Number(foreign.n ?? 0),
-      minId: (foreign.min_id ?? null) as number | null,
-      maxId: (foreign.max_id ?? null) as number | null,
-    },
-    foreignIds: rows.foreignIds ? new Set(rows.foreignIds.map((r) => Number(r.id))) : null,
+    foreignIds: new Set((rows.foreignIds ?? []).map((r) => Number(r.id))),
+    /** Entry id → the user, not in the dump, an earlier import wrote it for. */
+    goneIds: new Map((rows.goneIds ?? []).map((r) => [Number(r.id), Number(r.user_id)])),
     serviceKeys: new Set((rows.serviceKeys ?? []).map((r) => `${r.user_id}\u0000${r.request_key}`)),
     adjustments: new Map(
       (rows.adjustments ?? []).map((r) => [Number(r.id), `user ${r.user_id} in ${r.wallet_id}`]),

@@ -26,9 +26,8 @@ export type { Report } from "./report";
 export { decodeEntities, parseRoles, passwordHashKind, utcSeconds } from "./site-values";
 export {
   emptyTarget,
-  FOREIGN_IDS_QUERY,
-  SCHEMA_CHECK_QUERY,
-  TARGET_QUERIES,
+  type Row,
+  readTargetRows,
   type Target,
   type TargetRows,
   targetState,
@@ -59,6 +58,14 @@ type RunOptions = { options?: ImportOptions; target?: Target; nowMs?: number; ch
 
 export function importFromText(text: string, run: RunOptions = {}): ImportRun {
   return importFromChunks([text], run);
+}
+
+/** The users a dump held in memory has, as the planner reads them (tests read the target by them). */
+export function dumpUsers(text: string, options: ImportOptions = {}) {
+  const { collector, parser } = createReader(options, new MemoryBuckets(1024));
+  parser.push(text);
+  parser.end();
+  return collector.users;
 }
 
 export function importFromChunks(

@@ -41,8 +41,6 @@ export type PairStats = {
   places: number;
   lowestAt: number | null;
   firstBelowZero: number | null;
-  firstId: number;
-  lastId: number;
   /** Why one of its ids is not free here (another entry holds it), if one is not. */
   taken: string | null;
 };
@@ -212,15 +210,12 @@ function addToPair(pairs: Map<string, PairStats>, e: SiteEntry) {
       places: 0,
       lowestAt: null,
       firstBelowZero: null,
-      firstId: e.id,
-      lastId: 0,
       taken: null,
     };
     pairs.set(key, s);
   }
   s.count++;
   s.sum += e.txnType === "CREDIT" ? e.amountUnits : -e.amountUnits;
-  s.lastId = e.id;
   if (e.amountUnits > s.largestAmount) s.largestAmount = e.amountUnits;
   if (e.places > s.places) s.places = e.places;
   if (s.sum > s.highest) s.highest = s.sum;
@@ -238,7 +233,10 @@ function takenBy({ target }: PlanContext, id: number) {
   const adjusted = target.adjustments.get(id);
   if (adjusted)
     return `entry id ${id} is taken by the balance adjustment of ${adjusted} an earlier import wrote (--balances site); import into a fresh database`;
-  return target.foreignIds?.has(id)
+  const gone = target.goneIds.get(id);
+  if (gone !== undefined)
+    return `entry id ${id} is taken by an entry imported for user ${gone}, whom the site no longer has (WordPress gives a deleted user's posts to the user named in "attribute all content to"); leave them with the deleted user on the site, or import into a fresh database`;
+  return target.foreignIds.has(id)
     ? `entry id ${id} is taken by an entry not written by this import`
     : null;
 }

@@ -101,24 +101,6 @@ export class ChainWriter {
       if (s.taken) this.taken.set(key, s.taken);
     }
     for (const key of closings.keys()) this.planned.set(key, (this.planned.get(key) ?? 0) + 1);
-    this.foreignAmongSiteIds(pairs);
-  }
-
-  /**
-   * Entries the service wrote among the site's ids, when their ids were not read (each entry is
-   * then checked by check.ts's takenBy): the whole import is a conflict.
-   */
-  private foreignAmongSiteIds(pairs: CheckedTransactions["pairs"]) {
-    const { foreign, foreignIds } = this.ctx.target;
-    if (foreign.n === 0 || pairs.size === 0 || foreignIds) return;
-    let [lo, hi] = [Infinity, -Infinity];
-    for (const s of pairs.values()) [lo, hi] = [Math.min(lo, s.firstId), Math.max(hi, s.lastId)];
-    if (!(foreign.maxId! >= lo && foreign.minId! <= hi)) return;
-    this.ctx.report.conflicts.push({
-      kind: "entries",
-      id: "*",
-      problem: `the database holds ${foreign.n} entries not written by this import with ids ${foreign.minId}–${foreign.maxId}, among the site's; import into a fresh database`,
-    });
   }
 
   chainOf(key: string) {
