@@ -223,6 +223,27 @@ describe("formatMoney", () => {
     expect(formatMoney(MAX_MINOR, NAIRA)).toBe("₦9,999,999,999,999.99");
   });
 
+  it("groups every amount's integer digits as en-US does, sums past 2^53 too", () => {
+    const plain = { symbol: "", symbolPosition: "left" } as const;
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.integer({ min: -MAX_MINOR, max: MAX_MINOR }),
+          fc.bigInt({ min: -(10n ** 20n), max: 10n ** 20n }),
+        ),
+        fc.integer({ min: 0, max: 8 }),
+        (minor, decimals) => {
+          const [integer, fraction] = minorToText(minor, decimals).split(".");
+          const grouped = BigInt(integer!).toLocaleString("en-US");
+          const sign = integer!.startsWith("-") && !grouped.startsWith("-") ? "-" : "";
+          expect(formatMoney(minor, { ...plain, decimals })).toBe(
+            sign + grouped + (fraction === undefined ? "" : `.${fraction}`),
+          );
+        },
+      ),
+    );
+  });
+
   it("pads small amounts to the wallet's decimals", () => {
     expect(formatMoney(5, NAIRA)).toBe("₦0.05");
     expect(formatMoney(1, { symbol: "BTC", symbolPosition: "right", decimals: 8 })).toBe(

@@ -24,12 +24,13 @@ export function missingSettings(
   c: { env: AppEnv["Bindings"]; var: Pick<AppEnv["Variables"], "requestId"> },
   which: "every-route" | "all" = "every-route",
 ): Missing[] {
+  const settings = settingProblems(c.env);
+  const unbound = REQUIRED_BINDINGS.filter((name) => !c.env[name]);
+  // Every request asks: a service set up right answers at once.
+  if (settings.length === 0 && unbound.length === 0 && which === "every-route") return [];
   const problems: { name: Missing; problem: string; effect?: string }[] = [
-    ...settingProblems(c.env).map((p) => ({ ...p, effect: SOME_ROUTES[p.name] })),
-    ...REQUIRED_BINDINGS.filter((name) => !c.env[name]).map((name) => ({
-      name,
-      problem: "is not bound (wrangler.toml)",
-    })),
+    ...settings.map((p) => ({ ...p, effect: SOME_ROUTES[p.name] })),
+    ...unbound.map((name) => ({ name, problem: "is not bound (wrangler.toml)" })),
   ];
   if (which === "all") {
     const mail = mailTransport(c.env);

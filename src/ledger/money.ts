@@ -268,13 +268,13 @@ export function toDisplayMinor<T extends number | bigint>(minor: T, extraDecimal
 
 /** The number with `,` thousands separators and the wallet's decimals: 150050, 2 → "1,500.50". */
 export function groupDigits(minor: number | bigint, decimals: number, extraDecimals: number) {
-  const [integer, fraction] = minorToText(toDisplayMinor(minor, extraDecimals), decimals).split(
-    ".",
-  );
-  const sign = integer!.startsWith("-") ? "-" : "";
-  // At most 16 digits (MAX_MINOR), 20 for a statement's bigint sums: the lookahead's work is bounded.
-  const grouped = integer!.replace("-", "").replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-  return sign + grouped + (fraction === undefined ? "" : `.${fraction}`);
+  const text = minorToText(toDisplayMinor(minor, extraDecimals), decimals);
+  const digitsFrom = text.startsWith("-") ? 1 : 0;
+  const point = text.indexOf(".");
+  let end = point === -1 ? text.length : point;
+  let grouped = text.slice(end);
+  for (; end - 3 > digitsFrom; end -= 3) grouped = `,${text.slice(end - 3, end)}${grouped}`;
+  return text.slice(0, end) + grouped;
 }
 
 export type WalletDisplay = WalletUnits & { symbol: string; symbolPosition: "left" | "right" };

@@ -27,13 +27,14 @@ export const readBalance = defineRoute(
 
     const data: Record<string, unknown> = {};
     const formatted: Record<string, string> = {};
+    const withFormatted = input.formatted.toLowerCase() === "yes";
     for (const id of input.wallet_id) {
       const { wallet, minor } = found.get(id)!;
       // Exact, even for a wallet that stores more places than it displays; `formatted` rounds.
       data[id] = major(minor, wallet);
-      formatted[id] = formatMoney(minor, wallet);
+      if (withFormatted) formatted[id] = formatMoney(minor, wallet);
     }
-    if (input.formatted.toLowerCase() === "yes") data.formatted = formatted;
+    if (withFormatted) data.formatted = formatted;
     return ok(c, 200, "Wallet Balance retrieved", data);
   },
 );
