@@ -100,12 +100,41 @@ describe("POST /users/login throttling per account and address", () => {
     expect(res.body.data.user_id).toBe(other.id);
   });
 
-  it("counts the e-mail and the username of one user as one account", async () => {
+  it("counts the e-mail and the username of one user as one account, refusing the other login as a wrong password", async () => {
     const user = await makeUser();
     const ip = freshAddress();
-    await failTimes(5, { login: user.email.toUpperCase(), ip });
-    await failTimes(5, { login: user.username, ip });
-    expectLocked(await attempt({ login: user.email, password: PASSWORD, ip }), 60);
+    const app = appAt(Date.now());
+    const [wrong] = await failTimes(5, { login: user.email.toUpperCase(), ip, app });
+    await failTimes(5, { login: user.username, ip, app });
+    // The account is locked from this address: neither login is let check a password, and a 429
+    // comes only once the login typed has failed 10 times itself, as for a login nobody has.
+    const paced: number[] = [];
+    const quiet = appAt(Date.now(), { pace: async (floorMs) => void paced.push(floorMs) });
+    const refused = await attempt({ login: user.email, password: PASSWORD, ip, app: quiet });
+    expect([refused.status, refused.text]).toEqual([400, wrong!.text]);
+    expect(paced).toHaveLength(1); // paced as a wrong password
+    await failTimes(4, { login: user.email, ip, app });
+    expectLocked(await attempt({ login: user.email, password: PASSWORD, ip, app }), 60);
+    // Another address signs in.
+    expect(
+      (await attempt({ login: user.email, password: PASSWORD, ip: freshAddress() })).status,
+    ).toBe(200);
+  });
+
+  it("says nothing of which e-mail is a locked username's: it answers as for an e-mail nobody has", async () => {
+    const user = await makeUser();
+    const nobody = `${unique("nobody")}@example.test`;
+    const ip = freshAddress();
+    const app = appAt(Date.now());
+    await failTimes(10, { login: user.username, ip, app });
+    expectLocked(await attempt({ login: user.username, password: PASSWORD, ip, app }), 60);
+    const asKnown = await failTimes(10, { login: user.email, ip, app });
+    const asUnknown = await failTimes(10, { login: nobody, ip, app });
+    expect(asKnown.map((r) => [r.status, r.text])).toEqual(
+      asUnknown.map((r) => [r.status, r.text]),
+    );
+    expectLocked(await attempt({ login: user.email, password: "again", ip, app }), 60);
+    expectLocked(await attempt({ login: nobody, password: "again", ip, app }), 60);
   });
 
   it("starts the count over after a successful sign-in", async () => {

@@ -5,6 +5,7 @@ import {
   isKnown,
   KNOWN_ADDRESS_MS,
   KNOWN_ADDRESSES_MAX,
+  releaseSignIn,
   rememberAddress,
   reserveSignIn,
   signInSucceeded,
@@ -19,7 +20,7 @@ import {
   reserve,
   type ThrottleState,
 } from "../src/throttle/policy";
-import { accountKey, addressKey } from "../src/throttle/sign-in";
+import { accountKey, addressKey, loginKey } from "../src/throttle/sign-in";
 import { unique } from "./helpers";
 
 const { pair, account, address } = POLICIES;
@@ -132,11 +133,17 @@ describe("one account from many addresses", () => {
     expect(unknown.reservation).toEqual({
       allowed: true,
       reservedAtMs: T0,
+      pairLockedNow: false,
       ceilingLockedNow: false,
     });
     expect([unknown.pair.failuresMs, unknown.ceiling.failuresMs]).toEqual([[T0], [T0]]);
     const known = reserveSignIn(view({ known: true }), T0);
-    expect(known.reservation).toEqual({ allowed: true, reservedAtMs: T0, ceilingLockedNow: null });
+    expect(known.reservation).toEqual({
+      allowed: true,
+      reservedAtMs: T0,
+      pairLockedNow: false,
+      ceilingLockedNow: null,
+    });
     expect([known.pair.failuresMs, known.ceiling]).toEqual([[T0], EMPTY_STATE]);
   });
 
@@ -175,6 +182,7 @@ describe("one account from many addresses", () => {
     expect(fiftieth.reservation).toEqual({
       allowed: true,
       reservedAtMs: T0,
+      pairLockedNow: false,
       ceilingLockedNow: true,
     });
     expect(fiftieth.ceiling.lockedUntilMs).toBe(T0 + 60_000);
@@ -185,9 +193,32 @@ describe("one account from many addresses", () => {
     expect(after.known).toEqual([{ address: "a", lastSuccessMs: T0 }]);
   });
 
+  it("gives back a reservation refused on another key: the pair's and the ceiling's, and the locks it started", () => {
+    const nearly = {
+      pair: reserveTimes(9, EMPTY_STATE).state,
+      ceiling: reserveTimes(49, EMPTY_STATE, account).state,
+      known: false,
+    };
+    const tenth = reserveSignIn(nearly, T0 + 1);
+    if (!tenth.reservation.allowed) throw new Error("unreachable");
+    expect(tenth.reservation).toMatchObject({ pairLockedNow: true, ceilingLockedNow: true });
+    const back = releaseSignIn(tenth, tenth.reservation);
+    expect(back.pair).toEqual({ ...nearly.pair, lastAttemptMs: T0 + 1 });
+    expect(back.ceiling).toEqual({ ...nearly.ceiling, lastAttemptMs: T0 + 1 });
+    // From a known address the ceiling was not counted, and is not given anything back.
+    const spared = reserveSignIn({ ...nearly, known: true }, T0 + 1);
+    if (!spared.reservation.allowed) throw new Error("unreachable");
+    expect(releaseSignIn(spared, spared.reservation).ceiling).toBe(spared.ceiling);
+  });
+
   it("a success from a known address leaves the ceiling as it was", () => {
     const ceiling = reserveTimes(30, EMPTY_STATE, account).state;
-    const held = { allowed: true as const, reservedAtMs: T0, ceilingLockedNow: null };
+    const held = {
+      allowed: true as const,
+      reservedAtMs: T0,
+      pairLockedNow: false,
+      ceilingLockedNow: null,
+    };
     expect(signInSucceeded(ceiling, [], "a", held, T0).ceiling).toBe(ceiling);
   });
 });
@@ -214,11 +245,10 @@ describe("known addresses", () => {
 });
 
 describe("throttle keys", () => {
-  it("names an existing user by id and anything else by its lower-cased text", () => {
-    expect(accountKey(42, "Alice@Example.test")).toBe("account:user:42");
-    expect(accountKey(undefined, "Alice@Example.TEST")).toBe(
-      accountKey(undefined, "alice@example.test"),
-    );
+  it("names a user by id and a login by its lower-cased text", () => {
+    expect(accountKey(42)).toBe("account:user:42");
+    expect(loginKey("Alice@Example.TEST")).toBe(loginKey("alice@example.test"));
+    expect(loginKey("alice@example.test")).not.toBe(loginKey("alice"));
   });
 
   it("names an IPv4 client by its address and an IPv6 client by its /64", () => {

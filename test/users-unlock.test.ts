@@ -54,6 +54,27 @@ describe("POST /users/{user_id}/unlock", () => {
       expect((await signIn(user, PASSWORD, ip)).status, ip).toBe(200);
   }, 30_000);
 
+  it("clears the locks of both logins, the username's and the e-mail's", async () => {
+    const [admin, user] = await Promise.all([makeAdmin(), makeUser()]);
+    const ip = "203.0.113.14";
+    const byName = (password: string) =>
+      call("POST", "/users/login", {
+        body: { user_email: user.username, user_password: password },
+        headers: { "CF-Connecting-IP": ip },
+      });
+    for (let i = 0; i < 10; i++) expect((await byName(`wrong-${i}`)).status).toBe(400);
+    await lock(user, ip);
+    expect((await byName(PASSWORD)).status).toBe(429);
+    const res = await call("POST", `/users/${user.id}/unlock`, { auth: admin.bearer });
+    expect(res.body.data).toStrictEqual({
+      user_id: user.id,
+      was_locked: true,
+      failed_attempts: 10,
+    });
+    expect((await byName(PASSWORD)).status).toBe(200);
+    expect((await signIn(user, PASSWORD, ip)).status).toBe(200);
+  });
+
   it("also forgets the back-off: the next lock lasts 60 s again", async () => {
     const [admin, user] = await Promise.all([makeAdmin(), makeUser()]);
     await lock(user, "203.0.113.11");

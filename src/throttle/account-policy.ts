@@ -29,9 +29,17 @@ export function rememberAddress(
 /** What an account's object knows about one attempt: its pair, its ceiling, the address's standing. */
 export type AccountView = { pair: ThrottleState; ceiling: ThrottleState; known: boolean };
 
-/** An account's reservation: `ceilingLockedNow` is null when a known address was spared the ceiling. */
+/**
+ * An account's reservation: whether it started the pair's lock, and the ceiling's (null when a
+ * known address was spared the ceiling).
+ */
 export type SignInReservation =
-  | { allowed: true; reservedAtMs: number; ceilingLockedNow: boolean | null }
+  | {
+      allowed: true;
+      reservedAtMs: number;
+      pairLockedNow: boolean;
+      ceilingLockedNow: boolean | null;
+    }
   | { allowed: false; retryAfterS: number };
 
 /**
@@ -54,11 +62,26 @@ export function reserveSignIn(
       ceiling: view.ceiling,
       reservation: { allowed: false, retryAfterS: Math.max(...waits) },
     };
+  const pairLockedNow = pair.reservation.allowed && pair.reservation.lockedNow;
   const ceilingLockedNow = ceiling?.reservation.allowed ? ceiling.reservation.lockedNow : null;
   return {
     pair: pair.state,
     ceiling: ceiling?.state ?? view.ceiling,
-    reservation: { allowed: true, reservedAtMs: nowMs, ceilingLockedNow },
+    reservation: { allowed: true, reservedAtMs: nowMs, pairLockedNow, ceilingLockedNow },
+  };
+}
+
+/** Gives a reservation back to the pair and the ceiling: the attempt was refused on another key. */
+export function releaseSignIn(
+  view: Pick<AccountView, "pair" | "ceiling">,
+  held: Extract<SignInReservation, { allowed: true }>,
+) {
+  return {
+    pair: release(view.pair, held.reservedAtMs, held.pairLockedNow),
+    ceiling:
+      held.ceilingLockedNow === null
+        ? view.ceiling
+        : release(view.ceiling, held.reservedAtMs, held.ceilingLockedNow),
   };
 }
 

@@ -1,5 +1,11 @@
 import { DurableObject } from "cloudflare:workers";
-import { isKnown, reserveSignIn, type SignInReservation, signInSucceeded } from "./account-policy";
+import {
+  isKnown,
+  releaseSignIn,
+  reserveSignIn,
+  type SignInReservation,
+  signInSucceeded,
+} from "./account-policy";
 import { POLICIES, type Reservation, release, reserve, type ThrottleKind } from "./policy";
 import {
   deletePair,
@@ -68,6 +74,19 @@ export class LoginThrottle extends DurableObject<Env> {
     if (result.ceiling !== ceiling) saveThrottle(sql, "account", result.ceiling);
     await this.scheduleForget();
     return result.reservation;
+  }
+
+  /** Gives back a reservation of reserveSignIn's: the attempt was refused on another key. */
+  async releaseSignIn(
+    address: string,
+    held: Extract<SignInReservation, { allowed: true }>,
+  ): Promise<void> {
+    const sql = this.sql;
+    const view = { pair: loadPair(sql, address), ceiling: loadThrottle(sql).state };
+    const next = releaseSignIn(view, held);
+    if (next.pair !== view.pair) savePair(sql, address, next.pair);
+    if (next.ceiling !== view.ceiling) saveThrottle(sql, "account", next.ceiling);
+    await this.scheduleForget();
   }
 
   /** A good password from `address`: see signInSucceeded. */

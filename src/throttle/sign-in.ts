@@ -20,12 +20,14 @@ export const objectFor = async (ns: ThrottleNamespace, key: string) =>
 type ThrottleObject = Awaited<ReturnType<typeof objectFor>>;
 
 /**
- * An existing user is counted by id, whichever of its e-mail or username is typed; any other login
- * by its lower-cased text, so an unknown login is throttled exactly like a known one and a 429 says
- * nothing about which e-mails exist.
+ * A login as typed, by its lower-cased text, whether or not a user has it: what the client is told
+ * (a 429) depends on this key's count alone, so it says nothing about which logins exist, nor that
+ * an e-mail and a username are one user's.
  */
-export const accountKey = (userId: number | undefined, login: string) =>
-  userId === undefined ? `account:login:${login.toLowerCase()}` : `account:user:${userId}`;
+export const loginKey = (login: string) => `account:login:${login.toLowerCase()}`;
+
+/** An existing user, whichever of its e-mail or username is typed: its refusals are silent. */
+export const accountKey = (userId: number) => `account:user:${userId}`;
 
 const HEXTET = /^[0-9a-f]{1,4}$/;
 
@@ -59,38 +61,56 @@ export function addressKey(header: string | undefined): string {
     .join(":")}::/64`;
 }
 
-/** An operator's unlock: forgets the account's pair locks and its ceiling (its known addresses stay). */
-export const unlockAccount = async (ns: ThrottleNamespace, userId: number, nowMs: number) =>
-  (await objectFor(ns, accountKey(userId, ""))).unlock(nowMs);
+/**
+ * An operator's unlock: forgets the pair locks and the ceiling of the account and of its two logins
+ * (their known addresses stay). The failures counted are the account's, which counts both logins.
+ */
+export async function unlockAccount(
+  ns: ThrottleNamespace,
+  user: { id: number; username: string; email: string },
+  nowMs: number,
+) {
+  const keys = [accountKey(user.id), loginKey(user.username), loginKey(user.email)];
+  const [account, ...logins] = await Promise.all(
+    keys.map(async (key) => (await objectFor(ns, key)).unlock(nowMs)),
+  );
+  return { failures: account!.failures, locked: [account!, ...logins].some((u) => u.locked) };
+}
 
 type Held<R> = Extract<R, { allowed: true }>;
 
 /**
  * One sign-in attempt: one call to the client address's object (reserved while the user is looked
- * up: it does not depend on the user), then one to the account's (it does), which decides the
- * (account, address) pair, whether the address is one the account signed in from, and the
- * account's ceiling together. Only when both are reserved is the password checked; a refusal by
- * the account gives the address its reservation back, so a locked account does not use up its
- * client's allowance. A good password is one more call to each, in parallel. One object per key
- * (rather than one object taking both keys) keeps every key's calls serial and every key's load on
- * its own object, with no object that every sign-in must pass through; the pair lives in the
- * account's object because the account decides it with the known addresses and the ceiling.
+ * up: it does not depend on the user), then, in parallel, one to the typed login's and, for an
+ * existing user, one to the account's. Each decides its (key, address) pair, whether the address is
+ * one the key signed in from, and its ceiling together. The login's refusal is answered 429; the
+ * account's (which counts both its logins, so typing the other one gains a guesser nothing) is
+ * answered as a wrong password, its password unchecked: a 429 then cannot tell that an e-mail is
+ * the username's that was locked. A 429 gives the address its reservation back (and the account
+ * its own, after the answer), so a locked login does not use up its client's allowance. A good
+ * password is one more call to each, in parallel. One object per key keeps every key's calls
+ * serial and its load on its own object, with no object every sign-in must pass through.
  */
 export class SignInAttempt {
   private address: { name: string; object: ThrottleObject; held?: Held<Reservation> } | undefined;
-  private account: { object: ThrottleObject; held: Held<SignInReservation> } | undefined;
+  private held: { object: ThrottleObject; held: Held<SignInReservation> }[] = [];
 
   constructor(
     private readonly ns: ThrottleNamespace,
     private readonly clientAddress: string | undefined,
     private readonly nowMs: number,
+    /** Lets work finish after the answer (waitUntil). */
+    private readonly keepAlive: (work: Promise<unknown>) => void,
   ) {}
 
-  /** The user the login names, or how many seconds until the attempt may be made again. */
+  /**
+   * The user the login names, and how many seconds until the attempt may be made again (a 429), or
+   * `accountLocked`: refuse it as a wrong password, without checking one.
+   */
   async admit<U extends { id: number }>(
     login: string,
     lookup: Promise<U | undefined>,
-  ): Promise<{ user: U | undefined; retryAfterS?: number }> {
+  ): Promise<{ user: U | undefined; retryAfterS?: number; accountLocked?: true }> {
     const name = keyName(addressKey(this.clientAddress));
     const address = { name, object: this.ns.get(this.ns.idFromName(name)) };
     const [user, reservation] = await Promise.all([
@@ -99,22 +119,31 @@ export class SignInAttempt {
     ]);
     if (!reservation.allowed) return { user, retryAfterS: reservation.retryAfterS };
     this.address = { ...address, held: reservation };
-    const account = await objectFor(this.ns, accountKey(user?.id, login));
-    const accountReservation = await account.reserveSignIn(name, this.nowMs);
-    if (accountReservation.allowed) {
-      this.account = { object: account, held: accountReservation };
-      return { user };
+    const typed = await objectFor(this.ns, loginKey(login));
+    const account = user && (await objectFor(this.ns, accountKey(user.id)));
+    const [typedHeld, accountHeld] = await Promise.all([
+      typed.reserveSignIn(name, this.nowMs),
+      account?.reserveSignIn(name, this.nowMs),
+    ]);
+    if (!typedHeld.allowed) {
+      if (accountHeld?.allowed) this.keepAlive(account!.releaseSignIn(name, accountHeld));
+      await address.object.release("address", reservation.reservedAtMs, reservation.lockedNow);
+      return { user, retryAfterS: typedHeld.retryAfterS };
     }
-    await address.object.release("address", reservation.reservedAtMs, reservation.lockedNow);
-    return { user, retryAfterS: accountReservation.retryAfterS };
+    this.held.push({ object: typed, held: typedHeld });
+    if (account && accountHeld) {
+      if (!accountHeld.allowed) return { user, accountLocked: true };
+      this.held.push({ object: account, held: accountHeld });
+    }
+    return { user };
   }
 
-  /** A good password: the pair starts over, the address is known, both reservations go back. */
+  /** A good password: the pairs start over, the address is known, every reservation goes back. */
   async succeeded() {
-    const { address, account } = this;
+    const { address } = this;
     const held = address?.held;
     await Promise.all([
-      address && account?.object.signedIn(address.name, account.held, this.nowMs),
+      ...this.held.map((k) => address && k.object.signedIn(address.name, k.held, this.nowMs)),
       held && address.object.release("address", held.reservedAtMs, held.lockedNow),
     ]);
   }

@@ -11,9 +11,10 @@ import {
   PERSISTENT_TOKEN_LIFETIME_S,
   TOKEN_LIFETIME_S,
 } from "../auth/tokens";
-import { findLoginUser, replacePasswordHash } from "../db/users";
-import { SignInAttempt } from "../throttle/sign-in";
-import { caller, type ServiceContext } from "./context";
+import { findLoginUser, findUserBy, replacePasswordHash } from "../db/users";
+import { SignInAttempt, unlockAccount } from "../throttle/sign-in";
+import { caller, requireAdmin, type ServiceContext } from "./context";
+import { nameOf, type UserRef } from "./movements";
 import { Refusal } from "./refusal";
 import { endSession, openSession } from "./sessions";
 
@@ -37,8 +38,8 @@ export async function signIn(ctx: ServiceContext, credentials: Credentials) {
   const limits = ctx.signInLimits();
   // Counted against the client address, the (account, address) pair and, from an address the
   // account never signed in from, its ceiling, before the password is checked (docs/security.md).
-  const attempt = new SignInAttempt(limits.throttle, limits.clientAddress, nowMs);
-  const { user, retryAfterS } = await attempt.admit(
+  const attempt = new SignInAttempt(limits.throttle, limits.clientAddress, nowMs, limits.keepAlive);
+  const { user, retryAfterS, accountLocked } = await attempt.admit(
     credentials.login,
     findLoginUser(db, credentials.login),
   );
@@ -46,7 +47,10 @@ export async function signIn(ctx: ServiceContext, credentials: Credentials) {
 
   const checkStartedMs = Date.now(); // after the last I/O before the check: see auth/pace.ts
   // The check runs the full hash even for an unknown user; every refusal then waits out one floor.
-  const check = await checkLoginPassword(credentials.password, user?.passwordHash);
+  // An account locked by its other login is refused as a wrong password, none checked.
+  const check = accountLocked
+    ? { valid: false, upgradedHash: undefined }
+    : await checkLoginPassword(credentials.password, user?.passwordHash);
   if (!user || !check.valid) {
     await limits.pace(REFUSAL_FLOOR_MS, checkStartedMs);
     throw new Refusal({ code: "invalid_credential" });
@@ -82,4 +86,18 @@ export async function signOut(ctx: ServiceContext) {
   // A session revoked meanwhile (a racing sign-out) was refused by authentication or ends here.
   await endSession(ctx.db, ctx.d1, principal, ctx.nowMs());
   return { userId: principal.userId };
+}
+
+/**
+ * An operator clears a user's sign-in locks (docs/security.md#sign-in-throttling): the failures,
+ * locks and back-off of the account and of its two logins, from every address, so the user can sign
+ * in at once from anywhere. The addresses it signed in from stay known; a client address's own
+ * lock (100 failures over any accounts) is not touched. Refused `user_not_found` for nobody.
+ */
+export async function unlockSignIn(ctx: ServiceContext, ref: UserRef) {
+  requireAdmin(ctx, "write");
+  const user = await findUserBy(ctx.db, ref);
+  if (!user) throw new Refusal({ code: "user_not_found", userId: nameOf(ref) });
+  const cleared = await unlockAccount(ctx.signInLimits().throttle, user, ctx.nowMs());
+  return { userId: user.id, ...cleared };
 }

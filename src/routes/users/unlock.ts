@@ -1,15 +1,11 @@
 import { ok } from "../../http/envelope";
+import { userNotFound } from "../../http/errors";
 import { defineRoute } from "../../http/route";
-import { unlockAccount } from "../../throttle/sign-in";
+import { unlockSignIn } from "../../wallet/sign-in";
 import { UnlockAnswer } from "../answers";
-import { pathUser, userPath } from "./path-user";
+import { userPath } from "./path-user";
 
-/**
- * An operator clears an account's sign-in locks (docs/security.md): the failed attempts, locks and
- * back-off of every (account, address) pair and of the account's ceiling are forgotten, so the user
- * can sign in at once from anywhere. The addresses it signed in from stay known. A client
- * address's own lock (100 failures over any accounts) is not touched; it ends after 15 minutes.
- */
+/** An operator clears an account's sign-in locks: wallet/sign-in.ts unlockSignIn. */
 export const unlockUser = defineRoute(
   {
     path: "/users/{user_id}/unlock",
@@ -23,11 +19,11 @@ export const unlockUser = defineRoute(
     errors: ["validation_error", "user_not_found"],
     data: UnlockAnswer,
   },
-  async (c, { user_id }) => {
-    const user = await pathUser(c, user_id);
-    const cleared = await unlockAccount(c.env.LOGIN_THROTTLE, user.id, c.get("nowMs")());
+  async (c, { user_id: { id, ref } }) => {
+    if (id === null) throw userNotFound(ref);
+    const cleared = await unlockSignIn(c.var.service, { id, as: ref });
     return ok(c, 200, "Sign-in lock cleared", {
-      user_id: user.id,
+      user_id: cleared.userId,
       was_locked: cleared.locked,
       failed_attempts: cleared.failures,
     });
