@@ -13,6 +13,11 @@ export type Envelope = "A" | "B";
 export type Variables = {
   envelope: Envelope;
   params: Record<string, unknown>;
+  /**
+   * A GET's or HEAD's body, streamed (no Content-Length) and read whole by http/body-limit.ts: no
+   * Request of either method can be built with one for c.req to read.
+   */
+  streamedBody?: Uint8Array;
   principal: Principal;
   requestId: string;
   /** The clock, injectable so tests can pin dates. */

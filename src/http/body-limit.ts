@@ -60,7 +60,10 @@ export function limitBody(
       body.set(chunk, offset);
       offset += chunk.length;
     }
-    c.req.raw = new Request(raw, { body });
+    // A GET or HEAD may arrive with a body (WordPress reads one on any method), but no Request of
+    // either can be built with one.
+    if (raw.method === "GET" || raw.method === "HEAD") c.set("streamedBody", body);
+    else c.req.raw = new Request(raw, { body });
     await next();
   };
 }

@@ -91,7 +91,7 @@ function fromJson(text: string): Params {
   return Object.fromEntries(Object.entries(body).filter(([, value]) => value !== null));
 }
 
-async function fromMultipart(bytes: ArrayBuffer, type: string): Promise<Params> {
+async function fromMultipart(bytes: ArrayBuffer | Uint8Array, type: string): Promise<Params> {
   try {
     const form = await new Response(bytes, { headers: { "content-type": type } }).formData();
     // Later repeats win, as in PHP; a file where text belongs is refused by the field's validator.
@@ -118,7 +118,7 @@ export async function readParams(c: Context<AppEnv>): Promise<Params> {
   let body: Params = {};
   // WordPress reads a body on any method, GET included.
   if (json || form || multipart) {
-    const bytes = await c.req.arrayBuffer();
+    const bytes = c.get("streamedBody") ?? (await c.req.arrayBuffer());
     const text = decodeUtf8(bytes, "body");
     if (json) body = fromJson(text);
     else if (form) body = formFields(text);

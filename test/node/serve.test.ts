@@ -11,6 +11,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
+import { request } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, expect, it } from "vitest";
@@ -91,6 +92,29 @@ it("prepares a fresh copy as npm run dev does and serves the bundle: sign in, cr
     ngn: 1500,
     formatted: { ngn: "₦1,500.00" },
   });
+
+  // A GET's body is read however it is sent, streamed (chunked) too, up to the 64 KiB limit.
+  const streamedGet = (body: string) =>
+    new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = request(`${api}/user-wallet-balance`, {
+        method: "GET",
+        headers: { ...auth, "Content-Type": "application/json", "Transfer-Encoding": "chunked" },
+      });
+      req.on("response", (res) => {
+        let text = "";
+        res.on("data", (chunk: Buffer) => (text += chunk));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
+      });
+      req.on("error", reject);
+      req.end(body);
+    });
+  const streamed = await streamedGet(JSON.stringify({ user_id: 1, wallet_id: "ngn" }));
+  expect(streamed).toEqual({
+    status: 200,
+    text: '{"status_code":200,"status":true,"message":"Wallet Balance retrieved","data":{"ngn":1500}}',
+  });
+  const tooLarge = await streamedGet(`{"user_id":1,"note":"${"a".repeat(70_000)}"}`);
+  expect(tooLarge.status, tooLarge.text).toBe(413);
 });
 
 it("says which setting of wrangler.toml Miniflare refuses, in a line, and exits 1", async () => {
