@@ -321,6 +321,24 @@ describe("GET /statements", () => {
       now,
     );
     expect(bc.body.data).toMatchObject({ from: "-000001-12-31T10:00:00Z", count: 3 });
+    // What an answer writes reads back; a year without its six digits, or -0, does not.
+    const again = await statement(
+      admin.bearer,
+      { user_id: user.id, wallet_id: wallet, from: "-000001-12-31T10:00:00Z", to: iso(now) },
+      now,
+    );
+    expect(again.body.data).toMatchObject({ from: "-000001-12-31T10:00:00Z", count: 3 });
+    for (const from of ["-0001-12-31", "-000000-01-01", "+02026-01-01", "-000001-02-30"]) {
+      const refused = await statement(
+        admin.bearer,
+        { user_id: user.id, wallet_id: wallet, from, to: iso(now) },
+        now,
+      );
+      expect([refused.status, refused.body.error], from).toEqual([
+        400,
+        { from: "from requires an ISO 8601 date" },
+      ]);
+    }
   });
 
   it("answers a from in the current second with an empty range, not a refusal", async () => {

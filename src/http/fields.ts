@@ -204,19 +204,27 @@ export const ReverseParams = v.object({
   note: noteField,
 });
 
-// ISO 8601 date or date-time; without an offset it is read as UTC.
+// ISO 8601 date or date-time; without an offset it is read as UTC. A year is four digits, or six
+// with a sign (the expanded form the answers write for a year before 0 or after 9999; -000000 is
+// not one).
 const ISO_8601 =
-  /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
+  /^(?:\d{4}|\+\d{6}|-(?!0{6})\d{6})-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
+const DAY = /^(\d{4}|[+-]\d{6})-(\d{2})-(\d{2})/;
 
 /**
- * Whether text starting `YYYY-MM-DD` names a calendar day: Date.parse rolls 2022-02-31 over to
- * March, so the day must read back the same.
+ * Whether text starting `YYYY-MM-DD` (or `±YYYYYY-MM-DD`) names a calendar day: Date.parse rolls
+ * 2022-02-31 over to March, so the day must read back the same.
  */
 export function isCalendarDay(text: string) {
-  const [y, m, d] = text.slice(0, 10).split("-").map(Number) as [number, number, number];
+  const [, year, month, date] = DAY.exec(text) ?? [];
+  if (year === undefined) return false;
+  const [y, m, d] = [Number(year), Number(month), Number(date)];
   const day = new Date(utcMs(y, m, d));
   return day.getUTCFullYear() === y && day.getUTCMonth() === m - 1 && day.getUTCDate() === d;
 }
+
+/** Whether an ISO 8601 text is a date alone (read as its midnight, UTC). */
+const dateOnly = (text: string) => !/[T ]/i.test(text);
 
 /** An ISO 8601 instant (a date alone is its midnight, UTC; no offset means UTC), in epoch ms. */
 export const isoInstant = (name: string) =>
@@ -224,9 +232,7 @@ export const isoInstant = (name: string) =>
     v.string(`${name} requires an ISO 8601 date`),
     v.regex(ISO_8601, `${name} requires an ISO 8601 date`),
     v.check(isCalendarDay, `${name} requires an ISO 8601 date`),
-    v.transform((s) =>
-      Date.parse(/[zZ]|[+-]\d{2}:?\d{2}$/.test(s) || s.length === 10 ? s : `${s}Z`),
-    ),
+    v.transform((s) => Date.parse(/[zZ]|[+-]\d{2}:?\d{2}$/.test(s) || dateOnly(s) ? s : `${s}Z`)),
     v.check((ms) => Number.isFinite(ms), `${name} requires an ISO 8601 date`),
   );
 
