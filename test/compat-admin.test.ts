@@ -212,6 +212,15 @@ describe("POST wallets in the dialect", () => {
     expect(await walletRow(base.wallet_id)).toBeNull();
   });
 
+  it("reads wallet_decimal -0 as 0, as PHP's json_decode does", async () => {
+    const id = "zerodecimals";
+    const res = await post(
+      `{"wallet_name":"Zero","wallet_id":"${id}","wallet_symbol":"Z","wallet_type":"fiat","wallet_decimal":-0}`,
+    );
+    expect(res.status, res.text).toBe(200);
+    expect(await walletRow(id)).toMatchObject({ decimals: 0 });
+  });
+
   it("refuses what the service cannot keep (the plugin stored it): decimals past 8, a position other than left or right, a long id", async () => {
     const res = await post({
       wallet_name: "Wide",

@@ -169,6 +169,20 @@ describe("POST /wallets", () => {
     expect(res.body.data.wallet_id).toBe(id);
   });
 
+  it("reads a JSON -0 as the number 0, however written", async () => {
+    const admin = await makeAdmin();
+    for (const zero of ["-0", "-0.0", "-0e3"]) {
+      const id = walletId();
+      const res = await call("POST", "/wallets", {
+        auth: admin.bearer,
+        headers: { "Content-Type": "application/json" },
+        body: `{"wallet_id":"${id}","wallet_name":"Coin","wallet_symbol":"C","wallet_decimal":${zero}}`,
+      });
+      expect(res.status, `${zero}: ${res.text}`).toBe(200);
+      expect(res.body.data).toMatchObject({ wallet_id: id, wallet_decimal: 0 });
+    }
+  });
+
   it("with wallet_decimal outside 0-8 or not an integer answers 400 invalid input on wallet_decimal", async () => {
     const admin = await makeAdmin();
     for (const decimal of [9, -1, 1.5, "1.5", "two", ""]) {
