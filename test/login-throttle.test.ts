@@ -265,6 +265,30 @@ describe("POST /users/login: known addresses and the account's ceiling", {
     expect(later.status, later.text).toBe(200);
   });
 
+  it("knows an address for both logins once either signed in from it", async () => {
+    const user = await makeUser();
+    const home = freshAddress();
+    expect((await attempt({ login: user.email, password: PASSWORD, ip: home })).status).toBe(200);
+    const t0 = Date.now();
+    await spread(user.username, 5, 10, appAt(t0));
+    const fromHome = await attempt({
+      login: user.username,
+      password: PASSWORD,
+      ip: home,
+      app: appAt(t0),
+    });
+    expect(fromHome.status, fromHome.text).toBe(200);
+    expectLocked(
+      await attempt({
+        login: user.username,
+        password: PASSWORD,
+        ip: freshAddress(),
+        app: appAt(t0),
+      }),
+      60,
+    );
+  });
+
   it("the ceiling's lock doubles when it comes back: 60 s, then 120 s", async () => {
     const user = await makeUser();
     let now = Date.now();

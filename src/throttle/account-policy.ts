@@ -87,18 +87,19 @@ export function releaseSignIn(
 
 /**
  * A good password: the pair starts over (count, lock, back-off), the address becomes known, and
- * the ceiling gets this attempt back (not a reset: strangers' failures elsewhere still count).
+ * the ceiling gets this attempt back (not a reset: strangers' failures elsewhere still count). A key
+ * the attempt reserved nothing on (the user's other login) has nothing to give back.
  */
 export function signInSucceeded(
   ceiling: ThrottleState,
   known: KnownAddress[],
   address: string,
-  held: Extract<SignInReservation, { allowed: true }>,
+  held: Extract<SignInReservation, { allowed: true }> | null,
   nowMs: number,
 ) {
   return {
     ceiling:
-      held.ceilingLockedNow === null
+      held === null || held.ceilingLockedNow === null
         ? ceiling
         : release(ceiling, held.reservedAtMs, held.ceilingLockedNow),
     known: rememberAddress(known, address, nowMs),

@@ -92,7 +92,7 @@ export class LoginThrottle extends DurableObject<Env> {
   /** A good password from `address`: see signInSucceeded. */
   async signedIn(
     address: string,
-    held: Extract<SignInReservation, { allowed: true }>,
+    held: Extract<SignInReservation, { allowed: true }> | null,
     nowMs: number,
   ): Promise<void> {
     const sql = this.sql;

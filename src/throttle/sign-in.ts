@@ -93,7 +93,7 @@ type Held<R> = Extract<R, { allowed: true }>;
  */
 export class SignInAttempt {
   private address: { name: string; object: ThrottleObject; held?: Held<Reservation> } | undefined;
-  private held: { object: ThrottleObject; held: Held<SignInReservation> }[] = [];
+  private held: { object: ThrottleObject; held: Held<SignInReservation> | null }[] = [];
 
   constructor(
     private readonly ns: ThrottleNamespace,
@@ -107,7 +107,7 @@ export class SignInAttempt {
    * The user the login names, and how many seconds until the attempt may be made again (a 429), or
    * `accountLocked`: refuse it as a wrong password, without checking one.
    */
-  async admit<U extends { id: number }>(
+  async admit<U extends { id: number; username: string; email: string }>(
     login: string,
     lookup: Promise<U | undefined>,
   ): Promise<{ user: U | undefined; retryAfterS?: number; accountLocked?: true }> {
@@ -134,11 +134,18 @@ export class SignInAttempt {
     if (account && accountHeld) {
       if (!accountHeld.allowed) return { user, accountLocked: true };
       this.held.push({ object: account, held: accountHeld });
+      // Its other login learns of a good password too: the address is known there as well.
+      for (const other of new Set([loginKey(user.username), loginKey(user.email)]))
+        if (other !== loginKey(login))
+          this.held.push({ object: await objectFor(this.ns, other), held: null });
     }
     return { user };
   }
 
-  /** A good password: the pairs start over, the address is known, every reservation goes back. */
+  /**
+   * A good password: the pairs start over, the address is known (to the account and both its
+   * logins), every reservation goes back.
+   */
   async succeeded() {
     const { address } = this;
     const held = address?.held;
