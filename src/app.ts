@@ -148,7 +148,6 @@ export function createApp(options: AppOptions = {}) {
         throttle: c.env.LOGIN_THROTTLE,
         clientAddress: c.req.header("cf-connecting-ip"),
         pace,
-        keepAlive: keepAlive(c),
       }),
       webhooks: () => webhookSettings(c),
       moneyLimiter: c.env.MONEY_RATE_LIMIT as RateLimit | undefined,

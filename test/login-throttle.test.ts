@@ -1,11 +1,14 @@
+import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import type { Pace } from "../src/auth/pace";
+import { sha256Hex } from "../src/auth/sha256";
+import { accountKey, addressKey, objectFor } from "../src/throttle/sign-in";
 import { appAt, call, makeUser, PASSWORD, type Reply, type testApp, unique } from "./helpers";
 
-// Sign-in throttling (issue 11, defect 3; issue 21, item 3): counts live in Durable Objects
-// (src/throttle/), one per account (its (account, address) pairs, known addresses and ceiling) and
-// one per client address. Each test signs in from addresses of its own, so the tests of one file
-// (which share storage) do not add to each other's counts.
+// Sign-in throttling: counts live in Durable Objects (src/throttle/), one per login as typed (its
+// (login, address) pairs, known addresses and ceiling), one per account (the addresses either of
+// its logins signed in from) and one per client address. Each test signs in from addresses of its
+// own, so the tests of one file (which share storage) do not add to each other's counts.
 
 let lastOctet = 0;
 /** A client address no other test uses (TEST-NET-2 and -3, varied in the last two bytes). */
@@ -100,25 +103,19 @@ describe("POST /users/login throttling per account and address", () => {
     expect(res.body.data.user_id).toBe(other.id);
   });
 
-  it("counts the e-mail and the username of one user as one account, refusing the other login as a wrong password", async () => {
+  it("counts each login apart, in any case: the username's lock leaves the e-mail free, whose good password lifts it", async () => {
     const user = await makeUser();
     const ip = freshAddress();
     const app = appAt(Date.now());
-    const [wrong] = await failTimes(5, { login: user.email.toUpperCase(), ip, app });
-    await failTimes(5, { login: user.username, ip, app });
-    // The account is locked from this address: neither login is let check a password, and a 429
-    // comes only once the login typed has failed 10 times itself, as for a login nobody has.
-    const paced: number[] = [];
-    const quiet = appAt(Date.now(), { pace: async (floorMs) => void paced.push(floorMs) });
-    const refused = await attempt({ login: user.email, password: PASSWORD, ip, app: quiet });
-    expect([refused.status, refused.text]).toEqual([400, wrong!.text]);
-    expect(paced).toHaveLength(1); // paced as a wrong password
+    await failTimes(5, { login: user.email.toUpperCase(), ip, app });
+    await failTimes(10, { login: user.username, ip, app });
+    expectLocked(await attempt({ login: user.username, password: PASSWORD, ip, app }), 60);
     await failTimes(4, { login: user.email, ip, app });
-    expectLocked(await attempt({ login: user.email, password: PASSWORD, ip, app }), 60);
-    // Another address signs in.
-    expect(
-      (await attempt({ login: user.email, password: PASSWORD, ip: freshAddress() })).status,
-    ).toBe(200);
+    const res = await attempt({ login: user.email, password: PASSWORD, ip, app });
+    expect(res.status, res.text).toBe(200);
+    // A good password starts both logins' pairs over at that address.
+    const again = await attempt({ login: user.username, password: PASSWORD, ip, app });
+    expect(again.status, again.text).toBe(200);
   });
 
   it("says nothing of which e-mail is a locked username's: it answers as for an e-mail nobody has", async () => {
@@ -287,6 +284,38 @@ describe("POST /users/login: known addresses and the account's ceiling", {
       }),
       60,
     );
+  });
+
+  it("spares an address the account knows from either login, known before logins were counted apart too", async () => {
+    const user = await makeUser();
+    const [home, earlier] = [freshAddress(), freshAddress()];
+    expect((await attempt({ login: user.username, password: PASSWORD, ip: home })).status).toBe(
+      200,
+    );
+    // An address only the account's object knows, as one signed in from before this rule.
+    const now = Date.now();
+    await (await objectFor(env.LOGIN_THROTTLE, accountKey(user.id))).signedIn(
+      sha256Hex(addressKey(earlier)),
+      null,
+      now,
+    );
+    await spread(user.email, 5, 10, appAt(now));
+    for (const ip of [home, earlier]) {
+      const res = await attempt({ login: user.email, password: PASSWORD, ip, app: appAt(now) });
+      expect(res.status, `${ip}: ${res.text}`).toBe(200);
+    }
+    expectLocked(
+      await attempt({ login: user.email, password: PASSWORD, ip: freshAddress(), app: appAt(now) }),
+      60,
+    );
+    // Strangers' failures on the e-mail lock nothing of the username.
+    const res = await attempt({
+      login: user.username,
+      password: PASSWORD,
+      ip: freshAddress(),
+      app: appAt(now),
+    });
+    expect(res.status, res.text).toBe(200);
   });
 
   it("the ceiling's lock doubles when it comes back: 60 s, then 120 s", async () => {

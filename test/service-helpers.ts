@@ -34,7 +34,6 @@ export function serviceAs(as?: TestUser | Principal, scope?: Scope): ServiceCont
       throttle: env.LOGIN_THROTTLE,
       clientAddress: "192.0.2.1",
       pace: async () => {},
-      keepAlive: () => {},
     }),
     webhooks: () => ({
       secretKey: env.WEBHOOK_SECRET_KEY!,

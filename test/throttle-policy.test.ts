@@ -5,7 +5,6 @@ import {
   isKnown,
   KNOWN_ADDRESS_MS,
   KNOWN_ADDRESSES_MAX,
-  releaseSignIn,
   rememberAddress,
   reserveSignIn,
   signInSucceeded,
@@ -133,17 +132,11 @@ describe("one account from many addresses", () => {
     expect(unknown.reservation).toEqual({
       allowed: true,
       reservedAtMs: T0,
-      pairLockedNow: false,
       ceilingLockedNow: false,
     });
     expect([unknown.pair.failuresMs, unknown.ceiling.failuresMs]).toEqual([[T0], [T0]]);
     const known = reserveSignIn(view({ known: true }), T0);
-    expect(known.reservation).toEqual({
-      allowed: true,
-      reservedAtMs: T0,
-      pairLockedNow: false,
-      ceilingLockedNow: null,
-    });
+    expect(known.reservation).toEqual({ allowed: true, reservedAtMs: T0, ceilingLockedNow: null });
     expect([known.pair.failuresMs, known.ceiling]).toEqual([[T0], EMPTY_STATE]);
   });
 
@@ -153,10 +146,12 @@ describe("one account from many addresses", () => {
     expect(reserveSignIn(view({ pair: lockedPair, known: true }), T0).reservation).toEqual({
       allowed: false,
       retryAfterS: 60,
+      ceilingOnly: false,
     });
     expect(reserveSignIn(view({ ceiling: lockedCeiling }), T0).reservation).toEqual({
       allowed: false,
       retryAfterS: 60,
+      ceilingOnly: true,
     });
     const spared = reserveSignIn(view({ ceiling: lockedCeiling, known: true }), T0);
     expect(spared.reservation.allowed).toBe(true);
@@ -170,7 +165,7 @@ describe("one account from many addresses", () => {
       lockedUntilMs: T0 + 240_000,
     };
     const refused = reserveSignIn(view({ pair: lockedPair, ceiling: longCeiling }), T0 + 1_000);
-    expect(refused.reservation).toEqual({ allowed: false, retryAfterS: 239 });
+    expect(refused.reservation).toEqual({ allowed: false, retryAfterS: 239, ceilingOnly: false });
     expect([refused.pair, refused.ceiling]).toEqual([lockedPair, longCeiling]);
     const freePair = reserveSignIn(view({ ceiling: longCeiling }), T0 + 1_000);
     expect(freePair.pair).toEqual(EMPTY_STATE);
@@ -182,7 +177,6 @@ describe("one account from many addresses", () => {
     expect(fiftieth.reservation).toEqual({
       allowed: true,
       reservedAtMs: T0,
-      pairLockedNow: false,
       ceilingLockedNow: true,
     });
     expect(fiftieth.ceiling.lockedUntilMs).toBe(T0 + 60_000);
@@ -193,32 +187,22 @@ describe("one account from many addresses", () => {
     expect(after.known).toEqual([{ address: "a", lastSuccessMs: T0 }]);
   });
 
-  it("gives back a reservation refused on another key: the pair's and the ceiling's, and the locks it started", () => {
-    const nearly = {
-      pair: reserveTimes(9, EMPTY_STATE).state,
-      ceiling: reserveTimes(49, EMPTY_STATE, account).state,
-      known: false,
-    };
-    const tenth = reserveSignIn(nearly, T0 + 1);
-    if (!tenth.reservation.allowed) throw new Error("unreachable");
-    expect(tenth.reservation).toMatchObject({ pairLockedNow: true, ceilingLockedNow: true });
-    const back = releaseSignIn(tenth, tenth.reservation);
-    expect(back.pair).toEqual({ ...nearly.pair, lastAttemptMs: T0 + 1 });
-    expect(back.ceiling).toEqual({ ...nearly.ceiling, lastAttemptMs: T0 + 1 });
-    // From a known address the ceiling was not counted, and is not given anything back.
-    const spared = reserveSignIn({ ...nearly, known: true }, T0 + 1);
-    if (!spared.reservation.allowed) throw new Error("unreachable");
-    expect(releaseSignIn(spared, spared.reservation).ceiling).toBe(spared.ceiling);
+  it("says when the ceiling alone refused an attempt, which an address known elsewhere is spared", () => {
+    const lockedCeiling = reserveTimes(50, EMPTY_STATE, account).state;
+    expect(reserveSignIn(view({ ceiling: lockedCeiling }), T0).reservation).toEqual({
+      allowed: false,
+      retryAfterS: 60,
+      ceilingOnly: true,
+    });
+    const lockedPair = reserveTimes(10, EMPTY_STATE).state;
+    expect(
+      reserveSignIn(view({ pair: lockedPair, ceiling: lockedCeiling }), T0).reservation,
+    ).toMatchObject({ allowed: false, ceilingOnly: false });
   });
 
   it("a success from a known address leaves the ceiling as it was", () => {
     const ceiling = reserveTimes(30, EMPTY_STATE, account).state;
-    const held = {
-      allowed: true as const,
-      reservedAtMs: T0,
-      pairLockedNow: false,
-      ceilingLockedNow: null,
-    };
+    const held = { allowed: true as const, reservedAtMs: T0, ceilingLockedNow: null };
     expect(signInSucceeded(ceiling, [], "a", held, T0).ceiling).toBe(ceiling);
   });
 });
@@ -305,6 +289,30 @@ describe("LoginThrottle Durable Object", () => {
     expect(rows).toEqual({ pairs: [], known: [{ address: "home" }] });
   });
 
+  it("says which addresses signed in, without keeping storage for an object nobody signed in to", async () => {
+    const fresh = objectNamed(unique("fresh"));
+    expect(await fresh.knows("home", Date.now())).toBe(false);
+    expect(await tables(fresh)).toBe(0);
+    const account = objectNamed(unique("account"));
+    const now = Date.now();
+    await account.signedIn("home", null, now);
+    expect(await account.knows("home", now)).toBe(true);
+    expect(await account.knows("elsewhere", now)).toBe(false);
+    expect(await account.knows("home", now + KNOWN_ADDRESS_MS)).toBe(false);
+  });
+
+  it("spares an address known elsewhere the ceiling, never the pair", async () => {
+    const stub = objectNamed(unique("login"));
+    const now = Date.now();
+    for (let a = 0; a < 5; a++)
+      for (let i = 0; i < 10; i++) await stub.reserveSignIn(`stranger-${a}`, now);
+    expect(await stub.reserveSignIn("home", now)).toMatchObject({
+      allowed: false,
+      ceilingOnly: true,
+    });
+    expect(await stub.reserveSignIn("home", now, true)).toMatchObject({ allowed: true });
+  });
+
   it("unlock forgets every pair and the ceiling, says whether any was locked, and keeps known addresses", async () => {
     const stub = objectNamed(unique("unlock"));
     const now = Date.now();
@@ -313,7 +321,11 @@ describe("LoginThrottle Durable Object", () => {
     await stub.signedIn("home", home, now);
     for (let i = 0; i < 10; i++) await stub.reserveSignIn("a", now);
     for (let i = 0; i < 3; i++) await stub.reserveSignIn("b", now);
-    expect(await stub.reserveSignIn("a", now)).toEqual({ allowed: false, retryAfterS: 60 });
+    expect(await stub.reserveSignIn("a", now)).toEqual({
+      allowed: false,
+      retryAfterS: 60,
+      ceilingOnly: false,
+    });
     expect(await stub.unlock(now)).toEqual({ failures: 13, locked: true });
     expect(await stub.reserveSignIn("a", now)).toMatchObject({ allowed: true });
     const known = await runInDurableObject(stub, (_, state) =>

@@ -69,7 +69,7 @@ describe("POST /users/{user_id}/unlock", () => {
     expect(res.body.data).toStrictEqual({
       user_id: user.id,
       was_locked: true,
-      failed_attempts: 10,
+      failed_attempts: 20,
     });
     expect((await byName(PASSWORD)).status).toBe(200);
     expect((await signIn(user, PASSWORD, ip)).status).toBe(200);

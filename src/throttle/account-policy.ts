@@ -1,5 +1,5 @@
-// An account's own rules, pure as policy.ts's: its (account, address) pairs, the
-// addresses it signed in from, and its ceiling, decided together in one call to its object.
+// A login's own rules, pure as policy.ts's: its (login, address) pairs, the addresses it signed in
+// from, and its ceiling, decided together in one call to its object.
 import { DAY_MS, POLICIES, release, reserve, type ThrottleState } from "./policy";
 
 /** An address the account signed in from: it is spared the ceiling (docs/security.md). */
@@ -26,26 +26,21 @@ export function rememberAddress(
     .slice(0, KNOWN_ADDRESSES_MAX);
 }
 
-/** What an account's object knows about one attempt: its pair, its ceiling, the address's standing. */
+/** What a key's object knows about one attempt: its pair, its ceiling, the address's standing. */
 export type AccountView = { pair: ThrottleState; ceiling: ThrottleState; known: boolean };
 
 /**
- * An account's reservation: whether it started the pair's lock, and the ceiling's (null when a
- * known address was spared the ceiling).
+ * A key's reservation: `ceilingLockedNow` is null when a known address was spared the ceiling. A
+ * refusal says whether the ceiling alone refused it, which an address known elsewhere is spared.
  */
 export type SignInReservation =
-  | {
-      allowed: true;
-      reservedAtMs: number;
-      pairLockedNow: boolean;
-      ceilingLockedNow: boolean | null;
-    }
-  | { allowed: false; retryAfterS: number };
+  | { allowed: true; reservedAtMs: number; ceilingLockedNow: boolean | null }
+  | { allowed: false; retryAfterS: number; ceilingOnly: boolean };
 
 /**
- * Counts one attempt against its (account, address) pair and, from an address the account does
- * not know, against the account's ceiling. Either lock refuses it (Retry-After: the later end), and
- * a refused attempt is counted nowhere.
+ * Counts one attempt against its (key, address) pair and, from an address the key does not know,
+ * against the key's ceiling. Either lock refuses it (Retry-After: the later end), and a refused
+ * attempt is counted nowhere.
  */
 export function reserveSignIn(
   view: AccountView,
@@ -60,28 +55,17 @@ export function reserveSignIn(
     return {
       pair: view.pair,
       ceiling: view.ceiling,
-      reservation: { allowed: false, retryAfterS: Math.max(...waits) },
+      reservation: {
+        allowed: false,
+        retryAfterS: Math.max(...waits),
+        ceilingOnly: pair.reservation.allowed,
+      },
     };
-  const pairLockedNow = pair.reservation.allowed && pair.reservation.lockedNow;
   const ceilingLockedNow = ceiling?.reservation.allowed ? ceiling.reservation.lockedNow : null;
   return {
     pair: pair.state,
     ceiling: ceiling?.state ?? view.ceiling,
-    reservation: { allowed: true, reservedAtMs: nowMs, pairLockedNow, ceilingLockedNow },
-  };
-}
-
-/** Gives a reservation back to the pair and the ceiling: the attempt was refused on another key. */
-export function releaseSignIn(
-  view: Pick<AccountView, "pair" | "ceiling">,
-  held: Extract<SignInReservation, { allowed: true }>,
-) {
-  return {
-    pair: release(view.pair, held.reservedAtMs, held.pairLockedNow),
-    ceiling:
-      held.ceilingLockedNow === null
-        ? view.ceiling
-        : release(view.ceiling, held.reservedAtMs, held.ceilingLockedNow),
+    reservation: { allowed: true, reservedAtMs: nowMs, ceilingLockedNow },
   };
 }
 

@@ -1,11 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import {
-  isKnown,
-  releaseSignIn,
-  reserveSignIn,
-  type SignInReservation,
-  signInSucceeded,
-} from "./account-policy";
+import { isKnown, reserveSignIn, type SignInReservation, signInSucceeded } from "./account-policy";
 import { POLICIES, type Reservation, release, reserve, type ThrottleKind } from "./policy";
 import {
   deletePair,
@@ -22,13 +16,14 @@ import {
 } from "./store";
 
 /**
- * One sign-in throttle key (an account or a client address) per object, named by `idFromName`:
- * every isolate everywhere reaches the same object for a key, and the object runs one call at a
- * time, so a reservation is counted before any other attempt for that key is looked at. An account's
- * object also holds its (account, address) pairs and the addresses it signed in from (store.ts), so
- * one call decides an attempt against the pair, the known addresses and the ceiling together. Times
- * come from the caller (the Worker's injectable clock). An alarm forgets the object once nothing in
- * it matters, so the keys attackers invent do not pile up in storage.
+ * One sign-in throttle key (a login, an account or a client address) per object, named by
+ * `idFromName`: every isolate everywhere reaches the same object for a key, and the object runs one
+ * call at a time, so a reservation is counted before any other attempt for that key is looked at. A
+ * login's object also holds its (login, address) pairs and the addresses it signed in from
+ * (store.ts), so one call decides an attempt against the pair, the known addresses and the ceiling
+ * together; an account's holds the addresses any of its logins signed in from. Times come from the
+ * caller (the Worker's injectable clock). An alarm forgets the object once nothing in it matters, so
+ * the keys attackers invent do not pile up in storage.
  */
 export class LoginThrottle extends DurableObject<Env> {
   private get sql() {
@@ -58,15 +53,22 @@ export class LoginThrottle extends DurableObject<Env> {
     await this.scheduleForget();
   }
 
-  /** An account's side of an attempt from `address` (its key's SHA-256): pair, known, ceiling. */
-  async reserveSignIn(address: string, nowMs: number): Promise<SignInReservation> {
+  /**
+   * A login's side of an attempt from `address` (its key's SHA-256): pair, known, ceiling. An
+   * address `knownElsewhere` (by the account) is spared the ceiling as one this key knows.
+   */
+  async reserveSignIn(
+    address: string,
+    nowMs: number,
+    knownElsewhere = false,
+  ): Promise<SignInReservation> {
     const sql = this.sql;
     prune(sql, nowMs);
     const ceiling = loadThrottle(sql).state;
     const view = {
       pair: loadPair(sql, address),
       ceiling,
-      known: isKnown(loadKnown(sql), address, nowMs),
+      known: knownElsewhere || isKnown(loadKnown(sql), address, nowMs),
     };
     const result = reserveSignIn(view, nowMs);
     if (!result.reservation.allowed) return result.reservation;
@@ -76,17 +78,12 @@ export class LoginThrottle extends DurableObject<Env> {
     return result.reservation;
   }
 
-  /** Gives back a reservation of reserveSignIn's: the attempt was refused on another key. */
-  async releaseSignIn(
-    address: string,
-    held: Extract<SignInReservation, { allowed: true }>,
-  ): Promise<void> {
-    const sql = this.sql;
-    const view = { pair: loadPair(sql, address), ceiling: loadThrottle(sql).state };
-    const next = releaseSignIn(view, held);
-    if (next.pair !== view.pair) savePair(sql, address, next.pair);
-    if (next.ceiling !== view.ceiling) saveThrottle(sql, "account", next.ceiling);
-    await this.scheduleForget();
+  /** Whether `address` signed in here (an account: by either of its logins) in the last 30 days. */
+  async knows(address: string, nowMs: number): Promise<boolean> {
+    // Read without creating the tables: an object nobody signed in to keeps no storage.
+    const sql = this.ctx.storage.sql;
+    const tables = sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'known'");
+    return tables.toArray().length > 0 && isKnown(loadKnown(sql), address, nowMs);
   }
 
   /** A good password from `address`: see signInSucceeded. */

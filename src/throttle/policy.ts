@@ -1,9 +1,9 @@
 // The sign-in throttle's rules, as pure functions of a state and the time, so the Durable Object
 // (login-throttle.ts) only loads, applies and stores them, and the rules are tested without it. An
-// account's pairs, known addresses and ceiling together: account-policy.ts.
+// login's pairs, known addresses and ceiling together: account-policy.ts.
 
 /**
- * What a row of an object's `throttle` table counts: an account's ceiling, a client address, or
+ * What a row of an object's `throttle` table counts: a login's ceiling, a client address, or
  * mails to one e-mail address (throttle/mail.ts; not sign-in rules): those one client address asked
  * for (`mail`), and those every client together asked for (`inbox`).
  */
@@ -15,10 +15,10 @@ const MINUTE_MS = 60_000;
 export const DAY_MS = 24 * 60 * MINUTE_MS;
 
 /**
- * - `pair`, one account from one client address: 10 failures in any 15 minutes lock that pair for
+ * - `pair`, one login from one client address: 10 failures in any 15 minutes lock that pair for
  *   60 s, each further lock doubling up to an hour. Only that address is locked out.
- * - `account`, the ceiling on one account's failures from addresses it never signed in from,
- *   whichever: 50 in any 15 minutes lock the account for those addresses, 60 s doubling up to an
+ * - `account`, the ceiling on one login's failures from addresses its user never signed in from,
+ *   whichever: 50 in any 15 minutes lock the login for those addresses, 60 s doubling up to an
  *   hour. One address can add at most 40 in 15 minutes (test/throttle-policy.test.ts), so only
  *   guessing spread over several addresses reaches it.
  * - `address`, one client address over every account: 100 failures in any 15 minutes lock it for

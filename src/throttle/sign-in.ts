@@ -20,13 +20,12 @@ export const objectFor = async (ns: ThrottleNamespace, key: string) =>
 type ThrottleObject = Awaited<ReturnType<typeof objectFor>>;
 
 /**
- * A login as typed, by its lower-cased text, whether or not a user has it: what the client is told
- * (a 429) depends on this key's count alone, so it says nothing about which logins exist, nor that
- * an e-mail and a username are one user's.
+ * A login as typed, by its lower-cased text, whether or not a user has it: it alone is counted, so
+ * a 429 says nothing about which logins exist, nor that an e-mail and a username are one user's.
  */
 export const loginKey = (login: string) => `account:login:${login.toLowerCase()}`;
 
-/** An existing user, whichever of its e-mail or username is typed: its refusals are silent. */
+/** An existing user, whichever of its logins is typed: the addresses it signed in from. */
 export const accountKey = (userId: number) => `account:user:${userId}`;
 
 const HEXTET = /^[0-9a-f]{1,4}$/;
@@ -62,55 +61,53 @@ export function addressKey(header: string | undefined): string {
 }
 
 /**
- * An operator's unlock: forgets the pair locks and the ceiling of the account and of its two logins
- * (their known addresses stay). The failures counted are the account's, which counts both logins.
+ * An operator's unlock: forgets the pair locks and the ceilings of the user's two logins (and of
+ * the account, which counted both before they were counted apart); the known addresses stay.
  */
 export async function unlockAccount(
   ns: ThrottleNamespace,
   user: { id: number; username: string; email: string },
   nowMs: number,
 ) {
-  const keys = [accountKey(user.id), loginKey(user.username), loginKey(user.email)];
-  const [account, ...logins] = await Promise.all(
-    keys.map(async (key) => (await objectFor(ns, key)).unlock(nowMs)),
+  const keys = new Set([accountKey(user.id), loginKey(user.username), loginKey(user.email)]);
+  const cleared = await Promise.all(
+    [...keys].map(async (key) => (await objectFor(ns, key)).unlock(nowMs)),
   );
-  return { failures: account!.failures, locked: [account!, ...logins].some((u) => u.locked) };
+  return {
+    failures: cleared.reduce((n, c) => n + c.failures, 0),
+    locked: cleared.some((c) => c.locked),
+  };
 }
 
 type Held<R> = Extract<R, { allowed: true }>;
 
 /**
  * One sign-in attempt: one call to the client address's object (reserved while the user is looked
- * up: it does not depend on the user), then, in parallel, one to the typed login's and, for an
- * existing user, one to the account's. Each decides its (key, address) pair, whether the address is
- * one the key signed in from, and its ceiling together. The login's refusal is answered 429; the
- * account's (which counts both its logins, so typing the other one gains a guesser nothing) is
- * answered as a wrong password, its password unchecked: a 429 then cannot tell that an e-mail is
- * the username's that was locked. A 429 gives the address its reservation back (and the account
- * its own, after the answer), so a locked login does not use up its client's allowance. A good
- * password is one more call to each, in parallel. One object per key keeps every key's calls
- * serial and its load on its own object, with no object every sign-in must pass through.
+ * up: it does not depend on the user), then one to the typed login's, which decides its (login,
+ * address) pair, whether the address is one it signed in from, and its ceiling together; for an
+ * existing user the account's object says meanwhile whether either login signed in from the
+ * address, which a login's ceiling then spares too (asked again, only then). Only when both the
+ * address and the login are reserved is the password checked; a refusal by the login gives the
+ * address its reservation back, so a locked login does not use up its client's allowance. A good
+ * password is one more call to the address and to the login, the account and the other login (the
+ * address becomes known to each), in parallel. One object per key keeps every key's calls serial
+ * and its load on its own object, with no object every sign-in must pass through.
  */
 export class SignInAttempt {
   private address: { name: string; object: ThrottleObject; held?: Held<Reservation> } | undefined;
-  private held: { object: ThrottleObject; held: Held<SignInReservation> | null }[] = [];
+  private keys: { object: ThrottleObject; held: Held<SignInReservation> | null }[] = [];
 
   constructor(
     private readonly ns: ThrottleNamespace,
     private readonly clientAddress: string | undefined,
     private readonly nowMs: number,
-    /** Lets work finish after the answer (waitUntil). */
-    private readonly keepAlive: (work: Promise<unknown>) => void,
   ) {}
 
-  /**
-   * The user the login names, and how many seconds until the attempt may be made again (a 429), or
-   * `accountLocked`: refuse it as a wrong password, without checking one.
-   */
+  /** The user the login names, or how many seconds until the attempt may be made again. */
   async admit<U extends { id: number; username: string; email: string }>(
     login: string,
     lookup: Promise<U | undefined>,
-  ): Promise<{ user: U | undefined; retryAfterS?: number; accountLocked?: true }> {
+  ): Promise<{ user: U | undefined; retryAfterS?: number }> {
     const name = keyName(addressKey(this.clientAddress));
     const address = { name, object: this.ns.get(this.ns.idFromName(name)) };
     const [user, reservation] = await Promise.all([
@@ -121,36 +118,34 @@ export class SignInAttempt {
     this.address = { ...address, held: reservation };
     const typed = await objectFor(this.ns, loginKey(login));
     const account = user && (await objectFor(this.ns, accountKey(user.id)));
-    const [typedHeld, accountHeld] = await Promise.all([
+    const [first, known] = await Promise.all([
       typed.reserveSignIn(name, this.nowMs),
-      account?.reserveSignIn(name, this.nowMs),
+      account?.knows(name, this.nowMs),
     ]);
-    if (!typedHeld.allowed) {
-      if (accountHeld?.allowed) this.keepAlive(account!.releaseSignIn(name, accountHeld));
+    const held =
+      !first.allowed && first.ceilingOnly && known
+        ? await typed.reserveSignIn(name, this.nowMs, true)
+        : first;
+    if (!held.allowed) {
       await address.object.release("address", reservation.reservedAtMs, reservation.lockedNow);
-      return { user, retryAfterS: typedHeld.retryAfterS };
+      return { user, retryAfterS: held.retryAfterS };
     }
-    this.held.push({ object: typed, held: typedHeld });
-    if (account && accountHeld) {
-      if (!accountHeld.allowed) return { user, accountLocked: true };
-      this.held.push({ object: account, held: accountHeld });
-      // Its other login learns of a good password too: the address is known there as well.
+    this.keys.push({ object: typed, held });
+    if (account && user) {
+      this.keys.push({ object: account, held: null });
       for (const other of new Set([loginKey(user.username), loginKey(user.email)]))
         if (other !== loginKey(login))
-          this.held.push({ object: await objectFor(this.ns, other), held: null });
+          this.keys.push({ object: await objectFor(this.ns, other), held: null });
     }
     return { user };
   }
 
-  /**
-   * A good password: the pairs start over, the address is known (to the account and both its
-   * logins), every reservation goes back.
-   */
+  /** A good password: the login's pair starts over, the address is known, reservations go back. */
   async succeeded() {
     const { address } = this;
     const held = address?.held;
     await Promise.all([
-      ...this.held.map((k) => address && k.object.signedIn(address.name, k.held, this.nowMs)),
+      ...this.keys.map((k) => address && k.object.signedIn(address.name, k.held, this.nowMs)),
       held && address.object.release("address", held.reservedAtMs, held.lockedNow),
     ]);
   }

@@ -1,9 +1,9 @@
 // The rows a LoginThrottle object keeps in its own SQLite database, read and written with
 // synchronous `sql.exec` (no await between a read and its write, so one call's rules apply to the
 // state no other call has touched meanwhile). Every object may hold:
-// - `throttle`: one row, the object's own count (an address's, or an account's ceiling);
-// - `pairs`: an account's count per client address, one row per address (by its key's SHA-256);
-// - `known`: the addresses an account signed in from, at most KNOWN_ADDRESSES_MAX.
+// - `throttle`: one row, the object's own count (an address's, or a login's ceiling);
+// - `pairs`: a login's count per client address, one row per address (by its key's SHA-256);
+// - `known`: the addresses a login or an account signed in from, at most KNOWN_ADDRESSES_MAX.
 import { KNOWN_ADDRESS_MS, type KnownAddress } from "./account-policy";
 import { EMPTY_STATE, forgetAtMs, POLICIES, type ThrottleKind, type ThrottleState } from "./policy";
 

@@ -45,8 +45,6 @@ export type SignInLimits = {
   /** CF-Connecting-IP of whoever typed the password: the throttle counts addresses by it. */
   clientAddress: string | undefined;
   pace: Pace;
-  /** Lets work finish after the answer (waitUntil). */
-  keepAlive: (work: Promise<unknown>) => void;
 };
 
 export type WebhookSettings = {

@@ -36,10 +36,10 @@ export async function signIn(ctx: ServiceContext, credentials: Credentials) {
   const { db } = ctx;
   const nowMs = ctx.nowMs();
   const limits = ctx.signInLimits();
-  // Counted against the client address, the (account, address) pair and, from an address the
-  // account never signed in from, its ceiling, before the password is checked (docs/security.md).
-  const attempt = new SignInAttempt(limits.throttle, limits.clientAddress, nowMs, limits.keepAlive);
-  const { user, retryAfterS, accountLocked } = await attempt.admit(
+  // Counted against the client address, the (login, address) pair and, from an address the user
+  // never signed in from, the login's ceiling, before the password is checked (docs/security.md).
+  const attempt = new SignInAttempt(limits.throttle, limits.clientAddress, nowMs);
+  const { user, retryAfterS } = await attempt.admit(
     credentials.login,
     findLoginUser(db, credentials.login),
   );
@@ -47,10 +47,7 @@ export async function signIn(ctx: ServiceContext, credentials: Credentials) {
 
   const checkStartedMs = Date.now(); // after the last I/O before the check: see auth/pace.ts
   // The check runs the full hash even for an unknown user; every refusal then waits out one floor.
-  // An account locked by its other login is refused as a wrong password, none checked.
-  const check = accountLocked
-    ? { valid: false, upgradedHash: undefined }
-    : await checkLoginPassword(credentials.password, user?.passwordHash);
+  const check = await checkLoginPassword(credentials.password, user?.passwordHash);
   if (!user || !check.valid) {
     await limits.pace(REFUSAL_FLOOR_MS, checkStartedMs);
     throw new Refusal({ code: "invalid_credential" });
