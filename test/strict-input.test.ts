@@ -315,6 +315,25 @@ describe("bytes that are not UTF-8 are refused, never decoded to U+FFFD", () => 
       B("content-type", "the Content-Type header must be printable ASCII"),
     );
   });
+
+  it("two media types (two Content-Type headers, joined) are a 400, not a body read as none", async () => {
+    const { admin } = await makeAccount();
+    const res = await call("POST", "/wallets", {
+      body: JSON.stringify({ wallet_id: "two", wallet_name: "Two", wallet_symbol: "T" }),
+      headers: { "Content-Type": "application/json, text/plain" }, // as two headers arrive
+      auth: admin.bearer,
+    });
+    expect(res.body).toStrictEqual(
+      A("content-type", "the Content-Type header must name one media type"),
+    );
+    // A comma inside a parameter's quoted value is no second type.
+    const quoted = await call("POST", "/wallets", {
+      body: JSON.stringify({ wallet_id: "quoted", wallet_name: "Q", wallet_symbol: "Q" }),
+      headers: { "Content-Type": 'application/json; x="a,b"' },
+      auth: admin.bearer,
+    });
+    expect(quoted.status, quoted.text).toBe(200);
+  });
 });
 
 describe("headers and the request log", () => {

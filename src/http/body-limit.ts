@@ -7,6 +7,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { AppEnv } from "../env";
+import { unreadableBody } from "./decode";
 
 export const DRAIN_MAX_BYTES = 1024 * 1024;
 const DRAIN_MAX_MS = 2_000;
@@ -45,7 +46,7 @@ export function limitBody(
     const chunks: Uint8Array[] = [];
     let size = 0;
     for (;;) {
-      const { done, value } = await reader.read();
+      const { done, value } = await reader.read().catch(unreadableBody);
       if (done) break;
       size += value.length;
       if (size > maxSize) {

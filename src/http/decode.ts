@@ -76,11 +76,29 @@ export function parseUrlEncoded(text: string, part: string): RawPair[] {
 export const formFields = (text: string): Record<string, string> =>
   Object.fromEntries(parseUrlEncoded(text, "body").map(({ name, value }) => [name, value]));
 
-/** A Content-Type's media type, lowercased, without parameters. */
+/**
+ * A Content-Type's media type, lowercased, without parameters. Two types (two Content-Type headers
+ * arrive joined by a comma) name no body the service could read: refused, not read as none.
+ */
 export function mediaType(contentType: string) {
   const semicolon = contentType.indexOf(";");
-  return (semicolon === -1 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase();
+  const type = (semicolon === -1 ? contentType : contentType.slice(0, semicolon)).trim();
+  if (type.includes(","))
+    throw new MalformedRequest("content-type", "the Content-Type header must name one media type");
+  return type.toLowerCase();
 }
+
+/**
+ * A body that could not be read whole: the upload broke off, or its chunks were malformed. The
+ * runtime words it as it words a lost D1 connection ("Network connection lost."), so it is named
+ * where the body is read, never left to be taken for the database's fault.
+ */
+export const unreadableBody = (): never => {
+  throw new MalformedRequest(
+    "body",
+    "the body could not be read whole (the upload broke off, or its chunks are malformed)",
+  );
+};
 
 /**
  * An HTML form's fields (the console's): an urlencoded body read as strictly as any body, the query
@@ -91,7 +109,7 @@ export async function readForm(request: Request): Promise<Record<string, string>
   const type = mediaType(asciiHeader(request.headers, "Content-Type") ?? "");
   if (type !== "application/x-www-form-urlencoded")
     throw new MalformedRequest("body", "a form is sent as application/x-www-form-urlencoded");
-  return formFields(decodeUtf8(await request.arrayBuffer(), "body"));
+  return formFields(decodeUtf8(await request.arrayBuffer().catch(unreadableBody), "body"));
 }
 
 /** The query string's parameters; PHP keeps the last of repeated names. */

@@ -8,6 +8,7 @@ import {
   formFields,
   mediaType,
   queryParams,
+  unreadableBody,
 } from "./decode";
 import { MalformedRequest } from "./errors";
 import { pathNames } from "./rest-index";
@@ -119,7 +120,7 @@ export async function readParams(c: Context<AppEnv>): Promise<Params> {
   let body: Params = {};
   // WordPress reads a body on any method, GET included.
   if (json || form || multipart) {
-    const bytes = c.get("streamedBody") ?? (await c.req.arrayBuffer());
+    const bytes = c.get("streamedBody") ?? (await c.req.arrayBuffer().catch(unreadableBody));
     const text = decodeUtf8(bytes, "body");
     if (json) body = fromJson(text);
     else if (form) body = formFields(text);

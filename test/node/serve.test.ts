@@ -12,6 +12,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { request } from "node:http";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, expect, it } from "vitest";
@@ -115,6 +116,22 @@ it("prepares a fresh copy as npm run dev does and serves the bundle: sign in, cr
   });
   const tooLarge = await streamedGet(`{"user_id":1,"note":"${"a".repeat(70_000)}"}`);
   expect(tooLarge.status, tooLarge.text).toBe(413);
+
+  // A body that cannot be read (malformed chunks) is the client's fault, not the database's.
+  const malformed = await new Promise<string>((resolve, reject) => {
+    let answer = "";
+    const socket = connect(port, "127.0.0.1", () =>
+      socket.end(
+        "POST /wp-json/wallet/v1/users/login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\nzz\r\n{}\r\n0\r\n\r\n",
+      ),
+    );
+    socket.on("data", (chunk: Buffer) => (answer += chunk));
+    socket.on("end", () => resolve(answer));
+    socket.on("error", reject);
+  });
+  expect(malformed).toMatch(/^HTTP\/1\.1 400 /);
+  expect(malformed).toContain("the body could not be read whole");
+  expect(output).not.toContain("d1_unavailable");
 });
 
 it("says which setting of wrangler.toml Miniflare refuses, in a line, and exits 1", async () => {
