@@ -65,7 +65,9 @@ function fromPlainPermalink(request: Request) {
       url.search = pairs.filter((raw) => !raw.startsWith("rest_route=")).join("&");
     }
   }
-  const lower = routed.toLowerCase();
+  // A rest_route was decoded once already: a `%` left in it is itself, and a character outside
+  // ASCII is written as the path form writes it, so the router reads the name as it was meant.
+  const lower = named ? pathText(asciiLower(routed)) : asciiLower(routed);
   if (lower === url.pathname) return request;
   url.pathname = lower;
   // A route is a name, not a URL path: one the path would read otherwise (a `..` however escaped,
@@ -73,6 +75,13 @@ function fromPlainPermalink(request: Request) {
   if (named && url.pathname !== lower) url.pathname = NO_ROUTE_PATH;
   return new Request(url, request);
 }
+
+/** Letters A-Z lowered, and no other character: a path's escapes of others are left as sent. */
+const asciiLower = (text: string) => text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
+
+/** A decoded route name as a URL path: its `%` and its characters outside ASCII escaped. */
+const pathText = (name: string) =>
+  name.replace(/%/g, "%25").replace(/[\u0080-\uffff]+/g, (text) => encodeURIComponent(text));
 
 /** The path a plain permalink's `rest_route` names, decoded once as PHP decodes `$_GET`. */
 function routeOf(raw: string) {

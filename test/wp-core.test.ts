@@ -261,9 +261,23 @@ describe("plain permalinks and paths, as WordPress reads them", () => {
       "/?rest_route=/.%09./health",
       "/?rest_route=/.%0A./health",
       "/?rest_route=/wallet/v1/%2557allets",
+      "/?rest_route=/wallet/v1/%2577allets",
     ]) {
       const res = await send("GET", path);
       expect([res.status, JSON.parse(res.text)], path).toEqual([404, NO_ROUTE]);
+    }
+  });
+
+  it("a rest_route names what its path form names, characters outside ASCII included", async () => {
+    const admin = await makeAdmin();
+    for (const name of ["n%C3%A9", "%E2%84%AA", "N%C3%89", "%F0%9F%92%B0"]) {
+      const [asPath, asRoute] = await Promise.all(
+        [`/wp-json/wallet/v1/wallets/${name}`, `/?rest_route=/wallet/v1/wallets/${name}`].map(
+          (path) => send("GET", path, { headers: { Authorization: admin.bearer } }),
+        ),
+      );
+      expect(asPath!.status, name).toBe(404);
+      expect([asRoute!.status, asRoute!.text], name).toEqual([asPath!.status, asPath!.text]);
     }
   });
 
