@@ -35,6 +35,7 @@ import { DumpSyntaxError } from "./import/sql-dump";
 import {
   emptyTarget,
   readTargetRows,
+  SchemaMissing,
   type Target,
   type TargetRows,
   targetState,
@@ -209,8 +210,9 @@ async function readTarget(
   try {
     rows = await readTargetRows((sqls) => d1.queries(sqls), siteUsers);
   } catch (err) {
+    if (!(err instanceof SchemaMissing)) throw err;
     throw new Error(
-      `${(err as Error).message}\n\nThe database lacks this service's schema or its latest migration: apply the migrations first (${d1.migrateHint}).`,
+      `${err.message}\n\nThe database lacks this service's schema or its latest migration: apply the migrations first (${d1.migrateHint}).`,
     );
   }
   bar.done();

@@ -12,6 +12,7 @@ import {
   MAX_ROW_CHARS,
   parseDumpText,
 } from "../scripts/import/sql-dump";
+import { readTargetRows, SchemaMissing, TARGET_QUERIES } from "../scripts/import/target";
 import {
   decodeEntities,
   importFromChunks,
@@ -708,5 +709,55 @@ INSERT INTO \`wp_usermeta\` VALUES (9901,6,'wp_capabilities','a:1:{s:13:\\"admin
     const entries = statements.filter((sql) => sql.startsWith("INSERT INTO transactions"));
     expect(entries.map((sql) => /SELECT (\d+),/.exec(sql)![1])).toEqual(["1", "2"]);
     expect(entries[1]).toContain("'DEBIT', 500, '5', 100, -400,");
+  });
+});
+
+describe("reading the target database", () => {
+  const QUERY_NAMES = Object.keys(TARGET_QUERIES);
+  /** A database whose users 1..n each hold one imported entry; records each call's statements. */
+  function database(n: number) {
+    const calls: string[][] = [];
+    const queries = async (sqls: string[]) => {
+      calls.push(sqls);
+      if (calls.length > 1) return sqls.map(() => [{ id: 1, user_id: 1 }]);
+      const pairs = Array.from({ length: n }, (_, i) => ({
+        user_id: i + 1,
+        wallet_id: "ngn",
+        balance_minor: 1,
+        entry_count: 1,
+        last_id: i + 1,
+        foreign_n: 0,
+      }));
+      return [[], ...QUERY_NAMES.map((name) => (name === "pairs" ? pairs : []))];
+    };
+    return { calls, queries };
+  }
+
+  it("asks for the entries of the users the dump lacks in statements and calls of bounded size", async () => {
+    const db = database(20_000);
+    const rows = await readTargetRows(db.queries, new Set([1, 2, 3]));
+    const later = db.calls.slice(1);
+    expect(later.map((sqls) => sqls.length)).toEqual([8, 8, 4]);
+    for (const sqls of later) expect(sqls.join("; ").length).toBeLessThan(100_000);
+    const ids = later.flat().flatMap((sql) => sql.slice(sql.indexOf("IN (") + 4, -1).split(","));
+    expect([ids.length, ids[0], ids.at(-1)]).toEqual([19_997, "4", "20000"]);
+    expect(rows.goneIds).toHaveLength(20); // one row per statement, from the fake
+    const none = database(3);
+    await readTargetRows(none.queries, new Set([1, 2, 3]));
+    expect(none.calls).toHaveLength(1);
+  });
+
+  it("names a missing schema only when the first read fails", async () => {
+    const failing = async () => {
+      throw new Error("no such column: t.guid");
+    };
+    await expect(readTargetRows(failing, new Set())).rejects.toBeInstanceOf(SchemaMissing);
+    const db = database(5);
+    const later = async (sqls: string[]) => {
+      if (db.calls.length > 0) throw new Error("network");
+      return db.queries(sqls);
+    };
+    const error = await readTargetRows(later, new Set()).catch((err: unknown) => err);
+    expect(error).not.toBeInstanceOf(SchemaMissing);
   });
 });

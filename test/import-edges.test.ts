@@ -216,7 +216,7 @@ describe("importing what the plugin accepted and the service never writes", () =
       { options: { ...SITE_OPTIONS, force: true }, target: emptyTarget(), nowMs: IMPORT_AT },
     );
     const reason =
-      "transfer half whose other half is not imported (not in the dump, or skipped): alt_transfer_id kept as its transfer link";
+      "transfer half whose other half is not imported (not in the dump, skipped or ignored): alt_transfer_id kept as its transfer link";
     expect(run.report.transactions.openHalves).toEqual({
       total: 2,
       byReason: { [reason]: 2 },
@@ -226,7 +226,7 @@ describe("importing what the plugin accepted and the service never writes", () =
       ],
     });
     expect(formatReport(run.report)).toContain(
-      'Transfer halves without their other half (2):\n    2 × transfer half whose other half is not imported (not in the dump, or skipped): alt_transfer_id kept as its transfer link\n    e.g. {"id":101,"userId":2} {"id":102,"userId":2}',
+      'Transfer halves without their other half (2):\n    2 × transfer half whose other half is not imported (not in the dump, skipped or ignored): alt_transfer_id kept as its transfer link\n    e.g. {"id":101,"userId":2} {"id":102,"userId":2}',
     );
   });
 

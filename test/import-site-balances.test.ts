@@ -90,7 +90,7 @@ describe("--balances site", () => {
     const ledger = await runImport({ balances: "ledger" });
     expect(ledger.report.refused).toBe(true);
     const hint =
-      "; one is the balance adjustment of an earlier run with --balances site, which a run with --balances ledger does not plan: import with --balances site";
+      "; it is the balance adjustment of an earlier run with --balances site, which a run with --balances ledger does not plan: import with --balances site";
     expect(ledger.report.conflicts).toEqual([
       {
         kind: "entries",
@@ -105,6 +105,15 @@ describe("--balances site", () => {
     ]);
     expect(ledger.statements).toEqual([]);
     expect(await tableCounts()).toEqual(before);
+    // One entry more than the adjustment: not that alone, so no option is named.
+    const at = dump.indexOf("(29,4,'2023-02-03");
+    const trashed = `${dump.slice(0, at)}${dump.slice(at).replace("'publish'", "'trash'")}`;
+    const run = await runImport({ balances: "ledger" }, trashed);
+    expect(run.report.conflicts).toContainEqual({
+      kind: "entries",
+      id: "4\tngn",
+      problem: "user 4 wallet ngn: the database holds 4 entries, more than the site's 2",
+    });
   });
 
   it("refuses a later dump whose new post has an adjustment's id, naming the adjustment", async () => {

@@ -41,31 +41,41 @@ export const SCHEMA_CHECK_QUERY =
 /** A row as D1 answers it (wrangler's JSON or env.DB): column name → value. */
 export type Row = Record<string, unknown>;
 
-/** Users named in one query of their imported entries' ids (a few KiB of SQL). */
+/** Users named in one query of their imported entries' ids (about 8 KiB of SQL). */
 const GONE_USERS_PER_QUERY = 1000;
+/** Queries in one call: wrangler takes them as one argument, which Linux holds to 128 KiB. */
+const QUERIES_PER_CALL = 8;
+
+/** The database lacks this service's schema or its latest migration (the first read failed). */
+export class SchemaMissing extends Error {}
 
 /**
  * What the planner reads of the database: TARGET_QUERIES, then the ids of the entries imported for
  * users the dump no longer has, since WordPress gives a deleted user's posts to another ("attribute
- * all content to"), whose history here cannot take ids those entries hold. A schema without the
- * import's columns fails the first query.
+ * all content to"), whose history here cannot take ids those entries hold.
  */
 export async function readTargetRows(
   queries: (sqls: string[]) => Promise<Row[][]>,
   siteUsers: { has(id: number): boolean },
 ): Promise<TargetRows> {
   const names = Object.keys(TARGET_QUERIES) as (keyof typeof TARGET_QUERIES)[];
-  const results = await queries([SCHEMA_CHECK_QUERY, ...Object.values(TARGET_QUERIES)]);
+  const results = await queries([SCHEMA_CHECK_QUERY, ...Object.values(TARGET_QUERIES)]).catch(
+    (err: Error) => {
+      throw new SchemaMissing(err.message);
+    },
+  );
   const rows: TargetRows = Object.fromEntries(names.map((name, i) => [name, results[i + 1]]));
-  const more: string[] = [];
   const gone = [...targetState(rows).importedByUser]
     .filter(([id, n]) => n > 0 && !siteUsers.has(id))
     .map(([id]) => id);
+  const sqls: string[] = [];
   for (let i = 0; i < gone.length; i += GONE_USERS_PER_QUERY)
-    more.push(
+    sqls.push(
       `SELECT id, user_id FROM transactions WHERE imported AND user_id IN (${gone.slice(i, i + GONE_USERS_PER_QUERY).join(",")})`,
     );
-  if (more.length > 0) rows.goneIds = (await queries(more)).flat();
+  rows.goneIds = [];
+  for (let i = 0; i < sqls.length; i += QUERIES_PER_CALL)
+    rows.goneIds.push(...(await queries(sqls.slice(i, i + QUERIES_PER_CALL))).flat());
   return rows;
 }
 

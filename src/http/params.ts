@@ -32,7 +32,7 @@ function exactValues(_key: string, value: unknown, context?: { source?: string }
   if (typeof value !== "number" || context?.source === undefined) return value;
   const written = plainDecimal(context.source);
   if (written === null) return context.source;
-  if (written === "-0") return 0; // -0, -0.0, -0e5: the number 0, as PHP's json_decode reads them
+  if (written === "-0") return 0; // -0, -0.0, -0e5: zero, which no field here tells from 0
   return written === plainDecimal(String(value)) ? value : written;
 }
 

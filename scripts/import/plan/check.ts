@@ -65,8 +65,6 @@ export function checkTransactions(
     placesNeeded: new Map(),
   };
   const keys = new FingerprintSet();
-  // Transfer id → its first half seen, until the second comes (bounded by the pairs left open).
-  const transferHalves = new Map<string, { id: number; userId: number }>();
   ctx.forEachPost("checking transactions", (group) => {
     if (wallets.walletPostIds.has(group.id) || !isTransaction(ctx, group)) return;
     const mapped = mapEntry(ctx, users, wallets, group, false);
@@ -101,10 +99,6 @@ export function checkTransactions(
         `request_id in the import's own ${IMPORT_KEY_PREFIX} keys: imported without idempotency key`,
         { id: e.id, userId: e.userId, requestId: e.requestId },
       );
-    if (e.transferId !== null) {
-      if (transferHalves.delete(e.transferId)) t.transfers++;
-      else transferHalves.set(e.transferId, { id: e.id, userId: e.userId });
-    }
     noteAcceptedByThePlugin(ctx, e, wallets.wallets.get(e.walletId)!.decimals);
     checked.placesNeeded.set(
       e.walletId,
@@ -114,11 +108,6 @@ export function checkTransactions(
     pair.taken ??= takenBy(ctx, e.id);
     t[e.txnType === "CREDIT" ? "credits" : "debits"]++;
   });
-  for (const half of transferHalves.values())
-    t.openHalves.add(
-      "transfer half whose other half is not imported (not in the dump, or skipped): alt_transfer_id kept as its transfer link",
-      half,
-    );
   return checked;
 }
 

@@ -21,7 +21,7 @@ export function finishReport(
       writer.pairConflict(
         c,
         key,
-        `the database holds ${there.n} entries, more than the site's ${c.k}${writer.moreThanTheSite(key)}`,
+        `the database holds ${there.n} entries, more than the site's ${c.k}${writer.moreThanTheSite(key, there.n - c.k)}`,
       );
     const entries = s?.count ?? 0;
     if (skipped !== undefined) {
@@ -57,7 +57,7 @@ export function finishReport(
     writer.pairConflict(
       writer.chainOf(key),
       key,
-      `the database holds ${imported} entries imported from the site, the site none now${writer.moreThanTheSite(key) || " (trashed or deleted there since?)"}`,
+      `the database holds ${imported} entries imported from the site, the site none now${writer.moreThanTheSite(key, imported) || " (trashed or deleted there since?)"}`,
     );
   }
   if (ctx.moreWarnings > 0) report.warnings.push(`… and ${ctx.moreWarnings} more warnings`);

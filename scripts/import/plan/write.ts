@@ -31,8 +31,8 @@ export function writeEntries(
   closings: Closings,
 ) {
   const chains = new ChainWriter(ctx, pairs, closings);
-  // Transfer id → its first half and what became of it (bounded, as the first pass's count, by the
-  // transfers whose second half is not reached yet).
+  // Transfer id → its first half and what became of it, until the second comes: what is left at
+  // the end is the halves whose other half is not imported.
   const firstHalves = new Map<string, { id: number; userId: number; status: StepStatus }>();
   ctx.forEachPost("writing entries", (group) => {
     if (wallets.walletPostIds.has(group.id) || ctx.kindOf(group.ttids).kind !== "transaction")
@@ -52,6 +52,7 @@ export function writeEntries(
     const first = firstHalves.get(e.transferId);
     if (!first) return void firstHalves.set(e.transferId, { id: e.id, userId: e.userId, status });
     firstHalves.delete(e.transferId);
+    ctx.report.transactions.transfers++;
     // A half this run writes while the other stays out: the database gets one half alone.
     const pair = [first.status, status].sort().join(" ");
     if (pair === "out written") {
@@ -62,6 +63,11 @@ export function writeEntries(
       );
     }
   });
+  for (const { id, userId } of firstHalves.values())
+    ctx.report.transactions.openHalves.add(
+      "transfer half whose other half is not imported (not in the dump, skipped or ignored): alt_transfer_id kept as its transfer link",
+      { id, userId },
+    );
   const closingOrder = [...closings].sort(
     ([, x], [, y]) => x.userId - y.userId || (x.walletId < y.walletId ? -1 : 1),
   );
@@ -129,12 +135,12 @@ export class ChainWriter {
   }
 
   /**
-   * Why a history holds more entries than the site's, when an earlier --balances site run settled
-   * it: its adjustment, which a --balances ledger run does not plan.
+   * Why a history holds one entry more than the site's, when an earlier --balances site run settled
+   * it: its adjustment, which a --balances ledger run does not plan. More than one: not that alone.
    */
-  moreThanTheSite(key: string) {
-    return this.ctx.opts.balances !== "site" && this.ctx.target.adjustedPairs.has(key)
-      ? "; one is the balance adjustment of an earlier run with --balances site, which a run with --balances ledger does not plan: import with --balances site"
+  moreThanTheSite(key: string, more: number) {
+    return more === 1 && this.ctx.opts.balances !== "site" && this.ctx.target.adjustedPairs.has(key)
+      ? "; it is the balance adjustment of an earlier run with --balances site, which a run with --balances ledger does not plan: import with --balances site"
       : "";
   }
 
@@ -206,7 +212,7 @@ export class ChainWriter {
     const { imported } = there;
     const planned = this.planned.get(key) ?? 0;
     if (imported > planned && (there.foreign > 0 || there.holds > 0))
-      return `the database holds ${imported} entries imported from the site, more than the site's ${planned}${this.moreThanTheSite(key) || " (one trashed or deleted there since?)"}`;
+      return `the database holds ${imported} entries imported from the site, more than the site's ${planned}${this.moreThanTheSite(key, imported - planned) || " (one trashed or deleted there since?)"}`;
     // A hold reserved money against the chain as it stood; entries added under it would change
     // what it reserved from (the database checks holds on the service's writes, not on imports).
     if (there.holds > 0 && imported < planned)
