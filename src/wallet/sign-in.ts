@@ -13,8 +13,7 @@ import {
 } from "../auth/tokens";
 import { findLoginUser, findUserBy, replacePasswordHash } from "../db/users";
 import { SignInAttempt, unlockAccount } from "../throttle/sign-in";
-import { caller, requireAdmin, type ServiceContext } from "./context";
-import { nameOf, type UserRef } from "./movements";
+import { caller, type IdRef, requireAdmin, type ServiceContext } from "./context";
 import { Refusal } from "./refusal";
 import { endSession, openSession } from "./sessions";
 
@@ -91,10 +90,10 @@ export async function signOut(ctx: ServiceContext) {
  * in at once from anywhere. The addresses it signed in from stay known; a client address's own
  * lock (100 failures over any accounts) is not touched. Refused `user_not_found` for nobody.
  */
-export async function unlockSignIn(ctx: ServiceContext, ref: UserRef) {
+export async function unlockSignIn(ctx: ServiceContext, { id, ref }: IdRef) {
   requireAdmin(ctx, "write");
-  const user = await findUserBy(ctx.db, ref);
-  if (!user) throw new Refusal({ code: "user_not_found", userId: nameOf(ref) });
+  const user = id === null ? undefined : await findUserBy(ctx.db, { id });
+  if (!user) throw new Refusal({ code: "user_not_found", userId: ref });
   const cleared = await unlockAccount(ctx.signInLimits().throttle, user, ctx.nowMs());
   return { userId: user.id, ...cleared };
 }

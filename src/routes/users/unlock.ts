@@ -1,5 +1,4 @@
 import { ok } from "../../http/envelope";
-import { userNotFound } from "../../http/errors";
 import { defineRoute } from "../../http/route";
 import { unlockSignIn } from "../../wallet/sign-in";
 import { UnlockAnswer } from "../answers";
@@ -19,9 +18,8 @@ export const unlockUser = defineRoute(
     errors: ["validation_error", "user_not_found"],
     data: UnlockAnswer,
   },
-  async (c, { user_id: { id, ref } }) => {
-    if (id === null) throw userNotFound(ref);
-    const cleared = await unlockSignIn(c.var.service, { id, as: ref });
+  async (c, { user_id }) => {
+    const cleared = await unlockSignIn(c.var.service, user_id);
     return ok(c, 200, "Sign-in lock cleared", {
       user_id: cleared.userId,
       was_locked: cleared.locked,
