@@ -19,7 +19,7 @@ import {
   reserve,
   type ThrottleState,
 } from "../src/throttle/policy";
-import { accountKey, addressKey, loginKey } from "../src/throttle/sign-in";
+import { accountKey, addressKey, loginKey, SignInAttempt } from "../src/throttle/sign-in";
 import { unique } from "./helpers";
 
 const { pair, account, address } = POLICIES;
@@ -187,13 +187,8 @@ describe("one account from many addresses", () => {
     expect(after.known).toEqual([{ address: "a", lastSuccessMs: T0 }]);
   });
 
-  it("says when the ceiling alone refused an attempt, which an address known elsewhere is spared", () => {
+  it("says whether the ceiling alone refused an attempt, which an address known elsewhere is spared", () => {
     const lockedCeiling = reserveTimes(50, EMPTY_STATE, account).state;
-    expect(reserveSignIn(view({ ceiling: lockedCeiling }), T0).reservation).toEqual({
-      allowed: false,
-      retryAfterS: 60,
-      ceilingOnly: true,
-    });
     const lockedPair = reserveTimes(10, EMPTY_STATE).state;
     expect(
       reserveSignIn(view({ pair: lockedPair, ceiling: lockedCeiling }), T0).reservation,
@@ -225,6 +220,46 @@ describe("known addresses", () => {
     expect(known.map((k) => k.address)).not.toContain("old");
     expect(known.map((k) => k.address)).not.toContain("a3"); // the oldest fell off
     expect(known.at(-1)?.address).toBe("a4");
+  });
+});
+
+describe("one sign-in attempt's calls", () => {
+  /** The throttle namespace, recording each call made to its objects. */
+  function recorded() {
+    const calls: string[] = [];
+    const ns = env.LOGIN_THROTTLE;
+    const wrapped = {
+      idFromName: (name: string) => ns.idFromName(name),
+      get: (id: DurableObjectId) => {
+        const stub = ns.get(id);
+        return new Proxy(stub, {
+          get(target, property) {
+            if (typeof property !== "string" || property === "then") return undefined;
+            // An RPC stub answers every name with a method: each call is recorded, then made.
+            return (...args: unknown[]) => {
+              calls.push(property);
+              return (target as unknown as Record<string, (...a: unknown[]) => unknown>)[property]!(
+                ...args,
+              );
+            };
+          },
+        });
+      },
+    } as unknown as typeof ns;
+    return { calls, ns: wrapped };
+  }
+
+  it("makes the same calls whether or not a user has the login", async () => {
+    const now = Date.now();
+    const answers = [];
+    for (const user of [undefined, { id: 9_000_001 }]) {
+      const { calls, ns } = recorded();
+      const attempt = new SignInAttempt(ns, `198.18.${user ? 1 : 2}.1`, now);
+      const admitted = await attempt.admit(unique("login"), Promise.resolve(user));
+      answers.push({ calls, allowed: admitted.retryAfterS === undefined });
+    }
+    expect(answers[0]).toEqual({ calls: ["reserve", "reserveSignIn", "knows"], allowed: true });
+    expect(answers[1]).toEqual(answers[0]);
   });
 });
 

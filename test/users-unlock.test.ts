@@ -1,3 +1,4 @@
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { call, makeAdmin, makeKey, makeUser, PASSWORD, type TestUser } from "./helpers";
 
@@ -73,6 +74,21 @@ describe("POST /users/{user_id}/unlock", () => {
     });
     expect((await byName(PASSWORD)).status).toBe(200);
     expect((await signIn(user, PASSWORD, ip)).status).toBe(200);
+  });
+
+  it("leaves alone a login that names another user: a username that is another's e-mail", async () => {
+    const [admin, victim, collider] = await Promise.all([makeAdmin(), makeUser(), makeUser()]);
+    await env.DB.prepare("UPDATE users SET username = ? WHERE id = ?")
+      .bind(victim.email, collider.id)
+      .run();
+    await lock(victim, "203.0.113.15");
+    const res = await call("POST", `/users/${collider.id}/unlock`, { auth: admin.bearer });
+    expect(res.body.data).toStrictEqual({
+      user_id: collider.id,
+      was_locked: false,
+      failed_attempts: 0,
+    });
+    expect((await signIn(victim, PASSWORD, "203.0.113.15")).status).toBe(429);
   });
 
   it("also forgets the back-off: the next lock lasts 60 s again", async () => {

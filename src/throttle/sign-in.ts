@@ -28,6 +28,12 @@ export const loginKey = (login: string) => `account:login:${login.toLowerCase()}
 /** An existing user, whichever of its logins is typed: the addresses it signed in from. */
 export const accountKey = (userId: number) => `account:user:${userId}`;
 
+/**
+ * Asked in the account's place when a login names nobody, so that every attempt asks two objects:
+ * it keeps nothing (only `knows` is asked of it).
+ */
+const nobodyKey = (login: string) => `account:nobody:${login.toLowerCase()}`;
+
 const HEXTET = /^[0-9a-f]{1,4}$/;
 
 /**
@@ -61,18 +67,20 @@ export function addressKey(header: string | undefined): string {
 }
 
 /**
- * An operator's unlock: forgets the pair locks and the ceilings of the user's two logins (and of
- * the account, which counted both before they were counted apart); the known addresses stay.
+ * An operator's unlock: forgets the pair locks and the ceilings of the logins that name the user
+ * (its e-mail, and its username unless that is another user's e-mail), and what the account's
+ * object still counts; the known addresses stay. It says what those logins counted.
  */
 export async function unlockAccount(
   ns: ThrottleNamespace,
-  user: { id: number; username: string; email: string },
+  user: { id: number; logins: string[] },
   nowMs: number,
 ) {
-  const keys = new Set([accountKey(user.id), loginKey(user.username), loginKey(user.email)]);
-  const cleared = await Promise.all(
-    [...keys].map(async (key) => (await objectFor(ns, key)).unlock(nowMs)),
-  );
+  const unlock = async (key: string) => (await objectFor(ns, key)).unlock(nowMs);
+  const [cleared] = await Promise.all([
+    Promise.all([...new Set(user.logins.map(loginKey))].map(unlock)),
+    unlock(accountKey(user.id)),
+  ]);
   return {
     failures: cleared.reduce((n, c) => n + c.failures, 0),
     locked: cleared.some((c) => c.locked),
@@ -84,14 +92,15 @@ type Held<R> = Extract<R, { allowed: true }>;
 /**
  * One sign-in attempt: one call to the client address's object (reserved while the user is looked
  * up: it does not depend on the user), then one to the typed login's, which decides its (login,
- * address) pair, whether the address is one it signed in from, and its ceiling together; for an
- * existing user the account's object says meanwhile whether either login signed in from the
- * address, which a login's ceiling then spares too (asked again, only then). Only when both the
- * address and the login are reserved is the password checked; a refusal by the login gives the
- * address its reservation back, so a locked login does not use up its client's allowance. A good
- * password is one more call to the address and to the login, the account and the other login (the
- * address becomes known to each), in parallel. One object per key keeps every key's calls serial
- * and its load on its own object, with no object every sign-in must pass through.
+ * address) pair, whether the address is one it signed in from, and its ceiling together, while the
+ * account's object says whether either login signed in from the address (a login naming nobody asks
+ * an object that knows nothing, so that every attempt makes the same calls). A login whose ceiling
+ * alone refused the attempt from an address the account knows is asked again, sparing it. Only when
+ * both the address and the login are reserved is the password checked; a refusal by the login gives
+ * the address its reservation back, so a locked login does not use up its client's allowance. A
+ * good password is one more call to the address, the login and the account, in parallel. One
+ * object per key keeps every key's calls serial and its load on its own object, with no object
+ * every sign-in must pass through.
  */
 export class SignInAttempt {
   private address: { name: string; object: ThrottleObject; held?: Held<Reservation> } | undefined;
@@ -104,7 +113,7 @@ export class SignInAttempt {
   ) {}
 
   /** The user the login names, or how many seconds until the attempt may be made again. */
-  async admit<U extends { id: number; username: string; email: string }>(
+  async admit<U extends { id: number }>(
     login: string,
     lookup: Promise<U | undefined>,
   ): Promise<{ user: U | undefined; retryAfterS?: number }> {
@@ -117,10 +126,10 @@ export class SignInAttempt {
     if (!reservation.allowed) return { user, retryAfterS: reservation.retryAfterS };
     this.address = { ...address, held: reservation };
     const typed = await objectFor(this.ns, loginKey(login));
-    const account = user && (await objectFor(this.ns, accountKey(user.id)));
+    const account = await objectFor(this.ns, user ? accountKey(user.id) : nobodyKey(login));
     const [first, known] = await Promise.all([
       typed.reserveSignIn(name, this.nowMs),
-      account?.knows(name, this.nowMs),
+      account.knows(name, this.nowMs),
     ]);
     const held =
       !first.allowed && first.ceilingOnly && known
@@ -131,12 +140,7 @@ export class SignInAttempt {
       return { user, retryAfterS: held.retryAfterS };
     }
     this.keys.push({ object: typed, held });
-    if (account && user) {
-      this.keys.push({ object: account, held: null });
-      for (const other of new Set([loginKey(user.username), loginKey(user.email)]))
-        if (other !== loginKey(login))
-          this.keys.push({ object: await objectFor(this.ns, other), held: null });
-    }
+    if (user) this.keys.push({ object: account, held: null });
     return { user };
   }
 

@@ -86,14 +86,25 @@ export async function signOut(ctx: ServiceContext) {
 
 /**
  * An operator clears a user's sign-in locks (docs/security.md#sign-in-throttling): the failures,
- * locks and back-off of the account and of its two logins, from every address, so the user can sign
- * in at once from anywhere. The addresses it signed in from stay known; a client address's own
- * lock (100 failures over any accounts) is not touched. Refused `user_not_found` for nobody.
+ * locks and back-off of the logins that name the user, from every address, so the user can sign in
+ * at once from anywhere. The addresses it signed in from stay known; a client address's own lock
+ * (100 failures over any accounts) is not touched. Refused `user_not_found` for nobody.
  */
 export async function unlockSignIn(ctx: ServiceContext, { id, ref }: IdRef) {
   requireAdmin(ctx, "write");
   const user = id === null ? undefined : await findUserBy(ctx.db, { id });
   if (!user) throw new Refusal({ code: "user_not_found", userId: ref });
-  const cleared = await unlockAccount(ctx.signInLimits().throttle, user, ctx.nowMs());
+  // A username that is another user's e-mail (a WordPress import may hold one) names that user.
+  const named = await Promise.all(
+    [user.email, user.username].map(async (login) =>
+      (await findLoginUser(ctx.db, login))?.id === user.id ? [login] : [],
+    ),
+  );
+  const logins = named.flat();
+  const cleared = await unlockAccount(
+    ctx.signInLimits().throttle,
+    { id: user.id, logins },
+    ctx.nowMs(),
+  );
   return { userId: user.id, ...cleared };
 }
