@@ -79,9 +79,15 @@ function fromPlainPermalink(request: Request) {
 /** Letters A-Z lowered, and no other character: a path's escapes of others are left as sent. */
 const asciiLower = (text: string) => text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
 
-/** A decoded route name as a URL path: its `%` and its characters outside ASCII escaped. */
+/**
+ * A decoded route name as a URL path, written as the path form writes it: its `%`, the characters a
+ * URL path escapes (space " # < > ? ` { } ^) and those outside ASCII escaped. Controls and `\` are
+ * left for the URL to rewrite, which makes the name no route.
+ */
 const pathText = (name: string) =>
-  name.replace(/%/g, "%25").replace(/[\u0080-\uffff]+/g, (text) => encodeURIComponent(text));
+  name
+    .replace(/%/g, "%25")
+    .replace(/[ "#<>?`{}^\u0080-\uffff]+/g, (text) => encodeURIComponent(text));
 
 /** The path a plain permalink's `rest_route` names, decoded once as PHP decodes `$_GET`. */
 function routeOf(raw: string) {

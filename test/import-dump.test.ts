@@ -747,11 +747,15 @@ describe("reading the target database", () => {
     expect(none.calls).toHaveLength(1);
   });
 
-  it("names a missing schema only when the first read fails", async () => {
+  it("names a missing schema only when the first read finds a table or column missing", async () => {
     const failing = async () => {
       throw new Error("no such column: t.guid");
     };
     await expect(readTargetRows(failing, new Set())).rejects.toBeInstanceOf(SchemaMissing);
+    const offline = async () => {
+      throw new Error("fetch failed: getaddrinfo ENOTFOUND api.cloudflare.com");
+    };
+    await expect(readTargetRows(offline, new Set())).rejects.not.toBeInstanceOf(SchemaMissing);
     const db = database(5);
     const later = async (sqls: string[]) => {
       if (db.calls.length > 0) throw new Error("network");

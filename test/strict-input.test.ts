@@ -326,6 +326,14 @@ describe("bytes that are not UTF-8 are refused, never decoded to U+FFFD", () => 
     expect(res.body).toStrictEqual(
       A("content-type", "the Content-Type header must name one media type"),
     );
+    const afterParameter = await call("POST", "/wallets", {
+      body: JSON.stringify({ wallet_id: "twoparams", wallet_name: "Two", wallet_symbol: "T" }),
+      headers: { "Content-Type": "application/json; charset=utf-8, text/plain" },
+      auth: admin.bearer,
+    });
+    expect(afterParameter.body).toStrictEqual(
+      A("content-type", "the Content-Type header must name one media type"),
+    );
     // A comma inside a parameter's quoted value is no second type.
     const quoted = await call("POST", "/wallets", {
       body: JSON.stringify({ wallet_id: "quoted", wallet_name: "Q", wallet_symbol: "Q" }),

@@ -46,7 +46,7 @@ const GONE_USERS_PER_QUERY = 1000;
 /** Queries in one call: wrangler takes them as one argument, which Linux holds to 128 KiB. */
 const QUERIES_PER_CALL = 8;
 
-/** The database lacks this service's schema or its latest migration (the first read failed). */
+/** The database lacks this service's schema or its latest migration (a table or column). */
 export class SchemaMissing extends Error {}
 
 /**
@@ -61,7 +61,7 @@ export async function readTargetRows(
   const names = Object.keys(TARGET_QUERIES) as (keyof typeof TARGET_QUERIES)[];
   const results = await queries([SCHEMA_CHECK_QUERY, ...Object.values(TARGET_QUERIES)]).catch(
     (err: Error) => {
-      throw new SchemaMissing(err.message);
+      throw /no such (table|column)/i.test(err.message) ? new SchemaMissing(err.message) : err;
     },
   );
   const rows: TargetRows = Object.fromEntries(names.map((name, i) => [name, results[i + 1]]));

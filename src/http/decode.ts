@@ -81,11 +81,22 @@ export const formFields = (text: string): Record<string, string> =>
  * arrive joined by a comma) name no body the service could read: refused, not read as none.
  */
 export function mediaType(contentType: string) {
-  const semicolon = contentType.indexOf(";");
-  const type = (semicolon === -1 ? contentType : contentType.slice(0, semicolon)).trim();
-  if (type.includes(","))
+  if (joined(contentType))
     throw new MalformedRequest("content-type", "the Content-Type header must name one media type");
-  return type.toLowerCase();
+  const semicolon = contentType.indexOf(";");
+  return (semicolon === -1 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase();
+}
+
+/** Whether a header holds a comma outside a quoted parameter value: two values, joined. */
+function joined(header: string) {
+  let quoted = false;
+  for (let i = 0; i < header.length; i++) {
+    const char = header[i];
+    if (quoted && char === "\\") i++;
+    else if (char === '"') quoted = !quoted;
+    else if (char === "," && !quoted) return true;
+  }
+  return false;
 }
 
 /**
