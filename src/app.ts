@@ -65,8 +65,8 @@ function fromPlainPermalink(request: Request) {
       url.search = pairs.filter((raw) => !raw.startsWith("rest_route=")).join("&");
     }
   }
-  // A rest_route was decoded once already: a `%` left in it is itself, and a character outside
-  // ASCII is written as the path form writes it, so the router reads the name as it was meant.
+  // A rest_route was decoded once already: a `%` left in it is itself, and what a path escapes is
+  // written as the path form writes it, so the router reads the name as it was meant.
   const lower = named ? pathText(asciiLower(routed)) : asciiLower(routed);
   if (lower === url.pathname) return request;
   url.pathname = lower;
