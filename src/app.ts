@@ -30,6 +30,7 @@ import { reference } from "./reference";
 import { allowFor, readOnlyRoute } from "./route-methods";
 import { api, NAMESPACE } from "./routes";
 import { REFERENCE } from "./routes/openapi";
+import { asciiLower } from "./wallet/rules";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -75,9 +76,6 @@ function fromPlainPermalink(request: Request) {
   if (named && url.pathname !== lower) url.pathname = NO_ROUTE_PATH;
   return new Request(url, request);
 }
-
-/** Letters A-Z lowered, and no other character: a path's escapes of others are left as sent. */
-const asciiLower = (text: string) => text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
 
 /**
  * A decoded route name as a URL path, written as the path form writes it: its `%`, the characters a

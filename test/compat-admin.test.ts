@@ -16,8 +16,10 @@ import {
   makeKey,
   makeUser,
   makeWallet,
+  PASSWORD,
   type TestUser,
   tableCounts,
+  unique,
 } from "./helpers";
 
 const NS = "/wp-json/rimplenet/v1";
@@ -347,6 +349,25 @@ describe("DELETE wallets/{wallet} in the dialect", () => {
 });
 
 describe("DELETE users/{user_id} in the dialect", () => {
+  it("forgets what the sign-in throttle knew of the user's logins: a later user of them inherits nothing", async () => {
+    const name = unique("reused");
+    const signIn = (login: string, password: string, ip: string) =>
+      call("POST", "/users/login", {
+        body: { user_email: login, user_password: password },
+        headers: { "CF-Connecting-IP": ip },
+      });
+    const old = await makeUser("subscriber", name);
+    const home = "198.18.9.1";
+    expect((await signIn(name, PASSWORD, home)).status).toBe(200);
+    const res = await del(`users/${old.id}`);
+    expect(res.status, res.text).toBe(200);
+    await makeUser("subscriber", name);
+    for (let a = 0; a < 5; a++)
+      for (let i = 0; i < 10; i++) await signIn(name, `guess-${i}`, `198.18.9.${10 + a}`);
+    // The deleted user's home is no address of the heir's: the ceiling locks it too.
+    expect((await signIn(name, "guess", home)).status).toBe(429);
+  }, 30_000);
+
   it("deletes a user with no entries, its keys and sessions, as the plugin answered; its token and key stop working", async () => {
     const user = await makeUser("administrator");
     const key = (await makeKey(user, "read-write")).header;

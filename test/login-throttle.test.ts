@@ -309,6 +309,25 @@ describe("POST /users/login: known addresses and the account's ceiling", {
     expect(res.status, res.text).toBe(200);
   });
 
+  it("keeps apart two users whose usernames differ only in a letter outside A-Z", async () => {
+    const [p, q] = [await makeUser(), await makeUser()];
+    const tail = unique("mile");
+    await env.DB.batch([
+      env.DB.prepare("UPDATE users SET username = ? WHERE id = ?").bind(`\u00c9${tail}`, p.id),
+      env.DB.prepare("UPDATE users SET username = ? WHERE id = ?").bind(`\u00e9${tail}`, q.id),
+    ]);
+    const now = Date.now();
+    const qHome = freshAddress();
+    const own = await attempt({ login: `\u00e9${tail}`, password: PASSWORD, ip: qHome });
+    expect(own.body.data?.user_id, own.text).toBe(q.id);
+    await spread(`\u00c9${tail}`, 5, 10, appAt(now));
+    // Q's address is Q's: P's ceiling does not spare it.
+    expectLocked(
+      await attempt({ login: `\u00c9${tail}`, password: "guess", ip: qHome, app: appAt(now) }),
+      60,
+    );
+  });
+
   it("the ceiling's lock doubles when it comes back: 60 s, then 120 s", async () => {
     const user = await makeUser();
     let now = Date.now();

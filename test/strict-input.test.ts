@@ -324,16 +324,19 @@ describe("bytes that are not UTF-8 are refused, never decoded to U+FFFD", () => 
         headers: { "Content-Type": type },
         auth: admin.bearer,
       });
-    // As two headers arrive: joined by a comma, after a parameter or not.
+    // As two headers arrive: joined by a comma, after a parameter or not, or behind a quote.
     for (const type of [
       "application/json, text/plain",
       "application/json; charset=utf-8, text/plain",
+      'application/json; x="a, text/plain',
+      'application/json; x="a\\", text/plain',
+      '"application/json, text/plain"',
     ])
       expect((await post("two", type)).body, type).toStrictEqual(
         A("content-type", "the Content-Type header must name one media type"),
       );
-    // A comma inside a parameter's quoted value is no second type.
-    const quoted = await post("quoted", 'application/json; x="a,b"');
+    // A comma or an escaped quote inside a parameter's quoted value is no second type.
+    const quoted = await post("quoted", 'application/json; x="a,b"; y="c\\"d"');
     expect(quoted.status, quoted.text).toBe(200);
   });
 });

@@ -1,6 +1,7 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { sha256Hex } from "../src/auth/sha256";
 import {
   isKnown,
   KNOWN_ADDRESS_MS,
@@ -19,7 +20,13 @@ import {
   reserve,
   type ThrottleState,
 } from "../src/throttle/policy";
-import { accountKey, addressKey, loginKey, SignInAttempt } from "../src/throttle/sign-in";
+import {
+  accountKey,
+  addressKey,
+  loginKey,
+  objectFor,
+  SignInAttempt,
+} from "../src/throttle/sign-in";
 import { unique } from "./helpers";
 
 const { pair, account, address } = POLICIES;
@@ -261,6 +268,24 @@ describe("one sign-in attempt's calls", () => {
     expect(answers[0]).toEqual({ calls: ["reserve", "reserveSignIn", "knows"], allowed: true });
     expect(answers[1]).toEqual(answers[0]);
   });
+
+  it("makes the same calls whether or not a user has the login, when the login refuses", async () => {
+    const now = Date.now();
+    const answers = [];
+    for (const user of [undefined, { id: 9_000_002 }]) {
+      const [login, ip] = [unique("locked"), `198.18.${user ? 3 : 4}.1`];
+      const typed = await objectFor(env.LOGIN_THROTTLE, loginKey(login));
+      for (let i = 0; i < 10; i++) await typed.reserveSignIn(sha256Hex(addressKey(ip)), now);
+      const { calls, ns } = recorded();
+      const admitted = await new SignInAttempt(ns, ip, now).admit(login, Promise.resolve(user));
+      answers.push({ calls, retryAfterS: admitted.retryAfterS });
+    }
+    expect(answers[0]).toEqual({
+      calls: ["reserve", "reserveSignIn", "knows", "release"],
+      retryAfterS: 60,
+    });
+    expect(answers[1]).toEqual(answers[0]);
+  });
 });
 
 describe("throttle keys", () => {
@@ -268,6 +293,9 @@ describe("throttle keys", () => {
     expect(accountKey(42)).toBe("account:user:42");
     expect(loginKey("Alice@Example.TEST")).toBe(loginKey("alice@example.test"));
     expect(loginKey("alice@example.test")).not.toBe(loginKey("alice"));
+    // Letters A-Z alone, as the database's lower() folds them: two users' logins, two keys.
+    expect(loginKey("\u00c9mile")).not.toBe(loginKey("\u00e9mile"));
+    expect(loginKey("\u212aelvin")).not.toBe(loginKey("kelvin"));
   });
 
   it("names an IPv4 client by its address and an IPv6 client by its /64", () => {

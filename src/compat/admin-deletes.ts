@@ -54,7 +54,8 @@ export const compatUserDelete = defineRoute(
     patterns: { user_id: "[0-9]+" },
   },
   async (c, { user_id: ref }) => {
-    const outcome = ref !== null && "id" in ref ? await deleteUser(c.var.db, ref.id) : "not-found";
+    const outcome =
+      ref !== null && "id" in ref ? await deleteUser(c.var.service, ref.id) : "not-found";
     if (outcome === "deleted") return ok(c, 200, "User deleted successfully", []);
     if (outcome === "has-entries")
       return fail(c, 409, "Operation cannot be completed", [

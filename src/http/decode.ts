@@ -87,16 +87,25 @@ export function mediaType(contentType: string) {
   return (semicolon === -1 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase();
 }
 
-/** Whether a header holds a comma outside a quoted parameter value: two values, joined. */
+/**
+ * Whether a header is not one value: a comma outside a parameter's quoted value (two values,
+ * joined), a quote anywhere but around a parameter's value, or a quoted value left open (which
+ * would hide a comma).
+ */
 function joined(header: string) {
   let quoted = false;
   for (let i = 0; i < header.length; i++) {
     const char = header[i];
-    if (quoted && char === "\\") i++;
-    else if (char === '"') quoted = !quoted;
-    else if (char === "," && !quoted) return true;
+    if (quoted) {
+      if (char === "\\") i++;
+      else if (char === '"') quoted = false;
+    } else if (char === ",") return true;
+    else if (char === '"') {
+      if (header[i - 1] !== "=") return true;
+      quoted = true;
+    }
   }
-  return false;
+  return quoted;
 }
 
 /**

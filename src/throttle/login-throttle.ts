@@ -116,6 +116,11 @@ export class LoginThrottle extends DurableObject<Env> {
     return { failures: pairFailures, locked: states.some((s) => s.lockedUntilMs > nowMs) };
   }
 
+  /** Forgets everything: the key names a user no more (a deleted user's login or account). */
+  async forget(): Promise<void> {
+    await this.ctx.storage.deleteAll();
+  }
+
   override async alarm() {
     prune(this.sql, Date.now());
     const forgetAt = forgetAllAtMs(this.sql);

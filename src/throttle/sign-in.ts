@@ -2,6 +2,7 @@
 // their Durable Objects (login-throttle.ts).
 
 import { sha256Hex } from "../auth/sha256";
+import { asciiLower } from "../ledger/request-key";
 import type { SignInReservation } from "./account-policy";
 import type { Reservation } from "./policy";
 
@@ -20,10 +21,11 @@ export const objectFor = async (ns: ThrottleNamespace, key: string) =>
 type ThrottleObject = Awaited<ReturnType<typeof objectFor>>;
 
 /**
- * A login as typed, by its lower-cased text, whether or not a user has it: it alone is counted, so
- * a 429 says nothing about which logins exist, nor that an e-mail and a username are one user's.
+ * A login as typed, whether or not a user has it, its letters A-Z lowered as the database's lower()
+ * folds them (so two users' logins are never one key): it alone is counted, so a 429 says nothing
+ * about which logins exist, nor that an e-mail and a username are one user's.
  */
-export const loginKey = (login: string) => `account:login:${login.toLowerCase()}`;
+export const loginKey = (login: string) => `account:login:${asciiLower(login)}`;
 
 /** An existing user, whichever of its logins is typed: the addresses it signed in from. */
 export const accountKey = (userId: number) => `account:user:${userId}`;
@@ -32,7 +34,7 @@ export const accountKey = (userId: number) => `account:user:${userId}`;
  * Asked in the account's place when a login names nobody, so that every attempt asks two objects:
  * it keeps nothing (only `knows` is asked of it).
  */
-const nobodyKey = (login: string) => `account:nobody:${login.toLowerCase()}`;
+const nobodyKey = (login: string) => `account:nobody:${asciiLower(login)}`;
 
 const HEXTET = /^[0-9a-f]{1,4}$/;
 
@@ -85,6 +87,15 @@ export async function unlockAccount(
     failures: cleared.reduce((n, c) => n + c.failures, 0),
     locked: cleared.some((c) => c.locked),
   };
+}
+
+/**
+ * A deleted user's keys, forgotten: its logins' counts and known addresses, which a later user of
+ * the same username or e-mail must not inherit, and its account's.
+ */
+export async function forgetAccount(ns: ThrottleNamespace, user: { id: number; logins: string[] }) {
+  const keys = new Set([accountKey(user.id), ...user.logins.map(loginKey)]);
+  await Promise.all([...keys].map(async (key) => (await objectFor(ns, key)).forget()));
 }
 
 type Held<R> = Extract<R, { allowed: true }>;

@@ -16,6 +16,7 @@ import { SignInAttempt, unlockAccount } from "../throttle/sign-in";
 import { caller, type IdRef, requireAdmin, type ServiceContext } from "./context";
 import { Refusal } from "./refusal";
 import { endSession, openSession } from "./sessions";
+import { loginsOf } from "./users";
 
 export type Credentials = {
   /** An e-mail or a username. */
@@ -94,13 +95,7 @@ export async function unlockSignIn(ctx: ServiceContext, { id, ref }: IdRef) {
   requireAdmin(ctx, "write");
   const user = id === null ? undefined : await findUserBy(ctx.db, { id });
   if (!user) throw new Refusal({ code: "user_not_found", userId: ref });
-  // A username that is another user's e-mail (a WordPress import may hold one) names that user.
-  const named = await Promise.all(
-    [user.email, user.username].map(async (login) =>
-      (await findLoginUser(ctx.db, login))?.id === user.id ? [login] : [],
-    ),
-  );
-  const logins = named.flat();
+  const logins = await loginsOf(ctx.db, user);
   const cleared = await unlockAccount(
     ctx.signInLimits().throttle,
     { id: user.id, logins },

@@ -1,7 +1,15 @@
 // Users: who a movement names, and new subscribers.
 import { hashPassword } from "../auth/password";
 import type { Db } from "../db/client";
-import { type Clashes, findUsers, insertUserIfFree } from "../db/users";
+import {
+  type Clashes,
+  deleteUserIfUnused,
+  findLoginUser,
+  findUserBy,
+  findUsers,
+  insertUserIfFree,
+} from "../db/users";
+import { forgetAccount } from "../throttle/sign-in";
 import { requireAdmin, type ServiceContext } from "./context";
 import { Refusal } from "./refusal";
 
@@ -20,13 +28,23 @@ export type NewSubscriber = {
   lastName: string;
 };
 
-// What the dialects ask of users beyond the verbs below: the checks before a new account, and
-// deleting a user no entry names (the ledger is append-only: a user with entries stays).
-export {
-  deleteUserIfUnused as deleteUser,
-  findClashes as findNewUserClashes,
-} from "../db/users";
+// What the dialects ask of users beyond the verbs below: the checks before a new account.
+export { findClashes as findNewUserClashes } from "../db/users";
 export type { Clashes };
+
+/**
+ * Deletes a user no entry names (the ledger is append-only: a user with entries stays), and what
+ * the sign-in throttle learned of its logins, which a later user of the same username or e-mail
+ * must not inherit. Answers the outcome: deleted, not-found, has-entries or last-administrator.
+ */
+export async function deleteUser(ctx: ServiceContext, id: number) {
+  requireAdmin(ctx, "write");
+  const user = await findUserBy(ctx.db, { id });
+  const logins = user ? await loginsOf(ctx.db, user) : [];
+  const outcome = await deleteUserIfUnused(ctx.db, id);
+  if (outcome === "deleted") await forgetAccount(ctx.signInLimits().throttle, { id, logins });
+  return outcome;
+}
 
 /**
  * Creates a subscriber unless its username or e-mail would name another account (the rule of
@@ -48,4 +66,17 @@ export async function createSubscriber(
     registeredAtMs: ctx.nowMs(),
   });
   return result.id === undefined ? { clashes: result.clashes } : { id: result.id };
+}
+
+/**
+ * The logins that name `user`: its e-mail, and its username unless that is another user's e-mail
+ * (a WordPress import may hold one), which names that user.
+ */
+export async function loginsOf(db: Db, user: { id: number; username: string; email: string }) {
+  const named = await Promise.all(
+    [user.email, user.username].map(async (login) =>
+      (await findLoginUser(db, login))?.id === user.id ? [login] : [],
+    ),
+  );
+  return named.flat();
 }
