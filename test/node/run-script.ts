@@ -1,11 +1,15 @@
-// A project script (scripts/*.ts) run under tsx and waited for, as the tool tests run them. The
-// wait blocks vitest's own timeout, so a child that never ends (tsx's loader can wait for good on
-// an esbuild that has exited) is stopped here and fails its test with what it printed.
+// A project script (scripts/*.ts) run and waited for, as the tool tests run them: Node with tsx's
+// loader, in one process. (The tsx command runs the script in a child of its own, and was seen to
+// wait for good after that child had exited, failing a green test after two minutes.) The wait
+// blocks vitest's own timeout, so a child that never ends is stopped here and fails its test with
+// what it printed.
 import { type SpawnSyncOptionsWithStringEncoding, spawnSync } from "node:child_process";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
-const TSX = path.join(ROOT, "node_modules/.bin/tsx");
+/** tsx's loader (its package's "." export), by path: a script may run in a folder of its own. */
+const TSX_LOADER = pathToFileURL(path.join(ROOT, "node_modules/tsx/dist/loader.mjs")).href;
 
 /** Each script run here takes seconds; two minutes is a hang. */
 const SCRIPT_TIMEOUT_MS = 120_000;
@@ -15,11 +19,15 @@ export function runScript(
   args: string[],
   options: Omit<SpawnSyncOptionsWithStringEncoding, "encoding" | "timeout">,
 ) {
-  const result = spawnSync(TSX, [path.join(ROOT, script), ...args], {
-    ...options,
-    encoding: "utf8",
-    timeout: SCRIPT_TIMEOUT_MS,
-  });
+  const result = spawnSync(
+    process.execPath,
+    ["--import", TSX_LOADER, path.join(ROOT, script), ...args],
+    {
+      ...options,
+      encoding: "utf8",
+      timeout: SCRIPT_TIMEOUT_MS,
+    },
+  );
   if (result.error)
     throw new Error(
       `${script}: ${result.error.message} (stopped after ${SCRIPT_TIMEOUT_MS / 1000} s):\n${result.stdout}${result.stderr}`,
