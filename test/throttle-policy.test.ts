@@ -10,6 +10,7 @@ import {
   reserveSignIn,
   signInSucceeded,
 } from "../src/throttle/account-policy";
+import { inboxKey } from "../src/throttle/mail";
 import {
   BACKOFF_MEMORY_MS,
   EMPTY_STATE,
@@ -296,6 +297,8 @@ describe("throttle keys", () => {
     // Letters A-Z alone, as the database's lower() folds them: two users' logins, two keys.
     expect(loginKey("\u00c9mile")).not.toBe(loginKey("\u00e9mile"));
     expect(loginKey("\u212aelvin")).not.toBe(loginKey("kelvin"));
+    expect(inboxKey(" Ada@Example.TEST ")).toBe(inboxKey("ada@example.test"));
+    expect(inboxKey("\u00c9mile@example.test")).not.toBe(inboxKey("\u00e9mile@example.test"));
   });
 
   it("names an IPv4 client by its address and an IPv6 client by its /64", () => {

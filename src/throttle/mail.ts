@@ -1,11 +1,15 @@
 // Mail to one e-mail address is counted in the same Durable Objects as sign-ins (one object per
 // key, every isolate reaching the same one), under keys and policies of its own (POLICIES.mail and
 // POLICIES.inbox): per client address that asks, and per e-mail address over every client.
+import { asciiLower } from "../ledger/request-key";
 import type { Reservation } from "./policy";
 import { addressKey, objectFor, type ThrottleNamespace } from "./sign-in";
 
-/** An address by its lower-cased text, whether or not an account has it: a 429 tells nothing. */
-const inboxKey = (email: string) => `mail:${email.trim().toLowerCase()}`;
+/**
+ * An address by its text, letters A-Z lowered as the database folds them (two accounts' addresses
+ * are two keys), whether or not an account has it: a 429 tells nothing.
+ */
+export const inboxKey = (email: string) => `mail:${asciiLower(email.trim())}`;
 
 /**
  * Counts one mail to `email` asked for from `clientAddress` (CF-Connecting-IP): refused, with the
