@@ -45,6 +45,13 @@ export function sitePost(p: {
   ].join("\n");
 }
 
+/** The fixture's dump with post `id` trashed on the site since (its post_status `trash`). */
+export function trashPost(text: string, id: number) {
+  const at = text.indexOf(`(${id},`, text.indexOf("INSERT INTO `wp_posts`"));
+  if (at === -1) throw new Error(`no post ${id} in the dump`);
+  return `${text.slice(0, at)}${text.slice(at).replace("'publish'", "'trash'")}`;
+}
+
 /** A WordPress record as a fixture wrote it (a post, a wallet): read field by field in the tests. */
 // biome-ignore lint/suspicious/noExplicitAny: JSON the generator wrote; each test reads the fields it checks
 type SiteRecord = Record<string, any>;

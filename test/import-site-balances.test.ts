@@ -2,7 +2,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { CLEAN, call, type Json, ledgerViolations, signedToken, tableCounts } from "./helpers";
-import { dump, IMPORT_AT, runImport, sitePost } from "./import-helpers";
+import { dump, IMPORT_AT, runImport, sitePost, trashPost } from "./import-helpers";
 
 // The site's administrator, imported as user 1, signs the requests: its session is written once the
 // first import has made the user.
@@ -106,9 +106,7 @@ describe("--balances site", () => {
     expect(ledger.statements).toEqual([]);
     expect(await tableCounts()).toEqual(before);
     // One entry more than the adjustment: not that alone, so no option is named.
-    const at = dump.indexOf("(29,4,'2023-02-03");
-    const trashed = `${dump.slice(0, at)}${dump.slice(at).replace("'publish'", "'trash'")}`;
-    const run = await runImport({ balances: "ledger" }, trashed);
+    const run = await runImport({ balances: "ledger" }, trashPost(dump, 29));
     expect(run.report.conflicts).toContainEqual({
       kind: "entries",
       id: "4\tngn",
@@ -191,12 +189,7 @@ describe("--balances site", () => {
   it("refuses an entry the site trashed that only the adjustment's place would show", async () => {
     // Post 21 (johndoe's ngn debit of 200.50) trashed: its stored 1269.50 now needs an adjustment
     // where the database holds that entry.
-    const trashed = dump.replace(
-      "'TRANSACTION by johndoe, Type: DEBIT, Wallet Info: ₦200.50 Naira Wallet  on Tuesday 6th of September 2022 @ 09:00:00 AM','','publish'",
-      "'TRANSACTION by johndoe, Type: DEBIT, Wallet Info: ₦200.50 Naira Wallet  on Tuesday 6th of September 2022 @ 09:00:00 AM','','trash'",
-    );
-    expect(trashed).not.toBe(dump);
-    const run = await runImport({ balances: "site" }, trashed);
+    const run = await runImport({ balances: "site" }, trashPost(dump, 21));
     expect(run.report.conflicts).toContainEqual({
       kind: "entries",
       id: "2\tngn",
