@@ -1,11 +1,9 @@
-// The hostile-input section's oversized and pathological bodies: requests over 64 KiB go alone
-// (the gate below), streamed (chunked) uploads over the limit, and bodies built to make a parser
-// work hard.
+// The hostile-input section's oversized and pathological bodies: streamed (chunked) uploads over the
+// limit, and bodies built to make a parser work hard.
 import type { Ctx } from "./api";
 import {
   at,
   check,
-  DEV_PROXY_503,
   errorCode,
   figures,
   histogram,
@@ -22,47 +20,6 @@ import { jsonText } from "./hostile-input";
 import { type Fixtures, JSON_UTF8 } from "./hostile-routes";
 import { tableCounts } from "./ledger";
 
-/**
- * Requests with bodies over 64 KiB go alone. The worker answers them 413 without reading the rest,
- * and wrangler dev's proxy treats the aborted upload as a network error of the worker: it answers
- * other requests in flight at that moment with its own 503 "Your worker restarted mid-request"
- * (measured: never when the same requests go straight to workerd). That is the dev proxy, not the
- * worker, so oversized uploads are kept from overlapping other requests.
- */
-const gate: {
-  shared: number;
-  exclusive: Promise<void> | null;
-  tail: Promise<void>;
-  idle: (() => void)[];
-} = { shared: 0, exclusive: null, tail: Promise.resolve(), idle: [] };
-export async function sharedTurn<T>(fn: () => Promise<T>) {
-  while (gate.exclusive) await gate.exclusive;
-  gate.shared++;
-  try {
-    return await fn();
-  } finally {
-    if (--gate.shared === 0) for (const wake of gate.idle.splice(0)) wake();
-  }
-}
-export async function exclusiveTurn<T>(fn: () => Promise<T>) {
-  const previous = gate.tail;
-  let release = () => {};
-  const mine = new Promise<void>((r) => (release = r));
-  gate.tail = previous.then(() => mine);
-  await previous;
-  gate.exclusive = mine;
-  while (gate.shared > 0) await new Promise<void>((wake) => gate.idle.push(wake));
-  try {
-    return await fn();
-  } finally {
-    // The server closes a connection whose upload it did not read; give both ends a moment to see
-    // that before other requests pick a pooled connection again.
-    await sleep(100);
-    gate.exclusive = null;
-    release();
-  }
-}
-
 /** A body without Content-Length, sent in 16 KiB chunks. */
 function streamOf(text: string) {
   const bytes = new TextEncoder().encode(text);
@@ -78,7 +35,7 @@ function streamOf(text: string) {
  * Streamed (chunked) uploads over 64 KiB, one at a time: the limit must hold without Content-Length.
  * The worker answers 413 once the limit is passed, after reading the rest of the upload (up to
  * 1 MiB, src/http/body-limit.ts); the client sees the 413, or, should the upload be cut, the
- * connection reset (directly, or as wrangler dev's proxy 503, or as a 413 whose body was cut). Any
+ * connection reset (directly, or as a 413 whose body was cut). Any
  * other answer fails; the next request, a POST, must be answered normally; nothing may be written
  * (the refused batch's table counts cover these).
  */
@@ -140,8 +97,6 @@ export async function streamedUploads(ctx: Ctx, f: Fixtures) {
           res.headers.get("content-type") === JSON_UTF8
         )
           outcome = "cut (413, body cut)";
-        else if (res.status === 503 && res.text.startsWith(DEV_PROXY_503))
-          outcome = "cut (dev proxy 503)";
         else wrong.push(`${path} ${size} B → ${res.status} ${truncate(res.text, 120)}`);
       } catch (error) {
         const code = errorCode(error);
@@ -150,9 +105,8 @@ export async function streamedUploads(ctx: Ctx, f: Fixtures) {
         else wrong.push(`${path} ${size} B → ${code}`);
       }
       if (outcome) outcomes.push(outcome);
-      // The next request is a POST, which wrangler dev's proxy does not retry: when an upload was
-      // left half-read it answered that one 503 "Your worker restarted mid-request" (the worker now
-      // reads a refused upload to its end, up to 1 MiB: src/http/body-limit.ts).
+      // The next request must find the server as it was: a refused upload is read to its end, up
+      // to 1 MiB (src/http/body-limit.ts), not left half-read on the connection.
       await sleep(100);
       let next: string;
       try {

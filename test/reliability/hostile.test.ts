@@ -33,7 +33,7 @@ import {
   type Route,
   routeTable,
 } from "./hostile-routes";
-import { exclusiveTurn, pathologicalBodies, sharedTurn, streamedUploads } from "./hostile-uploads";
+import { pathologicalBodies, streamedUploads } from "./hostile-uploads";
 import { checkLedgerInvariants, tableCounts } from "./ledger";
 import { endOfSection, section } from "./section";
 
@@ -42,7 +42,7 @@ const REFUSED_RUNS = 70; // per writing route
 
 type CaseTally = { cases: number; statuses: number[] };
 
-const { ctx, deadlineFor, run } = section("hostile");
+const { ctx, deadlineFor, run } = section("hostile", { ownServer: "served" });
 let f: Fixtures;
 let routes: Route[];
 let deadline = 0;
@@ -169,15 +169,13 @@ async function fuzzRoute(
     cases++;
     let res: Answer;
     try {
-      const go = () =>
-        http(req.url, {
-          method: req.method,
-          headers: req.headers,
-          body: req.body,
-          allowKey: route.allowKey ? shownKey : undefined,
-          retryTransport: true,
-        });
-      res = await (req.oversize ? exclusiveTurn(go) : sharedTurn(go));
+      res = await http(req.url, {
+        method: req.method,
+        headers: req.headers,
+        body: req.body,
+        allowKey: route.allowKey ? shownKey : undefined,
+        retryTransport: true,
+      });
     } catch (error) {
       throw new Error(`no answer: ${errorCode(error)} for ${describe(spec, req)}`);
     }
@@ -268,15 +266,13 @@ async function edgeTable(
         sent++;
         let res: Answer;
         try {
-          res = await (req.oversize ? exclusiveTurn : sharedTurn)(() =>
-            http(req.url, {
-              method: "POST",
-              headers: req.headers,
-              body: req.body,
-              retryTransport: true,
-              allowKey: route.allowKey ? shownKey : undefined,
-            }),
-          );
+          res = await http(req.url, {
+            method: "POST",
+            headers: req.headers,
+            body: req.body,
+            retryTransport: true,
+            allowKey: route.allowKey ? shownKey : undefined,
+          });
         } catch (error) {
           failures.push(
             `${field}=${truncate(JSON.stringify(value) ?? String(value), 60)}: no answer (${errorCode(error)})`,

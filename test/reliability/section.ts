@@ -68,9 +68,13 @@ export const startOnCopy = (
 /**
  * Declares the section this file is. With `ownServer`, a fresh server (a copy of the run's prepared
  * state, the run's copy of the worker) is started for it, and every server it started is stopped
- * after it, its state removed.
+ * after it, its state removed; `"served"` makes that server the deploy bundle under Miniflare
+ * alone, as production runs it, where wrangler dev's proxy would rewrite a request first.
  */
-export function section(name: SectionName, { ownServer = false } = {}): Section {
+export function section(
+  name: SectionName,
+  { ownServer = false }: { ownServer?: boolean | "served" } = {},
+): Section {
   const run = inject("reliability");
   let ctx: Ctx | undefined;
   let own: Server | undefined;
@@ -78,7 +82,7 @@ export function section(name: SectionName, { ownServer = false } = {}): Section 
   beforeAll(async () => {
     console.log(`\n== ${SECTIONS[name]} ==`);
     if (ownServer) {
-      own = await startOnCopy(run);
+      own = await startOnCopy(run, { wranglerDev: ownServer !== "served" });
       ownState = own.stateDir;
     }
     ctx = await connect(own ?? run, run.config);
