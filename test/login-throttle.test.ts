@@ -309,6 +309,26 @@ describe("POST /users/login: known addresses and the account's ceiling", {
     expect(res.status, res.text).toBe(200);
   });
 
+  it("does not count the user's own failures at an address the account knows toward a login's ceiling", async () => {
+    const user = await makeUser();
+    const home = freshAddress();
+    const now = Date.now();
+    const signIn = (login: string, ip: string) =>
+      attempt({ login, password: PASSWORD, ip, app: appAt(now) });
+    expect((await signIn(user.email, home)).status).toBe(200);
+    // Typos with the other login at home, which only the account knows, then strangers' 41.
+    const typos = await failTimes(9, { login: user.username, ip: home, app: appAt(now) });
+    expect(typos.map((r) => r.status)).toEqual(Array(9).fill(400));
+    const strangers = [
+      ...(await spread(user.username, 4, 10, appAt(now))),
+      ...(await failTimes(1, { login: user.username, ip: freshAddress(), app: appAt(now) })),
+    ];
+    expect(strangers.map((r) => r.status)).toEqual(Array(41).fill(400));
+    // 41 failures from addresses the user never signed in from: under the ceiling of 50.
+    const res = await signIn(user.username, freshAddress());
+    expect(res.status, res.text).toBe(200);
+  });
+
   it("keeps apart two users whose usernames differ only in a letter outside A-Z", async () => {
     const [p, q] = [await makeUser(), await makeUser()];
     const tail = unique("mile");

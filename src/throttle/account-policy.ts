@@ -29,13 +29,10 @@ export function rememberAddress(
 /** What a key's object knows about one attempt: its pair, its ceiling, the address's standing. */
 export type AccountView = { pair: ThrottleState; ceiling: ThrottleState; known: boolean };
 
-/**
- * A key's reservation: `ceilingLockedNow` is null when a known address was spared the ceiling. A
- * refusal says whether the ceiling alone refused it, which an address known elsewhere is spared.
- */
+/** A key's reservation: `ceilingLockedNow` is null when a known address was spared the ceiling. */
 export type SignInReservation =
   | { allowed: true; reservedAtMs: number; ceilingLockedNow: boolean | null }
-  | { allowed: false; retryAfterS: number; ceilingOnly: boolean };
+  | { allowed: false; retryAfterS: number };
 
 /**
  * Counts one attempt against its (key, address) pair and, from an address the key does not know,
@@ -55,11 +52,7 @@ export function reserveSignIn(
     return {
       pair: view.pair,
       ceiling: view.ceiling,
-      reservation: {
-        allowed: false,
-        retryAfterS: Math.max(...waits),
-        ceilingOnly: pair.reservation.allowed,
-      },
+      reservation: { allowed: false, retryAfterS: Math.max(...waits) },
     };
   const ceilingLockedNow = ceiling?.reservation.allowed ? ceiling.reservation.lockedNow : null;
   return {

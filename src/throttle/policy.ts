@@ -15,13 +15,13 @@ const MINUTE_MS = 60_000;
 export const DAY_MS = 24 * 60 * MINUTE_MS;
 
 /**
- * - `pair`, one login from one client address: 10 failures in any 15 minutes lock that pair for
+ * - `pair`, one login from one client address: 10 failures within 15 minutes lock that pair for
  *   60 s, each further lock doubling up to an hour. Only that address is locked out.
  * - `account`, the ceiling on one login's failures from addresses it never signed in from,
- *   whichever: 50 in any 15 minutes lock the login for those addresses but the ones its account
+ *   whichever: 50 within 15 minutes lock the login for those addresses but the ones its account
  *   knows (sign-in.ts), 60 s doubling up to an hour. One address can add at most 40 in 15 minutes (test/throttle-policy.test.ts), so only
  *   guessing spread over several addresses reaches it.
- * - `address`, one client address over every account: 100 failures in any 15 minutes lock it for
+ * - `address`, one client address over every account: 100 failures within 15 minutes lock it for
  *   15 minutes.
  */
 export const POLICIES: Record<ThrottleKind | "pair", Policy> = {

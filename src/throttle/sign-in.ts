@@ -102,11 +102,10 @@ type Held<R> = Extract<R, { allowed: true }>;
 
 /**
  * One sign-in attempt: one call to the client address's object (reserved while the user is looked
- * up: it does not depend on the user), then one to the typed login's, which decides its (login,
- * address) pair, whether the address is one it signed in from, and its ceiling together, while the
- * account's object says whether either login signed in from the address (a login naming nobody asks
- * an object that knows nothing, so that every attempt makes the same calls). A login whose ceiling
- * alone refused the attempt from an address the account knows is asked again, sparing it. Only when
+ * up: it does not depend on the user), then one to the account's, which says whether either of its
+ * logins signed in from the address (a login naming nobody asks an object that knows nothing, so
+ * that every attempt makes the same calls), then one to the typed login's, which decides its
+ * (login, address) pair and, from an address neither it nor the account knows, its ceiling. Only when
  * both the address and the login are reserved is the password checked; a refusal by the login gives
  * the address its reservation back, so a locked login does not use up its client's allowance. A
  * good password is one more call to the address, the login and the account, in parallel. One
@@ -138,14 +137,8 @@ export class SignInAttempt {
     this.address = { ...address, held: reservation };
     const typed = await objectFor(this.ns, loginKey(login));
     const account = await objectFor(this.ns, user ? accountKey(user.id) : nobodyKey(login));
-    const [first, known] = await Promise.all([
-      typed.reserveSignIn(name, this.nowMs),
-      account.knows(name, this.nowMs),
-    ]);
-    const held =
-      !first.allowed && first.ceilingOnly && known
-        ? await typed.reserveSignIn(name, this.nowMs, true)
-        : first;
+    const known = await account.knows(name, this.nowMs);
+    const held = await typed.reserveSignIn(name, this.nowMs, known);
     if (!held.allowed) {
       await address.object.release("address", reservation.reservedAtMs, reservation.lockedNow);
       return { user, retryAfterS: held.retryAfterS };
