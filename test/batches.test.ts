@@ -52,6 +52,13 @@ const base = (wallet: string, userId: number) => ({
   amount: "1",
 });
 
+const invalid = (error: Json) => ({
+  status_code: 400,
+  status: false,
+  message: "invalid input",
+  error,
+});
+
 describe("POST /batches", () => {
   it("answers 200 Batch Completed with the entries' ids in operation order", async () => {
     const { admin, buyer, seller, platform, wallet } = await setup();
@@ -103,13 +110,6 @@ describe("POST /batches", () => {
       expect(await tableCounts()).toEqual(before);
     },
   );
-
-  const invalid = (error: Json) => ({
-    status_code: 400,
-    status: false,
-    message: "invalid input",
-    error,
-  });
 
   it.each<[string, (w: string, u: number, v: number) => Json, Json]>([
     ["an empty list", () => ({ operations: [] }), { operations: "Field Cannot be empty" }],
@@ -243,6 +243,89 @@ describe("POST /batches", () => {
     expect(res.body).toEqual(
       invalid({ balanced: `credits (2.00) and debits (1.00) differ in wallet ${wallet}` }),
     );
+  });
+
+  it("balanced refuses debits above credits too", async () => {
+    const { admin, buyer, seller, wallet } = await setup();
+    await credit(admin, { user_id: buyer.id, wallet_id: wallet, amount: "10" });
+    const before = await tableCounts();
+    const res = await post(admin, {
+      request_id: unique("b"),
+      balanced: true,
+      operations: [
+        { ...base(wallet, buyer.id), type: "debit", amount: "10" },
+        { ...base(wallet, seller.id), amount: "5" },
+      ],
+    });
+    expect(res.body).toEqual(
+      invalid({ balanced: `credits (5.00) and debits (10.00) differ in wallet ${wallet}` }),
+    );
+    expect(await tableCounts()).toEqual(before);
+  });
+
+  it("names the operation that passes the largest balance, not one that reaches it", async () => {
+    const { admin, buyer, wallet } = await setup();
+    await credit(admin, { user_id: buyer.id, wallet_id: wallet, amount: "0.01" });
+    const before = await tableCounts();
+    const res = await post(admin, {
+      request_id: unique("b"),
+      operations: [
+        { ...base(wallet, buyer.id), amount: "9999999999999.98" },
+        { ...base(wallet, buyer.id), amount: "0.01" },
+      ],
+    });
+    expect(res.body).toEqual(
+      invalid({
+        "operations[1].amount":
+          "amount would take the balance past the largest balance a wallet can hold",
+      }),
+    );
+    expect(await tableCounts()).toEqual(before);
+  });
+
+  it("a leg's request_id is refused when a hold of that user has it (one key space)", async () => {
+    const { admin, buyer, wallet } = await setup();
+    await credit(admin, { user_id: buyer.id, wallet_id: wallet, amount: "10" });
+    const id = unique("b");
+    const hold = await call("POST", "/holds", {
+      auth: admin.bearer,
+      body: { user_id: buyer.id, wallet_id: wallet, amount: "1", request_id: `batch:${id}#0` },
+    });
+    expect(hold.status, hold.text).toBe(200);
+    const before = await tableCounts();
+    const res = await post(admin, { request_id: id, operations: [base(wallet, buyer.id)] });
+    expect(res.body).toEqual({
+      status_code: 409,
+      status: false,
+      message: "Transaction already exists",
+      error: {
+        "operations[0].hold_id": String(hold.body.data.hold_id),
+        "operations[0].exist": "Hold already placed",
+      },
+    });
+    expect(await tableCounts()).toEqual(before);
+  });
+
+  it("a transfer leg keys the sender's entry only: the receiver's request_ids stay its own", async () => {
+    const { admin, buyer, seller, wallet } = await setup();
+    await credit(admin, { user_id: buyer.id, wallet_id: wallet, amount: "10" });
+    const id = unique("b");
+    const posted = await post(admin, {
+      request_id: id,
+      operations: [
+        {
+          type: "transfer",
+          from_user_id: buyer.id,
+          to_user_id: seller.id,
+          wallet_id: wallet,
+          amount: "1",
+        },
+      ],
+    });
+    expect(posted.status, posted.text).toBe(200);
+    const leg = { wallet_id: wallet, amount: "2", request_id: `batch:${id}#0` };
+    expect((await credit(admin, { ...leg, user_id: seller.id })).status).toBe(200);
+    expect((await credit(admin, { ...leg, user_id: buyer.id })).status).toBe(409);
   });
 
   it("judges every operation's fields and the balance before it looks for the users (400 before 404)", async () => {
@@ -426,6 +509,33 @@ describe("POST /batches/{id}/reverse", () => {
       error: { id: `Batch ${batch_id} was already reversed` },
     });
     expect(await tableCounts()).toEqual(before);
+  });
+
+  it("refuses to reverse a batch's reversal: 400, nothing moves", async () => {
+    const { admin, buyer, seller, wallet } = await setup();
+    await credit(admin, { user_id: buyer.id, wallet_id: wallet, amount: "10" });
+    const posted = await post(admin, {
+      request_id: unique("b"),
+      operations: [
+        {
+          type: "transfer",
+          from_user_id: buyer.id,
+          to_user_id: seller.id,
+          wallet_id: wallet,
+          amount: "10",
+        },
+      ],
+    });
+    const reversed = await call("POST", `/batches/${posted.body.data.batch_id}/reverse`, {
+      auth: admin.bearer,
+    });
+    const reversal = reversed.body.data.reversal_batch_id;
+    const before = await tableCounts();
+    const res = await call("POST", `/batches/${reversal}/reverse`, { auth: admin.bearer });
+    expect(res.body).toEqual(invalid({ id: "a batch reversal cannot be reversed" }));
+    expect(await tableCounts()).toEqual(before);
+    expect(await balanceOf(admin, buyer.id, wallet)).toBe(10);
+    expect(await balanceOf(admin, seller.id, wallet)).toBe(0);
   });
 
   it("refuses a reversal that would take a balance past the largest, naming that entry", async () => {

@@ -222,6 +222,32 @@ describe("group commit of credits", () => {
       expect(await ledgerViolations()).toEqual(CLEAN);
     });
 
+  it("reads a lost batch back by user: another user's entry under the same request_id is not this credit", async () => {
+    const admin = await makeAdmin();
+    const wallet = await makeWallet(admin);
+    const [a, b] = [await makeUser(), await makeUser()];
+    const shared = unique("s");
+    const before = { user_id: a.id, wallet_id: wallet, amount: "7.00", request_id: shared };
+    expect((await call("POST", "/credits", { auth: admin.bearer, body: before })).status).toBe(200);
+    const { d1, lost } = losingFirstBatch(false);
+    const bodies = [
+      ...Array.from({ length: 10 }, (_, i) => ({
+        user_id: b.id,
+        wallet_id: wallet,
+        amount: `${i + 1}.00`,
+        request_id: unique("b"),
+      })),
+      { user_id: b.id, wallet_id: wallet, amount: "100.00", request_id: shared },
+    ];
+    const replies = await Promise.all(bodies.map((body) => creditAs(admin, d1, body)));
+
+    expect(lost()).toBe(1);
+    expect(replies.map((r) => r.status)).toEqual(bodies.map(() => 200));
+    expect(await balanceOf(admin, b.id, wallet)).toBe(155);
+    expect(await balanceOf(admin, a.id, wallet)).toBe(7);
+    expect(await ledgerViolations()).toEqual(CLEAN);
+  });
+
   it("reads a lost batch back at the primary, though the leader's session would read a replica without it", async () => {
     const admin = await makeAdmin();
     const wallet = await makeWallet(admin);
