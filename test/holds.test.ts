@@ -274,6 +274,15 @@ describe("available balance", () => {
     expect((await debitOf(a, 100, appAt(t0 + 60_000))).status).toBe(200);
   });
 
+  it("GET /holds/{id} says expired at exactly its expires_at, as the balances stop counting it", async () => {
+    const a = await funded(100);
+    const t0 = Date.UTC(2027, 1, 2, 0, 0, 0);
+    const id = await placed(a, { amount: 100, expires_in: 60 }, appAt(t0));
+    expect((await readHold(a, id, appAt(t0 + 59_999))).body.data.status).toBe("held");
+    expect((await readHold(a, id, appAt(t0 + 60_000))).body.data.status).toBe("expired");
+    expect((await available(a, appAt(t0 + 60_000))).held).toBe(0);
+  });
+
   it("GET /balances lists every wallet the user has a balance in, exactly", async () => {
     const a = await funded("0.3", 8);
     const second = await makeAccount();
@@ -357,6 +366,20 @@ describe("POST /holds/{id}/capture", () => {
     expect(await available(a)).toMatchObject({ balance: 87.5, held: 0, available: 87.5 });
   });
 
+  it("records a partial capture's amount as sent, not the hold's, in post_content and its event", async () => {
+    const a = await funded(100);
+    const id = await placed(a, { amount: "50.00" });
+    const txnId = (await capture(a, id, { amount: "12.5" })).body.data.transaction_id;
+    const read = await call("GET", `/transactions/${txnId}`, { auth: a.key });
+    expect(read.body.data.post_content).toBe("Amount:12.5");
+    const event = await env.DB.prepare(
+      "SELECT data ->> 'amount_text' AS text FROM events WHERE type = 'transaction.created' AND subject = ?",
+    )
+      .bind(String(txnId))
+      .first();
+    expect(event).toEqual({ text: "12.5" });
+  });
+
   it("refuses more than the held amount with 400 and writes nothing", async () => {
     const a = await funded(100);
     const id = await placed(a, { amount: 40 });
@@ -426,6 +449,26 @@ describe("POST /holds/{id}/capture", () => {
     expect(await balanceOf(a.admin, a.user.id, a.wallet)).toBe(75);
   });
 
+  it("applies once when 20 captures of different amounts race, the others 409 and never 5xx", async () => {
+    const a = await funded(100);
+    const id = await placed(a, { amount: 25 });
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => capture(a, id, { amount: i + 1 })),
+    );
+    const won = answers.filter((r) => r.status === 200);
+    expect(won).toHaveLength(1);
+    for (const r of answers.filter((r) => r.status !== 200))
+      expect(r.body).toEqual(resolved(id, "captured"));
+    const { results } = await env.DB.prepare(
+      "SELECT txn_type, amount_minor FROM transactions WHERE hold_id = ?",
+    )
+      .bind(id)
+      .all();
+    const captured = won[0]!.body.data.captured_amount;
+    expect(results).toEqual([{ txn_type: "DEBIT", amount_minor: captured * 100 }]);
+    expect(await balanceOf(a.admin, a.user.id, a.wallet)).toBe(100 - captured);
+  });
+
   it("lets exactly one of racing captures and voids resolve a hold", async () => {
     const a = await funded(100);
     const id = await placed(a, { amount: 25 });
@@ -492,6 +535,23 @@ describe("expiry", () => {
       status: "expired",
       resolved_at: new Date(t0 + 60_000).toISOString(),
     });
+  });
+
+  it("the cron run at exactly a hold's expires_at records it expired, with its hold.expired event", async () => {
+    const a = await funded(100);
+    const t0 = Date.UTC(2027, 3, 2);
+    const id = await placed(a, { amount: 10, expires_in: 60 }, appAt(t0));
+    await runCron(t0 + 60_000);
+    const row = await env.DB.prepare("SELECT status, resolved_at_s FROM holds WHERE id = ?")
+      .bind(id)
+      .first();
+    expect(row).toEqual({ status: "expired", resolved_at_s: t0 / 1000 + 60 });
+    const events = await env.DB.prepare(
+      "SELECT count(*) AS n FROM events WHERE type = 'hold.expired' AND subject = ?",
+    )
+      .bind(String(id))
+      .first();
+    expect(events).toEqual({ n: 1 });
   });
 });
 

@@ -46,7 +46,7 @@ async function snapshot() {
 }
 
 const COLUMNS = `user_id, wallet_id, txn_type, amount_minor, amount_text, balance_before_minor, balance_after_minor,
-  request_id, request_key, reverses_id, title, slug_base, slug, created_at_s, imported`;
+  request_id, request_key, reverses_id, title, slug_base, slug, created_at_s, imported, hold_id, batch_id`;
 
 /**
  * An entry continuing the chain correctly (balance_before = the balance now) unless `values`
@@ -71,6 +71,8 @@ function insertEntry(values: Record<string, string> = {}, verb = "INSERT") {
     slug: `'${unique("t")}'`,
     created_at_s: "1",
     imported: "0",
+    hold_id: "NULL",
+    batch_id: "NULL",
     ...values,
   };
   return env.DB.prepare(
@@ -92,6 +94,17 @@ const wallet = (id: string, decimals: number, extra: number) =>
   )
     .bind(id, decimals, extra)
     .run();
+
+/** A hold of 1.00 written by hand, as the service places one unless `requestKey` says otherwise. */
+async function insertHold(requestId = unique("hold"), requestKey = requestId) {
+  const row = await env.DB.prepare(
+    `INSERT INTO holds (user_id, wallet_id, amount_minor, amount_text, request_id, request_key, status, created_at_s, expires_at_s)
+     VALUES (?, ?, 100, '1.00', ?, ?, 'held', 1, 999999999999) RETURNING id`,
+  )
+    .bind(userId, walletId, requestId, requestKey)
+    .first<{ id: number }>();
+  return row!.id;
+}
 
 describe("ledger guards in the database", () => {
   it("accepts a correct entry written by hand (the guards below refuse only what is wrong)", async () => {
@@ -301,6 +314,45 @@ describe("ledger guards in the database", () => {
           `INSERT OR REPLACE INTO balances SELECT user_id, wallet_id, balance_minor + 100, entry_count FROM balances WHERE ${balance}`,
         ).run(),
       /balance_off_ledger/,
+    );
+  });
+
+  it("refuses a hold whose request_key is not its request_id folded", async () => {
+    await expect(insertHold("ABC", "ABC")).rejects.toThrow(/holds_placed_once/);
+    await insertHold("ABC", "abc");
+  });
+
+  it("refuses a DEBIT naming a hold captured for another amount", async () => {
+    const id = await insertHold();
+    await env.DB.prepare(
+      "UPDATE holds SET status = 'captured', captured_minor = 20, resolved_at_s = 2 WHERE id = ?",
+    )
+      .bind(id)
+      .run();
+    const head = `(SELECT balance_minor FROM balances WHERE user_id = ${userId} AND wallet_id = '${walletId}')`;
+    const capture = (amount: number) =>
+      insertEntry({
+        txn_type: "'DEBIT'",
+        amount_minor: String(amount),
+        balance_after_minor: `${head} - ${amount}`,
+        hold_id: String(id),
+      });
+    await expectRefused(() => capture(50), /transactions_hold_captured/);
+    await capture(20);
+    expect(await ledgerViolations()).toEqual(CLEAN);
+  });
+
+  it("refuses an entry beyond its batch's entry count", async () => {
+    const key = unique("batch");
+    const batch = await env.DB.prepare(
+      "INSERT INTO batches (request_id, request_key, balanced, entry_count, created_at_s) VALUES (?, ?, 0, 1, 1) RETURNING id",
+    )
+      .bind(key, key)
+      .first<{ id: number }>();
+    await insertEntry({ batch_id: String(batch!.id) });
+    await expectRefused(
+      () => insertEntry({ batch_id: String(batch!.id) }),
+      /transactions_batch_known/,
     );
   });
 });

@@ -4,6 +4,8 @@ import { env } from "cloudflare:workers";
 import { parse } from "csv-parse/sync";
 import { describe, expect, it } from "vitest";
 import { sqlLiteral } from "../scripts/lib/sql";
+import { createDb } from "../src/db/client";
+import { readStatement, type StatementRow, statementChunks } from "../src/db/statements";
 import { numberCell, textCell } from "../src/wallet/statement-csv";
 import { countingD1 } from "./d1-counter";
 import {
@@ -22,6 +24,7 @@ import {
 
 const T0 = Date.UTC(2026, 10, 2, 9, 0, 0); // 2026-11-02T09:00:00Z
 const MIN = 60_000;
+const DAY = 24 * 60 * MIN;
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** A credit or debit written with the service's clock at `atMs`. */
@@ -400,6 +403,18 @@ describe("GET /statements", () => {
     expect(inverted.body.error).toEqual({ from: "from must not be after to (nor in the future)" });
   });
 
+  it("refuses a range wholly in the future with 400: its to is clamped to now, before its from", async () => {
+    const { admin, user, wallet } = await history();
+    const now = T0 + 60 * MIN;
+    const res = await statement(
+      admin.bearer,
+      { user_id: user.id, wallet_id: wallet, from: iso(now + DAY), to: iso(now + 2 * DAY) },
+      now,
+    );
+    expect(res.status, res.text).toBe(400);
+    expect(res.body.error).toEqual({ from: "from must not be after to (nor in the future)" });
+  });
+
   it("pages its entries like /transactions, its totals covering the whole range", async () => {
     const { admin, user, wallet, ids } = await history();
     const secondPage = (paging: Record<string, number>) =>
@@ -608,14 +623,7 @@ describe("GET /statements format=csv", () => {
 
   it("writes the exact stored places of a wallet that stores more than it displays", async () => {
     const { admin, user } = await makeAccount();
-    const wallet = unique("x").toLowerCase().slice(0, 20);
-    // A 2-decimal wallet storing 3 places, as the WordPress import creates it.
-    await env.DB.prepare(
-      `INSERT INTO wallets (id, name, symbol, symbol_position, decimals, extra_decimals, type, created_at_ms)
-       VALUES (?, 'Naira', '₦', 'left', 2, 1, 'fiat', 0)`,
-    )
-      .bind(wallet)
-      .run();
+    const wallet = await storingMore();
     await importedEntry(user.id, wallet, "CREDIT", 12345, "12.345", 0, T0 / 1000);
     await move(admin, "credits", { user_id: user.id, wallet_id: wallet, amount: "1500" }, T0 + MIN);
     const csv = await statement(admin.bearer, {
@@ -641,6 +649,19 @@ describe("GET /statements format=csv", () => {
     expect(at.body.data[wallet]).toBe(12.345);
   });
 
+  it("rounds the totals of a wallet that stores more than it displays half up in formatted", async () => {
+    const { admin, user } = await makeAccount();
+    const wallet = await storingMore();
+    await importedEntry(user.id, wallet, "CREDIT", 12345, "12.345", 0, T0 / 1000);
+    await importedEntry(user.id, wallet, "DEBIT", 1005, "1.005", 12345, T0 / 1000 + 1);
+    const json = await statement(admin.bearer, { user_id: user.id, wallet_id: wallet });
+    expect(json.body.data).toMatchObject({
+      total_in: 12.345,
+      total_out: 1.005,
+      formatted: { total_in: "₦12.35", total_out: "₦1.01" },
+    });
+  });
+
   it("streams a statement longer than one read whole, in order, its rows adding up to its totals", async () => {
     const { admin, user, wallet } = await makeAccount();
     await appendHistory(user.id, wallet, 1234);
@@ -654,7 +675,47 @@ describe("GET /statements format=csv", () => {
     expect(new Set(rows.map((r) => r[0])).size).toBe(1234);
     expect(res.headers.get("x-wp-total")).toBe("1234");
   });
+
+  it("streams only the entries its head counted, not one written into the range while it streams", async () => {
+    const { admin, user, wallet, ids } = await history();
+    const db = createDb(env.DB);
+    const range = {
+      userId: user.id,
+      walletId: wallet,
+      fromS: T0 / 1000,
+      toS: (T0 + 30 * MIN) / 1000,
+    };
+    const head = await readStatement(db, range, { offset: 0, limit: 1 });
+    // A clock behind dates it inside the range; the chain places it after the last entry read.
+    const body = { user_id: user.id, wallet_id: wallet, amount: "7" };
+    await move(admin, "credits", body, T0 + 15 * MIN);
+    const rows: StatementRow[] = [];
+    for await (const chunk of statementChunks(db, range, head.rows, head.lastSeq, 1))
+      rows.push(...chunk);
+    expect(rows.map((r) => r.entry.id)).toEqual(ids);
+    const sum = (type: string) =>
+      rows
+        .filter((r) => r.entry.txnType === type)
+        .reduce((n, r) => n + BigInt(r.entry.amountMinor), 0n);
+    expect([sum("CREDIT"), sum("DEBIT"), rows.length]).toEqual([
+      head.inMinor,
+      head.outMinor,
+      head.count,
+    ]);
+  });
 });
+
+/** A 2-decimal wallet storing 3 places, as the WordPress import creates it. */
+async function storingMore() {
+  const wallet = unique("x").toLowerCase().slice(0, 20);
+  await env.DB.prepare(
+    `INSERT INTO wallets (id, name, symbol, symbol_position, decimals, extra_decimals, type, created_at_ms)
+     VALUES (?, 'Naira', '₦', 'left', 2, 1, 'fiat', 0)`,
+  )
+    .bind(wallet)
+    .run();
+  return wallet;
+}
 
 /** An entry written as the WordPress import writes one (imported = 1), continuing the chain. */
 async function importedEntry(
