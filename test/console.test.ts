@@ -160,6 +160,22 @@ describe("screens", () => {
     expect((await request("/users/2000000000", { cookie })).status).toBe(404);
   });
 
+  it("chooses no wallet for a money form among several; the statement is of a wallet the user has", async () => {
+    const zed = await makeWallet(admin, { id: `zz${unique("w").toLowerCase().slice(0, 20)}` });
+    const carol = await makeUser();
+    await credit(admin, { user_id: carol.id, wallet_id: zed, amount: "3" });
+    const page = await request(`/users/${carol.id}`, { cookie });
+    for (const action of ["credit", "debit", "transfer"]) {
+      const start = page.html.indexOf(`action="/wallet-admin/users/${carol.id}/${action}"`);
+      const select = page.html.slice(start).match(/<select name="wallet_id"[^>]*>(.*?)<\/select>/)!;
+      expect(select[1], action).toMatch(/^<option value="">Choose a wallet<\/option>/);
+      expect(select[1], action).not.toContain("selected");
+    }
+    expect(page.html).toContain(`<option value="${zed}" selected="">`);
+    expect(page.html).toContain(`statement.csv?wallet=${zed}&amp;`);
+    expect(page.html).toContain("Days in the site&#39;s time zone, UTC.");
+  });
+
   it("answers a fault with a page naming its request id, never the API's JSON", async () => {
     const failing = (text: string) =>
       ({
@@ -199,7 +215,7 @@ describe("screens", () => {
     // 10 × 999,999,999,999,999 − 1: odd and above 2^53, so no JSON number can carry it.
     const total = "B9,999,999,999,999,989";
     const page = await request("/", { cookie });
-    expect(page.html).toContain(`${total} held by 10 users`);
+    expect(page.html).toContain(`${total} in the balances of 10 users`);
     expect(page.html).toContain(`<td class="num">${total}</td>`);
   });
 
@@ -229,7 +245,7 @@ describe("screens", () => {
     const page = await request("/", { cookie });
     expect(page.status, page.html.slice(0, 300)).toBe(200);
     // The mover's balance of 0 counts it among the holders, as any user with a balance row.
-    expect(page.html).toContain(`${total} held by ${holders + 1} users`);
+    expect(page.html).toContain(`${total} in the balances of ${holders + 1} users`);
     expect(page.html).toContain(`<td class="num">${total}</td><td class="num">${total}</td>`);
   });
 
@@ -506,6 +522,10 @@ describe("moving money", () => {
     expect(await balanceOf(admin, bob.id, wallet)).toBe(before + 2.5);
     const confirm = await request(`/users/${bob.id}/reverse/${txn}`, { cookie });
     expect(confirm.html).toContain(`Reverse transaction ${txn}`);
+    // What is reversed, before it is: the entry's type and amount, and that the sender's half goes too.
+    expect(confirm.html).toMatch(/<th>Type<\/th><td>CREDIT<\/td>/);
+    expect(confirm.html).toMatch(/<th>Amount<\/th><td>[^<]*2\.50<\/td>/);
+    expect(confirm.html).toContain("for both halves of this transfer");
     const fields = {
       _csrf: hidden(confirm.html, "_csrf"),
       request_id: hidden(confirm.html, "request_id"),
@@ -524,12 +544,13 @@ describe("moving money", () => {
     expect(noticeLeft(twice)).toContain("Reversal refused. Transaction already reversed");
     expect(await balanceOf(admin, bob.id, wallet)).toBe(before);
     expect(await ledgerViolations()).toEqual(CLEAN);
-    // Bob's page offers no Reverse for the reversal itself, and no confirmation for an entry that
-    // is not Bob's or is not there.
+    // Bob's page offers no Reverse for the reversal itself nor for the entry it reversed (marked
+    // so), and no confirmation for an entry that is not Bob's or is not there.
     const reversal = await newestEntryOf(bob.id);
     const bobPage = await request(`/users/${bob.id}`, { cookie });
     expect(bobPage.html).toContain(`reversal of ${txn}`);
-    expect(bobPage.html).toContain(`aria-label="Reverse transaction ${txn}"`);
+    expect(bobPage.html).not.toContain(`aria-label="Reverse transaction ${txn}"`);
+    expect(bobPage.html).toMatch(new RegExp(`<td>${txn}</td>(?:(?!</tr>).)*<td>reversed</td>`));
     expect(bobPage.html).not.toContain(`aria-label="Reverse transaction ${reversal}"`);
     for (const path of [`/users/${alice.id}/reverse/${txn}`, `/users/${bob.id}/reverse/999999999`])
       expect((await request(path, { cookie })).status, path).toBe(404);

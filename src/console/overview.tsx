@@ -4,7 +4,7 @@ import { Hono } from "hono";
 import { siteOverview } from "../wallet/operators";
 import { formatMoney } from "../wallet/rules";
 import type { ConsoleEnv } from "./env";
-import { DAY_S, day, noticeOf } from "./page";
+import { DAY_S, day, noticeOf, plural } from "./page";
 import { BASE } from "./session";
 import { Chart, Page, Table } from "./views";
 
@@ -19,14 +19,14 @@ overviewScreen.get("/", async (c) => {
         <section>
           <h2>Users</h2>
           <p>
-            <a href={`${BASE}/users`}>{data.users} accounts</a>
+            <a href={`${BASE}/users`}>{plural(data.users, "account")}</a>
           </p>
         </section>
         {data.held.map((h) => (
           <section>
             <h2>{h.wallet.name}</h2>
             <p>
-              {formatMoney(h.held, h.wallet)} held by {h.holders} users
+              {formatMoney(h.held, h.wallet)} in the balances of {plural(h.holders, "user")}
             </p>
           </section>
         ))}

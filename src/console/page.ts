@@ -26,6 +26,8 @@ export const NOT_ADMIN =
 export const DAY_S = 86_400;
 
 export const freshKey = () => `console-${crypto.randomUUID()}`;
+/** "1 user", "2 users". */
+export const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
 export const day = (s: number) => new Date(s * 1000).toISOString().slice(0, 10);
 /** An instant (epoch milliseconds) as UTC date and time, to the minute or to the second. */
 export const utc = (ms: number, to: "minute" | "second" = "minute") =>

@@ -34,12 +34,20 @@ const StatementQuery = v.object({ wallet: Text, from: Day, to: Day });
 
 export type StatementChoice = { walletId: string; from: string; to: string };
 
-/** The range asked for on the page (`wallet`, `from`, `to`), else this month so far in `wallets[0]`. */
-export function statementChoice(c: Context<ConsoleEnv>, wallets: Wallet[]): StatementChoice {
+/**
+ * The range asked for on the page (`wallet`, `from`, `to`), else this month so far in the first
+ * wallet the user has entries in (`used`), else in the first wallet.
+ */
+export function statementChoice(
+  c: Context<ConsoleEnv>,
+  wallets: Wallet[],
+  used: (walletId: string) => boolean,
+): StatementChoice {
   const today = mysqlDate(Math.floor(c.get("nowMs")() / 1000), c.env.SITE_TIMEZONE).slice(0, 10);
   const { wallet, from, to } = queryOf(c, StatementQuery);
+  const fallback = (wallets.find((w) => used(w.id)) ?? wallets[0])?.id ?? "";
   return {
-    walletId: wallets.some((w) => w.id === wallet) ? wallet : (wallets[0]?.id ?? ""),
+    walletId: wallets.some((w) => w.id === wallet) ? wallet : fallback,
     from: from || `${today.slice(0, 8)}01`,
     to: to || today,
   };
@@ -83,11 +91,13 @@ export function StatementSection(props: {
   wallets: Wallet[];
   choice: StatementChoice;
   read: Awaited<ReturnType<typeof readStatementFigures>>;
+  timeZone: string;
 }) {
   const { choice: s, read } = props;
   return (
     <section id="statement">
       <h2>Statement</h2>
+      <p class="muted">Days in the site's time zone, {props.timeZone}.</p>
       <form class="inline" method="get" action={`${BASE}/users/${props.userId}#statement`}>
         <label>
           Wallet

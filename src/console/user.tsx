@@ -4,6 +4,7 @@
 
 import { type Context, Hono } from "hono";
 import * as v from "valibot";
+import type { EntryRow } from "../db/ledger";
 import { EntryParams, movementOf, ReverseParams, TransferParams } from "../http/fields";
 import { parseFields } from "../http/validation";
 import { userBalances } from "../wallet/balances";
@@ -16,7 +17,18 @@ import { endUserSessions } from "../wallet/sessions";
 import { readTransaction } from "../wallet/transactions";
 import { attempt, backRefused } from "./api";
 import type { ConsoleEnv, Fields, Session } from "./env";
-import { back, day, field, freshKey, noticeOf, PER_PAGE, utc, type Wallet, wallets } from "./page";
+import {
+  back,
+  day,
+  field,
+  freshKey,
+  noticeOf,
+  PER_PAGE,
+  plural,
+  utc,
+  type Wallet,
+  wallets,
+} from "./page";
 import { notFound, withIds } from "./path-ids";
 import { PageNumber, queryOf } from "./query";
 import { BASE } from "./session";
@@ -39,22 +51,23 @@ const orEmpty = async <T,>(c: Context<ConsoleEnv>, read: () => Promise<T>, empty
 async function loadUser(c: Context<ConsoleEnv>, userId: number, page: number) {
   const ctx = c.var.service;
   const ws = await wallets(c);
-  const choice = statementChoice(c, ws);
   // The entries through the same read the API's list uses (its records carry no balance-after or
   // request id, which an operator needs here).
   const walletIds = ws.map((w) => w.id);
-  const [balances, ledger, figures, available, holds] = await Promise.all([
+  const [balances, ledger, available, holds] = await Promise.all([
     orEmpty(c, () => userBalances(ctx, { userId, walletIds }), new Map()),
     userLedger(ctx, userId, { offset: (page - 1) * PER_PAGE, limit: PER_PAGE }, 200),
-    readStatementFigures(c, userId, choice),
     orEmpty(c, () => availableBalances(ctx, userId), []),
     orEmpty(c, () => listHolds(ctx, { userId, page: 1, perPage: HOLDS_SHOWN }), {
       holds: [],
       total: 0,
     }),
   ]);
-  const { user, entries: statement, series } = ledger;
+  const { user, entries: statement, reversed, series } = ledger;
   if (!statement.userExists || !user) return null;
+  // Unless one is asked for, the statement is of a wallet the user has entries in.
+  const choice = statementChoice(c, ws, (walletId) => series.has(walletId));
+  const figures = await readStatementFigures(c, userId, choice);
   return {
     userId,
     page,
@@ -63,8 +76,10 @@ async function loadUser(c: Context<ConsoleEnv>, userId: number, page: number) {
     choice,
     balances,
     statement,
+    reversed,
     series,
     figures,
+    timeZone: c.env.SITE_TIMEZONE ?? "",
     available,
     holds: holds.holds,
   };
@@ -87,6 +102,8 @@ function MoneyForm(props: { userId: number; action: Move; wallets: Wallet[]; ses
       <label>
         Wallet
         <select name="wallet_id" required>
+          {/* With more than one wallet, the operator chooses: a default would move the wrong currency. */}
+          {props.wallets.length > 1 && <option value="">Choose a wallet</option>}
           {props.wallets.map((w) => (
             <option value={w.id}>{`${w.name} (${w.id})`}</option>
           ))}
@@ -117,8 +134,16 @@ function MoneyForm(props: { userId: number; action: Move; wallets: Wallet[]; ses
   );
 }
 
+/** How an entry's amounts are shown: its wallet's symbol and places, as the entry row carries them. */
+const walletOfRow = (w: EntryRow) => ({
+  symbol: w.symbol ?? "",
+  decimals: w.decimals ?? 0,
+  extraDecimals: w.extraDecimals ?? 0,
+  symbolPosition: w.symbolPosition ?? "left",
+});
+
 function Entries(props: { d: UserData }) {
-  const { userId, page, statement } = props.d;
+  const { userId, page, statement, reversed } = props.d;
   return (
     <section>
       <h2>Entries</h2>
@@ -127,13 +152,9 @@ function Entries(props: { d: UserData }) {
         num={["Amount", "Balance after"]}
         actions
       >
-        {statement.rows.map(({ entry: e, ...w }) => {
-          const wallet = {
-            symbol: w.symbol ?? "",
-            decimals: w.decimals ?? 0,
-            extraDecimals: w.extraDecimals ?? 0,
-            symbolPosition: w.symbolPosition ?? "left",
-          };
+        {statement.rows.map((row) => {
+          const { entry: e } = row;
+          const wallet = walletOfRow(row);
           return (
             <tr>
               <td>{e.id}</td>
@@ -152,8 +173,10 @@ function Entries(props: { d: UserData }) {
               <td>{e.note}</td>
               <td>{e.requestId}</td>
               <td>
-                {/* A reversal is never reversed (the ledger refuses it): no button for it. */}
-                {e.reversesId ? null : (
+                {/* A reversal, or an entry reversed already, is never reversed (the ledger refuses it). */}
+                {reversed.has(e.id) ? (
+                  "reversed"
+                ) : e.reversesId ? null : (
                   <a
                     href={`${BASE}/users/${userId}/reverse/${e.id}`}
                     aria-label={`Reverse transaction ${e.id}`}
@@ -235,7 +258,13 @@ function UserView(props: { d: UserData; session: Session; notice: Notice }) {
           </button>
         </form>
       </section>
-      <StatementSection userId={userId} wallets={ws} choice={d.choice} read={d.figures} />
+      <StatementSection
+        userId={userId}
+        wallets={ws}
+        choice={d.choice}
+        read={d.figures}
+        timeZone={d.timeZone}
+      />
       <Entries d={d} />
     </Page>
   );
@@ -338,7 +367,7 @@ userScreen.post(
     const n = ended.value;
     return back(c, to, {
       kind: "ok",
-      text: `Signed out everywhere: ${n} session${n === 1 ? "" : "s"} ended.`,
+      text: `Signed out everywhere: ${plural(n, "session")} ended.`,
     });
   }),
 );
@@ -350,12 +379,32 @@ userScreen.get(
     // Only a transaction of this user's is offered for reversal.
     const found = await attempt(c, () => readTransaction(c.var.service, ids.txn));
     if (!found.ok || found.value.entry.userId !== ids.id.id) return notFound(c);
+    const e = found.value.entry;
+    const details: [string, string][] = [
+      ["Type", e.reversesId ? `${e.txnType} (reversal of ${e.reversesId})` : e.txnType],
+      ["Amount", formatMoney(e.amountMinor, walletOfRow(found.value))],
+      ["Wallet", e.walletId],
+      ["Date (UTC)", utc(e.createdAtS * 1000)],
+      ["Note", e.note],
+      ["Request id", e.requestId],
+    ];
     return c.html(
       <Page title={`Reverse transaction ${txn}?`} session={c.var.session} current="users">
         <form class="stack card" method="post" action={`${BASE}/users/${id}/reverse/${txn}`}>
+          <table class="figures" aria-label={`Transaction ${txn}`}>
+            <tbody>
+              {details.map(([label, value]) => (
+                <tr>
+                  <th>{label}</th>
+                  <td>{value}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
           <p>
-            This writes the opposite entry (both halves, for a transfer). It cannot be undone, and a
-            transaction is reversed at most once.
+            This writes the opposite entry
+            {e.transferId ? ", for both halves of this transfer (the other user's too)" : ""}. It
+            cannot be undone, and a transaction is reversed at most once.
           </p>
           <Csrf session={c.var.session} />
           <input type="hidden" name="request_id" value={freshKey()} />

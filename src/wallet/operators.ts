@@ -1,6 +1,7 @@
 // What an operator reads that no route serves: the site at a glance, users found by a text, a
 // user's entries with their balances after, a balance's history for a chart, the dev mail outbox.
 // Administrators only, as every console screen.
+import { reversedAmong } from "../db/batches";
 import { balanceSeries, overview, searchUsers } from "../db/console";
 import { listEntries } from "../db/ledger";
 import { listOutbox, OUTBOX_KEEP } from "../db/mail";
@@ -23,7 +24,8 @@ export function findUsersByText(ctx: ServiceContext, text: string, offset: numbe
 
 /**
  * A user (undefined: none), a page of its entries newest first (with what the API's records leave
- * out: the balance after each, the request id), and each wallet's balance over its last `points`.
+ * out: the balance after each, the request id), which of them were reversed, and each wallet's
+ * balance over its last `points`.
  */
 export async function userLedger(
   ctx: ServiceContext,
@@ -37,7 +39,11 @@ export async function userLedger(
     listEntries(ctx.db, { userId }, { ...page, order: "desc" }),
     balanceSeries(ctx.db, userId, points),
   ]);
-  return { user: users.get(userId), entries, series };
+  const reversed = await reversedAmong(
+    ctx.db,
+    entries.rows.map((r) => r.entry.id),
+  );
+  return { user: users.get(userId), entries, reversed, series };
 }
 
 /** The newest mails the dev outbox kept. */

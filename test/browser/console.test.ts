@@ -124,6 +124,7 @@ describe("the operator console in chromium", () => {
 
     // The overview and the user list after it all
     await page.getByRole("link", { name: "Overview" }).click();
+    await page.getByRole("heading", { name: "Overview" }).waitFor();
     expect(await page.getByRole("cell", { name: "adaeze" }).count()).toBeGreaterThan(0);
     await shoot("overview");
     await page.getByRole("link", { name: "Users" }).click();
