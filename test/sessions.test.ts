@@ -298,6 +298,21 @@ describe("the console", () => {
     // The operator's own session is not the user's.
     expect((await consolePage("/", cookie)).status).toBe(200);
   });
+
+  it("signing oneself out everywhere ends the console session too, and says so on the sign-in page", async () => {
+    const admin = await makeAdmin();
+    const cookie = await consoleSignIn(admin);
+    const page = await consolePage(`/users/${admin.id}`, cookie);
+    const res = await consolePage(`/users/${admin.id}/sessions/revoke`, cookie, {
+      method: "POST",
+      body: new URLSearchParams({ _csrf: csrfOf(page.html) }),
+    });
+    expect(res.status).toBe(303);
+    expect(res.headers.get("location")).toBe("/wallet-admin/sign-in");
+    expect(res.headers.getSetCookie().join()).toMatch(/wallet_admin=;.*Max-Age=0/);
+    expect(noticeLeft(res)).toMatch(/sessions? ended\. Sign in again\./);
+    expect((await consolePage("/", cookie)).status).toBe(303);
+  });
 });
 
 describe("the isolate's session cache", () => {

@@ -31,7 +31,7 @@ import {
 } from "./page";
 import { notFound, withIds } from "./path-ids";
 import { PageNumber, queryOf } from "./query";
-import { BASE } from "./session";
+import { BASE, endSession } from "./session";
 import { readStatementFigures, StatementSection, statementChoice } from "./statement";
 import { AvailableTable, HOLDS_SHOWN, HoldsSection } from "./user-holds";
 import { Chart, Csrf, type Notice, Page, Pager, Table } from "./views";
@@ -364,11 +364,11 @@ userScreen.post(
     const ended = await attempt(c, () => endUserSessions(c.var.service, id.id));
     const to = `${BASE}/users/${id.ref}`;
     if (!ended.ok) return backRefused(c, to, "Sign-out", ended.refusal);
-    const n = ended.value;
-    return back(c, to, {
-      kind: "ok",
-      text: `Signed out everywhere: ${plural(n, "session")} ended.`,
-    });
+    const text = `Signed out everywhere: ${plural(ended.value, "session")} ended.`;
+    // The operator's own sessions include this one: the sign-in page says why it is shown.
+    if (id.id !== c.var.session.principal.userId) return back(c, to, { kind: "ok", text });
+    endSession(c);
+    return back(c, `${BASE}/sign-in`, { kind: "ok", text: `${text} Sign in again.` });
   }),
 );
 
