@@ -333,9 +333,13 @@ describe("screens", () => {
 
 describe("notices", () => {
   /** The notice cookie `back` sets for `text`, on a bare app with the test's JWT_SECRET. */
-  const leave = async (text: string, secret = env.JWT_SECRET) => {
+  const leave = async (
+    text: string,
+    secret = env.JWT_SECRET,
+    refused?: { form: string; fields: Record<string, string> },
+  ) => {
     const app = new Hono();
-    app.get("/", (c) => back(c as never, "/wallet-admin/users", { kind: "error", text }));
+    app.get("/", (c) => back(c as never, "/wallet-admin/users", { kind: "error", text, refused }));
     return app.request("https://wallet.example.test/", {}, { ...env, JWT_SECRET: secret });
   };
 
@@ -353,6 +357,22 @@ describe("notices", () => {
       "SameSite=Strict",
     ])
       expect(set).toContain(attribute);
+  });
+
+  it("carry a refused form's fields while the cookie holds them: without a long note, else none", async () => {
+    const fields = { amount: "1.00", request_id: "console-k" };
+    const fits = (text: string, note: string, amount = "1.00") =>
+      leave(text, env.JWT_SECRET, { form: "credit", fields: { ...fields, note, amount } });
+    const stored = (res: Response) => decodeURIComponent(noticeCookie(res)!.split(";")[0]!);
+    expect(stored(await fits("short", "€".repeat(200)))).toContain("€".repeat(200));
+    const long = await fits("€".repeat(299), "€".repeat(200));
+    expect(stored(long)).toContain('"amount":"1.00"');
+    expect(stored(long)).not.toContain('"note"');
+    expect(noticeCookie(long)!.length).toBeLessThan(4096);
+    const huge = await fits("😀".repeat(299), "x", "9".repeat(2_000));
+    expect(stored(huge)).toContain("😀".repeat(299));
+    expect(stored(huge)).not.toContain('"fields"');
+    expect(noticeCookie(huge)!.length).toBeLessThan(4096);
   });
 
   it("are shown once, and only when this service signed them: no address or other cookie puts words on a page", async () => {
@@ -484,6 +504,11 @@ describe("moving money", () => {
     const res = await sendForm(page, `/users/${alice.id}/debit`, { request_id: key, amount: "1" });
     expect(noticeLeft(res)).toMatch(/^error:Debit refused\. Transaction already exists/);
     expect(await tableCounts()).toEqual(before);
+    // The form comes back with a key of its own: the hold's would be refused again and again.
+    const shown = await follow(res, cookie);
+    const debit = shown.html.slice(shown.html.indexOf(`/users/${alice.id}/debit"`));
+    expect(debit.slice(0, debit.indexOf("</form>"))).toContain('value="1"');
+    expect(hidden(debit, "request_id")).not.toBe(key);
   });
 
   it("names the field a refusal finds empty, a field of spaces too", async () => {
@@ -499,11 +524,27 @@ describe("moving money", () => {
   it("shows a refused debit in words and moves nothing", async () => {
     const page = await userPage();
     const before = await tableCounts();
-    const res = await sendForm(page, `/users/${alice.id}/debit`, { amount: "1000.00" });
+    const res = await sendForm(page, `/users/${alice.id}/debit`, {
+      amount: "1000.00",
+      note: "refund <b>17</b>",
+    });
     const shown = await follow(res, cookie);
     expect(shown.html).toContain("Debit refused. Insufficient Balance");
     expect(shown.html).toContain('role="alert"');
     expect(await tableCounts()).toEqual(before);
+    // The debit form is drawn again as it was typed, with its key (nothing took it: a retry of an
+    // unknown outcome must move money once); the others are drawn empty.
+    const debit = shown.html.slice(shown.html.indexOf(`/users/${alice.id}/debit"`));
+    const debitForm = debit.slice(0, debit.indexOf("</form>"));
+    expect(debitForm).toContain(`<option value="${wallet}" selected="">`);
+    expect(debitForm).toContain('value="1000.00"');
+    expect(debitForm).toContain('value="refund &lt;b&gt;17&lt;/b&gt;"');
+    expect(hidden(debitForm, "request_id")).toBe(hidden(page.html, "request_id"));
+    const credit = shown.html.slice(shown.html.indexOf(`/users/${alice.id}/credit"`));
+    expect(credit.slice(0, credit.indexOf("</form>"))).not.toContain('value="1000.00"');
+    // Shown once: the next page draws it empty.
+    const again = await request(`/users/${alice.id}`, { cookie });
+    expect(again.html).not.toContain('value="1000.00"');
   });
 
   it("shows a refusal for a user that is gone on the page it lands on, not on the next", async () => {

@@ -10,6 +10,7 @@ import type { Input } from "../http/route";
 import { forgetGone, goneRefusal } from "../wallet/faults";
 import type { ConsoleEnv } from "./env";
 import { back } from "./page";
+import type { Notice } from "./views";
 
 /** A console request as the app's: its env is the app's, with the operator's session beside it. */
 export const appContext = (c: Context<ConsoleEnv>) => c as unknown as Context<AppEnv>;
@@ -69,6 +70,14 @@ export function refusalText({ message, error }: ApiError) {
   return details.startsWith(`${message}:`) ? details : `${message}: ${details}`;
 }
 
-/** A redirect back to a page that says what was refused ("Reversal refused. …") and why. */
-export const backRefused = (c: Context<ConsoleEnv>, to: string, what: string, refusal: ApiError) =>
-  back(c, to, { kind: "error", text: `${what} refused. ${refusalText(refusal)}` });
+/**
+ * A redirect back to a page that says what was refused ("Reversal refused. …") and why; `refused`,
+ * the form's fields to draw it again with.
+ */
+export const backRefused = (
+  c: Context<ConsoleEnv>,
+  to: string,
+  what: string,
+  refusal: ApiError,
+  refused?: NonNullable<Notice>["refused"],
+) => back(c, to, { kind: "error", text: `${what} refused. ${refusalText(refusal)}`, refused });

@@ -42,6 +42,8 @@ export const field = (form: Fields, name: string) => {
 const NOTICE_COOKIE = "wallet_admin_notice";
 /** Characters of a notice kept: percent-encoded, the longest fits a browser's 4 KB cookie. */
 const NOTICE_MAX = 300;
+/** A notice cookie's value, percent-encoded, at the most: a browser drops a cookie past 4 KB. */
+const NOTICE_COOKIE_MAX = 3_800;
 
 /**
  * A redirect back to a page, with a notice for it to show once. The notice rides in a cookie of the
@@ -53,7 +55,16 @@ export async function back(c: Context<ConsoleEnv>, to: string, notice: NonNullab
   const text = [...notice.text];
   const kept =
     text.length > NOTICE_MAX ? `${text.slice(0, NOTICE_MAX - 1).join("")}…` : notice.text;
-  const value = JSON.stringify([notice.kind, to, kept]);
+  // A refused form's fields while they fit the cookie beside the text: else without its note, else
+  // none (the form is then drawn empty).
+  const { note: _, ...noteless } = notice.refused?.fields ?? {};
+  const values = [
+    notice.refused,
+    notice.refused && { ...notice.refused, fields: noteless },
+    undefined,
+  ].map((refused) => JSON.stringify([notice.kind, to, kept, refused]));
+  const value =
+    values.find((v) => encodeURIComponent(v).length <= NOTICE_COOKIE_MAX) ?? values.at(-1)!;
   await setSignedCookie(c, NOTICE_COOKIE, value, jwtSecret(c), cookieOptions(c, 60));
   return c.redirect(to, 303);
 }
@@ -66,12 +77,11 @@ export async function noticeOf(c: Context<ConsoleEnv>): Promise<Notice> {
   if (getCookie(c, NOTICE_COOKIE) === undefined) return undefined;
   const left = await getSignedCookie(c, jwtSecret(c), NOTICE_COOKIE);
   const notice = typeof left === "string" ? jsonOrNull(left) : null;
-  const [kind, page, text] = Array.isArray(notice) ? notice : [];
+  const [kind, page, text, refused] = Array.isArray(notice) ? notice : [];
   if (page !== undefined && page !== c.req.path) return undefined;
   deleteCookie(c, NOTICE_COOKIE, { path: BASE });
-  return (kind === "ok" || kind === "error") && typeof text === "string"
-    ? { kind, text }
-    : undefined;
+  if ((kind !== "ok" && kind !== "error") || typeof text !== "string") return undefined;
+  return refused ? { kind, text, refused } : { kind, text };
 }
 
 function jsonOrNull(text: string): unknown {

@@ -92,26 +92,34 @@ type Move = (typeof MOVES)[number];
 /** "Credit", "Debit", "Transfer": a money form's heading and button, and its refusal's first word. */
 const moveLabel = (action: Move) => `${action[0]!.toUpperCase()}${action.slice(1)}`;
 
-function MoneyForm(props: { userId: number; action: Move; wallets: Wallet[]; session: Session }) {
+function MoneyForm(props: {
+  userId: number;
+  action: Move;
+  wallets: Wallet[];
+  session: Session;
+  /** The fields of this form as it was refused, drawn again. */
+  kept?: Record<string, string>;
+}) {
   const label = moveLabel(props.action);
+  const kept = props.kept ?? {};
   return (
     <form class="stack card" method="post" action={`${BASE}/users/${props.userId}/${props.action}`}>
       <h3>{label}</h3>
       <Csrf session={props.session} />
-      <input type="hidden" name="request_id" value={freshKey()} />
+      <input type="hidden" name="request_id" value={kept.request_id ?? freshKey()} />
       <label>
         Wallet
         <select name="wallet_id" required>
           {/* With more than one wallet, the operator chooses: a default would move the wrong currency. */}
           {props.wallets.length > 1 && <option value="">Choose a wallet</option>}
           {props.wallets.map((w) => (
-            <option value={w.id}>{`${w.name} (${w.id})`}</option>
+            <option value={w.id} selected={w.id === kept.wallet_id}>{`${w.name} (${w.id})`}</option>
           ))}
         </select>
       </label>
       <label>
         Amount
-        <input name="amount" inputmode="decimal" required autocomplete="off" />
+        <input name="amount" inputmode="decimal" required autocomplete="off" value={kept.amount} />
       </label>
       {props.action === "transfer" && (
         <label>
@@ -122,12 +130,13 @@ function MoneyForm(props: { userId: number; action: Move; wallets: Wallet[]; ses
             required
             autocomplete="off"
             placeholder="user id"
+            value={kept.to_user_id}
           />
         </label>
       )}
       <label>
         Note
-        <input name="note" autocomplete="off" />
+        <input name="note" autocomplete="off" value={kept.note} />
       </label>
       <button type="submit">{label}</button>
     </form>
@@ -241,7 +250,13 @@ function UserView(props: { d: UserData; session: Session; notice: Notice }) {
       })}
       <div class="forms">
         {MOVES.map((action) => (
-          <MoneyForm userId={userId} action={action} wallets={ws} session={session} />
+          <MoneyForm
+            userId={userId}
+            action={action}
+            wallets={ws}
+            session={session}
+            kept={props.notice?.refused?.form === action ? props.notice.refused.fields : undefined}
+          />
         ))}
       </div>
       <section>
@@ -353,7 +368,15 @@ const move = (action: Move) =>
             text: "Already done: this form was sent before, and the money moved once.",
           });
       }
-      return backRefused(c, to, moveLabel(action), moved.refusal);
+      // The form keeps its key unless the key is taken (409): a retry of a busy database's unknown
+      // outcome then moves the money at most once.
+      const keys = ["wallet_id", "amount", "to_user_id", "note"];
+      if (moved.refusal.status !== 409) keys.push("request_id");
+      const fields = keys.map((k) => [k, field(form, k)]);
+      return backRefused(c, to, moveLabel(action), moved.refusal, {
+        form: action,
+        fields: Object.fromEntries(fields.filter(([, value]) => value !== "")),
+      });
     }),
   );
 for (const action of MOVES) move(action);

@@ -11,7 +11,17 @@ const NAV = [
   ["outbox", "Outbox", `${BASE}/outbox`],
 ] as const;
 
-export type Notice = { kind: "ok" | "error"; text: string } | undefined;
+/**
+ * A notice a page shows once; a refusal may carry the refused form's fields (`form`, the action they
+ * were sent to), so the page draws that form again as it was typed.
+ */
+export type Notice =
+  | {
+      kind: "ok" | "error";
+      text: string;
+      refused?: { form: string; fields: Record<string, string> };
+    }
+  | undefined;
 
 export function Page(props: {
   title: string;
