@@ -135,6 +135,7 @@ export async function startServer({
   wranglerDev = true,
   inspectorPort,
   vars: extraVars = {},
+  emulations = EMULATIONS,
 }: {
   config?: string;
   /**
@@ -168,6 +169,11 @@ export async function startServer({
   inspectorPort?: number;
   /** More vars for the worker (e.g. WEBHOOK_SECRET_KEY and WEBHOOK_ALLOW_LOCAL for webhooks). */
   vars?: Record<string, string>;
+  /**
+   * Under Miniflare alone, keep its assets router and rate limiter, as `npm run serve` does (the
+   * benches leave them out, unless BENCH_EMULATIONS=1).
+   */
+  emulations?: boolean;
 } = {}): Promise<Server> {
   const config = shippedRateLimits ? shippedConfig : loadConfig(shippedConfig);
   const stateDir = persistTo ?? mkdtempSync(join(tmpdir(), "wallet-state-"));
@@ -231,7 +237,7 @@ export async function startServer({
             persist: stateDir,
             vars,
             logs: onStdout !== undefined,
-            emulations: EMULATIONS,
+            emulations,
             inspectorPort,
           },
           { stdio },

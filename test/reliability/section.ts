@@ -54,7 +54,7 @@ export const startOnCopy = (
   run: ReliabilityRun,
   options: Pick<
     Parameters<typeof startServer>[0] & object,
-    "logLevel" | "wranglerDev" | "shippedRateLimits"
+    "logLevel" | "wranglerDev" | "shippedRateLimits" | "emulations"
   > = {},
 ) =>
   startServer({
@@ -69,7 +69,8 @@ export const startOnCopy = (
  * Declares the section this file is. With `ownServer`, a fresh server (a copy of the run's prepared
  * state, the run's copy of the worker) is started for it, and every server it started is stopped
  * after it, its state removed; `"served"` makes that server the deploy bundle under Miniflare
- * alone, as production runs it, where wrangler dev's proxy would rewrite a request first.
+ * alone as `npm run serve` runs it (assets router and rate limiter included; the money limit
+ * raised out of the way), where wrangler dev's proxy would rewrite a request first.
  */
 export function section(
   name: SectionName,
@@ -82,7 +83,10 @@ export function section(
   beforeAll(async () => {
     console.log(`\n== ${SECTIONS[name]} ==`);
     if (ownServer) {
-      own = await startOnCopy(run, { wranglerDev: ownServer !== "served" });
+      own = await startOnCopy(
+        run,
+        ownServer === "served" ? { wranglerDev: false, emulations: true } : {},
+      );
       ownState = own.stateDir;
     }
     ctx = await connect(own ?? run, run.config);
