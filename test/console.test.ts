@@ -593,6 +593,16 @@ describe("moving money", () => {
     expect(bobPage.html).not.toContain(`aria-label="Reverse transaction ${txn}"`);
     expect(bobPage.html).toMatch(new RegExp(`<td>${txn}</td>(?:(?!</tr>).)*<td>reversed</td>`));
     expect(bobPage.html).not.toContain(`aria-label="Reverse transaction ${reversal}"`);
+    // Their confirmation pages (a stale tab, a typed address) say why, with no form.
+    for (const [id, why] of [
+      [txn, `Transaction ${txn} was already reversed.`],
+      [reversal, `Transaction ${reversal} is a reversal: a reversal is never reversed.`],
+    ] as const) {
+      const stale = await request(`/users/${bob.id}/reverse/${id}`, { cookie });
+      expect(stale.status).toBe(200);
+      expect(stale.html).toContain(why);
+      expect(stale.html).not.toContain('<form class="stack card" method="post"');
+    }
     for (const path of [`/users/${alice.id}/reverse/${txn}`, `/users/${bob.id}/reverse/999999999`])
       expect((await request(path, { cookie })).status, path).toBe(404);
   });

@@ -11,7 +11,7 @@ import { userBalances } from "../wallet/balances";
 import { spendMoneyShare } from "../wallet/context";
 import { availableBalances, listHolds } from "../wallet/holds";
 import { credit, debit, reverse, transfer } from "../wallet/movements";
-import { userLedger } from "../wallet/operators";
+import { userLedger, wasReversed } from "../wallet/operators";
 import { formatMoney } from "../wallet/rules";
 import { endUserSessions } from "../wallet/sessions";
 import { readTransaction } from "../wallet/transactions";
@@ -143,6 +143,10 @@ function MoneyForm(props: {
   );
 }
 
+/** An entry's type as the console shows it: a reversal names the entry it reverses. */
+const typeOf = (e: EntryRow["entry"]) =>
+  e.reversesId ? `${e.txnType} (reversal of ${e.reversesId})` : e.txnType;
+
 /** How an entry's amounts are shown: its wallet's symbol and places, as the entry row carries them. */
 const walletOfRow = (w: EntryRow) => ({
   symbol: w.symbol ?? "",
@@ -169,7 +173,7 @@ function Entries(props: { d: UserData }) {
               <td>{e.id}</td>
               <td>{utc(e.createdAtS * 1000)}</td>
               <td>
-                {e.reversesId ? `${e.txnType} (reversal of ${e.reversesId})` : e.txnType}
+                {typeOf(e)}
                 {e.batchId ? (
                   <>
                     {" "}
@@ -403,27 +407,46 @@ userScreen.get(
     const found = await attempt(c, () => readTransaction(c.var.service, ids.txn));
     if (!found.ok || found.value.entry.userId !== ids.id.id) return notFound(c);
     const e = found.value.entry;
+    // A reversal, or an entry reversed already, is shown without the form (the ledger refuses both).
+    const refused = e.reversesId
+      ? `Transaction ${txn} is a reversal: a reversal is never reversed.`
+      : (await wasReversed(c.var.service, e.id))
+        ? `Transaction ${txn} was already reversed.`
+        : undefined;
     const details: [string, string][] = [
-      ["Type", e.reversesId ? `${e.txnType} (reversal of ${e.reversesId})` : e.txnType],
+      ["Type", typeOf(e)],
       ["Amount", formatMoney(e.amountMinor, walletOfRow(found.value))],
       ["Wallet", e.walletId],
       ["Date (UTC)", utc(e.createdAtS * 1000)],
       ["Note", e.note],
       ["Request id", e.requestId],
     ];
+    const table = (
+      <table class="figures" aria-label={`Transaction ${txn}`}>
+        <tbody>
+          {details.map(([label, value]) => (
+            <tr>
+              <th>{label}</th>
+              <td>{value}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    );
+    if (refused)
+      return c.html(
+        <Page title={`Transaction ${txn}`} session={c.var.session} current="users">
+          <section class="stack card">
+            {table}
+            <p>{refused}</p>
+            <a href={`${BASE}/users/${id}`}>Back to the user</a>
+          </section>
+        </Page>,
+      );
     return c.html(
       <Page title={`Reverse transaction ${txn}?`} session={c.var.session} current="users">
         <form class="stack card" method="post" action={`${BASE}/users/${id}/reverse/${txn}`}>
-          <table class="figures" aria-label={`Transaction ${txn}`}>
-            <tbody>
-              {details.map(([label, value]) => (
-                <tr>
-                  <th>{label}</th>
-                  <td>{value}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          {table}
           <p>
             This writes the opposite entry
             {e.transferId ? ", for both halves of this transfer (the other user's too)" : ""}. It

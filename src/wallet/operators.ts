@@ -46,6 +46,12 @@ export async function userLedger(
   return { user: users.get(userId), entries, reversed, series };
 }
 
+/** Whether entry `id` has been reversed. */
+export async function wasReversed(ctx: ServiceContext, id: number) {
+  requireAdmin(ctx, "read");
+  return (await reversedAmong(ctx.db, [id])).has(id);
+}
+
 /** The newest mails the dev outbox kept. */
 export function mailOutbox(ctx: ServiceContext) {
   requireAdmin(ctx, "read");
