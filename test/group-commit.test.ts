@@ -36,13 +36,16 @@ function batchCounter() {
  */
 function losingFirstBatch(after: boolean, times = 1) {
   let lost = 0;
+  /** The values bound in the lost batches' statements (workerd's statements keep their `params`). */
+  const lostValues: unknown[] = [];
   const d1 = wrappedD1(async (statements, send) => {
     if (statements.length <= 2 || lost >= times) return send();
     lost++;
+    for (const s of statements) lostValues.push(...(s as unknown as { params: unknown[] }).params);
     if (after) await send();
     throw new Error("D1_ERROR: Network connection lost.");
   });
-  return { d1, lost: () => lost };
+  return { d1, lost: () => lost, lostValues };
 }
 
 const creditAs = (admin: TestUser, d1: D1Database, body: Record<string, unknown>) =>
@@ -229,7 +232,8 @@ describe("group commit of credits", () => {
     const shared = unique("s");
     const before = { user_id: a.id, wallet_id: wallet, amount: "7.00", request_id: shared };
     expect((await call("POST", "/credits", { auth: admin.bearer, body: before })).status).toBe(200);
-    const { d1, lost } = losingFirstBatch(false);
+    const { d1, lost, lostValues } = losingFirstBatch(false);
+    // The first credit is written alone (a batch of one is never lost here); the shared one comes after.
     const bodies = [
       ...Array.from({ length: 10 }, (_, i) => ({
         user_id: b.id,
@@ -242,6 +246,8 @@ describe("group commit of credits", () => {
     const replies = await Promise.all(bodies.map((body) => creditAs(admin, d1, body)));
 
     expect(lost()).toBe(1);
+    // The credit under the shared request_id was in the lost batch, so it was read back.
+    expect(lostValues).toContain(shared);
     expect(replies.map((r) => r.status)).toEqual(bodies.map(() => 200));
     expect(await balanceOf(admin, b.id, wallet)).toBe(155);
     expect(await balanceOf(admin, a.id, wallet)).toBe(7);
