@@ -25,8 +25,18 @@ import {
 const { request, signIn } = consoleOf(testApp());
 
 const OWN = "http://localhost";
-/** Another origin on the same site (another port), a stranger's site, and an opaque origin. */
-const FOREIGN = ["http://localhost:9999", "https://evil.example", "null"];
+/**
+ * Another origin on the same site (another port, another scheme, a subdomain), a host whose name
+ * ends in the console's, a stranger's site, and an opaque origin.
+ */
+const FOREIGN = [
+  "http://localhost:9999",
+  "https://localhost",
+  "http://evil.localhost",
+  "http://evillocalhost",
+  "https://evil.example",
+  "null",
+];
 
 const corsHeadersOf = (headers: Headers) =>
   [...headers.keys()].filter((name) => name.toLowerCase().startsWith("access-control-"));
@@ -99,6 +109,15 @@ describe("no CORS on the console", () => {
       });
       expect(corsHeadersOf(res.headers), url).toEqual([]);
     }
+  });
+});
+
+describe("signing out of the console", () => {
+  it("needs the session's CSRF token: a form without it ends nothing", async () => {
+    const own = await signIn(await makeAdmin());
+    const res = await request("/sign-out", { method: "POST", cookie: own, body: form({}) });
+    expect(res.status).toBe(403);
+    expect((await request("/", { cookie: own })).status).toBe(200);
   });
 });
 

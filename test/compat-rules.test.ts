@@ -1,0 +1,125 @@
+// The plugin dialect's smaller rules: the order of a guarded balance read's refusals, a subscriber
+// asking about nobody, sanitize_text_field's trim, the same-user transfer's field, request_id's
+// 191 characters and users' first page.
+import { describe, expect, it } from "vitest";
+import { compatCall, GUARDED } from "./compat-helpers";
+import { credit, makeAdmin, makeKey, makeUser, makeWallet, unique } from "./helpers";
+
+const NS = "/wp-json/rimplenet/v1";
+
+describe("balances with COMPAT_PUBLIC_READS off: the order of refusals", () => {
+  it("refuses a key without the read scope before the 422 (credentials, scope, then fields)", async () => {
+    const admin = await makeAdmin();
+    const writeOnly = { Authorization: (await makeKey(admin, "write")).header };
+    for (const route of ["user-wallet-balance", "user-wallet-balance/multi"]) {
+      const res = await compatCall("GET", `${NS}/${route}?user_id=0&wallet_id=`, {
+        vars: GUARDED,
+        headers: writeOnly,
+      });
+      expect(res.status, route).toBe(403);
+      expect(res.body.error, route).toStrictEqual({
+        permission: "Permission Denied for get_rimplenet_wallets_balance",
+        recommendation: "Set allowed actions withing the given permissions list",
+      });
+    }
+  });
+});
+
+describe("balances with COMPAT_PUBLIC_READS off: a subscriber asking about nobody", () => {
+  it("is refused as about anyone else (403), so the answer tells no username is free", async () => {
+    const admin = await makeAdmin();
+    const user = await makeUser();
+    const other = await makeUser();
+    const wallet = await makeWallet(admin);
+    const ask = (who: string) =>
+      compatCall("GET", `${NS}/user-wallet-balance?user_id=${who}&wallet_id=${wallet}`, {
+        vars: GUARDED,
+        headers: { Authorization: user.bearer },
+      });
+    expect((await ask(user.username)).status).toBe(200);
+    expect((await ask(other.username)).status).toBe(403);
+    expect((await ask(unique("nobody"))).status).toBe(403);
+    expect((await ask("999999999")).status).toBe(403);
+  });
+});
+
+const post = (admin: { bearer: string }, path: string, body: Record<string, unknown>) =>
+  compatCall("POST", `${NS}${path}`, {
+    vars: GUARDED,
+    headers: { Authorization: admin.bearer, "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
+
+describe("sanitize_text_field's last step", () => {
+  it("trims what removing %hh octets leaves, so the wallet is read with its balance", async () => {
+    const admin = await makeAdmin();
+    const user = await makeUser();
+    const wallet = await makeWallet(admin);
+    await credit(admin, { user_id: user.id, wallet_id: wallet, amount: "12.50" });
+    // The query's text, once decoded: `<wallet> %41`.
+    const res = await compatCall(
+      "GET",
+      `${NS}/user-wallet-balance?user_id=${user.id}&wallet_id=${wallet}%20%2541`,
+      { vars: GUARDED, headers: { Authorization: admin.bearer } },
+    );
+    expect(res.body.submitted.wallet_id).toBe(wallet);
+    expect(res.body.data.wallet_id).toBe(wallet);
+    expect(res.body.data.wallet_balance_raw).toBe(12.5);
+  });
+});
+
+describe("POST transfers from a user to the same user", () => {
+  it("is refused under transfer_to_user's name, as docs/compat.md words it", async () => {
+    const admin = await makeAdmin();
+    const user = await makeUser();
+    const wallet = await makeWallet(admin);
+    await credit(admin, { user_id: user.id, wallet_id: wallet, amount: "10.00" });
+    const res = await post(admin, "/transfers", {
+      transfer_from_user: user.id,
+      transfer_to_user: user.id,
+      amount_to_transfer: "1.00",
+      wallet_id: wallet,
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toStrictEqual({
+      transfer_to_user: "transfer_to_user must differ from transfer_from_user",
+    });
+  });
+});
+
+describe("POST credits: request_id's length", () => {
+  it("takes 191 characters and refuses 192 with the dialect's text", async () => {
+    const admin = await makeAdmin();
+    const user = await makeUser();
+    const wallet = await makeWallet(admin);
+    const credit191 = await post(admin, "/credits", {
+      user_id: user.id,
+      wallet_id: wallet,
+      amount: "1",
+      request_id: `a${unique("r").replace(/[^A-Za-z0-9_]/g, "_")}`.padEnd(191, "x"),
+    });
+    expect(credit191.status, credit191.text).toBe(200);
+    const credit192 = await post(admin, "/credits", {
+      user_id: user.id,
+      wallet_id: wallet,
+      amount: "1",
+      request_id: `b${unique("r").replace(/[^A-Za-z0-9_]/g, "_")}`.padEnd(192, "x"),
+    });
+    expect(credit192.status).toBe(400);
+    expect(credit192.body.error).toStrictEqual({
+      request_id: "request_id must be at most 191 characters",
+    });
+  });
+});
+
+describe("GET users: pages count from 1", () => {
+  it("reads page=0 as the first page", async () => {
+    const admin = await makeAdmin();
+    const res = await compatCall("GET", `${NS}/users?page=0`, {
+      vars: GUARDED,
+      headers: { Authorization: admin.bearer },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.data.others.currentPage).toBe(1);
+  });
+});

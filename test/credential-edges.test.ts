@@ -1,0 +1,93 @@
+// Credentials at their edges: a cached token past its exp, a key revoked by another isolate, an
+// Authorization header of three words or with a control character, and tokens signed with the
+// secret but not as the service signs its own (no exp, both audiences, the other kind's session).
+import { env } from "cloudflare:workers";
+import { sign } from "hono/jwt";
+import { describe, expect, it, vi } from "vitest";
+import { hashApiKey } from "../src/auth/api-keys";
+import { API_AUDIENCE, CONSOLE_AUDIENCE } from "../src/auth/tokens";
+import { KEY_TTL_MS } from "../src/db/isolate-cache";
+import { call, makeAdmin, makeKey, signedToken, testApp } from "./helpers";
+
+const INVALID_A = {
+  status_code: 401,
+  status: false,
+  message: "Permission denied",
+  error: { unauthorize: "Invalid credentials" },
+};
+
+describe("a token this isolate verified before (its verification cached)", () => {
+  it("is refused once its exp has passed", async () => {
+    const admin = await makeAdmin();
+    const { token } = await signedToken(admin, { lifetimeS: 2 });
+    const auth = `Bearer ${token}`;
+    expect((await call("GET", "/wallets", { auth })).status).toBe(200); // verified and cached
+    const later = Date.now() + 3_000;
+    vi.spyOn(Date, "now").mockReturnValue(later);
+    const res = await call("GET", "/wallets", { auth, app: testApp({ nowMs: () => later }) });
+    expect(res.body).toEqual(INVALID_A);
+  });
+});
+
+describe("the isolate's key cache", () => {
+  it("keeps a key revoked elsewhere working at most KEY_TTL_MS", async () => {
+    const admin = await makeAdmin();
+    const { key, header } = await makeKey(admin, "read");
+    expect((await call("GET", "/wallets", { auth: header })).status).toBe(200); // cached
+    // Another isolate revokes it: this isolate's cache does not hear of it.
+    await env.DB.prepare("UPDATE api_keys SET revoked_at_ms = ? WHERE key_hash = ?")
+      .bind(Date.now(), hashApiKey(key))
+      .run();
+    expect((await call("GET", "/wallets", { auth: header })).status).toBe(200);
+    vi.spyOn(Date, "now").mockReturnValue(Date.now() + KEY_TTL_MS + 1);
+    expect((await call("GET", "/wallets", { auth: header })).body).toEqual(INVALID_A);
+  });
+});
+
+describe("the Authorization header is `<scheme> <credential>`, two words", () => {
+  it("refuses a third word after a valid token or key", async () => {
+    const admin = await makeAdmin();
+    const { header } = await makeKey(admin, "read");
+    for (const auth of [`${admin.bearer} extra`, `${header} extra`]) {
+      expect((await call("GET", "/wallets", { auth })).body, auth).toEqual(INVALID_A);
+    }
+  });
+});
+
+describe("a credential with a control character inside", () => {
+  it("is refused (401), though atob would skip a form feed", async () => {
+    const admin = await makeAdmin();
+    const { header } = await makeKey(admin, "read");
+    const [scheme, b64] = header.split(" ") as [string, string];
+    const auth = `${scheme} ${b64.slice(0, 4)}\f${b64.slice(4)}`;
+    expect((await call("GET", "/wallets", { auth })).body).toEqual(INVALID_A);
+  });
+});
+
+describe("a token signed with the secret but not as the service signs its own", () => {
+  const claimsOf = (token: string) =>
+    JSON.parse(atob(token.split(".")[1]!.replaceAll("-", "+").replaceAll("_", "/")));
+
+  it("is refused without an exp, and with an aud that lists both kinds", async () => {
+    const admin = await makeAdmin();
+    const { token } = await signedToken(admin);
+    const { exp: _, ...noExp } = claimsOf(token);
+    const both = { ...claimsOf(token), aud: ["wallet-api", "wallet-console"] };
+    for (const claims of [noExp, both]) {
+      const forged = await sign(claims, env.JWT_SECRET!, "HS256");
+      const res = await call("GET", "/wallets", { auth: `Bearer ${forged}` });
+      expect(res.body, JSON.stringify(claims)).toEqual(INVALID_A);
+    }
+  });
+});
+
+describe("a token naming a session of the other kind", () => {
+  it("is refused: an API-audience token on a console session's id", async () => {
+    const admin = await makeAdmin();
+    const { token } = await signedToken(admin, { audience: CONSOLE_AUDIENCE });
+    const claims = JSON.parse(atob(token.split(".")[1]!.replaceAll("-", "+").replaceAll("_", "/")));
+    const forged = await sign({ ...claims, aud: API_AUDIENCE }, env.JWT_SECRET!, "HS256");
+    const res = await call("GET", "/wallets", { auth: `Bearer ${forged}` });
+    expect(res.body).toEqual(INVALID_A);
+  });
+});

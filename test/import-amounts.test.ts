@@ -1,0 +1,36 @@
+// The importer's arithmetic on a site's figures: a stored balance rounded at the wallet's places,
+// and no `--balances site` adjustment the ledger could not hold.
+import { describe, expect, it } from "vitest";
+import { siteDecimalToMinor } from "../scripts/import/site-amounts";
+import { importFromText } from "../scripts/import/wordpress";
+
+describe("a site's stored balance read at the wallet's places", () => {
+  it("rounds a 5 in the first cut digit away from zero", () => {
+    expect(siteDecimalToMinor("0.125", 2, { round: true })).toEqual({ minor: 13 });
+    expect(siteDecimalToMinor("-0.125", 2, { round: true, allowNegative: true })).toEqual({
+      minor: -13,
+    });
+  });
+});
+
+describe("--balances site", () => {
+  it("adds no adjustment the ledger could not hold, though the site's balance itself fits", () => {
+    // A credit of 1, then a debit of 6,000,000,000,000: the entries end near -6e14 minor units. The
+    // site stored 5,000,000,000,000: within the limit, but 1.1e15 away from the entries.
+    const post = (id: number, title: string) =>
+      `(${id},1,'2024-01-01 10:00:00','2024-01-01 10:00:00','','${title}','','publish','open','closed','','p${id}','','','2024-01-01 10:00:00','2024-01-01 10:00:00','',0,'g${id}',0,'wallettransaction','',0)`;
+    const site = [
+      "INSERT INTO `wp_users` VALUES (1,'solo','c4052b5b13fea2645f6e33a22563e51e','solo','solo@example.com','','2020-01-01 00:00:00','',0,'Solo');",
+      "INSERT INTO `wp_usermeta` VALUES (1,1,'user_withdrawable_bal_ngn','5000000000000');",
+      `INSERT INTO \`wp_posts\` VALUES ${post(1, "in")},${post(2, "out")},${post(50, "Naira")};`,
+      "INSERT INTO `wp_postmeta` VALUES (1,50,'wallet_wallet_id','ngn'),(2,1,'amount','1'),(3,1,'currency','ngn'),(4,2,'amount','6000000000000'),(5,2,'currency','ngn');",
+      "INSERT INTO `wp_term_relationships` VALUES (1,1,0),(2,2,0),(50,4,0);",
+      "INSERT INTO `wp_term_taxonomy` VALUES (1,1,'wallettransaction_type','',0,0),(2,2,'wallettransaction_type','',0,0),(4,4,'wallettransaction_type','',0,0);",
+      "INSERT INTO `wp_terms` VALUES (1,'CREDIT','credit',0),(2,'DEBIT','debit',0),(4,'WALLETS','wallets',0);",
+    ].join("\n");
+    const { report, statements } = importFromText(site, { options: { balances: "site" } });
+    expect(report.balanceDifferences.total).toBe(1);
+    expect(report.balanceDifferences.list[0]?.action).toMatch(/^kept the entries: .* passes /);
+    expect(statements.filter((sql) => sql.includes("balance-adjustment"))).toEqual([]);
+  });
+});
