@@ -3,6 +3,7 @@ import { hashApiKey } from "../src/auth/api-keys";
 import {
   call,
   FORBIDDEN,
+  INVALID_CREDENTIALS,
   type Json,
   makeAdmin,
   makeKey,
@@ -25,13 +26,6 @@ async function newKey(admin: TestUser, body: Json = {}) {
 
 const listKeys = async (admin: TestUser) =>
   (await call("GET", "/api-keys", { auth: admin.bearer })).body.data as Json[];
-
-const invalidCredentials = {
-  status_code: 401,
-  status: false,
-  message: "Permission denied",
-  error: { unauthorize: "Invalid credentials" },
-};
 
 describe("POST /api-keys", () => {
   it("creates a key for the caller and answers 201 API key created with the secret", async () => {
@@ -73,7 +67,7 @@ describe("POST /api-keys", () => {
     for (const username of [other.username, unique("ghost")]) {
       const res = await call("GET", "/wallets", { auth: `Key ${btoa(`${username}:${data.key}`)}` });
       expect(res.status).toBe(401);
-      expect(res.body).toEqual(invalidCredentials);
+      expect(res.body).toEqual(INVALID_CREDENTIALS);
     }
   });
 
@@ -87,7 +81,7 @@ describe("POST /api-keys", () => {
     expect((await as(admin.username.toUpperCase())).status).toBe(200);
     const kelvin = await as(`\u212A${admin.username.slice(1)}`);
     expect(kelvin.status).toBe(401);
-    expect(kelvin.body).toEqual(invalidCredentials);
+    expect(kelvin.body).toEqual(INVALID_CREDENTIALS);
   });
 
   it("refuses an unknown key with 401 Invalid credentials", async () => {
@@ -95,7 +89,7 @@ describe("POST /api-keys", () => {
     const res = await call("GET", "/wallets", {
       auth: `Key ${btoa(`${admin.username}:wk_${"0".repeat(64)}`)}`,
     });
-    expect(res.body).toEqual(invalidCredentials);
+    expect(res.body).toEqual(INVALID_CREDENTIALS);
   });
 
   it("with a username creates the key for that user, which works only with that username", async () => {
@@ -118,7 +112,7 @@ describe("POST /api-keys", () => {
     ).toBe(200);
     expect(
       (await call("GET", "/wallets", { auth: `Key ${btoa(`${admin.username}:${key}`)}` })).body,
-    ).toEqual(invalidCredentials);
+    ).toEqual(INVALID_CREDENTIALS);
   });
 
   it("gives a subscriber's key the subscriber's rights", async () => {
@@ -270,7 +264,7 @@ describe("DELETE /api-keys/{id}", () => {
     for (const scheme of ["Key", "Basic", "Bearer"]) {
       const after = await call("GET", "/wallets", { auth: `${scheme} ${token}` });
       expect(after.status, scheme).toBe(401);
-      expect(after.body).toEqual(invalidCredentials);
+      expect(after.body).toEqual(INVALID_CREDENTIALS);
     }
     expect((await listKeys(admin)).find((k) => k.id === data.id)!.revoked).toBe(true);
   });

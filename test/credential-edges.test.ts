@@ -7,14 +7,7 @@ import { describe, expect, it, vi } from "vitest";
 import { hashApiKey } from "../src/auth/api-keys";
 import { API_AUDIENCE, CONSOLE_AUDIENCE } from "../src/auth/tokens";
 import { KEY_TTL_MS } from "../src/db/isolate-cache";
-import { call, makeAdmin, makeKey, signedToken, testApp } from "./helpers";
-
-const INVALID_A = {
-  status_code: 401,
-  status: false,
-  message: "Permission denied",
-  error: { unauthorize: "Invalid credentials" },
-};
+import { call, INVALID_CREDENTIALS, makeAdmin, makeKey, signedToken, testApp } from "./helpers";
 
 describe("a token this isolate verified before (its verification cached)", () => {
   it("is refused once its exp has passed", async () => {
@@ -25,7 +18,7 @@ describe("a token this isolate verified before (its verification cached)", () =>
     const later = Date.now() + 3_000;
     vi.spyOn(Date, "now").mockReturnValue(later);
     const res = await call("GET", "/wallets", { auth, app: testApp({ nowMs: () => later }) });
-    expect(res.body).toEqual(INVALID_A);
+    expect(res.body).toEqual(INVALID_CREDENTIALS);
   });
 });
 
@@ -40,7 +33,7 @@ describe("the isolate's key cache", () => {
       .run();
     expect((await call("GET", "/wallets", { auth: header })).status).toBe(200);
     vi.spyOn(Date, "now").mockReturnValue(Date.now() + KEY_TTL_MS + 1);
-    expect((await call("GET", "/wallets", { auth: header })).body).toEqual(INVALID_A);
+    expect((await call("GET", "/wallets", { auth: header })).body).toEqual(INVALID_CREDENTIALS);
   });
 });
 
@@ -49,7 +42,7 @@ describe("the Authorization header is `<scheme> <credential>`, two words", () =>
     const admin = await makeAdmin();
     const { header } = await makeKey(admin, "read");
     for (const auth of [`${admin.bearer} extra`, `${header} extra`]) {
-      expect((await call("GET", "/wallets", { auth })).body, auth).toEqual(INVALID_A);
+      expect((await call("GET", "/wallets", { auth })).body, auth).toEqual(INVALID_CREDENTIALS);
     }
   });
 });
@@ -60,7 +53,7 @@ describe("a credential with a control character inside", () => {
     const { header } = await makeKey(admin, "read");
     const [scheme, b64] = header.split(" ") as [string, string];
     const auth = `${scheme} ${b64.slice(0, 4)}\f${b64.slice(4)}`;
-    expect((await call("GET", "/wallets", { auth })).body).toEqual(INVALID_A);
+    expect((await call("GET", "/wallets", { auth })).body).toEqual(INVALID_CREDENTIALS);
   });
 });
 
@@ -76,7 +69,7 @@ describe("a token signed with the secret but not as the service signs its own", 
     for (const claims of [noExp, both]) {
       const forged = await sign(claims, env.JWT_SECRET!, "HS256");
       const res = await call("GET", "/wallets", { auth: `Bearer ${forged}` });
-      expect(res.body, JSON.stringify(claims)).toEqual(INVALID_A);
+      expect(res.body, JSON.stringify(claims)).toEqual(INVALID_CREDENTIALS);
     }
   });
 });
@@ -88,6 +81,6 @@ describe("a token naming a session of the other kind", () => {
     const claims = JSON.parse(atob(token.split(".")[1]!.replaceAll("-", "+").replaceAll("_", "/")));
     const forged = await sign({ ...claims, aud: API_AUDIENCE }, env.JWT_SECRET!, "HS256");
     const res = await call("GET", "/wallets", { auth: `Bearer ${forged}` });
-    expect(res.body).toEqual(INVALID_A);
+    expect(res.body).toEqual(INVALID_CREDENTIALS);
   });
 });

@@ -257,6 +257,14 @@ export async function makeWallet(admin: TestUser, spec: WalletSpec = {}) {
   return id;
 }
 
+/** wallet/v1's 401 for a bad, expired, revoked or foreign token or key (envelope A). */
+export const INVALID_CREDENTIALS = {
+  status_code: 401,
+  status: false,
+  message: "Permission denied",
+  error: { unauthorize: "Invalid credentials" },
+};
+
 export async function credit(admin: TestUser, body: Json) {
   return call("POST", "/credits", {
     auth: admin.bearer,

@@ -10,6 +10,7 @@ import { PRUNE_PER_SIGN_IN } from "../src/db/sessions";
 import { noticeCookie, noticeLeft } from "./console-helpers";
 import {
   call,
+  INVALID_CREDENTIALS,
   makeAdmin,
   makeKey,
   makeUser,
@@ -24,12 +25,6 @@ const INVALID = {
   status: "failed",
   message: "Permission denied",
   data: [],
-  error: { unauthorize: "Invalid credentials" },
-};
-const INVALID_A = {
-  status_code: 401,
-  status: false,
-  message: "Permission denied",
   error: { unauthorize: "Invalid credentials" },
 };
 
@@ -109,7 +104,7 @@ describe("POST /users/logout", () => {
       data: { user_id: user.id },
       error: [],
     });
-    expect((await wallets(token)).body).toEqual(INVALID_A);
+    expect((await wallets(token)).body).toEqual(INVALID_CREDENTIALS);
   });
 
   it("answers a second logout with the same token 401 Invalid credentials", async () => {
@@ -165,7 +160,7 @@ describe("POST /users/{user_id}/sessions/revoke", () => {
       data: { user_id: user.id, revoked: 4 },
       error: [],
     });
-    for (const token of tokens) expect((await wallets(token)).body).toEqual(INVALID_A);
+    for (const token of tokens) expect((await wallets(token)).body).toEqual(INVALID_CREDENTIALS);
     const page = await consolePage("/", cookie);
     expect(page.status).toBe(303);
     expect(page.headers.get("location")).toBe("/wallet-admin/sign-in");
@@ -202,7 +197,9 @@ describe("POST /users/{user_id}/sessions/revoke", () => {
 describe("token kinds", () => {
   it("refuses a console token as Bearer on the API with 401 Invalid credentials", async () => {
     const admin = await makeAdmin();
-    expect((await wallets(`Bearer ${await consoleToken(admin)}`)).body).toEqual(INVALID_A);
+    expect((await wallets(`Bearer ${await consoleToken(admin)}`)).body).toEqual(
+      INVALID_CREDENTIALS,
+    );
   });
 
   it("treats an API token in the console's cookie as signed out", async () => {
@@ -234,7 +231,7 @@ describe("token kinds", () => {
       env.JWT_SECRET!,
       "HS256",
     );
-    expect((await wallets(`Bearer ${old}`)).body).toEqual(INVALID_A);
+    expect((await wallets(`Bearer ${old}`)).body).toEqual(INVALID_CREDENTIALS);
     expect((await consolePage("/", `wallet_admin=${old}`)).status).toBe(303);
   });
 
@@ -244,7 +241,7 @@ describe("token kinds", () => {
       { ...claimsOf(admin.token), sid: "AAAAAAAAAAAAAAAAAAAAAA" },
       env.JWT_SECRET!,
     );
-    expect((await wallets(`Bearer ${forged}`)).body).toEqual(INVALID_A);
+    expect((await wallets(`Bearer ${forged}`)).body).toEqual(INVALID_CREDENTIALS);
   });
 });
 
@@ -329,7 +326,7 @@ describe("the isolate's session cache", () => {
     nowMs += SESSION_TTL_MS;
     expect((await wallets(token, app)).status).toBe(200);
     nowMs += 1;
-    expect((await wallets(token, app)).body).toEqual(INVALID_A);
+    expect((await wallets(token, app)).body).toEqual(INVALID_CREDENTIALS);
   });
 
   it("reads a session again when the clock runs backwards, rather than trusting the cache longer", async () => {
@@ -342,7 +339,7 @@ describe("the isolate's session cache", () => {
       .bind(nowMs, sidOf(token))
       .run();
     nowMs -= 1;
-    expect((await wallets(token, app)).body).toEqual(INVALID_A);
+    expect((await wallets(token, app)).body).toEqual(INVALID_CREDENTIALS);
   });
 
   it("refuses at once in the isolate that revoked, within the bound", async () => {
