@@ -775,6 +775,29 @@ describe("a batch", () => {
     expect(noticeLeft(twice)).toContain("Reversal refused. Transaction already reversed");
     expect(await ledgerViolations()).toEqual(CLEAN);
   });
+
+  it("with a leg reversed on its own, marks the leg and offers no Reverse batch", async () => {
+    const posted = await call("POST", "/batches", {
+      auth: admin.bearer,
+      body: {
+        request_id: unique("console-batch"),
+        operations: [
+          { type: "credit", user_id: alice.id, wallet_id: wallet, amount: "2.00" },
+          { type: "credit", user_id: bob.id, wallet_id: wallet, amount: "1.00" },
+        ],
+      },
+    });
+    const { batch_id: id, transaction_ids: legs } = posted.body.data;
+    const reversed = await call("POST", `/transactions/${legs[1]}/reverse`, {
+      auth: admin.bearer,
+      body: { request_id: unique("rev") },
+    });
+    expect(reversed.status, reversed.text).toBe(200);
+    const page = await request(`/batches/${id}`, { cookie });
+    expect(page.html).toContain("CREDIT (reversed on its own)");
+    expect(page.html).toContain(`Reversed on their own: transaction ${legs[1]}.`);
+    expect(page.html).not.toContain(`Reverse batch ${id}`);
+  });
 });
 
 describe("a refusal in the console's words", () => {

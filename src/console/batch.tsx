@@ -5,6 +5,7 @@ import { Hono } from "hono";
 import { readBatch } from "../wallet/batch-reads";
 import { reverseBatch } from "../wallet/batch-reversal";
 import { spendMoneyShare } from "../wallet/context";
+import { reversedEntries } from "../wallet/operators";
 import { batchRecord } from "../wallet/rules";
 import { attempt, backRefused, refusalText } from "./api";
 import type { ConsoleEnv } from "./env";
@@ -30,6 +31,14 @@ batchScreen.get(
     const { url, timeZone } = c.var.service.site();
     const batch = batchRecord(read.value, { siteUrl: url, timeZone });
     const legs = batch.transactions;
+    // Legs reversed on their own: the batch is then never reversed as a whole (the ledger refuses).
+    const alone =
+      batch.status === "completed"
+        ? await reversedEntries(
+            c.var.service,
+            legs.map((t) => t.ID),
+          )
+        : new Set<number>();
     return c.html(
       <Page
         title={`Batch ${id}`}
@@ -68,13 +77,19 @@ batchScreen.get(
               <td>
                 <a href={`${BASE}/users/${t.post_author}`}>user {t.post_author}</a>
               </td>
-              <td>{t.txn_type}</td>
+              <td>{alone.has(t.ID) ? `${t.txn_type} (reversed on its own)` : t.txn_type}</td>
               <td class="num">{t.amount_formatted_disp ?? t.amount}</td>
               <td>{t.note}</td>
             </tr>
           ))}
         </Table>
-        {batch.status === "completed" && batch.reverses_batch_id === null ? (
+        {alone.size > 0 ? (
+          <p>
+            Reversed on their own: {[...alone].map((t) => `transaction ${t}`).join(", ")}. A batch
+            with a leg reversed is not reversed as a whole (the ledger refuses it).
+          </p>
+        ) : null}
+        {batch.status === "completed" && batch.reverses_batch_id === null && alone.size === 0 ? (
           <form class="stack card" method="post" action={`${BASE}/batches/${id}/reverse`}>
             <p>
               This writes the opposite of every leg, newest first, or none of them. It cannot be

@@ -11,7 +11,7 @@ import { userBalances } from "../wallet/balances";
 import { spendMoneyShare } from "../wallet/context";
 import { availableBalances, listHolds } from "../wallet/holds";
 import { credit, debit, reverse, transfer } from "../wallet/movements";
-import { userLedger, wasReversed } from "../wallet/operators";
+import { reversedEntries, userLedger } from "../wallet/operators";
 import { formatMoney } from "../wallet/rules";
 import { endUserSessions } from "../wallet/sessions";
 import { readTransaction } from "../wallet/transactions";
@@ -410,7 +410,7 @@ userScreen.get(
     // A reversal, or an entry reversed already, is shown without the form (the ledger refuses both).
     const refused = e.reversesId
       ? `Transaction ${txn} is a reversal: a reversal is never reversed.`
-      : (await wasReversed(c.var.service, e.id))
+      : (await reversedEntries(c.var.service, [e.id])).has(e.id)
         ? `Transaction ${txn} was already reversed.`
         : undefined;
     const details: [string, string][] = [

@@ -46,10 +46,10 @@ export async function userLedger(
   return { user: users.get(userId), entries, reversed, series };
 }
 
-/** Whether entry `id` has been reversed. */
-export async function wasReversed(ctx: ServiceContext, id: number) {
+/** Which of the entries `ids` have been reversed. */
+export function reversedEntries(ctx: ServiceContext, ids: number[]) {
   requireAdmin(ctx, "read");
-  return (await reversedAmong(ctx.db, [id])).has(id);
+  return reversedAmong(ctx.db, ids);
 }
 
 /** The newest mails the dev outbox kept. */
