@@ -3,7 +3,7 @@
 // 191 characters and users' first page.
 import { describe, expect, it } from "vitest";
 import { compatCall, GUARDED } from "./compat-helpers";
-import { credit, makeAdmin, makeKey, makeUser, makeWallet, unique } from "./helpers";
+import { credit, makeAccount, makeAdmin, makeKey, makeUser, makeWallet, unique } from "./helpers";
 
 const NS = "/wp-json/rimplenet/v1";
 
@@ -52,9 +52,7 @@ const post = (admin: { bearer: string }, path: string, body: Record<string, unkn
 
 describe("sanitize_text_field's last step", () => {
   it("trims what removing %hh octets leaves, so the wallet is read with its balance", async () => {
-    const admin = await makeAdmin();
-    const user = await makeUser();
-    const wallet = await makeWallet(admin);
+    const { admin, user, wallet } = await makeAccount();
     await credit(admin, { user_id: user.id, wallet_id: wallet, amount: "12.50" });
     // The query's text, once decoded: `<wallet> %41`.
     const res = await compatCall(
@@ -70,9 +68,7 @@ describe("sanitize_text_field's last step", () => {
 
 describe("POST transfers from a user to the same user", () => {
   it("is refused under transfer_to_user's name, as docs/compat.md words it", async () => {
-    const admin = await makeAdmin();
-    const user = await makeUser();
-    const wallet = await makeWallet(admin);
+    const { admin, user, wallet } = await makeAccount();
     await credit(admin, { user_id: user.id, wallet_id: wallet, amount: "10.00" });
     const res = await post(admin, "/transfers", {
       transfer_from_user: user.id,
@@ -89,22 +85,17 @@ describe("POST transfers from a user to the same user", () => {
 
 describe("POST credits: request_id's length", () => {
   it("takes 191 characters and refuses 192 with the dialect's text", async () => {
-    const admin = await makeAdmin();
-    const user = await makeUser();
-    const wallet = await makeWallet(admin);
-    const credit191 = await post(admin, "/credits", {
-      user_id: user.id,
-      wallet_id: wallet,
-      amount: "1",
-      request_id: `a${unique("r").replace(/[^A-Za-z0-9_]/g, "_")}`.padEnd(191, "x"),
-    });
+    const { admin, user, wallet } = await makeAccount();
+    const keyed = (first: string, length: number) =>
+      post(admin, "/credits", {
+        user_id: user.id,
+        wallet_id: wallet,
+        amount: "1",
+        request_id: `${first}${unique("r").replace(/[^A-Za-z0-9_]/g, "_")}`.padEnd(length, "x"),
+      });
+    const credit191 = await keyed("a", 191);
     expect(credit191.status, credit191.text).toBe(200);
-    const credit192 = await post(admin, "/credits", {
-      user_id: user.id,
-      wallet_id: wallet,
-      amount: "1",
-      request_id: `b${unique("r").replace(/[^A-Za-z0-9_]/g, "_")}`.padEnd(192, "x"),
-    });
+    const credit192 = await keyed("b", 192);
     expect(credit192.status).toBe(400);
     expect(credit192.body.error).toStrictEqual({
       request_id: "request_id must be at most 191 characters",

@@ -6,6 +6,16 @@ import { formatReport } from "../scripts/import/report-text";
 import { CLEAN, type Json, ledgerViolations, tableCounts } from "./helpers";
 import { dump, runImport, sitePost } from "./import-helpers";
 
+/** A run of `dumpText` refused with `conflict` among its conflicts, having written nothing. */
+async function refusedWith(dumpText: string, conflict: Json) {
+  const before = await tableCounts();
+  const run = await runImport({ force: false }, dumpText);
+  expect(run.report.refused).toBe(true);
+  expect(run.report.conflicts).toContainEqual(conflict);
+  expect(await tableCounts()).toEqual(before);
+  return run;
+}
+
 describe("importing over existing data", () => {
   it("refuses, writing nothing, when users or wallets conflict", async () => {
     // An administrator created before the import (as `npm run dev` seeds one) took id 1, under the
@@ -74,15 +84,11 @@ describe("importing over existing data", () => {
        VALUES (40, 1, 'rmpn', 'CREDIT', 1, '1', 0, 1, 'svc-1', 'svc-1', '', 't', 't', 't', 0)`,
     ).run();
     const later = `${dump}\n${sitePost({ id: 40, author: 4, amount: "1", currency: "btc", type: "CREDIT", requestId: "later-1" })}`;
-    const before = await tableCounts();
-    const run = await runImport({ force: false }, later);
-    expect(run.report.refused).toBe(true);
-    expect(run.report.conflicts).toContainEqual({
+    await refusedWith(later, {
       kind: "entries",
       id: "4\tbtc",
       problem: "user 4 wallet btc: entry id 40 is taken by an entry not written by this import",
     });
-    expect(await tableCounts()).toEqual(before);
   });
 
   it("refuses a post the site gave another user when it deleted its author, before writing", async () => {
@@ -93,10 +99,7 @@ describe("importing over existing data", () => {
       .replace("(24,3,'2022-09-08", "(24,4,'2022-09-08")
       .replace("(25,3,'2022-10-01", "(25,4,'2022-10-01");
     expect(later.match(/'amaka',/g)).toBeNull();
-    const before = await tableCounts();
-    const run = await runImport({ force: false }, later);
-    expect(run.report.refused).toBe(true);
-    expect(run.report.conflicts).toContainEqual({
+    const run = await refusedWith(later, {
       kind: "entries",
       id: "4\tbtc",
       problem:
@@ -105,7 +108,6 @@ describe("importing over existing data", () => {
     expect(run.report.warnings).toContain(
       "user 3 (amaka) is not in the dump (deleted on the site?): kept here, with its 1 imported entries",
     );
-    expect(await tableCounts()).toEqual(before);
     // With --force the rest goes in and that history stays out: the database is whole.
     const forced = await runImport({ force: true }, later);
     expect(forced.report.conflicts).toContainEqual(expect.objectContaining({ id: "4\tbtc" }));
