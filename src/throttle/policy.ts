@@ -1,5 +1,5 @@
 // The sign-in throttle's rules, as pure functions of a state and the time, so the Durable Object
-// (login-throttle.ts) only loads, applies and stores them, and the rules are tested without it. An
+// (login-throttle.ts) only loads, applies and stores them, and the rules are tested without it. A
 // login's pairs, known addresses and ceiling together: account-policy.ts.
 
 /**
@@ -15,12 +15,14 @@ const MINUTE_MS = 60_000;
 export const DAY_MS = 24 * 60 * MINUTE_MS;
 
 /**
+ * Each count starts over when its lock ends (`reserve`).
  * - `pair`, one login from one client address: 10 failures within 15 minutes lock that pair for
  *   60 s, each further lock doubling up to an hour. Only that address is locked out.
  * - `account`, the ceiling on one login's failures from addresses it never signed in from,
  *   whichever: 50 within 15 minutes lock the login for those addresses but the ones its account
- *   knows (sign-in.ts), 60 s doubling up to an hour. One address can add at most 40 in 15 minutes (test/throttle-policy.test.ts), so only
- *   guessing spread over several addresses reaches it.
+ *   knows (sign-in.ts), 60 s doubling up to an hour. One address can add at most 40 in 15
+ *   minutes (test/throttle-policy.test.ts), so only guessing spread over several addresses
+ *   reaches it.
  * - `address`, one client address over every account: 100 failures within 15 minutes lock it for
  *   15 minutes.
  */
