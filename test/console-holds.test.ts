@@ -78,6 +78,10 @@ describe("the user page's holds", () => {
     );
     expect(page.html).toContain(`Capture hold ${id}`);
     expect(page.html).toContain(`Void hold ${id}`);
+    // The browser asks before a void (console.js), naming the amount it releases.
+    expect(page.html).toContain(
+      `action="/wallet-admin/users/${holder.id}/holds/${id}/void" data-confirm="Void hold ${id}? Its ₦30.00 goes back to available`,
+    );
     await resolve(id, "void", {}, holder);
   });
 

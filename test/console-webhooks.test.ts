@@ -134,6 +134,11 @@ describe("the console's webhooks screen", () => {
       })
     ).body.data;
     const page = await request("/webhooks", { cookie });
+    // The browser asks before a deletion (console.js); a test is sent unasked.
+    expect(page.html).toContain(
+      `action="/wallet-admin/webhooks/${hook.id}/delete" data-confirm="Delete webhook ${hook.id}?`,
+    );
+    expect(page.html).toContain(`action="/wallet-admin/webhooks/${hook.id}/test"><input`);
     const ok = await request(`/webhooks/${hook.id}/test`, {
       method: "POST",
       cookie,

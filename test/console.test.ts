@@ -691,6 +691,10 @@ describe("accounts, wallets and keys", () => {
     expect(sealed).toMatch(/HttpOnly/);
     expect(key.headers.getSetCookie().join()).toMatch(/wallet_admin_secret_api-keys=;.*Max-Age=0/);
     const id = key.html.match(/action="\/wallet-admin\/api-keys\/(\d+)\/revoke"/)![1];
+    // The browser asks before a revocation (console.js).
+    expect(key.html).toContain(
+      `action="/wallet-admin/api-keys/${id}/revoke" data-confirm="Revoke key ${id} (ops)? Every client using it is refused`,
+    );
     const revoked = await request(`/api-keys/${id}/revoke`, {
       method: "POST",
       cookie,

@@ -285,6 +285,7 @@ describe("the console", () => {
     const cookie = await consoleSignIn(admin);
     const page = await consolePage(`/users/${user.id}`, cookie);
     expect(page.html).toContain(`Sign ${user.username} out everywhere`);
+    expect(page.html).toContain(`data-confirm="Sign ${user.username} out everywhere?"`);
     const res = await consolePage(`/users/${user.id}/sessions/revoke`, cookie, {
       method: "POST",
       body: new URLSearchParams({ _csrf: csrfOf(page.html) }),

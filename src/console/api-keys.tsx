@@ -56,6 +56,7 @@ const keysPage = async (c: Context<ConsoleEnv>, notice?: Notice) => {
                     session={c.var.session}
                     action={`${BASE}/api-keys/${k.id}/revoke`}
                     kind="danger"
+                    confirm={`Revoke key ${k.id} (${k.name})? Every client using it is refused from then on, and a key cannot be restored.`}
                   >
                     Revoke key {String(k.id)}
                   </PostButton>

@@ -49,7 +49,10 @@ caption { text-align: left; font-weight: 600; padding: .75rem 0 .25rem; }
 @media (max-width: 40rem) { main { padding: .75rem; } th, td { padding: .35rem .3rem; } }
 `;
 
-/** Copy buttons (the API key secret): the only script the console has. */
+/**
+ * The console's only script: copy buttons (the API key secret), and a question before a form marked
+ * `data-confirm` is sent. Without the script the forms still work, unasked.
+ */
 export const JS = `
 for (const button of document.querySelectorAll("button[data-copy]")) {
   button.hidden = false;
@@ -57,6 +60,11 @@ for (const button of document.querySelectorAll("button[data-copy]")) {
     const text = document.getElementById(button.dataset.copy).textContent.trim();
     await navigator.clipboard.writeText(text);
     button.textContent = "Copied";
+  });
+}
+for (const form of document.querySelectorAll("form[data-confirm]")) {
+  form.addEventListener("submit", (event) => {
+    if (!confirm(form.dataset.confirm)) event.preventDefault();
   });
 }
 `;

@@ -89,7 +89,12 @@ export function HoldsSection(props: { userId: number; holds: HoldView[]; session
                         />
                         <button type="submit">Capture hold {String(h.id)}</button>
                       </form>
-                      <PostButton session={props.session} action={`${at}/void`} kind="danger">
+                      <PostButton
+                        session={props.session}
+                        action={`${at}/void`}
+                        kind="danger"
+                        confirm={`Void hold ${h.id}? Its ${formatMoney(h.amountMinor, view.wallet)} goes back to available, and a voided hold cannot be captured.`}
+                      >
                         Void hold {String(h.id)}
                       </PostButton>
                     </div>

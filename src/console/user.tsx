@@ -265,7 +265,12 @@ function UserView(props: { d: UserData; session: Session; notice: Notice }) {
       </div>
       <section>
         <h2>Sessions</h2>
-        <form class="stack card" method="post" action={`${BASE}/users/${userId}/sessions/revoke`}>
+        <form
+          class="stack card"
+          method="post"
+          action={`${BASE}/users/${userId}/sessions/revoke`}
+          data-confirm={`Sign ${user.username} out everywhere?`}
+        >
           <p>
             Signs {user.username} out everywhere: every access token and console session of this
             user stops working within seconds. API keys are not touched (revoke them under API

@@ -94,10 +94,12 @@ export function PostButton(props: {
   action: string;
   kind?: "danger" | "secondary";
   fields?: Record<string, string>;
+  /** A question the browser asks before sending (console.js): for what cannot be undone. */
+  confirm?: string;
   children: Child;
 }) {
   return (
-    <form method="post" action={props.action}>
+    <form method="post" action={props.action} data-confirm={props.confirm}>
       <Csrf session={props.session} />
       {Object.entries(props.fields ?? {}).map(([name, value]) => (
         <input type="hidden" name={name} value={value} />

@@ -116,6 +116,7 @@ describe("the operator console in chromium", () => {
     // The console's one script shows the button once it has run (a busy machine: a moment later).
     await page.getByRole("button", { name: "Copy" }).waitFor({ state: "visible", timeout: 10_000 });
     await shoot("api-keys");
+    page.once("dialog", (dialog) => dialog.accept());
     await page
       .getByRole("button", { name: /^Revoke key/ })
       .first()

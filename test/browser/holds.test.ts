@@ -110,7 +110,23 @@ describe("holds on the console's user page in chromium", () => {
       0,
     );
 
-    // Void the second: all of it released
+    // Void the second: the browser asks first; declined, nothing is sent
+    const asked: string[] = [];
+    page.once("dialog", (dialog) => {
+      asked.push(dialog.message());
+      return dialog.dismiss();
+    });
+    await page.getByRole("button", { name: `Void hold ${second.hold_id}` }).click();
+    await expect
+      .poll(() => asked)
+      .toEqual([
+        `Void hold ${second.hold_id}? Its $25.00 goes back to available, and a voided hold cannot be captured.`,
+      ]);
+    expect(await holdRow(second.hold_id).textContent()).toContain("held");
+    expect(await availableCells("usd").allTextContents()).toEqual(["usd", "$25.00", "$60.00"]);
+
+    // Accepted: all of it released
+    page.once("dialog", (dialog) => dialog.accept());
     await page.getByRole("button", { name: `Void hold ${second.hold_id}` }).click();
     expect(await page.getByRole("status").textContent()).toContain(
       `Hold ${second.hold_id} voided: all of it released.`,
