@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import * as v from "valibot";
 import { expect } from "vitest";
-import { appendHistorySql } from "../scripts/lib/sql";
+import { appendHistorySql, sqlLiteral } from "../scripts/lib/sql";
 import worker from "../src";
 import { type AppOptions, createApp } from "../src/app";
 import { generateApiKey, hashApiKey } from "../src/auth/api-keys";
@@ -433,4 +433,37 @@ export async function subscribeWebhook(
   });
   expect(res.status, res.text).toBe(201);
   return res.body.data as Json;
+}
+
+/** A 2-decimal wallet storing 3 places, as the WordPress import creates it. */
+export async function storingMore() {
+  const wallet = unique("x").toLowerCase().slice(0, 20);
+  await env.DB.prepare(
+    `INSERT INTO wallets (id, name, symbol, symbol_position, decimals, extra_decimals, type, created_at_ms)
+     VALUES (?, 'Naira', '₦', 'left', 2, 1, 'fiat', 0)`,
+  )
+    .bind(wallet)
+    .run();
+  return wallet;
+}
+
+/** An entry written as the WordPress import writes one (imported = 1), continuing the chain. */
+export async function importedEntry(
+  userId: number,
+  walletId: string,
+  type: "CREDIT" | "DEBIT",
+  amountMinor: number,
+  amountText: string,
+  beforeMinor: number,
+  createdAtS: number,
+) {
+  const after = beforeMinor + (type === "CREDIT" ? amountMinor : -amountMinor);
+  const tag = unique("imp");
+  await env.DB.prepare(
+    `INSERT INTO transactions (user_id, wallet_id, txn_type, amount_minor, amount_text,
+       balance_before_minor, balance_after_minor, request_id, request_key, note, title, slug_base,
+       slug, created_at_s, imported)
+     VALUES (${[userId, walletId, type, amountMinor, amountText].map(sqlLiteral).join(", ")},
+       ${beforeMinor}, ${after}, '${tag}', '${tag}', '', 't', '${tag}', '${tag}', ${createdAtS}, 1)`,
+  ).run();
 }

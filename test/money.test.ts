@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
   amountToMinor,
   exactText,
+  formatExact,
   formatMoney,
   MAX_MINOR,
   minorToNumber,
@@ -173,6 +174,29 @@ describe("a wallet that stores more places than it displays (imported from WordP
         },
       ),
       { numRuns: 2000 },
+    );
+  });
+
+  it("shows an amount exactly with its symbol and separators, for the console", () => {
+    const naira3 = { ...NAIRA, extraDecimals: 1 };
+    expect(formatExact(1234567895, naira3)).toBe("₦1,234,567.895");
+    expect(formatExact(1234567890, naira3)).toBe("₦1,234,567.89");
+    expect(formatExact(-5, naira3)).toBe("₦-0.005");
+    expect(formatExact(12000, { ...NAIRA, decimals: 0, extraDecimals: 3 })).toBe("₦12");
+    expect(
+      formatExact(1234005, {
+        ...NAIRA,
+        symbol: "RMPNCOIN",
+        symbolPosition: "right",
+        decimals: 0,
+        extraDecimals: 3,
+      }),
+    ).toBe("1,234.005 RMPNCOIN");
+    // A wallet storing no more places than it shows: the same text as formatMoney's.
+    fc.assert(
+      fc.property(fc.integer({ min: -MAX_MINOR, max: MAX_MINOR }), (minor) => {
+        expect(formatExact(minor, NAIRA)).toBe(formatMoney(minor, NAIRA));
+      }),
     );
   });
 

@@ -3,7 +3,6 @@
 import { env } from "cloudflare:workers";
 import { parse } from "csv-parse/sync";
 import { describe, expect, it } from "vitest";
-import { sqlLiteral } from "../scripts/lib/sql";
 import { createDb } from "../src/db/client";
 import { readStatement, type StatementRow, statementChunks } from "../src/db/statements";
 import { numberCell, textCell } from "../src/wallet/statement-csv";
@@ -13,11 +12,13 @@ import {
   appendHistory,
   appendTurnover,
   call,
+  importedEntry,
   type Json,
   makeAccount,
   makeKey,
   makeUser,
   makeWallet,
+  storingMore,
   type TestUser,
   unique,
 } from "./helpers";
@@ -704,39 +705,6 @@ describe("GET /statements format=csv", () => {
     ]);
   });
 });
-
-/** A 2-decimal wallet storing 3 places, as the WordPress import creates it. */
-async function storingMore() {
-  const wallet = unique("x").toLowerCase().slice(0, 20);
-  await env.DB.prepare(
-    `INSERT INTO wallets (id, name, symbol, symbol_position, decimals, extra_decimals, type, created_at_ms)
-     VALUES (?, 'Naira', '₦', 'left', 2, 1, 'fiat', 0)`,
-  )
-    .bind(wallet)
-    .run();
-  return wallet;
-}
-
-/** An entry written as the WordPress import writes one (imported = 1), continuing the chain. */
-async function importedEntry(
-  userId: number,
-  walletId: string,
-  type: "CREDIT" | "DEBIT",
-  amountMinor: number,
-  amountText: string,
-  beforeMinor: number,
-  createdAtS: number,
-) {
-  const after = beforeMinor + (type === "CREDIT" ? amountMinor : -amountMinor);
-  const tag = unique("imp");
-  await env.DB.prepare(
-    `INSERT INTO transactions (user_id, wallet_id, txn_type, amount_minor, amount_text,
-       balance_before_minor, balance_after_minor, request_id, request_key, note, title, slug_base,
-       slug, created_at_s, imported)
-     VALUES (${[userId, walletId, type, amountMinor, amountText].map(sqlLiteral).join(", ")},
-       ${beforeMinor}, ${after}, '${tag}', '${tag}', '', 't', '${tag}', '${tag}', ${createdAtS}, 1)`,
-  ).run();
-}
 
 describe("GET /openapi.json", () => {
   it("describes GET /statements with its parameters and a text/csv answer, and at on the balance", async () => {

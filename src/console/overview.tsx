@@ -2,7 +2,7 @@
 
 import { Hono } from "hono";
 import { siteOverview } from "../wallet/operators";
-import { formatMoney } from "../wallet/rules";
+import { formatExact, formatMoney } from "../wallet/rules";
 import type { ConsoleEnv } from "./env";
 import { DAY_S, day, noticeOf, plural } from "./page";
 import { BASE } from "./session";
@@ -26,7 +26,7 @@ overviewScreen.get("/", async (c) => {
           <section>
             <h2>{h.wallet.name}</h2>
             <p>
-              {formatMoney(h.held, h.wallet)} in the balances of {plural(h.holders, "user")}
+              {formatExact(h.held, h.wallet)} in the balances of {plural(h.holders, "user")}
             </p>
           </section>
         ))}
@@ -63,8 +63,8 @@ overviewScreen.get("/", async (c) => {
                   .map((d) => (
                     <tr>
                       <td>{day(d)}</td>
-                      <td class="num">{formatMoney(at(d, "credits"), wallet)}</td>
-                      <td class="num">{formatMoney(at(d, "debits"), wallet)}</td>
+                      <td class="num">{formatExact(at(d, "credits"), wallet)}</td>
+                      <td class="num">{formatExact(at(d, "debits"), wallet)}</td>
                     </tr>
                   ))}
               </Table>
@@ -84,7 +84,7 @@ overviewScreen.get("/", async (c) => {
                   <a href={`${BASE}/users/${entry.userId}`}>{username ?? entry.userId}</a>
                 </td>
                 <td>{entry.txnType}</td>
-                <td class="num">{w ? formatMoney(entry.amountMinor, w) : entry.amountText}</td>
+                <td class="num">{w ? formatExact(entry.amountMinor, w) : entry.amountText}</td>
                 <td>{day(entry.createdAtS)}</td>
               </tr>
             );

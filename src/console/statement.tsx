@@ -1,13 +1,14 @@
 // A user's statement on the console: a wallet and a date range (days in the site's time zone), its
-// figures as GET /statements answers them, and its CSV as GET /statements?format=csv writes it.
+// figures as GET /statements sums them (drawn exactly), and its CSV as GET /statements?format=csv
+// writes it.
 
 import type { Context } from "hono";
 import { Hono } from "hono";
 import * as v from "valibot";
 import { isCalendarDay } from "../http/fields";
 import { answerStatementCsv } from "../http/statement-csv";
-import { mysqlDate, siteDayBounds } from "../wallet/rules";
-import { openStatement, STATEMENT_CHUNK, statementSummary } from "../wallet/statements";
+import { formatExact, mysqlDate, siteDayBounds } from "../wallet/rules";
+import { openStatement, STATEMENT_CHUNK } from "../wallet/statements";
 import { appContext, attempt, backRefused, refusalText } from "./api";
 import type { ConsoleEnv } from "./env";
 import { back, type Wallet } from "./page";
@@ -82,8 +83,15 @@ export async function readStatementFigures(
   if (s.walletId === "") return undefined;
   const read = await attempt(c, () => statementOf(c, userId, s, { offset: 0, limit: 1 }));
   if (!read.ok) return { ok: false as const, why: refusalText(read.refusal) };
-  const { formatted, count } = statementSummary(read.value);
-  return { ok: true as const, figures: formatted, count };
+  const st = read.value;
+  const shown = (minor: number | bigint) => formatExact(minor, st.wallet);
+  const figures = {
+    opening: shown(st.openingMinor),
+    in: shown(st.inMinor),
+    out: shown(st.outMinor),
+    closing: shown(st.closingMinor),
+  };
+  return { ok: true as const, figures, count: st.count };
 }
 
 export function StatementSection(props: {
@@ -126,10 +134,10 @@ export function StatementSection(props: {
           <table class="figures" aria-label="Statement totals">
             <tbody>
               {[
-                [`Opening balance (${s.from})`, read.figures.opening_balance],
-                ["In", read.figures.total_in],
-                ["Out", read.figures.total_out],
-                [`Closing balance (${s.to})`, read.figures.closing_balance],
+                [`Opening balance (${s.from})`, read.figures.opening],
+                ["In", read.figures.in],
+                ["Out", read.figures.out],
+                [`Closing balance (${s.to})`, read.figures.closing],
                 ["Entries", read.count],
               ].map(([label, figure]) => (
                 <tr>

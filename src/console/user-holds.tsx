@@ -6,7 +6,7 @@ import { CaptureHoldParams } from "../http/inputs";
 import { parseFields } from "../http/validation";
 import { spendMoneyShare } from "../wallet/context";
 import { type availableBalances, captureHold, type HoldView, voidHold } from "../wallet/holds";
-import { formatMoney } from "../wallet/rules";
+import { formatExact } from "../wallet/rules";
 import { attempt, backRefused } from "./api";
 import type { ConsoleEnv, Session } from "./env";
 import { back, field, utc, type Wallet } from "./page";
@@ -36,8 +36,8 @@ export function AvailableTable(props: { wallets: Wallet[]; available: Available 
       {props.wallets.map((w) => (
         <tr>
           <td>{w.id}</td>
-          <td class="num">{formatMoney(byWallet.get(w.id)?.heldMinor ?? 0, w)}</td>
-          <td class="num">{formatMoney(byWallet.get(w.id)?.availableMinor ?? 0, w)}</td>
+          <td class="num">{formatExact(byWallet.get(w.id)?.heldMinor ?? 0, w)}</td>
+          <td class="num">{formatExact(byWallet.get(w.id)?.availableMinor ?? 0, w)}</td>
         </tr>
       ))}
     </Table>
@@ -45,7 +45,7 @@ export function AvailableTable(props: { wallets: Wallet[]; available: Available 
 }
 
 /** A capture's amount as the wallet shows it. */
-const capturedText = ({ hold, wallet }: HoldView) => formatMoney(hold.capturedMinor ?? 0, wallet);
+const capturedText = ({ hold, wallet }: HoldView) => formatExact(hold.capturedMinor ?? 0, wallet);
 
 export function HoldsSection(props: { userId: number; holds: HoldView[]; session: Session }) {
   const { holds } = props;
@@ -67,7 +67,7 @@ export function HoldsSection(props: { userId: number; holds: HoldView[]; session
               <tr>
                 <td>{String(h.id)}</td>
                 <td>{h.walletId}</td>
-                <td class="num">{formatMoney(h.amountMinor, view.wallet)}</td>
+                <td class="num">{formatExact(h.amountMinor, view.wallet)}</td>
                 <td>
                   {view.status === "captured"
                     ? `captured ${capturedText(view)} (transaction ${view.transactionId})`
@@ -93,7 +93,7 @@ export function HoldsSection(props: { userId: number; holds: HoldView[]; session
                         session={props.session}
                         action={`${at}/void`}
                         kind="danger"
-                        confirm={`Void hold ${h.id}? Its ${formatMoney(h.amountMinor, view.wallet)} goes back to available, and a voided hold cannot be captured.`}
+                        confirm={`Void hold ${h.id}? Its ${formatExact(h.amountMinor, view.wallet)} goes back to available, and a voided hold cannot be captured.`}
                       >
                         Void hold {String(h.id)}
                       </PostButton>

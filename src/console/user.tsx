@@ -12,7 +12,7 @@ import { spendMoneyShare } from "../wallet/context";
 import { availableBalances, listHolds } from "../wallet/holds";
 import { credit, debit, reverse, transfer } from "../wallet/movements";
 import { reversedEntries, userLedger } from "../wallet/operators";
-import { formatMoney } from "../wallet/rules";
+import { formatExact, formatMoney } from "../wallet/rules";
 import { endUserSessions } from "../wallet/sessions";
 import { readTransaction } from "../wallet/transactions";
 import { attempt, backRefused } from "./api";
@@ -181,8 +181,8 @@ function Entries(props: { d: UserData }) {
                   </>
                 ) : null}
               </td>
-              <td class="num">{formatMoney(e.amountMinor, wallet)}</td>
-              <td class="num">{formatMoney(e.balanceAfterMinor, wallet)}</td>
+              <td class="num">{formatExact(e.amountMinor, wallet)}</td>
+              <td class="num">{formatExact(e.balanceAfterMinor, wallet)}</td>
               <td>{e.note}</td>
               <td>{e.requestId}</td>
               <td>
@@ -228,7 +228,7 @@ function UserView(props: { d: UserData; session: Session; notice: Notice }) {
             {ws.map((w) => (
               <tr>
                 <th>{w.name}</th>
-                <td class="num">{formatMoney(d.balances.get(w.id)?.minor ?? 0, w)}</td>
+                <td class="num">{formatExact(d.balances.get(w.id)?.minor ?? 0, w)}</td>
               </tr>
             ))}
           </tbody>
@@ -420,7 +420,7 @@ userScreen.get(
         : undefined;
     const details: [string, string][] = [
       ["Type", typeOf(e)],
-      ["Amount", formatMoney(e.amountMinor, walletOfRow(found.value))],
+      ["Amount", formatExact(e.amountMinor, walletOfRow(found.value))],
       ["Wallet", e.walletId],
       ["Date (UTC)", utc(e.createdAtS * 1000)],
       ["Note", e.note],

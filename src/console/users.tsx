@@ -4,7 +4,7 @@ import { Hono } from "hono";
 import * as v from "valibot";
 import { newSubscriber, newSubscriberFields } from "../http/user-fields";
 import { findUsersByText } from "../wallet/operators";
-import { formatMoney } from "../wallet/rules";
+import { formatExact } from "../wallet/rules";
 import { attempt, decode, refusalText } from "./api";
 import type { ConsoleEnv } from "./env";
 import { back, field, noticeOf, PER_PAGE, wallets } from "./page";
@@ -60,7 +60,7 @@ usersScreen.get("/users", async (c) => {
                   {balances
                     .map(([id, minor]) => {
                       const w = byId.get(id);
-                      return w ? formatMoney(minor, w) : `${minor} ${id}`;
+                      return w ? formatExact(minor, w) : `${minor} ${id}`;
                     })
                     .join(", ") || "—"}
                 </td>

@@ -267,28 +267,38 @@ export function toDisplayMinor<T extends number | bigint>(minor: T, extraDecimal
 }
 
 /** The number with `,` thousands separators and the wallet's decimals: 150050, 2 → "1,500.50". */
-export function groupDigits(minor: number | bigint, decimals: number, extraDecimals: number) {
-  const text = minorToText(toDisplayMinor(minor, extraDecimals), decimals);
+export const groupDigits = (minor: number | bigint, decimals: number, extraDecimals: number) =>
+  grouped(minorToText(toDisplayMinor(minor, extraDecimals), decimals));
+
+/** A decimal text with `,` thousands separators: "-1234.5" → "-1,234.5". */
+function grouped(text: string) {
   const digitsFrom = text.startsWith("-") ? 1 : 0;
   const point = text.indexOf(".");
   let end = point === -1 ? text.length : point;
-  let grouped = text.slice(end);
-  for (; end - 3 > digitsFrom; end -= 3) grouped = `,${text.slice(end - 3, end)}${grouped}`;
-  return text.slice(0, end) + grouped;
+  let tail = text.slice(end);
+  for (; end - 3 > digitsFrom; end -= 3) tail = `,${text.slice(end - 3, end)}${tail}`;
+  return text.slice(0, end) + tail;
 }
 
 export type WalletDisplay = WalletUnits & { symbol: string; symbolPosition: "left" | "right" };
+
+const withSymbol = (number: string, wallet: WalletDisplay) =>
+  wallet.symbolPosition === "right" ? `${number} ${wallet.symbol}` : `${wallet.symbol}${number}`;
 
 /**
  * Display string of contract section 4: `₦1,500.00` (left) or `12,000 RMPNCOIN` (right), with the
  * wallet's display decimals (a wallet storing more places is rounded half away from zero).
  */
-export function formatMoney(minor: number | bigint, wallet: WalletDisplay) {
-  const number = groupDigits(minor, wallet.decimals, wallet.extraDecimals ?? 0);
-  return wallet.symbolPosition === "right"
-    ? `${number} ${wallet.symbol}`
-    : `${wallet.symbol}${number}`;
-}
+export const formatMoney = (minor: number | bigint, wallet: WalletDisplay) =>
+  withSymbol(groupDigits(minor, wallet.decimals, wallet.extraDecimals ?? 0), wallet);
+
+/**
+ * As formatMoney, but exact: a wallet storing more places than it shows (an imported one) shows the
+ * stored digits past its decimals that are not zero (`₦0.015`, `₦1,500.00`), so that the rows of a
+ * screen add up to the last place stored (the console's).
+ */
+export const formatExact = (minor: number | bigint, wallet: WalletDisplay) =>
+  withSymbol(grouped(exactText(minor, wallet)), wallet);
 
 /**
  * The most places a wallet stores (display decimals plus extra ones): a balance keeps 15 digits in

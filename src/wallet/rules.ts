@@ -7,6 +7,7 @@ export { BatchAnswer, batchRecord } from "../ledger/batches";
 export { holdRecord } from "../ledger/hold-record";
 export {
   amountToMinor,
+  formatExact,
   formatMoney,
   major,
   minorToText,
