@@ -434,6 +434,16 @@ describe("moving money", () => {
     return newestEntryOf(bob.id);
   };
 
+  it("names an unknown user to transfer to in its own words, and writes nothing", async () => {
+    const before = await tableCounts();
+    const res = await sendForm(await userPage(), `/users/${alice.id}/transfer`, {
+      amount: "1.00",
+      to_user_id: 999999999,
+    });
+    expect(noticeLeft(res)).toContain("Transfer refused. No user 999999999.");
+    expect(await tableCounts()).toEqual(before);
+  });
+
   it("refuses a form without its CSRF token, and writes nothing", async () => {
     const before = await tableCounts();
     const res = await request(`/users/${alice.id}/credit`, {

@@ -3,11 +3,12 @@
 // reads), on the request's own D1 session; a refusal becomes a value the page words.
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
-import { type ApiError, refusalAnswer } from "../http/errors";
+import { ApiError, refusalAnswer } from "../http/errors";
 import { EMPTY } from "../http/fields";
 import type { Params } from "../http/params";
 import type { Input } from "../http/route";
 import { forgetGone, goneRefusal } from "../wallet/faults";
+import { refusalOf } from "../wallet/refusal";
 import type { ConsoleEnv } from "./env";
 import { back } from "./page";
 import type { Notice } from "./views";
@@ -35,7 +36,13 @@ export async function attempt<T>(
   } catch (err) {
     const ctx = c.var.service;
     const gone = forgetGone(ctx, err);
-    const refusal = refusalAnswer(gone ? await goneRefusal(ctx, gone) : err);
+    const refused = gone ? await goneRefusal(ctx, gone) : err;
+    // The API's words for an unknown user are the plugin's ("Invalid User credentials: Unable to
+    // reach 7"), which tell an operator nothing about credentials.
+    const reason = refusalOf(refused);
+    if (reason?.code === "user_not_found")
+      return { ok: false, refusal: new ApiError(404, `No user ${reason.userId}.`) };
+    const refusal = refusalAnswer(refused);
     if (!refusal) throw err;
     return { ok: false, refusal };
   }
