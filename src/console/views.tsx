@@ -144,8 +144,19 @@ export function Table(props: {
   );
 }
 
+/**
+ * Links to the pages before and after `page` of `pages`. A page past the last (an old link, a number
+ * typed in the address) lists nothing, so it says so and links to the last.
+ */
 export function Pager(props: { page: number; pages: number; href: (page: number) => string }) {
-  if (props.pages <= 1) return null;
+  const last = Math.max(props.pages, 1);
+  if (props.page > last)
+    return (
+      <p class="notice error" role="status">
+        There is no page {props.page}: the last is <a href={props.href(last)}>page {last}</a>.
+      </p>
+    );
+  if (last === 1) return null;
   return (
     <nav class="pager" aria-label="Pages">
       {props.page > 1 && <a href={props.href(props.page - 1)}>Previous</a>}

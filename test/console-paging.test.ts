@@ -1,0 +1,59 @@
+// The console's paged lists (users, a user's entries): a page number an address carries, whatever
+// it is, draws the list with a pager that never names a page past the last.
+import { beforeAll, describe, expect, it } from "vitest";
+import { PER_PAGE } from "../src/console/page";
+import { consoleOf } from "./console-helpers";
+import { appendHistory, makeAdmin, makeUser, makeWallet, unique } from "./helpers";
+
+const { request, signIn } = consoleOf();
+
+let cookie: string;
+/** Two pages of each list: users found by one search, and one user's entries. */
+let lists: string[];
+
+beforeAll(async () => {
+  const admin = await makeAdmin();
+  const prefix = unique("pg");
+  for (let i = 0; i <= PER_PAGE; i++) await makeUser("subscriber", `${prefix}${i}`);
+  const alice = await makeUser();
+  await appendHistory(alice.id, await makeWallet(admin), PER_PAGE + 1);
+  cookie = await signIn(admin);
+  lists = [`/users?q=${prefix}`, `/users/${alice.id}?`];
+});
+
+const pager = (html: string) => html.match(/<nav class="pager".*?<\/nav>/)?.[0] ?? "";
+
+describe("the console's pager", () => {
+  it("draws page 2 of 2 with a link back to page 1", async () => {
+    for (const list of lists) {
+      const page = await request(`${list}&page=2`, { cookie });
+      expect(page.status, list).toBe(200);
+      expect(pager(page.html), list).toContain("Page 2 of 2");
+      expect(pager(page.html), list).toMatch(/page=1">Previous</);
+    }
+  });
+
+  it.each(["3", "7", "9007199254740991"])(
+    "says page %s is past the last and links to the last, never 'Page 3 of 2'",
+    async (number) => {
+      for (const list of lists) {
+        const page = await request(`${list}&page=${number}`, { cookie });
+        expect(page.status, list).toBe(200);
+        expect(page.html, list).not.toContain(" of 2");
+        expect(page.html, list).toContain(`There is no page ${number}: the last is`);
+        expect(page.html, list).toMatch(/page=2">page 2<\/a>/);
+      }
+    },
+  );
+
+  it.each(["0", "-1", "abc", "2.5", "1e400", "99999999999999999999", ""])(
+    "reads page %s as the first",
+    async (number) => {
+      for (const list of lists) {
+        const page = await request(`${list}&page=${encodeURIComponent(number)}`, { cookie });
+        expect(page.status, list).toBe(200);
+        expect(pager(page.html), list).toContain("Page 1 of 2");
+      }
+    },
+  );
+});
