@@ -4,9 +4,11 @@ import { env } from "cloudflare:workers";
 import { parse } from "csv-parse/sync";
 import { beforeAll, describe, expect, it } from "vitest";
 import { CONSOLE_AUDIENCE } from "../src/auth/tokens";
+import { PER_PAGE } from "../src/console/page";
 import { noticeLeft } from "./console-helpers";
 import {
   appAt,
+  appendHistory,
   call,
   makeAdmin,
   makeUser,
@@ -141,6 +143,36 @@ describe("the console's Statement section", () => {
       ["2026-09-06", "₦3.00", "₦7.00", "1"],
     ] as const)
       expect(await figures(day), day).toEqual({ opening, closing, entries });
+  });
+
+  it("keeps the chosen wallet and days on the pages before and after, and its CSV link with them", async () => {
+    const carol = await makeUser();
+    await appendHistory(carol.id, wallet, PER_PAGE + 1);
+    const other = await makeWallet(admin);
+    const chosen = (html: string) => {
+      const section = html.slice(html.indexOf('id="statement"'));
+      expect(section).toContain(`<option value="${other}" selected="">`);
+      expect(section).toContain('name="from" value="2026-11-05"');
+      expect(section).toContain('name="to" value="2026-11-12"');
+      expect(section).toContain(
+        `statement.csv?wallet=${other}&amp;from=2026-11-05&amp;to=2026-11-12"`,
+      );
+    };
+    const link = (html: string, name: string) =>
+      new RegExp(`<a href="/wallet-admin([^"]+)">${name}</a>`)
+        .exec(html)?.[1]
+        ?.replaceAll("&amp;", "&") ?? `no ${name} link`;
+    const first = await request(
+      `/users/${carol.id}?wallet=${other}&from=2026-11-05&to=2026-11-12`,
+      cookie,
+    );
+    chosen(first.html);
+    const second = await request(link(first.html, "Next"), cookie);
+    expect(second.html).toContain("Page 2 of 2");
+    chosen(second.html);
+    const back = await request(link(second.html, "Previous"), cookie);
+    expect(back.html).toContain("Page 1 of 2");
+    chosen(back.html);
   });
 
   it("downloads the CSV the API writes, as an attachment", async () => {

@@ -71,6 +71,7 @@ async function loadUser(c: Context<ConsoleEnv>, userId: number, page: number) {
   return {
     userId,
     page,
+    url: c.req.url,
     user,
     wallets: ws,
     choice,
@@ -156,7 +157,7 @@ const walletOfRow = (w: EntryRow) => ({
 });
 
 function Entries(props: { d: UserData }) {
-  const { userId, page, statement, reversed } = props.d;
+  const { userId, page, url, statement, reversed } = props.d;
   return (
     <section>
       <h2>Entries</h2>
@@ -202,11 +203,7 @@ function Entries(props: { d: UserData }) {
           );
         })}
       </Table>
-      <Pager
-        page={page}
-        pages={Math.ceil(statement.total / PER_PAGE)}
-        href={(p) => `${BASE}/users/${userId}?page=${p}`}
-      />
+      <Pager page={page} pages={Math.ceil(statement.total / PER_PAGE)} url={url} />
     </section>
   );
 }

@@ -30,7 +30,6 @@ usersScreen.get("/users", async (c) => {
     wallets(c),
   ]);
   const byId = new Map(ws.map((w) => [w.id, w]));
-  const href = (p: number) => `${BASE}/users?q=${encodeURIComponent(q)}&page=${p}`;
   return c.html(
     <Page title="Users" session={c.var.session} current="users" notice={await noticeOf(c)}>
       <search>
@@ -68,7 +67,7 @@ usersScreen.get("/users", async (c) => {
             );
           })}
         </Table>
-        <Pager page={page} pages={Math.ceil(total / PER_PAGE)} href={href} />
+        <Pager page={page} pages={Math.ceil(total / PER_PAGE)} url={c.req.url} />
       </section>
       <section>
         <h2>New user</h2>

@@ -145,25 +145,32 @@ export function Table(props: {
 }
 
 /**
- * Links to the pages before and after `page` of `pages`. A page past the last (an old link, a number
- * typed in the address) lists nothing, so it says so and links to the last.
+ * Links to the pages before and after `page` of `pages`: the page's own address (`url`) with another
+ * page number, every other parameter as sent (a search, a statement's wallet and days). A page past
+ * the last (an old link, a number typed in the address) lists nothing, so it says so and links to
+ * the last.
  */
-export function Pager(props: { page: number; pages: number; href: (page: number) => string }) {
+export function Pager(props: { page: number; pages: number; url: string }) {
+  const href = (page: number) => {
+    const url = new URL(props.url);
+    url.searchParams.set("page", String(page));
+    return `${url.pathname}${url.search}`;
+  };
   const last = Math.max(props.pages, 1);
   if (props.page > last)
     return (
       <p class="notice error" role="status">
-        There is no page {props.page}: the last is <a href={props.href(last)}>page {last}</a>.
+        There is no page {props.page}: the last is <a href={href(last)}>page {last}</a>.
       </p>
     );
   if (last === 1) return null;
   return (
     <nav class="pager" aria-label="Pages">
-      {props.page > 1 && <a href={props.href(props.page - 1)}>Previous</a>}
+      {props.page > 1 && <a href={href(props.page - 1)}>Previous</a>}
       <span>
         Page {props.page} of {props.pages}
       </span>
-      {props.page < props.pages && <a href={props.href(props.page + 1)}>Next</a>}
+      {props.page < props.pages && <a href={href(props.page + 1)}>Next</a>}
     </nav>
   );
 }
