@@ -193,40 +193,60 @@ describe("the console's Statement section", () => {
     ]);
   });
 
-  // Shaped like days, but none (a month 99, a 32nd, a 30th of February), or past what a site's time
-  // zone keeps at four digits.
+  // Shaped like days, but none (a month 99, a 32nd, a 30th or 31st of February), or past what a
+  // site's time zone keeps at four digits.
   const NO_DAYS = [
     "yesterday",
     "9999-99-99",
     "9999-12-32",
     "2026-02-30",
+    "2026-02-31",
     "0000-00-00",
     "9999-12-31",
   ];
+  const noDay = (name: string, day: string) =>
+    `No statement: ${name} (${day}) is not a calendar day written YYYY-MM-DD, from 1000-01-01 to 9998-12-31.`;
+  const statementOf = (html: string) => html.slice(html.indexOf('id="statement"'));
 
-  it.each(NO_DAYS)("sends a download from %s back to the page with the reason", async (day) => {
+  it.each(NO_DAYS)("sends a download from %s back to the page saying it is no day", async (day) => {
     const res = await request(
       `/users/${alice.id}/statement.csv?wallet=${wallet}&from=${day}&to=2026-11-20`,
       cookie,
     );
     expect(res.status).toBe(303);
-    expect(noticeLeft(res)).toContain("Statement dates are days: YYYY-MM-DD.");
+    expect(noticeLeft(res)).toBe(`error:${noDay("From", day)}`);
   });
 
-  it.each(NO_DAYS)("shows the page with this month's range when asked for %s", async (day) => {
-    const page = await request(`/users/${alice.id}?wallet=${wallet}&from=${day}&to=${day}`, cookie);
-    expect(page.status).toBe(200);
-    const today = new Date().toISOString().slice(0, 10);
-    expect(page.html).toContain(`name="to" value="${today}"`);
-  });
+  it.each(NO_DAYS)(
+    "shows no statement for %s but says it is no day, in its form as typed",
+    async (day) => {
+      for (const [name, days] of [
+        ["From", `from=${day}&to=2026-11-20`],
+        ["To", `from=2026-11-01&to=${day}`],
+      ] as const) {
+        const page = await request(`/users/${alice.id}?wallet=${wallet}&${days}`, cookie);
+        expect(page.status).toBe(200);
+        const section = statementOf(page.html);
+        expect(section, name).toContain(
+          `<p class="notice error" role="alert">${noDay(name, day)}</p>`,
+        );
+        expect(section, name).toContain(`name="${name.toLowerCase()}" value="${day}"`);
+        expect(section, name).not.toContain("Opening balance");
+        expect(section, name).not.toContain("Download CSV");
+      }
+    },
+  );
 
-  it("shows the API's refusal of a range that ends before it starts", async () => {
-    const page = await request(
-      `/users/${alice.id}?wallet=${wallet}&from=2026-11-12&to=2026-11-05`,
-      cookie,
-    );
-    expect(page.html).toContain("from must not be after to");
-    expect(page.html).not.toContain("Download CSV");
+  it("shows no statement for a range that ends before it starts, and says so", async () => {
+    const words = "No statement: To (2026-11-05) is before From (2026-11-12).";
+    const days = `wallet=${wallet}&from=2026-11-12&to=2026-11-05`;
+    const section = statementOf((await request(`/users/${alice.id}?${days}`, cookie)).html);
+    expect(section).toContain(`<p class="notice error" role="alert">${words}</p>`);
+    expect(section).not.toContain("Opening balance");
+    expect(section).not.toContain("Download CSV");
+    const csv = await request(`/users/${alice.id}/statement.csv?${days}`, cookie);
+    expect(csv.status).toBe(303);
+    expect(noticeLeft(csv)).toBe(`error:${words}`);
   });
 
   it("lets no one without an operator's session download a statement", async () => {

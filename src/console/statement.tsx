@@ -17,27 +17,43 @@ import { queryOf, Text } from "./query";
 import { BASE } from "./session";
 
 /**
- * A day as the statement form sends it: a calendar day of a year from 1000 to 9998, which no site
- * time zone takes past four digits (site-local times are read back as `YYYY-MM-DD hh:mm:ss`).
- * Anything else is not asked ("").
+ * A day a statement can cover: a calendar day of a year from 1000 to 9998, which no site time zone
+ * takes past four digits (site-local times are read back as `YYYY-MM-DD hh:mm:ss`).
  */
-const Day = v.fallback(
-  v.pipe(
-    v.string(),
-    v.regex(/^[1-9]\d{3}-\d{2}-\d{2}$/),
-    v.check((s) => s <= "9998-12-31" && isCalendarDay(s)),
-  ),
-  "",
+const Day = v.pipe(
+  v.string(),
+  v.regex(/^[1-9]\d{3}-\d{2}-\d{2}$/),
+  v.check((s) => s <= "9998-12-31" && isCalendarDay(s)),
+);
+
+/** A day as the statement form sends it, to its first 20 characters (a day has 10); absent: "". */
+const DayText = v.pipe(
+  Text,
+  v.transform((s) => s.slice(0, 20)),
 );
 
 /** The statement asked for: a wallet id and the first and last days. */
-const StatementQuery = v.object({ wallet: Text, from: Day, to: Day });
+const StatementQuery = v.object({ wallet: Text, from: DayText, to: DayText });
 
-export type StatementChoice = { walletId: string; from: string; to: string };
+/** Why the days `from` to `to` make no statement, in the console's words; undefined if they do. */
+function rangeProblem(from: string, to: string) {
+  for (const [name, day] of [
+    ["From", from],
+    ["To", to],
+  ] as const)
+    if (!v.is(Day, day))
+      return `No statement: ${name} (${day}) is not a calendar day written YYYY-MM-DD, from 1000-01-01 to 9998-12-31.`;
+  if (to < from) return `No statement: To (${to}) is before From (${from}).`;
+  return undefined;
+}
+
+/** A statement's wallet and days, and why those days make none (then no other range is shown). */
+export type StatementChoice = { walletId: string; from: string; to: string; problem?: string };
 
 /**
- * The range asked for on the page (`wallet`, `from`, `to`), else this month so far in the first
- * wallet the user has entries in (`used`), else in the first wallet.
+ * The statement asked for on the page (`wallet`, `from`, `to`), and why its days make none if they
+ * do not. Unless asked for, the days are this month so far and the wallet is the first the user has
+ * entries in (`used`), else the first.
  */
 export function statementChoice(
   c: Context<ConsoleEnv>,
@@ -45,12 +61,14 @@ export function statementChoice(
   used: (walletId: string) => boolean,
 ): StatementChoice {
   const today = mysqlDate(Math.floor(c.get("nowMs")() / 1000), c.env.SITE_TIMEZONE).slice(0, 10);
-  const { wallet, from, to } = queryOf(c, StatementQuery);
+  const asked = queryOf(c, StatementQuery);
   const fallback = (wallets.find((w) => used(w.id)) ?? wallets[0])?.id ?? "";
+  const [from, to] = [asked.from || `${today.slice(0, 8)}01`, asked.to || today];
   return {
-    walletId: wallets.some((w) => w.id === wallet) ? wallet : fallback,
-    from: from || `${today.slice(0, 8)}01`,
-    to: to || today,
+    walletId: wallets.some((w) => w.id === asked.wallet) ? asked.wallet : fallback,
+    from,
+    to,
+    problem: rangeProblem(from, to),
   };
 }
 
@@ -81,6 +99,7 @@ export async function readStatementFigures(
   s: StatementChoice,
 ) {
   if (s.walletId === "") return undefined;
+  if (s.problem) return { ok: false as const, why: s.problem };
   const read = await attempt(c, () => statementOf(c, userId, s, { offset: 0, limit: 1 }));
   if (!read.ok) return { ok: false as const, why: refusalText(read.refusal) };
   const st = read.value;
@@ -128,7 +147,9 @@ export function StatementSection(props: {
       {read === undefined ? (
         <p class="muted">No wallets yet.</p>
       ) : !read.ok ? (
-        <p class="notice error">{read.why}</p>
+        <p class="notice error" role="alert">
+          {read.why}
+        </p>
       ) : (
         <>
           <table class="figures" aria-label="Statement totals">
@@ -166,8 +187,8 @@ statementScreen.get(
   withIds(["id"], async (c, { id }) => {
     const { wallet: walletId, from, to } = queryOf(c, StatementQuery);
     const to_ = `${BASE}/users/${id.ref}`;
-    if (!from || !to)
-      return back(c, to_, { kind: "error", text: "Statement dates are days: YYYY-MM-DD." });
+    const problem = rangeProblem(from, to);
+    if (problem) return back(c, to_, { kind: "error", text: problem });
     const answered = await attempt(c, async () =>
       answerStatementCsv(
         appContext(c),
