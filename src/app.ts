@@ -32,7 +32,7 @@ import { api, NAMESPACE } from "./routes";
 import { REFERENCE } from "./routes/openapi";
 import { asciiLower } from "./wallet/rules";
 
-export const MAX_BODY_BYTES = 64 * 1024;
+const MAX_BODY_BYTES = 64 * 1024;
 
 export type AppOptions = {
   nowMs?: () => number;

@@ -17,7 +17,7 @@ const SCRIPT_TYPE = "text/javascript; charset=utf-8";
  * URLs (icons in its CSS). Only this origin is reached: the OpenAPI document and whatever the reader
  * sends with "Try it out".
  */
-export const REFERENCE_CSP = [
+const REFERENCE_CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",

@@ -34,7 +34,7 @@ export async function hashPassword(password: string) {
 // Used for unknown users too, so a wrong username costs the same time as a wrong password.
 const DUMMY_HASH = `${PASSWORD_HASH_PREFIX}$${ITERATIONS}$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=`;
 
-export async function verifyPassword(password: string, stored: string | undefined) {
+async function verifyPassword(password: string, stored: string | undefined) {
   const [prefix, iterations, salt, hash] = (stored ?? DUMMY_HASH).split("$");
   if (prefix !== PASSWORD_HASH_PREFIX || !iterations || !salt || !hash) return false;
   const actual = await derive(password, unb64(salt), Number(iterations));

@@ -52,7 +52,7 @@ type Verified = Principal & { sessionId: string };
  * (`timesHold`), and an entry is dropped once its token has expired. Whether the session is still
  * live is not cached here (wallet/sessions.ts asks on every use). Refused tokens are not kept.
  */
-export const MAX_VERIFIED_TOKENS = 10_000;
+const MAX_VERIFIED_TOKENS = 10_000;
 const verified = new BoundedMap<string, { principal: Verified; times: TokenTimes }>(
   MAX_VERIFIED_TOKENS,
 );

@@ -24,7 +24,7 @@ const ACTION = "get_rimplenet_wallets_balance";
  * which PHP turns into the key 0; a second empty field overwrites the first) and by the field name
  * in `/multi`. Kept on purpose: clients of the plugin parse these shapes.
  */
-export function entitiesRequired(req: BalanceRequest, keyBy: "value" | "field"): string | null {
+function entitiesRequired(req: BalanceRequest, keyBy: "value" | "field"): string | null {
   const errors = new Map<string | number, string>();
   for (const field of ["user_id", "wallet_id"] as const) {
     const value = req[field];
@@ -34,7 +34,7 @@ export function entitiesRequired(req: BalanceRequest, keyBy: "value" | "field"):
   return errors.size === 0 ? null : phpArrayJson(errors);
 }
 
-export type BalanceRecord = ReturnType<typeof balanceRecord>;
+type BalanceRecord = ReturnType<typeof balanceRecord>;
 
 function balanceRecord(piece: string, wallet: Wallet, minor: number) {
   return {

@@ -23,7 +23,7 @@ import { EntryRequest } from "./schemas";
  * A client's `meta_data` as the JSON text kept with the entry: an object (or a list) as sent, none
  * when absent; anything else, or more than META_DATA_MAX characters of it, is refused.
  */
-export function metaDataText(value: unknown): string | undefined {
+function metaDataText(value: unknown): string | undefined {
   if (value === undefined || value === null || value === "") return undefined;
   if (typeof value !== "object")
     throw invalidInput({ meta_data: "meta_data must be an object of key/value pairs" });

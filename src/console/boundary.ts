@@ -20,7 +20,7 @@ export const insideConsole = (path: string) => path === BASE || path.startsWith(
  * cookie itself, a browser from before 2020): nothing a foreign page can make a browser send, so
  * the CSRF token alone decides.
  */
-export function requestSource(c: Context<ConsoleEnv>): "own" | "foreign" | "unstated" {
+function requestSource(c: Context<ConsoleEnv>): "own" | "foreign" | "unstated" {
   const origin = c.req.header("origin");
   if (origin !== undefined) return origin === new URL(c.req.url).origin ? "own" : "foreign";
   const site = c.req.header("sec-fetch-site");

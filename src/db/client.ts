@@ -31,7 +31,7 @@ const D1_UNAVAILABLE =
 export const d1Unavailable = (err: unknown) => D1_UNAVAILABLE.test(d1ErrorText(err));
 
 /** D1 binds at most 100 values to one statement (SQLite's variable limit as D1 sets it). */
-export const MAX_BOUND_VALUES = 100;
+const MAX_BOUND_VALUES = 100;
 
 /** `values` in runs of at most `size`, in order: a list longer than one statement binds goes in parts. */
 export function inRuns<T>(values: readonly T[], size = MAX_BOUND_VALUES): T[][] {

@@ -159,7 +159,7 @@ export async function hasWork(db: Db, id: number) {
 }
 
 /** Deliveries kept per endpoint: the newest, for the API and the console. */
-export const DELIVERIES_KEPT = 200;
+const DELIVERIES_KEPT = 200;
 
 export type NewDelivery = Omit<typeof webhookDeliveries.$inferInsert, "id">;
 

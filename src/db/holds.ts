@@ -8,8 +8,7 @@ export type { Hold } from "./schema";
 export type HoldStatus = "held" | "captured" | "voided" | "expired";
 
 /** The holds that count against the available balance at `nowS` (whole seconds). */
-export const counting = (nowS: number) =>
-  sql`${holds.status} = 'held' AND ${holds.expiresAtS} > ${nowS}`;
+const counting = (nowS: number) => sql`${holds.status} = 'held' AND ${holds.expiresAtS} > ${nowS}`;
 
 /** What the holds that count reserve of a user's balance in a wallet at `nowS`. */
 const heldIn = (userId: number | SQL, walletId: string | SQL, nowS: number) =>

@@ -42,7 +42,7 @@ export const UNBOUND_D1 = {
 } as unknown as D1Database;
 
 /** The newer of two bookmarks: D1's bookmarks sort oldest to newest as strings. */
-export const newerBookmark = (a: string | null, b: string | null) =>
+const newerBookmark = (a: string | null, b: string | null) =>
   a === null ? b : b === null || a >= b ? a : b;
 
 /**

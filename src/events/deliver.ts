@@ -6,7 +6,7 @@ import { Webhook } from "standardwebhooks";
 /** How a delivery reaches the network: the runtime's fetch, or a test's receiver. */
 export type Outbound = (url: string, init: RequestInit) => Promise<Response>;
 
-export const DELIVERY_TIMEOUT_MS = 10_000;
+const DELIVERY_TIMEOUT_MS = 10_000;
 const ERROR_MAX = 200;
 
 export type Attempt = {
@@ -19,7 +19,7 @@ export type Attempt = {
 export type SignedMessage = { id: string; body: string; at: Date };
 
 /** The headers a receiver verifies (webhook-id stays the same on every attempt: it deduplicates). */
-export const signedHeaders = (secret: string, m: SignedMessage) => ({
+const signedHeaders = (secret: string, m: SignedMessage) => ({
   "content-type": "application/json",
   "user-agent": "wallet-ledger-webhooks/1",
   "webhook-id": m.id,

@@ -21,9 +21,9 @@ import { openSecret } from "./secrets";
 /** Attempts per event, the first included; the 8th failure dead-letters it. */
 export const MAX_ATTEMPTS = 8;
 /** The longest back-off between two attempts. */
-export const MAX_BACKOFF_S = 3600;
+const MAX_BACKOFF_S = 3600;
 /** A lease outlives one attempt's timeout with room; each delivered event renews it. */
-export const LEASE_MS = 60_000;
+const LEASE_MS = 60_000;
 /**
  * Events one run delivers under one lease before it lets the lease go and says "more" (the consumer
  * then runs again, within its DRAIN_BUDGET_MS, else sends a new message: events/queue.ts).
@@ -32,7 +32,7 @@ export const PER_RUN = 100;
 const PAGE = 20;
 
 /** The wait after the `attempt`-th failure: base, 2×base, 4×base … at most an hour. */
-export const backoffS = (attempt: number, baseS: number) =>
+const backoffS = (attempt: number, baseS: number) =>
   Math.min(baseS * 2 ** (attempt - 1), MAX_BACKOFF_S);
 
 export type PumpDeps = {

@@ -9,7 +9,7 @@ import { bodyLimit } from "hono/body-limit";
 import type { AppEnv } from "../env";
 import { unreadableBody } from "./decode";
 
-export const DRAIN_MAX_BYTES = 1024 * 1024;
+const DRAIN_MAX_BYTES = 1024 * 1024;
 const DRAIN_MAX_MS = 2_000;
 
 async function drain(reader: ReadableStreamDefaultReader<Uint8Array>) {

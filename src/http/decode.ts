@@ -61,7 +61,7 @@ export function percentDecode(text: string, part: string) {
 export type RawPair = { raw: string; name: string; value: string };
 
 /** `a=1&b=2` as name/value pairs in order, each keeping its raw text; invalid UTF-8 is a 400. */
-export function parseUrlEncoded(text: string, part: string): RawPair[] {
+function parseUrlEncoded(text: string, part: string): RawPair[] {
   const pairs: RawPair[] = [];
   for (const raw of text.split("&")) {
     if (raw === "") continue;

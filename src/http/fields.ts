@@ -77,7 +77,7 @@ export const pathText = v.pipe(v.unknown(), v.transform(String));
  * (past any id the ledger gives, within a safe integer). Any other text names nothing, which each
  * route answers as its unknown id, naming the text sent: never a 400.
  */
-export const idRef = (ref: string): PathRef<number> => ({
+const idRef = (ref: string): PathRef<number> => ({
   id: /^[0-9]{1,15}$/.test(ref) ? Number(ref) : null,
   ref,
 });

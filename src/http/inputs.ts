@@ -155,7 +155,7 @@ export const WebhookParams = v.object({
   ),
 });
 
-export const idField = (name: string) =>
+const idField = (name: string) =>
   v.pipe(
     v.union([v.string(), v.number()], `${name} requires an integer`),
     v.transform(String),

@@ -108,7 +108,7 @@ async function fromMultipart(bytes: ArrayBuffer | Uint8Array, type: string): Pro
  * the first source that has a name wins. Read once per request, after authentication. Every byte is
  * read strictly (decode.ts): invalid UTF-8 anywhere is a 400, never a replacement character.
  */
-export async function readParams(c: Context<AppEnv>): Promise<Params> {
+async function readParams(c: Context<AppEnv>): Promise<Params> {
   const cached = c.get("params");
   if (cached) return cached;
   const contentType = asciiHeader(c.req.raw.headers, "Content-Type") ?? "";

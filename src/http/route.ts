@@ -138,10 +138,7 @@ export function defineRoute<Info extends Declared<T>, T = undefined>(
 }
 
 /** The caller's credentials (contract section 2, or the dialect's words): sets `principal`. */
-export async function requireCredentials(
-  c: Context<AppEnv>,
-  refusals: Refusals,
-): Promise<Principal> {
+async function requireCredentials(c: Context<AppEnv>, refusals: Refusals): Promise<Principal> {
   const principal = await credentialOf(c);
   if (principal === "missing") throw refusals.missing();
   if (principal === "invalid") throw refusals.invalid();

@@ -14,9 +14,9 @@ import { validationError } from "./errors";
 import { anyText, documented, textField } from "./fields";
 import type { Input } from "./route";
 
-export const USERNAME_MAX = 60;
-export const EMAIL_MAX = 100;
-export const PASSWORD_MAX = 256;
+const USERNAME_MAX = 60;
+const EMAIL_MAX = 100;
+const PASSWORD_MAX = 256;
 
 export const UserParams = v.object({
   username: v.pipe(
@@ -76,7 +76,7 @@ export const LoginParams = v.object({
 });
 
 /** The wire key each field's errors are reported under. */
-export const ERROR_KEYS: Record<string, string> = {
+const ERROR_KEYS: Record<string, string> = {
   username: "user_login",
   user_email: "user_email",
   user_password: "user_pass",
@@ -101,7 +101,7 @@ const ALSO_TOO_SHORT: Record<string, string> = {
  * says only that it is required; in the plugin's dialect (`plugin`) also that it is too short, as
  * the plugin said it.
  */
-export function collectUserErrors(
+function collectUserErrors(
   schema: v.ObjectSchema<v.ObjectEntries, undefined>,
   params: Record<string, unknown>,
   extra: Record<string, string[]> = {},

@@ -34,7 +34,7 @@ export type NewEntry = {
 };
 
 /** How an entry names its batch's row: by the batch's request key, or the batch it reverses. */
-export type BatchRef = { requestKey: string } | { reversesBatchId: number };
+type BatchRef = { requestKey: string } | { reversesBatchId: number };
 
 /** Why the database refused a movement: a CHECK on the entry failed, so the whole batch rolled back. */
 export class LedgerRefusal extends Error {

@@ -47,7 +47,7 @@ export async function appendBatch(db: Db, batch: NewBatch, entries: [NewEntry, .
 const int = v.pipe(v.number(), v.integer());
 
 /** An entry of a batch: its record as GET /transactions/{id} answers it, naming its batch. */
-export const BatchEntryAnswer = v.strictObject({ ...TransactionAnswer.entries, batch_id: int });
+const BatchEntryAnswer = v.strictObject({ ...TransactionAnswer.entries, batch_id: int });
 
 export const BatchAnswer = v.strictObject({
   batch_id: int,

@@ -38,7 +38,7 @@ import {
 } from "./append";
 
 /** Entries per batch: 2 statements each, well inside D1's limits on a batch's size. */
-export const MAX_GROUP = 50;
+const MAX_GROUP = 50;
 
 /** A waiting request looks at its ticket after 1 ms, then 2, then every 4 ms. */
 const FIRST_LOOK_MS = 1;

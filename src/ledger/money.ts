@@ -267,7 +267,7 @@ export function toDisplayMinor<T extends number | bigint>(minor: T, extraDecimal
 }
 
 /** The number with `,` thousands separators and the wallet's decimals: 150050, 2 → "1,500.50". */
-export const groupDigits = (minor: number | bigint, decimals: number, extraDecimals: number) =>
+const groupDigits = (minor: number | bigint, decimals: number, extraDecimals: number) =>
   grouped(minorToText(toDisplayMinor(minor, extraDecimals), decimals));
 
 /** A decimal text with `,` thousands separators: "-1234.5" → "-1,234.5". */

@@ -9,7 +9,7 @@ import { type AppendResult, appendEntries, type NewEntry } from "./append";
 import { type EntrySpec, type EntryStamp, entry } from "./entries";
 import { appendCredit, type KeepAlive } from "./group-commit";
 
-export type BalanceRead = Awaited<ReturnType<typeof readBalances>>;
+type BalanceRead = Awaited<ReturnType<typeof readBalances>>;
 
 /** One request's ledger. */
 export type Ledger = {
@@ -20,7 +20,7 @@ export type Ledger = {
 };
 
 /** What a request hands an engine: its D1 handle, its bindings, and how its work outlives it. */
-export type LedgerDeps = { db: Db; env: object; keepAlive: KeepAlive };
+type LedgerDeps = { db: Db; env: object; keepAlive: KeepAlive };
 
 /** Makes a request's ledger. */
 export type LedgerEngine = (deps: LedgerDeps) => Ledger;

@@ -115,7 +115,7 @@ export const ApiKeyAnswer = v.strictObject({
 export const ApiKeyRevokedAnswer = v.strictObject({ id, revoked: v.literal(true) });
 
 /** A new user in a user.created event: who it is (never a password). */
-export const UserEventAnswer = v.strictObject({
+const UserEventAnswer = v.strictObject({
   id,
   username: v.string(),
   user_email: v.string(),

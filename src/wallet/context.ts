@@ -40,7 +40,7 @@ export const seconds = (nowMs: number) => Math.floor(nowMs / 1000);
 
 export type TokenKeys = { secret: string; issuer: string };
 
-export type SignInLimits = {
+type SignInLimits = {
   throttle: ThrottleNamespace;
   /** CF-Connecting-IP of whoever typed the password: the throttle counts addresses by it. */
   clientAddress: string | undefined;

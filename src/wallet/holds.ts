@@ -14,8 +14,6 @@ import { type IdRef, requireAdmin, requireReader, type ServiceContext, seconds }
 import { type AmountSent, exists, minorOf } from "./movements";
 import { Refusal } from "./refusal";
 
-export type { HoldStatus };
-
 /** How long a hold lasts unless the caller says: 7 days; at most 30. */
 export const DEFAULT_HOLD_S = 7 * 86_400;
 export const MAX_HOLD_S = 30 * 86_400;

@@ -19,7 +19,7 @@ import { requireAdmin, type ServiceContext, seconds, type TokenKeys } from "./co
 import { requireUser } from "./users";
 
 /** 128 random bits in base64url (22 characters). */
-export const newSessionId = () => randomBase64Url(16);
+const newSessionId = () => randomBase64Url(16);
 
 /**
  * A new session of `audience` for `principal` and its token; `also` are writes that go in the same

@@ -8,7 +8,7 @@ import { mysqlDate } from "../ledger/post-format";
 import { type SiteSettings, transactionRecord } from "../ledger/transaction-record";
 import type { Statement } from "./statements";
 
-export const STATEMENT_CSV_COLUMNS = [
+const STATEMENT_CSV_COLUMNS = [
   "ID",
   "post_date",
   "post_date_gmt",

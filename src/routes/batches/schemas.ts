@@ -43,7 +43,7 @@ const balancedField = v.pipe(
 );
 
 /** The body as documented (OpenAPI); `readBatchInput` enforces it, naming each operation's fields. */
-export const BatchParams = v.object({
+const BatchParams = v.object({
   request_id: requestIdField,
   balanced: v.optional(balancedField, false),
   operations: v.pipe(

@@ -4,7 +4,7 @@ import { documented, integerIn } from "../../http/fields";
 import { FEED_LIMITS } from "../../wallet/events";
 
 /** `a,b` (spaces around names ignored, repeats collapsed); each a known event type. */
-export const eventTypesField = (name: string) =>
+const eventTypesField = (name: string) =>
   v.pipe(
     v.string(`${name} must be text`),
     v.transform((s) => [...new Set(s.split(",").map((t) => t.trim()))].filter((t) => t !== "")),

@@ -13,7 +13,7 @@ import {
 } from "../../http/fields";
 import { SECURITY_CODE } from "../../settings";
 
-export const MAX_PER_PAGE = 100;
+const MAX_PER_PAGE = 100;
 const MAX_PAGE = 1_000_000;
 
 /** `page` and `per_page` as the WordPress lists take them (1-100 a page, default 100). */

@@ -10,7 +10,7 @@ import { walletSummary } from "../../wallet/summary";
 
 const money = v.number();
 
-export const WalletSummaryAnswer = v.strictObject({
+const WalletSummaryAnswer = v.strictObject({
   user_id: v.pipe(v.number(), v.integer()),
   wallet_id: v.string(),
   balance: money,
