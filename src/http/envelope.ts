@@ -17,6 +17,12 @@ export function send(
   return c.json(body, status, { ...JSON_UTF8, ...headers });
 }
 
+/** A success's body in the route's envelope family. */
+const okBody = (c: Context<AppEnv>, status: number, message: string, data: unknown) =>
+  c.get("envelope") === "B"
+    ? { status_code: status, status: true, message, data, error: [] }
+    : { status_code: status, status: true, message, data };
+
 export function ok(
   c: Context<AppEnv>,
   status: ContentfulStatusCode,
@@ -24,11 +30,7 @@ export function ok(
   data: unknown,
   headers?: Record<string, string>,
 ) {
-  const body =
-    c.get("envelope") === "B"
-      ? { status_code: status, status: true, message, data, error: [] }
-      : { status_code: status, status: true, message, data };
-  return send(c, status, body, headers);
+  return send(c, status, okBody(c, status, message, data), headers);
 }
 
 /** Chunks a streamed answer reads ahead of its reader: one waits while the one before is sent. */
@@ -109,23 +111,18 @@ export function pulledBody<T>(
 }
 
 /**
- * The same answer as `ok` with `data` an array written as it is read (`pulledBody`): a failed read
- * cuts the body, so the client's JSON parser fails instead of seeing a short list.
+ * The same 200 answer as `ok` with `data` an array written as it is read (`pulledBody`): a failed
+ * read cuts the body, so the client's JSON parser fails instead of seeing a short list.
  */
 export function streamJson<T>(
   c: Context<AppEnv>,
-  status: ContentfulStatusCode,
   message: string,
   chunks: AsyncIterable<T[]>,
   toJson: (row: T) => unknown,
   headers: Record<string, string> = {},
   onEnd: () => Promise<void> = async () => {},
 ) {
-  const shape =
-    c.get("envelope") === "B"
-      ? { status_code: status, status: true, message, data: [], error: [] }
-      : { status_code: status, status: true, message, data: [] };
-  const text = JSON.stringify(shape);
+  const text = JSON.stringify(okBody(c, 200, message, []));
   const cut = text.indexOf('"data":[]') + '"data":['.length;
   const body = pulledBody(c, {
     head: text.slice(0, cut),
@@ -135,7 +132,7 @@ export function streamJson<T>(
     tail: text.slice(cut),
     onEnd,
   });
-  return c.body(body, status, { ...JSON_UTF8, ...headers });
+  return c.body(body, 200, { ...JSON_UTF8, ...headers });
 }
 
 export function fail(

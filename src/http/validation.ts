@@ -36,7 +36,6 @@ function withLists(schema: ObjectSchema, params: Params): Params {
 export function checkFields<S extends ObjectSchema>(
   schema: S,
   params: Record<string, unknown>,
-  missing: (field: string) => string = () => EMPTY,
 ):
   | { output: v.InferOutput<S>; errors?: undefined }
   | { output?: undefined; errors: Record<string, string> } {
@@ -50,7 +49,7 @@ export function checkFields<S extends ObjectSchema>(
     found.set(
       field,
       issue.kind === "schema" && issue.input === undefined && issue.type === "object"
-        ? missing(field)
+        ? EMPTY
         : issue.message,
     );
   }

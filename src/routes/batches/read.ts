@@ -48,7 +48,6 @@ export const listBatchesRoute = defineRoute(
     const site = siteSettings(c);
     return streamJson(
       c,
-      200,
       "Batches retrieved",
       batches,
       (b) => batchRecord(b, site),

@@ -69,7 +69,6 @@ export const listTransactions = defineRoute(
       if (history.busy) throw historyBusy();
       return streamJson(
         c,
-        200,
         MESSAGE,
         history.chunks,
         (row) => transactionRecord(row, site),
