@@ -88,6 +88,9 @@ export const pathIdField = v.pipe(
   v.transform(idRef),
 );
 
+/** The input of a route on the one record its `{id}` names. */
+export const IdPath = v.object({ id: pathIdField });
+
 /** A lower-case rule (wallet/wallets.ts) as a client may send it: letters in either case. */
 export const caseless = (rule: RegExp) => rule.source.replaceAll("a-z", "A-Za-z");
 

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { ok } from "../../http/envelope";
-import { pathIdField } from "../../http/fields";
+import { IdPath } from "../../http/fields";
 import { defineRoute } from "../../http/route";
 import { pathFields } from "../../http/validation";
 import { listKeys, revokeKey } from "../../wallet/api-keys";
@@ -36,7 +36,7 @@ export const deleteApiKey = defineRoute(
     summary: "Revoke an API key",
     auth: "admin",
     access: "write",
-    params: pathFields(v.object({ id: pathIdField })),
+    params: pathFields(IdPath),
     errors: ["invalid_input", "api_key_not_found"],
     data: ApiKeyRevokedAnswer,
   },

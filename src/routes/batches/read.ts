@@ -1,12 +1,13 @@
 import * as v from "valibot";
 import { ok, streamJson } from "../../http/envelope";
+import { IdPath } from "../../http/fields";
 import { defineRoute } from "../../http/route";
 import { siteSettings } from "../../http/site";
 import { fields, readerFields } from "../../http/validation";
 import { pageHeaders } from "../../http/wp-core";
 import { listBatches, readBatch } from "../../wallet/batch-reads";
 import { BatchAnswer, batchRecord } from "../../wallet/rules";
-import { BatchListParams, BatchPath } from "./schemas";
+import { BatchListParams } from "./schemas";
 
 export const readBatchRoute = defineRoute(
   {
@@ -16,7 +17,7 @@ export const readBatchRoute = defineRoute(
     summary: "One batch, its status and its entries",
     auth: "admin",
     access: "read",
-    params: fields(BatchPath),
+    params: fields(IdPath),
     errors: ["batch_not_found"],
     data: BatchAnswer,
   },

@@ -146,9 +146,6 @@ async function readBatchInput(c: Context<AppEnv>, params: Params): Promise<Batch
 
 export const batchFields: Input<BatchInput> = { schema: BatchParams, read: readBatchInput };
 
-/** A batch's `{id}`. */
-export const BatchPath = v.object({ id: pathIdField });
-
 export const ReverseBatchParams = v.object({ id: pathIdField, note: noteField });
 
 export const BatchListParams = v.object({ user_id: userIdField(), ...PAGE_FIELDS });

@@ -1,12 +1,13 @@
 import { ok } from "../../http/envelope";
 import { permissionDenied } from "../../http/errors";
+import { IdPath } from "../../http/fields";
 import { defineRoute } from "../../http/route";
 import { fields } from "../../http/validation";
 import { mayReadUser } from "../../wallet/context";
 import { readHold } from "../../wallet/holds";
 import { Refusal } from "../../wallet/refusal";
 import { HoldAnswer } from "../answers";
-import { HoldPath, holdRecord } from "./schemas";
+import { holdRecord } from "./schemas";
 
 export const readHoldRoute = defineRoute(
   {
@@ -17,7 +18,7 @@ export const readHoldRoute = defineRoute(
     auth: "reader",
     // Its own holds, or anyone's for an administrator (checked below, once the hold is read).
     owner: () => undefined,
-    params: fields(HoldPath),
+    params: fields(IdPath),
     errors: ["hold_not_found"],
     data: HoldAnswer,
   },

@@ -24,9 +24,6 @@ export const PlaceHoldParams = v.object({
   expires_in: v.optional(integerIn("expires_in", 1, MAX_HOLD_S), String(DEFAULT_HOLD_S)),
 });
 
-/** A hold's `{id}`: the routes that read, capture or void one. */
-export const HoldPath = v.object({ id: pathIdField });
-
 /** A capture's input: the hold in the path, then the body's fields. */
 export const CaptureHoldRouteParams = v.object({
   id: pathIdField,

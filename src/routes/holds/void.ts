@@ -1,9 +1,10 @@
 import { ok } from "../../http/envelope";
+import { IdPath } from "../../http/fields";
 import { defineRoute } from "../../http/route";
 import { fields } from "../../http/validation";
 import { voidHold } from "../../wallet/holds";
 import { HoldAnswer } from "../answers";
-import { HoldPath, holdRecord } from "./schemas";
+import { holdRecord } from "./schemas";
 
 /** Releases the whole of a hold still held; once, however many captures and voids race. */
 export const voidHoldRoute = defineRoute(
@@ -17,7 +18,7 @@ export const voidHoldRoute = defineRoute(
     access: "write",
     // No fields but its path's, yet a body is read as on every route: a broken JSON body is 400
     // rest_invalid_json.
-    params: fields(HoldPath),
+    params: fields(IdPath),
     errors: ["hold_not_found", "hold_resolved"],
     data: HoldAnswer,
   },

@@ -1,6 +1,5 @@
-import * as v from "valibot";
 import { ok } from "../../http/envelope";
-import { pathIdField } from "../../http/fields";
+import { IdPath } from "../../http/fields";
 import { defineRoute } from "../../http/route";
 import { siteSettings } from "../../http/site";
 import { fields } from "../../http/validation";
@@ -17,7 +16,7 @@ export const readTransaction = defineRoute(
     auth: "reader",
     // Reads about the caller's own entries, or anyone's for an administrator (the verb checks).
     owner: () => undefined,
-    params: fields(v.object({ id: pathIdField })),
+    params: fields(IdPath),
     errors: ["transaction_not_found"],
     data: TransactionAnswer,
   },

@@ -1,10 +1,11 @@
 import * as v from "valibot";
 import { ok } from "../../http/envelope";
+import { IdPath } from "../../http/fields";
 import { defineRoute } from "../../http/route";
 import { fields, pathFields } from "../../http/validation";
 import { recentDeliveries, resendEvent, testEndpoint } from "../../wallet/webhooks";
 import { DeliveryAnswer } from "../answers";
-import { DeliveriesParams, deliveryRecord, ResendRouteParams, WebhookPath } from "./schemas";
+import { DeliveriesParams, deliveryRecord, ResendRouteParams } from "./schemas";
 
 export const getDeliveries = defineRoute(
   {
@@ -32,7 +33,7 @@ export const testWebhook = defineRoute(
     summary: "Send a signed webhook.test message now and answer how it went",
     auth: "admin",
     access: "write",
-    params: pathFields(WebhookPath),
+    params: pathFields(IdPath),
     errors: ["webhook_not_found", "webhooks_not_configured"],
     data: DeliveryAnswer,
   },

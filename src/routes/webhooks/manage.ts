@@ -1,10 +1,11 @@
 import * as v from "valibot";
 import { ok } from "../../http/envelope";
+import { IdPath } from "../../http/fields";
 import { defineRoute } from "../../http/route";
 import { pathFields } from "../../http/validation";
 import { listWebhooks, removeEndpoint } from "../../wallet/webhooks";
 import { WebhookAnswer, WebhookDeletedAnswer } from "../answers";
-import { WebhookPath, webhookRecord } from "./schemas";
+import { webhookRecord } from "./schemas";
 
 export const getWebhooks = defineRoute(
   {
@@ -30,7 +31,7 @@ export const deleteWebhook = defineRoute(
     summary: "Delete a webhook endpoint and its delivery log",
     auth: "admin",
     access: "write",
-    params: pathFields(WebhookPath),
+    params: pathFields(IdPath),
     errors: ["webhook_not_found"],
     data: WebhookDeletedAnswer,
   },

@@ -4,9 +4,6 @@ import { integerIn, pathIdField } from "../../http/fields";
 import { ResendParams } from "../../http/inputs";
 import { WEBHOOK_LIMITS } from "../../wallet/webhooks";
 
-/** An endpoint's `{id}`. */
-export const WebhookPath = v.object({ id: pathIdField });
-
 /** A resend's input: the endpoint in the path, then the body's event. */
 export const ResendRouteParams = v.object({ id: pathIdField, ...ResendParams.entries });
 
