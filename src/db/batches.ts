@@ -2,8 +2,9 @@
 // the positions a refused batch is judged against. Batches are written only by ledger/batches.ts.
 import { asc, count, desc, eq, inArray, sql } from "drizzle-orm";
 import { type Db, inRuns } from "./client";
+import { heldIn } from "./holds";
 import { entryWithWallet } from "./ledger";
-import { type BatchRow, balances, batches, holds, transactions } from "./schema";
+import { type BatchRow, balances, batches, transactions } from "./schema";
 
 export type { BatchRow };
 
@@ -76,9 +77,7 @@ export async function positions(
       .select({
         balanceMinor: sql<number>`coalesce((SELECT ${balances.balanceMinor} FROM ${balances}
           WHERE ${balances.userId} = ${userId} AND ${balances.walletId} = ${walletId}), 0)`,
-        heldMinor: sql<number>`(SELECT coalesce(sum(${holds.amountMinor}), 0) FROM ${holds}
-          WHERE ${holds.userId} = ${userId} AND ${holds.walletId} = ${walletId}
-            AND ${holds.status} = 'held' AND ${holds.expiresAtS} > ${nowS})`,
+        heldMinor: heldIn(userId, walletId, nowS),
       })
       .from(sql`(SELECT 1)`),
   );

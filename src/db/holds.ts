@@ -11,7 +11,7 @@ export type HoldStatus = "held" | "captured" | "voided" | "expired";
 const counting = (nowS: number) => sql`${holds.status} = 'held' AND ${holds.expiresAtS} > ${nowS}`;
 
 /** What the holds that count reserve of a user's balance in a wallet at `nowS`. */
-const heldIn = (userId: number | SQL, walletId: string | SQL, nowS: number) =>
+export const heldIn = (userId: number | SQL, walletId: string | SQL, nowS: number) =>
   sql<number>`(SELECT coalesce(sum(${holds.amountMinor}), 0) FROM ${holds}
     WHERE ${holds.userId} = ${userId} AND ${holds.walletId} = ${walletId} AND ${counting(nowS)})`.as(
     "held_minor",
