@@ -2,7 +2,7 @@
 import { inRuns } from "../db/client";
 import type { Wallet } from "../db/schema";
 import type { Ledger } from "../ledger/writer";
-import { requireReader, type ServiceContext, seconds } from "./context";
+import { readUserId, type ServiceContext, seconds } from "./context";
 import { Refusal } from "./refusal";
 import { balancesAt } from "./statements";
 
@@ -51,8 +51,7 @@ export async function userBalances(
   ctx: ServiceContext,
   q: { userId?: number; walletIds: readonly string[]; atS?: number },
 ) {
-  const userId = q.userId ?? requireReader(ctx, undefined).userId;
-  requireReader(ctx, userId);
+  const userId = readUserId(ctx, q.userId);
   const { atS } = q;
   const nowS = seconds(ctx.nowMs());
   // Now: the balances; at an instant: the last balance each wallet's chain held by then.

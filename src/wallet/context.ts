@@ -105,3 +105,9 @@ export function requireReader(ctx: ServiceContext, userId: number | undefined): 
   if (!mayReadUser(p, userId)) throw new Refusal({ code: "forbidden" });
   return p;
 }
+
+/** The user a read is about (`userId`, else the caller), for a caller allowed to read about it. */
+export function readUserId(ctx: ServiceContext, userId: number | undefined) {
+  const p = requireReader(ctx, userId);
+  return userId ?? p.userId;
+}

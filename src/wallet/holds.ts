@@ -10,7 +10,7 @@ import type { EntryStamp } from "../ledger/entries";
 import { entry } from "../ledger/entries";
 import * as writes from "../ledger/holds";
 import { exactText } from "../ledger/money";
-import { type IdRef, requireAdmin, requireReader, type ServiceContext, seconds } from "./context";
+import { type IdRef, readUserId, requireAdmin, type ServiceContext, seconds } from "./context";
 import { type AmountSent, exists, minorOf } from "./movements";
 import { Refusal } from "./refusal";
 
@@ -167,8 +167,7 @@ export type HoldQuery = {
 
 /** One page of a user's holds, newest first; an unknown user or wallet is a refusal. */
 export async function listHolds(ctx: ServiceContext, q: HoldQuery) {
-  const userId = q.userId ?? requireReader(ctx, undefined).userId;
-  requireReader(ctx, userId);
+  const userId = readUserId(ctx, q.userId);
   const { db } = ctx;
   const nowS = seconds(ctx.nowMs());
   const { rows, total, userExists, walletExists } = await reads.listHolds(
@@ -196,8 +195,7 @@ export const withHolds = ({ balanceMinor = 0, heldMinor = 0 } = {}) => ({
  * what is available.
  */
 export async function availableBalances(ctx: ServiceContext, asked: number | undefined) {
-  const userId = asked ?? requireReader(ctx, undefined).userId;
-  requireReader(ctx, userId);
+  const userId = readUserId(ctx, asked);
   const { userExists, rows } = await reads.balancesWithHolds(ctx.db, userId, seconds(ctx.nowMs()));
   if (!userExists) throw new Refusal({ code: "user_not_found", userId });
   return rows.map((r) => ({ wallet: r.wallet, ...withHolds(r) }));

@@ -9,7 +9,7 @@ import {
   statementChunks,
 } from "../db/statements";
 import { formatMoney, major } from "../ledger/money";
-import { requireReader, type ServiceContext } from "./context";
+import { readUserId, type ServiceContext } from "./context";
 import { Refusal } from "./refusal";
 
 const refuse = (field: string, why: string) => new Refusal({ code: "invalid_field", field, why });
@@ -45,8 +45,7 @@ export type Statement = Awaited<ReturnType<typeof openStatement>>;
  * fault, never an answer.
  */
 export async function openStatement(ctx: ServiceContext, q: StatementRequest) {
-  const userId = q.userId ?? requireReader(ctx, undefined).userId;
-  requireReader(ctx, userId);
+  const userId = readUserId(ctx, q.userId);
   const nowMs = ctx.nowMs();
   const toMs = Math.min(q.toMs ?? nowMs, nowMs);
   const fromMs = q.fromMs ?? 0;

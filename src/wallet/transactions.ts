@@ -14,7 +14,7 @@ import {
   readHistory,
   searchEntries,
 } from "../db/ledger";
-import { requireAdmin, requireReader, type ServiceContext } from "./context";
+import { readUserId, requireAdmin, requireReader, type ServiceContext } from "./context";
 import { Refusal } from "./refusal";
 
 /**
@@ -35,11 +35,6 @@ export async function readTransaction(
 /** Which of a user's entries a history reads; no user: the caller's own. */
 export type HistoryQuery = Omit<EntryFilter, "userId"> & { userId?: number };
 
-function readable(ctx: ServiceContext, query: HistoryQuery): EntryFilter {
-  const p = requireReader(ctx, query.userId);
-  return { ...query, userId: query.userId ?? p.userId };
-}
-
 function requireExisting(
   found: { userExists: boolean; walletExists: boolean },
   filter: EntryFilter,
@@ -55,7 +50,7 @@ export async function historyPage(
   query: HistoryQuery,
   page: { offset: number; limit: number; order: "asc" | "desc" },
 ) {
-  const filter = readable(ctx, query);
+  const filter = { ...query, userId: readUserId(ctx, query.userId) };
   const read = await listEntries(ctx.db, filter, page);
   requireExisting(read, filter);
   return { rows: read.rows, total: read.total };
@@ -72,7 +67,7 @@ export async function wholeHistory(
   order: "asc" | "desc",
   openGate: () => Promise<HistoryTurn | null>,
 ) {
-  const filter = readable(ctx, query);
+  const filter = { ...query, userId: readUserId(ctx, query.userId) };
   const history = await readHistory(ctx.db, filter, order);
   requireExisting(history, filter);
   if (history.total <= HISTORY_CHUNK)
