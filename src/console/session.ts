@@ -36,7 +36,6 @@ export async function readSession(c: Context<ConsoleEnv>): Promise<Session | nul
   if (!token) return null;
   const principal = await sessionPrincipal(
     c.var.db,
-    c.env.DB,
     token,
     CONSOLE_AUDIENCE,
     tokenKeys(c),

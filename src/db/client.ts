@@ -65,4 +65,11 @@ export function atPrimary(db: Db): { db: Db; done: () => void } {
 }
 
 /** Whether a handle's reads may come from a replica (a read-only route's session). */
-export const readsReplica = (db: Db) => sessionOf(db)?.start === "replica";
+const readsReplica = (db: Db) => sessionOf(db)?.start === "replica";
+
+/**
+ * What `read` finds through the handle, else, if it reads a replica, at the primary: a row written
+ * a moment ago (an API key, a session) may not have reached the replica yet.
+ */
+export const orAtPrimary = async <T>(db: Db, read: (db: Db) => Promise<T | undefined>) =>
+  (await read(db)) ?? (readsReplica(db) ? read(createDb(bindingOf(db))) : undefined);

@@ -28,25 +28,12 @@ async function principalFrom(c: Context<AppEnv>, header: string): Promise<Princi
   // `<scheme> <token>`: two words split by white space (the header arrives trimmed).
   const [scheme, token, ...rest] = header.split(/[ \t]+/);
   if (!scheme || !token || rest.length > 0) return null;
-  switch (scheme.toLowerCase()) {
-    case "bearer":
-      // Only API tokens: a console cookie's token is refused here like any foreign token.
-      if (JWT_SHAPE.test(token))
-        return sessionPrincipal(
-          c.get("db"),
-          c.env.DB,
-          token,
-          API_AUDIENCE,
-          tokenKeys(c),
-          c.get("nowMs")(),
-        );
-      return keyPrincipal(c.get("db"), c.env.DB, token, (write) => afterAnswer(c, write));
-    case "key":
-    case "basic":
-      return keyPrincipal(c.get("db"), c.env.DB, token, (write) => afterAnswer(c, write));
-    default:
-      return null;
-  }
+  const kind = scheme.toLowerCase();
+  // Only API tokens: a console cookie's token is refused here like any foreign token.
+  if (kind === "bearer" && JWT_SHAPE.test(token))
+    return sessionPrincipal(c.var.db, token, API_AUDIENCE, tokenKeys(c), c.get("nowMs")());
+  if (kind !== "bearer" && kind !== "key" && kind !== "basic") return null;
+  return keyPrincipal(c.var.db, token, (write) => afterAnswer(c, write));
 }
 
 /**

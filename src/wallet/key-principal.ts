@@ -1,7 +1,7 @@
 import { decodeKeyCredential, hashApiKey } from "../auth/api-keys";
 import type { Principal } from "../auth/principal";
 import { findKeyOwner, touchApiKey } from "../db/api-keys";
-import { createDb, type Db, readsReplica } from "../db/client";
+import { bindingOf, type Db, orAtPrimary } from "../db/client";
 import { isolateCache, KEY_TTL_MS } from "../db/isolate-cache";
 import { asciiLower } from "../ledger/request-key";
 
@@ -14,21 +14,17 @@ const TOUCH_INTERVAL_MS = 60_000;
  */
 export async function keyPrincipal(
   db: Db,
-  d1: D1Database,
   token: string,
   background: (write: Promise<unknown>) => Promise<void>,
 ): Promise<Principal | null> {
   const credential = decodeKeyCredential(token);
   if (!credential) return null;
   const keyHash = hashApiKey(credential.key);
-  const cache = isolateCache(d1).keys;
+  const cache = isolateCache(bindingOf(db)).keys;
   const nowMs = Date.now();
   let cached = cache.get(keyHash);
   if (!cached || nowMs - cached.verifiedAtMs > KEY_TTL_MS) {
-    // A key created a moment ago may not have reached the replica yet: the primary has the last word.
-    const owner =
-      (await findKeyOwner(db, keyHash)) ??
-      (readsReplica(db) ? await findKeyOwner(createDb(d1), keyHash) : undefined);
+    const owner = await orAtPrimary(db, (at) => findKeyOwner(at, keyHash));
     cache.delete(keyHash);
     if (!owner) return null;
     cached = {

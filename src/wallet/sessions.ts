@@ -6,7 +6,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import type { Principal } from "../auth/principal";
 import { randomBase64Url } from "../auth/random-text";
 import { issueToken, verifyToken } from "../auth/tokens";
-import { createDb, type Db, readsReplica } from "../db/client";
+import { bindingOf, type Db, orAtPrimary } from "../db/client";
 import { forgetSessions, isolateCache, sessionStale } from "../db/isolate-cache";
 import {
   type Audience,
@@ -67,7 +67,6 @@ export async function openSession(
  */
 export async function sessionPrincipal(
   db: Db,
-  d1: D1Database,
   token: string,
   audience: Audience,
   keys: TokenKeys,
@@ -75,12 +74,10 @@ export async function sessionPrincipal(
 ): Promise<Principal | null> {
   const principal = await verifyToken(token, keys.secret, keys.issuer, audience);
   if (!principal) return null;
-  const cache = isolateCache(d1).sessions;
+  const cache = isolateCache(bindingOf(db)).sessions;
   let cached = cache.get(principal.sessionId);
   if (!cached || sessionStale(cached.checkedAtMs, nowMs)) {
-    const row =
-      (await findSession(db, principal.sessionId)) ??
-      (readsReplica(db) ? await findSession(createDb(d1), principal.sessionId) : undefined);
+    const row = await orAtPrimary(db, (at) => findSession(at, principal.sessionId));
     cache.delete(principal.sessionId);
     if (!row) return null;
     cached = {
