@@ -2,8 +2,8 @@
 // and read-only aggregates (db/console.ts). Administrators only; forms carry a CSRF token and, for money,
 // an idempotency key made when the form was drawn, so a double submit moves money once.
 import { type Context, Hono } from "hono";
-import type { AppEnv } from "../env";
 import { onError } from "../http/errors";
+import { appContext } from "./api";
 import { apiKeysScreen } from "./api-keys";
 import { CSS, ICON, JS } from "./assets";
 import { batchScreen } from "./batch";
@@ -66,7 +66,7 @@ export function consoleRoutes() {
  */
 async function faultPage(err: Error, c: Context<ConsoleEnv>) {
   // The console's context is the app's, with the session and the form beside.
-  const answer = await onError(err, c as unknown as Context<AppEnv>);
+  const answer = await onError(err, appContext(c));
   const { message, error } = (await answer.json()) as { message: string; error: unknown };
   const requestId = c.get("requestId");
   return c.html(

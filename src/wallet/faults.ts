@@ -1,10 +1,7 @@
 // Faults from below the service that every dialect meets alike: D1 that cannot take a query now,
 // and a write refused because a user or wallet it names was deleted through another isolate.
-import { bindingOf, d1Unavailable } from "../db/client";
+import { bindingOf } from "../db/client";
 import { migrated, schemaBehind } from "../db/health";
-
-export { NOT_MIGRATED } from "../db/health";
-
 import { forgetUser, forgetWallet } from "../db/isolate-cache";
 import { unmetered } from "../db/meter";
 import { findUsers } from "../db/users";
@@ -12,14 +9,15 @@ import { LedgerRefusal } from "../ledger/append";
 import type { ServiceContext } from "./context";
 import { Refusal } from "./refusal";
 
-/** What a write refused as gone named: one of them no longer exists. */
-export type GoneNames = { userIds: number[]; walletIds: string[] };
-
 /**
  * Whether D1 refused a query it could not take now (overloaded, reset, cut off): retryable, and a
  * write's outcome is unknown (its request_id keeps a retry from applying it twice).
  */
-export const databaseUnavailable = (err: unknown) => d1Unavailable(err);
+export { d1Unavailable as databaseUnavailable } from "../db/client";
+export { NOT_MIGRATED } from "../db/health";
+
+/** What a write refused as gone named: one of them no longer exists. */
+export type GoneNames = { userIds: number[]; walletIds: string[] };
 
 /**
  * Whether a query failed because D1's schema is older than the code (a migration not applied): a

@@ -11,7 +11,7 @@ import {
 } from "../../http/fields";
 import { CaptureHoldParams } from "../../http/inputs";
 import { DEFAULT_HOLD_S, type HoldView, MAX_HOLD_S, MAX_HOLDS_PER_PAGE } from "../../wallet/holds";
-import { major } from "../../wallet/rules";
+import { holdRecord } from "../../wallet/rules";
 
 /** Key order is the order errors are reported in, as for credits and debits. */
 export const PlaceHoldParams = v.object({
@@ -43,16 +43,10 @@ export const HoldListParams = v.object({
   per_page: v.optional(integerIn("per_page", 1, MAX_HOLDS_PER_PAGE), String(MAX_HOLDS_PER_PAGE)),
 });
 
-const iso = (s: number) => new Date(s * 1000).toISOString();
+export { holdRecord };
 
-export { holdRecord } from "../../wallet/rules";
-
-/** POST /holds's answer. */
-export const placedRecord = ({ hold, wallet }: HoldView) => ({
-  hold_id: hold.id,
-  user_id: hold.userId,
-  wallet_id: hold.walletId,
-  amount: major(hold.amountMinor, wallet),
-  status: "held" as const,
-  expires_at: iso(hold.expiresAtS),
-});
+/** POST /holds's answer: the head of the hold's record. */
+export const placedRecord = (view: HoldView) => {
+  const { hold_id, user_id, wallet_id, amount, expires_at } = holdRecord(view);
+  return { hold_id, user_id, wallet_id, amount, status: "held" as const, expires_at };
+};
