@@ -76,7 +76,7 @@ const verifiedKey = (token: string, secret: string, issuer: string, audience: Au
 
 /**
  * The principal a valid token of `audience` names, with its session id, or null for any bad,
- * expired or foreign token, a token of the other kind, and one issued before sessions (no `sid`).
+ * expired or foreign token, a token of the other kind, and one that names no session (`sid`).
  * Whether the session is still live is the caller's question (wallet/sessions.ts). A token verified
  * before in this isolate is not verified again (`verified`, above): its times are.
  */

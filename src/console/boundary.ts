@@ -32,8 +32,8 @@ const SAFE_METHODS = new Set(["GET", "HEAD"]);
 
 /**
  * Refuses a state-changing request from another origin before anything is read or written (the
- * CSRF token is checked after this, as before), and isolates every console answer: no other
- * origin's window keeps a handle on it (COOP) and no other origin may load it (CORP).
+ * CSRF token is checked after this), and isolates every console answer: no other origin's window
+ * keeps a handle on it (COOP) and no other origin may load it (CORP).
  */
 export const consoleBoundary: MiddlewareHandler<ConsoleEnv> = async (c, next) => {
   if (!SAFE_METHODS.has(c.req.method) && requestSource(c) === "foreign")

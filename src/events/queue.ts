@@ -50,9 +50,9 @@ async function send(queue: Queue<Nudge>, ids: number[]) {
 
 /**
  * An isolate sends the endpoints at most one nudge per NUDGE_GAP_MS; the writes that commit inside
- * that gap are covered by one more nudge at its end. Under load a nudge per write was a queue
- * message per write, and locally the queue's and its consumer's work per message halved the
- * credits a server answered (BENCHMARKS.md#webhooks-credits-with-a-subscribed-endpoint).
+ * that gap are covered by one more nudge at its end: a nudge per write would be a queue message per
+ * write, whose queue and consumer work costs a busy server about half its credits
+ * (BENCHMARKS.md#webhooks-credits-with-a-subscribed-endpoint).
  */
 export const NUDGE_GAP_MS = 100;
 

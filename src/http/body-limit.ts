@@ -1,9 +1,9 @@
 // The request body's size limit. A body that says its length (Content-Length) is judged by Hono's
 // bodyLimit without being read. A streamed (chunked) one is read up to the limit, as Hono's does;
 // past it, the rest is read and dropped (up to DRAIN_MAX_BYTES, for at most DRAIN_MAX_MS) before
-// the 413: Hono's stops reading there, and under `wrangler dev` an upload left half-read made the
+// the 413: Hono's stops reading there, and under `wrangler dev` an upload left half-read makes the
 // next request of any client fail (its proxy's 503 "Your worker restarted mid-request"). Past those
-// bounds the upload is cancelled, as before.
+// bounds the upload is cancelled.
 import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { AppEnv } from "../env";

@@ -1,6 +1,6 @@
 // Group commit for credits: credits that arrive while a batch is in flight wait and are written
 // together, as one D1 batch (one transaction), instead of one round trip each. Nothing waits when
-// nothing is in flight, so a lone credit costs what it did; under load a round trip carries many.
+// nothing is in flight, so a lone credit costs one round trip; under load a round trip carries many.
 //
 // The guarantees are those of appendEntries, entry by entry:
 // - each entry's statements run in arrival order inside the batch, so a repeated request_id (in the
@@ -17,10 +17,8 @@
 // batch is always written by a request whose entry is in it, never by one that has already answered,
 // and no request is ever woken by another: a waiting request resumes only from its own timer, looks
 // at its ticket, and acts in its own context (writes its answer's result, takes the lead, or writes
-// alone). Waking one request from another's promise resolution is what the runtime's cross-request
-// promise handling should route back home, yet under load (32 connections of duplicate credits)
-// about one wake-up in a few thousand resumed in the waker's context and its D1 batch failed "Cannot
-// perform I/O on behalf of a different request" (a 500).
+// alone). A request woken from another's promise resolution can resume in the waker's context,
+// where its D1 batch fails "Cannot perform I/O on behalf of a different request" (a 500).
 //
 // Every request's queries run in its own D1 session (db/session.ts); a credit's session starts at
 // the primary, and D1 sends every write to the primary anyway. The leader's session is the one that
