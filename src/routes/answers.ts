@@ -2,7 +2,8 @@
 // the test suite receives (test/helpers.ts) and published in the OpenAPI document.
 import * as v from "valibot";
 
-import { BatchAnswer, TransactionAnswer } from "../wallet/rules";
+import type { WalletDisplay } from "../ledger/money";
+import { BatchAnswer, major, TransactionAnswer } from "../wallet/rules";
 
 export { TransactionAnswer };
 
@@ -162,23 +163,18 @@ export const OpenApiAnswer = v.looseObject({
 
 const money = v.number();
 const holdStatus = v.picklist(["held", "captured", "voided", "expired"]);
+const holdHead = { hold_id: id, user_id: id, wallet_id: v.string(), amount: money };
 
 /** POST /holds: the hold placed. */
 export const HoldPlacedAnswer = v.strictObject({
-  hold_id: id,
-  user_id: id,
-  wallet_id: v.string(),
-  amount: money,
+  ...holdHead,
   status: v.literal("held"),
   expires_at: v.string(),
 });
 
 /** A hold as its reads, captures and voids answer it: `status` as of the request. */
 export const HoldAnswer = v.strictObject({
-  hold_id: id,
-  user_id: id,
-  wallet_id: v.string(),
-  amount: money,
+  ...holdHead,
   amount_formatted: v.string(),
   status: holdStatus,
   request_id: v.string(),
@@ -199,13 +195,46 @@ export const EventAnswer = v.strictObject({
   data: v.union([TransactionAnswer, UserEventAnswer, WalletAnswer, HoldAnswer, BatchAnswer]),
 });
 
+/** A balance, what holds reserve of it and what is available, as `heldFigures` writes them. */
+const figures = { balance: money, held: money, available: money };
+const formattedFigures = v.strictObject({
+  balance: v.string(),
+  held: v.string(),
+  available: v.string(),
+});
+
+/**
+ * `figures`' values from minor units: exact major units (`major`), or with `formatMoney` their
+ * display texts (`formatted`).
+ */
+export const heldFigures = (
+  f: { balanceMinor: number; heldMinor: number; availableMinor: number },
+  wallet: WalletDisplay,
+  show: (minor: number, wallet: WalletDisplay) => number | string = major,
+) => ({
+  balance: show(f.balanceMinor, wallet),
+  held: show(f.heldMinor, wallet),
+  available: show(f.availableMinor, wallet),
+});
+
 /** GET /balances: per wallet, the ledger balance, what holds reserve of it, and what is available. */
 export const AvailableBalanceAnswer = v.array(
-  v.strictObject({
-    wallet_id: v.string(),
-    balance: money,
-    held: money,
-    available: money,
-    formatted: v.strictObject({ balance: v.string(), held: v.string(), available: v.string() }),
-  }),
+  v.strictObject({ wallet_id: v.string(), ...figures, formatted: formattedFigures }),
 );
+
+/** GET /wallets/{wallet_id}/summary. */
+export const WalletSummaryAnswer = v.strictObject({
+  user_id: id,
+  wallet_id: v.string(),
+  ...figures,
+  entry_count: id,
+  last_entry: v.nullable(
+    v.strictObject({
+      transaction_id: id,
+      txn_type: v.picklist(["CREDIT", "DEBIT"]),
+      amount: money,
+      date: v.string(),
+    }),
+  ),
+  formatted: formattedFigures,
+});

@@ -2,8 +2,8 @@ import { ok } from "../../http/envelope";
 import { defineRoute } from "../../http/route";
 import { fields } from "../../http/validation";
 import { availableBalances } from "../../wallet/holds";
-import { formatMoney, major } from "../../wallet/rules";
-import { AvailableBalanceAnswer } from "../answers";
+import { formatMoney } from "../../wallet/rules";
+import { AvailableBalanceAnswer, heldFigures } from "../answers";
 import { AvailableParams } from "./schemas";
 
 /** Beside /user-wallet-balance (the ledger balance, unchanged): what holds reserve, and the rest. */
@@ -27,14 +27,8 @@ export const readAvailableBalances = defineRoute(
       "Balances retrieved",
       rows.map((r) => ({
         wallet_id: r.wallet.id,
-        balance: major(r.balanceMinor, r.wallet),
-        held: major(r.heldMinor, r.wallet),
-        available: major(r.availableMinor, r.wallet),
-        formatted: {
-          balance: formatMoney(r.balanceMinor, r.wallet),
-          held: formatMoney(r.heldMinor, r.wallet),
-          available: formatMoney(r.availableMinor, r.wallet),
-        },
+        ...heldFigures(r, r.wallet),
+        formatted: heldFigures(r, r.wallet, formatMoney),
       })),
     );
   },

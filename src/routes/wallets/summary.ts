@@ -7,26 +7,7 @@ import { fields } from "../../http/validation";
 import { Refusal } from "../../wallet/refusal";
 import { formatMoney, major } from "../../wallet/rules";
 import { walletSummary } from "../../wallet/summary";
-
-const money = v.number();
-
-const WalletSummaryAnswer = v.strictObject({
-  user_id: v.pipe(v.number(), v.integer()),
-  wallet_id: v.string(),
-  balance: money,
-  held: money,
-  available: money,
-  entry_count: v.pipe(v.number(), v.integer()),
-  last_entry: v.nullable(
-    v.strictObject({
-      transaction_id: v.pipe(v.number(), v.integer()),
-      txn_type: v.picklist(["CREDIT", "DEBIT"]),
-      amount: money,
-      date: v.string(),
-    }),
-  ),
-  formatted: v.strictObject({ balance: v.string(), held: v.string(), available: v.string() }),
-});
+import { heldFigures, WalletSummaryAnswer } from "../answers";
 
 export const readWalletSummary = defineRoute(
   {
@@ -59,9 +40,7 @@ export const readWalletSummary = defineRoute(
     return ok(c, 200, "Wallet summary retrieved", {
       user_id: s.userId,
       wallet_id: w.id,
-      balance: major(s.balanceMinor, w),
-      held: major(s.heldMinor, w),
-      available: major(s.availableMinor, w),
+      ...heldFigures(s, w),
       entry_count: s.entryCount,
       last_entry: s.last && {
         transaction_id: s.last.id,
@@ -69,11 +48,7 @@ export const readWalletSummary = defineRoute(
         amount: major(s.last.amountMinor, w),
         date: new Date(s.last.createdAtS * 1000).toISOString(),
       },
-      formatted: {
-        balance: formatMoney(s.balanceMinor, w),
-        held: formatMoney(s.heldMinor, w),
-        available: formatMoney(s.availableMinor, w),
-      },
+      formatted: heldFigures(s, w, formatMoney),
     });
   },
 );
