@@ -2,7 +2,7 @@
 // fields as the route's body, so both decode them by one schema, in the same words.
 import * as v from "valibot";
 import { ENDPOINT_URL_MAX } from "../events/endpoint-url";
-import { EVENT_TYPES, isEventType } from "../events/records";
+import { EVENT_TYPES, type EventType, isEventType } from "../events/records";
 import {
   isReservedWalletId,
   isWalletDecimals,
@@ -123,17 +123,21 @@ export const CaptureHoldParams = v.object({
   note: noteField,
 });
 
+/** Event type names (spaces around them ignored, repeats and blanks dropped), each a known type. */
+export const eventTypeNames = (name: string) =>
+  v.rawTransform<string[], EventType[]>(({ dataset, addIssue, NEVER }) => {
+    const types = [...new Set(dataset.value.map((t) => t.trim()))].filter((t) => t !== "");
+    if (types.every(isEventType)) return types;
+    addIssue({ message: `${name} must name event types among ${EVENT_TYPES.join(", ")}` });
+    return NEVER;
+  });
+
 /** `events`: a list of types, or the same comma-separated (a form body's one value). */
 const eventTypes = v.pipe(
   v.union([v.string(), v.array(v.string())], "events must be a list of event types"),
   v.transform((x) => (typeof x === "string" ? x.split(",") : x)),
-  v.transform((list) => [...new Set(list.map((t) => t.trim()))].filter((t) => t !== "")),
+  eventTypeNames("events"),
   v.check((types) => types.length > 0, EMPTY),
-  v.check(
-    (types) => types.every(isEventType),
-    `events must name event types among ${EVENT_TYPES.join(", ")}`,
-  ),
-  v.transform((types) => types.filter(isEventType)),
   documented({
     type: "array",
     items: { enum: [...EVENT_TYPES] },
