@@ -5,7 +5,6 @@ import { deleteCookie, getCookie, getSignedCookie, setCookie, setSignedCookie } 
 import { seal, unseal } from "../auth/sealed";
 import { jwtSecret } from "../http/auth";
 import type { WalletDisplay } from "../ledger/money";
-import { allWallets } from "../wallet/wallets";
 import type { ConsoleEnv, Fields } from "./env";
 import { BASE, cookieOptions } from "./session";
 import type { Notice } from "./views";
@@ -125,6 +124,3 @@ export async function secretOf(
   const opened = await unseal(sealed, jwtSecret(c), SECRET_PURPOSE);
   return opened === null ? undefined : (JSON.parse(opened) as Record<string, string>);
 }
-
-/** The service's wallets, by id. */
-export const wallets = (c: Context<ConsoleEnv>): Promise<Wallet[]> => allWallets(c.var.service);

@@ -15,20 +15,10 @@ import { reversedEntries, userLedger } from "../wallet/operators";
 import { formatExact, formatMoney } from "../wallet/rules";
 import { endUserSessions } from "../wallet/sessions";
 import { readTransaction } from "../wallet/transactions";
+import { allWallets } from "../wallet/wallets";
 import { attempt, backRefused } from "./api";
 import type { ConsoleEnv, Fields, Session } from "./env";
-import {
-  back,
-  day,
-  field,
-  freshKey,
-  noticeOf,
-  PER_PAGE,
-  plural,
-  utc,
-  type Wallet,
-  wallets,
-} from "./page";
+import { back, day, field, freshKey, noticeOf, PER_PAGE, plural, utc, type Wallet } from "./page";
 import { notFound, withIds } from "./path-ids";
 import { PageNumber, queryOf } from "./query";
 import { BASE, endSession } from "./session";
@@ -50,7 +40,7 @@ const orEmpty = async <T,>(c: Context<ConsoleEnv>, read: () => Promise<T>, empty
 /** Everything a user's page shows, or null when there is no such user. */
 async function loadUser(c: Context<ConsoleEnv>, userId: number, page: number) {
   const ctx = c.var.service;
-  const ws = await wallets(c);
+  const ws = await allWallets(ctx);
   // The entries through the same read the API's list uses (its records carry no balance-after or
   // request id, which an operator needs here).
   const walletIds = ws.map((w) => w.id);

@@ -5,9 +5,10 @@ import * as v from "valibot";
 import { newSubscriber, newSubscriberFields } from "../http/user-fields";
 import { findUsersByText } from "../wallet/operators";
 import { formatExact } from "../wallet/rules";
+import { allWallets } from "../wallet/wallets";
 import { attempt, decode, refusalText } from "./api";
 import type { ConsoleEnv } from "./env";
-import { back, field, noticeOf, PER_PAGE, wallets } from "./page";
+import { back, field, noticeOf, PER_PAGE } from "./page";
 import { PageNumber, queryOf, Text } from "./query";
 import { BASE } from "./session";
 import { Csrf, Page, Pager, Table } from "./views";
@@ -27,7 +28,7 @@ usersScreen.get("/users", async (c) => {
   const { q, page } = queryOf(c, UsersQuery);
   const [{ rows, total }, ws] = await Promise.all([
     findUsersByText(c.var.service, q, (page - 1) * PER_PAGE, PER_PAGE),
-    wallets(c),
+    allWallets(c.var.service),
   ]);
   const byId = new Map(ws.map((w) => [w.id, w]));
   return c.html(

@@ -3,17 +3,17 @@
 import { Hono } from "hono";
 import { WalletParams, walletOf } from "../http/inputs";
 import { parseFields } from "../http/validation";
-import { newWallet } from "../wallet/wallets";
+import { allWallets, newWallet } from "../wallet/wallets";
 import { attempt, refusalText } from "./api";
 import type { ConsoleEnv } from "./env";
-import { back, field, noticeOf, wallets } from "./page";
+import { back, field, noticeOf } from "./page";
 import { BASE } from "./session";
 import { Csrf, Page, Table } from "./views";
 
 export const walletsScreen = new Hono<ConsoleEnv>({ strict: false });
 
 walletsScreen.get("/wallets", async (c) => {
-  const ws = await wallets(c);
+  const ws = await allWallets(c.var.service);
   return c.html(
     <Page title="Wallets" session={c.var.session} current="wallets" notice={await noticeOf(c)}>
       <section>
