@@ -17,8 +17,6 @@ import { Refusal } from "./refusal";
 /** How long a hold lasts unless the caller says: 7 days; at most 30. */
 export const DEFAULT_HOLD_S = 7 * 86_400;
 export const MAX_HOLD_S = 30 * 86_400;
-/** Holds per page of a list. */
-export const MAX_HOLDS_PER_PAGE = 100;
 
 /** A hold as answered: its status at the time of asking (a 'held' hold past expires_at is expired). */
 export type HoldView = {

@@ -10,8 +10,9 @@ import {
   walletIdField,
 } from "../../http/fields";
 import { CaptureHoldParams } from "../../http/inputs";
-import { DEFAULT_HOLD_S, type HoldView, MAX_HOLD_S, MAX_HOLDS_PER_PAGE } from "../../wallet/holds";
+import { DEFAULT_HOLD_S, type HoldView, MAX_HOLD_S } from "../../wallet/holds";
 import { holdRecord } from "../../wallet/rules";
+import { PAGE_FIELDS } from "../transactions/schemas";
 
 /** Key order is the order errors are reported in, as for credits and debits. */
 export const PlaceHoldParams = v.object({
@@ -39,8 +40,7 @@ export const HoldListParams = v.object({
   status: v.optional(
     choiceField(HOLD_STATUSES, "status must be one of held, captured, voided, expired"),
   ),
-  page: v.optional(integerIn("page", 1, 1_000_000), "1"),
-  per_page: v.optional(integerIn("per_page", 1, MAX_HOLDS_PER_PAGE), String(MAX_HOLDS_PER_PAGE)),
+  ...PAGE_FIELDS,
 });
 
 export { holdRecord };
