@@ -40,6 +40,17 @@ export function inRuns<T>(values: readonly T[], size = MAX_BOUND_VALUES): T[][] 
   return runs;
 }
 
+/**
+ * Rows a chunk at a time: `first`, then each chunk `next` reads after the last row of the one
+ * before (a keyset read), until a chunk comes short.
+ */
+export async function* keysetChunks<R>(first: R[], size: number, next: (last: R) => Promise<R[]>) {
+  for (let rows = first; rows.length > 0; rows = await next(rows.at(-1)!)) {
+    yield rows;
+    if (rows.length < size) return;
+  }
+}
+
 /** The D1 binding behind a handle: what per-isolate state (caches, group commit) is keyed by. */
 export const bindingOf = (db: Db): D1Database => sessionOf(db)?.database ?? unmetered(db.$client);
 

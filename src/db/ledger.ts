@@ -21,7 +21,7 @@ import {
   Table,
 } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
-import { bindingOf, type Db } from "./client";
+import { bindingOf, type Db, keysetChunks } from "./client";
 import { isolateCache } from "./isolate-cache";
 import { BuiltOnce } from "./prebuilt";
 import { balances, transactions, users, wallets } from "./schema";
@@ -338,24 +338,14 @@ export async function readHistory(db: Db, filter: EntryFilter, order: "asc" | "d
   ]);
   const lastId = totals[0]?.lastId ?? 0;
   const past = order === "asc" ? sql`>` : sql`<`;
-  async function* chunks(): AsyncGenerator<EntryRow[]> {
-    let rows = first;
-    while (rows.length > 0) {
-      yield rows;
-      if (rows.length < HISTORY_CHUNK) return;
-      const { entry } = rows.at(-1)!;
-      const after = sql`(${transactions.createdAtS}, ${transactions.id}) ${past} (${entry.createdAtS}, ${entry.id})`;
-      rows = await entryWithWallet(db)
-        .where(and(where, lte(transactions.id, lastId), after))
-        .orderBy(direction(transactions.createdAtS), direction(transactions.id))
-        .limit(HISTORY_CHUNK);
-    }
-  }
-  return {
-    total: totals[0]?.n ?? 0,
-    ...found(totals[0]),
-    chunks: chunks(),
-  };
+  const chunks = keysetChunks(first, HISTORY_CHUNK, ({ entry }) => {
+    const after = sql`(${transactions.createdAtS}, ${transactions.id}) ${past} (${entry.createdAtS}, ${entry.id})`;
+    return entryWithWallet(db)
+      .where(and(where, lte(transactions.id, lastId), after))
+      .orderBy(direction(transactions.createdAtS), direction(transactions.id))
+      .limit(HISTORY_CHUNK);
+  });
+  return { total: totals[0]?.n ?? 0, ...found(totals[0]), chunks };
 }
 
 export async function findEntry(db: Db, id: number) {

@@ -1,7 +1,7 @@
 // Balances at a point in time and statements, read from the balance timeline (schema.ts
 // balanceTimeline): each entry's point on its (user, wallet) chain, in the order it was written.
 import { and, asc, between, eq, getTableColumns, inArray, lte, type SQL, sql } from "drizzle-orm";
-import type { Db } from "./client";
+import { type Db, keysetChunks } from "./client";
 import { exactSum, readExactSum } from "./exact-sum";
 import { ENTRY_WITH_WALLET } from "./ledger";
 import { balanceTimeline, transactions, users, wallets } from "./schema";
@@ -104,21 +104,16 @@ export async function readStatement(
  * newest point its head counted: an entry written meanwhile is not in it, so the rows always add up
  * to the head's totals.
  */
-export async function* statementChunks(
+export const statementChunks = (
   db: Db,
   r: StatementRange,
   first: StatementRow[],
   lastSeq: number,
   chunk: number,
-): AsyncGenerator<StatementRow[]> {
-  let rows = first;
-  while (rows.length > 0) {
-    yield rows;
-    if (rows.length < chunk) return;
-    const last = rows.at(-1)!;
+) =>
+  keysetChunks(first, chunk, (last) => {
     const after = sql`(${balanceTimeline.atS}, ${balanceTimeline.seq}) > (${last.atS}, ${last.seq})`;
-    rows = await statementRows(db, and(inRange(r), lte(balanceTimeline.seq, lastSeq), after)).limit(
+    return statementRows(db, and(inRange(r), lte(balanceTimeline.seq, lastSeq), after)).limit(
       chunk,
     );
-  }
-}
+  });
