@@ -90,6 +90,7 @@ describe("the user page's holds", () => {
     const balance = await balanceOf(admin, user.id, wallet);
     const shown = await resolve(id, "capture", { amount: "5.00" });
     expect(shown.html).toContain(`Hold ${id} captured: ₦5.00 debited`);
+    expect(shown.html).toMatch(/debited \(transaction \d+\); the rest released\./);
     expect(shown.html).not.toContain(`Capture hold ${id}`);
     expect(shown.html).toContain("captured ₦5.00 (transaction");
     expect(await balanceOf(admin, user.id, wallet)).toBe(balance - 5);
@@ -97,6 +98,18 @@ describe("the user page's holds", () => {
     const again = await resolve(id, "capture");
     expect(again.html).toContain(`Capture refused. Hold already resolved: Hold ${id} is captured`);
     expect(await tableCounts()).toEqual(before);
+  });
+
+  it("asks before a capture, and says nothing is released when all of it is captured", async () => {
+    const id = await hold("20.00");
+    const page = await request(`/users/${user.id}`, { cookie });
+    expect(page.html).toContain(
+      `action="/wallet-admin/users/${user.id}/holds/${id}/capture" data-confirm="Capture hold ${id}? It debits the amount typed, or all ₦20.00 if none`,
+    );
+    const shown = await resolve(id, "capture");
+    expect(shown.html).toMatch(
+      new RegExp(`Hold ${id} captured: ₦20.00 debited \\(transaction \\d+\\)\\.`),
+    );
   });
 
   it("voids a hold: all released, nothing debited", async () => {

@@ -22,6 +22,8 @@ beforeAll(async () => {
 });
 
 const pager = (html: string) => html.match(/<nav class="pager".*?<\/nav>/)?.[0] ?? "";
+/** A user's entries are low on a long page: their links land on them. */
+const landing = (list: string) => (list.startsWith("/users/") ? "#entries" : "");
 
 describe("the console's pager", () => {
   it("draws page 2 of 2 with a link back to page 1", async () => {
@@ -29,7 +31,7 @@ describe("the console's pager", () => {
       const page = await request(`${list}&page=2`, { cookie });
       expect(page.status, list).toBe(200);
       expect(pager(page.html), list).toContain("Page 2 of 2");
-      expect(pager(page.html), list).toMatch(/page=1">Previous</);
+      expect(pager(page.html), list).toContain(`page=1${landing(list)}">Previous<`);
     }
   });
 
@@ -41,7 +43,7 @@ describe("the console's pager", () => {
         expect(page.status, list).toBe(200);
         expect(page.html, list).not.toContain(" of 2");
         expect(page.html, list).toContain(`There is no page ${number}: the last is`);
-        expect(page.html, list).toMatch(/page=2">page 2<\/a>/);
+        expect(page.html, list).toContain(`page=2${landing(list)}">page 2</a>`);
       }
     },
   );
@@ -56,4 +58,12 @@ describe("the console's pager", () => {
       }
     },
   );
+
+  it("counts the users a search finds in words, and says when it finds none", async () => {
+    const one = await makeUser("subscriber", unique("one"));
+    const found = await request(`/users?q=${one.username}`, { cookie });
+    expect(found.html).toContain('<p class="muted">1 user</p>');
+    const none = await request(`/users?q=${unique("none")}<b>`, { cookie });
+    expect(none.html).toMatch(/<p class="muted">No user matches “none[0-9a-z]+&lt;b&gt;”\.<\/p>/);
+  });
 });

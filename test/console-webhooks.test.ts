@@ -136,7 +136,7 @@ describe("the console's webhooks screen", () => {
     const page = await request("/webhooks", { cookie });
     // The browser asks before a deletion (console.js); a test is sent unasked.
     expect(page.html).toContain(
-      `action="/wallet-admin/webhooks/${hook.id}/delete" data-confirm="Delete webhook ${hook.id}?`,
+      `action="/wallet-admin/webhooks/${hook.id}/delete" data-confirm="Delete webhook ${hook.id} (https://hooks.example.com/t)?`,
     );
     expect(page.html).toContain(`action="/wallet-admin/webhooks/${hook.id}/test"><input`);
     const ok = await request(`/webhooks/${hook.id}/test`, {

@@ -172,7 +172,6 @@ describe("screens", () => {
       expect(select[1], action).not.toContain("selected");
     }
     expect(page.html).toContain(`<option value="${zed}" selected="">`);
-    expect(page.html).toContain(`statement.csv?wallet=${zed}&amp;`);
     expect(page.html).toContain("Days in the site&#39;s time zone, UTC.");
   });
 
@@ -819,7 +818,7 @@ describe("a batch", () => {
 describe("a refusal in the console's words", () => {
   const text = (message: string, error: unknown) => refusalText(new ApiError(400, message, error));
 
-  it("says the message once, names a bare id and an empty field by their field", () => {
+  it("says the message once, names a bare id and an empty field by their field, and a detail once", () => {
     expect(text("Insufficient Balance", { amount: "Insufficient Balance" })).toBe(
       "Insufficient Balance",
     );
@@ -835,7 +834,10 @@ describe("a refusal in the console's words", () => {
       "invalid input: note: Field Cannot be empty",
     );
     expect(text("Hold already resolved", { id: "Hold 5 is captured", status: "captured" })).toBe(
-      "Hold already resolved: Hold 5 is captured; captured",
+      "Hold already resolved: Hold 5 is captured",
+    );
+    expect(text("invalid input", { from: "bad day", to: "bad day" })).toBe(
+      "invalid input: bad day; bad day",
     );
   });
 });

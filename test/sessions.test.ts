@@ -285,7 +285,9 @@ describe("the console", () => {
     const cookie = await consoleSignIn(admin);
     const page = await consolePage(`/users/${user.id}`, cookie);
     expect(page.html).toContain(`Sign ${user.username} out everywhere`);
-    expect(page.html).toContain(`data-confirm="Sign ${user.username} out everywhere?"`);
+    expect(page.html).toContain(
+      `data-confirm="Sign ${user.username} out everywhere? Every access token and console session of this user stops working."`,
+    );
     const res = await consolePage(`/users/${user.id}/sessions/revoke`, cookie, {
       method: "POST",
       body: new URLSearchParams({ _csrf: csrfOf(page.html) }),
@@ -301,6 +303,10 @@ describe("the console", () => {
     const admin = await makeAdmin();
     const cookie = await consoleSignIn(admin);
     const page = await consolePage(`/users/${admin.id}`, cookie);
+    // The browser's question says it ends this session too.
+    expect(page.html).toContain(
+      `data-confirm="Sign yourself (${admin.username}) out everywhere? Every access token and console session of yours stops working, this one too."`,
+    );
     const res = await consolePage(`/users/${admin.id}/sessions/revoke`, cookie, {
       method: "POST",
       body: new URLSearchParams({ _csrf: csrfOf(page.html) }),

@@ -51,7 +51,7 @@ export async function attempt<T>(
 /**
  * A refusal in words: its message and what its `error` names. A text that says no field ("Field
  * Cannot be empty") or only a number (an entry's id) is named by its field; one that repeats the
- * message is left out.
+ * message, or another detail ("voided" beside "Hold 7 is voided"), is left out.
  */
 export function refusalText({ message, error }: ApiError) {
   const named = (field: string, d: unknown) => {
@@ -69,6 +69,9 @@ export function refusalText({ message, error }: ApiError) {
                   .flat()
                   .join(", ")
               : String(d),
+          )
+          .filter(
+            (d, i, all) => !all.some((other, j) => j !== i && other !== d && other.includes(d)),
           )
           .join("; ")
       : "";

@@ -143,6 +143,14 @@ export function StatementSection(props: {
           <input type="date" name="to" value={s.to} required />
         </label>
         <button type="submit">Show statement</button>
+        {/* The CSV of the days in the form, as typed, whether or not they were shown yet. */}
+        <button
+          type="submit"
+          class="secondary"
+          formaction={`${BASE}/users/${props.userId}/statement.csv`}
+        >
+          Download CSV
+        </button>
       </form>
       {read === undefined ? (
         <p class="muted">No wallets yet.</p>
@@ -151,29 +159,22 @@ export function StatementSection(props: {
           {read.why}
         </p>
       ) : (
-        <>
-          <table class="figures" aria-label="Statement totals">
-            <tbody>
-              {[
-                [`Opening balance (${s.from})`, read.figures.opening],
-                ["In", read.figures.in],
-                ["Out", read.figures.out],
-                [`Closing balance (${s.to})`, read.figures.closing],
-                ["Entries", read.count],
-              ].map(([label, figure]) => (
-                <tr>
-                  <th>{label}</th>
-                  <td class="num">{figure}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          <p>
-            <a href={`${BASE}/users/${props.userId}/statement.csv?${pageQuery(s)}`} download>
-              Download CSV
-            </a>
-          </p>
-        </>
+        <table class="figures" aria-label="Statement totals">
+          <tbody>
+            {[
+              [`Opening balance (${s.from})`, read.figures.opening],
+              ["In", read.figures.in],
+              ["Out", read.figures.out],
+              [`Closing balance (${s.to})`, read.figures.closing],
+              ["Entries", read.count],
+            ].map(([label, figure]) => (
+              <tr>
+                <th>{label}</th>
+                <td class="num">{figure}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
       )}
     </section>
   );
@@ -186,7 +187,8 @@ statementScreen.get(
   "/users/:id/statement.csv",
   withIds(["id"], async (c, { id }) => {
     const { wallet: walletId, from, to } = queryOf(c, StatementQuery);
-    const to_ = `${BASE}/users/${id.ref}`;
+    // Refused, back to the statement asked for, which then says the same.
+    const to_ = `${BASE}/users/${id.ref}?${pageQuery({ walletId, from, to })}#statement`;
     const problem = rangeProblem(from, to);
     if (problem) return back(c, to_, { kind: "error", text: problem });
     const answered = await attempt(c, async () =>

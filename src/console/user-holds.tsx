@@ -78,7 +78,11 @@ export function HoldsSection(props: { userId: number; holds: HoldView[]; session
                 <td>
                   {view.status === "held" && (
                     <div class="actions">
-                      <form method="post" action={`${at}/capture`}>
+                      <form
+                        method="post"
+                        action={`${at}/capture`}
+                        data-confirm={`Capture hold ${h.id}? It debits the amount typed, or all ${formatExact(h.amountMinor, view.wallet)} if none, and releases the rest. A hold is captured once.`}
+                      >
                         <Csrf session={props.session} />
                         <input
                           name="amount"
@@ -133,7 +137,7 @@ const resolve = (action: "capture" | "void") =>
           kind: "ok",
           text:
             action === "capture"
-              ? `Hold ${hold.ref} captured: ${capturedText(resolved.value)} debited (transaction ${resolved.value.transactionId}); the rest released.`
+              ? `Hold ${hold.ref} captured: ${capturedText(resolved.value)} debited (transaction ${resolved.value.transactionId})${resolved.value.hold.capturedMinor === resolved.value.hold.amountMinor ? "" : "; the rest released"}.`
               : `Hold ${hold.ref} voided: all of it released.`,
         });
       return backRefused(c, to, action === "capture" ? "Capture" : "Void", resolved.refusal);

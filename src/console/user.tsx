@@ -149,7 +149,7 @@ const walletOfRow = (w: EntryRow) => ({
 function Entries(props: { d: UserData }) {
   const { userId, page, url, statement, reversed } = props.d;
   return (
-    <section>
+    <section id="entries">
       <h2>Entries</h2>
       <Table
         cols={["ID", "Date (UTC)", "Type", "Amount", "Balance after", "Note", "Request id"]}
@@ -193,7 +193,7 @@ function Entries(props: { d: UserData }) {
           );
         })}
       </Table>
-      <Pager page={page} pages={Math.ceil(statement.total / PER_PAGE)} url={url} />
+      <Pager page={page} pages={Math.ceil(statement.total / PER_PAGE)} url={url} at="entries" />
     </section>
   );
 }
@@ -256,7 +256,11 @@ function UserView(props: { d: UserData; session: Session; notice: Notice }) {
           class="stack card"
           method="post"
           action={`${BASE}/users/${userId}/sessions/revoke`}
-          data-confirm={`Sign ${user.username} out everywhere?`}
+          data-confirm={
+            userId === session.principal.userId
+              ? `Sign yourself (${user.username}) out everywhere? Every access token and console session of yours stops working, this one too.`
+              : `Sign ${user.username} out everywhere? Every access token and console session of this user stops working.`
+          }
         >
           <p>
             Signs {user.username} out everywhere: every access token and console session of this

@@ -8,7 +8,7 @@ import { formatExact } from "../wallet/rules";
 import { allWallets } from "../wallet/wallets";
 import { attempt, decode, refusalText } from "./api";
 import type { ConsoleEnv } from "./env";
-import { back, field, noticeOf, PER_PAGE } from "./page";
+import { back, field, noticeOf, PER_PAGE, plural } from "./page";
 import { PageNumber, queryOf, Text } from "./query";
 import { BASE } from "./session";
 import { Csrf, Page, Pager, Table } from "./views";
@@ -43,7 +43,9 @@ usersScreen.get("/users", async (c) => {
         </form>
       </search>
       <section>
-        <p class="muted">{total} users</p>
+        <p class="muted">
+          {total === 0 && q !== "" ? `No user matches “${q}”.` : plural(total, "user")}
+        </p>
         <Table cols={["Username", "E-mail", "Role", "Balances"]}>
           {rows.map((u) => {
             const balances = Object.entries(

@@ -148,13 +148,14 @@ export function Table(props: {
  * Links to the pages before and after `page` of `pages`: the page's own address (`url`) with another
  * page number, every other parameter as sent (a search, a statement's wallet and days). A page past
  * the last (an old link, a number typed in the address) lists nothing, so it says so and links to
- * the last.
+ * the last. `at`: the id of the section listed, where the browser lands on the page linked.
  */
-export function Pager(props: { page: number; pages: number; url: string }) {
+export function Pager(props: { page: number; pages: number; url: string; at?: string }) {
   const href = (page: number) => {
     const url = new URL(props.url);
     url.searchParams.set("page", String(page));
-    return `${url.pathname}${url.search}`;
+    url.hash = props.at ?? "";
+    return `${url.pathname}${url.search}${url.hash}`;
   };
   const last = Math.max(props.pages, 1);
   if (props.page > last)

@@ -117,7 +117,7 @@ const webhooksPage = async (c: Context<ConsoleEnv>, notice?: Notice) => {
               session={c.var.session}
               action={`${BASE}/webhooks/${h.id}/delete`}
               kind="danger"
-              confirm={`Delete webhook ${h.id}? Its endpoint gets no more events, and the deletion cannot be undone.`}
+              confirm={`Delete webhook ${h.id} (${h.url})? It gets no more events, and the deletion cannot be undone.`}
             >
               Delete webhook {String(h.id)}
             </PostButton>

@@ -100,6 +100,7 @@ describe("holds on the console's user page in chromium", () => {
     await holdRow(first.hold_id)
       .getByLabel(`Amount to capture of hold ${first.hold_id} (empty: all)`)
       .fill("15");
+    page.once("dialog", (dialog) => dialog.accept());
     await page.getByRole("button", { name: `Capture hold ${first.hold_id}` }).click();
     expect(await page.getByRole("status").textContent()).toContain(
       `Hold ${first.hold_id} captured: $15.00 debited`,

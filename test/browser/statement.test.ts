@@ -86,7 +86,7 @@ describe("a statement from the console in chromium", () => {
 
     const [download] = await Promise.all([
       page.waitForEvent("download"),
-      statement.getByRole("link", { name: "Download CSV" }).click(),
+      statement.getByRole("button", { name: "Download CSV" }).click(),
     ]);
     const today = new Date().toISOString().slice(0, 10);
     expect(download.suggestedFilename()).toMatch(
