@@ -1,5 +1,6 @@
 // The console's paged lists (users, a user's entries): a page number an address carries, whatever
-// it is, draws the list with a pager that never names a page past the last.
+// it is, draws the list with a pager that never names a page past the last, and whose links carry
+// the page's declared parameters (src/console/query.ts) and nothing else an address brought.
 import { beforeAll, describe, expect, it } from "vitest";
 import { PER_PAGE } from "../src/console/page";
 import { consoleOf } from "./console-helpers";
@@ -8,15 +9,19 @@ import { appendHistory, makeAdmin, makeUser, makeWallet, unique } from "./helper
 const { request, signIn } = consoleOf();
 
 let cookie: string;
+let prefix: string;
+let alice: { id: number };
+let wallet: string;
 /** Two pages of each list: users found by one search, and one user's entries. */
 let lists: string[];
 
 beforeAll(async () => {
   const admin = await makeAdmin();
-  const prefix = unique("pg");
+  prefix = unique("pg");
   for (let i = 0; i <= PER_PAGE; i++) await makeUser("subscriber", `${prefix}${i}`);
-  const alice = await makeUser();
-  await appendHistory(alice.id, await makeWallet(admin), PER_PAGE + 1);
+  alice = await makeUser();
+  wallet = await makeWallet(admin);
+  await appendHistory(alice.id, wallet, PER_PAGE + 1);
   cookie = await signIn(admin);
   lists = [`/users?q=${prefix}`, `/users/${alice.id}?`];
 });
@@ -65,5 +70,19 @@ describe("the console's pager", () => {
     expect(found.html).toContain('<p class="muted">1 user</p>');
     const none = await request(`/users?q=${unique("none")}<b>`, { cookie });
     expect(none.html).toMatch(/<p class="muted">No user matches “none[0-9a-z]+&lt;b&gt;”\.<\/p>/);
+  });
+
+  const previous = (html: string) =>
+    /<a href="([^"]+)">Previous<\/a>/.exec(html)?.[1]?.replaceAll("&amp;", "&") ?? "no link";
+
+  it("links the users list's pages with its search and page only", async () => {
+    const page = await request(`/users?q=${prefix}&page=2&utm_source=mail&page=9`, { cookie });
+    expect(previous(page.html)).toBe(`/wallet-admin/users?q=${prefix}&page=1`);
+  });
+
+  it("links a user's entries with the statement's wallet and days and the page only", async () => {
+    const days = `wallet=${wallet}&from=2026-11-05&to=2026-11-12`;
+    const page = await request(`/users/${alice.id}?${days}&page=2&utm_source=mail`, { cookie });
+    expect(previous(page.html)).toBe(`/wallet-admin/users/${alice.id}?${days}&page=1#entries`);
   });
 });

@@ -35,6 +35,12 @@ const DayText = v.pipe(
 /** The statement asked for: a wallet id and the first and last days. */
 const StatementQuery = v.object({ wallet: Text, from: DayText, to: DayText });
 
+/** The statement's parameters the page was asked with (the pager keeps them), none empty. */
+export const askedStatement = (c: Context<ConsoleEnv>): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(queryOf(c, StatementQuery)).filter(([, value]) => value !== ""),
+  );
+
 /** Why the days `from` to `to` make no statement, in the console's words; undefined if they do. */
 function rangeProblem(from: string, to: string) {
   for (const [name, day] of [

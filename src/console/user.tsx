@@ -22,7 +22,12 @@ import { back, day, field, freshKey, noticeOf, PER_PAGE, plural, utc, type Walle
 import { notFound, withIds } from "./path-ids";
 import { PageNumber, queryOf } from "./query";
 import { BASE, endSession } from "./session";
-import { readStatementFigures, StatementSection, statementChoice } from "./statement";
+import {
+  askedStatement,
+  readStatementFigures,
+  StatementSection,
+  statementChoice,
+} from "./statement";
 import { AvailableTable, HOLDS_SHOWN, HoldsSection } from "./user-holds";
 import { Chart, Csrf, type Notice, Page, Pager, Table } from "./views";
 
@@ -61,7 +66,7 @@ async function loadUser(c: Context<ConsoleEnv>, userId: number, page: number) {
   return {
     userId,
     page,
-    url: c.req.url,
+    asked: askedStatement(c),
     user,
     wallets: ws,
     choice,
@@ -147,7 +152,7 @@ const walletOfRow = (w: EntryRow) => ({
 });
 
 function Entries(props: { d: UserData }) {
-  const { userId, page, url, statement, reversed } = props.d;
+  const { userId, page, asked, statement, reversed } = props.d;
   return (
     <section id="entries">
       <h2>Entries</h2>
@@ -193,7 +198,13 @@ function Entries(props: { d: UserData }) {
           );
         })}
       </Table>
-      <Pager page={page} pages={Math.ceil(statement.total / PER_PAGE)} url={url} at="entries" />
+      <Pager
+        page={page}
+        pages={Math.ceil(statement.total / PER_PAGE)}
+        path={`${BASE}/users/${userId}`}
+        query={asked}
+        at="entries"
+      />
     </section>
   );
 }

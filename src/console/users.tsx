@@ -70,7 +70,12 @@ usersScreen.get("/users", async (c) => {
             );
           })}
         </Table>
-        <Pager page={page} pages={Math.ceil(total / PER_PAGE)} url={c.req.url} />
+        <Pager
+          page={page}
+          pages={Math.ceil(total / PER_PAGE)}
+          path={`${BASE}/users`}
+          query={{ q }}
+        />
       </section>
       <section>
         <h2>New user</h2>

@@ -145,18 +145,20 @@ export function Table(props: {
 }
 
 /**
- * Links to the pages before and after `page` of `pages`: the page's own address (`url`) with another
- * page number, every other parameter as sent (a search, a statement's wallet and days). A page past
- * the last (an old link, a number typed in the address) lists nothing, so it says so and links to
- * the last. `at`: the id of the section listed, where the browser lands on the page linked.
+ * Links to the pages before and after `page` of `pages`: `path` with the page's declared parameters
+ * (`query`: a search, a statement's wallet and days) and another page number; `at`, the id of the
+ * section listed, where the browser lands. A page past the last (an old link, a number typed in the
+ * address) lists nothing, so it says so and links to the last.
  */
-export function Pager(props: { page: number; pages: number; url: string; at?: string }) {
-  const href = (page: number) => {
-    const url = new URL(props.url);
-    url.searchParams.set("page", String(page));
-    url.hash = props.at ?? "";
-    return `${url.pathname}${url.search}${url.hash}`;
-  };
+export function Pager(props: {
+  page: number;
+  pages: number;
+  path: string;
+  query: Record<string, string>;
+  at?: string;
+}) {
+  const href = (page: number) =>
+    `${props.path}?${new URLSearchParams({ ...props.query, page: String(page) })}${props.at ? `#${props.at}` : ""}`;
   const last = Math.max(props.pages, 1);
   if (props.page > last)
     return (
