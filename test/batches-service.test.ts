@@ -22,6 +22,7 @@ import {
   makeAdmin,
   makeUser,
   makeWallet,
+  storingMore,
   type TestUser,
   tableCounts,
   unique,
@@ -429,14 +430,8 @@ describe("batches, single movements and reversals, at random", () => {
 describe("a wallet imported with extra places", () => {
   it("converts each leg to the places it stores, and refuses the whole batch at an overdraft", async () => {
     const { buyer, seller, ctx } = await setup();
-    const walletId = unique("x").toLowerCase().slice(0, 32);
-    // As the WordPress import makes one: 2 display places, stored at 4.
-    await env.DB.prepare(
-      `INSERT INTO wallets (id, name, symbol, symbol_position, decimals, extra_decimals, type, created_at_ms)
-       VALUES (?, 'Imported', '$', 'left', 2, 2, 'imported', 0)`,
-    )
-      .bind(walletId)
-      .run();
+    // 2 display places, stored at 4.
+    const walletId = await storingMore(2);
     const before = await tableCounts();
     const refused = await refusalOf(
       postBatch(ctx, {

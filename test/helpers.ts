@@ -435,14 +435,14 @@ export async function subscribeWebhook(
   return res.body.data as Json;
 }
 
-/** A 2-decimal wallet storing 3 places, as the WordPress import creates it. */
-export async function storingMore() {
+/** A 2-decimal wallet storing `extra` more places, as the WordPress import creates one. */
+export async function storingMore(extra = 1) {
   const wallet = unique("x").toLowerCase().slice(0, 20);
   await env.DB.prepare(
     `INSERT INTO wallets (id, name, symbol, symbol_position, decimals, extra_decimals, type, created_at_ms)
-     VALUES (?, 'Naira', '₦', 'left', 2, 1, 'fiat', 0)`,
+     VALUES (?, 'Naira', '₦', 'left', 2, ?, 'fiat', 0)`,
   )
-    .bind(wallet)
+    .bind(wallet, extra)
     .run();
   return wallet;
 }

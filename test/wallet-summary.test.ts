@@ -1,6 +1,5 @@
 // A wallet's summary in both namespaces: GET /wp-json/wallet/v1/wallets/{wallet_id}/summary and
 // the plugin dialect's GET wallet-summary, one verb (wallet/summary.ts) worded twice.
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { compatCall, GUARDED } from "./compat-helpers";
 import {
@@ -12,6 +11,7 @@ import {
   makeKey,
   makeUser,
   makeWallet,
+  storingMore,
   type TestUser,
   tableCounts,
   unique,
@@ -81,13 +81,7 @@ describe("GET /wallets/{wallet_id}/summary", () => {
 
   it("is exact on an imported wallet that stores more places than it shows", async () => {
     const { admin, user } = await account();
-    const id = unique("x").toLowerCase().slice(0, 32);
-    await env.DB.prepare(
-      `INSERT INTO wallets (id, name, symbol, symbol_position, decimals, extra_decimals, type, created_at_ms)
-       VALUES (?, 'Imported', '$', 'left', 2, 2, 'imported', 0)`,
-    )
-      .bind(id)
-      .run();
+    const id = await storingMore(2);
     // The plugin's dialect rounds to the places the wallet stores: 1.2345 moves exactly.
     const moved = await compatCall("POST", "/wp-json/rimplenet/v1/credits", {
       headers: { Authorization: admin.bearer, "Content-Type": "application/json" },
