@@ -7,7 +7,26 @@ import { fields } from "../../http/validation";
 import { Refusal } from "../../wallet/refusal";
 import { formatMoney, major } from "../../wallet/rules";
 import { walletSummary } from "../../wallet/summary";
-import { heldFigures, WalletSummaryAnswer } from "../answers";
+import { figures, formattedFigures, heldFigures } from "../answers";
+
+const id = v.pipe(v.number(), v.integer());
+
+/** GET /wallets/{wallet_id}/summary. */
+const WalletSummaryAnswer = v.strictObject({
+  user_id: id,
+  wallet_id: v.string(),
+  ...figures,
+  entry_count: id,
+  last_entry: v.nullable(
+    v.strictObject({
+      transaction_id: id,
+      txn_type: v.picklist(["CREDIT", "DEBIT"]),
+      amount: v.number(),
+      date: v.string(),
+    }),
+  ),
+  formatted: formattedFigures,
+});
 
 export const readWalletSummary = defineRoute(
   {
