@@ -50,8 +50,10 @@ caption { text-align: left; font-weight: 600; padding: .75rem 0 .25rem; }
 `;
 
 /**
- * The console's only script: copy buttons (the API key secret), and a question before a form marked
- * `data-confirm` is sent. Without the script the forms still work, unasked.
+ * The console's only script: copy buttons (the API key secret), a question before a form marked
+ * `data-confirm` is sent, and each form posted once: a second click while the answer is on its way
+ * would send it again (a second key, a second webhook). A page the Back button shows from the
+ * browser's cache may post again. Without the script the forms still work, unasked.
  */
 export const JS = `
 for (const button of document.querySelectorAll("button[data-copy]")) {
@@ -67,6 +69,16 @@ for (const form of document.querySelectorAll("form[data-confirm]")) {
     if (!confirm(form.dataset.confirm)) event.preventDefault();
   });
 }
+for (const form of document.querySelectorAll('form[method="post"]')) {
+  form.addEventListener("submit", (event) => {
+    if (event.defaultPrevented) return;
+    if (form.dataset.sent) event.preventDefault();
+    else form.dataset.sent = "yes";
+  });
+}
+addEventListener("pageshow", () => {
+  for (const form of document.querySelectorAll("form[data-sent]")) delete form.dataset.sent;
+});
 `;
 
 /** The console's icon: a wallet's card on the accent colour (browsers ask for one on every page). */
