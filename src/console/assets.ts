@@ -21,7 +21,12 @@ section, .card { background: #fff; border: 1px solid var(--line); border-radius:
 table { width: 100%; border-collapse: collapse; font-variant-numeric: tabular-nums; }
 th, td { text-align: left; padding: .4rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 td.num, th.num { text-align: right; white-space: nowrap; }
-.scroll { overflow-x: auto; }
+/* A table wider than the screen scrolls sideways: a shadow at the edge it hides more past. */
+.scroll { overflow-x: auto; background: linear-gradient(90deg, #fff 30%, #fff0) left / 2rem 100%,
+  linear-gradient(270deg, #fff 30%, #fff0) right / 2rem 100%,
+  radial-gradient(farthest-side at 0 50%, #0003, #0000) left / .75rem 100%,
+  radial-gradient(farthest-side at 100% 50%, #0003, #0000) right / .75rem 100%;
+  background-repeat: no-repeat; background-attachment: local, local, scroll, scroll; }
 pre { white-space: pre-wrap; overflow-wrap: anywhere; margin: 0; }
 form.stack { display: grid; gap: .6rem; max-width: 26rem; }
 label { display: grid; gap: .2rem; font-weight: 500; }
