@@ -279,19 +279,25 @@ describe("the console", () => {
     expect(await liveSessions(user.id)).toBe(before);
   });
 
+  /** A user's page as `cookie`'s operator sees it, and its Sign out everywhere sent. */
+  async function signOutFromPage(userId: number, cookie: string) {
+    const page = await consolePage(`/users/${userId}`, cookie);
+    const res = await consolePage(`/users/${userId}/sessions/revoke`, cookie, {
+      method: "POST",
+      body: new URLSearchParams({ _csrf: csrfOf(page.html) }),
+    });
+    return { page, res };
+  }
+
   it("signs a user out everywhere from its page, through the API", async () => {
     const admin = await makeAdmin();
     const user = await makeUser();
     const cookie = await consoleSignIn(admin);
-    const page = await consolePage(`/users/${user.id}`, cookie);
+    const { page, res } = await signOutFromPage(user.id, cookie);
     expect(page.html).toContain(`Sign ${user.username} out everywhere`);
     expect(page.html).toContain(
       `data-confirm="Sign ${user.username} out everywhere? Every access token and console session of this user stops working."`,
     );
-    const res = await consolePage(`/users/${user.id}/sessions/revoke`, cookie, {
-      method: "POST",
-      body: new URLSearchParams({ _csrf: csrfOf(page.html) }),
-    });
     expect(res.status).toBe(303);
     expect(noticeLeft(res)).toContain("Signed out everywhere: 1 session ended.");
     expect((await wallets(user.bearer)).status).toBe(401);
@@ -302,15 +308,11 @@ describe("the console", () => {
   it("signing oneself out everywhere ends the console session too, and says so on the sign-in page", async () => {
     const admin = await makeAdmin();
     const cookie = await consoleSignIn(admin);
-    const page = await consolePage(`/users/${admin.id}`, cookie);
+    const { page, res } = await signOutFromPage(admin.id, cookie);
     // The browser's question says it ends this session too.
     expect(page.html).toContain(
       `data-confirm="Sign yourself (${admin.username}) out everywhere? Every access token and console session of yours stops working, this one too."`,
     );
-    const res = await consolePage(`/users/${admin.id}/sessions/revoke`, cookie, {
-      method: "POST",
-      body: new URLSearchParams({ _csrf: csrfOf(page.html) }),
-    });
     expect(res.status).toBe(303);
     expect(res.headers.get("location")).toBe("/wallet-admin/sign-in");
     expect(res.headers.getSetCookie().join()).toMatch(/wallet_admin=;.*Max-Age=0/);
