@@ -95,9 +95,6 @@ function statementOf(
   });
 }
 
-const pageQuery = (s: StatementChoice) =>
-  new URLSearchParams({ wallet: s.walletId, from: s.from, to: s.to }).toString();
-
 /** The statement's figures (one entry's page: the figures cover the range), or why not. */
 export async function readStatementFigures(
   c: Context<ConsoleEnv>,
@@ -194,7 +191,7 @@ statementScreen.get(
   withIds(["id"], async (c, { id }) => {
     const { wallet: walletId, from, to } = queryOf(c, StatementQuery);
     // Refused, back to the statement asked for, which then says the same.
-    const to_ = `${BASE}/users/${id.ref}?${pageQuery({ walletId, from, to })}#statement`;
+    const to_ = `${BASE}/users/${id.ref}?${new URLSearchParams(askedStatement(c))}#statement`;
     const problem = rangeProblem(from, to);
     if (problem) return back(c, to_, { kind: "error", text: problem });
     const answered = await attempt(c, async () =>

@@ -63,11 +63,12 @@ export function HoldsSection(props: { userId: number; holds: HoldView[]; session
           {holds.map((view) => {
             const h = view.hold;
             const at = `${BASE}/users/${props.userId}/holds/${h.id}`;
+            const amount = formatExact(h.amountMinor, view.wallet);
             return (
               <tr>
                 <td>{String(h.id)}</td>
                 <td>{h.walletId}</td>
-                <td class="num">{formatExact(h.amountMinor, view.wallet)}</td>
+                <td class="num">{amount}</td>
                 <td>
                   {view.status === "captured"
                     ? `captured ${capturedText(view)} (transaction ${view.transactionId})`
@@ -81,7 +82,7 @@ export function HoldsSection(props: { userId: number; holds: HoldView[]; session
                       <form
                         method="post"
                         action={`${at}/capture`}
-                        data-confirm={`Capture hold ${h.id}? It debits the amount typed, or all ${formatExact(h.amountMinor, view.wallet)} if none, and releases the rest. A hold is captured once.`}
+                        data-confirm={`Capture hold ${h.id}? It debits the amount typed, or all ${amount} if none, and releases the rest. A hold is captured once.`}
                       >
                         <Csrf session={props.session} />
                         <input
@@ -97,7 +98,7 @@ export function HoldsSection(props: { userId: number; holds: HoldView[]; session
                         session={props.session}
                         action={`${at}/void`}
                         kind="danger"
-                        confirm={`Void hold ${h.id}? Its ${formatExact(h.amountMinor, view.wallet)} goes back to available, and a voided hold cannot be captured.`}
+                        confirm={`Void hold ${h.id}? Its ${amount} goes back to available, and a voided hold cannot be captured.`}
                       >
                         Void hold {String(h.id)}
                       </PostButton>
