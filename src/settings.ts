@@ -9,16 +9,23 @@
  */
 export const JWT_SECRET_MIN_LENGTH = 32;
 
+/**
+ * A var's or secret's text, "" when unset. wrangler.toml's `[vars]` hand a value written without
+ * quotes (`60`, `true`, a list) to the Worker as that JSON value, not as text: it is read as unset,
+ * and settingProblems names it.
+ */
+export const varText = (value: unknown) => (typeof value === "string" ? value : "");
+
 /** Whether JWT_SECRET is long enough, not counting spaces at its ends (as WEBHOOK_SECRET_KEY). */
-export const usableJwtSecret = (secret: string | undefined) =>
-  (secret ?? "").trim().length >= JWT_SECRET_MIN_LENGTH;
+export const usableJwtSecret = (secret: unknown) =>
+  varText(secret).trim().length >= JWT_SECRET_MIN_LENGTH;
 
 /** The shortest WEBHOOK_SECRET_KEY accepted (not counting spaces at its ends): the HKDF input. */
 const WEBHOOK_SECRET_KEY_MIN_LENGTH = 32;
 
 /** Whether WEBHOOK_SECRET_KEY can seal and open webhook signing secrets (events/secrets.ts). */
-export const usableSecretKey = (key: string | undefined) =>
-  (key ?? "").trim().length >= WEBHOOK_SECRET_KEY_MIN_LENGTH;
+export const usableSecretKey = (key: unknown) =>
+  varText(key).trim().length >= WEBHOOK_SECRET_KEY_MIN_LENGTH;
 
 export type SettingsEnv = {
   COMPAT_NAMESPACE?: string;
@@ -27,13 +34,21 @@ export type SettingsEnv = {
   SITE_TIMEZONE?: string;
   SITE_URL?: string;
   TRANSACTIONS_SECURITY_CODE?: string;
+  // Optional, and only checked to be text: each has a default (docs/configuration.md).
+  COMPAT_PUBLIC_READS?: string;
+  CORS_ORIGINS?: string;
+  MAIL_TRANSPORT?: string;
+  MAIL_FROM?: string;
+  WEBHOOK_ALLOW_LOCAL?: string;
+  WEBHOOK_RETRY_BASE_S?: string;
+  WEBHOOK_SECRET_KEY?: string;
 };
 
 export type SettingName = keyof SettingsEnv;
 
 /** SITE_URL as guids and links use it: trimmed, without a trailing slash; "" when unset. */
 export const configuredSiteUrl = (env: Pick<SettingsEnv, "SITE_URL">) =>
-  (env.SITE_URL ?? "").trim().replace(/\/+$/, "");
+  varText(env.SITE_URL).trim().replace(/\/+$/, "");
 
 /** A setting the service cannot work with, and why (the why goes to the log, never on the wire). */
 export type SettingProblem = { name: SettingName; problem: string };
@@ -43,7 +58,7 @@ export const CONTRACT_NAMESPACE = "wallet";
 
 /** COMPAT_NAMESPACE as one path segment, lower case; "" when unset or blank. */
 const compatName = (env: Pick<SettingsEnv, "COMPAT_NAMESPACE">) =>
-  (env.COMPAT_NAMESPACE ?? "").trim().toLowerCase();
+  varText(env.COMPAT_NAMESPACE).trim().toLowerCase();
 
 /** What keeps a COMPAT_NAMESPACE from naming the plugin's namespace, or null. */
 function compatNameProblem(name: string) {
@@ -112,32 +127,51 @@ export function settingProblems(env: SettingsEnv): SettingProblem[] {
   return problems;
 }
 
+/** Every var and secret the service reads as text (wrangler.toml [vars], .env.types). */
+const TEXT_SETTINGS = [
+  "JWT_SECRET",
+  "JWT_ISSUER",
+  "SITE_TIMEZONE",
+  "SITE_URL",
+  "COMPAT_NAMESPACE",
+  "TRANSACTIONS_SECURITY_CODE",
+  "COMPAT_PUBLIC_READS",
+  "CORS_ORIGINS",
+  "MAIL_TRANSPORT",
+  "MAIL_FROM",
+  "WEBHOOK_ALLOW_LOCAL",
+  "WEBHOOK_RETRY_BASE_S",
+  "WEBHOOK_SECRET_KEY",
+] as const satisfies readonly SettingName[];
+
+export const NOT_TEXT = "not text (in wrangler.toml [vars], write its value in quotes)";
+
 function judge(env: SettingsEnv): SettingProblem[] {
-  const problems: SettingProblem[] = [];
-  const secret = env.JWT_SECRET ?? "";
-  if (secret.trim() === "") problems.push({ name: "JWT_SECRET", problem: "unset" });
+  // A value that is no text is named as that alone, whatever it would be as text.
+  const problems: SettingProblem[] = TEXT_SETTINGS.filter(
+    (name) => env[name] !== undefined && typeof env[name] !== "string",
+  ).map((name) => ({ name, problem: NOT_TEXT }));
+  const notText = new Set(problems.map((p) => p.name));
+  const refuse = (name: SettingName, problem: string) => {
+    if (!notText.has(name)) problems.push({ name, problem });
+  };
+  const secret = varText(env.JWT_SECRET);
+  if (secret.trim() === "") refuse("JWT_SECRET", "unset");
   else if (!usableJwtSecret(secret))
-    problems.push({
-      name: "JWT_SECRET",
-      problem: `shorter than ${JWT_SECRET_MIN_LENGTH} characters`,
-    });
-  if ((env.JWT_ISSUER ?? "").trim() === "") problems.push({ name: "JWT_ISSUER", problem: "unset" });
-  const zone = env.SITE_TIMEZONE ?? "";
-  if (zone === "") problems.push({ name: "SITE_TIMEZONE", problem: "unset" });
-  else if (!knownZone(zone))
-    problems.push({ name: "SITE_TIMEZONE", problem: "not a time zone the runtime knows" });
-  const site = (env.SITE_URL ?? "").trim();
+    refuse("JWT_SECRET", `shorter than ${JWT_SECRET_MIN_LENGTH} characters`);
+  if (varText(env.JWT_ISSUER).trim() === "") refuse("JWT_ISSUER", "unset");
+  const zone = varText(env.SITE_TIMEZONE);
+  if (zone === "") refuse("SITE_TIMEZONE", "unset");
+  else if (!knownZone(zone)) refuse("SITE_TIMEZONE", "not a time zone the runtime knows");
+  const site = varText(env.SITE_URL).trim();
   const siteProblem = site === "" ? null : siteUrlProblem(site);
-  if (siteProblem !== null) problems.push({ name: "SITE_URL", problem: siteProblem });
+  if (siteProblem !== null) refuse("SITE_URL", siteProblem);
   const compat = compatName(env);
   const compatProblem = compat === "" ? null : compatNameProblem(compat);
-  if (compatProblem !== null) problems.push({ name: "COMPAT_NAMESPACE", problem: compatProblem });
+  if (compatProblem !== null) refuse("COMPAT_NAMESPACE", compatProblem);
   // No security_code could match a code that is not an integer. Blank is unset.
-  const code = (env.TRANSACTIONS_SECURITY_CODE ?? "").trim();
+  const code = varText(env.TRANSACTIONS_SECURITY_CODE).trim();
   if (code !== "" && !SECURITY_CODE.test(code))
-    problems.push({
-      name: "TRANSACTIONS_SECURITY_CODE",
-      problem: "not an integer of at most 18 digits",
-    });
-  return problems;
+    refuse("TRANSACTIONS_SECURITY_CODE", "not an integer of at most 18 digits");
+  return problems.sort((a, b) => TEXT_SETTINGS.indexOf(a.name) - TEXT_SETTINGS.indexOf(b.name));
 }

@@ -9,7 +9,7 @@ import { LATEST_MIGRATION, NOT_MIGRATED, schemaBehind } from "../src/db/health";
 import { needsSettings } from "../src/http/route";
 import worker from "../src/index";
 import { ROUTES } from "../src/routes";
-import type { SettingName } from "../src/settings";
+import { NOT_TEXT, type SettingName } from "../src/settings";
 import {
   API,
   type Json,
@@ -378,6 +378,89 @@ describe("GET /health", () => {
       "the contract's own namespace",
       "not one path segment of 1 to 64 of a-z, 0-9, _ and -",
     ]);
+  });
+
+  it("names a var wrangler.toml gives without quotes (a number, a boolean, a list), never faulting", async () => {
+    // `[vars] JWT_ISSUER = 5` reaches the Worker as the number 5, not as text.
+    const log = vi.spyOn(console, "error").mockImplementation(() => {});
+    const admin = await makeAdmin();
+    const user = await makeUser();
+    const wallet = await makeWallet(admin);
+    const typed = (vars: Record<string, unknown>) => vars as Vars;
+    // Required: every route that needs it answers 503 naming it, as when it is unset.
+    for (const vars of [{ JWT_ISSUER: 5 }, { SITE_URL: 8080 }, { SITE_TIMEZONE: 1 }]) {
+      const [name] = Object.keys(vars);
+      const health = await request("GET", "/health", typed(vars));
+      expect(health.status, name).toBe(503);
+      expect(health.body.missing).toEqual([name]);
+      const wallets = await request("GET", `${API}/wallets`, typed(vars), { auth: admin.bearer });
+      expect(wallets.body).toEqual(envelopeA([name!]));
+      const login = await request("POST", `${API}/users/login`, typed(vars), {
+        body: { user_email: admin.email, user_password: PASSWORD },
+      });
+      expect(login.body).toEqual(envelopeB([name!]));
+      const page = await request("GET", "/wallet-admin/sign-in", typed(vars));
+      expect(page.status).toBe(503);
+      expect(page.text).toContain(name);
+      expect((await request("GET", "/", typed(vars))).status).toBe(200);
+    }
+    // A security code that is no text: GET /transactions refuses, as for one that is no integer.
+    const code = typed({ TRANSACTIONS_SECURITY_CODE: 1234 });
+    const list = await request(
+      "GET",
+      `${API}/transactions?user_id=${admin.id}&security_code=1`,
+      code,
+      { auth: admin.bearer },
+    );
+    expect(list.body).toEqual(envelopeA(["TRANSACTIONS_SECURITY_CODE"]));
+    expect((await request("GET", `${API}/wallets`, code, { auth: admin.bearer })).status).toBe(200);
+    // Optional: read as unset (the plugin's namespace off, balances not public, CORS and mail at
+    // their defaults), named by GET /health; the rest of the service goes on.
+    for (const vars of [
+      { COMPAT_NAMESPACE: true },
+      { COMPAT_PUBLIC_READS: true },
+      { CORS_ORIGINS: ["https://app.example.com"] },
+      { MAIL_TRANSPORT: 1 },
+      { MAIL_TRANSPORT: "cloudflare", MAIL_FROM: 5 },
+      { WEBHOOK_ALLOW_LOCAL: true },
+      { WEBHOOK_RETRY_BASE_S: 60 },
+      { WEBHOOK_SECRET_KEY: 1234 },
+    ]) {
+      const name = Object.keys(vars).at(-1)!;
+      const health = await request("GET", "/health", typed(vars));
+      expect(health.status, name).toBe(503);
+      expect(health.body.missing).toEqual([name]);
+      const credit = await request("POST", `${API}/credits`, typed(vars), {
+        auth: admin.bearer,
+        body: { user_id: user.id, wallet_id: wallet, amount: "1.00", request_id: unique("t") },
+      });
+      expect(credit.status, name).toBe(200);
+    }
+    const balance = `${COMPAT}/user-wallet-balance?user_id=${user.id}&wallet_id=${wallet}`;
+    const publicRead = await request("GET", balance, typed({ COMPAT_PUBLIC_READS: true }));
+    expect(publicRead.status).toBe(403);
+    const plugin = await request("GET", COMPAT, typed({ COMPAT_NAMESPACE: true }));
+    expect(plugin.status).toBe(404);
+    const hook = await request("POST", `${API}/webhooks`, typed({ WEBHOOK_SECRET_KEY: 1234 }), {
+      auth: admin.bearer,
+      body: { url: "https://hooks.example.com/x", events: ["transaction.created"] },
+    });
+    expect(hook.status).toBe(503);
+    expect(hook.body.error).toEqual({ missing: ["WEBHOOK_SECRET_KEY"] });
+    // The webhook consumer reads its retry delay as the default, 60 s, rather than failing a batch.
+    const batch = { queue: "wallet-webhooks", messages: [] } as unknown as MessageBatch;
+    const consumerEnv = { ...env, WEBHOOK_RETRY_BASE_S: 60 } as unknown as Env;
+    await expect(worker.queue(batch, consumerEnv)).resolves.toBe(undefined);
+    // Each logged once, by name, with what to do.
+    const lines = log.mock.calls
+      .map(([line]) => JSON.parse(String(line)) as Json)
+      .filter((line) => line.setting === "JWT_ISSUER" || line.setting === "WEBHOOK_RETRY_BASE_S");
+    expect(lines).toEqual([
+      expect.objectContaining({ setting: "JWT_ISSUER", problem: NOT_TEXT }),
+      expect.objectContaining({ setting: "WEBHOOK_RETRY_BASE_S", problem: NOT_TEXT }),
+    ]);
+    expect(NOT_TEXT).toMatch(/quotes/);
+    expect(log.mock.calls.map(([line]) => String(line)).join("\n")).not.toContain('"stack"');
   });
 
   it("takes SITE_URL empty, a 32-character JWT_SECRET and an integer security code as configured", async () => {

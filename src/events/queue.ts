@@ -4,7 +4,13 @@
 // endpoint's cursor, and the cron finds what a lost nudge left), so nothing here needs to be exact.
 import { createDb, inRuns } from "../db/client";
 import { endpointIds, endpointsBehind } from "../db/events";
-import { configuredSiteUrl, type SettingsEnv, settingProblems, usableSecretKey } from "../settings";
+import {
+  configuredSiteUrl,
+  type SettingsEnv,
+  settingProblems,
+  usableSecretKey,
+  varText,
+} from "../settings";
 import { type DeadLetter, type PumpDeps, pumpEndpoint } from "./pump";
 
 export type Nudge = { endpointId: number };
@@ -124,15 +130,15 @@ export type ConsumerEnv = SettingsEnv & {
 
 /** The consumer's dependencies from its bindings: deliveries go out through the runtime's fetch. */
 export function pumpDeps(env: ConsumerEnv): PumpDeps {
-  const text = (env.WEBHOOK_RETRY_BASE_S ?? "").trim();
+  const text = varText(env.WEBHOOK_RETRY_BASE_S).trim();
   const base = /^[0-9]{1,15}$/.test(text) ? Number(text) : 0;
   return {
     db: createDb(env.DB),
     outbound: (u, i) => fetch(u, i),
-    secretKey: env.WEBHOOK_SECRET_KEY ?? "",
+    secretKey: varText(env.WEBHOOK_SECRET_KEY),
     site: {
       siteUrl: configuredSiteUrl(env),
-      timeZone: env.SITE_TIMEZONE ?? "",
+      timeZone: varText(env.SITE_TIMEZONE),
     },
     retryBaseS: base > 0 ? base : 60,
     nowMs: Date.now,

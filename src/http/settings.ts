@@ -47,7 +47,8 @@ export function missingSettings(
       { request_id: c.var.requestId ?? null, setting: name, problem, effect },
       "error",
     );
-  return problems.filter((p) => which === "all" || !p.effect).map((p) => p.name);
+  // A MAIL_FROM that is no text is also what MAIL_TRANSPORT=cloudflare lacks: named once.
+  return [...new Set(problems.filter((p) => which === "all" || !p.effect).map((p) => p.name))];
 }
 
 const EVERY_ROUTE = "routes that need it answer 503 service_not_configured until it is set";
@@ -57,6 +58,18 @@ const SOME_ROUTES: Partial<Record<SettingName, string>> = {
   TRANSACTIONS_SECURITY_CODE:
     "GET /transactions answers 503 service_not_configured until it is set",
   COMPAT_NAMESPACE: "the plugin's namespace is not served until it is set",
+  // Optional settings, named only when their value is no text: each is read as unset meanwhile.
+  ...Object.fromEntries(
+    [
+      "COMPAT_PUBLIC_READS",
+      "CORS_ORIGINS",
+      "MAIL_TRANSPORT",
+      "MAIL_FROM",
+      "WEBHOOK_ALLOW_LOCAL",
+      "WEBHOOK_RETRY_BASE_S",
+      "WEBHOOK_SECRET_KEY",
+    ].map((name) => [name, "read as unset (its default) until its value is text"]),
+  ),
 };
 
 /** Why a transport MAIL_TRANSPORT names cannot send: the mail routes answer 503 until it can. */

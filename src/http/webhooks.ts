@@ -2,13 +2,13 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { nudgeAfterCommit } from "../events/queue";
-import { usableSecretKey } from "../settings";
+import { usableSecretKey, varText } from "../settings";
 import type { WebhookSettings } from "../wallet/context";
 import { apiError } from "./errors";
 
 /** The webhook verbs' settings, or 503 while WEBHOOK_SECRET_KEY is unset or too short. */
 export function webhookSettings(c: Context<AppEnv>): WebhookSettings {
-  const secretKey = c.env.WEBHOOK_SECRET_KEY ?? "";
+  const secretKey = varText(c.env.WEBHOOK_SECRET_KEY);
   const missing = [
     ...(usableSecretKey(secretKey) ? [] : ["WEBHOOK_SECRET_KEY"]),
     // Without the queue no endpoint would ever be sent its events.

@@ -4,6 +4,7 @@
 // needs the route tables, is in ../route-methods.ts.
 import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../env";
+import { varText } from "../settings";
 import { answerHeaders, BOOKMARK_HEADER } from "./answer-headers";
 import { percentDecode } from "./decode";
 import { logOnce } from "./log-once";
@@ -90,7 +91,7 @@ const ALLOW_METHODS = ["OPTIONS", "GET", "POST", "PUT", "PATCH", "DELETE"].join(
  * over.
  */
 export const corsHeaders: MiddlewareHandler<AppEnv> = async (c: Context<AppEnv>, next) => {
-  const { everyOrigin, named } = corsOf(c.env.CORS_ORIGINS);
+  const { everyOrigin, named } = corsOf(varText(c.env.CORS_ORIGINS));
   const origin = c.req.header("origin") || "";
   const listed = named.includes(origin);
   const grant = listed || (everyOrigin && SENT_ORIGIN.test(origin)) ? origin : null;

@@ -4,6 +4,8 @@
 //   printed to the log, for `npm run dev` and the tests;
 // - anything else, or a transport missing what it needs: no mail, and the routes that send some
 //   say so. Nothing else in the service depends on mail.
+import { varText } from "../settings";
+
 export type Mail = { to: string; subject: string; text: string };
 
 /**
@@ -28,10 +30,10 @@ export type MailSetting = "MAIL_TRANSPORT" | "MAIL_FROM" | "EMAIL";
 export function mailTransport(
   env: MailEnv,
 ): { name: MailTransport } | { missing: MailSetting; unintended: boolean } {
-  const name = (env.MAIL_TRANSPORT ?? "").trim().toLowerCase();
+  const name = varText(env.MAIL_TRANSPORT).trim().toLowerCase();
   if (name === "outbox") return { name };
   if (name !== "cloudflare") return { missing: "MAIL_TRANSPORT", unintended: name !== "" };
-  if ((env.MAIL_FROM ?? "").trim() === "") return { missing: "MAIL_FROM", unintended: true };
+  if (varText(env.MAIL_FROM).trim() === "") return { missing: "MAIL_FROM", unintended: true };
   if (typeof env.EMAIL?.send !== "function") return { missing: "EMAIL", unintended: true };
   return { name };
 }
@@ -48,7 +50,7 @@ export function mailSender(env: MailEnv): MailSender | { missing: MailSetting } 
     return { missing: transport.missing };
   }
   if (transport.name === "outbox") return { outbox: true };
-  const from = env.MAIL_FROM!.trim();
+  const from = varText(env.MAIL_FROM).trim();
   const binding = env.EMAIL!;
   return {
     send: async (mail) => {

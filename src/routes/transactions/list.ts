@@ -7,6 +7,7 @@ import { missingSettings } from "../../http/settings";
 import { siteSettings } from "../../http/site";
 import { readerFields } from "../../http/validation";
 import { pageHeaders } from "../../http/wp-core";
+import { varText } from "../../settings";
 import { openHistoryGate } from "../../throttle/history-gate";
 import { transactionRecord } from "../../wallet/rules";
 import { historyPage, wholeHistory } from "../../wallet/transactions";
@@ -46,7 +47,7 @@ export const listTransactions = defineRoute(
 
     if (missingSettings(c, "all").includes("TRANSACTIONS_SECURITY_CODE"))
       throw serviceNotConfigured(["TRANSACTIONS_SECURITY_CODE"]);
-    const expected = (c.env.TRANSACTIONS_SECURITY_CODE ?? "").trim();
+    const expected = varText(c.env.TRANSACTIONS_SECURITY_CODE).trim();
     if (expected && !sameSecret(fields.security_code, expected)) {
       throw apiError("security_failed", {
         security_code: "Security verification failed",
