@@ -28,6 +28,17 @@ export default {
    * expired (they stopped counting at their expires_at already: docs/ledger.md#holds).
    */
   async scheduled(controller, env, _ctx?: ExecutionContext) {
+    // No database bound: said plainly each run, as every route names it (http/settings.ts).
+    if (!env.DB) {
+      console.error(
+        JSON.stringify({
+          cron: controller.cron,
+          setting: "DB",
+          problem: "is not bound (wrangler.toml)",
+        }),
+      );
+      return;
+    }
     const db = createDb(env.DB);
     // A database behind its code: said plainly, and nothing done, as every route refuses too.
     if (!(await migrated(db))) {

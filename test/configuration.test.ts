@@ -565,6 +565,33 @@ describe("a D1 without every migration applied", () => {
     expect(caughtUp.body.database).toBe("ok");
   });
 
+  it("lets the cron and the webhook consumer name an unbound DB, rather than fail", async () => {
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    const unbound = { ...env, DB: undefined } as unknown as Env;
+    await worker.scheduled(
+      { scheduledTime: Date.now(), cron: "* * * * *", noRetry() {} },
+      unbound,
+      createExecutionContext(),
+    );
+    const acked: string[] = [];
+    const message = { body: { endpointId: 1 }, attempts: 1 };
+    const batch = {
+      queue: "wallet-webhooks",
+      messages: [{ ...message, ack: () => acked.push("ack"), retry: () => acked.push("retry") }],
+    } as unknown as MessageBatch;
+    await worker.queue(batch, unbound);
+    // Nothing is lost: once DB is bound, the cron's sweep nudges every endpoint still behind.
+    expect(acked).toEqual(["ack"]);
+    expect(errors.mock.calls.map(([line]) => JSON.parse(String(line)))).toEqual([
+      { cron: "* * * * *", setting: "DB", problem: "is not bound (wrangler.toml)" },
+      {
+        setting: "DB",
+        problem: "is not bound (wrangler.toml)",
+        effect: "webhook deliveries wait until it is bound",
+      },
+    ]);
+  });
+
   it("lets the cron say so, rather than fail, on a database never migrated", async () => {
     const errors = vi.spyOn(console, "error").mockImplementation(() => {});
     await worker.scheduled(

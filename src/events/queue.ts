@@ -147,10 +147,20 @@ export function pumpDeps(env: ConsumerEnv): PumpDeps {
 }
 
 /**
- * What stops every delivery: no key to sign with, or a SITE_URL or SITE_TIMEZONE the service
- * refused (each event's links, guids and dates follow them, and the service answers 503 meanwhile).
+ * What stops every delivery: no database, no key to sign with, or a SITE_URL or SITE_TIMEZONE the
+ * service refused (each event's links, guids and dates follow them, and the service answers 503
+ * meanwhile).
  */
 const deliveryBlockers = (env: ConsumerEnv, deps: PumpDeps) => [
+  ...(env.DB
+    ? []
+    : [
+        {
+          setting: "DB",
+          problem: "is not bound (wrangler.toml)",
+          effect: "webhook deliveries wait until it is bound",
+        },
+      ]),
   ...(usableSecretKey(deps.secretKey)
     ? []
     : [
