@@ -6,6 +6,8 @@
 import { Hono } from "hono";
 import { html } from "hono/html";
 import type { AppEnv } from "./env";
+import { serviceNotConfigured } from "./http/errors";
+import { logOnce } from "./http/log-once";
 import { NAMESPACE } from "./http/rest-index";
 import { REFERENCE } from "./routes/openapi";
 
@@ -85,6 +87,20 @@ export const reference = new Hono<AppEnv>()
     const file = c.req.param("file");
     const type = ASSET_TYPES[file];
     if (type === undefined) return c.notFound();
+    // A deployment without wrangler.toml's [assets] block: the page's files alone cannot be served.
+    if (!c.env.ASSETS) {
+      logOnce(
+        "setting ASSETS",
+        {
+          request_id: c.var.requestId ?? null,
+          setting: "ASSETS",
+          problem: "is not bound (wrangler.toml [assets])",
+          effect: "the API reference's files answer 503 service_not_configured until it is bound",
+        },
+        "error",
+      );
+      throw serviceNotConfigured(["ASSETS"]);
+    }
     const url = new URL(`${REFERENCE}/${file}`, c.req.url);
     const asset = await c.env.ASSETS.fetch(new Request(url, { headers: c.req.raw.headers }));
     const res = new Response(asset.body, asset);

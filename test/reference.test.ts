@@ -1,7 +1,7 @@
 // The interactive API reference (/api-reference): its page, scripts and stylesheet come from this
 // Worker under a Content-Security-Policy that lets nothing from elsewhere run, load or be sent to.
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { testApp } from "./helpers";
 
 const SITE = "http://localhost";
@@ -84,6 +84,30 @@ describe("GET /api-reference", () => {
       expect(body.length, path).toBeGreaterThan(0);
       expect(body, path).not.toMatch(/cdn\.jsdelivr\.net|unpkg\.com|fonts\.googleapis/);
     }
+  });
+
+  it("answers a file 503 naming ASSETS, not 500, on a deployment without the [assets] binding", async () => {
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    const unbound = { ...env, ASSETS: undefined };
+    for (let i = 0; i < 2; i++) {
+      const res = await app.request(`${SITE}/api-reference/swagger-ui.css`, {}, unbound);
+      expect(res.status).toBe(503);
+      expect(await res.json()).toEqual({
+        status_code: 503,
+        status: false,
+        message: "Service not configured",
+        error: { missing: ["ASSETS"] },
+      });
+    }
+    const lines = errors.mock.calls.map(([line]) => JSON.parse(String(line)));
+    expect(lines).toEqual([
+      expect.objectContaining({
+        setting: "ASSETS",
+        problem: "is not bound (wrangler.toml [assets])",
+      }),
+    ]);
+    // The page itself, and the rest of the service, need no assets.
+    expect((await app.request(`${SITE}/api-reference`, {}, unbound)).status).toBe(200);
   });
 
   it("serves a stylesheet that loads nothing: no @import, no web font, every url() a data: URL", async () => {
