@@ -148,6 +148,35 @@ describe("the consumer's pump", () => {
     expect(log.at(-2)).toMatchObject({ status: "delivered", attempt: 2 });
   });
 
+  it("without the WEBHOOK_DLQ binding, logs a dead letter naming it and goes on, rather than retry it for ever", async () => {
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    const { admin, user, wallet } = await makeAccount();
+    const hook = await subscribeWebhook(admin, "transaction.created");
+    await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
+    const [poison] = await eventsAfter(admin, hook.last_event_id, "transaction.created");
+    const { got, outbound } = receiver((id) => (id === String(poison!.id) ? 500 : 200));
+    const t = clock();
+    const unbound = { ...env, WEBHOOK_DLQ: undefined } as unknown as typeof env;
+    const deps = { ...consumerDeps(unbound), outbound, nowMs: t.nowMs };
+    for (;;) {
+      const r = await pumpEndpoint(deps, hook.id);
+      if (r.kind !== "retry") break;
+      t.advance(r.delayS);
+    }
+    expect(got).toHaveLength(MAX_ATTEMPTS);
+    expect(await webhook(admin, hook.id)).toMatchObject({ last_event_id: poison!.id });
+    expect(errors.mock.calls.map(([line]) => JSON.parse(String(line)))).toContainEqual({
+      webhook_dead_letter: {
+        endpointId: hook.id,
+        eventId: poison!.id,
+        attempts: MAX_ATTEMPTS,
+        error: "answered HTTP 500",
+      },
+      setting: "WEBHOOK_DLQ",
+      problem: "is not bound (wrangler.toml)",
+    });
+  });
+
   it(`dead-letters an event after ${MAX_ATTEMPTS} failed attempts with doubling delays, marks the endpoint failing, and goes on with the next`, async () => {
     const { admin, user, wallet } = await makeAccount();
     const hook = await subscribeWebhook(admin, "transaction.created");

@@ -123,7 +123,7 @@ export async function sweepOutbox(d1: D1Database, queue: Queue<Nudge> | undefine
 export type ConsumerEnv = SettingsEnv & {
   DB: D1Database;
   WEBHOOK_QUEUE: Queue<Nudge>;
-  WEBHOOK_DLQ: Queue<DeadLetter>;
+  WEBHOOK_DLQ?: Queue<DeadLetter>;
   WEBHOOK_SECRET_KEY?: string;
   WEBHOOK_RETRY_BASE_S?: string;
 };
@@ -142,7 +142,18 @@ export function pumpDeps(env: ConsumerEnv): PumpDeps {
     },
     retryBaseS: base > 0 ? base : 60,
     nowMs: Date.now,
-    deadLetter: (letter) => env.WEBHOOK_DLQ.send(letter),
+    deadLetter: async (letter) => {
+      if (env.WEBHOOK_DLQ) return env.WEBHOOK_DLQ.send(letter);
+      // Without the dead-letter queue, the letter is logged as its consumer would log it, and the
+      // endpoint goes on to its next event rather than sending this one again at every nudge.
+      console.error(
+        JSON.stringify({
+          webhook_dead_letter: letter,
+          setting: "WEBHOOK_DLQ",
+          problem: "is not bound (wrangler.toml)",
+        }),
+      );
+    },
   };
 }
 
