@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { parseEnv } from "node:util";
 import { wallets } from "../src/db/schema";
-import { JWT_SECRET_MIN_LENGTH, usableJwtSecret } from "../src/settings";
+import { flagOn, JWT_SECRET_MIN_LENGTH, usableJwtSecret } from "../src/settings";
 import { ensureAdmin } from "./lib/admin";
 import { DEV_DEFAULTS, devSecrets, devValue, devVarArgs } from "./lib/dev-vars";
 import { freePort, portIsFree } from "./lib/server";
@@ -124,10 +124,9 @@ const mailLine =
   devValue(devVars, "MAIL_TRANSPORT") === "outbox"
     ? `Mail (verification links, reset codes) is kept in the outbox: http://127.0.0.1:${port}/wallet-admin/outbox`
     : `Mail goes by MAIL_TRANSPORT=${devValue(devVars, "MAIL_TRANSPORT")} (.dev.vars).`;
-const localHooks =
-  devValue(devVars, "WEBHOOK_ALLOW_LOCAL") === "true"
-    ? "allowed"
-    : "refused (WEBHOOK_ALLOW_LOCAL in .dev.vars)";
+const localHooks = flagOn(devValue(devVars, "WEBHOOK_ALLOW_LOCAL"))
+  ? "allowed"
+  : "refused (WEBHOOK_ALLOW_LOCAL in .dev.vars)";
 
 // Guids, the discovery index and the OpenAPI document name the address the API is really on.
 const siteUrl = process.env.SITE_URL ?? `http://127.0.0.1:${port}`;

@@ -16,6 +16,22 @@ export const JWT_SECRET_MIN_LENGTH = 32;
  */
 export const varText = (value: unknown) => (typeof value === "string" ? value : "");
 
+/** A flag var (COMPAT_PUBLIC_READS, WEBHOOK_ALLOW_LOCAL): on only for "true", in any case. */
+export const flagOn = (value: unknown) => varText(value).trim().toLowerCase() === "true";
+
+/** What a flag var may say: anything else is named, and read as off. */
+const FLAG_WORDS = ["", "true", "false"];
+
+/** A var's positive whole number, or null. */
+function positiveWhole(value: unknown) {
+  const text = varText(value).trim();
+  const n = /^[0-9]{1,15}$/.test(text) ? Number(text) : 0;
+  return n > 0 ? n : null;
+}
+
+/** WEBHOOK_RETRY_BASE_S in seconds: a positive whole number, else the default, 60. */
+export const retryBaseS = (value: unknown) => positiveWhole(value) ?? 60;
+
 /** Whether JWT_SECRET is long enough, not counting spaces at its ends (as WEBHOOK_SECRET_KEY). */
 export const usableJwtSecret = (secret: unknown) =>
   varText(secret).trim().length >= JWT_SECRET_MIN_LENGTH;
@@ -173,5 +189,11 @@ function judge(env: SettingsEnv): SettingProblem[] {
   const code = varText(env.TRANSACTIONS_SECURITY_CODE).trim();
   if (code !== "" && !SECURITY_CODE.test(code))
     refuse("TRANSACTIONS_SECURITY_CODE", "not an integer of at most 18 digits");
+  for (const name of ["COMPAT_PUBLIC_READS", "WEBHOOK_ALLOW_LOCAL"] as const)
+    if (!FLAG_WORDS.includes(varText(env[name]).trim().toLowerCase()))
+      refuse(name, 'neither "true" nor "false"');
+  const retry = env.WEBHOOK_RETRY_BASE_S;
+  if (varText(retry).trim() !== "" && positiveWhole(retry) === null)
+    refuse("WEBHOOK_RETRY_BASE_S", "not a positive whole number of seconds");
   return problems.sort((a, b) => TEXT_SETTINGS.indexOf(a.name) - TEXT_SETTINGS.indexOf(b.name));
 }

@@ -9,7 +9,7 @@ import { LATEST_MIGRATION, NOT_MIGRATED, schemaBehind } from "../src/db/health";
 import { needsSettings } from "../src/http/route";
 import worker from "../src/index";
 import { ROUTES } from "../src/routes";
-import { NOT_TEXT, type SettingName } from "../src/settings";
+import { flagOn, NOT_TEXT, retryBaseS, type SettingName } from "../src/settings";
 import {
   API,
   type Json,
@@ -461,6 +461,57 @@ describe("GET /health", () => {
     ]);
     expect(NOT_TEXT).toMatch(/quotes/);
     expect(log.mock.calls.map(([line]) => String(line)).join("\n")).not.toContain('"stack"');
+  });
+
+  it("names a flag that is neither true nor false, and a retry delay that is no whole number", async () => {
+    const log = vi.spyOn(console, "error").mockImplementation(() => {});
+    const admin = await makeAdmin();
+    const user = await makeUser();
+    const wallet = await makeWallet(admin);
+    const cases = [
+      { COMPAT_PUBLIC_READS: "yes" },
+      { COMPAT_PUBLIC_READS: "1" },
+      { WEBHOOK_ALLOW_LOCAL: "on" },
+      { WEBHOOK_RETRY_BASE_S: "abc" },
+      { WEBHOOK_RETRY_BASE_S: "0" },
+      { WEBHOOK_RETRY_BASE_S: "1.5" },
+    ];
+    for (const vars of cases) {
+      const [name] = Object.keys(vars);
+      const health = await request("GET", "/health", vars);
+      expect(health.status, JSON.stringify(vars)).toBe(503);
+      expect(health.body.missing).toEqual([name]);
+      // Read as its default meanwhile: balances are not public, and the rest goes on.
+      const balance = `${COMPAT}/user-wallet-balance?user_id=${user.id}&wallet_id=${wallet}`;
+      expect((await request("GET", balance, vars)).status).toBe(403);
+      expect((await request("GET", `${API}/wallets`, vars, { auth: admin.bearer })).status).toBe(
+        200,
+      );
+    }
+    const named = log.mock.calls
+      .map(([line]) => JSON.parse(String(line)) as Json)
+      .filter((line) => cases.some((vars) => line.setting === Object.keys(vars)[0]));
+    expect(named.map((line) => [line.setting, line.problem])).toEqual([
+      ["COMPAT_PUBLIC_READS", 'neither "true" nor "false"'],
+      ["WEBHOOK_ALLOW_LOCAL", 'neither "true" nor "false"'],
+      ["WEBHOOK_RETRY_BASE_S", "not a positive whole number of seconds"],
+    ]);
+    // Each is read one way everywhere: a flag in any case, a delay in whole seconds.
+    expect([" TRUE ", "true", "false", "", "yes", 1].map(flagOn)).toEqual([
+      true,
+      true,
+      false,
+      false,
+      false,
+      false,
+    ]);
+    expect(["2", " 90 ", "0", "abc", "1.5", 60].map(retryBaseS)).toEqual([2, 90, 60, 60, 60, 60]);
+    for (const vars of [
+      { COMPAT_PUBLIC_READS: " True " },
+      { WEBHOOK_ALLOW_LOCAL: "FALSE" },
+      { WEBHOOK_RETRY_BASE_S: " 30 " },
+    ])
+      expect((await request("GET", "/health", vars)).status, JSON.stringify(vars)).toBe(200);
   });
 
   it("takes SITE_URL empty, a 32-character JWT_SECRET and an integer security code as configured", async () => {

@@ -1,7 +1,6 @@
-import { varText } from "../settings";
+import { flagOn } from "../settings";
 
 type CompatVars = { COMPAT_PUBLIC_READS?: string };
 
 /** `COMPAT_PUBLIC_READS=true`: balances are readable without credentials, as the plugin had them. */
-export const publicReads = (env: CompatVars) =>
-  varText(env.COMPAT_PUBLIC_READS).trim().toLowerCase() === "true";
+export const publicReads = (env: CompatVars) => flagOn(env.COMPAT_PUBLIC_READS);

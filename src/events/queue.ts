@@ -6,6 +6,7 @@ import { createDb, inRuns } from "../db/client";
 import { endpointIds, endpointsBehind } from "../db/events";
 import {
   configuredSiteUrl,
+  retryBaseS,
   type SettingsEnv,
   settingProblems,
   usableSecretKey,
@@ -130,8 +131,6 @@ export type ConsumerEnv = SettingsEnv & {
 
 /** The consumer's dependencies from its bindings: deliveries go out through the runtime's fetch. */
 export function pumpDeps(env: ConsumerEnv): PumpDeps {
-  const text = varText(env.WEBHOOK_RETRY_BASE_S).trim();
-  const base = /^[0-9]{1,15}$/.test(text) ? Number(text) : 0;
   return {
     db: createDb(env.DB),
     outbound: (u, i) => fetch(u, i),
@@ -140,7 +139,7 @@ export function pumpDeps(env: ConsumerEnv): PumpDeps {
       siteUrl: configuredSiteUrl(env),
       timeZone: varText(env.SITE_TIMEZONE),
     },
-    retryBaseS: base > 0 ? base : 60,
+    retryBaseS: retryBaseS(env.WEBHOOK_RETRY_BASE_S),
     nowMs: Date.now,
     deadLetter: async (letter) => {
       if (env.WEBHOOK_DLQ) return env.WEBHOOK_DLQ.send(letter);

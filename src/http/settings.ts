@@ -58,7 +58,7 @@ const SOME_ROUTES: Partial<Record<SettingName, string>> = {
   TRANSACTIONS_SECURITY_CODE:
     "GET /transactions answers 503 service_not_configured until it is set",
   COMPAT_NAMESPACE: "the plugin's namespace is not served until it is set",
-  // Optional settings, named only when their value is no text: each is read as unset meanwhile.
+  // Optional settings, named only when their value is no text or none they take.
   ...Object.fromEntries(
     [
       "COMPAT_PUBLIC_READS",
@@ -68,7 +68,7 @@ const SOME_ROUTES: Partial<Record<SettingName, string>> = {
       "WEBHOOK_ALLOW_LOCAL",
       "WEBHOOK_RETRY_BASE_S",
       "WEBHOOK_SECRET_KEY",
-    ].map((name) => [name, "read as unset (its default) until its value is text"]),
+    ].map((name) => [name, "read as its default (docs/configuration.md) until it is corrected"]),
   ),
 };
 

@@ -2,7 +2,7 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { nudgeAfterCommit } from "../events/queue";
-import { usableSecretKey, varText } from "../settings";
+import { flagOn, usableSecretKey, varText } from "../settings";
 import type { WebhookSettings } from "../wallet/context";
 import { apiError } from "./errors";
 
@@ -17,7 +17,7 @@ export function webhookSettings(c: Context<AppEnv>): WebhookSettings {
   if (missing.length > 0) throw apiError("webhooks_not_configured", { missing });
   return {
     secretKey,
-    allowLocal: c.env.WEBHOOK_ALLOW_LOCAL === "true",
+    allowLocal: flagOn(c.env.WEBHOOK_ALLOW_LOCAL),
     outbound: c.var.outbound,
   };
 }
