@@ -501,6 +501,23 @@ describe("moving money", () => {
     expect(await tableCounts()).toEqual(before);
   });
 
+  it("says a transfer form's key sent again to another recipient is refused, not done", async () => {
+    // Sent once to Bob (say its answer was lost), then again with the recipient changed: Carol got
+    // nothing, so the console must not tell the operator that this transfer was done.
+    const carol = await makeUser();
+    const page = await userPage();
+    const post = (to: number, amount = "2.00") =>
+      sendForm(page, `/users/${alice.id}/transfer`, { amount, to_user_id: to });
+    expect(noticeLeft(await post(bob.id))).toMatch(/^ok:Transfer Action Completed/);
+    const before = await tableCounts();
+    expect(noticeLeft(await post(bob.id))).toMatch(/^ok:Already done/);
+    expect(noticeLeft(await post(carol.id))).toMatch(
+      /^error:Transfer refused\. Transaction already exists/,
+    );
+    expect(await tableCounts()).toEqual(before);
+    expect(await balanceOf(admin, carol.id, wallet)).toBe(0);
+  });
+
   it("says a key a hold already holds is refused, not that the form was sent before", async () => {
     const page = await userPage();
     const key = hidden(page.html, "request_id");

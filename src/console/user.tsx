@@ -14,7 +14,7 @@ import { credit, debit, reverse, transfer } from "../wallet/movements";
 import { reversedEntries, userLedger } from "../wallet/operators";
 import { formatExact, formatMoney } from "../wallet/rules";
 import { endUserSessions } from "../wallet/sessions";
-import { readTransaction } from "../wallet/transactions";
+import { entryOfKind, readTransaction } from "../wallet/transactions";
 import { allWallets } from "../wallet/wallets";
 import { attempt, backRefused } from "./api";
 import type { ConsoleEnv, Fields, Session } from "./env";
@@ -346,6 +346,37 @@ async function moveWith(c: Context<ConsoleEnv>, action: Move, userId: number, fo
   });
 }
 
+/**
+ * Whether entry `ref` (the one holding a money form's key) is what this form, as sent now, would
+ * have written: the user's entry of the form's type, wallet and amount, and for a transfer its
+ * receiving half the form's recipient's. A key sent again with a field changed (a transfer to
+ * someone else) moved nothing of what the form asks now, and is refused in words.
+ */
+async function writtenBy(
+  c: Context<ConsoleEnv>,
+  action: Move,
+  userId: number,
+  ref: string,
+  form: Fields,
+) {
+  const found = await attempt(c, () => readTransaction(c.var.service, { id: Number(ref), ref }));
+  const e = found.ok ? found.value.entry : undefined;
+  const same =
+    e?.userId === userId &&
+    e.txnType === (action === "credit" ? "CREDIT" : "DEBIT") &&
+    e.walletId === field(form, "wallet_id").toLowerCase() &&
+    e.amountText === field(form, "amount");
+  if (!same || action !== "transfer") return same;
+  const half = await attempt(c, () => entryOfKind(c.var.service, { kind: "transfers", id: e.id }));
+  const partnerId = half.ok ? half.value?.partnerId : null;
+  if (partnerId == null) return false;
+  const partner = await attempt(c, () =>
+    entryOfKind(c.var.service, { kind: "transfers", id: partnerId }),
+  );
+  const to = field(form, "to_user_id");
+  return partner.ok && /^[0-9]+$/.test(to) && partner.value?.entry.userId === Number(to);
+}
+
 const move = (action: Move) =>
   userScreen.post(
     `/users/:id/${action}`,
@@ -362,23 +393,15 @@ const move = (action: Move) =>
       // Only an entry this very form would have written says so; a key a hold, a batch or another
       // movement holds is refused in words, since this form moved nothing.
       const repeat = moved.refusal.error as { txn_id?: string } | undefined;
-      if (moved.refusal.status === 409 && repeat?.txn_id !== undefined) {
-        const txn = Number(repeat.txn_id);
-        const found = await attempt(c, () =>
-          readTransaction(c.var.service, { id: txn, ref: repeat.txn_id! }),
-        );
-        const e = found.ok ? found.value.entry : undefined;
-        if (
-          e?.userId === id.id &&
-          e.txnType === (action === "credit" ? "CREDIT" : "DEBIT") &&
-          e.walletId === field(form, "wallet_id").toLowerCase() &&
-          e.amountText === field(form, "amount")
-        )
-          return back(c, to, {
-            kind: "ok",
-            text: "Already done: this form was sent before, and the money moved once.",
-          });
-      }
+      if (
+        moved.refusal.status === 409 &&
+        repeat?.txn_id !== undefined &&
+        (await writtenBy(c, action, id.id, repeat.txn_id, form))
+      )
+        return back(c, to, {
+          kind: "ok",
+          text: "Already done: this form was sent before, and the money moved once.",
+        });
       // The form keeps its key unless the key is taken (409): a retry of a busy database's unknown
       // outcome then moves the money at most once.
       const keys = ["wallet_id", "amount", "to_user_id", "note"];
