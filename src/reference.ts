@@ -50,10 +50,10 @@ const CONFIGURATION = {
 const START = `window.ui = SwaggerUIBundle(${JSON.stringify(CONFIGURATION)});\n`;
 
 /** The renderer's files in assets/api-reference/ (scripts/reference-assets.ts), by name. */
-const ASSET_TYPES: Record<string, string> = {
-  "swagger-ui-bundle.js": SCRIPT_TYPE,
-  "swagger-ui.css": "text/css; charset=utf-8",
-};
+const ASSET_TYPES = new Map([
+  ["swagger-ui-bundle.js", SCRIPT_TYPE],
+  ["swagger-ui.css", "text/css; charset=utf-8"],
+]);
 
 export const reference = new Hono<AppEnv>()
   .get("/", (c) => {
@@ -85,7 +85,7 @@ export const reference = new Hono<AppEnv>()
   // The bundle is 1.7 MB: a browser keeps each file and asks again with the asset's ETag (a 304).
   .get("/:file{[\\w.-]+}", async (c) => {
     const file = c.req.param("file");
-    const type = ASSET_TYPES[file];
+    const type = ASSET_TYPES.get(file);
     if (type === undefined) return c.notFound();
     // A deployment without wrangler.toml's [assets] block: the page's files alone cannot be served.
     if (!c.env.ASSETS) {

@@ -162,9 +162,14 @@ describe("GET /api-reference", () => {
       "/api-reference/swagger-initializer.js",
       "/api-reference/swagger-ui-standalone-preset.js",
       "/api-reference/scalar.js",
+      // Names every object has: never asked of the assets.
+      "/api-reference/constructor",
+      "/api-reference/__proto__",
+      "/api-reference/toString",
     ]) {
       const res = await get(path);
       expect(res.status, path).toBe(404);
+      expect(((await res.json()) as { code: string }).code, path).toBe("rest_no_route");
     }
   });
 });
