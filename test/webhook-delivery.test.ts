@@ -60,6 +60,27 @@ function clock() {
   return { nowMs: () => now, advance: (s: number) => (now += s * 1000) };
 }
 
+/** An endpoint whose receiver fails the first event it is sent (`poison`) and takes the rest. */
+async function poisonedEndpoint() {
+  const { admin, user, wallet } = await makeAccount();
+  const hook = await subscribeWebhook(admin, "transaction.created");
+  await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
+  const [poison] = await eventsAfter(admin, hook.last_event_id, "transaction.created");
+  const { got, outbound } = receiver((id) => (id === String(poison!.id) ? 500 : 200));
+  return { admin, user, wallet, hook, poison: poison!, got, outbound, t: clock() };
+}
+
+/** Pumps an endpoint, moving the clock past each retry's delay, until it stops retrying: the delays. */
+async function pumpThroughRetries(deps: PumpDeps, endpointId: number, t: ReturnType<typeof clock>) {
+  const delays: number[] = [];
+  for (;;) {
+    const r = await pumpEndpoint(deps, endpointId);
+    if (r.kind !== "retry") return delays;
+    delays.push(r.delayS);
+    t.advance(r.delayS);
+  }
+}
+
 function pumpDeps(outbound: Outbound, nowMs: () => number, letters: DeadLetter[] = []): PumpDeps {
   return {
     db: createDb(env.DB),
@@ -150,19 +171,10 @@ describe("the consumer's pump", () => {
 
   it("without the WEBHOOK_DLQ binding, logs a dead letter naming it and goes on, rather than retry it for ever", async () => {
     const errors = vi.spyOn(console, "error").mockImplementation(() => {});
-    const { admin, user, wallet } = await makeAccount();
-    const hook = await subscribeWebhook(admin, "transaction.created");
-    await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
-    const [poison] = await eventsAfter(admin, hook.last_event_id, "transaction.created");
-    const { got, outbound } = receiver((id) => (id === String(poison!.id) ? 500 : 200));
-    const t = clock();
+    const { admin, hook, poison, got, outbound, t } = await poisonedEndpoint();
     const unbound = { ...env, WEBHOOK_DLQ: undefined } as unknown as typeof env;
     const deps = { ...consumerDeps(unbound), outbound, nowMs: t.nowMs };
-    for (;;) {
-      const r = await pumpEndpoint(deps, hook.id);
-      if (r.kind !== "retry") break;
-      t.advance(r.delayS);
-    }
+    await pumpThroughRetries(deps, hook.id, t);
     expect(got).toHaveLength(MAX_ATTEMPTS);
     expect(await webhook(admin, hook.id)).toMatchObject({ last_event_id: poison!.id });
     expect(errors.mock.calls.map(([line]) => JSON.parse(String(line)))).toContainEqual({
@@ -178,21 +190,10 @@ describe("the consumer's pump", () => {
   });
 
   it(`dead-letters an event after ${MAX_ATTEMPTS} failed attempts with doubling delays, marks the endpoint failing, and goes on with the next`, async () => {
-    const { admin, user, wallet } = await makeAccount();
-    const hook = await subscribeWebhook(admin, "transaction.created");
-    await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
-    const [poison] = await eventsAfter(admin, hook.last_event_id, "transaction.created");
-    const { got, outbound } = receiver((id) => (id === String(poison!.id) ? 500 : 200));
-    const t = clock();
+    const { admin, user, wallet, hook, poison, got, outbound, t } = await poisonedEndpoint();
     const letters: DeadLetter[] = [];
     const deps = pumpDeps(outbound, t.nowMs, letters);
-    const delays: number[] = [];
-    for (;;) {
-      const r = await pumpEndpoint(deps, hook.id);
-      if (r.kind !== "retry") break;
-      delays.push(r.delayS);
-      t.advance(r.delayS);
-    }
+    const delays = await pumpThroughRetries(deps, hook.id, t);
     expect(delays).toEqual([60, 120, 240, 480, 960, 1920, 3600]);
     expect(got).toHaveLength(MAX_ATTEMPTS);
     expect(letters).toEqual([

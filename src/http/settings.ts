@@ -5,7 +5,7 @@
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../env";
 import { type MailSetting, mailTransport } from "../mail/transport";
-import { type SettingName, settingProblems } from "../settings";
+import { OPTIONAL_SETTINGS, type SettingName, settingProblems } from "../settings";
 import { schemaApplied } from "../wallet/faults";
 import { notMigrated, serviceNotConfigured } from "./errors";
 import { logOnce } from "./log-once";
@@ -58,17 +58,8 @@ const SOME_ROUTES: Partial<Record<SettingName, string>> = {
   TRANSACTIONS_SECURITY_CODE:
     "GET /transactions answers 503 service_not_configured until it is set",
   COMPAT_NAMESPACE: "the plugin's namespace is not served until it is set",
-  // Optional settings, named only when their value is no text or none they take.
   ...Object.fromEntries(
-    [
-      "COMPAT_PUBLIC_READS",
-      "CORS_ORIGINS",
-      "MAIL_TRANSPORT",
-      "MAIL_FROM",
-      "WEBHOOK_ALLOW_LOCAL",
-      "WEBHOOK_RETRY_BASE_S",
-      "WEBHOOK_SECRET_KEY",
-    ].map((name) => [name, "read as its default (docs/configuration.md) until it is corrected"]),
+    OPTIONAL_SETTINGS.map((name) => [name, "read as its default until it is corrected"]),
   ),
 };
 
