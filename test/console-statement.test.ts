@@ -103,8 +103,24 @@ describe("the console's Statement section", () => {
       cookie,
     );
     const section = page.html.slice(page.html.indexOf('id="statement"'));
-    expect(section).toMatch(/Opening balance \(2026-11-05\)<\/th><td class="num">₦100\.00/);
-    expect(section).toMatch(/Closing balance \(2026-11-12\)<\/th><td class="num">₦70\.00/);
+    // Each day a <time> that never breaks at its hyphens (console.css): a phone wrapped it in three.
+    const day = (d: string) => `<time datetime="${d}"><span>${d}</span></time>`;
+    expect(section).toContain(
+      `Opening balance (${day("2026-11-05")})</th><td class="num">₦100.00</td>`,
+    );
+    expect(section).toContain(
+      `Closing balance (${day("2026-11-12")})</th><td class="num">₦70.00</td>`,
+    );
+  });
+
+  it("dates each entry as a <time> broken, if at all, between its day and its time of day", async () => {
+    const page = await request(`/users/${alice.id}`, cookie);
+    const entries = page.html.slice(page.html.indexOf('id="entries"'));
+    expect(entries).toContain(
+      '<td><time datetime="2026-11-03T09:00Z"><span>2026-11-03</span> <span>09:00</span></time></td>',
+    );
+    const css = await (await app.request(`${BASE}/console.css`, {}, env)).text();
+    expect(css).toContain("time > span { white-space: nowrap; }");
   });
 
   it("bounds a day by the site's wall clock when a clock change skips or repeats its midnight", async () => {
@@ -129,7 +145,7 @@ describe("the console's Statement section", () => {
       const res = await app.request(path, { headers: { Cookie: cookie } }, santiago);
       const html = await res.text();
       const figure = (name: string) =>
-        new RegExp(`${name}[^<]*</th><td class="num">([^<]+)<`).exec(
+        new RegExp(`${name}.*?</th><td class="num">([^<]+)<`).exec(
           html.slice(html.indexOf('id="statement"')),
         )?.[1];
       return {

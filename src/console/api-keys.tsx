@@ -9,7 +9,7 @@ import type { ConsoleEnv } from "./env";
 import { back, backWithSecret, field, noticeOf, secretOf } from "./page";
 import { withIds } from "./path-ids";
 import { BASE } from "./session";
-import { Csrf, type Notice, Page, PostButton, Table } from "./views";
+import { Csrf, type Notice, Page, PostButton, Table, When } from "./views";
 
 export const apiKeysScreen = new Hono<ConsoleEnv>({ strict: false });
 
@@ -47,7 +47,9 @@ const keysPage = async (c: Context<ConsoleEnv>, notice?: Notice) => {
               <td>{k.name}</td>
               <td>{username}</td>
               <td>{k.scope}</td>
-              <td>{k.lastUsedAtMs === null ? "never" : new Date(k.lastUsedAtMs).toISOString()}</td>
+              <td>
+                {k.lastUsedAtMs === null ? "never" : <When ms={k.lastUsedAtMs} to="second" />}
+              </td>
               <td>
                 {k.revokedAtMs !== null ? (
                   "revoked"

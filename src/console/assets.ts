@@ -21,6 +21,7 @@ section, .card { background: #fff; border: 1px solid var(--line); border-radius:
 table { width: 100%; border-collapse: collapse; font-variant-numeric: tabular-nums; }
 th, td { text-align: left; padding: .4rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 td.num, th.num { text-align: right; white-space: nowrap; }
+time > span { white-space: nowrap; }
 /* A table wider than the screen scrolls sideways: a shadow at the edge it hides more past. */
 .scroll { overflow-x: auto; background: linear-gradient(90deg, #fff 30%, #fff0) left / 2rem 100%,
   linear-gradient(270deg, #fff 30%, #fff0) right / 2rem 100%,
@@ -51,7 +52,7 @@ caption { text-align: left; font-weight: 600; padding: .75rem 0 .25rem; }
 .actions form { display: flex; gap: .4rem; }
 .actions input { width: 6rem; }
 .pager { display: flex; gap: 1rem; align-items: center; margin-top: .75rem; }
-@media (max-width: 40rem) { main { padding: .75rem; } th, td { padding: .35rem .3rem; } }
+@media (max-width: 40rem) { main { padding: .5rem; } section, .card { padding: .75rem; } th, td { padding: .35rem .3rem; } }
 `;
 
 /**

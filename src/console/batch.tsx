@@ -9,10 +9,10 @@ import { reversedEntries } from "../wallet/operators";
 import { batchRecord } from "../wallet/rules";
 import { attempt, backRefused, refusalText } from "./api";
 import type { ConsoleEnv } from "./env";
-import { back, field, noticeOf, utc } from "./page";
+import { back, field, noticeOf } from "./page";
 import { withIds } from "./path-ids";
 import { BASE } from "./session";
-import { Csrf, Page, Table } from "./views";
+import { Csrf, Page, Table, When } from "./views";
 
 export const batchScreen = new Hono<ConsoleEnv>({ strict: false });
 
@@ -47,8 +47,8 @@ batchScreen.get(
         notice={await noticeOf(c)}
       >
         <p>
-          Request id <code>{batch.request_id}</code>, {utc(Date.parse(batch.created_at))} UTC,{" "}
-          {batch.balanced ? "balanced" : "not balanced"}: <strong>{batch.status}</strong>
+          Request id <code>{batch.request_id}</code>, <When ms={Date.parse(batch.created_at)} />{" "}
+          UTC, {batch.balanced ? "balanced" : "not balanced"}: <strong>{batch.status}</strong>
           {batch.reversal_batch_id ? (
             <>
               {" "}

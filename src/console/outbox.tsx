@@ -5,8 +5,7 @@ import { Hono } from "hono";
 import { mailTransport } from "../mail/transport";
 import { mailOutbox, OUTBOX_KEEP } from "../wallet/operators";
 import type { ConsoleEnv } from "./env";
-import { utc } from "./page";
-import { Page } from "./views";
+import { Page, When } from "./views";
 
 export const outboxScreen = new Hono<ConsoleEnv>().get("/", async (c) => {
   const mails = await mailOutbox(c.var.service);
@@ -28,7 +27,7 @@ export const outboxScreen = new Hono<ConsoleEnv>().get("/", async (c) => {
           <section>
             <h2>{m.subject}</h2>
             <p class="muted">
-              To {m.toAddress}, {utc(m.createdAtMs, "second")} UTC
+              To {m.toAddress}, <When ms={m.createdAtMs} to="second" /> UTC
             </p>
             <pre>{m.bodyText}</pre>
           </section>

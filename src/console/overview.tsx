@@ -6,7 +6,7 @@ import { formatExact, formatMoney } from "../wallet/rules";
 import type { ConsoleEnv } from "./env";
 import { DAY_S, day, noticeOf, plural } from "./page";
 import { BASE } from "./session";
-import { Chart, Page, Table } from "./views";
+import { Chart, Page, Table, When } from "./views";
 
 export const overviewScreen = new Hono<ConsoleEnv>({ strict: false });
 
@@ -62,7 +62,9 @@ overviewScreen.get("/", async (c) => {
                   .filter((d) => at(d, "credits") || at(d, "debits"))
                   .map((d) => (
                     <tr>
-                      <td>{day(d)}</td>
+                      <td>
+                        <When ms={d * 1000} to="day" />
+                      </td>
                       <td class="num">{formatExact(at(d, "credits"), wallet)}</td>
                       <td class="num">{formatExact(at(d, "debits"), wallet)}</td>
                     </tr>
@@ -85,7 +87,9 @@ overviewScreen.get("/", async (c) => {
                 </td>
                 <td>{entry.txnType}</td>
                 <td class="num">{w ? formatExact(entry.amountMinor, w) : entry.amountText}</td>
-                <td>{day(entry.createdAtS)}</td>
+                <td>
+                  <When ms={entry.createdAtS * 1000} to="day" />
+                </td>
               </tr>
             );
           })}

@@ -15,6 +15,7 @@ import { back, type Wallet } from "./page";
 import { withIds } from "./path-ids";
 import { queryOf, Text } from "./query";
 import { BASE } from "./session";
+import { ShownDay } from "./views";
 
 /**
  * A day a statement can cover: a calendar day of a year from 1000 to 9998, which no site time zone
@@ -165,10 +166,20 @@ export function StatementSection(props: {
         <table class="figures" aria-label="Statement totals">
           <tbody>
             {[
-              [`Opening balance (${s.from})`, read.figures.opening],
+              [
+                <>
+                  Opening balance (<ShownDay day={s.from} />)
+                </>,
+                read.figures.opening,
+              ],
               ["In", read.figures.in],
               ["Out", read.figures.out],
-              [`Closing balance (${s.to})`, read.figures.closing],
+              [
+                <>
+                  Closing balance (<ShownDay day={s.to} />)
+                </>,
+                read.figures.closing,
+              ],
               ["Entries", read.count],
             ].map(([label, figure]) => (
               <tr>

@@ -9,10 +9,10 @@ import { type availableBalances, captureHold, type HoldView, voidHold } from "..
 import { formatExact } from "../wallet/rules";
 import { attempt, backRefused } from "./api";
 import type { ConsoleEnv, Session } from "./env";
-import { back, field, utc, type Wallet } from "./page";
+import { back, field, type Wallet } from "./page";
 import { withIds } from "./path-ids";
 import { BASE } from "./session";
-import { Csrf, PostButton, Table } from "./views";
+import { Csrf, PostButton, Table, When } from "./views";
 
 export const holdsScreen = new Hono<ConsoleEnv>({ strict: false });
 
@@ -74,7 +74,9 @@ export function HoldsSection(props: { userId: number; holds: HoldView[]; session
                     ? `captured ${capturedText(view)} (transaction ${view.transactionId})`
                     : view.status}
                 </td>
-                <td>{utc(h.expiresAtS * 1000)}</td>
+                <td>
+                  <When ms={h.expiresAtS * 1000} />
+                </td>
                 <td>{h.note}</td>
                 <td>
                   {view.status === "held" && (

@@ -3,6 +3,7 @@
 // each through the service's verbs as the signed-in operator.
 
 import { type Context, Hono } from "hono";
+import type { Child } from "hono/jsx";
 import * as v from "valibot";
 import type { EntryRow } from "../db/ledger";
 import { EntryParams, movementOf, ReverseParams, TransferParams } from "../http/fields";
@@ -18,7 +19,7 @@ import { entryOfKind, readTransaction } from "../wallet/transactions";
 import { allWallets } from "../wallet/wallets";
 import { attempt, backRefused } from "./api";
 import type { ConsoleEnv, Fields, Session } from "./env";
-import { back, day, field, freshKey, noticeOf, PER_PAGE, plural, utc, type Wallet } from "./page";
+import { back, day, field, freshKey, noticeOf, PER_PAGE, plural, type Wallet } from "./page";
 import { notFound, withIds } from "./path-ids";
 import { PageNumber, queryOf } from "./query";
 import { BASE, endSession } from "./session";
@@ -29,7 +30,7 @@ import {
   statementChoice,
 } from "./statement";
 import { AvailableTable, HOLDS_SHOWN, HoldsSection } from "./user-holds";
-import { Chart, Csrf, type Notice, Page, Pager, Table } from "./views";
+import { Chart, Csrf, type Notice, Page, Pager, Table, When } from "./views";
 
 export const userScreen = new Hono<ConsoleEnv>({ strict: false });
 
@@ -167,7 +168,9 @@ function Entries(props: { d: UserData }) {
           return (
             <tr>
               <td>{e.id}</td>
-              <td>{utc(e.createdAtS * 1000)}</td>
+              <td>
+                <When ms={e.createdAtS * 1000} />
+              </td>
               <td>
                 {typeOf(e)}
                 {e.batchId ? (
@@ -443,11 +446,11 @@ userScreen.get(
       : (await reversedEntries(c.var.service, [e.id])).has(e.id)
         ? `Transaction ${txn} was already reversed.`
         : undefined;
-    const details: [string, string][] = [
+    const details: [string, Child][] = [
       ["Type", typeOf(e)],
       ["Amount", formatExact(e.amountMinor, walletOfRow(found.value))],
       ["Wallet", e.walletId],
-      ["Date (UTC)", utc(e.createdAtS * 1000)],
+      ["Date (UTC)", <When ms={e.createdAtS * 1000} />],
       ["Note", e.note],
       ["Request id", e.requestId],
     ];

@@ -83,6 +83,30 @@ export function Page(props: {
   );
 }
 
+/** A day (`YYYY-MM-DD`) as a `<time>` never broken at its hyphens (console.css). */
+export const ShownDay = (props: { day: string }) => (
+  <time datetime={props.day}>
+    <span>{props.day}</span>
+  </time>
+);
+
+/**
+ * An instant (epoch milliseconds) in UTC, to the day, minute or second, as a `<time>` whose date and
+ * time of day never break inside (console.css): a narrow column wraps between them or not at all,
+ * never `2026-` / `11-30`.
+ */
+export function When(props: { ms: number; to?: "day" | "minute" | "second" }) {
+  const to = props.to ?? "minute";
+  const iso = new Date(props.ms).toISOString();
+  const [date, time] = [iso.slice(0, 10), iso.slice(11, to === "second" ? 19 : 16)];
+  if (to === "day") return <ShownDay day={date} />;
+  return (
+    <time datetime={`${date}T${time}Z`}>
+      <span>{date}</span> <span>{time}</span>
+    </time>
+  );
+}
+
 /** The CSRF field every console form carries. */
 export const Csrf = (props: { session: Session }) => (
   <input type="hidden" name="_csrf" value={props.session.csrf} />

@@ -19,14 +19,14 @@ import type { ConsoleEnv } from "./env";
 import { back, backWithSecret, field, noticeOf, secretOf, utc } from "./page";
 import { withIds } from "./path-ids";
 import { BASE } from "./session";
-import { Csrf, type Notice, Page, PostButton, Table } from "./views";
+import { Csrf, type Notice, Page, PostButton, Table, When } from "./views";
 
 export const webhooksScreen = new Hono<ConsoleEnv>({ strict: false });
 
 /** The newest attempts shown per endpoint (the API keeps 200). */
 const SHOWN = 10;
 
-/** An instant as UTC date and time to the second, or nothing. */
+/** An instant as UTC date and time to the second, or nothing (in a sentence). */
 const when = (ms: number | null) => (ms === null ? "" : utc(ms, "second"));
 
 type Delivery = Omit<DeliveryRow, "id">;
@@ -37,7 +37,7 @@ function Deliveries(props: { c: Context<ConsoleEnv>; hook: EndpointRow; rows: De
     <Table cols={["When (UTC)", "Event", "Attempt", "Status", "HTTP", "Latency", "Resend"]}>
       {props.rows.map((d) => (
         <tr>
-          <td>{when(d.createdAtMs)}</td>
+          <td>{d.createdAtMs !== null && <When ms={d.createdAtMs} to="second" />}</td>
           <td>{d.eventId === null ? d.trigger : String(d.eventId)}</td>
           <td>{String(d.attempt)}</td>
           <td>{d.error ? `${d.status}: ${d.error}` : d.status}</td>
