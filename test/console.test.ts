@@ -160,6 +160,27 @@ describe("screens", () => {
     expect((await request("/users/2000000000", { cookie })).status).toBe(404);
   });
 
+  it("starts every screen with a link past its navigation to its main content", async () => {
+    for (const path of ["/", "/users", `/users/${alice.id}`, "/wallets", "/api-keys", "/outbox"]) {
+      const page = await request(path, { cookie });
+      const body = page.html.slice(page.html.indexOf("<body>") + "<body>".length);
+      expect(body, path).toMatch(/^<a class="skip" href="#main">Skip to main content<\/a><header>/);
+      expect(body, path).toContain('<main id="main"><h1>');
+    }
+    // The money forms' headings (h3) sit under one of their own, not under the chart's before them.
+    const user = (await request(`/users/${alice.id}`, { cookie })).html;
+    const headings = [...user.matchAll(/<h([23])>([^<]*)<\/h\1>/g)].map(
+      ([, n, text]) => `h${n} ${text}`,
+    );
+    const credit = headings.indexOf("h3 Credit");
+    expect(headings.slice(credit - 1, credit + 3)).toEqual([
+      "h2 Move money",
+      "h3 Credit",
+      "h3 Debit",
+      "h3 Transfer",
+    ]);
+  });
+
   it("chooses no wallet for a money form among several; the statement is of a wallet the user has", async () => {
     const zed = await makeWallet(admin, { id: `zz${unique("w").toLowerCase().slice(0, 20)}` });
     const carol = await makeUser();

@@ -16,6 +16,7 @@ header form { margin-left: auto; }
 main { max-width: 72rem; margin: 0 auto; padding: 1.25rem; }
 h1 { font-size: 1.4rem; margin: 0 0 1rem; }
 h2 { font-size: 1.1rem; margin: 1.5rem 0 .5rem; }
+h3 { font-size: 1rem; margin: 0; }
 section, .card { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 1rem; margin-bottom: 1rem; }
 .grid { display: grid; gap: 1rem; grid-template-columns: repeat(auto-fit, minmax(15rem, 1fr)); }
 table { width: 100%; border-collapse: collapse; font-variant-numeric: tabular-nums; }
@@ -36,6 +37,8 @@ button { background: var(--accent); color: #fff; border-color: var(--accent); cu
 button.secondary { background: #fff; color: var(--accent); }
 button.danger { background: var(--bad); border-color: var(--bad); }
 :focus-visible { outline: 3px solid #f0b400; outline-offset: 2px; }
+.skip { position: absolute; left: .5rem; top: -5rem; z-index: 1; padding: .5rem .75rem; background: #fff; border-radius: 6px; }
+.skip:focus { top: .5rem; }
 .notice { padding: .6rem .8rem; border-radius: 6px; margin-bottom: 1rem; border: 1px solid; }
 .notice.error { color: var(--bad); background: #fdf0f0; border-color: #f1c4c6; }
 .notice.ok { color: var(--good); background: #eff8f2; border-color: #bfe3cb; }

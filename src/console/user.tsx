@@ -253,17 +253,22 @@ function UserView(props: { d: UserData; session: Session; notice: Notice }) {
           </section>
         );
       })}
-      <div class="forms">
-        {MOVES.map((action) => (
-          <MoneyForm
-            userId={userId}
-            action={action}
-            wallets={ws}
-            session={session}
-            kept={props.notice?.refused?.form === action ? props.notice.refused.fields : undefined}
-          />
-        ))}
-      </div>
+      <section>
+        <h2>Move money</h2>
+        <div class="forms">
+          {MOVES.map((action) => (
+            <MoneyForm
+              userId={userId}
+              action={action}
+              wallets={ws}
+              session={session}
+              kept={
+                props.notice?.refused?.form === action ? props.notice.refused.fields : undefined
+              }
+            />
+          ))}
+        </div>
+      </section>
       <section>
         <h2>Sessions</h2>
         <form

@@ -41,6 +41,12 @@ export function Page(props: {
         <script src={`${BASE}/console.js`} defer />
       </head>
       <body>
+        {/* The first stop of Tab, shown when focused: past the console's links to the page itself. */}
+        {props.session && (
+          <a class="skip" href="#main">
+            Skip to main content
+          </a>
+        )}
         <header>
           <strong>Wallet console</strong>
           {props.session && (
@@ -66,7 +72,7 @@ export function Page(props: {
             </>
           )}
         </header>
-        <main>
+        <main id="main">
           <h1>{props.title}</h1>
           {props.notice && (
             <p
