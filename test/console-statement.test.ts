@@ -289,4 +289,21 @@ describe("the console's Statement section", () => {
     expect(chart).toMatch(/class="tick"[^>]*>₦0\.00</);
     expect(chart).toMatch(/class="tick"[^>]*>₦100\.00</);
   });
+
+  it("draws a chart's text large enough to read on a phone, with room for it beside the axis", async () => {
+    const css = await (await app.request(`${BASE}/console.css`, {}, env)).text();
+    // A 390 px phone draws the 600-unit chart about 350 px wide: 20 units are 11.7 px.
+    expect(css).toContain("@media (max-width: 30rem) { svg.chart text { font-size: 20px; } }");
+    const page = await request(`/users/${alice.id}`, cookie);
+    const chart = page.html.slice(page.html.indexOf('<svg class="chart"'));
+    // The longest amount, ₦100.00, fits left of the axis at 20 units (about 12 a character).
+    const axis = Number(/<line x1="([\d.]+)"/.exec(chart)![1]);
+    const ticks = [...chart.matchAll(/<text class="tick" x="([\d.]+)"/g)].map((m) => Number(m[1]));
+    expect(ticks.length).toBe(2);
+    for (const x of ticks) {
+      expect(x).toBeLessThan(axis);
+      // Past the amount axis's title (turned, it ends near x 27) and the amount itself.
+      expect(x).toBeGreaterThanOrEqual(28 + 12 * "₦100.00".length);
+    }
+  });
 });

@@ -45,8 +45,11 @@ button.danger { background: var(--bad); border-color: var(--bad); }
 .muted { color: var(--muted); }
 .secret { font-family: ui-monospace, monospace; word-break: break-all; background: var(--bg); padding: .5rem; border-radius: 6px; }
 .forms { display: grid; gap: 1rem; grid-template-columns: repeat(auto-fit, minmax(16rem, 1fr)); }
-svg.chart { width: 100%; height: auto; max-height: 14rem; }
-svg.chart text { font-size: 11px; fill: var(--muted); }
+svg.chart { width: 100%; height: auto; max-height: 15rem; }
+/* A chart is drawn to the page's width: on a phone at half its size or less, so its text is larger. */
+svg.chart text { font-size: 12px; fill: var(--muted); }
+@media (max-width: 48rem) { svg.chart text { font-size: 15px; } }
+@media (max-width: 30rem) { svg.chart text { font-size: 20px; } }
 svg.chart text.axis-title { fill: var(--ink); }
 form.inline { display: flex; flex-wrap: wrap; gap: .6rem 1rem; align-items: end; margin-bottom: .75rem; }
 table.figures { max-width: 30rem; }

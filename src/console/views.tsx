@@ -222,31 +222,35 @@ export function Chart(props: {
   yLabel: string;
   yFormat: (y: number) => string;
 }) {
-  const [w, h, pad, left] = [600, 180, 28, 84];
   const all = props.lines.flatMap((l) => l.points);
   if (all.length === 0) return <p class="muted">Nothing to chart yet.</p>;
   const [minX, maxX] = [Math.min(...all.map((p) => p.x)), Math.max(...all.map((p) => p.x))];
   const [minY, maxY] = [Math.min(0, ...all.map((p) => p.y)), Math.max(...all.map((p) => p.y), 1)];
-  const sx = (x: number) => left + ((x - minX) / (maxX - minX || 1)) * (w - left - pad);
-  const sy = (y: number) => h - pad - ((y - minY) / (maxY - minY || 1)) * (h - 2 * pad);
-  const ticks = [...new Set([minY, 0, maxY])];
+  const ticks = [...new Set([minY, 0, maxY])].map((y) => ({ y, text: props.yFormat(y) }));
+  // Room for the text at its largest (console.css: 20 units on a phone, where the chart is drawn
+  // at about half its size): the longest amount left of the axis, the legend's rows above the plot.
+  const longest = Math.max(...ticks.map((t) => [...t.text].length));
+  const [w, h, right, bottom] = [600, 200, 16, 32];
+  const [left, top] = [36 + longest * 12, 16 + props.lines.length * 24];
+  const sx = (x: number) => left + ((x - minX) / (maxX - minX || 1)) * (w - left - right);
+  const sy = (y: number) => h - bottom - ((y - minY) / (maxY - minY || 1)) * (h - top - bottom);
   return (
     <svg class="chart" viewBox={`0 0 ${w} ${h}`} role="img" aria-label={props.title}>
       <title>{props.title}</title>
-      <line x1={left} y1={sy(0)} x2={w - pad} y2={sy(0)} stroke="#b8bfcc" />
+      <line x1={left} y1={sy(0)} x2={w - right} y2={sy(0)} stroke="#b8bfcc" />
       <line x1={left} y1={sy(minY)} x2={left} y2={sy(maxY)} stroke="#b8bfcc" />
       <text
         class="axis-title"
-        x={10}
-        y={h / 2}
-        transform={`rotate(-90 10 ${h / 2})`}
+        x={22}
+        y={(top + h - bottom) / 2}
+        transform={`rotate(-90 22 ${(top + h - bottom) / 2})`}
         text-anchor="middle"
       >
         {props.yLabel}
       </text>
-      {ticks.map((y) => (
-        <text class="tick" x={left - 4} y={sy(y) + 4} text-anchor="end">
-          {props.yFormat(y)}
+      {ticks.map((t) => (
+        <text class="tick" x={left - 6} y={sy(t.y)} dominant-baseline="middle" text-anchor="end">
+          {t.text}
         </text>
       ))}
       {props.lines.map((l) => (
@@ -261,21 +265,21 @@ export function Chart(props: {
       <text x={left} y={h - 6}>
         {props.xLabels[0]}
       </text>
-      <text x={w - pad} y={h - 6} text-anchor="end">
+      <text x={w - right} y={h - 6} text-anchor="end">
         {props.xLabels[1]}
       </text>
       {props.lines.map((l, i) => (
         <>
           <line
-            x1={w - 190}
-            y1={14 + i * 16}
-            x2={w - 160}
-            y2={14 + i * 16}
+            x1={left}
+            y1={12 + i * 24}
+            x2={left + 40}
+            y2={12 + i * 24}
             stroke="#1d2330"
             stroke-width="2"
             stroke-dasharray={l.dash}
           />
-          <text x={w - 152} y={18 + i * 16}>
+          <text x={left + 48} y={12 + i * 24} dominant-baseline="middle">
             {l.label}
           </text>
         </>
