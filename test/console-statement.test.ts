@@ -236,7 +236,7 @@ describe("the console's Statement section", () => {
   });
 
   it.each(NO_DAYS)(
-    "shows no statement for %s but says it is no day, in its form as typed",
+    "shows no statement for %s but says it is no day beside its field, shown as typed",
     async (day) => {
       for (const [name, days] of [
         ["From", `from=${day}&to=2026-11-20`],
@@ -245,10 +245,12 @@ describe("the console's Statement section", () => {
         const page = await request(`/users/${alice.id}?wallet=${wallet}&${days}`, cookie);
         expect(page.status).toBe(200);
         const section = statementOf(page.html);
+        // A text field, since a date field shows a day that is none empty; marked and described
+        // by the words right after it.
         expect(section, name).toContain(
-          `<p class="notice error" role="alert">${noDay(name, day)}</p>`,
+          `<input type="text" name="${name.toLowerCase()}" value="${day}" required="" placeholder="YYYY-MM-DD" aria-invalid="true" aria-describedby="statement-problem"/></label><p id="statement-problem" class="notice error" role="alert">${noDay(name, day)}</p>`,
         );
-        expect(section, name).toContain(`name="${name.toLowerCase()}" value="${day}"`);
+        expect(section.match(/aria-invalid/g), name).toHaveLength(1);
         expect(section, name).not.toContain("Opening balance");
         expect(section, name).not.toContain("Statement totals");
       }
@@ -259,7 +261,11 @@ describe("the console's Statement section", () => {
     const words = "No statement: To (2026-11-05) is before From (2026-11-12).";
     const days = `wallet=${wallet}&from=2026-11-12&to=2026-11-05`;
     const section = statementOf((await request(`/users/${alice.id}?${days}`, cookie)).html);
-    expect(section).toContain(`<p class="notice error" role="alert">${words}</p>`);
+    // Beside To, a date field still: both are days.
+    expect(section).toContain(
+      `<input type="date" name="to" value="2026-11-05" required="" aria-invalid="true" aria-describedby="statement-problem"/></label><p id="statement-problem" class="notice error" role="alert">${words}</p>`,
+    );
+    expect(section).toContain('<input type="date" name="from" value="2026-11-12" required=""/>');
     expect(section).not.toContain("Opening balance");
     expect(section).not.toContain("Statement totals");
     const csv = await request(`/users/${alice.id}/statement.csv?${days}`, cookie);

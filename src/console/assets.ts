@@ -52,6 +52,8 @@ svg.chart text { font-size: 12px; fill: var(--muted); }
 @media (max-width: 30rem) { svg.chart text { font-size: 20px; } }
 svg.chart text.axis-title { fill: var(--ink); }
 form.inline { display: flex; flex-wrap: wrap; gap: .6rem 1rem; align-items: end; margin-bottom: .75rem; }
+form.inline > .notice { flex-basis: 100%; margin: 0; }
+[aria-invalid="true"] { border-color: var(--bad); box-shadow: 0 0 0 1px var(--bad); }
 table.figures { max-width: 30rem; }
 caption { text-align: left; font-weight: 600; padding: .75rem 0 .25rem; }
 .actions { display: flex; flex-wrap: wrap; gap: .4rem; }

@@ -42,20 +42,31 @@ export const askedStatement = (c: Context<ConsoleEnv>): Record<string, string> =
     Object.entries(queryOf(c, StatementQuery)).filter(([, value]) => value !== ""),
   );
 
-/** Why the days `from` to `to` make no statement, in the console's words; undefined if they do. */
-function rangeProblem(from: string, to: string) {
-  for (const [name, day] of [
-    ["From", from],
-    ["To", to],
+/** Why the days make no statement: the field at fault and the console's words. */
+type RangeProblem = { field: "from" | "to"; text: string };
+
+/** Why the days `from` to `to` make no statement; undefined if they do. */
+function rangeProblem(from: string, to: string): RangeProblem | undefined {
+  for (const [field, name, day] of [
+    ["from", "From", from],
+    ["to", "To", to],
   ] as const)
     if (!v.is(Day, day))
-      return `No statement: ${name} (${day}) is not a calendar day written YYYY-MM-DD, from 1000-01-01 to 9998-12-31.`;
-  if (to < from) return `No statement: To (${to}) is before From (${from}).`;
+      return {
+        field,
+        text: `No statement: ${name} (${day}) is not a calendar day written YYYY-MM-DD, from 1000-01-01 to 9998-12-31.`,
+      };
+  if (to < from) return { field: "to", text: `No statement: To (${to}) is before From (${from}).` };
   return undefined;
 }
 
 /** A statement's wallet and days, and why those days make none (then no other range is shown). */
-export type StatementChoice = { walletId: string; from: string; to: string; problem?: string };
+export type StatementChoice = {
+  walletId: string;
+  from: string;
+  to: string;
+  problem?: RangeProblem;
+};
 
 /**
  * The statement asked for on the page (`wallet`, `from`, `to`), and why its days make none if they
@@ -103,7 +114,7 @@ export async function readStatementFigures(
   s: StatementChoice,
 ) {
   if (s.walletId === "") return undefined;
-  if (s.problem) return { ok: false as const, why: s.problem };
+  if (s.problem) return { ok: false as const, why: s.problem.text };
   const read = await attempt(c, () => statementOf(c, userId, s, { offset: 0, limit: 1 }));
   if (!read.ok) return { ok: false as const, why: refusalText(read.refusal) };
   const st = read.value;
@@ -115,6 +126,38 @@ export async function readStatementFigures(
     closing: shown(st.closingMinor),
   };
   return { ok: true as const, figures, count: st.count };
+}
+
+/**
+ * A day of the statement's form, and beside it why it makes no statement if it is the field at
+ * fault. A day that is none (`2026-02-31`) is drawn in a text field as typed: a date field shows
+ * such a value empty, as if nothing had been typed.
+ */
+function DayField(props: { name: "from" | "to"; label: string; choice: StatementChoice }) {
+  const day = props.choice[props.name];
+  const problem = props.choice.problem?.field === props.name ? props.choice.problem : undefined;
+  const typed = problem !== undefined && !v.is(Day, day);
+  return (
+    <>
+      <label>
+        {props.label}
+        <input
+          type={typed ? "text" : "date"}
+          name={props.name}
+          value={day}
+          required
+          placeholder={typed ? "YYYY-MM-DD" : undefined}
+          aria-invalid={problem ? "true" : undefined}
+          aria-describedby={problem ? "statement-problem" : undefined}
+        />
+      </label>
+      {problem && (
+        <p id="statement-problem" class="notice error" role="alert">
+          {problem.text}
+        </p>
+      )}
+    </>
+  );
 }
 
 export function StatementSection(props: {
@@ -138,14 +181,8 @@ export function StatementSection(props: {
             ))}
           </select>
         </label>
-        <label>
-          From
-          <input type="date" name="from" value={s.from} required />
-        </label>
-        <label>
-          To
-          <input type="date" name="to" value={s.to} required />
-        </label>
+        <DayField name="from" label="From" choice={s} />
+        <DayField name="to" label="To" choice={s} />
         <button type="submit">Show statement</button>
         {/* The CSV of the days in the form, as typed, whether or not they were shown yet. */}
         <button
@@ -158,11 +195,11 @@ export function StatementSection(props: {
       </form>
       {read === undefined ? (
         <p class="muted">No wallets yet.</p>
-      ) : !read.ok ? (
+      ) : !read.ok && !s.problem ? (
         <p class="notice error" role="alert">
           {read.why}
         </p>
-      ) : (
+      ) : !read.ok ? null : (
         <table class="figures" aria-label="Statement totals">
           <tbody>
             {[
@@ -204,7 +241,7 @@ statementScreen.get(
     // Refused, back to the statement asked for, which then says the same.
     const to_ = `${BASE}/users/${id.ref}?${new URLSearchParams(askedStatement(c))}#statement`;
     const problem = rangeProblem(from, to);
-    if (problem) return back(c, to_, { kind: "error", text: problem });
+    if (problem) return back(c, to_, { kind: "error", text: problem.text });
     const answered = await attempt(c, async () =>
       answerStatementCsv(
         appContext(c),
