@@ -1,0 +1,183 @@
+// The console on a 390 × 844 phone, by keyboard, in a real browser (as test/browser/console.test.ts
+// runs it): the skip link, dates that never break inside, a chart's text large enough to read, and
+// a statement's day that is none shown as typed with its words beside it. Data through the API.
+import { type Browser, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ADMIN, adminAuth, startServer } from "../../scripts/lib/server";
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+
+let server: Awaited<ReturnType<typeof startServer>>;
+let browser: Browser;
+let page: Page;
+let auth: string;
+let userPage: string;
+
+async function api(method: string, route: string, json?: unknown) {
+  const res = await fetch(`${server.api}${route}`, {
+    method,
+    headers: { Authorization: auth, "Content-Type": "application/json" },
+    body: json === undefined ? undefined : JSON.stringify(json),
+  });
+  const text = await res.text();
+  expect(res.status, text).toBeLessThan(300);
+  return JSON.parse(text).data;
+}
+
+/** The browser's globals these tests read (the project's types have no DOM). */
+type Box = { left: number; right: number; top: number; bottom: number; width: number };
+type Node = {
+  tagName: string;
+  textContent: string | null;
+  closest(selector: string): unknown;
+  getAttribute(name: string): string | null;
+  getBoundingClientRect(): Box;
+};
+type Window = {
+  document: {
+    activeElement: Node;
+    documentElement: { scrollWidth: number };
+    getElementById(id: string): Node | null;
+  };
+  innerHeight: number;
+  getComputedStyle(node: unknown): { fontSize: string };
+};
+type Svg = { getScreenCTM(): { a: number }; querySelectorAll(selector: string): Iterable<unknown> };
+
+/** What has focus: its tag, its text and whether it lies in <main> and inside the viewport. */
+const focused = () =>
+  page.evaluate(() => {
+    const { document, innerHeight } = globalThis as unknown as Window;
+    const e = document.activeElement;
+    const box = e.getBoundingClientRect();
+    return {
+      tag: e.tagName.toLowerCase(),
+      text: e.textContent?.trim() ?? "",
+      inMain: e.closest("main") !== null,
+      onScreen: box.top >= 0 && box.left >= 0 && box.bottom <= innerHeight && box.width > 0,
+    };
+  });
+
+beforeAll(async () => {
+  server = await startServer({ config: "wrangler.toml" });
+  auth = await adminAuth(server.api);
+  await api("POST", "/wallets", {
+    wallet_id: "ngn",
+    wallet_name: "Naira Wallet",
+    wallet_symbol: "₦",
+    wallet_decimal: 2,
+  });
+  const user = await api("POST", "/users", {
+    username: "ifeoma",
+    user_email: "ifeoma@example.test",
+    user_password: "ifeoma-password-1",
+  });
+  for (const [i, amount] of ["1500.00", "2250.50", "75.25"].entries())
+    await api("POST", "/credits", {
+      user_id: Number(user.id),
+      wallet_id: "ngn",
+      amount,
+      request_id: `phone-${i}`,
+      note: "salary for the month",
+    });
+  userPage = `${server.base}/wallet-admin/users/${user.id}`;
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
+  page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+  await page.goto(`${server.base}/wallet-admin/`);
+  await page.getByLabel("Email", { exact: true }).fill(ADMIN.email);
+  await page.getByLabel("Password", { exact: true }).fill(ADMIN.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("heading", { name: "Overview" }).waitFor();
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+describe("the console at phone width, by keyboard, in chromium", () => {
+  it("skips to the main content from the first Tab, the link shown while it has focus", async () => {
+    for (const path of ["/wallet-admin/", userPage]) {
+      await page.goto(path.startsWith("http") ? path : `${server.base}${path}`);
+      const skip = page.getByRole("link", { name: "Skip to main content" });
+      expect(await skip.boundingBox(), "hidden until focused").toSatisfy(
+        (box: { y: number; height: number } | null) => box === null || box.y + box.height <= 0,
+      );
+      await page.keyboard.press("Tab");
+      expect(await focused()).toMatchObject({ text: "Skip to main content", onScreen: true });
+      await page.keyboard.press("Enter");
+      await page.keyboard.press("Tab");
+      expect(await focused(), path).toMatchObject({ inMain: true, onScreen: true });
+    }
+  });
+
+  it("never breaks a date or a time of day inside, in a table or a statement's figures", async () => {
+    for (const path of ["/wallet-admin/", userPage]) {
+      await page.goto(path.startsWith("http") ? path : `${server.base}${path}`);
+      const parts = await page
+        .locator("main time > span")
+        .evaluateAll((spans) =>
+          spans.map((s) => ({ text: s.textContent, lines: s.getClientRects().length })),
+        );
+      expect(parts.length, path).toBeGreaterThan(2);
+      for (const part of parts) expect(part, path).toMatchObject({ lines: 1 });
+    }
+    // The whole page is as wide as the phone: a wide table scrolls within it.
+    const width = () => (globalThis as unknown as Window).document.documentElement.scrollWidth;
+    expect(await page.evaluate(width)).toBe(390);
+  });
+
+  it("draws a chart's text at 11 px or more", async () => {
+    for (const path of ["/wallet-admin/", userPage]) {
+      await page.goto(path.startsWith("http") ? path : `${server.base}${path}`);
+      const chart = page.locator("svg.chart").first();
+      const sizes = await chart.evaluate((svg: Svg) => {
+        const { getComputedStyle } = globalThis as unknown as Window;
+        const scale = svg.getScreenCTM().a;
+        return [...svg.querySelectorAll("text")].map(
+          (t) => Number.parseFloat(getComputedStyle(t).fontSize) * scale,
+        );
+      });
+      expect(sizes.length, path).toBeGreaterThan(4);
+      for (const px of sizes) expect(px, path).toBeGreaterThanOrEqual(11);
+      // Every label inside the chart, none over another.
+      const boxes = await chart
+        .locator("text")
+        .evaluateAll((texts) => texts.map((t) => t.getBoundingClientRect().toJSON() as Box));
+      const frame = (await chart.boundingBox())!;
+      for (const [i, a] of boxes.entries()) {
+        expect(a.left, path).toBeGreaterThanOrEqual(frame.x - 0.5);
+        expect(a.right, path).toBeLessThanOrEqual(frame.x + frame.width + 0.5);
+        for (const b of boxes.slice(i + 1)) {
+          const apart =
+            a.right <= b.left || b.right <= a.left || a.bottom <= b.top || b.bottom <= a.top;
+          expect(apart, `${path}: ${JSON.stringify([a, b])}`).toBe(true);
+        }
+      }
+    }
+  });
+
+  it("shows a statement's day that is none as typed, its refusal beside it and named by it", async () => {
+    await page.goto(`${userPage}?wallet=ngn&from=2026-02-31&to=2026-03-05#statement`);
+    const from = page.getByLabel("From", { exact: true });
+    expect(await from.inputValue()).toBe("2026-02-31");
+    expect(await from.getAttribute("aria-invalid")).toBe("true");
+    const said = await from.evaluate((input: Node) => {
+      const { document } = globalThis as unknown as Window;
+      return document.getElementById(input.getAttribute("aria-describedby")!)?.textContent;
+    });
+    expect(said).toContain("From (2026-02-31) is not a calendar day");
+    // Right under the field, before To and the buttons.
+    const field = (await from.boundingBox())!;
+    const words = (await page.getByText("No statement: From (2026-02-31)").boundingBox())!;
+    const to = (await page.getByLabel("To", { exact: true }).boundingBox())!;
+    expect(words.y).toBeGreaterThanOrEqual(field.y + field.height);
+    expect(words.y).toBeLessThan(field.y + field.height + 24);
+    expect(to.y).toBeGreaterThan(words.y);
+    // Typed again as a day, the statement shows, the field a date picker once more.
+    await from.fill("2026-02-28");
+    await page.getByRole("button", { name: "Show statement" }).click();
+    await page.getByRole("table", { name: "Statement totals" }).waitFor();
+    expect(await page.getByLabel("From", { exact: true }).getAttribute("type")).toBe("date");
+  });
+});
