@@ -18,6 +18,7 @@ h1 { font-size: 1.4rem; margin: 0 0 1rem; }
 h2 { font-size: 1.1rem; margin: 1.5rem 0 .5rem; }
 h3 { font-size: 1rem; margin: 0; }
 section, .card { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 1rem; margin-bottom: 1rem; }
+:is(section, .card) > h2:first-child { margin-top: 0; }
 .grid { display: grid; gap: 1rem; grid-template-columns: repeat(auto-fit, minmax(15rem, 1fr)); }
 table { width: 100%; border-collapse: collapse; font-variant-numeric: tabular-nums; }
 th, td { text-align: left; padding: .4rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
@@ -30,7 +31,8 @@ time > span { white-space: nowrap; }
   radial-gradient(farthest-side at 100% 50%, #0003, #0000) right / .75rem 100%;
   background-repeat: no-repeat; background-attachment: local, local, scroll, scroll; }
 pre { white-space: pre-wrap; overflow-wrap: anywhere; margin: 0; }
-form.stack { display: grid; gap: .6rem; max-width: 26rem; }
+form.stack { display: grid; gap: .6rem; max-width: 26rem; align-content: start; }
+form.stack p { margin: 0; }
 label { display: grid; gap: .2rem; font-weight: 500; }
 input, select, button { font: inherit; padding: .45rem .6rem; border: 1px solid #b8bfcc; border-radius: 6px; }
 button { background: var(--accent); color: #fff; border-color: var(--accent); cursor: pointer; }

@@ -157,6 +157,34 @@ describe("the console at phone width, by keyboard, in chromium", () => {
     }
   });
 
+  it("starts a card's heading at its padding, and keeps a form's fields their height beside a longer form", async () => {
+    await page.goto(userPage);
+    const card = (await page
+      .locator("section", { has: page.getByRole("heading", { name: "Balances" }) })
+      .boundingBox())!;
+    const heading = (await page.getByRole("heading", { name: "Balances" }).boundingBox())!;
+    // 0.75rem of padding on a phone, and the border: no margin of the heading's above it.
+    expect(heading.y - card.y).toBeLessThan(14);
+    // At desktop width the three money forms stand side by side, Transfer the longest.
+    await page.setViewportSize({ width: 1280, height: 900 });
+    try {
+      const amounts = await Promise.all(
+        ["Credit", "Debit", "Transfer"].map(async (name) => {
+          const form = page.locator("form", {
+            has: page.getByRole("heading", { name, exact: true }),
+          });
+          return (await form.getByLabel("Amount", { exact: true }).boundingBox())!;
+        }),
+      );
+      expect(amounts.map((box) => Math.round(box.height))).toEqual(
+        Array(3).fill(Math.round(amounts[2]!.height)),
+      );
+      expect(new Set(amounts.map((box) => Math.round(box.y))).size).toBe(1);
+    } finally {
+      await page.setViewportSize({ width: 390, height: 844 });
+    }
+  });
+
   it("shows a statement's day that is none as typed, its refusal beside it and named by it", async () => {
     await page.goto(`${userPage}?wallet=ngn&from=2026-02-31&to=2026-03-05#statement`);
     const from = page.getByLabel("From", { exact: true });
