@@ -263,9 +263,11 @@ describe("the console's Statement section", () => {
     const section = statementOf((await request(`/users/${alice.id}?${days}`, cookie)).html);
     // Beside To, a date field still: both are days.
     expect(section).toContain(
-      `<input type="date" name="to" value="2026-11-05" required="" aria-invalid="true" aria-describedby="statement-problem"/></label><p id="statement-problem" class="notice error" role="alert">${words}</p>`,
+      `<input type="date" name="to" value="2026-11-05" required="" min="1000-01-01" max="9998-12-31" aria-invalid="true" aria-describedby="statement-problem"/></label><p id="statement-problem" class="notice error" role="alert">${words}</p>`,
     );
-    expect(section).toContain('<input type="date" name="from" value="2026-11-12" required=""/>');
+    expect(section).toContain(
+      '<input type="date" name="from" value="2026-11-12" required="" min="1000-01-01" max="9998-12-31"/>',
+    );
     expect(section).not.toContain("Opening balance");
     expect(section).not.toContain("Statement totals");
     const csv = await request(`/users/${alice.id}/statement.csv?${days}`, cookie);

@@ -17,6 +17,8 @@ import { queryOf, Text } from "./query";
 import { BASE } from "./session";
 import { ShownDay } from "./views";
 
+const [FIRST_DAY, LAST_DAY] = ["1000-01-01", "9998-12-31"];
+
 /**
  * A day a statement can cover: a calendar day of a year from 1000 to 9998, which no site time zone
  * takes past four digits (site-local times are read back as `YYYY-MM-DD hh:mm:ss`).
@@ -24,7 +26,7 @@ import { ShownDay } from "./views";
 const Day = v.pipe(
   v.string(),
   v.regex(/^[1-9]\d{3}-\d{2}-\d{2}$/),
-  v.check((s) => s <= "9998-12-31" && isCalendarDay(s)),
+  v.check((s) => s <= LAST_DAY && isCalendarDay(s)),
 );
 
 /** A day as the statement form sends it, to its first 20 characters (a day has 10); absent: "". */
@@ -54,7 +56,7 @@ function rangeProblem(from: string, to: string): RangeProblem | undefined {
     if (!v.is(Day, day))
       return {
         field,
-        text: `No statement: ${name} (${day}) is not a calendar day written YYYY-MM-DD, from 1000-01-01 to 9998-12-31.`,
+        text: `No statement: ${name} (${day}) is not a calendar day written YYYY-MM-DD, from ${FIRST_DAY} to ${LAST_DAY}.`,
       };
   if (to < from) return { field: "to", text: `No statement: To (${to}) is before From (${from}).` };
   return undefined;
@@ -146,6 +148,9 @@ function DayField(props: { name: "from" | "to"; label: string; choice: Statement
           name={props.name}
           value={day}
           required
+          // The days the server takes: a date picker refuses others before the form is sent.
+          min={typed ? undefined : FIRST_DAY}
+          max={typed ? undefined : LAST_DAY}
           placeholder={typed ? "YYYY-MM-DD" : undefined}
           aria-invalid={problem ? "true" : undefined}
           aria-describedby={problem ? "statement-problem" : undefined}

@@ -198,14 +198,21 @@ describe("the console at phone width, by keyboard, in chromium", () => {
     // Right under the field, before To and the buttons.
     const field = (await from.boundingBox())!;
     const words = (await page.getByText("No statement: From (2026-02-31)").boundingBox())!;
-    const to = (await page.getByLabel("To", { exact: true }).boundingBox())!;
+    const toBox = (await page.getByLabel("To", { exact: true }).boundingBox())!;
     expect(words.y).toBeGreaterThanOrEqual(field.y + field.height);
     expect(words.y).toBeLessThan(field.y + field.height + 24);
-    expect(to.y).toBeGreaterThan(words.y);
+    expect(toBox.y).toBeGreaterThan(words.y);
     // Typed again as a day, the statement shows, the field a date picker once more.
     await from.fill("2026-02-28");
     await page.getByRole("button", { name: "Show statement" }).click();
     await page.getByRole("table", { name: "Statement totals" }).waitFor();
     expect(await page.getByLabel("From", { exact: true }).getAttribute("type")).toBe("date");
+    // A year the server takes no day of is refused by the date picker before anything is sent.
+    const to = page.getByLabel("To", { exact: true });
+    await to.fill("9999-01-01");
+    const overflow = await to.evaluate(
+      (input: { validity: { rangeOverflow: boolean } }) => input.validity.rangeOverflow,
+    );
+    expect(overflow).toBe(true);
   });
 });
