@@ -1,5 +1,5 @@
 // The console on a 390 × 844 phone, by keyboard, in a real browser (as test/browser/console.test.ts
-// runs it): the skip link, dates that never break inside, a chart's text large enough to read, and
+// runs it): the skip link and the focus ring, dates that never break inside, a chart's text large enough to read, and
 // a statement's day that is none shown as typed with its words beside it. Data through the API.
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -40,7 +40,7 @@ type Window = {
     getElementById(id: string): Node | null;
   };
   innerHeight: number;
-  getComputedStyle(node: unknown): { fontSize: string };
+  getComputedStyle(node: unknown): { fontSize: string; outlineColor: string; outlineStyle: string };
 };
 type Svg = { getScreenCTM(): { a: number }; querySelectorAll(selector: string): Iterable<unknown> };
 
@@ -57,6 +57,15 @@ const focused = () =>
       onScreen: box.top >= 0 && box.left >= 0 && box.bottom <= innerHeight && box.width > 0,
     };
   });
+
+/** WCAG's contrast ratio of a CSS `rgb(r, g, b)` against white. */
+function contrastOnWhite(rgb: string) {
+  const [r, g, b] = rgb.match(/\d+/g)!.map((c) => {
+    const s = Number(c) / 255;
+    return s <= 0.04045 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+  }) as [number, number, number];
+  return 1.05 / (0.2126 * r + 0.7152 * g + 0.0722 * b + 0.05);
+}
 
 beforeAll(async () => {
   server = await startServer({ config: "wrangler.toml" });
@@ -105,6 +114,14 @@ describe("the console at phone width, by keyboard, in chromium", () => {
       );
       await page.keyboard.press("Tab");
       expect(await focused()).toMatchObject({ text: "Skip to main content", onScreen: true });
+      // Its ring, as every control's, stands out from the white around it (WCAG 1.4.11: 3:1).
+      const ring = await page.evaluate(() => {
+        const { document, getComputedStyle } = globalThis as unknown as Window;
+        const { outlineColor, outlineStyle } = getComputedStyle(document.activeElement);
+        return { outlineColor, outlineStyle };
+      });
+      expect(ring.outlineStyle).toBe("solid");
+      expect(contrastOnWhite(ring.outlineColor)).toBeGreaterThanOrEqual(3);
       await page.keyboard.press("Enter");
       await page.keyboard.press("Tab");
       expect(await focused(), path).toMatchObject({ inMain: true, onScreen: true });
