@@ -4,9 +4,9 @@ import { Hono } from "hono";
 import { siteOverview } from "../wallet/operators";
 import { formatExact, formatMoney } from "../wallet/rules";
 import type { ConsoleEnv } from "./env";
-import { DAY_S, day, noticeOf, plural } from "./page";
+import { DAY_S, noticeOf, plural } from "./page";
 import { BASE } from "./session";
-import { Chart, Page, Table, When } from "./views";
+import { Chart, day, Page, Table, When } from "./views";
 
 export const overviewScreen = new Hono<ConsoleEnv>({ strict: false });
 

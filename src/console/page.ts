@@ -27,13 +27,6 @@ export const DAY_S = 86_400;
 export const freshKey = () => `console-${crypto.randomUUID()}`;
 /** "1 user", "2 users". */
 export const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
-export const day = (s: number) => new Date(s * 1000).toISOString().slice(0, 10);
-/** An instant (epoch milliseconds) as UTC date and time, to the minute or to the second. */
-export const utc = (ms: number, to: "minute" | "second" = "minute") =>
-  new Date(ms)
-    .toISOString()
-    .slice(0, to === "minute" ? 16 : 19)
-    .replace("T", " ");
 export const field = (form: Fields, name: string) => {
   const value = form[name];
   return typeof value === "string" ? value.trim() : "";

@@ -19,7 +19,7 @@ import { entryOfKind, readTransaction } from "../wallet/transactions";
 import { allWallets } from "../wallet/wallets";
 import { attempt, backRefused } from "./api";
 import type { ConsoleEnv, Fields, Session } from "./env";
-import { back, day, field, freshKey, noticeOf, PER_PAGE, plural, type Wallet } from "./page";
+import { back, field, freshKey, noticeOf, PER_PAGE, plural, type Wallet } from "./page";
 import { notFound, withIds } from "./path-ids";
 import { PageNumber, queryOf } from "./query";
 import { BASE, endSession } from "./session";
@@ -30,7 +30,7 @@ import {
   statementChoice,
 } from "./statement";
 import { AvailableTable, HOLDS_SHOWN, HoldsSection } from "./user-holds";
-import { Chart, Csrf, type Notice, Page, Pager, Table, When } from "./views";
+import { Chart, Csrf, day, type Notice, Page, Pager, Table, When } from "./views";
 
 export const userScreen = new Hono<ConsoleEnv>({ strict: false });
 

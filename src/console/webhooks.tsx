@@ -16,10 +16,10 @@ import {
 } from "../wallet/webhooks";
 import { attempt, refusalText } from "./api";
 import type { ConsoleEnv } from "./env";
-import { back, backWithSecret, field, noticeOf, secretOf, utc } from "./page";
+import { back, backWithSecret, field, noticeOf, secretOf } from "./page";
 import { withIds } from "./path-ids";
 import { BASE } from "./session";
-import { Csrf, type Notice, Page, PostButton, Table, When } from "./views";
+import { Csrf, type Notice, Page, PostButton, Table, utc, When } from "./views";
 
 export const webhooksScreen = new Hono<ConsoleEnv>({ strict: false });
 
