@@ -3,12 +3,12 @@
 // state (scripts/lib/server.ts, as the reliability suite starts it). Elements are found by role and
 // label, as a person finds them. Screenshots of each screen at desktop and phone width go to
 // docs/console/ when UPDATE_SCREENSHOTS=1, else to a temporary folder.
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN, startServer } from "../../scripts/lib/server";
+import { launchChromium } from "./harness";
 import { screenshotFolder } from "./screenshots";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const shots = screenshotFolder("console-shots-");
 
 let server: Awaited<ReturnType<typeof startServer>>;
@@ -23,7 +23,7 @@ const balanceCell = () => page.getByRole("row", { name: /Naira Wallet/ }).getByR
 
 beforeAll(async () => {
   server = await startServer({ config: "wrangler.toml" });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
 }, 120_000);
 

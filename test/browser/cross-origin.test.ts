@@ -1,14 +1,13 @@
-// Issue 21, item 1, as an attacker ran it: the operator signed in to the console in chromium, and a
+// As an attacker would try it: the operator signed in to the console in chromium, and a
 // page of another origin on the same site (127.0.0.1, another port: the console's SameSite=Strict
 // cookie goes along) tries to read the console and to move money and make a key with it. It gets
 // nothing, even holding a valid CSRF token (as if it had stolen one); the API says nothing changed.
 import { createServer, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN, adminAuth, startServer } from "../../scripts/lib/server";
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+import { apiAs, launchChromium } from "./harness";
 
 let server: Awaited<ReturnType<typeof startServer>>;
 let attacker: HttpServer;
@@ -16,19 +15,10 @@ let attackerOrigin: string;
 let browser: Browser;
 let context: BrowserContext;
 let auth: string;
+let api: ReturnType<typeof apiAs>;
 /** The attacker's pages, by path: set by the test once it knows the values to put in them. */
 const attackPages = new Map<string, string>();
 
-async function api(method: string, path: string, body?: Record<string, unknown>) {
-  const res = await fetch(`${server.api}${path}`, {
-    method,
-    headers: { Authorization: auth, ...(body ? { "Content-Type": "application/json" } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const json = (await res.json()) as { data: unknown };
-  expect(res.status, `${method} ${path}: ${JSON.stringify(json)}`).toBeLessThan(300);
-  return json.data;
-}
 const balance = async (userId: number) =>
   ((await api("GET", `/user-wallet-balance?user_id=${userId}&wallet_id=xo`)) as { xo: number }).xo;
 const keys = () => api("GET", "/api-keys");
@@ -42,13 +32,14 @@ const formPage = (action: string, fields: Record<string, string>) =>
 beforeAll(async () => {
   server = await startServer({ config: "wrangler.toml" });
   auth = await adminAuth(server.api);
+  api = apiAs(server.api, auth);
   attacker = createServer((req, res) => {
     const page = attackPages.get(req.url ?? "") ?? "<!doctype html><title>attacker</title>";
     res.writeHead(200, { "Content-Type": "text/html; charset=utf-8" }).end(page);
   });
   await new Promise<void>((resolve) => attacker.listen(0, "127.0.0.1", resolve));
   attackerOrigin = `http://127.0.0.1:${(attacker.address() as AddressInfo).port}`;
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
+  browser = await launchChromium();
   context = await browser.newContext();
 }, 120_000);
 

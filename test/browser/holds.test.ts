@@ -2,29 +2,19 @@
 // hold placed through the API shows under Holds with held and available, then Capture (part of it)
 // and Void, each through its button. Screenshots at desktop and phone width go to docs/console/ when
 // UPDATE_SCREENSHOTS=1, else to a temporary folder.
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN, adminAuth, startServer } from "../../scripts/lib/server";
+import { apiAs, launchChromium } from "./harness";
 import { screenshotFolder } from "./screenshots";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const shots = screenshotFolder("console-shots-");
 
 let server: Awaited<ReturnType<typeof startServer>>;
 let browser: Browser;
 let page: Page;
 let auth: string;
-
-async function api(method: string, route: string, json?: unknown) {
-  const res = await fetch(`${server.api}${route}`, {
-    method,
-    headers: { Authorization: auth, "Content-Type": "application/json" },
-    body: json === undefined ? undefined : JSON.stringify(json),
-  });
-  const text = await res.text();
-  expect(res.status, text).toBeLessThan(300);
-  return JSON.parse(text).data;
-}
+let api: ReturnType<typeof apiAs>;
 
 const shoot = (name: string) => shots.shoot(page, name);
 
@@ -39,7 +29,8 @@ const holdRow = (id: number) =>
 beforeAll(async () => {
   server = await startServer({ config: "wrangler.toml" });
   auth = await adminAuth(server.api);
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
+  api = apiAs(server.api, auth);
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
 }, 120_000);
 

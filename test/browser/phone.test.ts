@@ -1,28 +1,17 @@
 // The console on a 390 × 844 phone, by keyboard, in a real browser (as test/browser/console.test.ts
 // runs it): the skip link and the focus ring, dates that never break inside, a chart's text large enough to read, and
 // a statement's day that is none shown as typed with its words beside it. Data through the API.
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN, adminAuth, startServer } from "../../scripts/lib/server";
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+import { apiAs, launchChromium } from "./harness";
 
 let server: Awaited<ReturnType<typeof startServer>>;
 let browser: Browser;
 let page: Page;
 let auth: string;
+let api: ReturnType<typeof apiAs>;
 let userPage: string;
-
-async function api(method: string, route: string, json?: unknown) {
-  const res = await fetch(`${server.api}${route}`, {
-    method,
-    headers: { Authorization: auth, "Content-Type": "application/json" },
-    body: json === undefined ? undefined : JSON.stringify(json),
-  });
-  const text = await res.text();
-  expect(res.status, text).toBeLessThan(300);
-  return JSON.parse(text).data;
-}
 
 /** The browser's globals these tests read (the project's types have no DOM). */
 type Box = { left: number; right: number; top: number; bottom: number; width: number };
@@ -70,6 +59,7 @@ function contrastOnWhite(rgb: string) {
 beforeAll(async () => {
   server = await startServer({ config: "wrangler.toml" });
   auth = await adminAuth(server.api);
+  api = apiAs(server.api, auth);
   await api("POST", "/wallets", {
     wallet_id: "ngn",
     wallet_name: "Naira Wallet",
@@ -90,7 +80,7 @@ beforeAll(async () => {
       note: "salary for the month",
     });
   userPage = `${server.base}/wallet-admin/users/${user.id}`;
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 390, height: 844 } });
   await page.goto(`${server.base}/wallet-admin/`);
   await page.getByLabel("Email", { exact: true }).fill(ADMIN.email);

@@ -2,12 +2,12 @@
 // against `wrangler dev` on 127.0.0.1, with every request to any other host refused: the page must
 // render the operations from this Worker alone, and its CSP must refuse nothing it does.
 import path from "node:path";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer } from "../../scripts/lib/server";
+import { launchChromium } from "./harness";
 import { screenshotFolder } from "./screenshots";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const shots = screenshotFolder("reference-shots-", process.env.REFERENCE_SHOTS);
 
 let server: Awaited<ReturnType<typeof startServer>>;
@@ -22,7 +22,7 @@ const consoleErrors: string[] = [];
 
 beforeAll(async () => {
   server = await startServer({ config: "wrangler.toml", seedAdmin: false });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
+  browser = await launchChromium();
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   // On the context, so a window the page opens is held to it too.
   await context.route("**/*", (route) => {

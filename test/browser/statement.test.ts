@@ -4,12 +4,12 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { parse } from "csv-parse/sync";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN, startServer } from "../../scripts/lib/server";
+import { launchChromium } from "./harness";
 import { screenshotFolder } from "./screenshots";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const shots = screenshotFolder("statement-shots-", process.env.STATEMENT_SHOTS);
 
 let server: Awaited<ReturnType<typeof startServer>>;
@@ -21,7 +21,7 @@ const form = (heading: string) =>
 
 beforeAll(async () => {
   server = await startServer({ config: "wrangler.toml" });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
 }, 120_000);
 
