@@ -1,10 +1,11 @@
 // Sign-in sessions (docs/security.md#sessions): created at sign-in, looked up on each use of a token
 // (through the isolate cache, wallet/sessions.ts), revoked by sign-out and by an operator.
 
-import { and, eq, inArray, isNull, lte } from "drizzle-orm";
+import { and, eq, inArray, isNull, lte, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "./client";
-import { sessions } from "./schema";
+import { selectList } from "./insert-select";
+import { sessions, users } from "./schema";
 
 export type Audience = (typeof sessions.$inferSelect)["audience"];
 export type NewSession = Omit<typeof sessions.$inferInsert, "revokedAtMs">;
@@ -16,19 +17,38 @@ export const PRUNE_PER_SIGN_IN = 100;
 
 /**
  * Writes a session and deletes up to PRUNE_PER_SIGN_IN of the user's expired ones, with `also`
- * (the sign-in's other writes) in the same batch: one round trip.
+ * (the sign-in's other writes) in the same batch: one round trip. With `passwordHash` (the hash a
+ * sign-in checked the password against), the session is written only while the user still exists
+ * with that hash: a password reset or a deletion that landed after the check leaves no session
+ * behind (and no foreign-key failure). Answers whether the session was written.
  */
-export async function createSession(db: Db, row: NewSession, also: BatchItem<"sqlite">[] = []) {
+export async function createSession(
+  db: Db,
+  row: NewSession,
+  also: BatchItem<"sqlite">[] = [],
+  passwordHash?: string,
+) {
   const expired = db
     .select({ id: sessions.id })
     .from(sessions)
     .where(and(eq(sessions.userId, row.userId), lte(sessions.expiresAtMs, row.createdAtMs)))
     .limit(PRUNE_PER_SIGN_IN);
-  await db.batch([
-    db.insert(sessions).values(row),
+  const values = selectList(sessions, { ...row, revokedAtMs: null });
+  const insert =
+    passwordHash === undefined
+      ? db.insert(sessions).values(row).returning({ id: sessions.id })
+      : db
+          .insert(sessions)
+          .select(
+            sql`SELECT ${values} FROM ${users} WHERE ${users.id} = ${row.userId} AND ${users.passwordHash} = ${passwordHash}`,
+          )
+          .returning({ id: sessions.id });
+  const [inserted] = await db.batch([
+    insert,
     db.delete(sessions).where(inArray(sessions.id, expired)),
     ...also,
   ]);
+  return inserted.length === 1;
 }
 
 /** A session by id: its owner, its kind and whether it was revoked; undefined when there is none. */

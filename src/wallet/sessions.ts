@@ -23,7 +23,8 @@ const newSessionId = () => randomBase64Url(16);
 
 /**
  * A new session of `audience` for `principal` and its token; `also` are writes that go in the same
- * batch (a sign-in's hash upgrade).
+ * batch (a sign-in's hash upgrade). With `passwordHash` (the hash the sign-in checked), null when
+ * the user no longer has that hash (a password reset since the check) or no longer exists.
  */
 export async function openSession(
   db: Db,
@@ -34,21 +35,25 @@ export async function openSession(
     nowMs,
     keys,
     also = [],
+    passwordHash,
   }: {
     lifetimeS: number;
     nowMs: number;
     keys: TokenKeys;
     also?: BatchItem<"sqlite">[];
+    passwordHash?: string;
   },
 ) {
   const id = newSessionId();
   // The row expires with the token: `exp` is whole seconds from `iat`, the second nowMs falls in.
   const expiresAtMs = (seconds(nowMs) + lifetimeS) * 1000;
-  await createSession(
+  const created = await createSession(
     db,
     { id, userId: principal.userId, audience, createdAtMs: nowMs, expiresAtMs },
     also,
+    passwordHash,
   );
+  if (!created) return null;
   const token = await issueToken(
     principal,
     { id, audience },

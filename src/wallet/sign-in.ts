@@ -61,19 +61,38 @@ export async function signIn(ctx: ServiceContext, credentials: Credentials) {
       ? PERSISTENT_TOKEN_LIFETIME_S
       : TOKEN_LIFETIME_S;
   const principal = { userId: user.id, username: user.username, role: user.role };
-  // One batch: the session, and the hash an imported user's first good sign-in replaces.
-  const [{ token: accessToken }] = await Promise.all([
+  // One batch: the session, and the hash an imported user's first good sign-in replaces. The
+  // session is written only while the user still has the hash the password was checked against: a
+  // password reset (or a deletion) that landed during the check leaves no session behind.
+  const open = (checked: string, upgradedHash: string | undefined) =>
     openSession(db, principal, credentials.audience, {
       lifetimeS,
       nowMs,
       keys: ctx.tokenKeys(),
-      also: check.upgradedHash
-        ? [replacePasswordHash(db, user.id, user.passwordHash, check.upgradedHash)]
-        : [],
-    }),
+      also: upgradedHash ? [replacePasswordHash(db, user.id, checked, upgradedHash)] : [],
+      passwordHash: checked,
+    });
+  const [session] = await Promise.all([
+    open(user.passwordHash, check.upgradedHash),
     attempt.succeeded(),
   ]);
-  return { user, accessToken, signedInAtMs: nowMs };
+  // The hash changed meanwhile. A concurrent sign-in's upgrade of an imported hash keeps the
+  // password, a reset does not: the password is checked once more against the hash the user has now.
+  const opened = session ?? (await openAfterChange(ctx, user.id, credentials.password, open));
+  if (!opened) throw new Refusal({ code: "invalid_credential" });
+  return { user, accessToken: opened.token, signedInAtMs: nowMs };
+}
+
+async function openAfterChange<T>(
+  ctx: ServiceContext,
+  userId: number,
+  password: string,
+  open: (checked: string, upgradedHash: string | undefined) => Promise<T | null>,
+) {
+  const now = await findUserBy(ctx.db, { id: userId });
+  if (!now) return null;
+  const check = await checkLoginPassword(password, now.passwordHash);
+  return check.valid ? open(now.passwordHash, check.upgradedHash) : null;
 }
 
 /** Ends the caller's own session; an API key has none (`no_session`). */

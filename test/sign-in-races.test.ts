@@ -1,0 +1,111 @@
+// A sign-in reads the user, checks the password, then writes its session: what happens to the user
+// in between (a password reset, a deletion) must not leave a session behind, nor a 500
+// (docs/security.md#sessions).
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { phpassCrypt } from "../src/auth/wordpress-hashes";
+import { type BatchSender, wrappedD1 } from "./d1-counter";
+import { call, makeUser, PASSWORD } from "./helpers";
+
+const OUTBOX = { MAIL_TRANSPORT: "outbox" };
+
+/** The code of the newest reset mail to `email`. */
+async function resetCode(email: string) {
+  const row = await env.DB.prepare(
+    "SELECT body_text FROM mail_outbox WHERE to_address = ? AND subject = 'Reset your password' ORDER BY id DESC",
+  )
+    .bind(email)
+    .first<{ body_text: string }>();
+  const code = /^[A-Za-z0-9_-]{43}$/m.exec(row?.body_text ?? "")?.[0];
+  expect(code, "a reset code in the mail").toBeDefined();
+  return code!;
+}
+
+/**
+ * A D1 binding on which `meanwhile` runs (once, on the real binding) just before the first batch,
+ * which for a sign-in is the one that writes its session: after its password was checked.
+ */
+function beforeFirstBatch(meanwhile: () => Promise<void>) {
+  let ran = false;
+  const sender: BatchSender = async (_statements, send) => {
+    if (!ran) {
+      ran = true;
+      await meanwhile();
+    }
+    return send();
+  };
+  return { d1: wrappedD1(sender), ran: () => ran };
+}
+
+const signIn = (email: string, d1: D1Database, compat = false) =>
+  call("POST", compat ? "/wp-json/rimplenet/v1/users/login" : "/users/login", {
+    body: { user_email: email, user_password: PASSWORD, token_expiration: "persistent" },
+    d1,
+    vars: compat ? { COMPAT_NAMESPACE: "rimplenet" } : {},
+  });
+
+describe("a sign-in racing a change to its user", () => {
+  for (const compat of [false, true])
+    it(`a password reset while the old password is being checked opens no session (${compat ? "plugin dialect" : "wallet/v1"})`, async () => {
+      const user = await makeUser();
+      await call("POST", "/users/password-reset", {
+        body: { user_email: user.email },
+        vars: OUTBOX,
+      });
+      const code = await resetCode(user.email);
+      const race = beforeFirstBatch(async () => {
+        const reset = await call("POST", "/users/password-reset/confirm", {
+          body: { token: code, user_password: "the owner's new password" },
+        });
+        expect(reset.status, reset.text).toBe(200);
+      });
+
+      // Someone holding the old password signs in; the owner resets it meanwhile.
+      const login = await signIn(user.email, race.d1, compat);
+      expect(race.ran(), "the reset ran between the check and the session").toBe(true);
+      expect(login.status, login.text).toBe(400);
+      expect(login.body.error).toStrictEqual(["Invalid Credential"]);
+      const { results } = await env.DB.prepare(
+        "SELECT id FROM sessions WHERE user_id = ? AND revoked_at_ms IS NULL",
+      )
+        .bind(user.id)
+        .all();
+      expect(results, "no live session after the password changed").toStrictEqual([]);
+    });
+
+  it("a user deleted while the password is being checked: 400, not 500", async () => {
+    const user = await makeUser();
+    const race = beforeFirstBatch(async () => {
+      await env.DB.batch([
+        env.DB.prepare("DELETE FROM sessions WHERE user_id = ?").bind(user.id),
+        env.DB.prepare("DELETE FROM users WHERE id = ?").bind(user.id),
+      ]);
+    });
+    const login = await signIn(user.email, race.d1);
+    expect(race.ran()).toBe(true);
+    expect(login.status, login.text).toBe(400);
+    expect(login.body.error).toStrictEqual(["Invalid Credential"]);
+  });
+
+  it("two first sign-ins of an imported user at once both succeed: an upgrade keeps the password", async () => {
+    const user = await makeUser();
+    await env.DB.prepare("UPDATE users SET password_hash = ? WHERE id = ?")
+      .bind(phpassCrypt(PASSWORD, "$P$BabcdefgH"), user.id)
+      .run();
+    let second: Awaited<ReturnType<typeof call>> | undefined;
+    const race = beforeFirstBatch(async () => {
+      second = await signIn(user.email, env.DB);
+    });
+    const first = await signIn(user.email, race.d1);
+    expect(second?.status, second?.text).toBe(200);
+    expect(first.status, first.text).toBe(200);
+    const hash = await env.DB.prepare("SELECT password_hash AS h FROM users WHERE id = ?")
+      .bind(user.id)
+      .first<{ h: string }>();
+    expect(hash?.h.startsWith("$P$"), "upgraded to the service's own hash").toBe(false);
+    for (const token of [first.body.data.access_token, second!.body.data.access_token]) {
+      const res = await call("POST", "/users/logout", { auth: `Bearer ${token}` });
+      expect(res.status, `a live session: ${res.text}`).toBe(200);
+    }
+  });
+});
