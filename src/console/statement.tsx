@@ -11,7 +11,7 @@ import { formatExact, mysqlDate, siteDayBounds } from "../wallet/rules";
 import { openStatement, STATEMENT_CHUNK } from "../wallet/statements";
 import { appContext, attempt, backRefused, refusalText } from "./api";
 import type { ConsoleEnv } from "./env";
-import { back, type Wallet } from "./page";
+import type { Wallet } from "./page";
 import { withIds } from "./path-ids";
 import { queryOf, Text } from "./query";
 import { BASE } from "./session";
@@ -243,10 +243,10 @@ statementScreen.get(
   "/users/:id/statement.csv",
   withIds(["id"], async (c, { id }) => {
     const { wallet: walletId, from, to } = queryOf(c, StatementQuery);
-    // Refused, back to the statement asked for, which then says the same.
+    // Refused, back to the statement asked for, which then says the same: days that make none,
+    // beside the field at fault, and nowhere else.
     const to_ = `${BASE}/users/${id.ref}?${new URLSearchParams(askedStatement(c))}#statement`;
-    const problem = rangeProblem(from, to);
-    if (problem) return back(c, to_, { kind: "error", text: problem.text });
+    if (rangeProblem(from, to)) return c.redirect(to_, 303);
     const answered = await attempt(c, async () =>
       answerStatementCsv(
         appContext(c),
