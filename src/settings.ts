@@ -1,7 +1,8 @@
-// The settings the service cannot answer without (docs/configuration.md). They are judged once per env
-// object (a new deployment, or a test's own env, is another object); the routes that need
-// them answer 503 service_not_configured while one is missing (http/settings.ts), and GET /health
-// names it. Plain values only: the tools (scripts/dev.ts, scripts/deploy.ts) read the same rule.
+// The settings the service reads (docs/configuration.md), each read one way. They are judged once
+// per env object (a new deployment, or a test's own env, is another object): the routes that need
+// one answer 503 service_not_configured while it is missing (http/settings.ts), an optional one
+// that is wrong is read as its default, and GET /health names either. Plain values only: the tools
+// (scripts/dev.ts, scripts/deploy.ts) read the same rules.
 
 /**
  * The shortest JWT_SECRET accepted: an HS256 key shorter than its 32-byte hash is weaker than the
@@ -136,7 +137,7 @@ function siteUrlProblem(text: string) {
 /** Each env object's problems: an isolate keeps one env, so a request does not judge it again. */
 const judged = new WeakMap<SettingsEnv, SettingProblem[]>();
 
-/** Every required setting that is unset or unusable; none when the service is configured. */
+/** Every setting that is unset while required, or unusable; none when the service is configured. */
 export function settingProblems(env: SettingsEnv): SettingProblem[] {
   let problems = judged.get(env);
   if (!problems) judged.set(env, (problems = judge(env)));
