@@ -8,6 +8,7 @@ import {
   pumpDeps,
   sweepOutbox,
 } from "./events/queue";
+import { NOT_BOUND } from "./settings";
 import { recordExpiredHolds } from "./wallet/holds";
 
 export { HistoryGate } from "./throttle/history-gate";
@@ -34,7 +35,7 @@ export default {
         JSON.stringify({
           cron: controller.cron,
           setting: "DB",
-          problem: "is not bound (wrangler.toml)",
+          problem: NOT_BOUND,
         }),
       );
       return;

@@ -168,6 +168,9 @@ const TEXT_SETTINGS = [
 
 export const NOT_TEXT = "not text (in wrangler.toml [vars], write its value in quotes)";
 
+/** What the log says of a binding the Worker was deployed without. */
+export const NOT_BOUND = "is not bound (wrangler.toml)";
+
 function judge(env: SettingsEnv): SettingProblem[] {
   // A value that is no text is named as that alone, whatever it would be as text.
   const problems: SettingProblem[] = TEXT_SETTINGS.filter(

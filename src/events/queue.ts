@@ -6,6 +6,7 @@ import { createDb, inRuns } from "../db/client";
 import { endpointIds, endpointsBehind } from "../db/events";
 import {
   configuredSiteUrl,
+  NOT_BOUND,
   retryBaseS,
   type SettingsEnv,
   settingProblems,
@@ -111,7 +112,7 @@ export async function sweepOutbox(d1: D1Database, queue: Queue<Nudge> | undefine
       console.error(
         JSON.stringify({
           setting: "WEBHOOK_QUEUE",
-          problem: "is not bound (wrangler.toml)",
+          problem: NOT_BOUND,
           effect: "webhook deliveries wait until it is bound",
         }),
       );
@@ -149,7 +150,7 @@ export function pumpDeps(env: ConsumerEnv): PumpDeps {
         JSON.stringify({
           webhook_dead_letter: letter,
           setting: "WEBHOOK_DLQ",
-          problem: "is not bound (wrangler.toml)",
+          problem: NOT_BOUND,
         }),
       );
     },
@@ -167,7 +168,7 @@ const deliveryBlockers = (env: ConsumerEnv, deps: PumpDeps) => [
     : [
         {
           setting: "DB",
-          problem: "is not bound (wrangler.toml)",
+          problem: NOT_BOUND,
           effect: "webhook deliveries wait until it is bound",
         },
       ]),

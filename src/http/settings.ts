@@ -5,7 +5,7 @@
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../env";
 import { type MailSetting, mailTransport } from "../mail/transport";
-import { OPTIONAL_SETTINGS, type SettingName, settingProblems } from "../settings";
+import { NOT_BOUND, OPTIONAL_SETTINGS, type SettingName, settingProblems } from "../settings";
 import { schemaApplied } from "../wallet/faults";
 import { notMigrated, serviceNotConfigured } from "./errors";
 import { logOnce } from "./log-once";
@@ -30,7 +30,7 @@ export function missingSettings(
   if (settings.length === 0 && unbound.length === 0 && which === "every-route") return [];
   const problems: { name: Missing; problem: string; effect?: string }[] = [
     ...settings.map((p) => ({ ...p, effect: SOME_ROUTES[p.name] })),
-    ...unbound.map((name) => ({ name, problem: "is not bound (wrangler.toml)" })),
+    ...unbound.map((name) => ({ name, problem: NOT_BOUND })),
   ];
   if (which === "all") {
     const mail = mailTransport(c.env);
