@@ -1,4 +1,4 @@
-// The plugin's remaining admin routes (issue 23, item 5): POST wallets, DELETE wallets/{wallet} and
+// The plugin's remaining admin routes: POST wallets, DELETE wallets/{wallet} and
 // DELETE users/{user_id}, against the answers of the plugin's source (api/core/wallets/*,
 // includes/wallets/*, api/core/users/delete-users.php, includes/users/delete-users.php): its field
 // names, checks, statuses, texts and envelopes. No capture of these routes exists, so the expected

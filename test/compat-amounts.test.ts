@@ -1,4 +1,4 @@
-// What the plugin dialect reads as an amount and what its answers report (issue 22): every answer's
+// What the plugin dialect reads as an amount and what its answers report: every answer's
 // `amount` is the amount that moved, the text as sent stays with the entry, and percent-escapes
 // left in an amount's text never change the number it reads as.
 import { beforeAll, describe, expect, it } from "vitest";

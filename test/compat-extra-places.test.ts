@@ -1,4 +1,4 @@
-// Issue 22's reproduction: a site imported with amounts of more places than its wallets show leaves
+// A reproduction: a site imported with amounts of more places than its wallets show leaves
 // wallets that store extra places; the plugin dialect's credits, debits and transfers on them must
 // move exactly the amount sent (rounded half away from zero to the places the wallet stores), not a
 // tenth or a hundredth of it. The wallets are made by the importer itself, as a live site's are.

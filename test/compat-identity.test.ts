@@ -11,7 +11,7 @@ import {
   unique,
 } from "./helpers";
 
-// Compat identity (issue 21, item 4): a plugin `user_id` names one user by one rule
+// Compat identity: a plugin `user_id` names one user by one rule
 // (src/compat/identity.ts, docs/compat.md "User references"), and authorization compares the
 // resolved id with the caller's, never texts. Subscribers whose usernames look like numbers try
 // every route of the dialect that takes a user reference, or could leak someone else's data.

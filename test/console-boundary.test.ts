@@ -1,4 +1,4 @@
-// The console as its own security boundary, and nothing for strangers (issue 21, items 1 and 5):
+// The console as its own security boundary, and nothing for strangers:
 // no CORS on /wallet-admin/*, state-changing console requests only from the console's own origin
 // (on top of the CSRF token), COOP and CORP on its answers; no D1 bookmark on a refusal. (The
 // request id and the cf_ray log field are tested with the request log, in strict-input.test.ts.)

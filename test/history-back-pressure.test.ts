@@ -1,6 +1,6 @@
 // GET /transactions without paging streams the whole history (src/http/envelope.ts streamJson): the
 // next chunk is read from D1 only once the reader has taken the one before, so a slow client holds
-// the Worker to a chunk or two of memory however long the history is (issue 24, item 4; the heap
+// the Worker to a chunk or two of memory however long the history is (the heap
 // measured in BENCHMARKS.md#memory-of-the-history-stream). Counted, not timed: the D1 reads made
 // while the reader holds back. A reader that slow keeps its one-at-a-time turn (the history gate)
 // as long as it goes on reading.

@@ -1,4 +1,4 @@
-// Issue 25's property test of holds: random interleavings of holds, captures, voids, expiries (the
+// A property test of holds: random interleavings of holds, captures, voids, expiries (the
 // clock moved on, the cron's sweep run), credits, debits and transfers in and out, some of them sent
 // at once (racing), on one user and wallet per sequence. After every step the database must hold:
 // available = balance − counting holds ≥ 0; balance = sum of entries (and every ledger invariant);

@@ -1,5 +1,5 @@
 // Idempotency keys fold ASCII letters only and refuse surrounding whitespace; slugs and guids are
-// unique as wp_unique_post_slug keeps them (issue 11, defects 5 and 7). drizzle/0005 holds the
+// unique as wp_unique_post_slug keeps them. drizzle/0005 holds the
 // database's half: UNIQUE indexes, the key-fold trigger, and the repair of rows written before.
 import { env } from "cloudflare:workers";
 import fc from "fast-check";

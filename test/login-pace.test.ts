@@ -7,7 +7,7 @@ import { createDb } from "../src/db/client";
 import { users } from "../src/db/schema";
 import { call, makeUser, PASSWORD, testApp, unique } from "./helpers";
 
-// Constant-cost sign-in (issue 11, defect 4): every refusal after a password check asks for the
+// Constant-cost sign-in: every refusal after a password check asks for the
 // same padding, REFUSAL_FLOOR_MS after the check began; the wall-clock figures come from
 // `npm run test:reliability` (test/reliability/timing.test.ts). Here the wait is recorded, not slept.
 

@@ -1,4 +1,4 @@
-// What issue 24 keeps per isolate to spend less CPU per request, each shown to answer exactly what
+// What is kept per isolate to spend less CPU per request, each shown to answer exactly what
 // the work it saves would have answered: the router's remembered matches, the verified tokens, JSON
 // bodies read without the exact-number reviver when no number needs it, UTC dates read off a Date.
 import { env } from "cloudflare:workers";

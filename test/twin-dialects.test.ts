@@ -1,4 +1,4 @@
-// Issue 22's differential test: random sequences of credits, debits, transfers and reversals applied
+// A differential test: random sequences of credits, debits, transfers and reversals applied
 // to twin users, one through /wp-json/wallet/v1 and one through the plugin dialect (the compat
 // namespace switched on), on wallets of 0-8 display decimals storing 0-4 extra places (made by the
 // WordPress importer, as a site moving from the plugin gets them). After every step both twins must

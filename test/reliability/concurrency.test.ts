@@ -412,7 +412,7 @@ it("20 parallel user creations with one username, and 20 with one e-mail: one 20
   raced = { name, mail };
 });
 
-// Idempotency keys fold ASCII letters only (issue 11): the Kelvin sign K is not K, and a request_id
+// Idempotency keys fold ASCII letters only: the Kelvin sign K is not K, and a request_id
 // with whitespace around it is refused. 40 parallel credits with one title (same user, amount and
 // second) must still get 40 different slugs (checked in D1 below).
 it("request_ids fold ASCII only, refuse surrounding whitespace; 40 parallel same-titled credits land", async () => {

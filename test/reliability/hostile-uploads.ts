@@ -134,7 +134,7 @@ export async function streamedUploads(ctx: Ctx, f: Fixtures) {
 }
 
 /**
- * Bodies built to make a parser work hard (issue 11): each must be answered 400 in its route's
+ * Bodies built to make a parser work hard: each must be answered 400 in its route's
  * envelope, write nothing, and not hold up an ordinary request sent at the same moment. The figures
  * (medians of the hostile answers and of the balance reads sent beside them, against quiet reads)
  * are printed; timing is reported, not asserted.
