@@ -48,6 +48,10 @@ describe("the console's webhooks screen", () => {
     const again = await request("/webhooks", { cookie });
     expect(again.html).toContain("https://hooks.example.com/console");
     expect(again.html).not.toContain(secret!);
+    // Its events and state in a sentence, its description in a paragraph of its own.
+    expect(again.html).toMatch(
+      /<section><h2>Webhook \d+: https:\/\/hooks\.example\.com\/console<\/h2><p class="muted">transaction\.created, user\.created\. Active; delivered up to event \d+<\/p><p>shop<\/p>/,
+    );
   });
 
   it("shows each new secret on its own list when two tabs make a key and a webhook in the same minute", async () => {

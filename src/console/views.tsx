@@ -93,7 +93,7 @@ export function Page(props: {
 export const day = (s: number) => new Date(s * 1000).toISOString().slice(0, 10);
 
 /** An instant (epoch milliseconds) as UTC date and time, to the minute or to the second. */
-export const utc = (ms: number, to: "minute" | "second" = "minute") =>
+const utc = (ms: number, to: "minute" | "second" = "minute") =>
   new Date(ms)
     .toISOString()
     .slice(0, to === "minute" ? 16 : 19)

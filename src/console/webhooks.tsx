@@ -19,15 +19,12 @@ import type { ConsoleEnv } from "./env";
 import { back, backWithSecret, field, noticeOf, secretOf } from "./page";
 import { withIds } from "./path-ids";
 import { BASE } from "./session";
-import { Csrf, type Notice, Page, PostButton, Table, utc, When } from "./views";
+import { Csrf, type Notice, Page, PostButton, Table, When } from "./views";
 
 export const webhooksScreen = new Hono<ConsoleEnv>({ strict: false });
 
 /** The newest attempts shown per endpoint (the API keeps 200). */
 const SHOWN = 10;
-
-/** An instant as UTC date and time to the second, or nothing (in a sentence). */
-const when = (ms: number | null) => (ms === null ? "" : utc(ms, "second"));
 
 type Delivery = Omit<DeliveryRow, "id">;
 
@@ -99,11 +96,23 @@ const webhooksPage = async (c: Context<ConsoleEnv>, notice?: Notice) => {
         <section>
           <h2>{`Webhook ${h.id}: ${h.url}`}</h2>
           <p class="muted">
-            {`${h.eventTypes.split(",").join(", ")}. ${h.failingSinceMs !== null ? `Failing since ${when(h.failingSinceMs)} UTC` : "Active"}; delivered up to event ${h.cursorEventId}`}
-            {h.headAttempts > 0 &&
-              `; ${h.headAttempts} failed attempt(s) at the next event, retried at ${when(h.nextAttemptAtMs)} UTC`}
-            {h.description ? `. ${h.description}` : ""}
+            {`${h.eventTypes.split(",").join(", ")}. `}
+            {h.failingSinceMs === null ? (
+              "Active"
+            ) : (
+              <>
+                Failing since <When ms={h.failingSinceMs} to="second" /> UTC
+              </>
+            )}
+            {`; delivered up to event ${h.cursorEventId}`}
+            {h.headAttempts > 0 && (
+              <>
+                {`; ${h.headAttempts} failed attempt(s) at the next event, retried at `}
+                <When ms={h.nextAttemptAtMs} to="second" /> UTC
+              </>
+            )}
           </p>
+          {h.description && <p>{h.description}</p>}
           <Deliveries c={c} hook={h} rows={logs[i]!} />
           <div class="forms">
             <PostButton
