@@ -2,9 +2,12 @@
 // fails until the sentence follows.
 import { describe, expect, it } from "vitest";
 import api from "../docs/api.md?raw";
+import configuration from "../docs/configuration.md?raw";
 import deploying from "../docs/deploying.md?raw";
 import ledger from "../docs/ledger.md?raw";
+import moving from "../docs/moving-from-rimplenet.md?raw";
 import operations from "../docs/operations.md?raw";
+import { COMPAT_ROUTES } from "../src/compat";
 import { NAMESPACE, ROUTES } from "../src/routes";
 import { openApiDocument } from "../src/routes/openapi";
 import wranglerToml from "../wrangler.toml?raw";
@@ -32,5 +35,23 @@ describe("figures the docs quote", () => {
     expect(operations).toContain(`{"cron":"${cron}",`);
     expect(operations).toContain("Every minute (`wrangler.toml` `[triggers] crons`)");
     expect(ledger).toContain("`[triggers]`, every minute");
+  });
+
+  it("every description of COMPAT_PUBLIC_READS names each route it opens to anyone", () => {
+    // An operator decides on the setting from these lines: one that says "balances" while the whole
+    // ledger opens (GET transactions) would have it turned on for less than it exposes.
+    const opened = COMPAT_ROUTES.filter((r) => r.publicWhen).map((r) => r.path);
+    expect(opened.sort()).toEqual([
+      "/transactions",
+      "/user-wallet-balance",
+      "/user-wallet-balance/multi",
+    ]);
+    const row = configuration.split("\n").find((l) => l.startsWith("| `COMPAT_PUBLIC_READS`"));
+    const tomlComment = /((?:^#.*\n)+)COMPAT_PUBLIC_READS = /m.exec(wranglerToml)?.[1];
+    const movingLine = moving.split("\n").find((l) => l.startsWith("COMPAT_PUBLIC_READS = "));
+    for (const text of [row, tomlComment, movingLine]) {
+      expect(text).toMatch(/balance/);
+      expect(text).toMatch(/transactions/);
+    }
   });
 });
