@@ -200,11 +200,14 @@ export function StatementSection(props: {
       </form>
       {read === undefined ? (
         <p class="muted">No wallets yet.</p>
-      ) : !read.ok && !s.problem ? (
-        <p class="notice error" role="alert">
-          {read.why}
-        </p>
-      ) : !read.ok ? null : (
+      ) : !read.ok ? (
+        // Days that make no statement are told beside their field (DayField).
+        !s.problem && (
+          <p class="notice error" role="alert">
+            {read.why}
+          </p>
+        )
+      ) : (
         <table class="figures" aria-label="Statement totals">
           <tbody>
             {[
