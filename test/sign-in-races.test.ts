@@ -37,26 +37,31 @@ function beforeFirstBatch(meanwhile: () => Promise<void>) {
   return { d1: wrappedD1(sender), ran: () => ran };
 }
 
-const signIn = (email: string, d1: D1Database, compat = false) =>
+const signIn = (email: string, d1: D1Database, compat = false, password = PASSWORD, ip = "") =>
   call("POST", compat ? "/wp-json/rimplenet/v1/users/login" : "/users/login", {
-    body: { user_email: email, user_password: PASSWORD, token_expiration: "persistent" },
+    body: { user_email: email, user_password: password, token_expiration: "persistent" },
     d1,
     vars: compat ? { COMPAT_NAMESPACE: "rimplenet" } : {},
+    headers: ip ? { "CF-Connecting-IP": ip } : {},
   });
+
+/** Has the owner reset `user`'s password to `password`, by the mailed code. */
+async function resetPassword(email: string, password: string) {
+  await call("POST", "/users/password-reset", { body: { user_email: email }, vars: OUTBOX });
+  const code = await resetCode(email);
+  return () =>
+    call("POST", "/users/password-reset/confirm", {
+      body: { token: code, user_password: password },
+    });
+}
 
 describe("a sign-in racing a change to its user", () => {
   for (const compat of [false, true])
     it(`a password reset while the old password is being checked opens no session (${compat ? "plugin dialect" : "wallet/v1"})`, async () => {
       const user = await makeUser();
-      await call("POST", "/users/password-reset", {
-        body: { user_email: user.email },
-        vars: OUTBOX,
-      });
-      const code = await resetCode(user.email);
+      const confirmReset = await resetPassword(user.email, "the owner's new password");
       const race = beforeFirstBatch(async () => {
-        const reset = await call("POST", "/users/password-reset/confirm", {
-          body: { token: code, user_password: "the owner's new password" },
-        });
+        const reset = await confirmReset();
         expect(reset.status, reset.text).toBe(200);
       });
 
@@ -72,6 +77,24 @@ describe("a sign-in racing a change to its user", () => {
         .all();
       expect(results, "no live session after the password changed").toStrictEqual([]);
     });
+
+  it("a sign-in refused by that race still counts as a failed attempt", async () => {
+    const user = await makeUser();
+    const ip = "198.51.100.201";
+    for (let i = 0; i < 9; i++) {
+      const wrong = await signIn(user.email, env.DB, false, `wrong-${i}`, ip);
+      expect(wrong.status, wrong.text).toBe(400);
+    }
+    const newPassword = "the owner's new password";
+    const confirmReset = await resetPassword(user.email, newPassword);
+    const race = beforeFirstBatch(async () => void (await confirmReset()));
+    const refused = await signIn(user.email, race.d1, false, PASSWORD, ip);
+    expect(race.ran()).toBe(true);
+    expect(refused.status, refused.text).toBe(400);
+    // The tenth failure from this address locks the login there, even for the new password.
+    const next = await signIn(user.email, env.DB, false, newPassword, ip);
+    expect(next.status, next.text).toBe(429);
+  });
 
   it("a user deleted while the password is being checked: 400, not 500", async () => {
     const user = await makeUser();

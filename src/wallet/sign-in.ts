@@ -72,14 +72,15 @@ export async function signIn(ctx: ServiceContext, credentials: Credentials) {
       also: upgradedHash ? [replacePasswordHash(db, user.id, checked, upgradedHash)] : [],
       passwordHash: checked,
     });
-  const [session] = await Promise.all([
-    open(user.passwordHash, check.upgradedHash),
-    attempt.succeeded(),
-  ]);
-  // The hash changed meanwhile. A concurrent sign-in's upgrade of an imported hash keeps the
+  // If the hash changed meanwhile, a concurrent sign-in's upgrade of an imported hash keeps the
   // password, a reset does not: the password is checked once more against the hash the user has now.
-  const opened = session ?? (await openAfterChange(ctx, user.id, credentials.password, open));
+  const opened =
+    (await open(user.passwordHash, check.upgradedHash)) ??
+    (await openAfterChange(ctx, user.id, credentials.password, open));
+  // Only a sign-in that opened its session clears the throttle's counts; a refused one stays a
+  // failure.
   if (!opened) throw new Refusal({ code: "invalid_credential" });
+  await attempt.succeeded();
   return { user, accessToken: opened.token, signedInAtMs: nowMs };
 }
 
