@@ -5,6 +5,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { LedgerRefusal } from "../src/ledger/append";
+import { placeHold } from "../src/wallet/holds";
 import { credit, debit, reverse, transfer } from "../src/wallet/movements";
 import {
   CLEAN,
@@ -57,10 +58,12 @@ describe("who may move money", () => {
         }),
       ),
       refusalOf(reverse(serviceAs(user), { id: 1, ref: "1", requestId: "x", note: "" })),
+      refusalOf(placeHold(serviceAs(user), { ...input(user.id, walletId, "1"), expiresInS: 60 })),
     ]);
     expect(readKey).toEqual({ code: "forbidden" });
     expect(refusals.map((r) => r.code)).toEqual([
       "not_signed_in",
+      "forbidden",
       "forbidden",
       "forbidden",
       "forbidden",

@@ -6,12 +6,18 @@ import type { Db } from "../db/client";
 import type { Hold, HoldStatus } from "../db/holds";
 import * as reads from "../db/holds";
 import { findWalletCached, type Wallet } from "../db/wallets";
-import type { EntryStamp } from "../ledger/entries";
 import { entry } from "../ledger/entries";
 import * as writes from "../ledger/holds";
 import { exactText } from "../ledger/money";
 import { type IdRef, readUserId, requireAdmin, type ServiceContext, seconds } from "./context";
-import { type AmountSent, exists, minorOf } from "./movements";
+import {
+  type AmountSent,
+  exists,
+  type MoveInput,
+  minorOf,
+  requireUsers,
+  requireWallet,
+} from "./movements";
 import { Refusal } from "./refusal";
 
 /** How long a hold lasts unless the caller says: 7 days; at most 30. */
@@ -26,8 +32,6 @@ export type HoldView = {
   wallet: Wallet;
 };
 
-export type HoldDeps = { db: Db; stamp: EntryStamp };
-
 /** The rule of db/holds.ts `counting`, for a hold in hand. */
 const statusAt = (hold: Hold, nowS: number): HoldStatus =>
   hold.status === "held" && hold.expiresAtS <= nowS ? "expired" : hold.status;
@@ -41,32 +45,28 @@ async function view(
   return { ...row, status: statusAt(row.hold, nowS), wallet };
 }
 
-export type HoldSpec = {
-  user: { id: number };
-  wallet: Wallet;
-  amountMinor: number;
-  amountText: string;
-  requestId: string;
-  note: string;
-  expiresInS: number;
-};
+export type HoldInput = Omit<MoveInput, "metaData"> & { expiresInS: number };
 
 /** Places a hold; a used request_id (an entry's or a hold's) and a short balance are refusals. */
-export async function placeHold({ db, stamp }: HoldDeps, spec: HoldSpec): Promise<HoldView> {
-  const createdAtS = seconds(stamp.nowMs);
+export async function placeHold(ctx: ServiceContext, input: HoldInput): Promise<HoldView> {
+  requireAdmin(ctx, "write");
+  const wallet = await requireWallet(ctx.db, input.walletId);
+  const [user] = await requireUsers(ctx.db, [input.user]);
+  const nowMs = ctx.nowMs();
+  const createdAtS = seconds(nowMs);
   // From the next whole second: a hold lasts at least the seconds asked, never a moment less.
-  const placed = await writes.insertHold(db, {
-    userId: spec.user.id,
-    walletId: spec.wallet.id,
-    amountMinor: spec.amountMinor,
-    amountText: spec.amountText,
-    requestId: spec.requestId,
-    note: spec.note,
+  const placed = await writes.insertHold(ctx.db, {
+    userId: user!.id,
+    walletId: wallet.id,
+    amountMinor: minorOf(input.amount, wallet),
+    amountText: String(input.amount.sent),
+    requestId: input.requestId,
+    note: input.note,
     createdAtS,
-    expiresAtS: Math.ceil(stamp.nowMs / 1000) + spec.expiresInS,
+    expiresAtS: Math.ceil(nowMs / 1000) + input.expiresInS,
   });
   if (!placed.created) throw exists(placed);
-  return view(db, { hold: placed.hold, transactionId: null }, createdAtS);
+  return view(ctx.db, { hold: placed.hold, transactionId: null }, createdAtS);
 }
 
 /** One hold by id, with its owner's username; `ref` is the id as the caller wrote it. */

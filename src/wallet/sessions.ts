@@ -16,7 +16,7 @@ import {
   revokeUserSessions,
 } from "../db/sessions";
 import { requireAdmin, type ServiceContext, seconds, type TokenKeys } from "./context";
-import { requireUser } from "./users";
+import { requireUsers } from "./movements";
 
 /** 128 random bits in base64url (22 characters). */
 const newSessionId = () => randomBase64Url(16);
@@ -113,7 +113,7 @@ export async function endSession(db: Db, d1: D1Database, principal: Principal, n
  */
 export async function endUserSessions(ctx: ServiceContext, userId: number) {
   requireAdmin(ctx, "write");
-  await requireUser(ctx.db, userId);
+  await requireUsers(ctx.db, [{ id: userId }]);
   const ended = await revokeUserSessions(ctx.db, userId, ctx.nowMs());
   forgetSessions(ctx.d1, userId);
   return ended;

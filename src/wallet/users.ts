@@ -6,19 +6,10 @@ import {
   deleteUserIfUnused,
   findLoginUser,
   findUserBy,
-  findUsers,
   insertUserIfFree,
 } from "../db/users";
 import { forgetAccount } from "../throttle/sign-in";
 import { requireAdmin, type ServiceContext } from "./context";
-import { Refusal } from "./refusal";
-
-/** The user a movement names, or a `user_not_found` refusal. */
-export async function requireUser(db: Db, userId: number) {
-  const user = (await findUsers(db, [userId])).get(userId);
-  if (!user) throw new Refusal({ code: "user_not_found", userId });
-  return user;
-}
 
 export type NewSubscriber = {
   username: string;

@@ -1,9 +1,8 @@
 import { ok } from "../../http/envelope";
+import { movementOf } from "../../http/fields";
 import { moneyFields } from "../../http/money-input";
 import { defineRoute } from "../../http/route";
-import { entryStamp } from "../../http/site";
 import { placeHold } from "../../wallet/holds";
-import { requireUser } from "../../wallet/users";
 import { HoldPlacedAnswer } from "../answers";
 import { PlaceHoldParams, placedRecord } from "./schemas";
 
@@ -21,21 +20,13 @@ export const placeHoldRoute = defineRoute(
     errors: ["invalid_input", "user_not_found", "insufficient_balance", "transaction_exists"],
     data: HoldPlacedAnswer,
   },
-  async (c, { fields, wallet, amountMinor }) => {
-    const db = c.var.db;
-    const user = await requireUser(db, fields.user_id);
-    const held = await placeHold(
-      { db, stamp: entryStamp(c) },
-      {
-        user,
-        wallet,
-        amountMinor,
-        amountText: fields.amount.text,
-        requestId: fields.request_id,
-        note: fields.note,
-        expiresInS: fields.expires_in,
-      },
-    );
+  async (c, { fields }) => {
+    const held = await placeHold(c.var.service, {
+      user: { id: fields.user_id },
+      ...movementOf(fields),
+      requestId: fields.request_id,
+      expiresInS: fields.expires_in,
+    });
     return ok(c, 200, "Hold placed", placedRecord(held));
   },
 );
