@@ -2,12 +2,12 @@ import * as v from "valibot";
 import { fail, ok } from "../http/envelope";
 import { ApiError, invalidInput } from "../http/errors";
 import { defineRoute, type Input } from "../http/route";
+import { Refusal } from "../wallet/refusal";
 import {
-  createWallet,
   type NewWallet,
+  newWallet,
   normalizeWalletId,
   normalizeWalletType,
-  unitsKeptText,
   type WalletRuleBreak,
   walletRuleBreaks,
 } from "../wallet/wallets";
@@ -137,11 +137,11 @@ export const compatWalletCreate = defineRoute(
     params: walletInput,
   },
   async (c, wallet) => {
-    const created = await createWallet(c.var.db, wallet, c.get("nowMs")());
-    if (created === "exists")
-      return fail(c, 409, "Wallet Already Exists", ["Wallet Already Exists"]);
-    if ("deletedWithUnits" in created)
-      throw invalidInput({ wallet_decimal: unitsKeptText(wallet.id, created.deletedWithUnits) });
+    const created = await newWallet(c.var.service, wallet).catch((err: unknown) => {
+      if (err instanceof Refusal && err.reason.code === "wallet_exists") return undefined;
+      throw err;
+    });
+    if (!created) return fail(c, 409, "Wallet Already Exists", ["Wallet Already Exists"]);
     const w = created.wallet;
     // "successully" is the plugin's typo; clients match on it.
     return ok(c, 200, "Wallet was successully created", {

@@ -80,5 +80,8 @@ walletsScreen.post("/wallets", async (c) => {
   );
   if (!created.ok)
     return back(c, `${BASE}/wallets`, { kind: "error", text: refusalText(created.refusal) });
-  return back(c, `${BASE}/wallets`, { kind: "ok", text: `Wallet ${created.value.id} created.` });
+  return back(c, `${BASE}/wallets`, {
+    kind: "ok",
+    text: `Wallet ${created.value.wallet.id} created.`,
+  });
 });

@@ -14,7 +14,6 @@ import {
   schemaNotMigrated,
 } from "../wallet/faults";
 import { type RefusalReason, refusalOf } from "../wallet/refusal";
-import { unitsKeptText } from "../wallet/wallets";
 import { fail } from "./envelope";
 import { logOnce } from "./log-once";
 
@@ -301,6 +300,12 @@ export function amountRefusedText(refusal: AmountRefusal, wallet: Wallet) {
 /** A ledger's refusal of a movement, in wallet/v1's words. */
 const ledgerAnswer = (reason: "insufficient-balance" | "balance-limit") =>
   answerOf({ code: reason === "insufficient-balance" ? "insufficient_balance" : "balance_limit" });
+
+/** Why a wallet cannot be re-created under a deleted one's id, in the words both dialects answer. */
+const unitsKeptText = (id: string, units: { decimals: number; extraDecimals: number }) =>
+  units.extraDecimals === 0
+    ? `wallet ${id} was deleted with ${units.decimals} decimals: a wallet re-created under its id must have the same`
+    : `wallet ${id} was deleted storing ${units.decimals + units.extraDecimals} places: its id cannot be used again`;
 
 /** A refusal of the service, in wallet/v1's words (the plugin's dialect answers these alike). */
 function answerOf(reason: RefusalReason): ApiError {

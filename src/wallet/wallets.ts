@@ -110,14 +110,8 @@ export async function newWallet(ctx: ServiceContext, w: NewWallet) {
       walletId: w.id,
       units: created.deletedWithUnits,
     });
-  return created.wallet;
+  return created;
 }
-
-/** Why a wallet cannot be re-created under a deleted one's id, in the words both dialects answer. */
-export const unitsKeptText = (id: string, units: { decimals: number; extraDecimals: number }) =>
-  units.extraDecimals === 0
-    ? `wallet ${id} was deleted with ${units.decimals} decimals: a wallet re-created under its id must have the same`
-    : `wallet ${id} was deleted storing ${units.decimals + units.extraDecimals} places: its id cannot be used again`;
 
 /** Deletes a wallet no entry names (the ledger is append-only: a wallet with entries stays). */
 export { deleteWalletIfUnused as deleteWallet } from "../db/wallets";

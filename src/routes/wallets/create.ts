@@ -19,7 +19,7 @@ export const createWallet = defineRoute(
     data: WalletAnswer,
   },
   async (c, f) => {
-    const wallet = await newWallet(c.var.service, walletOf(f));
+    const { wallet } = await newWallet(c.var.service, walletOf(f));
     // "successully" is the plugin's typo; clients match on it.
     return ok(c, 200, "Wallet was successully created", walletRecord(wallet));
   },
