@@ -29,16 +29,10 @@ import { ListRequest, MAX_WITHDRAWAL, MIN_WITHDRAWAL } from "./schemas";
 
 const PER_PAGE = 100;
 
-const unitsOf = (row: KindRow) => ({
-  decimals: row.decimals ?? 0,
-  extraDecimals: row.extraDecimals ?? 0,
-});
-
-const amountOf = (row: KindRow, minor: number) => minorToText(minor, storageDecimals(unitsOf(row)));
+const amountOf = (row: KindRow, minor: number) => minorToText(minor, storageDecimals(row));
 
 /** The amount the entry moved (the plugin's meta held it as sent; this service may have rounded it). */
-const movedOf = (row: KindRow) =>
-  movedAmountText(row.entry.amountText, row.entry.amountMinor, unitsOf(row));
+const movedOf = (row: KindRow) => movedAmountText(row.entry.amountText, row.entry.amountMinor, row);
 
 const TRANSFER_TITLE = "TRANSFER ~ ";
 
@@ -103,7 +97,7 @@ function transferRecord(row: KindRow, timeZone: string) {
     balanceAfter: amountOf(row, e.balanceAfterMinor),
     totalBalanceBefore: amountOf(row, e.balanceBeforeMinor),
     totalBalanceAfter: amountOf(row, e.balanceAfterMinor),
-    symbol: row.symbol ?? "",
+    symbol: row.symbol,
     currency: e.walletId,
     dateRaw: date,
     formattedDate: phpListDate(date),

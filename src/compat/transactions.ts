@@ -29,13 +29,7 @@ const NONE = {
 };
 
 function record({ entry, symbol, decimals, extraDecimals }: EntryRow, timeZone: string) {
-  const moved =
-    decimals === null
-      ? entry.amountText
-      : movedAmountText(entry.amountText, entry.amountMinor, {
-          decimals,
-          extraDecimals: extraDecimals ?? 0,
-        });
+  const moved = movedAmountText(entry.amountText, entry.amountMinor, { decimals, extraDecimals });
   const { dateTime, timestamp } = localListDate(
     entry.localDate ?? mysqlDate(entry.createdAtS, timeZone),
   );
@@ -49,13 +43,13 @@ function record({ entry, symbol, decimals, extraDecimals }: EntryRow, timeZone: 
     // floatval() of the amount, and the formatted form its text: the amount that moved (the plugin
     // showed the amount as sent, which was what it moved; this service may have rounded it).
     amount: Number(moved),
-    amount_formatted: `${symbol ?? ""}${moved}`,
+    amount_formatted: `${symbol}${moved}`,
     note: entry.note,
     transaction_id: entry.id,
     transaction_type: entry.txnType,
     wallet_id: entry.walletId,
-    wallet_symbol: symbol ?? "",
-    wallet_decimal: decimals ?? 0,
+    wallet_symbol: symbol,
+    wallet_decimal: decimals,
   };
 }
 

@@ -144,14 +144,6 @@ function MoneyForm(props: {
 const typeOf = (e: EntryRow["entry"]) =>
   e.reversesId ? `${e.txnType} (reversal of ${e.reversesId})` : e.txnType;
 
-/** How an entry's amounts are shown: its wallet's symbol and places, as the entry row carries them. */
-const walletOfRow = (w: EntryRow) => ({
-  symbol: w.symbol ?? "",
-  decimals: w.decimals ?? 0,
-  extraDecimals: w.extraDecimals ?? 0,
-  symbolPosition: w.symbolPosition ?? "left",
-});
-
 function Entries(props: { d: UserData }) {
   const { userId, page, asked, statement, reversed } = props.d;
   return (
@@ -164,7 +156,6 @@ function Entries(props: { d: UserData }) {
       >
         {statement.rows.map((row) => {
           const { entry: e } = row;
-          const wallet = walletOfRow(row);
           return (
             <tr>
               <td>{e.id}</td>
@@ -180,8 +171,8 @@ function Entries(props: { d: UserData }) {
                   </>
                 ) : null}
               </td>
-              <td class="num">{formatExact(e.amountMinor, wallet)}</td>
-              <td class="num">{formatExact(e.balanceAfterMinor, wallet)}</td>
+              <td class="num">{formatExact(e.amountMinor, row)}</td>
+              <td class="num">{formatExact(e.balanceAfterMinor, row)}</td>
               <td>{e.note}</td>
               <td>{e.requestId}</td>
               <td>
@@ -453,7 +444,7 @@ userScreen.get(
         : undefined;
     const details: [string, Child][] = [
       ["Type", typeOf(e)],
-      ["Amount", formatExact(e.amountMinor, walletOfRow(found.value))],
+      ["Amount", formatExact(e.amountMinor, found.value)],
       ["Wallet", e.walletId],
       ["Date (UTC)", <When ms={e.createdAtS * 1000} />],
       ["Note", e.note],

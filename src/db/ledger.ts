@@ -127,7 +127,7 @@ export const entryWithWallet = (db: Db) =>
   db
     .select(ENTRY_WITH_WALLET)
     .from(transactions)
-    .leftJoin(wallets, eq(wallets.id, transactions.walletId));
+    .innerJoin(wallets, eq(wallets.id, transactions.walletId));
 
 export type EntryRow = Awaited<ReturnType<typeof entryWithWallet>>[number];
 
@@ -392,7 +392,7 @@ function kindQuery(db: Db) {
       partnerUsername: sql<string | null>`${partnerUser.username}`.as("partner_username"),
     })
     .from(transactions)
-    .leftJoin(wallets, eq(wallets.id, transactions.walletId))
+    .innerJoin(wallets, eq(wallets.id, transactions.walletId))
     .leftJoin(users, eq(users.id, transactions.userId))
     .leftJoin(
       partner,

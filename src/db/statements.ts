@@ -52,7 +52,7 @@ const statementRows = (db: Db, where: SQL | undefined) =>
     .select({ ...ENTRY_WITH_WALLET, atS: balanceTimeline.atS, seq: balanceTimeline.seq })
     .from(balanceTimeline)
     .innerJoin(transactions, eq(transactions.id, balanceTimeline.entryId))
-    .leftJoin(wallets, eq(wallets.id, transactions.walletId))
+    .innerJoin(wallets, eq(wallets.id, transactions.walletId))
     .where(where)
     .orderBy(asc(balanceTimeline.atS), asc(balanceTimeline.seq));
 

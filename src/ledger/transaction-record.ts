@@ -89,24 +89,10 @@ export function transactionRecord(
     wallet_symbol: wallet.symbol,
     wallet_decimal: wallet.decimals,
     // What moved; post_content keeps the amount as sent (a plugin-dialect amount may be rounded).
-    amount:
-      wallet.decimals === null
-        ? entry.amountText
-        : movedAmountText(entry.amountText, entry.amountMinor, {
-            decimals: wallet.decimals,
-            extraDecimals: wallet.extraDecimals ?? 0,
-          }),
+    amount: movedAmountText(entry.amountText, entry.amountMinor, wallet),
     txn_type: entry.txnType,
-    amount_formatted_disp:
-      wallet.symbol === null || wallet.decimals === null || wallet.symbolPosition === null
-        ? null
-        : formatMoney(entry.amountMinor, {
-            symbol: wallet.symbol,
-            decimals: wallet.decimals,
-            symbolPosition: wallet.symbolPosition,
-            // `amount` is exact; the display rounds a wallet that stores more places.
-            extraDecimals: wallet.extraDecimals ?? 0,
-          }),
+    // `amount` is exact; the display rounds a wallet that stores more places.
+    amount_formatted_disp: formatMoney(entry.amountMinor, wallet),
     note: entry.note,
   };
 }
