@@ -260,17 +260,22 @@ describe("the console's Statement section", () => {
     },
   );
 
-  it("shows no statement for a range that ends before it starts, and says so", async () => {
-    const words = "No statement: To (2026-11-05) is before From (2026-11-12).";
-    const days = `wallet=${wallet}&from=2026-11-12&to=2026-11-05`;
+  // The service judges the range (GET /statements answers the same words); the page puts them
+  // beside From, date fields still: both are days.
+  it.each([
+    ["ends before it starts", "2026-11-12", "2026-11-05"],
+    ["starts in the future", "2999-01-01", "2999-01-31"],
+  ])("shows no statement for a range that %s, and says so beside From", async (_, from, to) => {
+    const words = "No statement: from must not be after to (nor in the future).";
+    const days = `wallet=${wallet}&from=${from}&to=${to}`;
     const section = statementOf((await request(`/users/${alice.id}?${days}`, cookie)).html);
-    // Beside To, a date field still: both are days.
     expect(section).toContain(
-      `<input type="date" name="to" value="2026-11-05" required="" min="1000-01-01" max="9998-12-31" aria-invalid="true" aria-describedby="statement-problem"/></label><p id="statement-problem" class="notice error" role="alert">${words}</p>`,
+      `<input type="date" name="from" value="${from}" required="" min="1000-01-01" max="9998-12-31" aria-invalid="true" aria-describedby="statement-problem"/></label><p id="statement-problem" class="notice error" role="alert">${words}</p>`,
     );
     expect(section).toContain(
-      '<input type="date" name="from" value="2026-11-12" required="" min="1000-01-01" max="9998-12-31"/>',
+      `<input type="date" name="to" value="${to}" required="" min="1000-01-01" max="9998-12-31"/>`,
     );
+    expect(section.match(/role="alert"/g)).toHaveLength(1);
     expect(section).not.toContain("Opening balance");
     expect(section).not.toContain("Statement totals");
     const csv = await request(`/users/${alice.id}/statement.csv?${days}`, cookie);

@@ -8,7 +8,7 @@ import { EMPTY } from "../http/fields";
 import type { Params } from "../http/params";
 import type { Input } from "../http/route";
 import { forgetGone, goneRefusal } from "../wallet/faults";
-import { refusalOf } from "../wallet/refusal";
+import { type RefusalReason, refusalOf } from "../wallet/refusal";
 import type { ConsoleEnv } from "./env";
 import { back } from "./page";
 import type { Notice } from "./views";
@@ -20,8 +20,10 @@ export const appContext = (c: Context<ConsoleEnv>) => c as unknown as Context<Ap
 export const decode = async <T>(c: Context<ConsoleEnv>, input: Input<T>, fields: Params) =>
   input.read(appContext(c), fields);
 
-/** What a verb answered, or its refusal in wallet/v1's words. */
-export type Outcome<T> = { ok: true; value: T } | { ok: false; refusal: ApiError };
+/** What a verb answered, or its refusal in wallet/v1's words and, from the service, its reason. */
+export type Outcome<T> =
+  | { ok: true; value: T }
+  | { ok: false; refusal: ApiError; reason?: RefusalReason };
 
 /**
  * Runs a verb for a page: a refusal becomes a value the page words; a fault stays a fault. A write
@@ -41,10 +43,10 @@ export async function attempt<T>(
     // reach 7"), which tell an operator nothing about credentials.
     const reason = refusalOf(refused);
     if (reason?.code === "user_not_found")
-      return { ok: false, refusal: new ApiError(404, `No user ${reason.userId}.`) };
+      return { ok: false, refusal: new ApiError(404, `No user ${reason.userId}.`), reason };
     const refusal = refusalAnswer(refused);
     if (!refusal) throw err;
-    return { ok: false, refusal };
+    return { ok: false, refusal, reason };
   }
 }
 

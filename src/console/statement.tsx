@@ -9,7 +9,7 @@ import { isCalendarDay } from "../http/fields";
 import { answerStatementCsv } from "../http/statement-csv";
 import { formatExact, mysqlDate, siteDayBounds } from "../wallet/rules";
 import { openStatement, STATEMENT_CHUNK } from "../wallet/statements";
-import { appContext, attempt, backRefused, refusalText } from "./api";
+import { appContext, attempt, backRefused, type Outcome, refusalText } from "./api";
 import type { ConsoleEnv } from "./env";
 import type { Wallet } from "./page";
 import { withIds } from "./path-ids";
@@ -44,11 +44,11 @@ export const askedStatement = (c: Context<ConsoleEnv>): Record<string, string> =
     Object.entries(queryOf(c, StatementQuery)).filter(([, value]) => value !== ""),
   );
 
-/** Why the days make no statement: the field at fault and the console's words. */
+/** Why the days make no statement: the field at fault and the words. */
 type RangeProblem = { field: "from" | "to"; text: string };
 
-/** Why the days `from` to `to` make no statement; undefined if they do. */
-function rangeProblem(from: string, to: string): RangeProblem | undefined {
+/** Which of `from` and `to` is no day (the service judges the range they make); undefined: none. */
+function dayProblem(from: string, to: string): RangeProblem | undefined {
   for (const [field, name, day] of [
     ["from", "From", from],
     ["to", "To", to],
@@ -58,11 +58,17 @@ function rangeProblem(from: string, to: string): RangeProblem | undefined {
         field,
         text: `No statement: ${name} (${day}) is not a calendar day written YYYY-MM-DD, from ${FIRST_DAY} to ${LAST_DAY}.`,
       };
-  if (to < from) return { field: "to", text: `No statement: To (${to}) is before From (${from}).` };
   return undefined;
 }
 
-/** A statement's wallet and days, and why those days make none (then no other range is shown). */
+/** The service's refusal of one of the days (`from` after `to`, or in the future), to show beside it. */
+function refusedDay(outcome: Outcome<unknown>): RangeProblem | undefined {
+  if (outcome.ok || outcome.reason?.code !== "invalid_field") return undefined;
+  const { field, why } = outcome.reason;
+  return field === "from" || field === "to" ? { field, text: `No statement: ${why}.` } : undefined;
+}
+
+/** A statement's wallet and days, and why those days are none (then no other range is shown). */
 export type StatementChoice = {
   walletId: string;
   from: string;
@@ -88,7 +94,7 @@ export function statementChoice(
     walletId: wallets.some((w) => w.id === asked.wallet) ? asked.wallet : fallback,
     from,
     to,
-    problem: rangeProblem(from, to),
+    problem: dayProblem(from, to),
   };
 }
 
@@ -116,9 +122,10 @@ export async function readStatementFigures(
   s: StatementChoice,
 ) {
   if (s.walletId === "") return undefined;
-  if (s.problem) return { ok: false as const, why: s.problem.text };
+  if (s.problem) return { ok: false as const, problem: s.problem };
   const read = await attempt(c, () => statementOf(c, userId, s, { offset: 0, limit: 1 }));
-  if (!read.ok) return { ok: false as const, why: refusalText(read.refusal) };
+  if (!read.ok)
+    return { ok: false as const, problem: refusedDay(read), why: refusalText(read.refusal) };
   const st = read.value;
   const shown = (minor: number | bigint) => formatExact(minor, st.wallet);
   const figures = {
@@ -135,9 +142,14 @@ export async function readStatementFigures(
  * fault. A day that is none (`2026-02-31`) is drawn in a text field as typed: a date field shows
  * such a value empty, as if nothing had been typed.
  */
-function DayField(props: { name: "from" | "to"; label: string; choice: StatementChoice }) {
+function DayField(props: {
+  name: "from" | "to";
+  label: string;
+  choice: StatementChoice;
+  problem: RangeProblem | undefined;
+}) {
   const day = props.choice[props.name];
-  const problem = props.choice.problem?.field === props.name ? props.choice.problem : undefined;
+  const problem = props.problem?.field === props.name ? props.problem : undefined;
   const typed = problem !== undefined && !v.is(Day, day);
   return (
     <>
@@ -173,6 +185,7 @@ export function StatementSection(props: {
   timeZone: string;
 }) {
   const { choice: s, read } = props;
+  const problem = read?.ok === false ? read.problem : undefined;
   return (
     <section id="statement">
       <h2>Statement</h2>
@@ -186,8 +199,8 @@ export function StatementSection(props: {
             ))}
           </select>
         </label>
-        <DayField name="from" label="From" choice={s} />
-        <DayField name="to" label="To" choice={s} />
+        <DayField name="from" label="From" choice={s} problem={problem} />
+        <DayField name="to" label="To" choice={s} problem={problem} />
         <button type="submit">Show statement</button>
         {/* The CSV of the days in the form, as typed, whether or not they were shown yet. */}
         <button
@@ -202,7 +215,7 @@ export function StatementSection(props: {
         <p class="muted">No wallets yet.</p>
       ) : !read.ok ? (
         // Days that make no statement are told beside their field (DayField).
-        !s.problem && (
+        !problem && (
           <p class="notice error" role="alert">
             {read.why}
           </p>
@@ -249,7 +262,7 @@ statementScreen.get(
     // Refused, back to the statement asked for, which then says the same: days that make none,
     // beside the field at fault, and nowhere else.
     const to_ = `${BASE}/users/${id.ref}?${new URLSearchParams(askedStatement(c))}#statement`;
-    if (rangeProblem(from, to)) return c.redirect(to_, 303);
+    if (dayProblem(from, to)) return c.redirect(to_, 303);
     const answered = await attempt(c, async () =>
       answerStatementCsv(
         appContext(c),
@@ -257,6 +270,7 @@ statementScreen.get(
       ),
     );
     if (answered.ok) return answered.value;
+    if (refusedDay(answered)) return c.redirect(to_, 303);
     return backRefused(c, to_, "Statement", answered.refusal);
   }),
 );
