@@ -11,7 +11,7 @@ import { parseFields } from "../http/validation";
 import { userBalances } from "../wallet/balances";
 import { spendMoneyShare } from "../wallet/context";
 import { availableBalances, listHolds } from "../wallet/holds";
-import { credit, debit, reverse, transfer } from "../wallet/movements";
+import { credit, debit, type MoveInput, reverse, transfer } from "../wallet/movements";
 import { reversedEntries, userLedger } from "../wallet/operators";
 import { formatExact, formatMoney } from "../wallet/rules";
 import { endUserSessions } from "../wallet/sessions";
@@ -318,62 +318,59 @@ userScreen.get(
   }),
 );
 
-/** A money form's fields decoded as POST /credits, /debits or /transfers decodes its body, moved. */
-async function moveWith(c: Context<ConsoleEnv>, action: Move, userId: number, form: Fields) {
-  await spendMoneyShare(c.var.service);
+/** A money form as a verb's input: a transfer's recipient is `to`. */
+type Movement = MoveInput & { user: { id: number }; to?: { id: number } };
+
+/** A money form's fields decoded as POST /credits, /debits or /transfers decodes its body. */
+function moveOf(action: Move, userId: number, form: Fields): Movement {
   const sent = Object.fromEntries(
     ["wallet_id", "amount", "request_id", "note"].map((k) => [k, field(form, k)]),
   );
   if (action !== "transfer") {
     const f = parseFields(EntryParams, { ...sent, user_id: userId });
-    return (action === "credit" ? credit : debit)(c.var.service, {
-      user: { id: f.user_id },
-      ...movementOf(f),
-      requestId: f.request_id,
-    });
+    return { user: { id: f.user_id }, ...movementOf(f), requestId: f.request_id };
   }
   const f = parseFields(TransferParams, {
     ...sent,
     from_user_id: userId,
     to_user_id: field(form, "to_user_id"),
   });
-  return transfer(c.var.service, {
-    from: { id: f.from_user_id },
+  return {
+    user: { id: f.from_user_id },
     to: { id: f.to_user_id },
     ...movementOf(f),
     requestId: f.request_id,
-  });
+  };
 }
 
+/** The movement made by the verb of the form's action. */
+const moveWith = (c: Context<ConsoleEnv>, action: Move, m: Movement) =>
+  m.to
+    ? transfer(c.var.service, { ...m, from: m.user, to: m.to })
+    : (action === "credit" ? credit : debit)(c.var.service, m);
+
 /**
- * Whether entry `ref` (the one holding a money form's key) is what this form, as sent now, would
+ * Whether entry `id` (the one holding a money form's key) is what this form, as sent now, would
  * have written: the user's entry of the form's type, wallet and amount, and for a transfer its
  * receiving half the form's recipient's. A key sent again with a field changed (a transfer to
  * someone else) moved nothing of what the form asks now, and is refused in words.
  */
-async function writtenBy(
-  c: Context<ConsoleEnv>,
-  action: Move,
-  userId: number,
-  ref: string,
-  form: Fields,
-) {
-  const found = await attempt(c, () => readTransaction(c.var.service, { id: Number(ref), ref }));
+async function writtenBy(c: Context<ConsoleEnv>, action: Move, m: Movement, id: number) {
+  const found = await attempt(c, () => readTransaction(c.var.service, { id, ref: String(id) }));
   const e = found.ok ? found.value.entry : undefined;
   const same =
-    e?.userId === userId &&
+    e?.userId === m.user.id &&
     e.txnType === (action === "credit" ? "CREDIT" : "DEBIT") &&
-    e.walletId === field(form, "wallet_id").toLowerCase() &&
-    e.amountText === field(form, "amount");
-  if (!same || action !== "transfer") return same;
+    e.walletId === m.walletId &&
+    e.amountText === m.amount.sent;
+  if (!same || !m.to) return same;
   const half = await attempt(c, () => entryOfKind(c.var.service, { kind: "transfers", id: e.id }));
   const partnerId = half.ok ? half.value?.partnerId : null;
   if (partnerId == null) return false;
   const partner = await attempt(c, () =>
     entryOfKind(c.var.service, { kind: "transfers", id: partnerId }),
   );
-  const to = field(form, "to_user_id");
-  return partner.ok && /^[0-9]+$/.test(to) && partner.value?.entry.userId === Number(to);
+  return partner.ok && partner.value?.entry.userId === m.to.id;
 }
 
 const move = (action: Move) =>
@@ -381,7 +378,12 @@ const move = (action: Move) =>
     `/users/:id/${action}`,
     withIds(["id"], async (c, { id }) => {
       const { form } = c.var;
-      const moved = await attempt<unknown>(c, () => moveWith(c, action, id.id, form));
+      let movement: Movement | undefined;
+      const moved = await attempt<unknown>(c, async () => {
+        await spendMoneyShare(c.var.service);
+        movement = moveOf(action, id.id, form);
+        return moveWith(c, action, movement);
+      });
       const to = `${BASE}/users/${id.ref}`;
       if (moved.ok)
         return back(c, to, {
@@ -391,11 +393,10 @@ const move = (action: Move) =>
       // The same form sent twice (a double click, a retried submit): the first one moved the money.
       // Only an entry this very form would have written says so; a key a hold, a batch or another
       // movement holds is refused in words, since this form moved nothing.
-      const repeat = moved.refusal.error as { txn_id?: string } | undefined;
       if (
-        moved.refusal.status === 409 &&
-        repeat?.txn_id !== undefined &&
-        (await writtenBy(c, action, id.id, repeat.txn_id, form))
+        moved.reason?.code === "transaction_exists" &&
+        movement &&
+        (await writtenBy(c, action, movement, moved.reason.existingId))
       )
         return back(c, to, {
           kind: "ok",
