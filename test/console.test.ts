@@ -643,7 +643,7 @@ describe("moving money", () => {
     // Their confirmation pages (a stale tab, a typed address) say why, with no form.
     for (const [id, why] of [
       [txn, `Transaction ${txn} was already reversed.`],
-      [reversal, `Transaction ${reversal} is a reversal: a reversal is never reversed.`],
+      [reversal, `Transaction ${reversal} cannot be reversed: a reversal cannot be reversed.`],
     ] as const) {
       const stale = await request(`/users/${bob.id}/reverse/${id}`, { cookie });
       expect(stale.status).toBe(200);

@@ -4,12 +4,15 @@
 // every balance stays the sum of its entries.
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
+import { CONSOLE_AUDIENCE } from "../src/auth/tokens";
+import { consoleOf } from "./console-helpers";
 import {
   CLEAN,
   call,
   INSUFFICIENT,
   type Json,
   ledgerViolations,
+  signedToken,
   tableCounts,
   unique,
 } from "./helpers";
@@ -103,6 +106,24 @@ describe("a balance below zero, carried over from the site", () => {
 });
 
 describe("a wallet that stores more places than it displays", () => {
+  it("offers no Reverse in the console for her zero entry, and says why on its page", async () => {
+    const { token } = await signedToken(
+      { id: 1, username: "siteadmin", role: "administrator" },
+      { audience: CONSOLE_AUDIENCE },
+    );
+    const { request } = consoleOf();
+    const cookie = `wallet_admin=${token}`;
+    const page = await request(`/users/${KEMI}?page=1`, { cookie });
+    expect(page.html).toContain("<td>109</td>");
+    expect(page.html).not.toContain('aria-label="Reverse transaction 109"');
+    expect(page.html).toContain('aria-label="Reverse transaction 102"');
+    const confirm = await request(`/users/${KEMI}/reverse/109`, { cookie });
+    expect(confirm.html).toContain(
+      "Transaction 109 cannot be reversed: a transaction of zero cannot be reversed.",
+    );
+    expect(confirm.html).not.toContain('<form class="stack card" method="post"');
+  });
+
   it("takes new amounts with its display decimals only, and never zero", async () => {
     const before = await tableCounts();
     const tooPrecise = await post("/credits", {

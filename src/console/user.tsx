@@ -11,7 +11,14 @@ import { parseFields } from "../http/validation";
 import { userBalances } from "../wallet/balances";
 import { spendMoneyShare } from "../wallet/context";
 import { availableBalances, listHolds } from "../wallet/holds";
-import { credit, debit, type MoveInput, reverse, transfer } from "../wallet/movements";
+import {
+  credit,
+  debit,
+  type MoveInput,
+  notReversible,
+  reverse,
+  transfer,
+} from "../wallet/movements";
 import { reversedEntries, userLedger } from "../wallet/operators";
 import { formatExact, formatMoney } from "../wallet/rules";
 import { endUserSessions } from "../wallet/sessions";
@@ -176,10 +183,10 @@ function Entries(props: { d: UserData }) {
               <td>{e.note}</td>
               <td>{e.requestId}</td>
               <td>
-                {/* A reversal, or an entry reversed already, is never reversed (the ledger refuses it). */}
+                {/* Offered only where the ledger would take it. */}
                 {reversed.has(e.id) ? (
                   "reversed"
-                ) : e.reversesId ? null : (
+                ) : notReversible([e]) ? null : (
                   <a
                     href={`${BASE}/users/${userId}/reverse/${e.id}`}
                     aria-label={`Reverse transaction ${e.id}`}
@@ -437,9 +444,10 @@ userScreen.get(
     const found = await attempt(c, () => readTransaction(c.var.service, ids.txn));
     if (!found.ok || found.value.entry.userId !== ids.id.id) return notFound(c);
     const e = found.value.entry;
-    // A reversal, or an entry reversed already, is shown without the form (the ledger refuses both).
-    const refused = e.reversesId
-      ? `Transaction ${txn} is a reversal: a reversal is never reversed.`
+    // An entry the ledger would refuse to reverse is shown without the form.
+    const why = notReversible([e]);
+    const refused = why
+      ? `Transaction ${txn} cannot be reversed: ${why}.`
       : (await reversedEntries(c.var.service, [e.id])).has(e.id)
         ? `Transaction ${txn} was already reversed.`
         : undefined;

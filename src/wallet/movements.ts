@@ -160,6 +160,18 @@ export const opposite = (
 });
 
 /**
+ * Why a movement (an entry, or both halves of a transfer) can never be reversed; undefined if it
+ * can be, unless it was already (which only the ledger can say, atomically).
+ */
+export function notReversible(entries: { reversesId: number | null; amountMinor: number }[]) {
+  if (entries.some((e) => e.reversesId !== null)) return "a reversal cannot be reversed";
+  // Only an entry imported from WordPress can be zero, either half of a transfer; its opposite would
+  // be a zero movement, which the API never writes (and the database refuses for its own entries).
+  if (entries.some((e) => e.amountMinor === 0)) return "a transaction of zero cannot be reversed";
+  return undefined;
+}
+
+/**
  * Reverses an entry by appending its opposite, linked by reverses_id (never editing it). A transfer
  * is reversed as a whole. UNIQUE(reverses_id) makes a second reversal write nothing; a reversal that
  * would overdraw (leave a balance below zero and lower) fails the overdraft CHECK like any debit.
@@ -182,12 +194,8 @@ export async function reverse(
   const target = movement.find((m) => m.entry.id === id);
   if (!target || (input.userId !== undefined && target.entry.userId !== input.userId))
     throw new Refusal({ code: "transaction_not_found", ref });
-  if (movement.some((m) => m.entry.reversesId !== null))
-    throw new Refusal({ code: "not_reversible", why: "a reversal cannot be reversed" });
-  // Only an entry imported from WordPress can be zero, either half of a transfer; its opposite would
-  // be a zero movement, which the API never writes (and the database refuses for its own entries).
-  if (movement.some((m) => m.entry.amountMinor === 0))
-    throw new Refusal({ code: "not_reversible", why: "a transaction of zero cannot be reversed" });
+  const why = notReversible(movement.map((m) => m.entry));
+  if (why) throw new Refusal({ code: "not_reversible", why });
   // Each half in its own wallet and units: a site's imported transfer may link two wallets.
   const wallets = new Map<string, Wallet>();
   for (const { entry: e } of movement)
