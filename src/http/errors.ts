@@ -277,9 +277,6 @@ export function notMigrated(c: { var: { requestId?: string } }, err?: unknown) {
   return serviceNotConfigured(["migrations"]);
 }
 
-export const transactionNotFound = (id: string) =>
-  apiError("transaction_not_found", { id: `No transaction ${id}` });
-
 export const AMOUNT_MESSAGES: Record<AmountIssue, string> = {
   "not-numeric": "amount requires a valid amount",
   "not-positive": "amount must be greater than zero",
@@ -343,7 +340,7 @@ function answerOf(reason: RefusalReason): ApiError {
         exist: "Hold already placed",
       });
     case "transaction_not_found":
-      return transactionNotFound(reason.ref);
+      return apiError("transaction_not_found", { id: `No transaction ${reason.ref}` });
     case "hold_not_found":
       return apiError("hold_not_found", { id: `No hold ${reason.ref}` });
     case "hold_resolved":

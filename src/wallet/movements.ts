@@ -10,7 +10,7 @@ import { appendEntries, type KeyUse, LedgerRefusal } from "../ledger/append";
 import { type EntrySpec, entry, postTransfer } from "../ledger/entries";
 import { type AmountPolicy, amountToMinor } from "../ledger/money";
 import { postEntry } from "../ledger/writer";
-import { requireAdmin, type ServiceContext } from "./context";
+import { type IdRef, requireAdmin, type ServiceContext } from "./context";
 import { Refusal } from "./refusal";
 
 /** A user as the client named it: by id or by login text; `as` is the text sent, for refusals. */
@@ -179,9 +179,7 @@ export function notReversible(entries: { reversesId: number | null; amountMinor:
  */
 export async function reverse(
   ctx: ServiceContext,
-  input: {
-    id: number;
-    ref: string;
+  input: IdRef & {
     requestId: string;
     note: string;
     /** The user the caller names it of (the console's page of that user): another's is not found. */
@@ -190,7 +188,7 @@ export async function reverse(
 ) {
   const { id, ref, requestId, note } = input;
   requireAdmin(ctx, "write");
-  const movement = await findMovement(ctx.db, id);
+  const movement = id === null ? [] : await findMovement(ctx.db, id);
   const target = movement.find((m) => m.entry.id === id);
   if (!target || (input.userId !== undefined && target.entry.userId !== input.userId))
     throw new Refusal({ code: "transaction_not_found", ref });

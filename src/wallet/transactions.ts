@@ -14,19 +14,22 @@ import {
   readHistory,
   searchEntries,
 } from "../db/ledger";
-import { readUserId, requireAdmin, requireReader, type ServiceContext } from "./context";
+import {
+  type IdRef,
+  readUserId,
+  requireAdmin,
+  requireReader,
+  type ServiceContext,
+} from "./context";
 import { Refusal } from "./refusal";
 
 /**
  * One entry, by id (`ref` as the caller named it, for the refusal). A subscriber reads only its
  * own and learns nothing about others', not even whether an id exists: it is refused alike.
  */
-export async function readTransaction(
-  ctx: ServiceContext,
-  { id, ref }: { id: number; ref: string },
-): Promise<EntryRow> {
+export async function readTransaction(ctx: ServiceContext, { id, ref }: IdRef): Promise<EntryRow> {
   requireReader(ctx, undefined);
-  const row = Number.isSafeInteger(id) && id > 0 ? await findEntry(ctx.db, id) : undefined;
+  const row = id === null ? undefined : await findEntry(ctx.db, id);
   requireReader(ctx, row?.entry.userId ?? Number.NaN);
   if (!row) throw new Refusal({ code: "transaction_not_found", ref });
   return row;

@@ -21,7 +21,7 @@ export const readTransaction = defineRoute(
     data: TransactionAnswer,
   },
   async (c, { id: { id, ref } }) => {
-    const row = await read(c.var.service, { id: id ?? 0, ref });
+    const row = await read(c.var.service, { id, ref });
     return ok(c, 200, "Txn Retrieved Successful", transactionRecord(row, siteSettings(c)));
   },
 );

@@ -1,5 +1,4 @@
 import { ok } from "../../http/envelope";
-import { transactionNotFound } from "../../http/errors";
 import { defineRoute } from "../../http/route";
 import { fields } from "../../http/validation";
 import { reverse } from "../../wallet/movements";
@@ -27,11 +26,8 @@ export const reverseTransaction = defineRoute(
     data: ReversalAnswer,
   },
   async (c, input) => {
-    const { id, ref } = input.id;
-    if (id === null) throw transactionNotFound(ref);
     const result = await reverse(c.var.service, {
-      id,
-      ref,
+      ...input.id,
       requestId: input.request_id,
       note: input.note,
     });
