@@ -12,7 +12,7 @@ import {
   asciiLower,
   minorToText,
   movedAmountText,
-  mysqlDate,
+  postModified,
   storageDecimals,
 } from "../wallet/rules";
 import { entriesOfKind, entryOfKind } from "../wallet/transactions";
@@ -85,7 +85,7 @@ function transferRecord(row: KindRow, timeZone: string) {
     e.txnType === "DEBIT"
       ? [row.username, row.partnerUsername]
       : [row.partnerUsername, row.username];
-  const date = e.modifiedLocalDate ?? e.localDate ?? mysqlDate(e.createdAtS, timeZone);
+  const date = postModified(e, timeZone);
   return {
     transferId: row.partnerId === null ? "" : String(row.partnerId),
     transferTo: to ?? "",

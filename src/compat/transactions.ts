@@ -2,7 +2,7 @@ import * as v from "valibot";
 import type { EntryRow } from "../db/ledger";
 import { ok, send } from "../http/envelope";
 import { defineRoute } from "../http/route";
-import { localListDate, movedAmountText, mysqlDate } from "../wallet/rules";
+import { localListDate, movedAmountText, postDate } from "../wallet/rules";
 import { searchTransactions } from "../wallet/transactions";
 import { keyRouteRefusals } from "./auth";
 import { publicReads } from "./config";
@@ -30,9 +30,7 @@ const NONE = {
 
 function record({ entry, symbol, decimals, extraDecimals }: EntryRow, timeZone: string) {
   const moved = movedAmountText(entry.amountText, entry.amountMinor, { decimals, extraDecimals });
-  const { dateTime, timestamp } = localListDate(
-    entry.localDate ?? mysqlDate(entry.createdAtS, timeZone),
-  );
+  const { dateTime, timestamp } = localListDate(postDate(entry, timeZone));
   return {
     ID: entry.id,
     // A transfer's halves had no request_id meta: the plugin read "".

@@ -45,6 +45,19 @@ export const TransactionAnswer = v.strictObject({
 });
 export type TransactionRecord = v.InferOutput<typeof TransactionAnswer>;
 
+type Dated = Pick<EntryRow["entry"], "createdAtS" | "localDate" | "modifiedLocalDate">;
+
+/**
+ * An entry's post_date, site-local: an entry imported from WordPress keeps the one the site stored
+ * (its time zone may not be this service's, nor constant over its history).
+ */
+export const postDate = (entry: Dated, timeZone: string) =>
+  entry.localDate ?? mysqlDate(entry.createdAtS, timeZone);
+
+/** An entry's post_modified, site-local: its post_date unless the site stored another. */
+export const postModified = (entry: Dated, timeZone: string) =>
+  entry.modifiedLocalDate ?? postDate(entry, timeZone);
+
 /**
  * A ledger entry as the plugin returned it: a WordPress post plus the plugin's fields, with exactly
  * these keys in this order and these JSON types (contract section 7).
@@ -53,9 +66,8 @@ export function transactionRecord(
   { entry, ...wallet }: EntryRow,
   site: SiteSettings,
 ): TransactionRecord {
-  // An entry imported from WordPress keeps the site-local post_date, post_modified and guid the site
-  // stored (its time zone may not be this service's, nor constant over its history).
-  const local = entry.localDate ?? mysqlDate(entry.createdAtS, site.timeZone);
+  // An entry imported from WordPress keeps the dates and guid the site stored.
+  const local = postDate(entry, site.timeZone);
   const gmt = mysqlDate(entry.createdAtS, "UTC");
   return {
     ID: entry.id,
@@ -72,7 +84,7 @@ export function transactionRecord(
     post_name: entry.slug,
     to_ping: "",
     pinged: "",
-    post_modified: entry.modifiedLocalDate ?? local,
+    post_modified: postModified(entry, site.timeZone),
     post_modified_gmt: entry.modifiedGmtDate ?? gmt,
     post_content_filtered: "",
     post_parent: 0,

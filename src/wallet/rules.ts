@@ -19,5 +19,10 @@ export {
 } from "../ledger/money";
 export { localListDate, mysqlDate, siteDayBounds, utcMs } from "../ledger/post-format";
 export { asciiLower } from "../ledger/request-key";
-export { TransactionAnswer, transactionRecord } from "../ledger/transaction-record";
+export {
+  postDate,
+  postModified,
+  TransactionAnswer,
+  transactionRecord,
+} from "../ledger/transaction-record";
 export { walletRecord } from "../ledger/wallet-record";
