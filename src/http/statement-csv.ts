@@ -10,43 +10,35 @@ import {
   statementCsvTotals,
   statementFileName,
 } from "../wallet/statement-csv";
-import { STATEMENT_CHUNK, type Statement, statementEntries } from "../wallet/statements";
+import { type Statement, statementEntries } from "../wallet/statements";
+import { gated } from "../wallet/transactions";
 import { pulledBody } from "./envelope";
 import { historyBusy } from "./errors";
 import { siteSettings } from "./site";
+import { wholeListHeaders } from "./wp-core";
 
 /** The CSV of a statement opened from its first entry (`STATEMENT_CHUNK` rows at a time). */
 export async function answerStatementCsv(c: Context<AppEnv>, statement: Statement) {
   const site = siteSettings(c);
   // A long statement is sent one at a time per caller, as a whole history is.
-  let release: (() => Promise<void>) | undefined;
-  let entries = statementEntries(c.var.db, statement);
-  if (statement.count > STATEMENT_CHUNK) {
-    const turn = await openHistoryGate(
-      c.env.HISTORY_GATE,
-      c.get("principal").userId,
-      c.get("nowMs"),
-    );
-    if (!turn) throw historyBusy();
-    release = turn.release;
-    entries = turn.holding(entries);
-  }
+  const read = await gated(statement.count, statementEntries(c.var.db, statement), () =>
+    openHistoryGate(c.env.HISTORY_GATE, c.get("principal").userId, c.get("nowMs")),
+  );
+  if (read.busy) throw historyBusy();
   const totals = statementCsvTotals(statement);
   const body = pulledBody(c, {
     head: statementCsvHeader(),
-    chunks: entries,
+    chunks: read.chunks,
     render: (rows) => statementCsvRows(rows, statement, site),
     tail: "",
-    onEnd: release ?? (async () => {}),
+    onEnd: read.release ?? (async () => {}),
   });
   return c.body(body, 200, {
     "Content-Type": "text/csv; charset=utf-8",
     // The name is built from digits, a wallet id ([a-z0-9_]) and dates: no quoting is needed.
     "Content-Disposition": `attachment; filename="${statementFileName(statement, site.timeZone)}"`,
     "Cache-Control": "no-store",
-    // The whole statement in one answer: one page, none when it is empty (as WordPress counts).
-    "X-WP-Total": totals.count,
-    "X-WP-TotalPages": totals.count === "0" ? "0" : "1",
+    ...wholeListHeaders(statement.count),
     "X-Statement-Opening-Balance": totals.opening,
     "X-Statement-Closing-Balance": totals.closing,
     "X-Statement-Total-In": totals.in,

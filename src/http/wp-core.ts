@@ -192,6 +192,12 @@ function pageLinks(url: URL, siteUrl: string, page: number, pages: number): stri
   return links;
 }
 
+/** A whole list's headers: its total, in one page, none when it is empty (as WordPress counts). */
+export const wholeListHeaders = (total: number) => ({
+  "X-WP-Total": String(total),
+  "X-WP-TotalPages": total === 0 ? "0" : "1",
+});
+
 /**
  * A paged list's headers, as WordPress sends them: X-WP-Total (items), X-WP-TotalPages and, when
  * there is a previous or next page, `Link`. Every paged list of both dialects answers these.

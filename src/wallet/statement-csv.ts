@@ -76,6 +76,5 @@ export function statementCsvTotals(s: Statement) {
     closing: minorToText(s.closingMinor, places),
     in: minorToText(s.inMinor, places),
     out: minorToText(s.outMinor, places),
-    count: String(s.count),
   };
 }

@@ -60,10 +60,22 @@ export async function historyPage(
 }
 
 /**
- * Every entry of a user's the query selects, as chunks read one after another. A history longer
- * than its first chunk is read by one caller at a time (`openGate`, across isolates: parallel long
- * streams of one caller starved everyone's reads); `busy` when another of the caller's is under way.
+ * A whole read of `total` rows, as chunks read one after another. One longer than a chunk is read by
+ * one caller at a time (`openGate`, across isolates: parallel long streams of one caller starved
+ * everyone's reads); `busy` when another of the caller's is under way.
  */
+export async function gated<T>(
+  total: number,
+  chunks: AsyncIterable<T>,
+  openGate: () => Promise<HistoryTurn | null>,
+) {
+  if (total <= HISTORY_CHUNK) return { busy: false as const, chunks, release: undefined };
+  const turn = await openGate();
+  if (!turn) return { busy: true as const };
+  return { busy: false as const, chunks: turn.holding(chunks), release: turn.release };
+}
+
+/** Every entry of a user's the query selects, as chunks read one after another (`gated`). */
 export async function wholeHistory(
   ctx: ServiceContext,
   query: HistoryQuery,
@@ -73,17 +85,7 @@ export async function wholeHistory(
   const filter = { ...query, userId: readUserId(ctx, query.userId) };
   const history = await readHistory(ctx.db, filter, order);
   requireExisting(history, filter);
-  if (history.total <= HISTORY_CHUNK)
-    return {
-      busy: false as const,
-      total: history.total,
-      chunks: history.chunks,
-      release: undefined,
-    };
-  const turn = await openGate();
-  if (!turn) return { busy: true as const };
-  const chunks = turn.holding(history.chunks);
-  return { busy: false as const, total: history.total, chunks, release: turn.release };
+  return { total: history.total, ...(await gated(history.total, history.chunks, openGate)) };
 }
 
 /** A caller's turn at a long read: ended by `release`, kept while `holding` passes chunks on. */

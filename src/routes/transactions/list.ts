@@ -6,7 +6,7 @@ import { defineRoute, type Input } from "../../http/route";
 import { missingSettings } from "../../http/settings";
 import { siteSettings } from "../../http/site";
 import { readerFields } from "../../http/validation";
-import { pageHeaders } from "../../http/wp-core";
+import { pageHeaders, wholeListHeaders } from "../../http/wp-core";
 import { varText } from "../../settings";
 import { openHistoryGate } from "../../throttle/history-gate";
 import { transactionRecord } from "../../wallet/rules";
@@ -73,10 +73,7 @@ export const listTransactions = defineRoute(
         MESSAGE,
         history.chunks,
         (row) => transactionRecord(row, site),
-        {
-          "X-WP-Total": String(history.total),
-          "X-WP-TotalPages": history.total === 0 ? "0" : "1",
-        },
+        wholeListHeaders(history.total),
         history.release,
       );
     }
