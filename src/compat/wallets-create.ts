@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { fail, ok } from "../http/envelope";
 import { ApiError, invalidInput } from "../http/errors";
+import { WALLET_RULE_TEXTS } from "../http/inputs";
 import { defineRoute, type Input } from "../http/route";
 import { Refusal } from "../wallet/refusal";
 import {
@@ -76,11 +77,8 @@ function ruleText(b: WalletRuleBreak) {
   const field = FIELD_OF[b.field];
   if (b.rule === "too-long") return `${field} must be at most ${b.max} characters`;
   if (b.rule === "empty") return "Field Cannot be empty";
-  if (b.rule === "reserved") return "wallet_id formatted is reserved";
-  if (b.field === "id")
-    return "wallet_id must start with a letter and hold at most 32 of a-z, 0-9 and _";
-  if (b.field === "decimals") return "wallet_decimal must be an integer from 0 to 8";
-  return "wallet_type must hold 1 to 32 of a-z, 0-9, _ and -";
+  if (b.rule === "reserved") return WALLET_RULE_TEXTS.reserved;
+  return WALLET_RULE_TEXTS[b.field];
 }
 
 /** A new wallet's fields, as the plugin read and checked them, then this service's wallet rules. */

@@ -68,13 +68,21 @@ export const ApiKeyParams = v.object({
   ),
 });
 
+/** The words of the wallet rules (wallet/wallets.ts), as both dialects answer them. */
+export const WALLET_RULE_TEXTS = {
+  id: "wallet_id must start with a letter and hold at most 32 of a-z, 0-9 and _",
+  reserved: "wallet_id formatted is reserved",
+  decimals: `wallet_decimal must be an integer from 0 to ${WALLET_LIMITS.decimalsMax}`,
+  type: "wallet_type must hold 1 to 32 of a-z, 0-9, _ and -",
+};
+
 export const WalletParams = v.object({
   wallet_id: v.pipe(
     v.string("wallet_id must be text"),
     v.nonEmpty(EMPTY),
     v.transform(normalizeWalletId),
-    v.check(isWalletId, "wallet_id must start with a letter and hold at most 32 of a-z, 0-9 and _"),
-    v.check((id) => !isReservedWalletId(id), "wallet_id formatted is reserved"),
+    v.check(isWalletId, WALLET_RULE_TEXTS.id),
+    v.check((id) => !isReservedWalletId(id), WALLET_RULE_TEXTS.reserved),
     documented({ ...WALLET_ID_SCHEMA, description: "`formatted` is reserved" }),
   ),
   wallet_name: shown(WALLET_LIMITS.nameMax, "wallet_name"),
@@ -85,11 +93,11 @@ export const WalletParams = v.object({
   ),
   wallet_decimal: v.optional(
     v.pipe(
-      v.union([v.string(), v.number()], "wallet_decimal must be an integer from 0 to 8"),
+      v.union([v.string(), v.number()], WALLET_RULE_TEXTS.decimals),
       v.transform(String),
-      v.regex(/^[0-9]$/, "wallet_decimal must be an integer from 0 to 8"),
+      v.regex(/^[0-9]$/, WALLET_RULE_TEXTS.decimals),
       v.transform(Number),
-      v.check(isWalletDecimals, "wallet_decimal must be an integer from 0 to 8"),
+      v.check(isWalletDecimals, WALLET_RULE_TEXTS.decimals),
       documented({ type: "integer", minimum: 0, maximum: WALLET_LIMITS.decimalsMax }),
     ),
     2,
@@ -98,7 +106,7 @@ export const WalletParams = v.object({
     v.pipe(
       v.string("wallet_type must be text"),
       v.transform(normalizeWalletType),
-      v.check(isWalletType, "wallet_type must hold 1 to 32 of a-z, 0-9, _ and -"),
+      v.check(isWalletType, WALLET_RULE_TEXTS.type),
       documented({ type: "string", pattern: caseless(WALLET_TYPE) }),
     ),
     "fiat",
