@@ -240,9 +240,11 @@ export const permissionDenied = {
 export const userNotFound = (userId: unknown) =>
   apiError("user_not_found", [`Unable to reach ${String(userId)}`]);
 
+/** A wallet id that names no wallet, however it was written. */
+export const WALLET_NOT_FOUND = "wallet_id not found";
+
 /** A wallet a path names that does not exist (a wallet in a body or a filter is `invalid_input`). */
-export const walletNotFound = () =>
-  apiError("wallet_not_found", { wallet_id: "wallet_id not found" });
+export const walletNotFound = () => apiError("wallet_not_found", { wallet_id: WALLET_NOT_FOUND });
 
 /** How long a client waits before retrying a request D1 could not take. */
 const DATABASE_RETRY_S = 2;
@@ -324,7 +326,7 @@ function answerOf(reason: RefusalReason): ApiError {
     case "user_not_found":
       return userNotFound(reason.userId);
     case "wallet_not_found":
-      return invalidInput({ wallet_id: "wallet_id not found" });
+      return invalidInput({ wallet_id: WALLET_NOT_FOUND });
     case "scope_exceeded":
       return permissionDenied.forbidden();
     case "api_key_not_found":

@@ -5,7 +5,7 @@ import * as v from "valibot";
 import type { Decimal } from "../ledger/money";
 import { readAmount, utcMs } from "../wallet/rules";
 import { isWalletId, normalizeWalletId, WALLET_ID } from "../wallet/wallets";
-import { AMOUNT_MESSAGES } from "./errors";
+import { AMOUNT_MESSAGES, WALLET_NOT_FOUND } from "./errors";
 
 /** A required field left out or empty, in the plugin's words. */
 export const EMPTY = "Field Cannot be empty";
@@ -108,10 +108,10 @@ export const pathWalletIdField = v.pipe(
 );
 
 export const walletIdField = v.pipe(
-  v.string("wallet_id not found"),
+  v.string(WALLET_NOT_FOUND),
   v.nonEmpty(EMPTY),
   v.transform(normalizeWalletId),
-  v.check(isWalletId, "wallet_id not found"),
+  v.check(isWalletId, WALLET_NOT_FOUND),
   documented(WALLET_ID_SCHEMA),
 );
 

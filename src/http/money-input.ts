@@ -5,7 +5,7 @@ import type { AppEnv } from "../env";
 import type { Decimal } from "../ledger/money";
 import { findWallet } from "../wallet/directory";
 import { amountToMinor } from "../wallet/rules";
-import { amountRefusedText, invalidInput } from "./errors";
+import { amountRefusedText, invalidInput, WALLET_NOT_FOUND } from "./errors";
 import type { Params } from "./params";
 import { checkFields, inKeyOrder } from "./validation";
 
@@ -32,7 +32,7 @@ export async function checkMoneyFields<S extends MoneySchema>(
     ? undefined
     : v.parse(schema.entries.wallet_id, params.wallet_id);
   const wallet = walletId === undefined ? undefined : await findWallet(walletId);
-  if (walletId !== undefined && !wallet) errors.wallet_id = "wallet_id not found";
+  if (walletId !== undefined && !wallet) errors.wallet_id = WALLET_NOT_FOUND;
   let amountMinor = 0;
   if (wallet && !errors.amount) {
     // The schema has read the amount (a string or a number, numeric and positive).

@@ -64,7 +64,7 @@ export async function openStatement(ctx: ServiceContext, q: StatementRequest) {
     toS,
   };
   const head = await readStatement(ctx.db, range, q.page);
-  if (!head.wallet) throw refuse("wallet_id", "wallet_id not found");
+  if (!head.wallet) throw new Refusal({ code: "wallet_not_found", walletId: q.walletId });
   if (!head.userExists) throw new Refusal({ code: "user_not_found", userId });
   if (BigInt(head.openingMinor) + head.inMinor - head.outMinor !== BigInt(head.closingMinor))
     throw new Error(`statement_out_of_balance ${JSON.stringify(range)}`);
