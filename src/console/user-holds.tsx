@@ -2,6 +2,7 @@
 // available, the user's recent holds, and Capture (all or part) and Void for those still held, each
 // through the service's hold verbs (wallet/holds.ts), which resolve a hold once.
 import { Hono } from "hono";
+import { amountSent } from "../http/fields";
 import { CaptureHoldParams } from "../http/inputs";
 import { parseFields } from "../http/validation";
 import { spendMoneyShare } from "../wallet/context";
@@ -130,7 +131,7 @@ const resolve = (action: "capture" | "void") =>
         return captureHold(c.var.service, {
           hold,
           userId: id.id,
-          amount: fields.amount && { sent: fields.amount.text, policy: "refuse-excess-places" },
+          amount: fields.amount && amountSent(fields.amount),
           note: fields.note,
         });
       });

@@ -183,10 +183,16 @@ export const TransferParams = v.object({
   note: noteField,
 });
 
-/** A decoded movement as a verb takes it: wallet/v1 refuses places past what the wallet accepts. */
+/** A decoded amount as a verb takes it: wallet/v1 refuses places past what the wallet accepts. */
+export const amountSent = (amount: Decimal) => ({
+  sent: amount.text,
+  policy: "refuse-excess-places" as const,
+});
+
+/** A decoded movement as a verb takes it. */
 export const movementOf = (f: { wallet_id: string; amount: Decimal; note: string }) => ({
   walletId: f.wallet_id,
-  amount: { sent: f.amount.text, policy: "refuse-excess-places" as const },
+  amount: amountSent(f.amount),
   note: f.note,
 });
 

@@ -1,4 +1,5 @@
 import { ok } from "../../http/envelope";
+import { amountSent } from "../../http/fields";
 import { defineRoute } from "../../http/route";
 import { fields } from "../../http/validation";
 import { captureHold } from "../../wallet/holds";
@@ -22,7 +23,7 @@ export const captureHoldRoute = defineRoute(
   async (c, input) => {
     const captured = await captureHold(c.var.service, {
       hold: input.id,
-      amount: input.amount && { sent: input.amount.text, policy: "refuse-excess-places" },
+      amount: input.amount && amountSent(input.amount),
       note: input.note,
     });
     return ok(c, 200, "Hold captured", holdRecord(captured));
