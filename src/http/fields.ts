@@ -30,6 +30,14 @@ export const anyText = (refusal: string) =>
     documented({ type: "string" }),
   );
 
+export const USERNAME_MAX = 60;
+
+/** A username's longest, in the words every input that names a user answers. */
+export const usernameAtMost = v.maxLength<string, typeof USERNAME_MAX, string>(
+  USERNAME_MAX,
+  `username must be at most ${USERNAME_MAX} chars`,
+);
+
 /** At most `max` characters, counted as JSON Schema's maxLength counts them: code points. */
 export const atMost = (max: number, name: string) =>
   v.check((s: string) => [...s].length <= max, `${name} must be at most ${max} characters`);

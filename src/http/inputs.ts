@@ -23,6 +23,7 @@ import {
   EMPTY,
   noteField,
   textField,
+  usernameAtMost,
   WALLET_ID_SCHEMA,
 } from "./fields";
 
@@ -60,11 +61,7 @@ export const ApiKeyParams = v.object({
   name: required(100, "name"),
   scope: v.picklist(["read", "write", "read-write"], "scope must be read, write or read-write"),
   username: v.optional(
-    v.pipe(
-      v.string("username must be text"),
-      v.nonEmpty(EMPTY),
-      v.maxLength(60, "username must be at most 60 chars"),
-    ),
+    v.pipe(v.string("username must be text"), v.nonEmpty(EMPTY), usernameAtMost),
   ),
 });
 

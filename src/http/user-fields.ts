@@ -11,10 +11,9 @@ import { type Clashes, createSubscriber, findNewUserClashes } from "../wallet/us
 import { aliasField, withAliases } from "./aliases";
 import { ok } from "./envelope";
 import { validationError } from "./errors";
-import { anyText, documented, textField } from "./fields";
+import { anyText, documented, textField, USERNAME_MAX, usernameAtMost } from "./fields";
 import type { Input } from "./route";
 
-const USERNAME_MAX = 60;
 const EMAIL_MAX = 100;
 const PASSWORD_MAX = 256;
 
@@ -27,7 +26,7 @@ export const UserParams = v.object({
     // uniqueness (SQLite lower() folds A-Z only) means what it says.
     v.regex(/^[A-Za-z0-9_.@\s-]*$/, "username may only contain letters, numbers and _ . - @"),
     v.minLength(4, "username must be atleast 4 chars"),
-    v.maxLength(USERNAME_MAX, `username must be at most ${USERNAME_MAX} chars`),
+    usernameAtMost,
     // Clients are told no space; the check above refuses one in its own words, so the regex lets
     // a space through to it rather than answering a second text.
     documented({
