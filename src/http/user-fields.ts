@@ -17,15 +17,28 @@ import type { Input } from "./route";
 const EMAIL_MAX = 100;
 const PASSWORD_MAX = 256;
 
+/** A missing or empty field's words: the only ones it gets (collectUserErrors). */
+const REQUIRED = {
+  username: "username is required",
+  user_email: "user_email is required",
+  user_password: "user_password is required",
+} as const;
+
+/** The too-short words, which the plugin also said of a missing field (its checks ran on ""). */
+const TOO_SHORT = {
+  username: "username must be atleast 4 chars",
+  user_password: "Please enter at least 6 characters for the user_password",
+} as const;
+
 export const UserParams = v.object({
   username: v.pipe(
-    v.string("username is required"),
-    v.nonEmpty("username is required"),
+    v.string(REQUIRED.username),
+    v.nonEmpty(REQUIRED.username),
     v.check((s) => !/\s/.test(s), "username must not contain space"),
     // WordPress's validate_username: ASCII letters, digits and _ . - @, so case-insensitive
     // uniqueness (SQLite lower() folds A-Z only) means what it says.
     v.regex(/^[A-Za-z0-9_.@\s-]*$/, "username may only contain letters, numbers and _ . - @"),
-    v.minLength(4, "username must be atleast 4 chars"),
+    v.minLength(4, TOO_SHORT.username),
     usernameAtMost,
     // Clients are told no space; the check above refuses one in its own words, so the regex lets
     // a space through to it rather than answering a second text.
@@ -37,8 +50,8 @@ export const UserParams = v.object({
     }),
   ),
   user_email: v.pipe(
-    v.string("user_email is required"),
-    v.nonEmpty("user_email is required"),
+    v.string(REQUIRED.user_email),
+    v.nonEmpty(REQUIRED.user_email),
     v.transform((s) => s.trim()),
     v.maxLength(EMAIL_MAX, "Invalid user_email"),
     // WordPress's is_email: an ASCII local part and dot-separated ASCII labels.
@@ -48,9 +61,9 @@ export const UserParams = v.object({
     ),
   ),
   user_password: v.pipe(
-    anyText("user_password is required"),
-    v.nonEmpty("user_password is required"),
-    v.minLength(6, "Please enter at least 6 characters for the user_password"),
+    anyText(REQUIRED.user_password),
+    v.nonEmpty(REQUIRED.user_password),
+    v.minLength(6, TOO_SHORT.user_password),
     v.maxLength(PASSWORD_MAX, `user_password must be at most ${PASSWORD_MAX} characters`),
   ),
   first_name: v.optional(textField(100, "first_name"), ""),
@@ -59,18 +72,15 @@ export const UserParams = v.object({
 
 // Trimmed as the address was when the account was made (and as WordPress's sanitize_user does).
 const loginText = v.pipe(
-  v.string("user_email is required"),
-  v.nonEmpty("user_email is required"),
+  v.string(REQUIRED.user_email),
+  v.nonEmpty(REQUIRED.user_email),
   v.transform((s) => s.trim()),
 );
 
 export const LoginParams = v.object({
   user_email: loginText,
   username: aliasField("user_email", loginText, "an e-mail or a username alike"),
-  user_password: v.pipe(
-    anyText("user_password is required"),
-    v.nonEmpty("user_password is required"),
-  ),
+  user_password: v.pipe(anyText(REQUIRED.user_password), v.nonEmpty(REQUIRED.user_password)),
   token_expiration: v.optional(anyText("token_expiration must be text")),
 });
 
@@ -81,18 +91,6 @@ const ERROR_KEYS: Record<string, string> = {
   user_password: "user_pass",
   first_name: "first_name",
   last_name: "last_name",
-};
-
-const REQUIRED: Record<string, string> = {
-  username: "username is required",
-  user_email: "user_email is required",
-  user_password: "user_password is required",
-};
-
-/** What the plugin also said of a missing field (its checks ran on the empty text too). */
-const ALSO_TOO_SHORT: Record<string, string> = {
-  username: "username must be atleast 4 chars",
-  user_password: "Please enter at least 6 characters for the user_password",
 };
 
 /**
@@ -110,14 +108,13 @@ function collectUserErrors(
   const byField = new Map<string, string[]>();
   for (const issue of result.issues ?? []) {
     const field = String(issue.path?.[0]?.key ?? "");
-    const message = issue.input === undefined && REQUIRED[field] ? REQUIRED[field] : issue.message;
+    const required = (REQUIRED as Record<string, string>)[field];
+    const tooShort = (TOO_SHORT as Record<string, string>)[field];
+    const message = issue.input === undefined && required ? required : issue.message;
     const list = byField.get(field) ?? [];
-    if (message === REQUIRED[field])
-      byField.set(
-        field,
-        plugin && ALSO_TOO_SHORT[field] ? [message, ALSO_TOO_SHORT[field]] : [message],
-      );
-    else if (!list.includes(REQUIRED[field] ?? "") && !list.includes(message))
+    if (message === required)
+      byField.set(field, plugin && tooShort ? [message, tooShort] : [message]);
+    else if (!list.includes(required ?? "") && !list.includes(message))
       byField.set(field, [...list, message]);
   }
   for (const [field, messages] of Object.entries(extra))
