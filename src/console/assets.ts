@@ -24,6 +24,8 @@ table { width: 100%; border-collapse: collapse; font-variant-numeric: tabular-nu
 th, td { text-align: left; padding: .4rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 td.num, th.num { text-align: right; white-space: nowrap; }
 time > span { white-space: nowrap; }
+td code { white-space: nowrap; font-size: .85em; }
+td.note { min-width: 12rem; }
 /* A table wider than the screen scrolls sideways: a shadow at the edge it hides more past. */
 .scroll { overflow-x: auto; background: linear-gradient(90deg, #fff 30%, #fff0) left / 2rem 100%,
   linear-gradient(270deg, #fff 30%, #fff0) right / 2rem 100%,

@@ -180,8 +180,13 @@ function Entries(props: { d: UserData }) {
               </td>
               <td class="num">{formatExact(e.amountMinor, row)}</td>
               <td class="num">{formatExact(e.balanceAfterMinor, row)}</td>
-              <td>{e.note}</td>
-              <td>{e.requestId}</td>
+              {/* On a phone the table scrolls sideways, its row as tall as its date (console.css): the
+                  note a sentence wide, the request id whole on one line, since any of its
+                  characters may be the one that tells two apart. */}
+              <td class="note">{e.note}</td>
+              <td>
+                <code>{e.requestId}</code>
+              </td>
               <td>
                 {/* Offered only where the ledger would take it. */}
                 {reversed.has(e.id) ? (

@@ -1,6 +1,7 @@
 // The console on a 390 × 844 phone, by keyboard, in a real browser (as test/browser/console.test.ts
-// runs it): the skip link and the focus ring, dates that never break inside, a chart's text large enough to read, and
-// a statement's day that is none shown as typed with its words beside it. Data through the API.
+// runs it): the skip link and the focus ring, dates that never break inside, a chart's text large enough to read,
+// an entry's row as tall as its date, and a statement's day that is none shown as typed with its words beside it.
+// Data through the API.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN, adminAuth, startServer } from "../../scripts/lib/server";
@@ -13,6 +14,9 @@ let auth: string;
 let api: ReturnType<typeof apiAs>;
 let userPage: string;
 
+/** Request ids as the console's money forms write them: a uuid, which breaks at its hyphens. */
+const REQUEST_IDS = [0, 1, 2].map((i) => `console-3f6c2a1e-8b4d-4e2f-9a7c-1d5e0b8f264${i}`);
+
 /** The browser's globals these tests read (the project's types have no DOM). */
 type Box = { left: number; right: number; top: number; bottom: number; width: number };
 type Node = {
@@ -22,11 +26,14 @@ type Node = {
   getAttribute(name: string): string | null;
   getBoundingClientRect(): Box;
 };
+type Walker = { nextNode(): unknown };
 type Window = {
   document: {
     activeElement: Node;
     documentElement: { scrollWidth: number };
     getElementById(id: string): Node | null;
+    createTreeWalker(root: unknown, show: number): Walker;
+    createRange(): { selectNodeContents(node: unknown): void; getClientRects(): Iterable<Box> };
   };
   innerHeight: number;
   getComputedStyle(node: unknown): { fontSize: string; outlineColor: string; outlineStyle: string };
@@ -46,6 +53,19 @@ const focused = () =>
       onScreen: box.top >= 0 && box.left >= 0 && box.bottom <= innerHeight && box.width > 0,
     };
   });
+
+/** How many lines the text inside a node takes, run in the page: its text's rows, each counted once. */
+function textLines(node: unknown) {
+  const { document } = globalThis as unknown as Window;
+  const texts = document.createTreeWalker(node, 4); // NodeFilter.SHOW_TEXT
+  const tops = new Set<number>();
+  for (let text = texts.nextNode(); text; text = texts.nextNode()) {
+    const range = document.createRange();
+    range.selectNodeContents(text);
+    for (const box of range.getClientRects()) tops.add(Math.round(box.top));
+  }
+  return tops.size;
+}
 
 /** WCAG's contrast ratio of a CSS `rgb(r, g, b)` against white. */
 function contrastOnWhite(rgb: string) {
@@ -76,7 +96,7 @@ beforeAll(async () => {
       user_id: Number(user.id),
       wallet_id: "ngn",
       amount,
-      request_id: `phone-${i}`,
+      request_id: REQUEST_IDS[i],
       note: "salary for the month",
     });
   userPage = `${server.base}/wallet-admin/users/${user.id}`;
@@ -132,6 +152,24 @@ describe("the console at phone width, by keyboard, in chromium", () => {
     // The whole page is as wide as the phone: a wide table scrolls within it.
     const width = () => (globalThis as unknown as Window).document.documentElement.scrollWidth;
     expect(await page.evaluate(width)).toBe(390);
+  });
+
+  it("keeps an entry's row as tall as its date, the request id whole on one line", async () => {
+    await page.goto(userPage);
+    const cols = await page.locator("#entries thead th").allTextContents();
+    const rows = page.locator("#entries tbody tr");
+    expect(await rows.count()).toBe(REQUEST_IDS.length);
+    for (const row of await rows.all()) {
+      const cells = await row.locator("td").all();
+      const lines = await Promise.all(cells.map((cell) => cell.evaluate(textLines)));
+      const at = (col: string) => lines[cols.indexOf(col)];
+      expect(REQUEST_IDS).toContain(await cells[cols.indexOf("Request id")]!.textContent());
+      // The date over its time of day; no cell on more lines, the request id and the note on one.
+      expect(at("Date (UTC)")).toBe(2);
+      expect(at("Request id")).toBe(1);
+      expect(at("Note")).toBe(1);
+      expect(Math.max(...lines), cols.map((col, i) => `${col} ${lines[i]}`).join(", ")).toBe(2);
+    }
   });
 
   it("draws a chart's text at 11 px or more", async () => {
