@@ -83,7 +83,11 @@ overviewScreen.get("/", async (c) => {
               <tr>
                 <td>{entry.id}</td>
                 <td>
-                  <a href={`${BASE}/users/${entry.userId}`}>{username ?? entry.userId}</a>
+                  {/* A username has no space to break at: it breaks anywhere (console.css), the
+                      dates kept on a phone's screen. */}
+                  <a class="name" href={`${BASE}/users/${entry.userId}`}>
+                    {username ?? entry.userId}
+                  </a>
                 </td>
                 <td>{entry.txnType}</td>
                 <td class="num">{w ? formatExact(entry.amountMinor, w) : entry.amountText}</td>

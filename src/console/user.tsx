@@ -285,13 +285,13 @@ function UserView(props: { d: UserData; session: Session; notice: Notice }) {
           }
         >
           <p>
-            Signs {user.username} out everywhere: every access token and console session of this
-            user stops working within seconds. API keys are not touched (revoke them under API
-            keys).
+            Signs <span class="name">{user.username}</span> out everywhere: every access token and
+            console session of this user stops working within seconds. API keys are not touched
+            (revoke them under API keys).
           </p>
           <Csrf session={session} />
           <button class="danger" type="submit">
-            Sign {user.username} out everywhere
+            Sign <span class="name">{user.username}</span> out everywhere
           </button>
         </form>
       </section>

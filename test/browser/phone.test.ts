@@ -1,7 +1,7 @@
 // The console on a 390 × 844 phone, by keyboard, in a real browser (as test/browser/console.test.ts
-// runs it): the skip link and the focus ring, dates that never break inside, a chart's text large enough to read,
-// an entry's row as tall as its date, and a statement's day that is none shown as typed with its words beside it.
-// Data through the API.
+// runs it): the skip link and the focus ring, dates that never break inside, a chart's text large
+// enough to read, an entry's row as tall as its date, a long username within the screen, and a
+// statement's day that is none shown as typed with its words beside it. Data through the API.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN, adminAuth, startServer } from "../../scripts/lib/server";
@@ -13,6 +13,10 @@ let page: Page;
 let auth: string;
 let api: ReturnType<typeof apiAs>;
 let userPage: string;
+
+/** A username as long as one can be (60 characters), with no hyphen to break at. */
+const LONG_NAME = "chukwuemeka_oluwaseun_adebayo_okonkwo.international_trading1";
+let longUserPage: string;
 
 /** Request ids as the console's money forms write them: a uuid, which breaks at its hyphens. */
 const REQUEST_IDS = [0, 1, 2].map((i) => `console-3f6c2a1e-8b4d-4e2f-9a7c-1d5e0b8f264${i}`);
@@ -100,6 +104,18 @@ beforeAll(async () => {
       note: "salary for the month",
     });
   userPage = `${server.base}/wallet-admin/users/${user.id}`;
+  const long = await api("POST", "/users", {
+    username: LONG_NAME,
+    user_email: "chukwuemeka@example.test",
+    user_password: "chukwuemeka-password-1",
+  });
+  await api("POST", "/credits", {
+    user_id: Number(long.id),
+    wallet_id: "ngn",
+    amount: "1500.00",
+    request_id: "phone-long-name",
+  });
+  longUserPage = `${server.base}/wallet-admin/users/${long.id}`;
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 390, height: 844 } });
   await page.goto(`${server.base}/wallet-admin/`);
@@ -170,6 +186,23 @@ describe("the console at phone width, by keyboard, in chromium", () => {
       expect(at("Note")).toBe(1);
       expect(Math.max(...lines), cols.map((col, i) => `${col} ${lines[i]}`).join(", ")).toBe(2);
     }
+  });
+
+  it("keeps a long username on the screen: the latest transactions' every column, a user's page", async () => {
+    await page.goto(`${server.base}/wallet-admin/`);
+    const latest = page.locator("section", {
+      has: page.getByRole("heading", { name: "Latest transactions" }),
+    });
+    expect(await latest.getByRole("link", { name: LONG_NAME }).count()).toBeGreaterThan(0);
+    const frame = (await latest.locator(".scroll").boundingBox())!;
+    const rights = await latest
+      .locator("th, td")
+      .evaluateAll((cells) => cells.map((c) => c.getBoundingClientRect().right));
+    expect(Math.max(...rights)).toBeLessThanOrEqual(frame.x + frame.width);
+    // Its title and its Sign out everywhere, as wide as the phone.
+    await page.goto(longUserPage);
+    const width = () => (globalThis as unknown as Window).document.documentElement.scrollWidth;
+    expect(await page.evaluate(width)).toBe(390);
   });
 
   it("draws a chart's text at 11 px or more", async () => {
