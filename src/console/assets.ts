@@ -27,6 +27,7 @@ time > span { white-space: nowrap; }
 td code { white-space: nowrap; font-size: .85em; }
 td.note { min-width: 12rem; }
 h1, .name { overflow-wrap: anywhere; }
+td button { white-space: nowrap; }
 /* A table wider than the screen scrolls sideways: a shadow at the edge it hides more past. */
 .scroll { overflow-x: auto; background: linear-gradient(90deg, #fff 30%, #fff0) left / 2rem 100%,
   linear-gradient(270deg, #fff 30%, #fff0) right / 2rem 100%,

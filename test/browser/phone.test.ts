@@ -1,7 +1,8 @@
 // The console on a 390 × 844 phone, by keyboard, in a real browser (as test/browser/console.test.ts
 // runs it): the skip link and the focus ring, dates that never break inside, a chart's text large
-// enough to read, an entry's row as tall as its date, a long username within the screen, and a
-// statement's day that is none shown as typed with its words beside it. Data through the API.
+// enough to read, an entry's row as tall as its date, a long username within the screen, a table's
+// buttons on one line, and a statement's day that is none shown as typed with its words beside it.
+// Data through the API.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN, adminAuth, startServer } from "../../scripts/lib/server";
@@ -103,6 +104,13 @@ beforeAll(async () => {
       request_id: REQUEST_IDS[i],
       note: "salary for the month",
     });
+  await api("POST", "/holds", {
+    user_id: Number(user.id),
+    wallet_id: "ngn",
+    amount: "40.00",
+    request_id: "phone-hold",
+    note: "order 1",
+  });
   userPage = `${server.base}/wallet-admin/users/${user.id}`;
   const long = await api("POST", "/users", {
     username: LONG_NAME,
@@ -203,6 +211,14 @@ describe("the console at phone width, by keyboard, in chromium", () => {
     await page.goto(longUserPage);
     const width = () => (globalThis as unknown as Window).document.documentElement.scrollWidth;
     expect(await page.evaluate(width)).toBe(390);
+  });
+
+  it("draws a hold's Capture and Void buttons with their words on one line", async () => {
+    await page.goto(userPage);
+    for (const name of [/^Capture hold \d+$/, /^Void hold \d+$/]) {
+      const button = page.getByRole("button", { name });
+      expect(await button.evaluate(textLines), String(name)).toBe(1);
+    }
   });
 
   it("draws a chart's text at 11 px or more", async () => {
