@@ -13,7 +13,14 @@ import {
   toDisplayMinor,
   type WalletDisplay,
 } from "../src/ledger/money";
-import { displayDate, mysqlDate, postTitle, slugify, titleDate } from "../src/ledger/post-format";
+import {
+  displayDate,
+  mysqlDate,
+  postTitle,
+  slugify,
+  titleDate,
+  transferListDate,
+} from "../src/ledger/post-format";
 
 const minorOf = (input: string | number, decimals: number) =>
   amountToMinor(input, { decimals }, "refuse-excess-places");
@@ -353,6 +360,14 @@ describe("post dates", () => {
     expect(displayDate(midnight, "UTC")).toBe("Sun, Jan 1, 2023<br>12:05 AM");
     expect(mysqlDate(midnight, "UTC")).toBe("2023-01-01 00:05:09");
     expect(titleDate(noon)).toBe("Sunday 1st of January 2023 @ 12:00:00 PM");
+  });
+
+  it("writes a transfer list's date as PHP date('Y M D h:i a') did, and nothing for no time", () => {
+    expect(transferListDate("2022-09-05 14:15:07")).toBe("2022 Sep Mon 02:15 pm");
+    expect(transferListDate("2023-01-01 00:05:09")).toBe("2023 Jan Sun 12:05 am");
+    expect(transferListDate("2023-01-01 12:00:00")).toBe("2023 Jan Sun 12:00 pm");
+    expect(transferListDate("2026-11-22 03:36:00")).toBe("2026 Nov Sun 03:36 am");
+    expect(transferListDate("2026-11-22")).toBe("");
   });
 
   it("uses English ordinals for the day, 11th to 13th included", () => {

@@ -14,6 +14,7 @@ import {
   movedAmountText,
   postModified,
   storageDecimals,
+  transferListDate,
 } from "../wallet/rules";
 import { entriesOfKind, entryOfKind } from "../wallet/transactions";
 import { jwtRouteRefusals, keyRouteRefusals } from "./auth";
@@ -66,18 +67,6 @@ function movementRecord(row: KindRow, kind: "credits" | "debits") {
   };
 }
 
-const MONTHS = "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split(" ");
-const DAYS = "Sun Mon Tue Wed Thu Fri Sat".split(" ");
-
-/** PHP date('Y M D h:i a') of a site-local DATETIME text. */
-function phpListDate(local: string) {
-  const d = new Date(`${local.replace(" ", "T")}Z`);
-  if (Number.isNaN(d.getTime())) return "";
-  const h = d.getUTCHours() % 12 || 12;
-  const pad = (n: number) => String(n).padStart(2, "0");
-  return `${d.getUTCFullYear()} ${MONTHS[d.getUTCMonth()]} ${DAYS[d.getUTCDay()]} ${pad(h)}:${pad(d.getUTCMinutes())} ${d.getUTCHours() < 12 ? "am" : "pm"}`;
-}
-
 /** A transfer half, as includes/transfers/get-transfers.php formatTransfer read it. */
 function transferRecord(row: KindRow, timeZone: string) {
   const e = row.entry;
@@ -100,7 +89,7 @@ function transferRecord(row: KindRow, timeZone: string) {
     symbol: row.symbol,
     currency: e.walletId,
     dateRaw: date,
-    formattedDate: phpListDate(date),
+    formattedDate: transferListDate(date),
   };
 }
 

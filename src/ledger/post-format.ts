@@ -196,6 +196,18 @@ export function localListDate(local: string) {
   };
 }
 
+/**
+ * A site-local DATETIME text as the plugin's transfer list showed it: PHP `Y M D h:i a`
+ * (`2026 Nov Sun 03:36 am`); "" for a text that is no such time.
+ */
+export function transferListDate(local: string) {
+  const epochS = mysqlDateSeconds(local);
+  if (!Number.isFinite(epochS)) return "";
+  const p = partsIn(epochS, "UTC");
+  const [month, weekday] = [MONTHS[p.month - 1]!.slice(0, 3), WEEKDAYS[p.weekday]!.slice(0, 3)];
+  return `${p.year} ${month} ${weekday} ${pad(hour12(p.hour))}:${pad(p.minute)} ${meridiem(p.hour).toLowerCase()}`;
+}
+
 /** PHP `l jS \of F Y @ h:i:s A` in UTC: `Monday 5th of September 2022 @ 02:15:07 PM`. */
 export function titleDate(epochS: number) {
   const p = partsIn(epochS, "UTC");

@@ -17,7 +17,13 @@ export {
   readAmount,
   storageDecimals,
 } from "../ledger/money";
-export { localListDate, mysqlDate, siteDayBounds, utcMs } from "../ledger/post-format";
+export {
+  localListDate,
+  mysqlDate,
+  siteDayBounds,
+  transferListDate,
+  utcMs,
+} from "../ledger/post-format";
 export { asciiLower } from "../ledger/request-key";
 export {
   postDate,
