@@ -96,7 +96,7 @@ const webhooksPage = async (c: Context<ConsoleEnv>, notice?: Notice) => {
         <section>
           <h2>{`Webhook ${h.id}: ${h.url}`}</h2>
           <p class="muted">
-            {`${h.eventTypes.split(",").join(", ")}. `}
+            {`${h.eventTypes.join(", ")}. `}
             {h.failingSinceMs === null ? (
               "Active"
             ) : (

@@ -146,7 +146,7 @@ const held = (id: number, token: string) =>
 
 /** The endpoint's next events after `cursor` of its types, oldest first. */
 export const nextEvents = (db: Db, endpoint: EndpointRow, cursor: number, limit: number) =>
-  listEvents(db, cursor, limit, endpoint.eventTypes.split(","));
+  listEvents(db, cursor, limit, endpoint.eventTypes);
 
 /** Whether an event of the endpoint's types waits after its cursor (read after the lease ends). */
 export async function hasWork(db: Db, id: number) {

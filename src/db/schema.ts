@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import {
   type AnySQLiteColumn,
   check,
+  customType,
   index,
   integer,
   primaryKey,
@@ -13,6 +14,13 @@ import {
 // Table shapes are storage only: nothing on the wire is derived from them (WordPress owns the wire).
 // Ledger guards that a CHECK cannot express (the balance chain, append-only rows) are triggers in
 // drizzle/0001_ledger_guards.sql.
+
+/** A list of names kept as one comma-separated text (no name holds a comma). */
+const commaList = customType<{ data: readonly string[]; driverData: string }>({
+  dataType: () => "text",
+  toDriver: (names) => names.join(","),
+  fromDriver: (text) => text.split(","),
+});
 
 export const users = sqliteTable(
   "users",
@@ -403,8 +411,8 @@ export const webhookEndpoints = sqliteTable(
     id: integer("id").primaryKey({ autoIncrement: true }),
     url: text("url").notNull(),
     description: text("description").notNull().default(""),
-    // The event types it receives, comma-separated (`transaction.created,user.created`).
-    eventTypes: text("event_types").notNull(),
+    // The event types it receives, stored comma-separated (`transaction.created,user.created`).
+    eventTypes: commaList("event_types").notNull(),
     // The signing secret, AES-GCM encrypted under a key derived from WEBHOOK_SECRET_KEY
     // (events/secrets.ts): the database alone does not give it away.
     secretCipher: text("secret_cipher").notNull(),

@@ -41,7 +41,7 @@ export async function createEndpoint(ctx: ServiceContext, e: NewEndpoint) {
   const endpoint = await insertEndpoint(ctx.db, {
     url: new URL(e.url).href,
     description: e.description,
-    eventTypes: e.events.join(","),
+    eventTypes: e.events,
     secretCipher: await sealSecret(secret, secretKey),
     createdAtMs: ctx.nowMs(),
   });

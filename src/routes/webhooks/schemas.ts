@@ -18,7 +18,7 @@ export const webhookRecord = (e: EndpointRow) => ({
   id: e.id,
   url: e.url,
   description: e.description,
-  events: e.eventTypes.split(","),
+  events: e.eventTypes,
   // failing: an event used up its attempts and was dead-lettered; a delivery since clears it.
   status: e.failingSinceMs === null ? ("active" as const) : ("failing" as const),
   failing_since: iso(e.failingSinceMs),
