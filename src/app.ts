@@ -163,6 +163,7 @@ export function createApp(options: AppOptions = {}) {
         pace,
       }),
       webhooks: () => webhookSettings(c),
+      historyGate: c.env.HISTORY_GATE,
       moneyLimiter: c.env.MONEY_RATE_LIMIT as RateLimit | undefined,
     });
     await next();

@@ -35,6 +35,7 @@ export function serviceAs(as?: TestUser | Principal, scope?: Scope): ServiceCont
       clientAddress: "192.0.2.1",
       pace: async () => {},
     }),
+    historyGate: env.HISTORY_GATE,
     webhooks: () => ({
       secretKey: env.WEBHOOK_SECRET_KEY!,
       allowLocal: true,

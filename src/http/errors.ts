@@ -250,7 +250,7 @@ export const walletNotFound = () => apiError("wallet_not_found", { wallet_id: WA
 const DATABASE_RETRY_S = 2;
 
 /** A whole history refused while the caller's previous one is still being sent (throttle/history-gate.ts). */
-export const historyBusy = () =>
+const historyBusy = () =>
   apiError(
     "history_busy",
     {
@@ -358,6 +358,8 @@ function answerOf(reason: RefusalReason): ApiError {
       return invalidInput({ id: reason.why });
     case "already_reversed":
       return apiError("already_reversed", { id: `Transaction ${reason.ref} was already reversed` });
+    case "history_busy":
+      return historyBusy();
     case "rate_limited":
       return apiError(
         "rate_limited",

@@ -3,35 +3,28 @@
 // written as it is read (envelope.ts `pulledBody`), a chunk at a time, its figures in headers.
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
-import { openHistoryGate } from "../throttle/history-gate";
 import {
   statementCsvHeader,
   statementCsvRows,
   statementCsvTotals,
   statementFileName,
 } from "../wallet/statement-csv";
-import { type Statement, statementEntries } from "../wallet/statements";
-import { gated } from "../wallet/transactions";
+import { type Statement, wholeStatement } from "../wallet/statements";
 import { pulledBody } from "./envelope";
-import { historyBusy } from "./errors";
 import { siteSettings } from "./site";
 import { wholeListHeaders } from "./wp-core";
 
 /** The CSV of a statement opened from its first entry (`STATEMENT_CHUNK` rows at a time). */
 export async function answerStatementCsv(c: Context<AppEnv>, statement: Statement) {
   const site = siteSettings(c);
-  // A long statement is sent one at a time per caller, as a whole history is.
-  const read = await gated(statement.count, statementEntries(c.var.db, statement), () =>
-    openHistoryGate(c.env.HISTORY_GATE, c.get("principal").userId, c.get("nowMs")),
-  );
-  if (read.busy) throw historyBusy();
+  const read = await wholeStatement(c.var.service, statement);
   const totals = statementCsvTotals(statement);
   const body = pulledBody(c, {
     head: statementCsvHeader(),
     chunks: read.chunks,
     render: (rows) => statementCsvRows(rows, statement, site),
     tail: "",
-    onEnd: read.release ?? (async () => {}),
+    onEnd: read.release,
   });
   return c.body(body, 200, {
     "Content-Type": "text/csv; charset=utf-8",

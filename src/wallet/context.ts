@@ -8,6 +8,7 @@ import type { Db } from "../db/client";
 import type { Outbound } from "../events/deliver";
 import type { EntryStamp } from "../ledger/entries";
 import type { Ledger } from "../ledger/writer";
+import type { HistoryGateNamespace } from "../throttle/history-gate";
 import type { ThrottleNamespace } from "../throttle/sign-in";
 import { Refusal } from "./refusal";
 
@@ -31,6 +32,8 @@ export type ServiceContext = {
   signInLimits: () => SignInLimits;
   /** What webhooks seal secrets with and send through (a refusal while WEBHOOK_SECRET_KEY is unset). */
   webhooks: () => WebhookSettings;
+  /** Whose turn it is at a long read, per caller (`wallet/transactions.ts` `gated`). */
+  historyGate: HistoryGateNamespace;
   /** Each caller's share of money requests (MONEY_RATE_LIMIT); none: no limit. */
   moneyLimiter?: RateLimit;
 };

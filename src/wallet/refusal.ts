@@ -53,6 +53,8 @@ export type RefusalReason =
   | { code: "too_many_sign_ins"; retryAfterS: number }
   /** A money request past the caller's share (MONEY_RATE_LIMIT). */
   | { code: "rate_limited"; retryAfterS: number }
+  /** A long read while another of the caller's is being sent (throttle/history-gate.ts). */
+  | { code: "history_busy" }
   | { code: "invalid_credential" }
   /** A sign-out by a caller without a session (an API key). */
   | { code: "no_session" }

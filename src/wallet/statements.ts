@@ -11,6 +11,7 @@ import {
 import { formatMoney, major } from "../ledger/money";
 import { readUserId, type ServiceContext } from "./context";
 import { Refusal } from "./refusal";
+import { gated } from "./transactions";
 
 const refuse = (field: string, why: string) => new Refusal({ code: "invalid_field", field, why });
 
@@ -71,9 +72,9 @@ export async function openStatement(ctx: ServiceContext, q: StatementRequest) {
   return { ...head, wallet: head.wallet, range };
 }
 
-/** Every entry of the statement, a chunk at a time (`first` is its head's rows, read from 0). */
-export const statementEntries = (db: Db, s: Statement) =>
-  statementChunks(db, s.range, s.rows, s.lastSeq, HISTORY_CHUNK);
+/** Every entry of the statement, a chunk at a time from its head's rows, gated as a history is. */
+export const wholeStatement = (ctx: ServiceContext, s: Statement) =>
+  gated(ctx, s.count, statementChunks(ctx.db, s.range, s.rows, s.lastSeq, HISTORY_CHUNK));
 
 /** Rows per read of a whole statement: the head's page when it is read whole. */
 export const STATEMENT_CHUNK = HISTORY_CHUNK;

@@ -14,7 +14,9 @@ import {
   readHistory,
   searchEntries,
 } from "../db/ledger";
+import { openHistoryGate } from "../throttle/history-gate";
 import {
+  caller,
   type IdRef,
   readUserId,
   requireAdmin,
@@ -61,18 +63,15 @@ export async function historyPage(
 
 /**
  * A whole read of `total` rows, as chunks read one after another. One longer than a chunk is read by
- * one caller at a time (`openGate`, across isolates: parallel long streams of one caller starved
- * everyone's reads); `busy` when another of the caller's is under way.
+ * one caller at a time (the caller's gate, across isolates: parallel long streams of one caller
+ * starved everyone's reads), refused `history_busy` while another of the caller's is under way;
+ * `release` ends the turn once the chunks are sent.
  */
-export async function gated<T>(
-  total: number,
-  chunks: AsyncIterable<T>,
-  openGate: () => Promise<HistoryTurn | null>,
-) {
-  if (total <= HISTORY_CHUNK) return { busy: false as const, chunks, release: undefined };
-  const turn = await openGate();
-  if (!turn) return { busy: true as const };
-  return { busy: false as const, chunks: turn.holding(chunks), release: turn.release };
+export async function gated<T>(ctx: ServiceContext, total: number, chunks: AsyncIterable<T>) {
+  if (total <= HISTORY_CHUNK) return { chunks, release: async () => {} };
+  const turn = await openHistoryGate(ctx.historyGate, caller(ctx).userId, ctx.nowMs);
+  if (!turn) throw new Refusal({ code: "history_busy" });
+  return { chunks: turn.holding(chunks), release: turn.release };
 }
 
 /** Every entry of a user's the query selects, as chunks read one after another (`gated`). */
@@ -80,19 +79,12 @@ export async function wholeHistory(
   ctx: ServiceContext,
   query: HistoryQuery,
   order: "asc" | "desc",
-  openGate: () => Promise<HistoryTurn | null>,
 ) {
   const filter = { ...query, userId: readUserId(ctx, query.userId) };
   const history = await readHistory(ctx.db, filter, order);
   requireExisting(history, filter);
-  return { total: history.total, ...(await gated(history.total, history.chunks, openGate)) };
+  return { total: history.total, ...(await gated(ctx, history.total, history.chunks)) };
 }
-
-/** A caller's turn at a long read: ended by `release`, kept while `holding` passes chunks on. */
-export type HistoryTurn = {
-  release: () => Promise<void>;
-  holding: <T>(chunks: AsyncIterable<T>) => AsyncIterable<T>;
-};
 
 /** The plugin's lists: an administrator's page of one kind of entry, newest first, and its total. */
 export async function entriesOfKind(

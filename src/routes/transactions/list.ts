@@ -1,14 +1,13 @@
 import * as v from "valibot";
 import { sameSecret } from "../../auth/same-secret";
 import { ok, streamJson } from "../../http/envelope";
-import { apiError, historyBusy, serviceNotConfigured } from "../../http/errors";
+import { apiError, serviceNotConfigured } from "../../http/errors";
 import { defineRoute, type Input } from "../../http/route";
 import { missingSettings } from "../../http/settings";
 import { siteSettings } from "../../http/site";
 import { readerFields } from "../../http/validation";
 import { pageHeaders, wholeListHeaders } from "../../http/wp-core";
 import { varText } from "../../settings";
-import { openHistoryGate } from "../../throttle/history-gate";
 import { transactionRecord } from "../../wallet/rules";
 import { historyPage, wholeHistory } from "../../wallet/transactions";
 import { TransactionAnswer } from "../answers";
@@ -43,8 +42,6 @@ export const listTransactions = defineRoute(
     data: v.array(TransactionAnswer),
   },
   async (c, { fields, paged }) => {
-    const principal = c.get("principal");
-
     if (missingSettings(c, "all").includes("TRANSACTIONS_SECURITY_CODE"))
       throw serviceNotConfigured(["TRANSACTIONS_SECURITY_CODE"]);
     const expected = varText(c.env.TRANSACTIONS_SECURITY_CODE).trim();
@@ -64,10 +61,7 @@ export const listTransactions = defineRoute(
     const site = siteSettings(c);
     if (!paged) {
       // The whole history (contract section 7), streamed: memory stays one chunk however long it is.
-      const history = await wholeHistory(c.var.service, filter, fields.order, () =>
-        openHistoryGate(c.env.HISTORY_GATE, principal.userId, c.get("nowMs")),
-      );
-      if (history.busy) throw historyBusy();
+      const history = await wholeHistory(c.var.service, filter, fields.order);
       return streamJson(
         c,
         MESSAGE,
