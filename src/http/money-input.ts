@@ -33,33 +33,26 @@ export async function checkMoneyFields<S extends MoneySchema>(
     : v.parse(schema.entries.wallet_id, params.wallet_id);
   const wallet = walletId === undefined ? undefined : await findWallet(walletId);
   if (walletId !== undefined && !wallet) errors.wallet_id = WALLET_NOT_FOUND;
-  let amountMinor = 0;
   if (wallet && !errors.amount) {
     // The schema has read the amount (a string or a number, numeric and positive).
-    const sent = params.amount as string | number;
-    const minor = amountToMinor(sent, wallet, "refuse-excess-places");
-    if (typeof minor === "number") amountMinor = minor;
-    else errors.amount = amountRefusedText(minor, wallet);
+    const minor = amountToMinor(params.amount as string | number, wallet, "refuse-excess-places");
+    if (typeof minor !== "number") errors.amount = amountRefusedText(minor, wallet);
   }
-  return { output, errors, wallet, amountMinor };
+  return { output, errors };
 }
 
 /**
  * A money route's declared input: its schema, and the wallet's own checks reported beside it, every
- * field error together in schema key order (a 400).
+ * field error together in schema key order (a 400). The verb finds the wallet and converts the
+ * amount again, as its own rules; these only word the errors a client sends at once.
  */
 export const moneyFields = <S extends MoneySchema>(schema: S) => ({
   schema,
   read: async (c: Context<AppEnv>, params: Params) => {
-    const { output, errors, wallet, amountMinor } = await checkMoneyFields(schema, params, (id) =>
+    const { output, errors } = await checkMoneyFields(schema, params, (id) =>
       findWallet(c.var.service, id),
     );
-    if (!output || !wallet || Object.keys(errors).length > 0)
-      throw invalidInput(inKeyOrder(schema, errors));
-    return { fields: output as v.InferOutput<S>, wallet, amountMinor };
+    if (!output || Object.keys(errors).length > 0) throw invalidInput(inKeyOrder(schema, errors));
+    return output as v.InferOutput<S>;
   },
 });
-
-export type MoneyInput<S extends MoneySchema> = Awaited<
-  ReturnType<ReturnType<typeof moneyFields<S>>["read"]>
->;

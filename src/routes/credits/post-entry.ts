@@ -1,15 +1,15 @@
 import type { Context } from "hono";
+import type * as v from "valibot";
 import type { AppEnv } from "../../env";
 import { ok } from "../../http/envelope";
 import { type EntryParams, movementOf } from "../../http/fields";
-import type { MoneyInput } from "../../http/money-input";
 import { credit, debit } from "../../wallet/movements";
 
 /** POST /credits and POST /debits once the input is read: one verb, answered in wallet/v1's words. */
 export async function postSingleEntry(
   c: Context<AppEnv>,
   txnType: "CREDIT" | "DEBIT",
-  { fields }: MoneyInput<typeof EntryParams>,
+  fields: v.InferOutput<typeof EntryParams>,
 ) {
   const moved = await (txnType === "CREDIT" ? credit : debit)(c.var.service, {
     user: { id: fields.user_id },

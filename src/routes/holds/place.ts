@@ -20,7 +20,7 @@ export const placeHoldRoute = defineRoute(
     errors: ["invalid_input", "user_not_found", "insufficient_balance", "transaction_exists"],
     data: HoldPlacedAnswer,
   },
-  async (c, { fields }) => {
+  async (c, fields) => {
     const held = await placeHold(c.var.service, {
       user: { id: fields.user_id },
       ...movementOf(fields),

@@ -18,7 +18,7 @@ export const createTransfer = defineRoute(
     errors: ["invalid_input", "user_not_found", "insufficient_balance", "transaction_exists"],
     data: TransferAnswer,
   },
-  async (c, { fields }) => {
+  async (c, fields) => {
     const moved = await transfer(c.var.service, {
       from: { id: fields.from_user_id },
       to: { id: fields.to_user_id },
