@@ -386,3 +386,88 @@ describe("group commit under faults", () => {
     expect(await ledgerViolations()).toEqual(CLEAN);
   });
 });
+
+/** env.DB whose single statements (not batches) matching `pattern` fail as a lost connection. */
+function losingReads(pattern: RegExp) {
+  let lost = 0;
+  const statement = (inner: D1PreparedStatement): D1PreparedStatement =>
+    new Proxy(inner, {
+      get(target, prop) {
+        if (prop === "bind") return (...values: unknown[]) => statement(target.bind(...values));
+        if (["all", "raw", "first", "run"].includes(String(prop)))
+          return async (...args: unknown[]) => {
+            const sql = String((target as unknown as { statement: string }).statement);
+            if (pattern.test(sql)) {
+              lost++;
+              throw new Error(LOST);
+            }
+            // biome-ignore lint/suspicious/noExplicitAny: forwarding D1's own method
+            return (target as any)[prop](...args);
+          };
+        const value = Reflect.get(target, prop, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+  const wrap = <T extends D1Database | D1DatabaseSession>(inner: T): T =>
+    new Proxy(inner, {
+      get(target, prop) {
+        if (prop === "prepare") return (sql: string) => statement(target.prepare(sql));
+        if (prop === "withSession" && "withSession" in target)
+          return (start?: string) => wrap(target.withSession(start));
+        const value = Reflect.get(target, prop, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+  return { d1: wrap(env.DB), lost: () => lost };
+}
+
+describe("reads that fail around a write", () => {
+  it("a credit whose user look-up is lost answers 503 and writes nothing", async () => {
+    const admin = await makeAdmin();
+    const wallet = await makeWallet(admin);
+    const user = await makeUser();
+    const { d1, lost } = losingReads(/from "users"/i);
+    const body = { user_id: user.id, wallet_id: wallet, amount: 3, request_id: unique("u") };
+    expectUnavailable(await post(admin, "/credits", body, d1));
+    expect(lost()).toBeGreaterThan(0);
+    expect(await entriesAndEvents(user.id, wallet)).toEqual({ entries: 0, events: 0 });
+    expect((await post(admin, "/credits", body)).status).toBe(200);
+    expect(await minorOf(user.id, wallet)).toBe(300);
+  });
+
+  it("a reversal whose look-up of the movement is lost answers 503 and writes nothing", async () => {
+    const admin = await makeAdmin();
+    const wallet = await makeWallet(admin);
+    const user = await funded(admin, wallet);
+    const id = (await env.DB.prepare("SELECT id FROM transactions WHERE user_id = ?")
+      .bind(user.id)
+      .first<{ id: number }>())!.id;
+    const { d1, lost } = losingReads(/transfer_id|reverses_id/i);
+    const body = { request_id: unique("rv") };
+    expectUnavailable(await post(admin, `/transactions/${id}/reverse`, body, d1));
+    expect(lost()).toBeGreaterThan(0);
+    expect(await minorOf(user.id, wallet)).toBe(10000);
+    expect((await post(admin, `/transactions/${id}/reverse`, body)).status).toBe(200);
+    expect(await minorOf(user.id, wallet)).toBe(0);
+    expect(await ledgerViolations()).toEqual(CLEAN);
+  });
+
+  it("a balance read that is lost answers 503 with Retry-After, never a balance", async () => {
+    const admin = await makeAdmin();
+    const wallet = await makeWallet(admin);
+    const user = await funded(admin, wallet);
+    // Its reads go as one batch (user, wallet and balance together) on a cold isolate cache.
+    let lost = 0;
+    const d1 = wrappedD1(async () => {
+      lost++;
+      throw new Error(LOST);
+    });
+    const res = await call("GET", "/user-wallet-balance", {
+      auth: admin.bearer,
+      query: { user_id: user.id, wallet_id: wallet },
+      d1,
+    });
+    expect(lost).toBeGreaterThan(0);
+    expectUnavailable(res);
+  });
+});
