@@ -9,6 +9,7 @@ import { refusalText } from "../src/console/api";
 import { back, PER_PAGE } from "../src/console/page";
 import { ApiError } from "../src/http/errors";
 import { consoleOf, form, hidden, NOTICE, noticeCookie, noticeLeft } from "./console-helpers";
+import { wrappedD1 } from "./d1-counter";
 import {
   appendTurnover,
   balanceOf,
@@ -501,6 +502,43 @@ describe("moving money", () => {
     expect(await balanceOf(admin, alice.id, wallet)).toBe(before + 12.5);
     const after = await follow(first, cookie);
     expect(after.html).toContain("console credit");
+  });
+
+  it("keeps a form's key when the database dropped its answer: sent again, the money moved once", async () => {
+    const page = await userPage();
+    const key = hidden(page.html, "request_id");
+    // The credit's batch commits, then its connection is lost: the outcome is unknown to the page.
+    let lost = false;
+    const losing = wrappedD1(async (statements, send) => {
+      const first = String((statements[0] as unknown as { statement: string }).statement);
+      if (lost || !/^\s*(insert|update)/i.test(first)) return send();
+      lost = true;
+      await send();
+      throw new Error("D1_ERROR: Network connection lost.");
+    });
+    const before = await balanceOf(admin, alice.id, wallet);
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    const busy = await request(`/users/${alice.id}/credit`, {
+      method: "POST",
+      cookie,
+      vars: { DB: losing },
+      body: form({
+        _csrf: hidden(page.html, "_csrf"),
+        request_id: key,
+        wallet_id: wallet,
+        amount: "5.00",
+      }),
+    });
+    vi.restoreAllMocks();
+    expect(lost).toBe(true);
+    expect(busy.status, busy.html.slice(0, 300)).toBe(303);
+    expect(noticeLeft(busy)).toMatch(/^error:Credit refused\. Service temporarily unavailable/);
+    const shown = await follow(busy, cookie);
+    const credit = shown.html.slice(shown.html.indexOf(`/users/${alice.id}/credit"`));
+    expect(hidden(credit.slice(0, credit.indexOf("</form>")), "request_id")).toBe(key);
+    const again = await sendForm(shown, `/users/${alice.id}/credit`, { amount: "5.00" });
+    expect(noticeLeft(again)).toMatch(/^ok:Already done/);
+    expect(await balanceOf(admin, alice.id, wallet)).toBe(before + 5);
   });
 
   it("says a key another movement holds is refused, not that the form was sent before", async () => {

@@ -3,7 +3,7 @@
 // reads), on the request's own D1 session; a refusal becomes a value the page words.
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
-import { ApiError, refusalAnswer } from "../http/errors";
+import { ApiError, databaseBusy, refusalAnswer } from "../http/errors";
 import { EMPTY } from "../http/fields";
 import type { Params } from "../http/params";
 import type { Input } from "../http/route";
@@ -44,7 +44,9 @@ export async function attempt<T>(
     const reason = refusalOf(refused);
     if (reason?.code === "user_not_found")
       return { ok: false, refusal: new ApiError(404, `No user ${reason.userId}.`), reason };
-    const refusal = refusalAnswer(refused);
+    // A busy database is told like a refusal: the form comes back with its key, so sending it
+    // again moves the money at most once whatever became of this try.
+    const refusal = refusalAnswer(refused) ?? databaseBusy(appContext(c), err);
     if (!refusal) throw err;
     return { ok: false, refusal, reason };
   }

@@ -476,6 +476,23 @@ export function forgotGone(
  * A refusal of the service or the ledger in wallet/v1's words (the console's too); undefined for
  * anything else. A reversal's own refusal is worded by its verb, which names the transaction.
  */
+/**
+ * D1 overloaded, reset or cut off, in wallet/v1's words: retryable, and a write's request_id keeps a
+ * retry from applying it twice; undefined for any other error. Logged, since the operator should
+ * see the database struggle.
+ */
+export function databaseBusy(c: Context<AppEnv>, err: unknown) {
+  if (!databaseUnavailable(err)) return undefined;
+  console.error(JSON.stringify({ request_id: c.get("requestId"), d1_unavailable: String(err) }));
+  return apiError(
+    "database_unavailable",
+    {
+      retry: `The database is busy: retry in ${DATABASE_RETRY_S} seconds with the same request_id`,
+    },
+    { "Retry-After": String(DATABASE_RETRY_S) },
+  );
+}
+
 export function refusalAnswer(err: unknown): ApiError | undefined {
   if (err instanceof ApiError) return err;
   const reason = refusalOf(err);
@@ -493,18 +510,7 @@ export async function onError(err: Error, c: Context<AppEnv>) {
       c.get("envelope") === "B"
         ? validationError([{ [err.part]: [err.text] }])
         : invalidInput({ [err.part]: err.text });
-  if (databaseUnavailable(err)) {
-    // Overloaded, reset or cut off: retryable, and a write's request_id keeps a retry from applying
-    // it twice. Logged, since the operator should see the database struggle.
-    console.error(JSON.stringify({ request_id: c.get("requestId"), d1_unavailable: String(err) }));
-    err = apiError(
-      "database_unavailable",
-      {
-        retry: `The database is busy: retry in ${DATABASE_RETRY_S} seconds with the same request_id`,
-      },
-      { "Retry-After": String(DATABASE_RETRY_S) },
-    );
-  }
+  err = databaseBusy(c, err) ?? err;
   if (!(err instanceof ApiError) && (await schemaNotMigrated(c.var.service, err)))
     err = notMigrated(c, err);
   if (err instanceof ApiError) {
