@@ -4,7 +4,7 @@
 // must find what was written: the balance equal to the sum of its entries, one event per entry.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { wrappedD1 } from "./d1-counter";
+import { losingReads, wrappedD1 } from "./d1-counter";
 import {
   CLEAN,
   call,
@@ -386,40 +386,6 @@ describe("group commit under faults", () => {
     expect(await ledgerViolations()).toEqual(CLEAN);
   });
 });
-
-/** env.DB whose single statements (not batches) matching `pattern` fail as a lost connection. */
-function losingReads(pattern: RegExp) {
-  let lost = 0;
-  const statement = (inner: D1PreparedStatement): D1PreparedStatement =>
-    new Proxy(inner, {
-      get(target, prop) {
-        if (prop === "bind") return (...values: unknown[]) => statement(target.bind(...values));
-        if (["all", "raw", "first", "run"].includes(String(prop)))
-          return async (...args: unknown[]) => {
-            const sql = String((target as unknown as { statement: string }).statement);
-            if (pattern.test(sql)) {
-              lost++;
-              throw new Error(LOST);
-            }
-            // biome-ignore lint/suspicious/noExplicitAny: forwarding D1's own method
-            return (target as any)[prop](...args);
-          };
-        const value = Reflect.get(target, prop, target);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
-  const wrap = <T extends D1Database | D1DatabaseSession>(inner: T): T =>
-    new Proxy(inner, {
-      get(target, prop) {
-        if (prop === "prepare") return (sql: string) => statement(target.prepare(sql));
-        if (prop === "withSession" && "withSession" in target)
-          return (start?: string) => wrap(target.withSession(start));
-        const value = Reflect.get(target, prop, target);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
-  return { d1: wrap(env.DB), lost: () => lost };
-}
 
 describe("reads that fail around a write", () => {
   it("a credit whose user look-up is lost answers 503 and writes nothing", async () => {

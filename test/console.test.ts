@@ -9,7 +9,7 @@ import { refusalText } from "../src/console/api";
 import { back, PER_PAGE } from "../src/console/page";
 import { ApiError } from "../src/http/errors";
 import { consoleOf, form, hidden, NOTICE, noticeCookie, noticeLeft } from "./console-helpers";
-import { wrappedD1 } from "./d1-counter";
+import { losingReads, wrappedD1 } from "./d1-counter";
 import {
   appendTurnover,
   balanceOf,
@@ -222,6 +222,25 @@ describe("screens", () => {
       expect(page.html).not.toContain("secret");
     }
     vi.restoreAllMocks();
+  });
+
+  it("answers a page whose one read the database dropped with the fault page, not a zero balance", async () => {
+    // The read of the user's available balances (balances less holds), one batch of its own.
+    let lost = 0;
+    const d1 = wrappedD1(async (statements, send) => {
+      const sql = statements.map((s) => (s as unknown as { statement: string }).statement);
+      if (!sql.some((text) => /"holds"/.test(text) && /"balances"/.test(text))) return send();
+      lost++;
+      throw new Error("D1_ERROR: Network connection lost.");
+    });
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    const page = await request(`/users/${alice.id}`, { cookie, vars: { DB: d1 } });
+    vi.restoreAllMocks();
+    expect(lost).toBeGreaterThan(0);
+    expect(page.status).toBe(503);
+    expect(page.html).toContain(
+      "The service could not finish this: Service temporarily unavailable.",
+    );
   });
 
   it("adds up the overview's money exactly past 2^53 units", async () => {
@@ -539,6 +558,37 @@ describe("moving money", () => {
     const again = await sendForm(shown, `/users/${alice.id}/credit`, { amount: "5.00" });
     expect(noticeLeft(again)).toMatch(/^ok:Already done/);
     expect(await balanceOf(admin, alice.id, wallet)).toBe(before + 5);
+  });
+
+  it("keeps a form's key when the database is busy while it looks for what the form did", async () => {
+    const page = await userPage();
+    const key = hidden(page.html, "request_id");
+    const send = (vars?: Record<string, unknown>) =>
+      request(`/users/${alice.id}/credit`, {
+        method: "POST",
+        cookie,
+        vars,
+        body: form({
+          _csrf: hidden(page.html, "_csrf"),
+          request_id: key,
+          wallet_id: wallet,
+          amount: "6.00",
+        }),
+      });
+    expect(noticeLeft(await send())).toMatch(/^ok:Transaction Completed/);
+    const before = await balanceOf(admin, alice.id, wallet);
+    // Sent again: its key is taken, and the look-up of the entry holding it is lost.
+    const { d1, lost } = losingReads(/"transactions"\."id" = \?/);
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    const busy = await send({ DB: d1 });
+    vi.restoreAllMocks();
+    expect(lost()).toBeGreaterThan(0);
+    expect(noticeLeft(busy)).toMatch(/^error:Credit refused\. Service temporarily unavailable/);
+    const shown = await follow(busy, cookie);
+    const credit = shown.html.slice(shown.html.indexOf(`/users/${alice.id}/credit"`));
+    expect(hidden(credit.slice(0, credit.indexOf("</form>")), "request_id")).toBe(key);
+    expect(noticeLeft(await send())).toMatch(/^ok:Already done/);
+    expect(await balanceOf(admin, alice.id, wallet)).toBe(before);
   });
 
   it("says a key another movement holds is refused, not that the form was sent before", async () => {

@@ -33,3 +33,37 @@ export function wrappedD1(sender: BatchSender) {
     });
   return wrapped(env.DB);
 }
+
+/** env.DB whose single statements (not batches) matching `pattern` fail as a lost connection. */
+export function losingReads(pattern: RegExp) {
+  let lost = 0;
+  const statement = (inner: D1PreparedStatement): D1PreparedStatement =>
+    new Proxy(inner, {
+      get(target, prop) {
+        if (prop === "bind") return (...values: unknown[]) => statement(target.bind(...values));
+        if (["all", "raw", "first", "run"].includes(String(prop)))
+          return async (...args: unknown[]) => {
+            const sql = String((target as unknown as { statement: string }).statement);
+            if (pattern.test(sql)) {
+              lost++;
+              throw new Error("D1_ERROR: Network connection lost.");
+            }
+            // biome-ignore lint/suspicious/noExplicitAny: forwarding D1's own method
+            return (target as any)[prop](...args);
+          };
+        const value = Reflect.get(target, prop, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+  const wrap = <T extends D1Database | D1DatabaseSession>(inner: T): T =>
+    new Proxy(inner, {
+      get(target, prop) {
+        if (prop === "prepare") return (sql: string) => statement(target.prepare(sql));
+        if (prop === "withSession" && "withSession" in target)
+          return (start?: string) => wrap(target.withSession(start));
+        const value = Reflect.get(target, prop, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+  return { d1: wrap(env.DB), lost: () => lost };
+}

@@ -44,11 +44,26 @@ export async function attempt<T>(
     const reason = refusalOf(refused);
     if (reason?.code === "user_not_found")
       return { ok: false, refusal: new ApiError(404, `No user ${reason.userId}.`), reason };
-    // A busy database is told like a refusal: the form comes back with its key, so sending it
-    // again moves the money at most once whatever became of this try.
-    const refusal = refusalAnswer(refused) ?? databaseBusy(appContext(c), err);
+    const refusal = refusalAnswer(refused);
     if (!refusal) throw err;
     return { ok: false, refusal, reason };
+  }
+}
+
+/**
+ * `attempt` for a money form: a busy database too is told as a refusal, since the outcome is
+ * unknown, so the form comes back with its key, and sent again moves the money at most once.
+ */
+export async function attemptMoney<T>(
+  c: Context<ConsoleEnv>,
+  verb: () => Promise<T>,
+): Promise<Outcome<T>> {
+  try {
+    return await attempt(c, verb);
+  } catch (err) {
+    const busy = databaseBusy(appContext(c), err);
+    if (!busy) throw err;
+    return { ok: false, refusal: busy };
   }
 }
 

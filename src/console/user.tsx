@@ -24,7 +24,7 @@ import { formatExact, formatMoney } from "../wallet/rules";
 import { endUserSessions } from "../wallet/sessions";
 import { entryOfKind, readTransaction } from "../wallet/transactions";
 import { allWallets } from "../wallet/wallets";
-import { attempt, backRefused } from "./api";
+import { attempt, attemptMoney, backRefused } from "./api";
 import type { ConsoleEnv, Fields, Session } from "./env";
 import { back, field, freshKey, noticeOf, PER_PAGE, plural, type Wallet } from "./page";
 import { notFound, withIds } from "./path-ids";
@@ -391,7 +391,7 @@ const move = (action: Move) =>
     withIds(["id"], async (c, { id }) => {
       const { form } = c.var;
       let movement: Movement | undefined;
-      const moved = await attempt<unknown>(c, async () => {
+      const moved = await attemptMoney<unknown>(c, async () => {
         await spendMoneyShare(c.var.service);
         movement = moveOf(action, id.id, form);
         return moveWith(c, action, movement);
@@ -404,22 +404,26 @@ const move = (action: Move) =>
         });
       // The same form sent twice (a double click, a retried submit): the first one moved the money.
       // Only an entry this very form would have written says so; a key a hold, a batch or another
-      // movement holds is refused in words, since this form moved nothing.
-      if (
-        moved.reason?.code === "transaction_exists" &&
-        movement &&
-        (await writtenBy(c, action, movement, moved.reason.existingId))
-      )
+      // movement holds is refused in words, since this form moved nothing. A busy database while
+      // looking leaves it unknown: told as such, the form keeps its key.
+      const taken =
+        moved.reason?.code === "transaction_exists" ? moved.reason.existingId : undefined;
+      const repeat =
+        taken !== undefined && movement
+          ? await attemptMoney(c, () => writtenBy(c, action, movement!, taken))
+          : undefined;
+      if (repeat?.ok && repeat.value)
         return back(c, to, {
           kind: "ok",
           text: "Already done: this form was sent before, and the money moved once.",
         });
+      const refusal = repeat?.ok === false ? repeat.refusal : moved.refusal;
       // The form keeps its key unless the key is taken (409): a retry of a busy database's unknown
       // outcome then moves the money at most once.
       const keys = ["wallet_id", "amount", "to_user_id", "note"];
-      if (moved.refusal.status !== 409) keys.push("request_id");
+      if (refusal.status !== 409) keys.push("request_id");
       const fields = keys.map((k) => [k, field(form, k)]);
-      return backRefused(c, to, moveLabel(action), moved.refusal, {
+      return backRefused(c, to, moveLabel(action), refusal, {
         form: action,
         fields: Object.fromEntries(fields.filter(([, value]) => value !== "")),
       });

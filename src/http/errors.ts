@@ -473,10 +473,6 @@ export function forgotGone(
 }
 
 /**
- * A refusal of the service or the ledger in wallet/v1's words (the console's too); undefined for
- * anything else. A reversal's own refusal is worded by its verb, which names the transaction.
- */
-/**
  * D1 overloaded, reset or cut off, in wallet/v1's words: retryable, and a write's request_id keeps a
  * retry from applying it twice; undefined for any other error. Logged, since the operator should
  * see the database struggle.
@@ -493,6 +489,10 @@ export function databaseBusy(c: Context<AppEnv>, err: unknown) {
   );
 }
 
+/**
+ * A refusal of the service or the ledger in wallet/v1's words (the console's too); undefined for
+ * anything else. A reversal's own refusal is worded by its verb, which names the transaction.
+ */
 export function refusalAnswer(err: unknown): ApiError | undefined {
   if (err instanceof ApiError) return err;
   const reason = refusalOf(err);
