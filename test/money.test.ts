@@ -15,7 +15,9 @@ import {
 } from "../src/ledger/money";
 import {
   displayDate,
+  localListDate,
   mysqlDate,
+  mysqlDateSeconds,
   postTitle,
   slugify,
   titleDate,
@@ -368,6 +370,22 @@ describe("post dates", () => {
     expect(transferListDate("2023-01-01 12:00:00")).toBe("2023 Jan Sun 12:00 pm");
     expect(transferListDate("2026-11-22 03:36:00")).toBe("2026 Nov Sun 03:36 am");
     expect(transferListDate("2026-11-22")).toBe("");
+  });
+
+  // What PHP 8.2's date() writes for strtotime() of these texts (UTC), as an imported site's
+  // post_date may hold them: the zero date, and a zero day rolled over.
+  it("writes the list dates of a zero or rolled-over post date as PHP did", () => {
+    expect(transferListDate("0000-00-00 00:00:00")).toBe("-0001 Nov Tue 12:00 am");
+    expect(localListDate("0000-00-00 00:00:00").dateTime).toBe(
+      "Tuesday, November 30, -0001 12:00AM",
+    );
+    expect(transferListDate("2022-09-00 00:00:00")).toBe("2022 Aug Wed 12:00 am");
+    expect(displayDate(mysqlDateSeconds("0099-12-31 23:59:59"), "UTC")).toBe(
+      "Thu, Dec 31, 0099<br>11:59 PM",
+    );
+    expect(titleDate(mysqlDateSeconds("0000-00-00 00:00:00"))).toBe(
+      "Tuesday 30th of November -0001 @ 12:00:00 AM",
+    );
   });
 
   it("uses English ordinals for the day, 11th to 13th included", () => {

@@ -111,17 +111,20 @@ function ordinal(day: number) {
   return day + (["th", "st", "nd", "rd"][day % 10] ?? "th");
 }
 
+/** PHP's `Y` (and MySQL's): at least four digits, `-` before a year before 1 (`-0001`). */
+const yearText = (year: number) =>
+  `${year < 0 ? "-" : ""}${String(Math.abs(year)).padStart(4, "0")}`;
+
 /** MySQL DATETIME text, `YYYY-MM-DD HH:MM:SS`, as post_date and post_date_gmt hold. */
 export function mysqlDate(epochS: number, timeZone: string) {
   const p = partsIn(epochS, timeZone);
-  const year = `${p.year < 0 ? "-" : ""}${String(Math.abs(p.year)).padStart(4, "0")}`;
-  return `${year}-${pad(p.month)}-${pad(p.day)} ${pad(p.hour)}:${pad(p.minute)}:${pad(p.second)}`;
+  return `${yearText(p.year)}-${pad(p.month)}-${pad(p.day)} ${pad(p.hour)}:${pad(p.minute)}:${pad(p.second)}`;
 }
 
 /** PHP `D, M j, Y<br>g:i A`: `Mon, Sep 5, 2022<br>3:15 PM`. */
 export function displayDate(epochS: number, timeZone: string) {
   const p = partsIn(epochS, timeZone);
-  const date = `${WEEKDAYS[p.weekday]!.slice(0, 3)}, ${MONTHS[p.month - 1]!.slice(0, 3)} ${p.day}, ${p.year}`;
+  const date = `${WEEKDAYS[p.weekday]!.slice(0, 3)}, ${MONTHS[p.month - 1]!.slice(0, 3)} ${p.day}, ${yearText(p.year)}`;
   return `${date}<br>${hour12(p.hour)}:${pad(p.minute)} ${meridiem(p.hour)}`;
 }
 
@@ -189,7 +192,7 @@ export function localListDate(local: string) {
   const epochS = mysqlDateSeconds(local);
   if (!Number.isFinite(epochS)) return { dateTime: "", timestamp: 0 };
   const p = partsIn(epochS, "UTC");
-  const date = `${WEEKDAYS[p.weekday]}, ${MONTHS[p.month - 1]} ${p.day}, ${p.year}`;
+  const date = `${WEEKDAYS[p.weekday]}, ${MONTHS[p.month - 1]} ${p.day}, ${yearText(p.year)}`;
   return {
     dateTime: `${date} ${hour12(p.hour)}:${pad(p.minute)}${meridiem(p.hour)}`,
     timestamp: epochS,
@@ -198,21 +201,22 @@ export function localListDate(local: string) {
 
 /**
  * A site-local DATETIME text as the plugin's transfer list showed it: PHP `Y M D h:i a`
- * (`2026 Nov Sun 03:36 am`); "" for a text that is no such time.
+ * (`2026 Nov Sun 03:36 am`), out-of-range parts rolled over as strtotime() did (the zero date
+ * `0000-00-00 00:00:00` is `-0001 Nov Tue 12:00 am`); "" for a text of another shape.
  */
 export function transferListDate(local: string) {
   const epochS = mysqlDateSeconds(local);
   if (!Number.isFinite(epochS)) return "";
   const p = partsIn(epochS, "UTC");
   const [month, weekday] = [MONTHS[p.month - 1]!.slice(0, 3), WEEKDAYS[p.weekday]!.slice(0, 3)];
-  return `${p.year} ${month} ${weekday} ${pad(hour12(p.hour))}:${pad(p.minute)} ${meridiem(p.hour).toLowerCase()}`;
+  return `${yearText(p.year)} ${month} ${weekday} ${pad(hour12(p.hour))}:${pad(p.minute)} ${meridiem(p.hour).toLowerCase()}`;
 }
 
 /** PHP `l jS \of F Y @ h:i:s A` in UTC: `Monday 5th of September 2022 @ 02:15:07 PM`. */
 export function titleDate(epochS: number) {
   const p = partsIn(epochS, "UTC");
   const time = `${pad(hour12(p.hour))}:${pad(p.minute)}:${pad(p.second)} ${meridiem(p.hour)}`;
-  return `${WEEKDAYS[p.weekday]} ${ordinal(p.day)} of ${MONTHS[p.month - 1]} ${p.year} @ ${time}`;
+  return `${WEEKDAYS[p.weekday]} ${ordinal(p.day)} of ${MONTHS[p.month - 1]} ${yearText(p.year)} @ ${time}`;
 }
 
 export type TitleInput = {
