@@ -22,7 +22,7 @@ import { ERRORS, onError } from "./http/errors";
 import { keepAlive } from "./http/keep-alive";
 import { MemoRouter } from "./http/memo-router";
 import { InvalidJsonError } from "./http/params";
-import { entryStamp, siteUrl } from "./http/site";
+import { entryStamp, siteSettings, siteUrl } from "./http/site";
 import { nudgeWebhooks, webhookSettings } from "./http/webhooks";
 import { corsHeaders, discoveryLink, NO_ROUTE_PATH, overrideMethod } from "./http/wp-core";
 import { d1Ledger, type LedgerEngine } from "./ledger/writer";
@@ -154,7 +154,7 @@ export function createApp(options: AppOptions = {}) {
       ledger: requestLedger,
       nowMs,
       stamp: () => entryStamp(c),
-      site: () => ({ url: siteUrl(c), timeZone: c.env.SITE_TIMEZONE }),
+      site: () => siteSettings(c),
       d1: binding,
       tokenKeys: () => tokenKeys(c),
       signInLimits: () => ({

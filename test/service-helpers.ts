@@ -8,7 +8,7 @@ import { Refusal, type RefusalReason } from "../src/wallet/refusal";
 import { createWallet } from "../src/wallet/wallets";
 import { type TestUser, unique } from "./helpers";
 
-export const SITE = { url: "https://wallet.example.test", timeZone: "UTC" };
+export const SITE = { siteUrl: "https://wallet.example.test", timeZone: "UTC" };
 
 /** What a verb is given, without HTTP: `as` the caller (none: nobody signed in), on env.DB. */
 export function serviceAs(as?: TestUser | Principal, scope?: Scope): ServiceContext {

@@ -28,8 +28,7 @@ batchScreen.get(
         </Page>,
         read.refusal.status === 404 ? 404 : 200,
       );
-    const { url, timeZone } = c.var.service.site();
-    const batch = batchRecord(read.value, { siteUrl: url, timeZone });
+    const batch = batchRecord(read.value, c.var.service.site());
     const legs = batch.transactions;
     // Legs reversed on their own: the batch is then never reversed as a whole (the ledger refuses).
     const alone =

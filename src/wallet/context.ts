@@ -7,6 +7,7 @@ import { type Principal, type Scope, scopeAllows } from "../auth/principal";
 import type { Db } from "../db/client";
 import type { Outbound } from "../events/deliver";
 import type { EntryStamp } from "../ledger/entries";
+import type { SiteSettings } from "../ledger/transaction-record";
 import type { Ledger } from "../ledger/writer";
 import type { HistoryGateNamespace } from "../throttle/history-gate";
 import type { ThrottleNamespace } from "../throttle/sign-in";
@@ -23,7 +24,7 @@ export type ServiceContext = {
   /** When and through which site a new entry is written (its guid). */
   stamp: () => EntryStamp;
   /** The site's base URL and time zone, which records read back. */
-  site: () => { url: string; timeZone: string };
+  site: () => SiteSettings;
   /** The D1 binding, by which this isolate caches keys, sessions and endpoints (db/isolate-cache.ts). */
   d1: D1Database;
   /** What signs tokens (a refusal while JWT_SECRET is unset or weak). */

@@ -13,6 +13,5 @@ export type FeedQuery = { after: number; limit: number; types: readonly EventTyp
 export async function readFeed(ctx: ServiceContext, q: FeedQuery) {
   requireAdmin(ctx, "read");
   const rows = await listEvents(ctx.db, q.after, q.limit, q.types);
-  const { url, timeZone } = ctx.site();
-  return rows.map((row) => eventRecord(row, { siteUrl: url, timeZone }));
+  return rows.map((row) => eventRecord(row, ctx.site()));
 }

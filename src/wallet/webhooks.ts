@@ -124,8 +124,7 @@ export async function resendEvent(ctx: ServiceContext, ref: IdRef, eventId: numb
     findEvent(ctx.db, eventId),
   ]);
   if (!event) throw new Refusal({ code: "event_not_found", eventId });
-  const { url, timeZone } = ctx.site();
-  const body = JSON.stringify(eventRecord(event, { siteUrl: url, timeZone }));
+  const body = JSON.stringify(eventRecord(event, ctx.site()));
   return deliverNow(ctx, endpoint, "resend", { id: String(event.id), body, eventId: event.id });
 }
 
