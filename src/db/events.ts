@@ -144,10 +144,6 @@ export const leaseEndpoint = (db: Db, id: number, token: string, nowMs: number, 
 const held = (id: number, token: string) =>
   and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.leaseToken, token));
 
-/** The endpoint's next events after `cursor` of its types, oldest first. */
-export const nextEvents = (db: Db, endpoint: EndpointRow, cursor: number, limit: number) =>
-  listEvents(db, cursor, limit, endpoint.eventTypes);
-
 /** Whether an event of the endpoint's types waits after its cursor (read after the lease ends). */
 export async function hasWork(db: Db, id: number) {
   const row = await db

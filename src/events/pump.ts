@@ -9,7 +9,7 @@ import {
   type EndpointRow,
   hasWork,
   leaseEndpoint,
-  nextEvents,
+  listEvents,
   recordAttempt,
   releaseEndpoint,
 } from "../db/events";
@@ -67,7 +67,7 @@ export async function pumpEndpoint(deps: PumpDeps, endpointId: number): Promise<
   let attempts = endpoint.headAttempts;
   let sent = 0;
   while (sent < PER_RUN) {
-    const page = await nextEvents(db, endpoint, cursor, PAGE);
+    const page = await listEvents(db, cursor, PAGE, endpoint.eventTypes);
     if (page.length === 0) break;
     for (const event of page) {
       const result = await deliverOne(deps, endpoint, token, secret, event, attempts + 1);
