@@ -132,10 +132,7 @@ export const requestIdField = v.pipe(
   anyText("request_id must be text"),
   v.check((s) => s.trim() !== "", EMPTY),
   v.check((s) => s.trim() === s, "request_id must not begin or end with whitespace"),
-  v.check(
-    (s) => [...s].length <= REQUEST_ID_MAX,
-    `request_id must be at most ${REQUEST_ID_MAX} characters`,
-  ),
+  atMost(REQUEST_ID_MAX, "request_id"),
   documented({
     type: "string",
     minLength: 1,
