@@ -12,7 +12,7 @@ type Variables = {
    * A GET's or HEAD's body, streamed (no Content-Length) and read whole by http/body-limit.ts: no
    * Request of either method can be built with one for c.req to read.
    */
-  streamedBody?: Uint8Array;
+  streamedBody?: ArrayBuffer;
   principal: Principal;
   requestId: string;
   /** The clock, injectable so tests can pin dates. */

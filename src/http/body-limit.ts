@@ -55,12 +55,7 @@ export function limitBody(
       }
       chunks.push(value);
     }
-    const body = new Uint8Array(size);
-    let offset = 0;
-    for (const chunk of chunks) {
-      body.set(chunk, offset);
-      offset += chunk.length;
-    }
+    const body = await new Blob(chunks).arrayBuffer();
     // A GET or HEAD may arrive with a body (WordPress reads one on any method), but no Request of
     // either can be built with one.
     if (raw.method === "GET" || raw.method === "HEAD") c.set("streamedBody", body);
