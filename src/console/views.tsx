@@ -92,13 +92,6 @@ export function Page(props: {
 /** An instant (epoch seconds) as its UTC day, `YYYY-MM-DD`. */
 export const day = (s: number) => new Date(s * 1000).toISOString().slice(0, 10);
 
-/** An instant (epoch milliseconds) as UTC date and time, to the minute or to the second. */
-const utc = (ms: number, to: "minute" | "second" = "minute") =>
-  new Date(ms)
-    .toISOString()
-    .slice(0, to === "minute" ? 16 : 19)
-    .replace("T", " ");
-
 /** A day (`YYYY-MM-DD`) as a `<time>` never broken at its hyphens (console.css). */
 export const ShownDay = (props: { day: string }) => (
   <time datetime={props.day}>
@@ -113,7 +106,8 @@ export const ShownDay = (props: { day: string }) => (
  */
 export function When(props: { ms: number; to?: "day" | "minute" | "second" }) {
   if (props.to === "day") return <ShownDay day={day(props.ms / 1000)} />;
-  const [date, time] = utc(props.ms, props.to).split(" ");
+  const iso = new Date(props.ms).toISOString(); // `2026-11-30T14:05:09.000Z`, in UTC
+  const [date, time] = iso.slice(0, props.to === "second" ? 19 : 16).split("T");
   return (
     <time datetime={`${date}T${time}Z`}>
       <span>{date}</span> <span>{time}</span>
