@@ -41,21 +41,8 @@ function stripTags(text: string) {
 }
 
 /** Runs of `\r\n\t ` become one space (or, with `spacesOnly`, runs of spaces). */
-function collapse(text: string, spacesOnly = false) {
-  let out = "";
-  let inRun = false;
-  for (const ch of text) {
-    const blank = spacesOnly ? ch === " " : ch === " " || ch === "\t" || ch === "\n" || ch === "\r";
-    if (blank) {
-      if (!inRun) out += " ";
-      inRun = true;
-    } else {
-      out += ch;
-      inRun = false;
-    }
-  }
-  return out;
-}
+const collapse = (text: string, spacesOnly = false) =>
+  text.replace(spacesOnly ? / +/g : /[ \t\n\r]+/g, " ");
 
 /** Removes `%hh` octets, including those that removing others forms (`%%4141` → ``). */
 function stripOctets(text: string) {
