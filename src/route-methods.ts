@@ -36,14 +36,9 @@ function methodsOf(path: string) {
   if (!methodsByPath.has(path)) methodsByPath.set(path, methods.get(patternOf(path)));
   return methodsByPath.get(path);
 }
-const allowByPath = new Map<string, string | undefined>();
 
 /** The `Allow` header of a matched route: the methods it answers (rest_send_allow_header). */
-export function allowFor(c: Parameters<typeof routePath>[0]) {
-  const path = routePath(c);
-  if (!allowByPath.has(path)) allowByPath.set(path, methodsOf(path)?.join(", "));
-  return allowByPath.get(path);
-}
+export const allowFor = (c: Parameters<typeof routePath>[0]) => methodsOf(routePath(c))?.join(", ");
 
 /**
  * Whether the request matched a GET of the route tables: a route that only reads, whose queries may
