@@ -30,14 +30,14 @@ export const compatLogin = defineRoute(
     envelope: "B",
   },
   async (c, fields) => {
-    const { user, accessToken, nowMs } = await signInWith(c, fields);
+    const { user, accessToken, signedInAtMs } = await signInWith(c, fields);
     return ok(c, 200, "Login successful", {
       access_token: accessToken,
       // The plugin returned WP_User's ID as the database row held it (text) and time() (seconds).
       user_id: String(user.id),
       user_email: user.email,
       username: user.username,
-      time_of_login: Math.floor(nowMs / 1000),
+      time_of_login: Math.floor(signedInAtMs / 1000),
     });
   },
 );

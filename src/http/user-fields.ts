@@ -233,10 +233,5 @@ export const signInFields: Input<SignInFields> = {
 };
 
 /** A sign-in for an API token, in either dialect. Refusals are thrown; the caller shapes the success. */
-export async function signInWith(c: Context<AppEnv>, fields: SignInFields) {
-  const { user, accessToken, signedInAtMs } = await signIn(c.var.service, {
-    ...fields,
-    audience: API_AUDIENCE,
-  });
-  return { user, accessToken, nowMs: signedInAtMs };
-}
+export const signInWith = (c: Context<AppEnv>, fields: SignInFields) =>
+  signIn(c.var.service, { ...fields, audience: API_AUDIENCE });

@@ -17,13 +17,13 @@ export const login = defineRoute(
     data: LoginAnswer,
   },
   async (c, input) => {
-    const { user, accessToken, nowMs } = await signInWith(c, input);
+    const { user, accessToken, signedInAtMs } = await signInWith(c, input);
     return ok(c, 200, "Login successful", {
       access_token: accessToken,
       user_id: user.id,
       user_email: user.email,
       username: user.username,
-      time_of_login: mysqlDate(Math.floor(nowMs / 1000), c.env.SITE_TIMEZONE),
+      time_of_login: mysqlDate(Math.floor(signedInAtMs / 1000), c.env.SITE_TIMEZONE),
     });
   },
 );
