@@ -93,12 +93,10 @@ export async function verifyToken(
     verified.delete(key);
     return null;
   }
-  const principal = await verifySignedToken(token, secret, issuer, audience);
-  if (principal) {
-    verified.set(key, { principal: principal.principal, times: principal.times });
-    return { ...principal.principal };
-  }
-  return null;
+  const found = await verifySignedToken(token, secret, issuer, audience);
+  if (!found) return null;
+  verified.set(key, found);
+  return { ...found.principal };
 }
 
 async function verifySignedToken(
