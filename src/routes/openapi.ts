@@ -72,9 +72,8 @@ type Named = Map<string, unknown>;
  * never goes on the wire; the message tells the refusals of one status apart.
  */
 function refusalRef(family: "A" | "B", code: ErrorCode, refusals: Named) {
-  const name = `Refusal${family === "A" ? "" : "B"}.${code}`;
   const { status, message, error } = ERRORS[code];
-  refusals.set(name, {
+  return named(`Refusal${family === "A" ? "" : "B"}.${code}`, refusals, {
     title: code,
     allOf: [
       { $ref: `#/components/schemas/Envelope${family}` },
@@ -91,7 +90,6 @@ function refusalRef(family: "A" | "B", code: ErrorCode, refusals: Named) {
       },
     ],
   });
-  return { $ref: `#/components/schemas/${name}` };
 }
 
 /**
@@ -282,7 +280,8 @@ function declaredParams(route: RouteInfo) {
 const pascal = (route: RouteInfo) =>
   route.operationId.replace(/^./, (first) => first.toUpperCase());
 
-function named(name: string, schema: unknown, schemas: Named) {
+/** `schema` named in `components` (a refusal, a request body), and a reference to it. */
+function named(name: string, schemas: Named, schema: unknown) {
   schemas.set(name, schema);
   return { $ref: `#/components/schemas/${name}` };
 }
@@ -310,7 +309,7 @@ function operation(route: RouteInfo, refusals: Named) {
             content: Object.fromEntries(
               BODY_TYPES.map((type) => [
                 type,
-                { schema: named(`${pascal(route)}Input`, schema, refusals) },
+                { schema: named(`${pascal(route)}Input`, refusals, schema) },
               ]),
             ),
           },
