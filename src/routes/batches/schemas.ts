@@ -66,10 +66,7 @@ const BatchParams = v.object({
   ),
 });
 
-const TopParams = v.object({
-  request_id: BatchParams.entries.request_id,
-  balanced: BatchParams.entries.balanced,
-});
+const TopParams = v.omit(BatchParams, ["operations"]);
 
 /** PHP's form names (`operations[2][amount]=9.50`) as the list a JSON body sends. */
 function formOperations(params: Params): unknown {
@@ -98,9 +95,8 @@ async function readOperation(
   // A JSON null counts as a missing field, as in every body.
   const op = Object.fromEntries(Object.entries(raw).filter(([, x]) => x !== null));
   const type = typeof op.type === "string" ? op.type.toLowerCase() : op.type;
-  if (type === undefined || type === "") errors[`${at}.type`] = EMPTY;
-  if (type === undefined || type === "" || !TYPES.includes(type as never)) {
-    errors[`${at}.type`] ??= TYPE_TEXT;
+  if (!TYPES.includes(type as never)) {
+    errors[`${at}.type`] = type === undefined || type === "" ? EMPTY : TYPE_TEXT;
     return undefined;
   }
   const schema = type === "transfer" ? TransferOperation : EntryOperation;
