@@ -92,16 +92,13 @@ export async function readPluginBalances(
   // The plugin had no bound; here a read names at most as many wallets as /wallet/v1 allows.
   if (pieces.length > MAX_WALLETS_PER_READ)
     throw invalidInput({ wallet_id: `wallet_id lists at most ${MAX_WALLETS_PER_READ} wallets` });
-  const walletIds = [
-    ...new Set(
-      pieces.map((piece) => asciiLower(sanitizeTextField(piece))).filter((id) => id !== ""),
-    ),
-  ];
-  const { found: balances } = await readBalances(c.var.ledger, userId ?? 0, walletIds);
+  const ids = pieces.map((piece) => asciiLower(sanitizeTextField(piece)));
+  const named = ids.filter((id) => id !== "");
+  const { found: balances } = await readBalances(c.var.ledger, userId ?? 0, named);
 
   const found = [];
   for (const [index, piece] of pieces.entries()) {
-    const id = asciiLower(sanitizeTextField(piece));
+    const id = ids[index]!;
     const balance = balances.get(id);
     if (!balance) continue;
     const minor = userId !== null && asciiLower(piece) === id ? balance.minor : 0;
