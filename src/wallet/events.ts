@@ -13,5 +13,6 @@ export type FeedQuery = { after: number; limit: number; types: readonly EventTyp
 export async function readFeed(ctx: ServiceContext, q: FeedQuery) {
   requireAdmin(ctx, "read");
   const rows = await listEvents(ctx.db, q.after, q.limit, q.types);
-  return rows.map((row) => eventRecord(row, ctx.site()));
+  const site = ctx.site();
+  return rows.map((row) => eventRecord(row, site));
 }
