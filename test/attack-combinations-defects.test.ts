@@ -1,0 +1,138 @@
+// Defects found where features combine (see test/attack-combinations.test.ts for the probes that
+// pass). A refused batch, or a refused batch reversal, is named by replaying its legs against the
+// balances and holds (src/wallet/batches.ts firstRefused); the database judged the legs with the
+// holds that counted at the legs' own instant (trigger transactions_within_available compares
+// expires_at_s with the entry's created_at_s), but the replay counted them at the clock of the
+// replay, a moment later. A hold that stops counting in between (its expires_at falls inside the
+// request) made the replay find no leg at fault: a batch was then refused without naming its
+// operation, and a batch reversal named a leg that was not at fault.
+import { beforeAll, describe, expect, it } from "vitest";
+import { wrappedD1 } from "./d1-counter";
+import {
+  appAt,
+  call,
+  credit,
+  makeAdmin,
+  makeKey,
+  makeUser,
+  makeWallet,
+  type TestUser,
+  tableCounts,
+  testApp,
+  unique,
+} from "./helpers";
+
+let admin: TestUser;
+let key: string;
+
+beforeAll(async () => {
+  admin = await makeAdmin();
+  key = (await makeKey(admin, "read-write")).header;
+});
+
+/**
+ * An app whose clock reads `expiresAtMs - 1` until D1 has refused a write, then `expiresAtMs`: a
+ * request that began a millisecond before a hold's expires_at and is still running when it passes.
+ */
+function crossingExpiry(expiresAtMs: number) {
+  let refused = false;
+  const d1 = wrappedD1(async (_statements, send) => {
+    try {
+      return await send();
+    } catch (err) {
+      refused = true;
+      throw err;
+    }
+  });
+  const app = testApp({ nowMs: () => (refused ? expiresAtMs : expiresAtMs - 1) });
+  return { app, d1 };
+}
+
+/** A hold of `amount` on the user's wallet placed at T0 for 60 s: its expires_at in ms. */
+async function holdExpiring(userId: number, wallet: string, amount: string, T0: number) {
+  const res = await call("POST", "/holds", {
+    auth: key,
+    app: appAt(T0),
+    body: { user_id: userId, wallet_id: wallet, amount, request_id: unique("h"), expires_in: 60 },
+  });
+  expect(res.status, res.text).toBe(200);
+  return Date.parse(res.body.data.expires_at);
+}
+
+describe("a batch refused by a hold that stops counting while the refusal is named", () => {
+  it("POST /batches names the operation the wallet could not pay", async () => {
+    const wallet = await makeWallet(admin);
+    const [payer, other] = [await makeUser(), await makeUser()];
+    await credit(admin, { user_id: payer.id, wallet_id: wallet, amount: "10" });
+    // 8 of the payer's 10 held: a debit of 5 is past what is available (2) while the hold counts.
+    const E = await holdExpiring(payer.id, wallet, "8", Date.UTC(2032, 0, 1));
+    const { app, d1 } = crossingExpiry(E);
+    const before = await tableCounts();
+    const res = await call("POST", "/batches", {
+      auth: key,
+      app,
+      d1,
+      body: {
+        request_id: unique("b"),
+        operations: [
+          { type: "credit", user_id: other.id, wallet_id: wallet, amount: "1" },
+          { type: "debit", user_id: payer.id, wallet_id: wallet, amount: "5" },
+        ],
+      },
+    });
+    expect(await tableCounts()).toEqual(before);
+    // docs/api.md: 400 "Insufficient Balance" {"operations[<i>].amount":"Insufficient Balance"}.
+    // Before the fix: {"amount":"Insufficient Balance"}, no operation named.
+    expect(res.body).toEqual({
+      status_code: 400,
+      status: false,
+      message: "Insufficient Balance",
+      error: { "operations[1].amount": "Insufficient Balance" },
+    });
+  });
+
+  it("POST /batches/{id}/reverse names the entry that could not be undone", async () => {
+    const wallet = await makeWallet(admin);
+    const [payee, other] = [await makeUser(), await makeUser()];
+    await credit(admin, { user_id: payee.id, wallet_id: wallet, amount: "10" });
+    const T0 = Date.UTC(2032, 1, 1);
+    const posted = await call("POST", "/batches", {
+      auth: key,
+      app: appAt(T0),
+      body: {
+        request_id: unique("b"),
+        operations: [
+          { type: "credit", user_id: other.id, wallet_id: wallet, amount: "1" },
+          { type: "credit", user_id: payee.id, wallet_id: wallet, amount: "5" },
+          { type: "credit", user_id: other.id, wallet_id: wallet, amount: "2" },
+        ],
+      },
+    });
+    expect(posted.status, posted.text).toBe(200);
+    const [, payeeLeg] = posted.body.data.transaction_ids as number[];
+    // The payee has 15; 8 held until E and 3 held for a week: undoing its 5 (to 10) is refused
+    // while both count (11 held), and would not be once the first stops counting.
+    const E = await holdExpiring(payee.id, wallet, "8", T0);
+    const week = await call("POST", "/holds", {
+      auth: key,
+      app: appAt(T0),
+      body: { user_id: payee.id, wallet_id: wallet, amount: "3", request_id: unique("h") },
+    });
+    expect(week.status, week.text).toBe(200);
+    const { app, d1 } = crossingExpiry(E);
+    const before = await tableCounts();
+    const res = await call("POST", `/batches/${posted.body.data.batch_id}/reverse`, {
+      auth: key,
+      app,
+      d1,
+    });
+    expect(await tableCounts()).toEqual(before);
+    // Before the fix it named the newest leg (other's credit of 2, which other can pay back).
+    expect(res.body).toEqual({
+      status_code: 400,
+      status: false,
+      message: "Insufficient Balance",
+      error: { amount: "Insufficient Balance", transaction_id: String(payeeLeg) },
+    });
+  });
+});
