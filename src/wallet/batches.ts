@@ -124,17 +124,23 @@ function checkBalanced(ops: BatchOperation[], moves: { wallet: Wallet; amountMin
 }
 
 /**
- * Which entry the ledger refused with `verdict`, replayed against the balances and holds now (the
- * database already refused the batch; this only names the operation). -1 when none would be refused
- * any more. In BigInt: a hundred legs of the largest amount run past 2^53.
+ * Which entry the ledger refused with `verdict`, replayed against the balances now and the holds
+ * that counted when the entries were judged (the database already refused the batch; this only
+ * names the operation). The holds are counted at the entries' own instant, as the database's guard
+ * counted them (transactions_within_available: `expires_at_s > created_at_s`), not at the clock of
+ * this replay a moment later: a hold whose expires_at fell in between would otherwise leave no entry
+ * at fault. -1 when none would be refused any more (the balances moved meanwhile). In BigInt: a
+ * hundred legs of the largest amount run past 2^53.
  */
 export async function firstRefused(
   ctx: ServiceContext,
-  entries: Pick<NewEntry, "userId" | "walletId" | "txnType" | "amountMinor">[],
+  entries: Pick<NewEntry, "userId" | "walletId" | "txnType" | "amountMinor" | "createdAtS">[],
   verdict: LedgerVerdict,
 ) {
   const pairs = [...new Map(entries.map((e) => [`${e.userId}:${e.walletId}`, e])).values()];
-  const found = await positions(ctx.db, pairs, seconds(ctx.nowMs()));
+  // Every entry of a batch carries its stamp's second (ledger/entries.ts entry).
+  const judgedAtS = entries[0]?.createdAtS ?? seconds(ctx.nowMs());
+  const found = await positions(ctx.db, pairs, judgedAtS);
   const state = new Map(
     pairs.map((p, i) => [
       `${p.userId}:${p.walletId}`,
