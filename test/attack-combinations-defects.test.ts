@@ -5,7 +5,9 @@
 // expires_at_s with the entry's created_at_s), but the replay counted them at the clock of the
 // replay, a moment later. A hold that stops counting in between (its expires_at falls inside the
 // request) made the replay find no leg at fault: a batch was then refused without naming its
-// operation, and a batch reversal named a leg that was not at fault.
+// operation, and a batch reversal named a leg that was not at fault. The plugin dialect's refusal of
+// a transfer read what the sender may move the same way, after the fact, and could say an amount
+// was larger than a figure larger than it.
 import { beforeAll, describe, expect, it } from "vitest";
 import { wrappedD1 } from "./d1-counter";
 import {
@@ -133,6 +135,39 @@ describe("a batch refused by a hold that stops counting while the refusal is nam
       status: false,
       message: "Insufficient Balance",
       error: { amount: "Insufficient Balance", transaction_id: String(payeeLeg) },
+    });
+  });
+});
+
+describe("the plugin's transfer refused by a hold that stops counting while the refusal is worded", () => {
+  it("names what the sender could move when it was refused, not a moment later", async () => {
+    const wallet = await makeWallet(admin);
+    const [from, to] = [await makeUser(), await makeUser()];
+    await credit(admin, { user_id: from.id, wallet_id: wallet, amount: "10" });
+    const E = await holdExpiring(from.id, wallet, "8", Date.UTC(2032, 2, 1));
+    const { app, d1 } = crossingExpiry(E);
+    const before = await tableCounts();
+    const res = await call("POST", "/wp-json/rimplenet/v1/transfers", {
+      auth: key,
+      app,
+      d1,
+      vars: { COMPAT_NAMESPACE: "rimplenet" },
+      body: {
+        transfer_from_user: from.id,
+        transfer_to_user: to.id,
+        wallet_id: wallet,
+        amount_to_transfer: "5",
+      },
+    });
+    expect(await tableCounts()).toEqual(before);
+    // Before the fix: "… [₦5.00] is larger than … mature wallet - [₦10.00] ), … immature wallet  -
+    // [₦0.00] …": the figures after the hold had expired, which contradict the refusal.
+    expect(res.body).toEqual({
+      status_code: 400,
+      status: false,
+      message: "Insufficient Balance",
+      error:
+        "Amount to transfer - [₦5.00] is larger than the amount in your mature wallet, input amount not more than the balance in your ( Naira Wallet mature wallet - [₦2.00] ), the balance in your ( Naira Wallet immature wallet  - [₦8.00] )  cannot be transferred until maturity",
     });
   });
 });
