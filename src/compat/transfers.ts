@@ -78,6 +78,9 @@ export const compatTransfers = defineRoute(
     params: transferInput,
   },
   async (c, { requestId, note, ...fields }) => {
+    // The instant the transfer is judged at (its entries are stamped a moment later, never earlier):
+    // a refusal names what holds reserved then, not after one of them expired.
+    const judgedAtMs = c.var.service.nowMs();
     const moved = await transfer(c.var.service, {
       from: pluginUser(fields.from),
       to: pluginUser(fields.to),
@@ -92,7 +95,8 @@ export const compatTransfers = defineRoute(
       }),
     }).catch(async (err: unknown) => {
       const reason = refusalOf(err);
-      if (reason?.code === "insufficient_balance") throw await insufficient(c.var.service, fields);
+      if (reason?.code === "insufficient_balance")
+        throw await insufficient(c.var.service, fields, judgedAtMs);
       throw reason ? refused(reason, fields.amount) : err;
     });
     return ok(c, 200, "Transfer Action Completed", { transfer: moved.debitId });
@@ -107,9 +111,10 @@ export const compatTransfers = defineRoute(
 async function insufficient(
   ctx: ServiceContext,
   fields: { from: string; amount: string; wallet: string },
+  judgedAtMs: number,
 ) {
   const userId = (await pluginUserId(ctx, fields.from)) ?? 0;
-  const held = await spendable(ctx, userId, normalizeWalletId(fields.wallet));
+  const held = await spendable(ctx, userId, normalizeWalletId(fields.wallet), judgedAtMs);
   if (!held) return new Refusal({ code: "insufficient_balance" });
   const { wallet, availableMinor, heldMinor } = held;
   const money = (m: number) => formatMoney(m, { ...wallet, symbolPosition: "left" });

@@ -35,11 +35,18 @@ export async function walletSummary(
 /**
  * What a user may move out of a wallet (its balance less what holds reserve) and what holds reserve,
  * for a dialect whose refusal of a movement names them (the plugin's transfers). Asked by a caller
- * that may move money, after its movement was refused: money may have moved since.
+ * that may move money, after its movement was refused: money may have moved since. The holds are
+ * counted at `atMs` (default: now), the instant the refused movement was judged at, so that a hold
+ * which stopped counting since is still named as the reserve that refused it.
  */
-export async function spendable(ctx: ServiceContext, userId: number, walletId: string) {
+export async function spendable(
+  ctx: ServiceContext,
+  userId: number,
+  walletId: string,
+  atMs = ctx.nowMs(),
+) {
   requireAdmin(ctx, "write");
-  const found = await walletPosition(ctx.db, userId, walletId, seconds(ctx.nowMs()));
+  const found = await walletPosition(ctx.db, userId, walletId, seconds(atMs));
   if (!found.wallet) return undefined;
   return {
     wallet: found.wallet,
