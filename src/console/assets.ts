@@ -63,8 +63,9 @@ form.inline > .notice { flex-basis: 100%; margin: 0; }
 [aria-invalid="true"] { border-color: var(--bad); box-shadow: 0 0 0 1px var(--bad); }
 table.figures { max-width: 30rem; }
 caption { text-align: left; font-weight: 600; padding: .75rem 0 .25rem; }
-.actions { display: flex; flex-wrap: wrap; gap: .4rem; }
-.actions form { display: flex; gap: .4rem; }
+/* A hold's amount, Capture and Void on one line (its table scrolls); no form margin (quirks mode's). */
+.actions { display: flex; gap: .8rem; }
+.actions form { display: flex; gap: .4rem; margin: 0; }
 .actions input { width: 6rem; }
 .pager { display: flex; gap: 1rem; align-items: center; margin-top: .75rem; }
 @media (max-width: 40rem) { main { padding: .5rem; } section, .card { padding: .75rem; } th, td { padding: .35rem .3rem; } }

@@ -1,8 +1,8 @@
 // The console on a 390 × 844 phone, by keyboard, in a real browser (as test/browser/console.test.ts
 // runs it): the skip link and the focus ring, dates that never break inside, a chart's text large
 // enough to read, an entry's row as tall as its date, a long username within the screen, a table's
-// buttons on one line, and a statement's day that is none shown as typed with its words beside it.
-// Data through the API.
+// buttons on one line, a hold's Void beside its Capture, and a statement's day that is none shown as
+// typed with its words beside it. Data through the API.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN, adminAuth, startServer } from "../../scripts/lib/server";
@@ -219,6 +219,22 @@ describe("the console at phone width, by keyboard, in chromium", () => {
       const button = page.getByRole("button", { name });
       expect(await button.evaluate(textLines), String(name)).toBe(1);
     }
+  });
+
+  it("keeps a hold's Void beside its Capture, the row shorter than two buttons", async () => {
+    await page.goto(userPage);
+    const row = page.locator("tr", { has: page.getByRole("button", { name: /^Void hold/ }) });
+    const [capture, voidBox] = await Promise.all(
+      [/^Capture hold \d+$/, /^Void hold \d+$/].map(
+        async (name) => (await row.getByRole("button", { name }).boundingBox())!,
+      ),
+    );
+    const height = (await row.boundingBox())!.height;
+    const figures = JSON.stringify({ capture, void: voidBox, height });
+    // On the line of the amount and Capture, after them, not wrapped beneath them.
+    expect(Math.abs(voidBox!.y - capture!.y), figures).toBeLessThan(1);
+    expect(voidBox!.x, figures).toBeGreaterThan(capture!.x + capture!.width);
+    expect(height, figures).toBeLessThan(2 * capture!.height);
   });
 
   it("draws a chart's text at 11 px or more", async () => {
