@@ -69,6 +69,14 @@ caption { text-align: left; font-weight: 600; padding: .75rem 0 .25rem; }
 .actions input { width: 6rem; }
 .pager { display: flex; gap: 1rem; align-items: center; margin-top: .75rem; }
 @media (max-width: 40rem) { main { padding: .5rem; } section, .card { padding: .75rem; } th, td { padding: .35rem .3rem; } }
+/* Users on a phone: e-mail under username, balances under role (cell order, down each column). */
+@media (max-width: 40rem) {
+  .users { display: grid; grid-template-columns: minmax(0, 1fr) min-content; }
+  .users :is(thead, tbody, tr) { display: grid; grid-column: 1 / -1; grid-template-columns: subgrid; }
+  .users tr { grid-template-rows: auto auto; grid-auto-flow: column; }
+  .users :is(th, td):nth-child(odd) { border: 0; padding-bottom: 0; }
+  .users :is(th, td):nth-child(-n+2) { overflow-wrap: anywhere; }
+}
 `;
 
 /**

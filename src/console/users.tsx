@@ -46,7 +46,7 @@ usersScreen.get("/users", async (c) => {
         <p class="muted">
           {total === 0 && q !== "" ? `No user matches “${q}”.` : plural(total, "user")}
         </p>
-        <Table cols={["Username", "E-mail", "Role", "Balances"]}>
+        <Table class="users" cols={["Username", "E-mail", "Role", "Balances"]}>
           {rows.map((u) => {
             const balances = Object.entries(
               JSON.parse(u.balances ?? "{}") as Record<string, number>,

@@ -145,18 +145,20 @@ export function PostButton(props: {
 
 /**
  * Rows under one header row, scrolling sideways on a narrow screen. Columns named in `num` hold
- * figures (right-aligned); `actions` adds a last column for each row's buttons.
+ * figures (right-aligned); `actions` adds a last column for each row's buttons; `class` names the
+ * table for a layout of its own (console.css).
  */
 export function Table(props: {
   cols: string[];
   num?: string[];
   actions?: boolean;
   caption?: string;
+  class?: string;
   children: Child;
 }) {
   return (
     <div class="scroll">
-      <table>
+      <table class={props.class}>
         {props.caption && <caption>{props.caption}</caption>}
         <thead>
           <tr>

@@ -1,8 +1,8 @@
 // The console on a 390 × 844 phone, by keyboard, in a real browser (as test/browser/console.test.ts
 // runs it): the skip link and the focus ring, dates that never break inside, a chart's text large
-// enough to read, an entry's row as tall as its date, a long username within the screen, a table's
-// buttons on one line, a hold's Void beside its Capture, and a statement's day that is none shown as
-// typed with its words beside it. Data through the API.
+// enough to read, an entry's row as tall as its date, a long username within the screen, the users
+// list as wide as the screen, a table's buttons on one line, a hold's Void beside its Capture, and a
+// statement's day that is none shown as typed with its words beside it. Data through the API.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN, adminAuth, startServer } from "../../scripts/lib/server";
@@ -17,6 +17,9 @@ let userPage: string;
 
 /** A username as long as one can be (60 characters), with no hyphen to break at. */
 const LONG_NAME = "chukwuemeka_oluwaseun_adebayo_okonkwo.international_trading1";
+/** An e-mail as long as one can be (100 characters), with no hyphen to break at: that user's. */
+const LONG_EMAIL =
+  "chukwuemeka.oluwaseun.adebayo.okonkwo@accounts.internationaltradingcompanylimited.lagos.example.test";
 let longUserPage: string;
 
 /** Request ids as the console's money forms write them: a uuid, which breaks at its hyphens. */
@@ -32,6 +35,7 @@ type Node = {
   getBoundingClientRect(): Box;
 };
 type Walker = { nextNode(): unknown };
+type Scroller = { scrollWidth: number; clientWidth: number };
 type Window = {
   document: {
     activeElement: Node;
@@ -114,7 +118,7 @@ beforeAll(async () => {
   userPage = `${server.base}/wallet-admin/users/${user.id}`;
   const long = await api("POST", "/users", {
     username: LONG_NAME,
-    user_email: "chukwuemeka@example.test",
+    user_email: LONG_EMAIL,
     user_password: "chukwuemeka-password-1",
   });
   await api("POST", "/credits", {
@@ -211,6 +215,51 @@ describe("the console at phone width, by keyboard, in chromium", () => {
     await page.goto(longUserPage);
     const width = () => (globalThis as unknown as Window).document.documentElement.scrollWidth;
     expect(await page.evaluate(width)).toBe(390);
+  });
+
+  it("fits the users list to the phone, each e-mail under its username, still a table", async () => {
+    await page.goto(`${server.base}/wallet-admin/users`);
+    const list = page.locator(".scroll", {
+      has: page.getByRole("columnheader", { name: "E-mail" }),
+    });
+    const sizes = (s: Scroller) => ({ scrollWidth: s.scrollWidth, clientWidth: s.clientWidth });
+    const frame = await list.evaluate(sizes);
+    expect(frame.scrollWidth, JSON.stringify(frame)).toBeLessThanOrEqual(frame.clientWidth);
+    for (const [name, email] of [
+      ["ifeoma", "ifeoma@example.test"],
+      [LONG_NAME, LONG_EMAIL],
+    ] as const) {
+      const row = list.locator("tr", { has: page.getByRole("link", { name, exact: true }) });
+      const [nameCell, emailCell] = await row.locator("td").all();
+      expect(await emailCell!.textContent()).toBe(email);
+      // Under the username, at its left, and neither cell holding more than it shows.
+      const [nameBox, emailBox] = [
+        (await nameCell!.boundingBox())!,
+        (await emailCell!.boundingBox())!,
+      ];
+      expect(emailBox.y, name).toBeGreaterThanOrEqual(nameBox.y + nameBox.height - 1);
+      expect(emailBox.x, name).toBe(nameBox.x);
+      for (const cell of [nameCell!, emailCell!]) {
+        const inside = await cell.evaluate(sizes);
+        expect(inside.scrollWidth, name).toBeLessThanOrEqual(inside.clientWidth);
+      }
+    }
+    // An e-mail of an ordinary length whole on one line, not broken to fit beside the username.
+    const ordinary = list.getByRole("cell", { name: "ifeoma@example.test", exact: true });
+    expect(await ordinary.evaluate(textLines)).toBe(1);
+    // Laid out as a grid on a phone, the list is still a table to a screen reader: chromium's own
+    // accessibility tree, not the DOM, names its headers and cells.
+    const cdp = await page.context().newCDPSession(page);
+    const { nodes } = await cdp.send("Accessibility.getFullAXTree");
+    await cdp.detach();
+    const roles = nodes.map((n) => `${n.role?.value} ${n.name?.value ?? ""}`.trim());
+    expect(roles).toEqual(
+      expect.arrayContaining([
+        "table",
+        ...["Username", "E-mail", "Role", "Balances"].map((col) => `columnheader ${col}`),
+        `cell ${LONG_EMAIL}`,
+      ]),
+    );
   });
 
   it("draws a hold's Capture and Void buttons with their words on one line", async () => {
