@@ -95,6 +95,13 @@ describe("the operator console in chromium", () => {
     await form("Transfer").getByRole("button", { name: "Transfer" }).click();
     expect(await page.getByRole("status").textContent()).toContain("Transfer Action Completed");
     expect(await balanceCell().textContent()).toBe("₦130.00");
+    // At a desktop's width every table fits its card: nothing to scroll sideways to.
+    const sideways = await page
+      .locator(".scroll")
+      .evaluateAll((tables: { scrollWidth: number; clientWidth: number }[]) =>
+        tables.map((e) => e.scrollWidth - e.clientWidth),
+      );
+    expect(sideways.filter((px) => px > 0)).toEqual([]);
     await shoot("user");
 
     // Reverse the transfer, after a confirmation
@@ -111,6 +118,7 @@ describe("the operator console in chromium", () => {
     // API keys: the secret once, then revoked. A second click while the first is on its way posts
     // nothing (without the script, chromium sends both: two keys).
     await page.getByRole("link", { name: "API keys" }).click();
+    await page.waitForURL(/\/api-keys$/); // loaded: the deferred script has run
     await page.getByLabel("Name", { exact: true }).fill("operations");
     await page.getByRole("button", { name: "Create key" }).evaluate((button: { click(): void }) => {
       button.click();
