@@ -157,8 +157,11 @@ describe("screens", () => {
       const page = await request(path, { cookie });
       expect(page.status, `${path}: ${page.html.slice(0, 200)}`).toBe(200);
       expect(page.html, path).toContain(text);
+      // Standards mode, not quirks mode (whose tables do not inherit the page's font).
+      expect(page.html, path).toMatch(/^<!doctype html><html lang="en">/);
     }
     expect((await request("/users/2000000000", { cookie })).status).toBe(404);
+    expect((await request("/sign-in")).html).toMatch(/^<!doctype html>/);
   });
 
   it("starts every screen with a link past its navigation to its main content", async () => {

@@ -25,7 +25,6 @@ th, td { text-align: left; padding: .4rem .5rem; border-bottom: 1px solid var(--
 td.num, th.num { text-align: right; white-space: nowrap; }
 time > span { white-space: nowrap; }
 td code { white-space: nowrap; font-size: .85em; }
-td.note { min-width: 12rem; }
 h1, .name { overflow-wrap: anywhere; }
 td button { white-space: nowrap; }
 /* A table wider than the screen scrolls sideways: a shadow at the edge it hides more past. */
@@ -63,12 +62,14 @@ form.inline > .notice { flex-basis: 100%; margin: 0; }
 [aria-invalid="true"] { border-color: var(--bad); box-shadow: 0 0 0 1px var(--bad); }
 table.figures { max-width: 30rem; }
 caption { text-align: left; font-weight: 600; padding: .75rem 0 .25rem; }
-/* A hold's amount, Capture and Void on one line (its table scrolls); no form margin (quirks mode's). */
+/* A hold's amount, Capture and Void on one line (its table scrolls). */
 .actions { display: flex; gap: .8rem; }
-.actions form { display: flex; gap: .4rem; margin: 0; }
+.actions form { display: flex; gap: .4rem; }
 .actions input { width: 6rem; }
 .pager { display: flex; gap: 1rem; align-items: center; margin-top: .75rem; }
-@media (max-width: 40rem) { main { padding: .5rem; } section, .card { padding: .75rem; } th, td { padding: .35rem .3rem; } }
+/* On a phone a table scrolls and squeezes its text columns: a note stays a short sentence wide. */
+@media (max-width: 40rem) { main { padding: .5rem; } section, .card { padding: .75rem; } th, td { padding: .35rem .3rem; }
+  td.note { min-width: 12rem; } }
 /* Users on a phone: e-mail under username, balances under role (cell order, down each column). */
 @media (max-width: 40rem) {
   .users { display: grid; grid-template-columns: minmax(0, 1fr) min-content; }

@@ -1,3 +1,4 @@
+import { raw } from "hono/html";
 import type { Child } from "hono/jsx";
 import type { Session } from "./env";
 import { BASE } from "./session";
@@ -30,62 +31,67 @@ export function Page(props: {
   notice?: Notice;
   children: Child;
 }) {
+  // The doctype keeps browsers in standards mode (without it, quirks mode: tables that do not inherit
+  // the page's font, a margin under every form).
   return (
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>{`${props.title} · Wallet console`}</title>
-        <link rel="icon" type="image/svg+xml" href={`${BASE}/icon.svg`} />
-        <link rel="stylesheet" href={`${BASE}/console.css`} />
-        <script src={`${BASE}/console.js`} defer />
-      </head>
-      <body>
-        {/* The first stop of Tab, shown when focused: past the console's links to the page itself. */}
-        {props.session && (
-          <a class="skip" href="#main">
-            Skip to main content
-          </a>
-        )}
-        <header>
-          <strong>Wallet console</strong>
+    <>
+      {raw("<!doctype html>")}
+      <html lang="en">
+        <head>
+          <meta charset="utf-8" />
+          <meta name="viewport" content="width=device-width, initial-scale=1" />
+          <title>{`${props.title} · Wallet console`}</title>
+          <link rel="icon" type="image/svg+xml" href={`${BASE}/icon.svg`} />
+          <link rel="stylesheet" href={`${BASE}/console.css`} />
+          <script src={`${BASE}/console.js`} defer />
+        </head>
+        <body>
+          {/* The first stop of Tab, shown when focused: past the console's links to the page itself. */}
           {props.session && (
-            <>
-              <nav aria-label="Console">
-                <ul>
-                  {NAV.map(([id, label, href]) => (
-                    <li>
-                      <a href={href} aria-current={props.current === id ? "page" : undefined}>
-                        {label}
-                      </a>
-                    </li>
-                  ))}
-                </ul>
-              </nav>
-              <form method="post" action={`${BASE}/sign-out`}>
-                <Csrf session={props.session} />
-                <span class="muted">{props.session.principal.username} </span>
-                <button class="secondary" type="submit">
-                  Sign out
-                </button>
-              </form>
-            </>
+            <a class="skip" href="#main">
+              Skip to main content
+            </a>
           )}
-        </header>
-        <main id="main">
-          <h1>{props.title}</h1>
-          {props.notice && (
-            <p
-              class={`notice ${props.notice.kind}`}
-              role={props.notice.kind === "error" ? "alert" : "status"}
-            >
-              {props.notice.text}
-            </p>
-          )}
-          {props.children}
-        </main>
-      </body>
-    </html>
+          <header>
+            <strong>Wallet console</strong>
+            {props.session && (
+              <>
+                <nav aria-label="Console">
+                  <ul>
+                    {NAV.map(([id, label, href]) => (
+                      <li>
+                        <a href={href} aria-current={props.current === id ? "page" : undefined}>
+                          {label}
+                        </a>
+                      </li>
+                    ))}
+                  </ul>
+                </nav>
+                <form method="post" action={`${BASE}/sign-out`}>
+                  <Csrf session={props.session} />
+                  <span class="muted">{props.session.principal.username} </span>
+                  <button class="secondary" type="submit">
+                    Sign out
+                  </button>
+                </form>
+              </>
+            )}
+          </header>
+          <main id="main">
+            <h1>{props.title}</h1>
+            {props.notice && (
+              <p
+                class={`notice ${props.notice.kind}`}
+                role={props.notice.kind === "error" ? "alert" : "status"}
+              >
+                {props.notice.text}
+              </p>
+            )}
+            {props.children}
+          </main>
+        </body>
+      </html>
+    </>
   );
 }
 
