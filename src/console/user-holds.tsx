@@ -78,7 +78,7 @@ export function HoldsSection(props: { userId: number; holds: HoldView[]; session
                 <td>
                   <When ms={h.expiresAtS * 1000} />
                 </td>
-                <td>{h.note}</td>
+                <td class="note">{h.note}</td>
                 <td>
                   {view.status === "held" && (
                     <div class="actions">

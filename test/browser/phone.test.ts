@@ -1,8 +1,9 @@
 // The console on a 390 × 844 phone, by keyboard, in a real browser (as test/browser/console.test.ts
 // runs it): the skip link and the focus ring, dates that never break inside, a chart's text large
 // enough to read, an entry's row as tall as its date, a long username within the screen, the users
-// list as wide as the screen, a table's buttons on one line, a hold's Void beside its Capture, and a
-// statement's day that is none shown as typed with its words beside it. Data through the API.
+// list as wide as the screen, a table's buttons on one line, a hold's Void beside its Capture and
+// its note on one line, and a statement's day that is none shown as typed with its words beside
+// it. Data through the API.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN, adminAuth, startServer } from "../../scripts/lib/server";
@@ -113,7 +114,7 @@ beforeAll(async () => {
     wallet_id: "ngn",
     amount: "40.00",
     request_id: "phone-hold",
-    note: "order 1",
+    note: "deposit for order 1",
   });
   userPage = `${server.base}/wallet-admin/users/${user.id}`;
   const long = await api("POST", "/users", {
@@ -270,7 +271,7 @@ describe("the console at phone width, by keyboard, in chromium", () => {
     }
   });
 
-  it("keeps a hold's Void beside its Capture, the row shorter than two buttons", async () => {
+  it("keeps a hold's Void beside its Capture and its note on a line, the row shorter than two buttons", async () => {
     await page.goto(userPage);
     const row = page.locator("tr", { has: page.getByRole("button", { name: /^Void hold/ }) });
     const [capture, voidBox] = await Promise.all(
