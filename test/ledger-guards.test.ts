@@ -3,6 +3,8 @@
 // statement that would break an invariant fails and leaves every row as it was.
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
+import { createDb } from "../src/db/client";
+import { deleteUserIfUnused } from "../src/db/users";
 import {
   CLEAN,
   call,
@@ -293,6 +295,36 @@ describe("ledger guards in the database", () => {
     ])
       await expect(env.DB.prepare(change).bind(id).run()).rejects.toThrow(/deleted_wallets_fixed/);
     expect((await kept()).results).toStrictEqual([{ decimals: 2, extra_decimals: 1 }]);
+  });
+
+  it("keeps a deleted user's id: never given again, and the record never changes", async () => {
+    const gone = await makeUser();
+    const startedMs = Date.now();
+    expect(await deleteUserIfUnused(createDb(env.DB), gone.id)).toBe("deleted");
+    const kept = () =>
+      env.DB.prepare("SELECT id, deleted_at_ms FROM deleted_users WHERE id = ?")
+        .bind(gone.id)
+        .all<{ id: number; deleted_at_ms: number }>();
+    const [row] = (await kept()).results;
+    expect(row?.id).toBe(gone.id);
+    expect(row!.deleted_at_ms).toBeGreaterThanOrEqual(startedMs - 1000);
+    await expect(
+      env.DB.prepare(
+        "INSERT INTO users (id, username, email, password_hash, role, registered_at_ms) VALUES (?, ?, ?, 'x', 'subscriber', 0)",
+      )
+        .bind(gone.id, gone.username, gone.email)
+        .run(),
+    ).rejects.toThrow(/users_id_deleted/);
+    // The service's own users are given ids above every id used, never a deleted one.
+    expect((await makeUser()).id).toBeGreaterThan(gone.id);
+    for (const change of [
+      "UPDATE deleted_users SET deleted_at_ms = 0 WHERE id = ?",
+      "DELETE FROM deleted_users WHERE id = ?",
+    ])
+      await expect(env.DB.prepare(change).bind(gone.id).run()).rejects.toThrow(
+        /deleted_users_fixed/,
+      );
+    expect((await kept()).results).toStrictEqual([row]);
   });
 
   it("refuses a balance that is not the head of its entries", async () => {

@@ -265,9 +265,30 @@ describe("the table rebuilds (0006, 0018, 0021) on a database in use", () => {
     );
     expect(await query("SELECT max(id) AS id FROM webhook_deliveries")).toEqual([{ id: 3 }]);
 
+    // 0023 records the users deleted since 0020 (their user.deleted events) as deleted ids, but for
+    // an id given again since (the import could write one): user 4 deleted; user 5 deleted, then
+    // written again under its id.
+    await migrated("0023");
+    const user5 =
+      "INSERT INTO users (id, username, email, password_hash, role, registered_at_ms) VALUES (5, 'e', 'e@x.test', 'x', 'subscriber', 0)";
+    for (const sql of [
+      "DELETE FROM users WHERE id = 4",
+      user5,
+      "DELETE FROM users WHERE id = 5",
+      user5,
+    ])
+      await run(sql);
+    const deletedAt = await query(
+      "SELECT CAST(subject AS INTEGER) AS id, created_at_ms AS deleted_at_ms FROM events WHERE type = 'user.deleted' AND subject = '4'",
+    );
+
     // 0022: an imported entry is refused in a wallet the service has placed a hold on; an entry of
     // the service's is judged by the holds guard as before.
     await migrated("9999"); // all of them
+    expect(await query("SELECT * FROM deleted_users")).toEqual(deletedAt);
+    expect(await refusal(user5.replaceAll("5", "4"))).toMatch(/users_id_deleted/);
+    await run("DELETE FROM users WHERE id = 5");
+    expect(await query("SELECT id FROM deleted_users ORDER BY id")).toEqual([{ id: 4 }, { id: 5 }]);
     await run(
       "INSERT INTO holds (user_id, wallet_id, amount_minor, amount_text, request_id, request_key, status, created_at_s, expires_at_s) VALUES (1, 'ngn', 1, '0.01', 'h', 'h', 'held', 0, 9999999999)",
     );

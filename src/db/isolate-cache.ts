@@ -6,10 +6,12 @@ import type { Wallet } from "./schema";
 // a wallet never changes after creation and a username never changes. Deleting one (only possible
 // while no entry names it: wallet/wallets.ts, wallet/users.ts) is forgotten at once by the isolate
 // that deleted it; another isolate may still know it until evicted, and every write naming it there
-// fails on the foreign keys, so no entry can name it (docs/compat.md). Verified API keys are kept
-// for KEY_TTL_MS, so a revocation made through another isolate takes effect within that bound
-// (at once in the isolate that revoked). Keyed by the D1 binding (db/client.ts's bindingOf, or
-// c.env.DB), never a request's session or meter of it, never a module-level database.
+// fails on the foreign keys, so no entry can name it; a deleted user's id is never given to another
+// user (drizzle/0023), whom such an isolate would call by the deleted one's username
+// (docs/compat.md). Verified API keys are kept for KEY_TTL_MS, so a revocation made through another
+// isolate takes effect within that bound (at once in the isolate that revoked). Keyed by the D1
+// binding (db/client.ts's bindingOf, or c.env.DB), never a request's session or meter of it, never
+// a module-level database.
 export const KEY_TTL_MS = 30_000;
 // A sign-in session's state (live or revoked) is kept for SESSION_TTL_MS, so a hot client pays no D1
 // read per request while a revocation made through another isolate takes effect within 5 s (at

@@ -41,6 +41,7 @@ const FILLED = [
   "api_keys",
   "webhook_endpoints",
   "webhook_deliveries",
+  "deleted_users",
   "d1_migrations",
 ];
 /** And every other table of the schema, AUTOINCREMENT's counters among them. */
@@ -95,7 +96,9 @@ describe("a wrangler d1 export of a database in use", () => {
       "--command",
       "INSERT INTO api_keys (user_id, name, scope, key_hash, created_at_ms) SELECT min(id), 'k', 'read', 'h', 0 FROM users; " +
         "INSERT INTO webhook_endpoints (url, event_types, secret_cipher, created_at_ms, cursor_event_id) VALUES ('https://x.example/', 'user.created', 'c', 0, 0); " +
-        "INSERT INTO webhook_deliveries (endpoint_id, event_id, attempt, status, trigger, latency_ms, created_at_ms) SELECT max(id), 1, 1, 'delivered', 'queue', 5, 0 FROM webhook_endpoints",
+        "INSERT INTO webhook_deliveries (endpoint_id, event_id, attempt, status, trigger, latency_ms, created_at_ms) SELECT max(id), 1, 1, 'delivered', 'queue', 5, 0 FROM webhook_endpoints; " +
+        "INSERT INTO users (username, email, password_hash, role, registered_at_ms) VALUES ('gone', 'gone@x.example', 'x', 'subscriber', 0); " +
+        "DELETE FROM users WHERE username = 'gone'",
     );
     d1(live, "export", "DB", "--output", path.join(root, "backup.sql"));
 
