@@ -13,6 +13,7 @@ const FRESH_START = [
   "test/batch-reversal-imported-negative.test.ts",
   "test/compat-extra-places.test.ts",
   "test/import-conflicts.test.ts",
+  "test/import-deleted-users.test.ts",
   "test/import-deleted-wallets.test.ts",
   "test/import-edges.test.ts",
   "test/import-login-collisions.test.ts",

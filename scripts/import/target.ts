@@ -8,6 +8,8 @@ export const TARGET_QUERIES = {
   wallets: "SELECT id, name, symbol, symbol_position, decimals, extra_decimals, type FROM wallets",
   // A wallet id deleted here keeps its units: a wallet imported under it must have them (0015).
   deletedWallets: "SELECT id, decimals, extra_decimals FROM deleted_wallets",
+  // A user id deleted here is never given again, not even to the site's user of that id (0023).
+  deletedUsers: "SELECT id, deleted_at_ms FROM deleted_users",
   // foreign: entries the service wrote (not `imported`), their count and sum; holds: holds it
   // placed, whatever became of them (each reserved money that answers were given on). The entries
   // are read in one grouped pass.
@@ -151,6 +153,10 @@ export function targetState(rows: TargetRows) {
       (
         (rows.deletedWallets ?? []) as Pick<TargetWallet, "id" | "decimals" | "extra_decimals">[]
       ).map((w) => [w.id, w]),
+    ),
+    /** User id deleted here → when. */
+    deletedUsers: new Map(
+      (rows.deletedUsers ?? []).map((r) => [Number(r.id), Number(r.deleted_at_ms)]),
     ),
     pairs,
     importedByUser,

@@ -31,8 +31,8 @@ export function planUsers(ctx: PlanContext): UserPlan {
       continue;
     }
     const there = alreadyThere(ctx, user);
-    if (there === "conflict") {
-      skip("conflicts with an existing user");
+    if (there && "conflict" in there) {
+      skip(there.conflict);
       continue;
     }
     if (there) {
@@ -138,16 +138,32 @@ function duplicateInDump(
   return null;
 }
 
-const registered = (ms: unknown) => new Date(Number(ms)).toISOString().replace(".000Z", "Z");
+const instant = (ms: unknown) => new Date(Number(ms)).toISOString().replace(".000Z", "Z");
+
+const EXISTING = { conflict: "conflicts with an existing user" };
 
 /**
  * The database's side: the same user from an earlier run (as the database has it), a conflict
- * (reported), or null when the user is new.
+ * (reported; its reason to skip the user), or null when the user is new.
  */
-function alreadyThere(ctx: PlanContext, user: PlannedUser) {
+function alreadyThere(
+  ctx: PlanContext,
+  user: PlannedUser,
+): PlannedUser | { conflict: string } | null {
   const { target, report, warn } = ctx;
   const [name, email] = [user.username.toLowerCase(), user.email.toLowerCase()];
   const there = target.users.get(user.id);
+  // A deleted user's id is never given again: another isolate may still know it by the deleted
+  // user's username (src/db/isolate-cache.ts), and the database refuses it (0023).
+  const deletedAtMs = there ? undefined : target.deletedUsers.get(user.id);
+  if (deletedAtMs !== undefined) {
+    report.conflicts.push({
+      kind: "user",
+      id: user.id,
+      problem: `user id ${user.id} (${user.username}): a user of that id was deleted from the database at ${instant(deletedAtMs)}, and a deleted user's id is never given again; this user and its entries cannot be imported`,
+    });
+    return { conflict: "its id was deleted from the database" };
+  }
   if (there) {
     const sameName = String(there.username).toLowerCase() === name;
     const sameEmail = String(there.email).toLowerCase() === email;
@@ -167,9 +183,9 @@ function alreadyThere(ctx: PlanContext, user: PlannedUser) {
     report.conflicts.push({
       kind: "user",
       id: user.id,
-      problem: `user id ${user.id} (${user.username}) is taken by ${there.username} <${there.email}>${sameName || sameEmail ? `, registered ${registered(there.registered_at_ms)}, the site's user ${registered(user.registeredAtMs)}` : ""}`,
+      problem: `user id ${user.id} (${user.username}) is taken by ${there.username} <${there.email}>${sameName || sameEmail ? `, registered ${instant(there.registered_at_ms)}, the site's user ${instant(user.registeredAtMs)}` : ""}`,
     });
-    return "conflict";
+    return EXISTING;
   }
   const other = target.usernames.get(name) ?? target.emails.get(email);
   if (other === undefined) return null;
@@ -178,7 +194,7 @@ function alreadyThere(ctx: PlanContext, user: PlannedUser) {
     id: user.id,
     problem: `user ${user.id} (${user.username} <${user.email}>): username or e-mail belongs to existing user ${other}`,
   });
-  return "conflict";
+  return EXISTING;
 }
 
 /**
