@@ -25,6 +25,8 @@ export type SiteCredit = {
   meta?: [key: string, value: string | null][];
   /** Post meta rows before the plugin's own (no plugin version writes these first). */
   metaFirst?: [key: string, value: string][];
+  /** Its post_date and post_date_gmt (the site in UTC); 2023-01-01 09:00:00 otherwise. */
+  date?: string;
 };
 
 /** More of the site: posts of other types with meta of their own, and the posts table first. */
@@ -64,12 +66,19 @@ export function siteDump(
   const meta = (postId: number, key: string, value: string | null) =>
     postmeta.push([postmeta.length + 1, postId, key, value]);
   const date = "2023-01-01 09:00:00";
-  const post = (id: number, author: number, title: string, content = "", type = POST_TYPE) =>
+  const post = (
+    id: number,
+    author: number,
+    title: string,
+    content = "",
+    type = POST_TYPE,
+    at = date,
+  ) =>
     posts.push([
       id,
       author,
-      date,
-      date,
+      at,
+      at,
       content,
       title,
       "",
@@ -80,8 +89,8 @@ export function siteDump(
       `post-${id}`,
       "",
       "",
-      date,
-      date,
+      at,
+      at,
       "",
       0,
       `https://site.example/?p=${id}`,
@@ -108,7 +117,7 @@ export function siteDump(
   credits.forEach((c, i) => {
     const id = 100 + i;
     const type = c.type ?? "CREDIT";
-    post(id, c.user, `${type} ${c.amount}`, `Amount:${c.amount}`);
+    post(id, c.user, `${type} ${c.amount}`, `Amount:${c.amount}`, POST_TYPE, c.date);
     rels.push([id, TERMS[type], 0]);
     const requestId = c.requestId ?? `site_${id}`;
     for (const [k, v] of c.metaFirst ?? []) meta(id, k, v);

@@ -11,14 +11,16 @@ export const TARGET_QUERIES = {
   // A user id deleted here is never given again, not even to the site's user of that id (0023).
   deletedUsers: "SELECT id, deleted_at_ms FROM deleted_users",
   // foreign: entries the service wrote (not `imported`), their count and sum; holds: holds it
-  // placed, whatever became of them (each reserved money that answers were given on). The entries
-  // are read in one grouped pass.
+  // placed, whatever became of them (each reserved money that answers were given on);
+  // imported_latest_s: the latest date of the imported entries (one after the run holds back the
+  // chain's timeline: plan/future-dates.ts). The entries are read in one grouped pass.
   pairs: `SELECT b.user_id, b.wallet_id, b.balance_minor, b.entry_count, t.last_id,
-    coalesce(t.foreign_n, 0) AS foreign_n, coalesce(t.foreign_sum, 0) AS foreign_sum,
+    coalesce(t.foreign_n, 0) AS foreign_n, coalesce(t.foreign_sum, 0) AS foreign_sum, t.imported_latest_s,
     (SELECT count(*) FROM holds h WHERE h.user_id = b.user_id AND h.wallet_id = b.wallet_id) AS holds_n
     FROM balances b LEFT JOIN (
       SELECT user_id, wallet_id, max(id) AS last_id, sum(NOT imported) AS foreign_n,
-        sum(CASE WHEN imported THEN 0 WHEN txn_type = 'CREDIT' THEN amount_minor ELSE -amount_minor END) AS foreign_sum
+        sum(CASE WHEN imported THEN 0 WHEN txn_type = 'CREDIT' THEN amount_minor ELSE -amount_minor END) AS foreign_sum,
+        max(CASE WHEN imported THEN created_at_s END) AS imported_latest_s
       FROM transactions GROUP BY user_id, wallet_id
     ) t ON t.user_id = b.user_id AND t.wallet_id = b.wallet_id`,
   // The ids of the service's own entries: a site post with one of them cannot be imported.
@@ -117,6 +119,8 @@ export type TargetPair = {
   /** What the service's own entries add to the balance: the rest is the imported entries'. */
   foreignSum: number;
   holds: number;
+  /** The latest date (epoch seconds) of its imported entries; null: none imported. */
+  importedLatestS: number | null;
 };
 
 export const pairKey = (userId: number, walletId: string) => `${userId}\t${walletId}`;
@@ -135,6 +139,7 @@ export function targetState(rows: TargetRows) {
         imported: Number(p.entry_count) - Number(p.foreign_n),
         foreignSum: Number(p.foreign_sum ?? 0),
         holds: Number(p.holds_n ?? 0),
+        importedLatestS: p.imported_latest_s == null ? null : Number(p.imported_latest_s),
       },
     ]),
   );

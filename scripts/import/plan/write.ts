@@ -8,6 +8,7 @@ import type { Closings } from "./balances";
 import type { CheckedTransactions } from "./check";
 import type { PlanContext } from "./context";
 import { mapEntry } from "./entry";
+import { FutureDates } from "./future-dates";
 import { type StoragePlan, unitFactor } from "./storage";
 import type { UserPlan } from "./users";
 import type { WalletPlan } from "./wallets";
@@ -31,6 +32,7 @@ export function writeEntries(
   closings: Closings,
 ) {
   const chains = new ChainWriter(ctx, pairs, closings);
+  const futureDates = new FutureDates(ctx);
   // Transfer id → its first half and what became of it, until the second comes: what is left at
   // the end is the halves whose other half is not imported.
   const firstHalves = new Map<string, { id: number; userId: number; status: StepStatus }>();
@@ -48,6 +50,7 @@ export function writeEntries(
       : chains.step(key, e.id, e.txnType === "CREDIT" ? amountMinor : -amountMinor, (b, a) =>
           transactionInsert({ ...e, amountMinor }, b, a),
         );
+    if (status === "written") futureDates.note(key, e.id, e.createdAtS);
     if (e.transferId === null) return;
     const first = firstHalves.get(e.transferId);
     if (!first) return void firstHalves.set(e.transferId, { id: e.id, userId: e.userId, status });
@@ -81,6 +84,7 @@ export function writeEntries(
       "balance",
     );
   }
+  futureDates.warn(users);
   return chains;
 }
 
