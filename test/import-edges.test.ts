@@ -1,7 +1,8 @@
 // Sites whose data the plugin accepted but the service never writes: a transfer whose halves are in
 // two wallets, or whose other half is zero; chains with no stored balance; a request_id in the
 // import's own keys; usernames equal but for spaces at their ends. Each is carried over exactly and
-// reads, reverses and settles by the service's rules.
+// reads, reverses and settles by the service's rules. And the printed report counts what it leaves
+// out of its lists.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { formatReport } from "../scripts/import/report-text";
@@ -300,5 +301,40 @@ describe("importing what the plugin accepted and the service never writes", () =
     expect(run.report.users.skipped.examples).toEqual([
       { reason: "username taken by user 2 in the dump", id: 3, username: "member2 " },
     ]);
+  });
+});
+
+describe("the import report as text", () => {
+  const report = importFromText(siteDump([{ id: "ngn", decimals: 2 }], [], 2), {
+    options: SITE_OPTIONS,
+    target: emptyTarget(),
+    nowMs: IMPORT_AT,
+  }).report;
+  const many = (count: number) => Array.from({ length: count }, (_, i) => `warning ${i + 1}`);
+
+  it("says how many warnings and conflicts it leaves out, and where they are", () => {
+    const text = formatReport({
+      ...report,
+      warnings: many(25),
+      conflicts: many(23).map((problem, i) => ({ kind: "user", id: i, problem })),
+    });
+    expect(text).toContain("Warning: warning 20\n");
+    expect(text).not.toContain("warning 21");
+    expect(text).toContain(
+      "… 5 more warnings; the JSON report (--report FILE) lists the first 200",
+    );
+    expect(text).toContain("… 3 more in the JSON report (--report FILE)");
+  });
+
+  it("counts the warnings past the JSON report's list", () => {
+    const text = formatReport({ ...report, warnings: [...many(200), "… and 57 more warnings"] });
+    expect(text).toContain(
+      "… 237 more warnings; the JSON report (--report FILE) lists the first 200",
+    );
+    expect(text).not.toContain("Warning: … and");
+  });
+
+  it("says nothing more when it shows every warning", () => {
+    expect(formatReport({ ...report, warnings: many(20) })).not.toContain("more warnings");
   });
 });

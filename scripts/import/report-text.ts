@@ -1,5 +1,5 @@
 // The import report as text for a terminal or a log (the CLI can also write it as JSON).
-import type { Report, TallyJson } from "./report";
+import { MAX_LISTED, type Report, type TallyJson } from "./report";
 
 /**
  * A line as the terminal shows it: control characters (an escape sequence moves the cursor and
@@ -186,10 +186,20 @@ export function formatReport(
         `    post ${k.id} "${k.title}" of user ${k.userId} (${k.username ?? "unknown"})${k.status === "publish" ? "" : ` [${k.status}]`}`,
       );
   }
-  for (const w of r.warnings.slice(0, limit)) lines.push(`  Warning: ${w}`);
+  // The report lists so many warnings, then says how many more it left out (plan/totals.ts).
+  const beyond = /^… and (\d+) more warnings$/.exec(r.warnings.at(-1) ?? "");
+  const warnings = beyond ? r.warnings.slice(0, -1) : r.warnings;
+  for (const w of warnings.slice(0, limit)) lines.push(`  Warning: ${w}`);
+  const unshown = Math.max(warnings.length - limit, 0) + Number(beyond?.[1] ?? 0);
+  if (unshown > 0)
+    lines.push(
+      `  … ${n(unshown)} more warnings; the JSON report (--report FILE) lists the first ${n(MAX_LISTED)}`,
+    );
   if (r.conflicts.length > 0) {
     lines.push(`  Conflicts with the database (${n(r.conflicts.length)}):`);
     for (const c of r.conflicts.slice(0, limit)) lines.push(`    ${c.problem}`);
+    if (r.conflicts.length > limit)
+      lines.push(`    … ${n(r.conflicts.length - limit)} more in the JSON report (--report FILE)`);
   }
   if (r.refused && !r.options.force)
     lines.push(
