@@ -327,7 +327,11 @@ describe("the import report as text", () => {
   });
 
   it("counts the warnings past the JSON report's list", () => {
-    const text = formatReport({ ...report, warnings: [...many(200), "… and 57 more warnings"] });
+    const text = formatReport({
+      ...report,
+      warnings: [...many(200), "… and 57 more warnings"],
+      warningsNotListed: 57,
+    });
     expect(text).toContain(
       "… 237 more warnings; the JSON report (--report FILE) lists the first 200",
     );

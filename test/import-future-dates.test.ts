@@ -64,6 +64,16 @@ describe("importing an entry dated after the import's run", () => {
     expect(datedAfter(now)).toStrictEqual([]);
   });
 
+  it("lists its warnings first, so that no number of others leaves them out", async () => {
+    // Every user of this site has a password hash of an unknown kind: 250 warnings before these.
+    const crowded = siteDump(WALLETS, credits(FUTURE), 250);
+    const run = await runImport(SITE_OPTIONS, crowded, { apply: false });
+    expect(run.report.warnings[0]).toBe(WARNING);
+    expect(run.report.warnings).toHaveLength(201);
+    expect(run.report.warnings.at(-1)).toBe(`… and ${run.report.warningsNotListed} more warnings`);
+    expect(formatReport(run.report, { dryRun: true })).toContain(`  Warning: ${WARNING}`);
+  });
+
   it("counts a chain's entries dated after the run and names the latest", async () => {
     const later = siteDump(WALLETS, [
       { user: 3, wallet: "usd", amount: "1", date: "2095-06-01 00:00:00" },

@@ -186,11 +186,11 @@ export function formatReport(
         `    post ${k.id} "${k.title}" of user ${k.userId} (${k.username ?? "unknown"})${k.status === "publish" ? "" : ` [${k.status}]`}`,
       );
   }
-  // The report lists so many warnings, then says how many more it left out (plan/totals.ts).
-  const beyond = /^… and (\d+) more warnings$/.exec(r.warnings.at(-1) ?? "");
-  const warnings = beyond ? r.warnings.slice(0, -1) : r.warnings;
+  // Past MAX_LISTED the list's last line says how many more there are (plan/totals.ts).
+  const notListed = r.warningsNotListed ?? 0;
+  const warnings = notListed > 0 ? r.warnings.slice(0, -1) : r.warnings;
   for (const w of warnings.slice(0, limit)) lines.push(`  Warning: ${w}`);
-  const unshown = Math.max(warnings.length - limit, 0) + Number(beyond?.[1] ?? 0);
+  const unshown = Math.max(warnings.length - limit, 0) + notListed;
   if (unshown > 0)
     lines.push(
       `  … ${n(unshown)} more warnings; the JSON report (--report FILE) lists the first ${n(MAX_LISTED)}`,

@@ -150,6 +150,8 @@ export function newReport(opts: typeof DEFAULT_OPTIONS, collector: WordPressColl
     otherPostTypes: collector.otherPostTypes,
     conflicts: [] as Conflict[],
     warnings: [] as string[],
+    /** Warnings past the list's MAX_LISTED, counted (the list's last line says how many). */
+    warningsNotListed: 0,
     expectedBalances: [] as {
       userId: number;
       walletId: string;

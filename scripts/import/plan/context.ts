@@ -59,8 +59,8 @@ export type PlanContext = Required<Omit<PlanInput, "options">> & {
   opts: Required<ImportOptions>;
   report: PlanReport;
   warn(text: string): void;
-  /** "… and N more warnings" once the list is full. */
-  moreWarnings: number;
+  /** A warning listed before the others, so that no number of others can leave it out. */
+  warnFirst(text: string): void;
   /** What a post is, by the names of its terms in the plugin's taxonomy. */
   kindOf(ttids: number[]): { kind: PostKind; names: string[] };
   /** Visits every transaction-type post in id order, one bucket at a time, with progress. */
@@ -90,10 +90,15 @@ export function startPlan({
     progress,
     opts,
     report,
-    moreWarnings: 0,
     warn: (text) => {
       if (report.warnings.length < MAX_LISTED) report.warnings.push(text);
-      else ctx.moreWarnings++;
+      else report.warningsNotListed++;
+    },
+    warnFirst: (text) => {
+      report.warnings.unshift(text);
+      if (report.warnings.length <= MAX_LISTED) return;
+      report.warnings.pop();
+      report.warningsNotListed++;
     },
     kindOf: () => ({ kind: "other", names: [] }),
     forEachPost: (label, visit) => {

@@ -28,7 +28,7 @@ export class FutureDates {
 
   /** One warning per chain, by user and wallet: this run's entries, then the database's. */
   warn({ users }: UserPlan) {
-    const { target, nowMs, warn } = this.ctx;
+    const { target, nowMs, warnFirst } = this.ctx;
     const earlier = new Map<string, number>();
     for (const [key, pair] of target.pairs)
       if (pair.importedLatestS !== null && pair.importedLatestS * 1000 > nowMs)
@@ -38,7 +38,8 @@ export class FutureDates {
       return { key, userId: Number(userId), walletId };
     });
     keys.sort((a, b) => a.userId - b.userId || (a.walletId < b.walletId ? -1 : 1));
-    for (const { key, userId, walletId } of keys) {
+    // Listed first (each put before those before it, so in reverse): many other warnings cannot hide them.
+    for (const { key, userId, walletId } of keys.reverse()) {
       const d = this.written.get(key);
       const there = earlier.get(key);
       const what = [
@@ -48,7 +49,7 @@ export class FutureDates {
       ].filter(Boolean);
       const latestS = Math.max(d?.latestS ?? 0, there ?? 0);
       const username = users.get(userId)?.username ?? target.users.get(userId)?.username;
-      warn(
+      warnFirst(
         `user ${userId} (${username}) wallet ${walletId}: ${what.join(" and ")} dated after this import's run, the latest ${mysqlDate(latestS, "UTC")} UTC: until then, the statements and balances at a time of this user's wallet leave out its entries from the first of those on, the service's later ones included (docs/migrating.md, entries dated after the import)`,
       );
     }
