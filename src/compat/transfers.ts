@@ -78,10 +78,11 @@ export const compatTransfers = defineRoute(
     params: transferInput,
   },
   async (c, { requestId, note, ...fields }) => {
-    // The instant the transfer is judged at (its entries are stamped a moment later, never earlier):
-    // a refusal names what holds reserved then, not after one of them expired.
-    const judgedAtMs = c.var.service.nowMs();
-    const moved = await transfer(c.var.service, {
+    // The entries' stamp, taken once: the database counts holds at its second, and a refusal names
+    // the holds of that same second, not of a moment later (or earlier) when one expired.
+    const stamp = c.var.service.stamp();
+    const stamped = { ...c.var.service, stamp: () => stamp };
+    const moved = await transfer(stamped, {
       from: pluginUser(fields.from),
       to: pluginUser(fields.to),
       walletId: fields.wallet,
@@ -96,7 +97,7 @@ export const compatTransfers = defineRoute(
     }).catch(async (err: unknown) => {
       const reason = refusalOf(err);
       if (reason?.code === "insufficient_balance")
-        throw await insufficient(c.var.service, fields, judgedAtMs);
+        throw await insufficient(c.var.service, fields, stamp.nowMs);
       throw reason ? refused(reason, fields.amount) : err;
     });
     return ok(c, 200, "Transfer Action Completed", { transfer: moved.debitId });
