@@ -24,7 +24,8 @@ table { width: 100%; border-collapse: collapse; font-variant-numeric: tabular-nu
 th, td { text-align: left; padding: .4rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 td.num, th.num { text-align: right; white-space: nowrap; }
 time > span { white-space: nowrap; }
-td code { white-space: nowrap; font-size: .85em; }
+td code { white-space: nowrap; font-size: .8em; }
+td.note { min-width: 12rem; }
 h1, .name { overflow-wrap: anywhere; }
 td button { white-space: nowrap; }
 /* A table wider than the screen scrolls sideways: a shadow at the edge it hides more past. */
@@ -67,9 +68,7 @@ caption { text-align: left; font-weight: 600; padding: .75rem 0 .25rem; }
 .actions form { display: flex; gap: .4rem; }
 .actions input { width: 6rem; }
 .pager { display: flex; gap: 1rem; align-items: center; margin-top: .75rem; }
-/* On a phone a table scrolls and squeezes its text columns: a note stays a short sentence wide. */
-@media (max-width: 40rem) { main { padding: .5rem; } section, .card { padding: .75rem; } th, td { padding: .35rem .3rem; }
-  td.note { min-width: 12rem; } }
+@media (max-width: 40rem) { main { padding: .5rem; } section, .card { padding: .75rem; } th, td { padding: .35rem .3rem; } }
 /* Users on a phone: e-mail under username, balances under role (cell order, down each column). */
 @media (max-width: 40rem) {
   .users { display: grid; grid-template-columns: minmax(0, 1fr) min-content; }

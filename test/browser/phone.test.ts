@@ -184,21 +184,27 @@ describe("the console at phone width, by keyboard, in chromium", () => {
   });
 
   it("keeps an entry's row as tall as its date, the request id whole on one line", async () => {
-    await page.goto(userPage);
-    const cols = await page.locator("#entries thead th").allTextContents();
-    const rows = page.locator("#entries tbody tr");
-    expect(await rows.count()).toBe(REQUEST_IDS.length);
-    for (const row of await rows.all()) {
-      const cells = await row.locator("td").all();
-      const lines = await Promise.all(cells.map((cell) => cell.evaluate(textLines)));
-      const at = (col: string) => lines[cols.indexOf(col)];
-      expect(REQUEST_IDS).toContain(await cells[cols.indexOf("Request id")]!.textContent());
-      // The date over its time of day; no cell on more lines, the request id and the note on one.
-      expect(at("Date (UTC)")).toBe(2);
-      expect(at("Request id")).toBe(1);
-      expect(at("Note")).toBe(1);
-      expect(Math.max(...lines), cols.map((col, i) => `${col} ${lines[i]}`).join(", ")).toBe(2);
+    // On the phone, and at a tablet's and a small laptop's width, where the table scrolls too.
+    for (const width of [390, 800, 1024]) {
+      await page.setViewportSize({ width, height: 844 });
+      await page.goto(userPage);
+      const cols = await page.locator("#entries thead th").allTextContents();
+      const rows = page.locator("#entries tbody tr");
+      expect(await rows.count()).toBe(REQUEST_IDS.length);
+      for (const row of await rows.all()) {
+        const cells = await row.locator("td").all();
+        const lines = await Promise.all(cells.map((cell) => cell.evaluate(textLines)));
+        const at = (col: string) => lines[cols.indexOf(col)];
+        const shown = `${width} px: ${cols.map((col, i) => `${col} ${lines[i]}`).join(", ")}`;
+        expect(REQUEST_IDS).toContain(await cells[cols.indexOf("Request id")]!.textContent());
+        // The date over its time of day; no cell on more lines, the request id and the note on one.
+        if (width === 390) expect(at("Date (UTC)"), shown).toBe(2);
+        expect(at("Request id"), shown).toBe(1);
+        expect(at("Note"), shown).toBe(1);
+        expect(Math.max(...lines), shown).toBeLessThanOrEqual(2);
+      }
     }
+    await page.setViewportSize({ width: 390, height: 844 });
   });
 
   it("keeps a long username on the screen: the latest transactions' every column, a user's page", async () => {
@@ -285,6 +291,7 @@ describe("the console at phone width, by keyboard, in chromium", () => {
     expect(Math.abs(voidBox!.y - capture!.y), figures).toBeLessThan(1);
     expect(voidBox!.x, figures).toBeGreaterThan(capture!.x + capture!.width);
     expect(height, figures).toBeLessThan(2 * capture!.height);
+    expect(await row.locator("td.note").evaluate(textLines)).toBe(1);
   });
 
   it("draws a chart's text at 11 px or more", async () => {
