@@ -34,9 +34,10 @@ END;
 --> statement-breakpoint
 -- hand-written: the users deleted since 0020, whose user.deleted events say so (events are never
 -- deleted), unless an id was given again since (before this migration the import could): that
--- user is the id's now. Users deleted before 0020 left no record. By the partial index events_type.
+-- user is the id's now; an id deleted more than once is recorded at its latest deletion. Users
+-- deleted before 0020 left no record. By the partial index events_type.
 INSERT INTO `deleted_users` (`id`, `deleted_at_ms`)
-SELECT CAST(`subject` AS INTEGER), min(`created_at_ms`) FROM `events`
+SELECT CAST(`subject` AS INTEGER), max(`created_at_ms`) FROM `events`
 WHERE `type` = 'user.deleted' AND `type` <> 'transaction.created'
   AND CAST(`subject` AS INTEGER) NOT IN (SELECT `id` FROM `users`)
 GROUP BY `subject`;

@@ -89,9 +89,10 @@ export const deletedWallets = sqliteTable("deleted_wallets", {
   extraDecimals: integer("extra_decimals").notNull(),
 });
 
-// Every user id ever deleted (trigger `users_deleted_keep_id`), which no user is given again (trigger
-// `users_deleted_id_not_reused`): an isolate that still caches the deleted user's username
-// (src/db/isolate-cache.ts) would title another user's entries with it. The service's own users
+// Every user id deleted since migration 0020 (trigger `users_deleted_keep_id`; earlier deletions
+// left no record), which no user is given again (trigger `users_deleted_id_not_reused`): an isolate
+// that still caches the deleted user's username (src/db/isolate-cache.ts) would title another
+// user's entries with it. The service's own users
 // take ids above every id used (AUTOINCREMENT); this keeps the WordPress import, which writes a
 // site's ids as they are, off a deleted one. drizzle/0023_deleted_user_ids.sql.
 export const deletedUsers = sqliteTable("deleted_users", {
