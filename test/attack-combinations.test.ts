@@ -367,7 +367,7 @@ describe("races where features meet", () => {
     }
   });
 
-  it("a batch reversal racing single reversals of its legs: one of them wins, the rest 409", async () => {
+  it("a batch reversal racing single reversals of its legs: the batch or the single ones, never both; every loser 409", async () => {
     const { user, wallet } = await funded("100");
     const other = await makeUser();
     const b = await post("/batches", {
