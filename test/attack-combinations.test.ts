@@ -26,6 +26,7 @@ import {
   makeKey,
   makeUser,
   makeWallet,
+  mulberry32,
   PASSWORD,
   type Reply,
   runCron,
@@ -812,21 +813,9 @@ describe("imported entries of zero, and imported transfers", () => {
   });
 });
 
-/** A small seeded PRNG (mulberry32): the same seed, the same storm. */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 describe("a storm of every verb at once on a few users and one wallet", () => {
   it("answers below 500 and leaves the ledger, the holds and the events sound", async () => {
-    const rand = prng(20261207);
+    const rand = mulberry32(20261207);
     const pick = <T>(xs: T[]) => xs[Math.floor(rand() * xs.length)]!;
     const wallet = await newWallet();
     const users = [await makeUser(), await makeUser(), await makeUser()];

@@ -469,3 +469,15 @@ export async function importedEntry(
        ${beforeMinor}, ${after}, '${tag}', '${tag}', '', 't', '${tag}', '${tag}', ${createdAtS}, 1)`,
   ).run();
 }
+
+/** Deterministic PRNG (mulberry32), so a failing run can be replayed exactly. */
+export function mulberry32(seed: number) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
