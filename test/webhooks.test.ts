@@ -171,6 +171,8 @@ describe("POST /webhooks", () => {
     "https://8.8.8.8/x",
     "https://[2606:4700::1111]/x",
     "https://[2002:808:808::1]/x", // 6to4 of a public IPv4
+    "https://[::ffff:808:808]/x", // a public IPv4, mapped
+    "https://[64:ff9b::808:808]/x", // a public IPv4 through NAT64
     "https://hooks.example.com:8443/x",
   ])("accepts the public https URL %s", async (url) => {
     const admin = await makeAdmin();

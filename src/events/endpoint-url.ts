@@ -70,7 +70,8 @@ function privateV6(g: number[]) {
   if (zeros(5) && g[5] === 0xffff) return privateV4(embeddedV4); // ::ffff:a.b.c.d
   if (zeros(4) && g[4] === 0xffff && g[5] === 0) return privateV4(embeddedV4); // ::ffff:0:a.b.c.d (translated)
   if (zeros(6)) return true; // ::a.b.c.d (deprecated v4-compatible)
-  if (g[0] === 0x64 && g[1] === 0xff9b && zeros(6)) return privateV4(embeddedV4); // NAT64
+  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0))
+    return privateV4(embeddedV4); // NAT64 (64:ff9b::/96)
   // Only global unicast (2000::/3) is public: this refuses unique local, link-local, multicast,
   // discard-only (100::/64), local-use NAT64 (64:ff9b:1::/48) and every range not yet assigned.
   if ((g[0]! & 0xe000) !== 0x2000) return true;
