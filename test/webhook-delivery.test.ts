@@ -25,6 +25,7 @@ import {
   type Nudge,
 } from "../src/events/queue";
 import worker from "../src/index";
+import { CONSOLE, consoleOf, form, hidden, noticeLeft } from "./console-helpers";
 import {
   call,
   credit,
@@ -485,5 +486,43 @@ describe("the Worker's queue, cron and write path", () => {
     expect(await debit(admin, { user_id: user.id, wallet_id: wallet, amount: 5 })).toMatchObject({
       status: 400,
     });
+  });
+
+  it("a console form that moved money nudges every endpoint; a refused one nudges none", async () => {
+    const { admin, user, wallet } = await makeAccount();
+    const hook = await subscribeWebhook(admin, "transaction.created");
+    const app = testApp();
+    const { request, signIn } = consoleOf(app);
+    const cookie = await signIn(admin);
+    const post = async (action: string, amount: string) => {
+      const page = await request(`/users/${user.id}`, { cookie });
+      const { sent, queue } = fakeQueue();
+      const ctx = createExecutionContext();
+      const res = await app.request(
+        `${CONSOLE}/users/${user.id}/${action}`,
+        {
+          method: "POST",
+          headers: { Cookie: cookie, "Content-Type": "application/x-www-form-urlencoded" },
+          body: form({
+            _csrf: hidden(page.html, "_csrf"),
+            request_id: hidden(page.html, "request_id"),
+            wallet_id: wallet,
+            amount,
+          }),
+          redirect: "manual",
+        },
+        { ...env, WEBHOOK_QUEUE: queue },
+        ctx,
+      );
+      await waitOnExecutionContext(ctx);
+      expect(res.status).toBe(303);
+      return { notice: noticeLeft(res), sent };
+    };
+    const credited = await post("credit", "1.00");
+    expect(credited.notice).toContain("ok:Transaction Completed");
+    expect(credited.sent).toContainEqual({ endpointId: hook.id });
+    const refused = await post("debit", "5.00");
+    expect(refused.notice).toMatch(/^error:/);
+    expect(refused.sent).toEqual([]);
   });
 });

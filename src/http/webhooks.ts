@@ -24,14 +24,17 @@ export function webhookSettings(c: Context<AppEnv>): WebhookSettings {
 
 const WRITES = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
+/** An API write answered with success (either namespace): its events may wait for an endpoint. */
+export const apiWriteSucceeded = (c: Context<AppEnv>) =>
+  WRITES.has(c.req.method) && c.res.status < 300 && c.req.path.startsWith("/wp-json/");
+
 /**
- * After an API write answered with success, the endpoints are told there may be work, once the
- * answer is on its way (waitUntil). Without an execution context (a test calling app.request), a
- * queue binding or an endpoint nothing is sent; the cron's sweep finds whatever a missed nudge leaves.
+ * After a write succeeded (an API write, a console form), the endpoints are told there may be work,
+ * once the answer is on its way (waitUntil). Without an execution context (a test calling
+ * app.request), a queue binding or an endpoint nothing is sent; the cron's sweep finds whatever a
+ * missed nudge leaves.
  */
-export function nudgeWebhooks(c: Context<AppEnv>) {
-  if (!WRITES.has(c.req.method) || c.res.status >= 300 || !c.req.path.startsWith("/wp-json/"))
-    return;
+export function nudgeWebhooks(c: Pick<Context<AppEnv>, "env" | "executionCtx">) {
   const queue = c.env.WEBHOOK_QUEUE;
   if (!queue) return;
   let waitUntil: (work: Promise<unknown>) => void;
