@@ -4,7 +4,7 @@ import { Hono } from "hono";
 import { COMPAT_ROUTES } from "./compat";
 import type { AppEnv } from "./env";
 import { send } from "./http/envelope";
-import { NAMESPACE, routeIndex } from "./http/rest-index";
+import { NAMESPACE, namespaceRoutes } from "./http/rest-index";
 import { siteUrl } from "./http/site";
 import { ROUTES } from "./routes";
 import { REFERENCE } from "./routes/openapi";
@@ -25,17 +25,11 @@ export const discovery = new Hono<AppEnv>()
       console: `${base}/wallet-admin/`,
       reference: `${base}${REFERENCE}`,
       routes: {
-        [`/${NAMESPACE}`]: { namespace: NAMESPACE, methods: ["GET"] },
-        ...routeIndex(NAMESPACE, ROUTES),
-        ...(compatName === null
-          ? {}
-          : {
-              [`/${compatName}`]: { namespace: compatName, methods: ["GET"] },
-              ...routeIndex(compatName, COMPAT_ROUTES),
-            }),
+        ...namespaceRoutes(NAMESPACE, ROUTES),
+        ...(compatName === null ? {} : namespaceRoutes(compatName, COMPAT_ROUTES)),
       },
     });
   })
   .get(`/${NAMESPACE}`, (c) =>
-    send(c, 200, { namespace: NAMESPACE, routes: routeIndex(NAMESPACE, ROUTES) }),
+    send(c, 200, { namespace: NAMESPACE, routes: namespaceRoutes(NAMESPACE, ROUTES) }),
   );

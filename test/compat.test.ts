@@ -75,6 +75,7 @@ describe("the compatibility namespace switch", () => {
       methods: ["GET", "POST"],
     });
     expect(Object.keys(own.body.routes)).toEqual([
+      "/rimplenet/v1",
       "/rimplenet/v1/credits",
       "/rimplenet/v1/debits",
       "/rimplenet/v1/transactions",

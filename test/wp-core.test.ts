@@ -246,6 +246,27 @@ describe("discovery Link and Allow", () => {
   });
 });
 
+describe("the namespace index, as get_namespace_index lists it", () => {
+  it("lists the namespace's own index route first, as GET /wp-json/ lists it", async () => {
+    const [root, own] = await Promise.all([
+      send("GET", "/wp-json/"),
+      send("GET", "/wp-json/wallet/v1"),
+    ]);
+    const rootRoutes = JSON.parse(root.text).routes as Json;
+    const ownRoutes = JSON.parse(own.text).routes as Json;
+    // WordPress registers `/<namespace>` as the namespace's first route (register_route), so
+    // both indexes list it, and the namespace's index is the root's routes of that namespace.
+    expect(Object.entries(ownRoutes)[0]).toEqual([
+      "/wallet/v1",
+      { namespace: "wallet/v1", methods: ["GET"] },
+    ]);
+    const ofNamespace = Object.fromEntries(
+      Object.entries(rootRoutes).filter(([, route]) => route.namespace === "wallet/v1"),
+    );
+    expect(ownRoutes).toStrictEqual(ofNamespace);
+  });
+});
+
 describe("plain permalinks and paths, as WordPress reads them", () => {
   it("a rest_route that cannot be read, or that .. would take out of the API, is no route", async () => {
     for (const path of [

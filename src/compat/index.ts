@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../env";
 import { send } from "../http/envelope";
-import { routeIndex } from "../http/rest-index";
+import { namespaceRoutes } from "../http/rest-index";
 import { defineRoute, mountRoutes, type Route } from "../http/route";
 import { compatNamespace } from "../settings";
 import { compatUserDelete, compatWalletDelete } from "./admin-deletes";
@@ -48,7 +48,7 @@ const indexRoute = defineRoute(
   { path: "/", method: "GET", summary: "This namespace's routes", auth: "none", envelope: "index" },
   (c) => {
     const namespace = `${compatNamespace(c.env)}/v1`;
-    return send(c, 200, { namespace, routes: routeIndex(namespace, COMPAT_ROUTES) });
+    return send(c, 200, { namespace, routes: namespaceRoutes(namespace, COMPAT_ROUTES) });
   },
 );
 

@@ -28,3 +28,15 @@ export function routeIndex(
   }
   return index;
 }
+
+/**
+ * A namespace's routes as WordPress indexes them: register_route makes `/<namespace>` (its index,
+ * GET) the namespace's first route, so `GET /wp-json/` and `GET /wp-json/<namespace>` both list it.
+ */
+export const namespaceRoutes = (
+  namespace: string,
+  routes: readonly { path: string; method: string }[],
+): RouteIndex => ({
+  [`/${namespace}`]: { namespace, methods: ["GET"] },
+  ...routeIndex(namespace, routes),
+});
