@@ -23,7 +23,7 @@ import { keepAlive } from "./http/keep-alive";
 import { MemoRouter } from "./http/memo-router";
 import { InvalidJsonError } from "./http/params";
 import { entryStamp, siteSettings, siteUrl } from "./http/site";
-import { apiWriteSucceeded, nudgeWebhooks, webhookSettings } from "./http/webhooks";
+import { nudgeWebhooks, webhookSettings, wroteRows } from "./http/webhooks";
 import { corsHeaders, discoveryLink, NO_ROUTE_PATH, overrideMethod } from "./http/wp-core";
 import { d1Ledger, type LedgerEngine } from "./ledger/writer";
 import { reference } from "./reference";
@@ -167,7 +167,7 @@ export function createApp(options: AppOptions = {}) {
       moneyLimiter: c.env.MONEY_RATE_LIMIT as RateLimit | undefined,
     });
     await next();
-    if (apiWriteSucceeded(c)) nudgeWebhooks(c);
+    if (wroteRows(c, d1.cost.rowsWritten)) nudgeWebhooks(c);
     const bookmark = session.bookmark() ?? (requested === "first-primary" ? null : requested);
     const authenticated = c.get("principal") !== undefined;
     const headers = answerHeaders(c);

@@ -488,27 +488,24 @@ describe("the Worker's queue, cron and write path", () => {
     });
   });
 
-  it("a console form that moved money nudges every endpoint; a refused one nudges none", async () => {
+  it("a console form that moved money nudges every endpoint; one that wrote nothing nudges none", async () => {
     const { admin, user, wallet } = await makeAccount();
     const hook = await subscribeWebhook(admin, "transaction.created");
     const app = testApp();
     const { request, signIn } = consoleOf(app);
     const cookie = await signIn(admin);
-    const post = async (action: string, amount: string) => {
-      const page = await request(`/users/${user.id}`, { cookie });
+    const post = async (path: string, fields: Record<string, string>, cookie?: string) => {
       const { sent, queue } = fakeQueue();
       const ctx = createExecutionContext();
       const res = await app.request(
-        `${CONSOLE}/users/${user.id}/${action}`,
+        `${CONSOLE}${path}`,
         {
           method: "POST",
-          headers: { Cookie: cookie, "Content-Type": "application/x-www-form-urlencoded" },
-          body: form({
-            _csrf: hidden(page.html, "_csrf"),
-            request_id: hidden(page.html, "request_id"),
-            wallet_id: wallet,
-            amount,
-          }),
+          headers: {
+            ...(cookie ? { Cookie: cookie } : {}),
+            "Content-Type": "application/x-www-form-urlencoded",
+          },
+          body: form(fields),
           redirect: "manual",
         },
         { ...env, WEBHOOK_QUEUE: queue },
@@ -518,11 +515,25 @@ describe("the Worker's queue, cron and write path", () => {
       expect(res.status).toBe(303);
       return { notice: noticeLeft(res), sent };
     };
-    const credited = await post("credit", "1.00");
+    const move = async (action: string, amount: string) => {
+      const page = await request(`/users/${user.id}`, { cookie });
+      const fields = {
+        _csrf: hidden(page.html, "_csrf"),
+        request_id: hidden(page.html, "request_id"),
+        wallet_id: wallet,
+        amount,
+      };
+      return post(`/users/${user.id}/${action}`, fields, cookie);
+    };
+    const credited = await move("credit", "1.00");
     expect(credited.notice).toContain("ok:Transaction Completed");
     expect(credited.sent).toContainEqual({ endpointId: hook.id });
-    const refused = await post("debit", "5.00");
+    const refused = await move("debit", "5.00");
     expect(refused.notice).toMatch(/^error:/);
     expect(refused.sent).toEqual([]);
+    // Anyone may post a sign-out; without a session it ends nothing, and tells no endpoint.
+    const signedOut = await post("/sign-out", {});
+    expect(signedOut.notice).toBe("ok:Signed out.");
+    expect(signedOut.sent).toEqual([]);
   });
 });

@@ -4,7 +4,6 @@ import type { Context } from "hono";
 import { deleteCookie, getCookie, getSignedCookie, setCookie, setSignedCookie } from "hono/cookie";
 import { seal, unseal } from "../auth/sealed";
 import { jwtSecret } from "../http/auth";
-import { nudgeWebhooks } from "../http/webhooks";
 import type { WalletDisplay } from "../ledger/money";
 import type { ConsoleEnv, Fields } from "./env";
 import { BASE, cookieOptions } from "./session";
@@ -59,8 +58,6 @@ export async function back(c: Context<ConsoleEnv>, to: string, notice: NonNullab
   const value =
     values.find((v) => encodeURIComponent(v).length <= NOTICE_COOKIE_MAX) ?? values.at(-1)!;
   await setSignedCookie(c, NOTICE_COOKIE, value, jwtSecret(c), cookieOptions(c, 60));
-  // A form that succeeded wrote what it says: its events may wait for an endpoint, as an API write's.
-  if (notice.kind === "ok") nudgeWebhooks(c);
   return c.redirect(to, 303);
 }
 

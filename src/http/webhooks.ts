@@ -24,17 +24,20 @@ export function webhookSettings(c: Context<AppEnv>): WebhookSettings {
 
 const WRITES = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
-/** An API write answered with success (either namespace): its events may wait for an endpoint. */
-export const apiWriteSucceeded = (c: Context<AppEnv>) =>
-  WRITES.has(c.req.method) && c.res.status < 300 && c.req.path.startsWith("/wp-json/");
+/**
+ * A write request that wrote to the database (an API write or a console form, of any kind): its
+ * events, if it wrote any, may wait for an endpoint. A refused write, a repeat answered from the
+ * ledger, or a sign-out without a session wrote nothing, and nudges nothing.
+ */
+export const wroteRows = (c: Context<AppEnv>, rowsWritten: number) =>
+  WRITES.has(c.req.method) && rowsWritten > 0;
 
 /**
- * After a write succeeded (an API write, a console form), the endpoints are told there may be work,
- * once the answer is on its way (waitUntil). Without an execution context (a test calling
- * app.request), a queue binding or an endpoint nothing is sent; the cron's sweep finds whatever a
- * missed nudge leaves.
+ * After such a write, the endpoints are told there may be work, once the answer is on its way
+ * (waitUntil). Without an execution context (a test calling app.request), a queue binding or an
+ * endpoint nothing is sent; the cron's sweep finds whatever a missed nudge leaves.
  */
-export function nudgeWebhooks(c: Pick<Context<AppEnv>, "env" | "executionCtx">) {
+export function nudgeWebhooks(c: Context<AppEnv>) {
   const queue = c.env.WEBHOOK_QUEUE;
   if (!queue) return;
   let waitUntil: (work: Promise<unknown>) => void;
