@@ -1,6 +1,6 @@
-// Every relative link in the Markdown the repository ships names a file that exists, and every
-// #anchor a heading of that file, as GitHub slugs headings: a renamed heading or a moved file fails
-// here instead of leaving a reader at the top of a page, or at none.
+// Every relative link and image in the Markdown the repository ships names a file that exists, and
+// every #anchor a heading of that file, as GitHub slugs headings: a renamed heading or a moved file
+// fails here instead of leaving a reader at the top of a page, or at none.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import GithubSlugger from "github-slugger";
@@ -34,7 +34,7 @@ const parsed = new Map(
     const walk = (list: Token[]) => {
       for (const t of list) {
         if (t.type === "heading") anchors.add(slugger.slug(plain(t.tokens ?? [])));
-        if (t.type === "link") links.push(t.href);
+        if (t.type === "link" || t.type === "image") links.push(t.href);
         if ("tokens" in t && t.tokens) walk(t.tokens);
         if (t.type === "list") walk(t.items);
         if (t.type === "table")
