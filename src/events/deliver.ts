@@ -1,4 +1,4 @@
-// One signed POST of a webhook (docs/events.md#deliveries): Standard Webhooks headers, signed by the
+// One signed POST of a webhook (docs/events.md#delivery): Standard Webhooks headers, signed by the
 // `standardwebhooks` package, a timeout, no redirects (a redirect could lead anywhere the URL rules
 // refuse). Its outcome is a value; the caller records it.
 import { Webhook } from "standardwebhooks";

@@ -1,4 +1,4 @@
-// Where a webhook may point (docs/events.md#endpoints): an https:// URL on a public host. The URL
+// Where a webhook may point (docs/events.md#which-urls): an https:// URL on a public host. The URL
 // parser has already turned the other spellings of an address (2130706433, 0x7f.1, [::ffff:7f00:1])
 // into one form, so an address literal is judged by its numbers. A public name that resolves to a
 // private address (DNS rebinding) cannot be seen from a Worker; Cloudflare's own network does not

@@ -61,7 +61,7 @@ export const integerIn = (name: string, min: number, max: number) =>
     documented({ type: "integer", minimum: min, maximum: max }),
   );
 
-/** A positive user id, as an integer or digits. `missingAsZero` keeps the plugin's credits quirk. */
+/** A positive user id, as an integer or digits. */
 export const userIdField = (name = "user_id") =>
   v.pipe(
     v.union([v.string(), v.number()], `${name} requires an integer`),

@@ -1,5 +1,5 @@
-// API keys: an administrator's credentials for servers (docs/security.md#api-keys). The secret is
-// made here, shown once by the caller and kept only as its hash.
+// API keys: an administrator's credentials for servers (docs/api.md#api-keys-administrator). The
+// secret is made here, shown once by the caller and kept only as its hash.
 import { generateApiKey, hashApiKey } from "../auth/api-keys";
 import { type Scope, scopeAllows } from "../auth/principal";
 import { insertApiKey, listApiKeys, revokeApiKey } from "../db/api-keys";

@@ -1,5 +1,6 @@
 // Balances at a point in time and statements (docs/ledger.md#balances-at-a-point-in-time,
-// docs/api.md#get-statements): what a balance was at an instant, and what moved between two.
+// docs/api.md#get-statements-beyond-the-plugin): what a balance was at an instant, and what moved
+// between two.
 import type { Db } from "../db/client";
 import { HISTORY_CHUNK } from "../db/ledger";
 import {

@@ -20,7 +20,10 @@ export const WALLET_LIMITS = {
   noteMax: 1000,
 } as const;
 
-/** A wallet as a dialect decoded it; ids and types compare lowercased (normalizeId, normalizeType). */
+/**
+ * A wallet as a dialect decoded it; ids and types compare lowercased (normalizeWalletId,
+ * normalizeWalletType).
+ */
 export type NewWallet = {
   id: string;
   name: string;
