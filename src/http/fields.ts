@@ -81,9 +81,10 @@ export type PathRef<Id> = { id: Id | null; ref: string };
 export const pathText = v.pipe(v.unknown(), v.transform(String));
 
 /**
- * The one reading of a record's id in a path (`{id}`, `{user_id}`): digits, at most 15 of them
- * (past any id the ledger gives, within a safe integer). Any other text names nothing, which each
- * route answers as its unknown id, naming the text sent: never a 400.
+ * The one reading of a record's id in a path (`{id}`, `{user_id}`): digits (the route's path
+ * matches no other text, route.ts honoPath), at most 15 of them (past any id the ledger gives,
+ * within a safe integer). Longer digits name nothing, which each route answers as its unknown id,
+ * naming the text sent: never a 400.
  */
 const idRef = (ref: string): PathRef<number> => ({
   id: /^[0-9]{1,15}$/.test(ref) ? Number(ref) : null,

@@ -31,7 +31,7 @@ export type Refusals = {
 export type Input<T> = {
   schema?: v.GenericSchema;
   read: (c: Context<AppEnv>, params: Params) => T | Promise<T>;
-  /** The route takes its path's parameters only: its query string and body are never read. */
+  /** The route takes its path's parameters only: its query and body are read, and ignored. */
   pathOnly?: true;
 };
 

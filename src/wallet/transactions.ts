@@ -62,10 +62,10 @@ export async function historyPage(
 }
 
 /**
- * A whole read of `total` rows, as chunks read one after another. One longer than a chunk is read by
- * one caller at a time (the caller's gate, across isolates: parallel long streams of one caller
- * starved everyone's reads), refused `history_busy` while another of the caller's is under way;
- * `release` ends the turn once the chunks are sent.
+ * A whole read of `total` rows, as chunks read one after another. One longer than a chunk is read
+ * one at a time per caller (the caller's gate, across isolates, so that one caller's parallel long
+ * streams cannot starve everyone's reads), refused `history_busy` while another of the caller's is
+ * under way; `release` ends the turn once the chunks are sent.
  */
 export async function gated<T>(ctx: ServiceContext, total: number, chunks: AsyncIterable<T>) {
   if (total <= HISTORY_CHUNK) return { chunks, release: async () => {} };

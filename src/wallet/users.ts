@@ -1,4 +1,4 @@
-// Users: who a movement names, and new subscribers.
+// Users: new subscribers, deleting a user no entry names, and the logins that name a user.
 import { hashPassword } from "../auth/password";
 import type { Db } from "../db/client";
 import {
