@@ -1,6 +1,6 @@
-// One signed POST of a webhook (docs/events.md#delivery): Standard Webhooks headers, signed by the
-// `standardwebhooks` package, a timeout, no redirects (a redirect could lead anywhere the URL rules
-// refuse). Its outcome is a value; the caller records it.
+// One signed POST of a webhook (docs/events.md#what-a-delivery-looks-like): Standard Webhooks
+// headers, signed by the `standardwebhooks` package, a timeout, no redirects (a redirect could lead
+// anywhere the URL rules refuse). Its outcome is a value; the caller records it.
 import { Webhook } from "standardwebhooks";
 
 /** How a delivery reaches the network: the runtime's fetch, or a test's receiver. */

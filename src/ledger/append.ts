@@ -36,7 +36,10 @@ export type NewEntry = {
 /** How an entry names its batch's row: by the batch's request key, or the batch it reverses. */
 type BatchRef = { requestKey: string } | { reversesBatchId: number };
 
-/** Why the database refused a movement: a CHECK on the entry failed, so the whole batch rolled back. */
+/**
+ * Why the database refused a movement: one of its rules (a CHECK, a trigger, a UNIQUE or foreign
+ * key) failed, so the whole batch rolled back.
+ */
 export class LedgerRefusal extends Error {
   constructor(
     readonly reason: "insufficient-balance" | "balance-limit" | "already-reversed" | "gone",

@@ -237,8 +237,8 @@ const utf8 = new TextEncoder();
 
 /**
  * The text without its `<…>` tags, as `replace(/<[^>]*>/g, "")` reads them, in one pass: that
- * regex tries every `<` against the rest of the text, so an imported title of many `<` and no `>`
- * took seconds. Once a `<` has no `>` after it, no later one has.
+ * regex tries every `<` against the rest of the text, quadratic on an imported title of many `<`
+ * and no `>`. Once a `<` has no `>` after it, no later one has.
  */
 function withoutTags(text: string) {
   let kept = "";

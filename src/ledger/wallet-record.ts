@@ -1,6 +1,6 @@
 import type { Wallet } from "../db/wallets";
 
-/** A wallet on the wire (wallet/v1's answers, and the data of a wallet.created event). */
+/** A wallet on the wire: wallet/v1's answers, and the data of wallet.created and wallet.deleted. */
 export const walletRecord = (
   w: Pick<Wallet, "id" | "name" | "symbol" | "symbolPosition" | "decimals" | "type" | "note">,
 ) => ({
