@@ -1,6 +1,7 @@
-// The operator console at /wallet-admin/: server-rendered pages over the service's verbs (./api.ts)
-// and read-only aggregates (db/console.ts). Administrators only; forms carry a CSRF token and, for money,
-// an idempotency key made when the form was drawn, so a double submit moves money once.
+// The operator console at /wallet-admin/: server-rendered pages over the service's verbs (./api.ts),
+// the operator's own reads among them (wallet/operators.ts). Administrators only; forms carry a CSRF
+// token and, for money, an idempotency key made when the form was drawn, so a double submit moves
+// money once.
 import { type Context, Hono } from "hono";
 import { onError } from "../http/errors";
 import { appContext } from "./api";

@@ -37,8 +37,8 @@ signInScreen.get("/sign-in", async (c) => signInPage(c, await noticeOf(c)));
 signInScreen.post("/sign-in", async (c) => {
   const form = await formOf(c);
   if (typeof form === "string") return signInPage(c, { kind: "error", text: form }, 400);
-  // The API's sign-in, for a console token with a console session (administrators only), counted
-  // by the operator's own address.
+  // The service's sign-in verb, the API's too, for a console token with a console session
+  // (administrators only), counted by the operator's own address.
   const signedIn = await attempt(c, async () =>
     signIn(c.var.service, {
       ...(await decode(c, signInFields, {

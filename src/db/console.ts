@@ -1,5 +1,5 @@
-// Read-only aggregates for the operator console (src/console/): what no API route answers. Every
-// movement of money the console makes goes through the service's verbs (src/wallet/).
+// Read-only aggregates for the operator console (src/console/): what no API route answers. The
+// console reaches them as it reaches everything, through the service's verbs (wallet/operators.ts).
 import { and, asc, count, desc, eq, gte, inArray, or, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import type { Db } from "./client";
