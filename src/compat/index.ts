@@ -57,7 +57,7 @@ const indexRoute = defineRoute(
  * so the namespace's name is checked here on every request: any other first segment (or the
  * dialect switched off) is the same 404 as any unknown path. Paths arrive lowercased (app.ts), so
  * the name matches case-insensitively. `/wp-json/wallet/v1/...` never gets here unmatched by its own
- * routes with a name that passes: config.ts refuses that name.
+ * routes with a name that passes: settings.ts compatNamespace refuses that name.
  */
 export const compatRoutes = new Hono<AppEnv>({ strict: false })
   .use(async (c, next) => {

@@ -393,17 +393,17 @@ export const mailOutbox = sqliteTable("mail_outbox", {
 // The outbox (docs/events.md): one row per committed change, written by triggers in the same
 // statement as the change itself (drizzle/0011_events.sql, hand-written part), so no change commits
 // without its event and no event exists without its change. `data` is a JSON snapshot of the row as
-// it committed (and, for an entry, its wallet's display columns); db/events.ts renders it as the
-// record the API answers. Ids only ever grow, so a consumer can resume from the last id it saw:
+// it committed (and, for an entry, its wallet's display columns); events/records.ts renders it as
+// the record the API answers. Ids only ever grow, so a consumer can resume from the last id it saw:
 // events are never deleted (trigger events_no_delete), so max(id) + 1 is never an id used before
 // (without AUTOINCREMENT's sqlite_sequence row, one write less per event).
 export const events = sqliteTable(
   "events",
   {
     id: integer("id").primaryKey(),
-    // transaction.created, user.created, wallet.created, hold.placed, hold.captured, hold.voided, hold.expired.
+    // One of EVENT_TYPES (events/records.ts): transaction.*, user.*, wallet.*, hold.*, batch.*.
     type: text("type").notNull(),
-    // What the event is about: a transaction or user id, a wallet id, as text.
+    // What the event is about: a transaction, user, hold or batch id, or a wallet id, as text.
     subject: text("subject").notNull(),
     data: text("data").notNull(),
     createdAtMs: integer("created_at_ms").notNull(),
