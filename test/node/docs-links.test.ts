@@ -1,6 +1,7 @@
 // Every relative link and image in the Markdown the repository ships names a file that exists, and
 // every #anchor a heading of that file, as GitHub slugs headings: a renamed heading or a moved file
-// fails here instead of leaving a reader at the top of a page, or at none.
+// fails here instead of leaving a reader at the top of a page, or at none. The same holds for the
+// docs a comment in src/ or scripts/ points to (`docs/events.md#which-urls`).
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import GithubSlugger from "github-slugger";
@@ -59,6 +60,28 @@ it.each(FILES)("%s links only to files and headings that exist", (file) => {
       if (!anchors) broken.push(`${href}: ${linked} is not among the files checked`);
       else if (!anchors.has(decodeURIComponent(anchor)))
         broken.push(`${href}: no heading #${anchor} in ${linked}`);
+    }
+  }
+  expect(broken).toEqual([]);
+});
+
+const SOURCES = ["src", "scripts"].flatMap((dir) =>
+  readdirSync(path.join(ROOT, dir), { recursive: true, encoding: "utf8" })
+    .filter((name) => /\.(ts|tsx|mjs)$/.test(name))
+    .map((name) => path.join(dir, name)),
+);
+
+it("the docs that comments in src/ and scripts/ point to exist, with their headings", () => {
+  const broken: string[] = [];
+  for (const file of SOURCES) {
+    const text = readFileSync(path.join(ROOT, file), "utf8");
+    for (const [, doc = "", anchor] of text.matchAll(
+      /\b((?:docs\/[\w-]+|BENCHMARKS|README|CHANGELOG)\.md)(?:#([\w-]+))?/g,
+    )) {
+      const anchors = parsed.get(doc)?.anchors;
+      if (!anchors) broken.push(`${file}: no file ${doc}`);
+      else if (anchor !== undefined && !anchors.has(anchor))
+        broken.push(`${file}: no heading #${anchor} in ${doc}`);
     }
   }
   expect(broken).toEqual([]);
