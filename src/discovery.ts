@@ -4,7 +4,8 @@ import { Hono } from "hono";
 import { COMPAT_ROUTES } from "./compat";
 import type { AppEnv } from "./env";
 import { send } from "./http/envelope";
-import { NAMESPACE, namespaceRoutes } from "./http/rest-index";
+import { NAMESPACE } from "./http/rest-index";
+import { namespaceRoutes } from "./http/route-index";
 import { siteUrl } from "./http/site";
 import { ROUTES } from "./routes";
 import { REFERENCE } from "./routes/openapi";
@@ -24,7 +25,9 @@ export const discovery = new Hono<AppEnv>()
       // The operator console (docs/console.md), for a person finding the service from its index.
       console: `${base}/wallet-admin/`,
       reference: `${base}${REFERENCE}`,
+      // WordPress lists its own index first: `/`, in no namespace.
       routes: {
+        "/": { namespace: "", methods: ["GET"] },
         ...namespaceRoutes(NAMESPACE, ROUTES),
         ...(compatName === null ? {} : namespaceRoutes(compatName, COMPAT_ROUTES)),
       },

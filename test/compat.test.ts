@@ -83,10 +83,10 @@ describe("the compatibility namespace switch", () => {
       "/rimplenet/v1/user-wallet-balance/multi",
       "/rimplenet/v1/users",
       "/rimplenet/v1/users/login",
-      "/rimplenet/v1/users/(?P<user_id>[^/]+)",
+      "/rimplenet/v1/users/(?P<user_id>\\d+)",
       "/rimplenet/v1/transfers",
       "/rimplenet/v1/wallets",
-      "/rimplenet/v1/wallets/(?P<wallet>[^/]+)",
+      "/rimplenet/v1/wallets/(?P<wallet>[\\w]+)",
       "/rimplenet/v1/wallet-summary",
       "/rimplenet/v1/verify-email-address",
     ]);

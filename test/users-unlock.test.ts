@@ -166,7 +166,7 @@ describe("POST /users/{user_id}/unlock", () => {
   it("is listed by the discovery index and the OpenAPI document", async () => {
     const admin = await makeAdmin();
     const index = await call("GET", "/wp-json/wallet/v1");
-    expect(index.body.routes["/wallet/v1/users/(?P<user_id>[^/]+)/unlock"]).toEqual({
+    expect(index.body.routes["/wallet/v1/users/(?P<user_id>[\\d]+)/unlock"]).toEqual({
       namespace: "wallet/v1",
       methods: ["POST"],
     });

@@ -265,6 +265,18 @@ describe("the namespace index, as get_namespace_index lists it", () => {
     );
     expect(ownRoutes).toStrictEqual(ofNamespace);
   });
+
+  it("lists the root's own route first, and each path parameter as the pattern it matches", async () => {
+    const root = JSON.parse((await send("GET", "/wp-json/")).text).routes as Json;
+    expect(Object.entries(root)[0]).toEqual(["/", { namespace: "", methods: ["GET"] }]);
+    // A record's id matches digits only, as WordPress's own `(?P<id>[\d]+)`; a wallet id any text.
+    expect(root["/wallet/v1/transactions/(?P<id>[\\d]+)"]).toEqual({
+      namespace: "wallet/v1",
+      methods: ["GET"],
+    });
+    expect(root["/wallet/v1/wallets/(?P<wallet_id>[^/]+)"]?.methods).toContain("GET");
+    expect((await send("GET", "/wp-json/wallet/v1/transactions/abc")).status).toBe(404);
+  });
 });
 
 describe("plain permalinks and paths, as WordPress reads them", () => {

@@ -24,7 +24,7 @@ export const compatWalletDelete = defineRoute(
     access: "write",
     refusals: jwtRouteRefusals,
     params: pathFields(WalletPath),
-    patterns: { wallet: "[A-Za-z0-9_]+" },
+    patterns: { wallet: "[\\w]+" },
   },
   async (c, { wallet: { id, ref: named } }) => {
     const outcome = id === null ? "not-found" : await deleteWallet(c.var.db, id);
@@ -51,7 +51,7 @@ export const compatUserDelete = defineRoute(
     refusals: jwtRouteRefusals,
     params: pathFields(UserPath),
     envelope: "B",
-    patterns: { user_id: "[0-9]+" },
+    patterns: { user_id: "\\d+" },
   },
   async (c, { user_id: ref }) => {
     const outcome =

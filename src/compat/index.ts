@@ -1,8 +1,8 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../env";
 import { send } from "../http/envelope";
-import { namespaceRoutes } from "../http/rest-index";
 import { defineRoute, mountRoutes, type Route } from "../http/route";
+import { namespaceRoutes } from "../http/route-index";
 import { compatNamespace } from "../settings";
 import { compatUserDelete, compatWalletDelete } from "./admin-deletes";
 import { compatCredits, compatDebits } from "./entries";

@@ -155,16 +155,29 @@ const userRef = (sent: unknown) =>
   sent === undefined ? undefined : /^[0-9]+$/.test(String(sent)) ? Number(sent) : Number.NaN;
 
 /**
- * A route's path as Hono matches it. A record's id (`pathIdField`) matches digits only, as
- * WordPress's `(?P<id>[\d]+)` does: any other text is no route (404 `rest_no_route`).
+ * The pattern a path parameter matches, in WordPress's regex syntax, which JavaScript reads alike: the
+ * route's own (the plugin's, as it registered it), or a record's id (`pathIdField`) as WordPress
+ * writes one, `[\d]+`; undefined for any text of a segment. Hono matches it, the index shows it.
  */
+function paramPattern(route: RouteInfo, name: string) {
+  const declared = (route.params?.schema as { entries?: Record<string, unknown> } | undefined)
+    ?.entries?.[name];
+  return route.patterns?.[name] ?? (declared === pathIdField ? "[\\d]+" : undefined);
+}
+
+/** A route's path as Hono matches it: other text where a pattern is is no route (rest_no_route). */
 const honoPath = (route: RouteInfo) =>
   route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
-    const declared = (route.params?.schema as { entries?: Record<string, unknown> } | undefined)
-      ?.entries?.[name];
-    const pattern = route.patterns?.[name] ?? (declared === pathIdField ? "[0-9]+" : undefined);
+    const pattern = paramPattern(route, name);
     return pattern ? `:${name}{${pattern}}` : `:${name}`;
   });
+
+/** A route's path as WordPress's REST index shows it: `{id}` as `(?P<id>[\d]+)`. */
+export const indexPath = (route: RouteInfo) =>
+  route.path.replace(
+    /\{(\w+)\}/g,
+    (_, name: string) => `(?P<${name}>${paramPattern(route, name) ?? "[^/]+"})`,
+  );
 
 // Users and login answer in envelope B (both data and error keys, status "failed").
 const envelopeB = createMiddleware<AppEnv>(async (c, next) => {
