@@ -79,11 +79,31 @@ if (!existsSync(".dev.vars")) {
 
 wrangler(["d1", "migrations", "apply", "DB", "--local"], { quiet: true });
 console.log("Local D1 migrated.");
-const seeded = await ensureAdmin({ target: "--local", ...admin });
+
+/** The rows one statement on the local D1 returns. */
+const localRows = (statement: string) =>
+  (
+    JSON.parse(
+      wrangler(["d1", "execute", "DB", "--local", "--json", "--command", statement], {
+        quiet: true,
+      }),
+    ) as { results: unknown[] }[]
+  )[0]!.results;
+
+// Only into a database without an administrator: an imported site's own administrators sign in
+// with their WordPress passwords, and a local one would take the user id a later import needs.
+const seeded = await ensureAdmin({ target: "--local", ...admin, firstOnly: true });
+const devAdminExists =
+  seeded.created ||
+  localRows(
+    `SELECT id FROM users WHERE role = 'administrator' AND email = ${sqlLiteral(admin.email)} COLLATE NOCASE`,
+  ).length > 0;
 console.log(
   seeded.created
     ? `Local administrator "${admin.username}" created.`
-    : `Local administrator "${admin.username}" already exists (or its username or e-mail names another user); left as it is.`,
+    : devAdminExists
+      ? `Local administrator "${admin.email}" already exists; left as it is.`
+      : "The local database has administrators of its own (an imported site's): none added.",
 );
 
 // A demo wallet, so the README's first credit works on a fresh clone; an existing ngn is left alone.
@@ -97,22 +117,9 @@ const ngn = columnsAndValues(wallets, {
   note: sqlLiteral("Demo wallet seeded by npm run dev"),
   createdAtMs: sqlLiteral(Date.now()),
 });
-const demo = (
-  JSON.parse(
-    wrangler(
-      [
-        "d1",
-        "execute",
-        "DB",
-        "--local",
-        "--json",
-        "--command",
-        `INSERT INTO wallets (${ngn.columns}) VALUES (${ngn.values}) ON CONFLICT DO NOTHING RETURNING id`,
-      ],
-      { quiet: true },
-    ),
-  ) as { results: { id: string }[] }[]
-)[0]!.results;
+const demo = localRows(
+  `INSERT INTO wallets (${ngn.columns}) VALUES (${ngn.values}) ON CONFLICT DO NOTHING RETURNING id`,
+);
 console.log(
   demo.length > 0
     ? 'Demo wallet "ngn" (Naira Wallet, ₦, 2 decimals) created.'
@@ -133,11 +140,11 @@ const siteUrl = process.env.SITE_URL ?? `http://127.0.0.1:${port}`;
 const base = `http://127.0.0.1:${port}/wp-json/wallet/v1`;
 console.log(`
 Wallet API on ${base}${serve ? " (the deploy bundle under Miniflare alone, as production runs it)" : ""}
-Sign in (dev-only credentials):
+${devAdminExists ? "Sign in (dev-only credentials):" : "Sign in as one of the site's administrators, with its own password:"}
   curl -s ${base}/users/login -H 'Content-Type: application/json' \\
-    -d '{"user_email":"${admin.email}","user_password":"${admin.password}"}'
+    -d '{"user_email":"${devAdminExists ? admin.email : "<its e-mail>"}","user_password":"${devAdminExists ? admin.password : "<its password>"}"}'
 Then send the access_token as "Authorization: Bearer <token>".
-Operator console: http://127.0.0.1:${port}/wallet-admin/ (sign in with ${admin.email} / ${admin.password})
+Operator console: http://127.0.0.1:${port}/wallet-admin/${devAdminExists ? ` (sign in with ${admin.email} / ${admin.password})` : ""}
 ${mailLine}
 Webhooks (docs/events.md) run on a local queue; receivers on http://127.0.0.1 or localhost are ${localHooks},
 retries start after ${devValue(devVars, "WEBHOOK_RETRY_BASE_S")} s, ${serve ? "and the cron's sweep does not run here (npm run dev runs it)" : "and the outbox is swept every minute"}: http://127.0.0.1:${port}/wallet-admin/webhooks

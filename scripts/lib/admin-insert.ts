@@ -13,8 +13,10 @@ const dialect = new SQLiteSyncDialect();
 /**
  * Inserts the administrator, returning its id, unless its username or e-mail would name another
  * account: the service's own rule (src/db/user-texts.ts), in the insert's WHERE as a new user's.
+ * `firstOnly`: only into a database without an administrator (the dev server's seed, which an
+ * imported site's own administrators make needless).
  */
-export function adminInsertSql(a: AdminRow) {
+export function adminInsertSql(a: AdminRow, { firstOnly = false } = {}) {
   const [username, email] = [sqlLiteral(a.username), sqlLiteral(a.email)];
   const row = columnsAndValues(users, {
     username,
@@ -26,5 +28,8 @@ export function adminInsertSql(a: AdminRow) {
     registeredAtMs: sqlLiteral(a.nowMs),
   });
   const free = dialect.sqlToQuery(newUserTextsFree(sql.raw(username), sql.raw(email))).sql;
-  return `INSERT INTO users (${row.columns}) SELECT ${row.values} WHERE ${free} ON CONFLICT DO NOTHING RETURNING id`;
+  const first = firstOnly
+    ? " AND NOT EXISTS (SELECT 1 FROM users WHERE role = 'administrator')"
+    : "";
+  return `INSERT INTO users (${row.columns}) SELECT ${row.values} WHERE ${free}${first} ON CONFLICT DO NOTHING RETURNING id`;
 }

@@ -19,8 +19,8 @@ export function accountProblem({ username, email, password }: Partial<AdminAccou
 
 /**
  * Inserts the administrator unless its username or e-mail would name another account (taken as a
- * username or an e-mail, or a username that is an e-mail address other than its own e-mail); says
- * which happened.
+ * username or an e-mail, or a username that is an e-mail address other than its own e-mail), or,
+ * with `firstOnly`, any administrator exists; says which happened.
  */
 export async function ensureAdmin({
   target,
@@ -28,12 +28,17 @@ export async function ensureAdmin({
   email,
   password,
   wranglerArgs = [],
-}: AdminAccount & { target: "--local" | "--remote"; wranglerArgs?: string[] }) {
+  firstOnly = false,
+}: AdminAccount & {
+  target: "--local" | "--remote";
+  wranglerArgs?: string[];
+  firstOnly?: boolean;
+}) {
   const problem = accountProblem({ username, email, password: String(password) });
   if (problem) throw new Error(problem);
   // The service's own hash (src/auth/password.ts), so the administrator signs in like any user.
   const passwordHash = await hashPassword(password);
-  const sql = adminInsertSql({ username, email, passwordHash, nowMs: Date.now() });
+  const sql = adminInsertSql({ username, email, passwordHash, nowMs: Date.now() }, { firstOnly });
   const run = runWrangler([
     "d1",
     "execute",
