@@ -25,6 +25,7 @@ import { InvalidJsonError } from "./http/params";
 import { entryStamp, siteSettings, siteUrl } from "./http/site";
 import { nudgeWebhooks, webhookSettings, wroteRows } from "./http/webhooks";
 import { corsHeaders, discoveryLink, NO_ROUTE_PATH, overrideMethod } from "./http/wp-core";
+import type { EntryStamp } from "./ledger/entries";
 import { d1Ledger, type LedgerEngine } from "./ledger/writer";
 import { reference } from "./reference";
 import { allowFor, readOnlyRoute } from "./route-methods";
@@ -146,6 +147,7 @@ export function createApp(options: AppOptions = {}) {
     c.set("db", db);
     const requestLedger = ledger({ db, env: c.env, keepAlive: keepAlive(c) });
     c.set("ledger", requestLedger);
+    let stamp: EntryStamp | undefined;
     c.set("service", {
       get principal() {
         return c.get("principal");
@@ -153,7 +155,7 @@ export function createApp(options: AppOptions = {}) {
       db,
       ledger: requestLedger,
       nowMs,
-      stamp: () => entryStamp(c),
+      stamp: () => (stamp ??= entryStamp(c)),
       site: () => siteSettings(c),
       d1: binding,
       tokenKeys: () => tokenKeys(c),

@@ -78,11 +78,7 @@ export const compatTransfers = defineRoute(
     params: transferInput,
   },
   async (c, { requestId, note, ...fields }) => {
-    // The entries' stamp, taken once: the database counts holds at its second, and a refusal names
-    // the holds of that same second, not of a moment later (or earlier) when one expired.
-    const stamp = c.var.service.stamp();
-    const stamped = { ...c.var.service, stamp: () => stamp };
-    const moved = await transfer(stamped, {
+    const moved = await transfer(c.var.service, {
       from: pluginUser(fields.from),
       to: pluginUser(fields.to),
       walletId: fields.wallet,
@@ -96,8 +92,10 @@ export const compatTransfers = defineRoute(
       }),
     }).catch(async (err: unknown) => {
       const reason = refusalOf(err);
+      // Worded from the holds at the entries' own instant (the request's stamp), as the database
+      // counted them, not at a moment later when one may have expired.
       if (reason?.code === "insufficient_balance")
-        throw await insufficient(c.var.service, fields, stamp.nowMs);
+        throw await insufficient(c.var.service, fields, c.var.service.stamp().nowMs);
       throw reason ? refused(reason, fields.amount) : err;
     });
     return ok(c, 200, "Transfer Action Completed", { transfer: moved.debitId });

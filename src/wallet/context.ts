@@ -21,7 +21,11 @@ export type ServiceContext = {
   /** Where credits are written and balances read (ledger/writer.ts). */
   ledger: Ledger;
   nowMs: () => number;
-  /** When and through which site a new entry is written (its guid). */
+  /**
+   * When and through which site the request's entries are written (their guid): one instant for the
+   * whole request, taken when first asked, so what reads back what was judged at it (a refusal
+   * worded from the holds that counted) reads at the same instant.
+   */
   stamp: () => EntryStamp;
   /** The site's base URL and time zone, which records read back. */
   site: () => SiteSettings;
