@@ -45,6 +45,38 @@ const GUARDED = { COMPAT_NAMESPACE: "rimplenet", COMPAT_PUBLIC_READS: "false" };
 const plugin = (method: string, path: string, auth: string, body?: Json, query?: Json) =>
   call(method, `${NS}${path}`, { auth, body, query, vars: GUARDED });
 
+/** `request_id` sent at once as the plugin's credit (of `credited`), debit and transfer (of 1). */
+const asEveryPluginMove = (
+  request_id: string,
+  {
+    user,
+    other,
+    wallet,
+    credited,
+  }: { user: TestUser; other: TestUser; wallet: string; credited: string },
+) =>
+  Promise.all([
+    plugin("POST", "/credits", key, {
+      user_id: user.id,
+      wallet_id: wallet,
+      amount: credited,
+      request_id,
+    }),
+    plugin("POST", "/debits", key, {
+      user_id: user.id,
+      wallet_id: wallet,
+      amount: "1",
+      request_id,
+    }),
+    plugin("POST", "/transfers", admin.bearer, {
+      transfer_from_user: user.id,
+      transfer_to_user: other.id,
+      wallet_id: wallet,
+      amount_to_transfer: "1",
+      request_id,
+    }),
+  ]);
+
 let admin: TestUser;
 /** A read-write key of the administrator's: keys never expire, so they work with any app clock. */
 let key: string;
@@ -493,27 +525,7 @@ describe("races where features meet", () => {
       reverse(old!.id, K),
     ]);
     for (const r of v1) expect(r.body, r.text).toEqual(conflict);
-    const pluginAnswers = await Promise.all([
-      plugin("POST", "/credits", key, {
-        user_id: user.id,
-        wallet_id: wallet,
-        amount: "1",
-        request_id: K,
-      }),
-      plugin("POST", "/debits", key, {
-        user_id: user.id,
-        wallet_id: wallet,
-        amount: "1",
-        request_id: K,
-      }),
-      plugin("POST", "/transfers", admin.bearer, {
-        transfer_from_user: user.id,
-        transfer_to_user: other.id,
-        wallet_id: wallet,
-        amount_to_transfer: "1",
-        request_id: K,
-      }),
-    ]);
+    const pluginAnswers = await asEveryPluginMove(K, { user, other, wallet, credited: "1" });
     no5xx(pluginAnswers);
     for (const r of pluginAnswers) expect(r.status, r.text).toBe(409);
     expect(await tableCounts()).toEqual(before);
@@ -1249,27 +1261,7 @@ describe("one request_id, many bodies, verbs and dialects", () => {
     for (const r of tries) expect(r.body, r.text).toEqual(conflict);
     // (the wallet made above adds its own row and event, nothing else)
     expect({ ...after, wallets: before.wallets, events: before.events }).toEqual(before);
-    const pluginTries = await Promise.all([
-      plugin("POST", "/credits", key, {
-        user_id: user.id,
-        wallet_id: wallet,
-        amount: "10",
-        request_id: K,
-      }),
-      plugin("POST", "/debits", key, {
-        user_id: user.id,
-        wallet_id: wallet,
-        amount: "1",
-        request_id: K,
-      }),
-      plugin("POST", "/transfers", admin.bearer, {
-        transfer_from_user: user.id,
-        transfer_to_user: other.id,
-        wallet_id: wallet,
-        amount_to_transfer: "1",
-        request_id: K,
-      }),
-    ]);
+    const pluginTries = await asEveryPluginMove(K, { user, other, wallet, credited: "10" });
     for (const r of pluginTries) {
       expect(r.status, r.text).toBe(409);
       expect(r.body.error).toEqual({ txn_id: String(txn), exist: "Transaction already executed" });
