@@ -51,6 +51,8 @@ export type CheckedTransactions = {
   skippedPairs: Set<string>;
   /** Wallet id → the most places any of its amounts needs. */
   placesNeeded: Map<string, number>;
+  /** The post_name of every entry to import. */
+  slugs: FingerprintSet;
 };
 
 export function checkTransactions(
@@ -63,6 +65,7 @@ export function checkTransactions(
     pairs: new Map(),
     skippedPairs: new Set(),
     placesNeeded: new Map(),
+    slugs: new FingerprintSet(),
   };
   const keys = new FingerprintSet();
   ctx.forEachPost("checking transactions", (group) => {
@@ -99,6 +102,7 @@ export function checkTransactions(
         `request_id in the import's own ${IMPORT_KEY_PREFIX} keys: imported without idempotency key`,
         { id: e.id, userId: e.userId, requestId: e.requestId },
       );
+    if (e.slug !== "") checked.slugs.add(e.slug);
     noteAcceptedByThePlugin(ctx, e, wallets.wallets.get(e.walletId)!.decimals);
     checked.placesNeeded.set(
       e.walletId,

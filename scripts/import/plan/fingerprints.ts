@@ -1,5 +1,5 @@
-// What stays in memory per transaction: a 64-bit fingerprint of its (user, request_id), to report
-// duplicates in a dump of millions of transactions.
+// What stays in memory per transaction: 64-bit fingerprints of its (user, request_id) and its slug,
+// to find repeats in a dump of millions of transactions.
 
 /** A growable set of 64-bit fingerprints (two 32-bit lanes, open addressing): 8 bytes a slot. */
 export class FingerprintSet {
@@ -29,6 +29,13 @@ export class FingerprintSet {
     h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
     h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
     return [h1 >>> 0 || 1, h2 >>> 0] as const;
+  }
+
+  has(text: string) {
+    const [h, l] = FingerprintSet.hash(text);
+    for (let i = (h ^ l) & (this.capacity - 1); this.hi[i] !== 0; i = (i + 1) & (this.capacity - 1))
+      if (this.hi[i] === h && this.lo[i] === l) return true;
+    return false;
   }
 
   /** Adds; false when it was there already. */

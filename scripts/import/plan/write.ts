@@ -9,6 +9,7 @@ import type { CheckedTransactions } from "./check";
 import type { PlanContext } from "./context";
 import { mapEntry } from "./entry";
 import { FutureDates } from "./future-dates";
+import { SlugClaims } from "./slugs";
 import { type StoragePlan, unitFactor } from "./storage";
 import type { UserPlan } from "./users";
 import type { WalletPlan } from "./wallets";
@@ -27,12 +28,13 @@ export function writeEntries(
   ctx: PlanContext,
   users: UserPlan,
   wallets: WalletPlan,
-  { pairs }: CheckedTransactions,
+  { pairs, slugs }: CheckedTransactions,
   storage: StoragePlan,
   closings: Closings,
 ) {
   const chains = new ChainWriter(ctx, pairs, closings);
   const futureDates = new FutureDates(ctx);
+  const slugClaims = new SlugClaims(slugs);
   // Transfer id → its first half and what became of it, until the second comes: what is left at
   // the end is the halves whose other half is not imported.
   const firstHalves = new Map<string, { id: number; userId: number; status: StepStatus }>();
@@ -41,7 +43,7 @@ export function writeEntries(
       return;
     const mapped = mapEntry(ctx, users, wallets, group);
     if (!("entry" in mapped)) return;
-    const e = mapped.entry;
+    const e = { ...mapped.entry, slug: slugClaims.claim(mapped.entry.slug) };
     const key = pairKey(e.userId, e.walletId);
     const amountMinor = Number(e.amountUnits / unitFactor(wallets.wallets.get(e.walletId)!));
     // Out: a history --places refuses, or a chain in conflict with the database (--force).
