@@ -329,13 +329,12 @@ describe("the import report as text", () => {
   it("counts the warnings past the JSON report's list", () => {
     const text = formatReport({
       ...report,
-      warnings: [...many(200), "… and 57 more warnings"],
+      warnings: many(200),
       warningsNotListed: 57,
     });
     expect(text).toContain(
       "… 237 more warnings; the JSON report (--report FILE) lists the first 200",
     );
-    expect(text).not.toContain("Warning: … and");
   });
 
   it("says nothing more when it shows every warning", () => {

@@ -69,8 +69,9 @@ describe("importing an entry dated after the import's run", () => {
     const crowded = siteDump(WALLETS, credits(FUTURE), 250);
     const run = await runImport(SITE_OPTIONS, crowded, { apply: false });
     expect(run.report.warnings[0]).toBe(WARNING);
-    expect(run.report.warnings).toHaveLength(201);
-    expect(run.report.warnings.at(-1)).toBe(`… and ${run.report.warningsNotListed} more warnings`);
+    expect(run.report.warnings).toHaveLength(200);
+    // The other 51 (and any the site adds) are counted, not listed.
+    expect(run.report.warningsNotListed).toBeGreaterThanOrEqual(51);
     expect(formatReport(run.report, { dryRun: true })).toContain(`  Warning: ${WARNING}`);
   });
 

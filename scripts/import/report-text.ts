@@ -186,11 +186,8 @@ export function formatReport(
         `    post ${k.id} "${k.title}" of user ${k.userId} (${k.username ?? "unknown"})${k.status === "publish" ? "" : ` [${k.status}]`}`,
       );
   }
-  // Past MAX_LISTED the list's last line says how many more there are (plan/totals.ts).
-  const notListed = r.warningsNotListed ?? 0;
-  const warnings = notListed > 0 ? r.warnings.slice(0, -1) : r.warnings;
-  for (const w of warnings.slice(0, limit)) lines.push(`  Warning: ${w}`);
-  const unshown = Math.max(warnings.length - limit, 0) + notListed;
+  for (const w of r.warnings.slice(0, limit)) lines.push(`  Warning: ${w}`);
+  const unshown = Math.max(r.warnings.length - limit, 0) + (r.warningsNotListed ?? 0);
   if (unshown > 0)
     lines.push(
       `  … ${n(unshown)} more warnings; the JSON report (--report FILE) lists the first ${n(MAX_LISTED)}`,

@@ -150,7 +150,7 @@ export function newReport(opts: typeof DEFAULT_OPTIONS, collector: WordPressColl
     otherPostTypes: collector.otherPostTypes,
     conflicts: [] as Conflict[],
     warnings: [] as string[],
-    /** Warnings past the list's MAX_LISTED, counted (the list's last line says how many). */
+    /** Warnings past the list's MAX_LISTED, counted but not listed. */
     warningsNotListed: 0,
     expectedBalances: [] as {
       userId: number;

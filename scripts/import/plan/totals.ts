@@ -60,8 +60,6 @@ export function finishReport(
       `the database holds ${imported} entries imported from the site, the site none now${writer.moreThanTheSite(key, imported) || " (trashed or deleted there since?)"}`,
     );
   }
-  if (report.warningsNotListed > 0)
-    report.warnings.push(`… and ${report.warningsNotListed} more warnings`);
   const { conflicts } = report;
   const notRead = t.metaData.notRead.total;
   report.refused = conflicts.length > 0 || t.skipped.total > 0 || notRead > 0;
