@@ -7,12 +7,12 @@
 import { randomBytes } from "node:crypto";
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { parseEnv } from "node:util";
-import { wallets } from "../src/db/schema";
 import { flagOn, JWT_SECRET_MIN_LENGTH, usableJwtSecret } from "../src/settings";
 import { ensureAdmin } from "./lib/admin";
+import { demoWalletSql } from "./lib/admin-insert";
 import { DEV_DEFAULTS, devSecrets, devValue, devVarArgs } from "./lib/dev-vars";
 import { freePort, portIsFree } from "./lib/server";
-import { columnsAndValues, sqlLiteral } from "./lib/sql";
+import { sqlLiteral } from "./lib/sql";
 import { startBenchWorker, startWrangler, wrangler } from "./lib/wrangler";
 
 const serve = process.argv.includes("--serve");
@@ -106,24 +106,11 @@ console.log(
       : "The local database has administrators of its own (an imported site's): none added.",
 );
 
-// A demo wallet, so the README's first credit works on a fresh clone; an existing ngn is left alone.
-const ngn = columnsAndValues(wallets, {
-  id: sqlLiteral("ngn"),
-  name: sqlLiteral("Naira Wallet"),
-  symbol: sqlLiteral("₦"),
-  symbolPosition: sqlLiteral("left"),
-  decimals: sqlLiteral(2),
-  type: sqlLiteral("fiat"),
-  note: sqlLiteral("Demo wallet seeded by npm run dev"),
-  createdAtMs: sqlLiteral(Date.now()),
-});
-const demo = localRows(
-  `INSERT INTO wallets (${ngn.columns}) VALUES (${ngn.values}) ON CONFLICT DO NOTHING RETURNING id`,
-);
+const demo = localRows(demoWalletSql(Date.now()));
 console.log(
   demo.length > 0
     ? 'Demo wallet "ngn" (Naira Wallet, ₦, 2 decimals) created.'
-    : 'Wallet "ngn" already exists; left as it is.',
+    : "The local database has wallets already: no demo wallet added.",
 );
 
 const devVars = readFileSync(".dev.vars", "utf8");

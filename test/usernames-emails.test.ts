@@ -163,14 +163,6 @@ describe("the administrator tool's insert (admin:create, the dev seed)", () => {
     expect(await run(email, email)).toEqual([{ id: expect.any(Number) }]);
     expect(await run(unique("root"), address("root"))).toEqual([{ id: expect.any(Number) }]);
   });
-
-  it("with firstOnly (npm run dev's seed), inserts nothing while any administrator exists", async () => {
-    const seed = adminInsertSql(
-      { username: unique("root"), email: address("root"), passwordHash: "x", nowMs: Date.now() },
-      { firstOnly: true },
-    );
-    expect((await env.DB.prepare(seed).all()).results).toEqual([]);
-  });
 });
 
 describe("a login text names one account (sign-in in both dialects)", () => {

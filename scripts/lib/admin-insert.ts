@@ -1,8 +1,9 @@
-// The statement that inserts an administrator (admin:create, the dev server's seed): SQL text for
-// `wrangler d1 execute`, where nothing can be bound. No Node APIs: the Workers tests run it on D1.
+// The statements that seed a database (admin:create's administrator, the dev server's administrator
+// and demo wallet): SQL text for `wrangler d1 execute`, where nothing can be bound. No Node APIs:
+// the Workers tests run them on D1.
 import { sql } from "drizzle-orm";
 import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
-import { users } from "../../src/db/schema";
+import { users, wallets } from "../../src/db/schema";
 import { newUserTextsFree } from "../../src/db/user-texts";
 import { columnsAndValues, sqlLiteral } from "./sql";
 
@@ -32,4 +33,22 @@ export function adminInsertSql(a: AdminRow, { firstOnly = false } = {}) {
     ? " AND NOT EXISTS (SELECT 1 FROM users WHERE role = 'administrator')"
     : "";
   return `INSERT INTO users (${row.columns}) SELECT ${row.values} WHERE ${free}${first} ON CONFLICT DO NOTHING RETURNING id`;
+}
+
+/**
+ * The dev server's demo wallet `ngn`, so the README's first credit works on a fresh clone; only into
+ * a database without wallets, since an imported site's are its own. Returns its id when inserted.
+ */
+export function demoWalletSql(nowMs: number) {
+  const row = columnsAndValues(wallets, {
+    id: sqlLiteral("ngn"),
+    name: sqlLiteral("Naira Wallet"),
+    symbol: sqlLiteral("₦"),
+    symbolPosition: sqlLiteral("left"),
+    decimals: sqlLiteral(2),
+    type: sqlLiteral("fiat"),
+    note: sqlLiteral("Demo wallet seeded by npm run dev"),
+    createdAtMs: sqlLiteral(nowMs),
+  });
+  return `INSERT INTO wallets (${row.columns}) SELECT ${row.values} WHERE NOT EXISTS (SELECT 1 FROM wallets) RETURNING id`;
 }
