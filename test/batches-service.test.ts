@@ -14,6 +14,7 @@ import {
   MAX_OPERATIONS,
   postBatch,
 } from "../src/wallet/batches";
+import type { ServiceContext } from "../src/wallet/context";
 import { Refusal, type RefusalReason } from "../src/wallet/refusal";
 import {
   CLEAN,
@@ -500,5 +501,96 @@ describe("a leg's derived request id", () => {
       refused: { code: "transaction_exists", existingId: taken.transactionId },
     });
     expect(await tableCounts()).toEqual(before);
+  });
+});
+
+describe("money arriving between a refusal and its naming", () => {
+  /**
+   * `ctx` on a D1 binding whose first refused batch is followed, before the verb sees the refusal,
+   * by `arrive` (a credit another request wrote a moment after the database refused the batch).
+   */
+  function arrivingAfterRefusal(ctx: ServiceContext, arrive: () => Promise<unknown>) {
+    let arrived = false;
+    const d1: D1Database = new Proxy(env.DB, {
+      get: (target, name) => {
+        if (name === "batch")
+          return async (statements: D1PreparedStatement[]) => {
+            try {
+              return await target.batch(statements);
+            } catch (err) {
+              if (!arrived) {
+                arrived = true;
+                await arrive();
+              }
+              throw err;
+            }
+          };
+        const value: unknown = Reflect.get(target, name);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    return { ...ctx, db: createDb(d1) };
+  }
+
+  it("a batch refused at an overdraft still names its operation once a credit has paid it", async () => {
+    const { buyer, seller, walletId, ctx } = await setup();
+    await postBatch(ctx, {
+      requestId: unique("fund"),
+      balanced: false,
+      operations: [op("credit", buyer.id, walletId, "2")],
+    });
+    const topUp = () =>
+      postBatch(ctx, {
+        requestId: unique("topup"),
+        balanced: false,
+        operations: [op("credit", buyer.id, walletId, "10")],
+      });
+    const before = await tableCounts();
+    const reason = await refusalOf(
+      postBatch(arrivingAfterRefusal(ctx, topUp), {
+        requestId: unique("b"),
+        balanced: false,
+        operations: [op("credit", seller.id, walletId, "1"), op("debit", buyer.id, walletId, "5")],
+      }),
+    );
+    expect(reason).toEqual({ code: "batch_operation", index: 1, refused: "insufficient-balance" });
+    // Nothing of the batch was written: only the top-up's batch and entry.
+    const after = await tableCounts();
+    expect(after.transactions! - before.transactions!).toBe(1);
+    expect(await balance(buyer.id, walletId)).toBe(1200);
+    expect(await balance(seller.id, walletId)).toBe(0);
+  });
+
+  it("a batch reversal refused at an overdraft names the entry at fault once a credit has paid it", async () => {
+    const { buyer, seller, walletId, ctx } = await setup();
+    const b = await postBatch(ctx, {
+      requestId: unique("b"),
+      balanced: false,
+      operations: [op("credit", buyer.id, walletId, "3"), op("credit", seller.id, walletId, "4")],
+    });
+    await postBatch(ctx, {
+      requestId: unique("spend"),
+      balanced: false,
+      operations: [op("debit", buyer.id, walletId, "2")],
+    });
+    const topUp = () =>
+      postBatch(ctx, {
+        requestId: unique("topup"),
+        balanced: false,
+        operations: [op("credit", buyer.id, walletId, "10")],
+      });
+    expect(
+      await refusalOf(
+        reverseBatch(arrivingAfterRefusal(ctx, topUp), {
+          id: b.batchId,
+          ref: String(b.batchId),
+          note: "",
+        }),
+      ),
+    ).toEqual({
+      code: "batch_reversal_refused",
+      entryId: b.transactionIds[0],
+      refused: "insufficient-balance",
+    });
   });
 });

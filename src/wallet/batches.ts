@@ -3,7 +3,7 @@
 // writes all of them in one D1 batch, so the ledger's own guards (the overdraft CHECK, holds, the
 // UNIQUE keys) refuse the whole batch or none of it. A refusal names the operation it came from.
 
-import { findBatchByKey, positions } from "../db/batches";
+import { findBatchByKey, newestEntries, positions } from "../db/batches";
 import { findUsers } from "../db/users";
 import type { Wallet } from "../db/wallets";
 import { LedgerRefusal, type NewEntry, usedUnder } from "../ledger/append";
@@ -129,34 +129,50 @@ function checkBalanced(ops: BatchOperation[], moves: { wallet: Wallet; amountMin
  * names the operation). The holds are counted at the entries' own instant, as the database's guard
  * counted them (transactions_within_available: `expires_at_s > created_at_s`), not at the clock of
  * this replay a moment later: a hold whose expires_at fell in between would otherwise leave no entry
- * at fault. -1 when none would be refused any more (the balances moved meanwhile). In BigInt: a
- * hundred legs of the largest amount run past 2^53.
+ * at fault. Should none be refused now (money arrived between the refusal and this replay: a credit
+ * paid the leg), the wallets' newest entries are undone one at a time, newest first, and the legs
+ * replayed against each state the ledger was in: the latest that refuses them names the entry (the
+ * batch was refused at that state or an earlier one). -1 when none within `RECENT_ENTRIES` of each
+ * wallet does. In BigInt: a hundred legs of the largest amount run past 2^53.
  */
 export async function firstRefused(
   ctx: ServiceContext,
   entries: Pick<NewEntry, "userId" | "walletId" | "txnType" | "amountMinor" | "createdAtS">[],
   verdict: LedgerVerdict,
 ) {
-  const pairs = [...new Map(entries.map((e) => [`${e.userId}:${e.walletId}`, e])).values()];
+  const pairKey = (p: { userId: number; walletId: string }) => `${p.userId}:${p.walletId}`;
+  const pairs = [...new Map(entries.map((e) => [pairKey(e), e])).values()];
   // Every entry of a batch carries its stamp's second (ledger/entries.ts entry).
   const judgedAtS = entries[0]?.createdAtS ?? seconds(ctx.nowMs());
   const found = await positions(ctx.db, pairs, judgedAtS);
-  const state = new Map(
-    pairs.map((p, i) => [
-      `${p.userId}:${p.walletId}`,
-      { balance: BigInt(found[i]!.balanceMinor), held: BigInt(found[i]!.heldMinor) },
-    ]),
-  );
+  const balances = new Map(pairs.map((p, i) => [pairKey(p), BigInt(found[i]!.balanceMinor)]));
+  const held = new Map(pairs.map((p, i) => [pairKey(p), BigInt(found[i]!.heldMinor)]));
   const limit = BigInt(MAX_MINOR);
-  return entries.findIndex((e) => {
-    const s = state.get(`${e.userId}:${e.walletId}`)!;
-    const moved = BigInt(e.txnType === "CREDIT" ? e.amountMinor : -e.amountMinor);
-    s.balance += moved;
-    if (verdict === "balance-limit")
-      return (moved > 0n && s.balance > limit) || (moved < 0n && s.balance < -limit);
-    return moved < 0n && s.balance < (s.held > 0n ? s.held : 0n);
-  });
+  const refusedFrom = (start: Map<string, bigint>) => {
+    const balance = new Map(start);
+    return entries.findIndex((e) => {
+      const k = pairKey(e);
+      const moved = BigInt(e.txnType === "CREDIT" ? e.amountMinor : -e.amountMinor);
+      const after = balance.get(k)! + moved;
+      balance.set(k, after);
+      if (verdict === "balance-limit")
+        return (moved > 0n && after > limit) || (moved < 0n && after < -limit);
+      const h = held.get(k)!;
+      return moved < 0n && after < (h > 0n ? h : 0n);
+    });
+  };
+  const now = refusedFrom(balances);
+  if (now !== -1) return now;
+  for (const e of await newestEntries(ctx.db, pairs, RECENT_ENTRIES)) {
+    balances.set(pairKey(e), BigInt(e.balanceBeforeMinor));
+    const i = refusedFrom(balances);
+    if (i !== -1) return i;
+  }
+  return -1;
 }
+
+/** How many of each wallet's newest entries a refused batch's replay may undo to name its entry. */
+const RECENT_ENTRIES = 20;
 
 /** Posts a batch: every operation's entries in one D1 batch, or nothing. */
 export async function postBatch(ctx: ServiceContext, input: BatchInput) {
