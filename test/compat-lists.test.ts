@@ -2,6 +2,7 @@
 // and POST transfers (plugin files api/core/{credits,debits,transfers,wallets}/get-*.php and
 // includes/transfers/create-transfers.php), as laravellously/rimplenetsaas calls them
 // (app/Http/Controllers/RimplenetController.php), through the same ledger as /wp-json/wallet/v1.
+import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { compatCall, GUARDED } from "./compat-helpers";
 import {
@@ -210,6 +211,61 @@ describe("POST transfers", () => {
         "Amount to transfer - [₦500.00] is larger than the amount in your mature wallet, input amount not more than the balance in your ( Naira Wallet mature wallet - [₦234.50] ), the balance in your ( Naira Wallet immature wallet  - [₦1,000.00] )  cannot be transferred until maturity",
       ),
     );
+  });
+
+  it("names the balance that refused a transfer, not one a credit brought a moment later", async () => {
+    const [from, to, own] = [await makeUser(), await makeUser(), await makeWallet(admin)];
+    await credit(admin, { user_id: from.id, wallet_id: own, amount: "2" });
+    // A D1 binding on which, right after the database refuses the transfer's batch, another
+    // request credits the sender enough to pay it (before the route words its refusal).
+    let arrived = false;
+    const batchThenTopUp =
+      (db: D1Database | D1DatabaseSession) => async (statements: D1PreparedStatement[]) => {
+        try {
+          return await db.batch(statements);
+        } catch (err) {
+          if (!arrived) {
+            arrived = true;
+            await credit(admin, { user_id: from.id, wallet_id: own, amount: "10" });
+          }
+          throw err;
+        }
+      };
+    const bound = <T extends object>(target: T, name: string | symbol) => {
+      const value: unknown = Reflect.get(target, name, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    };
+    const d1: D1Database = new Proxy(env.DB, {
+      get: (target, name) =>
+        name === "batch"
+          ? batchThenTopUp(target)
+          : name === "withSession"
+            ? (start?: string) =>
+                new Proxy(target.withSession(start), {
+                  get: (s, p) => (p === "batch" ? batchThenTopUp(s) : bound(s, p)),
+                })
+            : bound(target, name),
+    });
+    const res = await call("POST", `${NS}/transfers`, {
+      auth: admin.bearer,
+      vars: GUARDED,
+      d1,
+      body: {
+        transfer_from_user: from.id,
+        transfer_to_user: to.id,
+        wallet_id: own,
+        amount_to_transfer: 5,
+      },
+    });
+    expect(arrived).toBe(true);
+    expect(res.body).toEqual({
+      status_code: 400,
+      status: false,
+      message: "Insufficient Balance",
+      error:
+        "Amount to transfer - [₦5.00] is larger than the amount in your mature wallet, input amount not more than the balance in your ( Naira Wallet mature wallet - [₦2.00] ), the balance in your ( Naira Wallet immature wallet  - [₦0.00] )  cannot be transferred until maturity",
+    });
+    expect(await balanceOf(admin, from.id, own)).toBe(12);
   });
 
   it("needs an administrator's write credentials", async () => {

@@ -113,7 +113,11 @@ async function insufficient(
   judgedAtMs: number,
 ) {
   const userId = (await pluginUserId(ctx, fields.from)) ?? 0;
-  const held = await spendable(ctx, userId, normalizeWalletId(fields.wallet), judgedAtMs);
+  // Named from the sender's position when the transfer was refused, not after money arrived.
+  const held = await spendable(ctx, userId, normalizeWalletId(fields.wallet), judgedAtMs, (w) => {
+    const minor = amountToMinor(fields.amount, w, "round-half-away-from-zero");
+    return typeof minor === "number" ? minor : undefined;
+  });
   if (!held) return new Refusal({ code: "insufficient_balance" });
   const { wallet, availableMinor, heldMinor } = held;
   const money = (m: number) => formatMoney(m, { ...wallet, symbolPosition: "left" });

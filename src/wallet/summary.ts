@@ -1,6 +1,8 @@
 // A wallet at a glance for one user: what it holds, what holds reserve of it, what is left to
 // spend, how many entries it has and the newest one.
+import { newestEntries } from "../db/batches";
 import { walletPosition } from "../db/holds";
+import type { Wallet } from "../db/wallets";
 import { caller, requireAdmin, requireReader, type ServiceContext, seconds } from "./context";
 import { userIdOf } from "./directory";
 import { withHolds } from "./holds";
@@ -37,19 +39,33 @@ export async function walletSummary(
  * for a dialect whose refusal of a movement names them (the plugin's transfers). Asked by a caller
  * that may move money, after its movement was refused: money may have moved since. The holds are
  * counted at `atMs` (default: now), the instant the refused movement was judged at, so that a hold
- * which stopped counting since is still named as the reserve that refused it.
+ * which stopped counting since is still named as the reserve that refused it. With `refusing` (the
+ * amount refused, in the wallet's minor units), should money have arrived since so that it is
+ * available now, the wallet's newest entries are undone one at a time and the latest state that had
+ * less is answered (the movement was refused in that state or an earlier one): a refusal never names
+ * a figure that would have paid it.
  */
 export async function spendable(
   ctx: ServiceContext,
   userId: number,
   walletId: string,
   atMs = ctx.nowMs(),
+  refusing?: (wallet: Wallet) => number | undefined,
 ) {
   requireAdmin(ctx, "write");
   const found = await walletPosition(ctx.db, userId, walletId, seconds(atMs));
   if (!found.wallet) return undefined;
-  return {
-    wallet: found.wallet,
-    ...withHolds(found.balance),
-  };
+  const wallet = found.wallet;
+  const now = withHolds(found.balance);
+  const amount = refusing?.(wallet);
+  if (amount === undefined || now.availableMinor < amount) return { wallet, ...now };
+  const pair = { userId, walletId: wallet.id };
+  for (const e of await newestEntries(ctx.db, [pair], RECENT_ENTRIES)) {
+    const then = withHolds({ balanceMinor: e.balanceBeforeMinor, heldMinor: now.heldMinor });
+    if (then.availableMinor < amount) return { wallet, ...then };
+  }
+  return { wallet, ...now };
 }
+
+/** How many of the wallet's newest entries `spendable` may undo to find the state that refused. */
+const RECENT_ENTRIES = 20;
