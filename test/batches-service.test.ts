@@ -17,6 +17,7 @@ import {
 import type { ServiceContext } from "../src/wallet/context";
 import { Refusal, type RefusalReason } from "../src/wallet/refusal";
 import {
+  arrivingAfterRefusal,
   CLEAN,
   call,
   ledgerViolations,
@@ -505,32 +506,11 @@ describe("a leg's derived request id", () => {
 });
 
 describe("money arriving between a refusal and its naming", () => {
-  /**
-   * `ctx` on a D1 binding whose first refused batch is followed, before the verb sees the refusal,
-   * by `arrive` (a credit another request wrote a moment after the database refused the batch).
-   */
-  function arrivingAfterRefusal(ctx: ServiceContext, arrive: () => Promise<unknown>) {
-    let arrived = false;
-    const d1: D1Database = new Proxy(env.DB, {
-      get: (target, name) => {
-        if (name === "batch")
-          return async (statements: D1PreparedStatement[]) => {
-            try {
-              return await target.batch(statements);
-            } catch (err) {
-              if (!arrived) {
-                arrived = true;
-                await arrive();
-              }
-              throw err;
-            }
-          };
-        const value: unknown = Reflect.get(target, name);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
-    return { ...ctx, db: createDb(d1) };
-  }
+  /** `ctx` where a credit lands right after the database refuses its first batch. */
+  const arrivingAfter = (ctx: ServiceContext, arrive: () => Promise<unknown>) => ({
+    ...ctx,
+    db: createDb(arrivingAfterRefusal(arrive)),
+  });
 
   it("a batch refused at an overdraft still names its operation once a credit has paid it", async () => {
     const { buyer, seller, walletId, ctx } = await setup();
@@ -547,7 +527,7 @@ describe("money arriving between a refusal and its naming", () => {
       });
     const before = await tableCounts();
     const reason = await refusalOf(
-      postBatch(arrivingAfterRefusal(ctx, topUp), {
+      postBatch(arrivingAfter(ctx, topUp), {
         requestId: unique("b"),
         balanced: false,
         operations: [op("credit", seller.id, walletId, "1"), op("debit", buyer.id, walletId, "5")],
@@ -581,7 +561,7 @@ describe("money arriving between a refusal and its naming", () => {
       });
     expect(
       await refusalOf(
-        reverseBatch(arrivingAfterRefusal(ctx, topUp), {
+        reverseBatch(arrivingAfter(ctx, topUp), {
           id: b.batchId,
           ref: String(b.batchId),
           note: "",

@@ -2,10 +2,10 @@
 // and POST transfers (plugin files api/core/{credits,debits,transfers,wallets}/get-*.php and
 // includes/transfers/create-transfers.php), as laravellously/rimplenetsaas calls them
 // (app/Http/Controllers/RimplenetController.php), through the same ledger as /wp-json/wallet/v1.
-import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { compatCall, GUARDED } from "./compat-helpers";
 import {
+  arrivingAfterRefusal,
   balanceOf,
   CLEAN,
   call,
@@ -216,35 +216,12 @@ describe("POST transfers", () => {
   it("names the balance that refused a transfer, not one a credit brought a moment later", async () => {
     const [from, to, own] = [await makeUser(), await makeUser(), await makeWallet(admin)];
     await credit(admin, { user_id: from.id, wallet_id: own, amount: "2" });
-    // A D1 binding on which, right after the database refuses the transfer's batch, another
-    // request credits the sender enough to pay it (before the route words its refusal).
+    // Right after the database refuses the transfer, another request credits the sender enough to
+    // pay it, before the route words its refusal.
     let arrived = false;
-    const batchThenTopUp =
-      (db: D1Database | D1DatabaseSession) => async (statements: D1PreparedStatement[]) => {
-        try {
-          return await db.batch(statements);
-        } catch (err) {
-          if (!arrived) {
-            arrived = true;
-            await credit(admin, { user_id: from.id, wallet_id: own, amount: "10" });
-          }
-          throw err;
-        }
-      };
-    const bound = <T extends object>(target: T, name: string | symbol) => {
-      const value: unknown = Reflect.get(target, name, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    };
-    const d1: D1Database = new Proxy(env.DB, {
-      get: (target, name) =>
-        name === "batch"
-          ? batchThenTopUp(target)
-          : name === "withSession"
-            ? (start?: string) =>
-                new Proxy(target.withSession(start), {
-                  get: (s, p) => (p === "batch" ? batchThenTopUp(s) : bound(s, p)),
-                })
-            : bound(target, name),
+    const d1 = arrivingAfterRefusal(async () => {
+      arrived = true;
+      await credit(admin, { user_id: from.id, wallet_id: own, amount: "10" });
     });
     const res = await call("POST", `${NS}/transfers`, {
       auth: admin.bearer,

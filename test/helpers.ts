@@ -400,6 +400,41 @@ SELECT ?2, ?3, CASE i % 2 WHEN 1 THEN 'CREDIT' ELSE 'DEBIT' END, ${MAX_AMOUNT}, 
 }
 
 /** A queue that keeps what it is sent, and refuses a batch past Cloudflare Queues' 100 messages. */
+/**
+ * env.DB (and its sessions) on which the first batch the database refuses is followed, before its
+ * caller sees the refusal, by `arrive`: another request's write landing a moment after the refusal.
+ */
+export function arrivingAfterRefusal(arrive: () => Promise<unknown>): D1Database {
+  let arrived = false;
+  const batchThen =
+    (db: D1Database | D1DatabaseSession) => async (statements: D1PreparedStatement[]) => {
+      try {
+        return await db.batch(statements);
+      } catch (err) {
+        if (!arrived) {
+          arrived = true;
+          await arrive();
+        }
+        throw err;
+      }
+    };
+  const bound = <T extends object>(target: T, name: string | symbol) => {
+    const value: unknown = Reflect.get(target, name, target);
+    return typeof value === "function" ? value.bind(target) : value;
+  };
+  return new Proxy(env.DB, {
+    get: (target, name) =>
+      name === "batch"
+        ? batchThen(target)
+        : name === "withSession"
+          ? (start?: string) =>
+              new Proxy(target.withSession(start), {
+                get: (s, p) => (p === "batch" ? batchThen(s) : bound(s, p)),
+              })
+          : bound(target, name),
+  });
+}
+
 export function fakeQueue() {
   const sent: unknown[] = [];
   const queue = {

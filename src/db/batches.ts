@@ -1,6 +1,6 @@
 // Reads of batches (docs/ledger.md#batches): a batch, its entries, the batches touching a user, and
 // the positions a refused batch is judged against. Batches are written only by ledger/batches.ts.
-import { and, asc, count, desc, eq, inArray, sql } from "drizzle-orm";
+import { asc, count, desc, eq, inArray, sql } from "drizzle-orm";
 import { type Db, inRuns } from "./client";
 import { heldIn } from "./holds";
 import { entryWithWallet } from "./ledger";
@@ -85,39 +85,4 @@ export async function positions(
   if (!first) return [];
   const results = await db.batch([first, ...rest]);
   return results.map((rows) => rows[0] ?? { balanceMinor: 0, heldMinor: 0 });
-}
-
-/**
- * The newest entries of these (user, wallet)s, newest first, each entry's balance before it: what a
- * refused batch's replay undoes one at a time when the balances now would no longer refuse it (money
- * arrived after the database refused the batch). At most `limit` of each pair, and only as far back
- * as every pair's entries are all read, so each step back is a state the ledger was in.
- */
-export async function newestEntries(
-  db: Db,
-  pairs: { userId: number; walletId: string }[],
-  limit: number,
-) {
-  const queries = pairs.map(({ userId, walletId }) =>
-    db
-      .select({
-        id: transactions.id,
-        userId: transactions.userId,
-        walletId: transactions.walletId,
-        balanceBeforeMinor: transactions.balanceBeforeMinor,
-      })
-      .from(transactions)
-      .where(and(eq(transactions.userId, userId), eq(transactions.walletId, walletId)))
-      .orderBy(desc(transactions.id))
-      .limit(limit),
-  );
-  const [first, ...rest] = queries;
-  if (!first) return [];
-  const results = await db.batch([first, ...rest]);
-  // Past the oldest entry read of a pair that has more, that pair's balance would be unknown.
-  const floor = Math.max(0, ...results.filter((r) => r.length === limit).map((r) => r.at(-1)!.id));
-  return results
-    .flat()
-    .filter((e) => e.id >= floor)
-    .sort((a, b) => b.id - a.id);
 }

@@ -421,3 +421,39 @@ export async function findKind(db: Db, kind: EntryKind, id: number) {
   const rows = await kindQuery(db).where(and(KIND_WHERE[kind], eq(transactions.id, id)));
   return rows[0];
 }
+
+/**
+ * The newest entries of these (user, wallet)s, newest first, each entry's balance before it: what a
+ * refused batch's replay undoes one at a time when the balances now would no longer refuse it (money
+ * arrived after the database refused the batch), and the plugin's transfer refusal to name the
+ * balance it was refused at. At most NEWEST_ENTRIES of each pair, and only as far back as every
+ * pair's entries are all read, so each step back is a state the ledger was in.
+ */
+export async function newestEntries(db: Db, pairs: { userId: number; walletId: string }[]) {
+  const limit = NEWEST_ENTRIES;
+  const queries = pairs.map(({ userId, walletId }) =>
+    db
+      .select({
+        id: transactions.id,
+        userId: transactions.userId,
+        walletId: transactions.walletId,
+        balanceBeforeMinor: transactions.balanceBeforeMinor,
+      })
+      .from(transactions)
+      .where(and(eq(transactions.userId, userId), eq(transactions.walletId, walletId)))
+      .orderBy(desc(transactions.id))
+      .limit(limit),
+  );
+  const [first, ...rest] = queries;
+  if (!first) return [];
+  const results = await db.batch([first, ...rest]);
+  // Past the oldest entry read of a pair that has more, that pair's balance would be unknown.
+  const floor = Math.max(0, ...results.filter((r) => r.length === limit).map((r) => r.at(-1)!.id));
+  return results
+    .flat()
+    .filter((e) => e.id >= floor)
+    .sort((a, b) => b.id - a.id);
+}
+
+/** How far back a refusal's replay may walk: each wallet's newest entries. */
+const NEWEST_ENTRIES = 20;

@@ -3,7 +3,8 @@
 // writes all of them in one D1 batch, so the ledger's own guards (the overdraft CHECK, holds, the
 // UNIQUE keys) refuse the whole batch or none of it. A refusal names the operation it came from.
 
-import { findBatchByKey, newestEntries, positions } from "../db/batches";
+import { findBatchByKey, positions } from "../db/batches";
+import { newestEntries } from "../db/ledger";
 import { findUsers } from "../db/users";
 import type { Wallet } from "../db/wallets";
 import { LedgerRefusal, type NewEntry, usedUnder } from "../ledger/append";
@@ -132,8 +133,8 @@ function checkBalanced(ops: BatchOperation[], moves: { wallet: Wallet; amountMin
  * at fault. Should none be refused now (money arrived between the refusal and this replay: a credit
  * paid the leg), the wallets' newest entries are undone one at a time, newest first, and the legs
  * replayed against each state the ledger was in: the latest that refuses them names the entry (the
- * batch was refused at that state or an earlier one). -1 when none within `RECENT_ENTRIES` of each
- * wallet does. In BigInt: a hundred legs of the largest amount run past 2^53.
+ * batch was refused at that state or an earlier one). -1 when no state within reach refuses them.
+ * In BigInt: a hundred legs of the largest amount run past 2^53.
  */
 export async function firstRefused(
   ctx: ServiceContext,
@@ -163,16 +164,13 @@ export async function firstRefused(
   };
   const now = refusedFrom(balances);
   if (now !== -1) return now;
-  for (const e of await newestEntries(ctx.db, pairs, RECENT_ENTRIES)) {
+  for (const e of await newestEntries(ctx.db, pairs)) {
     balances.set(pairKey(e), BigInt(e.balanceBeforeMinor));
     const i = refusedFrom(balances);
     if (i !== -1) return i;
   }
   return -1;
 }
-
-/** How many of each wallet's newest entries a refused batch's replay may undo to name its entry. */
-const RECENT_ENTRIES = 20;
 
 /** Posts a batch: every operation's entries in one D1 batch, or nothing. */
 export async function postBatch(ctx: ServiceContext, input: BatchInput) {

@@ -1,7 +1,7 @@
 // A wallet at a glance for one user: what it holds, what holds reserve of it, what is left to
 // spend, how many entries it has and the newest one.
-import { newestEntries } from "../db/batches";
 import { walletPosition } from "../db/holds";
+import { newestEntries } from "../db/ledger";
 import type { Wallet } from "../db/wallets";
 import { caller, requireAdmin, requireReader, type ServiceContext, seconds } from "./context";
 import { userIdOf } from "./directory";
@@ -60,12 +60,9 @@ export async function spendable(
   const amount = refusing?.(wallet);
   if (amount === undefined || now.availableMinor < amount) return { wallet, ...now };
   const pair = { userId, walletId: wallet.id };
-  for (const e of await newestEntries(ctx.db, [pair], RECENT_ENTRIES)) {
+  for (const e of await newestEntries(ctx.db, [pair])) {
     const then = withHolds({ balanceMinor: e.balanceBeforeMinor, heldMinor: now.heldMinor });
     if (then.availableMinor < amount) return { wallet, ...then };
   }
   return { wallet, ...now };
 }
-
-/** How many of the wallet's newest entries `spendable` may undo to find the state that refused. */
-const RECENT_ENTRIES = 20;
