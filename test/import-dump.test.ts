@@ -463,6 +463,30 @@ describe("planning the import", () => {
     ).toThrow("wp_terms holds term_id 2 twice, and the plugin's wallettransaction_type names it");
   });
 
+  it("refuses a row with more or fewer values than its table's columns, rather than shift them", () => {
+    // An 11th value in a user row would make 'extra' the username and the hash the e-mail.
+    const shifted = dump.replace("(1,'admin','$P$", "(1,'extra','admin','$P$");
+    expect(() => importFromText(shifted)).toThrow(DamagedDumpError);
+    expect(() => importFromText(shifted)).toThrow(
+      "row 1 of wp_users: 11 values for its 10 columns (a damaged dump)",
+    );
+    // A meta row without its value would have read the amount from post_content instead.
+    expect(() =>
+      importFromText(dump.replace("(39,20,'amount','1500')", "(39,20,'amount')")),
+    ).toThrow(/^row \d+ of wp_postmeta: 3 values for its 4 columns/);
+    expect(() =>
+      importFromText(dump.replace("(39,20,'amount','1500')", "(39,20,'amount','1500','9')")),
+    ).toThrow(/^row \d+ of wp_postmeta: 5 values for its 4 columns/);
+    // Without CREATE TABLE or a column list, a stock table's columns are assumed: values past
+    // them (a multisite's wp_users adds spam and deleted at the end) are no refusal, fewer are.
+    const bare = "INSERT INTO `wp_users` VALUES ";
+    const user = "(7,'u7','x','u7','u7@example.test','','2024-01-01 00:00:00','',0,'u7'";
+    expect(importFromText(`${bare}${user},0,0);`).report.users.inDump).toBe(1);
+    expect(() => importFromText(`${bare}(7,'u7','x','u7','u7@example.test');`)).toThrow(
+      "row 1 of wp_users: 5 values, fewer than the 10 columns of WordPress's wp_users (a damaged dump)",
+    );
+  });
+
   it("keeps the storage places of a wallet the database has: the site's amounts must fit them", () => {
     const text = withExtraTransactions([{ id: 902, author: 2, currency: "ngn", amount: "1.005" }]);
     const ngn = {

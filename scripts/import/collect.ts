@@ -359,6 +359,14 @@ export class WordPressCollector {
     const refuse = (why: string): never => {
       throw new DamagedDumpError(`row ${row} of ${table}: ${why} (a damaged dump)`);
     };
+    // A value too many or too few would move every later one into the next column (a hash read as
+    // the e-mail, an amount from post_content): MySQL writes a value for each column. A table of
+    // assumed columns may have more of its own after them (a multisite's wp_users).
+    if (columns !== null && values.length !== columns.length)
+      refuse(`${values.length} values for its ${columns.length} columns`);
+    const stock = DEFAULT_COLUMNS[kind].length;
+    if (columns === null && values.length < stock)
+      refuse(`${values.length} values, fewer than the ${stock} columns of WordPress's ${table}`);
     // Ids as MySQL writes an unsigned BIGINT: digits only, within what this reads exactly.
     const id = (name: string) => {
       const text = v(name);
