@@ -60,8 +60,11 @@ const USAGE = `usage: npm run import:wordpress -- <dump.sql[.gz]> (--local | --r
   --config FILE             wrangler configuration file
   --database DB             D1 binding or name (default DB)
   --report FILE             also write the full report as JSON
-  --chunk-statements N      statements per wrangler call (default 20000)
+  --chunk-statements N      statements per wrangler call (default 20000, at most 1000000)
   --tmp-dir DIR             where the temporary spill and SQL files go (default the system's)`;
+
+/** 50 times the default chunk: past it a local chunk file would pass what one string holds. */
+const MAX_CHUNK_STATEMENTS = 1_000_000;
 
 const ARGS = {
   allowPositionals: true,
@@ -121,14 +124,30 @@ function options() {
     if (places.has(id.toLowerCase())) fail(`--places names wallet ${id} twice`);
     places.set(id.toLowerCase(), Number(n));
   }
-  const chunk = Number(values["chunk-statements"]);
-  if (!Number.isInteger(chunk) || chunk < 1) fail("--chunk-statements is a positive integer");
+  // A local chunk is read whole and run as one batch: a bound keeps it within memory.
+  const chunkText = values["chunk-statements"];
+  const chunk = Number(chunkText);
+  if (!/^[0-9]{1,7}$/.test(chunkText) || chunk < 1 || chunk > MAX_CHUNK_STATEMENTS)
+    fail(`--chunk-statements is a whole number from 1 to ${MAX_CHUNK_STATEMENTS}`);
   if (values["persist-to"] && !values.local) fail("--persist-to goes with --local");
   if (values.rehearse && !values.local) fail("--rehearse goes with --local");
-  // Before anything is touched (--local migrates its state first): a dump that is not there.
+  // Before anything is touched (--local migrates its state first): a dump that is not there, and
+  // the folders and files the run writes at its end.
   const file = positionals[0]!;
   if (!statSync(file, { throwIfNoEntry: false })?.isFile())
     fail(`no dump at ${file}: no such file`);
+  const isFolder = (dir: string) => statSync(dir, { throwIfNoEntry: false })?.isDirectory();
+  const persistTo = values["persist-to"];
+  if (persistTo !== undefined && statSync(persistTo, { throwIfNoEntry: false })?.isFile())
+    fail(`--persist-to ${persistTo} is a file: name the folder of the local state`);
+  if (values["tmp-dir"] !== undefined && !isFolder(values["tmp-dir"]))
+    fail(`--tmp-dir ${values["tmp-dir"]} is not a folder`);
+  if (values.report !== undefined) {
+    if (isFolder(values.report))
+      fail(`--report ${values.report} is a folder: name the JSON file to write`);
+    const folder = path.dirname(path.resolve(values.report));
+    if (!isFolder(folder)) fail(`--report ${values.report}: no folder ${folder} to write it in`);
+  }
   return { ...values, file, balances, places, chunkStatements: chunk };
 }
 
