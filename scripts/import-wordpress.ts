@@ -14,6 +14,7 @@ import {
   mkdirSync,
   mkdtempSync,
   openSync,
+  readSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -205,15 +206,38 @@ class ChunkWriter {
   }
 }
 
+/** A dump file that cannot be read to its end (a gzip stream cut short or damaged). */
+class DumpFileError extends Error {}
+
+/** Whether the file starts with gzip's magic bytes: a dump is read by what it holds, not its name. */
+function gzipped(file: string) {
+  const fd = openSync(file, "r");
+  try {
+    const head = Buffer.alloc(2);
+    return readSync(fd, head, 0, 2, 0) === 2 && head[0] === 0x1f && head[1] === 0x8b;
+  } finally {
+    closeSync(fd);
+  }
+}
+
 async function readDump(file: string, reader: ReturnType<typeof createReader>, progress: Progress) {
   const size = statSync(file).size;
   const raw = createReadStream(file, { highWaterMark: 1 << 20 });
-  const input = file.endsWith(".gz") ? raw.pipe(createGunzip()) : raw;
+  const input = gzipped(file) ? raw.pipe(createGunzip()) : raw;
   input.setEncoding("utf8");
   const bar = progress.phase(`Reading ${path.basename(file)}`, size, "bytes");
-  for await (const chunk of input as AsyncIterable<string>) {
-    reader.parser.push(chunk);
-    bar.update(raw.bytesRead, `${reader.parser.rows.toLocaleString("en-US")} rows`);
+  try {
+    for await (const chunk of input as AsyncIterable<string>) {
+      reader.parser.push(chunk);
+      bar.update(raw.bytesRead, `${reader.parser.rows.toLocaleString("en-US")} rows`);
+    }
+  } catch (err) {
+    // zlib's own words ("unexpected end of file") name neither the file nor what to do.
+    const code = (err as NodeJS.ErrnoException).code ?? "";
+    if (!code.startsWith("Z_")) throw err;
+    throw new DumpFileError(
+      `${file} is a damaged gzip file (${(err as Error).message}): copy or export it again`,
+    );
   }
   reader.parser.end();
   bar.done(`${reader.parser.rows.toLocaleString("en-US")} rows`);
@@ -406,7 +430,11 @@ main().then(
     // Read to the end before anything is written: a dump refused while reading left nothing.
     if (err instanceof DamagedDumpError || err instanceof DumpSyntaxError)
       console.error("Nothing was written. Export the site again, or mend the row named above.");
-    if (err instanceof RowTooLongError || err instanceof PlacesOptionError)
+    if (
+      err instanceof RowTooLongError ||
+      err instanceof PlacesOptionError ||
+      err instanceof DumpFileError
+    )
       console.error("Nothing was written.");
     process.exit(1);
   },

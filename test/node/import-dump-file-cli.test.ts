@@ -1,0 +1,57 @@
+// `import:wordpress` given a dump file that is compressed, or not, whatever its name says, or whose
+// gzip stream is cut short or damaged: read by what it holds, or refused with what to do, never a
+// bare zlib message.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { gzipSync } from "node:zlib";
+import { afterAll, describe, expect, it } from "vitest";
+import { offlineEnv } from "../../scripts/lib/wrangler";
+import { runScript } from "./run-script";
+
+const root = mkdtempSync(path.join(tmpdir(), "wallet-import-file-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const text = readFileSync(path.resolve(import.meta.dirname, "../fixtures/wordpress-dump.sql"));
+const gzipped = gzipSync(text);
+
+const fileOf = (name: string, bytes: Buffer) => {
+  const file = path.join(root, name);
+  writeFileSync(file, bytes);
+  return file;
+};
+
+const dryRun = (file: string) =>
+  runScript("scripts/import-wordpress.ts", [file, "--dry-run"], { env: offlineEnv() });
+
+describe("import:wordpress reads a dump file by what it holds", () => {
+  it.each([
+    ["a gzip file named .sql", fileOf("gzipped.sql", gzipped)],
+    ["a plain file named .sql.gz", fileOf("plain.sql.gz", text)],
+  ])("reads %s as the dump it is", (_, file) => {
+    const result = dryRun(file);
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout).toContain("Transactions: 13 published");
+  });
+
+  it.each([
+    ["cut short", fileOf("cut.sql.gz", gzipped.subarray(0, 3000)), "unexpected end of file"],
+    [
+      "damaged",
+      fileOf("damaged.sql.gz", Buffer.concat([gzipped.subarray(0, 10), Buffer.alloc(2000, 7)])),
+      "invalid",
+    ],
+  ])("refuses a gzip stream %s, saying so and that nothing was written", (_, file, why) => {
+    const result = dryRun(file);
+    expect(result.status).toBe(1);
+    // The progress lines before it, then the refusal.
+    const lines = result.stderr.trim().split("\n").slice(-2);
+    expect(result.stderr).not.toMatch(/^\s+at /m);
+    expect(lines[0]).toMatch(
+      new RegExp(
+        `^${file.replaceAll(".", "\\.")} is a damaged gzip file \\(.*${why}.*\\): copy or export it again$`,
+      ),
+    );
+    expect(lines[1]).toBe("Nothing was written.");
+  });
+});
