@@ -27,7 +27,7 @@ import { createGunzip } from "node:zlib";
 import { MAX_STORAGE_DECIMALS } from "../src/ledger/money";
 import { createReader, DamagedDumpError } from "./import/collect";
 import { type ImportD1, LocalD1, RemoteD1 } from "./import/d1";
-import { PlacesOptionError, RowTooLongError, type StatementKind } from "./import/plan/context";
+import { DumpOptionError, RowTooLongError, type StatementKind } from "./import/plan/context";
 import { type Phase, Progress } from "./import/progress";
 import type { Report } from "./import/report";
 import { formatReport } from "./import/report-text";
@@ -432,7 +432,7 @@ main().then(
       console.error("Nothing was written. Export the site again, or mend the row named above.");
     if (
       err instanceof RowTooLongError ||
-      err instanceof PlacesOptionError ||
+      err instanceof DumpOptionError ||
       err instanceof DumpFileError
     )
       console.error("Nothing was written.");

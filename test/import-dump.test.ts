@@ -4,6 +4,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { DamagedDumpError } from "../scripts/import/collect";
+import { DumpOptionError } from "../scripts/import/plan/context";
 import { readSiteAmount, siteDecimalToMinor } from "../scripts/import/site-amounts";
 import {
   createTableColumns,
@@ -601,8 +602,7 @@ INSERT INTO \`wp_usermeta\` VALUES (9901,6,'wp_capabilities','a:1:{s:13:\\"admin
 
   it("refuses a dump of no user over a database of some (a wrong --prefix), demoting nobody", () => {
     const johndoe = { ...admin, id: 2, username: "johndoe", email: "John.Doe@Example.com" };
-    const { report, statements } = importFromText(dump, {
-      options: { prefix: "wpx7_" },
+    const { report, statements } = importFromText(dump.replace(/^INSERT INTO `wp_users`.*$/m, ""), {
       target: targetState({
         users: [admin, johndoe],
         pairs: [history(2, "ngn", 1)],
@@ -615,6 +615,36 @@ INSERT INTO \`wp_usermeta\` VALUES (9901,6,'wp_capabilities','a:1:{s:13:\\"admin
       problem: "the dump holds no user, and the database does (is --prefix right?)",
     });
     expect(statements.filter((sql) => sql.startsWith("UPDATE"))).toEqual([]);
+  });
+
+  it("refuses a dump that holds nothing of --prefix's tables, naming the prefix it has", () => {
+    expect(() => importFromText(dump, { options: { prefix: "wpx7_" } })).toThrow(DumpOptionError);
+    expect(() => importFromText(dump, { options: { prefix: "wpx7_" } })).toThrow(
+      "the dump holds no rows of wpx7_users, wpx7_posts or another table of prefix wpx7_: it holds wp_users, run with --prefix wp_",
+    );
+    expect(() => importFromText("")).toThrow(
+      "the dump holds no rows of wp_users, wp_posts or another table of prefix wp_: is it a WordPress database's dump?",
+    );
+  });
+
+  it("refuses a dump whose plugin terms are of another --namespace, naming it", () => {
+    const rimplenet = dump
+      .replaceAll("'wallettransaction", "'rimplenettransaction")
+      .replaceAll("'wallet_wallet_", "'rimplenet_wallet_")
+      .replaceAll("'WALLET WALLETS'", "'RIMPLENET WALLETS'");
+    expect(() => importFromText(rimplenet)).toThrow(DumpOptionError);
+    expect(() => importFromText(rimplenet)).toThrow(
+      "the dump holds no terms of taxonomy wallettransaction_type, and those of rimplenettransaction_type: run with --namespace rimplenet",
+    );
+    expect(
+      importFromText(rimplenet, { options: { namespace: "rimplenet" } }).report.transactions
+        .imported,
+    ).toBe(13);
+    // A site without the plugin's terms at all: its users are imported, with a warning.
+    const { report } = importFromText(dump.replaceAll("'wallettransaction_type'", "'category'"));
+    expect(report.warnings).toContain(
+      "no terms of taxonomy wallettransaction_type: is --namespace right?",
+    );
   });
 
   it("says nothing of a history gone from the site whose entries it skipped for a reason", () => {
@@ -695,7 +725,10 @@ INSERT INTO \`wp_usermeta\` VALUES (9901,6,'wp_capabilities','a:1:{s:13:\\"admin
     expect(report.users.roles).toEqual(base.report.users.roles);
     expect(report.transactions).toMatchObject({ live: 13, imported: 13 });
     expect(report.transactions.fieldsReadingDifferently).toEqual({ post_type: 13 });
-    expect(importFromText(renamed).report.transactions.live).toBe(0);
+    expect(() => importFromText(renamed)).toThrow("it holds site7_users, run with --prefix site7_");
+    expect(() => importFromText(renamed, { options: { prefix: "site7_" } })).toThrow(
+      "run with --namespace coins",
+    );
   });
 
   it("carries a history below zero over as it is: nothing added, no id needed, not a refusal", () => {

@@ -3,7 +3,7 @@
 // user's range. Run against the database, a second time, and with places a stored wallet lacks.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { PlacesOptionError } from "../scripts/import/plan/context";
+import { DumpOptionError } from "../scripts/import/plan/context";
 import { formatReport } from "../scripts/import/report-text";
 import { emptyTarget } from "../scripts/import/target";
 import { importFromText } from "../scripts/import/wordpress";
@@ -121,7 +121,7 @@ describe("import:wordpress --places", () => {
     await expect(
       runImport({ ...SITE_OPTIONS, places: new Map([["ngn", 3]]) }, dust),
     ).rejects.toThrow(
-      new PlacesOptionError(
+      new DumpOptionError(
         "--places ngn=3: wallet ngn stores 2 decimal places in the database, and a wallet's places never change",
       ),
     );

@@ -335,7 +335,14 @@ export class WordPressCollector {
     );
   }
 
-  wantTable = (table: string) => this.tableKinds.has(table);
+  /** Tables named `<another prefix>users` the dump inserts into (a few), to name a wrong --prefix. */
+  readonly otherUsersTables = new Set<string>();
+
+  wantTable = (table: string) => {
+    if (this.tableKinds.has(table)) return true;
+    if (table.endsWith("users") && this.otherUsersTables.size < 5) this.otherUsersTables.add(table);
+    return false;
+  };
 
   /** name → index of the row's columns (cached per column list). */
   private indexer(kind: TableKind, columns: string[] | null) {

@@ -24,8 +24,11 @@ export const D1_STATEMENT_MAX_BYTES = 100_000;
  */
 export class RowTooLongError extends Error {}
 
-/** A `--places` the dump or the database cannot take: refused while planning, before any write. */
-export class PlacesOptionError extends Error {}
+/**
+ * An option the dump or the database cannot take (a `--prefix` of no table, a `--namespace` of no
+ * term, a `--places` of no wallet): refused while planning, before any write.
+ */
+export class DumpOptionError extends Error {}
 
 const utf8 = new TextEncoder();
 
@@ -77,6 +80,7 @@ export function startPlan({
   progress = () => {},
 }: PlanInput): PlanContext {
   const opts = { ...DEFAULT_OPTIONS, ...options };
+  checkPrefix(collector);
   const report = newReport(opts, collector);
   const ctx: PlanContext = {
     collector,
@@ -127,7 +131,17 @@ function postKinds({ collector, opts, warn }: PlanContext) {
         );
       termOf.set(ttid, String(collector.terms.get(t.termId) ?? "").toUpperCase());
     }
-  if (termOf.size === 0) warn(`no terms of taxonomy ${taxonomy}: is --namespace right?`);
+  if (termOf.size === 0) {
+    // Another namespace's terms: this one would import the users and leave every entry out.
+    const other = [...collector.taxonomies.values()]
+      .map((t) => /^([A-Za-z0-9_]+)transaction_type$/.exec(String(t.taxonomy))?.[1])
+      .find((ns) => ns !== undefined);
+    if (other !== undefined)
+      throw new DumpOptionError(
+        `the dump holds no terms of taxonomy ${taxonomy}, and those of ${other}transaction_type: run with --namespace ${other}`,
+      );
+    warn(`no terms of taxonomy ${taxonomy}: is --namespace right?`);
+  }
   return (ttids: number[]) => {
     const names = ttids.map((t) => termOf.get(t)).filter((n) => n !== undefined);
     const has = (n: string) => names.includes(n);
@@ -141,4 +155,17 @@ function postKinds({ collector, opts, warn }: PlanContext) {
             : "other";
     return { kind, names };
   };
+}
+
+/** A dump of no row of the prefix's tables (an empty one, another prefix's) would import nothing. */
+function checkPrefix({ prefix, rowsPerTable, otherUsersTables }: WordPressCollector) {
+  if (Object.keys(rowsPerTable).length > 0) return;
+  const [users] = otherUsersTables;
+  throw new DumpOptionError(
+    `the dump holds no rows of ${prefix}users, ${prefix}posts or another table of prefix ${prefix}: ${
+      users === undefined
+        ? "is it a WordPress database's dump?"
+        : `it holds ${users}, run with --prefix ${users.slice(0, -"users".length)}`
+    }`,
+  );
 }

@@ -9,7 +9,7 @@ import {
 import { MAX_LISTED } from "../report";
 import { type PlannedWallet, walletInsert } from "../statements";
 import type { CheckedTransactions, PairStats } from "./check";
-import { PlacesOptionError, type PlanContext } from "./context";
+import { DumpOptionError, type PlanContext } from "./context";
 import type { WalletPlan } from "./wallets";
 
 /** A chain's balance and lowest point, exact in its wallet's storage units. */
@@ -116,7 +116,7 @@ function checkPlacesNamed(
     if (wallets.has(id)) continue;
     const skip = walletSkips.get(id);
     if (skip === undefined)
-      throw new PlacesOptionError(`--places names wallet ${id}, which the dump does not define`);
+      throw new DumpOptionError(`--places names wallet ${id}, which the dump does not define`);
     warn(`--places names wallet ${id}, which is not imported: ${skip}`);
   }
 }
@@ -128,15 +128,15 @@ const storedPlaces = (w: PlannedWallet) =>
 /** `--places` gives 0 to 15 places, never fewer than the wallet shows nor other than it stores. */
 function checkChosenPlaces(w: PlannedWallet, chosen: number, fixed: boolean | undefined) {
   if (!Number.isInteger(chosen) || chosen < 0 || chosen > MAX_STORAGE_DECIMALS)
-    throw new PlacesOptionError(
+    throw new DumpOptionError(
       `--places ${w.id}=${chosen}: a wallet stores from 0 to ${MAX_STORAGE_DECIMALS} decimal places`,
     );
   if (fixed && chosen !== storageDecimals(w))
-    throw new PlacesOptionError(
+    throw new DumpOptionError(
       `--places ${w.id}=${chosen}: wallet ${w.id} stores ${storedPlaces(w)}, and a wallet's places never change`,
     );
   if (chosen < w.decimals)
-    throw new PlacesOptionError(
+    throw new DumpOptionError(
       `--places ${w.id}=${chosen}: wallet ${w.id} shows ${w.decimals} decimals, so it stores at least ${w.decimals}`,
     );
 }
