@@ -241,6 +241,14 @@ describe("mapping helpers", () => {
     expect(utcSeconds("2022-09-05 14:15:07")).toBe(Date.UTC(2022, 8, 5, 14, 15, 7) / 1000);
     expect(utcSeconds("0000-00-00 00:00:00")).toBeNull();
     expect(utcSeconds("")).toBeNull();
+    expect(utcSeconds("0001-01-01 00:00:00")).toBe(-62_135_596_800);
+    expect(utcSeconds("9999-12-31 23:59:59")).toBe(Date.UTC(9999, 11, 31, 23, 59, 59) / 1000);
+    expect(utcSeconds("2024-02-29 23:59:59")).toBe(Date.UTC(2024, 1, 29, 23, 59, 59) / 1000);
+    // No instant: Date would roll each into the next day, month or year.
+    for (const text of ["2022-02-30 10:00:00", "2023-02-29 10:00:00", "2022-09-05 25:61:00"])
+      expect(utcSeconds(text), text).toBeNull();
+    expect(utcSeconds("2022-13-01 00:00:00")).toBeNull();
+    expect(utcSeconds("2022-09-05 14:15:60")).toBeNull();
   });
 
   it("writes SQL literals that keep every character", () => {
@@ -615,6 +623,20 @@ INSERT INTO \`wp_usermeta\` VALUES (9901,6,'wp_capabilities','a:1:{s:13:\\"admin
       problem: "the dump holds no user, and the database does (is --prefix right?)",
     });
     expect(statements.filter((sql) => sql.startsWith("UPDATE"))).toEqual([]);
+  });
+
+  it("refuses a post dated at no instant rather than roll its date on (2022-02-30 into March)", () => {
+    const dated = (date: string) =>
+      dump.replace(
+        "(21,2,'2022-09-06 10:00:00','2022-09-06 09:00:00'",
+        `(21,2,'${date}','${date}'`,
+      );
+    const { report } = importFromText(dated("2022-02-30 10:00:00"));
+    expect(report.refused).toBe(true);
+    expect(report.transactions.skipped.examples).toEqual([
+      { reason: "no valid date (post_date 2022-02-30 10:00:00)", id: 21 },
+    ]);
+    expect(importFromText(dated("2024-02-29 10:00:00")).report.refused).toBe(false);
   });
 
   it("refuses a dump that holds nothing of --prefix's tables, naming the prefix it has", () => {

@@ -85,9 +85,21 @@ export function passwordHashKind(hash: string) {
 
 const ZERO_DATE = "0000-00-00 00:00:00";
 
-/** Epoch seconds of a MySQL DATETIME read as UTC; null for the zero date or anything else. */
+/**
+ * Epoch seconds of a MySQL DATETIME read as UTC; null for the zero date or anything else, a date of
+ * no instant too: Date rolls 2022-02-30 (which MySQL's ALLOW_INVALID_DATES stores) into March.
+ */
 export function utcSeconds(text: string | null | undefined) {
   if (text == null || text === ZERO_DATE || text.startsWith("0000")) return null;
   const epochS = mysqlDateSeconds(text);
-  return Number.isFinite(epochS) ? epochS : null;
+  if (!Number.isFinite(epochS)) return null;
+  const d = new Date(epochS * 1000);
+  const read = [
+    d.getUTCMonth() + 1,
+    d.getUTCDate(),
+    d.getUTCHours(),
+    d.getUTCMinutes(),
+    d.getUTCSeconds(),
+  ];
+  return read.every((n, i) => n === Number(text.slice(5 + 3 * i, 7 + 3 * i))) ? epochS : null;
 }
