@@ -22,6 +22,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { finished } from "node:stream/promises";
 import { parseArgs } from "node:util";
 import { createGunzip } from "node:zlib";
 import { MAX_STORAGE_DECIMALS } from "../src/ledger/money";
@@ -232,6 +233,10 @@ async function readDump(file: string, reader: ReturnType<typeof createReader>, p
       bar.update(raw.bytesRead, `${reader.parser.rows.toLocaleString("en-US")} rows`);
     }
   } catch (err) {
+    // The loop's end destroys the file stream, whose close is still in flight: the process.exit
+    // after a refusal then hung, now and then, for good (1 run in 25 under `tsx`).
+    raw.destroy();
+    await finished(raw).catch(() => {});
     // zlib's own words ("unexpected end of file") name neither the file nor what to do.
     const code = (err as NodeJS.ErrnoException).code ?? "";
     if (!code.startsWith("Z_")) throw err;
