@@ -311,9 +311,30 @@ async function main() {
         : null;
   try {
     return await run(opts, d1, started, progress, dryRun);
+  } catch (err) {
+    // Refused before the report is written: an earlier run's report must not stand for this one.
+    if (opts.report && nothingWritten(err) !== null)
+      writeFileSync(
+        opts.report,
+        `${JSON.stringify({ refused: true, refusalReasons: [(err as Error).message] }, null, 2)}\n`,
+      );
+    throw err;
   } finally {
     await d1?.close();
   }
+}
+
+/** What a refusal thrown while reading or planning, before any write, adds; null for other errors. */
+function nothingWritten(err: unknown) {
+  if (err instanceof DamagedDumpError || err instanceof DumpSyntaxError)
+    return "Nothing was written. Export the site again, or mend the row named above.";
+  if (
+    err instanceof RowTooLongError ||
+    err instanceof DumpOptionError ||
+    err instanceof DumpFileError
+  )
+    return "Nothing was written.";
+  return null;
 }
 
 async function run(
@@ -433,14 +454,8 @@ main().then(
     if (process.env.DEBUG_IMPORT) console.error(err);
     console.error(err instanceof Error ? err.message : err);
     // Read to the end before anything is written: a dump refused while reading left nothing.
-    if (err instanceof DamagedDumpError || err instanceof DumpSyntaxError)
-      console.error("Nothing was written. Export the site again, or mend the row named above.");
-    if (
-      err instanceof RowTooLongError ||
-      err instanceof DumpOptionError ||
-      err instanceof DumpFileError
-    )
-      console.error("Nothing was written.");
+    const nothing = nothingWritten(err);
+    if (nothing !== null) console.error(nothing);
     process.exit(1);
   },
 );

@@ -54,4 +54,31 @@ describe("import:wordpress reads a dump file by what it holds", () => {
     );
     expect(lines[1]).toBe("Nothing was written.");
   });
+
+  it("leaves a --report saying why a dump was refused, never an earlier run's", () => {
+    const report = path.join(root, "report.json");
+    const good = runScript(
+      "scripts/import-wordpress.ts",
+      [fileOf("good.sql", text), "--dry-run", "--report", report],
+      { env: offlineEnv() },
+    );
+    expect(good.status, good.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(report, "utf8")).refused).toBe(false);
+
+    const cut = fileOf("cut-again.sql.gz", gzipped.subarray(0, 3000));
+    const refused = runScript(
+      "scripts/import-wordpress.ts",
+      [cut, "--dry-run", "--report", report],
+      {
+        env: offlineEnv(),
+      },
+    );
+    expect(refused.status).toBe(1);
+    expect(JSON.parse(readFileSync(report, "utf8"))).toEqual({
+      refused: true,
+      refusalReasons: [
+        `${cut} is a damaged gzip file (unexpected end of file): copy or export it again`,
+      ],
+    });
+  });
 });
