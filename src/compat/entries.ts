@@ -3,7 +3,7 @@ import { ok, send } from "../http/envelope";
 import { invalidInput } from "../http/errors";
 import { AMOUNT_TEXT_MAX, MAX_TEXT, REQUEST_ID_MAX } from "../http/fields";
 import { defineRoute, type Input } from "../http/route";
-import type { AmountRefusal } from "../ledger/money";
+import type { AmountPolicy, AmountRefusal } from "../ledger/money";
 import { credit, debit } from "../wallet/movements";
 import { Refusal } from "../wallet/refusal";
 import { keyRouteRefusals } from "./auth";
@@ -34,6 +34,9 @@ function metaDataText(value: unknown): string | undefined {
     });
   return text;
 }
+
+/** The plugin's amounts are rounded to the places the wallet stores, half away from zero. */
+export const PLUGIN_ROUNDING = "round-half-away-from-zero" satisfies AmountPolicy;
 
 /** A refused amount in the dialect's words, keyed by its field (`amount`, `amount_to_transfer`). */
 export function amountRefused(field: string, refusal: AmountRefusal) {
@@ -100,7 +103,7 @@ const movement = (txnType: "CREDIT" | "DEBIT", action: string, summary: string) 
       const moved = await move(c.var.service, {
         user: pluginUser(fields.user_id),
         walletId: fields.wallet_id,
-        amount: { sent: fields.amount, policy: "round-half-away-from-zero" },
+        amount: { sent: fields.amount, policy: PLUGIN_ROUNDING },
         requestId: fields.request_id,
         note: fields.note,
         metaData: fields.metaData,

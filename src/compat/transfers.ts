@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import type { Wallet } from "../db/wallets";
 import { ok } from "../http/envelope";
 import { ApiError, invalidInput } from "../http/errors";
 import { MAX_TEXT, REQUEST_ID_MAX } from "../http/fields";
@@ -10,7 +11,7 @@ import { amountToMinor, formatMoney } from "../wallet/rules";
 import { spendable } from "../wallet/summary";
 import { normalizeWalletId } from "../wallet/wallets";
 import { jwtRouteRefusals } from "./auth";
-import { amountRefused } from "./entries";
+import { amountRefused, PLUGIN_ROUNDING } from "./entries";
 import { pluginUser, pluginUserId } from "./identity";
 import { requires, sanitizeTextField } from "./php";
 import { invalidWallet } from "./respond";
@@ -82,7 +83,7 @@ export const compatTransfers = defineRoute(
       from: pluginUser(fields.from),
       to: pluginUser(fields.to),
       walletId: fields.wallet,
-      amount: { sent: fields.amount, policy: "round-half-away-from-zero" },
+      amount: { sent: fields.amount, policy: PLUGIN_ROUNDING },
       // Without a key the transfer still needs one to be written: a fresh one, never repeated.
       requestId: requestId || `transfer_${crypto.randomUUID().replaceAll("-", "")}`,
       note,
@@ -113,16 +114,17 @@ async function insufficient(
   judgedAtMs: number,
 ) {
   const userId = (await pluginUserId(ctx, fields.from)) ?? 0;
-  // Named from the sender's position when the transfer was refused, not after money arrived.
-  const held = await spendable(ctx, userId, normalizeWalletId(fields.wallet), judgedAtMs, (w) => {
-    const minor = amountToMinor(fields.amount, w, "round-half-away-from-zero");
+  const minorIn = (w: Wallet) => {
+    const minor = amountToMinor(fields.amount, w, PLUGIN_ROUNDING);
     return typeof minor === "number" ? minor : undefined;
-  });
+  };
+  // Named from the sender's position when the transfer was refused, not after money arrived.
+  const held = await spendable(ctx, userId, normalizeWalletId(fields.wallet), judgedAtMs, minorIn);
   if (!held) return new Refusal({ code: "insufficient_balance" });
   const { wallet, availableMinor, heldMinor } = held;
   const money = (m: number) => formatMoney(m, { ...wallet, symbolPosition: "left" });
-  const amount = amountToMinor(fields.amount, wallet, "round-half-away-from-zero");
-  const sent = typeof amount === "number" ? money(amount) : fields.amount;
+  const amount = minorIn(wallet);
+  const sent = amount === undefined ? fields.amount : money(amount);
   return new ApiError(
     400,
     "Insufficient Balance",
