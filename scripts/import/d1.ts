@@ -84,9 +84,15 @@ export class LocalD1 implements ImportD1 {
   }
 
   private async batch(statements: string[]) {
-    const res = await this.mf.dispatchFetch("http://import.local/", {
-      method: "POST",
-      body: JSON.stringify(statements),
+    const body = JSON.stringify(statements);
+    const send = () => this.mf.dispatchFetch("http://import.local/", { method: "POST", body });
+    // The runtime closes a connection idle for about 15 s. While this process plans, its event loop
+    // is busy for longer and does not see the close, so the next request meets a closed socket. It
+    // goes again on a new connection: every statement of an import writes nothing twice (a second
+    // run adds nothing), so a batch that ran before the close is harmless to repeat.
+    const res = await send().catch((err: unknown) => {
+      if (!closedConnection(err)) throw err;
+      return send();
     });
     const answer = (await res.json()) as
       | { ok: true; results: Row[][] }
@@ -111,6 +117,12 @@ export class LocalD1 implements ImportD1 {
   async close() {
     await this.mf.dispose();
   }
+}
+
+/** undici's `fetch failed` on a connection the other side had closed. */
+function closedConnection(err: unknown) {
+  const code = (err as { cause?: { code?: string } })?.cause?.code;
+  return code === "UND_ERR_SOCKET" || code === "EPIPE" || code === "ECONNRESET";
 }
 
 /** D1 through `wrangler d1 execute`: the remote database, or (`local`) local state the same way. */
