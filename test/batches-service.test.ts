@@ -15,6 +15,7 @@ import {
   postBatch,
 } from "../src/wallet/batches";
 import type { ServiceContext } from "../src/wallet/context";
+import { placeHold, voidHold } from "../src/wallet/holds";
 import { Refusal, type RefusalReason } from "../src/wallet/refusal";
 import {
   arrivingAfterRefusal,
@@ -572,5 +573,39 @@ describe("money arriving between a refusal and its naming", () => {
       entryId: b.transactionIds[0],
       refused: "insufficient-balance",
     });
+  });
+
+  it("names the leg at fault though a hold that refused it is voided a moment later", async () => {
+    const { buyer, seller, walletId, ctx } = await setup();
+    // The buyer's credit is the newest entry: a walk back that forgot the hold would undo it first
+    // and blame the buyer's leg.
+    for (const [user, amount] of [
+      [seller, "10"],
+      [buyer, "5"],
+    ] as const)
+      await postBatch(ctx, {
+        requestId: unique("fund"),
+        balanced: false,
+        operations: [op("credit", user.id, walletId, amount)],
+      });
+    const hold = await placeHold(ctx, {
+      user: { id: seller.id },
+      walletId,
+      amount: { sent: "8", policy: "refuse-excess-places" },
+      requestId: unique("hold"),
+      note: "",
+      expiresInS: 3600,
+    });
+    const voidIt = () => voidHold(ctx, { id: hold.hold.id, ref: String(hold.hold.id) });
+    // The buyer can pay 3; the seller, 10 with 8 held, cannot pay 5.
+    const reason = await refusalOf(
+      postBatch(arrivingAfter(ctx, voidIt), {
+        requestId: unique("b"),
+        balanced: false,
+        operations: [op("debit", buyer.id, walletId, "3"), op("debit", seller.id, walletId, "5")],
+      }),
+    );
+    expect(reason).toEqual({ code: "batch_operation", index: 1, refused: "insufficient-balance" });
+    expect(await balance(seller.id, walletId)).toBe(1000);
   });
 });

@@ -245,6 +245,37 @@ describe("POST transfers", () => {
     expect(await balanceOf(admin, from.id, own)).toBe(12);
   });
 
+  it("names the reserve that refused a transfer, though the hold is voided a moment later", async () => {
+    const [from, to, own] = [await makeUser(), await makeUser(), await makeWallet(admin)];
+    await credit(admin, { user_id: from.id, wallet_id: own, amount: "10" });
+    const hold = await call("POST", "/holds", {
+      auth: admin.bearer,
+      body: { user_id: from.id, wallet_id: own, amount: "8", request_id: unique("hold") },
+    });
+    expect(hold.status, hold.text).toBe(200);
+    const holdId = hold.body.data.hold_id as number;
+    // Right after the database refuses the transfer (₦2.00 free, ₦8.00 held), the hold is voided.
+    const d1 = arrivingAfterRefusal(async () => {
+      const voided = await call("POST", `/holds/${holdId}/void`, { auth: admin.bearer });
+      expect(voided.status, voided.text).toBe(200);
+    });
+    const res = await call("POST", `${NS}/transfers`, {
+      auth: admin.bearer,
+      vars: GUARDED,
+      d1,
+      body: {
+        transfer_from_user: from.id,
+        transfer_to_user: to.id,
+        wallet_id: own,
+        amount_to_transfer: 5,
+      },
+    });
+    expect(res.body).toMatchObject({ status_code: 400, message: "Insufficient Balance" });
+    expect(res.body.error).toContain("( Naira Wallet mature wallet - [₦2.00] )");
+    expect(res.body.error).toContain("( Naira Wallet immature wallet  - [₦8.00] )");
+    expect(await balanceOf(admin, from.id, own)).toBe(10);
+  });
+
   it("needs an administrator's write credentials", async () => {
     const body = {
       transfer_from_user: alice.id,

@@ -64,8 +64,8 @@ export async function listBatchesOf(db: Db, userId: number, offset: number, limi
 }
 
 /**
- * Each (user, wallet)'s balance and what counting holds reserve at `nowS`: what a refused batch's
- * legs are replayed against to name the one that could not be paid (the database already refused it).
+ * Each (user, wallet)'s balance and what holds reserved for a write judged at `nowS`: what a refused
+ * batch's legs are replayed against to name the one that could not be paid (the database already refused it).
  */
 export async function positions(
   db: Db,
@@ -77,7 +77,7 @@ export async function positions(
       .select({
         balanceMinor: sql<number>`coalesce((SELECT ${balances.balanceMinor} FROM ${balances}
           WHERE ${balances.userId} = ${userId} AND ${balances.walletId} = ${walletId}), 0)`,
-        heldMinor: heldIn(userId, walletId, nowS),
+        heldMinor: heldIn(userId, walletId, nowS, "judged"),
       })
       .from(sql`(SELECT 1)`),
   );

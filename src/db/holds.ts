@@ -10,12 +10,27 @@ export type HoldStatus = "held" | "captured" | "voided" | "expired";
 /** The holds that count against the available balance at `nowS` (whole seconds). */
 const counting = (nowS: number) => sql`${holds.status} = 'held' AND ${holds.expiresAtS} > ${nowS}`;
 
-/** What the holds that count reserve of a user's balance in a wallet at `nowS`. */
-export const heldIn = (userId: number | SQL, walletId: string | SQL, nowS: number) =>
+/**
+ * The holds that counted at `atS` for a write judged then, read a moment later: placed by then, not
+ * expired then, and not resolved before then (one captured or voided since still counts).
+ */
+const countedWhenJudged = (atS: number) =>
+  sql`${holds.createdAtS} <= ${atS} AND ${holds.expiresAtS} > ${atS} AND (${holds.status} = 'held' OR ${holds.resolvedAtS} >= ${atS})`;
+
+/**
+ * What the holds that count reserve of a user's balance in a wallet at `nowS`; `judged`: what they
+ * reserved for a write judged at `nowS`, as a refusal names it a moment later.
+ */
+export const heldIn = (
+  userId: number | SQL,
+  walletId: string | SQL,
+  nowS: number,
+  at: "now" | "judged" = "now",
+) =>
   sql<number>`(SELECT coalesce(sum(${holds.amountMinor}), 0) FROM ${holds}
-    WHERE ${holds.userId} = ${userId} AND ${holds.walletId} = ${walletId} AND ${counting(nowS)})`.as(
-    "held_minor",
-  );
+    WHERE ${holds.userId} = ${userId} AND ${holds.walletId} = ${walletId} AND ${
+      at === "judged" ? countedWhenJudged(nowS) : counting(nowS)
+    })`.as("held_minor");
 
 /** The holds answered with a status at `nowS`: a 'held' one whose time ran out is expired already. */
 function withStatus(status: HoldStatus, nowS: number): SQL {
@@ -100,7 +115,13 @@ export async function balancesWithHolds(db: Db, userId: number, nowS: number) {
  * One user's position in one wallet, in one round trip: whether both exist, the balance and entry
  * count (the balance row's), what counting holds reserve at `nowS`, and the newest entry.
  */
-export async function walletPosition(db: Db, userId: number, walletId: string, nowS: number) {
+export async function walletPosition(
+  db: Db,
+  userId: number,
+  walletId: string,
+  nowS: number,
+  at: "now" | "judged" = "now",
+) {
   const [userRows, walletRows, balanceRows, lastRows] = await db.batch([
     db.select({ id: users.id }).from(users).where(eq(users.id, userId)),
     db.select().from(wallets).where(eq(wallets.id, walletId)),
@@ -108,7 +129,7 @@ export async function walletPosition(db: Db, userId: number, walletId: string, n
       .select({
         balanceMinor: balances.balanceMinor,
         entryCount: balances.entryCount,
-        heldMinor: heldIn(userId, walletId, nowS),
+        heldMinor: heldIn(userId, walletId, nowS, at),
       })
       .from(balances)
       .where(and(eq(balances.userId, userId), eq(balances.walletId, walletId))),

@@ -38,12 +38,11 @@ export async function walletSummary(
  * What a user may move out of a wallet (its balance less what holds reserve) and what holds reserve,
  * for a dialect whose refusal of a movement names them (the plugin's transfers). Asked by a caller
  * that may move money, after its movement was refused: money may have moved since. The holds are
- * counted at `atMs` (default: now), the instant the refused movement was judged at, so that a hold
- * which stopped counting since is still named as the reserve that refused it. With `refusing` (the
- * amount refused, in the wallet's minor units), should money have arrived since so that it is
- * available now, the wallet's newest entries are undone one at a time and the latest state that had
- * less is answered (the movement was refused in that state or an earlier one): a refusal never names
- * a figure that would have paid it.
+ * counted as they stood at `atMs` (default: now), the instant the refused movement was judged at, so
+ * that a hold which expired, was captured or voided since is still named as the reserve that refused
+ * it. With `refusing` (the amount refused, in the wallet's minor units), should money have arrived
+ * since so that it is available now, the wallet's newest entries are undone one at a time and the
+ * latest state that had less is answered (the movement was refused in that state or an earlier one).
  */
 export async function spendable(
   ctx: ServiceContext,
@@ -53,7 +52,7 @@ export async function spendable(
   refusing?: (wallet: Wallet) => number | undefined,
 ) {
   requireAdmin(ctx, "write");
-  const found = await walletPosition(ctx.db, userId, walletId, seconds(atMs));
+  const found = await walletPosition(ctx.db, userId, walletId, seconds(atMs), "judged");
   if (!found.wallet) return undefined;
   const wallet = found.wallet;
   const now = withHolds(found.balance);
