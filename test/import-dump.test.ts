@@ -647,6 +647,11 @@ INSERT INTO \`wp_usermeta\` VALUES (9901,6,'wp_capabilities','a:1:{s:13:\\"admin
     expect(() => importFromText("")).toThrow(
       "the dump holds no rows of wp_users, wp_posts or another table of prefix wp_: is it a WordPress database's dump?",
     );
+    // mysqldump writes tables by name: a plugin's wp_pmpro_memberships_users comes before wp_users.
+    const plugin = "INSERT INTO `wp_pmpro_memberships_users` VALUES (1,1,1);\n";
+    expect(() => importFromText(plugin + dump, { options: { prefix: "wpx7_" } })).toThrow(
+      "it holds wp_users, run with --prefix wp_",
+    );
   });
 
   it("refuses a dump whose plugin terms are of another --namespace, naming it", () => {

@@ -335,12 +335,16 @@ export class WordPressCollector {
     );
   }
 
-  /** Tables named `<another prefix>users` the dump inserts into (a few), to name a wrong --prefix. */
+  /**
+   * Tables named `…users` the dump inserts into (some dozens), to name a wrong --prefix: a plugin's
+   * (`wp_pmpro_memberships_users`) as well as WordPress's own.
+   */
   readonly otherUsersTables = new Set<string>();
 
   wantTable = (table: string) => {
     if (this.tableKinds.has(table)) return true;
-    if (table.endsWith("users") && this.otherUsersTables.size < 5) this.otherUsersTables.add(table);
+    if (table.endsWith("users") && this.otherUsersTables.size < 50)
+      this.otherUsersTables.add(table);
     return false;
   };
 

@@ -160,7 +160,8 @@ function postKinds({ collector, opts, warn }: PlanContext) {
 /** A dump of no row of the prefix's tables (an empty one, another prefix's) would import nothing. */
 function checkPrefix({ prefix, rowsPerTable, otherUsersTables }: WordPressCollector) {
   if (Object.keys(rowsPerTable).length > 0) return;
-  const [users] = otherUsersTables;
+  // WordPress's own is the shortest of a prefix: mysqldump writes a plugin's `<prefix>…_users` first.
+  const [users] = [...otherUsersTables].sort((a, b) => a.length - b.length);
   throw new DumpOptionError(
     `the dump holds no rows of ${prefix}users, ${prefix}posts or another table of prefix ${prefix}: ${
       users === undefined
