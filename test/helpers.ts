@@ -399,7 +399,6 @@ SELECT ?2, ?3, CASE i % 2 WHEN 1 THEN 'CREDIT' ELSE 'DEBIT' END, ${MAX_AMOUNT}, 
     .run();
 }
 
-/** A queue that keeps what it is sent, and refuses a batch past Cloudflare Queues' 100 messages. */
 /**
  * env.DB (and its sessions) on which the first batch the database refuses is followed, before its
  * caller sees the refusal, by `arrive`: another request's write landing a moment after the refusal.
@@ -435,6 +434,7 @@ export function arrivingAfterRefusal(arrive: () => Promise<unknown>): D1Database
   });
 }
 
+/** A queue that keeps what it is sent, and refuses a batch past Cloudflare Queues' 100 messages. */
 export function fakeQueue() {
   const sent: unknown[] = [];
   const queue = {
