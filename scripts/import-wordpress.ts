@@ -11,14 +11,12 @@
 import {
   closeSync,
   createReadStream,
-  mkdirSync,
   mkdtempSync,
   openSync,
   readSync,
   rmSync,
   statSync,
   writeFileSync,
-  writeSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -26,9 +24,10 @@ import { finished } from "node:stream/promises";
 import { parseArgs } from "node:util";
 import { createGunzip } from "node:zlib";
 import { MAX_STORAGE_DECIMALS } from "../src/ledger/money";
+import { ChunkWriter } from "./import/chunks";
 import { createReader, DamagedDumpError } from "./import/collect";
 import { type ImportD1, LocalD1, RemoteD1 } from "./import/d1";
-import { DumpOptionError, RowTooLongError, type StatementKind } from "./import/plan/context";
+import { DumpOptionError, RowTooLongError } from "./import/plan/context";
 import { type Phase, Progress } from "./import/progress";
 import type { Report } from "./import/report";
 import { formatReport } from "./import/report-text";
@@ -62,11 +61,11 @@ const USAGE = `usage: npm run import:wordpress -- <dump.sql[.gz]> (--local | --r
   --config FILE             wrangler configuration file
   --database DB             D1 binding or name (default DB)
   --report FILE             also write the full report as JSON
-  --chunk-statements N      statements per wrangler call (default 20000, at most 1000000)
+  --chunk-statements N      statements per wrangler call (default 20000, at most 100000)
   --tmp-dir DIR             where the temporary spill and SQL files go (default the system's)`;
 
-/** 50 times the default chunk: past it a local chunk file would pass what one string holds. */
-const MAX_CHUNK_STATEMENTS = 1_000_000;
+/** 5 times the default chunk; a chunk also ends at MAX_CHUNK_BYTES (import/chunks.ts). */
+const MAX_CHUNK_STATEMENTS = 100_000;
 
 const ARGS = {
   allowPositionals: true,
@@ -129,7 +128,7 @@ function options() {
   // A local chunk is read whole and run as one batch: a bound keeps it within memory.
   const chunkText = values["chunk-statements"];
   const chunk = Number(chunkText);
-  if (!/^[0-9]{1,7}$/.test(chunkText) || chunk < 1 || chunk > MAX_CHUNK_STATEMENTS)
+  if (!/^[0-9]{1,6}$/.test(chunkText) || chunk < 1 || chunk > MAX_CHUNK_STATEMENTS)
     fail(`--chunk-statements is a whole number from 1 to ${MAX_CHUNK_STATEMENTS}`);
   if (values["persist-to"] && !values.local) fail("--persist-to goes with --local");
   if (values.rehearse && !values.local) fail("--rehearse goes with --local");
@@ -158,53 +157,6 @@ type CliOptions = ReturnType<typeof options>;
 function fail(message: string): never {
   console.error(message);
   process.exit(2);
-}
-
-/**
- * SQL statements into numbered files of at most `max` statements (nothing written in a dry run):
- * plain SQL for the remote database, one JSON-encoded statement a line for local state.
- */
-class ChunkWriter {
-  readonly files: { file: string; statements: number }[] = [];
-  count = 0;
-  bytes = 0;
-  private inChunk = 0;
-  private fd: number | null = null;
-  readonly byKind: Partial<Record<StatementKind, number>> = {};
-
-  constructor(
-    private readonly dir: string,
-    private readonly max: number,
-    private readonly dryRun: boolean,
-    private readonly format: ImportD1["format"] = "sql",
-  ) {
-    if (!dryRun) mkdirSync(dir, { recursive: true });
-  }
-  add = (sql: string, kind: StatementKind) => {
-    this.count++;
-    this.byKind[kind] = (this.byKind[kind] ?? 0) + 1;
-    const line = this.format === "jsonl" ? `${JSON.stringify(sql)}\n` : `${sql}\n`;
-    this.bytes += Buffer.byteLength(line);
-    if (this.dryRun) return;
-    if (this.fd === null || this.inChunk >= this.max) this.rotate();
-    writeSync(this.fd!, line);
-    this.inChunk++;
-    this.files.at(-1)!.statements++;
-  };
-  private rotate() {
-    if (this.fd !== null) closeSync(this.fd);
-    const file = path.join(
-      this.dir,
-      `chunk-${String(this.files.length + 1).padStart(5, "0")}.${this.format}`,
-    );
-    this.fd = openSync(file, "w");
-    this.files.push({ file, statements: 0 });
-    this.inChunk = 0;
-  }
-  finish() {
-    if (this.fd !== null) closeSync(this.fd);
-    this.fd = null;
-  }
 }
 
 /** A dump file that cannot be read to its end (a gzip stream cut short or damaged). */
@@ -367,7 +319,10 @@ async function run(
 
   const target = d1 ? await readTarget(d1, progress, reader.collector.users) : emptyTarget();
 
-  const writer = new ChunkWriter(path.join(tmp, "sql"), opts.chunkStatements, dryRun, d1?.format);
+  const writer = new ChunkWriter(path.join(tmp, "sql"), opts.chunkStatements, {
+    dryRun,
+    format: d1?.format,
+  });
   const bars = new Map<string, Phase>();
   const report = planImport({
     collector: reader.collector,

@@ -21,14 +21,15 @@ const run = (...flags: string[]) =>
 
 describe("import:wordpress options", () => {
   it.each([
-    [["--chunk-statements", "1e30"], "--chunk-statements is a whole number from 1 to 1000000"],
+    [["--chunk-statements", "1e30"], "--chunk-statements is a whole number from 1 to 100000"],
     [
       ["--chunk-statements", "99999999999999999999"],
-      "--chunk-statements is a whole number from 1 to 1000000",
+      "--chunk-statements is a whole number from 1 to 100000",
     ],
-    [["--chunk-statements", " 5"], "--chunk-statements is a whole number from 1 to 1000000"],
-    [["--chunk-statements", "0x10"], "--chunk-statements is a whole number from 1 to 1000000"],
-    [["--chunk-statements=-5"], "--chunk-statements is a whole number from 1 to 1000000"],
+    [["--chunk-statements", " 5"], "--chunk-statements is a whole number from 1 to 100000"],
+    [["--chunk-statements", "0x10"], "--chunk-statements is a whole number from 1 to 100000"],
+    [["--chunk-statements=-5"], "--chunk-statements is a whole number from 1 to 100000"],
+    [["--chunk-statements", "100001"], "--chunk-statements is a whole number from 1 to 100000"],
     [
       ["--report", path.join(root, "no-such-folder", "report.json")],
       `--report ${path.join(root, "no-such-folder", "report.json")}: no folder ${path.join(root, "no-such-folder")} to write it in`,
@@ -52,7 +53,7 @@ describe("import:wordpress options", () => {
 
   it("takes the largest --chunk-statements and a --report in a folder that exists", () => {
     const report = path.join(root, "report.json");
-    const result = run("--chunk-statements", "1000000", "--report", report);
+    const result = run("--chunk-statements", "100000", "--report", report);
     expect(result.status, result.stderr).toBe(0);
     expect(result.stdout).toContain("Dry run: nothing written.");
   });
