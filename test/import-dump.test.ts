@@ -608,7 +608,7 @@ INSERT INTO \`wp_usermeta\` VALUES (9901,6,'wp_capabilities','a:1:{s:13:\\"admin
     });
   });
 
-  it("refuses a dump of no user over a database of some (a wrong --prefix), demoting nobody", () => {
+  it("refuses a dump of no user over a database of some (its users left out), demoting nobody", () => {
     const johndoe = { ...admin, id: 2, username: "johndoe", email: "John.Doe@Example.com" };
     const { report, statements } = importFromText(dump.replace(/^INSERT INTO `wp_users`.*$/m, ""), {
       target: targetState({
@@ -661,7 +661,13 @@ INSERT INTO \`wp_usermeta\` VALUES (9901,6,'wp_capabilities','a:1:{s:13:\\"admin
       .replaceAll("'WALLET WALLETS'", "'RIMPLENET WALLETS'");
     expect(() => importFromText(rimplenet)).toThrow(DumpOptionError);
     expect(() => importFromText(rimplenet)).toThrow(
-      "the dump holds no terms of taxonomy wallettransaction_type, and those of rimplenettransaction_type: run with --namespace rimplenet",
+      "the dump holds no terms of taxonomy wallettransaction_type, and those of rimplenettransaction_type: run with --namespace rimplenet (or --force to import the users alone)",
+    );
+    // --force imports the users alone, and says why no entry came.
+    const forced = importFromText(rimplenet, { options: { force: true } }).report;
+    expect(forced.transactions.imported).toBe(0);
+    expect(forced.warnings).toContain(
+      "no terms of taxonomy wallettransaction_type, and those of rimplenettransaction_type: is --namespace right?",
     );
     expect(
       importFromText(rimplenet, { options: { namespace: "rimplenet" } }).report.transactions

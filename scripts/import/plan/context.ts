@@ -132,15 +132,17 @@ function postKinds({ collector, opts, warn }: PlanContext) {
       termOf.set(ttid, String(collector.terms.get(t.termId) ?? "").toUpperCase());
     }
   if (termOf.size === 0) {
-    // Another namespace's terms: this one would import the users and leave every entry out.
+    // Another namespace's terms: this one would import the users and leave every entry out
+    // (--force imports the users alone, as for a site without the plugin's terms).
     const other = [...collector.taxonomies.values()]
       .map((t) => /^([A-Za-z0-9_]+)transaction_type$/.exec(String(t.taxonomy))?.[1])
       .find((ns) => ns !== undefined);
-    if (other !== undefined)
+    const also = other === undefined ? "" : `, and those of ${other}transaction_type`;
+    if (other !== undefined && !opts.force)
       throw new DumpOptionError(
-        `the dump holds no terms of taxonomy ${taxonomy}, and those of ${other}transaction_type: run with --namespace ${other}`,
+        `the dump holds no terms of taxonomy ${taxonomy}${also}: run with --namespace ${other} (or --force to import the users alone)`,
       );
-    warn(`no terms of taxonomy ${taxonomy}: is --namespace right?`);
+    warn(`no terms of taxonomy ${taxonomy}${also}: is --namespace right?`);
   }
   return (ttids: number[]) => {
     const names = ttids.map((t) => termOf.get(t)).filter((n) => n !== undefined);

@@ -248,7 +248,8 @@ function demoteAdministrators(ctx: PlanContext, plan: UserPlan) {
     if (site?.role === "subscriber")
       demote.push({ id, username: there.username, why: "a subscriber on the site" });
     else if (site || plan.userSkips.has(id)) left.add(id);
-    // A dump that holds no user (a wrong --prefix reads nothing) says nothing of who was deleted.
+    // A dump that holds no user (its users' table left out of the export) says nothing of who was
+    // deleted.
     else if ((target.importedByUser.get(id) ?? 0) > 0 && ctx.collector.users.size > 0)
       demote.push({ id, username: there.username, why: "not in the dump (deleted on the site?)" });
     else {
