@@ -67,6 +67,24 @@ async function setup(decimals = 2) {
   return { admin, buyer, seller, platform, walletId, ctx };
 }
 
+/** An unbalanced batch of these operations under a fresh request id. */
+const unbalanced = (ctx: ServiceContext, ...operations: BatchOperation[]) =>
+  postBatch(ctx, { requestId: unique("b"), balanced: false, operations });
+
+/** A batch crediting the buyer 3 and the seller 4, then 2 of it spent by `spender`. */
+async function creditedThenSpent(
+  { buyer, seller, walletId, ctx }: Awaited<ReturnType<typeof setup>>,
+  spender: { id: number },
+) {
+  const b = await unbalanced(
+    ctx,
+    op("credit", buyer.id, walletId, "3"),
+    op("credit", seller.id, walletId, "4"),
+  );
+  await unbalanced(ctx, op("debit", spender.id, walletId, "2"));
+  return b;
+}
+
 describe("postBatch", () => {
   it("writes a sale with its fee as one batch: entries in operation order, balances moved", async () => {
     const { buyer, seller, platform, walletId, ctx } = await setup();
@@ -258,17 +276,9 @@ describe("reverseBatch", () => {
   });
 
   it("refuses, naming the entry, when a reversal would overdraw; nothing is written", async () => {
-    const { buyer, seller, walletId, ctx } = await setup();
-    const b = await postBatch(ctx, {
-      requestId: unique("b"),
-      balanced: false,
-      operations: [op("credit", buyer.id, walletId, "3"), op("credit", seller.id, walletId, "4")],
-    });
-    await postBatch(ctx, {
-      requestId: unique("spend"),
-      balanced: false,
-      operations: [op("debit", seller.id, walletId, "2")],
-    });
+    const account = await setup();
+    const { ctx } = account;
+    const b = await creditedThenSpent(account, account.seller);
     const before = await tableCounts();
     expect(
       await refusalOf(reverseBatch(ctx, { id: b.batchId, ref: String(b.batchId), note: "" })),
@@ -515,24 +525,15 @@ describe("money arriving between a refusal and its naming", () => {
 
   it("a batch refused at an overdraft still names its operation once a credit has paid it", async () => {
     const { buyer, seller, walletId, ctx } = await setup();
-    await postBatch(ctx, {
-      requestId: unique("fund"),
-      balanced: false,
-      operations: [op("credit", buyer.id, walletId, "2")],
-    });
-    const topUp = () =>
-      postBatch(ctx, {
-        requestId: unique("topup"),
-        balanced: false,
-        operations: [op("credit", buyer.id, walletId, "10")],
-      });
+    await unbalanced(ctx, op("credit", buyer.id, walletId, "2"));
+    const topUp = () => unbalanced(ctx, op("credit", buyer.id, walletId, "10"));
     const before = await tableCounts();
     const reason = await refusalOf(
-      postBatch(arrivingAfter(ctx, topUp), {
-        requestId: unique("b"),
-        balanced: false,
-        operations: [op("credit", seller.id, walletId, "1"), op("debit", buyer.id, walletId, "5")],
-      }),
+      unbalanced(
+        arrivingAfter(ctx, topUp),
+        op("credit", seller.id, walletId, "1"),
+        op("debit", buyer.id, walletId, "5"),
+      ),
     );
     expect(reason).toEqual({ code: "batch_operation", index: 1, refused: "insufficient-balance" });
     // Nothing of the batch was written: only the top-up's batch and entry.
@@ -543,23 +544,10 @@ describe("money arriving between a refusal and its naming", () => {
   });
 
   it("a batch reversal refused at an overdraft names the entry at fault once a credit has paid it", async () => {
-    const { buyer, seller, walletId, ctx } = await setup();
-    const b = await postBatch(ctx, {
-      requestId: unique("b"),
-      balanced: false,
-      operations: [op("credit", buyer.id, walletId, "3"), op("credit", seller.id, walletId, "4")],
-    });
-    await postBatch(ctx, {
-      requestId: unique("spend"),
-      balanced: false,
-      operations: [op("debit", buyer.id, walletId, "2")],
-    });
-    const topUp = () =>
-      postBatch(ctx, {
-        requestId: unique("topup"),
-        balanced: false,
-        operations: [op("credit", buyer.id, walletId, "10")],
-      });
+    const account = await setup();
+    const { buyer, walletId, ctx } = account;
+    const b = await creditedThenSpent(account, buyer);
+    const topUp = () => unbalanced(ctx, op("credit", buyer.id, walletId, "10"));
     expect(
       await refusalOf(
         reverseBatch(arrivingAfter(ctx, topUp), {
@@ -579,15 +567,8 @@ describe("money arriving between a refusal and its naming", () => {
     const { buyer, seller, walletId, ctx } = await setup();
     // The buyer's credit is the newest entry: a walk back that forgot the hold would undo it first
     // and blame the buyer's leg.
-    for (const [user, amount] of [
-      [seller, "10"],
-      [buyer, "5"],
-    ] as const)
-      await postBatch(ctx, {
-        requestId: unique("fund"),
-        balanced: false,
-        operations: [op("credit", user.id, walletId, amount)],
-      });
+    await unbalanced(ctx, op("credit", seller.id, walletId, "10"));
+    await unbalanced(ctx, op("credit", buyer.id, walletId, "5"));
     const hold = await placeHold(ctx, {
       user: { id: seller.id },
       walletId,
@@ -599,11 +580,11 @@ describe("money arriving between a refusal and its naming", () => {
     const voidIt = () => voidHold(ctx, { id: hold.hold.id, ref: String(hold.hold.id) });
     // The buyer can pay 3; the seller, 10 with 8 held, cannot pay 5.
     const reason = await refusalOf(
-      postBatch(arrivingAfter(ctx, voidIt), {
-        requestId: unique("b"),
-        balanced: false,
-        operations: [op("debit", buyer.id, walletId, "3"), op("debit", seller.id, walletId, "5")],
-      }),
+      unbalanced(
+        arrivingAfter(ctx, voidIt),
+        op("debit", buyer.id, walletId, "3"),
+        op("debit", seller.id, walletId, "5"),
+      ),
     );
     expect(reason).toEqual({ code: "batch_operation", index: 1, refused: "insufficient-balance" });
     expect(await balance(seller.id, walletId)).toBe(1000);

@@ -213,6 +213,20 @@ describe("POST transfers", () => {
     );
   });
 
+  /** The plugin's transfer as an administrator sends it, on the D1 binding `d1`. */
+  const transferOn = (d1: D1Database, from: number, to: number, wallet: string, amount: number) =>
+    call("POST", `${NS}/transfers`, {
+      auth: admin.bearer,
+      vars: GUARDED,
+      d1,
+      body: {
+        transfer_from_user: from,
+        transfer_to_user: to,
+        wallet_id: wallet,
+        amount_to_transfer: amount,
+      },
+    });
+
   it("names the balance that refused a transfer, not one a credit brought a moment later", async () => {
     const [from, to, own] = [await makeUser(), await makeUser(), await makeWallet(admin)];
     await credit(admin, { user_id: from.id, wallet_id: own, amount: "2" });
@@ -223,17 +237,7 @@ describe("POST transfers", () => {
       arrived = true;
       await credit(admin, { user_id: from.id, wallet_id: own, amount: "10" });
     });
-    const res = await call("POST", `${NS}/transfers`, {
-      auth: admin.bearer,
-      vars: GUARDED,
-      d1,
-      body: {
-        transfer_from_user: from.id,
-        transfer_to_user: to.id,
-        wallet_id: own,
-        amount_to_transfer: 5,
-      },
-    });
+    const res = await transferOn(d1, from.id, to.id, own, 5);
     expect(arrived).toBe(true);
     expect(res.body).toEqual({
       status_code: 400,
@@ -259,17 +263,7 @@ describe("POST transfers", () => {
       const voided = await call("POST", `/holds/${holdId}/void`, { auth: admin.bearer });
       expect(voided.status, voided.text).toBe(200);
     });
-    const res = await call("POST", `${NS}/transfers`, {
-      auth: admin.bearer,
-      vars: GUARDED,
-      d1,
-      body: {
-        transfer_from_user: from.id,
-        transfer_to_user: to.id,
-        wallet_id: own,
-        amount_to_transfer: 5,
-      },
-    });
+    const res = await transferOn(d1, from.id, to.id, own, 5);
     expect(res.body).toMatchObject({ status_code: 400, message: "Insufficient Balance" });
     expect(res.body.error).toContain("( Naira Wallet mature wallet - [₦2.00] )");
     expect(res.body.error).toContain("( Naira Wallet immature wallet  - [₦8.00] )");
