@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { parseEnv } from "node:util";
 import { flagOn, JWT_SECRET_MIN_LENGTH, usableJwtSecret } from "../src/settings";
-import { ensureAdmin } from "./lib/admin";
+import { ensureAdmin, signsInWith } from "./lib/admin";
 import { demoWalletSql } from "./lib/admin-insert";
 import { DEV_DEFAULTS, devSecrets, devValue, devVarArgs } from "./lib/dev-vars";
 import { freePort, portIsFree } from "./lib/server";
@@ -93,17 +93,24 @@ const localRows = (statement: string) =>
 // Only into a database without an administrator: an imported site's own administrators sign in
 // with their WordPress passwords, and a local one would take the user id a later import needs.
 const seeded = await ensureAdmin({ target: "--local", ...admin, firstOnly: true });
+// An administrator of the dev e-mail already there (an earlier run's, or an imported site's that
+// uses it) is told to sign in with the dev password only if that password is still its own.
+const [existing] = seeded.created
+  ? []
+  : (localRows(
+      `SELECT password_hash FROM users WHERE role = 'administrator' AND email = ${sqlLiteral(admin.email)} COLLATE NOCASE`,
+    ) as { password_hash: string }[]);
 const devAdminExists =
   seeded.created ||
-  localRows(
-    `SELECT id FROM users WHERE role = 'administrator' AND email = ${sqlLiteral(admin.email)} COLLATE NOCASE`,
-  ).length > 0;
+  (existing !== undefined && (await signsInWith(existing.password_hash, admin.password)));
 console.log(
   seeded.created
     ? `Local administrator "${admin.username}" created.`
     : devAdminExists
       ? `Local administrator "${admin.email}" already exists; left as it is.`
-      : "The local database has administrators of its own (an imported site's): none added.",
+      : existing !== undefined
+        ? `Local administrator "${admin.email}" already exists with a password of its own; left as it is.`
+        : "The local database has administrators of its own (an imported site's): none added.",
 );
 
 const demo = localRows(demoWalletSql(Date.now()));
@@ -129,7 +136,7 @@ console.log(`
 Wallet API on ${base}${serve ? " (the deploy bundle under Miniflare alone, as production runs it)" : ""}
 ${devAdminExists ? "Sign in (dev-only credentials):" : "Sign in as one of the site's administrators, with its own password:"}
   curl -s ${base}/users/login -H 'Content-Type: application/json' \\
-    -d '{"user_email":"${devAdminExists ? admin.email : "<its e-mail>"}","user_password":"${devAdminExists ? admin.password : "<its password>"}"}'
+    -d '{"user_email":"${existing !== undefined || devAdminExists ? admin.email : "<its e-mail>"}","user_password":"${devAdminExists ? admin.password : "<its password>"}"}'
 Then send the access_token as "Authorization: Bearer <token>".
 Operator console: http://127.0.0.1:${port}/wallet-admin/${devAdminExists ? ` (sign in with ${admin.email} / ${admin.password})` : ""}
 ${mailLine}

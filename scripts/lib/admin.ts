@@ -1,6 +1,7 @@
 // Creates an administrator straight in D1 (local state or the remote database), the one way a
 // service gets its first administrator: there are no default credentials in a deployed service.
-import { hashPassword } from "../../src/auth/password";
+import { timingSafeEqual } from "node:crypto";
+import { checkLoginPassword, hashPassword } from "../../src/auth/password";
 import { adminInsertSql } from "./admin-insert";
 import { runWrangler } from "./wrangler";
 
@@ -57,4 +58,15 @@ export async function ensureAdmin({
   const [result] = JSON.parse(run.stdout) as [{ results: { id: number }[] }];
   const created = result.results[0];
   return created ? { created: true as const, id: created.id } : { created: false as const };
+}
+
+/**
+ * Whether `password` signs in to an account whose stored hash is `passwordHash`: the service's own
+ * check (src/auth/password.ts), WordPress's imported hashes included. Node's WebCrypto lacks the
+ * Workers runtime's `timingSafeEqual`, which that check calls; node:crypto's does the same.
+ */
+export async function signsInWith(passwordHash: string, password: string) {
+  const subtle: { timingSafeEqual?: typeof timingSafeEqual } = crypto.subtle;
+  subtle.timingSafeEqual ??= timingSafeEqual;
+  return (await checkLoginPassword(password, passwordHash)).valid;
 }
