@@ -163,6 +163,70 @@ describe("the console's Statement section", () => {
       expect(await figures(day), day).toEqual({ opening, closing, entries });
   });
 
+  it("states a day the site's zone skipped as an empty range, in figures and as a CSV", async () => {
+    // Apia's clocks went from 2011-12-29 23:59:59 (UTC-10) to 2011-12-31 00:00:00 (UTC+14): its
+    // 2011-12-30 has no second, so a statement of that day alone holds nothing and moves nothing.
+    const carol = await makeUser();
+    for (const [amount, at] of [
+      ["1.00", "2011-12-30T09:59:59Z"], // 2011-12-29 23:59:59, the last second before the jump
+      ["2.00", "2011-12-30T10:00:00Z"], // 2011-12-31 00:00:00, the first after it
+    ] as const) {
+      const res = await call("POST", "/credits", {
+        auth: admin.bearer,
+        body: { user_id: carol.id, wallet_id: wallet, amount, request_id: unique("apia") },
+        app: appAt(Date.parse(at)),
+      });
+      expect(res.status, res.text).toBe(200);
+    }
+    const apia = { ...env, SITE_TIMEZONE: "Pacific/Apia" };
+    const range = (from: string, to: string) =>
+      `/users/${carol.id}?wallet=${wallet}&from=${from}&to=${to}`;
+    const figures = async (from: string, to: string) => {
+      const res = await app.request(
+        `${BASE}${range(from, to)}`,
+        { headers: { Cookie: cookie } },
+        apia,
+      );
+      const html = await res.text();
+      const section = html.slice(html.indexOf('id="statement"'));
+      const figure = (name: string) =>
+        new RegExp(`${name}.*?</th><td class="num">([^<]+)<`).exec(section)?.[1];
+      return {
+        refused: section.includes("No statement"),
+        opening: figure("Opening balance"),
+        closing: figure("Closing balance"),
+        entries: figure("Entries"),
+      };
+    };
+    for (const [from, to, opening, closing, entries] of [
+      ["2011-12-29", "2011-12-29", "₦0.00", "₦1.00", "1"],
+      ["2011-12-30", "2011-12-30", "₦1.00", "₦1.00", "0"],
+      ["2011-12-30", "2011-12-31", "₦1.00", "₦3.00", "1"],
+      ["2011-12-29", "2011-12-30", "₦0.00", "₦1.00", "1"],
+    ] as const)
+      expect(await figures(from, to), `${from} to ${to}`).toEqual({
+        refused: false,
+        opening,
+        closing,
+        entries,
+      });
+    // Days out of order are still refused.
+    expect((await figures("2011-12-31", "2011-12-30")).refused).toBe(true);
+
+    const csv = await app.request(
+      `${BASE}/users/${carol.id}/statement.csv?wallet=${wallet}&from=2011-12-30&to=2011-12-30`,
+      { headers: { Cookie: cookie }, redirect: "manual" },
+      apia,
+    );
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get("X-Statement-Opening-Balance")).toBe("1.00");
+    expect(csv.headers.get("X-Statement-Closing-Balance")).toBe("1.00");
+    expect(csv.headers.get("X-WP-Total")).toBe("0");
+    expect(await csv.text()).toBe(
+      "ID,post_date,post_date_gmt,txn_type,amount,balance_after,note\r\n",
+    );
+  });
+
   it("keeps the chosen wallet and days in the statement's form on the pages before and after", async () => {
     const carol = await makeUser();
     await appendHistory(carol.id, wallet, PER_PAGE + 1);

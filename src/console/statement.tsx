@@ -98,19 +98,32 @@ export function statementChoice(
   };
 }
 
-/** The statement a choice names: from the first second of `from` to the last of `to`, site-local. */
+/**
+ * The instants a choice's days span: from the first second of `from` to the last of `to`,
+ * site-local. Days in order that hold no second at all (a day the zone skipped, as Pacific/Apia
+ * skipped 2011-12-30) are one instant, half a second before that day would have begun: a range
+ * inside one second, which holds no entry (the API's rule). Bounded by their seconds, they would
+ * end before they start and be refused as a range whose from is after its to.
+ */
+function statementSpan(s: StatementChoice, zone: string) {
+  const firstS = siteDayBounds(s.from, zone).firstS;
+  const lastS = siteDayBounds(s.to, zone).lastS;
+  if (s.from <= s.to && lastS < firstS)
+    return { fromMs: firstS * 1000 - 500, toMs: firstS * 1000 - 500 };
+  return { fromMs: firstS * 1000, toMs: lastS * 1000 };
+}
+
+/** The statement a choice names (statementSpan). */
 function statementOf(
   c: Context<ConsoleEnv>,
   userId: number,
   s: StatementChoice,
   page: { offset: number; limit: number },
 ) {
-  const zone = c.env.SITE_TIMEZONE;
   return openStatement(c.var.service, {
     userId,
     walletId: s.walletId,
-    fromMs: siteDayBounds(s.from, zone).firstS * 1000,
-    toMs: siteDayBounds(s.to, zone).lastS * 1000,
+    ...statementSpan(s, c.env.SITE_TIMEZONE),
     page,
   });
 }
