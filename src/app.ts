@@ -15,7 +15,7 @@ import type { Outbound } from "./events/deliver";
 import { health } from "./health";
 import { answerHeaders, BOOKMARK_HEADER, showsBookmark } from "./http/answer-headers";
 import { tokenKeys } from "./http/auth";
-import { limitBody } from "./http/body-limit";
+import { limitBody, MAX_BODY_BYTES } from "./http/body-limit";
 import { percentDecode } from "./http/decode";
 import { fail, send, wpError } from "./http/envelope";
 import { ERRORS, onError } from "./http/errors";
@@ -32,8 +32,6 @@ import { allowFor, readOnlyRoute } from "./route-methods";
 import { api, NAMESPACE } from "./routes";
 import { REFERENCE } from "./routes/openapi";
 import { asciiLower } from "./wallet/rules";
-
-const MAX_BODY_BYTES = 64 * 1024;
 
 export type AppOptions = {
   nowMs?: () => number;
@@ -209,15 +207,16 @@ export function createApp(options: AppOptions = {}) {
       }),
     );
   });
-  // The console is its own boundary (console/boundary.ts): the API's CORS never answers for it.
-  app.use((c, next) => (insideConsole(c.req.path) ? next() : corsHeaders(c, next)));
-  app.use(
-    limitBody(MAX_BODY_BYTES, (c) =>
-      fail(c, ERRORS.payload_too_large.status, ERRORS.payload_too_large.message, {
-        body: `at most ${MAX_BODY_BYTES} bytes`,
-      }),
-    ),
+  // The console is its own boundary (console/boundary.ts): the API's CORS never answers for it,
+  // nor its body limit, whose answer is the API's JSON: the console limits its forms itself, after
+  // its origin check and with its own headers (console/index.tsx).
+  const apiBodyLimit = limitBody(MAX_BODY_BYTES, (c) =>
+    fail(c, ERRORS.payload_too_large.status, ERRORS.payload_too_large.message, {
+      body: `at most ${MAX_BODY_BYTES} bytes`,
+    }),
   );
+  app.use((c, next) => (insideConsole(c.req.path) ? next() : corsHeaders(c, next)));
+  app.use((c, next) => (insideConsole(c.req.path) ? next() : apiBodyLimit(c, next)));
 
   // The site's front page: WordPress clients look for the API's Link header here (HEAD / or GET /).
   app.get("/", (c) => {

@@ -316,6 +316,52 @@ describe("console pages are isolated from other origins", () => {
   });
 });
 
+describe("a console form past the body limit", () => {
+  /** A form body one byte over 64 KiB. */
+  const oversized = () => form({ note: "x".repeat(64 * 1024 - 4) });
+
+  it("from its own origin: the console's 413 page with its headers, never the API's JSON; nothing moves", async () => {
+    const before = await tableCounts();
+    // Declared (Content-Length) and streamed (chunked, no length): both judged as the API's are.
+    const streamed = new Blob([oversized().toString()]).stream();
+    const answers = [
+      await request(`/users/${alice.id}/credit`, {
+        method: "POST",
+        cookie,
+        headers: { Origin: OWN, "Content-Type": "application/x-www-form-urlencoded" },
+        body: oversized().toString(),
+      }),
+      await request(`/users/${alice.id}/credit`, {
+        method: "POST",
+        cookie,
+        headers: { Origin: OWN, "Content-Type": "application/x-www-form-urlencoded" },
+        body: streamed,
+        duplex: "half",
+      } as RequestInit),
+    ];
+    for (const res of answers) {
+      expect(res.status).toBe(413);
+      expect(res.headers.get("content-type")).toMatch(/^text\/html/);
+      expect(res.html).toContain("nothing was done");
+      expect(res.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+      expect(res.headers.get("x-frame-options")).toBe("DENY");
+      expect(res.headers.get("cross-origin-opener-policy")).toBe("same-origin");
+      expect(res.headers.get("cross-origin-resource-policy")).toBe("same-origin");
+    }
+    expect(await tableCounts()).toEqual(before);
+  });
+
+  it("from another origin: 403 before its body is read, as any foreign form", async () => {
+    const res = await request(`/users/${alice.id}/credit`, {
+      method: "POST",
+      cookie,
+      headers: { Origin: "https://evil.example" },
+      body: oversized(),
+    });
+    expect(res.status).toBe(403);
+  });
+});
+
 describe("every console answer carries the console's strict CSP", () => {
   /** A D1 binding whose every query fails, for a console page that meets a fault. */
   const brokenDb: D1Database = new Proxy(env.DB, {

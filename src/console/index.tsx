@@ -3,6 +3,7 @@
 // token and, for money, an idempotency key made when the form was drawn, so a double submit moves
 // money once.
 import { type Context, Hono } from "hono";
+import { limitBody, MAX_BODY_BYTES } from "../http/body-limit";
 import { onError } from "../http/errors";
 import { appContext } from "./api";
 import { apiKeysScreen } from "./api-keys";
@@ -35,6 +36,9 @@ export function consoleRoutes() {
     c.header("X-Frame-Options", "DENY");
   });
   app.use(consoleBoundary);
+  // The API's body limit, after the origin check (a foreign form is refused before it is read) and
+  // answered as a page of the console's, with its headers.
+  app.use(limitBody<ConsoleEnv>(MAX_BODY_BYTES, tooLarge));
   app.get("/console.css", (c) => c.body(CSS, 200, { "Content-Type": "text/css; charset=utf-8" }));
   app.get("/console.js", (c) =>
     c.body(JS, 200, { "Content-Type": "text/javascript; charset=utf-8" }),
@@ -60,6 +64,18 @@ export function consoleRoutes() {
   app.onError(faultPage);
   return app;
 }
+
+/** A form past the body limit, which no form of the console's needs: read no further. */
+const tooLarge = (c: Context<ConsoleEnv>) =>
+  c.html(
+    <Page title="Too large">
+      <p>
+        The form was larger than {MAX_BODY_BYTES / 1024} KiB, so it was not read: nothing was done.{" "}
+        <a href={`${BASE}/`}>Go to the overview</a>.
+      </p>
+    </Page>,
+    413,
+  );
 
 /**
  * A fault while drawing a page or acting on a form: the service's own answer to it (http/errors.ts

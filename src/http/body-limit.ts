@@ -9,6 +9,9 @@ import { bodyLimit } from "hono/body-limit";
 import type { AppEnv } from "../env";
 import { unreadableBody } from "./decode";
 
+/** The most a request body may hold, the API's and the console's forms alike (docs/security.md). */
+export const MAX_BODY_BYTES = 64 * 1024;
+
 const DRAIN_MAX_BYTES = 1024 * 1024;
 const DRAIN_MAX_MS = 2_000;
 
@@ -32,10 +35,10 @@ async function drain(reader: ReadableStreamDefaultReader<Uint8Array>) {
   }
 }
 
-export function limitBody(
+export function limitBody<E extends AppEnv = AppEnv>(
   maxSize: number,
-  onError: (c: Context<AppEnv>) => Response | Promise<Response>,
-): MiddlewareHandler<AppEnv> {
+  onError: (c: Context<E>) => Response | Promise<Response>,
+): MiddlewareHandler<E> {
   const byLength = bodyLimit({ maxSize, onError });
   return async (c, next) => {
     const raw = c.req.raw;
