@@ -39,6 +39,8 @@ form.stack { display: grid; gap: .6rem; max-width: 26rem; align-content: start; 
 form.stack p { margin: 0; }
 label { display: grid; gap: .2rem; font-weight: 500; }
 input, select, button { font: inherit; padding: .45rem .6rem; border: 1px solid #b8bfcc; border-radius: 6px; }
+/* A select is as wide as its longest option (a wallet's name of 100 characters) unless it may shrink. */
+select { min-width: 0; }
 button { background: var(--accent); color: #fff; border-color: var(--accent); cursor: pointer; }
 button.secondary { background: #fff; color: var(--accent); }
 button.danger { background: var(--bad); border-color: var(--bad); }

@@ -3,7 +3,7 @@
 // enough to read, an entry's row as tall as its date, a long username within the screen, the users
 // list as wide as the screen, a table's buttons on one line, a hold's Void beside its Capture and
 // its note on one line, and a statement's day that is none shown as typed with its words beside
-// it. Data through the API.
+// it, and each money form within its card however long a wallet's name. Data through the API.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN, adminAuth, startServer } from "../../scripts/lib/server";
@@ -381,5 +381,50 @@ describe("the console at phone width, by keyboard, in chromium", () => {
       (input: { validity: { rangeOverflow: boolean } }) => input.validity.rangeOverflow,
     );
     expect(overflow).toBe(true);
+  });
+
+  it("keeps each money form within its card when a wallet's name is long, at any width", async () => {
+    // A name as long as one can be (100 characters): its option made the select as wide, which
+    // overflowed its card, laid the forms over each other and hid the Credit and Debit buttons'
+    // words under the next card. Made last, as the other tests' forms expect one wallet.
+    await api("POST", "/wallets", {
+      wallet_id: "ngn_savings",
+      wallet_name:
+        "Nigerian Naira Cooperative Savings Wallet for Members of the Lagos and Abuja Branches 2026",
+      wallet_symbol: "₦",
+      wallet_decimal: 2,
+    });
+    for (const width of [390, 800, 1280]) {
+      await page.setViewportSize({ width, height: 844 });
+      await page.goto(userPage);
+      for (const name of ["Credit", "Debit", "Transfer"]) {
+        const card = page.locator("form", {
+          has: page.getByRole("heading", { name, exact: true }),
+        });
+        const box = (await card.boundingBox())!;
+        const controls = await card
+          .locator("select, input:not([type=hidden]), button")
+          .evaluateAll((nodes: Node[]) => nodes.map((n) => n.getBoundingClientRect()));
+        for (const c of controls)
+          expect(c.right, `${width} px, ${name}`).toBeLessThanOrEqual(box.x + box.width);
+        // Its button shows its word: nothing of another card lies over the button's middle.
+        const submit = card.getByRole("button", { name, exact: true });
+        await submit.scrollIntoViewIfNeeded();
+        const button = (await submit.boundingBox())!;
+        const onTop = await page.evaluate(
+          ([x, y]) =>
+            (
+              globalThis as unknown as {
+                document: { elementFromPoint(x: number, y: number): { textContent: string } };
+              }
+            ).document.elementFromPoint(x!, y!)?.textContent,
+          [button.x + button.width / 2, button.y + button.height / 2],
+        );
+        expect(onTop, `${width} px, ${name}`).toBe(name);
+      }
+      const scrollWidth = () =>
+        (globalThis as unknown as Window).document.documentElement.scrollWidth;
+      expect(await page.evaluate(scrollWidth), `${width} px`).toBe(width);
+    }
   });
 });
