@@ -244,6 +244,41 @@ describe("POST wallets in the dialect", () => {
       },
     });
   });
+
+  it("refuses a symbol with control, bidirectional or invisible characters, as wallet/v1 does", async () => {
+    const before = await tableCounts();
+    // A right-to-left override beside "$1,500.00" shows it reversed, in the console and in every
+    // *_formatted string; a zero-width space makes two symbols look the same.
+    for (const hidden of ["\u202e", "\u2066", "\u200f", "\u200b", "\ufeff", "\u0007", "\u00ad"]) {
+      const res = await post({
+        wallet_name: "Test Wallet",
+        wallet_id: letters(),
+        wallet_symbol: `U${hidden}S`,
+        wallet_type: "fiat",
+      });
+      expect(res.status, JSON.stringify(hidden)).toBe(400);
+      expect(res.body, JSON.stringify(hidden)).toStrictEqual({
+        status_code: 400,
+        status: false,
+        message: "invalid input",
+        error: {
+          wallet_symbol:
+            "wallet_symbol must not hold control, bidirectional or invisible characters",
+        },
+      });
+    }
+    expect(await tableCounts()).toEqual(before);
+    // Emoji sequences keep their zero-width joiner; right-to-left scripts are text like any other.
+    for (const symbol of ["🏳️‍🌈", "ر.س", "₦"]) {
+      const res = await post({
+        wallet_name: "Test Wallet",
+        wallet_id: letters(),
+        wallet_symbol: symbol,
+        wallet_type: "fiat",
+      });
+      expect(res.status, symbol).toBe(200);
+    }
+  });
 });
 
 describe("DELETE wallets/{wallet} in the dialect", () => {

@@ -78,6 +78,7 @@ function ruleText(b: WalletRuleBreak) {
   if (b.rule === "too-long") return `${field} must be at most ${b.max} characters`;
   if (b.rule === "empty") return "Field Cannot be empty";
   if (b.rule === "reserved") return WALLET_RULE_TEXTS.reserved;
+  if (b.rule === "hidden") return WALLET_RULE_TEXTS.hidden(field);
   return WALLET_RULE_TEXTS[b.field];
 }
 

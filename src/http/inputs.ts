@@ -4,6 +4,7 @@ import * as v from "valibot";
 import { ENDPOINT_URL_MAX } from "../events/endpoint-url";
 import { EVENT_TYPES, type EventType, isEventType } from "../events/records";
 import {
+  holdsHidden,
   isReservedWalletId,
   isWalletDecimals,
   isWalletId,
@@ -35,26 +36,11 @@ const required = (max: number, name: string) =>
     documented({ type: "string", minLength: 1, maxLength: max }),
   );
 
-/**
- * Control, bidirectional and invisible characters (Unicode's default-ignorable code points, line
- * and paragraph separators): in a wallet's name or symbol, which every balance and statement shows
- * its users (`₦1,500.00`), they could reorder or hide what is shown beside them. The zero-width
- * joiner and the variation selectors stay: emoji sequences need them.
- */
-// biome-ignore lint/complexity/useRegexLiterals: a literal's v flag needs an ES2024 target.
-const HIDDEN = new RegExp(
-  String.raw`[[\p{Cc}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]--[\u200d\ufe00-\ufe0f\u{e0100}-\u{e01ef}]]`,
-  "v",
-);
-
 /** A required text that is shown to users as it is: nothing in it may change how the rest reads. */
 const shown = (max: number, name: string) =>
   v.pipe(
     required(max, name),
-    v.check(
-      (text) => !HIDDEN.test(text),
-      `${name} must not hold control, bidirectional or invisible characters`,
-    ),
+    v.check((text) => !holdsHidden(text), WALLET_RULE_TEXTS.hidden(name)),
   );
 
 export const ApiKeyParams = v.object({
@@ -71,6 +57,8 @@ export const WALLET_RULE_TEXTS = {
   reserved: "wallet_id formatted is reserved",
   decimals: `wallet_decimal must be an integer from 0 to ${WALLET_LIMITS.decimalsMax}`,
   type: "wallet_type must hold 1 to 32 of a-z, 0-9, _ and -",
+  hidden: (field: string) =>
+    `${field} must not hold control, bidirectional or invisible characters`,
 };
 
 export const WalletParams = v.object({

@@ -44,11 +44,27 @@ export const isWalletType = (type: string) => WALLET_TYPE.test(type);
 export const isWalletDecimals = (n: number) =>
   Number.isInteger(n) && n >= 0 && n <= WALLET_LIMITS.decimalsMax;
 
+/**
+ * Control, bidirectional and invisible characters (Unicode's default-ignorable code points, line
+ * and paragraph separators): in a wallet's name or symbol, which every balance and statement shows
+ * its users (`₦1,500.00`), they could reorder or hide what is shown beside them. The zero-width
+ * joiner and the variation selectors stay: emoji sequences need them.
+ */
+// biome-ignore lint/complexity/useRegexLiterals: a literal's v flag needs an ES2024 target.
+const HIDDEN = new RegExp(
+  String.raw`[[\p{Cc}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]--[\u200d\ufe00-\ufe0f\u{e0100}-\u{e01ef}]]`,
+  "v",
+);
+
+/** Whether a wallet's name or symbol holds a character that could change how the rest reads. */
+export const holdsHidden = (text: string) => HIDDEN.test(text);
+
 /** Why a decoded wallet breaks a rule, by field; each dialect words these itself. */
 export type WalletRuleBreak =
   | { field: "id"; rule: "shape" | "reserved" }
   | { field: "name" | "symbol" | "note"; rule: "too-long"; max: number }
   | { field: "name" | "symbol"; rule: "empty" }
+  | { field: "name" | "symbol"; rule: "hidden" }
   | { field: "decimals"; rule: "range" }
   | { field: "type"; rule: "shape" };
 
@@ -63,6 +79,7 @@ export function walletRuleBreaks(w: NewWallet): WalletRuleBreak[] {
     const max = field === "name" ? WALLET_LIMITS.nameMax : WALLET_LIMITS.symbolMax;
     if (w[field] === "") breaks.push({ field, rule: "empty" });
     else if (chars(w[field]) > max) breaks.push({ field, rule: "too-long", max });
+    else if (holdsHidden(w[field])) breaks.push({ field, rule: "hidden" });
   }
   if (chars(w.note) > WALLET_LIMITS.noteMax)
     breaks.push({ field: "note", rule: "too-long", max: WALLET_LIMITS.noteMax });
