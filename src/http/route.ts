@@ -13,6 +13,7 @@ import { credentialOf } from "./auth";
 import { type ApiError, type ErrorCode, forgotGone, permissionDenied } from "./errors";
 import { pathIdField } from "./fields";
 import { type Params, routeParams } from "./params";
+import { withLists } from "./php-lists";
 import { requireSettings } from "./settings";
 
 /** How a dialect words a refused credential: none sent, one that does not verify, not allowed. */
@@ -120,9 +121,15 @@ export function defineRoute<Info extends Declared<T>, T = undefined>(
       });
       if (principal && info.owner && !mayReadUser(principal, userRef(info.owner(params))))
         throw refusals.forbidden();
-      // The input is read per run: a reader may look up (cached) users and wallets.
+      // The input is read per run: a reader may look up (cached) users and wallets. PHP's list
+      // syntax (`user_id[]=2` in a query or form) reaches every route's reader as the list it is.
       const run = async () =>
-        handler(c, (info.params ? await info.params.read(c, params) : undefined) as T);
+        handler(
+          c,
+          (info.params
+            ? await info.params.read(c, withLists(info.params.schema, params))
+            : undefined) as T,
+        );
       try {
         return await run();
       } catch (err) {

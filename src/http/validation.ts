@@ -5,28 +5,10 @@ import { withAliases } from "./aliases";
 import { invalidInput } from "./errors";
 import { EMPTY } from "./fields";
 import type { Params } from "./params";
+import { withLists } from "./php-lists";
 import type { Input } from "./route";
 
 type ObjectSchema = v.ObjectSchema<v.ObjectEntries, undefined>;
-
-/**
- * PHP reads `name[]=a` (or `name[k]=a`) in a query or form as `name` holding a list, which WordPress
- * then refuses as not text. So a declared parameter sent so reaches its rule as that list, and is
- * refused as a JSON list is, never dropped: dropped, a filter would answer unfiltered. The plain
- * name wins when both are sent.
- */
-function withLists(schema: ObjectSchema, params: Params): Params {
-  let read = params;
-  for (const [name, value] of Object.entries(params)) {
-    const open = name.indexOf("[");
-    if (open <= 0 || !name.endsWith("]")) continue;
-    const base = name.slice(0, open);
-    if (!Object.hasOwn(schema.entries, base) || Object.hasOwn(params, base)) continue;
-    if (read === params) read = { ...params };
-    read[base] = [...((read[base] as unknown[] | undefined) ?? []), value];
-  }
-  return read;
-}
 
 /**
  * Validates parameters against a route's valibot object schema and keeps the first message per

@@ -125,7 +125,9 @@ async function readOperation(
  */
 async function readBatchInput(c: Context<AppEnv>, params: Params): Promise<BatchInput> {
   const { output, errors = {} } = checkFields(TopParams, params);
-  const raw = params.operations ?? formOperations(params);
+  // A form's `operations[i][field]` names first: they also reach `operations` as a flat list of
+  // their values (http/php-lists.ts), which is what a client sending them did not mean.
+  const raw = formOperations(params) ?? params.operations;
   const ops: BatchOperation[] = [];
   if (raw === undefined || raw === "") errors.operations = EMPTY;
   else if (!Array.isArray(raw)) errors.operations = LIST_TEXT;

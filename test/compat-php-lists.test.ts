@@ -1,0 +1,91 @@
+// PHP's list syntax in the Rimplenet dialect: WordPress reads `user_id[]=2` (or `user_id[0]=2`) in
+// a form body or a query string as `user_id` holding a list, and the plugin's sanitize_text_field
+// made that list "". Found by a differential run against the real plugin (1.1.31): the Worker
+// dropped such a name, so a credit's `user_id[]=2` counted as a missing user_id ("cannot be zero",
+// the plugin: "Field Cannot be empty"), and a transfer's `request_id[]=…` was taken as no key at all,
+// so a retry moved the money again, where docs/compat.md promises a list is refused.
+import { beforeAll, describe, expect, it } from "vitest";
+import { compatCall, GUARDED } from "./compat-helpers";
+import { credit, makeAdmin, makeUser, makeWallet, type TestUser, tableCounts } from "./helpers";
+
+const NS = "/wp-json/rimplenet/v1";
+let admin: TestUser;
+let alice: TestUser;
+let bob: TestUser;
+let wallet: string;
+
+const form = (path: string, body: string, auth: string) =>
+  compatCall("POST", `${NS}${path}`, {
+    vars: GUARDED,
+    headers: { "Content-Type": "application/x-www-form-urlencoded", Authorization: auth },
+    body,
+  });
+
+beforeAll(async () => {
+  admin = await makeAdmin();
+  [alice, bob] = [await makeUser(), await makeUser()];
+  wallet = await makeWallet(admin);
+  await credit(admin, { user_id: alice.id, wallet_id: wallet, amount: "100.00" });
+});
+
+describe("PHP list syntax in a form or query", () => {
+  it("reads a credit's user_id[] as the plugin did: an empty field, never a missing one", async () => {
+    const before = await tableCounts();
+    for (const [path, body] of [
+      ["/credits", `user_id[]=${alice.id}&wallet_id=${wallet}&request_id=l1&amount=1`],
+      ["/credits", `user_id[0]=${alice.id}&wallet_id=${wallet}&request_id=l2&amount=1`],
+      [`/credits?user_id[]=${alice.id}`, `wallet_id=${wallet}&request_id=l3&amount=1`],
+    ] as const) {
+      const res = await form(path, body, admin.bearer);
+      expect(res.status, `${path} ${body}: ${res.text}`).toBe(400);
+      expect(res.body).toEqual({
+        status_code: 400,
+        status: false,
+        message: "invalid input",
+        error: { user_id: "Field Cannot be empty" },
+      });
+    }
+    expect(await tableCounts()).toEqual(before);
+  });
+
+  it("refuses a transfer's request_id[] as it refuses a JSON list, and moves nothing", async () => {
+    const before = await tableCounts();
+    const body = `transfer_from_user=${alice.id}&transfer_to_user=${bob.id}&wallet_id=${wallet}&amount_to_transfer=1&request_id[]=retry_1`;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const res = await form("/transfers", body, admin.bearer);
+      expect(res.status, res.text).toBe(400);
+      expect(res.body.message).toBe("invalid input");
+      expect(Object.keys(res.body.error)).toEqual(["request_id"]);
+    }
+    expect(await tableCounts()).toEqual(before);
+  });
+
+  it("keeps meta_data[key]=value as the object PHP made of it, searchable by its key", async () => {
+    const channel = `c${Date.now()}`;
+    const res = await form(
+      "/credits",
+      `user_id=${alice.id}&wallet_id=${wallet}&request_id=l5&amount=1&meta_data[channel]=${channel}`,
+      admin.bearer,
+    );
+    expect(res.status, res.text).toBe(200);
+    const found = await compatCall(
+      "GET",
+      `${NS}/transactions?meta_key=channel&meta_value=${channel}`,
+      { vars: GUARDED, headers: { Authorization: admin.bearer } },
+    );
+    expect(found.status, found.text).toBe(200);
+    expect(found.body.data.map((t: { ID: number }) => t.ID)).toEqual([
+      res.body.data.transaction_id,
+    ]);
+  });
+
+  it("lets the plain name win when both are sent, as before", async () => {
+    const res = await form(
+      "/credits",
+      `user_id=${alice.id}&user_id[]=${bob.id}&wallet_id=${wallet}&request_id=l4&amount=1`,
+      admin.bearer,
+    );
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.data.user_id).toBe(alice.id);
+  });
+});
