@@ -95,3 +95,52 @@ describe("POST users in the dialect", () => {
     expect(login.body.data.user_id).toBe(String(res.body.data.id));
   });
 });
+
+// Found by a differential run against the real plugin: its sanitize_text_field made a JSON number
+// the text of its digits, so `"username":12345` created user `12345`, and `"user_email":12345`
+// was "Invalid user_email". This service answered both "… is required", of a field that was sent.
+describe("POST users with JSON numbers", () => {
+  const create = (body: Json) =>
+    compatCall("POST", "/wp-json/rimplenet/v1/users", {
+      headers: { Authorization: admin.bearer, "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+      vars: GUARDED,
+    });
+
+  it("takes a numeric username as its text, and the user signs in with it", async () => {
+    const res = await create({
+      username: 987654321,
+      user_email: "numeric@example.com",
+      user_password: 123456,
+    });
+    expect(res.status, res.text).toBe(201);
+    const login = await compatCall("POST", "/wp-json/rimplenet/v1/users/login", {
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ user_email: "numeric@example.com", user_password: "123456" }),
+      vars: GUARDED,
+    });
+    expect(login.status, login.text).toBe(200);
+    expect(login.body.data).toMatchObject({
+      user_id: String(res.body.data.id),
+      username: "987654321",
+    });
+  });
+
+  it("answers a numeric user_email as an invalid one, not a missing one", async () => {
+    const before = await tableCounts();
+    const res = await create({
+      username: "numbermail",
+      user_email: 12345,
+      user_password: "123456",
+    });
+    expect(res.status, res.text).toBe(400);
+    expect(res.body.error).toEqual([{ user_email: ["Invalid user_email"] }]);
+    const taken = await create({
+      username: 987654321,
+      user_email: "other@example.com",
+      user_password: "123456",
+    });
+    expect(taken.body.error).toEqual([{ user_login: ["username already taken"] }]);
+    expect(await tableCounts()).toEqual(before);
+  });
+});

@@ -31,8 +31,9 @@ const TOO_SHORT = {
 } as const;
 
 export const UserParams = v.object({
+  // A JSON number is its text, as the plugin's sanitize_text_field read it (`12345` is a username).
   username: v.pipe(
-    v.string(REQUIRED.username),
+    anyText(REQUIRED.username),
     v.nonEmpty(REQUIRED.username),
     v.check((s) => !/\s/.test(s), "username must not contain space"),
     // WordPress's validate_username: ASCII letters, digits and _ . - @, so case-insensitive
@@ -50,7 +51,7 @@ export const UserParams = v.object({
     }),
   ),
   user_email: v.pipe(
-    v.string(REQUIRED.user_email),
+    anyText(REQUIRED.user_email),
     v.nonEmpty(REQUIRED.user_email),
     v.transform((s) => s.trim()),
     v.maxLength(EMAIL_MAX, "Invalid user_email"),
@@ -168,14 +169,12 @@ export const newSubscriberFields = (
   read: async (c, params) => {
     const parsed = v.safeParse(UserParams, params);
     if (parsed.success) return parsed.output;
-    const { username, user_email } = params;
+    const text = (x: unknown) =>
+      typeof x === "string" ? x : typeof x === "number" ? String(x) : undefined;
+    const [username, user_email] = [text(params.username), text(params.user_email)];
     const clashes =
-      typeof username === "string" || typeof user_email === "string"
-        ? await findNewUserClashes(
-            c.var.db,
-            typeof username === "string" ? username : "",
-            typeof user_email === "string" ? user_email.trim() : "",
-          )
+      username !== undefined || user_email !== undefined
+        ? await findNewUserClashes(c.var.db, username ?? "", (user_email ?? "").trim())
         : { username: false, email: false, usernameNotOwnEmail: false };
     throw validationError(collectUserErrors(UserParams, params, clashErrors(clashes), dialect));
   },
