@@ -3,10 +3,14 @@
 // only reads, so that its queries may go to a read replica.
 import { matchedRoutes, routePath } from "hono/route";
 import { COMPAT_ROUTES } from "./compat";
+import { honoPath } from "./http/route";
 import { NAMESPACE, ROUTES } from "./routes";
 
+/** A Hono route path as the table below keys it: no trailing slash. */
+const patternOf = (path: string) => path.replace(/\/$/, "");
+
 /**
- * Each route's methods, by the pattern Hono matches it with (`/wp-json/wallet/v1/transactions/:id`),
+ * Each route's methods, by the pattern Hono matches it with (`/wp-json/wallet/v1/transactions/:id{[\d]+}`),
  * the discovery indexes' included.
  */
 const methods = new Map<string, string[]>([
@@ -19,13 +23,12 @@ for (const [prefix, routes] of [
   ["/wp-json/:ns/v1", COMPAT_ROUTES],
 ] as const) {
   for (const route of routes) {
-    const pattern = prefix + route.path.replace(/\{(\w+)\}/g, ":$1");
+    // With its parameters' patterns, as Hono matched it: two routes that differ only there (the
+    // plugin's `GET wallets/{wallet}` and `DELETE wallets/{wallet}`) are two WordPress routes.
+    const pattern = patternOf(prefix + honoPath(route));
     methods.set(pattern, [...(methods.get(pattern) ?? []), route.method]);
   }
 }
-
-/** A Hono route path as the table above keys it: `:id{[0-9]+}` is `:id`, no trailing slash. */
-const patternOf = (path: string) => path.replace(/\{[^}]*\}/g, "").replace(/\/$/, "");
 
 /**
  * A Hono route path's methods: worked out once per path (the paths are the route table's own, and a

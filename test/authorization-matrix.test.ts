@@ -560,6 +560,7 @@ const PLUGIN: Record<string, Entry> = {
     },
   },
   "GET /wallets": { request: () => ({}) },
+  "GET /wallets/{wallet}": { request: (fx) => ({ path: `/wallets/${fx.wallet}` }) },
   "POST /wallets": {
     request: () => ({
       body: {

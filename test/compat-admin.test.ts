@@ -623,11 +623,16 @@ describe("a deletion made through another isolate", () => {
 });
 
 describe("discovery and Allow", () => {
-  it("list POST wallets, DELETE wallets/{wallet} and DELETE users/{user_id}", async () => {
+  it("list POST wallets, GET and DELETE wallets/{wallet} and DELETE users/{user_id}", async () => {
     const index = await compatCall("GET", "/wp-json/", { vars: GUARDED });
     expect(index.body.routes["/rimplenet/v1/wallets"].methods).toEqual(["GET", "POST"]);
     expect(index.body.routes["/rimplenet/v1/wallets/(?P<wallet>[\\w]+)"].methods).toEqual([
       "DELETE",
+    ]);
+    // Two routes, as the plugin registered them (get-wallet.php and delete-wallets.php), each with
+    // its own Allow.
+    expect(index.body.routes["/rimplenet/v1/wallets/(?P<wallet>[a-zA-Z0-9_]+)"].methods).toEqual([
+      "GET",
     ]);
     expect(index.body.routes["/rimplenet/v1/users/(?P<user_id>\\d+)"].methods).toEqual(["DELETE"]);
     const listed = await compatCall("GET", `${NS}/wallets`, {
@@ -638,5 +643,10 @@ describe("discovery and Allow", () => {
     const gone = await del("wallets/nosuchwallet");
     expect(gone.headers.get("allow")).toBe("DELETE");
     expect((await del("users/999999999")).headers.get("allow")).toBe("DELETE");
+    const one = await compatCall("GET", `${NS}/wallets/nosuchwallet`, {
+      headers: { Authorization: admin.bearer },
+      vars: GUARDED,
+    });
+    expect(one.headers.get("allow")).toBe("GET");
   });
 });

@@ -478,6 +478,47 @@ describe("GET wallets", () => {
   });
 });
 
+// Found by a differential run against the real plugin: its api/core/wallets/get-wallet.php served
+// one wallet at `GET wallets/{wallet}`, which this service answered 404 rest_no_route.
+describe("GET wallets/{wallet}", () => {
+  it("answers one wallet as GET wallets lists it, its id in any case", async () => {
+    const listed = (await get("/wallets", admin.bearer)).body.data as Json[];
+    const record = listed.find((r) => r.wallet_id === wallet)!;
+    for (const path of [`/wallets/${wallet}`, `/wallets/${wallet.toUpperCase()}/`]) {
+      const res = await get(path, admin.bearer);
+      expect(res.status, `${path}: ${res.text}`).toBe(200);
+      expect(res.body).toStrictEqual({
+        status_code: 200,
+        status: true,
+        message: "Wallet Retrieved",
+        data: record,
+      });
+    }
+  });
+
+  it("answers an unknown wallet in the plugin's words, other text as no route, and refuses non-administrators", async () => {
+    const unknown = {
+      status_code: 404,
+      status: false,
+      message: "Wallet not found",
+      error: ["Invalid wallet Id"],
+    };
+    for (const id of ["nowallet", "1", "x".repeat(40)]) {
+      const res = await get(`/wallets/${id}`, admin.bearer);
+      expect(res.status, res.text).toBe(404);
+      expect(res.body).toStrictEqual(unknown);
+    }
+    const odd = await get("/wallets/u-sd", admin.bearer);
+    expect(odd.status).toBe(404);
+    expect(odd.body.code).toBe("rest_no_route");
+    expect((await get(`/wallets/${wallet}`)).status).toBe(401);
+    expect((await get(`/wallets/${wallet}`, alice.bearer)).status).toBe(403);
+    expect((await get(`/wallets/${wallet}`, (await makeKey(admin, "read")).header)).status).toBe(
+      200,
+    );
+  });
+});
+
 describe("GET verify-email-address", () => {
   it("without a mail transport sends no mail and shows no token, alike for any address (zugavalize-app src/Utils/useAuth.js:35)", async () => {
     const known = await get(

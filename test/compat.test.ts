@@ -86,6 +86,7 @@ describe("the compatibility namespace switch", () => {
       "/rimplenet/v1/users/(?P<user_id>\\d+)",
       "/rimplenet/v1/transfers",
       "/rimplenet/v1/wallets",
+      "/rimplenet/v1/wallets/(?P<wallet>[a-zA-Z0-9_]+)",
       "/rimplenet/v1/wallets/(?P<wallet>[\\w]+)",
       "/rimplenet/v1/wallet-summary",
       "/rimplenet/v1/verify-email-address",

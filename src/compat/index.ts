@@ -6,7 +6,13 @@ import { namespaceRoutes } from "../http/route-index";
 import { compatNamespace } from "../settings";
 import { compatUserDelete, compatWalletDelete } from "./admin-deletes";
 import { compatCredits, compatDebits } from "./entries";
-import { compatCreditList, compatDebitList, compatTransferList, compatWalletList } from "./lists";
+import {
+  compatCreditList,
+  compatDebitList,
+  compatTransferList,
+  compatWalletList,
+  compatWalletOne,
+} from "./lists";
 import { compatLogin } from "./login";
 import { compatTransactions } from "./transactions";
 import { compatTransfers } from "./transfers";
@@ -38,6 +44,7 @@ export const COMPAT_ROUTES: readonly Route[] = [
   compatTransferList,
   compatTransfers,
   compatWalletList,
+  compatWalletOne,
   compatWalletCreate,
   compatWalletDelete,
   compatWalletSummary,

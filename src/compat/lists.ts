@@ -19,7 +19,7 @@ import {
 import { entriesOfKind, entryOfKind } from "../wallet/transactions";
 import { jwtRouteRefusals, keyRouteRefusals } from "./auth";
 import { phpInt } from "./php";
-import { ListRequest, MAX_WITHDRAWAL, MIN_WITHDRAWAL } from "./schemas";
+import { ListRequest, MAX_WITHDRAWAL, MIN_WITHDRAWAL, WalletPath } from "./schemas";
 
 // The plugin's lists (api/core/{credits,debits,transfers,wallets}/get-*.php with includes/…/get-*.php):
 // `GET credits`, `GET debits` (one by `credit_id` / `debit_id` or `debits_id`), `GET transfers`
@@ -224,6 +224,23 @@ export const compatTransferList = list({
   record: (row, c) => transferRecord(row, c.env.SITE_TIMEZONE),
 });
 
+type WalletRow = Awaited<ReturnType<typeof walletRows>>[number];
+
+/** A wallet as the plugin's walletFormat read its post meta: text, the withdrawal limits' defaults too. */
+const walletRecord = ({ rowId, wallet: w }: WalletRow) => ({
+  // The wallet's WordPress post id is not kept; its row number, which never changes, stands in.
+  post_id: rowId,
+  wallet_id: w.id,
+  wallet_name: w.name,
+  wallet_symbol: w.symbol,
+  wallet_max_wdr_amount: String(MAX_WITHDRAWAL),
+  wallet_min_wdr_amount: String(MIN_WITHDRAWAL),
+  wallet_symbol_position: w.symbolPosition,
+  wallet_decimal: String(w.decimals),
+  wallet_note: w.note,
+  wallet_type: w.type,
+});
+
 /** `GET wallets` (includes/wallets/get-wallets.php walletFormat): every wallet, as post meta text. */
 export const compatWalletList = defineRoute(
   {
@@ -245,25 +262,32 @@ export const compatWalletList = defineRoute(
         message: "Wallet Not found",
         data: ["We are sorry we cannot retrieve any wallet at the moment"],
       });
-    // WP_Query's order, newest first; post meta is text, the withdrawal limits' defaults too.
+    // WP_Query's order, newest first.
     const newestFirst = wallets.toSorted((a, b) => b.rowId - a.rowId);
-    return ok(
-      c,
-      200,
-      "Wallet Retrieved",
-      newestFirst.map(({ rowId, wallet: w }) => ({
-        // The wallet's WordPress post id is not kept; its row number, which never changes, stands in.
-        post_id: rowId,
-        wallet_id: w.id,
-        wallet_name: w.name,
-        wallet_symbol: w.symbol,
-        wallet_max_wdr_amount: String(MAX_WITHDRAWAL),
-        wallet_min_wdr_amount: String(MIN_WITHDRAWAL),
-        wallet_symbol_position: w.symbolPosition,
-        wallet_decimal: String(w.decimals),
-        wallet_note: w.note,
-        wallet_type: w.type,
-      })),
-    );
+    return ok(c, 200, "Wallet Retrieved", newestFirst.map(walletRecord));
+  },
+);
+
+/**
+ * `GET wallets/{wallet}` (api/core/wallets/get-wallet.php, getWallet): one wallet, the record of
+ * `GET wallets`; its path is `[a-zA-Z0-9_]+` (other text is no route). The plugin also found a
+ * wallet by its WordPress post id; here only by its id, case-insensitively, as everywhere.
+ */
+export const compatWalletOne = defineRoute(
+  {
+    path: "/wallets/{wallet}",
+    method: "GET",
+    summary: "One wallet",
+    auth: "admin",
+    access: "read",
+    refusals: jwtRouteRefusals,
+    params: pathFields(WalletPath),
+    patterns: { wallet: "[a-zA-Z0-9_]+" },
+  },
+  async (c, { wallet: { id } }) => {
+    const found =
+      id === null ? undefined : (await walletRows(c.var.service)).find((w) => w.wallet.id === id);
+    if (!found) return fail(c, 404, "Wallet not found", ["Invalid wallet Id"]);
+    return ok(c, 200, "Wallet Retrieved", walletRecord(found));
   },
 );

@@ -173,7 +173,7 @@ function paramPattern(route: RouteInfo, name: string) {
 }
 
 /** A route's path as Hono matches it: other text where a pattern is is no route (rest_no_route). */
-const honoPath = (route: RouteInfo) =>
+export const honoPath = (route: RouteInfo) =>
   route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
     const pattern = paramPattern(route, name);
     return pattern ? `:${name}{${pattern}}` : `:${name}`;
