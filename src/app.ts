@@ -51,7 +51,13 @@ function fromPlainPermalink(request: Request) {
   // Most requests name their route in a lower-case path without escapes: that is read off the URL's
   // text, which the runtime hands over serialized, without parsing it again.
   const path = pathOf(request.url);
-  if (path !== "/" && path !== "/index.php" && path === path.toLowerCase() && !path.includes("%"))
+  if (
+    path !== "/" &&
+    path !== "/index.php" &&
+    path === path.toLowerCase() &&
+    !path.includes("%") &&
+    !path.endsWith("//")
+  )
     return request;
   const url = new URL(request.url);
   let routed = unreservedDecoded(url.pathname);
@@ -67,7 +73,11 @@ function fromPlainPermalink(request: Request) {
   }
   // A rest_route was decoded once already: a `%` left in it is itself, and what a path escapes is
   // written as the path form writes it, so the router reads the name as it was meant.
-  const lower = named ? pathText(asciiLower(routed)) : asciiLower(routed);
+  // WordPress strips every trailing slash of a route (untrailingslashit): `credits//` is `credits`.
+  const lower = (named ? pathText(asciiLower(routed)) : asciiLower(routed)).replace(
+    /^(\/wp-json\/.*[^/])\/{2,}$/,
+    "$1/",
+  );
   if (lower === url.pathname) return request;
   url.pathname = lower;
   // A route is a name, not a URL path: one the path would read otherwise (a `..` however escaped,
