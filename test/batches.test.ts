@@ -98,6 +98,26 @@ describe("POST /batches", () => {
     expect(await balanceOf(admin, buyer.id, wallet)).toBe(2.5);
   });
 
+  it("runs a JSON body's operations, not operations[i][field] names in its query", async () => {
+    const { admin, buyer, seller, wallet } = await setup();
+    const names = new URLSearchParams({
+      "operations[0][type]": "credit",
+      "operations[0][user_id]": String(seller.id),
+      "operations[0][wallet_id]": wallet,
+      "operations[0][amount]": "9999",
+    });
+    const res = await call("POST", `/batches?${names}`, {
+      auth: admin.bearer,
+      body: {
+        request_id: unique("json"),
+        operations: [{ type: "credit", user_id: buyer.id, wallet_id: wallet, amount: "1" }],
+      },
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(await balanceOf(admin, buyer.id, wallet)).toBe(1);
+    expect(await balanceOf(admin, seller.id, wallet)).toBe(0);
+  });
+
   it.each([100, 101, 9999])(
     "refuses a form body naming operations[%i], past the 100th, and writes nothing",
     async (index) => {

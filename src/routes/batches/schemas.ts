@@ -125,9 +125,11 @@ async function readOperation(
  */
 async function readBatchInput(c: Context<AppEnv>, params: Params): Promise<BatchInput> {
   const { output, errors = {} } = checkFields(TopParams, params);
-  // A form's `operations[i][field]` names first: they also reach `operations` as a flat list of
-  // their values (http/php-lists.ts), which is what a client sending them did not mean.
-  const raw = formOperations(params) ?? params.operations;
+  // `operations` sent by that name wins (a JSON body's list first, as every field's plain name
+  // does); else the form's `operations[i][field]` names, which http/php-lists.ts has also made a
+  // flat list of their values in `params.operations`, not what a client sending them meant.
+  const sentPlain = Object.hasOwn(c.var.params, "operations");
+  const raw = sentPlain ? params.operations : formOperations(params);
   const ops: BatchOperation[] = [];
   if (raw === undefined || raw === "") errors.operations = EMPTY;
   else if (!Array.isArray(raw)) errors.operations = LIST_TEXT;
