@@ -4,6 +4,7 @@
 // dropped such a name, so a credit's `user_id[]=2` counted as a missing user_id ("cannot be zero",
 // the plugin: "Field Cannot be empty"), and a transfer's `request_id[]=…` was taken as no key at all,
 // so a retry moved the money again, where docs/compat.md promises a list is refused.
+import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { compatCall, GUARDED } from "./compat-helpers";
 import { credit, makeAdmin, makeUser, makeWallet, type TestUser, tableCounts } from "./helpers";
@@ -77,6 +78,30 @@ describe("PHP list syntax in a form or query", () => {
     expect(found.body.data.map((t: { ID: number }) => t.ID)).toEqual([
       res.body.data.transaction_id,
     ]);
+  });
+
+  it("keeps every meta_data key PHP keeps: [] after an index, and a nested name's keys", async () => {
+    const names = [
+      "meta_data[5]=a",
+      "meta_data[]=b",
+      "meta_data[order][id]=17",
+      "meta_data[order][tags][]=x",
+    ];
+    const res = await form(
+      "/credits",
+      `user_id=${alice.id}&wallet_id=${wallet}&request_id=l6&amount=1&${names.join("&")}`,
+      admin.bearer,
+    );
+    expect(res.status, res.text).toBe(200);
+    const row = await env.DB.prepare("SELECT meta_data FROM transactions WHERE id = ?")
+      .bind(res.body.data.transaction_id)
+      .first<{ meta_data: string }>();
+    // PHP: [5 => "a", 6 => "b", "order" => ["id" => "17", "tags" => ["x"]]].
+    expect(JSON.parse(row!.meta_data)).toStrictEqual({
+      5: "a",
+      6: "b",
+      order: { id: "17", tags: ["x"] },
+    });
   });
 
   it("lets the plain name win when both are sent, as before", async () => {

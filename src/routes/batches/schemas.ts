@@ -126,8 +126,8 @@ async function readOperation(
 async function readBatchInput(c: Context<AppEnv>, params: Params): Promise<BatchInput> {
   const { output, errors = {} } = checkFields(TopParams, params);
   // `operations` sent by that name wins (a JSON body's list first, as every field's plain name
-  // does); else the form's `operations[i][field]` names, which http/php-lists.ts has also made a
-  // flat list of their values in `params.operations`, not what a client sending them meant.
+  // does); else the form's `operations[i][field]` names, read here (past the 100th is too many)
+  // rather than as the array http/php-lists.ts makes of them.
   const sentPlain = Object.hasOwn(c.var.params, "operations");
   const raw = sentPlain ? params.operations : formOperations(params);
   const ops: BatchOperation[] = [];
