@@ -73,9 +73,10 @@ function fromPlainPermalink(request: Request) {
   }
   // A rest_route was decoded once already: a `%` left in it is itself, and what a path escapes is
   // written as the path form writes it, so the router reads the name as it was meant.
-  // WordPress strips every trailing slash of a route (untrailingslashit): `credits//` is `credits`.
+  // WordPress strips every trailing slash of a route (untrailingslashit): `credits//` is `credits`,
+  // and `/wp-json//` the index (an empty route is `/`).
   const lower = (named ? pathText(asciiLower(routed)) : asciiLower(routed)).replace(
-    /^(\/wp-json\/.*[^/])\/{2,}$/,
+    /^(\/wp-json(?:\/.*[^/])?)\/{2,}$/,
     "$1/",
   );
   if (lower === url.pathname) return request;

@@ -323,6 +323,15 @@ describe("plain permalinks and paths, as WordPress reads them", () => {
     expect(res.status, res.text).toBe(200);
     expect(JSON.parse(res.text).message).toBe("Wallets retrieved");
   });
+
+  it("every trailing slash of the root's route is stripped too: /wp-json// is the index", async () => {
+    // WordPress's untrailingslashit leaves the route empty, which it serves as `/`.
+    for (const path of ["/wp-json//", "/wp-json///", "/?rest_route=//", "/?rest_route=///"]) {
+      const res = await send("GET", path);
+      expect(res.status, `${path}: ${res.text}`).toBe(200);
+      expect(JSON.parse(res.text).namespaces, path).toContain("wallet/v1");
+    }
+  });
 });
 
 describe("_method and X-HTTP-Method-Override, as WP_REST_Server reads them", () => {
