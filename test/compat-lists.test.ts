@@ -478,8 +478,8 @@ describe("GET wallets", () => {
   });
 });
 
-// Found by a differential run against the real plugin: its api/core/wallets/get-wallet.php served
-// one wallet at `GET wallets/{wallet}`, which this service answered 404 rest_no_route.
+// The plugin's api/core/wallets/get-wallet.php serves one wallet at `GET wallets/{wallet}`, as
+// the real plugin (1.1.31) answers it.
 describe("GET wallets/{wallet}", () => {
   it("answers one wallet as GET wallets lists it, its id in any case", async () => {
     const listed = (await get("/wallets", admin.bearer)).body.data as Json[];

@@ -1,9 +1,9 @@
 // PHP's list syntax in the Rimplenet dialect: WordPress reads `user_id[]=2` (or `user_id[0]=2`) in
 // a form body or a query string as `user_id` holding a list, and the plugin's sanitize_text_field
-// made that list "". Found by a differential run against the real plugin (1.1.31): the Worker
-// dropped such a name, so a credit's `user_id[]=2` counted as a missing user_id ("cannot be zero",
-// the plugin: "Field Cannot be empty"), and a transfer's `request_id[]=…` was taken as no key at all,
-// so a retry moved the money again, where docs/compat.md promises a list is refused.
+// made that list "" (the real plugin, 1.1.31). Dropped, such a name would be a missing field: a
+// credit's `user_id[]=2` "cannot be zero" where the plugin says "Field Cannot be empty", and a
+// transfer's `request_id[]=…` no key at all, so a retry would move the money again, where
+// docs/compat.md promises a list is refused.
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { compatCall, GUARDED } from "./compat-helpers";

@@ -96,9 +96,9 @@ describe("POST users in the dialect", () => {
   });
 });
 
-// Found by a differential run against the real plugin: its sanitize_text_field made a JSON number
-// the text of its digits, so `"username":12345` created user `12345`, and `"user_email":12345`
-// was "Invalid user_email". This service answered both "… is required", of a field that was sent.
+// The real plugin's sanitize_text_field makes a JSON number the text of its digits, so
+// `"username":12345` creates user `12345`, and `"user_email":12345` is "Invalid user_email": a
+// field that was sent is never "… is required".
 describe("POST users with JSON numbers", () => {
   const create = (body: Json) =>
     compatCall("POST", "/wp-json/rimplenet/v1/users", {

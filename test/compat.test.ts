@@ -98,8 +98,7 @@ describe("the compatibility namespace switch", () => {
     for (const path of [
       `/wp-json/RimpleNet/v1/User-Wallet-Balance/?user_id=${user.id}&wallet_id=${wallet}`,
       `/wp-json/rimplenet/v1/user-wallet-balance/multi/?user_id=${user.id}&wallet_id=${wallet}`,
-      // WordPress strips every trailing slash (untrailingslashit); found by a differential run
-      // against the real plugin, which answered these where this service said rest_no_route.
+      // WordPress strips every trailing slash (untrailingslashit): the real plugin answers these.
       `/wp-json/rimplenet/v1/user-wallet-balance///?user_id=${user.id}&wallet_id=${wallet}`,
       `/wp-json/Rimplenet/v1/user-wallet-balance//?user_id=${user.id}&wallet_id=${wallet}`,
       `/?rest_route=/rimplenet/v1/user-wallet-balance//&user_id=${user.id}&wallet_id=${wallet}`,
