@@ -157,6 +157,12 @@ export const userFields = <S extends v.ObjectSchema<v.ObjectEntries, undefined>>
 
 type Dialect = { plugin?: boolean };
 
+/** What `anyText` reads a value as, or undefined for a value it refuses. */
+const textOf = (x: unknown) => {
+  const read = v.safeParse(anyText(""), x);
+  return read.success ? read.output : undefined;
+};
+
 /**
  * A new subscriber's fields: the plugin's checks and texts, a taken username or e-mail (or one
  * that would name another account) reported beside the other errors (as the plugin did), in
@@ -169,9 +175,7 @@ export const newSubscriberFields = (
   read: async (c, params) => {
     const parsed = v.safeParse(UserParams, params);
     if (parsed.success) return parsed.output;
-    const text = (x: unknown) =>
-      typeof x === "string" ? x : typeof x === "number" ? String(x) : undefined;
-    const [username, user_email] = [text(params.username), text(params.user_email)];
+    const [username, user_email] = [textOf(params.username), textOf(params.user_email)];
     const clashes =
       username !== undefined || user_email !== undefined
         ? await findNewUserClashes(c.var.db, username ?? "", (user_email ?? "").trim())
