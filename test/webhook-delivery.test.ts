@@ -304,7 +304,8 @@ describe("the Worker's queue, cron and write path", () => {
     expect(await consume(pumpDeps(fast.outbound, Date.now))).toEqual([]);
     expect(fast.got).toHaveLength(PER_RUN + 20);
 
-    // A receiver slow enough that the first run of PER_RUN events outlasts the budget.
+    // A receiver slow enough that a run of PER_RUN events would outlast the budget: the run stops
+    // at the budget, half way.
     await backlog();
     const time = clock();
     const slow = receiver(() => {
@@ -312,7 +313,42 @@ describe("the Worker's queue, cron and write path", () => {
       return 200;
     });
     expect(await consume(pumpDeps(slow.outbound, time.nowMs))).toEqual([{ endpointId: hook.id }]);
-    expect(slow.got).toHaveLength(PER_RUN);
+    expect(slow.got).toHaveLength(PER_RUN / 2);
+  });
+
+  it("stops a run at its budget for a receiver that answers slowly, and hands the rest on", async () => {
+    const { admin, user, wallet } = await makeAccount();
+    const hook = await subscribeWebhook(admin, "transaction.created");
+    for (let i = 0; i < 5; i++)
+      await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
+    // Each answer takes 8 s, inside the 10 s timeout: 5 of them would hold the call for 40 s,
+    // and every other endpoint of its batch (their retries too) with it.
+    const time = clock();
+    const slow = receiver(() => {
+      time.advance(8);
+      return 200;
+    });
+    const { sent, queue } = fakeQueue();
+    const batch = createMessageBatch<Nudge>("wallet-webhooks", [
+      { id: "a", timestamp: new Date(), attempts: 1, body: { endpointId: hook.id } },
+    ]);
+    const startedMs = time.nowMs();
+    await consumeNudges(
+      batch,
+      { ...env, WEBHOOK_QUEUE: queue },
+      pumpDeps(slow.outbound, time.nowMs),
+    );
+    expect(slow.got).toHaveLength(2);
+    expect(time.nowMs() - startedMs).toBeLessThanOrEqual(DRAIN_BUDGET_MS + 10_000);
+    expect(sent).toEqual([{ endpointId: hook.id }]);
+    // The next message goes on from the cursor, in order.
+    const rest = receiver();
+    expect(await pumpEndpoint(pumpDeps(rest.outbound, time.nowMs), hook.id)).toEqual({
+      kind: "idle",
+    });
+    expect([...slow.got, ...rest.got].map((r) => Number(r.id))).toEqual(
+      (await eventsAfter(admin, hook.last_event_id, "transaction.created")).map((e) => e.id),
+    );
   });
 
   it("retries a nudge after the back-off when the receiver cannot be reached, and acks its repeats", async () => {

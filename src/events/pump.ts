@@ -56,7 +56,17 @@ export type DeadLetter = { endpointId: number; eventId: number; attempts: number
  */
 export type PumpResult = { kind: "idle" | "more" | "busy" } | { kind: "retry"; delayS: number };
 
-export async function pumpEndpoint(deps: PumpDeps, endpointId: number): Promise<PumpResult> {
+/**
+ * Delivers the endpoint's next events under its lease: up to PER_RUN, and none started at or after
+ * `untilMs` once one is delivered (a slow receiver, every answer just inside its 10 s, would
+ * otherwise hold one consumer call for PER_RUN of them: the batch's other endpoints and their
+ * retries wait for that call to end).
+ */
+export async function pumpEndpoint(
+  deps: PumpDeps,
+  endpointId: number,
+  untilMs = Number.POSITIVE_INFINITY,
+): Promise<PumpResult> {
   const { db } = deps;
   const token = crypto.randomUUID();
   const startMs = deps.nowMs();
@@ -66,15 +76,17 @@ export async function pumpEndpoint(deps: PumpDeps, endpointId: number): Promise<
   let cursor = endpoint.cursorEventId;
   let attempts = endpoint.headAttempts;
   let sent = 0;
-  while (sent < PER_RUN) {
+  run: while (sent < PER_RUN) {
     const page = await listEvents(db, cursor, PAGE, endpoint.eventTypes);
     if (page.length === 0) break;
     for (const event of page) {
+      if (sent > 0 && deps.nowMs() >= untilMs) break run;
       const result = await deliverOne(deps, endpoint, token, secret, event, attempts + 1);
       if (result !== "advanced") return result;
       cursor = event.id;
       attempts = 0;
       sent++;
+      if (sent >= PER_RUN) break run;
     }
   }
   await releaseEndpoint(db, endpointId, token);

@@ -19,7 +19,8 @@ export type Nudge = { endpointId: number };
 
 /**
  * How long one consumer call goes on delivering an endpoint's backlog, run after run of the pump,
- * before it hands the rest to a new message. A message per run would wait out the queue's batch
+ * before it hands the rest to a new message; a run itself starts no delivery past it (one started
+ * just before may take its 10 s), so a slow receiver does not hold the batch's other endpoints. A message per run would wait out the queue's batch
  * timeout (max_batch_timeout, 1 s) between runs of 100 events once writes nudge sparsely.
  */
 export const DRAIN_BUDGET_MS = 10_000;
@@ -213,10 +214,10 @@ export async function consumeNudges(batch: MessageBatch<Nudge>, env: ConsumerEnv
     [...byEndpoint].map(async ([endpointId, [first, ...rest]]) => {
       for (const m of rest) m.ack();
       try {
-        const startedMs = deps.nowMs();
-        let result = await pumpEndpoint(deps, endpointId);
-        while (result.kind === "more" && deps.nowMs() - startedMs < DRAIN_BUDGET_MS)
-          result = await pumpEndpoint(deps, endpointId);
+        const untilMs = deps.nowMs() + DRAIN_BUDGET_MS;
+        let result = await pumpEndpoint(deps, endpointId, untilMs);
+        while (result.kind === "more" && deps.nowMs() < untilMs)
+          result = await pumpEndpoint(deps, endpointId, untilMs);
         if (result.kind === "retry") {
           // One message's retries add up across its endpoint's events (each failure of a flaky
           // receiver retries it again): before the queue's max_retries would dead-letter it, a new
