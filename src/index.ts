@@ -48,10 +48,12 @@ export default {
       );
       return;
     }
-    const [, expired] = await Promise.all([
+    // Holds first: the sweep then nudges for the hold.expired events this run wrote, which no
+    // write's nudge covers (they would wait for the next run, a minute later). It sweeps also
+    // when the expiry fails.
+    const expired = await recordExpiredHolds(db, controller.scheduledTime).finally(() =>
       sweepOutbox(env.DB, env.WEBHOOK_QUEUE, Date.now()),
-      recordExpiredHolds(db, controller.scheduledTime),
-    ]);
+    );
     // One line per run, like the request log line (docs/operations.md).
     console.log(JSON.stringify({ cron: controller.cron, holds_expired: expired }));
   },

@@ -27,6 +27,7 @@ import {
 import worker from "../src/index";
 import { CONSOLE, consoleOf, form, hidden, noticeLeft } from "./console-helpers";
 import {
+  appAt,
   call,
   credit,
   debit,
@@ -470,6 +471,43 @@ describe("the Worker's queue, cron and write path", () => {
     await waitOnExecutionContext(ctx);
     expect(sent).toContainEqual({ endpointId: behind.id });
     expect(sent).not.toContainEqual({ endpointId: caughtUp.id });
+  });
+
+  it("the cron nudges an endpoint for the hold.expired events its own run writes", async () => {
+    const { admin, user, wallet } = await makeAccount();
+    await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 10 });
+    const t0 = Date.UTC(2027, 5, 1);
+    const placed = await call("POST", "/holds", {
+      auth: admin.bearer,
+      app: appAt(t0),
+      body: {
+        user_id: user.id,
+        wallet_id: wallet,
+        amount: 1,
+        expires_in: 60,
+        request_id: unique("h"),
+      },
+    });
+    expect(placed.status, placed.text).toBe(200);
+    const hook = await subscribeWebhook(admin, "hold.expired");
+    const { sent, queue } = fakeQueue();
+    const ctx = createExecutionContext();
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    await worker.scheduled(
+      createScheduledController({ scheduledTime: t0 + 60_000 }),
+      { ...env, WEBHOOK_QUEUE: queue },
+      ctx,
+    );
+    await waitOnExecutionContext(ctx);
+    vi.restoreAllMocks();
+    const expired = await env.DB.prepare(
+      "SELECT count(*) AS n FROM events WHERE type = 'hold.expired' AND subject = ?1 AND id > ?2",
+    )
+      .bind(String(placed.body.data.hold_id), hook.last_event_id)
+      .first<{ n: number }>();
+    expect(expired!.n).toBe(1);
+    // Nudged now, not a minute later by the next run's sweep.
+    expect(sent).toContainEqual({ endpointId: hook.id });
   });
 
   it("the cron says WEBHOOK_QUEUE is not bound while an event waits for it", async () => {
