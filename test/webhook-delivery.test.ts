@@ -90,6 +90,7 @@ function pumpDeps(outbound: Outbound, nowMs: () => number, letters: DeadLetter[]
     secretKey: env.WEBHOOK_SECRET_KEY!,
     site: { siteUrl: env.SITE_URL, timeZone: "UTC" },
     retryBaseS: 60,
+    allowLocal: true,
     nowMs,
     deadLetter: async (l) => letters.push(l),
   };
@@ -256,6 +257,49 @@ describe("the consumer's pump", () => {
     ]);
     expect(results.map((r) => r.kind).sort()).toEqual(["busy", "idle"]);
     expect(got.map((r) => r.id)).toEqual(expected);
+  });
+});
+
+describe("a loopback endpoint once WEBHOOK_ALLOW_LOCAL is off", () => {
+  it("gets no delivery, test or resend: each fails without connecting", async () => {
+    const { admin, user, wallet } = await makeAccount();
+    // Made while the flag was on (the tests' setting).
+    const made = await call("POST", "/webhooks", {
+      auth: admin.bearer,
+      body: { url: `http://127.0.0.1:8080/${unique("h")}`, events: "transaction.created" },
+    });
+    expect(made.status, made.text).toBe(201);
+    const hook = made.body.data as Json;
+    await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
+    const [event] = await eventsAfter(admin, hook.last_event_id, "transaction.created");
+    const { got, outbound } = receiver();
+
+    const t = clock();
+    const off = { ...pumpDeps(outbound, t.nowMs), allowLocal: false };
+    expect(await pumpEndpoint(off, hook.id)).toEqual({ kind: "retry", delayS: 60 });
+    const log = await call("GET", `/webhooks/${hook.id}/deliveries`, { auth: admin.bearer });
+    expect(log.body.data[0]).toMatchObject({
+      status: "failed",
+      http_status: null,
+      error: "url refused: scheme",
+    });
+
+    const request = (path: string, body?: Json) =>
+      testApp({ outbound }).request(
+        `/wp-json/wallet/v1/webhooks/${hook.id}/${path}`,
+        {
+          method: "POST",
+          headers: { Authorization: admin.bearer, "Content-Type": "application/json" },
+          body: JSON.stringify(body ?? {}),
+        },
+        { ...env, WEBHOOK_ALLOW_LOCAL: "false" },
+      );
+    for (const res of [await request("test"), await request("resend", { event_id: event!.id })])
+      expect(((await res.json()) as Json).data).toMatchObject({
+        status: "failed",
+        error: "url refused: scheme",
+      });
+    expect(got).toEqual([]);
   });
 });
 

@@ -2,6 +2,7 @@
 // headers, signed by the `standardwebhooks` package, a timeout, no redirects (a redirect could lead
 // anywhere the URL rules refuse). Its outcome is a value; the caller records it.
 import { Webhook } from "standardwebhooks";
+import { endpointUrlProblem } from "./endpoint-url";
 
 /** How a delivery reaches the network: the runtime's fetch, or a test's receiver. */
 export type Outbound = (url: string, init: RequestInit) => Promise<Response>;
@@ -27,12 +28,20 @@ const signedHeaders = (secret: string, m: SignedMessage) => ({
   "webhook-signature": new Webhook(secret).sign(m.id, m.at, m.body),
 });
 
+/**
+ * The POST, or a failed attempt without connecting when the URL breaks the rules as they stand now:
+ * an endpoint made while WEBHOOK_ALLOW_LOCAL was true keeps its loopback URL after the flag is off.
+ */
 export async function postSigned(
   outbound: Outbound,
   url: string,
   secret: string,
   m: SignedMessage,
+  allowLocal: boolean,
 ): Promise<Attempt> {
+  const refused = endpointUrlProblem(url, allowLocal);
+  if (refused)
+    return { ok: false, httpStatus: null, latencyMs: 0, error: `url refused: ${refused}` };
   const startedMs = Date.now();
   try {
     const res = await outbound(url, {

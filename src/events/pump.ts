@@ -42,6 +42,8 @@ export type PumpDeps = {
   secretKey: string;
   site: SiteSettings;
   retryBaseS: number;
+  /** WEBHOOK_ALLOW_LOCAL: whether a loopback URL may still be delivered to. */
+  allowLocal: boolean;
   nowMs: () => number;
   /** Sends an event that used up its attempts to the dead-letter queue. */
   deadLetter: (letter: DeadLetter) => Promise<unknown>;
@@ -111,11 +113,17 @@ async function deliverOne(
           latencyMs: 0,
           error: "the signing secret does not open with this WEBHOOK_SECRET_KEY",
         }
-      : await postSigned(deps.outbound, endpoint.url, secret, {
-          id: String(event.id),
-          body: JSON.stringify(eventRecord(event, deps.site)),
-          at: new Date(atMs),
-        });
+      : await postSigned(
+          deps.outbound,
+          endpoint.url,
+          secret,
+          {
+            id: String(event.id),
+            body: JSON.stringify(eventRecord(event, deps.site)),
+            at: new Date(atMs),
+          },
+          deps.allowLocal,
+        );
   const lease = { id: endpoint.id, token, untilMs: deps.nowMs() + LEASE_MS };
   const delivery = {
     endpointId: endpoint.id,

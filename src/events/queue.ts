@@ -6,6 +6,7 @@ import { createDb, inRuns } from "../db/client";
 import { endpointIds, endpointsBehind } from "../db/events";
 import {
   configuredSiteUrl,
+  flagOn,
   NOT_BOUND,
   retryBaseS,
   type SettingsEnv,
@@ -142,6 +143,7 @@ export function pumpDeps(env: ConsumerEnv): PumpDeps {
       timeZone: varText(env.SITE_TIMEZONE),
     },
     retryBaseS: retryBaseS(env.WEBHOOK_RETRY_BASE_S),
+    allowLocal: flagOn(env.WEBHOOK_ALLOW_LOCAL),
     nowMs: Date.now,
     deadLetter: async (letter) => {
       if (env.WEBHOOK_DLQ) return env.WEBHOOK_DLQ.send(letter);

@@ -71,17 +71,23 @@ async function deliverNow(
   trigger: "test" | "resend",
   message: { id: string; body: string; eventId: number | null },
 ) {
-  const { secretKey, outbound } = ctx.webhooks();
+  const { secretKey, outbound, allowLocal } = ctx.webhooks();
   const secret = await openSecret(endpoint.secretCipher, secretKey);
   const atMs = ctx.nowMs();
   const outcome =
     secret === null
       ? { ok: false, httpStatus: null, latencyMs: 0, error: "the signing secret does not open" }
-      : await postSigned(outbound, endpoint.url, secret, {
-          id: message.id,
-          body: message.body,
-          at: new Date(atMs),
-        });
+      : await postSigned(
+          outbound,
+          endpoint.url,
+          secret,
+          {
+            id: message.id,
+            body: message.body,
+            at: new Date(atMs),
+          },
+          allowLocal,
+        );
   const delivery = {
     endpointId: endpoint.id,
     eventId: message.eventId,
