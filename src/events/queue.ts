@@ -21,8 +21,9 @@ export type Nudge = { endpointId: number };
 /**
  * How long one consumer call goes on delivering an endpoint's backlog, run after run of the pump,
  * before it hands the rest to a new message; a run itself starts no delivery past it (one started
- * just before may take its 10 s), so a slow receiver does not hold the batch's other endpoints. A message per run would wait out the queue's batch
- * timeout (max_batch_timeout, 1 s) between runs of 100 events once writes nudge sparsely.
+ * just before may take its 10 s), so a slow receiver does not hold the batch's other endpoints. A
+ * message per run would wait out the queue's batch timeout (max_batch_timeout, 1 s) between runs
+ * of 100 events once writes nudge sparsely.
  */
 export const DRAIN_BUDGET_MS = 10_000;
 
