@@ -193,8 +193,8 @@ for (const name of ["JWT_SECRET", "WEBHOOK_SECRET_KEY"]) {
 }
 if (!secrets.includes("TRANSACTIONS_SECURITY_CODE"))
   console.log(
-    "Secret TRANSACTIONS_SECURITY_CODE (optional) is not set: GET /transactions asks for no\n" +
-      "security_code (to require one, an integer: npm run wrangler -- secret put TRANSACTIONS_SECURITY_CODE).",
+    "Secret TRANSACTIONS_SECURITY_CODE (optional) is not set: GET /transactions takes any integer\n" +
+      "as security_code (to require one: npm run wrangler -- secret put TRANSACTIONS_SECURITY_CODE).",
   );
 
 // 4b. The first administrator, before the code goes up, so the console never runs without one

@@ -171,7 +171,11 @@ describe("npm run deploy", () => {
     expect(run.output).toContain("Secret JWT_SECRET is missing: a random one (32 bytes)");
     expect(run.output).toContain("Secret WEBHOOK_SECRET_KEY is missing: a random one (32 bytes)");
     expect(run.output).toContain('Created queue "wallet-webhooks".');
-    expect(run.output).toContain("Secret TRANSACTIONS_SECURITY_CODE (optional) is not set");
+    // GET /transactions always asks for a security_code (the plugin's contract); unset, any integer.
+    expect(run.output).toContain(
+      "Secret TRANSACTIONS_SECURITY_CODE (optional) is not set: GET /transactions takes any integer\n" +
+        "as security_code",
+    );
     expect(run.output).toContain(
       `Applying ${MIGRATIONS.length} migration(s) to the remote database`,
     );
