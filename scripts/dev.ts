@@ -10,7 +10,7 @@ import { parseEnv } from "node:util";
 import { flagOn, JWT_SECRET_MIN_LENGTH, usableJwtSecret } from "../src/settings";
 import { ensureAdmin, signsInWith } from "./lib/admin";
 import { demoWalletSql } from "./lib/admin-insert";
-import { DEV_DEFAULTS, devSecrets, devValue, devVarArgs } from "./lib/dev-vars";
+import { DEV_DEFAULTS, devSecrets, devValue, devVarArgs, newDevVars } from "./lib/dev-vars";
 import { freePort, portIsFree } from "./lib/server";
 import { sqlLiteral } from "./lib/sql";
 import { startBenchWorker, startWrangler, wrangler } from "./lib/wrangler";
@@ -49,15 +49,7 @@ const admin = {
 
 if (!existsSync(".dev.vars")) {
   // Both secrets of .env.types are named, so wrangler's check that the generated types are fresh passes.
-  writeFileSync(
-    ".dev.vars",
-    "# Local development only (git ignores this file).\n" +
-      `JWT_SECRET=${randomBytes(32).toString("hex")}\n` +
-      "# Set to require security_code on GET /transactions; empty leaves it off.\n" +
-      "TRANSACTIONS_SECURITY_CODE=\n" +
-      "# Seals webhook signing secrets (docs/events.md#secrets).\n" +
-      `WEBHOOK_SECRET_KEY=${randomBytes(32).toString("hex")}\n`,
-  );
+  writeFileSync(".dev.vars", newDevVars());
   console.log("Created .dev.vars with a dev-only JWT_SECRET and WEBHOOK_SECRET_KEY.");
 } else {
   // The Worker answers 503 service_not_configured without a usable JWT_SECRET (src/settings.ts).

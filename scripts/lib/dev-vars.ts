@@ -1,6 +1,7 @@
 // The settings `npm run dev` gives wrangler dev beyond wrangler.toml's: its defaults for local work,
 // each only where .dev.vars does not set the variable. Wrangler lets `--var` win over .dev.vars,
 // so passing a default unconditionally would silently override what the developer wrote there.
+import { randomBytes } from "node:crypto";
 import { parseEnv } from "node:util";
 import { usableSecretKey } from "../../src/settings";
 
@@ -35,3 +36,16 @@ export function devSecrets(devVarsText: string) {
 /** The value wrangler dev will run with: .dev.vars's, else the default. */
 export const devValue = (devVarsText: string, name: string, defaults = DEV_DEFAULTS) =>
   parseEnv(devVarsText)[name] ?? defaults[name];
+
+/**
+ * A new .dev.vars: fresh dev-only secrets, and TRANSACTIONS_SECURITY_CODE empty, which leaves
+ * `GET /transactions` taking any integer as its (always required) `security_code`.
+ */
+export const newDevVars = () =>
+  "# Local development only (git ignores this file).\n" +
+  `JWT_SECRET=${randomBytes(32).toString("hex")}\n` +
+  "# GET /transactions always asks for an integer security_code; set this to require that one\n" +
+  "# (empty: any integer passes).\n" +
+  "TRANSACTIONS_SECURITY_CODE=\n" +
+  "# Seals webhook signing secrets (docs/events.md#secrets).\n" +
+  `WEBHOOK_SECRET_KEY=${randomBytes(32).toString("hex")}\n`;

@@ -1,6 +1,6 @@
 // npm run dev's local defaults give way to what .dev.vars sets (wrangler lets --var win over it).
 import { describe, expect, it } from "vitest";
-import { devSecrets, devValue, devVarArgs } from "../../scripts/lib/dev-vars";
+import { devSecrets, devValue, devVarArgs, newDevVars } from "../../scripts/lib/dev-vars";
 
 describe("npm run dev's --var defaults", () => {
   it("passes every default when .dev.vars sets none of them", () => {
@@ -34,5 +34,19 @@ describe("npm run dev's check of the secrets in .dev.vars", () => {
       webhookKeyUsable: true,
     });
     expect(devSecrets("# JWT_SECRET=commented out\n").jwtSecret).toBeUndefined();
+  });
+});
+
+describe("npm run dev's new .dev.vars", () => {
+  it("holds both secrets, and says what an empty TRANSACTIONS_SECURITY_CODE does", () => {
+    const text = newDevVars();
+    expect(devSecrets(text)).toEqual({
+      jwtSecret: expect.stringMatching(/^[0-9a-f]{64}$/),
+      webhookKeyUsable: true,
+    });
+    expect(devValue(text, "TRANSACTIONS_SECURITY_CODE")).toBe("");
+    // GET /transactions always asks for security_code: empty takes any integer, it is not "off".
+    expect(text).toContain("(empty: any integer passes)");
+    expect(text).not.toContain("leaves it off");
   });
 });
