@@ -398,7 +398,7 @@ async function run(
     return 1;
   }
   console.log(
-    `Verified: ${report.expectedBalances.length.toLocaleString("en-US")} balances equal the sum of their entries as planned. ${summary()}`,
+    `Verified: ${report.expectedBalances.length.toLocaleString("en-US")} ${report.expectedBalances.length === 1 ? "balance equals the sum of its" : "balances equal the sum of their"} entries as planned. ${summary()}`,
   );
   return 0;
 }

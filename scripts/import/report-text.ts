@@ -108,7 +108,7 @@ export function formatReport(
   }
   const a = r.adjustments;
   lines.push(
-    `  Adjustment entries ${writes ? "to add" : "it would add"}: ${n(a.balance)} balance (--balances site)` +
+    `  Adjustment entries ${writes ? "to add" : "it would add"}: ${n(a.balance)} balance (made only with --balances site)` +
       (a.alreadyPresent ? `; ${n(a.alreadyPresent)} already there` : ""),
   );
   const carried = writes ? "carried over" : "to carry over";
