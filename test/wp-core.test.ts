@@ -11,6 +11,7 @@ import {
   makeAdmin,
   NO_ROUTE,
   testApp,
+  unique,
 } from "./helpers";
 
 const ORIGIN = "https://app.example.org";
@@ -390,6 +391,31 @@ describe("_method and X-HTTP-Method-Override, as WP_REST_Server reads them", () 
       expect(res.headers.get("X-Content-Type-Options")).toBe("nosniff");
     }
     expect(await balanceOf(admin, user.id, wallet)).toBe(0);
+  });
+
+  it("reads _method as PHP's $_GET holds it: its name decoded, the last of repeats", async () => {
+    // WordPress switches to DELETE here, and /credits has no DELETE: the credit must not run.
+    const { admin, user, wallet } = await makeAccount();
+    for (const query of [
+      "?_method=POST&_method=DELETE",
+      "?%5Fmethod=DELETE",
+      "?_m%65thod=DELETE",
+      "?_method=POST&%5fmethod=DELETE",
+    ]) {
+      const res = await call("POST", `/credits${query}`, {
+        auth: admin.bearer,
+        body: { user_id: user.id, wallet_id: wallet, amount: "1", request_id: unique("m") },
+      });
+      expect([res.status, res.body.code], query).toEqual([404, "rest_no_route"]);
+    }
+    expect(await balanceOf(admin, user.id, wallet)).toBe(0);
+    // And the last one wins the other way too: a POST that ends `_method=POST` runs as a POST.
+    const id = await newKey(admin);
+    const res = await call("POST", `/api-keys/${id}?_method=DELETE&_method=POST`, {
+      auth: admin.bearer,
+    });
+    expect(res.body.code).toBe("rest_no_route"); // the key's path has no POST
+    expect(await keyRevoked(admin, id)).toBe(false);
   });
 
   it("POST ?_method=GET reads; a GET is never switched", async () => {

@@ -140,18 +140,23 @@ const ROUTE_METHODS = new Set(["GET", "HEAD", "PUT", "PATCH", "DELETE", "OPTIONS
  */
 export function overrideMethod(request: Request): Request {
   if (request.method !== "POST") return request;
-  // Neither switch present (nearly every POST): nothing to read.
-  if (!request.url.includes("_method=") && !request.headers.has("x-http-method-override"))
+  // Neither switch present (nearly every POST): nothing to read. A query with a `%` may name
+  // `_method` escaped (`%5Fmethod`), which PHP decodes before it reads the name.
+  const query = request.url.includes("?") ? request.url.slice(request.url.indexOf("?")) : "";
+  if (
+    !query.includes("_method") &&
+    !query.includes("%") &&
+    !request.headers.has("x-http-method-override")
+  )
     return request;
   const url = new URL(request.url);
   const pairs = url.search.slice(1).split("&");
-  const at = pairs.findIndex((raw) => raw.startsWith("_method="));
   let asked: string | null;
+  let at: number;
   try {
-    asked =
-      at === -1
-        ? request.headers.get("x-http-method-override")
-        : percentDecode(pairs[at]!.slice("_method=".length), "query");
+    // `$_GET['_method']`: the name decoded, and the last of repeated ones, as PHP keeps it.
+    at = pairs.findLastIndex((raw) => pairName(raw) === "_method");
+    asked = at === -1 ? request.headers.get("x-http-method-override") : pairValue(pairs[at]!);
   } catch {
     return request; // unreadable: readParams answers the query's 400
   }
@@ -171,6 +176,18 @@ export function overrideMethod(request: Request): Request {
   headers.delete("content-type");
   headers.delete("content-length");
   return new Request(url, { method, headers });
+}
+
+/** A query pair's name as PHP reads it, percent-decoded (throws on one that is not UTF-8). */
+function pairName(raw: string) {
+  const eq = raw.indexOf("=");
+  return percentDecode(eq === -1 ? raw : raw.slice(0, eq), "query");
+}
+
+/** A query pair's value, percent-decoded; "" for a name without `=`. */
+function pairValue(raw: string) {
+  const eq = raw.indexOf("=");
+  return eq === -1 ? "" : percentDecode(raw.slice(eq + 1), "query");
 }
 
 /**
