@@ -131,6 +131,31 @@ describe("POST /batches", () => {
     },
   );
 
+  it("reads a form's nested or non-index operation names as PHP does: refused, never dropped", async () => {
+    const { admin, buyer, seller, wallet } = await setup();
+    const before = await tableCounts();
+    // `operations[0][note][x]` makes the note an array (a JSON object), which no note is; dropped,
+    // the credit ran without it. `operations[00]` is a key of its own in PHP, not operation 0:
+    // read as 0, it overwrote operation 0's user, and the seller was credited.
+    for (const [more, error] of [
+      [{ "operations[0][note][x]": "invoice 7" }, { "operations[0].note": "note must be text" }],
+      [{ "operations[0][note][]": "invoice 7" }, { "operations[0].note": "note must be text" }],
+      [
+        { "operations[00][user_id]": String(seller.id) },
+        { operations: "operations must be a list of operations" },
+      ],
+      [
+        { "operations[a][type]": "credit" },
+        { operations: "operations must be a list of operations" },
+      ],
+    ] as const) {
+      const res = await post(admin, creditForm(buyer.id, wallet, more));
+      expect(res.status, `${JSON.stringify(more)}: ${res.text}`).toBe(400);
+      expect(res.body.error).toEqual(error);
+    }
+    expect(await tableCounts()).toEqual(before);
+  });
+
   it.each<[string, (w: string, u: number, v: number) => Json, Json]>([
     ["an empty list", () => ({ operations: [] }), { operations: "Field Cannot be empty" }],
     ["no list", () => ({}), { operations: "Field Cannot be empty" }],

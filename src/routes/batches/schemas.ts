@@ -68,17 +68,23 @@ const BatchParams = v.object({
 
 const TopParams = v.omit(BatchParams, ["operations"]);
 
-/** PHP's form names (`operations[2][amount]=9.50`) as the list a JSON body sends. */
-function formOperations(params: Params): unknown {
-  const ops: Record<string, unknown>[] = [];
-  for (const [name, value] of Object.entries(params)) {
-    const m = /^operations\[(\d{1,4})\]\[([a-z_]{1,32})\]$/.exec(name);
-    if (!m) continue;
-    const i = Number(m[1]);
-    if (i > MAX_OPERATIONS) return new Array(i + 1); // refused by its length alone
-    ops[i] = { ...ops[i], [m[2]!]: value };
+/**
+ * PHP's form names (`operations[2][amount]=9.50`), as the array http/php-lists.ts made of them
+ * (nested names too: `operations[0][note][x]` is a note that is not text, refused, never dropped),
+ * as the list a JSON body sends: indexed by their integer keys, a gap an empty operation. A key PHP
+ * keeps apart from those (`operations[00]`, `operations[a]`) makes no list, as a JSON object is not
+ * one: read as an index, `operations[00][user_id]` would overwrite operation 0's user.
+ */
+function formOperations(sent: unknown): unknown {
+  if (sent === null || typeof sent !== "object" || Array.isArray(sent)) return sent;
+  const ops: unknown[] = [];
+  for (const [key, op] of Object.entries(sent)) {
+    if (!/^(0|[1-9][0-9]*)$/.test(key)) return sent;
+    const i = Number(key);
+    if (i > MAX_OPERATIONS) return new Array(MAX_OPERATIONS + 1); // refused by its length alone
+    ops[i] = op;
   }
-  return ops.length === 0 ? undefined : Array.from(ops, (op) => op ?? {});
+  return Array.from(ops, (op) => op ?? {});
 }
 
 /** Operation `i`'s fields and errors, keyed `operations[i].<field>`. */
@@ -126,10 +132,10 @@ async function readOperation(
 async function readBatchInput(c: Context<AppEnv>, params: Params): Promise<BatchInput> {
   const { output, errors = {} } = checkFields(TopParams, params);
   // `operations` sent by that name wins (a JSON body's list first, as every field's plain name
-  // does); else the form's `operations[i][field]` names, read here (past the 100th is too many)
-  // rather than as the array http/php-lists.ts makes of them.
+  // does); else the array the form's `operations[i][field]` names made, indexed (past the 100th is
+  // too many).
   const sentPlain = Object.hasOwn(c.var.params, "operations");
-  const raw = sentPlain ? params.operations : formOperations(params);
+  const raw = sentPlain ? params.operations : formOperations(params.operations);
   const ops: BatchOperation[] = [];
   if (raw === undefined || raw === "") errors.operations = EMPTY;
   else if (!Array.isArray(raw)) errors.operations = LIST_TEXT;
