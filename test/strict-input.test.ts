@@ -282,6 +282,52 @@ describe("bytes that are not UTF-8 are refused, never decoded to U+FFFD", () => 
     expect(res.body).toStrictEqual(A("body", NOT_UTF8("body")));
   });
 
+  it("a percent-encoded U+FEFF is the text it starts, not a byte order mark dropped", async () => {
+    const { admin, user, wallet } = await makeAccount();
+    const key = unique("bom");
+    const first = await credit(admin, {
+      user_id: user.id,
+      wallet_id: wallet,
+      amount: 5,
+      request_id: key,
+    });
+    expect(first.status, first.text).toBe(200);
+    const before = await tableCounts();
+    // As JSON's "\ufeff<key>" is: refused, never read as <key> (nor a name as another's).
+    const fields = `wallet_id=${wallet}&amount=5`;
+    for (const [sent, error] of [
+      [
+        `${fields}&user_id=${user.id}&request_id=%EF%BB%BF${key}`,
+        { request_id: "request_id must not begin or end with whitespace" },
+      ],
+      [
+        `${fields}&%EF%BB%BFuser_id=${user.id}&request_id=${unique("bom")}`,
+        { user_id: "user_id cannot be zero" },
+      ],
+    ] as const) {
+      const asQuery = await call("POST", `/credits?${sent}`, { auth: admin.bearer });
+      const asForm = await call("POST", "/credits", {
+        auth: admin.bearer,
+        body: sent,
+        headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      });
+      for (const res of [asQuery, asForm]) {
+        expect(res.status, `${sent}: ${res.text}`).toBe(400);
+        expect(res.body.error).toEqual(error);
+      }
+    }
+    const json = await credit(admin, {
+      user_id: user.id,
+      wallet_id: wallet,
+      amount: 5,
+      request_id: `\ufeff${key}`,
+    });
+    expect(json.body.error).toEqual({
+      request_id: "request_id must not begin or end with whitespace",
+    });
+    expect(await tableCounts()).toEqual(before);
+  });
+
   it("a % that starts no escape is kept as written, as URLSearchParams does", async () => {
     const { admin, user, wallet } = await makeAccount();
     const res = await call(

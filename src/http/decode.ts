@@ -24,6 +24,13 @@ export function decodeUtf8(bytes: ArrayBuffer | Uint8Array, part: string) {
   }
 }
 
+/**
+ * The same, for one percent-decoded name or value: a U+FEFF it starts with is its text (PHP keeps
+ * it), never dropped as a byte order mark. Dropped, `request_id=%EF%BB%BFk` was the key `k`, where
+ * the same text sent in JSON is refused (it begins with white space).
+ */
+const utf8Text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
 const hexValue = (code: number) =>
   code >= 48 && code <= 57
     ? code - 48
@@ -55,7 +62,11 @@ export function percentDecode(text: string, part: string) {
       out[n++] = byte === 43 ? 32 : byte;
     }
   }
-  return decodeUtf8(out.subarray(0, n), part);
+  try {
+    return utf8Text.decode(out.subarray(0, n));
+  } catch {
+    throw new MalformedRequest(part, `${part} is not valid UTF-8`);
+  }
 }
 
 export type RawPair = { raw: string; name: string; value: string };
