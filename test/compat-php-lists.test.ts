@@ -7,7 +7,15 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { compatCall, GUARDED } from "./compat-helpers";
-import { credit, makeAdmin, makeUser, makeWallet, type TestUser, tableCounts } from "./helpers";
+import {
+  call,
+  credit,
+  makeAdmin,
+  makeUser,
+  makeWallet,
+  type TestUser,
+  tableCounts,
+} from "./helpers";
 
 const NS = "/wp-json/rimplenet/v1";
 let admin: TestUser;
@@ -102,6 +110,40 @@ describe("PHP list syntax in a form or query", () => {
       6: "b",
       order: { id: "17", tags: ["x"] },
     });
+  });
+
+  it("lets a form's user_id[0] hide the query's user_id, as $_POST hides $_GET", async () => {
+    // WordPress reads the body's array (refused), never the query's user: a credit to alice here
+    // moved money WordPress would not have.
+    const before = await tableCounts();
+    const wallet1 = await call("POST", `/credits?user_id=${alice.id}`, {
+      auth: admin.bearer,
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: `user_id[0]=${bob.id}&wallet_id=${wallet}&request_id=q1&amount=1`,
+    });
+    expect(wallet1.status, wallet1.text).toBe(400);
+    expect(wallet1.body.error).toEqual({ user_id: "user_id requires an integer" });
+    const plugin = await form(
+      `/credits?user_id=${alice.id}`,
+      `user_id[0]=${bob.id}&wallet_id=${wallet}&request_id=q2&amount=1`,
+      admin.bearer,
+    );
+    expect(plugin.status, plugin.text).toBe(400);
+    expect(plugin.body.error).toEqual({ user_id: "Field Cannot be empty" });
+    expect(await tableCounts()).toEqual(before);
+  });
+
+  it("takes a PHP array from the body alone when the query names it too", async () => {
+    const res = await form(
+      "/credits?meta_data[from_query]=1",
+      `user_id=${alice.id}&wallet_id=${wallet}&request_id=q3&amount=1&meta_data[channel]=app`,
+      admin.bearer,
+    );
+    expect(res.status, res.text).toBe(200);
+    const row = await env.DB.prepare("SELECT meta_data FROM transactions WHERE id = ?")
+      .bind(res.body.data.transaction_id)
+      .first<{ meta_data: string }>();
+    expect(JSON.parse(row!.meta_data)).toStrictEqual({ channel: "app" });
   });
 
   it("lets the plain name win when both are sent, as before", async () => {

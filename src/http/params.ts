@@ -11,6 +11,7 @@ import {
   unreadableBody,
 } from "./decode";
 import { MalformedRequest } from "./errors";
+import { parameterOf } from "./php-lists";
 import { pathNames } from "./rest-index";
 
 /** Raised for a body that claims JSON but does not parse; answered as WordPress does. */
@@ -126,7 +127,16 @@ async function readParams(c: Context<AppEnv>): Promise<Params> {
     else if (form) body = formFields(text);
     else body = await fromMultipart(bytes, contentType);
   }
-  const params = { ...queryParams(c.req.url), ...body };
+  let query: Params = queryParams(c.req.url);
+  // A form's `user_id[0]` is its `user_id`, which wins over the query's `user_id`, as PHP's $_POST
+  // wins over $_GET (a JSON body's names are its keys as written, as WordPress reads them).
+  if ((form || multipart) && Object.keys(body).length > 0) {
+    const sent = new Set(Object.keys(body).map(parameterOf));
+    query = Object.fromEntries(
+      Object.entries(query).filter(([name]) => !sent.has(parameterOf(name))),
+    );
+  }
+  const params = { ...query, ...body };
   c.set("params", params);
   return params;
 }
