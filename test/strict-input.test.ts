@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { JSON_LIMITS } from "../src/http/decode";
+import { UNREADABLE_MULTIPART } from "../src/http/params";
 import { plainDecimal } from "../src/ledger/money";
 import {
   CLEAN,
@@ -280,6 +281,39 @@ describe("bytes that are not UTF-8 are refused, never decoded to U+FFFD", () => 
       headers: { "Content-Type": `multipart/form-data; boundary=${boundary}` },
     });
     expect(res.body).toStrictEqual(A("body", NOT_UTF8("body")));
+  });
+
+  it("a multipart body the runtime cannot read answers 400, never read as no fields", async () => {
+    const { admin, user, wallet } = await makeAccount();
+    const before = await tableCounts();
+    const query = `user_id=${user.id}&wallet_id=${wallet}&amount=5&request_id=${unique("mp")}`;
+    const named = (name: string, value: string) =>
+      `--X\r\nContent-Disposition: form-data; name=${name}\r\n\r\n${value}\r\n`;
+    // Each was read as no fields: the note lost, the query's user or key taken for the body's.
+    for (const [type, body] of [
+      ["multipart/form-data; boundary=X", named('"note"', "invoice 7")], // no closing boundary
+      ["multipart/form-data; boundary=X", `${named("note", "invoice 7")}--X--\r\n`], // unquoted
+      ["multipart/form-data; boundary=X", `${named('"user_id"', "1")}`],
+      ["multipart/form-data", `${named('"note"', "invoice 7")}--X--\r\n`], // no boundary named
+      ["multipart/form-data; boundary=X", "note=invoice+7"],
+    ] as const) {
+      const res = await call("POST", `/credits?${query}`, {
+        auth: admin.bearer,
+        body,
+        headers: { "Content-Type": type },
+      });
+      expect(res.body, `${type} ${body}`).toStrictEqual(A("body", UNREADABLE_MULTIPART));
+    }
+    expect(await tableCounts()).toEqual(before);
+    // An empty body, or an empty FormData as fetch sends it, holds no fields: the query's are read.
+    for (const body of ["", new FormData()]) {
+      const res = await call("POST", `/credits?${query}x${body === "" ? 1 : 2}`, {
+        auth: admin.bearer,
+        body,
+        headers: body === "" ? { "Content-Type": "multipart/form-data; boundary=X" } : {},
+      });
+      expect(res.status, res.text).toBe(200);
+    }
   });
 
   it("a percent-encoded U+FEFF is the text it starts, not a byte order mark dropped", async () => {

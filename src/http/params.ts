@@ -94,14 +94,23 @@ function fromJson(text: string): Params {
   return Object.fromEntries(Object.entries(body).filter(([, value]) => value !== null));
 }
 
+/** What a multipart body the runtime cannot read is refused with. */
+export const UNREADABLE_MULTIPART =
+  "the multipart body could not be read (a boundary named in the Content-Type, each part named by its Content-Disposition, a closing boundary)";
+
 async function fromMultipart(bytes: ArrayBuffer | Uint8Array, type: string): Promise<Params> {
+  if (bytes.byteLength === 0) return {};
+  let form: FormData;
   try {
-    const form = await new Response(bytes, { headers: { "content-type": type } }).formData();
-    // Later repeats win, as in PHP; a file where text belongs is refused by the field's validator.
-    return Object.fromEntries(form);
+    form = await new Response(bytes, { headers: { "content-type": type } }).formData();
   } catch {
-    return {};
+    // Read as none, its fields were dropped unseen: a note lost, a filter answered unfiltered, the
+    // query's value taken for one the body sent. The runtime's parser is stricter than PHP's (an
+    // unquoted name, a part left unclosed), so the client is told rather than guessed for.
+    throw new MalformedRequest("body", UNREADABLE_MULTIPART);
   }
+  // Later repeats win, as in PHP; a file where text belongs is refused by the field's validator.
+  return Object.fromEntries(form);
 }
 
 /**
