@@ -16,7 +16,7 @@ import { health } from "./health";
 import { answerHeaders, BOOKMARK_HEADER, showsBookmark } from "./http/answer-headers";
 import { tokenKeys } from "./http/auth";
 import { limitBody, MAX_BODY_BYTES } from "./http/body-limit";
-import { percentDecode } from "./http/decode";
+import { pairName, pairValue } from "./http/decode";
 import { fail, send, wpError } from "./http/envelope";
 import { ERRORS, onError } from "./http/errors";
 import { keepAlive } from "./http/keep-alive";
@@ -63,12 +63,13 @@ function fromPlainPermalink(request: Request) {
   let routed = unreservedDecoded(url.pathname);
   let named = false;
   if (url.pathname === "/" || url.pathname === "/index.php") {
+    // `$_GET['rest_route']`: the name decoded (`rest%5Froute` is it too), the last one counting.
     const pairs = url.search.slice(1).split("&");
-    const at = pairs.findLastIndex((raw) => raw.startsWith("rest_route="));
+    const at = pairs.findLastIndex((raw) => nameOf(raw) === "rest_route");
     if (at !== -1) {
       named = true;
-      routed = routeOf(pairs[at]!.slice("rest_route=".length));
-      url.search = pairs.filter((raw) => !raw.startsWith("rest_route=")).join("&");
+      routed = routeOf(pairs[at]!);
+      url.search = pairs.filter((raw) => nameOf(raw) !== "rest_route").join("&");
     }
   }
   // A rest_route was decoded once already: a `%` left in it is itself, and what a path escapes is
@@ -97,10 +98,19 @@ const pathText = (name: string) =>
     .replace(/%/g, "%25")
     .replace(/[ "#<>?`{}^\u0080-\uffff]+/g, (text) => encodeURIComponent(text));
 
-/** The path a plain permalink's `rest_route` names, decoded once as PHP decodes `$_GET`. */
+/** A query pair's decoded name; null for one that is not UTF-8 (readParams refuses the query). */
+function nameOf(raw: string) {
+  try {
+    return pairName(raw);
+  } catch {
+    return null;
+  }
+}
+
+/** The path a plain permalink's `rest_route` pair names, decoded once as PHP decodes `$_GET`. */
 function routeOf(raw: string) {
   try {
-    const route = percentDecode(raw, "query");
+    const route = pairValue(raw);
     return `/wp-json${route.startsWith("/") ? route : `/${route}`}`;
   } catch {
     return NO_ROUTE_PATH; // unreadable (readParams refuses any other unreadable pair)

@@ -99,6 +99,23 @@ describe("routing", () => {
     expect(read.body.data).toEqual({ [wallet]: 1500, formatted: { [wallet]: "₦1,500.00" } });
   });
 
+  it("reads rest_route as PHP's $_GET holds it: its name decoded, the last one counting", async () => {
+    const { admin, user, wallet } = await makeAccount();
+    await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 10 });
+    // WordPress serves the last rest_route, `rest%5Froute` among them: a credit, never the debit.
+    const fields = `user_id=${user.id}&wallet_id=${wallet}&amount=3`;
+    for (const [i, query] of [
+      "rest_route=/wallet/v1/debits&rest%5Froute=/wallet/v1/credits",
+      "rest_rout%65=/wallet/v1/credits",
+    ].entries()) {
+      const res = await call("POST", `/?${query}&${fields}&request_id=${unique(`rr${i}`)}`, {
+        auth: admin.bearer,
+      });
+      expect(res.status, `${query}: ${res.text}`).toBe(200);
+      expect(await balanceOf(admin, user.id, wallet), query).toBe(13 + 3 * i);
+    }
+  });
+
   it("serves the namespace index at /?rest_route=/wallet/v1", async () => {
     const res = await call("GET", "/?rest_route=/wallet/v1");
     expect(res.status).toBe(200);

@@ -69,6 +69,18 @@ export function percentDecode(text: string, part: string) {
   }
 }
 
+/** A query pair's name as PHP reads it, percent-decoded (throws on one that is not UTF-8). */
+export function pairName(raw: string) {
+  const eq = raw.indexOf("=");
+  return percentDecode(eq === -1 ? raw : raw.slice(0, eq), "query");
+}
+
+/** A query pair's value, percent-decoded; "" for a name without `=`. */
+export function pairValue(raw: string) {
+  const eq = raw.indexOf("=");
+  return eq === -1 ? "" : percentDecode(raw.slice(eq + 1), "query");
+}
+
 export type RawPair = { raw: string; name: string; value: string };
 
 /** `a=1&b=2` as name/value pairs in order, each keeping its raw text; invalid UTF-8 is a 400. */

@@ -6,7 +6,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../env";
 import { varText } from "../settings";
 import { answerHeaders, BOOKMARK_HEADER } from "./answer-headers";
-import { percentDecode } from "./decode";
+import { pairName, pairValue } from "./decode";
 import { logOnce } from "./log-once";
 import { siteUrl } from "./site";
 
@@ -176,18 +176,6 @@ export function overrideMethod(request: Request): Request {
   headers.delete("content-type");
   headers.delete("content-length");
   return new Request(url, { method, headers });
-}
-
-/** A query pair's name as PHP reads it, percent-decoded (throws on one that is not UTF-8). */
-function pairName(raw: string) {
-  const eq = raw.indexOf("=");
-  return percentDecode(eq === -1 ? raw : raw.slice(0, eq), "query");
-}
-
-/** A query pair's value, percent-decoded; "" for a name without `=`. */
-function pairValue(raw: string) {
-  const eq = raw.indexOf("=");
-  return eq === -1 ? "" : percentDecode(raw.slice(eq + 1), "query");
 }
 
 /**
