@@ -95,9 +95,15 @@ function parseUrlEncoded(text: string, part: string): RawPair[] {
   return pairs;
 }
 
-/** An urlencoded form's fields by name; PHP keeps the last of repeated names. */
-export const formFields = (text: string): Record<string, string> =>
-  Object.fromEntries(parseUrlEncoded(text, "body").map(({ name, value }) => [name, value]));
+/**
+ * An urlencoded form's fields by name (each name as `named` reads it); PHP keeps the last of
+ * repeated names.
+ */
+export const formFields = (
+  text: string,
+  named: (name: string) => string = (name) => name,
+): Record<string, string> =>
+  Object.fromEntries(parseUrlEncoded(text, "body").map(({ name, value }) => [named(name), value]));
 
 /**
  * A Content-Type's media type, lowercased, without parameters. Two types (two Content-Type headers
@@ -155,8 +161,11 @@ export async function readForm(request: Request): Promise<Record<string, string>
   return formFields(decodeUtf8(await request.arrayBuffer().catch(unreadableBody), "body"));
 }
 
-/** The query string's parameters; PHP keeps the last of repeated names. */
-export function queryParams(url: string): Record<string, string> {
+/** The query string's parameters (each name as `named` reads it); PHP keeps the last of repeated names. */
+export function queryParams(
+  url: string,
+  named: (name: string) => string = (name) => name,
+): Record<string, string> {
   const search = url.indexOf("?");
   if (search === -1) return {};
   const hash = url.indexOf("#", search);
@@ -165,7 +174,7 @@ export function queryParams(url: string): Record<string, string> {
     url.slice(search + 1, hash === -1 ? undefined : hash),
     "query",
   ))
-    params[name] = value;
+    params[named(name)] = value;
   return params;
 }
 

@@ -11,7 +11,7 @@ import {
   unreadableBody,
 } from "./decode";
 import { MalformedRequest } from "./errors";
-import { parameterOf } from "./php-lists";
+import { parameterOf, phpName } from "./php-lists";
 import { pathNames } from "./rest-index";
 
 /** Raised for a body that claims JSON but does not parse; answered as WordPress does. */
@@ -110,7 +110,7 @@ async function fromMultipart(bytes: ArrayBuffer | Uint8Array, type: string): Pro
     throw new MalformedRequest("body", UNREADABLE_MULTIPART);
   }
   // Later repeats win, as in PHP; a file where text belongs is refused by the field's validator.
-  return Object.fromEntries(form);
+  return Object.fromEntries([...form].map(([name, value]) => [phpName(name), value]));
 }
 
 /**
@@ -133,10 +133,10 @@ async function readParams(c: Context<AppEnv>): Promise<Params> {
     const bytes = c.get("streamedBody") ?? (await c.req.arrayBuffer().catch(unreadableBody));
     const text = decodeUtf8(bytes, "body");
     if (json) body = fromJson(text);
-    else if (form) body = formFields(text);
+    else if (form) body = formFields(text, phpName);
     else body = await fromMultipart(bytes, contentType);
   }
-  let query: Params = queryParams(c.req.url);
+  let query: Params = queryParams(c.req.url, phpName);
   // A form's `user_id[0]` is its `user_id`, which wins over the query's `user_id`, as PHP's $_POST
   // wins over $_GET (a JSON body's names are its keys as written, as WordPress reads them).
   if ((form || multipart) && Object.keys(body).length > 0) {
