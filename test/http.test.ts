@@ -107,6 +107,7 @@ describe("routing", () => {
     for (const [i, query] of [
       "rest_route=/wallet/v1/debits&rest%5Froute=/wallet/v1/credits",
       "rest_rout%65=/wallet/v1/credits",
+      "rest.route=/wallet/v1/credits", // PHP registers a `.` in a name as `_`
     ].entries()) {
       const res = await call("POST", `/?${query}&${fields}&request_id=${unique(`rr${i}`)}`, {
         auth: admin.bearer,

@@ -401,6 +401,8 @@ describe("_method and X-HTTP-Method-Override, as WP_REST_Server reads them", () 
       "?%5Fmethod=DELETE",
       "?_m%65thod=DELETE",
       "?_method=POST&%5fmethod=DELETE",
+      "?_method=POST&+_method=DELETE", // PHP drops a name's leading spaces
+      "?.method=DELETE", // and registers a `.` as `_`
     ]) {
       const res = await call("POST", `/credits${query}`, {
         auth: admin.bearer,

@@ -69,10 +69,27 @@ export function percentDecode(text: string, part: string) {
   }
 }
 
+/**
+ * A query or form name as PHP registers it (php_register_variable_ex): leading spaces dropped; in
+ * the name before its first `[`, each space and `.` an `_`; a first `[` that no `]` closes an `_`
+ * too, with the spaces, dots and `[` after it. So `txn.type=DEBIT` is the filter `txn_type`, never
+ * dropped (answered unfiltered), and `user.id=3` after `user_id=2` is the last `user_id`.
+ */
+export function phpName(sent: string) {
+  let start = 0;
+  while (sent[start] === " ") start++;
+  const name = start === 0 ? sent : sent.slice(start);
+  const open = name.indexOf("[");
+  const base = (open === -1 ? name : name.slice(0, open)).replace(/[ .]/g, "_");
+  if (open === -1) return base;
+  if (open === 0 || name.indexOf("]", open) !== -1) return base + name.slice(open);
+  return `${base}_${name.slice(open + 1).replace(/[ .[]/g, "_")}`;
+}
+
 /** A query pair's name as PHP reads it, percent-decoded (throws on one that is not UTF-8). */
 export function pairName(raw: string) {
   const eq = raw.indexOf("=");
-  return percentDecode(eq === -1 ? raw : raw.slice(0, eq), "query");
+  return phpName(percentDecode(eq === -1 ? raw : raw.slice(0, eq), "query"));
 }
 
 /** A query pair's value, percent-decoded; "" for a name without `=`. */

@@ -25,23 +25,6 @@ function keysOf(name: string): { base: string; keys: string[] } | null {
 }
 
 /**
- * A query or form name as PHP registers it (php_register_variable_ex): leading spaces dropped; in
- * the name before its first `[`, each space and `.` an `_`; a first `[` that no `]` closes an `_`
- * too, with the spaces, dots and `[` after it. So `txn.type=DEBIT` is the filter `txn_type`, never
- * dropped (answered unfiltered), and `user.id=3` after `user_id=2` is the last `user_id`.
- */
-export function phpName(sent: string) {
-  let start = 0;
-  while (sent[start] === " ") start++;
-  const name = start === 0 ? sent : sent.slice(start);
-  const open = name.indexOf("[");
-  const base = (open === -1 ? name : name.slice(0, open)).replace(/[ .]/g, "_");
-  if (open === -1) return base;
-  if (open === 0 || name.indexOf("]", open) !== -1) return base + name.slice(open);
-  return `${base}_${name.slice(open + 1).replace(/[ .[]/g, "_")}`;
-}
-
-/**
  * The parameter a query or form name sets, as PHP reads it: `user_id[0]` sets `user_id`, as
  * `user_id` does. A body's name hides the query's of the same parameter however either is written
  * (WordPress merges `$_POST` over `$_GET` by parameter), so neither is mixed into the other's array.

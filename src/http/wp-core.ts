@@ -141,10 +141,11 @@ const ROUTE_METHODS = new Set(["GET", "HEAD", "PUT", "PATCH", "DELETE", "OPTIONS
 export function overrideMethod(request: Request): Request {
   if (request.method !== "POST") return request;
   // Neither switch present (nearly every POST): nothing to read. A query with a `%` may name
-  // `_method` escaped (`%5Fmethod`), which PHP decodes before it reads the name.
+  // `_method` escaped (`%5Fmethod`), which PHP decodes before it reads the name (and `.method`
+  // is `_method` too, as PHP registers names: decode.ts phpName).
   const query = request.url.includes("?") ? request.url.slice(request.url.indexOf("?")) : "";
   if (
-    !query.includes("_method") &&
+    !query.includes("method") &&
     !query.includes("%") &&
     !request.headers.has("x-http-method-override")
   )
