@@ -86,6 +86,16 @@ export function phpName(sent: string) {
   return `${base}_${name.slice(open + 1).replace(/[ .[]/g, "_")}`;
 }
 
+/**
+ * The parameter a query or form name sets, as PHP reads it: `user_id[0]` sets `user_id`, as
+ * `user_id` does. A body's name hides the query's of the same parameter however either is written
+ * (WordPress merges `$_POST` over `$_GET` by parameter), so neither is mixed into the other's array.
+ */
+export function parameterOf(name: string) {
+  const open = name.indexOf("[");
+  return open > 0 && name.indexOf("]", open) !== -1 ? name.slice(0, open) : name;
+}
+
 /** A query pair's name as PHP reads it, percent-decoded (throws on one that is not UTF-8). */
 export function pairName(raw: string) {
   const eq = raw.indexOf("=");

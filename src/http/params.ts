@@ -7,12 +7,12 @@ import {
   decodeUtf8,
   formFields,
   mediaType,
+  parameterOf,
   phpName,
   queryParams,
   unreadableBody,
 } from "./decode";
 import { MalformedRequest } from "./errors";
-import { parameterOf } from "./php-lists";
 import { pathNames } from "./rest-index";
 
 /** Raised for a body that claims JSON but does not parse; answered as WordPress does. */

@@ -25,13 +25,6 @@ function keysOf(name: string): { base: string; keys: string[] } | null {
 }
 
 /**
- * The parameter a query or form name sets, as PHP reads it: `user_id[0]` sets `user_id`, as
- * `user_id` does. A body's name hides the query's of the same parameter however either is written
- * (WordPress merges `$_POST` over `$_GET` by parameter), so neither is mixed into the other's array.
- */
-export const parameterOf = (name: string) => keysOf(name)?.base ?? name;
-
-/**
  * A PHP array: its keys in the order they were first set (an integer one as its decimal text), and
  * where `[]` appends, one past the greatest integer key (PHP's next free element).
  */
