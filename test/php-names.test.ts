@@ -19,7 +19,14 @@ describe("names as PHP registers them", () => {
       });
       expect(held.status, held.text).toBe(200);
     }
-    for (const name of ["wallet.id", "wallet id", " wallet_id", "wallet%2Eid", "wallet+id"]) {
+    for (const name of [
+      "wallet.id",
+      "wallet id",
+      " wallet_id",
+      "wallet%2Eid",
+      "wallet+id",
+      "wallet_id%00x", // PHP's names are C text: a NUL ends one
+    ]) {
       const res = await call("GET", `/holds?user_id=${user.id}&${name}=${other}`, {
         auth: admin.bearer,
       });

@@ -78,7 +78,9 @@ export function percentDecode(text: string, part: string) {
 export function phpName(sent: string) {
   let start = 0;
   while (sent[start] === " ") start++;
-  const name = start === 0 ? sent : sent.slice(start);
+  // PHP registers a name as C text: a decoded NUL ends it (`user_id%00x` is `user_id`).
+  const nul = sent.indexOf("\0", start);
+  const name = start === 0 && nul === -1 ? sent : sent.slice(start, nul === -1 ? undefined : nul);
   const open = name.indexOf("[");
   const base = (open === -1 ? name : name.slice(0, open)).replace(/[ .]/g, "_");
   if (open === -1) return base;
