@@ -531,6 +531,9 @@ describe("an unreadable request is refused for who sends it first (contract: 403
     );
     const holds = await call("GET", `/holds?user_id=${other.id}&page=%ff`, { auth: user.bearer });
     expect(holds.body).toStrictEqual(FORBIDDEN);
+    // The user named as PHP registers names (`user.id` is `user_id`), as a readable query is read.
+    const dotted = await call("GET", `/holds?user.id=${other.id}&page=%ff`, { auth: user.bearer });
+    expect(dotted.body).toStrictEqual(FORBIDDEN);
     expect((await call("GET", about(user.id), { auth: read.header })).body).toStrictEqual(
       A("query", NOT_UTF8("query")),
     );

@@ -10,6 +10,7 @@ import type { Principal, Scope } from "../auth/principal";
 import type { AppEnv } from "../env";
 import { isAdmin, mayReadUser, spendMoneyShare } from "../wallet/context";
 import { credentialOf } from "./auth";
+import { phpName } from "./decode";
 import { type ApiError, type ErrorCode, forgotGone, permissionDenied } from "./errors";
 import { pathIdField } from "./fields";
 import { type Params, routeParams } from "./params";
@@ -153,9 +154,14 @@ async function requireCredentials(c: Context<AppEnv>, refusals: Refusals): Promi
   return principal;
 }
 
-/** The query string read without judging its bytes (an invalid one becomes U+FFFD). */
+/**
+ * The query string read without judging its bytes (an invalid one becomes U+FFFD), its names as
+ * PHP registers them, as a readable query's are (decode.ts phpName).
+ */
 const leniently = (c: Context<AppEnv>): Params =>
-  Object.fromEntries(new URL(c.req.url).searchParams);
+  Object.fromEntries(
+    [...new URL(c.req.url).searchParams].map(([name, value]) => [phpName(name), value]),
+  );
 
 /** A user id as a reader sent it: digits name a user, anything else nobody; absent, the caller. */
 const userRef = (sent: unknown) =>
