@@ -420,6 +420,30 @@ describe("_method and X-HTTP-Method-Override, as WP_REST_Server reads them", () 
     expect(await keyRevoked(admin, id)).toBe(false);
   });
 
+  it("takes a last _method[…] for the array PHP makes of it: no route, never the POST", async () => {
+    // WordPress calls set_method() with $_GET['_method'], here an array: PHP 8 stops with a fatal
+    // error, PHP 7 names no method. Either way the credit never runs there.
+    const { admin, user, wallet } = await makeAccount();
+    for (const query of [
+      "?_method[]=DELETE",
+      "?_method=POST&_method[x]=POST",
+      "?.method[]=POST", // `.method` is `_method`, as PHP registers names
+    ]) {
+      const res = await call("POST", `/credits${query}`, {
+        auth: admin.bearer,
+        body: { user_id: user.id, wallet_id: wallet, amount: "1", request_id: unique("m") },
+      });
+      expect([res.status, res.body.code], query).toEqual([404, "rest_no_route"]);
+    }
+    expect(await balanceOf(admin, user.id, wallet)).toBe(0);
+    // A plain `_method` after the array is the text PHP keeps: POST runs as a POST.
+    const res = await call("POST", "/credits?_method[]=DELETE&_method=POST", {
+      auth: admin.bearer,
+      body: { user_id: user.id, wallet_id: wallet, amount: "1", request_id: unique("m") },
+    });
+    expect(res.status, res.text).toBe(200);
+  });
+
   it("POST ?_method=GET reads; a GET is never switched", async () => {
     const admin = await makeAdmin();
     expect((await call("POST", "/wallets?_method=GET", { auth: admin.bearer })).status).toBe(200);

@@ -6,7 +6,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../env";
 import { varText } from "../settings";
 import { answerHeaders, BOOKMARK_HEADER } from "./answer-headers";
-import { pairName, pairValue } from "./decode";
+import { pairName, pairValue, parameterOf } from "./decode";
 import { logOnce } from "./log-once";
 import { siteUrl } from "./site";
 
@@ -155,9 +155,16 @@ export function overrideMethod(request: Request): Request {
   let asked: string | null;
   let at: number;
   try {
-    // `$_GET['_method']`: the name decoded, and the last of repeated ones, as PHP keeps it.
-    at = pairs.findLastIndex((raw) => pairName(raw) === "_method");
-    asked = at === -1 ? request.headers.get("x-http-method-override") : pairValue(pairs[at]!);
+    // `$_GET['_method']`: the name decoded, and the last of repeated ones, as PHP keeps it. A last
+    // `_method[…]` makes it an array, which WordPress cannot switch to (PHP 8 stops with a fatal
+    // error, PHP 7 names no method): no route, never the POST it was sent as.
+    at = pairs.findLastIndex((raw) => parameterOf(pairName(raw)) === "_method");
+    asked =
+      at === -1
+        ? request.headers.get("x-http-method-override")
+        : pairName(pairs[at]!) === "_method"
+          ? pairValue(pairs[at]!)
+          : "";
   } catch {
     return request; // unreadable: readParams answers the query's 400
   }
