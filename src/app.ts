@@ -16,7 +16,7 @@ import { health } from "./health";
 import { answerHeaders, BOOKMARK_HEADER, showsBookmark } from "./http/answer-headers";
 import { tokenKeys } from "./http/auth";
 import { limitBody, MAX_BODY_BYTES } from "./http/body-limit";
-import { pairName, pairValue } from "./http/decode";
+import { pairName, pairValue, parameterOf } from "./http/decode";
 import { fail, send, wpError } from "./http/envelope";
 import { ERRORS, onError } from "./http/errors";
 import { keepAlive } from "./http/keep-alive";
@@ -64,11 +64,13 @@ function fromPlainPermalink(request: Request) {
   let named = false;
   if (url.pathname === "/" || url.pathname === "/index.php") {
     // `$_GET['rest_route']`: the name decoded (`rest%5Froute` is it too), the last one counting.
+    // A last `rest_route[…]` makes it an array, which WordPress cannot serve (PHP 8 stops with a
+    // fatal error): no route, never the one an earlier pair named.
     const pairs = url.search.slice(1).split("&");
-    const at = pairs.findLastIndex((raw) => nameOf(raw) === "rest_route");
+    const at = pairs.findLastIndex((raw) => parameterOf(nameOf(raw) ?? "") === "rest_route");
     if (at !== -1) {
       named = true;
-      routed = routeOf(pairs[at]!);
+      routed = nameOf(pairs[at]!) === "rest_route" ? routeOf(pairs[at]!) : NO_ROUTE_PATH;
       url.search = pairs.filter((raw) => nameOf(raw) !== "rest_route").join("&");
     }
   }

@@ -117,6 +117,23 @@ describe("routing", () => {
     }
   });
 
+  it("takes a last rest_route[…] for the array PHP makes of it: no route", async () => {
+    const { admin, user, wallet } = await makeAccount();
+    // WordPress hands the array to untrailingslashit(): PHP 8 stops with a fatal error, and the
+    // credit an earlier rest_route named never runs.
+    const fields = `user_id=${user.id}&wallet_id=${wallet}&amount=3`;
+    for (const [i, query] of [
+      "rest_route=/wallet/v1/credits&rest_route[]=/wallet/v1/credits",
+      "rest_route=/wallet/v1/credits&rest.route[x]=1",
+    ].entries()) {
+      const res = await call("POST", `/?${query}&${fields}&request_id=${unique(`ra${i}`)}`, {
+        auth: admin.bearer,
+      });
+      expect([res.status, res.body.code], query).toEqual([404, "rest_no_route"]);
+    }
+    expect(await balanceOf(admin, user.id, wallet)).toBe(0);
+  });
+
   it("serves the namespace index at /?rest_route=/wallet/v1", async () => {
     const res = await call("GET", "/?rest_route=/wallet/v1");
     expect(res.status).toBe(200);
