@@ -26,8 +26,8 @@ export function decodeUtf8(bytes: ArrayBuffer | Uint8Array, part: string) {
 
 /**
  * The same, for one percent-decoded name or value: a U+FEFF it starts with is its text (PHP keeps
- * it), never dropped as a byte order mark. Dropped, `request_id=%EF%BB%BFk` was the key `k`, where
- * the same text sent in JSON is refused (it begins with white space).
+ * it), never dropped as a byte order mark. Dropped, `request_id=%EF%BB%BFk` would be the key `k`,
+ * where the same text sent in JSON is refused (it begins with white space).
  */
 const utf8Text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 

@@ -105,8 +105,8 @@ async function fromMultipart(bytes: ArrayBuffer | Uint8Array, type: string): Pro
   try {
     form = await new Response(bytes, { headers: { "content-type": type } }).formData();
   } catch {
-    // Read as none, its fields were dropped unseen: a note lost, a filter answered unfiltered, the
-    // query's value taken for one the body sent. The runtime's parser is stricter than PHP's (an
+    // Read as none, its fields would be dropped unseen: a note lost, a filter answered unfiltered,
+    // the query's value taken for one the body sent. The runtime's parser is stricter than PHP's (an
     // unquoted name, a part left unclosed), so the client is told rather than guessed for.
     throw new MalformedRequest("body", UNREADABLE_MULTIPART);
   }
