@@ -16,7 +16,7 @@ import { health } from "./health";
 import { answerHeaders, BOOKMARK_HEADER, showsBookmark } from "./http/answer-headers";
 import { tokenKeys } from "./http/auth";
 import { limitBody, MAX_BODY_BYTES } from "./http/body-limit";
-import { pairName, pairValue, parameterOf } from "./http/decode";
+import { lastPairOf, pairName, pairValue } from "./http/decode";
 import { fail, send, wpError } from "./http/envelope";
 import { ERRORS, onError } from "./http/errors";
 import { keepAlive } from "./http/keep-alive";
@@ -67,10 +67,10 @@ function fromPlainPermalink(request: Request) {
     // A last `rest_route[…]` makes it an array, which WordPress cannot serve (PHP 8 stops with a
     // fatal error): no route, never the one an earlier pair named.
     const pairs = url.search.slice(1).split("&");
-    const at = pairs.findLastIndex((raw) => parameterOf(nameOf(raw) ?? "") === "rest_route");
-    if (at !== -1) {
+    const last = lastPairOf(pairs, "rest_route", nameOf);
+    if (last) {
       named = true;
-      routed = nameOf(pairs[at]!) === "rest_route" ? routeOf(pairs[at]!) : NO_ROUTE_PATH;
+      routed = last.array ? NO_ROUTE_PATH : routeOf(pairs[last.at]!);
       url.search = pairs.filter((raw) => nameOf(raw) !== "rest_route").join("&");
     }
   }

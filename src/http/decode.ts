@@ -104,6 +104,20 @@ export function pairName(raw: string) {
   return phpName(percentDecode(eq === -1 ? raw : raw.slice(0, eq), "query"));
 }
 
+/**
+ * Where `$_GET[name]` comes from, as PHP builds it from a query's pairs: the last pair of that
+ * parameter (`name` or `name[…]`, each name read by `nameOf`), and whether that pair makes it an
+ * array, which names no route or method. Undefined when no pair sets it.
+ */
+export function lastPairOf(
+  pairs: string[],
+  name: string,
+  nameOf: (raw: string) => string | null = pairName,
+) {
+  const at = pairs.findLastIndex((raw) => parameterOf(nameOf(raw) ?? "") === name);
+  return at === -1 ? undefined : { at, array: nameOf(pairs[at]!) !== name };
+}
+
 /** A query pair's value, percent-decoded; "" for a name without `=`. */
 export function pairValue(raw: string) {
   const eq = raw.indexOf("=");

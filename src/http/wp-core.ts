@@ -6,7 +6,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../env";
 import { varText } from "../settings";
 import { answerHeaders, BOOKMARK_HEADER } from "./answer-headers";
-import { pairName, pairValue, parameterOf } from "./decode";
+import { lastPairOf, pairValue } from "./decode";
 import { logOnce } from "./log-once";
 import { siteUrl } from "./site";
 
@@ -153,25 +153,24 @@ export function overrideMethod(request: Request): Request {
   const url = new URL(request.url);
   const pairs = url.search.slice(1).split("&");
   let asked: string | null;
-  let at: number;
+  let last: ReturnType<typeof lastPairOf>;
   try {
-    // `$_GET['_method']`: the name decoded, and the last of repeated ones, as PHP keeps it. A last
-    // `_method[…]` makes it an array, which WordPress cannot switch to (PHP 8 stops with a fatal
-    // error, PHP 7 names no method): no route, never the POST it was sent as.
-    at = pairs.findLastIndex((raw) => parameterOf(pairName(raw)) === "_method");
+    // `$_GET['_method']`. An array (a last `_method[…]`) WordPress cannot switch to (PHP 8 stops
+    // with a fatal error, PHP 7 names no method): no route, never the POST it was sent as.
+    last = lastPairOf(pairs, "_method");
     asked =
-      at === -1
+      last === undefined
         ? request.headers.get("x-http-method-override")
-        : pairName(pairs[at]!) === "_method"
-          ? pairValue(pairs[at]!)
-          : "";
+        : last.array
+          ? ""
+          : pairValue(pairs[last.at]!);
   } catch {
     return request; // unreadable: readParams answers the query's 400
   }
   if (asked === null) return request; // a pair such as `tax_method=`: no switch
   const method = asked.trim().toUpperCase();
   if (method === "POST") return request;
-  if (at !== -1) url.search = pairs.filter((_, i) => i !== at).join("&");
+  if (last) url.search = pairs.filter((_, i) => i !== last.at).join("&");
   if (!ROUTE_METHODS.has(method)) {
     // Still a POST, but to no route: the POST route it was sent to must not run.
     url.pathname = NO_ROUTE_PATH;

@@ -130,10 +130,11 @@ function checkBalanced(ops: BatchOperation[], moves: { wallet: Wallet; amountMin
  * names the operation). The holds are counted as they stood at the entries' own instant, as the
  * database's guard counted them (transactions_within_available: `expires_at_s > created_at_s`), not
  * as they stand a moment later: a hold that expired, was captured or voided in between would
- * otherwise leave no entry at fault, or blame another. Should none be refused now (money arrived between the refusal and this replay: a credit
- * paid the leg), the wallets' newest entries are undone one at a time, newest first, and the legs
- * replayed against each state the ledger was in: the latest that refuses them names the entry (the
- * batch was refused at that state or an earlier one). -1 when no state within reach refuses them.
+ * otherwise leave no entry at fault, or blame another. Should none be refused now (money arrived
+ * between the refusal and this replay: a credit paid the leg), the wallets' newest entries are
+ * undone one at a time, newest first, and the legs replayed against each state the ledger was in:
+ * the latest that refuses them names the entry (the batch was refused at that state or an earlier
+ * one). -1 when no state within reach refuses them.
  * In BigInt: a hundred legs of the largest amount run past 2^53.
  */
 export async function firstRefused(
