@@ -10,6 +10,8 @@ import type { Role, Scope } from "../src/auth/principal";
 import { CONSOLE_AUDIENCE } from "../src/auth/tokens";
 import { COMPAT_ROUTES } from "../src/compat";
 import { jwtRouteRefusals } from "../src/compat/auth";
+import { createDb } from "../src/db/client";
+import { deleteUserIfUnused } from "../src/db/users";
 import type { RouteInfo } from "../src/http/route";
 import { ROUTES } from "../src/routes";
 import { GUARDED, ON } from "./compat-helpers";
@@ -88,6 +90,24 @@ async function signedOut(u: TestUser) {
   const res = await call("POST", "/users/logout", { auth: `Bearer ${token}` });
   expect(res.status, res.text).toBe(200);
   return token;
+}
+
+/** An administrator's token and key, made before it was deleted; once per file (both are dead). */
+let deleted: Promise<{ token: string; key: string }> | undefined;
+const deletedAdministrator = () =>
+  (deleted ??= (async () => {
+    const gone = await makeAdmin();
+    const key = (await makeKey(gone, "read-write")).header;
+    expect(await deleteUserIfUnused(createDb(env.DB), gone.id)).toBe("deleted");
+    return { token: gone.token, key };
+  })());
+
+/** A read-write key whose administrator is a subscriber now (an operator's UPDATE: no route demotes). */
+async function demotedAdministratorsKey() {
+  const demoted = await makeAdmin();
+  const { header } = await makeKey(demoted, "read-write");
+  await env.DB.prepare("UPDATE users SET role = 'subscriber' WHERE id = ?").bind(demoted.id).run();
+  return header;
 }
 
 const KINDS: Kind[] = [
@@ -199,6 +219,23 @@ const KINDS: Kind[] = [
     name: "a revoked key",
     caller: "invalid",
     headers: (fx) => keyOf(fx.admin, "read-write", { revoked: true }),
+  },
+  {
+    // Deleting a user deletes its sessions and keys (docs/compat.md): what it held is refused.
+    name: "a deleted administrator's token",
+    caller: "invalid",
+    headers: async () => authorization(`Bearer ${(await deletedAdministrator()).token}`),
+  },
+  {
+    name: "a deleted administrator's key",
+    caller: "invalid",
+    headers: async () => authorization((await deletedAdministrator()).key),
+  },
+  {
+    // A key acts with its owner's role as the database has it now, not as when it was made.
+    name: "a read-write key of an administrator made a subscriber",
+    caller: { role: "subscriber", scope: "read-write", about: "another user" },
+    headers: async () => authorization(await demotedAdministratorsKey()),
   },
   {
     name: "subscriber token about itself",
