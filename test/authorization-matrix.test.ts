@@ -102,12 +102,15 @@ const deletedAdministrator = () =>
     return { token: gone.token, key };
   })());
 
-/** A read-write key whose administrator is a subscriber now (an operator's UPDATE: no route demotes). */
-async function demotedAdministratorsKey() {
+/**
+ * An administrator's token and read-write key, the administrator a subscriber now (an operator's
+ * UPDATE: no route demotes).
+ */
+async function demotedAdministrator() {
   const demoted = await makeAdmin();
   const { header } = await makeKey(demoted, "read-write");
   await env.DB.prepare("UPDATE users SET role = 'subscriber' WHERE id = ?").bind(demoted.id).run();
-  return header;
+  return { token: demoted.bearer, key: header };
 }
 
 const KINDS: Kind[] = [
@@ -232,10 +235,15 @@ const KINDS: Kind[] = [
     headers: async () => authorization((await deletedAdministrator()).key),
   },
   {
-    // A key acts with its owner's role as the database has it now, not as when it was made.
+    // A key and a token act with their user's role as the database has it now, not as when made.
     name: "a read-write key of an administrator made a subscriber",
     caller: { role: "subscriber", scope: "read-write", about: "another user" },
-    headers: async () => authorization(await demotedAdministratorsKey()),
+    headers: async () => authorization((await demotedAdministrator()).key),
+  },
+  {
+    name: "a token of an administrator made a subscriber",
+    caller: { role: "subscriber", about: "another user" },
+    headers: async () => authorization((await demotedAdministrator()).token),
   },
   {
     name: "subscriber token about itself",

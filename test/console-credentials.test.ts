@@ -260,6 +260,19 @@ const KINDS: Kind[] = [
     },
   },
   {
+    // The role is the user's as the database has it now (an operator's UPDATE: no route demotes).
+    name: "a console session of an administrator made a subscriber",
+    outcome: "not an administrator",
+    sent: async () => {
+      const operator = await makeAdmin();
+      const { token } = await signedToken(operator, { audience: CONSOLE_AUDIENCE });
+      await env.DB.prepare("UPDATE users SET role = 'subscriber' WHERE id = ?")
+        .bind(operator.id)
+        .run();
+      return none(cookieOf(token));
+    },
+  },
+  {
     name: "an administrator's session, its form without the CSRF token",
     outcome: "form expired",
     sent: async () => ({ ...(await session(admin)), csrf: "" }),

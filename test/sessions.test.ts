@@ -14,6 +14,7 @@ import {
   makeAdmin,
   makeKey,
   makeUser,
+  makeWallet,
   PASSWORD,
   signedToken,
   type TestUser,
@@ -336,6 +337,23 @@ describe("the isolate's session cache", () => {
     expect((await wallets(token, app)).status).toBe(200);
     nowMs += 1;
     expect((await wallets(token, app)).body).toEqual(INVALID_CREDENTIALS);
+  });
+
+  it("acts with its user's role as the database has it, read again after SESSION_TTL_MS", async () => {
+    const admin = await makeAdmin();
+    const other = await makeUser();
+    const wallet = await makeWallet(admin);
+    const token = await apiToken(admin);
+    let nowMs = Date.now();
+    const app = testApp({ nowMs: () => nowMs });
+    const query = `user_id=${other.id}&wallet_id=${wallet}`;
+    const balance = () => call("GET", `/user-wallet-balance?${query}`, { auth: token, app });
+    expect((await balance()).status).toBe(200);
+    await env.DB.prepare("UPDATE users SET role = 'subscriber' WHERE id = ?").bind(admin.id).run();
+    nowMs += SESSION_TTL_MS;
+    expect((await balance()).status).toBe(200);
+    nowMs += 1;
+    expect((await balance()).status).toBe(403);
   });
 
   it("reads a session again when the clock runs backwards, rather than trusting the cache longer", async () => {

@@ -1,6 +1,7 @@
 import { BoundedMap } from "../bounded-map";
 import type { findKeyOwner } from "./api-keys";
 import type { Wallet } from "./schema";
+import type { findSession } from "./sessions";
 
 // Facts that never change once true, kept per isolate so a warm request needs one D1 round trip:
 // a wallet never changes after creation and a username never changes. Deleting one (only possible
@@ -25,12 +26,10 @@ type KeyOwner = Pick<
   "userId" | "username" | "role" | "scope"
 >;
 type CachedKey = { keyId: number; owner: KeyOwner; verifiedAtMs: number };
-type CachedSession = {
-  userId: number;
-  audience: string;
-  revoked: boolean;
-  checkedAtMs: number;
-};
+type CachedSession = Pick<
+  NonNullable<Awaited<ReturnType<typeof findSession>>>,
+  "userId" | "role" | "audience"
+> & { revoked: boolean; checkedAtMs: number };
 
 function createCache() {
   return {

@@ -51,15 +51,20 @@ export async function createSession(
   return inserted.length === 1;
 }
 
-/** A session by id: its owner, its kind and whether it was revoked; undefined when there is none. */
+/**
+ * A session by id: its owner and the owner's role now, its kind and whether it was revoked;
+ * undefined when there is none (or its user is gone).
+ */
 export const findSession = (db: Db, id: string) =>
   db
     .select({
       userId: sessions.userId,
+      role: users.role,
       audience: sessions.audience,
       revokedAtMs: sessions.revokedAtMs,
     })
     .from(sessions)
+    .innerJoin(users, eq(users.id, sessions.userId))
     .where(eq(sessions.id, id))
     .get();
 

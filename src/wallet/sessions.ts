@@ -87,6 +87,7 @@ export async function sessionPrincipal(
     if (!row) return null;
     cached = {
       userId: row.userId,
+      role: row.role,
       audience: row.audience,
       revoked: row.revokedAtMs !== null,
       checkedAtMs: nowMs,
@@ -96,7 +97,8 @@ export async function sessionPrincipal(
   // The token is signed, so these hold for every token this service issued; checked all the same.
   if (cached.revoked || cached.userId !== principal.userId || cached.audience !== audience)
     return null;
-  return principal;
+  // The role is the user's as the database has it now, as a key's is: a token names only who.
+  return { ...principal, role: cached.role };
 }
 
 /** Ends one session (sign-out); whether it was live. At once in this isolate, within 5 s elsewhere. */
