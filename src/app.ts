@@ -16,12 +16,13 @@ import { health } from "./health";
 import { answerHeaders, BOOKMARK_HEADER, showsBookmark } from "./http/answer-headers";
 import { tokenKeys } from "./http/auth";
 import { limitBody, MAX_BODY_BYTES } from "./http/body-limit";
-import { lastPairOf, pairName, pairValue } from "./http/decode";
+import { pairValue } from "./http/decode";
 import { fail, send, wpError } from "./http/envelope";
 import { ERRORS, onError } from "./http/errors";
 import { keepAlive } from "./http/keep-alive";
 import { MemoRouter } from "./http/memo-router";
 import { InvalidJsonError } from "./http/params";
+import { lastPairOf, pairPath } from "./http/php-vars";
 import { entryStamp, siteSettings, siteUrl } from "./http/site";
 import { nudgeWebhooks, webhookSettings, wroteRows } from "./http/webhooks";
 import { corsHeaders, discoveryLink, NO_ROUTE_PATH, overrideMethod } from "./http/wp-core";
@@ -67,11 +68,16 @@ function fromPlainPermalink(request: Request) {
     // A last `rest_route[…]` makes it an array, which WordPress cannot serve (PHP 8 stops with a
     // fatal error): no route, never the one an earlier pair named.
     const pairs = url.search.slice(1).split("&");
-    const last = lastPairOf(pairs, "rest_route", nameOf);
+    const last = lastPairOf(pairs, "rest_route", pairPathOf);
     if (last) {
       named = true;
       routed = last.array ? NO_ROUTE_PATH : routeOf(pairs[last.at]!);
-      url.search = pairs.filter((raw) => nameOf(raw) !== "rest_route").join("&");
+      url.search = pairs
+        .filter((raw) => {
+          const path = pairPathOf(raw);
+          return path?.name !== "rest_route" || path.keys.length > 0;
+        })
+        .join("&");
     }
   }
   // A rest_route was decoded once already: a `%` left in it is itself, and what a path escapes is
@@ -100,10 +106,10 @@ const pathText = (name: string) =>
     .replace(/%/g, "%25")
     .replace(/[ "#<>?`{}^\u0080-\uffff]+/g, (text) => encodeURIComponent(text));
 
-/** A query pair's decoded name; null for one that is not UTF-8 (readParams refuses the query). */
-function nameOf(raw: string) {
+/** A query pair's name as PHP registers it; null for one not UTF-8 (readParams refuses the query). */
+function pairPathOf(raw: string) {
   try {
-    return pairName(raw);
+    return pairPath(raw);
   } catch {
     return null;
   }

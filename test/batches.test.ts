@@ -159,14 +159,19 @@ describe("POST /batches", () => {
   it.each<[string, (w: string, u: number, v: number) => Json, Json]>([
     ["an empty list", () => ({ operations: [] }), { operations: "Field Cannot be empty" }],
     ["no list", () => ({}), { operations: "Field Cannot be empty" }],
-    // An object that looks like a list (`length`, indexes) is not one.
-    ...[{ length: 1 }, { length: -1 }, { length: 1, 0: { type: "credit" } }, "credit"].map(
-      (operations): [string, () => Json, Json] => [
-        `operations ${JSON.stringify(operations)}`,
-        () => ({ operations }),
-        { operations: "operations must be a list of operations" },
-      ],
-    ),
+    // An object that looks like a list (`length`, indexes) is not one: a JSON body stays JSON,
+    // where a form's `operations[0][type]` names are indexed.
+    ...[
+      { length: 1 },
+      { length: -1 },
+      { length: 1, 0: { type: "credit" } },
+      { 0: { type: "credit" } },
+      "credit",
+    ].map((operations): [string, () => Json, Json] => [
+      `operations ${JSON.stringify(operations)}`,
+      () => ({ operations }),
+      { operations: "operations must be a list of operations" },
+    ]),
     [
       "101 operations",
       (w, u) => ({ operations: Array.from({ length: 101 }, () => base(w, u)) }),

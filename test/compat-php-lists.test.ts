@@ -146,13 +146,48 @@ describe("PHP list syntax in a form or query", () => {
     expect(JSON.parse(row!.meta_data)).toStrictEqual({ channel: "app" });
   });
 
-  it("lets the plain name win when both are sent, as before", async () => {
+  it("takes a parameter's last pair in a form or query, whatever its shape, as $_POST and $_GET do", async () => {
+    // `user_id=alice&user_id[]=bob`: PHP makes user_id the array ["bob"], which WordPress refuses;
+    // read with the plain name winning, alice was credited. Reversed, the plain name is last: alice.
+    const before = await tableCounts();
+    const last = `user_id=${alice.id}&user_id[]=${bob.id}`;
+    const rest = `wallet_id=${wallet}&amount=1`;
+    const sent: [query: string, body: string][] = [
+      ["", `${last}&${rest}&request_id=p1`],
+      [`?${last}`, `${rest}&request_id=p2`],
+    ];
+    for (const [query, body] of sent) {
+      const plugin = await form(`/credits${query}`, body, admin.bearer);
+      expect(plugin.status, `${query} ${body}: ${plugin.text}`).toBe(400);
+      expect(plugin.body.error).toEqual({ user_id: "Field Cannot be empty" });
+      const own = await call("POST", `/credits${query}`, {
+        auth: admin.bearer,
+        headers: { "Content-Type": "application/x-www-form-urlencoded" },
+        body,
+      });
+      expect(own.status, `${query} ${body}: ${own.text}`).toBe(400);
+      expect(own.body.error).toEqual({ user_id: "user_id requires an integer" });
+    }
+    expect(await tableCounts()).toEqual(before);
+    const plain = `user_id[]=${bob.id}&user_id=${alice.id}&${rest}`;
+    const plugin = await form("/credits", `${plain}&request_id=p3`, admin.bearer);
+    expect(plugin.status, plugin.text).toBe(200);
+    expect(plugin.body.data.user_id).toBe(alice.id);
+    const own = await call("POST", `/credits?${plain}&request_id=p4`, { auth: admin.bearer });
+    expect(own.status, own.text).toBe(200);
+    expect(own.body.data.user_id).toBe(alice.id);
+  });
+
+  it("appends each repeated name[] to the list, as PHP does", async () => {
     const res = await form(
       "/credits",
-      `user_id=${alice.id}&user_id[]=${bob.id}&wallet_id=${wallet}&request_id=l4&amount=1`,
+      `user_id=${alice.id}&wallet_id=${wallet}&request_id=p5&amount=1&meta_data[]=a&meta_data[]=b`,
       admin.bearer,
     );
     expect(res.status, res.text).toBe(200);
-    expect(res.body.data.user_id).toBe(alice.id);
+    const row = await env.DB.prepare("SELECT meta_data FROM transactions WHERE id = ?")
+      .bind(res.body.data.transaction_id)
+      .first<{ meta_data: string }>();
+    expect(JSON.parse(row!.meta_data)).toStrictEqual(["a", "b"]);
   });
 });

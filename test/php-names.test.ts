@@ -3,6 +3,7 @@
 // Read as written, `wallet.id=usd` named no parameter: a filter dropped, a list answered unfiltered,
 // and `user.id` after `user_id` not the last user_id a WordPress site credits.
 import { describe, expect, it } from "vitest";
+import { phpVars } from "../src/http/php-vars";
 import { balanceOf, call, credit, makeAccount, makeUser, makeWallet, unique } from "./helpers";
 
 const FORM = { "Content-Type": "application/x-www-form-urlencoded" };
@@ -81,5 +82,36 @@ describe("names as PHP registers them", () => {
     // `user[id` is `user_id`, the last one here.
     expect(bracket.status, bracket.text).toBe(200);
     expect(await balanceOf(admin, user.id, wallet)).toBe(7);
+  });
+});
+
+describe("a query or form as PHP registers its pairs, in order", () => {
+  const read = (query: string) =>
+    phpVars(query.split("&").map((pair) => pair.split("=") as [string, string]));
+
+  it.each<[string, Record<string, unknown>]>([
+    // The last pair of a parameter wins, whatever its shape.
+    ["user_id=2&user_id[]=3", { user_id: ["3"] }],
+    ["user_id[]=3&user_id=2", { user_id: "2" }],
+    ["a[x]=1&a=2&a[y]=3", { a: { y: "3" } }],
+    // `[]` appends at the next integer key; an explicit one moves it on.
+    ["a[]=1&a[]=2", { a: ["1", "2"] }],
+    ["a[5]=1&a[]=2&a[x]=3&a[]=4", { a: { 5: "1", 6: "2", x: "3", 7: "4" } }],
+    ["a[0][]=1&a[0][]=2&a[]=3", { a: [["1", "2"], "3"] }],
+    // Text inside an array is replaced by an array, and an array by text.
+    ["a[b]=1&a[b][c]=2", { a: { b: { c: "2" } } }],
+    ["a[b][c]=2&a[b]=1", { a: { b: "1" } }],
+    // Each `[]` of a name is a new element: two pairs, two operations.
+    ["o[][type]=credit&o[][user_id]=2", { o: [{ type: "credit" }, { user_id: "2" }] }],
+    // Keys PHP keeps apart from integers stay text: `00` and `0` are two keys.
+    ["a[0]=1&a[00]=2", { a: { 0: "1", "00": "2" } }],
+    // Names as PHP registers them: no name before the `[` sets nothing; text after the last `]`
+    // is ignored; a first `[` left open is an `_`, and so are `.` and a space before it.
+    [
+      "[a]=1&=2&a[b]c[d]=3&x[y=4&p.q r=5&m[n.o]=6",
+      { a: { b: "3" }, x_y: "4", p_q_r: "5", m: { "n.o": "6" } },
+    ],
+  ])("%s", (query, expected) => {
+    expect(read(query)).toStrictEqual(expected);
   });
 });

@@ -69,84 +69,34 @@ export function percentDecode(text: string, part: string) {
   }
 }
 
-/**
- * A query or form name as PHP registers it (php_register_variable_ex): leading spaces dropped; in
- * the name before its first `[`, each space and `.` an `_`; a first `[` that no `]` closes an `_`
- * too, with the spaces, dots and `[` after it. So `txn.type=DEBIT` is the filter `txn_type`, never
- * dropped (answered unfiltered), and `user.id=3` after `user_id=2` is the last `user_id`.
- */
-export function phpName(sent: string) {
-  let start = 0;
-  while (sent[start] === " ") start++;
-  // PHP registers a name as C text: a decoded NUL ends it (`user_id%00x` is `user_id`).
-  const nul = sent.indexOf("\0", start);
-  const name = start === 0 && nul === -1 ? sent : sent.slice(start, nul === -1 ? undefined : nul);
-  const open = name.indexOf("[");
-  const base = (open === -1 ? name : name.slice(0, open)).replace(/[ .]/g, "_");
-  if (open === -1) return base;
-  if (open === 0 || name.indexOf("]", open) !== -1) return base + name.slice(open);
-  return `${base}_${name.slice(open + 1).replace(/[ .[]/g, "_")}`;
-}
-
-/**
- * The parameter a query or form name sets, as PHP reads it: `user_id[0]` sets `user_id`, as
- * `user_id` does. A body's name hides the query's of the same parameter however either is written
- * (WordPress merges `$_POST` over `$_GET` by parameter), so neither is mixed into the other's array.
- */
-export function parameterOf(name: string) {
-  const open = name.indexOf("[");
-  return open > 0 && name.indexOf("]", open) !== -1 ? name.slice(0, open) : name;
-}
-
-/** A query pair's name as PHP reads it, percent-decoded (throws on one that is not UTF-8). */
-export function pairName(raw: string) {
-  const eq = raw.indexOf("=");
-  return phpName(percentDecode(eq === -1 ? raw : raw.slice(0, eq), "query"));
-}
-
-/**
- * Where `$_GET[name]` comes from, as PHP builds it from a query's pairs: the last pair of that
- * parameter (`name` or `name[…]`, each name read by `nameOf`), and whether that pair makes it an
- * array, which names no route or method. Undefined when no pair sets it.
- */
-export function lastPairOf(
-  pairs: string[],
-  name: string,
-  nameOf: (raw: string) => string | null = pairName,
-) {
-  const at = pairs.findLastIndex((raw) => parameterOf(nameOf(raw) ?? "") === name);
-  return at === -1 ? undefined : { at, array: nameOf(pairs[at]!) !== name };
-}
-
 /** A query pair's value, percent-decoded; "" for a name without `=`. */
 export function pairValue(raw: string) {
   const eq = raw.indexOf("=");
   return eq === -1 ? "" : percentDecode(raw.slice(eq + 1), "query");
 }
 
-export type RawPair = { raw: string; name: string; value: string };
-
-/** `a=1&b=2` as name/value pairs in order, each keeping its raw text; invalid UTF-8 is a 400. */
-function parseUrlEncoded(text: string, part: string): RawPair[] {
-  const pairs: RawPair[] = [];
+/**
+ * `a=1&b=2` (a query string, an urlencoded form) as its decoded name/value pairs, in order; a name
+ * without `=` has the value "". Invalid UTF-8 is a 400 naming `part`.
+ */
+export function urlPairs(text: string, part: string): [name: string, value: string][] {
+  const pairs: [string, string][] = [];
   for (const raw of text.split("&")) {
     if (raw === "") continue;
     const eq = raw.indexOf("=");
     const name = percentDecode(eq === -1 ? raw : raw.slice(0, eq), part);
-    pairs.push({ raw, name, value: eq === -1 ? "" : percentDecode(raw.slice(eq + 1), part) });
+    pairs.push([name, eq === -1 ? "" : percentDecode(raw.slice(eq + 1), part)]);
   }
   return pairs;
 }
 
-/**
- * An urlencoded form's fields by name (each name as `named` reads it); PHP keeps the last of
- * repeated names.
- */
-export const formFields = (
-  text: string,
-  named: (name: string) => string = (name) => name,
-): Record<string, string> =>
-  Object.fromEntries(parseUrlEncoded(text, "body").map(({ name, value }) => [named(name), value]));
+/** A URL's query string, without its `?` and fragment ("" when it has none). */
+export function queryOf(url: string) {
+  const search = url.indexOf("?");
+  if (search === -1) return "";
+  const hash = url.indexOf("#", search);
+  return url.slice(search + 1, hash === -1 ? undefined : hash);
+}
 
 /**
  * A Content-Type's media type, lowercased, without parameters. Two types (two Content-Type headers
@@ -201,24 +151,9 @@ export async function readForm(request: Request): Promise<Record<string, string>
   const type = mediaType(asciiHeader(request.headers, "Content-Type") ?? "");
   if (type !== "application/x-www-form-urlencoded")
     throw new MalformedRequest("body", "a form is sent as application/x-www-form-urlencoded");
-  return formFields(decodeUtf8(await request.arrayBuffer().catch(unreadableBody), "body"));
-}
-
-/** The query string's parameters (each name as `named` reads it); PHP keeps the last of repeated names. */
-export function queryParams(
-  url: string,
-  named: (name: string) => string = (name) => name,
-): Record<string, string> {
-  const search = url.indexOf("?");
-  if (search === -1) return {};
-  const hash = url.indexOf("#", search);
-  const params: Record<string, string> = {};
-  for (const { name, value } of parseUrlEncoded(
-    url.slice(search + 1, hash === -1 ? undefined : hash),
-    "query",
-  ))
-    params[named(name)] = value;
-  return params;
+  // Its own names, not PHP's: the console reads the fields its forms send, the last of each.
+  const text = decodeUtf8(await request.arrayBuffer().catch(unreadableBody), "body");
+  return Object.fromEntries(urlPairs(text, "body"));
 }
 
 /** Printable ASCII and tab: what a header value the service reads may hold. */

@@ -5,14 +5,13 @@ import {
   asciiHeader,
   checkJsonShape,
   decodeUtf8,
-  formFields,
   mediaType,
-  parameterOf,
-  phpName,
-  queryParams,
+  queryOf,
   unreadableBody,
+  urlPairs,
 } from "./decode";
 import { MalformedRequest } from "./errors";
+import { phpVars } from "./php-vars";
 import { pathNames } from "./rest-index";
 
 /** Raised for a body that claims JSON but does not parse; answered as WordPress does. */
@@ -110,14 +109,17 @@ async function fromMultipart(bytes: ArrayBuffer | Uint8Array, type: string): Pro
     // unquoted name, a part left unclosed), so the client is told rather than guessed for.
     throw new MalformedRequest("body", UNREADABLE_MULTIPART);
   }
-  // Later repeats win, as in PHP; a file where text belongs is refused by the field's validator.
-  return Object.fromEntries([...form].map(([name, value]) => [phpName(name), value]));
+  // As PHP registers `$_POST`; a file where text belongs is refused by the field's validator.
+  return phpVars(form);
 }
 
 /**
  * The request's parameters as WordPress merges them: JSON body, then form body, then query string;
- * the first source that has a name wins. Read once per request, after authentication. Every byte is
- * read strictly (decode.ts): invalid UTF-8 anywhere is a 400, never a replacement character.
+ * the first source that has a parameter wins, whichever shape either sends it in (a form's
+ * `user_id[0]` hides the query's `user_id`, as `$_POST` hides `$_GET`; a JSON body's names are its
+ * keys as written). A query or form is read whole as PHP reads it first (php-vars.ts). Read once
+ * per request, after authentication. Every byte is read strictly (decode.ts): invalid UTF-8
+ * anywhere is a 400, never a replacement character.
  */
 async function readParams(c: Context<AppEnv>): Promise<Params> {
   const cached = c.get("params");
@@ -134,19 +136,10 @@ async function readParams(c: Context<AppEnv>): Promise<Params> {
     const bytes = c.get("streamedBody") ?? (await c.req.arrayBuffer().catch(unreadableBody));
     const text = decodeUtf8(bytes, "body");
     if (json) body = fromJson(text);
-    else if (form) body = formFields(text, phpName);
+    else if (form) body = phpVars(urlPairs(text, "body"));
     else body = await fromMultipart(bytes, contentType);
   }
-  let query: Params = queryParams(c.req.url, phpName);
-  // A form's `user_id[0]` is its `user_id`, which wins over the query's `user_id`, as PHP's $_POST
-  // wins over $_GET (a JSON body's names are its keys as written, as WordPress reads them).
-  if ((form || multipart) && Object.keys(body).length > 0) {
-    const sent = new Set(Object.keys(body).map(parameterOf));
-    query = Object.fromEntries(
-      Object.entries(query).filter(([name]) => !sent.has(parameterOf(name))),
-    );
-  }
-  const params = { ...query, ...body };
+  const params = { ...phpVars(urlPairs(queryOf(c.req.url), "query")), ...body };
   c.set("params", params);
   return params;
 }

@@ -10,11 +10,10 @@ import type { Principal, Scope } from "../auth/principal";
 import type { AppEnv } from "../env";
 import { isAdmin, mayReadUser, spendMoneyShare } from "../wallet/context";
 import { credentialOf } from "./auth";
-import { phpName } from "./decode";
 import { type ApiError, type ErrorCode, forgotGone, permissionDenied } from "./errors";
 import { pathIdField } from "./fields";
 import { type Params, routeParams } from "./params";
-import { withLists } from "./php-lists";
+import { phpVars } from "./php-vars";
 import { requireSettings } from "./settings";
 
 /** How a dialect words a refused credential: none sent, one that does not verify, not allowed. */
@@ -122,15 +121,9 @@ export function defineRoute<Info extends Declared<T>, T = undefined>(
       });
       if (principal && info.owner && !mayReadUser(principal, userRef(info.owner(params))))
         throw refusals.forbidden();
-      // The input is read per run: a reader may look up (cached) users and wallets. PHP's list
-      // syntax (`user_id[]=2` in a query or form) reaches every route's reader as the list it is.
+      // The input is read per run: a reader may look up (cached) users and wallets.
       const run = async () =>
-        handler(
-          c,
-          (info.params
-            ? await info.params.read(c, withLists(info.params.schema, params))
-            : undefined) as T,
-        );
+        handler(c, (info.params ? await info.params.read(c, params) : undefined) as T);
       try {
         return await run();
       } catch (err) {
@@ -155,13 +148,10 @@ async function requireCredentials(c: Context<AppEnv>, refusals: Refusals): Promi
 }
 
 /**
- * The query string read without judging its bytes (an invalid one becomes U+FFFD), its names as
- * PHP registers them, as a readable query's are (decode.ts phpName).
+ * The query string read without judging its bytes (an invalid one becomes U+FFFD), as PHP
+ * registers it, as a readable query is (php-vars.ts).
  */
-const leniently = (c: Context<AppEnv>): Params =>
-  Object.fromEntries(
-    [...new URL(c.req.url).searchParams].map(([name, value]) => [phpName(name), value]),
-  );
+const leniently = (c: Context<AppEnv>): Params => phpVars(new URL(c.req.url).searchParams);
 
 /** A user id as a reader sent it: digits name a user, anything else nobody; absent, the caller. */
 const userRef = (sent: unknown) =>

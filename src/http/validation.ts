@@ -5,7 +5,6 @@ import { withAliases } from "./aliases";
 import { invalidInput } from "./errors";
 import { EMPTY } from "./fields";
 import type { Params } from "./params";
-import { withLists } from "./php-lists";
 import type { Input } from "./route";
 
 type ObjectSchema = v.ObjectSchema<v.ObjectEntries, undefined>;
@@ -21,7 +20,7 @@ export function checkFields<S extends ObjectSchema>(
 ):
   | { output: v.InferOutput<S>; errors?: undefined }
   | { output?: undefined; errors: Record<string, string> } {
-  const read = withAliases(schema, withLists(schema, params));
+  const read = withAliases(schema, params);
   const result = v.safeParse(schema, read, { abortPipeEarly: true });
   if (result.success) return { output: result.output };
   const found = new Map<string, string>();

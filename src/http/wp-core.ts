@@ -6,8 +6,9 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../env";
 import { varText } from "../settings";
 import { answerHeaders, BOOKMARK_HEADER } from "./answer-headers";
-import { lastPairOf, pairValue } from "./decode";
+import { pairValue } from "./decode";
 import { logOnce } from "./log-once";
+import { lastPairOf } from "./php-vars";
 import { siteUrl } from "./site";
 
 /**
@@ -142,7 +143,7 @@ export function overrideMethod(request: Request): Request {
   if (request.method !== "POST") return request;
   // Neither switch present (nearly every POST): nothing to read. A query with a `%` may name
   // `_method` escaped (`%5Fmethod`), which PHP decodes before it reads the name (and `.method`
-  // is `_method` too, as PHP registers names: decode.ts phpName).
+  // is `_method` too, as PHP registers names: php-vars.ts phpPath).
   const query = request.url.includes("?") ? request.url.slice(request.url.indexOf("?")) : "";
   if (
     !query.includes("method") &&

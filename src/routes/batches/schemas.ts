@@ -15,6 +15,7 @@ import {
 } from "../../http/fields";
 import { checkMoneyFields } from "../../http/money-input";
 import type { Params } from "../../http/params";
+import { isPhpArray } from "../../http/php-vars";
 import type { Input } from "../../http/route";
 import { checkFields } from "../../http/validation";
 import { type BatchInput, type BatchOperation, MAX_OPERATIONS } from "../../wallet/batches";
@@ -69,14 +70,13 @@ const BatchParams = v.object({
 const TopParams = v.omit(BatchParams, ["operations"]);
 
 /**
- * PHP's form names (`operations[2][amount]=9.50`), as the array http/php-lists.ts made of them
- * (nested names too: `operations[0][note][x]` is a note that is not text, refused, never dropped),
- * as the list a JSON body sends: indexed by their integer keys, a gap an empty operation. A key PHP
- * keeps apart from those (`operations[00]`, `operations[a]`) makes no list, as a JSON object is not
- * one: read as an index, `operations[00][user_id]` would overwrite operation 0's user.
+ * PHP's form names (`operations[2][amount]=9.50`), as the array PHP made of them (nested names too:
+ * `operations[0][note][x]` is a note that is not text, refused, never dropped), as the list a JSON
+ * body sends: indexed by their integer keys, a gap an empty operation. A key PHP keeps apart from
+ * those (`operations[00]`, `operations[a]`) makes no list, as a JSON object is not one: read as an
+ * index, `operations[00][user_id]` would overwrite operation 0's user.
  */
-function formOperations(sent: unknown): unknown {
-  if (sent === null || typeof sent !== "object" || Array.isArray(sent)) return sent;
+function formOperations(sent: Record<string, unknown>): unknown {
   const ops: unknown[] = [];
   for (const [key, op] of Object.entries(sent)) {
     if (!/^(0|[1-9][0-9]*)$/.test(key)) return sent;
@@ -131,11 +131,8 @@ async function readOperation(
  */
 async function readBatchInput(c: Context<AppEnv>, params: Params): Promise<BatchInput> {
   const { output, errors = {} } = checkFields(TopParams, params);
-  // `operations` sent by that name wins (a JSON body's list first, as every field's plain name
-  // does); else the array the form's `operations[i][field]` names made, indexed (past the 100th is
-  // too many).
-  const sentPlain = Object.hasOwn(c.var.params, "operations");
-  const raw = sentPlain ? params.operations : formOperations(params.operations);
+  // A query's or form's `operations[i][field]` names are indexed (past the 100th is too many).
+  const raw = isPhpArray(params.operations) ? formOperations(params.operations) : params.operations;
   const ops: BatchOperation[] = [];
   if (raw === undefined || raw === "") errors.operations = EMPTY;
   else if (!Array.isArray(raw)) errors.operations = LIST_TEXT;
