@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../src/app";
 import { ROUTES } from "../src/routes";
+import { GUARDED } from "./compat-helpers";
 import {
   balanceOf,
   call,
@@ -161,6 +162,43 @@ describe("request bodies", () => {
       expect(res.headers.get("content-type")).toBe(JSON_UTF8);
       expect(res.body).toStrictEqual(INVALID_JSON);
     }
+  });
+
+  it("answers a JSON body led by a byte order mark, or of white space alone, as json_decode does: rest_invalid_json in both namespaces", async () => {
+    // WordPress hands the body to json_decode, which reads neither; read here, the BOM-led credit
+    // moved money a WordPress site refused, and a blank body let the query's credit through.
+    const { admin, user, wallet } = await makeAccount();
+    const before = await tableCounts();
+    const credit = { user_id: user.id, wallet_id: wallet, amount: 1, request_id: unique("bom") };
+    const query = new URLSearchParams({ ...credit, user_id: String(user.id), amount: "1" });
+    for (const path of ["/credits", "/wp-json/rimplenet/v1/credits"])
+      for (const [text, at] of [
+        [`\uFEFF${JSON.stringify(credit)}`, path],
+        ["\uFEFF", `${path}?${query}`],
+        [" \n", `${path}?${query}`],
+      ]) {
+        const res = await call("POST", at!, {
+          auth: admin.bearer,
+          vars: GUARDED,
+          ...rawJson(text!),
+        });
+        expect(res.status, `${at} ${JSON.stringify(text)}`).toBe(400);
+        expect(res.body).toStrictEqual(INVALID_JSON);
+      }
+    expect(await tableCounts()).toEqual(before);
+  });
+
+  it("reads a form body's leading byte order mark as part of its first name, as PHP does", async () => {
+    // `\uFEFFuser_id=…` names no user_id in $_POST: a missing user_id, never the user it spells.
+    const { admin, user, wallet } = await makeAccount();
+    const res = await call("POST", "/credits", {
+      auth: admin.bearer,
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: `\uFEFFuser_id=${user.id}&wallet_id=${wallet}&amount=1&request_id=${unique("bom")}`,
+    });
+    expect(res.status, res.text).toBe(400);
+    expect(res.body.error).toEqual({ user_id: "user_id cannot be zero" });
+    expect(await balanceOf(admin, user.id, wallet)).toBe(0);
   });
 
   it("checks credentials before parsing JSON: a broken body without credentials is 401", async () => {

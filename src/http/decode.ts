@@ -13,7 +13,13 @@ export const JSON_LIMITS = {
   numberChars: 40,
 };
 
-const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+/**
+ * A U+FEFF that text starts with is its text, never dropped as a byte order mark, as PHP reads
+ * bytes. Dropped, `request_id=%EF%BB%BFk` would be the key `k` (where the same text sent in JSON is
+ * refused: it begins with white space), a form's first name would lose the bytes that make it no
+ * parameter of `$_POST`, and a JSON body that json_decode refuses would be read.
+ */
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /** Bytes as UTF-8 text; invalid bytes are a 400 naming `part`. */
 export function decodeUtf8(bytes: ArrayBuffer | Uint8Array, part: string) {
@@ -23,13 +29,6 @@ export function decodeUtf8(bytes: ArrayBuffer | Uint8Array, part: string) {
     throw new MalformedRequest(part, `${part} is not valid UTF-8`);
   }
 }
-
-/**
- * The same, for one percent-decoded name or value: a U+FEFF it starts with is its text (PHP keeps
- * it), never dropped as a byte order mark. Dropped, `request_id=%EF%BB%BFk` would be the key `k`,
- * where the same text sent in JSON is refused (it begins with white space).
- */
-const utf8Text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 const hexValue = (code: number) =>
   code >= 48 && code <= 57
@@ -63,7 +62,7 @@ export function percentDecode(text: string, part: string) {
     }
   }
   try {
-    return utf8Text.decode(out.subarray(0, n));
+    return utf8.decode(out.subarray(0, n));
   } catch {
     throw new MalformedRequest(part, `${part} is not valid UTF-8`);
   }
