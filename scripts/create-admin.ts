@@ -4,58 +4,56 @@
 import { parseArgs } from "node:util";
 import { accountProblem, ensureAdmin } from "./lib/admin";
 import { askPassword } from "./lib/deploy-admin";
+import { runMain, stop } from "./lib/exit";
 
 const USAGE = "usage: npm run admin:create -- (--remote|--local) --username NAME --email ADDRESS";
 
-function stop(message: string, code = 1): never {
-  console.error(message);
-  process.exit(code);
-}
+await runMain(async () => {
+  let values: { remote?: boolean; local?: boolean; username?: string; email?: string };
+  try {
+    ({ values } = parseArgs({
+      options: {
+        remote: { type: "boolean" },
+        local: { type: "boolean" },
+        username: { type: "string" },
+        email: { type: "string" },
+      },
+    }));
+  } catch (error) {
+    stop(`${(error as Error).message}\n${USAGE}`, 2);
+  }
+  const { username, email } = values;
+  if (!username || !email || values.remote === values.local) stop(USAGE, 2);
+  const given = accountProblem({ username, email });
+  if (given) stop(`${given}; nothing changed.`, 2);
 
-let values: { remote?: boolean; local?: boolean; username?: string; email?: string };
-try {
-  ({ values } = parseArgs({
-    options: {
-      remote: { type: "boolean" },
-      local: { type: "boolean" },
-      username: { type: "string" },
-      email: { type: "string" },
-    },
-  }));
-} catch (error) {
-  stop(`${(error as Error).message}\n${USAGE}`, 2);
-}
-const { username, email } = values;
-if (!username || !email || values.remote === values.local) stop(USAGE, 2);
-const given = accountProblem({ username, email });
-if (given) stop(`${given}; nothing changed.`, 2);
+  let password = process.env.WALLET_ADMIN_PASSWORD;
+  delete process.env.WALLET_ADMIN_PASSWORD;
+  if (!password) {
+    if (process.stdin.isTTY !== true)
+      stop("No password: set WALLET_ADMIN_PASSWORD (no terminal to ask on); nothing changed.", 2);
+    password = await askPassword();
+  }
+  const weak = accountProblem({ password });
+  if (weak) stop(`${weak}; nothing changed.`, 2);
 
-let password = process.env.WALLET_ADMIN_PASSWORD;
-delete process.env.WALLET_ADMIN_PASSWORD;
-if (!password) {
-  if (process.stdin.isTTY !== true)
-    stop("No password: set WALLET_ADMIN_PASSWORD (no terminal to ask on); nothing changed.", 2);
-  password = await askPassword();
-}
-const weak = accountProblem({ password });
-if (weak) stop(`${weak}; nothing changed.`, 2);
-
-try {
-  const result = await ensureAdmin({
-    target: values.remote ? "--remote" : "--local",
-    username,
-    email,
-    password,
-  });
-  console.log(
-    result.created
-      ? `Administrator ${username} created (id ${result.id}).`
-      : "That username or e-mail names an existing user (as a username or an e-mail), or the username is an e-mail address other than --email; nothing changed.",
-  );
-} catch (error) {
-  const local = values.local && /no such table/.test((error as Error).message);
-  stop(
-    `Creating the administrator failed; nothing changed.\n${(error as Error).message}` +
-      (local ? "\nThe local database has no tables yet: run npm run db:migrate -- --local." : ""),
-  );
-}
+  try {
+    const result = await ensureAdmin({
+      target: values.remote ? "--remote" : "--local",
+      username,
+      email,
+      password,
+    });
+    console.log(
+      result.created
+        ? `Administrator ${username} created (id ${result.id}).`
+        : "That username or e-mail names an existing user (as a username or an e-mail), or the username is an e-mail address other than --email; nothing changed.",
+    );
+  } catch (error) {
+    const local = values.local && /no such table/.test((error as Error).message);
+    stop(
+      `Creating the administrator failed; nothing changed.\n${(error as Error).message}` +
+        (local ? "\nThe local database has no tables yet: run npm run db:migrate -- --local." : ""),
+    );
+  }
+});

@@ -14,256 +14,265 @@ import { parseArgs } from "node:util";
 import { JWT_SECRET_MIN_LENGTH } from "../src/settings";
 import { accountProblem, ensureAdmin } from "./lib/admin";
 import { ADMIN_NEEDED, type AdminGiven, adminAccount } from "./lib/deploy-admin";
+import { stop as end, runMain } from "./lib/exit";
 import { readOutputFile, runWrangler, streamWrangler } from "./lib/wrangler";
 import { queueNames, readD1, topLevelValue, withDatabaseId } from "./lib/wrangler-toml";
 
 const CONFIG = "wrangler.toml";
 const BINDING = "DB";
 
+/** A refusal, a blank line below wrangler's output. */
 function stop(message: string): never {
-  console.error(`\n${message}`);
-  process.exit(1);
+  end(`\n${message}`);
 }
 
-// 0. The first administrator's details, when given (CI): checked before anything changes. The
-// password leaves the environment here, so no wrangler process started below inherits it.
-// `--prepare` stops once the database is migrated, before the administrator and the upload: a
-// WordPress site is imported there first (docs/migrating.md), its administrators with it.
-let flags: { "admin-username"?: string; "admin-email"?: string; prepare?: boolean };
-try {
-  flags = parseArgs({
-    options: {
-      "admin-username": { type: "string" },
-      "admin-email": { type: "string" },
-      prepare: { type: "boolean" },
-    },
-  }).values;
-} catch (error) {
-  stop(
-    `${(error as Error).message}\nusage: npm run deploy [-- --admin-username NAME --admin-email ADDRESS | --prepare]`,
-  );
-}
-if (flags.prepare && (flags["admin-username"] || flags["admin-email"]))
-  stop("--prepare stops before the administrator is created: leave out its details.");
-const admin: AdminGiven = {
-  username: flags["admin-username"],
-  email: flags["admin-email"],
-  password: process.env.WALLET_ADMIN_PASSWORD || undefined,
-};
-delete process.env.WALLET_ADMIN_PASSWORD;
-const adminProblem = flags.prepare ? undefined : accountProblem(admin);
-if (adminProblem) stop(`The first administrator's details: ${adminProblem}.`);
-
-/** Runs a wrangler command that must succeed; stops with its output otherwise. */
-function run(args: string[]) {
-  const result = runWrangler(args);
-  if (result.status !== 0)
-    stop(`wrangler ${args.join(" ")} failed:\n${result.stdout}${result.stderr}`);
-  return result.stdout;
-}
-
-/** wrangler's JSON answer, after any line a warning put before it. */
-const parse = <T>(out: string): T => JSON.parse(out.slice(out.search(/[[{]/)));
-
-// 1. Signed in, and to one account.
-const who = runWrangler(["whoami", "--json"]);
-if (who.status !== 0) {
-  if (/"loggedIn":\s*false/.test(who.stdout + who.stderr))
-    stop("Not logged in to Cloudflare. Run\n  npx wrangler login\nthen run npm run deploy again.");
-  stop(`wrangler whoami failed:\n${who.stdout}${who.stderr}`);
-}
-const user = parse<{ email?: string; accounts: { id: string; name: string }[] }>(who.stdout);
-let toml = readFileSync(CONFIG, "utf8");
-const accountId = process.env.CLOUDFLARE_ACCOUNT_ID ?? topLevelValue(toml, "account_id");
-if (!accountId && user.accounts.length > 1) {
-  const choices = user.accounts.map((account) => `  ${account.id}  ${account.name}`).join("\n");
-  stop(
-    `This login reaches ${user.accounts.length} accounts; name the one to deploy to:\n${choices}\n` +
-      "  CLOUDFLARE_ACCOUNT_ID=<id> npm run deploy",
-  );
-}
-const account = user.accounts.find((one) => one.id === accountId) ?? user.accounts[0];
-console.log(`Signed in as ${user.email ?? "an API token"}, account ${account?.name ?? accountId}.`);
-
-// 2. The D1 database the DB binding names, in this account, with its id in wrangler.toml.
-const wanted = readD1(toml, BINDING);
-if (!wanted?.name)
-  stop(`${CONFIG} has no [[d1_databases]] with binding = "DB" and a database_name.`);
-// The Worker reads wrangler's record of migrations by its default name (src/db/health.ts), and
-// serves nothing until the newest is in it.
-if (wanted.migrationsTable !== "d1_migrations")
-  stop(
-    `${CONFIG} names migrations_table = "${wanted.migrationsTable}"; the Worker reads wrangler's ` +
-      "default, d1_migrations, to know the database is migrated. Remove migrations_table.",
-  );
-const listDatabases = () => parse<{ uuid: string; name: string }[]>(run(["d1", "list", "--json"]));
-const databases = listDatabases();
-if (wanted.id) {
-  if (!databases.some((db) => db.uuid === wanted.id))
-    stop(
-      `${CONFIG} binds DB to database_id ${wanted.id}, which this account has no database for.\n` +
-        `Deploying to another account? Delete that database_id line, and npm run deploy finds or\n` +
-        `creates "${wanted.name}" in this one.`,
-    );
-  console.log(`D1 database "${wanted.name}" (${wanted.id}) is in place.`);
-} else {
-  let found = databases.find((db) => db.name === wanted.name);
-  if (found) console.log(`Found D1 database "${wanted.name}" (${found.uuid}).`);
-  else {
-    run(["d1", "create", wanted.name]);
-    found = listDatabases().find((db) => db.name === wanted.name);
-    if (!found) stop(`wrangler d1 create ${wanted.name} succeeded, but d1 list does not show it.`);
-    console.log(`Created D1 database "${wanted.name}" (${found.uuid}).`);
-  }
-  toml = withDatabaseId(toml, BINDING, found.uuid);
-  writeFileSync(CONFIG, toml);
-  console.log(`Wrote its id into ${CONFIG} (binding DB); keep that change for later deploys.`);
-}
-
-// 2b. The queues wrangler.toml binds (webhook delivery, docs/events.md): `wrangler deploy` binds
-// them but does not create them. wrangler (4.86 as 4.164) has no JSON form of `queues list`, only
-// a table for people; `queues info <name>` succeeds exactly when the queue exists. Any other
-// failure of it (network, login) makes the `queues create` after it fail too, which stops here.
-const queues = queueNames(toml);
-for (const name of queues) {
-  if (runWrangler(["queues", "info", name]).status === 0) continue;
-  run(["queues", "create", name]);
-  console.log(`Created queue "${name}".`);
-}
-if (queues.length > 0) console.log(`Queues in place: ${queues.join(", ")}.`);
-
-// 3. Pending migrations reach the remote database before the code that needs them. `d1 migrations
-// list` has no JSON form (4.86 as 4.164), so the applied ones are read as wrangler reads them: the
-// names in its table, created first as wrangler's own list creates it (same statement), compared
-// with the .sql files in the migrations folder, sorted, as wrangler compares them.
-const remoteSql = <Row>(sql: string) =>
-  parse<{ results: Row[] }[]>(
-    run(["d1", "execute", BINDING, "--remote", "--json", "--command", sql]),
-  );
-const appliedRows = remoteSql<{ name: string }>(
-  `CREATE TABLE IF NOT EXISTS ${wanted.migrationsTable}(id INTEGER PRIMARY KEY AUTOINCREMENT, ` +
-    "name TEXT UNIQUE, applied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL); " +
-    `SELECT name FROM ${wanted.migrationsTable} ORDER BY id`,
-).at(-1)!.results;
-const applied = new Set(appliedRows.map((row) => row.name));
-const pending = readdirSync(wanted.migrationsDir)
-  .filter((name) => name.endsWith(".sql") && !applied.has(name))
-  .sort();
-if (pending.length === 0) console.log("Migrations: none pending.");
-else {
-  console.log(
-    `Applying ${pending.length} migration(s) to the remote database: ${pending.join(", ")}`,
-  );
-  const migrated = await streamWrangler(["d1", "migrations", "apply", BINDING, "--remote"]);
-  if (migrated.status !== 0) stop("A migration failed (above); nothing was deployed.");
-}
-
-if (flags.prepare) {
-  console.log(
-    "\nPrepared: the database is migrated; nothing was uploaded. Import the site now\n" +
-      "(npm run import:wordpress -- DUMP --remote), then run npm run deploy.",
-  );
-  process.exit(0);
-}
-
-// 4. Secrets, checked before anything is uploaded. JWT_SECRET only signs the service's own tokens:
-// nobody needs to know it, so a missing one is generated and goes up with the code itself: 32
-// random bytes as 64 hex characters, past the service's minimum. A set one cannot be read back;
-// the Worker refuses a short one itself (503, named by GET /health).
-const secretList = runWrangler(["secret", "list", "--format", "json"]);
-let secrets: string[] = [];
-if (secretList.status === 0)
-  secrets = parse<{ name: string }[]>(secretList.stdout).map((secret) => secret.name);
-// A Worker not deployed yet has no secrets: wrangler says so only in words (its error has no code).
-else if (!/Worker ".*" not found/.test(secretList.stdout + secretList.stderr))
-  stop(`wrangler secret list failed:\n${secretList.stdout}${secretList.stderr}`);
-// WEBHOOK_SECRET_KEY seals the webhook endpoints' signing secrets in D1: nobody needs to know it
-// either, so a missing one is generated the same way (replacing a set one would make the stored
-// secrets unreadable, so a set one is never touched).
-const generated: Record<string, string> = {};
-for (const name of ["JWT_SECRET", "WEBHOOK_SECRET_KEY"]) {
-  if (secrets.includes(name)) {
-    console.log(`Secret ${name} is set.`);
-    continue;
-  }
-  generated[name] = randomBytes(JWT_SECRET_MIN_LENGTH).toString("hex");
-  console.log(
-    `Secret ${name} is missing: a random one (32 bytes) is generated and uploaded with this version.`,
-  );
-}
-if (!secrets.includes("TRANSACTIONS_SECURITY_CODE"))
-  console.log(
-    "Secret TRANSACTIONS_SECURITY_CODE (optional) is not set: GET /transactions takes any integer\n" +
-      "as security_code (to require one: npm run wrangler -- secret put TRANSACTIONS_SECURITY_CODE).",
-  );
-
-// 4b. The first administrator, before the code goes up, so the console never runs without one
-// and a missing detail stops the deploy before the upload (what was set up so far stays, and the
-// next run goes on from there). A database that has one asks nothing.
-const [counted] = remoteSql<{ administrators: number }>(
-  "SELECT count(*) AS administrators FROM users WHERE role = 'administrator'",
-);
-const administrators = counted?.results[0]?.administrators ?? 0;
-if (administrators > 0) console.log("Administrator: the database has one; nothing to ask.");
-else {
-  const account = await adminAccount(admin, process.stdin.isTTY === true);
-  if (!account) stop(ADMIN_NEEDED);
-  let created: Awaited<ReturnType<typeof ensureAdmin>>;
+await runMain(async () => {
+  // 0. The first administrator's details, when given (CI): checked before anything changes. The
+  // password leaves the environment here, so no wrangler process started below inherits it.
+  // `--prepare` stops once the database is migrated, before the administrator and the upload: a
+  // WordPress site is imported there first (docs/migrating.md), its administrators with it.
+  let flags: { "admin-username"?: string; "admin-email"?: string; prepare?: boolean };
   try {
-    created = await ensureAdmin({ target: "--remote", ...account });
+    flags = parseArgs({
+      options: {
+        "admin-username": { type: "string" },
+        "admin-email": { type: "string" },
+        prepare: { type: "boolean" },
+      },
+    }).values;
   } catch (error) {
-    stop(`Creating the administrator failed; nothing was uploaded.\n${(error as Error).message}`);
+    stop(
+      `${(error as Error).message}\nusage: npm run deploy [-- --admin-username NAME --admin-email ADDRESS | --prepare]`,
+    );
   }
-  if (!created.created)
-    stop(
-      `"${account.username}" or "${account.email}" names an existing user (as a username or an ` +
-        "e-mail), or the username is another e-mail address: choose others; nothing was uploaded.",
-    );
-  console.log(`Created administrator ${account.username} <${account.email}> (id ${created.id}).`);
-}
+  if (flags.prepare && (flags["admin-username"] || flags["admin-email"]))
+    stop("--prepare stops before the administrator is created: leave out its details.");
+  const admin: AdminGiven = {
+    username: flags["admin-username"],
+    email: flags["admin-email"],
+    password: process.env.WALLET_ADMIN_PASSWORD || undefined,
+  };
+  delete process.env.WALLET_ADMIN_PASSWORD;
+  const adminProblem = flags.prepare ? undefined : accountProblem(admin);
+  if (adminProblem) stop(`The first administrator's details: ${adminProblem}.`);
 
-// 5. The upload. A generated secret travels in a file only this user reads, in a fresh folder
-// removed at once; wrangler's output file (WRANGLER_OUTPUT_FILE_PATH, one JSON entry a line) goes
-// there too: its `deploy` entry lists the Worker's targets, a `command-failed` entry the error.
-const workDir = mkdtempSync(path.join(tmpdir(), "wallet-deploy-"));
-const outputFile = path.join(workDir, "wrangler-output.ndjson");
-const deployArgs = ["deploy", "--minify"];
-if (Object.keys(generated).length > 0) {
-  const file = path.join(workDir, "secrets.json");
-  writeFileSync(file, JSON.stringify(generated), { mode: 0o600 });
-  deployArgs.push("--secrets-file", file);
-}
-let deployed: Awaited<ReturnType<typeof streamWrangler>>;
-let entries: ReturnType<typeof readOutputFile>;
-try {
-  deployed = await streamWrangler(deployArgs, { WRANGLER_OUTPUT_FILE_PATH: outputFile });
-  entries = readOutputFile(outputFile);
-} finally {
-  rmSync(workDir, { recursive: true, force: true });
-}
-if (deployed.status !== 0) {
-  const failure = entries.find((entry) => entry.type === "command-failed")?.message ?? "";
-  if (/register a workers\.dev subdomain/.test(failure))
-    stop(
-      "The account has no workers.dev subdomain yet: choose one at the link above (Workers &\n" +
-        "Pages, once per account), or give the Worker a custom domain (docs/deploying.md), then run\n" +
-        "npm run deploy again.",
-    );
-  stop("wrangler deploy failed (above). Run npm run deploy again once it is fixed.");
-}
+  /** Runs a wrangler command that must succeed; stops with its output otherwise. */
+  function run(args: string[]) {
+    const result = runWrangler(args);
+    if (result.status !== 0)
+      stop(`wrangler ${args.join(" ")} failed:\n${result.stdout}${result.stderr}`);
+    return result.stdout;
+  }
 
-// The deploy entry's targets are wrangler's own lines: "https://<name>.<subdomain>.workers.dev",
-// "<host> (custom domain…)", "<pattern> (zone name: …)", "schedule: …", "Producer for …", …
-const targets = entries.findLast((entry) => entry.type === "deploy")?.targets ?? [];
-const workersDev = targets.find((target) => /^https:\/\/\S+\.workers\.dev$/.test(target));
-const customDomain = targets
-  .map((target) => target.match(/^(\S+) \(custom domain/)?.[1])
-  .find(Boolean);
-// A custom domain is the address the operator chose; workers.dev is the one every Worker has.
-const site = customDomain ? `https://${customDomain}` : workersDev;
-if (!site) stop("Deployed, but wrangler named no workers.dev URL or custom domain (see above).");
-console.log(`
+  /** wrangler's JSON answer, after any line a warning put before it. */
+  const parse = <T>(out: string): T => JSON.parse(out.slice(out.search(/[[{]/)));
+
+  // 1. Signed in, and to one account.
+  const who = runWrangler(["whoami", "--json"]);
+  if (who.status !== 0) {
+    if (/"loggedIn":\s*false/.test(who.stdout + who.stderr))
+      stop(
+        "Not logged in to Cloudflare. Run\n  npx wrangler login\nthen run npm run deploy again.",
+      );
+    stop(`wrangler whoami failed:\n${who.stdout}${who.stderr}`);
+  }
+  const user = parse<{ email?: string; accounts: { id: string; name: string }[] }>(who.stdout);
+  let toml = readFileSync(CONFIG, "utf8");
+  const accountId = process.env.CLOUDFLARE_ACCOUNT_ID ?? topLevelValue(toml, "account_id");
+  if (!accountId && user.accounts.length > 1) {
+    const choices = user.accounts.map((account) => `  ${account.id}  ${account.name}`).join("\n");
+    stop(
+      `This login reaches ${user.accounts.length} accounts; name the one to deploy to:\n${choices}\n` +
+        "  CLOUDFLARE_ACCOUNT_ID=<id> npm run deploy",
+    );
+  }
+  const account = user.accounts.find((one) => one.id === accountId) ?? user.accounts[0];
+  console.log(
+    `Signed in as ${user.email ?? "an API token"}, account ${account?.name ?? accountId}.`,
+  );
+
+  // 2. The D1 database the DB binding names, in this account, with its id in wrangler.toml.
+  const wanted = readD1(toml, BINDING);
+  if (!wanted?.name)
+    stop(`${CONFIG} has no [[d1_databases]] with binding = "DB" and a database_name.`);
+  // The Worker reads wrangler's record of migrations by its default name (src/db/health.ts), and
+  // serves nothing until the newest is in it.
+  if (wanted.migrationsTable !== "d1_migrations")
+    stop(
+      `${CONFIG} names migrations_table = "${wanted.migrationsTable}"; the Worker reads wrangler's ` +
+        "default, d1_migrations, to know the database is migrated. Remove migrations_table.",
+    );
+  const listDatabases = () =>
+    parse<{ uuid: string; name: string }[]>(run(["d1", "list", "--json"]));
+  const databases = listDatabases();
+  if (wanted.id) {
+    if (!databases.some((db) => db.uuid === wanted.id))
+      stop(
+        `${CONFIG} binds DB to database_id ${wanted.id}, which this account has no database for.\n` +
+          `Deploying to another account? Delete that database_id line, and npm run deploy finds or\n` +
+          `creates "${wanted.name}" in this one.`,
+      );
+    console.log(`D1 database "${wanted.name}" (${wanted.id}) is in place.`);
+  } else {
+    let found = databases.find((db) => db.name === wanted.name);
+    if (found) console.log(`Found D1 database "${wanted.name}" (${found.uuid}).`);
+    else {
+      run(["d1", "create", wanted.name]);
+      found = listDatabases().find((db) => db.name === wanted.name);
+      if (!found)
+        stop(`wrangler d1 create ${wanted.name} succeeded, but d1 list does not show it.`);
+      console.log(`Created D1 database "${wanted.name}" (${found.uuid}).`);
+    }
+    toml = withDatabaseId(toml, BINDING, found.uuid);
+    writeFileSync(CONFIG, toml);
+    console.log(`Wrote its id into ${CONFIG} (binding DB); keep that change for later deploys.`);
+  }
+
+  // 2b. The queues wrangler.toml binds (webhook delivery, docs/events.md): `wrangler deploy` binds
+  // them but does not create them. wrangler (4.86 as 4.164) has no JSON form of `queues list`, only
+  // a table for people; `queues info <name>` succeeds exactly when the queue exists. Any other
+  // failure of it (network, login) makes the `queues create` after it fail too, which stops here.
+  const queues = queueNames(toml);
+  for (const name of queues) {
+    if (runWrangler(["queues", "info", name]).status === 0) continue;
+    run(["queues", "create", name]);
+    console.log(`Created queue "${name}".`);
+  }
+  if (queues.length > 0) console.log(`Queues in place: ${queues.join(", ")}.`);
+
+  // 3. Pending migrations reach the remote database before the code that needs them. `d1 migrations
+  // list` has no JSON form (4.86 as 4.164), so the applied ones are read as wrangler reads them: the
+  // names in its table, created first as wrangler's own list creates it (same statement), compared
+  // with the .sql files in the migrations folder, sorted, as wrangler compares them.
+  const remoteSql = <Row>(sql: string) =>
+    parse<{ results: Row[] }[]>(
+      run(["d1", "execute", BINDING, "--remote", "--json", "--command", sql]),
+    );
+  const appliedRows = remoteSql<{ name: string }>(
+    `CREATE TABLE IF NOT EXISTS ${wanted.migrationsTable}(id INTEGER PRIMARY KEY AUTOINCREMENT, ` +
+      "name TEXT UNIQUE, applied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL); " +
+      `SELECT name FROM ${wanted.migrationsTable} ORDER BY id`,
+  ).at(-1)!.results;
+  const applied = new Set(appliedRows.map((row) => row.name));
+  const pending = readdirSync(wanted.migrationsDir)
+    .filter((name) => name.endsWith(".sql") && !applied.has(name))
+    .sort();
+  if (pending.length === 0) console.log("Migrations: none pending.");
+  else {
+    console.log(
+      `Applying ${pending.length} migration(s) to the remote database: ${pending.join(", ")}`,
+    );
+    const migrated = await streamWrangler(["d1", "migrations", "apply", BINDING, "--remote"]);
+    if (migrated.status !== 0) stop("A migration failed (above); nothing was deployed.");
+  }
+
+  if (flags.prepare) {
+    console.log(
+      "\nPrepared: the database is migrated; nothing was uploaded. Import the site now\n" +
+        "(npm run import:wordpress -- DUMP --remote), then run npm run deploy.",
+    );
+    return;
+  }
+
+  // 4. Secrets, checked before anything is uploaded. JWT_SECRET only signs the service's own tokens:
+  // nobody needs to know it, so a missing one is generated and goes up with the code itself: 32
+  // random bytes as 64 hex characters, past the service's minimum. A set one cannot be read back;
+  // the Worker refuses a short one itself (503, named by GET /health).
+  const secretList = runWrangler(["secret", "list", "--format", "json"]);
+  let secrets: string[] = [];
+  if (secretList.status === 0)
+    secrets = parse<{ name: string }[]>(secretList.stdout).map((secret) => secret.name);
+  // A Worker not deployed yet has no secrets: wrangler says so only in words (its error has no code).
+  else if (!/Worker ".*" not found/.test(secretList.stdout + secretList.stderr))
+    stop(`wrangler secret list failed:\n${secretList.stdout}${secretList.stderr}`);
+  // WEBHOOK_SECRET_KEY seals the webhook endpoints' signing secrets in D1: nobody needs to know it
+  // either, so a missing one is generated the same way (replacing a set one would make the stored
+  // secrets unreadable, so a set one is never touched).
+  const generated: Record<string, string> = {};
+  for (const name of ["JWT_SECRET", "WEBHOOK_SECRET_KEY"]) {
+    if (secrets.includes(name)) {
+      console.log(`Secret ${name} is set.`);
+      continue;
+    }
+    generated[name] = randomBytes(JWT_SECRET_MIN_LENGTH).toString("hex");
+    console.log(
+      `Secret ${name} is missing: a random one (32 bytes) is generated and uploaded with this version.`,
+    );
+  }
+  if (!secrets.includes("TRANSACTIONS_SECURITY_CODE"))
+    console.log(
+      "Secret TRANSACTIONS_SECURITY_CODE (optional) is not set: GET /transactions takes any integer\n" +
+        "as security_code (to require one: npm run wrangler -- secret put TRANSACTIONS_SECURITY_CODE).",
+    );
+
+  // 4b. The first administrator, before the code goes up, so the console never runs without one
+  // and a missing detail stops the deploy before the upload (what was set up so far stays, and the
+  // next run goes on from there). A database that has one asks nothing.
+  const [counted] = remoteSql<{ administrators: number }>(
+    "SELECT count(*) AS administrators FROM users WHERE role = 'administrator'",
+  );
+  const administrators = counted?.results[0]?.administrators ?? 0;
+  if (administrators > 0) console.log("Administrator: the database has one; nothing to ask.");
+  else {
+    const account = await adminAccount(admin, process.stdin.isTTY === true);
+    if (!account) stop(ADMIN_NEEDED);
+    let created: Awaited<ReturnType<typeof ensureAdmin>>;
+    try {
+      created = await ensureAdmin({ target: "--remote", ...account });
+    } catch (error) {
+      stop(`Creating the administrator failed; nothing was uploaded.\n${(error as Error).message}`);
+    }
+    if (!created.created)
+      stop(
+        `"${account.username}" or "${account.email}" names an existing user (as a username or an ` +
+          "e-mail), or the username is another e-mail address: choose others; nothing was uploaded.",
+      );
+    console.log(`Created administrator ${account.username} <${account.email}> (id ${created.id}).`);
+  }
+
+  // 5. The upload. A generated secret travels in a file only this user reads, in a fresh folder
+  // removed at once; wrangler's output file (WRANGLER_OUTPUT_FILE_PATH, one JSON entry a line) goes
+  // there too: its `deploy` entry lists the Worker's targets, a `command-failed` entry the error.
+  const workDir = mkdtempSync(path.join(tmpdir(), "wallet-deploy-"));
+  const outputFile = path.join(workDir, "wrangler-output.ndjson");
+  const deployArgs = ["deploy", "--minify"];
+  if (Object.keys(generated).length > 0) {
+    const file = path.join(workDir, "secrets.json");
+    writeFileSync(file, JSON.stringify(generated), { mode: 0o600 });
+    deployArgs.push("--secrets-file", file);
+  }
+  let deployed: Awaited<ReturnType<typeof streamWrangler>>;
+  let entries: ReturnType<typeof readOutputFile>;
+  try {
+    deployed = await streamWrangler(deployArgs, { WRANGLER_OUTPUT_FILE_PATH: outputFile });
+    entries = readOutputFile(outputFile);
+  } finally {
+    rmSync(workDir, { recursive: true, force: true });
+  }
+  if (deployed.status !== 0) {
+    const failure = entries.find((entry) => entry.type === "command-failed")?.message ?? "";
+    if (/register a workers\.dev subdomain/.test(failure))
+      stop(
+        "The account has no workers.dev subdomain yet: choose one at the link above (Workers &\n" +
+          "Pages, once per account), or give the Worker a custom domain (docs/deploying.md), then run\n" +
+          "npm run deploy again.",
+      );
+    stop("wrangler deploy failed (above). Run npm run deploy again once it is fixed.");
+  }
+
+  // The deploy entry's targets are wrangler's own lines: "https://<name>.<subdomain>.workers.dev",
+  // "<host> (custom domain…)", "<pattern> (zone name: …)", "schedule: …", "Producer for …", …
+  const targets = entries.findLast((entry) => entry.type === "deploy")?.targets ?? [];
+  const workersDev = targets.find((target) => /^https:\/\/\S+\.workers\.dev$/.test(target));
+  const customDomain = targets
+    .map((target) => target.match(/^(\S+) \(custom domain/)?.[1])
+    .find(Boolean);
+  // A custom domain is the address the operator chose; workers.dev is the one every Worker has.
+  const site = customDomain ? `https://${customDomain}` : workersDev;
+  if (!site) stop("Deployed, but wrangler named no workers.dev URL or custom domain (see above).");
+  console.log(`
 Deployed.
 API:      ${site}/wp-json/wallet/v1
 Console:  ${site}/wallet-admin/
 Health:   ${site}/health (200 {"status":"ok",…} once the settings and D1 are usable)`);
+});

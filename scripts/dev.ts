@@ -11,6 +11,7 @@ import { flagOn, JWT_SECRET_MIN_LENGTH, usableJwtSecret } from "../src/settings"
 import { ensureAdmin, signsInWith } from "./lib/admin";
 import { demoWalletSql } from "./lib/admin-insert";
 import { DEV_DEFAULTS, devSecrets, devValue, devVarArgs, newDevVars } from "./lib/dev-vars";
+import { runMain, stop } from "./lib/exit";
 import { freePort, portIsFree } from "./lib/server";
 import { sqlLiteral } from "./lib/sql";
 import { startBenchWorker, startWrangler, wrangler } from "./lib/wrangler";
@@ -18,113 +19,110 @@ import { startBenchWorker, startWrangler, wrangler } from "./lib/wrangler";
 const serve = process.argv.includes("--serve");
 const command = serve ? "npm run serve" : "npm run dev";
 
-// The port: `npm run dev -- --port N`, else PORT, else 8787. A taken one stops here, before
-// anything is written, with one line saying what to do.
-const portArg = process.argv.findIndex((a) => a === "--port" || a.startsWith("--port="));
-const portText =
-  portArg === -1
-    ? (process.env.PORT ?? "8787")
-    : process.argv[portArg]!.includes("=")
-      ? process.argv[portArg]!.slice("--port=".length)
-      : (process.argv[portArg + 1] ?? "");
-if (!/^\d{1,5}$/.test(portText) || Number(portText) < 1 || Number(portText) > 65535) {
-  console.error(`${command}: "${portText}" is not a port (1-65535).`);
-  process.exit(1);
-}
-const port = portText;
-if (!(await portIsFree(Number(port)))) {
-  console.error(
-    `${command}: 127.0.0.1:${port} is in use. Stop what holds it, or pick another port: ${command} -- --port ${Number(port) + 1}`,
-  );
-  process.exit(1);
-}
-// Wrangler appends what it logs, and every line the worker logs (one per request), to a debug file:
-// kept with the local state (git ignores .wrangler), not in ~/.config/.wrangler/logs.
-process.env.WRANGLER_LOG_PATH ??= ".wrangler/logs";
-const admin = {
-  username: process.env.WALLET_ADMIN_USERNAME ?? "admin",
-  email: process.env.WALLET_ADMIN_EMAIL ?? "admin@example.com",
-  password: process.env.WALLET_ADMIN_PASSWORD ?? "wallet-admin",
-};
-
-if (!existsSync(".dev.vars")) {
-  // Both secrets of .env.types are named, so wrangler's check that the generated types are fresh passes.
-  writeFileSync(".dev.vars", newDevVars());
-  console.log("Created .dev.vars with a dev-only JWT_SECRET and WEBHOOK_SECRET_KEY.");
-} else {
-  // The Worker answers 503 service_not_configured without a usable JWT_SECRET (src/settings.ts).
-  const { jwtSecret: secret, webhookKeyUsable } = devSecrets(readFileSync(".dev.vars", "utf8"));
-  if (secret === undefined) {
-    appendFileSync(".dev.vars", `\nJWT_SECRET=${randomBytes(32).toString("hex")}\n`);
-    console.log("Added a dev-only JWT_SECRET to .dev.vars (it had none).");
-  } else if (!usableJwtSecret(secret))
-    console.warn(
-      `JWT_SECRET in .dev.vars has ${secret.trim().length} characters; the service needs at least ` +
-        `${JWT_SECRET_MIN_LENGTH} and answers 503 until then. Replace it, e.g. with: openssl rand -hex 32`,
+await runMain(async () => {
+  // The port: `npm run dev -- --port N`, else PORT, else 8787. A taken one stops here, before
+  // anything is written, with one line saying what to do.
+  const portArg = process.argv.findIndex((a) => a === "--port" || a.startsWith("--port="));
+  const portText =
+    portArg === -1
+      ? (process.env.PORT ?? "8787")
+      : process.argv[portArg]!.includes("=")
+        ? process.argv[portArg]!.slice("--port=".length)
+        : (process.argv[portArg + 1] ?? "");
+  if (!/^\d{1,5}$/.test(portText) || Number(portText) < 1 || Number(portText) > 65535)
+    stop(`${command}: "${portText}" is not a port (1-65535).`);
+  const port = portText;
+  if (!(await portIsFree(Number(port))))
+    stop(
+      `${command}: 127.0.0.1:${port} is in use. Stop what holds it, or pick another port: ${command} -- --port ${Number(port) + 1}`,
     );
-  // Webhooks answer 503 without it (docs/events.md#secrets); a .dev.vars from before webhooks lacks it.
-  if (!webhookKeyUsable) {
-    appendFileSync(".dev.vars", `\nWEBHOOK_SECRET_KEY=${randomBytes(32).toString("hex")}\n`);
-    console.log("Added a dev-only WEBHOOK_SECRET_KEY to .dev.vars (it had none).");
+  // Wrangler appends what it logs, and every line the worker logs (one per request), to a debug file:
+  // kept with the local state (git ignores .wrangler), not in ~/.config/.wrangler/logs.
+  process.env.WRANGLER_LOG_PATH ??= ".wrangler/logs";
+  const admin = {
+    username: process.env.WALLET_ADMIN_USERNAME ?? "admin",
+    email: process.env.WALLET_ADMIN_EMAIL ?? "admin@example.com",
+    password: process.env.WALLET_ADMIN_PASSWORD ?? "wallet-admin",
+  };
+
+  if (!existsSync(".dev.vars")) {
+    // Both secrets of .env.types are named, so wrangler's check that the generated types are fresh passes.
+    writeFileSync(".dev.vars", newDevVars());
+    console.log("Created .dev.vars with a dev-only JWT_SECRET and WEBHOOK_SECRET_KEY.");
+  } else {
+    // The Worker answers 503 service_not_configured without a usable JWT_SECRET (src/settings.ts).
+    const { jwtSecret: secret, webhookKeyUsable } = devSecrets(readFileSync(".dev.vars", "utf8"));
+    if (secret === undefined) {
+      appendFileSync(".dev.vars", `\nJWT_SECRET=${randomBytes(32).toString("hex")}\n`);
+      console.log("Added a dev-only JWT_SECRET to .dev.vars (it had none).");
+    } else if (!usableJwtSecret(secret))
+      console.warn(
+        `JWT_SECRET in .dev.vars has ${secret.trim().length} characters; the service needs at least ` +
+          `${JWT_SECRET_MIN_LENGTH} and answers 503 until then. Replace it, e.g. with: openssl rand -hex 32`,
+      );
+    // Webhooks answer 503 without it (docs/events.md#secrets); a .dev.vars from before webhooks lacks it.
+    if (!webhookKeyUsable) {
+      appendFileSync(".dev.vars", `\nWEBHOOK_SECRET_KEY=${randomBytes(32).toString("hex")}\n`);
+      console.log("Added a dev-only WEBHOOK_SECRET_KEY to .dev.vars (it had none).");
+    }
   }
-}
 
-wrangler(["d1", "migrations", "apply", "DB", "--local"], { quiet: true });
-console.log("Local D1 migrated.");
+  wrangler(["d1", "migrations", "apply", "DB", "--local"], { quiet: true });
+  console.log("Local D1 migrated.");
 
-/** The rows one statement on the local D1 returns. */
-const localRows = (statement: string) =>
-  (
-    JSON.parse(
-      wrangler(["d1", "execute", "DB", "--local", "--json", "--command", statement], {
-        quiet: true,
-      }),
-    ) as { results: unknown[] }[]
-  )[0]!.results;
+  /** The rows one statement on the local D1 returns. */
+  const localRows = (statement: string) =>
+    (
+      JSON.parse(
+        wrangler(["d1", "execute", "DB", "--local", "--json", "--command", statement], {
+          quiet: true,
+        }),
+      ) as { results: unknown[] }[]
+    )[0]!.results;
 
-// Only into a database without an administrator: an imported site's own administrators sign in
-// with their WordPress passwords, and a local one would take the user id a later import needs.
-const seeded = await ensureAdmin({ target: "--local", ...admin, firstOnly: true });
-// An administrator of the dev e-mail already there (an earlier run's, or an imported site's that
-// uses it) is told to sign in with the dev password only if that password is still its own.
-const [existing] = seeded.created
-  ? []
-  : (localRows(
-      `SELECT password_hash FROM users WHERE role = 'administrator' AND email = ${sqlLiteral(admin.email)} COLLATE NOCASE`,
-    ) as { password_hash: string }[]);
-const devAdminExists =
-  seeded.created ||
-  (existing !== undefined && (await signsInWith(existing.password_hash, admin.password)));
-console.log(
-  seeded.created
-    ? `Local administrator "${admin.username}" created.`
-    : devAdminExists
-      ? `Local administrator "${admin.email}" already exists; left as it is.`
-      : existing !== undefined
-        ? `Local administrator "${admin.email}" already exists with a password of its own; left as it is.`
-        : "The local database has administrators of its own (an imported site's): none added.",
-);
+  // Only into a database without an administrator: an imported site's own administrators sign in
+  // with their WordPress passwords, and a local one would take the user id a later import needs.
+  const seeded = await ensureAdmin({ target: "--local", ...admin, firstOnly: true });
+  // An administrator of the dev e-mail already there (an earlier run's, or an imported site's that
+  // uses it) is told to sign in with the dev password only if that password is still its own.
+  const [existing] = seeded.created
+    ? []
+    : (localRows(
+        `SELECT password_hash FROM users WHERE role = 'administrator' AND email = ${sqlLiteral(admin.email)} COLLATE NOCASE`,
+      ) as { password_hash: string }[]);
+  const devAdminExists =
+    seeded.created ||
+    (existing !== undefined && (await signsInWith(existing.password_hash, admin.password)));
+  console.log(
+    seeded.created
+      ? `Local administrator "${admin.username}" created.`
+      : devAdminExists
+        ? `Local administrator "${admin.email}" already exists; left as it is.`
+        : existing !== undefined
+          ? `Local administrator "${admin.email}" already exists with a password of its own; left as it is.`
+          : "The local database has administrators of its own (an imported site's): none added.",
+  );
 
-const demo = localRows(demoWalletSql(Date.now()));
-console.log(
-  demo.length > 0
-    ? 'Demo wallet "ngn" (Naira Wallet, ₦, 2 decimals) created.'
-    : "The local database has wallets already: no demo wallet added.",
-);
+  const demo = localRows(demoWalletSql(Date.now()));
+  console.log(
+    demo.length > 0
+      ? 'Demo wallet "ngn" (Naira Wallet, ₦, 2 decimals) created.'
+      : "The local database has wallets already: no demo wallet added.",
+  );
 
-const devVars = readFileSync(".dev.vars", "utf8");
-const mailLine =
-  devValue(devVars, "MAIL_TRANSPORT") === "outbox"
-    ? `Mail (verification links, reset codes) is kept in the outbox: http://127.0.0.1:${port}/wallet-admin/outbox`
-    : `Mail goes by MAIL_TRANSPORT=${devValue(devVars, "MAIL_TRANSPORT")} (.dev.vars).`;
-const localHooks = flagOn(devValue(devVars, "WEBHOOK_ALLOW_LOCAL"))
-  ? "allowed"
-  : "refused (WEBHOOK_ALLOW_LOCAL in .dev.vars)";
+  const devVars = readFileSync(".dev.vars", "utf8");
+  const mailLine =
+    devValue(devVars, "MAIL_TRANSPORT") === "outbox"
+      ? `Mail (verification links, reset codes) is kept in the outbox: http://127.0.0.1:${port}/wallet-admin/outbox`
+      : `Mail goes by MAIL_TRANSPORT=${devValue(devVars, "MAIL_TRANSPORT")} (.dev.vars).`;
+  const localHooks = flagOn(devValue(devVars, "WEBHOOK_ALLOW_LOCAL"))
+    ? "allowed"
+    : "refused (WEBHOOK_ALLOW_LOCAL in .dev.vars)";
 
-// Guids, the discovery index and the OpenAPI document name the address the API is really on.
-const siteUrl = process.env.SITE_URL ?? `http://127.0.0.1:${port}`;
-const base = `http://127.0.0.1:${port}/wp-json/wallet/v1`;
-console.log(`
+  // Guids, the discovery index and the OpenAPI document name the address the API is really on.
+  const siteUrl = process.env.SITE_URL ?? `http://127.0.0.1:${port}`;
+  const base = `http://127.0.0.1:${port}/wp-json/wallet/v1`;
+  console.log(`
 Wallet API on ${base}${serve ? " (the deploy bundle under Miniflare alone, as production runs it)" : ""}
 ${devAdminExists ? "Sign in (dev-only credentials):" : "Sign in as one of the site's administrators, with its own password:"}
   curl -s ${base}/users/login -H 'Content-Type: application/json' \\
@@ -136,58 +134,60 @@ Webhooks (docs/events.md) run on a local queue; receivers on http://127.0.0.1 or
 retries start after ${devValue(devVars, "WEBHOOK_RETRY_BASE_S")} s, ${serve ? "and the cron's sweep does not run here (npm run dev runs it)" : "and the outbox is swept every minute"}: http://127.0.0.1:${port}/wallet-admin/webhooks
 `);
 
-// The deploy bundle under Miniflare alone, on the same local state (.wrangler/state/v3) and with the
-// same vars: .dev.vars's, and the dev defaults it leaves unset.
-const served = () =>
-  startBenchWorker(
-    {
-      config: "wrangler.toml",
-      port: Number(port),
-      persist: ".wrangler/state",
-      vars: { ...DEV_DEFAULTS, ...parseEnv(devVars), SITE_URL: siteUrl },
-      logs: !process.argv.includes("--quiet"),
-    },
-    { stdio: ["ignore", "inherit", "inherit"] },
-  );
-
-const child = serve
-  ? served()
-  : startWrangler(
-      [
-        "dev",
-        "--ip",
-        "127.0.0.1",
-        "--port",
-        port,
-        // Its own inspector port, so two dev servers (or a bench) do not clash on 9229.
-        "--inspector-port",
-        String(await freePort()),
-        "--var",
-        `SITE_URL:${siteUrl}`,
-        // Mail to the dev outbox, webhooks to a receiver on this machine retried soon, unless .dev.vars
-        // says otherwise (docs/configuration.md#local-development).
-        ...devVarArgs(devVars),
-        // Miniflare runs the queue but not the cron: /__scheduled lets this script run the sweep.
-        "--test-scheduled",
-        "--show-interactive-dev-session=false",
-      ],
+  // The deploy bundle under Miniflare alone, on the same local state (.wrangler/state/v3) and with the
+  // same vars: .dev.vars's, and the dev defaults it leaves unset.
+  const served = () =>
+    startBenchWorker(
       {
-        detached: false,
+        config: "wrangler.toml",
+        port: Number(port),
+        persist: ".wrangler/state",
+        vars: { ...DEV_DEFAULTS, ...parseEnv(devVars), SITE_URL: siteUrl },
+        logs: !process.argv.includes("--quiet"),
       },
+      { stdio: ["ignore", "inherit", "inherit"] },
     );
-if (serve)
-  console.log(`Ready on http://127.0.0.1:${port} once the bundle is built (a few seconds).`);
-// The cron's sweep, every minute as deployed (wrangler.toml [triggers]): an endpoint left behind (a
-// nudge lost when the server stopped between a commit and its send) is delivered within a minute.
-const sweep = serve
-  ? undefined
-  : setInterval(() => {
-      fetch(`http://127.0.0.1:${port}/__scheduled?cron=*+*+*+*+*`).catch(() => undefined);
-    }, 60_000);
-// The served bundle runs in a process group of its own (its workerd with it): the whole group goes.
-for (const signal of ["SIGINT", "SIGTERM"] as const)
-  process.on(signal, () => (serve ? process.kill(-child.pid!, signal) : child.kill(signal)));
-child.on("exit", (code) => {
-  clearInterval(sweep);
-  process.exit(code ?? 0);
+
+  const child = serve
+    ? served()
+    : startWrangler(
+        [
+          "dev",
+          "--ip",
+          "127.0.0.1",
+          "--port",
+          port,
+          // Its own inspector port, so two dev servers (or a bench) do not clash on 9229.
+          "--inspector-port",
+          String(await freePort()),
+          "--var",
+          `SITE_URL:${siteUrl}`,
+          // Mail to the dev outbox, webhooks to a receiver on this machine retried soon, unless .dev.vars
+          // says otherwise (docs/configuration.md#local-development).
+          ...devVarArgs(devVars),
+          // Miniflare runs the queue but not the cron: /__scheduled lets this script run the sweep.
+          "--test-scheduled",
+          "--show-interactive-dev-session=false",
+        ],
+        {
+          detached: false,
+        },
+      );
+  if (serve)
+    console.log(`Ready on http://127.0.0.1:${port} once the bundle is built (a few seconds).`);
+  // The cron's sweep, every minute as deployed (wrangler.toml [triggers]): an endpoint left behind (a
+  // nudge lost when the server stopped between a commit and its send) is delivered within a minute.
+  const sweep = serve
+    ? undefined
+    : setInterval(() => {
+        fetch(`http://127.0.0.1:${port}/__scheduled?cron=*+*+*+*+*`).catch(() => undefined);
+      }, 60_000);
+  // The served bundle runs in a process group of its own (its workerd with it): the whole group goes.
+  for (const signal of ["SIGINT", "SIGTERM"] as const)
+    process.on(signal, () => (serve ? process.kill(-child.pid!, signal) : child.kill(signal)));
+  // Its status is the tool's; with the sweep stopped nothing else holds the process.
+  child.on("exit", (code) => {
+    clearInterval(sweep);
+    process.exitCode = code ?? 0;
+  });
 });

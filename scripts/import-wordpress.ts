@@ -42,6 +42,7 @@ import {
   targetState,
 } from "./import/target";
 import { planImport } from "./import/wordpress";
+import { runMain, stop } from "./lib/exit";
 import { wrangler } from "./lib/wrangler";
 
 const USAGE = `usage: npm run import:wordpress -- <dump.sql[.gz]> (--local | --remote | --dry-run) [options]
@@ -101,7 +102,7 @@ function options() {
   const { values, positionals } = parse();
   if (values.help) {
     console.log(USAGE);
-    process.exit(0);
+    return null;
   }
   if (positionals.length !== 1) fail(USAGE);
   if (values.local && values.remote) fail("choose one of --local and --remote");
@@ -152,11 +153,10 @@ function options() {
   return { ...values, file, balances, places, chunkStatements: chunk };
 }
 
-type CliOptions = ReturnType<typeof options>;
+type CliOptions = NonNullable<ReturnType<typeof options>>;
 
 function fail(message: string): never {
-  console.error(message);
-  process.exit(2);
+  stop(message, 2);
 }
 
 /** A dump file that cannot be read to its end (a gzip stream cut short or damaged). */
@@ -185,8 +185,8 @@ async function readDump(file: string, reader: ReturnType<typeof createReader>, p
       bar.update(raw.bytesRead, `${reader.parser.rows.toLocaleString("en-US")} rows`);
     }
   } catch (err) {
-    // The loop's end destroys the file stream, whose close is still in flight: the process.exit
-    // after a refusal then hung, now and then, for good (1 run in 25 under `tsx`).
+    // The loop's end destroys the file stream, whose close is still in flight: waited for, so the
+    // refusal leaves nothing of the file open.
     raw.destroy();
     await finished(raw).catch(() => {});
     // zlib's own words ("unexpected end of file") name neither the file nor what to do.
@@ -238,8 +238,7 @@ async function verify(d1: ImportD1, report: Report, target: Target) {
   return problems;
 }
 
-async function main() {
-  const opts = options();
+async function main(opts: CliOptions) {
   const started = Date.now();
   const progress = new Progress();
   const dryRun = opts["dry-run"];
@@ -403,14 +402,15 @@ async function run(
   return 0;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err) => {
+await runMain(() => {
+  const opts = options();
+  if (!opts) return 0;
+  return main(opts).catch((err: unknown) => {
     if (process.env.DEBUG_IMPORT) console.error(err);
     console.error(err instanceof Error ? err.message : err);
     // Read to the end before anything is written: a dump refused while reading left nothing.
     const nothing = nothingWritten(err);
     if (nothing !== null) console.error(nothing);
-    process.exit(1);
-  },
-);
+    return 1;
+  });
+});

@@ -70,6 +70,7 @@ if (process.argv.includes("--check")) {
     console.error(
       `${stale.join(" and ")} differ from the route tables: run npm run openapi and commit`,
     );
-    process.exit(1);
+    // Not process.exit(), which can hang (scripts/lib/exit.ts): this is the script's last step.
+    process.exitCode = 1;
   }
 } else for (const file of stale) writeFileSync(new URL(file, root), files[file]!);

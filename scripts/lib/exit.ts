@@ -1,0 +1,35 @@
+// How a tool ends: by returning, its status in process.exitCode, never by process.exit().
+// process.exit() tears V8's platform down while the main isolate still lives: a background
+// Sparkplug or Maglev compile that needs a garbage collection at that moment waits for the main
+// thread, which waits for it, and the process never ends (about one refusal of `npm run deploy` in
+// 40 on a loaded machine). Ending the event loop disposes of the isolate first, which releases
+// such a compile.
+
+/** A refusal on its way out of runMain: its message goes to stderr, its code is the exit status. */
+class Stop extends Error {
+  constructor(
+    message: string,
+    readonly code: number,
+  ) {
+    super(message);
+  }
+}
+
+/** Ends the tool with a message (stderr) and an exit status: thrown to runMain, which reports it. */
+export function stop(message: string, code = 1): never {
+  throw new Stop(message, code);
+}
+
+/**
+ * Runs a tool's body: its exit status is the number it returns (0 without one) or its stop()'s.
+ * The process ends once nothing is left to wait for, so the body ends what it started.
+ */
+export async function runMain(body: () => Promise<number | undefined> | number | undefined) {
+  try {
+    process.exitCode = (await body()) ?? 0;
+  } catch (error) {
+    if (!(error instanceof Stop)) throw error;
+    console.error(error.message);
+    process.exitCode = error.code;
+  }
+}
