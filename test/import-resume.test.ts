@@ -2,7 +2,7 @@
 // again: the entries already written are recognised and only the rest is written.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { CLEAN, call, ledgerViolations, tableCounts } from "./helpers";
+import { CLEAN, call, ledgerViolations, makeAdmin, tableCounts } from "./helpers";
 import { dump, importedAdmin, runImport, sitePost } from "./import-helpers";
 
 /** A later dump of the same site: a new entry, and an e-mail changed since. */
@@ -180,8 +180,9 @@ const amendedWithTransfer = [
 
 describe("a later dump over a chain the service has written to", () => {
   it("refuses an amount the site changed since, which the service's entries would hide", async () => {
+    // User 1 is a subscriber since the dump above: an administrator of the service's own credits.
     const credited = await call("POST", "/credits", {
-      auth: await importedAdmin(1, "admin"),
+      auth: (await makeAdmin()).bearer,
       body: { user_id: 2, wallet_id: "rmpn", amount: "5", request_id: "service-credit-rmpn" },
     });
     expect(credited.status, credited.text).toBe(200);
