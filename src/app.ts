@@ -32,6 +32,7 @@ import { reference } from "./reference";
 import { allowFor, readOnlyRoute } from "./route-methods";
 import { api, NAMESPACE } from "./routes";
 import { REFERENCE } from "./routes/openapi";
+import { bound } from "./settings";
 import { asciiLower } from "./wallet/rules";
 
 export type AppOptions = {
@@ -167,7 +168,7 @@ export function createApp(options: AppOptions = {}) {
     // The meter sums what the request costs in D1 for the log line (docs/operations.md).
     const requested = requestedStart(c.req.header(BOOKMARK_HEADER));
     const start = readOnlyRoute(c) ? "replica" : "primary";
-    const binding = c.env.DB ?? UNBOUND_D1;
+    const binding = bound(c.env, "DB") ?? UNBOUND_D1;
     const session = new SessionDatabase(openSession(binding, start, requested), binding, start);
     const d1 = meterD1(session);
     const db = createDb(d1.db);
@@ -193,7 +194,7 @@ export function createApp(options: AppOptions = {}) {
       }),
       webhooks: () => webhookSettings(c),
       historyGate: c.env.HISTORY_GATE,
-      moneyLimiter: c.env.MONEY_RATE_LIMIT as RateLimit | undefined,
+      moneyLimiter: bound(c.env, "MONEY_RATE_LIMIT") as RateLimit | undefined,
     });
     await next();
     if (wroteRows(c, d1.cost.rowsWritten)) nudgeWebhooks(c);

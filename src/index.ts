@@ -8,7 +8,7 @@ import {
   pumpDeps,
   sweepOutbox,
 } from "./events/queue";
-import { NOT_BOUND } from "./settings";
+import { bindingProblem, bound } from "./settings";
 import { recordExpiredHolds } from "./wallet/holds";
 
 export { HistoryGate } from "./throttle/history-gate";
@@ -30,17 +30,18 @@ export default {
    */
   async scheduled(controller, env, _ctx?: ExecutionContext) {
     // No database bound: said plainly each run, as every route names it (http/settings.ts).
-    if (!env.DB) {
+    const d1 = bound(env, "DB");
+    if (!d1) {
       console.error(
         JSON.stringify({
           cron: controller.cron,
           setting: "DB",
-          problem: NOT_BOUND,
+          problem: bindingProblem(env, "DB"),
         }),
       );
       return;
     }
-    const db = createDb(env.DB);
+    const db = createDb(d1);
     // A database behind its code: said plainly, and nothing done, as every route refuses too.
     if (!(await migrated(db))) {
       console.error(
@@ -52,7 +53,7 @@ export default {
     // write's nudge covers (they would wait for the next run, a minute later). It sweeps also
     // when the expiry fails.
     const expired = await recordExpiredHolds(db, controller.scheduledTime).finally(() =>
-      sweepOutbox(env.DB, env.WEBHOOK_QUEUE, Date.now()),
+      sweepOutbox(d1, env, Date.now()),
     );
     // One line per run, like the request log line (docs/operations.md).
     console.log(JSON.stringify({ cron: controller.cron, holds_expired: expired }));

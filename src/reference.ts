@@ -9,7 +9,9 @@ import type { AppEnv } from "./env";
 import { serviceNotConfigured } from "./http/errors";
 import { logOnce } from "./http/log-once";
 import { NAMESPACE } from "./http/rest-index";
+import { ASSETS_EFFECT } from "./http/settings";
 import { REFERENCE } from "./routes/openapi";
+import { bindingProblem, bound } from "./settings";
 
 const SCRIPT_TYPE = "text/javascript; charset=utf-8";
 
@@ -87,22 +89,25 @@ export const reference = new Hono<AppEnv>()
     const file = c.req.param("file");
     const type = ASSET_TYPES.get(file);
     if (type === undefined) return c.notFound();
-    // A deployment without wrangler.toml's [assets] block: the page's files alone cannot be served.
-    if (!c.env.ASSETS) {
+    // A deployment without wrangler.toml's [assets] block (or with ASSETS bound to something else):
+    // the page's files alone cannot be served. Logged as http/settings.ts logs it, once.
+    const assets = bound(c.env, "ASSETS");
+    if (!assets) {
+      const problem = bindingProblem(c.env, "ASSETS");
       logOnce(
-        "setting ASSETS",
+        `setting ASSETS ${problem}`,
         {
           request_id: c.var.requestId ?? null,
           setting: "ASSETS",
-          problem: "is not bound (wrangler.toml [assets])",
-          effect: "the API reference's files answer 503 service_not_configured until it is bound",
+          problem,
+          effect: ASSETS_EFFECT,
         },
         "error",
       );
       throw serviceNotConfigured(["ASSETS"]);
     }
     const url = new URL(`${REFERENCE}/${file}`, c.req.url);
-    const asset = await c.env.ASSETS.fetch(new Request(url, { headers: c.req.raw.headers }));
+    const asset = await assets.fetch(new Request(url, { headers: c.req.raw.headers }));
     const res = new Response(asset.body, asset);
     res.headers.set("Content-Security-Policy", REFERENCE_CSP);
     res.headers.set("Cache-Control", "no-cache");

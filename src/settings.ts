@@ -168,8 +168,62 @@ const TEXT_SETTINGS = [
 
 export const NOT_TEXT = "not text (in wrangler.toml [vars], write its value in quotes)";
 
-/** What the log says of a binding the Worker was deployed without. */
-export const NOT_BOUND = "is not bound (wrangler.toml)";
+/**
+ * Each binding the service reads, by what it is, where wrangler.toml declares it, and the methods
+ * the service calls on it. A name bound to something else (a `[vars]` entry of that name, another
+ * kind of binding) lacks those methods: it is read as unbound, and named, never called.
+ */
+const BINDINGS = {
+  DB: {
+    kind: "a D1 database",
+    at: "[[d1_databases]]",
+    methods: ["prepare", "batch", "withSession"],
+  },
+  LOGIN_THROTTLE: {
+    kind: "a Durable Object namespace",
+    at: "[[durable_objects.bindings]]",
+    methods: ["idFromName", "get"],
+  },
+  HISTORY_GATE: {
+    kind: "a Durable Object namespace",
+    at: "[[durable_objects.bindings]]",
+    methods: ["idFromName", "get"],
+  },
+  MONEY_RATE_LIMIT: { kind: "a rate limiter", at: "[[ratelimits]]", methods: ["limit"] },
+  WEBHOOK_QUEUE: {
+    kind: "a queue producer",
+    at: "[[queues.producers]]",
+    methods: ["send", "sendBatch"],
+  },
+  WEBHOOK_DLQ: {
+    kind: "a queue producer",
+    at: "[[queues.producers]]",
+    methods: ["send", "sendBatch"],
+  },
+  ASSETS: { kind: "the assets binding", at: "[assets]", methods: ["fetch"] },
+  EMAIL: { kind: "a send_email binding", at: "[[send_email]]", methods: ["send"] },
+} as const;
+
+export type BindingName = keyof typeof BINDINGS;
+
+/** A binding as the service uses it; undefined when unbound or bound to something else. */
+export function bound<E extends Partial<Record<BindingName, unknown>>, N extends BindingName>(
+  env: E,
+  name: N,
+): E[N] | undefined {
+  const value = env[name] as Record<string, unknown> | null | undefined;
+  if (value === null || value === undefined) return undefined;
+  const usable = BINDINGS[name].methods.every((method) => typeof value[method] === "function");
+  return usable ? env[name] : undefined;
+}
+
+/** What the log says of a binding that is unbound or bound to something else; null when usable. */
+export function bindingProblem(env: Partial<Record<BindingName, unknown>>, name: BindingName) {
+  const { kind, at } = BINDINGS[name];
+  if (env[name] === null || env[name] === undefined) return `is not bound (wrangler.toml ${at})`;
+  if (bound(env, name) !== undefined) return null;
+  return `is not ${kind}: declare it in wrangler.toml ${at}, and give no [vars] entry or other binding that name`;
+}
 
 function judge(env: SettingsEnv): SettingProblem[] {
   // A value that is no text is named as that alone, whatever it would be as text.

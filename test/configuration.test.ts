@@ -238,15 +238,14 @@ describe("GET /health", () => {
   });
 
   it("reports D1 unreachable as a 503 answer, not a fault, and shows no error text", async () => {
-    const broken = {
-      withSession: () => ({
-        prepare: () => {
-          throw new Error("D1_ERROR: Network connection lost. secret-detail");
-        },
-        batch: () => Promise.reject(new Error("D1_ERROR: Network connection lost.")),
-        getBookmark: () => null,
-      }),
-    } as unknown as D1Database;
+    const lost = {
+      prepare: () => {
+        throw new Error("D1_ERROR: Network connection lost. secret-detail");
+      },
+      batch: () => Promise.reject(new Error("D1_ERROR: Network connection lost.")),
+      getBookmark: () => null,
+    };
+    const broken = { ...lost, withSession: () => lost } as unknown as D1Database;
     vi.spyOn(console, "error").mockImplementation(() => {});
     const res = await request("GET", "/health", {}, { d1: broken });
     expect(res.status).toBe(503);
@@ -328,6 +327,95 @@ describe("GET /health", () => {
       expect(await signIn.json()).toEqual(envelopeB([name]));
       expect((await send("/wp-json/", name)).status).toBe(200);
     }
+  });
+
+  it("names a binding of the wrong kind (another binding, or a var, of its name) as it names an unbound one, never faulting", async () => {
+    const log = vi.spyOn(console, "error").mockImplementation(() => {});
+    const admin = await makeAdmin();
+    const user = await makeUser();
+    const wallet = await makeWallet(admin);
+    const send = (path: string, over: Record<string, unknown>, init: RequestInit = {}) =>
+      testApp().request(path, init, { ...env, ...over });
+    // Those every route needs: 503 naming it, as when it is unbound.
+    for (const over of [
+      { DB: "wallet-ledger" },
+      { DB: env.WEBHOOK_QUEUE },
+      { LOGIN_THROTTLE: env.DB },
+      { HISTORY_GATE: "HistoryGate" },
+    ]) {
+      const [name] = Object.keys(over) as [string];
+      const health = await send("/health", over);
+      expect(health.status, name).toBe(503);
+      expect(await health.json<Json>(), name).toEqual({
+        status: "unavailable",
+        missing: [name],
+        database: name === "DB" ? "unreachable" : "ok",
+      });
+      const read = await send(`${API}/wallets`, over, { headers: { Authorization: admin.bearer } });
+      expect(await read.json(), name).toEqual(envelopeA([name]));
+      const signIn = await send(`${API}/users/login`, over, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ user_email: admin.email, user_password: PASSWORD }),
+      });
+      expect(await signIn.json(), name).toEqual(envelopeB([name]));
+      expect((await send("/", over)).status, name).toBe(200);
+    }
+    // The optional ones: as when unbound (no limit, no webhooks, no reference files), and named
+    // by GET /health, since a binding of that name was meant.
+    const credit = () => ({
+      method: "POST",
+      headers: { Authorization: admin.bearer, "Content-Type": "application/json" },
+      body: JSON.stringify({
+        user_id: user.id,
+        wallet_id: wallet,
+        amount: "1.00",
+        request_id: unique("t"),
+      }),
+    });
+    const hook = {
+      method: "POST",
+      headers: { Authorization: admin.bearer, "Content-Type": "application/json" },
+      body: JSON.stringify({ url: "https://hooks.example.com/x", events: ["transaction.created"] }),
+    };
+    for (const over of [
+      { MONEY_RATE_LIMIT: "3000" },
+      { WEBHOOK_QUEUE: "wallet-webhooks" },
+      { WEBHOOK_DLQ: env.DB },
+      { ASSETS: "assets" },
+    ]) {
+      const [name] = Object.keys(over) as [string];
+      const health = await send("/health", over);
+      expect(health.status, name).toBe(503);
+      expect((await health.json<Json>()).missing, name).toEqual([name]);
+      expect((await send(`${API}/credits`, over, credit())).status, name).toBe(200);
+    }
+    const hookRes = await send(`${API}/webhooks`, { WEBHOOK_QUEUE: "wallet-webhooks" }, hook);
+    expect(hookRes.status).toBe(503);
+    expect((await hookRes.json<Json>()).error).toEqual({ missing: ["WEBHOOK_QUEUE"] });
+    const file = await send("/api-reference/swagger-ui.css", { ASSETS: "assets" });
+    expect(file.status).toBe(503);
+    expect((await file.json<Json>()).error).toEqual({ missing: ["ASSETS"] });
+    // The cron says so, rather than fail.
+    await worker.scheduled(
+      { scheduledTime: Date.now(), cron: "* * * * *", noRetry() {} },
+      { ...env, DB: "wallet-ledger" } as unknown as Env,
+      createExecutionContext(),
+    );
+    const lines = log.mock.calls.map(([line]) => String(line));
+    expect(lines.join("\n")).not.toContain('"stack"');
+    const named = lines.map((line) => JSON.parse(line) as Json).filter((line) => line.setting);
+    expect(named).toContainEqual(
+      expect.objectContaining({
+        setting: "MONEY_RATE_LIMIT",
+        problem: expect.stringContaining("[[ratelimits]]"),
+      }),
+    );
+    expect(named).toContainEqual({
+      cron: "* * * * *",
+      setting: "DB",
+      problem: expect.stringContaining("not a D1 database"),
+    });
   });
 
   it("names a TRANSACTIONS_SECURITY_CODE that is no integer; GET /transactions alone answers 503 for it", async () => {
@@ -634,10 +722,14 @@ describe("a D1 without every migration applied", () => {
     // Nothing is lost: once DB is bound, the cron's sweep nudges every endpoint still behind.
     expect(acked).toEqual(["ack"]);
     expect(errors.mock.calls.map(([line]) => JSON.parse(String(line)))).toEqual([
-      { cron: "* * * * *", setting: "DB", problem: "is not bound (wrangler.toml)" },
+      {
+        cron: "* * * * *",
+        setting: "DB",
+        problem: "is not bound (wrangler.toml [[d1_databases]])",
+      },
       {
         setting: "DB",
-        problem: "is not bound (wrangler.toml)",
+        problem: "is not bound (wrangler.toml [[d1_databases]])",
         effect: "webhook deliveries wait until it is bound",
       },
     ]);
@@ -662,6 +754,7 @@ describe("a D1 without every migration applied", () => {
         throw new Error("D1_ERROR: no such column: x: SQLITE_ERROR");
       },
       batch: env.DB.batch.bind(env.DB),
+      withSession: env.DB.withSession.bind(env.DB),
     } as unknown as D1Database;
     const controller = { scheduledTime: Date.now(), cron: "* * * * *", noRetry() {} };
     await expect(
@@ -683,6 +776,8 @@ describe("a D1 without every migration applied", () => {
     const errors = vi.spyOn(console, "error").mockImplementation(() => {});
     const admin = await makeAdmin();
     const missingColumn = {
+      prepare: env.DB.prepare.bind(env.DB),
+      batch: env.DB.batch.bind(env.DB),
       withSession: (start?: string) => {
         const session = env.DB.withSession(start);
         return {

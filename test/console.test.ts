@@ -201,16 +201,16 @@ describe("screens", () => {
   });
 
   it("answers a fault with a page naming its request id, never the API's JSON", async () => {
-    const failing = (text: string) =>
-      ({
-        withSession: () => ({
-          prepare: () => {
-            throw new Error(text);
-          },
-          batch: () => Promise.reject(new Error(text)),
-          getBookmark: () => null,
-        }),
-      }) as unknown as D1Database;
+    const failing = (text: string) => {
+      const session = {
+        prepare: () => {
+          throw new Error(text);
+        },
+        batch: () => Promise.reject(new Error(text)),
+        getBookmark: () => null,
+      };
+      return { ...session, withSession: () => session } as unknown as D1Database;
+    };
     vi.spyOn(console, "error").mockImplementation(() => {});
     for (const [text, status, words] of [
       ["D1_ERROR: Network connection lost. secret-detail", 503, "Service temporarily unavailable"],

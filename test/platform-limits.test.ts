@@ -69,7 +69,7 @@ describe(`a site with ${ENDPOINTS} webhook endpoints`, () => {
     expect(byId(nudged.sent)).toEqual(everyone);
 
     const swept = fakeQueue();
-    expect(await sweepOutbox(env.DB, swept.queue, Date.now())).toBe(ENDPOINTS);
+    expect(await sweepOutbox(env.DB, { WEBHOOK_QUEUE: swept.queue }, Date.now())).toBe(ENDPOINTS);
     expect(byId(swept.sent)).toEqual(everyone);
   });
 });

@@ -188,7 +188,7 @@ describe("the consumer's pump", () => {
         error: "answered HTTP 500",
       },
       setting: "WEBHOOK_DLQ",
-      problem: "is not bound (wrangler.toml)",
+      problem: "is not bound (wrangler.toml [[queues.producers]])",
     });
   });
 
@@ -569,7 +569,7 @@ describe("the Worker's queue, cron and write path", () => {
     await waitOnExecutionContext(ctx);
     expect(errors.mock.calls.map(([line]) => JSON.parse(String(line)))).toContainEqual({
       setting: "WEBHOOK_QUEUE",
-      problem: "is not bound (wrangler.toml)",
+      problem: "is not bound (wrangler.toml [[queues.producers]])",
       effect: "webhook deliveries wait until it is bound",
     });
     vi.restoreAllMocks();

@@ -5,9 +5,10 @@
 import { createDb, inRuns } from "../db/client";
 import { endpointIds, endpointsBehind } from "../db/events";
 import {
+  bindingProblem,
+  bound,
   configuredSiteUrl,
   flagOn,
-  NOT_BOUND,
   retryBaseS,
   type SettingsEnv,
   settingProblems,
@@ -108,14 +109,19 @@ export function nudgeAfterCommit(
  * The cron's sweep: every endpoint with an undelivered event and nothing under way. Without the
  * queue bound, nothing can deliver them: said on each run while events wait.
  */
-export async function sweepOutbox(d1: D1Database, queue: Queue<Nudge> | undefined, nowMs: number) {
+export async function sweepOutbox(
+  d1: D1Database,
+  env: { WEBHOOK_QUEUE?: Queue<Nudge> },
+  nowMs: number,
+) {
   const behind = await endpointsBehind(createDb(d1), nowMs);
+  const queue = bound(env, "WEBHOOK_QUEUE");
   if (!queue) {
     if (behind.length > 0)
       console.error(
         JSON.stringify({
           setting: "WEBHOOK_QUEUE",
-          problem: NOT_BOUND,
+          problem: bindingProblem(env, "WEBHOOK_QUEUE"),
           effect: "webhook deliveries wait until it is bound",
         }),
       );
@@ -147,14 +153,15 @@ export function pumpDeps(env: ConsumerEnv): PumpDeps {
     allowLocal: flagOn(env.WEBHOOK_ALLOW_LOCAL),
     nowMs: Date.now,
     deadLetter: async (letter) => {
-      if (env.WEBHOOK_DLQ) return env.WEBHOOK_DLQ.send(letter);
+      const dlq = bound(env, "WEBHOOK_DLQ");
+      if (dlq) return dlq.send(letter);
       // Without the dead-letter queue, the letter is logged as its consumer would log it, and the
       // endpoint goes on to its next event rather than sending this one again at every nudge.
       console.error(
         JSON.stringify({
           webhook_dead_letter: letter,
           setting: "WEBHOOK_DLQ",
-          problem: NOT_BOUND,
+          problem: bindingProblem(env, "WEBHOOK_DLQ"),
         }),
       );
     },
@@ -167,12 +174,12 @@ export function pumpDeps(env: ConsumerEnv): PumpDeps {
  * meanwhile).
  */
 const deliveryBlockers = (env: ConsumerEnv, deps: PumpDeps) => [
-  ...(env.DB
+  ...(bound(env, "DB")
     ? []
     : [
         {
           setting: "DB",
-          problem: NOT_BOUND,
+          problem: bindingProblem(env, "DB"),
           effect: "webhook deliveries wait until it is bound",
         },
       ]),

@@ -5,15 +5,38 @@
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../env";
 import { type MailSetting, mailTransport } from "../mail/transport";
-import { NOT_BOUND, OPTIONAL_SETTINGS, type SettingName, settingProblems } from "../settings";
+import {
+  type BindingName,
+  bindingProblem,
+  OPTIONAL_SETTINGS,
+  type SettingName,
+  settingProblems,
+} from "../settings";
 import { schemaApplied } from "../wallet/faults";
 import { notMigrated, serviceNotConfigured } from "./errors";
 import { logOnce } from "./log-once";
 
-/** The bindings (wrangler.toml) every route needs, one way or another: none may be missing. */
-const REQUIRED_BINDINGS = ["DB", "LOGIN_THROTTLE", "HISTORY_GATE"] as const;
+/** What a problem with ASSETS stops (reference.ts meets it too, for a binding left out). */
+export const ASSETS_EFFECT =
+  "the API reference's files answer 503 service_not_configured until it is corrected";
 
-type Missing = SettingName | (typeof REQUIRED_BINDINGS)[number] | MailSetting;
+/**
+ * The bindings (wrangler.toml) the routes read: those every route needs, one way or another (no
+ * effect named: none may be missing), and those some routes alone need, with what a problem with
+ * one stops (left out, each is a choice: no limit, no webhooks, no reference files). EMAIL is the
+ * mail transport's (below).
+ */
+const BINDINGS: [Exclude<BindingName, "EMAIL">, string | undefined][] = [
+  ["DB", undefined],
+  ["LOGIN_THROTTLE", undefined],
+  ["HISTORY_GATE", undefined],
+  ["MONEY_RATE_LIMIT", "the money routes are not rate limited until it is corrected"],
+  ["WEBHOOK_QUEUE", "the webhook routes answer 503 webhooks_not_configured until it is corrected"],
+  ["WEBHOOK_DLQ", "dead letters are logged, not queued, until it is corrected"],
+  ["ASSETS", ASSETS_EFFECT],
+];
+
+type Missing = SettingName | BindingName | MailSetting;
 
 /**
  * The names of the settings and bindings that are missing or unusable, each problem logged once:
@@ -25,19 +48,26 @@ export function missingSettings(
   which: "every-route" | "all" = "every-route",
 ): Missing[] {
   const settings = settingProblems(c.env);
-  const unbound = REQUIRED_BINDINGS.filter((name) => !c.env[name]);
+  const bindings = BINDINGS.flatMap(([name, effect]) => {
+    // An optional binding left out is a choice; one bound to something else is not.
+    const problem = effect && c.env[name] === undefined ? null : bindingProblem(c.env, name);
+    return problem === null ? [] : [{ name, problem, effect }];
+  });
   // Every request asks: a service set up right answers at once.
-  if (settings.length === 0 && unbound.length === 0 && which === "every-route") return [];
+  if (settings.length === 0 && bindings.length === 0 && which === "every-route") return [];
   const problems: { name: Missing; problem: string; effect?: string }[] = [
     ...settings.map((p) => ({ ...p, effect: SOME_ROUTES[p.name] })),
-    ...unbound.map((name) => ({ name, problem: NOT_BOUND })),
+    ...bindings,
   ];
   if (which === "all") {
     const mail = mailTransport(c.env);
     if ("missing" in mail && mail.unintended)
       problems.push({
         name: mail.missing,
-        problem: MAIL_PROBLEM[mail.missing],
+        problem:
+          mail.missing === "EMAIL"
+            ? `${bindingProblem(c.env, "EMAIL")}, and MAIL_TRANSPORT=cloudflare needs it`
+            : MAIL_PROBLEM[mail.missing],
         effect: "the mail routes answer 503 mail_not_configured until it is set",
       });
   }
@@ -64,10 +94,9 @@ const SOME_ROUTES: Partial<Record<SettingName, string>> = {
 };
 
 /** Why a transport MAIL_TRANSPORT names cannot send: the mail routes answer 503 until it can. */
-const MAIL_PROBLEM: Record<MailSetting, string> = {
+const MAIL_PROBLEM: Record<Exclude<MailSetting, "EMAIL">, string> = {
   MAIL_TRANSPORT: "names no transport (cloudflare or outbox)",
   MAIL_FROM: "unset, and MAIL_TRANSPORT=cloudflare needs a sender",
-  EMAIL: "is not bound (wrangler.toml [[send_email]]), and MAIL_TRANSPORT=cloudflare needs it",
 };
 
 /**

@@ -2,7 +2,7 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { nudgeAfterCommit } from "../events/queue";
-import { flagOn, usableSecretKey, varText } from "../settings";
+import { bound, flagOn, usableSecretKey, varText } from "../settings";
 import type { WebhookSettings } from "../wallet/context";
 import { apiError } from "./errors";
 
@@ -12,7 +12,7 @@ export function webhookSettings(c: Context<AppEnv>): WebhookSettings {
   const missing = [
     ...(usableSecretKey(secretKey) ? [] : ["WEBHOOK_SECRET_KEY"]),
     // Without the queue no endpoint would ever be sent its events.
-    ...(c.env.WEBHOOK_QUEUE ? [] : ["WEBHOOK_QUEUE"]),
+    ...(bound(c.env, "WEBHOOK_QUEUE") ? [] : ["WEBHOOK_QUEUE"]),
   ];
   if (missing.length > 0) throw apiError("webhooks_not_configured", { missing });
   return {
@@ -38,7 +38,7 @@ export const wroteRows = (c: Context<AppEnv>, rowsWritten: number) =>
  * endpoint nothing is sent; the cron's sweep finds whatever a missed nudge leaves.
  */
 export function nudgeWebhooks(c: Context<AppEnv>) {
-  const queue = c.env.WEBHOOK_QUEUE;
+  const queue = bound(c.env, "WEBHOOK_QUEUE");
   if (!queue) return;
   let waitUntil: (work: Promise<unknown>) => void;
   try {

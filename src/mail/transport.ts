@@ -4,7 +4,7 @@
 //   printed to the log, for `npm run dev` and the tests;
 // - anything else, or a transport missing what it needs: no mail, and the routes that send some
 //   say so. Nothing else in the service depends on mail.
-import { varText } from "../settings";
+import { bound, varText } from "../settings";
 
 export type Mail = { to: string; subject: string; text: string };
 
@@ -34,7 +34,7 @@ export function mailTransport(
   if (name === "outbox") return { name };
   if (name !== "cloudflare") return { missing: "MAIL_TRANSPORT", unintended: name !== "" };
   if (varText(env.MAIL_FROM).trim() === "") return { missing: "MAIL_FROM", unintended: true };
-  if (typeof env.EMAIL?.send !== "function") return { missing: "EMAIL", unintended: true };
+  if (!bound(env, "EMAIL")) return { missing: "EMAIL", unintended: true };
   return { name };
 }
 
