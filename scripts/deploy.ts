@@ -7,10 +7,11 @@
 // the output file) wherever it has one; where it has none, the comment at that step says what
 // stands in.
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { LATEST_MIGRATION } from "../src/db/latest-migration";
 import { JWT_SECRET_MIN_LENGTH } from "../src/settings";
 import { accountProblem, ensureAdmin } from "./lib/admin";
 import { ADMIN_NEEDED, type AdminGiven, adminAccount } from "./lib/deploy-admin";
@@ -42,7 +43,8 @@ await runMain(async () => {
     }).values;
   } catch (error) {
     stop(
-      `${(error as Error).message}\nusage: npm run deploy [-- --admin-username NAME --admin-email ADDRESS | --prepare]`,
+      `${(error as Error).message}\nusage: npm run deploy [-- --admin-username NAME --admin-email ADDRESS | --prepare]\n` +
+        "(a dry run, which bundles the Worker and uploads nothing, is npm run build:check)",
     );
   }
   if (flags.prepare && (flags["admin-username"] || flags["admin-email"]))
@@ -67,6 +69,33 @@ await runMain(async () => {
   /** wrangler's JSON answer, after any line a warning put before it. */
   const parse = <T>(out: string): T => JSON.parse(out.slice(out.search(/[[{]/)));
 
+  // 0b. wrangler.toml, read before any wrangler command: a mistake in it stops here, with its fix,
+  // and nothing is created for it. The D1 database the DB binding names must be findable, migrated
+  // by wrangler's record under its default name (src/db/health.ts reads it, and serves nothing
+  // until the newest is in it), from a folder holding this code's migrations.
+  if (!existsSync(CONFIG)) stop(`No ${CONFIG} here: run npm run deploy in the project's folder.`);
+  let toml = readFileSync(CONFIG, "utf8");
+  let wanted: ReturnType<typeof readD1>;
+  try {
+    wanted = readD1(toml, BINDING);
+  } catch (error) {
+    stop(`${(error as Error).message}\nCorrect ${CONFIG} there, then run npm run deploy again.`);
+  }
+  if (!wanted?.name)
+    stop(`${CONFIG} has no [[d1_databases]] with binding = "DB" and a database_name.`);
+  if (wanted.migrationsTable !== "d1_migrations")
+    stop(
+      `${CONFIG} names migrations_table = "${wanted.migrationsTable}"; the Worker reads wrangler's ` +
+        "default, d1_migrations, to know the database is migrated. Remove migrations_table.",
+    );
+  if (!existsSync(path.join(wanted.migrationsDir, LATEST_MIGRATION)))
+    stop(
+      `${CONFIG}'s DB binding takes its migrations from "${wanted.migrationsDir}" (migrations_dir; ` +
+        "wrangler's default when unset),\n" +
+        `which does not hold ${LATEST_MIGRATION}, the newest this code needs. Set\n` +
+        '  migrations_dir = "drizzle"\nunder binding = "DB", then run npm run deploy again; nothing was created.',
+    );
+
   // 1. Signed in, and to one account.
   const who = runWrangler(["whoami", "--json"]);
   if (who.status !== 0) {
@@ -77,7 +106,6 @@ await runMain(async () => {
     stop(`wrangler whoami failed:\n${who.stdout}${who.stderr}`);
   }
   const user = parse<{ email?: string; accounts: { id: string; name: string }[] }>(who.stdout);
-  let toml = readFileSync(CONFIG, "utf8");
   const accountId = process.env.CLOUDFLARE_ACCOUNT_ID ?? topLevelValue(toml, "account_id");
   if (!accountId && user.accounts.length > 1) {
     const choices = user.accounts.map((account) => `  ${account.id}  ${account.name}`).join("\n");
@@ -92,16 +120,6 @@ await runMain(async () => {
   );
 
   // 2. The D1 database the DB binding names, in this account, with its id in wrangler.toml.
-  const wanted = readD1(toml, BINDING);
-  if (!wanted?.name)
-    stop(`${CONFIG} has no [[d1_databases]] with binding = "DB" and a database_name.`);
-  // The Worker reads wrangler's record of migrations by its default name (src/db/health.ts), and
-  // serves nothing until the newest is in it.
-  if (wanted.migrationsTable !== "d1_migrations")
-    stop(
-      `${CONFIG} names migrations_table = "${wanted.migrationsTable}"; the Worker reads wrangler's ` +
-        "default, d1_migrations, to know the database is migrated. Remove migrations_table.",
-    );
   const listDatabases = () =>
     parse<{ uuid: string; name: string }[]>(run(["d1", "list", "--json"]));
   const databases = listDatabases();

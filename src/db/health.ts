@@ -1,11 +1,6 @@
 import { sql } from "drizzle-orm";
 import { type Db, d1ErrorText } from "./client";
-
-/**
- * The newest migration in drizzle/, the schema this code reads and writes (a test in
- * test/configuration.test.ts holds it to the folder, so a new migration cannot ship without it).
- */
-export const LATEST_MIGRATION = "0023_deleted_user_ids.sql";
+import { LATEST_MIGRATION } from "./latest-migration";
 
 /**
  * D1's answer to a query when the schema is older than the code: a table or column it lacks (an

@@ -308,8 +308,45 @@ describe("npm run deploy", () => {
     );
     const run = deploy(project(freshAccount(), toml));
     expect(run.status).toBe(1);
-    expect(run.commands).toEqual(["whoami --json"]);
+    expect(run.commands).toEqual([]);
     expect(run.output).toContain('migrations_table = "custom_migrations"');
+  });
+
+  it("refuses a migrations_dir that does not hold this code's migrations, before any wrangler command", () => {
+    const dirs: [string, string][] = [
+      ['migrations_dir = "migrations"', "migrations"], // no such folder
+      ["", "migrations"], // wrangler's default, which this project does not use
+      ['migrations_dir = "tmp"', "tmp"], // a folder without them
+    ];
+    for (const [line, named] of dirs) {
+      const toml = SHIPPED_TOML.replace('migrations_dir = "drizzle"', line);
+      const run = deploy(project(freshAccount(), toml), ADMIN_ENV, ADMIN_FLAGS);
+      expect(run.status, run.output).toBe(1);
+      expect(run.commands).toEqual([]);
+      expect(run.output).toContain(`migrations from "${named}"`);
+      expect(run.output).toContain('migrations_dir = "drizzle"');
+      expect(run.output).not.toMatch(/^\s+at /m);
+    }
+  });
+
+  it("refuses an option it does not know, --dry-run among them, naming npm run build:check", () => {
+    const run = deploy(project(freshAccount()), {}, ["--dry-run"]);
+    expect(run.status).toBe(1);
+    expect(run.commands).toEqual([]);
+    expect(run.output).toContain("Unknown option '--dry-run'");
+    expect(run.output).toContain("npm run build:check");
+  });
+
+  it("refuses a wrangler.toml that is no TOML, naming the line, before any wrangler command", () => {
+    const run = deploy(
+      project(freshAccount(), `${SHIPPED_TOML}\noops =\n`),
+      ADMIN_ENV,
+      ADMIN_FLAGS,
+    );
+    expect(run.status).toBe(1);
+    expect(run.commands).toEqual([]);
+    expect(run.output).toMatch(/wrangler\.toml:\d+:\d+: /);
+    expect(run.output).not.toMatch(/^\s+at /m);
   });
 
   it("says how to get a workers.dev subdomain when the account has none", () => {
