@@ -7,13 +7,16 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { COMPAT_ROUTES } from "../src/compat";
 import { NOT_MIGRATED, schemaBehind } from "../src/db/health";
 import { LATEST_MIGRATION } from "../src/db/latest-migration";
+import { HISTORY_CHUNK } from "../src/db/ledger";
 import { needsSettings } from "../src/http/route";
 import worker from "../src/index";
 import { ROUTES } from "../src/routes";
 import { flagOn, NOT_TEXT, retryBaseS, type SettingName } from "../src/settings";
 import {
   API,
+  appendHistory,
   type Json,
+  makeAccount,
   makeAdmin,
   makeKey,
   makeUser,
@@ -417,6 +420,43 @@ describe("GET /health", () => {
       setting: "DB",
       problem: expect.stringContaining("not a D1 database"),
     });
+  });
+
+  it("names a Durable Object binding of the other class (class_name swapped) when its object is called, never faulting", async () => {
+    const log = vi.spyOn(console, "error").mockImplementation(() => {});
+    const { admin, user, wallet } = await makeAccount();
+    await appendHistory(user.id, wallet, HISTORY_CHUNK + 1);
+    const swapped = { LOGIN_THROTTLE: env.HISTORY_GATE, HISTORY_GATE: env.LOGIN_THROTTLE };
+    const signIn = await testApp().request(
+      `${API}/users/login`,
+      {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ user_email: admin.email, user_password: PASSWORD }),
+      },
+      { ...env, ...swapped },
+    );
+    expect(signIn.status).toBe(503);
+    expect(await signIn.json()).toEqual(envelopeB(["LOGIN_THROTTLE"]));
+    // A whole history past one read takes its caller's gate first.
+    const history = await testApp().request(
+      `${API}/transactions?security_code=1&user_id=${user.id}`,
+      { headers: { Authorization: admin.bearer } },
+      { ...env, ...swapped },
+    );
+    expect(history.status).toBe(503);
+    expect(await history.json()).toEqual(envelopeA(["HISTORY_GATE"]));
+    const lines = log.mock.calls.map(([line]) => JSON.parse(String(line)) as Json);
+    expect(lines.map((line) => [line.setting, line.problem])).toEqual([
+      [
+        "LOGIN_THROTTLE",
+        'is bound to another Durable Object class: in wrangler.toml, its class_name must be "LoginThrottle"',
+      ],
+      [
+        "HISTORY_GATE",
+        'is bound to another Durable Object class: in wrangler.toml, its class_name must be "HistoryGate"',
+      ],
+    ]);
   });
 
   it("names a TRANSACTIONS_SECURITY_CODE that is no integer; GET /transactions alone answers 503 for it", async () => {

@@ -5,6 +5,8 @@ import type { AppEnv } from "../env";
 import { ENDPOINT_URL_MAX, type UrlRule } from "../events/endpoint-url";
 import type { LedgerRefusal } from "../ledger/append";
 import type { AmountIssue, AmountRefusal } from "../ledger/money";
+import { HistoryGate } from "../throttle/history-gate";
+import { LoginThrottle } from "../throttle/login-throttle";
 import {
   databaseUnavailable,
   forgetGone,
@@ -279,6 +281,33 @@ export function notMigrated(c: { var: { requestId?: string } }, err?: unknown) {
   return serviceNotConfigured(["migrations"]);
 }
 
+/** The Durable Object bindings, each by the class wrangler.toml must name for it. */
+const OBJECT_CLASSES = [
+  ["LOGIN_THROTTLE", LoginThrottle],
+  ["HISTORY_GATE", HistoryGate],
+] as const;
+
+/**
+ * 503 naming a Durable Object binding whose class_name names the other class (a copied block left
+ * unchanged), or undefined for any other error. It has the kind settings.ts judges, so only its
+ * object's answer tells: workerd's refusal of a method that class lacks, which the intended class
+ * declares. Logged once per isolate.
+ */
+function objectOfAnotherClass(c: { var: { requestId?: string } }, err: unknown) {
+  const method = /^TypeError: The RPC receiver does not implement "(\w+)"/.exec(String(err))?.[1];
+  if (method === undefined) return undefined;
+  const meant = OBJECT_CLASSES.filter(([, type]) => Object.hasOwn(type.prototype, method));
+  if (meant.length !== 1) return undefined;
+  const [[name, type]] = meant as [(typeof OBJECT_CLASSES)[number]];
+  const problem = `is bound to another Durable Object class: in wrangler.toml, its class_name must be "${type.name}"`;
+  logOnce(
+    `setting ${name} ${problem}`,
+    { request_id: c.var.requestId ?? null, setting: name, problem },
+    "error",
+  );
+  return serviceNotConfigured([name]);
+}
+
 export const AMOUNT_MESSAGES: Record<AmountIssue, string> = {
   "not-numeric": "amount requires a valid amount",
   "not-positive": "amount must be greater than zero",
@@ -510,7 +539,7 @@ export async function onError(err: Error, c: Context<AppEnv>) {
       c.get("envelope") === "B"
         ? validationError([{ [err.part]: [err.text] }])
         : invalidInput({ [err.part]: err.text });
-  err = databaseBusy(c, err) ?? err;
+  err = databaseBusy(c, err) ?? objectOfAnotherClass(c, err) ?? err;
   if (!(err instanceof ApiError) && (await schemaNotMigrated(c.var.service, err)))
     err = notMigrated(c, err);
   if (err instanceof ApiError) {
