@@ -12,12 +12,18 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { LATEST_MIGRATION } from "../src/db/latest-migration";
-import { JWT_SECRET_MIN_LENGTH } from "../src/settings";
+import { JWT_SECRET_MIN_LENGTH, OBJECT_CLASSES } from "../src/settings";
 import { accountProblem, ensureAdmin } from "./lib/admin";
 import { ADMIN_NEEDED, type AdminGiven, adminAccount } from "./lib/deploy-admin";
 import { stop as end, runMain } from "./lib/exit";
 import { readOutputFile, runWrangler, streamWrangler } from "./lib/wrangler";
-import { queueNames, readD1, topLevelValue, withDatabaseId } from "./lib/wrangler-toml";
+import {
+  objectClasses,
+  queueNames,
+  readD1,
+  topLevelValue,
+  withDatabaseId,
+} from "./lib/wrangler-toml";
 
 const CONFIG = "wrangler.toml";
 const BINDING = "DB";
@@ -95,6 +101,23 @@ await runMain(async () => {
         `which does not hold ${LATEST_MIGRATION}, the newest this code needs. Set\n` +
         '  migrations_dir = "drizzle"\nunder binding = "DB", then run npm run deploy again; nothing was created.',
     );
+
+  // Every route needs both Durable Objects, each of its own class (the Worker answers 503 without).
+  const classes = objectClasses(toml);
+  for (const [name, type] of Object.entries(OBJECT_CLASSES)) {
+    const named = classes.get(name);
+    if (named === undefined)
+      stop(
+        `${CONFIG} has no ${name} in [[durable_objects.bindings]]; every route needs it. Add\n` +
+          `  [[durable_objects.bindings]]\n  name = "${name}"\n  class_name = "${type}"\n` +
+          "as the repository's wrangler.toml has it, then run npm run deploy again.",
+      );
+    if (named !== type)
+      stop(
+        `${CONFIG}'s Durable Object binding ${name} names class_name = "${named}"; it must be ` +
+          `"${type}". Correct it, then run npm run deploy again.`,
+      );
+  }
 
   // 1. Signed in, and to one account.
   const who = runWrangler(["whoami", "--json"]);

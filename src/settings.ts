@@ -206,6 +206,12 @@ const BINDINGS = {
 
 export type BindingName = keyof typeof BINDINGS;
 
+/** The Durable Object bindings, each by the class (src/index.ts exports) its class_name must name. */
+export const OBJECT_CLASSES = {
+  LOGIN_THROTTLE: "LoginThrottle",
+  HISTORY_GATE: "HistoryGate",
+} as const satisfies Partial<Record<BindingName, string>>;
+
 /** A binding as the service uses it; undefined when unbound or bound to something else. */
 export function bound<E extends Partial<Record<BindingName, unknown>>, N extends BindingName>(
   env: E,

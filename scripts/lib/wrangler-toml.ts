@@ -86,6 +86,12 @@ export function topLevelValue(text: string, key: string) {
   return typeof value === "string" ? value : undefined;
 }
 
+/** Each `[[durable_objects.bindings]]` binding's class_name, by its name. */
+export function objectClasses(text: string) {
+  const tables = tablesAt(parse(text), ["durable_objects", "bindings"]);
+  return new Map(tables.map((table) => [stringIn(table, "name"), stringIn(table, "class_name")]));
+}
+
 /** Every queue the file names (producers, consumers and dead-letter queues), in first-seen order. */
 export function queueNames(text: string) {
   const program = parse(text);

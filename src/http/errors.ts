@@ -5,6 +5,7 @@ import type { AppEnv } from "../env";
 import { ENDPOINT_URL_MAX, type UrlRule } from "../events/endpoint-url";
 import type { LedgerRefusal } from "../ledger/append";
 import type { AmountIssue, AmountRefusal } from "../ledger/money";
+import { OBJECT_CLASSES } from "../settings";
 import { HistoryGate } from "../throttle/history-gate";
 import { LoginThrottle } from "../throttle/login-throttle";
 import {
@@ -281,11 +282,8 @@ export function notMigrated(c: { var: { requestId?: string } }, err?: unknown) {
   return serviceNotConfigured(["migrations"]);
 }
 
-/** The Durable Object bindings, each by the class wrangler.toml must name for it. */
-const OBJECT_CLASSES = [
-  ["LOGIN_THROTTLE", LoginThrottle],
-  ["HISTORY_GATE", HistoryGate],
-] as const;
+/** The classes OBJECT_CLASSES names, by name (a minified bundle's classes have other names). */
+const OBJECT_TYPES = { LoginThrottle, HistoryGate };
 
 /**
  * 503 naming a Durable Object binding whose class_name names the other class (a copied block left
@@ -296,10 +294,12 @@ const OBJECT_CLASSES = [
 function objectOfAnotherClass(c: { var: { requestId?: string } }, err: unknown) {
   const method = /^TypeError: The RPC receiver does not implement "(\w+)"/.exec(String(err))?.[1];
   if (method === undefined) return undefined;
-  const meant = OBJECT_CLASSES.filter(([, type]) => Object.hasOwn(type.prototype, method));
+  const meant = Object.entries(OBJECT_CLASSES).filter(([, type]) =>
+    Object.hasOwn(OBJECT_TYPES[type].prototype, method),
+  );
   if (meant.length !== 1) return undefined;
-  const [[name, type]] = meant as [(typeof OBJECT_CLASSES)[number]];
-  const problem = `is bound to another Durable Object class: in wrangler.toml, its class_name must be "${type.name}"`;
+  const [[name, type]] = meant as [[string, string]];
+  const problem = `is bound to another Durable Object class: in wrangler.toml, its class_name must be "${type}"`;
   logOnce(
     `setting ${name} ${problem}`,
     { request_id: c.var.requestId ?? null, setting: name, problem },

@@ -329,6 +329,28 @@ describe("npm run deploy", () => {
     }
   });
 
+  it("refuses a Durable Object binding left out or naming the other class, before any wrangler command", () => {
+    const swapped = SHIPPED_TOML.replace(
+      'name = "LOGIN_THROTTLE"\nclass_name = "LoginThrottle"',
+      'name = "LOGIN_THROTTLE"\nclass_name = "HistoryGate"',
+    );
+    const dropped = SHIPPED_TOML.replace(
+      '[[durable_objects.bindings]]\nname = "HISTORY_GATE"\nclass_name = "HistoryGate"\n',
+      "",
+    );
+    expect(swapped).not.toBe(SHIPPED_TOML);
+    expect(dropped).not.toBe(SHIPPED_TOML);
+    for (const [toml, words] of [
+      [swapped, 'LOGIN_THROTTLE names class_name = "HistoryGate"'],
+      [dropped, "no HISTORY_GATE"],
+    ] as const) {
+      const run = deploy(project(freshAccount(), toml), ADMIN_ENV, ADMIN_FLAGS);
+      expect(run.status, run.output).toBe(1);
+      expect(run.commands).toEqual([]);
+      expect(run.output).toContain(words);
+    }
+  });
+
   it("refuses an option it does not know, --dry-run among them, naming npm run build:check", () => {
     const run = deploy(project(freshAccount()), {}, ["--dry-run"]);
     expect(run.status).toBe(1);
