@@ -191,3 +191,73 @@ describe("PHP list syntax in a form or query", () => {
     expect(JSON.parse(row!.meta_data)).toStrictEqual(["a", "b"]);
   });
 });
+
+describe("a query or form past what PHP registers", () => {
+  // PHP's registrar skips one white-space character after a `[`: `meta_data[ ]` appends, as
+  // `meta_data[]` does. Read as the key " ", the plugin's stored list became {" ": "b"}.
+  it("appends each meta_data[ ] as PHP does, white space inside the brackets and all", async () => {
+    const res = await form(
+      "/credits",
+      `user_id=${alice.id}&wallet_id=${wallet}&amount=1&request_id=w1&meta_data[ ]=a&meta_data[%09]=b`,
+      admin.bearer,
+    );
+    expect(res.status, res.text).toBe(200);
+    const row = await env.DB.prepare("SELECT meta_data FROM transactions WHERE id = ?")
+      .bind(res.body.data.transaction_id)
+      .first<{ meta_data: string }>();
+    expect(JSON.parse(row!.meta_data)).toStrictEqual(["a", "b"]);
+  });
+
+  // PHP registers the first 1000 pairs of a query (max_input_vars) and 1001 of a form (an empty
+  // one between two `&` counted there), and drops the rest: read whole, the user_id after them was
+  // credited where WordPress credits the first. Refused instead, whichever user either names.
+  it("refuses a credit whose form or query holds more than 1000 pairs, and moves nothing", async () => {
+    const before = await tableCounts();
+    const credit = (id: string) =>
+      `user_id=${alice.id}&wallet_id=${wallet}&amount=1&request_id=${id}`;
+    const pads = `${"&".repeat(4)}${Array(996).fill("x=1").join("&")}`;
+    const sent: [path: string, body: string, part: string][] = [
+      ["/credits", `${credit("m1")}&${pads}&user_id=${bob.id}`, "body"],
+      [
+        `/credits?user_id=${alice.id}&${Array(999).fill("x=1").join("&")}&user_id=${bob.id}`,
+        `wallet_id=${wallet}&amount=1&request_id=m2`,
+        "query",
+      ],
+    ];
+    for (const [path, body, part] of sent) {
+      const res = await form(path, body, admin.bearer);
+      expect(res.status, `${part}: ${res.text}`).toBe(400);
+      expect(res.body.error).toEqual({ [part]: `${part} holds more than 1000 parameters` });
+      const own = await call("POST", path, {
+        auth: admin.bearer,
+        headers: { "Content-Type": "application/x-www-form-urlencoded" },
+        body: body.replace(/request_id=m/, "request_id=n"),
+      });
+      expect(own.status, `${part}: ${own.text}`).toBe(400);
+      expect(own.body.error).toEqual({ [part]: `${part} holds more than 1000 parameters` });
+    }
+    expect(await tableCounts()).toEqual(before);
+    // 1000 pairs, empty ones included, are read whole.
+    const fits = `${credit("m3")}&${Array(995).fill("x=1").join("&")}&user_id=${bob.id}`;
+    const res = await form("/credits", fits, admin.bearer);
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.data.user_id).toBe(bob.id);
+  });
+
+  // PHP builds a name's brackets up to 64 deep (and drops the whole parameter past that): read to
+  // 31 and the rest ignored, a deeper meta_data was stored cut short. Refused, as a JSON body
+  // nested past 32 levels is.
+  it("refuses a name with more than 31 pairs of brackets, and moves nothing", async () => {
+    const before = await tableCounts();
+    const deep = (n: number) => `meta_data${"[a]".repeat(n)}=x`;
+    const body = `user_id=${alice.id}&wallet_id=${wallet}&amount=1&request_id=d1&${deep(32)}`;
+    const res = await form("/credits", body, admin.bearer);
+    expect(res.status, res.text).toBe(400);
+    expect(res.body.error).toEqual({
+      body: "a body parameter's name has more than 31 pairs of brackets",
+    });
+    expect(await tableCounts()).toEqual(before);
+    const ok = await form("/credits", body.replace(deep(32), deep(31)), admin.bearer);
+    expect(ok.status, ok.text).toBe(200);
+  });
+});

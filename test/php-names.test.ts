@@ -87,7 +87,10 @@ describe("names as PHP registers them", () => {
 
 describe("a query or form as PHP registers its pairs, in order", () => {
   const read = (query: string) =>
-    phpVars(query.split("&").map((pair) => pair.split("=") as [string, string]));
+    phpVars(
+      query.split("&").map((pair) => pair.split("=") as [string, string]),
+      "query",
+    );
 
   it.each<[string, Record<string, unknown>]>([
     // The last pair of a parameter wins, whatever its shape.
@@ -98,6 +101,11 @@ describe("a query or form as PHP registers its pairs, in order", () => {
     ["a[]=1&a[]=2", { a: ["1", "2"] }],
     ["a[5]=1&a[]=2&a[x]=3&a[]=4", { a: { 5: "1", 6: "2", x: "3", 7: "4" } }],
     ["a[0][]=1&a[0][]=2&a[]=3", { a: [["1", "2"], "3"] }],
+    // One white-space character after a `[` is skipped: `[ ]` appends too; `[ x]` keeps it.
+    [
+      "a[ ]=1&a[\t]=2&a[\n]=3&a[  ]=4&a[ x]=5",
+      { a: { 0: "1", 1: "2", 2: "3", "  ": "4", " x": "5" } },
+    ],
     // Text inside an array is replaced by an array, and an array by text.
     ["a[b]=1&a[b][c]=2", { a: { b: { c: "2" } } }],
     ["a[b][c]=2&a[b]=1", { a: { b: "1" } }],

@@ -76,12 +76,13 @@ export function pairValue(raw: string) {
 
 /**
  * `a=1&b=2` (a query string, an urlencoded form) as its decoded name/value pairs, in order; a name
- * without `=` has the value "". Invalid UTF-8 is a 400 naming `part`.
+ * without `=` has the value "", and an empty pair (`a=1&&b=2`) is kept with no name, since PHP
+ * counts it among a form's pairs (php-vars.ts). Invalid UTF-8 is a 400 naming `part`.
  */
 export function urlPairs(text: string, part: string): [name: string, value: string][] {
   const pairs: [string, string][] = [];
+  if (text === "") return pairs;
   for (const raw of text.split("&")) {
-    if (raw === "") continue;
     const eq = raw.indexOf("=");
     const name = percentDecode(eq === -1 ? raw : raw.slice(0, eq), part);
     pairs.push([name, eq === -1 ? "" : percentDecode(raw.slice(eq + 1), part)]);

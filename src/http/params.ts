@@ -112,7 +112,7 @@ async function fromMultipart(bytes: ArrayBuffer | Uint8Array, type: string): Pro
     throw new MalformedRequest("body", UNREADABLE_MULTIPART);
   }
   // As PHP registers `$_POST`; a file where text belongs is refused by the field's validator.
-  return phpVars(form);
+  return phpVars(form, "body");
 }
 
 /**
@@ -138,10 +138,10 @@ async function readParams(c: Context<AppEnv>): Promise<Params> {
     const bytes = c.get("streamedBody") ?? (await c.req.arrayBuffer().catch(unreadableBody));
     const text = decodeUtf8(bytes, "body");
     if (json) body = fromJson(text);
-    else if (form) body = phpVars(urlPairs(text, "body"));
+    else if (form) body = phpVars(urlPairs(text, "body"), "body");
     else body = await fromMultipart(bytes, contentType);
   }
-  const params = { ...phpVars(urlPairs(queryOf(c.req.url), "query")), ...body };
+  const params = { ...phpVars(urlPairs(queryOf(c.req.url), "query"), "query"), ...body };
   c.set("params", params);
   return params;
 }

@@ -2,24 +2,37 @@
 // pairs registered in order into one array, as php_register_variable_ex registers them into
 // `$_GET` or `$_POST`, so the last pair of a parameter wins whatever its shape.
 import { JSON_LIMITS, percentDecode } from "./decode";
+import { MalformedRequest } from "./errors";
 
 /**
- * The most pairs of brackets a name is read with (PHP's max_input_nesting_level is 64): no deeper
- * than a JSON body may nest a parameter's value. Further ones are not read.
+ * The most pairs of brackets a name may have: no deeper than a JSON body may nest a parameter's
+ * value. PHP builds up to 64 (max_input_nesting_level) and drops the whole parameter past that, so
+ * a deeper name is refused rather than read otherwise.
  */
 const MAX_DEPTH = JSON_LIMITS.depth - 1;
 
+/**
+ * The most pairs one query or form may hold. PHP registers the first 1000 of a query
+ * (max_input_vars) and 1001 of an urlencoded form, an empty one between two `&` counted, and drops
+ * the rest unseen: a `user_id` after them is not the one WordPress acts on. So more are refused.
+ */
+const MAX_INPUT_VARS = 1000;
+
 /** A name as PHP registers it: the variable it sets, and the keys of its `[…]`s (`[]`'s is ""). */
-export type PhpPath = { name: string; keys: string[] };
+type PhpPath = { name: string; keys: readonly string[] };
 
 /**
  * A decoded query or form name as PHP registers it, or null for one it drops (nothing before its
  * first `[`): leading spaces dropped; a NUL its end (PHP reads names as C text); before the first
- * `[`, each space and `.` an `_`; each `[…]` up to its first `]` a key, until text that is not one
- * (then ignored); a first `[` that no `]` closes an `_`, with the spaces, dots and `[` after it. So
- * `txn.type=DEBIT` is the filter `txn_type`, `user[id` is `user_id`, `%5Ba%5D=1` sets nothing.
+ * `[`, each space and `.` an `_`; each `[…]` up to its first `]` a key, one white-space character
+ * alone in it as none (`a[ ]` appends, as `a[]` does), until text that is not one (then ignored); a
+ * first `[` that no `]` closes an `_`, with the spaces, dots and `[` after it. So `txn.type=DEBIT`
+ * is the filter `txn_type`, `user[id` is `user_id`, `%5Ba%5D=1` sets nothing. Past MAX_DEPTH keys
+ * the rest are not read (phpVars refuses the name).
  */
-export function phpPath(sent: string): PhpPath | null {
+function phpPath(sent: string): PhpPath | null {
+  // Nearly every name is a plain word, which is itself.
+  if (!MANGLED.test(sent)) return sent === "" ? null : { name: sent, keys: NO_KEYS };
   let start = 0;
   while (sent[start] === " ") start++;
   const nul = sent.indexOf("\0", start);
@@ -28,16 +41,25 @@ export function phpPath(sent: string): PhpPath | null {
   const name = (open === -1 ? text : text.slice(0, open)).replace(/[ .]/g, "_");
   if (name === "") return null;
   const keys: string[] = [];
-  for (let at = open; at !== -1 && text[at] === "[" && keys.length < MAX_DEPTH; ) {
+  for (let at = open; at !== -1 && text[at] === "[" && keys.length <= MAX_DEPTH; ) {
     const close = text.indexOf("]", at);
     if (close === -1) break;
-    keys.push(text.slice(at + 1, close));
+    const key = text.slice(at + 1, close);
+    keys.push(key.length === 1 && C_SPACE.includes(key) ? "" : key);
     at = close + 1;
   }
   if (open !== -1 && keys.length === 0)
     return { name: `${name}_${text.slice(open + 1).replace(/[ .[]/g, "_")}`, keys };
   return { name, keys };
 }
+
+/** What makes PHP register a name otherwise than as written. */
+const MANGLED = /[ .[\0]/;
+
+/** What C's isspace() takes, which PHP skips after a `[`. */
+const C_SPACE = " \t\n\v\f\r";
+
+const NO_KEYS: readonly string[] = [];
 
 /**
  * A PHP array: its keys in the order they were first set (an integer one as its decimal text), and
@@ -84,27 +106,49 @@ export const isPhpArray = (value: unknown): value is Record<string, unknown> =>
  * text) and sets the value inside; `[]` appends at the next integer key; a later plain name
  * replaces an array. So `user_id=2&user_id[]=3` is `["3"]`, which WordPress refuses as not text,
  * and `user_id[]=3&user_id=2` is `"2"`. An array is a list when its keys are 0, 1, 2… in order,
- * else an object keyed as sent (`meta_data[channel]=app` is `{"channel":"app"}`).
+ * else an object keyed as sent (`meta_data[channel]=app` is `{"channel":"app"}`). More than
+ * MAX_INPUT_VARS pairs, or a name deeper than MAX_DEPTH, is a 400 naming `part`.
  */
 export function phpVars(
   pairs: Iterable<readonly [name: string, value: unknown]>,
+  part: string,
 ): Record<string, unknown> {
-  const vars = phpArray();
+  const vars = new Map<string, unknown>();
+  let count = 0;
+  let arrays = false;
   for (const [sent, value] of pairs) {
+    if (++count > MAX_INPUT_VARS)
+      throw new MalformedRequest(part, `${part} holds more than ${MAX_INPUT_VARS} parameters`);
     const path = phpPath(sent);
     if (!path) continue;
-    let array = vars;
-    let key = path.name;
-    for (const next of path.keys) {
+    const { name, keys } = path;
+    if (keys.length === 0) {
+      vars.set(name, value);
+      continue;
+    }
+    if (keys.length > MAX_DEPTH)
+      throw new MalformedRequest(
+        part,
+        `a ${part} parameter's name has more than ${MAX_DEPTH} pairs of brackets`,
+      );
+    arrays = true;
+    const top = vars.get(name);
+    let array = isArray(top) ? top : phpArray();
+    vars.set(name, array);
+    for (let i = 0; ; i++) {
+      const key = keys[i] === "" ? String(array.next) : keys[i]!;
+      if (i === keys.length - 1) {
+        set(array, key, value);
+        break;
+      }
       const inner = array.items.get(key);
       const child = isArray(inner) ? inner : phpArray();
       set(array, key, child);
       array = child;
-      key = next === "" ? String(array.next) : next;
     }
-    set(array, key, value);
   }
-  return Object.fromEntries([...vars.items].map(([name, value]) => [name, plain(value)]));
+  if (!arrays) return Object.fromEntries(vars);
+  return Object.fromEntries([...vars].map(([name, value]) => [name, plain(value)]));
 }
 
 /** A query pair's name as PHP registers it, percent-decoded (throws on one that is not UTF-8). */
