@@ -16,16 +16,14 @@ import { health } from "./health";
 import { answerHeaders, BOOKMARK_HEADER, showsBookmark } from "./http/answer-headers";
 import { tokenKeys } from "./http/auth";
 import { limitBody, MAX_BODY_BYTES } from "./http/body-limit";
-import { pairValue } from "./http/decode";
 import { fail, send, wpError } from "./http/envelope";
 import { ERRORS, onError } from "./http/errors";
 import { keepAlive } from "./http/keep-alive";
 import { MemoRouter } from "./http/memo-router";
 import { InvalidJsonError } from "./http/params";
-import { lastPairOf, pairPath } from "./http/php-vars";
 import { entryStamp, siteSettings, siteUrl } from "./http/site";
 import { nudgeWebhooks, webhookSettings, wroteRows } from "./http/webhooks";
-import { corsHeaders, discoveryLink, NO_ROUTE_PATH, overrideMethod } from "./http/wp-core";
+import { corsHeaders, discoveryLink, fromPlainPermalink, overrideMethod } from "./http/wp-core";
 import type { EntryStamp } from "./ledger/entries";
 import { d1Ledger, type LedgerEngine } from "./ledger/writer";
 import { reference } from "./reference";
@@ -33,7 +31,6 @@ import { allowFor, readOnlyRoute } from "./route-methods";
 import { api, NAMESPACE } from "./routes";
 import { REFERENCE } from "./routes/openapi";
 import { bound } from "./settings";
-import { asciiLower } from "./wallet/rules";
 
 export type AppOptions = {
   nowMs?: () => number;
@@ -42,104 +39,6 @@ export type AppOptions = {
   /** Where webhook tests and resends go (tests hand a receiver); the runtime's fetch otherwise. */
   outbound?: Outbound;
 };
-
-/**
- * `/?rest_route=/wallet/v1/x&a=1` is WordPress's plain-permalink form of `/wp-json/wallet/v1/x?a=1`.
- * WordPress also matches routes case-insensitively, once the path is percent-decoded; every path
- * segment here is case-free. The other query parameters are kept as the client wrote them, so
- * readParams still sees their raw bytes.
- */
-function fromPlainPermalink(request: Request) {
-  // Most requests name their route in a lower-case path without escapes: that is read off the URL's
-  // text, which the runtime hands over serialized, without parsing it again.
-  const path = pathOf(request.url);
-  if (
-    path !== "/" &&
-    path !== "/index.php" &&
-    path === path.toLowerCase() &&
-    !path.includes("%") &&
-    !path.endsWith("//")
-  )
-    return request;
-  const url = new URL(request.url);
-  let routed = unreservedDecoded(url.pathname);
-  let named = false;
-  if (url.pathname === "/" || url.pathname === "/index.php") {
-    // `$_GET['rest_route']`: the name decoded (`rest%5Froute` is it too), the last one counting.
-    // A last `rest_route[…]` makes it an array, which WordPress cannot serve (PHP 8 stops with a
-    // fatal error): no route, never the one an earlier pair named.
-    const pairs = url.search.slice(1).split("&");
-    const last = lastPairOf(pairs, "rest_route", pairPathOf);
-    if (last) {
-      named = true;
-      routed = last.array ? NO_ROUTE_PATH : routeOf(pairs[last.at]!);
-      url.search = pairs
-        .filter((raw) => {
-          const path = pairPathOf(raw);
-          return path?.name !== "rest_route" || path.keys.length > 0;
-        })
-        .join("&");
-    }
-  }
-  // A rest_route was decoded once already: a `%` left in it is itself, and what a path escapes is
-  // written as the path form writes it, so the router reads the name as it was meant.
-  // WordPress strips every trailing slash of a route (untrailingslashit): `credits//` is `credits`,
-  // and `/wp-json//` the index (an empty route is `/`).
-  const lower = (named ? pathText(asciiLower(routed)) : asciiLower(routed)).replace(
-    /^(\/wp-json(?:\/.*[^/])?)\/{2,}$/,
-    "$1/",
-  );
-  if (lower === url.pathname) return request;
-  url.pathname = lower;
-  // A route is a name, not a URL path: one the path would read otherwise (a `..` however escaped,
-  // a `\`, a control character) names no route.
-  if (named && url.pathname !== lower) url.pathname = NO_ROUTE_PATH;
-  return new Request(url, request);
-}
-
-/**
- * A decoded route name as a URL path, written as the path form writes it: its `%`, the characters a
- * URL path escapes (space " # < > ? ` { } ^) and those outside ASCII escaped. Controls and `\` are
- * left for the URL to rewrite, which makes the name no route.
- */
-const pathText = (name: string) =>
-  name
-    .replace(/%/g, "%25")
-    .replace(/[ "#<>?`{}^\u0080-\uffff]+/g, (text) => encodeURIComponent(text));
-
-/** A query pair's name as PHP registers it; null for one not UTF-8 (readParams refuses the query). */
-function pairPathOf(raw: string) {
-  try {
-    return pairPath(raw);
-  } catch {
-    return null;
-  }
-}
-
-/** The path a plain permalink's `rest_route` pair names, decoded once as PHP decodes `$_GET`. */
-function routeOf(raw: string) {
-  try {
-    const route = pairValue(raw);
-    return `/wp-json${route.startsWith("/") ? route : `/${route}`}`;
-  } catch {
-    return NO_ROUTE_PATH; // unreadable (readParams refuses any other unreadable pair)
-  }
-}
-
-/** A path with its escapes of letters, digits and `-._~` decoded (RFC 3986 says they are the same). */
-const unreservedDecoded = (path: string) =>
-  path.replace(/%([0-9A-Fa-f]{2})/g, (escaped, hex: string) => {
-    const char = String.fromCharCode(Number.parseInt(hex, 16));
-    return /[A-Za-z0-9\-._~]/.test(char) ? char : escaped;
-  });
-
-/** A serialized absolute URL's path, as `new URL(url).pathname` reads it. */
-function pathOf(url: string) {
-  const start = url.indexOf("/", url.indexOf("//") + 2);
-  if (start === -1) return "/";
-  const end = url.slice(start).search(/[?#]/);
-  return end === -1 ? url.slice(start) : url.slice(start, start + end);
-}
 
 /** Cloudflare's ray id, logged beside the request id; anything else that claims to be one is ignored. */
 const RAY_ID = /^[0-9A-Za-z-]{1,64}$/;

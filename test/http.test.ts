@@ -135,6 +135,65 @@ describe("routing", () => {
     expect(await balanceOf(admin, user.id, wallet)).toBe(0);
   });
 
+  it("routes by a query's rest_route on a /wp-json/ path too, as WordPress takes $_GET's first", async () => {
+    const { admin, user, wallet } = await makeAccount();
+    await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 10 });
+    const fields = `user_id=${user.id}&wallet_id=${wallet}&amount=3`;
+    // WordPress runs the debit the query names, never the credit the path names.
+    const debited = await call(
+      "POST",
+      `/wp-json/wallet/v1/credits?rest_route=/wallet/v1/debits&${fields}&request_id=${unique("qr")}`,
+      { auth: admin.bearer },
+    );
+    expect(debited.status, debited.text).toBe(200);
+    expect(await balanceOf(admin, user.id, wallet)).toBe(7);
+    const array = await call(
+      "POST",
+      `/wp-json/wallet/v1/credits?rest_route[]=x&${fields}&request_id=${unique("qa")}`,
+      { auth: admin.bearer },
+    );
+    expect([array.status, array.body.code]).toEqual([404, "rest_no_route"]);
+    expect(await balanceOf(admin, user.id, wallet)).toBe(7);
+  });
+
+  it("refuses a form's rest_route naming another route than the request's, writing nothing", async () => {
+    const { admin, user, wallet } = await makeAccount();
+    const fields = (i: number) =>
+      `user_id=${user.id}&wallet_id=${wallet}&amount=3&request_id=${unique(`fr${i}`)}`;
+    const form = { "Content-Type": "application/x-www-form-urlencoded" };
+    // WordPress routes by $_POST's rest_route (400 when $_GET's differs); the route here is chosen
+    // before the body is read, so any other is refused rather than run as the path's credit.
+    for (const [i, [path, body]] of [
+      ["/?rest_route=/wallet/v1/credits", "rest_route=/wallet/v1/debits"],
+      ["/wp-json/wallet/v1/credits", "rest_route=/wallet/v1/debits"],
+      ["/wp-json/wallet/v1/credits", "rest_route[]=/wallet/v1/credits"],
+    ].entries()) {
+      const res = await call("POST", path!, {
+        auth: admin.bearer,
+        headers: form,
+        body: `${body}&${fields(i)}`,
+      });
+      expect([res.status, res.body.error], `${path} ${body}`).toEqual([
+        400,
+        { body: "rest_route names another route than the one this request was sent to" },
+      ]);
+    }
+    expect(await balanceOf(admin, user.id, wallet)).toBe(0);
+    // Naming the route the request was sent to, it is that route's.
+    for (const [i, path] of [
+      "/?rest_route=/wallet/v1/credits",
+      "/wp-json/wallet/v1/credits/",
+    ].entries()) {
+      const res = await call("POST", path, {
+        auth: admin.bearer,
+        headers: form,
+        body: `rest_route=/WALLET/v1/credits/&${fields(10 + i)}`,
+      });
+      expect(res.status, `${path}: ${res.text}`).toBe(200);
+    }
+    expect(await balanceOf(admin, user.id, wallet)).toBe(6);
+  });
+
   it("serves the namespace index at /?rest_route=/wallet/v1", async () => {
     const res = await call("GET", "/?rest_route=/wallet/v1");
     expect(res.status).toBe(200);

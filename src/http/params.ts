@@ -13,6 +13,7 @@ import {
 import { MalformedRequest } from "./errors";
 import { phpVars } from "./php-vars";
 import { pathNames } from "./rest-index";
+import { restRoutePath } from "./wp-core";
 
 /** Raised for a body that claims JSON but does not parse; answered as WordPress does. */
 export class InvalidJsonError extends Error {}
@@ -115,6 +116,27 @@ async function fromMultipart(bytes: ArrayBuffer | Uint8Array, type: string): Pro
   return phpVars(form, "body");
 }
 
+/** What a form's `rest_route` that names another route than the request's is refused with. */
+export const ANOTHER_ROUTE = "rest_route names another route than the one this request was sent to";
+
+/**
+ * A form body's parameters without its `rest_route`, which names the route it was sent to. WordPress
+ * routes by `$_POST['rest_route']` before the query's and the path's (400 when `$_GET`'s differs);
+ * the route is chosen before the body is read here, so one naming any other is refused, never run
+ * as the route the path or query named.
+ */
+function withoutRoute(c: Context<AppEnv>, body: Params): Params {
+  const { rest_route: route, ...rest } = body;
+  // A trailing slash names the same route (WordPress's untrailingslashit).
+  const trimmed = (path: string) => path.replace(/\/+$/, "");
+  if (
+    typeof route !== "string" ||
+    trimmed(restRoutePath(route)) !== trimmed(new URL(c.req.url).pathname)
+  )
+    throw new MalformedRequest("body", ANOTHER_ROUTE);
+  return rest;
+}
+
 /**
  * The request's parameters as WordPress merges them: JSON body, then form body, then query string;
  * the first source that has a parameter wins, whichever shape either sends it in (a form's
@@ -140,6 +162,7 @@ async function readParams(c: Context<AppEnv>): Promise<Params> {
     if (json) body = fromJson(text);
     else if (form) body = phpVars(urlPairs(text, "body"), "body");
     else body = await fromMultipart(bytes, contentType);
+    if (!json && Object.hasOwn(body, "rest_route")) body = withoutRoute(c, body);
   }
   const params = { ...phpVars(urlPairs(queryOf(c.req.url), "query"), "query"), ...body };
   c.set("params", params);

@@ -1,14 +1,16 @@
-// What WordPress core does around every REST route, whichever plugin serves it: CORS as
-// rest_send_cors_headers and WP_REST_Server::serve_request send it, the API discovery Link, the
-// paging Link header, and the `_method` / X-HTTP-Method-Override switch. The Allow header, which
+// What WordPress core does around every REST route, whichever plugin serves it: the route a request
+// names (its path or `rest_route`), CORS as rest_send_cors_headers and WP_REST_Server::serve_request
+// send it, the API discovery Link, the paging Link header, and the `_method` /
+// X-HTTP-Method-Override switch. The Allow header, which
 // needs the route tables, is in ../route-methods.ts.
 import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../env";
 import { varText } from "../settings";
+import { asciiLower } from "../wallet/rules";
 import { answerHeaders, BOOKMARK_HEADER } from "./answer-headers";
 import { pairValue } from "./decode";
 import { logOnce } from "./log-once";
-import { lastPairOf } from "./php-vars";
+import { lastPairOf, pairPath } from "./php-vars";
 import { siteUrl } from "./site";
 
 /**
@@ -128,6 +130,122 @@ export const discoveryLink = (siteUrl: string) => `<${siteUrl}/wp-json/>; rel="h
  * answered as WordPress answers it: 404 `rest_no_route`.
  */
 export const NO_ROUTE_PATH = "/wp-json/.no-route";
+
+/**
+ * The request as WordPress routes it. `/?rest_route=/wallet/v1/x&a=1` is the plain-permalink form of
+ * `/wp-json/wallet/v1/x?a=1`, and on a `/wp-json/…` path too a query's `rest_route` names the route
+ * (WP::parse_request takes `$_GET`'s before the permalink's; a form body's is checked by readParams,
+ * restRouteOfBody). WordPress matches routes case-insensitively, once the path is percent-decoded;
+ * every path segment here is case-free. The other query parameters are kept as the client wrote
+ * them, so readParams still sees their raw bytes.
+ */
+export function fromPlainPermalink(request: Request) {
+  // Most requests name their route in a lower-case path without escapes and no rest_route in their
+  // query (its name, however PHP would read it, has `route` or a `%` in it): read off the URL's
+  // text, which the runtime hands over serialized, without parsing it again.
+  const path = pathOf(request.url);
+  const query = request.url.includes("?") ? request.url.slice(request.url.indexOf("?")) : "";
+  if (
+    path !== "/" &&
+    path !== "/index.php" &&
+    path === path.toLowerCase() &&
+    !path.includes("%") &&
+    !path.endsWith("//") &&
+    !(path.startsWith("/wp-json") && (query.includes("route") || query.includes("%")))
+  )
+    return request;
+  const url = new URL(request.url);
+  const routed = unreservedDecoded(url.pathname);
+  let lower = routeTrimmed(asciiLower(routed));
+  let named = false;
+  if (url.pathname === "/" || url.pathname === "/index.php" || isApiPath(lower)) {
+    // `$_GET['rest_route']`: the name decoded (`rest%5Froute` is it too), the last one counting.
+    // A last `rest_route[…]` makes it an array, which WordPress cannot serve (PHP 8 stops with a
+    // fatal error): no route, never the one an earlier pair or the path named.
+    const pairs = url.search.slice(1).split("&");
+    const last = lastPairOf(pairs, "rest_route", pairPathOf);
+    if (last) {
+      named = true;
+      lower = last.array ? NO_ROUTE_PATH : restRoutePath(routeValueOf(pairs[last.at]!));
+      url.search = pairs
+        .filter((raw) => {
+          const path = pairPathOf(raw);
+          return path?.name !== "rest_route" || path.keys.length > 0;
+        })
+        .join("&");
+    }
+  }
+  if (lower === url.pathname && !named) return request;
+  url.pathname = lower;
+  return new Request(url, request);
+}
+
+/** Whether a routed path is the REST API's (WordPress serves `rest_route` only there). */
+const isApiPath = (path: string) => path === "/wp-json" || path.startsWith("/wp-json/");
+
+/**
+ * WordPress strips every trailing slash of a route (untrailingslashit): `credits//` is `credits`, and
+ * `/wp-json//` the index (an empty route is `/`).
+ */
+const routeTrimmed = (path: string) => path.replace(/^(\/wp-json(?:\/.*[^/])?)\/{2,}$/, "$1/");
+
+/**
+ * The path a decoded `rest_route` names, as the router reads it. It was decoded once already: a `%`
+ * left in it is itself, and what a path escapes is written as the path form writes it, so the router
+ * reads the name as it was meant. A route is a name, not a URL path: one the path would read
+ * otherwise (a `..` however escaped, a `\`, a control character) names no route.
+ */
+export function restRoutePath(route: string) {
+  const path = routeTrimmed(
+    pathText(asciiLower(`/wp-json${route.startsWith("/") ? route : `/${route}`}`)),
+  );
+  const url = new URL("http://route.invalid/");
+  url.pathname = path;
+  return url.pathname === path ? path : NO_ROUTE_PATH;
+}
+
+/**
+ * A decoded route name as a URL path, written as the path form writes it: its `%`, the characters a
+ * URL path escapes (space " # < > ? ` { } ^) and those outside ASCII escaped. Controls and `\` are
+ * left for the URL to rewrite, which makes the name no route.
+ */
+const pathText = (name: string) =>
+  name
+    .replace(/%/g, "%25")
+    .replace(/[ "#<>?`{}^\u0080-\uffff]+/g, (text) => encodeURIComponent(text));
+
+/** A query pair's name as PHP registers it; null for one not UTF-8 (readParams refuses the query). */
+function pairPathOf(raw: string) {
+  try {
+    return pairPath(raw);
+  } catch {
+    return null;
+  }
+}
+
+/** A `rest_route` pair's value, decoded once as PHP decodes `$_GET`; unreadable, no route's. */
+function routeValueOf(raw: string) {
+  try {
+    return pairValue(raw);
+  } catch {
+    return NO_ROUTE_PATH; // readParams refuses any other unreadable pair
+  }
+}
+
+/** A path with its escapes of letters, digits and `-._~` decoded (RFC 3986 says they are the same). */
+const unreservedDecoded = (path: string) =>
+  path.replace(/%([0-9A-Fa-f]{2})/g, (escaped, hex: string) => {
+    const char = String.fromCharCode(Number.parseInt(hex, 16));
+    return /[A-Za-z0-9\-._~]/.test(char) ? char : escaped;
+  });
+
+/** A serialized absolute URL's path, as `new URL(url).pathname` reads it. */
+function pathOf(url: string) {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  if (start === -1) return "/";
+  const end = url.slice(start).search(/[?#]/);
+  return end === -1 ? url.slice(start) : url.slice(start, start + end);
+}
 
 /** The methods a WordPress route can have; a switch to any other names no route. */
 const ROUTE_METHODS = new Set(["GET", "HEAD", "PUT", "PATCH", "DELETE", "OPTIONS"]);
