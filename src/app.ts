@@ -23,7 +23,7 @@ import { MemoRouter } from "./http/memo-router";
 import { InvalidJsonError } from "./http/params";
 import { entryStamp, siteSettings, siteUrl } from "./http/site";
 import { nudgeWebhooks, webhookSettings, wroteRows } from "./http/webhooks";
-import { corsHeaders, discoveryLink, fromPlainPermalink, overrideMethod } from "./http/wp-core";
+import { corsHeaders, discoveryLink, queryRoute, wordpressRequest } from "./http/wp-core";
 import type { EntryStamp } from "./ledger/entries";
 import { d1Ledger, type LedgerEngine } from "./ledger/writer";
 import { reference } from "./reference";
@@ -58,6 +58,8 @@ export function createApp(options: AppOptions = {}) {
     const cfRay = ray !== undefined && RAY_ID.test(ray) ? ray : null;
     c.set("envelope", "A");
     c.set("requestId", requestId);
+    // Read before any middleware builds the request anew (a streamed body's, http/body-limit.ts).
+    c.set("queryRoute", queryRoute(c.req.raw));
     c.set("nowMs", nowMs);
     c.set("pace", pace);
     c.set("outbound", outbound);
@@ -183,6 +185,6 @@ export function createApp(options: AppOptions = {}) {
   );
 
   const fetch = app.fetch;
-  app.fetch = (request, env, ctx) => fetch(overrideMethod(fromPlainPermalink(request)), env, ctx);
+  app.fetch = (request, env, ctx) => fetch(wordpressRequest(request), env, ctx);
   return app;
 }

@@ -13,6 +13,8 @@ type Variables = {
    * Request of either method can be built with one for c.req to read.
    */
   streamedBody?: ArrayBuffer;
+  /** The query's `rest_route` text, when it named the route (http/wp-core.ts queryRoute). */
+  queryRoute?: string;
   principal: Principal;
   requestId: string;
   /** The clock, injectable so tests can pin dates. */

@@ -164,7 +164,6 @@ describe("routing", () => {
     // WordPress routes by $_POST's rest_route (400 when $_GET's differs); the route here is chosen
     // before the body is read, so any other is refused rather than run as the path's credit.
     for (const [i, [path, body]] of [
-      ["/?rest_route=/wallet/v1/credits", "rest_route=/wallet/v1/debits"],
       ["/wp-json/wallet/v1/credits", "rest_route=/wallet/v1/debits"],
       ["/wp-json/wallet/v1/credits", "rest_route[]=/wallet/v1/credits"],
     ].entries()) {
@@ -179,15 +178,33 @@ describe("routing", () => {
       ]);
     }
     expect(await balanceOf(admin, user.id, wallet)).toBe(0);
-    // Naming the route the request was sent to, it is that route's.
-    for (const [i, path] of [
-      "/?rest_route=/wallet/v1/credits",
-      "/wp-json/wallet/v1/credits/",
+    // Beside a query's rest_route, WordPress takes the form's only when it is the same text ("A
+    // variable mismatch has been detected.", 400): a case or a slash of difference is refused.
+    for (const [i, body] of [
+      "rest_route=/wallet/v1/debits",
+      "rest_route=/WALLET/v1/credits",
+      "rest_route=/wallet/v1/credits/",
     ].entries()) {
-      const res = await call("POST", path, {
+      const res = await call("POST", "/?rest_route=/wallet/v1/credits", {
         auth: admin.bearer,
         headers: form,
-        body: `rest_route=/WALLET/v1/credits/&${fields(10 + i)}`,
+        body: `${body}&${fields(20 + i)}`,
+      });
+      expect([res.status, res.body.error], body).toEqual([
+        400,
+        { body: "rest_route differs from the query's rest_route" },
+      ]);
+    }
+    expect(await balanceOf(admin, user.id, wallet)).toBe(0);
+    // Naming the route the request was sent to, it is that route's.
+    for (const [i, [path, route]] of [
+      ["/?rest_route=/wallet/v1/credits", "/wallet/v1/credits"],
+      ["/wp-json/wallet/v1/credits/", "/WALLET/v1/credits/"],
+    ].entries()) {
+      const res = await call("POST", path!, {
+        auth: admin.bearer,
+        headers: form,
+        body: `rest_route=${route}&${fields(10 + i)}`,
       });
       expect(res.status, `${path}: ${res.text}`).toBe(200);
     }

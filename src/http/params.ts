@@ -117,16 +117,22 @@ async function fromMultipart(bytes: ArrayBuffer | Uint8Array, type: string): Pro
 }
 
 /** What a form's `rest_route` that names another route than the request's is refused with. */
-export const ANOTHER_ROUTE = "rest_route names another route than the one this request was sent to";
+const ANOTHER_ROUTE = "rest_route names another route than the one this request was sent to";
 
 /**
  * A form body's parameters without its `rest_route`, which names the route it was sent to. WordPress
- * routes by `$_POST['rest_route']` before the query's and the path's (400 when `$_GET`'s differs);
- * the route is chosen before the body is read here, so one naming any other is refused, never run
- * as the route the path or query named.
+ * routes by `$_POST['rest_route']` before the query's and the path's, and refuses with 400 one that
+ * is not the same text as `$_GET`'s; the route is chosen before the body is read here, so one naming
+ * any other is refused, never run as the route the path or query named.
  */
 function withoutRoute(c: Context<AppEnv>, body: Params): Params {
   const { rest_route: route, ...rest } = body;
+  const queried = c.var.queryRoute;
+  if (queried !== undefined) {
+    if (route !== queried)
+      throw new MalformedRequest("body", "rest_route differs from the query's rest_route");
+    return rest;
+  }
   // A trailing slash names the same route (WordPress's untrailingslashit).
   const trimmed = (path: string) => path.replace(/\/+$/, "");
   if (

@@ -129,17 +129,17 @@ export const discoveryLink = (siteUrl: string) => `<${siteUrl}/wp-json/>; rel="h
  * has, a plain permalink's route that cannot be read or leaves the API) is sent there, to be
  * answered as WordPress answers it: 404 `rest_no_route`.
  */
-export const NO_ROUTE_PATH = "/wp-json/.no-route";
+const NO_ROUTE_PATH = "/wp-json/.no-route";
 
 /**
  * The request as WordPress routes it. `/?rest_route=/wallet/v1/x&a=1` is the plain-permalink form of
  * `/wp-json/wallet/v1/x?a=1`, and on a `/wp-json/…` path too a query's `rest_route` names the route
  * (WP::parse_request takes `$_GET`'s before the permalink's; a form body's is checked by readParams,
- * restRouteOfBody). WordPress matches routes case-insensitively, once the path is percent-decoded;
- * every path segment here is case-free. The other query parameters are kept as the client wrote
- * them, so readParams still sees their raw bytes.
+ * against `queryRoute`). WordPress matches routes case-insensitively, once the path is
+ * percent-decoded; every path segment here is case-free. The other query parameters are kept as the
+ * client wrote them, so readParams still sees their raw bytes.
  */
-export function fromPlainPermalink(request: Request) {
+function fromPlainPermalink(request: Request) {
   // Most requests name their route in a lower-case path without escapes and no rest_route in their
   // query (its name, however PHP would read it, has `route` or a `%` in it): read off the URL's
   // text, which the runtime hands over serialized, without parsing it again.
@@ -158,6 +158,7 @@ export function fromPlainPermalink(request: Request) {
   const routed = unreservedDecoded(url.pathname);
   let lower = routeTrimmed(asciiLower(routed));
   let named = false;
+  let queried: string | undefined;
   if (url.pathname === "/" || url.pathname === "/index.php" || isApiPath(lower)) {
     // `$_GET['rest_route']`: the name decoded (`rest%5Froute` is it too), the last one counting.
     // A last `rest_route[…]` makes it an array, which WordPress cannot serve (PHP 8 stops with a
@@ -166,7 +167,8 @@ export function fromPlainPermalink(request: Request) {
     const last = lastPairOf(pairs, "rest_route", pairPathOf);
     if (last) {
       named = true;
-      lower = last.array ? NO_ROUTE_PATH : restRoutePath(routeValueOf(pairs[last.at]!));
+      queried = last.array ? undefined : routeValueOf(pairs[last.at]!);
+      lower = queried === undefined ? NO_ROUTE_PATH : restRoutePath(queried);
       url.search = pairs
         .filter((raw) => {
           const path = pairPathOf(raw);
@@ -177,7 +179,28 @@ export function fromPlainPermalink(request: Request) {
   }
   if (lower === url.pathname && !named) return request;
   url.pathname = lower;
-  return new Request(url, request);
+  const rewritten = new Request(url, request);
+  if (queried !== undefined) queryRoutes.set(rewritten, queried);
+  return rewritten;
+}
+
+/** `$_GET['rest_route']` as PHP decoded it, by the request it routed. */
+const queryRoutes = new WeakMap<Request, string>();
+
+/**
+ * The `rest_route` text a request's query named (`$_GET['rest_route']`), which a form body's must
+ * equal exactly (WP::parse_request: 400 "A variable mismatch has been detected."); undefined when
+ * the query named none.
+ */
+export const queryRoute = (request: Request) => queryRoutes.get(request);
+
+/** The request as WordPress serves it: routed by its path or `rest_route`, then its method switch. */
+export function wordpressRequest(request: Request) {
+  const routed = fromPlainPermalink(request);
+  const switched = overrideMethod(routed);
+  const queried = queryRoutes.get(routed);
+  if (queried !== undefined) queryRoutes.set(switched, queried);
+  return switched;
 }
 
 /** Whether a routed path is the REST API's (WordPress serves `rest_route` only there). */
