@@ -534,6 +534,15 @@ describe("an unreadable request is refused for who sends it first (contract: 403
     // The user named as PHP registers names (`user.id` is `user_id`), as a readable query is read.
     const dotted = await call("GET", `/holds?user.id=${other.id}&page=%ff`, { auth: user.bearer });
     expect(dotted.body).toStrictEqual(FORBIDDEN);
+    // Past PHP's 1000 pairs, or a name deeper than it reads, still about whom PHP names first.
+    const padding = Array.from({ length: 1000 }, (_, i) => `p${i}=1`).join("&");
+    for (const query of [
+      `user_id=${other.id}&${padding}`,
+      `user_id=${other.id}&deep${"[a]".repeat(40)}=1`,
+    ]) {
+      const res = await call("GET", `/holds?${query}`, { auth: user.bearer });
+      expect(res.body, query.slice(0, 40)).toStrictEqual(FORBIDDEN);
+    }
     expect((await call("GET", about(user.id), { auth: read.header })).body).toStrictEqual(
       A("query", NOT_UTF8("query")),
     );

@@ -107,18 +107,23 @@ export const isPhpArray = (value: unknown): value is Record<string, unknown> =>
  * replaces an array. So `user_id=2&user_id[]=3` is `["3"]`, which WordPress refuses as not text,
  * and `user_id[]=3&user_id=2` is `"2"`. An array is a list when its keys are 0, 1, 2… in order,
  * else an object keyed as sent (`meta_data[channel]=app` is `{"channel":"app"}`). More than
- * MAX_INPUT_VARS pairs, or a name deeper than MAX_DEPTH, is a 400 naming `part`.
+ * MAX_INPUT_VARS pairs, or a name deeper than MAX_DEPTH, is a 400 naming `part`; with `asPhp`
+ * (a refused request read only to learn whom it names), PHP's reading: the pairs past the limit
+ * and such a name are left out.
  */
 export function phpVars(
   pairs: Iterable<readonly [name: string, value: unknown]>,
   part: string,
+  asPhp = false,
 ): Record<string, unknown> {
   const vars = new Map<string, unknown>();
   let count = 0;
   let arrays = false;
   for (const [sent, value] of pairs) {
-    if (++count > MAX_INPUT_VARS)
+    if (++count > MAX_INPUT_VARS) {
+      if (asPhp) break;
       throw new MalformedRequest(part, `${part} holds more than ${MAX_INPUT_VARS} parameters`);
+    }
     const path = phpPath(sent);
     if (!path) continue;
     const { name, keys } = path;
@@ -126,11 +131,13 @@ export function phpVars(
       vars.set(name, value);
       continue;
     }
-    if (keys.length > MAX_DEPTH)
+    if (keys.length > MAX_DEPTH) {
+      if (asPhp) continue;
       throw new MalformedRequest(
         part,
         `a ${part} parameter's name has more than ${MAX_DEPTH} pairs of brackets`,
       );
+    }
     arrays = true;
     const top = vars.get(name);
     let array = isArray(top) ? top : phpArray();

@@ -151,7 +151,8 @@ async function requireCredentials(c: Context<AppEnv>, refusals: Refusals): Promi
  * The query string read without judging its bytes (an invalid one becomes U+FFFD), as PHP
  * registers it, as a readable query is (php-vars.ts).
  */
-const leniently = (c: Context<AppEnv>): Params => phpVars(new URL(c.req.url).searchParams, "query");
+const leniently = (c: Context<AppEnv>): Params =>
+  phpVars(new URL(c.req.url).searchParams, "query", true);
 
 /** A user id as a reader sent it: digits name a user, anything else nobody; absent, the caller. */
 const userRef = (sent: unknown) =>
