@@ -1,9 +1,8 @@
 // How a tool ends: by returning, its status in process.exitCode, never by process.exit().
 // process.exit() tears V8's platform down while the main isolate still lives: a background
 // Sparkplug or Maglev compile that needs a garbage collection at that moment waits for the main
-// thread, which waits for it, and the process never ends (about one refusal of `npm run deploy` in
-// 40 on a loaded machine). Ending the event loop disposes of the isolate first, which releases
-// such a compile.
+// thread, which waits for it, and the process never ends. Ending the event loop disposes of the
+// isolate first, which releases such a compile.
 
 /** A refusal on its way out of runMain: its message goes to stderr, its code is the exit status. */
 class Stop extends Error {
