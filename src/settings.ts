@@ -168,6 +168,18 @@ const TEXT_SETTINGS = [
 
 export const NOT_TEXT = "not text (in wrangler.toml [vars], write its value in quotes)";
 
+const DURABLE_OBJECT = {
+  kind: "a Durable Object namespace",
+  at: "[[durable_objects.bindings]]",
+  methods: ["idFromName", "get"],
+} as const;
+
+const QUEUE_PRODUCER = {
+  kind: "a queue producer",
+  at: "[[queues.producers]]",
+  methods: ["send", "sendBatch"],
+} as const;
+
 /**
  * Each binding the service reads, by what it is, where wrangler.toml declares it, and the methods
  * the service calls on it. A name bound to something else (a `[vars]` entry of that name, another
@@ -179,27 +191,11 @@ const BINDINGS = {
     at: "[[d1_databases]]",
     methods: ["prepare", "batch", "withSession"],
   },
-  LOGIN_THROTTLE: {
-    kind: "a Durable Object namespace",
-    at: "[[durable_objects.bindings]]",
-    methods: ["idFromName", "get"],
-  },
-  HISTORY_GATE: {
-    kind: "a Durable Object namespace",
-    at: "[[durable_objects.bindings]]",
-    methods: ["idFromName", "get"],
-  },
+  LOGIN_THROTTLE: DURABLE_OBJECT,
+  HISTORY_GATE: DURABLE_OBJECT,
   MONEY_RATE_LIMIT: { kind: "a rate limiter", at: "[[ratelimits]]", methods: ["limit"] },
-  WEBHOOK_QUEUE: {
-    kind: "a queue producer",
-    at: "[[queues.producers]]",
-    methods: ["send", "sendBatch"],
-  },
-  WEBHOOK_DLQ: {
-    kind: "a queue producer",
-    at: "[[queues.producers]]",
-    methods: ["send", "sendBatch"],
-  },
+  WEBHOOK_QUEUE: QUEUE_PRODUCER,
+  WEBHOOK_DLQ: QUEUE_PRODUCER,
   ASSETS: { kind: "the assets binding", at: "[assets]", methods: ["fetch"] },
   EMAIL: { kind: "a send_email binding", at: "[[send_email]]", methods: ["send"] },
 } as const;
