@@ -135,25 +135,34 @@ describe("routing", () => {
     expect(await balanceOf(admin, user.id, wallet)).toBe(0);
   });
 
-  it("routes by a query's rest_route on a /wp-json/ path too, as WordPress takes $_GET's first", async () => {
+  it("refuses a /wp-json/ path's query rest_route naming another route, writing nothing", async () => {
     const { admin, user, wallet } = await makeAccount();
-    await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 10 });
-    const fields = `user_id=${user.id}&wallet_id=${wallet}&amount=3`;
-    // WordPress runs the debit the query names, never the credit the path names.
-    const debited = await call(
+    const fields = (i: number) =>
+      `user_id=${user.id}&wallet_id=${wallet}&amount=3&request_id=${unique(`qr${i}`)}`;
+    // WordPress takes $_GET's rest_route before the path's: it would run the debit, never the credit
+    // the path names. The path chose the route here, so another is refused.
+    for (const [i, query] of [
+      "rest_route=/wallet/v1/debits",
+      "rest_route=",
+      "rest_route[]=/wallet/v1/credits",
+      "rest%5Froute=/wallet/v1/debits",
+    ].entries()) {
+      const res = await call("POST", `/wp-json/wallet/v1/credits?${query}&${fields(i)}`, {
+        auth: admin.bearer,
+      });
+      expect([res.status, res.body.error], query).toEqual([
+        400,
+        { query: "rest_route names another route than the one this request was sent to" },
+      ]);
+    }
+    expect(await balanceOf(admin, user.id, wallet)).toBe(0);
+    const same = await call(
       "POST",
-      `/wp-json/wallet/v1/credits?rest_route=/wallet/v1/debits&${fields}&request_id=${unique("qr")}`,
+      `/wp-json/wallet/v1/credits?rest_route=/wallet/v1/Credits/&${fields(9)}`,
       { auth: admin.bearer },
     );
-    expect(debited.status, debited.text).toBe(200);
-    expect(await balanceOf(admin, user.id, wallet)).toBe(7);
-    const array = await call(
-      "POST",
-      `/wp-json/wallet/v1/credits?rest_route[]=x&${fields}&request_id=${unique("qa")}`,
-      { auth: admin.bearer },
-    );
-    expect([array.status, array.body.code]).toEqual([404, "rest_no_route"]);
-    expect(await balanceOf(admin, user.id, wallet)).toBe(7);
+    expect(same.status, same.text).toBe(200);
+    expect(await balanceOf(admin, user.id, wallet)).toBe(3);
   });
 
   it("refuses a form's rest_route naming another route than the request's, writing nothing", async () => {

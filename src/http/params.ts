@@ -116,21 +116,23 @@ async function fromMultipart(bytes: ArrayBuffer | Uint8Array, type: string): Pro
   return phpVars(form, "body");
 }
 
-/** What a form's `rest_route` that names another route than the request's is refused with. */
-const ANOTHER_ROUTE = "rest_route names another route than the one this request was sent to";
-
 /**
- * A form body's parameters without its `rest_route`, which names the route it was sent to. WordPress
- * routes by `$_POST['rest_route']` before the query's and the path's, and refuses with 400 one that
- * is not the same text as `$_GET`'s; the route is chosen before the body is read here, so one naming
- * any other is refused, never run as the route the path or query named.
+ * A source's parameters without its `rest_route`, which names the route it was sent to. WordPress
+ * routes by `$_POST['rest_route']`, then `$_GET`'s, before the path (and refuses with 400 a form's
+ * that is not the same text as the query's); the route is chosen by the path here, or by a plain
+ * permalink's query, before the parameters are read, so one naming any other is refused, never run
+ * as the route the path named. `queried` is the query's `rest_route` text, which a form's must equal.
  */
-function withoutRoute(c: Context<AppEnv>, body: Params): Params {
-  const { rest_route: route, ...rest } = body;
-  const queried = c.var.queryRoute;
+function withoutRoute(
+  c: Context<AppEnv>,
+  params: Params,
+  part: "query" | "body",
+  queried: unknown,
+): Params {
+  const { rest_route: route, ...rest } = params;
   if (queried !== undefined) {
     if (route !== queried)
-      throw new MalformedRequest("body", "rest_route differs from the query's rest_route");
+      throw new MalformedRequest(part, "rest_route differs from the query's rest_route");
     return rest;
   }
   // A trailing slash names the same route (WordPress's untrailingslashit).
@@ -139,7 +141,10 @@ function withoutRoute(c: Context<AppEnv>, body: Params): Params {
     typeof route !== "string" ||
     trimmed(restRoutePath(route)) !== trimmed(new URL(c.req.url).pathname)
   )
-    throw new MalformedRequest("body", ANOTHER_ROUTE);
+    throw new MalformedRequest(
+      part,
+      "rest_route names another route than the one this request was sent to",
+    );
   return rest;
 }
 
@@ -168,9 +173,13 @@ async function readParams(c: Context<AppEnv>): Promise<Params> {
     if (json) body = fromJson(text);
     else if (form) body = phpVars(urlPairs(text, "body"), "body");
     else body = await fromMultipart(bytes, contentType);
-    if (!json && Object.hasOwn(body, "rest_route")) body = withoutRoute(c, body);
   }
-  const params = { ...phpVars(urlPairs(queryOf(c.req.url), "query"), "query"), ...body };
+  let query = phpVars(urlPairs(queryOf(c.req.url), "query"), "query");
+  // A plain permalink's rest_route named the route and is gone from the query; one left is a path's.
+  const queried = c.var.queryRoute ?? query.rest_route;
+  if (Object.hasOwn(query, "rest_route")) query = withoutRoute(c, query, "query", undefined);
+  if (!json && Object.hasOwn(body, "rest_route")) body = withoutRoute(c, body, "body", queried);
+  const params = { ...query, ...body };
   c.set("params", params);
   return params;
 }

@@ -133,33 +133,28 @@ const NO_ROUTE_PATH = "/wp-json/.no-route";
 
 /**
  * The request as WordPress routes it. `/?rest_route=/wallet/v1/x&a=1` is the plain-permalink form of
- * `/wp-json/wallet/v1/x?a=1`, and on a `/wp-json/…` path too a query's `rest_route` names the route
- * (WP::parse_request takes `$_GET`'s before the permalink's; a form body's is checked by readParams,
- * against `queryRoute`). WordPress matches routes case-insensitively, once the path is
+ * `/wp-json/wallet/v1/x?a=1`. WordPress matches routes case-insensitively, once the path is
  * percent-decoded; every path segment here is case-free. The other query parameters are kept as the
- * client wrote them, so readParams still sees their raw bytes.
+ * client wrote them, so readParams still sees their raw bytes (and judges a `rest_route` left in a
+ * `/wp-json/…` path's query, or a form's, against the route served: params.ts withoutRoute).
  */
 function fromPlainPermalink(request: Request) {
-  // Most requests name their route in a lower-case path without escapes and no rest_route in their
-  // query (its name, however PHP would read it, has `route` or a `%` in it): read off the URL's
+  // Most requests name their route in a lower-case path without escapes: that is read off the URL's
   // text, which the runtime hands over serialized, without parsing it again.
   const path = pathOf(request.url);
-  const query = request.url.includes("?") ? request.url.slice(request.url.indexOf("?")) : "";
   if (
     path !== "/" &&
     path !== "/index.php" &&
     path === path.toLowerCase() &&
     !path.includes("%") &&
-    !path.endsWith("//") &&
-    !(path.startsWith("/wp-json") && (query.includes("route") || query.includes("%")))
+    !path.endsWith("//")
   )
     return request;
   const url = new URL(request.url);
-  const routed = unreservedDecoded(url.pathname);
-  let lower = routeTrimmed(asciiLower(routed));
+  let lower = routeTrimmed(asciiLower(unreservedDecoded(url.pathname)));
   let named = false;
   let queried: string | undefined;
-  if (url.pathname === "/" || url.pathname === "/index.php" || isApiPath(lower)) {
+  if (url.pathname === "/" || url.pathname === "/index.php") {
     // `$_GET['rest_route']`: the name decoded (`rest%5Froute` is it too), the last one counting.
     // A last `rest_route[…]` makes it an array, which WordPress cannot serve (PHP 8 stops with a
     // fatal error): no route, never the one an earlier pair or the path named.
@@ -202,9 +197,6 @@ export function wordpressRequest(request: Request) {
   if (queried !== undefined) queryRoutes.set(switched, queried);
   return switched;
 }
-
-/** Whether a routed path is the REST API's (WordPress serves `rest_route` only there). */
-const isApiPath = (path: string) => path === "/wp-json" || path.startsWith("/wp-json/");
 
 /**
  * WordPress strips every trailing slash of a route (untrailingslashit): `credits//` is `credits`, and
