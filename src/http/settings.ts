@@ -38,6 +38,25 @@ const BINDINGS: [Exclude<BindingName, "EMAIL">, string | undefined][] = [
 
 type Missing = SettingName | BindingName | MailSetting;
 
+type BindingProblem = { name: BindingName; problem: string; effect: string | undefined };
+
+/** Each env object's binding problems: an isolate keeps one env, as settingProblems judges it. */
+const judged = new WeakMap<AppEnv["Bindings"], BindingProblem[]>();
+
+function bindingProblems(env: AppEnv["Bindings"]): BindingProblem[] {
+  let problems = judged.get(env);
+  if (!problems)
+    judged.set(
+      env,
+      (problems = BINDINGS.flatMap(([name, effect]) => {
+        // An optional binding left out is a choice; one bound to something else is not.
+        const problem = effect && env[name] === undefined ? null : bindingProblem(env, name);
+        return problem === null ? [] : [{ name, problem, effect }];
+      })),
+    );
+  return problems;
+}
+
 /**
  * The names of the settings and bindings that are missing or unusable, each problem logged once:
  * those every route needs, or with "all" those some routes alone need too (for GET /health and
@@ -48,11 +67,7 @@ export function missingSettings(
   which: "every-route" | "all" = "every-route",
 ): Missing[] {
   const settings = settingProblems(c.env);
-  const bindings = BINDINGS.flatMap(([name, effect]) => {
-    // An optional binding left out is a choice; one bound to something else is not.
-    const problem = effect && c.env[name] === undefined ? null : bindingProblem(c.env, name);
-    return problem === null ? [] : [{ name, problem, effect }];
-  });
+  const bindings = bindingProblems(c.env);
   // Every request asks: a service set up right answers at once.
   if (settings.length === 0 && bindings.length === 0 && which === "every-route") return [];
   const problems: { name: Missing; problem: string; effect?: string }[] = [
