@@ -30,6 +30,14 @@ const form = (path: string, body: string, auth: string) =>
     body,
   });
 
+/** The meta_data an entry stored, parsed. */
+async function storedMeta(id: number) {
+  const row = await env.DB.prepare("SELECT meta_data FROM transactions WHERE id = ?")
+    .bind(id)
+    .first<{ meta_data: string }>();
+  return JSON.parse(row!.meta_data);
+}
+
 beforeAll(async () => {
   admin = await makeAdmin();
   [alice, bob] = [await makeUser(), await makeUser()];
@@ -101,11 +109,8 @@ describe("PHP list syntax in a form or query", () => {
       admin.bearer,
     );
     expect(res.status, res.text).toBe(200);
-    const row = await env.DB.prepare("SELECT meta_data FROM transactions WHERE id = ?")
-      .bind(res.body.data.transaction_id)
-      .first<{ meta_data: string }>();
     // PHP: [5 => "a", 6 => "b", "order" => ["id" => "17", "tags" => ["x"]]].
-    expect(JSON.parse(row!.meta_data)).toStrictEqual({
+    expect(await storedMeta(res.body.data.transaction_id)).toStrictEqual({
       5: "a",
       6: "b",
       order: { id: "17", tags: ["x"] },
@@ -140,10 +145,7 @@ describe("PHP list syntax in a form or query", () => {
       admin.bearer,
     );
     expect(res.status, res.text).toBe(200);
-    const row = await env.DB.prepare("SELECT meta_data FROM transactions WHERE id = ?")
-      .bind(res.body.data.transaction_id)
-      .first<{ meta_data: string }>();
-    expect(JSON.parse(row!.meta_data)).toStrictEqual({ channel: "app" });
+    expect(await storedMeta(res.body.data.transaction_id)).toStrictEqual({ channel: "app" });
   });
 
   it("takes a parameter's last pair in a form or query, whatever its shape, as $_POST and $_GET do", async () => {
@@ -185,10 +187,7 @@ describe("PHP list syntax in a form or query", () => {
       admin.bearer,
     );
     expect(res.status, res.text).toBe(200);
-    const row = await env.DB.prepare("SELECT meta_data FROM transactions WHERE id = ?")
-      .bind(res.body.data.transaction_id)
-      .first<{ meta_data: string }>();
-    expect(JSON.parse(row!.meta_data)).toStrictEqual(["a", "b"]);
+    expect(await storedMeta(res.body.data.transaction_id)).toStrictEqual(["a", "b"]);
   });
 });
 
@@ -202,10 +201,7 @@ describe("a query or form past what PHP registers", () => {
       admin.bearer,
     );
     expect(res.status, res.text).toBe(200);
-    const row = await env.DB.prepare("SELECT meta_data FROM transactions WHERE id = ?")
-      .bind(res.body.data.transaction_id)
-      .first<{ meta_data: string }>();
-    expect(JSON.parse(row!.meta_data)).toStrictEqual(["a", "b"]);
+    expect(await storedMeta(res.body.data.transaction_id)).toStrictEqual(["a", "b"]);
   });
 
   // PHP registers the first 1000 pairs of a query (max_input_vars) and 1001 of a form (an empty
