@@ -23,17 +23,38 @@ describe("a token this isolate verified before (its verification cached)", () =>
 });
 
 describe("the isolate's key cache", () => {
-  it("keeps a key revoked elsewhere working at most KEY_TTL_MS", async () => {
+  /** A key this isolate verified at `nowMs`, then revoked by another isolate (straight in D1). */
+  async function revokedElsewhere(nowMs: number, app: ReturnType<typeof testApp>) {
     const admin = await makeAdmin();
     const { key, header } = await makeKey(admin, "read");
-    expect((await call("GET", "/wallets", { auth: header })).status).toBe(200); // cached
+    expect((await call("GET", "/wallets", { auth: header, app })).status).toBe(200); // cached
     // Another isolate revokes it: this isolate's cache does not hear of it.
     await env.DB.prepare("UPDATE api_keys SET revoked_at_ms = ? WHERE key_hash = ?")
-      .bind(Date.now(), hashApiKey(key))
+      .bind(nowMs, hashApiKey(key))
       .run();
-    expect((await call("GET", "/wallets", { auth: header })).status).toBe(200);
-    vi.spyOn(Date, "now").mockReturnValue(Date.now() + KEY_TTL_MS + 1);
-    expect((await call("GET", "/wallets", { auth: header })).body).toEqual(INVALID_CREDENTIALS);
+    return header;
+  }
+
+  it("keeps a key revoked elsewhere working at most KEY_TTL_MS on the request's clock", async () => {
+    let nowMs = Date.now();
+    const app = testApp({ nowMs: () => nowMs });
+    const header = await revokedElsewhere(nowMs, app);
+    nowMs += KEY_TTL_MS;
+    expect((await call("GET", "/wallets", { auth: header, app })).status).toBe(200);
+    nowMs += 1;
+    expect((await call("GET", "/wallets", { auth: header, app })).body).toEqual(
+      INVALID_CREDENTIALS,
+    );
+  });
+
+  it("reads a key again when the clock runs backwards, rather than trusting the cache longer", async () => {
+    let nowMs = Date.now();
+    const app = testApp({ nowMs: () => nowMs });
+    const header = await revokedElsewhere(nowMs, app);
+    nowMs -= 1;
+    expect((await call("GET", "/wallets", { auth: header, app })).body).toEqual(
+      INVALID_CREDENTIALS,
+    );
   });
 });
 

@@ -10,7 +10,8 @@ import type { findSession } from "./sessions";
 // fails on the foreign keys, so no entry can name it; a deleted user's id is never given to another
 // user (drizzle/0023), whom such an isolate would call by the deleted one's username
 // (docs/compat.md). Verified API keys are kept for KEY_TTL_MS, so a revocation made through another
-// isolate takes effect within that bound (at once in the isolate that revoked). Keyed by the D1
+// isolate takes effect within that bound (at once in the isolate that revoked), measured on the
+// request's clock (createApp's nowMs) as a session's is. Keyed by the D1
 // binding (db/client.ts's bindingOf, or c.env.DB), never a request's session or meter of it, never
 // a module-level database.
 export const KEY_TTL_MS = 30_000;
@@ -25,7 +26,7 @@ type KeyOwner = Pick<
   NonNullable<Awaited<ReturnType<typeof findKeyOwner>>>,
   "userId" | "username" | "role" | "scope"
 >;
-type CachedKey = { keyId: number; owner: KeyOwner; verifiedAtMs: number };
+type CachedKey = { keyId: number; owner: KeyOwner; checkedAtMs: number };
 type CachedSession = Pick<
   NonNullable<Awaited<ReturnType<typeof findSession>>>,
   "userId" | "role" | "audience"
@@ -66,9 +67,13 @@ export function forgetKey(d1: D1Database, keyId: number) {
   for (const [hash, cached] of keys) if (cached.keyId === keyId) keys.delete(hash);
 }
 
-/** A session's cached state is stale after SESSION_TTL_MS, or when the clock ran backwards. */
-export const sessionStale = (checkedAtMs: number, nowMs: number) =>
-  nowMs < checkedAtMs || nowMs - checkedAtMs > SESSION_TTL_MS;
+/**
+ * Whether a credential's state read at `checkedAtMs` is stale at `nowMs`: read more than `ttlMs`
+ * before (KEY_TTL_MS, SESSION_TTL_MS), or the clock ran backwards (trusting it would stretch the
+ * bound). Both on the request's clock, so tests move it.
+ */
+export const stale = (checkedAtMs: number, ttlMs: number, nowMs: number) =>
+  nowMs < checkedAtMs || nowMs - checkedAtMs > ttlMs;
 
 /** This isolate stops trusting the sessions it holds of `userId` (or only `sessionId`). */
 export function forgetSessions(d1: D1Database, userId: number, sessionId?: string) {

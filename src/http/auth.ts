@@ -30,10 +30,11 @@ async function principalFrom(c: Context<AppEnv>, header: string): Promise<Princi
   if (!scheme || !token || rest.length > 0) return null;
   const kind = scheme.toLowerCase();
   // Only API tokens: a console cookie's token is refused here like any foreign token.
+  const nowMs = c.get("nowMs")();
   if (kind === "bearer" && JWT_SHAPE.test(token))
-    return sessionPrincipal(c.var.db, token, API_AUDIENCE, tokenKeys(c), c.get("nowMs")());
+    return sessionPrincipal(c.var.db, token, API_AUDIENCE, tokenKeys(c), nowMs);
   if (kind !== "bearer" && kind !== "key" && kind !== "basic") return null;
-  return keyPrincipal(c.var.db, token, (write) => afterAnswer(c, write));
+  return keyPrincipal(c.var.db, token, nowMs, (write) => afterAnswer(c, write));
 }
 
 /**

@@ -2,7 +2,7 @@ import { decodeKeyCredential, hashApiKey } from "../auth/api-keys";
 import type { Principal } from "../auth/principal";
 import { findKeyOwner, touchApiKey } from "../db/api-keys";
 import { bindingOf, type Db, orAtPrimary } from "../db/client";
-import { isolateCache, KEY_TTL_MS } from "../db/isolate-cache";
+import { isolateCache, KEY_TTL_MS, stale } from "../db/isolate-cache";
 import { asciiLower } from "../ledger/request-key";
 
 // last_used_at is a hint, not an audit log: refresh it at most once a minute per key.
@@ -10,26 +10,27 @@ const TOUCH_INTERVAL_MS = 60_000;
 
 /**
  * The principal an API key credential (`base64(username:key)`) names, or null. Verified keys are
- * cached per isolate for KEY_TTL_MS; `background` runs the last-used bookkeeping write.
+ * cached per isolate for KEY_TTL_MS on the request's clock (`nowMs`); `background` runs the
+ * last-used bookkeeping write.
  */
 export async function keyPrincipal(
   db: Db,
   token: string,
+  nowMs: number,
   background: (write: Promise<unknown>) => Promise<void>,
 ): Promise<Principal | null> {
   const credential = decodeKeyCredential(token);
   if (!credential) return null;
   const keyHash = hashApiKey(credential.key);
   const cache = isolateCache(bindingOf(db)).keys;
-  const nowMs = Date.now();
   let cached = cache.get(keyHash);
-  if (!cached || nowMs - cached.verifiedAtMs > KEY_TTL_MS) {
+  if (!cached || stale(cached.checkedAtMs, KEY_TTL_MS, nowMs)) {
     const owner = await orAtPrimary(db, (at) => findKeyOwner(at, keyHash));
     cache.delete(keyHash);
     if (!owner) return null;
     cached = {
       keyId: owner.keyId,
-      verifiedAtMs: nowMs,
+      checkedAtMs: nowMs,
       owner: {
         userId: owner.userId,
         username: owner.username,

@@ -7,7 +7,7 @@ import type { Principal } from "../auth/principal";
 import { randomBase64Url } from "../auth/random-text";
 import { issueToken, verifyToken } from "../auth/tokens";
 import { bindingOf, type Db, orAtPrimary } from "../db/client";
-import { forgetSessions, isolateCache, sessionStale } from "../db/isolate-cache";
+import { forgetSessions, isolateCache, SESSION_TTL_MS, stale } from "../db/isolate-cache";
 import {
   type Audience,
   createSession,
@@ -81,7 +81,7 @@ export async function sessionPrincipal(
   if (!principal) return null;
   const cache = isolateCache(bindingOf(db)).sessions;
   let cached = cache.get(principal.sessionId);
-  if (!cached || sessionStale(cached.checkedAtMs, nowMs)) {
+  if (!cached || stale(cached.checkedAtMs, SESSION_TTL_MS, nowMs)) {
     const row = await orAtPrimary(db, (at) => findSession(at, principal.sessionId));
     cache.delete(principal.sessionId);
     if (!row) return null;
