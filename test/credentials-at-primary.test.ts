@@ -1,9 +1,19 @@
 // A credential made a moment ago (an API key, a sign-in's session) may not have reached the replica
 // a read-only route reads: it is looked up again at the primary (db/client.ts orAtPrimary), so the
-// client is not refused as "Invalid credentials" for replica lag.
+// client is not refused as "Invalid credentials" for replica lag. What a lagging replica still says of
+// a credential revoked or demoted since may let a read through for its lag, never a write.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { call, INVALID_CREDENTIALS, makeAdmin, makeKey } from "./helpers";
+import {
+  call,
+  FORBIDDEN,
+  INVALID_CREDENTIALS,
+  makeAdmin,
+  makeKey,
+  makeWallet,
+  tableCounts,
+  unique,
+} from "./helpers";
 
 /** A statement that runs, but answers as a replica without the row would: nothing. */
 function empty(stmt: D1PreparedStatement): D1PreparedStatement {
@@ -67,4 +77,94 @@ describe("credentials on a read from a lagging replica", () => {
     expect(res.status).toBe(401);
     expect(res.body).toStrictEqual(INVALID_CREDENTIALS);
   });
+});
+
+/**
+ * env.DB whose sessions started anywhere but the primary read as a replica that has not yet seen
+ * any revocation of a key or a session, nor a change of role: the rewrites below, each of which
+ * the test checks it made, so a query written otherwise cannot make it pass unseen.
+ */
+const rewrites: [string, string][] = [
+  ['"sessions"."revoked_at_ms" from', "NULL from"],
+  ['"api_keys"."revoked_at_ms" is null', "1"],
+  ['"users"."role"', "'administrator'"],
+];
+const rewritten = new Set<string>();
+const behindOnRevocations = new Proxy(env.DB, {
+  get(target, prop) {
+    if (prop === "withSession")
+      return (start?: string) => {
+        const session = target.withSession(start);
+        if (start === "first-primary") return session;
+        return new Proxy(session, {
+          get(s, p) {
+            if (p === "prepare")
+              return (query: string) => {
+                let stale = query;
+                for (const [now, then] of rewrites)
+                  if (/from "(api_keys|sessions)"/.test(query) && stale.includes(now)) {
+                    stale = stale.replace(now, then);
+                    rewritten.add(now);
+                  }
+                return s.prepare(stale);
+              };
+            const value = Reflect.get(s, p, s);
+            return typeof value === "function" ? value.bind(s) : value;
+          },
+        });
+      };
+    const value = Reflect.get(target, prop, target);
+    return typeof value === "function" ? value.bind(target) : value;
+  },
+});
+
+describe("credentials a lagging replica still vouches for", () => {
+  const credit = (auth: string, userId: number, wallet: string) =>
+    call("POST", "/credits", {
+      auth,
+      d1: behindOnRevocations,
+      body: { user_id: userId, wallet_id: wallet, amount: "1", request_id: unique("lag") },
+    });
+
+  for (const kind of ["access token", "API key"] as const)
+    it(`let a revoked ${kind} read for the replica's lag, but never write: a write asks the primary`, async () => {
+      const admin = await makeAdmin();
+      const operator = await makeAdmin();
+      const wallet = await makeWallet(operator);
+      const { header } = await makeKey(admin, "read-write");
+      const auth = kind === "API key" ? header : admin.bearer;
+      // Revoked at the primary (by another isolate: this one's cache does not hear of it).
+      const table = kind === "API key" ? "api_keys" : "sessions";
+      await env.DB.prepare(`UPDATE ${table} SET revoked_at_ms = ? WHERE user_id = ?`)
+        .bind(Date.now(), admin.id)
+        .run();
+      const before = await tableCounts();
+
+      const read = await call("GET", "/wallets", { auth, d1: behindOnRevocations });
+      expect(read.status, "the replica has not seen the revocation").toBe(200);
+      const write = await credit(auth, operator.id, wallet);
+      expect(write.body).toStrictEqual(INVALID_CREDENTIALS);
+      expect(await tableCounts()).toStrictEqual(before);
+      expect(rewritten.has(rewrites[kind === "API key" ? 1 : 0]![0])).toBe(true);
+    });
+
+  for (const kind of ["access token", "API key"] as const)
+    it(`let an administrator made a subscriber read as one for the replica's lag, never write (${kind})`, async () => {
+      const admin = await makeAdmin();
+      const operator = await makeAdmin();
+      const wallet = await makeWallet(operator);
+      const { header } = await makeKey(admin, "read-write");
+      const auth = kind === "API key" ? header : admin.bearer;
+      await env.DB.prepare("UPDATE users SET role = 'subscriber' WHERE id = ?")
+        .bind(admin.id)
+        .run();
+      const before = await tableCounts();
+
+      const read = await call("GET", "/wallets", { auth, d1: behindOnRevocations });
+      expect(read.status, "the replica has not seen the change of role").toBe(200);
+      const write = await credit(auth, operator.id, wallet);
+      expect(write.body).toStrictEqual(FORBIDDEN);
+      expect(await tableCounts()).toStrictEqual(before);
+      expect(rewritten.has(rewrites[2]![0])).toBe(true);
+    });
 });

@@ -76,7 +76,7 @@ export function atPrimary(db: Db): { db: Db; done: () => void } {
 }
 
 /** Whether a handle's reads may come from a replica (a read-only route's session). */
-const readsReplica = (db: Db) => sessionOf(db)?.start === "replica";
+export const readsReplica = (db: Db) => sessionOf(db)?.start === "replica";
 
 /**
  * What `read` finds through the handle, else, if it reads a replica, at the primary: a row written

@@ -26,11 +26,13 @@ type KeyOwner = Pick<
   NonNullable<Awaited<ReturnType<typeof findKeyOwner>>>,
   "userId" | "username" | "role" | "scope"
 >;
-type CachedKey = { keyId: number; owner: KeyOwner; checkedAtMs: number };
+/** When a credential's state was read from D1, and whether at the primary or maybe a replica. */
+type Checked = { checkedAtMs: number; atPrimary: boolean };
+type CachedKey = { keyId: number; owner: KeyOwner } & Checked;
 type CachedSession = Pick<
   NonNullable<Awaited<ReturnType<typeof findSession>>>,
   "userId" | "role" | "audience"
-> & { revoked: boolean; checkedAtMs: number };
+> & { revoked: boolean } & Checked;
 
 function createCache() {
   return {
@@ -68,12 +70,23 @@ export function forgetKey(d1: D1Database, keyId: number) {
 }
 
 /**
- * Whether a credential's state read at `checkedAtMs` is stale at `nowMs`: read more than `ttlMs`
- * before (KEY_TTL_MS, SESSION_TTL_MS), or the clock ran backwards (trusting it would stretch the
- * bound). Both on the request's clock, so tests move it.
+ * Whether a credential's cached state may answer a request made at `nowMs` that reads the primary
+ * (`atPrimary`: every write) or maybe a replica: read at most `ttlMs` before (KEY_TTL_MS,
+ * SESSION_TTL_MS) on the request's clock, so tests move it (a clock that ran backwards reads again:
+ * trusting it would stretch the bound), and, for a request at the primary, read at the primary too.
+ * A replica may not have seen a revocation or a change of role yet: what it vouched for may let a
+ * read through for its lag, never a write (docs/scaling.md#read-replicas).
  */
-export const stale = (checkedAtMs: number, ttlMs: number, nowMs: number) =>
-  nowMs < checkedAtMs || nowMs - checkedAtMs > ttlMs;
+export const fresh = <T extends Checked>(
+  cached: T | undefined,
+  ttlMs: number,
+  nowMs: number,
+  atPrimary: boolean,
+): cached is T =>
+  cached !== undefined &&
+  nowMs >= cached.checkedAtMs &&
+  nowMs - cached.checkedAtMs <= ttlMs &&
+  (cached.atPrimary || !atPrimary);
 
 /** This isolate stops trusting the sessions it holds of `userId` (or only `sessionId`). */
 export function forgetSessions(d1: D1Database, userId: number, sessionId?: string) {

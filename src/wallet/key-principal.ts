@@ -1,8 +1,8 @@
 import { decodeKeyCredential, hashApiKey } from "../auth/api-keys";
 import type { Principal } from "../auth/principal";
 import { findKeyOwner, touchApiKey } from "../db/api-keys";
-import { bindingOf, type Db, orAtPrimary } from "../db/client";
-import { isolateCache, KEY_TTL_MS, stale } from "../db/isolate-cache";
+import { bindingOf, type Db, orAtPrimary, readsReplica } from "../db/client";
+import { fresh, isolateCache, KEY_TTL_MS } from "../db/isolate-cache";
 import { asciiLower } from "../ledger/request-key";
 
 // last_used_at is a hint, not an audit log: refresh it at most once a minute per key.
@@ -10,8 +10,8 @@ const TOUCH_INTERVAL_MS = 60_000;
 
 /**
  * The principal an API key credential (`base64(username:key)`) names, or null. Verified keys are
- * cached per isolate for KEY_TTL_MS on the request's clock (`nowMs`); `background` runs the
- * last-used bookkeeping write.
+ * cached per isolate for KEY_TTL_MS on the request's clock (`nowMs`; for a write, only what the
+ * primary said: isolate-cache.ts fresh); `background` runs the last-used bookkeeping write.
  */
 export async function keyPrincipal(
   db: Db,
@@ -23,14 +23,16 @@ export async function keyPrincipal(
   if (!credential) return null;
   const keyHash = hashApiKey(credential.key);
   const cache = isolateCache(bindingOf(db)).keys;
+  const atPrimary = !readsReplica(db);
   let cached = cache.get(keyHash);
-  if (!cached || stale(cached.checkedAtMs, KEY_TTL_MS, nowMs)) {
+  if (!fresh(cached, KEY_TTL_MS, nowMs, atPrimary)) {
     const owner = await orAtPrimary(db, (at) => findKeyOwner(at, keyHash));
     cache.delete(keyHash);
     if (!owner) return null;
     cached = {
       keyId: owner.keyId,
       checkedAtMs: nowMs,
+      atPrimary,
       owner: {
         userId: owner.userId,
         username: owner.username,

@@ -6,8 +6,8 @@ import type { BatchItem } from "drizzle-orm/batch";
 import type { Principal } from "../auth/principal";
 import { randomBase64Url } from "../auth/random-text";
 import { issueToken, verifyToken } from "../auth/tokens";
-import { bindingOf, type Db, orAtPrimary } from "../db/client";
-import { forgetSessions, isolateCache, SESSION_TTL_MS, stale } from "../db/isolate-cache";
+import { bindingOf, type Db, orAtPrimary, readsReplica } from "../db/client";
+import { forgetSessions, fresh, isolateCache, SESSION_TTL_MS } from "../db/isolate-cache";
 import {
   type Audience,
   createSession,
@@ -67,8 +67,9 @@ export async function openSession(
 
 /**
  * The principal a token of `audience` names while its session is live, else null. The session's
- * state comes from this isolate's cache when it was read less than SESSION_TTL_MS ago; otherwise
- * from D1 (a session just created may not have reached a replica yet: the primary has the last word).
+ * state comes from this isolate's cache when it was read less than SESSION_TTL_MS ago (for a write,
+ * at the primary: isolate-cache.ts fresh); otherwise from D1 (a session just created may not have
+ * reached a replica yet: the primary has the last word).
  */
 export async function sessionPrincipal(
   db: Db,
@@ -80,8 +81,9 @@ export async function sessionPrincipal(
   const principal = await verifyToken(token, keys.secret, keys.issuer, audience);
   if (!principal) return null;
   const cache = isolateCache(bindingOf(db)).sessions;
+  const atPrimary = !readsReplica(db);
   let cached = cache.get(principal.sessionId);
-  if (!cached || stale(cached.checkedAtMs, SESSION_TTL_MS, nowMs)) {
+  if (!fresh(cached, SESSION_TTL_MS, nowMs, atPrimary)) {
     const row = await orAtPrimary(db, (at) => findSession(at, principal.sessionId));
     cache.delete(principal.sessionId);
     if (!row) return null;
@@ -91,6 +93,7 @@ export async function sessionPrincipal(
       audience: row.audience,
       revoked: row.revokedAtMs !== null,
       checkedAtMs: nowMs,
+      atPrimary,
     };
     cache.set(principal.sessionId, cached);
   }
