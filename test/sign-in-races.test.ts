@@ -3,9 +3,10 @@
 // (docs/security.md#sessions).
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { REFUSAL_FLOOR_MS } from "../src/auth/pace";
 import { phpassCrypt } from "../src/auth/wordpress-hashes";
 import { type BatchSender, wrappedD1 } from "./d1-counter";
-import { call, makeUser, PASSWORD } from "./helpers";
+import { call, makeUser, PASSWORD, testApp } from "./helpers";
 
 const OUTBOX = { MAIL_TRANSPORT: "outbox" };
 
@@ -94,6 +95,33 @@ describe("a sign-in racing a change to its user", () => {
     // The tenth failure from this address locks the login there, even for the new password.
     const next = await signIn(user.email, env.DB, false, newPassword, ip);
     expect(next.status, next.text).toBe(429);
+  });
+
+  it("a sign-in refused by that race waits out the refusal floor, as every refusal after a check does", async () => {
+    for (const change of ["a password reset", "a deletion"]) {
+      const user = await makeUser();
+      const confirmReset = await resetPassword(user.email, "the owner's new password");
+      const race = beforeFirstBatch(async () => {
+        if (change === "a password reset") await confirmReset();
+        else
+          await env.DB.batch([
+            env.DB.prepare("DELETE FROM sessions WHERE user_id = ?").bind(user.id),
+            env.DB.prepare("DELETE FROM users WHERE id = ?").bind(user.id),
+          ]);
+      });
+      const asked: number[] = [];
+      const app = testApp({ pace: async (floorMs) => void asked.push(floorMs) });
+      const login = await call("POST", "/users/login", {
+        body: { user_email: user.email, user_password: PASSWORD },
+        d1: race.d1,
+        app,
+      });
+      expect(race.ran(), change).toBe(true);
+      expect(login.body.error, change).toStrictEqual(["Invalid Credential"]);
+      // Unpadded, the refusal came back as soon as the session was refused: its time told that the
+      // old password had been right.
+      expect(asked, change).toStrictEqual([REFUSAL_FLOOR_MS]);
+    }
   });
 
   it("a user deleted while the password is being checked: 400, not 500", async () => {

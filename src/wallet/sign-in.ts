@@ -48,10 +48,11 @@ export async function signIn(ctx: ServiceContext, credentials: Credentials) {
   const checkStartedMs = Date.now(); // after the last I/O before the check: see auth/pace.ts
   // The check runs the full hash even for an unknown user; every refusal then waits out one floor.
   const check = await checkLoginPassword(credentials.password, user?.passwordHash);
-  if (!user || !check.valid) {
+  const refused = async () => {
     await limits.pace(REFUSAL_FLOOR_MS, checkStartedMs);
-    throw new Refusal({ code: "invalid_credential" });
-  }
+    return new Refusal({ code: "invalid_credential" });
+  };
+  if (!user || !check.valid) throw await refused();
   if (credentials.audience === CONSOLE_AUDIENCE && user.role !== "administrator") {
     await attempt.succeeded();
     throw new Refusal({ code: "forbidden" });
@@ -78,8 +79,8 @@ export async function signIn(ctx: ServiceContext, credentials: Credentials) {
     (await open(user.passwordHash, check.upgradedHash)) ??
     (await openAfterChange(ctx, user.id, credentials.password, open));
   // Only a sign-in that opened its session clears the throttle's counts; a refused one stays a
-  // failure.
-  if (!opened) throw new Refusal({ code: "invalid_credential" });
+  // failure, and waits out the floor like any other (its time would say the old password was right).
+  if (!opened) throw await refused();
   await attempt.succeeded();
   return { user, accessToken: opened.token, signedInAtMs: nowMs };
 }
