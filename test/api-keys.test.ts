@@ -1,3 +1,4 @@
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { hashApiKey } from "../src/auth/api-keys";
 import {
@@ -113,6 +114,24 @@ describe("POST /api-keys", () => {
     expect(
       (await call("GET", "/wallets", { auth: `Key ${btoa(`${admin.username}:${key}`)}` })).body,
     ).toEqual(INVALID_CREDENTIALS);
+  });
+
+  it("without a username creates the key for the caller's account, even after its login was renamed", async () => {
+    const admin = await makeAdmin();
+    const other = await makeUser();
+    const renamed = unique("renamed");
+    // An operator's renames: the token still carries the login it was signed in with.
+    const rename = (from: string, to: string) =>
+      env.DB.prepare("UPDATE users SET username = ? WHERE username = ?").bind(to, from).run();
+    await rename(admin.username, renamed);
+    await rename(other.username, admin.username);
+    const res = await createKey(admin.bearer, { name: "mine", scope: "read" });
+    expect(res.status).toBe(201);
+    expect(res.body.data).toMatchObject({ username: renamed });
+    const key = res.body.data.key as string;
+    expect(
+      (await call("GET", "/wallets", { auth: `Key ${btoa(`${renamed}:${key}`)}` })).status,
+    ).toBe(200);
   });
 
   it("gives a subscriber's key the subscriber's rights", async () => {

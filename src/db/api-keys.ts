@@ -5,8 +5,16 @@ import { apiKeys, users } from "./schema";
 
 export type NewApiKey = typeof apiKeys.$inferInsert;
 
-/** Creates a key for the user with this username (any case); null when there is no such user. */
-export async function insertApiKey(db: Db, username: string, key: Omit<NewApiKey, "userId">) {
+/** Inserts a key for the user `whose` names (by login, any case, or by id); null when none has it. */
+export async function insertApiKey(
+  db: Db,
+  whose: { username: string } | { userId: number },
+  key: Omit<NewApiKey, "userId">,
+) {
+  const who =
+    "userId" in whose
+      ? sql`${users.id} = ${whose.userId}`
+      : sql`lower(${users.username}) = lower(${whose.username})`;
   const values = selectList(apiKeys, {
     id: null,
     userId: users.id,
@@ -17,13 +25,10 @@ export async function insertApiKey(db: Db, username: string, key: Omit<NewApiKey
     lastUsedAtMs: null,
     revokedAtMs: null,
   });
-  const row = sql`SELECT ${values} FROM ${users} WHERE lower(${users.username}) = lower(${username})`;
+  const row = sql`SELECT ${values} FROM ${users} WHERE ${who}`;
   const [inserted, owner] = await db.batch([
     db.insert(apiKeys).select(row).returning(),
-    db
-      .select({ username: users.username })
-      .from(users)
-      .where(sql`lower(${users.username}) = lower(${username})`),
+    db.select({ username: users.username }).from(users).where(who),
   ]);
   return inserted[0] && owner[0] ? { key: inserted[0], username: owner[0].username } : null;
 }

@@ -8,8 +8,9 @@ import { requireAdmin, type ServiceContext } from "./context";
 import { Refusal } from "./refusal";
 
 /**
- * A new key for the user named (the caller's own by default). A key may mint keys only within its
- * own scope: a write key cannot make a read-write one.
+ * A new key for the user named (the caller's own by default, found by id: a login an operator
+ * renamed may belong to someone else now). A key may mint keys only within its own scope: a write
+ * key cannot make a read-write one.
  */
 export async function issueApiKey(
   ctx: ServiceContext,
@@ -17,15 +18,17 @@ export async function issueApiKey(
 ) {
   const caller = requireAdmin(ctx, "write");
   if (!scopeAllows(caller.scope, spec.scope)) throw new Refusal({ code: "scope_exceeded" });
-  const username = spec.username ?? caller.username;
+  const owner =
+    spec.username === undefined ? { userId: caller.userId } : { username: spec.username };
   const secret = generateApiKey();
-  const created = await insertApiKey(ctx.db, username, {
+  const created = await insertApiKey(ctx.db, owner, {
     name: spec.name,
     scope: spec.scope,
     keyHash: hashApiKey(secret),
     createdAtMs: ctx.nowMs(),
   });
-  if (!created) throw new Refusal({ code: "user_not_found", userId: username });
+  if (!created)
+    throw new Refusal({ code: "user_not_found", userId: spec.username ?? caller.userId });
   return { ...created, secret };
 }
 
