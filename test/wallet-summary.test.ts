@@ -184,4 +184,44 @@ describe("GET wallet-summary (the plugin's dialect)", () => {
     expect(guess.body).toEqual(notYours.body);
     expect((await plugin(user.bearer, { wallet_id: wallet })).body.data.user_id).toBe(user.id);
   });
+
+  // PHP reads `user_id[]=2` as a list, which sanitize_text_field makes "": the balance routes refuse
+  // it as an empty user_id. Read as no user_id, it answered the caller's own summary instead.
+  it("refuses a user_id sent as a list, empty or 0 as the balance routes do, never as the caller", async () => {
+    const { admin, user, wallet } = await account();
+    const required = (error: Json) => ({
+      status_code: 422,
+      status: false,
+      message: "Entities Are Required",
+      error,
+    });
+    const get = (path: string, auth: string) =>
+      compatCall("GET", `/wp-json/rimplenet/v1${path}`, {
+        headers: { Authorization: auth },
+        vars: GUARDED,
+      });
+    for (const caller of [admin, user])
+      for (const query of [
+        `user_id[]=${user.id}`,
+        `user_id[0]=${user.id}`,
+        "user_id=",
+        "user_id=0",
+      ]) {
+        const res = await get(`/wallet-summary?${query}&wallet_id=${wallet}`, caller.bearer);
+        expect(res.body, query).toEqual(required({ user_id: "user_id is required" }));
+        // Its sibling says the same of the same user_id.
+        const multi = await get(
+          `/user-wallet-balance/multi?${query}&wallet_id=${wallet}`,
+          caller.bearer,
+        );
+        expect(multi.body, query).toEqual(required({ user_id: "user_id is required" }));
+      }
+    const both = await get(`/wallet-summary?user_id[]=${user.id}`, user.bearer);
+    expect(both.body).toEqual(
+      required({ user_id: "user_id is required", wallet_id: "wallet_id is required" }),
+    );
+    // Left out, user_id is the caller.
+    const own = await get(`/wallet-summary?wallet_id=${wallet}`, user.bearer);
+    expect([own.status, own.body.data?.user_id]).toEqual([200, user.id]);
+  });
 });

@@ -10,7 +10,7 @@ import { keyRouteRefusals } from "./auth";
 import { publicReads } from "./config";
 import { mayReadPluginUser, pluginUserId } from "./identity";
 import { phpArrayJson, phpEmpty, sanitizeTextField } from "./php";
-import { BalanceRequest } from "./schemas";
+import { BalanceRequest, type SummaryRequest } from "./schemas";
 
 // Shared by `user-wallet-balance` and `user-wallet-balance/multi` (plugin files
 // includes/user-wallet-balance/user-wallet-balance.php and -multi.php): the same reads, two shapes.
@@ -22,13 +22,17 @@ const ACTION = "get_rimplenet_wallets_balance";
  * The plugin's 422 "Entities Are Required", as JSON text of its `error`, or null. Its checkIfEmpty
  * keyed each message by the empty *value* in the single route (so `{"":"…"}`, and `["…"]` for "0",
  * which PHP turns into the key 0; a second empty field overwrites the first) and by the field name
- * in `/multi`. Kept on purpose: clients of the plugin parse these shapes.
+ * in `/multi` (and `wallet-summary`). Kept on purpose: clients of the plugin parse these shapes. A
+ * user_id that is undefined (wallet-summary's, left out: the caller) is not judged.
  */
-function entitiesRequired(req: BalanceRequest, keyBy: "value" | "field"): string | null {
+export function entitiesRequired(
+  req: Pick<SummaryRequest, "user_id" | "wallet_id">,
+  keyBy: "value" | "field",
+): string | null {
   const errors = new Map<string | number, string>();
   for (const field of ["user_id", "wallet_id"] as const) {
     const value = req[field];
-    if (!phpEmpty(value)) continue;
+    if (value === undefined || !phpEmpty(value)) continue;
     errors.set(keyBy === "field" ? field : value === "0" ? 0 : value, `${field} is required`);
   }
   return errors.size === 0 ? null : phpArrayJson(errors);

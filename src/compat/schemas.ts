@@ -23,6 +23,16 @@ export const BalanceRequest = v.object({
 });
 export type BalanceRequest = v.InferOutput<typeof BalanceRequest>;
 
+/**
+ * `GET wallet-summary`: the balance routes' fields, but a user_id left out is the caller (undefined
+ * here); one sent is read as theirs, so an empty one (a list too) is refused as theirs is.
+ */
+export const SummaryRequest = v.object({
+  ...BalanceRequest.entries,
+  user_id: v.optional(BalanceRequest.entries.user_id),
+});
+export type SummaryRequest = v.InferOutput<typeof SummaryRequest>;
+
 /** `GET users`: a user id or username (empty or "0" lists), and the list's page. */
 export const UsersRequest = v.object({ user_id: sanitized(), page: sanitized() });
 export type UsersRequest = v.InferOutput<typeof UsersRequest>;

@@ -5,10 +5,10 @@ import { Refusal } from "../wallet/refusal";
 import { asciiLower, formatMoney, major, mysqlDate } from "../wallet/rules";
 import { walletSummary } from "../wallet/summary";
 import { keyRouteRefusals } from "./auth";
+import { entitiesRequired } from "./balance-read";
 import { pluginUser } from "./identity";
-import { phpEmpty } from "./php";
 import { entitiesRequiredResponse, invalidWallet, pluginUserNotFound } from "./respond";
-import { BalanceRequest } from "./schemas";
+import { SummaryRequest } from "./schemas";
 
 // `GET wallet-summary`: a wallet of a user at a glance, which the plugin never had, in its words:
 // its key-route refusals, user references and wallet records, amounts raw and formatted.
@@ -22,12 +22,12 @@ export const compatWalletSummary = defineRoute(
     summary: "One wallet of a user at a glance: balance, held, available, entries, the newest",
     auth: "reader",
     refusals,
-    params: { schema: BalanceRequest, read: (_c, params) => v.parse(BalanceRequest, params) },
+    params: { schema: SummaryRequest, read: (_c, params) => v.parse(SummaryRequest, params) },
   },
   async (c, req) => {
-    if (phpEmpty(req.wallet_id))
-      return entitiesRequiredResponse(c, '{"wallet_id":"wallet_id is required"}');
-    const user = phpEmpty(req.user_id) ? undefined : pluginUser(req.user_id);
+    const refused = entitiesRequired(req, "field");
+    if (refused !== null) return entitiesRequiredResponse(c, refused);
+    const user = req.user_id === undefined ? undefined : pluginUser(req.user_id);
     const walletId = asciiLower(req.wallet_id);
     const s = await walletSummary(c.var.service, { user, walletId }).catch((err: unknown) => {
       const code = err instanceof Refusal ? err.reason.code : undefined;
