@@ -3,6 +3,7 @@
 // one answer 503 service_not_configured while it is missing (http/settings.ts), an optional one
 // that is wrong is read as its default, and GET /health names either. Plain values only: the tools
 // (scripts/dev.ts, scripts/deploy.ts) read the same rules.
+import { isEmailAddress } from "./mail/address";
 
 /**
  * The shortest JWT_SECRET accepted: an HS256 key shorter than its 32-byte hash is weaker than the
@@ -36,6 +37,12 @@ export const retryBaseS = (value: unknown) => positiveWhole(value) ?? 60;
 /** Whether JWT_SECRET is long enough, not counting spaces at its ends (as WEBHOOK_SECRET_KEY). */
 export const usableJwtSecret = (secret: unknown) =>
   varText(secret).trim().length >= JWT_SECRET_MIN_LENGTH;
+
+/** MAIL_FROM as mail is sent from it: trimmed; "" when unset or not an e-mail address. */
+export function mailFrom(env: Pick<SettingsEnv, "MAIL_FROM">) {
+  const from = varText(env.MAIL_FROM).trim();
+  return isEmailAddress(from) ? from : "";
+}
 
 /** The shortest WEBHOOK_SECRET_KEY accepted (not counting spaces at its ends): the HKDF input. */
 const WEBHOOK_SECRET_KEY_MIN_LENGTH = 32;
@@ -257,6 +264,9 @@ function judge(env: SettingsEnv): SettingProblem[] {
   for (const name of ["COMPAT_PUBLIC_READS", "WEBHOOK_ALLOW_LOCAL"] as const)
     if (!FLAG_WORDS.includes(varText(env[name]).trim().toLowerCase()))
       refuse(name, 'neither "true" nor "false"');
+  // Sent from, every mail would fail after its answer; read as unset, the mail routes say so.
+  if (varText(env.MAIL_FROM).trim() !== "" && mailFrom(env) === "")
+    refuse("MAIL_FROM", "not an e-mail address");
   const retry = env.WEBHOOK_RETRY_BASE_S;
   if (varText(retry).trim() !== "" && positiveWhole(retry) === null)
     refuse("WEBHOOK_RETRY_BASE_S", "not a positive whole number of seconds");

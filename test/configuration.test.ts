@@ -643,6 +643,32 @@ describe("GET /health", () => {
       expect((await request("GET", "/health", vars)).status, JSON.stringify(vars)).toBe(200);
   });
 
+  it("names a MAIL_FROM that is no e-mail address, whatever the transport, and reads it as unset", async () => {
+    const log = vi.spyOn(console, "error").mockImplementation(() => {});
+    const admin = await makeAdmin();
+    for (const from of ["Wallet", "wallet@", "Wallet <wallet@example.com>", "wallet@example"]) {
+      const health = await request("GET", "/health", { MAIL_FROM: from });
+      expect(health.status, from).toBe(503);
+      expect(health.body.missing, from).toEqual(["MAIL_FROM"]);
+      expect(
+        (await request("GET", `${API}/wallets`, { MAIL_FROM: from }, { auth: admin.bearer }))
+          .status,
+      ).toBe(200);
+    }
+    expect(
+      log.mock.calls
+        .map(([line]) => JSON.parse(String(line)) as Json)
+        .find((line) => line.setting === "MAIL_FROM"),
+    ).toEqual(
+      expect.objectContaining({
+        problem: "not an e-mail address",
+        effect: "read as its default until it is corrected",
+      }),
+    );
+    for (const from of ["wallet@example.com", " wallet@mail.example.com ", ""])
+      expect((await request("GET", "/health", { MAIL_FROM: from })).status, from).toBe(200);
+  });
+
   it("takes SITE_URL empty, a 32-character JWT_SECRET and an integer security code as configured", async () => {
     for (const vars of [
       { SITE_URL: "", JWT_SECRET: "y".repeat(32) },

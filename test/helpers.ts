@@ -56,8 +56,8 @@ export type CallOptions = {
   app?: ReturnType<typeof createApp>;
   /** A D1 binding in place of env.DB (one that counts, or fails on purpose). */
   d1?: D1Database;
-  /** Vars for this request on top of the test env (MAIL_TRANSPORT, COMPAT_NAMESPACE…). */
-  vars?: Record<string, string | undefined>;
+  /** Vars for this request on top of the test env (MAIL_TRANSPORT, COMPAT_NAMESPACE…, a binding). */
+  vars?: Record<string, unknown>;
 };
 
 /**

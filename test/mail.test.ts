@@ -380,6 +380,13 @@ describe("the per-address limit", () => {
   });
 });
 
+/** A send_email binding that refuses every mail, as Email Service refuses a sender it cannot use. */
+const refusingBinding = {
+  send: async () => {
+    throw new Error("invalid sender");
+  },
+};
+
 describe("without a mail transport", () => {
   it.each([
     ["no MAIL_TRANSPORT", {}, "MAIL_TRANSPORT", []],
@@ -390,6 +397,13 @@ describe("without a mail transport", () => {
       { MAIL_TRANSPORT: "cloudflare", MAIL_FROM: "wallet@example.test" },
       "EMAIL",
       ["EMAIL"],
+    ],
+    // Sent from it, every mail failed after the answer (logged as mail_failed), unseen by /health.
+    [
+      "cloudflare with a MAIL_FROM that is no e-mail address",
+      { MAIL_TRANSPORT: "cloudflare", MAIL_FROM: "Wallet", EMAIL: refusingBinding },
+      "MAIL_FROM",
+      ["MAIL_FROM"],
     ],
   ])(
     '%s: the mail routes answer 503 "Mail is not configured" naming it, and write nothing',

@@ -111,7 +111,7 @@ const SOME_ROUTES: Partial<Record<SettingName, string>> = {
 /** Why a transport MAIL_TRANSPORT names cannot send: the mail routes answer 503 until it can. */
 const MAIL_PROBLEM: Record<Exclude<MailSetting, "EMAIL">, string> = {
   MAIL_TRANSPORT: "names no transport (cloudflare or outbox)",
-  MAIL_FROM: "unset, and MAIL_TRANSPORT=cloudflare needs a sender",
+  MAIL_FROM: "unset or not an e-mail address, and MAIL_TRANSPORT=cloudflare needs a sender",
 };
 
 /**

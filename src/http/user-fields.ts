@@ -5,6 +5,7 @@ import type { Context } from "hono";
 import * as v from "valibot";
 import { API_AUDIENCE } from "../auth/tokens";
 import type { AppEnv } from "../env";
+import { EMAIL_ADDRESS } from "../mail/address";
 import type { ServiceContext } from "../wallet/context";
 import { signIn } from "../wallet/sign-in";
 import { type Clashes, createSubscriber, findNewUserClashes } from "../wallet/users";
@@ -55,11 +56,7 @@ export const UserParams = v.object({
     v.nonEmpty(REQUIRED.user_email),
     v.transform((s) => s.trim()),
     v.maxLength(EMAIL_MAX, "Invalid user_email"),
-    // WordPress's is_email: an ASCII local part and dot-separated ASCII labels.
-    v.regex(
-      /^[a-zA-Z0-9!#$%&'*+/=?^_`{|}~.-]+@[a-zA-Z0-9-]+(\.[a-zA-Z0-9-]+)+$/,
-      "Invalid user_email",
-    ),
+    v.regex(EMAIL_ADDRESS, "Invalid user_email"),
   ),
   user_password: v.pipe(
     anyText(REQUIRED.user_password),

@@ -4,7 +4,7 @@
 //   printed to the log, for `npm run dev` and the tests;
 // - anything else, or a transport missing what it needs: no mail, and the routes that send some
 //   say so. Nothing else in the service depends on mail.
-import { bound, varText } from "../settings";
+import { bound, mailFrom, varText } from "../settings";
 
 export type Mail = { to: string; subject: string; text: string };
 
@@ -33,7 +33,7 @@ export function mailTransport(
   const name = varText(env.MAIL_TRANSPORT).trim().toLowerCase();
   if (name === "outbox") return { name };
   if (name !== "cloudflare") return { missing: "MAIL_TRANSPORT", unintended: name !== "" };
-  if (varText(env.MAIL_FROM).trim() === "") return { missing: "MAIL_FROM", unintended: true };
+  if (mailFrom(env) === "") return { missing: "MAIL_FROM", unintended: true };
   if (!bound(env, "EMAIL")) return { missing: "EMAIL", unintended: true };
   return { name };
 }
@@ -50,7 +50,7 @@ export function mailSender(env: MailEnv): MailSender | { missing: MailSetting } 
     return { missing: transport.missing };
   }
   if (transport.name === "outbox") return { outbox: true };
-  const from = varText(env.MAIL_FROM).trim();
+  const from = mailFrom(env);
   const binding = env.EMAIL!;
   return {
     send: async (mail) => {

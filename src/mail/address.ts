@@ -1,0 +1,7 @@
+// What an e-mail address is, one rule for a user's address and the service's own sender
+// (MAIL_FROM): WordPress's is_email, an ASCII local part and dot-separated ASCII labels.
+
+export const EMAIL_ADDRESS = /^[a-zA-Z0-9!#$%&'*+/=?^_`{|}~.-]+@[a-zA-Z0-9-]+(\.[a-zA-Z0-9-]+)+$/;
+
+/** Whether `text` is an e-mail address (trim it first where spaces around it are forgiven). */
+export const isEmailAddress = (text: string) => EMAIL_ADDRESS.test(text);
