@@ -504,6 +504,43 @@ describe("the Worker's queue, cron and write path", () => {
     expect(sent).toEqual([{ body: { endpointId: id }, delaySeconds: 60 }]);
   });
 
+  // A var or another binding named WEBHOOK_QUEUE: the fetch handler names it (bound() finds no
+  // send), where the consumer called it and logged a TypeError as the endpoint's fault.
+  it("retries the message itself, naming WEBHOOK_QUEUE, when the binding of that name is no queue", async () => {
+    const { admin, user, wallet } = await makeAccount();
+    const down = await call("POST", "/webhooks", {
+      auth: admin.bearer,
+      body: { url: "http://127.0.0.1:9/flaky", events: "transaction.created" },
+    });
+    const id = down.body.data.id as number;
+    await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    const batch = createMessageBatch("wallet-webhooks", [
+      {
+        id: "old",
+        timestamp: new Date(),
+        attempts: FRESH_AFTER_ATTEMPTS,
+        body: { endpointId: id },
+      },
+    ]);
+    const ctx = createExecutionContext();
+    await worker.queue(batch, { ...env, WEBHOOK_QUEUE: "wallet-webhooks" } as unknown as Env);
+    const result = await getQueueResult(batch, ctx);
+    const lines = errors.mock.calls.map(([line]) => JSON.parse(String(line)) as Json);
+    vi.restoreAllMocks();
+    expect(result.retryMessages).toEqual([{ msgId: "old" }]);
+    expect(result.explicitAcks).toEqual([]);
+    expect(lines).toEqual([
+      {
+        webhook_endpoint: id,
+        setting: "WEBHOOK_QUEUE",
+        problem:
+          "is not a queue producer: declare it in wrangler.toml [[queues.producers]], and give no [vars] entry or other binding that name",
+        effect: "the endpoint's message is retried in place of a new one until it is corrected",
+      },
+    ]);
+  });
+
   it("the cron nudges each endpoint an event waits for, and none that is caught up", async () => {
     const { admin, user, wallet } = await makeAccount();
     const behind = await subscribeWebhook(admin, "transaction.created");

@@ -133,7 +133,7 @@ export async function sweepOutbox(
 
 export type ConsumerEnv = SettingsEnv & {
   DB: D1Database;
-  WEBHOOK_QUEUE: Queue<Nudge>;
+  WEBHOOK_QUEUE?: Queue<Nudge>;
   WEBHOOK_DLQ?: Queue<DeadLetter>;
   WEBHOOK_SECRET_KEY?: string;
   WEBHOOK_RETRY_BASE_S?: string;
@@ -201,6 +201,28 @@ const deliveryBlockers = (env: ConsumerEnv, deps: PumpDeps) => [
     })),
 ];
 
+/**
+ * The endpoint's rest goes to a new message, after `delayS`, and this one is done. Without a usable
+ * WEBHOOK_QUEUE (judged as the fetch handler judges it: unbound, or its name given to something
+ * else) this message is retried instead, and the log names the binding.
+ */
+async function handOn(env: ConsumerEnv, m: Message<Nudge>, endpointId: number, delayS: number) {
+  const queue = bound(env, "WEBHOOK_QUEUE");
+  if (!queue) {
+    console.error(
+      JSON.stringify({
+        webhook_endpoint: endpointId,
+        setting: "WEBHOOK_QUEUE",
+        problem: bindingProblem(env, "WEBHOOK_QUEUE"),
+        effect: "the endpoint's message is retried in place of a new one until it is corrected",
+      }),
+    );
+    return m.retry({ delaySeconds: delayS });
+  }
+  await queue.send({ endpointId }, delayS > 0 ? { delaySeconds: delayS } : undefined);
+  m.ack();
+}
+
 /** The consumer: each endpoint named in the batch is delivered once, whatever its message count. */
 export async function consumeNudges(batch: MessageBatch<Nudge>, env: ConsumerEnv, deps: PumpDeps) {
   const blockers = deliveryBlockers(env, deps);
@@ -228,15 +250,13 @@ export async function consumeNudges(batch: MessageBatch<Nudge>, env: ConsumerEnv
         let result = await pumpEndpoint(deps, endpointId, untilMs);
         while (result.kind === "more" && deps.nowMs() < untilMs)
           result = await pumpEndpoint(deps, endpointId, untilMs);
-        if (result.kind === "retry") {
-          // One message's retries add up across its endpoint's events (each failure of a flaky
-          // receiver retries it again): before the queue's max_retries would dead-letter it, a new
-          // message with the same delay takes its place.
-          if (first!.attempts < FRESH_AFTER_ATTEMPTS)
-            return first!.retry({ delaySeconds: result.delayS });
-          await env.WEBHOOK_QUEUE.send({ endpointId }, { delaySeconds: result.delayS });
-        }
-        if (result.kind === "more") await env.WEBHOOK_QUEUE.send({ endpointId });
+        // One message's retries add up across its endpoint's events (each failure of a flaky
+        // receiver retries it again): before the queue's max_retries would dead-letter it, a new
+        // message with the same delay takes its place.
+        if (result.kind === "retry" && first!.attempts < FRESH_AFTER_ATTEMPTS)
+          return first!.retry({ delaySeconds: result.delayS });
+        if (result.kind === "retry" || result.kind === "more")
+          return await handOn(env, first!, endpointId, result.kind === "retry" ? result.delayS : 0);
         first!.ack();
       } catch (err) {
         // D1 or the queue failed: the message comes back (and after max_retries, to the DLQ).
