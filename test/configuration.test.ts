@@ -771,6 +771,40 @@ describe("a D1 without every migration applied", () => {
     expect(caughtUp.body.database).toBe("ok");
   });
 
+  // Code rolled back after a newer migration was applied: D1 holds one this code does not know.
+  it("names a migration D1 holds that this code does not know, and serves on", async () => {
+    await applyD1Migrations(env.BEHIND_DB, migrations);
+    const newest = Number(LATEST_MIGRATION.slice(0, 4));
+    const unknown = `${String(newest + 1).padStart(4, "0")}_from_newer_code.sql`;
+    const record = (sql: string) => env.BEHIND_DB.prepare(sql).bind(unknown).run();
+    await record("INSERT INTO d1_migrations (name) VALUES (?)");
+    try {
+      const health = await request("GET", "/health", {}, { d1: env.BEHIND_DB });
+      expect(health.status).toBe(200);
+      expect(health.body).toEqual({
+        status: "ok",
+        missing: [],
+        database: "ok",
+        unknown_migrations: [unknown],
+      });
+      // Served, not refused: a sign-in reads the users and answers in its own words.
+      const signIn = await request(
+        "POST",
+        `${API}/users/login`,
+        {},
+        {
+          d1: env.BEHIND_DB,
+          body: { user_email: `${unique("n")}@example.com`, user_password: PASSWORD },
+        },
+      );
+      expect([signIn.status, signIn.body.error]).toEqual([400, ["Invalid Credential"]]);
+    } finally {
+      await record("DELETE FROM d1_migrations WHERE name = ?");
+    }
+    const known = await request("GET", "/health", {}, { d1: env.BEHIND_DB });
+    expect(known.body).toEqual({ status: "ok", missing: [], database: "ok" });
+  });
+
   it("lets the cron and the webhook consumer name an unbound DB, rather than fail", async () => {
     const errors = vi.spyOn(console, "error").mockImplementation(() => {});
     const unbound = { ...env, DB: undefined } as unknown as Env;

@@ -14,19 +14,39 @@ export const schemaBehind = (err: unknown) => SCHEMA_BEHIND.test(d1ErrorText(err
 export const NOT_MIGRATED =
   "D1 lacks a migration this code needs: run npm run db:migrate -- --remote";
 
+/** What wrangler's record of applied migrations says of this code's schema. */
+export type Migrations = {
+  /** The newest migration this code needs is applied. */
+  applied: boolean;
+  /**
+   * Those applied after it, which this code does not know: it was rolled back after a newer
+   * migration reached D1. It still runs on that schema (docs/operations.md#get-health).
+   */
+  unknown: string[];
+};
+
 /**
- * Whether D1 has every migration applied, by wrangler's record of them (`d1_migrations`, which
- * `wrangler d1 migrations apply` keeps); one query. Throws what D1 threw when it does not answer.
+ * D1's migrations by wrangler's record of them (`d1_migrations`, which `wrangler d1 migrations
+ * apply` keeps, in name order); one query. Throws what D1 threw when it does not answer.
  */
-export async function migrated(db: Db): Promise<boolean> {
+export async function migrations(db: Db): Promise<Migrations> {
+  let names: string[];
   try {
-    return (
-      (await db.get(sql`SELECT 1 FROM d1_migrations WHERE name = ${LATEST_MIGRATION}`)) !==
-      undefined
+    const rows = await db.all<{ name: string }>(
+      sql`SELECT name FROM d1_migrations WHERE name >= ${LATEST_MIGRATION} ORDER BY name`,
     );
+    names = rows.map((row) => row.name);
   } catch (err) {
     // A database no migration ever reached has no record either.
-    if (/no such table: d1_migrations/.test(d1ErrorText(err))) return false;
+    if (/no such table: d1_migrations/.test(d1ErrorText(err)))
+      return { applied: false, unknown: [] };
     throw err;
   }
+  return {
+    applied: names.includes(LATEST_MIGRATION),
+    unknown: names.filter((name) => name !== LATEST_MIGRATION),
+  };
 }
+
+/** Whether D1 has every migration this code needs applied (what `migrations` says). */
+export const migrated = async (db: Db) => (await migrations(db)).applied;
