@@ -273,6 +273,49 @@ describe("request bodies", () => {
     expect(await tableCounts()).toEqual(before);
   });
 
+  it("answers a JSON body of invalid UTF-8 or with a lone surrogate escape as json_decode does in the plugin's namespace, and names the body in wallet/v1", async () => {
+    // json_decode refuses both (JSON_ERROR_UTF8, JSON_ERROR_UTF16): WordPress answers them as any
+    // other unparseable body. wallet/v1 says which part it will not read, as the contract leaves it.
+    const { admin, user, wallet } = await makeAccount();
+    const before = await tableCounts();
+    const head = `{"user_id":${user.id},"wallet_id":"${wallet}","amount":1,"request_id":"`;
+    const bodies: [string, Uint8Array | string, string][] = [
+      [
+        "0xFF",
+        new Uint8Array([...new TextEncoder().encode(head), 0xff, 0x22, 0x7d]),
+        "body is not valid UTF-8",
+      ],
+      [
+        "an encoded surrogate",
+        new Uint8Array([...new TextEncoder().encode(head), 0xed, 0xa0, 0x80, 0x22, 0x7d]),
+        "body is not valid UTF-8",
+      ],
+      [
+        "\\ud800",
+        `${head}u\\ud800"}`,
+        "body holds text that is not valid Unicode (a lone surrogate escape)",
+      ],
+    ];
+    for (const [what, body, text] of bodies) {
+      const headers = { "Content-Type": "application/json" };
+      const plugin = await call("POST", "/wp-json/rimplenet/v1/credits", {
+        auth: admin.bearer,
+        vars: GUARDED,
+        headers,
+        body,
+      });
+      expect([plugin.status, plugin.body], what).toStrictEqual([400, INVALID_JSON]);
+      const own = await call("POST", "/credits", { auth: admin.bearer, headers, body });
+      expect(own.body, what).toStrictEqual({
+        status_code: 400,
+        status: false,
+        message: "invalid input",
+        error: { body: text },
+      });
+    }
+    expect(await tableCounts()).toEqual(before);
+  });
+
   it("reads a form body's leading byte order mark as part of its first name, as PHP does", async () => {
     // `\uFEFFuser_id=…` names no user_id in $_POST: a missing user_id, never the user it spells.
     const { admin, user, wallet } = await makeAccount();

@@ -80,7 +80,23 @@ export function parseJsonBody(text: string): unknown {
   return body;
 }
 
-function fromJson(text: string): Params {
+/**
+ * A JSON body's parameters. json_decode also refuses a body for what its text holds (invalid UTF-8,
+ * a lone surrogate escape): wallet/v1 names the part it will not read (MalformedRequest), and with
+ * `asWordPress` (the plugin's dialect) it is WordPress's answer to any body json_decode refuses.
+ * The service's own limits (checkJsonShape) are named in either.
+ */
+function fromJson(bytes: ArrayBuffer | Uint8Array, asWordPress: boolean): Params {
+  const refuse = (err: unknown): never => {
+    if (err instanceof MalformedRequest && !asWordPress) throw err;
+    throw new InvalidJsonError();
+  };
+  let text: string;
+  try {
+    text = decodeUtf8(bytes, "body");
+  } catch (err) {
+    return refuse(err);
+  }
   // WordPress reads an empty body as none, and any other with json_decode: white space alone, or a
   // byte order mark before the JSON, does not parse.
   if (text === "") return {};
@@ -89,8 +105,7 @@ function fromJson(text: string): Params {
   try {
     body = parseJsonBody(text);
   } catch (err) {
-    if (err instanceof MalformedRequest) throw err;
-    throw new InvalidJsonError();
+    return refuse(err);
   }
   // A body that is not an object supplies nothing; a JSON null counts as a missing field.
   if (body === null || typeof body !== "object" || Array.isArray(body)) return {};
@@ -169,10 +184,13 @@ async function readParams(c: Context<AppEnv>): Promise<Params> {
   // WordPress reads a body on any method, GET included.
   if (json || form || multipart) {
     const bytes = c.get("streamedBody") ?? (await c.req.arrayBuffer().catch(unreadableBody));
-    const text = decodeUtf8(bytes, "body");
-    if (json) body = fromJson(text);
-    else if (form) body = phpVars(urlPairs(text, "body"), "body");
-    else body = await fromMultipart(bytes, contentType);
+    if (json) body = fromJson(bytes, c.var.jsonAsWordPress === true);
+    else {
+      const text = decodeUtf8(bytes, "body");
+      body = form
+        ? phpVars(urlPairs(text, "body"), "body")
+        : await fromMultipart(bytes, contentType);
+    }
   }
   let query = phpVars(urlPairs(queryOf(c.req.url), "query"), "query");
   // A plain permalink's rest_route named the route and is gone from the query; one left is a path's.
