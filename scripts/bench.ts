@@ -72,12 +72,13 @@ import { wrangler } from "./lib/wrangler";
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 process.chdir(ROOT);
 
-let MODE: BenchMode;
+// Refused arguments: status 2, and nothing runs (the dispatch at the end finds no mode).
+let MODE: BenchMode | undefined;
 try {
   MODE = parseBenchArgs(process.argv.slice(2));
 } catch (error) {
   process.stderr.write(`${(error as Error).message}\n`);
-  process.exit(2);
+  process.exitCode = 2;
 }
 const LOAD = loadSettings();
 const { durationS: DURATION, warmupS: WARMUP, connections: CONNECTIONS } = LOAD;
@@ -384,7 +385,9 @@ async function main() {
 }
 
 const run = { log, stopping, startedMs: started };
-if (MODE.mode === "help") process.stdout.write(`${USAGE}\n`);
+if (MODE === undefined) {
+  // refused above
+} else if (MODE.mode === "help") process.stdout.write(`${USAGE}\n`);
 else if (MODE.mode === "against") {
   const { ref } = MODE;
   await runBench(() => benchAgainst({ ref, root: ROOT, ...run }), run);

@@ -42,7 +42,7 @@ import {
   targetState,
 } from "./import/target";
 import { planImport } from "./import/wordpress";
-import { runMain, stop } from "./lib/exit";
+import { endBySignal, runMain, stop } from "./lib/exit";
 import { wrangler } from "./lib/wrangler";
 
 const USAGE = `usage: npm run import:wordpress -- <dump.sql[.gz]> (--local | --remote | --dry-run) [options]
@@ -306,7 +306,16 @@ async function run(
   const tmp = mkdtempSync(path.join(opts["tmp-dir"] ?? tmpdir(), "wp-import-"));
   const cleanup = () => rmSync(tmp, { recursive: true, force: true });
   process.on("exit", cleanup);
-  for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => process.exit(130));
+  // Ctrl-C or SIGTERM ends the import now, its spill folder removed first: planning reads every
+  // bucket in one synchronous stretch and the writes run wrangler, so a stop asked for by a flag
+  // would wait minutes to be seen. Ended by the signal itself, not process.exit(), which can hang
+  // (lib/exit.ts). With --local, Miniflare's own handler (set when the local D1 opened, so before
+  // this one) stops its runtime and exits first; the 'exit' handler above removes the folder then.
+  for (const signal of ["SIGINT", "SIGTERM"] as const)
+    process.on(signal, () => {
+      cleanup();
+      endBySignal(signal);
+    });
 
   const buckets = new SpillBuckets(path.join(tmp, "buckets"));
   const reader = createReader(importOptions, buckets);

@@ -142,10 +142,8 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (error) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+// Ends by finishing, its status in process.exitCode: process.exit() can hang (lib/exit.ts).
+await main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

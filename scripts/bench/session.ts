@@ -7,6 +7,7 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import type autocannon from "autocannon";
+import { endBySignal } from "../lib/exit";
 import { stopAllServers } from "../lib/server";
 import type { Side, SideRun } from "./compare";
 import { cpuMsPerRequest, groupCpuSeconds } from "./cost";
@@ -72,18 +73,21 @@ async function cleanup() {
 }
 
 /**
- * On Ctrl-C, SIGTERM or SIGHUP: stops the load running now, then the servers, and exits.
+ * On Ctrl-C, SIGTERM or SIGHUP: stops the load running now, then the servers, and ends the bench.
  * Returns whether a signal has come, for loops that should stop between scenarios.
  */
 export function stopOnSignals(log: (msg: string) => void) {
   let stopping = false;
-  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
     process.on(signal, async () => {
       if (stopping) return;
       stopping = true;
       log(`${signal}: stopping the servers`);
       await cleanup();
-      process.exit(signal === "SIGINT" ? 130 : 143);
+      // Ended now, by the signal: the run it cut short would go on to its next step (a server to
+      // restart, a load to start) before any check of `stopping`, against servers that are gone.
+      // Not process.exit(), which can hang (lib/exit.ts).
+      endBySignal(signal);
     });
   }
   return () => stopping;

@@ -46,13 +46,12 @@ type Options = {
 
 const options = JSON.parse(process.argv[2] ?? "{}") as Options;
 const outdir = mkdtempSync(join(tmpdir(), "wallet-bench-bundle-"));
-// The bundle goes with the process however it ends: a SIGTERM to the server's group (which
-// wrangler's or Miniflare's own handler answers with an exit before any of ours runs), or a failed start.
+// The bundle goes with the process however it ends: stopped, or a failed start.
 process.on("exit", () => rmSync(outdir, { recursive: true, force: true }));
-process.on("SIGTERM", () => process.exit(0));
-process.on("SIGINT", () => process.exit(0));
 
-// A server that cannot start (a bundle that does not build, a port taken) exits 1, its bundle gone.
+// A server that cannot start (a bundle that does not build, a port taken) ends with status 1, its
+// bundle gone.
+let mf: Miniflare | undefined;
 try {
   // Bundled first: `wrangler deploy --dry-run` runs the config's [build] command, which makes the
   // assets directory that reading the config's options checks (a fresh checkout has none yet).
@@ -67,7 +66,7 @@ try {
     ratelimits,
     ...worker
   } = workerOptions as V4WorkerOptions & { modulesRules?: unknown };
-  const mf = new Miniflare(
+  mf = new Miniflare(
     convertV4MiniflareOptions({
       host: "127.0.0.1",
       port: options.port,
@@ -90,10 +89,20 @@ try {
       ],
     }),
   );
+  // SIGTERM (the server stopped: scripts/lib/server.ts) or Ctrl-C disposes of Miniflare, and the
+  // process ends once nothing is left to wait for. `new Miniflare` set handlers of its own that
+  // dispose of it and then call process.exit(), which can hang (lib/exit.ts): this one takes their
+  // place. A second signal finds none, and ends the process as the signal does.
+  const server = mf;
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    process.removeAllListeners(signal);
+    process.once(signal, () => void server.dispose());
+  }
   await mf.ready;
 } catch (error) {
   console.error(startFailure(error));
-  process.exit(1);
+  process.exitCode = 1;
+  await mf?.dispose().catch(() => {});
 }
 
 /**

@@ -32,3 +32,16 @@ export async function runMain(body: () => Promise<number | undefined> | number |
     process.exitCode = error.code;
   }
 }
+
+/**
+ * Ends the process now by `signal`, as if no handler had been set for it: for a signal handler
+ * whose tool has no point to stop at soon (a long synchronous step, child processes under way).
+ * The kernel ends the process, so nothing of V8 is torn down and nothing can hang as in
+ * process.exit(); the shell sees the signal (its status 128 + the signal's number, 130 for
+ * Ctrl-C). No 'exit' handler runs: the caller cleans up first.
+ */
+export function endBySignal(signal: NodeJS.Signals) {
+  // With no listener left, the signal's disposition is the default again (termination).
+  process.removeAllListeners(signal);
+  process.kill(process.pid, signal);
+}

@@ -1,14 +1,16 @@
 // `npm run bench`'s command line (scripts/bench/args.ts) and the side-by-side comparison of
 // `--against` (scripts/bench/compare.ts): which mode runs, in which order the runs go, and which
-// figures are read from them. No load runs here.
+// figures are read from them, and how it ends on arguments it refuses. No load runs here.
 import { describe, expect, it } from "vitest";
-import { DEFAULT_ROUND_TRIPS_MS, parseBenchArgs } from "../../scripts/bench/args";
+import { DEFAULT_ROUND_TRIPS_MS, parseBenchArgs, USAGE } from "../../scripts/bench/args";
 import { interleavedPlan, type SideRun, sideBySide } from "../../scripts/bench/compare";
 import {
   type RoundDeliveries,
   ratioTarget,
   roundDelivered,
 } from "../../scripts/bench/webhook-figures";
+import { offlineEnv } from "../../scripts/lib/wrangler";
+import { runScript } from "./run-script";
 
 describe("npm run bench's arguments", () => {
   it("runs the baselines without arguments", () => {
@@ -61,6 +63,24 @@ describe("npm run bench's arguments", () => {
     expect(() => parseBenchArgs(["--fast"])).toThrow(/unknown argument "--fast"/);
     expect(() => parseBenchArgs(["main"])).toThrow(/unknown argument "main"/);
     expect(parseBenchArgs(["--help"])).toEqual({ mode: "help" });
+  });
+
+  it("stops on an unknown argument with status 2 by finishing, as every tool ends", () => {
+    // runScript fails a script that ends by process.exit(), which can hang (scripts/lib/exit.ts).
+    const refused = runScript("scripts/bench.ts", ["--fast"], { env: offlineEnv() });
+    expect([refused.status, refused.stderr.trim()]).toEqual([
+      2,
+      `unknown argument "--fast"\n${USAGE}`,
+    ]);
+    const help = runScript("scripts/bench.ts", ["--help"], { env: offlineEnv() });
+    expect([help.status, help.stdout.trim()]).toEqual([0, USAGE]);
+  });
+
+  it("npm run profile:cpu stops on a setting it refuses with status 1 by finishing", () => {
+    const env = { ...offlineEnv(), PROFILE_DURATION: "0" };
+    const refused = runScript("scripts/profile-cpu.ts", [], { env });
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain("PROFILE_DURATION must be a positive number");
   });
 });
 

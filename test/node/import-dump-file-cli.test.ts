@@ -1,13 +1,13 @@
 // `import:wordpress` given a dump file that is compressed, or not, whatever its name says, or whose
 // gzip stream is cut short or damaged: read by what it holds, or refused with what to do, never a
 // bare zlib message.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterAll, describe, expect, it } from "vitest";
 import { offlineEnv } from "../../scripts/lib/wrangler";
-import { runScript } from "./run-script";
+import { runScript, startScript } from "./run-script";
 
 const root = mkdtempSync(path.join(tmpdir(), "wallet-import-file-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -81,4 +81,33 @@ describe("import:wordpress reads a dump file by what it holds", () => {
       ],
     });
   });
+});
+
+describe("import:wordpress stopped while it runs", () => {
+  it("ends at Ctrl-C by the signal itself, never process.exit(), its spill folder removed", async () => {
+    // The fixture, then 1.1 GB of comment lines in 1,000 gzip members: seconds of reading.
+    const padding = gzipSync(Buffer.from("-- padding\n".repeat(100_000)));
+    const slow = fileOf("slow.sql.gz", Buffer.concat([gzipped, ...Array(1000).fill(padding)]));
+    const spill = mkdtempSync(path.join(root, "spill-"));
+    const child = startScript(
+      "scripts/import-wordpress.ts",
+      [slow, "--dry-run", "--tmp-dir", spill],
+      { env: offlineEnv() },
+    );
+    let output = "";
+    child.stdout?.on("data", (chunk: Buffer) => (output += chunk));
+    child.stderr?.on("data", (chunk: Buffer) => (output += chunk));
+    const ended = new Promise((resolve) =>
+      child.on("exit", (code, signal) => resolve({ code, signal })),
+    );
+    // Reading has begun once the run's spill folder is there.
+    const deadline = Date.now() + 30_000;
+    while (readdirSync(spill).length === 0 && child.exitCode === null && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
+    expect(readdirSync(spill), output).toHaveLength(1);
+    await new Promise((r) => setTimeout(r, 200));
+    child.kill("SIGINT");
+    expect(await ended, output).toEqual({ code: null, signal: "SIGINT" });
+    expect(readdirSync(spill)).toEqual([]);
+  }, 60_000);
 });

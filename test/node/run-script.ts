@@ -4,7 +4,12 @@
 // blocks vitest's own timeout, so a child that never ends is stopped here and fails its test with
 // what it printed. A script must end by finishing, not by process.exit(), which can hang for good
 // (scripts/lib/exit.ts): one that calls it fails its test too, whatever its status.
-import { type SpawnSyncOptionsWithStringEncoding, spawnSync } from "node:child_process";
+import {
+  type SpawnOptions,
+  type SpawnSyncOptionsWithStringEncoding,
+  spawn,
+  spawnSync,
+} from "node:child_process";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 
@@ -48,3 +53,10 @@ export function runScript(
     );
   return result;
 }
+
+/** A script started as runScript runs one, not waited for (to be signalled as it runs), piped. */
+export const startScript = (script: string, args: string[], options: SpawnOptions = {}) =>
+  spawn(process.execPath, ["--import", TSX_LOADER, path.join(ROOT, script), ...args], {
+    ...options,
+    stdio: "pipe",
+  });
