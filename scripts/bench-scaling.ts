@@ -4,15 +4,16 @@
 // spread over many users, then all on one hot user; balance reads through both beside the
 // one-SELECT baseline; and a probe of one credit's latency and disk writes when the user's object
 // is new, in memory, or evicted after idling (200 users, 8 at a time). Three throwaway
-// `wrangler dev` servers on 127.0.0.1 without DevTools (scripts/lib/server.ts), stopped with their state on success,
-// error or Ctrl-C. After the load, every ledger is checked: the credits applied lie between those
-// answered 200 and those sent, each request_id once, and each balance equals the sum of its entries
-// (D1 read with `wrangler d1 execute`, the objects through the prototype's GET /bench/audit).
+// servers on 127.0.0.1, each the deploy bundle under Miniflare alone as the benches serve it
+// (scripts/lib/server.ts), stopped with their state on success, error or Ctrl-C. After the load,
+// every ledger is checked: the credits applied lie between those answered 200 and those sent, each
+// request_id once, and each balance equals the sum of its entries (D1 read with `wrangler d1
+// execute`, the objects through the prototype's GET /bench/audit).
 //
 // Settings (environment): BENCH_DURATION (8 s), BENCH_WARMUP (3 s), BENCH_CONNECTIONS (32),
-// BENCH_DEVTOOLS (1: with the DevTools inspector), BENCH_USERS (1000, the spread), BENCH_PREWARM
-// (1: each user credited once before the load, so it meets existing objects; 0: the load's credits
-// create them). Output: a table on stdout, progress on stderr, and
+// BENCH_DEVTOOLS (1: `wrangler dev`, its inspector on), BENCH_USERS (1000, the spread),
+// BENCH_PREWARM (1: each user credited once before the load, so it meets existing objects; 0: the
+// load's credits create them). Output: a table on stdout, progress on stderr, and
 // bench-results/scaling-<timestamp>.json.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
