@@ -83,10 +83,14 @@ final class WalletClient
         return $this->call('GET', '/user-wallet-balance', ['user_id' => $userId, 'wallet_id' => $walletId]);
     }
 
-    /** One page of a user's transactions, newest first. */
+    /**
+     * One page of a user's transactions, newest first. `$filters`: wallet_id, txn_type, after,
+     * before, order, and security_code, the site's TRANSACTIONS_SECURITY_CODE where it sets one
+     * (else any integer passes: 0 is sent).
+     */
     public function transactions(int $userId, array $filters = [], int $page = 1, int $perPage = 20): array
     {
-        return $this->call('GET', '/transactions', ['user_id' => $userId, 'security_code' => '0', 'page' => $page, 'per_page' => $perPage] + $filters);
+        return $this->call('GET', '/transactions', ['user_id' => $userId, 'page' => $page, 'per_page' => $perPage] + $filters + ['security_code' => '0']);
     }
 
     public function placeHold(int $userId, string $walletId, string $amount, string $requestId, string $note = ''): array

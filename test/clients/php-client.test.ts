@@ -1,6 +1,8 @@
 // The PHP client (clients/php/WalletClient.php, curl outside WordPress) against a running wrangler
 // dev: php-scenario.php makes a credit, its repeat (409), a balance, a history page, a hold and its
 // capture, and a refusal, and prints what it got. Needs php-cli with curl (.ci/run installs them).
+// The server requires a security code on GET /transactions, as a site that sets
+// TRANSACTIONS_SECURITY_CODE does; the scenario passes it among the history's filters.
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -9,11 +11,12 @@ import { ADMIN, startClientServer, unique } from "./server";
 
 const API = "/wp-json/wallet/v1";
 const SCENARIO = fileURLToPath(new URL("php-scenario.php", import.meta.url));
+const SECURITY_CODE = "4321";
 let stop: () => Promise<void>;
 let args: string[];
 
 beforeAll(async () => {
-  const server = await startClientServer();
+  const server = await startClientServer({ TRANSACTIONS_SECURITY_CODE: SECURITY_CODE });
   stop = () => server.stop({ keepState: false });
   const login = await createWalletClient(server.base).POST(`${API}/users/login`, {
     body: { user_email: ADMIN.email, user_password: ADMIN.password },
@@ -31,7 +34,7 @@ beforeAll(async () => {
       user_password: "a-long-pass",
     },
   });
-  args = [server.base, token, String(user.data!.data.id), walletId];
+  args = [server.base, token, String(user.data!.data.id), walletId, SECURITY_CODE];
 }, 120_000);
 
 afterAll(() => stop?.());

@@ -1,14 +1,15 @@
 <?php
 // Run by php-client.test.ts: the PHP client's scenario against the server it names, printed as
-// JSON for the test to check. Arguments: site, access token, user id, wallet id, a unique prefix,
-// and `wordpress` to send as inside WordPress (wp_remote_request, wordpress-http.php) not by curl.
+// JSON for the test to check. Arguments: site, access token, user id, wallet id, the site's
+// security code for GET /transactions, a unique prefix, and `wordpress` to send as inside WordPress
+// (wp_remote_request, wordpress-http.php) not by curl.
 declare(strict_types=1);
-if (($argv[6] ?? '') === 'wordpress') require __DIR__ . '/wordpress-http.php';
+if (($argv[7] ?? '') === 'wordpress') require __DIR__ . '/wordpress-http.php';
 require __DIR__ . '/../../clients/php/WalletClient.php';
 
 use WalletLedger\{AlreadyExists, InsufficientBalance, WalletClient};
 
-[, $site, $token, $userId, $walletId, $prefix] = $argv;
+[, $site, $token, $userId, $walletId, $securityCode, $prefix] = $argv;
 $wallet = new WalletClient($site, ['token' => $token]);
 $userId = (int) $userId;
 $out = [];
@@ -20,7 +21,7 @@ try {
     $out['repeat'] = ['class' => 'AlreadyExists', 'status' => $e->status, 'message' => $e->getMessage(), 'error' => $e->error];
 }
 $out['balance'] = $wallet->balance($userId, $walletId);
-$out['history'] = $wallet->transactions($userId, ['wallet_id' => $walletId], 1, 10);
+$out['history'] = $wallet->transactions($userId, ['wallet_id' => $walletId, 'security_code' => $securityCode], 1, 10);
 $hold = $wallet->placeHold($userId, $walletId, '10', "{$prefix}-hold");
 $out['hold'] = $hold;
 $out['capture'] = $wallet->captureHold($hold['hold_id'], '4.00');

@@ -4,7 +4,8 @@
 import { randomBytes } from "node:crypto";
 import { ADMIN, startServer } from "../../scripts/lib/server";
 
-export const startClientServer = () => startServer({ logLevel: "warn" });
+export const startClientServer = (vars: Record<string, string> = {}) =>
+  startServer({ logLevel: "warn", vars });
 export { ADMIN };
 
 /** A name nothing else in this run uses (wallet ids: a letter, then a-z0-9_). */
