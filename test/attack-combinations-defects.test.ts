@@ -8,10 +8,14 @@
 // operation, and a batch reversal named a leg that was not at fault. The plugin dialect's refusal of
 // a transfer read what the sender may move the same way, after the fact, and could say an amount
 // was larger than a figure larger than it.
+// A hold captured between the refusal and its naming was counted twice by the same replays: as held
+// (it counted when the write was judged) and as gone (its DEBIT was in the balance read after), so a
+// batch named a leg the wallet could pay, and the plugin's sentence a mature balance below zero.
 import { beforeAll, describe, expect, it } from "vitest";
 import { wrappedD1 } from "./d1-counter";
 import {
   appAt,
+  arrivingAfterRefusal,
   call,
   credit,
   makeAdmin,
@@ -170,4 +174,121 @@ describe("the plugin's transfer refused by a hold that stops counting while the 
         "Amount to transfer - [₦5.00] is larger than the amount in your mature wallet, input amount not more than the balance in your ( Naira Wallet mature wallet - [₦2.00] ), the balance in your ( Naira Wallet immature wallet  - [₦8.00] )  cannot be transferred until maturity",
     });
   });
+});
+
+describe("a hold captured between a refusal and its naming", () => {
+  /** A D1 binding on which hold `holdId` is captured (all of it, or `amount`) right after the first refusal. */
+  const capturedAfterRefusal = (holdId: number, amount?: string) =>
+    arrivingAfterRefusal(async () => {
+      const body = amount === undefined ? {} : { amount };
+      const res = await call("POST", `/holds/${holdId}/capture`, { auth: key, body });
+      expect(res.status, res.text).toBe(200);
+    });
+
+  async function held(userId: number, wallet: string, amount: string) {
+    const res = await call("POST", "/holds", {
+      auth: key,
+      body: { user_id: userId, wallet_id: wallet, amount, request_id: unique("h") },
+    });
+    expect(res.status, res.text).toBe(200);
+    return res.body.data.hold_id as number;
+  }
+
+  it("POST /batches names the operation the wallet could not pay, not one before it", async () => {
+    const wallet = await makeWallet(admin);
+    const payer = await makeUser();
+    await credit(admin, { user_id: payer.id, wallet_id: wallet, amount: "10" });
+    // 4 of 10 held: debiting 3 leaves 7 (enough), then 4 more leaves 3, below the 4 held.
+    const holdId = await held(payer.id, wallet, "4");
+    const before = await tableCounts();
+    const res = await call("POST", "/batches", {
+      auth: key,
+      d1: capturedAfterRefusal(holdId),
+      body: {
+        request_id: unique("b"),
+        operations: [
+          { type: "debit", user_id: payer.id, wallet_id: wallet, amount: "3" },
+          { type: "debit", user_id: payer.id, wallet_id: wallet, amount: "4" },
+        ],
+      },
+    });
+    // Only the capture was written.
+    expect((await tableCounts()).transactions).toBe(before.transactions! + 1);
+    // Before the fix: operations[0], replayed against 6 (after the capture) less the 4 held.
+    expect(res.body).toEqual({
+      status_code: 400,
+      status: false,
+      message: "Insufficient Balance",
+      error: { "operations[1].amount": "Insufficient Balance" },
+    });
+  });
+
+  it("POST /batches/{id}/reverse names the entry that could not be undone", async () => {
+    const wallet = await makeWallet(admin);
+    const payee = await makeUser();
+    await credit(admin, { user_id: payee.id, wallet_id: wallet, amount: "10" });
+    const posted = await call("POST", "/batches", {
+      auth: key,
+      body: {
+        request_id: unique("b"),
+        operations: [
+          { type: "credit", user_id: payee.id, wallet_id: wallet, amount: "5" },
+          { type: "credit", user_id: payee.id, wallet_id: wallet, amount: "2" },
+        ],
+      },
+    });
+    expect(posted.status, posted.text).toBe(200);
+    const [fiveLeg] = posted.body.data.transaction_ids as number[];
+    // 17, 8 held, 5 spent: 12. Undoing the 2 leaves 10 (8 held: fine), then the 5 leaves 5, below 8.
+    const holdId = await held(payee.id, wallet, "8");
+    const spent = await call("POST", "/debits", {
+      auth: key,
+      body: { user_id: payee.id, wallet_id: wallet, amount: "5", request_id: unique("d") },
+    });
+    expect(spent.status, spent.text).toBe(200);
+    const res = await call("POST", `/batches/${posted.body.data.batch_id}/reverse`, {
+      auth: key,
+      d1: capturedAfterRefusal(holdId),
+    });
+    // Before the fix: the leg of 2, replayed against 4 (after the capture) less the 8 held.
+    expect(res.body).toEqual({
+      status_code: 400,
+      status: false,
+      message: "Insufficient Balance",
+      error: { amount: "Insufficient Balance", transaction_id: String(fiveLeg) },
+    });
+  });
+
+  it.each([
+    ["all of it", undefined],
+    ["part of it", "3"],
+  ])(
+    "the plugin's transfer names what the sender could move when refused (%s captured)",
+    async (_, part) => {
+      const wallet = await makeWallet(admin);
+      const [from, to] = [await makeUser(), await makeUser()];
+      await credit(admin, { user_id: from.id, wallet_id: wallet, amount: "10" });
+      const holdId = await held(from.id, wallet, "8");
+      const res = await call("POST", "/wp-json/rimplenet/v1/transfers", {
+        auth: key,
+        d1: capturedAfterRefusal(holdId, part),
+        vars: { COMPAT_NAMESPACE: "rimplenet" },
+        body: {
+          transfer_from_user: from.id,
+          transfer_to_user: to.id,
+          wallet_id: wallet,
+          amount_to_transfer: "5",
+        },
+      });
+      // Before the fix: "mature wallet - [₦-6.00]" (all captured) or "[₦-1.00]" (3 captured): the
+      // balance after the capture less the hold it had captured, a figure the sender never had.
+      expect(res.body).toEqual({
+        status_code: 400,
+        status: false,
+        message: "Insufficient Balance",
+        error:
+          "Amount to transfer - [₦5.00] is larger than the amount in your mature wallet, input amount not more than the balance in your ( Naira Wallet mature wallet - [₦2.00] ), the balance in your ( Naira Wallet immature wallet  - [₦8.00] )  cannot be transferred until maturity",
+      });
+    },
+  );
 });

@@ -2,7 +2,7 @@
 // the positions a refused batch is judged against. Batches are written only by ledger/batches.ts.
 import { asc, count, desc, eq, inArray, sql } from "drizzle-orm";
 import { type Db, inRuns } from "./client";
-import { heldIn } from "./holds";
+import { capturedSince, heldIn } from "./holds";
 import { entryWithWallet } from "./ledger";
 import { type BatchRow, balances, batches, transactions } from "./schema";
 
@@ -64,8 +64,9 @@ export async function listBatchesOf(db: Db, userId: number, offset: number, limi
 }
 
 /**
- * Each (user, wallet)'s balance and what holds reserved for a write judged at `nowS`: what a refused
- * batch's legs are replayed against to name the one that could not be paid (the database already refused it).
+ * Each (user, wallet)'s balance and what holds reserved for a write judged at `nowS` (captures since
+ * added back: db/holds.ts capturedSince): what a refused batch's legs are replayed against to name
+ * the one that could not be paid (the database already refused it).
  */
 export async function positions(
   db: Db,
@@ -76,7 +77,8 @@ export async function positions(
     db
       .select({
         balanceMinor: sql<number>`coalesce((SELECT ${balances.balanceMinor} FROM ${balances}
-          WHERE ${balances.userId} = ${userId} AND ${balances.walletId} = ${walletId}), 0)`,
+          WHERE ${balances.userId} = ${userId} AND ${balances.walletId} = ${walletId}), 0)
+          + ${capturedSince(userId, walletId, nowS)}`,
         heldMinor: heldIn(userId, walletId, nowS, "judged"),
       })
       .from(sql`(SELECT 1)`),

@@ -18,6 +18,22 @@ const countedWhenJudged = (atS: number) =>
   sql`${holds.createdAtS} <= ${atS} AND ${holds.expiresAtS} > ${atS} AND (${holds.status} = 'held' OR ${holds.resolvedAtS} >= ${atS})`;
 
 /**
+ * What captures took out of a user's balance in a wallet, of holds that counted for a write judged at
+ * `atS` (before entry `before`, when given): a replay of that write counts such a hold as held still
+ * (`countedWhenJudged`), so it adds the capture's DEBIT back to the balance it reads a moment later,
+ * which the money would otherwise leave twice, held and gone. A captured hold's DEBIT moved exactly
+ * its `captured_minor` (trigger transactions_hold_captured).
+ */
+export const capturedSince = (userId: number, walletId: string, atS: number, before?: SQL) =>
+  sql<number>`(SELECT coalesce(sum(${holds.capturedMinor}), 0) FROM ${holds}
+    WHERE ${holds.userId} = ${userId} AND ${holds.walletId} = ${walletId}
+      AND ${holds.status} = 'captured' AND ${countedWhenJudged(atS)}${
+        before === undefined
+          ? sql``
+          : sql` AND (SELECT x.id FROM ${transactions} x WHERE x.hold_id = ${holds}.id) < ${before}`
+      })`;
+
+/**
  * What the holds that count reserve of a user's balance in a wallet at `nowS`; `judged`: what they
  * reserved for a write judged at `nowS`, as a refusal names it a moment later.
  */
@@ -127,7 +143,11 @@ export async function walletPosition(
     db.select().from(wallets).where(eq(wallets.id, walletId)),
     db
       .select({
-        balanceMinor: balances.balanceMinor,
+        // Judged: the balance as the write was judged against it, captures since added back.
+        balanceMinor:
+          at === "judged"
+            ? sql<number>`${balances.balanceMinor} + ${capturedSince(userId, walletId, nowS)}`
+            : balances.balanceMinor,
         entryCount: balances.entryCount,
         heldMinor: heldIn(userId, walletId, nowS, at),
       })

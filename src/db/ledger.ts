@@ -22,6 +22,7 @@ import {
 } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import { bindingOf, type Db, keysetChunks } from "./client";
+import { capturedSince } from "./holds";
 import { isolateCache } from "./isolate-cache";
 import { BuiltOnce } from "./prebuilt";
 import { balances, transactions, users, wallets } from "./schema";
@@ -423,21 +424,30 @@ export async function findKind(db: Db, kind: EntryKind, id: number) {
 }
 
 /**
- * The newest entries of these (user, wallet)s, newest first, each entry's balance before it: what a
- * refused batch's replay undoes one at a time when the balances now would no longer refuse it (money
- * arrived after the database refused the batch), and the plugin's transfer refusal to name the
+ * The newest entries of these (user, wallet)s, newest first, each entry's balance before it as a
+ * write judged at `judgedAtS` saw it (captures since added back, as db/holds.ts capturedSince says):
+ * what a refused batch's replay undoes one at a time when the balances now would no longer refuse it
+ * (money arrived after the database refused the batch), and the plugin's transfer refusal to name the
  * balance it was refused at. At most NEWEST_ENTRIES of each pair, and only as far back as every
  * pair's entries are all read, so each step back is a state the ledger was in.
  */
-export async function newestEntries(db: Db, pairs: { userId: number; walletId: string }[]) {
+export async function newestEntries(
+  db: Db,
+  pairs: { userId: number; walletId: string }[],
+  judgedAtS: number,
+) {
   const limit = NEWEST_ENTRIES;
+  // Named with its table: a one-table query's columns are written unqualified, which the
+  // subquery would read as the holds' own.
+  const entryId = sql`${transactions}.id`;
   const queries = pairs.map(({ userId, walletId }) =>
     db
       .select({
         id: transactions.id,
         userId: transactions.userId,
         walletId: transactions.walletId,
-        balanceBeforeMinor: transactions.balanceBeforeMinor,
+        balanceBeforeMinor: sql<number>`${transactions.balanceBeforeMinor}
+          + ${capturedSince(userId, walletId, judgedAtS, entryId)}`,
       })
       .from(transactions)
       .where(and(eq(transactions.userId, userId), eq(transactions.walletId, walletId)))

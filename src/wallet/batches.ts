@@ -130,7 +130,8 @@ function checkBalanced(ops: BatchOperation[], moves: { wallet: Wallet; amountMin
  * names the operation). The holds are counted as they stood at the entries' own instant, as the
  * database's guard counted them (transactions_within_available: `expires_at_s > created_at_s`), not
  * as they stand a moment later: a hold that expired, was captured or voided in between would
- * otherwise leave no entry at fault, or blame another. Should none be refused now (money arrived
+ * otherwise leave no entry at fault, or blame another; the DEBIT of a capture since is added back
+ * to the balances (db/holds.ts capturedSince). Should none be refused now (money arrived
  * between the refusal and this replay: a credit paid the leg), the wallets' newest entries are
  * undone one at a time, newest first, and the legs replayed against each state the ledger was in:
  * the latest that refuses them names the entry (the batch was refused at that state or an earlier
@@ -165,7 +166,7 @@ export async function firstRefused(
   };
   const now = refusedFrom(balances);
   if (now !== -1) return now;
-  for (const e of await newestEntries(ctx.db, pairs)) {
+  for (const e of await newestEntries(ctx.db, pairs, judgedAtS)) {
     balances.set(pairKey(e), BigInt(e.balanceBeforeMinor));
     const i = refusedFrom(balances);
     if (i !== -1) return i;

@@ -40,7 +40,7 @@ export async function walletSummary(
  * that may move money, after its movement was refused: money may have moved since. The holds are
  * counted as they stood at `atMs` (default: now), the instant the refused movement was judged at, so
  * that a hold which expired, was captured or voided since is still named as the reserve that refused
- * it. With `refusing` (the amount refused, in the wallet's minor units), should money have arrived
+ * it (and a capture's DEBIT since is added back to the balance, db/holds.ts capturedSince). With `refusing` (the amount refused, in the wallet's minor units), should money have arrived
  * since so that it is available now, the wallet's newest entries are undone one at a time and the
  * latest state that had less is answered (the movement was refused in that state or an earlier one).
  */
@@ -59,7 +59,7 @@ export async function spendable(
   const amount = refusing?.(wallet);
   if (amount === undefined || now.availableMinor < amount) return { wallet, ...now };
   const pair = { userId, walletId: wallet.id };
-  for (const e of await newestEntries(ctx.db, [pair])) {
+  for (const e of await newestEntries(ctx.db, [pair], seconds(atMs))) {
     const then = withHolds({ balanceMinor: e.balanceBeforeMinor, heldMinor: now.heldMinor });
     if (then.availableMinor < amount) return { wallet, ...then };
   }
