@@ -2,6 +2,7 @@
 // balance, the user's holds listed, and Capture and Void through the API, each once.
 import { beforeAll, describe, expect, it } from "vitest";
 import { consoleOf, form } from "./console-helpers";
+import { wrappedD1 } from "./d1-counter";
 import {
   balanceOf,
   call,
@@ -83,6 +84,47 @@ describe("the user page's holds", () => {
       `action="/wallet-admin/users/${holder.id}/holds/${id}/void" data-confirm="Void hold ${id}? Its ₦30.00 goes back to available`,
     );
     await resolve(id, "void", {}, holder);
+  });
+
+  it("draws balance, held and available of one moment, while a debit lands between its reads", async () => {
+    const holder = await makeUser();
+    // A wallet named as no other, so its row of the balances is found by its name.
+    const name = unique("Page wallet ");
+    const own = await makeWallet(admin, { name });
+    await credit(admin, { user_id: holder.id, wallet_id: own, amount: "100.00" });
+    const placed = await call("POST", "/holds", {
+      auth: admin.bearer,
+      body: { user_id: holder.id, wallet_id: own, amount: "60.00", request_id: unique("h") },
+    });
+    expect(placed.status, placed.text).toBe(200);
+    // The page reads in several round trips at once; a debit of 10 lands right before the one that
+    // reads what is held.
+    let landed = false;
+    const d1 = wrappedD1(async (statements, send) => {
+      const sql = statements.map((s) => String((s as unknown as { statement: string }).statement));
+      if (!landed && sql.some((text) => text.includes("held_minor"))) {
+        landed = true;
+        const res = await call("POST", "/debits", {
+          auth: admin.bearer,
+          body: { user_id: holder.id, wallet_id: own, amount: "10.00", request_id: unique("d") },
+        });
+        expect(res.status, res.text).toBe(200);
+      }
+      return send();
+    });
+    const page = await request(`/users/${holder.id}`, { cookie, vars: { DB: d1 } });
+    expect(landed).toBe(true);
+    const money = "₦([\\d.,]+)";
+    const balance = page.html.match(new RegExp(`<th>${name}</th><td class="num">${money}</td>`));
+    const figures = page.html.match(
+      new RegExp(`<td>${own}</td><td class="num">${money}</td><td class="num">${money}</td>`),
+    );
+    // Before the fix: a balance of 100.00 beside 60.00 held and 30.00 available.
+    expect({ balance: balance?.[1], held: figures?.[1], available: figures?.[2] }).toEqual({
+      balance: "90.00",
+      held: "60.00",
+      available: "30.00",
+    });
   });
 
   it("captures part of a hold once, and shows what it debited", async () => {

@@ -8,7 +8,6 @@ import * as v from "valibot";
 import type { EntryRow } from "../db/ledger";
 import { EntryParams, movementOf, ReverseParams, TransferParams } from "../http/fields";
 import { parseFields } from "../http/validation";
-import { userBalances } from "../wallet/balances";
 import { spendMoneyShare } from "../wallet/context";
 import { availableBalances, listHolds } from "../wallet/holds";
 import {
@@ -55,10 +54,9 @@ async function loadUser(c: Context<ConsoleEnv>, userId: number, page: number) {
   const ctx = c.var.service;
   const ws = await allWallets(ctx);
   // The entries through the same read the API's list uses (its records carry no balance-after or
-  // request id, which an operator needs here).
-  const walletIds = ws.map((w) => w.id);
-  const [balances, ledger, available, holds] = await Promise.all([
-    orEmpty(c, () => userBalances(ctx, { userId, walletIds }), new Map()),
+  // request id, which an operator needs here). Each balance with what holds reserve of it in one
+  // statement (availableBalances): the figures of one moment, whatever lands between the reads.
+  const [ledger, available, holds] = await Promise.all([
     userLedger(ctx, userId, { offset: (page - 1) * PER_PAGE, limit: PER_PAGE }, 200),
     orEmpty(c, () => availableBalances(ctx, userId), []),
     orEmpty(c, () => listHolds(ctx, { userId, page: 1, perPage: HOLDS_SHOWN }), {
@@ -78,7 +76,6 @@ async function loadUser(c: Context<ConsoleEnv>, userId: number, page: number) {
     user,
     wallets: ws,
     choice,
-    balances,
     statement,
     reversed,
     series,
@@ -232,7 +229,9 @@ function UserView(props: { d: UserData; session: Session; notice: Notice }) {
             {ws.map((w) => (
               <tr>
                 <th>{w.name}</th>
-                <td class="num">{formatExact(d.balances.get(w.id)?.minor ?? 0, w)}</td>
+                <td class="num">
+                  {formatExact(d.available.find((r) => r.wallet.id === w.id)?.balanceMinor ?? 0, w)}
+                </td>
               </tr>
             ))}
           </tbody>
