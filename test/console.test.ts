@@ -745,6 +745,31 @@ describe("moving money", () => {
       expect((await request(path, { cookie })).status, path).toBe(404);
   });
 
+  it("says a reversal's confirmation sent twice at once was done, and reverses once", async () => {
+    const before = await balanceOf(admin, bob.id, wallet);
+    const txn = await transferToBob("1.25");
+    const confirm = await request(`/users/${bob.id}/reverse/${txn}`, { cookie });
+    const fields = {
+      _csrf: hidden(confirm.html, "_csrf"),
+      request_id: hidden(confirm.html, "request_id"),
+    };
+    const send = (id: number) =>
+      request(`/users/${bob.id}/reverse/${id}`, { method: "POST", cookie, body: form(fields) });
+    // Before the fix the second said "Reversal refused. Transaction already exists".
+    const notices = (await Promise.all([send(txn), send(txn)])).map(noticeLeft).sort();
+    expect(notices).toEqual([
+      `ok:Already done: this form was sent before, and transaction ${txn} was reversed once.`,
+      `ok:Transaction ${txn} reversed.`,
+    ]);
+    expect(await balanceOf(admin, bob.id, wallet)).toBe(before);
+    // Its key sent to reverse another transaction reversed nothing of it: refused in words.
+    const other = await transferToBob("1.00");
+    const before2 = await tableCounts();
+    expect(noticeLeft(await send(other))).toContain("Reversal refused. Transaction already exists");
+    expect(await tableCounts()).toEqual(before2);
+    expect(await ledgerViolations()).toEqual(CLEAN);
+  });
+
   it("reverses from a user's page only that user's transaction: another's is not found", async () => {
     const txn = await transferToBob("1.00");
     const confirm = await request(`/users/${bob.id}/reverse/${txn}`, { cookie });

@@ -533,6 +533,19 @@ userScreen.post(
     });
     const to = `${BASE}/users/${id.ref}`;
     if (reversed.ok) return back(c, to, { kind: "ok", text: `Transaction ${txn.ref} reversed.` });
+    // The same confirmation sent twice (a double click): its key holds the reversal of this very
+    // transaction, which the first one wrote.
+    const reason = reversed.reason;
+    const taken = reason?.code === "transaction_exists" ? reason.existingId : undefined;
+    const holder =
+      taken === undefined
+        ? undefined
+        : await attempt(c, () => readTransaction(c.var.service, { id: taken, ref: String(taken) }));
+    if (holder?.ok && holder.value.entry.reversesId === txn.id)
+      return back(c, to, {
+        kind: "ok",
+        text: `Already done: this form was sent before, and transaction ${txn.ref} was reversed once.`,
+      });
     return backRefused(c, to, "Reversal", reversed.refusal);
   }),
 );
