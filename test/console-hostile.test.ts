@@ -1,6 +1,7 @@
 // The console over hostile input: whatever query a link carries and whatever a form posts (with the
 // operator's session and CSRF token, so the screens' own code reads it) is answered below 500, in
 // the console's HTML or a redirect, and the ledger stays sound. fast-check, fixed seeds.
+import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { consoleOf, hidden } from "./console-helpers";
@@ -12,6 +13,7 @@ import {
   makeAdmin,
   makeUser,
   makeWallet,
+  type TestUser,
   testApp,
   unique,
 } from "./helpers";
@@ -162,5 +164,65 @@ describe("the console over hostile input", () => {
       { seed: 20261129, numRuns: 150 },
     );
     expect(await ledgerViolations()).toEqual(CLEAN);
+  });
+});
+
+/**
+ * Text a WordPress import writes as the site held it: a username, a wallet's name and symbol with a
+ * right-to-left override (U+202E), a zero-width space (U+200B), a first-strong isolate (U+2068).
+ * wallet/v1 refuses such a wallet, so it is written here as the importer writes one.
+ */
+describe("the console over text a WordPress import stored", () => {
+  const HIDDEN = /[\u202e\u200b\u2068]/;
+  let bob: TestUser;
+  let wallet: string;
+  let txn: number;
+  let admin: TestUser;
+
+  beforeAll(async () => {
+    admin = await makeAdmin();
+    bob = await makeUser("subscriber", unique("bob\u202egnp.exe\u200b"));
+    wallet = unique("rtl").toLowerCase().slice(0, 20);
+    await env.DB.prepare(
+      `INSERT INTO wallets (id, name, symbol, symbol_position, decimals, type, created_at_ms)
+       VALUES (?, 'Dollar\u202e', '\u202e$', 'left', 2, 'fiat', 0)`,
+    )
+      .bind(wallet)
+      .run();
+    const res = await credit(admin, {
+      user_id: bob.id,
+      wallet_id: wallet,
+      amount: "12.50",
+      note: "paid\u2068 in full",
+    });
+    txn = res.body.data.transaction_id as number;
+  });
+
+  it("shows its control, bidirectional and invisible characters as their codes, so none reorders or hides the page", async () => {
+    const mine = await signIn(admin);
+    const pages = [
+      `/users/${bob.id}`,
+      `/users?q=${encodeURIComponent(bob.username)}`,
+      "/",
+      "/wallets",
+      `/users/${bob.id}/reverse/${txn}`,
+    ];
+    for (const path of pages) {
+      const page = await request(path, { cookie: mine });
+      expect(page.status, path).toBe(200);
+      expect(page.html.match(HIDDEN), path).toBeNull();
+    }
+    const user = (await request(`/users/${bob.id}`, { cookie: mine })).html;
+    // Drawn as sent, the override would show the title as "bob…(7 resu)" and $12.50 as "05.21$".
+    expect(user).toContain(
+      `<h1>${bob.username.replace("\u202e", "\\u202e").replace("\u200b", "\\u200b")} (user ${bob.id})</h1>`,
+    );
+    expect(user).toContain('<td class="num">\\u202e$12.50</td>');
+    expect(user).toContain("paid\\u2068 in full");
+    // The stored text itself is unchanged: only its drawing.
+    const stored = await env.DB.prepare("SELECT username FROM users WHERE id = ?")
+      .bind(bob.id)
+      .first<{ username: string }>();
+    expect(stored!.username).toBe(bob.username);
   });
 });

@@ -5,6 +5,7 @@
 import { type Context, Hono } from "hono";
 import { limitBody, MAX_BODY_BYTES } from "../http/body-limit";
 import { onError } from "../http/errors";
+import { showHidden } from "../wallet/wallets";
 import { appContext } from "./api";
 import { apiKeysScreen } from "./api-keys";
 import { CSS, ICON, JS } from "./assets";
@@ -36,6 +37,15 @@ export function consoleRoutes() {
     c.header("X-Frame-Options", "DENY");
   });
   app.use(consoleBoundary);
+  // Stored text a page draws (a username, a wallet's name or symbol, a note: from the API or a
+  // WordPress import) shows its control, bidirectional and invisible characters as their codes:
+  // a right-to-left override in a symbol would draw ₦12.50 as 05.21₦, one in a username would
+  // reverse the rest of its line. The console's own words hold none, so its whole page is read.
+  app.use(async (c, next) => {
+    await next();
+    if (c.res.headers.get("Content-Type")?.startsWith("text/html"))
+      c.res = new Response(showHidden(await c.res.text()), c.res);
+  });
   // The API's body limit, after the origin check (a foreign form is refused before it is read) and
   // answered as a page of the console's, with its headers.
   app.use(limitBody<ConsoleEnv>(MAX_BODY_BYTES, tooLarge));

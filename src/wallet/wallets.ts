@@ -59,6 +59,18 @@ const HIDDEN = new RegExp(
 /** Whether a wallet's name or symbol holds a character that could change how the rest reads. */
 export const holdsHidden = (text: string) => HIDDEN.test(text);
 
+/** The same characters but tabs and line breaks, which lay out a mail's text: every one, to show. */
+const SHOWN_AS_CODE = new RegExp(String.raw`[${HIDDEN.source}--[\t\n\r]]`, "gv");
+
+/**
+ * Stored text drawn for a person (the console's pages) with each such character written as its
+ * code, `\u202e`: text the service did not write itself (a WordPress import's usernames, wallet
+ * names and symbols; notes) then neither reorders nor hides what is drawn beside it, and what it
+ * holds is seen.
+ */
+export const showHidden = (text: string) =>
+  text.replace(SHOWN_AS_CODE, (c) => `\\u${c.codePointAt(0)!.toString(16).padStart(4, "0")}`);
+
 /** Why a decoded wallet breaks a rule, by field; each dialect words these itself. */
 export type WalletRuleBreak =
   | { field: "id"; rule: "shape" | "reserved" }
