@@ -47,15 +47,17 @@ export function consoleOf(app = testApp()) {
 }
 
 export const NOTICE = "wallet_admin_notice";
-/** The notice cookie a redirect set (`name=value; attributes`), if any. */
+/** The notice cookie a redirect set (`name=value; attributes`; on https `__Host-name`), if any. */
 export const noticeCookie = (res: { headers: Headers }) =>
-  res.headers.getSetCookie().find((c) => c.startsWith(`${NOTICE}=`));
+  res.headers
+    .getSetCookie()
+    .find((c) => c.startsWith(`${NOTICE}=`) || c.startsWith(`__Host-${NOTICE}=`));
 
 /** The notice a console redirect left for the next page to show (`ok:…`, `error:…`), or "". */
 export function noticeLeft(res: { headers: Headers }) {
   const set = noticeCookie(res);
   if (!set) return "";
-  const signed = decodeURIComponent(set.slice(NOTICE.length + 1, set.indexOf(";")));
+  const signed = decodeURIComponent(set.slice(set.indexOf("=") + 1, set.indexOf(";")));
   // The value without its signature: [kind, the page it is for, text].
   const [kind, , text] = JSON.parse(signed.slice(0, signed.lastIndexOf("."))) as string[];
   return `${kind}:${text}`;

@@ -123,6 +123,54 @@ describe("signing in", () => {
     expect(await tableCounts()).toEqual(before);
   });
 
+  it("names its cookies __Host- on https: one that a page elsewhere on the site sets for this host shadows none", async () => {
+    const at = (path: string, init: RequestInit = {}) =>
+      app.request(
+        `https://wallet.example/wallet-admin${path}`,
+        { ...init, redirect: "manual" },
+        env,
+      );
+    const signedIn = await at("/sign-in", {
+      method: "POST",
+      body: form({ email: admin.email, password: PASSWORD }),
+    });
+    // A name a browser takes only from this very host over https, for the whole host: no sibling
+    // subdomain and no other port can set a cookie of that name.
+    const set = signedIn.headers.get("set-cookie")!;
+    expect(set).toMatch(
+      /^__Host-wallet_admin=[^;]+; Max-Age=3600; Path=\/; HttpOnly; Secure; SameSite=Strict$/,
+    );
+    const session = set.split(";")[0]!;
+    // What such a page can set: the plain name on a longer path, which a browser sends first. Read
+    // as the session, garbage signed the operator out on every page, again after each sign-in, and
+    // another administrator's console token put the operator in that account.
+    const intruder = await makeAdmin();
+    const { token } = await signedToken(intruder, { audience: CONSOLE_AUDIENCE });
+    for (const tossed of ["wallet_admin=tossed", `wallet_admin=${token}`]) {
+      const page = await at("/users", { headers: { Cookie: `${tossed}; ${session}` } });
+      expect(page.status, tossed).toBe(200);
+      expect(await page.text()).toContain(`<span class="muted">${admin.username} </span>`);
+    }
+    // Sign-out deletes that cookie, and its notice rides under the prefix too.
+    const csrf = hidden(
+      await (await at("/users", { headers: { Cookie: session } })).text(),
+      "_csrf",
+    );
+    const out = await at("/sign-out", {
+      method: "POST",
+      headers: { Cookie: session },
+      body: form({ _csrf: csrf }),
+    });
+    expect(out.status).toBe(303);
+    const cookies = out.headers.getSetCookie();
+    expect(cookies).toContain(
+      "__Host-wallet_admin=; Max-Age=0; Path=/; HttpOnly; Secure; SameSite=Strict",
+    );
+    expect(cookies.find((c) => c.startsWith(`__Host-${NOTICE}=`))).toMatch(
+      /; Max-Age=60; Path=\/; HttpOnly; Secure; SameSite=Strict$/,
+    );
+  });
+
   it("is linked from / and from the discovery index", async () => {
     for (const path of ["http://localhost/", "http://localhost/wp-json/"]) {
       const res = await app.request(path, {}, env);
@@ -380,26 +428,22 @@ describe("notices", () => {
     text: string,
     secret = env.JWT_SECRET,
     refused?: { form: string; fields: Record<string, string> },
+    origin = "http://localhost",
   ) => {
     const app = new Hono();
     app.get("/", (c) => back(c as never, "/wallet-admin/users", { kind: "error", text, refused }));
-    return app.request("https://wallet.example.test/", {}, { ...env, JWT_SECRET: secret });
+    return app.request(`${origin}/`, {}, { ...env, JWT_SECRET: secret });
   };
 
   it("ride in a signed cookie of the console's own for a minute, at most 300 characters", async () => {
-    const res = await leave("€".repeat(999));
+    const res = await leave("€".repeat(999), env.JWT_SECRET, undefined, "https://wallet.example");
     expect(res.status).toBe(303);
     expect(noticeLeft(res)).toBe(`error:${"€".repeat(299)}…`);
     const set = noticeCookie(res)!;
     expect(set.length).toBeLessThan(4096); // a browser's cookie
-    for (const attribute of [
-      "Max-Age=60",
-      "Path=/wallet-admin",
-      "HttpOnly",
-      "Secure",
-      "SameSite=Strict",
-    ])
-      expect(set).toContain(attribute);
+    expect(set).toMatch(
+      /^__Host-wallet_admin_notice=[^;]+; Max-Age=60; Path=\/; HttpOnly; Secure; SameSite=Strict$/,
+    );
   });
 
   it("carry a refused form's fields while the cookie holds them: without a long note, else none", async () => {

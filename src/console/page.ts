@@ -1,12 +1,12 @@
 // What every console screen shares: the wallets, form fields, notices carried across a redirect,
 // and the page's constants.
 import type { Context } from "hono";
-import { deleteCookie, getCookie, getSignedCookie, setCookie, setSignedCookie } from "hono/cookie";
+import { getSignedCookie, setCookie, setSignedCookie } from "hono/cookie";
 import { seal, unseal } from "../auth/sealed";
 import { jwtSecret } from "../http/auth";
 import type { WalletDisplay } from "../ledger/money";
 import type { ConsoleEnv, Fields } from "./env";
-import { BASE, cookieOptions } from "./session";
+import { cookieOptions, cookiePrefix, dropCookie, readCookie } from "./session";
 import type { Notice } from "./views";
 
 export type Wallet = WalletDisplay & { id: string; name: string };
@@ -66,12 +66,12 @@ export async function back(c: Context<ConsoleEnv>, to: string, notice: NonNullab
  * stays for it; one this service did not sign is dropped.
  */
 export async function noticeOf(c: Context<ConsoleEnv>): Promise<Notice> {
-  if (getCookie(c, NOTICE_COOKIE) === undefined) return undefined;
-  const left = await getSignedCookie(c, jwtSecret(c), NOTICE_COOKIE);
+  if (readCookie(c, NOTICE_COOKIE) === undefined) return undefined;
+  const left = await getSignedCookie(c, jwtSecret(c), NOTICE_COOKIE, cookiePrefix(c));
   const notice = typeof left === "string" ? jsonOrNull(left) : null;
   const [kind, page, text, refused] = Array.isArray(notice) ? notice : [];
   if (page !== undefined && page !== c.req.path) return undefined;
-  deleteCookie(c, NOTICE_COOKIE, { path: BASE });
+  dropCookie(c, NOTICE_COOKIE);
   if ((kind !== "ok" && kind !== "error") || typeof text !== "string") return undefined;
   return refused ? { kind, text, refused } : { kind, text };
 }
@@ -111,9 +111,9 @@ export async function secretOf(
   c: Context<ConsoleEnv>,
 ): Promise<Record<string, string> | undefined> {
   const name = secretCookie(c.req.path);
-  const sealed = getCookie(c, name);
+  const sealed = readCookie(c, name);
   if (sealed === undefined) return undefined;
-  deleteCookie(c, name, { path: BASE });
+  dropCookie(c, name);
   const opened = await unseal(sealed, jwtSecret(c), SECRET_PURPOSE);
   return opened === null ? undefined : (JSON.parse(opened) as Record<string, string>);
 }

@@ -1,7 +1,7 @@
 // The console's session: a console token (audience `wallet-console`, its own row in `sessions`) in a
-// cookie (HttpOnly, SameSite=Strict, Secure except on a local http address), and a CSRF token derived
-// from it for every form. An API token in the cookie is no session; a console token is no API
-// credential (docs/security.md#sessions).
+// cookie (HttpOnly, SameSite=Strict, `__Host-` and Secure except on a local http address), and a
+// CSRF token derived from it for every form. An API token in the cookie is no session; a console
+// token is no API credential (docs/security.md#sessions).
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { CONSOLE_AUDIENCE, TOKEN_LIFETIME_S } from "../auth/tokens";
@@ -14,25 +14,45 @@ const COOKIE = "wallet_admin";
 
 const isLocalHttp = (url: string) => /^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:|\/|$)/.test(url);
 
-/** Every console cookie's attributes: its own path, HttpOnly, SameSite=Strict, Secure. */
+/**
+ * Every console cookie's name prefix: `__Host-` wherever the cookie is Secure. A browser takes a
+ * cookie of that name only from this very host (Path=/, no Domain), where a page on a sibling
+ * subdomain or another port may set one of the plain name for it, on a longer path, which the
+ * browser then sends first: read as the session, it signed the operator out on every page (again
+ * after each sign-in), or signed them in as whoever's token it held. A local http address cannot
+ * have Secure cookies in every browser, so it keeps the plain name, under /wallet-admin.
+ */
+export const cookiePrefix = (c: Context<ConsoleEnv>) =>
+  isLocalHttp(c.req.url) ? undefined : "host";
+
+/** Every console cookie's attributes: HttpOnly, SameSite=Strict, and Secure under cookiePrefix. */
 export const cookieOptions = (c: Context<ConsoleEnv>, maxAge: number) =>
   ({
     path: BASE,
     httpOnly: true,
     sameSite: "Strict",
-    secure: !isLocalHttp(c.req.url),
+    secure: cookiePrefix(c) !== undefined,
+    prefix: cookiePrefix(c),
     maxAge,
   }) as const;
+
+/** The value of the console's cookie `name`, under its prefix. */
+export const readCookie = (c: Context<ConsoleEnv>, name: string) =>
+  getCookie(c, name, cookiePrefix(c));
+
+/** Deletes the console's cookie `name` (the attributes it was set with). */
+export const dropCookie = (c: Context<ConsoleEnv>, name: string) =>
+  deleteCookie(c, name, cookieOptions(c, 0));
 
 export function startSession(c: Context<ConsoleEnv>, token: string) {
   setCookie(c, COOKIE, token, cookieOptions(c, TOKEN_LIFETIME_S));
 }
 
-export const endSession = (c: Context<ConsoleEnv>) => deleteCookie(c, COOKIE, { path: BASE });
+export const endSession = (c: Context<ConsoleEnv>) => dropCookie(c, COOKIE);
 
 /** The signed-in operator, or null: a console token this service issued, its session live. */
 export async function readSession(c: Context<ConsoleEnv>): Promise<Session | null> {
-  const token = getCookie(c, COOKIE);
+  const token = readCookie(c, COOKIE);
   if (!token) return null;
   const principal = await sessionPrincipal(
     c.var.db,
