@@ -521,6 +521,17 @@ describe("moving money", () => {
     return newestEntryOf(bob.id);
   };
 
+  it("names the user a transfer went to, as the ledger read the id typed", async () => {
+    // Nothing else on the sender's page says who received it: a mistyped id would go unseen.
+    const res = await sendForm(await userPage(), `/users/${alice.id}/transfer`, {
+      amount: "0.10",
+      to_user_id: ` 0${bob.id}`,
+    });
+    expect(noticeLeft(res)).toBe(
+      `ok:Transfer Action Completed: 0.10 ${wallet} to ${bob.username} (user ${bob.id}).`,
+    );
+  });
+
   it("names an unknown user to transfer to in its own words, and writes nothing", async () => {
     const before = await tableCounts();
     const res = await sendForm(await userPage(), `/users/${alice.id}/transfer`, {

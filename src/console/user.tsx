@@ -390,17 +390,25 @@ const move = (action: Move) =>
     withIds(["id"], async (c, { id }) => {
       const { form } = c.var;
       let movement: Movement | undefined;
-      const moved = await attemptMoney<unknown>(c, async () => {
+      const moved = await attemptMoney(c, async () => {
         await spendMoneyShare(c.var.service);
         movement = moveOf(action, id.id, form);
         return moveWith(c, action, movement);
       });
       const to = `${BASE}/users/${id.ref}`;
-      if (moved.ok)
+      if (moved.ok) {
+        const what = `${field(form, "amount")} ${field(form, "wallet_id")}`;
+        // Whom a transfer went to, as the ledger read the id typed: the sender's page shows no
+        // recipient anywhere else, so a mistyped one would go unseen.
+        const { value } = moved;
         return back(c, to, {
           kind: "ok",
-          text: `${action === "transfer" ? "Transfer Action Completed" : "Transaction Completed"}: ${field(form, "amount")} ${field(form, "wallet_id")}.`,
+          text:
+            "toUsername" in value
+              ? `Transfer Action Completed: ${what} to ${value.toUsername} (user ${value.toUserId}).`
+              : `Transaction Completed: ${what}.`,
         });
+      }
       // The same form sent twice (a double click, a retried submit): the first one moved the money.
       // Only an entry this very form would have written says so; a key a hold, a batch or another
       // movement holds is refused in words, since this form moved nothing. A busy database while

@@ -137,7 +137,7 @@ export async function transfer(ctx: ServiceContext, input: TransferInput) {
   );
   if (!result.created) throw exists(result);
   const [debitId, creditId] = result.ids as [number, number];
-  return { debitId, creditId, fromUserId: from.id, toUserId: to.id };
+  return { debitId, creditId, fromUserId: from.id, toUserId: to.id, toUsername: to.username };
 }
 
 /**
