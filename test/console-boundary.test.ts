@@ -293,6 +293,34 @@ describe("state-changing console requests come from the console's own origin", (
   });
 });
 
+describe("the console over plain http", () => {
+  it("redirects every address but a local one to https before anything is read: no sign-in form over http", async () => {
+    const app = testApp();
+    const at = (url: string, init: RequestInit = {}) =>
+      app.request(url, { ...init, redirect: "manual" }, env);
+    const page = await at("http://wallet.example/wallet-admin/users?q=a%20b");
+    expect(page.status).toBe(308);
+    expect(page.headers.get("location")).toBe("https://wallet.example/wallet-admin/users?q=a%20b");
+    // Served over http, the sign-in form would send the password in clear, and the Secure cookie
+    // it answered would be dropped by the browser: the operator, never signed in, would try again.
+    const before = await tableCounts();
+    const signIn = await at("http://wallet.example/wallet-admin/sign-in", {
+      method: "POST",
+      body: form({ email: admin.email, password: PASSWORD }),
+    });
+    expect(signIn.status).toBe(308);
+    expect(signIn.headers.get("location")).toBe("https://wallet.example/wallet-admin/sign-in");
+    expect(signIn.headers.get("set-cookie")).toBeNull();
+    expect(await tableCounts()).toEqual(before);
+    for (const header of ["content-security-policy", "x-frame-options", "cache-control"])
+      expect(signIn.headers.get(header), header).not.toBeNull();
+    // A local address keeps plain http (npm run dev), and the API is not the console's to move.
+    for (const local of ["http://localhost", "http://127.0.0.1:8787", "http://[::1]:8787"])
+      expect((await at(`${local}/wallet-admin/sign-in`)).status, local).toBe(200);
+    expect((await at("http://wallet.example/health")).status).toBe(200);
+  });
+});
+
 describe("console pages are isolated from other origins", () => {
   it("sends COOP and CORP same-origin, X-Frame-Options DENY and frame-ancestors 'none' on pages, assets and refusals", async () => {
     const answers = [

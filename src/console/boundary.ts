@@ -4,7 +4,7 @@
 // other origins' windows and loads.
 import type { Context, MiddlewareHandler } from "hono";
 import type { ConsoleEnv } from "./env";
-import { BASE } from "./session";
+import { BASE, isLocalHttp } from "./session";
 
 /** The console's paths: `/wallet-admin` and everything under it. */
 export const insideConsole = (path: string) => path === BASE || path.startsWith(`${BASE}/`);
@@ -30,13 +30,24 @@ function requestSource(c: Context<ConsoleEnv>): "own" | "foreign" | "unstated" {
 
 const SAFE_METHODS = new Set(["GET", "HEAD"]);
 
+/** The address over https, where the console's address is plain http but a local one. */
+function overHttps(url: string) {
+  if (!url.startsWith("http:") || isLocalHttp(url)) return undefined;
+  return `https:${url.slice("http:".length)}`;
+}
+
 /**
- * Refuses a state-changing request from another origin before anything is read or written (the
- * CSRF token is checked after this), and isolates every console answer: no other origin's window
- * keeps a handle on it (COOP) and no other origin may load it (CORP).
+ * Sends a request over plain http (but on a local address) to https before anything is read: a
+ * sign-in form served over http would send the password in clear, and the browser would drop the
+ * Secure cookie it answered, so the operator, never signed in, would send it again. Refuses a
+ * state-changing request from another origin before anything is read or written (the CSRF token
+ * is checked after this). Isolates every console answer: no other origin's window keeps a handle
+ * on it (COOP) and no other origin may load it (CORP).
  */
 export const consoleBoundary: MiddlewareHandler<ConsoleEnv> = async (c, next) => {
-  if (!SAFE_METHODS.has(c.req.method) && requestSource(c) === "foreign")
+  const secure = overHttps(c.req.url);
+  if (secure) c.res = c.redirect(secure, 308);
+  else if (!SAFE_METHODS.has(c.req.method) && requestSource(c) === "foreign")
     c.res = c.text("Forbidden: this request did not come from the console's own pages.", 403);
   else await next();
   c.header("Cross-Origin-Opener-Policy", "same-origin");

@@ -12,7 +12,9 @@ import type { ConsoleEnv, Session } from "./env";
 export const BASE = "/wallet-admin";
 const COOKIE = "wallet_admin";
 
-const isLocalHttp = (url: string) => /^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:|\/|$)/.test(url);
+/** Whether `url` is plain http on this machine (127.0.0.1, localhost, [::1]): `npm run dev`. */
+export const isLocalHttp = (url: string) =>
+  /^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:|\/|$)/.test(url);
 
 /**
  * Every console cookie's name prefix: `__Host-` wherever the cookie is Secure. A browser takes a
