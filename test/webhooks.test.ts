@@ -94,6 +94,13 @@ describe("POST /webhooks", () => {
   it.each([
     ["ftp://hooks.example.com/x", "url must start with https://"],
     ["http://hooks.example.com/x", "url must start with https://"],
+    // Schemes without a host are judged by their scheme, not by the host they lack.
+    ...[
+      "javascript:alert(1)",
+      "mailto:ops@example.com",
+      "data:text/plain,hi",
+      "file:///etc/passwd",
+    ].map((url) => [url, "url must start with https://"]),
     ["hooks.example.com/x", "url must be an absolute URL without a #fragment"],
     ["https://hooks.example.com/x#frag", "url must be an absolute URL without a #fragment"],
     ["https://hooks.example.com/x#", "url must be an absolute URL without a #fragment"],

@@ -99,6 +99,8 @@ export function endpointUrlProblem(text: string, allowLocal: boolean): UrlRule |
   } catch {
     return "shape";
   }
+  // Only web URLs: a scheme without a host (mailto:, data:, javascript:) is named as what it is.
+  if (url.protocol !== "https:" && url.protocol !== "http:") return "scheme";
   // Any "#" starts a fragment, an empty one too (`url.hash` is "" for "…/x#").
   if (text.includes("#")) return "shape";
   // The length is the stored one: the parser percent-encodes and punycodes ("ü" can become 6).
@@ -110,8 +112,7 @@ export function endpointUrlProblem(text: string, allowLocal: boolean): UrlRule |
   if (url.port === "0") return "port"; // reaches nothing
   if (url.username !== "" || url.password !== "") return "credentials";
   const host = url.hostname.toLowerCase().replace(/^\[|\]$/g, "");
-  if (allowLocal && isLoopback(host))
-    return url.protocol === "https:" || url.protocol === "http:" ? null : "scheme";
+  if (allowLocal && isLoopback(host)) return null;
   if (url.protocol !== "https:") return "scheme";
   const v4 = v4Number(host);
   if (v4 !== null) return privateV4(v4) ? "private-host" : null;
