@@ -10,6 +10,7 @@ import {
   makeUser,
   makeWallet,
   PASSWORD,
+  subscribeWebhook,
   type TestUser,
   testApp,
 } from "./helpers";
@@ -95,6 +96,17 @@ describe("one console click, one request", () => {
       if (i % 10 === 0) await credit(admin, { user_id: holder.id, wallet_id: more, amount: 2 });
     }
     await statements(); // the isolate learns the new wallets (db/isolate-cache.ts)
+    expect(await statements()).toBe(before);
+  });
+
+  it("the webhooks page reads as many D1 statements with 12 more endpoints", async () => {
+    // Each endpoint's newest deliveries: read per endpoint, the page would pass the 1,000 queries
+    // a Worker invocation may make at 500 endpoints.
+    const statements = async () =>
+      (await logged(() => request("/webhooks", { cookie })))[0]!.d1_statements;
+    await subscribeWebhook(admin);
+    const before = await statements();
+    for (let i = 0; i < 12; i++) await subscribeWebhook(admin);
     expect(await statements()).toBe(before);
   });
 

@@ -130,6 +130,51 @@ describe("the console's webhooks screen", () => {
     );
   });
 
+  it("shows each endpoint its own 10 newest deliveries, newest first", async () => {
+    const subscribe = async (path: string) =>
+      (
+        await call("POST", "/webhooks", {
+          auth: admin.bearer,
+          body: { url: `https://hooks.example.com/${path}`, events: "transaction.created" },
+        })
+      ).body.data;
+    const [busy, quiet] = [await subscribe("busy"), await subscribe("quiet")];
+    const user = await makeUser();
+    const wallet = await makeWallet(admin);
+    for (let i = 0; i < 12; i++)
+      await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
+    const events = (
+      await call("GET", "/events", {
+        auth: admin.bearer,
+        query: { after: busy.last_event_id, types: "transaction.created" },
+      })
+    ).body.data as { id: number }[];
+    expect(events).toHaveLength(12);
+    const resend = (hook: { id: number }, eventId: number) =>
+      call("POST", `/webhooks/${hook.id}/resend`, {
+        auth: admin.bearer,
+        app,
+        body: { event_id: eventId },
+      });
+    for (const e of events) await resend(busy, e.id);
+    await resend(quiet, events[0]!.id);
+    const html = (await request("/webhooks", { cookie })).html;
+    const resent = (hook: { id: number }) =>
+      [
+        ...html
+          .split("<section>")
+          .find((part) => part.includes(`Webhook ${hook.id}: `))!
+          .matchAll(/Resend event (\d+)/g),
+      ].map((m) => Number(m[1]));
+    expect(resent(busy)).toEqual(
+      events
+        .slice(2)
+        .map((e) => e.id)
+        .reverse(),
+    );
+    expect(resent(quiet)).toEqual([events[0]!.id]);
+  });
+
   it("sends a test from its button and refuses a button without the form's CSRF token", async () => {
     const hook = (
       await call("POST", "/webhooks", {

@@ -8,11 +8,10 @@ import { ResendParams, WebhookParams } from "../http/inputs";
 import { parseFields } from "../http/validation";
 import {
   createEndpoint,
-  listWebhooks,
-  recentDeliveries,
   removeEndpoint,
   resendEvent,
   testEndpoint,
+  webhooksWithDeliveries,
 } from "../wallet/webhooks";
 import { attempt, refusalText } from "./api";
 import type { ConsoleEnv } from "./env";
@@ -58,21 +57,9 @@ function Deliveries(props: { c: Context<ConsoleEnv>; hook: EndpointRow; rows: De
   );
 }
 
-/** Every endpoint and its newest deliveries. */
-async function loadWebhooks(c: Context<ConsoleEnv>) {
-  const hooks = await listWebhooks(c.var.service);
-  const logs = await Promise.all(
-    hooks.map(
-      async (h) =>
-        (await recentDeliveries(c.var.service, { id: h.id, ref: String(h.id) }, SHOWN)).rows,
-    ),
-  );
-  return { hooks, logs };
-}
-
 const webhooksPage = async (c: Context<ConsoleEnv>, notice?: Notice) => {
   const secret = (await secretOf(c))?.secret;
-  const { hooks, logs } = await loadWebhooks(c);
+  const hooks = await webhooksWithDeliveries(c.var.service, SHOWN);
   return c.html(
     <Page
       title="Webhooks"
@@ -92,7 +79,7 @@ const webhooksPage = async (c: Context<ConsoleEnv>, notice?: Notice) => {
         </section>
       )}
       {hooks.length === 0 && <p>No webhooks yet.</p>}
-      {hooks.map((h, i) => (
+      {hooks.map(({ hook: h, deliveries }) => (
         <section>
           <h2>{`Webhook ${h.id}: ${h.url}`}</h2>
           <p class="muted">
@@ -113,7 +100,7 @@ const webhooksPage = async (c: Context<ConsoleEnv>, notice?: Notice) => {
             )}
           </p>
           {h.description && <p>{h.description}</p>}
-          <Deliveries c={c} hook={h} rows={logs[i]!} />
+          <Deliveries c={c} hook={h} rows={deliveries} />
           <div class="forms">
             <PostButton
               session={c.var.session}

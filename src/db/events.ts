@@ -2,7 +2,8 @@
 // change they record (drizzle/0011_events.sql); here they are only read. An endpoint's delivery
 // state (cursor, attempts, back-off, lease) changes only through statements that name the lease
 // they hold, so two consumers never both advance one endpoint.
-import { and, asc, desc, eq, gt, inArray, lt, max, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, gte, inArray, lt, max, sql } from "drizzle-orm";
+import { alias } from "drizzle-orm/sqlite-core";
 import type { Db } from "./client";
 import { selectList } from "./insert-select";
 import { events, webhookDeliveries, webhookEndpoints } from "./schema";
@@ -257,6 +258,28 @@ export const releaseEndpoint = (db: Db, id: number, token: string) =>
         ELSE max(${webhookEndpoints.cursorEventId}, (SELECT coalesce(max(${events.id}), 0) FROM ${events})) END`,
     })
     .where(held(id, token));
+
+/**
+ * Every endpoint's newest `perEndpoint` deliveries, by endpoint and newest first, in one statement:
+ * per endpoint, an index range from its `perEndpoint`-th newest delivery (the console's screen reads
+ * them all at once; a statement per endpoint would pass a Worker invocation's 1,000 queries).
+ */
+export function newestDeliveriesOfEach(db: Db, perEndpoint: number) {
+  const newer = alias(webhookDeliveries, "newer");
+  const oldestShown = db
+    .select({ id: newer.id })
+    .from(newer)
+    .where(eq(newer.endpointId, webhookEndpoints.id))
+    .orderBy(desc(newer.id))
+    .limit(1)
+    .offset(perEndpoint - 1);
+  return db
+    .select({ delivery: webhookDeliveries })
+    .from(webhookEndpoints)
+    .innerJoin(webhookDeliveries, eq(webhookDeliveries.endpointId, webhookEndpoints.id))
+    .where(gte(webhookDeliveries.id, sql`coalesce((${oldestShown}), 0)`))
+    .orderBy(asc(webhookEndpoints.id), desc(webhookDeliveries.id));
+}
 
 /** An endpoint's newest deliveries, newest first. */
 export const listDeliveries = (db: Db, endpointId: number, limit: number) =>

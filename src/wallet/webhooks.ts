@@ -3,6 +3,7 @@
 // Delivery itself is the queue consumer's (events/pump.ts); a test or a resend is one signed POST
 // made here and recorded beside the consumer's attempts, leaving the endpoint's cursor alone.
 import {
+  type DeliveryRow,
   deleteEndpoint,
   type EndpointRow,
   findEndpoint,
@@ -11,6 +12,7 @@ import {
   insertEndpoint,
   listDeliveries,
   listEndpoints,
+  newestDeliveriesOfEach,
 } from "../db/events";
 import { postSigned } from "../events/deliver";
 import { endpointUrlProblem } from "../events/endpoint-url";
@@ -132,6 +134,19 @@ export async function resendEvent(ctx: ServiceContext, ref: IdRef, eventId: numb
   if (!event) throw new Refusal({ code: "event_not_found", eventId });
   const body = JSON.stringify(eventRecord(event, ctx.site()));
   return deliverNow(ctx, endpoint, "resend", { id: String(event.id), body, eventId: event.id });
+}
+
+/** Every endpoint with its newest deliveries (at most `shown` each), in two statements. */
+export async function webhooksWithDeliveries(ctx: ServiceContext, shown: number) {
+  requireAdmin(ctx, "read");
+  const [hooks, rows] = await Promise.all([
+    listEndpoints(ctx.db),
+    newestDeliveriesOfEach(ctx.db, Math.min(shown, WEBHOOK_LIMITS.deliveriesMax)),
+  ]);
+  const byEndpoint = new Map<number, DeliveryRow[]>();
+  for (const { delivery } of rows)
+    byEndpoint.set(delivery.endpointId, [...(byEndpoint.get(delivery.endpointId) ?? []), delivery]);
+  return hooks.map((hook) => ({ hook, deliveries: byEndpoint.get(hook.id) ?? [] }));
 }
 
 /** An endpoint's newest deliveries (at most `limit`), or a `webhook_not_found` refusal. */
