@@ -286,6 +286,25 @@ describe("POST /webhooks/{id}/test and /resend", () => {
     expect(log.body.data[0]).toStrictEqual(res.body.data);
   });
 
+  it("sends nothing once WEBHOOK_SECRET_KEY changed, and says so in the queue's words", async () => {
+    const admin = await makeAdmin();
+    const made = (
+      await subscribe(
+        admin,
+        {},
+        { vars: { WEBHOOK_SECRET_KEY: "an-earlier-key-of-at-least-32-chars" } },
+      )
+    ).body.data;
+    const { got, app } = receiver();
+    const res = await call("POST", `/webhooks/${made.id}/test`, { auth: admin.bearer, app });
+    expect(res.body.data).toMatchObject({
+      status: "failed",
+      http_status: null,
+      error: "the signing secret does not open with this WEBHOOK_SECRET_KEY",
+    });
+    expect(got).toHaveLength(0);
+  });
+
   it("resends an event with its own id as webhook-id and the feed's record as body", async () => {
     const { admin, user, wallet } = await makeAccount();
     const made = (await subscribe(admin)).body.data;

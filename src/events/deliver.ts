@@ -28,20 +28,26 @@ const signedHeaders = (secret: string, m: SignedMessage) => ({
   "webhook-signature": new Webhook(secret).sign(m.id, m.at, m.body),
 });
 
+/** A failed attempt that never connected. */
+const unsent = (error: string): Attempt => ({ ok: false, httpStatus: null, latencyMs: 0, error });
+
 /**
- * The POST, or a failed attempt without connecting when the URL breaks the rules as they stand now:
- * an endpoint made while WEBHOOK_ALLOW_LOCAL was true keeps its loopback URL after the flag is off.
+ * The POST, or a failed attempt without connecting when the URL breaks the rules as they stand now
+ * (an endpoint made while WEBHOOK_ALLOW_LOCAL was true keeps its loopback URL after the flag is
+ * off), or when there is no secret to sign with: its sealed copy did not open (null), as after
+ * WEBHOOK_SECRET_KEY changed.
  */
 export async function postSigned(
   outbound: Outbound,
   url: string,
-  secret: string,
+  secret: string | null,
   m: SignedMessage,
   allowLocal: boolean,
 ): Promise<Attempt> {
   const refused = endpointUrlProblem(url, allowLocal);
-  if (refused)
-    return { ok: false, httpStatus: null, latencyMs: 0, error: `url refused: ${refused}` };
+  if (refused) return unsent(`url refused: ${refused}`);
+  if (secret === null)
+    return unsent("the signing secret does not open with this WEBHOOK_SECRET_KEY");
   const startedMs = Date.now();
   try {
     const res = await outbound(url, {

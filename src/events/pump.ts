@@ -105,25 +105,17 @@ async function deliverOne(
   attempt: number,
 ): Promise<"advanced" | PumpResult> {
   const atMs = deps.nowMs();
-  const outcome =
-    secret === null
-      ? {
-          ok: false,
-          httpStatus: null,
-          latencyMs: 0,
-          error: "the signing secret does not open with this WEBHOOK_SECRET_KEY",
-        }
-      : await postSigned(
-          deps.outbound,
-          endpoint.url,
-          secret,
-          {
-            id: String(event.id),
-            body: JSON.stringify(eventRecord(event, deps.site)),
-            at: new Date(atMs),
-          },
-          deps.allowLocal,
-        );
+  const outcome = await postSigned(
+    deps.outbound,
+    endpoint.url,
+    secret,
+    {
+      id: String(event.id),
+      body: JSON.stringify(eventRecord(event, deps.site)),
+      at: new Date(atMs),
+    },
+    deps.allowLocal,
+  );
   const lease = { id: endpoint.id, token, untilMs: deps.nowMs() + LEASE_MS };
   const delivery = {
     endpointId: endpoint.id,

@@ -76,20 +76,13 @@ async function deliverNow(
   const { secretKey, outbound, allowLocal } = ctx.webhooks();
   const secret = await openSecret(endpoint.secretCipher, secretKey);
   const atMs = ctx.nowMs();
-  const outcome =
-    secret === null
-      ? { ok: false, httpStatus: null, latencyMs: 0, error: "the signing secret does not open" }
-      : await postSigned(
-          outbound,
-          endpoint.url,
-          secret,
-          {
-            id: message.id,
-            body: message.body,
-            at: new Date(atMs),
-          },
-          allowLocal,
-        );
+  const outcome = await postSigned(
+    outbound,
+    endpoint.url,
+    secret,
+    { id: message.id, body: message.body, at: new Date(atMs) },
+    allowLocal,
+  );
   const delivery = {
     endpointId: endpoint.id,
     eventId: message.eventId,
