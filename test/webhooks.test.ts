@@ -162,6 +162,9 @@ describe("POST /webhooks", () => {
       "url must not point at a private, loopback or link-local address",
     ],
     ["https://intranet/x", "url must name a public host"],
+    // A name with the root's dot is refused whole, so no local name passes in that spelling.
+    ["https://localhost./x", "url must name a public host"],
+    ["https://hooks.example.com./x", "url must name a public host"],
   ])("refuses %s with 400 and writes nothing", async (url, text) => {
     const admin = await makeAdmin();
     const before = await env.DB.prepare("SELECT count(*) AS n FROM webhook_endpoints").first();
