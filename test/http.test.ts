@@ -295,6 +295,15 @@ describe("request bodies", () => {
         `${head}u\\ud800"}`,
         "body holds text that is not valid Unicode (a lone surrogate escape)",
       ],
+      // In a key, which json_decode refuses as it refuses a value, whichever way the body is read
+      // (a number a double cannot hold takes the other reader).
+      ...[`${head}k","\\ud800":1}`, `${head}k","n":0.10000000000000001,"\\udc00":1}`].map(
+        (body): [string, string, string] => [
+          `a key: ${body}`,
+          body,
+          "body holds text that is not valid Unicode (a lone surrogate escape)",
+        ],
+      ),
     ];
     for (const [what, body, text] of bodies) {
       const headers = { "Content-Type": "application/json" };

@@ -21,16 +21,25 @@ export class InvalidJsonError extends Error {}
 export type Params = Record<string, unknown>;
 
 /**
- * JSON numbers a double cannot hold exactly (1.00000000000000001, 12345678901234567890) are passed
- * on as their decimal text, so money is read from what the client wrote, never from a rounded float.
- * Strings must be well-formed Unicode: a lone surrogate escape (`"\ud800"`) would reach D1 as U+FFFD.
+ * A JSON string, value or key, must be well-formed Unicode: a lone surrogate escape (`"\ud800"`)
+ * would reach D1 as U+FFFD, and json_decode refuses the whole body for it, wherever it stands.
  */
-function exactValues(_key: string, value: unknown, context?: { source?: string }) {
-  if (typeof value === "string" && !value.isWellFormed())
+function checkText(text: string) {
+  if (!text.isWellFormed())
     throw new MalformedRequest(
       "body",
       "body holds text that is not valid Unicode (a lone surrogate escape)",
     );
+}
+
+/**
+ * JSON numbers a double cannot hold exactly (1.00000000000000001, 12345678901234567890) are passed
+ * on as their decimal text, so money is read from what the client wrote, never from a rounded float.
+ * Keys and strings go through checkText.
+ */
+function exactValues(key: string, value: unknown, context?: { source?: string }) {
+  checkText(key);
+  if (typeof value === "string") checkText(value);
   if (typeof value !== "number" || context?.source === undefined) return value;
   const written = plainDecimal(context.source);
   if (written === null) return context.source;
@@ -58,12 +67,15 @@ function numbersExact(text: string) {
   return true;
 }
 
-/** `exactValues`'s check of every string value (keys are not values: the reviver skips them too). */
+/** `exactValues`'s check of every string, keys included. */
 function checkStrings(value: unknown) {
-  if (typeof value === "string") exactValues("", value);
+  if (typeof value === "string") checkText(value);
   else if (Array.isArray(value)) for (const item of value) checkStrings(item);
   else if (value !== null && typeof value === "object")
-    for (const item of Object.values(value)) checkStrings(item);
+    for (const [key, item] of Object.entries(value)) {
+      checkText(key);
+      checkStrings(item);
+    }
 }
 
 /**
