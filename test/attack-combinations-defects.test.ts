@@ -214,7 +214,8 @@ describe("a hold captured between a refusal and its naming", () => {
     });
     // Only the capture was written.
     expect((await tableCounts()).transactions).toBe(before.transactions! + 1);
-    // Before the fix: operations[0], replayed against 6 (after the capture) less the 4 held.
+    // The capture counted twice (held, and gone through its DEBIT) would name operations[0]: 6
+    // after the capture less the 4 held.
     expect(res.body).toEqual({
       status_code: 400,
       status: false,
@@ -250,7 +251,7 @@ describe("a hold captured between a refusal and its naming", () => {
       auth: key,
       d1: capturedAfterRefusal(holdId),
     });
-    // Before the fix: the leg of 2, replayed against 4 (after the capture) less the 8 held.
+    // The capture counted twice would name the leg of 2: 4 after the capture less the 8 held.
     expect(res.body).toEqual({
       status_code: 400,
       status: false,
@@ -280,8 +281,9 @@ describe("a hold captured between a refusal and its naming", () => {
           amount_to_transfer: "5",
         },
       });
-      // Before the fix: "mature wallet - [₦-6.00]" (all captured) or "[₦-1.00]" (3 captured): the
-      // balance after the capture less the hold it had captured, a figure the sender never had.
+      // The capture counted twice would say "mature wallet - [₦-6.00]" (all captured) or
+      // "[₦-1.00]" (3 captured): the balance after the capture less the hold it captured, a figure
+      // the sender never had.
       expect(res.body).toEqual({
         status_code: 400,
         status: false,

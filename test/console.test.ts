@@ -810,7 +810,7 @@ describe("moving money", () => {
     };
     const send = (id: number) =>
       request(`/users/${bob.id}/reverse/${id}`, { method: "POST", cookie, body: form(fields) });
-    // Before the fix the second said "Reversal refused. Transaction already exists".
+    // The second finds its key taken by the first's reversal: that is done, not refused.
     const notices = (await Promise.all([send(txn), send(txn)])).map(noticeLeft).sort();
     expect(notices).toEqual([
       `ok:Already done: this form was sent before, and transaction ${txn} was reversed once.`,
