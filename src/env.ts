@@ -15,11 +15,6 @@ type Variables = {
   streamedBody?: ArrayBuffer;
   /** The query's `rest_route` text, when it named the route (http/wp-core.ts queryRoute). */
   queryRoute?: string;
-  /**
-   * Set by the plugin's dialect (compat/index.ts): a JSON body json_decode refuses for what its text
-   * holds is WordPress's rest_invalid_json there, as any body it refuses (http/params.ts).
-   */
-  jsonAsWordPress?: true;
   principal: Principal;
   requestId: string;
   /** The clock, injectable so tests can pin dates. */

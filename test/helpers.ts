@@ -26,6 +26,13 @@ export const NO_ROUTE = {
   data: { status: 404 },
 };
 
+/** WordPress's answer to a body that claims JSON but does not parse (json_decode refuses it). */
+export const INVALID_JSON = {
+  code: "rest_invalid_json",
+  message: "Invalid JSON body passed.",
+  data: { status: 400 },
+};
+
 /** wallet/v1's answer to a caller whose role or scope does not allow the request (contract section 2). */
 export const FORBIDDEN = {
   status_code: 403,

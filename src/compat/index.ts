@@ -70,8 +70,6 @@ export const compatRoutes = new Hono<AppEnv>({ strict: false })
   .use(async (c, next) => {
     const namespace = compatNamespace(c.env);
     if (namespace === null || c.req.param("ns") !== namespace) return c.notFound();
-    // A JSON body json_decode refuses is rest_invalid_json here, whatever it holds.
-    c.set("jsonAsWordPress", true);
     await next();
   })
   .route("/", mountRoutes([indexRoute, ...COMPAT_ROUTES]));

@@ -25,11 +25,7 @@ export type Params = Record<string, unknown>;
  * would reach D1 as U+FFFD, and json_decode refuses the whole body for it, wherever it stands.
  */
 function checkText(text: string) {
-  if (!text.isWellFormed())
-    throw new MalformedRequest(
-      "body",
-      "body holds text that is not valid Unicode (a lone surrogate escape)",
-    );
+  if (!text.isWellFormed()) throw new InvalidJsonError();
 }
 
 /**
@@ -93,21 +89,16 @@ export function parseJsonBody(text: string): unknown {
 }
 
 /**
- * A JSON body's parameters. json_decode also refuses a body for what its text holds (invalid UTF-8,
- * a lone surrogate escape): wallet/v1 names the part it will not read (MalformedRequest), and with
- * `asWordPress` (the plugin's dialect) it is WordPress's answer to any body json_decode refuses.
- * The service's own limits (checkJsonShape) are named in either.
+ * A JSON body's parameters. A body json_decode refuses, for its syntax or for what its text holds
+ * (invalid UTF-8, a lone surrogate escape), is WordPress's rest_invalid_json; the service's own
+ * limits (checkJsonShape) are named.
  */
-function fromJson(bytes: ArrayBuffer | Uint8Array, asWordPress: boolean): Params {
-  const refuse = (err: unknown): never => {
-    if (err instanceof MalformedRequest && !asWordPress) throw err;
-    throw new InvalidJsonError();
-  };
+function fromJson(bytes: ArrayBuffer | Uint8Array): Params {
   let text: string;
   try {
     text = decodeUtf8(bytes, "body");
-  } catch (err) {
-    return refuse(err);
+  } catch {
+    throw new InvalidJsonError();
   }
   // WordPress reads an empty body as none, and any other with json_decode: white space alone, or a
   // byte order mark before the JSON, does not parse.
@@ -116,8 +107,8 @@ function fromJson(bytes: ArrayBuffer | Uint8Array, asWordPress: boolean): Params
   let body: unknown;
   try {
     body = parseJsonBody(text);
-  } catch (err) {
-    return refuse(err);
+  } catch {
+    throw new InvalidJsonError();
   }
   // A body that is not an object supplies nothing; a JSON null counts as a missing field.
   if (body === null || typeof body !== "object" || Array.isArray(body)) return {};
@@ -196,7 +187,7 @@ async function readParams(c: Context<AppEnv>): Promise<Params> {
   // WordPress reads a body on any method, GET included.
   if (json || form || multipart) {
     const bytes = c.get("streamedBody") ?? (await c.req.arrayBuffer().catch(unreadableBody));
-    if (json) body = fromJson(bytes, c.var.jsonAsWordPress === true);
+    if (json) body = fromJson(bytes);
     else {
       const text = decodeUtf8(bytes, "body");
       body = form
