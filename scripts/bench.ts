@@ -80,11 +80,6 @@ try {
   process.stderr.write(`${(error as Error).message}\n`);
   process.exitCode = 2;
 }
-const LOAD = loadSettings();
-const { durationS: DURATION, warmupS: WARMUP, connections: CONNECTIONS } = LOAD;
-const COST_DURATION = setting("BENCH_COST_DURATION", 3);
-const DEVTOOLS = LOAD.devtools;
-const SERVED = servedBy(DEVTOOLS);
 /** Entries appended to one user's history, against another user's 10 (the cost pass). */
 const HISTORY_LONG = 100_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -94,6 +89,12 @@ const log = progressLog("bench", started);
 const stopping = stopOnSignals(log);
 
 async function main() {
+  // Read here, not at the top: a refused argument stops before any setting is judged.
+  const LOAD = loadSettings();
+  const { durationS: DURATION, warmupS: WARMUP, connections: CONNECTIONS } = LOAD;
+  const COST_DURATION = setting("BENCH_COST_DURATION", 3);
+  const DEVTOOLS = LOAD.devtools;
+  const SERVED = servedBy(DEVTOOLS);
   const runId = Date.now().toString(36);
   const sourcesAtStart = fingerprint();
   const meta = runMeta({
