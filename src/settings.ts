@@ -3,7 +3,7 @@
 // one answer 503 service_not_configured while it is missing (http/settings.ts), an optional one
 // that is wrong is read as its default, and GET /health names either. Plain values only: the tools
 // (scripts/dev.ts, scripts/deploy.ts) read the same rules.
-import { isEmailAddress } from "./mail/address";
+import { isEmailAddress } from "./email-address";
 
 /**
  * The shortest JWT_SECRET accepted: an HS256 key shorter than its 32-byte hash is weaker than the
