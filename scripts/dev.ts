@@ -14,7 +14,7 @@ import { DEV_DEFAULTS, devSecrets, devValue, devVarArgs, newDevVars } from "./li
 import { runMain, stop } from "./lib/exit";
 import { freePort, portIsFree } from "./lib/server";
 import { sqlLiteral } from "./lib/sql";
-import { startBenchWorker, startWrangler, wrangler } from "./lib/wrangler";
+import { startBenchWorker, startWranglerDev, wrangler } from "./lib/wrangler";
 
 const serve = process.argv.includes("--serve");
 const command = serve ? "npm run serve" : "npm run dev";
@@ -150,9 +150,8 @@ retries start after ${devValue(devVars, "WEBHOOK_RETRY_BASE_S")} s, ${serve ? "a
 
   const child = serve
     ? served()
-    : startWrangler(
+    : startWranglerDev(
         [
-          "dev",
           "--ip",
           "127.0.0.1",
           "--port",

@@ -10,7 +10,7 @@ import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { type AdminAccount, ensureAdmin } from "./admin";
-import { offlineEnv, startBenchWorker, startWrangler, wrangler } from "./wrangler";
+import { offlineEnv, startBenchWorker, startWranglerDev, wrangler } from "./wrangler";
 import { withRaisedRateLimits } from "./wrangler-toml";
 
 let loadConfigs = 0;
@@ -212,9 +212,8 @@ export async function startServer({
     const vars = { ...extraVars, JWT_SECRET: secret, SITE_URL: base };
     const stdio: SpawnOptions["stdio"] = ["ignore", onStdout ? "pipe" : "ignore", "inherit"];
     const child = wranglerDev
-      ? startWrangler(
+      ? startWranglerDev(
           [
-            "dev",
             ...configArgs,
             ...persist,
             "--ip",

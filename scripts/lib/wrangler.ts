@@ -86,9 +86,14 @@ const startDetached = (args: string[], options: SpawnOptions) =>
     ...options,
   });
 
-/** Starts a long-running wrangler command in its own process group. */
-export const startWrangler = (args: string[], options: SpawnOptions = {}) =>
-  startDetached([WRANGLER, ...args], options);
+/**
+ * Starts `wrangler dev` with `args` in its own process group, the Worker seeing the address it is
+ * called on. By default wrangler shows it the config's first route (a custom domain,
+ * docs/deploying.md) over plain http, which the console sends to https: every console page then
+ * redirected to itself.
+ */
+export const startWranglerDev = (args: string[], options: SpawnOptions = {}) =>
+  startDetached([WRANGLER, "dev", "--infer-origin-from-routes=false", ...args], options);
 
 const TSX = require.resolve("tsx/cli");
 const BENCH_WORKER = fileURLToPath(new URL("./bench-worker.ts", import.meta.url));

@@ -12,7 +12,7 @@ import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
 import { afterAll, expect, inject, it } from "vitest";
 import { ADMIN, freePort } from "../../scripts/lib/server";
-import { startWrangler } from "../../scripts/lib/wrangler";
+import { startWranglerDev } from "../../scripts/lib/wrangler";
 import { copyState } from "./snapshot";
 
 const run = inject("reliability");
@@ -71,9 +71,8 @@ let base = "";
 
 async function start(port: number) {
   base = `http://127.0.0.1:${port}`;
-  child = startWrangler(
+  child = startWranglerDev(
     [
-      "dev",
       "--config",
       run.config,
       "--persist-to",
