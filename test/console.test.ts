@@ -135,7 +135,7 @@ describe("signing in", () => {
       body: form({ email: admin.email, password: PASSWORD }),
     });
     // A name a browser takes only from this very host over https, for the whole host: no sibling
-    // subdomain and no other port can set a cookie of that name.
+    // subdomain can set a cookie of that name (another port of the host could: cookies know none).
     const set = signedIn.headers.get("set-cookie")!;
     expect(set).toMatch(
       /^__Host-wallet_admin=[^;]+; Max-Age=3600; Path=\/; HttpOnly; Secure; SameSite=Strict$/,

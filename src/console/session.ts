@@ -19,10 +19,12 @@ export const isLocalHttp = (url: string) =>
 /**
  * Every console cookie's name prefix: `__Host-` wherever the cookie is Secure. A browser takes a
  * cookie of that name only from this very host (Path=/, no Domain), where a page on a sibling
- * subdomain or another port may set one of the plain name for it, on a longer path, which the
- * browser then sends first: read as the session, it signed the operator out on every page (again
- * after each sign-in), or signed them in as whoever's token it held. A local http address cannot
- * have Secure cookies in every browser, so it keeps the plain name, under /wallet-admin.
+ * subdomain may set one of the plain name for it, on a longer path, which the browser then sends
+ * first: read as the session, it signed the operator out on every page (again after each sign-in),
+ * or signed them in as whoever's token it held. A cookie knows no port: another port of this host
+ * can set either name (on Cloudflare every port of the hostname is this Worker). A local http
+ * address cannot have Secure cookies in every browser, so it keeps the plain name, under
+ * /wallet-admin.
  */
 export const cookiePrefix = (c: Context<ConsoleEnv>) =>
   isLocalHttp(c.req.url) ? undefined : "host";
