@@ -740,6 +740,29 @@ describe("moving money", () => {
     expect(again.html).not.toContain('value="1000.00"');
   });
 
+  it("draws a refused form's note again as typed, isolates and marks included, so sent again it writes that note", async () => {
+    // A phone number pasted from a chat app arrives wrapped in isolates; an Arabic name with a mark.
+    const note = "refund \u2068+234 803 000 0000\u2069 to \u0639\u0644\u064a\u200f";
+    const page = await userPage();
+    const refused = await follow(
+      await sendForm(page, `/users/${alice.id}/debit`, { amount: "1000.00", note }),
+      cookie,
+    );
+    const debit = refused.html.slice(refused.html.indexOf(`/users/${alice.id}/debit"`));
+    const kept = debit.slice(0, debit.indexOf("</form>")).match(/name="note"[^>]* value="([^"]*)"/);
+    expect(kept?.[1]).toBe(note);
+    // Sent again as drawn, with an amount that lands: the entry holds the note typed, not "\u2068".
+    const res = await sendForm(refused, `/users/${alice.id}/debit`, {
+      amount: "0.01",
+      note: kept![1]!,
+    });
+    expect(noticeLeft(res)).toContain("Transaction Completed");
+    const stored = await env.DB.prepare("SELECT note FROM transactions WHERE id = ?")
+      .bind(await newestEntryOf(alice.id))
+      .first<{ note: string }>();
+    expect(stored!.note).toBe(note);
+  });
+
   it("shows a refusal for a user that is gone on the page it lands on, not on the next", async () => {
     const page = await userPage();
     const res = await sendForm(page, "/users/2000000000/credit", { amount: "1.00" });

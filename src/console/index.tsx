@@ -27,6 +27,9 @@ import { Page } from "./views";
 import { walletsScreen } from "./wallets";
 import { webhooksScreen } from "./webhooks";
 
+/** A field's value attribute as Hono writes it (a `"` inside is `&quot;`, in text too). */
+const FIELD_VALUE = /( value="[^"]*")/;
+
 /** The console's pages, one module a screen. */
 export function consoleRoutes() {
   const app = new Hono<ConsoleEnv>({ strict: false });
@@ -40,11 +43,16 @@ export function consoleRoutes() {
   // Stored text a page draws (a username, a wallet's name or symbol, a note: from the API or a
   // WordPress import) shows its control, bidirectional and invisible characters as their codes:
   // a right-to-left override in a symbol would draw ₦12.50 as 05.21₦, one in a username would
-  // reverse the rest of its line. The console's own words hold none, so its whole page is read.
+  // reverse the rest of its line. The console's own words hold none, so its whole page is read,
+  // but a field's value: what the operator typed (a refused form drawn again, a search), which
+  // reorders nothing outside its field and, sent again, must be the same text.
   app.use(async (c, next) => {
     await next();
-    if (c.res.headers.get("Content-Type")?.startsWith("text/html"))
-      c.res = new Response(showHidden(await c.res.text()), c.res);
+    if (c.res.headers.get("Content-Type")?.startsWith("text/html")) {
+      const parts = (await c.res.text()).split(FIELD_VALUE);
+      const drawn = parts.map((part, i) => (i % 2 === 1 ? part : showHidden(part))).join("");
+      c.res = new Response(drawn, c.res);
+    }
   });
   // The API's body limit, after the origin check (a foreign form is refused before it is read) and
   // answered as a page of the console's, with its headers.
