@@ -67,7 +67,10 @@ describe("npm run bench's arguments", () => {
 
   it("stops on an unknown argument with status 2 by finishing, as every tool ends", () => {
     // runScript fails a script that ends by process.exit(), which can hang (scripts/lib/exit.ts).
-    const refused = runScript("scripts/bench.ts", ["--fast"], { env: offlineEnv() });
+    // A setting it would refuse too: the argument is judged first, and nothing after it.
+    const refused = runScript("scripts/bench.ts", ["--fast"], {
+      env: offlineEnv({ BENCH_DURATION: "abc" }),
+    });
     expect([refused.status, refused.stderr.trim()]).toEqual([
       2,
       `unknown argument "--fast"\n${USAGE}`,
