@@ -89,7 +89,7 @@ const log = progressLog("bench", started);
 const stopping = stopOnSignals(log);
 
 async function main() {
-  // Read here, not at the top: a refused argument stops before any setting is judged.
+  // The default mode's settings, judged once it runs: a refused argument has stopped before.
   const LOAD = loadSettings();
   const { durationS: DURATION, warmupS: WARMUP, connections: CONNECTIONS } = LOAD;
   const COST_DURATION = setting("BENCH_COST_DURATION", 3);

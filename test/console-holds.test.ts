@@ -119,8 +119,8 @@ describe("the user page's holds", () => {
     const figures = page.html.match(
       new RegExp(`<td>${own}</td><td class="num">${money}</td><td class="num">${money}</td>`),
     );
-    // Read apart, the figures were of two moments: a balance of 100.00 beside 60.00 held and 30.00
-    // available.
+    // The three figures of one moment: read apart, the page could draw a balance of 100.00 beside
+    // 60.00 held and 30.00 available.
     expect({ balance: balance?.[1], held: figures?.[1], available: figures?.[2] }).toEqual({
       balance: "90.00",
       held: "60.00",

@@ -2,7 +2,7 @@
 // change they record (drizzle/0011_events.sql); here they are only read. An endpoint's delivery
 // state (cursor, attempts, back-off, lease) changes only through statements that name the lease
 // they hold, so two consumers never both advance one endpoint.
-import { and, asc, desc, eq, gt, gte, inArray, lt, max, sql } from "drizzle-orm";
+import { type AnyColumn, and, asc, desc, eq, gt, gte, inArray, lt, max, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import type { Db } from "./client";
 import { selectList } from "./insert-select";
@@ -161,6 +161,21 @@ const DELIVERIES_KEPT = 200;
 export type NewDelivery = Omit<typeof webhookDeliveries.$inferInsert, "id">;
 
 /**
+ * The id of an endpoint's `n`-th newest delivery, as a subquery (NULL while it has fewer): one index
+ * range on (endpoint_id, id). `endpointId` may be a column, for a query over every endpoint.
+ */
+function nthNewestDelivery(db: Db, endpointId: number | AnyColumn, n: number) {
+  const nth = alias(webhookDeliveries, "nth");
+  return db
+    .select({ id: nth.id })
+    .from(nth)
+    .where(eq(nth.endpointId, endpointId))
+    .orderBy(desc(nth.id))
+    .limit(1)
+    .offset(n - 1);
+}
+
+/**
  * Records a delivery and prunes the endpoint's oldest beyond DELIVERIES_KEPT: statements for a batch.
  * An endpoint deleted while its delivery was under way gets no record (its deliveries went with it).
  */
@@ -177,13 +192,6 @@ function recordDelivery(db: Db, d: NewDelivery) {
     error: d.error ?? null,
     createdAtMs: d.createdAtMs,
   });
-  const cutoff = db
-    .select({ id: webhookDeliveries.id })
-    .from(webhookDeliveries)
-    .where(eq(webhookDeliveries.endpointId, d.endpointId))
-    .orderBy(desc(webhookDeliveries.id))
-    .limit(1)
-    .offset(DELIVERIES_KEPT - 1);
   return [
     db
       .insert(webhookDeliveries)
@@ -192,7 +200,12 @@ function recordDelivery(db: Db, d: NewDelivery) {
       ),
     db
       .delete(webhookDeliveries)
-      .where(and(eq(webhookDeliveries.endpointId, d.endpointId), lt(webhookDeliveries.id, cutoff))),
+      .where(
+        and(
+          eq(webhookDeliveries.endpointId, d.endpointId),
+          lt(webhookDeliveries.id, nthNewestDelivery(db, d.endpointId, DELIVERIES_KEPT)),
+        ),
+      ),
   ] as const;
 }
 
@@ -265,14 +278,7 @@ export const releaseEndpoint = (db: Db, id: number, token: string) =>
  * them all at once; a statement per endpoint would pass a Worker invocation's 1,000 queries).
  */
 export function newestDeliveriesOfEach(db: Db, perEndpoint: number) {
-  const newer = alias(webhookDeliveries, "newer");
-  const oldestShown = db
-    .select({ id: newer.id })
-    .from(newer)
-    .where(eq(newer.endpointId, webhookEndpoints.id))
-    .orderBy(desc(newer.id))
-    .limit(1)
-    .offset(perEndpoint - 1);
+  const oldestShown = nthNewestDelivery(db, webhookEndpoints.id, perEndpoint);
   return db
     .select({ delivery: webhookDeliveries })
     .from(webhookEndpoints)
