@@ -14,17 +14,26 @@ const isDigits = (text: string) => {
   return text.length > 0;
 };
 
+/** Where a number's exponent begins (`e` or `E`), or -1. */
+const exponentAt = (text: string) => text.search(/e/i);
+
 export const allZeros = (text: string) => {
   for (let i = 0; i < text.length; i++) if (text[i] !== "0") return false;
   return true;
 };
 
-/** `digits` or `digits.digits`, split at the point; null for anything else. */
-function splitDecimal(text: string): { integer: string; fraction: string } | null {
+/**
+ * `digits` or `digits.digits`, split at the point; null for anything else. With `php`, also `12.`
+ * and `.5`: PHP's is_numeric takes digits on either side of the point.
+ */
+function splitDecimal(text: string, php = false): { integer: string; fraction: string } | null {
   const point = text.indexOf(".");
   const integer = point === -1 ? text : text.slice(0, point);
   const fraction = point === -1 ? "" : text.slice(point + 1);
-  return isDigits(integer) && (point === -1 || isDigits(fraction)) ? { integer, fraction } : null;
+  const digits = (part: string) => (php && part === "") || isDigits(part);
+  return digits(integer) && (point === -1 || digits(fraction)) && integer + fraction !== ""
+    ? { integer, fraction }
+    : null;
 }
 
 export type AmountIssue = "not-numeric" | "not-positive";
@@ -64,8 +73,7 @@ export function trimZeros(digits: string, from: "start" | "end") {
 /** A JSON number's literal as plain decimal text ("1.50e2" → "150"), or null past sane exponents. */
 export function plainDecimal(literal: string): string | null {
   const sign = literal.startsWith("-") ? "-" : "";
-  let e = literal.indexOf("e");
-  if (e === -1) e = literal.indexOf("E");
+  const e = exponentAt(literal);
   const parts = splitDecimal(literal.slice(sign.length, e === -1 ? undefined : e));
   if (!parts) return null;
   let exponent = 0;
@@ -139,30 +147,31 @@ export function amountToMinor(
   policy: AmountPolicy,
 ): number | AmountRefusal {
   const places = storageDecimals(wallet);
+  let minor: bigint | null;
   if (policy === "refuse-excess-places") {
     const amount = readAmount(sent);
     if (typeof amount === "string") return amount;
     if (!allZeros(amount.fraction.slice(wallet.decimals))) return "too-many-decimals";
-    return minorAt(amount.integer, amount.fraction, places);
+    minor = unitsAt(amount.integer, amount.fraction, places);
+  } else {
+    const amount = readPluginAmount(sent);
+    if (typeof amount === "string") return amount;
+    if (amount.negative) return "not-positive";
+    minor = unitsAt(amount.integer, amount.fraction, places);
+    if (minor !== null && (amount.fraction[places] ?? "0") >= "5") minor += 1n;
+    if (minor === 0n) return "not-positive";
   }
-  const amount = readPluginAmount(sent);
-  if (typeof amount === "string") return amount;
-  const integer = trimZeros(amount.integer || "0", "start");
-  // Past 16 integer digits no amount fits (MAX_MINOR), whatever the places: spare BigInt the rest.
-  if (integer.length > 16) return amount.negative ? "not-positive" : "too-large";
-  const rest = amount.fraction.slice(places);
-  let minor = BigInt(integer + amount.fraction.slice(0, places).padEnd(places, "0"));
-  if ((rest[0] ?? "0") >= "5") minor += 1n;
-  if (amount.negative || minor === 0n) return "not-positive";
-  return minor > BigInt(MAX_MINOR) ? "too-large" : Number(minor);
+  return minor === null || minor > BigInt(MAX_MINOR) ? "too-large" : Number(minor);
 }
 
-/** Minor units of `integer.fraction` at `places`, the digits past them dropped (already judged). */
-function minorAt(integer: string, fraction: string, places: number): number | "too-large" {
-  const digits = trimZeros(integer, "start");
-  if (digits.length > 16) return "too-large";
-  const minor = BigInt(digits + fraction.slice(0, places).padEnd(places, "0"));
-  return minor > BigInt(MAX_MINOR) ? "too-large" : Number(minor);
+/**
+ * Units of `integer.fraction` at `places`, the digits past them dropped; null past 16 integer
+ * digits, where no amount fits (MAX_MINOR) whatever the places: BigInt is spared the rest.
+ */
+function unitsAt(integer: string, fraction: string, places: number): bigint | null {
+  const digits = trimZeros(integer || "0", "start");
+  if (digits.length > 16) return null;
+  return BigInt(digits + fraction.slice(0, places).padEnd(places, "0"));
 }
 
 /**
@@ -179,8 +188,7 @@ function readPluginAmount(sent: string | number) {
   const amount = readPhpDecimal(sent, true);
   if (amount) return amount;
   const text = sent.trim();
-  let e = text.indexOf("e");
-  if (e === -1) e = text.indexOf("E");
+  const e = exponentAt(text);
   const mantissa = e === -1 ? null : readPhpDecimal(text.slice(0, e), true);
   if (!mantissa) return "not-numeric" as const;
   // A negative number, or one too small to be an amount (zero is read above, whatever its exponent).
@@ -202,9 +210,7 @@ export function movedAmountText(sentText: string, minor: number, wallet: WalletU
     sent !== null &&
     (!sent.negative || minor === 0) &&
     allZeros(sent.fraction.slice(places)) &&
-    trimZeros(sent.integer || "0", "start").length <= 16 &&
-    BigInt((sent.integer || "0") + sent.fraction.slice(0, places).padEnd(places, "0")) ===
-      BigInt(minor);
+    unitsAt(sent.integer, sent.fraction, places) === BigInt(minor);
   return exact ? sentText : exactText(minor, wallet);
 }
 
@@ -312,25 +318,13 @@ export const MAX_STORAGE_DECIMALS = 15;
 // (amountToMinor), and the WordPress import reads a site's stored numbers with it
 // (scripts/import/site-amounts.ts).
 
-/** `12`, `12.`, `.5`, `12.50`: PHP's is_numeric takes digits on either side of the point. */
-function splitPhpDecimal(text: string): { integer: string; fraction: string } | null {
-  const point = text.indexOf(".");
-  const integer = point === -1 ? text : text.slice(0, point);
-  const fraction = point === -1 ? "" : text.slice(point + 1);
-  const digits = (part: string) => part === "" || isDigits(part);
-  return digits(integer) && digits(fraction) && integer + fraction !== ""
-    ? { integer, fraction }
-    : null;
-}
-
 /** PHP-numeric text (a sign when `signed`; an exponent, as plainDecimal bounds it), written out. */
 export function readPhpDecimal(text: string, signed: boolean) {
   let t = text.trim();
   const negative = signed && t.startsWith("-");
   if (signed && (t.startsWith("-") || t.startsWith("+"))) t = t.slice(1);
-  let e = t.indexOf("e");
-  if (e === -1) e = t.indexOf("E");
-  const parts = splitPhpDecimal(e === -1 ? t : t.slice(0, e));
+  const e = exponentAt(t);
+  const parts = splitDecimal(e === -1 ? t : t.slice(0, e), true);
   if (!parts || e === -1) return parts && { negative, ...parts };
   // Zero is zero whatever its exponent; any other number past plainDecimal's bounds is no amount.
   if (allZeros(parts.integer + parts.fraction) && isDigits(t.slice(e + 1).replace(/^[+-]/, "")))
