@@ -61,11 +61,7 @@ export function percentDecode(text: string, part: string) {
       out[n++] = byte === 43 ? 32 : byte;
     }
   }
-  try {
-    return utf8.decode(out.subarray(0, n));
-  } catch {
-    throw new MalformedRequest(part, `${part} is not valid UTF-8`);
-  }
+  return decodeUtf8(out.subarray(0, n), part);
 }
 
 /** A query pair's value, percent-decoded; "" for a name without `=`. */
