@@ -1,6 +1,5 @@
-import type { Db } from "../db/client";
 import type { Wallet } from "../db/wallets";
-import { type AppendResult, appendEntries, type NewEntry } from "./append";
+import type { NewEntry } from "./append";
 import { postTitle, slugify } from "./post-format";
 
 /** An entry as a verb names it: who and which wallet, and the entry's own fields. */
@@ -33,18 +32,4 @@ export function entry(
     guidSite,
     createdAtS,
   };
-}
-
-/** Writes a transfer: the sender's DEBIT (keyed by its request_id) and the receiver's CREDIT. */
-export function postTransfer(
-  db: Db,
-  debit: EntrySpec,
-  credit: EntrySpec,
-  stamp: EntryStamp,
-): Promise<AppendResult> {
-  const transferId = crypto.randomUUID();
-  return appendEntries(db, [
-    entry({ ...debit, transferId }, stamp),
-    entry({ ...credit, transferId, keyed: false }, stamp),
-  ]);
 }

@@ -5,8 +5,7 @@
 // request's values (its D1 handle, its bindings, how it keeps work alive), never the request.
 import type { Db } from "../db/client";
 import { readBalances } from "../db/ledger";
-import { type AppendResult, appendEntries, type NewEntry } from "./append";
-import { type EntrySpec, type EntryStamp, entry } from "./entries";
+import type { AppendResult, NewEntry } from "./append";
 import { appendCredit, type KeepAlive } from "./group-commit";
 
 type BalanceRead = Awaited<ReturnType<typeof readBalances>>;
@@ -29,18 +28,3 @@ export const d1Ledger: LedgerEngine = ({ db, keepAlive }) => ({
   postCredit: (e) => appendCredit(db, e, keepAlive),
   readBalances: (userId, walletIds) => readBalances(db, userId, walletIds),
 });
-
-/**
- * Writes one CREDIT or DEBIT, idempotent on (user, request_id): a credit through the request's
- * ledger (over D1, group-committed with the credits beside it); a debit, which its balance may
- * refuse, alone.
- */
-export function postEntry(
-  ledger: Ledger,
-  db: Db,
-  spec: EntrySpec,
-  stamp: EntryStamp,
-): Promise<AppendResult> {
-  const e = entry(spec, stamp);
-  return e.txnType === "CREDIT" ? ledger.postCredit(e) : appendEntries(db, [e]);
-}

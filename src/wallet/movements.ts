@@ -7,9 +7,8 @@ import { findMovement } from "../db/ledger";
 import { findUserBy, findUsers } from "../db/users";
 import { findWalletCached, type Wallet } from "../db/wallets";
 import { appendEntries, type KeyUse, LedgerRefusal } from "../ledger/append";
-import { type EntrySpec, entry, postTransfer } from "../ledger/entries";
+import { type EntrySpec, entry } from "../ledger/entries";
 import { type AmountPolicy, amountToMinor } from "../ledger/money";
-import { postEntry } from "../ledger/writer";
 import { type IdRef, requireAdmin, type ServiceContext } from "./context";
 import { Refusal } from "./refusal";
 
@@ -65,7 +64,10 @@ export function minorOf({ sent, policy }: AmountSent, wallet: Wallet) {
   return minor;
 }
 
-/** One CREDIT or DEBIT: the entry written (a credit group-committed with those beside it). */
+/**
+ * One CREDIT or DEBIT, idempotent on (user, request_id): a credit through the request's ledger
+ * (over D1, group-committed with the credits beside it); a debit, which its balance may refuse, alone.
+ */
 async function postSingle(ctx: ServiceContext, txnType: "CREDIT" | "DEBIT", input: MoveInput) {
   requireAdmin(ctx, "write");
   const wallet = await requireWallet(ctx.db, input.walletId);
@@ -80,7 +82,10 @@ async function postSingle(ctx: ServiceContext, txnType: "CREDIT" | "DEBIT", inpu
     note: input.note,
     metaData: input.metaData,
   };
-  const result = await postEntry(ctx.ledger, ctx.db, spec, ctx.stamp());
+  const e = entry(spec, ctx.stamp());
+  const result = await (txnType === "CREDIT"
+    ? ctx.ledger.postCredit(e)
+    : appendEntries(ctx.db, [e]));
   if (!result.created) throw exists(result);
   return { transactionId: result.ids[0]!, userId: user!.id };
 }
@@ -128,13 +133,13 @@ export async function transfer(ctx: ServiceContext, input: TransferInput) {
     amountMinor: minorOf(input.amount, wallet),
     amountText: String(input.amount.sent),
     requestId: input.requestId,
+    transferId: crypto.randomUUID(),
   };
-  const result = await postTransfer(
-    ctx.db,
-    { ...common, user: from, txnType: "DEBIT", note: notes.debit },
-    { ...common, user: to, txnType: "CREDIT", note: notes.credit },
-    ctx.stamp(),
-  );
+  const stamp = ctx.stamp();
+  const result = await appendEntries(ctx.db, [
+    entry({ ...common, user: from, txnType: "DEBIT", note: notes.debit }, stamp),
+    entry({ ...common, user: to, txnType: "CREDIT", note: notes.credit, keyed: false }, stamp),
+  ]);
   if (!result.created) throw exists(result);
   const [debitId, creditId] = result.ids as [number, number];
   return { debitId, creditId, fromUserId: from.id, toUserId: to.id, toUsername: to.username };
