@@ -10,19 +10,11 @@ import type { Db } from "./client";
 export class BuiltOnce {
   readonly #texts = new Map<string, Query>();
 
-  text(shape: string, build: () => { toSQL(): Query }) {
-    let query = this.#texts.get(shape);
-    if (query === undefined) {
-      query = build().toSQL();
-      this.#texts.set(shape, query);
-    }
-    return query;
-  }
-
   /** The shape's text with `values` in its placeholders. */
   query(shape: string, build: () => { toSQL(): Query }, values: Record<string, unknown>): Query {
-    const { sql, params } = this.text(shape, build);
-    return { sql, params: fillPlaceholders(params, values) };
+    let text = this.#texts.get(shape);
+    if (text === undefined) this.#texts.set(shape, (text = build().toSQL()));
+    return { sql: text.sql, params: fillPlaceholders(text.params, values) };
   }
 
   /** The shape's statement with `values`, on the request's handle and meter. */
