@@ -1,3 +1,4 @@
+import { fromBase64 } from "./base64";
 import { sha256Hex } from "./sha256";
 
 // API keys are 256 random bits shown once; only their SHA-256 is stored, so a lookup by hash is a
@@ -18,9 +19,7 @@ export const hashApiKey = (key: string) => sha256Hex(key);
 export function decodeKeyCredential(token: string): { username: string; key: string } | null {
   let decoded: string;
   try {
-    decoded = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(
-      Uint8Array.from(atob(token), (ch) => ch.charCodeAt(0)),
-    );
+    decoded = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(fromBase64(token));
   } catch {
     return null;
   }

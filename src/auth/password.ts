@@ -1,3 +1,4 @@
+import { fromBase64, toBase64 } from "./base64";
 import { verifyWordPressHash, wordPressHashKind } from "./wordpress-hashes";
 
 // PBKDF2-SHA256 through WebCrypto: slow, salted, and native on Workers (which cap it at 100,000
@@ -6,9 +7,6 @@ import { verifyWordPressHash, wordPressHashKind } from "./wordpress-hashes";
 const ITERATIONS = 100_000;
 /** The first field of this service's own hashes (the import counts hashes by kind). */
 export const PASSWORD_HASH_PREFIX = "pbkdf2_sha256";
-
-const b64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes));
-const unb64 = (text: string) => Uint8Array.from(atob(text), (ch) => ch.charCodeAt(0));
 
 async function derive(password: string, salt: Uint8Array, iterations: number) {
   const key = await crypto.subtle.importKey(
@@ -28,7 +26,7 @@ async function derive(password: string, salt: Uint8Array, iterations: number) {
 
 export async function hashPassword(password: string) {
   const salt = crypto.getRandomValues(new Uint8Array(16));
-  return `${PASSWORD_HASH_PREFIX}$${ITERATIONS}$${b64(salt)}$${b64(await derive(password, salt, ITERATIONS))}`;
+  return `${PASSWORD_HASH_PREFIX}$${ITERATIONS}$${toBase64(salt)}$${toBase64(await derive(password, salt, ITERATIONS))}`;
 }
 
 // Used for unknown users too, so a wrong username costs the same time as a wrong password.
@@ -37,8 +35,8 @@ const DUMMY_HASH = `${PASSWORD_HASH_PREFIX}$${ITERATIONS}$AAAAAAAAAAAAAAAAAAAAAA
 async function verifyPassword(password: string, stored: string | undefined) {
   const [prefix, iterations, salt, hash] = (stored ?? DUMMY_HASH).split("$");
   if (prefix !== PASSWORD_HASH_PREFIX || !iterations || !salt || !hash) return false;
-  const actual = await derive(password, unb64(salt), Number(iterations));
-  const expected = unb64(hash);
+  const actual = await derive(password, fromBase64(salt), Number(iterations));
+  const expected = fromBase64(hash);
   return (
     stored !== undefined &&
     actual.length === expected.length &&

@@ -2,10 +2,9 @@
 // webhook signing secrets kept in the database, a console secret carried in a cookie. Each purpose
 // has a key of its own, so what one seals the other cannot open.
 
-const VERSION = "v1";
+import { fromBase64, toBase64 } from "./base64";
 
-const toBase64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes));
-const fromBase64 = (text: string) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+const VERSION = "v1";
 
 const keys = new Map<string, Promise<CryptoKey>>();
 

@@ -6,6 +6,7 @@
 // nodejs_compat), bcrypt from bcryptjs (plain JavaScript); HMAC-SHA384 is WebCrypto's.
 import { createHash } from "node:crypto";
 import bcrypt from "bcryptjs";
+import { toBase64 } from "./base64";
 import { sameSecret } from "./same-secret";
 
 export type WordPressHashKind = "phpass" | "wp-bcrypt" | "bcrypt" | "md5";
@@ -81,7 +82,7 @@ export async function wpPrehash(password: string) {
     ["sign"],
   );
   const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, utf8.encode(password)));
-  return btoa(String.fromCharCode(...mac));
+  return toBase64(mac);
 }
 
 // bcryptjs knows $2y$ as well, but $2b$ is the same algorithm and its canonical name.

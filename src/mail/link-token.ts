@@ -1,6 +1,6 @@
 // The secret a mailed link carries: 256 random bits, base64url. Only its SHA-256 is stored
 // (db/mail.ts), so a copy of the database opens no link; one use, and an expiry (docs/mail.md).
-import { randomBase64Url } from "../auth/random-text";
+import { randomBase64Url } from "../auth/base64";
 import { sha256Hex } from "../auth/sha256";
 
 export const newLinkToken = () => randomBase64Url(32);

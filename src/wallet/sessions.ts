@@ -3,8 +3,8 @@
 // The service joins the token (auth/tokens.ts) and its row (db/sessions.ts); neither knows the other.
 
 import type { BatchItem } from "drizzle-orm/batch";
+import { randomBase64Url } from "../auth/base64";
 import type { Principal } from "../auth/principal";
-import { randomBase64Url } from "../auth/random-text";
 import { issueToken, verifyToken } from "../auth/tokens";
 import { bindingOf, type Db, orAtPrimary, readsReplica } from "../db/client";
 import { forgetSessions, fresh, isolateCache, SESSION_TTL_MS } from "../db/isolate-cache";
