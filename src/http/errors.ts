@@ -252,17 +252,6 @@ export const walletNotFound = () => apiError("wallet_not_found", { wallet_id: WA
 /** How long a client waits before retrying a request D1 could not take. */
 const DATABASE_RETRY_S = 2;
 
-/** A whole history refused while the caller's previous one is still being sent (throttle/history-gate.ts). */
-const historyBusy = () =>
-  apiError(
-    "history_busy",
-    {
-      per_page:
-        "one full history at a time: wait for the one being sent, or page with per_page (1-100) and page",
-    },
-    { "Retry-After": "1" },
-  );
-
 /** A required setting is missing (src/settings.ts): the route cannot run until the operator sets it. */
 export const serviceNotConfigured = (missing: string[]) =>
   apiError("service_not_configured", { missing });
@@ -388,7 +377,15 @@ function answerOf(reason: RefusalReason): ApiError {
     case "already_reversed":
       return apiError("already_reversed", { id: `Transaction ${reason.ref} was already reversed` });
     case "history_busy":
-      return historyBusy();
+      // The caller's previous whole history is still being sent (throttle/history-gate.ts).
+      return apiError(
+        "history_busy",
+        {
+          per_page:
+            "one full history at a time: wait for the one being sent, or page with per_page (1-100) and page",
+        },
+        { "Retry-After": "1" },
+      );
     case "rate_limited":
       return apiError(
         "rate_limited",

@@ -8,27 +8,23 @@ import type { SiteSettings } from "../ledger/transaction-record";
 import { configuredSiteUrl, settingProblems } from "../settings";
 import { logOnce } from "./log-once";
 
-const configured = (c: Context<AppEnv>) => configuredSiteUrl(c.env);
-
 /**
  * The site's base URL, without a trailing slash. An unusable SITE_URL is never put in an answer:
  * the service answers 503 naming it, with links to the origin the request came to.
  */
 export function siteUrl(c: Context<AppEnv>): string {
-  const set = configured(c);
-  if (set !== "") {
-    if (!settingProblems(c.env).some((p) => p.name === "SITE_URL")) return set;
-    return new URL(c.req.url).origin;
-  }
-  logOnce(
-    "SITE_URL unset",
-    {
-      request_id: c.get("requestId") ?? null,
-      setting: "SITE_URL",
-      notice: "SITE_URL is unset: links and new guids use the origin each request came to",
-    },
-    "log",
-  );
+  const set = configuredSiteUrl(c.env);
+  if (set === "")
+    logOnce(
+      "SITE_URL unset",
+      {
+        request_id: c.get("requestId") ?? null,
+        setting: "SITE_URL",
+        notice: "SITE_URL is unset: links and new guids use the origin each request came to",
+      },
+      "log",
+    );
+  else if (!settingProblems(c.env).some((p) => p.name === "SITE_URL")) return set;
   return new URL(c.req.url).origin;
 }
 
@@ -45,5 +41,5 @@ export const siteSettings = (c: Context<AppEnv>): SiteSettings => ({
  */
 export const entryStamp = (c: Context<AppEnv>): EntryStamp => ({
   nowMs: c.get("nowMs")(),
-  guidSite: configured(c) === "" ? siteUrl(c) : null,
+  guidSite: configuredSiteUrl(c.env) === "" ? siteUrl(c) : null,
 });
