@@ -9,6 +9,7 @@ import { env } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it, vi } from "vitest";
 import { createDb } from "../src/db/client";
+import { insertDelivery } from "../src/db/events";
 import type { Outbound } from "../src/events/deliver";
 import {
   type DeadLetter,
@@ -690,5 +691,34 @@ describe("the Worker's queue, cron and write path", () => {
     const signedOut = await post("/sign-out", {});
     expect(signedOut.notice).toBe("ok:Signed out.");
     expect(signedOut.sent).toEqual([]);
+  });
+});
+
+describe("an endpoint's delivery log", () => {
+  it("keeps its newest 200 deliveries and no other endpoint's fewer", async () => {
+    const { admin } = await makeAccount();
+    const [kept, other] = [await subscribeWebhook(admin), await subscribeWebhook(admin)];
+    const db = createDb(env.DB);
+    const record = (endpointId: number, n: number) =>
+      insertDelivery(db, {
+        endpointId,
+        attempt: 1,
+        status: "failed",
+        trigger: "test",
+        latencyMs: n,
+        createdAtMs: Date.now(),
+      });
+    for (let n = 1; n <= 205; n++) await record(kept.id as number, n);
+    for (let n = 1; n <= 3; n++) await record(other.id as number, n);
+    const logOf = async (endpointId: number) =>
+      (
+        await env.DB.prepare(
+          "SELECT latency_ms AS n FROM webhook_deliveries WHERE endpoint_id = ? ORDER BY id",
+        )
+          .bind(endpointId)
+          .all<{ n: number }>()
+      ).results.map((row) => row.n);
+    expect(await logOf(kept.id as number)).toEqual(Array.from({ length: 200 }, (_, i) => i + 6));
+    expect(await logOf(other.id as number)).toEqual([1, 2, 3]);
   });
 });

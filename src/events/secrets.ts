@@ -3,6 +3,7 @@
 // a hash. It is kept AES-GCM encrypted under a key derived (HKDF-SHA-256) from the Worker secret
 // WEBHOOK_SECRET_KEY, which lives outside the database: a copy of the database alone (a backup, an
 // export, a leaked read-only credential) does not give the secrets away.
+import { toBase64 } from "../auth/base64";
 import { seal, unseal } from "../auth/sealed";
 
 const PREFIX = "whsec_";
@@ -12,7 +13,7 @@ const PURPOSE = "wallet-ledger webhook secrets v1";
 
 /** A new secret in the Standard Webhooks form: `whsec_` and base64 of random bytes. */
 export const generateSecret = () =>
-  PREFIX + btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(SECRET_BYTES))));
+  PREFIX + toBase64(crypto.getRandomValues(new Uint8Array(SECRET_BYTES)));
 
 export const sealSecret = (secret: string, material: string) => seal(secret, material, PURPOSE);
 
