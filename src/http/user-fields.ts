@@ -4,8 +4,8 @@
 import type { Context } from "hono";
 import * as v from "valibot";
 import { API_AUDIENCE } from "../auth/tokens";
-import type { AppEnv } from "../env";
 import { EMAIL_ADDRESS } from "../email-address";
+import type { AppEnv } from "../env";
 import type { ServiceContext } from "../wallet/context";
 import { signIn } from "../wallet/sign-in";
 import { type Clashes, createSubscriber, findNewUserClashes } from "../wallet/users";
