@@ -950,6 +950,29 @@ describe("accounts, wallets and keys", () => {
     expect(list.html).not.toContain(secret);
   });
 
+  it("shows a new key's secret only to the session that made it", async () => {
+    const mine = await signIn(admin);
+    const csrf = hidden((await request("/api-keys", { cookie: mine })).html, "_csrf");
+    const made = await request("/api-keys", {
+      method: "POST",
+      cookie: mine,
+      body: form({ _csrf: csrf, name: unique("left"), scope: "read" }),
+    });
+    expect(made.status).toBe(303);
+    const left = made.headers
+      .getSetCookie()
+      .filter((c) => c.startsWith("wallet_admin_secret_"))
+      .map((c) => c.split(";")[0]);
+    expect(left).toHaveLength(1);
+    // Signed out before the page showed it; another operator signs in on the same browser.
+    await request("/sign-out", { method: "POST", cookie: mine, body: form({ _csrf: csrf }) });
+    const next = await signIn(await makeAdmin());
+    const page = await request("/api-keys", { cookie: `${next}; ${left[0]}` });
+    expect(page.status).toBe(200);
+    expect(page.html).not.toContain("copy it now");
+    expect(page.html).not.toMatch(/id="new-key"/);
+  });
+
   it("says why a deleted wallet's id cannot come back with other decimals, and creates nothing", async () => {
     const csrf = hidden((await request("/wallets", { cookie })).html, "_csrf");
     await env.DB.batch([

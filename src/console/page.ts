@@ -2,6 +2,7 @@
 // and the page's constants.
 import type { Context } from "hono";
 import { getSignedCookie, setCookie, setSignedCookie } from "hono/cookie";
+import { sameSecret } from "../auth/same-secret";
 import { seal, unseal } from "../auth/sealed";
 import { jwtSecret } from "../http/auth";
 import type { WalletDisplay } from "../ledger/money";
@@ -93,7 +94,9 @@ const SECRET_PURPOSE = "wallet-ledger console secret shown once v1";
  * A redirect to the page that shows a new credential's secret once (an API key, a webhook's signing
  * secret), with a notice. The secret rides in a one-minute cookie of the console's own, sealed
  * (AES-GCM, a key derived from JWT_SECRET), never in the form's answer: a reload or Back posts
- * nothing again, so no second credential is made.
+ * nothing again, so no second credential is made. It is sealed with the session's CSRF token and
+ * shown only to that session: signed out, and another operator signed in on the same browser
+ * within the minute, it is never shown.
  */
 export async function backWithSecret(
   c: Context<ConsoleEnv>,
@@ -101,7 +104,8 @@ export async function backWithSecret(
   shown: Record<string, string>,
   notice: NonNullable<Notice>,
 ) {
-  const sealed = await seal(JSON.stringify(shown), jwtSecret(c), SECRET_PURPOSE);
+  const held = JSON.stringify({ session: c.var.session.csrf, shown });
+  const sealed = await seal(held, jwtSecret(c), SECRET_PURPOSE);
   setCookie(c, secretCookie(to), sealed, cookieOptions(c, 60));
   return back(c, to, notice);
 }
@@ -115,5 +119,7 @@ export async function secretOf(
   if (sealed === undefined) return undefined;
   dropCookie(c, name);
   const opened = await unseal(sealed, jwtSecret(c), SECRET_PURPOSE);
-  return opened === null ? undefined : (JSON.parse(opened) as Record<string, string>);
+  if (opened === null) return undefined;
+  const held = JSON.parse(opened) as { session: string; shown: Record<string, string> };
+  return sameSecret(held.session, c.var.session.csrf) ? held.shown : undefined;
 }
