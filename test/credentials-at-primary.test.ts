@@ -11,6 +11,7 @@ import {
   makeAdmin,
   makeKey,
   makeWallet,
+  type TestUser,
   tableCounts,
   unique,
 } from "./helpers";
@@ -109,43 +110,41 @@ describe("credentials a lagging replica still vouches for", () => {
       body: { user_id: userId, wallet_id: wallet, amount: "1", request_id: unique("lag") },
     });
 
-  for (const kind of ["access token", "API key"] as const)
-    it(`let a revoked ${kind} read for the replica's lag, but never write: a write asks the primary`, async () => {
-      const admin = await makeAdmin();
-      const operator = await makeAdmin();
-      const wallet = await makeWallet(operator);
-      const { header } = await makeKey(admin, "read-write");
-      const auth = kind === "API key" ? header : admin.bearer;
-      // Revoked at the primary (by another isolate: this one's cache does not hear of it).
-      const table = kind === "API key" ? "api_keys" : "sessions";
-      await env.DB.prepare(`UPDATE ${table} SET revoked_at_ms = ? WHERE user_id = ?`)
-        .bind(Date.now(), admin.id)
-        .run();
-      const before = await tableCounts();
+  // What another isolate changed at the primary, which the replica has not seen yet: the read
+  // passes for the replica's lag, the write that follows asks the primary.
+  const changes = [
+    {
+      what: "a revoked",
+      change: (admin: TestUser, kind: string) =>
+        env.DB.prepare(
+          `UPDATE ${kind === "API key" ? "api_keys" : "sessions"} SET revoked_at_ms = ? WHERE user_id = ?`,
+        ).bind(Date.now(), admin.id),
+      seen: "the replica has not seen the revocation",
+      refused: INVALID_CREDENTIALS,
+    },
+    {
+      what: "an administrator made a subscriber's",
+      change: (admin: TestUser) =>
+        env.DB.prepare("UPDATE users SET role = 'subscriber' WHERE id = ?").bind(admin.id),
+      seen: "the replica has not seen the change of role",
+      refused: FORBIDDEN,
+    },
+  ];
+  for (const { what, change, seen, refused } of changes)
+    for (const kind of ["access token", "API key"] as const)
+      it(`let ${what} ${kind} read for the replica's lag, but never write: a write asks the primary`, async () => {
+        const admin = await makeAdmin();
+        const operator = await makeAdmin();
+        const wallet = await makeWallet(operator);
+        const { header } = await makeKey(admin, "read-write");
+        const auth = kind === "API key" ? header : admin.bearer;
+        await change(admin, kind).run();
+        const before = await tableCounts();
 
-      const read = await call("GET", "/wallets", { auth, d1: behindOnRevocations });
-      expect(read.status, "the replica has not seen the revocation").toBe(200);
-      const write = await credit(auth, operator.id, wallet);
-      expect(write.body).toStrictEqual(INVALID_CREDENTIALS);
-      expect(await tableCounts()).toStrictEqual(before);
-    });
-
-  for (const kind of ["access token", "API key"] as const)
-    it(`let an administrator made a subscriber read as one for the replica's lag, never write (${kind})`, async () => {
-      const admin = await makeAdmin();
-      const operator = await makeAdmin();
-      const wallet = await makeWallet(operator);
-      const { header } = await makeKey(admin, "read-write");
-      const auth = kind === "API key" ? header : admin.bearer;
-      await env.DB.prepare("UPDATE users SET role = 'subscriber' WHERE id = ?")
-        .bind(admin.id)
-        .run();
-      const before = await tableCounts();
-
-      const read = await call("GET", "/wallets", { auth, d1: behindOnRevocations });
-      expect(read.status, "the replica has not seen the change of role").toBe(200);
-      const write = await credit(auth, operator.id, wallet);
-      expect(write.body).toStrictEqual(FORBIDDEN);
-      expect(await tableCounts()).toStrictEqual(before);
-    });
+        const read = await call("GET", "/wallets", { auth, d1: behindOnRevocations });
+        expect(read.status, seen).toBe(200);
+        const write = await credit(auth, operator.id, wallet);
+        expect(write.body).toStrictEqual(refused);
+        expect(await tableCounts()).toStrictEqual(before);
+      });
 });
