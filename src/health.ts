@@ -4,6 +4,7 @@
 // migration D1 holds that this code does not know (code rolled back) is named, and still 200:
 // the routes serve on that schema.
 import type { Context } from "hono";
+import { errorText } from "./db/client";
 import { migrations } from "./db/health";
 import type { AppEnv } from "./env";
 import { send } from "./http/envelope";
@@ -24,7 +25,7 @@ export async function health(c: Context<AppEnv>) {
       JSON.stringify({
         request_id: c.get("requestId"),
         health: "D1 unreachable",
-        error: String(err),
+        ...errorText(err),
       }),
     );
   }

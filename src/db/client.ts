@@ -1,3 +1,4 @@
+import { DrizzleQueryError } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import { unmetered } from "./meter";
 import { openSession, SessionDatabase } from "./session";
@@ -17,9 +18,33 @@ const sessionOf = (db: Db) => {
   return d1 instanceof SessionDatabase ? d1 : null;
 };
 
-/** A D1 error's text with its cause's, where D1 puts the SQLite message (a CHECK's or trigger's name). */
-export const d1ErrorText = (err: unknown) =>
-  `${String(err)} ${String((err as { cause?: unknown })?.cause)}`;
+/**
+ * An error as the log and the service's checks read it: its text, with its cause's, where D1 puts
+ * the SQLite message (a CHECK's or trigger's name), and the statement that failed apart. Drizzle
+ * words a failed statement "Failed query: <sql>\nparams: <values>", and those values are what the
+ * request bound: a key's hash, an e-mail address, a note, a webhook's URL and sealed secret. So
+ * only its cause and its SQL (placeholders, no values) are kept; nothing else reads `params`.
+ */
+export function errorText(err: unknown): { error: string; statement?: string } {
+  if (err instanceof DrizzleQueryError) return { error: String(err.cause), statement: err.query };
+  const cause = (err as { cause?: unknown } | undefined)?.cause;
+  return { error: cause === undefined ? String(err) : `${String(err)} ${String(cause)}` };
+}
+
+/** D1's words for a failure, which the checks match (a constraint's or trigger's name). */
+export const d1ErrorText = (err: unknown) => errorText(err).error;
+
+/**
+ * An error's stack without its message (errorText says that): the frames alone, since a failed
+ * statement's stack begins with its bound values.
+ */
+export const stackFrames = (err: unknown) =>
+  err instanceof Error && err.stack !== undefined
+    ? err.stack
+        .split("\n")
+        .filter((line) => /^\s+at /.test(line))
+        .join("\n")
+    : undefined;
 
 /**
  * D1's refusals of a query it could not take now: overloaded, reset, timed out, or the connection

@@ -2,7 +2,7 @@
 // commits, the cron nudges every endpoint still behind, and the consumer delivers. A nudge is only
 // "endpoint N has work"; duplicates and losses are harmless (the consumer reads the work from the
 // endpoint's cursor, and the cron finds what a lost nudge left), so nothing here needs to be exact.
-import { createDb, inRuns } from "../db/client";
+import { createDb, errorText, inRuns } from "../db/client";
 import { endpointIds, endpointsBehind } from "../db/events";
 import {
   bindingProblem,
@@ -260,13 +260,17 @@ export async function consumeNudges(batch: MessageBatch<Nudge>, env: ConsumerEnv
         first!.ack();
       } catch (err) {
         // D1 or the queue failed: the message comes back (and after max_retries, to the DLQ).
-        console.error(
-          JSON.stringify({ webhook_endpoint: endpointId, fault: String(err).slice(0, 300) }),
-        );
+        console.error(JSON.stringify({ webhook_endpoint: endpointId, ...faultFields(err) }));
         first!.retry();
       }
     }),
   );
+}
+
+/** A delivery fault's log fields: D1's words and the statement (never its values), bounded. */
+export function faultFields(err: unknown) {
+  const { error, statement } = errorText(err);
+  return { fault: error.slice(0, 300), statement: statement?.slice(0, 300) };
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppEnv } from "../env";
+import { errorText } from "../wallet/faults";
 
 // Two envelope families, kept exactly as the plugin sent them (contract section 1):
 // A: success has `data` and no `error`, failure has `error` and no `data`, status is a boolean.
@@ -61,8 +62,11 @@ export function pulledBody<T>(
   let started = false;
   let afterRows = false;
   let ended = false;
-  const log = (what: Record<string, string>) =>
-    console.error(JSON.stringify({ request_id: c.get("requestId"), ...what }));
+  // What failed, in D1's words and the statement's, never the values it bound (db/client.ts).
+  const log = (what: string, err: unknown) => {
+    const { error, statement } = errorText(err);
+    console.error(JSON.stringify({ request_id: c.get("requestId"), [what]: error, statement }));
+  };
   const end = async () => {
     if (ended) return;
     ended = true;
@@ -70,7 +74,7 @@ export function pulledBody<T>(
       await parts.onEnd();
     } catch (err) {
       // The answer itself is whole (or already cut): what failed after it is only logged.
-      log({ stream_end_failed: String(err) });
+      log("stream_end_failed", err);
     }
   };
   return new ReadableStream<Uint8Array>(
@@ -85,7 +89,7 @@ export function pulledBody<T>(
         try {
           next = await rows.next();
         } catch (err) {
-          log({ streamed_answer_cut: String(err) });
+          log("streamed_answer_cut", err);
           await end();
           throw err;
         }

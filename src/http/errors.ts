@@ -10,11 +10,13 @@ import { HistoryGate } from "../throttle/history-gate";
 import { LoginThrottle } from "../throttle/login-throttle";
 import {
   databaseUnavailable,
+  errorText,
   forgetGone,
   type GoneNames,
   goneRefusal,
   NOT_MIGRATED,
   schemaNotMigrated,
+  stackFrames,
 } from "../wallet/faults";
 import { type RefusalReason, refusalOf } from "../wallet/refusal";
 import { fail } from "./envelope";
@@ -264,7 +266,7 @@ export function notMigrated(c: { var: { requestId?: string } }, err?: unknown) {
       request_id: c.var.requestId ?? null,
       setting: "migrations",
       problem: NOT_MIGRATED,
-      ...(err === undefined ? {} : { error: String(err) }),
+      ...(err === undefined ? {} : errorText(err)),
     },
     "error",
   );
@@ -505,7 +507,10 @@ export function forgotGone(
  */
 export function databaseBusy(c: Context<AppEnv>, err: unknown) {
   if (!databaseUnavailable(err)) return undefined;
-  console.error(JSON.stringify({ request_id: c.get("requestId"), d1_unavailable: String(err) }));
+  const { error, statement } = errorText(err);
+  console.error(
+    JSON.stringify({ request_id: c.get("requestId"), d1_unavailable: error, statement }),
+  );
   return apiError(
     "database_unavailable",
     {
@@ -543,9 +548,10 @@ export async function onError(err: Error, c: Context<AppEnv>) {
     if (err.envelope) c.set("envelope", err.envelope);
     return fail(c, err.status, err.message, err.error, err.headers);
   }
-  // Never a stack trace or SQL text on the wire; the request id ties the log line to the answer.
+  // Never a stack trace or SQL text on the wire; the request id ties the log line to the answer,
+  // which says what failed and where, never the values a statement bound (db/client.ts errorText).
   console.error(
-    JSON.stringify({ request_id: c.get("requestId"), error: String(err), stack: err.stack }),
+    JSON.stringify({ request_id: c.get("requestId"), ...errorText(err), stack: stackFrames(err) }),
   );
   c.set("envelope", "A"); // a fault answers in envelope A on every route
   const { status, message } = ERRORS.internal_error;

@@ -1,7 +1,7 @@
 // What the webhook routes and the write path need from a request (docs/events.md).
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
-import { nudgeAfterCommit } from "../events/queue";
+import { faultFields, nudgeAfterCommit } from "../events/queue";
 import { bound, flagOn, usableSecretKey, varText } from "../settings";
 import type { WebhookSettings } from "../wallet/context";
 import { apiError } from "./errors";
@@ -51,7 +51,7 @@ export function nudgeWebhooks(c: Context<AppEnv>) {
   if (!nudge) return;
   waitUntil(
     nudge.catch((err: unknown) =>
-      console.error(JSON.stringify({ webhook_nudge: "failed", fault: String(err).slice(0, 300) })),
+      console.error(JSON.stringify({ webhook_nudge: "failed", ...faultFields(err) })),
     ),
   );
 }

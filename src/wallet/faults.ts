@@ -13,7 +13,8 @@ import { Refusal } from "./refusal";
  * Whether D1 refused a query it could not take now (overloaded, reset, cut off): retryable, and a
  * write's outcome is unknown (its request_id keeps a retry from applying it twice).
  */
-export { d1Unavailable as databaseUnavailable } from "../db/client";
+/** What the log may say of a fault: D1's words and the failed statement, never its bound values. */
+export { d1Unavailable as databaseUnavailable, errorText, stackFrames } from "../db/client";
 export { NOT_MIGRATED } from "../db/health";
 
 /** What a write refused as gone named: one of them no longer exists. */
