@@ -99,6 +99,35 @@ describe("POST users/login in the dialect", () => {
     expect(there.status).toBe(429);
   });
 
+  it("reads a JSON number as its text, as it reads the password: a numeric username signs in, in both namespaces", async () => {
+    // WordPress usernames can be digits (the plugin's site had `12345`), and a client that keeps
+    // the login as a number sends it as one. The plugin's sanitize_text_field made it text; here
+    // it was refused as missing ("user_email is required") while a numeric password was text.
+    const digits = `${Date.now()}${Math.floor(Math.random() * 1000)}`;
+    const user = await makeUser("subscriber", digits);
+    for (const path of [LOGIN, "/wp-json/wallet/v1/users/login"]) {
+      const res = await compatCall("POST", path, {
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ user_email: Number(digits), user_password: PASSWORD }),
+        vars: GUARDED,
+      });
+      expect(res.status, res.text).toBe(200);
+      expect(res.body.data.username).toBe(user.username);
+    }
+    const nobody = await compatCall("POST", LOGIN, {
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ user_email: 12345.5, user_password: PASSWORD }),
+      vars: GUARDED,
+    });
+    expect(nobody.body).toStrictEqual({
+      status_code: 400,
+      status: "failed",
+      message: "Validation error",
+      data: [],
+      error: ["Invalid Credential"],
+    });
+  });
+
   it("is a 404 while the namespace is off", async () => {
     const res = await compatCall("POST", LOGIN, {
       headers: FORM,

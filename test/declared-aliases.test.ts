@@ -106,7 +106,7 @@ describe("a bad alias value on the wire", () => {
 
   it.each([
     ["an empty username", { username: "" }],
-    ["a numeric username", { username: 42 }],
+    ["a boolean username", { username: true }],
     ["an object as username", { username: { a: 1 } }],
   ])("POST /users/login with %s is reported as user_email", async (_, body) => {
     const res = await call("POST", "/users/login", { body: { ...body, user_password: "x" } });

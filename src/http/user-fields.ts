@@ -68,9 +68,10 @@ export const UserParams = v.object({
   last_name: v.optional(textField(100, "last_name"), ""),
 });
 
-// Trimmed as the address was when the account was made (and as WordPress's sanitize_user does).
+// Trimmed as the address was when the account was made (and as WordPress's sanitize_user does). A
+// JSON number is its text, as for the password and for a new user's username (`12345` signs in).
 const loginText = v.pipe(
-  v.string(REQUIRED.user_email),
+  anyText(REQUIRED.user_email),
   v.nonEmpty(REQUIRED.user_email),
   v.transform((s) => s.trim()),
 );
