@@ -2,6 +2,7 @@
 // and POST transfers (plugin files api/core/{credits,debits,transfers,wallets}/get-*.php and
 // includes/transfers/create-transfers.php), as laravellously/rimplenetsaas calls them
 // (app/Http/Controllers/RimplenetController.php), through the same ledger as /wp-json/wallet/v1.
+import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { compatCall, GUARDED } from "./compat-helpers";
 import {
@@ -10,6 +11,7 @@ import {
   CLEAN,
   call,
   credit,
+  importedEntry,
   type Json,
   ledgerViolations,
   makeAdmin,
@@ -412,6 +414,39 @@ describe("GET credits, debits, transfers", () => {
         message: "Transfer not found",
         error: "Invalid Transfer Id",
       });
+  });
+
+  it("names an imported zero transfer's sender and receiver as the plugin did, though both halves are DEBITs", async () => {
+    // The plugin wrote a zero transfer's receiving half through its credit code, which books a
+    // credit of 0 as a DEBIT of "-0" (posts 1682/1684 of the plugin site diffed against): both
+    // halves are DEBITs, and the "-0" one is the receiver's. The plugin named the two from its
+    // transfer_address_from/_to meta.
+    const [from, to, own] = [await makeUser(), await makeUser(), await makeWallet(admin)];
+    const link = unique("wp-transfer");
+    await importedEntry(from.id, own, "DEBIT", 0, "0", 0, 1_700_000_000, {
+      transferId: link,
+      note: `TRANSFER to ${to.username} `,
+    });
+    await importedEntry(to.id, own, "DEBIT", 0, "-0", 0, 1_700_000_000, {
+      transferId: link,
+      note: `TRANSFER from ${from.username} `,
+    });
+    // Each half by the other's id, as the plugin's alt_transfer_id look-up found them.
+    const { results } = await env.DB.prepare(
+      "SELECT id FROM transactions WHERE transfer_id = ? ORDER BY id",
+    )
+      .bind(link)
+      .all<{ id: number }>();
+    const halves = [];
+    for (const { id } of results) {
+      const res = await get(`/transfers?transfer_id=${id}`, admin.bearer);
+      expect(res.status, res.text).toBe(200);
+      halves.push(res.body.data as Json);
+    }
+    expect(halves.map((h) => [h.transferDesc, h.transferFrom, h.transferTo])).toEqual([
+      [`TRANSFER from ${from.username} `, from.username, to.username],
+      [`TRANSFER to ${to.username} `, from.username, to.username],
+    ]);
   });
 
   it("reads one debit by debits_id, the plugin's own name for debit_id, with its request_id as sent", async () => {

@@ -500,15 +500,17 @@ export async function importedEntry(
   amountText: string,
   beforeMinor: number,
   createdAtS: number,
+  { transferId = null, note = "" }: { transferId?: string | null; note?: string } = {},
 ) {
   const after = beforeMinor + (type === "CREDIT" ? amountMinor : -amountMinor);
   const tag = unique("imp");
   await env.DB.prepare(
     `INSERT INTO transactions (user_id, wallet_id, txn_type, amount_minor, amount_text,
        balance_before_minor, balance_after_minor, request_id, request_key, note, title, slug_base,
-       slug, created_at_s, imported)
+       slug, created_at_s, imported, transfer_id)
      VALUES (${[userId, walletId, type, amountMinor, amountText].map(sqlLiteral).join(", ")},
-       ${beforeMinor}, ${after}, '${tag}', '${tag}', '', 't', '${tag}', '${tag}', ${createdAtS}, 1)`,
+       ${beforeMinor}, ${after}, '${tag}', '${tag}', ${sqlLiteral(note)}, 't', '${tag}', '${tag}',
+       ${createdAtS}, 1, ${transferId === null ? "NULL" : sqlLiteral(transferId)})`,
   ).run();
 }
 

@@ -70,10 +70,12 @@ function movementRecord(row: KindRow, kind: "credits" | "debits") {
 /** A transfer half, as includes/transfers/get-transfers.php formatTransfer read it. */
 function transferRecord(row: KindRow, timeZone: string) {
   const e = row.entry;
-  const [from, to] =
-    e.txnType === "DEBIT"
-      ? [row.username, row.partnerUsername]
-      : [row.partnerUsername, row.username];
+  // The sender's half is its DEBIT. The plugin wrote the receiving half through its credit code,
+  // which books a credit of 0 as a DEBIT of "-0": of an imported zero transfer, that one received.
+  const sent = e.txnType === "DEBIT" && !e.amountText.startsWith("-");
+  const [from, to] = sent
+    ? [row.username, row.partnerUsername]
+    : [row.partnerUsername, row.username];
   const date = postModified(e, timeZone);
   return {
     transferId: row.partnerId === null ? "" : String(row.partnerId),
