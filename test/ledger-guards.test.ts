@@ -231,7 +231,7 @@ describe("ledger guards in the database", () => {
     expect(await ledgerViolations()).toEqual(CLEAN);
   });
 
-  it("bounds a balance below zero as above it, imported or not", async () => {
+  it("bounds a balance below zero as above it, imported or not (the service's own as an overdraft)", async () => {
     const head = `(SELECT balance_minor FROM balances WHERE user_id = ${userId} AND wallet_id = '${walletId}')`;
     await expectRefused(
       () =>
@@ -242,6 +242,16 @@ describe("ledger guards in the database", () => {
           imported: "1",
         }),
       /transactions_balance_limit/,
+    );
+    // The service's own entry past it lowers a balance below zero: refused as the overdraft it is.
+    await expectRefused(
+      () =>
+        insertEntry({
+          txn_type: "'DEBIT'",
+          amount_minor: `${head} + 1000000000000000`,
+          balance_after_minor: "-1000000000000000",
+        }),
+      /transactions_no_overdraft/,
     );
   });
 

@@ -57,7 +57,9 @@ describe("a balance below zero, carried over from the site", () => {
   it("refuses a debit, a transfer out and a reversal that would lower it, and changes nothing", async () => {
     expect(await stored(KEMI, "ngn")).toBeLessThan(0);
     const before = await snapshot(KEMI);
-    for (const amount of ["0.01", "1", "100"]) {
+    // The largest amount too: from below zero it passes the largest balance's negative, and is
+    // still an overdraft, not a balance past the limit.
+    for (const amount of ["0.01", "1", "100", "999999999999.99"]) {
       const debit = await post("/debits", { user_id: KEMI, wallet_id: "ngn", amount });
       expect(debit.body, amount).toEqual(INSUFFICIENT);
     }

@@ -158,8 +158,8 @@ export async function firstRefused(
       const moved = BigInt(e.txnType === "CREDIT" ? e.amountMinor : -e.amountMinor);
       const after = balance.get(k)! + moved;
       balance.set(k, after);
-      if (verdict === "balance-limit")
-        return (moved > 0n && after > limit) || (moved < 0n && after < -limit);
+      // Past the largest balance only by a credit: a debit past its negative is an overdraft.
+      if (verdict === "balance-limit") return moved > 0n && after > limit;
       const h = held.get(k)!;
       return moved < 0n && after < (h > 0n ? h : 0n);
     });
