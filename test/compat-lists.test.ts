@@ -291,6 +291,15 @@ describe("POST transfers", () => {
 
 describe("GET credits, debits, transfers", () => {
   it("lists credits newest first with the plugin's fields (RimplenetController.php:110 listCredits)", async () => {
+    // Users and a wallet of its own, so the list is this test's whatever ran before it.
+    const [from, to, own] = [await makeUser(), await makeUser(), await makeWallet(admin)];
+    await credit(admin, { user_id: from.id, wallet_id: own, amount: "100.00", note: "top up" });
+    await credit(admin, { user_id: to.id, wallet_id: own, amount: "5.50" });
+    const transfer = { transfer_from_user: from.id, transfer_to_user: to.id, wallet_id: own };
+    for (const amount of [10, "1.25"]) {
+      const body = { ...transfer, amount_to_transfer: amount, note: "Test Transfer" };
+      expect((await post("/transfers", body, admin.bearer)).status).toBe(200);
+    }
     const res = await get("/credits", admin.bearer);
     expect(res.status, res.text).toBe(200);
     expect(res.body).toMatchObject({
@@ -298,13 +307,13 @@ describe("GET credits, debits, transfers", () => {
       status: true,
       message: "Credits Retrieved",
     });
-    const mine = (res.body.data as Json[]).filter((r) => r.currency === wallet);
-    // The transfers above: their receiving halves are credits too, as the plugin's posts were.
+    const mine = (res.body.data as Json[]).filter((r) => r.currency === own);
+    // The transfers' receiving halves are credits too, as the plugin's posts were.
     expect(mine.map((r) => r.amount)).toEqual(["1.25", "10", "5.50", "100.00"]);
     expect(mine[1]).toMatchObject({
       request_id: "",
       credits_request_id: "",
-      note: `TRANSFER from ${alice.username} Test Transfer`,
+      note: `TRANSFER from ${from.username} Test Transfer`,
       description: expect.stringMatching(/^TRANSFER ~ TRANSACTION by /),
     });
     const plain = mine.slice(2);
@@ -326,12 +335,12 @@ describe("GET credits, debits, transfers", () => {
     expect(plain[1]).toMatchObject({
       balance_before: "0.00",
       balance_after: "100.00",
-      funds_type: `user_withdrawable_bal_${wallet}`,
+      funds_type: `user_withdrawable_bal_${own}`,
       txn_type: "CREDIT",
       note: "top up",
       description: expect.stringMatching(/^TRANSACTION by /),
     });
-    expect(plain[1]!.request_id).toMatch(new RegExp(`^${alice.id}_`));
+    expect(plain[1]!.request_id).toMatch(new RegExp(`^${from.id}_`));
     expect(res.headers.get("X-WP-Total")).toMatch(/^\d+$/);
   });
 
@@ -357,7 +366,7 @@ describe("GET credits, debits, transfers", () => {
   });
 
   it("lists transfer halves with both usernames (RimplenetController.php:161 listTransfers)", async () => {
-    // Users and a wallet of its own: the credits listed above stay the file's two.
+    // Users and a wallet of its own, so the list is this test's whatever ran before it.
     const [from, to, own] = [await makeUser(), await makeUser(), await makeWallet(admin)];
     await credit(admin, { user_id: from.id, wallet_id: own, amount: "100.00" });
     const transfer = { transfer_from_user: from.id, transfer_to_user: to.id, wallet_id: own };
