@@ -102,323 +102,340 @@ function ok(res: Reply) {
   return res.body.data;
 }
 
-describe.each(KINDS)("a wallet: $name", (kind) => {
-  const places = kind.decimals + kind.extra;
-  let wallet: string;
-  let w: { decimals: number; extraDecimals: number; symbol: string; symbolPosition: "left" };
-  let a: TestUser;
-  let b: TestUser;
-  const model = new Map<number, Position>();
-  const at = (u: TestUser) => model.get(u.id)!;
-  /** Units of a display-precision amount (what wallet/v1 and the console accept). */
-  const u = (text: string) => unitsOf(text, places);
+// Each kind's steps build on the one before (the model carries over): a scenario, run in order.
+describe("each kind of wallet, step by step", { shuffle: false }, () => {
+  describe.each(KINDS)("a wallet: $name", (kind) => {
+    const places = kind.decimals + kind.extra;
+    let wallet: string;
+    let w: { decimals: number; extraDecimals: number; symbol: string; symbolPosition: "left" };
+    let a: TestUser;
+    let b: TestUser;
+    const model = new Map<number, Position>();
+    const at = (u: TestUser) => model.get(u.id)!;
+    /** Units of a display-precision amount (what wallet/v1 and the console accept). */
+    const u = (text: string) => unitsOf(text, places);
 
-  beforeAll(async () => {
-    wallet = unique("s").toLowerCase().slice(0, 20);
-    const symbol = `S${KINDS.indexOf(kind)}$`;
-    await env.DB.prepare(
-      `INSERT INTO wallets (id, name, symbol, symbol_position, decimals, extra_decimals, type, created_at_ms)
+    beforeAll(async () => {
+      wallet = unique("s").toLowerCase().slice(0, 20);
+      const symbol = `S${KINDS.indexOf(kind)}$`;
+      await env.DB.prepare(
+        `INSERT INTO wallets (id, name, symbol, symbol_position, decimals, extra_decimals, type, created_at_ms)
        VALUES (?, 'Kind', ?, 'left', ?, ?, 'fiat', 0)`,
-    )
-      .bind(wallet, symbol, kind.decimals, kind.extra)
-      .run();
-    w = { decimals: kind.decimals, extraDecimals: kind.extra, symbol, symbolPosition: "left" };
-    [a, b] = await Promise.all([makeUser(), makeUser()]);
-    model.set(a.id, { balance: 0n, held: 0n });
-    model.set(b.id, { balance: 0n, held: 0n });
-  });
+      )
+        .bind(wallet, symbol, kind.decimals, kind.extra)
+        .run();
+      w = { decimals: kind.decimals, extraDecimals: kind.extra, symbol, symbolPosition: "left" };
+      [a, b] = await Promise.all([makeUser(), makeUser()]);
+      model.set(a.id, { balance: 0n, held: 0n });
+      model.set(b.id, { balance: 0n, held: 0n });
+    });
 
-  /** Every surface's figures for `user` against the model. */
-  async function surfacesAgree(user: TestUser) {
-    const { balance, held } = at(user);
-    const available = balance - held;
-    const q = { user_id: user.id, wallet_id: wallet };
-    const row = await env.DB.prepare(
-      `SELECT coalesce((SELECT balance_minor FROM balances WHERE user_id = ?1 AND wallet_id = ?2), 0) AS stored,
+    /** Every surface's figures for `user` against the model. */
+    async function surfacesAgree(user: TestUser) {
+      const { balance, held } = at(user);
+      const available = balance - held;
+      const q = { user_id: user.id, wallet_id: wallet };
+      const row = await env.DB.prepare(
+        `SELECT coalesce((SELECT balance_minor FROM balances WHERE user_id = ?1 AND wallet_id = ?2), 0) AS stored,
          (SELECT coalesce(sum(CASE txn_type WHEN 'CREDIT' THEN amount_minor ELSE -amount_minor END), 0)
             FROM transactions WHERE user_id = ?1 AND wallet_id = ?2) AS total`,
-    )
-      .bind(user.id, wallet)
-      .first<{ stored: number; total: number }>();
-    const n = (x: number) => unitsOfNumber(x, places);
-    const one = ok(await v1("GET", "/user-wallet-balance", undefined, { ...q, formatted: "yes" }));
-    const all = ok(await v1("GET", "/balances", undefined, { user_id: user.id })).find(
-      (r: Json) => r.wallet_id === wallet,
-    );
-    const summary = ok(await v1("GET", `/wallets/${wallet}/summary`, undefined, q));
-    const pBalance = ok(await plugin("GET", "/user-wallet-balance", undefined, q));
-    const pSummary = ok(await plugin("GET", "/wallet-summary", undefined, q));
-    // A clock two seconds on, so that this second's entries are in the statement.
-    const later = appAt(Date.now() + 2000);
-    const statement = await call("GET", "/statements", { auth: key, query: q, app: later });
-    const csv = await call("GET", "/statements", {
-      auth: key,
-      query: { ...q, format: "csv" },
-      app: later,
-    });
-    const page = await con.request(`/users/${user.id}?wallet=${wallet}`, { cookie });
-    expect(page.status, page.html).toBe(200);
-    expect({
-      stored: BigInt(row!.stored),
-      entries: BigInt(row!.total),
-      balance: n(one[wallet]),
-      shown: one.formatted[wallet],
-      listed: [n(all.balance), n(all.held), n(all.available)],
-      summary: [n(summary.balance), n(summary.held), n(summary.available)],
-      plugin: n(pBalance.wallet_balance_raw),
-      pluginShown: pBalance.wallet_balance_formatted,
-      pluginSummary: [
-        n(pSummary.wallet_balance_raw),
-        n(pSummary.wallet_held_raw),
-        n(pSummary.wallet_available_raw),
-      ],
-      statement: n(statement.body.data.closing_balance),
-      csv: csv.headers.get("x-statement-closing-balance"),
-      // The console shows every stored digit (formatExact), so that its rows add up.
-      console: [
-        page.html.includes(formatExact(balance, w)),
-        page.html.includes(formatExact(available, w)),
-      ],
-    }).toEqual({
-      stored: balance,
-      entries: balance,
-      balance,
-      shown: formatMoney(balance, w),
-      listed: [balance, held, available],
-      summary: [balance, held, available],
-      plugin: balance,
-      pluginShown: formatMoney(balance, w),
-      pluginSummary: [balance, held, available],
-      statement: balance,
-      csv: exactText(balance, { decimals: places, extraDecimals: 0 }),
-      console: [true, true],
-    });
-  }
-  const move = (user: TestUser, units: bigint) => {
-    at(user).balance += units;
-  };
-
-  it("credits through wallet/v1, the plugin (rounded to the stored places) and the console", async () => {
-    ok(
-      await v1("POST", "/credits", {
-        user_id: a.id,
-        wallet_id: wallet,
-        amount: kind.start,
-        request_id: rid(),
-      }),
-    );
-    move(a, u(kind.start));
-    // One digit past the stored places, 5: rounded up.
-    const sent = `1.${"2".repeat(places)}5`;
-    ok(
-      await plugin("POST", "/credits", {
-        user_id: a.id,
-        wallet_id: wallet,
-        amount: sent,
-        request_id: rid(),
-      }),
-    );
-    move(a, unitsOf(sent, places));
-    expect(unitsOf(sent, places)).toBe(BigInt(`1${"2".repeat(places)}`) + 1n);
-    expect(
-      await consoleForm(`/users/${a.id}/credit`, {
-        wallet_id: wallet,
-        amount: "2",
-        request_id: rid(),
-      }),
-    ).toMatch(/^ok:Transaction Completed/);
-    move(a, u("2"));
-    await surfacesAgree(a);
-  });
-
-  it("debits through each, the plugin's rounded down past the stored places", async () => {
-    ok(
-      await v1("POST", "/debits", {
-        user_id: a.id,
-        wallet_id: wallet,
-        amount: "1",
-        request_id: rid(),
-      }),
-    );
-    move(a, -u("1"));
-    const sent = `1.${"1".repeat(places)}49`;
-    ok(
-      await plugin("POST", "/debits", {
-        user_id: a.id,
-        wallet_id: wallet,
-        amount: sent,
-        request_id: rid(),
-      }),
-    );
-    move(a, -unitsOf(sent, places));
-    expect(
-      await consoleForm(`/users/${a.id}/debit`, {
-        wallet_id: wallet,
-        amount: "1",
-        request_id: rid(),
-      }),
-    ).toMatch(/^ok:Transaction Completed/);
-    move(a, -u("1"));
-    await surfacesAgree(a);
-  });
-
-  it("transfers through each", async () => {
-    ok(
-      await v1("POST", "/transfers", {
-        from_user_id: a.id,
-        to_user_id: b.id,
-        wallet_id: wallet,
-        amount: "3",
-        request_id: rid(),
-      }),
-    );
-    move(a, -u("3"));
-    move(b, u("3"));
-    const sent = `2.${"4".repeat(places)}5`;
-    expect(
-      (
-        await pluginTransfer({
-          transfer_from_user: a.id,
-          transfer_to_user: b.id,
-          wallet_id: wallet,
-          amount_to_transfer: sent,
-          request_id: rid(),
-        })
-      ).status,
-    ).toBe(200);
-    move(a, -unitsOf(sent, places));
-    move(b, unitsOf(sent, places));
-    expect(
-      await consoleForm(`/users/${a.id}/transfer`, {
-        wallet_id: wallet,
-        amount: "1",
-        to_user_id: b.id,
-        request_id: rid(),
-      }),
-    ).toMatch(/^ok:Transfer Action Completed/);
-    move(a, -u("1"));
-    move(b, u("1"));
-    await surfacesAgree(a);
-    await surfacesAgree(b);
-  });
-
-  it("holds placed through wallet/v1, captured and voided through it and the console", async () => {
-    const hold = async (amount: string) => {
-      const data = ok(
-        await v1("POST", "/holds", { user_id: a.id, wallet_id: wallet, amount, request_id: rid() }),
+      )
+        .bind(user.id, wallet)
+        .first<{ stored: number; total: number }>();
+      const n = (x: number) => unitsOfNumber(x, places);
+      const one = ok(
+        await v1("GET", "/user-wallet-balance", undefined, { ...q, formatted: "yes" }),
       );
-      at(a).held += u(amount);
-      return data.hold_id as number;
-    };
-    const first = await hold("5");
-    const second = await hold("4");
-    const third = await hold("3");
-    await surfacesAgree(a);
-    expect(await consoleForm(`/users/${a.id}/holds/${first}/capture`, { amount: "2" })).toMatch(
-      /^ok:Hold \d+ captured/,
-    );
-    at(a).held -= u("5");
-    move(a, -u("2"));
-    expect(await consoleForm(`/users/${a.id}/holds/${second}/void`, {})).toMatch(
-      /^ok:Hold \d+ voided/,
-    );
-    at(a).held -= u("4");
-    ok(await v1("POST", `/holds/${third}/capture`, { amount: "1" }));
-    at(a).held -= u("3");
-    move(a, -u("1"));
-    const open = await hold("2");
-    await surfacesAgree(a);
-    ok(await v1("POST", `/holds/${open}/void`));
-    at(a).held -= u("2");
-    await surfacesAgree(a);
-  });
-
-  it("a batch and its reversal, and single reversals, through wallet/v1 and the console", async () => {
-    const batch = ok(
-      await v1("POST", "/batches", {
-        request_id: rid(),
-        operations: [
-          { type: "credit", user_id: b.id, wallet_id: wallet, amount: "1" },
-          { type: "debit", user_id: a.id, wallet_id: wallet, amount: "2" },
-          {
-            type: "transfer",
-            from_user_id: a.id,
-            to_user_id: b.id,
-            wallet_id: wallet,
-            amount: "1",
-          },
+      const all = ok(await v1("GET", "/balances", undefined, { user_id: user.id })).find(
+        (r: Json) => r.wallet_id === wallet,
+      );
+      const summary = ok(await v1("GET", `/wallets/${wallet}/summary`, undefined, q));
+      const pBalance = ok(await plugin("GET", "/user-wallet-balance", undefined, q));
+      const pSummary = ok(await plugin("GET", "/wallet-summary", undefined, q));
+      // A clock two seconds on, so that this second's entries are in the statement.
+      const later = appAt(Date.now() + 2000);
+      const statement = await call("GET", "/statements", { auth: key, query: q, app: later });
+      const csv = await call("GET", "/statements", {
+        auth: key,
+        query: { ...q, format: "csv" },
+        app: later,
+      });
+      const page = await con.request(`/users/${user.id}?wallet=${wallet}`, { cookie });
+      expect(page.status, page.html).toBe(200);
+      expect({
+        stored: BigInt(row!.stored),
+        entries: BigInt(row!.total),
+        balance: n(one[wallet]),
+        shown: one.formatted[wallet],
+        listed: [n(all.balance), n(all.held), n(all.available)],
+        summary: [n(summary.balance), n(summary.held), n(summary.available)],
+        plugin: n(pBalance.wallet_balance_raw),
+        pluginShown: pBalance.wallet_balance_formatted,
+        pluginSummary: [
+          n(pSummary.wallet_balance_raw),
+          n(pSummary.wallet_held_raw),
+          n(pSummary.wallet_available_raw),
         ],
-      }),
-    );
-    move(b, u("2"));
-    move(a, -u("3"));
-    await surfacesAgree(a);
-    await surfacesAgree(b);
-    expect(await consoleForm(`/batches/${batch.batch_id}/reverse`, {})).toMatch(
-      /^ok:Batch \d+ reversed/,
-    );
-    move(b, -u("2"));
-    move(a, u("3"));
-    await surfacesAgree(a);
-    await surfacesAgree(b);
-    // The plugin's rounded credit, reversed from the console; its rounded debit, through wallet/v1.
-    const entries = ok(
-      await v1("GET", "/transactions", undefined, {
-        user_id: a.id,
-        security_code: 1,
-        wallet_id: wallet,
-        order: "asc",
-      }),
-    ) as Json[];
-    const pluginCredit = entries.find((e) => e.post_content === `Amount:1.${"2".repeat(places)}5`)!;
-    const pluginDebit = entries.find((e) => e.post_content === `Amount:1.${"1".repeat(places)}49`)!;
-    expect(
-      await consoleForm(`/users/${a.id}/reverse/${pluginCredit.ID}`, { request_id: rid() }),
-    ).toMatch(/^ok:Transaction \d+ reversed/);
-    move(a, -unitsOf(`1.${"2".repeat(places)}5`, places));
-    ok(await v1("POST", `/transactions/${pluginDebit.ID}/reverse`, { request_id: rid() }));
-    move(a, unitsOf(`1.${"1".repeat(places)}49`, places));
-    await surfacesAgree(a);
-  });
-
-  it("the shown balance, debited: refused where it rounds above what is there, else leaving the dust", async () => {
-    const shown = ok(
-      await v1("GET", "/user-wallet-balance", undefined, {
-        user_id: a.id,
-        wallet_id: wallet,
-        formatted: "yes",
-      }),
-    ).formatted[wallet] as string;
-    const text = shown.slice(w.symbol.length).replaceAll(",", "");
-    const shownUnits = unitsOf(text, places);
-    const res = await v1("POST", "/debits", {
-      user_id: a.id,
-      wallet_id: wallet,
-      amount: text,
-      request_id: rid(),
-    });
-    if (shownUnits > at(a).balance - at(a).held) expect(res.body).toEqual(INSUFFICIENT);
-    else {
-      ok(res);
-      move(a, -shownUnits);
+        statement: n(statement.body.data.closing_balance),
+        csv: csv.headers.get("x-statement-closing-balance"),
+        // The console shows every stored digit (formatExact), so that its rows add up.
+        console: [
+          page.html.includes(formatExact(balance, w)),
+          page.html.includes(formatExact(available, w)),
+        ],
+      }).toEqual({
+        stored: balance,
+        entries: balance,
+        balance,
+        shown: formatMoney(balance, w),
+        listed: [balance, held, available],
+        summary: [balance, held, available],
+        plugin: balance,
+        pluginShown: formatMoney(balance, w),
+        pluginSummary: [balance, held, available],
+        statement: balance,
+        csv: exactText(balance, { decimals: places, extraDecimals: 0 }),
+        console: [true, true],
+      });
     }
-    // What is left (dust below one shown unit, or all of it) the plugin takes exactly, by its raw figure.
-    const raw = ok(
-      await plugin("GET", "/user-wallet-balance", undefined, { user_id: a.id, wallet_id: wallet }),
-    ).wallet_balance_raw as number;
-    if (raw !== 0) {
+    const move = (user: TestUser, units: bigint) => {
+      at(user).balance += units;
+    };
+
+    it("credits through wallet/v1, the plugin (rounded to the stored places) and the console", async () => {
+      ok(
+        await v1("POST", "/credits", {
+          user_id: a.id,
+          wallet_id: wallet,
+          amount: kind.start,
+          request_id: rid(),
+        }),
+      );
+      move(a, u(kind.start));
+      // One digit past the stored places, 5: rounded up.
+      const sent = `1.${"2".repeat(places)}5`;
+      ok(
+        await plugin("POST", "/credits", {
+          user_id: a.id,
+          wallet_id: wallet,
+          amount: sent,
+          request_id: rid(),
+        }),
+      );
+      move(a, unitsOf(sent, places));
+      expect(unitsOf(sent, places)).toBe(BigInt(`1${"2".repeat(places)}`) + 1n);
+      expect(
+        await consoleForm(`/users/${a.id}/credit`, {
+          wallet_id: wallet,
+          amount: "2",
+          request_id: rid(),
+        }),
+      ).toMatch(/^ok:Transaction Completed/);
+      move(a, u("2"));
+      await surfacesAgree(a);
+    });
+
+    it("debits through each, the plugin's rounded down past the stored places", async () => {
+      ok(
+        await v1("POST", "/debits", {
+          user_id: a.id,
+          wallet_id: wallet,
+          amount: "1",
+          request_id: rid(),
+        }),
+      );
+      move(a, -u("1"));
+      const sent = `1.${"1".repeat(places)}49`;
       ok(
         await plugin("POST", "/debits", {
           user_id: a.id,
           wallet_id: wallet,
-          amount: raw.toFixed(places),
+          amount: sent,
           request_id: rid(),
         }),
       );
-      move(a, -unitsOf(raw.toFixed(places), places));
-    }
-    expect(at(a).balance).toBe(0n);
-    await surfacesAgree(a);
-    expect(await ledgerViolations()).toEqual(CLEAN);
+      move(a, -unitsOf(sent, places));
+      expect(
+        await consoleForm(`/users/${a.id}/debit`, {
+          wallet_id: wallet,
+          amount: "1",
+          request_id: rid(),
+        }),
+      ).toMatch(/^ok:Transaction Completed/);
+      move(a, -u("1"));
+      await surfacesAgree(a);
+    });
+
+    it("transfers through each", async () => {
+      ok(
+        await v1("POST", "/transfers", {
+          from_user_id: a.id,
+          to_user_id: b.id,
+          wallet_id: wallet,
+          amount: "3",
+          request_id: rid(),
+        }),
+      );
+      move(a, -u("3"));
+      move(b, u("3"));
+      const sent = `2.${"4".repeat(places)}5`;
+      expect(
+        (
+          await pluginTransfer({
+            transfer_from_user: a.id,
+            transfer_to_user: b.id,
+            wallet_id: wallet,
+            amount_to_transfer: sent,
+            request_id: rid(),
+          })
+        ).status,
+      ).toBe(200);
+      move(a, -unitsOf(sent, places));
+      move(b, unitsOf(sent, places));
+      expect(
+        await consoleForm(`/users/${a.id}/transfer`, {
+          wallet_id: wallet,
+          amount: "1",
+          to_user_id: b.id,
+          request_id: rid(),
+        }),
+      ).toMatch(/^ok:Transfer Action Completed/);
+      move(a, -u("1"));
+      move(b, u("1"));
+      await surfacesAgree(a);
+      await surfacesAgree(b);
+    });
+
+    it("holds placed through wallet/v1, captured and voided through it and the console", async () => {
+      const hold = async (amount: string) => {
+        const data = ok(
+          await v1("POST", "/holds", {
+            user_id: a.id,
+            wallet_id: wallet,
+            amount,
+            request_id: rid(),
+          }),
+        );
+        at(a).held += u(amount);
+        return data.hold_id as number;
+      };
+      const first = await hold("5");
+      const second = await hold("4");
+      const third = await hold("3");
+      await surfacesAgree(a);
+      expect(await consoleForm(`/users/${a.id}/holds/${first}/capture`, { amount: "2" })).toMatch(
+        /^ok:Hold \d+ captured/,
+      );
+      at(a).held -= u("5");
+      move(a, -u("2"));
+      expect(await consoleForm(`/users/${a.id}/holds/${second}/void`, {})).toMatch(
+        /^ok:Hold \d+ voided/,
+      );
+      at(a).held -= u("4");
+      ok(await v1("POST", `/holds/${third}/capture`, { amount: "1" }));
+      at(a).held -= u("3");
+      move(a, -u("1"));
+      const open = await hold("2");
+      await surfacesAgree(a);
+      ok(await v1("POST", `/holds/${open}/void`));
+      at(a).held -= u("2");
+      await surfacesAgree(a);
+    });
+
+    it("a batch and its reversal, and single reversals, through wallet/v1 and the console", async () => {
+      const batch = ok(
+        await v1("POST", "/batches", {
+          request_id: rid(),
+          operations: [
+            { type: "credit", user_id: b.id, wallet_id: wallet, amount: "1" },
+            { type: "debit", user_id: a.id, wallet_id: wallet, amount: "2" },
+            {
+              type: "transfer",
+              from_user_id: a.id,
+              to_user_id: b.id,
+              wallet_id: wallet,
+              amount: "1",
+            },
+          ],
+        }),
+      );
+      move(b, u("2"));
+      move(a, -u("3"));
+      await surfacesAgree(a);
+      await surfacesAgree(b);
+      expect(await consoleForm(`/batches/${batch.batch_id}/reverse`, {})).toMatch(
+        /^ok:Batch \d+ reversed/,
+      );
+      move(b, -u("2"));
+      move(a, u("3"));
+      await surfacesAgree(a);
+      await surfacesAgree(b);
+      // The plugin's rounded credit, reversed from the console; its rounded debit, through wallet/v1.
+      const entries = ok(
+        await v1("GET", "/transactions", undefined, {
+          user_id: a.id,
+          security_code: 1,
+          wallet_id: wallet,
+          order: "asc",
+        }),
+      ) as Json[];
+      const pluginCredit = entries.find(
+        (e) => e.post_content === `Amount:1.${"2".repeat(places)}5`,
+      )!;
+      const pluginDebit = entries.find(
+        (e) => e.post_content === `Amount:1.${"1".repeat(places)}49`,
+      )!;
+      expect(
+        await consoleForm(`/users/${a.id}/reverse/${pluginCredit.ID}`, { request_id: rid() }),
+      ).toMatch(/^ok:Transaction \d+ reversed/);
+      move(a, -unitsOf(`1.${"2".repeat(places)}5`, places));
+      ok(await v1("POST", `/transactions/${pluginDebit.ID}/reverse`, { request_id: rid() }));
+      move(a, unitsOf(`1.${"1".repeat(places)}49`, places));
+      await surfacesAgree(a);
+    });
+
+    it("the shown balance, debited: refused where it rounds above what is there, else leaving the dust", async () => {
+      const shown = ok(
+        await v1("GET", "/user-wallet-balance", undefined, {
+          user_id: a.id,
+          wallet_id: wallet,
+          formatted: "yes",
+        }),
+      ).formatted[wallet] as string;
+      const text = shown.slice(w.symbol.length).replaceAll(",", "");
+      const shownUnits = unitsOf(text, places);
+      const res = await v1("POST", "/debits", {
+        user_id: a.id,
+        wallet_id: wallet,
+        amount: text,
+        request_id: rid(),
+      });
+      if (shownUnits > at(a).balance - at(a).held) expect(res.body).toEqual(INSUFFICIENT);
+      else {
+        ok(res);
+        move(a, -shownUnits);
+      }
+      // What is left (dust below one shown unit, or all of it) the plugin takes exactly, by its raw figure.
+      const raw = ok(
+        await plugin("GET", "/user-wallet-balance", undefined, {
+          user_id: a.id,
+          wallet_id: wallet,
+        }),
+      ).wallet_balance_raw as number;
+      if (raw !== 0) {
+        ok(
+          await plugin("POST", "/debits", {
+            user_id: a.id,
+            wallet_id: wallet,
+            amount: raw.toFixed(places),
+            request_id: rid(),
+          }),
+        );
+        move(a, -unitsOf(raw.toFixed(places), places));
+      }
+      expect(at(a).balance).toBe(0n);
+      await surfacesAgree(a);
+      expect(await ledgerViolations()).toEqual(CLEAN);
+    });
   });
 });
