@@ -356,6 +356,50 @@ describe("POST /batches", () => {
     expect(await tableCounts()).toEqual(before);
   });
 
+  it("a leg's used request_id is 409 even when the leg would also pass the largest balance", async () => {
+    // The triggers that refuse a used key run before the balance limit's (SQLite runs the newest
+    // first): the leg is a repeat, answered as a credit with that request_id on its own is.
+    const { admin, buyer, seller, platform, wallet } = await setup(0);
+    const id = unique("b");
+    const max = "999999999999999";
+    const first = await credit(admin, {
+      user_id: buyer.id,
+      wallet_id: wallet,
+      amount: max,
+      request_id: `batch:${id}#0`,
+    });
+    await credit(admin, { user_id: seller.id, wallet_id: wallet, amount: max });
+    const hold = await call("POST", "/holds", {
+      auth: admin.bearer,
+      body: { user_id: seller.id, wallet_id: wallet, amount: "1", request_id: `batch:${id}#1` },
+    });
+    expect(hold.status, hold.text).toBe(200);
+    const before = await tableCounts();
+    for (const [i, user, error] of [
+      [
+        0,
+        buyer,
+        { txn_id: String(first.body.data.transaction_id), exist: "Transaction already executed" },
+      ],
+      [1, seller, { hold_id: String(hold.body.data.hold_id), exist: "Hold already placed" }],
+    ] as const) {
+      const legs = [base(wallet, platform.id)].slice(0, i);
+      const res = await post(admin, {
+        request_id: id,
+        operations: [...legs, base(wallet, user.id)],
+      });
+      expect(res.body).toEqual({
+        status_code: 409,
+        status: false,
+        message: "Transaction already exists",
+        error: Object.fromEntries(
+          Object.entries(error).map(([k, v]) => [`operations[${i}].${k}`, v]),
+        ),
+      });
+    }
+    expect(await tableCounts()).toEqual(before);
+  });
+
   it("a transfer leg keys the sender's entry only: the receiver's request_ids stay its own", async () => {
     const { admin, buyer, seller, wallet } = await setup();
     await credit(admin, { user_id: buyer.id, wallet_id: wallet, amount: "10" });
