@@ -458,6 +458,36 @@ describe("GET credits, debits, transfers", () => {
     ]);
   });
 
+  it("names the sender of an imported transfer whose DEBIT half the site recorded as -3", async () => {
+    // The importer keeps a site's amount as written: a DEBIT of "-3" moves 3 out, as its type
+    // says, so it is the sender's half. Only a DEBIT of zero written "-0" is the receiver's.
+    const [from, to, own] = [await makeUser(), await makeUser(), await makeWallet(admin)];
+    const link = unique("wp-transfer");
+    await importedEntry(from.id, own, "DEBIT", 300, "-3", 0, 1_700_000_000, {
+      transferId: link,
+      note: `TRANSFER to ${to.username} `,
+    });
+    await importedEntry(to.id, own, "CREDIT", 300, "3", 0, 1_700_000_000, {
+      transferId: link,
+      note: `TRANSFER from ${from.username} `,
+    });
+    const { results } = await env.DB.prepare(
+      "SELECT id FROM transactions WHERE transfer_id = ? ORDER BY id",
+    )
+      .bind(link)
+      .all<{ id: number }>();
+    const halves = [];
+    for (const { id } of results) {
+      const res = await get(`/transfers?transfer_id=${id}`, admin.bearer);
+      expect(res.status, res.text).toBe(200);
+      halves.push(res.body.data as Json);
+    }
+    expect(halves.map((h) => [h.transferType, h.transferFrom, h.transferTo])).toEqual([
+      ["CREDIT", from.username, to.username],
+      ["DEBIT", from.username, to.username],
+    ]);
+  });
+
   it("reads one debit by debits_id, the plugin's own name for debit_id, with its request_id as sent", async () => {
     const rid = unique("Dreq_");
     const id = await entryId("/debits", {

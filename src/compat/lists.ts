@@ -72,7 +72,9 @@ function transferRecord(row: KindRow, timeZone: string) {
   const e = row.entry;
   // The sender's half is its DEBIT. The plugin wrote the receiving half through its credit code,
   // which books a credit of 0 as a DEBIT of "-0": of an imported zero transfer, that one received.
-  const sent = e.txnType === "DEBIT" && !e.amountText.startsWith("-");
+  // A DEBIT of more than zero moves money out whatever its sign (an imported "-3" moves 3).
+  const sent =
+    e.txnType === "DEBIT" && !(e.amountMinor === 0 && e.amountText.trim().startsWith("-"));
   const [from, to] = sent
     ? [row.username, row.partnerUsername]
     : [row.partnerUsername, row.username];
