@@ -32,13 +32,18 @@ describe("the log line of a statement that failed", () => {
     const lines = captureLog();
     const res = await call("POST", "/webhooks", {
       auth: admin.bearer,
-      body: { url, events: ["transaction.created"], description: "private-description" },
+      body: {
+        url,
+        events: ["transaction.created"],
+        // A line that reads as a stack frame: the stack's frames must not take it from the message.
+        description: "private-description\n    at private-frame",
+      },
     });
     expect(res.status).toBe(500);
     const requestId = res.body.error.request_id;
     const logged = lines();
     const text = JSON.stringify(logged);
-    for (const bound of ["receivers-own-token", "private-description", "params:"])
+    for (const bound of ["receivers-own-token", "private-description", "private-frame", "params:"])
       expect(text).not.toContain(bound);
     expect(logged).toContainEqual({
       request_id: requestId,

@@ -36,15 +36,18 @@ export const d1ErrorText = (err: unknown) => errorText(err).error;
 
 /**
  * An error's stack without its message (errorText says that): the frames alone, since a failed
- * statement's stack begins with its bound values.
+ * statement's stack begins with its bound values. The message is cut off whole before the frames
+ * are picked, as a bound value may itself hold a line that reads as a frame ("\n    at …").
  */
-export const stackFrames = (err: unknown) =>
-  err instanceof Error && err.stack !== undefined
-    ? err.stack
-        .split("\n")
-        .filter((line) => /^\s+at /.test(line))
-        .join("\n")
-    : undefined;
+export function stackFrames(err: unknown) {
+  if (!(err instanceof Error) || err.stack === undefined) return undefined;
+  const { stack, message } = err;
+  const at = message === "" ? -1 : stack.indexOf(message);
+  return (at === -1 ? stack : stack.slice(at + message.length))
+    .split("\n")
+    .filter((line) => /^\s+at /.test(line))
+    .join("\n");
+}
 
 /**
  * D1's refusals of a query it could not take now: overloaded, reset, timed out, or the connection
