@@ -187,7 +187,8 @@ export const transactions = sqliteTable(
       sql`${t.balanceAfterMinor} >= 0 OR ${t.balanceAfterMinor} >= ${t.balanceBeforeMinor} OR ${t.imported} = 1`,
     ),
     // Balances stay exact JavaScript numbers; the tighter limit that keeps them exact in JSON
-    // (±999,999,999,999,999 minor units) is the trigger `transactions_balance_limit` (0003, 0006).
+    // (±999,999,999,999,999 minor units) is the trigger `transactions_balance_limit` (0024): below
+    // zero it judges imported entries only, as any other entry there fails the overdraft CHECK.
     check(
       "transactions_balance_limit",
       sql`${t.balanceAfterMinor} BETWEEN -9007199254740991 AND 9007199254740991`,
