@@ -10,10 +10,11 @@ import type { ServiceContext } from "./context";
 import { Refusal } from "./refusal";
 
 /**
- * Whether D1 refused a query it could not take now (overloaded, reset, cut off): retryable, and a
- * write's outcome is unknown (its request_id keeps a retry from applying it twice).
+ * `databaseUnavailable`: whether D1 refused a query it could not take now (overloaded, reset, cut
+ * off): retryable, and a write's outcome is unknown (its request_id keeps a retry from applying it
+ * twice). `errorText` and `stackFrames`: what the log may say of a fault, D1's words and the failed
+ * statement, never the values it bound.
  */
-/** What the log may say of a fault: D1's words and the failed statement, never its bound values. */
 export { d1Unavailable as databaseUnavailable, errorText, stackFrames } from "../db/client";
 export { NOT_MIGRATED } from "../db/health";
 
