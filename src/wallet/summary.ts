@@ -40,7 +40,8 @@ export async function walletSummary(
  * that may move money, after its movement was refused: money may have moved since. The holds are
  * counted as they stood at `atMs` (default: now), the instant the refused movement was judged at, so
  * that a hold which expired, was captured or voided since is still named as the reserve that refused
- * it (and a capture's DEBIT since is added back to the balance, db/holds.ts capturedSince). With `refusing` (the amount refused, in the wallet's minor units), should money have arrived
+ * it (and a capture's DEBIT since is added back to the balance, db/holds.ts capturedSince). With
+ * `refusing` (the amount refused, in the wallet's minor units), should money have arrived
  * since so that it is available now, the wallet's newest entries are undone one at a time and the
  * latest state that had less is answered (the movement was refused in that state or an earlier one).
  */

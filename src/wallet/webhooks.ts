@@ -136,10 +136,9 @@ export async function webhooksWithDeliveries(ctx: ServiceContext, shown: number)
     listEndpoints(ctx.db),
     newestDeliveriesOfEach(ctx.db, Math.min(shown, WEBHOOK_LIMITS.deliveriesMax)),
   ]);
-  const byEndpoint = new Map<number, DeliveryRow[]>();
-  for (const { delivery } of rows)
-    byEndpoint.set(delivery.endpointId, [...(byEndpoint.get(delivery.endpointId) ?? []), delivery]);
-  return hooks.map((hook) => ({ hook, deliveries: byEndpoint.get(hook.id) ?? [] }));
+  const byEndpoint = new Map<number, DeliveryRow[]>(hooks.map((hook) => [hook.id, []]));
+  for (const { delivery } of rows) byEndpoint.get(delivery.endpointId)?.push(delivery);
+  return hooks.map((hook) => ({ hook, deliveries: byEndpoint.get(hook.id)! }));
 }
 
 /** An endpoint's newest deliveries (at most `limit`), or a `webhook_not_found` refusal. */
