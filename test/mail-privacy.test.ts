@@ -3,7 +3,7 @@
 // password is hashed, and guesses are throttled per client address; one client cannot spend the
 // mail another needs; and no bookmark goes to a caller who presented no credential.
 import { env } from "cloudflare:workers";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { countingD1 } from "./d1-counter";
 import { call, makeAdmin, makeUser, PASSWORD, testApp, unique } from "./helpers";
 
@@ -237,5 +237,41 @@ describe("no bookmark for strangers", () => {
     ];
     expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 400, 400, 404]);
     for (const res of answers) expect(res.headers.get(BOOKMARK)).toBeNull();
+  });
+});
+
+describe("a mail the transport refuses", () => {
+  it("is logged with the transport's words and code, the address masked, and the answer unchanged", async () => {
+    const user = await makeUser();
+    const refused = Object.assign(
+      new Error(`recipient not allowed: ${user.email} (to ${user.email})`),
+      {
+        code: "E_RECIPIENT_NOT_ALLOWED",
+      },
+    );
+    const vars = {
+      MAIL_TRANSPORT: "cloudflare",
+      MAIL_FROM: "wallet@example.test",
+      EMAIL: {
+        send: async () => {
+          throw refused;
+        },
+      },
+    } as unknown as Record<string, string>;
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    const res = await call("POST", "/users/password-reset", {
+      body: { user_email: user.email },
+      vars,
+    });
+    const lines = logged.mock.calls.map((args) => args.join(" "));
+    logged.mockRestore();
+    expect(res.status, res.text).toBe(200);
+    const line = lines.find((l) => l.includes("mail_failed"));
+    expect(line, lines.join("\n")).toBeDefined();
+    expect(JSON.parse(line!)).toMatchObject({
+      mail_failed: "Error: recipient not allowed: <address> (to <address>)",
+      code: "E_RECIPIENT_NOT_ALLOWED",
+    });
+    expect(line).not.toContain(user.email.split("@")[0]);
   });
 });

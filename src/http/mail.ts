@@ -3,7 +3,7 @@
 import type { Context } from "hono";
 import * as v from "valibot";
 import type { AppEnv } from "../env";
-import { mailSender } from "../mail/transport";
+import { mailFailure, mailSender } from "../mail/transport";
 import type { MailDeps } from "../wallet/mail-links";
 import { afterAnswer } from "./keep-alive";
 import { NAMESPACE } from "./rest-index";
@@ -35,7 +35,7 @@ export const verifyLinkFor = (c: Context<AppEnv>) => (token: string) =>
  * The service's mail dependencies for this request. The mail is sent after the answer (waitUntil),
  * so an address with an account is answered as fast as one without; where the runtime has no
  * execution context (the tests' app.request) the request waits for it instead. A transport failure
- * is logged with the request id and never reaches the answer.
+ * is logged with the request id (no address) and never reaches the answer.
  */
 export function mailDeps(c: Context<AppEnv>): MailDeps {
   const nowMs = c.get("nowMs")();
@@ -50,7 +50,7 @@ export function mailDeps(c: Context<AppEnv>): MailDeps {
       afterAnswer(
         c,
         work.catch((err) =>
-          console.error(JSON.stringify({ request_id: requestId, mail_failed: String(err) })),
+          console.error(JSON.stringify({ request_id: requestId, ...mailFailure(err) })),
         ),
       ),
   };

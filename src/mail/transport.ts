@@ -4,6 +4,7 @@
 //   printed to the log, for `npm run dev` and the tests;
 // - anything else, or a transport missing what it needs: no mail, and the routes that send some
 //   say so. Nothing else in the service depends on mail.
+import { maskAddresses } from "../email-address";
 import { bound, mailFrom, varText } from "../settings";
 
 export type Mail = { to: string; subject: string; text: string };
@@ -57,4 +58,13 @@ export function mailSender(env: MailEnv): MailSender | { missing: MailSetting } 
       await binding.send({ from, to: mail.to, subject: mail.subject, text: mail.text });
     },
   };
+}
+
+/**
+ * A mail the transport refused, for the log: its words and code (Email Service's `E_…`), every
+ * address in them masked, since whom a mail was for is not the log's to keep.
+ */
+export function mailFailure(err: unknown) {
+  const code = (err as { code?: unknown } | null)?.code;
+  return { mail_failed: maskAddresses(String(err)), ...(typeof code === "string" && { code }) };
 }
