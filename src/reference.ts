@@ -51,6 +51,20 @@ const CONFIGURATION = {
 /** Starts the renderer; the page loads it after the bundle, so the element and the bundle exist. */
 const START = `window.ui = SwaggerUIBundle(${JSON.stringify(CONFIGURATION)});\n`;
 
+/**
+ * What ASSETS is told of the caller's request: revalidation, ranges and encodings. Not its
+ * credentials or cookies, which the reference's files have no use for.
+ */
+const ASSET_REQUEST_HEADERS = [
+  "accept-encoding",
+  "if-match",
+  "if-modified-since",
+  "if-none-match",
+  "if-range",
+  "if-unmodified-since",
+  "range",
+];
+
 /** The renderer's files in assets/api-reference/ (scripts/reference-assets.ts), by name. */
 const ASSET_TYPES = new Map([
   ["swagger-ui-bundle.js", SCRIPT_TYPE],
@@ -107,7 +121,12 @@ export const reference = new Hono<AppEnv>()
       throw serviceNotConfigured(["ASSETS"]);
     }
     const url = new URL(`${REFERENCE}/${file}`, c.req.url);
-    const asset = await assets.fetch(new Request(url, { headers: c.req.raw.headers }));
+    const headers = new Headers();
+    for (const name of ASSET_REQUEST_HEADERS) {
+      const value = c.req.header(name);
+      if (value !== undefined) headers.set(name, value);
+    }
+    const asset = await assets.fetch(new Request(url, { headers }));
     const res = new Response(asset.body, asset);
     res.headers.set("Content-Security-Policy", REFERENCE_CSP);
     res.headers.set("Cache-Control", "no-cache");

@@ -110,6 +110,35 @@ describe("GET /api-reference", () => {
     expect((await app.request(`${SITE}/api-reference`, {}, unbound)).status).toBe(200);
   });
 
+  it("asks ASSETS with the caller's conditional and encoding headers only: no credential or cookie", async () => {
+    const asked: Headers[] = [];
+    const assets = {
+      fetch: async (req: Request) => {
+        asked.push(req.headers);
+        return new Response(null, { status: 304, headers: { ETag: '"v1"' } });
+      },
+    };
+    const res = await app.request(
+      `${SITE}/api-reference/swagger-ui.css`,
+      {
+        headers: {
+          Authorization: "Bearer secret-token",
+          Cookie: "__Host-wallet_admin=session",
+          "X-Api-Key": "wk_secret",
+          "If-None-Match": '"v1"',
+          "Accept-Encoding": "gzip, br",
+        },
+      },
+      { ...env, ASSETS: assets },
+    );
+    expect(res.status).toBe(304);
+    expect(asked).toHaveLength(1);
+    expect(Object.fromEntries(asked[0]!)).toStrictEqual({
+      "accept-encoding": "gzip, br",
+      "if-none-match": '"v1"',
+    });
+  });
+
   it("serves a stylesheet that loads nothing: no @import, no web font, every url() a data: URL", async () => {
     const { styles } = loads(await (await get("/api-reference")).text());
     for (const path of styles) {
