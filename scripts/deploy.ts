@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { LATEST_MIGRATION } from "../src/db/latest-migration";
-import { JWT_SECRET_MIN_LENGTH, OBJECT_CLASSES } from "../src/settings";
+import { flagOn, JWT_SECRET_MIN_LENGTH, mailTransportName, OBJECT_CLASSES } from "../src/settings";
 import { accountProblem, ensureAdmin } from "./lib/admin";
 import { ADMIN_NEEDED, type AdminGiven, adminAccount } from "./lib/deploy-admin";
 import { stop as end, runMain } from "./lib/exit";
@@ -22,6 +22,7 @@ import {
   queueNames,
   readD1,
   topLevelValue,
+  topLevelVars,
   withDatabaseId,
 } from "./lib/wrangler-toml";
 
@@ -100,6 +101,23 @@ await runMain(async () => {
         "wrangler's default when unset),\n" +
         `which does not hold ${LATEST_MIGRATION}, the newest this code needs. Set\n` +
         '  migrations_dir = "drizzle"\nunder binding = "DB", then run npm run deploy again; nothing was created.',
+    );
+
+  // Two vars are for `npm run dev` alone (docs/configuration.md#local-development): the dev outbox
+  // sends no mail and prints every one to the Worker's log, reset codes included; loopback webhook
+  // URLs are this machine's, not a deployment's.
+  const vars = topLevelVars(toml);
+  if (mailTransportName(vars) === "outbox")
+    stop(
+      `${CONFIG} sets MAIL_TRANSPORT = "outbox", the dev outbox: a deployment would send no mail and\n` +
+        'print each one, password-reset codes included, to its log. Set it to "cloudflare" (docs/mail.md)\n' +
+        'or to "" (no mail), then run npm run deploy again; nothing was created.',
+    );
+  if (flagOn(vars.WEBHOOK_ALLOW_LOCAL))
+    stop(
+      `${CONFIG} sets WEBHOOK_ALLOW_LOCAL = "true", which is for npm run dev: loopback webhook URLs\n` +
+        'name no machine a deployment can reach. Set it to "false", then run npm run deploy again;\n' +
+        "nothing was created.",
     );
 
   // Every route needs both Durable Objects, each of its own class (the Worker answers 503 without).

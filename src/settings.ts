@@ -38,6 +38,10 @@ export const retryBaseS = (value: unknown) => positiveWhole(value) ?? 60;
 export const usableJwtSecret = (secret: unknown) =>
   varText(secret).trim().length >= JWT_SECRET_MIN_LENGTH;
 
+/** MAIL_TRANSPORT's name as the service reads it (mail/transport.ts): any letter case, trimmed. */
+export const mailTransportName = (env: { MAIL_TRANSPORT?: unknown }) =>
+  varText(env.MAIL_TRANSPORT).trim().toLowerCase();
+
 /** MAIL_FROM as mail is sent from it: trimmed; "" when unset or not an e-mail address. */
 export function mailFrom(env: Pick<SettingsEnv, "MAIL_FROM">) {
   const from = varText(env.MAIL_FROM).trim();

@@ -86,6 +86,12 @@ export function topLevelValue(text: string, key: string) {
   return typeof value === "string" ? value : undefined;
 }
 
+/** The top-level `[vars]`, as the Worker receives them (a value without quotes stays a JSON value). */
+export function topLevelVars(text: string): Record<string, unknown> {
+  const vars = (getStaticTOMLValue(parse(text)) as Record<string, unknown>).vars;
+  return typeof vars === "object" && vars !== null ? (vars as Record<string, unknown>) : {};
+}
+
 /** Each `[[durable_objects.bindings]]` binding's class_name, by its name. */
 export function objectClasses(text: string) {
   const tables = tablesAt(parse(text), ["durable_objects", "bindings"]);

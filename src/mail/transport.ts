@@ -5,7 +5,7 @@
 // - anything else, or a transport missing what it needs: no mail, and the routes that send some
 //   say so. Nothing else in the service depends on mail.
 import { maskAddresses } from "../email-address";
-import { bound, mailFrom, varText } from "../settings";
+import { bound, mailFrom, mailTransportName } from "../settings";
 
 export type Mail = { to: string; subject: string; text: string };
 
@@ -31,7 +31,7 @@ export type MailSetting = "MAIL_TRANSPORT" | "MAIL_FROM" | "EMAIL";
 export function mailTransport(
   env: MailEnv,
 ): { name: MailTransport } | { missing: MailSetting; unintended: boolean } {
-  const name = varText(env.MAIL_TRANSPORT).trim().toLowerCase();
+  const name = mailTransportName(env);
   if (name === "outbox") return { name };
   if (name !== "cloudflare") return { missing: "MAIL_TRANSPORT", unintended: name !== "" };
   if (mailFrom(env) === "") return { missing: "MAIL_FROM", unintended: true };

@@ -351,6 +351,23 @@ describe("npm run deploy", () => {
     }
   });
 
+  it("refuses the vars only npm run dev may set, in any case, before any wrangler command", () => {
+    const cases: [string, string, string][] = [
+      ['MAIL_TRANSPORT = ""', 'MAIL_TRANSPORT = "outbox"', 'MAIL_TRANSPORT = "outbox"'],
+      ['MAIL_TRANSPORT = ""', 'MAIL_TRANSPORT = " Outbox "', 'MAIL_TRANSPORT = "outbox"'],
+      ['WEBHOOK_ALLOW_LOCAL = "false"', 'WEBHOOK_ALLOW_LOCAL = "TRUE"', "WEBHOOK_ALLOW_LOCAL"],
+    ];
+    for (const [shipped, set, words] of cases) {
+      const toml = SHIPPED_TOML.replace(shipped, set);
+      expect(toml).not.toBe(SHIPPED_TOML);
+      const run = deploy(project(freshAccount(), toml), ADMIN_ENV, ADMIN_FLAGS);
+      expect(run.status, run.output).toBe(1);
+      expect(run.commands).toEqual([]);
+      expect(run.output).toContain(words);
+      expect(run.output).toContain("nothing was created");
+    }
+  });
+
   it("refuses an option it does not know, --dry-run among them, naming npm run build:check", () => {
     const run = deploy(project(freshAccount()), {}, ["--dry-run"]);
     expect(run.status).toBe(1);
