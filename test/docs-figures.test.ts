@@ -8,6 +8,7 @@ import ledger from "../docs/ledger.md?raw";
 import moving from "../docs/moving-from-rimplenet.md?raw";
 import operations from "../docs/operations.md?raw";
 import { COMPAT_ROUTES } from "../src/compat";
+import { LATEST_MIGRATION } from "../src/db/latest-migration";
 import { NAMESPACE, ROUTES } from "../src/routes";
 import { openApiDocument } from "../src/routes/openapi";
 import wranglerToml from "../wrangler.toml?raw";
@@ -27,6 +28,16 @@ describe("figures the docs quote", () => {
 
   it("deploying.md counts the migrations a fresh database is given", () => {
     expect(deploying).toContain(`Applying ${Object.keys(MIGRATIONS).length} migration(s)`);
+  });
+
+  it("the docs name the newest migration as the code does", () => {
+    expect(deploying).toContain(
+      `which does not hold ${LATEST_MIGRATION}, the newest this code needs`,
+    );
+    // GET /health's example of a migration the code does not know is the one after the newest.
+    const next = String(Number(LATEST_MIGRATION.slice(0, 4)) + 1).padStart(4, "0");
+    for (const doc of [api, operations, deploying])
+      expect(doc).toContain(`"unknown_migrations":["${next}_….sql"]`);
   });
 
   it("operations.md and ledger.md give the cron's schedule as wrangler.toml sets it", () => {
