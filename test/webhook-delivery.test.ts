@@ -27,6 +27,7 @@ import {
 } from "../src/events/queue";
 import worker from "../src/index";
 import { CONSOLE, consoleOf, form, hidden, noticeLeft } from "./console-helpers";
+import { countingD1 } from "./d1-counter";
 import {
   appAt,
   call,
@@ -360,6 +361,58 @@ describe("the Worker's queue, cron and write path", () => {
     });
     expect(await consume(pumpDeps(slow.outbound, time.nowMs))).toEqual([{ endpointId: hook.id }]);
     expect(slow.got).toHaveLength(PER_RUN / 2);
+  });
+
+  // Workers Paid allows an invocation 1,000 calls to D1; past them every call fails, so a delivery
+  // made would not be recorded (sent again later) and the endpoint's lease would stay taken.
+  it("keeps one call's D1 queries under an invocation's 1,000 with a batch of endpoints behind, and hands the rest on", {
+    timeout: 30_000,
+  }, async () => {
+    const { admin, user, wallet } = await makeAccount();
+    const hooks: Json[] = [];
+    for (let i = 0; i < 10; i++) hooks.push(await subscribeWebhook(admin, "transaction.created"));
+    for (let i = 0; i < 110; i++)
+      await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
+    const feed = await call("GET", "/events", {
+      auth: admin.bearer,
+      query: { after: hooks[0]!.last_event_id, types: "transaction.created", limit: 1000 },
+    });
+    const expected = (feed.body.data as Json[]).map((e) => String(e.id));
+    expect(expected).toHaveLength(110);
+    // Each delivery by its endpoint's URL.
+    const byUrl = new Map<string, string[]>();
+    const outbound: Outbound = async (url, init) => {
+      const id = new Headers(init.headers).get("webhook-id")!;
+      byUrl.set(url, [...(byUrl.get(url) ?? []), id]);
+      return new Response(null, { status: 204 });
+    };
+    const counted = countingD1();
+    const { sent, queue } = fakeQueue();
+    const consumerEnv = { ...env, DB: counted.db, WEBHOOK_QUEUE: queue };
+    const nowMs = Date.now();
+    const batch = createMessageBatch<Nudge>(
+      "wallet-webhooks",
+      hooks.map((h, i) => ({
+        id: String(i),
+        timestamp: new Date(),
+        attempts: 1,
+        body: { endpointId: h.id },
+      })),
+    );
+    // A clock that stands still: only the D1 budget can end this call.
+    const deps = { ...consumerDeps(consumerEnv), outbound, nowMs: () => nowMs };
+    await consumeNudges(batch, consumerEnv, deps);
+    expect(counted.cost.roundTrips).toBeLessThanOrEqual(1000);
+    expect(sent.length).toBeGreaterThan(0);
+    // The rest goes on from each cursor: every endpoint gets every event once, in order.
+    for (const h of hooks)
+      expect(
+        await pumpEndpoint(
+          pumpDeps(outbound, () => nowMs),
+          h.id,
+        ),
+      ).toEqual({ kind: "idle" });
+    for (const h of hooks) expect(byUrl.get(h.url)).toEqual(expected);
   });
 
   it("stops a run at its budget for a receiver that answers slowly, and hands the rest on", async () => {

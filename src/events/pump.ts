@@ -26,7 +26,7 @@ const MAX_BACKOFF_S = 3600;
 const LEASE_MS = 60_000;
 /**
  * Events one run delivers under one lease before it lets the lease go and says "more" (the consumer
- * then runs again, within its DRAIN_BUDGET_MS, else sends a new message: events/queue.ts).
+ * then runs again, within its budgets, else sends a new message: events/queue.ts).
  */
 export const PER_RUN = 100;
 const PAGE = 20;
@@ -59,15 +59,15 @@ export type DeadLetter = { endpointId: number; eventId: number; attempts: number
 export type PumpResult = { kind: "idle" | "more" | "busy" } | { kind: "retry"; delayS: number };
 
 /**
- * Delivers the endpoint's next events under its lease: up to PER_RUN, and none started at or after
- * `untilMs` once one is delivered (a slow receiver, every answer just inside its 10 s, would
- * otherwise hold one consumer call for PER_RUN of them: the batch's other endpoints and their
- * retries wait for that call to end).
+ * Delivers the endpoint's next events under its lease: up to PER_RUN, and none started once one is
+ * delivered and the consumer's call has `spent` its budget (its time: a slow receiver, every answer
+ * just inside its 10 s, would otherwise hold the call for PER_RUN of them, and the batch's other
+ * endpoints and their retries wait for that call to end; or its calls to D1).
  */
 export async function pumpEndpoint(
   deps: PumpDeps,
   endpointId: number,
-  untilMs = Number.POSITIVE_INFINITY,
+  spent: () => boolean = () => false,
 ): Promise<PumpResult> {
   const { db } = deps;
   const token = crypto.randomUUID();
@@ -82,7 +82,7 @@ export async function pumpEndpoint(
     const page = await listEvents(db, cursor, PAGE, endpoint.eventTypes);
     if (page.length === 0) break;
     for (const event of page) {
-      if (sent > 0 && deps.nowMs() >= untilMs) break run;
+      if (sent > 0 && spent()) break run;
       const result = await deliverOne(deps, endpoint, token, secret, event, attempts + 1);
       if (result !== "advanced") return result;
       cursor = event.id;

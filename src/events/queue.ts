@@ -4,6 +4,7 @@
 // endpoint's cursor, and the cron finds what a lost nudge left), so nothing here needs to be exact.
 import { createDb, errorText, inRuns } from "../db/client";
 import { endpointIds, endpointsBehind } from "../db/events";
+import { meterD1 } from "../db/meter";
 import {
   bindingProblem,
   bound,
@@ -27,6 +28,15 @@ export type Nudge = { endpointId: number };
  * of 100 events once writes nudge sparsely.
  */
 export const DRAIN_BUDGET_MS = 10_000;
+
+/**
+ * Calls to D1 after which one consumer call starts no delivery and hands the rest on, as after
+ * DRAIN_BUDGET_MS. Workers Paid allows an invocation 1,000, and past them every call fails: a
+ * delivery made would go unrecorded (and be sent again), its endpoint's lease stay taken. Each
+ * endpoint of the batch (wrangler.toml's max_batch_size, 10) may make a few more once it is spent:
+ * the delivery under way, and letting its lease go.
+ */
+export const D1_CALL_BUDGET = 800;
 
 /** Below wrangler.toml's max_retries (10): a message retried this often is replaced by a new one. */
 export const FRESH_AFTER_ATTEMPTS = 5;
@@ -242,14 +252,18 @@ export async function consumeNudges(batch: MessageBatch<Nudge>, env: ConsumerEnv
     }
     byEndpoint.set(id, [...(byEndpoint.get(id) ?? []), m]);
   }
+  // The batch's endpoints share the call's time and its D1 calls.
+  const meter = meterD1(deps.db.$client);
+  const metered = { ...deps, db: createDb(meter.db) };
+  const untilMs = deps.nowMs() + DRAIN_BUDGET_MS;
+  const spent = () => deps.nowMs() >= untilMs || meter.cost.roundTrips >= D1_CALL_BUDGET;
   await Promise.all(
     [...byEndpoint].map(async ([endpointId, [first, ...rest]]) => {
       for (const m of rest) m.ack();
       try {
-        const untilMs = deps.nowMs() + DRAIN_BUDGET_MS;
-        let result = await pumpEndpoint(deps, endpointId, untilMs);
-        while (result.kind === "more" && deps.nowMs() < untilMs)
-          result = await pumpEndpoint(deps, endpointId, untilMs);
+        let result = await pumpEndpoint(metered, endpointId, spent);
+        while (result.kind === "more" && !spent())
+          result = await pumpEndpoint(metered, endpointId, spent);
         // One message's retries add up across its endpoint's events (each failure of a flaky
         // receiver retries it again): before the queue's max_retries would dead-letter it, a new
         // message with the same delay takes its place.
