@@ -324,6 +324,23 @@ describe("an endpoint deleted while its delivery is under way", () => {
       .first<{ n: number }>();
     expect(kept!.n).toBe(0);
   });
+
+  // The dead-letter queue's log line is the one an operator acts on (docs/operations.md): it must
+  // not name an event of an endpoint that no longer exists.
+  it("sends no dead letter when it is deleted during an event's last attempt", async () => {
+    const { admin, hook, poison, got, outbound, t } = await poisonedEndpoint();
+    const deleting: Outbound = async (url, init) => {
+      if (got.length === MAX_ATTEMPTS - 1)
+        expect((await call("DELETE", `/webhooks/${hook.id}`, { auth: admin.bearer })).status).toBe(
+          200,
+        );
+      return outbound(url, init);
+    };
+    const letters: DeadLetter[] = [];
+    await pumpThroughRetries(pumpDeps(deleting, t.nowMs, letters), hook.id, t);
+    expect(got.map((r) => r.id)).toEqual(Array(MAX_ATTEMPTS).fill(String(poison.id)));
+    expect(letters).toEqual([]);
+  });
 });
 
 describe("the Worker's queue, cron and write path", () => {

@@ -8,6 +8,7 @@ import type { Db } from "../db/client";
 import {
   type EndpointRow,
   hasWork,
+  holdsLease,
   leaseEndpoint,
   listEvents,
   recordAttempt,
@@ -137,14 +138,18 @@ async function deliverOne(
     );
     return { kind: "retry", delayS };
   }
-  // Delivered, or dead-lettered after its last attempt: the cursor moves past it either way.
-  if (!outcome.ok)
+  // Delivered, or dead-lettered after its last attempt: the cursor moves past it either way. The
+  // letter goes first (one that cannot be sent leaves the event to be tried again), and only while
+  // the lease holds: an endpoint deleted during the attempt ends quietly, with no letter to act on.
+  if (!outcome.ok) {
+    if (!(await holdsLease(deps.db, endpoint.id, token))) return { kind: "busy" };
     await deps.deadLetter({
       endpointId: endpoint.id,
       eventId: event.id,
       attempts: attempt,
       error: outcome.error ?? "",
     });
+  }
   const held = await recordAttempt(
     deps.db,
     lease,
