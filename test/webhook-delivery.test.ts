@@ -432,6 +432,37 @@ describe("the Worker's queue, cron and write path", () => {
     for (const h of hooks) expect(byUrl.get(h.url)).toEqual(expected);
   });
 
+  // A Worker invocation has at most 6 connections waiting for an answer's headers; a 7th waits for
+  // one of them, its 10 s running: 6 receivers that never answer would time out a healthy one's
+  // delivery, recorded as its failure, backed off and at last dead-lettered.
+  it("has fewer than 6 deliveries waiting for an answer at once, however many endpoints its batch names", async () => {
+    const { admin, user, wallet } = await makeAccount();
+    const hooks: Json[] = [];
+    for (let i = 0; i < 10; i++) hooks.push(await subscribeWebhook(admin, "transaction.created"));
+    await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
+    let waiting = 0;
+    let most = 0;
+    const outbound: Outbound = async () => {
+      most = Math.max(most, ++waiting);
+      await scheduler.wait(20);
+      waiting--;
+      return new Response(null, { status: 204 });
+    };
+    const batch = createMessageBatch<Nudge>(
+      "wallet-webhooks",
+      hooks.map((h, i) => ({
+        id: String(i),
+        timestamp: new Date(),
+        attempts: 1,
+        body: { endpointId: h.id },
+      })),
+    );
+    await consumeNudges(batch, env, pumpDeps(outbound, Date.now));
+    for (const h of hooks)
+      expect((await webhook(admin, h.id)).last_event_id).toBeGreaterThan(h.last_event_id);
+    expect(most).toBeLessThan(6);
+  });
+
   it("stops a run at its budget for a receiver that answers slowly, and hands the rest on", async () => {
     const { admin, user, wallet } = await makeAccount();
     const hook = await subscribeWebhook(admin, "transaction.created");

@@ -38,6 +38,14 @@ export const DRAIN_BUDGET_MS = 10_000;
  */
 export const D1_CALL_BUDGET = 800;
 
+/**
+ * Endpoints one consumer call delivers to side by side (a delivery each at most). A Worker invocation
+ * has at most 6 connections waiting for an answer's headers, and a 7th waits for one of them with
+ * its 10 s already running: receivers that never answer would time out a healthy one's deliveries.
+ * One connection is left for the queue's own sends (a backlog handed on, a dead letter).
+ */
+const ENDPOINTS_AT_ONCE = 5;
+
 /** Below wrangler.toml's max_retries (10): a message retried this often is replaced by a new one. */
 export const FRESH_AFTER_ATTEMPTS = 5;
 
@@ -257,26 +265,31 @@ export async function consumeNudges(batch: MessageBatch<Nudge>, env: ConsumerEnv
   const metered = { ...deps, db: createDb(meter.db) };
   const untilMs = deps.nowMs() + DRAIN_BUDGET_MS;
   const spent = () => deps.nowMs() >= untilMs || meter.cost.roundTrips >= D1_CALL_BUDGET;
+  const drain = async ([endpointId, [first, ...rest]]: [number, Message<Nudge>[]]) => {
+    for (const m of rest) m.ack();
+    try {
+      let result = await pumpEndpoint(metered, endpointId, spent);
+      while (result.kind === "more" && !spent())
+        result = await pumpEndpoint(metered, endpointId, spent);
+      // One message's retries add up across its endpoint's events (each failure of a flaky
+      // receiver retries it again): before the queue's max_retries would dead-letter it, a new
+      // message with the same delay takes its place.
+      if (result.kind === "retry" && first!.attempts < FRESH_AFTER_ATTEMPTS)
+        return first!.retry({ delaySeconds: result.delayS });
+      if (result.kind === "retry" || result.kind === "more")
+        return await handOn(env, first!, endpointId, result.kind === "retry" ? result.delayS : 0);
+      first!.ack();
+    } catch (err) {
+      // D1 or the queue failed: the message comes back (and after max_retries, to the DLQ).
+      console.error(JSON.stringify({ webhook_endpoint: endpointId, ...faultFields(err) }));
+      first!.retry();
+    }
+  };
+  // ENDPOINTS_AT_ONCE drains side by side, each taking the next endpoint when it is done.
+  const waiting = [...byEndpoint];
   await Promise.all(
-    [...byEndpoint].map(async ([endpointId, [first, ...rest]]) => {
-      for (const m of rest) m.ack();
-      try {
-        let result = await pumpEndpoint(metered, endpointId, spent);
-        while (result.kind === "more" && !spent())
-          result = await pumpEndpoint(metered, endpointId, spent);
-        // One message's retries add up across its endpoint's events (each failure of a flaky
-        // receiver retries it again): before the queue's max_retries would dead-letter it, a new
-        // message with the same delay takes its place.
-        if (result.kind === "retry" && first!.attempts < FRESH_AFTER_ATTEMPTS)
-          return first!.retry({ delaySeconds: result.delayS });
-        if (result.kind === "retry" || result.kind === "more")
-          return await handOn(env, first!, endpointId, result.kind === "retry" ? result.delayS : 0);
-        first!.ack();
-      } catch (err) {
-        // D1 or the queue failed: the message comes back (and after max_retries, to the DLQ).
-        console.error(JSON.stringify({ webhook_endpoint: endpointId, ...faultFields(err) }));
-        first!.retry();
-      }
+    Array.from({ length: Math.min(ENDPOINTS_AT_ONCE, waiting.length) }, async () => {
+      for (let next = waiting.shift(); next; next = waiting.shift()) await drain(next);
     }),
   );
 }
