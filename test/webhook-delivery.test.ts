@@ -217,6 +217,11 @@ describe("the consumer's pump", () => {
     const log = (await call("GET", `/webhooks/${hook.id}/deliveries`, { auth: admin.bearer })).body
       .data;
     expect(log[0]).toMatchObject({ status: "dead", attempt: MAX_ATTEMPTS });
+    // A test delivered says nothing of the events: the endpoint stays failing.
+    const app = testApp({ outbound });
+    const tested = await call("POST", `/webhooks/${hook.id}/test`, { auth: admin.bearer, app });
+    expect(tested.body.data.status).toBe("delivered");
+    expect(await webhook(admin, hook.id)).toMatchObject({ status: "failing" });
     // The next event goes out, and a delivery clears the failing mark.
     await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
     expect(await pumpEndpoint(deps, hook.id)).toEqual({ kind: "idle" });
