@@ -37,18 +37,14 @@ await runMain(async () => {
   const weak = accountProblem({ password });
   if (weak) stop(`${weak}; nothing changed.`, 2);
 
+  let result: Awaited<ReturnType<typeof ensureAdmin>>;
   try {
-    const result = await ensureAdmin({
+    result = await ensureAdmin({
       target: values.remote ? "--remote" : "--local",
       username,
       email,
       password,
     });
-    console.log(
-      result.created
-        ? `Administrator ${username} created (id ${result.id}).`
-        : "That username or e-mail names an existing user (as a username or an e-mail), or the username is an e-mail address other than --email; nothing changed.",
-    );
   } catch (error) {
     const local = values.local && /no such table/.test((error as Error).message);
     stop(
@@ -56,4 +52,10 @@ await runMain(async () => {
         (local ? "\nThe local database has no tables yet: run npm run db:migrate -- --local." : ""),
     );
   }
+  // A refusal is a failure to a script that runs this (CI): it exits 1, as a failed insert does.
+  if (!result.created)
+    stop(
+      "That username or e-mail names an existing user (as a username or an e-mail), or the username is an e-mail address other than --email; nothing changed.",
+    );
+  console.log(`Administrator ${username} created (id ${result.id}).`);
 });

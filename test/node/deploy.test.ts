@@ -516,6 +516,42 @@ describe("npm run deploy", () => {
     expect(run.output).toContain('"alice" or "alice@example.com" names an existing user');
   });
 
+  it("npm run admin:create exits 1 when the username or e-mail names an existing user, 0 once created", () => {
+    const state: State = {
+      ...freshAccount(),
+      databases: [{ uuid: "db-1", name: "wallet-ledger" }],
+      users: [
+        { id: 1, username: "alice", email: "a@example.com", passwordHash: "x", role: "subscriber" },
+      ],
+    };
+    const dir = project(state, withId("db-1"));
+    const adminCreate = (username: string, email: string) => {
+      const { CLOUDFLARE_ACCOUNT_ID: _, WALLET_ADMIN_PASSWORD: __, ...inherited } = offlineEnv();
+      const result = runScript(
+        "scripts/create-admin.ts",
+        ["--remote", "--username", username, "--email", email],
+        {
+          cwd: dir,
+          env: {
+            ...inherited,
+            ...ADMIN_ENV,
+            WRANGLER_BIN: path.join(ROOT, "test/node/stub-wrangler.mjs"),
+            STUB_WRANGLER_STATE: path.join(dir, "state.json"),
+            TMPDIR: path.join(dir, "tmp"),
+          },
+        },
+      );
+      return { status: result.status, output: result.stdout + result.stderr };
+    };
+    const taken = adminCreate("alice", "alice@example.com");
+    expect(taken.status, taken.output).toBe(1);
+    expect(taken.output).toContain("names an existing user");
+    expect(taken.output).toContain("nothing changed");
+    const created = adminCreate("bob", "bob@example.com");
+    expect(created.status, created.output).toBe(0);
+    expect(created.output).toMatch(/Administrator bob created \(id \d+\)\./);
+  });
+
   it("edits only the database_id value in a wrangler.toml laid out by hand, comments and all", () => {
     const toml = SHIPPED_TOML.replace(
       'binding = "DB"\ndatabase_name = "wallet-ledger"\n',
