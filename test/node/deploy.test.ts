@@ -547,9 +547,9 @@ describe("npm run deploy", () => {
     expect(taken.status, taken.output).toBe(1);
     expect(taken.output).toContain("names an existing user");
     expect(taken.output).toContain("nothing changed");
-    const created = adminCreate("bob", "bob@example.com");
+    const created = adminCreate("bobby", "bobby@example.com");
     expect(created.status, created.output).toBe(0);
-    expect(created.output).toMatch(/Administrator bob created \(id \d+\)\./);
+    expect(created.output).toMatch(/Administrator bobby created \(id \d+\)\./);
   });
 
   it("edits only the database_id value in a wrangler.toml laid out by hand, comments and all", () => {
