@@ -6,7 +6,7 @@ import { parseFields } from "../http/validation";
 import { issueApiKey, listKeys, revokeKey } from "../wallet/api-keys";
 import { attempt, refusalText } from "./api";
 import type { ConsoleEnv } from "./env";
-import { back, backWithSecret, field, noticeOf, secretOf } from "./page";
+import { back, backWithSecret, field, keptFields, noticeOf, secretOf } from "./page";
 import { withIds } from "./path-ids";
 import { BASE } from "./session";
 import { Csrf, type Notice, Page, PostButton, Table, When } from "./views";
@@ -18,13 +18,10 @@ type Created = { secret: string; username: string };
 const keysPage = async (c: Context<ConsoleEnv>, notice?: Notice) => {
   const created = (await secretOf(c)) as Created | undefined;
   const keys = await listKeys(c.var.service);
+  const shown = notice ?? (await noticeOf(c));
+  const kept = keptFields(shown, "new-key");
   return c.html(
-    <Page
-      title="API keys"
-      session={c.var.session}
-      current="keys"
-      notice={notice ?? (await noticeOf(c))}
-    >
+    <Page title="API keys" session={c.var.session} current="keys" notice={shown}>
       {created && (
         <section>
           <h2>Key created: copy it now, it is not shown again</h2>
@@ -74,19 +71,21 @@ const keysPage = async (c: Context<ConsoleEnv>, notice?: Notice) => {
           <Csrf session={c.var.session} />
           <label>
             Name
-            <input name="name" required autocomplete="off" />
+            <input name="name" required autocomplete="off" value={kept.name} />
           </label>
           <label>
             Scope
             <select name="scope">
-              <option value="read-write">read-write</option>
-              <option value="read">read</option>
-              <option value="write">write</option>
+              {["read-write", "read", "write"].map((scope) => (
+                <option value={scope} selected={scope === kept.scope}>
+                  {scope}
+                </option>
+              ))}
             </select>
           </label>
           <label>
             Username (empty: you)
-            <input name="username" autocomplete="off" />
+            <input name="username" autocomplete="off" value={kept.username} />
           </label>
           <button type="submit">Create key</button>
         </form>
@@ -97,18 +96,21 @@ const keysPage = async (c: Context<ConsoleEnv>, notice?: Notice) => {
 apiKeysScreen.get("/api-keys", (c) => keysPage(c));
 apiKeysScreen.post("/api-keys", async (c) => {
   const { form } = c.var;
+  const typed = { name: field(form, "name"), scope: field(form, "scope") };
   const username = field(form, "username");
   const issued = await attempt(c, () =>
     issueApiKey(
       c.var.service,
-      parseFields(ApiKeyParams, {
-        name: field(form, "name"),
-        scope: field(form, "scope"),
-        ...(username ? { username } : {}),
-      }),
+      parseFields(ApiKeyParams, { ...typed, ...(username ? { username } : {}) }),
     ),
   );
-  if (!issued.ok) return keysPage(c, { kind: "error", text: refusalText(issued.refusal) });
+  // Refused, the form is drawn again as typed.
+  if (!issued.ok)
+    return keysPage(c, {
+      kind: "error",
+      text: refusalText(issued.refusal),
+      refused: { form: "new-key", fields: { ...typed, username } },
+    });
   const { secret, username: owner } = issued.value;
   return backWithSecret(
     c,

@@ -32,6 +32,13 @@ export const field = (form: Fields, name: string) => {
   const value = form[name];
   return typeof value === "string" ? value.trim() : "";
 };
+/**
+ * The fields the form `form` was refused with (`Notice.refused`), to draw it again as typed; none
+ * when the notice is another form's or no refusal. A form keeps what an operator typed but never a
+ * password.
+ */
+export const keptFields = (notice: Notice, form: string): Record<string, string> =>
+  notice?.refused?.form === form ? notice.refused.fields : {};
 const NOTICE_COOKIE = "wallet_admin_notice";
 /** Characters of a notice kept: percent-encoded, the longest fits a browser's 4 KB cookie. */
 const NOTICE_MAX = 300;

@@ -9,7 +9,7 @@ import { signInFields } from "../http/user-fields";
 import { signIn, signOut } from "../wallet/sign-in";
 import { attempt, decode, refusalText } from "./api";
 import type { ConsoleEnv } from "./env";
-import { back, field, NOT_ADMIN, noticeOf } from "./page";
+import { back, field, keptFields, NOT_ADMIN, noticeOf } from "./page";
 import { BASE, endSession, readSession, startSession } from "./session";
 import { type Notice, Page } from "./views";
 
@@ -21,7 +21,13 @@ const signInPage = (c: Context<ConsoleEnv>, notice?: Notice, status: 200 | 400 |
       <form class="stack card" method="post" action={`${BASE}/sign-in`}>
         <label>
           Email
-          <input name="email" type="text" autocomplete="username" required />
+          <input
+            name="email"
+            type="text"
+            autocomplete="username"
+            required
+            value={keptFields(notice, "sign-in").email}
+          />
         </label>
         <label>
           Password
@@ -50,11 +56,17 @@ signInScreen.post("/sign-in", async (c) => {
   );
   if (!signedIn.ok) {
     const { refusal } = signedIn;
-    if (refusal.status === 403) return signInPage(c, { kind: "error", text: NOT_ADMIN }, 403);
+    // The login typed stays in its field (the password does not): retyped, a typo came back.
+    const refused = (text: string): Notice => ({
+      kind: "error",
+      text,
+      refused: { form: "sign-in", fields: { email: field(form, "email") } },
+    });
+    if (refusal.status === 403) return signInPage(c, refused(NOT_ADMIN), 403);
     if (refusal.status !== 429)
-      return signInPage(c, { kind: "error", text: "Those credentials were not accepted." }, 400);
+      return signInPage(c, refused("Those credentials were not accepted."), 400);
     for (const [name, value] of Object.entries(refusal.headers)) c.header(name, value);
-    return signInPage(c, { kind: "error", text: refusalText(refusal) }, 429);
+    return signInPage(c, refused(refusalText(refusal)), 429);
   }
   startSession(c, signedIn.value.accessToken);
   return c.redirect(`${BASE}/`, 303);

@@ -10,10 +10,10 @@ import { type availableBalances, captureHold, type HoldView, voidHold } from "..
 import { formatExact } from "../wallet/rules";
 import { attempt, backRefused } from "./api";
 import type { ConsoleEnv, Session } from "./env";
-import { back, field, type Wallet } from "./page";
+import { back, field, keptFields, type Wallet } from "./page";
 import { withIds } from "./path-ids";
 import { BASE } from "./session";
-import { Csrf, PostButton, Table, When } from "./views";
+import { Csrf, type Notice, PostButton, Table, When } from "./views";
 
 export const holdsScreen = new Hono<ConsoleEnv>({ strict: false });
 
@@ -48,7 +48,15 @@ export function AvailableTable(props: { wallets: Wallet[]; available: Available 
 /** A capture's amount as the wallet shows it. */
 const capturedText = ({ hold, wallet }: HoldView) => formatExact(hold.capturedMinor ?? 0, wallet);
 
-export function HoldsSection(props: { userId: number; holds: HoldView[]; session: Session }) {
+/** A hold's capture form, as a refused capture names it to be drawn again with its amount. */
+const captureForm = (holdId: number) => `capture-${holdId}`;
+
+export function HoldsSection(props: {
+  userId: number;
+  holds: HoldView[];
+  session: Session;
+  notice?: Notice;
+}) {
   const { holds } = props;
   return (
     <section>
@@ -94,6 +102,7 @@ export function HoldsSection(props: { userId: number; holds: HoldView[]; session
                           autocomplete="off"
                           placeholder="all"
                           aria-label={`Amount to capture of hold ${h.id} (empty: all)`}
+                          value={keptFields(props.notice, captureForm(h.id)).amount}
                         />
                         <button type="submit">Capture hold {String(h.id)}</button>
                       </form>
@@ -144,7 +153,12 @@ const resolve = (action: "capture" | "void") =>
               ? `Hold ${hold.ref} captured: ${capturedText(resolved.value)} debited (transaction ${resolved.value.transactionId})${resolved.value.hold.capturedMinor === resolved.value.hold.amountMinor ? "" : "; the rest released"}.`
               : `Hold ${hold.ref} voided: all of it released.`,
         });
-      return backRefused(c, to, action === "capture" ? "Capture" : "Void", resolved.refusal);
+      if (action === "void") return backRefused(c, to, "Void", resolved.refusal);
+      // The amount typed stays in its field: emptied, the form sent again captured all of the hold.
+      return backRefused(c, to, "Capture", resolved.refusal, {
+        form: captureForm(hold.id),
+        fields: { amount },
+      });
     }),
   );
 resolve("capture");

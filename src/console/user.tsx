@@ -25,7 +25,7 @@ import { entryOfKind, readTransaction } from "../wallet/transactions";
 import { allWallets } from "../wallet/wallets";
 import { attempt, attemptMoney, backRefused } from "./api";
 import type { ConsoleEnv, Fields, Session } from "./env";
-import { back, field, freshKey, noticeOf, PER_PAGE, plural, type Wallet } from "./page";
+import { back, field, freshKey, keptFields, noticeOf, PER_PAGE, plural, type Wallet } from "./page";
 import { notFound, withIds } from "./path-ids";
 import { PageNumber, queryOf } from "./query";
 import { BASE, endSession } from "./session";
@@ -238,7 +238,7 @@ function UserView(props: { d: UserData; session: Session; notice: Notice }) {
         </table>
         <AvailableTable wallets={ws} available={d.available} />
       </section>
-      <HoldsSection userId={userId} holds={d.holds} session={session} />
+      <HoldsSection userId={userId} holds={d.holds} session={session} notice={props.notice} />
       {ws.map((w) => {
         const line = series.get(w.id);
         if (!line) return null;
@@ -264,9 +264,7 @@ function UserView(props: { d: UserData; session: Session; notice: Notice }) {
               action={action}
               wallets={ws}
               session={session}
-              kept={
-                props.notice?.refused?.form === action ? props.notice.refused.fields : undefined
-              }
+              kept={keptFields(props.notice, action)}
             />
           ))}
         </div>

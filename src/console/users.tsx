@@ -8,7 +8,7 @@ import { formatExact } from "../wallet/rules";
 import { allWallets } from "../wallet/wallets";
 import { attempt, decode, refusalText } from "./api";
 import type { ConsoleEnv } from "./env";
-import { back, field, noticeOf, PER_PAGE, plural } from "./page";
+import { back, field, keptFields, noticeOf, PER_PAGE, plural } from "./page";
 import { PageNumber, queryOf, Text } from "./query";
 import { BASE } from "./session";
 import { Csrf, Page, Pager, Table } from "./views";
@@ -31,8 +31,10 @@ usersScreen.get("/users", async (c) => {
     allWallets(c.var.service),
   ]);
   const byId = new Map(ws.map((w) => [w.id, w]));
+  const notice = await noticeOf(c);
+  const kept = keptFields(notice, "new-user");
   return c.html(
-    <Page title="Users" session={c.var.session} current="users" notice={await noticeOf(c)}>
+    <Page title="Users" session={c.var.session} current="users" notice={notice}>
       <search>
         <form method="get" action={`${BASE}/users`} class="card">
           <label>
@@ -83,11 +85,17 @@ usersScreen.get("/users", async (c) => {
           <Csrf session={c.var.session} />
           <label>
             Username
-            <input name="username" required autocomplete="off" />
+            <input name="username" required autocomplete="off" value={kept.username} />
           </label>
           <label>
             Email
-            <input name="user_email" type="email" required autocomplete="off" />
+            <input
+              name="user_email"
+              type="email"
+              required
+              autocomplete="off"
+              value={kept.user_email}
+            />
           </label>
           <label>
             Password
@@ -101,17 +109,22 @@ usersScreen.get("/users", async (c) => {
 });
 usersScreen.post("/users", async (c) => {
   const { form } = c.var;
+  const typed = { username: field(form, "username"), user_email: field(form, "user_email") };
   const created = await attempt(c, async () =>
     newSubscriber(
       c.var.service,
       await decode(c, newSubscriberFields(), {
-        username: field(form, "username"),
-        user_email: field(form, "user_email"),
+        ...typed,
         user_password: String(form.user_password ?? ""),
       }),
     ),
   );
+  // Refused, the form is drawn again as typed, but for the password.
   if (!created.ok)
-    return back(c, `${BASE}/users`, { kind: "error", text: refusalText(created.refusal) });
+    return back(c, `${BASE}/users`, {
+      kind: "error",
+      text: refusalText(created.refusal),
+      refused: { form: "new-user", fields: typed },
+    });
   return back(c, `${BASE}/users/${created.value.id}`, { kind: "ok", text: "User created." });
 });

@@ -6,7 +6,7 @@ import { parseFields } from "../http/validation";
 import { allWallets, newWallet } from "../wallet/wallets";
 import { attempt, refusalText } from "./api";
 import type { ConsoleEnv } from "./env";
-import { back, field, noticeOf } from "./page";
+import { back, field, keptFields, noticeOf } from "./page";
 import { BASE } from "./session";
 import { Csrf, Page, Table } from "./views";
 
@@ -14,8 +14,10 @@ export const walletsScreen = new Hono<ConsoleEnv>({ strict: false });
 
 walletsScreen.get("/wallets", async (c) => {
   const ws = await allWallets(c.var.service);
+  const notice = await noticeOf(c);
+  const kept = keptFields(notice, "new-wallet");
   return c.html(
-    <Page title="Wallets" session={c.var.session} current="wallets" notice={await noticeOf(c)}>
+    <Page title="Wallets" session={c.var.session} current="wallets" notice={notice}>
       <section>
         <Table cols={["ID", "Name", "Symbol", "Position", "Decimals"]} num={["Decimals"]}>
           {ws.map((w) => (
@@ -35,26 +37,39 @@ walletsScreen.get("/wallets", async (c) => {
           <Csrf session={c.var.session} />
           <label>
             Wallet id
-            <input name="wallet_id" required autocomplete="off" placeholder="ngn" />
+            <input
+              name="wallet_id"
+              required
+              autocomplete="off"
+              placeholder="ngn"
+              value={kept.wallet_id}
+            />
           </label>
           <label>
             Name
-            <input name="wallet_name" required autocomplete="off" />
+            <input name="wallet_name" required autocomplete="off" value={kept.wallet_name} />
           </label>
           <label>
             Symbol
-            <input name="wallet_symbol" required autocomplete="off" />
+            <input name="wallet_symbol" required autocomplete="off" value={kept.wallet_symbol} />
           </label>
           <label>
             Symbol position
             <select name="wallet_symbol_position">
               <option value="left">left</option>
-              <option value="right">right</option>
+              <option value="right" selected={kept.wallet_symbol_position === "right"}>
+                right
+              </option>
             </select>
           </label>
           <label>
             Decimals
-            <input name="wallet_decimal" inputmode="numeric" value="2" required />
+            <input
+              name="wallet_decimal"
+              inputmode="numeric"
+              value={kept.wallet_decimal ?? "2"}
+              required
+            />
           </label>
           <button type="submit">Create wallet</button>
         </form>
@@ -64,22 +79,21 @@ walletsScreen.get("/wallets", async (c) => {
 });
 walletsScreen.post("/wallets", async (c) => {
   const { form } = c.var;
-  const created = await attempt(c, () =>
-    newWallet(
-      c.var.service,
-      walletOf(
-        parseFields(WalletParams, {
-          wallet_id: field(form, "wallet_id"),
-          wallet_name: field(form, "wallet_name"),
-          wallet_symbol: field(form, "wallet_symbol"),
-          wallet_symbol_position: field(form, "wallet_symbol_position"),
-          wallet_decimal: field(form, "wallet_decimal"),
-        }),
-      ),
+  const typed = Object.fromEntries(
+    ["wallet_id", "wallet_name", "wallet_symbol", "wallet_symbol_position", "wallet_decimal"].map(
+      (k) => [k, field(form, k)],
     ),
   );
+  const created = await attempt(c, () =>
+    newWallet(c.var.service, walletOf(parseFields(WalletParams, typed))),
+  );
+  // Refused, the form is drawn again as typed.
   if (!created.ok)
-    return back(c, `${BASE}/wallets`, { kind: "error", text: refusalText(created.refusal) });
+    return back(c, `${BASE}/wallets`, {
+      kind: "error",
+      text: refusalText(created.refusal),
+      refused: { form: "new-wallet", fields: typed },
+    });
   return back(c, `${BASE}/wallets`, {
     kind: "ok",
     text: `Wallet ${created.value.wallet.id} created.`,

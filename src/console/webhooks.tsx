@@ -15,7 +15,7 @@ import {
 } from "../wallet/webhooks";
 import { attempt, refusalText } from "./api";
 import type { ConsoleEnv } from "./env";
-import { back, backWithSecret, field, noticeOf, secretOf } from "./page";
+import { back, backWithSecret, field, keptFields, noticeOf, secretOf } from "./page";
 import { withIds } from "./path-ids";
 import { BASE } from "./session";
 import { Csrf, type Notice, Page, PostButton, Table, When } from "./views";
@@ -60,13 +60,10 @@ function Deliveries(props: { c: Context<ConsoleEnv>; hook: EndpointRow; rows: De
 const webhooksPage = async (c: Context<ConsoleEnv>, notice?: Notice) => {
   const secret = (await secretOf(c))?.secret;
   const hooks = await webhooksWithDeliveries(c.var.service, SHOWN);
+  const shown = notice ?? (await noticeOf(c));
+  const kept = keptFields(shown, "new-webhook");
   return c.html(
-    <Page
-      title="Webhooks"
-      session={c.var.session}
-      current="webhooks"
-      notice={notice ?? (await noticeOf(c))}
-    >
+    <Page title="Webhooks" session={c.var.session} current="webhooks" notice={shown}>
       {secret && (
         <section>
           <h2>Webhook created: copy its signing secret now, it is not shown again</h2>
@@ -126,15 +123,20 @@ const webhooksPage = async (c: Context<ConsoleEnv>, notice?: Notice) => {
           <Csrf session={c.var.session} />
           <label>
             URL (https://)
-            <input name="url" type="url" required autocomplete="off" />
+            <input name="url" type="url" required autocomplete="off" value={kept.url} />
           </label>
           <label>
             Events, comma-separated
-            <input name="events" value="transaction.created" required autocomplete="off" />
+            <input
+              name="events"
+              value={kept.events ?? "transaction.created"}
+              required
+              autocomplete="off"
+            />
           </label>
           <label>
             Description
-            <input name="description" autocomplete="off" />
+            <input name="description" autocomplete="off" value={kept.description} />
           </label>
           <button type="submit">Create webhook</button>
         </form>
@@ -151,17 +153,19 @@ const sent = (d: Delivery) => `${d.status}${d.error ? ` (${d.error})` : ""}`;
 webhooksScreen.get("/webhooks", (c) => webhooksPage(c));
 webhooksScreen.post("/webhooks", async (c) => {
   const { form } = c.var;
-  const made = await attempt(c, () =>
-    createEndpoint(
-      c.var.service,
-      parseFields(WebhookParams, {
-        url: field(form, "url"),
-        events: field(form, "events"),
-        description: field(form, "description"),
-      }),
-    ),
+  const typed = Object.fromEntries(
+    ["url", "events", "description"].map((k) => [k, field(form, k)]),
   );
-  if (!made.ok) return webhooksPage(c, { kind: "error", text: refusalText(made.refusal) });
+  const made = await attempt(c, () =>
+    createEndpoint(c.var.service, parseFields(WebhookParams, typed)),
+  );
+  // Refused, the form is drawn again as typed.
+  if (!made.ok)
+    return webhooksPage(c, {
+      kind: "error",
+      text: refusalText(made.refusal),
+      refused: { form: "new-webhook", fields: typed },
+    });
   return backWithSecret(
     c,
     page,

@@ -1,0 +1,130 @@
+// A refused form is drawn again as it was typed, never its password: signing in, a new user, a new
+// wallet, a new API key, a new webhook and a hold's capture amount, as the money forms already are
+// (test/console.test.ts). Emptied, an operator retyped them all; a capture emptied captured all.
+import { beforeAll, describe, expect, it } from "vitest";
+import { consoleOf, form, hidden } from "./console-helpers";
+import {
+  call,
+  credit,
+  makeAdmin,
+  makeUser,
+  makeWallet,
+  type TestUser,
+  testApp,
+  unique,
+} from "./helpers";
+
+const { request, signIn, follow } = consoleOf(testApp());
+
+let admin: TestUser;
+let cookie: string;
+let csrf: string;
+
+beforeAll(async () => {
+  admin = await makeAdmin();
+  cookie = await signIn(admin);
+  csrf = hidden((await request("/users", { cookie })).html, "_csrf");
+});
+
+/** The page a console form's answer shows: the answer itself, or the page it redirects to. */
+async function sent(path: string, fields: Record<string, string>) {
+  const res = await request(path, {
+    method: "POST",
+    cookie,
+    body: form({ _csrf: csrf, ...fields }),
+  });
+  return res.status === 303 ? follow(res, cookie) : res;
+}
+
+/** The value the field `name` is drawn with, or undefined when it has none. */
+const drawnValue = (html: string, name: string) =>
+  html.match(new RegExp(`<input name="${name}"[^>]*?value="([^"]*)"`))?.[1];
+
+describe("a refused form drawn again", () => {
+  it("keeps the login typed at sign-in, not the password", async () => {
+    const res = await request("/sign-in", {
+      method: "POST",
+      body: form({ email: admin.email, password: "not-the-password" }),
+    });
+    expect(res.status).toBe(400);
+    expect(res.html).toContain("Those credentials were not accepted.");
+    expect(drawnValue(res.html, "email")).toBe(admin.email);
+    expect(res.html).not.toContain("not-the-password");
+  });
+
+  it("keeps a new user's username and e-mail, not the password", async () => {
+    const taken = await makeUser();
+    const page = await sent("/users", {
+      username: taken.username,
+      user_email: "kept-user@example.test",
+      user_password: "kept-password-1",
+    });
+    expect(page.html).toContain("username already taken");
+    expect(drawnValue(page.html, "username")).toBe(taken.username);
+    expect(drawnValue(page.html, "user_email")).toBe("kept-user@example.test");
+    expect(page.html).not.toContain("kept-password-1");
+  });
+
+  it("keeps a new wallet's fields", async () => {
+    const page = await sent("/wallets", {
+      wallet_id: "kept",
+      wallet_name: "Kept Coin",
+      wallet_symbol: "K",
+      wallet_symbol_position: "right",
+      wallet_decimal: "12",
+    });
+    expect(page.html).toContain("wallet_decimal must be an integer from 0 to 8");
+    expect(drawnValue(page.html, "wallet_id")).toBe("kept");
+    expect(drawnValue(page.html, "wallet_name")).toBe("Kept Coin");
+    expect(drawnValue(page.html, "wallet_symbol")).toBe("K");
+    expect(drawnValue(page.html, "wallet_decimal")).toBe("12");
+    expect(page.html).toContain('<option value="right" selected="">right</option>');
+  });
+
+  it("keeps a new API key's name, scope and username", async () => {
+    const page = await sent("/api-keys", { name: "kept key", scope: "read", username: "nobody-x" });
+    expect(page.html).toContain("No user nobody-x.");
+    expect(drawnValue(page.html, "name")).toBe("kept key");
+    expect(drawnValue(page.html, "username")).toBe("nobody-x");
+    expect(page.html).toContain('<option value="read" selected="">read</option>');
+  });
+
+  it("keeps a new webhook's URL, events and description", async () => {
+    const page = await sent("/webhooks", {
+      url: "ftp://hooks.example.com/kept",
+      events: "transaction.created, hold.voided",
+      description: "kept hook",
+    });
+    expect(page.html).toContain("url must start with https://");
+    expect(drawnValue(page.html, "url")).toBe("ftp://hooks.example.com/kept");
+    expect(drawnValue(page.html, "events")).toBe("transaction.created, hold.voided");
+    expect(drawnValue(page.html, "description")).toBe("kept hook");
+  });
+
+  it("keeps a capture's amount on that hold's form only: sent again empty, it captured all", async () => {
+    const user = await makeUser();
+    const wallet = await makeWallet(admin);
+    await credit(admin, { user_id: user.id, wallet_id: wallet, amount: "100" });
+    const place = async (amount: string) => {
+      const res = await call("POST", "/holds", {
+        auth: admin.bearer,
+        body: { user_id: user.id, wallet_id: wallet, amount, request_id: unique("h") },
+      });
+      expect(res.status, res.text).toBe(200);
+      return res.body.data.hold_id as number;
+    };
+    const [first, second] = [await place("40"), await place("10")];
+    const page = await sent(`/users/${user.id}/holds/${first}/capture`, { amount: "50" });
+    expect(page.html).toContain("Capture refused.");
+    const captureForm = (id: number) =>
+      page.html.match(new RegExp(`holds/${id}/capture"[\\s\\S]*?</form>`))![0];
+    expect(drawnValue(captureForm(first), "amount")).toBe("50");
+    expect(drawnValue(captureForm(second), "amount")).toBeUndefined();
+  });
+
+  it("is drawn empty once it succeeded", async () => {
+    const page = await sent("/api-keys", { name: unique("made"), scope: "read" });
+    expect(page.html).toContain("copy it now");
+    expect(drawnValue(page.html, "name")).toBeUndefined();
+  });
+});
