@@ -1027,6 +1027,9 @@ describe("a batch", () => {
     expect(page.html).toContain("leg one");
     expect(page.html).toContain("leg two");
     expect(page.html).toContain(`Reverse batch ${id}`);
+    // The legs sit in a card, as every table of the console does: on the page's grey, the table's
+    // scroll shadows drew white bands at its edges.
+    expect(page.html).toMatch(/<section><div class="scroll"><table><caption>Legs</);
     const done = await request(`/batches/${id}/reverse`, {
       method: "POST",
       cookie,

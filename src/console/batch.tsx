@@ -69,25 +69,28 @@ batchScreen.get(
           ) : null}
           .
         </p>
-        <Table caption="Legs" cols={["ID", "User", "Type", "Amount", "Note"]} num={["Amount"]}>
-          {legs.map((t) => (
-            <tr>
-              <td>{t.ID}</td>
-              <td>
-                <a href={`${BASE}/users/${t.post_author}`}>user {t.post_author}</a>
-              </td>
-              <td>{alone.has(t.ID) ? `${t.txn_type} (reversed on its own)` : t.txn_type}</td>
-              <td class="num">{t.amount_formatted_disp ?? t.amount}</td>
-              <td>{t.note}</td>
-            </tr>
-          ))}
-        </Table>
-        {alone.size > 0 ? (
-          <p>
-            Reversed on their own: {[...alone].map((t) => `transaction ${t}`).join(", ")}. A batch
-            with a leg reversed is not reversed as a whole (the ledger refuses it).
-          </p>
-        ) : null}
+        {/* In a card, as every table: its scroll shadows are drawn on white. */}
+        <section>
+          <Table caption="Legs" cols={["ID", "User", "Type", "Amount", "Note"]} num={["Amount"]}>
+            {legs.map((t) => (
+              <tr>
+                <td>{t.ID}</td>
+                <td>
+                  <a href={`${BASE}/users/${t.post_author}`}>user {t.post_author}</a>
+                </td>
+                <td>{alone.has(t.ID) ? `${t.txn_type} (reversed on its own)` : t.txn_type}</td>
+                <td class="num">{t.amount_formatted_disp ?? t.amount}</td>
+                <td>{t.note}</td>
+              </tr>
+            ))}
+          </Table>
+          {alone.size > 0 ? (
+            <p>
+              Reversed on their own: {[...alone].map((t) => `transaction ${t}`).join(", ")}. A batch
+              with a leg reversed is not reversed as a whole (the ledger refuses it).
+            </p>
+          ) : null}
+        </section>
         {batch.status === "completed" && batch.reverses_batch_id === null && alone.size === 0 ? (
           <form class="stack card" method="post" action={`${BASE}/batches/${id}/reverse`}>
             <p>
