@@ -13,7 +13,8 @@ header strong { font-size: 1.05rem; }
 nav ul { display: flex; flex-wrap: wrap; gap: .25rem 1rem; list-style: none; margin: 0; padding: 0; }
 nav a[aria-current="page"] { font-weight: 600; text-decoration: none; color: var(--ink); }
 header form { margin-left: auto; }
-main { max-width: 72rem; margin: 0 auto; padding: 1.25rem; }
+/* 80rem: at 1280 px a user's entries of millions (₦12,345,678.90) fit their card, Reverse included. */
+main { max-width: 80rem; margin: 0 auto; padding: 1.25rem; }
 h1 { font-size: 1.4rem; margin: 0 0 1rem; }
 h2 { font-size: 1.1rem; margin: 1.5rem 0 .5rem; }
 h3 { font-size: 1rem; margin: 0; }

@@ -383,6 +383,39 @@ describe("the console at phone width, by keyboard, in chromium", () => {
     expect(overflow).toBe(true);
   });
 
+  it("keeps a user's entries of millions within their card at 1280 px, Reverse on the screen", async () => {
+    // Amounts of an ordinary payroll in naira: at 1280 px the entries scrolled sideways, each
+    // Reverse link cut off at the card's edge.
+    const rich = await api("POST", "/users", {
+      username: "chidinma",
+      user_email: "chidinma@example.test",
+      user_password: "chidinma-password-1",
+    });
+    for (const [i, amount] of ["12345678.90", "2500000.00", "1250000.50"].entries())
+      await api("POST", "/credits", {
+        user_id: Number(rich.id),
+        wallet_id: "ngn",
+        amount,
+        request_id: `console-7d2e9b4c-1a3f-4c8e-b6d5-2f9a0c4e81b${i}`,
+        note: "salary for the month",
+      });
+    await page.setViewportSize({ width: 1280, height: 900 });
+    try {
+      await page.goto(`${server.base}/wallet-admin/users/${rich.id}`);
+      const sideways = await page
+        .locator(".scroll")
+        .evaluateAll((tables: Scroller[]) => tables.map((e) => e.scrollWidth - e.clientWidth));
+      expect(sideways.filter((px) => px > 0)).toEqual([]);
+      const frame = (await page.locator("#entries .scroll").boundingBox())!;
+      for (const link of await page.getByRole("link", { name: /^Reverse transaction/ }).all()) {
+        const box = (await link.boundingBox())!;
+        expect(box.x + box.width).toBeLessThanOrEqual(frame.x + frame.width);
+      }
+    } finally {
+      await page.setViewportSize({ width: 390, height: 844 });
+    }
+  });
+
   it("keeps each money form within its card when a wallet's name is long, at any width", async () => {
     // A name as long as one can be (100 characters): its option made the select as wide, which
     // overflowed its card, laid the forms over each other and hid the Credit and Debit buttons'
