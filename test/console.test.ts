@@ -528,7 +528,21 @@ describe("moving money", () => {
       to_user_id: ` 0${bob.id}`,
     });
     expect(noticeLeft(res)).toBe(
-      `ok:Transfer Action Completed: 0.10 ${wallet} to ${bob.username} (user ${bob.id}).`,
+      `ok:Transfer Action Completed: ₦0.10 (${wallet}) to ${bob.username} (user ${bob.id}).`,
+    );
+  });
+
+  it("says what a credit or a debit moved as the ledger wrote it: the wallet's figure, which way, which entry", async () => {
+    // As typed, "007" and "5.1" read `Transaction Completed: 007 ngn.` after a credit and a debit alike.
+    const credited = await sendForm(await userPage(), `/users/${alice.id}/credit`, {
+      amount: "007",
+    });
+    expect(noticeLeft(credited)).toBe(
+      `ok:Transaction Completed: ₦7.00 credited (${wallet}, transaction ${await newestEntryOf(alice.id)}).`,
+    );
+    const debited = await sendForm(await userPage(), `/users/${alice.id}/debit`, { amount: "5.1" });
+    expect(noticeLeft(debited)).toBe(
+      `ok:Transaction Completed: ₦5.10 debited (${wallet}, transaction ${await newestEntryOf(alice.id)}).`,
     );
   });
 

@@ -395,16 +395,26 @@ const move = (action: Move) =>
       });
       const to = `${BASE}/users/${id.ref}`;
       if (moved.ok) {
-        const what = `${field(form, "amount")} ${field(form, "wallet_id")}`;
+        const { value } = moved;
+        // What moved as the ledger wrote it, in the wallet's figures (typed, `007` or `5.1`), and
+        // for a credit or a debit which way and which entry; the text typed if the database is too
+        // busy to say (the money moved all the same).
+        const id = "debitId" in value ? value.debitId : value.transactionId;
+        const written = await attemptMoney(c, () =>
+          readTransaction(c.var.service, { id, ref: String(id) }),
+        );
+        const amount = written.ok
+          ? formatExact(written.value.entry.amountMinor, written.value)
+          : field(form, "amount");
+        const walletId = field(form, "wallet_id");
         // Whom a transfer went to, as the ledger read the id typed: the sender's page shows no
         // recipient anywhere else, so a mistyped one would go unseen.
-        const { value } = moved;
         return back(c, to, {
           kind: "ok",
           text:
             "toUsername" in value
-              ? `Transfer Action Completed: ${what} to ${value.toUsername} (user ${value.toUserId}).`
-              : `Transaction Completed: ${what}.`,
+              ? `Transfer Action Completed: ${amount} (${walletId}) to ${value.toUsername} (user ${value.toUserId}).`
+              : `Transaction Completed: ${amount} ${action === "credit" ? "credited" : "debited"} (${walletId}, transaction ${id}).`,
         });
       }
       // The same form sent twice (a double click, a retried submit): the first one moved the money.
