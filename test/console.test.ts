@@ -787,6 +787,22 @@ describe("moving money", () => {
     expect(shown.headers.getSetCookie().join()).toMatch(/wallet_admin_notice=;.*Max-Age=0/);
   });
 
+  it("marks each half of a transfer as one among the entries, where a credit or a debit is not", async () => {
+    // A transfer's halves read as a plain DEBIT and CREDIT: without a note, money another user
+    // sent looked like the operator's own credit, until a Reverse said both halves would go.
+    const txn = await transferToBob("0.25");
+    const sent = txn - 1;
+    const row = (html: string, id: number) =>
+      html.match(new RegExp(`<tr><td>${id}</td>(?:(?!</tr>).)*</tr>`))![0];
+    expect(row((await request(`/users/${bob.id}`, { cookie })).html, txn)).toContain(
+      "<td>CREDIT (transfer)",
+    );
+    expect(row((await userPage()).html, sent)).toContain("<td>DEBIT (transfer)");
+    await sendForm(await userPage(), `/users/${alice.id}/credit`, { amount: "0.25" });
+    const credited = await newestEntryOf(alice.id);
+    expect(row((await userPage()).html, credited)).toMatch(/<td>CREDIT<\/td>/);
+  });
+
   it("transfers, and reverses a transaction once after a confirmation", async () => {
     const before = await balanceOf(admin, bob.id, wallet);
     const txn = await transferToBob("2.50");
@@ -794,7 +810,7 @@ describe("moving money", () => {
     const confirm = await request(`/users/${bob.id}/reverse/${txn}`, { cookie });
     expect(confirm.html).toContain(`Reverse transaction ${txn}`);
     // What is reversed, before it is: the entry's type and amount, and that the sender's half goes too.
-    expect(confirm.html).toMatch(/<th>Type<\/th><td>CREDIT<\/td>/);
+    expect(confirm.html).toMatch(/<th>Type<\/th><td>CREDIT \(transfer\)<\/td>/);
     expect(confirm.html).toMatch(/<th>Amount<\/th><td>[^<]*2\.50<\/td>/);
     expect(confirm.html).toContain("for both halves of this transfer");
     const fields = {

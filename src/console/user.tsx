@@ -145,8 +145,13 @@ function MoneyForm(props: {
 }
 
 /** An entry's type as the console shows it: a reversal names the entry it reverses. */
+/** An entry's type, and what wrote it: a reversal (of which entry), or a half of a transfer. */
 const typeOf = (e: EntryRow["entry"]) =>
-  e.reversesId ? `${e.txnType} (reversal of ${e.reversesId})` : e.txnType;
+  e.reversesId
+    ? `${e.txnType} (reversal of ${e.reversesId})`
+    : e.transferId
+      ? `${e.txnType} (transfer)`
+      : e.txnType;
 
 function Entries(props: { d: UserData }) {
   const { userId, page, asked, statement, reversed } = props.d;
