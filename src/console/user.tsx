@@ -144,7 +144,6 @@ function MoneyForm(props: {
   );
 }
 
-/** An entry's type as the console shows it: a reversal names the entry it reverses. */
 /** An entry's type, and what wrote it: a reversal (of which entry), or a half of a transfer. */
 const typeOf = (e: EntryRow["entry"]) =>
   e.reversesId
@@ -401,12 +400,12 @@ const move = (action: Move) =>
       const to = `${BASE}/users/${id.ref}`;
       if (moved.ok) {
         const { value } = moved;
-        // What moved as the ledger wrote it, in the wallet's figures (typed, `007` or `5.1`), and
-        // for a credit or a debit which way and which entry; the text typed if the database is too
-        // busy to say (the money moved all the same).
-        const id = "debitId" in value ? value.debitId : value.transactionId;
+        // What moved as the ledger wrote it, in the wallet's figures, not the text typed (`007`),
+        // and for a credit or a debit which way and which entry; the text typed if the database
+        // is too busy to say (the money moved all the same).
+        const entryId = "debitId" in value ? value.debitId : value.transactionId;
         const written = await attemptMoney(c, () =>
-          readTransaction(c.var.service, { id, ref: String(id) }),
+          readTransaction(c.var.service, { id: entryId, ref: String(entryId) }),
         );
         const amount = written.ok
           ? formatExact(written.value.entry.amountMinor, written.value)
@@ -419,7 +418,7 @@ const move = (action: Move) =>
           text:
             "toUsername" in value
               ? `Transfer Action Completed: ${amount} (${walletId}) to ${value.toUsername} (user ${value.toUserId}).`
-              : `Transaction Completed: ${amount} ${action === "credit" ? "credited" : "debited"} (${walletId}, transaction ${id}).`,
+              : `Transaction Completed: ${amount} ${action === "credit" ? "credited" : "debited"} (${walletId}, transaction ${entryId}).`,
         });
       }
       // The same form sent twice (a double click, a retried submit): the first one moved the money.
