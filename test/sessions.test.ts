@@ -188,6 +188,10 @@ describe("POST /users/{user_id}/sessions/revoke", () => {
       data: [],
       error: ["Unable to reach 2000000000"],
     });
+    // Digits past any id name nobody: the text as sent, unread.
+    expect((await revokeAll(admin.bearer, "0000000000000000007")).body.error).toEqual([
+      "Unable to reach 0000000000000000007",
+    ]);
     const sub = await revokeAll(user.bearer, user.id);
     expect(sub.status).toBe(403);
     expect(sub.body.error).toEqual({ unauthorize: "Request is not authorized" });

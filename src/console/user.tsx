@@ -453,10 +453,10 @@ for (const action of MOVES) move(action);
 userScreen.post(
   "/users/:id/sessions/revoke",
   withIds(["id"], async (c, { id }) => {
-    const ended = await attempt(c, () => endUserSessions(c.var.service, id.id));
+    const ended = await attempt(c, () => endUserSessions(c.var.service, { id: id.id }));
     const to = `${BASE}/users/${id.ref}`;
     if (!ended.ok) return backRefused(c, to, "Sign-out", ended.refusal);
-    const text = `Signed out everywhere: ${plural(ended.value, "session")} ended.`;
+    const text = `Signed out everywhere: ${plural(ended.value.revoked, "session")} ended.`;
     // The operator's own sessions include this one: the sign-in page says why it is shown.
     if (id.id !== c.var.session.principal.userId) return back(c, to, { kind: "ok", text });
     endSession(c);

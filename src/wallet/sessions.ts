@@ -16,7 +16,7 @@ import {
   revokeUserSessions,
 } from "../db/sessions";
 import { requireAdmin, type ServiceContext, seconds, type TokenKeys } from "./context";
-import { requireUsers } from "./movements";
+import { requireUsers, type UserRef } from "./movements";
 
 /** 128 random bits in base64url (22 characters). */
 const newSessionId = () => randomBase64Url(16);
@@ -113,13 +113,14 @@ export async function endSession(db: Db, d1: D1Database, principal: Principal, n
 }
 
 /**
- * Ends every session of a user (an operator's "sign out everywhere"); how many were live. At once
- * in this isolate, within 5 s elsewhere.
+ * Ends every session of a user (an operator's "sign out everywhere"): the user, and how many were
+ * live. At once in this isolate, within 5 s elsewhere.
  */
-export async function endUserSessions(ctx: ServiceContext, userId: number) {
+export async function endUserSessions(ctx: ServiceContext, ref: UserRef) {
   requireAdmin(ctx, "write");
-  await requireUsers(ctx.db, [{ id: userId }]);
-  const ended = await revokeUserSessions(ctx.db, userId, ctx.nowMs());
+  const [user] = await requireUsers(ctx.db, [ref]);
+  const userId = user!.id;
+  const revoked = await revokeUserSessions(ctx.db, userId, ctx.nowMs());
   forgetSessions(ctx.d1, userId);
-  return ended;
+  return { userId, revoked };
 }

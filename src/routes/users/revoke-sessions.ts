@@ -1,8 +1,9 @@
 import { ok } from "../../http/envelope";
 import { defineRoute } from "../../http/route";
+import { NOBODY } from "../../wallet/movements";
 import { endUserSessions } from "../../wallet/sessions";
 import { SessionsRevokedAnswer } from "../answers";
-import { pathUser, userPath } from "./path-user";
+import { userPath } from "./path-user";
 
 /**
  * An operator signs a user out everywhere (docs/security.md#sessions): every session of the user,
@@ -21,9 +22,8 @@ export const revokeSessions = defineRoute(
     errors: ["user_not_found"],
     data: SessionsRevokedAnswer,
   },
-  async (c, { user_id }) => {
-    const { id } = await pathUser(c, user_id);
-    const revoked = await endUserSessions(c.var.service, id);
-    return ok(c, 200, "Sessions revoked", { user_id: id, revoked });
+  async (c, { user_id: { id, ref } }) => {
+    const { userId, revoked } = await endUserSessions(c.var.service, { id: id ?? NOBODY, as: ref });
+    return ok(c, 200, "Sessions revoked", { user_id: userId, revoked });
   },
 );
