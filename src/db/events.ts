@@ -110,35 +110,25 @@ export const endpointIds = async (db: Db) =>
 const pending = sql`EXISTS (SELECT 1 FROM ${events} WHERE ${events.id} > ${webhookEndpoints.cursorEventId}
   AND instr(',' || ${webhookEndpoints.eventTypes} || ',', ',' || ${events.type} || ',') > 0)`;
 
-/**
- * Endpoints with an event of their types after their cursor, free to deliver now (no lease held,
- * no back-off running): what the cron nudges.
- */
+/** An endpoint free to deliver at `nowMs`: no other consumer holds its lease, no back-off runs. */
+const freeAt = (nowMs: number) =>
+  sql`${webhookEndpoints.leaseUntilMs} <= ${nowMs} AND ${webhookEndpoints.nextAttemptAtMs} <= ${nowMs}`;
+
+/** Endpoints with an event of their types after their cursor, free now: what the cron nudges. */
 export async function endpointsBehind(db: Db, nowMs: number) {
   const rows = await db
     .select({ id: webhookEndpoints.id })
     .from(webhookEndpoints)
-    .where(
-      sql`${webhookEndpoints.leaseUntilMs} <= ${nowMs} AND ${webhookEndpoints.nextAttemptAtMs} <= ${nowMs} AND ${pending}`,
-    );
+    .where(and(freeAt(nowMs), pending));
   return rows.map((r) => r.id);
 }
 
-/**
- * Takes an endpoint's lease for `token` until `untilMs`, if no other consumer holds it and its
- * back-off is over: the endpoint as leased, or undefined.
- */
+/** Takes a free endpoint's lease for `token` until `untilMs`: the endpoint leased, or undefined. */
 export const leaseEndpoint = (db: Db, id: number, token: string, nowMs: number, untilMs: number) =>
   db
     .update(webhookEndpoints)
     .set({ leaseToken: token, leaseUntilMs: untilMs })
-    .where(
-      and(
-        eq(webhookEndpoints.id, id),
-        sql`${webhookEndpoints.leaseUntilMs} <= ${nowMs}`,
-        sql`${webhookEndpoints.nextAttemptAtMs} <= ${nowMs}`,
-      ),
-    )
+    .where(and(eq(webhookEndpoints.id, id), freeAt(nowMs)))
     .returning()
     .get();
 
