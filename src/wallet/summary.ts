@@ -38,26 +38,26 @@ export async function walletSummary(
  * What a user may move out of a wallet (its balance less what holds reserve) and what holds reserve,
  * for a dialect whose refusal of a movement names them (the plugin's transfers). Asked by a caller
  * that may move money, after its movement was refused: money may have moved since. The holds are
- * counted as they stood at `atMs` (default: now), the instant the refused movement was judged at, so
- * that a hold which expired, was captured or voided since is still named as the reserve that refused
- * it (and a capture's DEBIT since is added back to the balance, db/holds.ts capturedSince). With
- * `refusing` (the amount refused, in the wallet's minor units), should money have arrived
- * since so that it is available now, the wallet's newest entries are undone one at a time and the
+ * counted as they stood at `atMs`, the instant the refused movement was judged at, so that a hold
+ * which expired, was captured or voided since is still named as the reserve that refused it (and a
+ * capture's DEBIT since is added back to the balance, db/holds.ts capturedSince). Should money
+ * have arrived since so that `refusing` (the amount refused, in the wallet's minor units; undefined
+ * when it has none) is available now, the wallet's newest entries are undone one at a time and the
  * latest state that had less is answered (the movement was refused in that state or an earlier one).
  */
 export async function spendable(
   ctx: ServiceContext,
   userId: number,
   walletId: string,
-  atMs = ctx.nowMs(),
-  refusing?: (wallet: Wallet) => number | undefined,
+  atMs: number,
+  refusing: (wallet: Wallet) => number | undefined,
 ) {
   requireAdmin(ctx, "write");
   const found = await walletPosition(ctx.db, userId, walletId, seconds(atMs), "judged");
   if (!found.wallet) return undefined;
   const wallet = found.wallet;
   const now = withHolds(found.balance);
-  const amount = refusing?.(wallet);
+  const amount = refusing(wallet);
   if (amount === undefined || now.availableMinor < amount) return { wallet, ...now };
   const pair = { userId, walletId: wallet.id };
   for (const e of await newestEntries(ctx.db, [pair], seconds(atMs))) {
