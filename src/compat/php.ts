@@ -2,6 +2,7 @@
 // their results echoed back (`submitted`) and as odd error keys (`{"":"wallet_id is required"}`).
 // Every reader walks its text once, without a regex that can backtrack (as src/ledger/money.ts).
 
+import { EMPTY } from "../http/fields";
 import { numberText } from "../wallet/rules";
 
 const isDigit = (ch: string | undefined) => ch !== undefined && ch >= "0" && ch <= "9";
@@ -139,13 +140,13 @@ export type Rule = "int" | "amount" | "alnum" | "strInt" | "string" | "any";
 
 /**
  * The plugin's `Utils::requires` (includes/utils/base-utils.php): each field's checks in its order,
- * the last failing one winning; an empty field is "Field Cannot be empty".
+ * the last failing one winning; an empty field is EMPTY ("Field Cannot be empty").
  */
 export function requires(fields: Record<string, [value: string, rule: Rule]>) {
   const errors: Record<string, string> = {};
   for (const [key, [raw, rule]] of Object.entries(fields)) {
     const value = phpTrim(raw); // PHP trims ASCII whitespace only: "abc\u00a0" is not alphanumeric
-    if (value === "") errors[key] = "Field Cannot be empty";
+    if (value === "") errors[key] = EMPTY;
     else if (rule === "int") {
       // Only digits pass the second check, and (int) of digits is 0 only when they all are.
       if (/^0+$/.test(value)) errors[key] = `${key} cannot be zero`;

@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { fail, ok } from "../http/envelope";
 import { ApiError, invalidInput } from "../http/errors";
+import { EMPTY } from "../http/fields";
 import { WALLET_RULE_TEXTS } from "../http/inputs";
 import { defineRoute, type Input } from "../http/route";
 import { Refusal } from "../wallet/refusal";
@@ -76,7 +77,7 @@ const FIELD_OF: Record<WalletRuleBreak["field"], string> = {
 function ruleText(b: WalletRuleBreak) {
   const field = FIELD_OF[b.field];
   if (b.rule === "too-long") return `${field} must be at most ${b.max} characters`;
-  if (b.rule === "empty") return "Field Cannot be empty";
+  if (b.rule === "empty") return EMPTY;
   if (b.rule === "reserved") return WALLET_RULE_TEXTS.reserved;
   if (b.rule === "hidden") return WALLET_RULE_TEXTS.hidden(field);
   return WALLET_RULE_TEXTS[b.field];
