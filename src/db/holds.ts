@@ -1,5 +1,6 @@
 // Reads of holds (docs/ledger.md#holds). Which holds count against a balance is written here once
-// for reads, and in the guards of drizzle/0012_holds.sql for writes: 'held' and not yet expired.
+// for reads and ledger/holds.ts, and in the guards of drizzle/0012_holds.sql for writes: 'held' and
+// not yet expired.
 import { and, asc, count, desc, eq, type SQL, sql } from "drizzle-orm";
 import type { Db } from "./client";
 import { balances, holds, transactions, users, wallets } from "./schema";
@@ -8,7 +9,12 @@ export type { Hold } from "./schema";
 export type HoldStatus = "held" | "captured" | "voided" | "expired";
 
 /** The holds that count against the available balance at `nowS` (whole seconds). */
-const counting = (nowS: number) => sql`${holds.status} = 'held' AND ${holds.expiresAtS} > ${nowS}`;
+export const counting = (nowS: number) =>
+  sql`${holds.status} = 'held' AND ${holds.expiresAtS} > ${nowS}`;
+
+/** The holds still 'held' whose time ran out by `nowS`: expired, not yet recorded as such. */
+export const ranOut = (nowS: number) =>
+  sql`${holds.status} = 'held' AND ${holds.expiresAtS} <= ${nowS}`;
 
 /**
  * The holds that counted at `atS` for a write judged then, read a moment later: placed by then, not
@@ -51,8 +57,7 @@ export const heldIn = (
 /** The holds answered with a status at `nowS`: a 'held' one whose time ran out is expired already. */
 function withStatus(status: HoldStatus, nowS: number): SQL {
   if (status === "held") return counting(nowS);
-  if (status === "expired")
-    return sql`(${holds.status} = 'expired' OR (${holds.status} = 'held' AND ${holds.expiresAtS} <= ${nowS}))`;
+  if (status === "expired") return sql`(${holds.status} = 'expired' OR (${ranOut(nowS)}))`;
   return sql`${holds.status} = ${status}`;
 }
 

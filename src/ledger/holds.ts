@@ -5,7 +5,7 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { SQLiteUpdateSetSource } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db/client";
-import { type Hold, holdAfter } from "../db/holds";
+import { counting, type Hold, holdAfter, ranOut } from "../db/holds";
 import { selectList } from "../db/insert-select";
 import { holds } from "../db/schema";
 import {
@@ -74,7 +74,7 @@ const resolve = (db: Db, id: number, nowS: number, set: SQLiteUpdateSetSource<ty
   db
     .update(holds)
     .set({ ...set, resolvedAtS: sql`CAST(${nowS} AS INTEGER)` })
-    .where(and(eq(holds.id, id), sql`${holds.status} = 'held' AND ${holds.expiresAtS} > ${nowS}`))
+    .where(and(eq(holds.id, id), counting(nowS)))
     .returning({ id: holds.id });
 
 /**
@@ -117,11 +117,7 @@ export const EXPIRY_BATCH = 500;
  * then already; this is bookkeeping). Each is resolved at its own expires_at_s. Answers how many.
  */
 export async function expireHolds(db: Db, nowS: number) {
-  const due = db
-    .select({ id: holds.id })
-    .from(holds)
-    .where(sql`${holds.status} = 'held' AND ${holds.expiresAtS} <= ${nowS}`)
-    .limit(EXPIRY_BATCH);
+  const due = db.select({ id: holds.id }).from(holds).where(ranOut(nowS)).limit(EXPIRY_BATCH);
   const rows = await db
     .update(holds)
     .set({ status: "expired", resolvedAtS: sql`${holds.expiresAtS}` })
