@@ -79,7 +79,7 @@ export const configuredSiteUrl = (env: Pick<SettingsEnv, "SITE_URL">) =>
   varText(env.SITE_URL).trim().replace(/\/+$/, "");
 
 /** A setting the service cannot work with, and why (the why goes to the log, never on the wire). */
-export type SettingProblem = { name: SettingName; problem: string };
+type SettingProblem = { name: SettingName; problem: string };
 
 /** The contract's namespace segment (`/wp-json/wallet/v1`), which the plugin's must not shadow. */
 export const CONTRACT_NAMESPACE = "wallet";

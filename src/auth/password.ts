@@ -44,7 +44,7 @@ async function verifyPassword(password: string, stored: string | undefined) {
   );
 }
 
-export type LoginCheck = { valid: boolean; upgradedHash?: string };
+type LoginCheck = { valid: boolean; upgradedHash?: string };
 
 /**
  * A sign-in's password check. Besides this service's own hashes it accepts the hashes imported from

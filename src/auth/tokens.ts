@@ -23,7 +23,7 @@ const TokenUser = v.object({
 /** 128 bits in base64url (wallet/sessions.ts newSessionId). */
 const SessionId = v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{22}$/));
 
-export type TokenSession = { id: string; audience: Audience };
+type TokenSession = { id: string; audience: Audience };
 
 /**
  * The contract's payload (`iss`, `iat`, `exp`, `user`, section 2) plus the session it belongs to:

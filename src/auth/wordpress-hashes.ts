@@ -9,7 +9,7 @@ import bcrypt from "bcryptjs";
 import { toBase64 } from "./base64";
 import { sameSecret } from "./same-secret";
 
-export type WordPressHashKind = "phpass" | "wp-bcrypt" | "bcrypt" | "md5";
+type WordPressHashKind = "phpass" | "wp-bcrypt" | "bcrypt" | "md5";
 
 // wp_check_password refuses passwords longer than this many bytes (phpass and bcrypt paths).
 const MAX_PASSWORD_BYTES = 4096;

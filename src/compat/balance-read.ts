@@ -55,7 +55,7 @@ function balanceRecord(piece: string, wallet: Wallet, minor: number) {
   };
 }
 
-export type BalanceRead =
+type BalanceRead =
   | { refused: string }
   | {
       req: BalanceRequest;

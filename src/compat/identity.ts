@@ -10,7 +10,7 @@ import { phpInt, phpIsNumeric } from "./php";
 // named `0001` read user 1; balances read any numeric text's absolute integer part
 // (get_user_meta's absint) and nobody for other text; the writes took digits as an id.
 
-export type PluginUserRef = { id: number } | { login: string } | null;
+type PluginUserRef = { id: number } | { login: string } | null;
 
 /**
  * A numeric text (PHP's is_numeric, which WordPress's user lookups test first) names the user whose

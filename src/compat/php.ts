@@ -136,7 +136,7 @@ export function phpArrayJson(entries: Map<string | number, unknown>) {
   return `{${members.join(",")}}`;
 }
 
-export type Rule = "int" | "amount" | "alnum" | "strInt" | "string" | "any";
+type Rule = "int" | "amount" | "alnum" | "strInt" | "string" | "any";
 
 /**
  * The plugin's `Utils::requires` (includes/utils/base-utils.php): each field's checks in its order,

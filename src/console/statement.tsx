@@ -69,7 +69,7 @@ function refusedDay(outcome: Outcome<unknown>): RangeProblem | undefined {
 }
 
 /** A statement's wallet and days, and why those days are none (then no other range is shown). */
-export type StatementChoice = {
+type StatementChoice = {
   walletId: string;
   from: string;
   to: string;

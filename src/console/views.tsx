@@ -218,7 +218,7 @@ export function Pager(props: {
   );
 }
 
-export type Line = { label: string; dash?: string; points: { x: number; y: number }[] };
+type Line = { label: string; dash?: string; points: { x: number; y: number }[] };
 
 /**
  * A line chart as SVG: each line drawn with its own dash pattern and named in the legend, so it

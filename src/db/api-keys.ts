@@ -3,7 +3,7 @@ import type { Db } from "./client";
 import { selectList } from "./insert-select";
 import { apiKeys, users } from "./schema";
 
-export type NewApiKey = typeof apiKeys.$inferInsert;
+type NewApiKey = typeof apiKeys.$inferInsert;
 
 /** Inserts a key for the user `whose` names (by login, any case, or by id); null when none has it. */
 export async function insertApiKey(

@@ -158,7 +158,7 @@ export async function hasWork(db: Db, id: number) {
 /** Deliveries kept per endpoint: the newest, for the API and the console. */
 const DELIVERIES_KEPT = 200;
 
-export type NewDelivery = Omit<typeof webhookDeliveries.$inferInsert, "id">;
+type NewDelivery = Omit<typeof webhookDeliveries.$inferInsert, "id">;
 
 /**
  * The id of an endpoint's `n`-th newest delivery, as a subquery (NULL while it has fewer): one index

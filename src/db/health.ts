@@ -15,7 +15,7 @@ export const NOT_MIGRATED =
   "D1 lacks a migration this code needs: run npm run db:migrate -- --remote";
 
 /** What wrangler's record of applied migrations says of this code's schema. */
-export type Migrations = {
+type Migrations = {
   /** The newest migration this code needs is applied. */
   applied: boolean;
   /**

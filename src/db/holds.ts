@@ -82,7 +82,7 @@ export const findHold = (db: Db, id: number) =>
 export const holdAfter = (db: Db, id: number) =>
   db.select({ hold: holds, transactionId: captureEntry }).from(holds).where(eq(holds.id, id));
 
-export type HoldFilter = { userId: number; walletId?: string; status?: HoldStatus; nowS: number };
+type HoldFilter = { userId: number; walletId?: string; status?: HoldStatus; nowS: number };
 
 /** One page of a user's holds, newest first, their total, and whether the user and wallet exist. */
 export async function listHolds(db: Db, f: HoldFilter, page: { offset: number; limit: number }) {

@@ -2,7 +2,7 @@ import { getTableColumns, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 
 /** One value per column of `T`, each a plain value (bound as a parameter) or an SQL expression. */
-export type ColumnValues<T extends SQLiteTable> = {
+type ColumnValues<T extends SQLiteTable> = {
   [K in keyof T["$inferInsert"]]-?: T["$inferInsert"][K] | SQLWrapper | null;
 };
 

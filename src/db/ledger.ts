@@ -156,7 +156,7 @@ function entryRowOf(row: Record<string, unknown>): EntryRow {
   return mapped as EntryRow;
 }
 
-export type Page = { offset: number; limit: number; order: "asc" | "desc" };
+type Page = { offset: number; limit: number; order: "asc" | "desc" };
 
 /**
  * Whether the user and the filtered wallet exist, as columns of a one-row aggregate: the checks
@@ -278,7 +278,7 @@ const META_DATA_KEY = /^[A-Za-z0-9_-]{1,64}$/;
 export const isMetaKey = (key: string) =>
   entryMetaKey(key) !== undefined || META_DATA_KEY.test(key);
 
-export type MetaSearch = {
+type MetaSearch = {
   key: string;
   /** Matched as WordPress's LIKE '%value%': anywhere in the text, ASCII case ignored. */
   value: string;

@@ -10,7 +10,7 @@
 // queries already keep for `batch()`. Not metered, though counted as statements: `exec()` and
 // `raw({ columnNames: true })` (the app calls neither), and the rows of a statement that fails.
 
-export type D1Cost = {
+type D1Cost = {
   statements: number;
   rowsRead: number;
   rowsWritten: number;

@@ -10,7 +10,7 @@ const BOOKMARK = /^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$/;
  * Where a request's session starts: `replica` (a read-only route) from the client's bookmark, else
  * anywhere; `primary` (every other route) at the primary, which is newer than any bookmark.
  */
-export type SessionStart = "replica" | "primary";
+type SessionStart = "replica" | "primary";
 
 /**
  * What the client sent: a bookmark, `first-primary` (the newest data, without a bookmark), or null

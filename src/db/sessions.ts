@@ -8,7 +8,7 @@ import { selectList } from "./insert-select";
 import { sessions, users } from "./schema";
 
 export type Audience = (typeof sessions.$inferSelect)["audience"];
-export type NewSession = Omit<typeof sessions.$inferInsert, "revokedAtMs">;
+type NewSession = Omit<typeof sessions.$inferInsert, "revokedAtMs">;
 
 // Expired rows of the user deleted at each of its sign-ins: bounded, so a sign-in costs the same
 // however long the user has been away, and a user signing in keeps at most its live sessions plus

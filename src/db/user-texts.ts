@@ -9,7 +9,7 @@ import { type SQL, sql } from "drizzle-orm";
 import { users } from "./schema";
 
 /** A text as a bound parameter, or as SQL (a literal the tools inline). */
-export type TextValue = string | SQL;
+type TextValue = string | SQL;
 
 // Case-folded as the lower() unique indexes fold (SQLite's lower() folds A-Z only).
 const somebodyHas = (column: typeof users.username | typeof users.email, value: TextValue) =>

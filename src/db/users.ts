@@ -74,7 +74,7 @@ export async function findClashes(db: Db, username: string, email: string): Prom
   return (await clashFlags(db, username, email))[0]!;
 }
 
-export type NewUser = Omit<typeof users.$inferInsert, "id">;
+type NewUser = Omit<typeof users.$inferInsert, "id">;
 
 /**
  * Inserts a user unless its username or e-mail would name another account (newUserTextsFree), and

@@ -10,14 +10,14 @@ export type Outbound = (url: string, init: RequestInit) => Promise<Response>;
 const DELIVERY_TIMEOUT_MS = 10_000;
 const ERROR_MAX = 200;
 
-export type Attempt = {
+type Attempt = {
   ok: boolean;
   httpStatus: number | null;
   latencyMs: number;
   error: string | null;
 };
 
-export type SignedMessage = { id: string; body: string; at: Date };
+type SignedMessage = { id: string; body: string; at: Date };
 
 /** The headers a receiver verifies (webhook-id stays the same on every attempt: it deduplicates). */
 const signedHeaders = (secret: string, m: SignedMessage) => ({

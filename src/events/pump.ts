@@ -57,7 +57,7 @@ export type DeadLetter = { endpointId: number; eventId: number; attempts: number
  * consumer holds the lease, or the endpoint is backing off or gone (it will be nudged again);
  * retry: an attempt failed, retry the message after `delayS`.
  */
-export type PumpResult = { kind: "idle" | "more" | "busy" } | { kind: "retry"; delayS: number };
+type PumpResult = { kind: "idle" | "more" | "busy" } | { kind: "retry"; delayS: number };
 
 /**
  * Delivers the endpoint's next events under its lease: up to PER_RUN, and none started once one is

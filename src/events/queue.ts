@@ -149,7 +149,7 @@ export async function sweepOutbox(
   return behind.length;
 }
 
-export type ConsumerEnv = SettingsEnv & {
+type ConsumerEnv = SettingsEnv & {
   DB: D1Database;
   WEBHOOK_QUEUE?: Queue<Nudge>;
   WEBHOOK_DLQ?: Queue<DeadLetter>;

@@ -75,7 +75,7 @@ export const userIdField = (name = "user_id") =>
   );
 
 /** What a path parameter names: `id` null when its text can name nothing; `ref` that text as sent. */
-export type PathRef<Id> = { id: Id | null; ref: string };
+type PathRef<Id> = { id: Id | null; ref: string };
 
 /** A path parameter's text: the router hands over text, so this refuses nothing. */
 export const pathText = v.pipe(v.unknown(), v.transform(String));

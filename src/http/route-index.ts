@@ -2,7 +2,7 @@
 // namespace, with the methods it answers, as rest_get_server()->get_index() lists them.
 import { indexPath, type RouteInfo } from "./route";
 
-export type RouteIndex = Record<string, { namespace: string; methods: string[] }>;
+type RouteIndex = Record<string, { namespace: string; methods: string[] }>;
 
 /**
  * A namespace's routes as WordPress indexes them: register_route makes `/<namespace>` (its index,

@@ -20,7 +20,7 @@ export class BatchConflict extends Error {
   }
 }
 
-export type NewBatch = Omit<typeof batches.$inferInsert, "id">;
+type NewBatch = Omit<typeof batches.$inferInsert, "id">;
 
 /** Writes a batch and its entries, all or none; answers the batch's id and its entries' ids in order. */
 export async function appendBatch(db: Db, batch: NewBatch, entries: [NewEntry, ...NewEntry[]]) {
@@ -61,9 +61,9 @@ export const BatchAnswer = v.strictObject({
   reversal_batch_id: v.nullable(int),
   transactions: v.array(BatchEntryAnswer),
 });
-export type BatchRecord = v.InferOutput<typeof BatchAnswer>;
+type BatchRecord = v.InferOutput<typeof BatchAnswer>;
 
-export type BatchView = {
+type BatchView = {
   batch: Pick<BatchRow, "id" | "requestId" | "balanced" | "createdAtS" | "reversesBatchId">;
   reversalId: number | null;
   entries: EntryRow[];

@@ -19,7 +19,7 @@ import {
 } from "./append";
 import { requestKey } from "./request-key";
 
-export type NewHold = {
+type NewHold = {
   userId: number;
   walletId: string;
   amountMinor: number;

@@ -219,7 +219,7 @@ export function titleDate(epochS: number) {
   return `${WEEKDAYS[p.weekday]} ${ordinal(p.day)} of ${MONTHS[p.month - 1]} ${yearText(p.year)} @ ${time}`;
 }
 
-export type TitleInput = {
+type TitleInput = {
   username: string;
   txnType: "CREDIT" | "DEBIT";
   amountMinor: number;

@@ -43,7 +43,7 @@ export const TransactionAnswer = v.strictObject({
   amount_formatted_disp: v.nullable(text),
   note: text,
 });
-export type TransactionRecord = v.InferOutput<typeof TransactionAnswer>;
+type TransactionRecord = v.InferOutput<typeof TransactionAnswer>;
 
 type Dated = Pick<EntryRow["entry"], "createdAtS" | "localDate" | "modifiedLocalDate">;
 

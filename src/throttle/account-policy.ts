@@ -27,7 +27,7 @@ export function rememberAddress(
 }
 
 /** What a key's object knows about one attempt: its pair, its ceiling, the address's standing. */
-export type AccountView = { pair: ThrottleState; ceiling: ThrottleState; known: boolean };
+type AccountView = { pair: ThrottleState; ceiling: ThrottleState; known: boolean };
 
 /** A key's reservation: `ceilingLockedNow` is null when a known address was spared the ceiling. */
 export type SignInReservation =

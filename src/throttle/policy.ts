@@ -9,7 +9,7 @@
  */
 export type ThrottleKind = "account" | "address" | "mail" | "inbox";
 
-export type Policy = { limit: number; windowMs: number; lockMs: number; maxLockMs: number };
+type Policy = { limit: number; windowMs: number; lockMs: number; maxLockMs: number };
 
 const MINUTE_MS = 60_000;
 export const DAY_MS = 24 * 60 * MINUTE_MS;

@@ -9,7 +9,7 @@ import { balancesAt } from "./statements";
 /** The most wallets one balance read may name (in either dialect). */
 export const MAX_WALLETS_PER_READ = 50;
 
-export type Balances = {
+type Balances = {
   userExists: boolean;
   /** Each named wallet that exists, with the user's balance in it (0 where it has none). */
   found: Map<string, { wallet: Wallet; minor: number }>;

@@ -7,7 +7,7 @@ import { requireAdmin, type ServiceContext } from "./context";
 
 export const FEED_LIMITS = { defaultLimit: 100, maxLimit: 1000 } as const;
 
-export type FeedQuery = { after: number; limit: number; types: readonly EventType[] };
+type FeedQuery = { after: number; limit: number; types: readonly EventType[] };
 
 /** A page of the feed, for an administrator allowed to read, as the events' records. */
 export async function readFeed(ctx: ServiceContext, q: FeedQuery) {

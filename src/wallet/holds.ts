@@ -45,7 +45,7 @@ async function view(
   return { ...row, status: statusAt(row.hold, nowS), wallet };
 }
 
-export type HoldInput = Omit<MoveInput, "metaData"> & { expiresInS: number };
+type HoldInput = Omit<MoveInput, "metaData"> & { expiresInS: number };
 
 /** Places a hold; a used request_id (an entry's or a hold's) and a short balance are refusals. */
 export async function placeHold(ctx: ServiceContext, input: HoldInput): Promise<HoldView> {
@@ -154,7 +154,7 @@ export async function voidHold(
   return view(ctx.db, result.after, nowS);
 }
 
-export type HoldQuery = {
+type HoldQuery = {
   /** Omitted: the caller's own. */
   userId?: number;
   walletId?: string;

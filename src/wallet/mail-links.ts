@@ -109,7 +109,7 @@ export async function confirmVerification(db: Db, token: string, nowMs: number, 
   return used;
 }
 
-export type ResetDeps = Pick<MailDeps, "db" | "throttle" | "clientAddress" | "nowMs">;
+type ResetDeps = Pick<MailDeps, "db" | "throttle" | "clientAddress" | "nowMs">;
 
 /**
  * Sets a new password with a reset code: every session of the user ends (docs/security.md#sessions),

@@ -96,7 +96,7 @@ export const credit = (ctx: ServiceContext, input: MoveInput) => postSingle(ctx,
 /** Debits a user's wallet; a debit past the balance fails the overdraft CHECK in its batch. */
 export const debit = (ctx: ServiceContext, input: MoveInput) => postSingle(ctx, "DEBIT", input);
 
-export type TransferInput = Omit<MoveInput, "user" | "metaData"> & {
+type TransferInput = Omit<MoveInput, "user" | "metaData"> & {
   from: UserRef;
   to: UserRef;
   /** Each leg's own note, where a dialect writes them apart (the plugin's "TRANSFER to …"). */

@@ -18,7 +18,7 @@ import { Refusal } from "./refusal";
 import { endSession, openSession } from "./sessions";
 import { loginsOf } from "./users";
 
-export type Credentials = {
+type Credentials = {
   /** An e-mail or a username. */
   login: string;
   password: string;

@@ -26,7 +26,7 @@ export function balancesAt(db: Db, userId: number, walletIds: string[], atS: num
   return readBalancesAt(db, userId, walletIds, atS);
 }
 
-export type StatementRequest = {
+type StatementRequest = {
   /** Omitted: the caller's own. */
   userId?: number;
   walletId: string;

@@ -38,7 +38,7 @@ export async function readTransaction(ctx: ServiceContext, { id, ref }: IdRef): 
 }
 
 /** Which of a user's entries a history reads; no user: the caller's own. */
-export type HistoryQuery = Omit<EntryFilter, "userId"> & { userId?: number };
+type HistoryQuery = Omit<EntryFilter, "userId"> & { userId?: number };
 
 function requireExisting(
   found: { userExists: boolean; walletExists: boolean },
@@ -104,7 +104,7 @@ export async function entryOfKind(
   return id >= 1 ? findKind(ctx.db, kind, id) : undefined;
 }
 
-export type EntrySearch = {
+type EntrySearch = {
   /** A post meta's name: an entry's own field, or a key of its meta_data; any other matches nothing. */
   key: string;
   /** Matched anywhere in the meta's text, ASCII case ignored (WordPress's LIKE '%value%'). */

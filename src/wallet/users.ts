@@ -11,7 +11,7 @@ import {
 import { forgetAccount } from "../throttle/sign-in";
 import { requireAdmin, type ServiceContext } from "./context";
 
-export type NewSubscriber = {
+type NewSubscriber = {
   username: string;
   email: string;
   password: string;

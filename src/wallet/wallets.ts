@@ -100,7 +100,7 @@ export function walletRuleBreaks(w: NewWallet): WalletRuleBreak[] {
   return breaks;
 }
 
-export type CreatedWallet = { wallet: Wallet; rowId: number };
+type CreatedWallet = { wallet: Wallet; rowId: number };
 
 /**
  * Creates a wallet, or answers "exists" when its id is taken (the primary key decides, however

@@ -24,7 +24,7 @@ import { Refusal } from "./refusal";
 
 export const WEBHOOK_LIMITS = { descriptionMax: 500, deliveriesMax: 200 } as const;
 
-export type NewEndpoint = { url: string; events: readonly EventType[]; description: string };
+type NewEndpoint = { url: string; events: readonly EventType[]; description: string };
 
 /** The endpoint the caller named, or a `webhook_not_found` refusal. */
 async function requireEndpoint(ctx: ServiceContext, { id, ref }: IdRef) {
