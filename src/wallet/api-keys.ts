@@ -4,7 +4,7 @@ import { generateApiKey, hashApiKey } from "../auth/api-keys";
 import { type Scope, scopeAllows } from "../auth/principal";
 import { insertApiKey, listApiKeys, revokeApiKey } from "../db/api-keys";
 import { forgetKey } from "../db/isolate-cache";
-import { requireAdmin, type ServiceContext } from "./context";
+import { type IdRef, requireAdmin, type ServiceContext } from "./context";
 import { Refusal } from "./refusal";
 
 /**
@@ -39,10 +39,7 @@ export function listKeys(ctx: ServiceContext) {
 }
 
 /** Revokes a key (`id` null: none; `ref` as sent); this isolate stops accepting it at once, others within KEY_TTL_MS. */
-export async function revokeKey(
-  ctx: ServiceContext,
-  { id, ref }: { id: number | null; ref: string },
-) {
+export async function revokeKey(ctx: ServiceContext, { id, ref }: IdRef) {
   requireAdmin(ctx, "write");
   const revoked = id === null ? null : await revokeApiKey(ctx.db, id, ctx.nowMs());
   if (!revoked) throw new Refusal({ code: "api_key_not_found", ref });

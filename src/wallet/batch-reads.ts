@@ -2,14 +2,11 @@
 // batch names several users' money).
 import { findBatch, findBatches, listBatchesOf } from "../db/batches";
 import { findUsers } from "../db/users";
-import { requireAdmin, type ServiceContext } from "./context";
+import { type IdRef, requireAdmin, type ServiceContext } from "./context";
 import { Refusal } from "./refusal";
 
 /** One batch with its entries; `ref` is the id as the caller wrote it, for the refusal. */
-export async function readBatch(
-  ctx: ServiceContext,
-  { id, ref }: { id: number | null; ref: string },
-) {
+export async function readBatch(ctx: ServiceContext, { id, ref }: IdRef) {
   requireAdmin(ctx, "read");
   const found = id === null ? undefined : await findBatch(ctx.db, id);
   if (!found) throw new Refusal({ code: "batch_not_found", ref });

@@ -9,13 +9,13 @@ import { LedgerRefusal, type NewEntry } from "../ledger/append";
 import { appendBatch, BatchConflict } from "../ledger/batches";
 import { entry } from "../ledger/entries";
 import { firstRefused, verdictOf } from "./batches";
-import { requireAdmin, type ServiceContext, seconds } from "./context";
+import { type IdRef, requireAdmin, type ServiceContext, seconds } from "./context";
 import { opposite } from "./movements";
 import { Refusal } from "./refusal";
 
 export async function reverseBatch(
   ctx: ServiceContext,
-  { id, ref, note }: { id: number | null; ref: string; note: string },
+  { id, ref, note }: IdRef & { note: string },
 ) {
   requireAdmin(ctx, "write");
   const found = id === null ? undefined : await findBatch(ctx.db, id);
