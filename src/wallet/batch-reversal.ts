@@ -4,13 +4,12 @@
 // a reversal that would overdraw fails the overdraft CHECK, as any debit does.
 import { findBatch, reversedAmong } from "../db/batches";
 import { findUsers } from "../db/users";
-import { findWalletCached, type Wallet } from "../db/wallets";
 import { LedgerRefusal, type NewEntry } from "../ledger/append";
 import { appendBatch, BatchConflict } from "../ledger/batches";
 import { entry } from "../ledger/entries";
 import { firstRefused, verdictOf } from "./batches";
 import { type IdRef, requireAdmin, type ServiceContext, seconds } from "./context";
-import { opposite } from "./movements";
+import { opposite, walletsOf } from "./movements";
 import { Refusal } from "./refusal";
 
 export async function reverseBatch(
@@ -39,10 +38,7 @@ export async function reverseBatch(
     ctx.db,
     originals.map((e) => e.userId),
   );
-  const wallets = new Map<string, Wallet>();
-  for (const e of originals)
-    if (!wallets.has(e.walletId))
-      wallets.set(e.walletId, (await findWalletCached(ctx.db, e.walletId)) as Wallet);
+  const wallets = await walletsOf(ctx.db, originals);
   const stamp = ctx.stamp();
   // A transfer's halves stay linked in the reversal, under a new transfer id of their own.
   const transferIds = new Map<string, string>();

@@ -145,6 +145,15 @@ export async function transfer(ctx: ServiceContext, input: TransferInput) {
   return { debitId, creditId, fromUserId: from.id, toUserId: to.id, toUsername: to.username };
 }
 
+/** The wallets of entries already written, by id: each is undone in its own wallet's units. */
+export async function walletsOf(db: Db, entries: { walletId: string }[]) {
+  const wallets = new Map<string, Wallet>();
+  for (const { walletId } of entries)
+    if (!wallets.has(walletId))
+      wallets.set(walletId, (await findWalletCached(db, walletId)) as Wallet);
+  return wallets;
+}
+
 /**
  * The entry that undoes `e`, never an edit of it: the other side, the same amount (as it was
  * sent), naming `e` by reverses_id; `note` empty says which it reverses.
@@ -200,11 +209,10 @@ export async function reverse(
   const why = notReversible(movement.map((m) => m.entry));
   if (why) throw new Refusal({ code: "not_reversible", why });
   // Each half in its own wallet and units: a site's imported transfer may link two wallets.
-  const wallets = new Map<string, Wallet>();
-  for (const { entry: e } of movement)
-    if (!wallets.has(e.walletId))
-      wallets.set(e.walletId, (await findWalletCached(ctx.db, e.walletId)) as Wallet);
-
+  const wallets = await walletsOf(
+    ctx.db,
+    movement.map((m) => m.entry),
+  );
   const stamp = ctx.stamp();
   // The named entry's user owns the request_id; its reversal goes first so a replay finds it.
   const ordered = [target, ...movement.filter((m) => m !== target)];
