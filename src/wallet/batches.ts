@@ -43,9 +43,7 @@ async function at<T>(index: number, f: () => T | Promise<T>): Promise<T> {
   try {
     return await f();
   } catch (err) {
-    if (err instanceof Refusal)
-      throw new Refusal({ code: "batch_operation", index, refused: err.reason });
-    throw err;
+    throw err instanceof Refusal ? operationRefusal(index, err.reason) : err;
   }
 }
 
