@@ -119,3 +119,13 @@ export function readUserId(ctx: ServiceContext, userId: number | undefined) {
   const p = requireReader(ctx, userId);
   return userId ?? p.userId;
 }
+
+/** A user's filtered read refused for what it named and is missing: the wallet, then the user. */
+export function requireExisting(
+  found: { userExists: boolean; walletExists: boolean },
+  filter: { userId: number; walletId?: string },
+) {
+  if (!found.walletExists)
+    throw new Refusal({ code: "wallet_not_found", walletId: filter.walletId ?? "" });
+  if (!found.userExists) throw new Refusal({ code: "user_not_found", userId: filter.userId });
+}

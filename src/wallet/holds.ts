@@ -9,7 +9,14 @@ import { findWalletCached, type Wallet } from "../db/wallets";
 import { entry } from "../ledger/entries";
 import * as writes from "../ledger/holds";
 import { exactText } from "../ledger/money";
-import { type IdRef, readUserId, requireAdmin, type ServiceContext, seconds } from "./context";
+import {
+  type IdRef,
+  readUserId,
+  requireAdmin,
+  requireExisting,
+  type ServiceContext,
+  seconds,
+} from "./context";
 import {
   type AmountSent,
   exists,
@@ -168,13 +175,10 @@ export async function listHolds(ctx: ServiceContext, q: HoldQuery) {
   const userId = readUserId(ctx, q.userId);
   const { db } = ctx;
   const nowS = seconds(ctx.nowMs());
-  const { rows, total, userExists, walletExists } = await reads.listHolds(
-    db,
-    { userId, walletId: q.walletId, status: q.status, nowS },
-    { offset: (q.page - 1) * q.perPage, limit: q.perPage },
-  );
-  if (!walletExists) throw new Refusal({ code: "wallet_not_found", walletId: q.walletId ?? "" });
-  if (!userExists) throw new Refusal({ code: "user_not_found", userId });
+  const filter = { userId, walletId: q.walletId, status: q.status, nowS };
+  const page = { offset: (q.page - 1) * q.perPage, limit: q.perPage };
+  const { rows, total, ...found } = await reads.listHolds(db, filter, page);
+  requireExisting(found, filter);
   return { holds: await Promise.all(rows.map((row) => view(db, row, nowS))), total };
 }
 

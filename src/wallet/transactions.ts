@@ -20,6 +20,7 @@ import {
   type IdRef,
   readUserId,
   requireAdmin,
+  requireExisting,
   requireReader,
   type ServiceContext,
 } from "./context";
@@ -39,15 +40,6 @@ export async function readTransaction(ctx: ServiceContext, { id, ref }: IdRef): 
 
 /** Which of a user's entries a history reads; no user: the caller's own. */
 type HistoryQuery = Omit<EntryFilter, "userId"> & { userId?: number };
-
-function requireExisting(
-  found: { userExists: boolean; walletExists: boolean },
-  filter: EntryFilter,
-) {
-  if (!found.walletExists)
-    throw new Refusal({ code: "wallet_not_found", walletId: filter.walletId ?? "" });
-  if (!found.userExists) throw new Refusal({ code: "user_not_found", userId: filter.userId });
-}
 
 /** One page of a user's entries, and how many the query selects in all. */
 export async function historyPage(
