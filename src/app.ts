@@ -141,7 +141,7 @@ export function createApp(options: AppOptions = {}) {
   // The console is its own boundary (console/boundary.ts): the API's CORS never answers for it,
   // nor its body limit, whose answer is the API's JSON: the console limits its forms itself, after
   // its origin check and with its own headers (console/index.tsx).
-  const apiBodyLimit = limitBody(MAX_BODY_BYTES, (c) =>
+  const apiBodyLimit = limitBody((c) =>
     fail(c, ERRORS.payload_too_large.status, ERRORS.payload_too_large.message, {
       body: `at most ${MAX_BODY_BYTES} bytes`,
     }),

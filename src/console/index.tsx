@@ -56,7 +56,7 @@ export function consoleRoutes() {
   });
   // The API's body limit, after the origin check (a foreign form is refused before it is read) and
   // answered as a page of the console's, with its headers.
-  app.use(limitBody<ConsoleEnv>(MAX_BODY_BYTES, tooLarge));
+  app.use(limitBody<ConsoleEnv>(tooLarge));
   app.get("/console.css", (c) => c.body(CSS, 200, { "Content-Type": "text/css; charset=utf-8" }));
   app.get("/console.js", (c) =>
     c.body(JS, 200, { "Content-Type": "text/javascript; charset=utf-8" }),

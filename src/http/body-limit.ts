@@ -35,11 +35,11 @@ async function drain(reader: ReadableStreamDefaultReader<Uint8Array>) {
   }
 }
 
+/** Refuses a body past MAX_BODY_BYTES with `onError`'s answer, in the surface's own words. */
 export function limitBody<E extends AppEnv = AppEnv>(
-  maxSize: number,
   onError: (c: Context<E>) => Response | Promise<Response>,
 ): MiddlewareHandler<E> {
-  const byLength = bodyLimit({ maxSize, onError });
+  const byLength = bodyLimit({ maxSize: MAX_BODY_BYTES, onError });
   return async (c, next) => {
     const raw = c.req.raw;
     const headers = raw.headers;
@@ -52,7 +52,7 @@ export function limitBody<E extends AppEnv = AppEnv>(
       const { done, value } = await reader.read().catch(unreadableBody);
       if (done) break;
       size += value.length;
-      if (size > maxSize) {
+      if (size > MAX_BODY_BYTES) {
         await drain(reader);
         return onError(c);
       }
