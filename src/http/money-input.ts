@@ -1,8 +1,8 @@
 import type { Context } from "hono";
 import * as v from "valibot";
-import type { Wallet } from "../db/schema";
 import type { AppEnv } from "../env";
 import type { Decimal } from "../ledger/money";
+import type { ServiceContext } from "../wallet/context";
 import { findWallet } from "../wallet/directory";
 import { amountToMinor } from "../wallet/rules";
 import { amountRefusedText, invalidInput, WALLET_NOT_FOUND } from "./errors";
@@ -19,19 +19,19 @@ type MoneySchema = v.ObjectSchema<
 
 /**
  * A money movement's fields and every field error, the ones only the wallet can judge included
- * (does it exist, does the amount fit its decimals). The caller says how to find a wallet
+ * (does it exist, does the amount fit its decimals). The wallet is found through the service
  * (`findWallet`); this module reads no database itself.
  */
 export async function checkMoneyFields<S extends MoneySchema>(
   schema: S,
   params: Record<string, unknown>,
-  findWallet: (id: string) => Promise<Wallet | undefined>,
+  ctx: ServiceContext,
 ) {
   const { output, errors = {} } = checkFields(schema, params);
   const walletId = errors.wallet_id
     ? undefined
     : v.parse(schema.entries.wallet_id, params.wallet_id);
-  const wallet = walletId === undefined ? undefined : await findWallet(walletId);
+  const wallet = walletId === undefined ? undefined : await findWallet(ctx, walletId);
   if (walletId !== undefined && !wallet) errors.wallet_id = WALLET_NOT_FOUND;
   if (wallet && !errors.amount) {
     // The schema has read the amount (a string or a number, numeric and positive).
@@ -49,9 +49,7 @@ export async function checkMoneyFields<S extends MoneySchema>(
 export const moneyFields = <S extends MoneySchema>(schema: S) => ({
   schema,
   read: async (c: Context<AppEnv>, params: Params) => {
-    const { output, errors } = await checkMoneyFields(schema, params, (id) =>
-      findWallet(c.var.service, id),
-    );
+    const { output, errors } = await checkMoneyFields(schema, params, c.var.service);
     if (!output || Object.keys(errors).length > 0) throw invalidInput(inKeyOrder(schema, errors));
     return output as v.InferOutput<S>;
   },

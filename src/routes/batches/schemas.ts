@@ -19,7 +19,6 @@ import { isPhpArray } from "../../http/php-vars";
 import type { Input } from "../../http/route";
 import { checkFields } from "../../http/validation";
 import { type BatchInput, type BatchOperation, MAX_OPERATIONS } from "../../wallet/batches";
-import { findWallet } from "../../wallet/directory";
 import { PAGE_FIELDS } from "../transactions/schemas";
 
 /** An operation's fields are its single route's but the request_id, in the same order of errors. */
@@ -106,9 +105,7 @@ async function readOperation(
     return undefined;
   }
   const schema = type === "transfer" ? TransferOperation : EntryOperation;
-  const { output, errors: found } = await checkMoneyFields(schema, op, (id) =>
-    findWallet(c.var.service, id),
-  );
+  const { output, errors: found } = await checkMoneyFields(schema, op, c.var.service);
   if (output && "from_user_id" in output && output.from_user_id === output.to_user_id)
     found.to_user_id ??= "to_user_id must differ from from_user_id";
   for (const key of Object.keys(schema.entries))
