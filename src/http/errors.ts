@@ -242,7 +242,7 @@ export const permissionDenied = {
   forbidden: () => apiError("forbidden", { unauthorize: "Request is not authorized" }),
 };
 
-export const userNotFound = (userId: unknown) =>
+const userNotFound = (userId: unknown) =>
   apiError("user_not_found", [`Unable to reach ${String(userId)}`]);
 
 /** A wallet id that names no wallet, however it was written. */
