@@ -1,7 +1,7 @@
 // Reads of batches (docs/ledger.md#batches): a batch, its entries, the batches touching a user, and
 // the positions a refused batch is judged against. Batches are written only by ledger/batches.ts.
 import { asc, count, desc, eq, inArray, sql } from "drizzle-orm";
-import { type Db, inRuns } from "./client";
+import { batchAll, type Db, inRuns } from "./client";
 import { capturedSince, heldIn } from "./holds";
 import { entryWithWallet } from "./ledger";
 import { type BatchRow, balances, batches, transactions } from "./schema";
@@ -83,8 +83,6 @@ export async function positions(
       })
       .from(sql`(SELECT 1)`),
   );
-  const [first, ...rest] = queries;
-  if (!first) return [];
-  const results = await db.batch([first, ...rest]);
+  const results = await batchAll(db, queries);
   return results.map((rows) => rows[0] ?? { balanceMinor: 0, heldMinor: 0 });
 }

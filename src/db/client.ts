@@ -1,4 +1,5 @@
 import { DrizzleQueryError } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import { drizzle } from "drizzle-orm/d1";
 import { unmetered } from "./meter";
 import { openSession, SessionDatabase } from "./session";
@@ -112,3 +113,9 @@ export const readsReplica = (db: Db) => sessionOf(db)?.start === "replica";
  */
 export const orAtPrimary = async <T>(db: Db, read: (db: Db) => Promise<T | undefined>) =>
   (await read(db)) ?? (readsReplica(db) ? read(createDb(bindingOf(db))) : undefined);
+
+/** Like queries in one round trip (D1's batch), their results in order; none for an empty list. */
+export async function batchAll<Q extends BatchItem<"sqlite">>(db: Db, queries: Q[]) {
+  const [first, ...rest] = queries;
+  return first === undefined ? [] : db.batch([first, ...rest]);
+}

@@ -21,7 +21,7 @@ import {
   Table,
 } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
-import { bindingOf, type Db, keysetChunks } from "./client";
+import { batchAll, bindingOf, type Db, keysetChunks } from "./client";
 import { capturedSince } from "./holds";
 import { isolateCache } from "./isolate-cache";
 import { BuiltOnce } from "./prebuilt";
@@ -454,9 +454,7 @@ export async function newestEntries(
       .orderBy(desc(transactions.id))
       .limit(limit),
   );
-  const [first, ...rest] = queries;
-  if (!first) return [];
-  const results = await db.batch([first, ...rest]);
+  const results = await batchAll(db, queries);
   // Past the oldest entry read of a pair that has more, that pair's balance would be unknown.
   const floor = Math.max(0, ...results.filter((r) => r.length === limit).map((r) => r.at(-1)!.id));
   return results

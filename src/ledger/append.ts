@@ -1,7 +1,7 @@
 // The write path: every movement of money is appended here, in one D1 batch per movement, with the
 // database's guards (CHECKs, UNIQUE keys, triggers) judging it inside the same statements.
 import { and, eq, type Placeholder, type Query, sql } from "drizzle-orm";
-import { type Db, d1ErrorText } from "../db/client";
+import { batchAll, type Db, d1ErrorText } from "../db/client";
 import { selectList } from "../db/insert-select";
 import { BuiltOnce } from "../db/prebuilt";
 import { balances, batches, holds, transactions } from "../db/schema";
@@ -218,9 +218,10 @@ export const keyUse = (rows: readonly { entryId: number | null; holdId: number |
  * answered as its writer, the others as repeats, as a batch that did not fail would answer them.
  */
 export async function readBack(db: Db, entries: NewEntry[]): Promise<(AppendResult | "absent")[]> {
-  const [first, ...rest] = entries.map((e) => storedUnder(db, e));
-  if (first === undefined) return [];
-  const rows = await db.batch([first, ...rest]);
+  const rows = await batchAll(
+    db,
+    entries.map((e) => storedUnder(db, e)),
+  );
   const claimed = new Set<number>();
   return entries.map((e, i) => {
     const row = rows[i]![0];
