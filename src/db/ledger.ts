@@ -278,7 +278,8 @@ const META_DATA_KEY = /^[A-Za-z0-9_-]{1,64}$/;
 export const isMetaKey = (key: string) =>
   entryMetaKey(key) !== undefined || META_DATA_KEY.test(key);
 
-type MetaSearch = {
+export type MetaSearch = {
+  /** A post meta's name: an entry's own field, or a key of its meta_data; any other matches nothing. */
   key: string;
   /** Matched as WordPress's LIKE '%value%': anywhere in the text, ASCII case ignored. */
   value: string;

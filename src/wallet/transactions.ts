@@ -11,6 +11,7 @@ import {
   isMetaKey,
   listEntries,
   listKind,
+  type MetaSearch,
   readHistory,
   searchEntries,
 } from "../db/ledger";
@@ -96,14 +97,7 @@ export async function entryOfKind(
   return id >= 1 ? findKind(ctx.db, kind, id) : undefined;
 }
 
-type EntrySearch = {
-  /** A post meta's name: an entry's own field, or a key of its meta_data; any other matches nothing. */
-  key: string;
-  /** Matched anywhere in the meta's text, ASCII case ignored (WordPress's LIKE '%value%'). */
-  value: string;
-  order: { by: "date" | "id"; direction: "asc" | "desc" };
-  offset: number;
-  limit: number;
+type EntrySearch = Omit<MetaSearch, "userId"> & {
   /** Public by the operator's configuration (COMPAT_PUBLIC_READS): anyone reads every entry. */
   public: boolean;
 };
