@@ -32,7 +32,14 @@ export const isEventType = (type: string): type is EventType =>
   (EVENT_TYPES as readonly string[]).includes(type);
 
 // The snapshots' shapes, as the triggers write them.
-type EntrySnapshot = {
+/** The wallet's display and units, which an entry's and a hold's snapshot carry. */
+type UnitsSnapshot = {
+  symbol: string;
+  symbol_position: "left" | "right";
+  decimals: number;
+  extra_decimals: number;
+};
+type EntrySnapshot = UnitsSnapshot & {
   id: number;
   user_id: number;
   wallet_id: string;
@@ -48,10 +55,6 @@ type EntrySnapshot = {
   slug: string;
   guid: string | null;
   created_at_s: number;
-  symbol: string;
-  symbol_position: "left" | "right";
-  decimals: number;
-  extra_decimals: number;
 };
 type UserSnapshot = {
   id: number;
@@ -72,7 +75,7 @@ type WalletSnapshot = {
   note: string;
 };
 
-type HoldSnapshot = {
+type HoldSnapshot = UnitsSnapshot & {
   id: number;
   user_id: number;
   wallet_id: string;
@@ -85,11 +88,15 @@ type HoldSnapshot = {
   resolved_at_s: number | null;
   captured_minor: number | null;
   transaction_id: number | null;
-  symbol: string;
-  symbol_position: "left" | "right";
-  decimals: number;
-  extra_decimals: number;
 };
+
+/** A snapshot's wallet units as the records read them. */
+const unitsOf = (s: UnitsSnapshot) => ({
+  symbol: s.symbol,
+  symbolPosition: s.symbol_position,
+  decimals: s.decimals,
+  extraDecimals: s.extra_decimals,
+});
 
 /** The hold as GET /holds/{id} answers it, as it stood when the event was written. */
 const holdEventRecord = (s: HoldSnapshot) =>
@@ -109,12 +116,7 @@ const holdEventRecord = (s: HoldSnapshot) =>
     } as Hold,
     status: s.status,
     transactionId: s.transaction_id,
-    wallet: {
-      symbol: s.symbol,
-      symbolPosition: s.symbol_position,
-      decimals: s.decimals,
-      extraDecimals: s.extra_decimals,
-    },
+    wallet: unitsOf(s),
   });
 
 /** A batch and its entries as the trigger wrote them (drizzle/0017_batches.sql). */
@@ -167,10 +169,7 @@ function entryRow(s: EntrySnapshot) {
       modifiedLocalDate: null,
       modifiedGmtDate: null,
     },
-    symbol: s.symbol,
-    symbolPosition: s.symbol_position,
-    decimals: s.decimals,
-    extraDecimals: s.extra_decimals,
+    ...unitsOf(s),
   } as unknown as EntryRow;
 }
 
