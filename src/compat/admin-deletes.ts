@@ -27,7 +27,7 @@ export const compatWalletDelete = defineRoute(
     patterns: { wallet: "[\\w]+" },
   },
   async (c, { wallet: { id, ref: named } }) => {
-    const outcome = id === null ? "not-found" : await deleteWallet(c.var.db, id);
+    const outcome = id === null ? "not-found" : await deleteWallet(c.var.service, id);
     if (outcome === "deleted")
       return ok(c, 200, `${named} wallet deleted`, ["Operation completed"]);
     if (outcome === "has-entries")

@@ -2,7 +2,7 @@
 // (wallet/v1's POST /wallets, the plugin's POST wallets and DELETE wallets/{id}) decode their own
 // fields and texts, then call these; the rules below exist only here.
 import type { Db } from "../db/client";
-import { insertWallet, listWallets, type Wallet } from "../db/wallets";
+import { deleteWalletIfUnused, insertWallet, listWallets, type Wallet } from "../db/wallets";
 import { asciiLower } from "../ledger/request-key";
 import { requireAdmin, type ServiceContext } from "./context";
 import { Refusal } from "./refusal";
@@ -146,4 +146,7 @@ export async function newWallet(ctx: ServiceContext, w: NewWallet) {
 }
 
 /** Deletes a wallet no entry names (the ledger is append-only: a wallet with entries stays). */
-export { deleteWalletIfUnused as deleteWallet } from "../db/wallets";
+export function deleteWallet(ctx: ServiceContext, id: string) {
+  requireAdmin(ctx, "write");
+  return deleteWalletIfUnused(ctx.db, id);
+}
