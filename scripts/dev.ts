@@ -10,7 +10,14 @@ import { parseEnv } from "node:util";
 import { flagOn, JWT_SECRET_MIN_LENGTH, usableJwtSecret } from "../src/settings";
 import { ensureAdmin, signsInWith } from "./lib/admin";
 import { demoWalletSql } from "./lib/admin-insert";
-import { DEV_DEFAULTS, devSecrets, devValue, devVarArgs, newDevVars } from "./lib/dev-vars";
+import {
+  DEV_DEFAULTS,
+  devMailOutbox,
+  devSecrets,
+  devValue,
+  devVarArgs,
+  newDevVars,
+} from "./lib/dev-vars";
 import { runMain, stop } from "./lib/exit";
 import { freePort, portIsFree } from "./lib/server";
 import { sqlLiteral } from "./lib/sql";
@@ -111,10 +118,9 @@ await runMain(async () => {
   );
 
   const devVars = readFileSync(".dev.vars", "utf8");
-  const mailLine =
-    devValue(devVars, "MAIL_TRANSPORT") === "outbox"
-      ? `Mail (verification links, reset codes) is kept in the outbox: http://127.0.0.1:${port}/wallet-admin/outbox`
-      : `Mail goes by MAIL_TRANSPORT=${devValue(devVars, "MAIL_TRANSPORT")} (.dev.vars).`;
+  const mailLine = devMailOutbox(devVars)
+    ? `Mail (verification links, reset codes) is kept in the outbox: http://127.0.0.1:${port}/wallet-admin/outbox`
+    : `Mail goes by MAIL_TRANSPORT=${devValue(devVars, "MAIL_TRANSPORT")} (.dev.vars).`;
   const localHooks = flagOn(devValue(devVars, "WEBHOOK_ALLOW_LOCAL"))
     ? "allowed"
     : "refused (WEBHOOK_ALLOW_LOCAL in .dev.vars)";

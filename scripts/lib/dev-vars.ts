@@ -3,7 +3,7 @@
 // so passing a default unconditionally would silently override what the developer wrote there.
 import { randomBytes } from "node:crypto";
 import { parseEnv } from "node:util";
-import { usableSecretKey } from "../../src/settings";
+import { mailTransportName, usableSecretKey } from "../../src/settings";
 
 /** Local defaults (docs/configuration.md): mail to the dev outbox, webhooks to this machine, soon retried. */
 export const DEV_DEFAULTS: Readonly<Record<string, string>> = {
@@ -36,6 +36,10 @@ export function devSecrets(devVarsText: string) {
 /** The value wrangler dev will run with: .dev.vars's, else the default. */
 export const devValue = (devVarsText: string, name: string, defaults = DEV_DEFAULTS) =>
   parseEnv(devVarsText)[name] ?? defaults[name];
+
+/** Whether wrangler dev's Worker keeps mail in the dev outbox, reading MAIL_TRANSPORT as it does. */
+export const devMailOutbox = (devVarsText: string) =>
+  mailTransportName({ MAIL_TRANSPORT: devValue(devVarsText, "MAIL_TRANSPORT") }) === "outbox";
 
 /**
  * A new .dev.vars: fresh dev-only secrets, and TRANSACTIONS_SECURITY_CODE empty, which leaves

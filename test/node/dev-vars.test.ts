@@ -1,6 +1,12 @@
 // npm run dev's local defaults give way to what .dev.vars sets (wrangler lets --var win over it).
 import { describe, expect, it } from "vitest";
-import { devSecrets, devValue, devVarArgs, newDevVars } from "../../scripts/lib/dev-vars";
+import {
+  devMailOutbox,
+  devSecrets,
+  devValue,
+  devVarArgs,
+  newDevVars,
+} from "../../scripts/lib/dev-vars";
 
 describe("npm run dev's --var defaults", () => {
   it("passes every default when .dev.vars sets none of them", () => {
@@ -19,6 +25,18 @@ describe("npm run dev's --var defaults", () => {
     expect(devVarArgs(text)).toEqual(["--var", "WEBHOOK_RETRY_BASE_S:2"]);
     expect(devValue(text, "WEBHOOK_ALLOW_LOCAL")).toBe("false");
     expect(devValue(text, "WEBHOOK_RETRY_BASE_S")).toBe("2");
+  });
+});
+
+describe("npm run dev's word on where mail goes", () => {
+  // The Worker keeps mail in the outbox for MAIL_TRANSPORT in any letter case, spaces around it
+  // (settings.ts mailTransportName): npm run dev must then give the outbox's address.
+  it("reads MAIL_TRANSPORT as the Worker does", () => {
+    expect(devMailOutbox("JWT_SECRET=abc\n")).toBe(true);
+    expect(devMailOutbox("MAIL_TRANSPORT=Outbox\n")).toBe(true);
+    expect(devMailOutbox('MAIL_TRANSPORT=" outbox "\n')).toBe(true);
+    expect(devMailOutbox("MAIL_TRANSPORT=cloudflare\n")).toBe(false);
+    expect(devMailOutbox("MAIL_TRANSPORT=\n")).toBe(false);
   });
 });
 
