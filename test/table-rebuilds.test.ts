@@ -282,6 +282,24 @@ describe("the table rebuilds (0006, 0018, 0021) on a database in use", () => {
       "SELECT CAST(subject AS INTEGER) AS id, created_at_ms AS deleted_at_ms FROM events WHERE type = 'user.deleted' AND subject = '4'",
     );
 
+    // 0026 makes three triggers again (the timeline's two, then events_of_entry): each table's
+    // triggers of each kind still fire in the order they did, since SQLite runs them newest first.
+    const firing = async () => {
+      const order: Record<string, unknown[]> = {};
+      for (const { tbl_name, name, sql } of await query(
+        "SELECT tbl_name, name, sql FROM sqlite_master WHERE type = 'trigger' ORDER BY rowid",
+      )) {
+        const kind = `${tbl_name} ${/\b(BEFORE|AFTER) (INSERT|UPDATE|DELETE)\b/.exec(String(sql))?.[0]}`;
+        order[kind] = [...(order[kind] ?? []), name];
+      }
+      return order;
+    };
+    await migrated("0026");
+    const firingBefore0026 = await firing();
+    expect(firingBefore0026["transactions AFTER INSERT"]).toHaveLength(3);
+    await migrated("0027");
+    expect(await firing()).toEqual(firingBefore0026);
+
     // 0022: an imported entry is refused in a wallet the service has placed a hold on; an entry of
     // the service's is judged by the holds guard as before.
     await migrated("9999"); // all of them
