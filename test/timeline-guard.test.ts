@@ -65,15 +65,17 @@ beforeAll(async () => {
   const admin = await makeAdmin();
   userId = (await makeUser()).id;
   wallets = await Promise.all([1, 2, 3, 4].map(() => makeWallet(admin)));
-  const [early, late, repeated] = wallets as [string, string, string, string];
+  const [early, late, repeated, first] = wallets as [string, string, string, string];
   // Each wallet's last point is at 1000 and holds 500, and each lets one clause alone refuse:
   // an entry dated before the last point (early), one dated after a candidate's time (late), and a
-  // zero entry that is its own last point (repeated). The fourth wallet has no point at all.
+  // zero entry that is its own last point (repeated). The fourth wallet has an entry but no point
+  // at all: its first point is judged against none (the guard's row of NULLs).
   for (const wallet of [early, late, repeated]) await entry(wallet, 1000, 500);
   await entry(repeated, 1000, 0);
   await withoutPoints(async () => {
     await entry(early, 990, 700);
     await entry(late, 1010, 700);
+    await entry(first, 1000, 500);
   });
   entries = (
     await env.DB.prepare(
@@ -83,7 +85,7 @@ beforeAll(async () => {
       .bind(userId)
       .all<Entry>()
   ).results;
-  expect(entries).toHaveLength(6);
+  expect(entries).toHaveLength(7);
   lastPoints = new Map();
   for (const wallet of wallets) {
     const point = await lastPoint(userId, wallet);
@@ -156,8 +158,10 @@ describe("balance_timeline_follows_ledger", () => {
     const judged = [];
     for (const c of candidates) judged.push({ ...c, taken: await takes(c), follows: follows(c) });
     expect(judged.filter((j) => j.taken !== j.follows)).toEqual([]);
-    // The grid holds points both ways: the rule is not trivially all or nothing.
+    // The grid holds points both ways: the rule is not trivially all or nothing, in a wallet with
+    // a point as in the one without.
     expect(judged.filter((j) => j.taken).length).toBeGreaterThan(0);
+    expect(judged.filter((j) => j.taken && j.wallet_id === wallets[3]).length).toBeGreaterThan(0);
     expect(judged.filter((j) => !j.taken).length).toBeGreaterThan(candidates.length / 2);
     expect(await allPoints()).toEqual(before);
   });
