@@ -215,6 +215,34 @@ describe("POST transfers", () => {
     );
   });
 
+  it("refuses a transfer past the receiver's largest balance under amount_to_transfer, the field it has", async () => {
+    const [from, to, own] = [await makeUser(), await makeUser(), await makeWallet(admin)];
+    await credit(admin, { user_id: from.id, wallet_id: own, amount: "5" });
+    // 999,999,999,999,999 units is the most a balance holds.
+    await credit(admin, { user_id: to.id, wallet_id: own, amount: "9999999999999.99" });
+    const before = await tableCounts();
+    const res = await post(
+      "/transfers",
+      {
+        transfer_from_user: from.id,
+        transfer_to_user: to.id,
+        wallet_id: own,
+        amount_to_transfer: "1",
+      },
+      admin.bearer,
+    );
+    expect(res.body).toEqual({
+      status_code: 400,
+      status: false,
+      message: "invalid input",
+      error: {
+        amount_to_transfer:
+          "amount_to_transfer would take the balance past the largest balance a wallet can hold",
+      },
+    });
+    expect(await tableCounts()).toEqual(before);
+  });
+
   /** The plugin's transfer as an administrator sends it, on the D1 binding `d1`. */
   const transferOn = (d1: D1Database, from: number, to: number, wallet: string, amount: number) =>
     call("POST", `${NS}/transfers`, {

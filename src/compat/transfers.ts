@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import type { Wallet } from "../db/wallets";
 import { ok } from "../http/envelope";
-import { ApiError, invalidInput } from "../http/errors";
+import { ApiError, balanceLimitText, invalidInput } from "../http/errors";
 import { MAX_TEXT, REQUEST_ID_MAX } from "../http/fields";
 import { defineRoute, type Input } from "../http/route";
 import type { ServiceContext } from "../wallet/context";
@@ -145,6 +145,9 @@ function refused(reason: RefusalReason, amount: string) {
       });
     case "wallet_not_found":
       return invalidWallet();
+    // The receiver's balance, keyed by the field the plugin's transfers have.
+    case "balance_limit":
+      return invalidInput({ amount_to_transfer: balanceLimitText("amount_to_transfer") });
     // The plugin's empty() took "0" for a missing field, then refused what was below 0.
     case "amount_refused":
       if (reason.refusal === "not-positive" && amount === "0")

@@ -326,6 +326,10 @@ const unitsKeptText = (id: string, units: { decimals: number; extraDecimals: num
     ? `wallet ${id} was deleted with ${units.decimals} decimals: a wallet re-created under its id must have the same`
     : `wallet ${id} was deleted storing ${units.decimals + units.extraDecimals} places: its id cannot be used again`;
 
+/** Why an amount was refused that would take a balance past MAX_MINOR, keyed by its field. */
+export const balanceLimitText = (field: string) =>
+  `${field} would take the balance past the largest balance a wallet can hold`;
+
 /** A refusal of the service, in wallet/v1's words (the plugin's dialect answers these alike). */
 function answerOf(reason: RefusalReason): ApiError {
   switch (reason.code) {
@@ -336,9 +340,7 @@ function answerOf(reason: RefusalReason): ApiError {
     case "insufficient_balance":
       return apiError("insufficient_balance", { amount: "Insufficient Balance" });
     case "balance_limit":
-      return invalidInput({
-        amount: "amount would take the balance past the largest balance a wallet can hold",
-      });
+      return invalidInput({ amount: balanceLimitText("amount") });
     case "same_user":
       return invalidInput({ to_user_id: "to_user_id must differ from from_user_id" });
     case "amount_refused":
