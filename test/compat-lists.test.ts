@@ -519,9 +519,12 @@ describe("GET credits, debits, transfers", () => {
       expect(res.body.data).toHaveLength(1);
       expect(res.headers.get("X-WP-TotalPages")).toBe(res.headers.get("X-WP-Total"));
     } else expect(res.body).toMatchObject({ status: false, message: "No Debit Found" });
-    const far = await get("/credits?page=999999", admin.bearer);
-    expect(far.status).toBe(404);
-    expect(far.body.message).toBe("No wallet Found");
+    // A page past the end is past it however large its number, never the first page again.
+    for (const page of ["999999", "9007199254740993", `1${"0".repeat(30)}`, "1e308"]) {
+      const far = await get(`/credits?page=${page}`, admin.bearer);
+      expect(far.status, page).toBe(404);
+      expect(far.body.message).toBe("No wallet Found");
+    }
     for (const odd of ["page=-1", "per_page=0", "per_page=abc", "page[]=1", "per_page=1e9"])
       expect((await get(`/credits?${odd}`, admin.bearer)).status, odd).toBeLessThan(500);
   });
@@ -732,6 +735,9 @@ describe("GET transactions (the plugin's meta query) over transfers, keys and pa
       await search(`meta_key=currency&meta_value=${own}&posts_per_page=-1&page_no=2`),
     ).toHaveLength(12);
     expect(await search(`meta_key=currency&meta_value=${own}&posts_per_page=-5`)).toHaveLength(5);
+    // A page past the end is past it however large its number, never the first page again.
+    for (const page of ["3", "9007199254740993", `1${"0".repeat(30)}`, "1e308"])
+      expect(await search(`meta_key=currency&meta_value=${own}&page_no=${page}`), page).toEqual([]);
   });
 
   it("finds a meta_data key whatever its ASCII case", async () => {

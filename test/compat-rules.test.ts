@@ -113,4 +113,16 @@ describe("GET users: pages count from 1", () => {
     expect(res.status).toBe(200);
     expect(res.body.data.others.currentPage).toBe(1);
   });
+
+  it("reads a page past the end as past it, however large its number", async () => {
+    const admin = await makeAdmin();
+    for (const page of ["1000001", "9007199254740993", `1${"0".repeat(30)}`, "1e308"]) {
+      const res = await compatCall("GET", `${NS}/users?page=${page}`, {
+        vars: GUARDED,
+        headers: { Authorization: admin.bearer },
+      });
+      expect(res.status, page).toBe(200);
+      expect(res.body.data.users, page).toEqual([]);
+    }
+  });
 });

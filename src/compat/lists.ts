@@ -18,7 +18,7 @@ import {
 } from "../wallet/rules";
 import { entriesOfKind, entryOfKind } from "../wallet/transactions";
 import { jwtRouteRefusals, keyRouteRefusals } from "./auth";
-import { phpInt } from "./php";
+import { phpInt, phpPage } from "./php";
 import { ListRequest, MAX_WITHDRAWAL, MIN_WITHDRAWAL, WalletPath } from "./schemas";
 
 // The plugin's lists (api/core/{credits,debits,transfers,wallets}/get-*.php with includes/…/get-*.php):
@@ -131,7 +131,7 @@ const listInput = (
       return {
         id: f[idParam]!,
         perPage: Math.min(Math.max(phpInt(f.per_page!) ?? PER_PAGE, 1), PER_PAGE),
-        page: Math.min(Math.max(phpInt(f.page!) ?? 1, 1), 1_000_000),
+        page: phpPage(f.page!),
       };
     },
   };

@@ -123,6 +123,20 @@ export function phpInt(text: string): number | null {
   return Number.isSafeInteger(n) ? n : null;
 }
 
+/** The furthest page the dialect's lists read, so that an offset stays a small integer. */
+const LAST_PAGE = 1_000_000;
+
+/**
+ * A list's page number: a numeric text's integer part, at least 1 (zero, a negative number and any
+ * other text are the first page) and at most LAST_PAGE. A larger one, however large (past what a
+ * double holds too: `1e308`), is LAST_PAGE, so a page past the end stays past it.
+ */
+export function phpPage(text: string) {
+  const n = phpInt(text);
+  if (n !== null) return Math.min(Math.max(n, 1), LAST_PAGE);
+  return phpIsNumeric(text) && !phpTrim(text).startsWith("-") ? LAST_PAGE : 1;
+}
+
 /**
  * JSON text of a PHP array built key by key: a list when its keys are 0, 1, 2… in order, else an
  * object in insertion order. (A JS object would move the key "0" before the key "".)

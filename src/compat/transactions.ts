@@ -6,7 +6,7 @@ import { localListDate, movedAmountText, postDate } from "../wallet/rules";
 import { searchTransactions } from "../wallet/transactions";
 import { keyRouteRefusals } from "./auth";
 import { publicReads } from "./config";
-import { phpInt } from "./php";
+import { phpInt, phpPage } from "./php";
 import { SearchRequest } from "./schemas";
 
 // `GET transactions` (captures 54-68; plugin includes/transactions/get-transactions.php
@@ -68,7 +68,7 @@ const searchInput = {
         : perPageAsked !== 0
           ? Math.min(Math.abs(perPageAsked), MAX_PER_PAGE)
           : PER_PAGE,
-      page: every ? 1 : Math.max(1, phpInt(f.page_no) ?? 1),
+      page: every ? 1 : phpPage(f.page_no),
       order: {
         by: f.orderby.toUpperCase() === "ID" ? ("id" as const) : ("date" as const),
         direction: f.order.toUpperCase() === "ASC" ? ("asc" as const) : ("desc" as const),
@@ -95,7 +95,7 @@ export const compatTransactions = defineRoute(
       key,
       value,
       order,
-      offset: Math.min(page - 1, 1_000_000) * perPage,
+      offset: (page - 1) * perPage,
       limit: perPage,
       public: publicReads(c.env),
     });

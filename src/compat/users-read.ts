@@ -5,14 +5,13 @@ import { listUsers, readUser, type User } from "../wallet/directory";
 import { mysqlDate } from "../wallet/rules";
 import { jwtRouteRefusals } from "./auth";
 import { pluginUserRef } from "./identity";
-import { phpEmpty, phpInt } from "./php";
+import { phpEmpty, phpPage } from "./php";
 import { pluginUserNotFound } from "./respond";
 import { UsersRequest } from "./schemas";
 
 // `GET users` (captures 09, 10; plugin includes/users/get-users.php), in envelope B.
 
 const PER_PAGE = 10;
-const MAX_PAGE = 1_000_000;
 
 function userRecord(u: User) {
   return {
@@ -28,12 +27,6 @@ function userRecord(u: User) {
     last_name: u.lastName,
     roles: [u.role],
   };
-}
-
-/** A list page: a positive integer, else the first page (the plugin computed garbage offsets). */
-function pageNumber(text: string) {
-  const n = phpInt(text);
-  return n !== null && n >= 1 && n <= MAX_PAGE ? n : 1;
 }
 
 export const usersRead = defineRoute(
@@ -58,7 +51,7 @@ export const usersRead = defineRoute(
       return ok(c, 200, "User retrieved successfully", userRecord(user));
     }
 
-    const page = pageNumber(req.page);
+    const page = phpPage(req.page);
     const { rows, total } = await listUsers(c.var.service, {
       offset: (page - 1) * PER_PAGE,
       limit: PER_PAGE,
