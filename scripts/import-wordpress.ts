@@ -173,17 +173,51 @@ function gzipped(file: string) {
   }
 }
 
+/** Where the first byte that is not UTF-8 is in `bytes`, which start on a character. */
+function firstNotUtf8(bytes: Buffer) {
+  // Valid text reads back byte for byte; the first byte that is not becomes U+FFFD (ef bf bd).
+  const read = Buffer.from(bytes.toString("utf8"));
+  let i = 0;
+  while (i < bytes.length && bytes[i] === read[i]) i++;
+  return i;
+}
+
+/** The bytes of the last character of valid UTF-8 `bytes` (its lead byte on), complete or not. */
+function lastCharacter(bytes: Buffer) {
+  let start = bytes.length - 1;
+  while (start > 0 && start > bytes.length - 4 && (bytes[start]! & 0xc0) === 0x80) start--;
+  return bytes.subarray(Math.max(start, 0));
+}
+
 async function readDump(file: string, reader: ReturnType<typeof createReader>, progress: Progress) {
   const size = statSync(file).size;
   const raw = createReadStream(file, { highWaterMark: 1 << 20 });
   const input = gzipped(file) ? raw.pipe(createGunzip()) : raw;
-  input.setEncoding("utf8");
+  // Read as UTF-8 or refused: a decoder that replaced a byte with U+FFFD would change a login, a
+  // name or a request_id, and make two that differ in such bytes one.
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  let offset = 0; // bytes of text before the current chunk
+  let last: Buffer = Buffer.alloc(0); // the last character read so far, maybe cut short
+  const decode = (chunk: Buffer | null) => {
+    try {
+      return chunk === null ? decoder.decode() : decoder.decode(chunk, { stream: true });
+    } catch {
+      const at =
+        offset - last.length + firstNotUtf8(Buffer.concat([last, chunk ?? Buffer.alloc(0)]));
+      throw new DumpFileError(
+        `${file} is not UTF-8 text (byte ${at.toLocaleString("en-US")} is not): export the site again with mysqldump --default-character-set=utf8mb4`,
+      );
+    }
+  };
   const bar = progress.phase(`Reading ${path.basename(file)}`, size, "bytes");
   try {
-    for await (const chunk of input as AsyncIterable<string>) {
-      reader.parser.push(chunk);
+    for await (const chunk of input as AsyncIterable<Buffer>) {
+      reader.parser.push(decode(chunk));
+      offset += chunk.length;
+      last = lastCharacter(chunk.length >= 4 ? chunk : Buffer.concat([last, chunk]));
       bar.update(raw.bytesRead, `${reader.parser.rows.toLocaleString("en-US")} rows`);
     }
+    reader.parser.push(decode(null));
   } catch (err) {
     // The loop's end destroys the file stream, whose close is still in flight: waited for, so the
     // refusal leaves nothing of the file open.

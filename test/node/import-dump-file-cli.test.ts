@@ -83,6 +83,53 @@ describe("import:wordpress reads a dump file by what it holds", () => {
   });
 });
 
+describe("import:wordpress reads a dump as UTF-8 text", () => {
+  // A site's tables in latin1, or a mysqldump run with --default-character-set=latin1: "José" is
+  // the bytes 4a 6f 73 e9, no UTF-8. Read as U+FFFD, two logins (or request_ids) that differ in such
+  // a byte would collapse into one and a name would change: refused, nothing written.
+  const latin1 = Buffer.from(
+    text.toString("latin1").replace("(3,'amaka','", "(3,'jos\u00e9','"),
+    "latin1",
+  );
+  const at = latin1.indexOf(Buffer.from("jos\u00e9", "latin1")) + 3;
+
+  /** A comment line of `size` bytes, to move what follows it in the file. */
+  const padding = (size: number) => Buffer.from(`-- ${"x".repeat(size - 4)}\n`);
+  // The file is read 1 MiB at a time: the byte as the last of a read, and as the first of the next.
+  const lastOfRead = Buffer.concat([padding((1 << 20) - 1 - at), latin1]);
+  const firstOfRead = Buffer.concat([padding((1 << 20) - at), latin1]);
+
+  it.each([
+    ["a plain", fileOf("latin1.sql", latin1), at],
+    ["a gzip", fileOf("latin1.sql.gz", gzipSync(latin1)), at],
+    ["a read's last byte in a", fileOf("latin1-last.sql", lastOfRead), (1 << 20) - 1],
+    ["the next read's first byte in a", fileOf("latin1-first.sql", firstOfRead), 1 << 20],
+    // "₦" cut short by the dump's end.
+    [
+      "its last, cut short, in a",
+      fileOf("cut-char.sql", Buffer.concat([text, Buffer.from([0xe2, 0x82])])),
+      text.length,
+    ],
+  ])("refuses %s dump holding a byte that is not UTF-8, naming where", (_, file, at) => {
+    const result = dryRun(file);
+    expect(result.status).toBe(1);
+    const lines = result.stderr.trim().split("\n").slice(-2);
+    expect(lines).toEqual([
+      `${file} is not UTF-8 text (byte ${at.toLocaleString("en-US")} is not): export the site again with mysqldump --default-character-set=utf8mb4`,
+      "Nothing was written.",
+    ]);
+  });
+
+  it("reads a character whose bytes fall on either side of a read's 1 MiB", () => {
+    // The fixture's "Ọkọnkwọ" and "₦" are UTF-8 too; here "₦" (e2 82 a6) starts at the 1 MiB edge.
+    const head = padding((1 << 20) - 4);
+    const file = fileOf("edge.sql", Buffer.concat([head, Buffer.from("-- \u20a6\n"), text]));
+    const result = dryRun(file);
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout).toContain("Transactions: 13 published");
+  });
+});
+
 describe("import:wordpress stopped while it runs", () => {
   it("ends at Ctrl-C by the signal itself, never process.exit(), its spill folder removed", async () => {
     // The fixture, then 1.1 GB of comment lines in 1,000 gzip members: seconds of reading.
