@@ -3,6 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { siteDecimalToMinor } from "../scripts/import/site-amounts";
 import { importFromText } from "../scripts/import/wordpress";
+import { SITE_OPTIONS, siteDump } from "./site-dump";
 
 describe("a site's stored balance read at the wallet's places", () => {
   it("rounds a 5 in the first cut digit away from zero", () => {
@@ -32,5 +33,45 @@ describe("--balances site", () => {
     expect(report.balanceDifferences.total).toBe(1);
     expect(report.balanceDifferences.list[0]?.action).toMatch(/^kept the entries: .* passes /);
     expect(statements.filter((sql) => sql.includes("balance-adjustment"))).toEqual([]);
+  });
+});
+
+describe("a stored balance under a wallet id in capitals", () => {
+  // Plugin versions that built the key from the wallet id as a client sent it wrote
+  // user_withdrawable_bal_NGN; its balance read (RimplenetWalletTrait get_withdrawable_wallet_bal)
+  // asks get_user_meta for 'user_withdrawable_bal_' . strtolower($wallet_id), a key PHP matches
+  // exactly, so the site showed the lower-case key's figure, whatever the other held.
+  const site = siteDump(
+    [{ id: "ngn", decimals: 2 }],
+    [{ user: 2, wallet: "ngn", amount: "115.005" }],
+    1,
+    {},
+    { 2: { NGN: "1", ngn: "115.005" } },
+  );
+
+  it("is not the site's balance: the lower-case key's figure is", () => {
+    const { report, statements } = importFromText(site, {
+      options: { ...SITE_OPTIONS, balances: "site" },
+    });
+    expect(report.balances.compared).toBe(1);
+    expect(report.balanceDifferences.total).toBe(0);
+    expect(statements.filter((sql) => sql.includes("balance-adjustment"))).toEqual([]);
+    expect(report.balances.ignoredMeta.examples).toEqual([
+      {
+        reason: "stored under a key the plugin never read, its wallet id not in lower case",
+        userId: 2,
+        walletId: "ngn",
+        key: "user_withdrawable_bal_NGN",
+      },
+    ]);
+  });
+
+  it("alone, is no stored balance: the plugin showed 0", () => {
+    const alone = site.replace(/,\(\d+,2,'user_withdrawable_bal_ngn','115\.005'\)/, "");
+    expect(alone).not.toContain("'user_withdrawable_bal_ngn'");
+    const { report } = importFromText(alone, { options: SITE_OPTIONS });
+    expect(report.balanceDifferences.list.map((d) => [d.site, d.transactions])).toEqual([
+      ["0.00", "115.005"],
+    ]);
   });
 });

@@ -281,6 +281,8 @@ export type StoredBalance = { withdrawable?: string; nonwithdrawable?: string };
 export type UserMeta = {
   fields: Record<string, string>;
   balances: Record<string, StoredBalance>;
+  /** Balance keys whose wallet id is not in lower case, which the plugin's balance never read. */
+  unreadBalanceKeys: string[];
 };
 
 export class WordPressCollector {
@@ -449,9 +451,16 @@ export class WordPressCollector {
       return;
     let meta = this.userMeta.get(userId);
     if (!meta)
-      this.userMeta.set(userId, (meta = { fields: keyedByDump(), balances: keyedByDump() }));
-    if (balance) {
-      const pair = (meta.balances[balance[2]!.toLowerCase()] ??= {});
+      this.userMeta.set(
+        userId,
+        (meta = { fields: keyedByDump(), balances: keyedByDump(), unreadBalanceKeys: [] }),
+      );
+    // The plugin reads 'user_withdrawable_bal_' . strtolower($wallet_id), and PHP matches a meta key
+    // exactly: a key some versions wrote from the id as a client sent it (…_bal_NGN) was never its
+    // balance.
+    if (balance && balance[2] !== balance[2]!.toLowerCase()) meta.unreadBalanceKeys.push(key);
+    else if (balance) {
+      const pair = (meta.balances[balance[2]!] ??= {});
       pair[balance[1] as keyof StoredBalance] ??= value;
     } else if (!(key in meta.fields)) meta.fields[key] = value;
   }

@@ -25,9 +25,15 @@ export function compareBalances(
   const { report } = ctx;
   const closings: Closings = new Map();
   const stored = new Map<string, { userId: number; walletId: string; parts: StoredBalance }>();
-  for (const [userId, meta] of ctx.collector.userMeta)
+  for (const [userId, meta] of ctx.collector.userMeta) {
     for (const [walletId, parts] of Object.entries(meta.balances))
       stored.set(pairKey(userId, walletId), { userId, walletId, parts });
+    for (const key of meta.unreadBalanceKeys)
+      report.balances.ignoredMeta.add(
+        "stored under a key the plugin never read, its wallet id not in lower case",
+        { userId, walletId: key.replace(/^user_(non)?withdrawable_bal_/, "").toLowerCase(), key },
+      );
+  }
   // A chain without a stored balance: the plugin read the missing meta as empty, a balance of 0.
   for (const [key, { userId, walletId }] of storage.balances)
     if (!stored.has(key)) stored.set(key, { userId, walletId, parts: {} });
