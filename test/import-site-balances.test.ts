@@ -182,7 +182,22 @@ describe("--balances site", () => {
       kind: "entries",
       id: "2\trmpn",
       problem:
-        "user 2 wallet rmpn: the balance adjustment an earlier import wrote there is -500, the site's entries now need -1000 (an amount changed on the site)",
+        "user 2 wallet rmpn: the balance adjustment an earlier import wrote there is -500, the site's entries now need -1000 (an amount or a stored balance changed on the site since)",
+    });
+  });
+
+  it("names the figures of a wallet with decimals in its units, and a stored balance changed", async () => {
+    // oldtimer's stored ngn 150 → 175.25 since the adjustment of 100.00 was written: no amount changed.
+    const changed = dump.replace(
+      "(33,4,'user_withdrawable_bal_ngn','150')",
+      "(33,4,'user_withdrawable_bal_ngn','175.25')",
+    );
+    const run = await runImport({ balances: "site" }, changed);
+    expect(run.report.conflicts).toContainEqual({
+      kind: "entries",
+      id: "4\tngn",
+      problem:
+        "user 4 wallet ngn: the balance adjustment an earlier import wrote there is 100.00, the site's entries now need 125.25 (an amount or a stored balance changed on the site since)",
     });
   });
 

@@ -2,7 +2,8 @@
 // balance adjustments. Against a database that holds some of them already (a second run, or a run
 // that stopped half way), each chain's entries there must be the first ones this plan makes, ending
 // at the same id and balance; then only the rest is written. Anything else is a conflict.
-import { adjustmentInsert, transactionInsert } from "../statements";
+import { exactText } from "../../../src/ledger/money";
+import { adjustmentInsert, type PlannedWallet, transactionInsert } from "../statements";
 import { pairKey, type TargetPair } from "../target";
 import type { Closings } from "./balances";
 import type { CheckedTransactions } from "./check";
@@ -32,7 +33,7 @@ export function writeEntries(
   storage: StoragePlan,
   closings: Closings,
 ) {
-  const chains = new ChainWriter(ctx, pairs, closings);
+  const chains = new ChainWriter(ctx, pairs, closings, wallets.wallets);
   const futureDates = new FutureDates(ctx);
   const slugClaims = new SlugClaims(slugs);
   // Transfer id → its first half and what became of it, until the second comes: what is left at
@@ -107,12 +108,18 @@ export class ChainWriter {
     private readonly ctx: PlanContext,
     pairs: CheckedTransactions["pairs"],
     closings: Closings,
+    private readonly wallets: Map<string, PlannedWallet>,
   ) {
     for (const [key, s] of pairs) {
       this.planned.set(key, s.count);
       if (s.taken) this.taken.set(key, s.taken);
     }
     for (const key of closings.keys()) this.planned.set(key, (this.planned.get(key) ?? 0) + 1);
+  }
+
+  /** A chain's figure in the words of its wallet: 12525 stored units of ngn are 125.25. */
+  private money(key: string, minor: number) {
+    return exactText(minor, this.wallets.get(key.split("\t")[1]!)!);
   }
 
   chainOf(key: string) {
@@ -210,7 +217,7 @@ export class ChainWriter {
       return "the database holds an entry where this plan's balance adjustment goes (one trashed or deleted on the site since?)";
     return there === signed
       ? null
-      : `the balance adjustment an earlier import wrote there is ${there}, the site's entries now need ${signed} (an amount changed on the site)`;
+      : `the balance adjustment an earlier import wrote there is ${this.money(key, there)}, the site's entries now need ${this.money(key, signed)} (an amount or a stored balance changed on the site since)`;
   }
 
   /** Why the database's chain is not this plan's first entries, if it is not (c.k <= there.n). */
@@ -232,7 +239,7 @@ export class ChainWriter {
       const importedSum = there.balance - there.foreignSum;
       return c.k < imported || after === importedSum
         ? null
-        : `the entries imported there add up to ${importedSum}, the site's history now to ${after} (an amount changed on the site)`;
+        : `the entries imported there add up to ${this.money(key, importedSum)}, the site's history now to ${this.money(key, after)} (an amount changed on the site)`;
     }
     if (c.k < there.n)
       return id !== null && id > there.lastId
@@ -241,6 +248,6 @@ export class ChainWriter {
     // c.k === there.n: the database's chain must end here, at this entry and balance.
     return (id === null || id === there.lastId) && after === there.balance
       ? null
-      : `the database's ${there.n} entries are not the first ${there.n} of this site's (balance ${there.balance}, last id ${there.lastId})`;
+      : `the database's ${there.n} entries are not the first ${there.n} of this site's (balance ${this.money(key, there.balance)}, last id ${there.lastId})`;
   }
 }
