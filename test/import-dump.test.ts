@@ -113,6 +113,32 @@ describe("the streaming mysqldump reader", () => {
     expect(parser.rows).toBe(6);
   });
 
+  it("reads no row of a stored routine's body, which mysqldump --routines writes under DELIMITER ;;", () => {
+    // mysqldump 5.7/8.0 writes a procedure bare (a trigger inside /*!50003 … */): its body's
+    // statements end in ';' and the routine in ';;'. An INSERT of its body is code, not a row.
+    const routines = `${SMALL}DELIMITER ;;
+CREATE DEFINER=\`root\`@\`localhost\` PROCEDURE \`top_up\`(IN uid BIGINT)
+BEGIN
+  DECLARE note TEXT DEFAULT 'it''s; fine';
+  INSERT INTO \`t\` VALUES (9,'from a routine',1);
+  INSERT INTO \`other\` (\`b\`, \`a\`) VALUES (uid, 2);
+END ;;
+DELIMITER ;
+INSERT INTO \`t\` VALUES (6,'after',2);
+`;
+    const rows = [...EXPECTED_ROWS, ["6", "after", "2"]];
+    for (const size of [Infinity, 1, 3, 7]) {
+      const tables = parseDumpText(routines, size);
+      expect(tables.t?.rows, `chunks of ${size}`).toEqual(rows);
+      expect(tables.other?.rows).toEqual([["x", "1"]]);
+    }
+    // Cut short inside the routine: what follows the DELIMITER line was never read.
+    const cut = routines.slice(0, routines.indexOf("END ;;"));
+    expect(() => parseDumpText(cut)).toThrow(
+      "the dump ends after DELIMITER ;; with no DELIMITER ; (cut short?)",
+    );
+  });
+
   it("refuses a dump that stops inside a statement or holds something that is not SQL", () => {
     expect(() => parseDumpText("INSERT INTO `t` VALUES (1,'abc")).toThrow(DumpSyntaxError);
     expect(() => parseDumpText("INSERT INTO `t` VALUES (1,2),")).toThrow(DumpSyntaxError);

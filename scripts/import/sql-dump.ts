@@ -10,7 +10,8 @@
 //   _charset introducers, X'..' / 0x.. hex (kept as text of the hex digits), b'..' bits;
 // - NULL (null), numbers and other bare words (kept as their text, so big ids stay exact);
 // - CREATE TABLE, whose column list names the values of INSERTs written without one;
-// - comments (-- …, # …, /* … */, /*!40101 … */) and other statements, which are skipped.
+// - comments (-- …, # …, /* … */, /*!40101 … */) and other statements, which are skipped, and so
+//   are the stored routines mysqldump --routines writes between `DELIMITER ;;` and `DELIMITER ;`.
 //
 // A row is read as it arrives: each value is taken out of the text as soon as it is complete, and a
 // string is kept as the pieces read so far, so what waits for the next chunk is a few characters,
@@ -75,6 +76,7 @@ export class DumpParser {
   private buf = "";
   private pos = 0;
   private insert: Insert | null = null; // while inside VALUES
+  private delimiter = ";"; // the mysql client's statement delimiter (DELIMITER ;; around routines)
   private expectRow = false; // after VALUES or a ',' between rows
   private row: RowState | null = null; // after a row's '(' until its ')'
   private text: TextState | null = null; // inside a string value of that row
@@ -112,6 +114,11 @@ export class DumpParser {
     const rest = this.buf.slice(this.pos).trim();
     if (this.insert || rest.length > 0)
       throw new DumpSyntaxError(`the dump ends inside a statement: ${rest.slice(0, 80)}`);
+    // Every line after it was skipped: a dump cut short inside a routine, or not mysqldump's.
+    if (this.delimiter !== ";")
+      throw new DumpSyntaxError(
+        `the dump ends after DELIMITER ${this.delimiter} with no DELIMITER ; (cut short?)`,
+      );
   }
 
   /** Throws when what is pending has grown past any sane statement or row. */
@@ -139,6 +146,20 @@ export class DumpParser {
     const p = this.pos;
     if (p >= buf.length) return false;
     if (!final && buf.length - p < 2) return this.wait();
+    // `DELIMITER ;;` is the mysql client's: mysqldump --routines writes each stored routine between
+    // it and `DELIMITER ;`, and the routine's body is code (an INSERT there is no row). Such a block
+    // is skipped line by line; no dump writes rows in it.
+    if (this.delimiter !== ";" || buf[p] === "D" || buf[p] === "d") {
+      const nl = buf.indexOf("\n", p);
+      if (nl < 0 && !final) return this.wait();
+      const next = nl < 0 ? buf.length : nl + 1;
+      const set = /^DELIMITER[ \t]+(\S+)\s*$/i.exec(buf.slice(p, next));
+      if (set) this.delimiter = set[1]!;
+      if (set || this.delimiter !== ";") {
+        this.pos = next;
+        return true;
+      }
+    }
     if (buf.startsWith("--", p) || buf[p] === "#") {
       const nl = buf.indexOf("\n", p);
       if (nl < 0) {
