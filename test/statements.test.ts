@@ -399,6 +399,35 @@ describe("GET /statements", () => {
       opening_balance: 60,
       count: 0,
     });
+    // An instant past the millisecond is after its second's start: 09:10:00.0001 leaves out the
+    // debit dated 09:10:00, and a to of 09:10:00.9999 still ends in that second.
+    const past = await statement(admin.bearer, {
+      user_id: user.id,
+      wallet_id: wallet,
+      from: "2026-11-02T09:10:00.0001Z",
+      to: "2026-11-02T09:10:00.9999Z",
+    });
+    expect(past.body.data).toMatchObject({
+      from: "2026-11-02T09:10:01Z",
+      to: "2026-11-02T09:10:00Z",
+      opening_balance: 60,
+      closing_balance: 60,
+      count: 0,
+    });
+    const nano = await statement(admin.bearer, {
+      user_id: user.id,
+      wallet_id: wallet,
+      from: "2026-11-02T09:10:00.000000001Z",
+      to: "2026-11-02T09:20:00Z",
+    });
+    expect(nano.body.data).toMatchObject({ opening_balance: 60, total_out: 0, count: 1 });
+    const zeros = await statement(admin.bearer, {
+      user_id: user.id,
+      wallet_id: wallet,
+      from: "2026-11-02T09:10:00.0000Z",
+      to: "2026-11-02T09:10:00.0000Z",
+    });
+    expect(zeros.body.data).toMatchObject({ opening_balance: 100, total_out: 40, count: 1 });
     // Still refused when from is after to, within one second too.
     const inverted = await at(debit + 900, debit + 500);
     expect(inverted.body.error).toEqual({ from: "from must not be after to (nor in the future)" });

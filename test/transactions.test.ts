@@ -388,6 +388,11 @@ describe("GET /transactions paging, order and filters", () => {
     expect(await around({ before: "2022-09-05T14:15:07Z" })).toEqual([]);
     expect(await around({ after: "2022-09-05T14:15:07.500Z" })).toEqual([made[1], made[2]]);
     expect(await around({ after: "2022-09-05T14:15:06.999Z" })).toEqual(made);
+    // Past the millisecond too: 14:15:07.0001 is after 14:15:07, and 14:15:07.9999 before 14:15:08.
+    expect(await around({ before: "2022-09-05T14:15:07.0001Z" })).toEqual([made[0]]);
+    expect(await around({ before: "2022-09-05T14:15:07.000000001Z" })).toEqual([made[0]]);
+    expect(await around({ before: "2022-09-05T14:15:07.0000Z" })).toEqual([]);
+    expect(await around({ after: "2022-09-05T14:15:06.9999Z" })).toEqual(made);
   });
 
   it("answers 400 keyed by the parameter for an unknown wallet, txn_type, date or order", async () => {

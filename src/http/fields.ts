@@ -241,13 +241,25 @@ export function isCalendarDay(text: string) {
 /** Whether an ISO 8601 text is a date alone (read as its midnight, UTC). */
 const dateOnly = (text: string) => !/[T ]/i.test(text);
 
-/** An ISO 8601 instant (a date alone is its midnight, UTC; no offset means UTC), in epoch ms. */
+/** A fraction of a second with a digit other than 0 past the millisecond (`.0001`). */
+const PAST_THE_MILLISECOND = /\.\d{3}\d*[1-9]/;
+
+/**
+ * An ISO 8601 instant (a date alone is its midnight, UTC; no offset means UTC), in epoch ms. Date.parse
+ * drops the digits past the millisecond; an instant with any is half a millisecond later, so that
+ * it stays after its millisecond's start and before the next: 09:30:00.0001 is after an entry dated
+ * 09:30:00 (a ceiling to seconds says so), as 09:30:00.5 is, and still in the second 09:30:00.
+ */
 export const isoInstant = (name: string) =>
   v.pipe(
     v.string(`${name} requires an ISO 8601 date`),
     v.regex(ISO_8601, `${name} requires an ISO 8601 date`),
     v.check(isCalendarDay, `${name} requires an ISO 8601 date`),
-    v.transform((s) => Date.parse(/[zZ]|[+-]\d{2}:?\d{2}$/.test(s) || dateOnly(s) ? s : `${s}Z`)),
+    v.transform(
+      (s) =>
+        Date.parse(/[zZ]|[+-]\d{2}:?\d{2}$/.test(s) || dateOnly(s) ? s : `${s}Z`) +
+        (PAST_THE_MILLISECOND.test(s) ? 0.5 : 0),
+    ),
     v.check((ms) => Number.isFinite(ms), `${name} requires an ISO 8601 date`),
   );
 
