@@ -104,14 +104,14 @@ await runMain(async () => {
     );
 
   // Two vars are for `npm run dev` alone (docs/configuration.md#local-development): the dev outbox
-  // sends no mail and prints every one to the Worker's log, reset codes included; loopback webhook
-  // URLs are this machine's, not a deployment's.
+  // is a transport only for requests to this machine, so a deployment with it sends no mail; loopback
+  // webhook URLs are this machine's, not a deployment's.
   const vars = topLevelVars(toml);
   if (mailTransportName(vars) === "outbox")
     stop(
-      `${CONFIG} sets MAIL_TRANSPORT = "outbox", the dev outbox: a deployment would send no mail and\n` +
-        'print each one, password-reset codes included, to its log. Set it to "cloudflare" (docs/mail.md)\n' +
-        'or to "" (no mail), then run npm run deploy again; nothing was created.',
+      `${CONFIG} sets MAIL_TRANSPORT = "outbox", the dev outbox, which keeps mail on this machine for\n` +
+        'npm run dev: a deployment sends none with it. Set it to "cloudflare" (docs/mail.md) or to ""\n' +
+        "(no mail), then run npm run deploy again; nothing was created.",
     );
   if (flagOn(vars.WEBHOOK_ALLOW_LOCAL))
     stop(

@@ -38,6 +38,13 @@ export const retryBaseS = (value: unknown) => positiveWhole(value) ?? 60;
 export const usableJwtSecret = (secret: unknown) =>
   varText(secret).trim().length >= JWT_SECRET_MIN_LENGTH;
 
+/**
+ * Whether `url` names this machine (127.0.0.1, localhost, [::1]): `npm run dev`, `npm run serve`
+ * and the tests, where the dev-only settings work. A deployment's requests come to its hostname.
+ */
+export const isLocalAddress = (url: string) =>
+  /^https?:\/\/(127\.0\.0\.1|localhost|\[::1\])(:|\/|$)/.test(url);
+
 /** MAIL_TRANSPORT's name as the service reads it (mail/transport.ts): any letter case, trimmed. */
 export const mailTransportName = (env: { MAIL_TRANSPORT?: unknown }) =>
   varText(env.MAIL_TRANSPORT).trim().toLowerCase();

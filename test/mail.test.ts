@@ -434,6 +434,46 @@ describe("without a mail transport", () => {
   );
 });
 
+describe("the dev outbox on a deployment's address", () => {
+  it("is no transport where requests do not come to this machine: 503 naming MAIL_TRANSPORT, no mail kept or logged", async () => {
+    const user = await makeUser();
+    const logged = vi.spyOn(console, "log").mockImplementation(() => {});
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    const deployed = await testApp().request(
+      "https://wallet.example.test/wp-json/wallet/v1/users/password-reset",
+      {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ user_email: user.email }),
+      },
+      { ...env, ...OUTBOX },
+    );
+    const health = await testApp().request(
+      "https://wallet.example.test/health",
+      {},
+      { ...env, ...OUTBOX },
+    );
+    const lines = [...logged.mock.calls, ...errors.mock.calls].map((args) => args.join(" "));
+    vi.restoreAllMocks();
+    expect(deployed.status).toBe(503);
+    expect(await deployed.json()).toMatchObject({
+      message: "Mail is not configured",
+      error: ["This service sends no mail (MAIL_TRANSPORT): ask its operator"],
+    });
+    expect(health.status).toBe(503);
+    expect((await health.json<{ missing: string[] }>()).missing).toEqual(["MAIL_TRANSPORT"]);
+    expect(await outboxFor(user.email)).toEqual([]);
+    expect(lines.join("\n")).not.toContain("mail_outbox");
+    // On this machine (npm run dev, the tests) the same setting keeps the mail.
+    const local = await call("POST", "/users/password-reset", {
+      body: { user_email: user.email },
+      vars: OUTBOX,
+    });
+    expect(local.status).toBe(200);
+    expect(await outboxFor(user.email)).toHaveLength(1);
+  });
+});
+
 describe("the console's outbox (/wallet-admin/outbox)", () => {
   const consoleRequest = (path: string, init: RequestInit = {}) =>
     testApp().request(

@@ -9,7 +9,7 @@ import { Page, When } from "./views";
 
 export const outboxScreen = new Hono<ConsoleEnv>().get("/", async (c) => {
   const mails = await mailOutbox(c.var.service);
-  const transport = mailTransport(c.env);
+  const transport = mailTransport(c.env, c.req.url);
   const how =
     "name" in transport
       ? `Mail transport: ${transport.name}.`

@@ -6,6 +6,7 @@ import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { CONSOLE_AUDIENCE, TOKEN_LIFETIME_S } from "../auth/tokens";
 import { jwtSecret, tokenKeys } from "../http/auth";
+import { isLocalAddress } from "../settings";
 import { sessionPrincipal } from "../wallet/sessions";
 import type { ConsoleEnv, Session } from "./env";
 
@@ -13,8 +14,7 @@ export const BASE = "/wallet-admin";
 const COOKIE = "wallet_admin";
 
 /** Whether `url` is plain http on this machine (127.0.0.1, localhost, [::1]): `npm run dev`. */
-export const isLocalHttp = (url: string) =>
-  /^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:|\/|$)/.test(url);
+export const isLocalHttp = (url: string) => url.startsWith("http:") && isLocalAddress(url);
 
 /**
  * Every console cookie's name prefix: `__Host-` wherever the cookie is Secure. A browser takes a

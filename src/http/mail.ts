@@ -42,7 +42,7 @@ export function mailDeps(c: Context<AppEnv>): MailDeps {
   const requestId = c.get("requestId");
   return {
     db: c.var.db,
-    send: mailSender(c.env),
+    send: mailSender(c.env, c.req.url),
     throttle: c.env.LOGIN_THROTTLE,
     clientAddress: c.req.header("cf-connecting-ip"),
     nowMs,

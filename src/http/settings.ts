@@ -63,7 +63,11 @@ function bindingProblems(env: AppEnv["Bindings"]): BindingProblem[] {
  * those routes), a mail transport set but unusable among them.
  */
 export function missingSettings(
-  c: { env: AppEnv["Bindings"]; var: Pick<AppEnv["Variables"], "requestId"> },
+  c: {
+    env: AppEnv["Bindings"];
+    var: Pick<AppEnv["Variables"], "requestId">;
+    req: { url: string };
+  },
   which: "every-route" | "all" = "every-route",
 ): Missing[] {
   const settings = settingProblems(c.env);
@@ -75,12 +79,13 @@ export function missingSettings(
     ...bindings,
   ];
   if (which === "all") {
-    const mail = mailTransport(c.env);
+    const mail = mailTransport(c.env, c.req.url);
     if ("missing" in mail && mail.unintended)
       problems.push({
         name: mail.missing,
-        problem:
-          mail.missing === "EMAIL"
+        problem: mail.devOnly
+          ? "is outbox, which keeps mail on this machine for npm run dev: a deployment's requests send none"
+          : mail.missing === "EMAIL"
             ? `${bindingProblem(c.env, "EMAIL")}, and MAIL_TRANSPORT=cloudflare needs it`
             : MAIL_PROBLEM[mail.missing],
         effect: "the mail routes answer 503 mail_not_configured until it is set",

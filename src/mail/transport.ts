@@ -5,7 +5,7 @@
 // - anything else, or a transport missing what it needs: no mail, and the routes that send some
 //   say so. Nothing else in the service depends on mail.
 import { maskAddresses } from "../email-address";
-import { bound, mailFrom, mailTransportName } from "../settings";
+import { bound, isLocalAddress, mailFrom, mailTransportName } from "../settings";
 
 export type Mail = { to: string; subject: string; text: string };
 
@@ -25,14 +25,21 @@ export type MailTransport = "cloudflare" | "outbox";
 export type MailSetting = "MAIL_TRANSPORT" | "MAIL_FROM" | "EMAIL";
 
 /**
- * The configured transport, or what is missing for one. `unintended` when MAIL_TRANSPORT is set to
- * a transport it cannot use (a misconfiguration GET /health names), not left empty (no mail meant).
+ * The configured transport for a request to `url`, or what is missing for one. `unintended` when
+ * MAIL_TRANSPORT is set to a transport it cannot use (a misconfiguration GET /health names), not
+ * left empty (no mail meant). The dev outbox keeps every mail, reset codes included, and prints it
+ * to the log: it is a transport only for requests to this machine, never a deployment's
+ * (`devOnly`).
  */
 export function mailTransport(
   env: MailEnv,
-): { name: MailTransport } | { missing: MailSetting; unintended: boolean } {
+  url: string,
+): { name: MailTransport } | { missing: MailSetting; unintended: boolean; devOnly?: true } {
   const name = mailTransportName(env);
-  if (name === "outbox") return { name };
+  if (name === "outbox")
+    return isLocalAddress(url)
+      ? { name }
+      : { missing: "MAIL_TRANSPORT", unintended: true, devOnly: true };
   if (name !== "cloudflare") return { missing: "MAIL_TRANSPORT", unintended: name !== "" };
   if (mailFrom(env) === "") return { missing: "MAIL_FROM", unintended: true };
   if (!bound(env, "EMAIL")) return { missing: "EMAIL", unintended: true };
@@ -41,9 +48,9 @@ export function mailTransport(
 
 let warned = false;
 
-/** How to send a mail now, or what is missing for a transport (logged once per isolate). */
-export function mailSender(env: MailEnv): MailSender | { missing: MailSetting } {
-  const transport = mailTransport(env);
+/** How to send a mail now for a request to `url`, or what is missing (logged once per isolate). */
+export function mailSender(env: MailEnv, url: string): MailSender | { missing: MailSetting } {
+  const transport = mailTransport(env, url);
   if ("missing" in transport) {
     if (!warned)
       console.log(JSON.stringify({ mail: "not configured", missing: transport.missing }));
