@@ -33,7 +33,9 @@ async function lastPoint(user: number, wallet: string) {
     .first<Point>();
 }
 
-const allPoints = () => env.DB.prepare(`SELECT * FROM ${TIMELINE} ORDER BY entry_id`).all();
+/** Every point's row (the rows alone: a result's meta holds its timings). */
+const allPoints = async () =>
+  (await env.DB.prepare(`SELECT * FROM ${TIMELINE} ORDER BY entry_id`).all()).results;
 
 /** An imported entry of `amount` units (0 allowed) dated `createdAtS`, continuing the balance. */
 function entry(wallet: string, createdAtS: number, amount: number) {
