@@ -80,15 +80,18 @@ export function readD1(text: string, binding: string) {
   };
 }
 
+/** The file's top-level keys and tables, as plain values. */
+const topLevel = (text: string) => getStaticTOMLValue(parse(text)) as Record<string, unknown>;
+
 /** A top-level string setting, such as `account_id`. */
 export function topLevelValue(text: string, key: string) {
-  const value = (getStaticTOMLValue(parse(text)) as Record<string, unknown>)[key];
+  const value = topLevel(text)[key];
   return typeof value === "string" ? value : undefined;
 }
 
 /** The top-level `[vars]`, as the Worker receives them (a value without quotes stays a JSON value). */
 export function topLevelVars(text: string): Record<string, unknown> {
-  const vars = (getStaticTOMLValue(parse(text)) as Record<string, unknown>).vars;
+  const vars = topLevel(text).vars;
   return typeof vars === "object" && vars !== null ? (vars as Record<string, unknown>) : {};
 }
 
