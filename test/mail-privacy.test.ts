@@ -4,6 +4,7 @@
 // mail another needs; and no bookmark goes to a caller who presented no credential.
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it, vi } from "vitest";
+import { maskAddresses } from "../src/email-address";
 import { countingD1 } from "./d1-counter";
 import { call, makeAdmin, makeUser, PASSWORD, testApp, unique } from "./helpers";
 
@@ -273,5 +274,18 @@ describe("a mail the transport refuses", () => {
       code: "E_RECIPIENT_NOT_ALLOWED",
     });
     expect(line).not.toContain(user.email.split("@")[0]);
+  });
+});
+
+describe("maskAddresses", () => {
+  it("masks each run holding an address, and nothing else", () => {
+    expect(maskAddresses("to <ada@example.test>, bob+x@y.z; and 'c@d'")).toBe(
+      "to <<address>>, <address>; and '<address>'",
+    );
+    expect(maskAddresses("@handle and trailing@ and a@b@c")).toBe(
+      "@handle and trailing@ and <address>",
+    );
+    expect(maskAddresses("no address\there")).toBe("no address\there");
+    expect(maskAddresses("x".repeat(100_000))).toBe("x".repeat(100_000));
   });
 });
