@@ -326,6 +326,9 @@ const unitsKeptText = (id: string, units: { decimals: number; extraDecimals: num
     ? `wallet ${id} was deleted with ${units.decimals} decimals: a wallet re-created under its id must have the same`
     : `wallet ${id} was deleted storing ${units.decimals + units.extraDecimals} places: its id cannot be used again`;
 
+/** Why a transfer that names one user at both ends is refused (keyed `to_user_id`). */
+export const SAME_USER_TEXT = "to_user_id must differ from from_user_id";
+
 /** Why an amount was refused that would take a balance past MAX_MINOR, keyed by its field. */
 export const balanceLimitText = (field: string) =>
   `${field} would take the balance past the largest balance a wallet can hold`;
@@ -342,7 +345,7 @@ function answerOf(reason: RefusalReason): ApiError {
     case "balance_limit":
       return invalidInput({ amount: balanceLimitText("amount") });
     case "same_user":
-      return invalidInput({ to_user_id: "to_user_id must differ from from_user_id" });
+      return invalidInput({ to_user_id: SAME_USER_TEXT });
     case "amount_refused":
       return invalidInput({ amount: amountRefusedText(reason.refusal, reason.wallet) });
     case "user_not_found":

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import * as v from "valibot";
 import type { AppEnv } from "../../env";
-import { invalidInput } from "../../http/errors";
+import { invalidInput, SAME_USER_TEXT } from "../../http/errors";
 import {
   documented,
   EMPTY,
@@ -19,6 +19,7 @@ import { isPhpArray } from "../../http/php-vars";
 import type { Input } from "../../http/route";
 import { checkFields } from "../../http/validation";
 import { type BatchInput, type BatchOperation, MAX_OPERATIONS } from "../../wallet/batches";
+import { namesOneUser } from "../../wallet/movements";
 import { PAGE_FIELDS } from "../transactions/schemas";
 
 /** An operation's fields are its single route's but the request_id, in the same order of errors. */
@@ -106,8 +107,12 @@ async function readOperation(
   }
   const schema = type === "transfer" ? TransferOperation : EntryOperation;
   const { output, errors: found } = await checkMoneyFields(schema, op, c.var.service);
-  if (output && "from_user_id" in output && output.from_user_id === output.to_user_id)
-    found.to_user_id ??= "to_user_id must differ from from_user_id";
+  if (
+    output &&
+    "from_user_id" in output &&
+    namesOneUser({ id: output.from_user_id }, { id: output.to_user_id })
+  )
+    found.to_user_id ??= SAME_USER_TEXT;
   for (const key of Object.keys(schema.entries))
     if (found[key] !== undefined) errors[`${at}.${key}`] = found[key];
   if (!output || Object.keys(found).length > 0) return undefined;
