@@ -15,7 +15,7 @@ import { requestKey } from "../ledger/request-key";
 import { requireAdmin, type ServiceContext, seconds } from "./context";
 import {
   type AmountSent,
-  minorOf,
+  amountOf,
   nameOf,
   namesOneUser,
   requireWallet,
@@ -59,13 +59,13 @@ type Leg = {
  */
 async function resolve(ctx: ServiceContext, input: BatchInput): Promise<Leg[]> {
   const ops = input.operations;
-  const moves: { wallet: Wallet; amountMinor: number }[] = [];
+  const moves: ({ wallet: Wallet } & ReturnType<typeof amountOf>)[] = [];
   for (const [index, op] of ops.entries())
     moves[index] = await at(index, async () => {
       if (op.type === "transfer" && namesOneUser(op.from, op.to))
         throw new Refusal({ code: "same_user" });
       const wallet = await requireWallet(ctx.db, op.walletId);
-      return { wallet, amountMinor: minorOf(op.amount, wallet) };
+      return { wallet, ...amountOf(op.amount, wallet) };
     });
   if (input.balanced) checkBalanced(ops, moves);
   const refs = ops.flatMap((op) => (op.type === "transfer" ? [op.from, op.to] : [op.user]));
@@ -78,8 +78,7 @@ async function resolve(ctx: ServiceContext, input: BatchInput): Promise<Leg[]> {
   const legs: Leg[] = [];
   for (const [index, op] of ops.entries()) {
     await at(index, async () => {
-      const { wallet, amountMinor } = moves[index]!;
-      const common = { wallet, amountMinor, amountText: String(op.amount.sent), note: op.note };
+      const common = { ...moves[index]!, note: op.note };
       const requestId = legRequestId(input.requestId, index);
       if (op.type !== "transfer") {
         const txnType = op.type === "credit" ? "CREDIT" : "DEBIT";

@@ -19,9 +19,9 @@ import {
 } from "./context";
 import {
   type AmountSent,
+  amountOf,
   exists,
   type MoveInput,
-  minorOf,
   requireUsers,
   requireWallet,
 } from "./movements";
@@ -65,8 +65,7 @@ export async function placeHold(ctx: ServiceContext, input: HoldInput): Promise<
   const placed = await writes.insertHold(ctx.db, {
     userId: user!.id,
     walletId: wallet.id,
-    amountMinor: minorOf(input.amount, wallet),
-    amountText: String(input.amount.sent),
+    ...amountOf(input.amount, wallet),
     requestId: input.requestId,
     note: input.note,
     createdAtS,
@@ -118,7 +117,7 @@ export async function captureHold(
   const stamp = ctx.stamp();
   const held = await heldOf(ctx, input.hold, input.userId);
   const { hold, wallet } = held;
-  const amountMinor = input.amount ? minorOf(input.amount, wallet) : hold.amountMinor;
+  const { amountMinor, amountText } = input.amount ? amountOf(input.amount, wallet) : hold;
   if (amountMinor > hold.amountMinor)
     throw new Refusal({
       code: "capture_exceeds_hold",
@@ -132,7 +131,7 @@ export async function captureHold(
       wallet,
       txnType: "DEBIT",
       amountMinor,
-      amountText: input.amount ? String(input.amount.sent) : hold.amountText,
+      amountText,
       // The hold's own request_id, unkeyed: the hold keeps the key, the entry names the hold.
       requestId: hold.requestId,
       keyed: false,

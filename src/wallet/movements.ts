@@ -56,12 +56,15 @@ export async function requireWallet(db: Db, walletId: string) {
   return wallet;
 }
 
-/** The amount in the wallet's minor units, or an `amount_refused` refusal. */
-export function minorOf({ sent, policy }: AmountSent, wallet: Wallet) {
+/**
+ * An amount as an entry or a hold keeps it: in the wallet's minor units, and the text the client
+ * sent; or an `amount_refused` refusal.
+ */
+export function amountOf({ sent, policy }: AmountSent, wallet: Wallet) {
   const minor = amountToMinor(sent, wallet, policy);
   if (typeof minor !== "number")
     throw new Refusal({ code: "amount_refused", refusal: minor, wallet });
-  return minor;
+  return { amountMinor: minor, amountText: String(sent) };
 }
 
 /**
@@ -76,8 +79,7 @@ async function postSingle(ctx: ServiceContext, txnType: "CREDIT" | "DEBIT", inpu
     user: user!,
     wallet,
     txnType,
-    amountMinor: minorOf(input.amount, wallet),
-    amountText: String(input.amount.sent),
+    ...amountOf(input.amount, wallet),
     requestId: input.requestId,
     note: input.note,
     metaData: input.metaData,
@@ -130,8 +132,7 @@ export async function transfer(ctx: ServiceContext, input: TransferInput) {
   const notes = input.notes?.(from, to) ?? { debit: input.note, credit: input.note };
   const common = {
     wallet,
-    amountMinor: minorOf(input.amount, wallet),
-    amountText: String(input.amount.sent),
+    ...amountOf(input.amount, wallet),
     requestId: input.requestId,
     transferId: crypto.randomUUID(),
   };
