@@ -118,18 +118,22 @@ type ListSpec = {
   record: (row: KindRow, c: Context<AppEnv>) => unknown;
 };
 
-/** One entry by its id parameter, or a page (the plugin's page size at most), as the plugin read them. */
+/**
+ * One entry by its id parameter (PHP's `(int)` of it, 0 for a text that is no number; `ref` as
+ * sent), or a page (the plugin's page size at most), as the plugin read them.
+ */
 const listInput = (
   idParam: string,
   idAlias?: string,
-): Input<{ id: string; page: number; perPage: number }> => {
+): Input<{ one?: { id: number; ref: string }; page: number; perPage: number }> => {
   const schema = ListRequest(idParam, idAlias);
   return {
     schema,
     read: (_c, params) => {
       const f = v.parse(schema, withAliases(schema, params));
+      const ref = f[idParam]!;
       return {
-        id: f[idParam]!,
+        one: ref === "" ? undefined : { id: phpInt(ref) ?? 0, ref },
         perPage: Math.min(Math.max(phpInt(f.per_page!) ?? PER_PAGE, 1), PER_PAGE),
         page: phpPage(f.page!),
       };
@@ -148,16 +152,16 @@ const list = (spec: ListSpec) =>
       refusals: spec.refusals,
       params: listInput(spec.idParam, spec.idAlias),
     },
-    async (c, { id, page, perPage }) => {
-      if (id !== "") {
-        let row = await entryOfKind(c.var.service, { kind: spec.kind, id: phpInt(id) ?? 0 });
+    async (c, { one, page, perPage }) => {
+      if (one) {
+        let row = await entryOfKind(c.var.service, { kind: spec.kind, id: one.id });
         if (row && spec.byPartner)
           row =
             row.partnerId === null
               ? undefined
               : await entryOfKind(c.var.service, { kind: spec.kind, id: row.partnerId });
         if (!row) {
-          const { message, error } = spec.unknown(id);
+          const { message, error } = spec.unknown(one.ref);
           return fail(c, 404, message, error);
         }
         return ok(c, 200, spec.found, spec.record(row, c));
