@@ -5,10 +5,11 @@ import type { AppEnv } from "../env";
 import { invalidInput } from "../http/errors";
 import type { Input, RouteInfo } from "../http/route";
 import { MAX_WALLETS_PER_READ, readBalances } from "../wallet/balances";
+import { userIdOf } from "../wallet/directory";
 import { asciiLower, formatMoney, major } from "../wallet/rules";
 import { keyRouteRefusals } from "./auth";
 import { publicReads } from "./config";
-import { mayReadPluginUser, pluginUserId } from "./identity";
+import { mayReadPluginUser, pluginUserRef } from "./identity";
 import { phpArrayJson, phpEmpty, sanitizeTextField } from "./php";
 import { BalanceRequest, type SummaryRequest } from "./schemas";
 
@@ -64,6 +65,17 @@ type BalanceRead =
     };
 
 /**
+ * The balance routes' parameters as sent (sanitized: the answer echoes them), the user they name
+ * (identity.ts), and the wallets: each comma-separated piece names one as the plugin looked it up,
+ * the piece sanitized again and lowercased (its `id`; empty names none).
+ */
+type BalanceInput = {
+  sent: BalanceRequest;
+  user: ReturnType<typeof pluginUserRef>;
+  wallets: { piece: string; id: string }[];
+};
+
+/**
  * The two balance routes' declaration: the plugin's key-route refusals, public by configuration.
  * The caller's access is checked once the user is named (readPluginBalances).
  */
@@ -72,41 +84,47 @@ export const balanceRoute = {
   auth: "reader",
   publicWhen: publicReads,
   refusals: keyRouteRefusals(ACTION),
-  params: { schema: BalanceRequest, read: (_c, params) => v.parse(BalanceRequest, params) },
-} satisfies Partial<RouteInfo> & { params: Input<BalanceRequest> };
+  params: {
+    schema: BalanceRequest,
+    read: (_c, params) => {
+      const sent = v.parse(BalanceRequest, params);
+      const wallets = sent.wallet_id
+        .split(",")
+        .map((piece) => ({ piece, id: asciiLower(sanitizeTextField(piece)) }));
+      return { sent, user: pluginUserRef(sent.user_id), wallets };
+    },
+  },
+} satisfies Partial<RouteInfo> & { params: Input<BalanceInput> };
 
 /**
- * The parameters' 422, the user (identity.ts: an id costs no query, a username one) and the
- * caller's access to it, then one D1 round trip. Each comma-separated piece names a wallet as the plugin looked it up: the piece sanitized
- * again and matched case-insensitively; unknown ones are skipped. Its balance, though, was read under
- * the piece lowercased but untrimmed, so `usd, ngn` reads ` ngn` as 0 (capture 41): kept on purpose.
+ * The parameters' 422, the user (an id costs no query, a username one) and the caller's access to
+ * it, then one D1 round trip. Unknown wallets are skipped. A wallet's balance, though, was read
+ * under the piece lowercased but untrimmed, so `usd, ngn` reads ` ngn` as 0 (capture 41): kept on
+ * purpose.
  */
 export async function readPluginBalances(
   c: Context<AppEnv>,
-  req: BalanceRequest,
+  { sent, user, wallets }: BalanceInput,
   keyBy: "value" | "field",
 ): Promise<BalanceRead> {
-  const refused = entitiesRequired(req, keyBy);
+  const refused = entitiesRequired(sent, keyBy);
   if (refused !== null) return { refused };
-  const userId = await pluginUserId(c.var.service, req.user_id);
+  const userId = await userIdOf(c.var.service, user);
   if (!publicReads(c.env) && !mayReadPluginUser(c.get("principal"), userId))
     throw balanceRoute.refusals.forbidden();
 
-  const pieces = req.wallet_id.split(",");
   // The plugin had no bound; here a read names at most as many wallets as /wallet/v1 allows.
-  if (pieces.length > MAX_WALLETS_PER_READ)
+  if (wallets.length > MAX_WALLETS_PER_READ)
     throw invalidInput({ wallet_id: `wallet_id lists at most ${MAX_WALLETS_PER_READ} wallets` });
-  const ids = pieces.map((piece) => asciiLower(sanitizeTextField(piece)));
-  const named = ids.filter((id) => id !== "");
+  const named = wallets.map((w) => w.id).filter((id) => id !== "");
   const { found: balances } = await readBalances(c.var.ledger, userId ?? 0, named);
 
   const found = [];
-  for (const [index, piece] of pieces.entries()) {
-    const id = ids[index]!;
+  for (const [index, { piece, id }] of wallets.entries()) {
     const balance = balances.get(id);
     if (!balance) continue;
     const minor = userId !== null && asciiLower(piece) === id ? balance.minor : 0;
     found.push({ index, piece, record: balanceRecord(piece, balance.wallet, minor) });
   }
-  return { req, pieces, found };
+  return { req: sent, pieces: wallets.map((w) => w.piece), found };
 }

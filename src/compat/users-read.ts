@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { ok } from "../http/envelope";
-import { defineRoute } from "../http/route";
+import { defineRoute, type Input } from "../http/route";
 import { listUsers, readUser, type User } from "../wallet/directory";
 import { mysqlDate } from "../wallet/rules";
 import { jwtRouteRefusals } from "./auth";
@@ -29,6 +29,19 @@ function userRecord(u: User) {
   };
 }
 
+/**
+ * The user `user_id` names by the dialect's one rule (identity.ts), or a page of users for an empty
+ * or "0" user_id, as the plugin listed them (`$user_id ? $user_id : null`).
+ */
+const usersInput: Input<{ user?: ReturnType<typeof pluginUserRef>; page: number }> = {
+  schema: UsersRequest,
+  read: (_c, params) => {
+    const req = v.parse(UsersRequest, params);
+    const user = phpEmpty(req.user_id) ? undefined : pluginUserRef(req.user_id);
+    return { user, page: phpPage(req.page) };
+  },
+};
+
 export const usersRead = defineRoute(
   {
     path: "/users",
@@ -37,21 +50,19 @@ export const usersRead = defineRoute(
     // A subscriber reads itself, an administrator anyone (checked below, once the user is named).
     auth: "reader",
     refusals: jwtRouteRefusals,
-    params: { schema: UsersRequest, read: (_c, params) => v.parse(UsersRequest, params) },
+    params: usersInput,
     envelope: "B",
   },
-  async (c, req) => {
-    // The plugin listed users for an empty or "0" user_id (`$user_id ? $user_id : null`).
-    if (!phpEmpty(req.user_id)) {
-      // One rule names the user, and "is it you" compares ids (the plugin compared the text with the
-      // caller's username, so `0001` was "you" for a subscriber named 0001 and then read user 1).
-      // A subscriber is refused before existence: it learns nothing about anyone else.
-      const user = await readUser(c.var.service, pluginUserRef(req.user_id));
+  async (c, { user: named, page }) => {
+    if (named !== undefined) {
+      // "Is it you" compares ids (the plugin compared the text with the caller's username, so
+      // `0001` was "you" for a subscriber named 0001 and then read user 1). A subscriber is refused
+      // before existence: it learns nothing about anyone else.
+      const user = await readUser(c.var.service, named);
       if (!user) return pluginUserNotFound(c);
       return ok(c, 200, "User retrieved successfully", userRecord(user));
     }
 
-    const page = phpPage(req.page);
     const { rows, total } = await listUsers(c.var.service, {
       offset: (page - 1) * PER_PAGE,
       limit: PER_PAGE,

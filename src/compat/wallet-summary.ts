@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { ok } from "../http/envelope";
-import { defineRoute } from "../http/route";
+import { defineRoute, type Input } from "../http/route";
+import type { UserRef } from "../wallet/movements";
 import { Refusal } from "../wallet/refusal";
 import { asciiLower, formatMoney, major, mysqlDate } from "../wallet/rules";
 import { walletSummary } from "../wallet/summary";
@@ -15,6 +16,16 @@ import { SummaryRequest } from "./schemas";
 
 const refusals = keyRouteRefusals("get_rimplenet_wallet_summary");
 
+/** The fields as sent (the 422 judges them), the user they name (left out: the caller), the wallet. */
+const summaryInput: Input<{ sent: SummaryRequest; user?: UserRef; walletId: string }> = {
+  schema: SummaryRequest,
+  read: (_c, params) => {
+    const sent = v.parse(SummaryRequest, params);
+    const user = sent.user_id === undefined ? undefined : pluginUser(sent.user_id);
+    return { sent, user, walletId: asciiLower(sent.wallet_id) };
+  },
+};
+
 export const compatWalletSummary = defineRoute(
   {
     path: "/wallet-summary",
@@ -22,13 +33,11 @@ export const compatWalletSummary = defineRoute(
     summary: "One wallet of a user at a glance: balance, held, available, entries, the newest",
     auth: "reader",
     refusals,
-    params: { schema: SummaryRequest, read: (_c, params) => v.parse(SummaryRequest, params) },
+    params: summaryInput,
   },
-  async (c, req) => {
-    const refused = entitiesRequired(req, "field");
+  async (c, { sent, user, walletId }) => {
+    const refused = entitiesRequired(sent, "field");
     if (refused !== null) return entitiesRequiredResponse(c, refused);
-    const user = req.user_id === undefined ? undefined : pluginUser(req.user_id);
-    const walletId = asciiLower(req.wallet_id);
     const s = await walletSummary(c.var.service, { user, walletId }).catch((err: unknown) => {
       const code = err instanceof Refusal ? err.reason.code : undefined;
       if (code === "user_not_found") return null;
