@@ -4,7 +4,7 @@ import { invalidInput } from "../http/errors";
 import { AMOUNT_TEXT_MAX, MAX_TEXT, REQUEST_ID_MAX } from "../http/fields";
 import { defineRoute, type Input } from "../http/route";
 import type { AmountPolicy, AmountRefusal } from "../ledger/money";
-import { credit, debit } from "../wallet/movements";
+import { credit, debit, type UserRef } from "../wallet/movements";
 import { Refusal } from "../wallet/refusal";
 import { keyRouteRefusals } from "./auth";
 import { pluginUser } from "./identity";
@@ -77,12 +77,18 @@ const entryInput = (txnType: "CREDIT" | "DEBIT"): Input<PluginEntry> => {
       if (Object.keys(errors).length > 0) throw invalidInput(errors);
       if ([...note].length > MAX_TEXT)
         throw invalidInput({ note: `note must be at most ${MAX_TEXT} characters` });
-      return { ...fields, note, metaData: metaDataText(meta_data) };
+      return {
+        ...fields,
+        user: pluginUser(fields.user_id),
+        note,
+        metaData: metaDataText(meta_data),
+      };
     },
   };
 };
 
 type PluginEntry = Omit<v.InferOutput<ReturnType<typeof EntryRequest>>, "meta_data"> & {
+  user: UserRef;
   metaData: string | undefined;
 };
 
@@ -101,7 +107,7 @@ const movement = (txnType: "CREDIT" | "DEBIT", action: string, summary: string) 
     async (c, fields) => {
       const move = txnType === "CREDIT" ? credit : debit;
       const moved = await move(c.var.service, {
-        user: pluginUser(fields.user_id),
+        user: fields.user,
         walletId: fields.wallet_id,
         amount: { sent: fields.amount, policy: PLUGIN_ROUNDING },
         requestId: fields.request_id,

@@ -1,6 +1,5 @@
 import type { Principal } from "../auth/principal";
-import { mayReadUser, type ServiceContext } from "../wallet/context";
-import { userIdOf } from "../wallet/directory";
+import { mayReadUser } from "../wallet/context";
 import { NOBODY, type UserRef } from "../wallet/movements";
 import { phpInt, phpIsNumeric } from "./php";
 
@@ -31,13 +30,6 @@ export function pluginUserRef(text: string): PluginUserRef {
 export function pluginUser(text: string): UserRef {
   return { ...(pluginUserRef(text) ?? { id: NOBODY }), as: text };
 }
-
-/**
- * The id of the user `text` names, or null. An id is taken without a query (the route's own query
- * finds the user or not: a balance of nobody reads 0, a write answers 404); a login text costs one.
- */
-export const pluginUserId = (ctx: ServiceContext, text: string) =>
-  userIdOf(ctx, pluginUserRef(text));
 
 /**
  * Whether `principal` may read about the user a reference resolved to: the ids compare, never the

@@ -5,14 +5,15 @@ import { ApiError, balanceLimitText, invalidInput } from "../http/errors";
 import { MAX_TEXT, REQUEST_ID_MAX } from "../http/fields";
 import { defineRoute, type Input } from "../http/route";
 import type { ServiceContext } from "../wallet/context";
-import { transfer } from "../wallet/movements";
+import { userIdOf } from "../wallet/directory";
+import { transfer, type UserRef } from "../wallet/movements";
 import { Refusal, type RefusalReason, refusalOf } from "../wallet/refusal";
 import { amountToMinor, formatMoney } from "../wallet/rules";
 import { spendable } from "../wallet/summary";
 import { normalizeWalletId } from "../wallet/wallets";
 import { jwtRouteRefusals } from "./auth";
 import { amountRefused, PLUGIN_ROUNDING } from "./entries";
-import { pluginUser, pluginUserId } from "./identity";
+import { pluginUser } from "./identity";
 import { requires, sanitizeTextField } from "./php";
 import { invalidWallet } from "./respond";
 import { TransferRequest } from "./schemas";
@@ -25,11 +26,11 @@ import { TransferRequest } from "./schemas";
 // without `request_id` each call is a new transfer, as on the plugin (a retried call moves money
 // again); with one (letters, digits, underscore) a repeat is answered 409 and moves nothing.
 
-/** A transfer's fields, sanitized as the plugin read them and checked by its rules. */
+/** A transfer's fields, sanitized as the plugin read them and checked by its rules; its users named. */
 const transferInput: Input<{
-  from: string;
+  from: UserRef;
   amount: string;
-  to: string;
+  to: UserRef;
   wallet: string;
   requestId: string;
   note: string;
@@ -63,7 +64,7 @@ const transferInput: Input<{
     const note = f.note;
     if ([...note].length > MAX_TEXT) errors.note = `note must be at most ${MAX_TEXT} characters`;
     if (Object.keys(errors).length > 0) throw invalidInput(errors);
-    return { ...fields, requestId, note };
+    return { ...fields, from: pluginUser(fields.from), to: pluginUser(fields.to), requestId, note };
   },
 };
 
@@ -80,8 +81,8 @@ export const compatTransfers = defineRoute(
   },
   async (c, { requestId, note, ...fields }) => {
     const moved = await transfer(c.var.service, {
-      from: pluginUser(fields.from),
-      to: pluginUser(fields.to),
+      from: fields.from,
+      to: fields.to,
       walletId: fields.wallet,
       amount: { sent: fields.amount, policy: PLUGIN_ROUNDING },
       // Without a key the transfer still needs one to be written: a fresh one, never repeated.
@@ -110,10 +111,10 @@ export const compatTransfers = defineRoute(
  */
 async function insufficient(
   ctx: ServiceContext,
-  fields: { from: string; amount: string; wallet: string },
+  fields: { from: UserRef; amount: string; wallet: string },
   judgedAtMs: number,
 ) {
-  const userId = (await pluginUserId(ctx, fields.from)) ?? 0;
+  const userId = (await userIdOf(ctx, fields.from)) ?? 0;
   const minorIn = (w: Wallet) => {
     const minor = amountToMinor(fields.amount, w, PLUGIN_ROUNDING);
     return typeof minor === "number" ? minor : undefined;
