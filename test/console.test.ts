@@ -16,6 +16,7 @@ import {
   CLEAN,
   call,
   credit,
+  debit,
   ledgerViolations,
   MAX_AMOUNT,
   makeAdmin,
@@ -294,6 +295,19 @@ describe("screens", () => {
     );
   });
 
+  it('counts in a wallet\'s "balances of N users" only the users holding some of it', async () => {
+    // A user whose balance went back to zero holds nothing: counted, the overview said two users
+    // held the ₦5.00 one user holds.
+    const name = unique("Counted");
+    const counted = await makeWallet(admin, { name });
+    const [holder, emptied] = [await makeUser(), await makeUser()];
+    for (const user of [holder, emptied])
+      await credit(admin, { user_id: user.id, wallet_id: counted, amount: "5.00" });
+    await debit(admin, { user_id: emptied.id, wallet_id: counted, amount: "5.00" });
+    const page = await request("/", { cookie });
+    expect(page.html).toContain(`<h2>${name}</h2><p>₦5.00 in the balances of 1 user</p>`);
+  });
+
   it("adds up the overview's money exactly past 2^53 units", async () => {
     const big = await makeWallet(admin, { name: "Big Wallet", symbol: "B", decimals: 0 });
     const max = "999999999999999";
@@ -335,8 +349,8 @@ describe("screens", () => {
     const total = "H9,223,999,999,999,990,776";
     const page = await request("/", { cookie });
     expect(page.status, page.html.slice(0, 300)).toBe(200);
-    // The mover's balance of 0 counts it among the holders, as any user with a balance row.
-    expect(page.html).toContain(`${total} in the balances of ${holders + 1} users`);
+    // The mover's balance of 0 is none of it.
+    expect(page.html).toContain(`${total} in the balances of ${holders} users`);
     expect(page.html).toContain(`<td class="num">${total}</td><td class="num">${total}</td>`);
   });
 

@@ -17,7 +17,8 @@ export async function overview(db: Db, nowS: number, days: number) {
       .select({
         wallet: wallets,
         held: exactSum(sql`${balances.balanceMinor}`).as("held"),
-        holders: sql<number>`count(${balances.userId})`.as("holders"),
+        // The users whose balance holds some of it: one gone back to zero holds none.
+        holders: sql<number>`count(nullif(${balances.balanceMinor}, 0))`.as("holders"),
       })
       .from(wallets)
       .leftJoin(balances, eq(balances.walletId, wallets.id))
