@@ -101,6 +101,22 @@ describe("a refused form drawn again", () => {
     expect(drawnValue(page.html, "description")).toBe("kept hook");
   });
 
+  it("answers a refused key or webhook with a redirect to its list, as every form: a reload posts nothing", async () => {
+    // Drawn as the POST's own answer, a reload (or Back) asked to post the form again.
+    for (const [path, fields] of [
+      ["/api-keys", { name: "reloaded", scope: "read", username: "nobody-y" }],
+      ["/webhooks", { url: "ftp://hooks.example.com/x", events: "transaction.created" }],
+    ] as const) {
+      const res = await request(path, {
+        method: "POST",
+        cookie,
+        body: form({ _csrf: csrf, ...fields }),
+      });
+      expect(res.status, path).toBe(303);
+      expect(res.headers.get("location"), path).toBe(`/wallet-admin${path}`);
+    }
+  });
+
   it("keeps a capture's amount on that hold's form only: sent again empty, it captured all", async () => {
     const user = await makeUser();
     const wallet = await makeWallet(admin);

@@ -93,7 +93,10 @@ describe("the console's webhooks screen", () => {
         events: "user.created",
       }),
     });
-    expect(res.html).toContain("url must not point at a private, loopback or link-local address");
+    expect(res.status).toBe(303);
+    expect((await follow(res, cookie)).html).toContain(
+      "url must not point at a private, loopback or link-local address",
+    );
   });
 
   it("lists an endpoint's deliveries and resends one with its button, signed", async () => {

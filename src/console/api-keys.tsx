@@ -9,16 +9,16 @@ import type { ConsoleEnv } from "./env";
 import { back, backWithSecret, field, keptFields, noticeOf, secretOf } from "./page";
 import { withIds } from "./path-ids";
 import { BASE } from "./session";
-import { Csrf, type Notice, Page, PostButton, Table, When } from "./views";
+import { Csrf, Page, PostButton, Table, When } from "./views";
 
 export const apiKeysScreen = new Hono<ConsoleEnv>({ strict: false });
 
 type Created = { secret: string; username: string };
 
-const keysPage = async (c: Context<ConsoleEnv>, notice?: Notice) => {
+const keysPage = async (c: Context<ConsoleEnv>) => {
   const created = (await secretOf(c)) as Created | undefined;
   const keys = await listKeys(c.var.service);
-  const shown = notice ?? (await noticeOf(c));
+  const shown = await noticeOf(c);
   const kept = keptFields(shown, "new-key");
   return c.html(
     <Page title="API keys" session={c.var.session} current="keys" notice={shown}>
@@ -104,9 +104,9 @@ apiKeysScreen.post("/api-keys", async (c) => {
       parseFields(ApiKeyParams, { ...typed, ...(username ? { username } : {}) }),
     ),
   );
-  // Refused, the form is drawn again as typed.
+  // Refused, the list draws the form again as typed (after a redirect: a reload posts nothing).
   if (!issued.ok)
-    return keysPage(c, {
+    return back(c, `${BASE}/api-keys`, {
       kind: "error",
       text: refusalText(issued.refusal),
       refused: { form: "new-key", fields: { ...typed, username } },

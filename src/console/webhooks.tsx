@@ -18,7 +18,7 @@ import type { ConsoleEnv } from "./env";
 import { back, backWithSecret, field, keptFields, noticeOf, secretOf } from "./page";
 import { withIds } from "./path-ids";
 import { BASE } from "./session";
-import { Csrf, type Notice, Page, PostButton, Table, When } from "./views";
+import { Csrf, Page, PostButton, Table, When } from "./views";
 
 export const webhooksScreen = new Hono<ConsoleEnv>({ strict: false });
 
@@ -57,10 +57,10 @@ function Deliveries(props: { c: Context<ConsoleEnv>; hook: EndpointRow; rows: De
   );
 }
 
-const webhooksPage = async (c: Context<ConsoleEnv>, notice?: Notice) => {
+const webhooksPage = async (c: Context<ConsoleEnv>) => {
   const secret = (await secretOf(c))?.secret;
   const hooks = await webhooksWithDeliveries(c.var.service, SHOWN);
-  const shown = notice ?? (await noticeOf(c));
+  const shown = await noticeOf(c);
   const kept = keptFields(shown, "new-webhook");
   return c.html(
     <Page title="Webhooks" session={c.var.session} current="webhooks" notice={shown}>
@@ -159,9 +159,9 @@ webhooksScreen.post("/webhooks", async (c) => {
   const made = await attempt(c, () =>
     createEndpoint(c.var.service, parseFields(WebhookParams, typed)),
   );
-  // Refused, the form is drawn again as typed.
+  // Refused, the list draws the form again as typed (after a redirect: a reload posts nothing).
   if (!made.ok)
-    return webhooksPage(c, {
+    return back(c, page, {
       kind: "error",
       text: refusalText(made.refusal),
       refused: { form: "new-webhook", fields: typed },
