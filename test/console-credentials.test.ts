@@ -116,7 +116,8 @@ const ROUTES: Record<string, Entry> = {
           wallet_id: o.wallet,
           amount: "1",
           request_id: unique("m"),
-          ...(action === "transfer" ? { to_user_id: o.other.id } : {}),
+          // A transfer moves money only once confirmed: its confirmation's Confirm.
+          ...(action === "transfer" ? { to_user_id: o.other.id, step: "confirm" } : {}),
         },
       }),
     ]),

@@ -68,3 +68,18 @@ export const form = (fields: Record<string, string | number>) =>
 
 export const hidden = (html: string, name: string) =>
   html.match(new RegExp(`name="${name}" value="([^"]+)"`))?.[1] ?? "";
+
+/** The hidden fields of the form of `html` that posts to `action` (its path under the console). */
+export function hiddenFields(html: string, action: string) {
+  const start = html.indexOf(`action="/wallet-admin${action}"`);
+  const body = html.slice(start, html.indexOf("</form>", start));
+  const unescaped = (text: string) =>
+    text.replace(/&(amp|quot|#39|lt|gt);/g, (_, e: string) =>
+      e === "amp" ? "&" : e === "quot" ? '"' : e === "#39" ? "'" : e === "lt" ? "<" : ">",
+    );
+  return Object.fromEntries(
+    [...body.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g)].map(
+      ([, name, value]) => [name!, unescaped(value!)],
+    ),
+  );
+}

@@ -8,7 +8,15 @@ import { CONSOLE_AUDIENCE } from "../src/auth/tokens";
 import { refusalText } from "../src/console/api";
 import { back, PER_PAGE } from "../src/console/page";
 import { ApiError } from "../src/http/errors";
-import { consoleOf, form, hidden, NOTICE, noticeCookie, noticeLeft } from "./console-helpers";
+import {
+  consoleOf,
+  form,
+  hidden,
+  hiddenFields,
+  NOTICE,
+  noticeCookie,
+  noticeLeft,
+} from "./console-helpers";
 import { losingReads, wrappedD1 } from "./d1-counter";
 import {
   appendTurnover,
@@ -525,25 +533,104 @@ describe("moving money", () => {
     (await env.DB.prepare("SELECT max(id) AS id FROM transactions WHERE user_id = ?")
       .bind(userId)
       .first<{ id: number }>())!.id;
+  const transferPath = () => `/users/${alice.id}/transfer`;
+  /** Alice's transfer form sent: the confirmation page it answers (nothing moved yet). */
+  const askTransfer = async (fields: Record<string, string | number>) => {
+    const asked = await sendForm(await userPage(), transferPath(), fields);
+    expect(asked.status, asked.html.slice(0, 300)).toBe(200);
+    return asked;
+  };
+  /** A transfer's confirmation page answered with its button `step` (Confirm or Cancel). */
+  const answer = (asked: { html: string }, step: "confirm" | "cancel") =>
+    request(transferPath(), {
+      method: "POST",
+      cookie,
+      body: form({ ...hiddenFields(asked.html, transferPath()), step }),
+    });
   /** Alice's transfer of `amount` to Bob through her page's form; Bob's half, his newest entry. */
   const transferToBob = async (amount: string) => {
-    const res = await sendForm(await userPage(), `/users/${alice.id}/transfer`, {
-      amount,
-      to_user_id: bob.id,
-    });
+    const res = await answer(await askTransfer({ amount, to_user_id: bob.id }), "confirm");
     expect(noticeLeft(res)).toContain("Transfer Action Completed");
     return newestEntryOf(bob.id);
   };
 
-  it("names the user a transfer went to, as the ledger read the id typed", async () => {
-    // Nothing else on the sender's page says who received it: a mistyped id would go unseen.
-    const res = await sendForm(await userPage(), `/users/${alice.id}/transfer`, {
-      amount: "0.10",
+  it("asks before a transfer, naming both users as the ledger read the id typed, the wallet and the amount it writes", async () => {
+    // Moved at once, a mistyped id sent the money to a stranger, named only afterwards.
+    const before = await tableCounts();
+    const page = await userPage();
+    const asked = await sendForm(page, transferPath(), {
+      amount: "007.5",
       to_user_id: ` 0${bob.id}`,
+      note: "rent",
     });
-    expect(noticeLeft(res)).toBe(
+    expect(asked.status).toBe(200);
+    expect(await tableCounts()).toEqual(before);
+    expect(asked.html).toContain(`<h1>Transfer ₦7.50 to ${bob.username}?</h1>`);
+    for (const [label, value] of [
+      ["From", `${alice.username} (user ${alice.id})`],
+      ["To", `${bob.username} (user ${bob.id})`],
+      ["Wallet", `Naira Wallet (${wallet})`],
+      ["Amount", "₦7.50"],
+      ["Note", "rent"],
+    ])
+      expect(asked.html, label).toContain(`<th>${label}</th><td>${value}</td>`);
+    expect(asked.html).toContain(`<button type="submit" name="step" value="confirm">`);
+    expect(asked.html).toContain(`name="step" value="cancel"`);
+    // The confirmation carries the form's own key: a double click on either page moves money once.
+    expect(hiddenFields(asked.html, transferPath()).request_id).toBe(
+      hidden(page.html, "request_id"),
+    );
+  });
+
+  it("moves a confirmed transfer once however often its confirmation is sent, and names whom it reached", async () => {
+    const before = await balanceOf(admin, bob.id, wallet);
+    const asked = await askTransfer({ amount: "0.10", to_user_id: ` 0${bob.id}` });
+    // Without its CSRF token the confirmation does nothing.
+    const counts = await tableCounts();
+    const { _csrf, ...unsigned } = hiddenFields(asked.html, transferPath());
+    const forged = await request(transferPath(), {
+      method: "POST",
+      cookie,
+      body: form({ ...unsigned, step: "confirm" }),
+    });
+    expect(forged.status).toBe(403);
+    expect(await tableCounts()).toEqual(counts);
+    const [first, again] = [await answer(asked, "confirm"), await answer(asked, "confirm")];
+    expect(noticeLeft(first)).toBe(
       `ok:Transfer Action Completed: ₦0.10 (${wallet}) to ${bob.username} (user ${bob.id}).`,
     );
+    expect(noticeLeft(again)).toMatch(/^ok:Already done/);
+    expect(await balanceOf(admin, bob.id, wallet)).toBeCloseTo(before + 0.1, 6);
+  });
+
+  it("cancels a transfer at its confirmation: nothing moves, and the form comes back as typed", async () => {
+    const before = await tableCounts();
+    const asked = await askTransfer({ amount: "3.00", to_user_id: bob.id, note: "oops" });
+    const cancelled = await answer(asked, "cancel");
+    expect(cancelled.status).toBe(303);
+    expect(noticeLeft(cancelled)).toBe("ok:Transfer cancelled: nothing moved.");
+    expect(await tableCounts()).toEqual(before);
+    const shown = await follow(cancelled, cookie);
+    const start = shown.html.indexOf(`action="/wallet-admin${transferPath()}"`);
+    const kept = shown.html.slice(start, shown.html.indexOf("</form>", start));
+    expect(kept).toContain(
+      `name="to_user_id" inputmode="numeric" required="" autocomplete="off" placeholder="user id" value="${bob.id}"`,
+    );
+    expect(kept).toContain('value="oops"');
+  });
+
+  it("refuses at the transfer's confirmation what the ledger refuses before moving anything", async () => {
+    const before = await tableCounts();
+    for (const [fields, why] of [
+      [{ amount: "1.00", to_user_id: alice.id }, "Transfer refused. "],
+      [{ amount: "1.001", to_user_id: bob.id }, "more decimal places than wallet"],
+      [{ amount: "1.00", to_user_id: "bob" }, "Transfer refused. "],
+    ] as const) {
+      const res = await sendForm(await userPage(), transferPath(), fields);
+      expect(res.status, why).toBe(303);
+      expect(noticeLeft(res), why).toContain(why);
+    }
+    expect(await tableCounts()).toEqual(before);
   });
 
   it("says what a credit or a debit moved as the ledger wrote it: the wallet's figure, which way, which entry", async () => {
@@ -702,7 +789,7 @@ describe("moving money", () => {
     const carol = await makeUser();
     const page = await userPage();
     const post = (to: number, amount = "2.00") =>
-      sendForm(page, `/users/${alice.id}/transfer`, { amount, to_user_id: to });
+      sendForm(page, `/users/${alice.id}/transfer`, { amount, to_user_id: to, step: "confirm" });
     expect(noticeLeft(await post(bob.id))).toMatch(/^ok:Transfer Action Completed/);
     const before = await tableCounts();
     expect(noticeLeft(await post(bob.id))).toMatch(/^ok:Already done/);

@@ -171,7 +171,13 @@ describe("the console's money forms", () => {
       [`/users/${user.id}/debit`, { wallet_id: wallet, amount: "1", request_id: unique("c") }],
       [
         `/users/${user.id}/transfer`,
-        { wallet_id: wallet, amount: "1", request_id: unique("c"), to_user_id: other.id },
+        {
+          wallet_id: wallet,
+          amount: "1",
+          request_id: unique("c"),
+          to_user_id: other.id,
+          step: "confirm",
+        },
       ],
       [`/users/${user.id}/reverse/${funded.body.data.transaction_id}`, { request_id: unique("c") }],
       [`/users/${user.id}/holds/${hold.body.data.hold_id}/capture`, {}],

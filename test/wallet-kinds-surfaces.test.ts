@@ -298,6 +298,7 @@ describe("each kind of wallet, step by step", { shuffle: false }, () => {
           amount: "1",
           to_user_id: b.id,
           request_id: rid(),
+          step: "confirm",
         }),
       ).toMatch(/^ok:Transfer Action Completed/);
       move(a, -u("1"));

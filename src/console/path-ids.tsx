@@ -10,7 +10,7 @@ import { BASE } from "./session";
 import { Page } from "./views";
 
 /** An id the path named: the number, and the text as sent (pages and redirects repeat it). */
-type PathId = IdRef & { id: number };
+export type PathId = IdRef & { id: number };
 
 /** A console address that names no page, or names a record by a text no id can be. */
 export const notFound = (c: Context<ConsoleEnv>) =>

@@ -15,6 +15,7 @@ import {
   debit,
   type MoveInput,
   notReversible,
+  resolveTransfer,
   reverse,
   transfer,
 } from "../wallet/movements";
@@ -26,7 +27,7 @@ import { allWallets } from "../wallet/wallets";
 import { attempt, attemptMoney, backRefused } from "./api";
 import type { ConsoleEnv, Fields, Session } from "./env";
 import { back, field, freshKey, keptFields, noticeOf, PER_PAGE, plural, type Wallet } from "./page";
-import { notFound, withIds } from "./path-ids";
+import { notFound, type PathId, withIds } from "./path-ids";
 import { PageNumber, queryOf } from "./query";
 import { BASE, endSession } from "./session";
 import {
@@ -36,7 +37,18 @@ import {
   statementChoice,
 } from "./statement";
 import { AvailableTable, HOLDS_SHOWN, HoldsSection } from "./user-holds";
-import { Chart, Csrf, day, type Notice, Page, Pager, Table, When } from "./views";
+import {
+  Chart,
+  Confirmation,
+  Csrf,
+  Details,
+  day,
+  type Notice,
+  Page,
+  Pager,
+  Table,
+  When,
+} from "./views";
 
 export const userScreen = new Hono<ConsoleEnv>({ strict: false });
 
@@ -386,11 +398,80 @@ async function writtenBy(c: Context<ConsoleEnv>, action: Move, m: Movement, id: 
   return partner.ok && partner.value?.entry.userId === m.to.id;
 }
 
+/** A money form's fields as typed, to draw it again: its key too, unless `withKey` is false. */
+const typedFields = (form: Fields, withKey: boolean) => {
+  const keys = ["wallet_id", "amount", "to_user_id", "note", ...(withKey ? ["request_id"] : [])];
+  return Object.fromEntries(
+    keys.map((k) => [k, field(form, k)]).filter(([, value]) => value !== ""),
+  );
+};
+
+/**
+ * A transfer form as its user's page sends it, before any money moves: the confirmation page, which
+ * names both users as the ledger reads the id typed (a mistyped one reaches a stranger), the wallet
+ * and the amount as it would write them. Its Confirm sends the same fields, key included, with
+ * `step=confirm`; its Cancel, and a refusal (no such user, an amount the wallet cannot hold), bring
+ * the form back as typed. Nothing is written either way.
+ */
+async function askTransfer(c: Context<ConsoleEnv>, id: PathId) {
+  const { form } = c.var;
+  const userPage = `${BASE}/users/${id.ref}`;
+  const fields = typedFields(form, true);
+  if (field(form, "step") === "cancel")
+    return back(c, userPage, {
+      kind: "ok",
+      text: "Transfer cancelled: nothing moved.",
+      refused: { form: "transfer", fields },
+    });
+  const read = await attemptMoney(c, () => {
+    const m = moveOf("transfer", id.id, form);
+    return resolveTransfer(c.var.service, { ...m, from: m.user, to: m.to! });
+  });
+  if (!read.ok)
+    return backRefused(c, userPage, "Transfer", read.refusal, { form: "transfer", fields });
+  const { from, to, wallet, amount: moved } = read.value;
+  const amount = formatExact(moved.amountMinor, wallet);
+  return c.html(
+    <Page title={`Transfer ${amount} to ${to.username}?`} session={c.var.session} current="users">
+      <Confirmation
+        session={c.var.session}
+        action={`${BASE}/users/${id.ref}/transfer`}
+        label="Transfer"
+        rows={[
+          ["From", `${from.username} (user ${from.id})`],
+          ["To", `${to.username} (user ${to.id})`],
+          ["Wallet", `${wallet.name} (${wallet.id})`],
+          ["Amount", amount],
+          ["Note", field(form, "note")],
+        ]}
+        fields={fields}
+        confirm={
+          <button type="submit" name="step" value="confirm">
+            Transfer {amount} to <span class="name">{to.username}</span>
+          </button>
+        }
+        cancel={
+          <button type="submit" name="step" value="cancel" class="secondary">
+            Cancel
+          </button>
+        }
+      >
+        <p>
+          Nothing has moved yet. Check that the user above is the one meant: a transfer is undone
+          only by reversing it.
+        </p>
+      </Confirmation>
+    </Page>,
+  );
+}
+
 const move = (action: Move) =>
   userScreen.post(
     `/users/:id/${action}`,
     withIds(["id"], async (c, { id }) => {
       const { form } = c.var;
+      // A transfer moves money only from its confirmation page's Confirm.
+      if (action === "transfer" && field(form, "step") !== "confirm") return askTransfer(c, id);
       let movement: Movement | undefined;
       const moved = await attemptMoney(c, async () => {
         await spendMoneyShare(c.var.service);
@@ -439,12 +520,9 @@ const move = (action: Move) =>
       const refusal = repeat?.ok === false ? repeat.refusal : moved.refusal;
       // The form keeps its key unless the key is taken (409): a retry of a busy database's unknown
       // outcome then moves the money at most once.
-      const keys = ["wallet_id", "amount", "to_user_id", "note"];
-      if (refusal.status !== 409) keys.push("request_id");
-      const fields = keys.map((k) => [k, field(form, k)]);
       return backRefused(c, to, moveLabel(action), refusal, {
         form: action,
-        fields: Object.fromEntries(fields.filter(([, value]) => value !== "")),
+        fields: typedFields(form, refusal.status !== 409),
       });
     }),
   );
@@ -487,23 +565,11 @@ userScreen.get(
       ["Note", e.note],
       ["Request id", e.requestId],
     ];
-    const table = (
-      <table class="figures" aria-label={`Transaction ${txn}`}>
-        <tbody>
-          {details.map(([label, value]) => (
-            <tr>
-              <th>{label}</th>
-              <td>{value}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    );
     if (refused)
       return c.html(
         <Page title={`Transaction ${txn}`} session={c.var.session} current="users">
           <section class="stack card">
-            {table}
+            <Details label={`Transaction ${txn}`} rows={details} />
             <p>{refused}</p>
             <a href={`${BASE}/users/${id}`}>Back to the user</a>
           </section>
@@ -511,24 +577,29 @@ userScreen.get(
       );
     return c.html(
       <Page title={`Reverse transaction ${txn}?`} session={c.var.session} current="users">
-        <form class="stack card" method="post" action={`${BASE}/users/${id}/reverse/${txn}`}>
-          {table}
+        <Confirmation
+          session={c.var.session}
+          action={`${BASE}/users/${id}/reverse/${txn}`}
+          label={`Transaction ${txn}`}
+          rows={details}
+          fields={{ request_id: freshKey() }}
+          confirm={
+            <button class="danger" type="submit">
+              Reverse transaction {txn}
+            </button>
+          }
+          cancel={<a href={`${BASE}/users/${id}`}>Cancel</a>}
+        >
           <p>
             This writes the opposite entry
             {e.transferId ? ", for both halves of this transfer (the other user's too)" : ""}. It
             cannot be undone, and a transaction is reversed at most once.
           </p>
-          <Csrf session={c.var.session} />
-          <input type="hidden" name="request_id" value={freshKey()} />
           <label>
             Note
             <input name="note" autocomplete="off" />
           </label>
-          <button class="danger" type="submit">
-            Reverse transaction {txn}
-          </button>
-          <a href={`${BASE}/users/${id}`}>Cancel</a>
-        </form>
+        </Confirmation>
       </Page>,
     );
   }),

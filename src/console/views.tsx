@@ -150,6 +150,55 @@ export function PostButton(props: {
 }
 
 /**
+ * A confirmation page's form, for what moves money and cannot be taken back (a reversal, a
+ * transfer): what it is about to do, figure by figure as the ledger reads them (`rows`), what that
+ * means, and the button that does it; nothing has happened until it is pressed. `fields` ride along
+ * hidden, the idempotency key among them, so a double click on either page acts once.
+ */
+export function Confirmation(props: {
+  session: Session;
+  action: string;
+  /** The details table's name for a screen reader. */
+  label: string;
+  rows: [string, Child][];
+  fields?: Record<string, string>;
+  /** What it means, and any field of its own (a reversal's note). */
+  children: Child;
+  /** The button that does it, and the way back. */
+  confirm: Child;
+  cancel: Child;
+}) {
+  return (
+    <form class="stack card" method="post" action={props.action}>
+      <Details label={props.label} rows={props.rows} />
+      {props.children}
+      <Csrf session={props.session} />
+      {Object.entries(props.fields ?? {}).map(([name, value]) => (
+        <input type="hidden" name={name} value={value} />
+      ))}
+      <div class="buttons">
+        {props.confirm}
+        {props.cancel}
+      </div>
+    </form>
+  );
+}
+
+/** A record's figures, a label and a value a row. */
+export const Details = (props: { label: string; rows: [string, Child][] }) => (
+  <table class="figures" aria-label={props.label}>
+    <tbody>
+      {props.rows.map(([label, value]) => (
+        <tr>
+          <th>{label}</th>
+          <td>{value}</td>
+        </tr>
+      ))}
+    </tbody>
+  </table>
+);
+
+/**
  * Rows under one header row, scrolling sideways on a narrow screen. Columns named in `num` hold
  * figures (right-aligned); `actions` adds a last column for each row's buttons; `class` names the
  * table for a layout of its own (console.css).

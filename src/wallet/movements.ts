@@ -119,8 +119,15 @@ export const NOBODY = 0;
 export const namesOneUser = (from: UserRef, to: UserRef) =>
   "id" in from && "id" in to && from.id === to.id && from.id !== NOBODY;
 
-/** A transfer: the sender's DEBIT (keyed by the request_id) and the receiver's CREDIT, or neither. */
-export async function transfer(ctx: ServiceContext, input: TransferInput) {
+/**
+ * What a transfer would move, read as `transfer` reads it and refused as it refuses before writing:
+ * both users as their refs find them, the wallet and the amount (amountOf). Writes nothing:
+ * the console shows it to the operator before the transfer itself.
+ */
+export async function resolveTransfer(
+  ctx: ServiceContext,
+  input: Pick<TransferInput, "from" | "to" | "walletId" | "amount">,
+) {
   requireAdmin(ctx, "write");
   if (namesOneUser(input.from, input.to)) throw new Refusal({ code: "same_user" });
   const [from, to] = (await requireUsers(ctx.db, [input.from, input.to])) as [
@@ -129,10 +136,16 @@ export async function transfer(ctx: ServiceContext, input: TransferInput) {
   ];
   if (from.id === to.id) throw new Refusal({ code: "same_user" });
   const wallet = await requireWallet(ctx.db, input.walletId);
+  return { from, to, wallet, amount: amountOf(input.amount, wallet) };
+}
+
+/** A transfer: the sender's DEBIT (keyed by the request_id) and the receiver's CREDIT, or neither. */
+export async function transfer(ctx: ServiceContext, input: TransferInput) {
+  const { from, to, wallet, amount } = await resolveTransfer(ctx, input);
   const notes = input.notes?.(from, to) ?? { debit: input.note, credit: input.note };
   const common = {
     wallet,
-    ...amountOf(input.amount, wallet),
+    ...amount,
     requestId: input.requestId,
     transferId: crypto.randomUUID(),
   };

@@ -89,10 +89,17 @@ describe("the operator console in chromium", () => {
     );
     expect(await balanceCell().textContent()).toBe("₦150.00");
 
-    // A transfer to the administrator (user 1)
+    // A transfer to the administrator (user 1), after a confirmation naming whom the id reached;
+    // nothing moves before it
     await form("Transfer").getByLabel("Amount", { exact: true }).fill("20");
     await form("Transfer").getByLabel("To user", { exact: true }).fill("1");
     await form("Transfer").getByRole("button", { name: "Transfer" }).click();
+    await page.getByRole("heading", { name: /^Transfer ₦20\.00 to .+\?$/ }).waitFor();
+    const asked = page.getByRole("table", { name: "Transfer" });
+    expect(await asked.getByRole("row", { name: /^To / }).textContent()).toMatch(/\(user 1\)$/);
+    expect(await asked.getByRole("row", { name: /^From / }).textContent()).toContain("adaeze");
+    await shoot("transfer");
+    await page.getByRole("button", { name: /^Transfer ₦20\.00 to / }).click();
     expect(await page.getByRole("status").textContent()).toContain("Transfer Action Completed");
     expect(await balanceCell().textContent()).toBe("₦130.00");
     // At a desktop's width every table fits its card: nothing to scroll sideways to.
