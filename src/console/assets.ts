@@ -65,6 +65,8 @@ form.inline { display: flex; flex-wrap: wrap; gap: .6rem 1rem; align-items: end;
 form.inline > .notice { flex-basis: 100%; margin: 0; }
 [aria-invalid="true"] { border-color: var(--bad); box-shadow: 0 0 0 1px var(--bad); }
 table.figures { max-width: 30rem; }
+/* A confirmation's username or note of one long word breaks anywhere: the card keeps the screen's width. */
+table.figures td { overflow-wrap: anywhere; }
 caption { text-align: left; font-weight: 600; padding: .75rem 0 .25rem; }
 /* A hold's amount, Capture and Void on one line (its table scrolls). */
 .actions { display: flex; gap: .8rem; }

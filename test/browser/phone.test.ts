@@ -224,6 +224,31 @@ describe("the console at phone width, by keyboard, in chromium", () => {
     expect(await page.evaluate(width)).toBe(390);
   });
 
+  it("keeps a transfer's and a reversal's confirmation as wide as the phone, a long username and note included", async () => {
+    // A 60-character username and a note of one 80-character word pushed the page 250 px wide.
+    const note = "n".repeat(80);
+    await page.goto(longUserPage);
+    const transfer = page.locator("form", {
+      has: page.getByRole("heading", { name: "Transfer", exact: true }),
+    });
+    await transfer.getByLabel("Amount", { exact: true }).fill("1");
+    await transfer.getByLabel("To user", { exact: true }).fill("1");
+    await transfer.getByLabel("Note", { exact: true }).fill(note);
+    await transfer.getByRole("button", { name: "Transfer" }).click();
+    await page.getByRole("heading", { name: /^Transfer ₦1\.00 to / }).waitFor();
+    const width = () => (globalThis as unknown as Window).document.documentElement.scrollWidth;
+    expect(await page.evaluate(width)).toBe(390);
+    await page.getByRole("button", { name: /^Transfer ₦1\.00 to / }).click();
+    await page.getByRole("status").waitFor();
+    await page
+      .getByRole("link", { name: /^Reverse transaction \d+$/ })
+      .first()
+      .click();
+    await page.getByRole("heading", { name: /^Reverse transaction \d+\?$/ }).waitFor();
+    expect(await page.getByRole("cell", { name: note }).count()).toBe(1);
+    expect(await page.evaluate(width)).toBe(390);
+  });
+
   it("fits the users list to the phone, each e-mail under its username, still a table", async () => {
     await page.goto(`${server.base}/wallet-admin/users`);
     const list = page.locator(".scroll", {
