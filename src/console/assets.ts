@@ -20,7 +20,9 @@ h2 { font-size: 1.1rem; margin: 1.5rem 0 .5rem; }
 h3 { font-size: 1rem; margin: 0; }
 section, .card { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 1rem; margin-bottom: 1rem; }
 :is(section, .card) > h2:first-child { margin-top: 0; }
-.grid { display: grid; gap: 1rem; grid-template-columns: repeat(auto-fit, minmax(15rem, 1fr)); }
+.grid { display: grid; gap: 1rem; grid-template-columns: repeat(auto-fit, minmax(15rem, 1fr)); margin-bottom: 1rem; }
+/* Its gap alone between its cards: their own margin added to it doubled it on a phone. */
+.grid > * { margin-bottom: 0; }
 table { width: 100%; border-collapse: collapse; font-variant-numeric: tabular-nums; }
 th, td { text-align: left; padding: .4rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 td.num, th.num { text-align: right; white-space: nowrap; }

@@ -98,7 +98,8 @@ const webhooksPage = async (c: Context<ConsoleEnv>) => {
           </p>
           {h.description && <p>{h.description}</p>}
           <Deliveries c={c} hook={h} rows={deliveries} />
-          <div class="forms">
+          {/* Side by side: in the money forms' grid, Delete stood out in the card's middle. */}
+          <div class="buttons">
             <PostButton
               session={c.var.session}
               action={`${BASE}/webhooks/${h.id}/test`}

@@ -249,6 +249,36 @@ describe("the console at phone width, by keyboard, in chromium", () => {
     expect(await page.evaluate(width)).toBe(390);
   });
 
+  it("spaces the overview's cards alike on a phone: one gap between each and the next", async () => {
+    // The grid's gap and each card's own margin added up: twice the gap between its cards.
+    await page.goto(`${server.base}/wallet-admin/`);
+    const boxes = await page
+      .locator("main > .grid > section, main > section")
+      .evaluateAll((cards) => cards.map((c) => c.getBoundingClientRect()));
+    const gaps = boxes.slice(1).map((box, i) => Math.round(box.top - boxes[i]!.bottom));
+    expect(new Set(gaps).size, String(gaps)).toBe(1);
+  });
+
+  it("keeps a webhook's Delete beside its Send a test at 1280 px, not out in the card", async () => {
+    await api("POST", "/webhooks", {
+      url: "https://hooks.example.com/phone",
+      events: "transaction.created",
+    });
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(`${server.base}/wallet-admin/webhooks`);
+    const send = (await page
+      .getByRole("button", { name: /^Send a test/ })
+      .first()
+      .boundingBox())!;
+    const remove = (await page
+      .getByRole("button", { name: /^Delete webhook/ })
+      .first()
+      .boundingBox())!;
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(remove.y).toBe(send.y);
+    expect(remove.x - (send.x + send.width)).toBeLessThanOrEqual(24);
+  });
+
   it("fits the users list to the phone, each e-mail under its username, still a table", async () => {
     await page.goto(`${server.base}/wallet-admin/users`);
     const list = page.locator(".scroll", {
