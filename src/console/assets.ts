@@ -21,7 +21,7 @@ h3 { font-size: 1rem; margin: 0; }
 section, .card { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 1rem; margin-bottom: 1rem; }
 :is(section, .card) > h2:first-child { margin-top: 0; }
 .grid { display: grid; gap: 1rem; grid-template-columns: repeat(auto-fit, minmax(15rem, 1fr)); margin-bottom: 1rem; }
-/* Its gap alone between its cards: their own margin added to it doubled it on a phone. */
+/* Its gap alone between its cards, as between any two cards (a card's own margin would add to it). */
 .grid > * { margin-bottom: 0; }
 table { width: 100%; border-collapse: collapse; font-variant-numeric: tabular-nums; }
 th, td { text-align: left; padding: .4rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
@@ -67,7 +67,7 @@ form.inline { display: flex; flex-wrap: wrap; gap: .6rem 1rem; align-items: end;
 form.inline > .notice { flex-basis: 100%; margin: 0; }
 [aria-invalid="true"] { border-color: var(--bad); box-shadow: 0 0 0 1px var(--bad); }
 table.figures { max-width: 30rem; }
-/* A confirmation's username or note of one long word breaks anywhere: the card keeps the screen's width. */
+/* A username or a note of one long word breaks anywhere: the card keeps the screen's width. */
 table.figures td { overflow-wrap: anywhere; }
 caption { text-align: left; font-weight: 600; padding: .75rem 0 .25rem; }
 /* A hold's amount, Capture and Void on one line (its table scrolls). */

@@ -98,7 +98,7 @@ const webhooksPage = async (c: Context<ConsoleEnv>) => {
           </p>
           {h.description && <p>{h.description}</p>}
           <Deliveries c={c} hook={h} rows={deliveries} />
-          {/* Side by side: in the money forms' grid, Delete stood out in the card's middle. */}
+          {/* Send a test and Delete side by side, at the card's start. */}
           <div class="buttons">
             <PostButton
               session={c.var.session}
