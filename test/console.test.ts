@@ -603,6 +603,23 @@ describe("moving money", () => {
     expect(await balanceOf(admin, bob.id, wallet)).toBeCloseTo(before + 0.1, 6);
   });
 
+  it("never says a confirmed transfer moved nothing: its confirmation sent again, or cancelled, after it moved", async () => {
+    // Back to a confirmation already confirmed, Cancel said "nothing moved" of money that had.
+    const asked = await askTransfer({ amount: "0.20", to_user_id: bob.id });
+    const moved = await answer(asked, "confirm");
+    expect(noticeLeft(moved)).toContain("Transfer Action Completed");
+    const counts = await tableCounts();
+    const cancelled = await answer(asked, "cancel");
+    expect(noticeLeft(cancelled)).toBe(
+      "error:Not cancelled: this transfer was confirmed before, and the money moved once. Reverse it to undo it.",
+    );
+    // The form's post sent again (a reload of its confirmation): no page says nothing has moved.
+    const { step: _, ...sent } = hiddenFields(asked.html, transferPath());
+    const again = await request(transferPath(), { method: "POST", cookie, body: form(sent) });
+    expect(noticeLeft(again)).toMatch(/^ok:Already done/);
+    expect(await tableCounts()).toEqual(counts);
+  });
+
   it("cancels a transfer at its confirmation: nothing moves, and the form comes back as typed", async () => {
     const before = await tableCounts();
     const asked = await askTransfer({ amount: "3.00", to_user_id: bob.id, note: "oops" });

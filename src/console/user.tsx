@@ -22,7 +22,7 @@ import {
 import { reversedEntries, userLedger } from "../wallet/operators";
 import { formatExact, formatMoney } from "../wallet/rules";
 import { endUserSessions } from "../wallet/sessions";
-import { entryOfKind, readTransaction } from "../wallet/transactions";
+import { entryOfKind, keyedEntryId, readTransaction } from "../wallet/transactions";
 import { allWallets } from "../wallet/wallets";
 import { attempt, attemptMoney, backRefused } from "./api";
 import type { ConsoleEnv, Fields, Session } from "./env";
@@ -406,23 +406,47 @@ const typedFields = (form: Fields, withKey: boolean) => {
   );
 };
 
+/** A money form sent again after it moved the money: what its notice says. */
+const ALREADY_DONE = "Already done: this form was sent before, and the money moved once.";
+
+/**
+ * Whether this transfer form moved its money already: its key holds the very transfer it asks for
+ * (its confirmation confirmed, then shown again by Back or a reload). Unknown (a busy database): no.
+ */
+async function movedBefore(c: Context<ConsoleEnv>, id: PathId) {
+  const seen = await attemptMoney(c, async () => {
+    const m = moveOf("transfer", id.id, c.var.form);
+    const taken = await keyedEntryId(c.var.service, { userId: m.user.id, requestId: m.requestId });
+    return taken !== undefined && (await writtenBy(c, "transfer", m, taken));
+  });
+  return seen.ok && seen.value;
+}
+
 /**
  * A transfer form as its user's page sends it, before any money moves: the confirmation page, which
  * names both users as the ledger reads the id typed (a mistyped one reaches a stranger), the wallet
  * and the amount as it would write them. Its Confirm sends the same fields, key included, with
  * `step=confirm`; its Cancel, and a refusal (no such user, an amount the wallet cannot hold), bring
- * the form back as typed. Nothing is written either way.
+ * the form back as typed. Nothing is written either way; a form whose key already moved its money
+ * is told so, never asked again nor "cancelled".
  */
 async function askTransfer(c: Context<ConsoleEnv>, id: PathId) {
   const { form } = c.var;
   const userPage = `${BASE}/users/${id.ref}`;
   const fields = typedFields(form, true);
+  const done = await movedBefore(c, id);
   if (field(form, "step") === "cancel")
-    return back(c, userPage, {
-      kind: "ok",
-      text: "Transfer cancelled: nothing moved.",
-      refused: { form: "transfer", fields },
-    });
+    return done
+      ? back(c, userPage, {
+          kind: "error",
+          text: "Not cancelled: this transfer was confirmed before, and the money moved once. Reverse it to undo it.",
+        })
+      : back(c, userPage, {
+          kind: "ok",
+          text: "Transfer cancelled: nothing moved.",
+          refused: { form: "transfer", fields },
+        });
+  if (done) return back(c, userPage, { kind: "ok", text: ALREADY_DONE });
   const read = await attemptMoney(c, () => {
     const m = moveOf("transfer", id.id, form);
     return resolveTransfer(c.var.service, { ...m, from: m.user, to: m.to! });
@@ -512,11 +536,7 @@ const move = (action: Move) =>
         taken !== undefined && movement
           ? await attemptMoney(c, () => writtenBy(c, action, movement!, taken))
           : undefined;
-      if (repeat?.ok && repeat.value)
-        return back(c, to, {
-          kind: "ok",
-          text: "Already done: this form was sent before, and the money moved once.",
-        });
+      if (repeat?.ok && repeat.value) return back(c, to, { kind: "ok", text: ALREADY_DONE });
       const refusal = repeat?.ok === false ? repeat.refusal : moved.refusal;
       // The form keeps its key unless the key is taken (409): a retry of a busy database's unknown
       // outcome then moves the money at most once.

@@ -6,6 +6,7 @@ import {
   type EntryKind,
   type EntryRow,
   findEntry,
+  findKeyedEntry,
   findKind,
   HISTORY_CHUNK,
   isMetaKey,
@@ -15,6 +16,7 @@ import {
   readHistory,
   searchEntries,
 } from "../db/ledger";
+import { requestKey } from "../ledger/request-key";
 import { openHistoryGate } from "../throttle/history-gate";
 import {
   caller,
@@ -95,6 +97,18 @@ export async function entryOfKind(
 ) {
   requireAdmin(ctx, "read");
   return id >= 1 ? findKind(ctx.db, kind, id) : undefined;
+}
+
+/**
+ * The id of the entry the user's `requestId` wrote (compared as the ledger compares keys), or
+ * undefined: for an administrator, to tell a form sent again after it moved money.
+ */
+export async function keyedEntryId(
+  ctx: ServiceContext,
+  { userId, requestId }: { userId: number; requestId: string },
+) {
+  requireAdmin(ctx, "read");
+  return (await findKeyedEntry(ctx.db, userId, requestKey(requestId)))?.id;
 }
 
 type EntrySearch = Omit<MetaSearch, "userId"> & {
