@@ -74,7 +74,7 @@ caption { text-align: left; font-weight: 600; padding: .75rem 0 .25rem; }
 .actions { display: flex; gap: .8rem; }
 .actions form { display: flex; gap: .4rem; }
 .actions input { width: 6rem; }
-/* A confirmation's button and its way back, side by side. */
+/* A confirmation's or a webhook's buttons, side by side. */
 .buttons { display: flex; flex-wrap: wrap; gap: .6rem 1rem; align-items: center; }
 .pager { display: flex; gap: 1rem; align-items: center; margin-top: .75rem; }
 @media (max-width: 40rem) { main { padding: .5rem; } section, .card { padding: .75rem; } th, td { padding: .35rem .3rem; } }
