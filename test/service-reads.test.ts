@@ -5,16 +5,18 @@ import { LedgerRefusal } from "../src/ledger/append";
 import { listUsers, readUser, userIdOf, walletRows } from "../src/wallet/directory";
 import { readFeed } from "../src/wallet/events";
 import { forgetGone, goneRefusal } from "../src/wallet/faults";
+import { credit } from "../src/wallet/movements";
 import { refusalOf as reasonOf } from "../src/wallet/refusal";
 import {
   entriesOfKind,
   entryOfKind,
   historyPage,
+  keyedEntryId,
   readTransaction,
   searchTransactions,
   wholeHistory,
 } from "../src/wallet/transactions";
-import { makeAdmin, makeUser } from "./helpers";
+import { makeAdmin, makeUser, unique } from "./helpers";
 import { refusalOf, serviceAs, serviceCredit, serviceWallet } from "./service-helpers";
 
 const FORBIDDEN = { code: "forbidden" };
@@ -140,6 +142,29 @@ describe("searchTransactions", () => {
   it("finds nothing under a key that is no post meta", async () => {
     const admin = await makeAdmin();
     expect(await searchTransactions(serviceAs(admin), { ...search(""), key: "a key" })).toEqual([]);
+  });
+});
+
+describe("keyedEntryId", () => {
+  it("answers an administrator the entry a user's request_id wrote, as the ledger folds keys", async () => {
+    const { admin, alice, bob, walletId } = await twoAccounts();
+    const requestId = unique("Keyed");
+    const { transactionId } = await credit(serviceAs(admin), {
+      user: { id: alice.id },
+      walletId,
+      amount: { sent: "1", policy: "refuse-excess-places" },
+      requestId,
+      note: "",
+    });
+    const ctx = serviceAs(admin);
+    const upper = requestId.toUpperCase();
+    expect(await keyedEntryId(ctx, { userId: alice.id, requestId: upper })).toBe(transactionId);
+    // A key is the user's own: another's, or one never used, wrote nothing.
+    expect(await keyedEntryId(ctx, { userId: bob.id, requestId })).toBeUndefined();
+    expect(await keyedEntryId(ctx, { userId: alice.id, requestId: unique("no") })).toBeUndefined();
+    // A subscriber learns nothing of keys, its own included.
+    const own = serviceAs(alice);
+    expect(await refusalOf(keyedEntryId(own, { userId: alice.id, requestId }))).toEqual(FORBIDDEN);
   });
 });
 
