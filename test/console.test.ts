@@ -639,12 +639,15 @@ describe("moving money", () => {
   it("refuses at the transfer's confirmation what the ledger refuses before moving anything", async () => {
     const before = await tableCounts();
     for (const [fields, why] of [
-      [{ amount: "1.00", to_user_id: alice.id }, "Transfer refused. "],
+      [{ amount: "1.00", to_user_id: alice.id }, "to_user_id must differ from from_user_id"],
       [{ amount: "1.001", to_user_id: bob.id }, "more decimal places than wallet"],
-      [{ amount: "1.00", to_user_id: "bob" }, "Transfer refused. "],
+      [{ amount: "1.00", to_user_id: "bob" }, "to_user_id requires an integer"],
+      // A mistyped id that reaches nobody: named as typed.
+      [{ amount: "1.00", to_user_id: "9007199254740991" }, "No user 9007199254740991."],
     ] as const) {
       const res = await sendForm(await userPage(), transferPath(), fields);
       expect(res.status, why).toBe(303);
+      expect(noticeLeft(res), why).toMatch(/^error:Transfer refused\. /);
       expect(noticeLeft(res), why).toContain(why);
     }
     expect(await tableCounts()).toEqual(before);
