@@ -83,7 +83,7 @@ describe("a refused form drawn again", () => {
 
   it("keeps a new API key's name, scope and username", async () => {
     const page = await sent("/api-keys", { name: "kept key", scope: "read", username: "nobody-x" });
-    expect(page.html).toContain("No user nobody-x.");
+    expect(page.html).toContain("New API key refused. No user nobody-x.");
     expect(drawnValue(page.html, "name")).toBe("kept key");
     expect(drawnValue(page.html, "username")).toBe("nobody-x");
     expect(page.html).toContain('<option value="read" selected="">read</option>');

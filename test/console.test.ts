@@ -1124,6 +1124,46 @@ describe("accounts, wallets and keys", () => {
     expect(page.html).not.toMatch(/id="new-key"/);
   });
 
+  it("words every form's refusal as the money forms do: what was refused, then why", async () => {
+    const csrf = hidden((await request("/users", { cookie })).html, "_csrf");
+    const post = async (path: string, fields: Record<string, string | number> = {}) =>
+      noticeLeft(
+        await request(path, { method: "POST", cookie, body: form({ _csrf: csrf, ...fields }) }),
+      );
+    const none = 999_999_999;
+    expect(
+      await post("/users", {
+        username: admin.username,
+        user_email: "prefixed@example.test",
+        user_password: "secret-123",
+      }),
+    ).toBe("error:New user refused. Validation error: username already taken");
+    expect(
+      await post("/wallets", {
+        wallet_id: wallet,
+        wallet_name: "Again",
+        wallet_symbol: "A",
+        wallet_symbol_position: "left",
+        wallet_decimal: 2,
+      }),
+    ).toBe(`error:New wallet refused. Wallet Already Exists: ${wallet} already exists`);
+    expect(await post("/api-keys", { name: "k", scope: "read", username: "nobody-here" })).toBe(
+      "error:New API key refused. No user nobody-here.",
+    );
+    expect(await post(`/api-keys/${none}/revoke`)).toBe(
+      `error:Revocation refused. API key not found: No API key ${none}`,
+    );
+    expect(
+      await post("/webhooks", { url: "ftp://hooks.example.com/x", events: "user.created" }),
+    ).toBe("error:New webhook refused. invalid input: url must start with https://");
+    const gone = `Webhook not found: No webhook ${none}`;
+    expect(await post(`/webhooks/${none}/test`)).toBe(`error:Test refused. ${gone}`);
+    expect(await post(`/webhooks/${none}/resend`, { event_id: 1 })).toBe(
+      `error:Resend refused. ${gone}`,
+    );
+    expect(await post(`/webhooks/${none}/delete`)).toBe(`error:Deletion refused. ${gone}`);
+  });
+
   it("says why a deleted wallet's id cannot come back with other decimals, and creates nothing", async () => {
     const csrf = hidden((await request("/wallets", { cookie })).html, "_csrf");
     await env.DB.batch([

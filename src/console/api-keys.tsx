@@ -4,7 +4,7 @@ import { type Context, Hono } from "hono";
 import { ApiKeyParams } from "../http/inputs";
 import { parseFields } from "../http/validation";
 import { issueApiKey, listKeys, revokeKey } from "../wallet/api-keys";
-import { attempt, refusalText } from "./api";
+import { attempt, backRefused } from "./api";
 import type { ConsoleEnv } from "./env";
 import { back, backWithSecret, field, keptFields, noticeOf, secretOf } from "./page";
 import { withIds } from "./path-ids";
@@ -106,10 +106,9 @@ apiKeysScreen.post("/api-keys", async (c) => {
   );
   // Refused, the list draws the form again as typed (after a redirect: a reload posts nothing).
   if (!issued.ok)
-    return back(c, `${BASE}/api-keys`, {
-      kind: "error",
-      text: refusalText(issued.refusal),
-      refused: { form: "new-key", fields: { ...typed, username } },
+    return backRefused(c, `${BASE}/api-keys`, "New API key", issued.refusal, {
+      form: "new-key",
+      fields: { ...typed, username },
     });
   const { secret, username: owner } = issued.value;
   return backWithSecret(
@@ -126,8 +125,7 @@ apiKeysScreen.post(
   "/api-keys/:id/revoke",
   withIds(["id"], async (c, { id }) => {
     const revoked = await attempt(c, () => revokeKey(c.var.service, id));
-    if (!revoked.ok)
-      return back(c, `${BASE}/api-keys`, { kind: "error", text: refusalText(revoked.refusal) });
+    if (!revoked.ok) return backRefused(c, `${BASE}/api-keys`, "Revocation", revoked.refusal);
     return back(c, `${BASE}/api-keys`, { kind: "ok", text: `Key ${id.ref} revoked.` });
   }),
 );

@@ -6,7 +6,7 @@ import { newSubscriber, newSubscriberFields } from "../http/user-fields";
 import { findUsersByText } from "../wallet/operators";
 import { formatExact } from "../wallet/rules";
 import { allWallets } from "../wallet/wallets";
-import { attempt, decode, refusalText } from "./api";
+import { attempt, backRefused, decode } from "./api";
 import type { ConsoleEnv } from "./env";
 import { back, field, keptFields, noticeOf, PER_PAGE, plural } from "./page";
 import { PageNumber, queryOf, Text } from "./query";
@@ -121,10 +121,9 @@ usersScreen.post("/users", async (c) => {
   );
   // Refused, the form is drawn again as typed, but for the password.
   if (!created.ok)
-    return back(c, `${BASE}/users`, {
-      kind: "error",
-      text: refusalText(created.refusal),
-      refused: { form: "new-user", fields: typed },
+    return backRefused(c, `${BASE}/users`, "New user", created.refusal, {
+      form: "new-user",
+      fields: typed,
     });
   return back(c, `${BASE}/users/${created.value.id}`, { kind: "ok", text: "User created." });
 });

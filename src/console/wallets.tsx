@@ -4,7 +4,7 @@ import { Hono } from "hono";
 import { WalletParams, walletOf } from "../http/inputs";
 import { parseFields } from "../http/validation";
 import { allWallets, newWallet } from "../wallet/wallets";
-import { attempt, refusalText } from "./api";
+import { attempt, backRefused } from "./api";
 import type { ConsoleEnv } from "./env";
 import { back, field, keptFields, noticeOf } from "./page";
 import { BASE } from "./session";
@@ -89,10 +89,9 @@ walletsScreen.post("/wallets", async (c) => {
   );
   // Refused, the form is drawn again as typed.
   if (!created.ok)
-    return back(c, `${BASE}/wallets`, {
-      kind: "error",
-      text: refusalText(created.refusal),
-      refused: { form: "new-wallet", fields: typed },
+    return backRefused(c, `${BASE}/wallets`, "New wallet", created.refusal, {
+      form: "new-wallet",
+      fields: typed,
     });
   return back(c, `${BASE}/wallets`, {
     kind: "ok",

@@ -13,7 +13,7 @@ import {
   testEndpoint,
   webhooksWithDeliveries,
 } from "../wallet/webhooks";
-import { attempt, refusalText } from "./api";
+import { attempt, backRefused } from "./api";
 import type { ConsoleEnv } from "./env";
 import { back, backWithSecret, field, keptFields, noticeOf, secretOf } from "./page";
 import { withIds } from "./path-ids";
@@ -162,10 +162,9 @@ webhooksScreen.post("/webhooks", async (c) => {
   );
   // Refused, the list draws the form again as typed (after a redirect: a reload posts nothing).
   if (!made.ok)
-    return back(c, page, {
-      kind: "error",
-      text: refusalText(made.refusal),
-      refused: { form: "new-webhook", fields: typed },
+    return backRefused(c, page, "New webhook", made.refusal, {
+      form: "new-webhook",
+      fields: typed,
     });
   return backWithSecret(
     c,
@@ -181,7 +180,7 @@ webhooksScreen.post(
   "/webhooks/:id/test",
   withIds(["id"], async (c, { id }) => {
     const tested = await attempt(c, () => testEndpoint(c.var.service, id));
-    if (!tested.ok) return back(c, page, { kind: "error", text: refusalText(tested.refusal) });
+    if (!tested.ok) return backRefused(c, page, "Test", tested.refusal);
     return back(c, page, {
       kind: tested.value.status === "delivered" ? "ok" : "error",
       text: `Test to webhook ${id.ref}: ${sent(tested.value)}.`,
@@ -199,7 +198,7 @@ webhooksScreen.post(
         parseFields(ResendParams, { event_id: field(form, "event_id") }).event_id,
       ),
     );
-    if (!resent.ok) return back(c, page, { kind: "error", text: refusalText(resent.refusal) });
+    if (!resent.ok) return backRefused(c, page, "Resend", resent.refusal);
     return back(c, page, {
       kind: resent.value.status === "delivered" ? "ok" : "error",
       text: `Event ${resent.value.eventId} sent again: ${sent(resent.value)}.`,
@@ -210,7 +209,7 @@ webhooksScreen.post(
   "/webhooks/:id/delete",
   withIds(["id"], async (c, { id }) => {
     const removed = await attempt(c, () => removeEndpoint(c.var.service, id));
-    if (!removed.ok) return back(c, page, { kind: "error", text: refusalText(removed.refusal) });
+    if (!removed.ok) return backRefused(c, page, "Deletion", removed.refusal);
     return back(c, page, { kind: "ok", text: `Webhook ${id.ref} deleted.` });
   }),
 );
