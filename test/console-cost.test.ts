@@ -4,7 +4,9 @@ import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { MAX_WALLETS_PER_READ } from "../src/wallet/balances";
 import { consoleOf, form, hidden } from "./console-helpers";
+import { wrappedD1 } from "./d1-counter";
 import {
+  call,
   credit,
   makeAdmin,
   makeUser,
@@ -108,6 +110,29 @@ describe("one console click, one request", () => {
     const before = await statements();
     for (let i = 0; i < 12; i++) await subscribeWebhook(admin);
     expect(await statements()).toBe(before);
+  });
+
+  it("a batch's page reads as many D1 statements with 12 legs' users as with 2", async () => {
+    // Each leg names its user (username and id); read per leg, the page's statements grew with its
+    // users. Each page is read on a binding of its own, so no username is known yet (db/isolate-cache.ts).
+    const statements = async (legs: number) => {
+      const operations = [];
+      for (let i = 0; i < legs; i++) {
+        const leg = await makeUser();
+        operations.push({ type: "credit", user_id: leg.id, wallet_id: wallet, amount: "1" });
+      }
+      const posted = await call("POST", "/batches", {
+        auth: admin.bearer,
+        body: { request_id: `b-${crypto.randomUUID()}`, operations },
+      });
+      expect(posted.status, posted.text).toBe(200);
+      const vars = { DB: wrappedD1((_, send) => send()) };
+      const path = `/batches/${posted.body.data.batch_id}`;
+      const lines = await logged(() => request(path, { cookie, vars }));
+      expect(lines[0]).toMatchObject({ method: "GET", status: 200 });
+      return lines[0]!.d1_statements;
+    };
+    expect(await statements(12)).toBe(await statements(2));
   });
 
   it("each form logs one line for the operator, whether the verb moves money or refuses", async () => {

@@ -1217,6 +1217,9 @@ describe("a batch", () => {
     expect(page.status).toBe(200);
     expect(page.html).toContain("leg one");
     expect(page.html).toContain("leg two");
+    // Each leg's user by username and id, as a user's page and a transfer's confirmation name one.
+    for (const u of [carol, alice])
+      expect(page.html).toContain(`/users/${u.id}">${u.username} (user ${u.id})</a>`);
     expect(page.html).toContain(`Reverse batch ${id}`);
     // The legs sit in a card, as every table of the console does: on the page's grey, the table's
     // scroll shadows drew white bands at its edges.

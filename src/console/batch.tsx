@@ -5,6 +5,7 @@ import { Hono } from "hono";
 import { readBatch } from "../wallet/batch-reads";
 import { reverseBatch } from "../wallet/batch-reversal";
 import { spendMoneyShare } from "../wallet/context";
+import { usernames } from "../wallet/directory";
 import { reversedEntries } from "../wallet/operators";
 import { batchRecord } from "../wallet/rules";
 import { attempt, backRefused, refusalText } from "./api";
@@ -12,7 +13,7 @@ import type { ConsoleEnv } from "./env";
 import { back, field, noticeOf } from "./page";
 import { withIds } from "./path-ids";
 import { BASE } from "./session";
-import { Csrf, Page, Table, When } from "./views";
+import { Csrf, Page, Table, userName, When } from "./views";
 
 export const batchScreen = new Hono<ConsoleEnv>({ strict: false });
 
@@ -30,14 +31,19 @@ batchScreen.get(
       );
     const batch = batchRecord(read.value, c.var.service.site());
     const legs = batch.transactions;
+    // Each leg's user's id, as the ledger holds it (the record's `post_author` is the plugin's text).
+    const userIds = read.value.entries.map((e) => e.entry.userId);
     // Legs reversed on their own: the batch is then never reversed as a whole (the ledger refuses).
-    const alone =
+    // The legs' usernames, every leg's user in one read.
+    const [alone, names] = await Promise.all([
       batch.status === "completed"
-        ? await reversedEntries(
+        ? reversedEntries(
             c.var.service,
             legs.map((t) => t.ID),
           )
-        : new Set<number>();
+        : new Set<number>(),
+      usernames(c.var.service, userIds),
+    ]);
     return c.html(
       <Page
         title={`Batch ${id}`}
@@ -72,17 +78,22 @@ batchScreen.get(
         {/* In a card, as every table: its scroll shadows are drawn on white. */}
         <section>
           <Table caption="Legs" cols={["ID", "User", "Type", "Amount", "Note"]} num={["Amount"]}>
-            {legs.map((t) => (
-              <tr>
-                <td>{t.ID}</td>
-                <td>
-                  <a href={`${BASE}/users/${t.post_author}`}>user {t.post_author}</a>
-                </td>
-                <td>{alone.has(t.ID) ? `${t.txn_type} (reversed on its own)` : t.txn_type}</td>
-                <td class="num">{t.amount_formatted_disp ?? t.amount}</td>
-                <td>{t.note}</td>
-              </tr>
-            ))}
+            {legs.map((t, i) => {
+              const userId = userIds[i]!;
+              return (
+                <tr>
+                  <td>{t.ID}</td>
+                  <td>
+                    <a class="name" href={`${BASE}/users/${userId}`}>
+                      {userName(userId, names.get(userId)?.username)}
+                    </a>
+                  </td>
+                  <td>{alone.has(t.ID) ? `${t.txn_type} (reversed on its own)` : t.txn_type}</td>
+                  <td class="num">{t.amount_formatted_disp ?? t.amount}</td>
+                  <td>{t.note}</td>
+                </tr>
+              );
+            })}
           </Table>
           {alone.size > 0 ? (
             <p>

@@ -47,6 +47,7 @@ import {
   Page,
   Pager,
   Table,
+  userName,
   When,
 } from "./views";
 
@@ -233,7 +234,7 @@ function UserView(props: { d: UserData; session: Session; notice: Notice }) {
   const { userId, user, wallets: ws, series } = d;
   return (
     <Page
-      title={`${user.username} (user ${userId})`}
+      title={userName(userId, user.username)}
       session={session}
       current="users"
       notice={props.notice}
@@ -462,8 +463,8 @@ async function askTransfer(c: Context<ConsoleEnv>, id: PathId) {
         action={`${BASE}/users/${id.ref}/transfer`}
         label="Transfer"
         rows={[
-          ["From", `${from.username} (user ${from.id})`],
-          ["To", `${to.username} (user ${to.id})`],
+          ["From", userName(from.id, from.username)],
+          ["To", userName(to.id, to.username)],
           ["Wallet", `${wallet.name} (${wallet.id})`],
           ["Amount", amount],
           ["Note", field(form, "note")],
@@ -522,7 +523,7 @@ const move = (action: Move) =>
           kind: "ok",
           text:
             "toUsername" in value
-              ? `Transfer Action Completed: ${amount} (${walletId}) to ${value.toUsername} (user ${value.toUserId}).`
+              ? `Transfer Action Completed: ${amount} (${walletId}) to ${userName(value.toUserId, value.toUsername)}.`
               : `Transaction Completed: ${amount} ${action === "credit" ? "credited" : "debited"} (${walletId}, transaction ${entryId}).`,
         });
       }

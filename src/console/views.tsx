@@ -95,6 +95,10 @@ export function Page(props: {
   );
 }
 
+/** A user as every console page names one, `bob (user 5)`: by id alone when no username is known. */
+export const userName = (id: number, username: string | undefined) =>
+  username === undefined ? `user ${id}` : `${username} (user ${id})`;
+
 /** An instant (epoch seconds) as its UTC day, `YYYY-MM-DD`. */
 export const day = (s: number) => new Date(s * 1000).toISOString().slice(0, 10);
 

@@ -1,6 +1,6 @@
 // Who and what exists: users read by a reference, pages of users, every wallet. A user answers
 // without its password hash; each dialect words the rest.
-import { findUserBy, listUsersPage, type UserRow } from "../db/users";
+import { findUserBy, findUsers, listUsersPage, type UserRow } from "../db/users";
 import { findWalletCached, findWallet as findWalletRow, listWalletRows } from "../db/wallets";
 import { requireAdmin, requireReader, type ServiceContext } from "./context";
 import type { UserRef } from "./movements";
@@ -26,6 +26,16 @@ export async function listUsers(ctx: ServiceContext, page: { offset: number; lim
   requireAdmin(ctx, "read");
   const { rows, total } = await listUsersPage(ctx.db, page.offset, page.limit);
   return { rows: rows.map(withoutSecret), total };
+}
+
+/**
+ * The users `ids` name, by id, with their usernames, for an administrator: a page that names many
+ * users (a batch's legs) reads them in one statement per 100 ids, not one each, and none this isolate
+ * already knows. An id that names nobody is absent.
+ */
+export async function usernames(ctx: ServiceContext, ids: number[]) {
+  requireAdmin(ctx, "read");
+  return findUsers(ctx.db, ids);
 }
 
 /**
