@@ -4,6 +4,7 @@
 // list as wide as the screen, a table's buttons on one line, a hold's Void beside its Capture and
 // its note on one line, and a statement's day that is none shown as typed with its words beside
 // it, and each money form within its card however long a wallet's name. Data through the API.
+import { randomBytes } from "node:crypto";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN, adminAuth, startServer } from "../../scripts/lib/server";
@@ -87,7 +88,11 @@ function contrastOnWhite(rgb: string) {
 }
 
 beforeAll(async () => {
-  server = await startServer({ config: "wrangler.toml" });
+  // Its own webhook signing key (a fresh clone has no .dev.vars): the webhooks screen needs one.
+  server = await startServer({
+    config: "wrangler.toml",
+    vars: { WEBHOOK_SECRET_KEY: randomBytes(32).toString("hex") },
+  });
   auth = await adminAuth(server.api);
   api = apiAs(server.api, auth);
   await api("POST", "/wallets", {
