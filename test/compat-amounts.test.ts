@@ -130,6 +130,23 @@ describe("answers report the amount that moved", () => {
     expect(await tableCounts()).toEqual(before);
   });
 
+  it("a JSON number written out past 40 characters: too large or not positive, by what it is", async () => {
+    const { user, wallet } = await account();
+    const before = await tableCounts();
+    const refused = async (amount: string) =>
+      (
+        await send(
+          "/credits",
+          `{"user_id":${user.id},"wallet_id":"${wallet}","request_id":"${rid()}","amount":${amount}}`,
+          "application/json",
+        )
+      ).body.error;
+    expect(await refused("1e400")).toEqual({ amount: "amount is too large" });
+    expect(await refused("1e300")).toEqual({ amount: "amount is too large" });
+    expect(await refused("-1e400")).toEqual({ amount: "amount must be greater than zero" });
+    expect(await tableCounts()).toEqual(before);
+  });
+
   it("an amount that moved exactly is shown as it was sent (1500, 100.50, 1e1, 1e0000001)", async () => {
     const { user, wallet } = await account();
     for (const [amount, shown] of [

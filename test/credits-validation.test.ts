@@ -162,6 +162,29 @@ describe("POST /credits validation", () => {
     );
   });
 
+  it.each([
+    ["1e400", "amount is too large"],
+    [`"1${"0".repeat(40)}"`, "amount is too large"],
+    ["-1e400", "amount must be greater than zero"],
+    // A fraction past the length is refused by its length, which no wallet's places reach.
+    ["1e-399", "amount must be at most 40 characters"],
+    [`"${"0".repeat(40)}1"`, "amount must be at most 40 characters"],
+  ])(
+    "words an amount longer than 40 characters written out, %s, by what it is",
+    async (amount, message) => {
+      const { admin, user, wallet } = await makeAccount();
+      const before = await tableCounts();
+      const res = await call("POST", "/credits", {
+        auth: admin.bearer,
+        body: `{"user_id":${user.id},"wallet_id":"${wallet}","request_id":"${unique("r")}","amount":${amount}}`,
+        headers: { "Content-Type": "application/json" },
+      });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual(refused({ amount: message }));
+      expect(await tableCounts()).toEqual(before);
+    },
+  );
+
   it("refuses more decimals than the wallet has unless they are zeros", async () => {
     const { admin, user, wallet } = await makeAccount(2);
     await expectRefused(

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { ok, send } from "../http/envelope";
 import { invalidInput } from "../http/errors";
-import { AMOUNT_TEXT_MAX, MAX_TEXT, REQUEST_ID_MAX } from "../http/fields";
+import { AMOUNT_TEXT_MAX, MAX_TEXT, overlongAmount, REQUEST_ID_MAX } from "../http/fields";
 import { defineRoute, type Input } from "../http/route";
 import type { AmountPolicy, AmountRefusal } from "../ledger/money";
 import { credit, debit, type UserRef } from "../wallet/movements";
@@ -61,8 +61,13 @@ function pluginChecks(
   });
   if (!errors.request_id && fields.request_id.length > REQUEST_ID_MAX)
     errors.request_id = `request_id must be at most ${REQUEST_ID_MAX} characters`;
-  if (!errors.amount && fields.amount.length > AMOUNT_TEXT_MAX)
-    errors.amount = `amount must be at most ${AMOUNT_TEXT_MAX} characters`;
+  if (!errors.amount && fields.amount.length > AMOUNT_TEXT_MAX) {
+    const why = overlongAmount(fields.amount);
+    errors.amount =
+      why === "too-long"
+        ? `amount must be at most ${AMOUNT_TEXT_MAX} characters`
+        : amountRefused("amount", why).amount!;
+  }
   return errors;
 }
 

@@ -304,13 +304,15 @@ export const AMOUNT_MESSAGES: Record<AmountIssue, string> = {
   "not-positive": "amount must be greater than zero",
 };
 
+export const AMOUNT_TOO_LARGE = "amount is too large";
+
 /** Why an amount does not fit its wallet, in wallet/v1's words (keyed `amount`). */
 export function amountRefusedText(refusal: AmountRefusal, wallet: Wallet) {
   switch (refusal) {
     case "too-many-decimals":
       return `amount has more decimal places than wallet ${wallet.id} allows (${wallet.decimals})`;
     case "too-large":
-      return "amount is too large";
+      return AMOUNT_TOO_LARGE;
     default:
       return AMOUNT_MESSAGES[refusal];
   }

@@ -3,9 +3,9 @@
 import type { JsonSchema } from "@valibot/to-json-schema";
 import * as v from "valibot";
 import type { Decimal } from "../ledger/money";
-import { readAmount, utcMs } from "../wallet/rules";
+import { amountToMinor, readAmount, utcMs } from "../wallet/rules";
 import { isWalletId, normalizeWalletId, WALLET_ID } from "../wallet/wallets";
-import { AMOUNT_MESSAGES, WALLET_NOT_FOUND } from "./errors";
+import { AMOUNT_MESSAGES, AMOUNT_TOO_LARGE, WALLET_NOT_FOUND } from "./errors";
 
 /** A required field left out or empty, in the plugin's words. */
 export const EMPTY = "Field Cannot be empty";
@@ -144,13 +144,35 @@ export const requestIdField = v.pipe(
 
 export const AMOUNT_TEXT_MAX = 40;
 
+/**
+ * Why an amount's text longer than AMOUNT_TEXT_MAX is refused. A JSON number a double cannot hold
+ * arrives written out (http/params.ts: `1e400` as 401 digits), in characters the client never sent,
+ * so one not positive, or too large at no decimal places (so for every wallet), is refused as that;
+ * any other text (a fraction longer than any wallet's places among it) for its length. Each dialect
+ * words the reason.
+ */
+export function overlongAmount(text: string): "not-positive" | "too-large" | "too-long" {
+  const amount = readAmount(text);
+  if (amount === "not-positive") return amount;
+  if (typeof amount === "string") return "too-long";
+  const whole = amountToMinor(amount.integer || "0", { decimals: 0 }, "refuse-excess-places");
+  return whole === "too-large" ? whole : "too-long";
+}
+
+const OVERLONG_AMOUNT_TEXT = {
+  "not-positive": AMOUNT_MESSAGES["not-positive"],
+  "too-large": AMOUNT_TOO_LARGE,
+  "too-long": `amount must be at most ${AMOUNT_TEXT_MAX} characters`,
+};
+
 export const amountField = v.pipe(
   v.union([v.string(), v.number()], AMOUNT_MESSAGES["not-numeric"]),
   v.check((x) => x !== "", EMPTY),
-  v.check(
-    (x) => String(x).length <= AMOUNT_TEXT_MAX,
-    `amount must be at most ${AMOUNT_TEXT_MAX} characters`,
-  ),
+  v.rawCheck(({ dataset, addIssue }) => {
+    const text = String(dataset.value);
+    if (dataset.typed && text.length > AMOUNT_TEXT_MAX)
+      addIssue({ message: OVERLONG_AMOUNT_TEXT[overlongAmount(text)] });
+  }),
   v.rawTransform(({ dataset, addIssue, NEVER }) => {
     const amount = readAmount(dataset.value);
     if (typeof amount !== "string") return amount;
