@@ -325,6 +325,47 @@ describe("plain permalinks and paths, as WordPress reads them", () => {
     expect(JSON.parse(res.text).message).toBe("Wallets retrieved");
   });
 
+  it("/index.php/wp-json/… is its /wp-json/… (PATHINFO permalinks), a credit included", async () => {
+    // WordPress registers its REST rewrite rules under `index.php/` too, and sites whose
+    // permalinks are `/index.php/%postname%/` give their clients that base URL.
+    const { admin, user, wallet } = await makeAccount();
+    const auth = { Authorization: admin.bearer };
+    for (const [index, path] of [
+      ["/index.php/wp-json", "/wp-json"],
+      ["/index.php/wp-json/", "/wp-json/"],
+      ["/index.php/wp-json/wallet/v1", "/wp-json/wallet/v1"],
+      ["/index.php/wp-json/wallet/v1/wallets", "/wp-json/wallet/v1/wallets"],
+      ["/index.php/wp-json/wallet/v1/no-such-route", "/wp-json/wallet/v1/no-such-route"],
+    ]) {
+      const [viaIndex, direct] = await Promise.all(
+        [index!, path!].map((p) => send("GET", p, { headers: auth })),
+      );
+      expect([viaIndex!.status, viaIndex!.text], index).toEqual([direct!.status, direct!.text]);
+    }
+    const body = JSON.stringify({
+      user_id: user.id,
+      wallet_id: wallet,
+      amount: 5,
+      request_id: "ix-1",
+    });
+    const headers = { ...auth, "Content-Type": "application/json" };
+    const first = await send("POST", "/index.php/wp-json/wallet/v1/credits", { headers, body });
+    expect(first.status, first.text).toBe(200);
+    const again = await send("POST", "/wp-json/wallet/v1/credits", { headers, body });
+    expect(again.status, again.text).toBe(409);
+    const plugin = { COMPAT_NAMESPACE: "rimplenet" };
+    const [viaIndex, direct] = await Promise.all(
+      ["/index.php/wp-json/rimplenet/v1/wallets", "/wp-json/rimplenet/v1/wallets"].map((p) =>
+        send("GET", p, { headers: auth, vars: plugin }),
+      ),
+    );
+    expect(viaIndex!.status, viaIndex!.text).toBe(200);
+    expect(viaIndex!.text).toBe(direct!.text);
+    // Only the literal PHP file routes: anything else before /wp-json is no route.
+    for (const other of ["/index.php5/wp-json/", "/x/index.php/wp-json/", "/index.phpwp-json/"])
+      expect((await send("GET", other)).status, other).toBe(404);
+  });
+
   it("every trailing slash of the root's route is stripped too: /wp-json// is the index", async () => {
     // WordPress's untrailingslashit leaves the route empty, which it serves as `/`.
     for (const path of ["/wp-json//", "/wp-json///", "/?rest_route=//", "/?rest_route=///"]) {

@@ -132,6 +132,13 @@ export const discoveryLink = (siteUrl: string) => `<${siteUrl}/wp-json/>; rel="h
 const NO_ROUTE_PATH = "/wp-json/.no-route";
 
 /**
+ * WordPress registers its REST rewrite rules under `index.php/` too, so a site with PATHINFO
+ * permalinks (`/index.php/%postname%/`) gives its clients `/index.php/wp-json/` as the API's base.
+ */
+const withoutIndexPhp = (path: string) =>
+  /^\/index\.php\/wp-json(?:\/|$)/.test(path) ? path.slice("/index.php".length) : path;
+
+/**
  * The request as WordPress routes it. `/?rest_route=/wallet/v1/x&a=1` is the plain-permalink form of
  * `/wp-json/wallet/v1/x?a=1`. WordPress matches routes case-insensitively, once the path is
  * percent-decoded; every path segment here is case-free. The other query parameters are kept as the
@@ -144,14 +151,14 @@ function fromPlainPermalink(request: Request) {
   const path = pathOf(request.url);
   if (
     path !== "/" &&
-    path !== "/index.php" &&
+    !path.startsWith("/index.php") &&
     path === path.toLowerCase() &&
     !path.includes("%") &&
     !path.endsWith("//")
   )
     return request;
   const url = new URL(request.url);
-  let lower = routeTrimmed(asciiLower(unreservedDecoded(url.pathname)));
+  let lower = routeTrimmed(withoutIndexPhp(asciiLower(unreservedDecoded(url.pathname))));
   let named = false;
   let queried: string | undefined;
   if (url.pathname === "/" || url.pathname === "/index.php") {
