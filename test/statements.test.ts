@@ -433,6 +433,36 @@ describe("GET /statements", () => {
     expect(inverted.body.error).toEqual({ from: "from must not be after to (nor in the future)" });
   });
 
+  it("reads a date-only to as the whole of that day: from=D&to=D is day D's statement", async () => {
+    const { admin, user, wallet } = await history();
+    const ask = (query: Record<string, string>, nowMs?: number) =>
+      statement(admin.bearer, { user_id: user.id, wallet_id: wallet, ...query }, nowMs);
+    const day = await ask({ from: "2026-11-02", to: "2026-11-02" }, T0 + 2 * DAY);
+    expect(day.body.data).toMatchObject({
+      from: "2026-11-02T00:00:00Z",
+      to: "2026-11-02T23:59:59Z",
+      opening_balance: 0,
+      closing_balance: 85.5,
+      total_in: 125.5,
+      total_out: 40,
+      count: 3,
+    });
+    // The day before ends before any entry; a to with a time is that instant, as before.
+    expect((await ask({ to: "2026-11-01" }, T0 + 2 * DAY)).body.data).toMatchObject({
+      to: "2026-11-01T23:59:59Z",
+      count: 0,
+    });
+    expect((await ask({ to: "2026-11-02T00:00:00Z" }, T0 + 2 * DAY)).body.data).toMatchObject({
+      to: "2026-11-02T00:00:00Z",
+      count: 0,
+    });
+    // Today's date is today so far: the last second that is over.
+    expect((await ask({ from: "2026-11-02", to: "2026-11-02" })).body.data).toMatchObject({
+      to: "2026-11-02T09:59:59Z",
+      count: 3,
+    });
+  });
+
   it("refuses a range wholly in the future with 400: its to is clamped to now, before its from", async () => {
     const { admin, user, wallet } = await history();
     const now = T0 + 60 * MIN;

@@ -260,6 +260,8 @@ export function isCalendarDay(text: string) {
   return day.getUTCFullYear() === y && day.getUTCMonth() === m - 1 && day.getUTCDate() === d;
 }
 
+const DAY_MS = 86_400_000;
+
 /** Whether an ISO 8601 text is a date alone (read as its midnight, UTC). */
 const dateOnly = (text: string) => !/[T ]/i.test(text);
 
@@ -271,16 +273,19 @@ const PAST_THE_MILLISECOND = /\.\d{3}\d*[1-9]/;
  * drops the digits past the millisecond; an instant with any is half a millisecond later, so that
  * it stays after its millisecond's start and before the next: 09:30:00.0001 is after an entry dated
  * 09:30:00 (a ceiling to seconds says so), as 09:30:00.5 is, and still in the second 09:30:00.
+ * With `wholeDay`, the end of a range that includes it, a date alone is its day's last millisecond:
+ * `to=2026-11-30` takes in all of November 30th, as whoever wrote the date meant.
  */
-export const isoInstant = (name: string) =>
+export const isoInstant = (name: string, { wholeDay = false } = {}) =>
   v.pipe(
     v.string(`${name} requires an ISO 8601 date`),
     v.regex(ISO_8601, `${name} requires an ISO 8601 date`),
     v.check(isCalendarDay, `${name} requires an ISO 8601 date`),
-    v.transform(
-      (s) =>
-        Date.parse(/[zZ]|[+-]\d{2}:?\d{2}$/.test(s) || dateOnly(s) ? s : `${s}Z`) +
-        (PAST_THE_MILLISECOND.test(s) ? 0.5 : 0),
+    v.transform((s) =>
+      dateOnly(s)
+        ? Date.parse(s) + (wholeDay ? DAY_MS - 1 : 0)
+        : Date.parse(/[zZ]|[+-]\d{2}:?\d{2}$/.test(s) ? s : `${s}Z`) +
+          (PAST_THE_MILLISECOND.test(s) ? 0.5 : 0),
     ),
     v.check((ms) => Number.isFinite(ms), `${name} requires an ISO 8601 date`),
   );
