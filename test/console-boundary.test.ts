@@ -293,6 +293,31 @@ describe("state-changing console requests come from the console's own origin", (
   });
 });
 
+describe("the console over https", () => {
+  it("tells the browser to come back only over https (HSTS), and never says so over plain http", async () => {
+    const app = testApp();
+    const at = (url: string) => app.request(url, { redirect: "manual" }, env);
+    for (const path of [
+      "/wallet-admin/sign-in",
+      "/wallet-admin/console.css",
+      "/wallet-admin/users",
+    ])
+      expect(
+        (await at(`https://wallet.example${path}`)).headers.get("strict-transport-security"),
+        path,
+      ).toBe("max-age=31536000");
+    // A browser ignores it over http; the redirect to https and a local address send none.
+    expect(
+      (await at("http://wallet.example/wallet-admin/sign-in")).headers.get(
+        "strict-transport-security",
+      ),
+    ).toBeNull();
+    expect(
+      (await at("http://localhost/wallet-admin/sign-in")).headers.get("strict-transport-security"),
+    ).toBeNull();
+  });
+});
+
 describe("the console over plain http", () => {
   it("redirects every address but a local one to https before anything is read: no sign-in form over http", async () => {
     const app = testApp();

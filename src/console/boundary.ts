@@ -52,4 +52,7 @@ export const consoleBoundary: MiddlewareHandler<ConsoleEnv> = async (c, next) =>
   else await next();
   c.header("Cross-Origin-Opener-Policy", "same-origin");
   c.header("Cross-Origin-Resource-Policy", "same-origin");
+  // Over https, the browser goes straight there for a year (HSTS): a later visit typed as http
+  // never meets a network that could answer the sign-in form in clear before the redirect.
+  if (c.req.url.startsWith("https:")) c.header("Strict-Transport-Security", "max-age=31536000");
 };
