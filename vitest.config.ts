@@ -84,6 +84,7 @@ export default defineConfig(async () => {
           CORS_ORIGINS: "",
           MAIL_TRANSPORT: "",
           MAIL_FROM: "",
+          MAIL_LIMIT_PER_CLIENT: "1000",
           WEBHOOK_SECRET_KEY: "test-only-webhook-secret-key-of-32-chars",
           WEBHOOK_ALLOW_LOCAL: "true",
           WEBHOOK_RETRY_BASE_S: "60",

@@ -24,15 +24,30 @@ export const flagOn = (value: unknown) => varText(value).trim().toLowerCase() ==
 /** What a flag var may say: anything else is named, and read as off. */
 const FLAG_WORDS = ["", "true", "false"];
 
+/** A var's whole number, or null. */
+function whole(value: unknown) {
+  const text = varText(value).trim();
+  return /^[0-9]{1,15}$/.test(text) ? Number(text) : null;
+}
+
 /** A var's positive whole number, or null. */
 function positiveWhole(value: unknown) {
-  const text = varText(value).trim();
-  const n = /^[0-9]{1,15}$/.test(text) ? Number(text) : 0;
-  return n > 0 ? n : null;
+  const n = whole(value);
+  return n !== null && n > 0 ? n : null;
 }
 
 /** WEBHOOK_RETRY_BASE_S in seconds: a positive whole number, else the default, 60. */
 export const retryBaseS = (value: unknown) => positiveWhole(value) ?? 60;
+
+/**
+ * MAIL_LIMIT_PER_CLIENT's default: mails one client address may ask for in an hour, to any
+ * addresses. Generous, since a site's own server asking verification mail for its users is one
+ * client address.
+ */
+export const MAIL_LIMIT_PER_CLIENT_DEFAULT = 1000;
+
+/** MAIL_LIMIT_PER_CLIENT: a whole number, 0 for no limit; else the default. */
+export const mailLimitPerClient = (value: unknown) => whole(value) ?? MAIL_LIMIT_PER_CLIENT_DEFAULT;
 
 /** Whether JWT_SECRET is long enough, not counting spaces at its ends (as WEBHOOK_SECRET_KEY). */
 export const usableJwtSecret = (secret: unknown) =>
@@ -74,6 +89,7 @@ export type SettingsEnv = {
   CORS_ORIGINS?: string;
   MAIL_TRANSPORT?: string;
   MAIL_FROM?: string;
+  MAIL_LIMIT_PER_CLIENT?: string;
   WEBHOOK_ALLOW_LOCAL?: string;
   WEBHOOK_RETRY_BASE_S?: string;
   WEBHOOK_SECRET_KEY?: string;
@@ -168,6 +184,7 @@ export const OPTIONAL_SETTINGS = [
   "CORS_ORIGINS",
   "MAIL_TRANSPORT",
   "MAIL_FROM",
+  "MAIL_LIMIT_PER_CLIENT",
   "WEBHOOK_ALLOW_LOCAL",
   "WEBHOOK_RETRY_BASE_S",
   "WEBHOOK_SECRET_KEY",
@@ -278,6 +295,9 @@ function judge(env: SettingsEnv): SettingProblem[] {
   // Sent from, every mail would fail after its answer; read as unset, the mail routes say so.
   if (varText(env.MAIL_FROM).trim() !== "" && mailFrom(env) === "")
     refuse("MAIL_FROM", "not an e-mail address");
+  const mailLimit = env.MAIL_LIMIT_PER_CLIENT;
+  if (varText(mailLimit).trim() !== "" && whole(mailLimit) === null)
+    refuse("MAIL_LIMIT_PER_CLIENT", "not a whole number of mails an hour (0 for no limit)");
   const retry = env.WEBHOOK_RETRY_BASE_S;
   if (varText(retry).trim() !== "" && positiveWhole(retry) === null)
     refuse("WEBHOOK_RETRY_BASE_S", "not a positive whole number of seconds");

@@ -11,7 +11,13 @@ import { HISTORY_CHUNK } from "../src/db/ledger";
 import { needsSettings } from "../src/http/route";
 import worker from "../src/index";
 import { ROUTES } from "../src/routes";
-import { flagOn, NOT_TEXT, retryBaseS, type SettingName } from "../src/settings";
+import {
+  flagOn,
+  mailLimitPerClient,
+  NOT_TEXT,
+  retryBaseS,
+  type SettingName,
+} from "../src/settings";
 import {
   API,
   appendHistory,
@@ -551,6 +557,7 @@ describe("GET /health", () => {
       { CORS_ORIGINS: ["https://app.example.com"] },
       { MAIL_TRANSPORT: 1 },
       { MAIL_TRANSPORT: "cloudflare", MAIL_FROM: 5 },
+      { MAIL_LIMIT_PER_CLIENT: 1000 },
       { WEBHOOK_ALLOW_LOCAL: true },
       { WEBHOOK_RETRY_BASE_S: 60 },
       { WEBHOOK_SECRET_KEY: 1234 },
@@ -592,7 +599,7 @@ describe("GET /health", () => {
     expect(log.mock.calls.map(([line]) => String(line)).join("\n")).not.toContain('"stack"');
   });
 
-  it("names a flag that is neither true nor false, and a retry delay that is no whole number", async () => {
+  it("names a flag that is neither true nor false, and a retry delay or mail limit that is no whole number", async () => {
     const log = vi.spyOn(console, "error").mockImplementation(() => {});
     const admin = await makeAdmin();
     const user = await makeUser();
@@ -604,6 +611,9 @@ describe("GET /health", () => {
       { WEBHOOK_RETRY_BASE_S: "abc" },
       { WEBHOOK_RETRY_BASE_S: "0" },
       { WEBHOOK_RETRY_BASE_S: "1.5" },
+      { MAIL_LIMIT_PER_CLIENT: "abc" },
+      { MAIL_LIMIT_PER_CLIENT: "-1" },
+      { MAIL_LIMIT_PER_CLIENT: "1.5" },
     ];
     for (const vars of cases) {
       const [name] = Object.keys(vars);
@@ -624,7 +634,16 @@ describe("GET /health", () => {
       ["COMPAT_PUBLIC_READS", 'neither "true" nor "false"'],
       ["WEBHOOK_ALLOW_LOCAL", 'neither "true" nor "false"'],
       ["WEBHOOK_RETRY_BASE_S", "not a positive whole number of seconds"],
+      ["MAIL_LIMIT_PER_CLIENT", "not a whole number of mails an hour (0 for no limit)"],
     ]);
+    // A mail limit so named is read as its default meanwhile: the mail routes go on.
+    const mail = await request(
+      "POST",
+      `${API}/users/verify-email`,
+      { MAIL_TRANSPORT: "outbox", MAIL_LIMIT_PER_CLIENT: "-1" },
+      { body: { user_email: `${unique("nobody")}@example.test` } },
+    );
+    expect(mail.status, mail.text).toBe(200);
     // Each is read one way everywhere: a flag in any case, a delay in whole seconds.
     expect([" TRUE ", "true", "false", "", "yes", 1].map(flagOn)).toEqual([
       true,
@@ -635,10 +654,15 @@ describe("GET /health", () => {
       false,
     ]);
     expect(["2", " 90 ", "0", "abc", "1.5", 60].map(retryBaseS)).toEqual([2, 90, 60, 60, 60, 60]);
+    expect(["5", " 0 ", "", "abc", "-1", "1.5", 60].map(mailLimitPerClient)).toEqual([
+      5, 0, 1000, 1000, 1000, 1000, 1000,
+    ]);
     for (const vars of [
       { COMPAT_PUBLIC_READS: " True " },
       { WEBHOOK_ALLOW_LOCAL: "FALSE" },
       { WEBHOOK_RETRY_BASE_S: " 30 " },
+      { MAIL_LIMIT_PER_CLIENT: " 0 " },
+      { MAIL_LIMIT_PER_CLIENT: "" },
     ])
       expect((await request("GET", "/health", vars)).status, JSON.stringify(vars)).toBe(200);
   });

@@ -208,6 +208,146 @@ describe("the mail limit", () => {
   });
 });
 
+describe("the limit per client address (MAIL_LIMIT_PER_CLIENT)", () => {
+  // One clock for the whole test, so every refusal's Retry-After is the same number.
+  const fixedClock = () => {
+    const now = Date.now();
+    return testApp({ nowMs: () => now });
+  };
+  const ask = (
+    app: ReturnType<typeof testApp>,
+    route: keyof typeof ASKS,
+    email: string,
+    from: string,
+    limit: string,
+    d1?: D1Database,
+  ) => {
+    const { method, path, body } = ASKS[route](email);
+    return call(method, path, {
+      app,
+      body,
+      d1,
+      vars: { ...COMPAT, MAIL_LIMIT_PER_CLIENT: limit },
+      headers: { "CF-Connecting-IP": from },
+    });
+  };
+  const tokensFor = async (emails: string[]) =>
+    (
+      await env.DB.prepare(
+        `SELECT count(*) AS n FROM mail_tokens WHERE lower(email) IN (${emails.map(() => "lower(?)").join(", ")})`,
+      )
+        .bind(...emails)
+        .first<{ n: number }>()
+    )?.n;
+  const nobody = () => `${unique("nobody")}@example.test`;
+
+  it("the N+1th mail from one client over N addresses is refused on every route, alike for every address, and writes nothing", async () => {
+    const app = fixedClock();
+    const ip = "203.0.113.60";
+    const routes = Object.keys(ASKS) as (keyof typeof ASKS)[];
+    // Three addresses, one on each route, two with an account and one without.
+    const first = [(await makeUser()).email, nobody(), (await makeUser()).email];
+    for (const [i, email] of first.entries())
+      expect((await ask(app, routes[i]!, email, ip, "3")).status).toBe(200);
+    expect(await tokensFor(first)).toBe(3);
+    const d1 = countingD1();
+    const known = (await makeUser()).email;
+    const unknown = nobody();
+    for (const route of routes) {
+      const answers = [];
+      for (const email of [known, unknown]) {
+        const { value, cost } = await d1.measure(() => ask(app, route, email, ip, "3", d1.db));
+        expect(value.status, route).toBe(429);
+        expect(cost.rowsWritten, route).toBe(0);
+        expect(cost.statements, route).toBe(0);
+        answers.push({
+          body: value.body,
+          retryAfter: value.headers.get("retry-after"),
+        });
+      }
+      expect(Number(answers[0]!.retryAfter)).toBeGreaterThan(0);
+      expect(
+        answers[1],
+        `${route}: the same refusal for an address with an account and one without`,
+      ).toStrictEqual(answers[0]);
+    }
+    expect(await tokensFor([known, unknown])).toBe(0);
+    // Another client address asks on: the refusal was the client's, not the addresses'.
+    expect((await ask(app, "POST /users/verify-email", known, "203.0.113.61", "3")).status).toBe(
+      200,
+    );
+    expect(
+      (await ask(app, "POST /users/password-reset", unknown, "2001:db8:60::1", "3")).status,
+    ).toBe(200);
+    expect(await tokensFor([known, unknown])).toBe(2);
+  });
+
+  it("says which limit refused: the client's, in each route's envelope", async () => {
+    const app = fixedClock();
+    const ip = "203.0.113.62";
+    expect((await ask(app, "POST /users/verify-email", nobody(), ip, "1")).status).toBe(200);
+    const api = await ask(app, "POST /users/password-reset", nobody(), ip, "1");
+    expect(api.body).toStrictEqual({
+      status_code: 429,
+      status: "failed",
+      message: "Too many mails",
+      data: [],
+      error: [
+        `Too many mails asked for from this client address: try again in ${api.headers.get("retry-after")} seconds`,
+      ],
+    });
+    const plugin = await ask(app, "GET verify-email-address (plugin)", nobody(), ip, "1");
+    expect(plugin.body).toStrictEqual({
+      status_code: 429,
+      status: false,
+      message: "Email Not Sent",
+      error: { mail: false },
+    });
+    expect(plugin.headers.get("retry-after")).toBe(api.headers.get("retry-after"));
+  });
+
+  it("requests without CF-Connecting-IP count as one client", async () => {
+    // Two days ago: the refusal this starts is over before any other test's requests without the
+    // header (they all share that one client), and those count here too, so 2 is at most 2.
+    const then = Date.now() - 2 * 24 * 3_600_000;
+    const app = testApp({ nowMs: () => then });
+    const limit = "2";
+    const asks = [];
+    for (let i = 0; i < 3; i++)
+      asks.push(
+        await call("POST", "/users/verify-email", {
+          app,
+          body: { user_email: nobody() },
+          vars: { ...OUTBOX, MAIL_LIMIT_PER_CLIENT: limit },
+        }),
+      );
+    expect(asks.at(-1)!.status).toBe(429);
+  });
+
+  it("0 turns it off: a client it refused is answered at once", async () => {
+    const app = fixedClock();
+    const ip = "203.0.113.63";
+    expect((await ask(app, "POST /users/verify-email", nobody(), ip, "1")).status).toBe(200);
+    expect((await ask(app, "POST /users/verify-email", nobody(), ip, "1")).status).toBe(429);
+    for (let i = 0; i < 5; i++)
+      expect((await ask(app, "POST /users/verify-email", nobody(), ip, "0")).status).toBe(200);
+  });
+
+  it("a refusal by the per-address limit leaves the client's count as it was", async () => {
+    const app = fixedClock();
+    const ip = "203.0.113.64";
+    const email = nobody();
+    for (let i = 0; i < 5; i++)
+      expect((await ask(app, "POST /users/verify-email", email, ip, "6")).status).toBe(200);
+    // The 6th to this address is the address's refusal, and does not spend the client's 6th.
+    expect((await ask(app, "POST /users/verify-email", email, ip, "6")).body.error[0]).toMatch(
+      /^Too many mails to this address/,
+    );
+    expect((await ask(app, "POST /users/verify-email", nobody(), ip, "6")).status).toBe(200);
+    expect((await ask(app, "POST /users/verify-email", nobody(), ip, "6")).status).toBe(429);
+  });
+});
+
 describe("no bookmark for strangers", () => {
   it("GET /health, sign-in, mail requests and the plugin's routes answer a caller without a credential with no bookmark", async () => {
     const admin = await makeAdmin();

@@ -1134,7 +1134,7 @@ export interface components {
             /** @constant */
             message: "Too many mails";
             data?: unknown[];
-            /** @description `["Too many mails to this address: try again in <n> seconds"]`, with `Retry-After` */
+            /** @description `["Too many mails to this address: try again in <n> seconds"]` (or `"…asked for from this client address…"`, past `MAIL_LIMIT_PER_CLIENT`), with `Retry-After`; nothing was written */
             error: unknown;
         };
         /** too_many_sign_ins */

@@ -150,7 +150,8 @@ export const ERRORS = {
   too_many_mails: {
     status: 429,
     message: "Too many mails",
-    error: '`["Too many mails to this address: try again in <n> seconds"]`, with `Retry-After`',
+    error:
+      '`["Too many mails to this address: try again in <n> seconds"]` (or `"…asked for from this client address…"`, past `MAIL_LIMIT_PER_CLIENT`), with `Retry-After`; nothing was written',
     retryAfter: true,
   },
   service_not_configured: {
@@ -422,7 +423,9 @@ function answerOf(reason: RefusalReason): ApiError {
     case "too_many_mails":
       return apiError(
         "too_many_mails",
-        [`Too many mails to this address: try again in ${reason.retryAfterS} seconds`],
+        [
+          `Too many mails ${reason.spent === "client" ? "asked for from this client address" : "to this address"}: try again in ${reason.retryAfterS} seconds`,
+        ],
         { "Retry-After": String(reason.retryAfterS) },
       );
     case "mail_link_invalid":

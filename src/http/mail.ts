@@ -4,6 +4,7 @@ import type { Context } from "hono";
 import * as v from "valibot";
 import type { AppEnv } from "../env";
 import { mailFailure, mailSender } from "../mail/transport";
+import { mailLimitPerClient } from "../settings";
 import type { MailDeps } from "../wallet/mail-links";
 import { afterAnswer } from "./keep-alive";
 import { NAMESPACE } from "./rest-index";
@@ -45,6 +46,7 @@ export function mailDeps(c: Context<AppEnv>): MailDeps {
     send: mailSender(c.env, c.req.url),
     throttle: c.env.LOGIN_THROTTLE,
     clientAddress: c.req.header("cf-connecting-ip"),
+    perClient: mailLimitPerClient(c.env.MAIL_LIMIT_PER_CLIENT),
     nowMs,
     background: (work) =>
       afterAnswer(

@@ -35,9 +35,13 @@ export class LoginThrottle extends DurableObject<Env> {
     await this.ctx.storage.setAlarm(forgetAllAtMs(this.sql));
   }
 
-  /** Counts an attempt against this key before its password is checked, or refuses it while locked. */
-  async reserve(kind: ThrottleKind, nowMs: number): Promise<Reservation> {
-    const result = reserve(loadThrottle(this.sql).state, POLICIES[kind], nowMs);
+  /**
+   * Counts an attempt against this key before its password is checked, or refuses it while locked;
+   * `limit` in place of the policy's, for one a setting gives (POLICIES.client).
+   */
+  async reserve(kind: ThrottleKind, nowMs: number, limit?: number): Promise<Reservation> {
+    const policy = limit === undefined ? POLICIES[kind] : { ...POLICIES[kind], limit };
+    const result = reserve(loadThrottle(this.sql).state, policy, nowMs);
     if (!result.reservation.allowed) return result.reservation;
     saveThrottle(this.sql, kind, result.state);
     await this.scheduleForget();

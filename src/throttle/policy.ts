@@ -1,13 +1,15 @@
 // The sign-in throttle's rules, as pure functions of a state and the time, so the Durable Object
 // (login-throttle.ts) only loads, applies and stores them, and the rules are tested without it. A
 // login's pairs, known addresses and ceiling together: account-policy.ts.
+import { MAIL_LIMIT_PER_CLIENT_DEFAULT } from "../settings";
 
 /**
  * What a row of an object's `throttle` table counts: a login's ceiling, a client address, or
- * mails to one e-mail address (throttle/mail.ts; not sign-in rules): those one client address asked
- * for (`mail`), and those every client together asked for (`inbox`).
+ * mails (throttle/mail.ts; not sign-in rules): those to one e-mail address one client address asked
+ * for (`mail`), those to it every client together asked for (`inbox`), and those one client address
+ * asked for to any address (`client`).
  */
-export type ThrottleKind = "account" | "address" | "mail" | "inbox";
+export type ThrottleKind = "account" | "address" | "mail" | "inbox" | "client";
 
 type Policy = { limit: number; windowMs: number; lockMs: number; maxLockMs: number };
 
@@ -42,6 +44,15 @@ export const POLICIES: Record<ThrottleKind | "pair", Policy> = {
   // Every client together may ask for 30 in any hour: silencing an address for the rest of the hour
   // takes six client addresses (IPv4, or IPv6 /64s) asking five times each.
   inbox: { limit: 30, windowMs: 60 * MINUTE_MS, lockMs: 60 * MINUTE_MS, maxLockMs: 60 * MINUTE_MS },
+  // One client address may ask for MAIL_LIMIT_PER_CLIENT mails an hour to any addresses (each call
+  // passes the setting as the limit), then none until the hour is out: each mail asked for writes a
+  // token row, whether or not an account has the address.
+  client: {
+    limit: MAIL_LIMIT_PER_CLIENT_DEFAULT,
+    windowMs: 60 * MINUTE_MS,
+    lockMs: 60 * MINUTE_MS,
+    maxLockMs: 60 * MINUTE_MS,
+  },
 };
 
 /** The back-off is forgotten after a day without a failed attempt (or at once by a success or an unlock). */

@@ -28,8 +28,10 @@ export type MailDeps = {
   /** The transport (mail/transport.ts mailSender), or what is missing for one. */
   send: MailSender | { missing: MailSetting };
   throttle: ThrottleNamespace;
-  /** CF-Connecting-IP: mails to an address are counted per client that asks. */
+  /** CF-Connecting-IP: mails are counted per client that asks. */
   clientAddress: string | undefined;
+  /** MAIL_LIMIT_PER_CLIENT: mails one client may ask for in an hour, to any addresses; 0, no limit. */
+  perClient: number;
   nowMs: number;
   /** Runs work after the answer where the runtime allows it, else before. */
   background: (work: Promise<void>) => Promise<void>;
@@ -37,7 +39,8 @@ export type MailDeps = {
 
 /**
  * Records a request for a mail of `purpose` to `email` and, when an account can use it, mails it
- * in the background. Refused only without a transport or over the shares of mail to the address.
+ * in the background. Refused only without a transport or over a share of mail: the client's, or
+ * the address's (throttle/mail.ts), before anything is written.
  */
 async function requestMail(
   deps: MailDeps,
@@ -48,9 +51,19 @@ async function requestMail(
 ) {
   const send = deps.send;
   if ("missing" in send) throw new Refusal({ code: "mail_not_configured", missing: send.missing });
-  const reservation = await reserveMail(deps.throttle, email, deps.clientAddress, deps.nowMs);
+  const reservation = await reserveMail(
+    deps.throttle,
+    email,
+    deps.clientAddress,
+    deps.perClient,
+    deps.nowMs,
+  );
   if (!reservation.allowed)
-    throw new Refusal({ code: "too_many_mails", retryAfterS: reservation.retryAfterS });
+    throw new Refusal({
+      code: "too_many_mails",
+      retryAfterS: reservation.retryAfterS,
+      spent: reservation.spent,
+    });
   const token = newLinkToken();
   const drafted = mail(email, token);
   const recorded = await recordMailRequest(

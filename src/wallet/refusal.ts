@@ -60,8 +60,8 @@ export type RefusalReason =
   | { code: "no_session" }
   /** No mail transport is configured (docs/mail.md). */
   | { code: "mail_not_configured"; missing: MailSetting }
-  /** The address had its share of mail (throttle/mail.ts). */
-  | { code: "too_many_mails"; retryAfterS: number }
+  /** The client address or the e-mail address had its share of mail (throttle/mail.ts). */
+  | { code: "too_many_mails"; retryAfterS: number; spent: "client" | "address" }
   /** A mailed link or code that is forged, used, expired or for an address the user left. */
   | { code: "mail_link_invalid" }
   /** A field the service judged out of its range (a future instant, a range that ends before it starts). */
