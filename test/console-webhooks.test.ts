@@ -7,7 +7,9 @@ import { consoleOf, form, hidden, noticeLeft } from "./console-helpers";
 import { call, credit, makeAdmin, makeUser, makeWallet, type TestUser, testApp } from "./helpers";
 
 const got: { headers: Record<string, string>; body: string }[] = [];
-const outbound: Outbound = async (_url, init) => {
+const outbound: Outbound = async (url, init) => {
+  // A receiver under /down/ cannot be reached: workerd's error quotes the URL whole.
+  if (url.includes("/down/")) throw new TypeError(`Fetch API cannot load: ${url}`);
   got.push({
     headers: Object.fromEntries(new Headers(init.headers).entries()),
     body: String(init.body),
@@ -16,6 +18,15 @@ const outbound: Outbound = async (_url, init) => {
 };
 const app = testApp({ outbound });
 const { request, signIn, follow } = consoleOf(app);
+
+/** What a redirect's cookies hold, as the browser would store them (percent-decoded). */
+const cookieBytes = (res: { headers: Headers }) =>
+  res.headers
+    .getSetCookie()
+    .map((c) => decodeURIComponent(c))
+    .join("\n");
+/** A webhook URL whose path and query are the receiver's secret, as Slack's are. */
+const SECRET_URL = "https://hooks.example.com/services/T0AAAA/B0BBBB/XXXX?token=hush";
 
 let admin: TestUser;
 let cookie: string;
@@ -205,5 +216,24 @@ describe("the console's webhooks screen", () => {
     });
     expect(forged.status).toBe(403);
     expect(got).toHaveLength(before);
+  });
+
+  it("names an endpoint it could not reach by its origin in the test's notice", async () => {
+    const hook = (
+      await call("POST", "/webhooks", {
+        auth: admin.bearer,
+        body: { url: SECRET_URL.replace("/services/", "/down/"), events: "user.created" },
+      })
+    ).body.data;
+    const page = await request("/webhooks", { cookie });
+    const res = await request(`/webhooks/${hook.id}/test`, {
+      method: "POST",
+      cookie,
+      body: form({ _csrf: hidden(page.html, "_csrf") }),
+    });
+    expect(noticeLeft(res)).toBe(
+      `error:Test to webhook ${hook.id}: failed (could not connect: Fetch API cannot load: https://hooks.example.com).`,
+    );
+    expect(cookieBytes(res)).not.toMatch(/T0AAAA|hush/);
   });
 });

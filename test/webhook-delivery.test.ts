@@ -10,7 +10,7 @@ import { Webhook } from "standardwebhooks";
 import { describe, expect, it, vi } from "vitest";
 import { createDb } from "../src/db/client";
 import { insertDelivery } from "../src/db/events";
-import type { Outbound } from "../src/events/deliver";
+import { type Outbound, postSigned } from "../src/events/deliver";
 import {
   type DeadLetter,
   MAX_ATTEMPTS,
@@ -825,5 +825,70 @@ describe("an endpoint's delivery log", () => {
       ).results.map((row) => row.n);
     expect(await logOf(kept.id as number)).toEqual(Array.from({ length: 200 }, (_, i) => i + 6));
     expect(await logOf(other.id as number)).toEqual([1, 2, 3]);
+  });
+});
+
+describe("an endpoint's URL in a failed attempt", () => {
+  // A webhook's path and query are often the receiver's secret (Slack's /services/T…/B…/…, a
+  // ?token=): a failure keeps the URL's origin, never those.
+  const SECRET_PATH = `/services/T0AAAA/B0BBBB/${"x".repeat(200)}`;
+  const secretUrl = (host: string) => `https://${host}${SECRET_PATH}?token=hush`;
+  const message = { id: "msg_1", body: "{}", at: new Date() };
+  const signing = `whsec_${btoa("k".repeat(32))}`;
+
+  it("is quoted whole by workerd's fetch, and kept as its origin only", async () => {
+    // A host name the URL parser takes and workerd's fetch does not: its TypeError quotes the URL.
+    const url = secretUrl("ex*ample.com");
+    const raw = await fetch(url, { method: "POST" }).catch((e: Error) => e.message);
+    expect(raw).toBe(`Fetch API cannot load: ${url}`);
+    const attempt = await postSigned(fetch, url, signing, message, false);
+    expect(attempt.error).toBe("could not connect: Fetch API cannot load: https://ex*ample.com");
+  });
+
+  it("is cut to its origin as stored and as the URL parser writes it", async () => {
+    const url = "HTTP://LocalHost:9/a/./b/T0AAAA/B0BBBB?token=hush";
+    const href = new URL(url).href;
+    expect(href).not.toBe(url);
+    const failing: Outbound = async (u) => {
+      throw new TypeError(`connect to ${u} (${href}) failed`);
+    };
+    const attempt = await postSigned(failing, url, signing, message, true);
+    expect(attempt.error).toBe(
+      "could not connect: connect to http://localhost:9 (http://localhost:9) failed",
+    );
+  });
+
+  // Its path is long enough for the 200-character error to cut through it: cut there first, the
+  // URL would no longer be found whole, and its start would stay.
+  it("stays out of the deliveries, a test's answer, the dead letter and its log line", async () => {
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    const { admin, user, wallet } = await makeAccount();
+    const res = await call("POST", "/webhooks", {
+      auth: admin.bearer,
+      body: { url: secretUrl("hooks.example.com"), events: "transaction.created" },
+    });
+    const hook = res.body.data as Json;
+    await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
+    // Thrown as workerd words a URL its fetch refuses.
+    const outbound: Outbound = async (u) => {
+      throw new TypeError(`Fetch API cannot load: ${u}`);
+    };
+    const said = "could not connect: Fetch API cannot load: https://hooks.example.com";
+    const t = clock();
+    const unbound = { ...env, WEBHOOK_DLQ: undefined } as unknown as typeof env;
+    await pumpThroughRetries({ ...consumerDeps(unbound), outbound, nowMs: t.nowMs }, hook.id, t);
+    const letters = errors.mock.calls.map(([line]) => JSON.parse(String(line)));
+    expect(letters).toContainEqual(
+      expect.objectContaining({ webhook_dead_letter: expect.objectContaining({ error: said }) }),
+    );
+    const tested = await call("POST", `/webhooks/${hook.id}/test`, {
+      auth: admin.bearer,
+      app: testApp({ outbound }),
+    });
+    expect(tested.body.data.error).toBe(said);
+    const log = await call("GET", `/webhooks/${hook.id}/deliveries`, { auth: admin.bearer });
+    expect(log.body.data).toHaveLength(MAX_ATTEMPTS + 1);
+    expect(new Set(log.body.data.map((d: Json) => d.error))).toEqual(new Set([said]));
+    for (const [line] of errors.mock.calls) expect(String(line)).not.toMatch(/T0AAAA|hush/);
   });
 });

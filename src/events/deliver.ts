@@ -28,6 +28,22 @@ const signedHeaders = (secret: string, m: SignedMessage) => ({
   "webhook-signature": new Webhook(secret).sign(m.id, m.at, m.body),
 });
 
+/**
+ * `text` with the endpoint's URL, as stored and as the URL parser writes it, cut to its origin
+ * (scheme://host[:port]). A runtime's fetch error can quote the URL whole (workerd's "Fetch API
+ * cannot load: <url>"), and its path and query are often the receiver's secret (Slack's
+ * /services/T…/B…/…, a ?token=), while the error goes to the delivery log, the dead letter and
+ * the log line that reports it, and the console's notice.
+ */
+function originOnly(text: string, url: string) {
+  // The URL rules parsed it before any fetch was made.
+  const { origin, href } = new URL(url);
+  // The longer first, lest a shorter form inside it leave the rest of it behind.
+  return [url, href]
+    .sort((a, b) => b.length - a.length)
+    .reduce((masked, form) => masked.replaceAll(form, origin), text);
+}
+
 /** A failed attempt that never connected. */
 const unsent = (error: string): Attempt => ({ ok: false, httpStatus: null, latencyMs: 0, error });
 
@@ -68,9 +84,10 @@ export async function postSigned(
     };
   } catch (err) {
     const timedOut = err instanceof Error && err.name === "TimeoutError";
+    // Cut to the URL's origin before it is cut to length: a URL cut short would not be found.
     const why = timedOut
       ? `no answer within ${DELIVERY_TIMEOUT_MS / 1000} s`
-      : `could not connect: ${err instanceof Error ? err.message : String(err)}`;
+      : `could not connect: ${originOnly(err instanceof Error ? err.message : String(err), url)}`;
     return {
       ok: false,
       httpStatus: null,
