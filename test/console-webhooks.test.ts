@@ -218,6 +218,29 @@ describe("the console's webhooks screen", () => {
     expect(got).toHaveLength(before);
   });
 
+  it("keeps a refused URL out of the notice cookie, which is signed but not sealed: the form comes back without it", async () => {
+    const page = await request("/webhooks", { cookie });
+    for (const [url, events, why] of [
+      [SECRET_URL.replace("hooks.example.com", "10.0.0.1"), "user.created", "private"],
+      [SECRET_URL, "no.such", "no.such"],
+    ] as const) {
+      const res = await request("/webhooks", {
+        method: "POST",
+        cookie,
+        body: form({ _csrf: hidden(page.html, "_csrf"), url, events, description: "kept" }),
+      });
+      expect(res.status, why).toBe(303);
+      expect(cookieBytes(res), why).not.toMatch(/T0AAAA|hush/);
+      const shown = await follow(res, cookie);
+      expect(shown.html, why).toContain(why);
+      expect(shown.html, why).toContain(
+        '<input name="url" type="url" required="" autocomplete="off"/>',
+      );
+      expect(shown.html, why).toContain(`name="events" value="${events}"`);
+      expect(shown.html, why).toContain('name="description" autocomplete="off" value="kept"');
+    }
+  });
+
   it("names an endpoint it could not reach by its origin in the test's notice", async () => {
     const hook = (
       await call("POST", "/webhooks", {

@@ -35,7 +35,7 @@ export const field = (form: Fields, name: string) => {
 /**
  * The fields the form `form` was refused with (`Notice.refused`), to draw it again as typed; none
  * when the notice is another form's or no refusal. A form keeps what an operator typed but never a
- * password.
+ * password, nor a webhook's URL (which can hold the receiver's secret).
  */
 export const keptFields = (notice: Notice, form: string): Record<string, string> =>
   notice?.refused?.form === form ? notice.refused.fields : {};

@@ -160,12 +160,12 @@ webhooksScreen.post("/webhooks", async (c) => {
   const made = await attempt(c, () =>
     createEndpoint(c.var.service, parseFields(WebhookParams, typed)),
   );
-  // Refused, the list draws the form again as typed (after a redirect: a reload posts nothing).
+  // Refused, the list draws the form again as typed (after a redirect: a reload posts nothing), but
+  // for the URL: its path and query are often the receiver's secret, and the notice's cookie that
+  // carries the fields is signed, not sealed.
+  const { url: _, ...kept } = typed;
   if (!made.ok)
-    return backRefused(c, page, "New webhook", made.refusal, {
-      form: "new-webhook",
-      fields: typed,
-    });
+    return backRefused(c, page, "New webhook", made.refusal, { form: "new-webhook", fields: kept });
   return backWithSecret(
     c,
     page,
