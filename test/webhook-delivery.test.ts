@@ -841,8 +841,23 @@ describe("an endpoint's URL in a failed attempt", () => {
     const url = secretUrl("ex*ample.com");
     const raw = await fetch(url, { method: "POST" }).catch((e: Error) => e.message);
     expect(raw).toBe(`Fetch API cannot load: ${url}`);
-    const attempt = await postSigned(fetch, url, signing, message, false);
-    expect(attempt.error).toBe("could not connect: Fetch API cannot load: https://ex*ample.com");
+    // Such a host is refused before any fetch; a URL the rules take, quoted the same way, is cut.
+    expect((await postSigned(fetch, url, signing, message, false)).error).toBe(
+      "url refused: host-name",
+    );
+    const quoting: Outbound = async (u) => {
+      throw new TypeError(`Fetch API cannot load: ${u}`);
+    };
+    const attempt = await postSigned(
+      quoting,
+      secretUrl("hooks.example.com"),
+      signing,
+      message,
+      false,
+    );
+    expect(attempt.error).toBe(
+      "could not connect: Fetch API cannot load: https://hooks.example.com",
+    );
   });
 
   it("is cut to its origin as stored and as the URL parser writes it", async () => {

@@ -111,12 +111,21 @@ describe("POST /webhooks", () => {
     ],
     [
       `https://${"ü".repeat(60)}.example.com/x`,
-      "url must name a host DNS can hold (labels of 1 to 63 characters)",
+      "url must name a host DNS can hold (labels of 1 to 63 letters, digits, hyphens or underscores)",
     ],
     [
       "https://hooks..example.com/x",
-      "url must name a host DNS can hold (labels of 1 to 63 characters)",
+      "url must name a host DNS can hold (labels of 1 to 63 letters, digits, hyphens or underscores)",
     ],
+    ...[
+      "https://ex*ample.com/x",
+      "https://a!b.example.com/x",
+      "https://a$b.example.com/",
+      "https://a=b.example.com/",
+    ].map((url) => [
+      url,
+      "url must name a host DNS can hold (labels of 1 to 63 letters, digits, hyphens or underscores)",
+    ]),
     ["https://user:pw@hooks.example.com/x", "url must not hold a user name or password"],
     ["https://10.1.2.3/x", "url must not point at a private, loopback or link-local address"],
     ["https://172.20.0.1/x", "url must not point at a private, loopback or link-local address"],

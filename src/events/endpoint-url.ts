@@ -82,6 +82,9 @@ function privateV6(g: number[]) {
   return false;
 }
 
+/** A host name's label as the URL parser writes it: lower case, punycoded (`xn--…`). */
+const HOST_LABEL = /^[a-z0-9_-]+$/;
+
 const LOCAL_NAMES = /(^|\.)(localhost|local|internal|lan|home\.arpa|localdomain)$/;
 
 /** The loopback spellings a dev setting (WEBHOOK_ALLOW_LOCAL) lets through, over http too. */
@@ -105,9 +108,15 @@ export function endpointUrlProblem(text: string, allowLocal: boolean): UrlRule |
   if (text.includes("#")) return "shape";
   // The length is the stored one: the parser percent-encodes and punycodes ("ü" can become 6).
   if (url.href.length > ENDPOINT_URL_MAX) return "length";
-  // DNS holds a name of at most 253 characters, each label 1 to 63 (a trailing dot is judged below).
+  // DNS holds a name of at most 253 characters, each label 1 to 63 (a trailing dot is judged below)
+  // of letters, digits, hyphens and underscores: the URL parser lets `ex*ample.com` through, which
+  // no fetch can reach. An IPv6 literal (`[…]`) is judged below.
   const labels = url.hostname.replace(/\.$/, "").split(".");
-  if (url.hostname.length > 253 || labels.some((label) => label.length === 0 || label.length > 63))
+  if (
+    url.hostname.length > 253 ||
+    labels.some((label) => label.length === 0 || label.length > 63) ||
+    (!url.hostname.startsWith("[") && !labels.every((label) => HOST_LABEL.test(label)))
+  )
     return "host-name";
   if (url.port === "0") return "port"; // reaches nothing
   if (url.username !== "" || url.password !== "") return "credentials";
