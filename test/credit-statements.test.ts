@@ -34,6 +34,7 @@ async function newEntry(overrides: Partial<NewEntry> = {}): Promise<NewEntry> {
     slugBase,
     guidSite: "https://wallet.example",
     createdAtS: 1_764_000_000,
+    attemptId: unique("attempt"),
     ...overrides,
   };
 }
@@ -96,6 +97,7 @@ describe("a movement's statements built once per isolate", () => {
         expect(query.sql).not.toContain(a.slugBase);
         expect(query.params).not.toContain(a.userId);
         expect(query.params).not.toContain(a.requestId);
+        expect(query.params).not.toContain(a.attemptId);
         expect(query.params).not.toContain(first[0]!.transferId ?? "none");
       }
     }
@@ -121,6 +123,7 @@ describe("a movement's statements built once per isolate", () => {
       "slug_base",
       "slug",
       "guid",
+      "attempt_id",
     ];
     const same = (row: Record<string, unknown>) =>
       Object.fromEntries(Object.entries(row).filter(([k]) => !differ.includes(k)));
@@ -133,6 +136,7 @@ describe("a movement's statements built once per isolate", () => {
       expect(row.slug).toBe(e.slugBase);
       expect(row.guid).toBe(`https://wallet.example/wallettransaction/${e.slugBase}/`);
       expect(row.balance_after_minor).toBe(1250);
+      expect(row.attempt_id).toBe(e.attemptId);
     }
     // A repeat, by either path, writes nothing and names the entry its key holds.
     expect(await appendEntries(db, [{ ...prepared, amountMinor: 99 }])).toEqual({

@@ -8,6 +8,7 @@ import { MAX_MINOR } from "../src/ledger/money";
 import { wrappedD1 } from "./d1-counter";
 import {
   alreadyExists,
+  appAt,
   balanceOf,
   CLEAN,
   call,
@@ -15,6 +16,7 @@ import {
   makeAdmin,
   makeUser,
   makeWallet,
+  type Reply,
   type TestUser,
   tableCounts,
   unique,
@@ -222,6 +224,58 @@ describe("group commit of credits", () => {
         expect(row).toEqual({ request_id: bodies[i]!.request_id });
       }
       expect(await balanceOf(admin, user.id, wallet)).toBe(7 + (20 * 21) / 2 + 0.5);
+      expect(await ledgerViolations()).toEqual(CLEAN);
+    });
+
+  for (const after of [false, true])
+    it(`tells a lost batch's own credit (${after ? "committed" : "not committed"}) from an identical retry written elsewhere in the same second: one 200, one 409`, async () => {
+      const admin = await makeAdmin();
+      const wallet = await makeWallet(admin);
+      const user = await makeUser();
+      // One clock for every request: the retry's row reads as the lost attempt's would, field for field.
+      const app = appAt(Date.now());
+      const retried = {
+        user_id: user.id,
+        wallet_id: wallet,
+        amount: "0.50",
+        request_id: unique("r"),
+      };
+      let elsewhere: Reply | undefined;
+      const lostValues: unknown[] = [];
+      const d1 = wrappedD1(async (statements, send) => {
+        if (statements.length <= 2 || elsewhere) return send();
+        for (const s of statements)
+          lostValues.push(...(s as unknown as { params: unknown[] }).params);
+        if (after) await send();
+        // The client's retry reaches another isolate (env.DB: a queue of its own) and is written
+        // there before this batch's outcome is read back.
+        elsewhere = await call("POST", "/credits", { auth: admin.bearer, body: retried, app });
+        throw new Error("D1_ERROR: Network connection lost.");
+      });
+      const bodies = [
+        ...Array.from({ length: 10 }, (_, i) => ({
+          user_id: user.id,
+          wallet_id: wallet,
+          amount: `${i + 1}.00`,
+          request_id: unique("o"),
+        })),
+        retried,
+      ];
+      const replies = await Promise.all(
+        bodies.map((body) => call("POST", "/credits", { auth: admin.bearer, body, d1, app })),
+      );
+
+      expect(lostValues).toContain(retried.request_id);
+      const own = replies.pop()!;
+      expect(replies.map((r) => r.status)).toEqual(replies.map(() => 200));
+      // Whichever attempt wrote the entry answers 200 with it; the other 409 naming it.
+      const [writer, repeat] = after ? [own, elsewhere!] : [elsewhere!, own];
+      expect(writer.status).toBe(200);
+      expect(repeat).toMatchObject({
+        status: 409,
+        body: alreadyExists(writer.body.data.transaction_id as number),
+      });
+      expect(await balanceOf(admin, user.id, wallet)).toBe((10 * 11) / 2 + 0.5);
       expect(await ledgerViolations()).toEqual(CLEAN);
     });
 

@@ -164,6 +164,7 @@ export function transactionInsert(e: PlannedEntry, before: number, after: number
       metaData: sqlLiteral(e.metaData),
       holdId: "NULL",
       batchId: "NULL",
+      attemptId: "NULL",
     },
     `NOT EXISTS (SELECT 1 FROM transactions WHERE id = ${e.id})`,
   );
@@ -202,6 +203,7 @@ export function adjustmentInsert(a: Adjustment, before: number, after: number) {
       metaData: "NULL",
       holdId: "NULL",
       batchId: "NULL",
+      attemptId: "NULL",
     },
     `NOT EXISTS (SELECT 1 FROM transactions WHERE user_id = ${a.userId} AND request_key = ${key})`,
   );

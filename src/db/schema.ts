@@ -155,6 +155,11 @@ export const transactions = sqliteTable(
     // key: adding one would make drizzle-kit rebuild this table and drop its guarding triggers; the
     // batch row is written in the same D1 batch, before its entries, by the one verb that sets this.
     batchId: integer("batch_id"),
+    // 128 random bits the request that wrote the entry drew for it (ledger/entries.ts): after a
+    // batch of unknown outcome, an entry under its request_id is this request's own only if it
+    // holds this request's attempt id (ledger/append.ts readBack). Never read out; NULL on
+    // imported entries and on those written before 0027.
+    attemptId: text("attempt_id"),
   },
   (t) => [
     uniqueIndex("transactions_user_request").on(t.userId, t.requestKey),

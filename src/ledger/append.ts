@@ -31,6 +31,8 @@ export type NewEntry = {
   holdId?: number;
   /** The batch row written before it in the same D1 batch (ledger/batches.ts), found by its key. */
   batch?: BatchRef;
+  /** Random, one per request's entry: tells its own entry from another request's (`readBack`). */
+  attemptId: string;
 };
 
 /** How an entry names its batch's row: by the batch's request key, or the batch it reverses. */
@@ -95,6 +97,7 @@ const valuesOf = (e: NewEntry) => ({
   metaData: e.metaData ?? null,
   reversesId: e.reversesId ?? null,
   holdId: e.holdId ?? null,
+  attemptId: e.attemptId,
 });
 
 /** Each value an entry's statement binds, or a placeholder in the isolate's prepared text. */
@@ -171,6 +174,7 @@ function insertRow(db: Db, v: EntryValues, shape: EntryShape) {
     metaData: v.metaData,
     holdId: v.holdId,
     batchId: batch ? batchIdOf(batch) : null,
+    attemptId: v.attemptId,
   });
   const row = sql`SELECT ${values}
     FROM (SELECT coalesce((SELECT balance_minor FROM ${balances} WHERE user_id = ${v.userId} AND wallet_id = ${v.walletId}), 0) AS minor) b,
@@ -212,47 +216,29 @@ export const keyUse = (rows: readonly { entryId: number | null; holdId: number |
 
 /**
  * What the ledger holds for each keyed entry's (user, request_id), read after a batch whose outcome
- * is unknown: the entry itself (the batch committed it: answered as written), another entry under
- * the same key (a true repeat: answered as one), or nothing (the batch did not commit it). Identical
- * entries (a client's retries waiting in the same batch) found one row: only the first of them is
- * answered as its writer, the others as repeats, as a batch that did not fail would answer them.
+ * is unknown: the entry itself (it holds the entry's attempt id: the batch committed it, answered
+ * as written), another entry under the same key (a repeat, though it be identical, written by
+ * another request: answered as one), or nothing (the batch did not commit it). So of a client's
+ * identical retries only the one whose entry was written is answered as its writer.
  */
 export async function readBack(db: Db, entries: NewEntry[]): Promise<(AppendResult | "absent")[]> {
   const rows = await batchAll(
     db,
     entries.map((e) => storedUnder(db, e)),
   );
-  const claimed = new Set<number>();
   return entries.map((e, i) => {
     const row = rows[i]![0];
     if (row === undefined) return "absent";
-    const same =
-      row.walletId === e.walletId &&
-      row.txnType === e.txnType &&
-      row.amountMinor === e.amountMinor &&
-      row.amountText === e.amountText &&
-      row.note === e.note &&
-      row.createdAtS === e.createdAtS &&
-      (row.metaData ?? undefined) === e.metaData;
-    if (!same || claimed.has(row.id)) return { created: false, existingId: row.id };
-    claimed.add(row.id);
-    return { created: true, ids: [row.id] };
+    return row.attemptId === e.attemptId
+      ? { created: true, ids: [row.id] }
+      : { created: false, existingId: row.id };
   });
 }
 
-/** The entry stored under a keyed entry's (user, request_id), with what tells it from another. */
+/** The entry stored under a keyed entry's (user, request_id), and the attempt that wrote it. */
 const storedUnder = (db: Db, e: NewEntry) =>
   db
-    .select({
-      id: transactions.id,
-      walletId: transactions.walletId,
-      txnType: transactions.txnType,
-      amountMinor: transactions.amountMinor,
-      amountText: transactions.amountText,
-      note: transactions.note,
-      createdAtS: transactions.createdAtS,
-      metaData: transactions.metaData,
-    })
+    .select({ id: transactions.id, attemptId: transactions.attemptId })
     .from(transactions)
     .where(and(eq(transactions.userId, e.userId), eq(transactions.requestKey, keyOf(e.requestId))));
 

@@ -1,3 +1,4 @@
+import { randomBase64Url } from "../auth/base64";
 import type { Wallet } from "../db/wallets";
 import type { NewEntry } from "./append";
 import { postTitle, slugify } from "./post-format";
@@ -5,7 +6,7 @@ import { postTitle, slugify } from "./post-format";
 /** An entry as a verb names it: who and which wallet, and the entry's own fields. */
 export type EntrySpec = Omit<
   NewEntry,
-  "userId" | "walletId" | "keyed" | "title" | "slugBase" | "guidSite" | "createdAtS"
+  "userId" | "walletId" | "keyed" | "title" | "slugBase" | "guidSite" | "createdAtS" | "attemptId"
 > & { user: { id: number; username: string }; wallet: Wallet; keyed?: boolean };
 
 /**
@@ -31,5 +32,6 @@ export function entry(
     slugBase: slugify(title),
     guidSite,
     createdAtS,
+    attemptId: randomBase64Url(16),
   };
 }

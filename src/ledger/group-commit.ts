@@ -9,8 +9,9 @@
 //   takes no one down: each of its entries is then written on its own, and only the one at fault is
 //   refused;
 // - a batch that fails otherwise (a connection lost: it may have committed) is read back, and each
-//   entry is answered from what the ledger holds under its request_id: its own entry is answered as
-//   written (never 409 to a first attempt), another entry as a repeat, and an absent one is written;
+//   entry is answered from what the ledger holds under its request_id: its own entry (the one with
+//   its attempt id) is answered as written (never 409 to a first attempt), another entry as a repeat
+//   (though identical), and an absent one is written;
 // - a request is answered only after the batch holding its entry has committed.
 //
 // Workers run each request in its own context, and I/O belongs to the context that started it. So a

@@ -1,0 +1,1 @@
+ALTER TABLE `transactions` ADD `attempt_id` text;
