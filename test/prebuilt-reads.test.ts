@@ -93,6 +93,9 @@ describe("reads built once per isolate", () => {
     expect(all.some((r) => r.entry.transferId !== null)).toBe(true);
     for (const row of all) expect(await findEntry(db, row.entry.id)).toEqual(row);
     expect(await findEntry(db, 2 ** 40)).toBeUndefined();
+    // An entry's attempt id (a lost batch's read-back) is never read with it.
+    expect(entryWithWallet(db).toSQL().sql).not.toContain("attempt_id");
+    expect(Object.keys(all[0]!.entry)).not.toContain("attemptId");
   });
 
   it("page through every filter shape in both orders, as the filter says", async () => {

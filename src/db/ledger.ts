@@ -1,7 +1,7 @@
 import {
   and,
   asc,
-  type Column,
+  Column,
   count,
   desc,
   eq,
@@ -18,7 +18,6 @@ import {
   type SQL,
   type SQLWrapper,
   sql,
-  Table,
 } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import { batchAll, bindingOf, type Db, keysetChunks } from "./client";
@@ -115,9 +114,12 @@ function filterShape(f: EntryFilter) {
   return { name: given.join(","), placeholders };
 }
 
+// Every column of an entry but its attempt id, which only a lost batch's read-back reads.
+const { attemptId: _, ...ENTRY_COLUMNS } = getTableColumns(transactions);
+
 // Only wallet columns whose names the entry does not share: D1 returns rows keyed by column name.
 export const ENTRY_WITH_WALLET = {
-  entry: transactions,
+  entry: ENTRY_COLUMNS,
   symbol: wallets.symbol,
   symbolPosition: wallets.symbolPosition,
   decimals: wallets.decimals,
@@ -133,8 +135,7 @@ export const entryWithWallet = (db: Db) =>
 export type EntryRow = Awaited<ReturnType<typeof entryWithWallet>>[number];
 
 const ENTRY_FIELDS = Object.entries(ENTRY_WITH_WALLET).map(
-  ([key, field]) =>
-    [key, is(field, Table) ? Object.entries(getTableColumns(field)) : field] as const,
+  ([key, field]) => [key, is(field, Column) ? field : Object.entries(field)] as const,
 );
 
 /** An `entryWithWallet` row as D1 answers it, keyed by column name, mapped as Drizzle maps it. */
