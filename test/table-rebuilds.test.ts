@@ -1,6 +1,6 @@
 // Migrations 0006 (SQLite cannot alter a CHECK) and 0018 (nor drop AUTOINCREMENT) rebuild
-// `transactions`, 0018 the events and the balance timeline too, and 0021 api_keys, balances and
-// webhook_deliveries (to come after the tables they name). The other tests apply every migration
+// `transactions`, 0018 the events and the balance timeline too, 0021 api_keys, balances and
+// webhook_deliveries (to come after the tables they name), and 0028 holds (AUTOINCREMENT again). The other tests apply every migration
 // to an empty database; this one applies them, step by step as deployments did, to a database
 // that holds what earlier migrations allowed: service entries and a reversal (a row pointing at
 // another), entries an earlier import wrote, and a service entry whose request_id merely looks
@@ -41,7 +41,7 @@ INSERT INTO transactions (${COLUMNS}) VALUES
   (23, 1, 'ngn', 'CREDIT', 100, '1', 0, 100, 'look-alike', 'look-alike', NULL, 't', 't', 't23', 105, NULL, NULL);
 `;
 
-describe("the table rebuilds (0006, 0018, 0021) on a database in use", () => {
+describe("the table rebuilds (0006, 0018, 0021, 0028) on a database in use", () => {
   it("keeps every row, marks what earlier imports wrote, and every guard holds after it", async () => {
     expect(env.TEST_MIGRATIONS.filter((m) => m.name < "0006")).toHaveLength(6);
     await migrated("0006");
@@ -299,6 +299,82 @@ describe("the table rebuilds (0006, 0018, 0021) on a database in use", () => {
     expect(firingBefore0026["transactions AFTER INSERT"]).toHaveLength(3);
     await migrated("0027");
     expect(await firing()).toEqual(firingBefore0026);
+
+    // 0028 rebuilds holds without AUTOINCREMENT, on holds held, captured (with its entry) and voided:
+    // every row, index and trigger as it was, each table's triggers in the order SQLite runs them,
+    // and no sqlite_sequence row for holds; the next hold takes the id after the largest.
+    await migrated("0028");
+    const hold = (n: number, amount: number) =>
+      `INSERT INTO holds (user_id, wallet_id, amount_minor, amount_text, request_id, request_key, status, created_at_s, expires_at_s) VALUES (2, 'ngn', ${amount}, 'x', 'h-${n}', 'h-${n}', 'held', 200, 9999999999)`;
+    await db.batch(
+      [
+        hold(1, 100),
+        hold(2, 50),
+        hold(3, 20),
+        "UPDATE holds SET status = 'captured', captured_minor = 30, resolved_at_s = 201 WHERE id = 2",
+        `INSERT INTO transactions (${COLUMNS}, imported, hold_id) VALUES (NULL, 2, 'ngn', 'DEBIT', 30, '0.30', 500, 470, 'h-2', NULL, NULL, 't', 't', 'cap-2', 201, NULL, NULL, 0, 2)`,
+        "UPDATE holds SET status = 'voided', resolved_at_s = 202 WHERE id = 3",
+      ].map((sql) => db.prepare(sql)),
+    );
+    const holdsState = async () => ({
+      tables: (
+        await query("SELECT name, sql FROM sqlite_master WHERE type = 'table' ORDER BY name")
+      ).map(({ name, sql }) => ({ name, sql: String(sql).replaceAll(/[`"]/g, "") })),
+      triggers: await query(triggerText),
+      firing: await query(
+        "SELECT tbl_name, name FROM sqlite_master WHERE type = 'trigger' ORDER BY tbl_name, rowid",
+      ),
+      indexes: await query(
+        "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name",
+      ),
+      holds: await query("SELECT * FROM holds ORDER BY id"),
+      sequence: await query(
+        "SELECT name, seq FROM sqlite_sequence WHERE name <> 'd1_migrations' ORDER BY name",
+      ),
+    });
+    const before0028 = await holdsState();
+    expect(before0028.holds.map((h) => [h.id, h.status])).toEqual([
+      [1, "held"],
+      [2, "captured"],
+      [3, "voided"],
+    ]);
+    expect(before0028.sequence).toContainEqual({ name: "holds", seq: 3 });
+    await migrated("0029");
+    expect(await holdsState()).toEqual({
+      ...before0028,
+      tables: before0028.tables.map((t) =>
+        t.name === "holds" ? { ...t, sql: t.sql.replace(" AUTOINCREMENT", "") } : t,
+      ),
+      sequence: before0028.sequence.filter((row) => row.name !== "holds"),
+    });
+    expect(await query("PRAGMA foreign_key_check")).toEqual([]);
+    expect(await parentsLater(db)).toEqual([]);
+    // The guards that name holds, after the rebuild.
+    expect(await refusal("DELETE FROM holds WHERE id = 3")).toMatch(/holds_resolved_once/);
+    expect(
+      await refusal("UPDATE holds SET status = 'held', resolved_at_s = NULL WHERE id = 3"),
+    ).toMatch(/holds_resolved_once/);
+    expect(await refusal(hold(1, 1))).toMatch(/holds_placed_once/);
+    expect(await refusal(hold(4, 371))).toMatch(/holds_within_available/);
+    const debit = (after: number, holdId: string) =>
+      `INSERT INTO transactions (${COLUMNS}, imported, hold_id) VALUES (NULL, 2, 'ngn', 'DEBIT', ${470 - after}, 'x', 470, ${after}, 'd-${after}', 'd-${after}', NULL, 't', 't', 'd-${after}', 203, NULL, NULL, 0, ${holdId})`;
+    expect(await refusal(debit(99, "NULL"))).toMatch(/transactions_within_available/);
+    expect(await refusal(debit(440, "1"))).toMatch(/transactions_hold_captured/);
+    expect(await refusal(debit(440, "NULL").replace("'d-440', 'd-440'", "'h-1', 'h-1'"))).toMatch(
+      /transactions_request_key_free/,
+    );
+    expect(await refusal(hold(4, 370))).toBe("");
+    expect(await query("SELECT max(id) AS id FROM holds")).toEqual([{ id: 4 }]);
+    expect(
+      await query("SELECT type, subject FROM events WHERE type LIKE 'hold.%' ORDER BY id"),
+    ).toEqual([
+      { type: "hold.placed", subject: "1" },
+      { type: "hold.placed", subject: "2" },
+      { type: "hold.placed", subject: "3" },
+      { type: "hold.captured", subject: "2" },
+      { type: "hold.voided", subject: "3" },
+      { type: "hold.placed", subject: "4" },
+    ]);
 
     // 0022: an imported entry is refused in a wallet the service has placed a hold on; an entry of
     // the service's is judged by the holds guard as before.

@@ -279,7 +279,9 @@ export const balanceTimeline = sqliteTable(
 export const holds = sqliteTable(
   "holds",
   {
-    id: integer("id").primaryKey({ autoIncrement: true }),
+    // No AUTOINCREMENT (it reads and writes a sqlite_sequence row per hold): holds are never deleted
+    // (trigger holds_no_delete), so the next id, max(id) + 1, is never one used before.
+    id: integer("id").primaryKey(),
     userId: userRef(),
     walletId: walletRef(),
     amountMinor: integer("amount_minor").notNull(),

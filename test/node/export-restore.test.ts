@@ -1,6 +1,6 @@
 // A backup as Cloudflare's tools make one: `wrangler d1 export` of a database in use (an imported
-// site: users, wallets, balances, entries, events, the balance timeline; a key and a webhook's
-// deliveries), loaded with `wrangler d1 execute --file` into an empty database, must hold every
+// site: users, wallets, balances, entries, events, the balance timeline; a key, a webhook's
+// deliveries and a hold), loaded with `wrangler d1 execute --file` into an empty database, must hold every
 // row, every guard, and count as fully migrated (docs/operations.md#backups-and-restores).
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -42,12 +42,12 @@ const FILLED = [
   "webhook_endpoints",
   "webhook_deliveries",
   "deleted_users",
+  "holds",
   "d1_migrations",
 ];
 /** And every other table of the schema, AUTOINCREMENT's counters among them. */
 const TABLES = [
   ...FILLED,
-  "holds",
   "batches",
   "sessions",
   "mail_tokens",
@@ -97,6 +97,7 @@ describe("a wrangler d1 export of a database in use", () => {
       "INSERT INTO api_keys (user_id, name, scope, key_hash, created_at_ms) SELECT min(id), 'k', 'read', 'h', 0 FROM users; " +
         "INSERT INTO webhook_endpoints (url, event_types, secret_cipher, created_at_ms, cursor_event_id) VALUES ('https://x.example/', 'user.created', 'c', 0, 0); " +
         "INSERT INTO webhook_deliveries (endpoint_id, event_id, attempt, status, trigger, latency_ms, created_at_ms) SELECT max(id), 1, 1, 'delivered', 'queue', 5, 0 FROM webhook_endpoints; " +
+        "INSERT INTO holds (user_id, wallet_id, amount_minor, amount_text, request_id, request_key, status, created_at_s, expires_at_s) SELECT user_id, wallet_id, 1, '0.01', 'h', 'h', 'held', 0, 9999999999 FROM balances WHERE balance_minor > 0 LIMIT 1; " +
         "INSERT INTO users (username, email, password_hash, role, registered_at_ms) VALUES ('gone', 'gone@x.example', 'x', 'subscriber', 0); " +
         "DELETE FROM users WHERE username = 'gone'",
     );
