@@ -2,7 +2,7 @@
 // batches, each still answered as if alone: idempotent, a refusal only for the entry at fault, and
 // the ledger's invariants intact.
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { refusedByRule } from "../src/ledger/append";
 import { MAX_MINOR } from "../src/ledger/money";
 import { wrappedD1 } from "./d1-counter";
@@ -278,6 +278,51 @@ describe("group commit of credits", () => {
       expect(await balanceOf(admin, user.id, wallet)).toBe((10 * 11) / 2 + 0.5);
       expect(await ledgerViolations()).toEqual(CLEAN);
     });
+
+  it("answers 200 to a waiting credit that writes alone after its batch's lease ran out, though the batch commits its entry first", async () => {
+    const admin = await makeAdmin();
+    const wallet = await makeWallet(admin);
+    const user = await makeUser();
+    // The shared batch is still in flight when its writer's 10 s lease is over: a waiting credit
+    // finds its entry absent and writes it alone, but the batch commits it just before.
+    const realNow = Date.now.bind(Date);
+    let lateMs = 0;
+    vi.spyOn(Date, "now").mockImplementation(() => realNow() + lateMs);
+    let shared: Promise<D1Result[]> | undefined;
+    let alone!: () => void;
+    const aloneSent = new Promise<void>((resolve) => (alone = resolve));
+    const d1 = wrappedD1(async (statements, send) => {
+      if (statements.length > 2 && !shared) {
+        lateMs = 11_000;
+        shared = aloneSent.then(send);
+        return shared;
+      }
+      if (statements.length === 2 && shared) {
+        alone();
+        await shared;
+      }
+      return send();
+    });
+    const bodies = Array.from({ length: 3 }, (_, i) => ({
+      user_id: user.id,
+      wallet_id: wallet,
+      amount: `${i + 1}.00`,
+      request_id: unique("lease"),
+    }));
+    const replies = await Promise.all(bodies.map((b) => creditAs(admin, d1, b)));
+
+    expect(shared).toBeDefined();
+    expect(replies.map((r) => r.status)).toEqual([200, 200, 200]);
+    const ids = replies.map((r) => r.body.data.transaction_id as number);
+    for (const [i, id] of ids.entries()) {
+      const row = await env.DB.prepare("SELECT request_id FROM transactions WHERE id = ?")
+        .bind(id)
+        .first();
+      expect(row).toEqual({ request_id: bodies[i]!.request_id });
+    }
+    expect(await balanceOf(admin, user.id, wallet)).toBe(6);
+    expect(await ledgerViolations()).toEqual(CLEAN);
+  });
 
   it("reads a lost batch back by user: another user's entry under the same request_id is not this credit", async () => {
     const admin = await makeAdmin();

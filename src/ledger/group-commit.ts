@@ -105,7 +105,7 @@ export async function appendCredit(db: Db, entry: NewEntry, keepAlive: KeepAlive
         learnBookmark(db, ticket.bookmark ?? null);
         return ticket.result!;
       case "alone":
-        return appendEntries(db, [entry]);
+        return writeAlone(db, entry);
       case "lost":
         throw ticket.error;
       case "batched":
@@ -202,13 +202,26 @@ async function answerFromLedger(
     else answer(t, held, bookmark);
   });
   const mine = found[0]!;
-  return mine === "absent" ? appendEntries(db, [own]) : mine;
+  return mine === "absent" ? writeAlone(db, own) : mine;
 }
 
 /** An entry a lost batch may have committed: answered from the ledger, else written alone. */
 async function findOrWrite(db: Db, entry: NewEntry): Promise<AppendResult> {
   const [held] = await readBackAtPrimary(db, [entry]);
-  return held === undefined || held === "absent" ? appendEntries(db, [entry]) : held;
+  return held === undefined || held === "absent" ? writeAlone(db, entry) : held;
+}
+
+/**
+ * Writes alone an entry its batch may still commit (a batch whose outcome is unknown, or whose
+ * writer is past its lease). Should the batch commit it first, this write finds its request_id
+ * used: the entry under it is read back, and the request's own (its attempt id) is answered as
+ * written, never 409 to a first attempt.
+ */
+async function writeAlone(db: Db, entry: NewEntry): Promise<AppendResult> {
+  const written = await appendEntries(db, [entry]);
+  if (written.created || written.existingId === undefined) return written;
+  const [held] = await readBackAtPrimary(db, [entry]);
+  return held === undefined || held === "absent" ? written : held;
 }
 
 /** What the ledger holds under the entries' keys, read at the primary (a lost batch's outcome). */
