@@ -46,8 +46,18 @@ export const retryBaseS = (value: unknown) => positiveWhole(value) ?? 60;
  */
 export const MAIL_LIMIT_PER_CLIENT_DEFAULT = 1000;
 
-/** MAIL_LIMIT_PER_CLIENT: a whole number, 0 for no limit; else the default. */
-export const mailLimitPerClient = (value: unknown) => whole(value) ?? MAIL_LIMIT_PER_CLIENT_DEFAULT;
+/**
+ * The largest MAIL_LIMIT_PER_CLIENT: a client's count keeps the instant of each mail in its hour,
+ * read and written whole by every mail request it makes, so a larger limit makes each request
+ * slower and the row larger (past about 150,000, more than a Durable Object row may hold).
+ */
+const MAIL_LIMIT_PER_CLIENT_MAX = 10_000;
+
+/** MAIL_LIMIT_PER_CLIENT: a whole number up to the largest, 0 for no limit; else the default. */
+export function mailLimitPerClient(value: unknown) {
+  const n = whole(value);
+  return n !== null && n <= MAIL_LIMIT_PER_CLIENT_MAX ? n : MAIL_LIMIT_PER_CLIENT_DEFAULT;
+}
 
 /** Whether JWT_SECRET is long enough, not counting spaces at its ends (as WEBHOOK_SECRET_KEY). */
 export const usableJwtSecret = (secret: unknown) =>
@@ -296,8 +306,12 @@ function judge(env: SettingsEnv): SettingProblem[] {
   if (varText(env.MAIL_FROM).trim() !== "" && mailFrom(env) === "")
     refuse("MAIL_FROM", "not an e-mail address");
   const mailLimit = env.MAIL_LIMIT_PER_CLIENT;
-  if (varText(mailLimit).trim() !== "" && whole(mailLimit) === null)
-    refuse("MAIL_LIMIT_PER_CLIENT", "not a whole number of mails an hour (0 for no limit)");
+  const mails = whole(mailLimit);
+  if (varText(mailLimit).trim() !== "" && (mails === null || mails > MAIL_LIMIT_PER_CLIENT_MAX))
+    refuse(
+      "MAIL_LIMIT_PER_CLIENT",
+      `not a whole number of mails an hour up to ${MAIL_LIMIT_PER_CLIENT_MAX} (0 for no limit)`,
+    );
   const retry = env.WEBHOOK_RETRY_BASE_S;
   if (varText(retry).trim() !== "" && positiveWhole(retry) === null)
     refuse("WEBHOOK_RETRY_BASE_S", "not a positive whole number of seconds");

@@ -614,6 +614,7 @@ describe("GET /health", () => {
       { MAIL_LIMIT_PER_CLIENT: "abc" },
       { MAIL_LIMIT_PER_CLIENT: "-1" },
       { MAIL_LIMIT_PER_CLIENT: "1.5" },
+      { MAIL_LIMIT_PER_CLIENT: "10001" },
     ];
     for (const vars of cases) {
       const [name] = Object.keys(vars);
@@ -634,7 +635,7 @@ describe("GET /health", () => {
       ["COMPAT_PUBLIC_READS", 'neither "true" nor "false"'],
       ["WEBHOOK_ALLOW_LOCAL", 'neither "true" nor "false"'],
       ["WEBHOOK_RETRY_BASE_S", "not a positive whole number of seconds"],
-      ["MAIL_LIMIT_PER_CLIENT", "not a whole number of mails an hour (0 for no limit)"],
+      ["MAIL_LIMIT_PER_CLIENT", "not a whole number of mails an hour up to 10000 (0 for no limit)"],
     ]);
     // A mail limit so named is read as its default meanwhile: the mail routes go on.
     const mail = await request(
@@ -654,9 +655,9 @@ describe("GET /health", () => {
       false,
     ]);
     expect(["2", " 90 ", "0", "abc", "1.5", 60].map(retryBaseS)).toEqual([2, 90, 60, 60, 60, 60]);
-    expect(["5", " 0 ", "", "abc", "-1", "1.5", 60].map(mailLimitPerClient)).toEqual([
-      5, 0, 1000, 1000, 1000, 1000, 1000,
-    ]);
+    expect(
+      ["5", " 0 ", "10000", "", "abc", "-1", "1.5", "10001", 60].map(mailLimitPerClient),
+    ).toEqual([5, 0, 10000, 1000, 1000, 1000, 1000, 1000, 1000]);
     for (const vars of [
       { COMPAT_PUBLIC_READS: " True " },
       { WEBHOOK_ALLOW_LOCAL: "FALSE" },
