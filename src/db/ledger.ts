@@ -359,14 +359,6 @@ export async function findEntry(db: Db, id: number) {
   return row === null ? undefined : entryRowOf(row);
 }
 
-/** The id of the entry a user's request_id (folded: ledger/request-key.ts) wrote, if any. */
-export const findKeyedEntry = (db: Db, userId: number, requestKey: string) =>
-  db
-    .select({ id: transactions.id })
-    .from(transactions)
-    .where(and(eq(transactions.userId, userId), eq(transactions.requestKey, requestKey)))
-    .get();
-
 /** The entry with this id and, when it is half of a transfer, the other half; with their owners' names. */
 export async function findMovement(db: Db, id: number) {
   const sameTransfer = sql`${transactions.transferId} = (SELECT transfer_id FROM ${transactions} WHERE id = ${id})`;

@@ -224,7 +224,7 @@ export const keyUse = (rows: readonly { entryId: number | null; holdId: number |
 export async function readBack(db: Db, entries: NewEntry[]): Promise<(AppendResult | "absent")[]> {
   const rows = await batchAll(
     db,
-    entries.map((e) => storedUnder(db, e)),
+    entries.map((e) => entryUnder(db, e.userId, e.requestId)),
   );
   return entries.map((e, i) => {
     const row = rows[i]![0];
@@ -235,12 +235,12 @@ export async function readBack(db: Db, entries: NewEntry[]): Promise<(AppendResu
   });
 }
 
-/** The entry stored under a keyed entry's (user, request_id), and the attempt that wrote it. */
-const storedUnder = (db: Db, e: NewEntry) =>
+/** The entry a user's request_id (compared as keys are) wrote, and the attempt that wrote it. */
+export const entryUnder = (db: Db, userId: number, requestId: string) =>
   db
     .select({ id: transactions.id, attemptId: transactions.attemptId })
     .from(transactions)
-    .where(and(eq(transactions.userId, e.userId), eq(transactions.requestKey, keyOf(e.requestId))));
+    .where(and(eq(transactions.userId, userId), eq(transactions.requestKey, keyOf(requestId))));
 
 export type AppendResult = { created: true; ids: number[] } | ({ created: false } & KeyUse);
 

@@ -6,7 +6,6 @@ import {
   type EntryKind,
   type EntryRow,
   findEntry,
-  findKeyedEntry,
   findKind,
   HISTORY_CHUNK,
   isMetaKey,
@@ -16,7 +15,7 @@ import {
   readHistory,
   searchEntries,
 } from "../db/ledger";
-import { requestKey } from "../ledger/request-key";
+import { entryUnder } from "../ledger/append";
 import { openHistoryGate } from "../throttle/history-gate";
 import {
   caller,
@@ -108,7 +107,7 @@ export async function keyedEntryId(
   { userId, requestId }: { userId: number; requestId: string },
 ) {
   requireAdmin(ctx, "read");
-  return (await findKeyedEntry(ctx.db, userId, requestKey(requestId)))?.id;
+  return (await entryUnder(ctx.db, userId, requestId).get())?.id;
 }
 
 type EntrySearch = Omit<MetaSearch, "userId"> & {
