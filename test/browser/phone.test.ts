@@ -241,6 +241,8 @@ describe("the console at phone width, by keyboard, in chromium", () => {
     await transfer.getByLabel("Note", { exact: true }).fill(note);
     await transfer.getByRole("button", { name: "Transfer" }).click();
     await page.getByRole("heading", { name: /^Transfer ₦1\.00 to / }).waitFor();
+    // Measured once the stylesheet is in: a page laid out before it arrives is as wide as its text.
+    await page.waitForLoadState();
     const width = () => (globalThis as unknown as Window).document.documentElement.scrollWidth;
     expect(await page.evaluate(width)).toBe(390);
     await page.getByRole("button", { name: /^Transfer ₦1\.00 to / }).click();
@@ -250,6 +252,7 @@ describe("the console at phone width, by keyboard, in chromium", () => {
       .first()
       .click();
     await page.getByRole("heading", { name: /^Reverse transaction \d+\?$/ }).waitFor();
+    await page.waitForLoadState();
     expect(await page.getByRole("cell", { name: note }).count()).toBe(1);
     expect(await page.evaluate(width)).toBe(390);
   });
