@@ -592,10 +592,10 @@ describe("GET /statements format=csv", () => {
     expect(first!.slice(1, 3)).toEqual(["2026-11-02 10:00:00", "2026-11-02 09:00:00"]);
   });
 
-  it("names the file by the dates the statement says, the year 0 and before included", async () => {
+  it("names the file by the UTC dates the statement says, in any time zone", async () => {
     const { admin, user, wallet } = await history();
-    const name = async (from: string, vars = {}) => {
-      const query = { user_id: user.id, wallet_id: wallet, from, format: "csv" };
+    const name = async (from: string, vars = {}, to?: string) => {
+      const query = { user_id: user.id, wallet_id: wallet, from, format: "csv", ...(to && { to }) };
       const res = await call("GET", "/statements", {
         auth: admin.bearer,
         query,
@@ -607,7 +607,11 @@ describe("GET /statements format=csv", () => {
     const file = (from: string) =>
       `attachment; filename="statement-${user.id}-${wallet}-${from}-to-2026-11-02.csv"`;
     expect(await name("0000-01-01")).toBe(file("0000-01-01"));
-    expect(await name("0000-01-01", { SITE_TIMEZONE: "-01:00" })).toBe(file("-0001-12-31"));
+    expect(await name("0000-01-01", { SITE_TIMEZONE: "-01:00" })).toBe(file("0000-01-01"));
+    // A date-only `to` is its whole UTC day, which ends on the next day east of UTC.
+    expect(await name("2026-11-02", { SITE_TIMEZONE: "Africa/Lagos" }, "2026-11-02")).toBe(
+      file("2026-11-02"),
+    );
   });
 
   it("neutralises notes a spreadsheet would run as formulas, keeping the text after a quote", async () => {

@@ -29,7 +29,7 @@ export async function answerStatementCsv(c: Context<AppEnv>, statement: Statemen
   return c.body(body, 200, {
     "Content-Type": "text/csv; charset=utf-8",
     // The name is built from digits, a wallet id ([a-z0-9_]) and dates: no quoting is needed.
-    "Content-Disposition": `attachment; filename="${statementFileName(statement, site.timeZone)}"`,
+    "Content-Disposition": `attachment; filename="${statementFileName(statement)}"`,
     "Cache-Control": "no-store",
     ...wholeListHeaders(statement.count),
     "X-Statement-Opening-Balance": totals.opening,

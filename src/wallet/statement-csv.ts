@@ -62,9 +62,12 @@ export function statementCsvRows(rows: StatementRow[], s: Statement, site: SiteS
   );
 }
 
-/** The file's name: whose, which wallet, and the dates it covers in the site's time zone. */
-export function statementFileName(s: Statement, timeZone: string) {
-  const date = (epochS: number) => mysqlDate(epochS, timeZone).split(" ")[0];
+/**
+ * The file's name: whose, which wallet, and the dates it covers in UTC, as the statement's `from`
+ * and `to` say them: `to=2026-11-30` is that whole UTC day, which ends on December 1st east of UTC.
+ */
+export function statementFileName(s: Statement) {
+  const date = (epochS: number) => mysqlDate(epochS, "UTC").split(" ")[0];
   return `statement-${s.range.userId}-${s.range.walletId}-${date(s.range.fromS)}-to-${date(s.range.toS)}.csv`;
 }
 
