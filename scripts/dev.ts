@@ -7,7 +7,7 @@
 import { randomBytes } from "node:crypto";
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { parseEnv } from "node:util";
-import { flagOn, JWT_SECRET_MIN_LENGTH, usableJwtSecret } from "../src/settings";
+import { flagOn, JWT_SECRET_MIN_LENGTH, retryBaseS, usableJwtSecret } from "../src/settings";
 import { ensureAdmin, signsInWith } from "./lib/admin";
 import { demoWalletSql } from "./lib/admin-insert";
 import {
@@ -137,7 +137,7 @@ Then send the access_token as "Authorization: Bearer <token>".
 Operator console: http://127.0.0.1:${port}/wallet-admin/${devAdminExists ? ` (sign in with ${admin.email} / ${admin.password})` : ""}
 ${mailLine}
 Webhooks (docs/events.md) run on a local queue; receivers on http://127.0.0.1 or localhost are ${localHooks},
-retries start after ${devValue(devVars, "WEBHOOK_RETRY_BASE_S")} s, ${serve ? "and the cron's sweep does not run here (npm run dev runs it)" : "and the outbox is swept every minute"}: http://127.0.0.1:${port}/wallet-admin/webhooks
+retries start after ${retryBaseS(devValue(devVars, "WEBHOOK_RETRY_BASE_S"))} s, ${serve ? "and the cron's sweep does not run here (npm run dev runs it)" : "and the outbox is swept every minute"}: http://127.0.0.1:${port}/wallet-admin/webhooks
 `);
 
   // The deploy bundle under Miniflare alone, on the same local state (.wrangler/state/v3) and with the
