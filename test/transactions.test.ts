@@ -291,6 +291,31 @@ describe("GET /transactions paging, order and filters", () => {
     expect(pages).toEqual([made.slice(0, 2), made.slice(2, 4), made.slice(2, 4), made.slice(4)]);
   });
 
+  it("walks a history growing between pages: asc neither repeats nor skips, desc repeats", async () => {
+    const { admin, user, wallet, made } = await five();
+    const walk = async (order: string) => {
+      const seen: number[] = [];
+      let late = 0;
+      for (let page = 1; ; page++) {
+        const res = await list(admin, { user_id: user.id, per_page: 2, page, order });
+        if (res.body.data.length === 0) return { seen, late };
+        seen.push(...ids(res.body));
+        if (page === 1)
+          late = await creditAt(NOW + 10_000, admin, {
+            user_id: user.id,
+            wallet_id: wallet,
+            amount: 9,
+          });
+      }
+    };
+    const asc = await walk("asc");
+    expect(asc.seen).toEqual([...made, asc.late]);
+    const desc = await walk("desc");
+    // The entry written after page 1 moved every later page down by one, and is not in the walk.
+    expect(desc.seen).toEqual([asc.late, made[4], made[4], made[3], made[2], made[1], made[0]]);
+    expect(desc.seen).not.toContain(desc.late);
+  });
+
   it("defaults to page 1 of 100 records", async () => {
     const { admin, user, made } = await five();
     const res = await list(admin, { user_id: user.id, order: "asc" });
