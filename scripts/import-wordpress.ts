@@ -265,7 +265,7 @@ async function verify(d1: ImportD1, report: Report, target: Target) {
     const a = actual.get(key);
     if (!a || Number(a.balance_minor) !== e.balanceMinor || Number(a.entry_count) !== e.entries) {
       problems.push(
-        `user ${e.userId} ${e.walletId}: expected ${e.entries} entries and ${e.balanceMinor}, found ${a ? `${a.entry_count} and ${a.balance_minor}` : "nothing"}`,
+        `user ${e.userId} ${e.walletId}: expected ${e.entries} entries and a balance of ${e.balanceMinor} in the wallet's smallest units, found ${a ? `${a.entry_count} entries and ${a.balance_minor}` : "nothing"}`,
       );
     }
   }
