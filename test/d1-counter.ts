@@ -67,3 +67,40 @@ export function losingReads(pattern: RegExp) {
     });
   return { d1: wrap(env.DB), lost: () => lost };
 }
+
+/**
+ * env.DB that awaits `before` ahead of each call it sends to D1, a single statement's or a batch's:
+ * a test runs its own writes (or throws, as a lost connection) at a chosen point among them.
+ */
+export function pausingD1(before: (kind: "statement" | "batch") => Promise<void>) {
+  const inners = new WeakMap<D1PreparedStatement, D1PreparedStatement>();
+  const statement = (inner: D1PreparedStatement): D1PreparedStatement => {
+    const paused = new Proxy(inner, {
+      get(target, prop) {
+        if (prop === "bind") return (...values: unknown[]) => statement(target.bind(...values));
+        if (["all", "raw", "first", "run"].includes(String(prop)))
+          return async (...args: unknown[]) => {
+            await before("statement");
+            // biome-ignore lint/suspicious/noExplicitAny: forwarding D1's own method
+            return (target as any)[prop](...args);
+          };
+        const value = Reflect.get(target, prop, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    inners.set(paused, inner);
+    return paused;
+  };
+  return new Proxy(env.DB, {
+    get(target, prop) {
+      if (prop === "prepare") return (sql: string) => statement(target.prepare(sql));
+      if (prop === "batch")
+        return async (statements: D1PreparedStatement[]) => {
+          await before("batch");
+          return target.batch(statements.map((s) => inners.get(s) ?? s));
+        };
+      const value = Reflect.get(target, prop, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}

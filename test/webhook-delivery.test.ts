@@ -27,7 +27,7 @@ import {
 } from "../src/events/queue";
 import worker from "../src/index";
 import { CONSOLE, consoleOf, form, hidden, noticeLeft } from "./console-helpers";
-import { countingD1 } from "./d1-counter";
+import { countingD1, pausingD1 } from "./d1-counter";
 import {
   appAt,
   call,
@@ -107,6 +107,12 @@ const webhook = async (admin: TestUser, id: number) =>
   ((await call("GET", "/webhooks", { auth: admin.bearer })).body.data as Json[]).find(
     (w) => w.id === id,
   )!;
+
+/** How many deliveries are kept of the endpoint, straight from the table. */
+const deliveriesOf = async (endpointId: number) =>
+  (await env.DB.prepare("SELECT count(*) AS n FROM webhook_deliveries WHERE endpoint_id = ?1")
+    .bind(endpointId)
+    .first<{ n: number }>())!.n;
 
 describe("the consumer's pump", () => {
   it("delivers an endpoint's events of its types in id order, signed, webhook-id the event id, and moves its cursor", async () => {
@@ -229,6 +235,66 @@ describe("the consumer's pump", () => {
     expect(await webhook(admin, hook.id)).toMatchObject({ status: "active", failing_since: null });
   });
 
+  it("sends an event's dead letter once when the record of its last attempt fails and the message comes back", async () => {
+    const { admin, hook, poison, got, outbound, t } = await poisonedEndpoint();
+    let lost = false;
+    const db = createDb(
+      pausingD1(async (kind) => {
+        if (kind !== "batch" || got.length !== MAX_ATTEMPTS || lost) return;
+        lost = true;
+        throw new Error("D1_ERROR: Network connection lost.");
+      }),
+    );
+    const letters: DeadLetter[] = [];
+    const deps = { ...pumpDeps(outbound, t.nowMs, letters), db };
+    await expect(pumpThroughRetries(deps, hook.id, t)).rejects.toThrow("Network connection lost");
+    // The failed run's lease runs out (60 s), and the queue's retry of its message comes.
+    t.advance(61);
+    await pumpThroughRetries(deps, hook.id, t);
+    expect(got.map((r) => r.id)).toEqual(Array(MAX_ATTEMPTS + 1).fill(String(poison.id)));
+    expect(letters).toEqual([
+      {
+        endpointId: hook.id,
+        eventId: poison.id,
+        attempts: MAX_ATTEMPTS,
+        error: "answered HTTP 500",
+      },
+    ]);
+    const log = (await call("GET", `/webhooks/${hook.id}/deliveries`, { auth: admin.bearer })).body
+      .data as Json[];
+    expect(log.filter((d) => d.status === "dead")).toHaveLength(1);
+  });
+
+  it("logs a dead letter the WEBHOOK_DLQ refuses in its place, once, and goes on with the next event", async () => {
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    const { admin, hook, poison, got, outbound, t } = await poisonedEndpoint();
+    const refuse = async () => {
+      throw new Error("Queue send failed: internal error");
+    };
+    const refusing = { send: refuse, sendBatch: refuse };
+    const withRefusal = { ...env, WEBHOOK_DLQ: refusing } as unknown as typeof env;
+    const deps = { ...consumerDeps(withRefusal), outbound, nowMs: t.nowMs };
+    await pumpThroughRetries(deps, hook.id, t);
+    expect(got).toHaveLength(MAX_ATTEMPTS);
+    expect(await webhook(admin, hook.id)).toMatchObject({
+      status: "failing",
+      last_event_id: poison.id,
+    });
+    const lines = errors.mock.calls.map(([line]) => JSON.parse(String(line)));
+    expect(lines.filter((l) => "webhook_dead_letter" in l)).toEqual([
+      {
+        webhook_dead_letter: {
+          endpointId: hook.id,
+          eventId: poison.id,
+          attempts: MAX_ATTEMPTS,
+          error: "answered HTTP 500",
+        },
+        setting: "WEBHOOK_DLQ",
+        problem: "refused the letter: Error: Queue send failed: internal error",
+      },
+    ]);
+  });
+
   it("moves a caught-up endpoint's cursor past events of other types, and still delivers its own", async () => {
     const { admin, user, wallet } = await makeAccount();
     const hook = await subscribeWebhook(admin, "wallet.created");
@@ -345,6 +411,36 @@ describe("an endpoint deleted while its delivery is under way", () => {
     await pumpThroughRetries(pumpDeps(deleting, t.nowMs, letters), hook.id, t);
     expect(got.map((r) => r.id)).toEqual(Array(MAX_ATTEMPTS).fill(String(poison.id)));
     expect(letters).toEqual([]);
+  });
+
+  // Deleted at each of the D1 calls from the last attempt's answer to its record, in turn.
+  it("sends no dead letter and records nothing when it is deleted after the last attempt, before its record", async () => {
+    let at = 1;
+    for (; ; at++) {
+      const { admin, hook, got, outbound, t } = await poisonedEndpoint();
+      let calls = 0;
+      let recorded = false;
+      let deleted = false;
+      const db = createDb(
+        pausingD1(async (kind) => {
+          if (got.length < MAX_ATTEMPTS || recorded) return;
+          calls++;
+          // The attempt is recorded by a batch: the calls after it are past the race.
+          recorded = kind === "batch";
+          if (calls !== at) return;
+          const gone = await call("DELETE", `/webhooks/${hook.id}`, { auth: admin.bearer });
+          expect(gone.status).toBe(200);
+          deleted = true;
+        }),
+      );
+      const letters: DeadLetter[] = [];
+      await pumpThroughRetries({ ...pumpDeps(outbound, t.nowMs, letters), db }, hook.id, t);
+      if (!deleted) break;
+      expect(got).toHaveLength(MAX_ATTEMPTS);
+      expect({ at, letters }).toEqual({ at, letters: [] });
+      expect(await deliveriesOf(hook.id)).toBe(0);
+    }
+    expect(at).toBeGreaterThan(1);
   });
 });
 

@@ -135,16 +135,6 @@ export const leaseEndpoint = (db: Db, id: number, token: string, nowMs: number, 
 const held = (id: number, token: string) =>
   and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.leaseToken, token));
 
-/** Whether `token` still holds the endpoint's lease: it was neither deleted nor taken over. */
-export async function holdsLease(db: Db, id: number, token: string) {
-  const row = await db
-    .select({ id: webhookEndpoints.id })
-    .from(webhookEndpoints)
-    .where(held(id, token))
-    .get();
-  return row !== undefined;
-}
-
 /** Whether an event of the endpoint's types waits after its cursor (read after the lease ends). */
 export async function hasWork(db: Db, id: number) {
   const row = await db

@@ -8,7 +8,6 @@ import type { Db } from "../db/client";
 import {
   type EndpointRow,
   hasWork,
-  holdsLease,
   leaseEndpoint,
   listEvents,
   recordAttempt,
@@ -46,7 +45,10 @@ export type PumpDeps = {
   /** WEBHOOK_ALLOW_LOCAL: whether a loopback URL may still be delivered to. */
   allowLocal: boolean;
   nowMs: () => number;
-  /** Sends an event that used up its attempts to the dead-letter queue. */
+  /**
+   * Sends an event that used up its attempts to the dead-letter queue, after its record: one the
+   * queue refuses is logged in its place, since the event is not tried again.
+   */
   deadLetter: (letter: DeadLetter) => Promise<unknown>;
 };
 
@@ -138,23 +140,23 @@ async function deliverOne(
     );
     return { kind: "retry", delayS };
   }
-  // Delivered, or dead-lettered after its last attempt: the cursor moves past it either way. The
-  // letter goes first (one that cannot be sent leaves the event to be tried again), and only while
-  // the lease holds: an endpoint deleted during the attempt ends quietly, with no letter to act on.
-  if (!outcome.ok) {
-    if (!(await holdsLease(deps.db, endpoint.id, token))) return { kind: "busy" };
-    await deps.deadLetter({
-      endpointId: endpoint.id,
-      eventId: event.id,
-      attempts: attempt,
-      error: outcome.error ?? "",
-    });
-  }
+  // Delivered, or dead-lettered after its last attempt: the cursor moves past it either way.
   const held = await recordAttempt(
     deps.db,
     lease,
     { ...delivery, status: outcome.ok ? "delivered" : "dead" },
     { kind: "advance", failing: !outcome.ok },
   );
-  return held ? "advanced" : { kind: "busy" };
+  if (!held) return { kind: "busy" };
+  // The letter goes after the record that moved the cursor under the lease, so at most once per
+  // event: a record that fails leaves the event to be tried again with no letter sent yet, and an
+  // endpoint deleted (or taken over) before its record gets none.
+  if (!outcome.ok)
+    await deps.deadLetter({
+      endpointId: endpoint.id,
+      eventId: event.id,
+      attempts: attempt,
+      error: outcome.error ?? "",
+    });
+  return "advanced";
 }

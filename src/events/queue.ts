@@ -172,15 +172,17 @@ export function pumpDeps(env: ConsumerEnv): PumpDeps {
     nowMs: Date.now,
     deadLetter: async (letter) => {
       const dlq = bound(env, "WEBHOOK_DLQ");
-      if (dlq) return dlq.send(letter);
-      // Without the dead-letter queue, the letter is logged as its consumer would log it, and the
-      // endpoint goes on to its next event rather than sending this one again at every nudge.
+      let problem = bindingProblem(env, "WEBHOOK_DLQ");
+      try {
+        if (dlq) return await dlq.send(letter);
+      } catch (err) {
+        problem = `refused the letter: ${faultFields(err).fault}`;
+      }
+      // Without the dead-letter queue, or when it refuses the letter, the letter is logged as its
+      // consumer would log it: the event's last attempt is recorded already, and it is not tried
+      // again (nor sent again at every nudge).
       console.error(
-        JSON.stringify({
-          webhook_dead_letter: letter,
-          setting: "WEBHOOK_DLQ",
-          problem: bindingProblem(env, "WEBHOOK_DLQ"),
-        }),
+        JSON.stringify({ webhook_dead_letter: letter, setting: "WEBHOOK_DLQ", problem }),
       );
     },
   };
