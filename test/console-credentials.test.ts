@@ -2,9 +2,10 @@
 // operator's guard × every kind of cookie it may be sent with. Only a live administrator's console
 // session, and for a form its own CSRF token, gets through; every other cookie is signed out (an
 // API token, an expired or foreign console token, a session signed out, ended everywhere, or whose
-// administrator was deleted), a subscriber's console token is turned away, and nothing any of them
-// sends writes a row, ends a session or revokes a key. A console route without an entry here fails,
-// as a new API route fails test/authorization-matrix.test.ts.
+// administrator was deleted), a subscriber's console token is turned away and its own session ended
+// (as sign-out ends one), and nothing else any of them sends writes a row, ends a session or revokes
+// a key. A console route without an entry here fails, as a new API route fails
+// test/authorization-matrix.test.ts.
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { CONSOLE_AUDIENCE } from "../src/auth/tokens";
@@ -288,21 +289,23 @@ const KINDS: Kind[] = [
 
 /**
  * Each kind's cookie, made once: the dead sessions stay dead, and what a live session does ends
- * none of its own (the sessions it revokes are another user's).
+ * none of its own (the sessions it revokes are another user's). A subscriber's session is ended by
+ * the request that sends it, so each of its requests gets one of its own.
  */
 const made = new Map<Kind, Promise<Sent>>();
 const sentBy = (kind: Kind) => {
+  if (kind.outcome === "not an administrator") return kind.sent();
   if (!made.has(kind)) made.set(kind, kind.sent());
   return made.get(kind)!;
 };
 
-/** Rows, money and revocations: a refused request changes none of them. */
+/** Rows, money and revocations: a refused request changes none (a subscriber's ends its session). */
 async function snapshot() {
   const revoked = await env.DB.prepare(
     `SELECT (SELECT count(*) FROM api_keys WHERE revoked_at_ms IS NOT NULL) AS keys,
        (SELECT count(*) FROM sessions WHERE revoked_at_ms IS NOT NULL) AS sessions,
        (SELECT count(*) FROM holds WHERE status <> 'held') AS resolved`,
-  ).first();
+  ).first<{ keys: number; sessions: number; resolved: number }>();
   return { ...(await tableCounts()), revoked };
 }
 
@@ -366,6 +369,8 @@ describe("the console's authorization matrix", () => {
           const { path, fields } = entry(o);
           const sent = await sentBy(kind);
           const before = kind.outcome === "allowed" ? undefined : await snapshot();
+          // A subscriber's request ends its own session, and only that.
+          if (before && kind.outcome === "not an administrator") before.revoked!.sessions += 1;
           const res = await request(path, {
             method,
             cookie: sent.cookie || undefined,

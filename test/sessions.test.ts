@@ -59,8 +59,8 @@ async function apiLogin(u: TestUser) {
 }
 
 /** One console page with `cookie`, not following redirects. */
-async function consolePage(path: string, cookie: string, init: RequestInit = {}) {
-  const res = await testApp().request(
+async function consolePage(path: string, cookie: string, init: RequestInit = {}, app = testApp()) {
+  const res = await app.request(
     `http://localhost/wallet-admin${path}`,
     { ...init, headers: { ...init.headers, Cookie: cookie }, redirect: "manual" },
     env,
@@ -282,6 +282,34 @@ describe("the console", () => {
     );
     expect(res.status).toBe(403);
     expect(await liveSessions(user.id)).toBe(before);
+  });
+
+  it("ends a demoted administrator's console session at its next request, not only the cookie", async () => {
+    const admin = await makeAdmin();
+    const cookie = await consoleSignIn(admin);
+    const sid = sidOf(cookie.slice("wallet_admin=".length));
+    let nowMs = Date.now();
+    const app = testApp({ nowMs: () => nowMs });
+    const setRole = (role: string) =>
+      env.DB.prepare("UPDATE users SET role = ? WHERE id = ?").bind(role, admin.id).run();
+    expect((await consolePage("/", cookie, {}, app)).status).toBe(200);
+    // An operator's UPDATE (no route demotes), seen once this isolate reads the session again.
+    await setRole("subscriber");
+    nowMs += SESSION_TTL_MS + 1;
+    const refused = await consolePage("/", cookie, {}, app);
+    expect(refused.status).toBe(403);
+    expect(refused.headers.getSetCookie().join()).toMatch(/wallet_admin=;.*Max-Age=0/);
+    const row = await env.DB.prepare("SELECT revoked_at_ms FROM sessions WHERE id = ?")
+      .bind(sid)
+      .first<{ revoked_at_ms: number | null }>();
+    expect(row?.revoked_at_ms).not.toBeNull();
+    // Ended as sign-out ends one: the cookie, kept or copied, opens nothing even once the user is an
+    // administrator again.
+    await setRole("administrator");
+    nowMs += SESSION_TTL_MS + 1;
+    const again = await consolePage("/", cookie, {}, app);
+    expect(again.status).toBe(303);
+    expect(again.headers.get("location")).toBe("/wallet-admin/sign-in");
   });
 
   /** A user's page as `cookie`'s operator sees it, and its Sign out everywhere sent. */

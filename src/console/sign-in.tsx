@@ -99,7 +99,10 @@ export const requireOperator: MiddlewareHandler<ConsoleEnv> = async (c, next) =>
     return c.req.method === "POST"
       ? back(c, `${BASE}/sign-in`, { kind: "error", text: SIGNED_OUT })
       : c.redirect(`${BASE}/sign-in`, 303);
+  // No longer an administrator (made a subscriber since signing in): the session ends as sign-out
+  // ends it, row and cookie, so the cookie, kept or copied, opens nothing if the role comes back.
   if (session.principal.role !== "administrator") {
+    await signOut(c.var.service);
     endSession(c);
     return signInPage(c, { kind: "error", text: NOT_ADMIN }, 403);
   }
