@@ -93,6 +93,8 @@ const ROUTES: Record<string, Entry> = {
   "GET /users": () => ({ path: "/users" }),
   "GET /users/:id": (o) => ({ path: `/users/${o.user.id}?wallet=${o.wallet}` }),
   "GET /users/:id/reverse/:txn": (o) => ({ path: `/users/${o.user.id}/reverse/${o.txnId}` }),
+  // Without a form this session sent, it says no transfer is waiting.
+  "GET /users/:id/transfer": (o) => ({ path: `/users/${o.user.id}/transfer` }),
   "GET /users/:id/statement.csv": (o) => ({
     path: `/users/${o.user.id}/statement.csv?wallet=${o.wallet}&from=${today()}&to=${today()}`,
   }),

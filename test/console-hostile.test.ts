@@ -66,6 +66,7 @@ beforeAll(async () => {
     [user, ["page", ...statement]],
     [`${user}/statement.csv`, statement],
     [`${user}/reverse/${txn}`, []],
+    [`${user}/transfer`, ["ask"]],
     [`/batches/${batch.body.data.batch_id}`, []],
     ["/wallets", []],
     ["/api-keys", []],

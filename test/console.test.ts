@@ -534,11 +534,13 @@ describe("moving money", () => {
       .bind(userId)
       .first<{ id: number }>())!.id;
   const transferPath = () => `/users/${alice.id}/transfer`;
-  /** Alice's transfer form sent: the confirmation page it answers (nothing moved yet). */
-  const askTransfer = async (fields: Record<string, string | number>) => {
-    const asked = await sendForm(await userPage(), transferPath(), fields);
-    expect(asked.status, asked.html.slice(0, 300)).toBe(200);
-    return asked;
+  /** Alice's transfer form sent: the confirmation page it redirects to (nothing moved yet). */
+  const askTransfer = async (fields: Record<string, string | number>, page?: { html: string }) => {
+    const asked = await sendForm(page ?? (await userPage()), transferPath(), fields);
+    expect(asked.status, asked.html.slice(0, 300)).toBe(303);
+    const shown = await follow(asked, cookie);
+    expect(shown.status, shown.html.slice(0, 300)).toBe(200);
+    return shown;
   };
   /** A transfer's confirmation page answered with its button `step` (Confirm or Cancel). */
   const answer = (asked: { html: string }, step: "confirm" | "cancel") =>
@@ -558,12 +560,10 @@ describe("moving money", () => {
     // Moved at once, a mistyped id sent the money to a stranger, named only afterwards.
     const before = await tableCounts();
     const page = await userPage();
-    const asked = await sendForm(page, transferPath(), {
-      amount: "007.5",
-      to_user_id: ` 0${bob.id}`,
-      note: "rent",
-    });
-    expect(asked.status).toBe(200);
+    const asked = await askTransfer(
+      { amount: "007.5", to_user_id: ` 0${bob.id}`, note: "rent" },
+      page,
+    );
     expect(await tableCounts()).toEqual(before);
     expect(asked.html).toContain(`<h1>Transfer ₦7.50 to ${bob.username}?</h1>`);
     for (const [label, value] of [
@@ -580,6 +580,42 @@ describe("moving money", () => {
     expect(hiddenFields(asked.html, transferPath()).request_id).toBe(
       hidden(page.html, "request_id"),
     );
+  });
+
+  it("answers the transfer form with a 303 to its confirmation: a reload or Back fetches it, posting nothing", async () => {
+    // The confirmation as the form's post's own answer: a reload of it, or Back to it once
+    // confirmed, had the browser ask to send the form again.
+    const before = await tableCounts();
+    const asked = await sendForm(await userPage(), transferPath(), {
+      amount: "1.25",
+      to_user_id: bob.id,
+    });
+    expect(asked.status, asked.html.slice(0, 300)).toBe(303);
+    const location = asked.headers.get("location") ?? "";
+    expect(location).toMatch(new RegExp(`^/wallet-admin${transferPath()}\\?ask=`));
+    const reload = () => request(location.replace("/wallet-admin", ""), { cookie });
+    for (const shown of [await reload(), await reload()]) {
+      expect(shown.status).toBe(200);
+      expect(shown.html).toContain(`<h1>Transfer ₦1.25 to ${bob.username}?</h1>`);
+    }
+    expect(await tableCounts()).toEqual(before);
+    const moved = await answer(await reload(), "confirm");
+    expect(moved.status).toBe(303);
+    expect(moved.headers.get("location")).toBe(`/wallet-admin/users/${alice.id}`);
+    // Back to the confirmation once confirmed: told it moved, never asked again.
+    const back = await reload();
+    expect(back.status).toBe(303);
+    expect(noticeLeft(back)).toMatch(/^ok:Already done/);
+    // The address alone, or with its ask for another operator's session, confirms nothing.
+    const other = await signIn(admin);
+    for (const shown of [
+      await request(transferPath(), { cookie }),
+      await request(location.replace("/wallet-admin", ""), { cookie: other }),
+    ]) {
+      expect(shown.status).toBe(200);
+      expect(shown.html).not.toContain(bob.username);
+      expect(shown.html).toContain("No transfer is waiting to be confirmed here");
+    }
   });
 
   it("moves a confirmed transfer once however often its confirmation is sent, and names whom it reached", async () => {

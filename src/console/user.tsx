@@ -5,7 +5,10 @@
 import { type Context, Hono } from "hono";
 import type { Child } from "hono/jsx";
 import * as v from "valibot";
+import { sameSecret } from "../auth/same-secret";
+import { seal, unseal } from "../auth/sealed";
 import type { EntryRow } from "../db/ledger";
+import { jwtSecret } from "../http/auth";
 import { EntryParams, movementOf, ReverseParams, TransferParams } from "../http/fields";
 import { parseFields } from "../http/validation";
 import { spendMoneyShare } from "../wallet/context";
@@ -28,7 +31,7 @@ import { attempt, attemptMoney, backRefused } from "./api";
 import type { ConsoleEnv, Fields, Session } from "./env";
 import { back, field, freshKey, keptFields, noticeOf, PER_PAGE, plural, type Wallet } from "./page";
 import { notFound, type PathId, withIds } from "./path-ids";
-import { PageNumber, queryOf } from "./query";
+import { PageNumber, queryOf, Text } from "./query";
 import { BASE, endSession } from "./session";
 import {
   askedStatement,
@@ -414,28 +417,31 @@ const ALREADY_DONE = "Already done: this form was sent before, and the money mov
  * Whether this transfer form moved its money already: its key holds the very transfer it asks for
  * (its confirmation confirmed, then shown again by Back or a reload). Unknown (a busy database): no.
  */
-async function movedBefore(c: Context<ConsoleEnv>, id: PathId) {
+async function movedBefore(c: Context<ConsoleEnv>, id: PathId, form: Fields) {
   const seen = await attemptMoney(c, async () => {
-    const m = moveOf("transfer", id.id, c.var.form);
+    const m = moveOf("transfer", id.id, form);
     const taken = await keyedEntryId(c.var.service, { userId: m.user.id, requestId: m.requestId });
     return taken !== undefined && (await writtenBy(c, "transfer", m, taken));
   });
   return seen.ok && seen.value;
 }
 
+const ASKED_PURPOSE = "wallet-ledger console transfer asked v1";
+
 /**
- * A transfer form as its user's page sends it, before any money moves: the confirmation page, which
- * names both users as the ledger reads the id typed (a mistyped one reaches a stranger), the wallet
- * and the amount as it would write them. Its Confirm sends the same fields, key included, with
- * `step=confirm`; its Cancel, and a refusal (no such user, an amount the wallet cannot hold), bring
- * the form back as typed. Nothing is written either way; a form whose key already moved its money
- * is told so, never asked again nor "cancelled".
+ * A transfer form as its user's page sends it, before any money moves: a redirect (303) to its
+ * confirmation, a page of its own (`transferAsked`), so a reload of it, or Back to it, fetches it
+ * and posts nothing. The form's fields ride in its address, sealed (AES-GCM, a key derived from
+ * JWT_SECRET) with the user's id and the session's CSRF token: only a form this session sent shows
+ * a confirmation, never a link someone else made. Cancel (`step=cancel`) brings the form back as
+ * typed; a form whose key already moved its money is told so, never asked again nor "cancelled";
+ * one the ledger would refuse is refused at once. Nothing is written either way.
  */
 async function askTransfer(c: Context<ConsoleEnv>, id: PathId) {
   const { form } = c.var;
   const userPage = `${BASE}/users/${id.ref}`;
   const fields = typedFields(form, true);
-  const done = await movedBefore(c, id);
+  const done = await movedBefore(c, id, form);
   if (field(form, "step") === "cancel")
     return done
       ? back(c, userPage, {
@@ -448,19 +454,69 @@ async function askTransfer(c: Context<ConsoleEnv>, id: PathId) {
           refused: { form: "transfer", fields },
         });
   if (done) return back(c, userPage, { kind: "ok", text: ALREADY_DONE });
+  const read = await resolveAsked(c, id, form);
+  if (!read.ok) return read.answer;
+  const held = JSON.stringify({ session: c.var.session.csrf, userId: id.id, fields });
+  const ask = await seal(held, jwtSecret(c), ASKED_PURPOSE);
+  return c.redirect(`${userPage}/transfer?ask=${encodeURIComponent(ask)}`, 303);
+}
+
+/** The transfer a form asks for, read by the verb that moves it; refused, the way back to the form. */
+async function resolveAsked(c: Context<ConsoleEnv>, id: PathId, form: Fields) {
   const read = await attemptMoney(c, () => {
     const m = moveOf("transfer", id.id, form);
     return resolveTransfer(c.var.service, { ...m, from: m.user, to: m.to! });
   });
-  if (!read.ok)
-    return backRefused(c, userPage, "Transfer", read.refusal, { form: "transfer", fields });
+  if (read.ok) return read;
+  const refused = { form: "transfer", fields: typedFields(form, true) };
+  const answer = await backRefused(c, `${BASE}/users/${id.ref}`, "Transfer", read.refusal, refused);
+  return { ok: false as const, answer };
+}
+
+/** The fields of the transfer form `ask` seals, when it is this session's, for this user. */
+async function askedFields(c: Context<ConsoleEnv>, id: PathId, ask: string) {
+  const opened = ask && (await unseal(ask, jwtSecret(c), ASKED_PURPOSE));
+  if (!opened) return undefined;
+  const held = JSON.parse(opened) as { session: string; userId: number; fields: Fields };
+  return sameSecret(held.session, c.var.session.csrf) && held.userId === id.id
+    ? held.fields
+    : undefined;
+}
+
+const AskQuery = v.object({ ask: Text });
+
+/**
+ * A transfer's confirmation: it names both users as the ledger reads the id typed (a mistyped one
+ * reaches a stranger), the wallet and the amount as it would write them. Its Confirm sends the same
+ * fields, key included, with `step=confirm`; its Cancel, and a refusal (no such user, an amount the
+ * wallet cannot hold), bring the form back as typed. Read again at each visit: once the transfer
+ * moved (Back to it after confirming), the user's page says so instead.
+ */
+async function transferAsked(c: Context<ConsoleEnv>, id: PathId) {
+  const form = await askedFields(c, id, queryOf(c, AskQuery).ask);
+  const userPage = `${BASE}/users/${id.ref}`;
+  if (!form)
+    return c.html(
+      <Page title="Transfer" session={c.var.session} current="users">
+        <section class="stack card">
+          <p>
+            No transfer is waiting to be confirmed here: send the user's Transfer form, and its
+            confirmation follows. The user's entries show what moved.
+          </p>
+          <a href={userPage}>Back to the user</a>
+        </section>
+      </Page>,
+    );
+  if (await movedBefore(c, id, form)) return back(c, userPage, { kind: "ok", text: ALREADY_DONE });
+  const read = await resolveAsked(c, id, form);
+  if (!read.ok) return read.answer;
   const { from, to, wallet, amount: moved } = read.value;
   const amount = formatExact(moved.amountMinor, wallet);
   return c.html(
     <Page title={`Transfer ${amount} to ${to.username}?`} session={c.var.session} current="users">
       <Confirmation
         session={c.var.session}
-        action={`${BASE}/users/${id.ref}/transfer`}
+        action={`${userPage}/transfer`}
         label="Transfer"
         rows={[
           ["From", userName(from.id, from.username)],
@@ -469,7 +525,7 @@ async function askTransfer(c: Context<ConsoleEnv>, id: PathId) {
           ["Amount", amount],
           ["Note", field(form, "note")],
         ]}
-        fields={fields}
+        fields={form}
         confirm={
           <button type="submit" name="step" value="confirm">
             Transfer {amount} to <span class="name">{to.username}</span>
@@ -489,6 +545,11 @@ async function askTransfer(c: Context<ConsoleEnv>, id: PathId) {
     </Page>,
   );
 }
+
+userScreen.get(
+  "/users/:id/transfer",
+  withIds(["id"], (c, { id }) => transferAsked(c, id)),
+);
 
 const move = (action: Move) =>
   userScreen.post(

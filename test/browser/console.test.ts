@@ -3,7 +3,7 @@
 // state (scripts/lib/server.ts, as the reliability suite starts it). Elements are found by role and
 // label, as a person finds them. Screenshots of each screen at desktop and phone width go to
 // docs/console/ when UPDATE_SCREENSHOTS=1, else to a temporary folder.
-import type { Browser, Page } from "playwright-core";
+import type { Browser, Page, Request } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN, startServer } from "../../scripts/lib/server";
 import { launchChromium } from "./harness";
@@ -20,6 +20,18 @@ const shoot = (name: string) => shots.shoot(page, name);
 const form = (heading: string) =>
   page.locator("form", { has: page.getByRole("heading", { name: heading, exact: true }) });
 const balanceCell = () => page.getByRole("row", { name: /Naira Wallet/ }).getByRole("cell");
+
+/** The forms `move` (a reload, Back) made the browser post: none where every form redirected. */
+async function postsDuring(move: () => Promise<unknown>) {
+  const posted: string[] = [];
+  const seen = (r: Request) => {
+    if (r.method() === "POST") posted.push(r.url());
+  };
+  page.on("request", seen);
+  await move();
+  page.off("request", seen);
+  return posted;
+}
 
 beforeAll(async () => {
   server = await startServer({ config: "wrangler.toml" });
@@ -99,6 +111,9 @@ describe("the operator console in chromium", () => {
     expect(await asked.getByRole("row", { name: /^To / }).textContent()).toMatch(/\(user 1\)$/);
     expect(await asked.getByRole("row", { name: /^From / }).textContent()).toContain("adaeze");
     await shoot("transfer");
+    // The confirmation is a page of its own, after a redirect: a reload fetches it, posting nothing.
+    expect(await postsDuring(() => page.reload())).toEqual([]);
+    await page.getByRole("heading", { name: /^Transfer ₦20\.00 to .+\?$/ }).waitFor();
     await page.getByRole("button", { name: /^Transfer ₦20\.00 to / }).click();
     expect(await page.getByRole("status").textContent()).toContain("Transfer Action Completed");
     expect(await balanceCell().textContent()).toBe("₦130.00");
@@ -110,6 +125,10 @@ describe("the operator console in chromium", () => {
       );
     expect(sideways.filter((px) => px > 0)).toEqual([]);
     await shoot("user");
+    // Back to the confirmation once confirmed posts nothing either: the page says it moved once.
+    expect(await postsDuring(() => page.goBack())).toEqual([]);
+    expect(await page.getByRole("status").textContent()).toContain("Already done");
+    expect(await balanceCell().textContent()).toBe("₦130.00");
 
     // Reverse the transfer, after a confirmation
     await page
