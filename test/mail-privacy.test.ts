@@ -333,6 +333,54 @@ describe("the limit per client address (MAIL_LIMIT_PER_CLIENT)", () => {
       expect((await ask(app, "POST /users/verify-email", nobody(), ip, "0")).status).toBe(200);
   });
 
+  /** Fresh addresses asked for one at a time until one is refused: how many were served. */
+  const servedUntilRefused = async (app: ReturnType<typeof testApp>, ip: string, limit: string) => {
+    for (let served = 0; ; served++)
+      if ((await ask(app, "POST /users/verify-email", nobody(), ip, limit)).status === 429)
+        return served;
+  };
+
+  it("concurrent requests: a client gets exactly its limit, though an address's refusal gives a count back after another request reached it", async () => {
+    const app = fixedClock();
+    const ip = "203.0.113.65";
+    const full = nobody();
+    // This client's share of `full` is spent, with the client's limit off.
+    for (let i = 0; i < 5; i++)
+      expect((await ask(app, "POST /users/verify-email", full, ip, "0")).status).toBe(200);
+    // Two requests to `full` take a count each and give it back once `full` refuses them; the
+    // others reach the limit of 3 meanwhile (the client's object takes calls in their order).
+    const answers = await Promise.all([
+      ask(app, "POST /users/verify-email", full, ip, "3"),
+      ask(app, "POST /users/verify-email", full, ip, "3"),
+      ...Array.from({ length: 4 }, () => ask(app, "POST /users/verify-email", nobody(), ip, "3")),
+    ]);
+    expect(answers.slice(0, 2).map((a) => a.body.error[0])).toEqual([
+      expect.stringMatching(/^Too many mails to this address/),
+      expect.stringMatching(/^Too many mails to this address/),
+    ]);
+    const concurrent = answers.slice(2).filter((a) => a.status === 200).length;
+    expect(concurrent + (await servedUntilRefused(app, ip, "3"))).toBe(3);
+  });
+
+  it("a client refused at one limit is served when it is raised, until it has the new limit", async () => {
+    const app = fixedClock();
+    const ip = "203.0.113.67";
+    expect(await servedUntilRefused(app, ip, "2")).toBe(2);
+    expect(await servedUntilRefused(app, ip, "5")).toBe(3);
+    // Lowered again, it is refused: 5 in the hour is past 2.
+    expect(await servedUntilRefused(app, ip, "2")).toBe(0);
+  });
+
+  it("a client past a lowered limit is refused until enough of its hour's mails are out of it", async () => {
+    const app = fixedClock();
+    const ip = "203.0.113.68";
+    for (let i = 0; i < 3; i++)
+      expect((await ask(app, "POST /users/verify-email", nobody(), ip, "10")).status).toBe(200);
+    const refused = await ask(app, "POST /users/verify-email", nobody(), ip, "2");
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toBe("3600");
+  });
+
   it("a refusal by the per-address limit leaves the client's count as it was", async () => {
     const app = fixedClock();
     const ip = "203.0.113.64";

@@ -73,8 +73,7 @@ describe("throttle policy", () => {
 
   it("lets the 10th reservation through and starts the lock with it; the 11th is refused", () => {
     const { state, reservations } = reserveTimes(11, EMPTY_STATE);
-    expect(reservations.slice(0, 9).every((r) => r.allowed && !r.lockedNow)).toBe(true);
-    expect(reservations[9]).toEqual({ allowed: true, reservedAtMs: T0, lockedNow: true });
+    expect(reservations.slice(0, 10)).toEqual(Array(10).fill({ allowed: true, reservedAtMs: T0 }));
     expect(reservations[10]).toEqual({ allowed: false, retryAfterS: 60 });
     expect(state.lockedUntilMs).toBe(T0 + 60_000);
   });
@@ -87,12 +86,29 @@ describe("throttle policy", () => {
     });
   });
 
-  it("releasing the reservation that started a lock lifts it and its back-off step", () => {
-    const { state } = reserveTimes(10, EMPTY_STATE, address);
-    const released = release(reserveTimes(90, state, address).state, T0, true);
+  it("a count given back below the limit lifts the lock and its back-off step, whichever reservation started it", () => {
+    const first = reserve(EMPTY_STATE, address, T0 - 1_000).state;
+    const locked = reserveTimes(99, first, address).state;
+    expect(locked).toMatchObject({ lockedUntilMs: T0 + address.lockMs, locks: 1 });
+    const released = release(locked, address, T0 - 1_000);
     expect(released).toMatchObject({ lockedUntilMs: 0, locks: 0 });
     expect(released.failuresMs).toHaveLength(99);
-    expect(release(released, T0 - 1, false)).toBe(released); // nothing of that time: unchanged
+    expect(release(released, address, T0 - 1)).toBe(released); // nothing of that time: unchanged
+    // The 100th is counted again, and starts the lock again.
+    const again = reserveTimes(2, released, address, T0 + 1_000).reservations;
+    expect(again).toEqual([
+      { allowed: true, reservedAtMs: T0 + 1_000 },
+      { allowed: false, retryAfterS: address.lockMs / 1000 },
+    ]);
+  });
+
+  it("a lock started at one limit is lifted by a higher one, until the count reaches it", () => {
+    const mail = POLICIES.client;
+    const locked = reserveTimes(3, EMPTY_STATE, { ...mail, limit: 3 }).state;
+    expect(reserve(locked, { ...mail, limit: 3 }, T0 + 1).reservation.allowed).toBe(false);
+    const raised = reserveTimes(3, locked, { ...mail, limit: 5 }, T0 + 1);
+    expect(raised.reservations.map((r) => r.allowed)).toEqual([true, true, false]);
+    expect(raised.state).toMatchObject({ lockedUntilMs: T0 + 1 + mail.lockMs, locks: 1 });
   });
 
   it("forgets the back-off after a day without attempts", () => {
@@ -140,11 +156,11 @@ describe("one account from many addresses", () => {
     expect(unknown.reservation).toEqual({
       allowed: true,
       reservedAtMs: T0,
-      ceilingLockedNow: false,
+      ceilingCounted: true,
     });
     expect([unknown.pair.failuresMs, unknown.ceiling.failuresMs]).toEqual([[T0], [T0]]);
     const known = reserveSignIn(view({ known: true }), T0);
-    expect(known.reservation).toEqual({ allowed: true, reservedAtMs: T0, ceilingLockedNow: null });
+    expect(known.reservation).toEqual({ allowed: true, reservedAtMs: T0, ceilingCounted: false });
     expect([known.pair.failuresMs, known.ceiling]).toEqual([[T0], EMPTY_STATE]);
   });
 
@@ -183,7 +199,7 @@ describe("one account from many addresses", () => {
     expect(fiftieth.reservation).toEqual({
       allowed: true,
       reservedAtMs: T0,
-      ceilingLockedNow: true,
+      ceilingCounted: true,
     });
     expect(fiftieth.ceiling.lockedUntilMs).toBe(T0 + 60_000);
     if (!fiftieth.reservation.allowed) throw new Error("unreachable");
@@ -195,7 +211,7 @@ describe("one account from many addresses", () => {
 
   it("a success from a known address leaves the ceiling as it was", () => {
     const ceiling = reserveTimes(30, EMPTY_STATE, account).state;
-    const held = { allowed: true as const, reservedAtMs: T0, ceilingLockedNow: null };
+    const held = { allowed: true as const, reservedAtMs: T0, ceilingCounted: false };
     expect(signInSucceeded(ceiling, [], "a", held, T0).ceiling).toBe(ceiling);
   });
 });
@@ -276,6 +292,31 @@ describe("one sign-in attempt's calls", () => {
       retryAfterS: 60,
     });
     expect(answers[1]).toEqual(answers[0]);
+  });
+});
+
+describe("a count given back", () => {
+  it("concurrent sign-ins: an address gets exactly its limit, though a locked login gives its count back after another attempt reached it", async () => {
+    const now = Date.now();
+    const ip = "198.18.5.1";
+    const name = sha256Hex(addressKey(ip));
+    const locked = unique("locked");
+    const typed = await objectFor(env.LOGIN_THROTTLE, loginKey(locked));
+    for (let i = 0; i < pair.limit; i++) await typed.reserveSignIn(name, now);
+    const object = await objectFor(env.LOGIN_THROTTLE, addressKey(ip));
+    for (let i = 0; i < address.limit - 2; i++) await object.reserve("address", now);
+    const admit = (login: string) =>
+      new SignInAttempt(env.LOGIN_THROTTLE, ip, now).admit(login, Promise.resolve(undefined));
+    // The locked login's attempt takes the address's 99th and gives it back once its login
+    // refuses it; the others reach the 100th meanwhile (the object takes calls in their order).
+    const [refused, ...others] = await Promise.all([
+      admit(locked),
+      ...Array.from({ length: 3 }, () => admit(unique("login"))),
+    ]);
+    expect(refused.retryAfterS).toBe(60);
+    let admitted = others.filter((a) => a.retryAfterS === undefined).length;
+    while ((await admit(unique("login"))).retryAfterS === undefined) admitted++;
+    expect(admitted).toBe(2);
   });
 });
 
@@ -364,7 +405,7 @@ describe("LoginThrottle Durable Object", () => {
       for (let i = 0; i < 10; i++) await stub.reserveSignIn(`stranger-${a}`, now);
     expect(await stub.reserveSignIn("home", now)).toMatchObject({ allowed: false });
     const spared = await stub.reserveSignIn("home", now, true);
-    expect(spared).toMatchObject({ allowed: true, ceilingLockedNow: null });
+    expect(spared).toMatchObject({ allowed: true, ceilingCounted: false });
   });
 
   it("unlock forgets every pair and the ceiling, says whether any was locked, and keeps known addresses", async () => {

@@ -29,9 +29,9 @@ export function rememberAddress(
 /** What a key's object knows about one attempt: its pair, its ceiling, the address's standing. */
 type AccountView = { pair: ThrottleState; ceiling: ThrottleState; known: boolean };
 
-/** A key's reservation: `ceilingLockedNow` is null when a known address was spared the ceiling. */
+/** A key's reservation: `ceilingCounted` is false when a known address was spared the ceiling. */
 export type SignInReservation =
-  | { allowed: true; reservedAtMs: number; ceilingLockedNow: boolean | null }
+  | { allowed: true; reservedAtMs: number; ceilingCounted: boolean }
   | { allowed: false; retryAfterS: number };
 
 /**
@@ -54,11 +54,10 @@ export function reserveSignIn(
       ceiling: view.ceiling,
       reservation: { allowed: false, retryAfterS: Math.max(...waits) },
     };
-  const ceilingLockedNow = ceiling?.reservation.allowed ? ceiling.reservation.lockedNow : null;
   return {
     pair: pair.state,
     ceiling: ceiling?.state ?? view.ceiling,
-    reservation: { allowed: true, reservedAtMs: nowMs, ceilingLockedNow },
+    reservation: { allowed: true, reservedAtMs: nowMs, ceilingCounted: ceiling !== null },
   };
 }
 
@@ -75,10 +74,7 @@ export function signInSucceeded(
   nowMs: number,
 ) {
   return {
-    ceiling:
-      held === null || held.ceilingLockedNow === null
-        ? ceiling
-        : release(ceiling, held.reservedAtMs, held.ceilingLockedNow),
+    ceiling: held?.ceilingCounted ? release(ceiling, POLICIES.account, held.reservedAtMs) : ceiling,
     known: rememberAddress(known, address, nowMs),
   };
 }

@@ -15,6 +15,10 @@ import {
   saveThrottle,
 } from "./store";
 
+/** A kind's policy, with `limit` in place of its own for one a setting gives (POLICIES.client). */
+const policyFor = (kind: ThrottleKind, limit?: number) =>
+  limit === undefined ? POLICIES[kind] : { ...POLICIES[kind], limit };
+
 /**
  * One sign-in throttle key (a login, an account or a client address) per object, named by
  * `idFromName`: every isolate everywhere reaches the same object for a key, and the object runs one
@@ -36,22 +40,21 @@ export class LoginThrottle extends DurableObject<Env> {
   }
 
   /**
-   * Counts an attempt against this key before its password is checked, or refuses it while locked;
-   * `limit` in place of the policy's, for one a setting gives (POLICIES.client).
+   * Counts an attempt against this key before its password is checked, or refuses it while locked
+   * (`limit`: policyFor).
    */
   async reserve(kind: ThrottleKind, nowMs: number, limit?: number): Promise<Reservation> {
-    const policy = limit === undefined ? POLICIES[kind] : { ...POLICIES[kind], limit };
-    const result = reserve(loadThrottle(this.sql).state, policy, nowMs);
+    const result = reserve(loadThrottle(this.sql).state, policyFor(kind, limit), nowMs);
     if (!result.reservation.allowed) return result.reservation;
     saveThrottle(this.sql, kind, result.state);
     await this.scheduleForget();
     return result.reservation;
   }
 
-  /** Gives back a reservation that was not a failure; lifts the lock it started when `undoLock`. */
-  async release(kind: ThrottleKind, reservedAtMs: number, undoLock: boolean): Promise<void> {
+  /** Gives back a reservation that was not a failure, against the `limit` it was reserved under. */
+  async release(kind: ThrottleKind, reservedAtMs: number, limit?: number): Promise<void> {
     const { state } = loadThrottle(this.sql);
-    const next = release(state, reservedAtMs, undoLock);
+    const next = release(state, policyFor(kind, limit), reservedAtMs);
     if (next === state) return; // unchanged when a success or an unlock came first
     saveThrottle(this.sql, kind, next);
     await this.scheduleForget();

@@ -47,7 +47,7 @@ export async function reserveMail(
       await Promise.all(held.map((giveBack) => giveBack()));
       return { ...r, spent: kind === "client" ? "client" : "address" };
     }
-    held.push(() => object.release(kind, r.reservedAtMs, r.lockedNow));
+    held.push(() => object.release(kind, r.reservedAtMs, limit));
   }
   return { allowed: true };
 }
@@ -66,8 +66,7 @@ export async function reserveGuess(
   return {
     reservation,
     succeeded: async () => {
-      if (reservation.allowed)
-        await object.release("address", reservation.reservedAtMs, reservation.lockedNow);
+      if (reservation.allowed) await object.release("address", reservation.reservedAtMs);
     },
   };
 }

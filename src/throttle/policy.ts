@@ -75,11 +75,22 @@ export const EMPTY_STATE: ThrottleState = {
 };
 
 export type Reservation =
-  | { allowed: true; reservedAtMs: number; lockedNow: boolean }
+  | { allowed: true; reservedAtMs: number }
   | { allowed: false; retryAfterS: number };
 
 export const lockDurationMs = (policy: Policy, locksBefore: number) =>
   Math.min(policy.lockMs * 2 ** Math.min(locksBefore, 30), policy.maxLockMs);
+
+/**
+ * A lock stands while the count that started it is at the limit. No reservation is counted while
+ * it stands, so the count falls below only when one is given back (refused on another key, a good
+ * password) or the limit was raised since (a setting's): the lock is then lifted with its back-off
+ * step, as if it had never started, and the key gets exactly its limit.
+ */
+function standing(state: ThrottleState, policy: Policy): ThrottleState {
+  if (state.lockedUntilMs === 0 || state.failuresMs.length >= policy.limit) return state;
+  return { ...state, lockedUntilMs: 0, locks: Math.max(0, state.locks - 1) };
+}
 
 /**
  * Counts one attempt before its password is checked, so parallel attempts cannot pass the limit:
@@ -87,10 +98,11 @@ export const lockDurationMs = (policy: Policy, locksBefore: number) =>
  * until the lock ends. A lock that has ended starts a fresh window; its level stays for the back-off.
  */
 export function reserve(
-  state: ThrottleState,
+  before: ThrottleState,
   policy: Policy,
   nowMs: number,
 ): { state: ThrottleState; reservation: Reservation } {
+  const state = standing(before, policy);
   if (state.lockedUntilMs > nowMs)
     return {
       state,
@@ -99,6 +111,16 @@ export function reserve(
   const lockEnded = state.lockedUntilMs !== 0;
   const forgotten = nowMs - state.lastAttemptMs >= BACKOFF_MEMORY_MS;
   const failuresMs = lockEnded ? [] : state.failuresMs.filter((t) => nowMs - t < policy.windowMs);
+  // At the limit with no lock: it was lowered since (a setting's). Refused until enough fall out.
+  const over = failuresMs.length - policy.limit;
+  if (over >= 0)
+    return {
+      state,
+      reservation: {
+        allowed: false,
+        retryAfterS: Math.ceil((failuresMs[over]! + policy.windowMs - nowMs) / 1000),
+      },
+    };
   failuresMs.push(nowMs);
   const locks = forgotten ? 0 : state.locks;
   const lockedNow = failuresMs.length >= policy.limit;
@@ -108,23 +130,18 @@ export function reserve(
     locks: lockedNow ? locks + 1 : locks,
     lastAttemptMs: nowMs,
   };
-  return { state: next, reservation: { allowed: true, reservedAtMs: nowMs, lockedNow } };
+  return { state: next, reservation: { allowed: true, reservedAtMs: nowMs } };
 }
 
 /**
  * Gives a reservation back: the attempt was not a failure (a good password, for an address) or was
- * refused on its other key. A lock that this very reservation started is lifted with it.
+ * refused on its other key. A lock it leaves below the limit is lifted (`standing`), whichever
+ * reservation started it.
  */
-export function release(
-  state: ThrottleState,
-  reservedAtMs: number,
-  undoLock: boolean,
-): ThrottleState {
+export function release(state: ThrottleState, policy: Policy, reservedAtMs: number): ThrottleState {
   const at = state.failuresMs.lastIndexOf(reservedAtMs);
   if (at === -1) return state; // already out of the window, or forgotten
-  const failuresMs = state.failuresMs.filter((_, i) => i !== at);
-  if (!undoLock || state.lockedUntilMs === 0) return { ...state, failuresMs };
-  return { ...state, failuresMs, lockedUntilMs: 0, locks: Math.max(0, state.locks - 1) };
+  return standing({ ...state, failuresMs: state.failuresMs.filter((_, i) => i !== at) }, policy);
 }
 
 /** When nothing in `state` matters any more and the object may forget it. */

@@ -140,7 +140,7 @@ export class SignInAttempt {
     const known = await account.knows(name, this.nowMs);
     const held = await typed.reserveSignIn(name, this.nowMs, known);
     if (!held.allowed) {
-      await address.object.release("address", reservation.reservedAtMs, reservation.lockedNow);
+      await address.object.release("address", reservation.reservedAtMs);
       return { user, retryAfterS: held.retryAfterS };
     }
     this.keys.push({ object: typed, held });
@@ -154,7 +154,7 @@ export class SignInAttempt {
     const held = address?.held;
     await Promise.all([
       ...this.keys.map((k) => address && k.object.signedIn(address.name, k.held, this.nowMs)),
-      held && address.object.release("address", held.reservedAtMs, held.lockedNow),
+      held && address.object.release("address", held.reservedAtMs),
     ]);
   }
 }
