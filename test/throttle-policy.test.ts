@@ -10,7 +10,7 @@ import {
   reserveSignIn,
   signInSucceeded,
 } from "../src/throttle/account-policy";
-import { inboxKey } from "../src/throttle/mail";
+import { inboxKey, reserveMail } from "../src/throttle/mail";
 import {
   BACKOFF_MEMORY_MS,
   EMPTY_STATE,
@@ -237,32 +237,32 @@ describe("known addresses", () => {
   });
 });
 
-describe("one sign-in attempt's calls", () => {
-  /** The throttle namespace, recording each call made to its objects. */
-  function recorded() {
-    const calls: string[] = [];
-    const ns = env.LOGIN_THROTTLE;
-    const wrapped = {
-      idFromName: (name: string) => ns.idFromName(name),
-      get: (id: DurableObjectId) => {
-        const stub = ns.get(id);
-        return new Proxy(stub, {
-          get(target, property) {
-            if (typeof property !== "string" || property === "then") return undefined;
-            // An RPC stub answers every name with a method: each call is recorded, then made.
-            return (...args: unknown[]) => {
-              calls.push(property);
-              return (target as unknown as Record<string, (...a: unknown[]) => unknown>)[property]!(
-                ...args,
-              );
-            };
-          },
-        });
-      },
-    } as unknown as typeof ns;
-    return { calls, ns: wrapped };
-  }
+/** The throttle namespace, recording each call made to its objects. */
+function recorded() {
+  const calls: string[] = [];
+  const ns = env.LOGIN_THROTTLE;
+  const wrapped = {
+    idFromName: (name: string) => ns.idFromName(name),
+    get: (id: DurableObjectId) => {
+      const stub = ns.get(id);
+      return new Proxy(stub, {
+        get(target, property) {
+          if (typeof property !== "string" || property === "then") return undefined;
+          // An RPC stub answers every name with a method: each call is recorded, then made.
+          return (...args: unknown[]) => {
+            calls.push(property);
+            return (target as unknown as Record<string, (...a: unknown[]) => unknown>)[property]!(
+              ...args,
+            );
+          };
+        },
+      });
+    },
+  } as unknown as typeof ns;
+  return { calls, ns: wrapped };
+}
 
+describe("one sign-in attempt's calls", () => {
   it("makes the same calls whether or not a user has the login", async () => {
     const now = Date.now();
     const answers = [];
@@ -292,6 +292,40 @@ describe("one sign-in attempt's calls", () => {
       retryAfterS: 60,
     });
     expect(answers[1]).toEqual(answers[0]);
+  });
+});
+
+describe("one mail request's calls", () => {
+  const ip = "198.18.6.1";
+  const callsOf = async (email: string, perClient: number, from = ip) => {
+    const { calls, ns } = recorded();
+    const reservation = await reserveMail(ns, email, from, perClient, Date.now());
+    return { calls, allowed: reservation.allowed };
+  };
+
+  it("the client's share, then the address's two in one call; a refusal by the address gives the client's back", async () => {
+    const email = `${unique("calls")}@example.test`;
+    expect(await callsOf(email, 100)).toEqual({
+      calls: ["reserve", "reserveInbox"],
+      allowed: true,
+    });
+    for (let i = 0; i < 4; i++) await callsOf(email, 100);
+    // This client's share of the address is spent; then every client's.
+    const refused = { calls: ["reserve", "reserveInbox", "release"], allowed: false };
+    expect(await callsOf(email, 100)).toEqual(refused);
+    const inbox = `${unique("calls")}@example.test`;
+    for (let client = 0; client < 6; client++)
+      for (let i = 0; i < 5; i++) await callsOf(inbox, 0, `198.18.7.${client}`);
+    expect(await callsOf(inbox, 100)).toEqual(refused);
+    // Without a limit per client, its object is not asked; past it, the address's is not.
+    expect(await callsOf(`${unique("calls")}@example.test`, 0)).toEqual({
+      calls: ["reserveInbox"],
+      allowed: true,
+    });
+    expect(await callsOf(`${unique("calls")}@example.test`, 2)).toEqual({
+      calls: ["reserve"],
+      allowed: false,
+    });
   });
 });
 
@@ -406,6 +440,15 @@ describe("LoginThrottle Durable Object", () => {
     expect(await stub.reserveSignIn("home", now)).toMatchObject({ allowed: false });
     const spared = await stub.reserveSignIn("home", now, true);
     expect(spared).toMatchObject({ allowed: true, ceilingCounted: false });
+  });
+
+  it("keeps a client's share of an address for its hour, past a sign-in pair's 15 minutes", async () => {
+    const stub = objectNamed(inboxKey(`${unique("kept")}@example.test`));
+    const now = Date.now();
+    for (let i = 0; i < 4; i++) await stub.reserveInbox("client", now - 20 * 60_000);
+    expect(await stub.reserveInbox("client", now)).toMatchObject({ allowed: true });
+    expect(await stub.reserveInbox("client", now)).toEqual({ allowed: false, retryAfterS: 3600 });
+    expect(await stub.reserveInbox("another", now)).toMatchObject({ allowed: true });
   });
 
   it("unlock forgets every pair and the ceiling, says whether any was locked, and keeps known addresses", async () => {

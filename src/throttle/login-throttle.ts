@@ -1,6 +1,14 @@
 import { DurableObject } from "cloudflare:workers";
 import { isKnown, reserveSignIn, type SignInReservation, signInSucceeded } from "./account-policy";
-import { POLICIES, type Reservation, release, reserve, type ThrottleKind } from "./policy";
+import {
+  POLICIES,
+  type Reservation,
+  release,
+  reserve,
+  reserveAll,
+  type ThrottleKind,
+  type ThrottleState,
+} from "./policy";
 import {
   deletePair,
   ensureTables,
@@ -79,10 +87,33 @@ export class LoginThrottle extends DurableObject<Env> {
     };
     const result = reserveSignIn(view, nowMs);
     if (!result.reservation.allowed) return result.reservation;
-    savePair(sql, address, result.pair);
+    savePair(sql, address, result.pair, POLICIES.pair);
     if (result.ceiling !== ceiling) saveThrottle(sql, "account", result.ceiling);
     await this.scheduleForget();
     return result.reservation;
+  }
+
+  /**
+   * A mail to this object's address (throttle/mail.ts) asked for from `client` (its key's SHA-256):
+   * counted against that client's share of the address (a row of `pairs`) and every client's, both
+   * or neither, so a refusal has nothing to give back here.
+   */
+  async reserveInbox(client: string, nowMs: number): Promise<Reservation> {
+    const sql = this.sql;
+    prune(sql, nowMs);
+    const { states, reservation } = reserveAll(
+      [
+        { state: loadPair(sql, client), policy: POLICIES.mail },
+        { state: loadThrottle(sql).state, policy: POLICIES.inbox },
+      ],
+      nowMs,
+    );
+    if (!reservation.allowed) return reservation;
+    const [pair, inbox] = states as [ThrottleState, ThrottleState];
+    savePair(sql, client, pair, POLICIES.mail);
+    saveThrottle(sql, "inbox", inbox);
+    await this.scheduleForget();
+    return reservation;
   }
 
   /** Whether `address` signed in here (an account: by either of its logins) in the last 30 days. */

@@ -1,10 +1,11 @@
 // Mail is counted in the same Durable Objects as sign-ins (one object per key, every isolate
 // reaching the same one), under keys and policies of its own: per client address over every e-mail
-// address (POLICIES.client), and to one e-mail address per client that asks (POLICIES.mail) and
-// over every client (POLICIES.inbox).
+// address (POLICIES.client, in the client's object), and to one e-mail address, per client that
+// asks (POLICIES.mail) and over every client (POLICIES.inbox), both in the address's object. The
+// client's count and the address's cannot be one object's (that one object would take every mail
+// request), so a request asks two objects in turn.
 import { asciiLower } from "../ledger/request-key";
-import type { ThrottleKind } from "./policy";
-import { addressKey, objectFor, type ThrottleNamespace } from "./sign-in";
+import { addressKey, keyName, objectFor, type ThrottleNamespace } from "./sign-in";
 
 /**
  * An address by its text, letters A-Z lowered as the database folds them (two accounts' addresses
@@ -15,14 +16,11 @@ export const inboxKey = (email: string) => `mail:${asciiLower(email.trim())}`;
 /** A refusal, with the seconds to wait and whose share was spent: the client's or the address's. */
 export type MailRefusal = { allowed: false; retryAfterS: number; spent: "client" | "address" };
 
-type Share = { key: string; kind: ThrottleKind; limit?: number };
-
 /**
  * Counts one mail to `email` asked for from `clientAddress` (CF-Connecting-IP; none is one client):
  * refused once that client had `perClient` mails in the hour to any addresses (0: no such limit),
- * or its share for this address, or every client together had the address's. Each share is asked
- * only when the ones before it allowed the mail, and a refusal gives those back: a refused request
- * spends nothing.
+ * or its share for this address, or every client together had the address's. The client's count
+ * is asked first, and given back when the address refuses: a refused request spends nothing.
  */
 export async function reserveMail(
   ns: ThrottleNamespace,
@@ -32,24 +30,14 @@ export async function reserveMail(
   nowMs: number,
 ): Promise<{ allowed: true } | MailRefusal> {
   const from = addressKey(clientAddress);
-  const shares: Share[] = [
-    ...(perClient > 0
-      ? [{ key: `mails from ${from}`, kind: "client" as const, limit: perClient }]
-      : []),
-    { key: `${inboxKey(email)} from ${from}`, kind: "mail" },
-    { key: inboxKey(email), kind: "inbox" },
-  ];
-  const held: (() => Promise<void>)[] = [];
-  for (const { key, kind, limit } of shares) {
-    const object = await objectFor(ns, key);
-    const r = await object.reserve(kind, nowMs, limit);
-    if (!r.allowed) {
-      await Promise.all(held.map((giveBack) => giveBack()));
-      return { ...r, spent: kind === "client" ? "client" : "address" };
-    }
-    held.push(() => object.release(kind, r.reservedAtMs, limit));
-  }
-  return { allowed: true };
+  const client = perClient > 0 ? await objectFor(ns, `mails from ${from}`) : undefined;
+  const held = await client?.reserve("client", nowMs, perClient);
+  if (held && !held.allowed) return { ...held, spent: "client" };
+  const inbox = await objectFor(ns, inboxKey(email));
+  const reservation = await inbox.reserveInbox(keyName(from), nowMs);
+  if (reservation.allowed) return reservation;
+  if (held) await client?.release("client", held.reservedAtMs, perClient);
+  return { ...reservation, spent: "address" };
 }
 
 /**

@@ -5,13 +5,13 @@ import { MAIL_LIMIT_PER_CLIENT_DEFAULT } from "../settings";
 
 /**
  * What a row of an object's `throttle` table counts: a login's ceiling, a client address, or
- * mails (throttle/mail.ts; not sign-in rules): those to one e-mail address one client address asked
- * for (`mail`), those to it every client together asked for (`inbox`), and those one client address
- * asked for to any address (`client`).
+ * mails (throttle/mail.ts; not sign-in rules): those to one e-mail address every client together
+ * asked for (`inbox`; each client's share of them is a row of its `pairs`, policy `mail`), and those
+ * one client address asked for to any address (`client`).
  */
-export type ThrottleKind = "account" | "address" | "mail" | "inbox" | "client";
+export type ThrottleKind = "account" | "address" | "inbox" | "client";
 
-type Policy = { limit: number; windowMs: number; lockMs: number; maxLockMs: number };
+export type Policy = { limit: number; windowMs: number; lockMs: number; maxLockMs: number };
 
 const MINUTE_MS = 60_000;
 export const DAY_MS = 24 * 60 * MINUTE_MS;
@@ -28,7 +28,7 @@ export const DAY_MS = 24 * 60 * MINUTE_MS;
  * - `address`, one client address over every account: 100 failures within 15 minutes lock it for
  *   15 minutes.
  */
-export const POLICIES: Record<ThrottleKind | "pair", Policy> = {
+export const POLICIES: Record<ThrottleKind | "pair" | "mail", Policy> = {
   pair: { limit: 10, windowMs: 15 * MINUTE_MS, lockMs: MINUTE_MS, maxLockMs: 60 * MINUTE_MS },
   account: { limit: 50, windowMs: 15 * MINUTE_MS, lockMs: MINUTE_MS, maxLockMs: 60 * MINUTE_MS },
   address: {
@@ -131,6 +131,27 @@ export function reserve(
     lastAttemptMs: nowMs,
   };
   return { state: next, reservation: { allowed: true, reservedAtMs: nowMs } };
+}
+
+/**
+ * Counts one attempt against every key's state, or against none: refused while any of them is
+ * locked, until the latest of their ends.
+ */
+export function reserveAll(
+  keys: { state: ThrottleState; policy: Policy }[],
+  nowMs: number,
+): { states: ThrottleState[]; reservation: Reservation } {
+  const results = keys.map(({ state, policy }) => reserve(state, policy, nowMs));
+  const waits = results.flatMap(({ reservation: r }) => (r.allowed ? [] : [r.retryAfterS]));
+  if (waits.length > 0)
+    return {
+      states: keys.map((k) => k.state),
+      reservation: { allowed: false, retryAfterS: Math.max(...waits) },
+    };
+  return {
+    states: results.map((r) => r.state),
+    reservation: { allowed: true, reservedAtMs: nowMs },
+  };
 }
 
 /**

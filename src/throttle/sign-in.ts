@@ -12,7 +12,7 @@ export type ThrottleNamespace = Env["LOGIN_THROTTLE"];
  * A key's name: its SHA-256, since a login text can be 64 KiB long. It names the key's object, and an
  * account's object keeps its addresses by it (not the addresses themselves).
  */
-const keyName = (key: string) => sha256Hex(key);
+export const keyName = (key: string) => sha256Hex(key);
 
 /** One object per key (throttle/mail.ts counts mails by the same rule). */
 export const objectFor = async (ns: ThrottleNamespace, key: string) =>

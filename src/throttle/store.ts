@@ -2,10 +2,18 @@
 // synchronous `sql.exec` (no await between a read and its write, so one call's rules apply to the
 // state no other call has touched meanwhile). Every object may hold:
 // - `throttle`: one row, the object's own count (an address's, or a login's ceiling);
-// - `pairs`: a login's count per client address, one row per address (by its key's SHA-256);
+// - `pairs`: a login's count per client address, or an e-mail address's mails per client address
+//   (POLICIES.mail), one row per client address (by its key's SHA-256);
 // - `known`: the addresses a login or an account signed in from, at most KNOWN_ADDRESSES_MAX.
 import { KNOWN_ADDRESS_MS, type KnownAddress } from "./account-policy";
-import { EMPTY_STATE, forgetAtMs, POLICIES, type ThrottleKind, type ThrottleState } from "./policy";
+import {
+  EMPTY_STATE,
+  forgetAtMs,
+  POLICIES,
+  type Policy,
+  type ThrottleKind,
+  type ThrottleState,
+} from "./policy";
 
 type StateRow = {
   failures_ms: string;
@@ -60,13 +68,13 @@ export function saveThrottle(sql: SqlStorage, kind: ThrottleKind, state: Throttl
 export const loadPair = (sql: SqlStorage, address: string) =>
   toState(sql.exec<StateRow>("SELECT * FROM pairs WHERE address = ?", address).toArray()[0]);
 
-export function savePair(sql: SqlStorage, address: string, state: ThrottleState) {
+export function savePair(sql: SqlStorage, address: string, state: ThrottleState, policy: Policy) {
   sql.exec(
     `INSERT OR REPLACE INTO pairs (address, failures_ms, locked_until_ms, locks, last_attempt_ms,
      forget_at_ms) VALUES (?, ?, ?, ?, ?, ?)`,
     address,
     ...stateValues(state),
-    forgetAtMs(state, POLICIES.pair),
+    forgetAtMs(state, policy),
   );
 }
 
