@@ -1,6 +1,6 @@
 // A login's own rules, pure as policy.ts's: its (login, address) pairs, the addresses it signed in
 // from, and its ceiling, decided together in one call to its object.
-import { DAY_MS, POLICIES, release, reserve, type ThrottleState } from "./policy";
+import { DAY_MS, POLICIES, release, reserveAll, type ThrottleState } from "./policy";
 
 /** An address the account signed in from: it is spared the ceiling (docs/security.md). */
 export type KnownAddress = { address: string; lastSuccessMs: number };
@@ -43,21 +43,15 @@ export function reserveSignIn(
   view: AccountView,
   nowMs: number,
 ): { pair: ThrottleState; ceiling: ThrottleState; reservation: SignInReservation } {
-  const pair = reserve(view.pair, POLICIES.pair, nowMs);
-  const ceiling = view.known ? null : reserve(view.ceiling, POLICIES.account, nowMs);
-  const waits = [pair.reservation, ceiling?.reservation].flatMap((r) =>
-    r && !r.allowed ? [r.retryAfterS] : [],
-  );
-  if (waits.length > 0)
-    return {
-      pair: view.pair,
-      ceiling: view.ceiling,
-      reservation: { allowed: false, retryAfterS: Math.max(...waits) },
-    };
+  const keys = [{ state: view.pair, policy: POLICIES.pair }];
+  if (!view.known) keys.push({ state: view.ceiling, policy: POLICIES.account });
+  const { states, reservation } = reserveAll(keys, nowMs);
   return {
-    pair: pair.state,
-    ceiling: ceiling?.state ?? view.ceiling,
-    reservation: { allowed: true, reservedAtMs: nowMs, ceilingCounted: ceiling !== null },
+    pair: states[0] ?? view.pair,
+    ceiling: states[1] ?? view.ceiling,
+    reservation: reservation.allowed
+      ? { ...reservation, ceilingCounted: !view.known }
+      : reservation,
   };
 }
 
