@@ -110,12 +110,7 @@ export const reference = new Hono<AppEnv>()
       const problem = bindingProblem(c.env, "ASSETS");
       logOnce(
         `setting ASSETS ${problem}`,
-        {
-          request_id: c.var.requestId ?? null,
-          setting: "ASSETS",
-          problem,
-          effect: ASSETS_EFFECT,
-        },
+        { request_id: c.var.requestId ?? null, setting: "ASSETS", problem, effect: ASSETS_EFFECT },
         "error",
       );
       throw serviceNotConfigured(["ASSETS"]);

@@ -52,9 +52,7 @@ export const compatVerifyEmail = defineRoute(
           c,
           429,
           { ...notSent, status_code: 429 },
-          {
-            "Retry-After": String(err.reason.retryAfterS),
-          },
+          { "Retry-After": String(err.reason.retryAfterS) },
         );
       if (err.reason.code === "mail_not_configured") return send(c, 400, notSent);
       throw err;

@@ -57,10 +57,7 @@ export async function readBalances(db: Db, userId: number, walletIds: string[]) 
       );
     const { results } = await reads
       .statement(db, `balances ${walletIds.length}`, build, values)
-      .all<{
-        wallet_id: string;
-        balance_minor: number;
-      }>();
+      .all<{ wallet_id: string; balance_minor: number }>();
     return {
       wallets: new Map(known.map((w) => [w.id, w])),
       userExists: true,
@@ -188,10 +185,7 @@ function entryCount(db: Db, f: FilterShape) {
       .from(transactions)
       .where(filterWhere(f));
   return db
-    .select({
-      n: sql<number>`coalesce(sum(${balances.entryCount}), 0)`.as("n"),
-      ...existence(f),
-    })
+    .select({ n: sql<number>`coalesce(sum(${balances.entryCount}), 0)`.as("n"), ...existence(f) })
     .from(balances)
     .where(
       and(

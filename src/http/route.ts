@@ -83,10 +83,7 @@ export type Route<Info extends RouteInfo = RouteInfo> = Info & {
 };
 
 /** A route of a documented dialect (wallet/v1): its name and answer are declared. */
-export type DocumentedInfo = RouteInfo & {
-  operationId: string;
-  data: v.GenericSchema;
-};
+export type DocumentedInfo = RouteInfo & { operationId: string; data: v.GenericSchema };
 
 /** A route as declared: envelope A and success 200 unless it says otherwise. */
 type Declared<T> = Omit<RouteInfo, "envelope" | "success"> &

@@ -15,11 +15,7 @@ export function webhookSettings(c: Context<AppEnv>): WebhookSettings {
     ...(bound(c.env, "WEBHOOK_QUEUE") ? [] : ["WEBHOOK_QUEUE"]),
   ];
   if (missing.length > 0) throw apiError("webhooks_not_configured", { missing });
-  return {
-    secretKey,
-    allowLocal: flagOn(c.env.WEBHOOK_ALLOW_LOCAL),
-    outbound: c.var.outbound,
-  };
+  return { secretKey, allowLocal: flagOn(c.env.WEBHOOK_ALLOW_LOCAL), outbound: c.var.outbound };
 }
 
 const WRITES = new Set(["POST", "PUT", "PATCH", "DELETE"]);

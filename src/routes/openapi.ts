@@ -102,11 +102,7 @@ const INVALID_JSON = {
   properties: {
     code: { const: "rest_invalid_json" },
     message: { const: "Invalid JSON body passed." },
-    data: {
-      type: "object",
-      required: ["status"],
-      properties: { status: { const: 400 } },
-    },
+    data: { type: "object", required: ["status"], properties: { status: { const: 400 } } },
   },
 };
 

@@ -143,12 +143,7 @@ export async function resolveTransfer(
 export async function transfer(ctx: ServiceContext, input: TransferInput) {
   const { from, to, wallet, amount } = await resolveTransfer(ctx, input);
   const notes = input.notes?.(from, to) ?? { debit: input.note, credit: input.note };
-  const common = {
-    wallet,
-    ...amount,
-    requestId: input.requestId,
-    transferId: crypto.randomUUID(),
-  };
+  const common = { wallet, ...amount, requestId: input.requestId, transferId: crypto.randomUUID() };
   const stamp = ctx.stamp();
   const result = await appendEntries(ctx.db, [
     entry({ ...common, user: from, txnType: "DEBIT", note: notes.debit }, stamp),

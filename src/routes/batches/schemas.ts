@@ -52,10 +52,7 @@ const BatchParams = v.object({
       v.variant(
         "type",
         [
-          v.object({
-            type: v.picklist(["credit", "debit"], TYPE_TEXT),
-            ...EntryOperation.entries,
-          }),
+          v.object({ type: v.picklist(["credit", "debit"], TYPE_TEXT), ...EntryOperation.entries }),
           v.object({ type: v.literal("transfer", TYPE_TEXT), ...TransferOperation.entries }),
         ],
         TYPE_TEXT,

@@ -26,10 +26,7 @@ export const PlaceHoldParams = v.object({
 });
 
 /** A capture's input: the hold in the path, then the body's fields. */
-export const CaptureHoldRouteParams = v.object({
-  id: pathIdField,
-  ...CaptureHoldParams.entries,
-});
+export const CaptureHoldRouteParams = v.object({ id: pathIdField, ...CaptureHoldParams.entries });
 
 const HOLD_STATUSES = ["held", "captured", "voided", "expired"] as const;
 

@@ -45,11 +45,8 @@ export const listTransactions = defineRoute(
     if (missingSettings(c, "all").includes("TRANSACTIONS_SECURITY_CODE"))
       throw serviceNotConfigured(["TRANSACTIONS_SECURITY_CODE"]);
     const expected = varText(c.env.TRANSACTIONS_SECURITY_CODE).trim();
-    if (expected && !sameSecret(fields.security_code, expected)) {
-      throw apiError("security_failed", {
-        security_code: "Security verification failed",
-      });
-    }
+    if (expected && !sameSecret(fields.security_code, expected))
+      throw apiError("security_failed", { security_code: "Security verification failed" });
 
     const filter = {
       userId: fields.user_id,
