@@ -18,7 +18,7 @@ import {
   schemaNotMigrated,
   stackFrames,
 } from "../wallet/faults";
-import { type RefusalReason, refusalOf } from "../wallet/refusal";
+import { type RefusalReason, refusalOf, verdictReason } from "../wallet/refusal";
 import { fail } from "./envelope";
 import { logOnce } from "./log-once";
 
@@ -319,10 +319,6 @@ export function amountRefusedText(refusal: AmountRefusal, wallet: Wallet) {
   }
 }
 
-/** A ledger's refusal of a movement, in wallet/v1's words. */
-const ledgerAnswer = (reason: "insufficient-balance" | "balance-limit") =>
-  answerOf({ code: reason === "insufficient-balance" ? "insufficient_balance" : "balance_limit" });
-
 /** Why a wallet cannot be re-created under a deleted one's id, in the words both dialects answer. */
 const unitsKeptText = (id: string, units: { decimals: number; extraDecimals: number }) =>
   units.extraDecimals === 0
@@ -447,9 +443,9 @@ function answerOf(reason: RefusalReason): ApiError {
     case "batch_operation":
       return inOperation(
         reason.index,
-        typeof reason.refused === "string"
-          ? ledgerAnswer(reason.refused)
-          : answerOf(reason.refused),
+        answerOf(
+          typeof reason.refused === "string" ? verdictReason(reason.refused) : reason.refused,
+        ),
       );
     case "batch_unbalanced":
       return invalidInput({
@@ -465,7 +461,7 @@ function answerOf(reason: RefusalReason): ApiError {
     case "batch_already_reversed":
       return apiError("already_reversed", { id: `Batch ${reason.ref} was already reversed` });
     case "batch_reversal_refused": {
-      const refused = ledgerAnswer(reason.refused);
+      const refused = answerOf(verdictReason(reason.refused));
       const error = refused.error as Record<string, string>;
       return new ApiError(refused.status, refused.message, {
         ...error,

@@ -7,10 +7,10 @@ import { findUsers } from "../db/users";
 import { LedgerRefusal, type NewEntry } from "../ledger/append";
 import { appendBatch, BatchConflict } from "../ledger/batches";
 import { entry } from "../ledger/entries";
-import { firstRefused, verdictOf } from "./batches";
+import { firstRefused } from "./batches";
 import { type IdRef, requireAdmin, type ServiceContext, seconds } from "./context";
 import { opposite, walletsOf } from "./movements";
-import { Refusal } from "./refusal";
+import { Refusal, verdictOf } from "./refusal";
 
 export async function reverseBatch(
   ctx: ServiceContext,

@@ -7,7 +7,7 @@ import { findBatchByKey, positions } from "../db/batches";
 import { newestEntries } from "../db/ledger";
 import { findUsers } from "../db/users";
 import type { Wallet } from "../db/wallets";
-import { LedgerRefusal, type NewEntry, usedUnder } from "../ledger/append";
+import { type NewEntry, usedUnder } from "../ledger/append";
 import { appendBatch, BatchConflict } from "../ledger/batches";
 import { entry } from "../ledger/entries";
 import { exactText, MAX_MINOR } from "../ledger/money";
@@ -21,7 +21,7 @@ import {
   requireWallet,
   type UserRef,
 } from "./movements";
-import { type LedgerVerdict, Refusal, type RefusalReason } from "./refusal";
+import { type LedgerVerdict, Refusal, type RefusalReason, verdictOf } from "./refusal";
 
 export const MAX_OPERATIONS = 100;
 
@@ -231,10 +231,3 @@ async function refusedBatch(
 
 const operationRefusal = (index: number, refused: RefusalReason | LedgerVerdict) =>
   new Refusal({ code: "batch_operation", index, refused });
-
-/** The ledger's verdict on a refused write, if it was one an operation can be named for. */
-export const verdictOf = (err: unknown): LedgerVerdict | undefined =>
-  err instanceof LedgerRefusal &&
-  (err.reason === "insufficient-balance" || err.reason === "balance-limit")
-    ? err.reason
-    : undefined;

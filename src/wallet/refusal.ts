@@ -93,9 +93,18 @@ export class Refusal extends Error {
  */
 export function refusalOf(err: unknown): RefusalReason | undefined {
   if (err instanceof Refusal) return err.reason;
-  if (err instanceof LedgerRefusal && err.reason === "insufficient-balance")
-    return { code: "insufficient_balance" };
-  if (err instanceof LedgerRefusal && err.reason === "balance-limit")
-    return { code: "balance_limit" };
-  return undefined;
+  const verdict = verdictOf(err);
+  return verdict && verdictReason(verdict);
 }
+
+/** The ledger's verdict on a refused write, if it was one an operation can be named for. */
+export const verdictOf = (err: unknown): LedgerVerdict | undefined =>
+  err instanceof LedgerRefusal &&
+  (err.reason === "insufficient-balance" || err.reason === "balance-limit")
+    ? err.reason
+    : undefined;
+
+/** A ledger verdict as the service's reason. */
+export const verdictReason = (verdict: LedgerVerdict): RefusalReason => ({
+  code: verdict === "insufficient-balance" ? "insufficient_balance" : "balance_limit",
+});
