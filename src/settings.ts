@@ -4,6 +4,7 @@
 // that is wrong is read as its default, and GET /health names either. Plain values only: the tools
 // (scripts/dev.ts, scripts/deploy.ts) read the same rules.
 import { isEmailAddress } from "./email-address";
+import { perObject } from "./per-object";
 
 /**
  * The shortest JWT_SECRET accepted: an HS256 key shorter than its 32-byte hash is weaker than the
@@ -178,15 +179,11 @@ function siteUrlProblem(text: string) {
   return null;
 }
 
-/** Each env object's problems: an isolate keeps one env, so a request does not judge it again. */
-const judged = new WeakMap<SettingsEnv, SettingProblem[]>();
-
-/** Every setting that is unset while required, or unusable; none when the service is configured. */
-export function settingProblems(env: SettingsEnv): SettingProblem[] {
-  let problems = judged.get(env);
-  if (!problems) judged.set(env, (problems = judge(env)));
-  return problems;
-}
+/**
+ * Every setting that is unset while required, or unusable; none when the service is configured.
+ * Judged once per env object: an isolate keeps one env, so a request does not judge it again.
+ */
+export const settingProblems = perObject(judge);
 
 /** The settings with a default (docs/configuration.md), which one that is wrong leaves them at. */
 export const OPTIONAL_SETTINGS = [

@@ -1,4 +1,5 @@
 import { BoundedMap } from "../bounded-map";
+import { perObject } from "../per-object";
 import type { findKeyOwner } from "./api-keys";
 import type { Wallet } from "./schema";
 import type { findSession } from "./sessions";
@@ -34,22 +35,12 @@ type CachedSession = Pick<
   "userId" | "role" | "audience"
 > & { revoked: boolean } & Checked;
 
-function createCache() {
-  return {
-    wallets: new BoundedMap<string, Wallet>(MAX_ENTRIES),
-    usernames: new BoundedMap<number, string>(MAX_ENTRIES),
-    keys: new BoundedMap<string, CachedKey>(MAX_ENTRIES),
-    sessions: new BoundedMap<string, CachedSession>(MAX_ENTRIES),
-  };
-}
-
-const caches = new WeakMap<D1Database, ReturnType<typeof createCache>>();
-
-export function isolateCache(d1: D1Database) {
-  let cache = caches.get(d1);
-  if (!cache) caches.set(d1, (cache = createCache()));
-  return cache;
-}
+export const isolateCache = perObject((_d1: D1Database) => ({
+  wallets: new BoundedMap<string, Wallet>(MAX_ENTRIES),
+  usernames: new BoundedMap<number, string>(MAX_ENTRIES),
+  keys: new BoundedMap<string, CachedKey>(MAX_ENTRIES),
+  sessions: new BoundedMap<string, CachedSession>(MAX_ENTRIES),
+}));
 
 /** This isolate stops serving a deleted wallet (other isolates: docs/compat.md, "Deleting"). */
 export function forgetWallet(d1: D1Database, id: string) {

@@ -3,6 +3,7 @@
 // alias's value to the parameter it names before the schema reads them, so a bad value is reported
 // under that parameter's key, in its words, as WordPress clients have always been answered.
 import * as v from "valibot";
+import { perObject } from "../per-object";
 import type { Params } from "./params";
 
 /** The JSON Schema keyword that names the parameter an alias stands for. */
@@ -23,26 +24,17 @@ export const aliasField = <S extends v.GenericSchema>(name: string, schema: S, w
     ),
   );
 
-const declared = new WeakMap<Entries, [alias: string, name: string][]>();
-
 /** The aliases an object schema's entries declare, each with the parameter it names. */
-function aliasesOf(entries: Entries) {
-  let found = declared.get(entries);
-  if (!found) {
-    found = Object.entries(entries).flatMap(([alias, entry]) => {
-      const inner =
-        entry.type === "optional"
-          ? (entry as v.OptionalSchema<v.GenericSchema, undefined>).wrapped
-          : entry;
-      const name = (v.getMetadata(inner as never) as Record<string, unknown> | undefined)?.[
-        ALIAS_OF
-      ];
-      return typeof name === "string" ? [[alias, name] as [string, string]] : [];
-    });
-    declared.set(entries, found);
-  }
-  return found;
-}
+const aliasesOf = perObject((entries: Entries) =>
+  Object.entries(entries).flatMap(([alias, entry]) => {
+    const inner =
+      entry.type === "optional"
+        ? (entry as v.OptionalSchema<v.GenericSchema, undefined>).wrapped
+        : entry;
+    const name = (v.getMetadata(inner as never) as Record<string, unknown> | undefined)?.[ALIAS_OF];
+    return typeof name === "string" ? [[alias, name] as [string, string]] : [];
+  }),
+);
 
 /** `params` with each declared alias's value handed to the parameter it names (that one wins). */
 export function withAliases(schema: { entries: Entries }, params: Params): Params {

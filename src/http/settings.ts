@@ -5,6 +5,7 @@
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../env";
 import { type MailSetting, mailTransport } from "../mail/transport";
+import { perObject } from "../per-object";
 import {
   type BindingName,
   bindingProblem,
@@ -38,24 +39,14 @@ const BINDINGS: [Exclude<BindingName, "EMAIL">, string | undefined][] = [
 
 type Missing = SettingName | BindingName | MailSetting;
 
-type BindingProblem = { name: BindingName; problem: string; effect: string | undefined };
-
-/** Each env object's binding problems: an isolate keeps one env, as settingProblems judges it. */
-const judged = new WeakMap<AppEnv["Bindings"], BindingProblem[]>();
-
-function bindingProblems(env: AppEnv["Bindings"]): BindingProblem[] {
-  let problems = judged.get(env);
-  if (!problems)
-    judged.set(
-      env,
-      (problems = BINDINGS.flatMap(([name, effect]) => {
-        // An optional binding left out is a choice; one bound to something else is not.
-        const problem = effect && env[name] === undefined ? null : bindingProblem(env, name);
-        return problem === null ? [] : [{ name, problem, effect }];
-      })),
-    );
-  return problems;
-}
+/** Each env object's binding problems, judged once as settingProblems judges the settings. */
+const bindingProblems = perObject((env: AppEnv["Bindings"]) =>
+  BINDINGS.flatMap(([name, effect]) => {
+    // An optional binding left out is a choice; one bound to something else is not.
+    const problem = effect && env[name] === undefined ? null : bindingProblem(env, name);
+    return problem === null ? [] : [{ name, problem, effect }];
+  }),
+);
 
 /**
  * The names of the settings and bindings that are missing or unusable, each problem logged once:

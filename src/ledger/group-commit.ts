@@ -26,6 +26,7 @@
 // sees the batch commit, so it hands its bookmark to each request answered from the batch: that
 // bookmark is as new as the batch, hence as new as the waiter's own entry and all it read before.
 import { atPrimary, bindingOf, bookmarkOf, type Db, learnBookmark } from "../db/client";
+import { perObject } from "../per-object";
 import {
   type AppendResult,
   appendEntries,
@@ -75,7 +76,7 @@ type Lease = { sinceMs: number };
 type Group = { leader: Lease | null; waiting: Ticket[] };
 
 // One queue per D1 binding and isolate (as db/isolate-cache.ts keys its facts), not per request.
-const groups = new WeakMap<D1Database, Group>();
+const groupOf = perObject((_d1: D1Database): Group => ({ leader: null, waiting: [] }));
 
 /** How a request keeps its work alive after it answers (ExecutionContext.waitUntil), if it can. */
 export type KeepAlive = (work: Promise<unknown>) => void;
@@ -84,10 +85,7 @@ export type KeepAlive = (work: Promise<unknown>) => void;
 export async function appendCredit(db: Db, entry: NewEntry, keepAlive: KeepAlive) {
   // Only an entry named by a request_id can be found again after a batch of unknown outcome.
   if (!entry.keyed) return appendEntries(db, [entry]);
-  const d1 = bindingOf(db);
-  let group = groups.get(d1);
-  if (!group) groups.set(d1, (group = { leader: null, waiting: [] }));
-  const queue = group;
+  const queue = groupOf(bindingOf(db));
   const lead = () => {
     const work = writeBatch(db, entry, queue);
     keepAlive(work);
