@@ -142,20 +142,14 @@ export function compatNamespace(env: Pick<SettingsEnv, "COMPAT_NAMESPACE">): str
 /** `security_code` as the contract has it (section 7): an integer. */
 export const SECURITY_CODE = /^-?[0-9]{1,18}$/;
 
-/** Whether the runtime knows an IANA zone; asked once per zone name (an env names one or two). */
-const zones = new Map<string, boolean>();
+/** Whether the runtime knows an IANA zone (asked once per env: settingProblems). */
 function knownZone(zone: string) {
-  let known = zones.get(zone);
-  if (known === undefined) {
-    try {
-      new Intl.DateTimeFormat("en-US", { timeZone: zone });
-      known = true;
-    } catch {
-      known = false;
-    }
-    zones.set(zone, known);
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: zone });
+    return true;
+  } catch {
+    return false;
   }
-  return known;
 }
 
 /**
