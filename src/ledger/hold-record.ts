@@ -3,7 +3,7 @@ import type { HoldStatus } from "../db/holds";
 import type { Hold } from "../db/schema";
 import { formatMoney, major, type WalletDisplay } from "./money";
 
-type HoldRecordOf = {
+export type HoldRecordOf = {
   hold: Hold;
   /** As of the moment answered: a 'held' hold past its expires_at is expired. */
   status: HoldStatus;

@@ -7,6 +7,7 @@ import type { Hold, HoldStatus } from "../db/holds";
 import * as reads from "../db/holds";
 import { findWalletCached, type Wallet } from "../db/wallets";
 import { entry } from "../ledger/entries";
+import type { HoldRecordOf } from "../ledger/hold-record";
 import * as writes from "../ledger/holds";
 import { exactText } from "../ledger/money";
 import {
@@ -31,13 +32,8 @@ import { Refusal } from "./refusal";
 export const DEFAULT_HOLD_S = 7 * 86_400;
 export const MAX_HOLD_S = 30 * 86_400;
 
-/** A hold as answered: its status at the time of asking (a 'held' hold past expires_at is expired). */
-export type HoldView = {
-  hold: Hold;
-  status: HoldStatus;
-  transactionId: number | null;
-  wallet: Wallet;
-};
+/** A hold as answered (ledger/hold-record.ts), with its wallet's whole row. */
+export type HoldView = HoldRecordOf & { wallet: Wallet };
 
 /** The rule of db/holds.ts `counting`, for a hold in hand. */
 const statusAt = (hold: Hold, nowS: number): HoldStatus =>
