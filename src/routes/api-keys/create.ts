@@ -22,7 +22,7 @@ export const createApiKey = defineRoute(
   async (c, input) => {
     const created = await issueApiKey(c.var.service, input);
     // The only time the secret is shown.
-    const { created_at, ...record } = apiKeyRecord(created.key, created.username);
+    const { created_at, ...record } = apiKeyRecord(created);
     return ok(c, 201, "API key created", { ...record, key: created.secret, created_at });
   },
 );

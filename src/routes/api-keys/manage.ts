@@ -19,12 +19,7 @@ export const getApiKeys = defineRoute(
   },
   async (c) => {
     const rows = await listKeys(c.var.service);
-    return ok(
-      c,
-      200,
-      "API keys retrieved",
-      rows.map((r) => apiKeyListRecord(r.key, r.username)),
-    );
+    return ok(c, 200, "API keys retrieved", rows.map(apiKeyListRecord));
   },
 );
 

@@ -1,15 +1,11 @@
-type KeyRow = {
-  id: number;
-  name: string;
-  scope: string;
-  createdAtMs: number;
-  lastUsedAtMs: number | null;
-  revokedAtMs: number | null;
-};
+import type { listKeys } from "../../wallet/api-keys";
+
+/** A key's row as the service lists it, with its owner's username. */
+type KeyRow = Awaited<ReturnType<typeof listKeys>>[number];
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-export const apiKeyRecord = (key: KeyRow, username: string) => ({
+export const apiKeyRecord = ({ key, username }: KeyRow) => ({
   id: key.id,
   name: key.name,
   username,
@@ -17,8 +13,8 @@ export const apiKeyRecord = (key: KeyRow, username: string) => ({
   created_at: iso(key.createdAtMs),
 });
 
-export const apiKeyListRecord = (key: KeyRow, username: string) => ({
-  ...apiKeyRecord(key, username),
-  last_used_at: key.lastUsedAtMs === null ? null : iso(key.lastUsedAtMs),
-  revoked: key.revokedAtMs !== null,
+export const apiKeyListRecord = (row: KeyRow) => ({
+  ...apiKeyRecord(row),
+  last_used_at: row.key.lastUsedAtMs === null ? null : iso(row.key.lastUsedAtMs),
+  revoked: row.key.revokedAtMs !== null,
 });
