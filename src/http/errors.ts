@@ -243,9 +243,6 @@ export const permissionDenied = {
   forbidden: () => apiError("forbidden", { unauthorize: "Request is not authorized" }),
 };
 
-const userNotFound = (userId: unknown) =>
-  apiError("user_not_found", [`Unable to reach ${String(userId)}`]);
-
 /** A wallet id that names no wallet, however it was written. */
 export const WALLET_NOT_FOUND = "wallet_id not found";
 
@@ -338,6 +335,7 @@ function answerOf(reason: RefusalReason): ApiError {
     case "not_signed_in":
       return permissionDenied.missing();
     case "forbidden":
+    case "scope_exceeded":
       return permissionDenied.forbidden();
     case "insufficient_balance":
       return apiError("insufficient_balance", { amount: "Insufficient Balance" });
@@ -348,11 +346,9 @@ function answerOf(reason: RefusalReason): ApiError {
     case "amount_refused":
       return invalidInput({ amount: amountRefusedText(reason.refusal, reason.wallet) });
     case "user_not_found":
-      return userNotFound(reason.userId);
+      return apiError("user_not_found", [`Unable to reach ${reason.userId}`]);
     case "wallet_not_found":
       return invalidInput({ wallet_id: WALLET_NOT_FOUND });
-    case "scope_exceeded":
-      return permissionDenied.forbidden();
     case "api_key_not_found":
       return apiError("api_key_not_found", { id: `No API key ${reason.ref}` });
     case "transaction_exists":

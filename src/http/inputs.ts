@@ -152,13 +152,12 @@ export const WebhookParams = v.object({
   ),
 });
 
-const idField = (name: string) =>
-  v.pipe(
-    v.union([v.string(), v.number()], `${name} requires an integer`),
+export const ResendParams = v.object({
+  event_id: v.pipe(
+    v.union([v.string(), v.number()], "event_id requires an integer"),
     v.transform(String),
-    v.regex(/^[0-9]{1,15}$/, `${name} requires an integer`),
+    v.regex(/^[0-9]{1,15}$/, "event_id requires an integer"),
     v.transform(Number),
     documented({ type: "integer", minimum: 0, maximum: 10 ** 15 - 1 }),
-  );
-
-export const ResendParams = v.object({ event_id: idField("event_id") });
+  ),
+});
