@@ -7,8 +7,8 @@
 // which answers the same rows with their meta, as objects keyed by column name; their values in
 // column order are `raw()`'s rows. That is Drizzle's own reading of a batch's rows, so it holds for
 // any query whose columns have distinct names that are not array indexes: the rule the app's
-// queries already keep for `batch()`. Not metered, though counted as statements: `exec()` and
-// `raw({ columnNames: true })` (the app calls neither), and the rows of a statement that fails.
+// queries already keep for `batch()`. Not metered: `exec()` and `raw({ columnNames: true })`, which
+// pass straight through (the app calls neither), and the rows of a statement that fails.
 
 type D1Cost = {
   statements: number;
@@ -61,13 +61,6 @@ function meteredDb<T extends D1Like>(d1: T, cost: D1Cost): T {
             for (const [i, r] of results.entries()) addRows(owners[i]!, r.meta);
             return results;
           };
-        case "exec":
-          return async (query: string) => {
-            cost.roundTrips++;
-            const result = await (target as D1Database).exec(query);
-            cost.statements += result.count;
-            return result;
-          };
         case "withSession":
           return (...args: Parameters<D1Database["withSession"]>) =>
             meteredDb((target as D1Database).withSession(...args), cost);
@@ -114,11 +107,7 @@ class MeteredStatement {
   }
 
   async raw(options?: { columnNames?: boolean }) {
-    if (options?.columnNames) {
-      this.cost.roundTrips++;
-      this.cost.statements++;
-      return this.inner.raw(options as { columnNames: true });
-    }
+    if (options?.columnNames) return this.inner.raw(options as { columnNames: true });
     return (await this.all()).results.map((row) => Object.values(row));
   }
 
