@@ -272,6 +272,23 @@ describe("the console's Statement section", () => {
     ]);
   });
 
+  it("names the CSV by the days chosen in the site's time zone, east and west of UTC", async () => {
+    // Named by the UTC dates of the range's instants, a Lagos November 1st began on October 31st
+    // and a Santiago November 20th ended on November 21st: days the operator never chose.
+    for (const zone of ["Africa/Lagos", "America/Santiago", "Asia/Tokyo"]) {
+      const res = await app.request(
+        `${BASE}/users/${alice.id}/statement.csv?wallet=${wallet}&from=2026-11-01&to=2026-11-20`,
+        { headers: { Cookie: cookie }, redirect: "manual" },
+        { ...env, SITE_TIMEZONE: zone },
+      );
+      expect(res.status, zone).toBe(200);
+      expect(res.headers.get("content-disposition"), zone).toBe(
+        `attachment; filename="statement-${alice.id}-${wallet}-2026-11-01-to-2026-11-20.csv"`,
+      );
+      await res.body?.cancel();
+    }
+  });
+
   // Shaped like days, but none (a month 99, a 32nd, a 30th or 31st of February), or past what a
   // site's time zone keeps at four digits.
   const NO_DAYS = [

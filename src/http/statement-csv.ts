@@ -14,8 +14,15 @@ import { pulledBody } from "./envelope";
 import { siteSettings } from "./site";
 import { wholeListHeaders } from "./wp-core";
 
-/** The CSV of a statement opened from its first entry (`STATEMENT_CHUNK` rows at a time). */
-export async function answerStatementCsv(c: Context<AppEnv>, statement: Statement) {
+/**
+ * The CSV of a statement opened from its first entry (`STATEMENT_CHUNK` rows at a time), its file
+ * named by the dates of its range in `nameZone` (statementFileName).
+ */
+export async function answerStatementCsv(
+  c: Context<AppEnv>,
+  statement: Statement,
+  nameZone: string,
+) {
   const site = siteSettings(c);
   const read = await wholeStatement(c.var.service, statement);
   const totals = statementCsvTotals(statement);
@@ -29,7 +36,7 @@ export async function answerStatementCsv(c: Context<AppEnv>, statement: Statemen
   return c.body(body, 200, {
     "Content-Type": "text/csv; charset=utf-8",
     // The name is built from digits, a wallet id ([a-z0-9_]) and dates: no quoting is needed.
-    "Content-Disposition": `attachment; filename="${statementFileName(statement)}"`,
+    "Content-Disposition": `attachment; filename="${statementFileName(statement, nameZone)}"`,
     "Cache-Control": "no-store",
     ...wholeListHeaders(statement.count),
     "X-Statement-Opening-Balance": totals.opening,

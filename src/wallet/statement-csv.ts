@@ -63,11 +63,12 @@ export function statementCsvRows(rows: StatementRow[], s: Statement, site: SiteS
 }
 
 /**
- * The file's name: whose, which wallet, and the dates it covers in UTC, as the statement's `from`
- * and `to` say them: `to=2026-11-30` is that whole UTC day, which ends on December 1st east of UTC.
+ * The file's name: whose, which wallet, and the dates it covers in `timeZone`: the API's in UTC, as
+ * the statement's `from` and `to` say them (`to=2026-11-30` is that whole UTC day, which ends on
+ * December 1st east of UTC); the console's in the site's, whose days its form chose.
  */
-export function statementFileName(s: Statement) {
-  const date = (epochS: number) => mysqlDate(epochS, "UTC").split(" ")[0];
+export function statementFileName(s: Statement, timeZone: string) {
+  const date = (epochS: number) => mysqlDate(epochS, timeZone).split(" ")[0];
   return `statement-${s.range.userId}-${s.range.walletId}-${date(s.range.fromS)}-to-${date(s.range.toS)}.csv`;
 }
 

@@ -34,7 +34,7 @@ export const readStatementRoute = defineRoute(
         ? { offset: 0, limit: STATEMENT_CHUNK }
         : { offset: (fields.page - 1) * fields.per_page, limit: fields.per_page },
     });
-    if (csv) return answerStatementCsv(c, statement);
+    if (csv) return answerStatementCsv(c, statement, "UTC");
 
     const site = siteSettings(c);
     return ok(
