@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../src/app";
+import { wrappedD1 } from "./d1-counter";
 import {
   API,
   appAt,
@@ -10,6 +11,7 @@ import {
   makeUser,
   makeWallet,
   type TestUser,
+  testApp,
   unique,
   type WalletSpec,
 } from "./helpers";
@@ -314,6 +316,63 @@ describe("GET /transactions paging, order and filters", () => {
     // The entry written after page 1 moved every later page down by one, and is not in the walk.
     expect(desc.seen).toEqual([asc.late, made[4], made[4], made[3], made[2], made[1], made[0]]);
     expect(desc.seen).not.toContain(desc.late);
+  });
+
+  it("walks asc a history a concurrent write lands in behind the last page: dated at its start, committed later", async () => {
+    // A write is dated when its request builds the entry, and commits after its round trip (or its
+    // wait in a shared batch): one started first may commit after one started later, on a clock
+    // that only goes forward, no import and no step of it.
+    const { admin, user, wallet, made } = await five();
+    let clock = NOW + 4_950;
+    let release = () => {};
+    let sent = () => {};
+    const reached = new Promise<void>((r) => {
+      sent = r;
+    });
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    const slow = wrappedD1(async (_statements, send) => {
+      sent();
+      await held;
+      return send();
+    });
+    const first = call("POST", "/credits", {
+      app: testApp({ nowMs: () => clock }),
+      auth: admin.bearer,
+      body: { request_id: unique("slow"), user_id: user.id, wallet_id: wallet, amount: 7 },
+      d1: slow,
+    });
+    await reached;
+    clock = NOW + 5_010;
+    const later = await call("POST", "/credits", {
+      app: testApp({ nowMs: () => clock }),
+      auth: admin.bearer,
+      body: { request_id: unique("fast"), user_id: user.id, wallet_id: wallet, amount: 8 },
+    });
+    expect(later.status, later.text).toBe(200);
+    const page1 = ids(
+      (await list(admin, { user_id: user.id, per_page: 6, page: 1, order: "asc" })).body,
+    );
+    release();
+    const slowId = ((await first).body.data as Json).transaction_id as number;
+    const page2 = ids(
+      (await list(admin, { user_id: user.id, per_page: 6, page: 2, order: "asc" })).body,
+    );
+    const laterId = later.body.data.transaction_id as number;
+    expect(page1).toEqual([...made, laterId]);
+    // Dated before the last entry of page 1, it lands inside it: page 2 repeats that entry, and the
+    // walk misses the late one.
+    expect(page2).toEqual([laterId]);
+    // Read again from some seconds before the newest entry seen, it is there (docs/api.md).
+    const again = await list(admin, {
+      user_id: user.id,
+      per_page: 100,
+      page: 1,
+      order: "asc",
+      after: new Date(NOW).toISOString(),
+    });
+    expect(ids(again.body).filter((id) => !page1.includes(id as number))).toEqual([slowId]);
   });
 
   it("defaults to page 1 of 100 records", async () => {
