@@ -27,7 +27,7 @@ import {
 } from "../src/events/queue";
 import worker from "../src/index";
 import { CONSOLE, consoleOf, form, hidden, noticeLeft } from "./console-helpers";
-import { countingD1, pausingD1 } from "./d1-counter";
+import { countingD1, pausingD1, wrappedD1 } from "./d1-counter";
 import {
   appAt,
   call,
@@ -263,6 +263,41 @@ describe("the consumer's pump", () => {
     const log = (await call("GET", `/webhooks/${hook.id}/deliveries`, { auth: admin.bearer })).body
       .data as Json[];
     expect(log.filter((d) => d.status === "dead")).toHaveLength(1);
+  });
+
+  it("sends an event's dead letter once when the record of its last attempt commits but its answer is lost", async () => {
+    // D1 committed the record (the cursor moved past the event, the delivery is dead), then the
+    // connection dropped its answer: the event is not tried again, so its letter goes now or never.
+    const { admin, hook, poison, got, outbound, t } = await poisonedEndpoint();
+    let lost = false;
+    const db = createDb(
+      wrappedD1(async (_statements, send) => {
+        const answer = await send();
+        if (got.length !== MAX_ATTEMPTS || lost) return answer;
+        lost = true;
+        throw new Error("D1_ERROR: Network connection lost.");
+      }),
+    );
+    const letters: DeadLetter[] = [];
+    const deps = { ...pumpDeps(outbound, t.nowMs, letters), db };
+    await pumpThroughRetries(deps, hook.id, t).catch(() => {});
+    // The queue's retry of its message, once the lease is out.
+    t.advance(61);
+    await pumpThroughRetries(deps, hook.id, t);
+    expect(lost).toBe(true);
+    expect(got).toHaveLength(MAX_ATTEMPTS);
+    expect(await webhook(admin, hook.id)).toMatchObject({
+      status: "failing",
+      last_event_id: poison.id,
+    });
+    expect(letters).toEqual([
+      {
+        endpointId: hook.id,
+        eventId: poison.id,
+        attempts: MAX_ATTEMPTS,
+        error: "answered HTTP 500",
+      },
+    ]);
   });
 
   it("logs a dead letter the WEBHOOK_DLQ refuses in its place, once, and goes on with the next event", async () => {

@@ -6,6 +6,7 @@
 // dead-lettered, the endpoint marked failing, and delivery goes on with the next event.
 import type { Db } from "../db/client";
 import {
+  advancedUnder,
   type EndpointRow,
   hasWork,
   leaseEndpoint,
@@ -146,7 +147,12 @@ async function deliverOne(
     lease,
     { ...delivery, status: outcome.ok ? "delivered" : "dead" },
     { kind: "advance", failing: !outcome.ok },
-  );
+  ).catch(async (err) => {
+    // A lost answer may hide a record that committed: the event is then not tried again, and its
+    // letter goes now or never. Read back under the lease; not recorded, the fault stands.
+    if (outcome.ok || !(await advancedUnder(deps.db, endpoint.id, token, event.id))) throw err;
+    return true;
+  });
   if (!held) return { kind: "busy" };
   // The letter goes after the record that moved the cursor under the lease, so at most once per
   // event: a record that fails leaves the event to be tried again with no letter sent yet, and an
