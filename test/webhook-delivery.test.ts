@@ -300,6 +300,43 @@ describe("the consumer's pump", () => {
     ]);
   });
 
+  it("records no dead delivery for a last attempt whose lease was taken over: the event is tried again", async () => {
+    const { admin, user, wallet } = await makeAccount();
+    const hook = await subscribeWebhook(admin, "transaction.created");
+    await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
+    const [poison] = await eventsAfter(admin, hook.last_event_id, "transaction.created");
+    const t = clock();
+    // The 8th attempt stalls past its lease, and another consumer takes the endpoint over.
+    const { got, outbound } = receiver(async (_id, n) => {
+      if (n === MAX_ATTEMPTS)
+        await env.DB.prepare(
+          "UPDATE webhook_endpoints SET lease_token = 'another consumer', lease_until_ms = ?2 WHERE id = ?1",
+        )
+          .bind(hook.id, t.nowMs() + 60_000)
+          .run();
+      return n <= MAX_ATTEMPTS ? 500 : 200;
+    });
+    const letters: DeadLetter[] = [];
+    const deps = pumpDeps(outbound, t.nowMs, letters);
+    expect((await pumpThroughRetries(deps, hook.id, t)).length).toBe(MAX_ATTEMPTS - 1);
+    expect(letters).toEqual([]);
+    const statuses = async () =>
+      (
+        await env.DB.prepare(
+          "SELECT status FROM webhook_deliveries WHERE endpoint_id = ?1 AND event_id = ?2 ORDER BY id",
+        )
+          .bind(hook.id, poison!.id)
+          .all<{ status: string }>()
+      ).results.map((r) => r.status);
+    // Not dead-lettered, and tried again by the consumer that holds the endpoint now.
+    expect(await webhook(admin, hook.id)).toMatchObject({ last_event_id: hook.last_event_id });
+    expect(await statuses()).not.toContain("dead");
+    t.advance(61);
+    await pumpThroughRetries(deps, hook.id, t);
+    expect(got).toHaveLength(MAX_ATTEMPTS + 1);
+    expect(await statuses()).toEqual([...Array(MAX_ATTEMPTS).fill("failed"), "delivered"]);
+  });
+
   it("logs a dead letter the WEBHOOK_DLQ refuses in its place, once, and goes on with the next event", async () => {
     const errors = vi.spyOn(console, "error").mockImplementation(() => {});
     const { admin, hook, poison, got, outbound, t } = await poisonedEndpoint();

@@ -2,7 +2,20 @@
 // change they record (drizzle/0011_events.sql); here they are only read. An endpoint's delivery
 // state (cursor, attempts, back-off, lease) changes only through statements that name the lease
 // they hold, so two consumers never both advance one endpoint.
-import { type AnyColumn, and, asc, desc, eq, gt, gte, inArray, lt, max, sql } from "drizzle-orm";
+import {
+  type AnyColumn,
+  and,
+  asc,
+  desc,
+  eq,
+  gt,
+  gte,
+  inArray,
+  lt,
+  max,
+  type SQL,
+  sql,
+} from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import type { Db } from "./client";
 import { selectList } from "./insert-select";
@@ -181,14 +194,15 @@ function nthNewestDelivery(db: Db, endpointId: number | AnyColumn, n: number) {
 /**
  * Records a delivery and prunes the endpoint's oldest beyond DELIVERIES_KEPT: statements for a batch.
  * An endpoint deleted while its delivery was under way gets no record (its deliveries went with it).
+ * `status` may be read from the endpoint's row as the batch left it (recordAttempt).
  */
-function recordDelivery(db: Db, d: NewDelivery) {
+function recordDelivery(db: Db, d: NewDelivery, status: SQL | NewDelivery["status"] = d.status) {
   const values = selectList(webhookDeliveries, {
     id: null,
     endpointId: webhookEndpoints.id,
     eventId: d.eventId ?? null,
     attempt: d.attempt,
-    status: d.status,
+    status,
     trigger: d.trigger,
     httpStatus: d.httpStatus ?? null,
     latencyMs: d.latencyMs,
@@ -255,7 +269,13 @@ export async function recordAttempt(
           })
           .where(held(lease.id, lease.token))
           .returning({ id: webhookEndpoints.id });
-  const [updated] = await db.batch([update, ...recordDelivery(db, d)]);
+  // A last attempt is dead only if its record moved the cursor: one whose lease was taken over is
+  // tried again by the consumer holding the endpoint now, so it was a failed attempt, not the last.
+  const status =
+    d.status === "dead"
+      ? sql`CASE WHEN ${held(lease.id, lease.token)} AND ${webhookEndpoints.cursorEventId} = ${d.eventId} THEN 'dead' ELSE 'failed' END`
+      : d.status;
+  const [updated] = await db.batch([update, ...recordDelivery(db, d, status)]);
   return updated.length > 0;
 }
 
