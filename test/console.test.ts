@@ -618,6 +618,153 @@ describe("moving money", () => {
     }
   });
 
+  it("shows a transfer's confirmation only for its own ask, user and session: any other ask says none waits", async () => {
+    const asked = await sendForm(await userPage(), transferPath(), {
+      amount: "2.75",
+      to_user_id: bob.id,
+      note: "secret-note-xyz",
+    });
+    expect(asked.status).toBe(303);
+    const location = asked.headers.get("location")!;
+    // A path on this console, never another origin.
+    expect(location.startsWith(`/wallet-admin/users/${alice.id}/transfer?ask=`)).toBe(true);
+    const ask = new URL(location, "http://x").searchParams.get("ask")!;
+    // Nothing of the form readable from the address: the note, the amount, the recipient.
+    const opened = ask
+      .split(":")
+      .slice(1)
+      .map((part) => atob(part))
+      .join("");
+    for (const text of ["secret-note-xyz", "2.75", "to_user_id", "wallet_id"])
+      expect(`${location}${opened}`, text).not.toContain(text);
+    const waiting = "No transfer is waiting to be confirmed here";
+    const shows = async (path: string, who = cookie) => {
+      const res = await request(path, { cookie: who });
+      expect(res.status, `${path.slice(0, 80)} ${res.html.slice(0, 200)}`).toBeLessThan(500);
+      return res;
+    };
+    const own = `/users/${alice.id}/transfer`;
+    const q = encodeURIComponent;
+    const flipped = `${ask.slice(0, -3)}${ask.at(-3) === "A" ? "B" : "A"}${ask.slice(-2)}`;
+    const [v, iv, data] = ask.split(":") as [string, string, string];
+    for (const bad of [
+      "",
+      "v1",
+      "v1::",
+      `v2:${ask.slice(3)}`,
+      flipped,
+      ask.slice(0, -4),
+      `${v}:${iv}:${data.slice(0, 8)}`,
+      `${v}:${data}:${iv}`,
+      `${v}:AAAA:${data}`,
+      `${v}:${iv}:@@@@`,
+      "v1:!!!:???",
+      "%E0%A4%A",
+      "A".repeat(20_000),
+      `${v}:${iv}:${"A".repeat(20_000)}`,
+    ]) {
+      const res = await shows(`${own}?ask=${bad.startsWith("%") ? bad : q(bad)}`);
+      expect(res.status, bad.slice(0, 40)).toBe(200);
+      expect(res.html, bad.slice(0, 40)).toContain(waiting);
+      expect(res.html, bad.slice(0, 40)).not.toContain("secret-note-xyz");
+    }
+    // Another user's page: the ask is Alice's form, not Bob's.
+    const onBob = await shows(`/users/${bob.id}/transfer?ask=${q(ask)}`);
+    expect(onBob.html).toContain(waiting);
+    // Another session of the same operator, and another operator's.
+    const other = await makeAdmin();
+    for (const who of [await signIn(admin), await signIn(other)]) {
+      const res = await shows(`${own}?ask=${q(ask)}`, who);
+      expect(res.html).toContain(waiting);
+      expect(res.html).not.toContain("secret-note-xyz");
+    }
+    // Repeated: the first counts, as for any console parameter; none fails.
+    for (const path of [`${own}?ask=${q(ask)}&ask=junk`, `${own}?ask=junk&ask=${q(ask)}`])
+      expect((await shows(path)).status).toBe(200);
+    // Its own session, user and ask: the confirmation.
+    expect((await shows(`${own}?ask=${q(ask)}`)).html).toContain("secret-note-xyz");
+    // Signed out, the address opens nothing, and signed in again it is another session's.
+    const mine = await signIn(admin);
+    const minePage = await request(`/users/${alice.id}`, { cookie: mine });
+    const mineAsked = await request(transferPath(), {
+      method: "POST",
+      cookie: mine,
+      body: form({
+        _csrf: hidden(minePage.html, "_csrf"),
+        request_id: hidden(minePage.html, "request_id"),
+        wallet_id: wallet,
+        amount: "1.00",
+        to_user_id: bob.id,
+      }),
+    });
+    const mineLocation = mineAsked.headers.get("location")!.replace("/wallet-admin", "");
+    expect((await shows(mineLocation, mine)).html).toContain(`Transfer ₦1.00 to ${bob.username}?`);
+    await request("/sign-out", {
+      method: "POST",
+      cookie: mine,
+      body: form({ _csrf: hidden(minePage.html, "_csrf") }),
+    });
+    const out = await shows(mineLocation, mine);
+    expect(out.status).toBe(303);
+    expect(out.headers.get("location")).toBe("/wallet-admin/sign-in");
+  });
+
+  it("moves a transfer once from a confirmation open in two tabs, confirmed in both, or confirmed after its Cancel", async () => {
+    const before = await balanceOf(admin, bob.id, wallet);
+    const asked = await sendForm(await userPage(), transferPath(), {
+      amount: "0.30",
+      to_user_id: bob.id,
+    });
+    const path = asked.headers.get("location")!.replace("/wallet-admin", "");
+    const [tab1, tab2] = [await request(path, { cookie }), await request(path, { cookie })];
+    const [one, two] = await Promise.all([answer(tab1, "confirm"), answer(tab2, "confirm")]);
+    expect([noticeLeft(one), noticeLeft(two)].sort()).toEqual([
+      expect.stringMatching(/^ok:Already done/),
+      expect.stringMatching(/^ok:Transfer Action Completed/),
+    ]);
+    expect(await balanceOf(admin, bob.id, wallet)).toBeCloseTo(before + 0.3, 6);
+    // Cancelled, then Back to its confirmation and confirmed: it moves once, the operator's choice.
+    const second = await sendForm(await userPage(), transferPath(), {
+      amount: "0.40",
+      to_user_id: bob.id,
+    });
+    const path2 = second.headers.get("location")!.replace("/wallet-admin", "");
+    const shown = await request(path2, { cookie });
+    expect(noticeLeft(await answer(shown, "cancel"))).toBe("ok:Transfer cancelled: nothing moved.");
+    const again = await request(path2, { cookie });
+    expect(again.status).toBe(200);
+    expect(noticeLeft(await answer(again, "confirm"))).toMatch(/^ok:Transfer Action Completed/);
+    expect(noticeLeft(await answer(shown, "confirm"))).toMatch(/^ok:Already done/);
+    expect(await balanceOf(admin, bob.id, wallet)).toBeCloseTo(before + 0.7, 6);
+  });
+
+  it("logs no field of a transfer form in clear, from its post to its confirmation", async () => {
+    const lines: string[] = [];
+    const spies = (["log", "error", "warn", "info"] as const).map((m) =>
+      vi.spyOn(console, m).mockImplementation((...args: unknown[]) => {
+        lines.push(args.map(String).join(" "));
+      }),
+    );
+    try {
+      const asked = await sendForm(await userPage(), transferPath(), {
+        amount: "4.44",
+        to_user_id: bob.id,
+        note: "note-in-clear-q9",
+      });
+      const shown = await follow(asked, cookie);
+      expect(shown.html).toContain("note-in-clear-q9");
+      await answer(shown, "cancel");
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) {
+      expect(line).not.toContain("note-in-clear-q9");
+      expect(line).not.toContain("4.44");
+      expect(line).not.toContain("ask=");
+    }
+  });
+
   it("moves a confirmed transfer once however often its confirmation is sent, and names whom it reached", async () => {
     const before = await balanceOf(admin, bob.id, wallet);
     const asked = await askTransfer({ amount: "0.10", to_user_id: ` 0${bob.id}` });

@@ -312,6 +312,49 @@ describe("the console", () => {
     expect(again.headers.get("location")).toBe("/wallet-admin/sign-in");
   });
 
+  it("ends a demoted administrator's one session it was sent with: not its others, its API token, nor a bearer sent beside it", async () => {
+    const [demoted, other] = [await makeAdmin(), await makeAdmin()];
+    const [cookie, second] = [await consoleSignIn(demoted), await consoleSignIn(demoted)];
+    const [api, otherApi] = [await apiLogin(demoted), await apiLogin(other)];
+    const otherCookie = await consoleSignIn(other);
+    const live = async (token: string) => {
+      const row = await env.DB.prepare("SELECT revoked_at_ms FROM sessions WHERE id = ?")
+        .bind(sidOf(token))
+        .first<{ revoked_at_ms: number | null }>();
+      return row !== null && row.revoked_at_ms === null;
+    };
+    let nowMs = Date.now();
+    const app = testApp({ nowMs: () => nowMs });
+    await env.DB.prepare("UPDATE users SET role = 'subscriber' WHERE id = ?")
+      .bind(demoted.id)
+      .run();
+    nowMs += SESSION_TTL_MS + 1;
+    // An API token of another administrator beside the cookie, and a POST without its CSRF token.
+    const refused = await consolePage(
+      "/users",
+      cookie,
+      { method: "POST", headers: { Authorization: otherApi } },
+      app,
+    );
+    expect(refused.status).toBe(403);
+    expect(await live(cookie.slice("wallet_admin=".length))).toBe(false);
+    for (const [name, token] of [
+      ["its other console session", second.slice("wallet_admin=".length)],
+      ["its API token", api],
+      ["the bearer beside it", otherApi],
+      ["another administrator's console session", otherCookie.slice("wallet_admin=".length)],
+    ] as const)
+      expect(await live(token), name).toBe(true);
+    expect((await wallets(otherApi, app)).status).toBe(200);
+    expect((await consolePage("/", otherCookie, {}, app)).status).toBe(200);
+    // A subscriber's API token in the console's cookie is no console session: refused, not ended.
+    const sub = await makeUser();
+    const subApi = await apiLogin(sub);
+    const asCookie = `wallet_admin=${subApi.replace("Bearer ", "")}`;
+    expect((await consolePage("/", asCookie, {}, app)).status).toBe(303);
+    expect(await live(subApi)).toBe(true);
+  });
+
   /** A user's page as `cookie`'s operator sees it, and its Sign out everywhere sent. */
   async function signOutFromPage(userId: number, cookie: string) {
     const page = await consolePage(`/users/${userId}`, cookie);
