@@ -618,6 +618,21 @@ describe("moving money", () => {
     }
   });
 
+  it("keeps a transfer's confirmation address short whatever zeros lead the recipient's id", async () => {
+    const asked = await sendForm(await userPage(), transferPath(), {
+      amount: "1.25",
+      to_user_id: `${"0".repeat(5000)}${bob.id}`,
+      note: "n".repeat(200),
+    });
+    expect(asked.status).toBe(303);
+    const location = asked.headers.get("location")!;
+    // The sealed fields hold the recipient's id as read, not as typed: an address a browser and
+    // Cloudflare take (16 KB at most), whatever the form held.
+    expect(location.length).toBeLessThan(2000);
+    const shown = await request(location.replace("/wallet-admin", ""), { cookie });
+    expect(shown.html).toContain(`<h1>Transfer ₦1.25 to ${bob.username}?</h1>`);
+  });
+
   it("shows a transfer's confirmation only for its own ask, user and session: any other ask says none waits", async () => {
     const asked = await sendForm(await userPage(), transferPath(), {
       amount: "2.75",

@@ -456,7 +456,10 @@ async function askTransfer(c: Context<ConsoleEnv>, id: PathId) {
   if (done) return back(c, userPage, { kind: "ok", text: ALREADY_DONE });
   const read = await resolveAsked(c, id, form);
   if (!read.ok) return read.answer;
-  const held = JSON.stringify({ session: c.var.session.csrf, userId: id.id, fields });
+  // The recipient as the ledger read it: the id as typed may lead with any number of zeros, and
+  // the address must stay short enough for a browser and Cloudflare (16 KB).
+  const asked = { ...fields, to_user_id: String(read.value.to.id) };
+  const held = JSON.stringify({ session: c.var.session.csrf, userId: id.id, fields: asked });
   const ask = await seal(held, jwtSecret(c), ASKED_PURPOSE);
   return c.redirect(`${userPage}/transfer?ask=${encodeURIComponent(ask)}`, 303);
 }
