@@ -302,6 +302,35 @@ describe("plain permalinks and paths, as WordPress reads them", () => {
     }
   });
 
+  it("a rest_route without its leading slash is no route, a credit's included", async () => {
+    // rest_api_loaded() serves the query var as it is (untrailingslashit only), and every route
+    // WordPress registers starts with `/`: WP_REST_Server matches `@^/wallet/v1/credits$@i`
+    // against `wallet/v1/credits` and answers rest_no_route. Nothing is written.
+    const { admin, user, wallet } = await makeAccount();
+    for (const [method, path] of [
+      ["GET", "/?rest_route=wallet/v1/wallets"],
+      ["GET", "/?rest_route=wallet/v1"],
+      ["GET", "/index.php?rest_route=wallet/v1/wallets/"],
+      ["POST", "/?rest_route=wallet/v1/credits"],
+    ] as const) {
+      const res = await send(method, path, {
+        headers: { Authorization: admin.bearer, "Content-Type": "application/json" },
+        ...(method === "POST"
+          ? {
+              body: JSON.stringify({
+                user_id: user.id,
+                wallet_id: wallet,
+                request_id: unique("r"),
+                amount: 1,
+              }),
+            }
+          : {}),
+      });
+      expect([res.status, JSON.parse(res.text)], path).toEqual([404, NO_ROUTE]);
+    }
+    expect(await balanceOf(admin, user.id, wallet)).toBe(0);
+  });
+
   it("a rest_route names what its path form names, characters outside ASCII included", async () => {
     const admin = await makeAdmin();
     const names = ["n%C3%A9", "%E2%84%AA", "N%C3%89", "%F0%9F%92%B0", "a%20b", "a%7Bb", "a%22b"];

@@ -215,12 +215,13 @@ const routeTrimmed = (path: string) => path.replace(/^(\/wp-json(?:\/.*[^/])?)\/
  * The path a decoded `rest_route` names, as the router reads it. It was decoded once already: a `%`
  * left in it is itself, and what a path escapes is written as the path form writes it, so the router
  * reads the name as it was meant. A route is a name, not a URL path: one the path would read
- * otherwise (a `..` however escaped, a `\`, a control character) names no route.
+ * otherwise (a `..` however escaped, a `\`, a control character) names no route, nor one without
+ * its leading `/` (rest_api_loaded serves the text as it is, and every registered route starts
+ * with `/`, so WordPress answers `wallet/v1/credits` rest_no_route).
  */
 export function restRoutePath(route: string) {
-  const path = routeTrimmed(
-    pathText(asciiLower(`/wp-json${route.startsWith("/") ? route : `/${route}`}`)),
-  );
+  if (!route.startsWith("/")) return NO_ROUTE_PATH;
+  const path = routeTrimmed(pathText(asciiLower(`/wp-json${route}`)));
   const url = new URL("http://route.invalid/");
   url.pathname = path;
   return url.pathname === path ? path : NO_ROUTE_PATH;
