@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { phpArrayJson, phpInt, phpIsNumeric, sanitizeTextField } from "../src/compat/php";
+import {
+  phpArrayJson,
+  phpInt,
+  phpIsNumeric,
+  removeAccents,
+  sanitizeTextField,
+  sanitizeUserStrict,
+} from "../src/compat/php";
 
 describe("sanitize_text_field as the plugin ran it", () => {
   it.each([
@@ -17,6 +24,39 @@ describe("sanitize_text_field as the plugin ran it", () => {
     [undefined, ""],
   ])("%j → %j", (input, output) => {
     expect(sanitizeTextField(input)).toBe(output);
+  });
+});
+
+describe("sanitize_user($login, true) as wp_insert_user ran it", () => {
+  it.each([
+    ["alice", "alice"],
+    ["José", "Jose"],
+    ["ÆØÅ-æøå", "AEOA-aeoa"],
+    ["Straße", "Strase"],
+    ["ǖ_ệ_ș", "u_e_s"],
+    ["e\u0301", "e"],
+    ["o'brien+1", "obrien1"],
+    ["a&amp;b", "ab"],
+    ["a&b", "ab"],
+    ["a&;b", "ab"],
+    ["&;;x", "x"],
+    ["a&\n;b", "ab"],
+    ["x&&&&y", "xy"],
+    ["  a   b  ", "a b"],
+    ["日本", ""],
+    ["ab@c.d_e-f", "ab@c.d_e-f"],
+  ])("%j → %j", (input, output) => {
+    expect(sanitizeUserStrict(input)).toBe(output);
+  });
+
+  it("keeps what has no accent to remove", () => {
+    expect(removeAccents("plain")).toBe("plain");
+    expect(removeAccents("日本")).toBe("日本");
+    expect(removeAccents("Ωmega")).toBe("Ωmega");
+  });
+
+  it("walks a long text of ampersands once", () => {
+    expect(sanitizeUserStrict(`${"&".repeat(200_000)}x`)).toBe("x");
   });
 });
 

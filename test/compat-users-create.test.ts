@@ -4,7 +4,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { compareShape, compatCall, GUARDED } from "./compat-helpers";
 import casesText from "./fixtures/rimplenet-1.1.31/users-create.jsonl?raw";
-import { type Json, makeAdmin, makeKey, type TestUser, tableCounts } from "./helpers";
+import { type Json, makeAdmin, makeKey, type TestUser, tableCounts, unique } from "./helpers";
 
 type Case = {
   id: string;
@@ -142,5 +142,99 @@ describe("POST users with JSON numbers", () => {
     });
     expect(taken.body.error).toEqual([{ user_login: ["username already taken"] }]);
     expect(await tableCounts()).toEqual(before);
+  });
+});
+
+// The plugin passed `username` to wp_insert_user, which stores sanitize_user($login, true): tags
+// stripped, accents removed (remove_accents), `%hh` octets and `&…;` entities dropped, then
+// everything but ASCII letters, digits, space and `_ . - @`, and the ends trimmed. Its own checks
+// ran before, on sanitize_text_field of the text: white space inside refused, as here.
+describe("POST users with a username WordPress sanitizes", () => {
+  const create = (body: Json) =>
+    compatCall("POST", "/wp-json/rimplenet/v1/users", {
+      headers: { Authorization: admin.bearer, "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+      vars: GUARDED,
+    });
+  const usernameOf = async (id: number) => {
+    const res = await compatCall("GET", `/wp-json/rimplenet/v1/users?user_id=${id}`, {
+      headers: { Authorization: admin.bearer },
+      vars: GUARDED,
+    });
+    return res.body.data.username as string;
+  };
+
+  it("creates the user WordPress would have: accents removed, other characters dropped", async () => {
+    for (const [sent, stored] of [
+      ["José", "Jose"],
+      ["Łukasz_Ñandú", "Lukasz_Nandu"],
+      ["Þórður.Ægir", "THordur.AEgir"],
+      ["Nguyễn-Thị", "Nguyen-Thi"],
+      ["e\u0301tienne", "etienne"],
+      ["o'brien", "obrien"],
+      [" padded99 ", "padded99"],
+      ["<b>tagged</b>x", "taggedx"],
+    ]) {
+      const tag = unique("u").slice(-6);
+      const res = await create({
+        username: sent,
+        user_email: `${tag}@example.com`,
+        user_password: "secret12",
+      });
+      expect(res.status, `${sent}: ${res.text}`).toBe(201);
+      expect(await usernameOf(res.body.data.id)).toBe(stored);
+    }
+  });
+
+  it("refuses what the plugin refused, or what WordPress could not store, writing nothing", async () => {
+    const before = await tableCounts();
+    for (const [sent, error] of [
+      ["jo sé", ["username must not contain space"]],
+      ["ab\tcd", ["username must not contain space"]],
+      ["日本語名前", ["username may only contain letters, numbers and _ . - @"]],
+      ["Zoë", ["username must be atleast 4 chars"]],
+    ] as const) {
+      const res = await create({
+        username: sent,
+        user_email: `${unique("r").slice(-6)}@example.com`,
+        user_password: "secret12",
+      });
+      expect(res.status, res.text).toBe(400);
+      expect(res.body.error, sent).toEqual([{ user_login: error }]);
+    }
+    expect(await tableCounts()).toEqual(before);
+  });
+
+  it("finds the taken username under the stored name, in any case", async () => {
+    const first = await create({
+      username: "Renée_Dupont",
+      user_email: "renee1@example.com",
+      user_password: "secret12",
+    });
+    expect(first.status, first.text).toBe(201);
+    const before = await tableCounts();
+    const again = await create({
+      username: "renee_dupont",
+      user_email: "renee2@example.com",
+      user_password: "secret12",
+    });
+    expect(again.body.error).toEqual([{ user_login: ["username already taken"] }]);
+    expect(await tableCounts()).toEqual(before);
+  });
+
+  it("leaves wallet/v1's POST /users as it was: it refuses the accented name", async () => {
+    const res = await compatCall("POST", "/wp-json/wallet/v1/users", {
+      headers: { Authorization: admin.bearer, "Content-Type": "application/json" },
+      body: JSON.stringify({
+        username: "Josiané",
+        user_email: "josiane@example.com",
+        user_password: "secret12",
+      }),
+      vars: GUARDED,
+    });
+    expect(res.status, res.text).toBe(400);
+    expect(res.body.error).toEqual([
+      { user_login: ["username may only contain letters, numbers and _ . - @"] },
+    ]);
   });
 });

@@ -178,3 +178,97 @@ export function requires(fields: Record<string, [value: string, rule: Rule]>) {
   }
   return errors;
 }
+
+/**
+ * Letters remove_accents maps that Unicode does not decompose into a letter and its marks (strokes,
+ * ligatures, ordinals), as WordPress maps them for a site in its default locale.
+ */
+const UNDECOMPOSED: Record<string, string> = {
+  Æ: "AE",
+  æ: "ae",
+  Ð: "D",
+  ð: "d",
+  Ø: "O",
+  ø: "o",
+  Þ: "TH",
+  þ: "th",
+  ß: "s",
+  Đ: "D",
+  đ: "d",
+  Ħ: "H",
+  ħ: "h",
+  ı: "i",
+  Ĳ: "IJ",
+  ĳ: "ij",
+  ĸ: "k",
+  Ŀ: "L",
+  ŀ: "l",
+  Ł: "L",
+  ł: "l",
+  ŉ: "n",
+  Ŋ: "N",
+  ŋ: "n",
+  Œ: "OE",
+  œ: "oe",
+  Ŧ: "T",
+  ŧ: "t",
+  ſ: "s",
+  ª: "a",
+  º: "o",
+  ɑ: "a",
+  "€": "E",
+};
+
+/**
+ * WordPress's `remove_accents` for Latin letters: each letter with accents (`é`, `ǖ`, `ệ`, or `e`
+ * followed by a combining accent) becomes the letter, and the letters above their ASCII spelling.
+ * Other characters are kept.
+ */
+export function removeAccents(text: string) {
+  if (!/[^\p{ASCII}]/u.test(text)) return text;
+  let out = "";
+  for (const ch of text.normalize("NFD")) {
+    if (ch >= "\u0300" && ch <= "\u036f") continue; // a combining accent
+    out += UNDECOMPOSED[ch] ?? ch;
+  }
+  return out;
+}
+
+/**
+ * Removes PHP's `/&.+?;/` matches (sanitize_user's "kill entities"): from an `&`, through the first
+ * `;` at least two characters on, unless a newline comes first. Both look-ups only move forward,
+ * so the text is walked once.
+ */
+function killEntities(text: string) {
+  const next = (ch: string, from: number) => {
+    const at = text.indexOf(ch, from);
+    return at === -1 ? Number.POSITIVE_INFINITY : at;
+  };
+  let out = "";
+  let semi = -1;
+  let newline = -1;
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] === "&") {
+      if (semi < i + 2) semi = next(";", i + 2);
+      if (newline < i + 1) newline = next("\n", i + 1);
+      if (semi !== Number.POSITIVE_INFINITY && newline > semi) {
+        i = semi;
+        continue;
+      }
+    }
+    out += text[i];
+  }
+  return out;
+}
+
+/**
+ * The login `wp_insert_user` stores for a `user_login` the plugin had read with
+ * `sanitize_text_field` (whose text this takes: no tags and no `%hh` octets are left in it):
+ * WordPress's `sanitize_user($login, true)`, accents removed, `&…;` entities dropped, then every
+ * character but ASCII letters, digits, space and `_ . - @`, the ends trimmed and runs of spaces
+ * made one. `José` is `Jose`, `o'brien` is `obrien`, `日本` is empty.
+ */
+export function sanitizeUserStrict(sanitizedText: string) {
+  const kept = killEntities(removeAccents(sanitizedText)).replace(/[^A-Za-z0-9 _.@-]/g, "");
+  return collapse(phpTrim(kept), true);
+}

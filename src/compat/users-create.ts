@@ -1,11 +1,31 @@
+import type { Params } from "../http/params";
 import { defineRoute } from "../http/route";
 import { answerNewSubscriber, newSubscriberFields } from "../http/user-fields";
 import { jwtRouteRefusals } from "./auth";
+import { sanitizeTextField, sanitizeUserStrict } from "./php";
+
+/**
+ * The fields as the plugin handed them to its checks and to wp_insert_user: `username` is the
+ * login WordPress stores for it (php.ts sanitizeUserStrict: `José` is `Jose`). Of a username WordPress could store nothing of
+ * (`日本`), the text is kept, and refused as wallet/v1 refuses it.
+ */
+function asThePluginRead(params: Params): Params {
+  const read: Params = { ...params };
+  const { username } = read;
+  if (typeof username === "string" || typeof username === "number") {
+    const text = sanitizeTextField(username);
+    read.username = sanitizeUserStrict(text) || text;
+  }
+  return read;
+}
+
+const fields = newSubscriberFields({ plugin: true });
 
 // `POST users` (captures 01-08; plugin includes/users/create-users.php), envelope B: the same
 // checks, texts and answers as /wp-json/wallet/v1/users, which the contract took from the plugin
-// (a missing username or password also "too short", as the plugin said: capture 04), behind the plugin's JWT-route refusals. This service's API keys are credentials here too (the
-// plugin read any `Key` header as a bad JWT, capture 08).
+// (a missing username or password also "too short", as the plugin said: capture 04), on the
+// fields as the plugin read them, behind the plugin's JWT-route refusals. This service's API keys
+// are credentials here too (the plugin read any `Key` header as a bad JWT, capture 08).
 export const usersCreate = defineRoute(
   {
     path: "/users",
@@ -14,7 +34,7 @@ export const usersCreate = defineRoute(
     auth: "admin",
     access: "write",
     refusals: jwtRouteRefusals,
-    params: newSubscriberFields({ plugin: true }),
+    params: { schema: fields.schema, read: (c, params) => fields.read(c, asThePluginRead(params)) },
     envelope: "B",
   },
   (c, fields) => answerNewSubscriber(c, fields, { plugin: true }),
