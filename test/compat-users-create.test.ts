@@ -238,3 +238,57 @@ describe("POST users with a username WordPress sanitizes", () => {
     ]);
   });
 });
+
+// PHP's text of a JSON boolean is "1" (true) or "" (false): the plugin's checks saw those, and
+// wp_insert_user and update_user_meta stored them.
+describe("POST users with JSON booleans", () => {
+  const create = (body: Json) =>
+    compatCall("POST", "/wp-json/rimplenet/v1/users", {
+      headers: { Authorization: admin.bearer, "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+      vars: GUARDED,
+    });
+
+  it("reads true as the text 1 and false as empty, in the plugin's words", async () => {
+    const before = await tableCounts();
+    const yes = await create({ username: true, user_email: true, user_password: true });
+    expect(yes.status, yes.text).toBe(400);
+    expect(yes.body.error).toEqual([
+      { user_login: ["username must be atleast 4 chars"] },
+      { user_email: ["Invalid user_email"] },
+      { user_pass: ["Please enter at least 6 characters for the user_password"] },
+    ]);
+    const no = await create({ username: false, user_email: false, user_password: false });
+    expect(no.body.error).toEqual([
+      { user_login: ["username is required", "username must be atleast 4 chars"] },
+      { user_email: ["user_email is required"] },
+      {
+        user_pass: [
+          "user_password is required",
+          "Please enter at least 6 characters for the user_password",
+        ],
+      },
+    ]);
+    expect(await tableCounts()).toEqual(before);
+  });
+
+  it("creates the user with a boolean first_name, as the plugin stored it", async () => {
+    const res = await create({
+      username: "boolname",
+      user_email: "boolname@example.com",
+      user_password: "secret12",
+      first_name: true,
+      last_name: false,
+    });
+    expect(res.status, res.text).toBe(201);
+    const read = await compatCall(
+      "GET",
+      `/wp-json/rimplenet/v1/users?user_id=${res.body.data.id}`,
+      {
+        headers: { Authorization: admin.bearer },
+        vars: GUARDED,
+      },
+    );
+    expect(read.body.data).toMatchObject({ first_name: "1", last_name: "" });
+  });
+});

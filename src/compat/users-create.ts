@@ -4,13 +4,18 @@ import { answerNewSubscriber, newSubscriberFields } from "../http/user-fields";
 import { jwtRouteRefusals } from "./auth";
 import { sanitizeTextField, sanitizeUserStrict } from "./php";
 
+const FIELDS = ["username", "user_email", "user_password", "first_name", "last_name"] as const;
+
 /**
- * The fields as the plugin handed them to its checks and to wp_insert_user: `username` is the
- * login WordPress stores for it (php.ts sanitizeUserStrict: `José` is `Jose`). Of a username WordPress could store nothing of
+ * The fields as the plugin handed them to its checks and to wp_insert_user: a JSON boolean is PHP's
+ * text of it (`true` is "1", `false` empty), and `username` the login WordPress stores for it
+ * (php.ts sanitizeUserStrict: `José` is `Jose`). Of a username WordPress could store nothing of
  * (`日本`), the text is kept, and refused as wallet/v1 refuses it.
  */
 function asThePluginRead(params: Params): Params {
   const read: Params = { ...params };
+  for (const field of FIELDS)
+    if (typeof read[field] === "boolean") read[field] = read[field] ? "1" : "";
   const { username } = read;
   if (typeof username === "string" || typeof username === "number") {
     const text = sanitizeTextField(username);
