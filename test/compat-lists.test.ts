@@ -433,6 +433,10 @@ describe("GET credits, debits, transfers", () => {
     expect(byCredit.body.data).toEqual(debit);
     // Both halves are among the credits and the debits, found by their ids there too.
     const creditId = Number(debit.transferId);
+    // The sender's DEBIT is written first and the CREDIT right after it (the plugin wrote them the
+    // other way round): newest first, the credit is listed above (docs/compat.md, POST transfers).
+    expect(creditId).toBe(sent.body.data.transfer + 1);
+    expect(halves.map((r) => r.transferType)).toEqual(["CREDIT", "DEBIT"]);
     expect(
       (await get(`/debits?debit_id=${sent.body.data.transfer}`, admin.bearer)).body,
     ).toMatchObject({
