@@ -395,6 +395,18 @@ describe("plain permalinks and paths, as WordPress reads them", () => {
       expect((await send("GET", other)).status, other).toBe(404);
   });
 
+  it("an empty rest_route is none: the page answers as without it", async () => {
+    // rest_api_loaded() returns at once for an empty rest_route, and WordPress serves the page `/`.
+    for (const path of ["/?rest_route=", "/index.php?rest_route=", "/?a=1&rest_route="]) {
+      const [res, without] = await Promise.all([
+        send("GET", path),
+        send("GET", path.split("?")[0]!),
+      ]);
+      expect([res.status, res.text], path).toEqual([without.status, without.text]);
+    }
+    expect((await send("GET", "/?rest_route=")).status).toBe(200);
+  });
+
   it("every trailing slash of the root's route is stripped too: /wp-json// is the index", async () => {
     // WordPress's untrailingslashit leaves the route empty, which it serves as `/`.
     for (const path of ["/wp-json//", "/wp-json///", "/?rest_route=//", "/?rest_route=///"]) {

@@ -167,9 +167,11 @@ function fromPlainPermalink(request: Request) {
     // fatal error): no route, never the one an earlier pair or the path named.
     const pairs = url.search.slice(1).split("&");
     const last = lastPairOf(pairs, "rest_route", pairPathOf);
-    if (last) {
+    const value = last && !last.array ? routeValueOf(pairs[last.at]!) : undefined;
+    // An empty one is none: rest_api_loaded() returns at once, and WordPress serves the page.
+    if (last && value !== "") {
       named = true;
-      queried = last.array ? undefined : routeValueOf(pairs[last.at]!);
+      queried = value;
       lower = queried === undefined ? NO_ROUTE_PATH : restRoutePath(queried);
       url.search = pairs
         .filter((raw) => {
