@@ -4,7 +4,15 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { compareShape, compatCall, GUARDED } from "./compat-helpers";
 import casesText from "./fixtures/rimplenet-1.1.31/users-create.jsonl?raw";
-import { type Json, makeAdmin, makeKey, type TestUser, tableCounts, unique } from "./helpers";
+import {
+  type Json,
+  makeAdmin,
+  makeKey,
+  makeUser,
+  type TestUser,
+  tableCounts,
+  unique,
+} from "./helpers";
 
 type Case = {
   id: string;
@@ -184,6 +192,41 @@ describe("POST users with a username WordPress sanitizes", () => {
       expect(res.status, `${sent}: ${res.text}`).toBe(201);
       expect(await usernameOf(res.body.data.id)).toBe(stored);
     }
+  });
+
+  it("names the user it stored by the username as sent, as get_user_by('login') does", async () => {
+    // WordPress looks a login up through sanitize_user, which removes accents: the plugin's
+    // `GET users?user_id=Renée…` found the user it had stored as `Renee…`.
+    const tag = unique("").replace(/\D/g, "").slice(-6);
+    const made = await create({
+      username: `Renée${tag}`,
+      user_email: `renee${tag}@example.com`,
+      user_password: "secret12",
+    });
+    expect(made.status, made.text).toBe(201);
+    const idOf = async (login: string) => {
+      const res = await compatCall(
+        "GET",
+        `/wp-json/rimplenet/v1/users?user_id=${encodeURIComponent(login)}`,
+        {
+          headers: { Authorization: admin.bearer },
+          vars: GUARDED,
+        },
+      );
+      return res.status === 200 ? res.body.data.id : res.status;
+    };
+    expect(await idOf(`Renée${tag}`)).toBe(made.body.data.id);
+    expect(await idOf(`renee${tag}`)).toBe(made.body.data.id);
+    // A username an import brought in as written is that user's, before any other.
+    const imported = await makeUser("subscriber", `Renée${tag}x`);
+    await create({
+      username: `Renee${tag}x`,
+      user_email: `r2${tag}@example.com`,
+      user_password: "secret12",
+    });
+    expect(await idOf(`Renée${tag}x`)).toBe(imported.id);
+    // An e-mail text is read as it is.
+    expect(await idOf(`renée${tag}@example.com`)).toBe(404);
   });
 
   it("refuses what the plugin refused, or what WordPress could not store, writing nothing", async () => {

@@ -1,7 +1,7 @@
 import type { Principal } from "../auth/principal";
 import { mayReadUser } from "../wallet/context";
 import { NOBODY, type UserRef } from "../wallet/movements";
-import { phpInt, phpIsNumeric } from "./php";
+import { phpInt, phpIsNumeric, removeAccents } from "./php";
 
 // Which user a plugin `user_id` names: one rule for every route of the dialect (docs/compat.md,
 // "User references"). The plugin had several: `GET users` tried the text as an id and then as a
@@ -9,7 +9,7 @@ import { phpInt, phpIsNumeric } from "./php";
 // named `0001` read user 1; balances read any numeric text's absolute integer part
 // (get_user_meta's absint) and nobody for other text; the writes took digits as an id.
 
-type PluginUserRef = { id: number } | { login: string } | null;
+type PluginUserRef = { id: number } | { login: string; orLogin?: string } | null;
 
 /**
  * A numeric text (PHP's is_numeric, which WordPress's user lookups test first) names the user whose
@@ -17,11 +17,16 @@ type PluginUserRef = { id: number } | { login: string } | null;
  * never a username, even when no user has that id: what a text names does not depend on which users
  * exist, so a user named `0001` is reached by its id. Any other text is a login text, which names
  * a user as a sign-in's does (db/users.ts findLoginUser): with `@`, the user whose e-mail it is,
- * else the user with that username. Empty, zero, or past a safe integer: nobody.
+ * else the user with that username, or when nobody has it, with it without accents (`orLogin`), as
+ * get_user_by('login') reads it and as the dialect's POST users stores it. Empty, zero, or past a
+ * safe integer: nobody.
  */
 export function pluginUserRef(text: string): PluginUserRef {
   if (text === "") return null;
-  if (!phpIsNumeric(text)) return { login: text };
+  if (!phpIsNumeric(text)) {
+    const plain = text.includes("@") ? text : removeAccents(text);
+    return plain === text ? { login: text } : { login: text, orLogin: plain };
+  }
   const n = phpInt(text);
   return n === null || n === 0 ? null : { id: Math.abs(n) };
 }

@@ -102,12 +102,19 @@ export const replacePasswordHash = (db: Db, id: number, previous: string, next: 
     .set({ passwordHash: next })
     .where(and(eq(users.id, id), eq(users.passwordHash, previous)));
 
-/** A user by id, or by a login text (findLoginUser's rule): one query. */
+/**
+ * A user by id, or by a login text (findLoginUser's rule): one query, and a second for the text's
+ * other form (`orLogin`) only when nobody has the first.
+ */
 export async function findUserBy(
   db: Db,
-  ref: { id: number } | { login: string },
+  ref: { id: number } | { login: string; orLogin?: string },
 ): Promise<UserRow | undefined> {
-  if ("login" in ref) return findLoginUser(db, ref.login);
+  if ("login" in ref)
+    return (
+      (await findLoginUser(db, ref.login)) ??
+      (ref.orLogin === undefined ? undefined : await findLoginUser(db, ref.orLogin))
+    );
   return db.select().from(users).where(eq(users.id, ref.id)).get();
 }
 

@@ -13,7 +13,7 @@ import { type IdRef, requireAdmin, type ServiceContext } from "./context";
 import { Refusal } from "./refusal";
 
 /** A user as the client named it: by id or by login text; `as` is the text sent, for refusals. */
-export type UserRef = ({ id: number } | { login: string }) & { as?: string };
+export type UserRef = ({ id: number } | { login: string; orLogin?: string }) & { as?: string };
 
 /** An amount as the client sent it, and what becomes of places the wallet does not store. */
 export type AmountSent = { sent: string | number; policy: AmountPolicy };
