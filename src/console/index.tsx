@@ -22,6 +22,7 @@ import { requireOperator, signInScreen } from "./sign-in";
 import { statementScreen } from "./statement";
 import { userScreen } from "./user";
 import { holdsScreen } from "./user-holds";
+import { moneyScreen } from "./user-money";
 import { usersScreen } from "./users";
 import { Page } from "./views";
 import { walletsScreen } from "./wallets";
@@ -69,6 +70,7 @@ export function consoleRoutes() {
   app.route("/", overviewScreen);
   app.route("/", usersScreen);
   app.route("/", userScreen);
+  app.route("/", moneyScreen);
   app.route("/", statementScreen);
   app.route("/", holdsScreen);
   app.route("/", batchScreen);

@@ -1,0 +1,400 @@
+// Money moved by hand on a user's page: credit, debit, transfer (through its confirmation page)
+// and reversal, each through the service's verbs as the signed-in operator, each form moving its
+// money once however often it is sent.
+
+import { type Context, Hono } from "hono";
+import type { Child } from "hono/jsx";
+import * as v from "valibot";
+import { sameSecret } from "../auth/same-secret";
+import { seal, unseal } from "../auth/sealed";
+import { jwtSecret } from "../http/auth";
+import { EntryParams, movementOf, ReverseParams, TransferParams } from "../http/fields";
+import { parseFields } from "../http/validation";
+import { spendMoneyShare } from "../wallet/context";
+import {
+  credit,
+  debit,
+  type MoveInput,
+  notReversible,
+  resolveTransfer,
+  reverse,
+  transfer,
+} from "../wallet/movements";
+import { reversedEntries } from "../wallet/operators";
+import { formatExact } from "../wallet/rules";
+import { entryOfKind, keyedEntryId, readTransaction } from "../wallet/transactions";
+import { attempt, attemptMoney, backRefused } from "./api";
+import type { ConsoleEnv, Fields } from "./env";
+import { back, field, freshKey } from "./page";
+import { notFound, type PathId, withIds } from "./path-ids";
+import { queryOf, Text } from "./query";
+import { BASE } from "./session";
+import { MOVES, type Move, moveLabel, typeOf } from "./user";
+import { Confirmation, Details, Page, userName, When } from "./views";
+
+export const moneyScreen = new Hono<ConsoleEnv>({ strict: false });
+
+/** A money form as a verb's input: a transfer's recipient is `to`. */
+type Movement = MoveInput & { user: { id: number }; to?: { id: number } };
+
+/** A money form's fields decoded as POST /credits, /debits or /transfers decodes its body. */
+function moveOf(action: Move, userId: number, form: Fields): Movement {
+  const sent = Object.fromEntries(
+    ["wallet_id", "amount", "request_id", "note"].map((k) => [k, field(form, k)]),
+  );
+  if (action !== "transfer") {
+    const f = parseFields(EntryParams, { ...sent, user_id: userId });
+    return { user: { id: f.user_id }, ...movementOf(f), requestId: f.request_id };
+  }
+  const f = parseFields(TransferParams, {
+    ...sent,
+    from_user_id: userId,
+    to_user_id: field(form, "to_user_id"),
+  });
+  return {
+    user: { id: f.from_user_id },
+    to: { id: f.to_user_id },
+    ...movementOf(f),
+    requestId: f.request_id,
+  };
+}
+
+/** The movement made by the verb of the form's action. */
+const moveWith = (c: Context<ConsoleEnv>, action: Move, m: Movement) =>
+  m.to
+    ? transfer(c.var.service, { ...m, from: m.user, to: m.to })
+    : (action === "credit" ? credit : debit)(c.var.service, m);
+
+/**
+ * Whether entry `id` (the one holding a money form's key) is what this form, as sent now, would
+ * have written: the user's entry of the form's type, wallet and amount, and for a transfer its
+ * receiving half the form's recipient's. A key sent again with a field changed (a transfer to
+ * someone else) moved nothing of what the form asks now, and is refused in words.
+ */
+async function writtenBy(c: Context<ConsoleEnv>, action: Move, m: Movement, id: number) {
+  const found = await attempt(c, () => readTransaction(c.var.service, { id, ref: String(id) }));
+  const e = found.ok ? found.value.entry : undefined;
+  const same =
+    e?.userId === m.user.id &&
+    e.txnType === (action === "credit" ? "CREDIT" : "DEBIT") &&
+    e.walletId === m.walletId &&
+    e.amountText === m.amount.sent;
+  if (!same || !m.to) return same;
+  const half = await attempt(c, () => entryOfKind(c.var.service, { kind: "transfers", id: e.id }));
+  const partnerId = half.ok ? half.value?.partnerId : null;
+  if (partnerId == null) return false;
+  const partner = await attempt(c, () =>
+    entryOfKind(c.var.service, { kind: "transfers", id: partnerId }),
+  );
+  return partner.ok && partner.value?.entry.userId === m.to.id;
+}
+
+/** A money form's fields as typed, to draw it again: its key too, unless `withKey` is false. */
+const typedFields = (form: Fields, withKey: boolean) => {
+  const keys = ["wallet_id", "amount", "to_user_id", "note", ...(withKey ? ["request_id"] : [])];
+  return Object.fromEntries(
+    keys.map((k) => [k, field(form, k)]).filter(([, value]) => value !== ""),
+  );
+};
+
+/** A money form sent again after it moved the money: what its notice says. */
+const ALREADY_DONE = "Already done: this form was sent before, and the money moved once.";
+
+/**
+ * Whether this transfer form moved its money already: its key holds the very transfer it asks for
+ * (its confirmation confirmed, then shown again by Back or a reload). Unknown (a busy database): no.
+ */
+async function movedBefore(c: Context<ConsoleEnv>, id: PathId, form: Fields) {
+  const seen = await attemptMoney(c, async () => {
+    const m = moveOf("transfer", id.id, form);
+    const taken = await keyedEntryId(c.var.service, { userId: m.user.id, requestId: m.requestId });
+    return taken !== undefined && (await writtenBy(c, "transfer", m, taken));
+  });
+  return seen.ok && seen.value;
+}
+
+const ASKED_PURPOSE = "wallet-ledger console transfer asked v1";
+
+/**
+ * A transfer form as its user's page sends it, before any money moves: a redirect (303) to its
+ * confirmation, a page of its own (`transferAsked`), so a reload of it, or Back to it, fetches it
+ * and posts nothing. The form's fields ride in its address, sealed (AES-GCM, a key derived from
+ * JWT_SECRET) with the user's id and the session's CSRF token: only a form this session sent shows
+ * a confirmation, never a link someone else made. Cancel (`step=cancel`) brings the form back as
+ * typed; a form whose key already moved its money is told so, never asked again nor "cancelled";
+ * one the ledger would refuse is refused at once. Nothing is written either way.
+ */
+async function askTransfer(c: Context<ConsoleEnv>, id: PathId) {
+  const { form } = c.var;
+  const userPage = `${BASE}/users/${id.ref}`;
+  const fields = typedFields(form, true);
+  const done = await movedBefore(c, id, form);
+  if (field(form, "step") === "cancel")
+    return done
+      ? back(c, userPage, {
+          kind: "error",
+          text: "Not cancelled: this transfer was confirmed before, and the money moved once. Reverse it to undo it.",
+        })
+      : back(c, userPage, {
+          kind: "ok",
+          text: "Transfer cancelled: nothing moved.",
+          refused: { form: "transfer", fields },
+        });
+  if (done) return back(c, userPage, { kind: "ok", text: ALREADY_DONE });
+  const read = await resolveAsked(c, id, form);
+  if (!read.ok) return read.answer;
+  // The recipient as the ledger read it: the id as typed may lead with any number of zeros, and
+  // the address must stay short enough for a browser and Cloudflare (16 KB).
+  const asked = { ...fields, to_user_id: String(read.value.to.id) };
+  const held = JSON.stringify({ session: c.var.session.csrf, userId: id.id, fields: asked });
+  const ask = await seal(held, jwtSecret(c), ASKED_PURPOSE);
+  return c.redirect(`${userPage}/transfer?ask=${encodeURIComponent(ask)}`, 303);
+}
+
+/** The transfer a form asks for, read by the verb that moves it; refused, the way back to the form. */
+async function resolveAsked(c: Context<ConsoleEnv>, id: PathId, form: Fields) {
+  const read = await attemptMoney(c, () => {
+    const m = moveOf("transfer", id.id, form);
+    return resolveTransfer(c.var.service, { ...m, from: m.user, to: m.to! });
+  });
+  if (read.ok) return read;
+  const refused = { form: "transfer", fields: typedFields(form, true) };
+  const answer = await backRefused(c, `${BASE}/users/${id.ref}`, "Transfer", read.refusal, refused);
+  return { ok: false as const, answer };
+}
+
+/** The fields of the transfer form `ask` seals, when it is this session's, for this user. */
+async function askedFields(c: Context<ConsoleEnv>, id: PathId, ask: string) {
+  const opened = ask && (await unseal(ask, jwtSecret(c), ASKED_PURPOSE));
+  if (!opened) return undefined;
+  const held = JSON.parse(opened) as { session: string; userId: number; fields: Fields };
+  return sameSecret(held.session, c.var.session.csrf) && held.userId === id.id
+    ? held.fields
+    : undefined;
+}
+
+const AskQuery = v.object({ ask: Text });
+
+/**
+ * A transfer's confirmation: it names both users as the ledger reads the id typed (a mistyped one
+ * reaches a stranger), the wallet and the amount as it would write them. Its Confirm sends the same
+ * fields, key included, with `step=confirm`; its Cancel, and a refusal (no such user, an amount the
+ * wallet cannot hold), bring the form back as typed. Read again at each visit: once the transfer
+ * moved (Back to it after confirming), the user's page says so instead.
+ */
+async function transferAsked(c: Context<ConsoleEnv>, id: PathId) {
+  const form = await askedFields(c, id, queryOf(c, AskQuery).ask);
+  const userPage = `${BASE}/users/${id.ref}`;
+  if (!form)
+    return c.html(
+      <Page title="Transfer" session={c.var.session} current="users">
+        <section class="stack card">
+          <p>
+            No transfer is waiting to be confirmed here: send the user's Transfer form, and its
+            confirmation follows. The user's entries show what moved.
+          </p>
+          <a href={userPage}>Back to the user</a>
+        </section>
+      </Page>,
+    );
+  if (await movedBefore(c, id, form)) return back(c, userPage, { kind: "ok", text: ALREADY_DONE });
+  const read = await resolveAsked(c, id, form);
+  if (!read.ok) return read.answer;
+  const { from, to, wallet, amount: moved } = read.value;
+  const amount = formatExact(moved.amountMinor, wallet);
+  return c.html(
+    <Page title={`Transfer ${amount} to ${to.username}?`} session={c.var.session} current="users">
+      <Confirmation
+        session={c.var.session}
+        action={`${userPage}/transfer`}
+        label="Transfer"
+        rows={[
+          ["From", userName(from.id, from.username)],
+          ["To", userName(to.id, to.username)],
+          ["Wallet", `${wallet.name} (${wallet.id})`],
+          ["Amount", amount],
+          ["Note", field(form, "note")],
+        ]}
+        fields={form}
+        confirm={
+          <button type="submit" name="step" value="confirm">
+            Transfer {amount} to <span class="name">{to.username}</span>
+          </button>
+        }
+        cancel={
+          <button type="submit" name="step" value="cancel" class="secondary">
+            Cancel
+          </button>
+        }
+      >
+        <p>
+          Nothing has moved yet. Check that the user above is the one meant: a transfer is undone
+          only by reversing it.
+        </p>
+      </Confirmation>
+    </Page>,
+  );
+}
+
+moneyScreen.get(
+  "/users/:id/transfer",
+  withIds(["id"], (c, { id }) => transferAsked(c, id)),
+);
+
+const move = (action: Move) =>
+  moneyScreen.post(
+    `/users/:id/${action}`,
+    withIds(["id"], async (c, { id }) => {
+      const { form } = c.var;
+      // A transfer moves money only from its confirmation page's Confirm.
+      if (action === "transfer" && field(form, "step") !== "confirm") return askTransfer(c, id);
+      let movement: Movement | undefined;
+      const moved = await attemptMoney(c, async () => {
+        await spendMoneyShare(c.var.service);
+        movement = moveOf(action, id.id, form);
+        return moveWith(c, action, movement);
+      });
+      const to = `${BASE}/users/${id.ref}`;
+      if (moved.ok) {
+        const { value } = moved;
+        // What moved as the ledger wrote it, in the wallet's figures, not the text typed (`007`),
+        // and for a credit or a debit which way and which entry; the text typed if the database
+        // is too busy to say (the money moved all the same).
+        const entryId = "debitId" in value ? value.debitId : value.transactionId;
+        const written = await attemptMoney(c, () =>
+          readTransaction(c.var.service, { id: entryId, ref: String(entryId) }),
+        );
+        const amount = written.ok
+          ? formatExact(written.value.entry.amountMinor, written.value)
+          : field(form, "amount");
+        const walletId = field(form, "wallet_id");
+        // Whom a transfer went to, as the ledger read the id typed: the sender's page shows no
+        // recipient anywhere else, so a mistyped one would go unseen.
+        return back(c, to, {
+          kind: "ok",
+          text:
+            "toUsername" in value
+              ? `Transfer Action Completed: ${amount} (${walletId}) to ${userName(value.toUserId, value.toUsername)}.`
+              : `Transaction Completed: ${amount} ${action === "credit" ? "credited" : "debited"} (${walletId}, transaction ${entryId}).`,
+        });
+      }
+      // The same form sent twice (a double click, a retried submit): the first one moved the money.
+      // Only an entry this very form would have written says so; a key a hold, a batch or another
+      // movement holds is refused in words, since this form moved nothing. A busy database while
+      // looking leaves it unknown: told as such, the form keeps its key.
+      const taken =
+        moved.reason?.code === "transaction_exists" ? moved.reason.existingId : undefined;
+      const repeat =
+        taken !== undefined && movement
+          ? await attemptMoney(c, () => writtenBy(c, action, movement!, taken))
+          : undefined;
+      if (repeat?.ok && repeat.value) return back(c, to, { kind: "ok", text: ALREADY_DONE });
+      const refusal = repeat?.ok === false ? repeat.refusal : moved.refusal;
+      // The form keeps its key unless the key is taken (409): a retry of a busy database's unknown
+      // outcome then moves the money at most once.
+      return backRefused(c, to, moveLabel(action), refusal, {
+        form: action,
+        fields: typedFields(form, refusal.status !== 409),
+      });
+    }),
+  );
+for (const action of MOVES) move(action);
+
+moneyScreen.get(
+  "/users/:id/reverse/:txn",
+  withIds(["id", "txn"], async (c, ids) => {
+    const [id, txn] = [ids.id.ref, ids.txn.ref];
+    // Only a transaction of this user's is offered for reversal.
+    const found = await attempt(c, () => readTransaction(c.var.service, ids.txn));
+    if (!found.ok || found.value.entry.userId !== ids.id.id) return notFound(c);
+    const e = found.value.entry;
+    // An entry the ledger would refuse to reverse is shown without the form.
+    const why = notReversible([e]);
+    const refused = why
+      ? `Transaction ${txn} cannot be reversed: ${why}.`
+      : (await reversedEntries(c.var.service, [e.id])).has(e.id)
+        ? `Transaction ${txn} was already reversed.`
+        : undefined;
+    const details: [string, Child][] = [
+      ["Type", typeOf(e)],
+      ["Amount", formatExact(e.amountMinor, found.value)],
+      ["Wallet", e.walletId],
+      ["Date (UTC)", <When ms={e.createdAtS * 1000} />],
+      ["Note", e.note],
+      ["Request id", e.requestId],
+    ];
+    if (refused)
+      return c.html(
+        <Page title={`Transaction ${txn}`} session={c.var.session} current="users">
+          <section class="stack card">
+            <Details label={`Transaction ${txn}`} rows={details} />
+            <p>{refused}</p>
+            <a href={`${BASE}/users/${id}`}>Back to the user</a>
+          </section>
+        </Page>,
+      );
+    return c.html(
+      <Page title={`Reverse transaction ${txn}?`} session={c.var.session} current="users">
+        <Confirmation
+          session={c.var.session}
+          action={`${BASE}/users/${id}/reverse/${txn}`}
+          label={`Transaction ${txn}`}
+          rows={details}
+          fields={{ request_id: freshKey() }}
+          confirm={
+            <button class="danger" type="submit">
+              Reverse transaction {txn}
+            </button>
+          }
+          cancel={<a href={`${BASE}/users/${id}`}>Cancel</a>}
+        >
+          <p>
+            This writes the opposite entry
+            {e.transferId ? ", for both halves of this transfer (the other user's too)" : ""}. It
+            cannot be undone, and a transaction is reversed at most once.
+          </p>
+          <label>
+            Note
+            <input name="note" autocomplete="off" />
+          </label>
+        </Confirmation>
+      </Page>,
+    );
+  }),
+);
+moneyScreen.post(
+  "/users/:id/reverse/:txn",
+  withIds(["id", "txn"], async (c, { id, txn }) => {
+    const { form } = c.var;
+    const reversed = await attempt(c, async () => {
+      await spendMoneyShare(c.var.service);
+      const f = parseFields(ReverseParams, {
+        request_id: field(form, "request_id"),
+        note: field(form, "note"),
+      });
+      // A transaction of this page's user only, as the confirmation page offers it.
+      return reverse(c.var.service, {
+        ...txn,
+        requestId: f.request_id,
+        note: f.note,
+        userId: id.id,
+      });
+    });
+    const to = `${BASE}/users/${id.ref}`;
+    if (reversed.ok) return back(c, to, { kind: "ok", text: `Transaction ${txn.ref} reversed.` });
+    // The same confirmation sent twice (a double click): its key holds the reversal of this very
+    // transaction, which the first one wrote.
+    const reason = reversed.reason;
+    const taken = reason?.code === "transaction_exists" ? reason.existingId : undefined;
+    const holder =
+      taken === undefined
+        ? undefined
+        : await attempt(c, () => readTransaction(c.var.service, { id: taken, ref: String(taken) }));
+    if (holder?.ok && holder.value.entry.reversesId === txn.id)
+      return back(c, to, {
+        kind: "ok",
+        text: `Already done: this form was sent before, and transaction ${txn.ref} was reversed once.`,
+      });
+    return backRefused(c, to, "Reversal", reversed.refusal);
+  }),
+);
