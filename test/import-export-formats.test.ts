@@ -1,0 +1,92 @@
+// The same site exported by each tool an owner may have instead of the prescribed mysqldump command
+// (test/fixtures/make-export-formats.ts writes them from the fixture dumps): phpMyAdmin, UpdraftPlus,
+// Adminer, mariadb-dump under `wp db export`, mysqldump 8 with its defaults. Each must be read into
+// the very statements the mysqldump fixture gives, and into D1 as the same users, balances and entries.
+import { env } from "cloudflare:workers";
+import { beforeAll, describe, expect, it } from "vitest";
+import { importFromText } from "../scripts/import/wordpress";
+import adminer from "./fixtures/exports/adminer.sql?raw";
+import mariadbDump from "./fixtures/exports/mariadb-dump-11.sql?raw";
+import mysqldump8 from "./fixtures/exports/mysqldump-8.sql?raw";
+import phpMyAdmin from "./fixtures/exports/phpmyadmin.sql?raw";
+import updraftPlus from "./fixtures/exports/updraftplus.sql?raw";
+import updraftPlusRealSite from "./fixtures/exports/updraftplus-real-site.sql?raw";
+import { CLEAN, ledgerViolations } from "./helpers";
+import { dump, IMPORT_AT, realSite, runImport } from "./import-helpers";
+
+const EXPORTS = {
+  phpMyAdmin,
+  updraftPlus,
+  adminer,
+  "mariadb-dump 11 (wp db export)": mariadbDump,
+  "mysqldump 8 defaults": mysqldump8,
+};
+
+const plan = (text: string, options = {}) => importFromText(text, { options, nowMs: IMPORT_AT });
+
+/** What D1 holds of the site once imported: users, wallets, balances and every entry. */
+async function ledger() {
+  const all = async (sql: string) => (await env.DB.prepare(sql).all()).results;
+  return {
+    users: await all("SELECT * FROM users ORDER BY id"),
+    wallets: await all("SELECT * FROM wallets ORDER BY id"),
+    balances: await all(
+      "SELECT user_id, wallet_id, balance_minor, entry_count FROM balances ORDER BY user_id, wallet_id",
+    ),
+    entries: await all("SELECT * FROM transactions ORDER BY id"),
+  };
+}
+
+describe("a site exported by another tool than the prescribed mysqldump", () => {
+  const source = plan(dump);
+
+  it.each(Object.entries(EXPORTS))(
+    "%s: reads the same rows into the same statements",
+    (_, text) => {
+      const run = plan(text);
+      expect(run.report).toEqual(source.report);
+      expect(run.statements).toEqual(source.statements);
+    },
+  );
+
+  it("UpdraftPlus, a site of its own table prefix: the same statements as its mysqldump", () => {
+    const run = plan(updraftPlusRealSite, realSite.options);
+    const expected = plan(realSite.dump, realSite.options);
+    expect(run.report).toEqual(expected.report);
+    expect(run.statements).toEqual(expected.statements);
+  });
+
+  describe("in D1", () => {
+    let imported: Awaited<ReturnType<typeof ledger>>;
+    beforeAll(async () => {
+      const run = await runImport({}, phpMyAdmin);
+      expect(run.report.refused).toBe(false);
+      imported = await ledger();
+    });
+
+    it("phpMyAdmin's export imports the site's users, balances and entries", async () => {
+      expect(imported.entries.length).toBe(source.report.transactions.imported);
+      expect(await ledgerViolations()).toEqual(CLEAN);
+      const expected = source.report.expectedBalances.map((b) => [
+        b.userId,
+        b.walletId,
+        b.balanceMinor,
+        b.entries,
+      ]);
+      expect(
+        imported.balances.map((b) => [b.user_id, b.wallet_id, b.balance_minor, b.entry_count]),
+      ).toEqual(expect.arrayContaining(expected));
+    });
+
+    it.each([["mysqldump (prescribed)", dump], ...Object.entries(EXPORTS)])(
+      "%s over it: finds every row already there and writes nothing",
+      async (_, text) => {
+        const run = await runImport({}, text);
+        expect(run.report.refused).toBe(false);
+        expect(run.report.conflicts).toEqual([]);
+        expect(run.statements).toEqual([]);
+        expect(await ledger()).toEqual(imported);
+      },
+    );
+  });
+});
