@@ -4,6 +4,7 @@
 // the very statements the mysqldump fixture gives, and into D1 as the same users, balances and entries.
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
+import { DumpOptionError } from "../scripts/import/plan/context";
 import { importFromText } from "../scripts/import/wordpress";
 import adminer from "./fixtures/exports/adminer.sql?raw";
 import mariadbDump from "./fixtures/exports/mariadb-dump-11.sql?raw";
@@ -54,6 +55,19 @@ describe("a site exported by another tool than the prescribed mysqldump", () => 
     const expected = plan(realSite.dump, realSite.options);
     expect(run.report).toEqual(expected.report);
     expect(run.statements).toEqual(expected.statements);
+  });
+
+  it("UpdraftPlus: refuses a --prefix other than the one its header names, whatever else the file holds", () => {
+    // A host's database often keeps an old install's tables next to the live site's.
+    const withStale = updraftPlusRealSite + updraftPlus;
+    expect(() => plan(withStale)).toThrow(
+      new DumpOptionError(
+        "the dump's header says it is a backup of the site of table prefix wpx7_, and this import reads prefix wp_: run with --prefix wpx7_",
+      ),
+    );
+    expect(plan(withStale, realSite.options).statements).toEqual(
+      plan(realSite.dump, realSite.options).statements,
+    );
   });
 
   describe("in D1", () => {

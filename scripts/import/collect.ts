@@ -350,6 +350,19 @@ export class WordPressCollector {
     return false;
   };
 
+  /**
+   * The table prefix an UpdraftPlus backup's header names (`# Table prefix: wpx7_`, its site's
+   * $table_prefix), or null: the import refuses another --prefix (plan/context.ts), which would read
+   * some other install's tables the same database kept.
+   */
+  declaredPrefix: string | null = null;
+
+  onComment = (line: string) => {
+    // The header only: the comments before the first row.
+    if (this.declaredPrefix !== null || Object.keys(this.rowsPerTable).length > 0) return;
+    this.declaredPrefix = /^# Table prefix: ([A-Za-z0-9_$]*)$/.exec(line)?.[1] ?? null;
+  };
+
   /** name → index of the row's columns (cached per column list). */
   private indexer(kind: TableKind, columns: string[] | null) {
     const list: readonly string[] = columns ?? DEFAULT_COLUMNS[kind];
@@ -487,6 +500,10 @@ export class WordPressCollector {
 /** The collector and parser wired together, for the CLI's streaming read. */
 export function createReader(options: ImportOptions, buckets: Buckets) {
   const collector = new WordPressCollector(options, buckets);
-  const parser = new DumpParser({ onRow: collector.onRow, wantTable: collector.wantTable });
+  const parser = new DumpParser({
+    onRow: collector.onRow,
+    onComment: collector.onComment,
+    wantTable: collector.wantTable,
+  });
   return { collector, parser };
 }

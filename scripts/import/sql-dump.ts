@@ -10,7 +10,8 @@
 //   _charset introducers, X'..' / 0x.. hex (kept as text of the hex digits), b'..' bits;
 // - NULL (null), numbers and other bare words (kept as their text, so big ids stay exact);
 // - CREATE TABLE, whose column list names the values of INSERTs written without one;
-// - comments (-- …, # …, /* … */, /*!40101 … */) and other statements, which are skipped, and so
+// - comments (-- …, # …, /* … */, /*!40101 … */) and other statements, which are skipped (a # line
+//   is handed to onComment), and so
 //   are the stored routines mysqldump --routines writes between `DELIMITER ;;` and `DELIMITER ;`.
 //
 // A row is read as it arrives: each value is taken out of the text as soon as it is complete, and a
@@ -72,6 +73,7 @@ export function createTableColumns(statement: string) {
 export class DumpParser {
   private readonly onRow: RowHandler;
   private readonly onTable: (table: string, columns: string[]) => void;
+  private readonly onComment: (line: string) => void;
   private readonly wantTable: (table: string) => boolean;
   private buf = "";
   private pos = 0;
@@ -88,17 +90,21 @@ export class DumpParser {
   constructor({
     onRow,
     onTable = () => {},
+    onComment = () => {},
     wantTable = () => true,
     maxRowChars = MAX_ROW_CHARS,
   }: {
     onRow: RowHandler;
     onTable?: (table: string, columns: string[]) => void;
+    /** Each `# …` line comment, as written (a backup plugin's header says what it holds there). */
+    onComment?: (line: string) => void;
     wantTable?: (table: string) => boolean;
     /** The longest row (its values' characters together) read; tests make it small. */
     maxRowChars?: number;
   }) {
     this.onRow = onRow;
     this.onTable = onTable;
+    this.onComment = onComment;
     this.wantTable = wantTable;
     this.maxRowChars = maxRowChars;
   }
@@ -162,12 +168,10 @@ export class DumpParser {
     }
     if (buf.startsWith("--", p) || buf[p] === "#") {
       const nl = buf.indexOf("\n", p);
-      if (nl < 0) {
-        if (!final) return this.wait();
-        this.pos = buf.length;
-        return true;
-      }
-      this.pos = nl + 1;
+      if (nl < 0 && !final) return this.wait();
+      const next = nl < 0 ? buf.length : nl + 1;
+      if (buf[p] === "#") this.onComment(buf.slice(p, next).trimEnd());
+      this.pos = next;
       return true;
     }
     if (buf.startsWith("/*", p)) {

@@ -159,8 +159,20 @@ function postKinds({ collector, opts, warn }: PlanContext) {
   };
 }
 
-/** A dump of no row of the prefix's tables (an empty one, another prefix's) would import nothing. */
-function checkPrefix({ prefix, rowsPerTable, otherUsersTables }: WordPressCollector) {
+/**
+ * A dump of no row of the prefix's tables (an empty one, another prefix's) would import nothing; a
+ * backup whose header names its site's prefix is read with that one only.
+ */
+function checkPrefix({
+  prefix,
+  rowsPerTable,
+  otherUsersTables,
+  declaredPrefix,
+}: WordPressCollector) {
+  if (declaredPrefix !== null && declaredPrefix !== prefix)
+    throw new DumpOptionError(
+      `the dump's header says it is a backup of the site of table prefix ${declaredPrefix}, and this import reads prefix ${prefix}: run with --prefix ${declaredPrefix}`,
+    );
   if (Object.keys(rowsPerTable).length > 0) return;
   // WordPress's own is the shortest of a prefix: mysqldump writes a plugin's `<prefix>…_users` first.
   const [users] = [...otherUsersTables].sort((a, b) => a.length - b.length);
