@@ -162,12 +162,28 @@ function fail(message: string): never {
 /** A dump file that cannot be read to its end (a gzip stream cut short or damaged). */
 class DumpFileError extends Error {}
 
-/** Whether the file starts with gzip's magic bytes: a dump is read by what it holds, not its name. */
-function gzipped(file: string) {
+/**
+ * What the file's first bytes say it is: a dump is read by what it holds, not its name. A gzip
+ * stream is read; phpMyAdmin's zip and a bzip2 file (phpMyAdmin's, Adminer's) are refused with what
+ * to do, where their bytes would only be refused as text that is not UTF-8.
+ */
+function compression(file: string) {
   const fd = openSync(file, "r");
   try {
-    const head = Buffer.alloc(2);
-    return readSync(fd, head, 0, 2, 0) === 2 && head[0] === 0x1f && head[1] === 0x8b;
+    const head = Buffer.alloc(4);
+    const n = readSync(fd, head, 0, 4, 0);
+    const starts = (magic: string) =>
+      n >= magic.length && head.toString("latin1").startsWith(magic);
+    if (starts("\x1f\x8b")) return "gzip";
+    if (starts("PK\x03\x04"))
+      throw new DumpFileError(
+        `${file} is a zip archive: unzip it and import the .sql file it holds`,
+      );
+    if (starts("BZh"))
+      throw new DumpFileError(
+        `${file} is bzip2-compressed: decompress it (bunzip2) or export it again without compression or gzipped`,
+      );
+    return null;
   } finally {
     closeSync(fd);
   }
@@ -191,8 +207,9 @@ function lastCharacter(bytes: Buffer) {
 
 async function readDump(file: string, reader: ReturnType<typeof createReader>, progress: Progress) {
   const size = statSync(file).size;
+  const gzip = compression(file) === "gzip";
   const raw = createReadStream(file, { highWaterMark: 1 << 20 });
-  const input = gzipped(file) ? raw.pipe(createGunzip()) : raw;
+  const input = gzip ? raw.pipe(createGunzip()) : raw;
   // Read as UTF-8 or refused: a decoder that replaced a byte with U+FFFD would change a login, a
   // name or a request_id, and make two that differ in such bytes one.
   const decoder = new TextDecoder("utf-8", { fatal: true });

@@ -14,6 +14,8 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 const text = readFileSync(path.resolve(import.meta.dirname, "../fixtures/wordpress-dump.sql"));
 const gzipped = gzipSync(text);
+const exported = (name: string) =>
+  readFileSync(path.resolve(import.meta.dirname, "../fixtures/exports", name));
 
 const fileOf = (name: string, bytes: Buffer) => {
   const file = path.join(root, name);
@@ -28,6 +30,18 @@ describe("import:wordpress reads a dump file by what it holds", () => {
   it.each([
     ["a gzip file named .sql", fileOf("gzipped.sql", gzipped)],
     ["a plain file named .sql.gz", fileOf("plain.sql.gz", text)],
+    // The same site as those tools write it (test/fixtures/make-export-formats.ts).
+    [
+      "an UpdraftPlus database backup",
+      fileOf(
+        "backup_2024-03-01-1000_Old_Site_0123456789ab-db.gz",
+        gzipSync(exported("updraftplus.sql")),
+      ),
+    ],
+    [
+      "phpMyAdmin's gzipped export",
+      fileOf("oldsite_wp.sql.gz", gzipSync(exported("phpmyadmin.sql"))),
+    ],
   ])("reads %s as the dump it is", (_, file) => {
     const result = dryRun(file);
     expect(result.status, result.stderr).toBe(0);
@@ -53,6 +67,26 @@ describe("import:wordpress reads a dump file by what it holds", () => {
       ),
     );
     expect(lines[1]).toBe("Nothing was written.");
+  });
+
+  // phpMyAdmin's "zipped" export, and Adminer's or phpMyAdmin's bzip2 one: the file's first bytes say
+  // what it is (the rest is the compressed dump).
+  it.each([
+    [
+      "a zip archive",
+      fileOf("oldsite_wp.sql.zip", Buffer.concat([Buffer.from("PK\x03\x04\x14\x00"), gzipped])),
+      "is a zip archive: unzip it and import the .sql file it holds",
+    ],
+    [
+      "a bzip2 file",
+      fileOf("oldsite_wp.sql.bz2", Buffer.concat([Buffer.from("BZh91AY&SY"), gzipped])),
+      "is bzip2-compressed: decompress it (bunzip2) or export it again without compression or gzipped",
+    ],
+  ])("refuses %s, saying what to do with it", (_, file, what) => {
+    const result = dryRun(file);
+    expect(result.status).toBe(1);
+    const lines = result.stderr.trim().split("\n").slice(-2);
+    expect(lines).toEqual([`${file} ${what}`, "Nothing was written."]);
   });
 
   it("leaves a --report saying why a dump was refused, never an earlier run's", () => {
