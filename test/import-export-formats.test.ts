@@ -70,6 +70,32 @@ describe("a site exported by another tool than the prescribed mysqldump", () => 
     );
   });
 
+  // phpMyAdmin's "Function to use when dumping data: UPDATE" writes each row as an UPDATE of the row
+  // it was, and "Dump table: structure" no row at all: neither holds anything to import.
+  // A statement ends at `);` and a line end: a value's own line ends are written \r\n.
+  const inserts = /INSERT INTO `(\w+)` \(([^)]*)\) VALUES\r\n[\s\S]*?\);\r\n/g;
+  const asUpdates = phpMyAdmin.replace(inserts, (_, table: string, columns: string) => {
+    const names = columns.split(", ");
+    return `UPDATE \`${table}\` SET ${names.map((c) => `${c} = ''`).join(",")} WHERE \`${table}\`.${names[0]} = 1;\r\n`;
+  });
+  const structureOnly = phpMyAdmin.replace(inserts, "");
+
+  it.each([
+    [
+      "its rows as UPDATE statements",
+      asUpdates,
+      "the dump writes the rows of wp_users, wp_posts and the other tables of prefix wp_ as UPDATE statements, which change rows a database holds already: export again with INSERT statements (phpMyAdmin: Function to use when dumping data, INSERT)",
+    ],
+    [
+      "its tables without their rows",
+      structureOnly,
+      "the dump holds the tables of prefix wp_ but none of their rows: export their data too (phpMyAdmin: Dump table, structure and data)",
+    ],
+  ])("phpMyAdmin: refuses an export of %s, saying how to export", (_, text, message) => {
+    expect(asUpdates).toContain("UPDATE `wp_users` SET `ID` = ''");
+    expect(() => plan(text)).toThrow(new DumpOptionError(message));
+  });
+
   describe("in D1", () => {
     let imported: Awaited<ReturnType<typeof ledger>>;
     beforeAll(async () => {

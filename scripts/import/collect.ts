@@ -3,7 +3,7 @@
 // transaction posts, their meta and their term links go to a `Buckets` store keyed by post id ranges
 // (on disk for the CLI, MemoryBuckets in tests), to be read back one bucket at a time in id order.
 // No Node APIs (the Worker tests run this).
-import { DumpParser, type DumpValue, keyedByDump } from "./sql-dump";
+import { DumpParser, type DumpValue, identifier, keyedByDump } from "./sql-dump";
 
 export type ImportOptions = {
   prefix?: string;
@@ -363,6 +363,24 @@ export class WordPressCollector {
     this.declaredPrefix = /^# Table prefix: ([A-Za-z0-9_$]*)$/.exec(line)?.[1] ?? null;
   };
 
+  /**
+   * Tables of the prefix the dump creates, and the UPDATE statements it writes into them (phpMyAdmin's
+   * "UPDATE" export): what a dump of none of their rows holds instead, to say how to export them.
+   */
+  readonly createdTables = new Set<string>();
+  updateStatements = 0;
+
+  onTable = (table: string) => {
+    if (this.tableKinds.has(table)) this.createdTables.add(table);
+  };
+
+  onStatement = (statement: string) => {
+    const update =
+      /^UPDATE\s+(?:(?:LOW_PRIORITY|IGNORE)\s+)*(`(?:[^`]|``)+`|[A-Za-z0-9_$.]+)/i.exec(statement);
+    if (update && this.tableKinds.has(identifier(update[1]!.split(".").pop()!)))
+      this.updateStatements++;
+  };
+
   /** name → index of the row's columns (cached per column list). */
   private indexer(kind: TableKind, columns: string[] | null) {
     const list: readonly string[] = columns ?? DEFAULT_COLUMNS[kind];
@@ -503,6 +521,8 @@ export function createReader(options: ImportOptions, buckets: Buckets) {
   const parser = new DumpParser({
     onRow: collector.onRow,
     onComment: collector.onComment,
+    onTable: collector.onTable,
+    onStatement: collector.onStatement,
     wantTable: collector.wantTable,
   });
   return { collector, parser };

@@ -41,7 +41,7 @@ type RowState = { values: DumpValue[]; chars: number; afterValue: boolean };
 type TextState = { quote: number; parts: string[]; chars: number };
 
 /** Unquotes a MySQL identifier: `a``b` → a`b. */
-function identifier(text: string) {
+export function identifier(text: string) {
   const t = text.trim();
   if (t.startsWith("`") && t.endsWith("`")) return t.slice(1, -1).replaceAll("``", "`");
   if (t.startsWith('"') && t.endsWith('"')) return t.slice(1, -1).replaceAll('""', '"');
@@ -74,6 +74,7 @@ export class DumpParser {
   private readonly onRow: RowHandler;
   private readonly onTable: (table: string, columns: string[]) => void;
   private readonly onComment: (line: string) => void;
+  private readonly onStatement: (statement: string) => void;
   private readonly wantTable: (table: string) => boolean;
   private buf = "";
   private pos = 0;
@@ -91,6 +92,7 @@ export class DumpParser {
     onRow,
     onTable = () => {},
     onComment = () => {},
+    onStatement = () => {},
     wantTable = () => true,
     maxRowChars = MAX_ROW_CHARS,
   }: {
@@ -98,6 +100,8 @@ export class DumpParser {
     onTable?: (table: string, columns: string[]) => void;
     /** Each `# …` line comment, as written (a backup plugin's header says what it holds there). */
     onComment?: (line: string) => void;
+    /** Each statement other than an INSERT or REPLACE (CREATE TABLE too), skipped here. */
+    onStatement?: (statement: string) => void;
     wantTable?: (table: string) => boolean;
     /** The longest row (its values' characters together) read; tests make it small. */
     maxRowChars?: number;
@@ -105,6 +109,7 @@ export class DumpParser {
     this.onRow = onRow;
     this.onTable = onTable;
     this.onComment = onComment;
+    this.onStatement = onStatement;
     this.wantTable = wantTable;
     this.maxRowChars = maxRowChars;
   }
@@ -188,6 +193,7 @@ export class DumpParser {
     if (end < 0) return final ? this.fail("unterminated statement") : this.wait();
     const statement = buf.slice(p, end);
     this.pos = end + 1;
+    this.onStatement(statement);
     const create =
       /^CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?(`(?:[^`]|``)+`|"[^"]+"|[A-Za-z0-9_$.]+)/i.exec(
         statement,

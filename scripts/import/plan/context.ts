@@ -161,19 +161,24 @@ function postKinds({ collector, opts, warn }: PlanContext) {
 
 /**
  * A dump of no row of the prefix's tables (an empty one, another prefix's) would import nothing; a
- * backup whose header names its site's prefix is read with that one only.
+ * backup whose header names its site's prefix is read with that one only; a dump of UPDATE
+ * statements or of the tables alone is refused saying how to export their rows.
  */
-function checkPrefix({
-  prefix,
-  rowsPerTable,
-  otherUsersTables,
-  declaredPrefix,
-}: WordPressCollector) {
+function checkPrefix(collector: WordPressCollector) {
+  const { prefix, rowsPerTable, otherUsersTables, declaredPrefix } = collector;
   if (declaredPrefix !== null && declaredPrefix !== prefix)
     throw new DumpOptionError(
       `the dump's header says it is a backup of the site of table prefix ${declaredPrefix}, and this import reads prefix ${prefix}: run with --prefix ${declaredPrefix}`,
     );
   if (Object.keys(rowsPerTable).length > 0) return;
+  if (collector.updateStatements > 0)
+    throw new DumpOptionError(
+      `the dump writes the rows of ${prefix}users, ${prefix}posts and the other tables of prefix ${prefix} as UPDATE statements, which change rows a database holds already: export again with INSERT statements (phpMyAdmin: Function to use when dumping data, INSERT)`,
+    );
+  if (collector.createdTables.size > 0)
+    throw new DumpOptionError(
+      `the dump holds the tables of prefix ${prefix} but none of their rows: export their data too (phpMyAdmin: Dump table, structure and data)`,
+    );
   // WordPress's own is the shortest of a prefix: mysqldump writes a plugin's `<prefix>…_users` first.
   const [users] = [...otherUsersTables].sort((a, b) => a.length - b.length);
   throw new DumpOptionError(
