@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { DumpOptionError } from "../scripts/import/plan/context";
 import { importFromText } from "../scripts/import/wordpress";
 import adminer from "./fixtures/exports/adminer.sql?raw";
+import adminerUpsert from "./fixtures/exports/adminer-insert-update.sql?raw";
 import mariadbDump from "./fixtures/exports/mariadb-dump-11.sql?raw";
 import mysqldump8 from "./fixtures/exports/mysqldump-8.sql?raw";
 import phpMyAdmin from "./fixtures/exports/phpmyadmin.sql?raw";
@@ -21,6 +22,22 @@ const EXPORTS = {
   adminer,
   "mariadb-dump 11 (wp db export)": mariadbDump,
   "mysqldump 8 defaults": mysqldump8,
+};
+
+/** The other forms of INSERT those tools offer, and the statements they write around them. */
+const VARIANTS = {
+  "phpMyAdmin, INSERT IGNORE": phpMyAdmin.replaceAll("INSERT INTO", "INSERT IGNORE INTO"),
+  "phpMyAdmin, REPLACE": phpMyAdmin.replaceAll("INSERT INTO", "REPLACE INTO"),
+  "phpMyAdmin, without column names": phpMyAdmin.replace(
+    /(INSERT INTO `\w+`) \([^)]*\) VALUES/g,
+    "$1 VALUES",
+  ),
+  "mariadb-dump 10.6.18, its sandbox line": mariadbDump.replace("/*M!999999", "/*!999999"),
+  "Adminer, INSERT+UPDATE": adminerUpsert,
+  "Adminer, TRUNCATE+INSERT": adminer.replace(
+    /INSERT INTO `(\w+)`/g,
+    "TRUNCATE `$1`;\nINSERT INTO `$1`",
+  ),
 };
 
 const plan = (text: string, options = {}) => importFromText(text, { options, nowMs: IMPORT_AT });
@@ -41,7 +58,7 @@ async function ledger() {
 describe("a site exported by another tool than the prescribed mysqldump", () => {
   const source = plan(dump);
 
-  it.each(Object.entries(EXPORTS))(
+  it.each(Object.entries({ ...EXPORTS, ...VARIANTS }))(
     "%s: reads the same rows into the same statements",
     (_, text) => {
       const run = plan(text);
@@ -49,6 +66,11 @@ describe("a site exported by another tool than the prescribed mysqldump", () => 
       expect(run.statements).toEqual(source.statements);
     },
   );
+
+  it("each variant is another text than the export it was made from", () => {
+    for (const variant of Object.values(VARIANTS))
+      expect(Object.values(EXPORTS)).not.toContain(variant);
+  });
 
   it("UpdraftPlus, a site of its own table prefix: the same statements as its mysqldump", () => {
     const run = plan(updraftPlusRealSite, realSite.options);
