@@ -4,6 +4,7 @@
 // the very statements the mysqldump fixture gives, and into D1 as the same users, balances and entries.
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
+import { DamagedDumpError } from "../scripts/import/collect";
 import { DumpOptionError } from "../scripts/import/plan/context";
 import { importFromText } from "../scripts/import/wordpress";
 import adminer from "./fixtures/exports/adminer.sql?raw";
@@ -116,6 +117,24 @@ describe("a site exported by another tool than the prescribed mysqldump", () => 
   ])("phpMyAdmin: refuses an export of %s, saying how to export", (_, text, message) => {
     expect(asUpdates).toContain("UPDATE `wp_users` SET `ID` = ''");
     expect(() => plan(text)).toThrow(new DumpOptionError(message));
+  });
+
+  it("phpMyAdmin: refuses a server's export of two databases of the same prefix, naming them", () => {
+    // Export → SQL from the server's page: each database after its CREATE DATABASE and USE.
+    const database = (name: string) =>
+      `CREATE DATABASE IF NOT EXISTS \`${name}\` DEFAULT CHARACTER SET utf8mb4;\r\nUSE \`${name}\`;\r\n${phpMyAdmin}`;
+    expect(() => plan(database("staging_wp") + database("oldsite_wp"))).toThrow(
+      new DamagedDumpError(
+        "the dump holds tables of prefix wp_ in database staging_wp and again in oldsite_wp: export the site's database alone",
+      ),
+    );
+    expect(() => plan(phpMyAdmin + database("oldsite_wp"))).toThrow(
+      new DamagedDumpError(
+        "the dump holds tables of prefix wp_ in database (the one it begins in) and again in oldsite_wp: export the site's database alone",
+      ),
+    );
+    // One database named by USE, as mysqldump --databases writes it, reads as the site.
+    expect(plan(database("oldsite_wp")).statements).toEqual(source.statements);
   });
 
   describe("in D1", () => {

@@ -374,7 +374,17 @@ export class WordPressCollector {
     if (this.tableKinds.has(table)) this.createdTables.add(table);
   };
 
+  /**
+   * The database a server's export (phpMyAdmin's, mysqldump --all-databases) is in at this point, by
+   * its USE statements, and the one the prefix's rows came from: two databases' rows would be read
+   * as one site's.
+   */
+  private database: string | null = null;
+  private rowsDatabase: string | null | undefined;
+
   onStatement = (statement: string) => {
+    const use = /^USE\s+(`(?:[^`]|``)+`|[A-Za-z0-9_$]+)\s*$/i.exec(statement);
+    if (use) this.database = identifier(use[1]!);
     const update =
       /^UPDATE\s+(?:(?:LOW_PRIORITY|IGNORE)\s+)*(`(?:[^`]|``)+`|[A-Za-z0-9_$.]+)/i.exec(statement);
     if (update && this.tableKinds.has(identifier(update[1]!.split(".").pop()!)))
@@ -397,6 +407,11 @@ export class WordPressCollector {
   onRow = (table: string, values: DumpValue[], columns: string[] | null) => {
     const kind = this.tableKinds.get(table);
     if (!kind) return;
+    if (this.rowsDatabase === undefined) this.rowsDatabase = this.database;
+    else if (this.rowsDatabase !== this.database)
+      throw new DamagedDumpError(
+        `the dump holds tables of prefix ${this.prefix} in database ${this.rowsDatabase ?? "(the one it begins in)"} and again in ${this.database}: export the site's database alone`,
+      );
     const row = (this.rowsPerTable[table] = (this.rowsPerTable[table] ?? 0) + 1);
     const ix = this.indexer(kind, columns);
     const v = (name: string) => values[ix[name]!] ?? null;
