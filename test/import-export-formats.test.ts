@@ -137,6 +137,23 @@ describe("a site exported by another tool than the prescribed mysqldump", () => 
     expect(plan(database("oldsite_wp")).statements).toEqual(source.statements);
   });
 
+  // phpMyAdmin's and Adminer's export page offers CSV, JSON, XML and more next to SQL.
+  it.each([
+    ["CSV", '"1","admin","$P$B/egg0xJInsraMkmYxm97KT8uXlbaM0","admin","admin@oldsite.example"\r\n'],
+    [
+      "JSON",
+      '/**\n Export to JSON plugin for PHPMyAdmin\n */\n\n// oldsite_wp.wp_users\n[{"type":"header","version":"5.2.1"},\n{"type":"table","name":"wp_users","data":\n[\n{"ID":"1","user_login":"admin"}\n]\n}\n]\n',
+    ],
+    [
+      "XML",
+      '<?xml version="1.0" encoding="utf-8"?>\n<pma_xml_export version="1.0">\n  <database name="oldsite_wp">\n    <table name="wp_users">\n      <column name="ID">1</column>\n    </table>\n  </database>\n</pma_xml_export>\n',
+    ],
+  ])("refuses an export in %s, saying to export as SQL", (_, text) => {
+    expect(() => plan(text)).toThrow(
+      /^the file holds no statement of an SQL dump: export the database again with the format SQL \(near: /,
+    );
+  });
+
   describe("in D1", () => {
     let imported: Awaited<ReturnType<typeof ledger>>;
     beforeAll(async () => {

@@ -190,7 +190,13 @@ export class DumpParser {
     const word = /^(INSERT|REPLACE)\b/i.exec(buf.slice(p, p + 8));
     if (word) return this.readInsertHead(final);
     const end = this.statementEnd(p);
-    if (end < 0) return final ? this.fail("unterminated statement") : this.wait();
+    if (end < 0 && !final) return this.wait();
+    // Nothing read yet that a dump has: a CSV, JSON or XML export (phpMyAdmin's, Adminer's).
+    if (end < 0 && this.rows === 0 && this.tables.size === 0)
+      return this.fail(
+        "the file holds no statement of an SQL dump: export the database again with the format SQL",
+      );
+    if (end < 0) return this.fail("unterminated statement");
     const statement = buf.slice(p, end);
     this.pos = end + 1;
     this.onStatement(statement);
