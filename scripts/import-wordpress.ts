@@ -222,7 +222,7 @@ async function readDump(file: string, reader: ReturnType<typeof createReader>, p
       const at =
         offset - last.length + firstNotUtf8(Buffer.concat([last, chunk ?? Buffer.alloc(0)]));
       throw new DumpFileError(
-        `${file} is not UTF-8 text (byte ${at.toLocaleString("en-US")} is not): export the site again with mysqldump --default-character-set=utf8mb4`,
+        `${file} is not UTF-8 text (byte ${at.toLocaleString("en-US")} is not): export the site again as UTF-8 (mysqldump --default-character-set=utf8mb4; phpMyAdmin: Character set of the file, utf-8), or decrypt an encrypted backup (UpdraftPlus's .crypt) first`,
       );
     }
   };

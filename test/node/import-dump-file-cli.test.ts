@@ -149,7 +149,7 @@ describe("import:wordpress reads a dump as UTF-8 text", () => {
     expect(result.status).toBe(1);
     const lines = result.stderr.trim().split("\n").slice(-2);
     expect(lines).toEqual([
-      `${file} is not UTF-8 text (byte ${at.toLocaleString("en-US")} is not): export the site again with mysqldump --default-character-set=utf8mb4`,
+      `${file} is not UTF-8 text (byte ${at.toLocaleString("en-US")} is not): export the site again as UTF-8 (mysqldump --default-character-set=utf8mb4; phpMyAdmin: Character set of the file, utf-8), or decrypt an encrypted backup (UpdraftPlus's .crypt) first`,
       "Nothing was written.",
     ]);
   });
