@@ -46,7 +46,7 @@ import { endBySignal, runMain, stop } from "./lib/exit";
 import { wrangler } from "./lib/wrangler";
 
 const USAGE = `usage: npm run import:wordpress -- <dump.sql[.gz]> (--local | --remote | --dry-run) [options]
-  --prefix wp_              table prefix of the WordPress site
+  --prefix wp_              table prefix of the WordPress site (default wp_)
   --namespace wallet        the plugin's namespace word (post type <ns>transaction)
   --balances ledger|site    ledger: balances are the sum of the entries (default);
                             site: one adjustment entry per wallet brings each to the site's stored balance
@@ -71,7 +71,8 @@ const MAX_CHUNK_STATEMENTS = 100_000;
 const ARGS = {
   allowPositionals: true,
   options: {
-    prefix: { type: "string", default: "wp_" },
+    // No default here: the import tells the default (wp_) from a prefix named on purpose.
+    prefix: { type: "string" },
     namespace: { type: "string", default: "wallet" },
     local: { type: "boolean", default: false },
     remote: { type: "boolean", default: false },
@@ -114,7 +115,8 @@ function options() {
       : values.balances === "site"
         ? "site"
         : fail("--balances is ledger or site");
-  if (!/^[A-Za-z0-9_$]*$/.test(values.prefix)) fail("--prefix may hold letters, digits, _ and $");
+  if (values.prefix !== undefined && !/^[A-Za-z0-9_$]*$/.test(values.prefix))
+    fail("--prefix may hold letters, digits, _ and $");
   if (!/^[a-z0-9_]+$/i.test(values.namespace)) fail("--namespace is a word");
   const places = new Map<string, number>();
   for (const given of values.places) {
@@ -347,7 +349,7 @@ async function run(
   dryRun: boolean,
 ) {
   const importOptions = {
-    prefix: opts.prefix,
+    ...(opts.prefix !== undefined && { prefix: opts.prefix }),
     namespace: opts.namespace,
     balances: opts.balances,
     force: opts.force,

@@ -80,17 +80,19 @@ describe("a site exported by another tool than the prescribed mysqldump", () => 
     expect(run.statements).toEqual(expected.statements);
   });
 
-  it("UpdraftPlus: refuses a --prefix other than the one its header names, whatever else the file holds", () => {
+  it("UpdraftPlus: refuses the default prefix when its header names another, whatever else the file holds", () => {
     // A host's database often keeps an old install's tables next to the live site's.
     const withStale = updraftPlusRealSite + updraftPlus;
     expect(() => plan(withStale)).toThrow(
       new DumpOptionError(
-        "the dump's header says it is a backup of the site of table prefix wpx7_, and this import reads prefix wp_: run with --prefix wpx7_",
+        "the dump's header says it is a backup of the site of table prefix wpx7_, and this import reads prefix wp_ (the default): run with --prefix wpx7_, or with --prefix wp_ to read the other tables it holds",
       ),
     );
     expect(plan(withStale, realSite.options).statements).toEqual(
       plan(realSite.dump, realSite.options).statements,
     );
+    // Named on purpose: another install's tables the backup holds too.
+    expect(plan(withStale, { prefix: "wp_" }).statements).toEqual(source.statements);
   });
 
   // phpMyAdmin's "Function to use when dumping data: UPDATE" writes each row as an UPDATE of the row

@@ -287,6 +287,8 @@ export type UserMeta = {
 
 export class WordPressCollector {
   readonly prefix: string;
+  /** Whether the operator named the prefix (--prefix), rather than taking the default. */
+  readonly prefixGiven: boolean;
   readonly namespace: string;
   readonly postType: string;
   /** The plugin's taxonomy of transaction terms (CREDIT, DEBIT, WALLETS, API-KEYS). */
@@ -327,6 +329,7 @@ export class WordPressCollector {
   ) {
     const { prefix, namespace } = { ...DEFAULT_OPTIONS, ...options };
     this.prefix = prefix;
+    this.prefixGiven = options.prefix !== undefined;
     this.namespace = namespace;
     this.postType = `${namespace}transaction`;
     this.taxonomy = `${namespace}transaction_type`;
@@ -352,8 +355,8 @@ export class WordPressCollector {
 
   /**
    * The table prefix an UpdraftPlus backup's header names (`# Table prefix: wpx7_`, its site's
-   * $table_prefix), or null: the import refuses another --prefix (plan/context.ts), which would read
-   * some other install's tables the same database kept.
+   * $table_prefix), or null: the import refuses the default prefix when it is another one
+   * (plan/context.ts), which would read some other install's tables the same database kept.
    */
   declaredPrefix: string | null = null;
 

@@ -89,6 +89,23 @@ describe("import:wordpress reads a dump file by what it holds", () => {
     expect(lines).toEqual([`${file} ${what}`, "Nothing was written."]);
   });
 
+  it("reads an UpdraftPlus backup with the prefix its header names, and refuses the default", () => {
+    const file = fileOf("backup-wpx7-db.gz", gzipSync(exported("updraftplus-real-site.sql")));
+    const refused = dryRun(file);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr.trim().split("\n").slice(-2)).toEqual([
+      "the dump's header says it is a backup of the site of table prefix wpx7_, and this import reads prefix wp_ (the default): run with --prefix wpx7_, or with --prefix wp_ to read the other tables it holds",
+      "Nothing was written.",
+    ]);
+    const read = runScript(
+      "scripts/import-wordpress.ts",
+      [file, "--dry-run", "--prefix", "wpx7_", "--namespace", "rimplenet"],
+      { env: offlineEnv() },
+    );
+    expect(read.status, read.stderr).toBe(0);
+    expect(read.stdout).toContain("26 would import");
+  });
+
   it("leaves a --report saying why a dump was refused, never an earlier run's", () => {
     const report = path.join(root, "report.json");
     const good = runScript(

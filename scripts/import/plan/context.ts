@@ -161,14 +161,15 @@ function postKinds({ collector, opts, warn }: PlanContext) {
 
 /**
  * A dump of no row of the prefix's tables (an empty one, another prefix's) would import nothing; a
- * backup whose header names its site's prefix is read with that one only; a dump of UPDATE
+ * backup whose header names its site's prefix is read with that one unless another is named; a dump of UPDATE
  * statements or of the tables alone is refused saying how to export their rows.
  */
 function checkPrefix(collector: WordPressCollector) {
   const { prefix, rowsPerTable, otherUsersTables, declaredPrefix } = collector;
-  if (declaredPrefix !== null && declaredPrefix !== prefix)
+  // Named on purpose, another prefix is read: the backup may hold another install's tables too.
+  if (declaredPrefix !== null && declaredPrefix !== prefix && !collector.prefixGiven)
     throw new DumpOptionError(
-      `the dump's header says it is a backup of the site of table prefix ${declaredPrefix}, and this import reads prefix ${prefix}: run with --prefix ${declaredPrefix}`,
+      `the dump's header says it is a backup of the site of table prefix ${declaredPrefix}, and this import reads prefix ${prefix} (the default): run with --prefix ${declaredPrefix}, or with --prefix ${prefix} to read the other tables it holds`,
     );
   if (Object.keys(rowsPerTable).length > 0) return;
   if (collector.updateStatements > 0)
