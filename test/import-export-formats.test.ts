@@ -156,6 +156,18 @@ describe("a site exported by another tool than the prescribed mysqldump", () => 
     );
   });
 
+  it("UpdraftPlus: refuses a backup cut short before the term tables, which it writes last", () => {
+    // UpdraftPlus writes the users' tables first: cut at a statement's end, a backup still holds
+    // them and the posts, and without the terms no post reads as a transaction.
+    const cut = updraftPlus.slice(0, updraftPlus.indexOf("# Table: `wp_term_relationships`"));
+    expect(() => plan(cut)).toThrow(
+      new DamagedDumpError(
+        "the dump holds 20 posts of type wallettransaction but no rows of wp_term_relationships, wp_term_taxonomy, wp_terms, which say what each post is: it holds some of the site's tables only, or was cut short; export the database again (with --force, its users are imported alone)",
+      ),
+    );
+    expect(plan(cut, { force: true }).report.warnings[0]).toMatch(/^the dump holds 20 posts/);
+  });
+
   describe("in D1", () => {
     let imported: Awaited<ReturnType<typeof ledger>>;
     beforeAll(async () => {

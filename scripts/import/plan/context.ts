@@ -131,6 +131,17 @@ function postKinds({ collector, opts, warn }: PlanContext) {
         );
       termOf.set(ttid, String(collector.terms.get(t.termId) ?? "").toUpperCase());
     }
+  // Every transaction has its term links, and every site its terms: a dump of transaction posts
+  // without a row of one of those tables is some of the site's tables only, or one cut short
+  // (UpdraftPlus writes the term tables last), and would import the users and not one entry.
+  const missing = ["term_relationships", "term_taxonomy", "terms"]
+    .map((kind) => collector.prefix + kind)
+    .filter((table) => !(table in collector.rowsPerTable));
+  if (collector.transactionPosts > 0 && missing.length > 0) {
+    const text = `the dump holds ${collector.transactionPosts} posts of type ${collector.postType} but no rows of ${missing.join(", ")}, which say what each post is: it holds some of the site's tables only, or was cut short; export the database again (with --force, its users are imported alone)`;
+    if (!opts.force) throw new DamagedDumpError(text);
+    warn(text);
+  }
   if (termOf.size === 0) {
     // Another namespace's terms: this one would import the users and leave every entry out
     // (--force imports the users alone, as for a site without the plugin's terms).
