@@ -88,6 +88,14 @@ function sanitizeKeepingOctets(value: unknown) {
 export const sanitizeAmountField = (value: unknown) =>
   sanitizeKeepingOctets(typeof value === "number" ? (numberText(value) ?? String(value)) : value);
 
+/** A raw parameter as PHP's string conversion reads it (`true` is "1", `false` empty; arrays: nothing). */
+export function phpText(value: unknown) {
+  if (typeof value === "string") return value;
+  if (typeof value === "number") return String(value);
+  if (typeof value === "boolean") return value ? "1" : "";
+  return "";
+}
+
 /** PHP's `empty()` of a string: "" and "0". */
 export const phpEmpty = (text: string) => text === "" || text === "0";
 

@@ -2,7 +2,7 @@ import type { Params } from "../http/params";
 import { defineRoute } from "../http/route";
 import { answerNewSubscriber, newSubscriberFields } from "../http/user-fields";
 import { jwtRouteRefusals } from "./auth";
-import { sanitizeTextField, sanitizeUserStrict } from "./php";
+import { phpText, sanitizeTextField, sanitizeUserStrict } from "./php";
 
 const FIELDS = ["username", "user_email", "user_password", "first_name", "last_name"] as const;
 
@@ -15,7 +15,7 @@ const FIELDS = ["username", "user_email", "user_password", "first_name", "last_n
 function asThePluginRead(params: Params): Params {
   const read: Params = { ...params };
   for (const field of FIELDS)
-    if (typeof read[field] === "boolean") read[field] = read[field] ? "1" : "";
+    if (typeof read[field] === "boolean") read[field] = phpText(read[field]);
   const { username } = read;
   if (typeof username === "string" || typeof username === "number") {
     const text = sanitizeTextField(username);

@@ -14,7 +14,7 @@ import {
   walletRuleBreaks,
 } from "../wallet/wallets";
 import { jwtRouteRefusals } from "./auth";
-import { requires } from "./php";
+import { phpText, requires } from "./php";
 import {
   MAX_WITHDRAWAL as MAX_AMOUNT,
   MIN_WITHDRAWAL as MIN_AMOUNT,
@@ -28,14 +28,6 @@ import {
 
 // The plugin's withdrawal limits: this service has no withdrawals and keeps no limits; they are
 // checked as the plugin checked them, and answered as GET wallets does.
-
-/** A raw parameter as PHP's string conversion reads it inside `requires` (arrays: nothing). */
-function phpText(value: unknown) {
-  if (typeof value === "string") return value;
-  if (typeof value === "number") return String(value);
-  if (typeof value === "boolean") return value ? "1" : "";
-  return "";
-}
 
 /**
  * The plugin's notFloatOrNumber and checkMinMax: its error keys (`max_amount`, not the field's
