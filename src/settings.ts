@@ -54,11 +54,15 @@ export const MAIL_LIMIT_PER_CLIENT_DEFAULT = 1000;
  */
 const MAIL_LIMIT_PER_CLIENT_MAX = 10_000;
 
-/** MAIL_LIMIT_PER_CLIENT: a whole number up to the largest, 0 for no limit; else the default. */
-export function mailLimitPerClient(value: unknown) {
+/** MAIL_LIMIT_PER_CLIENT as set: a whole number up to the largest (0: no limit), else null. */
+function mailLimitSet(value: unknown) {
   const n = whole(value);
-  return n !== null && n <= MAIL_LIMIT_PER_CLIENT_MAX ? n : MAIL_LIMIT_PER_CLIENT_DEFAULT;
+  return n !== null && n <= MAIL_LIMIT_PER_CLIENT_MAX ? n : null;
 }
+
+/** MAIL_LIMIT_PER_CLIENT: as set, else the default. */
+export const mailLimitPerClient = (value: unknown) =>
+  mailLimitSet(value) ?? MAIL_LIMIT_PER_CLIENT_DEFAULT;
 
 /** Whether JWT_SECRET is long enough, not counting spaces at its ends (as WEBHOOK_SECRET_KEY). */
 export const usableJwtSecret = (secret: unknown) =>
@@ -297,8 +301,7 @@ function judge(env: SettingsEnv): SettingProblem[] {
   if (varText(env.MAIL_FROM).trim() !== "" && mailFrom(env) === "")
     refuse("MAIL_FROM", "not an e-mail address");
   const mailLimit = env.MAIL_LIMIT_PER_CLIENT;
-  const mails = whole(mailLimit);
-  if (varText(mailLimit).trim() !== "" && (mails === null || mails > MAIL_LIMIT_PER_CLIENT_MAX))
+  if (varText(mailLimit).trim() !== "" && mailLimitSet(mailLimit) === null)
     refuse(
       "MAIL_LIMIT_PER_CLIENT",
       `not a whole number of mails an hour up to ${MAIL_LIMIT_PER_CLIENT_MAX} (0 for no limit)`,
