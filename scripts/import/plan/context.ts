@@ -172,8 +172,8 @@ function postKinds({ collector, opts, warn }: PlanContext) {
 
 /**
  * A dump of no row of the prefix's tables (an empty one, another prefix's) would import nothing; a
- * backup whose header names its site's prefix is read with that one unless another is named; a dump of UPDATE
- * statements or of the tables alone is refused saying how to export their rows.
+ * backup whose header names another prefix than the default is refused unless --prefix names one;
+ * a dump of UPDATE statements or of the tables alone is refused saying how to export their rows.
  */
 function checkPrefix(collector: WordPressCollector) {
   const { prefix, rowsPerTable, otherUsersTables, declaredPrefix } = collector;
