@@ -4,14 +4,30 @@
 // stopped (the whole group) by `stop()`.
 
 import type { ChildProcess, SpawnOptions } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createHash, randomBytes } from "node:crypto";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { type AdminAccount, ensureAdmin } from "./admin";
-import { offlineEnv, startBenchWorker, startWranglerDev, wrangler } from "./wrangler";
-import { withRaisedRateLimits } from "./wrangler-toml";
+import {
+  offlineEnv,
+  startBenchWorker,
+  startWranglerDev,
+  WRANGLER_VERSION,
+  wrangler,
+} from "./wrangler";
+import { readD1, withRaisedRateLimits } from "./wrangler-toml";
 
 let loadConfigs = 0;
 
@@ -106,14 +122,57 @@ export async function stopAllServers(options?: StopOptions) {
   await Promise.all([...live].map((server) => server.stop(options)));
 }
 
-/** Applies the migrations to a local state folder and (unless `seedAdmin` is false) seeds ADMIN. */
+/**
+ * Fills a local state folder with the migrated database and (unless `seedAdmin` is false) ADMIN.
+ * `d1 migrations apply` starts wrangler's local runtime once per migration (about 17 s here), so a
+ * state is made once and copied: it is kept in node_modules/.cache, named by a hash of everything
+ * it is made from (the migrations, the D1 binding, the account, wrangler's version).
+ */
 export async function prepareState(
   stateDir: string,
   { config = "wrangler.toml", seedAdmin = true }: { config?: string; seedAdmin?: boolean } = {},
 ) {
-  const args = ["--config", config, "--persist-to", stateDir];
-  wrangler(["d1", "migrations", "apply", "DB", "--local", ...args], { quiet: true });
-  if (seedAdmin) await ensureAdmin({ target: "--local", ...ADMIN, wranglerArgs: args });
+  cpSync(await preparedState(config, seedAdmin), stateDir, { recursive: true });
+}
+
+const STATE_CACHE = resolve(
+  import.meta.dirname,
+  "..",
+  "..",
+  "node_modules",
+  ".cache",
+  "wallet-states",
+);
+
+async function preparedState(config: string, seedAdmin: boolean) {
+  const d1 = readD1(readFileSync(config, "utf8"), "DB");
+  if (!d1) throw new Error(`${config} has no [[d1_databases]] binding DB`);
+  const migrations = join(dirname(config), d1.migrationsDir);
+  const hash = createHash("sha256").update(
+    JSON.stringify({ d1, seedAdmin: seedAdmin && ADMIN, wrangler: WRANGLER_VERSION }),
+  );
+  for (const name of readdirSync(migrations)
+    .filter((n) => n.endsWith(".sql"))
+    .sort())
+    hash.update(name).update(readFileSync(join(migrations, name)));
+  const cached = join(STATE_CACHE, hash.digest("hex").slice(0, 16));
+  if (existsSync(cached)) return cached;
+
+  // Made aside and renamed into place whole, so a folder found in the cache is always complete; of
+  // two processes making the same one at once, the first rename wins and the second is dropped.
+  mkdirSync(STATE_CACHE, { recursive: true });
+  const making = mkdtempSync(join(STATE_CACHE, "making-"));
+  try {
+    const args = ["--config", config, "--persist-to", making];
+    wrangler(["d1", "migrations", "apply", "DB", "--local", ...args], { quiet: true });
+    if (seedAdmin) await ensureAdmin({ target: "--local", ...ADMIN, wranglerArgs: args });
+    renameSync(making, cached);
+  } catch (error) {
+    if (!existsSync(cached)) throw error;
+  } finally {
+    rmSync(making, { recursive: true, force: true });
+  }
+  return cached;
 }
 
 /**

@@ -10,12 +10,9 @@ const require = createRequire(import.meta.url);
 // (test/node/stub-wrangler.mjs), so tools that talk to a Cloudflare account can be tested offline.
 // wrangler's package exports no bin file: its path is read from the package.json it does export.
 const wranglerPackage = require.resolve("wrangler/package.json");
-export const WRANGLER =
-  process.env.WRANGLER_BIN ??
-  join(
-    dirname(wranglerPackage),
-    (require(wranglerPackage) as { bin: { wrangler: string } }).bin.wrangler,
-  );
+const { bin, version } = require(wranglerPackage) as { bin: { wrangler: string }; version: string };
+export const WRANGLER = process.env.WRANGLER_BIN ?? join(dirname(wranglerPackage), bin.wrangler);
+export const WRANGLER_VERSION = version;
 
 export const offlineEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({
   ...process.env,

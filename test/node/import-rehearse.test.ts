@@ -2,12 +2,13 @@
 // import tests never take. `--local --rehearse` sends those same files through wrangler into local
 // state: here it must leave exactly the rows the direct --local import leaves, and a second run
 // must find nothing to write.
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { RemoteD1 } from "../../scripts/import/d1";
-import { offlineEnv, wrangler } from "../../scripts/lib/wrangler";
+import { prepareState } from "../../scripts/lib/server";
+import { offlineEnv } from "../../scripts/lib/wrangler";
 import { runScript } from "./run-script";
 
 const root = mkdtempSync(path.join(tmpdir(), "wallet-rehearse-"));
@@ -37,18 +38,10 @@ const SITES = [
 
 type Site = (typeof SITES)[number];
 
-// One folder migrated through wrangler, copied for each import: `d1 migrations apply` starts the
-// local runtime once per migration (about 17 s here), and every copy holds the same schema.
-let migrated: string | undefined;
-function migratedState(name: string) {
-  if (!migrated) {
-    migrated = path.join(root, "migrated");
-    wrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", migrated], {
-      quiet: true,
-    });
-  }
+/** A state folder holding the migrated schema, nothing else (scripts/lib/server.ts prepares it once). */
+async function migratedState(name: string) {
   const dir = path.join(root, name);
-  cpSync(migrated, dir, { recursive: true });
+  await prepareState(dir, { seedAdmin: false });
   return dir;
 }
 
@@ -81,8 +74,8 @@ describe("import:wordpress --local --rehearse (the SQL files a --remote import s
       const fresh = site === SITES[0];
       const direct = fresh
         ? path.join(root, `${site.name}-direct`)
-        : migratedState(`${site.name}-direct`);
-      const rehearsed = migratedState(`${site.name}-rehearsed`);
+        : await migratedState(`${site.name}-direct`);
+      const rehearsed = await migratedState(`${site.name}-rehearsed`);
       const report = importInto(site, direct);
       expect(report).toContain("Verified:");
       if (fresh) expect(report).toContain("Local D1 migrated.");

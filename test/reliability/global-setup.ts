@@ -1,14 +1,14 @@
 // Starts the run's server once for every section: `wrangler dev` on a free 127.0.0.1 port, with
-// throwaway D1 state (a copy of a state migrated and seeded once, which a section starting a server
-// of its own copies too), serving a copy of the worker taken now; hands its address to the test files
-// (provide/inject); on teardown stops it, removes the copy and prints the run's summary.
+// throwaway D1 state, migrated and seeded, serving a copy of the worker taken now; hands its address
+// to the test files (provide/inject); on teardown stops it, removes the copy and prints the run's
+// summary.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
-import { prepareState, startServer } from "../../scripts/lib/server";
+import { startServer } from "../../scripts/lib/server";
 import type { ReliabilityRun } from "./section";
-import { copyState, snapshotApp } from "./snapshot";
+import { snapshotApp } from "./snapshot";
 import { printSummary } from "./summary";
 
 function seedFromEnv() {
@@ -24,21 +24,11 @@ export default async function setup(project: TestProject) {
   const seed = seedFromEnv();
   const app = snapshotApp();
   const runDir = mkdtempSync(join(tmpdir(), "wallet-reliability-"));
-  const templateDir = join(runDir, "prepared-state");
-  const server = await prepareState(templateDir, { config: app.config })
-    .then(() =>
-      startServer({
-        config: app.config,
-        persistTo: copyState(templateDir),
-        prepared: true,
-        logLevel: "warn",
-      }),
-    )
-    .catch((error) => {
-      app.remove();
-      rmSync(runDir, { recursive: true, force: true });
-      throw error;
-    });
+  const server = await startServer({ config: app.config, logLevel: "warn" }).catch((error) => {
+    app.remove();
+    rmSync(runDir, { recursive: true, force: true });
+    throw error;
+  });
   console.log(
     `Reliability run: seed ${seed}; wrangler dev on ${server.base} serving a copy of the worker in ${app.dir}, state in ${server.stateDir} (${((Date.now() - startedAtMs) / 1000).toFixed(1)} s to start)`,
   );
@@ -48,7 +38,6 @@ export default async function setup(project: TestProject) {
     stateDir: server.stateDir,
     jwtSecret: server.jwtSecret,
     config: app.config,
-    templateDir,
     seed,
     startedAtMs,
     runDir,

@@ -7,7 +7,6 @@ import { afterAll, beforeAll, inject, it } from "vitest";
 import { type Server, startServer, stopAllServers } from "../../scripts/lib/server";
 import { type Ctx, connect } from "./api";
 import { check, figures, leaks, tally, traffic } from "./harness";
-import { copyState } from "./snapshot";
 import { SECTIONS, type SectionName, writeReport } from "./summary";
 
 /** What the global setup hands every test file (vitest's provide/inject). */
@@ -18,8 +17,6 @@ export type ReliabilityRun = {
   jwtSecret: string;
   /** The wrangler config of the run's copy of the worker. */
   config: string;
-  /** A migrated D1 state with the administrator, for `copyState` (no server runs on it). */
-  templateDir: string;
   /** fast-check seed: RELIABILITY_SEED, or drawn at random. */
   seed: number;
   startedAtMs: number;
@@ -47,8 +44,8 @@ export type Section = {
 };
 
 /**
- * A server of a test's own on a copy of the run's prepared state (the run's copy of the worker);
- * `stop({ keepState: false })` removes the copy too.
+ * A server of a test's own on fresh migrated, seeded state (the run's copy of the worker);
+ * `stop()` removes the state.
  */
 export const startOnCopy = (
   run: ReliabilityRun,
@@ -59,14 +56,12 @@ export const startOnCopy = (
 ) =>
   startServer({
     config: run.config,
-    persistTo: copyState(run.templateDir),
-    prepared: true,
     logLevel: "warn",
     ...options,
   });
 
 /**
- * Declares the section this file is. With `ownServer`, a fresh server (a copy of the run's prepared
+ * Declares the section this file is. With `ownServer`, a fresh server (fresh migrated, seeded
  * state, the run's copy of the worker) is started for it, and every server it started is stopped
  * after it, its state removed; `"served"` makes that server the deploy bundle under Miniflare
  * alone as `npm run serve` runs it (assets router and rate limiter included; the money limit

@@ -1,9 +1,7 @@
-// Copies the run starts from. The worker the run tests, copied once at the start: `wrangler dev` reloads the worker whenever a
+// The worker the run tests, copied once at the start: `wrangler dev` reloads the worker whenever a
 // watched source file changes, answering requests in flight with 503 "Your worker restarted
 // mid-request". Serving a copy keeps edits made during the run from restarting it, and the server
-// the crash section restarts runs the same code as the others. And a migrated, seeded D1 state,
-// prepared once and copied for each server, so a section's own server starts without the seconds
-// that migrating and seeding take.
+// the crash section restarts runs the same code as the others.
 import { cpSync, existsSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -35,11 +33,4 @@ export function snapshotApp() {
     config: join(dir, "wrangler.toml"),
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
-}
-
-/** A new temporary state folder holding a copy of `template` (a prepared state no server runs on). */
-export function copyState(template: string) {
-  const dir = mkdtempSync(join(tmpdir(), "wallet-state-"));
-  cpSync(template, dir, { recursive: true });
-  return dir;
 }

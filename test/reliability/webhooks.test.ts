@@ -6,14 +6,15 @@
 // deliveries arrive in event id order.
 import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Webhook } from "standardwebhooks";
 import { afterAll, expect, inject, it } from "vitest";
-import { ADMIN, freePort } from "../../scripts/lib/server";
+import { ADMIN, freePort, prepareState } from "../../scripts/lib/server";
 import { startWranglerDev } from "../../scripts/lib/wrangler";
-import { copyState } from "./snapshot";
 
 const run = inject("reliability");
 const CREDITS = 24;
@@ -59,7 +60,8 @@ function receiver(status: (n: number) => number, delayMs: () => number) {
   };
 }
 
-const stateDir = copyState(run.templateDir);
+const stateDir = mkdtempSync(join(tmpdir(), "wallet-state-"));
+await prepareState(stateDir, { config: run.config });
 const vars = {
   JWT_SECRET: randomBytes(32).toString("hex"),
   WEBHOOK_SECRET_KEY: randomBytes(32).toString("hex"),
