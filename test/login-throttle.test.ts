@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import type { Pace } from "../src/auth/pace";
 import { sha256Hex } from "../src/auth/sha256";
+import { HELD_MS } from "../src/throttle/policy";
 import { accountKey, addressKey, objectFor } from "../src/throttle/sign-in";
 import { appAt, call, makeUser, PASSWORD, type Reply, type testApp, unique } from "./helpers";
 
@@ -20,6 +21,14 @@ let pinnedMs = Date.now();
 beforeEach(() => {
   pinnedMs = Date.now();
 });
+
+/**
+ * The app HELD_MS after `atMs`, as a client's next attempt comes once its failure was answered:
+ * the failures counted at `atMs` can no longer be given back, so a lock they started says its whole
+ * length (rounded up to the second), not the second a refusal by counts still held says.
+ */
+const settledAfter = (atMs = pinnedMs, options?: Parameters<typeof appAt>[1]) =>
+  appAt(atMs + HELD_MS, options);
 
 type Attempt = { login: string; password: string; ip: string; app?: ReturnType<typeof testApp> };
 const attempt = ({ login, password, ip, app }: Attempt) =>
@@ -56,15 +65,20 @@ describe("POST /users/login throttling per account and address", () => {
     const ip = freshAddress();
     const failures = await failTimes(10, { login: user.email, ip });
     expect(failures.map((r) => r.status)).toEqual(Array(10).fill(400));
-    expectLocked(await attempt({ login: user.email, password: PASSWORD, ip }), 60);
+    const right = { login: user.email, password: PASSWORD, ip };
+    expectLocked(await attempt({ ...right, app: settledAfter() }), 60);
+    // At the 10th failure's own instant it might yet have been a success that gives its count
+    // back (its answer not sent): the refusal says to come back in a second.
+    expectLocked(await attempt(right), 1);
   });
 
   it("a stranger's failures from address A do not lock address B out of the account", async () => {
     const user = await makeUser();
     const stranger = freshAddress();
-    const app = appAt(Date.now());
+    const app = appAt(pinnedMs);
     await failTimes(10, { login: user.email, ip: stranger, app });
-    expectLocked(await attempt({ login: user.email, password: PASSWORD, ip: stranger, app }), 60);
+    const locked = { login: user.email, password: PASSWORD, ip: stranger, app: settledAfter() };
+    expectLocked(await attempt(locked), 60);
     const res = await attempt({
       login: user.username,
       password: PASSWORD,
@@ -74,7 +88,7 @@ describe("POST /users/login throttling per account and address", () => {
     expect(res.status, res.text).toBe(200);
     expect(res.body.data.user_id).toBe(user.id);
     // B's success does not lift A's lock.
-    expectLocked(await attempt({ login: user.email, password: PASSWORD, ip: stranger, app }), 60);
+    expectLocked(await attempt(locked), 60);
   });
 
   it("lets at most 10 of 20 parallel wrong attempts have their password checked; the rest answer 429", async () => {
@@ -97,7 +111,10 @@ describe("POST /users/login throttling per account and address", () => {
     const [locked, other] = await Promise.all([makeUser(), makeUser()]);
     const ip = freshAddress();
     await failTimes(10, { login: locked.email, ip });
-    expectLocked(await attempt({ login: locked.email, password: PASSWORD, ip }), 60);
+    expectLocked(
+      await attempt({ login: locked.email, password: PASSWORD, ip, app: settledAfter() }),
+      60,
+    );
     const res = await attempt({ login: other.email, password: PASSWORD, ip });
     expect(res.status, res.text).toBe(200);
     expect(res.body.data.user_id).toBe(other.id);
@@ -106,16 +123,17 @@ describe("POST /users/login throttling per account and address", () => {
   it("counts each login apart, in any case: the username's lock leaves the e-mail free", async () => {
     const user = await makeUser();
     const ip = freshAddress();
-    const app = appAt(Date.now());
+    const app = appAt(pinnedMs);
     await failTimes(5, { login: user.email.toUpperCase(), ip, app });
     await failTimes(10, { login: user.username, ip, app });
-    expectLocked(await attempt({ login: user.username, password: PASSWORD, ip, app }), 60);
+    const username = { login: user.username, password: PASSWORD, ip, app: settledAfter() };
+    expectLocked(await attempt(username), 60);
     await failTimes(4, { login: user.email, ip, app });
     const res = await attempt({ login: user.email, password: PASSWORD, ip, app });
     expect(res.status, res.text).toBe(200);
     // A good password starts the login's own pair over, not the other's: at a shared address it
     // must not show that the two are one user's.
-    expectLocked(await attempt({ login: user.username, password: PASSWORD, ip, app }), 60);
+    expectLocked(await attempt(username), 60);
   });
 
   it("a user whose username is another's e-mail cannot lift that e-mail's locks by signing in", async () => {
@@ -125,28 +143,32 @@ describe("POST /users/login throttling per account and address", () => {
       .bind(victim.email.toUpperCase(), collider.id)
       .run();
     const ip = freshAddress();
-    const app = appAt(Date.now());
+    const app = appAt(pinnedMs);
     await failTimes(9, { login: victim.email, ip, app });
     const own = await attempt({ login: collider.email, password: PASSWORD, ip, app });
     expect(own.status, own.text).toBe(200);
     await failTimes(1, { login: victim.email, ip, app });
-    expectLocked(await attempt({ login: victim.email, password: PASSWORD, ip, app }), 60);
+    expectLocked(
+      await attempt({ login: victim.email, password: PASSWORD, ip, app: settledAfter() }),
+      60,
+    );
   });
 
   it("says nothing of which e-mail is a locked username's: it answers as for an e-mail nobody has", async () => {
     const user = await makeUser();
     const nobody = `${unique("nobody")}@example.test`;
     const ip = freshAddress();
-    const app = appAt(Date.now());
+    const app = appAt(pinnedMs);
+    const settled = settledAfter();
     await failTimes(10, { login: user.username, ip, app });
-    expectLocked(await attempt({ login: user.username, password: PASSWORD, ip, app }), 60);
+    expectLocked(await attempt({ login: user.username, password: PASSWORD, ip, app: settled }), 60);
     const asKnown = await failTimes(10, { login: user.email, ip, app });
     const asUnknown = await failTimes(10, { login: nobody, ip, app });
     expect(asKnown.map((r) => [r.status, r.text])).toEqual(
       asUnknown.map((r) => [r.status, r.text]),
     );
-    expectLocked(await attempt({ login: user.email, password: "again", ip, app }), 60);
-    expectLocked(await attempt({ login: nobody, password: "again", ip, app }), 60);
+    expectLocked(await attempt({ login: user.email, password: "again", ip, app: settled }), 60);
+    expectLocked(await attempt({ login: nobody, password: "again", ip, app: settled }), 60);
   });
 
   it("starts the count over after a successful sign-in", async () => {
@@ -189,7 +211,7 @@ describe("POST /users/login throttling per account and address", () => {
       const answers = await failTimes(10, { login: user.email, ip, app: appAt(now) });
       expect(answers.map((r) => r.status)).toEqual(Array(10).fill(400));
       expectLocked(
-        await attempt({ login: user.email, password: PASSWORD, ip, app: appAt(now) }),
+        await attempt({ login: user.email, password: PASSWORD, ip, app: settledAfter(now) }),
         lockS,
       );
       now += lockS * 1000;
@@ -213,17 +235,18 @@ describe("POST /users/login throttling per account and address", () => {
   it("throttles an unknown login exactly like a known one, whatever its case", async () => {
     const [user, nobody] = [await makeUser(), `${unique("nobody")}@example.test`];
     const ip = freshAddress();
-    // One instant throughout, so both Retry-Afters are exact however slow the machine.
-    const app = appAt(Date.now());
+    // Two instants throughout, so both Retry-Afters are exact however slow the machine.
+    const app = appAt(pinnedMs);
     const known = await failTimes(10, { login: user.email, ip, app });
     const unknown = await failTimes(10, { login: nobody, ip, app });
     expect(unknown.map((r) => [r.status, r.text])).toEqual(known.map((r) => [r.status, r.text]));
-    const lockedKnown = await attempt({ login: user.email, password: "again", ip, app });
+    const settled = settledAfter();
+    const lockedKnown = await attempt({ login: user.email, password: "again", ip, app: settled });
     const lockedUnknown = await attempt({
       login: nobody.toUpperCase(),
       password: "again",
       ip,
-      app,
+      app: settled,
     });
     expectLocked(lockedKnown, 60);
     expectLocked(lockedUnknown, 60);
@@ -236,7 +259,12 @@ describe("POST /users/login throttling per account and address", () => {
     const paced: number[] = [];
     const pace: Pace = async (floorMs) => void paced.push(floorMs);
     expectLocked(
-      await attempt({ login: user.email, password: "wrong", ip, app: appAt(pinnedMs, { pace }) }),
+      await attempt({
+        login: user.email,
+        password: "wrong",
+        ip,
+        app: settledAfter(pinnedMs, { pace }),
+      }),
       60,
     );
     expect(paced).toEqual([]);
@@ -271,7 +299,7 @@ describe("POST /users/login: known addresses and the account's ceiling", {
     });
     expect(fromHome.status, fromHome.text).toBe(200);
     const elsewhere = { login: user.email, password: PASSWORD, ip: freshAddress() };
-    expectLocked(await attempt({ ...elsewhere, app: appAt(t0) }), 60);
+    expectLocked(await attempt({ ...elsewhere, app: settledAfter(t0) }), 60);
     expectLocked(await attempt({ ...elsewhere, app: appAt(t0 + 1_000) }), 59);
     const later = await attempt({ ...elsewhere, app: appAt(t0 + 60_000) });
     expect(later.status, later.text).toBe(200);
@@ -296,7 +324,12 @@ describe("POST /users/login: known addresses and the account's ceiling", {
       expect(res.status, `${ip}: ${res.text}`).toBe(200);
     }
     expectLocked(
-      await attempt({ login: user.email, password: PASSWORD, ip: freshAddress(), app: appAt(now) }),
+      await attempt({
+        login: user.email,
+        password: PASSWORD,
+        ip: freshAddress(),
+        app: settledAfter(now),
+      }),
       60,
     );
     // Strangers' failures on the e-mail lock nothing of the username.
@@ -343,7 +376,12 @@ describe("POST /users/login: known addresses and the account's ceiling", {
     await spread(`\u00c9${tail}`, 5, 10, appAt(now));
     // Q's address is Q's: P's ceiling does not spare it.
     expectLocked(
-      await attempt({ login: `\u00c9${tail}`, password: "guess", ip: qHome, app: appAt(now) }),
+      await attempt({
+        login: `\u00c9${tail}`,
+        password: "guess",
+        ip: qHome,
+        app: settledAfter(now),
+      }),
       60,
     );
   });
@@ -359,7 +397,7 @@ describe("POST /users/login: known addresses and the account's ceiling", {
           login: user.email,
           password: PASSWORD,
           ip: freshAddress(),
-          app: appAt(now),
+          app: settledAfter(now),
         }),
         lockS,
       );
@@ -374,8 +412,9 @@ describe("POST /users/login: known addresses and the account's ceiling", {
     const unknown = await spread(nobody, 5, 10, appAt(t0));
     expect(unknown.map((r) => [r.status, r.text])).toEqual(known.map((r) => [r.status, r.text]));
     const ip = freshAddress();
-    expectLocked(await attempt({ login: user.email, password: "x", ip, app: appAt(t0) }), 60);
-    expectLocked(await attempt({ login: nobody, password: "x", ip, app: appAt(t0) }), 60);
+    const settled = settledAfter(t0);
+    expectLocked(await attempt({ login: user.email, password: "x", ip, app: settled }), 60);
+    expectLocked(await attempt({ login: nobody, password: "x", ip, app: settled }), 60);
   });
 
   it("failures from a known address still lock that address's pair", async () => {
@@ -383,7 +422,10 @@ describe("POST /users/login: known addresses and the account's ceiling", {
     const home = freshAddress();
     expect((await attempt({ login: user.email, password: PASSWORD, ip: home })).status).toBe(200);
     await failTimes(10, { login: user.email, ip: home });
-    expectLocked(await attempt({ login: user.email, password: PASSWORD, ip: home }), 60);
+    expectLocked(
+      await attempt({ login: user.email, password: PASSWORD, ip: home, app: settledAfter() }),
+      60,
+    );
   });
 
   it("spares an address the account signed in from no more than 30 days ago", async () => {
@@ -395,7 +437,7 @@ describe("POST /users/login: known addresses and the account's ceiling", {
     expect((await signIn(t0)).status).toBe(200);
     const monthLater = t0 + 30 * 24 * 3_600_000;
     await spread(user.email, 5, 10, appAt(monthLater));
-    expectLocked(await signIn(monthLater), 60);
+    expectLocked(await signIn(monthLater + HELD_MS), 60);
   });
 });
 
@@ -405,7 +447,7 @@ describe("POST /users/login throttling per client address", { timeout: 30_000 },
     const ip = freshAddress();
     const user = await makeUser();
     // One instant for the whole spray, so the lock's Retry-After is exact however slow the machine.
-    const app = appAt(Date.now());
+    const app = appAt(pinnedMs);
     // 100 failures over 20 unknown logins: no account reaches its own limit.
     const logins = Array.from({ length: 20 }, () => `${unique("spray")}@example.test`);
     for (let round = 0; round < 5; round++) {
@@ -414,7 +456,10 @@ describe("POST /users/login throttling per client address", { timeout: 30_000 },
       );
       expect(answers.map((r) => r.status)).toEqual(Array(20).fill(400));
     }
-    expectLocked(await attempt({ login: user.email, password: PASSWORD, ip, app }), 900);
+    expectLocked(
+      await attempt({ login: user.email, password: PASSWORD, ip, app: settledAfter() }),
+      900,
+    );
     const elsewhere = await attempt({ login: user.email, password: PASSWORD, ip: freshAddress() });
     expect(elsewhere.status, elsewhere.text).toBe(200);
   });
@@ -458,7 +503,12 @@ describe("POST /users/login throttling per client address", { timeout: 30_000 },
     const target = await makeUser();
     await failTimes(10, { login: `${unique("v6")}@example.test`, ip: `${prefix}:0:0:0:ff` });
     expectLocked(
-      await attempt({ login: target.email, password: PASSWORD, ip: `${prefix}:abcd::1` }),
+      await attempt({
+        login: target.email,
+        password: PASSWORD,
+        ip: `${prefix}:abcd::1`,
+        app: settledAfter(),
+      }),
       900,
     );
   });

@@ -15,6 +15,7 @@ import {
   BACKOFF_MEMORY_MS,
   EMPTY_STATE,
   forgetAtMs,
+  HELD_MS,
   lockDurationMs,
   POLICIES,
   release,
@@ -74,8 +75,41 @@ describe("throttle policy", () => {
   it("lets the 10th reservation through and starts the lock with it; the 11th is refused", () => {
     const { state, reservations } = reserveTimes(11, EMPTY_STATE);
     expect(reservations.slice(0, 10)).toEqual(Array(10).fill({ allowed: true, reservedAtMs: T0 }));
-    expect(reservations[10]).toEqual({ allowed: false, retryAfterS: 60 });
+    // At once the 10 may yet be given back; once they are settled, the lock's end.
+    expect(reservations[10]).toEqual({ allowed: false, retryAfterS: 1 });
+    expect(reserve(state, pair, T0 + HELD_MS).reservation).toEqual({
+      allowed: false,
+      retryAfterS: 60,
+    });
     expect(state.lockedUntilMs).toBe(T0 + 60_000);
+  });
+
+  it("refuses for a second only while the counts it stands on may still be given back", () => {
+    const settled = reserveTimes(9, EMPTY_STATE, pair, T0 - 60_000).state;
+    const locked = reserve(settled, pair, T0).state; // the 10th, its request not yet answered
+    expect(reserve(locked, pair, T0 + HELD_MS - 1).reservation).toEqual({
+      allowed: false,
+      retryAfterS: 1,
+    });
+    expect(reserve(locked, pair, T0 + HELD_MS).reservation).toEqual({
+      allowed: false,
+      retryAfterS: 60,
+    });
+    // Counts never given back (one client's mails to one address) refuse for their hour at once.
+    const mails = reserveTimes(6, EMPTY_STATE, POLICIES.mail).reservations;
+    expect(mails[5]).toEqual({ allowed: false, retryAfterS: 3600 });
+    // Past a lowered limit: the settled counts alone refuse, whatever the young ones; or not.
+    const client = POLICIES.client;
+    const old = reserveTimes(3, EMPTY_STATE, client, T0 - 60_000).state;
+    const young = reserveTimes(2, old, client, T0).state;
+    expect(reserve(young, { ...client, limit: 3 }, T0).reservation).toEqual({
+      allowed: false,
+      retryAfterS: 3540,
+    });
+    expect(reserve(young, { ...client, limit: 4 }, T0).reservation).toEqual({
+      allowed: false,
+      retryAfterS: 1,
+    });
   });
 
   it("rounds Retry-After up to whole seconds", () => {
@@ -95,11 +129,12 @@ describe("throttle policy", () => {
     expect(released.failuresMs).toHaveLength(99);
     expect(release(released, address, T0 - 1)).toBe(released); // nothing of that time: unchanged
     // The 100th is counted again, and starts the lock again.
-    const again = reserveTimes(2, released, address, T0 + 1_000).reservations;
-    expect(again).toEqual([
-      { allowed: true, reservedAtMs: T0 + 1_000 },
-      { allowed: false, retryAfterS: address.lockMs / 1000 },
-    ]);
+    const again = reserve(released, address, T0 + 1_000);
+    expect(again.reservation).toEqual({ allowed: true, reservedAtMs: T0 + 1_000 });
+    expect(reserve(again.state, address, T0 + 1_000 + HELD_MS).reservation).toEqual({
+      allowed: false,
+      retryAfterS: address.lockMs / 1000,
+    });
   });
 
   it("a lock started at one limit is lifted by a higher one, until the count reaches it", () => {
@@ -167,11 +202,12 @@ describe("one account from many addresses", () => {
   it("a locked pair refuses its address alone; a locked ceiling refuses unknown addresses only", () => {
     const lockedPair = reserveTimes(10, EMPTY_STATE).state;
     const lockedCeiling = reserveTimes(50, EMPTY_STATE, account).state;
-    expect(reserveSignIn(view({ pair: lockedPair, known: true }), T0).reservation).toEqual({
+    const settled = T0 + HELD_MS;
+    expect(reserveSignIn(view({ pair: lockedPair, known: true }), settled).reservation).toEqual({
       allowed: false,
       retryAfterS: 60,
     });
-    expect(reserveSignIn(view({ ceiling: lockedCeiling }), T0).reservation).toEqual({
+    expect(reserveSignIn(view({ ceiling: lockedCeiling }), settled).reservation).toEqual({
       allowed: false,
       retryAfterS: 60,
     });
@@ -282,7 +318,8 @@ describe("one sign-in attempt's calls", () => {
     for (const user of [undefined, { id: 9_000_002 }]) {
       const [login, ip] = [unique("locked"), `198.18.${user ? 3 : 4}.1`];
       const typed = await objectFor(env.LOGIN_THROTTLE, loginKey(login));
-      for (let i = 0; i < 10; i++) await typed.reserveSignIn(sha256Hex(addressKey(ip)), now);
+      for (let i = 0; i < 10; i++)
+        await typed.reserveSignIn(sha256Hex(addressKey(ip)), now - HELD_MS);
       const { calls, ns } = recorded();
       const admitted = await new SignInAttempt(ns, ip, now).admit(login, Promise.resolve(user));
       answers.push({ calls, retryAfterS: admitted.retryAfterS });
@@ -336,7 +373,7 @@ describe("a count given back", () => {
     const name = sha256Hex(addressKey(ip));
     const locked = unique("locked");
     const typed = await objectFor(env.LOGIN_THROTTLE, loginKey(locked));
-    for (let i = 0; i < pair.limit; i++) await typed.reserveSignIn(name, now);
+    for (let i = 0; i < pair.limit; i++) await typed.reserveSignIn(name, now - HELD_MS);
     const object = await objectFor(env.LOGIN_THROTTLE, addressKey(ip));
     for (let i = 0; i < address.limit - 2; i++) await object.reserve("address", now);
     const admit = (login: string) =>
@@ -351,6 +388,50 @@ describe("a count given back", () => {
     let admitted = others.filter((a) => a.retryAfterS === undefined).length;
     while ((await admit(unique("login"))).retryAfterS === undefined) admitted++;
     expect(admitted).toBe(2);
+  });
+
+  it("a mail refused while another request holds the client's last count waits for that count, not the hour", async () => {
+    const now = Date.now();
+    const ip = "198.18.8.1";
+    const client = await objectFor(env.LOGIN_THROTTLE, `mails from ${addressKey(ip)}`);
+    const mail = () =>
+      reserveMail(env.LOGIN_THROTTLE, `${unique("held")}@example.test`, ip, 2, now);
+    expect(await mail()).toMatchObject({ allowed: true });
+    // Request A holds the client's 2nd and last count, as reserveMail does while it asks the address.
+    const held = await client.reserve("client", now, 2);
+    if (!held.allowed) throw new Error("refused");
+    const refused = await mail();
+    expect(refused).toEqual({ allowed: false, retryAfterS: 1, spent: "client" });
+    // A's address refuses it, so A gives the count back: B's retry is served, and is the last.
+    await client.release("client", held.reservedAtMs, 2);
+    expect(await mail()).toMatchObject({ allowed: true });
+    expect(await mail()).toEqual({ allowed: false, retryAfterS: 1, spent: "client" });
+    // Once no count can come back, the refusal waits for the hour: settled counts keep theirs.
+    const later = now + HELD_MS;
+    expect(await reserveMail(env.LOGIN_THROTTLE, "x@example.test", ip, 2, later)).toEqual({
+      allowed: false,
+      retryAfterS: 3600,
+      spent: "client",
+    });
+  });
+
+  it("a sign-in refused while another attempt holds its address's last count waits for that attempt, not the lock", async () => {
+    const now = Date.now();
+    const ip = "198.18.8.2";
+    const object = await objectFor(env.LOGIN_THROTTLE, addressKey(ip));
+    for (let i = 0; i < address.limit - 1; i++) await object.reserve("address", now - 60_000);
+    const attempt = () => new SignInAttempt(env.LOGIN_THROTTLE, ip, now);
+    const admit = (a: SignInAttempt) => a.admit(unique("login"), Promise.resolve(undefined));
+    // A holds the address's 100th count while its password is checked; B is refused meanwhile.
+    const a = attempt();
+    expect(await admit(a)).toEqual({ user: undefined });
+    expect(await admit(attempt())).toEqual({ user: undefined, retryAfterS: 1 });
+    // A's password was right: its count goes back, and B's retry is counted in its place.
+    await a.succeeded();
+    expect(await admit(attempt())).toEqual({ user: undefined });
+    // A failure holds nothing back: a refusal once it is settled waits out the 15-minute lock.
+    const settled = new SignInAttempt(env.LOGIN_THROTTLE, ip, now + HELD_MS);
+    expect(await admit(settled)).toEqual({ user: undefined, retryAfterS: 900 });
   });
 });
 
@@ -459,7 +540,10 @@ describe("LoginThrottle Durable Object", () => {
     await stub.signedIn("home", home, now);
     for (let i = 0; i < 10; i++) await stub.reserveSignIn("a", now);
     for (let i = 0; i < 3; i++) await stub.reserveSignIn("b", now);
-    expect(await stub.reserveSignIn("a", now)).toEqual({ allowed: false, retryAfterS: 60 });
+    expect(await stub.reserveSignIn("a", now + HELD_MS)).toEqual({
+      allowed: false,
+      retryAfterS: 60,
+    });
     expect(await stub.unlock(now)).toEqual({ failures: 13, locked: true });
     expect(await stub.reserveSignIn("a", now)).toMatchObject({ allowed: true });
     const known = await runInDurableObject(stub, (_, state) =>

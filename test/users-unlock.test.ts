@@ -1,14 +1,16 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { call, makeAdmin, makeKey, makeUser, PASSWORD, type TestUser } from "./helpers";
+import { HELD_MS } from "../src/throttle/policy";
+import { appAt, call, makeAdmin, makeKey, makeUser, PASSWORD, type TestUser } from "./helpers";
 
 // POST /users/{user_id}/unlock: an operator clears an account's sign-in lock (docs/security.md).
 // Its authorization matrix runs with every other route's in auth.test.ts.
 
-const signIn = (user: TestUser, password: string, ip: string) =>
+const signIn = (user: TestUser, password: string, ip: string, app?: ReturnType<typeof appAt>) =>
   call("POST", "/users/login", {
     body: { user_email: user.email, user_password: password },
     headers: { "CF-Connecting-IP": ip },
+    app,
   });
 
 async function lock(user: TestUser, ip: string) {
@@ -97,8 +99,10 @@ describe("POST /users/{user_id}/unlock", () => {
     expect((await call("POST", `/users/${user.id}/unlock`, { auth: admin.bearer })).status).toBe(
       200,
     );
-    for (let i = 0; i < 10; i++) await signIn(user, `again-${i}`, "203.0.113.11");
-    const locked = await signIn(user, PASSWORD, "203.0.113.11");
+    const now = Date.now();
+    for (let i = 0; i < 10; i++) await signIn(user, `again-${i}`, "203.0.113.11", appAt(now));
+    // Asked once those failures are answered, the lock says its whole length.
+    const locked = await signIn(user, PASSWORD, "203.0.113.11", appAt(now + HELD_MS));
     expect(locked.status).toBe(429);
     expect(locked.headers.get("retry-after")).toBe("60");
   });

@@ -1,6 +1,7 @@
 // The sign-in throttle's rules, as pure functions of a state and the time, so the Durable Object
 // (login-throttle.ts) only loads, applies and stores them, and the rules are tested without it. A
 // login's pairs, known addresses and ceiling together: account-policy.ts.
+import { REFUSAL_FLOOR_MS } from "../auth/pace";
 import { MAIL_LIMIT_PER_CLIENT_DEFAULT } from "../settings";
 
 /**
@@ -11,10 +12,25 @@ import { MAIL_LIMIT_PER_CLIENT_DEFAULT } from "../settings";
  */
 export type ThrottleKind = "account" | "address" | "inbox" | "client";
 
-export type Policy = { limit: number; windowMs: number; lockMs: number; maxLockMs: number };
+export type Policy = {
+  limit: number;
+  windowMs: number;
+  lockMs: number;
+  maxLockMs: number;
+  /** False where a count is never given back, so no refusal waits for one (`refusal`). */
+  givenBack?: false;
+};
 
 const MINUTE_MS = 60_000;
 export const DAY_MS = 24 * 60 * MINUTE_MS;
+
+/**
+ * How long a request may hold a count it gives back (a sign-in refused by its login or with the
+ * right password, a reset code that sets the password, a mail refused by its address): one or two
+ * calls to other objects, or one password check and a D1 write. No longer than the floor a failed
+ * sign-in is answered at, so a client's attempt after its own failure finds that count settled.
+ */
+export const HELD_MS = REFUSAL_FLOOR_MS;
 
 /**
  * Each count starts over when its lock ends (`reserve`).
@@ -40,10 +56,23 @@ export const POLICIES: Record<ThrottleKind | "pair" | "mail", Policy> = {
   // Mail to one address (verification and password reset together), not sign-in rules: they keep
   // the service from flooding an inbox. One client address may ask for 5 in any hour, then none
   // until the hour is out; so a stranger spends only its own share, never the account holder's.
-  mail: { limit: 5, windowMs: 60 * MINUTE_MS, lockMs: 60 * MINUTE_MS, maxLockMs: 60 * MINUTE_MS },
+  // Neither is ever given back: reserveInbox counts both or neither, and nothing returns them.
+  mail: {
+    limit: 5,
+    windowMs: 60 * MINUTE_MS,
+    lockMs: 60 * MINUTE_MS,
+    maxLockMs: 60 * MINUTE_MS,
+    givenBack: false,
+  },
   // Every client together may ask for 30 in any hour: silencing an address for the rest of the hour
   // takes six client addresses (IPv4, or IPv6 /64s) asking five times each.
-  inbox: { limit: 30, windowMs: 60 * MINUTE_MS, lockMs: 60 * MINUTE_MS, maxLockMs: 60 * MINUTE_MS },
+  inbox: {
+    limit: 30,
+    windowMs: 60 * MINUTE_MS,
+    lockMs: 60 * MINUTE_MS,
+    maxLockMs: 60 * MINUTE_MS,
+    givenBack: false,
+  },
   // One client address may ask for MAIL_LIMIT_PER_CLIENT mails an hour to any addresses (each call
   // passes the setting as the limit), then none until the hour is out: each mail asked for writes a
   // token row, whether or not an account has the address.
@@ -93,6 +122,21 @@ function standing(state: ThrottleState, policy: Policy): ThrottleState {
 }
 
 /**
+ * A refusal by the `counted` reservations until `untilMs`. Those younger than HELD_MS may still be
+ * given back by the requests holding them, which would lift it: when it stands on them alone, it
+ * says to come back once they are settled (a second), not at the lock's or the window's end, up to
+ * an hour away. Settled counts keep their whole wait.
+ */
+function refusal(counted: number[], policy: Policy, untilMs: number, nowMs: number): Reservation {
+  const settled = counted.filter((t) => nowMs - t >= HELD_MS).length;
+  const endMs =
+    policy.givenBack !== false && settled < policy.limit
+      ? Math.min(untilMs, Math.max(...counted) + HELD_MS)
+      : untilMs;
+  return { allowed: false, retryAfterS: Math.ceil((endMs - nowMs) / 1000) };
+}
+
+/**
  * Counts one attempt before its password is checked, so parallel attempts cannot pass the limit:
  * the attempt that reaches it is let through and starts the lock, every later one is refused
  * until the lock ends. A lock that has ended starts a fresh window; its level stays for the back-off.
@@ -106,7 +150,7 @@ export function reserve(
   if (state.lockedUntilMs > nowMs)
     return {
       state,
-      reservation: { allowed: false, retryAfterS: Math.ceil((state.lockedUntilMs - nowMs) / 1000) },
+      reservation: refusal(state.failuresMs, policy, state.lockedUntilMs, nowMs),
     };
   const lockEnded = state.lockedUntilMs !== 0;
   const forgotten = nowMs - state.lastAttemptMs >= BACKOFF_MEMORY_MS;
@@ -116,10 +160,7 @@ export function reserve(
   if (over >= 0)
     return {
       state,
-      reservation: {
-        allowed: false,
-        retryAfterS: Math.ceil((failuresMs[over]! + policy.windowMs - nowMs) / 1000),
-      },
+      reservation: refusal(failuresMs, policy, failuresMs[over]! + policy.windowMs, nowMs),
     };
   failuresMs.push(nowMs);
   const locks = forgotten ? 0 : state.locks;
