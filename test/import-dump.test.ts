@@ -16,6 +16,7 @@ import {
 import { readTargetRows, SchemaMissing, TARGET_QUERIES } from "../scripts/import/target";
 import {
   decodeEntities,
+  type ImportOptions,
   importFromChunks,
   importFromText,
   parseRoles,
@@ -25,7 +26,7 @@ import {
   utcSeconds,
 } from "../scripts/import/wordpress";
 import { MAX_MINOR } from "../src/ledger/money";
-import { dump } from "./import-helpers";
+import { dump, IMPORT_AT } from "./import-helpers";
 
 const SMALL = `-- MySQL dump 10.13
 /*!40101 SET NAMES utf8mb4 */;
@@ -879,5 +880,97 @@ describe("reading the target database", () => {
     };
     const error = await readTargetRows(later, new Set()).catch((err: unknown) => err);
     expect(error).not.toBeInstanceOf(SchemaMissing);
+  });
+});
+
+describe("transaction posts that lost their CREDIT or DEBIT term", () => {
+  /** The fixture's dump without the wp_term_relationships rows of posts `ids`. */
+  const withoutTerms = (text: string, ids: number[]) =>
+    text.replace(
+      /^(INSERT INTO `wp_term_relationships` VALUES )(.*);$/m,
+      (_, head: string, rows: string) =>
+        `${head}${rows
+          .match(/\(\d+,\d+,\d+\)/g)!
+          .filter((row) => !ids.includes(Number(row.slice(1, row.indexOf(",")))))
+          .join(",")};`,
+    );
+  const plan = (text: string, options: ImportOptions = {}) =>
+    importFromText(text, { options, nowMs: IMPORT_AT });
+
+  it("refuses a dump whose posts without their term leave the stored balances unlike the imported ones, naming posts and users", () => {
+    // Post 22 is user 2's credit of 12000 rmpn, post 35 a credit of 5 ngn: their rows lost, the
+    // site's stored balances (11500 rmpn, 1269.50 ngn) count them and the imported entries do not.
+    const text = withoutTerms(dump, [22, 35]);
+    const reason =
+      "2 wallettransaction posts with a CREDIT's or DEBIT's meta but no CREDIT or DEBIT term, in histories whose balance the site stored differs from their imported entries (user 2 (johndoe) ngn: post 35; user 2 (johndoe) rmpn: post 22): the dump lost their rows of wp_term_relationships (export the database again), or the plugin stopped between writing a post and its term (then --balances site --force brings each balance to the site's)";
+    for (const balances of ["ledger", "site"] as const) {
+      const { report } = plan(text, { balances });
+      expect(report.refused).toBe(true);
+      expect(report.refusalReasons).toEqual([reason]);
+      expect(report.transactions.withoutTerm).toEqual({
+        posts: 2,
+        differing: {
+          histories: 2,
+          posts: 2,
+          list: [
+            { userId: 2, username: "johndoe", walletId: "ngn", posts: 1, ids: [35] },
+            { userId: 2, username: "johndoe", walletId: "rmpn", posts: 1, ids: [22] },
+          ],
+        },
+      });
+    }
+    expect(plan(text).report.ignored.examples).toContainEqual({
+      reason:
+        "wallettransaction post with a CREDIT's or DEBIT's meta (txn_type) but no CREDIT or DEBIT term",
+      id: 35,
+      userId: 2,
+      walletId: "ngn",
+    });
+    // --force imports the rest, as planned: the refused run's statements.
+    const forced = plan(text, { force: true });
+    expect(forced.report.refusalReasons).toEqual([reason]);
+    expect(forced.statements).toEqual(plan(text).statements);
+    expect(forced.report.transactions.imported).toBe(11);
+  });
+
+  it("refuses a dump that lost the term rows of its wallets too, whose stored balances it cannot compare", () => {
+    // Only a blog post's category is left of wp_term_relationships: no wallet is one, so no
+    // transaction is imported and no balance compared, while the site stored balances other than 0.
+    const text = withoutTerms(
+      dump,
+      [10, 11, 12, 13, 14, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 34, 35, 36],
+    );
+    expect(text).toContain("INSERT INTO `wp_term_relationships` VALUES (32,7,0);");
+    const { report } = plan(text);
+    expect(report.transactions.imported).toBe(0);
+    expect(report.refused).toBe(true);
+    expect(report.transactions.withoutTerm).toMatchObject({
+      posts: 13,
+      differing: { histories: 6, posts: 13 },
+    });
+  });
+
+  it("lists, and does not refuse, such a post whose history's stored balance agrees with the imported entries", () => {
+    // The plugin stopped between a post and its term, the stored balance not counting it (or its
+    // row lost where the site's balance had drifted by as much): one stray post of no consequence.
+    const stray =
+      "INSERT INTO `wp_posts` VALUES (950,3,'2024-01-01 11:00:00','2024-01-01 10:00:00','Amount:7','TRANSACTION 950','','publish','open','closed','','transaction-950','','','2024-01-01 11:00:00','2024-01-01 10:00:00','',0,'https://oldsite.example/?p=950',0,'wallettransaction','',0);\n" +
+      "INSERT INTO `wp_postmeta` VALUES (9500,950,'amount','7'),(9501,950,'currency','ngn'),(9502,950,'txn_type','CREDIT');\n";
+    const { report, statements } = plan(dump + stray);
+    expect(report.refused).toBe(false);
+    expect(report.transactions.withoutTerm).toEqual({
+      posts: 1,
+      differing: { histories: 0, posts: 0, list: [] },
+    });
+    expect(statements).toEqual(plan(dump).statements);
+    // The same post counted in user 3's stored ngn balance (57, not 50) is refused.
+    const counted = (dump + stray).replace(
+      "(29,3,'user_withdrawable_bal_ngn','50')",
+      "(29,3,'user_withdrawable_bal_ngn','57')",
+    );
+    expect(counted).not.toBe(dump + stray);
+    expect(plan(counted).report.refusalReasons).toEqual([
+      expect.stringMatching(/^1 wallettransaction post with .*\(user 3 \(amaka\) ngn: post 950\)/),
+    ]);
   });
 });

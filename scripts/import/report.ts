@@ -73,6 +73,18 @@ export type WalletStorage = {
   chosen: boolean;
 };
 
+/**
+ * A (user, wallet) history with live posts that hold a CREDIT's or DEBIT's meta but no CREDIT or
+ * DEBIT term (`posts` of them, the first `ids`).
+ */
+export type TermlessHistory = {
+  userId: number;
+  username: string;
+  walletId: string;
+  posts: number;
+  ids: number[];
+};
+
 export type ApiKeyFound = {
   id: number;
   userId: number;
@@ -139,6 +151,14 @@ export function newReport(opts: typeof DEFAULT_OPTIONS, collector: WordPressColl
         repeatedKeys: new Tally(),
         pastClientLimit: new Tally(),
         notRead: new Tally(),
+      },
+      // Live posts holding the txn_type meta (CREDIT or DEBIT) that only the plugin's record_Txn
+      // writes, but no CREDIT or DEBIT term; `differing`: those of histories whose balance the site
+      // stored differs from the imported entries, which their lost terms explain (refused unless
+      // --force). The others are a post of no consequence to a balance (listed as ignored).
+      withoutTerm: {
+        posts: 0,
+        differing: { histories: 0, posts: 0, list: [] as TermlessHistory[] },
       },
     },
     adjustments: { balance: 0, alreadyPresent: 0 },

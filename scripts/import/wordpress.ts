@@ -43,7 +43,7 @@ export function planImport(input: PlanInput): Report {
   const wallets = planWallets(ctx);
   const checked = checkTransactions(ctx, users, wallets);
   const storage = planStorage(ctx, wallets, checked);
-  const closings = compareBalances(ctx, users, wallets.wallets, storage);
+  const closings = compareBalances(ctx, users, wallets.wallets, storage, checked);
   const writer = writeEntries(ctx, users, wallets, checked, storage, closings);
   finishReport(ctx, checked, storage, writer);
   return JSON.parse(JSON.stringify(ctx.report)); // plain data: the tallies become { total, byReason, examples }

@@ -8,6 +8,7 @@ import { MAX_LISTED } from "../report";
 import { fitsPlaces, type SiteMinor, siteDecimalToMinor } from "../site-amounts";
 import type { Adjustment, PlannedUser, PlannedWallet } from "../statements";
 import { pairKey } from "../target";
+import type { CheckedTransactions } from "./check";
 import type { PlanContext } from "./context";
 import { IMPORT_KEY_PREFIX } from "./keys";
 import type { StoragePlan } from "./storage";
@@ -21,9 +22,21 @@ export function compareBalances(
   { users }: UserPlan,
   wallets: Map<string, PlannedWallet>,
   storage: StoragePlan,
+  { withoutTerm }: CheckedTransactions,
 ): Closings {
   const { report } = ctx;
   const closings: Closings = new Map();
+  // A history whose stored balance differs from its imported entries, with posts that lost their
+  // term, which the stored balance may count (refused: totals.ts).
+  const termlessDiffer = (key: string, userId: number) => {
+    const termless = withoutTerm.get(key);
+    if (!termless) return;
+    const differing = report.transactions.withoutTerm.differing;
+    differing.histories++;
+    differing.posts += termless.posts;
+    const username = users.get(userId)?.username ?? ctx.collector.users.get(userId)?.login ?? "";
+    if (differing.list.length < MAX_LISTED) differing.list.push({ ...termless, username });
+  };
   const stored = new Map<string, { userId: number; walletId: string; parts: StoredBalance }>();
   for (const [userId, meta] of ctx.collector.userMeta) {
     for (const [walletId, parts] of Object.entries(meta.balances))
@@ -46,6 +59,10 @@ export function compareBalances(
         !user ? "user not imported" : !wallet ? "wallet not imported" : "entries not imported",
         { userId, walletId },
       );
+      // None of its entries is imported (a wallet post that lost its term too): a balance stored
+      // other than 0 differs from that.
+      if (Object.values(parts).some((text) => Number(text) !== 0 && Number.isFinite(Number(text))))
+        termlessDiffer(key, userId);
       continue;
     }
     const site = storedBalance(parts, wallet, storage.sitePlaces.get(walletId)!);
@@ -56,6 +73,7 @@ export function compareBalances(
     const ledger = storage.balances.get(key)?.balance ?? 0;
     report.balances.compared++;
     if (site === ledger) continue;
+    termlessDiffer(key, userId);
     const diff = {
       userId,
       username: user.username,

@@ -2,7 +2,7 @@
 // chain's sum and extremes, per wallet the places its amounts need. Nothing is written yet.
 import { META_DATA_MAX } from "../../../src/compat/meta-data";
 import type { Post, PostGroup } from "../collect";
-import { MAX_LISTED } from "../report";
+import { MAX_LISTED, type TermlessHistory } from "../report";
 import { pairKey } from "../target";
 import type { PlanContext } from "./context";
 import { mapEntry, type SiteEntry, siteWalletId } from "./entry";
@@ -53,6 +53,8 @@ export type CheckedTransactions = {
   placesNeeded: Map<string, number>;
   /** The post_name of every entry to import. */
   slugs: FingerprintSet;
+  /** Pair key → its live posts with a CREDIT's or DEBIT's meta but no such term (termLost). */
+  withoutTerm: Map<string, Omit<TermlessHistory, "username">>;
 };
 
 export function checkTransactions(
@@ -66,10 +68,11 @@ export function checkTransactions(
     skippedPairs: new Set(),
     placesNeeded: new Map(),
     slugs: new FingerprintSet(),
+    withoutTerm: new Map(),
   };
   const keys = new FingerprintSet();
   ctx.forEachPost("checking transactions", (group) => {
-    if (wallets.walletPostIds.has(group.id) || !isTransaction(ctx, group)) return;
+    if (wallets.walletPostIds.has(group.id) || !isTransaction(ctx, group, checked)) return;
     const mapped = mapEntry(ctx, users, wallets, group, false);
     if ("ignore" in mapped) {
       ctx.report.ignored.add(mapped.ignore, { id: group.id });
@@ -115,8 +118,15 @@ export function checkTransactions(
   return checked;
 }
 
-/** Whether a post (not a wallet's) is a transaction; API keys and other posts are reported. */
-function isTransaction({ kindOf, report, collector }: PlanContext, group: PostGroup) {
+/**
+ * Whether a post (not a wallet's) is a transaction; API keys and other posts are reported, and a
+ * post that lost its CREDIT or DEBIT term is kept by its history for compareBalances.
+ */
+function isTransaction(
+  { kindOf, report, collector }: PlanContext,
+  group: PostGroup,
+  { withoutTerm }: CheckedTransactions,
+) {
   const { kind } = kindOf(group.ttids);
   if (kind === "api-key") {
     const author = Number(group.post.post_author);
@@ -131,6 +141,19 @@ function isTransaction({ kindOf, report, collector }: PlanContext, group: PostGr
       });
   } else if (kind === "wallet") {
     report.ignored.add("wallet post without wallet meta", { id: group.id });
+  } else if (kind !== "transaction" && termLost(group)) {
+    const userId = Number(group.post.post_author);
+    const walletId = siteWalletId(group.meta);
+    report.ignored.add(
+      `${collector.postType} post with a CREDIT's or DEBIT's meta (txn_type) but no CREDIT or DEBIT term`,
+      { id: group.id, userId, walletId },
+    );
+    report.transactions.withoutTerm.posts++;
+    const key = pairKey(userId, walletId);
+    let history = withoutTerm.get(key);
+    if (!history) withoutTerm.set(key, (history = { userId, walletId, posts: 0, ids: [] }));
+    history.posts++;
+    if (history.ids.length < 20) history.ids.push(group.id);
   } else if (kind !== "transaction") {
     report.ignored.add(
       `${collector.postType} post without a CREDIT, DEBIT, WALLETS or API-KEYS term`,
@@ -138,6 +161,18 @@ function isTransaction({ kindOf, report, collector }: PlanContext, group: PostGr
     );
   }
   return kind === "transaction";
+}
+
+/**
+ * A live post holding the txn_type meta, CREDIT or DEBIT, that only the plugin's record_Txn writes
+ * (in wp_insert_post, its term just after; the stored balance was updated before either): its term
+ * row is not in the dump, or PHP stopped between the post and its term.
+ */
+function termLost({ post, meta }: PostGroup) {
+  const type = String(meta.txn_type ?? "")
+    .trim()
+    .toUpperCase();
+  return post.post_status === "publish" && (type === "CREDIT" || type === "DEBIT");
 }
 
 /** Post fields the service answers with fixed values, counted where the site's post differs. */

@@ -62,7 +62,9 @@ export function finishReport(
   }
   const { conflicts } = report;
   const notRead = t.metaData.notRead.total;
-  report.refused = conflicts.length > 0 || t.skipped.total > 0 || notRead > 0;
+  const termless = t.withoutTerm.differing;
+  report.refused =
+    conflicts.length > 0 || t.skipped.total > 0 || notRead > 0 || termless.histories > 0;
   report.refusalReasons = [
     ...(conflicts.length > 0 ? [`${conflicts.length} conflicts with the database`] : []),
     ...(t.skipped.total > 0 ? [`${t.skipped.total} transactions cannot be carried over`] : []),
@@ -71,5 +73,25 @@ export function finishReport(
           `the post meta of ${notRead} transactions that the dump holds before their post (export wp_posts before wp_postmeta: mysqldump DB wp_posts wp_postmeta …)`,
         ]
       : []),
+    ...(termless.histories > 0 ? [termlessReason(ctx, termless)] : []),
   ];
+}
+
+/**
+ * Posts without their CREDIT or DEBIT term in histories whose stored balance differs from the
+ * entries: the plugin updated that balance before it wrote the post and then its term, so a dump
+ * that lost term rows imports less than the site held. One post PHP left without its term where
+ * the balance agrees is no refusal (report.ts `withoutTerm`).
+ */
+function termlessReason(
+  { collector }: PlanContext,
+  { histories, posts, list }: PlanContext["report"]["transactions"]["withoutTerm"]["differing"],
+) {
+  const named = list.slice(0, 5).map(({ userId, username, walletId, posts: n, ids }) => {
+    const shown = ids.slice(0, 5);
+    const more = n > shown.length ? ` and ${n - shown.length} more` : "";
+    return `user ${userId} (${username}) ${walletId}: post${n === 1 ? "" : "s"} ${shown.join(", ")}${more}`;
+  });
+  if (histories > named.length) named.push(`and ${histories - named.length} more histories`);
+  return `${posts} ${collector.postType} post${posts === 1 ? "" : "s"} with a CREDIT's or DEBIT's meta but no CREDIT or DEBIT term, in histories whose balance the site stored differs from their imported entries (${named.join("; ")}): the dump lost their rows of ${collector.prefix}term_relationships (export the database again), or the plugin stopped between writing a post and its term (then --balances site --force brings each balance to the site's)`;
 }
