@@ -168,6 +168,58 @@ describe("a site exported by another tool than the prescribed mysqldump", () => 
     expect(plan(cut, { force: true }).report.warnings[0]).toMatch(/^the dump holds 20 posts/);
   });
 
+  // A dump cut at a statement's end parses to its end: only the line its tool writes last tells it
+  // from a whole one. Cut here after its last INSERT, it holds every row and lacks its end.
+  const afterLastInsert = (text: string) =>
+    text.slice(0, text.indexOf(";", text.lastIndexOf("INSERT INTO")) + 1);
+  it.each([
+    [
+      "mysqldump (prescribed)",
+      dump,
+      "the dump begins as mysqldump's (-- MySQL dump 10.13  Distrib 8.0.36, for Linux (x86_64)) and lacks the line mysqldump ends it with (-- Dump completed): it was cut short; export it again (with --force, what it holds is imported)",
+    ],
+    [
+      "mysqldump 8 defaults",
+      mysqldump8,
+      "the dump begins as mysqldump's (-- MySQL dump 10.13  Distrib 8.4.0, for Linux (x86_64)) and lacks the line mysqldump ends it with (-- Dump completed): it was cut short; export it again (with --force, what it holds is imported)",
+    ],
+    [
+      "mariadb-dump 11 (wp db export)",
+      mariadbDump,
+      "the dump begins as mariadb-dump's (-- MariaDB dump 10.19-11.4.2-MariaDB, for debian-linux-gnu (x86_64)) and lacks the line mariadb-dump ends it with (-- Dump completed): it was cut short; export it again (with --force, what it holds is imported)",
+    ],
+    [
+      "phpMyAdmin",
+      phpMyAdmin,
+      "the dump opens a transaction (START TRANSACTION, as phpMyAdmin writes) and lacks the COMMIT that ends it: it was cut short; export it again (with --force, what it holds is imported)",
+    ],
+    [
+      "Adminer",
+      adminer,
+      "the dump begins as Adminer's (-- Adminer 4.8.1 MySQL 10.6.16-MariaDB-cll-lve dump) and lacks the line Adminer ends it with (the time of the export: -- YYYY-MM-DD hh:mm:ss): it was cut short; export it again (with --force, what it holds is imported)",
+    ],
+  ])(
+    "%s: refuses a dump cut at a statement's end, naming the last line it lacks",
+    (_, text, message) => {
+      const cut = afterLastInsert(text);
+      expect(cut.length).toBeLessThan(text.length);
+      expect(() => plan(cut)).toThrow(new DamagedDumpError(message));
+      const forced = plan(cut, { force: true });
+      expect(forced.report.warnings).toContain(message);
+      expect(forced.statements).toEqual(source.statements);
+    },
+  );
+
+  it("refuses no dump of a tool that writes no last line: UpdraftPlus's, mysqldump --skip-comments", () => {
+    const skipComments = mysqldump8.replace(/^--.*\n/gm, "");
+    expect(skipComments).not.toContain("-- Dump completed");
+    for (const text of [updraftPlus, skipComments]) {
+      const run = plan(afterLastInsert(text));
+      expect(run.report.refused).toBe(false);
+      expect(run.statements).toEqual(source.statements);
+    }
+  });
+
   describe("in D1", () => {
     let imported: Awaited<ReturnType<typeof ledger>>;
     beforeAll(async () => {

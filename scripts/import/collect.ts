@@ -285,6 +285,33 @@ export type UserMeta = {
   unreadBalanceKeys: string[];
 };
 
+/**
+ * The dump tools that end every dump with a line of their own: the line each begins with, the one
+ * it ends with, and that one as a refusal names it. phpMyAdmin's COMMIT is a statement instead
+ * (`transactionOpen`); UpdraftPlus's end has changed between versions, and is not read.
+ */
+const DUMP_TOOLS = [
+  {
+    name: "mysqldump",
+    first: /^-- MySQL dump /,
+    last: /^-- Dump completed\b/,
+    lastText: "-- Dump completed",
+  },
+  {
+    name: "mariadb-dump",
+    first: /^-- MariaDB dump /,
+    last: /^-- Dump completed\b/,
+    lastText: "-- Dump completed",
+  },
+  {
+    name: "Adminer",
+    first: /^-- Adminer \S+ .* dump$/,
+    last: /^-- [0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}/,
+    lastText: "the time of the export: -- YYYY-MM-DD hh:mm:ss",
+  },
+];
+type DumpTool = (typeof DUMP_TOOLS)[number];
+
 export class WordPressCollector {
   readonly prefix: string;
   /** Whether the operator named the prefix (--prefix), rather than taking the default. */
@@ -360,7 +387,20 @@ export class WordPressCollector {
    */
   declaredPrefix: string | null = null;
 
+  /**
+   * The tool whose first line the dump began with (its last one begun, for dumps written one after
+   * another), while the line it writes last is not read yet: a dump cut at a statement's end reads
+   * to its end, and only that line's absence tells it (plan/context.ts refuses it). mysqldump and
+   * mariadb-dump write both lines unless --skip-comments.
+   */
+  unfinished: { tool: DumpTool; firstLine: string } | null = null;
+  /** A START TRANSACTION (phpMyAdmin's, around its whole export) with no COMMIT after it yet. */
+  transactionOpen = false;
+
   onComment = (line: string) => {
+    const tool = DUMP_TOOLS.find((t) => t.first.test(line));
+    if (tool) this.unfinished = { tool, firstLine: line };
+    else if (this.unfinished?.tool.last.test(line)) this.unfinished = null;
     // The header only: the comments before the first row.
     if (this.declaredPrefix !== null || Object.keys(this.rowsPerTable).length > 0) return;
     this.declaredPrefix = /^# Table prefix: ([A-Za-z0-9_$]*)$/.exec(line)?.[1] ?? null;
@@ -386,6 +426,8 @@ export class WordPressCollector {
   private rowsDatabase: string | null | undefined;
 
   onStatement = (statement: string) => {
+    if (/^START\s+TRANSACTION\b/i.test(statement)) this.transactionOpen = true;
+    else if (/^COMMIT\b/i.test(statement)) this.transactionOpen = false;
     const use = /^USE\s+(`(?:[^`]|``)+`|[A-Za-z0-9_$]+)\s*$/i.exec(statement);
     if (use) this.database = identifier(use[1]!);
     const update =

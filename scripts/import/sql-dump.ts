@@ -10,8 +10,8 @@
 //   _charset introducers, X'..' / 0x.. hex (kept as text of the hex digits), b'..' bits;
 // - NULL (null), numbers and other bare words (kept as their text, so big ids stay exact);
 // - CREATE TABLE, whose column list names the values of INSERTs written without one;
-// - comments (-- …, # …, /* … */, /*!40101 … */) and other statements, which are skipped (a # line
-//   is handed to onComment), and so
+// - comments (-- …, # …, /* … */, /*!40101 … */) and other statements, which are skipped (a -- or
+//   # line is handed to onComment, a statement to onStatement), and so
 //   are the stored routines mysqldump --routines writes between `DELIMITER ;;` and `DELIMITER ;`.
 //
 // A row is read as it arrives: each value is taken out of the text as soon as it is complete, and a
@@ -98,7 +98,10 @@ export class DumpParser {
   }: {
     onRow: RowHandler;
     onTable?: (table: string, columns: string[]) => void;
-    /** Each `# …` line comment, as written (a backup plugin's header says what it holds there). */
+    /**
+     * Each `-- …` or `# …` line comment, as written: a tool's first and last lines, and a backup
+     * plugin's header, which says what it holds.
+     */
     onComment?: (line: string) => void;
     /** Each statement other than an INSERT or REPLACE (CREATE TABLE too), skipped here. */
     onStatement?: (statement: string) => void;
@@ -175,7 +178,7 @@ export class DumpParser {
       const nl = buf.indexOf("\n", p);
       if (nl < 0 && !final) return this.wait();
       const next = nl < 0 ? buf.length : nl + 1;
-      if (buf[p] === "#") this.onComment(buf.slice(p, next).trimEnd());
+      this.onComment(buf.slice(p, next).trimEnd());
       this.pos = next;
       return true;
     }

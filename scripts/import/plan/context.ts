@@ -80,6 +80,8 @@ export function startPlan({
   progress = () => {},
 }: PlanInput): PlanContext {
   const opts = { ...DEFAULT_OPTIONS, ...options };
+  const cut = cutShort(collector);
+  if (cut !== null && !opts.force) throw new DamagedDumpError(cut);
   checkPrefix(collector);
   const report = newReport(opts, collector);
   const ctx: PlanContext = {
@@ -114,8 +116,23 @@ export function startPlan({
       progress(label, indexes.length, indexes.length);
     },
   };
+  if (cut !== null) ctx.warn(cut);
   ctx.kindOf = postKinds(ctx);
   return ctx;
+}
+
+/** Why the dump reads as cut short at a statement's end (collect.ts `unfinished`), or null. */
+function cutShort({ unfinished, transactionOpen }: WordPressCollector) {
+  const then = "it was cut short; export it again (with --force, what it holds is imported)";
+  if (unfinished !== null) {
+    const { tool, firstLine } = unfinished;
+    return visible(
+      `the dump begins as ${tool.name}'s (${firstLine.slice(0, 120)}) and lacks the line ${tool.name} ends it with (${tool.lastText}): ${then}`,
+    );
+  }
+  if (transactionOpen)
+    return `the dump opens a transaction (START TRANSACTION, as phpMyAdmin writes) and lacks the COMMIT that ends it: ${then}`;
+  return null;
 }
 
 /** Term names of the plugin's taxonomy by term_taxonomy_id, and what they make a post. */
