@@ -220,6 +220,30 @@ describe("a site exported by another tool than the prescribed mysqldump", () => 
     }
   });
 
+  it("older UpdraftPlus, which wrote NULL as '': imports as the NULL would, but for a carried meta value", () => {
+    // The plugin writes no NULL itself (its amount and request_id are always text); a client's
+    // meta_data value null is one, and a meta row another plugin left. Where the import reads
+    // another value for a missing one (amount: post_content; request_id: txn_request_id), '' is
+    // read as NULL; a meta value carried as meta_data is "" (a meta_value search answers both alike).
+    const post = (value: string) =>
+      [
+        "INSERT INTO `wp_posts` VALUES (960,3,'2024-01-01 11:00:00','2024-01-01 10:00:00','Amount:7','TRANSACTION 960','','publish','open','closed','','transaction-960','','','2024-01-01 11:00:00','2024-01-01 10:00:00','',0,'https://oldsite.example/?p=960',0,'wallettransaction','',0);",
+        `INSERT INTO \`wp_postmeta\` VALUES (9600,960,'amount',${value}),(9601,960,'currency','ngn'),(9602,960,'txn_type','CREDIT'),(9603,960,'request_id',${value}),(9604,960,'txn_request_id','3_null-1'),(9605,960,'coupon',${value});`,
+        "INSERT INTO `wp_term_relationships` VALUES (960,1,0);",
+        "",
+      ].join("\n");
+    const withNull = plan(dump + post("NULL"));
+    const withEmpty = plan(dump + post("''"));
+    expect(withEmpty.report).toEqual(withNull.report);
+    expect(withNull.report.refused).toBe(false);
+    const entry = (run: typeof withNull) =>
+      run.statements.find((sql) => sql.includes("SELECT 960,"));
+    expect(entry(withNull)).toMatch(/'CREDIT', 700, '7'.*'null-1'.*\{"coupon":null\}/s);
+    expect(withEmpty.statements).toEqual(
+      withNull.statements.map((sql) => sql.replace('{"coupon":null}', '{"coupon":""}')),
+    );
+  });
+
   describe("in D1", () => {
     let imported: Awaited<ReturnType<typeof ledger>>;
     beforeAll(async () => {

@@ -118,7 +118,9 @@ function siteAmount(
   txnType: "CREDIT" | "DEBIT",
 ): { skip: string } | { amountText: string; amountUnits: bigint; places: number } {
   let amountText = amountMeta;
-  if (amountText === undefined || amountText === null) {
+  // '' as NULL: older UpdraftPlus versions wrote NULL as '' (record_Txn wrote post_content from the
+  // same amount, and never an empty one).
+  if (amountText === undefined || amountText === null || amountText === "") {
     const fromContent = /^Amount:(.*)$/s.exec(String(post.post_content ?? ""));
     if (!fromContent) return { skip: "no amount meta" };
     amountText = fromContent[1]!;
@@ -148,12 +150,15 @@ function siteAmount(
   };
 }
 
-/** request_id meta, else txn_request_id without the `<user id>_` the plugin put before it. */
+/**
+ * request_id meta, else txn_request_id without the `<user id>_` the plugin put before it (the
+ * plugin wrote both from one request_id; '' is read as NULL, which older UpdraftPlus wrote so).
+ */
 function entryRequestId(
   requestId: string | null | undefined,
   txnRequestId: string | null | undefined,
 ) {
-  if (requestId != null) return String(requestId);
+  if (requestId != null && requestId !== "") return String(requestId);
   return txnRequestId != null ? String(txnRequestId).replace(/^[0-9]+_/, "") : null;
 }
 
