@@ -1,12 +1,14 @@
 // The same site exported by each tool an owner may have instead of the prescribed mysqldump command
-// (test/fixtures/make-export-formats.ts writes them from the fixture dumps): phpMyAdmin, UpdraftPlus,
-// Adminer, mariadb-dump under `wp db export`, mysqldump 8 with its defaults. Each must be read into
-// the very statements the mysqldump fixture gives, and into D1 as the same users, balances and entries.
+// (test/fixtures/make-export-formats.ts writes them from the fixture dumps, as a test here checks):
+// phpMyAdmin, UpdraftPlus, Adminer, mariadb-dump under `wp db export`, mysqldump 8 with its
+// defaults. Each must be read into the very statements the mysqldump fixture gives, and into D1 as
+// the same users, balances and entries.
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { DamagedDumpError } from "../scripts/import/collect";
 import { DumpOptionError } from "../scripts/import/plan/context";
 import { importFromText } from "../scripts/import/wordpress";
+import { exportFormats } from "./fixtures/export-formats";
 import adminer from "./fixtures/exports/adminer.sql?raw";
 import adminerUpsert from "./fixtures/exports/adminer-insert-update.sql?raw";
 import mariadbDump from "./fixtures/exports/mariadb-dump-11.sql?raw";
@@ -67,6 +69,18 @@ describe("a site exported by another tool than the prescribed mysqldump", () => 
       expect(run.statements).toEqual(source.statements);
     },
   );
+
+  it("the exports are what test/fixtures/make-export-formats.ts writes from the fixture dumps", () => {
+    expect(exportFormats(dump, realSite.dump)).toEqual({
+      "phpmyadmin.sql": phpMyAdmin,
+      "updraftplus.sql": updraftPlus,
+      "updraftplus-real-site.sql": updraftPlusRealSite,
+      "adminer.sql": adminer,
+      "adminer-insert-update.sql": adminerUpsert,
+      "mariadb-dump-11.sql": mariadbDump,
+      "mysqldump-8.sql": mysqldump8,
+    });
+  });
 
   it("each variant is another text than the export it was made from", () => {
     for (const variant of Object.values(VARIANTS))
