@@ -335,6 +335,43 @@ describe("POST credits and debits in the dialect", () => {
     expect(await balance(user.id, wallet)).toBe(6);
   });
 
+  it("reads an amount and a user id with C's white space around them as PHP's is_numeric did: a form feed is space", async () => {
+    const { user, wallet } = await account();
+    const res = await post("credits", {
+      user_id: user.id,
+      wallet_id: wallet,
+      request_id: rid(),
+      amount: "5\f",
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(await balance(user.id, wallet)).toBe(5);
+    // `<id>\f` is numeric to PHP, so it names the user with that id, as the balance read took it
+    const read = await compatCall(
+      "GET",
+      `${API}/user-wallet-balance?user_id=${user.id}%0C&wallet_id=${wallet}`,
+      { headers: { Authorization: admin.bearer }, vars: GUARDED },
+    );
+    expect([read.status, read.body.data?.wallet_balance_raw], read.text).toEqual([200, 5]);
+  });
+
+  it("keeps a note as WordPress's sanitize_text_field wrote it: a lone < escaped with what follows it, tags stripped", async () => {
+    const { user, wallet } = await account();
+    const res = await post("credits", {
+      user_id: user.id,
+      wallet_id: wallet,
+      request_id: rid(),
+      amount: 1,
+      note: '<b>paid</b> 2 < 3 & "ok"',
+    });
+    expect(res.status, res.text).toBe(200);
+    const one = await compatCall(
+      "GET",
+      `${API}/credits?credit_id=${res.body.data.transaction_id}`,
+      { headers: { Authorization: admin.bearer }, vars: GUARDED },
+    );
+    expect(one.body.data?.note, one.text).toBe("paid 2 &lt; 3 &amp; &quot;ok&quot;");
+  });
+
   it("a missing user_id is 'cannot be zero' for credits and 'empty' for debits, as the plugin's two files had it", async () => {
     const { wallet } = await account();
     expect(

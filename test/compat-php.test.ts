@@ -22,6 +22,27 @@ describe("sanitize_text_field as the plugin ran it", () => {
     [["usd"], ""],
     [{ a: 1 }, ""],
     [undefined, ""],
+    // What WordPress 6.1 on PHP 8.2 answered for each (wp_pre_kses_less_than's esc_html, strip_tags)
+    [`a < b & "c" 'd'`, "a &lt; b &amp; &quot;c&quot; &#039;d&#039;"],
+    ["tom & jerry", "tom & jerry"],
+    [
+      "&copy; < &bogus; &#65; &#x41; &#0; &apos;",
+      "&copy; &lt; &amp;bogus; &#065; &#x41; &amp;apos;",
+    ],
+    ["1 &lt; 2 < 3", "1 &lt; 2 &lt; 3"],
+    ['<a title=">">x', "x"],
+    ["x<script>alert(1)</script>y", "xy"],
+    ["<!-- note -->paid", "paid"],
+    ["<\n>", "&lt; >"],
+    ["a\0<b>", "a"],
+    ["a\0b", "a\0b"],
+    ["a\fb\vc", "a\fb\vc"],
+    // A JSON number as PHP's json_decode and string conversion made it
+    [1e20, "1.0E+20"],
+    [0.1 + 0.2, "0.3"],
+    [1e-7, "1.0E-7"],
+    [2 ** 63, "9.2233720368548E+18"],
+    [-Infinity, "-INF"],
   ])("%j → %j", (input, output) => {
     expect(sanitizeTextField(input)).toBe(output);
   });
@@ -66,6 +87,14 @@ describe("PHP numbers", () => {
       expect(phpIsNumeric(yes), yes).toBe(true);
     for (const no of ["", "abc", "2abc", "0x1A", "1e", ".", "-", "1_000", "Infinity"])
       expect(phpIsNumeric(no), no).toBe(false);
+  });
+
+  it("is_numeric takes C's white space around a number (a form feed too), never a NUL byte", () => {
+    for (const yes of ["2\f", "\f2", "\v2", " 2\n", "\r\t2\v\f"])
+      expect(phpIsNumeric(yes), JSON.stringify(yes)).toBe(true);
+    for (const no of ["2\0", "\u00002", "2\u00a0"])
+      expect(phpIsNumeric(no), JSON.stringify(no)).toBe(false);
+    expect([phpInt("\f2"), phpInt("\u00002")]).toEqual([2, null]);
   });
 
   it("(int) truncates and refuses what no id can be", () => {

@@ -1,6 +1,8 @@
 // The few PHP and WordPress functions whose exact behaviour the plugin's answers show: clients see
-// their results echoed back (`submitted`) and as odd error keys (`{"":"wallet_id is required"}`).
-// Every reader walks its text once, without a regex that can backtrack (as src/ledger/money.ts).
+// their results echoed back (`submitted`), stored (a note, a username) and as odd error keys
+// (`{"":"wallet_id is required"}`). Each is PHP 8's or WordPress's own, checked against them on PHP
+// 8.2 and WordPress 6.1. Every reader walks its text once, without a regex that can backtrack (as
+// src/ledger/money.ts).
 
 import { EMPTY } from "../http/fields";
 import { numberText } from "../wallet/rules";
@@ -8,42 +10,183 @@ import { numberText } from "../wallet/rules";
 const isDigit = (ch: string | undefined) => ch !== undefined && ch >= "0" && ch <= "9";
 const isHex = (ch: string | undefined) =>
   ch !== undefined && (isDigit(ch) || (ch >= "a" && ch <= "f") || (ch >= "A" && ch <= "F"));
+/** What PHP's trim() removes. */
 const PHP_TRIM = " \t\n\r\0\x0B";
+/** C's isspace(): what may stand around a PHP numeric string, and what strip_tags takes for space. */
+const C_SPACE = " \t\n\v\f\r";
 
-function phpTrim(text: string) {
+function trimOf(text: string, chars: string) {
   let start = 0;
   let end = text.length;
-  while (start < end && PHP_TRIM.includes(text[start]!)) start++;
-  while (end > start && PHP_TRIM.includes(text[end - 1]!)) end--;
+  while (start < end && chars.includes(text[start]!)) start++;
+  while (end > start && chars.includes(text[end - 1]!)) end--;
   return text.slice(start, end);
 }
+const phpTrim = (text: string) => trimOf(text, PHP_TRIM);
+const asciiLower = (text: string) => text.replace(/[A-Z]+/g, (s) => s.toLowerCase());
 
-/** Tags (`<b>`) go; a `<` that opens no tag stays as `&lt;` (wp_pre_kses_less_than, strip_tags). */
+/**
+ * PHP's strip_tags() (php_strip_tags_ex, no tags allowed): a tag from `<` to its `>` (one inside
+ * quotes, or a nested `<…>`, does not end it), `<?…?>`, `<!…>` and `<!--…-->` go, and so do NUL
+ * bytes; a `<` before white space is text. Unclosed, the rest of the text goes.
+ */
 function stripTags(text: string) {
   let out = "";
-  let i = 0;
-  while (i < text.length) {
-    const ch = text[i]!;
-    if (ch !== "<") {
-      out += ch;
-      i++;
+  let state: "text" | "tag" | "php" | "bang" | "comment" = "text";
+  let quote = ""; // the quote a tag is inside
+  let last = ""; // the last quote, bracket or tag mark seen (`lc`)
+  let depth = 0; // `<` inside a tag, each waiting for its own `>`
+  let brackets = 0;
+  let xml = false;
+  const at = (i: number) => text[i] ?? "";
+  for (let p = 0; p < text.length; p++) {
+    const c = text[p]!;
+    if (state === "comment") {
+      if (c === ">" && !quote && at(p - 1) === "-" && at(p - 2) === "-") state = "text";
       continue;
     }
-    const close = text.indexOf(">", i + 1);
-    const nextOpen = text.indexOf("<", i + 1);
-    if (close !== -1 && (nextOpen === -1 || close < nextOpen)) {
-      i = close + 1;
-    } else {
-      out += "&lt;";
-      i++;
-    }
+    if (c === "\0") continue;
+    const tagOpen = c === "<" && !(p + 1 < text.length && C_SPACE.includes(at(p + 1)));
+    if (state === "text") {
+      if (tagOpen) [state, last] = ["tag", "<"];
+      else if (c === ">" && depth > 0)
+        depth--; // a `<` a comment left open inside a tag
+      else out += c;
+    } else if (c === ">" && (depth > 0 || quote)) {
+      if (depth > 0) depth--;
+    } else if (state === "tag") {
+      if (c === ">") {
+        last = ">";
+        if (!(xml && at(p - 1) === "-")) [state, xml] = ["text", false];
+      } else if (tagOpen && !quote) depth++;
+      else if ((c === '"' || c === "'") && p > 0 && (!quote || c === quote)) quote = quote ? "" : c;
+      else if (c === "!" && at(p - 1) === "<") [state, last] = ["bang", "!"];
+      else if (c === "?" && at(p - 1) === "<") [state, brackets] = ["php", 0];
+    } else if (state === "php") {
+      if ((c === "(" || c === ")") && last !== '"' && last !== "'") {
+        last = c;
+        brackets += c === "(" ? 1 : -1;
+      } else if (c === ">") {
+        if (!brackets && last !== '"' && at(p - 1) === "?") state = "text";
+      } else if ((c === '"' || c === "'") && p > 0 && at(p - 1) !== "\\") {
+        if (last === c) last = "";
+        else if (last !== "\\") last = c;
+        if (!quote || c === quote) quote = quote ? "" : c;
+      } else if ((c === "l" || c === "L") && p > 4 && asciiLower(text.slice(p - 4, p)) === "<?xm")
+        [state, xml] = ["tag", true];
+    } else if (c === ">") state = "text";
+    else if ((c === '"' || c === "'") && p > 0 && at(p - 1) !== "\\" && (!quote || c === quote))
+      quote = quote ? "" : c;
+    else if (c === "-" && p >= 2 && at(p - 1) === "-" && at(p - 2) === "!") state = "comment";
+    else if ((c === "e" || c === "E") && p > 6 && asciiLower(text.slice(p - 6, p)) === "doctyp")
+      state = "tag";
   }
   return out;
 }
 
-/** Runs of `\r\n\t ` become one space (or, with `spacesOnly`, runs of spaces). */
-const collapse = (text: string, spacesOnly = false) =>
-  text.replace(spacesOnly ? / +/g : /[ \t\n\r]+/g, " ");
+/** Named references WordPress's esc_html keeps as they are: HTML 4.01's, which PHP knows. */
+const HTML401_NAMES = new Set(
+  "nbsp iexcl cent pound curren yen brvbar sect uml copy ordf laquo not shy reg macr deg plusmn acute micro para middot cedil ordm raquo iquest Agrave Aacute Acirc Atilde Auml Aring AElig Ccedil Egrave Eacute Ecirc Euml Igrave Iacute Icirc Iuml ETH Ntilde Ograve Oacute Ocirc Otilde Ouml times Oslash Ugrave Uacute Ucirc Uuml Yacute THORN szlig agrave aacute acirc atilde auml aring aelig ccedil egrave eacute ecirc euml igrave iacute icirc iuml eth ntilde ograve oacute ocirc otilde ouml divide oslash ugrave uacute ucirc uuml yacute thorn yuml quot amp lt gt OElig oelig Scaron scaron Yuml circ tilde ensp emsp thinsp zwnj zwj lrm rlm ndash mdash lsquo rsquo sbquo ldquo rdquo bdquo dagger Dagger permil lsaquo rsaquo euro fnof Alpha Beta Gamma Delta Epsilon Zeta Eta Theta Iota Kappa Lambda Mu Nu Xi Omicron Pi Rho Sigma Tau Upsilon Phi Chi Psi Omega alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigmaf sigma tau upsilon phi chi psi omega thetasym upsih piv bull hellip prime Prime oline frasl weierp image real trade alefsym larr uarr rarr darr harr crarr lArr uArr rArr dArr hArr forall part exist empty nabla isin notin ni prod sum minus lowast radic prop infin ang and or cap cup int sim cong asymp ne equiv le ge sub sup nsub sube supe oplus otimes perp sdot lceil rceil lfloor rfloor lang rang loz spades clubs hearts diams sup1 sup2 sup3 frac14 frac12 frac34 there4".split(
+    " ",
+  ),
+);
+
+/** WordPress's valid_unicode(): a code point a numeric reference may name. */
+const validCodePoint = (n: number) =>
+  n === 9 ||
+  n === 10 ||
+  n === 13 ||
+  (n >= 0x20 && n <= 0xd7ff) ||
+  (n >= 0xe000 && n <= 0xfffd) ||
+  (n >= 0x10000 && n <= 0x10ffff);
+
+const ENTITY = /(?:([A-Za-z]{2,8}[0-9]{0,2})|#(0*[0-9]{1,7})|#[Xx](0*[0-9A-Fa-f]{1,6}));/y;
+
+/**
+ * The `&` at `at` as WordPress's esc_html writes it (wp_kses_normalize_entities, then htmlspecialchars
+ * without double encoding): a reference it knows stays (`&#65;` as `&#065;`, `&#X41;` as `&#x41;`),
+ * `&#0;` and `&#x0;` vanish (PHP's empty("0")), any other `&` is `&amp;`. Returns the text written
+ * and where the reference ended.
+ */
+function escapeAmpersand(text: string, at: number): [string, number] {
+  ENTITY.lastIndex = at + 1;
+  const [whole, name, decimal, hex] = ENTITY.exec(text) ?? [];
+  const end = at + 1 + (whole?.length ?? 0);
+  if (name !== undefined) return [HTML401_NAMES.has(name) ? `&${name};` : `&amp;${name};`, end];
+  const digits = decimal ?? hex;
+  if (digits === undefined) return ["&amp;", end];
+  if (digits === "0") return ["", end];
+  const kept = digits.replace(/^0+/, "");
+  if (!validCodePoint(Number.parseInt(digits, decimal !== undefined ? 10 : 16)))
+    return [`&amp;#${decimal ?? `x${hex}`};`, end];
+  return [decimal !== undefined ? `&#${kept.padStart(3, "0")};` : `&#x${kept};`, end];
+}
+
+const ESCAPED: Record<string, string> = { "<": "&lt;", '"': "&quot;", "'": "&#039;" };
+
+/**
+ * WordPress's wp_pre_kses_less_than(): a `<` that no `>` closes before the next `<` is esc_html'd
+ * with the text after it, up to that `<` (`a < b & c` is `a &lt; b &amp; c`); a tag is left to
+ * strip_tags.
+ */
+function escapeLoneLessThans(text: string) {
+  let out = "";
+  let i = 0;
+  for (let lt = text.indexOf("<"); lt !== -1; lt = text.indexOf("<", i)) {
+    let end = lt + 1;
+    while (end < text.length && text[end] !== "<" && text[end] !== ">") end++;
+    out += text.slice(i, lt);
+    i = text[end] === ">" ? end + 1 : end;
+    if (text[end] === ">") {
+      out += text.slice(lt, i);
+      continue;
+    }
+    for (let k = lt; k < end; ) {
+      const ch = text[k]!;
+      if (ch === "&") {
+        const [written, after] = escapeAmpersand(text, k);
+        out += written;
+        k = after;
+      } else {
+        out += ESCAPED[ch] ?? ch;
+        k++;
+      }
+    }
+  }
+  return out + text.slice(i);
+}
+
+/**
+ * WordPress's wp_strip_all_tags(): `<script>` and `<style>` elements go with what they hold
+ * (`@<(script|style)[^>]*?>.*?</\1>@si`, found here without backtracking), then strip_tags, trim.
+ */
+function wpStripAllTags(text: string) {
+  if (!text.includes("<")) return phpTrim(stripTags(text));
+  const lower = asciiLower(text);
+  const next = { script: -1, style: -1 };
+  let out = "";
+  let from = 0;
+  for (let at = 0; ; ) {
+    for (const name of ["script", "style"] as const)
+      if (next[name] !== Number.POSITIVE_INFINITY && next[name] < at) {
+        const found = lower.indexOf(`<${name}`, at);
+        next[name] = found === -1 ? Number.POSITIVE_INFINITY : found;
+      }
+    const name = next.script <= next.style ? "script" : "style";
+    const start = next[name];
+    if (start === Number.POSITIVE_INFINITY) break;
+    const open = text.indexOf(">", start + name.length + 1);
+    if (open === -1) break; // no `>` after it: none after a later one either
+    const close = lower.indexOf(`</${name}>`, open + 1);
+    if (close === -1) {
+      next[name] = Number.POSITIVE_INFINITY; // none closes after a later one either
+      continue;
+    }
+    out += text.slice(from, start);
+    from = at = close + name.length + 3;
+  }
+  return phpTrim(stripTags(out + text.slice(from)));
+}
 
 /** Removes `%hh` octets, including those that removing others forms (`%%4141` → ``). */
 function stripOctets(text: string) {
@@ -60,22 +203,68 @@ function stripOctets(text: string) {
   return { text: out.join(""), found };
 }
 
+/** PHP's text of a number json_decode read: an integer within PHP_INT_MAX its digits, else a float's. */
+export function phpNumberText(n: number) {
+  return Number.isInteger(n) && n >= -(2 ** 63) && n < 2 ** 63 ? String(n) : phpFloatText(n);
+}
+
+/**
+ * PHP's text of a float (`(string)` at precision 14): 14 significant digits of the double's exact
+ * value, rounded half to even, `0.3`, `1.0E+20`, `1.0E-5`, `INF`.
+ */
+function phpFloatText(x: number): string {
+  if (Number.isNaN(x)) return "NAN";
+  if (!Number.isFinite(x)) return x > 0 ? "INF" : "-INF";
+  if (x === 0) return Object.is(x, -0) ? "-0" : "0";
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, Math.abs(x));
+  const bits = view.getBigUint64(0);
+  const biased = Number(bits >> 52n);
+  const fraction = bits & ((1n << 52n) - 1n);
+  const mantissa = biased === 0 ? fraction : fraction | (1n << 52n);
+  const power = (biased === 0 ? 1 : biased) - 1075; // |x| = mantissa × 2^power, exactly
+  const scale = Math.max(0, -power); // |x| = digits × 10^-scale
+  let digits = (
+    power >= 0 ? mantissa << BigInt(power) : mantissa * 5n ** BigInt(-power)
+  ).toString();
+  let exponent = digits.length - 1 - scale;
+  if (digits.length > 14) {
+    const [kept, rest] = [digits.slice(0, 14), digits.slice(14)];
+    const half = `5${"0".repeat(rest.length - 1)}`;
+    const up = rest > half || (rest === half && Number(kept[13]) % 2 === 1);
+    digits = up ? (BigInt(kept) + 1n).toString() : kept;
+    if (digits.length > 14) exponent++;
+  }
+  digits = digits.replace(/0+$/, "") || "0";
+  const sign = x < 0 ? "-" : "";
+  if (exponent < -4 || exponent >= 14)
+    return `${sign}${digits[0]}.${digits.slice(1) || "0"}E${exponent < 0 ? "-" : "+"}${Math.abs(exponent)}`;
+  if (exponent < 0) return `${sign}0.${"0".repeat(-exponent - 1)}${digits}`;
+  const whole = digits.slice(0, exponent + 1).padEnd(exponent + 1, "0");
+  const rest = digits.slice(exponent + 1);
+  return sign + whole + (rest ? `.${rest}` : "");
+}
+
 /**
  * WordPress's `sanitize_text_field`, which the plugin ran on every parameter: arrays and objects
- * become "", tags are stripped, white space runs collapse, the ends are trimmed and percent-encoded
- * octets removed. (The contents of <script>/<style> elements are kept; no wallet id or user id has them.)
+ * become "", a lone `<` is escaped and tags stripped (wp_pre_kses_less_than, wp_strip_all_tags),
+ * `\r\n\t ` runs become one space, the ends are trimmed and percent-encoded octets removed. A JSON
+ * number is PHP's text of it (`1e20` is `1.0E+20`).
  */
 export function sanitizeTextField(value: unknown): string {
   const text = sanitizeKeepingOctets(value);
   const octets = stripOctets(text);
-  return octets.found ? phpTrim(collapse(octets.text, true)) : octets.text;
+  return octets.found ? phpTrim(octets.text.replace(/ +/g, " ")) : octets.text;
 }
 
 function sanitizeKeepingOctets(value: unknown) {
   if (value === undefined || value === null || value === false || typeof value === "object")
     return "";
-  const text = value === true ? "1" : String(value);
-  return phpTrim(collapse(text.includes("<") ? phpTrim(stripTags(text)) : text));
+  let text =
+    typeof value === "number" ? phpNumberText(value) : value === true ? "1" : String(value);
+  if (text.includes("<"))
+    text = wpStripAllTags(escapeLoneLessThans(text)).replaceAll("<\n", "&lt;\n");
+  return phpTrim(text.replace(/[\r\n\t ]+/g, " "));
 }
 
 /**
@@ -83,10 +272,13 @@ function sanitizeKeepingOctets(value: unknown) {
  * made the text `"1%2e5"` (sent in JSON, in a multipart field, or percent-encoded twice) the number
  * 15. A form body or query string has already been percent-decoded once (`amount=1%2e5` is 1.5);
  * an octet still in the text is kept, and the amount is not numeric. A JSON number is read as
- * wallet/v1 reads it (numberText): `0.0000001` is that text, not JavaScript's `1e-7`.
+ * wallet/v1 reads it (numberText): `0.0000001` is that text, not JavaScript's `1e-7`; one past what
+ * a double holds is PHP's `INF`, not numeric.
  */
 export const sanitizeAmountField = (value: unknown) =>
-  sanitizeKeepingOctets(typeof value === "number" ? (numberText(value) ?? String(value)) : value);
+  sanitizeKeepingOctets(
+    typeof value === "number" ? (numberText(value) ?? phpNumberText(value)) : value,
+  );
 
 /** A raw parameter as PHP's string conversion reads it (`true` is "1", `false` empty; arrays: nothing). */
 export function phpText(value: unknown) {
@@ -99,9 +291,12 @@ export function phpText(value: unknown) {
 /** PHP's `empty()` of a string: "" and "0". */
 export const phpEmpty = (text: string) => text === "" || text === "0";
 
-/** PHP 8 `is_numeric` of a string: `[ws][+-](digits[.digits]|.digits)[e[+-]digits][ws]`. */
+/**
+ * PHP 8 `is_numeric` of a string: `[ws][+-](digits[.digits]|.digits)[e[+-]digits][ws]`, where the
+ * white space is C's (a form feed too, a NUL byte not).
+ */
 export function phpIsNumeric(text: string) {
-  const t = phpTrim(text);
+  const t = trimOf(text, C_SPACE);
   let i = t[0] === "+" || t[0] === "-" ? 1 : 0;
   let digits = 0;
   for (; isDigit(t[i]); i++) digits++;
@@ -125,7 +320,7 @@ export function phpIsNumeric(text: string) {
  * leading zeros count for nothing however many (`"000…01"` → 1).
  */
 export function phpInt(text: string): number | null {
-  const t = phpTrim(text).replace(/^([+-]?)0+(?=[0-9])/, "$1");
+  const t = trimOf(text, C_SPACE).replace(/^([+-]?)0+(?=[0-9])/, "$1");
   if (t.length > 40 || !phpIsNumeric(t)) return null;
   const n = Math.trunc(Number(t));
   return Number.isSafeInteger(n) ? n : null;
@@ -142,7 +337,7 @@ const LAST_PAGE = 1_000_000;
 export function phpPage(text: string) {
   const n = phpInt(text);
   if (n !== null) return Math.min(Math.max(n, 1), LAST_PAGE);
-  return phpIsNumeric(text) && !phpTrim(text).startsWith("-") ? LAST_PAGE : 1;
+  return phpIsNumeric(text) && !trimOf(text, C_SPACE).startsWith("-") ? LAST_PAGE : 1;
 }
 
 /**
@@ -278,5 +473,5 @@ function killEntities(text: string) {
  */
 export function sanitizeUserStrict(sanitizedText: string) {
   const kept = killEntities(removeAccents(sanitizedText)).replace(/[^A-Za-z0-9 _.@-]/g, "");
-  return collapse(phpTrim(kept), true);
+  return phpTrim(kept).replace(/ +/g, " ");
 }
