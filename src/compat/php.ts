@@ -420,21 +420,25 @@ const UNDECOMPOSED: Record<string, string> = {
   º: "o",
   ɑ: "a",
   "€": "E",
+  "£": "",
 };
 
+/** The letters WordPress's remove_accents spells otherwise, in its default locale (6.1's list). */
+const ACCENTED = /[ªº£€ɑÀ-ÖØ-öø-ſƠơƯưǍ-ǜȘ-țẠ-ỹ]/gu;
+
 /**
- * WordPress's `remove_accents` for Latin letters: each letter with accents (`é`, `ǖ`, `ệ`, or `e`
- * followed by a combining accent) becomes the letter, and the letters above their ASCII spelling.
- * Other characters are kept.
+ * WordPress's `remove_accents`: after NFC (as WordPress normalizes with intl), each letter of its
+ * list without its accents (`é`, `ǖ`, `ệ`, `ș`; the list's others spelled as above), every other
+ * character kept (`ḱ` too, which Unicode would decompose: WordPress does not list it).
  */
 export function removeAccents(text: string) {
   if (!/[^\p{ASCII}]/u.test(text)) return text;
-  let out = "";
-  for (const ch of text.normalize("NFD")) {
-    if (ch >= "\u0300" && ch <= "\u036f") continue; // a combining accent
-    out += UNDECOMPOSED[ch] ?? ch;
-  }
-  return out;
+  return text
+    .normalize("NFC")
+    .replace(
+      ACCENTED,
+      (ch) => UNDECOMPOSED[ch] ?? ch.normalize("NFD").replace(/[\u0300-\u036f]/g, ""),
+    );
 }
 
 /**
@@ -465,13 +469,12 @@ function killEntities(text: string) {
 }
 
 /**
- * The login `wp_insert_user` stores for a `user_login` the plugin had read with
- * `sanitize_text_field` (whose text this takes: no tags and no `%hh` octets are left in it):
- * WordPress's `sanitize_user($login, true)`, accents removed, `&…;` entities dropped, then every
- * character but ASCII letters, digits, space and `_ . - @`, the ends trimmed and runs of spaces
- * made one. `José` is `Jose`, `o'brien` is `obrien`, `日本` is empty.
+ * WordPress's `sanitize_user($login, true)`, the login `wp_insert_user` stores: tags stripped
+ * (wp_strip_all_tags: `a<b` is `a`), accents removed, `%hh` octets and `&…;` entities dropped, then
+ * every character but ASCII letters, digits, space and `_ . - @`, the ends trimmed and runs of
+ * spaces made one. `José` is `Jose`, `o'brien` is `obrien`, `日本` is empty.
  */
-export function sanitizeUserStrict(sanitizedText: string) {
-  const kept = killEntities(removeAccents(sanitizedText)).replace(/[^A-Za-z0-9 _.@-]/g, "");
-  return phpTrim(kept).replace(/ +/g, " ");
+export function sanitizeUser(login: string) {
+  const plain = removeAccents(wpStripAllTags(login)).replace(/%[0-9A-Fa-f]{2}/g, "");
+  return phpTrim(killEntities(plain).replace(/[^A-Za-z0-9 _.@-]/g, "")).replace(/ +/g, " ");
 }

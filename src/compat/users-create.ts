@@ -2,15 +2,17 @@ import type { Params } from "../http/params";
 import { defineRoute } from "../http/route";
 import { answerNewSubscriber, newSubscriberFields } from "../http/user-fields";
 import { jwtRouteRefusals } from "./auth";
-import { phpText, sanitizeTextField, sanitizeUserStrict } from "./php";
+import { phpNumberText, phpText, sanitizeTextField, sanitizeUser } from "./php";
 
 const FIELDS = ["username", "user_email", "user_password", "first_name", "last_name"] as const;
 
 /**
  * The fields as the plugin handed them to its checks and to wp_insert_user: a JSON boolean is PHP's
- * text of it (`true` is "1", `false` empty), and `username` the login WordPress stores for it
- * (php.ts sanitizeUserStrict: `José` is `Jose`). Of a username WordPress could store nothing of
- * (`日本`), the text is kept, and refused as wallet/v1 refuses it.
+ * text of it (`true` is "1", `false` empty), and `username` the login WordPress stored for the text
+ * as sent (php.ts sanitizeUser: `José` is `Jose`, `kate<smith` is `kate`). The plugin checked
+ * sanitize_text_field's text for white space, so a username with any (a tab, a form feed) keeps a
+ * space and is refused as that. Of a username WordPress could store nothing of (`日本`), the checked
+ * text is kept, and refused as wallet/v1 refuses it.
  */
 function asThePluginRead(params: Params): Params {
   const read: Params = { ...params };
@@ -18,8 +20,16 @@ function asThePluginRead(params: Params): Params {
     if (typeof read[field] === "boolean") read[field] = phpText(read[field]);
   const { username } = read;
   if (typeof username === "string" || typeof username === "number") {
-    const text = sanitizeTextField(username);
-    read.username = sanitizeUserStrict(text) || text;
+    const checked = sanitizeTextField(username);
+    const spaced = /[ \t\n\v\f\r]/.test(checked);
+    read.username =
+      sanitizeUser(
+        spaced
+          ? checked.replace(/[\t\n\v\f\r]/g, " ")
+          : typeof username === "number"
+            ? phpNumberText(username)
+            : username,
+      ) || checked;
   }
   return read;
 }
