@@ -15,6 +15,8 @@ type Variables = {
   streamedBody?: ArrayBuffer;
   /** The query's `rest_route` text, when it named the route (http/wp-core.ts queryRoute). */
   queryRoute?: string;
+  /** The plugin's dialect: a JSON body's numbers as PHP's json_decode held them (http/params.ts). */
+  phpNumbers?: true;
   principal: Principal;
   requestId: string;
   /** The clock, injectable so tests can pin dates. */

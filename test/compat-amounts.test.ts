@@ -130,7 +130,7 @@ describe("answers report the amount that moved", () => {
     expect(await tableCounts()).toEqual(before);
   });
 
-  it("a JSON number written out past 40 characters: too large or not positive, by what it is", async () => {
+  it("a JSON number past what a double holds is PHP's INF, no valid amount; one a double holds is too large or not positive, by what it is", async () => {
     const { user, wallet } = await account();
     const before = await tableCounts();
     const refused = async (amount: string) =>
@@ -141,9 +141,38 @@ describe("answers report the amount that moved", () => {
           "application/json",
         )
       ).body.error;
-    expect(await refused("1e400")).toEqual({ amount: "amount is too large" });
+    expect(await refused("1e400")).toEqual({ amount: "amount requires a valid amount" });
+    expect(await refused("-1e400")).toEqual({ amount: "amount requires a valid amount" });
     expect(await refused("1e300")).toEqual({ amount: "amount is too large" });
-    expect(await refused("-1e400")).toEqual({ amount: "amount must be greater than zero" });
+    expect(await refused("-1e300")).toEqual({ amount: "amount must be greater than zero" });
+    expect(await tableCounts()).toEqual(before);
+  });
+
+  it("a transfer of a JSON number past what a double holds is no valid amount, never echoed back written out", async () => {
+    const { user, wallet } = await account("5");
+    const to = await makeUser();
+    const before = await tableCounts();
+    const transfer = (amount: string) =>
+      send(
+        "/transfers",
+        `{"transfer_from_user":${user.id},"transfer_to_user":${to.id},"wallet_id":"${wallet}","amount_to_transfer":${amount}}`,
+        "application/json",
+      );
+    const inf = await transfer("-1e400");
+    expect([inf.status, inf.body]).toEqual([
+      400,
+      {
+        status_code: 400,
+        status: false,
+        message: "invalid input",
+        error: { amount_to_transfer: "amount_to_transfer requires a valid amount" },
+      },
+    ]);
+    // Sent as text, PHP's is_numeric took it, and the plugin echoed it as sent.
+    const text = await transfer('"-1e400"');
+    expect(text.body.error).toBe(
+      "Requested amount [-1e400] is below minimum transfer amount, input amount not less than 0",
+    );
     expect(await tableCounts()).toEqual(before);
   });
 

@@ -418,6 +418,50 @@ describe("POST credits and debits in the dialect", () => {
     expect(await tableCounts()).toEqual(before);
   });
 
+  it("a JSON number user id past PHP_INT_MAX is the float json_decode made of it: 'requires an integer', in credits, debits and transfers", async () => {
+    const { user, wallet } = await account();
+    const to = await makeUser();
+    const before = await tableCounts();
+    // Written out by hand: JavaScript cannot send 2^63 exactly. PHP read these as floats, whose
+    // text (`9.2233720368548E+18`, `1.0E+20`) is no integer.
+    for (const huge of ["9223372036854775808", "1e20", "99999999999999999999"]) {
+      for (const route of ["credits", "debits"] as const) {
+        const res = await compatCall("POST", `${API}/${route}`, {
+          headers: { Authorization: admin.bearer, "Content-Type": "application/json" },
+          body: `{"user_id":${huge},"wallet_id":"${wallet}","request_id":"${rid()}","amount":1}`,
+          vars: GUARDED,
+        });
+        expect([res.status, res.body.error], `${route} ${huge}`).toEqual([
+          400,
+          { user_id: "user_id requires an integer" },
+        ]);
+      }
+      const transfer = await compatCall("POST", `${API}/transfers`, {
+        headers: { Authorization: admin.bearer, "Content-Type": "application/json" },
+        body: `{"transfer_from_user":${user.id},"transfer_to_user":${huge},"wallet_id":"${wallet}","amount_to_transfer":1}`,
+        vars: GUARDED,
+      });
+      expect([transfer.status, transfer.body.error], `transfers ${huge}`).toEqual([
+        400,
+        { transfer_to_user: "transfer_to_user requires an integer" },
+      ]);
+    }
+    // PHP_INT_MAX itself is an integer to PHP, a user id that names nobody, as the same digits sent as text.
+    for (const body of [
+      `{"user_id":9223372036854775807,"wallet_id":"${wallet}","request_id":"${rid()}","amount":1}`,
+      `{"user_id":"9223372036854775808","wallet_id":"${wallet}","request_id":"${rid()}","amount":1}`,
+    ]) {
+      const res = await compatCall("POST", `${API}/credits`, {
+        headers: { Authorization: admin.bearer, "Content-Type": "application/json" },
+        body,
+        vars: GUARDED,
+      });
+      expect(res.status, body).toBe(404);
+    }
+    expect(await tableCounts()).toEqual(before);
+    expect(to.id).toBeGreaterThan(0);
+  });
+
   it("a request_id with whitespace PHP's trim keeps (NBSP, BOM, U+2028, U+3000) is not alphanumeric: 400, nothing written, in credits, debits and transfers", async () => {
     const { user, wallet } = await account();
     const to = await makeUser();

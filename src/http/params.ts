@@ -43,9 +43,30 @@ function exactValues(key: string, value: unknown, context?: { source?: string })
   return written === plainDecimal(String(value)) ? value : written;
 }
 
+type ParsedBody = { value: unknown; numberTexts: ReadonlySet<string> };
+const NO_NUMBER_TEXTS: ReadonlySet<string> = new Set();
+
+/**
+ * What JSON.parse with `exactValues` reads from `text` (a JSON syntax error is thrown as is), and
+ * which members of the object it is were numbers kept as their decimal text.
+ */
+function parseMarking(text: string): ParsedBody {
+  const kept: [holder: object, key: string][] = [];
+  const value: unknown = JSON.parse(text, function (
+    this: object,
+    key: string,
+    read: unknown,
+    context?: { source?: string },
+  ) {
+    const written = exactValues(key, read, context);
+    if (typeof read === "number" && typeof written === "string") kept.push([this, key]);
+    return written;
+  } as (key: string, value: unknown) => unknown);
+  return { value, numberTexts: new Set(kept.filter(([o]) => o === value).map(([, key]) => key)) };
+}
+
 /** What JSON.parse with `exactValues` reads from `text` (a JSON syntax error is thrown as is). */
-export const parseExactly = (text: string): unknown =>
-  JSON.parse(text, exactValues as (key: string, value: unknown) => unknown);
+export const parseExactly = (text: string): unknown => parseMarking(text).value;
 
 /**
  * Every number `text` could hold, and digits inside its strings too (which only makes
@@ -81,10 +102,38 @@ function checkStrings(value: unknown) {
  * reviver would keep every number as parsed, so the text is parsed plainly and only its strings
  * are checked; otherwise it goes through the reviver. test/request-cpu.test.ts checks both agree.
  */
-export function parseJsonBody(text: string): unknown {
-  if (!numbersExact(text)) return parseExactly(text);
-  const body: unknown = JSON.parse(text);
-  checkStrings(body);
+export const parseJsonBody = (text: string): unknown => readJsonBody(text).value;
+
+function readJsonBody(text: string): ParsedBody {
+  if (!numbersExact(text)) return parseMarking(text);
+  const value: unknown = JSON.parse(text);
+  checkStrings(value);
+  return { value, numberTexts: NO_NUMBER_TEXTS };
+}
+
+const PHP_INT_MAX = 2n ** 63n - 1n;
+
+/**
+ * A JSON body's members as PHP's json_decode held them, for the plugin's dialect: a number kept
+ * here as its decimal text (so that an amount is read from its digits) is the double PHP made of
+ * it where PHP held no integer and lost what was written: past a double's range ±INF (PHP's `INF`,
+ * no amount, no id), an integer past PHP_INT_MAX a float (`9.2233720368548E+18`, no id). A fraction
+ * a double rounds stays as written.
+ */
+function asPhpDecoded(body: Params, numberTexts: ReadonlySet<string>): Params {
+  for (const key of numberTexts) {
+    const text = body[key];
+    if (typeof text !== "string") continue;
+    const n = Number(text);
+    const integer = /^-?[0-9]+$/.test(text);
+    if (
+      !Number.isFinite(n) ||
+      (integer
+        ? BigInt(text) > PHP_INT_MAX || BigInt(text) < -PHP_INT_MAX - 1n
+        : Math.abs(n) >= 2 ** 63)
+    )
+      body[key] = n;
+  }
   return body;
 }
 
@@ -93,7 +142,7 @@ export function parseJsonBody(text: string): unknown {
  * (invalid UTF-8, a lone surrogate escape), is WordPress's rest_invalid_json; the service's own
  * limits (checkJsonShape) are named.
  */
-function fromJson(bytes: ArrayBuffer | Uint8Array): Params {
+function fromJson(bytes: ArrayBuffer | Uint8Array, phpNumbers: boolean): Params {
   let text: string;
   try {
     text = decodeUtf8(bytes, "body");
@@ -104,15 +153,17 @@ function fromJson(bytes: ArrayBuffer | Uint8Array): Params {
   // byte order mark before the JSON, does not parse.
   if (text === "") return {};
   checkJsonShape(text);
-  let body: unknown;
+  let parsed: ParsedBody;
   try {
-    body = parseJsonBody(text);
+    parsed = readJsonBody(text);
   } catch {
     throw new InvalidJsonError();
   }
+  const body = parsed.value;
   // A body that is not an object supplies nothing; a JSON null counts as a missing field.
   if (body === null || typeof body !== "object" || Array.isArray(body)) return {};
-  return Object.fromEntries(Object.entries(body).filter(([, value]) => value !== null));
+  const params = Object.fromEntries(Object.entries(body).filter(([, value]) => value !== null));
+  return phpNumbers ? asPhpDecoded(params, parsed.numberTexts) : params;
 }
 
 /** What a multipart body the runtime cannot read is refused with. */
@@ -187,7 +238,7 @@ async function readParams(c: Context<AppEnv>): Promise<Params> {
   // WordPress reads a body on any method, GET included.
   if (json || form || multipart) {
     const bytes = c.get("streamedBody") ?? (await c.req.arrayBuffer().catch(unreadableBody));
-    if (json) body = fromJson(bytes);
+    if (json) body = fromJson(bytes, c.var.phpNumbers === true);
     else {
       const text = decodeUtf8(bytes, "body");
       body = form
