@@ -128,6 +128,40 @@ describe("POST users/login in the dialect", () => {
     });
   });
 
+  it("reads a JSON boolean as PHP's text of it, as the plugin did: true is the text 1, false is empty", async () => {
+    const json = (body: Record<string, unknown>) =>
+      compatCall("POST", LOGIN, {
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify(body),
+        vars: GUARDED,
+      });
+    // `true` is "1", a login text like any other (the plugin, which took only an e-mail there,
+    // answered "Invalid user_email"), never a missing field.
+    expect((await json({ user_email: true, user_password: true })).body).toStrictEqual({
+      status_code: 400,
+      status: "failed",
+      message: "Validation error",
+      data: [],
+      error: ["Invalid Credential"],
+    });
+    expect((await json({ user_email: false, user_password: false })).body.error).toEqual([
+      { user_email: ["user_email is required"] },
+      { user_pass: ["user_password is required"] },
+    ]);
+    // token_expiration as the plugin compared it: true == 'persistent', false and 0 == null
+    const user = await makeUser();
+    const lifetime = async (token_expiration: unknown) => {
+      const res = await json({ user_email: user.email, user_password: PASSWORD, token_expiration });
+      expect(res.status, res.text).toBe(200);
+      const payload = res.body.data.access_token.split(".")[1].replaceAll("-", "+");
+      const claims = JSON.parse(atob(payload.replaceAll("_", "/")));
+      return claims.exp - claims.iat;
+    };
+    expect([await lifetime(true), await lifetime(false), await lifetime(0)]).toEqual([
+      15_780_000, 3600, 3600,
+    ]);
+  });
+
   it("is a 404 while the namespace is off", async () => {
     const res = await compatCall("POST", LOGIN, {
       headers: FORM,

@@ -3,20 +3,29 @@ import { ok } from "../http/envelope";
 import { validationError } from "../http/errors";
 import { defineRoute, type Input } from "../http/route";
 import { LoginParams, type SignInFields, signInFields, signInWith } from "../http/user-fields";
-import { PLUGIN_EXPIRATION } from "./schemas";
+import { phpText } from "./php";
+import { PLUGIN_EXPIRATION, pluginExpiration } from "./schemas";
 
 // `POST users/login` in the plugin's dialect (plugin includes/users/login.php), envelope B: the
 // same sign-in as /wp-json/wallet/v1/users/login (throttled, constant-cost refusals, imported hashes
 // upgraded), answered as the plugin answered. Any Authorization header is ignored, as the plugin
 // ignored it (clients send `Bearer undefined` before they have a token).
-/** The sign-in's fields, after the plugin's one check of its own: `token_expiration`. */
+/**
+ * The sign-in's fields, after the plugin's one check of its own: `token_expiration`. A JSON boolean
+ * login or password is PHP's text of it (`true` is "1", `false` empty), as the plugin read it.
+ */
 const ExpirationParams = v.object({ token_expiration: PLUGIN_EXPIRATION });
 const loginInput: Input<SignInFields> = {
   schema: v.object({ ...LoginParams.entries, ...ExpirationParams.entries }),
   read: (c, params) => {
     const expiration = v.safeParse(ExpirationParams, params);
     if (!expiration.success) throw validationError({ error: expiration.issues[0].message });
-    return signInFields.read(c, params);
+    const read = { ...params };
+    for (const field of ["user_email", "username", "user_password"])
+      if (typeof read[field] === "boolean") read[field] = phpText(read[field]);
+    const persistent = pluginExpiration(params.token_expiration) === "persistent";
+    read.token_expiration = persistent ? "persistent" : undefined;
+    return signInFields.read(c, read);
   },
 };
 

@@ -111,10 +111,20 @@ export const WalletRequest = v.object({
   min_withdrawal_amount: asSent<unknown>(MIN_WITHDRAWAL),
 });
 
-/** The plugin knew only a missing `token_expiration` and "persistent" (its typo kept: clients match it). */
+/**
+ * How the plugin read `token_expiration`, by PHP 8's loose comparisons: `== null` (missing, "",
+ * false, 0, an empty array) is the hour's token, `== 'persistent'` (that text, or true) the long
+ * one, anything else refused (its typo kept: clients match it).
+ */
+export function pluginExpiration(x: unknown): "hour" | "persistent" | undefined {
+  if (x === undefined || x === null || x === "" || x === false || x === 0) return "hour";
+  if (typeof x === "object" && Object.keys(x).length === 0) return "hour";
+  return x === true || x === "persistent" ? "persistent" : undefined;
+}
+
 export const PLUGIN_EXPIRATION = v.optional(
   v.pipe(
     v.unknown(),
-    v.check((x) => x === null || x === "" || x === "persistent", "unkown token_expiration"),
+    v.check((x) => pluginExpiration(x) !== undefined, "unkown token_expiration"),
   ),
 );
