@@ -15,8 +15,12 @@ type Variables = {
   streamedBody?: ArrayBuffer;
   /** The query's `rest_route` text, when it named the route (http/wp-core.ts queryRoute). */
   queryRoute?: string;
-  /** The plugin's dialect: a JSON body's numbers as PHP's json_decode held them (http/params.ts). */
-  phpNumbers?: true;
+  /**
+   * The request is in the plugin's namespace (src/compat/): its JSON numbers are read as PHP's
+   * json_decode held them (http/params.ts), its Authorization header as the plugin split it
+   * (http/auth.ts).
+   */
+  pluginDialect?: true;
   principal: Principal;
   requestId: string;
   /** The clock, injectable so tests can pin dates. */

@@ -310,6 +310,28 @@ describe("balances with COMPAT_PUBLIC_READS off", () => {
         .status,
     ).toBe(403);
   });
+
+  it("reads the header's second word as the credential and ignores any after it, as the plugin's explode(' ', …)[1] did", async () => {
+    const { admin, user, wallet } = await funded();
+    const key = (await makeKey(admin, "read-write")).header;
+    for (const auth of [`${key} extra`, `${admin.bearer} extra words`]) {
+      const res = await read({ Authorization: auth }, user.id, wallet);
+      expect([res.status, res.body.data?.wallet_balance_raw], auth).toEqual([200, 1500.5]);
+    }
+    // A JWT route too; a second word that does not verify is still refused.
+    const users = await compatCall("GET", `${NS}/users?user_id=${user.id}`, {
+      vars: GUARDED,
+      headers: { Authorization: `${admin.bearer} extra` },
+    });
+    expect(users.status, users.text).toBe(200);
+    expect((await read({ Authorization: "Key wrong extra" }, user.id, wallet)).status).toBe(401);
+    // wallet/v1 keeps the contract's two words
+    const v1 = await call("GET", "/user-wallet-balance", {
+      auth: `${key} extra`,
+      query: { user_id: user.id, wallet_id: wallet },
+    });
+    expect(v1.status).toBe(401);
+  });
 });
 
 describe("GET users", () => {

@@ -70,7 +70,7 @@ export const compatRoutes = new Hono<AppEnv>({ strict: false })
   .use(async (c, next) => {
     const namespace = compatNamespace(c.env);
     if (namespace === null || c.req.param("ns") !== namespace) return c.notFound();
-    c.set("phpNumbers", true);
+    c.set("pluginDialect", true);
     await next();
   })
   .route("/", mountRoutes([indexRoute, ...COMPAT_ROUTES]));

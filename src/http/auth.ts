@@ -25,9 +25,10 @@ export const tokenKeys = (c: { env: AppEnv["Bindings"] }) => ({
 });
 
 async function principalFrom(c: Context<AppEnv>, header: string): Promise<Principal | null> {
-  // `<scheme> <token>`: two words split by white space (the header arrives trimmed).
+  // `<scheme> <token>`: two words split by white space (the header arrives trimmed). The plugin
+  // took the second word of `explode(" ", …)` and ignored the rest, and so does its dialect.
   const [scheme, token, ...rest] = header.split(/[ \t]+/);
-  if (!scheme || !token || rest.length > 0) return null;
+  if (!scheme || !token || (rest.length > 0 && !c.var.pluginDialect)) return null;
   const kind = scheme.toLowerCase();
   // Only API tokens: a console cookie's token is refused here like any foreign token.
   const nowMs = c.get("nowMs")();
