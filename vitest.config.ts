@@ -26,6 +26,7 @@ const FRESH_START = [
   "test/import-site-balances.test.ts",
   "test/import-slugs.test.ts",
   "test/import-wordpress.test.ts",
+  "test/import-withdrawals.test.ts",
   "test/negative-balances.test.ts",
   "test/twin-dialects.test.ts",
   // Captured plugin answers replayed as captured: wallets usd and ngn, the captures' usernames and

@@ -27,6 +27,10 @@ export type SiteCredit = {
   metaFirst?: [key: string, value: string][];
   /** Its post_date and post_date_gmt (the site in UTC); 2023-01-01 09:00:00 otherwise. */
   date?: string;
+  /** Its post_status; publish otherwise. */
+  status?: string;
+  /** More terms of the plugin's taxonomy on it (a withdrawal's WITHDRAWAL), after its type's. */
+  terms?: string[];
 };
 
 /** More of the site: posts of other types with meta of their own, and the posts table first. */
@@ -39,7 +43,7 @@ export type SiteExtras = {
 const NS = "rimplenet";
 const POST_TYPE = `${NS}transaction`;
 const TAXONOMY = `${NS}transaction_type`;
-const TERMS = { CREDIT: 1, DEBIT: 2, "RIMPLENET WALLETS": 3 } as const;
+const BASE_TERMS = { CREDIT: 1, DEBIT: 2, "RIMPLENET WALLETS": 3 } as const;
 const CAPS = {
   administrator: 'a:1:{s:13:"administrator";b:1;}',
   subscriber: 'a:1:{s:10:"subscriber";b:1;}',
@@ -60,6 +64,10 @@ export function siteDump(
   balances: Record<number, Record<string, string>> = {},
   { otherPosts = [], postsFirst = false }: SiteExtras = {},
 ) {
+  // The credits' other terms follow the plugin's own, so that a site without them is as before.
+  const TERMS: Record<string, number> = { ...BASE_TERMS };
+  for (const name of credits.flatMap((c) => c.terms ?? []))
+    TERMS[name] ??= Object.keys(TERMS).length + 1;
   const posts: DumpCell[][] = [];
   const postmeta: DumpCell[][] = [];
   const rels: DumpCell[][] = [];
@@ -73,6 +81,7 @@ export function siteDump(
     content = "",
     type = POST_TYPE,
     at = date,
+    status = "publish",
   ) =>
     posts.push([
       id,
@@ -82,7 +91,7 @@ export function siteDump(
       content,
       title,
       "",
-      "publish",
+      status,
       "closed",
       "closed",
       "",
@@ -102,7 +111,7 @@ export function siteDump(
   wallets.forEach((w, i) => {
     const id = 10 + i;
     post(id, 1, `Wallet ${w.id}`);
-    rels.push([id, TERMS["RIMPLENET WALLETS"], 0]);
+    rels.push([id, TERMS["RIMPLENET WALLETS"]!, 0]);
     const fields = {
       wallet_id: w.id.toUpperCase(),
       wallet_name: `Wallet ${w.id}`,
@@ -117,8 +126,8 @@ export function siteDump(
   credits.forEach((c, i) => {
     const id = 100 + i;
     const type = c.type ?? "CREDIT";
-    post(id, c.user, `${type} ${c.amount}`, `Amount:${c.amount}`, POST_TYPE, c.date);
-    rels.push([id, TERMS[type], 0]);
+    post(id, c.user, `${type} ${c.amount}`, `Amount:${c.amount}`, POST_TYPE, c.date, c.status);
+    for (const term of [type, ...(c.terms ?? [])]) rels.push([id, TERMS[term]!, 0]);
     const requestId = c.requestId ?? `site_${id}`;
     for (const [k, v] of c.metaFirst ?? []) meta(id, k, v);
     for (const [k, v] of Object.entries({

@@ -91,6 +91,10 @@ const TXN_META = new Set([
   "request_id",
   "txn_request_id",
   "alt_transfer_id",
+  // Whether a pending withdrawal was rejected and refunded (plan/entry.ts): written by
+  // includes/class-withdrawals.php:235 and includes/layouts/withdrawal-request-txns.php:83.
+  "txn_status",
+  "approval_action",
 ]);
 
 // Every post meta the plugin (Rimplenet 1.1.31) writes itself on transaction posts. Any other key on
@@ -128,11 +132,10 @@ const PLUGIN_TXN_META = new Set([
   "withdrawal_destination",
   "withdrawal_crypto_address",
   // includes/layouts/withdrawal-request-txns.php:68-102, admin/wallets/layouts/
-  // admin-settings-wallets.php:102-104 (and approval_time_by_user_<id>, below)
-  "approval_action",
+  // admin-settings-wallets.php:102-104 (and approval_time_by_user_<id>, below; approval_action
+  // is read, above)
   "approval_user",
-  // includes/class-withdrawals.php:235-238
-  "txn_status",
+  // includes/class-withdrawals.php:235-238 (txn_status is read, above)
   "refund_time",
   "funds_refund_id",
   "funds_wdr_refunded_id",

@@ -78,7 +78,7 @@ export function formatReport(
     `  Wallets: ${n(r.wallets.inDump)} in the dump; ${n(r.wallets.imported)} ${verb}, ${n(r.wallets.alreadyPresent)} already there, ${n(r.wallets.skipped.total)} skipped`,
   );
   lines.push(
-    `  Transactions: ${n(t.live)} published (${n(t.credits)} credits, ${n(t.debits)} debits, ${n(t.transfers)} transfers); ` +
+    `  Transactions: ${n(t.live)} live (not trashed; ${n(t.credits)} credits, ${n(t.debits)} debits, ${n(t.transfers)} transfers); ` +
       `${n(t.imported)} ${verb}, ${n(t.alreadyPresent)} already there, ${n(t.skipped.total)} skipped`,
   );
   if (t.withoutRequestId > 0)
@@ -130,6 +130,26 @@ export function formatReport(
     { limit },
   );
   tally(lines, "Zero amounts (kept as the site recorded them)", t.zeroAmounts, { limit });
+  tally(
+    lines,
+    "Transactions the site had not published (imported: their amounts were in its stored balances, and its lists showed them)",
+    t.notPublished,
+    { limit },
+  );
+  const w = r.awaitingWithdrawals;
+  if (w.total > 0) {
+    lines.push(
+      `  Withdrawals awaiting approval on the site (${n(w.total)}): each is imported as the DEBIT the site made when it was asked for (its stored balance counts it). Pay each out as the site would have on approval; to decline one, reverse it: POST /transactions/<id>/reverse with request_id wdr_refund_<id> credits it back, as the plugin's refund did (docs/migrating.md)`,
+    );
+    for (const x of w.list.slice(0, limit))
+      lines.push(
+        `    post ${x.id} of user ${x.userId} (${x.username}): ${x.walletId} ${x.amount}, asked for ${x.requestedAt} UTC`,
+      );
+    if (w.total > Math.min(w.list.length, limit))
+      lines.push(
+        `    … ${n(w.total - Math.min(w.list.length, limit))} more in the JSON report (--report FILE)`,
+      );
+  }
   if (t.metaData.entries > 0)
     lines.push(
       `  Post meta carried as meta_data: ${n(t.metaData.keys)} keys on ${n(t.metaData.entries)} entries`,

@@ -85,6 +85,17 @@ export type TermlessHistory = {
   ids: number[];
 };
 
+/** A withdrawal the site had not yet approved or refunded: imported as its DEBIT, to settle here. */
+export type AwaitingWithdrawal = {
+  id: number;
+  userId: number;
+  username: string;
+  walletId: string;
+  amount: string;
+  /** post_date_gmt, `YYYY-MM-DD HH:MM:SS` UTC. */
+  requestedAt: string;
+};
+
 export type ApiKeyFound = {
   id: number;
   userId: number;
@@ -143,6 +154,9 @@ export function newReport(opts: typeof DEFAULT_OPTIONS, collector: WordPressColl
       duplicateRequestIds: new Tally(),
       reservedRequestIds: new Tally(),
       fieldsReadingDifferently: keyedByDump<number>(),
+      // Imported posts whose status was not publish (pending withdrawals, an administrator's draft):
+      // their amounts were in the stored balances and the plugin's lists showed them.
+      notPublished: new Tally(),
       // The site's own post meta (keys the plugin did not write) carried as each entry's meta_data;
       // notRead: entries whose dump order hid some of it (refused unless --force).
       metaData: {
@@ -165,6 +179,7 @@ export function newReport(opts: typeof DEFAULT_OPTIONS, collector: WordPressColl
     negativeHistories: { total: 0, endingBelowZero: 0, list: [] as NegativeHistory[] },
     balances: { mode: opts.balances, compared: 0, ignoredMeta: new Tally() },
     balanceDifferences: { total: 0, list: [] as BalanceDifference[] },
+    awaitingWithdrawals: { total: 0, list: [] as AwaitingWithdrawal[] },
     apiKeys: { total: 0, list: [] as ApiKeyFound[] },
     ignored: new Tally(),
     otherPostTypes: collector.otherPostTypes,

@@ -45,7 +45,7 @@ describe("import:wordpress reads a dump file by what it holds", () => {
   ])("reads %s as the dump it is", (_, file) => {
     const result = dryRun(file);
     expect(result.status, result.stderr).toBe(0);
-    expect(result.stdout).toContain("Transactions: 13 published");
+    expect(result.stdout).toContain("Transactions: 13 live");
   });
 
   it.each([
@@ -177,7 +177,7 @@ describe("import:wordpress reads a dump as UTF-8 text", () => {
     const file = fileOf("edge.sql", Buffer.concat([head, Buffer.from("-- \u20a6\n"), text]));
     const result = dryRun(file);
     expect(result.status, result.stderr).toBe(0);
-    expect(result.stdout).toContain("Transactions: 13 published");
+    expect(result.stdout).toContain("Transactions: 13 live");
   });
 });
 

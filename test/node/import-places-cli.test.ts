@@ -74,7 +74,7 @@ describe("import:wordpress --places", () => {
 
     const forced = dryRun("--places", "ngn=2", "--force");
     expect(forced.status, forced.stderr).toBe(0);
-    expect(forced.stdout).toContain("Transactions: 2 published");
+    expect(forced.stdout).toContain("Transactions: 2 live");
     expect(forced.stdout).toContain("1 would import, 0 already there, 1 skipped");
     expect(forced.stdout).toContain("Dry run: nothing written.");
   });

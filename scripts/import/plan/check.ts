@@ -1,11 +1,12 @@
 // The first pass over the transactions: each post checked and counted; per (user, wallet) the
 // chain's sum and extremes, per wallet the places its amounts need. Nothing is written yet.
 import { META_DATA_MAX } from "../../../src/compat/meta-data";
+import { mysqlDate } from "../../../src/ledger/post-format";
 import type { Post, PostGroup } from "../collect";
 import { MAX_LISTED, type TermlessHistory } from "../report";
 import { pairKey } from "../target";
 import type { PlanContext } from "./context";
-import { mapEntry, type SiteEntry, siteWalletId } from "./entry";
+import { listedStatus, mapEntry, type SiteEntry, siteWalletId } from "./entry";
 import { FingerprintSet } from "./fingerprints";
 import { IMPORT_KEY_PREFIX } from "./keys";
 import type { UserPlan } from "./users";
@@ -86,6 +87,7 @@ export function checkTransactions(
     }
     const e = mapped.entry;
     noteFieldDiffs(ctx, e, group.post);
+    noteUnpublished(ctx, e, group);
     noteMetaData(ctx, e, group);
     const userKey = `${e.userId}\u0000${e.requestKey}`;
     if (e.requestKey !== null && !keys.add(userKey)) {
@@ -172,7 +174,45 @@ function termLost({ post, meta }: PostGroup) {
   const type = String(meta.txn_type ?? "")
     .trim()
     .toUpperCase();
-  return post.post_status === "publish" && (type === "CREDIT" || type === "DEBIT");
+  return listedStatus(post.post_status) && (type === "CREDIT" || type === "DEBIT");
+}
+
+/**
+ * An entry the site had not published, counted by what it is; a withdrawal awaiting approval is
+ * listed too, for the operator to pay out or reverse (docs/migrating.md). The plugin marked a
+ * rejected one refunded on the withdrawal itself (includes/class-withdrawals.php:235,
+ * includes/layouts/withdrawal-request-txns.php:83).
+ */
+function noteUnpublished({ report, kindOf }: PlanContext, e: SiteEntry, group: PostGroup) {
+  const status = String(group.post.post_status);
+  if (status === "publish") return;
+  const refunded = [group.meta.txn_status, group.meta.approval_action].includes(
+    "rejected_and_refunded",
+  );
+  const withdrawal = e.txnType === "DEBIT" && kindOf(group.ttids).names.includes("WITHDRAWAL");
+  const reason = !withdrawal
+    ? `${e.txnType} with status ${status}`
+    : refunded
+      ? `withdrawal rejected and refunded on the site (${status}; its refund is an entry of its own)`
+      : `withdrawal awaiting approval (${status})`;
+  report.transactions.notPublished.add(reason, {
+    id: e.id,
+    userId: e.userId,
+    walletId: e.walletId,
+    amount: e.amountText,
+  });
+  if (!withdrawal || refunded) return;
+  const awaiting = report.awaitingWithdrawals;
+  awaiting.total++;
+  if (awaiting.list.length < MAX_LISTED)
+    awaiting.list.push({
+      id: e.id,
+      userId: e.userId,
+      username: e.username,
+      walletId: e.walletId,
+      amount: e.amountText,
+      requestedAt: mysqlDate(e.createdAtS, "UTC"),
+    });
 }
 
 /** Post fields the service answers with fixed values, counted where the site's post differs. */

@@ -33,9 +33,15 @@ export function mapEntry(
   full = true,
 ): MappedEntry {
   const { id, post, meta } = group;
-  if (post.post_status !== "publish")
-    return { ignore: `transaction post with status ${post.post_status}` };
-  const txnType = entryType(kindOf(group.ttids).names, meta.txn_type);
+  const { names } = kindOf(group.ttids);
+  if (!listedStatus(post.post_status))
+    return {
+      ignore:
+        post.post_status === "trash" && names.includes("WITHDRAWAL")
+          ? "withdrawal trashed on the site (as its Delete With No Refund does): the site's stored balance keeps it debited, and the balance differs by its amount (--balances site follows the site)"
+          : `transaction post with status ${post.post_status}`,
+    };
+  const txnType = entryType(names, meta.txn_type);
   if (txnType === null) return { skip: "both CREDIT and DEBIT terms and no txn_type meta" };
   const userId = Number(post.post_author);
   const user = users.get(userId);
@@ -93,6 +99,18 @@ export function mapEntry(
     },
   };
 }
+
+/**
+ * Whether a post is one of the site's transactions by its status. The plugin moved the stored balance
+ * before it wrote the post, and no change of status moved it again: a withdrawal is set `pending`
+ * after its debit (includes/class-withdrawals.php:84-100), approving it publishes it, and rejecting
+ * it leaves it pending beside a refund CREDIT of its own (:207-240); draft, private and future are an
+ * administrator's edit in wp-admin. The plugin's lists (WP_Query post_status 'any') showed all of
+ * them, and hid only what WordPress excludes from search: trash (an administrator's, or a withdrawal's
+ * Delete With No Refund) and auto-draft.
+ */
+export const listedStatus = (status: string | null) =>
+  status !== "trash" && status !== "auto-draft";
 
 /** txn_type meta when it says CREDIT or DEBIT, else the post's term; null when the terms say both. */
 function entryType(terms: string[], metaType: string | null | undefined) {
