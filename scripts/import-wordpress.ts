@@ -331,7 +331,7 @@ async function main(opts: CliOptions) {
 /** What a refusal thrown while reading or planning, before any write, adds; null for other errors. */
 function nothingWritten(err: unknown) {
   if (err instanceof DamagedDumpError || err instanceof DumpSyntaxError)
-    return "Nothing was written. Export the site again, or mend the row named above.";
+    return `Nothing was written.${err.remedy === "" ? "" : ` ${err.remedy}`}`;
   if (
     err instanceof RowTooLongError ||
     err instanceof DumpOptionError ||

@@ -3,7 +3,7 @@
 // transaction posts, their meta and their term links go to a `Buckets` store keyed by post id ranges
 // (on disk for the CLI, MemoryBuckets in tests), to be read back one bucket at a time in id order.
 // No Node APIs (the Worker tests run this).
-import { DumpParser, type DumpValue, identifier, keyedByDump } from "./sql-dump";
+import { DumpParser, type DumpValue, identifier, keyedByDump, MEND_THE_ROW } from "./sql-dump";
 
 export type ImportOptions = {
   prefix?: string;
@@ -174,8 +174,19 @@ export class PostIdSet {
   }
 }
 
-/** A dump no WordPress database could have written (an id that is not one, a key twice). */
-export class DamagedDumpError extends Error {}
+/**
+ * A dump no WordPress database could have written (an id that is not one, a key twice), or one cut
+ * short; `remedy` is what the operator does, said after "Nothing was written." ("" where the
+ * message says it).
+ */
+export class DamagedDumpError extends Error {
+  constructor(
+    message: string,
+    readonly remedy = MEND_THE_ROW,
+  ) {
+    super(message);
+  }
+}
 
 // ---------------------------------------------------------------------------------------------
 // Buckets: transaction posts, their meta and term links, grouped by post id range.
@@ -459,6 +470,7 @@ export class WordPressCollector {
     else if (this.rowsDatabase !== this.database)
       throw new DamagedDumpError(
         `the dump holds tables of prefix ${this.prefix} in database ${this.rowsDatabase ?? "(the one it begins in)"} and again in ${this.database}: export the site's database alone`,
+        "",
       );
     const row = (this.rowsPerTable[table] = (this.rowsPerTable[table] ?? 0) + 1);
     const ix = this.indexer(kind, columns);

@@ -25,7 +25,23 @@ const MAX_PENDING = MAX_ROW_CHARS; // one non-INSERT statement, or one bare valu
 
 const ESCAPES: Record<string, string> = { 0: "\0", b: "\b", n: "\n", r: "\r", t: "\t", Z: "\x1a" };
 
-export class DumpSyntaxError extends Error {}
+/** What an operator does about a refused dump whose message names the row or place at fault. */
+export const MEND_THE_ROW = "Export the site again, or mend the row named above.";
+/** What an operator does about a dump cut short, whose message names no row to mend. */
+export const EXPORT_AGAIN = "Export the site again.";
+
+/**
+ * A dump no mysqldump could have written; `remedy` is what the operator does, said after "Nothing
+ * was written." ("" where the message says it).
+ */
+export class DumpSyntaxError extends Error {
+  constructor(
+    message: string,
+    readonly remedy = MEND_THE_ROW,
+  ) {
+    super(message);
+  }
+}
 
 /** A value of a dump's row: text (numbers too, as written) or null. */
 export type DumpValue = string | null;
@@ -127,18 +143,25 @@ export class DumpParser {
     this.run(true);
     const rest = this.buf.slice(this.pos).trim();
     if (this.insert || rest.length > 0)
-      throw new DumpSyntaxError(`the dump ends inside a statement: ${rest.slice(0, 80)}`);
+      throw new DumpSyntaxError(
+        `the dump ends inside a statement: ${rest.slice(0, 80)}`,
+        EXPORT_AGAIN,
+      );
     // Every line after it was skipped: a dump cut short inside a routine, or not mysqldump's.
     if (this.delimiter !== ";")
       throw new DumpSyntaxError(
         `the dump ends after DELIMITER ${this.delimiter} with no DELIMITER ; (cut short?)`,
+        EXPORT_AGAIN,
       );
   }
 
   /** Throws when what is pending has grown past any sane statement or row. */
   private wait() {
     if (this.buf.length - this.pos > MAX_PENDING)
-      throw new DumpSyntaxError(`a statement or row longer than ${MAX_PENDING} characters`);
+      throw new DumpSyntaxError(
+        `a statement or row longer than ${MAX_PENDING} characters`,
+        EXPORT_AGAIN,
+      );
     return false;
   }
 

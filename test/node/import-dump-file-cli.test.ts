@@ -134,6 +134,44 @@ describe("import:wordpress reads a dump file by what it holds", () => {
   });
 });
 
+describe("import:wordpress refusing a dump says what to do about it", () => {
+  const dump = text.toString("utf8");
+  const footer = "\n-- Dump completed on 2024-03-01 10:00:00\n";
+  const rels = /INSERT INTO `wp_term_relationships` VALUES [^\n]*\n/;
+  it.each([
+    [
+      "cut short at a statement's end",
+      fileOf("cut-at-statement.sql", Buffer.from(dump.replace(footer, "\n"))),
+      "lacks the line mysqldump ends it with (-- Dump completed): it was cut short; export it again",
+      "Nothing was written.",
+    ],
+    [
+      "without its term links",
+      fileOf("no-term-links.sql", Buffer.from(dump.replace(rels, ""))),
+      "but no rows of wp_term_relationships, which say what each post is: it holds some of the site's tables only, or was cut short; export the database again",
+      "Nothing was written.",
+    ],
+    [
+      "cut short inside a statement",
+      fileOf("cut-in-statement.sql", Buffer.from(dump.slice(0, dump.indexOf("(2,'johndoe'")))),
+      "the dump ends inside a statement",
+      "Nothing was written. Export the site again.",
+    ],
+    [
+      "holding a user id twice",
+      fileOf("user-twice.sql", Buffer.from(dump.replace("(3,'amaka'", "(2,'amaka'"))),
+      "of wp_users: ID 2 appears a second time (a damaged dump)",
+      "Nothing was written. Export the site again, or mend the row named above.",
+    ],
+  ])("%s", (_, file, refusal, advice) => {
+    const result = dryRun(file);
+    expect(result.status).toBe(1);
+    const [message, last] = result.stderr.trim().split("\n").slice(-2);
+    expect(message).toContain(refusal);
+    expect(last).toBe(advice);
+  });
+});
+
 describe("import:wordpress reads a dump as UTF-8 text", () => {
   // A site's tables in latin1, or a mysqldump run with --default-character-set=latin1: "José" is
   // the bytes 4a 6f 73 e9, no UTF-8. Read as U+FFFD, two logins (or request_ids) that differ in such

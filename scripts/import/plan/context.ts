@@ -81,7 +81,7 @@ export function startPlan({
 }: PlanInput): PlanContext {
   const opts = { ...DEFAULT_OPTIONS, ...options };
   const cut = cutShort(collector);
-  if (cut !== null && !opts.force) throw new DamagedDumpError(cut);
+  if (cut !== null && !opts.force) throw new DamagedDumpError(cut, "");
   checkPrefix(collector);
   const report = newReport(opts, collector);
   const ctx: PlanContext = {
@@ -156,7 +156,7 @@ function postKinds({ collector, opts, warn }: PlanContext) {
     .filter((table) => !(table in collector.rowsPerTable));
   if (collector.transactionPosts > 0 && missing.length > 0) {
     const text = `the dump holds ${collector.transactionPosts} posts of type ${collector.postType} but no rows of ${missing.join(", ")}, which say what each post is: it holds some of the site's tables only, or was cut short; export the database again (with --force, its users are imported alone)`;
-    if (!opts.force) throw new DamagedDumpError(text);
+    if (!opts.force) throw new DamagedDumpError(text, "");
     warn(text);
   }
   if (termOf.size === 0) {
