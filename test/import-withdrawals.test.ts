@@ -189,6 +189,13 @@ describe("importing a site with withdrawals", () => {
     expect(refunded.report.conflicts).toEqual([]);
     expect(refunded.report.transactions).toMatchObject({ imported: 1, alreadyPresent: 6 });
     expect(refunded.report.awaitingWithdrawals.total).toBe(0);
+    // Delete With No Refund trashes it (withdrawal-request-txns.php:97-107): its entry is here, the
+    // site has none now, as for any post trashed since.
+    const deleted = await runImport(SITE_OPTIONS, decided([], "trash"), { apply: false });
+    expect(deleted.report.refused).toBe(true);
+    expect(deleted.report.conflicts.map((c: Json) => c.problem)).toEqual([
+      "user 2 wallet ngn: the database holds 5 entries, more than the site's 4",
+    ]);
   });
 
   it("declines one as the report says: the reversal credits it back", async () => {
