@@ -10,6 +10,7 @@ import { Webhook } from "standardwebhooks";
 import { describe, expect, it, vi } from "vitest";
 import { createDb } from "../src/db/client";
 import { insertDelivery } from "../src/db/events";
+import { transactions } from "../src/db/schema";
 import { type Outbound, postSigned } from "../src/events/deliver";
 import {
   type DeadLetter,
@@ -37,6 +38,7 @@ import {
   INSUFFICIENT,
   type Json,
   makeAccount,
+  makeUser,
   makeWallet,
   subscribeWebhook,
   type TestUser,
@@ -964,6 +966,173 @@ describe("the Worker's queue, cron and write path", () => {
     const signedOut = await post("/sign-out", {});
     expect(signedOut.notice).toBe("ok:Signed out.");
     expect(signedOut.sent).toEqual([]);
+  });
+});
+
+describe("an event whose guid is built from SITE_URL, while SITE_URL is unset", () => {
+  // An entry written while SITE_URL was set stores no guid: it is built from SITE_URL when read.
+  // With SITE_URL unset, GET /events builds it from the request's origin; a delivery has none.
+
+  /** One consumer call for the endpoint under `vars`: what it sent, its message, what it logged. */
+  async function consume(endpointId: number, vars: { SITE_URL?: string } = {}) {
+    const { got, outbound } = receiver();
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    const batch = createMessageBatch<Nudge>("wallet-webhooks", [
+      { id: "a", timestamp: new Date(), attempts: 1, body: { endpointId } },
+    ]);
+    const ctx = createExecutionContext();
+    const consumerEnv = { ...env, ...vars };
+    await consumeNudges(batch, consumerEnv, { ...consumerDeps(consumerEnv), outbound });
+    const result = await getQueueResult(batch, ctx);
+    const logged = errors.mock.calls.map(([line]) => JSON.parse(String(line)) as Json);
+    vi.restoreAllMocks();
+    return { got: got.map((r) => JSON.parse(r.body) as Json), result, logged };
+  }
+
+  it("waits, spending no attempt, and goes out with SITE_URL's guid once it is set again, in order", async () => {
+    const { admin, user, wallet } = await makeAccount();
+    const hook = await subscribeWebhook(admin, "transaction.created,wallet.created");
+    // Written while SITE_URL was unset: the guid names the origin it came through, and is stored.
+    const unset = { SITE_URL: "" };
+    await call("POST", "/credits", {
+      auth: admin.bearer,
+      body: { request_id: unique("r"), user_id: user.id, wallet_id: wallet, amount: 2 },
+      vars: unset,
+    });
+    // Written while SITE_URL was set (the tests' own): no guid stored.
+    await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
+    await makeWallet(admin);
+    const types = "transaction.created,wallet.created";
+    const feed = await eventsAfter(admin, hook.last_event_id, types);
+    expect(feed.map((e) => e.type)).toEqual([
+      "transaction.created",
+      "transaction.created",
+      "wallet.created",
+    ]);
+    const [stored, built] = [feed[0]!.data, feed[1]!.data];
+    expect(stored.guid).toBe(`http://localhost/wallettransaction/${stored.post_name}/`);
+    expect(built.guid).toBe(`${env.SITE_URL}/wallettransaction/${built.post_name}/`);
+
+    const waiting = await consume(hook.id, unset);
+    // The stored guid goes out; the built one waits, and the wallet after it with it (order).
+    expect(waiting.got.map((e) => e.data.guid)).toEqual([stored.guid]);
+    expect(waiting.result.explicitAcks).toEqual(["a"]);
+    expect(waiting.result.retryMessages).toEqual([]);
+    expect(waiting.logged).toEqual([
+      {
+        webhook_endpoints: [hook.id],
+        setting: "SITE_URL",
+        problem: "unset, and the next event's guid is built from it",
+        effect: "webhook deliveries wait until it is set",
+      },
+    ]);
+    const log = await call("GET", `/webhooks/${hook.id}/deliveries`, { auth: admin.bearer });
+    expect(log.body.data.map((d: Json) => [d.event_id, d.status])).toEqual([
+      [feed[0]!.id, "delivered"],
+    ]);
+    expect(await webhook(admin, hook.id)).toMatchObject({ failed_attempts: 0, status: "active" });
+    // Another nudge while it is unset: still nothing sent.
+    expect((await consume(hook.id, unset)).got).toEqual([]);
+
+    // SITE_URL set again: the rest goes out, each body the feed's.
+    const back = await consume(hook.id);
+    expect(back.got).toEqual(feed.slice(1));
+    expect(back.logged).toEqual([]);
+  });
+
+  it("waits for a batch's event whose entries' guids are built from SITE_URL", async () => {
+    const { admin, user, wallet } = await makeAccount();
+    const hook = await subscribeWebhook(admin, "batch.completed");
+    const res = await call("POST", "/batches", {
+      auth: admin.bearer,
+      body: {
+        request_id: unique("b"),
+        operations: [{ type: "credit", user_id: user.id, wallet_id: wallet, amount: "1" }],
+      },
+    });
+    expect(res.status, res.text).toBe(200);
+    const feed = await eventsAfter(admin, hook.last_event_id, "batch.completed");
+    expect(feed).toHaveLength(1);
+    expect((await consume(hook.id, { SITE_URL: "" })).got).toEqual([]);
+    expect((await consume(hook.id)).got).toEqual(feed);
+  });
+
+  it("delivers, SITE_URL unset, what never needs it: a stored guid and the other event types", async () => {
+    const { admin, user, wallet } = await makeAccount();
+    const hook = await subscribeWebhook(
+      admin,
+      "transaction.created,wallet.created,batch.completed",
+    );
+    const unset = { SITE_URL: "" };
+    const write = (path: string, body: Json) =>
+      call("POST", path, {
+        auth: admin.bearer,
+        body: { request_id: unique("r"), ...body },
+        vars: unset,
+      });
+    await write("/credits", { user_id: user.id, wallet_id: wallet, amount: 2 });
+    await write("/batches", {
+      operations: [{ type: "credit", user_id: user.id, wallet_id: wallet, amount: "1" }],
+    });
+    await makeWallet(admin);
+    const feed = await eventsAfter(
+      admin,
+      hook.last_event_id,
+      "transaction.created,wallet.created,batch.completed",
+    );
+    expect(feed.map((e) => e.type)).toEqual([
+      "transaction.created",
+      "transaction.created",
+      "batch.completed",
+      "wallet.created",
+    ]);
+    const sent = await consume(hook.id, unset);
+    expect(sent.got).toEqual(feed);
+    expect(sent.logged).toEqual([]);
+  });
+
+  it("waits, SITE_URL unset, for an entry that stored no guid since an imported entry held it", async () => {
+    const { admin, user, wallet } = await makeAccount();
+    const hook = await subscribeWebhook(admin, "transaction.created");
+    // Two credits of one title and second: the second takes `<slug>-2`, whose guid is taken.
+    const nowMs = Date.UTC(2022, 8, 5, 14, 15, 7);
+    const post = () =>
+      call("POST", "/credits", {
+        auth: admin.bearer,
+        body: { request_id: unique("r"), user_id: user.id, wallet_id: wallet, amount: 7 },
+        vars: { SITE_URL: "" },
+        app: testApp({ nowMs: () => nowMs }),
+      });
+    await post();
+    const [first] = await eventsAfter(admin, hook.last_event_id, "transaction.created");
+    const key = unique("wp-import:").toLowerCase();
+    await createDb(env.DB)
+      .insert(transactions)
+      .values({
+        userId: (await makeUser()).id,
+        walletId: wallet,
+        txnType: "CREDIT",
+        amountMinor: 100,
+        amountText: "1",
+        balanceBeforeMinor: 0,
+        balanceAfterMinor: 100,
+        requestId: key,
+        requestKey: key,
+        note: "",
+        title: "imported",
+        slugBase: "imported",
+        slug: unique("imported-"),
+        createdAtS: 1,
+        guid: `http://localhost/wallettransaction/${first!.data.post_name}-2/`,
+        imported: true,
+      });
+    await post();
+    const waiting = await consume(hook.id, { SITE_URL: "" });
+    expect(waiting.got).toEqual([first]);
+    expect(waiting.logged).toMatchObject([{ webhook_endpoints: [hook.id], setting: "SITE_URL" }]);
+    const [, second] = await eventsAfter(admin, hook.last_event_id, "transaction.created");
+    expect(second!.data.post_name).toBe(`${first!.data.post_name}-2`);
+    expect((await consume(hook.id)).got).toEqual([second]);
   });
 });
 

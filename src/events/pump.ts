@@ -16,7 +16,7 @@ import {
 } from "../db/events";
 import type { SiteSettings } from "../ledger/transaction-record";
 import { type Outbound, postSigned } from "./deliver";
-import { eventRecord } from "./records";
+import { eventRecord, guidNeedsSite } from "./records";
 import { openSecret } from "./secrets";
 
 /** Attempts per event, the first included; the 8th failure dead-letters it. */
@@ -41,6 +41,7 @@ export type PumpDeps = {
   outbound: Outbound;
   /** WEBHOOK_SECRET_KEY: opens the endpoints' signing secrets. */
   secretKey: string;
+  /** Its siteUrl is "" while SITE_URL is unset. */
   site: SiteSettings;
   retryBaseS: number;
   /** WEBHOOK_ALLOW_LOCAL: whether a loopback URL may still be delivered to. */
@@ -58,9 +59,12 @@ export type DeadLetter = { endpointId: number; eventId: number; attempts: number
 /**
  * idle: nothing left; more: delivered PER_RUN, more waits (run again); busy: another
  * consumer holds the lease, or the endpoint is backing off or gone (it will be nudged again);
+ * unsited: the next event's guid is built from SITE_URL, which is unset, so it waits unattempted;
  * retry: an attempt failed, retry the message after `delayS`.
  */
-type PumpResult = { kind: "idle" | "more" | "busy" } | { kind: "retry"; delayS: number };
+type PumpResult =
+  | { kind: "idle" | "more" | "busy" | "unsited" }
+  | { kind: "retry"; delayS: number };
 
 /**
  * Delivers the endpoint's next events under its lease: up to PER_RUN, and none started once one is
@@ -82,11 +86,18 @@ export async function pumpEndpoint(
   let cursor = endpoint.cursorEventId;
   let attempts = endpoint.headAttempts;
   let sent = 0;
+  let unsited = false;
   run: while (sent < PER_RUN) {
     const page = await listEvents(db, cursor, PAGE, endpoint.eventTypes);
     if (page.length === 0) break;
     for (const event of page) {
       if (sent > 0 && spent()) break run;
+      // Without SITE_URL a guid built from it would be a bare path, not the URL GET /events shows
+      // (built on the request's origin): the event, and the endpoint's after it, wait for it.
+      if (deps.site.siteUrl === "" && guidNeedsSite(event)) {
+        unsited = true;
+        break run;
+      }
       const result = await deliverOne(deps, endpoint, token, secret, event, attempts + 1);
       if (result !== "advanced") return result;
       cursor = event.id;
@@ -96,6 +107,7 @@ export async function pumpEndpoint(
     }
   }
   await releaseEndpoint(db, endpointId, token);
+  if (unsited) return { kind: "unsited" };
   // An event committed while the lease was held had its message refused as busy: look again.
   return (await hasWork(db, endpointId)) ? { kind: "more" } : { kind: "idle" };
 }

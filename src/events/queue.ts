@@ -267,12 +267,15 @@ export async function consumeNudges(batch: MessageBatch<Nudge>, env: ConsumerEnv
   const metered = { ...deps, db: createDb(meter.db) };
   const untilMs = deps.nowMs() + DRAIN_BUDGET_MS;
   const spent = () => deps.nowMs() >= untilMs || meter.cost.roundTrips >= D1_CALL_BUDGET;
+  const unsited: number[] = [];
   const drain = async ([endpointId, [first, ...rest]]: [number, Message<Nudge>[]]) => {
     for (const m of rest) m.ack();
     try {
       let result = await pumpEndpoint(metered, endpointId, spent);
       while (result.kind === "more" && !spent())
         result = await pumpEndpoint(metered, endpointId, spent);
+      // As under a blocker: no attempt spent, and the cron's sweep nudges it again.
+      if (result.kind === "unsited") unsited.push(endpointId);
       // One message's retries add up across its endpoint's events (each failure of a flaky
       // receiver retries it again): before the queue's max_retries would dead-letter it, a new
       // message with the same delay takes its place.
@@ -294,6 +297,15 @@ export async function consumeNudges(batch: MessageBatch<Nudge>, env: ConsumerEnv
       for (let next = waiting.shift(); next; next = waiting.shift()) await drain(next);
     }),
   );
+  if (unsited.length > 0)
+    console.error(
+      JSON.stringify({
+        webhook_endpoints: unsited,
+        setting: "SITE_URL",
+        problem: "unset, and the next event's guid is built from it",
+        effect: "webhook deliveries wait until it is set",
+      }),
+    );
 }
 
 /** A delivery fault's log fields: D1's words and the statement (never its values), bounded. */

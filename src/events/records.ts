@@ -214,6 +214,24 @@ function dataOf(row: EventRow, site: SiteSettings) {
   }
 }
 
+/**
+ * Whether the event's record builds a guid from the site's URL: an entry of it (a transaction's, or
+ * one of a batch's) stores none, having been written while SITE_URL was set, or under a guid an
+ * imported entry already held (ledger/append.ts). A delivery has no request origin to build it on.
+ */
+export function guidNeedsSite(row: EventRow) {
+  const snapshot = JSON.parse(row.data);
+  switch (row.type as EventType) {
+    case "transaction.created":
+      return (snapshot as EntrySnapshot).guid === null;
+    case "batch.completed":
+    case "batch.reversed":
+      return (snapshot as BatchSnapshot).entries.some((entry) => entry.guid === null);
+    default:
+      return false;
+  }
+}
+
 /** One event on the wire: the feed's item, and the body a webhook delivers. */
 export const eventRecord = (row: EventRow, site: SiteSettings) => ({
   id: row.id,
