@@ -162,6 +162,37 @@ describe("POST users/login in the dialect", () => {
     ]);
   });
 
+  it("trims the password as wp_authenticate did (PHP's trim): a padded one signs in, blanks are a wrong one", async () => {
+    const user = await makeUser();
+    const padded = await compatCall("POST", LOGIN, {
+      headers: FORM,
+      body: form({ user_email: user.email, user_password: ` \t${PASSWORD}\n\0\x0B` }),
+      vars: GUARDED,
+    });
+    expect(padded.status, padded.text).toBe(200);
+    // Blanks pass the plugin's "is required" check and are empty once trimmed: a wrong password.
+    const blanks = await compatCall("POST", LOGIN, {
+      headers: FORM,
+      body: form({ user_email: user.email, user_password: " \t " }),
+      vars: GUARDED,
+    });
+    expect(blanks.body).toMatchObject({ status_code: 400, error: ["Invalid Credential"] });
+    // Only what PHP's trim() removes: a no-break space is part of the password.
+    const nbsp = await compatCall("POST", LOGIN, {
+      headers: FORM,
+      body: form({ user_email: user.email, user_password: `${PASSWORD}\u00a0` }),
+      vars: GUARDED,
+    });
+    expect(nbsp.body).toMatchObject({ status_code: 400, error: ["Invalid Credential"] });
+    // wallet/v1's sign-in takes the password exactly as sent.
+    const exact = await compatCall("POST", "/wp-json/wallet/v1/users/login", {
+      headers: FORM,
+      body: form({ user_email: user.email, user_password: ` ${PASSWORD}` }),
+      vars: GUARDED,
+    });
+    expect(exact.status, exact.text).toBe(400);
+  });
+
   it("is a 404 while the namespace is off", async () => {
     const res = await compatCall("POST", LOGIN, {
       headers: FORM,

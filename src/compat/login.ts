@@ -3,7 +3,7 @@ import { ok } from "../http/envelope";
 import { validationError } from "../http/errors";
 import { defineRoute, type Input } from "../http/route";
 import { LoginParams, type SignInFields, signInFields, signInWith } from "../http/user-fields";
-import { phpText } from "./php";
+import { phpText, phpTrim } from "./php";
 import { PLUGIN_EXPIRATION, pluginExpiration } from "./schemas";
 
 // `POST users/login` in the plugin's dialect (plugin includes/users/login.php), envelope B: the
@@ -12,12 +12,14 @@ import { PLUGIN_EXPIRATION, pluginExpiration } from "./schemas";
 // ignored it (clients send `Bearer undefined` before they have a token).
 /**
  * The sign-in's fields, after the plugin's one check of its own: `token_expiration`. A JSON boolean
- * login or password is PHP's text of it (`true` is "1", `false` empty), as the plugin read it.
+ * login or password is PHP's text of it (`true` is "1", `false` empty), as the plugin read it. The
+ * password is checked trimmed, as wp_authenticate trims it, after its "is required" check on the
+ * text as sent (blanks are then a wrong password, as there).
  */
 const ExpirationParams = v.object({ token_expiration: PLUGIN_EXPIRATION });
 const loginInput: Input<SignInFields> = {
   schema: v.object({ ...LoginParams.entries, ...ExpirationParams.entries }),
-  read: (c, params) => {
+  read: async (c, params) => {
     const expiration = v.safeParse(ExpirationParams, params);
     if (!expiration.success) throw validationError({ error: expiration.issues[0].message });
     const read = { ...params };
@@ -25,7 +27,8 @@ const loginInput: Input<SignInFields> = {
       if (typeof read[field] === "boolean") read[field] = phpText(read[field]);
     const persistent = pluginExpiration(params.token_expiration) === "persistent";
     read.token_expiration = persistent ? "persistent" : undefined;
-    return signInFields.read(c, read);
+    const fields = await signInFields.read(c, read);
+    return { ...fields, password: phpTrim(fields.password) };
   },
 };
 

@@ -22,7 +22,7 @@ function trimOf(text: string, chars: string) {
   while (end > start && chars.includes(text[end - 1]!)) end--;
   return text.slice(start, end);
 }
-const phpTrim = (text: string) => trimOf(text, PHP_TRIM);
+export const phpTrim = (text: string) => trimOf(text, PHP_TRIM);
 const asciiLower = (text: string) => text.replace(/[A-Z]+/g, (s) => s.toLowerCase());
 
 /**
