@@ -95,22 +95,24 @@ describe("--balances site", () => {
       {
         kind: "entries",
         id: "2\trmpn",
-        problem: `user 2 wallet rmpn: the database holds 2 entries, more than the site's 1${hint}`,
+        problem: `user 2 wallet rmpn: the database holds 2 entries imported from the site, more than the site's 1${hint}`,
       },
       {
         kind: "entries",
         id: "4\tngn",
-        problem: `user 4 wallet ngn: the database holds 4 entries, more than the site's 3${hint}`,
+        problem: `user 4 wallet ngn: the database holds 4 entries imported from the site, more than the site's 3${hint}`,
       },
     ]);
     expect(ledger.statements).toEqual([]);
     expect(await tableCounts()).toEqual(before);
-    // One entry more than the adjustment: not that alone, so no option is named.
+    // One entry more than the adjustment: not that alone, so the option is not named, and the
+    // entries the site no longer has are, as wherever the database holds more than the site.
     const run = await runImport({ balances: "ledger" }, trashPost(dump, 29));
     expect(run.report.conflicts).toContainEqual({
       kind: "entries",
       id: "4\tngn",
-      problem: "user 4 wallet ngn: the database holds 4 entries, more than the site's 2",
+      problem:
+        "user 4 wallet ngn: the database holds 4 entries imported from the site, more than the site's 2 (trashed or deleted there since?)",
     });
   });
 

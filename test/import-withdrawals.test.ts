@@ -194,7 +194,7 @@ describe("importing a site with withdrawals", () => {
     const deleted = await runImport(SITE_OPTIONS, decided([], "trash"), { apply: false });
     expect(deleted.report.refused).toBe(true);
     expect(deleted.report.conflicts.map((c: Json) => c.problem)).toEqual([
-      "user 2 wallet ngn: the database holds 5 entries, more than the site's 4",
+      "user 2 wallet ngn: the database holds 5 entries imported from the site, more than the site's 4 (one trashed or deleted there since?)",
     ]);
   });
 

@@ -17,12 +17,9 @@ export function finishReport(
     const s = pairs.get(key);
     const there = target.pairs.get(key);
     const skipped = pairSkips.get(key);
+    // Every entry there is imported (foreign 0): the site's, or an earlier run's adjustment.
     if (skipped === undefined && !c.conflict && there && there.foreign === 0 && there.n > c.k)
-      writer.pairConflict(
-        c,
-        key,
-        `the database holds ${there.n} entries, more than the site's ${c.k}${writer.moreThanTheSite(key, there.n - c.k)}`,
-      );
+      writer.pairConflict(c, key, writer.heldMore(key, there.n, c.k));
     const entries = s?.count ?? 0;
     if (skipped !== undefined) {
       t.skipped.add(skipped, { pair: key, entries }, entries);
@@ -54,11 +51,7 @@ export function finishReport(
     const { imported } = there;
     if (imported === 0 || writer.chains.has(key) || skippedPairs.has(key)) continue;
     if (!ctx.collector.users.has(Number(key.split("\t")[0]))) continue;
-    writer.pairConflict(
-      writer.chainOf(key),
-      key,
-      `the database holds ${imported} entries imported from the site, the site none now${writer.moreThanTheSite(key, imported) || " (trashed or deleted there since?)"}`,
-    );
+    writer.pairConflict(writer.chainOf(key), key, writer.heldMore(key, imported, 0));
   }
   const { conflicts } = report;
   const notRead = t.metaData.notRead.total;

@@ -148,13 +148,18 @@ export class ChainWriter {
   }
 
   /**
-   * Why a history holds one entry more than the site's, when an earlier --balances site run settled
-   * it: its adjustment, which a --balances ledger run does not plan. More than one: not that alone.
+   * The problem of a history the database holds more entries imported from the site of than the
+   * site has now (none: `site` 0), with its likely cause: one more, where an earlier --balances
+   * site run settled it, is its adjustment, which a --balances ledger run does not plan; else posts
+   * the site trashed or deleted since.
    */
-  moreThanTheSite(key: string, more: number) {
-    return more === 1 && this.ctx.opts.balances !== "site" && this.ctx.target.adjustedPairs.has(key)
-      ? "; it is the balance adjustment of an earlier run with --balances site, which a run with --balances ledger does not plan: import with --balances site"
-      : "";
+  heldMore(key: string, held: number, site: number) {
+    const more = held - site;
+    const cause =
+      more === 1 && this.ctx.opts.balances !== "site" && this.ctx.target.adjustedPairs.has(key)
+        ? "; it is the balance adjustment of an earlier run with --balances site, which a run with --balances ledger does not plan: import with --balances site"
+        : ` (${more === 1 ? "one " : ""}trashed or deleted there since?)`;
+    return `the database holds ${held} entries imported from the site, ${site === 0 ? "the site none now" : `more than the site's ${site}`}${cause}`;
   }
 
   /**
@@ -225,7 +230,7 @@ export class ChainWriter {
     const { imported } = there;
     const planned = this.planned.get(key) ?? 0;
     if (imported > planned && (there.foreign > 0 || there.holds > 0))
-      return `the database holds ${imported} entries imported from the site, more than the site's ${planned}${this.moreThanTheSite(key, imported - planned) || " (one trashed or deleted there since?)"}`;
+      return this.heldMore(key, imported, planned);
     // A hold reserved money against the chain as it stood; entries added under it would change
     // what it reserved from (the database checks holds on the service's writes, not on imports).
     if (there.holds > 0 && imported < planned)
