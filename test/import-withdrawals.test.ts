@@ -1,9 +1,10 @@
 // Withdrawals as Rimplenet 1.1.31 left them: withdraw_user_wallet_bal (includes/class-withdrawals.php)
 // debits the stored balance and writes a published DEBIT, then sets it `pending` with the WITHDRAWAL
 // term; an administrator approves it (published) or rejects and refunds it (it stays pending, and a
-// CREDIT `wdr_refund_<id>` of its own pays it back). Every such post is in the stored balance and in
-// the plugin's transaction lists (WP_Query post_status 'any'), so each is imported as the entry it
-// is, and the ones still awaiting approval are listed for the operator to settle.
+// CREDIT `wdr_refund_<id>` of its own pays it back), or deletes it with no refund (marked approved,
+// then trashed). Every such post is in the stored balance, and all but the trashed in the plugin's
+// transaction lists (WP_Query post_status 'any'); each is imported as the entry it is, and the ones
+// still awaiting approval are listed for the operator to settle.
 import { describe, expect, it } from "vitest";
 import { formatReport } from "../scripts/import/report-text";
 import { emptyTarget } from "../scripts/import/target";
@@ -17,7 +18,8 @@ const WALLETS = [{ id: "ngn", decimals: 2 }];
 const WITHDRAWAL = ["WITHDRAWAL"];
 // Posts 100…: member2 funded with 1,000, then asks for three withdrawals: 400 still awaiting
 // approval, 250 rejected and refunded (post 103 the refund), 100 approved. member3's credit is one
-// an administrator later set to draft in wp-admin, which moves no balance either.
+// an administrator later set to draft in wp-admin, which moves no balance either; member3 then asks
+// for 30, which the administrator deletes with no refund (post 106).
 const POSTS: SiteCredit[] = [
   { user: 2, wallet: "ngn", amount: "1000", requestId: "fund-1" },
   {
@@ -72,10 +74,32 @@ const POSTS: SiteCredit[] = [
     ],
   },
   { user: 3, wallet: "ngn", amount: "80", requestId: "fund-2", status: "draft" },
+  {
+    user: 3,
+    wallet: "ngn",
+    amount: "30",
+    type: "DEBIT",
+    requestId: "wdr-4",
+    status: "trash",
+    terms: WITHDRAWAL,
+    // What the plugin's Delete With No Refund and wp_trash_post left.
+    meta: [
+      ["approval_action", "approved"],
+      ["approval_user", "1"],
+      ["_wp_trash_meta_status", "pending"],
+      ["_wp_trash_meta_time", "1672570800"],
+    ],
+  },
 ];
-// What update_user_meta left: 1000 - 400 - 250 + 250 - 100, and member3's 80.
-const STORED = { 2: { ngn: "500" }, 3: { ngn: "80" } };
+// What update_user_meta left: 1000 - 400 - 250 + 250 - 100, and member3's 80 - 30.
+const STORED = { 2: { ngn: "500" }, 3: { ngn: "50" } };
 const site = (posts = POSTS) => siteDump(WALLETS, posts, 2, {}, STORED);
+
+const DELETED =
+  "withdrawal deleted with no refund on the site (trash, marked approved): its amount stays debited, as in the site's stored balance; the plugin's lists hid it";
+
+const TRASHED =
+  "transaction post trashed on the site with no decision of the plugin's on it: left out, as the plugin's lists left it out; trashing takes no amount back, so the site's stored balance still counts it (its balance difference names it; --balances site follows the site)";
 
 const balance = async (userId: number) => {
   const res = await call("GET", "/user-wallet-balance", {
@@ -92,15 +116,16 @@ describe("importing a site with withdrawals", () => {
     const run = await runImport(SITE_OPTIONS, site());
     const r = run.report;
     expect(r.refused).toBe(false);
-    expect(r.transactions).toMatchObject({ live: 6, imported: 6, credits: 3, debits: 3 });
+    expect(r.transactions).toMatchObject({ live: 7, imported: 7, credits: 3, debits: 4 });
     expect(r.ignored.total).toBe(0);
     expect(r.balanceDifferences.total).toBe(0);
     expect(r.transactions.notPublished.byReason).toEqual({
       "withdrawal awaiting approval (pending)": 1,
       "withdrawal rejected and refunded on the site (pending; its refund is an entry of its own)": 1,
       "CREDIT with status draft": 1,
+      [DELETED]: 1,
     });
-    expect(r.transactions.fieldsReadingDifferently.post_status).toBe(3);
+    expect(r.transactions.fieldsReadingDifferently.post_status).toBe(4);
     expect(r.awaitingWithdrawals).toEqual({
       total: 1,
       list: [
@@ -123,7 +148,7 @@ describe("importing a site with withdrawals", () => {
     );
     expect(await tableCounts()).not.toEqual(before);
     expect(await ledgerViolations()).toEqual(CLEAN);
-    expect([await balance(2), await balance(3)]).toEqual([500, 80]);
+    expect([await balance(2), await balance(3)]).toEqual([500, 50]);
   });
 
   it("lists them as the plugin's transaction lists did, pending ones included", async () => {
@@ -139,6 +164,16 @@ describe("importing a site with withdrawals", () => {
       [102, "DEBIT", "250", "publish"],
       [103, "CREDIT", "250", "publish"],
       [104, "DEBIT", "100", "publish"],
+    ]);
+    // The withdrawal deleted with no refund is listed here, where the plugin's lists hid it: the
+    // history explains the balance.
+    const member3 = await call("GET", "/transactions", {
+      auth,
+      query: { user_id: 3, security_code: 0, order: "asc" },
+    });
+    expect(member3.body.data.map((t: Json) => [t.ID, t.txn_type, t.amount])).toEqual([
+      [105, "CREDIT", "80"],
+      [106, "DEBIT", "30"],
     ]);
     // The plugin's meta search (fetchTransactions, post_status 'any') found the pending post.
     const found = await compatCall(
@@ -157,7 +192,7 @@ describe("importing a site with withdrawals", () => {
     const again = await runImport(SITE_OPTIONS, site());
     expect(again.report.refused).toBe(false);
     expect(again.statements).toEqual([]);
-    expect(again.report.transactions).toMatchObject({ imported: 0, alreadyPresent: 6 });
+    expect(again.report.transactions).toMatchObject({ imported: 0, alreadyPresent: 7 });
     expect(again.report.awaitingWithdrawals.total).toBe(1);
     expect(await tableCounts()).toEqual(before);
   });
@@ -187,13 +222,23 @@ describe("importing a site with withdrawals", () => {
       { apply: false },
     );
     expect(refunded.report.conflicts).toEqual([]);
-    expect(refunded.report.transactions).toMatchObject({ imported: 1, alreadyPresent: 6 });
+    expect(refunded.report.transactions).toMatchObject({ imported: 1, alreadyPresent: 7 });
     expect(refunded.report.awaitingWithdrawals.total).toBe(0);
-    // Delete With No Refund trashes it (withdrawal-request-txns.php:97-107): its entry is here, the
-    // site has none now, as for any post trashed since.
-    const deleted = await runImport(SITE_OPTIONS, decided([], "trash"), { apply: false });
-    expect(deleted.report.refused).toBe(true);
-    expect(deleted.report.conflicts.map((c: Json) => c.problem)).toEqual([
+    // Delete With No Refund marks it approved and trashes it (withdrawal-request-txns.php:97-107):
+    // its debit stands, the entry here is the one the site has, and nothing changes.
+    const deleted = await runImport(
+      SITE_OPTIONS,
+      decided([["approval_action", "approved"]], "trash"),
+      { apply: false },
+    );
+    expect([deleted.report.conflicts, deleted.statements]).toEqual([[], []]);
+    expect(deleted.report.transactions.notPublished.byReason[DELETED]).toBe(2);
+    expect(deleted.report.awaitingWithdrawals.total).toBe(0);
+    // Trashed in wp-admin with no decision on it: left out, so its entry here is one the site no
+    // longer has, as for any post trashed since.
+    const trashed = await runImport(SITE_OPTIONS, decided([], "trash"), { apply: false });
+    expect(trashed.report.refused).toBe(true);
+    expect(trashed.report.conflicts.map((c: Json) => c.problem)).toEqual([
       "user 2 wallet ngn: the database holds 5 entries imported from the site, more than the site's 4 (one trashed or deleted there since?)",
     ]);
   });
@@ -208,25 +253,31 @@ describe("importing a site with withdrawals", () => {
     expect(await ledgerViolations()).toEqual(CLEAN);
   });
 
-  it("leaves a withdrawal deleted with no refund out, saying why the balance differs", async () => {
-    // The administrator's "Delete With No Refund" (includes/layouts/withdrawal-request-txns.php)
-    // trashes the pending post: the stored balance keeps it debited, the plugin's lists hide it.
-    const deleted = POSTS.map((p, i) =>
-      i === 1
-        ? { ...p, status: "trash", meta: [["approval_action", "approved"]] as [string, string][] }
-        : p,
-    );
-    const run = importFromText(site(deleted), {
+  it("takes a refunded withdrawal trashed since as its debit, and leaves out one trashed undecided", async () => {
+    // Trashed in wp-admin, whose trash takes no amount back: the refunded one (102) beside its
+    // refund, and the one awaiting approval (101), on which the site recorded no decision.
+    const trashed = POSTS.map((p, i) => (i === 1 || i === 2 ? { ...p, status: "trash" } : p));
+    const run = importFromText(site(trashed), {
       options: SITE_OPTIONS,
       target: emptyTarget(),
       nowMs: IMPORT_AT,
     });
-    expect(run.report.ignored.byReason).toEqual({
-      "withdrawal trashed on the site (as its Delete With No Refund does): the site's stored balance keeps it debited, and the balance differs by its amount (--balances site follows the site)": 1,
+    const r = run.report;
+    expect(r.refused).toBe(false);
+    expect(r.transactions.notPublished.byReason).toMatchObject({
+      "withdrawal rejected and refunded, then trashed on the site (its refund is an entry of its own; the plugin's lists hid it)": 1,
     });
-    expect(run.report.awaitingWithdrawals.total).toBe(0);
+    expect(r.ignored.byReason).toEqual({ [TRASHED]: 1 });
+    expect(r.ignored.examples).toEqual([
+      { reason: TRASHED, id: 101, userId: 2, walletId: "ngn", txnType: "DEBIT", amount: "400" },
+    ]);
+    expect(r.awaitingWithdrawals.total).toBe(0);
+    // Its amount is the whole difference, and the difference names it.
     expect(
-      run.report.balanceDifferences.list.map((d: Json) => [d.userId, d.site, d.transactions]),
-    ).toEqual([[2, "500.00", "900.00"]]);
+      r.balanceDifferences.list.map((d: Json) => [d.userId, d.site, d.transactions, d.trashed]),
+    ).toEqual([[2, "500.00", "900.00", { posts: 1, ids: [101] }]]);
+    expect(formatReport(r)).toContain(
+      "    user 2 (member2) ngn: site 500.00, transactions 900.00, difference -400.00 → kept the entries: balance 900.00; the site trashed post 101 there, whose amount its stored balance still counts",
+    );
   });
 });

@@ -2,6 +2,7 @@
 // to D1 (as the CLI has wrangler do), then everything checked through the HTTP API.
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
+import { TRASHED } from "../scripts/import/plan/entry";
 import type { ImportRun } from "../scripts/import/wordpress";
 import {
   CLEAN,
@@ -72,7 +73,7 @@ describe("importing a WordPress site", () => {
       expect.objectContaining({ id: 34, userId: 2, requestId: "ABC-1" }),
     ]);
     expect(r.ignored.byReason).toEqual({
-      "transaction post with status trash": 1,
+      [TRASHED]: 1,
       "wallettransaction post without a CREDIT, DEBIT, WALLETS or API-KEYS term": 1,
     });
     expect(r.otherPostTypes).toEqual({ page: 1, post: 1, revision: 1 });

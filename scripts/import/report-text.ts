@@ -1,5 +1,5 @@
 // The import report as text for a terminal or a log (the CLI can also write it as JSON).
-import { MAX_LISTED, type Report, type TallyJson } from "./report";
+import { MAX_LISTED, type Report, type TallyJson, type TrashedPosts } from "./report";
 
 /**
  * A line as the terminal shows it: control characters (an escape sequence moves the cursor and
@@ -78,7 +78,7 @@ export function formatReport(
     `  Wallets: ${n(r.wallets.inDump)} in the dump; ${n(r.wallets.imported)} ${verb}, ${n(r.wallets.alreadyPresent)} already there, ${n(r.wallets.skipped.total)} skipped`,
   );
   lines.push(
-    `  Transactions: ${n(t.live)} live (not trashed; ${n(t.credits)} credits, ${n(t.debits)} debits, ${n(t.transfers)} transfers); ` +
+    `  Transactions: ${n(t.live)} live (not trashed, but for withdrawals the site decided; ${n(t.credits)} credits, ${n(t.debits)} debits, ${n(t.transfers)} transfers); ` +
       `${n(t.imported)} ${verb}, ${n(t.alreadyPresent)} already there, ${n(t.skipped.total)} skipped`,
   );
   if (t.withoutRequestId > 0)
@@ -189,7 +189,7 @@ export function formatReport(
   for (const d of r.balanceDifferences.list.slice(0, limit * 5)) {
     const none = d.siteStored.withdrawable === null && d.siteStored.nonwithdrawable === null;
     lines.push(
-      `    user ${d.userId} (${d.username}) ${d.walletId}: site ${d.site}${none ? " (none stored)" : ""}, transactions ${d.transactions}, difference ${d.difference} → ${d.action}`,
+      `    user ${d.userId} (${d.username}) ${d.walletId}: site ${d.site}${none ? " (none stored)" : ""}, transactions ${d.transactions}, difference ${d.difference} → ${d.action}${trashedText(d.trashed)}`,
     );
   }
   if (r.balanceDifferences.total > limit * 5)
@@ -225,4 +225,14 @@ export function formatReport(
   else if (r.refused)
     lines.push(`  --force: imported the rest; left out ${r.refusalReasons.join("; ")}.`);
   return lines.map(visible).join("\n");
+}
+
+/** A difference's posts the site trashed, which its stored balance still counts (check.ts). */
+function trashedText(trashed: TrashedPosts | undefined) {
+  if (!trashed) return "";
+  const { posts, ids } = trashed;
+  const more = posts > ids.length ? ` and ${n(posts - ids.length)} more` : "";
+  return posts === 1
+    ? `; the site trashed post ${ids[0]} there, whose amount its stored balance still counts`
+    : `; the site trashed posts ${ids.join(", ")}${more} there, whose amounts its stored balance still counts`;
 }

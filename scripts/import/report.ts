@@ -61,7 +61,12 @@ export type BalanceDifference = {
   transactions: string;
   difference: string;
   action: string;
+  /** Its posts trashed on the site and left out: the site's stored balance still counts them. */
+  trashed?: TrashedPosts;
 };
+
+/** A history's posts trashed on the site and left out: how many, the first ids. */
+export type TrashedPosts = { posts: number; ids: number[] };
 
 export type WalletStorage = {
   walletId: string;

@@ -22,7 +22,7 @@ export function compareBalances(
   { users }: UserPlan,
   wallets: Map<string, PlannedWallet>,
   storage: StoragePlan,
-  { withoutTerm }: CheckedTransactions,
+  { withoutTerm, trashed }: CheckedTransactions,
 ): Closings {
   const { report } = ctx;
   const closings: Closings = new Map();
@@ -86,6 +86,8 @@ export function compareBalances(
       transactions: exactText(ledger, wallet),
       difference: exactText(site - ledger, wallet),
       action: `kept the entries: balance ${exactText(ledger, wallet)}`,
+      // Posts trashed on the site and left out, whose amounts its stored balance still counts.
+      ...(trashed.has(key) ? { trashed: trashed.get(key) } : {}),
     };
     report.balanceDifferences.total++;
     // The ledger refuses a balance or an amount past the limit: such a site figure is reported and

@@ -3,10 +3,18 @@
 import { META_DATA_MAX } from "../../../src/compat/meta-data";
 import { mysqlDate } from "../../../src/ledger/post-format";
 import type { Post, PostGroup } from "../collect";
-import { MAX_LISTED, type TermlessHistory } from "../report";
+import { MAX_LISTED, type TermlessHistory, type TrashedPosts } from "../report";
 import { pairKey } from "../target";
 import type { PlanContext } from "./context";
-import { listedStatus, mapEntry, type SiteEntry, siteWalletId } from "./entry";
+import {
+  entryType,
+  listedStatus,
+  mapEntry,
+  type SiteEntry,
+  siteWalletId,
+  TRASHED,
+  withdrawalDecision,
+} from "./entry";
 import { FingerprintSet } from "./fingerprints";
 import { IMPORT_KEY_PREFIX } from "./keys";
 import type { UserPlan } from "./users";
@@ -56,6 +64,8 @@ export type CheckedTransactions = {
   slugs: FingerprintSet;
   /** Pair key → its live posts with a CREDIT's or DEBIT's meta but no such term (termLost). */
   withoutTerm: Map<string, Omit<TermlessHistory, "username">>;
+  /** Pair key → its posts left out as trashed (TRASHED), which the stored balance still counts. */
+  trashed: Map<string, TrashedPosts>;
 };
 
 export function checkTransactions(
@@ -70,13 +80,15 @@ export function checkTransactions(
     placesNeeded: new Map(),
     slugs: new FingerprintSet(),
     withoutTerm: new Map(),
+    trashed: new Map(),
   };
   const keys = new FingerprintSet();
   ctx.forEachPost("checking transactions", (group) => {
     if (wallets.walletPostIds.has(group.id) || !isTransaction(ctx, group, checked)) return;
     const mapped = mapEntry(ctx, users, wallets, group, false);
     if ("ignore" in mapped) {
-      ctx.report.ignored.add(mapped.ignore, { id: group.id });
+      const trashed = mapped.ignore === TRASHED ? noteTrashed(ctx, group, checked.trashed) : {};
+      ctx.report.ignored.add(mapped.ignore, { id: group.id, ...trashed });
       return;
     }
     t.live++;
@@ -178,6 +190,26 @@ function termLost({ post, meta }: PostGroup) {
 }
 
 /**
+ * A post left out as trashed, kept by its history: the site's stored balance still counts it, so
+ * that history's balance difference names it (balances.ts). Returns what the report lists of it.
+ */
+function noteTrashed(
+  { kindOf }: PlanContext,
+  { id, post, meta, ttids }: PostGroup,
+  trashed: CheckedTransactions["trashed"],
+) {
+  const userId = Number(post.post_author);
+  const walletId = siteWalletId(meta);
+  const key = pairKey(userId, walletId);
+  let history = trashed.get(key);
+  if (!history) trashed.set(key, (history = { posts: 0, ids: [] }));
+  history.posts++;
+  if (history.ids.length < 20) history.ids.push(id);
+  const txnType = entryType(kindOf(ttids).names, meta.txn_type);
+  return { userId, walletId, txnType, amount: meta.amount ?? null };
+}
+
+/**
  * An entry the site had not published, counted by what it is; a withdrawal awaiting approval is
  * listed too, for the operator to pay out or reverse (docs/migrating.md). The plugin marked a
  * rejected one refunded on the withdrawal itself (includes/class-withdrawals.php:235,
@@ -186,22 +218,27 @@ function termLost({ post, meta }: PostGroup) {
 function noteUnpublished({ report, kindOf }: PlanContext, e: SiteEntry, group: PostGroup) {
   const status = String(group.post.post_status);
   if (status === "publish") return;
-  const refunded = [group.meta.txn_status, group.meta.approval_action].includes(
-    "rejected_and_refunded",
-  );
-  const withdrawal = e.txnType === "DEBIT" && kindOf(group.ttids).names.includes("WITHDRAWAL");
+  const names = kindOf(group.ttids).names;
+  const withdrawal = e.txnType === "DEBIT" && names.includes("WITHDRAWAL");
+  const refunded = withdrawalDecision(names, e.txnType, group.meta) === "refunded";
+  // A trashed one is imported only when decided (mapEntry): refunded, or approved.
+  const undecided = withdrawal && !refunded && status !== "trash";
   const reason = !withdrawal
     ? `${e.txnType} with status ${status}`
-    : refunded
-      ? `withdrawal rejected and refunded on the site (${status}; its refund is an entry of its own)`
-      : `withdrawal awaiting approval (${status})`;
+    : status === "trash"
+      ? refunded
+        ? "withdrawal rejected and refunded, then trashed on the site (its refund is an entry of its own; the plugin's lists hid it)"
+        : "withdrawal deleted with no refund on the site (trash, marked approved): its amount stays debited, as in the site's stored balance; the plugin's lists hid it"
+      : refunded
+        ? `withdrawal rejected and refunded on the site (${status}; its refund is an entry of its own)`
+        : `withdrawal awaiting approval (${status})`;
   report.transactions.notPublished.add(reason, {
     id: e.id,
     userId: e.userId,
     walletId: e.walletId,
     amount: e.amountText,
   });
-  if (!withdrawal || refunded) return;
+  if (!undecided) return;
   const awaiting = report.awaitingWithdrawals;
   awaiting.total++;
   if (awaiting.list.length < MAX_LISTED)

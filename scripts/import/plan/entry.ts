@@ -34,14 +34,18 @@ export function mapEntry(
 ): MappedEntry {
   const { id, post, meta } = group;
   const { names } = kindOf(group.ttids);
-  if (!listedStatus(post.post_status))
+  const txnType = entryType(names, meta.txn_type);
+  // A trashed withdrawal the site had decided is the DEBIT it is: Delete With No Refund marks it
+  // approved and trashes it, and one refunded has its refund CREDIT beside it. Either way the debit
+  // stands in the stored balance (a trash takes nothing back), and the decision says the post was
+  // settled, not voided. Any other trashed post is an administrator's trash in wp-admin: voided.
+  const decidedTrash =
+    post.post_status === "trash" && withdrawalDecision(names, txnType, meta) !== null;
+  if (!listedStatus(post.post_status) && !decidedTrash)
     return {
       ignore:
-        post.post_status === "trash" && names.includes("WITHDRAWAL")
-          ? "withdrawal trashed on the site (as its Delete With No Refund does): the site's stored balance keeps it debited, and the balance differs by its amount (--balances site follows the site)"
-          : `transaction post with status ${post.post_status}`,
+        post.post_status === "trash" ? TRASHED : `transaction post with status ${post.post_status}`,
     };
-  const txnType = entryType(names, meta.txn_type);
   if (txnType === null) return { skip: "both CREDIT and DEBIT terms and no txn_type meta" };
   const userId = Number(post.post_author);
   const user = users.get(userId);
@@ -100,6 +104,27 @@ export function mapEntry(
   };
 }
 
+/** Why a trashed post the site decided nothing on is left out (check.ts lists it by its history). */
+export const TRASHED =
+  "transaction post trashed on the site with no decision of the plugin's on it: left out, as the plugin's lists left it out; trashing takes no amount back, so the site's stored balance still counts it (its balance difference names it; --balances site follows the site)";
+
+/**
+ * What the site decided on a withdrawal (a DEBIT with the WITHDRAWAL term), if anything. The
+ * approval page (includes/layouts/withdrawal-request-txns.php:62-107) marks it approval_action
+ * `approved` when it approves it (and publishes it) and when it deletes it with no refund (and
+ * trashes it); a refund marks it txn_status `rejected_and_refunded` (includes/class-withdrawals.php:235),
+ * and the page approval_action so too (:83). The first row is the one WordPress reads.
+ */
+export function withdrawalDecision(
+  names: string[],
+  txnType: "CREDIT" | "DEBIT" | null,
+  meta: PostGroup["meta"],
+): "approved" | "refunded" | null {
+  if (txnType !== "DEBIT" || !names.includes("WITHDRAWAL")) return null;
+  if ([meta.txn_status, meta.approval_action].includes("rejected_and_refunded")) return "refunded";
+  return meta.approval_action === "approved" ? "approved" : null;
+}
+
 /**
  * Whether a post is one of the site's transactions by its status. The plugin moved the stored balance
  * before it wrote the post, and no change of status moved it again: a withdrawal is set `pending`
@@ -107,13 +132,13 @@ export function mapEntry(
  * it leaves it pending beside a refund CREDIT of its own (:207-240); draft, private and future are an
  * administrator's edit in wp-admin. The plugin's lists (WP_Query post_status 'any') showed all of
  * them, and hid only what WordPress excludes from search: trash (an administrator's, or a withdrawal's
- * Delete With No Refund) and auto-draft.
+ * Delete With No Refund, which mapEntry takes all the same) and auto-draft.
  */
 export const listedStatus = (status: string | null) =>
   status !== "trash" && status !== "auto-draft";
 
 /** txn_type meta when it says CREDIT or DEBIT, else the post's term; null when the terms say both. */
-function entryType(terms: string[], metaType: string | null | undefined) {
+export function entryType(terms: string[], metaType: string | null | undefined) {
   const type = String(metaType ?? "")
     .trim()
     .toUpperCase();
