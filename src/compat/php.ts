@@ -203,9 +203,12 @@ function stripOctets(text: string) {
   return { text: out.join(""), found };
 }
 
-/** PHP's text of a number json_decode read: an integer within PHP_INT_MAX its digits, else a float's. */
+/**
+ * PHP's text of a number json_decode read: an integer within PHP_INT_MAX its digits, else a float's.
+ * ±2^63 is a float's: PHP_INT_MIN's own digits arrive as text (http/params.ts).
+ */
 export function phpNumberText(n: number) {
-  return Number.isInteger(n) && n >= -(2 ** 63) && n < 2 ** 63 ? String(n) : phpFloatText(n);
+  return Number.isInteger(n) && Math.abs(n) < 2 ** 63 ? String(n) : phpFloatText(n);
 }
 
 /**
