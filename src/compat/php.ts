@@ -5,7 +5,7 @@
 // src/ledger/money.ts).
 
 import { EMPTY } from "../http/fields";
-import { numberText } from "../wallet/rules";
+import { asciiLower, numberText } from "../wallet/rules";
 
 const isDigit = (ch: string | undefined) => ch !== undefined && ch >= "0" && ch <= "9";
 const isHex = (ch: string | undefined) =>
@@ -23,7 +23,6 @@ function trimOf(text: string, chars: string) {
   return text.slice(start, end);
 }
 export const phpTrim = (text: string) => trimOf(text, PHP_TRIM);
-const asciiLower = (text: string) => text.replace(/[A-Z]+/g, (s) => s.toLowerCase());
 
 /**
  * PHP's strip_tags() (php_strip_tags_ex, no tags allowed): a tag from `<` to its `>` (one inside
