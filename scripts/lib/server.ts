@@ -20,6 +20,7 @@ import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { type AdminAccount, ensureAdmin } from "./admin";
+import { adminInsertSql } from "./admin-insert";
 import {
   offlineEnv,
   startBenchWorker,
@@ -126,7 +127,7 @@ export async function stopAllServers(options?: StopOptions) {
  * Fills a local state folder with the migrated database and (unless `seedAdmin` is false) ADMIN.
  * `d1 migrations apply` starts wrangler's local runtime once per migration (about 17 s here), so a
  * state is made once and copied: it is kept in node_modules/.cache, named by a hash of everything
- * it is made from (the migrations, the D1 binding, the account, wrangler's version).
+ * it is made from (the migrations, the D1 binding, the administrator's insert, wrangler's version).
  */
 export async function prepareState(
   stateDir: string,
@@ -148,8 +149,10 @@ async function preparedState(config: string, seedAdmin: boolean) {
   const d1 = readD1(readFileSync(config, "utf8"), "DB");
   if (!d1) throw new Error(`${config} has no [[d1_databases]] binding DB`);
   const migrations = join(dirname(config), d1.migrationsDir);
+  // The seed as its statement writes it (its hash and time left out: they differ every time).
+  const seed = seedAdmin && adminInsertSql({ ...ADMIN, passwordHash: "", nowMs: 0 });
   const hash = createHash("sha256").update(
-    JSON.stringify({ d1, seedAdmin: seedAdmin && ADMIN, wrangler: WRANGLER_VERSION }),
+    JSON.stringify({ d1, seed, wrangler: WRANGLER_VERSION }),
   );
   for (const name of readdirSync(migrations)
     .filter((n) => n.endsWith(".sql"))
