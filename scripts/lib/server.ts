@@ -25,6 +25,7 @@ import {
   offlineEnv,
   startBenchWorker,
   startWranglerDev,
+  WRANGLER,
   WRANGLER_VERSION,
   wrangler,
 } from "./wrangler";
@@ -127,7 +128,8 @@ export async function stopAllServers(options?: StopOptions) {
  * Fills a local state folder with the migrated database and (unless `seedAdmin` is false) ADMIN.
  * `d1 migrations apply` starts wrangler's local runtime once per migration (about 17 s here), so a
  * state is made once and copied: it is kept in node_modules/.cache, named by a hash of everything
- * it is made from (the migrations, the D1 binding, the administrator's insert, wrangler's version).
+ * it is made from (the migrations, the D1 binding, the administrator's insert, which wrangler:
+ * a test's stand-in for it makes no state a real one reads).
  */
 export async function prepareState(
   stateDir: string,
@@ -152,7 +154,7 @@ async function preparedState(config: string, seedAdmin: boolean) {
   // The seed as its statement writes it (its hash and time left out: they differ every time).
   const seed = seedAdmin && adminInsertSql({ ...ADMIN, passwordHash: "", nowMs: 0 });
   const hash = createHash("sha256").update(
-    JSON.stringify({ d1, seed, wrangler: WRANGLER_VERSION }),
+    JSON.stringify({ d1, seed, wrangler: [WRANGLER, WRANGLER_VERSION] }),
   );
   for (const name of readdirSync(migrations)
     .filter((n) => n.endsWith(".sql"))
