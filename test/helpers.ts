@@ -500,17 +500,22 @@ export async function importedEntry(
   amountText: string,
   beforeMinor: number,
   createdAtS: number,
-  { transferId = null, note = "" }: { transferId?: string | null; note?: string } = {},
+  {
+    transferId = null,
+    note = "",
+    guid = null,
+  }: { transferId?: string | null; note?: string; guid?: string | null } = {},
 ) {
   const after = beforeMinor + (type === "CREDIT" ? amountMinor : -amountMinor);
   const tag = unique("imp");
+  const orNull = (text: string | null) => (text === null ? "NULL" : sqlLiteral(text));
   await env.DB.prepare(
     `INSERT INTO transactions (user_id, wallet_id, txn_type, amount_minor, amount_text,
        balance_before_minor, balance_after_minor, request_id, request_key, note, title, slug_base,
-       slug, created_at_s, imported, transfer_id)
+       slug, created_at_s, imported, transfer_id, guid)
      VALUES (${[userId, walletId, type, amountMinor, amountText].map(sqlLiteral).join(", ")},
        ${beforeMinor}, ${after}, '${tag}', '${tag}', ${sqlLiteral(note)}, 't', '${tag}', '${tag}',
-       ${createdAtS}, 1, ${transferId === null ? "NULL" : sqlLiteral(transferId)})`,
+       ${createdAtS}, 1, ${orNull(transferId)}, ${orNull(guid)})`,
   ).run();
 }
 

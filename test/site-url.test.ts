@@ -2,10 +2,9 @@
 // address it was written through (src/http/site.ts, src/ledger/append.ts).
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createDb } from "../src/db/client";
-import { transactions } from "../src/db/schema";
 import {
   API,
+  importedEntry,
   type Json,
   makeAdmin,
   makeUser,
@@ -211,27 +210,7 @@ describe("SITE_URL unset", () => {
     // The next entry of that title and second takes `<slug>-2`: an imported post holds its guid.
     const taken = `${A}/wallettransaction/${(await storedGuid(first)).slug}-2/`;
     const stranger = await makeUser();
-    const key = unique("wp-import:").toLowerCase();
-    await createDb(env.DB)
-      .insert(transactions)
-      .values({
-        userId: stranger.id,
-        walletId: wallet,
-        txnType: "CREDIT",
-        amountMinor: 100,
-        amountText: "1",
-        balanceBeforeMinor: 0,
-        balanceAfterMinor: 100,
-        requestId: key,
-        requestKey: key,
-        note: "",
-        title: "imported",
-        slugBase: "imported",
-        slug: unique("imported-"),
-        createdAtS: 1,
-        guid: taken,
-        imported: true,
-      });
+    await importedEntry(stranger.id, wallet, "CREDIT", 100, "1", 0, 1, { guid: taken });
     const second = await post();
     expect(second.status).toBe(200);
     const id = (await second.json<Json>()).data.transaction_id as number;

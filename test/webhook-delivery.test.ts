@@ -10,7 +10,6 @@ import { Webhook } from "standardwebhooks";
 import { describe, expect, it, vi } from "vitest";
 import { createDb } from "../src/db/client";
 import { insertDelivery } from "../src/db/events";
-import { transactions } from "../src/db/schema";
 import { type Outbound, postSigned } from "../src/events/deliver";
 import {
   type DeadLetter,
@@ -36,6 +35,7 @@ import {
   debit,
   fakeQueue,
   INSUFFICIENT,
+  importedEntry,
   type Json,
   makeAccount,
   makeUser,
@@ -1105,27 +1105,9 @@ describe("an event whose guid is built from SITE_URL, while SITE_URL is unset", 
       });
     await post();
     const [first] = await eventsAfter(admin, hook.last_event_id, "transaction.created");
-    const key = unique("wp-import:").toLowerCase();
-    await createDb(env.DB)
-      .insert(transactions)
-      .values({
-        userId: (await makeUser()).id,
-        walletId: wallet,
-        txnType: "CREDIT",
-        amountMinor: 100,
-        amountText: "1",
-        balanceBeforeMinor: 0,
-        balanceAfterMinor: 100,
-        requestId: key,
-        requestKey: key,
-        note: "",
-        title: "imported",
-        slugBase: "imported",
-        slug: unique("imported-"),
-        createdAtS: 1,
-        guid: `http://localhost/wallettransaction/${first!.data.post_name}-2/`,
-        imported: true,
-      });
+    await importedEntry((await makeUser()).id, wallet, "CREDIT", 100, "1", 0, 1, {
+      guid: `http://localhost/wallettransaction/${first!.data.post_name}-2/`,
+    });
     await post();
     const waiting = await consume(hook.id, { SITE_URL: "" });
     expect(waiting.got).toEqual([first]);
