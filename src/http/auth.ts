@@ -28,7 +28,7 @@ async function principalFrom(c: Context<AppEnv>, header: string): Promise<Princi
   // `<scheme> <token>`: two words split by white space (the header arrives trimmed). The plugin
   // took the second word of `explode(" ", …)` and ignored the rest, and so does its dialect.
   const [scheme, token, ...rest] = header.split(/[ \t]+/);
-  if (!scheme || !token || (rest.length > 0 && !c.var.pluginDialect)) return null;
+  if (!scheme || !token || (rest.length > 0 && !c.get("pluginDialect"))) return null;
   const kind = scheme.toLowerCase();
   // Only API tokens: a console cookie's token is refused here like any foreign token.
   const nowMs = c.get("nowMs")();

@@ -238,7 +238,7 @@ async function readParams(c: Context<AppEnv>): Promise<Params> {
   // WordPress reads a body on any method, GET included.
   if (json || form || multipart) {
     const bytes = c.get("streamedBody") ?? (await c.req.arrayBuffer().catch(unreadableBody));
-    if (json) body = fromJson(bytes, c.var.pluginDialect === true);
+    if (json) body = fromJson(bytes, c.get("pluginDialect") === true);
     else {
       const text = decodeUtf8(bytes, "body");
       body = form
