@@ -141,7 +141,10 @@ export function withDatabaseId(text: string, binding: string, id: string) {
  * The file with every `[[ratelimits]]` limit raised past anything a load sends: the tools that load
  * the service from one caller (benches, the reliability suite) measure the ledger, not the limiter.
  */
-export function withRaisedRateLimits(text: string) {
+export const withRaisedRateLimits = (text: string) => withRateLimits(text, 1_000_000_000);
+
+/** The file with every `[[ratelimits]]` limit set to `limit`, every other byte as it was. */
+export function withRateLimits(text: string, limit: number) {
   const program = parse(text);
   const limits = tablesAt(program, ["ratelimits", "simple"])
     .concat(tablesAt(program, ["ratelimits"]))
@@ -149,5 +152,5 @@ export function withRaisedRateLimits(text: string) {
     .filter((kv): kv is AST.TOMLKeyValue => kv !== undefined)
     .sort((a, b) => b.range[0] - a.range[0]);
   // From the end of the file back, so each edit leaves the earlier offsets valid.
-  return limits.reduce((out, kv) => splice(out, kv.value.range, "1000000000"), text);
+  return limits.reduce((out, kv) => splice(out, kv.value.range, String(limit)), text);
 }
