@@ -1,5 +1,7 @@
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
+import type { Plugin } from "vite";
 import { configDefaults, defineConfig } from "vitest/config";
 import { copyReferenceAssets } from "./scripts/reference-assets.ts";
 
@@ -56,6 +58,25 @@ const FRESH_START = [
   "test/timeline-guard.test.ts",
 ];
 
+/**
+ * standardwebhooks' dist/*.js each name a source map (`//# sourceMappingURL=index.js.map`) whose
+ * sources, ../src/*.ts, the package does not ship. Vite reads that map when it transforms the
+ * module for the Workers tests and warns that it "points to missing source files" (the first run
+ * only: vitest caches the transformed module in node_modules/.vitest-cache). The map could only
+ * send a stack trace to a file that is not there, so the module is loaded without it, and a trace
+ * names the dist file itself.
+ */
+const withoutUnshippedSourceMaps: Plugin = {
+  name: "wallet:without-unshipped-source-maps",
+  enforce: "pre",
+  async load(id) {
+    const file = id.split("?")[0] ?? id;
+    if (!file.includes("/node_modules/standardwebhooks/dist/") || !file.endsWith(".js")) return;
+    const code = await readFile(file, "utf8");
+    return { code: code.replace(/\n\/\/# sourceMappingURL=\S+\s*$/, "\n"), map: null };
+  },
+};
+
 export default defineConfig(async () => {
   // The Workers pool reads wrangler.toml again for each test file and, where `npm run dev` has left
   // a .dev.vars, logs "Using secrets defined in .dev.vars" every time (the tests set each binding
@@ -66,7 +87,8 @@ export default defineConfig(async () => {
   copyReferenceAssets();
   // The very migrations wrangler applies, read from the one drizzle/ folder.
   const migrations = await readD1Migrations(path.join(import.meta.dirname, "drizzle"));
-  const workersPool = (configPath: string) =>
+  const workersPool = (configPath: string) => [
+    withoutUnshippedSourceMaps,
     cloudflareTest({
       wrangler: { configPath },
       // workerd's own warnings are not printed (a green run is quiet): tests send header values
@@ -98,7 +120,8 @@ export default defineConfig(async () => {
         // generous, so no other test meets it). Its own namespace, so its counts are its own.
         ratelimits: { TEST_RATE_LIMIT: { namespace_id: "1002", simple: { limit: 3, period: 60 } } },
       },
-    });
+    }),
+  ];
   // What the two projects of the service's tests share.
   const workersTest = {
     setupFiles: ["./test/apply-migrations.ts", "./test/closed-port.ts"],
@@ -129,7 +152,7 @@ export default defineConfig(async () => {
           // second each). So a test here makes its own users and wallets, reads ids from answers
           // and counts by difference, whatever files ran before it; what needs a database or an
           // isolate of its own is listed in FRESH_START and runs in the next project.
-          plugins: [workersPool("./wrangler.toml")],
+          plugins: workersPool("./wrangler.toml"),
           test: {
             name: "workers",
             isolate: false,
@@ -148,13 +171,13 @@ export default defineConfig(async () => {
         },
         {
           // The files of FRESH_START, each in a workerd of its own with an empty database.
-          plugins: [workersPool("./wrangler.toml")],
+          plugins: workersPool("./wrangler.toml"),
           test: { name: "workers-isolated", isolate: true, ...workersTest, include: FRESH_START },
         },
         {
           // The sharding prototype (bench/do-writer/, docs/scaling.md): the app with its credits in a
           // Durable Object per user, whose class only that worker exports.
-          plugins: [workersPool("./bench/do-writer/wrangler.toml")],
+          plugins: workersPool("./bench/do-writer/wrangler.toml"),
           test: {
             name: "do-writer",
             isolate: true,
