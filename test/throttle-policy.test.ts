@@ -486,6 +486,21 @@ describe("LoginThrottle Durable Object", () => {
     expect(await tables(stale)).toBe(0);
   });
 
+  it("forgets at once an object a success left with nothing to keep, with no alarm left", async () => {
+    const stub = objectNamed(unique("released"));
+    const left = await runInDurableObject(stub, async (object, state) => {
+      const now = Date.now();
+      const held = await object.reserve("address", now);
+      if (!held.allowed) throw new Error("refused");
+      await object.release("address", now);
+      const rows = state.storage.sql
+        .exec("SELECT name FROM sqlite_master WHERE name = 'throttle'")
+        .toArray().length;
+      return { rows, alarm: await state.storage.getAlarm() };
+    });
+    expect(left).toEqual({ rows: 0, alarm: null });
+  });
+
   it("an account keeps its known addresses past its failures, and forgets stale pairs", async () => {
     const stub = objectNamed(unique("account"));
     const now = Date.now();

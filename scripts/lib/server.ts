@@ -19,7 +19,6 @@ import {
 import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
-import type { Readable } from "node:stream";
 import { type AdminAccount, ensureAdmin } from "./admin";
 import { adminInsertSql } from "./admin-insert";
 import {
@@ -101,46 +100,6 @@ async function waitUntilUp(url: string, child: ChildProcess, timeoutMs: number) 
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error(`server at ${url} did not come up in ${timeoutMs} ms`);
-}
-
-/**
- * What workerd says of its own working that a run need not show, each with why. wrangler prints
- * such a notice as a "▲ [WARNING]" line and a blank line after it.
- */
-const RUNTIME_NOTICES = [
-  // A Durable Object's alarm fired at a time it had since moved, and the new time is past too:
-  // workerd runs it anyway and says so. A sign-in that leaves LoginThrottle's object for an address
-  // nothing to keep sets its alarm in the past (workerd makes that "now"), so the suites' many
-  // sign-ins from one address move it again and again; alarm() works out afresh what to forget,
-  // whenever it runs.
-  "NOSENTRY SQLite alarm overdue, running despite AlarmManager mismatch",
-];
-
-/**
- * The server's stderr on to `write` (this process's stderr) line by line, as it comes, without
- * RUNTIME_NOTICES: its errors and every other warning stay in sight.
- */
-export function passStderr(
-  stream: Readable,
-  write: (text: string) => void = (text) => process.stderr.write(text),
-) {
-  let partial = "";
-  let afterNotice = false;
-  stream.setEncoding("utf8");
-  stream.on("data", (chunk: string) => {
-    const lines = (partial + chunk).split("\n");
-    partial = lines.pop() ?? "";
-    let out = "";
-    for (const line of lines) {
-      const blankAfterNotice = afterNotice && line.trim() === "";
-      afterNotice = RUNTIME_NOTICES.some((notice) => line.includes(notice));
-      if (!afterNotice && !blankAfterNotice) out += `${line}\n`;
-    }
-    if (out !== "") write(out);
-  });
-  stream.on("end", () => {
-    if (partial !== "") write(partial);
-  });
 }
 
 export type StopOptions = { signal?: NodeJS.Signals; keepState?: boolean };
@@ -315,7 +274,7 @@ export async function startServer({
     const secret = randomBytes(32).toString("hex");
     const base = `http://127.0.0.1:${listenPort}`;
     const vars = { ...extraVars, JWT_SECRET: secret, SITE_URL: base };
-    const stdio: SpawnOptions["stdio"] = ["ignore", onStdout ? "pipe" : "ignore", "pipe"];
+    const stdio: SpawnOptions["stdio"] = ["ignore", onStdout ? "pipe" : "ignore", "inherit"];
     const child = wranglerDev
       ? startWranglerDev(
           [
@@ -350,7 +309,6 @@ export async function startServer({
           { stdio },
         );
     if (onStdout) child.stdout?.on("data", onStdout);
-    if (child.stderr) passStderr(child.stderr);
     const server: Server = {
       base,
       api: `${base}/wp-json/wallet/v1`,

@@ -43,8 +43,14 @@ export class LoginThrottle extends DurableObject<Env> {
     return this.ctx.storage.sql;
   }
 
+  /**
+   * Forgets the object at once when nothing in it matters any more (a success gave back the last
+   * count), else sets the alarm for when nothing will: an alarm set in the past runs at once anyway.
+   */
   private async scheduleForget() {
-    await this.ctx.storage.setAlarm(forgetAllAtMs(this.sql));
+    const forgetAt = forgetAllAtMs(this.sql);
+    if (forgetAt <= Date.now()) await this.ctx.storage.deleteAll();
+    else await this.ctx.storage.setAlarm(forgetAt);
   }
 
   /**
@@ -161,8 +167,6 @@ export class LoginThrottle extends DurableObject<Env> {
 
   override async alarm() {
     prune(this.sql, Date.now());
-    const forgetAt = forgetAllAtMs(this.sql);
-    if (forgetAt <= Date.now()) await this.ctx.storage.deleteAll();
-    else await this.ctx.storage.setAlarm(forgetAt);
+    await this.scheduleForget();
   }
 }

@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Webhook } from "standardwebhooks";
 import { afterAll, expect, inject, it } from "vitest";
-import { ADMIN, freePort, passStderr, prepareState } from "../../scripts/lib/server";
+import { ADMIN, freePort, prepareState } from "../../scripts/lib/server";
 import { startWranglerDev } from "../../scripts/lib/wrangler";
 
 const run = inject("reliability");
@@ -88,9 +88,8 @@ async function start(port: number) {
       "--test-scheduled",
       ...Object.entries({ ...vars, SITE_URL: base }).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
     ],
-    { stdio: ["ignore", "ignore", "pipe"] },
+    { stdio: ["ignore", "ignore", "inherit"] },
   );
-  if (child.stderr) passStderr(child.stderr);
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     try {
