@@ -6,7 +6,7 @@ import { usableJwtSecret } from "../settings";
 import { keyPrincipal } from "../wallet/key-principal";
 import { sessionPrincipal } from "../wallet/sessions";
 import { isPrintableAscii } from "./decode";
-import { serviceNotConfigured } from "./errors";
+import { type Refusals, serviceNotConfigured } from "./errors";
 import { afterAnswer } from "./keep-alive";
 
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
@@ -39,13 +39,18 @@ async function principalFrom(c: Context<AppEnv>, header: string): Promise<Princi
 }
 
 /**
- * Who the `Authorization` header names: a principal, or why not. Routes answer the refusal in their
- * own dialect (contract section 2 here, the plugin's texts in src/compat/).
+ * The caller the `Authorization` header names, set as `principal`; else the refusal in the route's
+ * dialect (contract section 2 here, the plugin's texts in src/compat/).
  */
-export async function credentialOf(c: Context<AppEnv>): Promise<Principal | "missing" | "invalid"> {
+export async function requireCredentials(
+  c: Context<AppEnv>,
+  refusals: Refusals,
+): Promise<Principal> {
   const header = c.req.header("authorization")?.trim();
-  if (!header) return "missing";
+  if (!header) throw refusals.missing();
   // Bytes outside ASCII can be no credential: the same 401 as any other (contract section 2).
-  if (!isPrintableAscii(header)) return "invalid";
-  return (await principalFrom(c, header)) ?? "invalid";
+  const principal = isPrintableAscii(header) ? await principalFrom(c, header) : null;
+  if (!principal) throw refusals.invalid();
+  c.set("principal", principal);
+  return principal;
 }

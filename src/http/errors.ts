@@ -243,6 +243,9 @@ export const permissionDenied = {
   forbidden: () => apiError("forbidden", { unauthorize: "Request is not authorized" }),
 };
 
+/** How a dialect words a refused credential: none sent, one that does not verify, not allowed. */
+export type Refusals = typeof permissionDenied;
+
 /** A wallet id that names no wallet, however it was written. */
 export const WALLET_NOT_FOUND = "wallet_id not found";
 

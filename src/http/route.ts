@@ -6,22 +6,17 @@
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { createMiddleware } from "hono/factory";
 import type * as v from "valibot";
-import type { Principal, Scope } from "../auth/principal";
+import type { Scope } from "../auth/principal";
 import type { AppEnv } from "../env";
 import { isAdmin, mayReadUser, spendMoneyShare } from "../wallet/context";
-import { credentialOf } from "./auth";
-import { type ApiError, type ErrorCode, forgotGone, permissionDenied } from "./errors";
+import { requireCredentials } from "./auth";
+import { type ErrorCode, forgotGone, permissionDenied, type Refusals } from "./errors";
 import { pathIdField } from "./fields";
 import { type Params, routeParams } from "./params";
 import { phpVars } from "./php-vars";
 import { requireSettings } from "./settings";
 
-/** How a dialect words a refused credential: none sent, one that does not verify, not allowed. */
-export type Refusals = {
-  missing: () => ApiError;
-  invalid: () => ApiError;
-  forbidden: () => ApiError;
-};
+export type { Refusals };
 
 /**
  * A route's parameters, path ones included: the schema it documents and the reader that enforces
@@ -133,15 +128,6 @@ export function defineRoute<Info extends Declared<T>, T = undefined>(
       }
     },
   };
-}
-
-/** The caller's credentials (contract section 2, or the dialect's words): sets `principal`. */
-async function requireCredentials(c: Context<AppEnv>, refusals: Refusals): Promise<Principal> {
-  const principal = await credentialOf(c);
-  if (principal === "missing") throw refusals.missing();
-  if (principal === "invalid") throw refusals.invalid();
-  c.set("principal", principal);
-  return principal;
 }
 
 /**
