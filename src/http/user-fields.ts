@@ -13,6 +13,7 @@ import { aliasField, withAliases } from "./aliases";
 import { ok } from "./envelope";
 import { validationError } from "./errors";
 import { anyText, documented, textField, USERNAME_MAX, usernameAtMost } from "./fields";
+import type { Params } from "./params";
 import type { Input } from "./route";
 
 const EMAIL_MAX = 100;
@@ -83,14 +84,8 @@ export const LoginParams = v.object({
   token_expiration: v.optional(anyText("token_expiration must be text")),
 });
 
-/** The wire key each field's errors are reported under. */
-const ERROR_KEYS: Record<string, string> = {
-  username: "user_login",
-  user_email: "user_email",
-  user_password: "user_pass",
-  first_name: "first_name",
-  last_name: "last_name",
-};
+/** The wire key a field's errors are reported under, where it is not the field's name. */
+const ERROR_KEYS: Record<string, string> = { username: "user_login", user_password: "user_pass" };
 
 /**
  * Every text per field, in schema order, as `[{"user_login":[…]}, …]`. A missing or empty field
@@ -141,13 +136,16 @@ const clashErrors = (clashes: Clashes) => {
   };
 };
 
-/** An envelope-B route's declared input: its schema, or a validation error listing every field's texts. */
+/**
+ * An envelope-B route's declared input: its schema, a declared alias read as the field it names, or
+ * a validation error listing every field's texts.
+ */
 export const userFields = <S extends v.ObjectSchema<v.ObjectEntries, undefined>>(
   schema: S,
-): Input<v.InferOutput<S>> => ({
+): { schema: S; read: (c: Context<AppEnv>, params: Params) => v.InferOutput<S> } => ({
   schema,
   read: (_c, params) => {
-    const parsed = v.safeParse(schema, params);
+    const parsed = v.safeParse(schema, withAliases(schema, params));
     if (!parsed.success) throw validationError(collectUserErrors(schema, params));
     return parsed.output;
   },
@@ -219,12 +217,12 @@ export const answerNewSubscriber = async (
 /** A sign-in's fields, in either dialect: `user_email` may hold an e-mail or a username (`username` is its alias). */
 export type SignInFields = { login: string; password: string; persistent: boolean };
 
+const loginFields = userFields(LoginParams);
+
 export const signInFields: Input<SignInFields> = {
   schema: LoginParams,
-  read: (_c, params) => {
-    const parsed = v.safeParse(LoginParams, withAliases(LoginParams, params));
-    if (!parsed.success) throw validationError(collectUserErrors(LoginParams, params));
-    const { user_email, user_password, token_expiration } = parsed.output;
+  read: (c, params) => {
+    const { user_email, user_password, token_expiration } = loginFields.read(c, params);
     return {
       login: user_email,
       password: user_password,
