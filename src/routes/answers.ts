@@ -196,8 +196,8 @@ export const EventAnswer = v.strictObject({
 });
 
 /** A balance, what holds reserve of it and what is available, as `heldFigures` writes them. */
-export const figures = { balance: money, held: money, available: money };
-export const formattedFigures = v.strictObject({
+const figures = { balance: money, held: money, available: money };
+const formattedFigures = v.strictObject({
   balance: v.string(),
   held: v.string(),
   available: v.string(),
@@ -221,3 +221,20 @@ export const heldFigures = (
 export const AvailableBalanceAnswer = v.array(
   v.strictObject({ wallet_id: v.string(), ...figures, formatted: formattedFigures }),
 );
+
+/** GET /wallets/{wallet_id}/summary. */
+export const WalletSummaryAnswer = v.strictObject({
+  user_id: id,
+  wallet_id: v.string(),
+  ...figures,
+  entry_count: id,
+  last_entry: v.nullable(
+    v.strictObject({
+      transaction_id: id,
+      txn_type: v.picklist(["CREDIT", "DEBIT"]),
+      amount: money,
+      date: v.string(),
+    }),
+  ),
+  formatted: formattedFigures,
+});

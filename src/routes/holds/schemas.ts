@@ -1,11 +1,9 @@
 import * as v from "valibot";
 import {
-  amountField,
   choiceField,
+  EntryParams,
   integerIn,
-  noteField,
   pathIdField,
-  requestIdField,
   userIdField,
   walletIdField,
 } from "../../http/fields";
@@ -14,13 +12,10 @@ import { DEFAULT_HOLD_S, type HoldView, MAX_HOLD_S } from "../../wallet/holds";
 import { holdRecord } from "../../wallet/rules";
 import { PAGE_FIELDS } from "../transactions/schemas";
 
-/** Key order is the order errors are reported in, as for credits and debits. */
+/** A credit's fields, in its order of errors, its user_id required, then the hold's own. */
 export const PlaceHoldParams = v.object({
+  ...EntryParams.entries,
   user_id: userIdField(),
-  wallet_id: walletIdField,
-  request_id: requestIdField,
-  amount: amountField,
-  note: noteField,
   // Seconds until the hold stops counting (and may no longer be captured).
   expires_in: v.optional(integerIn("expires_in", 1, MAX_HOLD_S), String(DEFAULT_HOLD_S)),
 });

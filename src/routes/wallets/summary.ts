@@ -7,26 +7,7 @@ import { fields } from "../../http/validation";
 import { Refusal } from "../../wallet/refusal";
 import { formatMoney, major } from "../../wallet/rules";
 import { walletSummary } from "../../wallet/summary";
-import { figures, formattedFigures, heldFigures } from "../answers";
-
-const id = v.pipe(v.number(), v.integer());
-
-/** GET /wallets/{wallet_id}/summary. */
-const WalletSummaryAnswer = v.strictObject({
-  user_id: id,
-  wallet_id: v.string(),
-  ...figures,
-  entry_count: id,
-  last_entry: v.nullable(
-    v.strictObject({
-      transaction_id: id,
-      txn_type: v.picklist(["CREDIT", "DEBIT"]),
-      amount: v.number(),
-      date: v.string(),
-    }),
-  ),
-  formatted: formattedFigures,
-});
+import { heldFigures, WalletSummaryAnswer } from "../answers";
 
 export const readWalletSummary = defineRoute(
   {
