@@ -2,10 +2,10 @@
 // the test suite receives (test/helpers.ts) and published in the OpenAPI document.
 import * as v from "valibot";
 
+import { ApiKeyParams } from "../http/inputs";
 import type { WalletDisplay } from "../ledger/money";
 import { BatchAnswer, major, TransactionAnswer } from "../wallet/rules";
-
-export { TransactionAnswer };
+import { HOLD_STATUSES } from "./holds/schemas";
 
 const id = v.pipe(v.number(), v.integer());
 
@@ -104,7 +104,7 @@ const apiKey = {
   id,
   name: v.string(),
   username: v.string(),
-  scope: v.picklist(["read", "write", "read-write"]),
+  scope: v.picklist(ApiKeyParams.entries.scope.options),
   created_at: v.string(),
 };
 export const ApiKeyCreatedAnswer = v.strictObject({ ...apiKey, key: v.string() });
@@ -162,7 +162,6 @@ export const OpenApiAnswer = v.looseObject({
 });
 
 const money = v.number();
-const holdStatus = v.picklist(["held", "captured", "voided", "expired"]);
 const holdHead = { hold_id: id, user_id: id, wallet_id: v.string(), amount: money };
 
 /** POST /holds: the hold placed. */
@@ -176,7 +175,7 @@ export const HoldPlacedAnswer = v.strictObject({
 export const HoldAnswer = v.strictObject({
   ...holdHead,
   amount_formatted: v.string(),
-  status: holdStatus,
+  status: v.picklist(HOLD_STATUSES),
   request_id: v.string(),
   note: v.string(),
   created_at: v.string(),

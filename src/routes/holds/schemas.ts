@@ -23,7 +23,7 @@ export const PlaceHoldParams = v.object({
 /** A capture's input: the hold in the path, then the body's fields. */
 export const CaptureHoldRouteParams = v.object({ id: pathIdField, ...CaptureHoldParams.entries });
 
-const HOLD_STATUSES = ["held", "captured", "voided", "expired"] as const;
+export const HOLD_STATUSES = ["held", "captured", "voided", "expired"] as const;
 
 export const HoldListParams = v.object({
   // Required for administrators; a subscriber may omit it (its own), as for /transactions.

@@ -8,9 +8,8 @@ import { siteSettings } from "../../http/site";
 import { readerFields } from "../../http/validation";
 import { pageHeaders, wholeListHeaders } from "../../http/wp-core";
 import { varText } from "../../settings";
-import { transactionRecord } from "../../wallet/rules";
+import { TransactionAnswer, transactionRecord } from "../../wallet/rules";
 import { historyPage, wholeHistory } from "../../wallet/transactions";
-import { TransactionAnswer } from "../answers";
 import { TransactionListParams } from "./schemas";
 
 const MESSAGE = "Txns Retrieved Successful";

@@ -3,9 +3,8 @@ import { IdPath } from "../../http/fields";
 import { defineRoute } from "../../http/route";
 import { siteSettings } from "../../http/site";
 import { fields } from "../../http/validation";
-import { transactionRecord } from "../../wallet/rules";
+import { TransactionAnswer, transactionRecord } from "../../wallet/rules";
 import { readTransaction as read } from "../../wallet/transactions";
-import { TransactionAnswer } from "../answers";
 
 export const readTransaction = defineRoute(
   {
