@@ -42,7 +42,8 @@ export const usernameAtMost = v.maxLength<string, typeof USERNAME_MAX, string>(
 export const atMost = (max: number, name: string) =>
   v.check((s: string) => [...s].length <= max, `${name} must be at most ${max} characters`);
 
-const text = (max: number, name: string) =>
+/** Text (or a number, read as its text) of at most `max` characters. */
+export const textField = (max: number, name: string) =>
   v.pipe(
     anyText(`${name} must be text`),
     atMost(max, name),
@@ -86,15 +87,12 @@ export const pathText = v.pipe(v.unknown(), v.transform(String));
  * within a safe integer). Longer digits name nothing, which each route answers as its unknown id,
  * naming the text sent: never a 400.
  */
-const idRef = (ref: string): PathRef<number> => ({
-  id: /^[0-9]{1,15}$/.test(ref) ? Number(ref) : null,
-  ref,
-});
-
 export const pathIdField = v.pipe(
   pathText,
   documented({ type: "integer", minimum: 0 }),
-  v.transform(idRef),
+  v.transform(
+    (ref): PathRef<number> => ({ id: /^[0-9]{1,15}$/.test(ref) ? Number(ref) : null, ref }),
+  ),
 );
 
 /** The input of a route on the one record its `{id}` names. */
@@ -188,9 +186,7 @@ export const amountField = v.pipe(
   }),
 );
 
-export const noteField = v.optional(text(MAX_TEXT, "note"), "");
-
-export { text as textField };
+export const noteField = v.optional(textField(MAX_TEXT, "note"), "");
 
 /** Credits and debits: key order is the order the plugin reported errors in. */
 export const EntryParams = v.object({
