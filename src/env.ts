@@ -7,7 +7,6 @@ import type { ServiceContext } from "./wallet/context";
 
 type Variables = {
   envelope: "A" | "B";
-  params: Record<string, unknown>;
   /**
    * A GET's or HEAD's body, streamed (no Content-Length) and read whole by http/body-limit.ts: no
    * Request of either method can be built with one for c.req to read.

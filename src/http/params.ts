@@ -218,16 +218,21 @@ function withoutRoute(
 }
 
 /**
- * The request's parameters as WordPress merges them: JSON body, then form body, then query string;
- * the first source that has a parameter wins, whichever shape either sends it in (a form's
- * `user_id[0]` hides the query's `user_id`, as `$_POST` hides `$_GET`; a JSON body's names are its
- * keys as written). A query or form is read whole as PHP reads it first (php-vars.ts). Read once
- * per request, after authentication. Every byte is read strictly (decode.ts): invalid UTF-8
- * anywhere is a 400, never a replacement character.
+ * What a route's declared input reads: the request's parameters as WordPress merges them (JSON
+ * body, then form body, then query string; the first source that has a parameter wins, whichever
+ * shape either sends it in: a form's `user_id[0]` hides the query's `user_id`, as `$_POST` hides
+ * `$_GET`; a JSON body's names are its keys as written), then its path's (each matched pattern
+ * already held), which win, since the path names what the route acts on. With `pathOnly`, the
+ * path's alone; the request is still read, as on every route (contract: a body that claims JSON and
+ * does not parse is 400). A query or form is read whole as PHP reads it first (php-vars.ts). Read
+ * after authentication. Every byte is read strictly (decode.ts): invalid UTF-8 anywhere is a 400,
+ * never a replacement character.
  */
-async function readParams(c: Context<AppEnv>): Promise<Params> {
-  const cached = c.get("params");
-  if (cached) return cached;
+export async function readParams(
+  c: Context<AppEnv>,
+  path: string,
+  pathOnly?: boolean,
+): Promise<Params> {
   const contentType = asciiHeader(c.req.raw.headers, "Content-Type") ?? "";
   const type = mediaType(contentType);
   const json =
@@ -251,23 +256,6 @@ async function readParams(c: Context<AppEnv>): Promise<Params> {
   const queried = c.var.queryRoute ?? query.rest_route;
   if (Object.hasOwn(query, "rest_route")) query = withoutRoute(c, query, "query", undefined);
   if (!json && Object.hasOwn(body, "rest_route")) body = withoutRoute(c, body, "body", queried);
-  const params = { ...query, ...body };
-  c.set("params", params);
-  return params;
-}
-
-/**
- * What a route's declared input reads: the request's parameters and its path's (each matched
- * pattern already held), the path's winning over a query or body parameter of the same name, since
- * the path names what the route acts on. With `pathOnly`, the path's alone; the request is still
- * read, as on every route (contract: a body that claims JSON and does not parse is 400).
- */
-export async function routeParams(
-  c: Context<AppEnv>,
-  path: string,
-  pathOnly = false,
-): Promise<Params> {
   const named = Object.fromEntries(pathNames(path).map((name) => [name, c.req.param(name) ?? ""]));
-  const params = await readParams(c);
-  return pathOnly ? named : { ...params, ...named };
+  return pathOnly ? named : { ...query, ...body, ...named };
 }

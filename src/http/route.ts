@@ -12,7 +12,7 @@ import { isAdmin, mayReadUser, spendMoneyShare } from "../wallet/context";
 import { requireCredentials } from "./auth";
 import { type ErrorCode, forgotGone, permissionDenied, type Refusals } from "./errors";
 import { pathIdField } from "./fields";
-import { type Params, routeParams } from "./params";
+import { type Params, readParams } from "./params";
 import { phpVars } from "./php-vars";
 import { requireSettings } from "./settings";
 
@@ -105,7 +105,7 @@ export function defineRoute<Info extends Declared<T>, T = undefined>(
       if (principal && info.movesMoney) await spendMoneyShare(c.var.service);
       // Every route reads its request, even one that takes nothing: a broken JSON body is 400.
       const pathOnly = info.params ? info.params.pathOnly : !info.owner;
-      const params = await routeParams(c, info.path, pathOnly).catch((err: unknown) => {
+      const params = await readParams(c, info.path, pathOnly).catch((err: unknown) => {
         // Unreadable, but naming in its query a user the caller may not read about: that comes first.
         if (principal && info.owner && !mayReadUser(principal, userRef(info.owner(leniently(c)))))
           throw refusals.forbidden();
