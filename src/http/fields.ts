@@ -53,8 +53,7 @@ export const textField = (max: number, name: string) =>
 /** An integer from `min` to `max`, as digits or a number (a query string sends text). */
 export const integerIn = (name: string, min: number, max: number) =>
   v.pipe(
-    v.union([v.string(), v.number()], `${name} requires an integer`),
-    v.transform(String),
+    anyText(`${name} requires an integer`),
     v.regex(/^[0-9]+$/, `${name} requires an integer`),
     v.transform(Number),
     v.minValue(min, `${name} must be between ${min} and ${max}`),
@@ -65,8 +64,7 @@ export const integerIn = (name: string, min: number, max: number) =>
 /** A positive user id, as an integer or digits. */
 export const userIdField = (name = "user_id") =>
   v.pipe(
-    v.union([v.string(), v.number()], `${name} requires an integer`),
-    v.transform(String),
+    anyText(`${name} requires an integer`),
     v.nonEmpty(EMPTY),
     v.regex(/^[0-9]+$/, `${name} requires an integer`),
     v.check((s) => !/^0+$/.test(s), `${name} cannot be zero`),

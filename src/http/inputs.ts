@@ -18,6 +18,7 @@ import {
 import { WEBHOOK_LIMITS } from "../wallet/webhooks";
 import {
   amountField,
+  anyText,
   atMost,
   caseless,
   documented,
@@ -78,8 +79,7 @@ export const WalletParams = v.object({
   ),
   wallet_decimal: v.optional(
     v.pipe(
-      v.union([v.string(), v.number()], WALLET_RULE_TEXTS.decimals),
-      v.transform(String),
+      anyText(WALLET_RULE_TEXTS.decimals),
       v.regex(/^[0-9]$/, WALLET_RULE_TEXTS.decimals),
       v.transform(Number),
       v.check(isWalletDecimals, WALLET_RULE_TEXTS.decimals),
@@ -154,8 +154,7 @@ export const WebhookParams = v.object({
 
 export const ResendParams = v.object({
   event_id: v.pipe(
-    v.union([v.string(), v.number()], "event_id requires an integer"),
-    v.transform(String),
+    anyText("event_id requires an integer"),
     v.regex(/^[0-9]{1,15}$/, "event_id requires an integer"),
     v.transform(Number),
     documented({ type: "integer", minimum: 0, maximum: 10 ** 15 - 1 }),

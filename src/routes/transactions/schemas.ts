@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { aliasField } from "../../http/aliases";
 import {
+  anyText,
   choiceField,
   documented,
   EMPTY,
@@ -34,8 +35,7 @@ export const TransactionListParams = v.object({
   // Required for administrators; a subscriber may omit it (its own) — see list.ts.
   user_id: v.optional(userIdField()),
   security_code: v.pipe(
-    v.union([v.string(), v.number()], "security_code requires an integer"),
-    v.transform(String),
+    anyText("security_code requires an integer"),
     v.nonEmpty(EMPTY),
     v.regex(SECURITY_CODE, "security_code requires an integer"),
     documented({ type: "string", pattern: SECURITY_CODE.source }),
