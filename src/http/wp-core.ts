@@ -329,25 +329,6 @@ export function overrideMethod(request: Request): Request {
   return new Request(url, { method, headers });
 }
 
-/**
- * The `Link` header of a paged list, as WP_REST_Posts_Controller builds it: the request's own query
- * with `page` set to the previous and next page, on the site's URL (./site.ts; `prev` stays within
- * the last page).
- */
-function pageLinks(url: URL, siteUrl: string, page: number, pages: number): string[] {
-  const link = (to: number, rel: string) => {
-    const target = new URL(url.pathname, `${siteUrl}/`);
-    target.search = url.search;
-    target.searchParams.delete("pageno");
-    target.searchParams.set("page", String(to));
-    return `<${target}>; rel="${rel}"`;
-  };
-  const links: string[] = [];
-  if (page > 1) links.push(link(Math.max(1, Math.min(page - 1, pages)), "prev"));
-  if (pages > page) links.push(link(page + 1, "next"));
-  return links;
-}
-
 /** A whole list's headers: its total, in one page, none when it is empty (as WordPress counts). */
 export const wholeListHeaders = (total: number) => ({
   "X-WP-Total": String(total),
@@ -356,15 +337,28 @@ export const wholeListHeaders = (total: number) => ({
 
 /**
  * A paged list's headers, as WordPress sends them: X-WP-Total (items), X-WP-TotalPages and, when
- * there is a previous or next page, `Link`. Every paged list of both dialects answers these.
+ * there is a previous or next page, `Link` as WP_REST_Posts_Controller builds it: the request's own
+ * query with `page` set to the previous and next page, on the site's URL (./site.ts; `prev` stays
+ * within the last page). Every paged list of both dialects answers these.
  */
 export function pageHeaders(c: Context<AppEnv>, total: number, page: number, perPage: number) {
   const pages = Math.ceil(total / perPage);
+  const url = new URL(c.req.url);
+  const site = siteUrl(c);
+  const link = (to: number, rel: string) => {
+    const target = new URL(url.pathname, `${site}/`);
+    target.search = url.search;
+    target.searchParams.delete("pageno");
+    target.searchParams.set("page", String(to));
+    return `<${target}>; rel="${rel}"`;
+  };
+  const links: string[] = [];
+  if (page > 1) links.push(link(Math.max(1, Math.min(page - 1, pages)), "prev"));
+  if (pages > page) links.push(link(page + 1, "next"));
   const headers: Record<string, string> = {
     "X-WP-Total": String(total),
     "X-WP-TotalPages": String(pages),
   };
-  const links = pageLinks(new URL(c.req.url), siteUrl(c), page, pages);
   if (links.length > 0) headers.Link = links.join(", ");
   return headers;
 }
