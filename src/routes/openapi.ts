@@ -31,9 +31,6 @@ const envelopeB = {
 };
 const EMPTY_LIST = { type: "array", maxItems: 0 };
 
-const BOOKMARK_TEXT =
-  "A bookmark from an earlier answer: the read sees at least that state (its own writes); `first-primary` asks for the newest. Optional (docs/scaling.md#read-replicas).";
-
 /** Where the interactive reference (Swagger UI, over this document) is served. */
 export const REFERENCE = "/api-reference";
 
@@ -368,7 +365,8 @@ export function openApiDocument(routes: readonly RouteInfo[]) {
           name: BOOKMARK_HEADER,
           in: "header",
           required: false,
-          description: BOOKMARK_TEXT,
+          description:
+            "A bookmark from an earlier answer: the read sees at least that state (its own writes); `first-primary` asks for the newest. Optional (docs/scaling.md#read-replicas).",
           schema: { type: "string" },
         },
       },
