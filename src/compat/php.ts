@@ -24,6 +24,10 @@ function trimOf(text: string, chars: string) {
 }
 export const phpTrim = (text: string) => trimOf(text, PHP_TRIM);
 
+/** `text` with each of C's white space characters (a tab, a form feed...) made a space. */
+export const cSpaceAsSpace = (text: string) =>
+  [...text].map((ch) => (C_SPACE.includes(ch) ? " " : ch)).join("");
+
 /**
  * PHP's strip_tags() (php_strip_tags_ex, no tags allowed): a tag from `<` to its `>` (one inside
  * quotes, or a nested `<…>`, does not end it), `<?…?>`, `<!…>` and `<!--…-->` go, and so do NUL
@@ -206,7 +210,7 @@ function stripOctets(text: string) {
  * PHP's text of a number json_decode read: an integer within PHP_INT_MAX its digits, else a float's.
  * ±2^63 is a float's: PHP_INT_MIN's own digits arrive as text (http/params.ts).
  */
-export function phpNumberText(n: number) {
+function phpNumberText(n: number) {
   return Number.isInteger(n) && Math.abs(n) < 2 ** 63 ? String(n) : phpFloatText(n);
 }
 

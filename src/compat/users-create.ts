@@ -2,7 +2,7 @@ import type { Params } from "../http/params";
 import { defineRoute } from "../http/route";
 import { answerNewSubscriber, newSubscriberFields } from "../http/user-fields";
 import { jwtRouteRefusals } from "./auth";
-import { phpNumberText, phpText, sanitizeTextField, sanitizeUser } from "./php";
+import { cSpaceAsSpace, phpText, sanitizeTextField, sanitizeUser } from "./php";
 
 const FIELDS = ["username", "user_email", "user_password", "first_name", "last_name"] as const;
 
@@ -21,15 +21,9 @@ function asThePluginRead(params: Params): Params {
   const { username } = read;
   if (typeof username === "string" || typeof username === "number") {
     const checked = sanitizeTextField(username);
-    const spaced = /[ \t\n\v\f\r]/.test(checked);
-    read.username =
-      sanitizeUser(
-        spaced
-          ? checked.replace(/[\t\n\v\f\r]/g, " ")
-          : typeof username === "number"
-            ? phpNumberText(username)
-            : username,
-      ) || checked;
+    const spaced = cSpaceAsSpace(checked);
+    const asSent = typeof username === "string" && !spaced.includes(" ");
+    read.username = sanitizeUser(asSent ? username : spaced) || checked;
   }
   return read;
 }
