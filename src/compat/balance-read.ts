@@ -5,11 +5,12 @@ import type { AppEnv } from "../env";
 import { invalidInput } from "../http/errors";
 import type { Input, RouteInfo } from "../http/route";
 import { MAX_WALLETS_PER_READ, readBalances } from "../wallet/balances";
+import { mayReadUser } from "../wallet/context";
 import { userIdOf } from "../wallet/directory";
 import { asciiLower, formatMoney, major } from "../wallet/rules";
 import { keyRouteRefusals } from "./auth";
 import { publicReads } from "./config";
-import { mayReadPluginUser, pluginUserRef } from "./identity";
+import { pluginUserRef } from "./identity";
 import { phpArrayJson, phpEmpty, sanitizeTextField } from "./php";
 import { BalanceRequest, type SummaryRequest } from "./schemas";
 
@@ -110,7 +111,8 @@ export async function readPluginBalances(
   const refused = entitiesRequired(sent, keyBy);
   if (refused !== null) return { refused };
   const userId = await userIdOf(c.var.service, user);
-  if (!publicReads(c.env) && !mayReadPluginUser(c.get("principal"), userId))
+  // The ids compare, never the texts; nobody (NaN) is refused to a subscriber as anyone else is.
+  if (!publicReads(c.env) && !mayReadUser(c.get("principal"), userId ?? Number.NaN))
     throw balanceRoute.refusals.forbidden();
 
   // The plugin had no bound; here a read names at most as many wallets as /wallet/v1 allows.

@@ -1,5 +1,3 @@
-import type { Principal } from "../auth/principal";
-import { mayReadUser } from "../wallet/context";
 import { NOBODY, type UserRef } from "../wallet/movements";
 import { phpInt, phpIsNumeric, removeAccents } from "./php";
 
@@ -35,11 +33,3 @@ export function pluginUserRef(text: string): PluginUserRef {
 export function pluginUser(text: string): UserRef {
   return { ...(pluginUserRef(text) ?? { id: NOBODY }), as: text };
 }
-
-/**
- * Whether `principal` may read about the user a reference resolved to: the ids compare, never the
- * texts. An administrator reads anyone (nobody too, to be told there is nobody); a subscriber only
- * itself, so nobody is refused as anyone else would be.
- */
-export const mayReadPluginUser = (principal: Principal, userId: number | null) =>
-  mayReadUser(principal, userId ?? Number.NaN);
