@@ -15,11 +15,7 @@ import {
 } from "../wallet/wallets";
 import { jwtRouteRefusals } from "./auth";
 import { phpText, requires } from "./php";
-import {
-  MAX_WITHDRAWAL as MAX_AMOUNT,
-  MIN_WITHDRAWAL as MIN_AMOUNT,
-  WalletRequest,
-} from "./schemas";
+import { MAX_WITHDRAWAL, MIN_WITHDRAWAL, WalletRequest } from "./schemas";
 
 // `POST wallets` (plugin api/core/wallets/create-wallets.php, includes/wallets/create-wallets.php,
 // includes/utils/base-utils.php `requires`), envelope A, behind the plugin's JWT-route refusals
@@ -47,10 +43,10 @@ function numberChecks(max: unknown, min: unknown, decimals: unknown) {
     ["min_amount", minN],
   ] as const) {
     const found: string[] = [];
-    if (Math.trunc(amount) > MAX_AMOUNT)
-      found.push(`Withdrawal amount cannot be greater than ${MAX_AMOUNT}`);
-    if (Math.trunc(amount) < MIN_AMOUNT)
-      found.push(`Withdrawal amount cannot be less than ${MIN_AMOUNT}`);
+    if (Math.trunc(amount) > MAX_WITHDRAWAL)
+      found.push(`Withdrawal amount cannot be greater than ${MAX_WITHDRAWAL}`);
+    if (Math.trunc(amount) < MIN_WITHDRAWAL)
+      found.push(`Withdrawal amount cannot be less than ${MIN_WITHDRAWAL}`);
     if (maxN <= minN) found.push("Equality Error");
     if (found.length > 0 && errors[key] === undefined) errors[key] = found[0]!;
   }
@@ -145,8 +141,8 @@ export const compatWalletCreate = defineRoute(
       rimplenet_wallet_note: w.note,
       rimplenet_wallet_type: w.type,
       rimplenet_wallet_decimal: w.decimals,
-      rimplenet_max_withdrawal_amount: MAX_AMOUNT,
-      rimplenet_min_withdrawal_amount: MIN_AMOUNT,
+      rimplenet_max_withdrawal_amount: MAX_WITHDRAWAL,
+      rimplenet_min_withdrawal_amount: MIN_WITHDRAWAL,
       rimplenet_wallet_symbol_position: w.symbolPosition,
     });
   },
