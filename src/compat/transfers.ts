@@ -94,10 +94,7 @@ export const compatTransfers = defineRoute(
       }),
     }).catch(async (err: unknown) => {
       const reason = refusalOf(err);
-      // Worded from the holds at the entries' own instant (the request's stamp), as the database
-      // counted them, not at a moment later when one may have expired.
-      if (reason?.code === "insufficient_balance")
-        throw await insufficient(c.var.service, fields, c.var.service.stamp().nowMs);
+      if (reason?.code === "insufficient_balance") throw await insufficient(c.var.service, fields);
       throw reason ? refused(reason, fields.amount) : err;
     });
     return ok(c, 200, "Transfer Action Completed", { transfer: moved.debitId });
@@ -112,7 +109,6 @@ export const compatTransfers = defineRoute(
 async function insufficient(
   ctx: ServiceContext,
   fields: { from: UserRef; amount: string; wallet: string },
-  judgedAtMs: number,
 ) {
   const userId = (await userIdOf(ctx, fields.from)) ?? 0;
   const minorIn = (w: Wallet) => {
@@ -120,7 +116,7 @@ async function insufficient(
     return typeof minor === "number" ? minor : undefined;
   };
   // Named from the sender's position when the transfer was refused, not after money arrived.
-  const held = await spendable(ctx, userId, normalizeWalletId(fields.wallet), judgedAtMs, minorIn);
+  const held = await spendable(ctx, userId, normalizeWalletId(fields.wallet), minorIn);
   if (!held) return new Refusal({ code: "insufficient_balance" });
   const { wallet, availableMinor, heldMinor } = held;
   const money = (m: number) => formatMoney(m, { ...wallet, symbolPosition: "left" });

@@ -38,8 +38,8 @@ export async function walletSummary(
  * What a user may move out of a wallet (its balance less what holds reserve) and what holds reserve,
  * for a dialect whose refusal of a movement names them (the plugin's transfers). Asked by a caller
  * that may move money, after its movement was refused: money may have moved since. The holds are
- * counted as they stood at `atMs`, the instant the refused movement was judged at, so that a hold
- * which expired, was captured or voided since is still named as the reserve that refused it (and a
+ * counted as they stood at the request's stamp (ctx.stamp), the instant the refused movement was
+ * judged at, as the database counted them, so that a hold which expired, was captured or voided since is still named as the reserve that refused it (and a
  * capture's DEBIT since is added back to the balance, db/holds.ts capturedSince). Should money
  * have arrived since so that `refusing` (the amount refused, in the wallet's minor units; undefined
  * when it has none) is available now, the wallet's newest entries are undone one at a time and the
@@ -49,18 +49,18 @@ export async function spendable(
   ctx: ServiceContext,
   userId: number,
   walletId: string,
-  atMs: number,
   refusing: (wallet: Wallet) => number | undefined,
 ) {
   requireAdmin(ctx, "write");
-  const found = await walletPosition(ctx.db, userId, walletId, seconds(atMs), "judged");
+  const atS = seconds(ctx.stamp().nowMs);
+  const found = await walletPosition(ctx.db, userId, walletId, atS, "judged");
   if (!found.wallet) return undefined;
   const wallet = found.wallet;
   const now = withHolds(found.balance);
   const amount = refusing(wallet);
   if (amount === undefined || now.availableMinor < amount) return { wallet, ...now };
   const pair = { userId, walletId: wallet.id };
-  for (const e of await newestEntries(ctx.db, [pair], seconds(atMs))) {
+  for (const e of await newestEntries(ctx.db, [pair], atS)) {
     const then = withHolds({ balanceMinor: e.balanceBeforeMinor, heldMinor: now.heldMinor });
     if (then.availableMinor < amount) return { wallet, ...then };
   }
