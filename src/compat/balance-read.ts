@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import * as v from "valibot";
 import type { Wallet } from "../db/wallets";
 import type { AppEnv } from "../env";
+import { send } from "../http/envelope";
 import { invalidInput } from "../http/errors";
 import type { Input, RouteInfo } from "../http/route";
 import { MAX_WALLETS_PER_READ, readBalances } from "../wallet/balances";
@@ -11,36 +12,15 @@ import { asciiLower, formatMoney, major } from "../wallet/rules";
 import { keyRouteRefusals } from "./auth";
 import { publicReads } from "./config";
 import { pluginUserRef } from "./identity";
-import { phpArrayJson, phpEmpty, sanitizeTextField } from "./php";
-import { BalanceRequest, type SummaryRequest } from "./schemas";
+import { sanitizeTextField } from "./php";
+import { entitiesRequired } from "./respond";
+import { BalanceRequest } from "./schemas";
 
 // Shared by `user-wallet-balance` and `user-wallet-balance/multi` (plugin files
 // includes/user-wallet-balance/user-wallet-balance.php and -multi.php): the same reads, two shapes.
 
 /** The action name the plugin gave both balance routes; its refusal texts name it. */
 const ACTION = "get_rimplenet_wallets_balance";
-
-/**
- * The plugin's 422 "Entities Are Required", as JSON text of its `error`, or null. Its checkIfEmpty
- * keyed each message by the empty *value* in the single route (so `{"":"…"}`, and `["…"]` for "0",
- * which PHP turns into the key 0; a second empty field overwrites the first) and by the field name
- * in `/multi` (and `wallet-summary`). Kept on purpose: clients of the plugin parse these shapes. A
- * user_id that is undefined (wallet-summary's, left out: the caller) is not judged.
- */
-export function entitiesRequired(
-  req: Pick<SummaryRequest, "user_id" | "wallet_id">,
-  keyBy: "value" | "field",
-): string | null {
-  const errors = new Map<string | number, string>();
-  for (const field of ["user_id", "wallet_id"] as const) {
-    const value = req[field];
-    if (value === undefined || !phpEmpty(value)) continue;
-    errors.set(keyBy === "field" ? field : value === "0" ? 0 : value, `${field} is required`);
-  }
-  return errors.size === 0 ? null : phpArrayJson(errors);
-}
-
-type BalanceRecord = ReturnType<typeof balanceRecord>;
 
 function balanceRecord(piece: string, wallet: Wallet, minor: number) {
   return {
@@ -56,14 +36,6 @@ function balanceRecord(piece: string, wallet: Wallet, minor: number) {
     wallet_type: wallet.type,
   };
 }
-
-type BalanceRead =
-  | { refused: string }
-  | {
-      req: BalanceRequest;
-      pieces: string[];
-      found: { index: number; piece: string; record: BalanceRecord }[];
-    };
 
 /**
  * The balance routes' parameters as sent (sanitized: the answer echoes them), the user they name
@@ -97,19 +69,24 @@ export const balanceRoute = {
   },
 } satisfies Partial<RouteInfo> & { params: Input<BalanceInput> };
 
+/** A wallet a balance route found: its piece's position in the request, the piece, its record. */
+type Found = { index: number; piece: string; record: ReturnType<typeof balanceRecord> };
+
 /**
  * The parameters' 422, the user (an id costs no query, a username one) and the caller's access to
- * it, then one D1 round trip. Unknown wallets are skipped. A wallet's balance, though, was read
- * under the piece lowercased but untrimmed, so `usd, ngn` reads ` ngn` as 0 (capture 41): kept on
- * purpose.
+ * it, then one D1 round trip; answered in envelope A plus the plugin's top-level `submitted` (the
+ * sanitized parameters, echoed back), its `data` what `shape` makes of the wallets found out of
+ * `pieces`. Unknown wallets are skipped. A wallet's balance, though, was read under the piece
+ * lowercased but untrimmed, so `usd, ngn` reads ` ngn` as 0 (capture 41): kept on purpose.
  */
-export async function readPluginBalances(
+export async function answerPluginBalances(
   c: Context<AppEnv>,
   { sent, user, wallets }: BalanceInput,
   keyBy: "value" | "field",
-): Promise<BalanceRead> {
-  const refused = entitiesRequired(sent, keyBy);
-  if (refused !== null) return { refused };
+  shape: (found: Found[], pieces: number) => unknown,
+) {
+  const refused = entitiesRequired(c, sent, keyBy);
+  if (refused) return refused;
   const userId = await userIdOf(c.var.service, user);
   // The ids compare, never the texts; nobody (NaN) is refused to a subscriber as anyone else is.
   if (!publicReads(c.env) && !mayReadUser(c.get("principal"), userId ?? Number.NaN))
@@ -121,12 +98,18 @@ export async function readPluginBalances(
   const named = wallets.map((w) => w.id).filter((id) => id !== "");
   const { found: balances } = await readBalances(c.var.ledger, userId ?? 0, named);
 
-  const found = [];
+  const found: Found[] = [];
   for (const [index, { piece, id }] of wallets.entries()) {
     const balance = balances.get(id);
     if (!balance) continue;
     const minor = userId !== null && asciiLower(piece) === id ? balance.minor : 0;
     found.push({ index, piece, record: balanceRecord(piece, balance.wallet, minor) });
   }
-  return { req: sent, pieces: wallets.map((w) => w.piece), found };
+  return send(c, 200, {
+    status_code: 200,
+    status: true,
+    message: "Wallet Balance retrieved",
+    data: shape(found, wallets.length),
+    submitted: sent,
+  });
 }

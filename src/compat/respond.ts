@@ -2,23 +2,32 @@ import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { JSON_UTF8, send } from "../http/envelope";
 import { ApiError } from "../http/errors";
-import type { BalanceRequest } from "./schemas";
+import { phpArrayJson, phpEmpty } from "./php";
+import type { SummaryRequest } from "./schemas";
 
-/** The plugin's 422; `error` arrives as JSON text because PHP's key order cannot live in a JS object. */
-export function entitiesRequiredResponse(c: Context<AppEnv>, errorJson: string) {
-  const body = `{"status_code":422,"status":false,"message":"Entities Are Required","error":${errorJson}}`;
+/**
+ * The plugin's 422 "Entities Are Required", or null. Its checkIfEmpty keyed each message by the
+ * empty *value* in the single balance route (so `{"":"…"}`, and `["…"]` for "0", which PHP turns
+ * into the key 0; a second empty field overwrites the first) and by the field name in `/multi`
+ * (and `wallet-summary`). Kept on purpose: clients of the plugin parse these shapes. `error` is
+ * written as JSON text because PHP's key order cannot live in a JS object. A user_id that is
+ * undefined (wallet-summary's, left out: the caller) is not judged.
+ */
+export function entitiesRequired(
+  c: Context<AppEnv>,
+  req: Pick<SummaryRequest, "user_id" | "wallet_id">,
+  keyBy: "value" | "field",
+) {
+  const errors = new Map<string | number, string>();
+  for (const field of ["user_id", "wallet_id"] as const) {
+    const value = req[field];
+    if (value === undefined || !phpEmpty(value)) continue;
+    errors.set(keyBy === "field" ? field : value === "0" ? 0 : value, `${field} is required`);
+  }
+  if (errors.size === 0) return null;
+  const body = `{"status_code":422,"status":false,"message":"Entities Are Required","error":${phpArrayJson(errors)}}`;
   return c.body(body, 422, JSON_UTF8);
 }
-
-/** Envelope A plus the plugin's top-level `submitted`: the sanitized parameters, echoed back. */
-export const balanceOk = (c: Context<AppEnv>, data: unknown, submitted: BalanceRequest) =>
-  send(c, 200, {
-    status_code: 200,
-    status: true,
-    message: "Wallet Balance retrieved",
-    data,
-    submitted,
-  });
 
 /** The plugin's refusal of a wallet id no wallet has. */
 export const invalidWallet = () => new ApiError(404, "Invalid Wallet", ["Invalid Wallet Provided"]);

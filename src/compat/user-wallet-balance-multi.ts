@@ -1,6 +1,5 @@
 import { defineRoute } from "../http/route";
-import { balanceRoute, readPluginBalances } from "./balance-read";
-import { balanceOk, entitiesRequiredResponse } from "./respond";
+import { answerPluginBalances, balanceRoute } from "./balance-read";
 
 /**
  * `GET user-wallet-balance/multi`: the records in request order, keyed by the piece's position. As
@@ -13,13 +12,10 @@ export const userWalletBalanceMulti = defineRoute(
     path: "/user-wallet-balance/multi",
     summary: "A user's balances, in request order",
   },
-  async (c, req) => {
-    const read = await readPluginBalances(c, req, "field");
-    if ("refused" in read) return entitiesRequiredResponse(c, read.refused);
-    const dense = read.found.every(({ index }, i) => index === i);
-    const records = dense
-      ? read.found.map(({ record }) => record)
-      : Object.fromEntries(read.found.map(({ index, record }) => [String(index), record]));
-    return balanceOk(c, records, read.req);
-  },
+  (c, req) =>
+    answerPluginBalances(c, req, "field", (found) =>
+      found.every(({ index }, i) => index === i)
+        ? found.map(({ record }) => record)
+        : Object.fromEntries(found.map(({ index, record }) => [String(index), record])),
+    ),
 );

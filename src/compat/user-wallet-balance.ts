@@ -1,6 +1,5 @@
 import { defineRoute } from "../http/route";
-import { balanceRoute, readPluginBalances } from "./balance-read";
-import { balanceOk, entitiesRequiredResponse } from "./respond";
+import { answerPluginBalances, balanceRoute } from "./balance-read";
 
 /**
  * `GET user-wallet-balance` (captures 37-52, 70). One piece: the wallet's record itself; several:
@@ -13,14 +12,13 @@ export const userWalletBalance = defineRoute(
     path: "/user-wallet-balance",
     summary: "A user's balance in one or more wallets",
   },
-  async (c, req) => {
-    const read = await readPluginBalances(c, req, "value");
-    if ("refused" in read) return entitiesRequiredResponse(c, read.refused);
-    if (read.found.length === 0) return balanceOk(c, [], read.req);
-    if (read.pieces.length === 1) return balanceOk(c, read.found[0]!.record, read.req);
-    // A repeated piece overwrites its key in place, as a PHP array does.
-    const keyed: Record<string, unknown> = Object.create(null);
-    for (const { piece, record } of read.found) keyed[piece] = record;
-    return balanceOk(c, keyed, read.req);
-  },
+  (c, req) =>
+    answerPluginBalances(c, req, "value", (found, pieces) => {
+      if (found.length === 0) return [];
+      if (pieces === 1) return found[0]!.record;
+      // A repeated piece overwrites its key in place, as a PHP array does.
+      const keyed: Record<string, unknown> = Object.create(null);
+      for (const { piece, record } of found) keyed[piece] = record;
+      return keyed;
+    }),
 );

@@ -6,9 +6,8 @@ import { Refusal } from "../wallet/refusal";
 import { asciiLower, formatMoney, major, mysqlDate } from "../wallet/rules";
 import { walletSummary } from "../wallet/summary";
 import { keyRouteRefusals } from "./auth";
-import { entitiesRequired } from "./balance-read";
 import { pluginUser } from "./identity";
-import { entitiesRequiredResponse, invalidWallet, pluginUserNotFound } from "./respond";
+import { entitiesRequired, invalidWallet, pluginUserNotFound } from "./respond";
 import { SummaryRequest } from "./schemas";
 
 // `GET wallet-summary`: a wallet of a user at a glance, which the plugin never had, in its words:
@@ -36,8 +35,8 @@ export const compatWalletSummary = defineRoute(
     params: summaryInput,
   },
   async (c, { sent, user, walletId }) => {
-    const refused = entitiesRequired(sent, "field");
-    if (refused !== null) return entitiesRequiredResponse(c, refused);
+    const refused = entitiesRequired(c, sent, "field");
+    if (refused) return refused;
     const s = await walletSummary(c.var.service, { user, walletId }).catch((err: unknown) => {
       const code = err instanceof Refusal ? err.reason.code : undefined;
       if (code === "user_not_found") return null;
