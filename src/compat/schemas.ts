@@ -35,7 +35,6 @@ export type SummaryRequest = v.InferOutput<typeof SummaryRequest>;
 
 /** `GET users`: a user id or username (empty or "0" lists), and the list's page. */
 export const UsersRequest = v.object({ user_id: sanitized(), page: sanitized() });
-export type UsersRequest = v.InferOutput<typeof UsersRequest>;
 
 /** `DELETE wallets/{wallet}`: the wallet, by the one wallet-id rule. */
 export const WalletPath = v.object({ wallet: pathWalletIdField });
