@@ -148,28 +148,21 @@ export const leaseEndpoint = (db: Db, id: number, token: string, nowMs: number, 
 const held = (id: number, token: string) =>
   and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.leaseToken, token));
 
+/** Whether an endpoint's row holds `where`. */
+const endpointHolds = async (db: Db, where: SQL | undefined) =>
+  (await db.select({ id: webhookEndpoints.id }).from(webhookEndpoints).where(where).get()) !==
+  undefined;
+
 /**
  * Whether `token`'s lease moved the endpoint's cursor to `eventId`: only its own record does, so a
  * record whose answer was lost (a dropped connection) committed if this holds.
  */
-export async function advancedUnder(db: Db, id: number, token: string, eventId: number) {
-  const row = await db
-    .select({ id: webhookEndpoints.id })
-    .from(webhookEndpoints)
-    .where(and(held(id, token), eq(webhookEndpoints.cursorEventId, eventId)))
-    .get();
-  return row !== undefined;
-}
+export const advancedUnder = (db: Db, id: number, token: string, eventId: number) =>
+  endpointHolds(db, and(held(id, token), eq(webhookEndpoints.cursorEventId, eventId)));
 
 /** Whether an event of the endpoint's types waits after its cursor (read after the lease ends). */
-export async function hasWork(db: Db, id: number) {
-  const row = await db
-    .select({ id: webhookEndpoints.id })
-    .from(webhookEndpoints)
-    .where(and(eq(webhookEndpoints.id, id), pending))
-    .get();
-  return row !== undefined;
-}
+export const hasWork = (db: Db, id: number) =>
+  endpointHolds(db, and(eq(webhookEndpoints.id, id), pending));
 
 /** Deliveries kept per endpoint: the newest, for the API and the console. */
 const DELIVERIES_KEPT = 200;
