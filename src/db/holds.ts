@@ -78,9 +78,11 @@ export const findHold = (db: Db, id: number) =>
     .where(eq(holds.id, id))
     .get();
 
-/** A hold as a batch reads it after a write (its own columns only: D1 keys a batch's rows by name). */
-export const holdAfter = (db: Db, id: number) =>
-  db.select({ hold: holds, transactionId: captureEntry }).from(holds).where(eq(holds.id, id));
+/** Holds with their capture's entry (their own columns only: D1 keys a batch's rows by name). */
+const holdRows = (db: Db) => db.select({ hold: holds, transactionId: captureEntry }).from(holds);
+
+/** A hold as a batch reads it after a write. */
+export const holdAfter = (db: Db, id: number) => holdRows(db).where(eq(holds.id, id));
 
 type HoldFilter = { userId: number; walletId?: string; status?: HoldStatus; nowS: number };
 
@@ -97,13 +99,7 @@ export async function listHolds(db: Db, f: HoldFilter, page: { offset: number; l
       .select({ id: wallets.id })
       .from(wallets)
       .where(eq(wallets.id, f.walletId ?? "")),
-    db
-      .select({ hold: holds, transactionId: captureEntry })
-      .from(holds)
-      .where(where)
-      .orderBy(desc(holds.id))
-      .limit(page.limit)
-      .offset(page.offset),
+    holdRows(db).where(where).orderBy(desc(holds.id)).limit(page.limit).offset(page.offset),
     db.select({ n: count() }).from(holds).where(where),
   ]);
   return {
