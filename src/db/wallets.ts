@@ -57,8 +57,6 @@ export async function deleteWalletIfUnused(db: Db, id: string) {
   return still.length > 0 ? "has-entries" : "not-found";
 }
 
-export const listWallets = (db: Db) => db.select().from(wallets).orderBy(asc(wallets.id));
-
 /** Every wallet with its row number, which never changes (the Rimplenet dialect's `post_id`). */
 export const listWalletRows = (db: Db) =>
   db

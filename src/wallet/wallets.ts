@@ -2,7 +2,7 @@
 // (wallet/v1's POST /wallets, the plugin's POST wallets and DELETE wallets/{id}) decode their own
 // fields and texts, then call these; the rules below exist only here.
 import type { Db } from "../db/client";
-import { deleteWalletIfUnused, insertWallet, listWallets, type Wallet } from "../db/wallets";
+import { deleteWalletIfUnused, insertWallet, listWalletRows, type Wallet } from "../db/wallets";
 import { asciiLower } from "../ledger/request-key";
 import { requireAdmin, type ServiceContext } from "./context";
 import { Refusal } from "./refusal";
@@ -126,9 +126,9 @@ export async function createWallet(
 }
 
 /** Every wallet, by id. */
-export function allWallets(ctx: ServiceContext) {
+export async function allWallets(ctx: ServiceContext) {
   requireAdmin(ctx, "read");
-  return listWallets(ctx.db);
+  return (await listWalletRows(ctx.db)).map((row) => row.wallet);
 }
 
 /** A new wallet, or a refusal: its id taken, or a deleted wallet's id with other units. */
