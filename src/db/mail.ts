@@ -170,5 +170,5 @@ function outboxStatements(
 }
 
 /** The outbox, newest first. */
-export const listOutbox = (db: Db, limit: number) =>
-  db.select().from(mailOutbox).orderBy(desc(mailOutbox.id)).limit(limit);
+export const listOutbox = (db: Db) =>
+  db.select().from(mailOutbox).orderBy(desc(mailOutbox.id)).limit(OUTBOX_KEEP);

@@ -25,7 +25,7 @@ export const PRUNE_PER_SIGN_IN = 100;
 export async function createSession(
   db: Db,
   row: NewSession,
-  also: BatchItem<"sqlite">[] = [],
+  also: BatchItem<"sqlite">[],
   passwordHash?: string,
 ) {
   const expired = db

@@ -55,5 +55,5 @@ export function reversedEntries(ctx: ServiceContext, ids: number[]) {
 /** The newest mails the dev outbox kept. */
 export function mailOutbox(ctx: ServiceContext) {
   requireAdmin(ctx, "read");
-  return listOutbox(ctx.db, OUTBOX_KEEP);
+  return listOutbox(ctx.db);
 }
