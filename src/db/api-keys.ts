@@ -2,6 +2,7 @@ import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "./client";
 import { selectList } from "./insert-select";
 import { apiKeys, users } from "./schema";
+import { sameText } from "./user-texts";
 
 type NewApiKey = typeof apiKeys.$inferInsert;
 
@@ -14,7 +15,7 @@ export async function insertApiKey(
   const who =
     "userId" in whose
       ? sql`${users.id} = ${whose.userId}`
-      : sql`lower(${users.username}) = lower(${whose.username})`;
+      : sameText(users.username, whose.username);
   const values = selectList(apiKeys, {
     id: null,
     userId: users.id,

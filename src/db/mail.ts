@@ -4,6 +4,7 @@
 import { and, desc, eq, inArray, isNotNull, isNull, lte, sql } from "drizzle-orm";
 import type { Db } from "./client";
 import { mailOutbox, mailTokens, sessions, users } from "./schema";
+import { sameText } from "./user-texts";
 
 export type MailPurpose = (typeof mailTokens.$inferSelect)["purpose"];
 
@@ -23,7 +24,7 @@ export async function recordMailRequest(
   outbox?: { subject: string; text: string },
 ): Promise<{ userId: number | null; email: string }> {
   const account = (column: typeof users.id | typeof users.email) =>
-    sql`(SELECT ${column} FROM ${users} WHERE lower(${users.email}) = lower(${row.email})${
+    sql`(SELECT ${column} FROM ${users} WHERE ${sameText(users.email, row.email)}${
       row.purpose === "verify-email" ? sql` AND ${users.emailVerifiedAtMs} IS NULL` : sql``
     })`;
   const expired = db
@@ -69,7 +70,7 @@ const liveTokenUser = (db: Db, tokenHash: string, purpose: MailPurpose, nowMs: n
         eq(mailTokens.purpose, purpose),
         isNull(mailTokens.usedAtMs),
         sql`${mailTokens.expiresAtMs} > ${nowMs}`,
-        sql`lower(${mailTokens.email}) = lower(${users.email})`,
+        sameText(mailTokens.email, users.email),
       ),
     );
 

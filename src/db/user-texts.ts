@@ -5,15 +5,18 @@
 // account's own e-mail. Written as SQL for the one statement that inserts the account (D1 has no
 // interactive transactions: a check read apart from the insert could be raced), and free of
 // Workers types so the tools (scripts/lib/admin.ts) write the same guard into their statement.
-import { type SQL, sql } from "drizzle-orm";
+import { type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { users } from "./schema";
 
 /** A text as a bound parameter, or as SQL (a literal the tools inline). */
 type TextValue = string | SQL;
 
-// Case-folded as the lower() unique indexes fold (SQLite's lower() folds A-Z only).
+/** Equal but for case, as the lower() unique indexes fold (SQLite's lower() folds A-Z only). */
+export const sameText = (column: SQLWrapper, value: string | SQLWrapper) =>
+  sql`lower(${column}) = lower(${value})`;
+
 const somebodyHas = (column: typeof users.username | typeof users.email, value: TextValue) =>
-  sql`EXISTS (SELECT 1 FROM ${users} WHERE lower(${column}) = lower(${value}))`;
+  sql`EXISTS (SELECT 1 FROM ${users} WHERE ${sameText(column, value)})`;
 
 /**
  * Each reason a new account with this username and e-mail is refused, as an SQL truth value:

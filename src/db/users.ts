@@ -2,13 +2,9 @@ import { and, count, eq, inArray, or, sql } from "drizzle-orm";
 import { bindingOf, type Db, inRuns } from "./client";
 import { forgetUser, isolateCache } from "./isolate-cache";
 import { apiKeys, balances, sessions, transactions, users } from "./schema";
-import { newUserClashes, newUserTextsFree } from "./user-texts";
+import { newUserClashes, newUserTextsFree, sameText } from "./user-texts";
 
 export type UserRow = typeof users.$inferSelect;
-
-// Usernames and e-mails compare case-insensitively through the lower() unique indexes.
-const sameText = (column: typeof users.username | typeof users.email, value: string) =>
-  sql`lower(${column}) = lower(${value})`;
 
 /** Users by id with their usernames, from the isolate's cache once seen (usernames never change). */
 export async function findUsers(db: Db, ids: number[]) {
