@@ -3,10 +3,10 @@
 // not yet expired.
 import { and, asc, count, desc, eq, type SQL, sql } from "drizzle-orm";
 import type { Db } from "./client";
-import { balances, holds, transactions, users, wallets } from "./schema";
+import { balances, type Hold, holds, transactions, users, wallets } from "./schema";
 
-export type { Hold } from "./schema";
-export type HoldStatus = "held" | "captured" | "voided" | "expired";
+export type { Hold };
+export type HoldStatus = Hold["status"];
 
 /** The holds that count against the available balance at `nowS` (whole seconds). */
 export const counting = (nowS: number) =>
