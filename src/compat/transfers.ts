@@ -10,7 +10,6 @@ import { transfer, type UserRef } from "../wallet/movements";
 import { Refusal, type RefusalReason, refusalOf } from "../wallet/refusal";
 import { amountToMinor, formatMoney } from "../wallet/rules";
 import { spendable } from "../wallet/summary";
-import { normalizeWalletId } from "../wallet/wallets";
 import { jwtRouteRefusals } from "./auth";
 import { amountRefused, PLUGIN_ROUNDING } from "./entries";
 import { pluginUser } from "./identity";
@@ -116,7 +115,7 @@ async function insufficient(
     return typeof minor === "number" ? minor : undefined;
   };
   // Named from the sender's position when the transfer was refused, not after money arrived.
-  const held = await spendable(ctx, userId, normalizeWalletId(fields.wallet), minorIn);
+  const held = await spendable(ctx, userId, fields.wallet, minorIn);
   if (!held) return new Refusal({ code: "insufficient_balance" });
   const { wallet, availableMinor, heldMinor } = held;
   const money = (m: number) => formatMoney(m, { ...wallet, symbolPosition: "left" });
