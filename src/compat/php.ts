@@ -5,6 +5,7 @@
 // src/ledger/money.ts).
 
 import { EMPTY } from "../http/fields";
+import { C_SPACE } from "../http/php-vars";
 import { asciiLower, numberText } from "../wallet/rules";
 
 const isDigit = (ch: string | undefined) => ch !== undefined && ch >= "0" && ch <= "9";
@@ -12,8 +13,6 @@ const isHex = (ch: string | undefined) =>
   ch !== undefined && (isDigit(ch) || (ch >= "a" && ch <= "f") || (ch >= "A" && ch <= "F"));
 /** What PHP's trim() removes. */
 const PHP_TRIM = " \t\n\r\0\x0B";
-/** C's isspace(): what may stand around a PHP numeric string, and what strip_tags takes for space. */
-const C_SPACE = " \t\n\v\f\r";
 
 function trimOf(text: string, chars: string) {
   let start = 0;

@@ -56,8 +56,11 @@ function phpPath(sent: string): PhpPath | null {
 /** What makes PHP register a name otherwise than as written. */
 const MANGLED = /[ .[\0]/;
 
-/** What C's isspace() takes, which PHP skips after a `[`. */
-const C_SPACE = " \t\n\v\f\r";
+/**
+ * What C's isspace() takes: what PHP skips after a `[`, what may stand around a PHP numeric string,
+ * and what strip_tags takes for space.
+ */
+export const C_SPACE = " \t\n\v\f\r";
 
 const NO_KEYS: readonly string[] = [];
 
