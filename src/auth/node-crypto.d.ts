@@ -1,5 +1,5 @@
-// The one node:crypto function the Worker uses (MD5, which WebCrypto lacks, and a synchronous
-// SHA-256), available through the nodejs_compat flag. Declared here because the project does not
+// The node:crypto functions the Worker uses (MD5, which WebCrypto lacks, and a synchronous SHA-256
+// and HMAC), available through the nodejs_compat flag. Declared here because the project does not
 // pull in @types/node.
 declare module "node:crypto" {
   interface Hash {
@@ -8,4 +8,5 @@ declare module "node:crypto" {
     digest(encoding: "hex" | "base64"): string;
   }
   export function createHash(algorithm: "md5" | "sha256"): Hash;
+  export function createHmac(algorithm: "sha256", key: string): Hash;
 }

@@ -2,6 +2,7 @@
 // cookie (HttpOnly, SameSite=Strict, `__Host-` and Secure except on a local http address), and a
 // CSRF token derived from it for every form. An API token in the cookie is no session; a console
 // token is no API credential (docs/security.md#sessions).
+import { createHmac } from "node:crypto";
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { CONSOLE_AUDIENCE, TOKEN_LIFETIME_S } from "../auth/tokens";
@@ -68,18 +69,9 @@ export async function readSession(c: Context<ConsoleEnv>): Promise<Session | nul
   if (!principal) return null;
   // An authenticated caller: its log line names it, and its answers may carry the D1 bookmark.
   c.set("principal", principal);
-  return { token, principal, csrf: await csrfFor(c, token) };
+  return { token, principal, csrf: csrfFor(c, token) };
 }
 
 /** HMAC-SHA-256 of the session's token under the JWT secret: a form can only come from our page. */
-async function csrfFor(c: Context<ConsoleEnv>, token: string) {
-  const key = await crypto.subtle.importKey(
-    "raw",
-    new TextEncoder().encode(jwtSecret(c)),
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    ["sign"],
-  );
-  const mac = await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`csrf:${token}`));
-  return [...new Uint8Array(mac)].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
+const csrfFor = (c: Context<ConsoleEnv>, token: string) =>
+  createHmac("sha256", jwtSecret(c)).update(`csrf:${token}`).digest("hex");
