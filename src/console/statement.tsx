@@ -15,7 +15,7 @@ import type { Wallet } from "./page";
 import { withIds } from "./path-ids";
 import { queryOf, Text } from "./query";
 import { BASE } from "./session";
-import { ShownDay } from "./views";
+import { Details, ShownDay } from "./views";
 
 const [FIRST_DAY, LAST_DAY] = ["1000-01-01", "9998-12-31"];
 
@@ -139,15 +139,7 @@ export async function readStatementFigures(
   const read = await attempt(c, () => statementOf(c, userId, s, { offset: 0, limit: 1 }));
   if (!read.ok)
     return { ok: false as const, problem: refusedDay(read), why: refusalText(read.refusal) };
-  const st = read.value;
-  const shown = (minor: number | bigint) => formatExact(minor, st.wallet);
-  const figures = {
-    opening: shown(st.openingMinor),
-    in: shown(st.inMinor),
-    out: shown(st.outMinor),
-    closing: shown(st.closingMinor),
-  };
-  return { ok: true as const, figures, count: st.count };
+  return { ok: true as const, st: read.value };
 }
 
 /**
@@ -234,32 +226,27 @@ export function StatementSection(props: {
           </p>
         )
       ) : (
-        <table class="figures" aria-label="Statement totals">
-          <tbody>
-            {[
-              [
-                <>
-                  Opening balance (<ShownDay day={s.from} />)
-                </>,
-                read.figures.opening,
-              ],
-              ["In", read.figures.in],
-              ["Out", read.figures.out],
-              [
-                <>
-                  Closing balance (<ShownDay day={s.to} />)
-                </>,
-                read.figures.closing,
-              ],
-              ["Entries", read.count],
-            ].map(([label, figure]) => (
-              <tr>
-                <th>{label}</th>
-                <td class="num">{figure}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <Details
+          label="Statement totals"
+          num
+          rows={[
+            [
+              <>
+                Opening balance (<ShownDay day={s.from} />)
+              </>,
+              formatExact(read.st.openingMinor, read.st.wallet),
+            ],
+            ["In", formatExact(read.st.inMinor, read.st.wallet)],
+            ["Out", formatExact(read.st.outMinor, read.st.wallet)],
+            [
+              <>
+                Closing balance (<ShownDay day={s.to} />)
+              </>,
+              formatExact(read.st.closingMinor, read.st.wallet),
+            ],
+            ["Entries", read.st.count],
+          ]}
+        />
       )}
     </section>
   );

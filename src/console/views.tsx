@@ -164,7 +164,7 @@ export function Confirmation(props: {
   action: string;
   /** The details table's name for a screen reader. */
   label: string;
-  rows: [string, Child][];
+  rows: [Child, Child][];
   fields?: Record<string, string>;
   /** What it means, and any field of its own (a reversal's note). */
   children: Child;
@@ -188,14 +188,14 @@ export function Confirmation(props: {
   );
 }
 
-/** A record's figures, a label and a value a row. */
-export const Details = (props: { label: string; rows: [string, Child][] }) => (
+/** A record's figures, a label and a value a row; `num`: the values are amounts (right-aligned). */
+export const Details = (props: { label: string; rows: [Child, Child][]; num?: boolean }) => (
   <table class="figures" aria-label={props.label}>
     <tbody>
       {props.rows.map(([label, value]) => (
         <tr>
           <th>{label}</th>
-          <td>{value}</td>
+          <td class={props.num ? "num" : undefined}>{value}</td>
         </tr>
       ))}
     </tbody>
