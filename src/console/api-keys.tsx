@@ -1,6 +1,6 @@
 // API keys: the list, a new key (shown once), revocation, through the service's key verbs.
 
-import { type Context, Hono } from "hono";
+import { Hono } from "hono";
 import { ApiKeyParams } from "../http/inputs";
 import { parseFields } from "../http/validation";
 import { issueApiKey, listKeys, revokeKey } from "../wallet/api-keys";
@@ -15,7 +15,7 @@ export const apiKeysScreen = new Hono<ConsoleEnv>({ strict: false });
 
 type Created = { secret: string; username: string };
 
-const keysPage = async (c: Context<ConsoleEnv>) => {
+apiKeysScreen.get("/api-keys", async (c) => {
   const created = (await secretOf(c)) as Created | undefined;
   const keys = await listKeys(c.var.service);
   const shown = await noticeOf(c);
@@ -92,8 +92,7 @@ const keysPage = async (c: Context<ConsoleEnv>) => {
       </section>
     </Page>,
   );
-};
-apiKeysScreen.get("/api-keys", (c) => keysPage(c));
+});
 apiKeysScreen.post("/api-keys", async (c) => {
   const { form } = c.var;
   const typed = { name: field(form, "name"), scope: field(form, "scope") };

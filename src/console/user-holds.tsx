@@ -126,7 +126,7 @@ export function HoldsSection(props: {
   );
 }
 
-const resolve = (action: "capture" | "void") =>
+for (const action of ["capture", "void"] as const)
   holdsScreen.post(
     `/users/:id/holds/:hold/${action}`,
     withIds(["id", "hold"], async (c, { id, hold }) => {
@@ -161,5 +161,3 @@ const resolve = (action: "capture" | "void") =>
       });
     }),
   );
-resolve("capture");
-resolve("void");

@@ -241,7 +241,7 @@ moneyScreen.get(
   withIds(["id"], (c, { id }) => transferAsked(c, id)),
 );
 
-const move = (action: Move) =>
+for (const action of MOVES)
   moneyScreen.post(
     `/users/:id/${action}`,
     withIds(["id"], async (c, { id }) => {
@@ -298,7 +298,6 @@ const move = (action: Move) =>
       });
     }),
   );
-for (const action of MOVES) move(action);
 
 moneyScreen.get(
   "/users/:id/reverse/:txn",

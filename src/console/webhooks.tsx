@@ -57,7 +57,7 @@ function Deliveries(props: { c: Context<ConsoleEnv>; hook: EndpointRow; rows: De
   );
 }
 
-const webhooksPage = async (c: Context<ConsoleEnv>) => {
+webhooksScreen.get("/webhooks", async (c) => {
   const secret = (await secretOf(c))?.secret;
   const hooks = await webhooksWithDeliveries(c.var.service, SHOWN);
   const shown = await noticeOf(c);
@@ -144,14 +144,13 @@ const webhooksPage = async (c: Context<ConsoleEnv>) => {
       </section>
     </Page>,
   );
-};
+});
 
 const page = `${BASE}/webhooks`;
 
 /** A test's or a resend's delivery in words: delivered, or failed and why. */
 const sent = (d: Delivery) => `${d.status}${d.error ? ` (${d.error})` : ""}`;
 
-webhooksScreen.get("/webhooks", (c) => webhooksPage(c));
 webhooksScreen.post("/webhooks", async (c) => {
   const { form } = c.var;
   const typed = Object.fromEntries(
