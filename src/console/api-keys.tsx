@@ -114,10 +114,7 @@ apiKeysScreen.post("/api-keys", async (c) => {
     c,
     `${BASE}/api-keys`,
     { secret, username: owner },
-    {
-      kind: "ok",
-      text: `Key created for ${owner}.`,
-    },
+    `Key created for ${owner}.`,
   );
 });
 apiKeysScreen.post(

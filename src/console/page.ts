@@ -99,7 +99,7 @@ const SECRET_PURPOSE = "wallet-ledger console secret shown once v1";
 
 /**
  * A redirect to the page that shows a new credential's secret once (an API key, a webhook's signing
- * secret), with a notice. The secret rides in a one-minute cookie of the console's own, sealed
+ * secret), with the notice `text`. The secret rides in a one-minute cookie of the console's own, sealed
  * (AES-GCM, a key derived from JWT_SECRET), never in the form's answer: a reload or Back posts
  * nothing again, so no second credential is made. It is sealed with the session's CSRF token and
  * shown only to that session: signed out, and another operator signed in on the same browser
@@ -109,12 +109,12 @@ export async function backWithSecret(
   c: Context<ConsoleEnv>,
   to: string,
   shown: Record<string, string>,
-  notice: NonNullable<Notice>,
+  text: string,
 ) {
   const held = JSON.stringify({ session: c.var.session.csrf, shown });
   const sealed = await seal(held, jwtSecret(c), SECRET_PURPOSE);
   setCookie(c, secretCookie(to), sealed, cookieOptions(c, 60));
-  return back(c, to, notice);
+  return back(c, to, { kind: "ok", text });
 }
 
 /** The secret `backWithSecret` left for this page: shown on it, gone from the next. */

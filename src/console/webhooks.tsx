@@ -169,10 +169,7 @@ webhooksScreen.post("/webhooks", async (c) => {
     c,
     page,
     { secret: made.value.secret },
-    {
-      kind: "ok",
-      text: `Webhook ${made.value.endpoint.id} created.`,
-    },
+    `Webhook ${made.value.endpoint.id} created.`,
   );
 });
 webhooksScreen.post(
