@@ -32,6 +32,9 @@ export const field = (form: Fields, name: string) => {
   const value = form[name];
   return typeof value === "string" ? value.trim() : "";
 };
+/** The form's fields `names`, each as `field` reads it. */
+export const fieldsOf = (form: Fields, names: string[]) =>
+  Object.fromEntries(names.map((name) => [name, field(form, name)]));
 /**
  * The fields the form `form` was refused with (`Notice.refused`), to draw it again as typed; none
  * when the notice is another form's or no refusal. A form keeps what an operator typed but never a

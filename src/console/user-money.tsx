@@ -25,7 +25,7 @@ import { formatExact } from "../wallet/rules";
 import { entryOfKind, keyedEntryId, readTransaction } from "../wallet/transactions";
 import { attempt, attemptMoney, backRefused } from "./api";
 import type { ConsoleEnv, Fields } from "./env";
-import { back, field, freshKey } from "./page";
+import { back, field, fieldsOf, freshKey } from "./page";
 import { notFound, type PathId, withIds } from "./path-ids";
 import { queryOf, Text } from "./query";
 import { BASE } from "./session";
@@ -39,9 +39,7 @@ type Movement = MoveInput & { user: { id: number }; to?: { id: number } };
 
 /** A money form's fields decoded as POST /credits, /debits or /transfers decodes its body. */
 function moveOf(action: Move, userId: number, form: Fields): Movement {
-  const sent = Object.fromEntries(
-    ["wallet_id", "amount", "request_id", "note"].map((k) => [k, field(form, k)]),
-  );
+  const sent = fieldsOf(form, ["wallet_id", "amount", "request_id", "note"]);
   if (action !== "transfer") {
     const f = parseFields(EntryParams, { ...sent, user_id: userId });
     return { user: { id: f.user_id }, ...movementOf(f), requestId: f.request_id };
@@ -92,9 +90,7 @@ async function writtenBy(c: Context<ConsoleEnv>, action: Move, m: Movement, id: 
 /** A money form's fields as typed, to draw it again: its key too, unless `withKey` is false. */
 const typedFields = (form: Fields, withKey: boolean) => {
   const keys = ["wallet_id", "amount", "to_user_id", "note", ...(withKey ? ["request_id"] : [])];
-  return Object.fromEntries(
-    keys.map((k) => [k, field(form, k)]).filter(([, value]) => value !== ""),
-  );
+  return Object.fromEntries(Object.entries(fieldsOf(form, keys)).filter(([, value]) => value));
 };
 
 /** A money form sent again after it moved the money: what its notice says. */
@@ -367,10 +363,7 @@ moneyScreen.post(
     const { form } = c.var;
     const reversed = await attempt(c, async () => {
       await spendMoneyShare(c.var.service);
-      const f = parseFields(ReverseParams, {
-        request_id: field(form, "request_id"),
-        note: field(form, "note"),
-      });
+      const f = parseFields(ReverseParams, fieldsOf(form, ["request_id", "note"]));
       // A transaction of this page's user only, as the confirmation page offers it.
       return reverse(c.var.service, {
         ...txn,

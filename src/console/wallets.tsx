@@ -6,7 +6,7 @@ import { parseFields } from "../http/validation";
 import { allWallets, newWallet } from "../wallet/wallets";
 import { attempt, backRefused } from "./api";
 import type { ConsoleEnv } from "./env";
-import { back, field, keptFields, noticeOf } from "./page";
+import { back, fieldsOf, keptFields, noticeOf } from "./page";
 import { BASE } from "./session";
 import { Csrf, Page, Table } from "./views";
 
@@ -79,11 +79,13 @@ walletsScreen.get("/wallets", async (c) => {
 });
 walletsScreen.post("/wallets", async (c) => {
   const { form } = c.var;
-  const typed = Object.fromEntries(
-    ["wallet_id", "wallet_name", "wallet_symbol", "wallet_symbol_position", "wallet_decimal"].map(
-      (k) => [k, field(form, k)],
-    ),
-  );
+  const typed = fieldsOf(form, [
+    "wallet_id",
+    "wallet_name",
+    "wallet_symbol",
+    "wallet_symbol_position",
+    "wallet_decimal",
+  ]);
   const created = await attempt(c, () =>
     newWallet(c.var.service, walletOf(parseFields(WalletParams, typed))),
   );

@@ -15,7 +15,7 @@ import {
 } from "../wallet/webhooks";
 import { attempt, backRefused } from "./api";
 import type { ConsoleEnv } from "./env";
-import { back, backWithSecret, field, keptFields, noticeOf, secretOf } from "./page";
+import { back, backWithSecret, field, fieldsOf, keptFields, noticeOf, secretOf } from "./page";
 import { withIds } from "./path-ids";
 import { BASE } from "./session";
 import { Csrf, Page, PostButton, Table, When } from "./views";
@@ -153,9 +153,7 @@ const sent = (d: Delivery) => `${d.status}${d.error ? ` (${d.error})` : ""}`;
 
 webhooksScreen.post("/webhooks", async (c) => {
   const { form } = c.var;
-  const typed = Object.fromEntries(
-    ["url", "events", "description"].map((k) => [k, field(form, k)]),
-  );
+  const typed = fieldsOf(form, ["url", "events", "description"]);
   const made = await attempt(c, () =>
     createEndpoint(c.var.service, parseFields(WebhookParams, typed)),
   );
