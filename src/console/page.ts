@@ -79,20 +79,12 @@ export async function back(c: Context<ConsoleEnv>, to: string, notice: NonNullab
 export async function noticeOf(c: Context<ConsoleEnv>): Promise<Notice> {
   if (readCookie(c, NOTICE_COOKIE) === undefined) return undefined;
   const left = await getSignedCookie(c, jwtSecret(c), NOTICE_COOKIE, cookiePrefix(c));
-  const notice = typeof left === "string" ? jsonOrNull(left) : null;
-  const [kind, page, text, refused] = Array.isArray(notice) ? notice : [];
+  // Signed, it is what `back` wrote; else (no signature, or another) none.
+  const [kind, page, text, refused] = typeof left === "string" ? JSON.parse(left) : [];
   if (page !== undefined && page !== c.req.path) return undefined;
   dropCookie(c, NOTICE_COOKIE);
-  if ((kind !== "ok" && kind !== "error") || typeof text !== "string") return undefined;
+  if (kind === undefined) return undefined;
   return refused ? { kind, text, refused } : { kind, text };
-}
-
-function jsonOrNull(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return null;
-  }
 }
 
 /** A secret's cookie, one per page that shows secrets, so two tabs' new credentials both wait. */
