@@ -32,12 +32,6 @@ export const userScreen = new Hono<ConsoleEnv>({ strict: false });
 /** The page of the user's entries. */
 const PageQuery = v.object({ page: PageNumber });
 
-/** What a verb read, or `empty` when it refused (the page then shows nothing for it). */
-const orEmpty = async <T,>(c: Context<ConsoleEnv>, read: () => Promise<T>, empty: NoInfer<T>) => {
-  const outcome = await attempt(c, read);
-  return outcome.ok ? outcome.value : empty;
-};
-
 /** Everything a user's page shows, or null when there is no such user. */
 async function loadUser(c: Context<ConsoleEnv>, userId: number, page: number) {
   const ctx = c.var.service;
@@ -47,11 +41,8 @@ async function loadUser(c: Context<ConsoleEnv>, userId: number, page: number) {
   // statement (availableBalances): the figures of one moment, whatever lands between the reads.
   const [ledger, available, holds] = await Promise.all([
     userLedger(ctx, userId, { offset: (page - 1) * PER_PAGE, limit: PER_PAGE }, 200),
-    orEmpty(c, () => availableBalances(ctx, userId), []),
-    orEmpty(c, () => listHolds(ctx, { userId, page: 1, perPage: HOLDS_SHOWN }), {
-      holds: [],
-      total: 0,
-    }),
+    attempt(c, () => availableBalances(ctx, userId)),
+    attempt(c, () => listHolds(ctx, { userId, page: 1, perPage: HOLDS_SHOWN })),
   ]);
   const { user, entries: statement, reversed, series } = ledger;
   if (!statement.userExists || !user) return null;
@@ -70,8 +61,9 @@ async function loadUser(c: Context<ConsoleEnv>, userId: number, page: number) {
     series,
     figures,
     timeZone: c.env.SITE_TIMEZONE ?? "",
-    available,
-    holds: holds.holds,
+    // What the service refused to read (the user gone meanwhile), the page shows nothing of.
+    available: available.ok ? available.value : [],
+    holds: holds.ok ? holds.value.holds : [],
   };
 }
 
