@@ -18,7 +18,7 @@ import type { ConsoleEnv } from "./env";
 import { back, backWithSecret, field, fieldsOf, keptFields, noticeOf, secretOf } from "./page";
 import { withIds } from "./path-ids";
 import { BASE } from "./session";
-import { Csrf, Page, PostButton, Table, When } from "./views";
+import { Csrf, type Notice, Page, PostButton, Table, When } from "./views";
 
 export const webhooksScreen = new Hono<ConsoleEnv>({ strict: false });
 
@@ -148,8 +148,11 @@ webhooksScreen.get("/webhooks", async (c) => {
 
 const page = `${BASE}/webhooks`;
 
-/** A test's or a resend's delivery in words: delivered, or failed and why. */
-const sent = (d: Delivery) => `${d.status}${d.error ? ` (${d.error})` : ""}`;
+/** A test's or a resend's delivery told: `what`, then delivered, or failed and why. */
+const sent = (what: string, d: Delivery): NonNullable<Notice> => ({
+  kind: d.status === "delivered" ? "ok" : "error",
+  text: `${what}: ${d.status}${d.error ? ` (${d.error})` : ""}.`,
+});
 
 webhooksScreen.post("/webhooks", async (c) => {
   const { form } = c.var;
@@ -175,28 +178,21 @@ webhooksScreen.post(
   withIds(["id"], async (c, { id }) => {
     const tested = await attempt(c, () => testEndpoint(c.var.service, id));
     if (!tested.ok) return backRefused(c, page, "Test", tested.refusal);
-    return back(c, page, {
-      kind: tested.value.status === "delivered" ? "ok" : "error",
-      text: `Test to webhook ${id.ref}: ${sent(tested.value)}.`,
-    });
+    return back(c, page, sent(`Test to webhook ${id.ref}`, tested.value));
   }),
 );
 webhooksScreen.post(
   "/webhooks/:id/resend",
   withIds(["id"], async (c, { id }) => {
-    const { form } = c.var;
     const resent = await attempt(c, () =>
       resendEvent(
         c.var.service,
         id,
-        parseFields(ResendParams, { event_id: field(form, "event_id") }).event_id,
+        parseFields(ResendParams, { event_id: field(c.var.form, "event_id") }).event_id,
       ),
     );
     if (!resent.ok) return backRefused(c, page, "Resend", resent.refusal);
-    return back(c, page, {
-      kind: resent.value.status === "delivered" ? "ok" : "error",
-      text: `Event ${resent.value.eventId} sent again: ${sent(resent.value)}.`,
-    });
+    return back(c, page, sent(`Event ${resent.value.eventId} sent again`, resent.value));
   }),
 );
 webhooksScreen.post(
