@@ -1,5 +1,5 @@
-// A user's holds on the console's user page (docs/console.md): what each wallet holds and has
-// available, the user's recent holds, and Capture (all or part) and Void for those still held, each
+// A user's holds on the console's user page (docs/console.md): each wallet's balance, what holds
+// reserve of it and what is available, the user's recent holds, and Capture (all or part) and Void for those still held, each
 // through the service's hold verbs (wallet/holds.ts), which resolve a hold once.
 import { Hono } from "hono";
 import { amountSent } from "../http/fields";
@@ -23,25 +23,38 @@ export const HOLDS_SHOWN = 20;
 type Available = Awaited<ReturnType<typeof availableBalances>>;
 
 /**
- * What holds reserve of each wallet and what is available (a wallet the user has no balance in
- * holds nothing). Rows name wallets by id: the balance rows above name them by name.
+ * Each wallet's balance, and what holds reserve of it and what is available (a wallet the user has
+ * no balance in holds nothing). The second table names wallets by id: the first names them by name.
  */
-export function AvailableTable(props: { wallets: Wallet[]; available: Available }) {
+export function BalancesSection(props: { wallets: Wallet[]; available: Available }) {
   const byWallet = new Map(props.available.map((r) => [r.wallet.id, r]));
   return (
-    <Table
-      caption="Held and available"
-      cols={["Wallet id", "Held", "Available"]}
-      num={["Held", "Available"]}
-    >
-      {props.wallets.map((w) => (
-        <tr>
-          <td>{w.id}</td>
-          <td class="num">{formatExact(byWallet.get(w.id)?.heldMinor ?? 0, w)}</td>
-          <td class="num">{formatExact(byWallet.get(w.id)?.availableMinor ?? 0, w)}</td>
-        </tr>
-      ))}
-    </Table>
+    <section>
+      <h2>Balances</h2>
+      <table>
+        <tbody>
+          {props.wallets.map((w) => (
+            <tr>
+              <th>{w.name}</th>
+              <td class="num">{formatExact(byWallet.get(w.id)?.balanceMinor ?? 0, w)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <Table
+        caption="Held and available"
+        cols={["Wallet id", "Held", "Available"]}
+        num={["Held", "Available"]}
+      >
+        {props.wallets.map((w) => (
+          <tr>
+            <td>{w.id}</td>
+            <td class="num">{formatExact(byWallet.get(w.id)?.heldMinor ?? 0, w)}</td>
+            <td class="num">{formatExact(byWallet.get(w.id)?.availableMinor ?? 0, w)}</td>
+          </tr>
+        ))}
+      </Table>
+    </section>
   );
 }
 

@@ -24,7 +24,7 @@ import {
   StatementSection,
   statementChoice,
 } from "./statement";
-import { AvailableTable, HOLDS_SHOWN, HoldsSection } from "./user-holds";
+import { BalancesSection, HOLDS_SHOWN, HoldsSection } from "./user-holds";
 import { Chart, Csrf, day, type Notice, Page, Pager, Table, userName, When } from "./views";
 
 export const userScreen = new Hono<ConsoleEnv>({ strict: false });
@@ -207,22 +207,7 @@ function UserView(props: { d: UserData; session: Session; notice: Notice }) {
       current="users"
       notice={props.notice}
     >
-      <section>
-        <h2>Balances</h2>
-        <table>
-          <tbody>
-            {ws.map((w) => (
-              <tr>
-                <th>{w.name}</th>
-                <td class="num">
-                  {formatExact(d.available.find((r) => r.wallet.id === w.id)?.balanceMinor ?? 0, w)}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        <AvailableTable wallets={ws} available={d.available} />
-      </section>
+      <BalancesSection wallets={ws} available={d.available} />
       <HoldsSection userId={userId} holds={d.holds} session={session} notice={props.notice} />
       {ws.map((w) => {
         const line = series.get(w.id);
