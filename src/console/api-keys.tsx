@@ -6,7 +6,7 @@ import { parseFields } from "../http/validation";
 import { issueApiKey, listKeys, revokeKey } from "../wallet/api-keys";
 import { attempt, backRefused } from "./api";
 import type { ConsoleEnv } from "./env";
-import { back, backWithSecret, field, keptFields, noticeOf, secretOf } from "./page";
+import { back, backWithSecret, fieldsOf, keptFields, noticeOf, secretOf } from "./page";
 import { withIds } from "./path-ids";
 import { BASE } from "./session";
 import { Csrf, Page, PostButton, Table, When } from "./views";
@@ -14,6 +14,8 @@ import { Csrf, Page, PostButton, Table, When } from "./views";
 export const apiKeysScreen = new Hono<ConsoleEnv>({ strict: false });
 
 type Created = { secret: string; username: string };
+
+const page = `${BASE}/api-keys`;
 
 apiKeysScreen.get("/api-keys", async (c) => {
   const created = (await secretOf(c)) as Created | undefined;
@@ -53,7 +55,7 @@ apiKeysScreen.get("/api-keys", async (c) => {
                 ) : (
                   <PostButton
                     session={c.var.session}
-                    action={`${BASE}/api-keys/${k.id}/revoke`}
+                    action={`${page}/${k.id}/revoke`}
                     kind="danger"
                     confirm={`Revoke key ${k.id} (${k.name})? Every client using it is refused from then on, and a key cannot be restored.`}
                   >
@@ -67,7 +69,7 @@ apiKeysScreen.get("/api-keys", async (c) => {
       </section>
       <section>
         <h2>New API key</h2>
-        <form class="stack" method="post" action={`${BASE}/api-keys`}>
+        <form class="stack" method="post" action={page}>
           <Csrf session={c.var.session} />
           <label>
             Name
@@ -94,34 +96,23 @@ apiKeysScreen.get("/api-keys", async (c) => {
   );
 });
 apiKeysScreen.post("/api-keys", async (c) => {
-  const { form } = c.var;
-  const typed = { name: field(form, "name"), scope: field(form, "scope") };
-  const username = field(form, "username");
+  const typed = fieldsOf(c.var.form, ["name", "scope", "username"]);
+  // No username: the key is the operator's own.
+  const { username, ...own } = typed;
   const issued = await attempt(c, () =>
-    issueApiKey(
-      c.var.service,
-      parseFields(ApiKeyParams, { ...typed, ...(username ? { username } : {}) }),
-    ),
+    issueApiKey(c.var.service, parseFields(ApiKeyParams, username ? typed : own)),
   );
   // Refused, the list draws the form again as typed (after a redirect: a reload posts nothing).
   if (!issued.ok)
-    return backRefused(c, `${BASE}/api-keys`, "New API key", issued.refusal, {
-      form: "new-key",
-      fields: { ...typed, username },
-    });
+    return backRefused(c, page, "New API key", issued.refusal, { form: "new-key", fields: typed });
   const { secret, username: owner } = issued.value;
-  return backWithSecret(
-    c,
-    `${BASE}/api-keys`,
-    { secret, username: owner },
-    `Key created for ${owner}.`,
-  );
+  return backWithSecret(c, page, { secret, username: owner }, `Key created for ${owner}.`);
 });
 apiKeysScreen.post(
   "/api-keys/:id/revoke",
   withIds(["id"], async (c, { id }) => {
     const revoked = await attempt(c, () => revokeKey(c.var.service, id));
-    if (!revoked.ok) return backRefused(c, `${BASE}/api-keys`, "Revocation", revoked.refusal);
-    return back(c, `${BASE}/api-keys`, { kind: "ok", text: `Key ${id.ref} revoked.` });
+    if (!revoked.ok) return backRefused(c, page, "Revocation", revoked.refusal);
+    return back(c, page, { kind: "ok", text: `Key ${id.ref} revoked.` });
   }),
 );

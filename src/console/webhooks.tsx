@@ -22,6 +22,8 @@ import { Csrf, type Notice, Page, PostButton, Table, When } from "./views";
 
 export const webhooksScreen = new Hono<ConsoleEnv>({ strict: false });
 
+const page = `${BASE}/webhooks`;
+
 /** The newest attempts shown per endpoint (the API keeps 200). */
 const SHOWN = 10;
 
@@ -43,7 +45,7 @@ function Deliveries(props: { c: Context<ConsoleEnv>; hook: EndpointRow; rows: De
             {d.eventId !== null && (
               <PostButton
                 session={props.c.var.session}
-                action={`${BASE}/webhooks/${props.hook.id}/resend`}
+                action={`${page}/${props.hook.id}/resend`}
                 kind="secondary"
                 fields={{ event_id: String(d.eventId) }}
               >
@@ -100,16 +102,12 @@ webhooksScreen.get("/webhooks", async (c) => {
           <Deliveries c={c} hook={h} rows={deliveries} />
           {/* Send a test and Delete side by side, at the card's start. */}
           <div class="buttons">
-            <PostButton
-              session={c.var.session}
-              action={`${BASE}/webhooks/${h.id}/test`}
-              kind="secondary"
-            >
+            <PostButton session={c.var.session} action={`${page}/${h.id}/test`} kind="secondary">
               Send a test to webhook {String(h.id)}
             </PostButton>
             <PostButton
               session={c.var.session}
-              action={`${BASE}/webhooks/${h.id}/delete`}
+              action={`${page}/${h.id}/delete`}
               kind="danger"
               confirm={`Delete webhook ${h.id} (${h.url})? It gets no more events, and the deletion cannot be undone.`}
             >
@@ -120,7 +118,7 @@ webhooksScreen.get("/webhooks", async (c) => {
       ))}
       <section>
         <h2>New webhook</h2>
-        <form class="stack" method="post" action={`${BASE}/webhooks`}>
+        <form class="stack" method="post" action={page}>
           <Csrf session={c.var.session} />
           <label>
             URL (https://)
@@ -145,8 +143,6 @@ webhooksScreen.get("/webhooks", async (c) => {
     </Page>,
   );
 });
-
-const page = `${BASE}/webhooks`;
 
 /** A test's or a resend's delivery told: `what`, then delivered, or failed and why. */
 const sent = (what: string, d: Delivery): NonNullable<Notice> => ({
