@@ -15,6 +15,8 @@ import { Csrf, Page, Pager, Table } from "./views";
 
 export const usersScreen = new Hono<ConsoleEnv>({ strict: false });
 
+const path = `${BASE}/users`;
+
 /** The list's search text (its first 100 characters) and page. */
 const UsersQuery = v.object({
   q: v.pipe(
@@ -36,7 +38,7 @@ usersScreen.get("/users", async (c) => {
   return c.html(
     <Page title="Users" session={c.var.session} current="users" notice={notice}>
       <search>
-        <form method="get" action={`${BASE}/users`} class="card">
+        <form method="get" action={path} class="card">
           <label>
             Search by username or e-mail
             <input name="q" type="search" value={q} />
@@ -56,7 +58,7 @@ usersScreen.get("/users", async (c) => {
             return (
               <tr>
                 <td>
-                  <a href={`${BASE}/users/${u.id}`}>{u.username}</a>
+                  <a href={`${path}/${u.id}`}>{u.username}</a>
                 </td>
                 <td>{u.email}</td>
                 <td>{u.role}</td>
@@ -72,16 +74,11 @@ usersScreen.get("/users", async (c) => {
             );
           })}
         </Table>
-        <Pager
-          page={page}
-          pages={Math.ceil(total / PER_PAGE)}
-          path={`${BASE}/users`}
-          query={{ q }}
-        />
+        <Pager page={page} pages={Math.ceil(total / PER_PAGE)} path={path} query={{ q }} />
       </section>
       <section>
         <h2>New user</h2>
-        <form class="stack" method="post" action={`${BASE}/users`}>
+        <form class="stack" method="post" action={path}>
           <Csrf session={c.var.session} />
           <label>
             Username
@@ -121,9 +118,6 @@ usersScreen.post("/users", async (c) => {
   );
   // Refused, the form is drawn again as typed, but for the password.
   if (!created.ok)
-    return backRefused(c, `${BASE}/users`, "New user", created.refusal, {
-      form: "new-user",
-      fields: typed,
-    });
-  return back(c, `${BASE}/users/${created.value.id}`, { kind: "ok", text: "User created." });
+    return backRefused(c, path, "New user", created.refusal, { form: "new-user", fields: typed });
+  return back(c, `${path}/${created.value.id}`, { kind: "ok", text: "User created." });
 });

@@ -12,6 +12,8 @@ import { Csrf, Page, Table } from "./views";
 
 export const walletsScreen = new Hono<ConsoleEnv>({ strict: false });
 
+const page = `${BASE}/wallets`;
+
 walletsScreen.get("/wallets", async (c) => {
   const ws = await allWallets(c.var.service);
   const notice = await noticeOf(c);
@@ -33,7 +35,7 @@ walletsScreen.get("/wallets", async (c) => {
       </section>
       <section>
         <h2>New wallet</h2>
-        <form class="stack" method="post" action={`${BASE}/wallets`}>
+        <form class="stack" method="post" action={page}>
           <Csrf session={c.var.session} />
           <label>
             Wallet id
@@ -91,12 +93,9 @@ walletsScreen.post("/wallets", async (c) => {
   );
   // Refused, the form is drawn again as typed.
   if (!created.ok)
-    return backRefused(c, `${BASE}/wallets`, "New wallet", created.refusal, {
+    return backRefused(c, page, "New wallet", created.refusal, {
       form: "new-wallet",
       fields: typed,
     });
-  return back(c, `${BASE}/wallets`, {
-    kind: "ok",
-    text: `Wallet ${created.value.wallet.id} created.`,
-  });
+  return back(c, page, { kind: "ok", text: `Wallet ${created.value.wallet.id} created.` });
 });
