@@ -68,34 +68,31 @@ function refusedDay(outcome: Outcome<unknown>): RangeProblem | undefined {
   return field === "from" || field === "to" ? { field, text: `No statement: ${why}.` } : undefined;
 }
 
-/** A statement's wallet and days, and why those days are none (then no other range is shown). */
-type StatementChoice = {
-  walletId: string;
-  from: string;
-  to: string;
-  problem?: RangeProblem;
-};
+/** A statement's wallet and days. */
+type StatementChoice = { walletId: string; from: string; to: string };
 
 /**
- * The statement asked for on the page (`wallet`, `from`, `to`), and why its days make none if they
- * do not. Unless asked for, the days are this month so far and the wallet is the first the user has
- * entries in (`used`), else the first.
+ * The statement asked for on a user's page (`wallet`, `from`, `to`), its figures or why it has none
+ * (`readFigures`), and the parameters it was asked with (the entries' pager keeps them). Unless
+ * asked for, the days are this month so far and the wallet is the first the user has entries in
+ * (`used`), else the first.
  */
-export function statementChoice(
+export async function userStatement(
   c: Context<ConsoleEnv>,
+  userId: number,
   wallets: Wallet[],
   used: (walletId: string) => boolean,
-): StatementChoice {
+) {
   const today = mysqlDate(Math.floor(c.get("nowMs")() / 1000), c.env.SITE_TIMEZONE).slice(0, 10);
   const asked = queryOf(c, StatementQuery);
   const fallback = (wallets.find((w) => used(w.id)) ?? wallets[0])?.id ?? "";
-  const [from, to] = [asked.from || `${today.slice(0, 8)}01`, asked.to || today];
-  return {
+  const choice = {
     walletId: wallets.some((w) => w.id === asked.wallet) ? asked.wallet : fallback,
-    from,
-    to,
-    problem: dayProblem(from, to),
+    from: asked.from || `${today.slice(0, 8)}01`,
+    to: asked.to || today,
   };
+  const read = await readFigures(c, userId, choice);
+  return { choice, read, asked: askedStatement(c), timeZone: c.env.SITE_TIMEZONE ?? "" };
 }
 
 /**
@@ -129,13 +126,10 @@ function statementOf(
 }
 
 /** The statement's figures (one entry's page: the figures cover the range), or why not. */
-export async function readStatementFigures(
-  c: Context<ConsoleEnv>,
-  userId: number,
-  s: StatementChoice,
-) {
+async function readFigures(c: Context<ConsoleEnv>, userId: number, s: StatementChoice) {
   if (s.walletId === "") return undefined;
-  if (s.problem) return { ok: false as const, problem: s.problem };
+  const problem = dayProblem(s.from, s.to);
+  if (problem) return { ok: false as const, problem };
   const read = await attempt(c, () => statementOf(c, userId, s, { offset: 0, limit: 1 }));
   if (!read.ok)
     return { ok: false as const, problem: refusedDay(read), why: refusalText(read.refusal) };
@@ -185,16 +179,14 @@ function DayField(props: {
 export function StatementSection(props: {
   userId: number;
   wallets: Wallet[];
-  choice: StatementChoice;
-  read: Awaited<ReturnType<typeof readStatementFigures>>;
-  timeZone: string;
+  statement: Awaited<ReturnType<typeof userStatement>>;
 }) {
-  const { choice: s, read } = props;
+  const { choice: s, read, timeZone } = props.statement;
   const problem = read?.ok === false ? read.problem : undefined;
   return (
     <section id="statement">
       <h2>Statement</h2>
-      <p class="muted">Days in the site's time zone, {props.timeZone}.</p>
+      <p class="muted">Days in the site's time zone, {timeZone}.</p>
       <form class="inline" method="get" action={`${BASE}/users/${props.userId}#statement`}>
         <label>
           Wallet

@@ -18,12 +18,7 @@ import { back, freshKey, keptFields, noticeOf, PER_PAGE, plural, type Wallet } f
 import { withIds } from "./path-ids";
 import { PageNumber, queryOf } from "./query";
 import { BASE, endSession } from "./session";
-import {
-  askedStatement,
-  readStatementFigures,
-  StatementSection,
-  statementChoice,
-} from "./statement";
+import { StatementSection, userStatement } from "./statement";
 import { BalancesSection, HOLDS_SHOWN, HoldsSection } from "./user-holds";
 import { Chart, Csrf, day, type Notice, Page, Pager, Table, userName, When } from "./views";
 
@@ -44,23 +39,17 @@ async function loadUser(c: Context<ConsoleEnv>, userId: number, page: number) {
     attempt(c, () => availableBalances(ctx, userId)),
     attempt(c, () => listHolds(ctx, { userId, page: 1, perPage: HOLDS_SHOWN })),
   ]);
-  const { user, entries: statement, reversed, series } = ledger;
-  if (!statement.userExists || !user) return null;
-  // Unless one is asked for, the statement is of a wallet the user has entries in.
-  const choice = statementChoice(c, ws, (walletId) => series.has(walletId));
-  const figures = await readStatementFigures(c, userId, choice);
+  const { user, entries, reversed, series } = ledger;
+  if (!entries.userExists || !user) return null;
   return {
     userId,
     page,
-    asked: askedStatement(c),
     user,
     wallets: ws,
-    choice,
-    statement,
+    entries,
     reversed,
     series,
-    figures,
-    timeZone: c.env.SITE_TIMEZONE ?? "",
+    statement: await userStatement(c, userId, ws, (walletId) => series.has(walletId)),
     // What the service refused to read (the user gone meanwhile), the page shows nothing of.
     available: available.ok ? available.value : [],
     holds: holds.ok ? holds.value.holds : [],
@@ -134,7 +123,7 @@ export const typeOf = (e: EntryRow["entry"]) =>
       : e.txnType;
 
 function Entries(props: { d: UserData }) {
-  const { userId, page, asked, statement, reversed } = props.d;
+  const { userId, page, entries, statement, reversed } = props.d;
   return (
     <section id="entries">
       <h2>Entries</h2>
@@ -143,7 +132,7 @@ function Entries(props: { d: UserData }) {
         num={["Amount", "Balance after"]}
         actions
       >
-        {statement.rows.map((row) => {
+        {entries.rows.map((row) => {
           const { entry: e } = row;
           return (
             <tr>
@@ -188,9 +177,9 @@ function Entries(props: { d: UserData }) {
       </Table>
       <Pager
         page={page}
-        pages={Math.ceil(statement.total / PER_PAGE)}
+        pages={Math.ceil(entries.total / PER_PAGE)}
         path={`${BASE}/users/${userId}`}
-        query={asked}
+        query={statement.asked}
         at="entries"
       />
     </section>
@@ -262,13 +251,7 @@ function UserView(props: { d: UserData; session: Session; notice: Notice }) {
           </button>
         </form>
       </section>
-      <StatementSection
-        userId={userId}
-        wallets={ws}
-        choice={d.choice}
-        read={d.figures}
-        timeZone={d.timeZone}
-      />
+      <StatementSection userId={userId} wallets={ws} statement={d.statement} />
       <Entries d={d} />
     </Page>
   );
