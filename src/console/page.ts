@@ -28,10 +28,8 @@ export const DAY_S = 86_400;
 export const freshKey = () => `console-${crypto.randomUUID()}`;
 /** "1 user", "2 users". */
 export const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
-export const field = (form: Fields, name: string) => {
-  const value = form[name];
-  return typeof value === "string" ? value.trim() : "";
-};
+/** A form's field, trimmed; "" when it was not sent. */
+export const field = (form: Fields, name: string) => (form[name] ?? "").trim();
 /** The form's fields `names`, each as `field` reads it. */
 export const fieldsOf = (form: Fields, names: string[]) =>
   Object.fromEntries(names.map((name) => [name, field(form, name)]));
