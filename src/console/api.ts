@@ -5,8 +5,6 @@ import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { ApiError, databaseBusy, refusalAnswer } from "../http/errors";
 import { EMPTY } from "../http/fields";
-import type { Params } from "../http/params";
-import type { Input } from "../http/route";
 import { forgetGone, goneRefusal } from "../wallet/faults";
 import { type RefusalReason, refusalOf } from "../wallet/refusal";
 import type { ConsoleEnv } from "./env";
@@ -15,10 +13,6 @@ import type { Notice } from "./views";
 
 /** A console request as the app's: its env is the app's, with the operator's session beside it. */
 export const appContext = (c: Context<ConsoleEnv>) => c as unknown as Context<AppEnv>;
-
-/** A form's fields decoded by a declared input of wallet/v1. */
-export const decode = async <T>(c: Context<ConsoleEnv>, input: Input<T>, fields: Params) =>
-  input.read(appContext(c), fields);
 
 /** What a verb answered, or its refusal in wallet/v1's words and, from the service, its reason. */
 export type Outcome<T> =

@@ -7,7 +7,7 @@ import { readForm } from "../http/decode";
 import { MalformedRequest } from "../http/errors";
 import { signInFields } from "../http/user-fields";
 import { signIn, signOut } from "../wallet/sign-in";
-import { attempt, decode, refusalText } from "./api";
+import { appContext, attempt, refusalText } from "./api";
 import type { ConsoleEnv } from "./env";
 import { back, field, keptFields, NOT_ADMIN, noticeOf } from "./page";
 import { BASE, endSession, readSession, startSession } from "./session";
@@ -47,7 +47,7 @@ signInScreen.post("/sign-in", async (c) => {
   // (administrators only), counted by the operator's own address.
   const signedIn = await attempt(c, async () =>
     signIn(c.var.service, {
-      ...(await decode(c, signInFields, {
+      ...(await signInFields.read(appContext(c), {
         user_email: field(form, "email"),
         user_password: String(form.password ?? ""),
       })),

@@ -6,7 +6,7 @@ import { newSubscriber, newSubscriberFields } from "../http/user-fields";
 import { findUsersByText } from "../wallet/operators";
 import { formatExact } from "../wallet/rules";
 import { allWallets } from "../wallet/wallets";
-import { attempt, backRefused, decode } from "./api";
+import { appContext, attempt, backRefused } from "./api";
 import type { ConsoleEnv } from "./env";
 import { back, field, keptFields, noticeOf, PER_PAGE, plural } from "./page";
 import { PageNumber, queryOf, Text } from "./query";
@@ -110,7 +110,7 @@ usersScreen.post("/users", async (c) => {
   const created = await attempt(c, async () =>
     newSubscriber(
       c.var.service,
-      await decode(c, newSubscriberFields(), {
+      await newSubscriberFields().read(appContext(c), {
         ...typed,
         user_password: String(form.user_password ?? ""),
       }),
