@@ -87,7 +87,6 @@ signInScreen.post("/sign-out", async (c) => {
   return back(c, `${BASE}/sign-in`, { kind: "ok", text: "Signed out." });
 });
 
-// ---- everything else needs an administrator's session ------------------------------------------
 const SIGNED_OUT =
   "You were signed out, so the form was not sent: nothing was done. Sign in to send it again.";
 
