@@ -126,10 +126,9 @@ batchScreen.get(
 batchScreen.post(
   "/batches/:id/reverse",
   withIds(["id"], async (c, { id }) => {
-    const { form } = c.var;
     const reversed = await attempt(c, async () => {
       await spendMoneyShare(c.var.service);
-      return reverseBatch(c.var.service, { ...id, note: field(form, "note") });
+      return reverseBatch(c.var.service, { ...id, note: field(c.var.form, "note") });
     });
     const to = `${BASE}/batches/${id.ref}`;
     if (reversed.ok) return back(c, to, { kind: "ok", text: `Batch ${id.ref} reversed.` });

@@ -143,8 +143,7 @@ for (const action of ["capture", "void"] as const)
   holdsScreen.post(
     `/users/:id/holds/:hold/${action}`,
     withIds(["id", "hold"], async (c, { id, hold }) => {
-      const { form } = c.var;
-      const amount = field(form, "amount");
+      const amount = field(c.var.form, "amount");
       const resolved = await attempt(c, async () => {
         await spendMoneyShare(c.var.service);
         // A hold of this page's user only: another's, named in a crafted address, is not found.

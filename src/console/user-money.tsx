@@ -360,10 +360,9 @@ moneyScreen.get(
 moneyScreen.post(
   "/users/:id/reverse/:txn",
   withIds(["id", "txn"], async (c, { id, txn }) => {
-    const { form } = c.var;
     const reversed = await attempt(c, async () => {
       await spendMoneyShare(c.var.service);
-      const f = parseFields(ReverseParams, fieldsOf(form, ["request_id", "note"]));
+      const f = parseFields(ReverseParams, fieldsOf(c.var.form, ["request_id", "note"]));
       // A transaction of this page's user only, as the confirmation page offers it.
       return reverse(c.var.service, {
         ...txn,

@@ -80,8 +80,7 @@ walletsScreen.get("/wallets", async (c) => {
   );
 });
 walletsScreen.post("/wallets", async (c) => {
-  const { form } = c.var;
-  const typed = fieldsOf(form, [
+  const typed = fieldsOf(c.var.form, [
     "wallet_id",
     "wallet_name",
     "wallet_symbol",

@@ -151,8 +151,7 @@ const sent = (what: string, d: Delivery): NonNullable<Notice> => ({
 });
 
 webhooksScreen.post("/webhooks", async (c) => {
-  const { form } = c.var;
-  const typed = fieldsOf(form, ["url", "events", "description"]);
+  const typed = fieldsOf(c.var.form, ["url", "events", "description"]);
   const made = await attempt(c, () =>
     createEndpoint(c.var.service, parseFields(WebhookParams, typed)),
   );
