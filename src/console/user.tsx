@@ -76,8 +76,7 @@ function MoneyForm(props: {
   return (
     <form class="stack card" method="post" action={`${BASE}/users/${props.userId}/${props.action}`}>
       <h3>{label}</h3>
-      <Csrf session={props.session} />
-      <input type="hidden" name="request_id" value={kept.request_id ?? freshKey()} />
+      <Csrf session={props.session} fields={{ request_id: kept.request_id ?? freshKey() }} />
       <label>
         Wallet
         <select name="wallet_id" required>

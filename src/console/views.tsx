@@ -125,9 +125,14 @@ export function When(props: { ms: number; to?: "day" | "minute" | "second" }) {
   );
 }
 
-/** The CSRF field every console form carries. */
-export const Csrf = (props: { session: Session }) => (
-  <input type="hidden" name="_csrf" value={props.session.csrf} />
+/** The CSRF field every console form carries, and any hidden `fields`. */
+export const Csrf = (props: { session: Session; fields?: Record<string, string> }) => (
+  <>
+    <input type="hidden" name="_csrf" value={props.session.csrf} />
+    {Object.entries(props.fields ?? {}).map(([name, value]) => (
+      <input type="hidden" name={name} value={value} />
+    ))}
+  </>
 );
 
 /** A form of one button that posts to `action`, with the CSRF field and any hidden `fields`. */
@@ -142,10 +147,7 @@ export function PostButton(props: {
 }) {
   return (
     <form method="post" action={props.action} data-confirm={props.confirm}>
-      <Csrf session={props.session} />
-      {Object.entries(props.fields ?? {}).map(([name, value]) => (
-        <input type="hidden" name={name} value={value} />
-      ))}
+      <Csrf session={props.session} fields={props.fields} />
       <button class={props.kind} type="submit">
         {props.children}
       </button>
@@ -176,10 +178,7 @@ export function Confirmation(props: {
     <form class="stack card" method="post" action={props.action}>
       <Details label={props.label} rows={props.rows} />
       {props.children}
-      <Csrf session={props.session} />
-      {Object.entries(props.fields ?? {}).map(([name, value]) => (
-        <input type="hidden" name={name} value={value} />
-      ))}
+      <Csrf session={props.session} fields={props.fields} />
       <div class="buttons">
         {props.confirm}
         {props.cancel}
