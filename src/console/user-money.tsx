@@ -57,6 +57,10 @@ function moveOf(action: Move, userId: number, form: Fields): Movement {
   };
 }
 
+/** The entry `id`, as the ledger named it (the one holding a key, the one a movement wrote). */
+const entryById = (c: Context<ConsoleEnv>, id: number) =>
+  readTransaction(c.var.service, { id, ref: String(id) });
+
 /** The movement made by the verb of the form's action. */
 const moveWith = (c: Context<ConsoleEnv>, action: Move, m: Movement) =>
   m.to
@@ -70,7 +74,7 @@ const moveWith = (c: Context<ConsoleEnv>, action: Move, m: Movement) =>
  * someone else) moved nothing of what the form asks now, and is refused in words.
  */
 async function writtenBy(c: Context<ConsoleEnv>, action: Move, m: Movement, id: number) {
-  const found = await attempt(c, () => readTransaction(c.var.service, { id, ref: String(id) }));
+  const found = await attempt(c, () => entryById(c, id));
   const e = found.ok ? found.value.entry : undefined;
   const same =
     e?.userId === m.user.id &&
@@ -257,9 +261,7 @@ for (const action of MOVES)
         // and for a credit or a debit which way and which entry; the text typed if the database
         // is too busy to say (the money moved all the same).
         const entryId = "debitId" in value ? value.debitId : value.transactionId;
-        const written = await attemptMoney(c, () =>
-          readTransaction(c.var.service, { id: entryId, ref: String(entryId) }),
-        );
+        const written = await attemptMoney(c, () => entryById(c, entryId));
         const amount = written.ok
           ? formatExact(written.value.entry.amountMinor, written.value)
           : field(form, "amount");
@@ -377,10 +379,7 @@ moneyScreen.post(
     // transaction, which the first one wrote.
     const reason = reversed.reason;
     const taken = reason?.code === "transaction_exists" ? reason.existingId : undefined;
-    const holder =
-      taken === undefined
-        ? undefined
-        : await attempt(c, () => readTransaction(c.var.service, { id: taken, ref: String(taken) }));
+    const holder = taken === undefined ? undefined : await attempt(c, () => entryById(c, taken));
     if (holder?.ok && holder.value.entry.reversesId === txn.id)
       return back(c, to, {
         kind: "ok",
