@@ -112,6 +112,7 @@ export default defineConfig(async () => {
           WEBHOOK_SECRET_KEY: "test-only-webhook-secret-key-of-32-chars",
           WEBHOOK_ALLOW_LOCAL: "true",
           WEBHOOK_RETRY_BASE_S: "60",
+          WEBHOOK_LEASE_S: "60",
         },
         // Databases no test migrates at setup: for a deployment whose migrations were not applied,
         // and for the table rebuilds, applied step by step to a database in use.

@@ -41,6 +41,24 @@ function positiveWhole(value: unknown) {
 export const retryBaseS = (value: unknown) => positiveWhole(value) ?? 60;
 
 /**
+ * WEBHOOK_LEASE_S's bounds, in seconds. A lease must outlive one delivery attempt (its 10 s timeout,
+ * events/deliver.ts) and the D1 calls around it, else another consumer takes the endpoint over
+ * mid-attempt and sends the event again; past an hour, longer than the longest back-off, an
+ * endpoint whose consumer died would wait longer than any failing one.
+ */
+const WEBHOOK_LEASE_S_MIN = 20;
+const WEBHOOK_LEASE_S_MAX = 3600;
+
+/** WEBHOOK_LEASE_S as set: a whole number of seconds within its bounds, else null. */
+function leaseSet(value: unknown) {
+  const n = whole(value);
+  return n !== null && n >= WEBHOOK_LEASE_S_MIN && n <= WEBHOOK_LEASE_S_MAX ? n : null;
+}
+
+/** WEBHOOK_LEASE_S: as set, else the default, 60. */
+export const webhookLeaseS = (value: unknown) => leaseSet(value) ?? 60;
+
+/**
  * MAIL_LIMIT_PER_CLIENT's default: mails one client address may ask for in an hour, to any
  * addresses. Generous, since a site's own server asking verification mail for its users is one
  * client address.
@@ -107,6 +125,7 @@ export type SettingsEnv = {
   MAIL_LIMIT_PER_CLIENT?: string;
   WEBHOOK_ALLOW_LOCAL?: string;
   WEBHOOK_RETRY_BASE_S?: string;
+  WEBHOOK_LEASE_S?: string;
   WEBHOOK_SECRET_KEY?: string;
 };
 
@@ -192,6 +211,7 @@ export const OPTIONAL_SETTINGS = [
   "MAIL_LIMIT_PER_CLIENT",
   "WEBHOOK_ALLOW_LOCAL",
   "WEBHOOK_RETRY_BASE_S",
+  "WEBHOOK_LEASE_S",
   "WEBHOOK_SECRET_KEY",
 ] as const satisfies readonly SettingName[];
 
@@ -309,5 +329,11 @@ function judge(env: SettingsEnv): SettingProblem[] {
   const retry = env.WEBHOOK_RETRY_BASE_S;
   if (varText(retry).trim() !== "" && positiveWhole(retry) === null)
     refuse("WEBHOOK_RETRY_BASE_S", "not a positive whole number of seconds");
+  const lease = env.WEBHOOK_LEASE_S;
+  if (varText(lease).trim() !== "" && leaseSet(lease) === null)
+    refuse(
+      "WEBHOOK_LEASE_S",
+      `not a whole number of seconds from ${WEBHOOK_LEASE_S_MIN} to ${WEBHOOK_LEASE_S_MAX}`,
+    );
   return problems.sort((a, b) => TEXT_SETTINGS.indexOf(a.name) - TEXT_SETTINGS.indexOf(b.name));
 }

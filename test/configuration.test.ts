@@ -560,6 +560,7 @@ describe("GET /health", () => {
       { MAIL_LIMIT_PER_CLIENT: 1000 },
       { WEBHOOK_ALLOW_LOCAL: true },
       { WEBHOOK_RETRY_BASE_S: 60 },
+      { WEBHOOK_LEASE_S: 60 },
       { WEBHOOK_SECRET_KEY: 1234 },
     ]) {
       const name = Object.keys(vars).at(-1)!;
@@ -599,7 +600,7 @@ describe("GET /health", () => {
     expect(log.mock.calls.map(([line]) => String(line)).join("\n")).not.toContain('"stack"');
   });
 
-  it("names a flag that is neither true nor false, and a retry delay or mail limit that is no whole number", async () => {
+  it("names a flag that is neither true nor false, and a retry delay, lease or mail limit that is no whole number in its bounds", async () => {
     const log = vi.spyOn(console, "error").mockImplementation(() => {});
     const admin = await makeAdmin();
     const user = await makeUser();
@@ -611,6 +612,9 @@ describe("GET /health", () => {
       { WEBHOOK_RETRY_BASE_S: "abc" },
       { WEBHOOK_RETRY_BASE_S: "0" },
       { WEBHOOK_RETRY_BASE_S: "1.5" },
+      { WEBHOOK_LEASE_S: "19" },
+      { WEBHOOK_LEASE_S: "3601" },
+      { WEBHOOK_LEASE_S: "abc" },
       { MAIL_LIMIT_PER_CLIENT: "abc" },
       { MAIL_LIMIT_PER_CLIENT: "-1" },
       { MAIL_LIMIT_PER_CLIENT: "1.5" },
@@ -635,6 +639,7 @@ describe("GET /health", () => {
       ["COMPAT_PUBLIC_READS", 'neither "true" nor "false"'],
       ["WEBHOOK_ALLOW_LOCAL", 'neither "true" nor "false"'],
       ["WEBHOOK_RETRY_BASE_S", "not a positive whole number of seconds"],
+      ["WEBHOOK_LEASE_S", "not a whole number of seconds from 20 to 3600"],
       ["MAIL_LIMIT_PER_CLIENT", "not a whole number of mails an hour up to 10000 (0 for no limit)"],
     ]);
     // A mail limit so named is read as its default meanwhile: the mail routes go on.
@@ -662,6 +667,8 @@ describe("GET /health", () => {
       { COMPAT_PUBLIC_READS: " True " },
       { WEBHOOK_ALLOW_LOCAL: "FALSE" },
       { WEBHOOK_RETRY_BASE_S: " 30 " },
+      { WEBHOOK_LEASE_S: " 20 " },
+      { WEBHOOK_LEASE_S: "3600" },
       { MAIL_LIMIT_PER_CLIENT: " 0 " },
       { MAIL_LIMIT_PER_CLIENT: "" },
     ])

@@ -94,6 +94,7 @@ function pumpDeps(outbound: Outbound, nowMs: () => number, letters: DeadLetter[]
     secretKey: env.WEBHOOK_SECRET_KEY!,
     site: { siteUrl: env.SITE_URL, timeZone: "UTC" },
     retryBaseS: 60,
+    leaseS: 60,
     allowLocal: true,
     nowMs,
     deadLetter: async (l) => letters.push(l),
@@ -300,6 +301,29 @@ describe("the consumer's pump", () => {
         error: "answered HTTP 500",
       },
     ]);
+  });
+
+  it("holds the endpoint of a consumer that died mid-delivery for WEBHOOK_LEASE_S, then delivers again from the cursor", async () => {
+    const { admin, user, wallet } = await makeAccount();
+    const hook = await subscribeWebhook(admin, "transaction.created");
+    await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
+    const [event] = await eventsAfter(admin, hook.last_event_id, "transaction.created");
+    const { got, outbound } = receiver();
+    const t = clock();
+    const deps = { ...consumerDeps({ ...env, WEBHOOK_LEASE_S: "20" }), outbound, nowMs: t.nowMs };
+    // It dies after sending, before its record of the attempt: the lease is left taken.
+    const dying = createDb(
+      pausingD1(async (kind) => {
+        if (kind === "batch") throw new Error("the consumer died");
+      }),
+    );
+    await expect(pumpEndpoint({ ...deps, db: dying }, hook.id)).rejects.toThrow("died");
+    t.advance(19);
+    expect(await pumpEndpoint(deps, hook.id)).toEqual({ kind: "busy" });
+    t.advance(1);
+    expect(await pumpEndpoint(deps, hook.id)).toEqual({ kind: "idle" });
+    // The event in flight arrives twice, under one webhook-id.
+    expect(got.map((r) => r.id)).toEqual([String(event!.id), String(event!.id)]);
   });
 
   it("records no dead delivery for a last attempt whose lease was taken over: the event is tried again", async () => {
@@ -715,6 +739,24 @@ describe("the Worker's queue, cron and write path", () => {
       ["abc", 60],
     ] as const)
       expect(consumerDeps({ ...env, WEBHOOK_RETRY_BASE_S: text }).retryBaseS, text).toBe(seconds);
+  });
+
+  it("reads WEBHOOK_LEASE_S as a whole number of seconds from 20 to 3600, anything else as 60", () => {
+    for (const [text, seconds] of [
+      ["20", 20],
+      [" 90 ", 90],
+      ["3600", 3600],
+      [undefined, 60],
+      ["", 60],
+      ["19", 60],
+      ["3601", 60],
+      ["0", 60],
+      ["-30", 60],
+      ["30.5", 60],
+      ["3e1", 60],
+      ["abc", 60],
+    ] as const)
+      expect(consumerDeps({ ...env, WEBHOOK_LEASE_S: text }).leaseS, text).toBe(seconds);
   });
 
   it("spends no attempt while WEBHOOK_SECRET_KEY is unset or blank, or the site's settings refused: the events wait", async () => {

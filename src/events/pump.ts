@@ -23,8 +23,6 @@ import { openSecret } from "./secrets";
 export const MAX_ATTEMPTS = 8;
 /** The longest back-off between two attempts. */
 const MAX_BACKOFF_S = 3600;
-/** A lease outlives one attempt's timeout with room; each delivered event renews it. */
-const LEASE_MS = 60_000;
 /**
  * Events one run delivers under one lease before it lets the lease go and says "more" (the consumer
  * then runs again, within its budgets, else sends a new message: events/queue.ts).
@@ -44,6 +42,11 @@ export type PumpDeps = {
   /** Its siteUrl is "" while SITE_URL is unset. */
   site: SiteSettings;
   retryBaseS: number;
+  /**
+   * WEBHOOK_LEASE_S: how long a lease holds its endpoint, renewed by each delivered event; it
+   * outlives one attempt's timeout with room, and is as long as a consumer that died holds it.
+   */
+  leaseS: number;
   /** WEBHOOK_ALLOW_LOCAL: whether a loopback URL may still be delivered to. */
   allowLocal: boolean;
   nowMs: () => number;
@@ -80,7 +83,13 @@ export async function pumpEndpoint(
   const { db } = deps;
   const token = crypto.randomUUID();
   const startMs = deps.nowMs();
-  const endpoint = await leaseEndpoint(db, endpointId, token, startMs, startMs + LEASE_MS);
+  const endpoint = await leaseEndpoint(
+    db,
+    endpointId,
+    token,
+    startMs,
+    startMs + deps.leaseS * 1000,
+  );
   if (!endpoint) return { kind: "busy" };
   const secret = await openSecret(endpoint.secretCipher, deps.secretKey);
   let cursor = endpoint.cursorEventId;
@@ -132,7 +141,7 @@ async function deliverOne(
     },
     deps.allowLocal,
   );
-  const lease = { id: endpoint.id, token, untilMs: deps.nowMs() + LEASE_MS };
+  const lease = { id: endpoint.id, token, untilMs: deps.nowMs() + deps.leaseS * 1000 };
   const delivery = {
     endpointId: endpoint.id,
     eventId: event.id,

@@ -15,6 +15,7 @@ import {
   settingProblems,
   usableSecretKey,
   varText,
+  webhookLeaseS,
 } from "../settings";
 import { type DeadLetter, type PumpDeps, pumpEndpoint } from "./pump";
 
@@ -155,6 +156,7 @@ type ConsumerEnv = SettingsEnv & {
   WEBHOOK_DLQ?: Queue<DeadLetter>;
   WEBHOOK_SECRET_KEY?: string;
   WEBHOOK_RETRY_BASE_S?: string;
+  WEBHOOK_LEASE_S?: string;
 };
 
 /** The consumer's dependencies from its bindings: deliveries go out through the runtime's fetch. */
@@ -168,6 +170,7 @@ export function pumpDeps(env: ConsumerEnv): PumpDeps {
       timeZone: varText(env.SITE_TIMEZONE),
     },
     retryBaseS: retryBaseS(env.WEBHOOK_RETRY_BASE_S),
+    leaseS: webhookLeaseS(env.WEBHOOK_LEASE_S),
     allowLocal: flagOn(env.WEBHOOK_ALLOW_LOCAL),
     nowMs: Date.now,
     deadLetter: async (letter) => {
