@@ -333,7 +333,7 @@ it("50 racing captures of one hold apply once", async () => {
       resolved.length === 50 - ok.length - cut.length,
     `${placed.status}; ${histogram(captures.map((r) => r.status))}`,
   );
-  const [[entries = {}] = []] = await d1(
+  const [entries = {}] = await d1(
     ctx(),
     `SELECT count(*) AS n, coalesce(sum(amount_minor), 0) AS minor,
        (SELECT status FROM holds WHERE id = ${holdId}) AS status FROM transactions WHERE hold_id = ${holdId}`,
@@ -367,7 +367,7 @@ it("holds racing debits never overdraw: 20 holds and 20 debits of 0.75 against 1
     ok === 13 && refused === 27 && row?.available === 0.25,
     `${histogram(answers.map((r) => `${r.status} ${at(r.json, "message")}`))}; ${JSON.stringify(row)}`,
   );
-  const [[sums = {}] = []] = await d1(
+  const [sums = {}] = await d1(
     ctx(),
     `SELECT (SELECT balance_minor FROM balances WHERE user_id = ${holdRaceUser.id} AND wallet_id = '${wallet}') AS balance,
        (SELECT coalesce(sum(amount_minor), 0) FROM holds WHERE user_id = ${holdRaceUser.id} AND status = 'held') AS held`,
@@ -460,13 +460,19 @@ it("request_ids fold ASCII only, refuse surrounding whitespace; 40 parallel same
 
 it("D1 itself holds the same entries, balances, users and slugs", async () => {
   const ids = [dupUser.id, manyUser.id, debitUser.id].join(",");
-  const [perUser = [], [names = {}] = [], [slugs = {}] = []] = await d1(
+  const perUser = await d1(
     ctx(),
     `SELECT t.user_id, count(*) AS n, b.balance_minor FROM transactions t JOIN balances b ON b.user_id = t.user_id AND b.wallet_id = t.wallet_id
-       WHERE t.wallet_id = '${wallet}' AND t.user_id IN (${ids}) GROUP BY t.user_id;
-     SELECT (SELECT count(*) FROM users WHERE lower(username) = lower('${raced.name}')) AS by_name,
-            (SELECT count(*) FROM users WHERE lower(email) = lower('${raced.mail}')) AS by_mail;
-     SELECT (SELECT count(*) FROM transactions WHERE user_id = ${keyUser.id}) AS n, (SELECT count(DISTINCT slug) FROM transactions WHERE user_id = ${keyUser.id}) AS distinct_slugs,
+       WHERE t.wallet_id = '${wallet}' AND t.user_id IN (${ids}) GROUP BY t.user_id`,
+  );
+  const [names = {}] = await d1(
+    ctx(),
+    `SELECT (SELECT count(*) FROM users WHERE lower(username) = lower('${raced.name}')) AS by_name,
+            (SELECT count(*) FROM users WHERE lower(email) = lower('${raced.mail}')) AS by_mail`,
+  );
+  const [slugs = {}] = await d1(
+    ctx(),
+    `SELECT (SELECT count(*) FROM transactions WHERE user_id = ${keyUser.id}) AS n, (SELECT count(DISTINCT slug) FROM transactions WHERE user_id = ${keyUser.id}) AS distinct_slugs,
        (SELECT count(*) FROM (SELECT slug FROM transactions WHERE slug <> '' GROUP BY slug HAVING count(*) > 1)) AS repeated`,
   );
   const row = (id: number) => perUser.find((r) => r.user_id === id) ?? {};

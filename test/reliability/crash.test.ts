@@ -42,7 +42,7 @@ function groupAlive(pid: number) {
 
 /** Entries of one user by request key: key → { n, minor, id }. */
 async function entriesByRequest(store: Store, userId: number) {
-  const [rows = []] = await d1(
+  const rows = await d1(
     store,
     `SELECT request_key AS k, count(*) AS n, sum(amount_minor) AS minor, min(id) AS id FROM transactions WHERE user_id = ${userId} GROUP BY request_key`,
   );

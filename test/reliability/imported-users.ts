@@ -42,7 +42,7 @@ export async function createImportedUsers(ctx: Ctx, kinds: HashKind[]) {
       registeredAtMs: sqlLiteral(Date.now()),
     }),
   );
-  const [inserted = []] = await d1(
+  const inserted = await d1(
     ctx,
     `INSERT INTO users (${rows[0]!.columns}) VALUES ${rows.map((r) => `(${r.values})`).join(", ")} RETURNING id, username`,
   );

@@ -1,86 +1,39 @@
-// Reads a server's local D1 state straight from its --persist-to folder (wrangler d1 execute works
-// while wrangler dev runs) and checks the ledger's invariants there, not through the API.
-import { type ChildProcess, spawn } from "node:child_process";
-import * as v from "valibot";
-import { offlineEnv, WRANGLER } from "../../scripts/lib/wrangler";
+// Reads a server's local D1 state straight from its --persist-to folder, through SQLite itself: the
+// database Miniflare keeps for the DB binding is one SQLite file in WAL mode, which another process
+// may read (and write) while the server runs, as `wrangler d1 execute --local` does, without
+// starting a wrangler and a workerd for each query (a few seconds each). It checks the ledger's
+// invariants there, not through the API.
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { check, figures } from "./harness";
 
-/** Where a query reads: the server's state folder and the wrangler config it runs with. */
-export type Store = { stateDir: string; config: string };
+/** Where a query reads: the server's state folder. */
+export type Store = { stateDir: string };
 export type Row = Record<string, unknown>;
 
-const running = new Set<ChildProcess>();
-/** Stops the queries still running, whole process groups (when the test process exits). */
-function stopQueries() {
-  for (const child of running) {
-    try {
-      process.kill(-child.pid!, "SIGKILL");
-    } catch {
-      // already gone
-    }
+/** The server's D1 database: the one SQLite file under its state folder that is not Miniflare's index. */
+function databaseFile(stateDir: string) {
+  const dir = join(stateDir, "v3", "d1", "miniflare-D1DatabaseObject");
+  const files = readdirSync(dir).filter((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite");
+  if (files.length !== 1)
+    throw new Error(`not one D1 database in ${dir}: ${files.join(", ") || "none"}`);
+  return join(dir, files[0]!);
+}
+
+/** Runs one statement; returns its rows. A write waits up to 10 s for the server's to end. */
+export async function d1(store: Store, sql: string): Promise<Row[]> {
+  const db = new DatabaseSync(databaseFile(store.stateDir), { timeout: 10_000 });
+  try {
+    return db.prepare(sql).all() as Row[];
+  } finally {
+    db.close();
   }
 }
-process.once("exit", stopQueries);
 
-/** `wrangler …` without blocking the event loop (a blocked loop leaves stale keep-alive sockets behind). */
-function wranglerAsync(args: string[]) {
-  return new Promise<string>((resolve, reject) => {
-    // Its own process group, so stopQueries() can end wrangler and the CLI process it starts.
-    const child = spawn(process.execPath, [WRANGLER, ...args], {
-      env: offlineEnv(),
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: true,
-    });
-    running.add(child);
-    child.on("exit", () => running.delete(child));
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (d) => (out += d));
-    child.stderr.on("data", (d) => (err += d));
-    child.on("error", reject);
-    child.on("close", (code) =>
-      code === 0
-        ? resolve(out)
-        : reject(
-            new Error(`wrangler ${args.slice(0, 3).join(" ")} failed (${code}):\n${out}\n${err}`),
-          ),
-    );
-  });
-}
-
-const D1Results = v.array(
-  v.looseObject({
-    success: v.optional(v.boolean()),
-    results: v.optional(v.array(v.record(v.string(), v.unknown()))),
-  }),
-);
-
-/** Runs one or more `;`-separated statements; returns one array of rows per statement. */
-export async function d1(store: Store, sql: string): Promise<Row[][]> {
-  const out = await wranglerAsync([
-    "d1",
-    "execute",
-    "DB",
-    "--local",
-    "--config",
-    store.config,
-    "--persist-to",
-    store.stateDir,
-    "--json",
-    "--command",
-    sql,
-  ]);
-  return v.parse(D1Results, JSON.parse(out)).map((r) => {
-    if (r.success === false)
-      throw new Error(`D1 statement failed: ${JSON.stringify(r).slice(0, 500)}`);
-    return r.results ?? [];
-  });
-}
-
-/** The first row of the first statement's answer. */
+/** The first row of the statement's answer. */
 export async function d1Row(store: Store, sql: string): Promise<Row> {
-  const [rows] = await d1(store, sql);
-  const row = rows?.[0];
+  const [row] = await d1(store, sql);
   if (row === undefined) throw new Error(`no row from ${sql.slice(0, 200)}`);
   return row;
 }
@@ -103,8 +56,8 @@ const COUNTS_SQL = `SELECT
 /** Row counts (and the sums a write would move), to show a batch of refused requests wrote nothing. */
 export const tableCounts = (store: Store) => d1Row(store, COUNTS_SQL);
 
-// One statement of scalar subqueries (wrangler's statement splitter dropped one of several statements
-// holding a window function): balances vs entries, the chain, request ids, reversals and transfers.
+// One statement of scalar subqueries: balances vs entries, the chain, request ids, reversals and
+// transfers.
 const SUMS = `(SELECT user_id, wallet_id, sum(${SIGNED}) AS total, count(*) AS n, max(id) AS last_id
                FROM transactions GROUP BY user_id, wallet_id)`;
 const INVARIANTS_SQL = `SELECT
