@@ -62,7 +62,11 @@ let captureUser: User;
 let holdRaceUser: User;
 let expected = 0;
 let raced = { name: "", mail: "" };
+/** The replay's server of its own, started while the tests before it run (a start takes seconds). */
+let replayServer: ReturnType<typeof startOnCopy>;
 beforeAll(async () => {
+  replayServer = startOnCopy(run, { wranglerDev: false });
+  replayServer.catch(() => {}); // its test awaits it, and fails on it
   wallet = await createWallet(ctx(), { prefix: "cw" });
   [dupUser, manyUser, debitUser, fromUser, toUser, keyUser, captureUser, holdRaceUser] =
     await Promise.all([
@@ -138,7 +142,7 @@ it("100 parallel credits with one request_id (a quarter in upper case) make one 
 // reaches without wrangler's DevTools inspector, after 15 s or so of replays: hence a server of its
 // own, started as the bench starts it (the deploy bundle under Miniflare alone), and 30 s of load.
 it(`${REPLAY_S} s of one request_id replayed over ${CONNECTIONS} connections: every one 409`, async () => {
-  const server = await startOnCopy(run, { wranglerDev: false });
+  const server = await replayServer;
   try {
     const own = await connect(server, run.config);
     const [replayWallet, user] = await Promise.all([
