@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { expect } from "vitest";
-import { type Json, testApp } from "./helpers";
+import { type Json, sharedApp } from "./helpers";
 
 /** The dialect on, with the plugin's public balance reads. */
 export const ON = { COMPAT_NAMESPACE: "rimplenet", COMPAT_PUBLIC_READS: "true" } as const;
@@ -15,7 +15,7 @@ export async function compatCall(
   path: string,
   options: { headers?: Record<string, string>; body?: string; vars?: CompatVars } = {},
 ) {
-  const res = await testApp().request(
+  const res = await sharedApp().request(
     path,
     { method, headers: options.headers, body: options.body },
     { ...env, ...options.vars },

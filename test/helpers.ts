@@ -73,6 +73,13 @@ export type CallOptions = {
  */
 export const noPace: Pace = async () => {};
 export const testApp = (options: AppOptions = {}) => createApp({ pace: noPace, ...options });
+/**
+ * The app `call` sends to when a test names none, built once per isolate: building one (several
+ * hundred routes, a cold router) costs more than many a request does. Its clock reads Date.now at
+ * each request, as a new app's would, so a test that mocks Date.now moves it.
+ */
+let defaultApp: ReturnType<typeof createApp> | undefined;
+export const sharedApp = () => (defaultApp ??= testApp({ nowMs: () => Date.now() }));
 
 /** One request through the same app production builds, inside the Workers runtime, against real D1. */
 export async function call(
@@ -97,7 +104,7 @@ export async function call(
     body = raw ? (options.body as BodyInit) : JSON.stringify(options.body);
     if (!raw) headers["Content-Type"] ??= "application/json";
   }
-  const res = await (options.app ?? testApp()).request(
+  const res = await (options.app ?? sharedApp()).request(
     url.pathname + url.search,
     { method, headers, body },
     { ...env, ...options.vars, ...(options.d1 ? { DB: options.d1 } : {}) },
