@@ -43,14 +43,26 @@ type Caller =
   | "invalid"
   | { role: Role; scope?: Scope; about: "itself" | "another user" | "nobody" };
 
-type Fixture = { admin: TestUser; subscriber: TestUser; other: TestUser; wallet: string };
+/**
+ * Who the cases are about and what they move. The administrator, subscriber and other user, and so
+ * each kind's credential, are the file's (made once: tokens and keys are a write each); the wallet,
+ * and the administrator that makes each case's money (`maker`: MONEY_RATE_LIMIT counts per user),
+ * are each route's.
+ */
+type Fixture = {
+  admin: TestUser;
+  subscriber: TestUser;
+  other: TestUser;
+  wallet: string;
+  maker: TestUser;
+};
 type Sent = Record<string, string>;
 type Kind = { name: string; caller: Caller; headers: (fx: Fixture) => Sent | Promise<Sent> };
 
 const authorization = (value: string): Sent => ({ Authorization: value });
 const tokenOf = async (u: TestUser, options: Parameters<typeof signedToken>[1] = {}) =>
   (await signedToken(u, options)).token;
-/** A token on a new session: a case may end it (POST /users/logout). */
+/** A token on a new session of its own. */
 const bearer = async (u: TestUser) => authorization(`Bearer ${await tokenOf(u)}`);
 const keyOf = async (u: TestUser, scope: Scope, options: { revoked?: boolean } = {}) =>
   authorization((await makeKey(u, scope, options)).header);
@@ -303,6 +315,8 @@ type Entry = {
   allowedStatus?: number;
   /** Vars the route needs to do something real (a mail transport). */
   vars?: Record<string, string>;
+  /** An allowed case ends the session it was sent with: each case gets credentials of its own. */
+  endsSession?: boolean;
 };
 
 const readsScope = (caller: Verified) =>
@@ -321,23 +335,43 @@ const NO_SUCH_ID = 999_999_999;
 /** Gives `subject` 100 in the fixture's wallet; the credit's transaction id. */
 async function funded(fx: Fixture, subject: TestUser) {
   if (subject === NOBODY) return NO_SUCH_ID;
-  const res = await credit(fx.admin, { user_id: subject.id, wallet_id: fx.wallet, amount: 100 });
+  const res = await credit(fx.maker, { user_id: subject.id, wallet_id: fx.wallet, amount: 100 });
   if (res.status !== 200) throw new Error(`credit failed: ${res.text}`);
   return res.body.data.transaction_id as number;
+}
+/**
+ * Money for `subject` to spend in the route's wallet, credited once per route: 100 for each case,
+ * each of which takes at most 10 (a hold).
+ */
+const stocks = new WeakMap<Fixture, Map<TestUser, Promise<unknown>>>();
+function stocked(fx: Fixture, subject: TestUser) {
+  if (subject === NOBODY) return;
+  const stock = stocks.get(fx) ?? new Map<TestUser, Promise<unknown>>();
+  stocks.set(fx, stock);
+  if (!stock.has(subject)) {
+    const amount = 100 * KINDS.length;
+    stock.set(
+      subject,
+      credit(fx.maker, { user_id: subject.id, wallet_id: fx.wallet, amount }).then((res) => {
+        if (res.status !== 200) throw new Error(`credit failed: ${res.text}`);
+      }),
+    );
+  }
+  return stock.get(subject);
 }
 /** `request` once the subject has money (to debit, hold, list). */
 const withMoney =
   (request: Entry["request"]): Entry["request"] =>
   async (fx, subject) => {
-    await funded(fx, subject);
+    await stocked(fx, subject);
     return request(fx, subject);
   };
 /** Places a hold of 10 on `subject`'s money; its id. */
 async function held(fx: Fixture, subject: TestUser) {
   if (subject === NOBODY) return NO_SUCH_ID;
-  await funded(fx, subject);
+  await stocked(fx, subject);
   const res = await call("POST", "/holds", {
-    auth: fx.admin.bearer,
+    auth: fx.maker.bearer,
     body: { user_id: subject.id, wallet_id: fx.wallet, amount: 10, request_id: unique("hold") },
   });
   if (res.status !== 200) throw new Error(`hold failed: ${res.text}`);
@@ -347,7 +381,7 @@ async function held(fx: Fixture, subject: TestUser) {
 async function batched(fx: Fixture, subject: TestUser) {
   if (subject === NOBODY) return NO_SUCH_ID;
   const res = await call("POST", "/batches", {
-    auth: fx.admin.bearer,
+    auth: fx.maker.bearer,
     body: batchOf(fx, subject, "credit"),
   });
   if (res.status !== 200) throw new Error(`batch failed: ${res.text}`);
@@ -394,7 +428,7 @@ const V1: Record<string, Entry> = {
   },
   "POST /transfers": {
     request: async (fx, s) => {
-      await funded(fx, s);
+      await stocked(fx, s);
       const { user_id, ...rest } = movement(fx, s);
       const to = s.id === fx.other.id ? fx.subscriber : fx.other;
       return { body: { ...rest, from_user_id: user_id, to_user_id: to.id } };
@@ -457,6 +491,7 @@ const V1: Record<string, Entry> = {
     request: () => ({}),
     // Any signed-in caller; an API key has no session to end (400).
     handler: (caller) => (caller.scope ? "no session" : "allowed"),
+    endsSession: true,
   },
   "POST /users/{user_id}/unlock": { request: (_fx, s) => ({ path: `/users/${s.id}/unlock` }) },
   "POST /users/{user_id}/sessions/revoke": {
@@ -540,8 +575,8 @@ const PLUGIN: Record<string, Entry> = {
   "POST /credits": { request: (fx, s) => ({ body: movement(fx, s) }) },
   "GET /debits": {
     request: async (fx, s) => {
-      await funded(fx, s);
-      await call("POST", "/debits", { auth: fx.admin.bearer, body: movement(fx, s) });
+      await stocked(fx, s);
+      await call("POST", "/debits", { auth: fx.maker.bearer, body: movement(fx, s) });
       return {};
     },
   },
@@ -580,10 +615,10 @@ const PLUGIN: Record<string, Entry> = {
   },
   "GET /transfers": {
     request: async (fx, s) => {
-      await funded(fx, s);
+      await stocked(fx, s);
       const { user_id, ...rest } = movement(fx, s);
       await call("POST", "/transfers", {
-        auth: fx.admin.bearer,
+        auth: fx.maker.bearer,
         body: { ...rest, from_user_id: user_id, to_user_id: fx.admin.id },
       });
       return {};
@@ -591,7 +626,7 @@ const PLUGIN: Record<string, Entry> = {
   },
   "POST /transfers": {
     request: async (fx, s) => {
-      await funded(fx, s);
+      await stocked(fx, s);
       const to = s.id === fx.other.id ? fx.subscriber : fx.other;
       return {
         body: {
@@ -780,6 +815,21 @@ const STATUS: Record<Outcome, string> = {
 // ---------------------------------------------------------------------------------------------
 // The matrix.
 
+/** The file's administrator, subscriber and other user. */
+let people: Promise<Pick<Fixture, "admin" | "subscriber" | "other">> | undefined;
+const peopleOnce = () =>
+  (people ??= (async () => {
+    const [admin, subscriber, other] = await Promise.all([makeAdmin(), makeUser(), makeUser()]);
+    return { admin: admin!, subscriber: subscriber!, other: other! };
+  })());
+
+/** Each kind's credential, made once for the file's people: no case ends it but a logout. */
+const credentials = new Map<Kind, Promise<Sent>>();
+const credentialOf = (kind: Kind, fx: Fixture) => {
+  if (!credentials.has(kind)) credentials.set(kind, Promise.resolve(kind.headers(fx)));
+  return credentials.get(kind)!;
+};
+
 describe("the authorization matrix", () => {
   it("has an entry for every route of both dialects, and none for a route that is gone", () => {
     for (const { name, routes, entries } of DIALECTS.slice(0, 2)) {
@@ -802,13 +852,8 @@ describe("the authorization matrix", () => {
       describe(`${dialect.name} ${keyOfRoute(route)}`, () => {
         let fx: Fixture;
         beforeAll(async () => {
-          const admin = await makeAdmin();
-          const [subscriber, other, wallet] = await Promise.all([
-            makeUser(),
-            makeUser(),
-            makeWallet(admin),
-          ]);
-          fx = { admin, subscriber, other, wallet };
+          const [who, maker] = await Promise.all([peopleOnce(), makeAdmin()]);
+          fx = { ...who, maker, wallet: await makeWallet(maker) };
         });
         const vars = { ...dialect.vars, ...entry.vars };
         for (const kind of KINDS) {
@@ -825,7 +870,7 @@ describe("the authorization matrix", () => {
           const answer = refusal ? refusalsOf(route)[refusal].status : STATUS[outcome];
           it(`${route.method} ${route.path} × ${kind.name} → ${answer}`, async () => {
             const subject = subjectOf(kind.caller, fx);
-            const headers = await kind.headers(fx);
+            const headers = await (entry.endsSession ? kind.headers(fx) : credentialOf(kind, fx));
             const req = await entry.request(fx, subject);
             if (namesSubject(route))
               expect(String(route.owner!({ ...req.query, ...(req.body as object) }))).toBe(
