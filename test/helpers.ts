@@ -212,17 +212,21 @@ export async function signedToken(
   return session!;
 }
 
-/** A user written straight to D1 (with a known password) and a signed access token for it. */
+/**
+ * A user written straight to D1 (with a known password, PASSWORD unless `passwordHash` is another
+ * hash of it) and a signed access token for it.
+ */
 export async function makeUser(
   role: Role = "subscriber",
   name = unique("user"),
+  passwordHash?: string,
 ): Promise<TestUser> {
   const [row] = await createDb(env.DB)
     .insert(users)
     .values({
       username: name,
       email: `${name}@example.test`,
-      passwordHash: await hashOnce(),
+      passwordHash: passwordHash ?? (await hashOnce()),
       role,
       registeredAtMs: Date.now(),
     })
