@@ -9,9 +9,10 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
+import { tmpdir, userInfo } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { offlineEnv } from "../../scripts/lib/wrangler";
@@ -57,6 +58,11 @@ let projects = 0;
 function project(state: State, toml = SHIPPED_TOML) {
   const dir = path.join(work, `project-${++projects}`);
   mkdirSync(path.join(dir, "tmp"), { recursive: true });
+  // tsx keeps the tools it compiled in the temporary folder, as tsx-<uid>: that of every other run,
+  // so each run here does not compile them anew.
+  const compiled = `tsx-${process.geteuid?.() ?? userInfo().username}`;
+  mkdirSync(path.join(tmpdir(), compiled), { recursive: true });
+  symlinkSync(path.join(tmpdir(), compiled), path.join(dir, "tmp", compiled));
   cpSync(path.join(ROOT, "drizzle"), path.join(dir, "drizzle"), { recursive: true });
   writeFileSync(path.join(dir, "wrangler.toml"), toml);
   writeFileSync(path.join(dir, "state.json"), JSON.stringify(state));
