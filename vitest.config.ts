@@ -125,7 +125,7 @@ export default defineConfig(async () => {
   ];
   // What the two projects of the service's tests share.
   const workersTest = {
-    setupFiles: ["./test/apply-migrations.ts", "./test/closed-port.ts"],
+    setupFiles: ["./test/apply-migrations.ts", "./test/closed-port.ts", "./test/held-logs.ts"],
     // Two files run at once (maxWorkers): a test of hundreds of concurrent requests takes 5 s,
     // vitest's default limit, when the machine is busy with other work as well.
     testTimeout: 30_000,
@@ -182,7 +182,11 @@ export default defineConfig(async () => {
           test: {
             name: "do-writer",
             isolate: true,
-            setupFiles: ["./test/apply-migrations.ts", "./test/closed-port.ts"],
+            setupFiles: [
+              "./test/apply-migrations.ts",
+              "./test/closed-port.ts",
+              "./test/held-logs.ts",
+            ],
             testTimeout: 30_000,
             include: ["test/do-writer.test.ts"],
           },
