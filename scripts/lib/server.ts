@@ -14,6 +14,7 @@ import {
   readFileSync,
   renameSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
@@ -162,22 +163,47 @@ async function preparedState(config: string, seedAdmin: boolean) {
     hash.update(name).update(readFileSync(join(migrations, name)));
   const cached = join(STATE_CACHE, hash.digest("hex").slice(0, 16));
   if (existsSync(cached)) return cached;
+  // The seeded state is the migrated one and its administrator: migrated once for both.
+  const migrated = seedAdmin ? await preparedState(config, false) : undefined;
 
-  // Made aside and renamed into place whole, so a folder found in the cache is always complete; of
-  // two processes making the same one at once, the first rename wins and the second is dropped.
+  // Made aside and renamed into place whole, so a folder found in the cache is always complete. A
+  // process that finds another making the same one waits for it (test files start servers at once);
+  // of two making it all the same, the first rename wins and the second is dropped.
   mkdirSync(STATE_CACHE, { recursive: true });
+  await othersMaking(`${cached}.making`, cached);
   const making = mkdtempSync(join(STATE_CACHE, "making-"));
+  let claimed = false;
+  try {
+    mkdirSync(`${cached}.making`);
+    claimed = true;
+  } catch {
+    // made by another meanwhile: go on all the same
+  }
   try {
     const args = ["--config", config, "--persist-to", making];
-    wrangler(["d1", "migrations", "apply", "DB", "--local", ...args], { quiet: true });
+    if (migrated) cpSync(migrated, making, { recursive: true });
+    else wrangler(["d1", "migrations", "apply", "DB", "--local", ...args], { quiet: true });
     if (seedAdmin) await ensureAdmin({ target: "--local", ...ADMIN, wranglerArgs: args });
     renameSync(making, cached);
   } catch (error) {
     if (!existsSync(cached)) throw error;
   } finally {
     rmSync(making, { recursive: true, force: true });
+    if (claimed) rmSync(`${cached}.making`, { recursive: true, force: true });
   }
   return cached;
+}
+
+/**
+ * Waits while another process makes `cached` (`marker` is its claim): until the state is there or
+ * the claim is gone, or older than a making takes on a loaded machine (a process that died).
+ */
+async function othersMaking(marker: string, cached: string) {
+  for (;;) {
+    const since = statSync(marker, { throwIfNoEntry: false })?.mtimeMs;
+    if (since === undefined || existsSync(cached) || Date.now() - since > 10 * 60_000) return;
+    await new Promise((r) => setTimeout(r, 500));
+  }
 }
 
 /**
