@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
-import { toBase64 } from "../src/auth/base64";
 import type { Pace } from "../src/auth/pace";
+import { hashPassword } from "../src/auth/password";
 import { sha256Hex } from "../src/auth/sha256";
 import { HELD_MS } from "../src/throttle/policy";
 import { accountKey, addressKey, objectFor } from "../src/throttle/sign-in";
@@ -26,22 +26,7 @@ import {
  * sign-ins and their answers, never their cost, over some 900 checks (a login nobody has still
  * runs a whole dummy check). Each user here signs in with it.
  */
-const cheapHash = (async () => {
-  const salt = crypto.getRandomValues(new Uint8Array(16));
-  const key = await crypto.subtle.importKey(
-    "raw",
-    new TextEncoder().encode(PASSWORD),
-    "PBKDF2",
-    false,
-    ["deriveBits"],
-  );
-  const bits = await crypto.subtle.deriveBits(
-    { name: "PBKDF2", hash: "SHA-256", salt, iterations: 1_000 },
-    key,
-    256,
-  );
-  return `pbkdf2_sha256$1000$${toBase64(salt)}$${toBase64(new Uint8Array(bits))}`;
-})();
+const cheapHash = hashPassword(PASSWORD, 1_000);
 const makeUser = async () => makeAnyUser("subscriber", undefined, await cheapHash);
 
 let lastOctet = 0;

@@ -24,9 +24,9 @@ async function derive(password: string, salt: Uint8Array, iterations: number) {
   return new Uint8Array(bits);
 }
 
-export async function hashPassword(password: string) {
+export async function hashPassword(password: string, iterations = ITERATIONS) {
   const salt = crypto.getRandomValues(new Uint8Array(16));
-  return `${PASSWORD_HASH_PREFIX}$${ITERATIONS}$${toBase64(salt)}$${toBase64(await derive(password, salt, ITERATIONS))}`;
+  return `${PASSWORD_HASH_PREFIX}$${iterations}$${toBase64(salt)}$${toBase64(await derive(password, salt, iterations))}`;
 }
 
 // Used for unknown users too, so a wrong username costs the same time as a wrong password.
