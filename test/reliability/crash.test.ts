@@ -59,6 +59,7 @@ it("every credit acknowledged before a SIGKILL is there once after the restart; 
   const tag = unique("");
   const sent: Sent[] = [];
   let stopping = false;
+  let onSend: (() => void) | undefined;
 
   async function sender(k: number) {
     for (let n = 0; !stopping && Date.now() < deadline; n++) {
@@ -69,7 +70,7 @@ it("every credit acknowledged before a SIGKILL is there once after the restart; 
       };
       sent.push(rec);
       try {
-        const res = await send(ctx().api, "POST", "/credits", {
+        const answer = send(ctx().api, "POST", "/credits", {
           auth: ctx().adminAuth,
           json: {
             user_id: user.id,
@@ -79,6 +80,8 @@ it("every credit acknowledged before a SIGKILL is there once after the restart; 
           },
           timeoutMs: 15_000,
         });
+        onSend?.();
+        const res = await answer;
         rec.status = res.status;
         rec.txnId = at(res.json, "data", "transaction_id");
       } catch {
@@ -89,6 +92,12 @@ it("every credit acknowledged before a SIGKILL is there once after the restart; 
 
   const senders = Array.from({ length: SENDERS }, (_, k) => sender(k));
   await sleep(LOAD_MS);
+  // Killed as a credit leaves, so at least that one is in flight: group commit answers the credits
+  // it gathered together, and a kill just after such an answer would find none in flight.
+  await new Promise<void>((resolve) => {
+    onSend = resolve;
+  });
+  onSend = undefined;
   const pid = server().child.pid!;
   const oldBase = ctx().base;
   const killed = server().stop({ signal: "SIGKILL", keepState: true }); // signals the group at once
@@ -124,6 +133,11 @@ it("every credit acknowledged before a SIGKILL is there once after the restart; 
     "every credit answered before the kill was a 200",
     other.length === 0,
     histogram(other.map((r) => r.status)),
+  );
+  check(
+    "the kill cut at least one credit in flight",
+    unanswered.length >= 1,
+    `${unanswered.length} unanswered`,
   );
   check(
     "the kill hit a server under load (at least 50 credits acknowledged)",
