@@ -1,5 +1,5 @@
+import type { Refusals } from "../http/errors";
 import { ApiError, permissionDenied, validationError } from "../http/errors";
-import type { Refusals } from "../http/route";
 
 // The plugin refused in two dialects, and these are its texts (captures 10 and 32-36):
 // - its API-key routes (`nll_api_request_started_api_key`, envelope A): no header 403

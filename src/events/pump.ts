@@ -23,6 +23,9 @@ import { openSecret } from "./secrets";
 export const MAX_ATTEMPTS = 8;
 /** The longest back-off between two attempts. */
 const MAX_BACKOFF_S = 3600;
+/** When a lease taken or renewed at `atMs` ends. */
+const leaseUntil = (deps: PumpDeps, atMs: number) => atMs + deps.leaseS * 1000;
+
 /**
  * Events one run delivers under one lease before it lets the lease go and says "more" (the consumer
  * then runs again, within its budgets, else sends a new message: events/queue.ts).
@@ -83,13 +86,7 @@ export async function pumpEndpoint(
   const { db } = deps;
   const token = crypto.randomUUID();
   const startMs = deps.nowMs();
-  const endpoint = await leaseEndpoint(
-    db,
-    endpointId,
-    token,
-    startMs,
-    startMs + deps.leaseS * 1000,
-  );
+  const endpoint = await leaseEndpoint(db, endpointId, token, startMs, leaseUntil(deps, startMs));
   if (!endpoint) return { kind: "busy" };
   const secret = await openSecret(endpoint.secretCipher, deps.secretKey);
   let cursor = endpoint.cursorEventId;
@@ -141,7 +138,7 @@ async function deliverOne(
     },
     deps.allowLocal,
   );
-  const lease = { id: endpoint.id, token, untilMs: deps.nowMs() + deps.leaseS * 1000 };
+  const lease = { id: endpoint.id, token, untilMs: leaseUntil(deps, deps.nowMs()) };
   const delivery = {
     endpointId: endpoint.id,
     eventId: event.id,

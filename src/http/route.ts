@@ -16,8 +16,6 @@ import { type Params, readParams } from "./params";
 import { phpVars } from "./php-vars";
 import { requireSettings } from "./settings";
 
-export type { Refusals };
-
 /**
  * A route's parameters, path ones included: the schema it documents and the reader that enforces
  * it, turning the request's merged parameters (http/params.ts) into the handler's typed input or

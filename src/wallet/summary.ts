@@ -39,11 +39,12 @@ export async function walletSummary(
  * for a dialect whose refusal of a movement names them (the plugin's transfers). Asked by a caller
  * that may move money, after its movement was refused: money may have moved since. The holds are
  * counted as they stood at the request's stamp (ctx.stamp), the instant the refused movement was
- * judged at, as the database counted them, so that a hold which expired, was captured or voided since is still named as the reserve that refused it (and a
- * capture's DEBIT since is added back to the balance, db/holds.ts capturedSince). Should money
- * have arrived since so that `refusing` (the amount refused, in the wallet's minor units; undefined
- * when it has none) is available now, the wallet's newest entries are undone one at a time and the
- * latest state that had less is answered (the movement was refused in that state or an earlier one).
+ * judged at, as the database counted them, so that a hold which expired, was captured or voided
+ * since is still named as the reserve that refused it (and a capture's DEBIT since is added back
+ * to the balance, db/holds.ts capturedSince). Should money have arrived since so that `refusing`
+ * (the amount refused, in the wallet's minor units; undefined when it has none) is available now,
+ * the wallet's newest entries are undone one at a time and the latest state that had less is
+ * answered (the movement was refused in that state or an earlier one).
  */
 export async function spendable(
   ctx: ServiceContext,
