@@ -3,7 +3,8 @@
 // exactly when the token is consumed, and two uses cannot both succeed.
 import { and, desc, eq, inArray, isNotNull, isNull, lte, sql } from "drizzle-orm";
 import type { Db } from "./client";
-import { mailOutbox, mailTokens, sessions, users } from "./schema";
+import { mailOutbox, mailTokens, users } from "./schema";
+import { liveOf, revokeSessionsOf } from "./sessions";
 import { sameText } from "./user-texts";
 
 export type MailPurpose = (typeof mailTokens.$inferSelect)["purpose"];
@@ -113,11 +114,7 @@ export async function useResetToken(
   const live = liveTokenUser(db, tokenHash, "password-reset", nowMs);
   const [, revoked, , used] = await db.batch([
     db.update(users).set({ passwordHash }).where(inArray(users.id, live)),
-    db
-      .update(sessions)
-      .set({ revokedAtMs: nowMs })
-      .where(and(inArray(sessions.userId, live), isNull(sessions.revokedAtMs)))
-      .returning({ expiresAtMs: sessions.expiresAtMs }),
+    revokeSessionsOf(db, live, nowMs),
     db
       .update(mailTokens)
       .set({ usedAtMs: nowMs })
@@ -132,7 +129,7 @@ export async function useResetToken(
     consume(db, tokenHash, live, nowMs),
   ]);
   const user = used[0];
-  return user && { ...user, liveSessions: revoked.filter((s) => s.expiresAtMs > nowMs).length };
+  return user && { ...user, liveSessions: liveOf(revoked, nowMs) };
 }
 
 // The outbox keeps the newest OUTBOX_KEEP mails; older ones go as new ones arrive.

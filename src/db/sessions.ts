@@ -1,7 +1,7 @@
 // Sign-in sessions (docs/security.md#sessions): created at sign-in, looked up on each use of a token
 // (through the isolate cache, wallet/sessions.ts), revoked by sign-out and by an operator.
 
-import { and, eq, inArray, isNull, lte, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, lte, type SQLWrapper, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "./client";
 import { selectList } from "./insert-select";
@@ -79,15 +79,22 @@ export async function revokeSession(db: Db, id: string, nowMs: number) {
 }
 
 /**
- * Revokes every session of a user not yet revoked, of every kind; how many of them had not expired
- * (the token's own `exp`, checked on the runtime's clock, has the last word on expiry, so a row
- * not yet pruned is revoked too).
+ * Revokes every session not yet revoked of a user, or of the users a query selects, of every kind;
+ * run it through `liveOf` for how many had not expired (the token's own `exp`, checked on the
+ * runtime's clock, has the last word on expiry, so a row not yet pruned is revoked too).
  */
-export async function revokeUserSessions(db: Db, userId: number, nowMs: number) {
-  const rows = await db
+export const revokeSessionsOf = (db: Db, user: number | SQLWrapper, nowMs: number) =>
+  db
     .update(sessions)
     .set({ revokedAtMs: nowMs })
-    .where(and(eq(sessions.userId, userId), isNull(sessions.revokedAtMs)))
+    .where(
+      and(
+        typeof user === "number" ? eq(sessions.userId, user) : inArray(sessions.userId, user),
+        isNull(sessions.revokedAtMs),
+      ),
+    )
     .returning({ expiresAtMs: sessions.expiresAtMs });
-  return rows.filter((row) => row.expiresAtMs > nowMs).length;
-}
+
+/** How many of the sessions `revokeSessionsOf` revoked had not expired. */
+export const liveOf = (revoked: { expiresAtMs: number }[], nowMs: number) =>
+  revoked.filter((row) => row.expiresAtMs > nowMs).length;

@@ -12,8 +12,9 @@ import {
   type Audience,
   createSession,
   findSession,
+  liveOf,
   revokeSession,
-  revokeUserSessions,
+  revokeSessionsOf,
 } from "../db/sessions";
 import { requireAdmin, type ServiceContext, seconds, type TokenKeys } from "./context";
 import { requireUsers, type UserRef } from "./movements";
@@ -120,7 +121,8 @@ export async function endUserSessions(ctx: ServiceContext, ref: UserRef) {
   requireAdmin(ctx, "write");
   const [user] = await requireUsers(ctx.db, [ref]);
   const userId = user!.id;
-  const revoked = await revokeUserSessions(ctx.db, userId, ctx.nowMs());
+  const nowMs = ctx.nowMs();
+  const revoked = liveOf(await revokeSessionsOf(ctx.db, userId, nowMs), nowMs);
   forgetSessions(ctx.d1, userId);
   return { userId, revoked };
 }
