@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { LedgerRefusal } from "../src/ledger/append";
 import { listUsers, readUser, userIdOf, walletRows } from "../src/wallet/directory";
 import { readFeed } from "../src/wallet/events";
-import { forgetGone, goneRefusal } from "../src/wallet/faults";
+import { forgetGone, wordGone } from "../src/wallet/faults";
 import { credit } from "../src/wallet/movements";
 import { refusalOf as reasonOf } from "../src/wallet/refusal";
 import {
@@ -234,16 +234,17 @@ describe("faults and refusals below the verbs", () => {
   it("names the gone user first, else the wallet", async () => {
     const alice = await makeUser();
     const ctx = serviceAs();
-    expect(
-      (await goneRefusal(ctx, { userIds: [alice.id, 2 ** 40], walletIds: ["w"] })).reason,
-    ).toEqual({
+    const gone = (userIds: number[]) => new LedgerRefusal("gone", { userIds, walletIds: ["w"] });
+    expect(reasonOf(await wordGone(ctx, gone([alice.id, 2 ** 40])))).toEqual({
       code: "user_not_found",
       userId: 2 ** 40,
     });
-    expect((await goneRefusal(ctx, { userIds: [alice.id], walletIds: ["w"] })).reason).toEqual({
+    expect(reasonOf(await wordGone(ctx, gone([alice.id])))).toEqual({
       code: "wallet_not_found",
       walletId: "w",
     });
+    const other = new Error("not gone");
+    expect(await wordGone(ctx, other)).toBe(other);
   });
 
   it("forgets only a ledger's gone refusal, and words the ledger's own refusals as reasons", () => {

@@ -5,7 +5,7 @@ import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { ApiError, databaseBusy, refusalAnswer } from "../http/errors";
 import { EMPTY } from "../http/fields";
-import { forgetGone, goneRefusal } from "../wallet/faults";
+import { wordGone } from "../wallet/faults";
 import { type RefusalReason, refusalOf } from "../wallet/refusal";
 import type { ConsoleEnv } from "./env";
 import { back } from "./page";
@@ -30,9 +30,7 @@ export async function attempt<T>(
   try {
     return { ok: true, value: await verb() };
   } catch (err) {
-    const ctx = c.var.service;
-    const gone = forgetGone(ctx, err);
-    const refused = gone ? await goneRefusal(ctx, gone) : err;
+    const refused = await wordGone(c.var.service, err);
     // The API's words for an unknown user are the plugin's ("Invalid User credentials: Unable to
     // reach 7"), which tell an operator nothing about credentials.
     const reason = refusalOf(refused);

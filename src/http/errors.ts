@@ -13,10 +13,10 @@ import {
   errorText,
   forgetGone,
   type GoneNames,
-  goneRefusal,
   NOT_MIGRATED,
   schemaNotMigrated,
   stackFrames,
+  wordGone,
 } from "../wallet/faults";
 import { type RefusalReason, refusalOf, verdictReason } from "../wallet/refusal";
 import { fail } from "./envelope";
@@ -539,8 +539,7 @@ export function refusalAnswer(err: unknown): ApiError | undefined {
 export async function onError(err: Error, c: Context<AppEnv>) {
   // A route's second try was refused as gone too (defineRoute tries once more, to answer in the
   // route's own words): the user, else the wallet, not found, in wallet/v1's words.
-  if (forgotGone(c, err))
-    err = await goneRefusal(c.var.service, err.named).catch((lookup: Error) => lookup);
+  err = await wordGone(c.var.service, err);
   err = refusalAnswer(err) ?? err;
   if (err instanceof MalformedRequest)
     err =

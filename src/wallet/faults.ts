@@ -58,13 +58,24 @@ export function forgetGone(ctx: Pick<ServiceContext, "db">, err: unknown): GoneN
   return err.named;
 }
 
-/** Which of a gone write's names is gone: the user (one query), else the wallet. */
-export async function goneRefusal(ctx: Pick<ServiceContext, "db">, named: GoneNames) {
-  const users = await findUsers(ctx.db, named.userIds);
-  const userId = named.userIds.find((id) => !users.has(id));
-  return new Refusal(
-    userId !== undefined
-      ? { code: "user_not_found", userId }
-      : { code: "wallet_not_found", walletId: named.walletIds[0] ?? "" },
-  );
+/**
+ * An error as the service words it: a write the ledger refused because what it named is gone is
+ * that refusal (the user, found missing by one query, else the wallet, not found), and this
+ * isolate forgets what it named (forgetGone); a failed look-up is that error; anything else is
+ * itself.
+ */
+export async function wordGone<E>(ctx: Pick<ServiceContext, "db">, err: E): Promise<E | Refusal> {
+  const named = forgetGone(ctx, err);
+  if (!named) return err;
+  try {
+    const users = await findUsers(ctx.db, named.userIds);
+    const userId = named.userIds.find((id) => !users.has(id));
+    return new Refusal(
+      userId !== undefined
+        ? { code: "user_not_found", userId }
+        : { code: "wallet_not_found", walletId: named.walletIds[0] ?? "" },
+    );
+  } catch (lookup) {
+    return lookup as E;
+  }
 }
