@@ -1,7 +1,13 @@
 import * as v from "valibot";
 import { ok, send } from "../http/envelope";
 import { invalidInput } from "../http/errors";
-import { AMOUNT_TEXT_MAX, MAX_TEXT, overlongAmount, REQUEST_ID_MAX } from "../http/fields";
+import {
+  AMOUNT_TEXT_MAX,
+  AMOUNT_TOO_LONG,
+  MAX_TEXT,
+  overlongAmount,
+  REQUEST_ID_MAX,
+} from "../http/fields";
 import { defineRoute, type Input } from "../http/route";
 import type { AmountPolicy, AmountRefusal } from "../ledger/money";
 import { credit, debit, type UserRef } from "../wallet/movements";
@@ -63,10 +69,7 @@ function pluginChecks(
     errors.request_id = `request_id must be at most ${REQUEST_ID_MAX} characters`;
   if (!errors.amount && fields.amount.length > AMOUNT_TEXT_MAX) {
     const why = overlongAmount(fields.amount);
-    errors.amount =
-      why === "too-long"
-        ? `amount must be at most ${AMOUNT_TEXT_MAX} characters`
-        : amountRefused("amount", why).amount!;
+    errors.amount = why === "too-long" ? AMOUNT_TOO_LONG : amountRefused("amount", why).amount!;
   }
   return errors;
 }

@@ -155,10 +155,12 @@ export function overlongAmount(text: string): "not-positive" | "too-large" | "to
   return whole === "too-large" ? whole : "too-long";
 }
 
+export const AMOUNT_TOO_LONG = `amount must be at most ${AMOUNT_TEXT_MAX} characters`;
+
 const OVERLONG_AMOUNT_TEXT = {
   "not-positive": AMOUNT_MESSAGES["not-positive"],
   "too-large": AMOUNT_TOO_LARGE,
-  "too-long": `amount must be at most ${AMOUNT_TEXT_MAX} characters`,
+  "too-long": AMOUNT_TOO_LONG,
 };
 
 export const amountField = v.pipe(
