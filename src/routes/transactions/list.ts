@@ -3,11 +3,10 @@ import { sameSecret } from "../../auth/same-secret";
 import { ok, streamJson } from "../../http/envelope";
 import { apiError, serviceNotConfigured } from "../../http/errors";
 import { defineRoute, type Input } from "../../http/route";
-import { missingSettings } from "../../http/settings";
 import { siteSettings } from "../../http/site";
 import { readerFields } from "../../http/validation";
 import { pageHeaders, wholeListHeaders } from "../../http/wp-core";
-import { varText } from "../../settings";
+import { settingProblems, varText } from "../../settings";
 import { TransactionAnswer, transactionRecord } from "../../wallet/rules";
 import { historyPage, wholeHistory } from "../../wallet/transactions";
 import { TransactionListParams } from "./schemas";
@@ -41,7 +40,8 @@ export const listTransactions = defineRoute(
     data: v.array(TransactionAnswer),
   },
   async (c, { fields, paged }) => {
-    if (missingSettings(c, "all").includes("TRANSACTIONS_SECURITY_CODE"))
+    // Logged with every other problem by requireSettings; this route alone stops for it.
+    if (settingProblems(c.env).some((p) => p.name === "TRANSACTIONS_SECURITY_CODE"))
       throw serviceNotConfigured(["TRANSACTIONS_SECURITY_CODE"]);
     const expected = varText(c.env.TRANSACTIONS_SECURITY_CODE).trim();
     if (expected && !sameSecret(fields.security_code, expected))
