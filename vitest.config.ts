@@ -137,7 +137,7 @@ export default defineConfig(async () => {
     test: {
       // Logs (each request logs one line) are shown for failing tests only. The reporter reads this
       // from the root config, not from a project's.
-      silent: "passed-only",
+      silent: "passed-only" as const,
       // A file at a time per core, not vitest's default of one fewer than the cores (a single
       // worker on 2 cores): a file spends much of its time waiting on processes it starts (workerd,
       // wrangler), so a second file overlaps it.
