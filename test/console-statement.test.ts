@@ -219,6 +219,10 @@ describe("the console's Statement section", () => {
       apia,
     );
     expect(csv.status).toBe(200);
+    // Named by the day chosen, which the range, empty, cannot say.
+    expect(csv.headers.get("Content-Disposition")).toBe(
+      `attachment; filename="statement-${carol.id}-${wallet}-2011-12-30-to-2011-12-30.csv"`,
+    );
     expect(csv.headers.get("X-Statement-Opening-Balance")).toBe("1.00");
     expect(csv.headers.get("X-Statement-Closing-Balance")).toBe("1.00");
     expect(csv.headers.get("X-WP-Total")).toBe("0");

@@ -255,12 +255,12 @@ statementScreen.get(
     // beside the field at fault, and nowhere else.
     const to_ = `${BASE}/users/${id.ref}?${new URLSearchParams(askedStatement(c))}#statement`;
     if (dayProblem(from, to)) return c.redirect(to_, 303);
-    // Named by the days as the form chose them, in the site's time zone.
+    // Named by the days as the form chose them, in the site's time zone, checked above.
     const answered = await attempt(c, async () =>
       answerStatementCsv(
         appContext(c),
         await statementOf(c, id.id, { walletId, from, to }, { offset: 0, limit: STATEMENT_CHUNK }),
-        c.env.SITE_TIMEZONE,
+        { from, to },
       ),
     );
     if (answered.ok) return answered.value;

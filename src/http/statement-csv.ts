@@ -16,12 +16,12 @@ import { wholeListHeaders } from "./wp-core";
 
 /**
  * The CSV of a statement opened from its first entry (`STATEMENT_CHUNK` rows at a time), its file
- * named by the dates of its range in `nameZone` (statementFileName).
+ * named by the days it covers (statementFileName).
  */
 export async function answerStatementCsv(
   c: Context<AppEnv>,
   statement: Statement,
-  nameZone: string,
+  days: { from: string; to: string },
 ) {
   const site = siteSettings(c);
   const read = await wholeStatement(c.var.service, statement);
@@ -36,7 +36,7 @@ export async function answerStatementCsv(
   return c.body(body, 200, {
     "Content-Type": "text/csv; charset=utf-8",
     // The name is built from digits, a wallet id ([a-z0-9_]) and dates: no quoting is needed.
-    "Content-Disposition": `attachment; filename="${statementFileName(statement, nameZone)}"`,
+    "Content-Disposition": `attachment; filename="${statementFileName(statement, days)}"`,
     "Cache-Control": "no-store",
     ...wholeListHeaders(statement.count),
     "X-Statement-Opening-Balance": totals.opening,

@@ -62,14 +62,20 @@ export function statementCsvRows(rows: StatementRow[], s: Statement, site: SiteS
   );
 }
 
+/** The days a statement covers, first and last, in `timeZone`. */
+export function statementDays(s: Statement, timeZone: string) {
+  const date = (epochS: number) => mysqlDate(epochS, timeZone).split(" ")[0]!;
+  return { from: date(s.range.fromS), to: date(s.range.toS) };
+}
+
 /**
- * The file's name: whose, which wallet, and the dates it covers in `timeZone`: the API's in UTC, as
- * the statement's `from` and `to` say them (`to=2026-11-30` is that whole UTC day, which ends on
- * December 1st east of UTC); the console's in the site's, whose days its form chose.
+ * The file's name: whose, which wallet, and the days it covers: the API's in UTC, as the
+ * statement's `from` and `to` say them (`to=2026-11-30` is that whole UTC day, which ends on
+ * December 1st east of UTC); the console's the days its form chose, in the site's time zone, which
+ * a day the zone skipped leaves no range to say.
  */
-export function statementFileName(s: Statement, timeZone: string) {
-  const date = (epochS: number) => mysqlDate(epochS, timeZone).split(" ")[0];
-  return `statement-${s.range.userId}-${s.range.walletId}-${date(s.range.fromS)}-to-${date(s.range.toS)}.csv`;
+export function statementFileName(s: Statement, days: { from: string; to: string }) {
+  return `statement-${s.range.userId}-${s.range.walletId}-${days.from}-to-${days.to}.csv`;
 }
 
 /** The exact figures of a CSV answer, for its headers (a CSV row holds entries only). */

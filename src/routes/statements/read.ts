@@ -5,6 +5,7 @@ import { answerStatementCsv } from "../../http/statement-csv";
 import { readerFields } from "../../http/validation";
 import { pageHeaders } from "../../http/wp-core";
 import { transactionRecord } from "../../wallet/rules";
+import { statementDays } from "../../wallet/statement-csv";
 import { openStatement, STATEMENT_CHUNK, statementSummary } from "../../wallet/statements";
 import { StatementAnswer } from "../answers";
 import { StatementParams } from "./schemas";
@@ -34,7 +35,7 @@ export const readStatementRoute = defineRoute(
         ? { offset: 0, limit: STATEMENT_CHUNK }
         : { offset: (fields.page - 1) * fields.per_page, limit: fields.per_page },
     });
-    if (csv) return answerStatementCsv(c, statement, "UTC");
+    if (csv) return answerStatementCsv(c, statement, statementDays(statement, "UTC"));
 
     const site = siteSettings(c);
     return ok(
