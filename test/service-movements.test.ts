@@ -2,6 +2,7 @@
 // needs, converts the amount under the caller's policy, and either writes one batch or refuses with
 // a typed reason and writes nothing. The wire's words for these refusals are tested per dialect.
 
+import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { LedgerRefusal } from "../src/ledger/append";
@@ -9,6 +10,7 @@ import { placeHold } from "../src/wallet/holds";
 import { credit, debit, reverse, transfer } from "../src/wallet/movements";
 import {
   CLEAN,
+  importedEntry,
   ledgerViolations,
   makeAdmin,
   makeUser,
@@ -200,6 +202,39 @@ describe("money is conserved through the verbs", () => {
       }),
       { seed: 20_261_128, numRuns: 20 },
     );
+    expect(await ledgerViolations()).toEqual(CLEAN);
+  });
+});
+
+describe("a transfer a WordPress site made from a user to that same user", () => {
+  // The plugin let a user transfer to itself, writing the CREDIT and then the DEBIT: the import keeps
+  // both halves, linked, on one chain. Undone, it moves nothing in all, from either half.
+  it("reverses from its CREDIT half though the balance left is below its amount", async () => {
+    const { ctx, user, walletId } = await setup();
+    const atS = Math.floor(Date.now() / 1000) - 60;
+    const link = unique("self");
+    await importedEntry(user.id, walletId, "CREDIT", 10_000, "100", 0, atS);
+    await importedEntry(user.id, walletId, "CREDIT", 5_000, "50", 10_000, atS, {
+      transferId: link,
+    });
+    await importedEntry(user.id, walletId, "DEBIT", 5_000, "50", 15_000, atS, { transferId: link });
+    await importedEntry(user.id, walletId, "DEBIT", 8_000, "80", 10_000, atS);
+    const { results } = await env.DB.prepare(
+      "SELECT id FROM transactions WHERE transfer_id = ? ORDER BY id",
+    )
+      .bind(link)
+      .all<{ id: number }>();
+    const [creditHalf, debitHalf] = results.map((r) => r.id) as [number, number];
+    // Named by its CREDIT half, as by its DEBIT half: both undone, the DEBIT's first, the balance kept.
+    const undo = { id: creditHalf, ref: String(creditHalf), requestId: unique("undo"), note: "" };
+    const reversed = await reverse(ctx, undo);
+    expect(reversed.reversedIds).toEqual([debitHalf, creditHalf]);
+    expect(await balance(user.id, walletId)).toBe(2_000);
+    // Its request_id is the user's, once: a replay names the reversal's first entry.
+    expect(await refusalOf(reverse(ctx, undo))).toEqual({
+      code: "transaction_exists",
+      existingId: reversed.transactionIds[0],
+    });
     expect(await ledgerViolations()).toEqual(CLEAN);
   });
 });

@@ -223,8 +223,12 @@ export async function reverse(
     movement.map((m) => m.entry),
   );
   const stamp = ctx.stamp();
-  // The named entry's user owns the request_id; its reversal goes first so a replay finds it.
-  const ordered = [target, ...movement.filter((m) => m !== target)];
+  // The named entry's user owns the request_id; its reversal goes first so a replay finds it. Of
+  // one user's halves (a site's transfer from a user to itself, on one chain) the DEBIT's undoing,
+  // a CREDIT, goes first: a movement that moved nothing in all never passes a lower balance undone.
+  const rank = ({ entry: e }: (typeof movement)[number]) =>
+    (e.userId === target.entry.userId ? 0 : 2) + (e.txnType === "DEBIT" ? 0 : 1);
+  const ordered = movement.toSorted((a, b) => rank(a) - rank(b));
   const transferId = ordered.length > 1 ? crypto.randomUUID() : undefined;
   const [first, ...rest] = ordered.map(({ entry: e, username }, i) =>
     entry(
