@@ -275,6 +275,24 @@ describe("reverseBatch", () => {
     expect(await ledgerViolations()).toEqual(CLEAN);
   });
 
+  it("undoes a user's money out and back in, spent since, when what is left pays the whole", async () => {
+    const { buyer, seller, walletId, ctx } = await setup();
+    await unbalanced(ctx, op("credit", buyer.id, walletId, "5"));
+    // Out and back: the batch moves none of the buyer's money in all, then 4 of it is spent.
+    const b = await unbalanced(
+      ctx,
+      move(buyer.id, seller.id, walletId, "5"),
+      move(seller.id, buyer.id, walletId, "5"),
+    );
+    await unbalanced(ctx, op("debit", buyer.id, walletId, "4"));
+    // Undone, each chain is raised before it is lowered: it ends where it stands, never below.
+    const r = await reverseBatch(ctx, { id: b.batchId, ref: String(b.batchId), note: "" });
+    expect([...r.reversedIds].sort()).toEqual([...b.transactionIds].sort());
+    expect(await balance(buyer.id, walletId)).toBe(100);
+    expect(await balance(seller.id, walletId)).toBe(0);
+    expect(await ledgerViolations()).toEqual(CLEAN);
+  });
+
   it("refuses, naming the entry, when a reversal would overdraw; nothing is written", async () => {
     const account = await setup();
     const { ctx } = account;

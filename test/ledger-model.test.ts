@@ -1156,9 +1156,18 @@ describe(`the money verbs against a model (fast-check seed ${SEED})`, () => {
             };
           if (model.batches.some((x) => x.reverses === b.id))
             return { refused: { code: "batch_already_reversed", ref: String(b.id) } };
-          const originals = b.entries
+          // Newest first; in the places each (user, wallet) holds, its DEBITs before its CREDITs,
+          // so that its undoing raises the balance before it lowers it.
+          const newestFirst = b.entries
             .map((id) => model.entries.find((e) => e.id === id)!)
             .reverse();
+          const chain = (e: (typeof newestFirst)[number]) => `${e.u}:${e.w}`;
+          const debitsFirst = (key: string) =>
+            ["DEBIT", "CREDIT"].flatMap((t) =>
+              newestFirst.filter((e) => chain(e) === key && e.type === t),
+            );
+          const queues = new Map(newestFirst.map((e) => [chain(e), debitsFirst(chain(e))]));
+          const originals = newestFirst.map((e) => queues.get(chain(e))!.shift()!);
           const hit = originals.find((e) => e.reversed);
           if (hit) return { refused: { code: "already_reversed", ref: String(hit.id) } };
           const groups = new Map<string, string>();

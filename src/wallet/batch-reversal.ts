@@ -9,7 +9,7 @@ import { appendBatch, BatchConflict } from "../ledger/batches";
 import { entry } from "../ledger/entries";
 import { firstRefused } from "./batches";
 import { type IdRef, requireAdmin, type ServiceContext, seconds } from "./context";
-import { opposite, walletsOf } from "./movements";
+import { opposite, undoOrder, walletsOf } from "./movements";
 import { Refusal, verdictOf } from "./refusal";
 
 export async function reverseBatch(
@@ -24,8 +24,9 @@ export async function reverseBatch(
   if (found.reversalId !== null) throw new Refusal({ code: "batch_already_reversed", ref });
   // Newest first, undoing the batch as it was done: a leg that paid a later one out (a credit then
   // transferred on) is undone after it, so a batch whose money stayed put reverses (unless undoing
-  // a credit would take a balance imported below zero back below it: refused as a debit would be).
-  const originals = found.entries.map((row) => row.entry).reverse();
+  // a credit would take a balance imported below zero back below it: refused as a debit would be);
+  // and each chain raised before it is lowered (undoOrder).
+  const originals = undoOrder(found.entries.map((row) => row.entry).reverse(), (e) => e);
   const originalIds = originals.map((e) => e.id);
   const alreadyReversed = (ids: Set<number>) => {
     const hit = originals.find((e) => ids.has(e.id));

@@ -183,6 +183,29 @@ export const opposite = (
 });
 
 /**
+ * The order entries are undone in, in one batch: as given, but in the places each chain (a user's
+ * wallet) holds, its DEBITs before its CREDITs, so that each balance is raised before it is lowered
+ * and never passes below both where it stands and where it ends. Each entry is judged against the
+ * balance the one before left: in another order, money that went out and came back (a site's
+ * transfer from a user to itself, a batch's transfer there and back) would be refused
+ * `Insufficient Balance` by an undoing that ends within the rules.
+ */
+export function undoOrder<T>(
+  items: T[],
+  entryOf: (item: T) => { userId: number; walletId: string; txnType: "CREDIT" | "DEBIT" },
+): T[] {
+  const chainOf = (item: T) => `${entryOf(item).userId}:${entryOf(item).walletId}`;
+  const chains = new Map<string, T[]>();
+  for (const item of items) chains.set(chainOf(item), [...(chains.get(chainOf(item)) ?? []), item]);
+  // A stable sort: a chain's DEBITs, then its CREDITs, each in the order given.
+  for (const chain of chains.values())
+    chain.sort(
+      (a, b) => Number(entryOf(a).txnType === "CREDIT") - Number(entryOf(b).txnType === "CREDIT"),
+    );
+  return items.map((item) => chains.get(chainOf(item))!.shift()!);
+}
+
+/**
  * Why a movement (an entry, or both halves of a transfer) can never be reversed; undefined if it
  * can be, unless it was already (which only the ledger can say, atomically).
  */
@@ -223,12 +246,8 @@ export async function reverse(
     movement.map((m) => m.entry),
   );
   const stamp = ctx.stamp();
-  // The named entry's user owns the request_id; its reversal goes first so a replay finds it. Of
-  // one user's halves (a site's transfer from a user to itself, on one chain) the DEBIT's undoing,
-  // a CREDIT, goes first: a movement that moved nothing in all never passes a lower balance undone.
-  const rank = ({ entry: e }: (typeof movement)[number]) =>
-    (e.userId === target.entry.userId ? 0 : 2) + (e.txnType === "DEBIT" ? 0 : 1);
-  const ordered = movement.toSorted((a, b) => rank(a) - rank(b));
+  // The named entry's user owns the request_id; its chain is undone first so a replay finds it.
+  const ordered = undoOrder([target, ...movement.filter((m) => m !== target)], (m) => m.entry);
   const transferId = ordered.length > 1 ? crypto.randomUUID() : undefined;
   const [first, ...rest] = ordered.map(({ entry: e, username }, i) =>
     entry(
