@@ -238,6 +238,64 @@ describe("a site exported by another tool than the prescribed mysqldump", () => 
     }
   });
 
+  // `mysqldump db table` per table (or a dump in parts), joined with `cat` into one file: each part
+  // begins and ends with its own lines, and a part cut short at a statement's end is followed by
+  // the next part's first line, not by its own last one.
+  describe("several dumps joined in one file", () => {
+    const head = dump.slice(0, dump.indexOf("--\n-- Table structure"));
+    const foot = dump.slice(dump.lastIndexOf("UNLOCK TABLES;") + "UNLOCK TABLES;".length);
+    const tables = dump.slice(head.length, dump.length - foot.length).split(/(?=--\n-- Table s)/);
+    const parts = tables.map((table) => head + table + foot);
+    const firstLine = "-- MySQL dump 10.13  Distrib 8.0.36, for Linux (x86_64)";
+
+    it("a dump per table, joined: reads as the dump of them all", () => {
+      expect(parts.map((p) => /`(\w+)`/.exec(p.slice(head.length))?.[1])).toEqual([
+        "wp_postmeta",
+        "wp_posts",
+        "wp_term_relationships",
+        "wp_term_taxonomy",
+        "wp_terms",
+        "wp_usermeta",
+        "wp_users",
+      ]);
+      const run = plan(parts.join(""));
+      expect(run.report).toEqual(source.report);
+      expect(run.statements).toEqual(source.statements);
+    });
+
+    it("refuses a file whose earlier dump was cut short, naming which and where", () => {
+      // wp_posts's dump, cut after its first INSERT: posts 34 and on are not in the file.
+      const posts = parts[1]!;
+      const cutPosts = posts.slice(0, posts.indexOf(";\n", posts.indexOf("INSERT INTO")) + 2);
+      const joined = [parts[0], cutPosts, ...parts.slice(2)].join("");
+      const message = `the file holds 7 dumps one after another, and dump 2 of 7 (${firstLine}) lacks the line mysqldump ends it with (-- Dump completed) before dump 3 begins (its last table: wp_posts): it was cut short; export it again (with --force, what it holds is imported)`;
+      expect(() => plan(joined)).toThrow(new DamagedDumpError(message, ""));
+      expect(plan(joined, { force: true }).report.warnings).toContain(message);
+    });
+
+    it("names every dump cut short, the last one too", () => {
+      const cut = (part: string) => part.slice(0, part.length - foot.length);
+      const joined = [cut(parts[0]!), ...parts.slice(1, 6), cut(parts[6]!)].join("");
+      expect(() => plan(joined)).toThrow(
+        new DamagedDumpError(
+          `the file holds 7 dumps one after another, and dump 1 of 7 (${firstLine}) lacks the line mysqldump ends it with (-- Dump completed) before dump 2 begins (its last table: wp_postmeta); dump 7 of 7 (${firstLine}) lacks the line mysqldump ends it with (-- Dump completed) at the file's end (its last table: wp_users): they were cut short; export them again (with --force, what they hold is imported)`,
+          "",
+        ),
+      );
+    });
+
+    it("phpMyAdmin exports joined: refuses one whose COMMIT is missing before the next begins", () => {
+      // The first cut before its first row, the second whole.
+      const joined = phpMyAdmin.slice(0, phpMyAdmin.indexOf("INSERT INTO")) + phpMyAdmin;
+      expect(() => plan(joined)).toThrow(
+        new DamagedDumpError(
+          "the file opens 2 transactions one after another (START TRANSACTION, as phpMyAdmin writes), and transaction 1 of 2 lacks the COMMIT that ends it before transaction 2 begins (its last table: wp_postmeta): it was cut short; export it again (with --force, what it holds is imported)",
+          "",
+        ),
+      );
+    });
+  });
+
   it("older UpdraftPlus, which wrote NULL as '': imports as the NULL would, but for a carried meta value", () => {
     // The plugin writes no NULL itself (its amount and request_id are always text); a client's
     // meta_data value null is one, and a meta row another plugin left. Where the import reads

@@ -302,7 +302,7 @@ export type UserMeta = {
 /**
  * The dump tools that end every dump with a line of their own: the line each begins with, the one
  * it ends with, and that one as a refusal names it. phpMyAdmin's COMMIT is a statement instead
- * (`transactionOpen`); UpdraftPlus's end has changed between versions, and is not read.
+ * (`transactions`); UpdraftPlus's end has changed between versions, and is not read.
  */
 const DUMP_TOOLS = [
   {
@@ -325,6 +325,30 @@ const DUMP_TOOLS = [
   },
 ];
 type DumpTool = (typeof DUMP_TOOLS)[number];
+
+/** A part of the file, numbered from 1 in the order begun, and the last table it writes. */
+export type Part<T> = T & { number: number; lastTable: string | null };
+
+/**
+ * The parts of one kind a file holds (dumps by their first lines, or transactions): how many began,
+ * the one begun and not ended yet, and those a later one began after without their end.
+ */
+export class Parts<T> {
+  begun = 0;
+  open: Part<T> | null = null;
+  readonly cut: Part<T>[] = [];
+  begin(part: T) {
+    if (this.open) this.cut.push(this.open);
+    this.open = { ...part, number: ++this.begun, lastTable: null };
+  }
+  end() {
+    this.open = null;
+  }
+  /** A table the part open writes (its CREATE TABLE or an INSERT), to say where it was cut. */
+  wrote(table: string) {
+    if (this.open) this.open.lastTable = table;
+  }
+}
 
 export class WordPressCollector {
   readonly prefix: string;
@@ -388,6 +412,8 @@ export class WordPressCollector {
   readonly otherUsersTables = new Set<string>();
 
   wantTable = (table: string) => {
+    this.dumps.wrote(table);
+    this.transactions.wrote(table);
     if (this.tableKinds.has(table)) return true;
     if (table.endsWith("users") && this.otherUsersTables.size < 50)
       this.otherUsersTables.add(table);
@@ -402,19 +428,20 @@ export class WordPressCollector {
   declaredPrefix: string | null = null;
 
   /**
-   * The tool whose first line the dump began with (its last one begun, for dumps written one after
-   * another), while the line it writes last is not read yet: a dump cut at a statement's end reads
-   * to its end, and only that line's absence tells it (plan/context.ts refuses it). mysqldump and
+   * The dumps the file holds, by their tool's first line: a file may be several joined one after
+   * another (`cat part1.sql part2.sql`, a dump per table). A dump cut at a statement's end reads to
+   * its end, and only its last line's absence tells it: one whose last line is not read before the
+   * next begins, or before the file ends, was cut short (plan/context.ts refuses it). mysqldump and
    * mariadb-dump write both lines unless --skip-comments.
    */
-  unfinished: { tool: DumpTool; firstLine: string } | null = null;
-  /** A START TRANSACTION (phpMyAdmin's, around its whole export) with no COMMIT after it yet. */
-  transactionOpen = false;
+  readonly dumps = new Parts<{ tool: DumpTool; firstLine: string }>();
+  /** phpMyAdmin's START TRANSACTION around its whole export, each ended by its COMMIT. */
+  readonly transactions = new Parts<Record<string, never>>();
 
   onComment = (line: string) => {
     const tool = DUMP_TOOLS.find((t) => t.first.test(line));
-    if (tool) this.unfinished = { tool, firstLine: line };
-    else if (this.unfinished?.tool.last.test(line)) this.unfinished = null;
+    if (tool) this.dumps.begin({ tool, firstLine: line });
+    else if (this.dumps.open?.tool.last.test(line)) this.dumps.end();
     // The header only: the comments before the first row.
     if (this.declaredPrefix !== null || Object.keys(this.rowsPerTable).length > 0) return;
     this.declaredPrefix = /^# Table prefix: ([A-Za-z0-9_$]*)$/.exec(line)?.[1] ?? null;
@@ -428,6 +455,8 @@ export class WordPressCollector {
   updateStatements = 0;
 
   onTable = (table: string) => {
+    this.dumps.wrote(table);
+    this.transactions.wrote(table);
     if (this.tableKinds.has(table)) this.createdTables.add(table);
   };
 
@@ -440,8 +469,8 @@ export class WordPressCollector {
   private rowsDatabase: string | null | undefined;
 
   onStatement = (statement: string) => {
-    if (/^START\s+TRANSACTION\b/i.test(statement)) this.transactionOpen = true;
-    else if (/^COMMIT\b/i.test(statement)) this.transactionOpen = false;
+    if (/^START\s+TRANSACTION\b/i.test(statement)) this.transactions.begin({});
+    else if (/^COMMIT\b/i.test(statement)) this.transactions.end();
     const use = /^USE\s+(`(?:[^`]|``)+`|[A-Za-z0-9_$]+)\s*$/i.exec(statement);
     if (use) this.database = identifier(use[1]!);
     const update =

@@ -6,6 +6,8 @@ import {
   DEFAULT_OPTIONS,
   groupBucket,
   type ImportOptions,
+  type Part,
+  type Parts,
   type PostGroup,
   type WordPressCollector,
 } from "../collect";
@@ -121,18 +123,59 @@ export function startPlan({
   return ctx;
 }
 
-/** Why the dump reads as cut short at a statement's end (collect.ts `unfinished`), or null. */
-function cutShort({ unfinished, transactionOpen }: WordPressCollector) {
-  const then = "it was cut short; export it again (with --force, what it holds is imported)";
-  if (unfinished !== null) {
-    const { tool, firstLine } = unfinished;
+/** The parts of a file cut short that a refusal names one by one; the rest are counted. */
+const CUT_PARTS_NAMED = 5;
+
+/**
+ * Why the dump reads as cut short at a statement's end, or null: every dump begun in the file (and
+ * every transaction opened) must be ended by its tool's last line (its COMMIT) before the next
+ * begins and before the file ends (collect.ts `dumps`, `transactions`).
+ */
+function cutShort({ dumps, transactions }: WordPressCollector) {
+  const cut = <T>(parts: Parts<T>) => [...parts.cut, ...(parts.open ? [parts.open] : [])];
+  const cutDumps = cut(dumps);
+  const cutTransactions = cut(transactions);
+  const n = cutDumps.length + cutTransactions.length;
+  if (n === 0) return null;
+  const then =
+    n === 1
+      ? "it was cut short; export it again (with --force, what it holds is imported)"
+      : "they were cut short; export them again (with --force, what they hold is imported)";
+  // One dump in the file: the message names no number.
+  if (dumps.begun === 1 && cutDumps.length === 1 && cutTransactions.length === 0) {
+    const { tool, firstLine } = dumps.open!;
     return visible(
       `the dump begins as ${tool.name}'s (${firstLine.slice(0, 120)}) and lacks the line ${tool.name} ends it with (${tool.lastText}): ${then}`,
     );
   }
-  if (transactionOpen)
+  if (transactions.begun === 1 && cutTransactions.length === 1 && cutDumps.length === 0)
     return `the dump opens a transaction (START TRANSACTION, as phpMyAdmin writes) and lacks the COMMIT that ends it: ${then}`;
-  return null;
+  const where = (kind: string, parts: { begun: number }, part: Part<unknown>) => {
+    const next =
+      part.number < parts.begun ? `before ${kind} ${part.number + 1} begins` : "at the file's end";
+    return part.lastTable === null ? next : `${next} (its last table: ${part.lastTable})`;
+  };
+  const named = [
+    ...cutDumps.map(
+      ({ tool, firstLine, ...part }) =>
+        `dump ${part.number} of ${dumps.begun} (${firstLine.slice(0, 120)}) lacks the line ${tool.name} ends it with (${tool.lastText}) ${where("dump", dumps, part)}`,
+    ),
+    ...cutTransactions.map(
+      (part) =>
+        `transaction ${part.number} of ${transactions.begun} lacks the COMMIT that ends it ${where("transaction", transactions, part)}`,
+    ),
+  ];
+  const files = [
+    ...(dumps.begun > 1 ? [`the file holds ${dumps.begun} dumps one after another`] : []),
+    ...(transactions.begun > 1
+      ? [
+          `the file opens ${transactions.begun} transactions one after another (START TRANSACTION, as phpMyAdmin writes)`,
+        ]
+      : []),
+  ];
+  const more = n > CUT_PARTS_NAMED ? `; and ${n - CUT_PARTS_NAMED} more` : "";
+  const file = files.length > 0 ? `${files.join(", and ")}, and ` : "";
+  return visible(`${file}${named.slice(0, CUT_PARTS_NAMED).join("; ")}${more}: ${then}`);
 }
 
 /** Term names of the plugin's taxonomy by term_taxonomy_id, and what they make a post. */
