@@ -53,7 +53,7 @@ const EXPECTED_ROWS = [
   ["1", 'it\'s "quoted"\nnew line\r\n\\ back\0nul\x1asub\ttab\bbs \\%\\_', "-12.50"],
   ["2", "a'b ;),( -- not a comment", null],
   ["3", "₦ Ọkọnkwọ 🙏", "1e3"],
-  ["4", "introduced", "4142"],
+  ["4", "introduced", "AB"],
   ["5", "", "0"],
 ];
 
@@ -209,6 +209,46 @@ INSERT INTO \`t\` VALUES (6,'after',2);
       expect(chunks).toBe(64); // 64 MiB of value and the row's "7" and "cron" pass it
       expect(error?.message).toBe(refusal(MAX_ROW_CHARS, "value 3", 1, "wp_options"));
     });
+  });
+
+  // mysqldump --hex-blob, phpMyAdmin (by default) and UpdraftPlus write a binary column's value
+  // (BLOB, BINARY, VARBINARY: a site whose columns a charset conversion left binary) as 0x… or
+  // X'…': the bytes it stands for, which WordPress read as UTF-8 text.
+  it("reads a hex literal as the UTF-8 text of its bytes, and says which values were hex", () => {
+    const seen: unknown[] = [];
+    const parser = new DumpParser({
+      onRow: (_t, values, _c, hex) => seen.push([values, [...hex]]),
+    });
+    parser.push(
+      "INSERT INTO `t` VALUES (1,0x61646d696e,X'e282a6',x'',0x5,0xefbbbf41,'0x41',b'101'),(2,'plain');",
+    );
+    parser.end();
+    expect(seen).toEqual([
+      [
+        ["1", "admin", "₦", "", "\x05", "\ufeffA", "0x41", "101"],
+        [1, 2, 3, 4, 5],
+      ],
+      [["2", "plain"], []],
+    ]);
+  });
+
+  it("refuses a hex literal whose bytes are not UTF-8 text, naming its row and column", () => {
+    const refused = (sql: string) => () => parseDumpText(sql);
+    expect(refused("INSERT INTO `t` (`id`,`login`) VALUES (1,'a'),(2,0x6ae9);")).toThrow(
+      new DumpSyntaxError(
+        "row 2 of t: its column login is a hex literal (0x6ae9) whose bytes are not UTF-8 text, as a latin1 export's are: export the site's database in UTF-8",
+      ),
+    );
+    expect(refused("INSERT INTO `t` VALUES (1,X'e2');")).toThrow(
+      "row 1 of t: its column value 2 is a hex literal (X'e2') whose bytes are not UTF-8 text",
+    );
+    expect(refused("INSERT INTO `t` VALUES (1,X'616');")).toThrow(
+      "row 1 of t: its column value 2 is a hex literal (X'616') of an odd number of digits, which MySQL refuses",
+    );
+    // A table the import does not read keeps no value: its bytes are nobody's concern.
+    const other = new DumpParser({ onRow: () => {}, wantTable: () => false });
+    other.push("INSERT INTO `wp_wfblocks` VALUES (1,0xe9e9,X'0a00000a');");
+    other.end();
   });
 
   it("reads column names from CREATE TABLE, skipping keys and constraints", () => {
@@ -470,6 +510,42 @@ describe("planning the import", () => {
     expect(() => importFromText(text)).toThrow(
       `of wp_posts: ${named} is not an id WordPress writes`,
     );
+  });
+
+  it("imports hex literals (a site whose columns are binary) as the text their bytes are", () => {
+    const hex = (text: string) =>
+      [...new TextEncoder().encode(text)].map((b) => b.toString(16).padStart(2, "0")).join("");
+    const edits: [string, string][] = [
+      ["(1,'admin','$P$", `(1,0x${hex("admin")},'$P$`],
+      ["'admin@oldsite.example'", `X'${hex("admin@oldsite.example")}'`],
+      ["(39,20,'amount','1500')", `(39,20,0x${hex("amount")},0x${hex("1500")})`],
+      ["(50,21,'amount','200.50')", `(50,21,'amount',X'${hex("200.50")}')`],
+      [
+        "(25,2,'user_withdrawable_bal_ngn','1000')",
+        `(25,2,X'${hex("user_withdrawable_bal_ngn")}',0x${hex("1000")})`,
+      ],
+    ];
+    let asHex = dump;
+    for (const [from, to] of edits) {
+      expect(asHex).toContain(from);
+      asHex = asHex.replace(from, to);
+    }
+    const plain = importFromText(dump, { nowMs: IMPORT_AT });
+    const run = importFromText(asHex, { nowMs: IMPORT_AT });
+    expect(run.report).toEqual(plain.report);
+    expect(run.statements).toEqual(plain.statements);
+  });
+
+  it("refuses a hex literal in a number column, which MySQL would store as another number", () => {
+    // INSERT … (0x32) into a BIGINT stores 50, not 2: no dump tool writes one there.
+    expect(() => importFromText(dump.replace("(1,'admin','$P$", "(0x31,'admin','$P$"))).toThrow(
+      new DamagedDumpError(
+        "row 1 of wp_users: ID is a hex literal (0x31), which no dump tool writes for a number column (a damaged dump)",
+      ),
+    );
+    expect(() =>
+      importFromText(dump.replace("(39,20,'amount','1500')", "(39,X'3230','amount','1500')")),
+    ).toThrow(/^row \d+ of wp_postmeta: post_id is a hex literal \(0x3230\), which no dump tool/);
   });
 
   it("refuses a dump whose table holds one id twice, rather than keep either row", () => {

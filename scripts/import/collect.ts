@@ -74,6 +74,30 @@ const DEFAULT_COLUMNS = {
 } as const;
 type TableKind = keyof typeof DEFAULT_COLUMNS;
 
+/**
+ * WordPress's number columns (bigint, int) of those tables: a hex literal there is refused, since
+ * MySQL stores 0x32 in one as 50, where the reader reads the text "2" (sql-dump.ts).
+ */
+const NUMBER_COLUMNS = new Set([
+  "ID",
+  "user_status",
+  "umeta_id",
+  "user_id",
+  "post_author",
+  "post_parent",
+  "menu_order",
+  "comment_count",
+  "meta_id",
+  "post_id",
+  "term_id",
+  "term_group",
+  "term_taxonomy_id",
+  "parent",
+  "count",
+  "object_id",
+  "term_order",
+]);
+
 // The post fields kept for transaction-type posts, in this order in the buckets: all but the id
 // (the bucket's key) and the post type (always the transaction type).
 type PostField = Exclude<(typeof DEFAULT_COLUMNS.posts)[number], "ID" | "post_type">;
@@ -492,7 +516,12 @@ export class WordPressCollector {
     return idx;
   }
 
-  onRow = (table: string, values: DumpValue[], columns: string[] | null) => {
+  onRow = (
+    table: string,
+    values: DumpValue[],
+    columns: string[] | null,
+    hex: readonly number[],
+  ) => {
     const kind = this.tableKinds.get(table);
     if (!kind) return;
     if (this.rowsDatabase === undefined) this.rowsDatabase = this.database;
@@ -515,6 +544,13 @@ export class WordPressCollector {
     const stock = DEFAULT_COLUMNS[kind].length;
     if (columns === null && values.length < stock)
       refuse(`${values.length} values, fewer than the ${stock} columns of WordPress's ${table}`);
+    for (const i of hex) {
+      const name = (columns ?? DEFAULT_COLUMNS[kind])[i];
+      if (name !== undefined && NUMBER_COLUMNS.has(name))
+        refuse(
+          `${name} is a hex literal (0x${hexOf(values[i] ?? "")}), which no dump tool writes for a number column`,
+        );
+    }
     // Ids as MySQL writes an unsigned BIGINT: digits only, within what this reads exactly.
     const id = (name: string) => {
       const text = v(name);
@@ -617,6 +653,11 @@ export class WordPressCollector {
     if (this.metaPosts.has(postId)) this.buckets.add(postId, ["x", key, value]);
     else this.metaNotKept.add(postId);
   }
+}
+
+/** The hex digits of a text's UTF-8 bytes, as a refusal names a hex literal. */
+function hexOf(text: string) {
+  return [...new TextEncoder().encode(text)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 /** The collector and parser wired together, for the CLI's streaming read. */

@@ -7,7 +7,11 @@
 // - extended INSERTs: `INSERT [IGNORE] INTO `t` [(`a`,`b`)] VALUES (...),(...);`, one line or many;
 // - MySQL string literals: '...' and "..." with the escapes \0 \' \" \b \n \r \t \Z \\ \% \_ (other
 //   escaped characters stand for themselves, `''` inside '...' is a quote), optional
-//   _charset introducers, X'..' / 0x.. hex (kept as text of the hex digits), b'..' bits;
+//   _charset introducers, b'..' bits (kept as their digits: no WordPress column is a BIT);
+// - hex literals X'..' and 0x.., as a binary column's value is written (mysqldump --hex-blob,
+//   phpMyAdmin's default, UpdraftPlus): the UTF-8 text of the bytes they stand for, which is what
+//   WordPress read from such a column; in a table the import reads, bytes that are not UTF-8 are
+//   refused, as they are anywhere else in a dump;
 // - NULL (null), numbers and other bare words (kept as their text, so big ids stay exact);
 // - CREATE TABLE, whose column list names the values of INSERTs written without one;
 // - comments (-- …, # …, /* … */, /*!40101 … */) and other statements, which are skipped (a -- or
@@ -46,12 +50,28 @@ export class DumpSyntaxError extends Error {
 /** A value of a dump's row: text (numbers too, as written) or null. */
 export type DumpValue = string | null;
 
-export type RowHandler = (table: string, values: DumpValue[], columns: string[] | null) => void;
+/**
+ * Takes a row: its values, the columns they are of (null when neither the INSERT nor a CREATE TABLE
+ * named them), and the indexes of the values written as hex literals (a number column never holds
+ * one: MySQL would store 0x32 there as 50, not as the "2" read here).
+ */
+export type RowHandler = (
+  table: string,
+  values: DumpValue[],
+  columns: string[] | null,
+  hex: readonly number[],
+) => void;
 
 type Insert = { table: string; columns: string[] | null; wanted: boolean };
 
-/** The row being read: its values so far, their length, and whether one has just ended. */
-type RowState = { values: DumpValue[]; chars: number; afterValue: boolean };
+/**
+ * The row being read: its values so far, their length, whether one has just ended, and which were
+ * hex literals.
+ */
+type RowState = { values: DumpValue[]; chars: number; afterValue: boolean; hex: number[] };
+
+const NO_HEX: readonly number[] = Object.freeze([]);
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /** A string value being read: the pieces read so far (none kept for an unwanted table). */
 type TextState = { quote: number; parts: string[]; chars: number };
@@ -290,7 +310,7 @@ export class DumpParser {
     if (this.expectRow) {
       if (c !== "(") return this.fail(`expected '(' in the VALUES of ${this.insert!.table}`);
       this.pos++;
-      this.row = { values: [], chars: 0, afterValue: false };
+      this.row = { values: [], chars: 0, afterValue: false, hex: [] };
       return true;
     }
     if (c === ",") {
@@ -340,7 +360,10 @@ export class DumpParser {
         this.expectRow = false;
         this.rows++;
         this.tableRows.set(this.insert!.table, (this.tableRows.get(this.insert!.table) ?? 0) + 1);
-        if (this.insert!.wanted) this.onRow(this.insert!.table, row.values, this.insert!.columns);
+        if (this.insert!.wanted) {
+          const hex = row.hex.length > 0 ? row.hex : NO_HEX;
+          this.onRow(this.insert!.table, row.values, this.insert!.columns, hex);
+        }
         return true;
       }
       // _utf8mb4'…', _binary'…' introducers
@@ -359,7 +382,9 @@ export class DumpParser {
       if ((ch === "X" || ch === "x" || ch === "B" || ch === "b") && buf[p + 1] === "'") {
         const close = buf.indexOf("'", p + 2);
         if (close < 0) return this.more(final);
-        this.value(buf.slice(p + 2, close));
+        const digits = buf.slice(p + 2, close);
+        if (ch === "X" || ch === "x") this.hexValue(digits, buf.slice(p, close + 1));
+        else this.value(digits);
         this.pos = close + 1;
         continue;
       }
@@ -372,7 +397,8 @@ export class DumpParser {
       if (q >= n) return this.more(final);
       const word = buf.slice(p, q);
       if (word.length === 0) this.fail(`an empty value in a row of ${this.insert!.table}`);
-      this.value(/^NULL$/i.test(word) ? null : word);
+      if (word[1] === "x" && /^0x[0-9A-Fa-f]+$/.test(word)) this.hexValue(word.slice(2), word);
+      else this.value(/^NULL$/i.test(word) ? null : word);
       this.pos = q;
     }
   }
@@ -389,6 +415,48 @@ export class DumpParser {
     if (row.chars > this.maxRowChars) this.refuse();
     row.values.push(value);
     row.afterValue = true;
+  }
+
+  /**
+   * A hex literal ended (`literal` as written, `digits` its hex digits): the UTF-8 text of its
+   * bytes. A table the import does not read keeps no value, so its bytes are not looked at.
+   */
+  private hexValue(digits: string, literal: string) {
+    if (!this.insert!.wanted) return this.value("");
+    const quoted = literal.endsWith("'");
+    if (quoted && !/^[0-9A-Fa-f]*$/.test(digits))
+      this.fail(
+        `a hex literal with other characters than hex digits in a row of ${this.insert!.table}`,
+      );
+    if (quoted && digits.length % 2 === 1)
+      this.refuseHex(literal, "of an odd number of digits, which MySQL refuses");
+    // 0x… of an odd number of digits stands for its value with a 0 before it, as in MySQL.
+    const even = digits.length % 2 === 1 ? `0${digits}` : digits;
+    const bytes = new Uint8Array(even.length / 2);
+    for (let i = 0; i < bytes.length; i++)
+      bytes[i] = Number.parseInt(even.slice(2 * i, 2 * i + 2), 16);
+    let text: string;
+    try {
+      text = utf8.decode(bytes);
+    } catch {
+      this.refuseHex(
+        literal.length > 40 ? `${literal.slice(0, 37)}…` : literal,
+        "whose bytes are not UTF-8 text, as a latin1 export's are: export the site's database in UTF-8",
+      );
+    }
+    this.row!.hex.push(this.row!.values.length);
+    this.value(text);
+  }
+
+  /** Refuses a hex literal of the row, naming its table, row and column. */
+  private refuseHex(literal: string, why: string): never {
+    const table = this.insert!.table;
+    const number = (this.tableRows.get(table) ?? 0) + 1;
+    const index = this.row!.values.length;
+    const column = this.insert!.columns?.[index] ?? `value ${index + 1}`;
+    throw new DumpSyntaxError(
+      `row ${number} of ${table}: its column ${column} is a hex literal (${literal}) ${why}`,
+    );
   }
 
   /**
