@@ -1,6 +1,10 @@
 // The read verbs called without HTTP: who may read what, and what they answer.
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import type { Context } from "hono";
+import { describe, expect, it, vi } from "vitest";
+import { attemptMoney } from "../src/console/api";
+import type { ConsoleEnv } from "../src/console/env";
+import { createDb } from "../src/db/client";
 import { LedgerRefusal } from "../src/ledger/append";
 import { listUsers, readUser, userIdOf, walletRows } from "../src/wallet/directory";
 import { readFeed } from "../src/wallet/events";
@@ -16,6 +20,7 @@ import {
   searchTransactions,
   wholeHistory,
 } from "../src/wallet/transactions";
+import { losingReads } from "./d1-counter";
 import { makeAdmin, makeUser, unique } from "./helpers";
 import { refusalOf, serviceAs, serviceCredit, serviceWallet } from "./service-helpers";
 
@@ -245,6 +250,20 @@ describe("faults and refusals below the verbs", () => {
     });
     const other = new Error("not gone");
     expect(await wordGone(ctx, other)).toBe(other);
+  });
+
+  it("answers a console money form busy when the look-up of what is gone is lost", async () => {
+    // The form comes back with its key (sent again, the money moves at most once), as any busy
+    // database is told: not the write's gone refusal thrown on, to be looked up a second time.
+    const lossy = losingReads(/"users"/);
+    const service = { ...serviceAs(), db: createDb(lossy.d1), d1: lossy.d1 };
+    const c = { var: { service }, get: () => "request" } as unknown as Context<ConsoleEnv>;
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    const outcome = await attemptMoney(c, () =>
+      Promise.reject(new LedgerRefusal("gone", { userIds: [2 ** 40], walletIds: ["w"] })),
+    ).finally(() => vi.restoreAllMocks());
+    expect(lossy.lost()).toBe(1);
+    expect(outcome).toMatchObject({ ok: false, refusal: { status: 503 } });
   });
 
   it("forgets only a ledger's gone refusal, and words the ledger's own refusals as reasons", () => {

@@ -37,7 +37,8 @@ export async function attempt<T>(
     if (reason?.code === "user_not_found")
       return { ok: false, refusal: new ApiError(404, `No user ${reason.userId}.`), reason };
     const refusal = refusalAnswer(refused);
-    if (!refusal) throw err;
+    // A fault stays a fault: the look-up's own, if finding what was gone failed.
+    if (!refusal) throw refused;
     return { ok: false, refusal, reason };
   }
 }
