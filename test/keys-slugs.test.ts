@@ -164,6 +164,37 @@ describe("idempotency keys compare ASCII letters case-insensitively and everythi
     expect(res.text).toContain(WHITESPACE);
   });
 
+  // A number is read as its text, as `12` is "12": its plain decimal text, whatever the size, the
+  // same text the amounts read from a number (JavaScript writes 1e21 and 1e-7 with an exponent).
+  it.each([
+    ["1000000000000000000000", "1000000000000000000000"],
+    ["1e21", "1000000000000000000000"],
+    ["12345678901234567890123", "12345678901234567890123"],
+    ["1e-7", "0.0000001"],
+    ["12", "12"],
+  ])("a request_id sent as the number %s is the key %j", async (number, text) => {
+    const { admin, user, wallet } = await makeAccount();
+    const raw = await call("POST", "/credits", {
+      auth: admin.bearer,
+      headers: { "Content-Type": "application/json" },
+      body: `{"user_id":${user.id},"wallet_id":"${wallet}","amount":"1","request_id":${number}}`,
+    });
+    expect(raw.status, raw.text).toBe(200);
+    const stored = await env.DB.prepare("SELECT request_id FROM transactions WHERE id = ?")
+      .bind(raw.body.data.transaction_id)
+      .first<{ request_id: string }>();
+    expect(stored!.request_id).toBe(text);
+    const before = await tableCounts();
+    const again = await credit(admin, {
+      user_id: user.id,
+      wallet_id: wallet,
+      amount: 1,
+      request_id: text,
+    });
+    expect(again.body).toStrictEqual(alreadyExists(raw.body.data.transaction_id));
+    expect(await tableCounts()).toStrictEqual(before);
+  });
+
   it("the database refuses a key that is not its request_id folded that way", async () => {
     const { user, wallet } = await makeAccount();
     const kelvin = rawEntry(user.id, wallet, {

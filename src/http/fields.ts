@@ -3,7 +3,7 @@
 import type { JsonSchema } from "@valibot/to-json-schema";
 import * as v from "valibot";
 import type { Decimal } from "../ledger/money";
-import { amountToMinor, readAmount, utcMs } from "../wallet/rules";
+import { amountToMinor, numberText, readAmount, utcMs } from "../wallet/rules";
 import { isWalletId, normalizeWalletId, WALLET_ID } from "../wallet/wallets";
 import { AMOUNT_MESSAGES, AMOUNT_TOO_LARGE, WALLET_NOT_FOUND } from "./errors";
 
@@ -22,11 +22,14 @@ export const REQUEST_ID_MAX = 191;
 export const documented = <T>(schema: JsonSchema) =>
   v.metadata<T, { documented: JsonSchema }>({ documented: schema });
 
-/** Text as a client may send it, a number too (read as its text); anything else is `refusal`. */
-export const anyText = (refusal: string) =>
+/**
+ * Text as a client may send it, a number too (read as its text, by `numberAs`); anything else is
+ * `refusal`.
+ */
+export const anyText = (refusal: string, numberAs: (n: number) => string = String) =>
   v.pipe(
     v.union([v.string(), v.number()], refusal),
-    v.transform(String),
+    v.transform((sent) => (typeof sent === "number" ? numberAs(sent) : sent)),
     documented({ type: "string" }),
   );
 
@@ -126,7 +129,9 @@ export const walletIdField = v.pipe(
  * "abc" or for a different key. Keys compare ASCII letters case-insensitively (ledger/request-key.ts).
  */
 export const requestIdField = v.pipe(
-  anyText("request_id must be text"),
+  // A number is the key of its plain decimal text, as an amount reads it (`1e21` is
+  // "1000000000000000000000", `1e-7` "0.0000001"), so the same digits sent as text are the same key.
+  anyText("request_id must be text", (n) => numberText(n) ?? String(n)),
   v.check((s) => s.trim() !== "", EMPTY),
   v.check((s) => s.trim() === s, "request_id must not begin or end with whitespace"),
   atMost(REQUEST_ID_MAX, "request_id"),
