@@ -25,6 +25,7 @@ import {
   call,
   credit,
   debit,
+  importedEntry,
   ledgerViolations,
   MAX_AMOUNT,
   makeAdmin,
@@ -1196,6 +1197,41 @@ describe("moving money", () => {
     const before2 = await tableCounts();
     expect(noticeLeft(await send(other))).toContain("Reversal refused. Transaction already exists");
     expect(await tableCounts()).toEqual(before2);
+    expect(await ledgerViolations()).toEqual(CLEAN);
+  });
+
+  it("says a reversal sent twice was done when it undid a site's transfer to the user itself from its CREDIT half", async () => {
+    // The WordPress import keeps such a transfer (CREDIT, then DEBIT, linked); reversed from its
+    // CREDIT half, the DEBIT half is undone first, so the form's key holds that half's reversal.
+    const w = await makeWallet(admin);
+    const link = unique("self");
+    const atS = Math.floor(Date.now() / 1000) - 60;
+    await importedEntry(bob.id, w, "CREDIT", 5_000, "50", 0, atS, { transferId: link });
+    await importedEntry(bob.id, w, "DEBIT", 5_000, "50", 5_000, atS, { transferId: link });
+    const { results } = await env.DB.prepare(
+      "SELECT id FROM transactions WHERE transfer_id = ? ORDER BY id",
+    )
+      .bind(link)
+      .all<{ id: number }>();
+    const creditHalf = results[0]!.id;
+    const confirm = await request(`/users/${bob.id}/reverse/${creditHalf}`, { cookie });
+    const fields = {
+      _csrf: hidden(confirm.html, "_csrf"),
+      request_id: hidden(confirm.html, "request_id"),
+    };
+    const send = () =>
+      request(`/users/${bob.id}/reverse/${creditHalf}`, {
+        method: "POST",
+        cookie,
+        body: form(fields),
+      });
+    expect(noticeLeft(await send())).toBe(`ok:Transaction ${creditHalf} reversed.`);
+    const before = await tableCounts();
+    expect(noticeLeft(await send())).toBe(
+      `ok:Already done: this form was sent before, and transaction ${creditHalf} was reversed once.`,
+    );
+    expect(await tableCounts()).toEqual(before);
+    expect(await balanceOf(admin, bob.id, w)).toBe(0);
     expect(await ledgerViolations()).toEqual(CLEAN);
   });
 

@@ -359,6 +359,23 @@ moneyScreen.get(
     );
   }),
 );
+/**
+ * Whether entry `id` (the one holding a reversal form's key) undid transaction `txn`: it reverses
+ * `txn`, or the other half of `txn`'s transfer, which a transfer undone from either half may key
+ * first (a site's transfer from a user to itself, named by its CREDIT half: movements.ts undoOrder).
+ */
+async function undoes(c: Context<ConsoleEnv>, id: number, txn: number) {
+  const holder = await attempt(c, () => entryById(c, id));
+  const undone = holder.ok ? holder.value.entry.reversesId : null;
+  if (undone === null || undone === txn) return undone === txn;
+  const [half, named] = await Promise.all([
+    attempt(c, () => entryById(c, undone)),
+    attempt(c, () => entryById(c, txn)),
+  ]);
+  const link = half.ok ? half.value.entry.transferId : null;
+  return link !== null && named.ok && named.value.entry.transferId === link;
+}
+
 moneyScreen.post(
   "/users/:id/reverse/:txn",
   withIds(["id", "txn"], async (c, { id, txn }) => {
@@ -379,8 +396,7 @@ moneyScreen.post(
     // transaction, which the first one wrote.
     const reason = reversed.reason;
     const taken = reason?.code === "transaction_exists" ? reason.existingId : undefined;
-    const holder = taken === undefined ? undefined : await attempt(c, () => entryById(c, taken));
-    if (holder?.ok && holder.value.entry.reversesId === txn.id)
+    if (taken !== undefined && (await undoes(c, taken, txn.id)))
       return back(c, to, {
         kind: "ok",
         text: `Already done: this form was sent before, and transaction ${txn.ref} was reversed once.`,
