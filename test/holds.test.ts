@@ -1,9 +1,11 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { GUARDED } from "./compat-helpers";
 import {
   alreadyExists,
   appAt,
   balanceOf,
+  type CallOptions,
   CLEAN,
   call,
   credit,
@@ -312,6 +314,40 @@ describe("available balance", () => {
     const bad = await call("GET", "/balances", { auth: a.key, query: { user_id: "x" } });
     expect(bad.body.error).toEqual({ user_id: "user_id requires an integer" });
   });
+
+  it("the plugin's namespace refuses debits and transfers beyond it, and reads the balance with held money in it", async () => {
+    const a = await funded(100);
+    const other = await makeUser();
+    await placed(a, { amount: 70 });
+    const plugin = (method: string, route: string, options: Omit<CallOptions, "auth" | "vars">) =>
+      call(method, `/wp-json/rimplenet/v1/${route}`, { auth: a.key, vars: GUARDED, ...options });
+    const before = await tableCounts();
+    const debit = { user_id: a.user.id, wallet_id: a.wallet, amount: "30.01" };
+    expect(
+      (await plugin("POST", "debits", { body: { ...debit, request_id: "pd_1" } })).body,
+    ).toEqual(INSUFFICIENT);
+    const out = { transfer_from_user: a.user.id, transfer_to_user: other.id, wallet_id: a.wallet };
+    const refused = await plugin("POST", "transfers", {
+      body: { ...out, amount_to_transfer: "30.01" },
+    });
+    expect(refused.body.error).toContain("mature wallet - [₦30.00] ), the balance in your (");
+    expect(refused.body.error).toContain("immature wallet  - [₦70.00] )");
+    expect(await tableCounts()).toEqual(before);
+    // Its balance reads answer the ledger balance, held money in it; wallet-summary what is left.
+    const query = { user_id: a.user.id, wallet_id: a.wallet };
+    const read = await plugin("GET", "user-wallet-balance", { query });
+    expect(read.body.data.wallet_balance_raw).toBe(100);
+    const summary = await plugin("GET", "wallet-summary", { query });
+    expect(summary.body.data).toMatchObject({
+      wallet_balance_raw: 100,
+      wallet_held_raw: 70,
+      wallet_available_raw: 30,
+    });
+    expect(
+      (await plugin("POST", "debits", { body: { ...debit, amount: 30, request_id: "pd_2" } }))
+        .status,
+    ).toBe(200);
+  });
 });
 
 describe("POST /holds/{id}/capture", () => {
@@ -419,6 +455,20 @@ describe("POST /holds/{id}/capture", () => {
     expect((await voidHold(a, id, appAt(t0 + 30_000))).body).toEqual(resolved(id, "expired"));
     expect(await tableCounts()).toEqual(before);
     expect((await capture(a, id, {}, appAt(t0 + 29_999))).status).toBe(200);
+  });
+
+  it("is refused 400 Insufficient Balance in its last second once a writer whose clock is past expires_at spent the money", async () => {
+    const a = await funded(100);
+    const t0 = Date.UTC(2027, 2, 2);
+    const id = await placed(a, { amount: 100, expires_in: 30 }, appAt(t0));
+    // Another isolate a millisecond ahead: the hold no longer counts there, the debit takes all.
+    expect((await debitOf(a, 100, appAt(t0 + 30_000))).status).toBe(200);
+    const before = await tableCounts();
+    expect((await capture(a, id, {}, appAt(t0 + 29_999))).body).toEqual(INSUFFICIENT);
+    expect(await tableCounts()).toEqual(before);
+    expect((await readHold(a, id, appAt(t0 + 30_000))).body.data.status).toBe("expired");
+    expect(await balanceOf(a.admin, a.user.id, a.wallet)).toBe(0);
+    expect(await ledgerViolations()).toEqual(CLEAN);
   });
 
   it("answers 404 for a hold that does not exist", async () => {
