@@ -197,3 +197,108 @@ describe(`statements and balances at a point in time on random histories (fast-c
     );
   });
 });
+
+/** An instant in epoch ms written as ISO 8601 with a given offset in minutes (`Z` for 0 when `z`). */
+function isoWithOffset(ms: number, offsetMin: number, z: boolean) {
+  if (offsetMin === 0 && z) return new Date(ms).toISOString();
+  const local = new Date(ms + offsetMin * 60_000).toISOString().slice(0, 23);
+  const sign = offsetMin < 0 ? "-" : "+";
+  const abs = Math.abs(offsetMin);
+  return `${local}${sign}${String(Math.floor(abs / 60)).padStart(2, "0")}:${String(abs % 60).padStart(2, "0")}`;
+}
+
+describe(`statements, balances and after/before where entries share seconds (fast-check seed ${SEED})`, () => {
+  it("agree with each other and with the entries' order by id, at instants that cut through a second", {
+    timeout: 240_000,
+  }, async () => {
+    const offsets = fc.constantFrom(0, 840, -720, 345, -210);
+    const instant = fc.record({ at: fc.nat(), offset: offsets, z: fc.boolean() });
+    await fc.assert(
+      fc.asyncProperty(
+        // Groups of writes sent at once (group commit writes them together), each a few hundred
+        // ms after the last, now and then back (a clock behind).
+        fc.array(
+          fc.record({
+            dtMs: fc.integer({ min: -1200, max: 1500 }),
+            amounts: fc.array(fc.integer({ min: -3000, max: 9000 }), {
+              minLength: 1,
+              maxLength: 4,
+            }),
+          }),
+          { minLength: 2, maxLength: 8 },
+        ),
+        fc.array(fc.tuple(instant, instant), { minLength: 2, maxLength: 4 }),
+        async (groups, ranges) => {
+          const { admin, user, wallet } = await makeAccount();
+          let clockMs = T0;
+          for (const group of groups) {
+            clockMs += group.dtMs;
+            const replies = await Promise.all(
+              group.amounts.map((signed, i) =>
+                call("POST", signed < 0 ? "/debits" : "/credits", {
+                  auth: admin.bearer,
+                  body: {
+                    user_id: user.id,
+                    wallet_id: wallet,
+                    amount: (Math.max(1, Math.abs(signed)) / 100).toFixed(2),
+                    request_id: unique("d"),
+                  },
+                  app: appAt(clockMs + 7 * i),
+                }),
+              ),
+            );
+            for (const res of replies) expect(res.status, res.text).toBeLessThan(500);
+          }
+          const chain = counted(await chainOf(user.id, wallet));
+          const nowMs = clockMs + 3_600_000;
+          const firstMs = T0 - 5_000;
+          const span = clockMs - firstMs + 10_000;
+          const ask = (path: string, query: Record<string, string | number>) =>
+            call("GET", path, {
+              auth: admin.bearer,
+              query: { user_id: user.id, wallet_id: wallet, ...query },
+              app: appAt(nowMs),
+            });
+          const byDate = [...chain].sort((a, b) => a.createdS - b.createdS || a.id - b.id);
+          for (const [a, b] of ranges) {
+            const [fromMs, toMs] = [firstMs + (a.at % span), firstMs + (b.at % span)].sort(
+              (x, y) => x - y,
+            ) as [number, number];
+            const from = isoWithOffset(fromMs, a.offset, a.z);
+            const to = isoWithOffset(toMs, b.offset, b.z);
+            const [fromS, toS] = [Math.ceil(fromMs / 1000), Math.floor(toMs / 1000)];
+
+            const balance = await ask("/user-wallet-balance", { at: to });
+            expect(minor(balance.body.data[wallet]), `at ${to}`).toBe(sumUpTo(chain, toS));
+
+            const s = (await ask("/statements", { from, to })).body.data;
+            const between = chain.filter((e) => e.fromS >= fromS && e.fromS <= toS);
+            expect(minor(s.opening_balance), `${from}..${to}`).toBe(sumUpTo(chain, fromS - 1));
+            expect(minor(s.closing_balance)).toBe(sumUpTo(chain, toS));
+            expect(minor(s.opening_balance) + minor(s.total_in) - minor(s.total_out)).toBe(
+              minor(s.closing_balance),
+            );
+            expect(s.entries.map((e: Json) => e.ID)).toEqual(between.map((e) => e.id));
+
+            // after/before are exclusive, on each entry's own date: one dated in a bound's second
+            // is before that bound unless the bound is the second's very start.
+            const listed = await ask("/transactions", {
+              security_code: 0,
+              after: from,
+              before: to,
+              order: "asc",
+            });
+            const inside = byDate.filter(
+              (e) => e.createdS * 1000 > fromMs && e.createdS * 1000 < toMs,
+            );
+            expect(
+              listed.body.data.map((e: Json) => e.ID),
+              `after ${from} before ${to}`,
+            ).toEqual(inside.map((e) => e.id));
+          }
+        },
+      ),
+      { seed: SEED, numRuns: RUNS },
+    );
+  });
+});
