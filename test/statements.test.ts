@@ -608,6 +608,8 @@ describe("GET /statements format=csv", () => {
       `attachment; filename="statement-${user.id}-${wallet}-${from}-to-2026-11-02.csv"`;
     expect(await name("0000-01-01")).toBe(file("0000-01-01"));
     expect(await name("0000-01-01", { SITE_TIMEZONE: "-01:00" })).toBe(file("0000-01-01"));
+    // A year outside 0000-9999 as the answer writes it (ISO 8601's expanded form), not as post_date.
+    expect(await name("-000001-12-31T10:00:00Z")).toBe(file("-000001-12-31"));
     // A date-only `to` is its whole UTC day, which ends on the next day east of UTC.
     expect(await name("2026-11-02", { SITE_TIMEZONE: "Africa/Lagos" }, "2026-11-02")).toBe(
       file("2026-11-02"),

@@ -285,7 +285,7 @@ describe("the calendar's edges", () => {
     });
     expect(csv.status, csv.text).toBe(200);
     expect(csv.headers.get("content-disposition")).toContain(
-      `statement-${user.id}-${wallet}-9999-12-31-to-10000-01-01.csv`,
+      `statement-${user.id}-${wallet}-9999-12-31-to-+010000-01-01.csv`,
     );
     const rows: string[][] = parse(csv.text, { record_delimiter: "\r\n" }).slice(1);
     expect(rows.map((r) => [r[1], r[2]])).toEqual([

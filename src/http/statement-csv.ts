@@ -16,7 +16,7 @@ import { wholeListHeaders } from "./wp-core";
 
 /**
  * The CSV of a statement opened from its first entry (`STATEMENT_CHUNK` rows at a time), its file
- * named by the days it covers (statementFileName), each YYYY-MM-DD: the caller checks them.
+ * named by the days it covers (statementFileName), each a date the caller wrote or checked.
  */
 export async function answerStatementCsv(
   c: Context<AppEnv>,
@@ -35,8 +35,8 @@ export async function answerStatementCsv(
   });
   return c.body(body, 200, {
     "Content-Type": "text/csv; charset=utf-8",
-    // The name is built from digits, a wallet id ([a-z0-9_]) and days, YYYY-MM-DD as the callers
-    // wrote or checked them: no quoting is needed.
+    // The name is built from digits, a wallet id ([a-z0-9_]) and days (YYYY-MM-DD, or ±YYYYYY-MM-DD)
+    // as the callers wrote or checked them: no quoting is needed.
     "Content-Disposition": `attachment; filename="${statementFileName(statement, days)}"`,
     "Cache-Control": "no-store",
     ...wholeListHeaders(statement.count),

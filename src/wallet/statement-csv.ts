@@ -4,9 +4,8 @@
 import { stringify } from "csv-stringify/sync";
 import type { StatementRow } from "../db/statements";
 import { minorToText, storageDecimals } from "../ledger/money";
-import { mysqlDate } from "../ledger/post-format";
 import { type SiteSettings, transactionRecord } from "../ledger/transaction-record";
-import type { Statement } from "./statements";
+import { type Statement, statementSummary } from "./statements";
 
 const STATEMENT_CSV_COLUMNS = [
   "ID",
@@ -62,10 +61,13 @@ export function statementCsvRows(rows: StatementRow[], s: Statement, site: SiteS
   );
 }
 
-/** The days a statement covers, first and last, in `timeZone`. */
-export function statementDays(s: Statement, timeZone: string) {
-  const date = (epochS: number) => mysqlDate(epochS, timeZone).split(" ")[0]!;
-  return { from: date(s.range.fromS), to: date(s.range.toS) };
+/**
+ * The UTC days a statement covers, first and last, as its answer's `from` and `to` write them (a
+ * year outside 0000-9999 in ISO 8601's expanded form, `-000001-12-31`, not post_date's `-0001`).
+ */
+export function statementDays(s: Statement) {
+  const { from, to } = statementSummary(s);
+  return { from: from.split("T")[0]!, to: to.split("T")[0]! };
 }
 
 /**

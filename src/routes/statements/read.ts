@@ -35,7 +35,7 @@ export const readStatementRoute = defineRoute(
         ? { offset: 0, limit: STATEMENT_CHUNK }
         : { offset: (fields.page - 1) * fields.per_page, limit: fields.per_page },
     });
-    if (csv) return answerStatementCsv(c, statement, statementDays(statement, "UTC"));
+    if (csv) return answerStatementCsv(c, statement, statementDays(statement));
 
     const site = siteSettings(c);
     return ok(
