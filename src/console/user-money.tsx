@@ -359,6 +359,7 @@ moneyScreen.get(
     );
   }),
 );
+
 /**
  * Whether entry `id` (the one holding a reversal form's key) undid transaction `txn`: it reverses
  * `txn`, or the other half of `txn`'s transfer, which a transfer undone from either half may key
