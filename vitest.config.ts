@@ -18,6 +18,7 @@ const FRESH_START = [
   "test/import-deleted-users.test.ts",
   "test/import-deleted-wallets.test.ts",
   "test/import-edges.test.ts",
+  "test/import-last-administrator.test.ts",
   "test/import-export-formats.test.ts",
   "test/import-future-dates.test.ts",
   "test/import-login-collisions.test.ts",

@@ -688,8 +688,8 @@ INSERT INTO \`wp_usermeta\` VALUES (9901,6,'wp_capabilities','a:1:{s:13:\\"admin
         .filter((sql) => sql.startsWith("UPDATE"))
         .map((sql) => sql.replace(/\d{13}/, "NOW")),
     ).toEqual([
-      "UPDATE sessions SET revoked_at_ms = NOW WHERE user_id = 9 AND revoked_at_ms IS NULL;",
-      "UPDATE users SET role = 'subscriber' WHERE id = 9 AND role = 'administrator';",
+      "UPDATE sessions SET revoked_at_ms = NOW WHERE user_id = 9 AND revoked_at_ms IS NULL AND EXISTS (SELECT 1 FROM users WHERE role = 'administrator' AND id <> 9);",
+      "UPDATE users SET role = 'subscriber' WHERE id = 9 AND role = 'administrator' AND EXISTS (SELECT 1 FROM users WHERE role = 'administrator' AND id <> 9);",
     ]);
     expect(report.warnings).toContain(
       "administrator 10 (ops) is not in the dump: this service's own stays as it is; one the site deleted keeps its role here (end its sessions in the console, revoke its keys)",

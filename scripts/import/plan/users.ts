@@ -268,13 +268,16 @@ function demoteAdministrators(ctx: PlanContext, plan: UserPlan) {
       );
       continue;
     }
+    // Judged again when the statements run: an administrator `left` counted on may have been
+    // deleted since the plan was made (DELETE users/{user_id} needs only another one).
+    const another = `EXISTS (SELECT 1 FROM users WHERE role = 'administrator' AND id <> ${id})`;
     emit(
-      `UPDATE sessions SET revoked_at_ms = ${sqlLiteral(nowMs)} WHERE user_id = ${id} AND revoked_at_ms IS NULL;`,
+      `UPDATE sessions SET revoked_at_ms = ${sqlLiteral(nowMs)} WHERE user_id = ${id} AND revoked_at_ms IS NULL AND ${another};`,
       "user",
       `user ${id}'s sessions`,
     );
     emit(
-      `UPDATE users SET role = 'subscriber' WHERE id = ${id} AND role = 'administrator';`,
+      `UPDATE users SET role = 'subscriber' WHERE id = ${id} AND role = 'administrator' AND ${another};`,
       "user",
       `user ${id}'s role`,
     );
