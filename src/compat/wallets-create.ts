@@ -5,11 +5,10 @@ import { EMPTY } from "../http/fields";
 import { WALLET_RULE_TEXTS } from "../http/inputs";
 import { defineRoute, type Input } from "../http/route";
 import { Refusal } from "../wallet/refusal";
+import { normalizeWalletId, normalizeWalletType } from "../wallet/wallet-shape";
 import {
   type NewWallet,
   newWallet,
-  normalizeWalletId,
-  normalizeWalletType,
   type WalletRuleBreak,
   walletRuleBreaks,
 } from "../wallet/wallets";

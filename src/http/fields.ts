@@ -4,7 +4,7 @@ import type { JsonSchema } from "@valibot/to-json-schema";
 import * as v from "valibot";
 import type { Decimal } from "../ledger/money";
 import { amountToMinor, numberText, readAmount, utcMs } from "../wallet/rules";
-import { isWalletId, normalizeWalletId, WALLET_ID } from "../wallet/wallets";
+import { isWalletId, normalizeWalletId, WALLET_ID } from "../wallet/wallet-shape";
 import { AMOUNT_MESSAGES, AMOUNT_TOO_LARGE, WALLET_NOT_FOUND } from "./errors";
 
 /** A required field left out or empty, in the plugin's words. */

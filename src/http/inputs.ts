@@ -4,17 +4,16 @@ import * as v from "valibot";
 import { ENDPOINT_URL_MAX } from "../events/endpoint-url";
 import { EVENT_TYPES, type EventType, isEventType } from "../events/records";
 import {
-  holdsHidden,
   isReservedWalletId,
   isWalletDecimals,
   isWalletId,
   isWalletType,
-  type NewWallet,
   normalizeWalletId,
   normalizeWalletType,
   WALLET_LIMITS,
   WALLET_TYPE,
-} from "../wallet/wallets";
+} from "../wallet/wallet-shape";
+import { holdsHidden, type NewWallet } from "../wallet/wallets";
 import { WEBHOOK_LIMITS } from "../wallet/webhooks";
 import {
   amountField,

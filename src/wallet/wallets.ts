@@ -1,24 +1,17 @@
 // Wallets: what a new wallet may be, creating one, and deleting one nobody has used. Both dialects
 // (wallet/v1's POST /wallets, the plugin's POST wallets and DELETE wallets/{id}) decode their own
-// fields and texts, then call these; the rules below exist only here.
+// fields and texts, then call these, which judge a wallet by wallet-shape.ts's rules alone.
 import type { Db } from "../db/client";
 import { deleteWalletIfUnused, insertWallet, listWalletRows, type Wallet } from "../db/wallets";
-import { asciiLower } from "../ledger/request-key";
 import { requireAdmin, type ServiceContext } from "./context";
 import { Refusal } from "./refusal";
-
-/** Ids are lowercase: a-z first, then a-z, 0-9 and _, at most 32 (balance keys and SQL ids). */
-export const WALLET_ID = /^[a-z][a-z0-9_]{0,31}$/;
-/** `formatted` would clash with the balance response's `formatted` key. */
-const RESERVED_IDS = new Set(["formatted"]);
-export const WALLET_TYPE = /^[a-z0-9_-]{1,32}$/;
-
-export const WALLET_LIMITS = {
-  nameMax: 100,
-  symbolMax: 16,
-  decimalsMax: 8,
-  noteMax: 1000,
-} as const;
+import {
+  isReservedWalletId,
+  isWalletDecimals,
+  isWalletId,
+  isWalletType,
+  WALLET_LIMITS,
+} from "./wallet-shape";
 
 /**
  * A wallet as a dialect decoded it; ids and types compare lowercased (normalizeWalletId,
@@ -33,16 +26,6 @@ export type NewWallet = {
   type: string;
   note: string;
 };
-
-/** Wallet ids fold ASCII letters only, as the plugin's dialect and request keys do ("\u212Angn" is not "kngn"). */
-export const normalizeWalletId = (id: string) => asciiLower(id.trim());
-export const normalizeWalletType = (type: string) => type.trim().toLowerCase();
-
-export const isWalletId = (id: string) => WALLET_ID.test(id);
-export const isReservedWalletId = (id: string) => RESERVED_IDS.has(id);
-export const isWalletType = (type: string) => WALLET_TYPE.test(type);
-export const isWalletDecimals = (n: number) =>
-  Number.isInteger(n) && n >= 0 && n <= WALLET_LIMITS.decimalsMax;
 
 /**
  * Control, bidirectional and invisible characters (Unicode's default-ignorable code points, line

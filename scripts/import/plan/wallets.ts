@@ -1,13 +1,12 @@
 // Wallets: the site's wallet posts (read from the buckets where they are), each new, already there,
 // or skipped. A new wallet is written after the first pass over the transactions, which says how
 // many places it must store.
+import { isReservedWalletId, isWalletDecimals, isWalletId } from "../../../src/wallet/wallet-shape";
 import { groupBucket, type Post } from "../collect";
 import { decodeEntities, utcSeconds } from "../site-values";
 import type { DumpValue } from "../sql-dump";
 import type { PlannedWallet } from "../statements";
 import type { PlanContext } from "./context";
-
-const WALLET_ID = /^[a-z][a-z0-9_]{0,31}$/;
 
 export type WalletPlan = {
   /** Wallet id → the definition its entries use. */
@@ -84,11 +83,11 @@ function mapWallet(
     .trim()
     .toLowerCase();
   if (!id) return { skip: "wallet post without a wallet id" };
-  if (!WALLET_ID.test(id) || id === "formatted")
+  if (!isWalletId(id) || isReservedWalletId(id))
     return { skip: `wallet id ${JSON.stringify(id)} is not a valid wallet id` };
   const decimalsText = String(meta.decimal ?? "").trim();
   const decimals = decimalsText === "" ? 2 : Number(decimalsText);
-  if (!Number.isInteger(decimals) || decimals < 0 || decimals > 8)
+  if (!isWalletDecimals(decimals))
     return { skip: `wallet ${id}: decimals ${JSON.stringify(decimalsText)} not in 0–8` };
   const created = utcSeconds(post.post_date_gmt) ?? utcSeconds(post.post_date) ?? 0;
   const position = String(meta.symbol_position ?? "")

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { anyText, EMPTY, isoDate, userIdField } from "../../http/fields";
 import { MAX_WALLETS_PER_READ } from "../../wallet/balances";
-import { isWalletId, normalizeWalletId } from "../../wallet/wallets";
+import { isWalletId, normalizeWalletId } from "../../wallet/wallet-shape";
 
 export const BalanceParams = v.object({
   // Omitted means the caller's own user.
