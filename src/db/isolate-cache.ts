@@ -40,7 +40,28 @@ export const isolateCache = perObject((_d1: D1Database) => ({
   usernames: new BoundedMap<number, string>(MAX_ENTRIES),
   keys: new BoundedMap<string, CachedKey>(MAX_ENTRIES),
   sessions: new BoundedMap<string, CachedSession>(MAX_ENTRIES),
+  /** How many times this isolate has forgotten keys or sessions (rememberCredential). */
+  forgets: 0,
 }));
+
+/**
+ * Keeps what a request read of a credential (a key, a session) unless this isolate forgot keys or
+ * sessions while it was read (`forgetsBefore`: `forgetCount` taken before the read). A read that
+ * began before a revocation answered may have found the credential live; kept, it would let every
+ * later request of the isolate act on a credential revoked before it was sent, for the whole TTL.
+ */
+export function rememberCredential<V>(
+  d1: D1Database,
+  forgetsBefore: number,
+  map: BoundedMap<string, V>,
+  key: string,
+  value: V,
+) {
+  if (isolateCache(d1).forgets === forgetsBefore) map.set(key, value);
+}
+
+/** The mark rememberCredential compares: take it before reading a credential from D1. */
+export const forgetCount = (d1: D1Database) => isolateCache(d1).forgets;
 
 /** This isolate stops serving a deleted wallet (other isolates: docs/compat.md, "Deleting"). */
 export function forgetWallet(d1: D1Database, id: string) {
@@ -49,14 +70,18 @@ export function forgetWallet(d1: D1Database, id: string) {
 
 /** This isolate forgets a deleted user: its username, its keys and its sessions. */
 export function forgetUser(d1: D1Database, userId: number) {
-  const { usernames, keys } = isolateCache(d1);
+  const cache = isolateCache(d1);
+  cache.forgets++;
+  const { usernames, keys } = cache;
   usernames.delete(userId);
   for (const [hash, cached] of keys) if (cached.owner.userId === userId) keys.delete(hash);
   forgetSessions(d1, userId);
 }
 
 export function forgetKey(d1: D1Database, keyId: number) {
-  const { keys } = isolateCache(d1);
+  const cache = isolateCache(d1);
+  cache.forgets++;
+  const { keys } = cache;
   for (const [hash, cached] of keys) if (cached.keyId === keyId) keys.delete(hash);
 }
 
@@ -81,7 +106,9 @@ export const fresh = <T extends Checked>(
 
 /** This isolate stops trusting the sessions it holds of `userId` (or only `sessionId`). */
 export function forgetSessions(d1: D1Database, userId: number, sessionId?: string) {
-  const { sessions } = isolateCache(d1);
+  const cache = isolateCache(d1);
+  cache.forgets++;
+  const { sessions } = cache;
   if (sessionId !== undefined) sessions.delete(sessionId);
   else for (const [id, cached] of sessions) if (cached.userId === userId) sessions.delete(id);
 }

@@ -2,7 +2,13 @@ import { decodeKeyCredential, hashApiKey } from "../auth/api-keys";
 import type { Principal } from "../auth/principal";
 import { findKeyOwner, touchApiKey } from "../db/api-keys";
 import { bindingOf, type Db, orAtPrimary, readsReplica } from "../db/client";
-import { fresh, isolateCache, KEY_TTL_MS } from "../db/isolate-cache";
+import {
+  forgetCount,
+  fresh,
+  isolateCache,
+  KEY_TTL_MS,
+  rememberCredential,
+} from "../db/isolate-cache";
 import { asciiLower } from "../ledger/request-key";
 
 // last_used_at is a hint, not an audit log: refresh it at most once a minute per key.
@@ -22,10 +28,12 @@ export async function keyPrincipal(
   const credential = decodeKeyCredential(token);
   if (!credential) return null;
   const keyHash = hashApiKey(credential.key);
-  const cache = isolateCache(bindingOf(db)).keys;
+  const d1 = bindingOf(db);
+  const cache = isolateCache(d1).keys;
   const atPrimary = !readsReplica(db);
   let cached = cache.get(keyHash);
   if (!fresh(cached, KEY_TTL_MS, nowMs, atPrimary)) {
+    const forgets = forgetCount(d1);
     const owner = await orAtPrimary(db, (at) => findKeyOwner(at, keyHash));
     cache.delete(keyHash);
     if (!owner) return null;
@@ -40,7 +48,7 @@ export async function keyPrincipal(
         scope: owner.scope,
       },
     };
-    cache.set(keyHash, cached);
+    rememberCredential(d1, forgets, cache, keyHash, cached);
     if (owner.lastUsedAtMs === null || nowMs - owner.lastUsedAtMs > TOUCH_INTERVAL_MS)
       await background(touchApiKey(db, owner.keyId, nowMs));
   }

@@ -7,7 +7,14 @@ import { randomBase64Url } from "../auth/base64";
 import type { Principal } from "../auth/principal";
 import { issueToken, verifyToken } from "../auth/tokens";
 import { bindingOf, type Db, orAtPrimary, readsReplica } from "../db/client";
-import { forgetSessions, fresh, isolateCache, SESSION_TTL_MS } from "../db/isolate-cache";
+import {
+  forgetCount,
+  forgetSessions,
+  fresh,
+  isolateCache,
+  rememberCredential,
+  SESSION_TTL_MS,
+} from "../db/isolate-cache";
 import {
   type Audience,
   createSession,
@@ -81,10 +88,12 @@ export async function sessionPrincipal(
 ): Promise<Principal | null> {
   const principal = await verifyToken(token, keys.secret, keys.issuer, audience);
   if (!principal) return null;
-  const cache = isolateCache(bindingOf(db)).sessions;
+  const d1 = bindingOf(db);
+  const cache = isolateCache(d1).sessions;
   const atPrimary = !readsReplica(db);
   let cached = cache.get(principal.sessionId);
   if (!fresh(cached, SESSION_TTL_MS, nowMs, atPrimary)) {
+    const forgets = forgetCount(d1);
     const row = await orAtPrimary(db, (at) => findSession(at, principal.sessionId));
     cache.delete(principal.sessionId);
     if (!row) return null;
@@ -96,7 +105,7 @@ export async function sessionPrincipal(
       checkedAtMs: nowMs,
       atPrimary,
     };
-    cache.set(principal.sessionId, cached);
+    rememberCredential(d1, forgets, cache, principal.sessionId, cached);
   }
   // The token is signed, so these hold for every token this service issued; checked all the same.
   if (cached.revoked || cached.userId !== principal.userId || cached.audience !== audience)
