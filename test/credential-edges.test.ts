@@ -105,3 +105,16 @@ describe("a token naming a session of the other kind", () => {
     expect(res.body).toEqual(INVALID_CREDENTIALS);
   });
 });
+
+describe("a JWT_SECRET replaced", () => {
+  it("refuses a token this isolate verified under the old secret; a key, which it does not sign, keeps working", async () => {
+    const admin = await makeAdmin();
+    const { header } = await makeKey(admin, "read");
+    expect((await call("GET", "/wallets", { auth: admin.bearer })).status).toBe(200); // cached
+    const vars = { JWT_SECRET: `${env.JWT_SECRET}-replaced` };
+    expect((await call("GET", "/wallets", { auth: admin.bearer, vars })).body).toEqual(
+      INVALID_CREDENTIALS,
+    );
+    expect((await call("GET", "/wallets", { auth: header, vars })).status).toBe(200);
+  });
+});
