@@ -275,6 +275,36 @@ describe("password reset by mail", () => {
     expect(again.body.message).toBe("Invalid or expired link");
   });
 
+  it("ends the sessions in this isolate even when giving the guess back fails", async () => {
+    const user = await makeUser();
+    // The token is now trusted by this isolate's cache, as for any signed-in caller.
+    expect((await call("GET", `/balances?user_id=${user.id}`, { auth: user.bearer })).status).toBe(
+      200,
+    );
+    await call("POST", "/users/password-reset", { body: { user_email: user.email }, vars: OUTBOX });
+    // The throttle takes the guess, then loses its answer when given it back.
+    const real = env.LOGIN_THROTTLE;
+    const losing = {
+      idFromName: (name: string) => real.idFromName(name),
+      get: (id: DurableObjectId) => {
+        const object = real.get(id);
+        return {
+          reserve: (...args: Parameters<typeof object.reserve>) => object.reserve(...args),
+          release: async () => {
+            throw new Error("throttle unreachable");
+          },
+        };
+      },
+    };
+    const changed = await call("POST", "/users/password-reset/confirm", {
+      body: { token: await resetCode(user.email), user_password: "a-new-password" },
+      vars: { LOGIN_THROTTLE: losing as unknown as typeof real },
+    });
+    expect(changed.status, changed.text).toBe(500);
+    const after = await call("GET", `/balances?user_id=${user.id}`, { auth: user.bearer });
+    expect(after.status, "a session the reset ended").toBe(401);
+  });
+
   it("a newer code retires the older one only when used; an expired code changes nothing", async () => {
     const user = await makeUser();
     let nowMs = Date.now();

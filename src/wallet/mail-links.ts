@@ -140,7 +140,8 @@ export async function confirmPasswordReset(deps: ResetDeps, token: string, passw
     throw new Refusal({ code: "mail_link_invalid" });
   const used = await useResetToken(db, tokenHash, await hashPassword(password), nowMs);
   if (!used) throw new Refusal({ code: "mail_link_invalid" });
-  await guess.succeeded();
+  // The sessions ended with the batch: this isolate stops trusting them before anything can fail.
   forgetSessions(bindingOf(db), used.userId);
+  await guess.succeeded();
   return used;
 }
