@@ -247,6 +247,42 @@ describe("POST /batches", () => {
     expect(await tableCounts()).toEqual(before);
   });
 
+  it("names the first missing user in operation order, a transfer's sender before its receiver", async () => {
+    const { admin, buyer, wallet } = await setup();
+    const transferLeg = (from: number, to: number) => ({
+      type: "transfer",
+      from_user_id: from,
+      to_user_id: to,
+      wallet_id: wallet,
+      amount: "1",
+    });
+    const cases: [Json[], string][] = [
+      [
+        [base(wallet, 2_000_000_001), base(wallet, 2_000_000_002)],
+        "operations[0]: Unable to reach 2000000001",
+      ],
+      [
+        [base(wallet, buyer.id), transferLeg(2_000_000_003, 2_000_000_004)],
+        "operations[1]: Unable to reach 2000000003",
+      ],
+      [
+        [transferLeg(buyer.id, 2_000_000_005), base(wallet, 2_000_000_006)],
+        "operations[0]: Unable to reach 2000000005",
+      ],
+    ];
+    const before = await tableCounts();
+    for (const [operations, named] of cases) {
+      const res = await post(admin, { request_id: unique("b"), operations });
+      expect(res.body).toEqual({
+        status_code: 404,
+        status: false,
+        message: "Invalid User credentials",
+        error: [named],
+      });
+    }
+    expect(await tableCounts()).toEqual(before);
+  });
+
   it("refuses an overdraft in any leg with 400 naming it; nothing is written", async () => {
     const { admin, buyer, seller, platform, wallet } = await setup();
     await credit(admin, { user_id: buyer.id, wallet_id: wallet, amount: "9.99" });

@@ -491,6 +491,30 @@ describe("POST /transactions/{id}/reverse", () => {
     });
   });
 
+  describe("the largest balance", () => {
+    it("refuses to reverse a debit whose credit back would pass the largest balance, writing nothing", async () => {
+      const { admin, user, wallet } = await makeAccount(0);
+      await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 5 });
+      const d = await debit(admin, { user_id: user.id, wallet_id: wallet, amount: 5 });
+      await credit(admin, { user_id: user.id, wallet_id: wallet, amount: "999999999999999" });
+      await expectRefusedReverse(
+        admin,
+        d.body.data.transaction_id,
+        { request_id: unique("r") },
+        400,
+        {
+          status_code: 400,
+          status: false,
+          message: "invalid input",
+          error: {
+            amount: "amount would take the balance past the largest balance a wallet can hold",
+          },
+        },
+      );
+      expect(await balanceOf(admin, user.id, wallet)).toBe(999_999_999_999_999);
+    });
+  });
+
   describe("requests refused before reversing", () => {
     it("answers 404 for an unknown transaction", async () => {
       const admin = await makeAdmin();
