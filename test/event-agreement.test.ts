@@ -4,7 +4,6 @@
 import { env } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
-import { createDb } from "../src/db/client";
 import type { Outbound } from "../src/events/deliver";
 import { pumpEndpoint } from "../src/events/pump";
 import {
@@ -22,6 +21,7 @@ import {
   transfer,
   unique,
 } from "./helpers";
+import { pumpDeps } from "./service-helpers";
 
 const ok = (res: { status: number; text: string }) => expect(res.status, res.text).toBe(200);
 
@@ -330,17 +330,7 @@ describe("webhooks of every type", () => {
       return new Response(null, { status: 204 });
     };
     let now = Date.now();
-    const deps = {
-      db: createDb(env.DB),
-      outbound,
-      secretKey: env.WEBHOOK_SECRET_KEY!,
-      site: { siteUrl: env.SITE_URL, timeZone: "UTC" },
-      retryBaseS: 60,
-      leaseS: 60,
-      allowLocal: true,
-      nowMs: () => now,
-      deadLetter: async () => {},
-    };
+    const deps = pumpDeps(outbound, () => now);
     for (let round = 0; round < 100; round++) {
       const r = await pumpEndpoint(deps, hook.id);
       if (r.kind === "idle") break;

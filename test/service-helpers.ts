@@ -1,6 +1,8 @@
 import { env } from "cloudflare:workers";
 import type { Principal, Scope } from "../src/auth/principal";
 import { createDb } from "../src/db/client";
+import type { Outbound } from "../src/events/deliver";
+import type { DeadLetter, PumpDeps } from "../src/events/pump";
 import { d1Ledger } from "../src/ledger/writer";
 import type { ServiceContext } from "../src/wallet/context";
 import { credit } from "../src/wallet/movements";
@@ -82,4 +84,23 @@ export async function refusalOf(verb: Promise<unknown>): Promise<RefusalReason> 
     throw err;
   }
   throw new Error("the verb did not refuse");
+}
+
+/** What the webhook pump is given, on env.DB: the receiver, the clock, where dead letters go. */
+export function pumpDeps(
+  outbound: Outbound,
+  nowMs: () => number,
+  letters: DeadLetter[] = [],
+): PumpDeps {
+  return {
+    db: createDb(env.DB),
+    outbound,
+    secretKey: env.WEBHOOK_SECRET_KEY!,
+    site: { siteUrl: env.SITE_URL, timeZone: "UTC" },
+    retryBaseS: 60,
+    leaseS: 60,
+    allowLocal: true,
+    nowMs,
+    deadLetter: async (l) => letters.push(l),
+  };
 }

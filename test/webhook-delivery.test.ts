@@ -45,6 +45,7 @@ import {
   testApp,
   unique,
 } from "./helpers";
+import { pumpDeps } from "./service-helpers";
 
 type Received = { id: string; body: string; headers: Record<string, string> };
 
@@ -85,20 +86,6 @@ async function pumpThroughRetries(deps: PumpDeps, endpointId: number, t: ReturnT
     delays.push(r.delayS);
     t.advance(r.delayS);
   }
-}
-
-function pumpDeps(outbound: Outbound, nowMs: () => number, letters: DeadLetter[] = []): PumpDeps {
-  return {
-    db: createDb(env.DB),
-    outbound,
-    secretKey: env.WEBHOOK_SECRET_KEY!,
-    site: { siteUrl: env.SITE_URL, timeZone: "UTC" },
-    retryBaseS: 60,
-    leaseS: 60,
-    allowLocal: true,
-    nowMs,
-    deadLetter: async (l) => letters.push(l),
-  };
 }
 
 async function eventsAfter(admin: TestUser, after: number, types: string) {
