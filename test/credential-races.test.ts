@@ -4,6 +4,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { hashApiKey } from "../src/auth/api-keys";
+import { aroundReads } from "./d1-counter";
 import {
   call,
   INVALID_CREDENTIALS,
@@ -25,45 +26,13 @@ function holdingFirstRead(table: "api_keys" | "sessions") {
   let reached!: () => void;
   const reachedRead = new Promise<void>((resolve) => (reached = resolve));
   let held = false;
-  const hold = async <T>(read: Promise<T>) => {
-    const rows = await read;
+  const d1 = aroundReads(new RegExp(`^select .* from "${table}"`, "i"), async (read) => {
+    if (held) return read();
+    held = true;
+    const rows = await read();
     reached();
     await released;
     return rows;
-  };
-  const holding = (stmt: D1PreparedStatement): D1PreparedStatement =>
-    new Proxy(stmt, {
-      get(target, prop) {
-        if (prop === "bind") return (...values: unknown[]) => holding(target.bind(...values));
-        if (prop === "raw" || prop === "all" || prop === "first")
-          return (...args: unknown[]) => {
-            // biome-ignore lint/suspicious/noExplicitAny: the statement's own method, as called
-            const read = (target as any)[prop](...args);
-            if (held) return read;
-            held = true;
-            return hold(read);
-          };
-        const value = Reflect.get(target, prop, target);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
-  const reads = new RegExp(`^select .* from "${table}"`, "i");
-  const prepare = (db: D1Database | D1DatabaseSession) => (query: string) =>
-    reads.test(query) ? holding(db.prepare(query)) : db.prepare(query);
-  const bound = <T extends object>(target: T, name: string | symbol) => {
-    const value: unknown = Reflect.get(target, name, target);
-    return typeof value === "function" ? value.bind(target) : value;
-  };
-  const d1 = new Proxy(env.DB, {
-    get: (target, name) =>
-      name === "prepare"
-        ? prepare(target)
-        : name === "withSession"
-          ? (start?: string) =>
-              new Proxy(target.withSession(start), {
-                get: (s, p) => (p === "prepare" ? prepare(s) : bound(s, p)),
-              })
-          : bound(target, name),
   });
   return { d1, reachedRead, release };
 }

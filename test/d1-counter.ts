@@ -34,22 +34,21 @@ export function wrappedD1(sender: BatchSender) {
   return wrapped(env.DB);
 }
 
-/** env.DB whose single statements (not batches) matching `pattern` fail as a lost connection. */
-export function losingReads(pattern: RegExp) {
-  let lost = 0;
+/**
+ * env.DB whose single statements (not batches) matching `pattern` run through `around`, given the
+ * statement's own call to make or not.
+ */
+export function aroundReads(pattern: RegExp, around: (read: () => Promise<unknown>) => unknown) {
   const statement = (inner: D1PreparedStatement): D1PreparedStatement =>
     new Proxy(inner, {
       get(target, prop) {
         if (prop === "bind") return (...values: unknown[]) => statement(target.bind(...values));
         if (["all", "raw", "first", "run"].includes(String(prop)))
           return async (...args: unknown[]) => {
-            const sql = String((target as unknown as { statement: string }).statement);
-            if (pattern.test(sql)) {
-              lost++;
-              throw new Error("D1_ERROR: Network connection lost.");
-            }
             // biome-ignore lint/suspicious/noExplicitAny: forwarding D1's own method
-            return (target as any)[prop](...args);
+            const read = () => (target as any)[prop](...args);
+            const sql = String((target as unknown as { statement: string }).statement);
+            return pattern.test(sql) ? around(read) : read();
           };
         const value = Reflect.get(target, prop, target);
         return typeof value === "function" ? value.bind(target) : value;
@@ -65,7 +64,17 @@ export function losingReads(pattern: RegExp) {
         return typeof value === "function" ? value.bind(target) : value;
       },
     });
-  return { d1: wrap(env.DB), lost: () => lost };
+  return wrap(env.DB);
+}
+
+/** env.DB whose single statements (not batches) matching `pattern` fail as a lost connection. */
+export function losingReads(pattern: RegExp) {
+  let lost = 0;
+  const d1 = aroundReads(pattern, async () => {
+    lost++;
+    throw new Error("D1_ERROR: Network connection lost.");
+  });
+  return { d1, lost: () => lost };
 }
 
 /**
