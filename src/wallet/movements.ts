@@ -194,14 +194,20 @@ export function undoOrder<T>(
   items: T[],
   entryOf: (item: T) => { userId: number; walletId: string; txnType: "CREDIT" | "DEBIT" },
 ): T[] {
-  const chainOf = (item: T) => `${entryOf(item).userId}:${entryOf(item).walletId}`;
+  const chainOf = (item: T) => {
+    const { userId, walletId } = entryOf(item);
+    return `${userId}:${walletId}`;
+  };
   const chains = new Map<string, T[]>();
-  for (const item of items) chains.set(chainOf(item), [...(chains.get(chainOf(item)) ?? []), item]);
-  // A stable sort: a chain's DEBITs, then its CREDITs, each in the order given.
-  for (const chain of chains.values())
-    chain.sort(
-      (a, b) => Number(entryOf(a).txnType === "CREDIT") - Number(entryOf(b).txnType === "CREDIT"),
-    );
+  for (const item of items) {
+    const chain = chains.get(chainOf(item));
+    if (chain) chain.push(item);
+    else chains.set(chainOf(item), [item]);
+  }
+  const isCredit = (item: T) => Number(entryOf(item).txnType === "CREDIT");
+  // A stable sort: a chain's DEBITs, then its CREDITs, each in the order given; each chain then
+  // fills the places it held among the items.
+  for (const chain of chains.values()) chain.sort((a, b) => isCredit(a) - isCredit(b));
   return items.map((item) => chains.get(chainOf(item))!.shift()!);
 }
 
