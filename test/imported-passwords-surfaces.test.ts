@@ -1,0 +1,158 @@
+// An imported user's WordPress password × every sign-in: wallet/v1's POST /users/login, the
+// plugin's POST users/login and the console's sign-in form, for each hash a WordPress site holds
+// (phpass, WordPress 6.8's bcrypt, plain bcrypt, MD5). On each surface the wrong password is refused
+// in that surface's words and changes nothing; the right one signs in, the credential it gives works
+// where it belongs (a token on both API dialects, a cookie on the console), the hash is replaced by
+// the service's own, and the same password signs in again against that.
+import { env } from "cloudflare:workers";
+import bcrypt from "bcryptjs";
+import { beforeAll, describe, expect, it } from "vitest";
+import { phpassCrypt } from "../src/auth/wordpress-hashes";
+import { GUARDED } from "./compat-helpers";
+import { consoleOf, form } from "./console-helpers";
+import { call, type Json, makeUser, makeWallet, type TestUser, unique } from "./helpers";
+
+const PASSWORD = "wp pass ✓ 'quoted'";
+const to2y = (hash: string) => hash.replace(/^\$2[ab]\$/, "$2y$");
+
+/** WordPress 6.8's pre-hash: HMAC-SHA384 keyed "wp-sha384", base64. */
+async function wpPrehash(password: string) {
+  const key = await crypto.subtle.importKey(
+    "raw",
+    new TextEncoder().encode("wp-sha384"),
+    { name: "HMAC", hash: "SHA-384" },
+    false,
+    ["sign"],
+  );
+  const mac = new Uint8Array(
+    await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(password)),
+  );
+  return btoa(String.fromCharCode(...mac));
+}
+
+/** The hash of PASSWORD in each format (bcrypt at cost 4, to keep the file fast). */
+const HASHES: Record<string, () => Promise<string>> = {
+  phpass: async () => phpassCrypt(PASSWORD, "$P$BabcdefgH")!,
+  "wp-bcrypt": async () => `$wp${to2y(bcrypt.hashSync(await wpPrehash(PASSWORD), 4))}`,
+  bcrypt: async () => to2y(bcrypt.hashSync(PASSWORD, 4)),
+  md5: async () => {
+    const { createHash } = await import("node:crypto");
+    return createHash("md5").update(PASSWORD, "utf8").digest("hex");
+  },
+};
+
+const con = consoleOf();
+let wallet: string;
+
+/** What a surface's sign-in gives: a refusal's status and words, or a credential to try. */
+type SignIn = { status: number; refusal?: unknown; credential?: string };
+type Surface = {
+  name: string;
+  signIn: (login: string, password: string) => Promise<SignIn>;
+  /** The credential works where it belongs: the caller's own balance, or the console's page. */
+  works: (credential: string, user: TestUser) => Promise<void>;
+  refused: { status: number; words: unknown };
+};
+
+async function apiWorks(token: string, user: TestUser) {
+  const q = { user_id: user.id, wallet_id: wallet };
+  const v1 = await call("GET", "/user-wallet-balance", { auth: token, query: q });
+  expect([v1.status, v1.body.data?.[wallet]], v1.text).toEqual([200, 0]);
+  const plugin = await call("GET", "/wp-json/rimplenet/v1/user-wallet-balance", {
+    auth: token,
+    query: q,
+    vars: GUARDED,
+  });
+  expect([plugin.status, plugin.body.data?.wallet_balance_raw], plugin.text).toEqual([200, 0]);
+}
+
+const SURFACES: Surface[] = [
+  {
+    name: "wallet/v1 POST /users/login",
+    signIn: async (login, password) => {
+      const res = await call("POST", "/users/login", {
+        body: { user_email: login, user_password: password },
+      });
+      return {
+        status: res.status,
+        refusal: res.body.error,
+        credential: res.body.data?.access_token && `Bearer ${res.body.data.access_token}`,
+      };
+    },
+    works: apiWorks,
+    refused: { status: 400, words: ["Invalid Credential"] },
+  },
+  {
+    name: "the plugin's POST users/login",
+    signIn: async (login, password) => {
+      const res = await call("POST", "/wp-json/rimplenet/v1/users/login/", {
+        body: { user_email: login, user_password: password },
+        vars: GUARDED,
+      });
+      return {
+        status: res.status,
+        refusal: res.body.error,
+        credential: res.body.data?.access_token && `Bearer ${res.body.data.access_token}`,
+      };
+    },
+    works: apiWorks,
+    refused: { status: 400, words: ["Invalid Credential"] },
+  },
+  {
+    name: "the console's sign-in",
+    signIn: async (login, password) => {
+      const res = await con.request("/sign-in", {
+        method: "POST",
+        body: form({ email: login, password }),
+      });
+      if (res.status !== 303) return { status: res.status, refusal: signInNotice(res.html) };
+      return { status: 200, credential: res.headers.get("set-cookie")!.split(";")[0]! };
+    },
+    works: async (cookie, user) => {
+      const page = await con.request(`/users/${user.id}`, { cookie });
+      expect(page.status, page.html).toBe(200);
+      expect(page.html).toContain(user.username);
+    },
+    refused: { status: 400, words: "Those credentials were not accepted." },
+  },
+];
+
+/** The refusal the sign-in page shows. */
+const signInNotice = (html: string) =>
+  /Those credentials were not accepted\./.exec(html)?.[0] ?? html.slice(0, 200);
+
+const hashOf = async (user: TestUser) =>
+  (await env.DB.prepare("SELECT password_hash AS h FROM users WHERE id = ?")
+    .bind(user.id)
+    .first<{ h: string }>())!.h;
+
+beforeAll(async () => {
+  const admin = await makeUser("administrator");
+  wallet = await makeWallet(admin);
+});
+
+describe.each(SURFACES)("$name", (surface) => {
+  it.each(Object.keys(HASHES))(
+    "signs in an imported administrator holding a %s hash",
+    async (kind) => {
+      const hash = await HASHES[kind]!();
+      const user = await makeUser("administrator", unique("wp"), hash);
+      const wrong = await surface.signIn(user.email, `${PASSWORD}x`);
+      expect([wrong.status, wrong.refusal]).toEqual([
+        surface.refused.status,
+        surface.refused.words,
+      ]);
+      expect(await hashOf(user), "a refused password leaves the hash").toBe(hash);
+      // By username, as a WordPress user signed in.
+      const first = await surface.signIn(user.username, PASSWORD);
+      expect(first.status, JSON.stringify(first.refusal as Json)).toBe(200);
+      await surface.works(first.credential!, user);
+      const upgraded = await hashOf(user);
+      expect(upgraded).toMatch(/^pbkdf2_sha256\$/);
+      const again = await surface.signIn(user.email, PASSWORD);
+      expect(again.status, JSON.stringify(again.refusal as Json)).toBe(200);
+      await surface.works(again.credential!, user);
+      expect(await hashOf(user)).toBe(upgraded);
+    },
+  );
+});
