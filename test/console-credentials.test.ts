@@ -15,6 +15,7 @@ import {
   call,
   credit,
   makeAdmin,
+  makeKey,
   makeUser,
   makeWallet,
   type Reply,
@@ -173,8 +174,8 @@ const UNGUARDED = new Set([
 ]);
 
 type Outcome = "signed out" | "not an administrator" | "form expired" | "allowed";
-/** A cookie to send, and the CSRF token its form carries ("" for none). */
-type Sent = { cookie: string; csrf: string };
+/** A cookie to send, the CSRF token its form carries ("" for none), and any other headers. */
+type Sent = { cookie: string; csrf: string; headers?: Record<string, string> };
 type Kind = { name: string; outcome: Outcome; sent: () => Promise<Sent> };
 
 const cookieOf = (token: string) => `wallet_admin=${token}`;
@@ -193,6 +194,22 @@ const KINDS: Kind[] = [
     outcome: "signed out",
     sent: async () => none(cookieOf(admin.token)),
   },
+  // The API's credentials, sent as the API takes them: the console reads only its cookie.
+  {
+    name: "an administrator's API token as Authorization: Bearer",
+    outcome: "signed out",
+    sent: async () => ({ ...none(""), headers: { Authorization: admin.bearer } }),
+  },
+  ...(["read", "write", "read-write"] as const).map(
+    (scope): Kind => ({
+      name: `an administrator's ${scope} API key as Authorization: Key`,
+      outcome: "signed out",
+      sent: async () => ({
+        ...none(""),
+        headers: { Authorization: (await makeKey(admin, scope)).header },
+      }),
+    }),
+  ),
   {
     name: "an expired console token",
     outcome: "signed out",
@@ -376,6 +393,7 @@ describe("the console's authorization matrix", () => {
           const res = await request(path, {
             method,
             cookie: sent.cookie || undefined,
+            headers: sent.headers,
             ...(method === "POST" ? { body: form({ _csrf: sent.csrf, ...fields }) } : {}),
           });
           expectOutcome(res, method, kind.outcome);
