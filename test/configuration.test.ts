@@ -43,7 +43,12 @@ async function request(
   method: string,
   path: string,
   vars: Vars,
-  { auth, body, d1 }: { auth?: string; body?: Json | string; d1?: D1Database } = {},
+  {
+    auth,
+    body,
+    d1,
+    swapped,
+  }: { auth?: string; body?: Json | string; d1?: D1Database; swapped?: boolean } = {},
 ) {
   const headers: Record<string, string> = {};
   if (auth) headers.Authorization = auth;
@@ -53,7 +58,14 @@ async function request(
   const res = await testApp().request(
     path,
     { method, headers, body: typeof body === "string" ? body : body && JSON.stringify(body) },
-    { ...env, COMPAT_NAMESPACE: "rimplenet", ...vars, ...(d1 ? { DB: d1 } : {}) },
+    {
+      ...env,
+      COMPAT_NAMESPACE: "rimplenet",
+      ...vars,
+      ...(d1 ? { DB: d1 } : {}),
+      // A copied Durable Object block left unchanged: LOGIN_THROTTLE's class_name is HistoryGate.
+      ...(swapped ? { LOGIN_THROTTLE: env.HISTORY_GATE } : {}),
+    },
   );
   const text = await res.text();
   let parsed: Json = {};
@@ -463,6 +475,25 @@ describe("GET /health", () => {
         'is bound to another Durable Object class: in wrangler.toml, its class_name must be "HistoryGate"',
       ],
     ]);
+  });
+
+  it("deletes no user while LOGIN_THROTTLE is bound to the other class: 503 before the deletion", async () => {
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    const admin = await makeAdmin();
+    const user = await makeUser();
+    const res = await request(
+      "DELETE",
+      `${COMPAT}/users/${user.id}`,
+      {},
+      {
+        auth: admin.bearer,
+        swapped: true,
+      },
+    );
+    expect(res.status, res.text).toBe(503);
+    expect(res.body).toEqual(envelopeB(["LOGIN_THROTTLE"]));
+    const kept = await env.DB.prepare("SELECT id FROM users WHERE id = ?").bind(user.id).first();
+    expect(kept).toEqual({ id: user.id });
   });
 
   it("names a TRANSACTIONS_SECURITY_CODE that is no integer; GET /transactions alone answers 503 for it", async () => {

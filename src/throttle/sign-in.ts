@@ -90,6 +90,15 @@ export async function unlockAccount(
 }
 
 /**
+ * Asks the account's object a question that writes nothing, before a deletion that forgetAccount
+ * must follow: a binding of the other class (or an object that cannot answer) then refuses the
+ * deletion before it is written, not after it (docs/configuration.md).
+ */
+export async function expectThrottle(ns: ThrottleNamespace, userId: number, nowMs: number) {
+  await (await objectFor(ns, accountKey(userId))).knows("", nowMs);
+}
+
+/**
  * A deleted user's keys, forgotten: its logins' counts and known addresses, which a later user of
  * the same username or e-mail must not inherit, and its account's.
  */

@@ -8,7 +8,7 @@ import {
   findUserBy,
   insertUserIfFree,
 } from "../db/users";
-import { forgetAccount } from "../throttle/sign-in";
+import { expectThrottle, forgetAccount } from "../throttle/sign-in";
 import { requireAdmin, type ServiceContext } from "./context";
 
 type NewSubscriber = {
@@ -32,8 +32,10 @@ export async function deleteUser(ctx: ServiceContext, id: number) {
   requireAdmin(ctx, "write");
   const user = await findUserBy(ctx.db, { id });
   const logins = user ? await loginsOf(ctx.db, user) : [];
+  const { throttle } = ctx.signInLimits();
+  if (user) await expectThrottle(throttle, id, ctx.nowMs());
   const outcome = await deleteUserIfUnused(ctx.db, id);
-  if (outcome === "deleted") await forgetAccount(ctx.signInLimits().throttle, { id, logins });
+  if (outcome === "deleted") await forgetAccount(throttle, { id, logins });
   return outcome;
 }
 
