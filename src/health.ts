@@ -8,10 +8,50 @@ import { errorText } from "./db/client";
 import { migrations } from "./db/health";
 import type { AppEnv } from "./env";
 import { send } from "./http/envelope";
+import { bindingOfAnotherClass } from "./http/errors";
 import { missingSettings } from "./http/settings";
+import { bound } from "./settings";
+import { objectFor } from "./throttle/sign-in";
+
+/**
+ * Each Durable Object binding of the right kind whose object is of the other class (class_name
+ * copied unchanged): asked one question that writes nothing, under a name no key of the service
+ * uses, its object refuses a method it lacks. Any other failure is logged, and names nothing.
+ */
+async function objectsOfAnotherClass(c: Context<AppEnv>) {
+  const throttle = bound(c.env, "LOGIN_THROTTLE");
+  const gate = bound(c.env, "HISTORY_GATE");
+  const probes = [
+    throttle && (async () => (await objectFor(throttle, "health")).knows("", 0)),
+    // A lease that ran out at the epoch's first minute holds no caller's turn.
+    gate && (() => gate.get(gate.idFromName("health")).acquire("health", 0)),
+  ];
+  const named = await Promise.all(
+    probes.map(async (probe) => {
+      if (!probe) return [];
+      try {
+        await probe();
+        return [];
+      } catch (err) {
+        const name = bindingOfAnotherClass(c, err);
+        if (name) return [name];
+        console.error(
+          JSON.stringify({
+            request_id: c.get("requestId"),
+            health: "Durable Object unreachable",
+            ...errorText(err),
+          }),
+        );
+        return [];
+      }
+    }),
+  );
+  return named.flat();
+}
 
 export async function health(c: Context<AppEnv>) {
-  const missing = missingSettings(c, "all");
+  const settings = missingSettings(c, "all");
+  const objects = objectsOfAnotherClass(c); // asked while D1 is
   let database: "ok" | "not migrated" | "unreachable";
   let unknown: string[] = [];
   try {
@@ -29,6 +69,7 @@ export async function health(c: Context<AppEnv>) {
       }),
     );
   }
+  const missing = [...settings, ...(await objects)];
   const ok = missing.length === 0 && database === "ok";
   return send(c, ok ? 200 : 503, {
     status: ok ? "ok" : "unavailable",

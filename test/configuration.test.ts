@@ -477,6 +477,34 @@ describe("GET /health", () => {
     ]);
   });
 
+  it("names a Durable Object binding of the other class in GET /health, which asks its object", async () => {
+    const log = vi.spyOn(console, "error").mockImplementation(() => {});
+    const health = async (bindings: Record<string, unknown>) => {
+      const res = await testApp().request("/health", {}, { ...env, ...bindings });
+      return { status: res.status, body: await res.json() };
+    };
+    const unavailable = (missing: string[]) => ({
+      status: 503,
+      body: { status: "unavailable", missing, database: "ok" },
+    });
+    expect(await health({ LOGIN_THROTTLE: env.HISTORY_GATE })).toEqual(
+      unavailable(["LOGIN_THROTTLE"]),
+    );
+    expect(await health({ HISTORY_GATE: env.LOGIN_THROTTLE })).toEqual(
+      unavailable(["HISTORY_GATE"]),
+    );
+    expect(
+      await health({ LOGIN_THROTTLE: env.HISTORY_GATE, HISTORY_GATE: env.LOGIN_THROTTLE }),
+    ).toEqual(unavailable(["LOGIN_THROTTLE", "HISTORY_GATE"]));
+    expect(await health({})).toEqual({
+      status: 200,
+      body: { status: "ok", missing: [], database: "ok" },
+    });
+    // The problem is logged once per isolate (the test above met it first); never as a fault.
+    const lines = log.mock.calls.map(([line]) => JSON.parse(String(line)) as Json);
+    expect(lines.filter((line) => "stack" in line)).toEqual([]);
+  });
+
   it("deletes no user while LOGIN_THROTTLE is bound to the other class: 503 before the deletion", async () => {
     vi.spyOn(console, "error").mockImplementation(() => {});
     const admin = await makeAdmin();

@@ -284,20 +284,29 @@ const OBJECT_TYPES = { LoginThrottle, HistoryGate };
  * declares. Logged once per isolate.
  */
 function objectOfAnotherClass(c: { var: { requestId?: string } }, err: unknown) {
+  const name = bindingOfAnotherClass(c, err);
+  return name && serviceNotConfigured([name]);
+}
+
+/**
+ * The Durable Object binding whose object refused `err` for lacking a method its intended class
+ * declares (objectOfAnotherClass), logged once per isolate; undefined for any other error.
+ */
+export function bindingOfAnotherClass(c: { var: { requestId?: string } }, err: unknown) {
   const method = /^TypeError: The RPC receiver does not implement "(\w+)"/.exec(String(err))?.[1];
   if (method === undefined) return undefined;
   const meant = Object.entries(OBJECT_CLASSES).filter(([, type]) =>
     Object.hasOwn(OBJECT_TYPES[type].prototype, method),
   );
   if (meant.length !== 1) return undefined;
-  const [[name, type]] = meant as [[string, string]];
+  const [[name, type]] = meant as [[keyof typeof OBJECT_CLASSES, string]];
   const problem = `is bound to another Durable Object class: in wrangler.toml, its class_name must be "${type}"`;
   logOnce(
     `setting ${name} ${problem}`,
     { request_id: c.var.requestId ?? null, setting: name, problem },
     "error",
   );
-  return serviceNotConfigured([name]);
+  return name;
 }
 
 export const AMOUNT_MESSAGES: Record<AmountIssue, string> = {
