@@ -131,6 +131,10 @@ export type SettingsEnv = {
 
 export type SettingName = keyof SettingsEnv;
 
+/** SITE_TIMEZONE as dates are written in it: trimmed, as the other settings are read. */
+export const siteTimeZone = (env: Pick<SettingsEnv, "SITE_TIMEZONE">) =>
+  varText(env.SITE_TIMEZONE).trim();
+
 /** SITE_URL as guids and links use it: trimmed, without a trailing slash; "" when unset. */
 export const configuredSiteUrl = (env: Pick<SettingsEnv, "SITE_URL">) =>
   varText(env.SITE_URL).trim().replace(/\/+$/, "");
@@ -301,7 +305,7 @@ function judge(env: SettingsEnv): SettingProblem[] {
   else if (!usableJwtSecret(secret))
     refuse("JWT_SECRET", `shorter than ${JWT_SECRET_MIN_LENGTH} characters`);
   if (varText(env.JWT_ISSUER).trim() === "") refuse("JWT_ISSUER", "unset");
-  const zone = varText(env.SITE_TIMEZONE);
+  const zone = siteTimeZone(env);
   if (zone === "") refuse("SITE_TIMEZONE", "unset");
   else if (!knownZone(zone)) refuse("SITE_TIMEZONE", "not a time zone the runtime knows");
   const site = varText(env.SITE_URL).trim();

@@ -777,6 +777,31 @@ describe("GET /health", () => {
   });
 });
 
+describe("SITE_TIMEZONE with spaces around it", () => {
+  it("is read without them, as the other settings are, in /health and in the dates answered", async () => {
+    const zone = " Africa/Lagos\n";
+    expect((await request("GET", "/health", { SITE_TIMEZONE: zone })).body).toEqual({
+      status: "ok",
+      missing: [],
+      database: "ok",
+    });
+    const admin = await makeAdmin();
+    const atMs = Date.UTC(2026, 0, 2, 23, 30, 5);
+    const res = await testApp({ nowMs: () => atMs }).request(
+      `${API}/users/login`,
+      {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ user_email: admin.email, user_password: PASSWORD }),
+      },
+      { ...env, SITE_TIMEZONE: zone },
+    );
+    expect(res.status).toBe(200);
+    // 23:30:05 UTC is 00:30:05 the next day in Lagos (UTC+1).
+    expect(((await res.json()) as Json).data.time_of_login).toBe("2026-01-03 00:30:05");
+  });
+});
+
 describe("a D1 without every migration applied", () => {
   const migrations = env.TEST_MIGRATIONS;
 

@@ -8,6 +8,7 @@ import type { Refusals } from "../http/errors";
 import { defineRoute, type Input } from "../http/route";
 import { pathFields } from "../http/validation";
 import { pageHeaders } from "../http/wp-core";
+import { siteTimeZone } from "../settings";
 import { walletRows } from "../wallet/directory";
 import {
   asciiLower,
@@ -230,7 +231,7 @@ export const compatTransferList = list({
   unknown: () => ({ message: "Transfer not found", error: "Invalid Transfer Id" }),
   byPartner: true,
   empty: { error: "You have not made any transfer at the moment", message: "No wallet Found" },
-  record: (row, c) => transferRecord(row, c.env.SITE_TIMEZONE),
+  record: (row, c) => transferRecord(row, siteTimeZone(c.env)),
 });
 
 type WalletRow = Awaited<ReturnType<typeof walletRows>>[number];

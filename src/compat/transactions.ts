@@ -2,6 +2,7 @@ import * as v from "valibot";
 import type { EntryRow } from "../db/ledger";
 import { ok, send } from "../http/envelope";
 import { defineRoute } from "../http/route";
+import { siteTimeZone } from "../settings";
 import { localListDate, movedAmountText, postDate } from "../wallet/rules";
 import { searchTransactions } from "../wallet/transactions";
 import { keyRouteRefusals } from "./auth";
@@ -100,7 +101,7 @@ export const compatTransactions = defineRoute(
       public: publicReads(c.env),
     });
     if (rows.length === 0) return send(c, 200, NONE);
-    const data = rows.map((row) => record(row, c.env.SITE_TIMEZONE));
+    const data = rows.map((row) => record(row, siteTimeZone(c.env)));
     return ok(c, 200, "Transactions Retrieved", data);
   },
 );

@@ -7,6 +7,7 @@ import { Hono } from "hono";
 import * as v from "valibot";
 import { isCalendarDay } from "../http/fields";
 import { answerStatementCsv } from "../http/statement-csv";
+import { siteTimeZone } from "../settings";
 import { formatExact, mysqlDate, siteDayBounds } from "../wallet/rules";
 import { openStatement, STATEMENT_CHUNK } from "../wallet/statements";
 import { appContext, attempt, backRefused, type Outcome, refusalText } from "./api";
@@ -83,7 +84,7 @@ export async function userStatement(
   wallets: Wallet[],
   used: (walletId: string) => boolean,
 ) {
-  const today = mysqlDate(Math.floor(c.get("nowMs")() / 1000), c.env.SITE_TIMEZONE).slice(0, 10);
+  const today = mysqlDate(Math.floor(c.get("nowMs")() / 1000), siteTimeZone(c.env)).slice(0, 10);
   const asked = queryOf(c, StatementQuery);
   const fallback = (wallets.find((w) => used(w.id)) ?? wallets[0])?.id ?? "";
   const choice = {
@@ -92,7 +93,7 @@ export async function userStatement(
     to: asked.to || today,
   };
   const read = await readFigures(c, userId, choice);
-  return { choice, read, asked: askedStatement(c), timeZone: c.env.SITE_TIMEZONE ?? "" };
+  return { choice, read, asked: askedStatement(c), timeZone: siteTimeZone(c.env) };
 }
 
 /**
@@ -120,7 +121,7 @@ function statementOf(
   return openStatement(c.var.service, {
     userId,
     walletId: s.walletId,
-    ...statementSpan(s, c.env.SITE_TIMEZONE),
+    ...statementSpan(s, siteTimeZone(c.env)),
     page,
   });
 }

@@ -13,6 +13,7 @@ import {
   retryBaseS,
   type SettingsEnv,
   settingProblems,
+  siteTimeZone,
   usableSecretKey,
   varText,
   webhookLeaseS,
@@ -167,7 +168,7 @@ export function pumpDeps(env: ConsumerEnv): PumpDeps {
     secretKey: varText(env.WEBHOOK_SECRET_KEY),
     site: {
       siteUrl: configuredSiteUrl(env),
-      timeZone: varText(env.SITE_TIMEZONE),
+      timeZone: siteTimeZone(env),
     },
     retryBaseS: retryBaseS(env.WEBHOOK_RETRY_BASE_S),
     leaseS: webhookLeaseS(env.WEBHOOK_LEASE_S),

@@ -5,7 +5,7 @@ import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import type { EntryStamp } from "../ledger/entries";
 import type { SiteSettings } from "../ledger/transaction-record";
-import { configuredSiteUrl, settingProblems } from "../settings";
+import { configuredSiteUrl, settingProblems, siteTimeZone } from "../settings";
 import { logOnce } from "./log-once";
 
 /**
@@ -31,7 +31,7 @@ export function siteUrl(c: Context<AppEnv>): string {
 /** The site a record is worded for: its URL (guids, links) and SITE_TIMEZONE (WordPress's dates). */
 export const siteSettings = (c: Context<AppEnv>): SiteSettings => ({
   siteUrl: siteUrl(c),
-  timeZone: c.env.SITE_TIMEZONE,
+  timeZone: siteTimeZone(c.env),
 });
 
 /**

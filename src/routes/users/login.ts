@@ -1,6 +1,7 @@
 import { ok } from "../../http/envelope";
 import { defineRoute } from "../../http/route";
 import { signInFields, signInWith } from "../../http/user-fields";
+import { siteTimeZone } from "../../settings";
 import { mysqlDate } from "../../wallet/rules";
 import { LoginAnswer } from "../answers";
 
@@ -23,7 +24,7 @@ export const login = defineRoute(
       user_id: user.id,
       user_email: user.email,
       username: user.username,
-      time_of_login: mysqlDate(Math.floor(signedInAtMs / 1000), c.env.SITE_TIMEZONE),
+      time_of_login: mysqlDate(Math.floor(signedInAtMs / 1000), siteTimeZone(c.env)),
     });
   },
 );
