@@ -159,6 +159,24 @@ describe("POST /users/login with a hash imported from WordPress", () => {
     }
   });
 
+  it("refuses in the usual words, never a fault, a pbkdf2_sha256 hash it cannot check", async () => {
+    const real = (await hashPassword("anything", 1_000)).split("$");
+    for (const hash of [
+      // Django's format and count (a site that came from one): past the runtime's 100,000.
+      "pbkdf2_sha256$260000$c2FsdHNhbHRzYWx0$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=",
+      `pbkdf2_sha256$0$${real[2]}$${real[3]}`,
+      `pbkdf2_sha256$many$${real[2]}$${real[3]}`,
+      `pbkdf2_sha256$1000$not base64!$${real[3]}`,
+    ]) {
+      const user = await wordPressUser(hash);
+      const res = await call("POST", "/users/login", {
+        body: { user_email: user.email, user_password: "anything" },
+      });
+      expect([res.status, res.body.error], hash).toEqual([400, ["Invalid Credential"]]);
+      expect(await storedHash(user.id)).toBe(hash);
+    }
+  });
+
   for (const kind of ["phpass", "wp-bcrypt", "bcrypt", "md5"] as const) {
     it(`signs in with a ${kind} hash, then holds the service's own hash`, async () => {
       const password = `${kind} pässword`;

@@ -32,15 +32,34 @@ export async function hashPassword(password: string, iterations = ITERATIONS) {
 // Used for unknown users too, so a wrong username costs the same time as a wrong password.
 const DUMMY_HASH = `${PASSWORD_HASH_PREFIX}$${ITERATIONS}$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=`;
 
+/**
+ * A stored hash of this service's format that a sign-in can check, or undefined: at most the
+ * runtime's 100,000 iterations (a count past it, such as Django's 260,000 in a user_pass a site
+ * carried over, would fail the derivation) and base64 salt and digest. Its user resets the password.
+ */
+function parseHash(stored: string) {
+  const [prefix, iterations = "", salt = "", hash = "", ...rest] = stored.split("$");
+  if (prefix !== PASSWORD_HASH_PREFIX || rest.length > 0 || !/^[1-9][0-9]{0,5}$/.test(iterations))
+    return undefined;
+  if (Number(iterations) > ITERATIONS || salt === "") return undefined;
+  try {
+    return { iterations: Number(iterations), salt: fromBase64(salt), hash: fromBase64(hash) };
+  } catch {
+    return undefined; // not base64
+  }
+}
+
+const DUMMY = parseHash(DUMMY_HASH)!;
+
+/** Whether `password` matches `stored`; a hash it cannot check costs a whole derivation too. */
 async function verifyPassword(password: string, stored: string | undefined) {
-  const [prefix, iterations, salt, hash] = (stored ?? DUMMY_HASH).split("$");
-  if (prefix !== PASSWORD_HASH_PREFIX || !iterations || !salt || !hash) return false;
-  const actual = await derive(password, fromBase64(salt), Number(iterations));
-  const expected = fromBase64(hash);
+  const parsed = stored === undefined ? undefined : parseHash(stored);
+  const { iterations, salt, hash } = parsed ?? DUMMY;
+  const actual = await derive(password, salt, iterations);
   return (
-    stored !== undefined &&
-    actual.length === expected.length &&
-    crypto.subtle.timingSafeEqual(actual, expected)
+    parsed !== undefined &&
+    actual.length === hash.length &&
+    crypto.subtle.timingSafeEqual(actual, hash)
   );
 }
 
