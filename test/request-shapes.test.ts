@@ -1,0 +1,649 @@
+// Every route of both dialects (ROUTES, COMPAT_ROUTES) swept with request shapes a client can
+// send: bodies under every Content-Type, JSON that is not an object, nested and repeated names,
+// bytes that are not text, odd path ids, method switches, HEAD and OPTIONS, odd Authorization
+// headers. Whatever comes back is below 500, JSON in the route's envelope or WordPress's error, no
+// stack trace; and a refused request writes nothing.
+import { env } from "cloudflare:workers";
+import { beforeAll, describe, expect, it } from "vitest";
+import { COMPAT_ROUTES } from "../src/compat";
+import type { Route } from "../src/http/route";
+import { ROUTES } from "../src/routes";
+import {
+  credit,
+  type Json,
+  makeAdmin,
+  makeUser,
+  makeWallet,
+  signedToken,
+  type TestUser,
+  tableCounts,
+  testApp,
+  unique,
+} from "./helpers";
+
+const STACK =
+  /\bat \S+ \(|\n\s+at |SQLITE|D1_ERROR|TypeError|ReferenceError|RangeError|SyntaxError|node_modules|\.ts:\d+/;
+const VARS = { COMPAT_NAMESPACE: "rimplenet", COMPAT_PUBLIC_READS: "false" };
+
+/** A route's fields: text, or a number where only a JSON number will do. */
+type Fields = Record<string, string | number>;
+
+type Shape = { name: string; headers?: Record<string, string>; body?: BodyInit; query?: string };
+
+let admin: TestUser;
+let user: TestUser;
+let wallet: string;
+let txnId: number;
+
+/** Fields a route takes when sent plainly (a new request_id, username, wallet id each time). */
+function plainFields(route: Route, plugin: boolean): Fields | undefined {
+  const key = `${plugin ? "p" : "w"} ${route.method} ${route.path}`;
+  const r = unique("r");
+  const base: Record<string, Fields> = {
+    "w POST /credits": { user_id: `${user.id}`, wallet_id: wallet, amount: "1", request_id: r },
+    "w POST /debits": { user_id: `${user.id}`, wallet_id: wallet, amount: "1", request_id: r },
+    "w POST /holds": { user_id: `${user.id}`, wallet_id: wallet, amount: "1", request_id: r },
+    "w POST /transfers": {
+      from_user_id: `${user.id}`,
+      to_user_id: `${admin.id}`,
+      wallet_id: wallet,
+      amount: "1",
+      request_id: r,
+    },
+    "w POST /users": {
+      username: r,
+      user_email: `${r}@example.test`,
+      user_password: "correct horse",
+    },
+    "w POST /users/login": { username: user.username, user_password: "correct horse" },
+    "w POST /wallets": {
+      wallet_id: r.slice(0, 20).toLowerCase(),
+      wallet_name: "X",
+      wallet_symbol: "$",
+      wallet_decimal: "2",
+    },
+    "w POST /api-keys": { name: "k", scope: "read" },
+    "w POST /webhooks": { url: `https://hooks.example.com/${r}`, events: "wallet.created" },
+    "w GET /user-wallet-balance": { user_id: `${user.id}`, wallet_id: wallet },
+    "w GET /transactions": { user_id: `${user.id}`, security_code: "1" },
+    "w GET /statements": { user_id: `${user.id}`, wallet_id: wallet },
+    "w GET /balances": { user_id: `${user.id}` },
+    "w GET /holds": { user_id: `${user.id}` },
+    "w POST /holds/{id}/capture": { amount: "1" },
+    "p POST /credits": { user_id: `${user.id}`, wallet_id: wallet, amount: "1", request_id: r },
+    "p POST /debits": { user_id: `${user.id}`, wallet_id: wallet, amount: "1", request_id: r },
+    "p POST /transfers": {
+      transfer_from_user: `${user.id}`,
+      transfer_to_user: `${admin.id}`,
+      wallet_id: wallet,
+      amount_to_transfer: "1",
+      request_id: r,
+    },
+    "p POST /users": {
+      username: r,
+      user_email: `${r}@example.test`,
+      user_password: "correct horse",
+    },
+    "p POST /users/login": { username: user.username, user_password: "correct horse" },
+    "p POST /wallets": {
+      wallet_name: "X",
+      // The plugin's `string` rule: letters only.
+      wallet_id: r.replace(/[^a-z]/gi, "").slice(0, 20),
+      wallet_symbol: "$",
+      wallet_symbol_pos: "left",
+      wallet_type: "fiat",
+      // JSON numbers: the plugin took no text for these (is_int, is_float).
+      wallet_decimal: 2,
+      max_withdrawal_amount: 100,
+      min_withdrawal_amount: 1,
+    },
+    "p GET /user-wallet-balance": { user_id: `${user.id}`, wallet_id: wallet },
+    "p GET /user-wallet-balance/multi": { user_id: `${user.id}`, wallet_id: wallet },
+    "p GET /transactions": { user_id: `${user.id}` },
+    "p GET /users": { user_id: `${user.id}` },
+    "p GET /wallet-summary": { user_id: `${user.id}`, wallet_id: wallet },
+  };
+  return base[key];
+}
+
+/** Fields a route needs past its first check, which no request of the sweep can succeed with. */
+const reachFields = (route: Route): Fields =>
+  route.path.endsWith("/reverse")
+    ? { request_id: unique("r") }
+    : route.path.endsWith("/resend")
+      ? { event_id: "1" }
+      : {};
+
+/** Plausible fields for a route, so that a shape reaches past the first missing field. */
+const fields = (route: Route, plugin: boolean) => plainFields(route, plugin) ?? reachFields(route);
+
+/**
+ * The names a shape sends odd values under: the route's fields, every other parameter it declares
+ * (a read's filters and paging), and one no route reads.
+ */
+const namesOf = (route: Route, plugin: boolean) => [
+  ...new Set([
+    ...Object.keys(fields(route, plugin)),
+    ...declaredNames(route.params?.schema).filter((name) => !route.path.includes(`{${name}}`)),
+    "zz",
+  ]),
+];
+
+/** The names an input schema declares: an object's entries, through pipes, unions and intersections. */
+function declaredNames(schema: unknown): string[] {
+  if (schema === null || typeof schema !== "object") return [];
+  const s = schema as {
+    entries?: object;
+    pipe?: unknown[];
+    options?: unknown[];
+    wrapped?: unknown;
+  };
+  if (s.entries) return Object.keys(s.entries);
+  const inner = [...(s.pipe ?? []), ...(s.options ?? []), ...(s.wrapped ? [s.wrapped] : [])];
+  return [...new Set(inner.flatMap((part) => (part === schema ? [] : declaredNames(part))))];
+}
+
+const pathFor = (route: Route, plugin: boolean, id?: string) =>
+  (plugin ? "/wp-json/rimplenet/v1" : "/wp-json/wallet/v1") +
+  route.path.replace(
+    /\{(\w+)\}/g,
+    (_, name: string) =>
+      id ??
+      (name === "wallet" || name === "wallet_id"
+        ? wallet
+        : name === "user_id"
+          ? `${user.id}`
+          : `${txnId}`),
+  );
+
+const enc = new TextEncoder();
+const LARGE = JSON.stringify({ note: "x".repeat(3 * 1024 * 1024) });
+const form = (f: Fields) =>
+  new URLSearchParams(Object.entries(f).map(([k, v]) => [k, String(v)])).toString();
+const json = (f: Record<string, unknown>) => JSON.stringify(f);
+
+function bodyShapes(f: Fields, names: string[]): Shape[] {
+  const JSON_CT = { "Content-Type": "application/json" };
+  const FORM_CT = { "Content-Type": "application/x-www-form-urlencoded" };
+  const swap = (value: unknown) => Object.fromEntries(names.map((n) => [n, value]));
+  const multipart = new FormData();
+  for (const [k, v] of Object.entries(f)) multipart.append(k, String(v));
+  const shapes: Shape[] = [
+    { name: "no body" },
+    { name: "json no content-type", body: json(f) },
+    { name: "text/plain json", headers: { "Content-Type": "text/plain" }, body: json(f) },
+    { name: "json ct form body", headers: JSON_CT, body: form(f) },
+    { name: "form ct json body", headers: FORM_CT, body: json(f) },
+    {
+      name: "json latin1",
+      headers: { "Content-Type": "application/json; charset=latin1" },
+      body: json(f),
+    },
+    {
+      name: "json latin1 bytes",
+      headers: { "Content-Type": "application/json; charset=latin1" },
+      body: new Uint8Array([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xe9, 0x22, 0x7d]),
+    },
+    { name: "multipart", body: multipart },
+    {
+      name: "multipart no boundary",
+      headers: { "Content-Type": "multipart/form-data" },
+      body: "x",
+    },
+    {
+      name: "multipart bad boundary",
+      headers: { "Content-Type": "multipart/form-data; boundary=zz" },
+      body: "--zz\r\nContent-Disposition: form-data; name=a\r\n\r\n1\r\n",
+    },
+    { name: "form nested", headers: FORM_CT, body: names.map((n) => `${n}[b]=1`).join("&") },
+    { name: "form list", headers: FORM_CT, body: names.map((n) => `${n}[]=1&${n}[]=2`).join("&") },
+    { name: "form dup", headers: FORM_CT, body: `${form(f)}&${form(f)}` },
+    {
+      name: "form proto",
+      headers: FORM_CT,
+      body: `${form(f)}&__proto__[x]=1&constructor[prototype][y]=2&toString=1`,
+    },
+    {
+      name: "json proto",
+      headers: JSON_CT,
+      body: `{"__proto__":{"amount":"5"},"constructor":{"prototype":{"x":1}},"toString":1,${json(f).slice(1)}`,
+    },
+    { name: "json dup", headers: JSON_CT, body: `${json(f).slice(0, -1)},${json(f).slice(1)}` },
+    { name: "json empty", headers: JSON_CT, body: "" },
+    ...["null", "[]", '"str"', "1", "true", "{}", "[1,2]"].map((b) => ({
+      name: `json ${b}`,
+      headers: JSON_CT,
+      body: b,
+    })),
+    { name: "json deep", headers: JSON_CT, body: `${"[".repeat(10000)}${"]".repeat(10000)}` },
+    {
+      name: "json deep obj",
+      headers: JSON_CT,
+      body: `${'{"a":'.repeat(10000)}1${"}".repeat(10000)}`,
+    },
+    { name: "json large", headers: JSON_CT, body: LARGE },
+    {
+      name: "invalid utf8",
+      headers: JSON_CT,
+      body: new Uint8Array([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d]),
+    },
+    {
+      name: "invalid utf8 form",
+      headers: FORM_CT,
+      body: new Uint8Array([...enc.encode(form(f)), 0x26, 0x61, 0x3d, 0xff]),
+    },
+    {
+      name: "bom",
+      headers: JSON_CT,
+      body: new Uint8Array([0xef, 0xbb, 0xbf, ...enc.encode(json(f))]),
+    },
+    {
+      name: "lone surrogate",
+      headers: JSON_CT,
+      body: json({ ...f, note: "PLACEHOLDER" }).replace("PLACEHOLDER", "\\ud800"),
+    },
+    { name: "nul", headers: JSON_CT, body: json(swap("a\u0000b")) },
+    { name: "nul form", headers: FORM_CT, body: names.map((n) => `${n}=a%00b`).join("&") },
+    { name: "nul raw", headers: JSON_CT, body: `{"a":"\u0000"}` },
+    {
+      name: "overlong numbers",
+      headers: JSON_CT,
+      body: `{${names.map((n) => `"${n}":1${"0".repeat(38)}`).join(",")}}`,
+    },
+    { name: "1e400", headers: JSON_CT, body: `{${names.map((n) => `"${n}":1e400`).join(",")}}` },
+    { name: "-0", headers: JSON_CT, body: `{${names.map((n) => `"${n}":-0`).join(",")}}` },
+    {
+      name: "2^53+1",
+      headers: JSON_CT,
+      body: `{${names.map((n) => `"${n}":9007199254740993`).join(",")}}`,
+    },
+    { name: "objects", headers: JSON_CT, body: json(swap({ $ne: 1 })) },
+    { name: "arrays", headers: JSON_CT, body: json(swap([1])) },
+    { name: "bools", headers: JSON_CT, body: json(swap(true)) },
+    { name: "false", headers: JSON_CT, body: json(swap(false)) },
+    { name: "floats", headers: JSON_CT, body: json(swap(1.5)) },
+    { name: "huge string", headers: JSON_CT, body: json(swap("9".repeat(5000))) },
+    { name: "space string", headers: JSON_CT, body: json(swap(" ")) },
+    { name: "unicode", headers: JSON_CT, body: json(swap("١٢٣")) },
+    { name: "fullwidth", headers: JSON_CT, body: json(swap("１２")) },
+    { name: "query arrays", query: names.map((n) => `${n}[]=1&${n}[a]=2`).join("&") },
+    { name: "query dup", query: `${form(f)}&${form(f)}` },
+    { name: "query nul", query: names.map((n) => `${n}=%00`).join("&") },
+    { name: "query invalid utf8", query: names.map((n) => `${n}=%ff`).join("&") },
+    { name: "query lone surrogate", query: names.map((n) => `${n}=%ed%a0%80`).join("&") },
+    { name: "query fields", query: form(f) },
+    { name: "query proto", query: `__proto__[x]=1&constructor=1&hasOwnProperty=1&${form(f)}` },
+    {
+      name: "ct weird",
+      headers: { "Content-Type": 'application/json; charset="utf-8' },
+      body: json(f),
+    },
+    { name: "ct empty", headers: { "Content-Type": "" }, body: json(f) },
+    {
+      name: "ct params",
+      headers: { "Content-Type": "application/json;;;boundary=" },
+      body: json(f),
+    },
+    { name: "ct upper", headers: { "Content-Type": "APPLICATION/JSON" }, body: json(f) },
+    { name: "ct +json", headers: { "Content-Type": "application/x+json" }, body: json(f) },
+    {
+      name: "ct form charset",
+      headers: { "Content-Type": "application/x-www-form-urlencoded; charset=latin1" },
+      body: form(f),
+    },
+  ];
+  return shapes;
+}
+
+/**
+ * Webhook tests and resends go to a receiver that answers at once, never to the network; with no
+ * execution context, a write nudges no delivery either.
+ */
+const app = testApp({
+  nowMs: () => Date.now(),
+  outbound: async () => new Response(null, { status: 204 }),
+});
+
+/**
+ * A request as a client sends it. A GET or HEAD may carry a body (WordPress reads one on any
+ * method, and the runtime hands one over), which no Request can be built with here: it is built as
+ * a POST whose method then reads GET, its body streamed as such a body arrives. Only for a path
+ * the app serves as sent: one it rebuilds (a plain permalink, an escaped or upper-case path) would
+ * be rebuilt as the POST it is underneath.
+ */
+function requestOf(method: string, url: string, headers: Headers, body: BodyInit | undefined) {
+  if (body === undefined || (method !== "GET" && method !== "HEAD"))
+    return new Request(url, { method, headers, body });
+  const sent = new Request(url, { method: "POST", headers, body });
+  const request = new Request(url, {
+    method: "POST",
+    headers: sent.headers,
+    body: sent.body,
+    duplex: "half",
+  } as RequestInit);
+  Object.defineProperty(request, "method", { value: method });
+  return request;
+}
+
+type Anomaly = { where: string; status: number; why: string; text: string };
+
+async function send(
+  method: string,
+  path: string,
+  shape: Shape,
+  auth: string | undefined,
+  extraHeaders: Record<string, string> = {},
+) {
+  const headers = new Headers(shape.headers);
+  if (auth !== undefined) headers.set("Authorization", auth);
+  for (const [k, v] of Object.entries(extraHeaders)) headers.append(k, v);
+  const sep = path.includes("?") ? "&" : "?";
+  const url = `http://localhost${path}${shape.query ? sep + shape.query : ""}`;
+  const res = await app.fetch(requestOf(method, url, headers, shape.body), { ...env, ...VARS });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, text };
+}
+
+function judge(
+  where: string,
+  method: string,
+  res: { status: number; headers: Headers; text: string },
+  anomalies: Anomaly[],
+) {
+  const add = (why: string) =>
+    anomalies.push({ where, status: res.status, why, text: res.text.slice(0, 300) });
+  if (res.status >= 500) add("5xx");
+  if (STACK.test(res.text)) add("stack");
+  if (method === "HEAD" || res.status === 204) return;
+  const type = res.headers.get("content-type") ?? "";
+  if (type.startsWith("text/csv")) return;
+  if (type !== "application/json; charset=UTF-8") add(`content-type ${type}`);
+  let body: Json;
+  try {
+    body = JSON.parse(res.text);
+  } catch {
+    add("not json");
+    return;
+  }
+  if (res.status >= 400) {
+    const wp = typeof body.code === "string" && body.data?.status === res.status;
+    const ours = body.status_code === res.status && typeof body.message === "string";
+    if (!wp && !ours) add("no envelope");
+  }
+}
+
+/** The administrator's bearer; a fresh session's for a sign-out, which ends the one it is sent with. */
+const authFor = async (route: Route) =>
+  route.path === "/users/logout" ? `Bearer ${(await signedToken(admin)).token}` : admin.bearer;
+
+beforeAll(async () => {
+  // Users before the sweep's own, so that an odd id that reads as 1 or 2 (`01`, `+1`) names them.
+  await makeUser();
+  await makeUser();
+  admin = await makeAdmin();
+  user = await makeUser();
+  wallet = await makeWallet(admin);
+  const res = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: "100" });
+  txnId = res.body.data.transaction_id;
+});
+
+/** The namespace's own index, which neither table lists. */
+const INDEX = { path: "", method: "GET" } as Route;
+
+const TABLES: [string, readonly Route[], boolean][] = [
+  ["wallet/v1", [...ROUTES, INDEX], false],
+  ["plugin", [...COMPAT_ROUTES, INDEX], true],
+];
+
+/** Path parameter values a client can send in place of an id or a wallet's name. */
+const IDS = [
+  "1e3",
+  "0x10",
+  "%201",
+  "+1",
+  "01",
+  "-0",
+  "-1",
+  "0",
+  "9007199254740993",
+  "9".repeat(400),
+  "1%2F2",
+  "%2F",
+  "%E0%A5%A7",
+  "١",
+  "%2e%2e",
+  "..",
+  ".",
+  "1.0",
+  "1%00",
+  "%00",
+  "a".repeat(5000),
+  "%ff",
+  "%ed%a0%80",
+  "%20",
+  "%09",
+  "1;2",
+  "1,2",
+  "W",
+  "NGN%20",
+  "%C3%A9",
+];
+
+/** Path forms of a whole route: slashes added or escaped, dot segments. */
+const PATHS = (path: string) => {
+  const [head, ...rest] = path.split("/").filter(Boolean);
+  const tail = rest.join("/");
+  return [
+    `${path}/`,
+    `${path}//`,
+    `${path}/.`,
+    `${path}/..`,
+    `${path}/%2e`,
+    `${path}%2F`,
+    `${path}%20`,
+    `${path}%00`,
+    `${path}/x/..`,
+    `/${head}//${tail}`,
+    `/${head}/%2F${tail}`,
+    `/${head}/./${tail}`,
+    path.toUpperCase(),
+    `${path};x`,
+    `${path}#x`,
+    `/index.php${path}`,
+    `/?rest_route=${path.slice("/wp-json".length)}`,
+    `/index.php?rest_route=${encodeURIComponent(path.slice("/wp-json".length))}`,
+    `/?rest_route=${path.slice("/wp-json".length)}/../x`,
+    `/?rest_route=${path.slice("/wp-json".length)}&rest_route[]=x`,
+    `${path}?rest_route=${path.slice("/wp-json".length)}`,
+    `${path}?rest_route=/wallet/v1/credits`,
+  ];
+};
+
+/** A route's fields as its clients send them: a GET's in the query, any other's as a JSON body. */
+const plainShape = (route: Route, f: Fields, name: string): Shape =>
+  route.method === "GET"
+    ? { name, query: form(f) }
+    : { name, headers: { "Content-Type": "application/json" }, body: json(f) };
+
+const sweep = async (
+  anomalies: Anomaly[],
+  where: string,
+  method: string,
+  path: string,
+  shape: Shape,
+  auth: string | undefined,
+  extra: Record<string, string> = {},
+) => {
+  const before = await tableCounts();
+  const res = await send(method, path, shape, auth, extra);
+  const switched =
+    extra["X-HTTP-Method-Override"] ?? /_method=([^&]*)/.exec(shape.query ?? "")?.[1];
+  const served =
+    method === "POST" && switched ? decodeURIComponent(switched).trim().toUpperCase() : method;
+  judge(where, served, res, anomalies);
+  if (res.status >= 400 && JSON.stringify(await tableCounts()) !== JSON.stringify(before))
+    anomalies.push({ where, status: res.status, why: "wrote", text: res.text.slice(0, 300) });
+  return res;
+};
+
+describe.each(TABLES)("%s routes", (_name, routes, plugin) => {
+  it("answer every body shape below 500 in an envelope, writing nothing when refused", async () => {
+    const anomalies: Anomaly[] = [];
+    const neverServed: string[] = [];
+    for (const route of routes) {
+      const path = pathFor(route, plugin);
+      const count = bodyShapes(fields(route, plugin), namesOf(route, plugin)).length;
+      let served = false;
+      let plain = "";
+      for (let i = 0; i < count; i++) {
+        // Fresh fields (a new request_id, username, wallet id) for every request.
+        const shape = bodyShapes(fields(route, plugin), namesOf(route, plugin))[i]!;
+        const where = `${route.method} ${path} [${shape.name}]`;
+        const res = await sweep(anomalies, where, route.method, path, shape, await authFor(route));
+        if (shape.name === "query fields") plain = res.text.slice(0, 300);
+        served ||= res.status < 300;
+      }
+      // The sweep reached past validation: a route sent its plain fields served some shape.
+      if (plainFields(route, plugin) && !served)
+        neverServed.push(`${route.method} ${path}: ${plain}`);
+    }
+    expect(anomalies).toEqual([]);
+    expect(neverServed).toEqual([]);
+  });
+});
+
+describe.each(TABLES)("%s paths", (_name, routes, plugin) => {
+  it("answer odd ids and path forms below 500 in an envelope, writing nothing when refused", async () => {
+    const anomalies: Anomaly[] = [];
+    for (const route of routes) {
+      const ids = route.path.includes("{") ? IDS : [];
+      const paths = [
+        ...ids.map((id) => pathFor(route, plugin, id)),
+        ...PATHS(pathFor(route, plugin)),
+      ];
+      for (const path of paths) {
+        const f = fields(route, plugin);
+        const shape = plainShape(route, f, "plain");
+        await sweep(
+          anomalies,
+          `${route.method} ${path}`,
+          route.method,
+          path,
+          shape,
+          await authFor(route),
+        );
+      }
+    }
+    expect(anomalies).toEqual([]);
+  });
+});
+
+describe.each(TABLES)("%s methods", (_name, routes, plugin) => {
+  it("answer every method and method switch below 500 in an envelope, writing nothing when refused", async () => {
+    const anomalies: Anomaly[] = [];
+    for (const route of routes) {
+      const path = pathFor(route, plugin);
+      for (const method of ["HEAD", "OPTIONS", "PUT", "PATCH", "DELETE", "GET", "POST"]) {
+        const f = fields(route, plugin);
+        const shape = plainShape(route, f, method);
+        await sweep(anomalies, `${method} ${path}`, method, path, shape, await authFor(route));
+      }
+      for (const over of [
+        "GET",
+        "DELETE",
+        "PUT",
+        "HEAD",
+        "OPTIONS",
+        "FOO",
+        "post",
+        " delete ",
+        "GET,DELETE",
+      ]) {
+        const f = fields(route, plugin);
+        const shape = plainShape(route, f, `override ${over}`);
+        await sweep(
+          anomalies,
+          `POST ${path} [X-HTTP-Method-Override ${over}]`,
+          "POST",
+          path,
+          shape,
+          await authFor(route),
+          { "X-HTTP-Method-Override": over },
+        );
+        const q = {
+          ...shape,
+          name: `_method ${over}`,
+          query: `${shape.query ? `${shape.query}&` : ""}_method=${encodeURIComponent(over)}`,
+        };
+        await sweep(
+          anomalies,
+          `POST ${path} [_method ${over}]`,
+          "POST",
+          path,
+          q,
+          await authFor(route),
+        );
+      }
+    }
+    expect(anomalies).toEqual([]);
+  });
+});
+
+describe.each(TABLES)("%s headers", (_name, routes, plugin) => {
+  it("answer odd Authorization, Accept and Origin headers below 500 in an envelope, writing nothing when refused", async () => {
+    const anomalies: Anomaly[] = [];
+    for (const route of routes) {
+      const path = pathFor(route, plugin);
+      const variants = (token: string): [string, string | undefined, Record<string, string>?][] => [
+        ["none", undefined],
+        ["lower scheme", `bearer ${token}`],
+        ["upper scheme", `BEARER ${token}`],
+        ["two spaces", `Bearer  ${token}`],
+        ["leading space", ` Bearer ${token}`],
+        ["trailing space", `Bearer ${token} `],
+        ["tab", `Bearer\t${token}`],
+        ["empty", ""],
+        ["scheme only", "Bearer"],
+        ["scheme space", "Bearer "],
+        ["two headers", `Bearer ${token}`, { Authorization: `Bearer ${token}` }],
+        ["two different", admin.bearer, { Authorization: user.bearer }],
+        ["huge", `Bearer ${"a".repeat(60000)}`],
+        ["huge key", `Key ${"a".repeat(60000)}`],
+        ["basic", `Basic ${btoa(`${admin.username}:correct horse`)}`],
+        ["basic junk", "Basic !!!"],
+        ["key junk", "Key !!!"],
+        ["key nocolon", `Key ${btoa("nocolon")}`],
+        ["jwt none", `Bearer ${btoa('{"alg":"none"}')}.${btoa('{"sub":"1"}')}.`],
+        ["dots", "Bearer ..."],
+        ["x-api-key", undefined, { "X-API-Key": "abc" }],
+        ["accept html", admin.bearer, { Accept: "text/html" }],
+        ["accept none", admin.bearer, { Accept: "application/xml;q=1, */*;q=0" }],
+        ["origin", admin.bearer, { Origin: "https://evil.example" }],
+        ["origin null", admin.bearer, { Origin: "null" }],
+        ["origin long", admin.bearer, { Origin: `https://${"a".repeat(10000)}.example` }],
+        ["bookmark junk", admin.bearer, { "X-D1-Bookmark": "junk" }],
+        ["cf-ray junk", admin.bearer, { "cf-ray": "x".repeat(1000) }],
+      ];
+      const count = variants(admin.token).length;
+      for (let i = 0; i < count; i++) {
+        // A sign-out ends the session it is sent with: each gets a session of its own.
+        const fresh =
+          route.path === "/users/logout" ? (await signedToken(admin)).token : admin.token;
+        const [name, auth, extra] = variants(fresh)[i]!;
+        const a = auth === admin.bearer ? `Bearer ${fresh}` : auth;
+        const f = fields(route, plugin);
+        const shape = plainShape(route, f, name);
+        await sweep(
+          anomalies,
+          `${route.method} ${path} [${name}]`,
+          route.method,
+          path,
+          shape,
+          a,
+          extra,
+        );
+      }
+    }
+    expect(anomalies).toEqual([]);
+  });
+});
