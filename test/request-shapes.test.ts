@@ -9,6 +9,7 @@ import { COMPAT_ROUTES } from "../src/compat";
 import type { Route } from "../src/http/route";
 import { ROUTES } from "../src/routes";
 import {
+  call,
   credit,
   type Json,
   makeAdmin,
@@ -34,6 +35,8 @@ let admin: TestUser;
 let user: TestUser;
 let wallet: string;
 let txnId: number;
+/** A hold per path: a capture's to capture, and one for the other hold routes. */
+let holdIds: { capture: number; other: number };
 
 /** Fields a route takes when sent plainly (a new request_id, username, wallet id each time). */
 function plainFields(route: Route, plugin: boolean): Fields | undefined {
@@ -143,18 +146,17 @@ function declaredNames(schema: unknown): string[] {
   return [...new Set(inner.flatMap((part) => (part === schema ? [] : declaredNames(part))))];
 }
 
+/** The id a path names: a hold route's own hold, else the sweep's wallet, user or entry. */
+const idFor = (route: Route, plugin: boolean, name: string) => {
+  if (!plugin && route.path.startsWith("/holds/"))
+    return `${route.path.endsWith("/capture") ? holdIds.capture : holdIds.other}`;
+  if (name === "wallet" || name === "wallet_id") return wallet;
+  return name === "user_id" ? `${user.id}` : `${txnId}`;
+};
+
 const pathFor = (route: Route, plugin: boolean, id?: string) =>
   (plugin ? "/wp-json/rimplenet/v1" : "/wp-json/wallet/v1") +
-  route.path.replace(
-    /\{(\w+)\}/g,
-    (_, name: string) =>
-      id ??
-      (name === "wallet" || name === "wallet_id"
-        ? wallet
-        : name === "user_id"
-          ? `${user.id}`
-          : `${txnId}`),
-  );
+  route.path.replace(/\{(\w+)\}/g, (_, name: string) => id ?? idFor(route, plugin, name));
 
 const enc = new TextEncoder();
 const LARGE = JSON.stringify({ note: "x".repeat(3 * 1024 * 1024) });
@@ -385,6 +387,15 @@ beforeAll(async () => {
   wallet = await makeWallet(admin);
   const res = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: "100" });
   txnId = res.body.data.transaction_id;
+  const hold = async () => {
+    const placed = await call("POST", "/holds", {
+      auth: admin.bearer,
+      body: { user_id: user.id, wallet_id: wallet, amount: "5", request_id: unique("h") },
+    });
+    expect(placed.status, placed.text).toBe(200);
+    return placed.body.data.hold_id as number;
+  };
+  holdIds = { capture: await hold(), other: await hold() };
 });
 
 /** The namespace's own index, which neither table lists. */
