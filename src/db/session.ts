@@ -53,19 +53,22 @@ const newerBookmark = (a: string | null, b: string | null) =>
  */
 export class SessionDatabase implements D1Database {
   #learnt: string | null = null;
+  #session: D1DatabaseSession;
 
   constructor(
-    readonly session: D1DatabaseSession,
+    session: D1DatabaseSession,
     readonly database: D1Database,
     readonly start: SessionStart,
-  ) {}
+  ) {
+    this.#session = session;
+  }
 
   prepare(query: string) {
-    return this.session.prepare(query);
+    return this.#session.prepare(query);
   }
 
   batch<T = unknown>(statements: D1PreparedStatement[]) {
-    return this.session.batch<T>(statements);
+    return this.#session.batch<T>(statements);
   }
 
   // exec and dump have no session form; the service uses neither.
@@ -83,11 +86,19 @@ export class SessionDatabase implements D1Database {
 
   /** The newest bookmark this request has reached, or null before any query. */
   bookmark() {
-    return newerBookmark(this.session.getBookmark(), this.#learnt);
+    return newerBookmark(this.#session.getBookmark(), this.#learnt);
   }
 
-  /** A bookmark the request's data reached outside its session (a batch another request wrote). */
+  /**
+   * A bookmark the request's data reached outside its session (a batch another request wrote). The
+   * request's later queries run on a session started there: D1 may send any query of a session but
+   * its first to a replica only as new as the session's own bookmark, which lacks that batch (a
+   * console page reading back the credit it just made).
+   */
   learn(bookmark: string | null) {
-    this.#learnt = newerBookmark(this.#learnt, bookmark);
+    const own = this.bookmark();
+    if (bookmark === null || (own !== null && own >= bookmark)) return;
+    this.#session = this.database.withSession(bookmark);
+    this.#learnt = bookmark;
   }
 }
