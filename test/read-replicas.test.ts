@@ -198,6 +198,42 @@ describe("read replicas: x-d1-bookmark", () => {
     expect(read.body.message).toBe("Permission denied");
   });
 
+  it("an empty bookmark header is none: the read starts anywhere and answers 200", async () => {
+    const { admin, user, wallet } = await account();
+    await credit(admin, { user_id: user.id, wallet_id: wallet, amount: "2" });
+    const recorder = sessionRecorder();
+    const read = await call("GET", "/user-wallet-balance", {
+      auth: admin.bearer,
+      query: { user_id: user.id, wallet_id: wallet },
+      headers: { "x-d1-bookmark": "" },
+      d1: recorder.d1,
+    });
+    expect(read.status).toBe(200);
+    expect(read.body.data[wallet]).toBe(2);
+    expect(recorder.starts).toEqual(["first-unconstrained"]);
+    expect(bookmarkOf(read)).toMatch(BOOKMARK);
+  });
+
+  it("a bookmark in D1's form this service never handed out (another deployment's) is handed to D1: no 5xx", async () => {
+    const { admin, user, wallet } = await account();
+    await credit(admin, { user_id: user.id, wallet_id: wallet, amount: "2" });
+    for (const made of [
+      `ffffffff-ffffffff-ffffffff-${"f".repeat(32)}`,
+      `00000000-00000000-00000000-${"0".repeat(32)}`,
+    ]) {
+      const recorder = sessionRecorder();
+      const read = await call("GET", "/user-wallet-balance", {
+        auth: admin.bearer,
+        query: { user_id: user.id, wallet_id: wallet },
+        headers: { "x-d1-bookmark": made },
+        d1: recorder.d1,
+      });
+      expect(read.status).toBe(200);
+      expect(read.body.data[wallet]).toBe(2);
+      expect(recorder.starts).toEqual([made]);
+    }
+  });
+
   it("reads start anywhere, or from the client's bookmark; writes start at the primary whatever is sent", async () => {
     const { admin, user, wallet } = await account();
     const recorder = sessionRecorder();
