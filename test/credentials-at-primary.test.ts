@@ -10,6 +10,7 @@ import {
   INVALID_CREDENTIALS,
   makeAdmin,
   makeKey,
+  makeUser,
   makeWallet,
   type TestUser,
   tableCounts,
@@ -83,6 +84,65 @@ describe("credentials on a read from a lagging replica", () => {
     const res = await call("GET", "/balances", { auth: header, d1: laggingReplica });
     expect(res.status).toBe(401);
     expect(res.body).toStrictEqual(INVALID_CREDENTIALS);
+  });
+});
+
+/**
+ * A replica from before a user was made: a session started anywhere (`first-unconstrained`) reads
+ * no row of users, their sessions, keys, balances or entries, in a statement or a batch; a session
+ * started at a bookmark (which D1 serves at least that new) or at the primary reads every row.
+ */
+const beforeTheUser = (() => {
+  const USER_ROWS = /(from|join) "(users|sessions|api_keys|balances|transactions)"/;
+  const sqlOf = (s: D1PreparedStatement) => (s as unknown as { statement: string }).statement;
+  return new Proxy(env.DB, {
+    get(target, prop) {
+      if (prop === "withSession")
+        return (start?: string) => {
+          const session = target.withSession(start);
+          if (start !== "first-unconstrained") return session;
+          return new Proxy(session, {
+            get(s, p) {
+              if (p === "prepare")
+                return (query: string) =>
+                  USER_ROWS.test(query) ? empty(s.prepare(query)) : s.prepare(query);
+              if (p === "batch")
+                return async (statements: D1PreparedStatement[]) =>
+                  (await s.batch(statements)).map((r, i) =>
+                    USER_ROWS.test(sqlOf(statements[i]!)) ? { ...r, results: [] } : r,
+                  );
+              const value = Reflect.get(s, p, s);
+              return typeof value === "function" ? value.bind(s) : value;
+            },
+          });
+        };
+      const value = Reflect.get(target, prop, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+})();
+
+describe("a credential the replica has not seen yet, found at the primary", () => {
+  it("reads its user's data at least as new as the primary was: the first read and those after it", async () => {
+    const admin = await makeAdmin();
+    const wallet = await makeWallet(admin);
+    const user = await makeUser();
+    const credited = await call("POST", "/credits", {
+      auth: admin.bearer,
+      body: { user_id: user.id, wallet_id: wallet, amount: "15", request_id: unique("c") },
+    });
+    expect(credited.status).toBe(200);
+    const { header } = await makeKey(user, "read");
+    for (const auth of [user.bearer, header])
+      for (const _ of ["first", "cached"]) {
+        const res = await call("GET", "/user-wallet-balance", {
+          auth,
+          query: { user_id: user.id, wallet_id: wallet },
+          d1: beforeTheUser,
+        });
+        expect(res.status, res.text).toBe(200);
+        expect(res.body.data[wallet]).toBe(15);
+      }
   });
 });
 

@@ -95,13 +95,21 @@ export function learnBookmark(db: Db, bookmark: string | null) {
  * A handle that reads at the primary, for a write whose outcome is unknown (a lost batch: D1 may
  * have committed it, and the request's session never learnt the bookmark, so a replica might not
  * have it yet): a new session of the same binding, started at the primary. `done` hands the
- * bookmark it reached to the request's session, so the answer's bookmark covers what was read.
+ * bookmark it reached to the request's session, so the answer's bookmark covers what was read,
+ * and answers it.
  */
-export function atPrimary(db: Db): { db: Db; done: () => void } {
-  if (sessionOf(db) === null) return { db, done: () => {} }; // a plain binding reads the primary
+export function atPrimary(db: Db): { db: Db; done: () => string | null } {
+  if (sessionOf(db) === null) return { db, done: () => null }; // a plain binding reads the primary
   const binding = bindingOf(db);
   const session = new SessionDatabase(openSession(binding, "primary", null), binding, "primary");
-  return { db: createDb(session), done: () => learnBookmark(db, session.bookmark()) };
+  return {
+    db: createDb(session),
+    done: () => {
+      const reached = session.bookmark();
+      learnBookmark(db, reached);
+      return reached;
+    },
+  };
 }
 
 /** Whether a handle's reads may come from a replica (a read-only route's session). */
@@ -109,10 +117,18 @@ export const readsReplica = (db: Db) => sessionOf(db)?.start === "replica";
 
 /**
  * What `read` finds through the handle, else, if it reads a replica, at the primary: a row written
- * a moment ago (an API key, a session) may not have reached the replica yet.
+ * a moment ago (an API key, a session) may not have reached the replica yet. Found only there, the
+ * replica is behind that row, so the request reads on at least as new as the primary was: a user
+ * who has just signed in, or a key just made, finds the rows written before it (the user itself).
+ * `learnt` is that bookmark (else null), for a cache of the row to hand on to the requests it serves.
  */
-export const orAtPrimary = async <T>(db: Db, read: (db: Db) => Promise<T | undefined>) =>
-  (await read(db)) ?? (readsReplica(db) ? read(createDb(bindingOf(db))) : undefined);
+export async function orAtPrimary<T>(db: Db, read: (db: Db) => Promise<T | undefined>) {
+  const row = await read(db);
+  if (row !== undefined || !readsReplica(db)) return { row, learnt: null };
+  const primary = atPrimary(db);
+  const found = await read(primary.db);
+  return { row: found, learnt: found === undefined ? null : primary.done() };
+}
 
 /** Like queries in one round trip (D1's batch), their results in order; none for an empty list. */
 export async function batchAll<Q extends BatchItem<"sqlite">>(db: Db, queries: Q[]) {

@@ -27,8 +27,12 @@ type KeyOwner = Pick<
   NonNullable<Awaited<ReturnType<typeof findKeyOwner>>>,
   "userId" | "username" | "role" | "scope"
 >;
-/** When a credential's state was read from D1, and whether at the primary or maybe a replica. */
-type Checked = { checkedAtMs: number; atPrimary: boolean };
+/**
+ * When a credential's state was read from D1, and whether at the primary or maybe a replica; and
+ * the bookmark a read at the primary reached when the replica did not have it yet (db/client.ts
+ * orAtPrimary), which each request it serves reads at least as new as (else null).
+ */
+type Checked = { checkedAtMs: number; atPrimary: boolean; learnt: string | null };
 type CachedKey = { keyId: number; owner: KeyOwner } & Checked;
 type CachedSession = Pick<
   NonNullable<Awaited<ReturnType<typeof findSession>>>,

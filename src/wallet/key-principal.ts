@@ -1,7 +1,7 @@
 import { decodeKeyCredential, hashApiKey } from "../auth/api-keys";
 import type { Principal } from "../auth/principal";
 import { findKeyOwner, touchApiKey } from "../db/api-keys";
-import { bindingOf, type Db, orAtPrimary, readsReplica } from "../db/client";
+import { bindingOf, type Db, learnBookmark, orAtPrimary, readsReplica } from "../db/client";
 import {
   forgetCount,
   fresh,
@@ -34,13 +34,14 @@ export async function keyPrincipal(
   let cached = cache.get(keyHash);
   if (!fresh(cached, KEY_TTL_MS, nowMs, atPrimary)) {
     const forgets = forgetCount(d1);
-    const owner = await orAtPrimary(db, (at) => findKeyOwner(at, keyHash));
+    const { row: owner, learnt } = await orAtPrimary(db, (at) => findKeyOwner(at, keyHash));
     cache.delete(keyHash);
     if (!owner) return null;
     cached = {
       keyId: owner.keyId,
       checkedAtMs: nowMs,
       atPrimary,
+      learnt,
       owner: {
         userId: owner.userId,
         username: owner.username,
@@ -55,5 +56,6 @@ export async function keyPrincipal(
   // A key works only with its own username, A-Z folded as the service folds usernames (never
   // Unicode's case folding: the Kelvin sign is not a K); say nothing about which part was wrong.
   if (asciiLower(cached.owner.username) !== asciiLower(credential.username)) return null;
+  learnBookmark(db, cached.learnt);
   return { ...cached.owner };
 }

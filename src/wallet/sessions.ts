@@ -6,7 +6,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import { randomBase64Url } from "../auth/base64";
 import type { Principal } from "../auth/principal";
 import { issueToken, verifyToken } from "../auth/tokens";
-import { bindingOf, type Db, orAtPrimary, readsReplica } from "../db/client";
+import { bindingOf, type Db, learnBookmark, orAtPrimary, readsReplica } from "../db/client";
 import {
   forgetCount,
   forgetSessions,
@@ -94,7 +94,7 @@ export async function sessionPrincipal(
   let cached = cache.get(principal.sessionId);
   if (!fresh(cached, SESSION_TTL_MS, nowMs, atPrimary)) {
     const forgets = forgetCount(d1);
-    const row = await orAtPrimary(db, (at) => findSession(at, principal.sessionId));
+    const { row, learnt } = await orAtPrimary(db, (at) => findSession(at, principal.sessionId));
     cache.delete(principal.sessionId);
     if (!row) return null;
     cached = {
@@ -104,12 +104,14 @@ export async function sessionPrincipal(
       revoked: row.revokedAtMs !== null,
       checkedAtMs: nowMs,
       atPrimary,
+      learnt,
     };
     rememberCredential(d1, forgets, cache, principal.sessionId, cached);
   }
   // The token is signed, so these hold for every token this service issued; checked all the same.
   if (cached.revoked || cached.userId !== principal.userId || cached.audience !== audience)
     return null;
+  learnBookmark(db, cached.learnt);
   // The role is the user's as the database has it now, as a key's is: a token names only who.
   return { ...principal, role: cached.role };
 }
