@@ -1,9 +1,11 @@
 // A credential made a moment ago (an API key, a sign-in's session) may not have reached the replica
 // a read-only route reads: it is looked up again at the primary (db/client.ts orAtPrimary), so the
 // client is not refused as "Invalid credentials" for replica lag. What a lagging replica still says of
-// a credential revoked or demoted since may let a read through for its lag, never a write.
+// a credential revoked or demoted since through another isolate may let a read through for its lag,
+// never a write; the isolate that ended a credential refuses it at once.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { hashApiKey } from "../src/auth/api-keys";
 import {
   call,
   FORBIDDEN,
@@ -12,6 +14,8 @@ import {
   makeKey,
   makeUser,
   makeWallet,
+  type Reply,
+  signedToken,
   type TestUser,
   tableCounts,
   unique,
@@ -207,4 +211,128 @@ describe("credentials a lagging replica still vouches for", () => {
         expect(write.body).toStrictEqual(refused);
         expect(await tableCounts()).toStrictEqual(before);
       });
+});
+
+/**
+ * env.DB whose read-only sessions answer each statement on api_keys and sessions as they first
+ * answered it: a replica that stopped catching up on credentials, and on the users and keys a
+ * deletion took with them, once it vouched for them. Each call is a new binding: its own isolate.
+ */
+function frozenOnCredentials() {
+  const seen = new Map<string, Promise<unknown>>();
+  const frozen = (
+    stmt: D1PreparedStatement,
+    query: string,
+    values: unknown[],
+  ): D1PreparedStatement =>
+    new Proxy(stmt, {
+      get(target, prop) {
+        if (prop === "bind")
+          return (...bound: unknown[]) => frozen(target.bind(...bound), query, bound);
+        if (prop === "raw" || prop === "all" || prop === "first") {
+          const answer = (target[prop] as () => Promise<unknown>).bind(target);
+          return () => {
+            const key = JSON.stringify([prop, query, values]);
+            if (!seen.has(key)) seen.set(key, answer());
+            return seen.get(key);
+          };
+        }
+        const value = Reflect.get(target, prop, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+  return replica((s, query) =>
+    CREDENTIALS.test(query) ? frozen(s.prepare(query), query, []) : s.prepare(query),
+  );
+}
+
+describe("a credential ended through this isolate, which a lagging replica still vouches for", () => {
+  const OUTBOX = { MAIL_TRANSPORT: "outbox" };
+  const resetCode = async (email: string) => {
+    const mail = await env.DB.prepare(
+      "SELECT body_text FROM mail_outbox WHERE to_address = ? AND subject = 'Reset your password' ORDER BY id DESC",
+    )
+      .bind(email)
+      .first<string>("body_text");
+    return /^[A-Za-z0-9_-]{43}$/m.exec(mail ?? "")![0];
+  };
+  // Each way a key or a session ends, sent through the isolate `d1` is; `ended`: what it ends.
+  const endings: {
+    what: string;
+    end: (d1: D1Database, victim: TestUser, operator: TestUser, keyId: number) => Promise<Reply>;
+    ended: (victim: TestUser, key: string) => string[];
+    deletes?: true;
+  }[] = [
+    {
+      what: "an API key revoked (DELETE /api-keys/{id})",
+      end: (d1, _victim, operator, keyId) =>
+        call("DELETE", `/api-keys/${keyId}`, { auth: operator.bearer, d1 }),
+      ended: (_victim, key) => [key],
+    },
+    {
+      what: "a session signed out (POST /users/logout)",
+      end: (d1, victim) => call("POST", "/users/logout", { auth: victim.bearer, d1 }),
+      ended: (victim) => [victim.bearer],
+    },
+    {
+      what: "every session revoked by an operator",
+      end: (d1, victim, operator) =>
+        call("POST", `/users/${victim.id}/sessions/revoke`, { auth: operator.bearer, d1 }),
+      ended: (victim) => [victim.bearer],
+    },
+    {
+      what: "every session ended by a password reset",
+      end: async (d1, victim) => {
+        const asked = await call("POST", "/users/password-reset", {
+          body: { user_email: victim.email },
+          vars: OUTBOX,
+          d1,
+        });
+        expect(asked.status, asked.text).toBe(200);
+        return call("POST", "/users/password-reset/confirm", {
+          body: { token: await resetCode(victim.email), user_password: "a-new-password" },
+          d1,
+        });
+      },
+      ended: (victim) => [victim.bearer],
+    },
+    {
+      what: "a user deleted, its keys and sessions with it",
+      end: (d1, victim, operator) =>
+        call("DELETE", `/wp-json/rimplenet/v1/users/${victim.id}`, {
+          auth: operator.bearer,
+          vars: { COMPAT_NAMESPACE: "rimplenet" },
+          d1,
+        }),
+      ended: (victim, key) => [victim.bearer, key],
+      deletes: true,
+    },
+  ];
+  for (const { what, end, ended, deletes } of endings)
+    it(`${what}: refused at once by that isolate, whatever the replica says`, async () => {
+      const d1 = frozenOnCredentials();
+      const operator = await makeAdmin();
+      const victim = await makeAdmin();
+      const { key, header } = await makeKey(victim, "read");
+      const keyId = (await env.DB.prepare("SELECT id FROM api_keys WHERE key_hash = ?")
+        .bind(hashApiKey(key))
+        .first<number>("id"))!;
+      const read = (auth: string) => call("GET", "/wallets", { auth, d1 });
+      const credentials = ended(victim, header);
+      for (const auth of credentials) expect((await read(auth)).status, "live").toBe(200);
+
+      const ending = await end(d1, victim, operator, keyId);
+      expect(ending.status, ending.text).toBe(200);
+      for (const auth of credentials) {
+        const res = await read(auth);
+        expect(res.status, "the replica still vouches for it").toBe(401);
+        expect(res.body).toStrictEqual(INVALID_CREDENTIALS);
+      }
+      // What was not ended is still accepted through that replica: the operator, and a new session.
+      expect((await read(operator.bearer)).status).toBe(200);
+      if (!deletes) {
+        const { token } = await signedToken(victim);
+        expect((await read(`Bearer ${token}`)).status).toBe(200);
+      }
+    });
 });

@@ -11,14 +11,15 @@ import type { findSession } from "./sessions";
 // fails on the foreign keys, so no entry can name it; a deleted user's id is never given to another
 // user (drizzle/0023), whom such an isolate would call by the deleted one's username
 // (docs/compat.md). Verified API keys are kept for KEY_TTL_MS, so a revocation made through another
-// isolate takes effect within that bound (at once in the isolate that revoked), measured on the
-// request's clock (createApp's nowMs) as a session's is. Keyed by the D1
+// isolate takes effect within that bound (at once in the isolate that revoked, even on a read from
+// a replica that has not seen it: endedHere), measured on the request's clock (createApp's nowMs)
+// as a session's is. Keyed by the D1
 // binding (db/client.ts's bindingOf, or c.env.DB), never a request's session or meter of it, never
 // a module-level database.
 export const KEY_TTL_MS = 30_000;
 // A sign-in session's state (live or revoked) is kept for SESSION_TTL_MS, so a hot client pays no D1
 // read per request while a revocation made through another isolate takes effect within 5 s (at
-// once in the isolate that revoked). Measured on the request's clock (createApp's nowMs).
+// once in the isolate that revoked, as for keys). Measured on the request's clock (createApp's nowMs).
 export const SESSION_TTL_MS = 5_000;
 const MAX_ENTRIES = 10_000;
 
@@ -46,6 +47,16 @@ export const isolateCache = perObject((_d1: D1Database) => ({
   sessions: new BoundedMap<string, CachedSession>(MAX_ENTRIES),
   /** How many times this isolate has forgotten keys or sessions (rememberCredential). */
   forgets: 0,
+  /**
+   * The credentials this isolate ended (key ids, session ids, deleted users' ids), refused whatever
+   * a replica that has not seen the ending yet says (endedHere). An ending is final, so an entry
+   * never turns wrong; the newest MAX_ENTRIES are kept, far more than a replica's lag lets through.
+   */
+  ended: {
+    keys: new BoundedMap<number, true>(MAX_ENTRIES),
+    sessions: new BoundedMap<string, true>(MAX_ENTRIES),
+    users: new BoundedMap<number, true>(MAX_ENTRIES),
+  },
 }));
 
 /**
@@ -72,21 +83,44 @@ export function forgetWallet(d1: D1Database, id: string) {
   isolateCache(d1).wallets.delete(id);
 }
 
-/** This isolate forgets a deleted user: its username, its keys and its sessions. */
-export function forgetUser(d1: D1Database, userId: number) {
+/**
+ * This isolate forgets a deleted user: its username, its keys and its sessions; `deletedHere` (it
+ * deleted the user) refuses them whatever a replica says (a user's id is never reused: drizzle/0023).
+ */
+export function forgetUser(d1: D1Database, userId: number, deletedHere = false) {
   const cache = isolateCache(d1);
   cache.forgets++;
+  if (deletedHere) cache.ended.users.set(userId, true);
   const { usernames, keys } = cache;
   usernames.delete(userId);
   for (const [hash, cached] of keys) if (cached.owner.userId === userId) keys.delete(hash);
-  forgetSessions(d1, userId);
+  forgetSessions(d1, userId, []);
 }
 
+/** This isolate stops accepting a key it revoked, at once, whatever a replica says. */
 export function forgetKey(d1: D1Database, keyId: number) {
   const cache = isolateCache(d1);
   cache.forgets++;
+  cache.ended.keys.set(keyId, true);
   const { keys } = cache;
   for (const [hash, cached] of keys) if (cached.keyId === keyId) keys.delete(hash);
+}
+
+/**
+ * Whether this isolate ended a credential D1 just called live (a replica may not have seen the
+ * ending yet): the key, the session, or its user. Asked after each read from D1, never of a cached
+ * answer: what the isolate ended is no longer cached as live.
+ */
+export function endedHere(
+  d1: D1Database,
+  userId: number,
+  credential: { keyId: number } | { sessionId: string },
+) {
+  const { ended } = isolateCache(d1);
+  if (ended.users.has(userId)) return true;
+  return "keyId" in credential
+    ? ended.keys.has(credential.keyId)
+    : ended.sessions.has(credential.sessionId);
 }
 
 /**
@@ -108,11 +142,16 @@ export const fresh = <T extends Checked>(
   nowMs - cached.checkedAtMs <= ttlMs &&
   (cached.atPrimary || !atPrimary);
 
-/** This isolate stops trusting the sessions it holds of `userId` (or only `sessionId`). */
-export function forgetSessions(d1: D1Database, userId: number, sessionId?: string) {
+/**
+ * This isolate refuses the sessions of `userId` it ended, at once, whatever a replica says: `ended`
+ * is one (a sign-out: only it is forgotten) or the ids of all it revoked (every session the isolate
+ * holds of the user is forgotten).
+ */
+export function forgetSessions(d1: D1Database, userId: number, ended: string | readonly string[]) {
   const cache = isolateCache(d1);
   cache.forgets++;
   const { sessions } = cache;
-  if (sessionId !== undefined) sessions.delete(sessionId);
+  for (const id of typeof ended === "string" ? [ended] : ended) cache.ended.sessions.set(id, true);
+  if (typeof ended === "string") sessions.delete(ended);
   else for (const [id, cached] of sessions) if (cached.userId === userId) sessions.delete(id);
 }

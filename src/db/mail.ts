@@ -103,7 +103,7 @@ export async function useVerifyToken(db: Db, tokenHash: string, nowMs: number) {
 
 /**
  * Sets the password, revokes every session of the user, retires its other reset tokens and uses
- * this one, or does nothing: the user's id and how many sessions were live.
+ * this one, or does nothing: the user's id, how many sessions were live, the ids of all it revoked.
  */
 export async function useResetToken(
   db: Db,
@@ -129,7 +129,13 @@ export async function useResetToken(
     consume(db, tokenHash, live, nowMs),
   ]);
   const user = used[0];
-  return user && { ...user, liveSessions: liveOf(revoked, nowMs) };
+  return (
+    user && {
+      ...user,
+      liveSessions: liveOf(revoked, nowMs),
+      revokedSessions: revoked.map((row) => row.id),
+    }
+  );
 }
 
 // The outbox keeps the newest OUTBOX_KEEP mails; older ones go as new ones arrive.

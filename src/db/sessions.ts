@@ -79,9 +79,10 @@ export async function revokeSession(db: Db, id: string, nowMs: number) {
 }
 
 /**
- * Revokes every session not yet revoked of a user, or of the users a query selects, of every kind;
- * run it through `liveOf` for how many had not expired (the token's own `exp`, checked on the
- * runtime's clock, has the last word on expiry, so a row not yet pruned is revoked too).
+ * Revokes every session not yet revoked of a user, or of the users a query selects, of every kind:
+ * their ids (for isolate-cache.ts forgetSessions); run them through `liveOf` for how many had not
+ * expired (the token's own `exp`, checked on the runtime's clock, has the last word on expiry, so a
+ * row not yet pruned is revoked too).
  */
 export const revokeSessionsOf = (db: Db, user: number | SQLWrapper, nowMs: number) =>
   db
@@ -93,7 +94,7 @@ export const revokeSessionsOf = (db: Db, user: number | SQLWrapper, nowMs: numbe
         isNull(sessions.revokedAtMs),
       ),
     )
-    .returning({ expiresAtMs: sessions.expiresAtMs });
+    .returning({ id: sessions.id, expiresAtMs: sessions.expiresAtMs });
 
 /** How many of the sessions `revokeSessionsOf` revoked had not expired. */
 export const liveOf = (revoked: { expiresAtMs: number }[], nowMs: number) =>

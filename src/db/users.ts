@@ -154,7 +154,7 @@ export async function deleteUserIfUnused(db: Db, id: number) {
       .returning({ id: users.id }),
     db.select({ used }).from(users).where(eq(users.id, id)),
   ]);
-  forgetUser(bindingOf(db), id);
+  forgetUser(bindingOf(db), id, deleted.length > 0);
   if (deleted.length > 0) return "deleted";
   if (still.length === 0) return "not-found";
   return still[0]!.used ? "has-entries" : "last-administrator";

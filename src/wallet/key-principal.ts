@@ -3,6 +3,7 @@ import type { Principal } from "../auth/principal";
 import { findKeyOwner, touchApiKey } from "../db/api-keys";
 import { bindingOf, type Db, learnBookmark, orAtPrimary, readsReplica } from "../db/client";
 import {
+  endedHere,
   forgetCount,
   fresh,
   isolateCache,
@@ -36,7 +37,7 @@ export async function keyPrincipal(
     const forgets = forgetCount(d1);
     const { row: owner, learnt } = await orAtPrimary(db, (at) => findKeyOwner(at, keyHash));
     cache.delete(keyHash);
-    if (!owner) return null;
+    if (!owner || endedHere(d1, owner.userId, owner)) return null;
     cached = {
       keyId: owner.keyId,
       checkedAtMs: nowMs,

@@ -141,7 +141,7 @@ export async function confirmPasswordReset(deps: ResetDeps, token: string, passw
   const used = await useResetToken(db, tokenHash, await hashPassword(password), nowMs);
   if (!used) throw new Refusal({ code: "mail_link_invalid" });
   // The sessions ended with the batch: this isolate stops trusting them before anything can fail.
-  forgetSessions(bindingOf(db), used.userId);
+  forgetSessions(bindingOf(db), used.userId, used.revokedSessions);
   await guess.succeeded();
   return used;
 }

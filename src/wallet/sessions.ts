@@ -8,6 +8,7 @@ import type { Principal } from "../auth/principal";
 import { issueToken, verifyToken } from "../auth/tokens";
 import { bindingOf, type Db, learnBookmark, orAtPrimary, readsReplica } from "../db/client";
 import {
+  endedHere,
   forgetCount,
   forgetSessions,
   fresh,
@@ -101,7 +102,7 @@ export async function sessionPrincipal(
       userId: row.userId,
       role: row.role,
       audience: row.audience,
-      revoked: row.revokedAtMs !== null,
+      revoked: row.revokedAtMs !== null || endedHere(d1, row.userId, principal),
       checkedAtMs: nowMs,
       atPrimary,
       learnt,
@@ -133,7 +134,11 @@ export async function endUserSessions(ctx: ServiceContext, ref: UserRef) {
   const [user] = await requireUsers(ctx.db, [ref]);
   const userId = user!.id;
   const nowMs = ctx.nowMs();
-  const revoked = liveOf(await revokeSessionsOf(ctx.db, userId, nowMs), nowMs);
-  forgetSessions(ctx.d1, userId);
-  return { userId, revoked };
+  const revoked = await revokeSessionsOf(ctx.db, userId, nowMs);
+  forgetSessions(
+    ctx.d1,
+    userId,
+    revoked.map((row) => row.id),
+  );
+  return { userId, revoked: liveOf(revoked, nowMs) };
 }
