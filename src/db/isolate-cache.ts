@@ -13,9 +13,8 @@ import type { findSession } from "./sessions";
 // (docs/compat.md). Verified API keys are kept for KEY_TTL_MS, so a revocation made through another
 // isolate takes effect within that bound (at once in the isolate that revoked, even on a read from
 // a replica that has not seen it: endedHere), measured on the request's clock (createApp's nowMs)
-// as a session's is. Keyed by the D1
-// binding (db/client.ts's bindingOf, or c.env.DB), never a request's session or meter of it, never
-// a module-level database.
+// as a session's is. Keyed by the D1 binding (db/client.ts's bindingOf, or c.env.DB), never a
+// request's session or meter of it, never a module-level database.
 export const KEY_TTL_MS = 30_000;
 // A sign-in session's state (live or revoked) is kept for SESSION_TTL_MS, so a hot client pays no D1
 // read per request while a revocation made through another isolate takes effect within 5 s (at
