@@ -4,6 +4,7 @@
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
+import { consoleRoutes } from "../src/console";
 import { consoleOf, hidden } from "./console-helpers";
 import {
   CLEAN,
@@ -24,14 +25,26 @@ const { request, signIn } = consoleOf(
   testApp({ outbound: async () => new Response(null, { status: 204 }) }),
 );
 
+let operator: TestUser;
 let cookie: string;
 let csrf: string;
-let gets: [string, string[]][];
-/** Each form's path, the fields it reads, and fields it is always sent with (a confirmation's). */
-let posts: [string, string[], Record<string, string>?][];
+/**
+ * Each page, by its route, with the query parameters it reads; each form, by its route, with the
+ * fields it reads and fields it is always sent with (a confirmation's), and whether it needs a
+ * session of its own (one it ends).
+ */
+let gets: Record<string, [string, string[]]>;
+let posts: Record<string, [string, string[], Record<string, string>?, "own session"?]>;
+
+/** A session of the operator's own, with its CSRF token. */
+async function ownSession() {
+  const own = await signIn(operator);
+  return { cookie: own, csrf: hidden((await request("/", { cookie: own })).html, "_csrf") };
+}
 
 beforeAll(async () => {
   const admin = await makeAdmin();
+  operator = admin;
   const alice = await makeUser();
   const wallet = await makeWallet(admin);
   const txn = (await credit(admin, { user_id: alice.id, wallet_id: wallet, amount: "100.00" })).body
@@ -47,56 +60,74 @@ beforeAll(async () => {
       operations: [{ type: "credit", user_id: alice.id, wallet_id: wallet, amount: "1" }],
     },
   });
-  const hook = await call("POST", "/webhooks", {
-    auth: admin.bearer,
-    body: { url: "http://127.0.0.1:9/hostile", events: "transaction.created" },
-  });
+  const webhook = () =>
+    call("POST", "/webhooks", {
+      auth: admin.bearer,
+      body: { url: "http://127.0.0.1:9/hostile", events: "transaction.created" },
+    });
+  // One to test and resend, and one to delete.
+  const [hook, doomed] = [await webhook(), await webhook()];
   const key = await call("POST", "/api-keys", {
     auth: admin.bearer,
     body: { name: "k", scope: "read" },
   });
-  cookie = await signIn(admin);
-  csrf = hidden((await request(`/users/${alice.id}`, { cookie })).html, "_csrf");
+  ({ cookie, csrf } = await ownSession());
   const user = `/users/${alice.id}`;
-  // Each page with the query parameters it reads.
   const statement = ["wallet", "from", "to"];
-  gets = [
-    ["/", []],
-    ["/users", ["q", "page"]],
-    [user, ["page", ...statement]],
-    [`${user}/statement.csv`, statement],
-    [`${user}/reverse/${txn}`, []],
-    [`${user}/transfer`, ["ask"]],
-    [`/batches/${batch.body.data.batch_id}`, []],
-    ["/wallets", []],
-    ["/api-keys", []],
-    ["/webhooks", []],
-    ["/outbox", []],
-    ["/sign-in", []],
-  ];
+  gets = {
+    "/": ["/", []],
+    "/users": ["/users", ["q", "page"]],
+    "/users/:id": [user, ["page", ...statement]],
+    "/users/:id/statement.csv": [`${user}/statement.csv`, statement],
+    "/users/:id/reverse/:txn": [`${user}/reverse/${txn}`, []],
+    "/users/:id/transfer": [`${user}/transfer`, ["ask"]],
+    "/batches/:id": [`/batches/${batch.body.data.batch_id}`, []],
+    "/wallets": ["/wallets", []],
+    "/api-keys": ["/api-keys", []],
+    "/webhooks": ["/webhooks", []],
+    "/outbox": ["/outbox", []],
+    "/sign-in": ["/sign-in", []],
+  };
   const money = ["wallet_id", "amount", "request_id", "note"];
-  posts = [
-    [`${user}/credit`, money],
-    [`${user}/debit`, money],
-    [`${user}/transfer`, [...money, "to_user_id"]],
-    // A transfer moves money only from its confirmation.
-    [`${user}/transfer`, [...money, "to_user_id"], { step: "confirm" }],
-    [`${user}/reverse/${txn}`, ["request_id", "note"]],
-    [`${user}/holds/${hold.body.data.id}/capture`, ["amount", "note"]],
-    [`${user}/holds/${hold.body.data.id}/void`, ["note"]],
-    [`${user}/sessions/revoke`, []],
-    ["/users", ["username", "user_email", "user_password"]],
-    [
+  const webhooks = `/webhooks/${hook.body.data.id}`;
+  posts = {
+    "/users/:id/credit": [`${user}/credit`, money],
+    "/users/:id/debit": [`${user}/debit`, money],
+    // A transfer moves money only from its confirmation; Cancel gives the form back.
+    "/users/:id/transfer": [`${user}/transfer`, [...money, "to_user_id", "step"]],
+    "/users/:id/transfer confirm": [
+      `${user}/transfer`,
+      [...money, "to_user_id"],
+      { step: "confirm" },
+    ],
+    "/users/:id/transfer cancel": [
+      `${user}/transfer`,
+      [...money, "to_user_id"],
+      { step: "cancel" },
+    ],
+    "/users/:id/reverse/:txn": [`${user}/reverse/${txn}`, ["request_id", "note"]],
+    "/users/:id/holds/:hold/capture": [
+      `${user}/holds/${hold.body.data.id}/capture`,
+      ["amount", "note"],
+    ],
+    "/users/:id/holds/:hold/void": [`${user}/holds/${hold.body.data.id}/void`, ["note"]],
+    "/users/:id/sessions/revoke": [`${user}/sessions/revoke`, []],
+    "/users": ["/users", ["username", "user_email", "user_password"]],
+    "/wallets": [
       "/wallets",
       ["wallet_id", "wallet_name", "wallet_symbol", "wallet_symbol_position", "wallet_decimal"],
     ],
-    ["/api-keys", ["username", "name", "scope"]],
-    [`/api-keys/${key.body.data.id}/revoke`, []],
-    ["/webhooks", ["url", "events", "description"]],
-    [`/webhooks/${hook.body.data.id}/test`, []],
-    [`/webhooks/${hook.body.data.id}/resend`, ["event_id"]],
-    [`/batches/${batch.body.data.batch_id}/reverse`, ["note"]],
-  ];
+    "/api-keys": ["/api-keys", ["username", "name", "scope"]],
+    "/api-keys/:id/revoke": [`/api-keys/${key.body.data.id}/revoke`, []],
+    "/webhooks": ["/webhooks", ["url", "events", "description"]],
+    "/webhooks/:id/test": [`${webhooks}/test`, []],
+    "/webhooks/:id/resend": [`${webhooks}/resend`, ["event_id"]],
+    "/webhooks/:id/delete": [`/webhooks/${doomed.body.data.id}/delete`, []],
+    "/batches/:id/reverse": [`/batches/${batch.body.data.batch_id}/reverse`, ["note"]],
+    "/sign-in": ["/sign-in", ["email", "password"]],
+    // Sent with a session of its own, which it may end.
+    "/sign-out": ["/sign-out", [], {}, "own session"],
+  };
 });
 
 /** Text shaped like a day, at the calendar's edges and past them (year 0000 or 9999, month 99). */
@@ -120,12 +151,28 @@ const queryFor = (names: string[]) =>
     )
     .map(([read, other, raw]) => queryText([...Object.entries(read), ...other], raw));
 
+/** The console's files, the same whatever is sent: no query or form of theirs to sweep. */
+const FILES = new Set(["/console.css", "/console.js", "/icon.svg"]);
+
 describe("the console over hostile input", () => {
+  it("sweeps every page and form the console serves, and none that is gone", () => {
+    const served = (method: string) =>
+      consoleRoutes()
+        .routes.filter((r) => r.method === method && !FILES.has(r.path))
+        .map((r) => r.path);
+    const swept = (record: object) => [
+      ...new Set(Object.keys(record).map((name) => name.split(" ")[0]!)),
+    ];
+    expect(swept(gets).sort()).toEqual([...new Set(served("GET"))].sort());
+    expect(swept(posts).sort()).toEqual([...new Set(served("POST"))].sort());
+  });
+
   it("answers every page below 500 whatever its query", async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.nat().chain((at) => {
-          const [path, names] = gets[at % gets.length]!;
+          const pages = Object.values(gets);
+          const [path, names] = pages[at % pages.length]!;
           return fc.tuple(fc.constant(path), queryFor(names));
         }),
         async ([path, q]) => {
@@ -139,19 +186,21 @@ describe("the console over hostile input", () => {
 
   it("answers every form below 500 whatever it holds, and the ledger stays sound", async () => {
     const form = fc.nat().chain((at) => {
-      const [path, names, fixed] = posts[at % posts.length]!;
+      const forms = Object.values(posts);
+      const [path, names, fixed, own] = forms[at % forms.length]!;
       const fields = fc.array(
         fc.tuple(fc.constantFrom(...names, "_csrf", "extra"), hostileString(2_000)),
         { maxLength: 5 },
       );
       // Raw text after the form: a percent-escape that is no UTF-8, a lone name, a stray '='.
       const tail = fc.constantFrom("", "&note=%ff", "&amount", "&=", "&%zz=1");
-      return fc.tuple(fc.constant(path), fc.constant(fixed ?? {}), fields, tail);
+      return fc.tuple(fc.constant(path), fc.constant(fixed ?? {}), fields, tail, fc.constant(own));
     });
     await fc.assert(
-      fc.asyncProperty(form, async ([path, fixed, fields, tail]) => {
+      fc.asyncProperty(form, async ([path, fixed, fields, tail, own]) => {
+        const session = own ? await ownSession() : { cookie, csrf };
         const body = new URLSearchParams([
-          ["_csrf", csrf],
+          ["_csrf", session.csrf],
           ...Object.entries(fixed),
           ...fields.map(([k, v]) => [k, v]),
         ]);
@@ -163,7 +212,7 @@ describe("the console over hostile input", () => {
         }
         const res = await request(path, {
           method: "POST",
-          cookie,
+          cookie: session.cookie,
           headers: { "Content-Type": "application/x-www-form-urlencoded" },
           body: `${text}${tail}`,
         });
