@@ -5,41 +5,15 @@
 // where it belongs (a token on both API dialects, a cookie on the console), the hash is replaced by
 // the service's own, and the same password signs in again against that.
 import { env } from "cloudflare:workers";
-import bcrypt from "bcryptjs";
 import { beforeAll, describe, expect, it } from "vitest";
-import { phpassCrypt } from "../src/auth/wordpress-hashes";
 import { GUARDED } from "./compat-helpers";
 import { consoleOf, form } from "./console-helpers";
 import { call, type Json, makeUser, makeWallet, type TestUser, unique } from "./helpers";
+import { wordPressHashes } from "./wordpress-hash-oracle";
 
 const PASSWORD = "wp pass ✓ 'quoted'";
-const to2y = (hash: string) => hash.replace(/^\$2[ab]\$/, "$2y$");
-
-/** WordPress 6.8's pre-hash: HMAC-SHA384 keyed "wp-sha384", base64. */
-async function wpPrehash(password: string) {
-  const key = await crypto.subtle.importKey(
-    "raw",
-    new TextEncoder().encode("wp-sha384"),
-    { name: "HMAC", hash: "SHA-384" },
-    false,
-    ["sign"],
-  );
-  const mac = new Uint8Array(
-    await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(password)),
-  );
-  return btoa(String.fromCharCode(...mac));
-}
-
-/** The hash of PASSWORD in each format (bcrypt at cost 4, to keep the file fast). */
-const HASHES: Record<string, () => Promise<string>> = {
-  phpass: async () => phpassCrypt(PASSWORD, "$P$BabcdefgH")!,
-  "wp-bcrypt": async () => `$wp${to2y(bcrypt.hashSync(await wpPrehash(PASSWORD), 4))}`,
-  bcrypt: async () => to2y(bcrypt.hashSync(PASSWORD, 4)),
-  md5: async () => {
-    const { createHash } = await import("node:crypto");
-    return createHash("md5").update(PASSWORD, "utf8").digest("hex");
-  },
-};
+/** The formats WordPress sites hold a password in (wordpress-hash-oracle.ts makes each). */
+const KINDS = ["phpass", "wp-bcrypt", "bcrypt", "md5"] as const;
 
 const con = consoleOf();
 let wallet: string;
@@ -132,27 +106,21 @@ beforeAll(async () => {
 });
 
 describe.each(SURFACES)("$name", (surface) => {
-  it.each(Object.keys(HASHES))(
-    "signs in an imported administrator holding a %s hash",
-    async (kind) => {
-      const hash = await HASHES[kind]!();
-      const user = await makeUser("administrator", unique("wp"), hash);
-      const wrong = await surface.signIn(user.email, `${PASSWORD}x`);
-      expect([wrong.status, wrong.refusal]).toEqual([
-        surface.refused.status,
-        surface.refused.words,
-      ]);
-      expect(await hashOf(user), "a refused password leaves the hash").toBe(hash);
-      // By username, as a WordPress user signed in.
-      const first = await surface.signIn(user.username, PASSWORD);
-      expect(first.status, JSON.stringify(first.refusal as Json)).toBe(200);
-      await surface.works(first.credential!, user);
-      const upgraded = await hashOf(user);
-      expect(upgraded).toMatch(/^pbkdf2_sha256\$/);
-      const again = await surface.signIn(user.email, PASSWORD);
-      expect(again.status, JSON.stringify(again.refusal as Json)).toBe(200);
-      await surface.works(again.credential!, user);
-      expect(await hashOf(user)).toBe(upgraded);
-    },
-  );
+  it.each(KINDS)("signs in an imported administrator holding a %s hash", async (kind) => {
+    const hash = (await wordPressHashes(PASSWORD))[kind];
+    const user = await makeUser("administrator", unique("wp"), hash);
+    const wrong = await surface.signIn(user.email, `${PASSWORD}x`);
+    expect([wrong.status, wrong.refusal]).toEqual([surface.refused.status, surface.refused.words]);
+    expect(await hashOf(user), "a refused password leaves the hash").toBe(hash);
+    // By username, as a WordPress user signed in.
+    const first = await surface.signIn(user.username, PASSWORD);
+    expect(first.status, JSON.stringify(first.refusal as Json)).toBe(200);
+    await surface.works(first.credential!, user);
+    const upgraded = await hashOf(user);
+    expect(upgraded).toMatch(/^pbkdf2_sha256\$/);
+    const again = await surface.signIn(user.email, PASSWORD);
+    expect(again.status, JSON.stringify(again.refusal as Json)).toBe(200);
+    await surface.works(again.credential!, user);
+    expect(await hashOf(user)).toBe(upgraded);
+  });
 });

@@ -1,45 +1,14 @@
 import { env } from "cloudflare:workers";
-import bcrypt from "bcryptjs";
 import { describe, expect, it } from "vitest";
 import { checkLoginPassword, hashPassword } from "../src/auth/password";
 import { phpassCrypt, verifyWordPressHash, wordPressHashKind } from "../src/auth/wordpress-hashes";
 import { createDb } from "../src/db/client";
 import { users } from "../src/db/schema";
 import { call, unique } from "./helpers";
+import { md5Hex, wordPressHashes } from "./wordpress-hash-oracle";
 
 // The test vector of phpass itself (test.php of the phpass distribution): "test12345" with 2^11 rounds.
 const PHPASS_VECTOR = "$P$9IQRaTwmfeRo7ud9Fh4E2PdI0S3r.L0";
-
-async function md5Hex(text: string) {
-  const { createHash } = await import("node:crypto");
-  return createHash("md5").update(text, "utf8").digest("hex");
-}
-
-async function wpPrehash(password: string) {
-  const key = await crypto.subtle.importKey(
-    "raw",
-    new TextEncoder().encode("wp-sha384"),
-    { name: "HMAC", hash: "SHA-384" },
-    false,
-    ["sign"],
-  );
-  return btoa(
-    String.fromCharCode(
-      ...new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(password))),
-    ),
-  );
-}
-
-/** Hashes of `password` in each format WordPress sites hold (bcrypt at cost 4 to keep the suite fast). */
-async function wordPressHashes(password: string) {
-  const to2y = (hash: string) => hash.replace(/^\$2[ab]\$/, "$2y$");
-  return {
-    phpass: phpassCrypt(password, "$P$BabcdefgH")!,
-    "wp-bcrypt": `$wp${to2y(bcrypt.hashSync(await wpPrehash(password.trim()), 4))}`,
-    bcrypt: to2y(bcrypt.hashSync(password, 4)),
-    md5: await md5Hex(password),
-  };
-}
 
 describe("WordPress password hashes", () => {
   it("recognises each kind and nothing else", async () => {
