@@ -8,7 +8,7 @@ import { insideConsole } from "./console/boundary";
 import { BASE as CONSOLE } from "./console/session";
 import { createDb } from "./db/client";
 import { meterD1 } from "./db/meter";
-import { openSession, requestedStart, SessionDatabase, UNBOUND_D1 } from "./db/session";
+import { requestedStart, SessionDatabase, UNBOUND_D1 } from "./db/session";
 import { discovery } from "./discovery";
 import type { AppEnv } from "./env";
 import type { Outbound } from "./events/deliver";
@@ -70,7 +70,7 @@ export function createApp(options: AppOptions = {}) {
     const requested = requestedStart(c.req.header(BOOKMARK_HEADER));
     const start = readOnlyRoute(c) ? "replica" : "primary";
     const binding = bound(c.env, "DB") ?? UNBOUND_D1;
-    const session = new SessionDatabase(openSession(binding, start, requested), binding, start);
+    const session = new SessionDatabase(binding, start, requested);
     const d1 = meterD1(session);
     const db = createDb(d1.db);
     c.set("db", db);

@@ -150,6 +150,39 @@ describe("a credential the replica has not seen yet, found at the primary", () =
   });
 });
 
+/** A replica that has not caught up on credentials, balances and entries. */
+const behindOnMoney = replica((s, query) =>
+  /(from|join) "(api_keys|sessions|balances|transactions)"/.test(query)
+    ? empty(s.prepare(query))
+    : s.prepare(query),
+);
+
+describe("a read sent with x-d1-bookmark: first-primary", () => {
+  it("reads the primary, though its credential was cached with an older bookmark", async () => {
+    const admin = await makeAdmin();
+    const wallet = await makeWallet(admin);
+    const user = await makeUser();
+    const credited = await call("POST", "/credits", {
+      auth: admin.bearer,
+      body: { user_id: user.id, wallet_id: wallet, amount: "15", request_id: unique("c") },
+    });
+    expect(credited.status).toBe(200);
+    const { header } = await makeKey(admin, "read");
+    const balance = (headers: Record<string, string>) =>
+      call("GET", "/user-wallet-balance", {
+        auth: header,
+        query: { user_id: user.id, wallet_id: wallet },
+        headers,
+        d1: behindOnMoney,
+      });
+    // The key is found only at the primary, and cached with the bookmark reached there.
+    expect((await balance({})).status).toBe(200);
+    const fresh = await balance({ "x-d1-bookmark": "first-primary" });
+    expect(fresh.status, fresh.text).toBe(200);
+    expect(fresh.body.data[wallet]).toBe(15);
+  });
+});
+
 /**
  * A replica that has not yet seen any revocation of a key or a session, nor a change of role. The
  * tests' reads pass only where these rewrites took effect (a revoked credential, or a subscriber's

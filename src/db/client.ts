@@ -2,7 +2,7 @@ import { DrizzleQueryError } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { drizzle } from "drizzle-orm/d1";
 import { unmetered } from "./meter";
-import { openSession, SessionDatabase } from "./session";
+import { SessionDatabase } from "./session";
 
 /**
  * A Drizzle handle on a D1 binding, or on a request's (metered) session of one (db/session.ts).
@@ -101,7 +101,7 @@ export function learnBookmark(db: Db, bookmark: string | null) {
 export function atPrimary(db: Db): { db: Db; done: () => string | null } {
   if (sessionOf(db) === null) return { db, done: () => null }; // a plain binding reads the primary
   const binding = bindingOf(db);
-  const session = new SessionDatabase(openSession(binding, "primary", null), binding, "primary");
+  const session = new SessionDatabase(binding, "primary", null);
   return {
     db: createDb(session),
     done: () => {

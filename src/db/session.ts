@@ -21,9 +21,9 @@ export function requestedStart(header: string | undefined): string | null {
   return BOOKMARK.test(header) || header === "first-primary" ? header : "first-primary";
 }
 
-/** A request's D1 session: a small function of the database, so a wrapper (metering) composes. */
-export const openSession = (d1: D1Database, start: SessionStart, requested: string | null) =>
-  d1.withSession(start === "primary" ? "first-primary" : (requested ?? "first-unconstrained"));
+/** Where a request's D1 session starts, as `withSession` takes it. */
+const constraintOf = (start: SessionStart, requested: string | null) =>
+  start === "primary" ? "first-primary" : (requested ?? "first-unconstrained");
 
 const unbound = (): never => {
   throw new Error("the D1 binding DB is not bound (wrangler.toml [[d1_databases]])");
@@ -54,13 +54,17 @@ const newerBookmark = (a: string | null, b: string | null) =>
 export class SessionDatabase implements D1Database {
   #learnt: string | null = null;
   #session: D1DatabaseSession;
+  /** Whether the session's first query goes to the primary (a write's, or `first-primary` sent). */
+  readonly #firstPrimary: boolean;
 
   constructor(
-    session: D1DatabaseSession,
     readonly database: D1Database,
     readonly start: SessionStart,
+    requested: string | null,
   ) {
-    this.#session = session;
+    const constraint = constraintOf(start, requested);
+    this.#session = database.withSession(constraint);
+    this.#firstPrimary = constraint === "first-primary";
   }
 
   prepare(query: string) {
@@ -93,12 +97,15 @@ export class SessionDatabase implements D1Database {
    * A bookmark the request's data reached outside its session (a batch another request wrote). The
    * request's later queries run on a session started there: D1 may send any query of a session but
    * its first to a replica only as new as the session's own bookmark, which lacks that batch (a
-   * console page reading back the credit it just made).
+   * console page reading back the credit it just made). A session whose first query is still to go
+   * to the primary stays: the primary is newer than any bookmark, and a write (or a client that
+   * sent `first-primary`) reads the newest state.
    */
   learn(bookmark: string | null) {
     const own = this.bookmark();
     if (bookmark === null || (own !== null && own >= bookmark)) return;
-    this.#session = this.database.withSession(bookmark);
     this.#learnt = bookmark;
+    if (this.#firstPrimary && this.#session.getBookmark() === null) return;
+    this.#session = this.database.withSession(bookmark);
   }
 }
