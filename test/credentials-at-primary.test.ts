@@ -148,6 +148,35 @@ describe("a credential the replica has not seen yet, found at the primary", () =
         expect(res.body.data[wallet]).toBe(15);
       }
   });
+
+  it("reads as new when the isolate cached it from a write that handed out no bookmark", async () => {
+    const admin = await makeAdmin();
+    const wallet = await makeWallet(admin);
+    const user = await makeUser();
+    const credited = await call("POST", "/credits", {
+      auth: admin.bearer,
+      body: { user_id: user.id, wallet_id: wallet, amount: "15", request_id: unique("c") },
+    });
+    expect(credited.status).toBe(200);
+    const { header } = await makeKey(user, "read");
+    for (const auth of [user.bearer, header]) {
+      // A subscriber makes no keys: 403, which carries no bookmark to send back.
+      const refused = await call("POST", "/api-keys", {
+        auth,
+        d1: beforeTheUser,
+        body: { name: unique("k"), scope: "read" },
+      });
+      expect(refused.body, refused.text).toEqual(FORBIDDEN);
+      expect(refused.headers.get("x-d1-bookmark")).toBeNull();
+      const res = await call("GET", "/user-wallet-balance", {
+        auth,
+        query: { user_id: user.id, wallet_id: wallet },
+        d1: beforeTheUser,
+      });
+      expect(res.status, res.text).toBe(200);
+      expect(res.body.data[wallet]).toBe(15);
+    }
+  });
 });
 
 /** A replica that has not caught up on credentials, balances and entries. */

@@ -120,11 +120,14 @@ export const readsReplica = (db: Db) => sessionOf(db)?.start === "replica";
  * a moment ago (an API key, a session) may not have reached the replica yet. Found only there, the
  * replica is behind that row, so the request reads on at least as new as the primary was: a user
  * who has just signed in, or a key just made, finds the rows written before it (the user itself).
- * `learnt` is that bookmark (else null), for a cache of the row to hand on to the requests it serves.
+ * `learnt` is the bookmark a read at the primary reached (a write's read, or one the replica
+ * lacked), else null, for a cache of the row to hand on to the requests it serves, which may read a
+ * replica behind that row. Never a replica's: that may be a bookmark the client made up.
  */
 export async function orAtPrimary<T>(db: Db, read: (db: Db) => Promise<T | undefined>) {
   const row = await read(db);
-  if (row !== undefined || !readsReplica(db)) return { row, learnt: null };
+  if (!readsReplica(db)) return { row, learnt: row === undefined ? null : bookmarkOf(db) };
+  if (row !== undefined) return { row, learnt: null };
   const primary = atPrimary(db);
   const found = await read(primary.db);
   return { row: found, learnt: found === undefined ? null : primary.done() };

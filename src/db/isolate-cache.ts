@@ -29,8 +29,8 @@ type KeyOwner = Pick<
 >;
 /**
  * When a credential's state was read from D1, and whether at the primary or maybe a replica; and
- * the bookmark a read at the primary reached when the replica did not have it yet (db/client.ts
- * orAtPrimary), which each request it serves reads at least as new as (else null).
+ * the bookmark a read at the primary reached (db/client.ts orAtPrimary), which each request it
+ * serves reads at least as new as (else null): a replica behind it may lack the credential's user.
  */
 type Checked = { checkedAtMs: number; atPrimary: boolean; learnt: string | null };
 type CachedKey = { keyId: number; owner: KeyOwner } & Checked;
