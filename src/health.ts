@@ -15,15 +15,17 @@ import { objectFor } from "./throttle/sign-in";
 
 /**
  * Each Durable Object binding of the right kind whose object is of the other class (class_name
- * copied unchanged): asked one question that writes nothing, under a name no key of the service
- * uses, its object refuses a method it lacks. Any other failure is logged, and names nothing.
+ * copied unchanged): asked one question that stores nothing, under a name no key of the service
+ * uses, its object refuses a method it lacks. Any other failure is logged, and names nothing: an
+ * object out of reach for a moment is not a deployment's mistake.
  */
 async function objectsOfAnotherClass(c: Context<AppEnv>) {
   const throttle = bound(c.env, "LOGIN_THROTTLE");
   const gate = bound(c.env, "HISTORY_GATE");
   const probes = [
     throttle && (async () => (await objectFor(throttle, "health")).knows("", 0)),
-    // A lease that ran out at the epoch's first minute holds no caller's turn.
+    // acquire is the one method only HistoryGate has. The lease it takes on the "health" object
+    // ran out at the epoch's first minute and lives in that object's memory alone.
     gate && (() => gate.get(gate.idFromName("health")).acquire("health", 0)),
   ];
   const named = await Promise.all(
