@@ -292,7 +292,9 @@ describe("mapping helpers", () => {
       "bcrypt",
     );
     expect(passwordHashKind("c4052b5b13fea2645f6e33a22563e51e")).toBe("md5");
-    expect(passwordHashKind("pbkdf2_sha256$100000$a$b")).toBe("pbkdf2");
+    expect(passwordHashKind(PBKDF2_OWN)).toBe("pbkdf2");
+    // This service's format, but no sign-in checks it (src/auth/password.ts): the user resets.
+    for (const hash of PBKDF2_UNCHECKABLE) expect(passwordHashKind(hash), hash).toBe("unknown");
     expect(passwordHashKind("$argon2id$v=19$m=65536")).toBe("unknown");
     // Work factors sign-in will not spend (src/auth/wordpress-hashes.ts): the user resets instead.
     expect(passwordHashKind("$2y$13$p5z68FdLSnapsNnz5Ik2zuMUjFwcV4ndoqoJDYD6NMKhKk/cDLBy.")).toBe(
@@ -386,6 +388,23 @@ function withExtraTransactions(
   const rels = rows.map((r) => `(${r.id},${r.type === "DEBIT" ? 2 : 1},0)`).join(",");
   return `${dump}\nINSERT INTO \`wp_posts\` VALUES ${posts};\nINSERT INTO \`wp_postmeta\` VALUES ${meta};\nINSERT INTO \`wp_term_relationships\` VALUES ${rels};\n`;
 }
+
+/** A hash of this service's own, as it writes them (100,000 iterations, 16-byte salt). */
+const PBKDF2_OWN =
+  "pbkdf2_sha256$100000$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";
+const [, , OWN_SALT, OWN_DIGEST] = PBKDF2_OWN.split("$");
+/** In this service's format, but past what a sign-in can check. */
+const PBKDF2_UNCHECKABLE = [
+  // Django's (a site that came from one): more iterations than the runtime's 100,000.
+  `pbkdf2_sha256$260000$${OWN_SALT}$${OWN_DIGEST}`,
+  `pbkdf2_sha256$100001$${OWN_SALT}$${OWN_DIGEST}`,
+  `pbkdf2_sha256$0$${OWN_SALT}$${OWN_DIGEST}`,
+  "pbkdf2_sha256$100000$a$b",
+  `pbkdf2_sha256$100000$not base64!$${OWN_DIGEST}`,
+  `pbkdf2_sha256$100000$${OWN_SALT}$${OWN_DIGEST}$extra`,
+  `pbkdf2_sha256$100000$${OWN_SALT}`,
+  `pbkdf2_sha256$100000$${OWN_SALT}$AAAA`,
+];
 
 /** The fixture site's user 1 as an earlier run imported it (its registration time is the site's). */
 const admin = {
@@ -844,6 +863,47 @@ INSERT INTO \`wp_usermeta\` VALUES (9901,6,'wp_capabilities','a:1:{s:13:\\"admin
       "user 1 (admin): the site's new password hash is of a kind no sign-in takes; kept the database's",
     );
     expect(kept.statements.filter((sql) => sql.startsWith("UPDATE"))).toEqual([]);
+  });
+
+  it("warns of a pbkdf2_sha256 user_pass no sign-in can check, as of any hash of an unknown kind", () => {
+    for (const hash of PBKDF2_UNCHECKABLE) {
+      const django = dump.replace("'$P$B/egg0xJInsraMkmYxm97KT8uXlbaM0'", `'${hash}'`);
+      const { report } = importFromText(django);
+      expect(report.warnings, hash).toContain(
+        "user 1 (admin): password hash of an unknown kind or work factor; this user must reset the password",
+      );
+      expect(report.users.passwordHashes, hash).toEqual({
+        unknown: 1,
+        "wp-bcrypt": 1,
+        bcrypt: 1,
+        md5: 1,
+        phpass: 1,
+      });
+    }
+    const own = dump.replace("'$P$B/egg0xJInsraMkmYxm97KT8uXlbaM0'", `'${PBKDF2_OWN}'`);
+    const { report } = importFromText(own);
+    expect(report.warnings.filter((w: string) => w.includes("must reset"))).toEqual([]);
+    expect(report.users.passwordHashes.pbkdf2).toBe(1);
+  });
+
+  it("carries over the site's new password over a stored pbkdf2_sha256 hash no sign-in can check", () => {
+    for (const hash of PBKDF2_UNCHECKABLE) {
+      const { report, statements } = importFromText(dump, {
+        target: targetState({ users: [{ ...admin, password_hash: hash }] }),
+      });
+      expect(report.users.updated.byReason, hash).toEqual({
+        "password (not signed in here since the earlier run)": 1,
+      });
+      expect(statements.filter((sql) => sql.startsWith("UPDATE"))).toEqual([
+        `UPDATE users SET password_hash = '$P$B/egg0xJInsraMkmYxm97KT8uXlbaM0' WHERE id = 1 AND password_hash = ${sqlLiteral(hash)};`,
+      ]);
+    }
+    // The service's own hash (the user signed in or reset here) has the last word.
+    const { report, statements } = importFromText(dump, {
+      target: targetState({ users: [{ ...admin, password_hash: PBKDF2_OWN }] }),
+    });
+    expect(report.users.updated.total).toBe(0);
+    expect(statements.filter((sql) => sql.startsWith("UPDATE"))).toEqual([]);
   });
 
   it("reads another table prefix and plugin namespace", () => {

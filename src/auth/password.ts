@@ -5,8 +5,9 @@ import { verifyWordPressHash, wordPressHashKind } from "./wordpress-hashes";
 // iterations). Stored as `pbkdf2_sha256$<iterations>$<salt b64>$<hash b64>`; the tools
 // (scripts/lib/admin.ts) call hashPassword too, under Node, whose WebCrypto has the same PBKDF2.
 const ITERATIONS = 100_000;
-/** The first field of this service's own hashes (the import counts hashes by kind). */
-export const PASSWORD_HASH_PREFIX = "pbkdf2_sha256";
+const PASSWORD_HASH_PREFIX = "pbkdf2_sha256";
+/** The bytes of a derived digest (deriveBits' 256 bits). */
+const DIGEST_BYTES = 32;
 
 async function derive(password: string, salt: Uint8Array, iterations: number) {
   const key = await crypto.subtle.importKey(
@@ -19,7 +20,7 @@ async function derive(password: string, salt: Uint8Array, iterations: number) {
   const bits = await crypto.subtle.deriveBits(
     { name: "PBKDF2", hash: "SHA-256", salt, iterations },
     key,
-    256,
+    DIGEST_BYTES * 8,
   );
   return new Uint8Array(bits);
 }
@@ -35,7 +36,8 @@ const DUMMY_HASH = `${PASSWORD_HASH_PREFIX}$${ITERATIONS}$AAAAAAAAAAAAAAAAAAAAAA
 /**
  * A stored hash of this service's format that a sign-in can check, or undefined: at most the
  * runtime's 100,000 iterations (a count past it, such as Django's 260,000 in a user_pass a site
- * carried over, would fail the derivation) and base64 salt and digest. Its user resets the password.
+ * carried over, would fail the derivation), a base64 salt, and a base64 digest of the size derived
+ * (one of another size matches no password). Its user resets the password.
  */
 function parseHash(stored: string) {
   const [prefix, iterations = "", salt = "", hash = "", ...rest] = stored.split("$");
@@ -43,11 +45,22 @@ function parseHash(stored: string) {
     return undefined;
   if (Number(iterations) > ITERATIONS || salt === "") return undefined;
   try {
-    return { iterations: Number(iterations), salt: fromBase64(salt), hash: fromBase64(hash) };
+    const parsed = {
+      iterations: Number(iterations),
+      salt: fromBase64(salt),
+      hash: fromBase64(hash),
+    };
+    return parsed.hash.length === DIGEST_BYTES ? parsed : undefined;
   } catch {
     return undefined; // not base64
   }
 }
+
+/**
+ * Whether `stored` is a hash of this service's own that a sign-in can check. The importer counts a
+ * user_pass as this service's by it, and keeps such a hash over the site's on a later run.
+ */
+export const checkableHash = (stored: string) => parseHash(stored) !== undefined;
 
 const DUMMY = parseHash(DUMMY_HASH)!;
 
