@@ -1,7 +1,7 @@
 // The bench's load (scripts/bench/load.ts) against a server that ends every connection after a few
 // answers, as workerd does with a batch of keep-alive connections under load (BENCHMARKS.md,
-// "Connections reset, rarely"): autocannon reconnects on those FINs without counting them; the
-// load must count each as an error.
+// "Connections closed, rarely, by workerd"): autocannon reconnects on those FINs without counting
+// them; the load must count each as an error.
 import net from "node:net";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { runLoad } from "../../scripts/bench/load";
