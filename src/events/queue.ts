@@ -83,7 +83,7 @@ async function send(queue: Queue<Nudge>, ids: number[]) {
 /**
  * An isolate sends the endpoints at most one nudge per NUDGE_GAP_MS; the writes that commit inside
  * that gap are covered by one more nudge at its end: a nudge per write would be a queue message per
- * write, whose queue and consumer work costs a busy server about half its credits
+ * write, whose queue and consumer work a busy server would pay for in credits it could not take
  * (BENCHMARKS.md#webhooks-credits-with-a-subscribed-endpoint).
  */
 export const NUDGE_GAP_MS = 100;
