@@ -128,7 +128,7 @@ type Row = {
 /** One fresh server on `stateDir`: the whole history of `userId`, read slowly, heaps sampled. */
 async function measure(stateDir: string, userId: number, entries: number): Promise<Row> {
   const inspectorPort = await freePort();
-  const server = await startServer({ persistTo: stateDir, prepared: true, inspectorPort });
+  const server = await startServer({ persistTo: stateDir, inspectorPort });
   const isolates: Inspector[] = [];
   try {
     const auth = await adminAuth(server.api);

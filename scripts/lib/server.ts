@@ -209,8 +209,8 @@ async function othersMaking(marker: string, cached: string) {
 /**
  * Starts the worker (or another wrangler config) on a free port. `persistTo` reuses a state folder
  * (for restarts); by default a new temporary one is made and removed on `stop({ keepState: false })`.
- * `prepared` says the folder is already migrated and seeded (a restart, or a copy of a prepared one),
- * which saves the few seconds `prepareState` takes.
+ * A folder is prepared (prepareState) only while it holds no database: a restart, or a copy of a
+ * prepared folder, serves what it holds.
  */
 export async function startServer({
   config: shippedConfig = "wrangler.toml",
@@ -221,7 +221,6 @@ export async function startServer({
   seedAdmin = true,
   onStdout,
   seedFile,
-  prepared = false,
   wranglerDev = true,
   inspectorPort,
   vars: extraVars = {},
@@ -245,7 +244,6 @@ export async function startServer({
   onStdout?: (chunk: Buffer) => void;
   /** An SQL file run against the migrated database before the server starts (bulk fixtures). */
   seedFile?: string;
-  prepared?: boolean;
   /**
    * true: the `wrangler dev` command, with its proxy, log reader and DevTools inspector; false: the
    * deploy bundle under Miniflare alone (./bench-worker.ts), which the benchmarks measure, as a
@@ -273,7 +271,9 @@ export async function startServer({
     if (persistTo === undefined) rmSync(stateDir, { recursive: true, force: true }); // the temporary state made above
   };
   try {
-    if (!prepared) await prepareState(stateDir, { config, seedAdmin });
+    // Copying a prepared state over a kept one would replace its database with an empty one.
+    if (!existsSync(join(stateDir, "v3", "d1")))
+      await prepareState(stateDir, { config, seedAdmin });
     if (seedFile)
       wrangler(["d1", "execute", "DB", "--local", ...configArgs, ...persist, "--file", seedFile], {
         quiet: true,

@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, expect, it } from "vitest";
-import { type Server, startServer } from "../../scripts/lib/server";
+import { adminAuth, type Server, startServer } from "../../scripts/lib/server";
 
 const marks = mkdtempSync(path.join(tmpdir(), "wallet-bench-worker-test-"));
 const finished = path.join(marks, "finished");
@@ -41,4 +41,33 @@ it("stops on SIGTERM by ending its event loop, never by process.exit()", {
   }
   expect(existsSync(finished), "the bench worker's event loop ran dry").toBe(true);
   expect(readFileSync(finished, "utf8")).toBe("0");
+});
+
+it("starts again over a kept state with what the first server wrote", {
+  timeout: 180_000,
+}, async () => {
+  const first = await startServer({ wranglerDev: false });
+  const wallets = async (server: Server) => {
+    const res = await fetch(`${server.api}/wallets`, {
+      headers: { Authorization: await adminAuth(server.api) },
+    });
+    return ((await res.json()) as { data: { wallet_id: string }[] }).data.map((w) => w.wallet_id);
+  };
+  let again: Server | undefined;
+  try {
+    const made = await fetch(`${first.api}/wallets`, {
+      method: "POST",
+      headers: { Authorization: await adminAuth(first.api), "Content-Type": "application/json" },
+      body: JSON.stringify({ wallet_id: "kept", wallet_name: "Kept", wallet_symbol: "K" }),
+    });
+    expect(made.status, await made.text()).toBe(200);
+    await first.stop({ keepState: true });
+    // A bench's second pass, over the state its first server left.
+    again = await startServer({ persistTo: first.stateDir, wranglerDev: false });
+    expect(await wallets(again)).toContain("kept");
+  } finally {
+    await first.stop();
+    await again?.stop();
+    rmSync(first.stateDir, { recursive: true, force: true });
+  }
 });

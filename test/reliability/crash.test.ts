@@ -150,7 +150,6 @@ it("every credit acknowledged before a SIGKILL is there once after the restart; 
   const restarted = await startServer({
     persistTo: ctx().stateDir,
     config: run.config,
-    prepared: true,
     logLevel: "warn",
   });
   const next = await connect(restarted, run.config);
