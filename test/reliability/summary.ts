@@ -72,7 +72,7 @@ export type SectionName = keyof typeof SECTIONS;
 /** How constant time is achieved (printed in the summary; see the files named). */
 export const CONSTANT_TIME = [
   "passwords (src/auth/password.ts, src/auth/pace.ts): PBKDF2-SHA256, 100,000 iterations, through WebCrypto; an unknown user is hashed against a dummy hash; digests are compared with crypto.subtle.timingSafeEqual; every refusal (unknown user, native hash, imported bcrypt or phpass hash) is answered 600 ms after the password check began, above the slowest check, with the same 400 Invalid Credential",
-  "API keys (src/auth/api-keys.ts, src/auth/key-principal.ts): only SHA-256(key) is stored; the presented key is hashed and looked up by that hash through the unique index api_keys_hash, so the secret never meets a byte-wise comparison; the username is checked after the lookup; every failure is the same 401 Invalid credentials",
+  "API keys (src/auth/api-keys.ts, src/wallet/key-principal.ts): only SHA-256(key) is stored; the presented key is hashed and looked up by that hash through the unique index api_keys_hash, so the secret never meets a byte-wise comparison; the username is checked after the lookup; every failure is the same 401 Invalid credentials",
   "access tokens (src/auth/tokens.ts): hono/jwt's verify checks the HS256 signature with crypto.subtle.verify (HMAC verification, constant time in the runtime); a bad, expired, foreign or tampered token is the same 401",
 ];
 
