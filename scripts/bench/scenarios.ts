@@ -197,11 +197,12 @@ export function appScenarioMaker(runId: string) {
       credits: creditEach(() => ({ wallet_id: WALLETS[0], amount: 1 })),
       // Cost pass only: credits whose titles differ as a site's do. A title names the user, the
       // amount, the wallet and the second, and `credits` piles about a hundred identical ones onto
-      // each user a second, each probing one more taken slug; here the amount runs over 100 values.
-      // To WALLETS[1], which the ledger check does not sum.
+      // each user a second, each probing one more taken slug; here the amount runs over 10,000
+      // values (1.00 to 100.99), more than the bench's credits a second to one user, so no two of a
+      // user's titles meet in one second. To WALLETS[1], which the ledger check does not sum.
       "credits-titles-apart": creditEach((n) => ({
         wallet_id: WALLETS[1],
-        amount: `1.${String(n % 100).padStart(2, "0")}`,
+        amount: `${1 + (Math.floor(n / 100) % 100)}.${String(n % 100).padStart(2, "0")}`,
       })),
       transfers: transferEach(),
       // A batch of 3 and of 100 credits (POST /batches): one D1 batch each, beside single credits.
