@@ -18,7 +18,8 @@ import type { findSession } from "./sessions";
 export const KEY_TTL_MS = 30_000;
 // A sign-in session's state (live or revoked) is kept for SESSION_TTL_MS, so a hot client pays no D1
 // read per request while a revocation made through another isolate takes effect within 5 s (at
-// once in the isolate that revoked, as for keys). Measured on the request's clock (createApp's nowMs).
+// once in the isolate that revoked, as for keys). Measured on the request's clock (createApp's
+// nowMs).
 export const SESSION_TTL_MS = 5_000;
 const MAX_ENTRIES = 10_000;
 
@@ -84,7 +85,8 @@ export function forgetWallet(d1: D1Database, id: string) {
 
 /**
  * This isolate forgets a deleted user: its username, its keys and its sessions; `deletedHere` (it
- * deleted the user) refuses them whatever a replica says (a user's id is never reused: drizzle/0023).
+ * deleted the user) refuses them whatever a replica says (a user's id is never reused:
+ * drizzle/0023).
  */
 export function forgetUser(d1: D1Database, userId: number, deletedHere = false) {
   const cache = isolateCache(d1);
