@@ -126,16 +126,22 @@ const beforeTheUser = (() => {
   });
 })();
 
+/** A subscriber credited 15 in a new wallet, and the administrator who credited it. */
+async function creditedUser() {
+  const admin = await makeAdmin();
+  const wallet = await makeWallet(admin);
+  const user = await makeUser();
+  const credited = await call("POST", "/credits", {
+    auth: admin.bearer,
+    body: { user_id: user.id, wallet_id: wallet, amount: "15", request_id: unique("c") },
+  });
+  expect(credited.status).toBe(200);
+  return { admin, wallet, user };
+}
+
 describe("a credential the replica has not seen yet, found at the primary", () => {
   it("reads its user's data at least as new as the primary was: the first read and those after it", async () => {
-    const admin = await makeAdmin();
-    const wallet = await makeWallet(admin);
-    const user = await makeUser();
-    const credited = await call("POST", "/credits", {
-      auth: admin.bearer,
-      body: { user_id: user.id, wallet_id: wallet, amount: "15", request_id: unique("c") },
-    });
-    expect(credited.status).toBe(200);
+    const { wallet, user } = await creditedUser();
     const { header } = await makeKey(user, "read");
     for (const auth of [user.bearer, header])
       for (const _ of ["first", "cached"]) {
@@ -150,14 +156,7 @@ describe("a credential the replica has not seen yet, found at the primary", () =
   });
 
   it("reads as new when the isolate cached it from a write that handed out no bookmark", async () => {
-    const admin = await makeAdmin();
-    const wallet = await makeWallet(admin);
-    const user = await makeUser();
-    const credited = await call("POST", "/credits", {
-      auth: admin.bearer,
-      body: { user_id: user.id, wallet_id: wallet, amount: "15", request_id: unique("c") },
-    });
-    expect(credited.status).toBe(200);
+    const { wallet, user } = await creditedUser();
     const { header } = await makeKey(user, "read");
     for (const auth of [user.bearer, header]) {
       // A subscriber makes no keys: 403, which carries no bookmark to send back.
@@ -188,14 +187,7 @@ const behindOnMoney = replica((s, query) =>
 
 describe("a read sent with x-d1-bookmark: first-primary", () => {
   it("reads the primary, though its credential was cached with an older bookmark", async () => {
-    const admin = await makeAdmin();
-    const wallet = await makeWallet(admin);
-    const user = await makeUser();
-    const credited = await call("POST", "/credits", {
-      auth: admin.bearer,
-      body: { user_id: user.id, wallet_id: wallet, amount: "15", request_id: unique("c") },
-    });
-    expect(credited.status).toBe(200);
+    const { admin, wallet, user } = await creditedUser();
     const { header } = await makeKey(admin, "read");
     const balance = (headers: Record<string, string>) =>
       call("GET", "/user-wallet-balance", {

@@ -40,38 +40,27 @@ async function apiWorks(token: string, user: TestUser) {
   expect([plugin.status, plugin.body.data?.wallet_balance_raw], plugin.text).toEqual([200, 0]);
 }
 
+/** An API dialect's login route: its token, or its refusal's words. */
+const apiLogin = (name: string, path: string, vars?: Record<string, string>): Surface => ({
+  name,
+  signIn: async (login, password) => {
+    const res = await call("POST", path, {
+      body: { user_email: login, user_password: password },
+      vars,
+    });
+    return {
+      status: res.status,
+      refusal: res.body.error,
+      credential: res.body.data?.access_token && `Bearer ${res.body.data.access_token}`,
+    };
+  },
+  works: apiWorks,
+  refused: { status: 400, words: ["Invalid Credential"] },
+});
+
 const SURFACES: Surface[] = [
-  {
-    name: "wallet/v1 POST /users/login",
-    signIn: async (login, password) => {
-      const res = await call("POST", "/users/login", {
-        body: { user_email: login, user_password: password },
-      });
-      return {
-        status: res.status,
-        refusal: res.body.error,
-        credential: res.body.data?.access_token && `Bearer ${res.body.data.access_token}`,
-      };
-    },
-    works: apiWorks,
-    refused: { status: 400, words: ["Invalid Credential"] },
-  },
-  {
-    name: "the plugin's POST users/login",
-    signIn: async (login, password) => {
-      const res = await call("POST", "/wp-json/rimplenet/v1/users/login/", {
-        body: { user_email: login, user_password: password },
-        vars: GUARDED,
-      });
-      return {
-        status: res.status,
-        refusal: res.body.error,
-        credential: res.body.data?.access_token && `Bearer ${res.body.data.access_token}`,
-      };
-    },
-    works: apiWorks,
-    refused: { status: 400, words: ["Invalid Credential"] },
-  },
+  apiLogin("wallet/v1 POST /users/login", "/users/login"),
+  apiLogin("the plugin's POST users/login", "/wp-json/rimplenet/v1/users/login/", GUARDED),
   {
     name: "the console's sign-in",
     signIn: async (login, password) => {
