@@ -1,6 +1,7 @@
 import { BoundedMap } from "../bounded-map";
 import { perObject } from "../per-object";
 import type { findKeyOwner } from "./api-keys";
+import { bindingOf, type Db, orAtPrimary, readsReplica } from "./client";
 import type { Wallet } from "./schema";
 import type { findSession } from "./sessions";
 
@@ -45,7 +46,7 @@ export const isolateCache = perObject((_d1: D1Database) => ({
   usernames: new BoundedMap<number, string>(MAX_ENTRIES),
   keys: new BoundedMap<string, CachedKey>(MAX_ENTRIES),
   sessions: new BoundedMap<string, CachedSession>(MAX_ENTRIES),
-  /** How many times this isolate has forgotten keys or sessions (rememberCredential). */
+  /** How many times this isolate has forgotten keys or sessions (checkedCredential). */
   forgets: 0,
   /**
    * The credentials this isolate ended (key ids, session ids, deleted users' ids), refused whatever
@@ -59,24 +60,41 @@ export const isolateCache = perObject((_d1: D1Database) => ({
   },
 }));
 
-/**
- * Keeps what a request read of a credential (a key, a session) unless this isolate forgot keys or
- * sessions while it was read (`forgetsBefore`: `forgetCount` taken before the read). A read that
- * began before a revocation answered may have found the credential live; kept, it would let every
- * later request of the isolate act on a credential revoked before it was sent, for the whole TTL.
- */
-export function rememberCredential<V>(
-  d1: D1Database,
-  forgetsBefore: number,
-  map: BoundedMap<string, V>,
-  key: string,
-  value: V,
-) {
-  if (isolateCache(d1).forgets === forgetsBefore) map.set(key, value);
-}
+/** What a credential's cached state is keyed by, in its map. */
+type CredentialMaps = { keys: CachedKey; sessions: CachedSession };
 
-/** The mark rememberCredential compares: take it before reading a credential from D1. */
-export const forgetCount = (d1: D1Database) => isolateCache(d1).forgets;
+/**
+ * A credential's state (a key's, a session's) for a request that reads through `db`: the isolate's
+ * copy when `fresh` for it, else `read` from D1 (at the primary, when a replica lacks the row:
+ * orAtPrimary) and made into the state to keep by `toCached`, which answers undefined for a row
+ * that must be refused and not kept. The state is kept unless this isolate forgot keys or sessions
+ * while it was read: a read that began before a revocation answered may have found the credential
+ * live, and kept it would let every later request act on it for the whole TTL. `row` is the row
+ * read, when it was.
+ */
+export async function checkedCredential<M extends keyof CredentialMaps, R>(
+  db: Db,
+  map: M,
+  key: string,
+  { ttlMs, nowMs }: { ttlMs: number; nowMs: number },
+  read: (db: Db) => Promise<R | undefined>,
+  toCached: (row: R, checked: Checked) => CredentialMaps[M] | undefined,
+): Promise<{ cached: CredentialMaps[M]; row?: R } | undefined> {
+  const d1 = bindingOf(db);
+  const cache = isolateCache(d1);
+  const states = cache[map] as BoundedMap<string, CredentialMaps[M]>;
+  const atPrimary = !readsReplica(db);
+  const kept = states.get(key);
+  if (fresh(kept, ttlMs, nowMs, atPrimary)) return { cached: kept };
+  const forgets = cache.forgets;
+  const { row, learnt } = await orAtPrimary(db, read);
+  states.delete(key);
+  if (row === undefined) return undefined;
+  const cached = toCached(row, { checkedAtMs: nowMs, atPrimary, learnt });
+  if (cached === undefined) return undefined;
+  if (cache.forgets === forgets) states.set(key, cached);
+  return { cached, row };
+}
 
 /** This isolate stops serving a deleted wallet (other isolates: docs/compat.md, "Deleting"). */
 export function forgetWallet(d1: D1Database, id: string) {
@@ -132,7 +150,7 @@ export function endedHere(
  * A replica may not have seen a revocation or a change of role yet: what it vouched for may let a
  * read through for its lag, never a write (docs/scaling.md#read-replicas).
  */
-export const fresh = <T extends Checked>(
+const fresh = <T extends Checked>(
   cached: T | undefined,
   ttlMs: number,
   nowMs: number,

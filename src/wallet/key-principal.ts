@@ -1,15 +1,8 @@
 import { decodeKeyCredential, hashApiKey } from "../auth/api-keys";
 import type { Principal } from "../auth/principal";
 import { findKeyOwner, touchApiKey } from "../db/api-keys";
-import { bindingOf, type Db, learnBookmark, orAtPrimary, readsReplica } from "../db/client";
-import {
-  endedHere,
-  forgetCount,
-  fresh,
-  isolateCache,
-  KEY_TTL_MS,
-  rememberCredential,
-} from "../db/isolate-cache";
+import { bindingOf, type Db, learnBookmark } from "../db/client";
+import { checkedCredential, endedHere, KEY_TTL_MS } from "../db/isolate-cache";
 import { asciiLower } from "../ledger/request-key";
 
 // last_used_at is a hint, not an audit log: refresh it at most once a minute per key.
@@ -30,30 +23,30 @@ export async function keyPrincipal(
   if (!credential) return null;
   const keyHash = hashApiKey(credential.key);
   const d1 = bindingOf(db);
-  const cache = isolateCache(d1).keys;
-  const atPrimary = !readsReplica(db);
-  let cached = cache.get(keyHash);
-  if (!fresh(cached, KEY_TTL_MS, nowMs, atPrimary)) {
-    const forgets = forgetCount(d1);
-    const { row: owner, learnt } = await orAtPrimary(db, (at) => findKeyOwner(at, keyHash));
-    cache.delete(keyHash);
-    if (!owner || endedHere(d1, owner.userId, owner)) return null;
-    cached = {
-      keyId: owner.keyId,
-      checkedAtMs: nowMs,
-      atPrimary,
-      learnt,
-      owner: {
-        userId: owner.userId,
-        username: owner.username,
-        role: owner.role,
-        scope: owner.scope,
-      },
-    };
-    rememberCredential(d1, forgets, cache, keyHash, cached);
-    if (owner.lastUsedAtMs === null || nowMs - owner.lastUsedAtMs > TOUCH_INTERVAL_MS)
-      await background(touchApiKey(db, owner.keyId, nowMs));
-  }
+  const checked = await checkedCredential(
+    db,
+    "keys",
+    keyHash,
+    { ttlMs: KEY_TTL_MS, nowMs },
+    (at) => findKeyOwner(at, keyHash),
+    (owner, read) =>
+      endedHere(d1, owner.userId, owner)
+        ? undefined
+        : {
+            keyId: owner.keyId,
+            ...read,
+            owner: {
+              userId: owner.userId,
+              username: owner.username,
+              role: owner.role,
+              scope: owner.scope,
+            },
+          },
+  );
+  if (!checked) return null;
+  const { cached, row: owner } = checked;
+  if (owner && (owner.lastUsedAtMs === null || nowMs - owner.lastUsedAtMs > TOUCH_INTERVAL_MS))
+    await background(touchApiKey(db, owner.keyId, nowMs));
   // A key works only with its own username, A-Z folded as the service folds usernames (never
   // Unicode's case folding: the Kelvin sign is not a K); say nothing about which part was wrong.
   if (asciiLower(cached.owner.username) !== asciiLower(credential.username)) return null;

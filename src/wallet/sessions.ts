@@ -6,16 +6,8 @@ import type { BatchItem } from "drizzle-orm/batch";
 import { randomBase64Url } from "../auth/base64";
 import type { Principal } from "../auth/principal";
 import { issueToken, verifyToken } from "../auth/tokens";
-import { bindingOf, type Db, learnBookmark, orAtPrimary, readsReplica } from "../db/client";
-import {
-  endedHere,
-  forgetCount,
-  forgetSessions,
-  fresh,
-  isolateCache,
-  rememberCredential,
-  SESSION_TTL_MS,
-} from "../db/isolate-cache";
+import { bindingOf, type Db, learnBookmark } from "../db/client";
+import { checkedCredential, endedHere, forgetSessions, SESSION_TTL_MS } from "../db/isolate-cache";
 import {
   type Audience,
   createSession,
@@ -90,25 +82,22 @@ export async function sessionPrincipal(
   const principal = await verifyToken(token, keys.secret, keys.issuer, audience);
   if (!principal) return null;
   const d1 = bindingOf(db);
-  const cache = isolateCache(d1).sessions;
-  const atPrimary = !readsReplica(db);
-  let cached = cache.get(principal.sessionId);
-  if (!fresh(cached, SESSION_TTL_MS, nowMs, atPrimary)) {
-    const forgets = forgetCount(d1);
-    const { row, learnt } = await orAtPrimary(db, (at) => findSession(at, principal.sessionId));
-    cache.delete(principal.sessionId);
-    if (!row) return null;
-    cached = {
+  const checked = await checkedCredential(
+    db,
+    "sessions",
+    principal.sessionId,
+    { ttlMs: SESSION_TTL_MS, nowMs },
+    (at) => findSession(at, principal.sessionId),
+    (row, read) => ({
       userId: row.userId,
       role: row.role,
       audience: row.audience,
       revoked: row.revokedAtMs !== null || endedHere(d1, row.userId, principal),
-      checkedAtMs: nowMs,
-      atPrimary,
-      learnt,
-    };
-    rememberCredential(d1, forgets, cache, principal.sessionId, cached);
-  }
+      ...read,
+    }),
+  );
+  if (!checked) return null;
+  const { cached } = checked;
   // The token is signed, so these hold for every token this service issued; checked all the same.
   if (cached.revoked || cached.userId !== principal.userId || cached.audience !== audience)
     return null;
