@@ -9,6 +9,7 @@
 // adds up.
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
+import { GUARDED } from "./compat-helpers";
 import { consoleOf, form, noticeLeft } from "./console-helpers";
 import { wrappedD1 } from "./d1-counter";
 import {
@@ -39,7 +40,6 @@ import {
 } from "./helpers";
 
 const NS = "/wp-json/rimplenet/v1";
-const GUARDED = { COMPAT_NAMESPACE: "rimplenet", COMPAT_PUBLIC_READS: "false" };
 
 /** A request in the plugin's namespace (on for this request), JSON body. */
 const plugin = (method: string, path: string, auth: string, body?: Json, query?: Json) =>

@@ -10,6 +10,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { CONSOLE_AUDIENCE } from "../src/auth/tokens";
 import { consoleRoutes } from "../src/console";
+import { GUARDED } from "./compat-helpers";
 import { consoleOf, form, hidden, noticeLeft, type Page } from "./console-helpers";
 import {
   call,
@@ -27,7 +28,6 @@ import {
 
 const { request, signIn } = consoleOf();
 const today = () => new Date().toISOString().slice(0, 10);
-const GUARDED = { COMPAT_NAMESPACE: "rimplenet", COMPAT_PUBLIC_READS: "false" };
 
 /** What one route is sent: its path's ids filled, and a form that a live session would act on. */
 type Objects = {

@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { COMPAT_ROUTES } from "../src/compat";
 import type { Route } from "../src/http/route";
 import { ROUTES } from "../src/routes";
+import { GUARDED } from "./compat-helpers";
 import {
   call,
   credit,
@@ -24,7 +25,6 @@ import {
 
 const STACK =
   /\bat \S+ \(|\n\s+at |SQLITE|D1_ERROR|TypeError|ReferenceError|RangeError|SyntaxError|node_modules|\.ts:\d+/;
-const VARS = { COMPAT_NAMESPACE: "rimplenet", COMPAT_PUBLIC_READS: "false" };
 
 /** A route's fields: text, or a number where only a JSON number will do. */
 type Fields = Record<string, string | number>;
@@ -341,7 +341,7 @@ async function send(
   for (const [k, v] of Object.entries(extraHeaders)) headers.append(k, v);
   const sep = path.includes("?") ? "&" : "?";
   const url = `http://localhost${path}${shape.query ? sep + shape.query : ""}`;
-  const res = await app.fetch(requestOf(method, url, headers, shape.body), { ...env, ...VARS });
+  const res = await app.fetch(requestOf(method, url, headers, shape.body), { ...env, ...GUARDED });
   const text = await res.text();
   return { status: res.status, headers: res.headers, text };
 }

@@ -17,6 +17,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { exactText, formatExact, formatMoney } from "../src/ledger/money";
+import { GUARDED } from "./compat-helpers";
 import { consoleOf, form, noticeLeft } from "./console-helpers";
 import {
   appAt,
@@ -34,7 +35,6 @@ import {
 } from "./helpers";
 
 const NS = "/wp-json/rimplenet/v1";
-const GUARDED = { COMPAT_NAMESPACE: "rimplenet", COMPAT_PUBLIC_READS: "false" };
 
 /** How the wallet is made: by SQL (as the importer writes it) unless named. */
 type Made = "sql" | "wallet/v1" | "defaults" | "re-created";
