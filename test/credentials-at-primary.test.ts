@@ -6,6 +6,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { hashApiKey } from "../src/auth/api-keys";
+import { forwarded, withSessions } from "./d1-counter";
 import {
   call,
   FORBIDDEN,
@@ -45,24 +46,16 @@ function empty(stmt: D1PreparedStatement): D1PreparedStatement {
  * at the primary (every write) have every row.
  */
 function replica(prepare: (session: D1DatabaseSession, query: string) => D1PreparedStatement) {
-  return new Proxy(env.DB, {
-    get(target, prop) {
-      if (prop === "withSession")
-        return (start?: string) => {
-          const session = target.withSession(start);
-          if (start === "first-primary") return session;
-          return new Proxy(session, {
-            get(s, p) {
-              if (p === "prepare") return (query: string) => prepare(s, query);
-              const value = Reflect.get(s, p, s);
-              return typeof value === "function" ? value.bind(s) : value;
-            },
-          });
-        };
-      const value = Reflect.get(target, prop, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
+  return withSessions((session, start) =>
+    start === "first-primary"
+      ? session
+      : new Proxy(session, {
+          get(s, p) {
+            if (p === "prepare") return (query: string) => prepare(s, query);
+            return forwarded(s, p);
+          },
+        }),
+  );
 }
 
 const CREDENTIALS = /from "(api_keys|sessions)"/;
@@ -99,31 +92,23 @@ describe("credentials on a read from a lagging replica", () => {
 const beforeTheUser = (() => {
   const USER_ROWS = /(from|join) "(users|sessions|api_keys|balances|transactions)"/;
   const sqlOf = (s: D1PreparedStatement) => (s as unknown as { statement: string }).statement;
-  return new Proxy(env.DB, {
-    get(target, prop) {
-      if (prop === "withSession")
-        return (start?: string) => {
-          const session = target.withSession(start);
-          if (start !== "first-unconstrained") return session;
-          return new Proxy(session, {
-            get(s, p) {
-              if (p === "prepare")
-                return (query: string) =>
-                  USER_ROWS.test(query) ? empty(s.prepare(query)) : s.prepare(query);
-              if (p === "batch")
-                return async (statements: D1PreparedStatement[]) =>
-                  (await s.batch(statements)).map((r, i) =>
-                    USER_ROWS.test(sqlOf(statements[i]!)) ? { ...r, results: [] } : r,
-                  );
-              const value = Reflect.get(s, p, s);
-              return typeof value === "function" ? value.bind(s) : value;
-            },
-          });
-        };
-      const value = Reflect.get(target, prop, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
+  return withSessions((session, start) =>
+    start !== "first-unconstrained"
+      ? session
+      : new Proxy(session, {
+          get(s, p) {
+            if (p === "prepare")
+              return (query: string) =>
+                USER_ROWS.test(query) ? empty(s.prepare(query)) : s.prepare(query);
+            if (p === "batch")
+              return async (statements: D1PreparedStatement[]) =>
+                (await s.batch(statements)).map((r, i) =>
+                  USER_ROWS.test(sqlOf(statements[i]!)) ? { ...r, results: [] } : r,
+                );
+            return forwarded(s, p);
+          },
+        }),
+  );
 })();
 
 /** A subscriber credited 15 in a new wallet, and the administrator who credited it. */

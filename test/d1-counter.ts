@@ -113,3 +113,20 @@ export function pausingD1(before: (kind: "statement" | "batch") => Promise<void>
     },
   });
 }
+
+/** What a Proxy passes on of its target: a property, or a method bound to the target. */
+export function forwarded(target: object, prop: string | symbol) {
+  const value = Reflect.get(target, prop, target);
+  return typeof value === "function" ? value.bind(target) : value;
+}
+
+/** env.DB whose sessions are each `wrap`ped, told what the session was started with. */
+export const withSessions = (
+  wrap: (session: D1DatabaseSession, start: string | undefined) => D1DatabaseSession,
+): D1Database =>
+  new Proxy(env.DB, {
+    get(target, prop) {
+      if (prop === "withSession") return (start?: string) => wrap(target.withSession(start), start);
+      return forwarded(target, prop);
+    },
+  });

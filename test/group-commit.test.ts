@@ -5,7 +5,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { refusedByRule } from "../src/ledger/append";
 import { MAX_MINOR } from "../src/ledger/money";
-import { wrappedD1 } from "./d1-counter";
+import { withSessions, wrappedD1 } from "./d1-counter";
 import {
   alreadyExists,
   appAt,
@@ -379,13 +379,7 @@ describe("group commit of credits", () => {
         },
       });
     };
-    const d1 = new Proxy(env.DB, {
-      get(target, prop) {
-        if (prop === "withSession") return (start?: string) => session(target.withSession(start));
-        const value = Reflect.get(target, prop, target);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
+    const d1 = withSessions(session);
     const bodies = Array.from({ length: 20 }, (_, i) => ({
       user_id: user.id,
       wallet_id: wallet,

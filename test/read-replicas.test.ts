@@ -5,7 +5,9 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { CONSOLE_AUDIENCE } from "../src/auth/tokens";
+import { GUARDED } from "./compat-helpers";
 import { consoleOf, form, hidden, noticeLeft } from "./console-helpers";
+import { withSessions } from "./d1-counter";
 import {
   API,
   call,
@@ -19,7 +21,6 @@ import {
 } from "./helpers";
 
 const BOOKMARK = /^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$/;
-const ON = { COMPAT_NAMESPACE: "rimplenet", COMPAT_PUBLIC_READS: "false" };
 
 /** env.DB, recording where each session starts and the bookmark after each batch with its rows' ids. */
 function sessionRecorder() {
@@ -39,16 +40,9 @@ function sessionRecorder() {
         return typeof value === "function" ? value.bind(target) : value;
       },
     });
-  const d1 = new Proxy(env.DB, {
-    get(target, prop) {
-      if (prop === "withSession")
-        return (start?: string) => {
-          starts.push(start);
-          return session(target.withSession(start));
-        };
-      const value = Reflect.get(target, prop, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
+  const d1 = withSessions((inner, start) => {
+    starts.push(start);
+    return session(inner);
   });
   return { d1, starts, batches };
 }
@@ -109,13 +103,7 @@ function laggingEntries() {
         return typeof value === "function" ? value.bind(target) : value;
       },
     });
-  const d1 = new Proxy(env.DB, {
-    get(target, prop) {
-      if (prop === "withSession") return (start?: string) => session(target.withSession(start));
-      const value = Reflect.get(target, prop, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
+  const d1 = withSessions(session);
   return { d1, batches };
 }
 
@@ -260,7 +248,7 @@ describe("read replicas: x-d1-bookmark", () => {
           headers: { Authorization: admin.bearer, "Content-Type": "application/json" },
           body: body === undefined ? undefined : JSON.stringify(body),
         },
-        { ...env, ...ON, DB: recorder.d1 },
+        { ...env, ...GUARDED, DB: recorder.d1 },
       );
     const read = await send("GET", `/user-wallet-balance?user_id=${user.id}&wallet_id=${wallet}`);
     const write = await send("POST", "/credits", {
