@@ -1,4 +1,4 @@
-import { Hono } from "hono";
+import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
 import { type Pace, padToFloor } from "./auth/pace";
 import { compatRoutes } from "./compat";
@@ -7,7 +7,7 @@ import { ICON } from "./console/assets";
 import { insideConsole } from "./console/boundary";
 import { BASE as CONSOLE } from "./console/session";
 import { createDb } from "./db/client";
-import { meterD1 } from "./db/meter";
+import { type D1Cost, meterD1 } from "./db/meter";
 import { requestedStart, SessionDatabase, UNBOUND_D1 } from "./db/session";
 import { discovery } from "./discovery";
 import type { AppEnv } from "./env";
@@ -44,100 +44,9 @@ export type AppOptions = {
 const RAY_ID = /^[0-9A-Za-z-]{1,64}$/;
 
 export function createApp(options: AppOptions = {}) {
-  const nowMs = options.nowMs ?? Date.now;
-  const pace = options.pace ?? padToFloor;
-  const ledger = options.ledger ?? d1Ledger;
-  const outbound: Outbound = options.outbound ?? ((url, init) => globalThis.fetch(url, init));
   const app = new Hono<AppEnv>({ strict: false, router: new MemoRouter() });
 
-  app.use(async (c, next) => {
-    const startedMs = Date.now();
-    // Always the service's own: a client-sent cf-ray must not name a log line or an error answer.
-    const requestId = crypto.randomUUID();
-    const ray = c.req.header("cf-ray");
-    const cfRay = ray !== undefined && RAY_ID.test(ray) ? ray : null;
-    c.set("envelope", "A");
-    c.set("requestId", requestId);
-    // Read before any middleware builds the request anew (a streamed body's, http/body-limit.ts).
-    c.set("queryRoute", queryRoute(c.req.raw));
-    c.set("nowMs", nowMs);
-    c.set("pace", pace);
-    c.set("outbound", outbound);
-    // One Drizzle handle per request, on one D1 session: routes and middleware read it as c.var.db.
-    // A read-only route reads from a replica (as new as the client's bookmark); any other starts at
-    // the primary. The answer carries the newest bookmark reached (docs/scaling.md#read-replicas).
-    // The meter sums what the request costs in D1 for the log line (docs/operations.md).
-    const requested = requestedStart(c.req.header(BOOKMARK_HEADER));
-    const start = readOnlyRoute(c) ? "replica" : "primary";
-    const binding = bound(c.env, "DB") ?? UNBOUND_D1;
-    const session = new SessionDatabase(binding, start, requested);
-    const d1 = meterD1(session);
-    const db = createDb(d1.db);
-    c.set("db", db);
-    const requestLedger = ledger({ db, env: c.env, keepAlive: keepAlive(c) });
-    c.set("ledger", requestLedger);
-    let stamp: EntryStamp | undefined;
-    c.set("service", {
-      get principal() {
-        return c.get("principal");
-      },
-      db,
-      ledger: requestLedger,
-      nowMs,
-      stamp: () => (stamp ??= entryStamp(c)),
-      site: () => siteSettings(c),
-      d1: binding,
-      tokenKeys: () => tokenKeys(c),
-      signInLimits: () => ({
-        throttle: c.env.LOGIN_THROTTLE,
-        clientAddress: c.req.header("cf-connecting-ip"),
-        pace,
-      }),
-      webhooks: () => webhookSettings(c),
-      historyGate: c.env.HISTORY_GATE,
-      moneyLimiter: bound(c.env, "MONEY_RATE_LIMIT") as RateLimit | undefined,
-    });
-    await next();
-    if (wroteRows(c, d1.cost.rowsWritten)) nudgeWebhooks(c);
-    const bookmark = session.bookmark() ?? (requested === "first-primary" ? null : requested);
-    const authenticated = c.get("principal") !== undefined;
-    const headers = answerHeaders(c);
-    if (bookmark !== null && showsBookmark(c.res.status, authenticated))
-      headers.set(BOOKMARK_HEADER, bookmark);
-    // WordPress sends nosniff on every REST answer; nothing here may be cached by a shared cache,
-    // but for the reference's renderer files, which say so themselves (no-cache: kept, asked again
-    // by ETag).
-    headers.set("X-Content-Type-Options", "nosniff");
-    if (!headers.has("Cache-Control")) headers.set("Cache-Control", "no-store");
-    headers.set("X-Request-Id", requestId);
-    const path = c.req.path;
-    if (path.startsWith("/wp-json") || path === "/")
-      headers.append("Link", discoveryLink(siteUrl(c)));
-    const allow = allowFor(c);
-    if (allow !== undefined) headers.set("Allow", allow);
-    // A HEAD runs its GET; Hono then drops the body without cancelling it. Cancelled here, once
-    // the headers are set, a streamed answer ends now and gives back what it holds (a whole
-    // history's turn). Its answer is the headers alone, which a failed cancel does not change.
-    const body = c.req.method === "HEAD" ? c.res.body : null;
-    if (body && !body.locked) await body.cancel().catch(() => {});
-    const route = routePath(c);
-    // One line per request: never a body, a header value or a secret.
-    console.log(
-      JSON.stringify({
-        request_id: requestId,
-        cf_ray: cfRay,
-        method: c.req.method,
-        route: route.endsWith("*") ? null : route, // a middleware's "*": no route matched
-        status: c.res.status,
-        duration_ms: Date.now() - startedMs,
-        user_id: c.get("principal")?.userId ?? null,
-        d1_statements: d1.cost.statements,
-        d1_rows_read: d1.cost.rowsRead,
-        d1_rows_written: d1.cost.rowsWritten,
-        d1_round_trips: d1.cost.roundTrips,
-      }),
-    );
-  });
+  app.use(eachRequest(options));
   // The console is its own boundary (console/boundary.ts): the API's CORS never answers for it,
   // nor its body limit, whose answer is the API's JSON: the console limits its forms itself, after
   // its origin check and with its own headers (console/index.tsx).
@@ -187,4 +96,128 @@ export function createApp(options: AppOptions = {}) {
   const fetch = app.fetch;
   app.fetch = (request, env, ctx) => fetch(wordpressRequest(request), env, ctx);
   return app;
+}
+
+/**
+ * What every request has before its route (its id, its D1 session, the service's context) and
+ * every answer after it (the common headers, its log line).
+ */
+function eachRequest(options: AppOptions): MiddlewareHandler<AppEnv> {
+  const nowMs = options.nowMs ?? Date.now;
+  const pace = options.pace ?? padToFloor;
+  const ledger = options.ledger ?? d1Ledger;
+  const outbound: Outbound = options.outbound ?? ((url, init) => globalThis.fetch(url, init));
+  return async (c, next) => {
+    const startedMs = Date.now();
+    // Always the service's own: a client-sent cf-ray must not name a log line or an error answer.
+    const requestId = crypto.randomUUID();
+    const ray = c.req.header("cf-ray");
+    c.set("envelope", "A");
+    c.set("requestId", requestId);
+    // Read before any middleware builds the request anew (a streamed body's, http/body-limit.ts).
+    c.set("queryRoute", queryRoute(c.req.raw));
+    c.set("nowMs", nowMs);
+    c.set("pace", pace);
+    c.set("outbound", outbound);
+    // One D1 session a request: a read-only route reads from a replica (as new as the client's
+    // bookmark); any other starts at the primary. The answer carries the newest bookmark reached
+    // (docs/scaling.md#read-replicas). The meter sums what the request costs in D1 for the log
+    // line (docs/operations.md).
+    const requested = requestedStart(c.req.header(BOOKMARK_HEADER));
+    const binding = bound(c.env, "DB") ?? UNBOUND_D1;
+    const session = new SessionDatabase(
+      binding,
+      readOnlyRoute(c) ? "replica" : "primary",
+      requested,
+    );
+    const d1 = meterD1(session);
+    openService(c, binding, d1.db, { nowMs, pace, ledger });
+    await next();
+    if (wroteRows(c, d1.cost.rowsWritten)) nudgeWebhooks(c);
+    commonHeaders(c, session.bookmark() ?? (requested === "first-primary" ? null : requested));
+    // A HEAD runs its GET; Hono then drops the body without cancelling it. Cancelled here, once
+    // the headers are set, a streamed answer ends now and gives back what it holds (a whole
+    // history's turn). Its answer is the headers alone, which a failed cancel does not change.
+    const body = c.req.method === "HEAD" ? c.res.body : null;
+    if (body && !body.locked) await body.cancel().catch(() => {});
+    logRequest(c, { startedMs, ray, cost: d1.cost });
+  };
+}
+
+/**
+ * The request's service context (wallet/context.ts), and the one Drizzle handle over its D1
+ * session that routes and middleware read as c.var.db.
+ */
+function openService(
+  c: Context<AppEnv>,
+  binding: D1Database,
+  session: D1Database,
+  { nowMs, pace, ledger }: { nowMs: () => number; pace: Pace; ledger: LedgerEngine },
+) {
+  const db = createDb(session);
+  c.set("db", db);
+  const requestLedger = ledger({ db, env: c.env, keepAlive: keepAlive(c) });
+  c.set("ledger", requestLedger);
+  let stamp: EntryStamp | undefined;
+  c.set("service", {
+    get principal() {
+      return c.get("principal");
+    },
+    db,
+    ledger: requestLedger,
+    nowMs,
+    stamp: () => (stamp ??= entryStamp(c)),
+    site: () => siteSettings(c),
+    d1: binding,
+    tokenKeys: () => tokenKeys(c),
+    signInLimits: () => ({
+      throttle: c.env.LOGIN_THROTTLE,
+      clientAddress: c.req.header("cf-connecting-ip"),
+      pace,
+    }),
+    webhooks: () => webhookSettings(c),
+    historyGate: c.env.HISTORY_GATE,
+    moneyLimiter: bound(c.env, "MONEY_RATE_LIMIT") as RateLimit | undefined,
+  });
+}
+
+/** The headers every answer carries, whichever route or middleware made it. */
+function commonHeaders(c: Context<AppEnv>, bookmark: string | null) {
+  const headers = answerHeaders(c);
+  if (bookmark !== null && showsBookmark(c.res.status, c.get("principal") !== undefined))
+    headers.set(BOOKMARK_HEADER, bookmark);
+  // WordPress sends nosniff on every REST answer; nothing here may be cached by a shared cache,
+  // but for the reference's renderer files, which say so themselves (no-cache: kept, asked again
+  // by ETag).
+  headers.set("X-Content-Type-Options", "nosniff");
+  if (!headers.has("Cache-Control")) headers.set("Cache-Control", "no-store");
+  headers.set("X-Request-Id", c.get("requestId"));
+  const path = c.req.path;
+  if (path.startsWith("/wp-json") || path === "/")
+    headers.append("Link", discoveryLink(siteUrl(c)));
+  const allow = allowFor(c);
+  if (allow !== undefined) headers.set("Allow", allow);
+}
+
+/** One line per request: never a body, a header value or a secret. */
+function logRequest(
+  c: Context<AppEnv>,
+  { startedMs, ray, cost }: { startedMs: number; ray: string | undefined; cost: D1Cost },
+) {
+  const route = routePath(c);
+  console.log(
+    JSON.stringify({
+      request_id: c.get("requestId"),
+      cf_ray: ray !== undefined && RAY_ID.test(ray) ? ray : null,
+      method: c.req.method,
+      route: route.endsWith("*") ? null : route, // a middleware's "*": no route matched
+      status: c.res.status,
+      duration_ms: Date.now() - startedMs,
+      user_id: c.get("principal")?.userId ?? null,
+      d1_statements: cost.statements,
+      d1_rows_read: cost.rowsRead,
+      d1_rows_written: cost.rowsWritten,
+      d1_round_trips: cost.roundTrips,
+    }),
+  );
 }

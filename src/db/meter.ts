@@ -10,7 +10,7 @@
 // queries already keep for `batch()`. Not metered: `exec()` and `raw({ columnNames: true })`, which
 // pass straight through (the app calls neither), and the rows of a statement that fails.
 
-type D1Cost = {
+export type D1Cost = {
   statements: number;
   rowsRead: number;
   rowsWritten: number;
