@@ -6,8 +6,8 @@
 // Moves a WordPress site's wallet data (users, wallets, every CREDIT/DEBIT) into the service's D1:
 // reads the mysqldump as a stream (the transactions spill to a temporary folder by post id range),
 // plans the import against what the database already holds, writes the SQL in chunks and has
-// wrangler run them in order. Safe to run again; refuses conflicting data unless --force. See the
-// README's "Migrating from WordPress".
+// wrangler run them in order. Safe to run again; refuses conflicting data unless --force. See
+// docs/migrating.md.
 import {
   closeSync,
   createReadStream,
