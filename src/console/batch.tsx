@@ -9,13 +9,107 @@ import { usernames } from "../wallet/directory";
 import { reversedEntries } from "../wallet/operators";
 import { batchRecord } from "../wallet/rules";
 import { attempt, backRefused, refusalText } from "./api";
-import type { ConsoleEnv } from "./env";
+import type { ConsoleEnv, Session } from "./env";
 import { back, field, noticeOf } from "./page";
 import { withIds } from "./path-ids";
 import { BASE } from "./session";
-import { Csrf, Page, Table, userName, When } from "./views";
+import { Csrf, type Notice, Page, Table, userName, When } from "./views";
 
 export const batchScreen = new Hono<ConsoleEnv>({ strict: false });
+
+/** What a batch's page draws, as its handler read it. */
+type BatchData = {
+  /** The batch's id as its path names it. */
+  id: string;
+  batch: ReturnType<typeof batchRecord>;
+  /** Each leg's user's id, in the legs' order. */
+  userIds: number[];
+  /** The legs reversed on their own. */
+  alone: Set<number>;
+  names: Map<number, { username: string }>;
+};
+
+/** The legs, in a card as every table: its scroll shadows are drawn on white. */
+function Legs(props: { d: BatchData }) {
+  const { batch, userIds, alone, names } = props.d;
+  return (
+    <section>
+      <Table caption="Legs" cols={["ID", "User", "Type", "Amount", "Note"]} num={["Amount"]}>
+        {batch.transactions.map((t, i) => {
+          const userId = userIds[i]!;
+          return (
+            <tr>
+              <td>{t.ID}</td>
+              <td>
+                <a class="name" href={`${BASE}/users/${userId}`}>
+                  {userName(userId, names.get(userId)?.username)}
+                </a>
+              </td>
+              <td>{alone.has(t.ID) ? `${t.txn_type} (reversed on its own)` : t.txn_type}</td>
+              <td class="num">{t.amount_formatted_disp ?? t.amount}</td>
+              <td>{t.note}</td>
+            </tr>
+          );
+        })}
+      </Table>
+      {alone.size > 0 ? (
+        <p>
+          Reversed on their own: {[...alone].map((t) => `transaction ${t}`).join(", ")}. A batch
+          with a leg reversed is not reversed as a whole (the ledger refuses it).
+        </p>
+      ) : null}
+    </section>
+  );
+}
+
+function BatchView(props: { d: BatchData; session: Session; notice: Notice }) {
+  const { id, batch, alone } = props.d;
+  return (
+    <Page title={`Batch ${id}`} session={props.session} current="users" notice={props.notice}>
+      <p>
+        Request id <code>{batch.request_id}</code>, <When ms={Date.parse(batch.created_at)} /> UTC,{" "}
+        {batch.balanced ? "balanced" : "not balanced"}: <strong>{batch.status}</strong>
+        {batch.reversal_batch_id ? (
+          <>
+            {" "}
+            by{" "}
+            <a href={`${BASE}/batches/${batch.reversal_batch_id}`}>
+              batch {batch.reversal_batch_id}
+            </a>
+          </>
+        ) : null}
+        {batch.reverses_batch_id ? (
+          <>
+            {" "}
+            (reverses{" "}
+            <a href={`${BASE}/batches/${batch.reverses_batch_id}`}>
+              batch {batch.reverses_batch_id}
+            </a>
+            )
+          </>
+        ) : null}
+        .
+      </p>
+      <Legs d={props.d} />
+      {batch.status === "completed" && batch.reverses_batch_id === null && alone.size === 0 ? (
+        <form class="stack card" method="post" action={`${BASE}/batches/${id}/reverse`}>
+          <p>
+            This writes the opposite of every leg, newest first, or none of them. It cannot be
+            undone, and a batch is reversed at most once.
+          </p>
+          <Csrf session={props.session} />
+          <label>
+            Note
+            <input name="note" autocomplete="off" />
+          </label>
+          <button class="danger" type="submit">
+            Reverse batch {id}
+          </button>
+        </form>
+      ) : null}
+    </Page>
+  );
+}
 
 batchScreen.get(
   "/batches/:id",
@@ -30,7 +124,6 @@ batchScreen.get(
         read.refusal.status === 404 ? 404 : 200,
       );
     const batch = batchRecord(read.value, c.var.service.site());
-    const legs = batch.transactions;
     // Each leg's user's id, as the ledger holds it (the record's `post_author` is the plugin's text).
     const userIds = read.value.entries.map((e) => e.entry.userId);
     // Legs reversed on their own: the batch is then never reversed as a whole (the ledger refuses).
@@ -39,87 +132,13 @@ batchScreen.get(
       batch.status === "completed"
         ? reversedEntries(
             c.var.service,
-            legs.map((t) => t.ID),
+            batch.transactions.map((t) => t.ID),
           )
         : new Set<number>(),
       usernames(c.var.service, userIds),
     ]);
-    return c.html(
-      <Page
-        title={`Batch ${id}`}
-        session={c.var.session}
-        current="users"
-        notice={await noticeOf(c)}
-      >
-        <p>
-          Request id <code>{batch.request_id}</code>, <When ms={Date.parse(batch.created_at)} />{" "}
-          UTC, {batch.balanced ? "balanced" : "not balanced"}: <strong>{batch.status}</strong>
-          {batch.reversal_batch_id ? (
-            <>
-              {" "}
-              by{" "}
-              <a href={`${BASE}/batches/${batch.reversal_batch_id}`}>
-                batch {batch.reversal_batch_id}
-              </a>
-            </>
-          ) : null}
-          {batch.reverses_batch_id ? (
-            <>
-              {" "}
-              (reverses{" "}
-              <a href={`${BASE}/batches/${batch.reverses_batch_id}`}>
-                batch {batch.reverses_batch_id}
-              </a>
-              )
-            </>
-          ) : null}
-          .
-        </p>
-        {/* In a card, as every table: its scroll shadows are drawn on white. */}
-        <section>
-          <Table caption="Legs" cols={["ID", "User", "Type", "Amount", "Note"]} num={["Amount"]}>
-            {legs.map((t, i) => {
-              const userId = userIds[i]!;
-              return (
-                <tr>
-                  <td>{t.ID}</td>
-                  <td>
-                    <a class="name" href={`${BASE}/users/${userId}`}>
-                      {userName(userId, names.get(userId)?.username)}
-                    </a>
-                  </td>
-                  <td>{alone.has(t.ID) ? `${t.txn_type} (reversed on its own)` : t.txn_type}</td>
-                  <td class="num">{t.amount_formatted_disp ?? t.amount}</td>
-                  <td>{t.note}</td>
-                </tr>
-              );
-            })}
-          </Table>
-          {alone.size > 0 ? (
-            <p>
-              Reversed on their own: {[...alone].map((t) => `transaction ${t}`).join(", ")}. A batch
-              with a leg reversed is not reversed as a whole (the ledger refuses it).
-            </p>
-          ) : null}
-        </section>
-        {batch.status === "completed" && batch.reverses_batch_id === null && alone.size === 0 ? (
-          <form class="stack card" method="post" action={`${BASE}/batches/${id}/reverse`}>
-            <p>
-              This writes the opposite of every leg, newest first, or none of them. It cannot be
-              undone, and a batch is reversed at most once.
-            </p>
-            <Csrf session={c.var.session} />
-            <label>
-              Note
-              <input name="note" autocomplete="off" />
-            </label>
-            <button class="danger" type="submit">
-              Reverse batch {id}
-            </button>
-          </form>
-        ) : null}
-      </Page>,
-    );
+    const d = { id, batch, userIds, alone, names };
+    return c.html(<BatchView d={d} session={c.var.session} notice={await noticeOf(c)} />);
   }),
 );
 
