@@ -3,18 +3,66 @@
 import { Hono } from "hono";
 import { siteOverview } from "../wallet/operators";
 import { formatExact, formatMoney } from "../wallet/rules";
-import type { ConsoleEnv } from "./env";
-import { DAY_S, noticeOf, plural } from "./page";
+import type { ConsoleEnv, Session } from "./env";
+import { DAY_S, noticeOf, plural, type Wallet } from "./page";
 import { BASE } from "./session";
-import { Chart, day, Page, Table, When } from "./views";
+import { Chart, day, type Notice, Page, Table, When } from "./views";
 
 export const overviewScreen = new Hono<ConsoleEnv>({ strict: false });
 
-overviewScreen.get("/", async (c) => {
-  const data = await siteOverview(c.var.service, 30);
+type Overview = Awaited<ReturnType<typeof siteOverview>>;
+
+/** A wallet's money in and out per UTC day since `sinceS`, 30 days: a chart and its figures. */
+function DailyFlow(props: { wallet: Wallet; daily: Overview["daily"]; sinceS: number }) {
+  const { wallet } = props;
+  const rows = props.daily.filter((d) => d.walletId === wallet.id);
+  const days = Array.from({ length: 30 }, (_, i) => props.sinceS + i * DAY_S);
+  const at = (d: number, k: "credits" | "debits") => rows.find((r) => r.day === d)?.[k] ?? 0n;
+  return (
+    <section>
+      <h2>{wallet.name}: money in and out per UTC day, last 30 days</h2>
+      <Chart
+        title={`${wallet.name}: credits and debits per UTC day`}
+        xLabels={[day(days[0]!), day(days[29]!)]}
+        yLabel={`amount (${wallet.symbol})`}
+        yFormat={(y) => formatMoney(y, wallet)}
+        lines={[
+          {
+            label: "in (credits)",
+            points: days.map((d) => ({ x: d, y: Number(at(d, "credits")) })),
+          },
+          {
+            label: "out (debits)",
+            dash: "6 4",
+            points: days.map((d) => ({ x: d, y: Number(at(d, "debits")) })),
+          },
+        ]}
+      />
+      <details>
+        <summary>Figures</summary>
+        <Table cols={["Day (UTC)", "In", "Out"]} num={["In", "Out"]}>
+          {days
+            .filter((d) => at(d, "credits") || at(d, "debits"))
+            .map((d) => (
+              <tr>
+                <td>
+                  <When ms={d * 1000} to="day" />
+                </td>
+                <td class="num">{formatExact(at(d, "credits"), wallet)}</td>
+                <td class="num">{formatExact(at(d, "debits"), wallet)}</td>
+              </tr>
+            ))}
+        </Table>
+      </details>
+    </section>
+  );
+}
+
+function OverviewView(props: { data: Overview; session: Session; notice: Notice }) {
+  const { data } = props;
   const byWallet = new Map(data.held.map((h) => [h.wallet.id, h.wallet]));
-  return c.html(
-    <Page title="Overview" session={c.var.session} current="overview" notice={await noticeOf(c)}>
+  return (
+    <Page title="Overview" session={props.session} current="overview" notice={props.notice}>
       <div class="grid">
         <section>
           <h2>Users</h2>
@@ -31,49 +79,9 @@ overviewScreen.get("/", async (c) => {
           </section>
         ))}
       </div>
-      {data.held.map(({ wallet }) => {
-        const rows = data.daily.filter((d) => d.walletId === wallet.id);
-        const days = Array.from({ length: 30 }, (_, i) => data.sinceS + i * DAY_S);
-        const at = (d: number, k: "credits" | "debits") => rows.find((r) => r.day === d)?.[k] ?? 0n;
-        return (
-          <section>
-            <h2>{wallet.name}: money in and out per UTC day, last 30 days</h2>
-            <Chart
-              title={`${wallet.name}: credits and debits per UTC day`}
-              xLabels={[day(days[0]!), day(days[29]!)]}
-              yLabel={`amount (${wallet.symbol})`}
-              yFormat={(y) => formatMoney(y, wallet)}
-              lines={[
-                {
-                  label: "in (credits)",
-                  points: days.map((d) => ({ x: d, y: Number(at(d, "credits")) })),
-                },
-                {
-                  label: "out (debits)",
-                  dash: "6 4",
-                  points: days.map((d) => ({ x: d, y: Number(at(d, "debits")) })),
-                },
-              ]}
-            />
-            <details>
-              <summary>Figures</summary>
-              <Table cols={["Day (UTC)", "In", "Out"]} num={["In", "Out"]}>
-                {days
-                  .filter((d) => at(d, "credits") || at(d, "debits"))
-                  .map((d) => (
-                    <tr>
-                      <td>
-                        <When ms={d * 1000} to="day" />
-                      </td>
-                      <td class="num">{formatExact(at(d, "credits"), wallet)}</td>
-                      <td class="num">{formatExact(at(d, "debits"), wallet)}</td>
-                    </tr>
-                  ))}
-              </Table>
-            </details>
-          </section>
-        );
-      })}
+      {data.held.map(({ wallet }) => (
+        <DailyFlow wallet={wallet} daily={data.daily} sinceS={data.sinceS} />
+      ))}
       <section>
         <h2>Latest transactions</h2>
         <Table cols={["ID", "User", "Type", "Amount", "Date (UTC)"]} num={["Amount"]}>
@@ -99,6 +107,11 @@ overviewScreen.get("/", async (c) => {
           })}
         </Table>
       </section>
-    </Page>,
+    </Page>
   );
+}
+
+overviewScreen.get("/", async (c) => {
+  const data = await siteOverview(c.var.service, 30);
+  return c.html(<OverviewView data={data} session={c.var.session} notice={await noticeOf(c)} />);
 });
