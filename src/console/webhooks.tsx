@@ -2,7 +2,7 @@
 // resend button, a test message, and a new endpoint (its secret shown once). Each through the
 // service's webhook verbs (wallet/webhooks.ts), as the signed-in operator.
 
-import { type Context, Hono } from "hono";
+import { Hono } from "hono";
 import type { DeliveryRow, EndpointRow } from "../db/events";
 import { ResendParams, WebhookParams } from "../http/inputs";
 import { parseFields } from "../http/validation";
@@ -14,7 +14,7 @@ import {
   webhooksWithDeliveries,
 } from "../wallet/webhooks";
 import { attempt, backRefused } from "./api";
-import type { ConsoleEnv } from "./env";
+import type { ConsoleEnv, Session } from "./env";
 import { back, backWithSecret, field, fieldsOf, keptFields, noticeOf, secretOf } from "./page";
 import { withIds } from "./path-ids";
 import { BASE } from "./session";
@@ -29,7 +29,7 @@ const SHOWN = 10;
 
 type Delivery = Omit<DeliveryRow, "id">;
 
-function Deliveries(props: { c: Context<ConsoleEnv>; hook: EndpointRow; rows: Delivery[] }) {
+function Deliveries(props: { session: Session; hook: EndpointRow; rows: Delivery[] }) {
   if (props.rows.length === 0) return <p class="muted">No deliveries yet.</p>;
   return (
     <Table cols={["When (UTC)", "Event", "Attempt", "Status", "HTTP", "Latency", "Resend"]}>
@@ -44,7 +44,7 @@ function Deliveries(props: { c: Context<ConsoleEnv>; hook: EndpointRow; rows: De
           <td>
             {d.eventId !== null && (
               <PostButton
-                session={props.c.var.session}
+                session={props.session}
                 action={`${page}/${props.hook.id}/resend`}
                 kind="secondary"
                 fields={{ event_id: String(d.eventId) }}
@@ -59,13 +59,60 @@ function Deliveries(props: { c: Context<ConsoleEnv>; hook: EndpointRow; rows: De
   );
 }
 
-webhooksScreen.get("/webhooks", async (c) => {
-  const secret = (await secretOf(c))?.secret;
-  const hooks = await webhooksWithDeliveries(c.var.service, SHOWN);
-  const shown = await noticeOf(c);
-  const kept = keptFields(shown, "new-webhook");
-  return c.html(
-    <Page title="Webhooks" session={c.var.session} current="webhooks" notice={shown}>
+/** An endpoint: how its deliveries stand, its recent attempts, and its test and delete buttons. */
+function Endpoint(props: { hook: EndpointRow; deliveries: Delivery[]; session: Session }) {
+  const { hook: h, session } = props;
+  return (
+    <section>
+      <h2>{`Webhook ${h.id}: ${h.url}`}</h2>
+      <p class="muted">
+        {`${h.eventTypes.join(", ")}. `}
+        {h.failingSinceMs === null ? (
+          "Active"
+        ) : (
+          <>
+            Failing since <When ms={h.failingSinceMs} to="second" /> UTC
+          </>
+        )}
+        {`; delivered up to event ${h.cursorEventId}`}
+        {h.headAttempts > 0 && (
+          <>
+            {`; ${h.headAttempts} failed attempt(s) at the next event, retried at `}
+            <When ms={h.nextAttemptAtMs} to="second" /> UTC
+          </>
+        )}
+      </p>
+      {h.description && <p>{h.description}</p>}
+      <Deliveries session={session} hook={h} rows={props.deliveries} />
+      {/* Send a test and Delete side by side, at the card's start. */}
+      <div class="buttons">
+        <PostButton session={session} action={`${page}/${h.id}/test`} kind="secondary">
+          Send a test to webhook {String(h.id)}
+        </PostButton>
+        <PostButton
+          session={session}
+          action={`${page}/${h.id}/delete`}
+          kind="danger"
+          confirm={`Delete webhook ${h.id} (${h.url})? It gets no more events, and the deletion cannot be undone.`}
+        >
+          Delete webhook {String(h.id)}
+        </PostButton>
+      </div>
+    </section>
+  );
+}
+
+function WebhooksView(props: {
+  /** A new endpoint's signing secret, shown once. */
+  secret: string | undefined;
+  hooks: Awaited<ReturnType<typeof webhooksWithDeliveries>>;
+  session: Session;
+  notice: Notice;
+}) {
+  const { secret, session } = props;
+  const kept = keptFields(props.notice, "new-webhook");
+  return (
+    <Page title="Webhooks" session={session} current="webhooks" notice={props.notice}>
       {secret && (
         <section>
           <h2>Webhook created: copy its signing secret now, it is not shown again</h2>
@@ -77,49 +124,14 @@ webhooksScreen.get("/webhooks", async (c) => {
           </button>
         </section>
       )}
-      {hooks.length === 0 && <p>No webhooks yet.</p>}
-      {hooks.map(({ hook: h, deliveries }) => (
-        <section>
-          <h2>{`Webhook ${h.id}: ${h.url}`}</h2>
-          <p class="muted">
-            {`${h.eventTypes.join(", ")}. `}
-            {h.failingSinceMs === null ? (
-              "Active"
-            ) : (
-              <>
-                Failing since <When ms={h.failingSinceMs} to="second" /> UTC
-              </>
-            )}
-            {`; delivered up to event ${h.cursorEventId}`}
-            {h.headAttempts > 0 && (
-              <>
-                {`; ${h.headAttempts} failed attempt(s) at the next event, retried at `}
-                <When ms={h.nextAttemptAtMs} to="second" /> UTC
-              </>
-            )}
-          </p>
-          {h.description && <p>{h.description}</p>}
-          <Deliveries c={c} hook={h} rows={deliveries} />
-          {/* Send a test and Delete side by side, at the card's start. */}
-          <div class="buttons">
-            <PostButton session={c.var.session} action={`${page}/${h.id}/test`} kind="secondary">
-              Send a test to webhook {String(h.id)}
-            </PostButton>
-            <PostButton
-              session={c.var.session}
-              action={`${page}/${h.id}/delete`}
-              kind="danger"
-              confirm={`Delete webhook ${h.id} (${h.url})? It gets no more events, and the deletion cannot be undone.`}
-            >
-              Delete webhook {String(h.id)}
-            </PostButton>
-          </div>
-        </section>
+      {props.hooks.length === 0 && <p>No webhooks yet.</p>}
+      {props.hooks.map(({ hook, deliveries }) => (
+        <Endpoint hook={hook} deliveries={deliveries} session={session} />
       ))}
       <section>
         <h2>New webhook</h2>
         <form class="stack" method="post" action={page}>
-          <Csrf session={c.var.session} />
+          <Csrf session={session} />
           <label>
             URL (https://)
             <input name="url" type="url" required autocomplete="off" value={kept.url} />
@@ -140,7 +152,16 @@ webhooksScreen.get("/webhooks", async (c) => {
           <button type="submit">Create webhook</button>
         </form>
       </section>
-    </Page>,
+    </Page>
+  );
+}
+
+webhooksScreen.get("/webhooks", async (c) => {
+  const secret = (await secretOf(c))?.secret;
+  const hooks = await webhooksWithDeliveries(c.var.service, SHOWN);
+  const notice = await noticeOf(c);
+  return c.html(
+    <WebhooksView secret={secret} hooks={hooks} session={c.var.session} notice={notice} />,
   );
 });
 
