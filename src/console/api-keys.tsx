@@ -5,11 +5,11 @@ import { ApiKeyParams } from "../http/inputs";
 import { parseFields } from "../http/validation";
 import { issueApiKey, listKeys, revokeKey } from "../wallet/api-keys";
 import { attempt, backRefused } from "./api";
-import type { ConsoleEnv } from "./env";
+import type { ConsoleEnv, Session } from "./env";
 import { back, backWithSecret, fieldsOf, keptFields, noticeOf, secretOf } from "./page";
 import { withIds } from "./path-ids";
 import { BASE } from "./session";
-import { Csrf, Page, PostButton, Table, When } from "./views";
+import { Csrf, type Notice, Page, PostButton, Table, When } from "./views";
 
 export const apiKeysScreen = new Hono<ConsoleEnv>({ strict: false });
 
@@ -17,13 +17,50 @@ type Created = { secret: string; username: string };
 
 const page = `${BASE}/api-keys`;
 
-apiKeysScreen.get("/api-keys", async (c) => {
-  const created = (await secretOf(c)) as Created | undefined;
-  const keys = await listKeys(c.var.service);
-  const shown = await noticeOf(c);
-  const kept = keptFields(shown, "new-key");
-  return c.html(
-    <Page title="API keys" session={c.var.session} current="keys" notice={shown}>
+type Keys = Awaited<ReturnType<typeof listKeys>>;
+
+/** Every key, with its owner, when it was last used, and a Revoke button while it works. */
+function KeysTable(props: { keys: Keys; session: Session }) {
+  return (
+    <Table cols={["ID", "Name", "User", "Scope", "Last used (UTC)", "State"]}>
+      {props.keys.map(({ key: k, username }) => (
+        <tr>
+          <td>{String(k.id)}</td>
+          <td>{k.name}</td>
+          <td>{username}</td>
+          <td>{k.scope}</td>
+          <td>{k.lastUsedAtMs === null ? "never" : <When ms={k.lastUsedAtMs} to="second" />}</td>
+          <td>
+            {k.revokedAtMs !== null ? (
+              "revoked"
+            ) : (
+              <PostButton
+                session={props.session}
+                action={`${page}/${k.id}/revoke`}
+                kind="danger"
+                confirm={`Revoke key ${k.id} (${k.name})? Every client using it is refused from then on, and a key cannot be restored.`}
+              >
+                Revoke key {String(k.id)}
+              </PostButton>
+            )}
+          </td>
+        </tr>
+      ))}
+    </Table>
+  );
+}
+
+function ApiKeysView(props: {
+  /** A new key and its owner, shown once. */
+  created: Created | undefined;
+  keys: Keys;
+  session: Session;
+  notice: Notice;
+}) {
+  const { created, session } = props;
+  const kept = keptFields(props.notice, "new-key");
+  return (
+    <Page title="API keys" session={session} current="keys" notice={props.notice}>
       {created && (
         <section>
           <h2>Key created: copy it now, it is not shown again</h2>
@@ -39,38 +76,12 @@ apiKeysScreen.get("/api-keys", async (c) => {
         </section>
       )}
       <section>
-        <Table cols={["ID", "Name", "User", "Scope", "Last used (UTC)", "State"]}>
-          {keys.map(({ key: k, username }) => (
-            <tr>
-              <td>{String(k.id)}</td>
-              <td>{k.name}</td>
-              <td>{username}</td>
-              <td>{k.scope}</td>
-              <td>
-                {k.lastUsedAtMs === null ? "never" : <When ms={k.lastUsedAtMs} to="second" />}
-              </td>
-              <td>
-                {k.revokedAtMs !== null ? (
-                  "revoked"
-                ) : (
-                  <PostButton
-                    session={c.var.session}
-                    action={`${page}/${k.id}/revoke`}
-                    kind="danger"
-                    confirm={`Revoke key ${k.id} (${k.name})? Every client using it is refused from then on, and a key cannot be restored.`}
-                  >
-                    Revoke key {String(k.id)}
-                  </PostButton>
-                )}
-              </td>
-            </tr>
-          ))}
-        </Table>
+        <KeysTable keys={props.keys} session={session} />
       </section>
       <section>
         <h2>New API key</h2>
         <form class="stack" method="post" action={page}>
-          <Csrf session={c.var.session} />
+          <Csrf session={session} />
           <label>
             Name
             <input name="name" required autocomplete="off" value={kept.name} />
@@ -92,7 +103,16 @@ apiKeysScreen.get("/api-keys", async (c) => {
           <button type="submit">Create key</button>
         </form>
       </section>
-    </Page>,
+    </Page>
+  );
+}
+
+apiKeysScreen.get("/api-keys", async (c) => {
+  const created = (await secretOf(c)) as Created | undefined;
+  const keys = await listKeys(c.var.service);
+  const notice = await noticeOf(c);
+  return c.html(
+    <ApiKeysView created={created} keys={keys} session={c.var.session} notice={notice} />,
   );
 });
 apiKeysScreen.post("/api-keys", async (c) => {
