@@ -7,11 +7,11 @@ import { findUsersByText } from "../wallet/operators";
 import { formatExact } from "../wallet/rules";
 import { allWallets } from "../wallet/wallets";
 import { appContext, attempt, backRefused } from "./api";
-import type { ConsoleEnv } from "./env";
-import { back, field, keptFields, noticeOf, PER_PAGE, plural } from "./page";
+import type { ConsoleEnv, Session } from "./env";
+import { back, field, keptFields, noticeOf, PER_PAGE, plural, type Wallet } from "./page";
 import { PageNumber, queryOf, Text } from "./query";
 import { BASE } from "./session";
-import { Csrf, Page, Pager, Table } from "./views";
+import { Csrf, type Notice, Page, Pager, Table } from "./views";
 
 export const usersScreen = new Hono<ConsoleEnv>({ strict: false });
 
@@ -26,60 +26,70 @@ const UsersQuery = v.object({
   page: PageNumber,
 });
 
-usersScreen.get("/users", async (c) => {
-  const { q, page } = queryOf(c, UsersQuery);
-  const [{ rows, total }, ws] = await Promise.all([
-    findUsersByText(c.var.service, q, (page - 1) * PER_PAGE, PER_PAGE),
-    allWallets(c.var.service),
-  ]);
-  const byId = new Map(ws.map((w) => [w.id, w]));
-  const notice = await noticeOf(c);
-  const kept = keptFields(notice, "new-user");
-  return c.html(
-    <Page title="Users" session={c.var.session} current="users" notice={notice}>
+/** What the users page draws: the search, the page of users it found, and every wallet. */
+type Search = {
+  q: string;
+  page: number;
+  found: Awaited<ReturnType<typeof findUsersByText>>;
+  wallets: Wallet[];
+};
+
+/** The users found, each with its balances, and the pager. */
+function Found(props: { d: Search }) {
+  const { q, page, found, wallets } = props.d;
+  const { rows, total } = found;
+  const byId = new Map(wallets.map((w) => [w.id, w]));
+  return (
+    <section>
+      <p class="muted">
+        {total === 0 && q !== "" ? `No user matches “${q}”.` : plural(total, "user")}
+      </p>
+      <Table class="users" cols={["Username", "E-mail", "Role", "Balances"]}>
+        {rows.map((u) => {
+          const balances = Object.entries(JSON.parse(u.balances ?? "{}") as Record<string, number>);
+          return (
+            <tr>
+              <td>
+                <a href={`${path}/${u.id}`}>{u.username}</a>
+              </td>
+              <td>{u.email}</td>
+              <td>{u.role}</td>
+              <td>
+                {balances
+                  .map(([id, minor]) => {
+                    const w = byId.get(id);
+                    return w ? formatExact(minor, w) : `${minor} ${id}`;
+                  })
+                  .join(", ") || "—"}
+              </td>
+            </tr>
+          );
+        })}
+      </Table>
+      <Pager page={page} pages={Math.ceil(total / PER_PAGE)} path={path} query={{ q }} />
+    </section>
+  );
+}
+
+function UsersView(props: { d: Search; session: Session; notice: Notice }) {
+  const { session } = props;
+  const kept = keptFields(props.notice, "new-user");
+  return (
+    <Page title="Users" session={session} current="users" notice={props.notice}>
       <search>
         <form method="get" action={path} class="card">
           <label>
             Search by username or e-mail
-            <input name="q" type="search" value={q} />
+            <input name="q" type="search" value={props.d.q} />
           </label>
           <button type="submit">Search</button>
         </form>
       </search>
-      <section>
-        <p class="muted">
-          {total === 0 && q !== "" ? `No user matches “${q}”.` : plural(total, "user")}
-        </p>
-        <Table class="users" cols={["Username", "E-mail", "Role", "Balances"]}>
-          {rows.map((u) => {
-            const balances = Object.entries(
-              JSON.parse(u.balances ?? "{}") as Record<string, number>,
-            );
-            return (
-              <tr>
-                <td>
-                  <a href={`${path}/${u.id}`}>{u.username}</a>
-                </td>
-                <td>{u.email}</td>
-                <td>{u.role}</td>
-                <td>
-                  {balances
-                    .map(([id, minor]) => {
-                      const w = byId.get(id);
-                      return w ? formatExact(minor, w) : `${minor} ${id}`;
-                    })
-                    .join(", ") || "—"}
-                </td>
-              </tr>
-            );
-          })}
-        </Table>
-        <Pager page={page} pages={Math.ceil(total / PER_PAGE)} path={path} query={{ q }} />
-      </section>
+      <Found d={props.d} />
       <section>
         <h2>New user</h2>
         <form class="stack" method="post" action={path}>
-          <Csrf session={c.var.session} />
+          <Csrf session={session} />
           <label>
             Username
             <input name="username" required autocomplete="off" value={kept.username} />
@@ -101,8 +111,18 @@ usersScreen.get("/users", async (c) => {
           <button type="submit">Create user</button>
         </form>
       </section>
-    </Page>,
+    </Page>
   );
+}
+
+usersScreen.get("/users", async (c) => {
+  const { q, page } = queryOf(c, UsersQuery);
+  const [found, wallets] = await Promise.all([
+    findUsersByText(c.var.service, q, (page - 1) * PER_PAGE, PER_PAGE),
+    allWallets(c.var.service),
+  ]);
+  const d = { q, page, found, wallets };
+  return c.html(<UsersView d={d} session={c.var.session} notice={await noticeOf(c)} />);
 });
 usersScreen.post("/users", async (c) => {
   const { form } = c.var;
