@@ -5,24 +5,22 @@ import { WalletParams, walletOf } from "../http/inputs";
 import { parseFields } from "../http/validation";
 import { allWallets, newWallet } from "../wallet/wallets";
 import { attempt, backRefused } from "./api";
-import type { ConsoleEnv } from "./env";
-import { back, fieldsOf, keptFields, noticeOf } from "./page";
+import type { ConsoleEnv, Session } from "./env";
+import { back, fieldsOf, keptFields, noticeOf, type Wallet } from "./page";
 import { BASE } from "./session";
-import { Csrf, Page, Table } from "./views";
+import { Csrf, type Notice, Page, Table } from "./views";
 
 export const walletsScreen = new Hono<ConsoleEnv>({ strict: false });
 
 const page = `${BASE}/wallets`;
 
-walletsScreen.get("/wallets", async (c) => {
-  const ws = await allWallets(c.var.service);
-  const notice = await noticeOf(c);
-  const kept = keptFields(notice, "new-wallet");
-  return c.html(
-    <Page title="Wallets" session={c.var.session} current="wallets" notice={notice}>
+function WalletsView(props: { wallets: Wallet[]; session: Session; notice: Notice }) {
+  const kept = keptFields(props.notice, "new-wallet");
+  return (
+    <Page title="Wallets" session={props.session} current="wallets" notice={props.notice}>
       <section>
         <Table cols={["ID", "Name", "Symbol", "Position", "Decimals"]} num={["Decimals"]}>
-          {ws.map((w) => (
+          {props.wallets.map((w) => (
             <tr>
               <td>{w.id}</td>
               <td>{w.name}</td>
@@ -36,7 +34,7 @@ walletsScreen.get("/wallets", async (c) => {
       <section>
         <h2>New wallet</h2>
         <form class="stack" method="post" action={page}>
-          <Csrf session={c.var.session} />
+          <Csrf session={props.session} />
           <label>
             Wallet id
             <input
@@ -76,7 +74,14 @@ walletsScreen.get("/wallets", async (c) => {
           <button type="submit">Create wallet</button>
         </form>
       </section>
-    </Page>,
+    </Page>
+  );
+}
+
+walletsScreen.get("/wallets", async (c) => {
+  const wallets = await allWallets(c.var.service);
+  return c.html(
+    <WalletsView wallets={wallets} session={c.var.session} notice={await noticeOf(c)} />,
   );
 });
 walletsScreen.post("/wallets", async (c) => {
