@@ -7,6 +7,7 @@ import type { Child } from "hono/jsx";
 import * as v from "valibot";
 import { sameSecret } from "../auth/same-secret";
 import { seal, unseal } from "../auth/sealed";
+import type { EntryRow } from "../db/ledger";
 import { jwtSecret } from "../http/auth";
 import { EntryParams, movementOf, ReverseParams, TransferParams } from "../http/fields";
 import { parseFields } from "../http/validation";
@@ -24,7 +25,7 @@ import { reversedEntries } from "../wallet/operators";
 import { formatExact } from "../wallet/rules";
 import { entryOfKind, keyedEntryId, readTransaction } from "../wallet/transactions";
 import { attempt, attemptMoney, backRefused } from "./api";
-import type { ConsoleEnv, Fields } from "./env";
+import type { ConsoleEnv, Fields, Session } from "./env";
 import { back, field, fieldsOf, freshKey } from "./page";
 import { notFound, type PathId, withIds } from "./path-ids";
 import { queryOf, Text } from "./query";
@@ -297,65 +298,93 @@ for (const action of MOVES)
     }),
   );
 
+/**
+ * A transaction of the user's offered for reversal: its figures, and the form, or why the ledger
+ * would refuse it (`why`: it cannot be reversed; `reversed`: it already was).
+ */
+function ReverseView(props: {
+  /** The user's and the transaction's ids as the path names them. */
+  id: string;
+  txn: string;
+  row: EntryRow;
+  why: string | undefined;
+  reversed: boolean;
+  session: Session;
+}) {
+  const { id, txn, session } = props;
+  const e = props.row.entry;
+  const details: [string, Child][] = [
+    ["Type", typeOf(e)],
+    ["Amount", formatExact(e.amountMinor, props.row)],
+    ["Wallet", e.walletId],
+    ["Date (UTC)", <When ms={e.createdAtS * 1000} />],
+    ["Note", e.note],
+    ["Request id", e.requestId],
+  ];
+  // An entry the ledger would refuse to reverse is shown without the form.
+  const refused = props.why
+    ? `Transaction ${txn} cannot be reversed: ${props.why}.`
+    : props.reversed
+      ? `Transaction ${txn} was already reversed.`
+      : undefined;
+  if (refused)
+    return (
+      <Page title={`Transaction ${txn}`} session={session} current="users">
+        <section class="stack card">
+          <Details label={`Transaction ${txn}`} rows={details} />
+          <p>{refused}</p>
+          <a href={`${BASE}/users/${id}`}>Back to the user</a>
+        </section>
+      </Page>
+    );
+  return (
+    <Page title={`Reverse transaction ${txn}?`} session={session} current="users">
+      <Confirmation
+        session={session}
+        action={`${BASE}/users/${id}/reverse/${txn}`}
+        label={`Transaction ${txn}`}
+        rows={details}
+        fields={{ request_id: freshKey() }}
+        confirm={
+          <button class="danger" type="submit">
+            Reverse transaction {txn}
+          </button>
+        }
+        cancel={<a href={`${BASE}/users/${id}`}>Cancel</a>}
+      >
+        <p>
+          This writes the opposite entry
+          {e.transferId ? ", for both halves of this transfer (the other user's too)" : ""}. It
+          cannot be undone, and a transaction is reversed at most once.
+        </p>
+        <label>
+          Note
+          <input name="note" autocomplete="off" />
+        </label>
+      </Confirmation>
+    </Page>
+  );
+}
+
 moneyScreen.get(
   "/users/:id/reverse/:txn",
   withIds(["id", "txn"], async (c, ids) => {
-    const [id, txn] = [ids.id.ref, ids.txn.ref];
     // Only a transaction of this user's is offered for reversal.
     const found = await attempt(c, () => readTransaction(c.var.service, ids.txn));
     if (!found.ok || found.value.entry.userId !== ids.id.id) return notFound(c);
     const e = found.value.entry;
-    // An entry the ledger would refuse to reverse is shown without the form.
+    // Whether it was reversed is read only for an entry the ledger would reverse.
     const why = notReversible([e]);
-    const refused = why
-      ? `Transaction ${txn} cannot be reversed: ${why}.`
-      : (await reversedEntries(c.var.service, [e.id])).has(e.id)
-        ? `Transaction ${txn} was already reversed.`
-        : undefined;
-    const details: [string, Child][] = [
-      ["Type", typeOf(e)],
-      ["Amount", formatExact(e.amountMinor, found.value)],
-      ["Wallet", e.walletId],
-      ["Date (UTC)", <When ms={e.createdAtS * 1000} />],
-      ["Note", e.note],
-      ["Request id", e.requestId],
-    ];
-    if (refused)
-      return c.html(
-        <Page title={`Transaction ${txn}`} session={c.var.session} current="users">
-          <section class="stack card">
-            <Details label={`Transaction ${txn}`} rows={details} />
-            <p>{refused}</p>
-            <a href={`${BASE}/users/${id}`}>Back to the user</a>
-          </section>
-        </Page>,
-      );
+    const reversed = !why && (await reversedEntries(c.var.service, [e.id])).has(e.id);
     return c.html(
-      <Page title={`Reverse transaction ${txn}?`} session={c.var.session} current="users">
-        <Confirmation
-          session={c.var.session}
-          action={`${BASE}/users/${id}/reverse/${txn}`}
-          label={`Transaction ${txn}`}
-          rows={details}
-          fields={{ request_id: freshKey() }}
-          confirm={
-            <button class="danger" type="submit">
-              Reverse transaction {txn}
-            </button>
-          }
-          cancel={<a href={`${BASE}/users/${id}`}>Cancel</a>}
-        >
-          <p>
-            This writes the opposite entry
-            {e.transferId ? ", for both halves of this transfer (the other user's too)" : ""}. It
-            cannot be undone, and a transaction is reversed at most once.
-          </p>
-          <label>
-            Note
-            <input name="note" autocomplete="off" />
-          </label>
-        </Confirmation>
-      </Page>,
+      <ReverseView
+        id={ids.id.ref}
+        txn={ids.txn.ref}
+        row={found.value}
+        why={why}
+        reversed={reversed}
+        session={c.var.session}
+      />,
     );
   }),
 );
