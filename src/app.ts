@@ -145,16 +145,16 @@ function eachRequest(options: AppOptions): MiddlewareHandler<AppEnv> {
 }
 
 /**
- * The request's service context (wallet/context.ts), and the one Drizzle handle over its D1
- * session that routes and middleware read as c.var.db.
+ * The request's service context (wallet/context.ts), and the one Drizzle handle over its metered
+ * D1 session that routes and middleware read as c.var.db.
  */
 function openService(
   c: Context<AppEnv>,
   binding: D1Database,
-  session: D1Database,
+  metered: D1Database,
   { nowMs, pace, ledger }: { nowMs: () => number; pace: Pace; ledger: LedgerEngine },
 ) {
-  const db = createDb(session);
+  const db = createDb(metered);
   c.set("db", db);
   const requestLedger = ledger({ db, env: c.env, keepAlive: keepAlive(c) });
   c.set("ledger", requestLedger);
