@@ -12,18 +12,23 @@ export const overviewScreen = new Hono<ConsoleEnv>({ strict: false });
 
 type Overview = Awaited<ReturnType<typeof siteOverview>>;
 
-/** A wallet's money in and out per UTC day since `sinceS`, 30 days: a chart and its figures. */
+/** How many UTC days, today's included, the overview sums. */
+const DAYS = 30;
+
+/** A wallet's money in and out per UTC day since `sinceS`, DAYS of them: a chart and its figures. */
 function DailyFlow(props: { wallet: Wallet; daily: Overview["daily"]; sinceS: number }) {
   const { wallet } = props;
   const rows = props.daily.filter((d) => d.walletId === wallet.id);
-  const days = Array.from({ length: 30 }, (_, i) => props.sinceS + i * DAY_S);
+  const days = Array.from({ length: DAYS }, (_, i) => props.sinceS + i * DAY_S);
   const at = (d: number, k: "credits" | "debits") => rows.find((r) => r.day === d)?.[k] ?? 0n;
   return (
     <section>
-      <h2>{wallet.name}: money in and out per UTC day, last 30 days</h2>
+      <h2>
+        {wallet.name}: money in and out per UTC day, last {DAYS} days
+      </h2>
       <Chart
         title={`${wallet.name}: credits and debits per UTC day`}
-        xLabels={[day(days[0]!), day(days[29]!)]}
+        xLabels={[day(days[0]!), day(days[DAYS - 1]!)]}
         yLabel={`amount (${wallet.symbol})`}
         yFormat={(y) => formatMoney(y, wallet)}
         lines={[
@@ -112,6 +117,6 @@ function OverviewView(props: { data: Overview; session: Session; notice: Notice 
 }
 
 overviewScreen.get("/", async (c) => {
-  const data = await siteOverview(c.var.service, 30);
+  const data = await siteOverview(c.var.service, DAYS);
   return c.html(<OverviewView data={data} session={c.var.session} notice={await noticeOf(c)} />);
 });
