@@ -1,0 +1,291 @@
+// The operator console's accessibility in chromium (as test/browser/console.test.ts runs it):
+// axe-core (the WCAG 2.0 to 2.2 rules of levels A and AA) on every screen a signed-in administrator
+// reaches, the sign-in page and refused forms included, at desktop and phone width, failing on any
+// violation of impact serious or critical; and what axe does not check: Tab reaches every
+// control in the page's order, each with its focus ring.
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ADMIN, adminAuth, startServer } from "../../scripts/lib/server";
+import { apiAs, launchChromium } from "./harness";
+
+/** axe's source, evaluated in each page (the console's CSP lets no script tag in, rightly). */
+const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+/** WCAG 2.0, 2.1 and 2.2 at levels A and AA. */
+const TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22a", "wcag22aa"];
+
+let server: Awaited<ReturnType<typeof startServer>>;
+let browser: Browser;
+let page: Page;
+let userPage: string;
+
+/** The browser's globals these tests read (the project's types have no DOM). */
+type DomNode = {
+  tagName: string;
+  tabIndex: number;
+  textContent: string | null;
+  parentElement: DomNode | null;
+  closest(selector: string): unknown;
+  getAttribute(name: string): string | null;
+  getClientRects(): { length: number };
+};
+type DomWindow = {
+  document: { activeElement: DomNode; querySelectorAll(selector: string): Iterable<DomNode> };
+  getComputedStyle(
+    e: DomNode,
+    pseudo?: string,
+  ): {
+    color: string;
+    outlineStyle: string;
+    outlineWidth: string;
+    borderTopColor: string;
+    backgroundColor: string;
+  };
+};
+
+type AxeWindow = {
+  axe: {
+    run(
+      context: unknown,
+      options: unknown,
+    ): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }>;
+  };
+  document: { querySelectorAll(selector: string): Iterable<{ style: { background: string } }> };
+};
+
+/**
+ * The page's violations of impact serious or critical, at a desktop's width and a phone's (where
+ * wide tables scroll), each as `rule: element`. axe cannot read a colour under the tables' edge
+ * shadows (.scroll's gradients, which leave the card's white under the text): it is set aside
+ * while axe reads, so the tables' text is measured too, on the white it is drawn on.
+ */
+async function audit() {
+  await page.waitForLoadState();
+  await page.evaluate(AXE);
+  const found: string[] = [];
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: 900 });
+    const violations = await page.evaluate(
+      async ({ tags, width }) => {
+        const { axe, document } = globalThis as unknown as AxeWindow;
+        const scrollers = [...document.querySelectorAll(".scroll")];
+        for (const s of scrollers) s.style.background = "none";
+        const { violations } = await axe.run(document, {
+          runOnly: { type: "tag", values: tags },
+          resultTypes: ["violations"],
+        });
+        for (const s of scrollers) s.style.background = "";
+        return violations
+          .filter((v) => v.impact === "serious" || v.impact === "critical")
+          .flatMap((v) => v.nodes.map((n) => `${v.id} at ${width} px: ${n.target.join(" ")}`));
+      },
+      { tags: TAGS, width },
+    );
+    found.push(...violations);
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+  return found;
+}
+
+/** What has focus: its tag, role, name (as the Tab test lists controls), text and focus ring. */
+const focused = () =>
+  page.evaluate(() => {
+    const { document, getComputedStyle } = globalThis as unknown as DomWindow;
+    const e = document.activeElement;
+    const style = getComputedStyle(e);
+    return {
+      tag: e.tagName.toLowerCase(),
+      role: e.getAttribute("role"),
+      name: `${e.tagName} ${e.getAttribute("aria-label") ?? e.textContent ?? ""} ${e.getAttribute("name") ?? ""}`.replace(
+        /\s+/g,
+        " ",
+      ),
+      text: e.textContent?.trim() ?? "",
+      inMain: e.closest("main") !== null,
+      outline: style.outlineStyle,
+      outlineWidth: Number.parseFloat(style.outlineWidth),
+    };
+  });
+
+/** A console page's address. */
+const consoleAt = (path: string) => `${server.base}/wallet-admin${path}`;
+
+const form = (heading: string) =>
+  page.locator("form", { has: page.getByRole("heading", { name: heading, exact: true }) });
+
+beforeAll(async () => {
+  // Its own webhook signing key (a fresh clone has no .dev.vars): the webhooks screen needs one.
+  server = await startServer({
+    config: "wrangler.toml",
+    vars: { WEBHOOK_SECRET_KEY: randomBytes(32).toString("hex") },
+  });
+  const api = apiAs(server.api, await adminAuth(server.api));
+  await api("POST", "/wallets", {
+    wallet_id: "ngn",
+    wallet_name: "Naira Wallet",
+    wallet_symbol: "₦",
+    wallet_decimal: 2,
+  });
+  const [ada, bola] = [
+    await api("POST", "/users", {
+      username: "adaeze",
+      user_email: "adaeze@example.test",
+      user_password: "ada-password-1",
+    }),
+    await api("POST", "/users", {
+      username: "bola",
+      user_email: "bola@example.test",
+      user_password: "bola-password-1",
+    }),
+  ];
+  await api("POST", "/credits", {
+    user_id: Number(ada.id),
+    wallet_id: "ngn",
+    amount: "100.00",
+    request_id: "a-1",
+  });
+  await api("POST", "/holds", {
+    user_id: Number(ada.id),
+    wallet_id: "ngn",
+    amount: "10.00",
+    request_id: "hold-1",
+    note: "order 1",
+  });
+  await api("POST", "/batches", {
+    request_id: "batch-1",
+    operations: [
+      { type: "debit", user_id: Number(ada.id), wallet_id: "ngn", amount: "5" },
+      { type: "credit", user_id: Number(bola.id), wallet_id: "ngn", amount: "5" },
+    ],
+  });
+  // Subscribed to an event this suite never causes: no delivery goes out to a host that is none.
+  await api("POST", "/webhooks", {
+    url: "https://hooks.example.com/a11y",
+    events: "wallet.deleted",
+  });
+  userPage = consoleAt(`/users/${ada.id}`);
+  browser = await launchChromium();
+  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+describe("the console's accessibility in chromium (axe-core, WCAG 2 A and AA)", () => {
+  it("has no serious or critical violation on the sign-in page, refused or not", async () => {
+    await page.goto(consoleAt("/"));
+    const found = { "sign-in": await audit() } as Record<string, string[]>;
+    await page.getByLabel("Email", { exact: true }).fill(ADMIN.email);
+    await page.getByLabel("Password", { exact: true }).fill("wrong password");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("alert").waitFor();
+    found["sign-in refused"] = await audit();
+    expect(found).toEqual({ "sign-in": [], "sign-in refused": [] });
+  });
+
+  it("has none on any screen a signed-in administrator reaches", async () => {
+    await page.goto(consoleAt("/"));
+    await page.getByLabel("Email", { exact: true }).fill(ADMIN.email);
+    await page.getByLabel("Password", { exact: true }).fill(ADMIN.password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { name: "Overview" }).waitFor();
+    const found: Record<string, string[]> = {};
+    const visit = async (name: string, path: string) => {
+      await page.goto(consoleAt(path));
+      found[name] = await audit();
+    };
+    found.overview = await audit();
+    await visit("users", "/users?q=ada");
+    await page.goto(userPage);
+    found.user = await audit();
+    await visit("wallets", "/wallets");
+    // The keys, a new one's secret shown once with its Copy button.
+    await page.goto(consoleAt("/api-keys"));
+    await page.getByLabel("Name", { exact: true }).fill("operations");
+    await page.getByRole("button", { name: "Create key" }).click();
+    await page.getByRole("button", { name: "Copy" }).waitFor();
+    found["api keys"] = await audit();
+    await visit("webhooks", "/webhooks");
+    await visit("outbox", "/outbox");
+    await visit("not found", "/nothing-here");
+    // A batch, through its link on the user's page.
+    await page.goto(userPage);
+    await page
+      .getByRole("link", { name: /^batch \d+$/ })
+      .first()
+      .click();
+    found.batch = await audit();
+    // A reversal's confirmation.
+    await page.goto(userPage);
+    await page
+      .getByRole("link", { name: /^Reverse transaction \d+$/ })
+      .first()
+      .click();
+    await page.getByRole("heading", { name: /Reverse transaction \d+\?/ }).waitFor();
+    found.reversal = await audit();
+    // A transfer's confirmation.
+    await page.goto(userPage);
+    await form("Transfer").getByLabel("Amount", { exact: true }).fill("1");
+    await form("Transfer").getByLabel("To user", { exact: true }).fill("1");
+    await form("Transfer").getByRole("button", { name: "Transfer" }).click();
+    await page.getByRole("heading", { name: /^Transfer ₦1\.00 to .+\?$/ }).waitFor();
+    found.transfer = await audit();
+    // A refused form drawn again under its refusal.
+    await page.goto(userPage);
+    await form("Debit").getByLabel("Amount", { exact: true }).fill("1000");
+    await form("Debit").getByRole("button", { name: "Debit" }).click();
+    await page.getByRole("alert").waitFor();
+    found["debit refused"] = await audit();
+    // A statement's day that is none, marked invalid.
+    await page.goto(`${userPage}?from=2026-02-31`);
+    found["statement refused"] = await audit();
+    // A refused new wallet.
+    await page.goto(consoleAt("/wallets"));
+    await page.getByLabel("Wallet id", { exact: true }).fill("ngn");
+    await page.getByLabel("Name", { exact: true }).fill("Naira again");
+    await page.getByLabel("Symbol", { exact: true }).fill("₦");
+    await page.getByLabel("Decimals", { exact: true }).fill("2");
+    await page.getByRole("button", { name: "Create wallet" }).click();
+    await page.getByRole("alert").waitFor();
+    found["wallet refused"] = await audit();
+    expect(Object.entries(found).filter(([, v]) => v.length > 0)).toEqual([]);
+  });
+
+  it("reaches every control by Tab, in the page's order, each with its focus ring", async () => {
+    for (const path of [userPage, consoleAt("/webhooks")]) {
+      await page.goto(path);
+      const controls = await page.evaluate(() => {
+        const { document } = globalThis as unknown as DomWindow;
+        return [...document.querySelectorAll("a[href], button, input, select, [tabindex]")]
+          .filter((e) => e.tabIndex >= 0 && e.getClientRects().length > 0)
+          .map((e) =>
+            `${e.tagName} ${e.getAttribute("aria-label") ?? e.textContent ?? ""} ${e.getAttribute("name") ?? ""}`.replace(
+              /\s+/g,
+              " ",
+            ),
+          );
+      });
+      const reached: string[] = [];
+      const rings: string[] = [];
+      // Tab until as many controls were reached as the page has (a bound: a date field is three
+      // stops, its day, month and year, as chromium draws one, counted once).
+      for (
+        let press = 0;
+        reached.length < controls.length && press < 4 * controls.length;
+        press++
+      ) {
+        await page.keyboard.press("Tab");
+        const f = await focused();
+        if (reached.at(-1) === f.name) continue;
+        reached.push(f.name);
+        if (!(f.outline === "solid" && f.outlineWidth >= 3)) rings.push(f.name);
+      }
+      expect(reached).toEqual(controls);
+      expect(rings).toEqual([]);
+    }
+  });
+});
