@@ -41,7 +41,8 @@ pre { white-space: pre-wrap; overflow-wrap: anywhere; margin: 0; }
 form.stack { display: grid; gap: .6rem; max-width: 26rem; align-content: start; }
 form.stack p { margin: 0; }
 label { display: grid; gap: .2rem; font-weight: 500; }
-input, select, button { font: inherit; padding: .45rem .6rem; border: 1px solid #b8bfcc; border-radius: 6px; }
+/* A field's border, all that marks it out on its card: 3:1 or more on white (WCAG 1.4.11). */
+input, select, button { font: inherit; padding: .45rem .6rem; border: 1px solid #858e9e; border-radius: 6px; }
 /* A select is as wide as its longest option (a wallet's name of 100 characters) unless it may shrink. */
 select { min-width: 0; }
 button { background: var(--accent); color: #fff; border-color: var(--accent); cursor: pointer; }
@@ -52,6 +53,8 @@ button.danger { background: var(--bad); border-color: var(--bad); }
 .skip { position: absolute; left: .5rem; top: -5rem; z-index: 1; padding: .5rem .75rem; background: #fff; border-radius: 6px; }
 .skip:focus { top: .5rem; }
 .notice { padding: .6rem .8rem; border-radius: 6px; margin-bottom: 1rem; border: 1px solid; }
+/* A notice has focus as its page opens only to be read first (views.tsx): a message, not a control, no ring. */
+.notice:focus-visible { outline: none; box-shadow: none; }
 .notice.error { color: var(--bad); background: #fdf0f0; border-color: #f1c4c6; }
 .notice.ok { color: var(--good); background: #eff8f2; border-color: #bfe3cb; }
 .muted { color: var(--muted); }

@@ -79,10 +79,15 @@ export function Page(props: {
           </header>
           <main id="main">
             <h1>{props.title}</h1>
+            {/* What became of the form just sent takes focus as the page opens, so a screen
+                reader reads it first (a live region present from the start is not announced),
+                and Tab goes on from it into the page. */}
             {props.notice && (
               <p
                 class={`notice ${props.notice.kind}`}
                 role={props.notice.kind === "error" ? "alert" : "status"}
+                tabindex={-1}
+                autofocus
               >
                 {props.notice.text}
               </p>

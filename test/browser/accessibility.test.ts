@@ -1,8 +1,9 @@
 // The operator console's accessibility in chromium (as test/browser/console.test.ts runs it):
 // axe-core (the WCAG 2.0 to 2.2 rules of levels A and AA) on every screen a signed-in administrator
 // reaches, the sign-in page and refused forms included, at desktop and phone width, failing on any
-// violation of impact serious or critical; and what axe does not check: Tab reaches every
-// control in the page's order, each with its focus ring.
+// violation of impact serious or critical; what axe does not check: a notice (a refusal, an
+// outcome) has focus as its page opens, so a screen reader reads it; Tab reaches every control in
+// the page's order, each with its focus ring; each field's border stands out from its card (3:1).
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -88,6 +89,21 @@ async function audit() {
   await page.setViewportSize({ width: 1280, height: 900 });
   return found;
 }
+
+/** The relative luminance of an `rgb(r, g, b)` colour (WCAG 2). */
+function luminance(rgb: string) {
+  const [r, g, b] = (rgb.match(/\d+(\.\d+)?/g) ?? []).slice(0, 3).map((c) => {
+    const s = Number(c) / 255;
+    return s <= 0.04045 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+  });
+  return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+}
+
+/** The contrast ratio of two opaque colours. */
+const contrast = (a: string, b: string) => {
+  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+  return (hi! + 0.05) / (lo! + 0.05);
+};
 
 /** What has focus: its tag, role, name (as the Tab test lists controls), text and focus ring. */
 const focused = () =>
@@ -255,6 +271,26 @@ describe("the console's accessibility in chromium (axe-core, WCAG 2 A and AA)", 
     expect(Object.entries(found).filter(([, v]) => v.length > 0)).toEqual([]);
   });
 
+  it("puts focus on a notice when a page opens with one, so a screen reader reads it first", async () => {
+    // A refusal: its words (role alert) have focus as the page opens, before the form drawn again.
+    await page.goto(userPage);
+    await form("Debit").getByLabel("Amount", { exact: true }).fill("1000");
+    await form("Debit").getByRole("button", { name: "Debit" }).click();
+    await page.getByRole("alert").waitFor();
+    expect(await focused()).toMatchObject({ role: "alert", text: /^Debit refused\./ });
+    // The next Tab goes on from there: the refused form's own fields are ahead, the nav behind.
+    await page.keyboard.press("Tab");
+    expect(await focused()).toMatchObject({ inMain: true });
+    // A form that succeeded: its outcome (role status) likewise.
+    await form("Credit").getByLabel("Amount", { exact: true }).fill("1");
+    await form("Credit").getByRole("button", { name: "Credit" }).click();
+    await page.getByRole("status").waitFor();
+    expect(await focused()).toMatchObject({ role: "status", text: /^Transaction Completed/ });
+    // A page without a notice leaves focus where a browser puts it (the first Tab: the skip link).
+    await page.goto(userPage);
+    expect(await focused()).toMatchObject({ tag: "body" });
+  });
+
   it("reaches every control by Tab, in the page's order, each with its focus ring", async () => {
     for (const path of [userPage, consoleAt("/webhooks")]) {
       await page.goto(path);
@@ -287,5 +323,40 @@ describe("the console's accessibility in chromium (axe-core, WCAG 2 A and AA)", 
       expect(reached).toEqual(controls);
       expect(rings).toEqual([]);
     }
+  });
+
+  it("draws each field's border at 3:1 or more on its card (WCAG 1.4.11), a placeholder at 4.5:1", async () => {
+    const low: string[] = [];
+    for (const path of [userPage, ...["/wallets", "/api-keys", "/users"].map(consoleAt)]) {
+      await page.goto(path);
+      const fields = await page.evaluate(() => {
+        const { document, getComputedStyle } = globalThis as unknown as DomWindow;
+        return [...document.querySelectorAll("input:not([type=hidden]), select")].map((e) => {
+          let behind: DomNode | null = e.parentElement;
+          while (behind && getComputedStyle(behind).backgroundColor === "rgba(0, 0, 0, 0)")
+            behind = behind.parentElement;
+          return {
+            name: e.getAttribute("name") ?? "",
+            border: getComputedStyle(e).borderTopColor,
+            card: behind ? getComputedStyle(behind).backgroundColor : "rgb(255, 255, 255)",
+            placeholder: e.getAttribute("placeholder")
+              ? getComputedStyle(e, "::placeholder").color
+              : undefined,
+            background: getComputedStyle(e).backgroundColor,
+          };
+        });
+      });
+      const where = new URL(path).pathname;
+      for (const f of fields) {
+        const ratio = contrast(f.border, f.card);
+        if (ratio < 3)
+          low.push(`${where} ${f.name}: ${f.border} on ${f.card}, ${ratio.toFixed(2)}:1`);
+        // A placeholder is text (To user's "user id" says what the field takes): 4.5:1.
+        const hint = f.placeholder && contrast(f.placeholder, f.background);
+        if (hint && hint < 4.5)
+          low.push(`${where} ${f.name}'s placeholder: ${f.placeholder}, ${hint.toFixed(2)}:1`);
+      }
+    }
+    expect(low).toEqual([]);
   });
 });
