@@ -3,7 +3,7 @@ import { type SpawnOptions, spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 const require = createRequire(import.meta.url);
 // WRANGLER_BIN is for tests only: a stand-in node script that records the commands a tool runs
@@ -92,12 +92,15 @@ const startDetached = (args: string[], options: SpawnOptions) =>
 export const startWranglerDev = (args: string[], options: SpawnOptions = {}) =>
   startDetached([WRANGLER, "dev", "--infer-origin-from-routes=false", ...args], options);
 
-const TSX = require.resolve("tsx/cli");
+// tsx's loader, not its CLI: the CLI runs the program in a child and, on a SIGTERM, SIGKILLs a
+// child that has not told it of the signal within 60 ms; the bench worker sets its own handler in
+// place of tsx's, so a disposal slower than that (a loaded machine) was cut short.
+const TSX_LOADER = pathToFileURL(require.resolve("tsx")).href;
 const BENCH_WORKER = fileURLToPath(new URL("./bench-worker.ts", import.meta.url));
 
 /** The deployed bundle served by Miniflare alone (./bench-worker.ts), in its own process group. */
 export const startBenchWorker = (config: object, options: SpawnOptions = {}) =>
-  startDetached([TSX, BENCH_WORKER, JSON.stringify(config)], options);
+  startDetached(["--import", TSX_LOADER, BENCH_WORKER, JSON.stringify(config)], options);
 
 /**
  * The entries wrangler appended to its output file (WRANGLER_OUTPUT_FILE_PATH), one JSON object a

@@ -9,35 +9,71 @@ import { afterAll, expect, it } from "vitest";
 import { adminAuth, type Server, startServer } from "../../scripts/lib/server";
 
 const marks = mkdtempSync(path.join(tmpdir(), "wallet-bench-worker-test-"));
-const finished = path.join(marks, "finished");
 afterAll(() => rmSync(marks, { recursive: true, force: true }));
 
 /**
- * Preloaded into the server's node processes: the bench worker writes its exit status to a file
- * once its event loop runs dry, which process.exit() skips (Node emits no 'beforeExit' for it).
+ * A server whose bench worker writes its exit status to `finished` once its event loop runs dry,
+ * which process.exit() skips (Node emits no 'beforeExit' for it): a preload in its node process.
  */
-const FINISHED = `data:text/javascript,${encodeURIComponent(
-  `import { writeFileSync } from "node:fs";
+async function markedServer(finished: string) {
+  const preload = `data:text/javascript,${encodeURIComponent(
+    `import { writeFileSync } from "node:fs";
 if (process.argv[1]?.endsWith("bench-worker.ts"))
   process.once("beforeExit", () => writeFileSync(${JSON.stringify(finished)}, String(process.exitCode ?? 0)));`,
-)}`;
-
-it("stops on SIGTERM by ending its event loop, never by process.exit()", {
-  timeout: 180_000,
-}, async () => {
+  )}`;
   const options = process.env.NODE_OPTIONS;
-  process.env.NODE_OPTIONS = `${options ?? ""} --import=${FINISHED}`.trim();
-  let server: Server;
+  process.env.NODE_OPTIONS = `${options ?? ""} --import=${preload}`.trim();
   try {
-    server = await startServer({ wranglerDev: false });
+    return await startServer({ wranglerDev: false });
   } finally {
     if (options === undefined) delete process.env.NODE_OPTIONS;
     else process.env.NODE_OPTIONS = options;
   }
+}
+
+/** The processes below `pid`, children first (Linux: /proc/<pid>/task/<pid>/children). */
+const descendants = (pid: number): number[] =>
+  readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8")
+    .split(" ")
+    .filter((id) => id.trim() !== "")
+    .flatMap((id) => [Number(id), ...descendants(Number(id))]);
+
+it("stops on SIGTERM by ending its event loop, never by process.exit()", {
+  timeout: 180_000,
+}, async () => {
+  const finished = path.join(marks, "finished");
+  const server = await markedServer(finished);
   try {
     expect((await fetch(`${server.base}/health`)).status).toBe(200);
   } finally {
     await server.stop(); // SIGTERM to its process group; SIGKILL after 10 s
+  }
+  expect(existsSync(finished), "the bench worker's event loop ran dry").toBe(true);
+  expect(readFileSync(finished, "utf8")).toBe("0");
+});
+
+it("stops so when the worker's process gets no CPU for a while (a loaded machine)", {
+  timeout: 180_000,
+}, async () => {
+  const finished = path.join(marks, "finished-late");
+  const server = await markedServer(finished);
+  // The node process that runs bench-worker.ts, the deepest of the server's (a launcher that runs
+  // it in a child of its own must leave it to stop as it does).
+  const worker = [server.child.pid!, ...descendants(server.child.pid!)]
+    .filter((pid) => readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("bench-worker.ts"))
+    .at(-1)!;
+  // Stopped, it takes the SIGTERM only once it runs on, half a second later.
+  process.kill(worker, "SIGSTOP");
+  const resumed = setTimeout(() => process.kill(worker, "SIGCONT"), 500);
+  try {
+    await server.stop();
+  } finally {
+    clearTimeout(resumed);
+    try {
+      process.kill(worker, "SIGCONT");
+    } catch {
+      // gone
+    }
   }
   expect(existsSync(finished), "the bench worker's event loop ran dry").toBe(true);
   expect(readFileSync(finished, "utf8")).toBe("0");
