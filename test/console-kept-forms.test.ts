@@ -145,3 +145,128 @@ describe("a refused form drawn again", () => {
     expect(drawnValue(page.html, "name")).toBeUndefined();
   });
 });
+
+/**
+ * The fields of `html` marked as the one a refusal is about, each as `action name` (the form's path
+ * under the console, the field's name), and whether each points at the notice, which says why.
+ */
+function marked(html: string) {
+  return html
+    .split("<form")
+    .slice(1)
+    .flatMap((f) => {
+      const action = f.match(/action="\/wallet-admin([^"]*)"/)?.[1] ?? "";
+      return [...f.matchAll(/<(?:input|select)[^>]*aria-invalid="true"[^>]*>/g)].map((m) => {
+        const name = m[0].match(/name="([^"]*)"/)?.[1];
+        const describedBy = m[0].match(/aria-describedby="([^"]*)"/)?.[1];
+        return `${action} ${name} ${describedBy === "notice" ? "described" : describedBy}`;
+      });
+    });
+}
+
+describe("a refused form's field at fault", () => {
+  let user: TestUser;
+  let wallet: string;
+  let userPage: string;
+
+  beforeAll(async () => {
+    user = await makeUser();
+    wallet = await makeWallet(admin);
+    await credit(admin, { user_id: user.id, wallet_id: wallet, amount: "10" });
+    userPage = `/users/${user.id}`;
+  });
+
+  /** The page a refused form comes back to: its notice (with the id fields point at), its marks. */
+  async function refused(path: string, fields: Record<string, string>, words: string) {
+    const page = await sent(path, fields);
+    expect(page.html).toContain(`<p id="notice" class="notice error" role="alert"`);
+    expect(page.html).toContain(words);
+    return marked(page.html);
+  }
+
+  it.each([
+    ["debit", { amount: "1000" }, "Debit refused. Insufficient Balance", "amount"],
+    ["debit", { amount: "1.001" }, "more decimal places than wallet", "amount"],
+    ["credit", { amount: "abc" }, "amount requires a valid amount", "amount"],
+    ["credit", { amount: "1", wallet_id: "nope" }, "wallet_id not found", "wallet_id"],
+    ["transfer", { amount: "1", to_user_id: "999999999" }, "No user 999999999.", "to_user_id"],
+    [
+      "transfer",
+      { amount: "1", to_user_id: "bob" },
+      "to_user_id requires an integer",
+      "to_user_id",
+    ],
+  ])("is marked on a refused %s (%o)", async (action, typed, words, at) => {
+    const path = `${userPage}/${action}`;
+    const found = await refused(
+      path,
+      { wallet_id: wallet, request_id: unique("r"), ...typed },
+      words,
+    );
+    expect(found).toEqual([`${path} ${at} described`]);
+  });
+
+  it("is the recipient on a transfer to the page's own user", async () => {
+    const path = `${userPage}/transfer`;
+    const found = await refused(
+      path,
+      { wallet_id: wallet, amount: "1", to_user_id: String(user.id), request_id: unique("r") },
+      "to_user_id must differ from from_user_id",
+    );
+    expect(found).toEqual([`${path} to_user_id described`]);
+  });
+
+  it("is none when the refusal names no field of the form (a key a hold holds)", async () => {
+    const key = unique("held");
+    const hold = await call("POST", "/holds", {
+      auth: admin.bearer,
+      body: { user_id: user.id, wallet_id: wallet, amount: "1", request_id: key },
+    });
+    expect(hold.status, hold.text).toBe(200);
+    const found = await refused(
+      `${userPage}/debit`,
+      { wallet_id: wallet, amount: "1", request_id: key },
+      "Debit refused. Transaction already exists",
+    );
+    expect(found).toEqual([]);
+  });
+
+  it.each([
+    [
+      "/wallets",
+      {
+        wallet_id: "kept",
+        wallet_name: "K",
+        wallet_symbol: "K",
+        wallet_symbol_position: "left",
+        wallet_decimal: "12",
+      },
+      "wallet_decimal must be an integer from 0 to 8",
+      "wallet_decimal",
+    ],
+    [
+      "/api-keys",
+      { name: "k", scope: "read", username: "nobody-z" },
+      "No user nobody-z.",
+      "username",
+    ],
+    [
+      "/webhooks",
+      { url: "ftp://hooks.example.com/x", events: "transaction.created" },
+      "url must start with https://",
+      "url",
+    ],
+  ])("is marked on a refused %s form", async (path, typed, words, at) => {
+    expect(await refused(path, typed, words)).toEqual([`${path} ${at} described`]);
+  });
+
+  it("is the username on a new user whose username is taken", async () => {
+    const taken = await makeUser();
+    const found = await refused(
+      "/users",
+      { username: taken.username, user_email: "marked@example.test", user_password: "pw-1234567" },
+      "username already taken",
+    );
+    expect(found).toEqual(["/users username described"]);
+  });
+});

@@ -380,7 +380,7 @@ describe("the console's Statement section", () => {
     const page = await request(location.replace("/wallet-admin", ""), [cookie, ...left].join("; "));
     expect(page.status).toBe(200);
     expect(page.html).toContain(
-      '<p class="notice error" role="alert" tabindex="-1" autofocus="">Statement refused. invalid input: wallet_id not found</p>',
+      '<p id="notice" class="notice error" role="alert" tabindex="-1" autofocus="">Statement refused. invalid input: wallet_id not found</p>',
     );
   });
 

@@ -220,9 +220,11 @@ describe("the console's webhooks screen", () => {
 
   it("keeps a refused URL out of the notice cookie, which is signed but not sealed: the form comes back without it", async () => {
     const page = await request("/webhooks", { cookie });
-    for (const [url, events, why] of [
-      [SECRET_URL.replace("hooks.example.com", "10.0.0.1"), "user.created", "private"],
-      [SECRET_URL, "no.such", "no.such"],
+    // The URL comes back empty, marked when it is the field at fault.
+    const marked = ' aria-invalid="true" aria-describedby="notice"';
+    for (const [url, events, why, urlMark] of [
+      [SECRET_URL.replace("hooks.example.com", "10.0.0.1"), "user.created", "private", marked],
+      [SECRET_URL, "no.such", "no.such", ""],
     ] as const) {
       const res = await request("/webhooks", {
         method: "POST",
@@ -234,7 +236,7 @@ describe("the console's webhooks screen", () => {
       const shown = await follow(res, cookie);
       expect(shown.html, why).toContain(why);
       expect(shown.html, why).toContain(
-        '<input name="url" type="url" required="" autocomplete="off"/>',
+        `<input name="url" type="url" required="" autocomplete="off"${urlMark}/>`,
       );
       expect(shown.html, why).toContain(`name="events" value="${events}"`);
       expect(shown.html, why).toContain('name="description" autocomplete="off" value="kept"');

@@ -6,7 +6,7 @@ import { parseFields } from "../http/validation";
 import { issueApiKey, listKeys, revokeKey } from "../wallet/api-keys";
 import { attempt, backRefused } from "./api";
 import type { ConsoleEnv, Session } from "./env";
-import { back, backWithSecret, fieldsOf, keptFields, noticeOf, secretOf } from "./page";
+import { back, backWithSecret, faultAt, fieldsOf, keptFields, noticeOf, secretOf } from "./page";
 import { withIds } from "./path-ids";
 import { BASE } from "./session";
 import { Csrf, type Notice, Page, PostButton, Table, When } from "./views";
@@ -59,6 +59,7 @@ function ApiKeysView(props: {
 }) {
   const { created, session } = props;
   const kept = keptFields(props.notice, "new-key");
+  const fault = faultAt(props.notice, "new-key");
   return (
     <Page title="API keys" session={session} current="keys" notice={props.notice}>
       {created && (
@@ -84,11 +85,11 @@ function ApiKeysView(props: {
           <Csrf session={session} />
           <label>
             Name
-            <input name="name" required autocomplete="off" value={kept.name} />
+            <input name="name" required autocomplete="off" value={kept.name} {...fault("name")} />
           </label>
           <label>
             Scope
-            <select name="scope">
+            <select name="scope" {...fault("scope")}>
               {["read-write", "read", "write"].map((scope) => (
                 <option value={scope} selected={scope === kept.scope}>
                   {scope}
@@ -98,7 +99,12 @@ function ApiKeysView(props: {
           </label>
           <label>
             Username (empty: you)
-            <input name="username" autocomplete="off" value={kept.username} />
+            <input
+              name="username"
+              autocomplete="off"
+              value={kept.username}
+              {...fault("username")}
+            />
           </label>
           <button type="submit">Create key</button>
         </form>
@@ -123,8 +129,13 @@ apiKeysScreen.post("/api-keys", async (c) => {
     issueApiKey(c.var.service, parseFields(ApiKeyParams, username ? typed : own)),
   );
   // Refused, the list draws the form again as typed (after a redirect: a reload posts nothing).
+  // An unknown user is the username typed (the refusal's words name no field).
   if (!issued.ok)
-    return backRefused(c, page, "New API key", issued.refusal, { form: "new-key", fields: typed });
+    return backRefused(c, page, "New API key", issued.refusal, {
+      form: "new-key",
+      fields: typed,
+      at: issued.reason?.code === "user_not_found" ? ["username"] : undefined,
+    });
   const { secret, username: owner } = issued.value;
   return backWithSecret(c, page, { secret, username: owner }, `Key created for ${owner}.`);
 });

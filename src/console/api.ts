@@ -92,9 +92,16 @@ export function refusalText({ message, error }: ApiError) {
   return details.startsWith(`${message}:`) ? details : `${message}: ${details}`;
 }
 
+/** The fields a refusal names: the keys of its `error` (an object by field, or a list of them). */
+export const namedFields = ({ error }: ApiError) =>
+  [error]
+    .flat()
+    .flatMap((e) => (e && typeof e === "object" && !Array.isArray(e) ? Object.keys(e) : []));
+
 /**
  * A redirect back to a page that says what was refused ("Reversal refused. …") and why; `refused`,
- * the form's fields to draw it again with.
+ * the form's fields to draw it again with, and the fields it is about: those `at` names, else those
+ * the refusal names (a field the form has not, `txn_id`, marks none).
  */
 export const backRefused = (
   c: Context<ConsoleEnv>,
@@ -102,4 +109,9 @@ export const backRefused = (
   what: string,
   refusal: ApiError,
   refused?: NonNullable<Notice>["refused"],
-) => back(c, to, { kind: "error", text: `${what} refused. ${refusalText(refusal)}`, refused });
+) =>
+  back(c, to, {
+    kind: "error",
+    text: `${what} refused. ${refusalText(refusal)}`,
+    refused: refused && { ...refused, at: refused.at ?? namedFields(refusal) },
+  });

@@ -8,7 +8,7 @@ import { jwtSecret } from "../http/auth";
 import type { WalletDisplay } from "../ledger/money";
 import type { ConsoleEnv, Fields } from "./env";
 import { cookieOptions, cookiePrefix, dropCookie, readCookie } from "./session";
-import type { Notice } from "./views";
+import { NOTICE_ID, type Notice } from "./views";
 
 export type Wallet = WalletDisplay & { id: string; name: string };
 
@@ -40,6 +40,14 @@ export const fieldsOf = (form: Fields, names: string[]) =>
  */
 export const keptFields = (notice: Notice, form: string): Record<string, string> =>
   notice?.refused?.form === form ? notice.refused.fields : {};
+/**
+ * The attributes of field `name` of the form `form`: marked invalid and described by the notice when
+ * the notice is that form's refusal and is about that field (`Notice.refused.at`); else none.
+ */
+export const faultAt = (notice: Notice, form: string) => (name: string) =>
+  notice?.refused?.form === form && notice.refused.at?.includes(name)
+    ? ({ "aria-invalid": "true", "aria-describedby": NOTICE_ID } as const)
+    : {};
 const NOTICE_COOKIE = "wallet_admin_notice";
 /** Characters of a notice kept: percent-encoded, the longest fits a browser's 4 KB cookie. */
 const NOTICE_MAX = 300;

@@ -24,7 +24,7 @@ import {
 import { reversedEntries } from "../wallet/operators";
 import { formatExact } from "../wallet/rules";
 import { entryOfKind, keyedEntryId, readTransaction } from "../wallet/transactions";
-import { attempt, attemptMoney, backRefused } from "./api";
+import { attempt, attemptMoney, backRefused, type Outcome } from "./api";
 import type { ConsoleEnv, Fields, Session } from "./env";
 import { back, field, fieldsOf, freshKey } from "./page";
 import { notFound, type PathId, withIds } from "./path-ids";
@@ -98,6 +98,15 @@ const typedFields = (form: Fields, withKey: boolean) => {
   return Object.fromEntries(Object.entries(fieldsOf(form, keys)).filter(([, value]) => value));
 };
 
+/**
+ * The field of a money form a refusal is about where its words name none: an unknown user other
+ * than the page's own is the recipient typed. Undefined: the fields the words name (backRefused).
+ */
+const recipientAt = (refused: Outcome<unknown>, userId: number) =>
+  !refused.ok && refused.reason?.code === "user_not_found" && refused.reason.userId !== userId
+    ? ["to_user_id"]
+    : undefined;
+
 /** A money form sent again after it moved the money: what its notice says. */
 const ALREADY_DONE = "Already done: this form was sent before, and the money moved once.";
 
@@ -159,7 +168,11 @@ async function resolveAsked(c: Context<ConsoleEnv>, id: PathId, form: Fields) {
     return resolveTransfer(c.var.service, { ...m, from: m.user, to: m.to! });
   });
   if (read.ok) return read;
-  const refused = { form: "transfer", fields: typedFields(form, true) };
+  const refused = {
+    form: "transfer",
+    fields: typedFields(form, true),
+    at: recipientAt(read, id.id),
+  };
   const answer = await backRefused(c, `${BASE}/users/${id.ref}`, "Transfer", read.refusal, refused);
   return { ok: false as const, answer };
 }
@@ -288,12 +301,14 @@ for (const action of MOVES)
           ? await attemptMoney(c, () => writtenBy(c, action, movement!, taken))
           : undefined;
       if (repeat?.ok && repeat.value) return back(c, to, { kind: "ok", text: ALREADY_DONE });
-      const refusal = repeat?.ok === false ? repeat.refusal : moved.refusal;
+      const refused = repeat?.ok === false ? repeat : moved;
+      const { refusal } = refused;
       // The form keeps its key unless the key is taken (409): a retry of a busy database's unknown
       // outcome then moves the money at most once.
       return backRefused(c, to, moveLabel(action), refusal, {
         form: action,
         fields: typedFields(form, refusal.status !== 409),
+        at: recipientAt(refused, id.id),
       });
     }),
   );

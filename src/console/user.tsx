@@ -14,7 +14,16 @@ import { endUserSessions } from "../wallet/sessions";
 import { allWallets } from "../wallet/wallets";
 import { attempt, backRefused } from "./api";
 import type { ConsoleEnv, Session } from "./env";
-import { back, freshKey, keptFields, noticeOf, PER_PAGE, plural, type Wallet } from "./page";
+import {
+  back,
+  faultAt,
+  freshKey,
+  keptFields,
+  noticeOf,
+  PER_PAGE,
+  plural,
+  type Wallet,
+} from "./page";
 import { withIds } from "./path-ids";
 import { PageNumber, queryOf } from "./query";
 import { BASE, endSession } from "./session";
@@ -69,17 +78,19 @@ function MoneyForm(props: {
   wallets: Wallet[];
   session: Session;
   /** The fields of this form as it was refused, drawn again. */
-  kept?: Record<string, string>;
+  kept: Record<string, string>;
+  /** A field's attributes that mark it as the one the refusal is about (faultAt). */
+  fault: ReturnType<typeof faultAt>;
 }) {
   const label = moveLabel(props.action);
-  const kept = props.kept ?? {};
+  const { kept, fault } = props;
   return (
     <form class="stack card" method="post" action={`${BASE}/users/${props.userId}/${props.action}`}>
       <h3>{label}</h3>
       <Csrf session={props.session} fields={{ request_id: kept.request_id ?? freshKey() }} />
       <label>
         Wallet
-        <select name="wallet_id" required>
+        <select name="wallet_id" required {...fault("wallet_id")}>
           {/* With more than one wallet, the operator chooses: a default would move the wrong currency. */}
           {props.wallets.length > 1 && <option value="">Choose a wallet</option>}
           {props.wallets.map((w) => (
@@ -89,7 +100,14 @@ function MoneyForm(props: {
       </label>
       <label>
         Amount
-        <input name="amount" inputmode="decimal" required autocomplete="off" value={kept.amount} />
+        <input
+          name="amount"
+          inputmode="decimal"
+          required
+          autocomplete="off"
+          value={kept.amount}
+          {...fault("amount")}
+        />
       </label>
       {props.action === "transfer" && (
         <label>
@@ -101,12 +119,13 @@ function MoneyForm(props: {
             autocomplete="off"
             placeholder="user id"
             value={kept.to_user_id}
+            {...fault("to_user_id")}
           />
         </label>
       )}
       <label>
         Note
-        <input name="note" autocomplete="off" value={kept.note} />
+        <input name="note" autocomplete="off" value={kept.note} {...fault("note")} />
       </label>
       <button type="submit">{label}</button>
     </form>
@@ -223,6 +242,7 @@ function UserView(props: { d: UserData; session: Session; notice: Notice }) {
               wallets={ws}
               session={session}
               kept={keptFields(props.notice, action)}
+              fault={faultAt(props.notice, action)}
             />
           ))}
         </div>

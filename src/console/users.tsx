@@ -2,13 +2,13 @@
 
 import { Hono } from "hono";
 import * as v from "valibot";
-import { newSubscriber, newSubscriberFields } from "../http/user-fields";
+import { ERROR_KEYS, newSubscriber, newSubscriberFields } from "../http/user-fields";
 import { findUsersByText } from "../wallet/operators";
 import { formatExact } from "../wallet/rules";
 import { allWallets } from "../wallet/wallets";
-import { appContext, attempt, backRefused } from "./api";
+import { appContext, attempt, backRefused, namedFields } from "./api";
 import type { ConsoleEnv, Session } from "./env";
-import { back, field, keptFields, noticeOf, PER_PAGE, plural, type Wallet } from "./page";
+import { back, faultAt, field, keptFields, noticeOf, PER_PAGE, plural, type Wallet } from "./page";
 import { PageNumber, queryOf, Text } from "./query";
 import { BASE } from "./session";
 import { Csrf, type Notice, Page, Pager, Table } from "./views";
@@ -74,6 +74,7 @@ function Found(props: { d: Search }) {
 function UsersView(props: { d: Search; session: Session; notice: Notice }) {
   const { session } = props;
   const kept = keptFields(props.notice, "new-user");
+  const fault = faultAt(props.notice, "new-user");
   return (
     <Page title="Users" session={session} current="users" notice={props.notice}>
       <search>
@@ -92,7 +93,13 @@ function UsersView(props: { d: Search; session: Session; notice: Notice }) {
           <Csrf session={session} />
           <label>
             Username
-            <input name="username" required autocomplete="off" value={kept.username} />
+            <input
+              name="username"
+              required
+              autocomplete="off"
+              value={kept.username}
+              {...fault("username")}
+            />
           </label>
           <label>
             Email
@@ -102,11 +109,18 @@ function UsersView(props: { d: Search; session: Session; notice: Notice }) {
               required
               autocomplete="off"
               value={kept.user_email}
+              {...fault("user_email")}
             />
           </label>
           <label>
             Password
-            <input name="user_password" type="password" required autocomplete="new-password" />
+            <input
+              name="user_password"
+              type="password"
+              required
+              autocomplete="new-password"
+              {...fault("user_password")}
+            />
           </label>
           <button type="submit">Create user</button>
         </form>
@@ -136,8 +150,17 @@ usersScreen.post("/users", async (c) => {
       }),
     ),
   );
-  // Refused, the form is drawn again as typed, but for the password.
-  if (!created.ok)
-    return backRefused(c, path, "New user", created.refusal, { form: "new-user", fields: typed });
+  // Refused, the form is drawn again as typed, but for the password; the fields it is about are
+  // named as the plugin named them (`user_login`), the form's by their own names.
+  if (!created.ok) {
+    const formName = Object.fromEntries(
+      Object.entries(ERROR_KEYS).map(([name, key]) => [key, name]),
+    );
+    return backRefused(c, path, "New user", created.refusal, {
+      form: "new-user",
+      fields: typed,
+      at: namedFields(created.refusal).map((key) => formName[key] ?? key),
+    });
+  }
   return back(c, `${path}/${created.value.id}`, { kind: "ok", text: "User created." });
 });

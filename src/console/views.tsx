@@ -14,15 +14,19 @@ const NAV = [
 
 /**
  * A notice a page shows once; a refusal may carry the refused form's fields (`form`, the action they
- * were sent to), so the page draws that form again as it was typed.
+ * were sent to), so the page draws that form again as it was typed, and the fields it is about
+ * (`at`), marked as such.
  */
 export type Notice =
   | {
       kind: "ok" | "error";
       text: string;
-      refused?: { form: string; fields: Record<string, string> };
+      refused?: { form: string; fields: Record<string, string>; at?: string[] };
     }
   | undefined;
+
+/** The notice's id, which the fields a refusal is about point at (aria-describedby). */
+export const NOTICE_ID = "notice";
 
 export function Page(props: {
   title: string;
@@ -84,6 +88,7 @@ export function Page(props: {
                 and Tab goes on from it into the page. */}
             {props.notice && (
               <p
+                id={NOTICE_ID}
                 class={`notice ${props.notice.kind}`}
                 role={props.notice.kind === "error" ? "alert" : "status"}
                 tabindex={-1}

@@ -6,7 +6,7 @@ import { parseFields } from "../http/validation";
 import { allWallets, newWallet } from "../wallet/wallets";
 import { attempt, backRefused } from "./api";
 import type { ConsoleEnv, Session } from "./env";
-import { back, fieldsOf, keptFields, noticeOf, type Wallet } from "./page";
+import { back, faultAt, fieldsOf, keptFields, noticeOf, type Wallet } from "./page";
 import { BASE } from "./session";
 import { Csrf, type Notice, Page, Table } from "./views";
 
@@ -16,6 +16,7 @@ const page = `${BASE}/wallets`;
 
 function WalletsView(props: { wallets: Wallet[]; session: Session; notice: Notice }) {
   const kept = keptFields(props.notice, "new-wallet");
+  const fault = faultAt(props.notice, "new-wallet");
   return (
     <Page title="Wallets" session={props.session} current="wallets" notice={props.notice}>
       <section>
@@ -43,19 +44,32 @@ function WalletsView(props: { wallets: Wallet[]; session: Session; notice: Notic
               autocomplete="off"
               placeholder="ngn"
               value={kept.wallet_id}
+              {...fault("wallet_id")}
             />
           </label>
           <label>
             Name
-            <input name="wallet_name" required autocomplete="off" value={kept.wallet_name} />
+            <input
+              name="wallet_name"
+              required
+              autocomplete="off"
+              value={kept.wallet_name}
+              {...fault("wallet_name")}
+            />
           </label>
           <label>
             Symbol
-            <input name="wallet_symbol" required autocomplete="off" value={kept.wallet_symbol} />
+            <input
+              name="wallet_symbol"
+              required
+              autocomplete="off"
+              value={kept.wallet_symbol}
+              {...fault("wallet_symbol")}
+            />
           </label>
           <label>
             Symbol position
-            <select name="wallet_symbol_position">
+            <select name="wallet_symbol_position" {...fault("wallet_symbol_position")}>
               <option value="left">left</option>
               <option value="right" selected={kept.wallet_symbol_position === "right"}>
                 right
@@ -69,6 +83,7 @@ function WalletsView(props: { wallets: Wallet[]; session: Session; notice: Notic
               inputmode="numeric"
               value={kept.wallet_decimal ?? "2"}
               required
+              {...fault("wallet_decimal")}
             />
           </label>
           <button type="submit">Create wallet</button>

@@ -15,7 +15,16 @@ import {
 } from "../wallet/webhooks";
 import { attempt, backRefused } from "./api";
 import type { ConsoleEnv, Session } from "./env";
-import { back, backWithSecret, field, fieldsOf, keptFields, noticeOf, secretOf } from "./page";
+import {
+  back,
+  backWithSecret,
+  faultAt,
+  field,
+  fieldsOf,
+  keptFields,
+  noticeOf,
+  secretOf,
+} from "./page";
 import { withIds } from "./path-ids";
 import { BASE } from "./session";
 import { Csrf, type Notice, Page, PostButton, Table, When } from "./views";
@@ -111,6 +120,7 @@ function WebhooksView(props: {
 }) {
   const { secret, session } = props;
   const kept = keptFields(props.notice, "new-webhook");
+  const fault = faultAt(props.notice, "new-webhook");
   return (
     <Page title="Webhooks" session={session} current="webhooks" notice={props.notice}>
       {secret && (
@@ -134,7 +144,14 @@ function WebhooksView(props: {
           <Csrf session={session} />
           <label>
             URL (https://)
-            <input name="url" type="url" required autocomplete="off" value={kept.url} />
+            <input
+              name="url"
+              type="url"
+              required
+              autocomplete="off"
+              value={kept.url}
+              {...fault("url")}
+            />
           </label>
           <label>
             Events, comma-separated
@@ -143,11 +160,17 @@ function WebhooksView(props: {
               value={kept.events ?? "transaction.created"}
               required
               autocomplete="off"
+              {...fault("events")}
             />
           </label>
           <label>
             Description
-            <input name="description" autocomplete="off" value={kept.description} />
+            <input
+              name="description"
+              autocomplete="off"
+              value={kept.description}
+              {...fault("description")}
+            />
           </label>
           <button type="submit">Create webhook</button>
         </form>

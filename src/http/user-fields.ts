@@ -85,7 +85,10 @@ export const LoginParams = v.object({
 });
 
 /** The wire key a field's errors are reported under, where it is not the field's name. */
-const ERROR_KEYS: Record<string, string> = { username: "user_login", user_password: "user_pass" };
+export const ERROR_KEYS: Record<string, string> = {
+  username: "user_login",
+  user_password: "user_pass",
+};
 
 /**
  * Every text per field, in schema order, as `[{"user_login":[…]}, …]`. A missing or empty field
