@@ -254,7 +254,8 @@ statementScreen.get(
     const { wallet: walletId, from, to } = queryOf(c, StatementQuery);
     // Refused, back to the statement asked for, which then says the same: days that make none,
     // beside the field at fault, and nowhere else.
-    const to_ = `${BASE}/users/${id.ref}?${new URLSearchParams(askedStatement(c))}#statement`;
+    const asked = `${BASE}/users/${id.ref}?${new URLSearchParams(askedStatement(c))}`;
+    const to_ = `${asked}#statement`;
     if (dayProblem(from, to)) return c.redirect(to_, 303);
     // Named by the days as the form chose them, in the site's time zone, checked above.
     const answered = await attempt(c, async () =>
@@ -266,6 +267,8 @@ statementScreen.get(
     );
     if (answered.ok) return answered.value;
     if (refusedDay(answered)) return c.redirect(to_, 303);
-    return backRefused(c, to_, "Statement", answered.refusal);
+    // Any other refusal is told above the page, whose notice takes focus as it opens: not at
+    // #statement, since a browser focuses nothing (autofocus) on an address with a fragment.
+    return backRefused(c, asked, "Statement", answered.refusal);
   }),
 );

@@ -286,6 +286,11 @@ describe("the console's accessibility in chromium (axe-core, WCAG 2 A and AA)", 
     await form("Credit").getByRole("button", { name: "Credit" }).click();
     await page.getByRole("status").waitFor();
     expect(await focused()).toMatchObject({ role: "status", text: /^Transaction Completed/ });
+    // A refused download comes back to the user's page, its words focused there too (an address
+    // with a fragment, `#statement`, would have the browser focus nothing).
+    await page.goto(`${userPage}/statement.csv?wallet=nope&from=2026-11-01&to=2026-11-20`);
+    await page.getByRole("alert").waitFor();
+    expect(await focused()).toMatchObject({ role: "alert", text: /^Statement refused\./ });
     // A page without a notice leaves focus where a browser puts it (the first Tab: the skip link).
     await page.goto(userPage);
     expect(await focused()).toMatchObject({ tag: "body" });
