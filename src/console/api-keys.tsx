@@ -6,7 +6,7 @@ import { parseFields } from "../http/validation";
 import { issueApiKey, listKeys, revokeKey } from "../wallet/api-keys";
 import { attempt, backRefused } from "./api";
 import type { ConsoleEnv, Session } from "./env";
-import { back, backWithSecret, faultAt, fieldsOf, keptFields, noticeOf, secretOf } from "./page";
+import { back, backWithSecret, fieldsOf, noticeOf, refusedForm, secretOf } from "./page";
 import { withIds } from "./path-ids";
 import { BASE } from "./session";
 import { Csrf, type Notice, Page, PostButton, Table, When } from "./views";
@@ -58,8 +58,7 @@ function ApiKeysView(props: {
   notice: Notice;
 }) {
   const { created, session } = props;
-  const kept = keptFields(props.notice, "new-key");
-  const fault = faultAt(props.notice, "new-key");
+  const { kept, fault } = refusedForm(props.notice, "new-key");
   return (
     <Page title="API keys" session={session} current="keys" notice={props.notice}>
       {created && (

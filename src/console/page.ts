@@ -34,20 +34,22 @@ export const field = (form: Fields, name: string) => (form[name] ?? "").trim();
 export const fieldsOf = (form: Fields, names: string[]) =>
   Object.fromEntries(names.map((name) => [name, field(form, name)]));
 /**
- * The fields the form `form` was refused with (`Notice.refused`), to draw it again as typed; none
- * when the notice is another form's or no refusal. A form keeps what an operator typed but never a
- * password, nor a webhook's URL (which can hold the receiver's secret).
+ * The form `form` as its refusal left it (`Notice.refused`), to draw it again: `kept`, the fields as
+ * typed, and `fault(name)`, the attributes that mark field `name` invalid, described by the notice,
+ * when the refusal is about it (`Notice.refused.at`). Nothing when the notice is another form's or
+ * no refusal. A form keeps what an operator typed but never a password, nor a webhook's URL (which
+ * can hold the receiver's secret).
  */
-export const keptFields = (notice: Notice, form: string): Record<string, string> =>
-  notice?.refused?.form === form ? notice.refused.fields : {};
-/**
- * The attributes of field `name` of the form `form`: marked invalid and described by the notice when
- * the notice is that form's refusal and is about that field (`Notice.refused.at`); else none.
- */
-export const faultAt = (notice: Notice, form: string) => (name: string) =>
-  notice?.refused?.form === form && notice.refused.at?.includes(name)
-    ? ({ "aria-invalid": "true", "aria-describedby": NOTICE_ID } as const)
-    : {};
+export function refusedForm(notice: Notice, form: string) {
+  const refused = notice?.refused?.form === form ? notice.refused : undefined;
+  return {
+    kept: refused?.fields ?? ({} as Record<string, string>),
+    fault: (name: string) =>
+      refused?.at?.includes(name)
+        ? ({ "aria-invalid": "true", "aria-describedby": NOTICE_ID } as const)
+        : {},
+  };
+}
 const NOTICE_COOKIE = "wallet_admin_notice";
 /** Characters of a notice kept: percent-encoded, the longest fits a browser's 4 KB cookie. */
 const NOTICE_MAX = 300;

@@ -9,7 +9,7 @@ import { signInFields } from "../http/user-fields";
 import { signIn, signOut } from "../wallet/sign-in";
 import { appContext, attempt, refusalText } from "./api";
 import type { ConsoleEnv } from "./env";
-import { back, field, keptFields, NOT_ADMIN, noticeOf } from "./page";
+import { back, field, NOT_ADMIN, noticeOf, refusedForm } from "./page";
 import { BASE, endSession, readSession, startSession } from "./session";
 import { type Notice, Page } from "./views";
 
@@ -26,7 +26,7 @@ const signInPage = (c: Context<ConsoleEnv>, notice?: Notice, status: 200 | 400 |
             type="text"
             autocomplete="username"
             required
-            value={keptFields(notice, "sign-in").email}
+            value={refusedForm(notice, "sign-in").kept.email}
           />
         </label>
         <label>

@@ -10,7 +10,7 @@ import { type availableBalances, captureHold, type HoldView, voidHold } from "..
 import { formatExact } from "../wallet/rules";
 import { attempt, backRefused } from "./api";
 import type { ConsoleEnv, Session } from "./env";
-import { back, field, keptFields, type Wallet } from "./page";
+import { back, field, refusedForm, type Wallet } from "./page";
 import { withIds } from "./path-ids";
 import { BASE } from "./session";
 import { Csrf, type Notice, PostButton, Table, When } from "./views";
@@ -115,7 +115,7 @@ export function HoldsSection(props: {
                           autocomplete="off"
                           placeholder="all"
                           aria-label={`Amount to capture of hold ${h.id} (empty: all)`}
-                          value={keptFields(props.notice, captureForm(h.id)).amount}
+                          value={refusedForm(props.notice, captureForm(h.id)).kept.amount}
                         />
                         <button type="submit">Capture hold {String(h.id)}</button>
                       </form>

@@ -14,16 +14,7 @@ import { endUserSessions } from "../wallet/sessions";
 import { allWallets } from "../wallet/wallets";
 import { attempt, backRefused } from "./api";
 import type { ConsoleEnv, Session } from "./env";
-import {
-  back,
-  faultAt,
-  freshKey,
-  keptFields,
-  noticeOf,
-  PER_PAGE,
-  plural,
-  type Wallet,
-} from "./page";
+import { back, freshKey, noticeOf, PER_PAGE, plural, refusedForm, type Wallet } from "./page";
 import { withIds } from "./path-ids";
 import { PageNumber, queryOf } from "./query";
 import { BASE, endSession } from "./session";
@@ -79,8 +70,8 @@ function MoneyForm(props: {
   session: Session;
   /** The fields of this form as it was refused, drawn again. */
   kept: Record<string, string>;
-  /** A field's attributes that mark it as the one the refusal is about (faultAt). */
-  fault: ReturnType<typeof faultAt>;
+  /** A field's attributes that mark it as the one the refusal is about. */
+  fault: ReturnType<typeof refusedForm>["fault"];
 }) {
   const label = moveLabel(props.action);
   const { kept, fault } = props;
@@ -241,8 +232,7 @@ function UserView(props: { d: UserData; session: Session; notice: Notice }) {
               action={action}
               wallets={ws}
               session={session}
-              kept={keptFields(props.notice, action)}
-              fault={faultAt(props.notice, action)}
+              {...refusedForm(props.notice, action)}
             />
           ))}
         </div>

@@ -8,7 +8,7 @@ import { formatExact } from "../wallet/rules";
 import { allWallets } from "../wallet/wallets";
 import { appContext, attempt, backRefused, namedFields } from "./api";
 import type { ConsoleEnv, Session } from "./env";
-import { back, faultAt, field, keptFields, noticeOf, PER_PAGE, plural, type Wallet } from "./page";
+import { back, field, noticeOf, PER_PAGE, plural, refusedForm, type Wallet } from "./page";
 import { PageNumber, queryOf, Text } from "./query";
 import { BASE } from "./session";
 import { Csrf, type Notice, Page, Pager, Table } from "./views";
@@ -73,8 +73,7 @@ function Found(props: { d: Search }) {
 
 function UsersView(props: { d: Search; session: Session; notice: Notice }) {
   const { session } = props;
-  const kept = keptFields(props.notice, "new-user");
-  const fault = faultAt(props.notice, "new-user");
+  const { kept, fault } = refusedForm(props.notice, "new-user");
   return (
     <Page title="Users" session={session} current="users" notice={props.notice}>
       <search>

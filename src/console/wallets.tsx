@@ -6,7 +6,7 @@ import { parseFields } from "../http/validation";
 import { allWallets, newWallet } from "../wallet/wallets";
 import { attempt, backRefused } from "./api";
 import type { ConsoleEnv, Session } from "./env";
-import { back, faultAt, fieldsOf, keptFields, noticeOf, type Wallet } from "./page";
+import { back, fieldsOf, noticeOf, refusedForm, type Wallet } from "./page";
 import { BASE } from "./session";
 import { Csrf, type Notice, Page, Table } from "./views";
 
@@ -15,8 +15,7 @@ export const walletsScreen = new Hono<ConsoleEnv>({ strict: false });
 const page = `${BASE}/wallets`;
 
 function WalletsView(props: { wallets: Wallet[]; session: Session; notice: Notice }) {
-  const kept = keptFields(props.notice, "new-wallet");
-  const fault = faultAt(props.notice, "new-wallet");
+  const { kept, fault } = refusedForm(props.notice, "new-wallet");
   return (
     <Page title="Wallets" session={props.session} current="wallets" notice={props.notice}>
       <section>

@@ -15,16 +15,7 @@ import {
 } from "../wallet/webhooks";
 import { attempt, backRefused } from "./api";
 import type { ConsoleEnv, Session } from "./env";
-import {
-  back,
-  backWithSecret,
-  faultAt,
-  field,
-  fieldsOf,
-  keptFields,
-  noticeOf,
-  secretOf,
-} from "./page";
+import { back, backWithSecret, field, fieldsOf, noticeOf, refusedForm, secretOf } from "./page";
 import { withIds } from "./path-ids";
 import { BASE } from "./session";
 import { Csrf, type Notice, Page, PostButton, Table, When } from "./views";
@@ -119,8 +110,7 @@ function WebhooksView(props: {
   notice: Notice;
 }) {
   const { secret, session } = props;
-  const kept = keptFields(props.notice, "new-webhook");
-  const fault = faultAt(props.notice, "new-webhook");
+  const { kept, fault } = refusedForm(props.notice, "new-webhook");
   return (
     <Page title="Webhooks" session={session} current="webhooks" notice={props.notice}>
       {secret && (
