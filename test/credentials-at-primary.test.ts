@@ -124,17 +124,27 @@ async function creditedUser() {
   return { admin, wallet, user };
 }
 
+/** `user`'s balance in `wallet`, read with `auth` through `d1` (a replica behind in some way). */
+const balanceOf = (
+  { user, wallet }: { user: { id: number }; wallet: string },
+  auth: string,
+  d1: D1Database,
+  headers: Record<string, string> = {},
+) =>
+  call("GET", "/user-wallet-balance", {
+    auth,
+    query: { user_id: user.id, wallet_id: wallet },
+    headers,
+    d1,
+  });
+
 describe("a credential the replica has not seen yet, found at the primary", () => {
   it("reads its user's data at least as new as the primary was: the first read and those after it", async () => {
     const { wallet, user } = await creditedUser();
     const { header } = await makeKey(user, "read");
     for (const auth of [user.bearer, header])
       for (const _ of ["first", "cached"]) {
-        const res = await call("GET", "/user-wallet-balance", {
-          auth,
-          query: { user_id: user.id, wallet_id: wallet },
-          d1: beforeTheUser,
-        });
+        const res = await balanceOf({ user, wallet }, auth, beforeTheUser);
         expect(res.status, res.text).toBe(200);
         expect(res.body.data[wallet]).toBe(15);
       }
@@ -152,11 +162,7 @@ describe("a credential the replica has not seen yet, found at the primary", () =
       });
       expect(refused.body, refused.text).toEqual(FORBIDDEN);
       expect(refused.headers.get("x-d1-bookmark")).toBeNull();
-      const res = await call("GET", "/user-wallet-balance", {
-        auth,
-        query: { user_id: user.id, wallet_id: wallet },
-        d1: beforeTheUser,
-      });
+      const res = await balanceOf({ user, wallet }, auth, beforeTheUser);
       expect(res.status, res.text).toBe(200);
       expect(res.body.data[wallet]).toBe(15);
     }
@@ -175,12 +181,7 @@ describe("a read sent with x-d1-bookmark: first-primary", () => {
     const { admin, wallet, user } = await creditedUser();
     const { header } = await makeKey(admin, "read");
     const balance = (headers: Record<string, string>) =>
-      call("GET", "/user-wallet-balance", {
-        auth: header,
-        query: { user_id: user.id, wallet_id: wallet },
-        headers,
-        d1: behindOnMoney,
-      });
+      balanceOf({ user, wallet }, header, behindOnMoney, headers);
     // The key is found only at the primary, and cached with the bookmark reached there.
     expect((await balance({})).status).toBe(200);
     const fresh = await balance({ "x-d1-bookmark": "first-primary" });
