@@ -137,6 +137,9 @@ usersScreen.get("/users", async (c) => {
   const d = { q, page, found, wallets };
   return c.html(<UsersView d={d} session={c.var.session} notice={await noticeOf(c)} />);
 });
+/** The form's name of each field the plugin's words name otherwise (`user_login`: `username`). */
+const FORM_NAMES = Object.fromEntries(Object.entries(ERROR_KEYS).map(([name, key]) => [key, name]));
+
 usersScreen.post("/users", async (c) => {
   const { form } = c.var;
   const typed = { username: field(form, "username"), user_email: field(form, "user_email") };
@@ -151,15 +154,11 @@ usersScreen.post("/users", async (c) => {
   );
   // Refused, the form is drawn again as typed, but for the password; the fields it is about are
   // named as the plugin named them (`user_login`), the form's by their own names.
-  if (!created.ok) {
-    const formName = Object.fromEntries(
-      Object.entries(ERROR_KEYS).map(([name, key]) => [key, name]),
-    );
+  if (!created.ok)
     return backRefused(c, path, "New user", created.refusal, {
       form: "new-user",
       fields: typed,
-      at: namedFields(created.refusal).map((key) => formName[key] ?? key),
+      at: namedFields(created.refusal).map((key) => FORM_NAMES[key] ?? key),
     });
-  }
   return back(c, `${path}/${created.value.id}`, { kind: "ok", text: "User created." });
 });
