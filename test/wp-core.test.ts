@@ -154,6 +154,48 @@ describe("CORS, as rest_send_cors_headers answers a browser", () => {
     expect([...get.headers.keys()].filter((h) => h.startsWith("access-control-"))).toEqual([]);
   });
 
+  it("CORS_ORIGINS matches an origin however it is spelled, as a browser sends it", async () => {
+    const log = vi.spyOn(console, "error").mockImplementation(() => {});
+    // Browsers send scheme and host lower-case and no default port; Capacitor's iOS shell sends
+    // its own scheme, whose URL origin is opaque (`null`).
+    const vars = {
+      CORS_ORIGINS:
+        "https://App.Example.com, HTTP://x.example.com:80, https://y.example.com:443/, Capacitor://LocalHost",
+    };
+    for (const origin of [
+      "https://app.example.com",
+      "http://x.example.com",
+      "https://y.example.com",
+      "capacitor://localhost",
+    ])
+      for (const method of ["GET", "OPTIONS"] as const) {
+        const res = await send(method, "/wp-json/", {
+          headers: { Origin: origin, "Access-Control-Request-Method": "POST" },
+          vars,
+        });
+        expect(res.headers.get("Access-Control-Allow-Origin"), `${method} ${origin}`).toBe(origin);
+        expect(res.headers.get("Access-Control-Allow-Credentials"), origin).toBe("true");
+      }
+    // Each names its origin alone: not another port or host, and never a sandboxed frame's `null`.
+    for (const origin of [
+      "https://app.example.com:8443",
+      "http://x.example.com:8080",
+      "capacitor://localhost:8080",
+      "capacitor://other",
+      "null",
+    ])
+      for (const method of ["GET", "OPTIONS"] as const) {
+        const res = await send(method, "/wp-json/", {
+          headers: { Origin: origin, "Access-Control-Request-Method": "POST" },
+          vars,
+        });
+        const granted = [...res.headers.keys()].filter((h) => h.startsWith("access-control-"));
+        expect(granted, `${method} ${origin}`).toEqual([]);
+      }
+    expect(log).not.toHaveBeenCalled();
+    vi.restoreAllMocks();
+  });
+
   it("CORS_ORIGINS `*` lets every origin in as empty does, and the origins beside it with credentials", async () => {
     for (const [setting, credentialed] of [
       ["*", false],
@@ -179,7 +221,16 @@ describe("CORS, as rest_send_cors_headers answers a browser", () => {
 
   it("logs once an entry of CORS_ORIGINS that is no origin, which no browser can match", async () => {
     const log = vi.spyOn(console, "error").mockImplementation(() => {});
-    const vars = { CORS_ORIGINS: `app.example.com, ${ORIGIN}/path, null, ${ORIGIN}` };
+    const notOrigins = [
+      "app.example.com",
+      `${ORIGIN}/path`,
+      `${ORIGIN}?x=1`,
+      `${ORIGIN}#top`,
+      "https://user@app.example.org",
+      "file://localhost",
+      "null",
+    ];
+    const vars = { CORS_ORIGINS: `${notOrigins.join(", ")}, ${ORIGIN}` };
     for (let i = 0; i < 2; i++) {
       const res = await send("GET", "/wp-json/", { headers: { Origin: ORIGIN }, vars });
       expect(res.headers.get("Access-Control-Allow-Origin")).toBe(ORIGIN);
@@ -191,21 +242,12 @@ describe("CORS, as rest_send_cors_headers answers a browser", () => {
       }
     }
     const notices = log.mock.calls.map(([line]) => JSON.parse(String(line)));
-    expect(notices).toEqual([
-      {
+    expect(notices).toEqual(
+      notOrigins.map((entry) => ({
         setting: "CORS_ORIGINS",
-        notice:
-          '"app.example.com" is not an origin (scheme://host[:port]), so no browser\'s Origin matches it',
-      },
-      {
-        setting: "CORS_ORIGINS",
-        notice: `"${ORIGIN}/path" is not an origin (scheme://host[:port]), so no browser's Origin matches it`,
-      },
-      {
-        setting: "CORS_ORIGINS",
-        notice: `"null" is not an origin (scheme://host[:port]), so no browser's Origin matches it`,
-      },
-    ]);
+        notice: `"${entry}" is not an origin (scheme://host[:port]), so no browser's Origin matches it`,
+      })),
+    );
     vi.restoreAllMocks();
   });
 });

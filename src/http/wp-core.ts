@@ -29,10 +29,11 @@ const ALLOW_HEADERS = [
 const EXPOSE_HEADERS = ["X-WP-Total", "X-WP-TotalPages", "Link", BOOKMARK_HEADER].join(",");
 
 /**
- * CORS_ORIGINS read: the origins it names (comma-separated, a trailing `/` ignored), and whether
- * every origin is let in besides (none named, or `*`, as WordPress allows). An entry that is no
- * origin (`app.example.com`, a path, `null`) matches nothing: the first request logs it, once.
- * `null` is what a sandboxed frame or a file sends, so naming it would grant any such page.
+ * CORS_ORIGINS read: the origins it names, as browsers send them (comma-separated, a trailing `/`
+ * ignored), and whether every origin is let in besides (none named, or `*`, as WordPress allows).
+ * An entry that is no origin (`app.example.com`, a path, `null`) matches nothing: the first
+ * request logs it, once. `null` is what a sandboxed frame or a file sends, so naming it would
+ * grant any such page.
  */
 function corsPolicy(setting: string | undefined) {
   const entries = (setting ?? "")
@@ -40,8 +41,11 @@ function corsPolicy(setting: string | undefined) {
     .map((entry) => entry.trim().replace(/\/+$/, ""))
     .filter((entry) => entry !== "");
   const listed = entries.filter((entry) => entry !== "*");
-  for (const entry of listed)
-    if (!isOrigin(entry))
+  const named: string[] = [];
+  for (const entry of listed) {
+    const origin = sentOrigin(entry);
+    if (origin) named.push(origin);
+    else
       logOnce(
         `CORS_ORIGINS ${entry}`,
         {
@@ -50,10 +54,8 @@ function corsPolicy(setting: string | undefined) {
         },
         "error",
       );
-  return {
-    everyOrigin: listed.length === 0 || listed.length < entries.length,
-    named: listed.filter(isOrigin),
-  };
+  }
+  return { everyOrigin: listed.length === 0 || listed.length < entries.length, named };
 }
 
 /**
@@ -63,11 +65,22 @@ function corsPolicy(setting: string | undefined) {
  */
 const SENT_ORIGIN = /^(?:|null|[a-z][a-z0-9+.-]*:\/\/[\x21-\x2b\x2d\x2e\x30-\x7e]+)$/i;
 
-function isOrigin(text: string) {
+/**
+ * The Origin a browser sends from the page an entry names, or null if it names no origin: a
+ * scheme and host (and port) alone, no path, query, fragment or user info. That of http(s) as URL
+ * serialises it: scheme and host lower-case, no default port. An app's own scheme
+ * (`capacitor://localhost`) has no URL origin (`null`); WebKit sends it as written, lower-case.
+ * A `file:` URL has none either, and browsers send `null` for it.
+ */
+function sentOrigin(entry: string) {
+  if (!/^[a-z][a-z0-9+.-]*:\/\/[^\s/?#@\\]+$/i.test(entry)) return null;
   try {
-    return new URL(text).origin === text;
+    const url = new URL(entry);
+    if (url.origin !== "null") return url.origin;
+    if (url.protocol === "file:") return null;
+    return `${url.protocol}//${url.host.toLowerCase()}`;
   } catch {
-    return false;
+    return null;
   }
 }
 
