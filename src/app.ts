@@ -163,6 +163,7 @@ function openService(
     get principal() {
       return c.get("principal");
     },
+    requestId: c.get("requestId"),
     db,
     ledger: requestLedger,
     nowMs,

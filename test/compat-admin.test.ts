@@ -4,7 +4,8 @@
 // names, checks, statuses, texts and envelopes. No capture of these routes exists, so the expected
 // bodies are written from that source here, key order included.
 import { env } from "cloudflare:workers";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import { accountKey, addressKey, keyName, loginKey, objectFor } from "../src/throttle/sign-in";
 import { compatCall, GUARDED } from "./compat-helpers";
 import {
   CLEAN,
@@ -402,6 +403,108 @@ describe("DELETE users/{user_id} in the dialect", () => {
     // The deleted user's home is no address of the heir's: the ceiling locks it too.
     expect((await signIn(name, "guess", home)).status).toBe(429);
   }, 30_000);
+
+  /**
+   * LOGIN_THROTTLE as bound, but for its objects' `forget`, which fails its first `failures` calls
+   * per object (an object unreachable for a moment, after the deletion committed): `knows`, asked
+   * before the deletion, answers as the real object does.
+   */
+  function forgetFailing(failures: number) {
+    const ns = env.LOGIN_THROTTLE;
+    const calls = new Map<string, number>();
+    const binding = {
+      idFromName: (name: string) => ns.idFromName(name),
+      get: (id: DurableObjectId) => {
+        const real = ns.get(id);
+        return {
+          knows: (address: string, nowMs: number) => real.knows(address, nowMs),
+          forget: async () => {
+            const n = (calls.get(id.toString()) ?? 0) + 1;
+            calls.set(id.toString(), n);
+            if (n <= failures) throw new Error("Network connection lost.");
+            await real.forget();
+          },
+        };
+      },
+    };
+    return { binding: binding as unknown as typeof ns, calls };
+  }
+
+  /** A user who signed in from `ip` with its username, so its login's and account's objects know it. */
+  async function signedInUser(ip: string) {
+    const user = await makeUser("subscriber", unique("forgot"));
+    const res = await call("POST", "/users/login", {
+      body: { user_email: user.username, user_password: PASSWORD },
+      headers: { "CF-Connecting-IP": ip },
+    });
+    expect(res.status, res.text).toBe(200);
+    return user;
+  }
+
+  /** Whether each of the user's keys' objects (account, username, e-mail) still knows `ip`. */
+  const known = (user: TestUser, ip: string) =>
+    Promise.all(
+      [accountKey(user.id), loginKey(user.username), loginKey(user.email)].map(async (key) =>
+        (await objectFor(env.LOGIN_THROTTLE, key)).knows(keyName(addressKey(ip)), Date.now()),
+      ),
+    );
+
+  const delThrough = (throttle: typeof env.LOGIN_THROTTLE, id: number) =>
+    call("DELETE", `${NS}/users/${id}`, {
+      auth: admin.bearer,
+      vars: { ...GUARDED, LOGIN_THROTTLE: throttle },
+    });
+
+  const DELETED = JSON.stringify({
+    status_code: 200,
+    status: true,
+    message: "User deleted successfully",
+    data: [],
+    error: [],
+  });
+
+  it("answers deleted when the throttle cannot forget the user's keys, and logs which it kept", async () => {
+    const log = vi.spyOn(console, "error").mockImplementation(() => {});
+    const ip = "198.18.9.201";
+    const user = await signedInUser(ip);
+    expect(await known(user, ip)).toEqual([true, true, false]);
+    const { binding, calls } = forgetFailing(Infinity);
+    const res = await delThrough(binding, user.id);
+    expect([res.status, res.text]).toStrictEqual([200, DELETED]);
+    expect(await userRow(user.id)).toBeNull();
+    // Each key's object was asked twice; what it knew stays, as the line says.
+    expect([...calls.values()]).toEqual([2, 2, 2]);
+    expect(await known(user, ip)).toEqual([true, true, false]);
+    const lines = log.mock.calls
+      .map(([line]) => JSON.parse(String(line)) as Json)
+      .filter((line) => "throttle_not_forgotten" in line);
+    expect(lines).toEqual([
+      {
+        request_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        throttle_not_forgotten: { user_id: user.id, keys: ["account", "email", "username"] },
+        fault: "Error: Network connection lost.",
+      },
+    ]);
+    // Neither login's text is in it (an e-mail address), nor a password or token.
+    const text = JSON.stringify(lines);
+    for (const secret of [user.email, user.username, PASSWORD, admin.bearer.slice(7)])
+      expect(text).not.toContain(secret);
+    // Asked again, the user is gone, as after any deletion.
+    expect((await del(`users/${user.id}`)).status).toBe(404);
+  });
+
+  it("asks an object that failed to forget once more: the deletion forgets all, logs nothing", async () => {
+    const log = vi.spyOn(console, "error").mockImplementation(() => {});
+    const ip = "198.18.9.202";
+    const user = await signedInUser(ip);
+    const { binding, calls } = forgetFailing(1);
+    const res = await delThrough(binding, user.id);
+    expect([res.status, res.text]).toStrictEqual([200, DELETED]);
+    expect(await userRow(user.id)).toBeNull();
+    expect([...calls.values()]).toEqual([2, 2, 2]);
+    expect(await known(user, ip)).toEqual([false, false, false]);
+    expect(log).not.toHaveBeenCalled();
+  });
 
   it("deletes a user with no entries, its keys and sessions, as the plugin answered; its token and key stop working", async () => {
     const user = await makeUser("administrator");

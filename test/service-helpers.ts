@@ -25,6 +25,7 @@ export function serviceAs(as?: TestUser | Principal, scope?: Scope): ServiceCont
     } satisfies Principal);
   return {
     principal,
+    requestId: crypto.randomUUID(),
     db,
     ledger: d1Ledger({ db, env, keepAlive: () => {} }),
     nowMs: Date.now,

@@ -100,11 +100,21 @@ export async function expectThrottle(ns: ThrottleNamespace, userId: number, nowM
 
 /**
  * A deleted user's keys, forgotten: its logins' counts and known addresses, which a later user of
- * the same username or e-mail must not inherit, and its account's.
+ * the same username or e-mail must not inherit, and its account's. The deletion has committed by
+ * then, so nothing is thrown: a key whose object fails (unreachable for a moment) is asked once
+ * more, and those still not forgotten are answered, with the last error met.
  */
 export async function forgetAccount(ns: ThrottleNamespace, user: { id: number; logins: string[] }) {
-  const keys = new Set([accountKey(user.id), ...user.logins.map(loginKey)]);
-  await Promise.all([...keys].map(async (key) => (await objectFor(ns, key)).forget()));
+  let kept = [...new Set([accountKey(user.id), ...user.logins.map(loginKey)])];
+  let fault: unknown;
+  for (let round = 0; round < 2 && kept.length > 0; round++) {
+    const tries = await Promise.allSettled(
+      kept.map(async (key) => (await objectFor(ns, key)).forget()),
+    );
+    kept = kept.filter((_, i) => tries[i]?.status === "rejected");
+    fault = tries.find((t) => t.status === "rejected")?.reason;
+  }
+  return { kept, fault };
 }
 
 type Held<R> = Extract<R, { allowed: true }>;

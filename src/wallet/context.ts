@@ -16,6 +16,8 @@ import { Refusal } from "./refusal";
 export type ServiceContext = {
   /** The verified caller; undefined before a route authenticated one (public routes, sign-in). */
   readonly principal: Principal | undefined;
+  /** The request's id: its answer's X-Request-Id, and what its log lines carry. */
+  requestId: string;
   /** The request's Drizzle handle, on its one D1 session. */
   db: Db;
   /** Where credits are written and balances read (ledger/writer.ts). */

@@ -1,6 +1,6 @@
 // Users: new subscribers, deleting a user no entry names, and the logins that name a user.
 import { hashPassword } from "../auth/password";
-import type { Db } from "../db/client";
+import { type Db, errorText } from "../db/client";
 import {
   type Clashes,
   deleteUserIfUnused,
@@ -8,7 +8,7 @@ import {
   findUserBy,
   insertUserIfFree,
 } from "../db/users";
-import { expectThrottle, forgetAccount } from "../throttle/sign-in";
+import { accountKey, expectThrottle, forgetAccount, loginKey } from "../throttle/sign-in";
 import { requireAdmin, type ServiceContext } from "./context";
 
 type NewSubscriber = {
@@ -27,6 +27,8 @@ export type { Clashes };
  * Deletes a user no entry names (the ledger is append-only: a user with entries stays), and what
  * the sign-in throttle learned of its logins, which a later user of the same username or e-mail
  * must not inherit. Answers the outcome: deleted, not-found, has-entries or last-administrator.
+ * A throttle key not forgotten after the deletion committed changes no outcome: it is logged for
+ * an operator (docs/operations.md#a-deleted-users-sign-in-keys-kept).
  */
 export async function deleteUser(ctx: ServiceContext, id: number) {
   requireAdmin(ctx, "write");
@@ -35,7 +37,15 @@ export async function deleteUser(ctx: ServiceContext, id: number) {
   const { throttle } = ctx.signInLimits();
   if (user) await expectThrottle(throttle, id, ctx.nowMs());
   const outcome = await deleteUserIfUnused(ctx.db, id);
-  if (outcome === "deleted") await forgetAccount(throttle, { id, logins });
+  if (outcome !== "deleted") return outcome;
+  const { kept, fault } = await forgetAccount(throttle, { id, logins });
+  if (kept.length === 0) return outcome;
+  // Named by kind, never by text: a login can be an e-mail address (user.deleted holds both).
+  const kind = (key: string) =>
+    key === accountKey(id) ? "account" : key === loginKey(user?.email ?? "") ? "email" : "username";
+  const notForgotten = { user_id: id, keys: kept.map(kind) };
+  const line = { request_id: ctx.requestId, throttle_not_forgotten: notForgotten };
+  console.error(JSON.stringify({ ...line, fault: errorText(fault).error }));
   return outcome;
 }
 
