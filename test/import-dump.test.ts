@@ -295,6 +295,8 @@ describe("mapping helpers", () => {
     expect(passwordHashKind(PBKDF2_OWN)).toBe("pbkdf2");
     // This service's format, but no sign-in checks it (src/auth/password.ts): the user resets.
     for (const hash of PBKDF2_UNCHECKABLE) expect(passwordHashKind(hash), hash).toBe("unknown");
+    // The site's, from Django: sign-in checks it, and replaces it at the first good one.
+    for (const hash of DJANGO_CHECKABLE) expect(passwordHashKind(hash), hash).toBe("django");
     expect(passwordHashKind("$argon2id$v=19$m=65536")).toBe("unknown");
     // Work factors sign-in will not spend (src/auth/wordpress-hashes.ts): the user resets instead.
     expect(passwordHashKind("$2y$13$p5z68FdLSnapsNnz5Ik2zuMUjFwcV4ndoqoJDYD6NMKhKk/cDLBy.")).toBe(
@@ -400,10 +402,23 @@ const PBKDF2_UNCHECKABLE = [
   `pbkdf2_sha256$100001$${OWN_SALT}$${OWN_DIGEST}`,
   `pbkdf2_sha256$0$${OWN_SALT}$${OWN_DIGEST}`,
   "pbkdf2_sha256$100000$a$b",
-  `pbkdf2_sha256$100000$not base64!$${OWN_DIGEST}`,
+  `pbkdf2_sha256$100000$$${OWN_DIGEST}`,
   `pbkdf2_sha256$100000$${OWN_SALT}$${OWN_DIGEST}$extra`,
   `pbkdf2_sha256$100000$${OWN_SALT}`,
   `pbkdf2_sha256$100000$${OWN_SALT}$AAAA`,
+];
+
+/**
+ * Django's pbkdf2_sha256 hashes of at most 100,000 iterations, which sign-in checks: the salt is
+ * text (its UTF-8 bytes are PBKDF2's salt), even when it reads as base64 too (12 and 22 characters,
+ * the two lengths Django draws). Digests by Python's hashlib.pbkdf2_hmac, as Django makes
+ * them ("lètmein" and "sesame").
+ */
+const DJANGO_CHECKABLE = [
+  "pbkdf2_sha256$36000$seasalt$mEUPPFJkT/xtwDU8rB7Q+puHRZnR07WRjerTkt/3HI0=",
+  "pbkdf2_sha256$10000$Zm9vYmFyYmF6$xoUSZp2J4RHTgde6WchWmwZClIUH0G15GLRtnTQE1pQ=",
+  "pbkdf2_sha256$100000$abcdefghijklmnopqrstuv$1WyyX3M6P3BntR3SPaufnMSKzYwXThg6WVIvpqNivX0=",
+  `pbkdf2_sha256$100000$not base64!$${OWN_DIGEST}`,
 ];
 
 /** The fixture site's user 1 as an earlier run imported it (its registration time is the site's). */
@@ -884,10 +899,26 @@ INSERT INTO \`wp_usermeta\` VALUES (9901,6,'wp_capabilities','a:1:{s:13:\\"admin
     const { report } = importFromText(own);
     expect(report.warnings.filter((w: string) => w.includes("must reset"))).toEqual([]);
     expect(report.users.passwordHashes.pbkdf2).toBe(1);
+    for (const hash of DJANGO_CHECKABLE) {
+      const django = dump.replace("'$P$B/egg0xJInsraMkmYxm97KT8uXlbaM0'", `'${hash}'`);
+      const { report } = importFromText(django);
+      expect(
+        report.warnings.filter((w: string) => w.includes("must reset")),
+        hash,
+      ).toEqual([]);
+      expect(report.users.passwordHashes, hash).toEqual({
+        django: 1,
+        "wp-bcrypt": 1,
+        bcrypt: 1,
+        md5: 1,
+        phpass: 1,
+      });
+    }
   });
 
-  it("carries over the site's new password over a stored pbkdf2_sha256 hash no sign-in can check", () => {
-    for (const hash of PBKDF2_UNCHECKABLE) {
+  it("carries over the site's new password over a stored pbkdf2_sha256 hash that is not its own", () => {
+    // Django's, checkable or not, is the site's: no sign-in here has replaced it yet.
+    for (const hash of [...PBKDF2_UNCHECKABLE, ...DJANGO_CHECKABLE]) {
       const { report, statements } = importFromText(dump, {
         target: targetState({ users: [{ ...admin, password_hash: hash }] }),
       });

@@ -1,9 +1,10 @@
 // An imported user's WordPress password × every sign-in: wallet/v1's POST /users/login, the
 // plugin's POST users/login and the console's sign-in form, for each hash a WordPress site holds
-// (phpass, WordPress 6.8's bcrypt, plain bcrypt, MD5). On each surface the wrong password is refused
-// in that surface's words and changes nothing; the right one signs in, the credential it gives works
-// where it belongs (a token on both API dialects, a cookie on the console), the hash is replaced by
-// the service's own, and the same password signs in again against that.
+// (phpass, WordPress 6.8's bcrypt, plain bcrypt, MD5, and Django's pbkdf2_sha256 a site carried
+// over from Django). On each surface the wrong password is refused in that surface's words and
+// changes nothing; the right one signs in, the credential it gives works where it belongs (a token
+// on both API dialects, a cookie on the console), the hash is replaced by the service's own, and
+// the same password signs in again against that.
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { GUARDED } from "./compat-helpers";
@@ -13,7 +14,24 @@ import { wordPressHashes } from "./wordpress-hash-oracle";
 
 const PASSWORD = "wp pass ✓ 'quoted'";
 /** The formats WordPress sites hold a password in (wordpress-hash-oracle.ts makes each). */
-const KINDS = ["phpass", "wp-bcrypt", "bcrypt", "md5"] as const;
+const KINDS = ["phpass", "wp-bcrypt", "bcrypt", "md5", "django"] as const;
+/**
+ * Django 1.11's hash of "lètmein": 36,000 iterations over the salt TEXT "seasalt" (Django's salt is
+ * text; its UTF-8 bytes are PBKDF2's salt). Made by Node's crypto.pbkdf2Sync("lètmein", "seasalt",
+ * 36000, 32, "sha256"); Python's hashlib.pbkdf2_hmac, which Django calls, gives the same digest.
+ */
+const DJANGO = {
+  password: "lètmein",
+  hash: "pbkdf2_sha256$36000$seasalt$mEUPPFJkT/xtwDU8rB7Q+puHRZnR07WRjerTkt/3HI0=",
+};
+/** The hash this service writes: 100,000 iterations, a salt of 16 random bytes in base64. */
+const OWN_HASH = /^pbkdf2_sha256\$100000\$[A-Za-z0-9+/]{22}==\$[A-Za-z0-9+/]{43}=$/;
+
+/** An imported user's password and the hash the site held for it. */
+const imported = async (kind: (typeof KINDS)[number]) =>
+  kind === "django"
+    ? DJANGO
+    : { password: PASSWORD, hash: (await wordPressHashes(PASSWORD))[kind] };
 
 const con = consoleOf();
 let wallet: string;
@@ -96,18 +114,18 @@ beforeAll(async () => {
 
 describe.each(SURFACES)("$name", (surface) => {
   it.each(KINDS)("signs in an imported administrator holding a %s hash", async (kind) => {
-    const hash = (await wordPressHashes(PASSWORD))[kind];
+    const { password, hash } = await imported(kind);
     const user = await makeUser("administrator", unique("wp"), hash);
-    const wrong = await surface.signIn(user.email, `${PASSWORD}x`);
+    const wrong = await surface.signIn(user.email, `${password}x`);
     expect([wrong.status, wrong.refusal]).toEqual([surface.refused.status, surface.refused.words]);
     expect(await hashOf(user), "a refused password leaves the hash").toBe(hash);
     // By username, as a WordPress user signed in.
-    const first = await surface.signIn(user.username, PASSWORD);
+    const first = await surface.signIn(user.username, password);
     expect(first.status, JSON.stringify(first.refusal as Json)).toBe(200);
     await surface.works(first.credential!, user);
     const upgraded = await hashOf(user);
-    expect(upgraded).toMatch(/^pbkdf2_sha256\$/);
-    const again = await surface.signIn(user.email, PASSWORD);
+    expect(upgraded).toMatch(OWN_HASH);
+    const again = await surface.signIn(user.email, password);
     expect(again.status, JSON.stringify(again.refusal as Json)).toBe(200);
     await surface.works(again.credential!, user);
     expect(await hashOf(user)).toBe(upgraded);

@@ -91,6 +91,29 @@ describe("WordPress password hashes", () => {
     }
     expect(await checkLoginPassword("sesame", undefined)).toEqual({ valid: false });
   });
+
+  it("checkLoginPassword takes a Django pbkdf2_sha256's salt as text, and upgrades it", async () => {
+    // Digests by Python's hashlib.pbkdf2_hmac, as Django makes them; each salt also reads as base64
+    // (of 5, 9 and 16 bytes), which is not what Django derived with.
+    const django: [password: string, hash: string][] = [
+      ["lètmein", "pbkdf2_sha256$36000$seasalt$mEUPPFJkT/xtwDU8rB7Q+puHRZnR07WRjerTkt/3HI0="],
+      ["sesame", "pbkdf2_sha256$10000$Zm9vYmFyYmF6$xoUSZp2J4RHTgde6WchWmwZClIUH0G15GLRtnTQE1pQ="],
+      [
+        "sesame",
+        "pbkdf2_sha256$100000$abcdefghijklmnopqrstuv$1WyyX3M6P3BntR3SPaufnMSKzYwXThg6WVIvpqNivX0=",
+      ],
+    ];
+    for (const [password, hash] of django) {
+      const good = await checkLoginPassword(password, hash);
+      expect(good.valid, hash).toBe(true);
+      expect(good.upgradedHash).toMatch(/^pbkdf2_sha256\$100000\$[A-Za-z0-9+/]{22}==\$/);
+      expect(await checkLoginPassword(password, good.upgradedHash)).toEqual({ valid: true });
+      expect(await checkLoginPassword(`${password}!`, hash)).toEqual({ valid: false });
+    }
+    // This service's own hash, at whatever count, is kept as it is.
+    const own = await hashPassword("sesame", 1_000);
+    expect(await checkLoginPassword("sesame", own)).toEqual({ valid: true });
+  });
 });
 
 describe("POST /users/login with a hash imported from WordPress", () => {
@@ -135,7 +158,9 @@ describe("POST /users/login with a hash imported from WordPress", () => {
       "pbkdf2_sha256$260000$c2FsdHNhbHRzYWx0$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=",
       `pbkdf2_sha256$0$${real[2]}$${real[3]}`,
       `pbkdf2_sha256$many$${real[2]}$${real[3]}`,
-      `pbkdf2_sha256$1000$not base64!$${real[3]}`,
+      // Django 2.1's count over a text salt.
+      "pbkdf2_sha256$120000$seasalt$mEUPPFJkT/xtwDU8rB7Q+puHRZnR07WRjerTkt/3HI0=",
+      `pbkdf2_sha256$1000$$${real[3]}`,
       `pbkdf2_sha256$1000$${real[2]}$${real[3]!.slice(0, 20)}`,
     ]) {
       const user = await wordPressUser(hash);

@@ -1,6 +1,6 @@
 // Values as a WordPress site stores them: HTML entities in wallet symbols, PHP-serialized roles,
 // password hashes, MySQL dates. No Node APIs (the Worker tests run the planner).
-import { checkableHash } from "../../src/auth/password";
+import { checkableHashKind } from "../../src/auth/password";
 import { wordPressHashKind } from "../../src/auth/wordpress-hashes";
 import { mysqlDateSeconds } from "../../src/ledger/post-format";
 
@@ -75,11 +75,11 @@ export function parseRoles(serialized: string | null | undefined) {
 
 /**
  * Which password hash this is: a WordPress kind sign-in accepts (src/auth/wordpress-hashes.ts, with
- * its work factor bounds), this service's own that sign-in can check (src/auth/password.ts), or one
- * no sign-in takes, such as a Django `pbkdf2_sha256$260000$…`.
+ * its work factor bounds), a `pbkdf2_sha256$…` sign-in can check (src/auth/password.ts), this
+ * service's own or Django's, or one no sign-in takes, such as a Django `pbkdf2_sha256$260000$…`.
  */
 export function passwordHashKind(hash: string) {
-  return wordPressHashKind(hash) ?? (checkableHash(hash) ? "pbkdf2" : "unknown");
+  return wordPressHashKind(hash) ?? checkableHashKind(hash) ?? "unknown";
 }
 
 const ZERO_DATE = "0000-00-00 00:00:00";

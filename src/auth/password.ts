@@ -33,40 +33,55 @@ export async function hashPassword(password: string, iterations = ITERATIONS) {
 // Used for unknown users too, so a wrong username costs the same time as a wrong password.
 const DUMMY_HASH = `${PASSWORD_HASH_PREFIX}$${ITERATIONS}$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=`;
 
+/** A salt as hashPassword writes it: 16 bytes in base64, 24 characters ending `==`. */
+const OWN_SALT = /^[A-Za-z0-9+/]{21}[AQgw]==$/;
+const utf8 = new TextEncoder();
+
 /**
- * A stored hash of this service's format that a sign-in can check, or undefined: at most the
- * runtime's 100,000 iterations (a count past it, such as Django's 260,000 in a user_pass a site
- * carried over, would fail the derivation), a base64 salt, and a base64 digest of the size derived
- * (one of another size matches no password). Its user resets the password.
+ * A stored `pbkdf2_sha256$…` a sign-in can check, or undefined: at most the runtime's 100,000
+ * iterations (a count past it, such as Django's 260,000 in a user_pass a site carried over, would
+ * fail the derivation), a salt, and a base64 digest of the size derived (one of another size
+ * matches no password). Its user resets the password.
+ *
+ * The salt is this service's (`own`) when it reads as hashPassword writes it: those 16 bytes. Any
+ * other salt is text whose UTF-8 bytes are the salt, as Django writes it ([a-zA-Z0-9], 12 or 22
+ * characters, never `=`, and often valid base64 too): the site's hash, replaced at a good sign-in.
  */
 function parseHash(stored: string) {
   const [prefix, iterations = "", salt = "", hash = "", ...rest] = stored.split("$");
   if (prefix !== PASSWORD_HASH_PREFIX || rest.length > 0 || !/^[1-9][0-9]{0,5}$/.test(iterations))
     return undefined;
   if (Number(iterations) > ITERATIONS || salt === "") return undefined;
+  const own = OWN_SALT.test(salt);
   try {
     const parsed = {
       iterations: Number(iterations),
-      salt: fromBase64(salt),
+      salt: own ? fromBase64(salt) : utf8.encode(salt),
       hash: fromBase64(hash),
+      own,
     };
     return parsed.hash.length === DIGEST_BYTES ? parsed : undefined;
   } catch {
-    return undefined; // not base64
+    return undefined; // a digest that is no base64
   }
 }
 
 /**
- * Whether `stored` is a hash of this service's own that a sign-in can check. The importer counts a
- * user_pass as this service's by it, and keeps such a hash over the site's on a later run.
+ * Which `pbkdf2_sha256$…` a sign-in can check `stored` is: this service's own ("pbkdf2"), or one
+ * with a text salt a site carried over from Django ("django"); undefined for any other. The
+ * importer counts user_pass hashes by it, and keeps this service's own over the site's on a later
+ * run.
  */
-export const checkableHash = (stored: string) => parseHash(stored) !== undefined;
+export const checkableHashKind = (stored: string) => {
+  const parsed = parseHash(stored);
+  if (parsed === undefined) return undefined;
+  return parsed.own ? "pbkdf2" : "django";
+};
 
 const DUMMY = parseHash(DUMMY_HASH)!;
 
-/** Whether `password` matches `stored`; a hash it cannot check costs a whole derivation too. */
-async function verifyPassword(password: string, stored: string | undefined) {
-  const parsed = stored === undefined ? undefined : parseHash(stored);
+/** Whether `password` matches a parsed hash; none (one it cannot check) costs a derivation too. */
+async function verifyPassword(password: string, parsed: ReturnType<typeof parseHash>) {
   const { iterations, salt, hash } = parsed ?? DUMMY;
   const actual = await derive(password, salt, iterations);
   return (
@@ -80,16 +95,22 @@ type LoginCheck = { valid: boolean; upgradedHash?: string };
 
 /**
  * A sign-in's password check. Besides this service's own hashes it accepts the hashes imported from
- * a WordPress site (wordpress-hashes.ts); a valid one comes back with `upgradedHash`, this service's
- * hash of the same password, to store in its place. An imported hash that does not match still runs
- * a full PBKDF2 derivation, so no sign-in costs less than an unknown user's.
+ * a WordPress site (wordpress-hashes.ts) and Django's pbkdf2_sha256 (parseHash); a valid one comes
+ * back with `upgradedHash`, this service's hash of the same password, to store in its place. A
+ * WordPress hash that does not match still runs a full PBKDF2 derivation; a Django one runs its own
+ * (10,000 to 100,000 iterations). Every refusal is answered at one fixed time anyway (pace.ts).
  */
 export async function checkLoginPassword(
   password: string,
   stored: string | undefined,
 ): Promise<LoginCheck> {
-  if (stored === undefined || wordPressHashKind(stored) === null)
-    return { valid: await verifyPassword(password, stored) };
+  if (stored === undefined || wordPressHashKind(stored) === null) {
+    const parsed = stored === undefined ? undefined : parseHash(stored);
+    if (!(await verifyPassword(password, parsed))) return { valid: false };
+    return parsed?.own
+      ? { valid: true }
+      : { valid: true, upgradedHash: await hashPassword(password) };
+  }
   if (await verifyWordPressHash(password, stored))
     return { valid: true, upgradedHash: await hashPassword(password) };
   await verifyPassword(password, undefined);

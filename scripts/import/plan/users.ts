@@ -201,9 +201,9 @@ function alreadyThere(
  * What changed on the site since an earlier run and is carried over. The role: the service never
  * changes one, so a difference is the site's (a demotion is demoteAdministrators'). The password,
  * while the database still holds a hash an import wrote: a sign-in or a reset here replaces it
- * with the service's own, which then has the last word (a `pbkdf2_sha256$…` no sign-in can check,
- * such as Django's, is the site's). Each UPDATE applies only to the value read, so a change made
- * here meanwhile is kept.
+ * with the service's own, which then has the last word (a `pbkdf2_sha256$…` of Django's, which a
+ * sign-in replaces too, or one no sign-in can check, is the site's). Each UPDATE applies only to
+ * the value read, so a change made here meanwhile is kept.
  */
 function carryOver({ emit, report, warn }: PlanContext, there: TargetUser, user: PlannedUser) {
   const id = sqlLiteral(user.id);
