@@ -31,6 +31,7 @@ import { allowFor, readOnlyRoute } from "./route-methods";
 import { api, NAMESPACE } from "./routes";
 import { REFERENCE } from "./routes/openapi";
 import { bound } from "./settings";
+import { reachable } from "./wallet/faults";
 
 export type AppOptions = {
   nowMs?: () => number;
@@ -159,6 +160,7 @@ function openService(
   const requestLedger = ledger({ db, env: c.env, keepAlive: keepAlive(c) });
   c.set("ledger", requestLedger);
   let stamp: EntryStamp | undefined;
+  const throttle = reachable("LOGIN_THROTTLE", c.env.LOGIN_THROTTLE);
   c.set("service", {
     get principal() {
       return c.get("principal");
@@ -172,12 +174,12 @@ function openService(
     d1: binding,
     tokenKeys: () => tokenKeys(c),
     signInLimits: () => ({
-      throttle: c.env.LOGIN_THROTTLE,
+      throttle,
       clientAddress: c.req.header("cf-connecting-ip"),
       pace,
     }),
     webhooks: () => webhookSettings(c),
-    historyGate: c.env.HISTORY_GATE,
+    historyGate: reachable("HISTORY_GATE", c.env.HISTORY_GATE),
     moneyLimiter: bound(c.env, "MONEY_RATE_LIMIT") as RateLimit | undefined,
   });
 }

@@ -300,7 +300,7 @@ describe("password reset by mail", () => {
       body: { token: await resetCode(user.email), user_password: "a-new-password" },
       vars: { LOGIN_THROTTLE: losing as unknown as typeof real },
     });
-    expect(changed.status, changed.text).toBe(500);
+    expect(changed.status, changed.text).toBe(503);
     const after = await call("GET", `/balances?user_id=${user.id}`, { auth: user.bearer });
     expect(after.status, "a session the reset ended").toBe(401);
   });

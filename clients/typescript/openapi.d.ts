@@ -909,6 +909,17 @@ export interface components {
             /** @description an object naming each refused field and why */
             error: unknown;
         };
+        /** object_unavailable */
+        "Refusal.object_unavailable": components["schemas"]["EnvelopeA"] & {
+            /** @constant */
+            status_code: 503;
+            /** @constant */
+            status: false;
+            /** @constant */
+            message: "Service temporarily unavailable";
+            /** @description `{"retry":"Sign-in and mail limits cannot be checked now: try again in <n> seconds"}` (the sign-in throttle), or for a whole history `{"retry":"A whole history cannot be started now: try again in <n> seconds, or page with per_page (1-100) and page"}`, with `Retry-After`: the Durable Object that counts sign-ins and mails, or that takes turns at whole histories, could not answer for a moment; the request stopped at that call: try again after `Retry-After` */
+            error: unknown;
+        };
         /** payload_too_large */
         "Refusal.payload_too_large": components["schemas"]["EnvelopeA"] & {
             /** @constant */
@@ -1099,6 +1110,18 @@ export interface components {
             message: "Mail is not configured";
             data?: unknown[];
             /** @description `["This service sends no mail (MAIL_FROM): ask its operator"]`, naming in the parentheses what is missing: `MAIL_TRANSPORT`, or with `cloudflare` `MAIL_FROM` or the `EMAIL` binding (docs/mail.md) */
+            error: unknown;
+        };
+        /** object_unavailable */
+        "RefusalB.object_unavailable": components["schemas"]["EnvelopeB"] & {
+            /** @constant */
+            status_code: 503;
+            /** @constant */
+            status: "failed";
+            /** @constant */
+            message: "Service temporarily unavailable";
+            data?: unknown[];
+            /** @description `{"retry":"Sign-in and mail limits cannot be checked now: try again in <n> seconds"}` (the sign-in throttle), or for a whole history `{"retry":"A whole history cannot be started now: try again in <n> seconds, or page with per_page (1-100) and page"}`, with `Retry-After`: the Durable Object that counts sign-ins and mails, or that takes turns at whole histories, could not answer for a moment; the request stopped at that call: try again after `Retry-After` */
             error: unknown;
         };
         /** permission_missing */
@@ -2604,7 +2627,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal.internal_error"];
                 };
             };
-            /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
+            /** @description `object_unavailable`: "Service temporarily unavailable"; `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["Bookmark"];
@@ -2613,7 +2636,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Refusal.service_not_configured"] | components["schemas"]["Refusal.database_unavailable"];
+                    "application/json": components["schemas"]["Refusal.object_unavailable"] | components["schemas"]["Refusal.service_not_configured"] | components["schemas"]["Refusal.database_unavailable"];
                 };
             };
         };
@@ -2782,7 +2805,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal.internal_error"];
                 };
             };
-            /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
+            /** @description `object_unavailable`: "Service temporarily unavailable"; `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["Bookmark"];
@@ -2791,7 +2814,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Refusal.service_not_configured"] | components["schemas"]["Refusal.database_unavailable"];
+                    "application/json": components["schemas"]["Refusal.object_unavailable"] | components["schemas"]["Refusal.service_not_configured"] | components["schemas"]["Refusal.database_unavailable"];
                 };
             };
         };
@@ -3814,7 +3837,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal.internal_error"];
                 };
             };
-            /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
+            /** @description `object_unavailable`: "Service temporarily unavailable"; `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -3822,7 +3845,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RefusalB.service_not_configured"] | components["schemas"]["RefusalB.database_unavailable"];
+                    "application/json": components["schemas"]["RefusalB.object_unavailable"] | components["schemas"]["RefusalB.service_not_configured"] | components["schemas"]["RefusalB.database_unavailable"];
                 };
             };
         };
@@ -4013,7 +4036,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal.internal_error"];
                 };
             };
-            /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
+            /** @description `object_unavailable`: "Service temporarily unavailable"; `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["Bookmark"];
@@ -4022,7 +4045,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RefusalB.service_not_configured"] | components["schemas"]["RefusalB.database_unavailable"];
+                    "application/json": components["schemas"]["RefusalB.object_unavailable"] | components["schemas"]["RefusalB.service_not_configured"] | components["schemas"]["RefusalB.database_unavailable"];
                 };
             };
         };
@@ -4271,7 +4294,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal.internal_error"];
                 };
             };
-            /** @description `mail_not_configured`: "Mail is not configured"; `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
+            /** @description `mail_not_configured`: "Mail is not configured"; `object_unavailable`: "Service temporarily unavailable"; `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -4279,7 +4302,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RefusalB.mail_not_configured"] | components["schemas"]["RefusalB.service_not_configured"] | components["schemas"]["RefusalB.database_unavailable"];
+                    "application/json": components["schemas"]["RefusalB.mail_not_configured"] | components["schemas"]["RefusalB.object_unavailable"] | components["schemas"]["RefusalB.service_not_configured"] | components["schemas"]["RefusalB.database_unavailable"];
                 };
             };
         };
@@ -4358,7 +4381,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal.internal_error"];
                 };
             };
-            /** @description `mail_not_configured`: "Mail is not configured"; `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
+            /** @description `mail_not_configured`: "Mail is not configured"; `object_unavailable`: "Service temporarily unavailable"; `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -4366,7 +4389,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RefusalB.mail_not_configured"] | components["schemas"]["RefusalB.service_not_configured"] | components["schemas"]["RefusalB.database_unavailable"];
+                    "application/json": components["schemas"]["RefusalB.mail_not_configured"] | components["schemas"]["RefusalB.object_unavailable"] | components["schemas"]["RefusalB.service_not_configured"] | components["schemas"]["RefusalB.database_unavailable"];
                 };
             };
         };
@@ -4446,7 +4469,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal.internal_error"];
                 };
             };
-            /** @description `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
+            /** @description `object_unavailable`: "Service temporarily unavailable"; `service_not_configured`: "Service not configured"; `database_unavailable`: "Service temporarily unavailable" */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -4454,7 +4477,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RefusalB.service_not_configured"] | components["schemas"]["RefusalB.database_unavailable"];
+                    "application/json": components["schemas"]["RefusalB.object_unavailable"] | components["schemas"]["RefusalB.service_not_configured"] | components["schemas"]["RefusalB.database_unavailable"];
                 };
             };
         };

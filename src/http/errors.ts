@@ -14,6 +14,8 @@ import {
   forgetGone,
   type GoneNames,
   NOT_MIGRATED,
+  type ObjectBinding,
+  ObjectUnavailable,
   schemaNotMigrated,
   stackFrames,
   wordGone,
@@ -188,6 +190,13 @@ export const ERRORS = {
       '`{"retry":"The database is busy: retry in <n> seconds with the same request_id"}`, with `Retry-After`: D1 was overloaded or lost the request; a write may or may not have happened, and a retry with the same request_id applies it at most once',
     retryAfter: true,
   },
+  object_unavailable: {
+    status: 503,
+    message: "Service temporarily unavailable",
+    error:
+      '`{"retry":"Sign-in and mail limits cannot be checked now: try again in <n> seconds"}` (the sign-in throttle), or for a whole history `{"retry":"A whole history cannot be started now: try again in <n> seconds, or page with per_page (1-100) and page"}`, with `Retry-After`: the Durable Object that counts sign-ins and mails, or that takes turns at whole histories, could not answer for a moment; the request stopped at that call: try again after `Retry-After`',
+    retryAfter: true,
+  },
   mail_not_configured: {
     status: 503,
     message: "Mail is not configured",
@@ -252,8 +261,8 @@ export const WALLET_NOT_FOUND = "wallet_id not found";
 /** A wallet a path names that does not exist (a wallet in a body or a filter is `invalid_input`). */
 export const walletNotFound = () => apiError("wallet_not_found", { wallet_id: WALLET_NOT_FOUND });
 
-/** How long a client waits before retrying a request D1 could not take. */
-const DATABASE_RETRY_S = 2;
+/** How long a client waits before retrying a request D1 or a Durable Object could not take. */
+const RETRY_S = 2;
 
 /** A required setting is missing (src/settings.ts): the route cannot run until the operator sets it. */
 export const serviceNotConfigured = (missing: string[]) =>
@@ -529,9 +538,31 @@ export function databaseBusy(c: Context<AppEnv>, err: unknown) {
   return apiError(
     "database_unavailable",
     {
-      retry: `The database is busy: retry in ${DATABASE_RETRY_S} seconds with the same request_id`,
+      retry: `The database is busy: retry in ${RETRY_S} seconds with the same request_id`,
     },
-    { "Retry-After": String(DATABASE_RETRY_S) },
+    { "Retry-After": String(RETRY_S) },
+  );
+}
+
+/** What could not be done while a binding's object could not answer, in wallet/v1's words. */
+const OBJECT_RETRY: Record<ObjectBinding, string> = {
+  LOGIN_THROTTLE: `Sign-in and mail limits cannot be checked now: try again in ${RETRY_S} seconds`,
+  HISTORY_GATE: `A whole history cannot be started now: try again in ${RETRY_S} seconds, or page with per_page (1-100) and page`,
+};
+
+/**
+ * A Durable Object that could not answer (wallet/faults.ts `reachable`), worded for what it does,
+ * or undefined for any other error. Logged naming the binding, so the operator looks at the object,
+ * not at D1.
+ */
+function objectBusy(c: Context<AppEnv>, err: unknown) {
+  if (!(err instanceof ObjectUnavailable)) return undefined;
+  const line = { request_id: c.get("requestId"), durable_object_unavailable: err.binding };
+  console.error(JSON.stringify({ ...line, error: errorText(err.cause).error }));
+  return apiError(
+    "object_unavailable",
+    { retry: OBJECT_RETRY[err.binding] },
+    { "Retry-After": String(RETRY_S) },
   );
 }
 
@@ -555,7 +586,7 @@ export async function onError(err: Error, c: Context<AppEnv>) {
       c.get("envelope") === "B"
         ? validationError([{ [err.part]: [err.text] }])
         : invalidInput({ [err.part]: err.text });
-  err = databaseBusy(c, err) ?? objectOfAnotherClass(c, err) ?? err;
+  err = databaseBusy(c, err) ?? objectOfAnotherClass(c, err) ?? objectBusy(c, err) ?? err;
   if (!(err instanceof ApiError) && (await schemaNotMigrated(c.var.service, err)))
     err = notMigrated(c, err);
   if (err instanceof ApiError) {

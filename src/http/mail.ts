@@ -44,7 +44,7 @@ export function mailDeps(c: Context<AppEnv>): MailDeps {
   return {
     db: c.var.db,
     send: mailSender(c.env, c.req.url),
-    throttle: c.env.LOGIN_THROTTLE,
+    throttle: c.var.service.signInLimits().throttle,
     clientAddress: c.req.header("cf-connecting-ip"),
     perClient: mailLimitPerClient(c.env.MAIL_LIMIT_PER_CLIENT),
     nowMs,

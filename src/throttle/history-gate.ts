@@ -35,7 +35,8 @@ export class HistoryGate extends DurableObject<Env> {
   }
 }
 
-export type HistoryGateNamespace = Env["HISTORY_GATE"];
+/** The binding as the service calls it (wallet/faults.ts `reachable`). */
+export type HistoryGateNamespace = Pick<Env["HISTORY_GATE"], "idFromName" | "get">;
 
 /**
  * Takes `userId`'s gate, or null when another of that principal's streams holds it. `release` gives

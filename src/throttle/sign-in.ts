@@ -6,7 +6,8 @@ import { asciiLower } from "../ledger/request-key";
 import type { SignInReservation } from "./account-policy";
 import type { Reservation } from "./policy";
 
-export type ThrottleNamespace = Env["LOGIN_THROTTLE"];
+/** The binding as the service calls it (wallet/faults.ts `reachable`). */
+export type ThrottleNamespace = Pick<Env["LOGIN_THROTTLE"], "idFromName" | "get">;
 
 /**
  * A key's name: its SHA-256, since a login text can be 64 KiB long. It names the key's object, and an

@@ -1,22 +1,82 @@
-// Faults from below the service that every dialect meets alike: D1 that cannot take a query now,
-// and a write refused because a user or wallet it names was deleted through another isolate.
-import { bindingOf } from "../db/client";
+// Faults from below the service that every dialect meets alike: D1 that cannot take a query now, a
+// Durable Object that cannot answer now, and a write refused because a user or wallet it names was
+// deleted through another isolate.
+import { bindingOf, d1Unavailable } from "../db/client";
 import { migrated, schemaBehind } from "../db/health";
 import { forgetUser, forgetWallet } from "../db/isolate-cache";
 import { unmetered } from "../db/meter";
 import { findUsers } from "../db/users";
 import { LedgerRefusal } from "../ledger/append";
+import type { OBJECT_CLASSES } from "../settings";
 import type { ServiceContext } from "./context";
 import { Refusal } from "./refusal";
 
 /**
- * `databaseUnavailable`: whether D1 refused a query it could not take now (overloaded, reset, cut
- * off): retryable, and a write's outcome is unknown (its request_id keeps a retry from applying it
- * twice). `errorText` and `stackFrames`: what the log may say of a fault, D1's words and the failed
+ * `errorText` and `stackFrames`: what the log may say of a fault, D1's words and the failed
  * statement, never the values it bound.
  */
-export { d1Unavailable as databaseUnavailable, errorText, stackFrames } from "../db/client";
+export { errorText, stackFrames } from "../db/client";
 export { NOT_MIGRATED } from "../db/health";
+
+/** A Durable Object binding the service calls (settings.ts). */
+export type ObjectBinding = keyof typeof OBJECT_CLASSES;
+
+/**
+ * A call to a Durable Object that could not answer now (out of reach, overloaded, reset), its
+ * binding named: retryable, and told apart from D1's failures, whose words can be the same
+ * ("Network connection lost"). `cause` is the runtime's error.
+ */
+export class ObjectUnavailable extends Error {
+  constructor(
+    readonly binding: ObjectBinding,
+    cause: unknown,
+  ) {
+    super(`Durable Object ${binding} unavailable`, { cause });
+  }
+}
+
+/**
+ * Whether D1 refused a query it could not take now (overloaded, reset, cut off): retryable, and a
+ * write's outcome is unknown (its request_id keeps a retry from applying it twice).
+ */
+export const databaseUnavailable = (err: unknown) =>
+  !(err instanceof ObjectUnavailable) && d1Unavailable(err);
+
+/** What the service calls on a Durable Object binding (settings.ts judges a binding by them). */
+type Namespace = Pick<DurableObjectNamespace, "idFromName" | "get">;
+
+/**
+ * A Durable Object binding as the service calls it: a call to one of its objects that fails
+ * rethrows as ObjectUnavailable naming `binding`, the one place such a failure is told apart.
+ * An error the object's own code threw (`remote`, and not marked retryable or overloaded, as
+ * Cloudflare marks them) is left as it is: a fault, not an object out of reach. So is an object of
+ * the other class refusing a method it lacks, which the runtime marks `remote` too
+ * (http/errors.ts bindingOfAnotherClass names the binding).
+ */
+export function reachable<N extends Namespace>(binding: ObjectBinding, ns: N) {
+  const failed = (err: unknown) => {
+    const e = err as { remote?: unknown; retryable?: unknown; overloaded?: unknown } | null;
+    const own = e?.remote === true && e.retryable !== true && e.overloaded !== true;
+    return own ? err : new ObjectUnavailable(binding, err);
+  };
+  // A stub answers any name as a remote method (`member.apply` would be one too), so each is called
+  // through Reflect, on the stub itself; `then` stays the stub's own, so awaiting one is unchanged.
+  const object = <S extends object>(stub: S) =>
+    new Proxy(stub, {
+      get(target, name) {
+        const member: unknown = Reflect.get(target, name);
+        if (typeof member !== "function" || name === "then") return member;
+        return (...args: unknown[]) =>
+          Promise.resolve(Reflect.apply(member, target, args)).catch((err: unknown) => {
+            throw failed(err);
+          });
+      },
+    });
+  return {
+    idFromName: (name: string) => ns.idFromName(name),
+    get: (id: DurableObjectId) => object(ns.get(id)),
+  } as Pick<N, keyof Namespace>;
+}
 
 /** What a write refused as gone named: one of them no longer exists. */
 export type GoneNames = { userIds: number[]; walletIds: string[] };

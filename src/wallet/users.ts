@@ -10,6 +10,7 @@ import {
 } from "../db/users";
 import { accountKey, expectThrottle, forgetAccount, loginKey } from "../throttle/sign-in";
 import { requireAdmin, type ServiceContext } from "./context";
+import { ObjectUnavailable } from "./faults";
 
 type NewSubscriber = {
   username: string;
@@ -45,7 +46,9 @@ export async function deleteUser(ctx: ServiceContext, id: number) {
     key === accountKey(id) ? "account" : key === loginKey(user?.email ?? "") ? "email" : "username";
   const notForgotten = { user_id: id, keys: kept.map(kind) };
   const line = { request_id: ctx.requestId, throttle_not_forgotten: notForgotten };
-  console.error(JSON.stringify({ ...line, fault: errorText(fault).error }));
+  // The runtime's words, as the object failed (the binding is the throttle's).
+  const words = fault instanceof ObjectUnavailable ? fault.cause : fault;
+  console.error(JSON.stringify({ ...line, fault: errorText(words).error }));
   return outcome;
 }
 

@@ -20,7 +20,7 @@ export const readStatementRoute = defineRoute(
     auth: "reader",
     owner: (params) => params.user_id,
     params: readerFields(StatementParams),
-    errors: ["invalid_input", "user_not_found", "history_busy"],
+    errors: ["invalid_input", "user_not_found", "history_busy", "object_unavailable"],
     data: StatementAnswer,
   },
   async (c, fields) => {

@@ -36,7 +36,13 @@ export const listTransactions = defineRoute(
     auth: "reader",
     owner: (params) => params.user_id,
     params: listInput,
-    errors: ["invalid_input", "security_failed", "user_not_found", "history_busy"],
+    errors: [
+      "invalid_input",
+      "security_failed",
+      "user_not_found",
+      "history_busy",
+      "object_unavailable",
+    ],
     data: v.array(TransactionAnswer),
   },
   async (c, { fields, paged }) => {

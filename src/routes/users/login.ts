@@ -14,7 +14,7 @@ export const login = defineRoute(
     auth: "none",
     params: signInFields,
     envelope: "B",
-    errors: ["validation_error", "too_many_sign_ins"],
+    errors: ["validation_error", "too_many_sign_ins", "object_unavailable"],
     data: LoginAnswer,
   },
   async (c, input) => {

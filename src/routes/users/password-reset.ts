@@ -16,7 +16,7 @@ export const requestReset = defineRoute(
     auth: "none",
     params: userFields(MailRequestParams),
     envelope: "B",
-    errors: ["validation_error", "too_many_mails", "mail_not_configured"],
+    errors: ["validation_error", "too_many_mails", "mail_not_configured", "object_unavailable"],
     data: MailRequestedAnswer,
   },
   async (c, { user_email }) => {
@@ -38,7 +38,7 @@ export const confirmReset = defineRoute(
     auth: "none",
     params: userFields(PasswordResetConfirmParams),
     envelope: "B",
-    errors: ["validation_error", "mail_link_invalid", "too_many_sign_ins"],
+    errors: ["validation_error", "mail_link_invalid", "too_many_sign_ins", "object_unavailable"],
     data: PasswordResetAnswer,
   },
   async (c, { token, user_password }) => {

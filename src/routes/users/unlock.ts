@@ -15,7 +15,7 @@ export const unlockUser = defineRoute(
     access: "write",
     params: userPath,
     envelope: "B",
-    errors: ["validation_error", "user_not_found"],
+    errors: ["validation_error", "user_not_found", "object_unavailable"],
     data: UnlockAnswer,
   },
   async (c, { user_id }) => {

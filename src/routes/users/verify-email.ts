@@ -27,7 +27,7 @@ export const requestEmailVerification = defineRoute(
     auth: "none",
     params: userFields(MailRequestParams),
     envelope: "B",
-    errors: ["validation_error", "too_many_mails", "mail_not_configured"],
+    errors: ["validation_error", "too_many_mails", "mail_not_configured", "object_unavailable"],
     data: MailRequestedAnswer,
   },
   async (c, { user_email }) => {
