@@ -114,6 +114,41 @@ describe("a sign-in while the throttle's object cannot answer", () => {
     expect(kept?.n).toBe(0);
   });
 
+  it("answers a sign-in whose session is open though giving its counts back fails, and logs it", async () => {
+    const user = await makeUser();
+    const real = env.LOGIN_THROTTLE;
+    const losing = {
+      idFromName: (name: string) => real.idFromName(name),
+      get: (id: DurableObjectId) => {
+        const object = real.get(id);
+        const lost = async () => Promise.reject(new Error("Network connection lost."));
+        return {
+          reserve: (...args: Parameters<typeof object.reserve>) => object.reserve(...args),
+          knows: (...args: Parameters<typeof object.knows>) => object.knows(...args),
+          reserveSignIn: (...args: Parameters<typeof object.reserveSignIn>) =>
+            object.reserveSignIn(...args),
+          release: lost,
+          signedIn: lost,
+        };
+      },
+    } as unknown as typeof real;
+    const sessions = await sessionsOf(user.id);
+    const lines = captureErrors();
+    const res = await call("POST", "/users/login", {
+      body: { user_email: user.email, user_password: PASSWORD },
+      vars: { LOGIN_THROTTLE: losing },
+    });
+    expect([res.status, res.body.message], res.text).toEqual([200, "Login successful"]);
+    expect(await sessionsOf(user.id)).toBe(sessions + 1);
+    expect(lines()).toEqual([
+      {
+        request_id: res.headers.get("X-Request-Id"),
+        durable_object_unavailable: "LOGIN_THROTTLE",
+        error: "Error: Network connection lost.",
+      },
+    ]);
+  });
+
   it("keeps a fault of the object's own code a fault: 500, logged with its text", async () => {
     const user = await makeUser();
     const lines = captureErrors();

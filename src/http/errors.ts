@@ -16,6 +16,7 @@ import {
   NOT_MIGRATED,
   type ObjectBinding,
   ObjectUnavailable,
+  objectUnavailableLine,
   schemaNotMigrated,
   stackFrames,
   wordGone,
@@ -557,8 +558,7 @@ const OBJECT_RETRY: Record<ObjectBinding, string> = {
  */
 function objectBusy(c: Context<AppEnv>, err: unknown) {
   if (!(err instanceof ObjectUnavailable)) return undefined;
-  const line = { request_id: c.get("requestId"), durable_object_unavailable: err.binding };
-  console.error(JSON.stringify({ ...line, error: errorText(err.cause).error }));
+  console.error(JSON.stringify(objectUnavailableLine(c.get("requestId"), err)));
   return apiError(
     "object_unavailable",
     { retry: OBJECT_RETRY[err.binding] },

@@ -48,6 +48,7 @@ export function mailDeps(c: Context<AppEnv>): MailDeps {
     clientAddress: c.req.header("cf-connecting-ip"),
     perClient: mailLimitPerClient(c.env.MAIL_LIMIT_PER_CLIENT),
     nowMs,
+    requestId,
     background: (work) =>
       afterAnswer(
         c,

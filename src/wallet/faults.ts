@@ -1,7 +1,7 @@
 // Faults from below the service that every dialect meets alike: D1 that cannot take a query now, a
 // Durable Object that cannot answer now, and a write refused because a user or wallet it names was
 // deleted through another isolate.
-import { bindingOf, d1Unavailable } from "../db/client";
+import { bindingOf, d1Unavailable, errorText } from "../db/client";
 import { migrated, schemaBehind } from "../db/health";
 import { forgetUser, forgetWallet } from "../db/isolate-cache";
 import { unmetered } from "../db/meter";
@@ -32,6 +32,27 @@ export class ObjectUnavailable extends Error {
     cause: unknown,
   ) {
     super(`Durable Object ${binding} unavailable`, { cause });
+  }
+}
+
+/** The log line of an object that could not answer: its binding, and the runtime's words. */
+export const objectUnavailableLine = (requestId: string | undefined, err: ObjectUnavailable) => ({
+  request_id: requestId ?? null,
+  durable_object_unavailable: err.binding,
+  error: errorText(err.cause).error,
+});
+
+/**
+ * Gives a sign-in's counts back once what they guarded is done (a session opened, a password set):
+ * an object that cannot answer then leaves its count as a failure and changes no answer, since the
+ * request is done (a retry would open a second session, or find the reset code used). Logged.
+ */
+export async function giveBackAfter(requestId: string, giveBack: () => Promise<unknown>) {
+  try {
+    await giveBack();
+  } catch (err) {
+    if (!(err instanceof ObjectUnavailable)) throw err;
+    console.error(JSON.stringify(objectUnavailableLine(requestId, err)));
   }
 }
 

@@ -21,6 +21,7 @@ import {
 import type { Mail, MailSender, MailSetting } from "../mail/transport";
 import { reserveGuess, reserveMail } from "../throttle/mail";
 import type { ThrottleNamespace } from "../throttle/sign-in";
+import { giveBackAfter } from "./faults";
 import { Refusal } from "./refusal";
 
 export type MailDeps = {
@@ -33,6 +34,8 @@ export type MailDeps = {
   /** MAIL_LIMIT_PER_CLIENT: mails one client may ask for in an hour, to any addresses; 0, no limit. */
   perClient: number;
   nowMs: number;
+  /** The request's id, which its log lines carry. */
+  requestId: string;
   /** Runs work after the answer where the runtime allows it, else before. */
   background: (work: Promise<void>) => Promise<void>;
 };
@@ -122,7 +125,7 @@ export async function confirmVerification(db: Db, token: string, nowMs: number, 
   return used;
 }
 
-type ResetDeps = Pick<MailDeps, "db" | "throttle" | "clientAddress" | "nowMs">;
+type ResetDeps = Pick<MailDeps, "db" | "throttle" | "clientAddress" | "nowMs" | "requestId">;
 
 /**
  * Sets a new password with a reset code: every session of the user ends (docs/security.md#sessions),
@@ -142,6 +145,6 @@ export async function confirmPasswordReset(deps: ResetDeps, token: string, passw
   if (!used) throw new Refusal({ code: "mail_link_invalid" });
   // The sessions ended with the batch: this isolate stops trusting them before anything can fail.
   forgetSessions(bindingOf(db), used.userId, used.revokedSessions);
-  await guess.succeeded();
+  await giveBackAfter(deps.requestId, guess.succeeded);
   return used;
 }

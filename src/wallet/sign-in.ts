@@ -14,6 +14,7 @@ import {
 import { findLoginUser, findUserBy, replacePasswordHash } from "../db/users";
 import { SignInAttempt, unlockAccount } from "../throttle/sign-in";
 import { caller, type IdRef, requireAdmin, type ServiceContext } from "./context";
+import { giveBackAfter } from "./faults";
 import { Refusal } from "./refusal";
 import { endSession, openSession } from "./sessions";
 import { loginsOf } from "./users";
@@ -81,7 +82,7 @@ export async function signIn(ctx: ServiceContext, credentials: Credentials) {
   // Only a sign-in that opened its session clears the throttle's counts; a refused one stays a
   // failure, and waits out the floor like any other (its time would say the old password was right).
   if (!opened) throw await refused();
-  await attempt.succeeded();
+  await giveBackAfter(ctx.requestId, () => attempt.succeeded());
   return { user, accessToken: opened.token, signedInAtMs: nowMs };
 }
 
