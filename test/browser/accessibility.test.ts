@@ -33,6 +33,7 @@ type DomNode = {
   getClientRects(): { length: number };
 };
 type DomWindow = {
+  requestAnimationFrame(callback: (ms: number) => void): number;
   document: { activeElement: DomNode; querySelectorAll(selector: string): Iterable<DomNode> };
   getComputedStyle(
     e: DomNode,
@@ -105,9 +106,19 @@ const contrast = (a: string, b: string) => {
   return (hi! + 0.05) / (lo! + 0.05);
 };
 
-/** What has focus: its tag, role, name (as the Tab test lists controls), text and focus ring. */
-const focused = () =>
-  page.evaluate(() => {
+/**
+ * What has focus: its tag, role, name (as the Tab test lists controls), text and focus ring. Read
+ * once the page has loaded and drawn a frame: a browser focuses an `autofocus` element as it draws
+ * the page's first frames (HTML's "flush autofocus candidates", before a frame's animation frame
+ * callbacks), which may be after the element it focuses is found.
+ */
+const focused = async () => {
+  await page.waitForLoadState();
+  await page.evaluate(() => {
+    const { requestAnimationFrame } = globalThis as unknown as DomWindow;
+    return new Promise((drawn) => requestAnimationFrame(drawn));
+  });
+  return page.evaluate(() => {
     const { document, getComputedStyle } = globalThis as unknown as DomWindow;
     const e = document.activeElement;
     const style = getComputedStyle(e);
@@ -124,6 +135,7 @@ const focused = () =>
       outlineWidth: Number.parseFloat(style.outlineWidth),
     };
   });
+};
 
 /** A console page's address. */
 const consoleAt = (path: string) => `${server.base}/wallet-admin${path}`;
