@@ -9,7 +9,7 @@ import type { ConsoleEnv, Session } from "./env";
 import { back, backWithSecret, fieldsOf, noticeOf, refusedForm, secretOf } from "./page";
 import { withIds } from "./path-ids";
 import { BASE } from "./session";
-import { Csrf, type Notice, Page, PostButton, Table, When } from "./views";
+import { CopyButton, Csrf, type Notice, Page, PostButton, Table, When } from "./views";
 
 export const apiKeysScreen = new Hono<ConsoleEnv>({ strict: false });
 
@@ -67,9 +67,7 @@ function ApiKeysView(props: {
           <p id="new-key" class="secret">
             {created.secret}
           </p>
-          <button type="button" class="secondary" data-copy="new-key" hidden>
-            Copy
-          </button>
+          <CopyButton target="new-key" />
           <p class="muted">
             Send it as <code>Authorization: Key base64({created.username}:key)</code>.
           </p>

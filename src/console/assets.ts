@@ -92,18 +92,26 @@ caption { text-align: left; font-weight: 600; padding: .75rem 0 .25rem; }
 `;
 
 /**
- * The console's only script: copy buttons (the API key secret), a question before a form marked
- * `data-confirm` is sent, and each form posted once: a second click while the answer is on its way
- * would send it again (a second key, a second webhook). A page the Back button shows from the
- * browser's cache may post again. Without the script the forms still work, unasked.
+ * The console's only script: copy buttons (a new secret), which say in their live region
+ * (views.tsx CopyButton) whether it was copied, emptied first so a second copy is told too; a
+ * question before a form marked `data-confirm` is sent; and each form posted once: a second click
+ * while the answer is on its way would send it again (a second key, a second webhook), but a page
+ * the Back button shows from the browser's cache may post again. Without the script the forms
+ * still work, unasked.
  */
 export const JS = `
 for (const button of document.querySelectorAll("button[data-copy]")) {
   button.hidden = false;
+  const told = document.getElementById(button.dataset.copy + "-copied");
   button.addEventListener("click", async () => {
+    told.textContent = "";
     const text = document.getElementById(button.dataset.copy).textContent.trim();
-    await navigator.clipboard.writeText(text);
-    button.textContent = "Copied";
+    try {
+      await navigator.clipboard.writeText(text);
+      told.textContent = "Copied.";
+    } catch {
+      told.textContent = "Not copied: select it and copy it yourself.";
+    }
   });
 }
 for (const form of document.querySelectorAll("form[data-confirm]")) {

@@ -145,6 +145,20 @@ export const Csrf = (props: { session: Session; fields?: Record<string, string> 
   </>
 );
 
+/**
+ * A Copy button for the text of element `target` (a secret shown once), shown by the console's
+ * script, which copies; and a live region beside it, there from the start, which says that it was
+ * copied, or not, so a screen reader is told while focus stays on the button.
+ */
+export const CopyButton = (props: { target: string }) => (
+  <p class="buttons">
+    <button type="button" class="secondary" data-copy={props.target} hidden>
+      Copy
+    </button>
+    <span role="status" id={`${props.target}-copied`} />
+  </p>
+);
+
 /** A form of one button that posts to `action`, with the CSRF field and any hidden `fields`. */
 export function PostButton(props: {
   session: Session;

@@ -18,7 +18,7 @@ import type { ConsoleEnv, Session } from "./env";
 import { back, backWithSecret, field, fieldsOf, noticeOf, refusedForm, secretOf } from "./page";
 import { withIds } from "./path-ids";
 import { BASE } from "./session";
-import { Csrf, type Notice, Page, PostButton, Table, When } from "./views";
+import { CopyButton, Csrf, type Notice, Page, PostButton, Table, When } from "./views";
 
 export const webhooksScreen = new Hono<ConsoleEnv>({ strict: false });
 
@@ -119,9 +119,7 @@ function WebhooksView(props: {
           <p id="new-secret" class="secret">
             {secret}
           </p>
-          <button type="button" class="secondary" data-copy="new-secret" hidden>
-            Copy
-          </button>
+          <CopyButton target="new-secret" />
         </section>
       )}
       {props.hooks.length === 0 && <p>No webhooks yet.</p>}

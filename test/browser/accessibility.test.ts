@@ -47,6 +47,8 @@ type DomWindow = {
   };
 };
 
+type ClipboardWindow = { navigator: { clipboard: { readText(): Promise<string> } } };
+
 type AxeWindow = {
   axe: {
     run(
@@ -306,6 +308,29 @@ describe("the console's accessibility in chromium (axe-core, WCAG 2 A and AA)", 
     // A page without a notice leaves focus where a browser puts it (the first Tab: the skip link).
     await page.goto(userPage);
     expect(await focused()).toMatchObject({ tag: "body" });
+  });
+
+  it("tells a screen reader a new key's secret was copied, focus left on Copy", async () => {
+    await page.context().grantPermissions(["clipboard-read", "clipboard-write"], {
+      origin: server.base,
+    });
+    await page.goto(consoleAt("/api-keys"));
+    await page.getByLabel("Name", { exact: true }).fill("copied");
+    await page.getByRole("button", { name: "Create key" }).click();
+    const copy = page.getByRole("button", { name: "Copy" });
+    await copy.waitFor();
+    // A live region is read out when its words change, not when it is drawn: it is there already.
+    const regions = await page.getByRole("status").count();
+    await copy.click();
+    await page.getByRole("status").filter({ hasText: "Copied" }).waitFor({ timeout: 10_000 });
+    expect(await page.getByRole("status").count()).toBe(regions);
+    expect(await focused()).toMatchObject({ tag: "button", text: "Copy" });
+    const secret = (await page.locator("#new-key").textContent())?.trim();
+    const copied = await page.evaluate(() => {
+      const { navigator } = globalThis as unknown as ClipboardWindow;
+      return navigator.clipboard.readText();
+    });
+    expect(copied).toBe(secret);
   });
 
   it("reaches every control by Tab, in the page's order, each with its focus ring", async () => {
