@@ -243,6 +243,17 @@ describe("screens", () => {
     ]);
   });
 
+  it("says a list has nothing yet where it drew a table of a header row alone", async () => {
+    const dan = await makeUser();
+    const page = (await request(`/users/${dan.id}`, { cookie })).html;
+    expect(page).toContain(
+      '<section id="entries"><h2>Entries</h2><p class="muted">No entries yet.</p></section>',
+    );
+    expect(page).toContain('<h2>Holds</h2><p class="muted">No holds.');
+    // No table of the page is a header row alone.
+    expect(page).not.toContain("<tbody></tbody>");
+  });
+
   it("chooses no wallet for a money form among several; the statement is of a wallet the user has", async () => {
     const zed = await makeWallet(admin, { id: `zz${unique("w").toLowerCase().slice(0, 20)}` });
     const carol = await makeUser();

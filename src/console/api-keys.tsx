@@ -22,7 +22,10 @@ type Keys = Awaited<ReturnType<typeof listKeys>>;
 /** Every key, with its owner, when it was last used, and a Revoke button while it works. */
 function KeysTable(props: { keys: Keys; session: Session }) {
   return (
-    <Table cols={["ID", "Name", "User", "Scope", "Last used (UTC)", "State"]}>
+    <Table
+      cols={["ID", "Name", "User", "Scope", "Last used (UTC)", "State"]}
+      empty="No API keys yet."
+    >
       {props.keys.map(({ key: k, username }) => (
         <tr>
           <td>{String(k.id)}</td>

@@ -34,7 +34,13 @@ function Legs(props: { d: BatchData }) {
   const { batch, userIds, alone, names } = props.d;
   return (
     <section>
-      <Table caption="Legs" cols={["ID", "User", "Type", "Amount", "Note"]} num={["Amount"]}>
+      {/* A batch has a leg at least (POST /batches refuses one without). */}
+      <Table
+        caption="Legs"
+        cols={["ID", "User", "Type", "Amount", "Note"]}
+        num={["Amount"]}
+        empty={null}
+      >
         {batch.transactions.map((t, i) => {
           const userId = userIds[i]!;
           return (

@@ -5,7 +5,7 @@ import { Hono } from "hono";
 import { mailTransport } from "../mail/transport";
 import { mailOutbox, OUTBOX_KEEP } from "../wallet/operators";
 import type { ConsoleEnv } from "./env";
-import { Page, When } from "./views";
+import { Empty, Page, When } from "./views";
 
 export const outboxScreen = new Hono<ConsoleEnv>().get("/", async (c) => {
   const mails = await mailOutbox(c.var.service);
@@ -21,7 +21,7 @@ export const outboxScreen = new Hono<ConsoleEnv>().get("/", async (c) => {
         newest {OUTBOX_KEEP} are kept.
       </p>
       {mails.length === 0 ? (
-        <p>No mail yet.</p>
+        <Empty>No mail yet.</Empty>
       ) : (
         mails.map((m) => (
           <section>

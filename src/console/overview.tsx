@@ -45,7 +45,11 @@ function DailyFlow(props: { wallet: Wallet; daily: Overview["daily"]; sinceS: nu
       />
       <details>
         <summary>Figures</summary>
-        <Table cols={["Day (UTC)", "In", "Out"]} num={["In", "Out"]}>
+        <Table
+          cols={["Day (UTC)", "In", "Out"]}
+          num={["In", "Out"]}
+          empty={`Nothing moved in ${wallet.name} these ${DAYS} days.`}
+        >
           {days
             .filter((d) => at(d, "credits") || at(d, "debits"))
             .map((d) => (
@@ -89,7 +93,11 @@ function OverviewView(props: { data: Overview; session: Session; notice: Notice 
       ))}
       <section>
         <h2>Latest transactions</h2>
-        <Table cols={["ID", "User", "Type", "Amount", "Date (UTC)"]} num={["Amount"]}>
+        <Table
+          cols={["ID", "User", "Type", "Amount", "Date (UTC)"]}
+          num={["Amount"]}
+          empty="No transactions yet."
+        >
           {data.latest.map(({ entry, username }) => {
             const w = byWallet.get(entry.walletId);
             return (

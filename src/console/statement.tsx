@@ -16,7 +16,7 @@ import type { Wallet } from "./page";
 import { withIds } from "./path-ids";
 import { queryOf, Text } from "./query";
 import { BASE } from "./session";
-import { Details, ShownDay } from "./views";
+import { Details, Empty, ShownDay } from "./views";
 
 const [FIRST_DAY, LAST_DAY] = ["1000-01-01", "9998-12-31"];
 
@@ -210,7 +210,7 @@ export function StatementSection(props: {
         </button>
       </form>
       {read === undefined ? (
-        <p class="muted">No wallets yet.</p>
+        <Empty>No wallets yet.</Empty>
       ) : !read.ok ? (
         // Days that make no statement are told beside their field (DayField).
         !problem && (

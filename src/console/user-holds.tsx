@@ -13,7 +13,7 @@ import type { ConsoleEnv, Session } from "./env";
 import { back, field, refusedForm, type Wallet } from "./page";
 import { withIds } from "./path-ids";
 import { BASE } from "./session";
-import { Csrf, type Notice, PostButton, Table, When } from "./views";
+import { Csrf, Empty, type Notice, PostButton, Table, When } from "./views";
 
 export const holdsScreen = new Hono<ConsoleEnv>({ strict: false });
 
@@ -28,6 +28,13 @@ type Available = Awaited<ReturnType<typeof availableBalances>>;
  */
 export function BalancesSection(props: { wallets: Wallet[]; available: Available }) {
   const byWallet = new Map(props.available.map((r) => [r.wallet.id, r]));
+  if (props.wallets.length === 0)
+    return (
+      <section>
+        <h2>Balances</h2>
+        <Empty>No wallets yet.</Empty>
+      </section>
+    );
   return (
     <section>
       <h2>Balances</h2>
@@ -45,6 +52,7 @@ export function BalancesSection(props: { wallets: Wallet[]; available: Available
         caption="Held and available"
         cols={["Wallet id", "Held", "Available"]}
         num={["Held", "Available"]}
+        empty={null}
       >
         {props.wallets.map((w) => (
           <tr>
@@ -74,67 +82,64 @@ export function HoldsSection(props: {
   return (
     <section>
       <h2>Holds</h2>
-      {holds.length === 0 ? (
-        <p class="muted">No holds. Holds are placed through the API (POST /holds).</p>
-      ) : (
-        <Table
-          cols={["ID", "Wallet", "Amount", "Status", "Expires (UTC)", "Note"]}
-          num={["Amount"]}
-          actions
-        >
-          {holds.map((view) => {
-            const h = view.hold;
-            const at = `${BASE}/users/${props.userId}/holds/${h.id}`;
-            const amount = formatExact(h.amountMinor, view.wallet);
-            return (
-              <tr>
-                <td>{String(h.id)}</td>
-                <td>{h.walletId}</td>
-                <td class="num">{amount}</td>
-                <td>
-                  {view.status === "captured"
-                    ? `captured ${capturedText(view)} (transaction ${view.transactionId})`
-                    : view.status}
-                </td>
-                <td>
-                  <When ms={h.expiresAtS * 1000} />
-                </td>
-                <td class="note">{h.note}</td>
-                <td>
-                  {view.status === "held" && (
-                    <div class="actions">
-                      <form
-                        method="post"
-                        action={`${at}/capture`}
-                        data-confirm={`Capture hold ${h.id}? It debits the amount typed, or all ${amount} if none, and releases the rest. A hold is captured once.`}
-                      >
-                        <Csrf session={props.session} />
-                        <input
-                          name="amount"
-                          inputmode="decimal"
-                          autocomplete="off"
-                          placeholder="all"
-                          aria-label={`Amount to capture of hold ${h.id} (empty: all)`}
-                          value={refusedForm(props.notice, captureForm(h.id)).kept.amount}
-                        />
-                        <button type="submit">Capture hold {String(h.id)}</button>
-                      </form>
-                      <PostButton
-                        session={props.session}
-                        action={`${at}/void`}
-                        kind="danger"
-                        confirm={`Void hold ${h.id}? Its ${amount} goes back to available, and a voided hold cannot be captured.`}
-                      >
-                        Void hold {String(h.id)}
-                      </PostButton>
-                    </div>
-                  )}
-                </td>
-              </tr>
-            );
-          })}
-        </Table>
-      )}
+      <Table
+        cols={["ID", "Wallet", "Amount", "Status", "Expires (UTC)", "Note"]}
+        num={["Amount"]}
+        actions
+        empty="No holds. Holds are placed through the API (POST /holds)."
+      >
+        {holds.map((view) => {
+          const h = view.hold;
+          const at = `${BASE}/users/${props.userId}/holds/${h.id}`;
+          const amount = formatExact(h.amountMinor, view.wallet);
+          return (
+            <tr>
+              <td>{String(h.id)}</td>
+              <td>{h.walletId}</td>
+              <td class="num">{amount}</td>
+              <td>
+                {view.status === "captured"
+                  ? `captured ${capturedText(view)} (transaction ${view.transactionId})`
+                  : view.status}
+              </td>
+              <td>
+                <When ms={h.expiresAtS * 1000} />
+              </td>
+              <td class="note">{h.note}</td>
+              <td>
+                {view.status === "held" && (
+                  <div class="actions">
+                    <form
+                      method="post"
+                      action={`${at}/capture`}
+                      data-confirm={`Capture hold ${h.id}? It debits the amount typed, or all ${amount} if none, and releases the rest. A hold is captured once.`}
+                    >
+                      <Csrf session={props.session} />
+                      <input
+                        name="amount"
+                        inputmode="decimal"
+                        autocomplete="off"
+                        placeholder="all"
+                        aria-label={`Amount to capture of hold ${h.id} (empty: all)`}
+                        value={refusedForm(props.notice, captureForm(h.id)).kept.amount}
+                      />
+                      <button type="submit">Capture hold {String(h.id)}</button>
+                    </form>
+                    <PostButton
+                      session={props.session}
+                      action={`${at}/void`}
+                      kind="danger"
+                      confirm={`Void hold ${h.id}? Its ${amount} goes back to available, and a voided hold cannot be captured.`}
+                    >
+                      Void hold {String(h.id)}
+                    </PostButton>
+                  </div>
+                )}
+              </td>
+            </tr>
+          );
+        })}
+      </Table>
     </section>
   );
 }

@@ -140,6 +140,8 @@ function Entries(props: { d: UserData }) {
         cols={["ID", "Date (UTC)", "Type", "Amount", "Balance after", "Note", "Request id"]}
         num={["Amount", "Balance after"]}
         actions
+        // A page past the last has none either: the pager says so.
+        empty={entries.total === 0 ? "No entries yet." : null}
       >
         {entries.rows.map((row) => {
           const { entry: e } = row;

@@ -44,7 +44,8 @@ function Found(props: { d: Search }) {
       <p class="muted">
         {total === 0 && q !== "" ? `No user matches “${q}”.` : plural(total, "user")}
       </p>
-      <Table class="users" cols={["Username", "E-mail", "Role", "Balances"]}>
+      {/* None found: the line above says so, or the pager (a page past the last). */}
+      <Table class="users" cols={["Username", "E-mail", "Role", "Balances"]} empty={null}>
         {rows.map((u) => {
           const balances = Object.entries(JSON.parse(u.balances ?? "{}") as Record<string, number>);
           return (

@@ -225,10 +225,21 @@ export const Details = (props: { label: string; rows: [Child, Child][]; num?: bo
   </table>
 );
 
+/** What a list says when it has nothing to show (a table, the webhooks, the outbox). */
+export const Empty = (props: { children: Child }) => <p class="muted">{props.children}</p>;
+
+/** Whether children drawn hold anything: a row, not only empty lists and nothing. */
+const hasRow = (child: unknown): boolean =>
+  Array.isArray(child)
+    ? child.some(hasRow)
+    : child !== null && child !== undefined && child !== false;
+
 /**
  * Rows under one header row, scrolling sideways on a narrow screen. Columns named in `num` hold
  * figures (right-aligned); `actions` adds a last column for each row's buttons; `class` names the
- * table for a layout of its own (console.css).
+ * table for a layout of its own (console.css). Without a row it is no table, which would be a
+ * header row alone, but `empty`'s words (`No API keys yet.`); null where the page says it already
+ * (a search that matched no one, a page past the last).
  */
 export function Table(props: {
   cols: string[];
@@ -236,8 +247,10 @@ export function Table(props: {
   actions?: boolean;
   caption?: string;
   class?: string;
+  empty: string | null;
   children: Child;
 }) {
+  if (!hasRow(props.children)) return props.empty === null ? null : <Empty>{props.empty}</Empty>;
   return (
     <div class="scroll">
       <table class={props.class}>
@@ -309,7 +322,7 @@ export function Chart(props: {
   yFormat: (y: number) => string;
 }) {
   const all = props.lines.flatMap((l) => l.points);
-  if (all.length === 0) return <p class="muted">Nothing to chart yet.</p>;
+  if (all.length === 0) return <Empty>Nothing to chart yet.</Empty>;
   const [minX, maxX] = [Math.min(...all.map((p) => p.x)), Math.max(...all.map((p) => p.x))];
   const [minY, maxY] = [Math.min(0, ...all.map((p) => p.y)), Math.max(...all.map((p) => p.y), 1)];
   const ticks = [...new Set([minY, 0, maxY])].map((y) => ({ y, text: props.yFormat(y) }));

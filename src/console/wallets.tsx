@@ -19,7 +19,11 @@ function WalletsView(props: { wallets: Wallet[]; session: Session; notice: Notic
   return (
     <Page title="Wallets" session={props.session} current="wallets" notice={props.notice}>
       <section>
-        <Table cols={["ID", "Name", "Symbol", "Position", "Decimals"]} num={["Decimals"]}>
+        <Table
+          cols={["ID", "Name", "Symbol", "Position", "Decimals"]}
+          num={["Decimals"]}
+          empty="No wallets yet."
+        >
           {props.wallets.map((w) => (
             <tr>
               <td>{w.id}</td>

@@ -18,7 +18,7 @@ import type { ConsoleEnv, Session } from "./env";
 import { back, backWithSecret, field, fieldsOf, noticeOf, refusedForm, secretOf } from "./page";
 import { withIds } from "./path-ids";
 import { BASE } from "./session";
-import { CopyButton, Csrf, type Notice, Page, PostButton, Table, When } from "./views";
+import { CopyButton, Csrf, Empty, type Notice, Page, PostButton, Table, When } from "./views";
 
 export const webhooksScreen = new Hono<ConsoleEnv>({ strict: false });
 
@@ -30,9 +30,11 @@ const SHOWN = 10;
 type Delivery = Omit<DeliveryRow, "id">;
 
 function Deliveries(props: { session: Session; hook: EndpointRow; rows: Delivery[] }) {
-  if (props.rows.length === 0) return <p class="muted">No deliveries yet.</p>;
   return (
-    <Table cols={["When (UTC)", "Event", "Attempt", "Status", "HTTP", "Latency", "Resend"]}>
+    <Table
+      cols={["When (UTC)", "Event", "Attempt", "Status", "HTTP", "Latency", "Resend"]}
+      empty="No deliveries yet."
+    >
       {props.rows.map((d) => (
         <tr>
           <td>{d.createdAtMs !== null && <When ms={d.createdAtMs} to="second" />}</td>
@@ -122,7 +124,7 @@ function WebhooksView(props: {
           <CopyButton target="new-secret" />
         </section>
       )}
-      {props.hooks.length === 0 && <p>No webhooks yet.</p>}
+      {props.hooks.length === 0 && <Empty>No webhooks yet.</Empty>}
       {props.hooks.map(({ hook, deliveries }) => (
         <Endpoint hook={hook} deliveries={deliveries} session={session} />
       ))}
