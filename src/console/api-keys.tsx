@@ -9,7 +9,16 @@ import type { ConsoleEnv, Session } from "./env";
 import { back, backWithSecret, fieldsOf, noticeOf, refusedForm, secretOf } from "./page";
 import { withIds } from "./path-ids";
 import { BASE } from "./session";
-import { CopyButton, Csrf, type Notice, Page, PostButton, Table, When } from "./views";
+import {
+  CopyButton,
+  Csrf,
+  type Notice,
+  Page,
+  PostButton,
+  RequiredNote,
+  Table,
+  When,
+} from "./views";
 
 export const apiKeysScreen = new Hono<ConsoleEnv>({ strict: false });
 
@@ -83,13 +92,14 @@ function ApiKeysView(props: {
         <h2>New API key</h2>
         <form class="stack" method="post" action={page}>
           <Csrf session={session} />
+          <RequiredNote />
           <label>
-            Name
+            <span>Name</span>
             <input name="name" required autocomplete="off" value={kept.name} {...fault("name")} />
           </label>
           <label>
-            Scope
-            <select name="scope" {...fault("scope")}>
+            <span>Scope</span>
+            <select name="scope" required {...fault("scope")}>
               {["read-write", "read", "write"].map((scope) => (
                 <option value={scope} selected={scope === kept.scope}>
                   {scope}
@@ -98,7 +108,7 @@ function ApiKeysView(props: {
             </select>
           </label>
           <label>
-            Username (empty: you)
+            <span>Username (empty: you)</span>
             <input
               name="username"
               autocomplete="off"

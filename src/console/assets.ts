@@ -58,6 +58,13 @@ button.danger { background: var(--bad); border-color: var(--bad); }
 .notice.error { color: var(--bad); background: #fdf0f0; border-color: #f1c4c6; }
 .notice.ok { color: var(--good); background: #eff8f2; border-color: #bfe3cb; }
 .muted { color: var(--muted); }
+/* A required field's mark after its name (the span before it), drawn from its own required: for
+   the eye only (no words after the slash), as a screen reader is told by required itself; the line
+   that explains it at the top of its form (views.tsx RequiredNote). */
+label > span:has(+ :required)::after { content: "*"; content: "*" / ""; margin-left: .2em; }
+label > span:has(+ :required)::after, .required { color: var(--bad); font-weight: 600; }
+.required-note { color: var(--muted); font-size: .9em; margin: 0 0 .25rem; }
+form.inline > .required-note { flex-basis: 100%; margin: 0; }
 .secret { font-family: ui-monospace, monospace; word-break: break-all; background: var(--bg); padding: .5rem; border-radius: 6px; }
 .forms { display: grid; gap: 1rem; grid-template-columns: repeat(auto-fit, minmax(16rem, 1fr)); }
 svg.chart { width: 100%; height: auto; max-height: 15rem; }

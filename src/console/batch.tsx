@@ -105,7 +105,7 @@ function BatchView(props: { d: BatchData; session: Session; notice: Notice }) {
           </p>
           <Csrf session={props.session} />
           <label>
-            Note
+            <span>Note</span>
             <input name="note" autocomplete="off" />
           </label>
           <button class="danger" type="submit">

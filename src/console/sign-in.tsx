@@ -11,7 +11,7 @@ import { appContext, attempt, refusalText } from "./api";
 import type { ConsoleEnv } from "./env";
 import { back, field, NOT_ADMIN, noticeOf, refusedForm } from "./page";
 import { BASE, endSession, readSession, startSession } from "./session";
-import { type Notice, Page } from "./views";
+import { type Notice, Page, RequiredNote } from "./views";
 
 export const signInScreen = new Hono<ConsoleEnv>({ strict: false });
 
@@ -19,8 +19,9 @@ const signInPage = (c: Context<ConsoleEnv>, notice?: Notice, status: 200 | 400 |
   c.html(
     <Page title="Sign in" notice={notice}>
       <form class="stack card" method="post" action={`${BASE}/sign-in`}>
+        <RequiredNote />
         <label>
-          Email
+          <span>Email</span>
           <input
             name="email"
             type="text"
@@ -30,7 +31,7 @@ const signInPage = (c: Context<ConsoleEnv>, notice?: Notice, status: 200 | 400 |
           />
         </label>
         <label>
-          Password
+          <span>Password</span>
           <input name="password" type="password" autocomplete="current-password" required />
         </label>
         <button type="submit">Sign in</button>

@@ -16,7 +16,7 @@ import type { Wallet } from "./page";
 import { withIds } from "./path-ids";
 import { queryOf, Text } from "./query";
 import { BASE } from "./session";
-import { Details, Empty, ShownDay } from "./views";
+import { Details, Empty, RequiredNote, ShownDay } from "./views";
 
 const [FIRST_DAY, LAST_DAY] = ["1000-01-01", "9998-12-31"];
 
@@ -154,7 +154,7 @@ function DayField(props: {
   return (
     <>
       <label>
-        {props.label}
+        <span>{props.label}</span>
         <input
           type={typed ? "text" : "date"}
           name={props.name}
@@ -189,8 +189,9 @@ export function StatementSection(props: {
       <h2>Statement</h2>
       <p class="muted">Days in the site's time zone, {timeZone}.</p>
       <form class="inline" method="get" action={`${BASE}/users/${props.userId}#statement`}>
+        <RequiredNote />
         <label>
-          Wallet
+          <span>Wallet</span>
           <select name="wallet">
             {props.wallets.map((w) => (
               <option value={w.id} selected={w.id === s.walletId}>{`${w.name} (${w.id})`}</option>

@@ -373,7 +373,7 @@ function ReverseView(props: {
           cannot be undone, and a transaction is reversed at most once.
         </p>
         <label>
-          Note
+          <span>Note</span>
           <input name="note" autocomplete="off" />
         </label>
       </Confirmation>

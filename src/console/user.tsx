@@ -20,7 +20,18 @@ import { PageNumber, queryOf } from "./query";
 import { BASE, endSession } from "./session";
 import { StatementSection, userStatement } from "./statement";
 import { BalancesSection, HOLDS_SHOWN, HoldsSection } from "./user-holds";
-import { Chart, Csrf, day, type Notice, Page, Pager, Table, userName, When } from "./views";
+import {
+  Chart,
+  Csrf,
+  day,
+  type Notice,
+  Page,
+  Pager,
+  RequiredNote,
+  Table,
+  userName,
+  When,
+} from "./views";
 
 export const userScreen = new Hono<ConsoleEnv>({ strict: false });
 
@@ -79,8 +90,9 @@ function MoneyForm(props: {
     <form class="stack card" method="post" action={`${BASE}/users/${props.userId}/${props.action}`}>
       <h3>{label}</h3>
       <Csrf session={props.session} fields={{ request_id: kept.request_id ?? freshKey() }} />
+      <RequiredNote />
       <label>
-        Wallet
+        <span>Wallet</span>
         <select name="wallet_id" required {...fault("wallet_id")}>
           {/* With more than one wallet, the operator chooses: a default would move the wrong currency. */}
           {props.wallets.length > 1 && <option value="">Choose a wallet</option>}
@@ -90,7 +102,7 @@ function MoneyForm(props: {
         </select>
       </label>
       <label>
-        Amount
+        <span>Amount</span>
         <input
           name="amount"
           inputmode="decimal"
@@ -102,7 +114,7 @@ function MoneyForm(props: {
       </label>
       {props.action === "transfer" && (
         <label>
-          To user
+          <span>To user</span>
           <input
             name="to_user_id"
             inputmode="numeric"
@@ -115,7 +127,7 @@ function MoneyForm(props: {
         </label>
       )}
       <label>
-        Note
+        <span>Note</span>
         <input name="note" autocomplete="off" value={kept.note} {...fault("note")} />
       </label>
       <button type="submit">{label}</button>

@@ -11,7 +11,7 @@ import type { ConsoleEnv, Session } from "./env";
 import { back, field, noticeOf, PER_PAGE, plural, refusedForm, type Wallet } from "./page";
 import { PageNumber, queryOf, Text } from "./query";
 import { BASE } from "./session";
-import { Csrf, type Notice, Page, Pager, Table } from "./views";
+import { Csrf, type Notice, Page, Pager, RequiredNote, Table } from "./views";
 
 export const usersScreen = new Hono<ConsoleEnv>({ strict: false });
 
@@ -80,7 +80,7 @@ function UsersView(props: { d: Search; session: Session; notice: Notice }) {
       <search>
         <form method="get" action={path} class="card">
           <label>
-            Search by username or e-mail
+            <span>Search by username or e-mail</span>
             <input name="q" type="search" value={props.d.q} />
           </label>
           <button type="submit">Search</button>
@@ -91,8 +91,9 @@ function UsersView(props: { d: Search; session: Session; notice: Notice }) {
         <h2>New user</h2>
         <form class="stack" method="post" action={path}>
           <Csrf session={session} />
+          <RequiredNote />
           <label>
-            Username
+            <span>Username</span>
             <input
               name="username"
               required
@@ -102,7 +103,7 @@ function UsersView(props: { d: Search; session: Session; notice: Notice }) {
             />
           </label>
           <label>
-            Email
+            <span>Email</span>
             <input
               name="user_email"
               type="email"
@@ -113,7 +114,7 @@ function UsersView(props: { d: Search; session: Session; notice: Notice }) {
             />
           </label>
           <label>
-            Password
+            <span>Password</span>
             <input
               name="user_password"
               type="password"

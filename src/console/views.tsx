@@ -146,6 +146,17 @@ export const Csrf = (props: { session: Session; fields?: Record<string, string> 
 );
 
 /**
+ * The first line of every form with a required field: what the mark after such a field's name
+ * means (console.css draws it from the field's `required`, for the eye only: a screen reader is
+ * told by `required` itself, so this line is for the eye as well).
+ */
+export const RequiredNote = () => (
+  <p class="required-note" aria-hidden="true">
+    Fields marked <span class="required">*</span> are required.
+  </p>
+);
+
+/**
  * A Copy button for the text of element `target` (a secret shown once), shown by the console's
  * script, which copies; and a live region beside it, there from the start, which says that it was
  * copied, or not, so a screen reader is told while focus stays on the button.

@@ -8,7 +8,7 @@ import { attempt, backRefused } from "./api";
 import type { ConsoleEnv, Session } from "./env";
 import { back, fieldsOf, noticeOf, refusedForm, type Wallet } from "./page";
 import { BASE } from "./session";
-import { Csrf, type Notice, Page, Table } from "./views";
+import { Csrf, type Notice, Page, RequiredNote, Table } from "./views";
 
 export const walletsScreen = new Hono<ConsoleEnv>({ strict: false });
 
@@ -39,8 +39,9 @@ function WalletsView(props: { wallets: Wallet[]; session: Session; notice: Notic
         <h2>New wallet</h2>
         <form class="stack" method="post" action={page}>
           <Csrf session={props.session} />
+          <RequiredNote />
           <label>
-            Wallet id
+            <span>Wallet id</span>
             <input
               name="wallet_id"
               required
@@ -51,7 +52,7 @@ function WalletsView(props: { wallets: Wallet[]; session: Session; notice: Notic
             />
           </label>
           <label>
-            Name
+            <span>Name</span>
             <input
               name="wallet_name"
               required
@@ -61,7 +62,7 @@ function WalletsView(props: { wallets: Wallet[]; session: Session; notice: Notic
             />
           </label>
           <label>
-            Symbol
+            <span>Symbol</span>
             <input
               name="wallet_symbol"
               required
@@ -71,7 +72,7 @@ function WalletsView(props: { wallets: Wallet[]; session: Session; notice: Notic
             />
           </label>
           <label>
-            Symbol position
+            <span>Symbol position</span>
             <select name="wallet_symbol_position" {...fault("wallet_symbol_position")}>
               <option value="left">left</option>
               <option value="right" selected={kept.wallet_symbol_position === "right"}>
@@ -80,7 +81,7 @@ function WalletsView(props: { wallets: Wallet[]; session: Session; notice: Notic
             </select>
           </label>
           <label>
-            Decimals
+            <span>Decimals</span>
             <input
               name="wallet_decimal"
               inputmode="numeric"

@@ -18,7 +18,17 @@ import type { ConsoleEnv, Session } from "./env";
 import { back, backWithSecret, field, fieldsOf, noticeOf, refusedForm, secretOf } from "./page";
 import { withIds } from "./path-ids";
 import { BASE } from "./session";
-import { CopyButton, Csrf, Empty, type Notice, Page, PostButton, Table, When } from "./views";
+import {
+  CopyButton,
+  Csrf,
+  Empty,
+  type Notice,
+  Page,
+  PostButton,
+  RequiredNote,
+  Table,
+  When,
+} from "./views";
 
 export const webhooksScreen = new Hono<ConsoleEnv>({ strict: false });
 
@@ -132,8 +142,9 @@ function WebhooksView(props: {
         <h2>New webhook</h2>
         <form class="stack" method="post" action={page}>
           <Csrf session={session} />
+          <RequiredNote />
           <label>
-            URL (https://)
+            <span>URL (https://)</span>
             <input
               name="url"
               type="url"
@@ -144,7 +155,7 @@ function WebhooksView(props: {
             />
           </label>
           <label>
-            Events, comma-separated
+            <span>Events, comma-separated</span>
             <input
               name="events"
               value={kept.events ?? "transaction.created"}
@@ -154,7 +165,7 @@ function WebhooksView(props: {
             />
           </label>
           <label>
-            Description
+            <span>Description</span>
             <input
               name="description"
               autocomplete="off"

@@ -25,6 +25,7 @@ let userPage: string;
 /** The browser's globals these tests read (the project's types have no DOM). */
 type DomNode = {
   tagName: string;
+  previousElementSibling: DomNode | null;
   tabIndex: number;
   textContent: string | null;
   parentElement: DomNode | null;
@@ -40,6 +41,7 @@ type DomWindow = {
     pseudo?: string,
   ): {
     color: string;
+    content: string;
     outlineStyle: string;
     outlineWidth: string;
     borderTopColor: string;
@@ -377,6 +379,41 @@ describe("the console's accessibility in chromium (axe-core, WCAG 2 A and AA)", 
       expect(reached).toEqual(controls);
       expect(rings).toEqual([]);
     }
+  });
+
+  it("marks each required field's name, and only those, for the eye: a screen reader hears the name alone", async () => {
+    const wrong: string[] = [];
+    for (const path of [
+      userPage,
+      ...["/wallets", "/api-keys", "/users", "/webhooks"].map(consoleAt),
+    ]) {
+      await page.goto(path);
+      const fields = await page.evaluate(() => {
+        const { document, getComputedStyle } = globalThis as unknown as DomWindow;
+        return [...document.querySelectorAll("label > :is(input, select)")].map((e) => ({
+          name: e.getAttribute("name") ?? "",
+          required: e.getAttribute("required") !== null,
+          mark: e.previousElementSibling
+            ? getComputedStyle(e.previousElementSibling, "::after").content
+            : "none",
+        }));
+      });
+      const where = new URL(path).pathname;
+      for (const f of fields)
+        if (f.required !== f.mark.startsWith('"*"'))
+          wrong.push(`${where} ${f.name}: required ${f.required}, mark ${f.mark}`);
+      // The names in chromium's accessibility tree, which a screen reader reads: none with the mark.
+      const cdp = await page.context().newCDPSession(page);
+      const { nodes } = (await cdp.send("Accessibility.getFullAXTree")) as {
+        nodes: { role?: { value: string }; name?: { value: string } }[];
+      };
+      await cdp.detach();
+      for (const n of nodes)
+        if (["textbox", "combobox"].includes(n.role?.value ?? "") && n.name?.value.includes("*"))
+          wrong.push(`${where} ${n.role?.value} named ${n.name.value}`);
+      expect(fields.filter((f) => f.required).length, where).toBeGreaterThan(0);
+    }
+    expect(wrong).toEqual([]);
   });
 
   it("draws each field's border at 3:1 or more on its card (WCAG 1.4.11), a placeholder at 4.5:1", async () => {
