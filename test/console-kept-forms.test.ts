@@ -260,6 +260,49 @@ describe("a refused form's field at fault", () => {
     expect(await refused(path, typed, words)).toEqual([`${path} ${at} described`]);
   });
 
+  it("is a capture's amount on a refused capture of that hold, none on a refusal of no amount", async () => {
+    const place = async () => {
+      const res = await call("POST", "/holds", {
+        auth: admin.bearer,
+        body: { user_id: user.id, wallet_id: wallet, amount: "2", request_id: unique("h") },
+      });
+      expect(res.status, res.text).toBe(200);
+      return res.body.data.hold_id as number;
+    };
+    const [held, voided] = [await place(), await place()];
+    const capture = (id: number) => `${userPage}/holds/${id}/capture`;
+    for (const amount of ["3", "1.001", "abc"]) {
+      const found = await refused(capture(held), { amount }, "Capture refused.");
+      expect(found, amount).toEqual([`${capture(held)} amount described`]);
+    }
+    // Resolved already: the refusal is about the hold, not the amount typed.
+    const res = await sent(`${userPage}/holds/${voided}/void`, {});
+    expect(res.html).toContain(`Hold ${voided} voided`);
+    expect(await refused(capture(voided), { amount: "1" }, "Capture refused.")).toEqual([]);
+  });
+
+  it("is the password on a refused sign-in, whether or not the account exists: the page is the same", async () => {
+    const page = async (email: string) => {
+      const res = await request("/sign-in", {
+        method: "POST",
+        body: form({ email, password: "not-the-password" }),
+      });
+      expect(res.status).toBe(400);
+      expect(res.html).toContain(`<p id="notice" class="notice error" role="alert"`);
+      return res.html.replace(`value="${email}"`, 'value="…"');
+    };
+    const known = await page(admin.email);
+    expect(marked(known)).toEqual(["/sign-in password described"]);
+    expect(await page(`nobody-${unique("x")}@example.test`)).toBe(known);
+    // Sent empty (past the browser's own check), each field by its name, in the same words.
+    const empty = await request("/sign-in", {
+      method: "POST",
+      body: form({ email: "", password: "" }),
+    });
+    expect(empty.html).toContain("Those credentials were not accepted.");
+    expect(marked(empty.html)).toEqual(["/sign-in email described", "/sign-in password described"]);
+  });
+
   it("is the username on a new user whose username is taken", async () => {
     const taken = await makeUser();
     const found = await refused(

@@ -4,10 +4,11 @@ import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { sameSecret } from "../auth/same-secret";
 import { CONSOLE_AUDIENCE } from "../auth/tokens";
 import { readForm } from "../http/decode";
-import { MalformedRequest } from "../http/errors";
+import { type ApiError, MalformedRequest } from "../http/errors";
 import { signInFields } from "../http/user-fields";
+import type { RefusalReason } from "../wallet/refusal";
 import { signIn, signOut } from "../wallet/sign-in";
-import { appContext, attempt, refusalText } from "./api";
+import { appContext, attempt, namedFields, refusalText } from "./api";
 import type { ConsoleEnv } from "./env";
 import { back, field, NOT_ADMIN, noticeOf, refusedForm } from "./page";
 import { BASE, endSession, readSession, startSession } from "./session";
@@ -15,8 +16,9 @@ import { type Notice, Page, RequiredNote } from "./views";
 
 export const signInScreen = new Hono<ConsoleEnv>({ strict: false });
 
-const signInPage = (c: Context<ConsoleEnv>, notice?: Notice, status: 200 | 400 | 403 | 429 = 200) =>
-  c.html(
+function signInPage(c: Context<ConsoleEnv>, notice?: Notice, status: 200 | 400 | 403 | 429 = 200) {
+  const { kept, fault } = refusedForm(notice, "sign-in");
+  return c.html(
     <Page title="Sign in" notice={notice}>
       <form class="stack card" method="post" action={`${BASE}/sign-in`}>
         <RequiredNote />
@@ -27,12 +29,19 @@ const signInPage = (c: Context<ConsoleEnv>, notice?: Notice, status: 200 | 400 |
             type="text"
             autocomplete="username"
             required
-            value={refusedForm(notice, "sign-in").kept.email}
+            value={kept.email}
+            {...fault("email")}
           />
         </label>
         <label>
           <span>Password</span>
-          <input name="password" type="password" autocomplete="current-password" required />
+          <input
+            name="password"
+            type="password"
+            autocomplete="current-password"
+            required
+            {...fault("password")}
+          />
         </label>
         <button type="submit">Sign in</button>
       </form>
@@ -40,6 +49,19 @@ const signInPage = (c: Context<ConsoleEnv>, notice?: Notice, status: 200 | 400 |
     </Page>,
     status,
   );
+}
+
+/**
+ * The sign-in form's fields a refusal is about: the password for credentials not accepted, whether
+ * or not the login names an account (the page is the same either way, so it tells no one which
+ * logins exist); a field sent empty by its own name.
+ */
+const SIGN_IN_FIELDS: Record<string, string> = { user_email: "email", user_pass: "password" };
+const signInFaults = (refusal: ApiError, reason: RefusalReason | undefined) =>
+  reason?.code === "invalid_credential"
+    ? ["password"]
+    : namedFields(refusal).flatMap((key) => SIGN_IN_FIELDS[key] ?? []);
+
 signInScreen.get("/sign-in", async (c) => signInPage(c, await noticeOf(c)));
 signInScreen.post("/sign-in", async (c) => {
   const form = await formOf(c);
@@ -58,14 +80,18 @@ signInScreen.post("/sign-in", async (c) => {
   if (!signedIn.ok) {
     const { refusal } = signedIn;
     // The login typed stays in its field (the password does not): retyped, a typo came back.
-    const refused = (text: string): Notice => ({
+    const refused = (text: string, at: string[] = []): Notice => ({
       kind: "error",
       text,
-      refused: { form: "sign-in", fields: { email: field(form, "email") } },
+      refused: { form: "sign-in", fields: { email: field(form, "email") }, at },
     });
     if (refusal.status === 403) return signInPage(c, refused(NOT_ADMIN), 403);
     if (refusal.status !== 429)
-      return signInPage(c, refused("Those credentials were not accepted."), 400);
+      return signInPage(
+        c,
+        refused("Those credentials were not accepted.", signInFaults(refusal, signedIn.reason)),
+        400,
+      );
     for (const [name, value] of Object.entries(refusal.headers)) c.header(name, value);
     return signInPage(c, refused(refusalText(refusal)), 429);
   }

@@ -92,6 +92,8 @@ export function HoldsSection(props: {
           const h = view.hold;
           const at = `${BASE}/users/${props.userId}/holds/${h.id}`;
           const amount = formatExact(h.amountMinor, view.wallet);
+          // This hold's capture as its refusal left it: the amount typed, marked if it was at fault.
+          const refused = refusedForm(props.notice, captureForm(h.id));
           return (
             <tr>
               <td>{String(h.id)}</td>
@@ -121,7 +123,8 @@ export function HoldsSection(props: {
                         autocomplete="off"
                         placeholder="all"
                         aria-label={`Amount to capture of hold ${h.id} (empty: all)`}
-                        value={refusedForm(props.notice, captureForm(h.id)).kept.amount}
+                        value={refused.kept.amount}
+                        {...refused.fault("amount")}
                       />
                       <button type="submit">Capture hold {String(h.id)}</button>
                     </form>
