@@ -314,11 +314,12 @@ describe("the console's Statement section", () => {
       cookie,
     );
     expect(res.status).toBe(303);
-    // Back to the statement asked for, which says it once, beside From: no notice above it.
+    // Back to the statement asked for, which says it once, beside From: no notice above it. No
+    // fragment (#statement), on which a browser would focus nothing: those words have focus.
     expect(noticeLeft(res)).toBe("");
     const query = new URLSearchParams({ wallet, from: day, to: "2026-11-20" });
     const location = res.headers.get("location")!;
-    expect(location).toBe(`/wallet-admin/users/${alice.id}?${query}#statement`);
+    expect(location).toBe(`/wallet-admin/users/${alice.id}?${query}`);
     const page = await request(location.replace("/wallet-admin", ""), cookie);
     expect(page.html.split(noDay("From", day))).toHaveLength(2);
   });
@@ -334,9 +335,9 @@ describe("the console's Statement section", () => {
         expect(page.status).toBe(200);
         const section = statementOf(page.html);
         // A text field, since a date field shows a day that is none empty; marked and described
-        // by the words right after it.
+        // by the words right after it, which have focus as the page opens, as a refusal's notice.
         expect(section, name).toContain(
-          `<input type="text" name="${name.toLowerCase()}" value="${day}" required="" placeholder="YYYY-MM-DD" aria-invalid="true" aria-describedby="statement-problem"/></label><p id="statement-problem" class="notice error" role="alert">${noDay(name, day)}</p>`,
+          `<input type="text" name="${name.toLowerCase()}" value="${day}" required="" placeholder="YYYY-MM-DD" aria-invalid="true" aria-describedby="statement-problem"/></label><p id="statement-problem" class="notice error" role="alert" tabindex="-1" autofocus="">${noDay(name, day)}</p>`,
         );
         expect(section.match(/aria-invalid/g), name).toHaveLength(1);
         expect(section, name).not.toContain("Opening balance");
@@ -355,7 +356,7 @@ describe("the console's Statement section", () => {
     const days = `wallet=${wallet}&from=${from}&to=${to}`;
     const section = statementOf((await request(`/users/${alice.id}?${days}`, cookie)).html);
     expect(section).toContain(
-      `<input type="date" name="from" value="${from}" required="" min="1000-01-01" max="9998-12-31" aria-invalid="true" aria-describedby="statement-problem"/></label><p id="statement-problem" class="notice error" role="alert">${words}</p>`,
+      `<input type="date" name="from" value="${from}" required="" min="1000-01-01" max="9998-12-31" aria-invalid="true" aria-describedby="statement-problem"/></label><p id="statement-problem" class="notice error" role="alert" tabindex="-1" autofocus="">${words}</p>`,
     );
     expect(section).toContain(
       `<input type="date" name="to" value="${to}" required="" min="1000-01-01" max="9998-12-31"/>`,

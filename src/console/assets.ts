@@ -53,8 +53,9 @@ button.danger { background: var(--bad); border-color: var(--bad); }
 .skip { position: absolute; left: .5rem; top: -5rem; z-index: 1; padding: .5rem .75rem; background: #fff; border-radius: 6px; }
 .skip:focus { top: .5rem; }
 .notice { padding: .6rem .8rem; border-radius: 6px; margin-bottom: 1rem; border: 1px solid; }
-/* A notice has focus as its page opens only to be read first (views.tsx): a message, not a control, no ring. */
-.notice:focus-visible { outline: none; box-shadow: none; }
+/* A notice, or a statement asked for, has focus as its page opens only to be read first (views.tsx
+   focused): a message, not a control, no ring. */
+[tabindex="-1"]:focus-visible { outline: none; box-shadow: none; }
 .notice.error { color: var(--bad); background: #fdf0f0; border-color: #f1c4c6; }
 .notice.ok { color: var(--good); background: #eff8f2; border-color: #bfe3cb; }
 .muted { color: var(--muted); }

@@ -16,7 +16,7 @@ import type { Wallet } from "./page";
 import { withIds } from "./path-ids";
 import { queryOf, Text } from "./query";
 import { BASE } from "./session";
-import { Details, Empty, RequiredNote, ShownDay } from "./views";
+import { Details, Empty, focused, RequiredNote, ShownDay } from "./views";
 
 const [FIRST_DAY, LAST_DAY] = ["1000-01-01", "9998-12-31"];
 
@@ -147,6 +147,8 @@ function DayField(props: {
   label: string;
   choice: StatementChoice;
   problem: RangeProblem | undefined;
+  /** The statement was asked for: the words, if at this field, have focus as the page opens. */
+  focus: boolean;
 }) {
   const day = props.choice[props.name];
   const problem = props.problem?.field === props.name ? props.problem : undefined;
@@ -169,7 +171,7 @@ function DayField(props: {
         />
       </label>
       {problem && (
-        <p id="statement-problem" class="notice error" role="alert">
+        <p id="statement-problem" class="notice error" role="alert" {...focused(props.focus)}>
           {problem.text}
         </p>
       )}
@@ -182,13 +184,18 @@ export function StatementSection(props: {
   wallets: Wallet[];
   statement: Awaited<ReturnType<typeof userStatement>>;
 }) {
-  const { choice: s, read, timeZone } = props.statement;
+  const { choice: s, read, timeZone, asked } = props.statement;
   const problem = read?.ok === false ? read.problem : undefined;
+  // A statement asked for (by the form, or its CSV refused) is what the page opens for: its
+  // figures, or why there are none, have focus as it opens, as a form's notice has, so a screen
+  // reader reads them first and the browser shows them. The address has no fragment (#statement),
+  // on which a browser focuses nothing.
+  const shown = Object.keys(asked).length > 0;
   return (
     <section id="statement">
       <h2>Statement</h2>
       <p class="muted">Days in the site's time zone, {timeZone}.</p>
-      <form class="inline" method="get" action={`${BASE}/users/${props.userId}#statement`}>
+      <form class="inline" method="get" action={`${BASE}/users/${props.userId}`}>
         <RequiredNote />
         <label>
           <span>Wallet</span>
@@ -198,8 +205,8 @@ export function StatementSection(props: {
             ))}
           </select>
         </label>
-        <DayField name="from" label="From" choice={s} problem={problem} />
-        <DayField name="to" label="To" choice={s} problem={problem} />
+        <DayField name="from" label="From" choice={s} problem={problem} focus={shown} />
+        <DayField name="to" label="To" choice={s} problem={problem} focus={shown} />
         <button type="submit">Show statement</button>
         {/* The CSV of the days in the form, as typed, whether or not they were shown yet. */}
         <button
@@ -215,13 +222,14 @@ export function StatementSection(props: {
       ) : !read.ok ? (
         // Days that make no statement are told beside their field (DayField).
         !problem && (
-          <p class="notice error" role="alert">
+          <p class="notice error" role="alert" {...focused(shown)}>
             {read.why}
           </p>
         )
       ) : (
         <Details
           label="Statement totals"
+          focus={shown}
           num
           rows={[
             [
@@ -254,10 +262,9 @@ statementScreen.get(
   withIds(["id"], async (c, { id }) => {
     const { wallet: walletId, from, to } = queryOf(c, StatementQuery);
     // Refused, back to the statement asked for, which then says the same: days that make none,
-    // beside the field at fault, and nowhere else.
+    // beside the field at fault (focused as the page opens), and nowhere else.
     const asked = `${BASE}/users/${id.ref}?${new URLSearchParams(askedStatement(c))}`;
-    const to_ = `${asked}#statement`;
-    if (dayProblem(from, to)) return c.redirect(to_, 303);
+    if (dayProblem(from, to)) return c.redirect(asked, 303);
     // Named by the days as the form chose them, in the site's time zone, checked above.
     const answered = await attempt(c, async () =>
       answerStatementCsv(
@@ -267,9 +274,8 @@ statementScreen.get(
       ),
     );
     if (answered.ok) return answered.value;
-    if (refusedDay(answered)) return c.redirect(to_, 303);
-    // Any other refusal is told above the page, whose notice takes focus as it opens: not at
-    // #statement, since a browser focuses nothing (autofocus) on an address with a fragment.
+    if (refusedDay(answered)) return c.redirect(asked, 303);
+    // Any other refusal is told above the page, whose notice takes focus as it opens.
     return backRefused(c, asked, "Statement", answered.refusal);
   }),
 );

@@ -91,8 +91,7 @@ export function Page(props: {
                 id={NOTICE_ID}
                 class={`notice ${props.notice.kind}`}
                 role={props.notice.kind === "error" ? "alert" : "status"}
-                tabindex={-1}
-                autofocus
+                {...focused()}
               >
                 {props.notice.text}
               </p>
@@ -222,9 +221,24 @@ export function Confirmation(props: {
   );
 }
 
-/** A record's figures, a label and a value a row; `num`: the values are amounts (right-aligned). */
-export const Details = (props: { label: string; rows: [Child, Child][]; num?: boolean }) => (
-  <table class="figures" aria-label={props.label}>
+/**
+ * The attributes of what a page opens for, when `yes` (a notice, a statement asked for): it has
+ * focus as the page opens, so a screen reader reads it first and Tab goes on from it; not a control
+ * (no Tab stop of its own, no focus ring: console.css).
+ */
+export const focused = (yes = true) => (yes ? ({ tabindex: -1, autofocus: true } as const) : {});
+
+/**
+ * A record's figures, a label and a value a row; `num`: the values are amounts (right-aligned);
+ * `focus`: what the page opens for (`focused`).
+ */
+export const Details = (props: {
+  label: string;
+  rows: [Child, Child][];
+  num?: boolean;
+  focus?: boolean;
+}) => (
+  <table class="figures" aria-label={props.label} {...focused(props.focus)}>
     <tbody>
       {props.rows.map(([label, value]) => (
         <tr>

@@ -314,14 +314,39 @@ describe("the console's accessibility in chromium (axe-core, WCAG 2 A and AA)", 
     await form("Credit").getByRole("button", { name: "Credit" }).click();
     await page.getByRole("status").waitFor();
     expect(await focused()).toMatchObject({ role: "status", text: /^Transaction Completed/ });
-    // A refused download comes back to the user's page, its words focused there too (an address
-    // with a fragment, `#statement`, would have the browser focus nothing).
+    // A refused download comes back to the user's page, its words focused there too, before the
+    // statement asked for (whose figures would have focus without them).
     await page.goto(`${userPage}/statement.csv?wallet=nope&from=2026-11-01&to=2026-11-20`);
     await page.getByRole("alert").waitFor();
     expect(await focused()).toMatchObject({ role: "alert", text: /^Statement refused\./ });
     // A page without a notice leaves focus where a browser puts it (the first Tab: the skip link).
     await page.goto(userPage);
     expect(await focused()).toMatchObject({ tag: "body" });
+  });
+
+  it("puts focus on a statement's refused day, told beside its field, as on any refusal, or its figures", async () => {
+    // A day that is none, in the address.
+    await page.goto(`${userPage}?wallet=ngn&from=2026-02-31`);
+    expect(await focused()).toMatchObject({
+      role: "alert",
+      text: /^No statement: From \(2026-02-31\) is not a calendar day/,
+    });
+    // Days the service refuses (from after to), sent by the form, and their CSV, refused.
+    await page.goto(userPage);
+    const statement = page.locator("#statement");
+    await statement.getByLabel("From", { exact: true }).fill("2026-11-20");
+    await statement.getByLabel("To", { exact: true }).fill("2026-11-10");
+    await statement.getByRole("button", { name: "Show statement" }).click();
+    await page.waitForURL(/from=2026-11-20/);
+    const refused = { role: "alert", text: /^No statement: from must not be after to/ };
+    expect(await focused()).toMatchObject(refused);
+    await page.goto(`${userPage}/statement.csv?wallet=ngn&from=2026-11-20&to=2026-11-10`);
+    expect(await focused()).toMatchObject(refused);
+    // Days that make one: its figures have focus, as a form's outcome has.
+    await statement.getByLabel("From", { exact: true }).fill("2026-11-01");
+    await statement.getByRole("button", { name: "Show statement" }).click();
+    await page.waitForURL(/from=2026-11-01/);
+    expect(await focused()).toMatchObject({ tag: "table", text: /^Opening balance/ });
   });
 
   it("tells a screen reader a new key's secret was copied, focus left on Copy", async () => {
