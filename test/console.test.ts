@@ -1514,6 +1514,32 @@ describe("a batch", () => {
   });
 });
 
+describe("a batch that does not exist", () => {
+  it("is a page saying so, as a user that does not exist is, with what a form sent to it did", async () => {
+    const id = 987_654_321_987;
+    const page = await request(`/batches/${id}`, { cookie });
+    expect(page.status).toBe(404);
+    expect(page.html).toContain("<title>No such batch · Wallet console</title>");
+    expect(page.html).toContain(`<p>There is no batch ${id}. `);
+    // Its reversal, refused, comes back to it: the page says what was refused and why.
+    const csrf = hidden((await request("/", { cookie })).html, "_csrf");
+    const reversed = await request(`/batches/${id}/reverse`, {
+      method: "POST",
+      cookie,
+      body: form({ _csrf: csrf }),
+    });
+    expect(reversed.status).toBe(303);
+    const after = await follow(reversed, cookie);
+    expect(after.status).toBe(404);
+    expect(after.html).toMatch(
+      new RegExp(
+        `<p id="notice" class="notice error" role="alert" tabindex="-1" autofocus="">Reversal refused\\. [^<]*${id}`,
+      ),
+    );
+    expect(after.html).toContain(`<p>There is no batch ${id}. `);
+  });
+});
+
 describe("a refusal in the console's words", () => {
   const text = (message: string, error: unknown) => refusalText(new ApiError(400, message, error));
 

@@ -11,7 +11,7 @@ import { batchRecord } from "../wallet/rules";
 import { attempt, backRefused, refusalText } from "./api";
 import type { ConsoleEnv, Session } from "./env";
 import { back, field, noticeOf } from "./page";
-import { withIds } from "./path-ids";
+import { noSuch, withIds } from "./path-ids";
 import { BASE } from "./session";
 import { Csrf, type Notice, Page, Table, userName, When } from "./views";
 
@@ -122,12 +122,19 @@ batchScreen.get(
   withIds(["id"], async (c, ids) => {
     const id = ids.id.ref;
     const read = await attempt(c, () => readBatch(c.var.service, ids.id));
+    if (!read.ok && read.refusal.status === 404) return noSuch(c, "batch", id);
     if (!read.ok)
       return c.html(
-        <Page title={`Batch ${id}`} session={c.var.session} current="users">
-          <p class="notice error">{refusalText(read.refusal)}</p>
+        <Page
+          title={`Batch ${id}`}
+          session={c.var.session}
+          current="users"
+          notice={{ kind: "error", text: refusalText(read.refusal) }}
+        >
+          <p>
+            <a href={`${BASE}/users`}>All users</a>
+          </p>
         </Page>,
-        read.refusal.status === 404 ? 404 : 200,
       );
     const batch = batchRecord(read.value, c.var.service.site());
     // Each leg's user's id, as the ledger holds it (the record's `post_author` is the plugin's text).

@@ -6,6 +6,7 @@ import * as v from "valibot";
 import { pathIdField } from "../http/fields";
 import type { IdRef } from "../wallet/context";
 import type { ConsoleEnv } from "./env";
+import { noticeOf } from "./page";
 import { BASE } from "./session";
 import { Page } from "./views";
 
@@ -18,6 +19,25 @@ export const notFound = (c: Context<ConsoleEnv>) =>
     <Page title="Not found" session={c.var.session}>
       <p>
         No console page is at this address. <a href={`${BASE}/`}>Go to the overview</a>.
+      </p>
+    </Page>,
+    404,
+  );
+
+/**
+ * The page of a record an address names by an id that is none of the site's (a user, a batch),
+ * 404: it says so, with the notice a form sent to it left (its refusal), as every page shows one.
+ */
+export const noSuch = async (c: Context<ConsoleEnv>, what: "user" | "batch", id: number | string) =>
+  c.html(
+    <Page
+      title={`No such ${what}`}
+      session={c.var.session}
+      current="users"
+      notice={await noticeOf(c)}
+    >
+      <p>
+        There is no {what} {id}. <a href={`${BASE}/users`}>All users</a>
       </p>
     </Page>,
     404,

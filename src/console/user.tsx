@@ -15,7 +15,7 @@ import { allWallets } from "../wallet/wallets";
 import { attempt, backRefused } from "./api";
 import type { ConsoleEnv, Session } from "./env";
 import { back, freshKey, noticeOf, PER_PAGE, plural, refusedForm, type Wallet } from "./page";
-import { withIds } from "./path-ids";
+import { noSuch, withIds } from "./path-ids";
 import { PageNumber, queryOf } from "./query";
 import { BASE, endSession } from "./session";
 import { StatementSection, userStatement } from "./statement";
@@ -285,20 +285,7 @@ userScreen.get(
   withIds(["id"], async (c, { id }) => {
     const userId = id.id;
     const d = await loadUser(c, userId, queryOf(c, PageQuery).page);
-    if (!d)
-      return c.html(
-        <Page
-          title="No such user"
-          session={c.var.session}
-          current="users"
-          notice={await noticeOf(c)}
-        >
-          <p>
-            There is no user {userId}. <a href={`${BASE}/users`}>All users</a>
-          </p>
-        </Page>,
-        404,
-      );
+    if (!d) return noSuch(c, "user", userId);
     return c.html(<UserView d={d} session={c.var.session} notice={await noticeOf(c)} />);
   }),
 );
