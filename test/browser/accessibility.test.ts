@@ -1,9 +1,12 @@
 // The operator console's accessibility in chromium (as test/browser/console.test.ts runs it):
 // axe-core (the WCAG 2.0 to 2.2 rules of levels A and AA) on every screen a signed-in administrator
 // reaches, the sign-in page and refused forms included, at desktop and phone width, failing on any
-// violation of impact serious or critical; what axe does not check: a notice (a refusal, an
-// outcome) has focus as its page opens, so a screen reader reads it; Tab reaches every control in
-// the page's order, each with its focus ring; each field's border stands out from its card (3:1).
+// violation of impact serious or critical, or on a table of a header row alone (which axe leaves
+// undecided); what axe does not check: a notice (a refusal, an outcome, a statement's refused day
+// or its figures) has focus as its page opens, so a screen reader reads it; Copy says it copied in
+// a live region, focus kept; Tab reaches every control in the page's order, each with its focus
+// ring; a required field's name has its mark, which no accessible name holds; each field's border
+// stands out from its card (3:1).
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
