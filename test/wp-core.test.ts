@@ -229,6 +229,8 @@ describe("CORS, as rest_send_cors_headers answers a browser", () => {
       "https://user@app.example.org",
       "file://localhost",
       "null",
+      // URL would decode it to another host than the one written (app.example.com.evil.com).
+      "https://app.example.com%2eevil.com",
     ];
     const vars = { CORS_ORIGINS: `${notOrigins.join(", ")}, ${ORIGIN}` };
     for (let i = 0; i < 2; i++) {

@@ -67,13 +67,14 @@ const SENT_ORIGIN = /^(?:|null|[a-z][a-z0-9+.-]*:\/\/[\x21-\x2b\x2d\x2e\x30-\x7e
 
 /**
  * The Origin a browser sends from the page an entry names, or null if it names no origin: a
- * scheme and host (and port) alone, no path, query, fragment or user info. That of http(s) as URL
+ * scheme and host (and port) alone, no path, query, fragment or user info, and no `%` (URL would
+ * decode `%2e` into a host other than the one written). That of http(s) as URL
  * serialises it: scheme and host lower-case, no default port. An app's own scheme
  * (`capacitor://localhost`) has no URL origin (`null`); WebKit sends it as written, lower-case.
  * A `file:` URL has none either, and browsers send `null` for it.
  */
 function sentOrigin(entry: string) {
-  if (!/^[a-z][a-z0-9+.-]*:\/\/[^\s/?#@\\]+$/i.test(entry)) return null;
+  if (!/^[a-z][a-z0-9+.-]*:\/\/[^\s/?#@\\%]+$/i.test(entry)) return null;
   try {
     const url = new URL(entry);
     if (url.origin !== "null") return url.origin;
