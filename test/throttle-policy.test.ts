@@ -274,7 +274,7 @@ describe("known addresses", () => {
 });
 
 /** The throttle namespace, recording each call made to its objects. */
-function recorded() {
+function recorded(failing: string[] = []) {
   const calls: string[] = [];
   const ns = env.LOGIN_THROTTLE;
   const wrapped = {
@@ -287,6 +287,9 @@ function recorded() {
           // An RPC stub answers every name with a method: each call is recorded, then made.
           return (...args: unknown[]) => {
             calls.push(property);
+            // A method named in `failing` fails as an object out of reach does.
+            if (failing.includes(property))
+              return Promise.reject(new Error("Network connection lost."));
             return (target as unknown as Record<string, (...a: unknown[]) => unknown>)[property]!(
               ...args,
             );
@@ -388,6 +391,33 @@ describe("a count given back", () => {
     let admitted = others.filter((a) => a.retryAfterS === undefined).length;
     while ((await admit(unique("login"))).retryAfterS === undefined) admitted++;
     expect(admitted).toBe(2);
+  });
+
+  it("a mail whose address cannot be asked gives the client's count back, and fails", async () => {
+    const ip = "198.18.9.1";
+    const { calls, ns } = recorded(["reserveInbox"]);
+    const mail = reserveMail(ns, `${unique("lost")}@example.test`, ip, 1, Date.now());
+    await expect(mail).rejects.toThrow("Network connection lost.");
+    expect(calls).toEqual(["reserve", "reserveInbox", "release"]);
+    // The client's one mail of the hour is still there.
+    const next = reserveMail(
+      env.LOGIN_THROTTLE,
+      `${unique("lost")}@example.test`,
+      ip,
+      1,
+      Date.now(),
+    );
+    expect(await next).toMatchObject({ allowed: true });
+  });
+
+  it("a mail the address refuses stays refused when the client's count cannot be given back", async () => {
+    const ip = "198.18.9.2";
+    const email = `${unique("full")}@example.test`;
+    for (let i = 0; i < 5; i++) await reserveMail(env.LOGIN_THROTTLE, email, ip, 0, Date.now());
+    const { calls, ns } = recorded(["release"]);
+    const refused = await reserveMail(ns, email, ip, 100, Date.now());
+    expect(refused).toMatchObject({ allowed: false, spent: "address" });
+    expect(calls).toEqual(["reserve", "reserveInbox", "release"]);
   });
 
   it("a mail refused while another request holds the client's last count waits for that count, not the hour", async () => {

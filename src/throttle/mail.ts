@@ -20,7 +20,8 @@ export type MailRefusal = { allowed: false; retryAfterS: number; spent: "client"
  * Counts one mail to `email` asked for from `clientAddress` (CF-Connecting-IP; none is one client):
  * refused once that client had `perClient` mails in the hour to any addresses (0: no such limit),
  * or its share for this address, or every client together had the address's. The client's count
- * is asked first, and given back when the address refuses: a refused request spends nothing.
+ * is asked first, and given back when the address refuses or cannot answer: a refused or failed
+ * request spends nothing.
  */
 export async function reserveMail(
   ns: ThrottleNamespace,
@@ -33,10 +34,18 @@ export async function reserveMail(
   const client = perClient > 0 ? await objectFor(ns, `mails from ${from}`) : undefined;
   const held = await client?.reserve("client", nowMs, perClient);
   if (held && !held.allowed) return { ...held, spent: "client" };
+  // Given back when the address refuses or cannot be asked. A give-back that fails leaves the
+  // client one mail fewer this hour, and changes no answer: the request's own outcome stands.
+  const giveBack = async () => {
+    if (held) await client?.release("client", held.reservedAtMs, perClient).catch(() => {});
+  };
   const inbox = await objectFor(ns, inboxKey(email));
-  const reservation = await inbox.reserveInbox(keyName(from), nowMs);
+  const reservation = await inbox.reserveInbox(keyName(from), nowMs).catch(async (err) => {
+    await giveBack();
+    throw err;
+  });
   if (reservation.allowed) return reservation;
-  if (held) await client?.release("client", held.reservedAtMs, perClient);
+  await giveBack();
   return { ...reservation, spent: "address" };
 }
 
