@@ -588,6 +588,8 @@ describe("moving money", () => {
       expect(asked.html, label).toContain(`<th>${label}</th><td>${value}</td>`);
     expect(asked.html).toContain(`<button type="submit" name="step" value="confirm">`);
     expect(asked.html).toContain(`name="step" value="cancel"`);
+    // Nothing has focus as it opens (nothing was refused or done): its first Tab is not the button.
+    expect(asked.html).not.toContain("autofocus");
     // The confirmation carries the form's own key: a double click on either page moves money once.
     expect(hiddenFields(asked.html, transferPath()).request_id).toBe(
       hidden(page.html, "request_id"),
@@ -1146,6 +1148,7 @@ describe("moving money", () => {
     expect(confirm.html).toMatch(/<th>Type<\/th><td>CREDIT \(transfer\)<\/td>/);
     expect(confirm.html).toMatch(/<th>Amount<\/th><td>[^<]*2\.50<\/td>/);
     expect(confirm.html).toContain("for both halves of this transfer");
+    expect(confirm.html).not.toContain("autofocus");
     const fields = {
       _csrf: hidden(confirm.html, "_csrf"),
       request_id: hidden(confirm.html, "request_id"),

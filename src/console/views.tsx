@@ -91,7 +91,7 @@ export function Page(props: {
                 id={NOTICE_ID}
                 class={`notice ${props.notice.kind}`}
                 role={props.notice.kind === "error" ? "alert" : "status"}
-                {...focused()}
+                {...focused(true)}
               >
                 {props.notice.text}
               </p>
@@ -226,11 +226,12 @@ export function Confirmation(props: {
  * focus as the page opens, so a screen reader reads it first and Tab goes on from it; not a control
  * (no Tab stop of its own, no focus ring: console.css).
  */
-export const focused = (yes = true) => (yes ? ({ tabindex: -1, autofocus: true } as const) : {});
+export const focused = (yes: boolean) => (yes ? ({ tabindex: -1, autofocus: true } as const) : {});
 
 /**
  * A record's figures, a label and a value a row; `num`: the values are amounts (right-aligned);
- * `focus`: what the page opens for (`focused`).
+ * `focus`: what the page opens for (`focused`), as a statement asked for is; not a confirmation's
+ * figures, whose first Tab would otherwise be the button that moves the money.
  */
 export const Details = (props: {
   label: string;
@@ -238,7 +239,7 @@ export const Details = (props: {
   num?: boolean;
   focus?: boolean;
 }) => (
-  <table class="figures" aria-label={props.label} {...focused(props.focus)}>
+  <table class="figures" aria-label={props.label} {...focused(props.focus ?? false)}>
     <tbody>
       {props.rows.map(([label, value]) => (
         <tr>

@@ -3,7 +3,8 @@
 // reaches, the sign-in page and refused forms included, at desktop and phone width, failing on any
 // violation of impact serious or critical, or on a table of a header row alone (which axe leaves
 // undecided); what axe does not check: a notice (a refusal, an outcome, a statement's refused day
-// or its figures) has focus as its page opens, so a screen reader reads it; Copy says it copied in
+// or its figures) has focus as its page opens, so a screen reader reads it, and a confirmation's
+// figures do not (its first Tab is the skip link, not the button); Copy says it copied in
 // a live region, focus kept; Tab reaches every control in the page's order, each with its focus
 // ring; a required field's name has its mark, which no accessible name holds; each field's border
 // stands out from its card (3:1).
@@ -325,6 +326,29 @@ describe("the console's accessibility in chromium (axe-core, WCAG 2 A and AA)", 
     // A page without a notice leaves focus where a browser puts it (the first Tab: the skip link).
     await page.goto(userPage);
     expect(await focused()).toMatchObject({ tag: "body" });
+  });
+
+  it("leaves focus where a browser puts it on a confirmation: its first Tab is the skip link, not its button", async () => {
+    // Nothing was refused or done there: the page is read from its top, and Tab then Enter does
+    // not confirm a transfer or a reversal.
+    const skip = { tag: "a", text: "Skip to main content" };
+    await page.goto(userPage);
+    await form("Transfer").getByLabel("Amount", { exact: true }).fill("1");
+    await form("Transfer").getByLabel("To user", { exact: true }).fill("1");
+    await form("Transfer").getByRole("button", { name: "Transfer" }).click();
+    await page.getByRole("heading", { name: /^Transfer ₦1\.00 to .+\?$/ }).waitFor();
+    expect(await focused()).toMatchObject({ tag: "body" });
+    await page.keyboard.press("Tab");
+    expect(await focused()).toMatchObject(skip);
+    await page.goto(userPage);
+    await page
+      .getByRole("link", { name: /^Reverse transaction \d+$/ })
+      .first()
+      .click();
+    await page.getByRole("heading", { name: /Reverse transaction \d+\?/ }).waitFor();
+    expect(await focused()).toMatchObject({ tag: "body" });
+    await page.keyboard.press("Tab");
+    expect(await focused()).toMatchObject(skip);
   });
 
   it("puts focus on a statement's refused day, told beside its field, as on any refusal, or its figures", async () => {
