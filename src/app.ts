@@ -160,7 +160,8 @@ function openService(
   const requestLedger = ledger({ db, env: c.env, keepAlive: keepAlive(c) });
   c.set("ledger", requestLedger);
   let stamp: EntryStamp | undefined;
-  const throttle = reachable("LOGIN_THROTTLE", c.env.LOGIN_THROTTLE);
+  // The Durable Object bindings are wrapped (wallet/faults.ts reachable) when a verb asks for
+  // them, not on every request: most requests never call an object.
   c.set("service", {
     get principal() {
       return c.get("principal");
@@ -174,12 +175,14 @@ function openService(
     d1: binding,
     tokenKeys: () => tokenKeys(c),
     signInLimits: () => ({
-      throttle,
+      throttle: reachable("LOGIN_THROTTLE", c.env.LOGIN_THROTTLE),
       clientAddress: c.req.header("cf-connecting-ip"),
       pace,
     }),
     webhooks: () => webhookSettings(c),
-    historyGate: reachable("HISTORY_GATE", c.env.HISTORY_GATE),
+    get historyGate() {
+      return reachable("HISTORY_GATE", c.env.HISTORY_GATE);
+    },
     moneyLimiter: bound(c.env, "MONEY_RATE_LIMIT") as RateLimit | undefined,
   });
 }
