@@ -520,9 +520,7 @@ describe.each(TABLES)("%s routes", (_name, routes, plugin) => {
     }
     expect(anomalies).toEqual([]);
     expect(neverServed).toEqual([]);
-    // Every route's every body shape, one request each: about 9 s alone, 33 s beside a full run
-    // and other work on two cores, past the default guard against a hang.
-  }, 120_000);
+  });
 });
 
 describe.each(TABLES)("%s paths", (_name, routes, plugin) => {
