@@ -58,7 +58,7 @@ const FRESH_START = [
   // without theirs while it is away.
   "test/timeline-guard.test.ts",
   // Counts every table before and after each of its thousands of requests (tableCounts): over
-  // every earlier file's rows in a shared database that took a test past 30 s, 9 s here.
+  // every earlier file's rows in a shared database that took its sweeps past 30 s.
   "test/request-shapes.test.ts",
 ];
 

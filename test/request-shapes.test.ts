@@ -497,11 +497,17 @@ const sweep = async (
   return res;
 };
 
+// One test a route and sweep: each stays a few seconds however many routes there are, so the
+// runner's 30 s guard still means a request hung.
+const eachRoute = (routes: readonly Route[]) =>
+  routes.map((r) => [`${r.method} ${r.path}`, r] as const);
+
 describe.each(TABLES)("%s routes", (_name, routes, plugin) => {
-  it("answer every body shape below 500 in an envelope, writing nothing when refused", async () => {
-    const anomalies: Anomaly[] = [];
-    const neverServed: string[] = [];
-    for (const route of routes) {
+  it.each(eachRoute(routes))(
+    "%s answers every body shape below 500 in an envelope, writing nothing when refused",
+    async (_, route) => {
+      const anomalies: Anomaly[] = [];
+      const neverServed: string[] = [];
       const path = pathFor(route, plugin);
       const count = bodyShapes(fields(route, plugin), namesOf(route, plugin)).length;
       let served = false;
@@ -517,16 +523,17 @@ describe.each(TABLES)("%s routes", (_name, routes, plugin) => {
       // The sweep reached past validation: a route sent its plain fields served some shape.
       if (plainFields(route, plugin) && !served)
         neverServed.push(`${route.method} ${path}: ${plain}`);
-    }
-    expect(anomalies).toEqual([]);
-    expect(neverServed).toEqual([]);
-  });
+      expect(anomalies).toEqual([]);
+      expect(neverServed).toEqual([]);
+    },
+  );
 });
 
 describe.each(TABLES)("%s paths", (_name, routes, plugin) => {
-  it("answer odd ids and path forms below 500 in an envelope, writing nothing when refused", async () => {
-    const anomalies: Anomaly[] = [];
-    for (const route of routes) {
+  it.each(eachRoute(routes))(
+    "%s answers odd ids and path forms below 500 in an envelope, writing nothing when refused",
+    async (_, route) => {
+      const anomalies: Anomaly[] = [];
       const ids = route.path.includes("{") ? IDS : [];
       const paths = [
         ...ids.map((id) => pathFor(route, plugin, id)),
@@ -544,15 +551,16 @@ describe.each(TABLES)("%s paths", (_name, routes, plugin) => {
           await authFor(route),
         );
       }
-    }
-    expect(anomalies).toEqual([]);
-  });
+      expect(anomalies).toEqual([]);
+    },
+  );
 });
 
 describe.each(TABLES)("%s methods", (_name, routes, plugin) => {
-  it("answer every method and method switch below 500 in an envelope, writing nothing when refused", async () => {
-    const anomalies: Anomaly[] = [];
-    for (const route of routes) {
+  it.each(eachRoute(routes))(
+    "%s answers every method and method switch below 500 in an envelope, writing nothing when refused",
+    async (_, route) => {
+      const anomalies: Anomaly[] = [];
       const path = pathFor(route, plugin);
       for (const method of ["HEAD", "OPTIONS", "PUT", "PATCH", "DELETE", "GET", "POST"]) {
         const f = fields(route, plugin);
@@ -595,15 +603,16 @@ describe.each(TABLES)("%s methods", (_name, routes, plugin) => {
           await authFor(route),
         );
       }
-    }
-    expect(anomalies).toEqual([]);
-  });
+      expect(anomalies).toEqual([]);
+    },
+  );
 });
 
 describe.each(TABLES)("%s headers", (_name, routes, plugin) => {
-  it("answer odd Authorization, Accept and Origin headers below 500 in an envelope, writing nothing when refused", async () => {
-    const anomalies: Anomaly[] = [];
-    for (const route of routes) {
+  it.each(eachRoute(routes))(
+    "%s answers odd Authorization, Accept and Origin headers below 500 in an envelope, writing nothing when refused",
+    async (_, route) => {
+      const anomalies: Anomaly[] = [];
       const path = pathFor(route, plugin);
       const variants = (token: string): [string, string | undefined, Record<string, string>?][] => [
         ["none", undefined],
@@ -654,7 +663,7 @@ describe.each(TABLES)("%s headers", (_name, routes, plugin) => {
           extra,
         );
       }
-    }
-    expect(anomalies).toEqual([]);
-  });
+      expect(anomalies).toEqual([]);
+    },
+  );
 });
