@@ -2,6 +2,7 @@
 // a new user, a new wallet, a new API key, a new webhook and a hold's capture amount, as the money forms already are
 // (test/console.test.ts). Emptied, an operator retyped them all; a capture emptied captured all.
 import { beforeAll, describe, expect, it } from "vitest";
+import { Field, refusedForm } from "../src/console/views";
 import { consoleOf, form, hidden } from "./console-helpers";
 import {
   call,
@@ -311,5 +312,44 @@ describe("a refused form's field at fault", () => {
       "username already taken",
     );
     expect(found).toEqual(["/users username described"]);
+  });
+});
+
+describe("a refused form's field as the console draws it", () => {
+  const refused = refusedForm(
+    {
+      kind: "error",
+      text: "Refused.",
+      refused: { form: "f", fields: { amount: "5", places: "12", pw: "typed" }, at: ["amount"] },
+    },
+    "f",
+  );
+  const blank = refusedForm(undefined, "f");
+
+  it("writes its name, its attributes in their order, what was kept, then its marks", () => {
+    const attributes = { inputmode: "decimal", required: true, autocomplete: "off" } as const;
+    expect(String(Field({ label: "Amount", name: "amount", refused, ...attributes }))).toBe(
+      '<label><span>Amount</span><input name="amount" inputmode="decimal" required="" autocomplete="off" value="5" aria-invalid="true" aria-describedby="notice"/></label>',
+    );
+    expect(String(Field({ label: "Amount", name: "amount", refused: blank, ...attributes }))).toBe(
+      '<label><span>Amount</span><input name="amount" inputmode="decimal" required="" autocomplete="off"/></label>',
+    );
+  });
+
+  it("draws a value given where it is written, and what was kept in its place", () => {
+    const field = (form: typeof blank) =>
+      String(Field({ label: "Places", name: "places", refused: form, value: "2", required: true }));
+    expect(field(blank)).toBe(
+      '<label><span>Places</span><input name="places" value="2" required=""/></label>',
+    );
+    expect(field(refused)).toBe(
+      '<label><span>Places</span><input name="places" value="12" required=""/></label>',
+    );
+  });
+
+  it("never draws a password, even one kept", () => {
+    expect(String(Field({ label: "Password", name: "pw", refused, type: "password" }))).toBe(
+      '<label><span>Password</span><input name="pw" type="password"/></label>',
+    );
   });
 });

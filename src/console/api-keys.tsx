@@ -6,16 +6,19 @@ import { parseFields } from "../http/validation";
 import { issueApiKey, listKeys, revokeKey } from "../wallet/api-keys";
 import { attempt, backRefused } from "./api";
 import type { ConsoleEnv, Session } from "./env";
-import { back, backWithSecret, fieldsOf, noticeOf, refusedForm, secretOf } from "./page";
+import { back, backWithSecret, fieldsOf, noticeOf, secretOf } from "./page";
 import { withIds } from "./path-ids";
 import { BASE } from "./session";
 import {
+  Choice,
   CopyButton,
   Csrf,
+  Field,
   type Notice,
   Page,
   PostButton,
   RequiredNote,
+  refusedForm,
   Table,
   When,
 } from "./views";
@@ -70,7 +73,7 @@ function ApiKeysView(props: {
   notice: Notice;
 }) {
   const { created, session } = props;
-  const { kept, fault } = refusedForm(props.notice, "new-key");
+  const refused = refusedForm(props.notice, "new-key");
   return (
     <Page title="API keys" session={session} current="keys" notice={props.notice}>
       {created && (
@@ -93,29 +96,26 @@ function ApiKeysView(props: {
         <form class="stack" method="post" action={page}>
           <Csrf session={session} />
           <RequiredNote />
-          <label>
-            <span>Name</span>
-            <input name="name" required autocomplete="off" value={kept.name} {...fault("name")} />
-          </label>
-          <label>
-            <span>Scope</span>
-            <select name="scope" required {...fault("scope")}>
-              {["read-write", "read", "write"].map((scope) => (
-                <option value={scope} selected={scope === kept.scope}>
+          <Field label="Name" name="name" refused={refused} required autocomplete="off" />
+          <Choice
+            label="Scope"
+            name="scope"
+            refused={refused}
+            required
+            options={(kept) =>
+              ["read-write", "read", "write"].map((scope) => (
+                <option value={scope} selected={scope === kept}>
                   {scope}
                 </option>
-              ))}
-            </select>
-          </label>
-          <label>
-            <span>Username (empty: you)</span>
-            <input
-              name="username"
-              autocomplete="off"
-              value={kept.username}
-              {...fault("username")}
-            />
-          </label>
+              ))
+            }
+          />
+          <Field
+            label="Username (empty: you)"
+            name="username"
+            refused={refused}
+            autocomplete="off"
+          />
           <button type="submit">Create key</button>
         </form>
       </section>

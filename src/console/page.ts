@@ -8,7 +8,7 @@ import { jwtSecret } from "../http/auth";
 import type { WalletDisplay } from "../ledger/money";
 import type { ConsoleEnv, Fields } from "./env";
 import { cookieOptions, cookiePrefix, dropCookie, readCookie } from "./session";
-import { NOTICE_ID, type Notice } from "./views";
+import type { Notice } from "./views";
 
 export type Wallet = WalletDisplay & { id: string; name: string };
 
@@ -33,23 +33,6 @@ export const field = (form: Fields, name: string) => (form[name] ?? "").trim();
 /** The form's fields `names`, each as `field` reads it. */
 export const fieldsOf = (form: Fields, names: string[]) =>
   Object.fromEntries(names.map((name) => [name, field(form, name)]));
-/**
- * The form `form` as its refusal left it (`Notice.refused`), to draw it again: `kept`, the fields as
- * typed, and `fault(name)`, the attributes that mark field `name` invalid, described by the notice,
- * when the refusal is about it (`Notice.refused.at`). Nothing when the notice is another form's or
- * no refusal. A form keeps what an operator typed but never a password, nor a webhook's URL (which
- * can hold the receiver's secret).
- */
-export function refusedForm(notice: Notice, form: string) {
-  const refused = notice?.refused?.form === form ? notice.refused : undefined;
-  return {
-    kept: refused?.fields ?? ({} as Record<string, string>),
-    fault: (name: string) =>
-      refused?.at?.includes(name)
-        ? ({ "aria-invalid": "true", "aria-describedby": NOTICE_ID } as const)
-        : {},
-  };
-}
 const NOTICE_COOKIE = "wallet_admin_notice";
 /** Characters of a notice kept: percent-encoded, the longest fits a browser's 4 KB cookie. */
 const NOTICE_MAX = 300;

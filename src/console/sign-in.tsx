@@ -10,39 +10,34 @@ import type { RefusalReason } from "../wallet/refusal";
 import { signIn, signOut } from "../wallet/sign-in";
 import { appContext, attempt, namedFields, refusalText } from "./api";
 import type { ConsoleEnv } from "./env";
-import { back, field, NOT_ADMIN, noticeOf, refusedForm } from "./page";
+import { back, field, NOT_ADMIN, noticeOf } from "./page";
 import { BASE, endSession, readSession, startSession } from "./session";
-import { type Notice, Page, RequiredNote } from "./views";
+import { Field, type Notice, Page, RequiredNote, refusedForm } from "./views";
 
 export const signInScreen = new Hono<ConsoleEnv>({ strict: false });
 
 function signInPage(c: Context<ConsoleEnv>, notice?: Notice, status: 200 | 400 | 403 | 429 = 200) {
-  const { kept, fault } = refusedForm(notice, "sign-in");
+  const refused = refusedForm(notice, "sign-in");
   return c.html(
     <Page title="Sign in" notice={notice}>
       <form class="stack card" method="post" action={`${BASE}/sign-in`}>
         <RequiredNote />
-        <label>
-          <span>Email</span>
-          <input
-            name="email"
-            type="text"
-            autocomplete="username"
-            required
-            value={kept.email}
-            {...fault("email")}
-          />
-        </label>
-        <label>
-          <span>Password</span>
-          <input
-            name="password"
-            type="password"
-            autocomplete="current-password"
-            required
-            {...fault("password")}
-          />
-        </label>
+        <Field
+          label="Email"
+          name="email"
+          refused={refused}
+          type="text"
+          autocomplete="username"
+          required
+        />
+        <Field
+          label="Password"
+          name="password"
+          refused={refused}
+          type="password"
+          autocomplete="current-password"
+          required
+        />
         <button type="submit">Sign in</button>
       </form>
       <p class="muted">For the service's administrators. The API itself is at /wp-json/.</p>

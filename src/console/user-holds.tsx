@@ -10,10 +10,10 @@ import { type availableBalances, captureHold, type HoldView, voidHold } from "..
 import { formatExact } from "../wallet/rules";
 import { attempt, backRefused } from "./api";
 import type { ConsoleEnv, Session } from "./env";
-import { back, field, refusedForm, type Wallet } from "./page";
+import { back, field, type Wallet } from "./page";
 import { withIds } from "./path-ids";
 import { BASE } from "./session";
-import { Csrf, Empty, type Notice, PostButton, Table, When } from "./views";
+import { Csrf, Empty, type Notice, PostButton, refusedForm, Table, When } from "./views";
 
 export const holdsScreen = new Hono<ConsoleEnv>({ strict: false });
 

@@ -14,7 +14,7 @@ import { endUserSessions } from "../wallet/sessions";
 import { allWallets } from "../wallet/wallets";
 import { attempt, backRefused } from "./api";
 import type { ConsoleEnv, Session } from "./env";
-import { back, freshKey, noticeOf, PER_PAGE, plural, refusedForm, type Wallet } from "./page";
+import { back, freshKey, noticeOf, PER_PAGE, plural, type Wallet } from "./page";
 import { noSuch, withIds } from "./path-ids";
 import { PageNumber, queryOf } from "./query";
 import { BASE, endSession } from "./session";
@@ -22,12 +22,16 @@ import { StatementSection, userStatement } from "./statement";
 import { BalancesSection, HOLDS_SHOWN, HoldsSection } from "./user-holds";
 import {
   Chart,
+  Choice,
   Csrf,
   day,
+  Field,
   type Notice,
   Page,
   Pager,
+  type RefusedForm,
   RequiredNote,
+  refusedForm,
   Table,
   userName,
   When,
@@ -79,57 +83,54 @@ function MoneyForm(props: {
   action: Move;
   wallets: Wallet[];
   session: Session;
-  /** The fields of this form as it was refused, drawn again. */
-  kept: Record<string, string>;
-  /** A field's attributes that mark it as the one the refusal is about. */
-  fault: ReturnType<typeof refusedForm>["fault"];
+  /** This form as it was refused, drawn again. */
+  refused: RefusedForm;
 }) {
   const label = moveLabel(props.action);
-  const { kept, fault } = props;
+  const { refused } = props;
   return (
     <form class="stack card" method="post" action={`${BASE}/users/${props.userId}/${props.action}`}>
       <h3>{label}</h3>
-      <Csrf session={props.session} fields={{ request_id: kept.request_id ?? freshKey() }} />
+      <Csrf
+        session={props.session}
+        fields={{ request_id: refused.kept.request_id ?? freshKey() }}
+      />
       <RequiredNote />
-      <label>
-        <span>Wallet</span>
-        <select name="wallet_id" required {...fault("wallet_id")}>
-          {/* With more than one wallet, the operator chooses: a default would move the wrong currency. */}
-          {props.wallets.length > 1 && <option value="">Choose a wallet</option>}
-          {props.wallets.map((w) => (
-            <option value={w.id} selected={w.id === kept.wallet_id}>{`${w.name} (${w.id})`}</option>
-          ))}
-        </select>
-      </label>
-      <label>
-        <span>Amount</span>
-        <input
-          name="amount"
-          inputmode="decimal"
+      <Choice
+        label="Wallet"
+        name="wallet_id"
+        refused={refused}
+        required
+        options={(kept) => (
+          <>
+            {/* With more than one wallet, the operator chooses: a default would move the wrong currency. */}
+            {props.wallets.length > 1 && <option value="">Choose a wallet</option>}
+            {props.wallets.map((w) => (
+              <option value={w.id} selected={w.id === kept}>{`${w.name} (${w.id})`}</option>
+            ))}
+          </>
+        )}
+      />
+      <Field
+        label="Amount"
+        name="amount"
+        refused={refused}
+        inputmode="decimal"
+        required
+        autocomplete="off"
+      />
+      {props.action === "transfer" && (
+        <Field
+          label="To user"
+          name="to_user_id"
+          refused={refused}
+          inputmode="numeric"
           required
           autocomplete="off"
-          value={kept.amount}
-          {...fault("amount")}
+          placeholder="user id"
         />
-      </label>
-      {props.action === "transfer" && (
-        <label>
-          <span>To user</span>
-          <input
-            name="to_user_id"
-            inputmode="numeric"
-            required
-            autocomplete="off"
-            placeholder="user id"
-            value={kept.to_user_id}
-            {...fault("to_user_id")}
-          />
-        </label>
       )}
-      <label>
-        <span>Note</span>
-        <input name="note" autocomplete="off" value={kept.note} {...fault("note")} />
-      </label>
+      <Field label="Note" name="note" refused={refused} autocomplete="off" />
       <button type="submit">{label}</button>
     </form>
   );
@@ -246,7 +247,7 @@ function UserView(props: { d: UserData; session: Session; notice: Notice }) {
               action={action}
               wallets={ws}
               session={session}
-              {...refusedForm(props.notice, action)}
+              refused={refusedForm(props.notice, action)}
             />
           ))}
         </div>

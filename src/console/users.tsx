@@ -8,10 +8,10 @@ import { formatExact } from "../wallet/rules";
 import { allWallets } from "../wallet/wallets";
 import { appContext, attempt, backRefused, namedFields } from "./api";
 import type { ConsoleEnv, Session } from "./env";
-import { back, field, noticeOf, PER_PAGE, plural, refusedForm, type Wallet } from "./page";
+import { back, field, noticeOf, PER_PAGE, plural, type Wallet } from "./page";
 import { PageNumber, queryOf, Text } from "./query";
 import { BASE } from "./session";
-import { Csrf, type Notice, Page, Pager, RequiredNote, Table } from "./views";
+import { Csrf, Field, type Notice, Page, Pager, RequiredNote, refusedForm, Table } from "./views";
 
 export const usersScreen = new Hono<ConsoleEnv>({ strict: false });
 
@@ -74,7 +74,7 @@ function Found(props: { d: Search }) {
 
 function UsersView(props: { d: Search; session: Session; notice: Notice }) {
   const { session } = props;
-  const { kept, fault } = refusedForm(props.notice, "new-user");
+  const refused = refusedForm(props.notice, "new-user");
   return (
     <Page title="Users" session={session} current="users" notice={props.notice}>
       <search>
@@ -92,37 +92,23 @@ function UsersView(props: { d: Search; session: Session; notice: Notice }) {
         <form class="stack" method="post" action={path}>
           <Csrf session={session} />
           <RequiredNote />
-          <label>
-            <span>Username</span>
-            <input
-              name="username"
-              required
-              autocomplete="off"
-              value={kept.username}
-              {...fault("username")}
-            />
-          </label>
-          <label>
-            <span>Email</span>
-            <input
-              name="user_email"
-              type="email"
-              required
-              autocomplete="off"
-              value={kept.user_email}
-              {...fault("user_email")}
-            />
-          </label>
-          <label>
-            <span>Password</span>
-            <input
-              name="user_password"
-              type="password"
-              required
-              autocomplete="new-password"
-              {...fault("user_password")}
-            />
-          </label>
+          <Field label="Username" name="username" refused={refused} required autocomplete="off" />
+          <Field
+            label="Email"
+            name="user_email"
+            refused={refused}
+            type="email"
+            required
+            autocomplete="off"
+          />
+          <Field
+            label="Password"
+            name="user_password"
+            refused={refused}
+            type="password"
+            required
+            autocomplete="new-password"
+          />
           <button type="submit">Create user</button>
         </form>
       </section>

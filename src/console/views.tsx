@@ -1,5 +1,5 @@
 import { raw } from "hono/html";
-import type { Child } from "hono/jsx";
+import type { Child, JSX } from "hono/jsx";
 import type { Session } from "./env";
 import { BASE } from "./session";
 
@@ -154,6 +154,77 @@ export const RequiredNote = () => (
     Fields marked <span class="required">*</span> are required.
   </p>
 );
+
+/**
+ * The form `form` as its refusal left it (`Notice.refused`), to draw it again: `kept`, the fields as
+ * typed, and `fault(name)`, the attributes that mark field `name` invalid, described by the notice,
+ * when the refusal is about it (`Notice.refused.at`). Nothing when the notice is another form's or
+ * no refusal. A form keeps what an operator typed but never a password, nor a webhook's URL (which
+ * can hold the receiver's secret).
+ */
+export function refusedForm(notice: Notice, form: string) {
+  const refused = notice?.refused?.form === form ? notice.refused : undefined;
+  return {
+    kept: refused?.fields ?? ({} as Record<string, string>),
+    fault: (name: string) =>
+      refused?.at?.includes(name)
+        ? ({ "aria-invalid": "true", "aria-describedby": NOTICE_ID } as const)
+        : {},
+  };
+}
+
+/** A form as `refusedForm` draws it again: what it kept, and the marks on a field at fault. */
+export type RefusedForm = ReturnType<typeof refusedForm>;
+
+/**
+ * A text field of a form that may come back refused, under its label: `<input>` with `name`, then
+ * the attributes given, in their order, then the value `refused` kept for it, then its marks if the
+ * refusal is about it. A `value` given is what the form shows until something is kept, and stays
+ * where it is written (a kept value takes its place), so a field may draw it before others. A
+ * password is never drawn again, whatever was kept.
+ */
+export function Field(
+  props: { label: string; name: string; refused: RefusedForm } & JSX.IntrinsicElements["input"],
+) {
+  const { label, name, refused, ...attributes } = props;
+  const kept = attributes.type === "password" ? undefined : refused.kept[name];
+  // `value` set after the spread keeps the place the spread gave it, if it gave one.
+  return (
+    <label>
+      <span>{label}</span>
+      <input
+        name={name}
+        {...attributes}
+        value={kept ?? attributes.value}
+        {...refused.fault(name)}
+      />
+    </label>
+  );
+}
+
+/**
+ * A list to choose from in a form that may come back refused, under its label: `<select>` with
+ * `name`, the attributes given, its marks if the refusal is about it, and the `options` drawn for the
+ * value it kept (undefined: nothing kept).
+ */
+export function Choice(
+  props: {
+    label: string;
+    name: string;
+    refused: RefusedForm;
+    options: (kept: string | undefined) => Child;
+  } & JSX.IntrinsicElements["select"],
+) {
+  const { label, name, refused, options, ...attributes } = props;
+  return (
+    <label>
+      <span>{label}</span>
+      <select name={name} {...attributes} {...refused.fault(name)}>
+        {options(refused.kept[name])}
+      </select>
+    </label>
+  );
+}
 
 /**
  * A Copy button for the text of element `target` (a secret shown once), shown by the console's

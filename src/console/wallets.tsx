@@ -6,16 +6,16 @@ import { parseFields } from "../http/validation";
 import { allWallets, newWallet } from "../wallet/wallets";
 import { attempt, backRefused } from "./api";
 import type { ConsoleEnv, Session } from "./env";
-import { back, fieldsOf, noticeOf, refusedForm, type Wallet } from "./page";
+import { back, fieldsOf, noticeOf, type Wallet } from "./page";
 import { BASE } from "./session";
-import { Csrf, type Notice, Page, RequiredNote, Table } from "./views";
+import { Choice, Csrf, Field, type Notice, Page, RequiredNote, refusedForm, Table } from "./views";
 
 export const walletsScreen = new Hono<ConsoleEnv>({ strict: false });
 
 const page = `${BASE}/wallets`;
 
 function WalletsView(props: { wallets: Wallet[]; session: Session; notice: Notice }) {
-  const { kept, fault } = refusedForm(props.notice, "new-wallet");
+  const refused = refusedForm(props.notice, "new-wallet");
   return (
     <Page title="Wallets" session={props.session} current="wallets" notice={props.notice}>
       <section>
@@ -40,56 +40,43 @@ function WalletsView(props: { wallets: Wallet[]; session: Session; notice: Notic
         <form class="stack" method="post" action={page}>
           <Csrf session={props.session} />
           <RequiredNote />
-          <label>
-            <span>Wallet id</span>
-            <input
-              name="wallet_id"
-              required
-              autocomplete="off"
-              placeholder="ngn"
-              value={kept.wallet_id}
-              {...fault("wallet_id")}
-            />
-          </label>
-          <label>
-            <span>Name</span>
-            <input
-              name="wallet_name"
-              required
-              autocomplete="off"
-              value={kept.wallet_name}
-              {...fault("wallet_name")}
-            />
-          </label>
-          <label>
-            <span>Symbol</span>
-            <input
-              name="wallet_symbol"
-              required
-              autocomplete="off"
-              value={kept.wallet_symbol}
-              {...fault("wallet_symbol")}
-            />
-          </label>
-          <label>
-            <span>Symbol position</span>
-            <select name="wallet_symbol_position" {...fault("wallet_symbol_position")}>
-              <option value="left">left</option>
-              <option value="right" selected={kept.wallet_symbol_position === "right"}>
-                right
-              </option>
-            </select>
-          </label>
-          <label>
-            <span>Decimals</span>
-            <input
-              name="wallet_decimal"
-              inputmode="numeric"
-              value={kept.wallet_decimal ?? "2"}
-              required
-              {...fault("wallet_decimal")}
-            />
-          </label>
+          <Field
+            label="Wallet id"
+            name="wallet_id"
+            refused={refused}
+            required
+            autocomplete="off"
+            placeholder="ngn"
+          />
+          <Field label="Name" name="wallet_name" refused={refused} required autocomplete="off" />
+          <Field
+            label="Symbol"
+            name="wallet_symbol"
+            refused={refused}
+            required
+            autocomplete="off"
+          />
+          <Choice
+            label="Symbol position"
+            name="wallet_symbol_position"
+            refused={refused}
+            options={(kept) => (
+              <>
+                <option value="left">left</option>
+                <option value="right" selected={kept === "right"}>
+                  right
+                </option>
+              </>
+            )}
+          />
+          <Field
+            label="Decimals"
+            name="wallet_decimal"
+            refused={refused}
+            inputmode="numeric"
+            value="2"
+            required
+          />
           <button type="submit">Create wallet</button>
         </form>
       </section>

@@ -15,17 +15,19 @@ import {
 } from "../wallet/webhooks";
 import { attempt, backRefused } from "./api";
 import type { ConsoleEnv, Session } from "./env";
-import { back, backWithSecret, field, fieldsOf, noticeOf, refusedForm, secretOf } from "./page";
+import { back, backWithSecret, field, fieldsOf, noticeOf, secretOf } from "./page";
 import { withIds } from "./path-ids";
 import { BASE } from "./session";
 import {
   CopyButton,
   Csrf,
   Empty,
+  Field,
   type Notice,
   Page,
   PostButton,
   RequiredNote,
+  refusedForm,
   Table,
   When,
 } from "./views";
@@ -122,7 +124,7 @@ function WebhooksView(props: {
   notice: Notice;
 }) {
   const { secret, session } = props;
-  const { kept, fault } = refusedForm(props.notice, "new-webhook");
+  const refused = refusedForm(props.notice, "new-webhook");
   return (
     <Page title="Webhooks" session={session} current="webhooks" notice={props.notice}>
       {secret && (
@@ -143,36 +145,23 @@ function WebhooksView(props: {
         <form class="stack" method="post" action={page}>
           <Csrf session={session} />
           <RequiredNote />
-          <label>
-            <span>URL (https://)</span>
-            <input
-              name="url"
-              type="url"
-              required
-              autocomplete="off"
-              value={kept.url}
-              {...fault("url")}
-            />
-          </label>
-          <label>
-            <span>Events, comma-separated</span>
-            <input
-              name="events"
-              value={kept.events ?? "transaction.created"}
-              required
-              autocomplete="off"
-              {...fault("events")}
-            />
-          </label>
-          <label>
-            <span>Description</span>
-            <input
-              name="description"
-              autocomplete="off"
-              value={kept.description}
-              {...fault("description")}
-            />
-          </label>
+          <Field
+            label="URL (https://)"
+            name="url"
+            refused={refused}
+            type="url"
+            required
+            autocomplete="off"
+          />
+          <Field
+            label="Events, comma-separated"
+            name="events"
+            refused={refused}
+            value="transaction.created"
+            required
+            autocomplete="off"
+          />
+          <Field label="Description" name="description" refused={refused} autocomplete="off" />
           <button type="submit">Create webhook</button>
         </form>
       </section>
