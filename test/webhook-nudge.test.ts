@@ -44,3 +44,26 @@ it("sends one nudge per gap, and one more at its end for the writes inside it", 
   await nudgeAfterCommit(env.DB, next.queue, Date.now());
   expect(next.sent).toEqual([{ endpointId }]);
 });
+
+it("opens a new gap when the one before it never closed: its request was cut at an await", async () => {
+  const [endpointId] = await endpointIds(createDb(env.DB));
+  // A handle of its own on the database: the isolate's list and gap for it start afresh.
+  const d1 = new Proxy(env.DB, {
+    get: (target, name) => {
+      const value = Reflect.get(target, name, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  const startedMs = Date.now();
+  await nudgeAfterCommit(d1, fakeQueue().queue, startedMs); // reads the list
+  // Its send never settles, as when waitUntil's time ran out: the request's continuations, the
+  // `finally` that closes its gap among them, never run.
+  const never = () => new Promise<never>(() => {});
+  const cut = { send: never, sendBatch: never } as unknown as Queue;
+  expect(nudgeAfterCommit(d1, cut, startedMs + 1)).toBeInstanceOf(Promise);
+  expect(nudgeAfterCommit(d1, fakeQueue().queue, startedMs + 2)).toBeNull();
+  // Seconds later, with the list still fresh, a write nudges again rather than wait for the cron.
+  const later = fakeQueue();
+  await nudgeAfterCommit(d1, later.queue, startedMs + 5_000);
+  expect(later.sent).toEqual([{ endpointId }]);
+});

@@ -88,15 +88,27 @@ async function send(queue: Queue<Nudge>, ids: number[]) {
  */
 export const NUDGE_GAP_MS = 100;
 
-/** The gap an isolate's last nudge opened, per database: whether a write has committed inside it. */
-const gaps = new WeakMap<D1Database, { wrote: boolean }>();
+/**
+ * A gap still open this long after it opened was cut with the request that opened it (waitUntil's
+ * time ran out, or the invocation was cancelled, at an await): the `finally` that closes it never
+ * runs. The next write opens a new gap rather than leave the isolate's writes without a nudge for
+ * the rest of its life; a gap merely slow costs one nudge more, which is harmless.
+ */
+const GAP_CUT_MS = NUDGE_GAP_MS * 10;
+
+/**
+ * The gap an isolate's last nudge opened, per database: when, and whether a write has committed
+ * inside it.
+ */
+const gaps = new WeakMap<D1Database, { openedAtMs: number; wrote: boolean }>();
 
 /**
  * After a write commits: every endpoint may have work now (the consumer reads which). Null, with
  * nothing started, when the isolate knows of no endpoint (a site without webhooks pays nothing) or
  * when a nudge of this isolate went out under NUDGE_GAP_MS ago: the request that sent it waits out
  * the gap (in its waitUntil) and nudges once more for the writes it saw, this one among them.
- * Nothing is lost if that request is cut short: the cron's sweep nudges an endpoint left behind.
+ * Nothing is lost if that request is cut short: the cron's sweep nudges an endpoint left behind,
+ * and a write GAP_CUT_MS after the gap opened opens a new one.
  */
 export function nudgeAfterCommit(
   d1: D1Database,
@@ -107,18 +119,19 @@ export function nudgeAfterCommit(
   if (ids === undefined) return readEndpoints(d1, nowMs).then((read) => send(queue, read));
   if (ids.length === 0) return null;
   const open = gaps.get(d1);
-  if (open) {
+  if (open && nowMs - open.openedAtMs < GAP_CUT_MS) {
     open.wrote = true;
     return null;
   }
-  const gap = { wrote: false };
+  const gap = { openedAtMs: nowMs, wrote: false };
   gaps.set(d1, gap);
   return (async () => {
     try {
       await send(queue, ids);
       await scheduler.wait(NUDGE_GAP_MS);
     } finally {
-      gaps.delete(d1);
+      // A gap taken for cut may close after all: the one opened since stays open.
+      if (gaps.get(d1) === gap) gaps.delete(d1);
     }
     // Every write that set `wrote` committed before this line runs: one nudge covers them all.
     if (gap.wrote) await send(queue, knownEndpoints(d1, Date.now()) ?? ids);
