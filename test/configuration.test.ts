@@ -964,6 +964,31 @@ describe("a D1 without every migration applied", () => {
     ]);
   });
 
+  it("lets the webhook consumer say so too, in one line, and let its messages go for the sweep", async () => {
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    const settled: string[] = [];
+    const batch = {
+      queue: "wallet-webhooks",
+      messages: [1, 2].map((endpointId) => ({
+        body: { endpointId },
+        attempts: 1,
+        ack: () => settled.push(`ack ${endpointId}`),
+        retry: () => settled.push(`retry ${endpointId}`),
+      })),
+    } as unknown as MessageBatch;
+    await worker.queue(batch, { ...env, DB: env.EMPTY_DB });
+    // Not a fault per endpoint retried into the dead-letter queue: once the migrations are in, the
+    // cron's sweep nudges every endpoint still behind.
+    expect(settled).toEqual(["ack 1", "ack 2"]);
+    expect(errors.mock.calls.map(([line]) => JSON.parse(String(line)))).toEqual([
+      {
+        setting: "migrations",
+        problem: NOT_MIGRATED,
+        effect: "webhook deliveries wait until it is migrated",
+      },
+    ]);
+  });
+
   it("lets the cron fail on a table missing from a migrated database: a fault, not migrations", async () => {
     const missingColumn = {
       prepare: (query: string) => {

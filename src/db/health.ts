@@ -50,3 +50,17 @@ export async function migrations(db: Db): Promise<Migrations> {
 
 /** Whether D1 has every migration this code needs applied (what `migrations` says). */
 export const migrated = async (db: Db) => (await migrations(db)).applied;
+
+/** Databases this isolate found fully migrated: a schema only moves forward, so each is asked once. */
+const migratedBindings = new WeakSet<D1Database>();
+
+/**
+ * Whether `binding` has every migration this code needs, asked through `db` (a request's session on
+ * it, say) until this isolate has found it so once.
+ */
+export async function migratedOnce(binding: D1Database, db: Db) {
+  if (migratedBindings.has(binding)) return true;
+  if (!(await migrated(db))) return false;
+  migratedBindings.add(binding);
+  return true;
+}

@@ -2,8 +2,9 @@
 // commits, the cron nudges every endpoint still behind, and the consumer delivers. A nudge is only
 // "endpoint N has work"; duplicates and losses are harmless (the consumer reads the work from the
 // endpoint's cursor, and the cron finds what a lost nudge left), so nothing here needs to be exact.
-import { createDb, errorText, inRuns } from "../db/client";
+import { bindingOf, createDb, errorText, inRuns } from "../db/client";
 import { endpointIds, endpointsBehind } from "../db/events";
+import { migratedOnce, NOT_MIGRATED } from "../db/health";
 import { meterD1 } from "../db/meter";
 import {
   bindingProblem,
@@ -267,6 +268,21 @@ export async function consumeNudges(batch: MessageBatch<Nudge>, env: ConsumerEnv
     // No attempt is spent and no event is lost. They wait, and the cron's sweep sends them once
     // the setting is right again.
     for (const blocker of blockers) console.error(JSON.stringify(blocker));
+    for (const m of batch.messages) m.ack();
+    return;
+  }
+  // A database behind its code, likewise, as the cron and every route refuse it: a delivery whose
+  // record an older schema refused would be sent again at every retry. Once it is migrated the
+  // cron's sweep nudges every endpoint still behind. A record of migrations that cannot be read is
+  // left to the delivery's own fault and its log line.
+  if (!(await migratedOnce(bindingOf(deps.db), deps.db).catch(() => true))) {
+    console.error(
+      JSON.stringify({
+        setting: "migrations",
+        problem: NOT_MIGRATED,
+        effect: "webhook deliveries wait until it is migrated",
+      }),
+    );
     for (const m of batch.messages) m.ack();
     return;
   }

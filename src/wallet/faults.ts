@@ -2,7 +2,7 @@
 // Durable Object that cannot answer now, and a write refused because a user or wallet it names was
 // deleted through another isolate.
 import { bindingOf, d1Unavailable, errorText } from "../db/client";
-import { migrated, schemaBehind } from "../db/health";
+import { migrated, migratedOnce, schemaBehind } from "../db/health";
 import { forgetUser, forgetWallet } from "../db/isolate-cache";
 import { unmetered } from "../db/meter";
 import { findUsers } from "../db/users";
@@ -109,22 +109,14 @@ export type GoneNames = { userIds: number[]; walletIds: string[] };
 export const schemaNotMigrated = async (ctx: Pick<ServiceContext, "db">, err: unknown) =>
   schemaBehind(err) && !(await migrated(ctx.db).catch(() => true));
 
-/** Databases this isolate found fully migrated: a schema only moves forward, so each is asked once. */
-const migratedBindings = new WeakSet<D1Database>();
-
 /**
  * Whether D1 has every migration this code needs. Until it has, nothing that reads or writes it is
  * served: a write an older schema still takes (a new user) would go without its event. Asked of
  * the request's own session: a replica that lacks the newest migration (just after a deploy)
  * cannot serve this code's reads either, and says so until it catches up.
  */
-export async function schemaApplied(ctx: Pick<ServiceContext, "db" | "d1">) {
-  const binding = unmetered(ctx.d1);
-  if (migratedBindings.has(binding)) return true;
-  if (!(await migrated(ctx.db))) return false;
-  migratedBindings.add(binding);
-  return true;
-}
+export const schemaApplied = (ctx: Pick<ServiceContext, "db" | "d1">) =>
+  migratedOnce(unmetered(ctx.d1), ctx.db);
 
 /**
  * What a write named when the ledger refused it because one of them was deleted (through another
