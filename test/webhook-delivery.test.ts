@@ -27,7 +27,7 @@ import {
 } from "../src/events/queue";
 import worker from "../src/index";
 import { CONSOLE, consoleOf, form, hidden, noticeLeft } from "./console-helpers";
-import { countingD1, pausingD1, wrappedD1 } from "./d1-counter";
+import { aroundReads, countingD1, pausingD1, wrappedD1 } from "./d1-counter";
 import {
   appAt,
   call,
@@ -238,7 +238,7 @@ describe("the consumer's pump", () => {
     const letters: DeadLetter[] = [];
     const deps = { ...pumpDeps(outbound, t.nowMs, letters), db };
     await expect(pumpThroughRetries(deps, hook.id, t)).rejects.toThrow("Network connection lost");
-    // The failed run's lease runs out (60 s), and the queue's retry of its message comes.
+    // The failed run lets its lease go, and the queue's retry of its message comes (later here).
     t.advance(61);
     await pumpThroughRetries(deps, hook.id, t);
     expect(got.map((r) => r.id)).toEqual(Array(MAX_ATTEMPTS + 1).fill(String(poison.id)));
@@ -298,10 +298,13 @@ describe("the consumer's pump", () => {
     const { got, outbound } = receiver();
     const t = clock();
     const deps = { ...consumerDeps({ ...env, WEBHOOK_LEASE_S: "20" }), outbound, nowMs: t.nowMs };
-    // It dies after sending, before its record of the attempt: the lease is left taken.
+    // It dies after sending, before its record of the attempt: nothing of it reaches D1 from then
+    // on (not even the letting go of its lease after a fault), and the lease is left taken.
+    let dead = false;
     const dying = createDb(
       pausingD1(async (kind) => {
-        if (kind === "batch") throw new Error("the consumer died");
+        if (kind === "batch") dead = true;
+        if (dead) throw new Error("the consumer died");
       }),
     );
     await expect(pumpEndpoint({ ...deps, db: dying }, hook.id)).rejects.toThrow("died");
@@ -311,6 +314,28 @@ describe("the consumer's pump", () => {
     expect(await pumpEndpoint(deps, hook.id)).toEqual({ kind: "idle" });
     // The event in flight arrives twice, under one webhook-id.
     expect(got.map((r) => r.id)).toEqual([String(event!.id), String(event!.id)]);
+  });
+
+  it("lets the endpoint go when D1 fails mid-run, so the queue's retry of its message delivers at once", async () => {
+    const { admin, user, wallet } = await makeAccount();
+    const hook = await subscribeWebhook(admin, "transaction.created");
+    await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
+    const [event] = await eventsAfter(admin, hook.last_event_id, "transaction.created");
+    const { got, outbound } = receiver();
+    const t = clock();
+    // The read of the endpoint's events, after its lease was taken, is lost once.
+    let reads = 0;
+    const losing = aroundReads(/OVER \(ORDER BY/, async (read) => {
+      if (reads++ === 0) throw new Error("D1_ERROR: Network connection lost.");
+      return read();
+    });
+    const deps = pumpDeps(outbound, t.nowMs);
+    await expect(pumpEndpoint({ ...deps, db: createDb(losing) }, hook.id)).rejects.toThrow(
+      "Failed query",
+    );
+    // The message comes back at once, the clock where it was: the endpoint is free for it.
+    expect(await pumpEndpoint(deps, hook.id)).toEqual({ kind: "idle" });
+    expect(got.map((r) => r.id)).toEqual([String(event!.id)]);
   });
 
   it("records no dead delivery for a last attempt whose lease was taken over: the event is tried again", async () => {

@@ -88,6 +88,26 @@ export async function pumpEndpoint(
   const startMs = deps.nowMs();
   const endpoint = await leaseEndpoint(db, endpointId, token, startMs, leaseUntil(deps, startMs));
   if (!endpoint) return { kind: "busy" };
+  try {
+    return await deliverLeased(deps, endpoint, token, spent);
+  } catch (err) {
+    // A fault ends the run (the consumer logs it and the queue retries the message): the lease goes
+    // with it, else the retry would find the endpoint taken and be dropped, and the endpoint wait
+    // out WEBHOOK_LEASE_S and the cron. A fault in letting it go too leaves it to run out.
+    await releaseEndpoint(db, endpointId, token).catch(() => {});
+    throw err;
+  }
+}
+
+/** The run of pumpEndpoint under the lease `token` holds, which it lets go when it ends. */
+async function deliverLeased(
+  deps: PumpDeps,
+  endpoint: EndpointRow,
+  token: string,
+  spent: () => boolean,
+): Promise<PumpResult> {
+  const { db } = deps;
+  const endpointId = endpoint.id;
   const secret = await openSecret(endpoint.secretCipher, deps.secretKey);
   let cursor = endpoint.cursorEventId;
   let attempts = endpoint.headAttempts;
