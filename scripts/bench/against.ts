@@ -26,7 +26,7 @@ import {
 } from "./session";
 
 /** The scenarios compared by default (BENCH_SCENARIOS=a,b,… picks others of scenarios.ts). */
-export const AGAINST_SCENARIOS = [
+const AGAINST_SCENARIOS = [
   "credits",
   "credits-duplicate-409",
   "credits-invalid-400",

@@ -22,8 +22,8 @@ export type BenchMode =
 
 export const DEFAULT_ROUND_TRIPS_MS = [2, 5, 10];
 /** Bounds of the simulated round trip, and how many a run may take (each is about a minute). */
-export const MAX_ROUND_TRIP_MS = 100;
-export const MAX_ROUND_TRIPS = 4;
+const MAX_ROUND_TRIP_MS = 100;
+const MAX_ROUND_TRIPS = 4;
 
 /**
  * A git revision as a person types it (a hash, a branch, a tag, HEAD~3, main^2, v1@{1}): handed to
@@ -32,7 +32,7 @@ export const MAX_ROUND_TRIPS = 4;
 const GIT_REF = /^[A-Za-z0-9_][A-Za-z0-9_./~^@{}-]{0,199}$/;
 
 /** A comma-separated list of round trips in ms: each 0 to MAX_ROUND_TRIP_MS, at most MAX_ROUND_TRIPS. */
-export function parseRoundTrips(text: string): number[] {
+function parseRoundTrips(text: string): number[] {
   const parts = text.split(",").map((p) => p.trim());
   const values = parts.map((p) => (/^\d+(\.\d+)?$/.test(p) ? Number(p) : Number.NaN));
   if (values.some((v) => !(v >= 0 && v <= MAX_ROUND_TRIP_MS)))

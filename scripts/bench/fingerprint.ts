@@ -5,7 +5,7 @@ import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { isLoadConfig } from "../lib/server";
 
-export const WATCHED = [
+const WATCHED = [
   "src",
   "drizzle",
   "wrangler.toml",

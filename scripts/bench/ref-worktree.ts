@@ -23,7 +23,7 @@ export type RefCheckout = {
 };
 
 /** Resolves `ref` to a commit of this repository; throws a clear error when it names none. */
-export function resolveCommit(ref: string, root: string) {
+function resolveCommit(ref: string, root: string) {
   try {
     return git(["rev-parse", "--verify", "--quiet", "--end-of-options", `${ref}^{commit}`], root);
   } catch {

@@ -22,7 +22,7 @@ import {
   setting,
 } from "./session";
 
-export const REMOTE_CONNECTIONS = [1, 8, 32];
+const REMOTE_CONNECTIONS = [1, 8, 32];
 /** Payees of the credit load: many, so that few credits share a user, amount and second (slugs). */
 const PAYEES = 64;
 

@@ -26,9 +26,9 @@ export type Scenario<S extends Target = Server> = {
   expectStatus?: number;
 };
 
-export const JSON_HEADERS = { "Content-Type": "application/json" };
+const JSON_HEADERS = { "Content-Type": "application/json" };
 
-export const withBody = (req: autocannon.Request, body: string) => ({ ...req, body });
+const withBody = (req: autocannon.Request, body: string) => ({ ...req, body });
 
 /** A scenario as runLoad takes it, over `connections`. */
 export const loadOf = (s: Scenario<Target>, connections: number) => ({

@@ -94,7 +94,7 @@ export function stopOnSignals(log: (msg: string) => void) {
 }
 
 /** HEAD, marked when the tracked files differ from it. */
-export function gitCommit() {
+function gitCommit() {
   try {
     const head = execFileSync("git", ["rev-parse", "HEAD"], {
       encoding: "utf8",

@@ -2,7 +2,7 @@
 // checks it; no load runs here.
 
 /** The target: credits/s with one subscribed endpoint at least this share of credits/s without. */
-export const WEBHOOK_RATIO_TARGET = 0.9;
+const WEBHOOK_RATIO_TARGET = 0.9;
 
 /** One round with the endpoint: its credits, and what the receiver got for them. */
 export type RoundDeliveries = {

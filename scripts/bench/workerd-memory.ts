@@ -7,8 +7,6 @@ import { join } from "node:path";
 import type { Server } from "../lib/server";
 import { groupProcesses } from "./process-io";
 
-export type ProcessMemory = { rss: number; anon: number; file: number; peak: number };
-
 const workerds = (server: Server) =>
   groupProcesses(server.child.pid!)
     .filter(({ comm }) => comm === "workerd")

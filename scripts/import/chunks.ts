@@ -11,7 +11,7 @@ import type { StatementKind } from "./plan/context";
  * file is read into. At the default 20,000 statements a chunk is about 40 MiB; a statement is at
  * most 100 KB (D1_STATEMENT_MAX_BYTES), so a chunk of long ones ends here first.
  */
-export const MAX_CHUNK_BYTES = 256 * 1024 * 1024;
+const MAX_CHUNK_BYTES = 256 * 1024 * 1024;
 
 /**
  * SQL statements into numbered files of at most `maxStatements` statements and `maxBytes` bytes

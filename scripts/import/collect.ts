@@ -182,7 +182,7 @@ const pluginMetaKey = (key: string) =>
  * Post ids as a bitmap in pages of 4,096 ids (512 bytes each): the transaction posts of a dump are
  * dense in the id range, so a million take about 128 KB where a Set would take tens of MB.
  */
-export class PostIdSet {
+class PostIdSet {
   private readonly pages = new Map<number, Uint32Array>();
   add(id: number) {
     const page = Math.floor(id / 4096);

@@ -22,7 +22,7 @@ export function mysqlValue(value: DumpCell) {
   return `'${escaped}'`;
 }
 
-export const WP_TABLES: Record<string, string> = {
+const WP_TABLES: Record<string, string> = {
   users: `  \`ID\` bigint(20) unsigned NOT NULL AUTO_INCREMENT,
   \`user_login\` varchar(60) NOT NULL DEFAULT '',
   \`user_pass\` varchar(255) NOT NULL DEFAULT '',
@@ -114,7 +114,7 @@ export const DUMP_FOOTER = `/*!40103 SET TIME_ZONE=@OLD_TIME_ZONE */;
 -- Dump completed on 2024-03-01 10:00:00
 `;
 
-export function tableHead(prefix: string, kind: string) {
+function tableHead(prefix: string, kind: string) {
   const name = `${prefix}${kind}`;
   return `
 --
@@ -138,7 +138,7 @@ LOCK TABLES \`${name}\` WRITE;
 `;
 }
 
-export function tableTail(prefix: string, kind: string) {
+function tableTail(prefix: string, kind: string) {
   const name = `${prefix}${kind}`;
   return `/*!40000 ALTER TABLE \`${name}\` ENABLE KEYS */;
 UNLOCK TABLES;

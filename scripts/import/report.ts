@@ -6,10 +6,10 @@ import { keyedByDump } from "./sql-dump";
 /** Examples kept per list in the report; counts are always complete. */
 export const MAX_LISTED = 200;
 
-export type Example = { reason: string } & Record<string, unknown>;
+type Example = { reason: string } & Record<string, unknown>;
 
 /** Counts by reason with a few examples each. */
-export class Tally {
+class Tally {
   readonly counts = keyedByDump<number>();
   readonly examples: Example[] = [];
   add(reason: string, example: Record<string, unknown>, n = 1) {
@@ -24,7 +24,7 @@ export class Tally {
   }
 }
 
-export type Conflict = {
+type Conflict = {
   kind: "user" | "wallet" | "entries";
   id: number | string;
   problem: string;
@@ -35,14 +35,14 @@ export type Conflict = {
  * refuses it for new users): a sign-in or plugin user reference with that text names the e-mail's
  * owner (docs/security.md#usernames-and-e-mails), so `userId` signs in by its own e-mail.
  */
-export type LoginCollision = {
+type LoginCollision = {
   userId: number;
   username: string;
   emailOwnerId: number;
   emailOwner: string;
 };
 
-export type NegativeHistory = {
+type NegativeHistory = {
   userId: number;
   username: string;
   walletId: string;
@@ -52,7 +52,7 @@ export type NegativeHistory = {
   balance: string;
 };
 
-export type BalanceDifference = {
+type BalanceDifference = {
   userId: number;
   username: string;
   walletId: string;
@@ -68,7 +68,7 @@ export type BalanceDifference = {
 /** A history's posts trashed on the site and left out: how many, the first ids. */
 export type TrashedPosts = { posts: number; ids: number[] };
 
-export type WalletStorage = {
+type WalletStorage = {
   walletId: string;
   decimals: number;
   storageDecimals: number;
@@ -91,7 +91,7 @@ export type TermlessHistory = {
 };
 
 /** A withdrawal the site had not yet approved or refunded: imported as its DEBIT, to settle here. */
-export type AwaitingWithdrawal = {
+type AwaitingWithdrawal = {
   id: number;
   userId: number;
   username: string;
@@ -101,7 +101,7 @@ export type AwaitingWithdrawal = {
   requestedAt: string;
 };
 
-export type ApiKeyFound = {
+type ApiKeyFound = {
   id: number;
   userId: number;
   username: string | null;

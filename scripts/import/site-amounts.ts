@@ -20,7 +20,7 @@ export function readSiteAmount(text: string) {
   return { integer: trimZeros(d.integer || "0", "start"), fraction, places: fraction.length };
 }
 
-export type SiteNumberIssue = "not-numeric" | "negative" | MinorIssue;
+type SiteNumberIssue = "not-numeric" | "negative" | MinorIssue;
 
 export type SiteMinor =
   | { minor: number; issue?: undefined }

@@ -32,7 +32,7 @@ const ESCAPES: Record<string, string> = { 0: "\0", b: "\b", n: "\n", r: "\r", t:
 /** What an operator does about a refused dump whose message names the row or place at fault. */
 export const MEND_THE_ROW = "Export the site again, or mend the row named above.";
 /** What an operator does about a dump cut short, whose message names no row to mend. */
-export const EXPORT_AGAIN = "Export the site again.";
+const EXPORT_AGAIN = "Export the site again.";
 
 /**
  * A dump no mysqldump could have written; `remedy` is what the operator does, said after "Nothing

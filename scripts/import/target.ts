@@ -39,7 +39,7 @@ export const TARGET_QUERIES = {
 };
 
 /** Fails on a database without the columns the import writes: its migrations are not all applied. */
-export const SCHEMA_CHECK_QUERY =
+const SCHEMA_CHECK_QUERY =
   "SELECT t.guid, t.local_date, t.modified_local_date, t.modified_gmt_date, t.imported, w.extra_decimals FROM transactions t, wallets w LIMIT 0";
 
 /** A row as D1 answers it (wrangler's JSON or env.DB): column name → value. */
@@ -96,7 +96,7 @@ export type TargetUser = {
 };
 
 /** A wallet the database has, as TARGET_QUERIES.wallets reads it. */
-export type TargetWallet = {
+type TargetWallet = {
   id: string;
   name: string;
   symbol: string;

@@ -20,18 +20,10 @@ import type { Report } from "./report";
 import type { Target } from "./target";
 
 export { sqlLiteral } from "../lib/sql";
-export { createReader, DEFAULT_OPTIONS, type ImportOptions, MemoryBuckets } from "./collect";
-export { IMPORT_KEY_PREFIX } from "./plan/keys";
+export type { ImportOptions } from "./collect";
 export type { Report } from "./report";
 export { decodeEntities, parseRoles, passwordHashKind, utcSeconds } from "./site-values";
-export {
-  emptyTarget,
-  type Row,
-  readTargetRows,
-  type Target,
-  type TargetRows,
-  targetState,
-} from "./target";
+export { type Row, readTargetRows, targetState } from "./target";
 
 /**
  * Plans the import and hands every SQL statement to `emit(sql, kind)` in the order they must run

@@ -40,7 +40,7 @@ const DayText = v.pipe(
 const StatementQuery = v.object({ wallet: Text, from: DayText, to: DayText });
 
 /** The statement's parameters the page was asked with (the pager keeps them), none empty. */
-export const askedStatement = (c: Context<ConsoleEnv>): Record<string, string> =>
+const askedStatement = (c: Context<ConsoleEnv>): Record<string, string> =>
   Object.fromEntries(
     Object.entries(queryOf(c, StatementQuery)).filter(([, value]) => value !== ""),
   );

@@ -18,7 +18,7 @@ import { emptyTarget, type Target } from "../target";
 export type StatementKind = "user" | "wallet" | "transaction" | "adjustment";
 
 /** The longest statement D1 runs (its local form refuses a longer one with SQLITE_TOOBIG). */
-export const D1_STATEMENT_MAX_BYTES = 100_000;
+const D1_STATEMENT_MAX_BYTES = 100_000;
 
 /**
  * A row whose statement D1 cannot run (long values, such as a profile name of tens of KB a user
@@ -58,7 +58,7 @@ export type PlanInput = {
   progress?: (label: string, done: number, total: number) => void;
 };
 
-export type PostKind = "wallet" | "api-key" | "transaction" | "other";
+type PostKind = "wallet" | "api-key" | "transaction" | "other";
 
 export type PlanContext = Required<Omit<PlanInput, "options">> & {
   opts: Required<ImportOptions>;

@@ -13,7 +13,7 @@ import { DumpOptionError, type PlanContext } from "./context";
 import type { WalletPlan } from "./wallets";
 
 /** A chain's balance and lowest point, exact in its wallet's storage units. */
-export type PairBalance = PairStats & { balance: number; lowestUnits: number };
+type PairBalance = PairStats & { balance: number; lowestUnits: number };
 
 export type StoragePlan = {
   /** Wallets the database stores with fewer places than the site's amounts need. */
