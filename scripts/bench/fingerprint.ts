@@ -18,7 +18,7 @@ const WATCHED = [
 
 export type Fingerprint = Map<string, string>;
 
-export function fingerprint(paths = WATCHED): Fingerprint {
+export function fingerprint(): Fingerprint {
   const files: Fingerprint = new Map();
   const visit = (path: string) => {
     let st: ReturnType<typeof statSync>;
@@ -35,7 +35,7 @@ export function fingerprint(paths = WATCHED): Fingerprint {
           visit(join(path, name));
     } else files.set(path, `${st.size}:${st.mtimeMs}`);
   };
-  for (const path of paths) visit(path);
+  for (const path of WATCHED) visit(path);
   return files;
 }
 

@@ -131,13 +131,14 @@ export function appScenarioMaker(runId: string) {
     const apiPath = new URL(server.api).pathname;
     const authed = { Authorization: auth };
     const signers = [fx.reader, ...fx.users].map((u) => u.email);
-    const get = (path: string, vs: string): Scenario<S> => ({
+    /** A read, compared with the baseline's select. */
+    const get = (path: string): Scenario<S> => ({
       server,
-      vs,
+      vs: "select",
       request: { method: "GET", path: `${apiPath}${path}`, headers: authed },
     });
     const balance = (userId: number, wallets: string) =>
-      get(`/user-wallet-balance?user_id=${userId}&wallet_id=${wallets}&formatted=yes`, "select");
+      get(`/user-wallet-balance?user_id=${userId}&wallet_id=${wallets}&formatted=yes`);
     const refusedCredit = (expectStatus: number, body: unknown): Scenario<S> => ({
       server,
       vs: "insert",
@@ -192,7 +193,7 @@ export function appScenarioMaker(runId: string) {
         return { request_id: `batch-${runId}-${size}-${n}`, operations };
       });
     const page = (userId: number, perPage: number) =>
-      get(`/transactions?user_id=${userId}&security_code=1&per_page=${perPage}`, "select");
+      get(`/transactions?user_id=${userId}&security_code=1&per_page=${perPage}`);
     return {
       credits: creditEach(() => ({ wallet_id: WALLETS[0], amount: 1 })),
       // Cost pass only: credits whose titles differ as a site's do. A title names the user, the
@@ -215,8 +216,8 @@ export function appScenarioMaker(runId: string) {
         amount: "-1",
         request_id: "never-written",
       }),
-      "transaction-read": get(`/transactions/${fx.transactionId}`, "select"),
-      "transaction-unknown-404": { ...get("/transactions/999999999", "select"), expectStatus: 404 },
+      "transaction-read": get(`/transactions/${fx.transactionId}`),
+      "transaction-unknown-404": { ...get("/transactions/999999999"), expectStatus: 404 },
       "balance-1-wallet": balance(fx.reader.id, WALLETS[0]),
       "balance-5-wallets": balance(fx.reader.id, WALLETS.join(",")),
       "transactions-page-20": page(fx.reader.id, 20),

@@ -18,12 +18,15 @@ const list = (counts: Record<string, number> | undefined) =>
     .map(([k, v]) => `${k} ${n(v)}`)
     .join(", ") || "none";
 
-function tally(lines: string[], title: string, t: TallyJson | undefined, { limit = 20 } = {}) {
+/** How many of each list the text shows (of balance differences, five times as many). */
+const LIMIT = 20;
+
+function tally(lines: string[], title: string, t: TallyJson | undefined) {
   if (!t || t.total === 0) return;
   lines.push(`  ${title} (${n(t.total)}):`);
   for (const [reason, count] of Object.entries(t.byReason))
     lines.push(`    ${n(count)} × ${reason}`);
-  const examples = t.examples.slice(0, limit);
+  const examples = t.examples.slice(0, LIMIT);
   if (examples.length > 0) {
     lines.push(
       `    e.g. ${examples.map(({ reason: _, ...rest }) => JSON.stringify(rest)).join(" ")}${t.total > examples.length ? " …" : ""}`,
@@ -35,10 +38,7 @@ function tally(lines: string[], title: string, t: TallyJson | undefined, { limit
  * Plain text of planImport's report, printed before anything is written: what a run that writes
  * will write, or what a dry run or a refused one would have.
  */
-export function formatReport(
-  r: Report,
-  { dryRun = false, target = "no database (dry run)", limit = 20 } = {},
-) {
+export function formatReport(r: Report, { dryRun = false, target = "no database (dry run)" } = {}) {
   const lines: string[] = [];
   const t = r.transactions;
   const writes = !dryRun && !(r.refused && !r.options.force);
@@ -65,13 +65,13 @@ export function formatReport(
     lines.push(
       `    usernames that are another user's e-mail (${n(collisions.total)}; imported as they are): that text signs in and names the e-mail's owner, so these users sign in with their own e-mail`,
     );
-    for (const c of collisions.list.slice(0, limit))
+    for (const c of collisions.list.slice(0, LIMIT))
       lines.push(
         `      user ${c.userId} (${c.username}): the e-mail of user ${c.emailOwnerId} (${c.emailOwner})`,
       );
-    if (collisions.total > Math.min(collisions.list.length, limit))
+    if (collisions.total > Math.min(collisions.list.length, LIMIT))
       lines.push(
-        `      … ${n(collisions.total - Math.min(collisions.list.length, limit))} more in the JSON report (--report FILE)`,
+        `      … ${n(collisions.total - Math.min(collisions.list.length, LIMIT))} more in the JSON report (--report FILE)`,
       );
   }
   lines.push(
@@ -112,54 +112,51 @@ export function formatReport(
       (a.alreadyPresent ? `; ${n(a.alreadyPresent)} already there` : ""),
   );
   const carried = writes ? "carried over" : "to carry over";
-  tally(lines, `Changes on the site to users already here, ${carried}`, r.users.updated, { limit });
-  tally(lines, "Skipped users", r.users.skipped, { limit });
-  tally(lines, "Skipped wallets", r.wallets.skipped, { limit });
-  tally(lines, "Skipped transactions", t.skipped, { limit });
+  tally(lines, `Changes on the site to users already here, ${carried}`, r.users.updated);
+  tally(lines, "Skipped users", r.users.skipped);
+  tally(lines, "Skipped wallets", r.wallets.skipped);
+  tally(lines, "Skipped transactions", t.skipped);
   tally(
     lines,
     "Amounts with more decimal places than their wallet displays (kept exactly where it stores them)",
     t.subPrecisionAmounts,
-    { limit },
   );
-  tally(lines, "Transfer halves without their other half", t.openHalves, { limit });
+  tally(lines, "Transfer halves without their other half", t.openHalves);
   tally(
     lines,
     "Transfer halves imported alone (reversed before their other half's history is imported, one reverses alone)",
     t.halvesApart,
-    { limit },
   );
-  tally(lines, "Zero amounts (kept as the site recorded them)", t.zeroAmounts, { limit });
+  tally(lines, "Zero amounts (kept as the site recorded them)", t.zeroAmounts);
   tally(
     lines,
     "Transactions the site had not published (imported: their amounts were in its stored balances, and its lists showed them)",
     t.notPublished,
-    { limit },
   );
   const w = r.awaitingWithdrawals;
   if (w.total > 0) {
     lines.push(
       `  Withdrawals awaiting approval on the site (${n(w.total)}): each is imported as the DEBIT the site made when it was asked for (its stored balance counts it). Pay each out as the site would have on approval; to decline one, reverse it: POST /transactions/<id>/reverse with request_id wdr_refund_<id> credits it back, as the plugin's refund did (docs/migrating.md)`,
     );
-    for (const x of w.list.slice(0, limit))
+    for (const x of w.list.slice(0, LIMIT))
       lines.push(
         `    post ${x.id} of user ${x.userId} (${x.username}): ${x.walletId} ${x.amount}, asked for ${x.requestedAt} UTC`,
       );
-    if (w.total > Math.min(w.list.length, limit))
+    if (w.total > Math.min(w.list.length, LIMIT))
       lines.push(
-        `    … ${n(w.total - Math.min(w.list.length, limit))} more in the JSON report (--report FILE)`,
+        `    … ${n(w.total - Math.min(w.list.length, LIMIT))} more in the JSON report (--report FILE)`,
       );
   }
   if (t.metaData.entries > 0)
     lines.push(
       `  Post meta carried as meta_data: ${n(t.metaData.keys)} keys on ${n(t.metaData.entries)} entries`,
     );
-  tally(lines, "Repeated meta keys (one row kept)", t.metaData.repeatedKeys, { limit });
-  tally(lines, "meta_data longer than a client may send", t.metaData.pastClientLimit, { limit });
-  tally(lines, "Post meta not read", t.metaData.notRead, { limit });
-  tally(lines, "Duplicate request_ids", t.duplicateRequestIds, { limit });
-  tally(lines, "request_ids in the import's own keys", t.reservedRequestIds, { limit });
-  tally(lines, "Ignored posts", r.ignored, { limit });
+  tally(lines, "Repeated meta keys (one row kept)", t.metaData.repeatedKeys);
+  tally(lines, "meta_data longer than a client may send", t.metaData.pastClientLimit);
+  tally(lines, "Post meta not read", t.metaData.notRead);
+  tally(lines, "Duplicate request_ids", t.duplicateRequestIds);
+  tally(lines, "request_ids in the import's own keys", t.reservedRequestIds);
+  tally(lines, "Ignored posts", r.ignored);
   if (Object.keys(r.otherPostTypes ?? {}).length > 0)
     lines.push(`  Other post types left alone: ${list(r.otherPostTypes)}`);
   if (Object.keys(t.fieldsReadingDifferently ?? {}).length > 0) {
@@ -173,50 +170,50 @@ export function formatReport(
       `  Histories below zero (${n(h.total)}, ${n(h.endingBelowZero)} still below zero at the end): carried over as they are, nothing added;` +
         " new debits cannot lower a balance below zero, credits raise it",
     );
-    for (const x of h.list.slice(0, limit)) {
+    for (const x of h.list.slice(0, LIMIT)) {
       lines.push(
         `    user ${x.userId} (${x.username}) ${x.walletId}: below zero from entry ${x.firstEntryBelowZero}, lowest ${x.lowest} at entry ${x.lowestAt}, ends at ${x.balance}`,
       );
     }
-    if (h.total > Math.min(h.list.length, limit))
+    if (h.total > Math.min(h.list.length, LIMIT))
       lines.push(
-        `    … ${n(h.total - Math.min(h.list.length, limit))} more in the JSON report (--report FILE)`,
+        `    … ${n(h.total - Math.min(h.list.length, LIMIT))} more in the JSON report (--report FILE)`,
       );
   }
   lines.push(
     `  Balances: ${n(r.balances.compared)} site balances compared with their transactions (none stored counts as 0, as the plugin read it); ${n(r.balanceDifferences.total)} differ`,
   );
-  for (const d of r.balanceDifferences.list.slice(0, limit * 5)) {
+  for (const d of r.balanceDifferences.list.slice(0, LIMIT * 5)) {
     const none = d.siteStored.withdrawable === null && d.siteStored.nonwithdrawable === null;
     lines.push(
       `    user ${d.userId} (${d.username}) ${d.walletId}: site ${d.site}${none ? " (none stored)" : ""}, transactions ${d.transactions}, difference ${d.difference} → ${d.action}${trashedText(d.trashed)}`,
     );
   }
-  if (r.balanceDifferences.total > limit * 5)
+  if (r.balanceDifferences.total > LIMIT * 5)
     lines.push(
-      `    … ${n(r.balanceDifferences.total - limit * 5)} more in the JSON report (--report FILE)`,
+      `    … ${n(r.balanceDifferences.total - LIMIT * 5)} more in the JSON report (--report FILE)`,
     );
-  tally(lines, "Stored balances not compared", r.balances.ignoredMeta, { limit });
+  tally(lines, "Stored balances not compared", r.balances.ignoredMeta);
   if (r.apiKeys.total > 0) {
     lines.push(
       `  API keys found (${n(r.apiKeys.total)}): not carried over; re-issue them with POST /api-keys and hand them to their owners`,
     );
-    for (const k of r.apiKeys.list.slice(0, limit))
+    for (const k of r.apiKeys.list.slice(0, LIMIT))
       lines.push(
         `    post ${k.id} "${k.title}" of user ${k.userId} (${k.username ?? "unknown"})${k.status === "publish" ? "" : ` [${k.status}]`}`,
       );
   }
-  for (const w of r.warnings.slice(0, limit)) lines.push(`  Warning: ${w}`);
-  const unshown = Math.max(r.warnings.length - limit, 0) + (r.warningsNotListed ?? 0);
+  for (const w of r.warnings.slice(0, LIMIT)) lines.push(`  Warning: ${w}`);
+  const unshown = Math.max(r.warnings.length - LIMIT, 0) + (r.warningsNotListed ?? 0);
   if (unshown > 0)
     lines.push(
       `  … ${n(unshown)} more warnings; the JSON report (--report FILE) lists the first ${n(MAX_LISTED)}`,
     );
   if (r.conflicts.length > 0) {
     lines.push(`  Conflicts with the database (${n(r.conflicts.length)}):`);
-    for (const c of r.conflicts.slice(0, limit)) lines.push(`    ${c.problem}`);
-    if (r.conflicts.length > limit)
-      lines.push(`    … ${n(r.conflicts.length - limit)} more in the JSON report (--report FILE)`);
+    for (const c of r.conflicts.slice(0, LIMIT)) lines.push(`    ${c.problem}`);
+    if (r.conflicts.length > LIMIT)
+      lines.push(`    … ${n(r.conflicts.length - LIMIT)} more in the JSON report (--report FILE)`);
   }
   if (r.refused && !r.options.force)
     lines.push(

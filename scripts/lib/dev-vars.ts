@@ -13,9 +13,9 @@ export const DEV_DEFAULTS: Readonly<Record<string, string>> = {
 };
 
 /** The `--var NAME:value` arguments for the defaults that `devVarsText` (.dev.vars) leaves unset. */
-export function devVarArgs(devVarsText: string, defaults = DEV_DEFAULTS): string[] {
+export function devVarArgs(devVarsText: string): string[] {
   const set = parseEnv(devVarsText);
-  return Object.entries(defaults).flatMap(([name, value]) =>
+  return Object.entries(DEV_DEFAULTS).flatMap(([name, value]) =>
     name in set ? [] : ["--var", `${name}:${value}`],
   );
 }
@@ -34,8 +34,8 @@ export function devSecrets(devVarsText: string) {
 }
 
 /** The value wrangler dev will run with: .dev.vars's, else the default. */
-export const devValue = (devVarsText: string, name: string, defaults = DEV_DEFAULTS) =>
-  parseEnv(devVarsText)[name] ?? defaults[name];
+export const devValue = (devVarsText: string, name: string) =>
+  parseEnv(devVarsText)[name] ?? DEV_DEFAULTS[name];
 
 /** Whether wrangler dev's Worker keeps mail in the dev outbox, reading MAIL_TRANSPORT as it does. */
 export const devMailOutbox = (devVarsText: string) =>

@@ -103,7 +103,7 @@ async function waitUntilUp(url: string, child: ChildProcess, timeoutMs: number) 
   throw new Error(`server at ${url} did not come up in ${timeoutMs} ms`);
 }
 
-export type StopOptions = { signal?: NodeJS.Signals; keepState?: boolean };
+type StopOptions = { signal?: NodeJS.Signals; keepState?: boolean };
 
 export type Server = {
   base: string;
@@ -121,8 +121,8 @@ export type Server = {
 const live = new Set<Server>();
 
 /** Stops every server this module started and has not stopped yet (for signal and error handlers). */
-export async function stopAllServers(options?: StopOptions) {
-  await Promise.all([...live].map((server) => server.stop(options)));
+export async function stopAllServers() {
+  await Promise.all([...live].map((server) => server.stop()));
 }
 
 /**
