@@ -4,6 +4,7 @@ import { migrated, NOT_MIGRATED } from "./db/health";
 import {
   consumeDeadLetters,
   consumeNudges,
+  faultFields,
   type Nudge,
   pumpDeps,
   sweepOutbox,
@@ -51,11 +52,22 @@ export default {
     }
     // Holds first: the sweep then nudges for the hold.expired events this run wrote, which no
     // write's nudge covers (they would wait for the next run, a minute later). It sweeps also
-    // when the expiry fails.
-    const expired = await recordExpiredHolds(db, controller.scheduledTime).finally(() =>
-      sweepOutbox(d1, env, Date.now()),
+    // when the expiry fails. A step that fails logs its own line, so one fault never hides the
+    // other's; the run then fails, as Cloudflare's list of cron runs shows, with an error naming
+    // the steps alone (a failed statement's own error carries the values it bound).
+    const faults: string[] = [];
+    const failed = (step: string) => (err: unknown) => {
+      console.error(JSON.stringify({ cron: controller.cron, step, ...faultFields(err) }));
+      faults.push(step);
+      return undefined;
+    };
+    const expired = await recordExpiredHolds(db, controller.scheduledTime).catch(
+      failed("expire_holds"),
     );
+    await sweepOutbox(d1, env, Date.now()).catch(failed("sweep_outbox"));
     // One line per run, like the request log line (docs/operations.md).
-    console.log(JSON.stringify({ cron: controller.cron, holds_expired: expired }));
+    if (expired !== undefined)
+      console.log(JSON.stringify({ cron: controller.cron, holds_expired: expired }));
+    if (faults.length > 0) throw new Error(`Cron steps failed (logged): ${faults.join(", ")}`);
   },
 } satisfies ExportedHandler<Env>;

@@ -999,9 +999,15 @@ describe("a D1 without every migration applied", () => {
       withSession: env.DB.withSession.bind(env.DB),
     } as unknown as D1Database;
     const controller = { scheduledTime: Date.now(), cron: "* * * * *", noRetry() {} };
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
     await expect(
       worker.scheduled(controller, { ...env, DB: missingColumn }, createExecutionContext()),
-    ).rejects.toThrow("no such column");
+    ).rejects.toThrow("Cron steps failed (logged): expire_holds");
+    // Each step's fault in D1's words, and no word of migrations.
+    const lines = errors.mock.calls.map(([line]) => JSON.parse(String(line)));
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines)
+      expect(line).toMatchObject({ fault: expect.stringContaining("no such column") });
   });
 
   it("knows D1's words for a column an INSERT names and the schema lacks", () => {

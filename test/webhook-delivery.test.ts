@@ -921,6 +921,34 @@ describe("the Worker's queue, cron and write path", () => {
     expect(sent).toContainEqual({ endpointId: hook.id });
   });
 
+  it("the cron logs each step that fails, one fault hiding no other, and fails the run", async () => {
+    // D1 refuses the expiry's statement and the sweep's read; the migrations check still passes.
+    const refusing = aroundReads(/"holds"|"webhook_endpoints"/, () => {
+      throw new Error("D1_ERROR: Network connection lost.");
+    });
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    const logs = vi.spyOn(console, "log").mockImplementation(() => {});
+    const run = worker.scheduled(
+      createScheduledController({ cron: "* * * * *" }),
+      { ...env, DB: refusing },
+      createExecutionContext(),
+    );
+    // The run fails naming its steps, never a statement's bound values.
+    await expect(run).rejects.toThrow(
+      new Error("Cron steps failed (logged): expire_holds, sweep_outbox"),
+    );
+    const lines = errors.mock.calls.map(([line]) => JSON.parse(String(line)));
+    const logged = logs.mock.calls.length;
+    vi.restoreAllMocks();
+    expect(lines).toEqual([
+      expect.objectContaining({ cron: "* * * * *", step: "expire_holds" }),
+      expect.objectContaining({ cron: "* * * * *", step: "sweep_outbox" }),
+    ]);
+    for (const line of lines) expect(line.fault).toContain("Network connection lost");
+    // No holds_expired line: the expiry did not run.
+    expect(logged).toBe(0);
+  });
+
   it("the cron says WEBHOOK_QUEUE is not bound while an event waits for it", async () => {
     const { admin, user, wallet } = await makeAccount();
     await subscribeWebhook(admin, "transaction.created");
