@@ -23,6 +23,7 @@ import {
   consumeNudges,
   pumpDeps as consumerDeps,
   DRAIN_BUDGET_MS,
+  FAULT_RETRY_S,
   FRESH_AFTER_ATTEMPTS,
   type Nudge,
 } from "../src/events/queue";
@@ -317,7 +318,7 @@ describe("the consumer's pump", () => {
     expect(got.map((r) => r.id)).toEqual([String(event!.id), String(event!.id)]);
   });
 
-  it("lets the endpoint go when D1 fails mid-run, so the queue's retry of its message delivers at once", async () => {
+  it("lets the endpoint go when D1 fails mid-run, so the queue's retry of its message delivers", async () => {
     const { admin, user, wallet } = await makeAccount();
     const hook = await subscribeWebhook(admin, "transaction.created");
     await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
@@ -334,9 +335,37 @@ describe("the consumer's pump", () => {
     await expect(pumpEndpoint({ ...deps, db: createDb(losing) }, hook.id)).rejects.toThrow(
       "Failed query",
     );
-    // The message comes back at once, the clock where it was: the endpoint is free for it.
+    // The message comes back (FAULT_RETRY_S later), long before the lease would have run out: the
+    // clock left where it was, the endpoint is free for it.
     expect(await pumpEndpoint(deps, hook.id)).toEqual({ kind: "idle" });
     expect(got.map((r) => r.id)).toEqual([String(event!.id)]);
+  });
+
+  it("retries a message whose run failed on D1 after FAULT_RETRY_S, not at once", async () => {
+    const { admin, user, wallet } = await makeAccount();
+    const hook = await subscribeWebhook(admin, "transaction.created");
+    await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
+    const losing = aroundReads(/OVER \(ORDER BY/, () => {
+      throw new Error("D1_ERROR: Network connection lost.");
+    });
+    const settled: unknown[] = [];
+    const batch = {
+      queue: "wallet-webhooks",
+      messages: [
+        {
+          body: { endpointId: hook.id },
+          attempts: 1,
+          ack: () => settled.push("ack"),
+          retry: (options?: QueueRetryOptions) => settled.push({ retry: options }),
+        },
+      ],
+    } as unknown as MessageBatch<Nudge>;
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    await consumeNudges(batch, env, { ...consumerDeps(env), db: createDb(losing) });
+    const lines = errors.mock.calls.map(([line]) => JSON.parse(String(line)));
+    vi.restoreAllMocks();
+    expect(lines).toEqual([expect.objectContaining({ webhook_endpoint: hook.id })]);
+    expect(settled).toEqual([{ retry: { delaySeconds: FAULT_RETRY_S } }]);
   });
 
   it("records no dead delivery for a last attempt whose lease was taken over: the event is tried again", async () => {

@@ -32,6 +32,9 @@ export type Nudge = { endpointId: number };
  */
 export const DRAIN_BUDGET_MS = 10_000;
 
+/** How long a message whose run failed on D1 or the queue waits before the queue retries it. */
+export const FAULT_RETRY_S = 5;
+
 /**
  * Calls to D1 after which one consumer call starts no delivery and hands the rest on, as after
  * DRAIN_BUDGET_MS. Workers Paid allows an invocation 1,000, and past them every call fails: a
@@ -318,9 +321,11 @@ export async function consumeNudges(batch: MessageBatch<Nudge>, env: ConsumerEnv
         return await handOn(env, first!, endpointId, result.kind === "retry" ? result.delayS : 0);
       first!.ack();
     } catch (err) {
-      // D1 or the queue failed: the message comes back (and after max_retries, to the DLQ).
+      // D1 or the queue failed: the message comes back (and after max_retries, to the DLQ), a
+      // moment later: the run let the lease go, and a fault that lets deliveries through but not
+      // their records would otherwise send the event in flight again at once, try after try.
       console.error(JSON.stringify({ webhook_endpoint: endpointId, ...faultFields(err) }));
-      first!.retry();
+      first!.retry({ delaySeconds: FAULT_RETRY_S });
     }
   };
   // ENDPOINTS_AT_ONCE drains side by side, each taking the next endpoint when it is done.
