@@ -43,8 +43,21 @@ export default {
       return;
     }
     const db = createDb(d1);
-    // A database behind its code: said plainly, and nothing done, as every route refuses too.
-    if (!(await migrated(db))) {
+    // A step that fails logs its own line, so one fault never hides another's; the run then
+    // fails, as Cloudflare's list of cron runs shows, with an error naming the steps alone (a
+    // failed statement's own error carries the values it bound).
+    const faults: string[] = [];
+    const failed = (step: string) => (err: unknown) => {
+      console.error(JSON.stringify({ cron: controller.cron, step, ...faultFields(err) }));
+      faults.push(step);
+      return undefined;
+    };
+    const stepsFailed = () => new Error(`Cron steps failed (logged): ${faults.join(", ")}`);
+    // A database behind its code: said plainly, and nothing done, as every route refuses too;
+    // nor on one whose record of migrations D1 did not give.
+    const applied = await migrated(db).catch(failed("check_migrations"));
+    if (applied === undefined) throw stepsFailed();
+    if (!applied) {
       console.error(
         JSON.stringify({ cron: controller.cron, setting: "migrations", problem: NOT_MIGRATED }),
       );
@@ -52,15 +65,7 @@ export default {
     }
     // Holds first: the sweep then nudges for the hold.expired events this run wrote, which no
     // write's nudge covers (they would wait for the next run, a minute later). It sweeps also
-    // when the expiry fails. A step that fails logs its own line, so one fault never hides the
-    // other's; the run then fails, as Cloudflare's list of cron runs shows, with an error naming
-    // the steps alone (a failed statement's own error carries the values it bound).
-    const faults: string[] = [];
-    const failed = (step: string) => (err: unknown) => {
-      console.error(JSON.stringify({ cron: controller.cron, step, ...faultFields(err) }));
-      faults.push(step);
-      return undefined;
-    };
+    // when the expiry fails.
     const expired = await recordExpiredHolds(db, controller.scheduledTime).catch(
       failed("expire_holds"),
     );
@@ -68,6 +73,6 @@ export default {
     // One line per run, like the request log line (docs/operations.md).
     if (expired !== undefined)
       console.log(JSON.stringify({ cron: controller.cron, holds_expired: expired }));
-    if (faults.length > 0) throw new Error(`Cron steps failed (logged): ${faults.join(", ")}`);
+    if (faults.length > 0) throw stepsFailed();
   },
 } satisfies ExportedHandler<Env>;

@@ -1028,6 +1028,34 @@ describe("the Worker's queue, cron and write path", () => {
     expect(logged).toBe(0);
   });
 
+  it("the cron logs a migrations check D1 does not answer as its step, and does nothing else", async () => {
+    const refusing = aroundReads(/d1_migrations/, () => {
+      throw new Error("D1_ERROR: Network connection lost.");
+    });
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    const logs = vi.spyOn(console, "log").mockImplementation(() => {});
+    const run = worker.scheduled(
+      createScheduledController({ cron: "* * * * *" }),
+      { ...env, DB: refusing },
+      createExecutionContext(),
+    );
+    // Not Drizzle's error, whose message is the statement and the values it bound.
+    await expect(run).rejects.toThrow(new Error("Cron steps failed (logged): check_migrations"));
+    const lines = errors.mock.calls.map(([line]) => JSON.parse(String(line)));
+    const logged = logs.mock.calls.length;
+    vi.restoreAllMocks();
+    expect(lines).toEqual([
+      {
+        cron: "* * * * *",
+        step: "check_migrations",
+        fault: expect.stringContaining("Network connection lost"),
+        statement: expect.stringContaining("d1_migrations"),
+      },
+    ]);
+    // A database it could not judge is not swept or written to, as one behind its code is not.
+    expect(logged).toBe(0);
+  });
+
   it("the cron says WEBHOOK_QUEUE is not bound while an event waits for it", async () => {
     const { admin, user, wallet } = await makeAccount();
     await subscribeWebhook(admin, "transaction.created");
