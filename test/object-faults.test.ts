@@ -11,6 +11,7 @@ import {
   call,
   type Json,
   makeAccount,
+  makeAdmin,
   makeUser,
   PASSWORD,
   type Reply,
@@ -39,7 +40,9 @@ function failing<N extends { idFromName: (name: string) => DurableObjectId }>(
   return { idFromName: (name: string) => ns.idFromName(name), get: () => object } as unknown as N;
 }
 
-const THROTTLE_RETRY = "Sign-in and mail limits cannot be checked now: try again in 2 seconds";
+// One text for every route that asks the throttle: a sign-in and a mail request check its limits,
+// an unlock clears them and a deletion forgets them, so it says they cannot be reached.
+const THROTTLE_RETRY = "Sign-in and mail limits cannot be reached now: try again in 2 seconds";
 
 const sessionsOf = async (userId: number) =>
   (await env.DB.prepare("SELECT count(*) AS n FROM sessions WHERE user_id = ?")
@@ -112,6 +115,31 @@ describe("a sign-in while the throttle's object cannot answer", () => {
       .bind(user.email)
       .first<{ n: number }>();
     expect(kept?.n).toBe(0);
+  });
+
+  it("answers wallet/v1's unlock 503 in the same words, not as a check, and logs LOGIN_THROTTLE", async () => {
+    const [admin, user] = await Promise.all([makeAdmin(), makeUser()]);
+    const lines = captureErrors();
+    const res = await call("POST", `/users/${user.id}/unlock`, {
+      auth: admin.bearer,
+      vars: { LOGIN_THROTTLE: failing(env.LOGIN_THROTTLE) },
+    });
+    expectUnavailable(res, lines(), "LOGIN_THROTTLE", "B");
+    expect(res.text).not.toContain("checked");
+  });
+
+  it("answers the plugin's user deletion alike, and deletes nobody", async () => {
+    const [admin, user] = await Promise.all([makeAdmin(), makeUser()]);
+    const lines = captureErrors();
+    const res = await call("DELETE", `/wp-json/rimplenet/v1/users/${user.id}`, {
+      auth: admin.bearer,
+      vars: { ...GUARDED, LOGIN_THROTTLE: failing(env.LOGIN_THROTTLE) },
+    });
+    expectUnavailable(res, lines(), "LOGIN_THROTTLE", "B");
+    const kept = await env.DB.prepare("SELECT count(*) AS n FROM users WHERE id = ?")
+      .bind(user.id)
+      .first<{ n: number }>();
+    expect(kept?.n).toBe(1);
   });
 
   it("answers a sign-in whose session is open though giving its counts back fails, and logs it", async () => {

@@ -917,7 +917,7 @@ export interface components {
             status: false;
             /** @constant */
             message: "Service temporarily unavailable";
-            /** @description `{"retry":"Sign-in and mail limits cannot be checked now: try again in <n> seconds"}` (the sign-in throttle), or for a whole history `{"retry":"A whole history cannot be started now: try again in <n> seconds, or page with per_page (1-100) and page"}`, with `Retry-After`: the Durable Object that counts sign-ins and mails, or that takes turns at whole histories, could not answer for a moment; the request stopped at that call: try again after `Retry-After` */
+            /** @description `{"retry":"Sign-in and mail limits cannot be reached now: try again in <n> seconds"}` (the sign-in throttle), or for a whole history `{"retry":"A whole history cannot be started now: try again in <n> seconds, or page with per_page (1-100) and page"}`, with `Retry-After`: the Durable Object that counts sign-ins and mails, or that takes turns at whole histories, could not answer for a moment; the request stopped at that call: try again after `Retry-After` */
             error: unknown;
         };
         /** payload_too_large */
@@ -1121,7 +1121,7 @@ export interface components {
             /** @constant */
             message: "Service temporarily unavailable";
             data?: unknown[];
-            /** @description `{"retry":"Sign-in and mail limits cannot be checked now: try again in <n> seconds"}` (the sign-in throttle), or for a whole history `{"retry":"A whole history cannot be started now: try again in <n> seconds, or page with per_page (1-100) and page"}`, with `Retry-After`: the Durable Object that counts sign-ins and mails, or that takes turns at whole histories, could not answer for a moment; the request stopped at that call: try again after `Retry-After` */
+            /** @description `{"retry":"Sign-in and mail limits cannot be reached now: try again in <n> seconds"}` (the sign-in throttle), or for a whole history `{"retry":"A whole history cannot be started now: try again in <n> seconds, or page with per_page (1-100) and page"}`, with `Retry-After`: the Durable Object that counts sign-ins and mails, or that takes turns at whole histories, could not answer for a moment; the request stopped at that call: try again after `Retry-After` */
             error: unknown;
         };
         /** permission_missing */

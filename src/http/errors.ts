@@ -195,7 +195,7 @@ export const ERRORS = {
     status: 503,
     message: "Service temporarily unavailable",
     error:
-      '`{"retry":"Sign-in and mail limits cannot be checked now: try again in <n> seconds"}` (the sign-in throttle), or for a whole history `{"retry":"A whole history cannot be started now: try again in <n> seconds, or page with per_page (1-100) and page"}`, with `Retry-After`: the Durable Object that counts sign-ins and mails, or that takes turns at whole histories, could not answer for a moment; the request stopped at that call: try again after `Retry-After`',
+      '`{"retry":"Sign-in and mail limits cannot be reached now: try again in <n> seconds"}` (the sign-in throttle), or for a whole history `{"retry":"A whole history cannot be started now: try again in <n> seconds, or page with per_page (1-100) and page"}`, with `Retry-After`: the Durable Object that counts sign-ins and mails, or that takes turns at whole histories, could not answer for a moment; the request stopped at that call: try again after `Retry-After`',
     retryAfter: true,
   },
   mail_not_configured: {
@@ -547,7 +547,7 @@ export function databaseBusy(c: Context<AppEnv>, err: unknown) {
 
 /** What could not be done while a binding's object could not answer, in wallet/v1's words. */
 const OBJECT_RETRY: Record<ObjectBinding, string> = {
-  LOGIN_THROTTLE: `Sign-in and mail limits cannot be checked now: try again in ${RETRY_S} seconds`,
+  LOGIN_THROTTLE: `Sign-in and mail limits cannot be reached now: try again in ${RETRY_S} seconds`,
   HISTORY_GATE: `A whole history cannot be started now: try again in ${RETRY_S} seconds, or page with per_page (1-100) and page`,
 };
 
