@@ -295,13 +295,36 @@ describe("a refused form's field at fault", () => {
     const known = await page(admin.email);
     expect(marked(known)).toEqual(["/sign-in password described"]);
     expect(await page(`nobody-${unique("x")}@example.test`)).toBe(known);
-    // Sent empty (past the browser's own check), each field by its name, in the same words.
-    const empty = await request("/sign-in", {
-      method: "POST",
-      body: form({ email: "", password: "" }),
-    });
-    expect(empty.html).toContain("Those credentials were not accepted.");
-    expect(marked(empty.html)).toEqual(["/sign-in email described", "/sign-in password described"]);
+  });
+
+  it("names the fields sent empty at sign-in, not as credentials refused, the same for any login", async () => {
+    const page = async (email: string, password: string) => {
+      const res = await request("/sign-in", { method: "POST", body: form({ email, password }) });
+      expect(res.status).toBe(400);
+      expect(res.html).toContain(
+        '<p id="notice" class="notice error" role="alert" tabindex="-1" autofocus="">',
+      );
+      expect(res.html).not.toContain("Those credentials were not accepted.");
+      return res.html;
+    };
+    // Sent empty past the browser's own check (a script, a client without `required`).
+    const both = await page("", "");
+    expect(both).toContain("Type your email and your password.");
+    expect(marked(both)).toEqual(["/sign-in email described", "/sign-in password described"]);
+    const noLogin = await page("", "typed-but-not-kept");
+    expect(noLogin).toContain("Type your email.");
+    expect(marked(noLogin)).toEqual(["/sign-in email described"]);
+    expect(noLogin).not.toContain("typed-but-not-kept");
+    // The login typed stays in its field; the page says nothing of whether it names an account.
+    const known = await page(admin.email, "");
+    expect(known).toContain("Type your password.");
+    expect(marked(known)).toEqual(["/sign-in password described"]);
+    expect(drawnValue(known, "email")).toBe(admin.email);
+    const nobody = `nobody-${unique("x")}@example.test`;
+    const unknown = await page(nobody, "");
+    expect(unknown.replace(`value="${nobody}"`, 'value="…"')).toBe(
+      known.replace(`value="${admin.email}"`, 'value="…"'),
+    );
   });
 
   it("is the username on a new user whose username is taken", async () => {

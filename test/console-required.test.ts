@@ -151,6 +151,6 @@ describe("the console's required fields", () => {
       body: form({ email: "", password: "" }),
     });
     expect(signIn.status).toBe(400);
-    expect(signIn.html).toContain("Those credentials were not accepted.");
+    expect(signIn.html).toContain("Type your email and your password.");
   });
 });

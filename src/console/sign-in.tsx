@@ -57,6 +57,17 @@ const signInFaults = (refusal: ApiError, reason: RefusalReason | undefined) =>
     ? ["password"]
     : namedFields(refusal).flatMap((key) => SIGN_IN_FIELDS[key] ?? []);
 
+/**
+ * What a refused sign-in says: the fields sent empty (past the browser's `required`), by their
+ * labels, which are refused before any account is looked up; else that the credentials were not
+ * accepted, never which part was wrong.
+ */
+const EMPTY_SIGN_IN: Record<string, string> = { email: "your email", password: "your password" };
+const signInRefusal = (faults: string[], reason: RefusalReason | undefined) =>
+  reason?.code === "invalid_credential" || faults.length === 0
+    ? "Those credentials were not accepted."
+    : `Type ${faults.map((name) => EMPTY_SIGN_IN[name]).join(" and ")}.`;
+
 signInScreen.get("/sign-in", async (c) => signInPage(c, await noticeOf(c)));
 signInScreen.post("/sign-in", async (c) => {
   const form = await formOf(c);
@@ -81,12 +92,10 @@ signInScreen.post("/sign-in", async (c) => {
       refused: { form: "sign-in", fields: { email: field(form, "email") }, at },
     });
     if (refusal.status === 403) return signInPage(c, refused(NOT_ADMIN), 403);
-    if (refusal.status !== 429)
-      return signInPage(
-        c,
-        refused("Those credentials were not accepted.", signInFaults(refusal, signedIn.reason)),
-        400,
-      );
+    if (refusal.status !== 429) {
+      const faults = signInFaults(refusal, signedIn.reason);
+      return signInPage(c, refused(signInRefusal(faults, signedIn.reason), faults), 400);
+    }
     for (const [name, value] of Object.entries(refusal.headers)) c.header(name, value);
     return signInPage(c, refused(refusalText(refusal)), 429);
   }
