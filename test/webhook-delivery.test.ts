@@ -584,6 +584,30 @@ describe("an endpoint deleted while its delivery is under way", () => {
   });
 });
 
+/**
+ * A cron run on a D1 that refuses the statements matching `pattern` as a lost connection: the run,
+ * and `said()`, once it ended, the error lines it logged (parsed) and how many other lines.
+ */
+function cronRefused(pattern: RegExp) {
+  const refusing = aroundReads(pattern, () => {
+    throw new Error("D1_ERROR: Network connection lost.");
+  });
+  const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+  const logs = vi.spyOn(console, "log").mockImplementation(() => {});
+  const run = worker.scheduled(
+    createScheduledController({ cron: "* * * * *" }),
+    { ...env, DB: refusing },
+    createExecutionContext(),
+  );
+  const said = () => {
+    const lines = errors.mock.calls.map(([line]) => JSON.parse(String(line)));
+    const logged = logs.mock.calls.length;
+    vi.restoreAllMocks();
+    return { lines, logged };
+  };
+  return { run, said };
+}
+
 describe("the Worker's queue, cron and write path", () => {
   // 240 credits one after another: 4.4–7.9 s on a shared 2-core machine, past the default 5 s.
   it("delivers a backlog of more than one run in one call, and after its budget hands the rest to a new message", {
@@ -1002,23 +1026,12 @@ describe("the Worker's queue, cron and write path", () => {
 
   it("the cron logs each step that fails, one fault hiding no other, and fails the run", async () => {
     // D1 refuses the expiry's statement and the sweep's read; the migrations check still passes.
-    const refusing = aroundReads(/"holds"|"webhook_endpoints"/, () => {
-      throw new Error("D1_ERROR: Network connection lost.");
-    });
-    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
-    const logs = vi.spyOn(console, "log").mockImplementation(() => {});
-    const run = worker.scheduled(
-      createScheduledController({ cron: "* * * * *" }),
-      { ...env, DB: refusing },
-      createExecutionContext(),
-    );
+    const { run, said } = cronRefused(/"holds"|"webhook_endpoints"/);
     // The run fails naming its steps, never a statement's bound values.
     await expect(run).rejects.toThrow(
       new Error("Cron steps failed (logged): expire_holds, sweep_outbox"),
     );
-    const lines = errors.mock.calls.map(([line]) => JSON.parse(String(line)));
-    const logged = logs.mock.calls.length;
-    vi.restoreAllMocks();
+    const { lines, logged } = said();
     expect(lines).toEqual([
       expect.objectContaining({ cron: "* * * * *", step: "expire_holds" }),
       expect.objectContaining({ cron: "* * * * *", step: "sweep_outbox" }),
@@ -1029,21 +1042,10 @@ describe("the Worker's queue, cron and write path", () => {
   });
 
   it("the cron logs a migrations check D1 does not answer as its step, and does nothing else", async () => {
-    const refusing = aroundReads(/d1_migrations/, () => {
-      throw new Error("D1_ERROR: Network connection lost.");
-    });
-    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
-    const logs = vi.spyOn(console, "log").mockImplementation(() => {});
-    const run = worker.scheduled(
-      createScheduledController({ cron: "* * * * *" }),
-      { ...env, DB: refusing },
-      createExecutionContext(),
-    );
+    const { run, said } = cronRefused(/d1_migrations/);
     // Not Drizzle's error, whose message is the statement and the values it bound.
     await expect(run).rejects.toThrow(new Error("Cron steps failed (logged): check_migrations"));
-    const lines = errors.mock.calls.map(([line]) => JSON.parse(String(line)));
-    const logged = logs.mock.calls.length;
-    vi.restoreAllMocks();
+    const { lines, logged } = said();
     expect(lines).toEqual([
       {
         cron: "* * * * *",
