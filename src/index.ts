@@ -5,6 +5,7 @@ import {
   consumeDeadLetters,
   consumeNudges,
   faultFields,
+  isEventLetter,
   type Nudge,
   pumpDeps,
   sweepOutbox,
@@ -19,10 +20,14 @@ const app = createApp();
 
 export default {
   fetch: app.fetch,
-  // Webhook delivery (docs/events.md): the nudge queue's consumer, and its dead letters.
+  // Webhook delivery (docs/events.md): the nudge queue's consumer, and its dead letters. An
+  // event's letter is logged as one on whatever queue it arrives (a dead-letter queue renamed in
+  // wrangler.toml), never taken for a nudge of its endpoint.
   async queue(batch, env) {
-    if (batch.queue === "wallet-webhooks-dlq") return consumeDeadLetters(batch);
-    await consumeNudges(batch as MessageBatch<Nudge>, env, pumpDeps(env));
+    if (batch.queue === "wallet-webhooks-dlq") return consumeDeadLetters(batch.messages);
+    consumeDeadLetters(batch.messages.filter(isEventLetter));
+    const nudges = batch.messages.filter((m) => !isEventLetter(m)) as Message<Nudge>[];
+    await consumeNudges(nudges, env, pumpDeps(env));
   },
   /**
    * The cron trigger (wrangler.toml [triggers], every minute): nudges any endpoint an event is

@@ -107,7 +107,7 @@ describe("the log line of a statement that failed", () => {
     const batch = createMessageBatch<Nudge>("wallet-webhooks", [
       { id: "a", timestamp: new Date(), attempts: 1, body: { endpointId: hook.id } },
     ]);
-    await consumeNudges(batch, env, pumpDeps({ ...env, DB: d1 }));
+    await consumeNudges(batch.messages, env, pumpDeps({ ...env, DB: d1 }));
     expect(lines()).toContainEqual({
       request_id: health.headers.get("x-request-id"),
       health: "D1 unreachable",

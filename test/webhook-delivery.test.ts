@@ -361,7 +361,7 @@ describe("the consumer's pump", () => {
       ],
     } as unknown as MessageBatch<Nudge>;
     const errors = vi.spyOn(console, "error").mockImplementation(() => {});
-    await consumeNudges(batch, env, { ...consumerDeps(env), db: createDb(losing) });
+    await consumeNudges(batch.messages, env, { ...consumerDeps(env), db: createDb(losing) });
     const lines = errors.mock.calls.map(([line]) => JSON.parse(String(line)));
     vi.restoreAllMocks();
     expect(lines).toEqual([expect.objectContaining({ webhook_endpoint: hook.id })]);
@@ -608,6 +608,17 @@ function cronRefused(pattern: RegExp) {
   return { run, said };
 }
 
+/** An endpoint no receiver answers (port 9), with one credit's event waiting for it. */
+async function downEndpoint() {
+  const { admin, user, wallet } = await makeAccount();
+  const res = await call("POST", "/webhooks", {
+    auth: admin.bearer,
+    body: { url: "http://127.0.0.1:9/down", events: "transaction.created" },
+  });
+  await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
+  return { admin, id: res.body.data.id as number };
+}
+
 describe("the Worker's queue, cron and write path", () => {
   // 240 credits one after another: 4.4–7.9 s on a shared 2-core machine, past the default 5 s.
   it("delivers a backlog of more than one run in one call, and after its budget hands the rest to a new message", {
@@ -624,7 +635,7 @@ describe("the Worker's queue, cron and write path", () => {
       const batch = createMessageBatch<Nudge>("wallet-webhooks", [
         { id: "a", timestamp: new Date(), attempts: 1, body: { endpointId: hook.id } },
       ]);
-      await consumeNudges(batch, { ...env, WEBHOOK_QUEUE: queue }, deps);
+      await consumeNudges(batch.messages, { ...env, WEBHOOK_QUEUE: queue }, deps);
       return sent;
     };
 
@@ -683,7 +694,7 @@ describe("the Worker's queue, cron and write path", () => {
     );
     // A clock that stands still: only the D1 budget can end this call.
     const deps = { ...consumerDeps(consumerEnv), outbound, nowMs: () => nowMs };
-    await consumeNudges(batch, consumerEnv, deps);
+    await consumeNudges(batch.messages, consumerEnv, deps);
     expect(counted.cost.roundTrips).toBeLessThanOrEqual(1000);
     expect(sent.length).toBeGreaterThan(0);
     // The rest goes on from each cursor: every endpoint gets every event once, in order.
@@ -721,7 +732,7 @@ describe("the Worker's queue, cron and write path", () => {
         body: { endpointId: h.id },
       })),
     );
-    await consumeNudges(batch, env, pumpDeps(outbound, Date.now));
+    await consumeNudges(batch.messages, env, pumpDeps(outbound, Date.now));
     for (const h of hooks)
       expect((await webhook(admin, h.id)).last_event_id).toBeGreaterThan(h.last_event_id);
     expect(most).toBeLessThan(6);
@@ -745,7 +756,7 @@ describe("the Worker's queue, cron and write path", () => {
     ]);
     const startedMs = time.nowMs();
     await consumeNudges(
-      batch,
+      batch.messages,
       { ...env, WEBHOOK_QUEUE: queue },
       pumpDeps(slow.outbound, time.nowMs),
     );
@@ -763,13 +774,7 @@ describe("the Worker's queue, cron and write path", () => {
   });
 
   it("retries a nudge after the back-off when the receiver cannot be reached, and acks its repeats", async () => {
-    const { admin, user, wallet } = await makeAccount();
-    const res = await call("POST", "/webhooks", {
-      auth: admin.bearer,
-      body: { url: "http://127.0.0.1:9/down", events: "transaction.created" },
-    });
-    const id = res.body.data.id as number;
-    await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
+    const { admin, id } = await downEndpoint();
     const batch = createMessageBatch("wallet-webhooks", [
       { id: "a", timestamp: new Date(), attempts: 1, body: { endpointId: id } },
       { id: "b", timestamp: new Date(), attempts: 1, body: { endpointId: id } },
@@ -790,6 +795,29 @@ describe("the Worker's queue, cron and write path", () => {
     const after = await webhook(admin, id);
     expect(after.failed_attempts).toBe(1);
     expect(Date.parse(after.next_attempt_at) - Date.parse(log[0].created_at)).toBe(60_000);
+  });
+
+  it("logs an event's dead letter wherever it arrives, never delivering its endpoint for it", async () => {
+    const { admin, id } = await downEndpoint();
+    const letter = { endpointId: id, eventId: 7, attempts: 8, error: "answered HTTP 500" };
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    // A dead-letter queue renamed in wrangler.toml: its batches reach the consumer under its name.
+    for (const queue of ["wallet-webhooks-dlq", "staging-webhooks-dlq"]) {
+      const batch = createMessageBatch(queue, [
+        { id: "l", timestamp: new Date(), attempts: 1, body: letter },
+      ]);
+      await worker.queue(batch, env);
+      const result = await getQueueResult(batch, createExecutionContext());
+      expect(result.explicitAcks).toEqual(["l"]);
+    }
+    const lines = errors.mock.calls.map(([line]) => JSON.parse(String(line)));
+    vi.restoreAllMocks();
+    expect(lines).toEqual([{ webhook_dead_letter: letter }, { webhook_dead_letter: letter }]);
+    // The letter delivered nothing: the endpoint's event still waits, unattempted.
+    expect(await webhook(admin, id)).toMatchObject({ failed_attempts: 0 });
+    expect(
+      (await call("GET", `/webhooks/${id}/deliveries`, { auth: admin.bearer })).body.data,
+    ).toEqual([]);
   });
 
   it("reads WEBHOOK_RETRY_BASE_S as a positive whole number of seconds, anything else as 60", () => {
@@ -859,7 +887,7 @@ describe("the Worker's queue, cron and write path", () => {
     const consumed = createMessageBatch<Nudge>("wallet-webhooks", [
       { id: "b", timestamp: new Date(), attempts: 1, body: { endpointId: hook.id } },
     ]);
-    await consumeNudges(consumed, env, pumpDeps(back.outbound, Date.now));
+    await consumeNudges(consumed.messages, env, pumpDeps(back.outbound, Date.now));
     expect(back.got).toHaveLength(1);
   });
 
@@ -966,7 +994,7 @@ describe("the Worker's queue, cron and write path", () => {
     };
     const behindBatch = nudge(hook.id);
     const behindCtx = createExecutionContext();
-    await consumeNudges(behindBatch, atD1, deps);
+    await consumeNudges(behindBatch.messages, atD1, deps);
     expect((await getQueueResult(behindBatch, behindCtx)).explicitAcks).toEqual(["m"]);
     await cron();
     expect([got, sent]).toEqual([[], []]);
@@ -983,7 +1011,7 @@ describe("the Worker's queue, cron and write path", () => {
     await cron();
     vi.restoreAllMocks();
     expect(sent).toContainEqual({ endpointId: hook.id });
-    await consumeNudges(nudge(hook.id), atD1, deps);
+    await consumeNudges(nudge(hook.id).messages, atD1, deps);
     expect(got.map((r) => r.id)).toEqual([String(event!.id)]);
   });
 
@@ -1173,7 +1201,7 @@ describe("an event whose guid is built from SITE_URL, while SITE_URL is unset", 
     ]);
     const ctx = createExecutionContext();
     const consumerEnv = { ...env, ...vars };
-    await consumeNudges(batch, consumerEnv, { ...consumerDeps(consumerEnv), outbound });
+    await consumeNudges(batch.messages, consumerEnv, { ...consumerDeps(consumerEnv), outbound });
     const result = await getQueueResult(batch, ctx);
     const logged = errors.mock.calls.map(([line]) => JSON.parse(String(line)) as Json);
     vi.restoreAllMocks();

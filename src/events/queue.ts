@@ -265,13 +265,17 @@ async function handOn(env: ConsumerEnv, m: Message<Nudge>, endpointId: number, d
 }
 
 /** The consumer: each endpoint named in the batch is delivered once, whatever its message count. */
-export async function consumeNudges(batch: MessageBatch<Nudge>, env: ConsumerEnv, deps: PumpDeps) {
+export async function consumeNudges(
+  messages: readonly Message<Nudge>[],
+  env: ConsumerEnv,
+  deps: PumpDeps,
+) {
   const blockers = deliveryBlockers(env, deps);
   if (blockers.length > 0) {
     // No attempt is spent and no event is lost. They wait, and the cron's sweep sends them once
     // the setting is right again.
     for (const blocker of blockers) console.error(JSON.stringify(blocker));
-    for (const m of batch.messages) m.ack();
+    for (const m of messages) m.ack();
     return;
   }
   // A database behind its code, likewise, as the cron and every route refuse it: a delivery whose
@@ -286,11 +290,11 @@ export async function consumeNudges(batch: MessageBatch<Nudge>, env: ConsumerEnv
         effect: "webhook deliveries wait until it is migrated",
       }),
     );
-    for (const m of batch.messages) m.ack();
+    for (const m of messages) m.ack();
     return;
   }
   const byEndpoint = new Map<number, Message<Nudge>[]>();
-  for (const m of batch.messages) {
+  for (const m of messages) {
     const id = Number(m.body?.endpointId);
     if (!Number.isSafeInteger(id)) {
       m.ack();
@@ -352,15 +356,19 @@ export function faultFields(err: unknown) {
   return { fault: error.slice(0, 300), statement: statement?.slice(0, 300) };
 }
 
+/** An event's dead letter (pump.ts), told from a nudge by its shape. */
+export const isEventLetter = (m: Message<unknown>) =>
+  typeof m.body === "object" && m.body !== null && "eventId" in m.body;
+
 /**
  * The dead-letter queue's consumer: one log line per letter (docs/operations.md), then gone. An
  * event's letter (it used up its attempts) is the one to look at; a nudge the queue gave up on (its
  * consumer failed, or the server stopped under it) only delays what the cron's sweep delivers.
  */
-export function consumeDeadLetters(batch: MessageBatch<unknown>) {
-  for (const m of batch.messages) {
+export function consumeDeadLetters(messages: readonly Message<unknown>[]) {
+  for (const m of messages) {
     const body = m.body;
-    const event = typeof body === "object" && body !== null && "eventId" in body;
+    const event = isEventLetter(m);
     console.error(
       JSON.stringify(
         event
