@@ -272,6 +272,29 @@ describe("the console", () => {
     expect((await wallets(`Bearer ${cookie.slice("wallet_admin=".length)}`)).status).toBe(401);
   });
 
+  it("ends the session a browser had when it signs in again over it: the old cookie opens nothing", async () => {
+    const [first, second] = [await makeAdmin(), await makeAdmin()];
+    const old = await consoleSignIn(first);
+    expect((await consolePage("/", old)).status).toBe(200);
+    const signIn = (body: Record<string, string>) =>
+      consolePage("/sign-in", old, { method: "POST", body: new URLSearchParams(body) });
+    // A refused sign-in leaves the browser's session as it was.
+    expect((await signIn({ email: second.email, password: "nope" })).status).toBe(400);
+    expect((await consolePage("/", old)).status).toBe(200);
+    // Signed in again (as another operator), the cookie is replaced: no Sign out could end the
+    // old session afterwards, so the sign-in ends it (and no other session of its user).
+    const live = await liveSessions(first.id);
+    const res = await signIn({ email: second.email, password: PASSWORD });
+    expect(res.status).toBe(303);
+    const fresh = res.headers.get("set-cookie")!.split(";")[0]!;
+    expect(fresh).not.toBe(old);
+    expect((await consolePage("/", fresh)).status).toBe(200);
+    const again = await consolePage("/", old);
+    expect(again.status).toBe(303);
+    expect(again.headers.get("location")).toBe("/wallet-admin/sign-in");
+    expect(await liveSessions(first.id)).toBe(live - 1);
+  });
+
   it("leaves no live session behind when a subscriber tries to sign in", async () => {
     const user = await makeUser();
     const before = await liveSessions(user.id);

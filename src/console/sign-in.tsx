@@ -99,6 +99,9 @@ signInScreen.post("/sign-in", async (c) => {
     for (const [name, value] of Object.entries(refusal.headers)) c.header(name, value);
     return signInPage(c, refused(refusalText(refusal)), 429);
   }
+  // The session this browser had ends as Sign out ends it: its cookie is replaced now, so no Sign
+  // out could end it afterwards, and a copy of the cookie would open the console for its hour.
+  if (await readSession(c)) await attempt(c, () => signOut(c.var.service));
   startSession(c, signedIn.value.accessToken);
   return c.redirect(`${BASE}/`, 303);
 });
