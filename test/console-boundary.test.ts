@@ -286,6 +286,47 @@ describe("state-changing console requests come from the console's own origin", (
     expect(stored).toEqual({ note });
   });
 
+  it("refuses a GET another site's page loads without navigating: a new key's secret is kept for the console", async () => {
+    const keysPage = await request("/api-keys", { cookie });
+    const made = await request("/api-keys", {
+      method: "POST",
+      cookie,
+      body: form({ _csrf: hidden(keysPage.html, "_csrf"), name: unique("shown"), scope: "read" }),
+    });
+    expect(made.status).toBe(303);
+    const secret = made.headers
+      .getSetCookie()
+      .map((c) => c.split(";")[0]!)
+      .filter((c) => c.includes("secret"));
+    expect(secret).toHaveLength(1);
+    const withSecret = [cookie, ...secret].join("; ");
+    // An image, a fetch, a frame or a prefetch from a sibling subdomain or a stranger's site.
+    for (const [site, mode, dest] of [
+      ["same-site", "no-cors", "image"],
+      ["cross-site", "cors", "empty"],
+      ["same-site", "navigate", "iframe"],
+      ["cross-site", "no-cors", "empty"],
+    ]) {
+      const res = await request("/api-keys", {
+        cookie: withSecret,
+        headers: { "Sec-Fetch-Site": site!, "Sec-Fetch-Mode": mode!, "Sec-Fetch-Dest": dest! },
+      });
+      expect(res.status, `${site} ${mode} ${dest}`).toBe(403);
+      expect(res.headers.get("set-cookie")).toBeNull();
+    }
+    // A link followed from another site opens the page, which shows the secret once.
+    const page = await request("/api-keys", {
+      cookie: withSecret,
+      headers: {
+        "Sec-Fetch-Site": "cross-site",
+        "Sec-Fetch-Mode": "navigate",
+        "Sec-Fetch-Dest": "document",
+      },
+    });
+    expect(page.status).toBe(200);
+    expect(page.html).toContain("copy it now");
+  });
+
   it("lets GET pages be read with a foreign Origin header (a link followed), still without CORS", async () => {
     const res = await request("/users", { cookie, headers: { Origin: "https://evil.example" } });
     expect(res.status).toBe(200);

@@ -30,6 +30,19 @@ function requestSource(c: Context<ConsoleEnv>): "own" | "foreign" | "unstated" {
 
 const SAFE_METHODS = new Set(["GET", "HEAD"]);
 
+/**
+ * A page read that another origin's page made the browser send without opening it: an image, a
+ * fetch, a frame, a prefetch (Fetch Metadata's resource isolation policy). Refused, though nothing
+ * changes: a page is shown once with its notice or a new key's secret, which such a load would use
+ * up unseen. A link followed from anywhere opens the page (a top-level navigation).
+ */
+function foreignLoad(c: Context<ConsoleEnv>) {
+  const site = c.req.header("sec-fetch-site");
+  if (site === undefined || site === "same-origin" || site === "none") return false;
+  const navigation = c.req.header("sec-fetch-mode") === "navigate";
+  return !navigation || (c.req.header("sec-fetch-dest") ?? "document") !== "document";
+}
+
 /** The address over https, where the console's address is plain http but a local one. */
 function overHttps(url: string) {
   if (!url.startsWith("http:") || isLocalHttp(url)) return undefined;
@@ -41,13 +54,13 @@ function overHttps(url: string) {
  * sign-in form served over http would send the password in clear, and the browser would drop the
  * Secure cookie it answered, so the operator, never signed in, would send it again. Refuses a
  * state-changing request from another origin before anything is read or written (the CSRF token
- * is checked after this). Isolates every console answer: no other origin's window keeps a handle
+ * is checked after this), and a page another origin loads without navigating to it. Isolates every console answer: no other origin's window keeps a handle
  * on it (COOP) and no other origin may load it (CORP).
  */
 export const consoleBoundary: MiddlewareHandler<ConsoleEnv> = async (c, next) => {
   const secure = overHttps(c.req.url);
   if (secure) c.res = c.redirect(secure, 308);
-  else if (!SAFE_METHODS.has(c.req.method) && requestSource(c) === "foreign")
+  else if (SAFE_METHODS.has(c.req.method) ? foreignLoad(c) : requestSource(c) === "foreign")
     c.res = c.text("Forbidden: this request did not come from the console's own pages.", 403);
   else await next();
   c.header("Cross-Origin-Opener-Policy", "same-origin");
