@@ -315,3 +315,29 @@ describe("percent-escapes in an amount", () => {
     expect(await ledgerViolations()).toEqual(CLEAN);
   });
 });
+
+describe("an amount's text past its length", () => {
+  it("is refused in POST transfers as in credits and debits, writing nothing and never echoed", async () => {
+    const { user, wallet } = await account("100");
+    const to = await makeUser();
+    const before = await tableCounts();
+    const transfer = (amount: string) =>
+      json("/transfers", {
+        transfer_from_user: user.id,
+        transfer_to_user: to.id,
+        wallet_id: wallet,
+        amount_to_transfer: amount,
+      });
+    const long = await transfer(`1.${"0".repeat(100)}`);
+    expect(long.status, long.text).toBe(400);
+    expect(long.body.error).toEqual({
+      amount_to_transfer: "amount_to_transfer must be at most 40 characters",
+    });
+    const negative = await transfer(`-${"9".repeat(5000)}`);
+    expect(negative.status, negative.text).toBe(400);
+    expect(negative.body.error).toEqual({
+      amount_to_transfer: "amount_to_transfer must be greater than zero",
+    });
+    expect(await tableCounts()).toEqual(before);
+  });
+});

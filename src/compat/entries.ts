@@ -1,13 +1,7 @@
 import * as v from "valibot";
 import { ok, send } from "../http/envelope";
 import { invalidInput } from "../http/errors";
-import {
-  AMOUNT_TEXT_MAX,
-  AMOUNT_TOO_LONG,
-  MAX_TEXT,
-  overlongAmount,
-  REQUEST_ID_MAX,
-} from "../http/fields";
+import { AMOUNT_TEXT_MAX, MAX_TEXT, overlongAmount, REQUEST_ID_MAX } from "../http/fields";
 import { defineRoute, type Input } from "../http/route";
 import type { AmountPolicy, AmountRefusal } from "../ledger/money";
 import { credit, debit, type UserRef } from "../wallet/movements";
@@ -67,11 +61,19 @@ function pluginChecks(
   });
   if (!errors.request_id && fields.request_id.length > REQUEST_ID_MAX)
     errors.request_id = `request_id must be at most ${REQUEST_ID_MAX} characters`;
-  if (!errors.amount && fields.amount.length > AMOUNT_TEXT_MAX) {
-    const why = overlongAmount(fields.amount);
-    errors.amount = why === "too-long" ? AMOUNT_TOO_LONG : amountRefused("amount", why).amount!;
-  }
+  if (!errors.amount) Object.assign(errors, overlongRefused("amount", fields.amount));
   return errors;
+}
+
+/**
+ * An amount's text past AMOUNT_TEXT_MAX, refused in the dialect's words keyed by its field (before
+ * any echo of it), or nothing: too long, or not positive or too large as http/fields.ts reads it.
+ */
+export function overlongRefused(field: string, text: string) {
+  if (text.length <= AMOUNT_TEXT_MAX) return {};
+  const why = overlongAmount(text);
+  if (why !== "too-long") return amountRefused(field, why);
+  return { [field]: `${field} must be at most ${AMOUNT_TEXT_MAX} characters` };
 }
 
 /** A credit's or a debit's fields, sanitized as the plugin read them and checked by its rules. */

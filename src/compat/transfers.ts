@@ -11,7 +11,7 @@ import { Refusal, type RefusalReason, refusalOf } from "../wallet/refusal";
 import { amountToMinor, formatMoney } from "../wallet/rules";
 import { spendable } from "../wallet/summary";
 import { jwtRouteRefusals } from "./auth";
-import { amountRefused, PLUGIN_ROUNDING } from "./entries";
+import { amountRefused, overlongRefused, PLUGIN_ROUNDING } from "./entries";
 import { pluginUser } from "./identity";
 import { requires, sanitizeTextField } from "./php";
 import { invalidWallet } from "./respond";
@@ -60,6 +60,8 @@ const transferInput: Input<{
         requestId.length > REQUEST_ID_MAX)
     )
       errors.request_id = `request_id can contain aplhpabets, numbers and underscore, at most ${REQUEST_ID_MAX} characters`;
+    if (!errors.amount_to_transfer)
+      Object.assign(errors, overlongRefused("amount_to_transfer", fields.amount));
     const note = f.note;
     if ([...note].length > MAX_TEXT) errors.note = `note must be at most ${MAX_TEXT} characters`;
     if (Object.keys(errors).length > 0) throw invalidInput(errors);
