@@ -283,6 +283,21 @@ describe("mapping helpers", () => {
     expect(parseRoles(null)).toEqual([]);
   });
 
+  it("reads roles only as the array's own keys, and none from a value WordPress cannot unserialize", () => {
+    // A string value that reads like a role, an inner array's key, a count or length that is off.
+    expect(
+      parseRoles('a:2:{s:6:"editor";b:1;s:4:"note";s:25:"s:13:"administrator";b:1;";}'),
+    ).toEqual(["editor"]);
+    expect(parseRoles('a:1:{s:5:"extra";a:1:{s:13:"administrator";b:1;}}')).toEqual([]);
+    expect(parseRoles('a:1:{s:12:"administrator";b:1;}')).toEqual([]);
+    expect(parseRoles('a:2:{s:13:"administrator";b:1;}')).toEqual([]);
+    expect(parseRoles('a:1:{s:13:"administrator";b:1;')).toEqual([]);
+    expect(parseRoles('a:1:{s:13:"administrator";b:1;}x')).toEqual([]);
+    expect(parseRoles('a:1:{s:8:"éditeur";b:1;}')).toEqual(["éditeur"]);
+    expect(parseRoles('a:2:{i:0;b:1;s:6:"author";i:1;}')).toEqual(["author"]);
+    expect(parseRoles(`a:1:{s:1:"x";${"a:1:{i:0;".repeat(100_000)}`)).toEqual([]);
+  });
+
   it("tells the password hash kinds apart", () => {
     expect(passwordHashKind("$P$B1.iUL7/R9IdqMK9rnDKgJgOrzj8S00")).toBe("phpass");
     expect(

@@ -67,11 +67,44 @@ export function decodeEntities(text: string) {
 
 /** Role names granted in a PHP-serialized capabilities array: a:1:{s:13:"administrator";b:1;}. */
 export function parseRoles(serialized: string | null | undefined) {
-  const roles: string[] = [];
-  const re = /s:\d+:"((?:[^"\\]|\\.)*)";(?:b:1|i:1|s:1:"1")/g;
-  for (let m: RegExpExecArray | null; (m = re.exec(String(serialized ?? ""))); ) roles.push(m[1]!);
-  return roles;
+  const bytes = new TextEncoder().encode(String(serialized ?? ""));
+  const text = (from: number, to: number) => new TextDecoder().decode(bytes.subarray(from, to));
+  let at = 0;
+  /** The value at `at` (PHP serialize's b, i, d, s, N and a), moving past it; null if malformed. */
+  const value = (depth = 0): { kind: string; text: string; keys?: [string, string][] } | null => {
+    const head = /^(?:([bid]):([^;]*);|(N);|s:(\d+):"|a:(\d+):\{)/.exec(text(at, at + 64));
+    if (!head) return null;
+    at += new TextEncoder().encode(head[0]).length;
+    if (head[1]) return { kind: head[1], text: head[2]! };
+    if (head[3]) return { kind: "N", text: "" };
+    if (head[4] !== undefined) {
+      const end = at + Number(head[4]);
+      if (end + 2 > bytes.length || text(end, end + 2) !== '";') return null;
+      const s = text(at, end);
+      at = end + 2;
+      return { kind: "s", text: s };
+    }
+    if (depth > 32) return null; // deeper than any capabilities array: read as malformed
+    const keys: [string, string][] = [];
+    for (let n = Number(head[5]); n > 0; n--) {
+      const key = value(depth + 1);
+      if (!key || (key.kind !== "s" && key.kind !== "i")) return null;
+      const v = value(depth + 1);
+      if (!v) return null;
+      keys.push([key.kind === "s" ? key.text : "", v.kind + ":" + v.text]);
+    }
+    if (text(at, at + 1) !== "}") return null;
+    at += 1;
+    return { kind: "a", text: "", keys };
+  };
+  const caps = value();
+  // maybe_unserialize gives false for a malformed value or trailing bytes: the user has no role.
+  if (!caps?.keys || at !== bytes.length) return [];
+  return caps.keys.filter(([key, v]) => key !== "" && TRUTHY.has(v)).map(([key]) => key);
 }
+
+/** The capability values the import has read as granting the role: true, 1 and "1". */
+const TRUTHY = new Set(["b:1", "i:1", "s:1"]);
 
 /**
  * Which password hash this is: a WordPress kind sign-in accepts (src/auth/wordpress-hashes.ts, with
