@@ -1,7 +1,13 @@
 import * as v from "valibot";
 import { ok, send } from "../http/envelope";
 import { invalidInput } from "../http/errors";
-import { AMOUNT_TEXT_MAX, MAX_TEXT, overlongAmount, REQUEST_ID_MAX } from "../http/fields";
+import {
+  AMOUNT_TEXT_MAX,
+  amountTooLong,
+  MAX_TEXT,
+  overlongAmount,
+  REQUEST_ID_MAX,
+} from "../http/fields";
 import { defineRoute, type Input } from "../http/route";
 import type { AmountPolicy, AmountRefusal } from "../ledger/money";
 import { credit, debit, type UserRef } from "../wallet/movements";
@@ -73,7 +79,7 @@ export function overlongRefused(field: string, text: string) {
   if (text.length <= AMOUNT_TEXT_MAX) return {};
   const why = overlongAmount(text);
   if (why !== "too-long") return amountRefused(field, why);
-  return { [field]: `${field} must be at most ${AMOUNT_TEXT_MAX} characters` };
+  return { [field]: amountTooLong(field) };
 }
 
 /** A credit's or a debit's fields, sanitized as the plugin read them and checked by its rules. */

@@ -160,7 +160,10 @@ export function overlongAmount(text: string): "not-positive" | "too-large" | "to
   return whole === "too-large" ? whole : "too-long";
 }
 
-export const AMOUNT_TOO_LONG = `amount must be at most ${AMOUNT_TEXT_MAX} characters`;
+/** An amount's text past AMOUNT_TEXT_MAX, as either dialect words it for its field. */
+export const amountTooLong = (field: string) =>
+  `${field} must be at most ${AMOUNT_TEXT_MAX} characters`;
+export const AMOUNT_TOO_LONG = amountTooLong("amount");
 
 const OVERLONG_AMOUNT_TEXT = {
   "not-positive": AMOUNT_MESSAGES["not-positive"],
