@@ -314,6 +314,19 @@ describe("state-changing console requests come from the console's own origin", (
       expect(res.status, `${site} ${mode} ${dest}`).toBe(403);
       expect(res.headers.get("set-cookie")).toBeNull();
     }
+    // A prefetch of a link (speculation rules) from a sibling subdomain: sent as a navigation,
+    // with Sec-Purpose, and never shown unless the operator follows the link.
+    const prefetch = await request("/api-keys", {
+      cookie: withSecret,
+      headers: {
+        "Sec-Fetch-Site": "same-site",
+        "Sec-Fetch-Mode": "navigate",
+        "Sec-Fetch-Dest": "document",
+        "Sec-Purpose": "prefetch",
+      },
+    });
+    expect(prefetch.status).toBe(403);
+    expect(prefetch.headers.get("set-cookie")).toBeNull();
     // A link followed from another site opens the page, which shows the secret once.
     const page = await request("/api-keys", {
       cookie: withSecret,

@@ -34,12 +34,16 @@ const SAFE_METHODS = new Set(["GET", "HEAD"]);
  * A page read that another origin's page made the browser send without opening it: an image, a
  * fetch, a frame, a prefetch (Fetch Metadata's resource isolation policy). Refused, though nothing
  * changes: a page is shown once with its notice or a new key's secret, which such a load would use
- * up unseen. A link followed from anywhere opens the page (a top-level navigation).
+ * up unseen. A link followed from anywhere opens the page (a top-level navigation). A link's
+ * prefetch is sent as one, with Sec-Purpose, and kept unseen unless the link is followed: refused,
+ * the browser fetches the page when it is.
  */
 function foreignLoad(c: Context<ConsoleEnv>) {
   const site = c.req.header("sec-fetch-site");
   if (site === undefined || site === "same-origin" || site === "none") return false;
-  const navigation = c.req.header("sec-fetch-mode") === "navigate";
+  const navigation =
+    c.req.header("sec-fetch-mode") === "navigate" &&
+    !c.req.header("sec-purpose")?.includes("prefetch");
   return !navigation || (c.req.header("sec-fetch-dest") ?? "document") !== "document";
 }
 
