@@ -27,7 +27,7 @@ export default {
     if (batch.queue === "wallet-webhooks-dlq") return consumeDeadLetters(batch.messages);
     consumeDeadLetters(batch.messages.filter(isEventLetter));
     const nudges = batch.messages.filter((m) => !isEventLetter(m)) as Message<Nudge>[];
-    await consumeNudges(nudges, env, pumpDeps(env));
+    if (nudges.length > 0) await consumeNudges(nudges, env, pumpDeps(env));
   },
   /**
    * The cron trigger (wrangler.toml [triggers], every minute): nudges any endpoint an event is

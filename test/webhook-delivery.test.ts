@@ -802,11 +802,13 @@ describe("the Worker's queue, cron and write path", () => {
     const letter = { endpointId: id, eventId: 7, attempts: 8, error: "answered HTTP 500" };
     const errors = vi.spyOn(console, "error").mockImplementation(() => {});
     // A dead-letter queue renamed in wrangler.toml: its batches reach the consumer under its name.
+    // Letters alone say nothing of the deliveries' settings (a secret missing meanwhile).
+    const unkeyed = { ...env, WEBHOOK_SECRET_KEY: "" };
     for (const queue of ["wallet-webhooks-dlq", "staging-webhooks-dlq"]) {
       const batch = createMessageBatch(queue, [
         { id: "l", timestamp: new Date(), attempts: 1, body: letter },
       ]);
-      await worker.queue(batch, env);
+      await worker.queue(batch, unkeyed);
       const result = await getQueueResult(batch, createExecutionContext());
       expect(result.explicitAcks).toEqual(["l"]);
     }
