@@ -32,11 +32,10 @@ const SAFE_METHODS = new Set(["GET", "HEAD"]);
 
 /**
  * A page read that another origin's page made the browser send without opening it: an image, a
- * fetch, a frame, a prefetch (Fetch Metadata's resource isolation policy). Refused, though nothing
- * changes: a page is shown once with its notice or a new key's secret, which such a load would use
- * up unseen. A link followed from anywhere opens the page (a top-level navigation). A link's
- * prefetch is sent as one, with Sec-Purpose, and kept unseen unless the link is followed: refused,
- * the browser fetches the page when it is.
+ * fetch, a frame, a link's prefetch (Fetch Metadata's resource isolation policy). Refused, though
+ * nothing changes: a page is shown once with its notice or a new key's secret, which such a load
+ * would use up unseen. A link followed from anywhere opens the page (a top-level navigation); a
+ * prefetch, sent as one but with Sec-Purpose, is fetched again when its link is followed.
  */
 function foreignLoad(c: Context<ConsoleEnv>) {
   const site = c.req.header("sec-fetch-site");
@@ -58,8 +57,9 @@ function overHttps(url: string) {
  * sign-in form served over http would send the password in clear, and the browser would drop the
  * Secure cookie it answered, so the operator, never signed in, would send it again. Refuses a
  * state-changing request from another origin before anything is read or written (the CSRF token
- * is checked after this), and a page another origin loads without navigating to it. Isolates every console answer: no other origin's window keeps a handle
- * on it (COOP) and no other origin may load it (CORP).
+ * is checked after this), and a page another origin loads without navigating to it. Isolates every
+ * console answer: no other origin's window keeps a handle on it (COOP) and no other origin may load
+ * it (CORP).
  */
 export const consoleBoundary: MiddlewareHandler<ConsoleEnv> = async (c, next) => {
   const secure = overHttps(c.req.url);
