@@ -286,7 +286,7 @@ describe("state-changing console requests come from the console's own origin", (
     expect(stored).toEqual({ note });
   });
 
-  it("refuses a GET another site's page loads without navigating: a new key's secret is kept for the console", async () => {
+  it("refuses a GET another site's page loads without navigating, and a page it opens shows no new key's secret: it waits for the console", async () => {
     const keysPage = await request("/api-keys", { cookie });
     const made = await request("/api-keys", {
       method: "POST",
@@ -327,17 +327,24 @@ describe("state-changing console requests come from the console's own origin", (
     });
     expect(prefetch.status).toBe(403);
     expect(prefetch.headers.get("set-cookie")).toBeNull();
-    // A link followed from another site opens the page, which shows the secret once.
-    const page = await request("/api-keys", {
+    // A link followed from another site (or a window it opened and closed) opens the page, which
+    // leaves the secret for the console's own redirect.
+    const navigation = { "Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "document" };
+    const opened = await request("/api-keys", {
       cookie: withSecret,
-      headers: {
-        "Sec-Fetch-Site": "cross-site",
-        "Sec-Fetch-Mode": "navigate",
-        "Sec-Fetch-Dest": "document",
-      },
+      headers: { ...navigation, "Sec-Fetch-Site": "cross-site" },
     });
-    expect(page.status).toBe(200);
-    expect(page.html).toContain("copy it now");
+    expect(opened.status).toBe(200);
+    expect(opened.html).not.toContain("copy it now");
+    expect(opened.html).not.toContain("wk_");
+    const secretName = secret[0]!.split("=")[0]!;
+    expect(opened.headers.getSetCookie().filter((c) => c.startsWith(secretName))).toEqual([]);
+    const own = await request("/api-keys", {
+      cookie: withSecret,
+      headers: { ...navigation, "Sec-Fetch-Site": "same-origin" },
+    });
+    expect(own.html).toContain("copy it now");
+    expect(own.html).toContain("wk_");
   });
 
   it("lets GET pages be read with a foreign Origin header (a link followed), still without CORS", async () => {

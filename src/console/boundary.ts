@@ -30,6 +30,12 @@ function requestSource(c: Context<ConsoleEnv>): "own" | "foreign" | "unstated" {
 
 const SAFE_METHODS = new Set(["GET", "HEAD"]);
 
+/** Whether a browser says another origin's page sent the request (Fetch Metadata). */
+export function sentFromAnotherOrigin(c: Context<ConsoleEnv>) {
+  const site = c.req.header("sec-fetch-site");
+  return site !== undefined && site !== "same-origin" && site !== "none";
+}
+
 /**
  * A page read that another origin's page made the browser send without opening it: an image, a
  * fetch, a frame, a link's prefetch (Fetch Metadata's resource isolation policy). Refused, though
@@ -38,8 +44,7 @@ const SAFE_METHODS = new Set(["GET", "HEAD"]);
  * prefetch, sent as one but with Sec-Purpose, is fetched again when its link is followed.
  */
 function foreignLoad(c: Context<ConsoleEnv>) {
-  const site = c.req.header("sec-fetch-site");
-  if (site === undefined || site === "same-origin" || site === "none") return false;
+  if (!sentFromAnotherOrigin(c)) return false;
   const navigation =
     c.req.header("sec-fetch-mode") === "navigate" &&
     !c.req.header("sec-purpose")?.includes("prefetch");

@@ -6,6 +6,7 @@ import { sameSecret } from "../auth/same-secret";
 import { seal, unseal } from "../auth/sealed";
 import { jwtSecret } from "../http/auth";
 import type { WalletDisplay } from "../ledger/money";
+import { sentFromAnotherOrigin } from "./boundary";
 import type { ConsoleEnv, Fields } from "./env";
 import { cookieOptions, cookiePrefix, dropCookie, readCookie } from "./session";
 import type { Notice } from "./views";
@@ -107,13 +108,17 @@ export async function backWithSecret(
   return back(c, to, { kind: "ok", text });
 }
 
-/** The secret `backWithSecret` left for this page: shown on it, gone from the next. */
+/**
+ * The secret `backWithSecret` left for this page: shown on it, gone from the next. A page another
+ * origin's page opened (a link, a window it opened and closed) leaves it for the console's own
+ * redirect, which `backWithSecret` sent, so no other site can use it up unseen.
+ */
 export async function secretOf(
   c: Context<ConsoleEnv>,
 ): Promise<Record<string, string> | undefined> {
   const name = secretCookie(c.req.path);
   const sealed = readCookie(c, name);
-  if (sealed === undefined) return undefined;
+  if (sealed === undefined || sentFromAnotherOrigin(c)) return undefined;
   dropCookie(c, name);
   const opened = await unseal(sealed, jwtSecret(c), SECRET_PURPOSE);
   if (opened === null) return undefined;
