@@ -16,14 +16,17 @@
 // Wrangler still hands out Miniflare 4's worker options; `convertV4MiniflareOptions`, the adapter
 // wrangler itself uses, turns them into Miniflare 5's.
 //
-// Usage (a child process, in its own process group, stopped by SIGTERM):
-//   tsx scripts/lib/bench-worker.ts '{"config":…,"port":…,"persist":…,"vars":{…},"logs":false}'
+// Usage (a child process, in its own process group, stopped by SIGTERM), its options in the
+// environment (startBenchWorker in ./wrangler.ts):
+//   WALLET_BENCH_WORKER_OPTIONS='{"config":…,"port":…,"persist":…,"vars":{…},"logs":false}' \
+//     tsx scripts/lib/bench-worker.ts
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { convertV4MiniflareOptions, Miniflare, type V4WorkerOptions } from "miniflare";
 import { unstable_getMiniflareWorkerOptions, unstable_readConfig } from "wrangler";
 import { bundle } from "./bundle";
+import { BENCH_WORKER_OPTIONS } from "./wrangler";
 
 type Options = {
   config: string;
@@ -44,7 +47,8 @@ type Options = {
   inspectorPort?: number;
 };
 
-const options = JSON.parse(process.argv[2] ?? "{}") as Options;
+const options = JSON.parse(process.env[BENCH_WORKER_OPTIONS] ?? "{}") as Options;
+delete process.env[BENCH_WORKER_OPTIONS];
 const outdir = mkdtempSync(join(tmpdir(), "wallet-bench-bundle-"));
 // The bundle goes with the process however it ends: stopped, or a failed start.
 process.on("exit", () => rmSync(outdir, { recursive: true, force: true }));

@@ -98,9 +98,19 @@ export const startWranglerDev = (args: string[], options: SpawnOptions = {}) =>
 const TSX_LOADER = pathToFileURL(require.resolve("tsx")).href;
 const BENCH_WORKER = fileURLToPath(new URL("./bench-worker.ts", import.meta.url));
 
-/** The deployed bundle served by Miniflare alone (./bench-worker.ts), in its own process group. */
+/** Where ./bench-worker.ts reads its options: the environment, for they hold the secrets. */
+export const BENCH_WORKER_OPTIONS = "WALLET_BENCH_WORKER_OPTIONS";
+
+/**
+ * The deployed bundle served by Miniflare alone (./bench-worker.ts), in its own process group. Its
+ * options (the vars, secrets among them) go in its environment, which only its owner can read; a
+ * command line is listed to every user of the machine.
+ */
 export const startBenchWorker = (config: object, options: SpawnOptions = {}) =>
-  startDetached(["--import", TSX_LOADER, BENCH_WORKER, JSON.stringify(config)], options);
+  startDetached(["--import", TSX_LOADER, BENCH_WORKER], {
+    ...options,
+    env: { ...(options.env ?? offlineEnv()), [BENCH_WORKER_OPTIONS]: JSON.stringify(config) },
+  });
 
 /**
  * The entries wrangler appended to its output file (WRANGLER_OUTPUT_FILE_PATH), one JSON object a

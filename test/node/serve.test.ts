@@ -6,6 +6,7 @@ import {
   cpSync,
   existsSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   symlinkSync,
@@ -59,6 +60,20 @@ it("prepares a fresh copy as npm run dev does and serves the bundle: sign in, cr
   expect(output).toContain("the deploy bundle under Miniflare alone");
   expect(existsSync(path.join(work, ".dev.vars")), "a dev-only .dev.vars written").toBe(true);
   expect(existsSync(path.join(work, ".wrangler/state/v3/d1")), "local D1 state").toBe(true);
+  // The secrets reach the server in its environment, never its command line, which any user of
+  // the machine can list (ps).
+  const secret = /^JWT_SECRET=(.+)$/m.exec(readFileSync(path.join(work, ".dev.vars"), "utf8"))?.[1];
+  expect(secret).toBeTruthy();
+  const commandLines = readdirSync("/proc")
+    .filter((name) => /^\d+$/.test(name))
+    .map((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, "utf8");
+      } catch {
+        return ""; // gone since the listing
+      }
+    });
+  expect(commandLines.filter((line) => line.includes(secret!))).toEqual([]);
 
   const api = `${base}/wp-json/wallet/v1`;
   const login = await fetch(`${api}/users/login`, {
