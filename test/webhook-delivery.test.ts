@@ -536,6 +536,40 @@ describe("an endpoint deleted while its delivery is under way", () => {
     expect(kept!.n).toBe(0);
   });
 
+  // A failed attempt would back the endpoint off and have its message retried, or handed on as a
+  // new one once retried often: for an endpoint that is gone, neither.
+  it("acks its message when it is deleted during a failed attempt: no retry, no new message", async () => {
+    const { admin, user, wallet } = await makeAccount();
+    let deleting = 0;
+    const { got, outbound } = receiver(async () => {
+      const gone = await call("DELETE", `/webhooks/${deleting}`, { auth: admin.bearer });
+      expect(gone.status).toBe(200);
+      return 500;
+    });
+    for (const attempts of [1, FRESH_AFTER_ATTEMPTS]) {
+      const hook = await subscribeWebhook(admin, "transaction.created");
+      deleting = hook.id;
+      await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
+      const { sent, queue } = fakeQueue();
+      const settled: unknown[] = [];
+      const message = {
+        body: { endpointId: hook.id },
+        attempts,
+        ack: () => settled.push("ack"),
+        retry: (options?: QueueRetryOptions) => settled.push({ retry: options }),
+      } as unknown as Message<Nudge>;
+      await consumeNudges(
+        [message],
+        { ...env, WEBHOOK_QUEUE: queue },
+        pumpDeps(outbound, Date.now),
+      );
+      expect({ attempts, settled, sent }).toEqual({ attempts, settled: ["ack"], sent: [] });
+      expect(await deliveriesOf(hook.id)).toBe(0);
+    }
+    // Each got the one attempt under way when it was deleted.
+    expect(got).toHaveLength(2);
+  });
+
   // The dead-letter queue's log line is the one an operator acts on (docs/operations.md): it must
   // not name an event of an endpoint that no longer exists.
   it("sends no dead letter when it is deleted during an event's last attempt", async () => {

@@ -171,13 +171,14 @@ async function deliverOne(
   };
   if (!outcome.ok && attempt < MAX_ATTEMPTS) {
     const delayS = backoffS(attempt, deps.retryBaseS);
-    await recordAttempt(
+    const backedOff = await recordAttempt(
       deps.db,
       lease,
       { ...delivery, status: "failed" },
       { kind: "back-off", retryAtMs: atMs + delayS * 1000 },
     );
-    return { kind: "retry", delayS };
+    // Deleted meanwhile, or taken over by a consumer that retries it itself: nothing to retry.
+    return backedOff ? { kind: "retry", delayS } : { kind: "busy" };
   }
   // Delivered, or dead-lettered after its last attempt: the cursor moves past it either way.
   const held = await recordAttempt(
