@@ -107,7 +107,7 @@ function Endpoint(props: { hook: EndpointRow; deliveries: Delivery[]; session: S
           session={session}
           action={`${page}/${h.id}/delete`}
           kind="danger"
-          confirm={`Delete webhook ${h.id} (${h.url})? It gets no more events, and the deletion cannot be undone.`}
+          confirm={`Delete webhook ${h.id} (${h.url})? It gets no more events but one already on its way, and the deletion cannot be undone.`}
         >
           Delete webhook {String(h.id)}
         </PostButton>
