@@ -127,6 +127,44 @@ describe("POST /users/login throttling per account and address", () => {
     expect(statuses.filter((s) => s === 429)).toHaveLength(10);
   });
 
+  it("counts one pair over wallet/v1, the plugin's dialect and the console: of 30 wrong passwords sent at once through the three, in two letter cases, 10 are checked", async () => {
+    const admin = await makeAnyUser("administrator", undefined, await cheapHash);
+    const checked: number[] = [];
+    const app = appAt(pinnedMs, { pace: async (floorMs) => void checked.push(floorMs) });
+    const ip = freshAddress();
+    const json = (login: string, password: string) =>
+      [JSON.stringify({ user_email: login, user_password: password }), "application/json"] as const;
+    const surfaces: ((login: string, password: string) => readonly [string, string, string])[] = [
+      (login, password) => ["/wp-json/wallet/v1/users/login", ...json(login, password)],
+      (login, password) => ["/wp-json/rimplenet/v1/users/login", ...json(login, password)],
+      (login, password) => [
+        "/wallet-admin/sign-in",
+        new URLSearchParams({ email: login, password }).toString(),
+        "application/x-www-form-urlencoded",
+      ],
+    ];
+    const send = (i: number, password = `burst-${i}`) => {
+      const login = i % 2 ? admin.email : admin.email.toUpperCase();
+      const [path, body, type] = surfaces[i % 3]!(login, password);
+      const headers = { "Content-Type": type, "CF-Connecting-IP": ip };
+      const vars = { COMPAT_NAMESPACE: "rimplenet" };
+      return app.request(
+        `http://localhost${path}`,
+        { method: "POST", body, headers },
+        {
+          ...env,
+          ...vars,
+        },
+      );
+    };
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => send(i)));
+    const statuses = answers.map((r) => r.status).sort();
+    expect(statuses).toEqual([...Array(10).fill(400), ...Array(20).fill(429)]);
+    expect(checked).toHaveLength(10);
+    // The right password, through each of them, finds the same lock.
+    for (let i = 0; i < 3; i++) expect((await send(i, PASSWORD)).status).toBe(429);
+  });
+
   it("leaves other accounts alone, from the same address", async () => {
     const [locked, other] = await Promise.all([makeUser(), makeUser()]);
     const ip = freshAddress();
