@@ -147,14 +147,10 @@ describe("POST /users/login throttling per account and address", () => {
       const login = i % 2 ? admin.email : admin.email.toUpperCase();
       const [path, body, type] = surfaces[i % 3]!(login, password);
       const headers = { "Content-Type": type, "CF-Connecting-IP": ip };
-      const vars = { COMPAT_NAMESPACE: "rimplenet" };
       return app.request(
         `http://localhost${path}`,
         { method: "POST", body, headers },
-        {
-          ...env,
-          ...vars,
-        },
+        { ...env, COMPAT_NAMESPACE: "rimplenet" },
       );
     };
     const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => send(i)));
