@@ -11,6 +11,9 @@
 // A hold captured between the refusal and its naming was counted twice by the same replays: as held
 // (it counted when the write was judged) and as gone (its DEBIT was in the balance read after), so a
 // batch named a leg the wallet could pay, and the plugin's sentence a mature balance below zero.
+// Dates are whole seconds, so the same replays took a hold placed or captured just before the
+// refused write, in its own second, for one placed or captured after it: they now start from the
+// state as it stands, which is the refused one when nothing moved in between.
 import { beforeAll, describe, expect, it } from "vitest";
 import { wrappedD1 } from "./d1-counter";
 import {
@@ -283,14 +286,104 @@ describe("a hold captured between a refusal and its naming", () => {
       });
       // The capture counted twice would say "mature wallet - [₦-6.00]" (all captured) or
       // "[₦-1.00]" (3 captured): the balance after the capture less the hold it captured, a figure
-      // the sender never had.
+      // the sender never had. All captured, the sender's 2 left still refuse 5: named as they stand
+      // (a balance read then says so too); 3 captured leave 7, which would not: named as refused.
+      const immature = part === undefined ? "₦0.00" : "₦8.00";
       expect(res.body).toEqual({
         status_code: 400,
         status: false,
         message: "Insufficient Balance",
-        error:
-          "Amount to transfer - [₦5.00] is larger than the amount in your mature wallet, input amount not more than the balance in your ( Naira Wallet mature wallet - [₦2.00] ), the balance in your ( Naira Wallet immature wallet  - [₦8.00] )  cannot be transferred until maturity",
+        error: `Amount to transfer - [₦5.00] is larger than the amount in your mature wallet, input amount not more than the balance in your ( Naira Wallet mature wallet - [₦2.00] ), the balance in your ( Naira Wallet immature wallet  - [${immature}] )  cannot be transferred until maturity`,
       });
     },
   );
+});
+
+describe("a refusal named after holds were placed and captured in its own second", () => {
+  // Dates are whole seconds: a hold captured in the refused write's second, before it, looked like
+  // one captured after it (still counting, its DEBIT added back), and one placed in that second
+  // counted beside it. Nothing moved between the refusal and its naming here.
+  const T = Date.UTC(2033, 0, 1);
+  const at = appAt(T);
+
+  /** 10 credited, 8 held and 3 of it captured, all at T: 7 left, nothing held. */
+  async function capturedInTheSecond() {
+    const wallet = await makeWallet(admin);
+    const user = await makeUser();
+    const paid = await call("POST", "/credits", {
+      auth: key,
+      app: at,
+      body: { user_id: user.id, wallet_id: wallet, amount: "10", request_id: unique("c") },
+    });
+    expect(paid.status, paid.text).toBe(200);
+    const hold = await call("POST", "/holds", {
+      auth: key,
+      app: at,
+      body: { user_id: user.id, wallet_id: wallet, amount: "8", request_id: unique("h") },
+    });
+    expect(hold.status, hold.text).toBe(200);
+    const captured = await call("POST", `/holds/${hold.body.data.hold_id}/capture`, {
+      auth: key,
+      app: at,
+      body: { amount: "3" },
+    });
+    expect(captured.status, captured.text).toBe(200);
+    return { wallet, user };
+  }
+
+  it("POST /batches names the operation the wallet could not pay", async () => {
+    const { wallet, user } = await capturedInTheSecond();
+    const before = await tableCounts();
+    const res = await call("POST", "/batches", {
+      auth: key,
+      app: at,
+      body: {
+        request_id: unique("b"),
+        operations: [
+          { type: "debit", user_id: user.id, wallet_id: wallet, amount: "5" },
+          { type: "debit", user_id: user.id, wallet_id: wallet, amount: "3" },
+        ],
+      },
+    });
+    expect(await tableCounts()).toEqual(before);
+    // The capture read as after the batch named operations[0]: 10 less 5 below the 8 held.
+    expect(res.body).toEqual({
+      status_code: 400,
+      status: false,
+      message: "Insufficient Balance",
+      error: { "operations[1].amount": "Insufficient Balance" },
+    });
+  });
+
+  it("the plugin's transfer names the sender's balance and holds as they were", async () => {
+    const { wallet, user } = await capturedInTheSecond();
+    const to = await makeUser();
+    const again = await call("POST", "/holds", {
+      auth: key,
+      app: at,
+      body: { user_id: user.id, wallet_id: wallet, amount: "7", request_id: unique("h") },
+    });
+    expect(again.status, again.text).toBe(200);
+    const before = await tableCounts();
+    const res = await call("POST", "/wp-json/rimplenet/v1/transfers", {
+      auth: key,
+      app: at,
+      vars: { COMPAT_NAMESPACE: "rimplenet" },
+      body: {
+        transfer_from_user: user.id,
+        transfer_to_user: to.id,
+        wallet_id: wallet,
+        amount_to_transfer: "1",
+      },
+    });
+    expect(await tableCounts()).toEqual(before);
+    // The capture read as after the transfer said mature [₦-5.00] and immature [₦15.00].
+    expect(res.body).toEqual({
+      status_code: 400,
+      status: false,
+      message: "Insufficient Balance",
+      error:
+        "Amount to transfer - [₦1.00] is larger than the amount in your mature wallet, input amount not more than the balance in your ( Naira Wallet mature wallet - [₦0.00] ), the balance in your ( Naira Wallet immature wallet  - [₦7.00] )  cannot be transferred until maturity",
+    });
+  });
 });

@@ -1,10 +1,9 @@
-// Reads of batches (docs/ledger.md#batches): a batch, its entries, the batches touching a user, and
-// the positions a refused batch is judged against. Batches are written only by ledger/batches.ts.
+// Reads of batches (docs/ledger.md#batches): a batch, its entries and the batches touching a user.
+// Batches are written only by ledger/batches.ts.
 import { asc, count, desc, eq, inArray, sql } from "drizzle-orm";
-import { batchAll, type Db, inRuns } from "./client";
-import { capturedSince, heldIn } from "./holds";
+import { type Db, inRuns } from "./client";
 import { entryWithWallet } from "./ledger";
-import { type BatchRow, balances, batches, transactions } from "./schema";
+import { type BatchRow, batches, transactions } from "./schema";
 
 export type { BatchRow };
 
@@ -61,28 +60,4 @@ export async function listBatchesOf(db: Db, userId: number, offset: number, limi
     db.select({ n: count() }).from(batches).where(touching),
   ]);
   return { batches: rows, total: totals[0]?.n ?? 0 };
-}
-
-/**
- * Each (user, wallet)'s balance and what holds reserved for a write judged at `nowS` (captures since
- * added back: db/holds.ts capturedSince): what a refused batch's legs are replayed against to name
- * the one that could not be paid (the database already refused it).
- */
-export async function positions(
-  db: Db,
-  pairs: { userId: number; walletId: string }[],
-  nowS: number,
-) {
-  const queries = pairs.map(({ userId, walletId }) =>
-    db
-      .select({
-        balanceMinor: sql<number>`coalesce((SELECT ${balances.balanceMinor} FROM ${balances}
-          WHERE ${balances.userId} = ${userId} AND ${balances.walletId} = ${walletId}), 0)
-          + ${capturedSince(userId, walletId, nowS)}`,
-        heldMinor: heldIn(userId, walletId, nowS, "judged"),
-      })
-      .from(sql`(SELECT 1)`),
-  );
-  const results = await batchAll(db, queries);
-  return results.map((rows) => rows[0] ?? { balanceMinor: 0, heldMinor: 0 });
 }

@@ -2,7 +2,7 @@
 // for reads and ledger/holds.ts, and in the guards of drizzle/0012_holds.sql for writes: 'held' and
 // not yet expired.
 import { and, asc, count, desc, eq, type SQL, sql } from "drizzle-orm";
-import type { Db } from "./client";
+import { batchAll, type Db } from "./client";
 import { balances, type Hold, holds, transactions, users, wallets } from "./schema";
 
 export type { Hold };
@@ -52,7 +52,7 @@ export const heldIn = (
   sql<number>`(SELECT coalesce(sum(${holds.amountMinor}), 0) FROM ${holds}
     WHERE ${holds.userId} = ${userId} AND ${holds.walletId} = ${walletId} AND ${
       at === "judged" ? countedWhenJudged(nowS) : counting(nowS)
-    })`.as("held_minor");
+    })`.as(at === "judged" ? "judged_held_minor" : "held_minor");
 
 /** The holds answered with a status at `nowS`: a 'held' one whose time ran out is expired already. */
 function withStatus(status: HoldStatus, nowS: number): SQL {
@@ -132,25 +132,15 @@ export async function balancesWithHolds(db: Db, userId: number, nowS: number) {
  * One user's position in one wallet, in one round trip: whether both exist, the balance and entry
  * count (the balance row's), what counting holds reserve at `nowS`, and the newest entry.
  */
-export async function walletPosition(
-  db: Db,
-  userId: number,
-  walletId: string,
-  nowS: number,
-  at: "now" | "judged" = "now",
-) {
+export async function walletPosition(db: Db, userId: number, walletId: string, nowS: number) {
   const [userRows, walletRows, balanceRows, lastRows] = await db.batch([
     db.select({ id: users.id }).from(users).where(eq(users.id, userId)),
     db.select().from(wallets).where(eq(wallets.id, walletId)),
     db
       .select({
-        // Judged: the balance as the write was judged against it, captures since added back.
-        balanceMinor:
-          at === "judged"
-            ? sql<number>`${balances.balanceMinor} + ${capturedSince(userId, walletId, nowS)}`
-            : balances.balanceMinor,
+        balanceMinor: balances.balanceMinor,
         entryCount: balances.entryCount,
-        heldMinor: heldIn(userId, walletId, nowS, at),
+        heldMinor: heldIn(userId, walletId, nowS),
       })
       .from(balances)
       .where(and(eq(balances.userId, userId), eq(balances.walletId, walletId))),
@@ -172,4 +162,39 @@ export async function walletPosition(
     balance: balanceRows[0],
     last: lastRows[0],
   };
+}
+
+/**
+ * Each (user, wallet)'s balance and what holds reserve, twice, for naming a write the database
+ * refused at `atS` a moment ago: `now`, as they stand at `nowS`; `judged`, as that write was judged
+ * (holds counted as they stood at `atS`, captures since added back to the balance: capturedSince).
+ * `judged` cannot tell a hold placed or resolved in the second `atS` before the write from one
+ * after it; `now` is exact when nothing moved in between, so a refusal is named from it whenever
+ * it refuses.
+ */
+export async function refusedPositions(
+  db: Db,
+  pairs: { userId: number; walletId: string }[],
+  atS: number,
+  nowS: number,
+) {
+  const queries = pairs.map(({ userId, walletId }) =>
+    db
+      .select({
+        balanceMinor: sql<number>`coalesce((SELECT ${balances.balanceMinor} FROM ${balances}
+          WHERE ${balances.userId} = ${userId} AND ${balances.walletId} = ${walletId}), 0)`,
+        capturedMinor: capturedSince(userId, walletId, atS),
+        heldMinor: heldIn(userId, walletId, nowS),
+        judgedHeldMinor: heldIn(userId, walletId, atS, "judged"),
+      })
+      .from(sql`(SELECT 1)`),
+  );
+  const results = await batchAll(db, queries);
+  return results.map((rows) => {
+    const r = rows[0] ?? { balanceMinor: 0, capturedMinor: 0, heldMinor: 0, judgedHeldMinor: 0 };
+    return {
+      now: { balanceMinor: r.balanceMinor, heldMinor: r.heldMinor },
+      judged: { balanceMinor: r.balanceMinor + r.capturedMinor, heldMinor: r.judgedHeldMinor },
+    };
+  });
 }

@@ -3,7 +3,8 @@
 // writes all of them in one D1 batch, so the ledger's own guards (the overdraft CHECK, holds, the
 // UNIQUE keys) refuse the whole batch or none of it. A refusal names the operation it came from.
 
-import { findBatchByKey, positions } from "../db/batches";
+import { findBatchByKey } from "../db/batches";
+import { refusedPositions } from "../db/holds";
 import { newestEntries } from "../db/ledger";
 import { findUsers } from "../db/users";
 import type { Wallet } from "../db/wallets";
@@ -122,17 +123,17 @@ function checkBalanced(ops: BatchOperation[], moves: { wallet: Wallet; amountMin
 }
 
 /**
- * Which entry the ledger refused with `verdict`, replayed against the balances now and the holds
- * that counted when the entries were judged (the database already refused the batch; this only
- * names the operation). The holds are counted as they stood at the entries' own instant, as the
- * database's guard counted them (transactions_within_available: `expires_at_s > created_at_s`), not
- * as they stand a moment later: a hold that expired, was captured or voided in between would
- * otherwise leave no entry at fault, or blame another; the DEBIT of a capture since is added back
- * to the balances (db/holds.ts capturedSince). Should none be refused now (money arrived
- * between the refusal and this replay: a credit paid the leg), the wallets' newest entries are
- * undone one at a time, newest first, and the legs replayed against each state the ledger was in:
- * the latest that refuses them names the entry (the batch was refused at that state or an earlier
- * one). -1 when no state within reach refuses them.
+ * Which entry the ledger refused with `verdict`, by replaying the entries (the database already
+ * refused the batch; this only names the operation). First against the balances and holds as they
+ * stand: when nothing moved since the refusal, the state the database refused them in. Should that
+ * state pay every leg, money moved in between: then against the holds as they stood at the entries'
+ * own instant, as the database's guard counted them (transactions_within_available:
+ * `expires_at_s > created_at_s`; a hold expired, captured or voided since still counts, the DEBIT
+ * of a capture since added back to the balance: db/holds.ts refusedPositions), and should none be
+ * refused then either (a credit paid the leg), the wallets' newest entries are undone one at a
+ * time, newest first, and the legs replayed against each state the ledger was in: the latest that
+ * refuses them names the entry (the batch was refused at that state or an earlier one). -1 when
+ * no state within reach refuses them.
  * In BigInt: a hundred legs of the largest amount run past 2^53.
  */
 export async function firstRefused(
@@ -143,12 +144,11 @@ export async function firstRefused(
   const pairKey = (p: { userId: number; walletId: string }) => `${p.userId}:${p.walletId}`;
   const pairs = [...new Map(entries.map((e) => [pairKey(e), e])).values()];
   // Every entry of a batch carries its stamp's second (ledger/entries.ts entry).
-  const judgedAtS = entries[0]?.createdAtS ?? seconds(ctx.nowMs());
-  const found = await positions(ctx.db, pairs, judgedAtS);
-  const balances = new Map(pairs.map((p, i) => [pairKey(p), BigInt(found[i]!.balanceMinor)]));
-  const held = new Map(pairs.map((p, i) => [pairKey(p), BigInt(found[i]!.heldMinor)]));
+  const nowS = seconds(ctx.nowMs());
+  const judgedAtS = entries[0]?.createdAtS ?? nowS;
+  const found = await refusedPositions(ctx.db, pairs, judgedAtS, nowS);
   const limit = BigInt(MAX_MINOR);
-  const refusedFrom = (start: Map<string, bigint>) => {
+  const refusedFrom = (start: Map<string, bigint>, held: Map<string, bigint>) => {
     const balance = new Map(start);
     return entries.findIndex((e) => {
       const k = pairKey(e);
@@ -161,11 +161,19 @@ export async function firstRefused(
       return moved < 0n && after < (h > 0n ? h : 0n);
     });
   };
-  const now = refusedFrom(balances);
-  if (now !== -1) return now;
+  const state = (of: "now" | "judged") => ({
+    balances: new Map(pairs.map((p, i) => [pairKey(p), BigInt(found[i]![of].balanceMinor)])),
+    held: new Map(pairs.map((p, i) => [pairKey(p), BigInt(found[i]![of].heldMinor)])),
+  });
+  const now = state("now");
+  const asStands = refusedFrom(now.balances, now.held);
+  if (asStands !== -1) return asStands;
+  const { balances, held } = state("judged");
+  const asJudged = refusedFrom(balances, held);
+  if (asJudged !== -1) return asJudged;
   for (const e of await newestEntries(ctx.db, pairs, judgedAtS)) {
     balances.set(pairKey(e), BigInt(e.balanceBeforeMinor));
-    const i = refusedFrom(balances);
+    const i = refusedFrom(balances, held);
     if (i !== -1) return i;
   }
   return -1;

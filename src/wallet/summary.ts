@@ -1,8 +1,8 @@
 // A wallet at a glance for one user: what it holds, what holds reserve of it, what is left to
 // spend, how many entries it has and the newest one.
-import { walletPosition } from "../db/holds";
+import { refusedPositions, walletPosition } from "../db/holds";
 import { newestEntries } from "../db/ledger";
-import type { Wallet } from "../db/wallets";
+import { findWalletCached, type Wallet } from "../db/wallets";
 import { caller, requireAdmin, requireReader, type ServiceContext, seconds } from "./context";
 import { userIdOf } from "./directory";
 import { withHolds } from "./holds";
@@ -37,14 +37,14 @@ export async function walletSummary(
 /**
  * What a user may move out of a wallet (its balance less what holds reserve) and what holds reserve,
  * for a dialect whose refusal of a movement names them (the plugin's transfers). Asked by a caller
- * that may move money, after its movement was refused: money may have moved since. The holds are
- * counted as they stood at the request's stamp (ctx.stamp), the instant the refused movement was
- * judged at, as the database counted them, so that a hold which expired, was captured or voided
- * since is still named as the reserve that refused it (and a capture's DEBIT since is added back
- * to the balance, db/holds.ts capturedSince). Should money have arrived since so that `refusing`
- * (the amount refused, in the wallet's minor units; undefined when it has none) is available now,
- * the wallet's newest entries are undone one at a time and the latest state that had less is
- * answered (the movement was refused in that state or an earlier one).
+ * that may move money, after its movement was refused: money may have moved since. As they stand
+ * when that state refuses `refusing` too (the amount refused, in the wallet's minor units;
+ * undefined when it has none): when nothing moved since, the state it was refused in. Else as the
+ * refused movement was judged, at the request's stamp (db/holds.ts refusedPositions): a hold that
+ * expired, was captured or voided since is still named as the reserve that refused it. Should money
+ * have arrived since so that the amount is available even so, the wallet's newest entries are
+ * undone one at a time and the latest state that had less is answered (the movement was refused in
+ * that state or an earlier one).
  */
 export async function spendable(
   ctx: ServiceContext,
@@ -54,16 +54,20 @@ export async function spendable(
 ) {
   requireAdmin(ctx, "write");
   const atS = seconds(ctx.stamp().nowMs);
-  const found = await walletPosition(ctx.db, userId, walletId, atS, "judged");
-  if (!found.wallet) return undefined;
-  const wallet = found.wallet;
-  const now = withHolds(found.balance);
+  const pair = { userId, walletId };
+  const [wallet, [found]] = await Promise.all([
+    findWalletCached(ctx.db, walletId),
+    refusedPositions(ctx.db, [pair], atS, seconds(ctx.nowMs())),
+  ]);
+  if (!wallet || !found) return undefined;
   const amount = refusing(wallet);
+  const now = withHolds(found.now);
   if (amount === undefined || now.availableMinor < amount) return { wallet, ...now };
-  const pair = { userId, walletId: wallet.id };
+  const judged = withHolds(found.judged);
+  if (judged.availableMinor < amount) return { wallet, ...judged };
   for (const e of await newestEntries(ctx.db, [pair], atS)) {
-    const then = withHolds({ balanceMinor: e.balanceBeforeMinor, heldMinor: now.heldMinor });
+    const then = withHolds({ balanceMinor: e.balanceBeforeMinor, heldMinor: judged.heldMinor });
     if (then.availableMinor < amount) return { wallet, ...then };
   }
-  return { wallet, ...now };
+  return { wallet, ...judged };
 }
