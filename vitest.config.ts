@@ -43,6 +43,7 @@ const FRESH_START = [
   "test/compat-last-administrator.test.ts",
   // What happens once per isolate (src/http/log-once.ts): the first request's notice, and no other
   // file's request before it. configuration also migrates BEHIND_DB.
+  "test/client-address.test.ts",
   "test/configuration.test.ts",
   "test/site-url.test.ts",
   // A site's every webhook endpoint: none but the file's own (and webhook-nudge: the isolate's list

@@ -21,7 +21,7 @@ import { ERRORS, onError } from "./http/errors";
 import { keepAlive } from "./http/keep-alive";
 import { MemoRouter } from "./http/memo-router";
 import { InvalidJsonError } from "./http/params";
-import { entryStamp, siteSettings, siteUrl } from "./http/site";
+import { clientAddress, entryStamp, siteSettings, siteUrl } from "./http/site";
 import { nudgeWebhooks, webhookSettings, wroteRows } from "./http/webhooks";
 import { corsHeaders, discoveryLink, queryRoute, wordpressRequest } from "./http/wp-core";
 import type { EntryStamp } from "./ledger/entries";
@@ -176,7 +176,7 @@ function openService(
     tokenKeys: () => tokenKeys(c),
     signInLimits: () => ({
       throttle: reachable("LOGIN_THROTTLE", c.env.LOGIN_THROTTLE),
-      clientAddress: c.req.header("cf-connecting-ip"),
+      clientAddress: clientAddress(c),
       pace,
     }),
     webhooks: () => webhookSettings(c),

@@ -449,7 +449,8 @@ describe("GET /health", () => {
       `${API}/users/login`,
       {
         method: "POST",
-        headers: { "Content-Type": "application/json" },
+        // As Cloudflare sends it: without it, its own notice is logged (test/client-address).
+        headers: { "Content-Type": "application/json", "CF-Connecting-IP": "203.0.113.9" },
         body: JSON.stringify({ user_email: admin.email, user_password: PASSWORD }),
       },
       { ...env, ...swapped },

@@ -8,7 +8,7 @@ import { mailLimitPerClient } from "../settings";
 import type { MailDeps } from "../wallet/mail-links";
 import { afterAnswer } from "./keep-alive";
 import { NAMESPACE } from "./rest-index";
-import { siteUrl } from "./site";
+import { clientAddress, siteUrl } from "./site";
 import { UserParams } from "./user-fields";
 
 /** The path of the link a verification mail carries, under the contract's namespace. */
@@ -45,7 +45,7 @@ export function mailDeps(c: Context<AppEnv>): MailDeps {
     db: c.var.db,
     send: mailSender(c.env, c.req.url),
     throttle: c.var.service.signInLimits().throttle,
-    clientAddress: c.req.header("cf-connecting-ip"),
+    clientAddress: clientAddress(c),
     perClient: mailLimitPerClient(c.env.MAIL_LIMIT_PER_CLIENT),
     nowMs,
     requestId,

@@ -1,6 +1,7 @@
 // The site's own address, the base of guids, links, the discovery index and the OpenAPI servers:
 // SITE_URL when set, else the address the request came to. Behind Cloudflare that is the hostname
 // the Worker was routed by (its workers.dev name or a custom domain), not a header a client chose.
+// And the address the request came from, as the throttles count it.
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import type { EntryStamp } from "../ledger/entries";
@@ -43,3 +44,26 @@ export const entryStamp = (c: Context<AppEnv>): EntryStamp => ({
   nowMs: c.get("nowMs")(),
   guidSite: configuredSiteUrl(c.env) === "" ? siteUrl(c) : null,
 });
+
+/**
+ * The client's address, CF-Connecting-IP: Cloudflare sets it on every request (a Transform Rule
+ * may remove it; a Worker calling through a service binding sends it only if it passes it on) and
+ * wrangler dev from the socket. Without it every such client counts as one address for the sign-in
+ * throttle and the mail limits, so a stranger could lock a login for everyone: the first request
+ * to find it missing says so.
+ */
+export function clientAddress(c: Context<AppEnv>): string | undefined {
+  const address = c.req.header("cf-connecting-ip");
+  if (address === undefined || address.trim() === "")
+    logOnce(
+      "CF-Connecting-IP missing",
+      {
+        request_id: c.get("requestId") ?? null,
+        setting: "CF-Connecting-IP",
+        notice:
+          "a request came without CF-Connecting-IP: the sign-in throttle and mail limits count every such request as one client address (docs/deploying.md)",
+      },
+      "error",
+    );
+  return address;
+}
