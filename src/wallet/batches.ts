@@ -182,9 +182,11 @@ export async function firstRefused(
 /** Posts a batch: every operation's entries in one D1 batch, or nothing. */
 export async function postBatch(ctx: ServiceContext, input: BatchInput) {
   requireAdmin(ctx, "write");
-  const legs = await resolve(ctx, input);
-  const stamp = ctx.stamp();
   const key = requestKey(input.requestId);
+  const legs = await resolve(ctx, input).catch(async (err: unknown) => {
+    throw (await repeated(ctx, key, err)) ?? err;
+  });
+  const stamp = ctx.stamp();
   const entries = legs.map(({ spec }) => entry({ ...spec, batch: { requestKey: key } }, stamp));
   try {
     const written = await appendBatch(
@@ -202,6 +204,19 @@ export async function postBatch(ctx: ServiceContext, input: BatchInput) {
   } catch (err) {
     throw await refusedBatch(ctx, err, key, legs, entries);
   }
+}
+
+/**
+ * A batch's key is the site's, so a repeat is one whichever users its operations name: a user
+ * not found is answered as the repeat it is (as a write meeting the key is). A body refused as
+ * invalid, unbalanced or with an amount its wallet cannot take is refused so first, as anywhere.
+ */
+async function repeated(ctx: ServiceContext, key: string, err: unknown) {
+  const reason = err instanceof Refusal ? err.reason : undefined;
+  const refused = reason?.code === "batch_operation" ? reason.refused : undefined;
+  if (typeof refused !== "object" || refused.code !== "user_not_found") return undefined;
+  const existing = await findBatchByKey(ctx.db, key);
+  return existing && new Refusal({ code: "batch_exists", batchId: existing.id });
 }
 
 /** A refused batch's error as a refusal naming the batch, or the operation it failed at. */
