@@ -1493,6 +1493,36 @@ describe("a batch", () => {
     expect(await ledgerViolations()).toEqual(CLEAN);
   });
 
+  it("refuses a reversal's note the API refuses, in its words, and moves nothing", async () => {
+    const carol = await makeUser();
+    const posted = await call("POST", "/batches", {
+      auth: admin.bearer,
+      body: {
+        request_id: unique("console-batch"),
+        operations: [{ type: "credit", user_id: carol.id, wallet_id: wallet, amount: "4.00" }],
+      },
+    });
+    const id = posted.body.data.batch_id as number;
+    const page = await request(`/batches/${id}`, { cookie });
+    // One character past the longest note POST /batches/{id}/reverse takes.
+    const note = "n".repeat(1001);
+    const api = await call("POST", `/batches/${id}/reverse`, {
+      auth: admin.bearer,
+      body: { note },
+    });
+    expect(api.body.error).toEqual({ note: "note must be at most 1000 characters" });
+    const refused = await request(`/batches/${id}/reverse`, {
+      method: "POST",
+      cookie,
+      body: form({ _csrf: hidden(page.html, "_csrf"), note }),
+    });
+    expect(noticeLeft(refused)).toBe(
+      "error:Reversal refused. invalid input: note must be at most 1000 characters",
+    );
+    expect(await balanceOf(admin, carol.id, wallet)).toBe(4);
+    expect((await request(`/batches/${id}`, { cookie })).html).toContain(`Reverse batch ${id}`);
+  });
+
   it("with a leg reversed on its own, marks the leg and offers no Reverse batch", async () => {
     const posted = await call("POST", "/batches", {
       auth: admin.bearer,

@@ -2,6 +2,8 @@
 // it on a user's page. Read and reversed by the service's verbs (the same as GET /batches/{id} and
 // POST /batches/{id}/reverse), which reverse every leg or none.
 import { Hono } from "hono";
+import { ReverseBatchParams } from "../http/fields";
+import { parseFields } from "../http/validation";
 import { readBatch } from "../wallet/batch-reads";
 import { reverseBatch } from "../wallet/batch-reversal";
 import { spendMoneyShare } from "../wallet/context";
@@ -10,7 +12,7 @@ import { reversedEntries } from "../wallet/operators";
 import { batchRecord } from "../wallet/rules";
 import { attempt, backRefused, refusalText } from "./api";
 import type { ConsoleEnv, Session } from "./env";
-import { back, field, noticeOf } from "./page";
+import { back, fieldsOf, noticeOf } from "./page";
 import { noSuch, withIds } from "./path-ids";
 import { BASE } from "./session";
 import { Csrf, type Notice, Page, Table, userName, When } from "./views";
@@ -160,7 +162,9 @@ batchScreen.post(
   withIds(["id"], async (c, { id }) => {
     const reversed = await attempt(c, async () => {
       await spendMoneyShare(c.var.service);
-      return reverseBatch(c.var.service, { ...id, note: field(c.var.form, "note") });
+      // The note as the API reads it (POST /batches/{id}/reverse's schema), refused past its bound.
+      const { note } = parseFields(ReverseBatchParams, fieldsOf(c.var.form, ["note"]));
+      return reverseBatch(c.var.service, { ...id, note });
     });
     const to = `${BASE}/batches/${id.ref}`;
     if (reversed.ok) return back(c, to, { kind: "ok", text: `Batch ${id.ref} reversed.` });

@@ -242,6 +242,9 @@ export const choiceField = <const T extends readonly string[]>(
 
 export const ReverseParams = v.object({ request_id: requestIdField, note: noteField });
 
+/** A batch's reversal: its note (the batch is named by its path). */
+export const ReverseBatchParams = v.object({ note: noteField });
+
 // ISO 8601 date or date-time; without an offset it is read as UTC. A year is four digits, or six
 // with a sign (the expanded form the answers write for a year before 0 or after 9999; -000000 is
 // not one).

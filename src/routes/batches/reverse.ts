@@ -3,7 +3,7 @@ import { defineRoute } from "../../http/route";
 import { fields } from "../../http/validation";
 import { reverseBatch } from "../../wallet/batch-reversal";
 import { BatchReversalAnswer } from "../answers";
-import { ReverseBatchParams } from "./schemas";
+import { ReverseBatchRouteParams } from "./schemas";
 
 /** A batch's reversal (src/wallet/batch-reversal.ts): every entry's opposite, or none. */
 export const reverseBatchRoute = defineRoute(
@@ -15,7 +15,7 @@ export const reverseBatchRoute = defineRoute(
     auth: "admin",
     movesMoney: true,
     access: "write",
-    params: fields(ReverseBatchParams),
+    params: fields(ReverseBatchRouteParams),
     errors: ["invalid_input", "batch_not_found", "insufficient_balance", "already_reversed"],
     data: BatchReversalAnswer,
   },

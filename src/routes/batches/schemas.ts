@@ -7,8 +7,8 @@ import {
   EMPTY,
   EntryParams,
   movementOf,
-  noteField,
   pathIdField,
+  ReverseBatchParams,
   requestIdField,
   TransferParams,
   userIdField,
@@ -148,6 +148,6 @@ async function readBatchInput(c: Context<AppEnv>, params: Params): Promise<Batch
 
 export const batchFields: Input<BatchInput> = { schema: BatchParams, read: readBatchInput };
 
-export const ReverseBatchParams = v.object({ id: pathIdField, note: noteField });
+export const ReverseBatchRouteParams = v.object({ id: pathIdField, ...ReverseBatchParams.entries });
 
 export const BatchListParams = v.object({ user_id: userIdField(), ...PAGE_FIELDS });
