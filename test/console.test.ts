@@ -1463,6 +1463,13 @@ describe("a batch", () => {
     const id = posted.body.data.batch_id as number;
     const userPage = await request(`/users/${carol.id}`, { cookie });
     expect(userPage.html).toContain(`/wallet-admin/batches/${id}`);
+    // Reversing one leg alone is offered, and says what it does to the batch.
+    const [carolLeg] = posted.body.data.transaction_ids as number[];
+    const one = await request(`/users/${carol.id}/reverse/${carolLeg}`, { cookie });
+    expect(one.status).toBe(200);
+    expect(one.html).toContain(
+      `<a href="/wallet-admin/batches/${id}">Batch ${id}</a>: reversing this entry alone means the batch can no longer be reversed as a whole.`,
+    );
     const page = await request(`/batches/${id}`, { cookie });
     expect(page.status).toBe(200);
     expect(page.html).toContain("leg one");

@@ -336,6 +336,15 @@ function ReverseView(props: {
     ["Note", e.note],
     ["Request id", e.requestId],
   ];
+  // Reversed alone, a batch's entry leaves its batch no longer reversible as a whole.
+  if (e.batchId)
+    details.push([
+      "Batch",
+      <>
+        <a href={`${BASE}/batches/${e.batchId}`}>Batch {e.batchId}</a>: reversing this entry alone
+        means the batch can no longer be reversed as a whole.
+      </>,
+    ]);
   // An entry the ledger would refuse to reverse is shown without the form.
   const refused = props.why
     ? `Transaction ${txn} cannot be reversed: ${props.why}.`
