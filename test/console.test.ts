@@ -1474,6 +1474,8 @@ describe("a batch", () => {
     expect(page.status).toBe(200);
     expect(page.html).toContain("leg one");
     expect(page.html).toContain("leg two");
+    // Each leg's wallet: two wallets may draw their amounts alike.
+    expect(page.html).toContain(`<td>CREDIT</td><td>${wallet}</td><td class="num">`);
     // Each leg's user by username and id, as a user's page and a transfer's confirmation name one.
     for (const u of [carol, alice])
       expect(page.html).toContain(`/users/${u.id}">${u.username} (user ${u.id})</a>`);

@@ -26,6 +26,8 @@ type BatchData = {
   batch: ReturnType<typeof batchRecord>;
   /** Each leg's user's id, in the legs' order. */
   userIds: number[];
+  /** Each leg's wallet, in the legs' order: two wallets may draw amounts alike. */
+  walletIds: string[];
   /** The legs reversed on their own. */
   alone: Set<number>;
   names: Map<number, { username: string }>;
@@ -33,13 +35,13 @@ type BatchData = {
 
 /** The legs, in a card as every table: its scroll shadows are drawn on white. */
 function Legs(props: { d: BatchData }) {
-  const { batch, userIds, alone, names } = props.d;
+  const { batch, userIds, walletIds, alone, names } = props.d;
   return (
     <section>
       {/* A batch has a leg at least (POST /batches refuses one without). */}
       <Table
         caption="Legs"
-        cols={["ID", "User", "Type", "Amount", "Note"]}
+        cols={["ID", "User", "Type", "Wallet", "Amount", "Note"]}
         num={["Amount"]}
         empty={null}
       >
@@ -54,6 +56,7 @@ function Legs(props: { d: BatchData }) {
                 </a>
               </td>
               <td>{alone.has(t.ID) ? `${t.txn_type} (reversed on its own)` : t.txn_type}</td>
+              <td>{walletIds[i]}</td>
               <td class="num">{t.amount_formatted_disp ?? t.amount}</td>
               <td>{t.note}</td>
             </tr>
@@ -141,6 +144,7 @@ batchScreen.get(
     const batch = batchRecord(read.value, c.var.service.site());
     // Each leg's user's id, as the ledger holds it (the record's `post_author` is the plugin's text).
     const userIds = read.value.entries.map((e) => e.entry.userId);
+    const walletIds = read.value.entries.map((e) => e.entry.walletId);
     // Legs reversed on their own: the batch is then never reversed as a whole (the ledger refuses).
     // The legs' usernames, every leg's user in one read.
     const [alone, names] = await Promise.all([
@@ -152,7 +156,7 @@ batchScreen.get(
         : new Set<number>(),
       usernames(c.var.service, userIds),
     ]);
-    const d = { id, batch, userIds, alone, names };
+    const d = { id, batch, userIds, walletIds, alone, names };
     return c.html(<BatchView d={d} session={c.var.session} notice={await noticeOf(c)} />);
   }),
 );
