@@ -1490,6 +1490,14 @@ describe("a batch", () => {
     });
     expect(noticeLeft(done)).toContain(`Batch ${id} reversed.`);
     expect(await balanceOf(admin, carol.id, wallet)).toBe(0);
+    // The overview's latest entries say what each is, as a user's page does: the reversal's legs,
+    // their batch linked.
+    const overview = await request("/", { cookie });
+    expect(overview.html).toMatch(
+      new RegExp(
+        `<td>DEBIT \\(reversal of ${carolLeg}\\) <a href="/wallet-admin/batches/${id + 1}">batch ${id + 1}</a></td>`,
+      ),
+    );
     const after = await request(`/batches/${id}`, { cookie });
     expect(after.html).toContain("reversed");
     expect(after.html).not.toContain(`Reverse batch ${id}`);

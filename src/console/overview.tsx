@@ -6,6 +6,7 @@ import { formatExact, formatMoney } from "../wallet/rules";
 import type { ConsoleEnv, Session } from "./env";
 import { DAY_S, noticeOf, plural, type Wallet } from "./page";
 import { BASE } from "./session";
+import { EntryType } from "./user";
 import { Chart, day, type Notice, Page, Table, When } from "./views";
 
 export const overviewScreen = new Hono<ConsoleEnv>({ strict: false });
@@ -110,7 +111,9 @@ function OverviewView(props: { data: Overview; session: Session; notice: Notice 
                     {username ?? entry.userId}
                   </a>
                 </td>
-                <td>{entry.txnType}</td>
+                <td>
+                  <EntryType e={entry} />
+                </td>
                 <td class="num">{w ? formatExact(entry.amountMinor, w) : entry.amountText}</td>
                 <td>
                   <When ms={entry.createdAtS * 1000} to="day" />

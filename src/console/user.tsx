@@ -144,6 +144,19 @@ export const typeOf = (e: EntryRow["entry"]) =>
       ? `${e.txnType} (transfer)`
       : e.txnType;
 
+/** An entry's type as a table shows it, with a link to its batch, if it has one. */
+export const EntryType = ({ e }: { e: EntryRow["entry"] }) => (
+  <>
+    {typeOf(e)}
+    {e.batchId ? (
+      <>
+        {" "}
+        <a href={`${BASE}/batches/${e.batchId}`}>batch {e.batchId}</a>
+      </>
+    ) : null}
+  </>
+);
+
 function Entries(props: { d: UserData }) {
   const { userId, page, entries, statement, reversed } = props.d;
   return (
@@ -165,13 +178,7 @@ function Entries(props: { d: UserData }) {
                 <When ms={e.createdAtS * 1000} />
               </td>
               <td>
-                {typeOf(e)}
-                {e.batchId ? (
-                  <>
-                    {" "}
-                    <a href={`${BASE}/batches/${e.batchId}`}>batch {e.batchId}</a>
-                  </>
-                ) : null}
+                <EntryType e={e} />
               </td>
               <td class="num">{formatExact(e.amountMinor, row)}</td>
               <td class="num">{formatExact(e.balanceAfterMinor, row)}</td>
