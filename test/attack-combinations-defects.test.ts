@@ -100,6 +100,38 @@ describe("a batch refused by a hold that stops counting while the refusal is nam
     });
   });
 
+  it("POST /batches names the first operation refused, not a later one refused as well", async () => {
+    const wallet = await makeWallet(admin);
+    const [payer, broke] = [await makeUser(), await makeUser()];
+    await credit(admin, { user_id: payer.id, wallet_id: wallet, amount: "10" });
+    // The payer's debit of 5 is refused while 8 of 10 are held; the other user has nothing, so
+    // its debit of 1 is refused whenever it is reached. The database stops at the first.
+    const E = await holdExpiring(payer.id, wallet, "8", Date.UTC(2032, 0, 2));
+    const { app, d1 } = crossingExpiry(E);
+    const before = await tableCounts();
+    const res = await call("POST", "/batches", {
+      auth: key,
+      app,
+      d1,
+      body: {
+        request_id: unique("b"),
+        operations: [
+          { type: "debit", user_id: payer.id, wallet_id: wallet, amount: "5" },
+          { type: "debit", user_id: broke.id, wallet_id: wallet, amount: "1" },
+        ],
+      },
+    });
+    expect(await tableCounts()).toEqual(before);
+    // Replayed with the holds counted at the clock after the refusal, the expired hold let the
+    // payer's debit through and named operations[1].
+    expect(res.body).toEqual({
+      status_code: 400,
+      status: false,
+      message: "Insufficient Balance",
+      error: { "operations[0].amount": "Insufficient Balance" },
+    });
+  });
+
   it("POST /batches/{id}/reverse names the entry that could not be undone", async () => {
     const wallet = await makeWallet(admin);
     const [payee, other] = [await makeUser(), await makeUser()];

@@ -166,17 +166,17 @@ export async function walletPosition(db: Db, userId: number, walletId: string, n
 
 /**
  * Each (user, wallet)'s balance and what holds reserve, twice, for naming a write the database
- * refused at `atS` a moment ago: `now`, as they stand at `nowS`; `judged`, as that write was judged
- * (holds counted as they stood at `atS`, captures since added back to the balance: capturedSince).
- * `judged` cannot tell a hold placed or resolved in the second `atS` before the write from one
- * after it; `now` is exact when nothing moved in between, so a refusal is named from it whenever
- * it refuses.
+ * refused at `atS` a moment ago: `now`, the balance as it stands and the holds still held that
+ * counted at `atS` (a hold whose time ran out since still counts: the clock moving is no write);
+ * `judged`, as that write was judged (holds counted as they stood at `atS`, captures since added
+ * back to the balance: capturedSince). `judged` cannot tell a hold placed or resolved in the second
+ * `atS` before the write from one after it; `now` is exact when nothing was written in between, so
+ * a refusal is named from it whenever it refuses.
  */
 export async function refusedPositions(
   db: Db,
   pairs: { userId: number; walletId: string }[],
   atS: number,
-  nowS: number,
 ) {
   const queries = pairs.map(({ userId, walletId }) =>
     db
@@ -184,7 +184,7 @@ export async function refusedPositions(
         balanceMinor: sql<number>`coalesce((SELECT ${balances.balanceMinor} FROM ${balances}
           WHERE ${balances.userId} = ${userId} AND ${balances.walletId} = ${walletId}), 0)`,
         capturedMinor: capturedSince(userId, walletId, atS),
-        heldMinor: heldIn(userId, walletId, nowS),
+        heldMinor: heldIn(userId, walletId, atS),
         judgedHeldMinor: heldIn(userId, walletId, atS, "judged"),
       })
       .from(sql`(SELECT 1)`),

@@ -124,8 +124,9 @@ function checkBalanced(ops: BatchOperation[], moves: { wallet: Wallet; amountMin
 
 /**
  * Which entry the ledger refused with `verdict`, by replaying the entries (the database already
- * refused the batch; this only names the operation). First against the balances and holds as they
- * stand: when nothing moved since the refusal, the state the database refused them in. Should that
+ * refused the batch; this only names the operation). First against the balances as they stand and
+ * the holds still held that counted at the entries' instant: when nothing was written since the
+ * refusal, the state the database refused them in (db/holds.ts refusedPositions). Should that
  * state pay every leg, money moved in between: then against the holds as they stood at the entries'
  * own instant, as the database's guard counted them (transactions_within_available:
  * `expires_at_s > created_at_s`; a hold expired, captured or voided since still counts, the DEBIT
@@ -144,9 +145,8 @@ export async function firstRefused(
   const pairKey = (p: { userId: number; walletId: string }) => `${p.userId}:${p.walletId}`;
   const pairs = [...new Map(entries.map((e) => [pairKey(e), e])).values()];
   // Every entry of a batch carries its stamp's second (ledger/entries.ts entry).
-  const nowS = seconds(ctx.nowMs());
-  const judgedAtS = entries[0]?.createdAtS ?? nowS;
-  const found = await refusedPositions(ctx.db, pairs, judgedAtS, nowS);
+  const judgedAtS = entries[0]?.createdAtS ?? seconds(ctx.nowMs());
+  const found = await refusedPositions(ctx.db, pairs, judgedAtS);
   const limit = BigInt(MAX_MINOR);
   const refusedFrom = (start: Map<string, bigint>, held: Map<string, bigint>) => {
     const balance = new Map(start);

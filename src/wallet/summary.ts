@@ -57,7 +57,7 @@ export async function spendable(
   const pair = { userId, walletId };
   const [wallet, [found]] = await Promise.all([
     findWalletCached(ctx.db, walletId),
-    refusedPositions(ctx.db, [pair], atS, seconds(ctx.nowMs())),
+    refusedPositions(ctx.db, [pair], atS),
   ]);
   if (!wallet || !found) return undefined;
   const amount = refusing(wallet);
