@@ -69,66 +69,49 @@ async function holdExpiring(userId: number, wallet: string, amount: string, T0: 
 }
 
 describe("a batch refused by a hold that stops counting while the refusal is named", () => {
-  it("POST /batches names the operation the wallet could not pay", async () => {
+  type Op = { type: "credit" | "debit"; user_id: number; wallet_id: string; amount: string };
+  it.each<[string, (payer: number, other: number, wallet: string) => Op[], number]>([
+    // Before the fix: {"amount":"Insufficient Balance"}, no operation named.
+    [
+      "POST /batches names the operation the wallet could not pay",
+      (payer, other, wallet) => [
+        { type: "credit", user_id: other, wallet_id: wallet, amount: "1" },
+        { type: "debit", user_id: payer, wallet_id: wallet, amount: "5" },
+      ],
+      1,
+    ],
+    // The other user has nothing, so its debit is refused whenever it is reached; the database
+    // stops at the first. With the holds counted at the clock after the refusal, the expired hold
+    // let the payer's debit through and named operations[1].
+    [
+      "POST /batches names the first operation refused, not a later one refused as well",
+      (payer, other, wallet) => [
+        { type: "debit", user_id: payer, wallet_id: wallet, amount: "5" },
+        { type: "debit", user_id: other, wallet_id: wallet, amount: "1" },
+      ],
+      0,
+    ],
+  ])("%s", async (_, operations, refused) => {
     const wallet = await makeWallet(admin);
     const [payer, other] = [await makeUser(), await makeUser()];
     await credit(admin, { user_id: payer.id, wallet_id: wallet, amount: "10" });
     // 8 of the payer's 10 held: a debit of 5 is past what is available (2) while the hold counts.
-    const E = await holdExpiring(payer.id, wallet, "8", Date.UTC(2032, 0, 1));
+    const E = await holdExpiring(payer.id, wallet, "8", Date.UTC(2032, 0, 1 + refused));
     const { app, d1 } = crossingExpiry(E);
     const before = await tableCounts();
     const res = await call("POST", "/batches", {
       auth: key,
       app,
       d1,
-      body: {
-        request_id: unique("b"),
-        operations: [
-          { type: "credit", user_id: other.id, wallet_id: wallet, amount: "1" },
-          { type: "debit", user_id: payer.id, wallet_id: wallet, amount: "5" },
-        ],
-      },
+      body: { request_id: unique("b"), operations: operations(payer.id, other.id, wallet) },
     });
     expect(await tableCounts()).toEqual(before);
     // docs/api.md: 400 "Insufficient Balance" {"operations[<i>].amount":"Insufficient Balance"}.
-    // Before the fix: {"amount":"Insufficient Balance"}, no operation named.
     expect(res.body).toEqual({
       status_code: 400,
       status: false,
       message: "Insufficient Balance",
-      error: { "operations[1].amount": "Insufficient Balance" },
-    });
-  });
-
-  it("POST /batches names the first operation refused, not a later one refused as well", async () => {
-    const wallet = await makeWallet(admin);
-    const [payer, broke] = [await makeUser(), await makeUser()];
-    await credit(admin, { user_id: payer.id, wallet_id: wallet, amount: "10" });
-    // The payer's debit of 5 is refused while 8 of 10 are held; the other user has nothing, so
-    // its debit of 1 is refused whenever it is reached. The database stops at the first.
-    const E = await holdExpiring(payer.id, wallet, "8", Date.UTC(2032, 0, 2));
-    const { app, d1 } = crossingExpiry(E);
-    const before = await tableCounts();
-    const res = await call("POST", "/batches", {
-      auth: key,
-      app,
-      d1,
-      body: {
-        request_id: unique("b"),
-        operations: [
-          { type: "debit", user_id: payer.id, wallet_id: wallet, amount: "5" },
-          { type: "debit", user_id: broke.id, wallet_id: wallet, amount: "1" },
-        ],
-      },
-    });
-    expect(await tableCounts()).toEqual(before);
-    // Replayed with the holds counted at the clock after the refusal, the expired hold let the
-    // payer's debit through and named operations[1].
-    expect(res.body).toEqual({
-      status_code: 400,
-      status: false,
-      message: "Insufficient Balance",
-      error: { "operations[0].amount": "Insufficient Balance" },
+      error: { [`operations[${refused}].amount`]: "Insufficient Balance" },
     });
   });
 
@@ -363,59 +346,85 @@ describe("a refusal named after holds were placed and captured in its own second
     return { wallet, user };
   }
 
-  it("POST /batches names the operation the wallet could not pay", async () => {
-    const { wallet, user } = await capturedInTheSecond();
-    const before = await tableCounts();
-    const res = await call("POST", "/batches", {
-      auth: key,
-      app: at,
-      body: {
-        request_id: unique("b"),
-        operations: [
-          { type: "debit", user_id: user.id, wallet_id: wallet, amount: "5" },
-          { type: "debit", user_id: user.id, wallet_id: wallet, amount: "3" },
-        ],
-      },
+  /** env.DB on which `user` is credited 1 at T right after the first refusal. */
+  const creditedAfterRefusal = (userId: number, wallet: string) =>
+    arrivingAfterRefusal(async () => {
+      const res = await call("POST", "/credits", {
+        auth: key,
+        app: at,
+        body: { user_id: userId, wallet_id: wallet, amount: "1", request_id: unique("c") },
+      });
+      expect(res.status, res.text).toBe(200);
     });
-    expect(await tableCounts()).toEqual(before);
-    // The capture read as after the batch named operations[0]: 10 less 5 below the 8 held.
-    expect(res.body).toEqual({
-      status_code: 400,
-      status: false,
-      message: "Insufficient Balance",
-      error: { "operations[1].amount": "Insufficient Balance" },
-    });
-  });
 
-  it("the plugin's transfer names the sender's balance and holds as they were", async () => {
-    const { wallet, user } = await capturedInTheSecond();
-    const to = await makeUser();
-    const again = await call("POST", "/holds", {
-      auth: key,
-      app: at,
-      body: { user_id: user.id, wallet_id: wallet, amount: "7", request_id: unique("h") },
-    });
-    expect(again.status, again.text).toBe(200);
-    const before = await tableCounts();
-    const res = await call("POST", "/wp-json/rimplenet/v1/transfers", {
-      auth: key,
-      app: at,
-      vars: { COMPAT_NAMESPACE: "rimplenet" },
-      body: {
-        transfer_from_user: user.id,
-        transfer_to_user: to.id,
-        wallet_id: wallet,
-        amount_to_transfer: "1",
-      },
-    });
-    expect(await tableCounts()).toEqual(before);
-    // The capture read as after the transfer said mature [₦-5.00] and immature [₦15.00].
-    expect(res.body).toEqual({
-      status_code: 400,
-      status: false,
-      message: "Insufficient Balance",
-      error:
-        "Amount to transfer - [₦1.00] is larger than the amount in your mature wallet, input amount not more than the balance in your ( Naira Wallet mature wallet - [₦0.00] ), the balance in your ( Naira Wallet immature wallet  - [₦7.00] )  cannot be transferred until maturity",
-    });
-  });
+  // Nothing moved: the capture read as after the batch named operations[0] (10 less 5 below the 8
+  // held), and the plugin said mature [₦-5.00], immature [₦15.00]. A credit of 1 landing before
+  // the refusal is named (8 now pays both): the replay counted the captured hold again beside a
+  // balance of 8 it had left, and named operations[0], or said [₦-4.00] and [₦15.00].
+  const cases = [
+    ["nothing moved", false],
+    ["a credit landed before it was named", true],
+  ] as const;
+
+  it.each(cases)(
+    "POST /batches names the operation the wallet could not pay (%s)",
+    async (_, racing) => {
+      const { wallet, user } = await capturedInTheSecond();
+      const before = await tableCounts();
+      const res = await call("POST", "/batches", {
+        auth: key,
+        app: at,
+        d1: racing ? creditedAfterRefusal(user.id, wallet) : undefined,
+        body: {
+          request_id: unique("b"),
+          operations: [
+            { type: "debit", user_id: user.id, wallet_id: wallet, amount: "5" },
+            { type: "debit", user_id: user.id, wallet_id: wallet, amount: "3" },
+          ],
+        },
+      });
+      expect((await tableCounts()).transactions).toBe(before.transactions! + (racing ? 1 : 0));
+      expect(res.body).toEqual({
+        status_code: 400,
+        status: false,
+        message: "Insufficient Balance",
+        error: { "operations[1].amount": "Insufficient Balance" },
+      });
+    },
+  );
+
+  it.each(cases)(
+    "the plugin's transfer names the sender's balance and holds as they were (%s)",
+    async (_, racing) => {
+      const { wallet, user } = await capturedInTheSecond();
+      const to = await makeUser();
+      const again = await call("POST", "/holds", {
+        auth: key,
+        app: at,
+        body: { user_id: user.id, wallet_id: wallet, amount: "7", request_id: unique("h") },
+      });
+      expect(again.status, again.text).toBe(200);
+      const before = await tableCounts();
+      const res = await call("POST", "/wp-json/rimplenet/v1/transfers", {
+        auth: key,
+        app: at,
+        d1: racing ? creditedAfterRefusal(user.id, wallet) : undefined,
+        vars: { COMPAT_NAMESPACE: "rimplenet" },
+        body: {
+          transfer_from_user: user.id,
+          transfer_to_user: to.id,
+          wallet_id: wallet,
+          amount_to_transfer: "1",
+        },
+      });
+      expect((await tableCounts()).transactions).toBe(before.transactions! + (racing ? 1 : 0));
+      expect(res.body).toEqual({
+        status_code: 400,
+        status: false,
+        message: "Insufficient Balance",
+        error:
+          "Amount to transfer - [₦1.00] is larger than the amount in your mature wallet, input amount not more than the balance in your ( Naira Wallet mature wallet - [₦0.00] ), the balance in your ( Naira Wallet immature wallet  - [₦7.00] )  cannot be transferred until maturity",
+      });
+    },
+  );
 });

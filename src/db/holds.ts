@@ -24,35 +24,29 @@ const countedWhenJudged = (atS: number) =>
   sql`${holds.createdAtS} <= ${atS} AND ${holds.expiresAtS} > ${atS} AND (${holds.status} = 'held' OR ${holds.resolvedAtS} >= ${atS})`;
 
 /**
- * What captures took out of a user's balance in a wallet, of holds that counted for a write judged at
- * `atS` (before entry `before`, when given): a replay of that write counts such a hold as held still
- * (`countedWhenJudged`), so it adds the capture's DEBIT back to the balance it reads a moment later,
- * which the money would otherwise leave twice, held and gone. A captured hold's DEBIT moved exactly
- * its `captured_minor` (trigger transactions_hold_captured).
+ * What the holds that count reserve of a user's balance in a wallet at `nowS`.
  */
-export const capturedSince = (userId: number, walletId: string, atS: number, before?: SQL) =>
-  sql<number>`(SELECT coalesce(sum(${holds.capturedMinor}), 0) FROM ${holds}
-    WHERE ${holds.userId} = ${userId} AND ${holds.walletId} = ${walletId}
-      AND ${holds.status} = 'captured' AND ${countedWhenJudged(atS)}${
+export const heldIn = (userId: number | SQL, walletId: string | SQL, nowS: number) =>
+  sql<number>`(SELECT coalesce(sum(${holds.amountMinor}), 0) FROM ${holds}
+    WHERE ${holds.userId} = ${userId} AND ${holds.walletId} = ${walletId} AND ${counting(nowS)})`.as(
+    "held_minor",
+  );
+
+/**
+ * What the holds that counted for a write judged at `atS` reserved, had it been judged right after
+ * the user's entries in the wallet (before entry `before`, when given): a hold captured by then is
+ * gone, its DEBIT in the balance there, and one captured after still counts. A hold's capture is
+ * ordered among the entries by its DEBIT's id (transactions.hold_id); a void or an expiry is not,
+ * so a hold voided since still counts.
+ */
+export const heldWhenJudged = (userId: number, walletId: string, atS: number, before?: SQL) =>
+  sql<number>`(SELECT coalesce(sum(${holds.amountMinor}), 0) FROM ${holds}
+    WHERE ${holds.userId} = ${userId} AND ${holds.walletId} = ${walletId} AND ${countedWhenJudged(atS)}
+      AND NOT (${holds.status} = 'captured'${
         before === undefined
           ? sql``
           : sql` AND (SELECT x.id FROM ${transactions} x WHERE x.hold_id = ${holds}.id) < ${before}`
-      })`;
-
-/**
- * What the holds that count reserve of a user's balance in a wallet at `nowS`; `judged`: what they
- * reserved for a write judged at `nowS`, as a refusal names it a moment later.
- */
-export const heldIn = (
-  userId: number | SQL,
-  walletId: string | SQL,
-  nowS: number,
-  at: "now" | "judged" = "now",
-) =>
-  sql<number>`(SELECT coalesce(sum(${holds.amountMinor}), 0) FROM ${holds}
-    WHERE ${holds.userId} = ${userId} AND ${holds.walletId} = ${walletId} AND ${
-      at === "judged" ? countedWhenJudged(nowS) : counting(nowS)
-    })`.as(at === "judged" ? "judged_held_minor" : "held_minor");
+      }))`;
 
 /** The holds answered with a status at `nowS`: a 'held' one whose time ran out is expired already. */
 function withStatus(status: HoldStatus, nowS: number): SQL {
@@ -168,10 +162,11 @@ export async function walletPosition(db: Db, userId: number, walletId: string, n
  * Each (user, wallet)'s balance and what holds reserve, twice, for naming a write the database
  * refused at `atS` a moment ago: `now`, the balance as it stands and the holds still held that
  * counted at `atS` (a hold whose time ran out since still counts: the clock moving is no write);
- * `judged`, as that write was judged (holds counted as they stood at `atS`, captures since added
- * back to the balance: capturedSince). `judged` cannot tell a hold placed or resolved in the second
- * `atS` before the write from one after it; `now` is exact when nothing was written in between, so
- * a refusal is named from it whenever it refuses.
+ * `judged`, the same balance and the holds that counted at `atS` less those captured since
+ * (heldWhenJudged: a hold voided since still counts, one placed since does not). Dates are whole
+ * seconds, so neither can tell a hold placed or voided in the second `atS` before the write from one
+ * after it; `now` is exact when nothing was written in between, so a refusal is named from it
+ * whenever it refuses.
  */
 export async function refusedPositions(
   db: Db,
@@ -183,18 +178,17 @@ export async function refusedPositions(
       .select({
         balanceMinor: sql<number>`coalesce((SELECT ${balances.balanceMinor} FROM ${balances}
           WHERE ${balances.userId} = ${userId} AND ${balances.walletId} = ${walletId}), 0)`,
-        capturedMinor: capturedSince(userId, walletId, atS),
         heldMinor: heldIn(userId, walletId, atS),
-        judgedHeldMinor: heldIn(userId, walletId, atS, "judged"),
+        judgedHeldMinor: heldWhenJudged(userId, walletId, atS),
       })
       .from(sql`(SELECT 1)`),
   );
   const results = await batchAll(db, queries);
   return results.map((rows) => {
-    const r = rows[0] ?? { balanceMinor: 0, capturedMinor: 0, heldMinor: 0, judgedHeldMinor: 0 };
+    const r = rows[0] ?? { balanceMinor: 0, heldMinor: 0, judgedHeldMinor: 0 };
     return {
       now: { balanceMinor: r.balanceMinor, heldMinor: r.heldMinor },
-      judged: { balanceMinor: r.balanceMinor + r.capturedMinor, heldMinor: r.judgedHeldMinor },
+      judged: { balanceMinor: r.balanceMinor, heldMinor: r.judgedHeldMinor },
     };
   });
 }

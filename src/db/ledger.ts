@@ -21,7 +21,7 @@ import {
 } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import { batchAll, bindingOf, type Db, keysetChunks } from "./client";
-import { capturedSince } from "./holds";
+import { heldWhenJudged } from "./holds";
 import { isolateCache } from "./isolate-cache";
 import { BuiltOnce } from "./prebuilt";
 import { balances, transactions, users, wallets } from "./schema";
@@ -420,8 +420,8 @@ export async function findKind(db: Db, kind: EntryKind, id: number) {
 }
 
 /**
- * The newest entries of these (user, wallet)s, newest first, each entry's balance before it as a
- * write judged at `judgedAtS` saw it (captures since added back, as db/holds.ts capturedSince says):
+ * The newest entries of these (user, wallet)s, newest first, each entry's balance before it and what
+ * the holds that counted for a write judged at `judgedAtS` reserved then (db/holds.ts heldWhenJudged):
  * what a refused batch's replay undoes one at a time when the balances now would no longer refuse it
  * (money arrived after the database refused the batch), and the plugin's transfer refusal to name the
  * balance it was refused at. At most NEWEST_ENTRIES of each pair, and only as far back as every
@@ -442,8 +442,8 @@ export async function newestEntries(
         id: transactions.id,
         userId: transactions.userId,
         walletId: transactions.walletId,
-        balanceBeforeMinor: sql<number>`${transactions.balanceBeforeMinor}
-          + ${capturedSince(userId, walletId, judgedAtS, entryId)}`,
+        balanceBeforeMinor: transactions.balanceBeforeMinor,
+        heldMinor: heldWhenJudged(userId, walletId, judgedAtS, entryId),
       })
       .from(transactions)
       .where(and(eq(transactions.userId, userId), eq(transactions.walletId, walletId)))

@@ -129,10 +129,11 @@ function checkBalanced(ops: BatchOperation[], moves: { wallet: Wallet; amountMin
  * refusal, the state the database refused them in (db/holds.ts refusedPositions). Should that
  * state pay every leg, money moved in between: then against the holds as they stood at the entries'
  * own instant, as the database's guard counted them (transactions_within_available:
- * `expires_at_s > created_at_s`; a hold expired, captured or voided since still counts, the DEBIT
- * of a capture since added back to the balance: db/holds.ts refusedPositions), and should none be
+ * `expires_at_s > created_at_s`; a hold expired or voided since still counts, one captured since
+ * does not, its DEBIT being in the balance: db/holds.ts refusedPositions), and should none be
  * refused then either (a credit paid the leg), the wallets' newest entries are undone one at a
- * time, newest first, and the legs replayed against each state the ledger was in: the latest that
+ * time, newest first, and the legs replayed against each state the ledger was in (a hold captured
+ * by a DEBIT undone counts again): the latest that
  * refuses them names the entry (the batch was refused at that state or an earlier one). -1 when
  * no state within reach refuses them.
  * In BigInt: a hundred legs of the largest amount run past 2^53.
@@ -173,6 +174,7 @@ export async function firstRefused(
   if (asJudged !== -1) return asJudged;
   for (const e of await newestEntries(ctx.db, pairs, judgedAtS)) {
     balances.set(pairKey(e), BigInt(e.balanceBeforeMinor));
+    held.set(pairKey(e), BigInt(e.heldMinor));
     const i = refusedFrom(balances, held);
     if (i !== -1) return i;
   }
