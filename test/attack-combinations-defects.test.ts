@@ -428,3 +428,96 @@ describe("a refusal named after holds were placed and captured in its own second
     },
   );
 });
+
+describe("a refusal named after a hold was voided in its own second and a credit landed", () => {
+  // 10 credited, 8 held and voided, 7 held, all at T: 3 available. The refused write's replay
+  // counted the voided hold as held still (it cannot tell it from one voided after the refusal),
+  // beside the credit of 1 that landed after the refusal: 11 less 15 held, a state the ledger was
+  // never in (the guards keep a balance at or above what holds reserve).
+  const T = Date.UTC(2033, 1, 1);
+  const at = appAt(T);
+  const post = (path: string, body: object, d1?: D1Database) =>
+    call("POST", path, { auth: key, app: at, body, d1 });
+
+  async function voidedInTheSecond() {
+    const wallet = await makeWallet(admin);
+    const user = await makeUser();
+    const paid = await post("/credits", {
+      user_id: user.id,
+      wallet_id: wallet,
+      amount: "10",
+      request_id: unique("c"),
+    });
+    expect(paid.status, paid.text).toBe(200);
+    const hold = await post("/holds", {
+      user_id: user.id,
+      wallet_id: wallet,
+      amount: "8",
+      request_id: unique("h"),
+    });
+    expect((await post(`/holds/${hold.body.data.hold_id}/void`, {})).status).toBe(200);
+    const again = await post("/holds", {
+      user_id: user.id,
+      wallet_id: wallet,
+      amount: "7",
+      request_id: unique("h"),
+    });
+    expect(again.status, again.text).toBe(200);
+    const d1 = arrivingAfterRefusal(() =>
+      post("/credits", {
+        user_id: user.id,
+        wallet_id: wallet,
+        amount: "1",
+        request_id: unique("c"),
+      }),
+    );
+    return { wallet, user, d1 };
+  }
+
+  it("POST /batches names the operation the wallet could not pay", async () => {
+    const { wallet, user, d1 } = await voidedInTheSecond();
+    const res = await post(
+      "/batches",
+      {
+        request_id: unique("b"),
+        operations: [
+          { type: "debit", user_id: user.id, wallet_id: wallet, amount: "2" },
+          { type: "debit", user_id: user.id, wallet_id: wallet, amount: "2" },
+        ],
+      },
+      d1,
+    );
+    // Counted so, it named operations[0] (11 less 2 below 15); 10 less 2 leaves 8, above the 7.
+    expect(res.body).toEqual({
+      status_code: 400,
+      status: false,
+      message: "Insufficient Balance",
+      error: { "operations[1].amount": "Insufficient Balance" },
+    });
+  });
+
+  it("the plugin's transfer names the sender's balance and holds as they were", async () => {
+    const { wallet, user, d1 } = await voidedInTheSecond();
+    const to = await makeUser();
+    const res = await call("POST", "/wp-json/rimplenet/v1/transfers", {
+      auth: key,
+      app: at,
+      d1,
+      vars: { COMPAT_NAMESPACE: "rimplenet" },
+      body: {
+        transfer_from_user: user.id,
+        transfer_to_user: to.id,
+        wallet_id: wallet,
+        amount_to_transfer: "4",
+      },
+    });
+    // Counted so, it said mature [₦-4.00] and immature [₦15.00].
+    expect(res.body).toEqual({
+      status_code: 400,
+      status: false,
+      message: "Insufficient Balance",
+      error:
+        "Amount to transfer - [₦4.00] is larger than the amount in your mature wallet, input amount not more than the balance in your ( Naira Wallet mature wallet - [₦3.00] ), the balance in your ( Naira Wallet immature wallet  - [₦7.00] )  cannot be transferred until maturity",
+    });
+  });
+});

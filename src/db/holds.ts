@@ -186,9 +186,21 @@ export async function refusedPositions(
   const results = await batchAll(db, queries);
   return results.map((rows) => {
     const r = rows[0] ?? { balanceMinor: 0, heldMinor: 0, judgedHeldMinor: 0 };
+    // What a state of the replay reads, given what the holds that counted reserve there (a hold
+    // voided since still counting): a balance below that was never the ledger's (the guards refuse
+    // one), so such holds were voided before that state; what counts there is then as they stand,
+    // and those captured after it (heldWhenJudged) still held.
+    const at = (balanceMinor: number, judgedHeldMinor: number) => ({
+      balanceMinor,
+      heldMinor:
+        judgedHeldMinor <= 0 || balanceMinor >= judgedHeldMinor
+          ? judgedHeldMinor
+          : judgedHeldMinor - r.judgedHeldMinor + r.heldMinor,
+    });
     return {
       now: { balanceMinor: r.balanceMinor, heldMinor: r.heldMinor },
-      judged: { balanceMinor: r.balanceMinor, heldMinor: r.judgedHeldMinor },
+      judged: at(r.balanceMinor, r.judgedHeldMinor),
+      at,
     };
   });
 }

@@ -126,16 +126,15 @@ function checkBalanced(ops: BatchOperation[], moves: { wallet: Wallet; amountMin
  * Which entry the ledger refused with `verdict`, by replaying the entries (the database already
  * refused the batch; this only names the operation). First against the balances as they stand and
  * the holds still held that counted at the entries' instant: when nothing was written since the
- * refusal, the state the database refused them in (db/holds.ts refusedPositions). Should that
- * state pay every leg, money moved in between: then against the holds as they stood at the entries'
- * own instant, as the database's guard counted them (transactions_within_available:
- * `expires_at_s > created_at_s`; a hold expired or voided since still counts, one captured since
- * does not, its DEBIT being in the balance: db/holds.ts refusedPositions), and should none be
- * refused then either (a credit paid the leg), the wallets' newest entries are undone one at a
- * time, newest first, and the legs replayed against each state the ledger was in (a hold captured
- * by a DEBIT undone counts again): the latest that
- * refuses them names the entry (the batch was refused at that state or an earlier one). -1 when
- * no state within reach refuses them.
+ * refusal, the state the database refused them in. Should that state pay every leg, money moved in
+ * between: then against the holds as they stood at the entries' own instant, as the database's
+ * guard counted them (transactions_within_available: `expires_at_s > created_at_s`; a hold expired
+ * or voided since still counts where the balance covers it, one captured since does not, its DEBIT
+ * being in the balance: db/holds.ts refusedPositions), and should none be refused then either (a
+ * credit paid the leg), the wallets' newest entries are undone one at a time, newest first, and
+ * the legs replayed against each state the ledger was in (a hold captured by a DEBIT undone counts
+ * again): the latest that refuses them names the entry (the batch was refused at that state or an
+ * earlier one). -1 when no state within reach refuses them.
  * In BigInt: a hundred legs of the largest amount run past 2^53.
  */
 export async function firstRefused(
@@ -172,9 +171,11 @@ export async function firstRefused(
   const { balances, held } = state("judged");
   const asJudged = refusedFrom(balances, held);
   if (asJudged !== -1) return asJudged;
+  const foundOf = new Map(pairs.map((p, i) => [pairKey(p), found[i]!]));
   for (const e of await newestEntries(ctx.db, pairs, judgedAtS)) {
-    balances.set(pairKey(e), BigInt(e.balanceBeforeMinor));
-    held.set(pairKey(e), BigInt(e.heldMinor));
+    const then = foundOf.get(pairKey(e))!.at(e.balanceBeforeMinor, e.heldMinor);
+    balances.set(pairKey(e), BigInt(then.balanceMinor));
+    held.set(pairKey(e), BigInt(then.heldMinor));
     const i = refusedFrom(balances, held);
     if (i !== -1) return i;
   }

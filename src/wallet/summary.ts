@@ -67,7 +67,7 @@ export async function spendable(
   const judged = withHolds(found.judged);
   if (judged.availableMinor < amount) return { wallet, ...judged };
   for (const e of await newestEntries(ctx.db, [pair], atS)) {
-    const then = withHolds({ balanceMinor: e.balanceBeforeMinor, heldMinor: e.heldMinor });
+    const then = withHolds(found.at(e.balanceBeforeMinor, e.heldMinor));
     if (then.availableMinor < amount) return { wallet, ...then };
   }
   return { wallet, ...judged };
