@@ -176,7 +176,10 @@ function openService(
     tokenKeys: () => tokenKeys(c),
     signInLimits: () => ({
       throttle: reachable("LOGIN_THROTTLE", c.env.LOGIN_THROTTLE),
-      clientAddress: clientAddress(c),
+      // Read only where a client is counted (a sign-in), so only there is its absence logged.
+      get clientAddress() {
+        return clientAddress(c);
+      },
       pace,
     }),
     webhooks: () => webhookSettings(c),

@@ -2,7 +2,7 @@
 // one shared client address (src/http/site.ts clientAddress): the first such request in an isolate
 // says so, once. Listed in FRESH_START (vitest.config.ts): no request of another file comes before.
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { call, makeUser, type TestUser, unique } from "./helpers";
+import { call, makeAdmin, makeUser, type TestUser, unique } from "./helpers";
 
 const noticesIn = (spy: { mock: { calls: unknown[][] } }) =>
   spy.mock.calls
@@ -26,6 +26,16 @@ afterEach(() => {
 });
 
 describe("a request without CF-Connecting-IP", () => {
+  // First in the file: the notice is once per isolate, so one logged here would be the only one.
+  it("is not logged by an administrator's unlock, which counts no client", async () => {
+    const error = vi.spyOn(console, "error");
+    const [admin, user] = [await makeAdmin(), await makeUser()];
+    const unlock = await call("POST", `/users/${user.id}/unlock`, { auth: admin.bearer });
+    expect(unlock.status, unlock.text).toBe(200);
+    // Before: the unlock logged the isolate's one notice, naming its own request.
+    expect(noticesIn(error)).toEqual([]);
+  });
+
   it("is logged once per isolate, by the first sign-in or mail that lacks it, and never otherwise", async () => {
     const error = vi.spyOn(console, "error");
     const user = await makeUser();
