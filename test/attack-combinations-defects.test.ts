@@ -521,3 +521,45 @@ describe("a refusal named after a hold was voided in its own second and a credit
     });
   });
 });
+
+describe("a hold placed in the second after a refusal, before it is named", () => {
+  it("POST /batches names the operation the wallet could not pay, not one before it", async () => {
+    const T = Date.UTC(2033, 2, 1);
+    const wallet = await makeWallet(admin);
+    const user = await makeUser();
+    const paid = await call("POST", "/credits", {
+      auth: key,
+      app: appAt(T),
+      body: { user_id: user.id, wallet_id: wallet, amount: "10", request_id: unique("c") },
+    });
+    expect(paid.status, paid.text).toBe(200);
+    const d1 = arrivingAfterRefusal(async () => {
+      const res = await call("POST", "/holds", {
+        auth: key,
+        app: appAt(T + 1000),
+        body: { user_id: user.id, wallet_id: wallet, amount: "8", request_id: unique("h") },
+      });
+      expect(res.status, res.text).toBe(200);
+    });
+    const res = await call("POST", "/batches", {
+      auth: key,
+      app: appAt(T),
+      d1,
+      body: {
+        request_id: unique("b"),
+        operations: [
+          { type: "debit", user_id: user.id, wallet_id: wallet, amount: "3" },
+          { type: "debit", user_id: user.id, wallet_id: wallet, amount: "8" },
+        ],
+      },
+    });
+    // Counted as it stands, the hold of 8 placed after the refusal named operations[0] (10 less 3
+    // below it); the batch was refused at 7 less 8.
+    expect(res.body).toEqual({
+      status_code: 400,
+      status: false,
+      message: "Insufficient Balance",
+      error: { "operations[1].amount": "Insufficient Balance" },
+    });
+  });
+});

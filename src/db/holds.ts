@@ -24,13 +24,20 @@ const countedWhenJudged = (atS: number) =>
   sql`${holds.createdAtS} <= ${atS} AND ${holds.expiresAtS} > ${atS} AND (${holds.status} = 'held' OR ${holds.resolvedAtS} >= ${atS})`;
 
 /**
- * What the holds that count reserve of a user's balance in a wallet at `nowS`.
+ * What the holds that count reserve of a user's balance in a wallet at `nowS`; `placed`: of those
+ * placed by then only (a refusal's replay: one dated later came after the refused write, unless its
+ * writer's clock was ahead).
  */
-export const heldIn = (userId: number | SQL, walletId: string | SQL, nowS: number) =>
+export const heldIn = (
+  userId: number | SQL,
+  walletId: string | SQL,
+  nowS: number,
+  at: "now" | "placed" = "now",
+) =>
   sql<number>`(SELECT coalesce(sum(${holds.amountMinor}), 0) FROM ${holds}
-    WHERE ${holds.userId} = ${userId} AND ${holds.walletId} = ${walletId} AND ${counting(nowS)})`.as(
-    "held_minor",
-  );
+    WHERE ${holds.userId} = ${userId} AND ${holds.walletId} = ${walletId} AND ${counting(nowS)}${
+      at === "placed" ? sql` AND ${holds.createdAtS} <= ${nowS}` : sql``
+    })`.as("held_minor");
 
 /**
  * What the holds that counted for a write judged at `atS` reserved, had it been judged right after
@@ -161,7 +168,8 @@ export async function walletPosition(db: Db, userId: number, walletId: string, n
 /**
  * Each (user, wallet)'s balance and what holds reserve, twice, for naming a write the database
  * refused at `atS` a moment ago: `now`, the balance as it stands and the holds still held that
- * counted at `atS` (a hold whose time ran out since still counts: the clock moving is no write);
+ * counted at `atS`, placed by then (a hold whose time ran out since still counts: the clock moving
+ * is no write; one dated a second later came after the write, unless its writer's clock was ahead);
  * `judged`, the same balance and the holds that counted at `atS` less those captured since
  * (heldWhenJudged: a hold voided since still counts, one placed since does not). Dates are whole
  * seconds, so neither can tell a hold placed or voided in the second `atS` before the write from one
@@ -178,7 +186,7 @@ export async function refusedPositions(
       .select({
         balanceMinor: sql<number>`coalesce((SELECT ${balances.balanceMinor} FROM ${balances}
           WHERE ${balances.userId} = ${userId} AND ${balances.walletId} = ${walletId}), 0)`,
-        heldMinor: heldIn(userId, walletId, atS),
+        heldMinor: heldIn(userId, walletId, atS, "placed"),
         judgedHeldMinor: heldWhenJudged(userId, walletId, atS),
       })
       .from(sql`(SELECT 1)`),
