@@ -41,11 +41,10 @@ export async function walletSummary(
  * when that state refuses `refusing` too (the amount refused, in the wallet's minor units;
  * undefined when it has none): when nothing moved since, the state it was refused in. Else as the
  * refused movement was judged, at the request's stamp (db/holds.ts refusedPositions): a hold that
- * expired or was voided since is still named as the reserve that refused it. Should money
- * have arrived since so that the amount is available even so, the wallet's newest entries are
- * undone one at a time (a hold captured by a DEBIT undone reserving again) and the latest state
- * that had less is answered (the movement was refused in
- * that state or an earlier one).
+ * expired or was voided since is still named as the reserve that refused it. Should money have
+ * arrived since so that the amount is available even so, the wallet's newest entries are undone one
+ * at a time (a hold captured by a DEBIT undone reserving again) and the latest state that had less
+ * is answered (the movement was refused in that state or an earlier one).
  */
 export async function spendable(
   ctx: ServiceContext,
