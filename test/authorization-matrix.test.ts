@@ -25,6 +25,7 @@ import {
   makeWallet,
   PASSWORD,
   type Reply,
+  respelled,
   signedToken,
   type TestUser,
   tableCounts,
@@ -180,6 +181,11 @@ const KINDS: Kind[] = [
     name: "a tampered signature",
     caller: "invalid",
     headers: (fx) => authorization(`Bearer ${tampered(fx.admin.token)}`),
+  },
+  {
+    name: "a signature spelled another way",
+    caller: "invalid",
+    headers: (fx) => authorization(`Bearer ${respelled(fx.admin.token)}`),
   },
   {
     name: "a token signed with another secret",

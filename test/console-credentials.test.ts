@@ -20,6 +20,7 @@ import {
   makeUser,
   makeWallet,
   type Reply,
+  respelled,
   signedToken,
   type TestUser,
   tableCounts,
@@ -230,6 +231,14 @@ const KINDS: Kind[] = [
         secret: "another-secret-of-thirty-two-characters",
       });
       return none(cookieOf(token));
+    },
+  },
+  {
+    name: "a live console session's token, its signature spelled another way",
+    outcome: "signed out",
+    sent: async () => {
+      const live = await session(admin);
+      return { ...live, cookie: respelled(live.cookie) };
     },
   },
   {
