@@ -296,6 +296,22 @@ describe("mapping helpers", () => {
     expect(parseRoles('a:1:{s:8:"éditeur";b:1;}')).toEqual(["éditeur"]);
     expect(parseRoles('a:2:{i:0;b:1;s:6:"author";i:1;}')).toEqual(["author"]);
     expect(parseRoles(`a:1:{s:1:"x";${"a:1:{i:0;".repeat(100_000)}`)).toEqual([]);
+    // A boolean, integer or float PHP does not read makes the whole value false: no role.
+    for (const scalar of ["b:2;", "b:;", "i:1x;", "i:;", "d:1.5.5;", "d:e3;"])
+      expect(parseRoles(`a:2:{s:13:"administrator";b:1;s:4:"note";${scalar}}`), scalar).toEqual([]);
+    for (const scalar of [
+      "i:-7;",
+      "i:+7;",
+      "d:0.5;",
+      "d:.5;",
+      "d:5.;",
+      "d:1E+25;",
+      "d:-INF;",
+      "N;",
+    ])
+      expect(parseRoles(`a:2:{s:13:"administrator";b:1;s:4:"note";${scalar}}`), scalar).toEqual([
+        "administrator",
+      ]);
   });
 
   it("tells the password hash kinds apart", () => {

@@ -75,7 +75,10 @@ export function parseRoles(serialized: string | null | undefined) {
     const head = /^(?:([bid]):([^;]*);|(N);|s:(\d+):"|a:(\d+):\{)/.exec(text(at, at + 64));
     if (!head) return null;
     at += new TextEncoder().encode(head[0]).length;
-    if (head[1]) return { kind: head[1], text: head[2]! };
+    if (head[1])
+      return SCALAR[head[1] as "b" | "i" | "d"].test(head[2]!)
+        ? { kind: head[1], text: head[2]! }
+        : null;
     if (head[3]) return { kind: "N", text: "" };
     if (head[4] !== undefined) {
       const end = at + Number(head[4]);
@@ -102,6 +105,13 @@ export function parseRoles(serialized: string | null | undefined) {
   if (!caps?.keys || at !== bytes.length) return [];
   return caps.keys.filter(([key, v]) => key !== "" && TRUTHY.has(v)).map(([key]) => key);
 }
+
+/** What PHP's unserialize takes after `b:`, `i:` and `d:`; anything else makes the value false. */
+const SCALAR = {
+  b: /^[01]$/,
+  i: /^[+-]?\d+$/,
+  d: /^(?:NAN|-?INF|[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)$/,
+};
 
 /** The capability values the import has read as granting the role: true, 1 and "1". */
 const TRUTHY = new Set(["b:1", "i:1", "s:1"]);
