@@ -221,6 +221,7 @@ export function respelled(token: string) {
   const last = BASE64URL.indexOf(token.at(-1)!);
   return token.slice(0, -1) + BASE64URL[last ^ 1];
 }
+
 /**
  * A user written straight to D1 (with a known password, PASSWORD unless `passwordHash` is another
  * hash of it) and a signed access token for it.
