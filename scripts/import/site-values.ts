@@ -94,7 +94,7 @@ export function parseRoles(serialized: string | null | undefined) {
       if (!key || (key.kind !== "s" && key.kind !== "i")) return null;
       const v = value(depth + 1);
       if (!v) return null;
-      keys.push([key.kind === "s" ? key.text : "", v.kind + ":" + v.text]);
+      keys.push([key.kind === "s" ? key.text : "", `${v.kind}:${v.text}`]);
     }
     if (text(at, at + 1) !== "}") return null;
     at += 1;
