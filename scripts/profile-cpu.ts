@@ -20,6 +20,7 @@ import { connectInspector, USER_WORKER } from "./bench/inspector";
 import { runLoad } from "./bench/load";
 import { appScenarioMaker, BASELINE_SCENARIOS, baselineScenarios, loadOf } from "./bench/scenarios";
 import { setting } from "./bench/session";
+import { runMain } from "./lib/exit";
 import { adminAuth, freePort, startServer } from "./lib/server";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -142,8 +143,4 @@ async function main() {
   }
 }
 
-// Ends by finishing, its status in process.exitCode: process.exit() can hang (lib/exit.ts).
-await main().catch((error: unknown) => {
-  console.error(error);
-  process.exitCode = 1;
-});
+await runMain(() => main().then(() => 0));

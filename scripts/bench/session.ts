@@ -7,7 +7,7 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import type autocannon from "autocannon";
-import { endBySignal } from "../lib/exit";
+import { endBySignal, runMain, stop } from "../lib/exit";
 import { stopAllServers } from "../lib/server";
 import type { Side, SideRun } from "./compare";
 import { cpuMsPerRequest, groupCpuSeconds } from "./cost";
@@ -19,7 +19,7 @@ import { CREDITED_PER_REQUEST } from "./scenarios";
 /** A positive number from the environment, or `fallback`. */
 export const setting = (name: string, fallback: number) => {
   const value = Number(process.env[name] ?? fallback);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`);
+  if (!Number.isFinite(value) || value <= 0) stop(`${name} must be a positive number`);
   return value;
 };
 
@@ -313,8 +313,7 @@ export function roundSettings({
   maxRounds: number;
 }) {
   const rounds = setting("BENCH_ROUNDS", 3);
-  if (!Number.isInteger(rounds) || rounds > maxRounds)
-    throw new Error(`BENCH_ROUNDS: 1 to ${maxRounds}`);
+  if (!Number.isInteger(rounds) || rounds > maxRounds) stop(`BENCH_ROUNDS: 1 to ${maxRounds}`);
   return {
     durationS: setting("BENCH_DURATION", 5),
     warmupS: setting("BENCH_WARMUP", 2),
@@ -380,16 +379,19 @@ export const sideRunOf = (r: ScenarioRun & { round: number; side: Side }): SideR
       : r.cpuMsPerRequest.group - r.cpuMsPerRequest.workerd,
 });
 
-/** Runs a bench's `main` and stops its servers however it ends; the exit code says if it passed. */
+/**
+ * Runs a bench's `main` and stops its servers however it ends; the exit code says if it passed. A
+ * setting it refuses (stop()) is said in one line; anything else that fails, with its stack.
+ */
 export async function runBench(
   main: () => Promise<boolean>,
   { log, stopping, startedMs }: BenchRun,
 ) {
-  let ok = false;
   try {
-    ok = await main();
+    await runMain(async () => ((await main()) ? 0 : 1));
   } catch (error) {
     log(`failed: ${(error as Error)?.stack ?? error}`);
+    process.exitCode = 1;
   } finally {
     if (!stopping()) {
       log("stopping the servers");
@@ -397,5 +399,4 @@ export async function runBench(
       log(`done in ${((Date.now() - startedMs) / 1000).toFixed(0)}s`);
     }
   }
-  process.exitCode = ok ? 0 : 1;
 }

@@ -79,11 +79,21 @@ describe("npm run bench's arguments", () => {
     expect([help.status, help.stdout.trim()]).toEqual([0, USAGE]);
   });
 
+  it("stops on a setting it refuses with status 1 and the setting's rule alone, no stack", () => {
+    const refused = runScript("scripts/bench.ts", ["--against", "HEAD"], {
+      env: offlineEnv({ BENCH_ROUNDS: "10" }),
+    });
+    expect([refused.status, refused.stderr.split("\n")[0]]).toEqual([1, "BENCH_ROUNDS: 1 to 9"]);
+    expect(refused.stderr).not.toMatch(/^\s+at /m);
+  });
+
   it("npm run profile:cpu stops on a setting it refuses with status 1 by finishing", () => {
     const env = { ...offlineEnv(), PROFILE_DURATION: "0" };
     const refused = runScript("scripts/profile-cpu.ts", [], { env });
-    expect(refused.status).toBe(1);
-    expect(refused.stderr).toContain("PROFILE_DURATION must be a positive number");
+    expect([refused.status, refused.stderr.trim()]).toEqual([
+      1,
+      "PROFILE_DURATION must be a positive number",
+    ]);
   });
 });
 
