@@ -47,6 +47,8 @@ import { wrangler } from "./lib/wrangler";
 
 const USAGE = `usage: npm run import:wordpress -- <dump.sql[.gz]> (--local | --remote | --dry-run) [options]
   --prefix wp_              table prefix of the WordPress site (default wp_)
+  --users-prefix wp_        table prefix of the users tables, for a site of a multisite network
+                            (--prefix wp_2_ --users-prefix wp_; default the --prefix)
   --namespace wallet        the plugin's namespace word (post type <ns>transaction)
   --balances ledger|site    ledger: balances are the sum of the entries (default);
                             site: one adjustment entry per wallet brings each to the site's stored balance
@@ -73,6 +75,7 @@ const ARGS = {
   options: {
     // No default here: the import tells the default (wp_) from a prefix named on purpose.
     prefix: { type: "string" },
+    "users-prefix": { type: "string" },
     namespace: { type: "string", default: "wallet" },
     local: { type: "boolean", default: false },
     remote: { type: "boolean", default: false },
@@ -115,8 +118,9 @@ function options() {
       : values.balances === "site"
         ? "site"
         : fail("--balances is ledger or site");
-  if (values.prefix !== undefined && !/^[A-Za-z0-9_$]*$/.test(values.prefix))
-    fail("--prefix may hold letters, digits, _ and $");
+  for (const option of ["prefix", "users-prefix"] as const)
+    if (values[option] !== undefined && !/^[A-Za-z0-9_$]*$/.test(values[option]))
+      fail(`--${option} may hold letters, digits, _ and $`);
   if (!/^[a-z0-9_]+$/i.test(values.namespace)) fail("--namespace is a word");
   const places = new Map<string, number>();
   for (const given of values.places) {
@@ -350,6 +354,7 @@ async function run(
 ) {
   const importOptions = {
     ...(opts.prefix !== undefined && { prefix: opts.prefix }),
+    ...(opts["users-prefix"] !== undefined && { usersPrefix: opts["users-prefix"] }),
     namespace: opts.namespace,
     balances: opts.balances,
     force: opts.force,

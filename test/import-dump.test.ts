@@ -822,6 +822,69 @@ INSERT INTO \`wp_usermeta\` VALUES (9901,6,'wp_capabilities','a:1:{s:13:\\"admin
     );
   });
 
+  describe("a site of a multisite network", () => {
+    // Site 2 of a network: its posts and terms in wp_2_ tables, its users in the network's wp_users
+    // and wp_usermeta, their roles on site 2 under wp_2_capabilities (WordPress's multisite layout).
+    const SITE_TABLES = ["posts", "postmeta", "terms", "term_taxonomy", "term_relationships"];
+    const site2 = SITE_TABLES.reduce(
+      (text, t) => text.replaceAll(`\`wp_${t}\``, `\`wp_2_${t}\``),
+      dump,
+    )
+      .replaceAll("'wp_capabilities'", "'wp_2_capabilities'")
+      .concat(
+        "INSERT INTO `wp_blogs` VALUES (1,1,'example.test','/'),(2,1,'shop.example.test','/');\n",
+      );
+
+    it("reads the network's users with --users-prefix: the same import as the single site's", () => {
+      const single = importFromText(dump);
+      const { report, statements } = importFromText(site2, {
+        options: { prefix: "wp_2_", usersPrefix: "wp_" },
+      });
+      expect(statements).toEqual(single.statements);
+      expect(report.users).toEqual(single.report.users);
+      expect(report.transactions).toEqual(single.report.transactions);
+      expect(report.options).toMatchObject({ prefix: "wp_2_", usersPrefix: "wp_" });
+    });
+
+    it("refuses --prefix wp_2_ alone, naming --users-prefix, before reading any user", () => {
+      expect(() => importFromText(site2, { options: { prefix: "wp_2_" } })).toThrow(
+        new DumpOptionError(
+          "the dump holds no rows of wp_2_users, and holds wp_users: a site of a multisite network keeps its users in the network's tables, run with --prefix wp_2_ --users-prefix wp_",
+        ),
+      );
+    });
+
+    it("refuses the default prefix when the network's site holds no wallet but wp_2_ does", () => {
+      expect(() => importFromText(site2)).toThrow(
+        new DumpOptionError(
+          "the dump holds no wallet or transaction of prefix wp_, and holds wp_2_posts: if the plugin ran on site 2 of a multisite network, run with --prefix wp_2_ --users-prefix wp_ (or --force to import the users alone)",
+        ),
+      );
+      const { report } = importFromText(site2, { options: { force: true } });
+      expect(report.users.imported).toBe(5);
+      expect(report.warnings).toContain(
+        "the dump holds no wallet or transaction of prefix wp_, and holds wp_2_posts: if the plugin ran on site 2 of a multisite network, run with --prefix wp_2_ --users-prefix wp_",
+      );
+    });
+
+    it("reads roles from the site's own capabilities key, not the main site's", () => {
+      // The administrator on the main site is a subscriber on site 2: site 2's key wins.
+      const mainAdmin = site2.replace(
+        "'wp_2_capabilities','a:1:{s:13:\\\"administrator\\\";b:1;}'",
+        "'wp_capabilities','a:1:{s:13:\\\"administrator\\\";b:1;}'),(9001,1,'wp_2_capabilities','a:1:{s:10:\\\"subscriber\\\";b:1;}'",
+      );
+      expect(mainAdmin).not.toBe(site2);
+      const { report } = importFromText(mainAdmin, {
+        options: { prefix: "wp_2_", usersPrefix: "wp_" },
+      });
+      expect(
+        importFromText(site2, { options: { prefix: "wp_2_", usersPrefix: "wp_" } }).report.users
+          .roles,
+      ).toEqual({ administrator: 1, subscriber: 2, editor: 1, "(none)": 1 });
+      expect(report.users.roles).toEqual({ subscriber: 3, editor: 1, "(none)": 1 });
+    });
+  });
+
   it("refuses a dump whose plugin terms are of another --namespace, naming it", () => {
     const rimplenet = dump
       .replaceAll("'wallettransaction", "'rimplenettransaction")

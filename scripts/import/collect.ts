@@ -7,6 +7,11 @@ import { DumpParser, type DumpValue, identifier, keyedByDump, MEND_THE_ROW } fro
 
 export type ImportOptions = {
   prefix?: string;
+  /**
+   * The prefix of the users and usermeta tables, where it is not `prefix`'s: a site of a multisite
+   * network (prefix wp_2_) keeps its users in the network's (wp_).
+   */
+  usersPrefix?: string;
   namespace?: string;
   balances?: "ledger" | "site";
   force?: boolean;
@@ -18,7 +23,7 @@ export type ImportOptions = {
   places?: ReadonlyMap<string, number>;
 };
 
-export const DEFAULT_OPTIONS: Required<ImportOptions> = {
+export const DEFAULT_OPTIONS: Required<Omit<ImportOptions, "usersPrefix">> = {
   prefix: "wp_",
   namespace: "wallet",
   balances: "ledger",
@@ -378,6 +383,8 @@ export class WordPressCollector {
   readonly prefix: string;
   /** Whether the operator named the prefix (--prefix), rather than taking the default. */
   readonly prefixGiven: boolean;
+  /** The prefix of the users and usermeta tables: `prefix` but on a multisite network's site. */
+  readonly usersPrefix: string;
   readonly namespace: string;
   readonly postType: string;
   /** The plugin's taxonomy of transaction terms (CREDIT, DEBIT, WALLETS, API-KEYS). */
@@ -419,15 +426,24 @@ export class WordPressCollector {
     const { prefix, namespace } = { ...DEFAULT_OPTIONS, ...options };
     this.prefix = prefix;
     this.prefixGiven = options.prefix !== undefined;
+    this.usersPrefix = options.usersPrefix ?? prefix;
     this.namespace = namespace;
     this.postType = `${namespace}transaction`;
     this.taxonomy = `${namespace}transaction_type`;
     this.walletKeyPrefix = `${namespace}_wallet_`;
     this.capabilitiesKey = `${prefix}capabilities`;
     this.tableKinds = new Map(
-      Object.keys(DEFAULT_COLUMNS).map((kind) => [prefix + kind, kind as TableKind]),
+      (Object.keys(DEFAULT_COLUMNS) as TableKind[]).map((kind) => [this.tableOf(kind), kind]),
     );
   }
+
+  /** The dump's table of this kind: wp_posts, and on a network's site wp_2_posts but wp_users. */
+  tableOf(kind: TableKind) {
+    return (kind === "users" || kind === "usermeta" ? this.usersPrefix : this.prefix) + kind;
+  }
+
+  /** The posts tables of other sites of a network (wp_2_posts beside wp_posts) the dump writes. */
+  readonly sitePostsTables = new Set<string>();
 
   /**
    * Tables named `…users` the dump inserts into (some dozens), to name a wrong --prefix: a plugin's
@@ -439,6 +455,12 @@ export class WordPressCollector {
     this.dumps.wrote(table);
     this.transactions.wrote(table);
     if (this.tableKinds.has(table)) return true;
+    if (
+      table.startsWith(this.prefix) &&
+      /^\d+_posts$/.test(table.slice(this.prefix.length)) &&
+      this.sitePostsTables.size < 50
+    )
+      this.sitePostsTables.add(table);
     if (table.endsWith("users") && this.otherUsersTables.size < 50)
       this.otherUsersTables.add(table);
     return false;
@@ -510,7 +532,7 @@ export class WordPressCollector {
     if (!idx) {
       idx = Object.fromEntries(list.map((c, i) => [c, i]));
       for (const name of DEFAULT_COLUMNS[kind])
-        if (!(name in idx)) throw new Error(`table ${this.prefix}${kind} has no column ${name}`);
+        if (!(name in idx)) throw new Error(`table ${this.tableOf(kind)} has no column ${name}`);
       this.indexers.set(list, idx);
     }
     return idx;

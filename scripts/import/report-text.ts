@@ -47,7 +47,7 @@ export function formatReport(r: Report, { dryRun = false, target = "no database 
     .map(([id, n]) => `, --places ${id}=${n}`)
     .join("");
   lines.push(
-    `WordPress import report — prefix ${r.options.prefix}, namespace ${r.options.namespace}, balances from ${r.options.balances}${places}${r.options.force ? ", --force" : ""}`,
+    `WordPress import report — prefix ${r.options.prefix}${r.options.usersPrefix === r.options.prefix ? "" : ` (users ${r.options.usersPrefix})`}, namespace ${r.options.namespace}, balances from ${r.options.balances}${places}${r.options.force ? ", --force" : ""}`,
   );
   lines.push(`  Target: ${target}`);
   lines.push(`  Rows read: ${list(r.tables)}`);

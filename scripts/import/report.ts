@@ -113,6 +113,7 @@ export function newReport(opts: typeof DEFAULT_OPTIONS, collector: WordPressColl
   return {
     options: {
       prefix: opts.prefix,
+      usersPrefix: collector.usersPrefix,
       namespace: opts.namespace,
       balances: opts.balances,
       force: opts.force,

@@ -1,6 +1,7 @@
 // `import:wordpress` options an operator can get wrong: each is refused with one line of usage and
-// exit 2, before the dump is read or a database touched.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+// exit 2, before the dump is read or a database touched; a --users-prefix the dump does not hold,
+// once it is read.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -40,6 +41,8 @@ describe("import:wordpress options", () => {
       ["--tmp-dir", path.join(root, "missing")],
       `--tmp-dir ${path.join(root, "missing")} is not a folder`,
     ],
+    [["--prefix", "wp-2"], "--prefix may hold letters, digits, _ and $"],
+    [["--users-prefix", "wp_;"], "--users-prefix may hold letters, digits, _ and $"],
     [
       ["--local", "--persist-to", aFile],
       `--persist-to ${aFile} is a file: name the folder of the local state`,
@@ -49,6 +52,39 @@ describe("import:wordpress options", () => {
     expect(result.status, result.stdout + result.stderr).toBe(2);
     expect(result.stderr.trim()).toBe(message);
     expect(result.stdout).toBe("");
+  });
+
+  it("names --users-prefix in the report's first line when it is not the --prefix", () => {
+    // The fixture's users under wp_: the same site read as if its users were the network's.
+    const result = run("--users-prefix", "wp_");
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout).toContain("WordPress import report — prefix wp_, namespace wallet");
+    const network = path.join(root, "network.sql");
+    writeFileSync(
+      network,
+      readFileSync(dump, "utf8")
+        .replaceAll("`wp_users`", "`wpx_users`")
+        .replaceAll("`wp_usermeta`", "`wpx_usermeta`"),
+    );
+    const site = runScript(
+      "scripts/import-wordpress.ts",
+      [network, "--dry-run", "--users-prefix", "wpx_"],
+      { env: offlineEnv() },
+    );
+    expect(site.status, site.stderr).toBe(0);
+    expect(site.stdout).toContain(
+      "WordPress import report — prefix wp_ (users wpx_), namespace wallet",
+    );
+    expect(site.stdout).toContain("Users: 5 in the dump; 5 would import");
+  });
+
+  it("refuses a --users-prefix whose users table the dump does not hold, naming the one it holds", () => {
+    const result = run("--users-prefix", "wpx_");
+    expect(result.status).toBe(1);
+    expect(result.stderr.trim().split("\n").slice(-2)).toEqual([
+      "the dump holds no rows of wpx_users, which --users-prefix wpx_ names: it holds wp_users, run with --users-prefix wp_",
+      "Nothing was written.",
+    ]);
   });
 
   it("takes the largest --chunk-statements and a --report in a folder that exists", () => {

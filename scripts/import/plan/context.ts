@@ -61,7 +61,7 @@ export type PlanInput = {
 type PostKind = "wallet" | "api-key" | "transaction" | "other";
 
 export type PlanContext = Required<Omit<PlanInput, "options">> & {
-  opts: Required<ImportOptions>;
+  opts: typeof DEFAULT_OPTIONS;
   report: PlanReport;
   warn(text: string): void;
   /** A warning listed before the others, so that no number of others can leave it out. */
@@ -84,7 +84,7 @@ export function startPlan({
   const opts = { ...DEFAULT_OPTIONS, ...options };
   const cut = cutShort(collector);
   if (cut !== null && !opts.force) throw new DamagedDumpError(cut, "");
-  checkPrefix(collector);
+  const networkSite = checkPrefix(collector, opts.force);
   const report = newReport(opts, collector);
   const ctx: PlanContext = {
     collector,
@@ -119,6 +119,7 @@ export function startPlan({
     },
   };
   if (cut !== null) ctx.warn(cut);
+  if (networkSite !== null) ctx.warn(networkSite);
   ctx.kindOf = postKinds(ctx);
   return ctx;
 }
@@ -231,18 +232,54 @@ function postKinds({ collector, opts, warn }: PlanContext) {
 }
 
 /**
+ * A site of a multisite network keeps its posts under its own prefix (wp_2_) and its users in the
+ * network's tables (wp_users): read alone, either prefix would import users without their money,
+ * or money whose every author is missing. Refused, naming the options that read the site whole;
+ * users without money only with --force, as for a dump without the plugin's terms.
+ */
+function checkNetworkSite(collector: WordPressCollector, force: boolean) {
+  const { prefix, usersPrefix, rowsPerTable, otherUsersTables } = collector;
+  const base = /^(.*_)\d+_$/.exec(prefix)?.[1];
+  const users = collector.tableOf("users");
+  if (usersPrefix !== prefix && !rowsPerTable[users]) {
+    const [held] = [...otherUsersTables].sort((a, b) => a.length - b.length);
+    throw new DumpOptionError(
+      `the dump holds no rows of ${users}, which --users-prefix ${usersPrefix} names${held === undefined ? "" : `: it holds ${held}, run with --users-prefix ${held.slice(0, -"users".length)}`}`,
+    );
+  }
+  const network = base !== undefined && otherUsersTables.has(`${base}users`);
+  if (usersPrefix === prefix && !rowsPerTable[users] && network)
+    throw new DumpOptionError(
+      `the dump holds no rows of ${users}, and holds ${base}users: a site of a multisite network keeps its users in the network's tables, run with --prefix ${prefix} --users-prefix ${base}`,
+    );
+  // The network's first site but the main one: wp_2_posts before wp_10_posts.
+  const [site] = [...collector.sitePostsTables].sort(
+    (a, b) => a.length - b.length || a.localeCompare(b),
+  );
+  if (site === undefined || collector.transactionPosts > 0 || collector.walletMeta.size > 0)
+    return null;
+  const number = site.slice(prefix.length, -"_posts".length);
+  const text = `the dump holds no wallet or transaction of prefix ${prefix}, and holds ${site}: if the plugin ran on site ${number} of a multisite network, run with --prefix ${prefix}${number}_ --users-prefix ${usersPrefix}`;
+  if (!force) throw new DumpOptionError(`${text} (or --force to import the users alone)`);
+  return text;
+}
+
+/**
  * A dump of no row of the prefix's tables (an empty one, another prefix's) would import nothing; a
  * backup whose header names another prefix than the default is refused unless --prefix names one;
  * a dump of UPDATE statements or of the tables alone is refused saying how to export their rows.
+ * A network's site read by half its prefixes is refused too (checkNetworkSite); what --force
+ * imports anyway is answered, to be warned of.
  */
-function checkPrefix(collector: WordPressCollector) {
+function checkPrefix(collector: WordPressCollector, force: boolean) {
   const { prefix, rowsPerTable, otherUsersTables, declaredPrefix } = collector;
   // Named on purpose, another prefix is read: the backup may hold another install's tables too.
   if (declaredPrefix !== null && declaredPrefix !== prefix && !collector.prefixGiven)
     throw new DumpOptionError(
       `the dump's header says it is a backup of the site of table prefix ${declaredPrefix}, and this import reads prefix ${prefix} (the default): run with --prefix ${declaredPrefix}, or with --prefix ${prefix} to read the other tables it holds`,
     );
-  if (Object.keys(rowsPerTable).length > 0) return;
+  const networkSite = checkNetworkSite(collector, force);
+  if (Object.keys(rowsPerTable).length > 0) return networkSite;
   if (collector.updateStatements > 0)
     throw new DumpOptionError(
       `the dump writes the rows of ${prefix}users, ${prefix}posts and the other tables of prefix ${prefix} as UPDATE statements, which change rows a database holds already: export again with INSERT statements (phpMyAdmin: Function to use when dumping data, INSERT)`,
@@ -254,7 +291,7 @@ function checkPrefix(collector: WordPressCollector) {
   // WordPress's own is the shortest of a prefix: mysqldump writes a plugin's `<prefix>…_users` first.
   const [users] = [...otherUsersTables].sort((a, b) => a.length - b.length);
   throw new DumpOptionError(
-    `the dump holds no rows of ${prefix}users, ${prefix}posts or another table of prefix ${prefix}: ${
+    `the dump holds no rows of ${collector.tableOf("users")}, ${prefix}posts or another table of prefix ${prefix}: ${
       users === undefined
         ? "is it a WordPress database's dump?"
         : `it holds ${users}, run with --prefix ${users.slice(0, -"users".length)}`
