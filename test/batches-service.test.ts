@@ -679,6 +679,27 @@ describe("money arriving between a refusal and its naming", () => {
     });
   });
 
+  it("names the leg on the wallet whose hold refused it, not another wallet of the same user", async () => {
+    const { admin, buyer, walletId, ctx } = await setup();
+    const other = await makeWallet(admin, { decimals: 2 });
+    await unbalanced(ctx, op("credit", buyer.id, walletId, "10"));
+    await unbalanced(ctx, op("credit", buyer.id, other, "5"));
+    await placeHold(ctx, {
+      user: { id: buyer.id },
+      walletId,
+      amount: { sent: "8", policy: "refuse-excess-places" },
+      requestId: unique("hold"),
+      note: "",
+      expiresInS: 3600,
+    });
+    // 4 of 5 leaves the other wallet 1, nothing held there; 3 of the 10 with 8 held is refused.
+    const reason = await refusalOf(
+      unbalanced(ctx, op("debit", buyer.id, other, "4"), op("debit", buyer.id, walletId, "3")),
+    );
+    expect(reason).toEqual({ code: "batch_operation", index: 1, refused: "insufficient-balance" });
+    expect(await balance(buyer.id, other)).toBe(500);
+  });
+
   it("names the leg at fault though a hold that refused it is voided a moment later", async () => {
     const { buyer, seller, walletId, ctx } = await setup();
     // The buyer's credit is the newest entry: a walk back that forgot the hold would undo it first
