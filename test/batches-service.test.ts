@@ -69,6 +69,17 @@ async function setup(decimals = 2) {
   return { admin, buyer, seller, platform, walletId, ctx };
 }
 
+/** A hold of `sent` for an hour on a user's wallet. */
+const holdOf = (ctx: ServiceContext, userId: number, walletId: string, sent: string) =>
+  placeHold(ctx, {
+    user: { id: userId },
+    walletId,
+    amount: amount(sent),
+    requestId: unique("hold"),
+    note: "",
+    expiresInS: 3600,
+  });
+
 /** An unbalanced batch of these operations under a fresh request id. */
 const unbalanced = (ctx: ServiceContext, ...operations: BatchOperation[]) =>
   postBatch(ctx, { requestId: unique("b"), balanced: false, operations });
@@ -684,14 +695,7 @@ describe("money arriving between a refusal and its naming", () => {
     const other = await makeWallet(admin, { decimals: 2 });
     await unbalanced(ctx, op("credit", buyer.id, walletId, "10"));
     await unbalanced(ctx, op("credit", buyer.id, other, "5"));
-    await placeHold(ctx, {
-      user: { id: buyer.id },
-      walletId,
-      amount: { sent: "8", policy: "refuse-excess-places" },
-      requestId: unique("hold"),
-      note: "",
-      expiresInS: 3600,
-    });
+    await holdOf(ctx, buyer.id, walletId, "8");
     // 4 of 5 leaves the other wallet 1, nothing held there; 3 of the 10 with 8 held is refused.
     const reason = await refusalOf(
       unbalanced(ctx, op("debit", buyer.id, other, "4"), op("debit", buyer.id, walletId, "3")),
@@ -706,14 +710,7 @@ describe("money arriving between a refusal and its naming", () => {
     // and blame the buyer's leg.
     await unbalanced(ctx, op("credit", seller.id, walletId, "10"));
     await unbalanced(ctx, op("credit", buyer.id, walletId, "5"));
-    const hold = await placeHold(ctx, {
-      user: { id: seller.id },
-      walletId,
-      amount: { sent: "8", policy: "refuse-excess-places" },
-      requestId: unique("hold"),
-      note: "",
-      expiresInS: 3600,
-    });
+    const hold = await holdOf(ctx, seller.id, walletId, "8");
     const voidIt = () => voidHold(ctx, { id: hold.hold.id, ref: String(hold.hold.id) });
     // The buyer can pay 3; the seller, 10 with 8 held, cannot pay 5.
     const reason = await refusalOf(

@@ -242,9 +242,9 @@ function checkNetworkSite(collector: WordPressCollector, force: boolean) {
   const base = /^(.*_)\d+_$/.exec(prefix)?.[1];
   const users = collector.tableOf("users");
   if (usersPrefix !== prefix && !rowsPerTable[users]) {
-    const [held] = [...otherUsersTables].sort((a, b) => a.length - b.length);
+    const held = usersTableHeld(otherUsersTables);
     throw new DumpOptionError(
-      `the dump holds no rows of ${users}, which --users-prefix ${usersPrefix} names${held === undefined ? "" : `: it holds ${held}, run with --users-prefix ${held.slice(0, -"users".length)}`}`,
+      `the dump holds no rows of ${users}, which --users-prefix ${usersPrefix} names${held === undefined ? "" : `: it holds ${held.table}, run with --users-prefix ${held.prefix}`}`,
     );
   }
   const network = base !== undefined && otherUsersTables.has(`${base}users`);
@@ -288,13 +288,21 @@ function checkPrefix(collector: WordPressCollector, force: boolean) {
     throw new DumpOptionError(
       `the dump holds the tables of prefix ${prefix} but none of their rows: export their data too (phpMyAdmin: Dump table, structure and data)`,
     );
-  // WordPress's own is the shortest of a prefix: mysqldump writes a plugin's `<prefix>…_users` first.
-  const [users] = [...otherUsersTables].sort((a, b) => a.length - b.length);
+  const held = usersTableHeld(otherUsersTables);
   throw new DumpOptionError(
     `the dump holds no rows of ${collector.tableOf("users")}, ${prefix}posts or another table of prefix ${prefix}: ${
-      users === undefined
+      held === undefined
         ? "is it a WordPress database's dump?"
-        : `it holds ${users}, run with --prefix ${users.slice(0, -"users".length)}`
+        : `it holds ${held.table}, run with --prefix ${held.prefix}`
     }`,
   );
+}
+
+/**
+ * The users table a dump holds of another prefix, and that prefix: WordPress's own is the shortest
+ * of a prefix (mysqldump writes a plugin's `<prefix>…_users` first).
+ */
+function usersTableHeld(tables: Set<string>) {
+  const [table] = [...tables].sort((a, b) => a.length - b.length);
+  return table === undefined ? undefined : { table, prefix: table.slice(0, -"users".length) };
 }
