@@ -25,6 +25,7 @@ import {
   targetState,
   utcSeconds,
 } from "../scripts/import/wordpress";
+import { UNUSABLE_MARK } from "../src/db/schema";
 import { MAX_MINOR } from "../src/ledger/money";
 import { dump, IMPORT_AT } from "./import-helpers";
 
@@ -865,6 +866,74 @@ INSERT INTO \`wp_usermeta\` VALUES (9901,6,'wp_capabilities','a:1:{s:13:\\"admin
       expect(report.warnings).toContain(mainSiteEmpty);
     });
 
+    // The network's wp_users has two columns more, spam and deleted; user 1 (admin) marked spam.
+    const NORMAL = "'$P$B/egg0xJInsraMkmYxm97KT8uXlbaM0'";
+    const withSpam = site2
+      .replace(
+        "  `display_name` varchar(250) NOT NULL DEFAULT '',\n",
+        "  `display_name` varchar(250) NOT NULL DEFAULT '',\n  `spam` tinyint(2) NOT NULL DEFAULT 0,\n  `deleted` tinyint(2) NOT NULL DEFAULT 0,\n",
+      )
+      .replace(/^INSERT INTO `wp_users` VALUES .*$/m, (line) =>
+        line
+          .replaceAll(/,'([^']*)'\)/g, ",'$1',0,0)")
+          .replace("'Ada Admin',0,0)", "'Ada Admin',1,0)"),
+      );
+    const network = { options: { prefix: "wp_2_", usersPrefix: "wp_" } } as const;
+
+    it("imports a user the network marked as spam unable to sign in, its hash kept behind the mark", () => {
+      expect(withSpam).toContain("`spam` tinyint(2)");
+      expect(withSpam).toContain("'Ada Admin',1,0)");
+      const single = importFromText(dump);
+      const { report, statements } = importFromText(withSpam, network);
+      const marked = `'${UNUSABLE_MARK}${NORMAL.slice(1)}`;
+      expect(statements).toEqual(single.statements.map((sql) => sql.replace(NORMAL, marked)));
+      expect(statements.filter((sql) => sql.includes(marked))).toHaveLength(1);
+      expect(report.users.signInDisabled).toEqual({
+        total: 1,
+        byReason: { "marked as spam on the network": 1 },
+        examples: [{ reason: "marked as spam on the network", id: 1, username: "admin" }],
+      });
+      // Counted by the site's own hash, as any user's.
+      expect(report.users.passwordHashes).toEqual(single.report.users.passwordHashes);
+      expect(report.warnings).toEqual(single.report.warnings);
+      // A dump of the network's wp_users without its CREATE TABLE or column lists reads the same.
+      const bare = withSpam.replace(/CREATE TABLE `wp_users` \([^;]*;/, "");
+      expect(bare).not.toContain("`spam` tinyint(2)");
+      expect(importFromText(bare, network).statements).toEqual(statements);
+    });
+
+    it("carries the spam mark over to a user an earlier run imported, and lifts it, unless it signed in here", () => {
+      const marked = `${UNUSABLE_MARK}${admin.password_hash}`;
+      const run = (text: string, password_hash: string) =>
+        importFromText(text, {
+          ...network,
+          target: targetState({ users: [{ ...admin, password_hash }] }),
+        });
+      const updates = (r: ReturnType<typeof run>) =>
+        r.statements.filter((sql) => sql.startsWith("UPDATE users SET password_hash"));
+      const disabled = run(withSpam, admin.password_hash);
+      expect(updates(disabled)).toEqual([
+        `UPDATE users SET password_hash = '${marked}' WHERE id = 1 AND password_hash = ${NORMAL};`,
+      ]);
+      expect(disabled.report.users.updated.byReason).toEqual({
+        "sign-in disabled (marked as spam on the network)": 1,
+      });
+      const enabled = run(site2, marked);
+      expect(updates(enabled)).toEqual([
+        `UPDATE users SET password_hash = ${NORMAL} WHERE id = 1 AND password_hash = '${marked}';`,
+      ]);
+      expect(enabled.report.users.updated.byReason).toEqual({
+        "sign-in enabled (no longer marked as spam on the network)": 1,
+      });
+      expect(updates(run(withSpam, marked))).toEqual([]);
+      // Signed in here since (the service's own hash): it keeps signing in, and the report says so.
+      const signedIn = run(withSpam, PBKDF2_OWN);
+      expect(updates(signedIn)).toEqual([]);
+      expect(signedIn.report.warnings).toContain(
+        "user 1 (admin) is marked as spam on the network, and has signed in here since the earlier run: it still can",
+      );
+    });
+
     it("reads roles from the site's own capabilities key, not the main site's", () => {
       // The administrator on the main site is a subscriber on site 2: site 2's key wins.
       const mainAdmin = site2.replace(
@@ -987,6 +1056,11 @@ INSERT INTO \`wp_usermeta\` VALUES (9901,6,'wp_capabilities','a:1:{s:13:\\"admin
         phpass: 1,
       });
     }
+    // A site's hash already marked unusable (no WordPress hash begins so) stays so, and is named.
+    const unusable = dump.replace("'$P$B/egg0xJInsraMkmYxm97KT8uXlbaM0'", "'!$P$B/egg'");
+    expect(importFromText(unusable).report.warnings).toContain(
+      "user 1 (admin): password hash beginning with !, the mark of an unusable password: this user can neither sign in nor reset the password",
+    );
     const own = dump.replace("'$P$B/egg0xJInsraMkmYxm97KT8uXlbaM0'", `'${PBKDF2_OWN}'`);
     const { report } = importFromText(own);
     expect(report.warnings.filter((w: string) => w.includes("must reset"))).toEqual([]);

@@ -78,6 +78,8 @@ const DEFAULT_COLUMNS = {
   term_relationships: ["object_id", "term_taxonomy_id", "term_order"],
 } as const;
 type TableKind = keyof typeof DEFAULT_COLUMNS;
+/** A multisite network's wp_users: the stock columns, then the network's own two. */
+const NETWORK_USERS_COLUMNS = [...DEFAULT_COLUMNS.users, "spam", "deleted"];
 
 /**
  * WordPress's number columns (bigint, int) of those tables: a hex literal there is refused, since
@@ -317,6 +319,8 @@ export type SiteUser = {
   pass: string;
   email: string;
   registered: DumpValue;
+  /** Marked as spam on its multisite network (wp_users.spam): WordPress refuses its sign-in. */
+  spam: boolean;
 };
 /** A user's stored balance of one wallet, in the plugin's two user meta. */
 export type StoredBalance = { withdrawable?: string; nonwithdrawable?: string };
@@ -526,8 +530,7 @@ export class WordPressCollector {
   };
 
   /** name → index of the row's columns (cached per column list). */
-  private indexer(kind: TableKind, columns: string[] | null) {
-    const list: readonly string[] = columns ?? DEFAULT_COLUMNS[kind];
+  private indexer(kind: TableKind, list: readonly string[]) {
     let idx = this.indexers.get(list);
     if (!idx) {
       idx = Object.fromEntries(list.map((c, i) => [c, i]));
@@ -553,7 +556,12 @@ export class WordPressCollector {
         "",
       );
     const row = (this.rowsPerTable[table] = (this.rowsPerTable[table] ?? 0) + 1);
-    const ix = this.indexer(kind, columns);
+    const names =
+      columns ??
+      (kind === "users" && values.length === NETWORK_USERS_COLUMNS.length
+        ? NETWORK_USERS_COLUMNS
+        : DEFAULT_COLUMNS[kind]);
+    const ix = this.indexer(kind, names);
     const v = (name: string) => values[ix[name]!] ?? null;
     const refuse = (why: string): never => {
       throw new DamagedDumpError(`row ${row} of ${table}: ${why} (a damaged dump)`);
@@ -567,7 +575,7 @@ export class WordPressCollector {
     if (columns === null && values.length < stock)
       refuse(`${values.length} values, fewer than the ${stock} columns of WordPress's ${table}`);
     for (const i of hex) {
-      const name = (columns ?? DEFAULT_COLUMNS[kind])[i];
+      const name = names[i];
       if (name !== undefined && NUMBER_COLUMNS.has(name))
         refuse(
           `${name} is a hex literal (0x${hexOf(values[i] ?? "")}), which no dump tool writes for a number column`,
@@ -591,6 +599,8 @@ export class WordPressCollector {
           pass: v("user_pass") ?? "",
           email: v("user_email") ?? "",
           registered: v("user_registered"),
+          // As WordPress reads it (is_user_spammy): the number 1.
+          spam: Number(v("spam")) === 1,
         });
         break;
       }

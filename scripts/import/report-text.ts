@@ -113,6 +113,11 @@ export function formatReport(r: Report, { dryRun = false, target = "no database 
   );
   const carried = writes ? "carried over" : "to carry over";
   tally(lines, `Changes on the site to users already here, ${carried}`, r.users.updated);
+  tally(
+    lines,
+    "Users imported unable to sign in or be mailed a password reset, as WordPress refused them",
+    r.users.signInDisabled,
+  );
   tally(lines, "Skipped users", r.users.skipped);
   tally(lines, "Skipped wallets", r.wallets.skipped);
   tally(lines, "Skipped transactions", t.skipped);

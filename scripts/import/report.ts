@@ -129,6 +129,8 @@ export function newReport(opts: typeof DEFAULT_OPTIONS, collector: WordPressColl
       updated: new Tally(),
       roles: keyedByDump<number>(),
       passwordHashes: keyedByDump<number>(),
+      // Imported unable to sign in or be mailed a reset, as WordPress refused them.
+      signInDisabled: new Tally(),
       // Imported as they are, listed for the operator; they never refuse the import.
       loginCollisions: { total: 0, list: [] as LoginCollision[] },
     },

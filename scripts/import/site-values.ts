@@ -2,6 +2,7 @@
 // password hashes, MySQL dates. No Node APIs (the Worker tests run the planner).
 import { checkableHashKind } from "../../src/auth/password";
 import { wordPressHashKind } from "../../src/auth/wordpress-hashes";
+import { isUnusableHash } from "../../src/db/schema";
 import { mysqlDateSeconds } from "../../src/ledger/post-format";
 
 const NAMED_ENTITIES: Record<string, string> = {
@@ -119,9 +120,11 @@ const TRUTHY = new Set(["b:1", "i:1", "s:1"]);
 /**
  * Which password hash this is: a WordPress kind sign-in accepts (src/auth/wordpress-hashes.ts, with
  * its work factor bounds), a `pbkdf2_sha256$…` sign-in can check (src/auth/password.ts), this
- * service's own or Django's, or one no sign-in takes, such as a Django `pbkdf2_sha256$260000$…`.
+ * service's own or Django's, one marked unusable (src/db/users.ts), or one no sign-in takes, such
+ * as a Django `pbkdf2_sha256$260000$…`.
  */
 export function passwordHashKind(hash: string) {
+  if (isUnusableHash(hash)) return "unusable";
   return wordPressHashKind(hash) ?? checkableHashKind(hash) ?? "unknown";
 }
 

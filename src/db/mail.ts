@@ -6,6 +6,7 @@ import type { Db } from "./client";
 import { mailOutbox, mailTokens, users } from "./schema";
 import { liveOf, revokeSessionsOf } from "./sessions";
 import { sameText } from "./user-texts";
+import { passwordUsable } from "./users";
 
 export type MailPurpose = (typeof mailTokens.$inferSelect)["purpose"];
 
@@ -15,9 +16,10 @@ const PRUNE_PER_REQUEST = 100;
 /**
  * Records a request for a mail: one batch that prunes up to PRUNE_PER_REQUEST expired tokens and
  * stores this one (by its hash), for the account that has `email` (case-insensitively, the lower()
- * unique index) and, for a verification, has not verified it yet; for none, with a null user. The
- * same statements and the same one row either way, so the writes tell nobody whether an account
- * has the address. Answers the user the token is for (null for none) and the address to mail.
+ * unique index) and, for a verification, has not verified it yet, for a reset, has a usable
+ * password (passwordUsable); for none, with a null user. The same statements and the same one row
+ * either way, so the writes tell nobody whether an account has the address. Answers the user the
+ * token is for (null for none) and the address to mail.
  */
 export async function recordMailRequest(
   db: Db,
@@ -25,8 +27,8 @@ export async function recordMailRequest(
   outbox?: { subject: string; text: string },
 ): Promise<{ userId: number | null; email: string }> {
   const account = (column: typeof users.id | typeof users.email) =>
-    sql`(SELECT ${column} FROM ${users} WHERE ${sameText(users.email, row.email)}${
-      row.purpose === "verify-email" ? sql` AND ${users.emailVerifiedAtMs} IS NULL` : sql``
+    sql`(SELECT ${column} FROM ${users} WHERE ${sameText(users.email, row.email)} AND ${
+      row.purpose === "verify-email" ? isNull(users.emailVerifiedAtMs) : passwordUsable
     })`;
   const expired = db
     .select({ hash: mailTokens.tokenHash })
@@ -58,7 +60,8 @@ export const findLiveToken = async (
 
 /**
  * The user of a live token of `purpose`: unused, unexpired, and mailed to the address the user
- * still has. A scalar subquery, so each statement of a use's batch tests the token itself.
+ * still has; for a reset, while the user's password is usable. A scalar subquery, so each
+ * statement of a use's batch tests the token itself.
  */
 const liveTokenUser = (db: Db, tokenHash: string, purpose: MailPurpose, nowMs: number) =>
   db
@@ -72,6 +75,7 @@ const liveTokenUser = (db: Db, tokenHash: string, purpose: MailPurpose, nowMs: n
         isNull(mailTokens.usedAtMs),
         sql`${mailTokens.expiresAtMs} > ${nowMs}`,
         sameText(mailTokens.email, users.email),
+        purpose === "password-reset" ? passwordUsable : undefined,
       ),
     );
 

@@ -22,6 +22,15 @@ const commaList = customType<{ data: readonly string[]; driverData: string }>({
   fromDriver: (text) => text.split(","),
 });
 
+/**
+ * A password hash marked unusable: no password matches it (no sign-in reads it as any kind) and no
+ * reset mail replaces it, so its account cannot sign in, as Django's unusable passwords, which
+ * begin so too. The WordPress import marks the site's hash of a user its network flagged as spam
+ * (WordPress refuses that user); the site's hash follows the mark, so removing it restores the hash.
+ */
+export const UNUSABLE_MARK = "!";
+export const isUnusableHash = (hash: string) => hash.startsWith(UNUSABLE_MARK);
+
 export const users = sqliteTable(
   "users",
   {

@@ -1,5 +1,6 @@
 // Users: each site user is imported, found already there (an earlier run), or skipped with a reason.
 
+import { isUnusableHash, UNUSABLE_MARK } from "../../../src/db/schema";
 import { sqlLiteral } from "../../lib/sql";
 import type { SiteUser } from "../collect";
 import { MAX_LISTED } from "../report";
@@ -40,11 +41,16 @@ export function planUsers(ctx: PlanContext): UserPlan {
       report.users.alreadyPresent++;
       continue;
     }
-    const hashKind = passwordHashKind(user.passwordHash);
+    const hashKind = passwordHashKind(String(u.pass));
     report.users.passwordHashes[hashKind] = (report.users.passwordHashes[hashKind] ?? 0) + 1;
-    if (hashKind === "unknown")
+    if (u.spam) report.users.signInDisabled.add(SPAM, { id: u.id, username: user.username });
+    else if (hashKind === "unknown")
       ctx.warn(
         `user ${u.id} (${user.username}): password hash of an unknown kind or work factor; this user must reset the password`,
+      );
+    else if (hashKind === "unusable")
+      ctx.warn(
+        `user ${u.id} (${user.username}): password hash beginning with ${UNUSABLE_MARK}, the mark of an unusable password: this user can neither sign in nor reset the password`,
       );
     plan.users.set(u.id, user);
     report.users.imported++;
@@ -115,7 +121,8 @@ function siteUser({ collector, report, warn }: PlanContext, u: SiteUser): Planne
     id: u.id,
     username: String(u.login),
     email,
-    passwordHash: String(u.pass),
+    // A network's spam user stays refused: its hash is kept behind the mark no sign-in reads.
+    passwordHash: u.spam ? `${UNUSABLE_MARK}${u.pass}` : String(u.pass),
     firstName: String(meta.first_name ?? ""),
     lastName: String(meta.last_name ?? ""),
     role: roles?.includes("administrator") ? "administrator" : "subscriber",
@@ -217,7 +224,15 @@ function carryOver({ emit, report, warn }: PlanContext, there: TargetUser, user:
     report.users.updated.add("role subscriber → administrator", example);
   }
   const hash = String(there.password_hash);
-  if (passwordHashKind(hash) === "pbkdf2" || hash === user.passwordHash) return;
+  if (hash === user.passwordHash) return;
+  const marked = isUnusableHash(user.passwordHash);
+  if (passwordHashKind(hash) === "pbkdf2") {
+    if (marked)
+      warn(
+        `user ${user.id} (${user.username}) is marked as spam on the network, and has signed in here since the earlier run: it still can`,
+      );
+    return;
+  }
   if (passwordHashKind(user.passwordHash) === "unknown")
     return warn(
       `user ${user.id} (${user.username}): the site's new password hash is of a kind no sign-in takes; kept the database's`,
@@ -227,8 +242,16 @@ function carryOver({ emit, report, warn }: PlanContext, there: TargetUser, user:
     "user",
     `user ${user.id}'s password`,
   );
-  report.users.updated.add("password (not signed in here since the earlier run)", example);
+  const change =
+    marked && !isUnusableHash(hash)
+      ? `sign-in disabled (${SPAM})`
+      : !marked && isUnusableHash(hash)
+        ? "sign-in enabled (no longer marked as spam on the network)"
+        : "password (not signed in here since the earlier run)";
+  report.users.updated.add(change, example);
 }
+
+const SPAM = "marked as spam on the network";
 
 /**
  * The database's administrators the site no longer has as such become subscribers, their
