@@ -535,6 +535,25 @@ describe("planning the import", () => {
       expect(forced.statements.some((sql) => sql.includes(`SELECT ${id},`))).toBe(true);
   });
 
+  it("refuses a user it would leave out, one without entries too (its e-mail another's but for case); --force leaves it out", () => {
+    // A site that let two accounts share an address (WP_IMPORTING, a plugin for it): user 6 has no
+    // entry, only an account and a stored balance.
+    const text = `${dump}INSERT INTO \`wp_users\` VALUES (6,'johnny','$P$B/egg0xJInsraMkmYxm97KT8uXlbaM0','johnny','JOHN.DOE@example.com','','2023-01-01 00:00:00','',0,'Johnny');
+INSERT INTO \`wp_usermeta\` VALUES (9901,6,'user_withdrawable_bal_ngn','500');
+`;
+    const refused = importFromText(text).report;
+    expect(refused.refused).toBe(true);
+    expect(refused.refusalReasons).toEqual(["1 users cannot be carried over"]);
+    expect(refused.users.skipped.examples).toEqual([
+      { reason: "e-mail taken by user 2 in the dump", id: 6, username: "johnny" },
+    ]);
+    const forced = importFromText(text, { options: { force: true } });
+    expect(forced.report.users.imported).toBe(5);
+    expect(forced.statements.some((sql) => sql.includes("'johnny'"))).toBe(false);
+    // The site's users alone, one by each e-mail, are no refusal.
+    expect(importFromText(dump).report.refused).toBe(false);
+  });
+
   it("reads an amount's sign as PHP and the plugin did: +3 is 3, a debit's -3 moves 3, a credit's -3 is refused", () => {
     const text = withExtraTransactions([
       { id: 910, author: 2, currency: "ngn", amount: "+3" },

@@ -37,7 +37,7 @@ export function planImport(input: PlanInput): Report {
   const storage = planStorage(ctx, wallets, checked);
   const closings = compareBalances(ctx, users, wallets.wallets, storage, checked);
   const writer = writeEntries(ctx, users, wallets, checked, storage, closings);
-  finishReport(ctx, checked, storage, writer);
+  finishReport(ctx, checked, storage, writer, users);
   return JSON.parse(JSON.stringify(ctx.report)); // plain data: the tallies become { total, byReason, examples }
 }
 

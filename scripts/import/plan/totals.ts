@@ -3,6 +3,7 @@
 import type { CheckedTransactions } from "./check";
 import type { PlanContext } from "./context";
 import type { StoragePlan } from "./storage";
+import type { UserPlan } from "./users";
 import type { ChainWriter } from "./write";
 
 export function finishReport(
@@ -10,6 +11,7 @@ export function finishReport(
   { pairs, skippedPairs }: CheckedTransactions,
   { pairSkips }: StoragePlan,
   writer: ChainWriter,
+  { leftOut }: UserPlan,
 ) {
   const { report, target } = ctx;
   const t = report.transactions;
@@ -56,10 +58,16 @@ export function finishReport(
   const { conflicts } = report;
   const notRead = t.metaData.notRead.total;
   const termless = t.withoutTerm.differing;
+  // A user left out loses its account and sign-in, entries or none: refused as a transaction is.
   report.refused =
-    conflicts.length > 0 || t.skipped.total > 0 || notRead > 0 || termless.histories > 0;
+    conflicts.length > 0 ||
+    leftOut > 0 ||
+    t.skipped.total > 0 ||
+    notRead > 0 ||
+    termless.histories > 0;
   report.refusalReasons = [
     ...(conflicts.length > 0 ? [`${conflicts.length} conflicts with the database`] : []),
+    ...(leftOut > 0 ? [`${leftOut} users cannot be carried over`] : []),
     ...(t.skipped.total > 0 ? [`${t.skipped.total} transactions cannot be carried over`] : []),
     ...(notRead > 0
       ? [

@@ -14,11 +14,13 @@ export type UserPlan = {
   users: Map<number, PlannedUser>;
   /** WordPress id → why it is not imported. */
   userSkips: Map<number, string>;
+  /** Users the dump itself rules out (an empty or repeated login or e-mail): the plan refuses. */
+  leftOut: number;
 };
 
 export function planUsers(ctx: PlanContext): UserPlan {
   const { collector, report, target } = ctx;
-  const plan: UserPlan = { users: new Map(), userSkips: new Map() };
+  const plan: UserPlan = { users: new Map(), userSkips: new Map(), leftOut: 0 };
   const seen = { names: new Map<string, number>(), emails: new Map<string, number>() };
   for (const u of [...collector.users.values()].sort((a, b) => a.id - b.id)) {
     const user = siteUser(ctx, u);
@@ -29,6 +31,7 @@ export function planUsers(ctx: PlanContext): UserPlan {
     const duplicate = duplicateInDump(user, seen);
     if (duplicate) {
       skip(duplicate);
+      plan.leftOut++;
       continue;
     }
     const there = alreadyThere(ctx, user);
