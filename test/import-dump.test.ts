@@ -554,6 +554,15 @@ INSERT INTO \`wp_usermeta\` VALUES (9901,6,'user_withdrawable_bal_ngn','500');
     expect(importFromText(dump).report.refused).toBe(false);
   });
 
+  it("names the status of a wallet post the site trashed as why its transactions are refused", () => {
+    const text = dump.replace("'Dollar Wallet','','publish'", "'Dollar Wallet','','trash'");
+    const { report } = importFromText(text);
+    expect(report.refused).toBe(true);
+    expect(report.transactions.skipped.examples).toEqual([
+      { reason: "wallet usd is not imported (its wallet post 13 has status trash)", id: 26 },
+    ]);
+  });
+
   it("reads an amount's sign as PHP and the plugin did: +3 is 3, a debit's -3 moves 3, a credit's -3 is refused", () => {
     const text = withExtraTransactions([
       { id: 910, author: 2, currency: "ngn", amount: "+3" },

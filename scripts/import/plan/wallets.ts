@@ -28,11 +28,20 @@ export function planWallets(ctx: PlanContext): WalletPlan {
       continue;
     }
     plan.walletPostIds.add(id);
+    const meta = collector.walletMeta.get(id)!;
     if (group.post.post_status !== "publish") {
       report.ignored.add(`wallet post with status ${group.post.post_status}`, { id });
+      // Its transactions are refused naming the post, not as of a wallet the site never had.
+      const walletId = String(meta.id ?? "")
+        .trim()
+        .toLowerCase();
+      if (walletId && !plan.walletSkips.has(walletId))
+        plan.walletSkips.set(
+          walletId,
+          `its wallet post ${id} has status ${group.post.post_status}`,
+        );
       continue;
     }
-    const meta = collector.walletMeta.get(id)!;
     const mapped = mapWallet(id, group.post, meta, names);
     if ("skip" in mapped) {
       report.wallets.skipped.add(mapped.skip, { id });
