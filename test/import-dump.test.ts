@@ -315,6 +315,16 @@ describe("mapping helpers", () => {
       ]);
   });
 
+  it("reads roles as maybe_unserialize does: whitespace around trimmed, bytes after read past where it ends in ; or }", () => {
+    const admin = 'a:1:{s:13:"administrator";b:1;}';
+    // A value typed by hand in phpMyAdmin, as tutorials for adding an administrator have it.
+    for (const text of [` ${admin}`, `${admin}\n`, `\t${admin}\r\n`, `${admin}\u0000`, `${admin}}`])
+      expect(parseRoles(text), JSON.stringify(text)).toEqual(["administrator"]);
+    // Not PHP's whitespace, or an end is_serialized does not take: no role.
+    for (const text of [`\u00a0${admin}`, `${admin}\u00a0`, `${admin}x`, `${admin} x`])
+      expect(parseRoles(text), JSON.stringify(text)).toEqual([]);
+  });
+
   it("tells the password hash kinds apart", () => {
     expect(passwordHashKind("$P$B1.iUL7/R9IdqMK9rnDKgJgOrzj8S00")).toBe("phpass");
     expect(

@@ -66,9 +66,21 @@ export function decodeEntities(text: string) {
   );
 }
 
+/** What PHP's trim() strips. */
+const PHP_SPACE = " \t\n\r\0\x0B";
+
+function phpTrim(text: string) {
+  let [start, end] = [0, text.length];
+  while (start < end && PHP_SPACE.includes(text[start]!)) start++;
+  while (end > start && PHP_SPACE.includes(text[end - 1]!)) end--;
+  return text.slice(start, end);
+}
+
 /** Role names granted in a PHP-serialized capabilities array: a:1:{s:13:"administrator";b:1;}. */
 export function parseRoles(serialized: string | null | undefined) {
-  const bytes = new TextEncoder().encode(String(serialized ?? ""));
+  // maybe_unserialize reads the value trimmed: one typed by hand in phpMyAdmin may end in a newline.
+  const trimmed = phpTrim(String(serialized ?? ""));
+  const bytes = new TextEncoder().encode(trimmed);
   const text = (from: number, to: number) => new TextDecoder().decode(bytes.subarray(from, to));
   let at = 0;
   /** The value at `at` (PHP serialize's b, i, d, s, N and a), moving past it; null if malformed. */
@@ -102,8 +114,10 @@ export function parseRoles(serialized: string | null | undefined) {
     return { kind: "a", text: "", keys };
   };
   const caps = value();
-  // maybe_unserialize gives false for a malformed value or trailing bytes: the user has no role.
-  if (!caps?.keys || at !== bytes.length) return [];
+  // maybe_unserialize gives false for a malformed value, and leaves one that is_serialized refuses
+  // (bytes after it, unless it then ends in ; or }) a string: the user has no role. Bytes after a
+  // value it takes, PHP's unserialize ignores.
+  if (!caps?.keys || (at !== bytes.length && !/[;}]$/.test(trimmed))) return [];
   return caps.keys.filter(([key, v]) => key !== "" && TRUTHY.has(v)).map(([key]) => key);
 }
 
