@@ -142,8 +142,13 @@ function options() {
   // Before anything is touched (--local migrates its state first): a dump that is not there, and
   // the folders and files the run writes at its end.
   const file = positionals[0]!;
-  if (!statSync(file, { throwIfNoEntry: false })?.isFile())
-    fail(`no dump at ${file}: no such file`);
+  const dumpStat = statSync(file, { throwIfNoEntry: false });
+  if (!dumpStat) fail(`no dump at ${file}: no such file`);
+  if (dumpStat.isDirectory()) fail(`the dump ${file} is a folder: name the dump file in it`);
+  if (!dumpStat.isFile())
+    fail(
+      `the dump ${file} is not a file (a pipe or a device): the import reads its first bytes before the rest, so save it to a file first (a .gz is read as it is)`,
+    );
   const isFolder = (dir: string) => statSync(dir, { throwIfNoEntry: false })?.isDirectory();
   const persistTo = values["persist-to"];
   if (persistTo !== undefined && statSync(persistTo, { throwIfNoEntry: false })?.isFile())

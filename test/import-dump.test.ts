@@ -703,6 +703,15 @@ INSERT INTO \`wp_usermeta\` VALUES (9901,6,'user_withdrawable_bal_ngn','500');
     );
   });
 
+  it("refuses a table whose CREATE TABLE lacks a column WordPress gives it, naming it", () => {
+    const altered = dump.replace("  `user_activation_key` varchar(255) NOT NULL DEFAULT '',\n", "");
+    expect(altered).not.toBe(dump);
+    expect(() => importFromText(altered)).toThrow(DamagedDumpError);
+    expect(() => importFromText(altered)).toThrow(
+      "table wp_users has no column user_activation_key, which WordPress gives it (an altered table)",
+    );
+  });
+
   it("keeps the storage places of a wallet the database has: the site's amounts must fit them", () => {
     const text = withExtraTransactions([{ id: 902, author: 2, currency: "ngn", amount: "1.005" }]);
     const ngn = {

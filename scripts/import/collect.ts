@@ -535,7 +535,11 @@ export class WordPressCollector {
     if (!idx) {
       idx = Object.fromEntries(list.map((c, i) => [c, i]));
       for (const name of DEFAULT_COLUMNS[kind])
-        if (!(name in idx)) throw new Error(`table ${this.tableOf(kind)} has no column ${name}`);
+        if (!(name in idx))
+          throw new DamagedDumpError(
+            `table ${this.tableOf(kind)} has no column ${name}, which WordPress gives it (an altered table)`,
+            "Export the site again with its tables as WordPress made them.",
+          );
       this.indexers.set(list, idx);
     }
     return idx;

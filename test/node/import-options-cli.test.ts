@@ -54,6 +54,20 @@ describe("import:wordpress options", () => {
     expect(result.stdout).toBe("");
   });
 
+  it.each([
+    [aFolder, `the dump ${aFolder} is a folder: name the dump file in it`],
+    [
+      "/dev/null",
+      "the dump /dev/null is not a file (a pipe or a device): the import reads its first bytes before the rest, so save it to a file first (a .gz is read as it is)",
+    ],
+  ])("refuses a dump path %s that is no file with what it is", (dumpPath, message) => {
+    const result = runScript("scripts/import-wordpress.ts", [dumpPath, "--dry-run"], {
+      env: offlineEnv(),
+    });
+    expect(result.status, result.stdout + result.stderr).toBe(2);
+    expect(result.stderr.trim()).toBe(message);
+  });
+
   it("names --users-prefix in the report's first line when it is not the --prefix", () => {
     // The fixture's users under wp_: the same site read as if its users were the network's.
     const result = run("--users-prefix", "wp_");
