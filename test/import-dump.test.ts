@@ -703,6 +703,24 @@ INSERT INTO \`wp_usermeta\` VALUES (9901,6,'user_withdrawable_bal_ngn','500');
     );
   });
 
+  it("finds a user of the database whose username the site's is but for spaces at either end", () => {
+    // Sign-in trims the login: "johndoe " and the database's johndoe would be one login.
+    const spaced = dump.replace("(2,'johndoe',", "(2,'johndoe ',");
+    expect(spaced).not.toBe(dump);
+    const { report } = importFromText(spaced, {
+      target: targetState({
+        users: [{ ...admin, id: 9, username: "JohnDoe", email: "john@elsewhere.example" }],
+      }),
+    });
+    expect(report.conflicts).toContainEqual({
+      kind: "user",
+      id: 2,
+      problem:
+        "user 2 (johndoe  <John.Doe@Example.com>): username or e-mail belongs to existing user 9",
+    });
+    expect(report.refused).toBe(true);
+  });
+
   it("refuses a table whose CREATE TABLE lacks a column WordPress gives it, naming it", () => {
     const altered = dump.replace("  `user_activation_key` varchar(255) NOT NULL DEFAULT '',\n", "");
     expect(altered).not.toBe(dump);

@@ -142,6 +142,9 @@ export function passwordHashKind(hash: string) {
   return wordPressHashKind(hash) ?? checkableHashKind(hash) ?? "unknown";
 }
 
+/** A username as sign-in compares it (trimmed, any letter case): two equal so are one login. */
+export const loginKey = (username: string) => username.trim().toLowerCase();
+
 const ZERO_DATE = "0000-00-00 00:00:00";
 
 /**

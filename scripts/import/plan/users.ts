@@ -4,7 +4,7 @@ import { isUnusableHash, UNUSABLE_MARK } from "../../../src/db/schema";
 import { sqlLiteral } from "../../lib/sql";
 import type { SiteUser } from "../collect";
 import { MAX_LISTED } from "../report";
-import { parseRoles, passwordHashKind, utcSeconds } from "../site-values";
+import { loginKey, parseRoles, passwordHashKind, utcSeconds } from "../site-values";
 import { type PlannedUser, userInsert } from "../statements";
 import type { TargetUser } from "../target";
 import type { PlanContext } from "./context";
@@ -95,7 +95,7 @@ function reportLoginCollisions({ target, report }: PlanContext, plan: UserPlan) 
   for (const [id, u] of accounts) emailOwners.set(u.email.toLowerCase(), id);
   const found = report.users.loginCollisions;
   for (const [id, u] of [...accounts].sort(([a], [b]) => a - b)) {
-    const owner = emailOwners.get(u.username.toLowerCase());
+    const owner = emailOwners.get(loginKey(u.username));
     if (owner === undefined || owner === id) continue;
     found.total++;
     if (found.list.length < MAX_LISTED)
@@ -138,8 +138,7 @@ function duplicateInDump(
   user: PlannedUser,
   seen: { names: Map<string, number>; emails: Map<string, number> },
 ) {
-  // Sign-in trims the login and ignores its letter case: names equal so are one login.
-  const [name, email] = [user.username.trim().toLowerCase(), user.email.toLowerCase()];
+  const [name, email] = [loginKey(user.username), user.email.toLowerCase()];
   if (name === "") return "empty username";
   if (seen.names.has(name)) return `username taken by user ${seen.names.get(name)} in the dump`;
   if (seen.emails.has(email)) return `e-mail taken by user ${seen.emails.get(email)} in the dump`;
@@ -161,7 +160,7 @@ function alreadyThere(
   user: PlannedUser,
 ): PlannedUser | { conflict: string } | null {
   const { target, report, warn } = ctx;
-  const [name, email] = [user.username.toLowerCase(), user.email.toLowerCase()];
+  const [name, email] = [loginKey(user.username), user.email.toLowerCase()];
   const there = target.users.get(user.id);
   // A deleted user's id is never given again: another isolate may still know it by the deleted
   // user's username (src/db/isolate-cache.ts), and the database refuses it (0023).
@@ -175,7 +174,7 @@ function alreadyThere(
     return { conflict: "its id was deleted from the database" };
   }
   if (there) {
-    const sameName = String(there.username).toLowerCase() === name;
+    const sameName = loginKey(String(there.username)) === name;
     const sameEmail = String(there.email).toLowerCase() === email;
     // The same user from an earlier run has the site's registration time. A user the service made
     // (`npm run dev`'s administrator, deploy's, admin:create's) has its own, even under the site's
