@@ -134,7 +134,7 @@ const TRUTHY = new Set(["b:1", "i:1", "s:1"]);
 /**
  * Which password hash this is: a WordPress kind sign-in accepts (src/auth/wordpress-hashes.ts, with
  * its work factor bounds), a `pbkdf2_sha256$…` sign-in can check (src/auth/password.ts), this
- * service's own or Django's, one marked unusable (src/db/users.ts), or one no sign-in takes, such
+ * service's own or Django's, one marked unusable (src/db/schema.ts), or one no sign-in takes, such
  * as a Django `pbkdf2_sha256$260000$…`.
  */
 export function passwordHashKind(hash: string) {

@@ -32,9 +32,7 @@ export function planWallets(ctx: PlanContext): WalletPlan {
     if (group.post.post_status !== "publish") {
       report.ignored.add(`wallet post with status ${group.post.post_status}`, { id });
       // Its transactions are refused naming the post, not as of a wallet the site never had.
-      const walletId = String(meta.id ?? "")
-        .trim()
-        .toLowerCase();
+      const walletId = siteWalletId(meta);
       if (walletId && !plan.walletSkips.has(walletId))
         plan.walletSkips.set(
           walletId,
@@ -82,15 +80,19 @@ function walletPosts({ collector, buckets }: PlanContext) {
   return candidates;
 }
 
+/** The wallet id a wallet post's meta gives, as the wallet here is named. */
+const siteWalletId = (meta: Record<string, DumpValue>) =>
+  String(meta.id ?? "")
+    .trim()
+    .toLowerCase();
+
 function mapWallet(
   postId: number,
   post: Post,
   meta: Record<string, DumpValue>,
   terms: string[],
 ): PlannedWallet | { skip: string } {
-  const id = String(meta.id ?? "")
-    .trim()
-    .toLowerCase();
+  const id = siteWalletId(meta);
   if (!id) return { skip: "wallet post without a wallet id" };
   if (!isWalletId(id) || isReservedWalletId(id))
     return { skip: `wallet id ${JSON.stringify(id)} is not a valid wallet id` };
