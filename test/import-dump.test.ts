@@ -960,7 +960,11 @@ INSERT INTO \`wp_usermeta\` VALUES (9901,6,'wp_capabilities','a:1:{s:13:\\"admin
       });
       // Counted by the site's own hash, as any user's.
       expect(report.users.passwordHashes).toEqual(single.report.users.passwordHashes);
-      expect(report.warnings).toEqual(single.report.warnings);
+      // The site's only administrator: the console has none that signs in (named, below).
+      expect(report.warnings).toEqual([
+        ...single.report.warnings,
+        "no administrator here can sign in after this run: user 1 (admin) is marked as spam on the network; make one with npm run admin:create (npm run deploy asks for one)",
+      ]);
       // A dump of the network's wp_users without its CREATE TABLE or column lists reads the same.
       const bare = withSpam.replace(/CREATE TABLE `wp_users` \([^;]*;/, "");
       expect(bare).not.toContain("`spam` tinyint(2)");
@@ -997,6 +1001,41 @@ INSERT INTO \`wp_usermeta\` VALUES (9901,6,'wp_capabilities','a:1:{s:13:\\"admin
       expect(signedIn.report.warnings).toContain(
         "user 1 (admin) is marked as spam on the network, and has signed in here since the earlier run: it still can",
       );
+    });
+
+    it("names an import that leaves no administrator here able to sign in, its only one marked spam", () => {
+      const noneCanSignIn =
+        "no administrator here can sign in after this run: user 1 (admin) is marked as spam on the network; make one with npm run admin:create (npm run deploy asks for one)";
+      // A fresh database: the site's only administrator is the spam user.
+      const fresh = importFromText(withSpam, network);
+      expect(fresh.report.warnings).toContain(noneCanSignIn);
+      // An earlier run's administrator the site now marks spam, in a database with no other.
+      const marked = importFromText(withSpam, {
+        ...network,
+        target: targetState({ users: [admin] }),
+      });
+      expect(marked.report.warnings).toContain(noneCanSignIn);
+      // Another administrator here that can sign in: nothing to say.
+      const ops = {
+        ...admin,
+        id: 99,
+        username: "ops",
+        email: "ops@example.com",
+        registered_at_ms: 0,
+      };
+      const withOps = importFromText(withSpam, {
+        ...network,
+        target: targetState({ users: [admin, ops] }),
+      });
+      expect(
+        withOps.report.warnings.filter((w: string) => w.startsWith("no administrator")),
+      ).toEqual([]);
+      // Signed in here since: it still can, so the console has one.
+      const signedIn = importFromText(withSpam, {
+        ...network,
+        target: targetState({ users: [{ ...admin, password_hash: PBKDF2_OWN }] }),
+      });
+      expect(signedIn.report.warnings).not.toContain(noneCanSignIn);
     });
 
     it("reads roles from the site's own capabilities key, not the main site's", () => {

@@ -467,6 +467,22 @@ describe("npm run deploy", () => {
       "deploy --minify --secrets-file <file>",
     ]);
     expect(deployed.state.users).toEqual(imported.users);
+    // An import whose only administrator the network marked as spam (its hash behind the mark, so
+    // it cannot sign in) brings none for the console: deploy creates one.
+    const spamOnly = { ...imported, users: [{ ...imported.users[0]!, passwordHash: "!$P$B" }] };
+    writeFileSync(path.join(dir, "state.json"), JSON.stringify(spamOnly));
+    const created = deploy(dir, ADMIN_ENV, ADMIN_FLAGS);
+    expect(created.status, created.output).toBe(0);
+    expect(created.commands.slice(-4)).toEqual([
+      "secret list --format json",
+      sql("count administrators"),
+      sql("insert administrator"),
+      "deploy --minify --secrets-file <file>",
+    ]);
+    expect(created.state.users?.map((u: { username: string }) => u.username)).toEqual([
+      "admin",
+      "alice",
+    ]);
     expect(deploy(dir, {}, ["--prepare", ...ADMIN_FLAGS]).output).toContain(
       "--prepare stops before the administrator is created: leave out its details.",
     );

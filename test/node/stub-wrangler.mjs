@@ -99,10 +99,15 @@ if (is("d1", "execute", "DB", "--remote", "--json", "--command") && args.length 
       [],
       state.applied[id].map((name) => ({ name })),
     );
-  if (sql === "SELECT count(*) AS administrators FROM users WHERE role = 'administrator'") {
+  if (
+    sql ===
+    "SELECT count(*) AS administrators FROM users WHERE role = 'administrator' AND substr(password_hash, 1, 1) <> '!'"
+  ) {
     if (!state.applied[id].includes("0000_init.sql"))
       answer("", 1, "✘ [ERROR] no such table: users: SQLITE_ERROR\n");
-    results([{ administrators: state.users.filter((u) => u.role === "administrator").length }]);
+    const signsIn = (u) =>
+      u.role === "administrator" && !String(u.passwordHash ?? "").startsWith("!");
+    results([{ administrators: state.users.filter(signsIn).length }]);
   }
   const insert = sql.match(/^INSERT INTO users \(.*\) SELECT '([^']*)', '([^']*)', '([^']*)'/);
   // `failInsert`: D1 refuses the statement, and wrangler's error quotes it (as SQLite errors can).

@@ -186,8 +186,8 @@ function alreadyThere(
         warn(
           `user ${user.id}: the database has ${there.username} <${there.email}>, the site ${user.username} <${user.email}>; kept the database's`,
         );
-      carryOver(ctx, there, user);
-      return { ...user, username: there.username };
+      const passwordHash = carryOver(ctx, there, user);
+      return { ...user, username: there.username, passwordHash };
     }
     report.conflicts.push({
       kind: "user",
@@ -212,9 +212,13 @@ function alreadyThere(
  * while the database still holds a hash an import wrote: a sign-in or a reset here replaces it
  * with the service's own, which then has the last word (a `pbkdf2_sha256$…` of Django's, which a
  * sign-in replaces too, or one no sign-in can check, is the site's). Each UPDATE applies only to
- * the value read, so a change made here meanwhile is kept.
+ * the value read, so a change made here meanwhile is kept. Answers the hash the user will have.
  */
-function carryOver({ emit, report, warn }: PlanContext, there: TargetUser, user: PlannedUser) {
+function carryOver(
+  { emit, report, warn }: PlanContext,
+  there: TargetUser,
+  user: PlannedUser,
+): string {
   const id = sqlLiteral(user.id);
   const example = { id: user.id, username: user.username };
   if (there.role === "subscriber" && user.role === "administrator") {
@@ -226,19 +230,21 @@ function carryOver({ emit, report, warn }: PlanContext, there: TargetUser, user:
     report.users.updated.add("role subscriber → administrator", example);
   }
   const hash = String(there.password_hash);
-  if (hash === user.passwordHash) return;
+  if (hash === user.passwordHash) return hash;
   const marked = isUnusableHash(user.passwordHash);
   if (passwordHashKind(hash) === "pbkdf2") {
     if (marked)
       warn(
         `user ${user.id} (${user.username}) is marked as spam on the network, and has signed in here since the earlier run: it still can`,
       );
-    return;
+    return hash;
   }
-  if (passwordHashKind(user.passwordHash) === "unknown")
-    return warn(
+  if (passwordHashKind(user.passwordHash) === "unknown") {
+    warn(
       `user ${user.id} (${user.username}): the site's new password hash is of a kind no sign-in takes; kept the database's`,
     );
+    return hash;
+  }
   emit(
     `UPDATE users SET password_hash = ${sqlLiteral(user.passwordHash)} WHERE id = ${id} AND password_hash = ${sqlLiteral(hash)};`,
     "user",
@@ -251,6 +257,7 @@ function carryOver({ emit, report, warn }: PlanContext, there: TargetUser, user:
         ? "sign-in enabled (no longer marked as spam on the network)"
         : "password (not signed in here since the earlier run)";
   report.users.updated.add(change, example);
+  return user.passwordHash;
 }
 
 const SPAM = "marked as spam on the network";
@@ -309,4 +316,31 @@ function demoteAdministrators(ctx: PlanContext, plan: UserPlan) {
     );
     report.users.updated.add(`role administrator → subscriber (${why})`, { id, username });
   }
+  warnNoAdministratorSignsIn(ctx, plan, left);
+}
+
+/**
+ * Names the administrators the database keeps when none of them can sign in (each marked as spam
+ * on the network): the console would have no one, and `npm run deploy` finds them and asks for none.
+ */
+function warnNoAdministratorSignsIn(
+  { target, warn }: PlanContext,
+  plan: UserPlan,
+  left: Set<number>,
+) {
+  const admins = [...left]
+    .sort((a, b) => a - b)
+    .map((id) => {
+      const site = plan.users.get(id);
+      const there = target.users.get(id);
+      return {
+        name: `user ${id} (${site?.username ?? there?.username})`,
+        hash: String(site?.passwordHash ?? there?.password_hash ?? ""),
+      };
+    });
+  if (admins.length === 0 || admins.some((a) => !isUnusableHash(a.hash))) return;
+  const names = admins.map((a) => a.name).join(", ");
+  warn(
+    `no administrator here can sign in after this run: ${names} ${admins.length === 1 ? "is" : "are"} marked as spam on the network; make one with npm run admin:create (npm run deploy asks for one)`,
+  );
 }
