@@ -1003,6 +1003,26 @@ INSERT INTO \`wp_usermeta\` VALUES (9901,6,'wp_capabilities','a:1:{s:13:\\"admin
       );
     });
 
+    it("lifts the spam mark from a user whose site hash no sign-in takes, so it can reset the password", () => {
+      const argon = "$argon2id$v=19$m=65536";
+      const unknown = site2.replace(NORMAL, `'${argon}'`);
+      const { report, statements } = importFromText(unknown, {
+        ...network,
+        target: targetState({ users: [{ ...admin, password_hash: `${UNUSABLE_MARK}${argon}` }] }),
+      });
+      expect(statements.filter((sql) => sql.startsWith("UPDATE users SET password_hash"))).toEqual([
+        `UPDATE users SET password_hash = '${argon}' WHERE id = 1 AND password_hash = '${UNUSABLE_MARK}${argon}';`,
+      ]);
+      expect(report.users.updated.byReason).toEqual({
+        "sign-in enabled (no longer marked as spam on the network)": 1,
+      });
+      // An unknown kind over a usable hash still keeps the database's, as before.
+      const kept = importFromText(unknown, { ...network, target: targetState({ users: [admin] }) });
+      expect(
+        kept.statements.filter((sql) => sql.startsWith("UPDATE users SET password_hash")),
+      ).toEqual([]);
+    });
+
     it("names an import that leaves no administrator here able to sign in, its only one marked spam", () => {
       const noneCanSignIn =
         "no administrator here can sign in after this run: user 1 (admin) is marked as spam on the network; make one with npm run admin:create (npm run deploy asks for one)";

@@ -239,7 +239,8 @@ function carryOver(
       );
     return hash;
   }
-  if (passwordHashKind(user.passwordHash) === "unknown") {
+  // Kept over a hash a sign-in takes; a marked one takes none either, and the site's lets a reset in.
+  if (passwordHashKind(user.passwordHash) === "unknown" && !isUnusableHash(hash)) {
     warn(
       `user ${user.id} (${user.username}): the site's new password hash is of a kind no sign-in takes; kept the database's`,
     );
