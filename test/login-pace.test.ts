@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { type Pace, padToFloor, REFUSAL_FLOOR_MS } from "../src/auth/pace";
 import { phpassCrypt, wordPressHashKind } from "../src/auth/wordpress-hashes";
 import { createDb } from "../src/db/client";
-import { users } from "../src/db/schema";
+import { UNUSABLE_MARK, users } from "../src/db/schema";
 import { call, makeUser, PASSWORD, testApp, unique } from "./helpers";
 
 // Constant-cost sign-in: every refusal after a password check asks for the
@@ -45,7 +45,7 @@ const signIn = (login: string, password: string, app: ReturnType<typeof testApp>
   });
 
 describe("POST /users/login refusals cost one floor", () => {
-  it("an unknown user, a wrong native password and wrong bcrypt-10, bcrypt-12 and phpass passwords all wait out the same floor", async () => {
+  it("an unknown user, a wrong native password, wrong bcrypt-10, bcrypt-12 and phpass passwords and a marked account all wait out the same floor", async () => {
     const password = "the real one";
     const native = await makeUser();
     const cases: [string, string][] = [
@@ -55,10 +55,18 @@ describe("POST /users/login refusals cost one floor", () => {
       ["bcrypt cost 12", (await importedUser(wpBcrypt(password, 12))).email],
       ["phpass", (await importedUser(phpassCrypt(password, "$P$BsaltSALT")!)).email],
     ];
-    for (const [kind, login] of cases) {
+    // A hash behind the unusable mark (a network's spam user) refuses its own password too.
+    const marked = `${UNUSABLE_MARK}${phpassCrypt(password, "$P$BsaltSALT")!}`;
+    const spam = (await importedUser(marked)).email;
+    const attempts: [string, string, string][] = [
+      ...cases.map(([kind, login]): [string, string, string] => [kind, login, "not the password"]),
+      ["marked unusable, a wrong password", spam, "not the password"],
+      ["marked unusable, the password behind the mark", spam, password],
+    ];
+    for (const [kind, login, tried] of attempts) {
       const { app, asked } = recordingApp();
       const before = Date.now();
-      const res = await signIn(login, "not the password", app);
+      const res = await signIn(login, tried, app);
       expect(res.status, kind).toBe(400);
       expect(res.body.error, kind).toEqual(["Invalid Credential"]);
       expect(asked, kind).toHaveLength(1);
