@@ -133,7 +133,8 @@ export async function listUsersPage(db: Db, offset: number, limit: number) {
 
 /**
  * Deletes a user that no entry (and so no balance row) names and that is not the last
- * administrator (the service would have nobody left to run it), with its API keys and sessions
+ * administrator (the service would have nobody left to run it; one whose password is marked
+ * unusable, which no sign-in opens, is nobody), with its API keys and sessions
  * (their foreign keys name it), in one batch whose every DELETE carries the same guard: D1 runs a
  * batch with no other write in between, so either all of it happens or none. An entry racing it
  * commits first (the user stays) or finds the user gone (its insert fails the foreign key); of two
@@ -146,7 +147,7 @@ export async function deleteUserIfUnused(db: Db, id: number) {
   const lastAdministrator = sql`EXISTS (SELECT 1 FROM ${users} WHERE ${users.id} = ${id}
     AND ${users.role} = 'administrator')
     AND NOT EXISTS (SELECT 1 FROM ${users} WHERE ${users.role} = 'administrator'
-    AND ${users.id} <> ${id})`;
+    AND ${users.id} <> ${id} AND ${passwordUsable})`;
   const deletable = sql`NOT (${used}) AND NOT (${lastAdministrator})`;
   const [, , deleted, still] = await db.batch([
     db.delete(apiKeys).where(and(eq(apiKeys.userId, id), deletable)),
