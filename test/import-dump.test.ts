@@ -819,8 +819,8 @@ INSERT INTO \`wp_usermeta\` VALUES (9901,6,'wp_capabilities','a:1:{s:13:\\"admin
         .filter((sql) => sql.startsWith("UPDATE"))
         .map((sql) => sql.replace(/\d{13}/, "NOW")),
     ).toEqual([
-      "UPDATE sessions SET revoked_at_ms = NOW WHERE user_id = 9 AND revoked_at_ms IS NULL AND EXISTS (SELECT 1 FROM users WHERE role = 'administrator' AND id <> 9);",
-      "UPDATE users SET role = 'subscriber' WHERE id = 9 AND role = 'administrator' AND EXISTS (SELECT 1 FROM users WHERE role = 'administrator' AND id <> 9);",
+      "UPDATE sessions SET revoked_at_ms = NOW WHERE user_id = 9 AND revoked_at_ms IS NULL AND EXISTS (SELECT 1 FROM users WHERE role = 'administrator' AND id <> 9 AND substr(password_hash, 1, 1) <> '!');",
+      "UPDATE users SET role = 'subscriber' WHERE id = 9 AND role = 'administrator' AND EXISTS (SELECT 1 FROM users WHERE role = 'administrator' AND id <> 9 AND substr(password_hash, 1, 1) <> '!');",
     ]);
     expect(report.warnings).toContain(
       "administrator 10 (ops) is not in the dump: this service's own stays as it is; one the site deleted keeps its role here (end its sessions in the console, revoke its keys)",
@@ -1021,6 +1021,27 @@ INSERT INTO \`wp_usermeta\` VALUES (9901,6,'wp_capabilities','a:1:{s:13:\\"admin
       expect(
         kept.statements.filter((sql) => sql.startsWith("UPDATE users SET password_hash")),
       ).toEqual([]);
+    });
+
+    it("keeps the last administrator that can sign in one, though one the run marks spam stays too", () => {
+      // An earlier run's administrators: user 1, now marked spam, and johndoe, now a subscriber.
+      const johndoe = {
+        ...admin,
+        id: 2,
+        username: "johndoe",
+        email: "John.Doe@Example.com",
+        password_hash: "$wp$2y$10$RrJCtS/i5BfL/zSeDPjAyu7oiJ8GOqlGeTbAUNKKlSV8n/zvMcXO6",
+        registered_at_ms: Date.UTC(2022, 1, 3, 4, 5, 6),
+      };
+      const { report, statements } = importFromText(withSpam, {
+        ...network,
+        target: targetState({ users: [admin, johndoe] }),
+      });
+      expect(statements.filter((sql) => sql.includes("role = 'subscriber'"))).toEqual([]);
+      expect(report.warnings).toContain(
+        "user 2 (johndoe) is a subscriber on the site but stays an administrator here: the database would have none left that can sign in (make another with npm run admin:create, then run the import again)",
+      );
+      expect(report.warnings.filter((w: string) => w.startsWith("no administrator"))).toEqual([]);
     });
 
     it("names an import that leaves no administrator here able to sign in, its only one marked spam", () => {

@@ -267,9 +267,9 @@ const SPAM = "marked as spam on the network";
  * The database's administrators the site no longer has as such become subscribers, their
  * sessions ended (revoked first, so a run stopped between the two statements still sees the role
  * on its next run): one the site made a subscriber, and one it deleted whose imported entries show
- * it was the site's. The last administrator stays one, as the service always keeps one; an
- * administrator absent from the dump with no imported entries (this service's own, or one the site
- * deleted) is named.
+ * it was the site's. The last administrator that can sign in stays one, as the service always
+ * keeps one; an administrator absent from the dump with no imported entries (this service's own,
+ * or one the site deleted) is named.
  */
 function demoteAdministrators(ctx: PlanContext, plan: UserPlan) {
   const { target, emit, report, warn, nowMs } = ctx;
@@ -294,17 +294,20 @@ function demoteAdministrators(ctx: PlanContext, plan: UserPlan) {
     }
   }
   for (const u of plan.users.values()) if (u.role === "administrator") left.add(u.id);
+  // One whose hash is marked unusable after this run (a network's spam user) runs nothing.
+  const signsIn = (id: number) => !isUnusableHash(hashAfter(ctx, plan, id));
   for (const { id, username, why } of demote.sort((a, b) => a.id - b.id)) {
-    if (left.size === 0) {
+    if (![...left].some(signsIn)) {
+      const none = left.size === 0 ? "none left" : "none left that can sign in";
       left.add(id);
       warn(
-        `user ${id} (${username}) is ${why} but stays an administrator here: the database would have none left (make another with npm run admin:create, then run the import again)`,
+        `user ${id} (${username}) is ${why} but stays an administrator here: the database would have ${none} (make another with npm run admin:create, then run the import again)`,
       );
       continue;
     }
     // Judged again when the statements run: an administrator `left` counted on may have been
-    // deleted since the plan was made (DELETE users/{user_id} needs only another one).
-    const another = `EXISTS (SELECT 1 FROM users WHERE role = 'administrator' AND id <> ${id})`;
+    // deleted since the plan was made (DELETE users/{user_id} needs only another that signs in).
+    const another = `EXISTS (SELECT 1 FROM users WHERE role = 'administrator' AND id <> ${id} AND substr(password_hash, 1, 1) <> ${sqlLiteral(UNUSABLE_MARK)})`;
     emit(
       `UPDATE sessions SET revoked_at_ms = ${sqlLiteral(nowMs)} WHERE user_id = ${id} AND revoked_at_ms IS NULL AND ${another};`,
       "user",
@@ -322,7 +325,7 @@ function demoteAdministrators(ctx: PlanContext, plan: UserPlan) {
 
 /**
  * Names the administrators the database keeps when none of them can sign in (each marked as spam
- * on the network): the console would have no one, and `npm run deploy` finds them and asks for none.
+ * on the network, as a fresh import of such a site's only ones leaves them): the console has no one.
  */
 function warnNoAdministratorSignsIn(
   { target, warn }: PlanContext,
@@ -331,17 +334,17 @@ function warnNoAdministratorSignsIn(
 ) {
   const admins = [...left]
     .sort((a, b) => a - b)
-    .map((id) => {
-      const site = plan.users.get(id);
-      const there = target.users.get(id);
-      return {
-        name: `user ${id} (${site?.username ?? there?.username})`,
-        hash: String(site?.passwordHash ?? there?.password_hash ?? ""),
-      };
-    });
+    .map((id) => ({
+      name: `user ${id} (${plan.users.get(id)?.username ?? target.users.get(id)?.username})`,
+      hash: hashAfter({ target }, plan, id),
+    }));
   if (admins.length === 0 || admins.some((a) => !isUnusableHash(a.hash))) return;
   const names = admins.map((a) => a.name).join(", ");
   warn(
     `no administrator here can sign in after this run: ${names} ${admins.length === 1 ? "is" : "are"} marked as spam on the network; make one with npm run admin:create (npm run deploy asks for one)`,
   );
 }
+
+/** The password hash user `id` holds after this run: the plan's (carried over), else the database's. */
+const hashAfter = ({ target }: Pick<PlanContext, "target">, plan: UserPlan, id: number) =>
+  String(plan.users.get(id)?.passwordHash ?? target.users.get(id)?.password_hash ?? "");
