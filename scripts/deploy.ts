@@ -12,12 +12,11 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { LATEST_MIGRATION } from "../src/db/latest-migration";
-import { UNUSABLE_MARK } from "../src/db/schema";
+import { PASSWORD_USABLE_SQL } from "../src/db/schema";
 import { flagOn, JWT_SECRET_MIN_LENGTH, mailTransportName, OBJECT_CLASSES } from "../src/settings";
 import { accountProblem, ensureAdmin } from "./lib/admin";
 import { ADMIN_NEEDED, type AdminGiven, adminAccount } from "./lib/deploy-admin";
 import { stop as end, runMain } from "./lib/exit";
-import { sqlLiteral } from "./lib/sql";
 import { readOutputFile, runWrangler, streamWrangler } from "./lib/wrangler";
 import {
   objectClasses,
@@ -271,7 +270,7 @@ await runMain(async () => {
   // next run goes on from there). A database that has one asks nothing; one marked unable to sign
   // in (a network's spam user an import brought, src/db/schema.ts) is none for the console.
   const [counted] = remoteSql<{ administrators: number }>(
-    `SELECT count(*) AS administrators FROM users WHERE role = 'administrator' AND substr(password_hash, 1, 1) <> ${sqlLiteral(UNUSABLE_MARK)}`,
+    `SELECT count(*) AS administrators FROM users WHERE role = 'administrator' AND ${PASSWORD_USABLE_SQL}`,
   );
   const administrators = counted?.results[0]?.administrators ?? 0;
   if (administrators > 0) console.log("Administrator: the database has one; nothing to ask.");

@@ -30,6 +30,8 @@ const commaList = customType<{ data: readonly string[]; driverData: string }>({
  */
 export const UNUSABLE_MARK = "!";
 export const isUnusableHash = (hash: string) => hash.startsWith(UNUSABLE_MARK);
+/** Whether a users row's password is usable, as SQL text (the tools' statements are text). */
+export const PASSWORD_USABLE_SQL = `substr(password_hash, 1, 1) <> '${UNUSABLE_MARK}'`;
 
 export const users = sqliteTable(
   "users",

@@ -1,13 +1,13 @@
 import { and, count, eq, inArray, or, sql } from "drizzle-orm";
 import { bindingOf, type Db, inRuns } from "./client";
 import { forgetUser, isolateCache } from "./isolate-cache";
-import { apiKeys, balances, sessions, transactions, UNUSABLE_MARK, users } from "./schema";
+import { apiKeys, balances, PASSWORD_USABLE_SQL, sessions, transactions, users } from "./schema";
 import { newUserClashes, newUserTextsFree, sameText } from "./user-texts";
 
 export type UserRow = typeof users.$inferSelect;
 
-/** Whether a user's password is usable (schema.ts UNUSABLE_MARK), in SQL: a reset needs it. */
-export const passwordUsable = sql`substr(${users.passwordHash}, 1, 1) <> ${UNUSABLE_MARK}`;
+/** Whether a user's password is usable (schema.ts UNUSABLE_MARK): a reset needs it. */
+export const passwordUsable = sql.raw(PASSWORD_USABLE_SQL);
 
 /** Users by id with their usernames, from the isolate's cache once seen (usernames never change). */
 export async function findUsers(db: Db, ids: number[]) {

@@ -1,6 +1,6 @@
 // Users: each site user is imported, found already there (an earlier run), or skipped with a reason.
 
-import { isUnusableHash, UNUSABLE_MARK } from "../../../src/db/schema";
+import { isUnusableHash, PASSWORD_USABLE_SQL, UNUSABLE_MARK } from "../../../src/db/schema";
 import { sqlLiteral } from "../../lib/sql";
 import type { SiteUser } from "../collect";
 import { MAX_LISTED } from "../report";
@@ -307,7 +307,7 @@ function demoteAdministrators(ctx: PlanContext, plan: UserPlan) {
     }
     // Judged again when the statements run: an administrator `left` counted on may have been
     // deleted since the plan was made (DELETE users/{user_id} needs only another that signs in).
-    const another = `EXISTS (SELECT 1 FROM users WHERE role = 'administrator' AND id <> ${id} AND substr(password_hash, 1, 1) <> ${sqlLiteral(UNUSABLE_MARK)})`;
+    const another = `EXISTS (SELECT 1 FROM users WHERE role = 'administrator' AND id <> ${id} AND ${PASSWORD_USABLE_SQL})`;
     emit(
       `UPDATE sessions SET revoked_at_ms = ${sqlLiteral(nowMs)} WHERE user_id = ${id} AND revoked_at_ms IS NULL AND ${another};`,
       "user",
