@@ -70,6 +70,20 @@ describe("an account whose password is marked unusable", () => {
       expect(await signIn(user)).toBe(true);
     });
 
+  it("is shown in the console's user list as unable to sign in", async () => {
+    const [marked, usable] = [await makeUser(), await makeUser()];
+    await setHash(marked, `${UNUSABLE_MARK}${SITE_HASH}`);
+    const { request, signIn } = consoleOf();
+    const cookie = await signIn(await makeAdmin());
+    const roleOf = async (user: TestUser) => {
+      const page = await request(`/users?q=${encodeURIComponent(user.username)}`, { cookie });
+      expect(page.status).toBe(200);
+      return /<td>subscriber(.*?)<\/td>/s.exec(page.html)?.[1];
+    };
+    expect(await roleOf(marked)).toBe('<span class="muted"> · cannot sign in</span>');
+    expect(await roleOf(usable)).toBe("");
+  });
+
   it("is mailed no reset, answered as any address is, and a code mailed before the mark is refused", async () => {
     const user = await makeUser();
     const ask = () =>

@@ -54,7 +54,10 @@ function Found(props: { d: Search }) {
                 <a href={`${path}/${u.id}`}>{u.username}</a>
               </td>
               <td>{u.email}</td>
-              <td>{u.role}</td>
+              <td>
+                {u.role}
+                {u.signsIn ? null : <span class="muted"> · cannot sign in</span>}
+              </td>
               <td>
                 {balances
                   .map(([id, minor]) => {

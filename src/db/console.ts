@@ -6,6 +6,7 @@ import type { Db } from "./client";
 import { exactSum, readExactSum } from "./exact-sum";
 import { balances, transactions, users, wallets } from "./schema";
 import { amountOf } from "./statements";
+import { passwordUsable } from "./users";
 
 const DAY_S = 86_400;
 
@@ -76,7 +77,10 @@ function containsPattern(search: string) {
   return `%${inner}%`;
 }
 
-/** A page of users whose username or e-mail contains `search`, with their balances. */
+/**
+ * A page of users whose username or e-mail contains `search`, with their balances and whether each
+ * can sign in (1) or has its password marked unusable (0).
+ */
 export async function searchUsers(db: Db, search: string, offset: number, limit: number) {
   const pattern = containsPattern(search);
   const where =
@@ -93,6 +97,7 @@ export async function searchUsers(db: Db, search: string, offset: number, limit:
         username: users.username,
         email: users.email,
         role: users.role,
+        signsIn: sql<number>`${passwordUsable}`,
         balances: sql<
           string | null
         >`(SELECT json_group_object(wallet_id, balance_minor) FROM ${balances} WHERE ${balances.userId} = ${users.id})`.as(
