@@ -6,7 +6,7 @@ import { newUserClashes, newUserTextsFree, sameText } from "./user-texts";
 
 export type UserRow = typeof users.$inferSelect;
 
-/** Whether a user's password is usable (schema.ts UNUSABLE_MARK): a reset needs it. */
+/** Whether a user's password is usable (schema.ts UNUSABLE_MARK): only such a user signs in. */
 export const passwordUsable = sql.raw(PASSWORD_USABLE_SQL);
 
 /** Users by id with their usernames, from the isolate's cache once seen (usernames never change). */

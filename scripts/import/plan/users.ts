@@ -231,7 +231,7 @@ function carryOver(
   }
   const hash = String(there.password_hash);
   if (hash === user.passwordHash) return hash;
-  const marked = isUnusableHash(user.passwordHash);
+  const [marked, wasMarked] = [isUnusableHash(user.passwordHash), isUnusableHash(hash)];
   if (passwordHashKind(hash) === "pbkdf2") {
     if (marked)
       warn(
@@ -240,7 +240,7 @@ function carryOver(
     return hash;
   }
   // Kept over a hash a sign-in takes; a marked one takes none either, and the site's lets a reset in.
-  if (passwordHashKind(user.passwordHash) === "unknown" && !isUnusableHash(hash)) {
+  if (passwordHashKind(user.passwordHash) === "unknown" && !wasMarked) {
     warn(
       `user ${user.id} (${user.username}): the site's new password hash is of a kind no sign-in takes; kept the database's`,
     );
@@ -252,9 +252,9 @@ function carryOver(
     `user ${user.id}'s password`,
   );
   const change =
-    marked && !isUnusableHash(hash)
+    marked && !wasMarked
       ? `sign-in disabled (${SPAM})`
-      : !marked && isUnusableHash(hash)
+      : !marked && wasMarked
         ? "sign-in enabled (no longer marked as spam on the network)"
         : "password (not signed in here since the earlier run)";
   report.users.updated.add(change, example);
