@@ -50,7 +50,7 @@ describe("importing a site user whose id the database deleted", () => {
       "its user 3 is not imported (its id was deleted from the database)": 1,
     });
     expect(run.statements.some((sql) => /INSERT INTO users/.test(sql))).toBe(false);
-    expect(formatReport(run.report)).toContain("REFUSED: 1 conflicts with the database");
+    expect(formatReport(run.report)).toContain("REFUSED: 1 conflict with the database");
     expect(await tableCounts()).toEqual(before);
   });
 

@@ -553,7 +553,7 @@ INSERT INTO \`wp_usermeta\` VALUES (9901,6,'user_withdrawable_bal_ngn','500');
 `;
     const refused = importFromText(text).report;
     expect(refused.refused).toBe(true);
-    expect(refused.refusalReasons).toEqual(["1 users cannot be carried over"]);
+    expect(refused.refusalReasons).toEqual(["1 user cannot be carried over"]);
     expect(refused.users.skipped.examples).toEqual([
       { reason: "e-mail taken by user 2 in the dump", id: 6, username: "johnny" },
     ]);

@@ -7,7 +7,7 @@ export type AdminGiven = Partial<AdminAccount>;
 
 /** The one line a run without a terminal stops with when it has no administrator to create. */
 export const ADMIN_NEEDED =
-  "No administrator yet: pass --admin-username NAME --admin-email ADDRESS (npm run deploy -- …) " +
+  "No administrator able to sign in yet: pass --admin-username NAME --admin-email ADDRESS (npm run deploy -- …) " +
   "and the password in WALLET_ADMIN_PASSWORD; nothing was uploaded.";
 
 /** Asks until the answer passes `check` (the service's own limits). */
@@ -42,7 +42,9 @@ export async function adminAccount(given: AdminGiven, interactive: boolean) {
   const { username, email, password } = given;
   if (username && email && password) return { username, email, password };
   if (!interactive) return null;
-  console.log("The database has no administrator yet: the first one (the console's sign-in).");
+  console.log(
+    "The database has no administrator able to sign in yet: the first one (the console's sign-in).",
+  );
   return {
     username: username || (await askValid("Username: ", (u) => accountProblem({ username: u }))),
     email: email || (await askValid("E-mail: ", (e) => accountProblem({ email: e }))),

@@ -411,7 +411,7 @@ describe("npm run deploy", () => {
     expect(refused.state.deployments).toEqual([]);
     expect(refused.state.worker).toBeNull();
     expect(refused.output).toContain(
-      "\nNo administrator yet: pass --admin-username NAME --admin-email ADDRESS (npm run deploy -- …) " +
+      "\nNo administrator able to sign in yet: pass --admin-username NAME --admin-email ADDRESS (npm run deploy -- …) " +
         "and the password in WALLET_ADMIN_PASSWORD; nothing was uploaded.\n",
     );
     // The database, its id, the queues and the migrations stay; the next run only adds the rest.

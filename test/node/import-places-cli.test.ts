@@ -70,7 +70,7 @@ describe("import:wordpress --places", () => {
     expect(refused.stdout).toContain(
       "1 × an amount needs more than the 2 decimal places --places gives wallet ngn",
     );
-    expect(refused.stdout).toContain("REFUSED: 1 transactions cannot be carried over");
+    expect(refused.stdout).toContain("REFUSED: 1 transaction cannot be carried over");
 
     const forced = dryRun("--places", "ngn=2", "--force");
     expect(forced.status, forced.stderr).toBe(0);

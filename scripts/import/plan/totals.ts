@@ -6,6 +6,9 @@ import type { StoragePlan } from "./storage";
 import type { UserPlan } from "./users";
 import type { ChainWriter } from "./write";
 
+/** "1 user", "2 users": a count and its noun, for the report's sentences. */
+const counted = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
+
 export function finishReport(
   ctx: PlanContext,
   { pairs, skippedPairs }: CheckedTransactions,
@@ -66,12 +69,14 @@ export function finishReport(
     notRead > 0 ||
     termless.histories > 0;
   report.refusalReasons = [
-    ...(conflicts.length > 0 ? [`${conflicts.length} conflicts with the database`] : []),
-    ...(leftOut > 0 ? [`${leftOut} users cannot be carried over`] : []),
-    ...(t.skipped.total > 0 ? [`${t.skipped.total} transactions cannot be carried over`] : []),
+    ...(conflicts.length > 0 ? [`${counted(conflicts.length, "conflict")} with the database`] : []),
+    ...(leftOut > 0 ? [`${counted(leftOut, "user")} cannot be carried over`] : []),
+    ...(t.skipped.total > 0
+      ? [`${counted(t.skipped.total, "transaction")} cannot be carried over`]
+      : []),
     ...(notRead > 0
       ? [
-          `the post meta of ${notRead} transactions that the dump holds before their post (export wp_posts before wp_postmeta: mysqldump DB wp_posts wp_postmeta …)`,
+          `the post meta of ${counted(notRead, "transaction")} that the dump holds before their post (export wp_posts before wp_postmeta: mysqldump DB wp_posts wp_postmeta …)`,
         ]
       : []),
     ...(termless.histories > 0 ? [termlessReason(ctx, termless)] : []),
@@ -93,6 +98,6 @@ function termlessReason(
     const more = n > shown.length ? ` and ${n - shown.length} more` : "";
     return `user ${userId} (${username}) ${walletId}: post${n === 1 ? "" : "s"} ${shown.join(", ")}${more}`;
   });
-  if (histories > named.length) named.push(`and ${histories - named.length} more histories`);
+  if (histories > named.length) named.push(`and ${histories - named.length} more`);
   return `${posts} ${collector.postType} post${posts === 1 ? "" : "s"} with a CREDIT's or DEBIT's meta but no CREDIT or DEBIT term, in histories whose balance the site stored differs from their imported entries (${named.join("; ")}): the dump lost their rows of ${collector.prefix}term_relationships (export the database again), or the plugin stopped between writing a post and its term (then --balances site --force brings each balance to the site's)`;
 }
