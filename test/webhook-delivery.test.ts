@@ -1481,3 +1481,48 @@ describe("an endpoint's URL in a failed attempt", () => {
     for (const [line] of errors.mock.calls) expect(String(line)).not.toMatch(/T0AAAA|hush/);
   });
 });
+
+describe("a receiver that answers with a redirect", () => {
+  // The runtime's fetch would follow a 3xx by itself (redirect: "follow" is its default), to any
+  // address the Location names: the URL rules judge only the endpoint's own URL.
+  it("is a failed attempt, its Location never fetched, from the queue and from a test alike", async () => {
+    const { admin, user, wallet } = await makeAccount();
+    const hook = await subscribeWebhook(admin, "transaction.created");
+    await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
+    const asked: { url: string; redirect: RequestInit["redirect"] }[] = [];
+    const runtimeFetch = vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
+      asked.push({ url: String(input), redirect: init?.redirect });
+      return new Response(null, {
+        status: 302,
+        headers: { location: "http://169.254.169.254/latest/meta-data/" },
+      });
+    });
+    try {
+      // The consumer's own fetch, as production builds it.
+      const t = clock();
+      const deps = { ...consumerDeps(env), nowMs: t.nowMs };
+      expect(await pumpEndpoint(deps, hook.id)).toEqual({ kind: "retry", delayS: 60 });
+      // A test through the app's own outbound (no stub given).
+      const tested = await call("POST", `/webhooks/${hook.id}/test`, {
+        auth: admin.bearer,
+        app: testApp(),
+      });
+      expect(tested.body.data).toMatchObject({
+        status: "failed",
+        http_status: 302,
+        error: "answered HTTP 302",
+      });
+    } finally {
+      runtimeFetch.mockRestore();
+    }
+    expect(asked).toEqual([
+      { url: hook.url, redirect: "manual" },
+      { url: hook.url, redirect: "manual" },
+    ]);
+    const log = await call("GET", `/webhooks/${hook.id}/deliveries`, { auth: admin.bearer });
+    expect(log.body.data.map((d: Json) => [d.trigger, d.status, d.http_status])).toEqual([
+      ["test", "failed", 302],
+      ["queue", "failed", 302],
+    ]);
+  });
+});
