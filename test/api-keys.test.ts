@@ -244,6 +244,18 @@ describe("GET /api-keys", () => {
     expect(Number.isNaN(Date.parse(listed.last_used_at))).toBe(false);
   });
 
+  it("leaves last_used_at alone when the key is refused for another username", async () => {
+    const admin = await makeAdmin();
+    const other = await makeAdmin();
+    const { data } = await newKey(admin);
+    const res = await call("GET", "/wallets", {
+      auth: `Key ${btoa(`${other.username}:${data.key}`)}`,
+    });
+    expect(res.body).toEqual(INVALID_CREDENTIALS);
+    const listed = (await listKeys(admin)).find((k) => k.id === data.id)!;
+    expect(listed.last_used_at).toBeNull();
+  });
+
   it("never outputs a secret or its hash", async () => {
     const admin = await makeAdmin();
     const { data } = await newKey(admin);

@@ -45,11 +45,12 @@ export async function keyPrincipal(
   );
   if (!checked) return null;
   const { cached, row: owner } = checked;
-  if (owner && (owner.lastUsedAtMs === null || nowMs - owner.lastUsedAtMs > TOUCH_INTERVAL_MS))
-    await background(touchApiKey(db, owner.keyId, nowMs));
   // A key works only with its own username, A-Z folded as the service folds usernames (never
   // Unicode's case folding: the Kelvin sign is not a K); say nothing about which part was wrong.
+  // Refused, it was not used: last_used_at stays as it was.
   if (asciiLower(cached.owner.username) !== asciiLower(credential.username)) return null;
+  if (owner && (owner.lastUsedAtMs === null || nowMs - owner.lastUsedAtMs > TOUCH_INTERVAL_MS))
+    await background(touchApiKey(db, owner.keyId, nowMs));
   learnBookmark(db, cached.learnt);
   return { ...cached.owner };
 }
