@@ -171,6 +171,21 @@ describe("POST /api-keys", () => {
     });
   });
 
+  it("refuses a name with control, bidirectional or invisible characters, and writes nothing", async () => {
+    const admin = await makeAdmin();
+    const before = await tableCounts();
+    // The console and GET /api-keys show the name beside its owner and scope: a right-to-left
+    // override would reorder what follows it, a zero-width space make two names look alike.
+    for (const hidden of ["\u202e", "\u200b", "\u0007", "\u2028"]) {
+      const res = await createKey(admin.bearer, { name: `ci${hidden}deploy`, scope: "read" });
+      expect(res.status, JSON.stringify(hidden)).toBe(400);
+      expect(res.body.error).toEqual({
+        name: "name must not hold control, bidirectional or invisible characters",
+      });
+    }
+    expect(await tableCounts()).toEqual(before);
+  });
+
   it("answers a read key 403 and writes nothing", async () => {
     const admin = await makeAdmin();
     const { header } = await makeKey(admin, "read");

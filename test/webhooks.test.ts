@@ -235,6 +235,32 @@ describe("POST /webhooks", () => {
     expect(none.body.error).toStrictEqual({ events: "Field Cannot be empty" });
   });
 
+  it("refuses a description with control, bidirectional or invisible characters, and creates nothing", async () => {
+    const admin = await makeAdmin();
+    const endpoints = () =>
+      env.DB.prepare("SELECT count(*) AS n FROM webhook_endpoints").first("n");
+    const before = await endpoints();
+    for (const hidden of ["\u202e", "\u200b", "\u0007"]) {
+      const res = await call("POST", "/webhooks", {
+        auth: admin.bearer,
+        body: {
+          url: "https://a.example.com",
+          events: ["transaction.created"],
+          description: `orders${hidden}`,
+        },
+      });
+      expect(res.body, JSON.stringify(hidden)).toStrictEqual({
+        status_code: 400,
+        status: false,
+        message: "invalid input",
+        error: {
+          description: "description must not hold control, bidirectional or invisible characters",
+        },
+      });
+    }
+    expect(await endpoints()).toBe(before);
+  });
+
   it("answers 503 while WEBHOOK_SECRET_KEY is unset, short or blank, or the queue unbound, and creates nothing", async () => {
     const admin = await makeAdmin();
     const cases: [Record<string, string | undefined>, string[]][] = [

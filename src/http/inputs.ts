@@ -36,22 +36,16 @@ const required = (max: number, name: string) =>
     documented({ type: "string", minLength: 1, maxLength: max }),
   );
 
-/** A required text that is shown to users as it is: nothing in it may change how the rest reads. */
-const shown = (max: number, name: string) =>
-  v.pipe(
-    required(max, name),
-    v.check((text) => !holdsHidden(text), WALLET_RULE_TEXTS.hidden(name)),
-  );
+/** Text shown to users or operators as it is: nothing in it may change how the rest reads. */
+const plain = (name: string) =>
+  v.check((text: string) => !holdsHidden(text), WALLET_RULE_TEXTS.hidden(name));
 
-export const ApiKeyParams = v.object({
-  name: required(100, "name"),
-  scope: v.picklist(["read", "write", "read-write"], "scope must be read, write or read-write"),
-  username: v.optional(
-    v.pipe(v.string("username must be text"), v.nonEmpty(EMPTY), usernameAtMost),
-  ),
-});
+const shown = (max: number, name: string) => v.pipe(required(max, name), plain(name));
 
-/** The words of the wallet rules (wallet/wallets.ts), as both dialects answer them. */
+/**
+ * The words of the wallet rules (wallet/wallets.ts), as both dialects answer them; `hidden` is also
+ * every other shown text's.
+ */
 export const WALLET_RULE_TEXTS = {
   id: "wallet_id must start with a letter and hold at most 32 of a-z, 0-9 and _",
   reserved: "wallet_id formatted is reserved",
@@ -60,6 +54,14 @@ export const WALLET_RULE_TEXTS = {
   hidden: (field: string) =>
     `${field} must not hold control, bidirectional or invisible characters`,
 };
+
+export const ApiKeyParams = v.object({
+  name: shown(100, "name"),
+  scope: v.picklist(["read", "write", "read-write"], "scope must be read, write or read-write"),
+  username: v.optional(
+    v.pipe(v.string("username must be text"), v.nonEmpty(EMPTY), usernameAtMost),
+  ),
+});
 
 export const WalletParams = v.object({
   wallet_id: v.pipe(
@@ -145,6 +147,7 @@ export const WebhookParams = v.object({
     v.pipe(
       v.string("description must be text"),
       atMost(WEBHOOK_LIMITS.descriptionMax, "description"),
+      plain("description"),
       documented({ type: "string", maxLength: WEBHOOK_LIMITS.descriptionMax }),
     ),
     "",
