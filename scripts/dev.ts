@@ -7,8 +7,9 @@
 import { randomBytes } from "node:crypto";
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { parseEnv } from "node:util";
+import { PASSWORD_USABLE_SQL } from "../src/db/schema";
 import { flagOn, JWT_SECRET_MIN_LENGTH, retryBaseS, usableJwtSecret } from "../src/settings";
-import { ensureAdmin, signsInWith } from "./lib/admin";
+import { ensureAdmin, seedLine, signsInWith } from "./lib/admin";
 import { demoWalletSql } from "./lib/admin-insert";
 import {
   DEV_DEFAULTS,
@@ -100,14 +101,17 @@ await runMain(async () => {
   const devAdminExists =
     seeded.created ||
     (existing !== undefined && (await signsInWith(existing.password_hash, admin.password)));
+  const adminCanSignIn =
+    devAdminExists ||
+    localRows(`SELECT 1 FROM users WHERE role = 'administrator' AND ${PASSWORD_USABLE_SQL} LIMIT 1`)
+      .length > 0;
   console.log(
-    seeded.created
-      ? `Local administrator "${admin.username}" created.`
-      : devAdminExists
-        ? `Local administrator "${admin.email}" already exists; left as it is.`
-        : existing !== undefined
-          ? `Local administrator "${admin.email}" already exists with a password of its own; left as it is.`
-          : "The local database has administrators of its own (an imported site's): none added.",
+    seedLine(admin, {
+      created: seeded.created,
+      devAdminExists,
+      devEmailTaken: existing !== undefined,
+      adminCanSignIn,
+    }),
   );
 
   const demo = localRows(demoWalletSql(Date.now()));
@@ -130,9 +134,9 @@ await runMain(async () => {
   const base = `http://127.0.0.1:${port}/wp-json/wallet/v1`;
   console.log(`
 Wallet API on ${base}${serve ? " (the deploy bundle under Miniflare alone, as production runs it)" : ""}
-${devAdminExists ? "Sign in (dev-only credentials):" : "Sign in as one of the site's administrators, with its own password:"}
+${devAdminExists ? "Sign in (dev-only credentials):" : adminCanSignIn ? "Sign in as one of the site's administrators, with its own password:" : "Sign in, once admin:create made one, as that administrator:"}
   curl -s ${base}/users/login -H 'Content-Type: application/json' \\
-    -d '{"user_email":"${existing !== undefined || devAdminExists ? admin.email : "<its e-mail>"}","user_password":"${devAdminExists ? admin.password : "<its password>"}"}'
+    -d '{"user_email":"${(existing !== undefined && adminCanSignIn) || devAdminExists ? admin.email : "<its e-mail>"}","user_password":"${devAdminExists ? admin.password : "<its password>"}"}'
 Then send the access_token as "Authorization: Bearer <token>".
 Operator console: http://127.0.0.1:${port}/wallet-admin/${devAdminExists ? ` (sign in with ${admin.email} / ${admin.password})` : ""}
 ${mailLine}

@@ -70,3 +70,29 @@ export async function signsInWith(passwordHash: string, password: string) {
   subtle.timingSafeEqual ??= timingSafeEqual;
   return (await checkLoginPassword(password, passwordHash)).valid;
 }
+
+/** How the local database stood when `npm run dev` tried to seed its administrator. */
+export type SeedOutcome = {
+  created: boolean;
+  /** An administrator of the dev e-mail that the dev password signs in to. */
+  devAdminExists: boolean;
+  /** An administrator of the dev e-mail with a password of its own. */
+  devEmailTaken: boolean;
+  /** Whether any administrator can sign in (an imported spam user cannot). */
+  adminCanSignIn: boolean;
+};
+
+/** `npm run dev`'s line about its administrator: made, found, or why none was added. */
+export function seedLine({ username, email }: AdminAccount, o: SeedOutcome) {
+  if (o.created) return `Local administrator "${username}" created.`;
+  if (o.devAdminExists) return `Local administrator "${email}" already exists; left as it is.`;
+  // None is seeded even so: its id would be one a later import of the site needs.
+  if (!o.adminCanSignIn)
+    return (
+      "The local database's administrators (an imported site's) cannot sign in, as their network " +
+      "marked them as spam: make one with npm run admin:create -- --local --username NAME --email ADDRESS."
+    );
+  if (o.devEmailTaken)
+    return `Local administrator "${email}" already exists with a password of its own; left as it is.`;
+  return "The local database has administrators of its own (an imported site's): none added.";
+}

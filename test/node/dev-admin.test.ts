@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { signsInWith } from "../../scripts/lib/admin";
+import { type SeedOutcome, seedLine, signsInWith } from "../../scripts/lib/admin";
 import { hashPassword } from "../../src/auth/password";
 import { phpassCrypt } from "../../src/auth/wordpress-hashes";
 
@@ -15,5 +15,38 @@ describe("signsInWith (npm run dev's local administrator)", () => {
     const hash = phpassCrypt("wallet-admin", "$P$BabcdefgH")!;
     expect(await signsInWith(hash, "wallet-admin")).toBe(true);
     expect(await signsInWith(hash, "its-own-password")).toBe(false);
+  });
+});
+
+describe("seedLine (what npm run dev says of its administrator)", () => {
+  const admin = { username: "admin", email: "admin@example.com", password: "wallet-admin" };
+  const none: SeedOutcome = {
+    created: false,
+    devAdminExists: false,
+    devEmailTaken: false,
+    adminCanSignIn: true,
+  };
+
+  it("names the administrator it made or found, and one the dev password no longer opens", () => {
+    expect(seedLine(admin, { ...none, created: true, devAdminExists: true })).toBe(
+      'Local administrator "admin" created.',
+    );
+    expect(seedLine(admin, { ...none, devAdminExists: true, devEmailTaken: true })).toBe(
+      'Local administrator "admin@example.com" already exists; left as it is.',
+    );
+    expect(seedLine(admin, { ...none, devEmailTaken: true })).toBe(
+      'Local administrator "admin@example.com" already exists with a password of its own; left as it is.',
+    );
+    expect(seedLine(admin, none)).toBe(
+      "The local database has administrators of its own (an imported site's): none added.",
+    );
+  });
+
+  it("says how to make one when every administrator is an imported spam user", () => {
+    for (const devEmailTaken of [false, true])
+      expect(seedLine(admin, { ...none, devEmailTaken, adminCanSignIn: false })).toBe(
+        "The local database's administrators (an imported site's) cannot sign in, as their network " +
+          "marked them as spam: make one with npm run admin:create -- --local --username NAME --email ADDRESS.",
+      );
   });
 });
