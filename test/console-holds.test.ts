@@ -181,6 +181,33 @@ describe("the user page's holds", () => {
     await resolve(id, "void");
   });
 
+  it("pages a user's holds, so a hold still held behind 20 newer ones can be voided", async () => {
+    const holder = await makeUser();
+    await credit(admin, { user_id: holder.id, wallet_id: wallet, amount: "100.00" });
+    const oldest = await hold("1.00", holder);
+    for (let i = 0; i < 20; i++) await hold("0.50", holder);
+    const first = await request(`/users/${holder.id}`, { cookie });
+    // Before: the 20 newest only, no pager; the oldest, still held (its ₦1.00 in Held), was
+    // neither shown nor reachable.
+    expect(first.html).not.toContain(`Capture hold ${oldest}<`);
+    expect(first.html).toContain(
+      `href="/wallet-admin/users/${holder.id}?page=1&amp;holds_page=2#holds">Next</a>`,
+    );
+    const second = await request(`/users/${holder.id}?holds_page=2`, { cookie });
+    expect(second.html).toContain(`Capture hold ${oldest}<`);
+    expect(second.html).toContain(
+      `href="/wallet-admin/users/${holder.id}?page=1&amp;holds_page=1#holds">Previous</a>`,
+    );
+    expect(second.html).toContain(`Void hold ${oldest}<`);
+    const shown = await resolve(oldest, "void", {}, holder);
+    expect(shown.html).toContain(`Hold ${oldest} voided: all of it released.`);
+    for (const past of ["3", "9007199254740991"]) {
+      const page = await request(`/users/${holder.id}?holds_page=${past}`, { cookie });
+      expect(page.status).toBe(200);
+      expect(page.html).toContain(`There is no page ${past}: the last is`);
+    }
+  });
+
   it("refuses a capture form without its CSRF token, and writes nothing", async () => {
     const id = await hold("1.00");
     const before = await tableCounts();

@@ -13,11 +13,11 @@ import type { ConsoleEnv, Session } from "./env";
 import { back, field, type Wallet } from "./page";
 import { withIds } from "./path-ids";
 import { BASE } from "./session";
-import { Csrf, Empty, type Notice, PostButton, refusedForm, Table, When } from "./views";
+import { Csrf, Empty, type Notice, Pager, PostButton, refusedForm, Table, When } from "./views";
 
 export const holdsScreen = new Hono<ConsoleEnv>({ strict: false });
 
-/** The holds shown on a user's page: the newest. */
+/** The holds a user's page shows at a time, newest first; the rest on the holds' next pages. */
 export const HOLDS_SHOWN = 20;
 
 type Available = Awaited<ReturnType<typeof availableBalances>>;
@@ -77,16 +77,23 @@ export function HoldsSection(props: {
   holds: HoldView[];
   session: Session;
   notice?: Notice;
+  /** The page of holds shown, of how many, and the rest of the page's query, kept by the pager. */
+  pager: { page: number; pages: number; query: Record<string, string> };
 }) {
   const { holds } = props;
   return (
-    <section>
+    <section id="holds">
       <h2>Holds</h2>
       <Table
         cols={["ID", "Wallet", "Amount", "Status", "Expires (UTC)", "Note"]}
         num={["Amount"]}
         actions
-        empty="No holds. Holds are placed through the API (POST /holds)."
+        // A page past the last has none either: the pager says so.
+        empty={
+          props.pager.pages === 0
+            ? "No holds. Holds are placed through the API (POST /holds)."
+            : null
+        }
       >
         {holds.map((view) => {
           const h = view.hold;
@@ -143,6 +150,13 @@ export function HoldsSection(props: {
           );
         })}
       </Table>
+      <Pager
+        {...props.pager}
+        path={`${BASE}/users/${props.userId}`}
+        param="holds_page"
+        label="Pages of holds"
+        at="holds"
+      />
     </section>
   );
 }

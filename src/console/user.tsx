@@ -39,11 +39,15 @@ import {
 
 export const userScreen = new Hono<ConsoleEnv>({ strict: false });
 
-/** The page of the user's entries. */
-const PageQuery = v.object({ page: PageNumber });
+/** The page of the user's entries, and of its holds. */
+const PageQuery = v.object({ page: PageNumber, holds_page: PageNumber });
 
 /** Everything a user's page shows, or null when there is no such user. */
-async function loadUser(c: Context<ConsoleEnv>, userId: number, page: number) {
+async function loadUser(
+  c: Context<ConsoleEnv>,
+  userId: number,
+  { page, holds_page: holdsPage }: v.InferOutput<typeof PageQuery>,
+) {
   const ctx = c.var.service;
   const ws = await allWallets(ctx);
   // The entries through the same read the API's list uses (its records carry no balance-after or
@@ -52,7 +56,7 @@ async function loadUser(c: Context<ConsoleEnv>, userId: number, page: number) {
   const [ledger, available, holds] = await Promise.all([
     userLedger(ctx, userId, { offset: (page - 1) * PER_PAGE, limit: PER_PAGE }, 200),
     attempt(c, () => availableBalances(ctx, userId)),
-    attempt(c, () => listHolds(ctx, { userId, page: 1, perPage: HOLDS_SHOWN })),
+    attempt(c, () => listHolds(ctx, { userId, page: holdsPage, perPage: HOLDS_SHOWN })),
   ]);
   const { user, entries, reversed, series } = ledger;
   if (!entries.userExists || !user) return null;
@@ -68,6 +72,8 @@ async function loadUser(c: Context<ConsoleEnv>, userId: number, page: number) {
     // What the service refused to read (the user gone meanwhile), the page shows nothing of.
     available: available.ok ? available.value : [],
     holds: holds.ok ? holds.value.holds : [],
+    holdsPage,
+    holdsTotal: holds.ok ? holds.value.total : 0,
   };
 }
 
@@ -158,7 +164,9 @@ export const EntryType = ({ e }: { e: EntryRow["entry"] }) => (
 );
 
 function Entries(props: { d: UserData }) {
-  const { userId, page, entries, statement, reversed } = props.d;
+  const { userId, page, entries, statement, reversed, holdsPage } = props.d;
+  // The holds' page stays as it is while the entries turn theirs.
+  const kept: Record<string, string> = holdsPage > 1 ? { holds_page: String(holdsPage) } : {};
   return (
     <section id="entries">
       <h2>Entries</h2>
@@ -210,7 +218,7 @@ function Entries(props: { d: UserData }) {
         page={page}
         pages={Math.ceil(entries.total / PER_PAGE)}
         path={`${BASE}/users/${userId}`}
-        query={statement.asked}
+        query={{ ...statement.asked, ...kept }}
         at="entries"
       />
     </section>
@@ -228,7 +236,17 @@ function UserView(props: { d: UserData; session: Session; notice: Notice }) {
       notice={props.notice}
     >
       <BalancesSection wallets={ws} available={d.available} />
-      <HoldsSection userId={userId} holds={d.holds} session={session} notice={props.notice} />
+      <HoldsSection
+        userId={userId}
+        holds={d.holds}
+        session={session}
+        notice={props.notice}
+        pager={{
+          page: d.holdsPage,
+          pages: Math.ceil(d.holdsTotal / HOLDS_SHOWN),
+          query: { ...d.statement.asked, page: String(d.page) },
+        }}
+      />
       {ws.map((w) => {
         const line = series.get(w.id);
         if (!line) return null;
@@ -292,7 +310,7 @@ userScreen.get(
   "/users/:id",
   withIds(["id"], async (c, { id }) => {
     const userId = id.id;
-    const d = await loadUser(c, userId, queryOf(c, PageQuery).page);
+    const d = await loadUser(c, userId, queryOf(c, PageQuery));
     if (!d) return noSuch(c, "user", userId);
     return c.html(<UserView d={d} session={c.var.session} notice={await noticeOf(c)} />);
   }),

@@ -382,9 +382,14 @@ export function Pager(props: {
   path: string;
   query: Record<string, string>;
   at?: string;
+  /** The query parameter naming the page (a page with two lists pages each by its own). */
+  param?: string;
+  /** The navigation's name: each pager of a page has its own. */
+  label?: string;
 }) {
+  const param = props.param ?? "page";
   const href = (page: number) =>
-    `${props.path}?${new URLSearchParams({ ...props.query, page: String(page) })}${props.at ? `#${props.at}` : ""}`;
+    `${props.path}?${new URLSearchParams({ ...props.query, [param]: String(page) })}${props.at ? `#${props.at}` : ""}`;
   const last = Math.max(props.pages, 1);
   if (props.page > last)
     return (
@@ -394,7 +399,7 @@ export function Pager(props: {
     );
   if (last === 1) return null;
   return (
-    <nav class="pager" aria-label="Pages">
+    <nav class="pager" aria-label={props.label ?? "Pages"}>
       {props.page > 1 && <a href={href(props.page - 1)}>Previous</a>}
       <span>
         Page {props.page} of {props.pages}
