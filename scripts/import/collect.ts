@@ -389,7 +389,6 @@ export class WordPressCollector {
   readonly prefixGiven: boolean;
   /** The prefix of the users and usermeta tables: `prefix` but on a multisite network's site. */
   readonly usersPrefix: string;
-  readonly namespace: string;
   readonly postType: string;
   /** The plugin's taxonomy of transaction terms (CREDIT, DEBIT, WALLETS, API-KEYS). */
   readonly taxonomy: string;
@@ -431,7 +430,6 @@ export class WordPressCollector {
     this.prefix = prefix;
     this.prefixGiven = options.prefix !== undefined;
     this.usersPrefix = options.usersPrefix ?? prefix;
-    this.namespace = namespace;
     this.postType = `${namespace}transaction`;
     this.taxonomy = `${namespace}transaction_type`;
     this.walletKeyPrefix = `${namespace}_wallet_`;

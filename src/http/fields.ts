@@ -163,12 +163,11 @@ export function overlongAmount(text: string): "not-positive" | "too-large" | "to
 /** An amount's text past AMOUNT_TEXT_MAX, as either dialect words it for its field. */
 export const amountTooLong = (field: string) =>
   `${field} must be at most ${AMOUNT_TEXT_MAX} characters`;
-export const AMOUNT_TOO_LONG = amountTooLong("amount");
 
 const OVERLONG_AMOUNT_TEXT = {
   "not-positive": AMOUNT_MESSAGES["not-positive"],
   "too-large": AMOUNT_TOO_LARGE,
-  "too-long": AMOUNT_TOO_LONG,
+  "too-long": amountTooLong("amount"),
 };
 
 export const amountField = v.pipe(

@@ -17,9 +17,9 @@ export type Mail = { to: string; subject: string; text: string };
 export type MailSender = { send: (mail: Mail) => Promise<void> } | { outbox: true };
 
 /** What the transport reads from the env: vars, and the optional binding (wrangler.toml `[[send_email]]`). */
-export type MailEnv = { MAIL_TRANSPORT?: string; MAIL_FROM?: string; EMAIL?: SendEmail };
+type MailEnv = { MAIL_TRANSPORT?: string; MAIL_FROM?: string; EMAIL?: SendEmail };
 
-export type MailTransport = "cloudflare" | "outbox";
+type MailTransport = "cloudflare" | "outbox";
 
 /** The setting or binding a transport lacks: a name, never a value. */
 export type MailSetting = "MAIL_TRANSPORT" | "MAIL_FROM" | "EMAIL";

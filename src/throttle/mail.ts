@@ -14,7 +14,7 @@ import { addressKey, keyName, objectFor, type ThrottleNamespace } from "./sign-i
 export const inboxKey = (email: string) => `mail:${asciiLower(email.trim())}`;
 
 /** A refusal, with the seconds to wait and whose share was spent: the client's or the address's. */
-export type MailRefusal = { allowed: false; retryAfterS: number; spent: "client" | "address" };
+type MailRefusal = { allowed: false; retryAfterS: number; spent: "client" | "address" };
 
 /**
  * Counts one mail to `email` asked for from `clientAddress` (CF-Connecting-IP; none is one client):
