@@ -165,7 +165,7 @@ export const RequiredNote = () => (
 export function refusedForm(notice: Notice, form: string) {
   const refused = notice?.refused?.form === form ? notice.refused : undefined;
   return {
-    kept: refused?.fields ?? ({} as Record<string, string>),
+    kept: refused?.fields ?? {},
     fault: (name: string) =>
       refused?.at?.includes(name)
         ? ({ "aria-invalid": "true", "aria-describedby": NOTICE_ID } as const)

@@ -49,7 +49,9 @@ function Deliveries(props: { session: Session; hook: EndpointRow; rows: Delivery
     >
       {props.rows.map((d) => (
         <tr>
-          <td>{d.createdAtMs !== null && <When ms={d.createdAtMs} to="second" />}</td>
+          <td>
+            <When ms={d.createdAtMs} to="second" />
+          </td>
           <td>{d.eventId === null ? d.trigger : String(d.eventId)}</td>
           <td>{String(d.attempt)}</td>
           <td>{d.error ? `${d.status}: ${d.error}` : d.status}</td>

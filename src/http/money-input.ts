@@ -51,6 +51,6 @@ export const moneyFields = <S extends MoneySchema>(schema: S) => ({
   read: async (c: Context<AppEnv>, params: Params) => {
     const { output, errors } = await checkMoneyFields(schema, params, c.var.service);
     if (!output || Object.keys(errors).length > 0) throw invalidInput(inKeyOrder(schema, errors));
-    return output as v.InferOutput<S>;
+    return output;
   },
 });
