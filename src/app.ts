@@ -118,7 +118,6 @@ function eachRequest(options: AppOptions): MiddlewareHandler<AppEnv> {
     // Read before any middleware builds the request anew (a streamed body's, http/body-limit.ts).
     c.set("queryRoute", queryRoute(c.req.raw));
     c.set("nowMs", nowMs);
-    c.set("pace", pace);
     c.set("outbound", outbound);
     // One D1 session a request: a read-only route reads from a replica (as new as the client's
     // bookmark); any other starts at the primary. The answer carries the newest bookmark reached

@@ -1,4 +1,3 @@
-import type { Pace } from "./auth/pace";
 import type { Principal } from "./auth/principal";
 import type { Db } from "./db/client";
 import type { Outbound } from "./events/deliver";
@@ -24,8 +23,6 @@ type Variables = {
   requestId: string;
   /** The clock, injectable so tests can pin dates. */
   nowMs: () => number;
-  /** How a refused sign-in waits out its floor (auth/pace.ts), injectable so tests need not sleep. */
-  pace: Pace;
   /** The request's Drizzle handle on env.DB (set first thing by app.ts). */
   db: Db;
   /** Where credits are written and balances read (ledger/writer.ts): D1 unless createApp is told. */

@@ -6,7 +6,7 @@ import type { AppEnv } from "../env";
 /** A posted form's fields by name. */
 export type Fields = Record<string, string>;
 
-export type Session = { token: string; principal: Principal; csrf: string };
+export type Session = { principal: Principal; csrf: string };
 
 /**
  * The console's pages: the app's env, and once its gate ran the signed-in administrator and the

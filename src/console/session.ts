@@ -69,7 +69,7 @@ export async function readSession(c: Context<ConsoleEnv>): Promise<Session | nul
   if (!principal) return null;
   // An authenticated caller: its log line names it, and its answers may carry the D1 bookmark.
   c.set("principal", principal);
-  return { token, principal, csrf: csrfFor(c, token) };
+  return { principal, csrf: csrfFor(c, token) };
 }
 
 /** HMAC-SHA-256 of the session's token under the JWT secret: a form can only come from our page. */
