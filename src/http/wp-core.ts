@@ -360,7 +360,9 @@ export function pageHeaders(c: Context<AppEnv>, total: number, page: number, per
   const url = new URL(c.req.url);
   const site = siteUrl(c);
   const link = (to: number, rel: string) => {
-    const target = new URL(url.pathname, `${site}/`);
+    // Appended, not resolved: a SITE_URL with a path (a site in a subdirectory) keeps it, as the
+    // discovery link and guids do.
+    const target = new URL(`${site}${url.pathname}`);
     target.search = url.search;
     target.searchParams.delete("pageno");
     target.searchParams.set("page", String(to));
