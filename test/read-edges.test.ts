@@ -1,6 +1,7 @@
 // Edges of the read side found by attacking it: paging headers, statements, the feed and figures.
 import { describe, expect, it } from "vitest";
-import { call, credit, makeAccount } from "./helpers";
+import { compatCall, GUARDED } from "./compat-helpers";
+import { API, call, credit, makeAccount } from "./helpers";
 
 describe("paging Link headers", () => {
   it("GET /transactions pages on a SITE_URL with a path keep that path, as discovery does", async () => {
@@ -19,5 +20,54 @@ describe("paging Link headers", () => {
     expect(res.headers.get("link")).toBe(
       `<${list}&page=1>; rel="prev", <${list}&page=3>; rel="next", <https://example.org/blog/wp-json/>; rel="https://api.w.org/"`,
     );
+  });
+
+  it("GET /transactions links name the page PHP reads, when another spelling of page was sent too", async () => {
+    const { admin, user, wallet } = await makeAccount();
+    for (let i = 0; i < 5; i++)
+      expect(
+        (await credit(admin, { user_id: user.id, wallet_id: wallet, amount: "1" })).status,
+      ).toBe(200);
+    // PHP registers ` page` as `page`, and of two the last counts: this asks for page 2.
+    const query = `user_id=${user.id}&security_code=0&per_page=2&page=1&%20page=2`;
+    const res = await call("GET", `${API}/transactions?${query}`, { auth: admin.bearer });
+    expect(res.status, res.text).toBe(200);
+    const [prev, next] = [
+      ...res.headers.get("link")!.matchAll(/<([^>]+)>; rel="(?:prev|next)"/g),
+    ].map((m) => m[1]!);
+    const ids = async (link: string) => {
+      const url = new URL(link);
+      const page = await call("GET", `${url.pathname}${url.search}`, { auth: admin.bearer });
+      return page.body.data.map((e: { ID: number }) => e.ID);
+    };
+    const all = (
+      await call("GET", "/transactions", {
+        auth: admin.bearer,
+        query: { user_id: user.id, security_code: "0" },
+      })
+    ).body.data.map((e: { ID: number }) => e.ID);
+    expect(res.body.data.map((e: { ID: number }) => e.ID)).toEqual(all.slice(2, 4));
+    expect(await ids(prev!)).toEqual(all.slice(0, 2));
+    expect(await ids(next!)).toEqual(all.slice(4, 6));
+  });
+
+  it("the plugin's GET credits links its next page, when a page[] was sent beside page", async () => {
+    const { admin, user, wallet } = await makeAccount();
+    for (let i = 0; i < 2; i++)
+      expect(
+        (await credit(admin, { user_id: user.id, wallet_id: wallet, amount: "1" })).status,
+      ).toBe(200);
+    const get = (query: string) =>
+      compatCall("GET", `/wp-json/rimplenet/v1/credits?${query}`, {
+        headers: { Authorization: admin.bearer },
+        vars: GUARDED,
+      });
+    // `page[]` after `page` makes PHP's page an array, which the plugin's reading takes as page 1.
+    const first = await get("per_page=1&page=2&page%5B%5D=x");
+    expect(first.status, first.text).toBe(200);
+    const next = /<([^>]+)>; rel="next"/.exec(first.headers.get("link")!)![1]!;
+    const second = await get(new URL(next).search.slice(1));
+    expect(second.status, second.text).toBe(200);
+    expect(second.body.data[0].id).not.toBe(first.body.data[0].id);
   });
 });

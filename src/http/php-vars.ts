@@ -161,6 +161,9 @@ export function phpVars(
   return Object.fromEntries([...vars].map(([name, value]) => [name, plain(value)]));
 }
 
+/** The parameter a decoded name sets as PHP registers it (` page` and `page[]` set `page`), or null. */
+export const phpName = (decoded: string) => phpPath(decoded)?.name ?? null;
+
 /** A query pair's name as PHP registers it, percent-decoded (throws on one that is not UTF-8). */
 export function pairPath(raw: string) {
   const eq = raw.indexOf("=");

@@ -10,7 +10,7 @@ import { asciiLower } from "../wallet/rules";
 import { answerHeaders, BOOKMARK_HEADER } from "./answer-headers";
 import { pairValue } from "./decode";
 import { logOnce } from "./log-once";
-import { lastPairOf, pairPath } from "./php-vars";
+import { lastPairOf, pairPath, phpName } from "./php-vars";
 import { siteUrl } from "./site";
 
 /**
@@ -355,6 +355,9 @@ export const wholeListHeaders = (total: number) => ({
  * query with `page` set to the previous and next page, on the site's URL (./site.ts; `prev` stays
  * within the last page). Every paged list of both dialects answers these.
  */
+/** What names a list's page: `page`, and `pageno`, the plugin's alias of it on wallet/v1. */
+const PAGE_NAMES = new Set(["page", "pageno"]);
+
 export function pageHeaders(c: Context<AppEnv>, total: number, page: number, perPage: number) {
   const pages = Math.ceil(total / perPage);
   const url = new URL(c.req.url);
@@ -364,7 +367,10 @@ export function pageHeaders(c: Context<AppEnv>, total: number, page: number, per
     // discovery link and guids do.
     const target = new URL(`${site}${url.pathname}`);
     target.search = url.search;
-    target.searchParams.delete("pageno");
+    // PHP reads other names as `page` and `pageno` too (` page`, `page[]`), the last one counting:
+    // left in, one would name another page than the link's.
+    for (const name of new Set(target.searchParams.keys()))
+      if (name !== "page" && PAGE_NAMES.has(phpName(name) ?? "")) target.searchParams.delete(name);
     target.searchParams.set("page", String(to));
     return `<${target}>; rel="${rel}"`;
   };
