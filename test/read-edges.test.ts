@@ -70,4 +70,22 @@ describe("paging Link headers", () => {
     expect(second.status, second.text).toBe(200);
     expect(second.body.data[0].id).not.toBe(first.body.data[0].id);
   });
+
+  it("the OpenAPI document names Link's relations in the order a page's answer sends them", async () => {
+    const { admin, user, wallet } = await makeAccount();
+    for (let i = 0; i < 3; i++)
+      expect(
+        (await credit(admin, { user_id: user.id, wallet_id: wallet, amount: "1" })).status,
+      ).toBe(200);
+    const page = await call("GET", "/transactions", {
+      auth: admin.bearer,
+      query: { user_id: user.id, security_code: "0", per_page: 1, page: 2 },
+    });
+    const sent = [...page.headers.get("link")!.matchAll(/rel="([^"]+)"/g)].map((m) => m[1]!);
+    expect(sent).toEqual(["prev", "next", "https://api.w.org/"]);
+    const doc = await call("GET", "/openapi.json");
+    const described = doc.body.components.headers.Link.description as string;
+    const at = (rel: string) => described.indexOf(`rel="${rel}"`);
+    expect(sent.map(at).every((i, n, all) => i !== -1 && (n === 0 || i > all[n - 1]!))).toBe(true);
+  });
 });

@@ -1229,7 +1229,7 @@ export interface components {
         "X-WP-Total": number;
         /** @description How many pages of `per_page` the list holds */
         "X-WP-TotalPages": number;
-        /** @description The API's discovery link (`rel="https://api.w.org/"`), then the previous and next pages (`rel="prev"`, `rel="next"`) where there are */
+        /** @description The previous and next pages (`rel="prev"`, `rel="next"`) where there are, then the API's discovery link (`rel="https://api.w.org/"`) */
         Link: string;
     };
     pathItems: never;

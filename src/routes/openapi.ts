@@ -388,7 +388,7 @@ export function openApiDocument(routes: readonly RouteInfo[]) {
         },
         Link: {
           description:
-            'The API\'s discovery link (`rel="https://api.w.org/"`), then the previous and next pages (`rel="prev"`, `rel="next"`) where there are',
+            'The previous and next pages (`rel="prev"`, `rel="next"`) where there are, then the API\'s discovery link (`rel="https://api.w.org/"`)',
           required: true,
           schema: { type: "string" },
         },
