@@ -349,15 +349,15 @@ export const wholeListHeaders = (total: number) => ({
   "X-WP-TotalPages": total === 0 ? "0" : "1",
 });
 
+/** What names a list's page: `page`, and `pageno`, the plugin's alias of it on wallet/v1. */
+const PAGE_NAMES = new Set(["page", "pageno"]);
+
 /**
  * A paged list's headers, as WordPress sends them: X-WP-Total (items), X-WP-TotalPages and, when
  * there is a previous or next page, `Link` as WP_REST_Posts_Controller builds it: the request's own
  * query with `page` set to the previous and next page, on the site's URL (./site.ts; `prev` stays
  * within the last page). Every paged list of both dialects answers these.
  */
-/** What names a list's page: `page`, and `pageno`, the plugin's alias of it on wallet/v1. */
-const PAGE_NAMES = new Set(["page", "pageno"]);
-
 export function pageHeaders(c: Context<AppEnv>, total: number, page: number, perPage: number) {
   const pages = Math.ceil(total / perPage);
   const url = new URL(c.req.url);
