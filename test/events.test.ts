@@ -342,6 +342,11 @@ describe("GET /events", () => {
     expect(new Set(both.map((e) => e.type))).toEqual(
       new Set(["wallet.created", "transaction.created"]),
     );
+    // Nothing but blanks names no type: every type, as without `types`.
+    for (const types of ["", ",", " , "])
+      expect(await feed(admin, { after: before, types })).toStrictEqual(
+        await feed(admin, { after: before }),
+      );
   });
 
   it("ends a page early once it holds about 4 MB of data, with at least one event, and goes on from there", async () => {
