@@ -376,3 +376,64 @@ describe("a refused form's field as the console draws it", () => {
     );
   });
 });
+
+describe("a refused form's words beside its field", () => {
+  /** The words drawn right under field `name` (after its label), or undefined when there are none. */
+  const under = (html: string, name: string) =>
+    html.match(
+      new RegExp(
+        `<(?:input|select) name="${name}"[^>]*>(?:[^]*?</select>)?</label><p class="field-error"[^>]*>([^<]*)</p>`,
+      ),
+    )?.[1];
+
+  it("says under a key's name why it was refused, the other fields kept", async () => {
+    const page = await sent("/api-keys", {
+      name: "ops\u202egnp.exe",
+      scope: "read",
+      username: admin.username,
+    });
+    expect(under(page.html, "name")).toBe(
+      "name must not hold control, bidirectional or invisible characters",
+    );
+    expect(under(page.html, "scope")).toBeUndefined();
+    expect(drawnValue(page.html, "username")).toBe(admin.username);
+  });
+
+  it("says under a webhook's description why it was refused", async () => {
+    const page = await sent("/webhooks", {
+      url: "http://127.0.0.1:9/hook",
+      events: "transaction.created",
+      description: "pay\u200bments",
+    });
+    expect(under(page.html, "description")).toBe(
+      "description must not hold control, bidirectional or invisible characters",
+    );
+    expect(under(page.html, "events")).toBeUndefined();
+  });
+
+  it("says under each of a new user's fields its own words", async () => {
+    const page = await sent("/users", {
+      username: "a b",
+      user_email: "not-an-email",
+      user_password: "123",
+    });
+    expect(under(page.html, "username")).toContain("username must not contain space");
+    expect(under(page.html, "user_email")).toBe("Invalid user_email");
+    expect(under(page.html, "user_password")).toBe(
+      "Please enter at least 6 characters for the user_password",
+    );
+  });
+
+  it("says under a transfer's recipient that no such user exists", async () => {
+    const user = await makeUser();
+    const wallet = await makeWallet(admin);
+    const page = await sent(`/users/${user.id}/transfer`, {
+      wallet_id: wallet,
+      amount: "1",
+      to_user_id: "999999999",
+      request_id: unique("r"),
+    });
+    expect(under(page.html, "to_user_id")).toBe("No user 999999999.");
+    expect(under(page.html, "amount")).toBeUndefined();
+  });
+});

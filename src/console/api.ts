@@ -98,10 +98,23 @@ export const namedFields = ({ error }: ApiError) =>
     .flat()
     .flatMap((e) => (e && typeof e === "object" && !Array.isArray(e) ? Object.keys(e) : []));
 
+/** Each field a refusal names with its own words: `{amount: "amount requires a valid amount"}`. */
+export const fieldWords = ({ error }: ApiError): Record<string, string> =>
+  Object.fromEntries(
+    [error]
+      .flat()
+      .flatMap((e) =>
+        e && typeof e === "object" && !Array.isArray(e)
+          ? Object.entries(e).map(([name, d]) => [name, [d].flat(2).map(String).join("; ")])
+          : [],
+      ),
+  );
+
 /**
  * A redirect back to a page that says what was refused ("Reversal refused. …") and why; `refused`,
  * the form's fields to draw it again with, and the fields it is about: those `at` names, else those
- * the refusal names (a field the form has not, `txn_id`, marks none).
+ * the refusal names (a field the form has not, `txn_id`, marks none), each with the words drawn
+ * under it: `why` gives them, else the refusal's for that field, else its whole reason.
  */
 export const backRefused = (
   c: Context<ConsoleEnv>,
@@ -109,9 +122,17 @@ export const backRefused = (
   what: string,
   refusal: ApiError,
   refused?: NonNullable<Notice>["refused"],
-) =>
-  back(c, to, {
+) => {
+  const at = refused && (refused.at ?? namedFields(refusal));
+  const words = { ...fieldWords(refusal), ...refused?.why };
+  return back(c, to, {
     kind: "error",
     text: `${what} refused. ${refusalText(refusal)}`,
-    refused: refused && { ...refused, at: refused.at ?? namedFields(refusal) },
+    refused: refused &&
+      at && {
+        ...refused,
+        at,
+        why: Object.fromEntries(at.map((name) => [name, words[name] ?? refusalText(refusal)])),
+      },
   });
+};

@@ -6,7 +6,7 @@ import { ERROR_KEYS, newSubscriber, newSubscriberFields } from "../http/user-fie
 import { findUsersByText } from "../wallet/operators";
 import { formatExact } from "../wallet/rules";
 import { allWallets } from "../wallet/wallets";
-import { appContext, attempt, backRefused, namedFields } from "./api";
+import { appContext, attempt, backRefused, fieldWords, namedFields } from "./api";
 import type { ConsoleEnv, Session } from "./env";
 import { back, field, noticeOf, PER_PAGE, plural, type Wallet } from "./page";
 import { PageNumber, queryOf, Text } from "./query";
@@ -150,6 +150,9 @@ usersScreen.post("/users", async (c) => {
       form: "new-user",
       fields: typed,
       at: namedFields(created.refusal).map((key) => FORM_NAMES[key] ?? key),
+      why: Object.fromEntries(
+        Object.entries(fieldWords(created.refusal)).map(([key, w]) => [FORM_NAMES[key] ?? key, w]),
+      ),
     });
   return back(c, `${path}/${created.value.id}`, { kind: "ok", text: "User created." });
 });

@@ -15,13 +15,18 @@ const NAV = [
 /**
  * A notice a page shows once; a refusal may carry the refused form's fields (`form`, the action they
  * were sent to), so the page draws that form again as it was typed, and the fields it is about
- * (`at`), marked as such.
+ * (`at`), marked as such, each with the words (`why`) drawn under it.
  */
 export type Notice =
   | {
       kind: "ok" | "error";
       text: string;
-      refused?: { form: string; fields: Record<string, string>; at?: string[] };
+      refused?: {
+        form: string;
+        fields: Record<string, string>;
+        at?: string[];
+        why?: Record<string, string>;
+      };
     }
   | undefined;
 
@@ -170,8 +175,24 @@ export function refusedForm(notice: Notice, form: string) {
       refused?.at?.includes(name)
         ? ({ "aria-invalid": "true", "aria-describedby": NOTICE_ID } as const)
         : {},
+    /** The words drawn under field `name`, when the refusal is about it and says them. */
+    why: (name: string) => (refused?.at?.includes(name) ? refused.why?.[name] : undefined),
   };
 }
+
+/**
+ * Why a field was refused, right under it: the notice above the page says it too, but a field far
+ * down a phone's page is then seen marked without its words. For the eye only: the field is
+ * described by the notice, so a screen reader hears it once.
+ */
+const FieldWhy = (props: { refused: RefusedForm; name: string }) => {
+  const why = props.refused.why(props.name);
+  return why === undefined ? null : (
+    <p class="field-error" aria-hidden="true">
+      {why}
+    </p>
+  );
+};
 
 /** A form as `refusedForm` draws it again: what it kept, and the marks on a field at fault. */
 export type RefusedForm = ReturnType<typeof refusedForm>;
@@ -190,15 +211,18 @@ export function Field(
   const kept = attributes.type === "password" ? undefined : refused.kept[name];
   // `value` set after the spread keeps the place the spread gave it, if it gave one.
   return (
-    <label>
-      <span>{label}</span>
-      <input
-        name={name}
-        {...attributes}
-        value={kept ?? attributes.value}
-        {...refused.fault(name)}
-      />
-    </label>
+    <>
+      <label>
+        <span>{label}</span>
+        <input
+          name={name}
+          {...attributes}
+          value={kept ?? attributes.value}
+          {...refused.fault(name)}
+        />
+      </label>
+      <FieldWhy refused={refused} name={name} />
+    </>
   );
 }
 
@@ -217,12 +241,15 @@ export function Choice(
 ) {
   const { label, name, refused, options, ...attributes } = props;
   return (
-    <label>
-      <span>{label}</span>
-      <select name={name} {...attributes} {...refused.fault(name)}>
-        {options(refused.kept[name])}
-      </select>
-    </label>
+    <>
+      <label>
+        <span>{label}</span>
+        <select name={name} {...attributes} {...refused.fault(name)}>
+          {options(refused.kept[name])}
+        </select>
+      </label>
+      <FieldWhy refused={refused} name={name} />
+    </>
   );
 }
 
