@@ -30,6 +30,8 @@ time > span { white-space: nowrap; }
 td code { white-space: nowrap; font-size: .8em; }
 td.note { min-width: 12rem; }
 h1, .name { overflow-wrap: anywhere; }
+/* A username in a table breaks anywhere only past a short name's width: never "admi n". */
+td:has(> .name) { min-width: 7ch; }
 td button { white-space: nowrap; }
 /* A table wider than the screen scrolls sideways: a shadow at the edge it hides more past. */
 .scroll { overflow-x: auto; background: linear-gradient(90deg, #fff 30%, #fff0) left / 2rem 100%,

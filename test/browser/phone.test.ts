@@ -223,6 +223,16 @@ describe("the console at phone width, by keyboard, in chromium", () => {
       .locator("th, td")
       .evaluateAll((cells) => cells.map((c) => c.getBoundingClientRect().right));
     expect(Math.max(...rights)).toBeLessThanOrEqual(frame.x + frame.width);
+    // A short username stays whole, also on the narrowest phone: a column squeezed to its
+    // narrowest drew "ifeo ma" while the long one broke anywhere.
+    await page.setViewportSize({ width: 320, height: 844 });
+    try {
+      const short = await latest.getByRole("link", { name: "ifeoma", exact: true }).all();
+      expect(short.length).toBeGreaterThan(0);
+      for (const link of short) expect(await link.evaluate(textLines)).toBe(1);
+    } finally {
+      await page.setViewportSize({ width: 390, height: 844 });
+    }
     // Its title and its Sign out everywhere, as wide as the phone.
     await page.goto(longUserPage);
     const width = () => (globalThis as unknown as Window).document.documentElement.scrollWidth;
