@@ -1480,6 +1480,7 @@ describe("a batch", () => {
     for (const u of [carol, alice])
       expect(page.html).toContain(`/users/${u.id}">${u.username} (user ${u.id})</a>`);
     expect(page.html).toContain(`Reverse batch ${id}`);
+    expect(page.html).toContain("balanced. Status: <strong>completed</strong>");
     // The legs sit in a card, as every table of the console does: on the page's grey, the table's
     // scroll shadows drew white bands at its edges.
     expect(page.html).toMatch(/<section><div class="scroll"><table><caption>Legs</);
@@ -1499,7 +1500,10 @@ describe("a batch", () => {
       ),
     );
     const after = await request(`/batches/${id}`, { cookie });
-    expect(after.html).toContain("reversed");
+    // Its status named as such: "balanced: reversed" read as a label and its value.
+    expect(after.html).toContain(
+      `balanced. Status: <strong>reversed</strong> by <a href="/wallet-admin/batches/${id + 1}">`,
+    );
     expect(after.html).not.toContain(`Reverse batch ${id}`);
     const twice = await request(`/batches/${id}/reverse`, {
       method: "POST",

@@ -79,7 +79,7 @@ function BatchView(props: { d: BatchData; session: Session; notice: Notice }) {
     <Page title={`Batch ${id}`} session={props.session} current="users" notice={props.notice}>
       <p>
         Request id <code>{batch.request_id}</code>, <When ms={Date.parse(batch.created_at)} /> UTC,{" "}
-        {batch.balanced ? "balanced" : "not balanced"}: <strong>{batch.status}</strong>
+        {batch.balanced ? "balanced" : "not balanced"}. Status: <strong>{batch.status}</strong>
         {batch.reversal_batch_id ? (
           <>
             {" "}
