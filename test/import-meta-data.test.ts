@@ -222,7 +222,7 @@ describe("import:wordpress refuses meta it cannot carry whole", () => {
       expect.objectContaining({ id: 100, userId: ALICE }),
     ]);
     expect(refused.report.refusalReasons).toEqual([
-      "the post meta of 1 transactions that the dump holds before their post (export wp_posts before wp_postmeta: mysqldump DB wp_posts wp_postmeta …)",
+      "the post meta of 1 transaction that the dump holds before its post (export wp_posts before wp_postmeta: mysqldump DB wp_posts wp_postmeta …)",
     ]);
     expect(formatReport(refused.report, { dryRun: true })).toContain("REFUSED: the post meta of 1");
 

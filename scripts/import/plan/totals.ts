@@ -76,7 +76,7 @@ export function finishReport(
       : []),
     ...(notRead > 0
       ? [
-          `the post meta of ${counted(notRead, "transaction")} that the dump holds before their post (export wp_posts before wp_postmeta: mysqldump DB wp_posts wp_postmeta …)`,
+          `the post meta of ${counted(notRead, "transaction")} that the dump holds before ${notRead === 1 ? "its" : "their"} post (export wp_posts before wp_postmeta: mysqldump DB wp_posts wp_postmeta …)`,
         ]
       : []),
     ...(termless.histories > 0 ? [termlessReason(ctx, termless)] : []),
