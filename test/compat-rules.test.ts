@@ -1,6 +1,6 @@
 // The plugin dialect's smaller rules: the order of a guarded balance read's refusals, a subscriber
 // asking about nobody, sanitize_text_field's trim, the same-user transfer's field, request_id's
-// 191 characters and users' first page.
+// 191 characters, users' first page and debits' wallet id.
 import { describe, expect, it } from "vitest";
 import { compatCall, GUARDED } from "./compat-helpers";
 import { credit, makeAccount, makeAdmin, makeKey, makeUser, makeWallet, unique } from "./helpers";
@@ -123,6 +123,40 @@ describe("GET users: pages count from 1", () => {
       });
       expect(res.status, page).toBe(200);
       expect(res.body.data.users, page).toEqual([]);
+    }
+  });
+});
+
+describe("POST debits: the wallet id checked as credits check it", () => {
+  it("debits a wallet whose id holds a digit (the plugin's debits refused it) and refuses one without a word character as credits do", async () => {
+    const admin = await makeAdmin();
+    const user = await makeUser();
+    const wallet = await makeWallet(admin, { id: `usdt2${unique("w").slice(-8)}`.toLowerCase() });
+    await credit(admin, { user_id: user.id, wallet_id: wallet, amount: "5" });
+    const debited = await post(admin, "/debits", {
+      user_id: user.id,
+      wallet_id: wallet,
+      request_id: unique("d"),
+      amount: "2",
+    });
+    expect(debited.status, debited.text).toBe(200);
+    const balance = await compatCall(
+      "GET",
+      `${NS}/user-wallet-balance?user_id=${user.id}&wallet_id=${wallet}`,
+      { vars: GUARDED, headers: { Authorization: admin.bearer } },
+    );
+    expect(balance.body.data.wallet_balance_raw).toBe(3);
+    for (const path of ["/credits", "/debits"]) {
+      const res = await post(admin, path, {
+        user_id: user.id,
+        wallet_id: "-",
+        request_id: unique("d"),
+        amount: "1",
+      });
+      expect([res.status, res.body.error], path).toEqual([
+        400,
+        { wallet_id: "wallet_id Invalid Chars" },
+      ]);
     }
   });
 });
