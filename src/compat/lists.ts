@@ -26,9 +26,10 @@ import { ListRequest, MAX_WITHDRAWAL, MIN_WITHDRAWAL, WalletPath } from "./schem
 // The plugin's lists (api/core/{credits,debits,transfers,wallets}/get-*.php with includes/…/get-*.php):
 // `GET credits`, `GET debits` (one by `credit_id` / `debit_id` or `debits_id`), `GET transfers`
 // (one by `transfer_id`) and `GET wallets`, administrators only, in its field names and texts
-// (post meta was text, so amounts and balances are strings). Where the plugin answered every row in one response
-// (posts_per_page -1), these answer pages of at most 100, newest first, with `page` and `per_page`
-// and WordPress's X-WP-Total / Link headers: a client that never pages sees the newest 100.
+// (post meta was text, so amounts and balances are strings). Where the plugin answered every credit
+// and debit in one response (posts_per_page -1) and its newest 100 transfers (Utils::LIMIT), these
+// answer pages of at most 100, newest first, with `page` and `per_page` and WordPress's
+// X-WP-Total / Link headers: a client that never pages sees the newest 100.
 
 const PER_PAGE = 100;
 
