@@ -765,4 +765,24 @@ describe("GET transactions (the plugin's meta query) over transfers, keys and pa
       ).toContain(id);
     expect((await search("meta_key=channel&meta_value=web")).map((r) => r.ID)).not.toContain(id);
   });
+
+  it("orders by ID only for orderby=ID as written: WP_Query's keys are case-sensitive, so id is by date", async () => {
+    // Two imported entries whose ids run against their dates, as a site's backdated posts do.
+    const [user, own] = [await makeUser(), await makeWallet(admin)];
+    const now = Math.floor(Date.now() / 1000);
+    await importedEntry(user.id, own, "CREDIT", 100, "1", 0, now - 60);
+    await importedEntry(user.id, own, "CREDIT", 100, "1", 100, now - 3600);
+    const [older, newer] = (
+      await search(`meta_key=currency&meta_value=${own}&orderby=ID&order=ASC`)
+    ).map((r) => r.ID);
+    expect(newer).toBeGreaterThan(older);
+    const order = async (orderby: string) =>
+      (await search(`meta_key=currency&meta_value=${own}&orderby=${orderby}&order=DESC`)).map(
+        (r) => r.ID,
+      );
+    expect(await order("ID")).toEqual([newer, older]);
+    // The later post_date first: the lower id.
+    for (const orderby of ["id", "Id", "iD", "date", "", "title"])
+      expect(await order(orderby), orderby).toEqual([older, newer]);
+  });
 });

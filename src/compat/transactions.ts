@@ -71,7 +71,9 @@ const searchInput = {
           : PER_PAGE,
       page: every ? 1 : phpPage(f.page_no),
       order: {
-        by: f.orderby.toUpperCase() === "ID" ? ("id" as const) : ("date" as const),
+        // WP_Query takes its keys as written (parse_orderby's strict in_array): `id` is no key,
+        // and orders by date. `order` it reads in any case.
+        by: f.orderby === "ID" ? ("id" as const) : ("date" as const),
         direction: f.order.toUpperCase() === "ASC" ? ("asc" as const) : ("desc" as const),
       },
     };
