@@ -728,7 +728,7 @@ describe("GET transactions (the plugin's meta query) over transfers, keys and pa
     expect(anyHalf).not.toContain(debitId);
   });
 
-  it("reads posts_per_page=-1 (WordPress's every post) as the most a page holds", async () => {
+  it("reads posts_per_page=-1 (WordPress's every post) as the most a page holds, and page_no as absint() read it", async () => {
     const own = await makeWallet(admin);
     for (let i = 0; i < 12; i++)
       await credit(admin, { user_id: alice.id, wallet_id: own, amount: "1.00" });
@@ -739,6 +739,11 @@ describe("GET transactions (the plugin's meta query) over transfers, keys and pa
       await search(`meta_key=currency&meta_value=${own}&posts_per_page=-1&page_no=2`),
     ).toHaveLength(12);
     expect(await search(`meta_key=currency&meta_value=${own}&posts_per_page=-5`)).toHaveLength(5);
+    // WP_Query read `paged` through absint(): page_no=-2 is page 2.
+    expect(await search(`meta_key=currency&meta_value=${own}&page_no=2`)).toHaveLength(2);
+    expect(await search(`meta_key=currency&meta_value=${own}&page_no=-2`)).toHaveLength(2);
+    expect(await search(`meta_key=currency&meta_value=${own}&page_no=-2.5`)).toHaveLength(2);
+    expect(await search(`meta_key=currency&meta_value=${own}&page_no=-0`)).toHaveLength(10);
     // A page past the end is past it however large its number, never the first page again.
     for (const page of ["3", "9007199254740993", `1${"0".repeat(30)}`, "1e308"])
       expect(await search(`meta_key=currency&meta_value=${own}&page_no=${page}`), page).toEqual([]);

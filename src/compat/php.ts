@@ -346,6 +346,15 @@ export function phpPage(text: string) {
 }
 
 /**
+ * WP_Query's `paged`, which it read through absint(): a negative number's absolute value (`-2` is
+ * page 2), then as phpPage.
+ */
+export function wpPaged(text: string) {
+  const t = trimOf(text, C_SPACE);
+  return phpPage(t.startsWith("-") && phpIsNumeric(t) ? t.slice(1) : t);
+}
+
+/**
  * JSON text of a PHP array built key by key: a list when its keys are 0, 1, 2… in order, else an
  * object in insertion order. (A JS object would move the key "0" before the key "".)
  */

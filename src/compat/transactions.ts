@@ -7,7 +7,7 @@ import { localListDate, movedAmountText, postDate } from "../wallet/rules";
 import { searchTransactions } from "../wallet/transactions";
 import { keyRouteRefusals } from "./auth";
 import { publicReads } from "./config";
-import { phpInt, phpPage } from "./php";
+import { phpInt, wpPaged } from "./php";
 import { SearchRequest } from "./schemas";
 
 // `GET transactions` (captures 54-68; plugin includes/transactions/get-transactions.php
@@ -69,7 +69,7 @@ const searchInput = {
         : perPageAsked !== 0
           ? Math.min(Math.abs(perPageAsked), MAX_PER_PAGE)
           : PER_PAGE,
-      page: every ? 1 : phpPage(f.page_no),
+      page: every ? 1 : wpPaged(f.page_no),
       order: {
         // WP_Query takes its keys as written (parse_orderby's strict in_array): `id` is no key,
         // and orders by date. `order` it reads in any case.
