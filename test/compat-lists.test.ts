@@ -393,6 +393,32 @@ describe("GET credits, debits, transfers", () => {
     }
   });
 
+  it("keeps a note's white space sanitize_text_field keeps (a no-break space at its end) in both halves' notes", async () => {
+    const [from, to, own] = [await makeUser(), await makeUser(), await makeWallet(admin)];
+    await credit(admin, { user_id: from.id, wallet_id: own, amount: "10.00" });
+    for (const note of ["paid\u00a0", "\u3000"]) {
+      const sent = await post(
+        "/transfers",
+        {
+          transfer_from_user: from.id,
+          transfer_to_user: to.id,
+          wallet_id: own,
+          amount_to_transfer: 1,
+          note,
+        },
+        admin.bearer,
+      );
+      expect(sent.status, sent.text).toBe(200);
+      const halves = ((await get("/transfers?per_page=2", admin.bearer)).body.data as Json[]).map(
+        (r) => r.transferDesc,
+      );
+      // As the plugin wrote them: the text, a space, the note as sanitized (which kept these).
+      expect(halves.toSorted(), JSON.stringify(note)).toEqual(
+        [`TRANSFER from ${from.username} ${note}`, `TRANSFER to ${to.username} ${note}`].toSorted(),
+      );
+    }
+  });
+
   it("lists transfer halves with both usernames (RimplenetController.php:161 listTransfers)", async () => {
     // Users and a wallet of its own, so the list is this test's whatever ran before it.
     const [from, to, own] = [await makeUser(), await makeUser(), await makeWallet(admin)];

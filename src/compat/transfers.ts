@@ -89,9 +89,11 @@ export const compatTransfers = defineRoute(
       // Without a key the transfer still needs one to be written: a fresh one, never repeated.
       requestId: requestId || `transfer_${crypto.randomUUID().replaceAll("-", "")}`,
       note,
+      // The plugin's "TRANSFER to <user> <note>", without its trailing space when no note was
+      // sent; the note as sanitized (a no-break space at its end is kept, as there).
       notes: (from, to) => ({
-        debit: `TRANSFER to ${to.username} ${note}`.trim(),
-        credit: `TRANSFER from ${from.username} ${note}`.trim(),
+        debit: [`TRANSFER to ${to.username}`, note].filter(Boolean).join(" "),
+        credit: [`TRANSFER from ${from.username}`, note].filter(Boolean).join(" "),
       }),
     }).catch(async (err: unknown) => {
       const reason = refusalOf(err);
