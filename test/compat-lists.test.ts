@@ -815,5 +815,14 @@ describe("GET transactions (the plugin's meta query) over transfers, keys and pa
     // The later post_date first: the lower id.
     for (const orderby of ["id", "Id", "iD", "date", "", "title"])
       expect(await order(orderby), orderby).toEqual([older, newer]);
+    // `order` in any ASCII case, as parse_order's strtoupper() read it; `ſ` is no `S` to it.
+    const by = async (dir: string) =>
+      (
+        await search(
+          `meta_key=currency&meta_value=${own}&orderby=ID&order=${encodeURIComponent(dir)}`,
+        )
+      ).map((r) => r.ID);
+    for (const dir of ["ASC", "asc", "aSc"]) expect(await by(dir), dir).toEqual([older, newer]);
+    for (const dir of ["aſc", "ascending", ""]) expect(await by(dir), dir).toEqual([newer, older]);
   });
 });

@@ -3,7 +3,7 @@ import type { EntryRow } from "../db/ledger";
 import { ok, send } from "../http/envelope";
 import { defineRoute } from "../http/route";
 import { siteTimeZone } from "../settings";
-import { localListDate, movedAmountText, postDate } from "../wallet/rules";
+import { asciiLower, localListDate, movedAmountText, postDate } from "../wallet/rules";
 import { searchTransactions } from "../wallet/transactions";
 import { keyRouteRefusals } from "./auth";
 import { publicReads } from "./config";
@@ -72,9 +72,9 @@ const searchInput = {
       page: every ? 1 : wpPaged(f.page_no),
       order: {
         // WP_Query takes its keys as written (parse_orderby's strict in_array): `id` is no key,
-        // and orders by date. `order` it reads in any case.
+        // and orders by date. `order` it reads in any ASCII case (parse_order's strtoupper).
         by: f.orderby === "ID" ? ("id" as const) : ("date" as const),
-        direction: f.order.toUpperCase() === "ASC" ? ("asc" as const) : ("desc" as const),
+        direction: asciiLower(f.order) === "asc" ? ("asc" as const) : ("desc" as const),
       },
     };
   },
