@@ -78,6 +78,31 @@ describe("meta_data kept with the entry", () => {
     expect(absent.body.message).toBe("No transaction found");
   });
 
+  it("finds it by any key the plugin could have stored as post meta: spaces, dots, accents, 255 characters", async () => {
+    const tag = unique("v");
+    const keys = ["order id", "ref.no", "clé", "a#b", "k".repeat(255)];
+    const res = await post("/credits", {
+      request_id: key(),
+      user_id: user.id,
+      amount: 1,
+      wallet_id: wallet,
+      meta_data: Object.fromEntries(keys.map((k) => [k, tag])),
+    });
+    expect(res.status, res.text).toBe(200);
+    const id = res.body.data.transaction_id as number;
+    for (const k of keys) {
+      const found = await compatCall(
+        "GET",
+        `${NS}/transactions?meta_key=${encodeURIComponent(k)}&meta_value=${tag}`,
+        { vars: GUARDED, headers: { Authorization: admin.bearer } },
+      );
+      expect(
+        (found.body.data as Json[]).map((r) => r.ID),
+        k.slice(0, 20),
+      ).toEqual([id]);
+    }
+  });
+
   it("keeps no meta_data when none is sent, and lists as sent", async () => {
     const none = await post("/credits", {
       request_id: key(),

@@ -267,11 +267,15 @@ const entryMetaKey = (key: string) => {
   const folded = key.toLowerCase();
   return Object.hasOwn(META_COLUMNS, folded) ? (folded as MetaKey) : undefined;
 };
-/** A key of a client's `meta_data` object (kept as JSON with the entry) that can be searched. */
-const META_DATA_KEY = /^[A-Za-z0-9_-]{1,64}$/;
+/**
+ * The longest key of a client's `meta_data` a search can name: WordPress's `meta_key` column
+ * (varchar(255)), where the plugin stored each key, held no longer one. Any characters: the key is
+ * compared as a bound parameter (searchEntries).
+ */
+const META_DATA_KEY_MAX = 255;
 /** The meta keys a search can name: the entry's own fields, and keys of its `meta_data`. */
 export const isMetaKey = (key: string) =>
-  entryMetaKey(key) !== undefined || META_DATA_KEY.test(key);
+  entryMetaKey(key) !== undefined || (key !== "" && [...key].length <= META_DATA_KEY_MAX);
 
 export type MetaSearch = {
   /** A post meta's name: an entry's own field, or a key of its meta_data; any other matches nothing. */
