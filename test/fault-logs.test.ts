@@ -4,7 +4,16 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { hashApiKey } from "../src/auth/api-keys";
 import { consumeNudges, type Nudge, pumpDeps } from "../src/events/queue";
 import { losingReads } from "./d1-counter";
-import { API, call, makeAdmin, makeKey, PASSWORD, subscribeWebhook, testApp } from "./helpers";
+import {
+  API,
+  call,
+  makeAdmin,
+  makeKey,
+  PASSWORD,
+  subscribeWebhook,
+  testApp,
+  unique,
+} from "./helpers";
 
 /** Every line the test's requests write with console.error or console.log, parsed. */
 function captureLog() {
@@ -35,15 +44,14 @@ describe("the log line of a statement that failed", () => {
       body: {
         url,
         events: ["transaction.created"],
-        // A line that reads as a stack frame: the stack's frames must not take it from the message.
-        description: "private-description\n    at private-frame",
+        description: "private-description",
       },
     });
     expect(res.status).toBe(500);
     const requestId = res.body.error.request_id;
     const logged = lines();
     const text = JSON.stringify(logged);
-    for (const bound of ["receivers-own-token", "private-description", "private-frame", "params:"])
+    for (const bound of ["receivers-own-token", "private-description", "params:"])
       expect(text).not.toContain(bound);
     expect(logged).toContainEqual({
       request_id: requestId,
@@ -55,6 +63,36 @@ describe("the log line of a statement that failed", () => {
     });
     expect(logged).toContainEqual(
       expect.objectContaining({ request_id: requestId, route: `${API}/webhooks`, status: 500 }),
+    );
+  });
+
+  it("takes no stack frame from a bound value that reads as one", async () => {
+    const admin = await makeAdmin();
+    await env.DB.exec(
+      "CREATE TRIGGER probe_refusal BEFORE INSERT ON wallets BEGIN SELECT RAISE(ABORT, 'probe_refusal'); END",
+    );
+    const lines = captureLog();
+    const res = await call("POST", "/wallets", {
+      auth: admin.bearer,
+      body: {
+        wallet_id: unique("w").toLowerCase().slice(0, 32),
+        wallet_name: "Probe",
+        wallet_symbol: "P",
+        // A line that reads as a stack frame: the stack's frames must not take it from the message.
+        wallet_note: "private-note\n    at private-frame",
+      },
+    });
+    expect(res.status).toBe(500);
+    const logged = lines();
+    const text = JSON.stringify(logged);
+    for (const bound of ["private-note", "private-frame", "params:"])
+      expect(text).not.toContain(bound);
+    expect(logged).toContainEqual(
+      expect.objectContaining({
+        request_id: res.body.error.request_id,
+        statement: expect.stringMatching(/^insert into "wallets" \(/),
+        stack: expect.stringMatching(/^ {4}at .*insertWallet/s),
+      }),
     );
   });
 
