@@ -240,8 +240,10 @@ export async function readParams(
   const form = type === "application/x-www-form-urlencoded";
   const multipart = type === "multipart/form-data";
   let body: Params = {};
-  // WordPress reads a body on any method, GET included.
-  if (json || form || multipart) {
+  // WordPress reads a JSON body on any method, GET included, and a form only where PHP fills
+  // $_POST or WP_REST_Request parses one: POST, PUT, PATCH and DELETE (get_parameter_order).
+  const formRead = c.req.method !== "GET" && c.req.method !== "HEAD";
+  if (json || (formRead && (form || multipart))) {
     const bytes = c.get("streamedBody") ?? (await c.req.arrayBuffer().catch(unreadableBody));
     if (json) body = fromJson(bytes, c.get("pluginDialect") === true);
     else {
