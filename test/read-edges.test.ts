@@ -3,13 +3,20 @@ import { describe, expect, it } from "vitest";
 import { compatCall, GUARDED } from "./compat-helpers";
 import { API, call, credit, makeAccount } from "./helpers";
 
+/** An account whose user has `n` credits of 1: a list of `n` entries to page. */
+async function withCredits(n: number) {
+  const account = await makeAccount();
+  const { admin, user, wallet } = account;
+  for (let i = 0; i < n; i++)
+    expect((await credit(admin, { user_id: user.id, wallet_id: wallet, amount: "1" })).status).toBe(
+      200,
+    );
+  return account;
+}
+
 describe("paging Link headers", () => {
   it("GET /transactions pages on a SITE_URL with a path keep that path, as discovery does", async () => {
-    const { admin, user, wallet } = await makeAccount();
-    for (let i = 0; i < 3; i++)
-      expect(
-        (await credit(admin, { user_id: user.id, wallet_id: wallet, amount: "1" })).status,
-      ).toBe(200);
+    const { admin, user } = await withCredits(3);
     const res = await call("GET", "/transactions", {
       auth: admin.bearer,
       query: { user_id: user.id, security_code: "0", per_page: 1, page: 2 },
@@ -23,11 +30,7 @@ describe("paging Link headers", () => {
   });
 
   it("GET /transactions links name the page PHP reads, when another spelling of page was sent too", async () => {
-    const { admin, user, wallet } = await makeAccount();
-    for (let i = 0; i < 5; i++)
-      expect(
-        (await credit(admin, { user_id: user.id, wallet_id: wallet, amount: "1" })).status,
-      ).toBe(200);
+    const { admin, user } = await withCredits(5);
     // PHP registers ` page` as `page`, and of two the last counts: this asks for page 2.
     const query = `user_id=${user.id}&security_code=0&per_page=2&page=1&%20page=2`;
     const res = await call("GET", `${API}/transactions?${query}`, { auth: admin.bearer });
@@ -52,11 +55,7 @@ describe("paging Link headers", () => {
   });
 
   it("the plugin's GET credits links its next page, when a page[] was sent beside page", async () => {
-    const { admin, user, wallet } = await makeAccount();
-    for (let i = 0; i < 2; i++)
-      expect(
-        (await credit(admin, { user_id: user.id, wallet_id: wallet, amount: "1" })).status,
-      ).toBe(200);
+    const { admin } = await withCredits(2);
     const get = (query: string) =>
       compatCall("GET", `/wp-json/rimplenet/v1/credits?${query}`, {
         headers: { Authorization: admin.bearer },
@@ -72,11 +71,7 @@ describe("paging Link headers", () => {
   });
 
   it("the OpenAPI document names Link's relations in the order a page's answer sends them", async () => {
-    const { admin, user, wallet } = await makeAccount();
-    for (let i = 0; i < 3; i++)
-      expect(
-        (await credit(admin, { user_id: user.id, wallet_id: wallet, amount: "1" })).status,
-      ).toBe(200);
+    const { admin, user } = await withCredits(3);
     const page = await call("GET", "/transactions", {
       auth: admin.bearer,
       query: { user_id: user.id, security_code: "0", per_page: 1, page: 2 },
