@@ -92,13 +92,10 @@ export function refusalText({ message, error }: ApiError) {
   return details.startsWith(`${message}:`) ? details : `${message}: ${details}`;
 }
 
-/** The fields a refusal names: the keys of its `error` (an object by field, or a list of them). */
-export const namedFields = ({ error }: ApiError) =>
-  [error]
-    .flat()
-    .flatMap((e) => (e && typeof e === "object" && !Array.isArray(e) ? Object.keys(e) : []));
-
-/** Each field a refusal names with its own words: `{amount: "amount requires a valid amount"}`. */
+/**
+ * Each field a refusal names with its own words, from its `error` (an object by field, or a list
+ * of them): `{amount: "amount requires a valid amount"}`.
+ */
 export const fieldWords = ({ error }: ApiError): Record<string, string> =>
   Object.fromEntries(
     [error]
@@ -109,6 +106,9 @@ export const fieldWords = ({ error }: ApiError): Record<string, string> =>
           : [],
       ),
   );
+
+/** The fields a refusal names. */
+export const namedFields = (refusal: ApiError) => Object.keys(fieldWords(refusal));
 
 /**
  * A redirect back to a page that says what was refused ("Reversal refused. …") and why; `refused`,

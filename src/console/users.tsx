@@ -6,7 +6,7 @@ import { ERROR_KEYS, newSubscriber, newSubscriberFields } from "../http/user-fie
 import { findUsersByText } from "../wallet/operators";
 import { formatExact } from "../wallet/rules";
 import { allWallets } from "../wallet/wallets";
-import { appContext, attempt, backRefused, fieldWords, namedFields } from "./api";
+import { appContext, attempt, backRefused, fieldWords } from "./api";
 import type { ConsoleEnv, Session } from "./env";
 import { back, field, noticeOf, PER_PAGE, plural, type Wallet } from "./page";
 import { PageNumber, queryOf, Text } from "./query";
@@ -145,14 +145,16 @@ usersScreen.post("/users", async (c) => {
   );
   // Refused, the form is drawn again as typed, but for the password; the fields it is about are
   // named as the plugin named them (`user_login`), the form's by their own names.
-  if (!created.ok)
+  if (!created.ok) {
+    const why = Object.fromEntries(
+      Object.entries(fieldWords(created.refusal)).map(([key, w]) => [FORM_NAMES[key] ?? key, w]),
+    );
     return backRefused(c, path, "New user", created.refusal, {
       form: "new-user",
       fields: typed,
-      at: namedFields(created.refusal).map((key) => FORM_NAMES[key] ?? key),
-      why: Object.fromEntries(
-        Object.entries(fieldWords(created.refusal)).map(([key, w]) => [FORM_NAMES[key] ?? key, w]),
-      ),
+      at: Object.keys(why),
+      why,
     });
+  }
   return back(c, `${path}/${created.value.id}`, { kind: "ok", text: "User created." });
 });

@@ -361,16 +361,16 @@ const PAGE_NAMES = new Set(["page", "pageno"]);
 export function pageHeaders(c: Context<AppEnv>, total: number, page: number, perPage: number) {
   const pages = Math.ceil(total / perPage);
   const url = new URL(c.req.url);
-  const site = siteUrl(c);
+  // Appended, not resolved: a SITE_URL with a path (a site in a subdirectory) keeps it, as the
+  // discovery link and guids do.
+  const base = new URL(`${siteUrl(c)}${url.pathname}`);
+  base.search = url.search;
+  // PHP reads other names as `page` and `pageno` too (` page`, `page[]`), the last one counting:
+  // left in, one would name another page than the link's.
+  for (const name of new Set(base.searchParams.keys()))
+    if (name !== "page" && PAGE_NAMES.has(phpName(name) ?? "")) base.searchParams.delete(name);
   const link = (to: number, rel: string) => {
-    // Appended, not resolved: a SITE_URL with a path (a site in a subdirectory) keeps it, as the
-    // discovery link and guids do.
-    const target = new URL(`${site}${url.pathname}`);
-    target.search = url.search;
-    // PHP reads other names as `page` and `pageno` too (` page`, `page[]`), the last one counting:
-    // left in, one would name another page than the link's.
-    for (const name of new Set(target.searchParams.keys()))
-      if (name !== "page" && PAGE_NAMES.has(phpName(name) ?? "")) target.searchParams.delete(name);
+    const target = new URL(base);
     target.searchParams.set("page", String(to));
     return `<${target}>; rel="${rel}"`;
   };
