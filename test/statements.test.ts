@@ -804,6 +804,11 @@ describe("CSV cells", () => {
     for (const text of ["", "rent", " =1", "1-2", "'=x", "a=b"]) expect(textCell(text)).toBe(text);
   });
 
+  it("prefix a text cell that begins with a NUL, which a reader may drop before a formula (ASVS 5 V1.2.10)", () => {
+    for (const text of ["\0=1+1", "\0", "\0rent"]) expect(textCell(text)).toBe(`'${text}`);
+    expect(textCell("a\0=1")).toBe("a\0=1");
+  });
+
   it("keep an amount a plain signed decimal and treat anything else in its place as text", () => {
     for (const text of ["0", "12.50", "-12.50", "1500.000", "-0.001"])
       expect(numberCell(text)).toBe(text);

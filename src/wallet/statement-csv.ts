@@ -17,14 +17,17 @@ const STATEMENT_CSV_COLUMNS = [
   "note",
 ] as const;
 
-/** What a spreadsheet would read as a formula at the start of a cell (OWASP, CSV injection). */
-const FORMULA_START = /^[=+\-@\t\r]/;
+/**
+ * What a spreadsheet would read as a formula at the start of a cell (OWASP, CSV injection), and a
+ * NUL, which a reader may drop to leave the formula after it first (ASVS 5.0 V1.2.10).
+ */
+const FORMULA_START = /^[=+\-@\t\r\0]/;
 /** The only text an amount cell ever holds: a plain decimal, which every spreadsheet reads as a number. */
 const PLAIN_NUMBER = /^-?[0-9]+(?:\.[0-9]+)?$/;
 
 /**
- * A text cell a spreadsheet will not run: one that begins with =, +, -, @, a tab or a carriage
- * return gets a leading single quote (OWASP's advice), so it shows as the text it is.
+ * A text cell a spreadsheet will not run: one that begins with =, +, -, @, a tab, a carriage
+ * return or a NUL gets a leading single quote (OWASP's advice), so it shows as the text it is.
  */
 export const textCell = (text: string) => (FORMULA_START.test(text) ? `'${text}` : text);
 
