@@ -227,7 +227,7 @@ describe("the console's Statement section", () => {
     expect(csv.headers.get("X-Statement-Closing-Balance")).toBe("1.00");
     expect(csv.headers.get("X-WP-Total")).toBe("0");
     expect(await csv.text()).toBe(
-      "ID,post_date,post_date_gmt,txn_type,amount,balance_after,note\r\n",
+      '"ID",post_date,post_date_gmt,txn_type,amount,balance_after,note\r\n',
     );
   });
 

@@ -580,6 +580,20 @@ describe("GET /statements format=csv", () => {
     expect(res.headers.get("x-statement-total-out")).toBe("40.00");
   });
 
+  it("quotes its first header cell, so Excel does not take a file starting ID for a SYLK file", async () => {
+    const { admin, user, wallet } = await history();
+    const res = await statement(admin.bearer, {
+      user_id: user.id,
+      wallet_id: wallet,
+      format: "csv",
+    });
+    expect(res.status).toBe(200);
+    expect(res.text.split("\r\n")[0]).toBe(
+      '"ID",post_date,post_date_gmt,txn_type,amount,balance_after,note',
+    );
+    expect(csvRows(res.text)[0]![0]).toBe("ID");
+  });
+
   it("writes dates in the site's time zone", async () => {
     const { admin, user, wallet } = await history();
     const res = await call("GET", "/statements", {

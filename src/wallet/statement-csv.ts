@@ -43,7 +43,14 @@ export const numberCell = (text: string) => (PLAIN_NUMBER.test(text) ? text : te
 const csv = (rows: string[][]) =>
   stringify(rows, { record_delimiter: "\r\n", eof: true, quoted_match: /[\r\n]/ });
 
-export const statementCsvHeader = () => csv([[...STATEMENT_CSV_COLUMNS]]);
+// Its first cell quoted: Excel opens a text file whose first two bytes are `ID` as a SYLK file, and
+// says the file is corrupt or of another format before it reads it as the CSV it is.
+export const statementCsvHeader = () =>
+  stringify([[...STATEMENT_CSV_COLUMNS]], {
+    record_delimiter: "\r\n",
+    eof: true,
+    quoted_match: /^ID$/,
+  });
 
 /** Rows of the CSV: dates as the JSON's (site-local and UTC), amounts exact in the stored places. */
 export function statementCsvRows(rows: StatementRow[], s: Statement, site: SiteSettings) {

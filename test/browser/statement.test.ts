@@ -94,7 +94,7 @@ describe("a statement from the console in chromium", () => {
     );
     const text = readFileSync((await download.path())!, "utf8");
     expect(text.split("\r\n")[0]).toBe(
-      "ID,post_date,post_date_gmt,txn_type,amount,balance_after,note",
+      '"ID",post_date,post_date_gmt,txn_type,amount,balance_after,note',
     );
     const rows: string[][] = parse(text, { record_delimiter: "\r\n" });
     expect(rows.slice(1).map((r) => r.slice(3))).toEqual([
