@@ -489,6 +489,31 @@ describe("GET /statements", () => {
     expect(byPageno.body.data.entries.map((e: Json) => e.ID)).toEqual([ids[2]]);
   });
 
+  it("pins the answered `to` in its page links when `to` was omitted, later, or spelled otherwise", async () => {
+    const { admin, user, wallet } = await history();
+    const answered = "2026-11-02T09:59:59Z"; // the last second over at T0 + 60 min
+    const links = async (query: Record<string, string | number>, to = answered) => {
+      const res = await statement(admin.bearer, { user_id: user.id, wallet_id: wallet, ...query });
+      expect(res.status, res.text).toBe(200);
+      expect(res.body.data.to).toBe(to);
+      return [...(res.headers.get("link") ?? "").matchAll(/<([^>]+)>/g)].map(
+        (m) => new URL(m[1]!).searchParams,
+      );
+    };
+    // Read a minute later, a link that kept the request's `to` (or none) would sum another range.
+    for (const to of [undefined, "2026-12-31", iso(T0 + 61 * MIN)]) {
+      const [next] = await links({ per_page: 1, ...(to === undefined ? {} : { to }) });
+      expect(next!.getAll("to")).toEqual([answered]);
+    }
+    // PHP reads ` to` as `to`, the last counting: the link keeps no other spelling.
+    const [next] = await links({ per_page: 1, to: "2026-12-31", " to": "2026-12-30" });
+    expect([...next!.keys()].filter((k) => k.trim() === "to")).toEqual(["to"]);
+    // A `to` already over stays as the client wrote it.
+    const past = iso(T0 + 30 * MIN);
+    const [kept] = await links({ per_page: 1, to: past }, "2026-11-02T09:30:00Z");
+    expect(kept!.get("to")).toBe(past);
+  });
+
   it("lets a subscriber omit user_id (its own) and refuses another user's statement with 403", async () => {
     const { user, wallet } = await history();
     const own = await statement(user.bearer, { wallet_id: wallet });

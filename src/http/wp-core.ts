@@ -356,9 +356,16 @@ const PAGE_NAMES = new Set(["page", "pageno"]);
  * A paged list's headers, as WordPress sends them: X-WP-Total (items), X-WP-TotalPages and, when
  * there is a previous or next page, `Link` as WP_REST_Posts_Controller builds it: the request's own
  * query with `page` set to the previous and next page, on the site's URL (./site.ts; `prev` stays
- * within the last page). Every paged list of both dialects answers these.
+ * within the last page). Every paged list of both dialects answers these. `pinned` sets parameters
+ * whose value the answer settled (a statement's `to` once clamped), so every page reads the same.
  */
-export function pageHeaders(c: Context<AppEnv>, total: number, page: number, perPage: number) {
+export function pageHeaders(
+  c: Context<AppEnv>,
+  total: number,
+  page: number,
+  perPage: number,
+  pinned: Record<string, string> = {},
+) {
   const pages = Math.ceil(total / perPage);
   const url = new URL(c.req.url);
   // Appended, not resolved: a SITE_URL with a path (a site in a subdirectory) keeps it, as the
@@ -366,9 +373,13 @@ export function pageHeaders(c: Context<AppEnv>, total: number, page: number, per
   const base = new URL(`${siteUrl(c)}${url.pathname}`);
   base.search = url.search;
   // PHP reads other names as `page` and `pageno` too (` page`, `page[]`), the last one counting:
-  // left in, one would name another page than the link's.
-  for (const name of new Set(base.searchParams.keys()))
-    if (name !== "page" && PAGE_NAMES.has(phpName(name) ?? "")) base.searchParams.delete(name);
+  // left in, one would name another page than the link's. So for a pinned name.
+  for (const name of new Set(base.searchParams.keys())) {
+    const read = phpName(name) ?? "";
+    if ((PAGE_NAMES.has(read) && name !== "page") || Object.hasOwn(pinned, read))
+      base.searchParams.delete(name);
+  }
+  for (const [name, value] of Object.entries(pinned)) base.searchParams.set(name, value);
   const link = (to: number, rel: string) => {
     const target = new URL(base);
     target.searchParams.set("page", String(to));

@@ -38,15 +38,21 @@ export const readStatementRoute = defineRoute(
     if (csv) return answerStatementCsv(c, statement, statementDays(statement));
 
     const site = siteSettings(c);
+    const summary = statementSummary(statement);
+    // A `to` omitted or not yet over was clamped to now: the other pages read up to the same second.
+    const clamped = fields.to === undefined || Math.floor(fields.to / 1000) > statement.range.toS;
     return ok(
       c,
       200,
       "Statement retrieved",
-      {
-        ...statementSummary(statement),
-        entries: statement.rows.map((row) => transactionRecord(row, site)),
-      },
-      pageHeaders(c, statement.count, fields.page, fields.per_page),
+      { ...summary, entries: statement.rows.map((row) => transactionRecord(row, site)) },
+      pageHeaders(
+        c,
+        statement.count,
+        fields.page,
+        fields.per_page,
+        clamped ? { to: summary.to } : {},
+      ),
     );
   },
 );
