@@ -113,6 +113,19 @@ describe("the console's Statement section", () => {
     );
   });
 
+  it("says a closing balance is so far when its day is not over yet", async () => {
+    const page = await request(
+      `/users/${alice.id}?wallet=${wallet}&from=2026-11-05&to=9998-12-31`,
+      cookie,
+    );
+    const section = page.html.slice(page.html.indexOf('id="statement"'));
+    const day = (d: string) => `<time datetime="${d}"><span>${d}</span></time>`;
+    expect(section).toContain(`Closing balance (${day("9998-12-31")}, so far)</th>`);
+    const today = new Date().toISOString().slice(0, 10);
+    const byDefault = await request(`/users/${alice.id}`, cookie);
+    expect(byDefault.html).toContain(`Closing balance (${day(today)}, so far)</th>`);
+  });
+
   it("dates each entry as a <time> broken, if at all, between its day and its time of day", async () => {
     const page = await request(`/users/${alice.id}`, cookie);
     const entries = page.html.slice(page.html.indexOf('id="entries"'));

@@ -134,7 +134,9 @@ async function readFigures(c: Context<ConsoleEnv>, userId: number, s: StatementC
   const read = await attempt(c, () => statementOf(c, userId, s, { offset: 0, limit: 1 }));
   if (!read.ok)
     return { ok: false as const, problem: refusedDay(read), why: refusalText(read.refusal) };
-  return { ok: true as const, st: read.value };
+  // Clamped to the last second that is over: the closing balance is the balance so far.
+  const soFar = read.value.range.toS < siteDayBounds(s.to, siteTimeZone(c.env)).lastS;
+  return { ok: true as const, st: read.value, soFar };
 }
 
 /**
@@ -242,7 +244,8 @@ export function StatementSection(props: {
             ["Out", formatExact(read.st.outMinor, read.st.wallet)],
             [
               <>
-                Closing balance (<ShownDay day={s.to} />)
+                Closing balance (<ShownDay day={s.to} />
+                {read.soFar && ", so far"})
               </>,
               formatExact(read.st.closingMinor, read.st.wallet),
             ],
