@@ -66,6 +66,34 @@ describe("the Authorization header is `<scheme> <credential>`, two words", () =>
       expect((await call("GET", "/wallets", { auth })).body, auth).toEqual(INVALID_CREDENTIALS);
     }
   });
+
+  it("reads the scheme in any case and any run of spaces or tabs between the words", async () => {
+    const admin = await makeAdmin();
+    for (const auth of [
+      `bearer ${admin.token}`,
+      `BEARER ${admin.token}`,
+      `Bearer   ${admin.token}`,
+      `Bearer\t${admin.token}`,
+      `Bearer ${admin.token}   `,
+    ])
+      expect((await call("GET", "/wallets", { auth })).status, JSON.stringify(auth)).toBe(200);
+  });
+
+  it("refuses two Authorization headers, a scheme alone and a 10 kB token with 401, never a 5xx", async () => {
+    const admin = await makeAdmin();
+    const twice = new Headers();
+    twice.append("Authorization", admin.bearer);
+    twice.append("Authorization", admin.bearer); // the runtime joins them: `<one>, <other>`
+    for (const auth of [
+      twice.get("Authorization")!,
+      "Bearer",
+      `Bearer ${"a".repeat(10_000)}.${"b".repeat(100)}.c`,
+      `Key ${"A".repeat(10_000)}`,
+    ])
+      expect((await call("GET", "/wallets", { auth })).body, auth.slice(0, 40)).toEqual(
+        INVALID_CREDENTIALS,
+      );
+  });
 });
 
 describe("a credential with a control character inside", () => {
