@@ -2,7 +2,7 @@
 // as the plugin answered (includes/users/login.php), and the middey client's sign-in replayed.
 import { describe, expect, it } from "vitest";
 import { compatCall, GUARDED } from "./compat-helpers";
-import { makeUser, PASSWORD, type TestUser } from "./helpers";
+import { makeUser, PASSWORD, type TestUser, unique } from "./helpers";
 
 const LOGIN = "/wp-json/rimplenet/v1/users/login/";
 const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
@@ -191,6 +191,30 @@ describe("POST users/login in the dialect", () => {
       vars: GUARDED,
     });
     expect(exact.status, exact.text).toBe(400);
+  });
+
+  it("reads the login without its accents, as WordPress's sanitize_user did: José signs in as Jose", async () => {
+    const user = await makeUser("subscriber", unique("jose"));
+    const typed = user.username.replace(/^jose/, "José");
+    // NFC as a keyboard sends it, NFD as some systems do, and the e-mail as it is.
+    for (const login of [typed, typed.normalize("NFD"), user.email]) {
+      const res = await compatCall("POST", LOGIN, {
+        headers: FORM,
+        body: form({ user_email: login, user_password: PASSWORD }),
+        vars: GUARDED,
+      });
+      expect(res.status, `${JSON.stringify(login)}: ${res.text}`).toBe(200);
+      expect(res.body.data.user_id).toBe(String(user.id));
+    }
+    // A username kept with its accents (an import's) is found as typed first, as MySQL found it.
+    const accented = await makeUser("subscriber", unique("josé"));
+    const res = await compatCall("POST", LOGIN, {
+      headers: FORM,
+      body: form({ user_email: accented.username, user_password: PASSWORD }),
+      vars: GUARDED,
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.data.user_id).toBe(String(accented.id));
   });
 
   it("is a 404 while the namespace is off", async () => {

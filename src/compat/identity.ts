@@ -21,12 +21,19 @@ type PluginUserRef = { id: number } | { login: string; orLogin?: string } | null
  */
 export function pluginUserRef(text: string): PluginUserRef {
   if (text === "") return null;
-  if (!phpIsNumeric(text)) {
-    const plain = text.includes("@") ? text : removeAccents(text);
-    return plain === text ? { login: text } : { login: text, orLogin: plain };
-  }
+  if (!phpIsNumeric(text)) return pluginLogin(text);
   const n = phpInt(text);
   return n === null || n === 0 ? null : { id: Math.abs(n) };
+}
+
+/**
+ * A login text as the dialect reads it: the user with it as typed, or when nobody has it, with it
+ * without accents (`orLogin`) unless it is an e-mail, as get_user_by('login') found users that
+ * sanitize_user had stored without theirs.
+ */
+export function pluginLogin(text: string): { login: string; orLogin?: string } {
+  const plain = text.includes("@") ? text : removeAccents(text);
+  return plain === text ? { login: text } : { login: text, orLogin: plain };
 }
 
 /** The user `text` names, by the rule above, for a verb. */

@@ -3,6 +3,7 @@ import { ok } from "../http/envelope";
 import { validationError } from "../http/errors";
 import { defineRoute, type Input } from "../http/route";
 import { LoginParams, type SignInFields, signInFields, signInWith } from "../http/user-fields";
+import { pluginLogin } from "./identity";
 import { phpText, phpTrim } from "./php";
 import { PLUGIN_EXPIRATION, pluginExpiration } from "./schemas";
 
@@ -14,7 +15,8 @@ import { PLUGIN_EXPIRATION, pluginExpiration } from "./schemas";
  * The sign-in's fields, after the plugin's one check of its own: `token_expiration`. A JSON boolean
  * login or password is PHP's text of it (`true` is "1", `false` empty), as the plugin read it. The
  * password is checked trimmed, as wp_authenticate trims it, after its "is required" check on the
- * text as sent (blanks are then a wrong password, as there).
+ * text as sent (blanks are then a wrong password, as there); a login without `@` also without its
+ * accents (pluginLogin), as wp_authenticate's sanitize_user read it.
  */
 const ExpirationParams = v.object({ token_expiration: PLUGIN_EXPIRATION });
 const loginInput: Input<SignInFields> = {
@@ -28,7 +30,9 @@ const loginInput: Input<SignInFields> = {
     const persistent = pluginExpiration(params.token_expiration) === "persistent";
     read.token_expiration = persistent ? "persistent" : undefined;
     const fields = await signInFields.read(c, read);
-    return { ...fields, password: phpTrim(fields.password) };
+    // wp_authenticate read the login through sanitize_user, which removes accents: `José` names
+    // the `Jose` POST users stored when nobody is `José`, and is throttled as that one login.
+    return { ...fields, ...pluginLogin(fields.login), password: phpTrim(fields.password) };
   },
 };
 

@@ -218,7 +218,13 @@ export const answerNewSubscriber = async (
   });
 
 /** A sign-in's fields, in either dialect: `user_email` may hold an e-mail or a username (`username` is its alias). */
-export type SignInFields = { login: string; password: string; persistent: boolean };
+export type SignInFields = {
+  login: string;
+  /** The plugin's dialect: the login without accents, tried when nobody has it as typed. */
+  orLogin?: string;
+  password: string;
+  persistent: boolean;
+};
 
 const loginFields = userFields(LoginParams);
 

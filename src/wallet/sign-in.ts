@@ -11,7 +11,7 @@ import {
   PERSISTENT_TOKEN_LIFETIME_S,
   TOKEN_LIFETIME_S,
 } from "../auth/tokens";
-import { findLoginUser, findUserBy, replacePasswordHash } from "../db/users";
+import { findUserBy, replacePasswordHash } from "../db/users";
 import { SignInAttempt, unlockAccount } from "../throttle/sign-in";
 import { caller, type IdRef, requireAdmin, type ServiceContext } from "./context";
 import { giveBackAfter } from "./faults";
@@ -22,6 +22,11 @@ import { loginsOf } from "./users";
 type Credentials = {
   /** An e-mail or a username. */
   login: string;
+  /**
+   * Another spelling of it (the plugin's dialect: without accents), for the user when nobody has
+   * `login`; the throttle then counts this one, so every spelling of a login shares its allowance.
+   */
+  orLogin?: string;
   password: string;
   /** `token_expiration=persistent`: an API token for 15,780,000 s instead of 3,600. */
   persistent: boolean;
@@ -41,8 +46,8 @@ export async function signIn(ctx: ServiceContext, credentials: Credentials) {
   // never signed in from, the login's ceiling, before the password is checked (docs/security.md).
   const attempt = new SignInAttempt(limits.throttle, limits.clientAddress, nowMs);
   const { user, retryAfterS } = await attempt.admit(
-    credentials.login,
-    findLoginUser(db, credentials.login),
+    credentials.orLogin ?? credentials.login,
+    findUserBy(db, credentials),
   );
   if (retryAfterS !== undefined) throw new Refusal({ code: "too_many_sign_ins", retryAfterS });
 
