@@ -165,6 +165,36 @@ describe("a single movement whose batch is lost", () => {
     });
 });
 
+describe("every reset Cloudflare lists as retryable", () => {
+  // D1's own error list (developers.cloudflare.com/d1/observability/debug-d1/) names these besides
+  // a lost connection: each leaves a write's outcome unknown, as that does.
+  const RESETS = [
+    "D1_ERROR: D1 DB's isolate exceeded its memory limit and was reset.",
+    "D1_ERROR: D1 DB exceeded its CPU time limit and was reset.",
+    "D1_ERROR: Replica disconnected from primary.",
+  ];
+  for (const message of RESETS)
+    for (const after of [true, false])
+      it(`a credit failing "${message}" ${after ? "after" : "before"} commit answers 503; the retry converges`, async () => {
+        const admin = await makeAdmin();
+        const wallet = await makeWallet(admin);
+        const user = await makeUser();
+        const body = { user_id: user.id, wallet_id: wallet, amount: 7, request_id: unique("x") };
+        let failed = 0;
+        const d1 = wrappedD1(async (statements, send) => {
+          const first = String((statements[0] as unknown as { statement: string }).statement);
+          if (failed > 0 || !/^\s*insert/i.test(first)) return send();
+          failed++;
+          if (after) await send();
+          throw new Error(message);
+        });
+        expectUnavailable(await post(admin, "/credits", body, d1));
+        expect((await post(admin, "/credits", body)).status).toBe(after ? 409 : 200);
+        expect(await minorOf(user.id, wallet)).toBe(700);
+        expect(await ledgerViolations()).toEqual(CLEAN);
+      });
+});
+
 describe("holds whose batch is lost", () => {
   for (const after of [true, false])
     it(`placing a hold lost ${after ? "after" : "before"} commit: one hold counts; the retry finds it`, async () => {

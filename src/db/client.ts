@@ -51,11 +51,12 @@ export function stackFrames(err: unknown) {
 }
 
 /**
- * D1's refusals of a query it could not take now: overloaded, reset, timed out, or the connection
- * lost (Cloudflare's D1 error list). Retryable; a write's outcome is unknown.
+ * D1's refusals of a query it could not take now: overloaded, reset (its storage, code, memory or
+ * CPU time), timed out, a replica cut off from the primary, or the connection lost (Cloudflare's
+ * D1 error list). Retryable; a write's outcome is unknown.
  */
 const D1_UNAVAILABLE =
-  /D1 DB is overloaded|Too many requests queued|exceeded timeout|caused object to be reset|D1 DB reset|Network connection lost|transient issue/i;
+  /D1 DB is overloaded|Too many requests queued|exceeded timeout|caused object to be reset|D1 DB reset|D1 DB(?:'s isolate)? exceeded its|Replica disconnected from primary|Network connection lost|transient issue/i;
 
 export const d1Unavailable = (err: unknown) => D1_UNAVAILABLE.test(d1ErrorText(err));
 
