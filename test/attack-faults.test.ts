@@ -261,6 +261,49 @@ describe("holds whose batch is lost", () => {
       });
 });
 
+describe("the plugin's transfer sent without a request_id", () => {
+  const vars = { COMPAT_NAMESPACE: "rimplenet", COMPAT_PUBLIC_READS: "true" };
+  // No retry can find a transfer the client named no key for: the outcome is learnt at once.
+  for (const after of [true, false])
+    it(`lost ${after ? "after" : "before"} commit: ${after ? "200 naming the transfer it made" : "503, nothing moved"}`, async () => {
+      const admin = await makeAdmin();
+      const wallet = await makeWallet(admin);
+      const from = await funded(admin, wallet);
+      const to = await makeUser();
+      const body = {
+        transfer_from_user: from.id,
+        transfer_to_user: to.id,
+        wallet_id: wallet,
+        amount_to_transfer: "5",
+      };
+      const { d1, lost } = losingWrites(after);
+      const res = await call("POST", "/wp-json/rimplenet/v1/transfers", {
+        auth: admin.bearer,
+        body,
+        d1,
+        vars,
+      });
+      expect(lost()).toBe(1);
+      const debit = await env.DB.prepare(
+        "SELECT id FROM transactions WHERE user_id = ? AND txn_type = 'DEBIT' AND transfer_id IS NOT NULL",
+      )
+        .bind(from.id)
+        .first<{ id: number }>();
+      if (after)
+        expect(res).toMatchObject({
+          status: 200,
+          body: { message: "Transfer Action Completed", data: { transfer: debit!.id } },
+        });
+      else {
+        expect(res.status, res.text).toBe(503);
+        expect(debit).toBeNull();
+      }
+      expect(await minorOf(from.id, wallet)).toBe(after ? 9500 : 10000);
+      expect(await minorOf(to.id, wallet)).toBe(after ? 500 : 0);
+      expect(await ledgerViolations()).toEqual(CLEAN);
+    });
+});
+
 describe("batches whose D1 batch is lost", () => {
   for (const after of [true, false])
     it(`a batch lost ${after ? "after" : "before"} commit: every leg once; the retry names the batch`, async () => {

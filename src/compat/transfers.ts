@@ -88,6 +88,7 @@ export const compatTransfers = defineRoute(
       amount: { sent: fields.amount, policy: PLUGIN_ROUNDING },
       // Without a key the transfer still needs one to be written: a fresh one, never repeated.
       requestId: requestId || `transfer_${crypto.randomUUID().replaceAll("-", "")}`,
+      keyDrawn: !requestId,
       note,
       // The plugin's "TRANSFER to <user> <note>", without its trailing space when no note was
       // sent; the note as sanitized (a no-break space at its end is kept, as there).

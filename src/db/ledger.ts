@@ -358,6 +358,13 @@ export async function findEntry(db: Db, id: number) {
 }
 
 /** The entry with this id and, when it is half of a transfer, the other half; with their owners' names. */
+/** The entries a transfer wrote, found by its transfer id (each transfer draws its own). */
+export const transferHalves = (db: Db, transferId: string) =>
+  db
+    .select({ id: transactions.id, txnType: transactions.txnType })
+    .from(transactions)
+    .where(eq(transactions.transferId, transferId));
+
 export async function findMovement(db: Db, id: number) {
   const sameTransfer = sql`${transactions.transferId} = (SELECT transfer_id FROM ${transactions} WHERE id = ${id})`;
   return db

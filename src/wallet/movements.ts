@@ -2,14 +2,15 @@
 // checks its caller, finds the users and the wallet, converts the amount (ledger/money.ts
 // amountToMinor, under the dialect's policy) and writes one ledger batch, idempotent on the
 // caller's request_id; a dialect answers the result or the refusal in its own words.
-import type { Db } from "../db/client";
-import { findMovement } from "../db/ledger";
+import { atPrimary, type Db } from "../db/client";
+import { findMovement, transferHalves } from "../db/ledger";
 import { findUserBy, findUsers } from "../db/users";
 import { findWalletCached, type Wallet } from "../db/wallets";
 import { appendEntries, type KeyUse, LedgerRefusal } from "../ledger/append";
 import { type EntrySpec, entry } from "../ledger/entries";
 import { type AmountPolicy, amountToMinor } from "../ledger/money";
 import { type IdRef, requireAdmin, type ServiceContext } from "./context";
+import { databaseUnavailable } from "./faults";
 import { Refusal } from "./refusal";
 
 /** A user as the client named it: by id or by login text; `as` is the text sent, for refusals. */
@@ -101,6 +102,11 @@ export const debit = (ctx: ServiceContext, input: MoveInput) => postSingle(ctx, 
 type TransferInput = Omit<MoveInput, "user" | "metaData"> & {
   from: UserRef;
   to: UserRef;
+  /**
+   * The request_id is the dialect's, drawn afresh because the client sent none: no retry can find
+   * this transfer, so an outcome D1 lost is learnt before answering (`madeDespite`).
+   */
+  keyDrawn?: boolean;
   /** Each leg's own note, where a dialect writes them apart (the plugin's "TRANSFER to …"). */
   notes?: (
     from: { username: string },
@@ -148,10 +154,29 @@ export async function transfer(ctx: ServiceContext, input: TransferInput) {
   const result = await appendEntries(ctx.db, [
     entry({ ...common, user: from, txnType: "DEBIT", note: notes.debit }, stamp),
     entry({ ...common, user: to, txnType: "CREDIT", note: notes.credit, keyed: false }, stamp),
-  ]);
+  ]).catch((err: unknown) =>
+    input.keyDrawn && databaseUnavailable(err)
+      ? madeDespite(ctx.db, common.transferId, err)
+      : Promise.reject(err),
+  );
   if (!result.created) throw exists(result);
   const [debitId, creditId] = result.ids as [number, number];
   return { debitId, creditId, fromUserId: from.id, toUserId: to.id, toUsername: to.username };
+}
+
+/**
+ * A transfer whose write D1 lost (it may have committed), read back at the primary by its transfer
+ * id, which no other request has: its halves' ids if it was made; else, or should that read fail
+ * too, the error.
+ */
+async function madeDespite(db: Db, transferId: string, lost: unknown) {
+  const primary = atPrimary(db);
+  const halves = await transferHalves(primary.db, transferId).catch(() => []);
+  primary.done();
+  const debit = halves.find((h) => h.txnType === "DEBIT");
+  const credit = halves.find((h) => h.txnType === "CREDIT");
+  if (!debit || !credit) throw lost;
+  return { created: true as const, ids: [debit.id, credit.id] };
 }
 
 /** The wallets of entries already written, by id: each is undone in its own wallet's units. */
