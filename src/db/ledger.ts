@@ -357,7 +357,6 @@ export async function findEntry(db: Db, id: number) {
   return row === null ? undefined : entryRowOf(row);
 }
 
-/** The entry with this id and, when it is half of a transfer, the other half; with their owners' names. */
 /** The entries a transfer wrote, found by its transfer id (each transfer draws its own). */
 export const transferHalves = (db: Db, transferId: string) =>
   db
@@ -365,6 +364,7 @@ export const transferHalves = (db: Db, transferId: string) =>
     .from(transactions)
     .where(eq(transactions.transferId, transferId));
 
+/** The entry with this id and, when it is half of a transfer, the other half; with their owners' names. */
 export async function findMovement(db: Db, id: number) {
   const sameTransfer = sql`${transactions.transferId} = (SELECT transfer_id FROM ${transactions} WHERE id = ${id})`;
   return db
