@@ -246,6 +246,27 @@ describe("POST wallets in the dialect", () => {
     });
   });
 
+  it("refuses a symbol of white space alone as empty, as wallet/v1 does", async () => {
+    const before = await tableCounts();
+    // sanitize_text_field trims ASCII white space only: a no-break or ideographic space stays.
+    for (const blank of ["\u00a0", "\u3000", "\u00a0 \u2003"]) {
+      const res = await post({
+        wallet_name: "Test Wallet",
+        wallet_id: letters(),
+        wallet_symbol: blank,
+        wallet_type: "fiat",
+      });
+      expect(res.status, JSON.stringify(blank)).toBe(400);
+      expect(res.body, JSON.stringify(blank)).toStrictEqual({
+        status_code: 400,
+        status: false,
+        message: "invalid input",
+        error: { wallet_symbol: "Field Cannot be empty" },
+      });
+    }
+    expect(await tableCounts()).toEqual(before);
+  });
+
   it("refuses a symbol with control, bidirectional or invisible characters, as wallet/v1 does", async () => {
     const before = await tableCounts();
     // A right-to-left override beside "$1,500.00" shows it reversed, in the console and in every

@@ -235,6 +235,24 @@ describe("POST /wallets", () => {
     }
   });
 
+  it("refuses a name or symbol of white space alone as empty, and writes nothing", async () => {
+    const admin = await makeAdmin();
+    const before = await tableCounts();
+    // A blank symbol shows every amount with no currency beside it; a blank name lists nothing.
+    for (const blank of [" ", "   ", "\u00a0", "\u3000", " \u2003 "]) {
+      for (const field of ["wallet_name", "wallet_symbol"]) {
+        const res = await postWallet(admin.bearer, fullBody(walletId(), { [field]: blank }));
+        expect(res.status, JSON.stringify(blank)).toBe(400);
+        expect(res.body.error).toEqual({ [field]: "Field Cannot be empty" });
+      }
+    }
+    expect(await tableCounts()).toEqual(before);
+    // Spaces beside other text are the operator's to choose ("US$ ").
+    const res = await postWallet(admin.bearer, fullBody(walletId(), { wallet_symbol: "US$ " }));
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.data.wallet_symbol).toBe("US$ ");
+  });
+
   it("reports several invalid fields together, keyed by field, and writes nothing", async () => {
     const admin = await makeAdmin();
     const before = await tableCounts();

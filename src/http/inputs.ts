@@ -13,7 +13,7 @@ import {
   WALLET_LIMITS,
   WALLET_TYPE,
 } from "../wallet/wallet-shape";
-import { holdsHidden, type NewWallet } from "../wallet/wallets";
+import { holdsHidden, isBlank, type NewWallet } from "../wallet/wallets";
 import { WEBHOOK_LIMITS } from "../wallet/webhooks";
 import {
   amountField,
@@ -41,6 +41,14 @@ const plain = (name: string) =>
   v.check((text: string) => !holdsHidden(text), WALLET_RULE_TEXTS.hidden(name));
 
 const shown = (max: number, name: string) => v.pipe(required(max, name), plain(name));
+
+/** A wallet's name or symbol: shown, and not white space alone (wallet/wallets.ts isBlank). */
+const walletText = (max: number, name: string) =>
+  v.pipe(
+    required(max, name),
+    v.check((text: string) => !isBlank(text), EMPTY),
+    plain(name),
+  );
 
 /**
  * The words of the wallet rules (wallet/wallets.ts), as both dialects answer them; `hidden` is also
@@ -72,8 +80,8 @@ export const WalletParams = v.object({
     v.check((id) => !isReservedWalletId(id), WALLET_RULE_TEXTS.reserved),
     documented({ ...WALLET_ID_SCHEMA, description: "`formatted` is reserved" }),
   ),
-  wallet_name: shown(WALLET_LIMITS.nameMax, "wallet_name"),
-  wallet_symbol: shown(WALLET_LIMITS.symbolMax, "wallet_symbol"),
+  wallet_name: walletText(WALLET_LIMITS.nameMax, "wallet_name"),
+  wallet_symbol: walletText(WALLET_LIMITS.symbolMax, "wallet_symbol"),
   wallet_symbol_position: v.optional(
     v.picklist(["left", "right"], "wallet_symbol_position must be left or right"),
     "left",

@@ -65,6 +65,12 @@ export type WalletRuleBreak =
 
 const chars = (s: string) => [...s].length;
 
+/**
+ * Empty, or white space alone (a no-break or ideographic space too): a blank symbol would show
+ * every amount with no currency beside it, a blank name would list nothing.
+ */
+export const isBlank = (text: string) => text.trim() === "";
+
 /** Every rule a new wallet breaks (empty: it may be created). */
 export function walletRuleBreaks(w: NewWallet): WalletRuleBreak[] {
   const breaks: WalletRuleBreak[] = [];
@@ -72,7 +78,7 @@ export function walletRuleBreaks(w: NewWallet): WalletRuleBreak[] {
   else if (isReservedWalletId(w.id)) breaks.push({ field: "id", rule: "reserved" });
   for (const field of ["name", "symbol"] as const) {
     const max = field === "name" ? WALLET_LIMITS.nameMax : WALLET_LIMITS.symbolMax;
-    if (w[field] === "") breaks.push({ field, rule: "empty" });
+    if (isBlank(w[field])) breaks.push({ field, rule: "empty" });
     else if (chars(w[field]) > max) breaks.push({ field, rule: "too-long", max });
     else if (holdsHidden(w[field])) breaks.push({ field, rule: "hidden" });
   }
