@@ -149,6 +149,30 @@ describe("POST /users", () => {
     expect(res.body).toEqual(validationError([{ user_email: ["Invalid user_email"] }]));
   });
 
+  it("refuses what WordPress's is_email refuses: a label with a hyphen at an end, under 6 characters", async () => {
+    const admin = await makeAdmin();
+    const before = await tableCounts();
+    const local = unique("m");
+    for (const email of [
+      `${local}@-example.test`,
+      `${local}@example-.test`,
+      `${local}@example.-test`,
+      `${local}@example.test-`,
+      `${local}@-.test`,
+      "a@b.c",
+    ]) {
+      const res = await createUser(admin, newUserBody({ user_email: email }));
+      expect(res.status, email).toBe(400);
+      expect(res.body, email).toEqual(validationError([{ user_email: ["Invalid user_email"] }]));
+    }
+    expect(await tableCounts()).toEqual(before);
+    // A hyphen inside a label, a one-letter label and exactly 6 characters are addresses there.
+    for (const email of [`${local}@my-example.test`, `${local}@x.test`]) {
+      const res = await createUser(admin, newUserBody({ user_email: email }));
+      expect(res.status, `${email}: ${res.text}`).toBe(201);
+    }
+  });
+
   it("refuses non-ASCII usernames and e-mails, which SQLite could not compare case-insensitively", async () => {
     const admin = await makeAdmin();
     const res = await createUser(

@@ -4,7 +4,7 @@
 import type { Context } from "hono";
 import * as v from "valibot";
 import { API_AUDIENCE } from "../auth/tokens";
-import { EMAIL_ADDRESS } from "../email-address";
+import { EMAIL_ADDRESS, EMAIL_MIN_LENGTH } from "../email-address";
 import type { AppEnv } from "../env";
 import type { ServiceContext } from "../wallet/context";
 import { signIn } from "../wallet/sign-in";
@@ -56,6 +56,7 @@ export const UserParams = v.object({
     anyText(REQUIRED.user_email),
     v.nonEmpty(REQUIRED.user_email),
     v.transform((s) => s.trim()),
+    v.minLength(EMAIL_MIN_LENGTH, "Invalid user_email"),
     v.maxLength(EMAIL_MAX, "Invalid user_email"),
     v.regex(EMAIL_ADDRESS, "Invalid user_email"),
   ),
