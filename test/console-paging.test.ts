@@ -72,6 +72,16 @@ describe("the console's pager", () => {
     expect(none.html).toMatch(/<p class="muted">No user matches “none[0-9a-z]+&lt;b&gt;”\.<\/p>/);
   });
 
+  it("finds a user by a username or e-mail pasted with white space around it", async () => {
+    const one = await makeUser("subscriber", unique("paste"));
+    for (const q of [` ${one.username}`, `${one.email} `, `\t${one.email}\u00a0`]) {
+      const found = await request(`/users?q=${encodeURIComponent(q)}`, { cookie });
+      expect(found.html, JSON.stringify(q)).toContain('<p class="muted">1 user</p>');
+      // The field keeps the search as typed.
+      expect(found.html).toContain(`value="${q}"`);
+    }
+  });
+
   const previous = (html: string) =>
     /<a href="([^"]+)">Previous<\/a>/.exec(html)?.[1]?.replaceAll("&amp;", "&") ?? "no link";
 

@@ -16,10 +16,13 @@ export function siteOverview(ctx: ServiceContext, days: number) {
   return overview(ctx.db, seconds(ctx.nowMs()), days);
 }
 
-/** Users whose username, e-mail or name holds `text`, a page of them, and how many. */
+/**
+ * Users whose username or e-mail holds `text`, a page of them, and how many. White space around it
+ * is left out: neither holds any, and a pasted address often brings some.
+ */
 export function findUsersByText(ctx: ServiceContext, text: string, offset: number, limit: number) {
   requireAdmin(ctx, "read");
-  return searchUsers(ctx.db, text, offset, limit);
+  return searchUsers(ctx.db, text.trim(), offset, limit);
 }
 
 /**
