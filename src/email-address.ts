@@ -11,6 +11,8 @@ export const EMAIL_ADDRESS = new RegExp(
  * published pattern would fail some clients' regular expression engines.
  */
 export const EMAIL_MIN_LENGTH = 6;
+/** Its longest: WordPress's user_email column. */
+export const EMAIL_MAX_LENGTH = 100;
 
 /** Whether `text` is an e-mail address (trim it first where spaces around it are forgiven). */
 export const isEmailAddress = (text: string) =>

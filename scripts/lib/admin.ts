@@ -2,16 +2,23 @@
 // service gets its first administrator: there are no default credentials in a deployed service.
 import { timingSafeEqual } from "node:crypto";
 import { checkLoginPassword, hashPassword } from "../../src/auth/password";
+import { EMAIL_MAX_LENGTH, isEmailAddress } from "../../src/email-address";
 import { adminInsertSql } from "./admin-insert";
 import { runWrangler } from "./wrangler";
 
 export type AdminAccount = { username: string; email: string; password: string };
 
-/** What is wrong with the parts of an account given (the service's own limits), or undefined. */
+/**
+ * A username POST /users takes (src/http/user-fields.ts): ASCII, so that the case-insensitive
+ * uniqueness SQLite's lower() gives means what it says.
+ */
+const USERNAME = /^[A-Za-z0-9_.@-]{4,60}$/;
+
+/** What is wrong with the parts of an account given (the service's own rules), or undefined. */
 export function accountProblem({ username, email, password }: Partial<AdminAccount>) {
-  if (username !== undefined && !/^\S{4,60}$/.test(username))
-    return "username must be 4 to 60 characters without spaces";
-  if (email !== undefined && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email))
+  if (username !== undefined && !USERNAME.test(username))
+    return "username must be 4 to 60 of ASCII letters, digits and _ . - @";
+  if (email !== undefined && (email.length > EMAIL_MAX_LENGTH || !isEmailAddress(email)))
     return "e-mail is not valid";
   if (password !== undefined && password.length < 6)
     return "password must have at least 6 characters";

@@ -4,7 +4,7 @@
 import type { Context } from "hono";
 import * as v from "valibot";
 import { API_AUDIENCE } from "../auth/tokens";
-import { EMAIL_ADDRESS, EMAIL_MIN_LENGTH } from "../email-address";
+import { EMAIL_ADDRESS, EMAIL_MAX_LENGTH, EMAIL_MIN_LENGTH } from "../email-address";
 import type { AppEnv } from "../env";
 import type { ServiceContext } from "../wallet/context";
 import { signIn } from "../wallet/sign-in";
@@ -16,7 +16,6 @@ import { anyText, documented, textField, USERNAME_MAX, usernameAtMost } from "./
 import type { Params } from "./params";
 import type { Input } from "./route";
 
-const EMAIL_MAX = 100;
 const PASSWORD_MAX = 256;
 
 /** A missing or empty field's words: the only ones it gets (collectUserErrors). */
@@ -57,7 +56,7 @@ export const UserParams = v.object({
     v.nonEmpty(REQUIRED.user_email),
     v.transform((s) => s.trim()),
     v.minLength(EMAIL_MIN_LENGTH, "Invalid user_email"),
-    v.maxLength(EMAIL_MAX, "Invalid user_email"),
+    v.maxLength(EMAIL_MAX_LENGTH, "Invalid user_email"),
     v.regex(EMAIL_ADDRESS, "Invalid user_email"),
   ),
   user_password: v.pipe(
