@@ -20,8 +20,8 @@ import { EntryRequest } from "./schemas";
 
 // `POST credits` and `POST debits` in the plugin's 1.1.31 dialect (captures 11-36; plugin files
 // api/core/credits/create-credits.php, includes/credits/create-credits.php, includes/utils/
-// base-utils.php `requires`): its field checks, texts and answers, written through the same ledger
-// function as /wp-json/wallet/v1 (one entry, idempotent on (user, request_id), race-safe). Where the
+// base-utils.php `requires`): its field checks, texts and answers, written through the same verbs
+// as /wp-json/wallet/v1 (one entry, idempotent on (user, request_id), race-safe). Where the
 // plugin lost money it is not followed: a negative or zero amount is refused (it recorded a credit
 // of -5 as a debit that could overdraw), and a debit past the balance is refused (it had no check).
 
