@@ -1,6 +1,7 @@
 import { EntryParams } from "../../http/fields";
 import { moneyFields } from "../../http/money-input";
 import { defineRoute } from "../../http/route";
+import { credit } from "../../wallet/movements";
 import { EntryAnswer } from "../answers";
 import { postSingleEntry } from "./post-entry";
 
@@ -17,5 +18,5 @@ export const createCredit = defineRoute(
     data: EntryAnswer,
     errors: ["invalid_input", "user_not_found", "transaction_exists"],
   },
-  (c, input) => postSingleEntry(c, "CREDIT", input),
+  (c, input) => postSingleEntry(c, credit, input),
 );

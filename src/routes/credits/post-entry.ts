@@ -3,15 +3,15 @@ import type * as v from "valibot";
 import type { AppEnv } from "../../env";
 import { ok } from "../../http/envelope";
 import { type EntryParams, movementOf } from "../../http/fields";
-import { credit, debit } from "../../wallet/movements";
+import type { credit, debit } from "../../wallet/movements";
 
 /** POST /credits and POST /debits once the input is read: one verb, answered in wallet/v1's words. */
 export async function postSingleEntry(
   c: Context<AppEnv>,
-  txnType: "CREDIT" | "DEBIT",
+  verb: typeof credit | typeof debit,
   fields: v.InferOutput<typeof EntryParams>,
 ) {
-  const moved = await (txnType === "CREDIT" ? credit : debit)(c.var.service, {
+  const moved = await verb(c.var.service, {
     user: { id: fields.user_id },
     ...movementOf(fields),
     requestId: fields.request_id,

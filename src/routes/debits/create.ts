@@ -1,6 +1,7 @@
 import { EntryParams } from "../../http/fields";
 import { moneyFields } from "../../http/money-input";
 import { defineRoute } from "../../http/route";
+import { debit } from "../../wallet/movements";
 import { EntryAnswer } from "../answers";
 import { postSingleEntry } from "../credits/post-entry";
 
@@ -17,5 +18,5 @@ export const createDebit = defineRoute(
     errors: ["invalid_input", "user_not_found", "insufficient_balance", "transaction_exists"],
     data: EntryAnswer,
   },
-  (c, input) => postSingleEntry(c, "DEBIT", input),
+  (c, input) => postSingleEntry(c, debit, input),
 );
