@@ -1,14 +1,12 @@
 import * as v from "valibot";
-import type { Wallet } from "../db/wallets";
 import { ok } from "../http/envelope";
 import { ApiError, balanceLimitText, invalidInput } from "../http/errors";
 import { MAX_TEXT, REQUEST_ID_MAX } from "../http/fields";
 import { defineRoute, type Input } from "../http/route";
 import type { ServiceContext } from "../wallet/context";
-import { userIdOf } from "../wallet/directory";
 import { transfer, type UserRef } from "../wallet/movements";
-import { Refusal, type RefusalReason, refusalOf } from "../wallet/refusal";
-import { amountToMinor, formatMoney } from "../wallet/rules";
+import { Refusal, type RefusalReason, type RefusedMove, refusalOf } from "../wallet/refusal";
+import { formatMoney } from "../wallet/rules";
 import { spendable } from "../wallet/summary";
 import { jwtRouteRefusals } from "./auth";
 import { amountRefused, overlongRefused, PLUGIN_ROUNDING } from "./entries";
@@ -98,7 +96,8 @@ export const compatTransfers = defineRoute(
       }),
     }).catch(async (err: unknown) => {
       const reason = refusalOf(err);
-      if (reason?.code === "insufficient_balance") throw await insufficient(c.var.service, fields);
+      if (reason?.code === "insufficient_balance")
+        throw await insufficient(c.var.service, reason.refused);
       throw reason ? refused(reason, fields.amount) : err;
     });
     return ok(c, 200, "Transfer Action Completed", { transfer: moved.debitId });
@@ -110,22 +109,13 @@ export const compatTransfers = defineRoute(
  * the sender may move ("mature") and what it may not yet ("immature": here, what holds reserve),
  * the symbol always first, as its `number_format` wrote them.
  */
-async function insufficient(
-  ctx: ServiceContext,
-  fields: { from: UserRef; amount: string; wallet: string },
-) {
-  const userId = (await userIdOf(ctx, fields.from)) ?? 0;
-  const minorIn = (w: Wallet) => {
-    const minor = amountToMinor(fields.amount, w, PLUGIN_ROUNDING);
-    return typeof minor === "number" ? minor : undefined;
-  };
+async function insufficient(ctx: ServiceContext, refused: RefusedMove | undefined) {
   // Named from the sender's position when the transfer was refused, not after money arrived.
-  const held = await spendable(ctx, userId, fields.wallet, minorIn);
-  if (!held) return new Refusal({ code: "insufficient_balance" });
+  const held = refused && (await spendable(ctx, refused));
+  if (!refused || !held) return new Refusal({ code: "insufficient_balance" });
   const { wallet, availableMinor, heldMinor } = held;
   const money = (m: number) => formatMoney(m, { ...wallet, symbolPosition: "left" });
-  const amount = minorIn(wallet);
-  const sent = amount === undefined ? fields.amount : money(amount);
+  const sent = money(refused.amountMinor);
   return new ApiError(
     400,
     "Insufficient Balance",

@@ -11,7 +11,7 @@ import { type EntrySpec, entry } from "../ledger/entries";
 import { type AmountPolicy, amountToMinor } from "../ledger/money";
 import { type IdRef, requireAdmin, type ServiceContext } from "./context";
 import { databaseUnavailable } from "./faults";
-import { Refusal } from "./refusal";
+import { Refusal, verdictOf } from "./refusal";
 
 /** A user as the client named it: by id or by login text; `as` is the text sent, for refusals. */
 export type UserRef = ({ id: number } | { login: string; orLogin?: string }) & { as?: string };
@@ -154,11 +154,15 @@ export async function transfer(ctx: ServiceContext, input: TransferInput) {
   const result = await appendEntries(ctx.db, [
     entry({ ...common, user: from, txnType: "DEBIT", note: notes.debit }, stamp),
     entry({ ...common, user: to, txnType: "CREDIT", note: notes.credit, keyed: false }, stamp),
-  ]).catch((err: unknown) =>
-    input.keyDrawn && databaseUnavailable(err)
-      ? madeDespite(ctx.db, common.transferId, err)
-      : Promise.reject(err),
-  );
+  ]).catch((err: unknown) => {
+    if (verdictOf(err) === "insufficient-balance") {
+      const refused = { userId: from.id, walletId: wallet.id, amountMinor: amount.amountMinor };
+      throw new Refusal({ code: "insufficient_balance", refused });
+    }
+    if (input.keyDrawn && databaseUnavailable(err))
+      return madeDespite(ctx.db, common.transferId, err);
+    throw err;
+  });
   if (!result.created) throw exists(result);
   const [debitId, creditId] = result.ids as [number, number];
   return { debitId, creditId, fromUserId: from.id, toUserId: to.id, toUsername: to.username };

@@ -8,6 +8,9 @@ import { LedgerRefusal } from "../ledger/append";
 import type { AmountRefusal } from "../ledger/money";
 import type { MailSetting } from "../mail/transport";
 
+/** A movement out of a wallet, as the ledger refused it: whose, which wallet, how much (minor units). */
+export type RefusedMove = { userId: number; walletId: string; amountMinor: number };
+
 export type RefusalReason =
   /** No credentials: the verb needs a caller. */
   | { code: "not_signed_in" }
@@ -18,8 +21,11 @@ export type RefusalReason =
   | { code: "wallet_not_found"; walletId: string }
   /** An amount the wallet cannot take as sent (ledger/money.ts amountToMinor). */
   | { code: "amount_refused"; refusal: AmountRefusal; wallet: Wallet }
-  /** A debit the wallet's balance cannot pay (the ledger's overdraft CHECK): nothing written. */
-  | { code: "insufficient_balance" }
+  /**
+   * A debit the wallet's balance cannot pay (the ledger's overdraft CHECK): nothing written. A
+   * transfer names the movement refused, for a dialect whose words say what may move (spendable).
+   */
+  | { code: "insufficient_balance"; refused?: RefusedMove }
   /** A credit that would take a balance past the largest a wallet holds: nothing written. */
   | { code: "balance_limit" }
   /** A transfer from a user to the same user. */

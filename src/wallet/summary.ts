@@ -2,12 +2,12 @@
 // spend, how many entries it has and the newest one.
 import { refusedPositions, walletPosition } from "../db/holds";
 import { newestEntries } from "../db/ledger";
-import { findWalletCached, type Wallet } from "../db/wallets";
+import { findWalletCached } from "../db/wallets";
 import { caller, requireAdmin, requireReader, type ServiceContext, seconds } from "./context";
 import { userIdOf } from "./directory";
 import { withHolds } from "./holds";
 import { nameOf, type UserRef } from "./movements";
-import { Refusal } from "./refusal";
+import { Refusal, type RefusedMove } from "./refusal";
 
 /** `user` undefined: the caller's own. */
 export async function walletSummary(
@@ -35,23 +35,19 @@ export async function walletSummary(
 }
 
 /**
- * What a user may move out of a wallet (its balance less what holds reserve) and what holds reserve,
- * for a dialect whose refusal of a movement names them (the plugin's transfers). Asked by a caller
- * that may move money, after its movement was refused: money may have moved since. As they stand
- * when that state refuses `refusing` too (the amount refused, in the wallet's minor units;
- * undefined when it has none): when nothing moved since, the state it was refused in. Else as the
- * refused movement was judged, at the request's stamp (db/holds.ts refusedPositions): a hold that
- * expired or was voided since is still named as the reserve that refused it. Should money have
- * arrived since so that the amount is available even so, the wallet's newest entries are undone one
- * at a time (a hold captured by a DEBIT undone reserving again) and the latest state that had less
- * is answered (the movement was refused in that state or an earlier one).
+ * What a user may move out of a wallet (its balance less what holds reserve) and what holds
+ * reserve, for a dialect whose refusal of a movement names them (the plugin's transfers). Asked by
+ * a caller that may move money, after its movement was refused: money may have moved since. As they
+ * stand when that state refuses the amount too: when nothing moved since, the state it was refused
+ * in. Else as the refused movement was judged, at the request's stamp (db/holds.ts
+ * refusedPositions): a hold that expired or was voided since is still named as the reserve that
+ * refused it. Should money have arrived since so that the amount is available even so, the wallet's
+ * newest entries are undone one at a time (a hold captured by a DEBIT undone reserving again) and
+ * the latest state that had less is answered (the movement was refused in that state or an earlier
+ * one).
  */
-export async function spendable(
-  ctx: ServiceContext,
-  userId: number,
-  walletId: string,
-  refusing: (wallet: Wallet) => number | undefined,
-) {
+export async function spendable(ctx: ServiceContext, refused: RefusedMove) {
+  const { userId, walletId, amountMinor: amount } = refused;
   requireAdmin(ctx, "write");
   const atS = seconds(ctx.stamp().nowMs);
   const pair = { userId, walletId };
@@ -60,9 +56,8 @@ export async function spendable(
     refusedPositions(ctx.db, [pair], atS),
   ]);
   if (!wallet || !found) return undefined;
-  const amount = refusing(wallet);
   const now = withHolds(found.now);
-  if (amount === undefined || now.availableMinor < amount) return { wallet, ...now };
+  if (now.availableMinor < amount) return { wallet, ...now };
   const judged = withHolds(found.judged);
   if (judged.availableMinor < amount) return { wallet, ...judged };
   for (const e of await newestEntries(ctx.db, [pair], atS)) {
