@@ -344,6 +344,16 @@ describe("password reset by mail", () => {
     expect((await confirm(late)).status).toBe(400);
   });
 
+  it("says a token sent as a number, list or object is no text, not that none was sent", async () => {
+    for (const token of [123, ["abc"], { code: "abc" }]) {
+      const res = await call("POST", "/users/password-reset/confirm", {
+        body: { token, user_password: "123456" },
+      });
+      expect(res.status, JSON.stringify(token)).toBe(400);
+      expect(res.body.error).toStrictEqual([{ token: ["token must be a string"] }]);
+    }
+  });
+
   it("checks the new password like user creation and keeps the code for a good one", async () => {
     const user = await makeUser();
     await call("POST", "/users/password-reset", { body: { user_email: user.email }, vars: OUTBOX });

@@ -16,9 +16,10 @@ export const VERIFY_EMAIL_PATH = "/users/verify-email";
 
 export const MailRequestParams = v.object({ user_email: UserParams.entries.user_email });
 
-// A missing token reads as empty, so it is refused with the same text as an empty one.
+// A missing token reads as empty, so it is refused with the same text as an empty one; a number,
+// list or object is no token.
 const tokenField = v.pipe(
-  v.optional(v.string("token is required"), ""),
+  v.optional(v.string("token must be a string"), ""),
   v.nonEmpty("token is required"),
   v.maxLength(100, "token must be at most 100 characters"),
 );
