@@ -344,6 +344,25 @@ describe("password reset by mail", () => {
     expect((await confirm(late)).status).toBe(400);
   });
 
+  it("ends the sign-in locks of the user's logins once the reset code sets a new password", async () => {
+    const user = await makeUser();
+    const ip = "203.0.113.77";
+    const signIn = (password: string) =>
+      call("POST", "/users/login", {
+        body: { user_email: user.email, user_password: password },
+        headers: { "CF-Connecting-IP": ip },
+      });
+    for (let i = 0; i < 10; i++) expect((await signIn(`wrong-${i}`)).status).toBe(400);
+    expect((await signIn(PASSWORD)).status).toBe(429);
+    await call("POST", "/users/password-reset", { body: { user_email: user.email }, vars: OUTBOX });
+    const changed = await call("POST", "/users/password-reset/confirm", {
+      body: { token: await resetCode(user.email), user_password: "a-new-password" },
+      headers: { "CF-Connecting-IP": ip },
+    });
+    expect(changed.status, changed.text).toBe(200);
+    expect((await signIn("a-new-password")).status).toBe(200);
+  });
+
   it("says a token sent as a number, list or object is no text, not that none was sent", async () => {
     for (const token of [123, ["abc"], { code: "abc" }]) {
       const res = await call("POST", "/users/password-reset/confirm", {

@@ -50,13 +50,16 @@ export async function recordMailRequest(
   return stored[0]!;
 }
 
-/** Whether a live token of `purpose` has this hash: read before any work its use would cost. */
+/**
+ * Whether a live token of `purpose` has this hash, as its row's user (null: none has the address;
+ * undefined: no live token): read before any work its use would cost.
+ */
 export const findLiveToken = async (
   db: Db,
   tokenHash: string,
   purpose: MailPurpose,
   nowMs: number,
-) => (await liveTokenUser(db, tokenHash, purpose, nowMs).get()) !== undefined;
+) => (await liveTokenUser(db, tokenHash, purpose, nowMs).get())?.userId;
 
 /**
  * The user of a live token of `purpose`: unused, unexpired, and mailed to the address the user

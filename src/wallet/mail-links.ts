@@ -11,6 +11,7 @@ import {
   useResetToken,
   useVerifyToken,
 } from "../db/mail";
+import { findUserBy } from "../db/users";
 import { LINK_TOKEN, linkTokenHash, newLinkToken } from "../mail/link-token";
 import {
   passwordResetMail,
@@ -20,9 +21,10 @@ import {
 } from "../mail/messages";
 import type { Mail, MailSender, MailSetting } from "../mail/transport";
 import { reserveGuess, reserveMail } from "../throttle/mail";
-import type { ThrottleNamespace } from "../throttle/sign-in";
+import { type ThrottleNamespace, unlockAccount } from "../throttle/sign-in";
 import { giveBackAfter } from "./faults";
 import { Refusal } from "./refusal";
+import { loginsOf } from "./users";
 
 export type MailDeps = {
   db: Db;
@@ -116,7 +118,7 @@ const tokenHashOf = async (token: string) => {
 export async function confirmVerification(db: Db, token: string, nowMs: number, look: boolean) {
   const tokenHash = await tokenHashOf(token);
   if (look) {
-    if (!(await findLiveToken(db, tokenHash, "verify-email", nowMs)))
+    if ((await findLiveToken(db, tokenHash, "verify-email", nowMs)) === undefined)
       throw new Refusal({ code: "mail_link_invalid" });
     return null;
   }
@@ -129,9 +131,10 @@ type ResetDeps = Pick<MailDeps, "db" | "throttle" | "clientAddress" | "nowMs" | 
 
 /**
  * Sets a new password with a reset code: every session of the user ends (docs/security.md#sessions),
- * at once in this isolate, within the session cache's bound elsewhere. A guess is counted against
- * the client's address like a failed sign-in, and the code is looked up before the new password is
- * hashed, so a wrong code costs no hash.
+ * at once in this isolate, within the session cache's bound elsewhere, and the sign-in locks of the
+ * user's logins end with the old password, from every address, as an operator's unlock ends them.
+ * A guess is counted against the client's address like a failed sign-in, and the code is looked up
+ * before the new password is hashed, so a wrong code costs no hash.
  */
 export async function confirmPasswordReset(deps: ResetDeps, token: string, password: string) {
   const { db, nowMs } = deps;
@@ -139,12 +142,20 @@ export async function confirmPasswordReset(deps: ResetDeps, token: string, passw
   if (!guess.reservation.allowed)
     throw new Refusal({ code: "too_many_sign_ins", retryAfterS: guess.reservation.retryAfterS });
   const tokenHash = await tokenHashOf(token);
-  if (!(await findLiveToken(db, tokenHash, "password-reset", nowMs)))
-    throw new Refusal({ code: "mail_link_invalid" });
+  const userId = await findLiveToken(db, tokenHash, "password-reset", nowMs);
+  const user = userId == null ? undefined : await findUserBy(db, { id: userId });
+  if (!user) throw new Refusal({ code: "mail_link_invalid" });
+  // Read before the password is set, so that nothing after it can fail on D1.
+  const logins = await loginsOf(db, user);
   const used = await useResetToken(db, tokenHash, await hashPassword(password), nowMs);
   if (!used) throw new Refusal({ code: "mail_link_invalid" });
   // The sessions ended with the batch: this isolate stops trusting them before anything can fail.
   forgetSessions(bindingOf(db), used.userId, used.revokedSessions);
-  await giveBackAfter(deps.requestId, guess.succeeded);
+  await giveBackAfter(deps.requestId, () =>
+    Promise.all([
+      guess.succeeded(),
+      unlockAccount(deps.throttle, { id: used.userId, logins }, nowMs),
+    ]),
+  );
   return used;
 }
