@@ -10,6 +10,7 @@ import {
   createTableColumns,
   DumpParser,
   DumpSyntaxError,
+  type DumpValue,
   MAX_ROW_CHARS,
   parseDumpText,
 } from "../scripts/import/sql-dump";
@@ -113,6 +114,26 @@ describe("the streaming mysqldump reader", () => {
     parser.end();
     expect(seen).toEqual(["other"]);
     expect(parser.rows).toBe(6);
+  });
+
+  it("reads the rows of a dump joined after another with its byte order mark (cat a.sql b.sql)", () => {
+    const second =
+      "\uFEFFINSERT INTO `t` VALUES (3,'c');\n\uFEFF-- MySQL dump 10.13\nINSERT INTO `t` VALUES (4,'d');\n";
+    const rows: DumpValue[][] = [];
+    const comments: string[] = [];
+    const parser = new DumpParser({
+      onRow: (_t, v) => rows.push(v),
+      onComment: (line) => comments.push(line),
+    });
+    parser.push(`INSERT INTO \`t\` VALUES (1,'a'),(2,'b');\n${second}`);
+    parser.end();
+    expect(rows).toEqual([
+      ["1", "a"],
+      ["2", "b"],
+      ["3", "c"],
+      ["4", "d"],
+    ]);
+    expect(comments).toEqual(["-- MySQL dump 10.13"]);
   });
 
   it("reads no row of a stored routine's body, which mysqldump --routines writes under DELIMITER ;;", () => {

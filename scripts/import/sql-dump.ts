@@ -530,12 +530,15 @@ export class DumpParser {
   }
 }
 
-/** The index of the first character at or after `p` that is not a space, tab, CR or LF. */
+/**
+ * The index of the first character at or after `p` that is not a space, tab, CR, LF or byte order
+ * mark: dumps joined into one file (`cat a.sql b.sql`) carry each one's mark before its first line.
+ */
 function skipSpace(buf: string, p: number) {
   let q = p;
   while (q < buf.length) {
     const c = buf.charCodeAt(q);
-    if (c !== 32 && c !== 10 && c !== 13 && c !== 9) break;
+    if (c !== 32 && c !== 10 && c !== 13 && c !== 9 && c !== 0xfeff) break;
     q++;
   }
   return q;
