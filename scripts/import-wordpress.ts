@@ -230,6 +230,13 @@ async function readDump(file: string, reader: ReturnType<typeof createReader>, p
     try {
       return chunk === null ? decoder.decode() : decoder.decode(chunk, { stream: true });
     } catch {
+      // Windows PowerShell 5's `mysqldump … > file` writes UTF-16 with its mark: the advice below
+      // would make the same file again.
+      const mark = offset === 0 && chunk !== null ? chunk.subarray(0, 2).toString("hex") : "";
+      if (mark === "fffe" || mark === "feff")
+        throw new DumpFileError(
+          `${file} is UTF-16 text, as Windows PowerShell's > writes a command's output: export it with mysqldump --result-file=wordpress.sql (or from cmd.exe), or save it again as UTF-8`,
+        );
       const at =
         offset - last.length + firstNotUtf8(Buffer.concat([last, chunk ?? Buffer.alloc(0)]));
       throw new DumpFileError(

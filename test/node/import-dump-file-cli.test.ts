@@ -209,6 +209,28 @@ describe("import:wordpress reads a dump as UTF-8 text", () => {
     ]);
   });
 
+  it.each([
+    [
+      "utf16le.sql",
+      Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text.toString(), "utf16le")]),
+    ],
+    [
+      "utf16le.sql.gz",
+      gzipSync(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text.toString(), "utf16le")])),
+    ],
+  ])(
+    "says %s is UTF-16, as PowerShell's > writes it, and how to export it as UTF-8",
+    (name, bytes) => {
+      const file = fileOf(name, bytes);
+      const result = dryRun(file);
+      expect(result.status).toBe(1);
+      expect(result.stderr.trim().split("\n").slice(-2)).toEqual([
+        `${file} is UTF-16 text, as Windows PowerShell's > writes a command's output: export it with mysqldump --result-file=wordpress.sql (or from cmd.exe), or save it again as UTF-8`,
+        "Nothing was written.",
+      ]);
+    },
+  );
+
   it("reads a character whose bytes fall on either side of a read's 1 MiB", () => {
     // The fixture's "Ọkọnkwọ" and "₦" are UTF-8 too; here "₦" (e2 82 a6) starts at the 1 MiB edge.
     const head = padding((1 << 20) - 4);
