@@ -1369,11 +1369,17 @@ describe("found by the model", () => {
     expect(await outcomeOf(debit(ctx, { ...move, user: { id: owes.id }, requestId: "d" }))).toEqual(
       insufficient,
     );
+    // A transfer's refusal names the movement refused, for the plugin's words (compat/transfers.ts).
     expect(
       await outcomeOf(
         transfer(ctx, { ...move, from: { id: owes.id }, to: { id: other.id }, requestId: "t" }),
       ),
-    ).toEqual(insufficient);
+    ).toEqual({
+      refused: {
+        code: "insufficient_balance",
+        refused: { userId: owes.id, walletId, amountMinor: 999_999_999_999_990 },
+      },
+    });
     const operations: BatchOperation[] = [
       { ...move, type: "credit", user: { id: other.id }, amount: amountSent("1") },
       { ...move, type: "debit", user: { id: owes.id } },
