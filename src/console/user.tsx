@@ -54,7 +54,7 @@ async function loadUser(
   // request id, which an operator needs here). Each balance with what holds reserve of it in one
   // statement (availableBalances): the figures of one moment, whatever lands between the reads.
   const [ledger, available, holds] = await Promise.all([
-    userLedger(ctx, userId, { offset: (page - 1) * PER_PAGE, limit: PER_PAGE }, 200),
+    userLedger(ctx, { userId, offset: (page - 1) * PER_PAGE, limit: PER_PAGE, points: 200 }),
     attempt(c, () => availableBalances(ctx, userId)),
     attempt(c, () => listHolds(ctx, { userId, page: holdsPage, perPage: HOLDS_SHOWN })),
   ]);

@@ -122,7 +122,7 @@ function UsersView(props: { d: Search; session: Session; notice: Notice }) {
 usersScreen.get("/users", async (c) => {
   const { q, page } = queryOf(c, UsersQuery);
   const [found, wallets] = await Promise.all([
-    findUsersByText(c.var.service, q, (page - 1) * PER_PAGE, PER_PAGE),
+    findUsersByText(c.var.service, { text: q, offset: (page - 1) * PER_PAGE, limit: PER_PAGE }),
     allWallets(c.var.service),
   ]);
   const d = { q, page, found, wallets };

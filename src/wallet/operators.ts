@@ -20,7 +20,10 @@ export function siteOverview(ctx: ServiceContext, days: number) {
  * Users whose username or e-mail holds `text`, a page of them, and how many. White space around it
  * is left out: neither holds any, and a pasted address often brings some.
  */
-export function findUsersByText(ctx: ServiceContext, text: string, offset: number, limit: number) {
+export function findUsersByText(
+  ctx: ServiceContext,
+  { text, offset, limit }: { text: string; offset: number; limit: number },
+) {
   requireAdmin(ctx, "read");
   return searchUsers(ctx.db, text.trim(), offset, limit);
 }
@@ -32,14 +35,17 @@ export function findUsersByText(ctx: ServiceContext, text: string, offset: numbe
  */
 export async function userLedger(
   ctx: ServiceContext,
-  userId: number,
-  page: { offset: number; limit: number },
-  points: number,
+  {
+    userId,
+    offset,
+    limit,
+    points,
+  }: { userId: number; offset: number; limit: number; points: number },
 ) {
   requireAdmin(ctx, "read");
   const [users, entries, series] = await Promise.all([
     findUsers(ctx.db, [userId]),
-    listEntries(ctx.db, { userId }, { ...page, order: "desc" }),
+    listEntries(ctx.db, { userId }, { offset, limit, order: "desc" }),
     balanceSeries(ctx.db, userId, points),
   ]);
   const reversed = await reversedAmong(
