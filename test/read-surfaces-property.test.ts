@@ -265,11 +265,13 @@ describe(`every read of a wallet agrees with its entries (fast-check seed ${SEED
                 .bind(userId, walletId, nowS)
                 .first<{ balance: number; n: number; last: number; held: number }>())!;
               const summary = await walletSummary(ctx, { user: { id: userId }, walletId });
-              const history = await historyPage(
-                ctx,
-                { userId, walletId },
-                { offset: 0, limit: 100, order: "desc" },
-              );
+              const history = await historyPage(ctx, {
+                userId,
+                walletId,
+                offset: 0,
+                limit: 100,
+                order: "desc",
+              });
               const statement = await openStatement(ctx, {
                 userId,
                 walletId,

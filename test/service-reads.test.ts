@@ -80,10 +80,10 @@ describe("readTransaction", () => {
 describe("historyPage and wholeHistory", () => {
   it("read the caller's own history when no user is named", async () => {
     const { alice, aliceEntry } = await twoAccounts();
-    const page = await historyPage(serviceAs(alice), {}, { offset: 0, limit: 10, order: "desc" });
+    const page = await historyPage(serviceAs(alice), { offset: 0, limit: 10, order: "desc" });
     expect(page.rows.map((r) => r.entry.id)).toEqual([aliceEntry]);
     expect(page.total).toBe(1);
-    const whole = await wholeHistory(serviceAs(alice), {}, "asc");
+    const whole = await wholeHistory(serviceAs(alice), { order: "asc" });
     const rows = [];
     for await (const chunk of whole.chunks) rows.push(...chunk);
     expect(rows.map((r) => r.entry.id)).toEqual([aliceEntry]);
@@ -92,24 +92,24 @@ describe("historyPage and wholeHistory", () => {
   it("refuse a subscriber another user's history", async () => {
     const { alice, bob } = await twoAccounts();
     const page = { offset: 0, limit: 10, order: "desc" as const };
-    expect(await refusalOf(historyPage(serviceAs(alice), { userId: bob.id }, page))).toEqual(
+    expect(await refusalOf(historyPage(serviceAs(alice), { userId: bob.id, ...page }))).toEqual(
       FORBIDDEN,
     );
-    expect(await refusalOf(wholeHistory(serviceAs(alice), { userId: bob.id }, "desc"))).toEqual(
-      FORBIDDEN,
-    );
+    expect(
+      await refusalOf(wholeHistory(serviceAs(alice), { userId: bob.id, order: "desc" })),
+    ).toEqual(FORBIDDEN);
   });
 
   it("tell an administrator which of the user and the wallet is unknown", async () => {
     const { admin, bob } = await twoAccounts();
     const page = { offset: 0, limit: 10, order: "desc" as const };
-    expect(await refusalOf(historyPage(serviceAs(admin), { userId: 2 ** 40 }, page))).toEqual({
+    expect(await refusalOf(historyPage(serviceAs(admin), { userId: 2 ** 40, ...page }))).toEqual({
       code: "user_not_found",
       userId: 2 ** 40,
     });
     expect(
       await refusalOf(
-        historyPage(serviceAs(admin), { userId: bob.id, walletId: "nowallet" }, page),
+        historyPage(serviceAs(admin), { userId: bob.id, walletId: "nowallet", ...page }),
       ),
     ).toEqual({ code: "wallet_not_found", walletId: "nowallet" });
   });

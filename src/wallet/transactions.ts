@@ -40,17 +40,16 @@ export async function readTransaction(ctx: ServiceContext, { id, ref }: IdRef): 
   return row;
 }
 
-/** Which of a user's entries a history reads; no user: the caller's own. */
-type HistoryQuery = Omit<EntryFilter, "userId"> & { userId?: number };
+/** Which of a user's entries a history reads, in which order; no user: the caller's own. */
+type HistoryQuery = Omit<EntryFilter, "userId"> & { userId?: number; order: "asc" | "desc" };
 
 /** One page of a user's entries, and how many the query selects in all. */
 export async function historyPage(
   ctx: ServiceContext,
-  query: HistoryQuery,
-  page: { offset: number; limit: number; order: "asc" | "desc" },
+  { offset, limit, order, ...query }: HistoryQuery & { offset: number; limit: number },
 ) {
   const filter = { ...query, userId: readUserId(ctx, query.userId) };
-  const read = await listEntries(ctx.db, filter, page);
+  const read = await listEntries(ctx.db, filter, { offset, limit, order });
   requireExisting(read, filter);
   return { rows: read.rows, total: read.total };
 }
@@ -69,11 +68,7 @@ export async function gated<T>(ctx: ServiceContext, total: number, chunks: Async
 }
 
 /** Every entry of a user's the query selects, as chunks read one after another (`gated`). */
-export async function wholeHistory(
-  ctx: ServiceContext,
-  query: HistoryQuery,
-  order: "asc" | "desc",
-) {
+export async function wholeHistory(ctx: ServiceContext, { order, ...query }: HistoryQuery) {
   const filter = { ...query, userId: readUserId(ctx, query.userId) };
   const history = await readHistory(ctx.db, filter, order);
   requireExisting(history, filter);

@@ -63,7 +63,7 @@ export const listTransactions = defineRoute(
     const site = siteSettings(c);
     if (!paged) {
       // The whole history (contract section 7), streamed: memory stays one chunk however long it is.
-      const history = await wholeHistory(c.var.service, filter, fields.order);
+      const history = await wholeHistory(c.var.service, { ...filter, order: fields.order });
       return streamJson(
         c,
         MESSAGE,
@@ -74,7 +74,8 @@ export const listTransactions = defineRoute(
       );
     }
 
-    const { rows, total } = await historyPage(c.var.service, filter, {
+    const { rows, total } = await historyPage(c.var.service, {
+      ...filter,
       offset: (fields.page - 1) * fields.per_page,
       limit: fields.per_page,
       order: fields.order,
