@@ -216,11 +216,10 @@ webhooksScreen.post(
   "/webhooks/:id/resend",
   withIds(["id"], async (c, { id }) => {
     const resent = await attempt(c, () =>
-      resendEvent(
-        c.var.service,
-        id,
-        parseFields(ResendParams, { event_id: field(c.var.form, "event_id") }).event_id,
-      ),
+      resendEvent(c.var.service, {
+        webhook: id,
+        eventId: parseFields(ResendParams, { event_id: field(c.var.form, "event_id") }).event_id,
+      }),
     );
     if (!resent.ok) return backRefused(c, page, "Resend", resent.refusal);
     return back(c, page, sent(`Event ${resent.value.eventId} sent again`, resent.value));

@@ -117,11 +117,14 @@ export async function testEndpoint(ctx: ServiceContext, ref: IdRef) {
  * Sends one event again, now, with its own webhook-id (a receiver that has it drops the repeat).
  * Any event may be resent, also one of a type the endpoint does not receive: the operator asked.
  */
-export async function resendEvent(ctx: ServiceContext, ref: IdRef, eventId: number) {
+export async function resendEvent(
+  ctx: ServiceContext,
+  { webhook, eventId }: { webhook: IdRef; eventId: number },
+) {
   requireAdmin(ctx, "read-write");
   ctx.webhooks(); // refused while webhooks are not configured, before anything is looked up
   const [endpoint, event] = await Promise.all([
-    requireEndpoint(ctx, ref),
+    requireEndpoint(ctx, webhook),
     findEvent(ctx.db, eventId),
   ]);
   if (!event) throw new Refusal({ code: "event_not_found", eventId });
@@ -142,11 +145,14 @@ export async function webhooksWithDeliveries(ctx: ServiceContext, shown: number)
 }
 
 /** An endpoint's newest deliveries (at most `limit`), or a `webhook_not_found` refusal. */
-export async function recentDeliveries(ctx: ServiceContext, ref: IdRef, limit: number) {
+export async function recentDeliveries(
+  ctx: ServiceContext,
+  { webhook, limit }: { webhook: IdRef; limit: number },
+) {
   requireAdmin(ctx, "read");
   const [endpoint, rows] = await Promise.all([
-    requireEndpoint(ctx, ref),
-    listDeliveries(ctx.db, ref.id ?? 0, Math.min(limit, WEBHOOK_LIMITS.deliveriesMax)),
+    requireEndpoint(ctx, webhook),
+    listDeliveries(ctx.db, webhook.id ?? 0, Math.min(limit, WEBHOOK_LIMITS.deliveriesMax)),
   ]);
   return { endpoint, rows };
 }

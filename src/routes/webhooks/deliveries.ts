@@ -20,7 +20,7 @@ export const getDeliveries = defineRoute(
     data: v.array(DeliveryAnswer),
   },
   async (c, { id, limit }) => {
-    const { rows } = await recentDeliveries(c.var.service, id, limit);
+    const { rows } = await recentDeliveries(c.var.service, { webhook: id, limit });
     return ok(c, 200, "Deliveries retrieved", rows.map(deliveryRecord));
   },
 );
@@ -56,7 +56,7 @@ export const resendWebhook = defineRoute(
     data: DeliveryAnswer,
   },
   async (c, { id, event_id }) => {
-    const sent = await resendEvent(c.var.service, id, event_id);
+    const sent = await resendEvent(c.var.service, { webhook: id, eventId: event_id });
     return ok(c, 200, "Event sent again", deliveryRecord(sent));
   },
 );
