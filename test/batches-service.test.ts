@@ -711,7 +711,7 @@ describe("money arriving between a refusal and its naming", () => {
     await unbalanced(ctx, op("credit", seller.id, walletId, "10"));
     await unbalanced(ctx, op("credit", buyer.id, walletId, "5"));
     const hold = await holdOf(ctx, seller.id, walletId, "8");
-    const voidIt = () => voidHold(ctx, { id: hold.hold.id, ref: String(hold.hold.id) });
+    const voidIt = () => voidHold(ctx, { hold: { id: hold.hold.id, ref: String(hold.hold.id) } });
     // The buyer can pay 3; the seller, 10 with 8 held, cannot pay 5.
     const reason = await refusalOf(
       unbalanced(

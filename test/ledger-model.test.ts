@@ -950,7 +950,7 @@ describe(`the money verbs against a model (fast-check seed ${SEED})`, () => {
                 h.status === "held" && h.expiresAtS <= model.nowS ? "expired" : h.status;
               const resolved = { code: "hold_resolved" as const, holdId: h.id, status };
               if (s.kind === "void") {
-                const call = () => voidHold(ctx, ref);
+                const call = () => voidHold(ctx, { hold: ref });
                 if (status !== "held")
                   return { prediction: { refused: resolved as RefusalReason }, call };
                 return {

@@ -174,7 +174,7 @@ describe(`every read of a wallet agrees with its entries (fast-check seed ${SEED
               case "void": {
                 const h = pick(holds, s.h);
                 if (h === undefined) return "nothing";
-                await voidHold(ctx, { id: h, ref: String(h) });
+                await voidHold(ctx, { hold: { id: h, ref: String(h) } });
                 return;
               }
               case "reverse": {

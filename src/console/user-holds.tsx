@@ -169,7 +169,7 @@ for (const action of ["capture", "void"] as const)
       const resolved = await attempt(c, async () => {
         await spendMoneyShare(c.var.service);
         // A hold of this page's user only: another's, named in a crafted address, is not found.
-        if (action === "void") return voidHold(c.var.service, hold, id.id);
+        if (action === "void") return voidHold(c.var.service, { hold, userId: id.id });
         const fields = parseFields(CaptureHoldParams, amount !== "" ? { amount } : {});
         return captureHold(c.var.service, {
           hold,

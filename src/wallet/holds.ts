@@ -144,11 +144,10 @@ export async function captureHold(
 /** Voids a hold still held: all of it is released. */
 export async function voidHold(
   ctx: ServiceContext,
-  ref: IdRef,
-  userId?: number,
+  input: { hold: IdRef; userId?: number },
 ): Promise<HoldView> {
   requireAdmin(ctx, "write");
-  const held = await heldOf(ctx, ref, userId);
+  const held = await heldOf(ctx, input.hold, input.userId);
   const nowS = seconds(ctx.nowMs());
   if (held.status !== "held") throw unresolvable(undefined, held.hold, nowS);
   const result = await writes.voidHold(ctx.db, held.hold.id, nowS);

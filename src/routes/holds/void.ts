@@ -23,7 +23,7 @@ export const voidHoldRoute = defineRoute(
     data: HoldAnswer,
   },
   async (c, { id }) => {
-    const voided = await voidHold(c.var.service, id);
+    const voided = await voidHold(c.var.service, { hold: id });
     return ok(c, 200, "Hold voided", holdRecord(voided));
   },
 );
