@@ -1,17 +1,11 @@
 import * as v from "valibot";
 import { ok, send } from "../http/envelope";
 import { invalidInput } from "../http/errors";
-import {
-  AMOUNT_TEXT_MAX,
-  amountTooLong,
-  MAX_TEXT,
-  overlongAmount,
-  REQUEST_ID_MAX,
-} from "../http/fields";
+import { MAX_TEXT, REQUEST_ID_MAX } from "../http/fields";
 import { defineRoute, type Input } from "../http/route";
-import type { AmountPolicy, AmountRefusal } from "../ledger/money";
 import { credit, debit, type UserRef } from "../wallet/movements";
 import { Refusal } from "../wallet/refusal";
+import { amountRefused, overlongRefused, PLUGIN_ROUNDING } from "./amounts";
 import { keyRouteRefusals } from "./auth";
 import { pluginUser } from "./identity";
 import { META_DATA_MAX } from "./meta-data";
@@ -41,20 +35,6 @@ function metaDataText(value: unknown): string | undefined {
   return text;
 }
 
-/** The plugin's amounts are rounded to the places the wallet stores, half away from zero. */
-export const PLUGIN_ROUNDING = "round-half-away-from-zero" satisfies AmountPolicy;
-
-/** A refused amount in the dialect's words, keyed by its field (`amount`, `amount_to_transfer`). */
-export function amountRefused(field: string, refusal: AmountRefusal) {
-  const text = {
-    "not-numeric": "requires a valid amount",
-    "not-positive": "must be greater than zero",
-    "too-large": "is too large",
-    "too-many-decimals": "has more decimal places than the wallet stores",
-  }[refusal];
-  return { [field]: `${field} ${text}` };
-}
-
 /** The plugin's `requires()` for an entry, plus the lengths this service stores. */
 function pluginChecks(
   fields: Pick<PluginEntry, "user_id" | "wallet_id" | "request_id" | "amount">,
@@ -69,17 +49,6 @@ function pluginChecks(
     errors.request_id = `request_id must be at most ${REQUEST_ID_MAX} characters`;
   if (!errors.amount) Object.assign(errors, overlongRefused("amount", fields.amount));
   return errors;
-}
-
-/**
- * An amount's text past AMOUNT_TEXT_MAX, refused in the dialect's words keyed by its field (before
- * any echo of it), or nothing: too long, or not positive or too large as http/fields.ts reads it.
- */
-export function overlongRefused(field: string, text: string) {
-  if (text.length <= AMOUNT_TEXT_MAX) return {};
-  const why = overlongAmount(text);
-  if (why !== "too-long") return amountRefused(field, why);
-  return { [field]: amountTooLong(field) };
 }
 
 /** A credit's or a debit's fields, sanitized as the plugin read them and checked by its rules. */
