@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { LedgerRefusal } from "../src/ledger/append";
 import { placeHold } from "../src/wallet/holds";
 import { credit, debit, reverse, transfer } from "../src/wallet/movements";
+import { refusalOf as reasonOf } from "../src/wallet/refusal";
 import {
   CLEAN,
   importedEntry,
@@ -183,7 +184,8 @@ describe("money is conserved through the verbs", () => {
         steps.forEach((s, i) => {
           const outcome = outcomes[i]!;
           if (outcome.status === "rejected") {
-            expect((outcome.reason as LedgerRefusal).reason).toBe("insufficient-balance");
+            // A debit's is the ledger's own verdict; a transfer's names the movement refused too.
+            expect(reasonOf(outcome.reason)?.code).toBe("insufficient_balance");
             return;
           }
           const from = users[s.who]!;
