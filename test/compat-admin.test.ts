@@ -246,24 +246,28 @@ describe("POST wallets in the dialect", () => {
     });
   });
 
+  /** A new wallet with this symbol is refused, in the dialect's envelope, for `why`. */
+  async function expectSymbolRefused(symbol: string, why: string) {
+    const res = await post({
+      wallet_name: "Test Wallet",
+      wallet_id: letters(),
+      wallet_symbol: symbol,
+      wallet_type: "fiat",
+    });
+    expect(res.status, JSON.stringify(symbol)).toBe(400);
+    expect(res.body, JSON.stringify(symbol)).toStrictEqual({
+      status_code: 400,
+      status: false,
+      message: "invalid input",
+      error: { wallet_symbol: why },
+    });
+  }
+
   it("refuses a symbol of white space alone as empty, as wallet/v1 does", async () => {
     const before = await tableCounts();
     // sanitize_text_field trims ASCII white space only: a no-break or ideographic space stays.
-    for (const blank of ["\u00a0", "\u3000", "\u00a0 \u2003"]) {
-      const res = await post({
-        wallet_name: "Test Wallet",
-        wallet_id: letters(),
-        wallet_symbol: blank,
-        wallet_type: "fiat",
-      });
-      expect(res.status, JSON.stringify(blank)).toBe(400);
-      expect(res.body, JSON.stringify(blank)).toStrictEqual({
-        status_code: 400,
-        status: false,
-        message: "invalid input",
-        error: { wallet_symbol: "Field Cannot be empty" },
-      });
-    }
+    for (const blank of ["\u00a0", "\u3000", "\u00a0 \u2003"])
+      await expectSymbolRefused(blank, "Field Cannot be empty");
     expect(await tableCounts()).toEqual(before);
   });
 
@@ -271,24 +275,11 @@ describe("POST wallets in the dialect", () => {
     const before = await tableCounts();
     // A right-to-left override beside "$1,500.00" shows it reversed, in the console and in every
     // *_formatted string; a zero-width space makes two symbols look the same.
-    for (const hidden of ["\u202e", "\u2066", "\u200f", "\u200b", "\ufeff", "\u0007", "\u00ad"]) {
-      const res = await post({
-        wallet_name: "Test Wallet",
-        wallet_id: letters(),
-        wallet_symbol: `U${hidden}S`,
-        wallet_type: "fiat",
-      });
-      expect(res.status, JSON.stringify(hidden)).toBe(400);
-      expect(res.body, JSON.stringify(hidden)).toStrictEqual({
-        status_code: 400,
-        status: false,
-        message: "invalid input",
-        error: {
-          wallet_symbol:
-            "wallet_symbol must not hold control, bidirectional or invisible characters",
-        },
-      });
-    }
+    for (const hidden of ["\u202e", "\u2066", "\u200f", "\u200b", "\ufeff", "\u0007", "\u00ad"])
+      await expectSymbolRefused(
+        `U${hidden}S`,
+        "wallet_symbol must not hold control, bidirectional or invisible characters",
+      );
     expect(await tableCounts()).toEqual(before);
     // Emoji sequences keep their zero-width joiner; right-to-left scripts are text like any other.
     for (const symbol of ["🏳️‍🌈", "ر.س", "₦"]) {

@@ -171,6 +171,25 @@ function expectDocumentedData(method: string, path: string, status: number, body
 export const appAt = (nowMs: number, options: AppOptions = {}) =>
   testApp({ ...options, nowMs: () => nowMs });
 
+/** A wallet/v1 sign-in by `user`'s e-mail from the client address `ip`. */
+export const signInFrom = (
+  user: TestUser,
+  password: string,
+  ip: string,
+  app?: ReturnType<typeof appAt>,
+) =>
+  call("POST", "/users/login", {
+    body: { user_email: user.email, user_password: password },
+    headers: { "CF-Connecting-IP": ip },
+    app,
+  });
+
+/** Ten failed sign-ins lock `user`'s e-mail at `ip`: even the right password is then 429. */
+export async function lockSignIn(user: TestUser, ip: string) {
+  for (let i = 0; i < 10; i++) expect((await signInFrom(user, `wrong-${i}`, ip)).status).toBe(400);
+  expect((await signInFrom(user, PASSWORD, ip)).status).toBe(429);
+}
+
 export type TestUser = {
   id: number;
   username: string;

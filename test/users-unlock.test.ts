@@ -1,27 +1,24 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { HELD_MS } from "../src/throttle/policy";
-import { appAt, call, makeAdmin, makeKey, makeUser, PASSWORD, type TestUser } from "./helpers";
+import {
+  appAt,
+  call,
+  lockSignIn,
+  makeAdmin,
+  makeKey,
+  makeUser,
+  PASSWORD,
+  signInFrom,
+} from "./helpers";
 
 // POST /users/{user_id}/unlock: an operator clears an account's sign-in lock (docs/security.md).
 // Its authorization matrix runs with every other route's in auth.test.ts.
 
-const signIn = (user: TestUser, password: string, ip: string, app?: ReturnType<typeof appAt>) =>
-  call("POST", "/users/login", {
-    body: { user_email: user.email, user_password: password },
-    headers: { "CF-Connecting-IP": ip },
-    app,
-  });
-
-async function lock(user: TestUser, ip: string) {
-  for (let i = 0; i < 10; i++) expect((await signIn(user, `wrong-${i}`, ip)).status).toBe(400);
-  expect((await signIn(user, PASSWORD, ip)).status).toBe(429);
-}
-
 describe("POST /users/{user_id}/unlock", () => {
   it("clears a locked account, so the right password signs in at once", async () => {
     const [admin, user] = await Promise.all([makeAdmin(), makeUser()]);
-    await lock(user, "203.0.113.10");
+    await lockSignIn(user, "203.0.113.10");
     const res = await call("POST", `/users/${user.id}/unlock`, { auth: admin.bearer });
     expect(res.status, res.text).toBe(200);
     expect(res.body).toStrictEqual({
@@ -31,7 +28,7 @@ describe("POST /users/{user_id}/unlock", () => {
       data: { user_id: user.id, was_locked: true, failed_attempts: 10 },
       error: [],
     });
-    expect((await signIn(user, PASSWORD, "203.0.113.10")).status).toBe(200);
+    expect((await signInFrom(user, PASSWORD, "203.0.113.10")).status).toBe(200);
   });
 
   it("clears the locks of every address and the account's ceiling: each of them signs in at once", async () => {
@@ -44,9 +41,10 @@ describe("POST /users/{user_id}/unlock", () => {
       "203.0.113.24",
     ];
     for (const ip of addresses)
-      for (let i = 0; i < 10; i++) expect((await signIn(user, `wrong-${i}`, ip)).status).toBe(400);
-    expect((await signIn(user, PASSWORD, addresses[0]!)).status).toBe(429);
-    expect((await signIn(user, PASSWORD, "203.0.113.25")).status).toBe(429); // the ceiling
+      for (let i = 0; i < 10; i++)
+        expect((await signInFrom(user, `wrong-${i}`, ip)).status).toBe(400);
+    expect((await signInFrom(user, PASSWORD, addresses[0]!)).status).toBe(429);
+    expect((await signInFrom(user, PASSWORD, "203.0.113.25")).status).toBe(429); // the ceiling
     const res = await call("POST", `/users/${user.id}/unlock`, { auth: admin.bearer });
     expect(res.body.data).toStrictEqual({
       user_id: user.id,
@@ -54,7 +52,7 @@ describe("POST /users/{user_id}/unlock", () => {
       failed_attempts: 50,
     });
     for (const ip of [...addresses, "203.0.113.25"])
-      expect((await signIn(user, PASSWORD, ip)).status, ip).toBe(200);
+      expect((await signInFrom(user, PASSWORD, ip)).status, ip).toBe(200);
   }, 30_000);
 
   it("clears the locks of both logins, the username's and the e-mail's", async () => {
@@ -66,7 +64,7 @@ describe("POST /users/{user_id}/unlock", () => {
         headers: { "CF-Connecting-IP": ip },
       });
     for (let i = 0; i < 10; i++) expect((await byName(`wrong-${i}`)).status).toBe(400);
-    await lock(user, ip);
+    await lockSignIn(user, ip);
     expect((await byName(PASSWORD)).status).toBe(429);
     const res = await call("POST", `/users/${user.id}/unlock`, { auth: admin.bearer });
     expect(res.body.data).toStrictEqual({
@@ -75,7 +73,7 @@ describe("POST /users/{user_id}/unlock", () => {
       failed_attempts: 20,
     });
     expect((await byName(PASSWORD)).status).toBe(200);
-    expect((await signIn(user, PASSWORD, ip)).status).toBe(200);
+    expect((await signInFrom(user, PASSWORD, ip)).status).toBe(200);
   });
 
   it("leaves alone a login that names another user: a username that is another's e-mail", async () => {
@@ -83,33 +81,33 @@ describe("POST /users/{user_id}/unlock", () => {
     await env.DB.prepare("UPDATE users SET username = ? WHERE id = ?")
       .bind(victim.email, collider.id)
       .run();
-    await lock(victim, "203.0.113.15");
+    await lockSignIn(victim, "203.0.113.15");
     const res = await call("POST", `/users/${collider.id}/unlock`, { auth: admin.bearer });
     expect(res.body.data).toStrictEqual({
       user_id: collider.id,
       was_locked: false,
       failed_attempts: 0,
     });
-    expect((await signIn(victim, PASSWORD, "203.0.113.15")).status).toBe(429);
+    expect((await signInFrom(victim, PASSWORD, "203.0.113.15")).status).toBe(429);
   });
 
   it("also forgets the back-off: the next lock lasts 60 s again", async () => {
     const [admin, user] = await Promise.all([makeAdmin(), makeUser()]);
-    await lock(user, "203.0.113.11");
+    await lockSignIn(user, "203.0.113.11");
     expect((await call("POST", `/users/${user.id}/unlock`, { auth: admin.bearer })).status).toBe(
       200,
     );
     const now = Date.now();
-    for (let i = 0; i < 10; i++) await signIn(user, `again-${i}`, "203.0.113.11", appAt(now));
+    for (let i = 0; i < 10; i++) await signInFrom(user, `again-${i}`, "203.0.113.11", appAt(now));
     // Asked once those failures are answered, the lock says its whole length.
-    const locked = await signIn(user, PASSWORD, "203.0.113.11", appAt(now + HELD_MS));
+    const locked = await signInFrom(user, PASSWORD, "203.0.113.11", appAt(now + HELD_MS));
     expect(locked.status).toBe(429);
     expect(locked.headers.get("retry-after")).toBe("60");
   });
 
   it("answers 200 for an account that was not locked, saying so", async () => {
     const [admin, user] = await Promise.all([makeAdmin(), makeUser()]);
-    await signIn(user, "one wrong", "203.0.113.12");
+    await signInFrom(user, "one wrong", "203.0.113.12");
     const res = await call("POST", `/users/${user.id}/unlock`, { auth: admin.bearer });
     expect(res.status).toBe(200);
     expect(res.body.data).toStrictEqual({
@@ -143,7 +141,7 @@ describe("POST /users/{user_id}/unlock", () => {
 
   it("answers 401 without credentials and 403 to a subscriber or a read key, and unlocks nothing then", async () => {
     const [admin, user] = await Promise.all([makeAdmin(), makeUser()]);
-    await lock(user, "203.0.113.13");
+    await lockSignIn(user, "203.0.113.13");
     const none = await call("POST", `/users/${user.id}/unlock`);
     expect(none.status).toBe(401);
     expect(none.body).toStrictEqual({
@@ -164,7 +162,7 @@ describe("POST /users/{user_id}/unlock", () => {
         error: { unauthorize: "Request is not authorized" },
       });
     }
-    expect((await signIn(user, PASSWORD, "203.0.113.13")).status).toBe(429);
+    expect((await signInFrom(user, PASSWORD, "203.0.113.13")).status).toBe(429);
   });
 
   it("is listed by the discovery index and the OpenAPI document", async () => {
