@@ -73,7 +73,7 @@ export async function ensureAdmin({
  * Workers runtime's `timingSafeEqual`, which that check calls; node:crypto's does the same.
  */
 export async function signsInWith(passwordHash: string, password: string) {
-  const subtle: { timingSafeEqual?: typeof timingSafeEqual } = crypto.subtle;
+  const subtle: { timingSafeEqual?: (a: Uint8Array, b: Uint8Array) => boolean } = crypto.subtle;
   subtle.timingSafeEqual ??= timingSafeEqual;
   return (await checkLoginPassword(password, passwordHash)).valid;
 }

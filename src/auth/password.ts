@@ -9,7 +9,7 @@ const PASSWORD_HASH_PREFIX = "pbkdf2_sha256";
 /** The bytes of a derived digest (deriveBits' 256 bits). */
 const DIGEST_BYTES = 32;
 
-async function derive(password: string, salt: Uint8Array, iterations: number) {
+async function derive(password: string, salt: Uint8Array<ArrayBuffer>, iterations: number) {
   const key = await crypto.subtle.importKey(
     "raw",
     new TextEncoder().encode(password),
@@ -56,7 +56,8 @@ function parseHash(stored: string) {
   try {
     const parsed = {
       iterations: Number(iterations),
-      salt: own ? fromBase64(salt) : utf8.encode(salt),
+      // Copied into an ArrayBuffer of its own: WebCrypto's types take no shared memory.
+      salt: own ? fromBase64(salt) : new Uint8Array(utf8.encode(salt)),
       hash: fromBase64(hash),
       own,
     };
