@@ -376,6 +376,52 @@ export async function findMovement(db: Db, id: number) {
 }
 
 /**
+ * Entry `id` (none: no such entry) with what tells which movement wrote it: the user of its
+ * transfer's other half (null: it is no transfer half).
+ */
+export async function findEntryMovement(db: Db, id: number) {
+  const partner = alias(transactions, "partner");
+  const [row] = await db
+    .select({
+      userId: transactions.userId,
+      txnType: transactions.txnType,
+      walletId: transactions.walletId,
+      amountText: transactions.amountText,
+      // Named apart, as every aliased column here: a metered binding answers rows keyed by column
+      // name (db/meter.ts), where names that repeat would read as one.
+      partnerUserId: sql<number | null>`${partner.userId}`.as("partner_user_id"),
+    })
+    .from(transactions)
+    .leftJoin(
+      partner,
+      and(eq(partner.transferId, transactions.transferId), ne(partner.id, transactions.id)),
+    )
+    .where(eq(transactions.id, id))
+    .limit(1);
+  return row;
+}
+
+/**
+ * Entry `id` (none: no such entry) as a reversal: the entry it reverses (null: none) and that
+ * entry's transfer, beside entry `txn`'s transfer.
+ */
+export async function findEntryReversal(db: Db, id: number, txn: number) {
+  const reversed = alias(transactions, "reversed");
+  const named = alias(transactions, "named");
+  const [row] = await db
+    .select({
+      reversesId: transactions.reversesId,
+      reversedTransferId: sql<string | null>`${reversed.transferId}`.as("reversed_transfer_id"),
+      namedTransferId: sql<string | null>`${named.transferId}`.as("named_transfer_id"),
+    })
+    .from(transactions)
+    .leftJoin(reversed, eq(reversed.id, transactions.reversesId))
+    .leftJoin(named, eq(named.id, txn))
+    .where(eq(transactions.id, id));
+  return row;
+}
+
+/**
  * The plugin's three transaction lists: every credit and every debit (a transfer's halves among
  * them, as its posts carried the CREDIT or DEBIT term too), and transfer halves.
  */
