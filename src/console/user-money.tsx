@@ -22,8 +22,9 @@ import {
   transfer,
 } from "../wallet/movements";
 import { reversedEntries } from "../wallet/operators";
+import { entryIsMovement, entryReverses } from "../wallet/repeats";
 import { formatExact } from "../wallet/rules";
-import { entryOfKind, keyedEntryId, readTransaction } from "../wallet/transactions";
+import { keyedEntryId, readTransaction } from "../wallet/transactions";
 import { attempt, attemptMoney, backRefused, type Outcome } from "./api";
 import type { ConsoleEnv, Fields, Session } from "./env";
 import { back, field, fieldsOf, freshKey } from "./page";
@@ -58,7 +59,7 @@ function moveOf(action: Move, userId: number, form: Fields): Movement {
   };
 }
 
-/** The entry `id`, as the ledger named it (the one holding a key, the one a movement wrote). */
+/** The entry `id`, as the ledger named it (the one a movement wrote). */
 const entryById = (c: Context<ConsoleEnv>, id: number) =>
   readTransaction(c.var.service, { id, ref: String(id) });
 
@@ -70,27 +71,16 @@ const moveWith = (c: Context<ConsoleEnv>, action: Move, m: Movement) =>
 
 /**
  * Whether entry `id` (the one holding a money form's key) is what this form, as sent now, would
- * have written: the user's entry of the form's type, wallet and amount, and for a transfer its
- * receiving half the form's recipient's. A key sent again with a field changed (a transfer to
- * someone else) moved nothing of what the form asks now, and is refused in words.
+ * have written. A key sent again with a field changed (a transfer to someone else) moved nothing
+ * of what the form asks now, and is refused in words.
  */
-async function writtenBy(c: Context<ConsoleEnv>, action: Move, m: Movement, id: number) {
-  const found = await attempt(c, () => entryById(c, id));
-  const e = found.ok ? found.value.entry : undefined;
-  const same =
-    e?.userId === m.user.id &&
-    e.txnType === (action === "credit" ? "CREDIT" : "DEBIT") &&
-    e.walletId === m.walletId &&
-    e.amountText === m.amount.sent;
-  if (!same || !m.to) return same;
-  const half = await attempt(c, () => entryOfKind(c.var.service, { kind: "transfers", id: e.id }));
-  const partnerId = half.ok ? half.value?.partnerId : null;
-  if (partnerId == null) return false;
-  const partner = await attempt(c, () =>
-    entryOfKind(c.var.service, { kind: "transfers", id: partnerId }),
-  );
-  return partner.ok && partner.value?.entry.userId === m.to.id;
-}
+const writtenBy = (c: Context<ConsoleEnv>, action: Move, m: Movement, id: number) =>
+  entryIsMovement(c.var.service, {
+    entryId: id,
+    movement: m.to
+      ? { ...m, kind: "transfer", to: m.to }
+      : { ...m, kind: action === "credit" ? "credit" : "debit" },
+  });
 
 /** A money form's fields as typed, to draw it again: its key too, unless `withKey` is false. */
 const typedFields = (form: Fields, withKey: boolean) => {
@@ -413,23 +403,6 @@ moneyScreen.get(
   }),
 );
 
-/**
- * Whether entry `id` (the one holding a reversal form's key) undid transaction `txn`: it reverses
- * `txn`, or the other half of `txn`'s transfer, which a transfer undone from either half may key
- * first (a site's transfer from a user to itself, named by its CREDIT half: movements.ts undoOrder).
- */
-async function undoes(c: Context<ConsoleEnv>, id: number, txn: number) {
-  const holder = await attempt(c, () => entryById(c, id));
-  const undone = holder.ok ? holder.value.entry.reversesId : null;
-  if (undone === null || undone === txn) return undone === txn;
-  const [half, named] = await Promise.all([
-    attempt(c, () => entryById(c, undone)),
-    attempt(c, () => entryById(c, txn)),
-  ]);
-  const link = half.ok ? half.value.entry.transferId : null;
-  return link !== null && named.ok && named.value.entry.transferId === link;
-}
-
 moneyScreen.post(
   "/users/:id/reverse/:txn",
   withIds(["id", "txn"], async (c, { id, txn }) => {
@@ -450,7 +423,11 @@ moneyScreen.post(
     // transaction, which the first one wrote.
     const reason = reversed.reason;
     const taken = reason?.code === "transaction_exists" ? reason.existingId : undefined;
-    if (taken !== undefined && (await undoes(c, taken, txn.id)))
+    const repeat =
+      taken === undefined
+        ? undefined
+        : await attempt(c, () => entryReverses(c.var.service, { entryId: taken, txn: txn.id }));
+    if (repeat?.ok && repeat.value)
       return back(c, to, {
         kind: "ok",
         text: `Already done: this form was sent before, and transaction ${txn.ref} was reversed once.`,
