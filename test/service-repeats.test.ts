@@ -108,6 +108,27 @@ describe("entryIsMovement", () => {
       );
   });
 
+  it("answers no for an entry another kind of movement wrote with the same figures", async () => {
+    const { ctx, alice, bob, walletId } = await setup();
+    await credit(ctx, sent(alice.id, walletId, "9.00"));
+    // A transfer's DEBIT half, asked as the debit of its key, user, wallet and amount.
+    const t = sent(alice.id, walletId, "1.25");
+    await transfer(ctx, { ...t, from: t.user, to: { id: bob.id } });
+    const half = (await holderOf(ctx, alice.id, t.requestId))!;
+    // A reversal of a debit: a CREDIT of alice's, asked as the credit of its key and figures.
+    const d = sent(alice.id, walletId, "2.50");
+    await debit(ctx, d);
+    const undone = undo(alice.id, (await holderOf(ctx, alice.id, d.requestId))!);
+    await reverse(ctx, undone);
+    const reversal = (await holderOf(ctx, alice.id, undone.requestId))!;
+    const asked: [number, AskedMovement][] = [
+      [half, { ...t, kind: "debit" }],
+      [reversal, { ...sent(alice.id, walletId, "2.50", undone.requestId), kind: "credit" }],
+    ];
+    for (const [entryId, movement] of asked)
+      expect(await entryIsMovement(ctx, { entryId, movement }), movement.kind).toBe(false);
+  });
+
   it("answers no for a key no entry holds, and for an id that names no entry", async () => {
     const { ctx, alice, walletId } = await setup();
     const c = sent(alice.id, walletId, "1");

@@ -376,8 +376,8 @@ export async function findMovement(db: Db, id: number) {
 }
 
 /**
- * Entry `id` (none: no such entry) with what tells which movement wrote it: the user of its
- * transfer's other half (null: it is no transfer half).
+ * Entry `id` (none: no such entry) with what tells which movement wrote it: the transfer, reversal,
+ * hold or batch it belongs to (null: none) and the user of its transfer's other half.
  */
 export async function findEntryMovement(db: Db, id: number) {
   const partner = alias(transactions, "partner");
@@ -387,6 +387,10 @@ export async function findEntryMovement(db: Db, id: number) {
       txnType: transactions.txnType,
       walletId: transactions.walletId,
       amountText: transactions.amountText,
+      transferId: transactions.transferId,
+      reversesId: transactions.reversesId,
+      holdId: transactions.holdId,
+      batchId: transactions.batchId,
       // Named apart, as every aliased column here: a metered binding answers rows keyed by column
       // name (db/meter.ts), where names that repeat would read as one.
       partnerUserId: sql<number | null>`${partner.userId}`.as("partner_user_id"),

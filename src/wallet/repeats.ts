@@ -16,8 +16,9 @@ export type AskedMovement =
 
 /**
  * Whether entry `entryId` is the one this movement would write: the user's entry of its type (a
- * transfer's: the sender's DEBIT, which holds its key), wallet and amount as sent, and for a
- * transfer its other half the recipient's.
+ * transfer's: the sender's DEBIT, which holds its key), wallet and amount as sent, written by a
+ * movement of its kind (a credit or debit of its own; a transfer whose other half is the
+ * recipient's), never by a reversal, a hold's capture or a batch with the same figures.
  */
 export async function entryIsMovement(
   ctx: ServiceContext,
@@ -29,8 +30,12 @@ export async function entryIsMovement(
     e?.userId === m.user.id &&
     e.txnType === (m.kind === "credit" ? "CREDIT" : "DEBIT") &&
     e.walletId === m.walletId &&
-    e.amountText === String(m.amount.sent);
-  return same && (m.kind !== "transfer" || e.partnerUserId === m.to.id);
+    e.amountText === String(m.amount.sent) &&
+    e.reversesId === null &&
+    e.holdId === null &&
+    e.batchId === null;
+  if (m.kind !== "transfer") return same && e.transferId === null;
+  return same && e.transferId !== null && e.partnerUserId === m.to.id;
 }
 
 /**
