@@ -205,6 +205,14 @@ export default defineConfig(async () => {
             isolate: true,
             include: ["test/node/**/*.test.ts"],
             testTimeout: 120_000,
+            // Node's on-disk code cache for the processes the tests start (they inherit the
+            // variable): each wrangler call compiled its 15 MB cli.js anew, 0.3-0.5 s of about 3 s.
+            env: {
+              NODE_COMPILE_CACHE: path.join(
+                import.meta.dirname,
+                "node_modules/.cache/node-compile",
+              ),
+            },
           },
         },
         {
