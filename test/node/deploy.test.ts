@@ -16,7 +16,7 @@ import { tmpdir, userInfo } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { offlineEnv } from "../../scripts/lib/wrangler";
-import { runScript } from "./run-script";
+import { runScriptAsync } from "./run-script";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const SHIPPED_TOML = readFileSync(path.join(ROOT, "wrangler.toml"), "utf8");
@@ -89,9 +89,9 @@ const label = (line: string) =>
     .replace(/--command INSERT INTO users.*/s, "--command <insert administrator>");
 const sql = (what: string) => `d1 execute DB --remote --json --command <${what}>`;
 
-function deploy(dir: string, env: Record<string, string> = {}, args: string[] = []) {
+async function deploy(dir: string, env: Record<string, string> = {}, args: string[] = []) {
   const { CLOUDFLARE_ACCOUNT_ID: _, WALLET_ADMIN_PASSWORD: __, ...inherited } = offlineEnv();
-  const result = runScript("scripts/deploy.ts", args, {
+  const result = await runScriptAsync("scripts/deploy.ts", args, {
     cwd: dir,
     env: {
       ...inherited,
@@ -131,16 +131,18 @@ const FRESH_SETUP = [
   "d1 migrations apply DB --remote",
 ];
 
-describe("npm run deploy", () => {
-  it("ships no database id and no localhost SITE_URL in wrangler.toml", () => {
+// Each test deploys a project folder and stub account of its own: they run at once (each tool run
+// spends most of its time loading modules).
+describe.concurrent("npm run deploy", () => {
+  it("ships no database id and no localhost SITE_URL in wrangler.toml", async () => {
     expect(SHIPPED_TOML).not.toMatch(/^database_id/m);
     expect(SHIPPED_TOML).not.toMatch(/127\.0\.0\.1|localhost/);
     expect(SHIPPED_TOML).toMatch(/^binding = "DB"\ndatabase_name = "wallet-ledger"$/m);
   });
 
-  it("on a fresh account creates the database, writes its id, creates the queues, migrates, creates the administrator from flags and env, then uploads with generated secrets", () => {
+  it("on a fresh account creates the database, writes its id, creates the queues, migrates, creates the administrator from flags and env, then uploads with generated secrets", async () => {
     const dir = project(freshAccount());
-    const run = deploy(dir, ADMIN_ENV, ADMIN_FLAGS);
+    const run = await deploy(dir, ADMIN_ENV, ADMIN_FLAGS);
     expect(run.status, run.output).toBe(0);
     expect(run.commands).toEqual([
       ...FRESH_SETUP,
@@ -195,13 +197,13 @@ describe("npm run deploy", () => {
     expect(run.output).not.toContain("admin:create");
   });
 
-  it("a second run finds everything in place and only deploys: no create, no migration, no secret, no administrator asked, wrangler.toml untouched", () => {
+  it("a second run finds everything in place and only deploys: no create, no migration, no secret, no administrator asked, wrangler.toml untouched", async () => {
     const dir = project(freshAccount());
-    const first = deploy(dir, ADMIN_ENV, ADMIN_FLAGS);
+    const first = await deploy(dir, ADMIN_ENV, ADMIN_FLAGS);
     expect(first.status, first.output).toBe(0);
     const state = { ...first.state, commands: [] };
     writeFileSync(path.join(dir, "state.json"), JSON.stringify(state));
-    const second = deploy(dir);
+    const second = await deploy(dir);
     expect(second.status, second.output).toBe(0);
     expect(second.commands).toEqual([
       "whoami --json",
@@ -227,7 +229,7 @@ describe("npm run deploy", () => {
     );
   });
 
-  it("finds a database of that name already in the account, writes its id and applies only the migrations it lacks", () => {
+  it("finds a database of that name already in the account, writes its id and applies only the migrations it lacks", async () => {
     const uuid = "0d1e0000-0000-4000-8000-000000000042";
     const state: State = {
       ...freshAccount(),
@@ -251,7 +253,7 @@ describe("npm run deploy", () => {
         },
       ],
     };
-    const run = deploy(project(state));
+    const run = await deploy(project(state));
     expect(run.status, run.output).toBe(0);
     expect(run.commands).toEqual([
       "whoami --json",
@@ -273,52 +275,52 @@ describe("npm run deploy", () => {
     expect(run.output).not.toContain("TRANSACTIONS_SECURITY_CODE (optional) is not set");
   });
 
-  it("refuses when wrangler is not logged in, says to run npx wrangler login, and changes nothing", () => {
+  it("refuses when wrangler is not logged in, says to run npx wrangler login, and changes nothing", async () => {
     const dir = project({ ...freshAccount(), loggedIn: false });
-    const run = deploy(dir);
+    const run = await deploy(dir);
     expect(run.status).toBe(1);
     expect(run.commands).toEqual(["whoami --json"]);
     expect(run.output).toContain("Not logged in to Cloudflare. Run\n  npx wrangler login\n");
     expect(run.toml).toBe(SHIPPED_TOML);
   });
 
-  it("refuses a login that reaches several accounts until CLOUDFLARE_ACCOUNT_ID names one", () => {
+  it("refuses a login that reaches several accounts until CLOUDFLARE_ACCOUNT_ID names one", async () => {
     const accounts = [
       { id: "acc1", name: "Example Ltd" },
       { id: "acc2", name: "Side project" },
     ];
     const dir = project({ ...freshAccount(), accounts });
-    const refused = deploy(dir);
+    const refused = await deploy(dir);
     expect(refused.status).toBe(1);
     expect(refused.commands).toEqual(["whoami --json"]);
     expect(refused.output).toContain("acc2  Side project");
     expect(refused.output).toContain("CLOUDFLARE_ACCOUNT_ID=<id> npm run deploy");
-    const chosen = deploy(dir, { CLOUDFLARE_ACCOUNT_ID: "acc2", ...ADMIN_ENV }, ADMIN_FLAGS);
+    const chosen = await deploy(dir, { CLOUDFLARE_ACCOUNT_ID: "acc2", ...ADMIN_ENV }, ADMIN_FLAGS);
     expect(chosen.status, chosen.output).toBe(0);
     expect(chosen.output).toContain("account Side project.");
   });
 
-  it("refuses a database_id this account does not have, and creates nothing", () => {
+  it("refuses a database_id this account does not have, and creates nothing", async () => {
     const dir = project(freshAccount(), withId("0d1e0000-0000-4000-8000-0000000000ff"));
-    const run = deploy(dir);
+    const run = await deploy(dir);
     expect(run.status).toBe(1);
     expect(run.commands).toEqual(["whoami --json", "d1 list --json"]);
     expect(run.output).toContain("which this account has no database for");
     expect(run.state.databases).toEqual([]);
   });
 
-  it("refuses a migrations_table other than wrangler's default, which the Worker reads", () => {
+  it("refuses a migrations_table other than wrangler's default, which the Worker reads", async () => {
     const toml = SHIPPED_TOML.replace(
       'migrations_dir = "drizzle"\n',
       'migrations_dir = "drizzle"\nmigrations_table = "custom_migrations"\n',
     );
-    const run = deploy(project(freshAccount(), toml));
+    const run = await deploy(project(freshAccount(), toml));
     expect(run.status).toBe(1);
     expect(run.commands).toEqual([]);
     expect(run.output).toContain('migrations_table = "custom_migrations"');
   });
 
-  it("refuses a migrations_dir that does not hold this code's migrations, before any wrangler command", () => {
+  it("refuses a migrations_dir that does not hold this code's migrations, before any wrangler command", async () => {
     const dirs: [string, string][] = [
       ['migrations_dir = "migrations"', "migrations"], // no such folder
       ["", "migrations"], // wrangler's default, which this project does not use
@@ -326,7 +328,7 @@ describe("npm run deploy", () => {
     ];
     for (const [line, named] of dirs) {
       const toml = SHIPPED_TOML.replace('migrations_dir = "drizzle"', line);
-      const run = deploy(project(freshAccount(), toml), ADMIN_ENV, ADMIN_FLAGS);
+      const run = await deploy(project(freshAccount(), toml), ADMIN_ENV, ADMIN_FLAGS);
       expect(run.status, run.output).toBe(1);
       expect(run.commands).toEqual([]);
       expect(run.output).toContain(`migrations from "${named}"`);
@@ -335,7 +337,7 @@ describe("npm run deploy", () => {
     }
   });
 
-  it("refuses a Durable Object binding left out or naming the other class, before any wrangler command", () => {
+  it("refuses a Durable Object binding left out or naming the other class, before any wrangler command", async () => {
     const swapped = SHIPPED_TOML.replace(
       'name = "LOGIN_THROTTLE"\nclass_name = "LoginThrottle"',
       'name = "LOGIN_THROTTLE"\nclass_name = "HistoryGate"',
@@ -350,14 +352,14 @@ describe("npm run deploy", () => {
       [swapped, 'LOGIN_THROTTLE names class_name = "HistoryGate"'],
       [dropped, "no HISTORY_GATE"],
     ] as const) {
-      const run = deploy(project(freshAccount(), toml), ADMIN_ENV, ADMIN_FLAGS);
+      const run = await deploy(project(freshAccount(), toml), ADMIN_ENV, ADMIN_FLAGS);
       expect(run.status, run.output).toBe(1);
       expect(run.commands).toEqual([]);
       expect(run.output).toContain(words);
     }
   });
 
-  it("refuses the vars only npm run dev may set, in any case, before any wrangler command", () => {
+  it("refuses the vars only npm run dev may set, in any case, before any wrangler command", async () => {
     const cases: [string, string, string][] = [
       ['MAIL_TRANSPORT = ""', 'MAIL_TRANSPORT = "outbox"', 'MAIL_TRANSPORT = "outbox"'],
       ['MAIL_TRANSPORT = ""', 'MAIL_TRANSPORT = " Outbox "', 'MAIL_TRANSPORT = "outbox"'],
@@ -366,7 +368,7 @@ describe("npm run deploy", () => {
     for (const [shipped, set, words] of cases) {
       const toml = SHIPPED_TOML.replace(shipped, set);
       expect(toml).not.toBe(SHIPPED_TOML);
-      const run = deploy(project(freshAccount(), toml), ADMIN_ENV, ADMIN_FLAGS);
+      const run = await deploy(project(freshAccount(), toml), ADMIN_ENV, ADMIN_FLAGS);
       expect(run.status, run.output).toBe(1);
       expect(run.commands).toEqual([]);
       expect(run.output).toContain(words);
@@ -374,16 +376,16 @@ describe("npm run deploy", () => {
     }
   });
 
-  it("refuses an option it does not know, --dry-run among them, naming npm run build:check", () => {
-    const run = deploy(project(freshAccount()), {}, ["--dry-run"]);
+  it("refuses an option it does not know, --dry-run among them, naming npm run build:check", async () => {
+    const run = await deploy(project(freshAccount()), {}, ["--dry-run"]);
     expect(run.status).toBe(1);
     expect(run.commands).toEqual([]);
     expect(run.output).toContain("Unknown option '--dry-run'");
     expect(run.output).toContain("npm run build:check");
   });
 
-  it("refuses a wrangler.toml that is no TOML, naming the line, before any wrangler command", () => {
-    const run = deploy(
+  it("refuses a wrangler.toml that is no TOML, naming the line, before any wrangler command", async () => {
+    const run = await deploy(
       project(freshAccount(), `${SHIPPED_TOML}\noops =\n`),
       ADMIN_ENV,
       ADMIN_FLAGS,
@@ -394,8 +396,12 @@ describe("npm run deploy", () => {
     expect(run.output).not.toMatch(/^\s+at /m);
   });
 
-  it("says how to get a workers.dev subdomain when the account has none", () => {
-    const run = deploy(project({ ...freshAccount(), subdomain: null }), ADMIN_ENV, ADMIN_FLAGS);
+  it("says how to get a workers.dev subdomain when the account has none", async () => {
+    const run = await deploy(
+      project({ ...freshAccount(), subdomain: null }),
+      ADMIN_ENV,
+      ADMIN_FLAGS,
+    );
     expect(run.status).toBe(1);
     expect(run.commands.at(-1)).toBe("deploy --minify --secrets-file <file>");
     expect(run.output).toContain("https://dash.cloudflare.com/acc1/workers/onboarding");
@@ -403,9 +409,9 @@ describe("npm run deploy", () => {
     expect(run.output).not.toContain("Console:");
   });
 
-  it("without a terminal and without the administrator's password stops before the upload with one line, then a run with it goes on from there", () => {
+  it("without a terminal and without the administrator's password stops before the upload with one line, then a run with it goes on from there", async () => {
     const dir = project(freshAccount());
-    const refused = deploy(dir, {}, ADMIN_FLAGS);
+    const refused = await deploy(dir, {}, ADMIN_FLAGS);
     expect(refused.status).toBe(1);
     expect(refused.commands.at(-1)).toBe(sql("count administrators"));
     expect(refused.state.deployments).toEqual([]);
@@ -416,7 +422,7 @@ describe("npm run deploy", () => {
     );
     // The database, its id, the queues and the migrations stay; the next run only adds the rest.
     writeFileSync(path.join(dir, "state.json"), JSON.stringify({ ...refused.state, commands: [] }));
-    const resumed = deploy(dir, ADMIN_ENV, ADMIN_FLAGS);
+    const resumed = await deploy(dir, ADMIN_ENV, ADMIN_FLAGS);
     expect(resumed.status, resumed.output).toBe(0);
     expect(resumed.commands).toEqual([
       "whoami --json",
@@ -431,9 +437,9 @@ describe("npm run deploy", () => {
     ]);
   });
 
-  it("--prepare migrates a new database and stops; after an import the next run asks nothing and uploads", () => {
+  it("--prepare migrates a new database and stops; after an import the next run asks nothing and uploads", async () => {
     const dir = project(freshAccount());
-    const prepared = deploy(dir, {}, ["--prepare"]);
+    const prepared = await deploy(dir, {}, ["--prepare"]);
     expect(prepared.status, prepared.output).toBe(0);
     expect(prepared.commands).toEqual(FRESH_SETUP);
     const [db] = prepared.state.databases;
@@ -459,7 +465,7 @@ describe("npm run deploy", () => {
       ],
     };
     writeFileSync(path.join(dir, "state.json"), JSON.stringify(imported));
-    const deployed = deploy(dir);
+    const deployed = await deploy(dir);
     expect(deployed.status, deployed.output).toBe(0);
     expect(deployed.commands.slice(-3)).toEqual([
       "secret list --format json",
@@ -471,7 +477,7 @@ describe("npm run deploy", () => {
     // it cannot sign in) brings none for the console: deploy creates one.
     const spamOnly = { ...imported, users: [{ ...imported.users[0]!, passwordHash: "!$P$B" }] };
     writeFileSync(path.join(dir, "state.json"), JSON.stringify(spamOnly));
-    const created = deploy(dir, ADMIN_ENV, ADMIN_FLAGS);
+    const created = await deploy(dir, ADMIN_ENV, ADMIN_FLAGS);
     expect(created.status, created.output).toBe(0);
     expect(created.commands.slice(-4)).toEqual([
       "secret list --format json",
@@ -483,24 +489,24 @@ describe("npm run deploy", () => {
       "admin",
       "alice",
     ]);
-    expect(deploy(dir, {}, ["--prepare", ...ADMIN_FLAGS]).output).toContain(
+    expect((await deploy(dir, {}, ["--prepare", ...ADMIN_FLAGS])).output).toContain(
       "--prepare stops before the administrator is created: leave out its details.",
     );
     // A password CI keeps in its environment is no reason to stop: --prepare uses none.
-    const again = deploy(dir, { WALLET_ADMIN_PASSWORD: "short" }, ["--prepare"]);
+    const again = await deploy(dir, { WALLET_ADMIN_PASSWORD: "short" }, ["--prepare"]);
     expect(again.status, again.output).toBe(0);
   });
 
-  it("refuses administrator details the service would refuse before running any wrangler command", () => {
+  it("refuses administrator details the service would refuse before running any wrangler command", async () => {
     const dir = project(freshAccount());
-    const run = deploy(dir, { WALLET_ADMIN_PASSWORD: "short" }, ADMIN_FLAGS);
+    const run = await deploy(dir, { WALLET_ADMIN_PASSWORD: "short" }, ADMIN_FLAGS);
     expect(run.status).toBe(1);
     expect(run.commands).toEqual([]);
     expect(run.output).toContain(
       "The first administrator's details: password must have at least 6 characters.",
     );
     expect(run.output).not.toContain("short");
-    const badEmail = deploy(dir, ADMIN_ENV, [
+    const badEmail = await deploy(dir, ADMIN_ENV, [
       "--admin-username",
       "alice",
       "--admin-email",
@@ -508,14 +514,18 @@ describe("npm run deploy", () => {
     ]);
     expect(badEmail.commands).toEqual([]);
     expect(badEmail.output).toContain("The first administrator's details: e-mail is not valid.");
-    const password = deploy(dir, {}, ["--admin-password", PASSWORD]);
+    const password = await deploy(dir, {}, ["--admin-password", PASSWORD]);
     expect(password.status).toBe(1);
     expect(password.commands).toEqual([]);
     expect(password.output).toContain("Unknown option '--admin-password'");
   });
 
-  it("never prints the administrator's password hash when creating it fails", () => {
-    const run = deploy(project({ ...freshAccount(), failInsert: true }), ADMIN_ENV, ADMIN_FLAGS);
+  it("never prints the administrator's password hash when creating it fails", async () => {
+    const run = await deploy(
+      project({ ...freshAccount(), failInsert: true }),
+      ADMIN_ENV,
+      ADMIN_FLAGS,
+    );
     expect(run.status).not.toBe(0);
     expect(run.output).toContain("Creating the administrator failed; nothing was uploaded.");
     expect(run.output).toContain("<the password's hash>");
@@ -524,21 +534,21 @@ describe("npm run deploy", () => {
     expect(run.commands.at(-1)).toBe(sql("insert administrator"));
   });
 
-  it("stops before the upload when the administrator's username or e-mail names an existing user", () => {
+  it("stops before the upload when the administrator's username or e-mail names an existing user", async () => {
     const state: State = {
       ...freshAccount(),
       users: [
         { id: 1, username: "alice", email: "a@example.com", passwordHash: "x", role: "subscriber" },
       ],
     };
-    const run = deploy(project(state), ADMIN_ENV, ADMIN_FLAGS);
+    const run = await deploy(project(state), ADMIN_ENV, ADMIN_FLAGS);
     expect(run.status).toBe(1);
     expect(run.commands.at(-1)).toBe(sql("insert administrator"));
     expect(run.state.deployments).toEqual([]);
     expect(run.output).toContain('"alice" or "alice@example.com" names an existing user');
   });
 
-  it("npm run admin:create exits 1 when the username or e-mail names an existing user, 0 once created", () => {
+  it("npm run admin:create exits 1 when the username or e-mail names an existing user, 0 once created", async () => {
     const state: State = {
       ...freshAccount(),
       databases: [{ uuid: "db-1", name: "wallet-ledger" }],
@@ -547,9 +557,9 @@ describe("npm run deploy", () => {
       ],
     };
     const dir = project(state, withId("db-1"));
-    const adminCreate = (username: string, email: string) => {
+    const adminCreate = async (username: string, email: string) => {
       const { CLOUDFLARE_ACCOUNT_ID: _, WALLET_ADMIN_PASSWORD: __, ...inherited } = offlineEnv();
-      const result = runScript(
+      const result = await runScriptAsync(
         "scripts/create-admin.ts",
         ["--remote", "--username", username, "--email", email],
         {
@@ -565,16 +575,16 @@ describe("npm run deploy", () => {
       );
       return { status: result.status, output: result.stdout + result.stderr };
     };
-    const taken = adminCreate("alice", "alice@example.com");
+    const taken = await adminCreate("alice", "alice@example.com");
     expect(taken.status, taken.output).toBe(1);
     expect(taken.output).toContain("names an existing user");
     expect(taken.output).toContain("nothing changed");
-    const created = adminCreate("bobby", "bobby@example.com");
+    const created = await adminCreate("bobby", "bobby@example.com");
     expect(created.status, created.output).toBe(0);
     expect(created.output).toMatch(/Administrator bobby created \(id \d+\)\./);
   });
 
-  it("edits only the database_id value in a wrangler.toml laid out by hand, comments and all", () => {
+  it("edits only the database_id value in a wrangler.toml laid out by hand, comments and all", async () => {
     const toml = SHIPPED_TOML.replace(
       'binding = "DB"\ndatabase_name = "wallet-ledger"\n',
       '  binding   = "DB"   # the Worker\'s name for it\n' +
@@ -582,18 +592,18 @@ describe("npm run deploy", () => {
         '  database_id = ""   # npm run deploy writes the id here\n',
     );
     expect(toml).not.toBe(SHIPPED_TOML);
-    const run = deploy(project(freshAccount(), toml), ADMIN_ENV, ADMIN_FLAGS);
+    const run = await deploy(project(freshAccount(), toml), ADMIN_ENV, ADMIN_FLAGS);
     expect(run.status, run.output).toBe(0);
     const [db] = run.state.databases;
     expect(run.toml).toBe(toml.replace('database_id = ""', `database_id = "${db!.uuid}"`));
   });
 
-  it("names the custom domain wrangler deployed to, not workers.dev", () => {
+  it("names the custom domain wrangler deployed to, not workers.dev", async () => {
     const toml = SHIPPED_TOML.replace(
       'compatibility_flags = ["nodejs_compat"]\n',
       'compatibility_flags = ["nodejs_compat"]\nroutes = [{ pattern = "wallet.example.com", custom_domain = true }]\n',
     );
-    const run = deploy(project(freshAccount(), toml), ADMIN_ENV, ADMIN_FLAGS);
+    const run = await deploy(project(freshAccount(), toml), ADMIN_ENV, ADMIN_FLAGS);
     expect(run.status, run.output).toBe(0);
     expect(run.output).toContain("API:      https://wallet.example.com/wp-json/wallet/v1");
     expect(run.output).toContain("Console:  https://wallet.example.com/wallet-admin/");
