@@ -7,7 +7,7 @@ import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterAll, describe, expect, it } from "vitest";
 import { offlineEnv } from "../../scripts/lib/wrangler";
-import { runScript, startScript } from "./run-script";
+import { runScriptAsync, startScript } from "./run-script";
 
 const root = mkdtempSync(path.join(tmpdir(), "wallet-import-file-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -24,9 +24,9 @@ const fileOf = (name: string, bytes: Buffer) => {
 };
 
 const dryRun = (file: string) =>
-  runScript("scripts/import-wordpress.ts", [file, "--dry-run"], { env: offlineEnv() });
+  runScriptAsync("scripts/import-wordpress.ts", [file, "--dry-run"], { env: offlineEnv() });
 
-describe("import:wordpress reads a dump file by what it holds", () => {
+describe.concurrent("import:wordpress reads a dump file by what it holds", () => {
   it.each([
     ["a gzip file named .sql", fileOf("gzipped.sql", gzipped)],
     ["a plain file named .sql.gz", fileOf("plain.sql.gz", text)],
@@ -42,8 +42,8 @@ describe("import:wordpress reads a dump file by what it holds", () => {
       "phpMyAdmin's gzipped export",
       fileOf("oldsite_wp.sql.gz", gzipSync(exported("phpmyadmin.sql"))),
     ],
-  ])("reads %s as the dump it is", (_, file) => {
-    const result = dryRun(file);
+  ])("reads %s as the dump it is", async (_, file) => {
+    const result = await dryRun(file);
     expect(result.status, result.stderr).toBe(0);
     expect(result.stdout).toContain("Transactions: 13 live");
   });
@@ -55,8 +55,8 @@ describe("import:wordpress reads a dump file by what it holds", () => {
       fileOf("damaged.sql.gz", Buffer.concat([gzipped.subarray(0, 10), Buffer.alloc(2000, 7)])),
       "invalid",
     ],
-  ])("refuses a gzip stream %s, saying so and that nothing was written", (_, file, why) => {
-    const result = dryRun(file);
+  ])("refuses a gzip stream %s, saying so and that nothing was written", async (_, file, why) => {
+    const result = await dryRun(file);
     expect(result.status).toBe(1);
     // The progress lines before it, then the refusal.
     const lines = result.stderr.trim().split("\n").slice(-2);
@@ -82,22 +82,22 @@ describe("import:wordpress reads a dump file by what it holds", () => {
       fileOf("oldsite_wp.sql.bz2", Buffer.concat([Buffer.from("BZh91AY&SY"), gzipped])),
       "is bzip2-compressed: decompress it (bunzip2) or export it again without compression or gzipped",
     ],
-  ])("refuses %s, saying what to do with it", (_, file, what) => {
-    const result = dryRun(file);
+  ])("refuses %s, saying what to do with it", async (_, file, what) => {
+    const result = await dryRun(file);
     expect(result.status).toBe(1);
     const lines = result.stderr.trim().split("\n").slice(-2);
     expect(lines).toEqual([`${file} ${what}`, "Nothing was written."]);
   });
 
-  it("reads an UpdraftPlus backup with the prefix its header names, and refuses the default", () => {
+  it("reads an UpdraftPlus backup with the prefix its header names, and refuses the default", async () => {
     const file = fileOf("backup-wpx7-db.gz", gzipSync(exported("updraftplus-real-site.sql")));
-    const refused = dryRun(file);
+    const refused = await dryRun(file);
     expect(refused.status).toBe(1);
     expect(refused.stderr.trim().split("\n").slice(-2)).toEqual([
       "the dump's header says it is a backup of the site of table prefix wpx7_, and this import reads prefix wp_ (the default): run with --prefix wpx7_, or with --prefix wp_ to read the other tables it holds",
       "Nothing was written.",
     ]);
-    const read = runScript(
+    const read = await runScriptAsync(
       "scripts/import-wordpress.ts",
       [file, "--dry-run", "--prefix", "wpx7_", "--namespace", "rimplenet"],
       { env: offlineEnv() },
@@ -106,9 +106,9 @@ describe("import:wordpress reads a dump file by what it holds", () => {
     expect(read.stdout).toContain("26 would import");
   });
 
-  it("leaves a --report saying why a dump was refused, never an earlier run's", () => {
+  it("leaves a --report saying why a dump was refused, never an earlier run's", async () => {
     const report = path.join(root, "report.json");
-    const good = runScript(
+    const good = await runScriptAsync(
       "scripts/import-wordpress.ts",
       [fileOf("good.sql", text), "--dry-run", "--report", report],
       { env: offlineEnv() },
@@ -117,7 +117,7 @@ describe("import:wordpress reads a dump file by what it holds", () => {
     expect(JSON.parse(readFileSync(report, "utf8")).refused).toBe(false);
 
     const cut = fileOf("cut-again.sql.gz", gzipped.subarray(0, 3000));
-    const refused = runScript(
+    const refused = await runScriptAsync(
       "scripts/import-wordpress.ts",
       [cut, "--dry-run", "--report", report],
       {
@@ -134,7 +134,7 @@ describe("import:wordpress reads a dump file by what it holds", () => {
   });
 });
 
-describe("import:wordpress refusing a dump says what to do about it", () => {
+describe.concurrent("import:wordpress refusing a dump says what to do about it", () => {
   const dump = text.toString("utf8");
   const footer = "\n-- Dump completed on 2024-03-01 10:00:00\n";
   const rels = /INSERT INTO `wp_term_relationships` VALUES [^\n]*\n/;
@@ -163,8 +163,8 @@ describe("import:wordpress refusing a dump says what to do about it", () => {
       "of wp_users: ID 2 appears a second time (a damaged dump)",
       "Nothing was written. Export the site again, or mend the row named above.",
     ],
-  ])("%s", (_, file, refusal, advice) => {
-    const result = dryRun(file);
+  ])("%s", async (_, file, refusal, advice) => {
+    const result = await dryRun(file);
     expect(result.status).toBe(1);
     const [message, last] = result.stderr.trim().split("\n").slice(-2);
     expect(message).toContain(refusal);
@@ -172,7 +172,7 @@ describe("import:wordpress refusing a dump says what to do about it", () => {
   });
 });
 
-describe("import:wordpress reads a dump as UTF-8 text", () => {
+describe.concurrent("import:wordpress reads a dump as UTF-8 text", () => {
   // A site's tables in latin1, or a mysqldump run with --default-character-set=latin1: "José" is
   // the bytes 4a 6f 73 e9, no UTF-8. Read as U+FFFD, two logins (or request_ids) that differ in such
   // a byte would collapse into one and a name would change: refused, nothing written.
@@ -199,8 +199,8 @@ describe("import:wordpress reads a dump as UTF-8 text", () => {
       fileOf("cut-char.sql", Buffer.concat([text, Buffer.from([0xe2, 0x82])])),
       text.length,
     ],
-  ])("refuses %s dump holding a byte that is not UTF-8, naming where", (_, file, at) => {
-    const result = dryRun(file);
+  ])("refuses %s dump holding a byte that is not UTF-8, naming where", async (_, file, at) => {
+    const result = await dryRun(file);
     expect(result.status).toBe(1);
     const lines = result.stderr.trim().split("\n").slice(-2);
     expect(lines).toEqual([
@@ -220,9 +220,9 @@ describe("import:wordpress reads a dump as UTF-8 text", () => {
     ],
   ])(
     "says %s is UTF-16, as PowerShell's > writes it, and how to export it as UTF-8",
-    (name, bytes) => {
+    async (name, bytes) => {
       const file = fileOf(name, bytes);
-      const result = dryRun(file);
+      const result = await dryRun(file);
       expect(result.status).toBe(1);
       expect(result.stderr.trim().split("\n").slice(-2)).toEqual([
         `${file} is UTF-16 text, as Windows PowerShell's > writes a command's output: export it with mysqldump --result-file=wordpress.sql (or from cmd.exe), or save it again as UTF-8`,
@@ -231,11 +231,11 @@ describe("import:wordpress reads a dump as UTF-8 text", () => {
     },
   );
 
-  it("reads a character whose bytes fall on either side of a read's 1 MiB", () => {
+  it("reads a character whose bytes fall on either side of a read's 1 MiB", async () => {
     // The fixture's "Ọkọnkwọ" and "₦" are UTF-8 too; here "₦" (e2 82 a6) starts at the 1 MiB edge.
     const head = padding((1 << 20) - 4);
     const file = fileOf("edge.sql", Buffer.concat([head, Buffer.from("-- \u20a6\n"), text]));
-    const result = dryRun(file);
+    const result = await dryRun(file);
     expect(result.status, result.stderr).toBe(0);
     expect(result.stdout).toContain("Transactions: 13 live");
   });

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { offlineEnv } from "../../scripts/lib/wrangler";
-import { runScript } from "./run-script";
+import { runScriptAsync } from "./run-script";
 
 const root = mkdtempSync(path.join(tmpdir(), "wallet-import-options-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -18,9 +18,11 @@ const aFolder = path.join(root, "a-folder");
 mkdirSync(aFolder);
 
 const run = (...flags: string[]) =>
-  runScript("scripts/import-wordpress.ts", [dump, "--dry-run", ...flags], { env: offlineEnv() });
+  runScriptAsync("scripts/import-wordpress.ts", [dump, "--dry-run", ...flags], {
+    env: offlineEnv(),
+  });
 
-describe("import:wordpress options", () => {
+describe.concurrent("import:wordpress options", () => {
   it.each([
     [["--chunk-statements", "1e30"], "--chunk-statements is a whole number from 1 to 100000"],
     [
@@ -47,8 +49,8 @@ describe("import:wordpress options", () => {
       ["--local", "--persist-to", aFile],
       `--persist-to ${aFile} is a file: name the folder of the local state`,
     ],
-  ])("refuses %j with one line, before reading the dump", (flags, message) => {
-    const result = run(...flags);
+  ])("refuses %j with one line, before reading the dump", async (flags, message) => {
+    const result = await run(...flags);
     expect(result.status, result.stdout + result.stderr).toBe(2);
     expect(result.stderr.trim()).toBe(message);
     expect(result.stdout).toBe("");
@@ -60,17 +62,17 @@ describe("import:wordpress options", () => {
       "/dev/null",
       "the dump /dev/null is not a file (a pipe or a device): the import reads its first bytes before the rest, so save it to a file first (a .gz is read as it is)",
     ],
-  ])("refuses a dump path %s that is no file with what it is", (dumpPath, message) => {
-    const result = runScript("scripts/import-wordpress.ts", [dumpPath, "--dry-run"], {
+  ])("refuses a dump path %s that is no file with what it is", async (dumpPath, message) => {
+    const result = await runScriptAsync("scripts/import-wordpress.ts", [dumpPath, "--dry-run"], {
       env: offlineEnv(),
     });
     expect(result.status, result.stdout + result.stderr).toBe(2);
     expect(result.stderr.trim()).toBe(message);
   });
 
-  it("names --users-prefix in the report's first line when it is not the --prefix", () => {
+  it("names --users-prefix in the report's first line when it is not the --prefix", async () => {
     // The fixture's users under wp_: the same site read as if its users were the network's.
-    const result = run("--users-prefix", "wp_");
+    const result = await run("--users-prefix", "wp_");
     expect(result.status, result.stderr).toBe(0);
     expect(result.stdout).toContain("WordPress import report — prefix wp_, namespace wallet");
     const network = path.join(root, "network.sql");
@@ -80,7 +82,7 @@ describe("import:wordpress options", () => {
         .replaceAll("`wp_users`", "`wpx_users`")
         .replaceAll("`wp_usermeta`", "`wpx_usermeta`"),
     );
-    const site = runScript(
+    const site = await runScriptAsync(
       "scripts/import-wordpress.ts",
       [network, "--dry-run", "--users-prefix", "wpx_"],
       { env: offlineEnv() },
@@ -92,8 +94,8 @@ describe("import:wordpress options", () => {
     expect(site.stdout).toContain("Users: 5 in the dump; 5 would import");
   });
 
-  it("refuses a --users-prefix whose users table the dump does not hold, naming the one it holds", () => {
-    const result = run("--users-prefix", "wpx_");
+  it("refuses a --users-prefix whose users table the dump does not hold, naming the one it holds", async () => {
+    const result = await run("--users-prefix", "wpx_");
     expect(result.status).toBe(1);
     expect(result.stderr.trim().split("\n").slice(-2)).toEqual([
       "the dump holds no rows of wpx_users, which --users-prefix wpx_ names: it holds wp_users, run with --users-prefix wp_",
@@ -101,9 +103,9 @@ describe("import:wordpress options", () => {
     ]);
   });
 
-  it("takes the largest --chunk-statements and a --report in a folder that exists", () => {
+  it("takes the largest --chunk-statements and a --report in a folder that exists", async () => {
     const report = path.join(root, "report.json");
-    const result = run("--chunk-statements", "100000", "--report", report);
+    const result = await run("--chunk-statements", "100000", "--report", report);
     expect(result.status, result.stderr).toBe(0);
     expect(result.stdout).toContain("Dry run: nothing written.");
   });

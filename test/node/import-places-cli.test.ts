@@ -6,7 +6,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { offlineEnv } from "../../scripts/lib/wrangler";
 import { SITE_OPTIONS, siteDump } from "../site-dump";
-import { runScript } from "./run-script";
+import { runScriptAsync } from "./run-script";
 
 const root = mkdtempSync(path.join(tmpdir(), "wallet-places-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -25,7 +25,7 @@ writeFileSync(
 );
 
 const dryRun = (...flags: string[]) =>
-  runScript(
+  runScriptAsync(
     "scripts/import-wordpress.ts",
     [
       dump,
@@ -39,31 +39,34 @@ const dryRun = (...flags: string[]) =>
     { env: offlineEnv() },
   );
 
-describe("import:wordpress --places", () => {
-  it.each([["ngn"], ["ngn=16"], ["ngn=-1"], ["=2"]])("refuses --places %s as usage", (given) => {
-    const result = dryRun("--places", given);
-    expect(result.status).toBe(2);
-    expect(result.stderr).toContain(
-      `--places takes WALLET=N with N from 0 to 15, as --places ngn=2 (got ${given})`,
-    );
-  });
+describe.concurrent("import:wordpress --places", () => {
+  it.each([["ngn"], ["ngn=16"], ["ngn=-1"], ["=2"]])(
+    "refuses --places %s as usage",
+    async (given) => {
+      const result = await dryRun("--places", given);
+      expect(result.status).toBe(2);
+      expect(result.stderr).toContain(
+        `--places takes WALLET=N with N from 0 to 15, as --places ngn=2 (got ${given})`,
+      );
+    },
+  );
 
-  it("refuses a wallet named twice, in any case", () => {
-    const result = dryRun("--places", "ngn=2", "--places", "NGN=3");
+  it("refuses a wallet named twice, in any case", async () => {
+    const result = await dryRun("--places", "ngn=2", "--places", "NGN=3");
     expect(result.status).toBe(2);
     expect(result.stderr.trim()).toBe("--places names wallet NGN twice");
   });
 
-  it("says what the dump cannot take, and that nothing was written", () => {
-    const result = dryRun("--places", "usd=2");
+  it("says what the dump cannot take, and that nothing was written", async () => {
+    const result = await dryRun("--places", "usd=2");
     expect(result.status).toBe(1);
     expect(result.stderr.trimEnd()).toMatch(
       /\n--places names wallet usd, which the dump does not define\nNothing was written\.$/,
     );
   });
 
-  it("reports the wallet's places and the histories left out, refused without --force", () => {
-    const refused = dryRun("--places", "NGN=2");
+  it("reports the wallet's places and the histories left out, refused without --force", async () => {
+    const refused = await dryRun("--places", "NGN=2");
     expect(refused.status, refused.stderr).toBe(1);
     expect(refused.stdout).toContain("balances from ledger, --places ngn=2");
     expect(refused.stdout).toContain("ngn: shows 2 decimals, stores 2 (--places)");
@@ -72,7 +75,7 @@ describe("import:wordpress --places", () => {
     );
     expect(refused.stdout).toContain("REFUSED: 1 transaction cannot be carried over");
 
-    const forced = dryRun("--places", "ngn=2", "--force");
+    const forced = await dryRun("--places", "ngn=2", "--force");
     expect(forced.status, forced.stderr).toBe(0);
     expect(forced.stdout).toContain("Transactions: 2 live");
     expect(forced.stdout).toContain("1 would import, 0 already there, 1 skipped");
