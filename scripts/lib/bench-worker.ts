@@ -20,12 +20,12 @@
 // environment (startBenchWorker in ./wrangler.ts):
 //   WALLET_BENCH_WORKER_OPTIONS='{"config":…,"port":…,"persist":…,"vars":{…},"logs":false}' \
 //     tsx scripts/lib/bench-worker.ts
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { convertV4MiniflareOptions, Miniflare, type V4WorkerOptions } from "miniflare";
 import { unstable_getMiniflareWorkerOptions, unstable_readConfig } from "wrangler";
-import { bundle } from "./bundle";
+import { bundle, bundleFile } from "./bundle";
 import { BENCH_WORKER_OPTIONS } from "./wrangler";
 
 type Options = {
@@ -45,13 +45,20 @@ type Options = {
   emulations?: boolean;
   /** workerd's DevTools inspector on this port (for `npm run profile:cpu`); none when absent. */
   inspectorPort?: number;
+  /**
+   * A folder the servers of this config that one process starts share their bundle in (the same
+   * code): the first bundles into it, the next serve that bundle. Absent: a bundle of this server's
+   * own, in a temporary folder removed when it ends.
+   */
+  bundle?: string;
 };
 
 const options = JSON.parse(process.env[BENCH_WORKER_OPTIONS] ?? "{}") as Options;
 delete process.env[BENCH_WORKER_OPTIONS];
-const outdir = mkdtempSync(join(tmpdir(), "wallet-bench-bundle-"));
-// The bundle goes with the process however it ends: stopped, or a failed start.
-process.on("exit", () => rmSync(outdir, { recursive: true, force: true }));
+const own = options.bundle === undefined;
+let outdir = options.bundle ?? mkdtempSync(join(tmpdir(), "wallet-bench-bundle-"));
+// A bundle of its own goes with the process however it ends: stopped, or a failed start.
+if (own) process.on("exit", () => rmSync(outdir, { recursive: true, force: true }));
 
 // A server that cannot start (a bundle that does not build, a port taken) ends with status 1, its
 // bundle gone.
@@ -60,7 +67,7 @@ try {
   // Bundled first: `wrangler deploy --dry-run` runs the config's [build] command, which makes the
   // assets directory that reading the config's options checks (a fresh checkout has none yet).
   const { main } = unstable_readConfig({ config: options.config });
-  const { file } = bundle({ config: options.config, outdir, main });
+  const file = own ? bundle({ config: options.config, outdir, main }).file : sharedBundle(main);
   const { workerOptions } = unstable_getMiniflareWorkerOptions(options.config);
   // No source in wrangler's options (the bundle is given below). Their modulesRules (Text, Data,
   // CompiledWasm) are left out: the adapter refuses them, and the bundle is one ES module.
@@ -107,6 +114,26 @@ try {
   console.error(startFailure(error));
   process.exitCode = 1;
   await mf?.dispose().catch(() => {});
+}
+
+/**
+ * The shared bundle (options.bundle): made in a folder of its own and renamed into place whole, so
+ * a server never serves one half written. Of two made at once, the first renamed in is served.
+ */
+function sharedBundle(main: string | undefined) {
+  const ready = join(outdir, "ready");
+  if (!existsSync(ready)) {
+    const making = mkdtempSync(join(outdir, "making-"));
+    try {
+      bundle({ config: options.config, outdir: making, main });
+      renameSync(making, ready);
+    } catch (error) {
+      rmSync(making, { recursive: true, force: true });
+      if (!existsSync(ready)) throw error;
+    }
+  }
+  outdir = ready;
+  return bundleFile(ready, main)!;
 }
 
 /**

@@ -21,12 +21,16 @@ export function bundle({
     ["deploy", "--dry-run", "--outdir", resolve(outdir), "--config", resolve(config)],
     { quiet: true, cwd: dirname(resolve(config)) },
   );
-  const jsFiles = readdirSync(outdir).filter((f) => f.endsWith(".js"));
-  const wanted = main ? `${basename(main, extname(main))}.js` : undefined;
-  const file =
-    wanted && jsFiles.includes(wanted)
-      ? wanted
-      : jsFiles.sort((a, b) => statSync(join(outdir, b)).size - statSync(join(outdir, a)).size)[0];
+  const file = bundleFile(outdir, main);
   if (!file) throw new Error(`wrangler deploy --dry-run wrote no .js file into ${outdir}`);
   return { file, stdout };
+}
+
+/** The file of `main` among the .js files in `outdir`, else the largest; none when it holds none. */
+export function bundleFile(outdir: string, main?: string) {
+  const jsFiles = readdirSync(outdir).filter((f) => f.endsWith(".js"));
+  const wanted = main ? `${basename(main, extname(main))}.js` : undefined;
+  return wanted && jsFiles.includes(wanted)
+    ? wanted
+    : jsFiles.sort((a, b) => statSync(join(outdir, b)).size - statSync(join(outdir, a)).size)[0];
 }

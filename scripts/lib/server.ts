@@ -331,6 +331,7 @@ export async function startServer({
             logs: onStdout !== undefined,
             emulations,
             inspectorPort,
+            bundle: bundleFolder(shippedConfig),
           },
           { stdio },
         );
@@ -375,6 +376,21 @@ export async function startServer({
     }
     return server;
   }
+}
+
+/** Per config, the folder its servers under Miniflare alone share their bundle in (./bench-worker.ts). */
+const bundles = new Map<string, string>();
+
+function bundleFolder(config: string) {
+  const key = resolve(config);
+  let folder = bundles.get(key);
+  if (folder === undefined) {
+    const made = mkdtempSync(join(tmpdir(), "wallet-bench-bundle-"));
+    process.once("exit", () => rmSync(made, { recursive: true, force: true }));
+    bundles.set(key, made);
+    folder = made;
+  }
+  return folder;
 }
 
 /** Signs in as the seeded administrator and returns `Authorization` header value. */
