@@ -2,8 +2,9 @@
 // loader, in one process. (The tsx command runs the script in a child of its own, and was seen to
 // wait for good after that child had exited, failing a green test after two minutes.) runScript's
 // wait blocks vitest's own timeout, so a child that never ends is stopped here (runScriptAsync's
-// too) and fails its test with what it printed. A script must end by finishing, not by process.exit(), which can hang for good
-// (scripts/lib/exit.ts): one that calls it fails its test too, whatever its status.
+// too) and fails its test with what it printed. A script must end by finishing, not by
+// process.exit(), which can hang for good (scripts/lib/exit.ts): one that calls it fails its test
+// too, whatever its status.
 import {
   type SpawnOptions,
   type SpawnSyncOptionsWithStringEncoding,
