@@ -2,7 +2,7 @@
 // as the plugin answered (includes/users/login.php), and the middey client's sign-in replayed.
 import { describe, expect, it } from "vitest";
 import { compatCall, GUARDED } from "./compat-helpers";
-import { makeUser, PASSWORD, type TestUser, unique } from "./helpers";
+import { call, makeAdmin, makeUser, PASSWORD, type TestUser, unique } from "./helpers";
 
 const LOGIN = "/wp-json/rimplenet/v1/users/login/";
 const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
@@ -215,6 +215,25 @@ describe("POST users/login in the dialect", () => {
     });
     expect(res.status, res.text).toBe(200);
     expect(res.body.data.user_id).toBe(String(accented.id));
+  });
+
+  it("an operator's unlock ends the lock failed sign-ins put on a username kept with accents", async () => {
+    const [admin, accented] = await Promise.all([
+      makeAdmin(),
+      makeUser("subscriber", unique("josé")),
+    ]);
+    const signIn = (password: string) =>
+      compatCall("POST", LOGIN, {
+        headers: { ...FORM, "CF-Connecting-IP": "203.0.113.91" },
+        body: form({ user_email: accented.username, user_password: password }),
+        vars: GUARDED,
+      });
+    for (let i = 0; i < 10; i++) expect((await signIn(`wrong-${i}`)).status).toBe(400);
+    expect((await signIn(PASSWORD)).status).toBe(429);
+    const unlocked = await call("POST", `/users/${accented.id}/unlock`, { auth: admin.bearer });
+    expect(unlocked.status, unlocked.text).toBe(200);
+    const res = await signIn(PASSWORD);
+    expect(res.status, res.text).toBe(200);
   });
 
   it("is a 404 while the namespace is off", async () => {

@@ -4,9 +4,12 @@
 // 8.2 and WordPress 6.1. Every reader walks its text once, without a regex that can backtrack (as
 // src/ledger/money.ts).
 
+import { removeAccents } from "../accents";
 import { EMPTY } from "../http/fields";
 import { C_SPACE } from "../http/php-vars";
 import { asciiLower, numberText } from "../wallet/rules";
+
+export { removeAccents };
 
 const isDigit = (ch: string | undefined) => ch !== undefined && ch >= "0" && ch <= "9";
 const isHex = (ch: string | undefined) =>
@@ -394,65 +397,6 @@ export function requires(fields: Record<string, [value: string, rule: Rule]>) {
     } else if (!/[0-9A-Za-z_]/.test(value)) errors[key] = `${key} Invalid Chars`;
   }
   return errors;
-}
-
-/**
- * Letters remove_accents maps that Unicode does not decompose into a letter and its marks (strokes,
- * ligatures, ordinals), as WordPress maps them for a site in its default locale.
- */
-const UNDECOMPOSED: Record<string, string> = {
-  Æ: "AE",
-  æ: "ae",
-  Ð: "D",
-  ð: "d",
-  Ø: "O",
-  ø: "o",
-  Þ: "TH",
-  þ: "th",
-  ß: "s",
-  Đ: "D",
-  đ: "d",
-  Ħ: "H",
-  ħ: "h",
-  ı: "i",
-  Ĳ: "IJ",
-  ĳ: "ij",
-  ĸ: "k",
-  Ŀ: "L",
-  ŀ: "l",
-  Ł: "L",
-  ł: "l",
-  ŉ: "n",
-  Ŋ: "N",
-  ŋ: "n",
-  Œ: "OE",
-  œ: "oe",
-  Ŧ: "T",
-  ŧ: "t",
-  ſ: "s",
-  ª: "a",
-  º: "o",
-  ɑ: "a",
-  "€": "E",
-  "£": "",
-};
-
-/** The letters WordPress's remove_accents spells otherwise, in its default locale (6.1's list). */
-const ACCENTED = /[ªº£€ɑÀ-ÖØ-öø-ſƠơƯưǍ-ǜȘ-țẠ-ỹ]/gu;
-
-/**
- * WordPress's `remove_accents`: after NFC (as WordPress normalizes with intl), each letter of its
- * list without its accents (`é`, `ǖ`, `ệ`, `ș`; the list's others spelled as above), every other
- * character kept (`ḱ` too, which Unicode would decompose: WordPress does not list it).
- */
-export function removeAccents(text: string) {
-  if (!/[^\p{ASCII}]/u.test(text)) return text;
-  return text
-    .normalize("NFC")
-    .replace(
-      ACCENTED,
-      (ch) => UNDECOMPOSED[ch] ?? ch.normalize("NFD").replace(/[\u0300-\u036f]/g, ""),
-    );
 }
 
 /**

@@ -1,4 +1,5 @@
 // Users: new subscribers, deleting a user no entry names, and the logins that name a user.
+import { removeAccents } from "../accents";
 import { hashPassword } from "../auth/password";
 import { type Db, errorText } from "../db/client";
 import {
@@ -76,13 +77,17 @@ export async function createSubscriber(
 
 /**
  * The logins that name `user`: its e-mail, and its username unless that is another user's e-mail
- * (a WordPress import may hold one), which names that user.
+ * (a WordPress import may hold one), which names that user. A username an import kept with its
+ * accents also names it without them while nobody has that spelling: the plugin's dialect reads a
+ * login so (compat/identity.ts pluginLogin), and the throttle counts its sign-ins by it.
  */
 export async function loginsOf(db: Db, user: { id: number; username: string; email: string }) {
-  const named = await Promise.all(
-    [user.email, user.username].map(async (login) =>
+  const plain = user.username.includes("@") ? user.username : removeAccents(user.username);
+  const named = await Promise.all([
+    ...[user.email, user.username].map(async (login) =>
       (await findLoginUser(db, login))?.id === user.id ? [login] : [],
     ),
-  );
+    plain === user.username || (await findLoginUser(db, plain)) ? [] : [plain],
+  ]);
   return named.flat();
 }
