@@ -59,3 +59,10 @@ export function removeAccents(text: string) {
       (ch) => UNDECOMPOSED[ch] ?? ch.normalize("NFD").replace(/[\u0300-\u036f]/g, ""),
     );
 }
+
+/**
+ * A login without its accents, as WordPress's get_user_by('login') finds a username that
+ * sanitize_user stored without them; an e-mail (with `@`) stays as it is.
+ */
+export const accentlessLogin = (login: string) =>
+  login.includes("@") ? login : removeAccents(login);

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { removeAccents } from "../src/accents";
 import {
   phpArrayJson,
   phpInt,
   phpIsNumeric,
-  removeAccents,
   sanitizeTextField,
   sanitizeUser,
 } from "../src/compat/php";

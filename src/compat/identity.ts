@@ -1,5 +1,6 @@
+import { accentlessLogin } from "../accents";
 import { NOBODY, type UserRef } from "../wallet/movements";
-import { phpInt, phpIsNumeric, removeAccents } from "./php";
+import { phpInt, phpIsNumeric } from "./php";
 
 // Which user a plugin `user_id` names: one rule for every route of the dialect (docs/compat.md,
 // "User references"). The plugin had several: `GET users` tried the text as an id and then as a
@@ -32,7 +33,7 @@ export function pluginUserRef(text: string): PluginUserRef {
  * sanitize_user had stored without theirs.
  */
 export function pluginLogin(text: string): { login: string; orLogin?: string } {
-  const plain = text.includes("@") ? text : removeAccents(text);
+  const plain = accentlessLogin(text);
   return plain === text ? { login: text } : { login: text, orLogin: plain };
 }
 

@@ -9,8 +9,6 @@ import { EMPTY } from "../http/fields";
 import { C_SPACE } from "../http/php-vars";
 import { asciiLower, numberText } from "../wallet/rules";
 
-export { removeAccents };
-
 const isDigit = (ch: string | undefined) => ch !== undefined && ch >= "0" && ch <= "9";
 const isHex = (ch: string | undefined) =>
   ch !== undefined && (isDigit(ch) || (ch >= "a" && ch <= "f") || (ch >= "A" && ch <= "F"));

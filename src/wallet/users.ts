@@ -1,5 +1,5 @@
 // Users: new subscribers, deleting a user no entry names, and the logins that name a user.
-import { removeAccents } from "../accents";
+import { accentlessLogin } from "../accents";
 import { hashPassword } from "../auth/password";
 import { type Db, errorText } from "../db/client";
 import {
@@ -82,7 +82,7 @@ export async function createSubscriber(
  * login so (compat/identity.ts pluginLogin), and the throttle counts its sign-ins by it.
  */
 export async function loginsOf(db: Db, user: { id: number; username: string; email: string }) {
-  const plain = user.username.includes("@") ? user.username : removeAccents(user.username);
+  const plain = accentlessLogin(user.username);
   const named = await Promise.all([
     ...[user.email, user.username].map(async (login) =>
       (await findLoginUser(db, login))?.id === user.id ? [login] : [],
