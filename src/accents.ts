@@ -1,5 +1,5 @@
 // WordPress's remove_accents, one rule for the plugin's dialect (sanitize_user, the logins it reads)
-// and the service (the sign-in throttle's keys of a login, which it counts without its accents).
+// and the service (the logins an unlock clears, as the dialect's sign-ins counted them).
 
 /**
  * Letters remove_accents maps that Unicode does not decompose into a letter and its marks (strokes,
