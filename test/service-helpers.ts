@@ -8,7 +8,7 @@ import type { ServiceContext } from "../src/wallet/context";
 import { credit } from "../src/wallet/movements";
 import { Refusal, type RefusalReason } from "../src/wallet/refusal";
 import { createWallet } from "../src/wallet/wallets";
-import { type TestUser, unique } from "./helpers";
+import { importedEntry, type TestUser, unique } from "./helpers";
 
 export const SITE = { siteUrl: "https://wallet.example.test", timeZone: "UTC" };
 
@@ -104,4 +104,23 @@ export function pumpDeps(
     nowMs,
     deadLetter: async (l) => letters.push(l),
   };
+}
+
+/**
+ * A transfer a WordPress site made from a user to that same user, as an import keeps it, a minute
+ * ago after a credit of 100: its CREDIT half, then its DEBIT half (50 each), linked, on one chain.
+ */
+export async function importedSelfTransfer(userId: number, walletId: string) {
+  const atS = Math.floor(Date.now() / 1000) - 60;
+  const link = unique("self");
+  await importedEntry(userId, walletId, "CREDIT", 10_000, "100", 0, atS);
+  await importedEntry(userId, walletId, "CREDIT", 5_000, "50", 10_000, atS, { transferId: link });
+  await importedEntry(userId, walletId, "DEBIT", 5_000, "50", 15_000, atS, { transferId: link });
+  const { results } = await env.DB.prepare(
+    "SELECT id FROM transactions WHERE transfer_id = ? ORDER BY id",
+  )
+    .bind(link)
+    .all<{ id: number }>();
+  const [creditHalf, debitHalf] = results.map((r) => r.id) as [number, number];
+  return { atS, creditHalf, debitHalf };
 }

@@ -2,7 +2,6 @@
 // needs, converts the amount under the caller's policy, and either writes one batch or refuses with
 // a typed reason and writes nothing. The wire's words for these refusals are tested per dialect.
 
-import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { LedgerRefusal } from "../src/ledger/append";
@@ -19,7 +18,7 @@ import {
   tableCounts,
   unique,
 } from "./helpers";
-import { refusalOf, serviceAs } from "./service-helpers";
+import { importedSelfTransfer, refusalOf, serviceAs } from "./service-helpers";
 
 const balance = async (userId: number, walletId: string) => {
   const read = await serviceAs().ledger.readBalances(userId, [walletId]);
@@ -213,20 +212,8 @@ describe("a transfer a WordPress site made from a user to that same user", () =>
   // both halves, linked, on one chain. Undone, it moves nothing in all, from either half.
   it("reverses from its CREDIT half though the balance left is below its amount", async () => {
     const { ctx, user, walletId } = await setup();
-    const atS = Math.floor(Date.now() / 1000) - 60;
-    const link = unique("self");
-    await importedEntry(user.id, walletId, "CREDIT", 10_000, "100", 0, atS);
-    await importedEntry(user.id, walletId, "CREDIT", 5_000, "50", 10_000, atS, {
-      transferId: link,
-    });
-    await importedEntry(user.id, walletId, "DEBIT", 5_000, "50", 15_000, atS, { transferId: link });
+    const { atS, creditHalf, debitHalf } = await importedSelfTransfer(user.id, walletId);
     await importedEntry(user.id, walletId, "DEBIT", 8_000, "80", 10_000, atS);
-    const { results } = await env.DB.prepare(
-      "SELECT id FROM transactions WHERE transfer_id = ? ORDER BY id",
-    )
-      .bind(link)
-      .all<{ id: number }>();
-    const [creditHalf, debitHalf] = results.map((r) => r.id) as [number, number];
     // Named by its CREDIT half, as by its DEBIT half: both undone, the DEBIT's first, the balance kept.
     const undo = { id: creditHalf, ref: String(creditHalf), requestId: unique("undo"), note: "" };
     const reversed = await reverse(ctx, undo);

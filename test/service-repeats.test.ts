@@ -1,7 +1,6 @@
 // The verbs that tell a money request sent again under a used key, called without HTTP: the entry
 // holding the key is what the request asks now (the console answers "Already done"), or something
 // else (a field changed since, another movement), and only an administrator allowed to read asks.
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createDb } from "../src/db/client";
 import type { ServiceContext } from "../src/wallet/context";
@@ -9,8 +8,8 @@ import { credit, debit, reverse, transfer } from "../src/wallet/movements";
 import { type AskedMovement, entryIsMovement, entryReverses } from "../src/wallet/repeats";
 import { keyedEntryId } from "../src/wallet/transactions";
 import { countingD1 } from "./d1-counter";
-import { importedEntry, makeAdmin, makeUser, unique } from "./helpers";
-import { refusalOf, serviceAs, serviceWallet } from "./service-helpers";
+import { makeAdmin, makeUser, unique } from "./helpers";
+import { importedSelfTransfer, refusalOf, serviceAs, serviceWallet } from "./service-helpers";
 
 /**
  * `ctx` on a metered binding, as a request's is (db/meter.ts): its rows come keyed by column name,
@@ -188,21 +187,7 @@ describe("entryReverses", () => {
     // The reversal's keyed entry undoes the DEBIT half first (movements.ts undoOrder): the key holds
     // the reversal of the other half of the transaction named.
     const { ctx, alice, walletId } = await setup();
-    const atS = Math.floor(Date.now() / 1000) - 60;
-    const link = unique("self");
-    await importedEntry(alice.id, walletId, "CREDIT", 10_000, "100", 0, atS);
-    await importedEntry(alice.id, walletId, "CREDIT", 5_000, "50", 10_000, atS, {
-      transferId: link,
-    });
-    await importedEntry(alice.id, walletId, "DEBIT", 5_000, "50", 15_000, atS, {
-      transferId: link,
-    });
-    const { results } = await env.DB.prepare(
-      "SELECT id FROM transactions WHERE transfer_id = ? ORDER BY id",
-    )
-      .bind(link)
-      .all<{ id: number }>();
-    const [creditHalf, debitHalf] = results.map((r) => r.id) as [number, number];
+    const { creditHalf, debitHalf } = await importedSelfTransfer(alice.id, walletId);
     const reversal = undo(alice.id, creditHalf);
     const { transactionIds, reversedIds } = await reverse(ctx, reversal);
     expect(reversedIds[0]).toBe(debitHalf);
