@@ -83,11 +83,16 @@ export async function createSubscriber(
  */
 export async function loginsOf(db: Db, user: { id: number; username: string; email: string }) {
   const plain = accentlessLogin(user.username);
-  const named = await Promise.all([
-    ...[user.email, user.username].map(async (login) =>
-      (await findLoginUser(db, login))?.id === user.id ? [login] : [],
-    ),
-    plain === user.username || (await findLoginUser(db, plain)) ? [] : [plain],
+  const names = async (login: string) => (await findLoginUser(db, login))?.id === user.id;
+  const nobodys = async (login: string) => (await findLoginUser(db, login)) === undefined;
+  const [email, username, accentless] = await Promise.all([
+    names(user.email),
+    names(user.username),
+    plain !== user.username && nobodys(plain),
   ]);
-  return named.flat();
+  return [
+    ...(email ? [user.email] : []),
+    ...(username ? [user.username] : []),
+    ...(accentless ? [plain] : []),
+  ];
 }
