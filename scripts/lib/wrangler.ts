@@ -96,6 +96,7 @@ export const startWranglerDev = (args: string[], options: SpawnOptions = {}) =>
 // child that has not told it of the signal within 60 ms; the bench worker sets its own handler in
 // place of tsx's, so a disposal slower than that (a loaded machine) was cut short.
 const TSX_LOADER = pathToFileURL(require.resolve("tsx")).href;
+const PACKAGE_TYPES = new URL("./package-types.ts", import.meta.url).href;
 const BENCH_WORKER = fileURLToPath(new URL("./bench-worker.ts", import.meta.url));
 
 /** Where ./bench-worker.ts reads its options: the environment, for they hold the secrets. */
@@ -107,7 +108,7 @@ export const BENCH_WORKER_OPTIONS = "WALLET_BENCH_WORKER_OPTIONS";
  * command line is listed to every user of the machine.
  */
 export const startBenchWorker = (config: object, options: SpawnOptions = {}) =>
-  startDetached(["--import", TSX_LOADER, BENCH_WORKER], {
+  startDetached(["--import", TSX_LOADER, "--import", PACKAGE_TYPES, BENCH_WORKER], {
     ...options,
     env: { ...(options.env ?? offlineEnv()), [BENCH_WORKER_OPTIONS]: JSON.stringify(config) },
   });

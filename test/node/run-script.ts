@@ -18,6 +18,8 @@ import { pathToFileURL } from "node:url";
 const ROOT = path.resolve(import.meta.dirname, "../..");
 /** tsx's loader (its package's "." export), by path: a script may run in a folder of its own. */
 const TSX_LOADER = pathToFileURL(path.join(ROOT, "node_modules/tsx/dist/loader.mjs")).href;
+/** Preloaded after it, as package.json's commands do (scripts/lib/package-types.ts). */
+const PACKAGE_TYPES = pathToFileURL(path.join(ROOT, "scripts/lib/package-types.ts")).href;
 
 /**
  * Preloaded into each script: says on fd 3 that its event loop ran dry, which process.exit() skips
@@ -35,6 +37,8 @@ const scriptArgs = (script: string, args: string[]) => [
   FINISHED,
   "--import",
   TSX_LOADER,
+  "--import",
+  PACKAGE_TYPES,
   path.join(ROOT, script),
   ...args,
 ];
@@ -117,7 +121,11 @@ export function runScriptAsync(
 
 /** A script started as runScript runs one, not waited for (to be signalled as it runs), piped. */
 export const startScript = (script: string, args: string[], options: SpawnOptions = {}) =>
-  spawn(process.execPath, ["--import", TSX_LOADER, path.join(ROOT, script), ...args], {
-    ...options,
-    stdio: "pipe",
-  });
+  spawn(
+    process.execPath,
+    ["--import", TSX_LOADER, "--import", PACKAGE_TYPES, path.join(ROOT, script), ...args],
+    {
+      ...options,
+      stdio: "pipe",
+    },
+  );

@@ -38,7 +38,7 @@ it("prepares a fresh copy as npm run dev does and serves the bundle: sign in, cr
   let output = "";
   child = spawn(
     path.join(ROOT, "node_modules/.bin/tsx"),
-    ["scripts/dev.ts", "--serve", "--quiet"],
+    ["--import", "./scripts/lib/package-types.ts", "scripts/dev.ts", "--serve", "--quiet"],
     {
       cwd: work,
       detached: true,
@@ -164,7 +164,7 @@ it("says which setting of wrangler.toml Miniflare refuses, in a line, and exits 
   );
   const run = spawnSync(
     path.join(ROOT, "node_modules/.bin/tsx"),
-    ["scripts/dev.ts", "--serve", "--quiet"],
+    ["--import", "./scripts/lib/package-types.ts", "scripts/dev.ts", "--serve", "--quiet"],
     {
       cwd: work,
       env: { ...process.env, ...offlineEnv(), PORT: String(await freePort()) },
