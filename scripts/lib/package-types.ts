@@ -4,7 +4,7 @@
 // take 1.2 s instead of 0.1 s, in every tool's start. This hook answers the common case itself,
 // reading each package.json once: a relative import of a .js or .mjs file, made by an ES module
 // inside node_modules, in a package whose "type" is "module". Every other import goes to Node.
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { registerHooks } from "node:module";
 
 /** Whether the package a folder belongs to is of type "module", by folder URL. */
@@ -50,7 +50,8 @@ registerHooks({
       /\.m?js$/.test(specifier)
     ) {
       const url = new URL(specifier, parent);
-      if (specifier.endsWith(".mjs") || inModulePackage(new URL(".", url)))
+      // A file that is not there is Node's to report, in its words.
+      if (existsSync(url) && (specifier.endsWith(".mjs") || inModulePackage(new URL(".", url))))
         return { url: url.href, format: "module", shortCircuit: true };
     }
     return next(specifier, context);
