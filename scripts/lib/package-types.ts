@@ -5,7 +5,7 @@
 // reading each package.json once: a relative import of a .js or .mjs file, made by an ES module
 // inside node_modules, in a package whose "type" is "module". Every other import goes to Node.
 import { existsSync, readFileSync } from "node:fs";
-import { registerHooks } from "node:module";
+import module from "node:module";
 
 /** Whether the package a folder belongs to is of type "module", by folder URL. */
 const moduleFolders = new Map<string, boolean>();
@@ -39,7 +39,8 @@ function readType(folder: URL): boolean {
   }
 }
 
-registerHooks({
+// Node 20 has neither the cost nor registerHooks (Node 22.15 on): nothing to spare there.
+module.registerHooks?.({
   resolve(specifier, context, next) {
     const parent = context.parentURL;
     if (
