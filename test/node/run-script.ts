@@ -32,13 +32,13 @@ const FINISHED = `data:text/javascript,${encodeURIComponent(
 /** Each script run here takes seconds; two minutes is a hang. */
 const SCRIPT_TIMEOUT_MS = 120_000;
 
+/** What every script here is started with, and so how npm's commands start them. */
+const PRELOADS = ["--import", TSX_LOADER, "--import", PACKAGE_TYPES];
+
 const scriptArgs = (script: string, args: string[]) => [
   "--import",
   FINISHED,
-  "--import",
-  TSX_LOADER,
-  "--import",
-  PACKAGE_TYPES,
+  ...PRELOADS,
   path.join(ROOT, script),
   ...args,
 ];
@@ -121,11 +121,7 @@ export function runScriptAsync(
 
 /** A script started as runScript runs one, not waited for (to be signalled as it runs), piped. */
 export const startScript = (script: string, args: string[], options: SpawnOptions = {}) =>
-  spawn(
-    process.execPath,
-    ["--import", TSX_LOADER, "--import", PACKAGE_TYPES, path.join(ROOT, script), ...args],
-    {
-      ...options,
-      stdio: "pipe",
-    },
-  );
+  spawn(process.execPath, [...PRELOADS, path.join(ROOT, script), ...args], {
+    ...options,
+    stdio: "pipe",
+  });

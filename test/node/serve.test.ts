@@ -24,6 +24,11 @@ const ROOT = path.resolve(import.meta.dirname, "../..");
 const COPIED = ["src", "drizzle", "scripts", "wrangler.toml", "tsconfig.json", "package.json"];
 const work = mkdtempSync(path.join(tmpdir(), "wallet-serve-test-"));
 let child: ChildProcess | undefined;
+/** `npm run serve`'s own command (`tsx …`), run as npm runs it, quiet. */
+const [bin, ...serveArgs] = (
+  JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")).scripts.serve as string
+).split(" ");
+const SERVE = [path.join(ROOT, "node_modules/.bin", bin!), [...serveArgs, "--quiet"]] as const;
 
 afterAll(() => {
   if (child?.pid && child.exitCode === null) process.kill(-child.pid, "SIGTERM");
@@ -36,16 +41,12 @@ it("prepares a fresh copy as npm run dev does and serves the bundle: sign in, cr
   symlinkSync(path.join(ROOT, "node_modules"), path.join(work, "node_modules"), "dir");
   const port = await freePort();
   let output = "";
-  child = spawn(
-    path.join(ROOT, "node_modules/.bin/tsx"),
-    ["--import", "./scripts/lib/package-types.ts", "scripts/dev.ts", "--serve", "--quiet"],
-    {
-      cwd: work,
-      detached: true,
-      env: { ...process.env, ...offlineEnv(), PORT: String(port) },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
+  child = spawn(...SERVE, {
+    cwd: work,
+    detached: true,
+    env: { ...process.env, ...offlineEnv(), PORT: String(port) },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   child.stdout?.on("data", (chunk: Buffer) => (output += chunk));
   child.stderr?.on("data", (chunk: Buffer) => (output += chunk));
   const base = `http://127.0.0.1:${port}`;
@@ -162,16 +163,12 @@ it("says which setting of wrangler.toml Miniflare refuses, in a line, and exits 
     config,
     readFileSync(config, "utf8").replace(/simple = \{ limit = \d+,/, "simple = { limit = 0,"),
   );
-  const run = spawnSync(
-    path.join(ROOT, "node_modules/.bin/tsx"),
-    ["--import", "./scripts/lib/package-types.ts", "scripts/dev.ts", "--serve", "--quiet"],
-    {
-      cwd: work,
-      env: { ...process.env, ...offlineEnv(), PORT: String(await freePort()) },
-      encoding: "utf8",
-      timeout: 90_000,
-    },
-  );
+  const run = spawnSync(...SERVE, {
+    cwd: work,
+    env: { ...process.env, ...offlineEnv(), PORT: String(await freePort()) },
+    encoding: "utf8",
+    timeout: 90_000,
+  });
   expect(run.status, run.stdout + run.stderr).toBe(1);
   expect(run.stderr).toContain(
     "wrangler.toml holds a setting Miniflare refuses:\n  ratelimits.MONEY_RATE_LIMIT.simple.limit: Too small",
