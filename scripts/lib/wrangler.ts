@@ -92,11 +92,19 @@ const startDetached = (args: string[], options: SpawnOptions) =>
 export const startWranglerDev = (args: string[], options: SpawnOptions = {}) =>
   startDetached([WRANGLER, "dev", "--infer-origin-from-routes=false", ...args], options);
 
-// tsx's loader, not its CLI: the CLI runs the program in a child and, on a SIGTERM, SIGKILLs a
-// child that has not told it of the signal within 60 ms; the bench worker sets its own handler in
-// place of tsx's, so a disposal slower than that (a loaded machine) was cut short.
-const TSX_LOADER = pathToFileURL(require.resolve("tsx")).href;
-const PACKAGE_TYPES = new URL("./package-types.ts", import.meta.url).href;
+/**
+ * What a tool's own Node process preloads, as package.json's commands do: tsx's loader, then
+ * ./package-types.ts, by URL (a tool may run in a folder of its own). The loader, not tsx's CLI: the
+ * CLI runs the program in a child and, on a SIGTERM, SIGKILLs a child that has not told it of the
+ * signal within 60 ms; the bench worker sets its own handler in place of tsx's, so a disposal
+ * slower than that (a loaded machine) was cut short.
+ */
+export const TOOL_PRELOADS = [
+  "--import",
+  pathToFileURL(require.resolve("tsx")).href,
+  "--import",
+  new URL("./package-types.ts", import.meta.url).href,
+];
 const BENCH_WORKER = fileURLToPath(new URL("./bench-worker.ts", import.meta.url));
 
 /** Where ./bench-worker.ts reads its options: the environment, for they hold the secrets. */
@@ -108,7 +116,7 @@ export const BENCH_WORKER_OPTIONS = "WALLET_BENCH_WORKER_OPTIONS";
  * command line is listed to every user of the machine.
  */
 export const startBenchWorker = (config: object, options: SpawnOptions = {}) =>
-  startDetached(["--import", TSX_LOADER, "--import", PACKAGE_TYPES, BENCH_WORKER], {
+  startDetached([...TOOL_PRELOADS, BENCH_WORKER], {
     ...options,
     env: { ...(options.env ?? offlineEnv()), [BENCH_WORKER_OPTIONS]: JSON.stringify(config) },
   });

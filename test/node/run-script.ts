@@ -13,13 +13,10 @@ import {
 } from "node:child_process";
 import path from "node:path";
 import type { Readable } from "node:stream";
-import { pathToFileURL } from "node:url";
+
+import { TOOL_PRELOADS } from "../../scripts/lib/wrangler";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
-/** tsx's loader (its package's "." export), by path: a script may run in a folder of its own. */
-const TSX_LOADER = pathToFileURL(path.join(ROOT, "node_modules/tsx/dist/loader.mjs")).href;
-/** Preloaded after it, as package.json's commands do (scripts/lib/package-types.ts). */
-const PACKAGE_TYPES = pathToFileURL(path.join(ROOT, "scripts/lib/package-types.ts")).href;
 
 /**
  * Preloaded into each script: says on fd 3 that its event loop ran dry, which process.exit() skips
@@ -32,13 +29,10 @@ const FINISHED = `data:text/javascript,${encodeURIComponent(
 /** Each script run here takes seconds; two minutes is a hang. */
 const SCRIPT_TIMEOUT_MS = 120_000;
 
-/** What every script here is started with, and so how npm's commands start them. */
-const PRELOADS = ["--import", TSX_LOADER, "--import", PACKAGE_TYPES];
-
 const scriptArgs = (script: string, args: string[]) => [
   "--import",
   FINISHED,
-  ...PRELOADS,
+  ...TOOL_PRELOADS,
   path.join(ROOT, script),
   ...args,
 ];
@@ -121,7 +115,7 @@ export function runScriptAsync(
 
 /** A script started as runScript runs one, not waited for (to be signalled as it runs), piped. */
 export const startScript = (script: string, args: string[], options: SpawnOptions = {}) =>
-  spawn(process.execPath, [...PRELOADS, path.join(ROOT, script), ...args], {
+  spawn(process.execPath, [...TOOL_PRELOADS, path.join(ROOT, script), ...args], {
     ...options,
     stdio: "pipe",
   });
