@@ -1017,6 +1017,20 @@ describe("moving money", () => {
     expect(await tableCounts()).toEqual(before);
   });
 
+  it("tells a form sent again with its wallet id cased or padded otherwise as done", async () => {
+    // The wallet look-up folds ASCII case and trims, so these name one wallet: the same movement.
+    const page = await userPage();
+    const post = (walletId: string) =>
+      sendForm(page, `/users/${alice.id}/credit`, { amount: "1.25", wallet_id: walletId });
+    expect(noticeLeft(await post(` ${wallet.toUpperCase()} `))).toMatch(
+      /^ok:Transaction Completed/,
+    );
+    const before = await tableCounts();
+    for (const typed of [wallet, `${wallet} `, wallet.toUpperCase()])
+      expect(noticeLeft(await post(typed))).toMatch(/^ok:Already done/);
+    expect(await tableCounts()).toEqual(before);
+  });
+
   it("says a transfer form's key sent again to another recipient is refused, not done", async () => {
     // Sent once to Bob (say its answer was lost), then again with the recipient changed: Carol got
     // nothing, so the console must not tell the operator that this transfer was done.
