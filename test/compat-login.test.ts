@@ -236,6 +236,42 @@ describe("POST users/login in the dialect", () => {
     expect(res.status, res.text).toBe(200);
   });
 
+  it("an unlock never clears another user's counts: José's accentless spelling is Jose's login", async () => {
+    // The plugin counts `José` typed as `Jose`, so both users' failures there are one login's. An
+    // unlock of José (asked of an operator by anyone) must not hand Jose's guessers a new round:
+    // José's lock there waits out, and José signs in at once by e-mail or through wallet/v1.
+    const plain = unique("jose");
+    const [admin, jose, accented] = await Promise.all([
+      makeAdmin(),
+      makeUser("subscriber", plain),
+      makeUser("subscriber", plain.replace(/^jose/, "José")),
+    ]);
+    const at = { ...FORM, "CF-Connecting-IP": "203.0.113.92" };
+    const plugin = (login: string, password = PASSWORD) =>
+      compatCall("POST", LOGIN, {
+        headers: at,
+        body: form({ user_email: login, user_password: password }),
+        vars: GUARDED,
+      });
+    for (let i = 0; i < 10; i++)
+      expect((await plugin(accented.username, `wrong-${i}`)).status).toBe(400);
+    expect((await plugin(accented.username)).status).toBe(429);
+    expect((await plugin(jose.username)).status).toBe(429);
+
+    const unlocked = await call("POST", `/users/${accented.id}/unlock`, { auth: admin.bearer });
+    expect(unlocked.status, unlocked.text).toBe(200);
+    expect((await plugin(accented.username)).status).toBe(429);
+    expect((await plugin(jose.username)).status).toBe(429);
+    const byEmail = await plugin(accented.email);
+    expect(byEmail.status, byEmail.text).toBe(200);
+    expect(byEmail.body.data.user_id).toBe(String(accented.id));
+    const native = await call("POST", "/users/login", {
+      headers: { "CF-Connecting-IP": "203.0.113.92" },
+      body: { user_email: accented.username, user_password: PASSWORD },
+    });
+    expect(native.status, native.text).toBe(200);
+  });
+
   it("is a 404 while the namespace is off", async () => {
     const res = await compatCall("POST", LOGIN, {
       headers: FORM,
