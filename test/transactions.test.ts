@@ -484,6 +484,8 @@ describe("GET /transactions paging, order and filters", () => {
     const cases: [Record<string, string>, string][] = [
       [{ wallet_id: "nosuchwallet" }, "wallet_id"],
       [{ txn_type: "REFUND" }, "txn_type"],
+      // A letter that upper-cases to an ASCII one (dotless ı to I) is no CREDIT: A-Z fold alone.
+      [{ txn_type: "cred\u0131t" }, "txn_type"],
       [{ after: "yesterday" }, "after"],
       [{ after: "2022-02-31" }, "after"],
       [{ before: "05/09/2022" }, "before"],

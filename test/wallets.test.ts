@@ -161,6 +161,18 @@ describe("POST /wallets", () => {
     }
   });
 
+  it("folds a wallet_type's ASCII letters only: the Kelvin sign is no k, and the type is refused", async () => {
+    const admin = await makeAdmin();
+    const upper = await postWallet(admin.bearer, { ...fullBody(walletId()), wallet_type: "KOIN" });
+    expect(upper.status, upper.text).toBe(200);
+    expect(upper.body.data.wallet_type).toBe("koin");
+    const id = walletId();
+    const kelvin = await postWallet(admin.bearer, { ...fullBody(id), wallet_type: "\u212Aoin" });
+    expect(kelvin.status, kelvin.text).toBe(400);
+    expect(kelvin.body).toEqual(invalidInput(["wallet_type"]));
+    expect((await call("GET", `/wallets/${id}`, { auth: admin.bearer })).status).toBe(404);
+  });
+
   it("accepts a 32-character wallet_id", async () => {
     const admin = await makeAdmin();
     const id = `a${walletId().padEnd(31, "x")}`.slice(0, 32);

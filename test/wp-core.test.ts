@@ -501,6 +501,9 @@ describe("_method and X-HTTP-Method-Override, as WP_REST_Server reads them", () 
       ["?_method=CONNECT", undefined],
       ["", "TRACK"],
       ["?_method=DELETE1", undefined],
+      // strtoupper folds a-z alone: `poſt` (long s) is `POſT`, no method, as in WordPress.
+      [`?_method=${encodeURIComponent("po\u017Ft")}`, undefined],
+      ["", "po\u017Ft"],
       ["?_method=", undefined],
       ["", " "],
     ] as const) {

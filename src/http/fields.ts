@@ -3,7 +3,14 @@
 import type { JsonSchema } from "@valibot/to-json-schema";
 import * as v from "valibot";
 import type { Decimal } from "../ledger/money";
-import { amountToMinor, numberText, readAmount, utcMs } from "../wallet/rules";
+import {
+  amountToMinor,
+  asciiLower,
+  asciiUpper,
+  numberText,
+  readAmount,
+  utcMs,
+} from "../wallet/rules";
 import { isWalletId, normalizeWalletId, WALLET_ID } from "../wallet/wallet-shape";
 import { AMOUNT_MESSAGES, AMOUNT_TOO_LARGE, WALLET_NOT_FOUND } from "./errors";
 
@@ -227,7 +234,7 @@ export const movementOf = (f: { wallet_id: string; amount: Decimal; note: string
   note: f.note,
 });
 
-/** One of `choices`, in any letter case (`upper`: the choices are upper case); else `message`. */
+/** One of `choices`, in any ASCII letter case (`upper`: the choices are upper case); else `message`. */
 export const choiceField = <const T extends readonly string[]>(
   choices: T,
   message: string,
@@ -235,7 +242,7 @@ export const choiceField = <const T extends readonly string[]>(
 ) =>
   v.pipe(
     v.string(message),
-    v.transform((s) => (upper ? s.toUpperCase() : s.toLowerCase())),
+    v.transform((s) => (upper ? asciiUpper(s) : asciiLower(s))),
     v.picklist(choices, message),
   );
 

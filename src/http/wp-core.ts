@@ -6,7 +6,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../env";
 import { varText } from "../settings";
-import { asciiLower } from "../wallet/rules";
+import { asciiLower, asciiUpper } from "../wallet/rules";
 import { answerHeaders, BOOKMARK_HEADER } from "./answer-headers";
 import { pairValue } from "./decode";
 import { logOnce } from "./log-once";
@@ -326,7 +326,7 @@ export function overrideMethod(request: Request): Request {
     return request; // unreadable: readParams answers the query's 400
   }
   if (asked === null) return request; // a pair such as `tax_method=`: no switch
-  const method = asked.trim().toUpperCase();
+  const method = asciiUpper(asked.trim());
   if (method === "POST") return request;
   if (last) url.search = pairs.filter((_, i) => i !== last.at).join("&");
   if (!ROUTE_METHODS.has(method)) {

@@ -7,5 +7,12 @@
 /** `text` with A–Z turned to a–z and nothing else changed. */
 export const asciiLower = (text: string) => text.replace(/[A-Z]+/g, (run) => run.toLowerCase());
 
+/**
+ * `text` with a–z turned to A–Z and nothing else changed: names a client picks from a list (a
+ * filter's value, a method) are read as PHP's strtoupper read them, so `credıt` (dotless ı) or
+ * `poſt` (long s) is no `CREDIT` or `POST`, as full Unicode upper-casing would make them.
+ */
+export const asciiUpper = (text: string) => text.replace(/[a-z]+/g, (run) => run.toUpperCase());
+
 /** The key a request_id is stored and looked up under. */
 export const requestKey = asciiLower;

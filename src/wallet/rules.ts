@@ -24,7 +24,7 @@ export {
   transferListDate,
   utcMs,
 } from "../ledger/post-format";
-export { asciiLower } from "../ledger/request-key";
+export { asciiLower, asciiUpper } from "../ledger/request-key";
 export {
   postDate,
   postModified,

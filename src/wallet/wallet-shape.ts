@@ -16,9 +16,9 @@ export const WALLET_LIMITS = {
   noteMax: 1000,
 } as const;
 
-/** Wallet ids fold ASCII letters only, as the plugin's dialect and request keys do ("\u212Angn" is not "kngn"). */
+/** Wallet ids and types fold ASCII letters only, as request keys do ("\u212Angn" is not "kngn"). */
 export const normalizeWalletId = (id: string) => asciiLower(id.trim());
-export const normalizeWalletType = (type: string) => type.trim().toLowerCase();
+export const normalizeWalletType = (type: string) => asciiLower(type.trim());
 
 export const isWalletId = (id: string) => WALLET_ID.test(id);
 export const isReservedWalletId = (id: string) => RESERVED_IDS.has(id);
