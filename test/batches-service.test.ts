@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import type { Principal } from "../src/auth/principal";
 import { createDb } from "../src/db/client";
 import { findUsers } from "../src/db/users";
+import { MAX_MINOR } from "../src/ledger/money";
 import { reverseBatch } from "../src/wallet/batch-reversal";
 import {
   type BatchOperation,
@@ -316,6 +317,55 @@ describe("reverseBatch", () => {
     ).toEqual({
       code: "batch_reversal_refused",
       entryId: b.transactionIds[1],
+      refused: "insufficient-balance",
+    });
+    expect(await tableCounts()).toEqual(before);
+  });
+
+  it("undoes money out and back at the largest balance, lowering first where raising would pass it", async () => {
+    const { buyer, seller, walletId, ctx } = await setup(0);
+    await unbalanced(ctx, op("credit", buyer.id, walletId, String(MAX_MINOR)));
+    const b = await postBatch(ctx, {
+      requestId: unique("b"),
+      balanced: true,
+      operations: [
+        move(buyer.id, seller.id, walletId, "1"),
+        move(seller.id, buyer.id, walletId, "1"),
+      ],
+    });
+    const r = await reverseBatch(ctx, { id: b.batchId, ref: String(b.batchId), note: "" });
+    // The buyer's chain: the DEBIT of what came back first (MAX - 1), then the CREDIT (MAX).
+    expect(r.reversedIds).toEqual([
+      b.transactionIds[3],
+      b.transactionIds[2],
+      b.transactionIds[1],
+      b.transactionIds[0],
+    ]);
+    expect(await balance(buyer.id, walletId)).toBe(MAX_MINOR);
+    expect(await balance(seller.id, walletId)).toBe(0);
+    expect(await ledgerViolations()).toEqual(CLEAN);
+  });
+
+  it("refuses, naming the entry, when no order keeps a chain between zero and the largest balance", async () => {
+    const { buyer, seller, walletId, ctx } = await setup(0);
+    const most = 600_000_000_000_000;
+    await unbalanced(ctx, op("credit", buyer.id, walletId, String(most)));
+    const b = await postBatch(ctx, {
+      requestId: unique("b"),
+      balanced: true,
+      operations: [
+        move(buyer.id, seller.id, walletId, String(most)),
+        move(seller.id, buyer.id, walletId, String(most)),
+      ],
+    });
+    await unbalanced(ctx, op("debit", buyer.id, walletId, "100000000000000"));
+    // At 5e14, raised by 6e14 first the buyer passes the largest balance, lowered first zero.
+    const before = await tableCounts();
+    expect(
+      await refusalOf(reverseBatch(ctx, { id: b.batchId, ref: String(b.batchId), note: "" })),
+    ).toEqual({
+      code: "batch_reversal_refused",
+      entryId: b.transactionIds[3],
       refused: "insufficient-balance",
     });
     expect(await tableCounts()).toEqual(before);

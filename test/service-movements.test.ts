@@ -2,11 +2,13 @@
 // needs, converts the amount under the caller's policy, and either writes one batch or refuses with
 // a typed reason and writes nothing. The wire's words for these refusals are tested per dialect.
 
+import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { LedgerRefusal } from "../src/ledger/append";
+import { MAX_MINOR } from "../src/ledger/money";
 import { placeHold } from "../src/wallet/holds";
-import { credit, debit, reverse, transfer } from "../src/wallet/movements";
+import { credit, debit, reverse, transfer, undoOrder } from "../src/wallet/movements";
 import { refusalOf as reasonOf } from "../src/wallet/refusal";
 import {
   CLEAN,
@@ -225,5 +227,71 @@ describe("a transfer a WordPress site made from a user to that same user", () =>
       existingId: reversed.transactionIds[0],
     });
     expect(await ledgerViolations()).toEqual(CLEAN);
+  });
+
+  it("reverses at the largest balance from either half: lowered before it is raised there", async () => {
+    for (const named of ["DEBIT", "CREDIT"] as const) {
+      const { ctx, user, walletId } = await setup(0);
+      const atS = Math.floor(Date.now() / 1000) - 60;
+      const link = unique("self");
+      await importedEntry(user.id, walletId, "CREDIT", MAX_MINOR, String(MAX_MINOR), 0, atS);
+      await importedEntry(user.id, walletId, "DEBIT", 1, "1", MAX_MINOR, atS, { transferId: link });
+      await importedEntry(user.id, walletId, "CREDIT", 1, "1", MAX_MINOR - 1, atS, {
+        transferId: link,
+      });
+      const halves = await env.DB.prepare(
+        "SELECT id, txn_type FROM transactions WHERE transfer_id = ? ORDER BY id",
+      )
+        .bind(link)
+        .all<{ id: number; txn_type: string }>();
+      const [debitHalf, creditHalf] = halves.results.map((r) => r.id) as [number, number];
+      const id = named === "DEBIT" ? debitHalf : creditHalf;
+      const undo = { id, ref: String(id), requestId: unique("undo"), note: "" };
+      // Its DEBIT half undone first would take the balance to MAX + 1, which the ledger refuses.
+      const reversed = await reverse(ctx, undo);
+      expect(reversed.reversedIds, named).toEqual([creditHalf, debitHalf]);
+      expect(await balance(user.id, walletId)).toBe(MAX_MINOR);
+      expect(await refusalOf(reverse(ctx, undo))).toEqual({
+        code: "transaction_exists",
+        existingId: reversed.transactionIds[0],
+      });
+    }
+    expect(await ledgerViolations()).toEqual(CLEAN);
+  });
+});
+
+describe("undoOrder", () => {
+  const e = (txnType: "CREDIT" | "DEBIT", amountMinor: number, userId = 1) => ({
+    userId,
+    walletId: "w",
+    txnType,
+    amountMinor,
+  });
+  it("raises each chain before it lowers it, in the places the chain holds", () => {
+    const items = [e("CREDIT", 5), e("DEBIT", 3, 2), e("DEBIT", 5), e("CREDIT", 1, 2)];
+    expect(undoOrder(items, (x) => x)).toEqual([items[2], items[1], items[0], items[3]]);
+  });
+  it("near the largest balance, lowers a chain first where a raise would pass it", () => {
+    const round = [e("CREDIT", 7), e("DEBIT", 7), e("CREDIT", 7), e("DEBIT", 7)];
+    const at = (balance: number) => new Map([["1:w", balance]]);
+    // Far from the limit: both raises first; at it, each raise after a lowering makes room.
+    expect(undoOrder(round, (x) => x, at(0)).map((x) => x.txnType)).toEqual([
+      "DEBIT",
+      "DEBIT",
+      "CREDIT",
+      "CREDIT",
+    ]);
+    expect(undoOrder(round, (x) => x, at(MAX_MINOR)).map((x) => x.txnType)).toEqual([
+      "CREDIT",
+      "DEBIT",
+      "CREDIT",
+      "DEBIT",
+    ]);
+    expect(undoOrder(round, (x) => x, at(MAX_MINOR - 7)).map((x) => x.txnType)).toEqual([
+      "DEBIT",
+      "CREDIT",
+      "DEBIT",
+      "CREDIT",
+    ]);
   });
 });

@@ -357,6 +357,23 @@ export async function findEntry(db: Db, id: number) {
   return row === null ? undefined : entryRowOf(row);
 }
 
+/** The balances (user, wallet) pairs hold now, as `userId:walletId` (none yet: absent). */
+export async function pairBalances(db: Db, pairs: { userId: number; walletId: string }[]) {
+  const rows = await db
+    .select({
+      userId: balances.userId,
+      walletId: balances.walletId,
+      balanceMinor: balances.balanceMinor,
+    })
+    .from(balances)
+    .where(
+      or(
+        ...pairs.map((p) => and(eq(balances.userId, p.userId), eq(balances.walletId, p.walletId))),
+      ),
+    );
+  return new Map(rows.map((r) => [`${r.userId}:${r.walletId}`, r.balanceMinor]));
+}
+
 /** The entries a transfer wrote, found by its transfer id (each transfer draws its own). */
 export const transferHalves = (db: Db, transferId: string) =>
   db

@@ -9,7 +9,7 @@ import { appendBatch, BatchConflict } from "../ledger/batches";
 import { entry } from "../ledger/entries";
 import { firstRefused } from "./batches";
 import { type IdRef, requireAdmin, type ServiceContext, seconds } from "./context";
-import { opposite, undoOrder, walletsOf } from "./movements";
+import { opposite, walletsOf, writeUndoing } from "./movements";
 import { Refusal, verdictOf } from "./refusal";
 
 export async function reverseBatch(
@@ -25,8 +25,8 @@ export async function reverseBatch(
   // Newest first, undoing the batch as it was done: a leg that paid a later one out (a credit then
   // transferred on) is undone after it, so a batch whose money stayed put reverses (unless undoing
   // a credit would take a balance imported below zero back below it: refused as a debit would be);
-  // and each chain raised before it is lowered (undoOrder).
-  const originals = undoOrder(found.entries.map((row) => row.entry).reverse(), (e) => e);
+  // and each chain raised before it is lowered, unless near the largest balance (writeUndoing).
+  const originals = found.entries.map((row) => row.entry).reverse();
   const originalIds = originals.map((e) => e.id);
   const alreadyReversed = (ids: Set<number>) => {
     const hit = originals.find((e) => ids.has(e.id));
@@ -43,7 +43,7 @@ export async function reverseBatch(
   const stamp = ctx.stamp();
   // A transfer's halves stay linked in the reversal, under a new transfer id of their own.
   const transferIds = new Map<string, string>();
-  const entries = originals.map((e) => {
+  const undoing = (e: (typeof originals)[number]) => {
     const transferId =
       e.transferId === null
         ? undefined
@@ -60,9 +60,13 @@ export async function reverseBatch(
       },
       stamp,
     );
-  });
-  try {
-    const written = await appendBatch(
+  };
+  // The last write tried, to name the entry the ledger refused.
+  let tried = { ordered: originals, entries: [] as NewEntry[] };
+  const write = (ordered: typeof originals) => {
+    const entries = ordered.map(undoing);
+    tried = { ordered, entries };
+    return appendBatch(
       ctx.db,
       {
         requestId: found.batch.requestId,
@@ -74,11 +78,14 @@ export async function reverseBatch(
       },
       entries as [NewEntry, ...NewEntry[]],
     );
+  };
+  try {
+    const { ordered, written } = await writeUndoing(ctx.db, originals, (e) => e, write);
     return {
       batchId: id,
       reversalBatchId: written.batchId,
       transactionIds: written.ids,
-      reversedIds: originalIds,
+      reversedIds: ordered.map((e) => e.id),
     };
   } catch (err) {
     if (err instanceof BatchConflict && err.reason === "reversed")
@@ -88,8 +95,8 @@ export async function reverseBatch(
       throw alreadyReversed(await reversedAmong(ctx.db, originalIds)) ?? err;
     const verdict = verdictOf(err);
     if (!verdict) throw err;
-    const i = await firstRefused(ctx, entries, verdict);
-    const at = originals[i === -1 ? 0 : i]!;
+    const i = await firstRefused(ctx, tried.entries, verdict);
+    const at = tried.ordered[i === -1 ? 0 : i]!;
     throw new Refusal({ code: "batch_reversal_refused", entryId: at.id, refused: verdict });
   }
 }

@@ -3,12 +3,12 @@
 // amountToMinor, under the dialect's policy) and writes one ledger batch, idempotent on the
 // caller's request_id; a dialect answers the result or the refusal in its own words.
 import { atPrimary, type Db } from "../db/client";
-import { findMovement, transferHalves } from "../db/ledger";
+import { findMovement, pairBalances, transferHalves } from "../db/ledger";
 import { findUserBy, findUsers } from "../db/users";
 import { findWalletCached, type Wallet } from "../db/wallets";
 import { appendEntries, type KeyUse, LedgerRefusal } from "../ledger/append";
 import { type EntrySpec, entry } from "../ledger/entries";
-import { type AmountPolicy, amountToMinor } from "../ledger/money";
+import { type AmountPolicy, amountToMinor, MAX_MINOR } from "../ledger/money";
 import { type IdRef, requireAdmin, type ServiceContext } from "./context";
 import { databaseUnavailable } from "./faults";
 import { Refusal, verdictOf } from "./refusal";
@@ -211,33 +211,75 @@ export const opposite = (
   reversesId: e.id,
 });
 
+/** An entry as its undoing is ordered: its chain (a user's wallet), its side and its amount. */
+type Undone = {
+  userId: number;
+  walletId: string;
+  txnType: "CREDIT" | "DEBIT";
+  amountMinor: number;
+};
+
+const chainOf = (e: { userId: number; walletId: string }) => `${e.userId}:${e.walletId}`;
+
 /**
- * The order entries are undone in, in one batch: as given, but in the places each chain (a user's
- * wallet) holds, its DEBITs before its CREDITs, so that each balance is raised before it is lowered
- * and never passes below both where it stands and where it ends. Each entry is judged against the
- * balance the one before left: in another order, money that went out and came back (a site's
- * transfer from a user to itself, a batch's transfer there and back) would be refused
- * `Insufficient Balance` by an undoing that ends within the rules.
+ * The order entries are undone in, in one batch: as given, but in the places each chain holds,
+ * raised before it is lowered (a DEBIT's undoing before a CREDIT's), so that no balance passes
+ * below both where it stands and where it ends. Each entry is judged against the balance the one
+ * before left: in another order, money that went out and came back (a site's transfer from a user
+ * to itself, a batch's transfer there and back) would be refused `Insufficient Balance` by an
+ * undoing that ends within the rules. With the chains' balances now (`balances`, by chainOf), a
+ * raise that would pass the largest balance waits for a lowering first, as near that limit the
+ * same money would pass it on the way up.
  */
 export function undoOrder<T>(
   items: T[],
-  entryOf: (item: T) => { userId: number; walletId: string; txnType: "CREDIT" | "DEBIT" },
+  entryOf: (item: T) => Undone,
+  balances?: Map<string, number>,
 ): T[] {
-  const chainOf = (item: T) => {
-    const { userId, walletId } = entryOf(item);
-    return `${userId}:${walletId}`;
-  };
   const chains = new Map<string, T[]>();
   for (const item of items) {
-    const chain = chains.get(chainOf(item));
+    const chain = chains.get(chainOf(entryOf(item)));
     if (chain) chain.push(item);
-    else chains.set(chainOf(item), [item]);
+    else chains.set(chainOf(entryOf(item)), [item]);
   }
-  const isCredit = (item: T) => Number(entryOf(item).txnType === "CREDIT");
-  // A stable sort: a chain's DEBITs, then its CREDITs, each in the order given; each chain then
-  // fills the places it held among the items.
-  for (const chain of chains.values()) chain.sort((a, b) => isCredit(a) - isCredit(b));
-  return items.map((item) => chains.get(chainOf(item))!.shift()!);
+  const raises = (item: T) => entryOf(item).txnType === "DEBIT";
+  for (const [key, chain] of chains) {
+    // Its balance unknown, every raise comes first.
+    let balance = balances ? (balances.get(key) ?? 0) : Number.NEGATIVE_INFINITY;
+    const left = [...chain];
+    chain.length = 0;
+    while (left.length > 0) {
+      const fits = left.findIndex(
+        (item) => raises(item) && balance + entryOf(item).amountMinor <= MAX_MINOR,
+      );
+      const lowers = left.findIndex((item) => !raises(item));
+      const [next] = left.splice(fits !== -1 ? fits : lowers !== -1 ? lowers : 0, 1);
+      balance += (raises(next!) ? 1 : -1) * entryOf(next!).amountMinor;
+      chain.push(next!);
+    }
+  }
+  // Each chain fills the places it held among the items.
+  return items.map((item) => chains.get(chainOf(entryOf(item)))!.shift()!);
+}
+
+/**
+ * Writes an undoing in undoOrder's order and, should that take a balance past the largest one (the
+ * ledger refusing it wrote nothing), once more ordered by the chains' balances now.
+ */
+export async function writeUndoing<T, R>(
+  db: Db,
+  items: T[],
+  entryOf: (item: T) => Undone,
+  write: (ordered: T[]) => Promise<R>,
+): Promise<{ ordered: T[]; written: R }> {
+  const attempt = async (balances?: Map<string, number>) => {
+    const ordered = undoOrder(items, entryOf, balances);
+    return { ordered, written: await write(ordered) };
+  };
+  return attempt().catch(async (err: unknown) => {
+    if (verdictOf(err) !== "balance-limit") throw err;
+    return attempt(await pairBalances(db, items.map(entryOf)));
+  });
 }
 
 /**
@@ -281,21 +323,29 @@ export async function reverse(
     movement.map((m) => m.entry),
   );
   const stamp = ctx.stamp();
+  const transferId = movement.length > 1 ? crypto.randomUUID() : undefined;
+  const write = (ordered: typeof movement) => {
+    const [first, ...rest] = ordered.map(({ entry: e, username }, i) =>
+      entry(
+        {
+          ...opposite(e, { id: e.userId, username }, wallets.get(e.walletId)!, note),
+          requestId,
+          keyed: i === 0,
+          transferId,
+        },
+        stamp,
+      ),
+    );
+    return appendEntries(ctx.db, [first!, ...rest]);
+  };
   // The named entry's user owns the request_id; its chain is undone first so a replay finds it.
-  const ordered = undoOrder([target, ...movement.filter((m) => m !== target)], (m) => m.entry);
-  const transferId = ordered.length > 1 ? crypto.randomUUID() : undefined;
-  const [first, ...rest] = ordered.map(({ entry: e, username }, i) =>
-    entry(
-      {
-        ...opposite(e, { id: e.userId, username }, wallets.get(e.walletId)!, note),
-        requestId,
-        keyed: i === 0,
-        transferId,
-      },
-      stamp,
-    ),
-  );
-  const result = await appendEntries(ctx.db, [first!, ...rest]).catch((err: unknown) => {
+  const items = [target, ...movement.filter((m) => m !== target)];
+  const { ordered, written: result } = await writeUndoing(
+    ctx.db,
+    items,
+    (m) => m.entry,
+    write,
+  ).catch((err: unknown) => {
     // The UNIQUE reverses_id index: a concurrent reversal of this movement got there first.
     throw err instanceof LedgerRefusal && err.reason === "already-reversed"
       ? new Refusal({ code: "already_reversed", ref })
