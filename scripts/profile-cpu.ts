@@ -20,7 +20,7 @@ import { connectInspector, USER_WORKER } from "./bench/inspector";
 import { runLoad } from "./bench/load";
 import { appScenarioMaker, BASELINE_SCENARIOS, baselineScenarios, loadOf } from "./bench/scenarios";
 import { setting } from "./bench/session";
-import { runMain } from "./lib/exit";
+import { runMain, stop } from "./lib/exit";
 import { adminAuth, freePort, startServer } from "./lib/server";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -88,7 +88,7 @@ async function main() {
         );
     const chosen = scenarios[scenario];
     if (!chosen)
-      throw new Error(
+      stop(
         `unknown scenario ${scenario}: ${[...Object.keys(scenarios), ...BASELINE_SCENARIOS].join(", ")}`,
       );
     await runLoad({ ...loadOf(chosen, connections), duration: 3 }); // warm the isolate and its caches

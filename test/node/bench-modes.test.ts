@@ -95,6 +95,13 @@ describe("npm run bench's arguments", () => {
       "PROFILE_DURATION must be a positive number",
     ]);
   });
+
+  it("npm run profile:cpu stops on a scenario it does not know with status 1, in a line naming them", () => {
+    const refused = runScript("scripts/profile-cpu.ts", ["bogus"], { env: offlineEnv() });
+    expect(refused.status, refused.stderr).toBe(1);
+    expect(refused.stderr.trim()).toMatch(/^unknown scenario bogus: credits, .*balance-1-wallet/);
+    expect(refused.stderr).not.toMatch(/^\s+at /m);
+  });
 });
 
 describe("--against's plan", () => {
