@@ -85,6 +85,13 @@ describe("POST /api-keys", () => {
     expect(kelvin.body).toEqual(INVALID_CREDENTIALS);
   });
 
+  it("works with a username holding colons, as an import may keep one: the key follows the last", async () => {
+    const admin = await makeUser("administrator", unique("site:admin:"));
+    const { token } = await newKey(admin);
+    const res = await call("GET", "/wallets", { auth: `Key ${token}` });
+    expect(res.status, res.text).toBe(200);
+  });
+
   it("refuses an unknown key with 401 Invalid credentials", async () => {
     const admin = await makeAdmin();
     const res = await call("GET", "/wallets", {

@@ -23,7 +23,9 @@ export function decodeKeyCredential(token: string): { username: string; key: str
   } catch {
     return null;
   }
-  const colon = decoded.indexOf(":");
+  // A key holds no colon (wk_ and hex digits), so it follows the last one: a username a WordPress
+  // import kept may hold colons.
+  const colon = decoded.lastIndexOf(":");
   if (colon <= 0 || colon === decoded.length - 1) return null;
   return { username: decoded.slice(0, colon), key: decoded.slice(colon + 1) };
 }
