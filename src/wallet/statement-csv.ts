@@ -18,18 +18,23 @@ const STATEMENT_CSV_COLUMNS = [
 ] as const;
 
 /**
- * What a spreadsheet would read as a formula at the start of a cell (OWASP, CSV injection), and a
- * NUL, which a reader may drop to leave the formula after it first (ASVS 5.0 V1.2.10).
+ * Where a spreadsheet may start a cell inside a text cell, followed by what it would read as a
+ * formula there (OWASP, CSV injection) or a NUL, which a reader may drop to leave the formula after
+ * it first (ASVS 5.0 V1.2.10). A cell starts at the text's start; and, for a reader that splits
+ * the line otherwise (Excel where the list separator is `;`, a tab-separated import), after a `;`
+ * or a tab, or after a line break, which such a reader takes for a row's end even inside quotes
+ * that do not open its cell.
  */
-const FORMULA_START = /^[=+\-@\t\r\0]/;
+const FORMULA_AT_CELL_START = /(^|[;\t\r\n])(?=[=+\-@\t\r\0])/g;
 /** The only text an amount cell ever holds: a plain decimal, which every spreadsheet reads as a number. */
 const PLAIN_NUMBER = /^-?[0-9]+(?:\.[0-9]+)?$/;
 
 /**
- * A text cell a spreadsheet will not run: one that begins with =, +, -, @, a tab, a carriage
- * return or a NUL gets a leading single quote (OWASP's advice), so it shows as the text it is.
+ * A text cell a spreadsheet will not run: where a cell may start in it (above) with =, +, -, @, a
+ * tab, a carriage return or a NUL, a single quote goes first (OWASP's advice), so it shows as the
+ * text it is.
  */
-export const textCell = (text: string) => (FORMULA_START.test(text) ? `'${text}` : text);
+export const textCell = (text: string) => text.replace(FORMULA_AT_CELL_START, "$1'");
 
 /**
  * An amount cell: the exact decimal, signed when negative (`-12.50`), left as it is so the sheet
