@@ -95,7 +95,7 @@ export function createApp(options: AppOptions = {}) {
   );
 
   const fetch = app.fetch;
-  app.fetch = (request, env, ctx) => fetch(wordpressRequest(request), env, ctx);
+  app.fetch = (request, env, ctx) => fetch(wordpressRequest(request, insideConsole), env, ctx);
   return app;
 }
 

@@ -101,6 +101,32 @@ describe("no CORS on the console", () => {
     },
   );
 
+  it("keeps a console POST a POST whatever method switch it names: the switch is the API's", async () => {
+    // WP_REST_Server's `_method` and X-HTTP-Method-Override: a name no route has sent the request
+    // to the API's JSON 404, with the API's CORS headers and none of the console's.
+    for (const [query, header] of [
+      ["?_method=BOGUS", undefined],
+      ["?_method=DELETE", undefined],
+      ["", "BOGUS"],
+    ] as const) {
+      const before = await tableCounts();
+      const res = await request(`/users/${alice.id}/credit${query}`, {
+        method: "POST",
+        cookie,
+        headers: {
+          Origin: "https://evil.example",
+          ...(header ? { "X-HTTP-Method-Override": header } : {}),
+        },
+        body: form({ ...(await fields()), wallet_id: wallet, amount: "777.00" }),
+      });
+      const label = `${query}${header ?? ""}`;
+      expect(res.status, label).toBe(403);
+      expect(res.headers.get("content-security-policy"), label).toContain("frame-ancestors 'none'");
+      expect(corsHeadersOf(res.headers), label).toEqual([]);
+      expect(await tableCounts()).toEqual(before);
+    }
+  });
+
   it("answers no CORS header however the console's path is spelled (case, percent-encoding)", async () => {
     for (const url of [`${OWN}/WALLET-ADMIN/users`, `${OWN}/wallet%2Dadmin/users`]) {
       const res = await request(url, {

@@ -212,9 +212,13 @@ const queryRoutes = new WeakMap<Request, string>();
  */
 export const queryRoute = (request: Request) => queryRoutes.get(request);
 
-/** The request as WordPress serves it: routed by its path or `rest_route`, then its method switch. */
-export function wordpressRequest(request: Request) {
+/**
+ * The request as WordPress serves it: routed by its path or `rest_route`, then its method switch,
+ * which is the REST server's: a path `apart` names (the console's) keeps the method it was sent with.
+ */
+export function wordpressRequest(request: Request, apart: (path: string) => boolean) {
   const routed = fromPlainPermalink(request);
+  if (apart(pathOf(routed.url))) return routed;
   const switched = overrideMethod(routed);
   const queried = queryRoutes.get(routed);
   if (queried !== undefined) queryRoutes.set(switched, queried);
