@@ -102,8 +102,8 @@ describe("no CORS on the console", () => {
   );
 
   it("keeps a console POST a POST whatever method switch it names: the switch is the API's", async () => {
-    // WP_REST_Server's `_method` and X-HTTP-Method-Override: a name no route has sent the request
-    // to the API's JSON 404, with the API's CORS headers and none of the console's.
+    // WP_REST_Server's `_method` and X-HTTP-Method-Override, read here, would send a name no route
+    // has to the API's JSON 404, with the API's CORS headers and none of the console's.
     for (const [query, header] of [
       ["?_method=BOGUS", undefined],
       ["?_method=DELETE", undefined],
