@@ -6,6 +6,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Principal } from "../src/auth/principal";
 import { createDb } from "../src/db/client";
+import { pairBalances } from "../src/db/ledger";
 import { findUsers } from "../src/db/users";
 import { MAX_MINOR } from "../src/ledger/money";
 import { reverseBatch } from "../src/wallet/batch-reversal";
@@ -344,6 +345,39 @@ describe("reverseBatch", () => {
     expect(await balance(buyer.id, walletId)).toBe(MAX_MINOR);
     expect(await balance(seller.id, walletId)).toBe(0);
     expect(await ledgerViolations()).toEqual(CLEAN);
+  });
+
+  it("undoes 26 transfers of the largest amount there and back: more entries than one read binds", async () => {
+    const { buyer, seller, walletId, ctx } = await setup(0);
+    await unbalanced(ctx, op("credit", buyer.id, walletId, String(MAX_MINOR)));
+    const legs = Array.from({ length: 26 }, (_, i) =>
+      i % 2 === 0
+        ? move(buyer.id, seller.id, walletId, String(MAX_MINOR))
+        : move(seller.id, buyer.id, walletId, String(MAX_MINOR)),
+    );
+    const b = await postBatch(ctx, { requestId: unique("b"), balanced: true, operations: legs });
+    const r = await reverseBatch(ctx, { id: b.batchId, ref: String(b.batchId), note: "" });
+    expect(r.transactionIds).toHaveLength(52);
+    expect(await balance(buyer.id, walletId)).toBe(MAX_MINOR);
+    expect(await balance(seller.id, walletId)).toBe(0);
+    expect(await ledgerViolations()).toEqual(CLEAN);
+  });
+
+  it("reads the balances of any number of chains, each once, for that order", async () => {
+    const { buyer, seller, walletId, ctx } = await setup(0);
+    await unbalanced(
+      ctx,
+      op("credit", buyer.id, walletId, "7"),
+      op("credit", seller.id, walletId, "9"),
+    );
+    // 120 distinct pairs (two runs of a statement) and each known one twice.
+    const strangers = Array.from({ length: 118 }, (_, i) => ({ userId: 1e9 + i, walletId }));
+    const known = [buyer, seller].map((u) => ({ userId: u.id, walletId }));
+    const read = await pairBalances(createDb(env.DB), [...known, ...strangers, ...known]);
+    expect([...read]).toEqual([
+      [`${buyer.id}:${walletId}`, 7],
+      [`${seller.id}:${walletId}`, 9],
+    ]);
   });
 
   it("refuses, naming the entry, when no order keeps a chain between zero and the largest balance", async () => {

@@ -20,7 +20,7 @@ import {
   sql,
 } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
-import { batchAll, bindingOf, type Db, keysetChunks } from "./client";
+import { batchAll, bindingOf, type Db, inRuns, keysetChunks } from "./client";
 import { heldWhenJudged } from "./holds";
 import { isolateCache } from "./isolate-cache";
 import { BuiltOnce } from "./prebuilt";
@@ -359,19 +359,25 @@ export async function findEntry(db: Db, id: number) {
 
 /** The balances (user, wallet) pairs hold now, as `userId:walletId` (none yet: absent). */
 export async function pairBalances(db: Db, pairs: { userId: number; walletId: string }[]) {
-  const rows = await db
-    .select({
-      userId: balances.userId,
-      walletId: balances.walletId,
-      balanceMinor: balances.balanceMinor,
-    })
-    .from(balances)
-    .where(
-      or(
-        ...pairs.map((p) => and(eq(balances.userId, p.userId), eq(balances.walletId, p.walletId))),
+  const keyOf = (p: { userId: number; walletId: string }) => `${p.userId}:${p.walletId}`;
+  const distinct = [...new Map(pairs.map((p) => [keyOf(p), p])).values()];
+  // Two values bound a pair: a run of 50 pairs fills one statement.
+  const reads = inRuns(distinct, 50).map((run) =>
+    db
+      .select({
+        userId: balances.userId,
+        walletId: balances.walletId,
+        balanceMinor: balances.balanceMinor,
+      })
+      .from(balances)
+      .where(
+        or(
+          ...run.map((p) => and(eq(balances.userId, p.userId), eq(balances.walletId, p.walletId))),
+        ),
       ),
-    );
-  return new Map(rows.map((r) => [`${r.userId}:${r.walletId}`, r.balanceMinor]));
+  );
+  const rows = (await batchAll(db, reads)).flat();
+  return new Map(rows.map((r) => [keyOf(r), r.balanceMinor]));
 }
 
 /** The entries a transfer wrote, found by its transfer id (each transfer draws its own). */
