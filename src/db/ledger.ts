@@ -357,10 +357,12 @@ export async function findEntry(db: Db, id: number) {
   return row === null ? undefined : entryRowOf(row);
 }
 
-/** The balances (user, wallet) pairs hold now, as `userId:walletId` (none yet: absent). */
+/** A (user, wallet) pair, a balance's chain, as a key. */
+export const pairKey = (p: { userId: number; walletId: string }) => `${p.userId}:${p.walletId}`;
+
+/** The balances (user, wallet) pairs hold now, by pairKey (none yet: absent). */
 export async function pairBalances(db: Db, pairs: { userId: number; walletId: string }[]) {
-  const keyOf = (p: { userId: number; walletId: string }) => `${p.userId}:${p.walletId}`;
-  const distinct = [...new Map(pairs.map((p) => [keyOf(p), p])).values()];
+  const distinct = [...new Map(pairs.map((p) => [pairKey(p), p])).values()];
   // Two values bound a pair: a run of 50 pairs fills one statement.
   const reads = inRuns(distinct, 50).map((run) =>
     db
@@ -377,7 +379,7 @@ export async function pairBalances(db: Db, pairs: { userId: number; walletId: st
       ),
   );
   const rows = (await batchAll(db, reads)).flat();
-  return new Map(rows.map((r) => [keyOf(r), r.balanceMinor]));
+  return new Map(rows.map((r) => [pairKey(r), r.balanceMinor]));
 }
 
 /** The entries a transfer wrote, found by its transfer id (each transfer draws its own). */

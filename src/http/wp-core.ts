@@ -214,12 +214,11 @@ export const queryRoute = (request: Request) => queryRoutes.get(request);
 
 /**
  * The request as WordPress serves it: routed by its path or `rest_route`, then its method switch,
- * which is the REST server's: a path `apart` names (the console's) keeps the method it was sent with.
+ * which is the REST server's alone (`apart`: paths that are not the REST API's).
  */
 export function wordpressRequest(request: Request, apart: (path: string) => boolean) {
   const routed = fromPlainPermalink(request);
-  if (apart(pathOf(routed.url))) return routed;
-  const switched = overrideMethod(routed);
+  const switched = overrideMethod(routed, apart);
   const queried = queryRoutes.get(routed);
   if (queried !== undefined) queryRoutes.set(switched, queried);
   return switched;
@@ -299,8 +298,9 @@ const ROUTE_METHODS = new Set(["GET", "HEAD", "PUT", "PATCH", "DELETE", "OPTIONS
  * switched: a GET stays safe, so a link can never delete. Written here rather than with
  * hono/method-override, which runs the whole app a second time (two log lines, two CORS passes),
  * reads only one of the two places, and re-encodes the query string (readParams reads its raw bytes).
+ * A path `apart` names (the console's) is no REST route: its request keeps its method.
  */
-export function overrideMethod(request: Request): Request {
+export function overrideMethod(request: Request, apart = (_path: string) => false): Request {
   if (request.method !== "POST") return request;
   // Neither switch present (nearly every POST): nothing to read. A query with a `%` may name
   // `_method` escaped (`%5Fmethod`), which PHP decodes before it reads the name (and `.method`
@@ -313,6 +313,7 @@ export function overrideMethod(request: Request): Request {
   )
     return request;
   const url = new URL(request.url);
+  if (apart(url.pathname)) return request;
   const pairs = url.search.slice(1).split("&");
   let asked: string | null;
   let last: ReturnType<typeof lastPairOf>;

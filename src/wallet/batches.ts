@@ -5,7 +5,7 @@
 
 import { findBatchByKey } from "../db/batches";
 import { refusedPositions } from "../db/holds";
-import { newestEntries } from "../db/ledger";
+import { newestEntries, pairKey } from "../db/ledger";
 import { findUsers } from "../db/users";
 import type { Wallet } from "../db/wallets";
 import { type NewEntry, usedUnder } from "../ledger/append";
@@ -142,7 +142,6 @@ export async function firstRefused(
   entries: Pick<NewEntry, "userId" | "walletId" | "txnType" | "amountMinor" | "createdAtS">[],
   verdict: LedgerVerdict,
 ) {
-  const pairKey = (p: { userId: number; walletId: string }) => `${p.userId}:${p.walletId}`;
   const pairs = [...new Map(entries.map((e) => [pairKey(e), e])).values()];
   // Every entry of a batch carries its stamp's second (ledger/entries.ts entry).
   const judgedAtS = entries[0]?.createdAtS ?? seconds(ctx.nowMs());

@@ -3,7 +3,7 @@
 // amountToMinor, under the dialect's policy) and writes one ledger batch, idempotent on the
 // caller's request_id; a dialect answers the result or the refusal in its own words.
 import { atPrimary, type Db } from "../db/client";
-import { findMovement, pairBalances, transferHalves } from "../db/ledger";
+import { findMovement, pairBalances, pairKey, transferHalves } from "../db/ledger";
 import { findUserBy, findUsers } from "../db/users";
 import { findWalletCached, type Wallet } from "../db/wallets";
 import { appendEntries, type KeyUse, LedgerRefusal } from "../ledger/append";
@@ -219,15 +219,13 @@ type Undone = {
   amountMinor: number;
 };
 
-const chainOf = (e: { userId: number; walletId: string }) => `${e.userId}:${e.walletId}`;
-
 /**
  * The order entries are undone in, in one batch: as given, but in the places each chain holds,
  * raised before it is lowered (a DEBIT's undoing before a CREDIT's), so that no balance passes
  * below both where it stands and where it ends. Each entry is judged against the balance the one
  * before left: in another order, money that went out and came back (a site's transfer from a user
  * to itself, a batch's transfer there and back) would be refused `Insufficient Balance` by an
- * undoing that ends within the rules. With the chains' balances now (`balances`, by chainOf), a
+ * undoing that ends within the rules. With the chains' balances now (`balances`, by pairKey), a
  * raise that would pass the largest balance waits for a lowering first, as near that limit the
  * same money would pass it on the way up.
  */
@@ -236,12 +234,13 @@ export function undoOrder<T>(
   entryOf: (item: T) => Undone,
   balances?: Map<string, number>,
 ): T[] {
+  const keys = items.map((item) => pairKey(entryOf(item)));
   const chains = new Map<string, T[]>();
-  for (const item of items) {
-    const chain = chains.get(chainOf(entryOf(item)));
+  items.forEach((item, i) => {
+    const chain = chains.get(keys[i]!);
     if (chain) chain.push(item);
-    else chains.set(chainOf(entryOf(item)), [item]);
-  }
+    else chains.set(keys[i]!, [item]);
+  });
   const raises = (item: T) => entryOf(item).txnType === "DEBIT";
   for (const [key, chain] of chains) {
     // Its balance unknown, every raise comes first.
@@ -259,7 +258,7 @@ export function undoOrder<T>(
     }
   }
   // Each chain fills the places it held among the items.
-  return items.map((item) => chains.get(chainOf(entryOf(item)))!.shift()!);
+  return keys.map((key) => chains.get(key)!.shift()!);
 }
 
 /**
