@@ -111,20 +111,23 @@ describe("POST /webhooks", () => {
     ],
     [
       `https://${"ü".repeat(60)}.example.com/x`,
-      "url must name a host DNS can hold (labels of 1 to 63 letters, digits, hyphens or underscores)",
+      "url must name a host DNS can hold (labels of 1 to 63 letters, digits, hyphens or underscores, no hyphen first or last)",
     ],
     [
       "https://hooks..example.com/x",
-      "url must name a host DNS can hold (labels of 1 to 63 letters, digits, hyphens or underscores)",
+      "url must name a host DNS can hold (labels of 1 to 63 letters, digits, hyphens or underscores, no hyphen first or last)",
     ],
     ...[
       "https://ex*ample.com/x",
       "https://a!b.example.com/x",
       "https://a$b.example.com/",
       "https://a=b.example.com/",
+      "https://-.com/",
+      "https://-hooks.example.com/",
+      "https://hooks-.example.com/",
     ].map((url) => [
       url,
-      "url must name a host DNS can hold (labels of 1 to 63 letters, digits, hyphens or underscores)",
+      "url must name a host DNS can hold (labels of 1 to 63 letters, digits, hyphens or underscores, no hyphen first or last)",
     ]),
     ["https://user:pw@hooks.example.com/x", "url must not hold a user name or password"],
     ["https://10.1.2.3/x", "url must not point at a private, loopback or link-local address"],

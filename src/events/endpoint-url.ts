@@ -82,8 +82,11 @@ function privateV6(g: number[]) {
   return false;
 }
 
-/** A host name's label as the URL parser writes it: lower case, punycoded (`xn--…`). */
-const HOST_LABEL = /^[a-z0-9_-]+$/;
+/**
+ * A host name's label as the URL parser writes it (lower case, punycoded `xn--…`), as DNS resolves
+ * it: no hyphen first or last (RFC 1123), which the parser lets through.
+ */
+const HOST_LABEL = /^[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?$/;
 
 const LOCAL_NAMES = /(^|\.)(localhost|local|internal|lan|home\.arpa|localdomain)$/;
 
@@ -109,8 +112,8 @@ export function endpointUrlProblem(text: string, allowLocal: boolean): UrlRule |
   // The length is the stored one: the parser percent-encodes and punycodes ("ü" can become 6).
   if (url.href.length > ENDPOINT_URL_MAX) return "length";
   // DNS holds a name of at most 253 characters, each label 1 to 63 (a trailing dot is judged below)
-  // of letters, digits, hyphens and underscores: the URL parser lets `ex*ample.com` through, which
-  // no fetch can reach. An IPv6 literal (`[…]`) is judged below.
+  // of letters, digits, hyphens and underscores: the URL parser lets `ex*ample.com` and `-.com`
+  // through, which no fetch can reach. An IPv6 literal (`[…]`) is judged below.
   const labels = url.hostname.replace(/\.$/, "").split(".");
   if (
     url.hostname.length > 253 ||

@@ -494,7 +494,7 @@ const URL_RULE_TEXT: Record<UrlRule, string> = {
   shape: "url must be an absolute URL without a #fragment",
   length: `url must be at most ${ENDPOINT_URL_MAX} characters once percent-encoded`,
   "host-name":
-    "url must name a host DNS can hold (labels of 1 to 63 letters, digits, hyphens or underscores)",
+    "url must name a host DNS can hold (labels of 1 to 63 letters, digits, hyphens or underscores, no hyphen first or last)",
   scheme: "url must start with https://",
   credentials: "url must not hold a user name or password",
   port: "url must not name port 0",
