@@ -9,7 +9,13 @@ import { runMain, stop } from "./lib/exit";
 const USAGE = "usage: npm run admin:create -- (--remote|--local) --username NAME --email ADDRESS";
 
 await runMain(async () => {
-  let values: { remote?: boolean; local?: boolean; username?: string; email?: string };
+  let values: {
+    remote?: boolean;
+    local?: boolean;
+    username?: string;
+    email?: string;
+    help?: boolean;
+  };
   try {
     ({ values } = parseArgs({
       options: {
@@ -17,10 +23,17 @@ await runMain(async () => {
         local: { type: "boolean" },
         username: { type: "string" },
         email: { type: "string" },
+        help: { type: "boolean", short: "h" },
       },
     }));
   } catch (error) {
     stop(`${(error as Error).message}\n${USAGE}`, 2);
+  }
+  if (values.help) {
+    console.log(
+      `${USAGE}\nThe password: WALLET_ADMIN_PASSWORD, else asked on a terminal (docs/deploying.md).`,
+    );
+    return;
   }
   const { username, email } = values;
   if (!username || !email || values.remote === values.local) stop(USAGE, 2);

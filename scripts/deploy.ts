@@ -11,15 +11,14 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { LATEST_MIGRATION } from "../src/db/latest-migration";
 import { PASSWORD_USABLE_SQL } from "../src/db/schema";
-import { flagOn, JWT_SECRET_MIN_LENGTH, mailTransportName, OBJECT_CLASSES } from "../src/settings";
+import { flagOn, JWT_SECRET_MIN_LENGTH, mailTransportName } from "../src/settings";
 import { accountProblem, ensureAdmin } from "./lib/admin";
+import { CONFIG, configProblem, varsProblem } from "./lib/config-check";
 import { ADMIN_NEEDED, type AdminGiven, adminAccount } from "./lib/deploy-admin";
 import { stop as end, runMain } from "./lib/exit";
 import { readOutputFile, runWrangler, streamWrangler } from "./lib/wrangler";
 import {
-  objectClasses,
   queueNames,
   readD1,
   topLevelValue,
@@ -27,7 +26,6 @@ import {
   withDatabaseId,
 } from "./lib/wrangler-toml";
 
-const CONFIG = "wrangler.toml";
 const BINDING = "DB";
 
 /** A refusal, a blank line below wrangler's output. */
@@ -40,20 +38,30 @@ await runMain(async () => {
   // password leaves the environment here, so no wrangler process started below inherits it.
   // `--prepare` stops once the database is migrated, before the administrator and the upload: a
   // WordPress site is imported there first (docs/migrating.md), its administrators with it.
-  let flags: { "admin-username"?: string; "admin-email"?: string; prepare?: boolean };
+  const usage =
+    "usage: npm run deploy [-- --admin-username NAME --admin-email ADDRESS | --prepare]\n" +
+    "(a dry run, which bundles the Worker and uploads nothing, is npm run build:check; docs/deploying.md)";
+  let flags: {
+    "admin-username"?: string;
+    "admin-email"?: string;
+    prepare?: boolean;
+    help?: boolean;
+  };
   try {
     flags = parseArgs({
       options: {
         "admin-username": { type: "string" },
         "admin-email": { type: "string" },
         prepare: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
       },
     }).values;
   } catch (error) {
-    stop(
-      `${(error as Error).message}\nusage: npm run deploy [-- --admin-username NAME --admin-email ADDRESS | --prepare]\n` +
-        "(a dry run, which bundles the Worker and uploads nothing, is npm run build:check)",
-    );
+    stop(`${(error as Error).message}\n${usage}`);
+  }
+  if (flags.help) {
+    console.log(usage);
+    return;
   }
   if (flags.prepare && (flags["admin-username"] || flags["admin-email"]))
     stop("--prepare stops before the administrator is created: leave out its details.");
@@ -78,31 +86,13 @@ await runMain(async () => {
   const parse = <T>(out: string): T => JSON.parse(out.slice(out.search(/[[{]/)));
 
   // 0b. wrangler.toml, read before any wrangler command: a mistake in it stops here, with its fix,
-  // and nothing is created for it. The D1 database the DB binding names must be findable, migrated
-  // by wrangler's record under its default name (src/db/health.ts reads it, and serves nothing
-  // until the newest is in it), from a folder holding this code's migrations.
+  // and nothing is created for it.
   if (!existsSync(CONFIG)) stop(`No ${CONFIG} here: run npm run deploy in the project's folder.`);
   let toml = readFileSync(CONFIG, "utf8");
-  let wanted: ReturnType<typeof readD1>;
-  try {
-    wanted = readD1(toml, BINDING);
-  } catch (error) {
-    stop(`${(error as Error).message}\nCorrect ${CONFIG} there, then run npm run deploy again.`);
-  }
-  if (!wanted?.name)
-    stop(`${CONFIG} has no [[d1_databases]] with binding = "DB" and a database_name.`);
-  if (wanted.migrationsTable !== "d1_migrations")
-    stop(
-      `${CONFIG} names migrations_table = "${wanted.migrationsTable}"; the Worker reads wrangler's ` +
-        "default, d1_migrations, to know the database is migrated. Remove migrations_table.",
-    );
-  if (!existsSync(path.join(wanted.migrationsDir, LATEST_MIGRATION)))
-    stop(
-      `${CONFIG}'s DB binding takes its migrations from "${wanted.migrationsDir}" (migrations_dir; ` +
-        "wrangler's default when unset),\n" +
-        `which does not hold ${LATEST_MIGRATION}, the newest this code needs. Set\n` +
-        '  migrations_dir = "drizzle"\nunder binding = "DB", then run npm run deploy again; nothing was created.',
-    );
+  const problem = configProblem(toml) ?? varsProblem(toml);
+  if (problem) stop(`${problem}\nCorrect it, then run npm run deploy again; nothing was created.`);
+  // configProblem found the binding and its database_name.
+  const wanted = readD1(toml, BINDING) as { name: string } & NonNullable<ReturnType<typeof readD1>>;
 
   // Two vars are for `npm run dev` alone (docs/configuration.md#local-development): the dev outbox
   // is a transport only for requests to this machine, so a deployment with it sends no mail; loopback
@@ -120,23 +110,6 @@ await runMain(async () => {
         'name no machine a deployment can reach. Set it to "false", then run npm run deploy again;\n' +
         "nothing was created.",
     );
-
-  // Every route needs both Durable Objects, each of its own class (the Worker answers 503 without).
-  const classes = objectClasses(toml);
-  for (const [name, type] of Object.entries(OBJECT_CLASSES)) {
-    const named = classes.get(name);
-    if (named === undefined)
-      stop(
-        `${CONFIG} has no ${name} in [[durable_objects.bindings]]; every route needs it. Add\n` +
-          `  [[durable_objects.bindings]]\n  name = "${name}"\n  class_name = "${type}"\n` +
-          "as the repository's wrangler.toml has it, then run npm run deploy again.",
-      );
-    if (named !== type)
-      stop(
-        `${CONFIG}'s Durable Object binding ${name} names class_name = "${named}"; it must be ` +
-          `"${type}". Correct it, then run npm run deploy again.`,
-      );
-  }
 
   // 1. Signed in, and to one account.
   const who = runWrangler(["whoami", "--json"]);
@@ -156,7 +129,16 @@ await runMain(async () => {
         "  CLOUDFLARE_ACCOUNT_ID=<id> npm run deploy",
     );
   }
-  const account = user.accounts.find((one) => one.id === accountId) ?? user.accounts[0];
+  const account = accountId ? user.accounts.find((one) => one.id === accountId) : user.accounts[0];
+  // An id this login does not reach: wrangler would take it for an account it cannot use, or
+  // another one (an API token scoped to one account lists none).
+  if (accountId && !account && user.accounts.length > 0) {
+    const choices = user.accounts.map((one) => `  ${one.id}  ${one.name}`).join("\n");
+    stop(
+      `${process.env.CLOUDFLARE_ACCOUNT_ID ? "CLOUDFLARE_ACCOUNT_ID" : `${CONFIG}'s account_id`} names ` +
+        `account ${accountId}, which this login does not reach. It reaches:\n${choices}`,
+    );
+  }
   console.log(
     `Signed in as ${user.email ?? "an API token"}, account ${account?.name ?? accountId}.`,
   );

@@ -6,11 +6,18 @@
 
 import { randomBytes } from "node:crypto";
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
-import { parseEnv } from "node:util";
+import { parseArgs, parseEnv } from "node:util";
 import { PASSWORD_USABLE_SQL } from "../src/db/schema";
-import { flagOn, JWT_SECRET_MIN_LENGTH, retryBaseS, usableJwtSecret } from "../src/settings";
-import { ensureAdmin, seedLine, signsInWith } from "./lib/admin";
+import {
+  flagOn,
+  JWT_SECRET_MIN_LENGTH,
+  retryBaseS,
+  usableJwtSecret,
+  WEBHOOK_SECRET_KEY_MIN_LENGTH,
+} from "../src/settings";
+import { accountProblem, ensureAdmin, seedLine, signsInWith } from "./lib/admin";
 import { demoWalletSql } from "./lib/admin-insert";
+import { CONFIG, configProblem } from "./lib/config-check";
 import {
   DEV_DEFAULTS,
   devMailOutbox,
@@ -24,19 +31,36 @@ import { freePort, portIsFree } from "./lib/server";
 import { sqlLiteral } from "./lib/sql";
 import { startBenchWorker, startWranglerDev, wrangler } from "./lib/wrangler";
 
-const serve = process.argv.includes("--serve");
-const command = serve ? "npm run serve" : "npm run dev";
+const USAGE =
+  "usage: npm run dev [-- --port N]   (PORT, else 8787)\n" +
+  "       npm run serve [-- --port N] [--quiet]   (the deploy bundle; --quiet drops its log lines)\n" +
+  "WALLET_ADMIN_USERNAME, WALLET_ADMIN_EMAIL, WALLET_ADMIN_PASSWORD: the local administrator (docs/configuration.md)";
 
 await runMain(async () => {
-  // The port: `npm run dev -- --port N`, else PORT, else 8787. A taken one stops here, before
-  // anything is written, with one line saying what to do.
-  const portArg = process.argv.findIndex((a) => a === "--port" || a.startsWith("--port="));
-  const portText =
-    portArg === -1
-      ? (process.env.PORT ?? "8787")
-      : process.argv[portArg]!.includes("=")
-        ? process.argv[portArg]!.slice("--port=".length)
-        : (process.argv[portArg + 1] ?? "");
+  // Its options, checked before anything is written: an unknown one (a typo of --port) would
+  // otherwise serve somewhere else than meant.
+  let flags: { serve?: boolean; port?: string; quiet?: boolean; help?: boolean };
+  try {
+    flags = parseArgs({
+      options: {
+        serve: { type: "boolean" },
+        port: { type: "string" },
+        quiet: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+    }).values;
+  } catch (error) {
+    stop(`${(error as Error).message}\n${USAGE}`);
+  }
+  const serve = flags.serve === true;
+  const command = serve ? "npm run serve" : "npm run dev";
+  if (flags.help) {
+    console.log(USAGE);
+    return;
+  }
+  // The port: `--port N`, else PORT, else 8787. A taken one stops here, before anything is written,
+  // with one line saying what to do.
+  const portText = flags.port ?? process.env.PORT ?? "8787";
   if (!/^\d{1,5}$/.test(portText) || Number(portText) < 1 || Number(portText) > 65535)
     stop(`${command}: "${portText}" is not a port (1-65535).`);
   const port = portText;
@@ -52,6 +76,18 @@ await runMain(async () => {
     email: process.env.WALLET_ADMIN_EMAIL ?? "admin@example.com",
     password: process.env.WALLET_ADMIN_PASSWORD ?? "wallet-admin",
   };
+  for (const [name, part] of [
+    ["WALLET_ADMIN_USERNAME", "username"],
+    ["WALLET_ADMIN_EMAIL", "email"],
+    ["WALLET_ADMIN_PASSWORD", "password"],
+  ] as const) {
+    const problem = accountProblem({ [part]: admin[part] });
+    if (problem) stop(`${command}: ${name}: the local administrator's ${problem}.`);
+  }
+  // wrangler.toml, checked before the local D1 or .dev.vars is touched (lib/config-check.ts).
+  const configText = existsSync(CONFIG) ? readFileSync(CONFIG, "utf8") : undefined;
+  const problem = configText === undefined ? `No ${CONFIG} here.` : configProblem(configText);
+  if (problem) stop(`${problem}\nCorrect it, then run ${command} again; nothing was changed.`);
 
   if (!existsSync(".dev.vars")) {
     // Both secrets of .env.types are named, so wrangler's check that the generated types are fresh passes.
@@ -59,10 +95,17 @@ await runMain(async () => {
     console.log("Created .dev.vars with a dev-only JWT_SECRET and WEBHOOK_SECRET_KEY.");
   } else {
     // The Worker answers 503 service_not_configured without a usable JWT_SECRET (src/settings.ts).
-    const { jwtSecret: secret, webhookKeyUsable } = devSecrets(readFileSync(".dev.vars", "utf8"));
-    if (secret === undefined) {
+    const {
+      jwtSecret: secret,
+      webhookKeyUsable,
+      webhookKeySet,
+    } = devSecrets(readFileSync(".dev.vars", "utf8"));
+    // An empty one is none (the later line wins); a short one set by hand is named, not replaced.
+    if (secret === undefined || secret.trim() === "") {
       appendFileSync(".dev.vars", `\nJWT_SECRET=${randomBytes(32).toString("hex")}\n`);
-      console.log("Added a dev-only JWT_SECRET to .dev.vars (it had none).");
+      console.log(
+        `Added a dev-only JWT_SECRET to .dev.vars (${secret === undefined ? "it had none" : "its own was empty"}).`,
+      );
     } else if (!usableJwtSecret(secret))
       console.warn(
         `JWT_SECRET in .dev.vars has ${secret.trim().length} characters; the service needs at least ` +
@@ -71,7 +114,9 @@ await runMain(async () => {
     // Webhooks answer 503 without it (docs/events.md#secrets); a .dev.vars from before webhooks lacks it.
     if (!webhookKeyUsable) {
       appendFileSync(".dev.vars", `\nWEBHOOK_SECRET_KEY=${randomBytes(32).toString("hex")}\n`);
-      console.log("Added a dev-only WEBHOOK_SECRET_KEY to .dev.vars (it had none).");
+      console.log(
+        `Added a dev-only WEBHOOK_SECRET_KEY to .dev.vars (${webhookKeySet ? `its own was shorter than ${WEBHOOK_SECRET_KEY_MIN_LENGTH} characters` : "it had none"}).`,
+      );
     }
   }
 
@@ -153,7 +198,7 @@ retries start after ${retryBaseS(devValue(devVars, "WEBHOOK_RETRY_BASE_S"))} s, 
         port: Number(port),
         persist: ".wrangler/state",
         vars: { ...DEV_DEFAULTS, ...parseEnv(devVars), SITE_URL: siteUrl },
-        logs: !process.argv.includes("--quiet"),
+        logs: !flags.quiet,
       },
       { stdio: ["ignore", "inherit", "inherit"] },
     );

@@ -104,7 +104,7 @@ export function mailFrom(env: Pick<SettingsEnv, "MAIL_FROM">) {
 }
 
 /** The shortest WEBHOOK_SECRET_KEY accepted (not counting spaces at its ends): the HKDF input. */
-const WEBHOOK_SECRET_KEY_MIN_LENGTH = 32;
+export const WEBHOOK_SECRET_KEY_MIN_LENGTH = 32;
 
 /** Whether WEBHOOK_SECRET_KEY can seal and open webhook signing secrets (events/secrets.ts). */
 export const usableSecretKey = (key: unknown) =>

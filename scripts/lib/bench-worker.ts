@@ -137,12 +137,14 @@ function sharedBundle(main: string | undefined) {
 }
 
 /**
- * Why the server did not start. A configuration Miniflare refuses (say `[[ratelimits]]` with
- * `limit = 0`) comes as a ZodError: its issues are named by their place in the config, one a line.
+ * Why the server did not start, in words: a failed bundle's wrangler output, Miniflare's refusal
+ * (a compatibility date past its runtime's). A configuration Miniflare's schema refuses (say
+ * `[[ratelimits]]` with `limit = 0`) comes as a ZodError: its issues are named by their place in
+ * the config, one a line.
  */
 function startFailure(error: unknown) {
   const issues = (error as { issues?: { path: PropertyKey[]; message: string }[] }).issues;
-  if (!Array.isArray(issues)) return error;
+  if (!Array.isArray(issues)) return error instanceof Error ? error.message : error;
   const lines = issues.map(({ path, message }) => {
     const at = path.filter((part, i) => !(i < 2 && (part === "workers" || part === 0)));
     return `  ${at.map(String).join(".")}: ${message}`;

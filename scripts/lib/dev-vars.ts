@@ -30,6 +30,7 @@ export function devSecrets(devVarsText: string) {
   return {
     jwtSecret: set.JWT_SECRET,
     webhookKeyUsable: usableSecretKey(set.WEBHOOK_SECRET_KEY),
+    webhookKeySet: (set.WEBHOOK_SECRET_KEY ?? "").trim() !== "",
   };
 }
 

@@ -101,6 +101,15 @@ export function objectClasses(text: string) {
   return new Map(tables.map((table) => [stringIn(table, "name"), stringIn(table, "class_name")]));
 }
 
+/** Each `[[ratelimits]]` binding's name and its `simple` limit and period, as written. */
+export function rateLimits(text: string) {
+  const tables = topLevel(text).ratelimits;
+  return (Array.isArray(tables) ? tables : []).map((table: Record<string, unknown>) => {
+    const simple = (table.simple ?? {}) as Record<string, unknown>;
+    return { name: table.name, limit: simple.limit, period: simple.period };
+  });
+}
+
 /** Every queue the file names (producers, consumers and dead-letter queues), in first-seen order. */
 export function queueNames(text: string) {
   const program = parse(text);

@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { stop } from "./exit";
 
 const require = createRequire(import.meta.url);
 // WRANGLER_BIN is for tests only: a stand-in node script that records the commands a tool runs
@@ -37,14 +38,17 @@ export const offlineEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEn
 export const runWrangler = (args: string[], env: Record<string, string> = {}, cwd?: string) =>
   spawnSync(process.execPath, [WRANGLER, ...args], { env: offlineEnv(env), encoding: "utf8", cwd });
 
-/** Runs a wrangler command to completion; throws with its output when it fails. */
+/**
+ * Runs a wrangler command to completion; when it fails, stops the tool (lib/exit.ts) with its
+ * output, which says what is wrong, rather than a stack trace of this function.
+ */
 export function wrangler(
   args: string[],
   { quiet = false, cwd }: { quiet?: boolean; cwd?: string } = {},
 ) {
   const result = runWrangler(args, {}, cwd);
   if (result.status !== 0) {
-    throw new Error(`wrangler ${args.join(" ")} failed:\n${result.stdout}\n${result.stderr}`);
+    stop(`wrangler ${args.join(" ")} failed:\n${result.stdout}\n${result.stderr}`);
   }
   if (!quiet) process.stdout.write(result.stdout);
   return result.stdout;

@@ -64,9 +64,17 @@ function project(state: State, toml = SHIPPED_TOML) {
   mkdirSync(path.join(tmpdir(), compiled), { recursive: true });
   symlinkSync(path.join(tmpdir(), compiled), path.join(dir, "tmp", compiled));
   cpSync(path.join(ROOT, "drizzle"), path.join(dir, "drizzle"), { recursive: true });
+  symlinkSync(path.join(ROOT, "src"), path.join(dir, "src"), "dir"); // what `main` names
   writeFileSync(path.join(dir, "wrangler.toml"), toml);
   writeFileSync(path.join(dir, "state.json"), JSON.stringify(state));
   return dir;
+}
+
+/** The shipped wrangler.toml with `from` replaced by `to` (which must be there). */
+function edited(from: string | RegExp, to: string) {
+  const toml = SHIPPED_TOML.replace(from, to);
+  expect(toml, `${from} is in wrangler.toml`).not.toBe(SHIPPED_TOML);
+  return toml;
 }
 
 /** The first administrator as CI passes it: flags, and the password in the environment. */
@@ -376,6 +384,88 @@ describe.concurrent("npm run deploy", () => {
     }
   });
 
+  // Cloudflare refuses these at the upload, and the Worker answers 503 for those [vars]: after the
+  // database, the queues, the migrations and the administrator were made, without the check.
+  it.each([
+    [
+      "a compatibility_date that is no date",
+      edited(/^compatibility_date = .*$/m, 'compatibility_date = "2026-13-45"'),
+      'compatibility_date "2026-13-45" is no date',
+    ],
+    [
+      "a compatibility_date in the future",
+      edited(/^compatibility_date = .*$/m, 'compatibility_date = "2099-01-01"'),
+      'compatibility_date "2099-01-01" is in the future',
+    ],
+    [
+      "a [[ratelimits]] limit of 0",
+      edited(/simple = \{ limit = \d+,/, "simple = { limit = 0,"),
+      "[[ratelimits]] MONEY_RATE_LIMIT must count a whole limit of at least 1",
+    ],
+    [
+      "a main that names no file",
+      edited(/^main = .*$/m, 'main = "src/no-such-entry.ts"'),
+      'main names "src/no-such-entry.ts", which does not exist',
+    ],
+    [
+      "JWT_ISSUER empty",
+      edited('JWT_ISSUER = "wallet-ledger"', 'JWT_ISSUER = ""'),
+      "JWT_ISSUER is unset",
+    ],
+    [
+      "SITE_TIMEZONE no zone",
+      edited('SITE_TIMEZONE = "UTC"', 'SITE_TIMEZONE = "Mars/Olympus_Mons"'),
+      "SITE_TIMEZONE is not a time zone the runtime knows",
+    ],
+    [
+      "SITE_URL without a scheme",
+      edited('SITE_URL = ""', 'SITE_URL = "wallet.example.com"'),
+      "SITE_URL is not an absolute http(s) URL",
+    ],
+    [
+      "a var without quotes",
+      edited('WEBHOOK_RETRY_BASE_S = "60"', "WEBHOOK_RETRY_BASE_S = 60"),
+      "WEBHOOK_RETRY_BASE_S is not text",
+    ],
+    [
+      "a secret written into [vars], where the repository would hold it",
+      edited(
+        'JWT_ISSUER = "wallet-ledger"\n',
+        `JWT_ISSUER = "wallet-ledger"\nJWT_SECRET = "${"k".repeat(64)}"\n`,
+      ),
+      "sets JWT_SECRET in [vars]",
+    ],
+  ])("refuses %s before any wrangler command", async (_what, toml, words) => {
+    const run = await deploy(project(freshAccount(), toml), ADMIN_ENV, ADMIN_FLAGS);
+    expect(run.status, run.output).toBe(1);
+    expect(run.commands).toEqual([]);
+    expect(run.output).toContain(words);
+    expect(run.output).toContain("nothing was created");
+    expect(run.output).not.toMatch(/^\s+at /m);
+  });
+
+  it("refuses a CLOUDFLARE_ACCOUNT_ID this login does not reach, naming those it does", async () => {
+    const run = await deploy(
+      project(freshAccount()),
+      { CLOUDFLARE_ACCOUNT_ID: "acc9", ...ADMIN_ENV },
+      ADMIN_FLAGS,
+    );
+    expect(run.status, run.output).toBe(1);
+    expect(run.commands).toEqual(["whoami --json"]);
+    expect(run.output).toContain(
+      "CLOUDFLARE_ACCOUNT_ID names account acc9, which this login does not reach",
+    );
+    expect(run.output).toContain("acc1  Example Ltd");
+    expect(run.output).not.toContain("account Example Ltd.");
+  });
+
+  it("--help prints the usage and exits 0, touching nothing", async () => {
+    const run = await deploy(project(freshAccount()), {}, ["--help"]);
+    expect(run.status, run.output).toBe(0);
+    expect(run.commands).toEqual([]);
+    expect(run.output).toContain("usage: npm run deploy");
+  });
+
   it("refuses an option it does not know, --dry-run among them, naming npm run build:check", async () => {
     const run = await deploy(project(freshAccount()), {}, ["--dry-run"]);
     expect(run.status).toBe(1);
@@ -582,6 +672,15 @@ describe.concurrent("npm run deploy", () => {
     const created = await adminCreate("bobby", "bobby@example.com");
     expect(created.status, created.output).toBe(0);
     expect(created.output).toMatch(/Administrator bobby created \(id \d+\)\./);
+  });
+
+  it("npm run admin:create -- --help prints its usage and exits 0, running nothing", async () => {
+    const { WALLET_ADMIN_PASSWORD: _, ...env } = offlineEnv();
+    const run = await runScriptAsync("scripts/create-admin.ts", ["--help"], {
+      env: { ...env, WRANGLER_BIN: "/nonexistent/wrangler-must-not-run" },
+    });
+    expect(run.status, run.stdout + run.stderr).toBe(0);
+    expect(run.stdout).toContain("usage: npm run admin:create");
   });
 
   it("edits only the database_id value in a wrangler.toml laid out by hand, comments and all", async () => {

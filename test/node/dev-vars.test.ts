@@ -45,12 +45,14 @@ describe("npm run dev's check of the secrets in .dev.vars", () => {
     const short = devSecrets(
       "JWT_SECRET=short # rotate before sharing\nWEBHOOK_SECRET_KEY=k # 31\n",
     );
-    expect(short).toEqual({ jwtSecret: "short", webhookKeyUsable: false });
+    expect(short).toEqual({ jwtSecret: "short", webhookKeyUsable: false, webhookKeySet: true });
     const key = "a".repeat(32);
     expect(devSecrets(`JWT_SECRET="${key}" # ok\nWEBHOOK_SECRET_KEY='${key}'\n`)).toEqual({
       jwtSecret: key,
       webhookKeyUsable: true,
+      webhookKeySet: true,
     });
+    expect(devSecrets("WEBHOOK_SECRET_KEY= # none\n").webhookKeySet).toBe(false);
     expect(devSecrets("# JWT_SECRET=commented out\n").jwtSecret).toBeUndefined();
   });
 });
@@ -61,6 +63,7 @@ describe("npm run dev's new .dev.vars", () => {
     expect(devSecrets(text)).toEqual({
       jwtSecret: expect.stringMatching(/^[0-9a-f]{64}$/),
       webhookKeyUsable: true,
+      webhookKeySet: true,
     });
     expect(devValue(text, "TRANSACTIONS_SECURITY_CODE")).toBe("");
     // GET /transactions always asks for security_code: empty takes any integer, it is not "off".

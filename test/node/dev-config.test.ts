@@ -1,0 +1,224 @@
+// How `npm run dev` and `npm run serve` meet a bad configuration or option: refused in a line or a
+// few saying what is wrong, before the local D1 (.wrangler/state) or .dev.vars is written, never as a
+// stack trace. Each case runs the tool, as npm runs it, in a fresh copy of the project (no .dev.vars,
+// no local state), stopped (its process group) if it is still running after a minute: a tool that
+// should have refused but serves fails its test.
+import { type ChildProcess, spawn } from "node:child_process";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { parseEnv } from "node:util";
+import { afterAll, describe, expect, it } from "vitest";
+import { freePort } from "../../scripts/lib/server";
+import { offlineEnv } from "../../scripts/lib/wrangler";
+
+const ROOT = path.resolve(import.meta.dirname, "../..");
+const COPIED = ["src", "drizzle", "scripts", "wrangler.toml", "tsconfig.json", "package.json"];
+const SHIPPED_TOML = readFileSync(path.join(ROOT, "wrangler.toml"), "utf8");
+const work = mkdtempSync(path.join(tmpdir(), "wallet-dev-config-"));
+const running = new Set<ChildProcess>();
+afterAll(() => {
+  for (const child of running) if (child.pid) process.kill(-child.pid, "SIGINT");
+  rmSync(work, { recursive: true, force: true });
+});
+
+let projects = 0;
+async function project(toml = SHIPPED_TOML) {
+  const dir = path.join(work, `p${++projects}`);
+  for (const name of COPIED)
+    cpSync(path.join(ROOT, name), path.join(dir, name), { recursive: true });
+  symlinkSync(path.join(ROOT, "node_modules"), path.join(dir, "node_modules"), "dir");
+  await writeFile(path.join(dir, "wrangler.toml"), toml);
+  return dir;
+}
+
+/** The tool as package.json runs it (`tsx …`), with `args`, in `dir`; at most `ms` before stopped. */
+async function run(
+  script: "dev" | "serve",
+  dir: string,
+  args: string[] = [],
+  env: Record<string, string> = {},
+  ms = 60_000,
+  until?: RegExp,
+) {
+  const [bin, ...scriptArgs] = (
+    JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")).scripts[script] as string
+  ).split(" ");
+  const child = spawn(path.join(ROOT, "node_modules/.bin", bin!), [...scriptArgs, ...args], {
+    cwd: dir,
+    detached: true,
+    env: { ...process.env, ...offlineEnv(), PORT: String(await freePort()), ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  running.add(child);
+  let output = "";
+  let stillRunning = false;
+  let stopped = false;
+  const take = (chunk: Buffer) => {
+    output += chunk;
+    // Seen what the test looks at: the tool is stopped (as Ctrl-C does), not waited for.
+    if (until?.test(output) && !stopped) {
+      stopped = true;
+      process.kill(-child.pid!, "SIGINT");
+    }
+  };
+  child.stdout?.on("data", take);
+  child.stderr?.on("data", take);
+  const timer = setTimeout(() => {
+    stillRunning = true;
+    process.kill(-child.pid!, "SIGINT");
+  }, ms);
+  const status = await new Promise<number | null>((resolve) =>
+    child.on("exit", (code) => resolve(code)),
+  );
+  clearTimeout(timer);
+  running.delete(child);
+  // Whatever the tool left running in its group (a workerd) goes with it.
+  try {
+    process.kill(-child.pid!, "SIGKILL");
+  } catch {
+    // the group is gone
+  }
+  return {
+    status,
+    stillRunning,
+    output,
+    localD1: existsSync(path.join(dir, ".wrangler/state")),
+    devVars: existsSync(path.join(dir, ".dev.vars")),
+  };
+}
+
+/** The shipped wrangler.toml with `from` replaced by `to` (which must be there). */
+function edited(from: string | RegExp, to: string) {
+  const toml = SHIPPED_TOML.replace(from, to);
+  expect(toml, `${from} is in wrangler.toml`).not.toBe(SHIPPED_TOML);
+  return toml;
+}
+
+/** What a stack trace leaves in the output: frames, or Node's last line for an uncaught error. */
+const STACK = /^\s+at .+[(:]\d+|^Node\.js v\d+/m;
+
+describe("npm run serve and npm run dev with a wrangler.toml the runtime would refuse", () => {
+  // Each passes wrangler's d1 commands: without the check, the local D1 was migrated and seeded and
+  // the sign-in banner printed before Miniflare or the bundle refused it, three of them as a stack
+  // trace (lib/config-check.ts).
+  it.each([
+    [
+      "a [[ratelimits]] limit of 0",
+      edited(/simple = \{ limit = \d+,/, "simple = { limit = 0,"),
+      "[[ratelimits]] MONEY_RATE_LIMIT must count a whole limit of at least 1",
+    ],
+    [
+      "a compatibility_date in the future",
+      edited(/^compatibility_date = .*$/m, 'compatibility_date = "2099-01-01"'),
+      'compatibility_date "2099-01-01" is in the future',
+    ],
+    [
+      "a Durable Object class_name the code does not export",
+      edited(
+        'name = "HISTORY_GATE"\nclass_name = "HistoryGate"',
+        'name = "HISTORY_GATE"\nclass_name = "NoSuchGate"',
+      ),
+      'HISTORY_GATE names class_name = "NoSuchGate"; it must be "HistoryGate"',
+    ],
+    [
+      "a main that names no file",
+      edited(/^main = .*$/m, 'main = "src/no-such-entry.ts"'),
+      'main names "src/no-such-entry.ts", which does not exist',
+    ],
+  ])("refuses %s before the local D1 is touched, in words", async (_what, toml, words) => {
+    for (const script of ["serve", "dev"] as const) {
+      const dir = await project(toml);
+      const ran = await run(script, dir, script === "serve" ? ["--quiet"] : []);
+      expect(ran.stillRunning, ran.output).toBe(false);
+      expect(ran.status, ran.output).toBe(1);
+      expect(ran.output).toContain(words);
+      expect(ran.output).toContain(`then run npm run ${script} again; nothing was changed`);
+      expect(ran.localD1, "the local D1 was written before the refusal").toBe(false);
+      expect(ran.devVars).toBe(false);
+      expect(ran.output).not.toMatch(STACK);
+    }
+  });
+});
+
+describe("npm run dev with a bad wrangler.toml", () => {
+  // Without the check, wrangler's refusal of its first command (d1 migrations apply) ended as an
+  // uncaught error; a renamed binding was "No migrations present", naming neither.
+  it.each([
+    ["that is no TOML", edited("keep_names = false", "keep_names = = false"), "wrangler.toml:7"],
+    [
+      "whose compatibility_date is no date",
+      edited(/^compatibility_date = .*$/m, 'compatibility_date = "2026-13-45"'),
+      "compatibility_date",
+    ],
+    [
+      "whose D1 binding is not named DB",
+      edited('binding = "DB"', 'binding = "DATABASE"'),
+      'no [[d1_databases]] with binding = "DB"',
+    ],
+  ])("refuses one %s in words, no stack trace", async (_what, toml, words) => {
+    const dir = await project(toml);
+    const dev = await run("dev", dir);
+    expect(dev.stillRunning, dev.output).toBe(false);
+    expect(dev.status, dev.output).toBe(1);
+    expect(dev.output).not.toMatch(STACK);
+    expect(dev.output).toContain(words);
+    expect(dev.localD1).toBe(false);
+  });
+});
+
+describe("npm run dev's own inputs", () => {
+  it("refuses a WALLET_ADMIN_PASSWORD too short, naming it, before the local D1 is touched", async () => {
+    const dir = await project();
+    const dev = await run("dev", dir, [], { WALLET_ADMIN_PASSWORD: "abc" });
+    expect(dev.stillRunning, dev.output).toBe(false);
+    expect(dev.status, dev.output).toBe(1);
+    expect(dev.output).toContain(
+      "npm run dev: WALLET_ADMIN_PASSWORD: the local administrator's password must have at least 6 characters.",
+    );
+    expect(dev.output).not.toMatch(STACK);
+    expect(dev.localD1).toBe(false);
+  });
+
+  it("--help prints its usage and exits 0, writing nothing and serving nothing", async () => {
+    const dir = await project();
+    const dev = await run("dev", dir, ["--help"], {}, 45_000);
+    expect(dev.stillRunning, dev.output).toBe(false);
+    expect(dev.status, dev.output).toBe(0);
+    expect(dev.output).toContain("npm run dev");
+    expect(dev.output).toContain("--port");
+    expect(dev.devVars).toBe(false);
+    expect(dev.localD1).toBe(false);
+  });
+
+  it("refuses an option it does not know (--prot, a typo of --port), writing nothing", async () => {
+    const dir = await project();
+    const dev = await run("dev", dir, ["--prot", "8080"], {}, 45_000);
+    expect(dev.stillRunning, dev.output).toBe(false);
+    expect(dev.status, dev.output).not.toBe(0);
+    expect(dev.output).toContain("Unknown option '--prot'");
+    expect(dev.devVars).toBe(false);
+    expect(dev.localD1).toBe(false);
+  });
+
+  it("adds the secrets .dev.vars holds empty or too short, saying which", async () => {
+    const dir = await project();
+    await writeFile(path.join(dir, ".dev.vars"), "JWT_SECRET=\nWEBHOOK_SECRET_KEY=short\n");
+    const dev = await run(
+      "dev",
+      dir,
+      [],
+      {},
+      45_000,
+      /WEBHOOK_SECRET_KEY to .dev.vars[^\n]*\n|Error/,
+    );
+    expect(dev.output).toContain("Added a dev-only JWT_SECRET to .dev.vars (its own was empty).");
+    expect(dev.output).toContain(
+      "Added a dev-only WEBHOOK_SECRET_KEY to .dev.vars (its own was shorter than 32 characters).",
+    );
+    const devVars = parseEnv(readFileSync(path.join(dir, ".dev.vars"), "utf8"));
+    expect(devVars.JWT_SECRET).toMatch(/^[0-9a-f]{64}$/);
+    expect(devVars.WEBHOOK_SECRET_KEY).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
