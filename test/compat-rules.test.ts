@@ -103,6 +103,44 @@ describe("POST credits: request_id's length", () => {
   });
 });
 
+describe("POST credits, debits and transfers: a note's length", () => {
+  it("takes 1,000 characters (an emoji is one) and refuses 1,001 in wallet/v1's words", async () => {
+    const { admin, user, wallet } = await makeAccount();
+    const other = await makeUser();
+    await credit(admin, { user_id: user.id, wallet_id: wallet, amount: "10" });
+    const key = () => unique("n").replace(/[^A-Za-z0-9_]/g, "_");
+    const sends = (note: string) => [
+      post(admin, "/credits", {
+        user_id: user.id,
+        wallet_id: wallet,
+        amount: "1",
+        request_id: key(),
+        note,
+      }),
+      post(admin, "/debits", {
+        user_id: user.id,
+        wallet_id: wallet,
+        amount: "1",
+        request_id: key(),
+        note,
+      }),
+      post(admin, "/transfers", {
+        transfer_from_user: user.id,
+        transfer_to_user: other.id,
+        amount_to_transfer: "1",
+        wallet_id: wallet,
+        note,
+      }),
+    ];
+    for (const res of await Promise.all(sends("\u{1F4B8}".repeat(1000))))
+      expect(res.status, res.text).toBe(200);
+    for (const res of await Promise.all(sends("\u{1F4B8}".repeat(1001)))) {
+      expect(res.status).toBe(400);
+      expect(res.body.error).toStrictEqual({ note: "note must be at most 1000 characters" });
+    }
+  });
+});
+
 describe("GET users: pages count from 1", () => {
   it("reads page=0 as the first page", async () => {
     const admin = await makeAdmin();

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { ok, send } from "../http/envelope";
 import { invalidInput } from "../http/errors";
-import { MAX_TEXT, REQUEST_ID_MAX } from "../http/fields";
+import { noteRefusal, REQUEST_ID_MAX } from "../http/fields";
 import { defineRoute, type Input } from "../http/route";
 import { credit, debit, type UserRef } from "../wallet/movements";
 import { Refusal } from "../wallet/refusal";
@@ -60,8 +60,8 @@ const entryInput = (txnType: "CREDIT" | "DEBIT"): Input<PluginEntry> => {
       const { note, meta_data, ...fields } = v.parse(schema, params);
       const errors = pluginChecks(fields);
       if (Object.keys(errors).length > 0) throw invalidInput(errors);
-      if ([...note].length > MAX_TEXT)
-        throw invalidInput({ note: `note must be at most ${MAX_TEXT} characters` });
+      const noteError = noteRefusal(note);
+      if (noteError) throw invalidInput({ note: noteError });
       return {
         ...fields,
         user: pluginUser(fields.user_id),

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { ok } from "../http/envelope";
 import { ApiError, balanceLimitText, invalidInput } from "../http/errors";
-import { MAX_TEXT, REQUEST_ID_MAX } from "../http/fields";
+import { noteRefusal, REQUEST_ID_MAX } from "../http/fields";
 import { defineRoute, type Input } from "../http/route";
 import type { ServiceContext } from "../wallet/context";
 import { transfer, type UserRef } from "../wallet/movements";
@@ -61,7 +61,8 @@ const transferInput: Input<{
     if (!errors.amount_to_transfer)
       Object.assign(errors, overlongRefused("amount_to_transfer", fields.amount));
     const note = f.note;
-    if ([...note].length > MAX_TEXT) errors.note = `note must be at most ${MAX_TEXT} characters`;
+    const noteError = noteRefusal(note);
+    if (noteError) errors.note = noteError;
     if (Object.keys(errors).length > 0) throw invalidInput(errors);
     return { ...fields, from: pluginUser(fields.from), to: pluginUser(fields.to), requestId, note };
   },

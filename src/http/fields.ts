@@ -17,7 +17,7 @@ import { AMOUNT_MESSAGES, AMOUNT_TOO_LARGE, WALLET_NOT_FOUND } from "./errors";
 /** A required field left out or empty, in the plugin's words. */
 export const EMPTY = "Field Cannot be empty";
 
-export const MAX_TEXT = 1000;
+const MAX_TEXT = 1000;
 export const REQUEST_ID_MAX = 191;
 
 /**
@@ -201,6 +201,9 @@ export const amountField = v.pipe(
 );
 
 export const noteField = v.optional(textField(MAX_TEXT, "note"), "");
+
+/** What noteField says of a note a dialect has read as text itself: its refusal, or undefined. */
+export const noteRefusal = (note: string) => v.safeParse(noteField, note).issues?.[0].message;
 
 /** Credits and debits: key order is the order the plugin reported errors in. */
 export const EntryParams = v.object({
