@@ -31,7 +31,7 @@ export type Notice =
   | undefined;
 
 /** The notice's id, which the fields a refusal is about point at (aria-describedby). */
-export const NOTICE_ID = "notice";
+const NOTICE_ID = "notice";
 
 export function Page(props: {
   title: string;
