@@ -295,8 +295,9 @@ export function notReversible(entries: { reversesId: number | null; amountMinor:
 
 /**
  * Reverses an entry by appending its opposite, linked by reverses_id (never editing it). A transfer
- * is reversed as a whole. UNIQUE(reverses_id) makes a second reversal write nothing; a reversal that
- * would overdraw (leave a balance below zero and lower) fails the overdraft CHECK like any debit.
+ * is reversed as a whole. A second reversal writes nothing (its first entry's guard finds the first
+ * one: ledger/append.ts insertRow); a reversal that would overdraw (leave a balance below zero and
+ * lower) fails the overdraft CHECK like any debit.
  * `ref` is the transaction as the caller named it, for the refusals' texts.
  */
 export async function reverse(
@@ -345,7 +346,9 @@ export async function reverse(
     (m) => m.entry,
     write,
   ).catch((err: unknown) => {
-    // The UNIQUE reverses_id index: a concurrent reversal of this movement got there first.
+    // The UNIQUE reverses_id index failed a later entry: that half was reversed on its own already
+    // (an imported transfer half reversed alone); a reversal of the whole movement, however
+    // concurrent, is found by the first entry's guard instead and answered below.
     throw err instanceof LedgerRefusal && err.reason === "already-reversed"
       ? new Refusal({ code: "already_reversed", ref })
       : err;
