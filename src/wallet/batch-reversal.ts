@@ -3,6 +3,7 @@
 // makes a second reversal fail; UNIQUE(reverses_id) fails it when an entry was reversed on its own;
 // a reversal that would overdraw fails the overdraft CHECK, as any debit does.
 import { findBatch, reversedAmong } from "../db/batches";
+import type { EntryRow } from "../db/ledger";
 import { findUsers } from "../db/users";
 import { LedgerRefusal, type NewEntry } from "../ledger/append";
 import { appendBatch, BatchConflict } from "../ledger/batches";
@@ -11,6 +12,8 @@ import { firstRefused } from "./batches";
 import { type IdRef, requireAdmin, type ServiceContext, seconds } from "./context";
 import { opposite, walletsOf, writeUndoing } from "./movements";
 import { Refusal, verdictOf } from "./refusal";
+
+type Original = EntryRow["entry"];
 
 export async function reverseBatch(
   ctx: ServiceContext,
@@ -27,43 +30,13 @@ export async function reverseBatch(
   // a credit would take a balance imported below zero back below it: refused as a debit would be);
   // and each chain raised before it is lowered, unless near the largest balance (writeUndoing).
   const originals = found.entries.map((row) => row.entry).reverse();
-  const originalIds = originals.map((e) => e.id);
-  const alreadyReversed = (ids: Set<number>) => {
-    const hit = originals.find((e) => ids.has(e.id));
-    return hit && new Refusal({ code: "already_reversed", ref: String(hit.id) });
-  };
-  const early = alreadyReversed(await reversedAmong(ctx.db, originalIds));
+  const early = await alreadyReversed(ctx, originals);
   if (early) throw early;
 
-  const users = await findUsers(
-    ctx.db,
-    originals.map((e) => e.userId),
-  );
-  const wallets = await walletsOf(ctx.db, originals);
-  const stamp = ctx.stamp();
-  // A transfer's halves stay linked in the reversal, under a new transfer id of their own.
-  const transferIds = new Map<string, string>();
-  const undoing = (e: (typeof originals)[number]) => {
-    const transferId =
-      e.transferId === null
-        ? undefined
-        : (transferIds.get(e.transferId) ??
-          transferIds.set(e.transferId, crypto.randomUUID()).get(e.transferId));
-    const user = { id: e.userId, username: users.get(e.userId)?.username ?? "" };
-    return entry(
-      {
-        ...opposite(e, user, wallets.get(e.walletId)!, note),
-        requestId: e.requestId,
-        keyed: false,
-        transferId,
-        batch: { reversesBatchId: id },
-      },
-      stamp,
-    );
-  };
+  const { undoing, stamp } = await undoingOf(ctx, id, originals, note);
   // The last write tried, to name the entry the ledger refused.
   let tried = { ordered: originals, entries: [] as NewEntry[] };
-  const write = (ordered: typeof originals) => {
+  const write = (ordered: Original[]) => {
     const entries = ordered.map(undoing);
     tried = { ordered, entries };
     return appendBatch(
@@ -88,15 +61,69 @@ export async function reverseBatch(
       reversedIds: ordered.map((e) => e.id),
     };
   } catch (err) {
-    if (err instanceof BatchConflict && err.reason === "reversed")
-      throw new Refusal({ code: "batch_already_reversed", ref });
-    // An entry reversed on its own meanwhile.
-    if (err instanceof LedgerRefusal && err.reason === "already-reversed")
-      throw alreadyReversed(await reversedAmong(ctx.db, originalIds)) ?? err;
-    const verdict = verdictOf(err);
-    if (!verdict) throw err;
-    const i = await firstRefused(ctx, tried.entries, verdict);
-    const at = tried.ordered[i === -1 ? 0 : i]!;
-    throw new Refusal({ code: "batch_reversal_refused", entryId: at.id, refused: verdict });
+    throw await refusedReversal(ctx, err, ref, originals, tried);
   }
+}
+
+/** The first of the originals some entry already reverses, as a refusal naming it. */
+async function alreadyReversed(ctx: ServiceContext, originals: Original[]) {
+  const reversed = await reversedAmong(
+    ctx.db,
+    originals.map((e) => e.id),
+  );
+  const hit = originals.find((e) => reversed.has(e.id));
+  return hit && new Refusal({ code: "already_reversed", ref: String(hit.id) });
+}
+
+/**
+ * What makes each original's opposite in the reversal batch `id`, at the request's stamp: in its own
+ * wallet and units, a transfer's halves still linked under a new transfer id of their own.
+ */
+async function undoingOf(ctx: ServiceContext, id: number, originals: Original[], note: string) {
+  const users = await findUsers(
+    ctx.db,
+    originals.map((e) => e.userId),
+  );
+  const wallets = await walletsOf(ctx.db, originals);
+  const stamp = ctx.stamp();
+  const transferIds = new Map<string, string>();
+  const undoing = (e: Original) => {
+    const transferId =
+      e.transferId === null
+        ? undefined
+        : (transferIds.get(e.transferId) ??
+          transferIds.set(e.transferId, crypto.randomUUID()).get(e.transferId));
+    const user = { id: e.userId, username: users.get(e.userId)?.username ?? "" };
+    return entry(
+      {
+        ...opposite(e, user, wallets.get(e.walletId)!, note),
+        requestId: e.requestId,
+        keyed: false,
+        transferId,
+        batch: { reversesBatchId: id },
+      },
+      stamp,
+    );
+  };
+  return { undoing, stamp };
+}
+
+/** A refused reversal's error as the refusal naming the batch, or the entry it was refused at. */
+async function refusedReversal(
+  ctx: ServiceContext,
+  err: unknown,
+  ref: string,
+  originals: Original[],
+  tried: { ordered: Original[]; entries: NewEntry[] },
+) {
+  if (err instanceof BatchConflict && err.reason === "reversed")
+    return new Refusal({ code: "batch_already_reversed", ref });
+  // An entry reversed on its own meanwhile.
+  if (err instanceof LedgerRefusal && err.reason === "already-reversed")
+    return (await alreadyReversed(ctx, originals)) ?? err;
+  const verdict = verdictOf(err);
+  if (!verdict) return err;
+  const i = await firstRefused(ctx, tried.entries, verdict);
+  const at = tried.ordered[i === -1 ? 0 : i]!;
+  return new Refusal({ code: "batch_reversal_refused", entryId: at.id, refused: verdict });
 }
