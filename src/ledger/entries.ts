@@ -15,12 +15,15 @@ export type EntrySpec = Omit<
  */
 export type EntryStamp = { nowMs: number; guidSite: string | null };
 
+/** Whole seconds of a clock reading in milliseconds, as the ledger dates entries and holds. */
+export const seconds = (nowMs: number) => Math.floor(nowMs / 1000);
+
 /** An entry as the plugin's post would read: its title and slug come from who, what and when. */
 export function entry(
   { user, wallet, keyed = true, ...fields }: EntrySpec,
   { nowMs, guidSite }: EntryStamp,
 ): NewEntry {
-  const createdAtS = Math.floor(nowMs / 1000);
+  const createdAtS = seconds(nowMs);
   const { txnType, amountMinor } = fields;
   const title = postTitle({ username: user.username, txnType, amountMinor, wallet, createdAtS });
   return {

@@ -6,7 +6,7 @@ import type { Pace } from "../auth/pace";
 import { type Principal, type Scope, scopeAllows } from "../auth/principal";
 import type { Db } from "../db/client";
 import type { Outbound } from "../events/deliver";
-import type { EntryStamp } from "../ledger/entries";
+import { type EntryStamp, seconds } from "../ledger/entries";
 import type { SiteSettings } from "../ledger/transaction-record";
 import type { Ledger } from "../ledger/writer";
 import type { HistoryGateNamespace } from "../throttle/history-gate";
@@ -45,8 +45,8 @@ export type ServiceContext = {
   moneyLimiter?: RateLimit;
 };
 
-/** Whole seconds of a clock reading in milliseconds, as the ledger dates entries and holds. */
-export const seconds = (nowMs: number) => Math.floor(nowMs / 1000);
+/** The ledger's dating of entries and holds, for every verb that reads or writes by the second. */
+export { seconds };
 
 export type TokenKeys = { secret: string; issuer: string };
 

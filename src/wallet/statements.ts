@@ -10,7 +10,7 @@ import {
   statementChunks,
 } from "../db/statements";
 import { formatMoney, major } from "../ledger/money";
-import { readUserId, type ServiceContext } from "./context";
+import { readUserId, type ServiceContext, seconds } from "./context";
 import { Refusal } from "./refusal";
 import { gated } from "./transactions";
 
@@ -58,7 +58,7 @@ export async function openStatement(ctx: ServiceContext, q: StatementRequest) {
   // Entries are dated in whole seconds: the range holds the seconds that start inside it (none when
   // both instants fall in one second). The current second may still get entries (as for a
   // balance `at`): a range stops before it.
-  const toS = Math.min(Math.floor(toMs / 1000), Math.floor(nowMs / 1000) - 1);
+  const toS = Math.min(seconds(toMs), seconds(nowMs) - 1);
   const range: StatementRange = {
     userId,
     walletId: q.walletId,
