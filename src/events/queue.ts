@@ -264,19 +264,18 @@ async function handOn(env: ConsumerEnv, m: Message<Nudge>, endpointId: number, d
   m.ack();
 }
 
-/** The consumer: each endpoint named in the batch is delivered once, whatever its message count. */
-export async function consumeNudges(
-  messages: readonly Message<Nudge>[],
-  env: ConsumerEnv,
-  deps: PumpDeps,
-) {
+/**
+ * Whether deliveries must wait (a setting missing, or a database behind its code): then every
+ * message is acked, and the cause logged, without spending an attempt.
+ */
+async function heldBack(messages: readonly Message<Nudge>[], env: ConsumerEnv, deps: PumpDeps) {
   const blockers = deliveryBlockers(env, deps);
   if (blockers.length > 0) {
     // No attempt is spent and no event is lost. They wait, and the cron's sweep sends them once
     // the setting is right again.
     for (const blocker of blockers) console.error(JSON.stringify(blocker));
     for (const m of messages) m.ack();
-    return;
+    return true;
   }
   // A database behind its code, likewise, as the cron and every route refuse it: a delivery whose
   // record an older schema refused would be sent again at every retry. Once it is migrated the
@@ -291,17 +290,29 @@ export async function consumeNudges(
       }),
     );
     for (const m of messages) m.ack();
-    return;
+    return true;
   }
-  const byEndpoint = new Map<number, Message<Nudge>[]>();
+  return false;
+}
+
+/** The messages by the endpoint they name; one naming none is acked, as there is nothing to do. */
+function byEndpoint(messages: readonly Message<Nudge>[]) {
+  const named = new Map<number, Message<Nudge>[]>();
   for (const m of messages) {
     const id = Number(m.body?.endpointId);
-    if (!Number.isSafeInteger(id)) {
-      m.ack();
-      continue;
-    }
-    byEndpoint.set(id, [...(byEndpoint.get(id) ?? []), m]);
+    if (!Number.isSafeInteger(id)) m.ack();
+    else named.set(id, [...(named.get(id) ?? []), m]);
   }
+  return named;
+}
+
+/** The consumer: each endpoint named in the batch is delivered once, whatever its message count. */
+export async function consumeNudges(
+  messages: readonly Message<Nudge>[],
+  env: ConsumerEnv,
+  deps: PumpDeps,
+) {
+  if (await heldBack(messages, env, deps)) return;
   // The batch's endpoints share the call's time and its D1 calls.
   const meter = meterD1(deps.db.$client);
   const metered = { ...deps, db: createDb(meter.db) };
@@ -333,7 +344,7 @@ export async function consumeNudges(
     }
   };
   // ENDPOINTS_AT_ONCE drains side by side, each taking the next endpoint when it is done.
-  const waiting = [...byEndpoint];
+  const waiting = [...byEndpoint(messages)];
   await Promise.all(
     Array.from({ length: Math.min(ENDPOINTS_AT_ONCE, waiting.length) }, async () => {
       for (let next = waiting.shift(); next; next = waiting.shift()) await drain(next);
