@@ -8,7 +8,7 @@ import { findUserBy, findUsers } from "../db/users";
 import { findWalletCached, type Wallet } from "../db/wallets";
 import { appendEntries, type KeyUse, LedgerRefusal } from "../ledger/append";
 import { type EntrySpec, entry } from "../ledger/entries";
-import { type AmountPolicy, amountToMinor, MAX_MINOR } from "../ledger/money";
+import { type AmountPolicy, amountToMinor, MAX_MINOR, numberText } from "../ledger/money";
 import { type IdRef, requireAdmin, type ServiceContext } from "./context";
 import { databaseUnavailable } from "./faults";
 import { Refusal, verdictOf } from "./refusal";
@@ -58,14 +58,21 @@ export async function requireWallet(db: Db, walletId: string) {
 }
 
 /**
+ * The text an entry keeps of an amount as sent: a JSON number as its plain decimal (numberText, as
+ * the dialects decode one), so one amount is one text however it reached the verb.
+ */
+export const sentText = ({ sent }: AmountSent) =>
+  typeof sent === "number" ? (numberText(sent) ?? String(sent)) : sent;
+
+/**
  * An amount as an entry or a hold keeps it: in the wallet's minor units, and the text the client
  * sent; or an `amount_refused` refusal.
  */
-export function amountOf({ sent, policy }: AmountSent, wallet: Wallet) {
-  const minor = amountToMinor(sent, wallet, policy);
+export function amountOf(amount: AmountSent, wallet: Wallet) {
+  const minor = amountToMinor(amount.sent, wallet, amount.policy);
   if (typeof minor !== "number")
     throw new Refusal({ code: "amount_refused", refusal: minor, wallet });
-  return { amountMinor: minor, amountText: String(sent) };
+  return { amountMinor: minor, amountText: sentText(amount) };
 }
 
 /**

@@ -5,7 +5,7 @@
 // administrator: the console tells its forms sent again apart. Each is one D1 statement.
 import { findEntryMovement, findEntryReversal } from "../db/ledger";
 import { requireAdmin, type ServiceContext } from "./context";
-import type { MoveInput } from "./movements";
+import { type MoveInput, sentText } from "./movements";
 
 type Asked = Pick<MoveInput, "walletId" | "amount"> & { user: { id: number } };
 
@@ -30,7 +30,7 @@ export async function entryIsMovement(
     e?.userId === m.user.id &&
     e.txnType === (m.kind === "credit" ? "CREDIT" : "DEBIT") &&
     e.walletId === m.walletId &&
-    e.amountText === String(m.amount.sent) &&
+    e.amountText === sentText(m.amount) &&
     e.reversesId === null &&
     e.holdId === null &&
     e.batchId === null;
