@@ -11,19 +11,13 @@ import { objectClasses, rateLimits, readD1, topLevelValue, topLevelVars } from "
 export const CONFIG = "wrangler.toml";
 
 /** The secrets the Worker reads (.env.types): set with `wrangler secret put`, never in [vars]. */
-export const SECRETS = ["JWT_SECRET", "TRANSACTIONS_SECURITY_CODE", "WEBHOOK_SECRET_KEY"];
+const SECRETS = ["JWT_SECRET", "TRANSACTIONS_SECURITY_CODE", "WEBHOOK_SECRET_KEY"];
 
 /** The periods, in seconds, a `[[ratelimits]]` binding may count over (Cloudflare's and Miniflare's). */
 const RATE_LIMIT_PERIODS = [10, 60];
 
-/**
- * What is wrong with wrangler.toml's text for running this code, with its fix, or undefined. `today`
- * (UTC, YYYY-MM-DD) bounds the compatibility_date: the runtime refuses one in the future.
- */
-export function configProblem(
-  text: string,
-  today = new Date().toISOString().slice(0, 10),
-): string | undefined {
+/** What is wrong with wrangler.toml's text for running this code, with its fix, or undefined. */
+export function configProblem(text: string): string | undefined {
   // The D1 database the DB binding names, migrated by wrangler's record under its default name
   // (src/db/health.ts reads it, and serves nothing until the newest is in it), from a folder
   // holding this code's migrations. Invalid TOML throws here, with its line and column.
@@ -56,6 +50,8 @@ export function configProblem(
   const real = date !== undefined && /^\d{4}-\d{2}-\d{2}$/.test(date) && isDay(date);
   if (!real)
     return `${CONFIG}'s compatibility_date ${date === undefined ? "is unset" : `"${date}" is no date`}; write it as YYYY-MM-DD.`;
+  // The runtime refuses a date in the future (UTC).
+  const today = new Date().toISOString().slice(0, 10);
   if (date > today)
     return `${CONFIG}'s compatibility_date "${date}" is in the future (today is ${today} UTC), which the runtime refuses.`;
 
