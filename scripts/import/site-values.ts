@@ -4,6 +4,7 @@ import { checkableHashKind } from "../../src/auth/password";
 import { wordPressHashKind } from "../../src/auth/wordpress-hashes";
 import { isUnusableHash } from "../../src/db/schema";
 import { mysqlDateSeconds } from "../../src/ledger/post-format";
+import { asciiLower } from "../../src/ledger/request-key";
 
 const NAMED_ENTITIES: Record<string, string> = {
   nbsp: "\u00a0",
@@ -142,8 +143,14 @@ export function passwordHashKind(hash: string) {
   return wordPressHashKind(hash) ?? checkableHashKind(hash) ?? "unknown";
 }
 
-/** A username as sign-in compares it (trimmed, any letter case): two equal so are one login. */
-export const loginKey = (username: string) => username.trim().toLowerCase();
+/**
+ * A username as sign-in and the unique index compare it: trimmed, A–Z folded as SQLite's lower()
+ * folds (`Ωmega` and `ωmega` are two accounts here): two equal so are one login.
+ */
+export const loginKey = (username: string) => asciiLower(username.trim());
+
+/** An e-mail as sign-in and the unique index compare it: A–Z folded, as SQLite's lower(). */
+export const emailKey = (email: string) => asciiLower(email);
 
 const ZERO_DATE = "0000-00-00 00:00:00";
 

@@ -1,7 +1,7 @@
 // The database written to: what is there already decides what is new, present or in conflict.
 // The CLI runs these queries through wrangler; the Worker tests run them on env.DB.
 import { IMPORT_KEY_PREFIX } from "./plan/keys";
-import { loginKey } from "./site-values";
+import { emailKey, loginKey } from "./site-values";
 
 /** Read-only queries whose rows targetState() takes. */
 export const TARGET_QUERIES = {
@@ -153,7 +153,7 @@ export function targetState(rows: TargetRows) {
   return {
     users: new Map(users.map((u) => [Number(u.id), u])),
     usernames: new Map(users.map((u) => [loginKey(String(u.username)), Number(u.id)])),
-    emails: new Map(users.map((u) => [String(u.email).toLowerCase(), Number(u.id)])),
+    emails: new Map(users.map((u) => [emailKey(String(u.email)), Number(u.id)])),
     wallets: new Map(((rows.wallets ?? []) as TargetWallet[]).map((w) => [w.id, w])),
     deletedWallets: new Map(
       (

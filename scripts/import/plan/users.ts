@@ -4,7 +4,7 @@ import { isUnusableHash, PASSWORD_USABLE_SQL, UNUSABLE_MARK } from "../../../src
 import { sqlLiteral } from "../../lib/sql";
 import type { SiteUser } from "../collect";
 import { MAX_LISTED } from "../report";
-import { loginKey, parseRoles, passwordHashKind, utcSeconds } from "../site-values";
+import { emailKey, loginKey, parseRoles, passwordHashKind, utcSeconds } from "../site-values";
 import { type PlannedUser, userInsert } from "../statements";
 import type { TargetUser } from "../target";
 import type { PlanContext } from "./context";
@@ -92,7 +92,7 @@ function reportLoginCollisions({ target, report }: PlanContext, plan: UserPlan) 
     accounts.set(Number(u.id), { username: String(u.username), email: String(u.email) });
   for (const u of plan.users.values()) if (!accounts.has(u.id)) accounts.set(u.id, u);
   const emailOwners = new Map<string, number>();
-  for (const [id, u] of accounts) emailOwners.set(u.email.toLowerCase(), id);
+  for (const [id, u] of accounts) emailOwners.set(emailKey(u.email), id);
   const found = report.users.loginCollisions;
   for (const [id, u] of [...accounts].sort(([a], [b]) => a - b)) {
     const owner = emailOwners.get(loginKey(u.username));
@@ -138,7 +138,7 @@ function duplicateInDump(
   user: PlannedUser,
   seen: { names: Map<string, number>; emails: Map<string, number> },
 ) {
-  const [name, email] = [loginKey(user.username), user.email.toLowerCase()];
+  const [name, email] = [loginKey(user.username), emailKey(user.email)];
   if (name === "") return "empty username";
   if (seen.names.has(name)) return `username taken by user ${seen.names.get(name)} in the dump`;
   if (seen.emails.has(email)) return `e-mail taken by user ${seen.emails.get(email)} in the dump`;
@@ -160,7 +160,7 @@ function alreadyThere(
   user: PlannedUser,
 ): PlannedUser | { conflict: string } | null {
   const { target, report, warn } = ctx;
-  const [name, email] = [loginKey(user.username), user.email.toLowerCase()];
+  const [name, email] = [loginKey(user.username), emailKey(user.email)];
   const there = target.users.get(user.id);
   // A deleted user's id is never given again: another isolate may still know it by the deleted
   // user's username (src/db/isolate-cache.ts), and the database refuses it (0023).
@@ -175,7 +175,7 @@ function alreadyThere(
   }
   if (there) {
     const sameName = loginKey(String(there.username)) === name;
-    const sameEmail = String(there.email).toLowerCase() === email;
+    const sameEmail = emailKey(String(there.email)) === email;
     // The same user from an earlier run has the site's registration time. A user the service made
     // (`npm run dev`'s administrator, deploy's, admin:create's) has its own, even under the site's
     // username, and is not the site's user. A changed e-mail or username on the site since is not

@@ -97,7 +97,14 @@ function mapWallet(
   if (!isWalletId(id) || isReservedWalletId(id))
     return { skip: `wallet id ${JSON.stringify(id)} is not a valid wallet id` };
   const decimalsText = String(meta.decimal ?? "").trim();
-  const decimals = decimalsText === "" ? 2 : Number(decimalsText);
+  // Decimal notation only, as PHP reads a number: Number() would take "0x2" as 2, which the site
+  // read as 0.
+  const decimals =
+    decimalsText === ""
+      ? 2
+      : /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(decimalsText)
+        ? Number(decimalsText)
+        : Number.NaN;
   if (!isWalletDecimals(decimals))
     return { skip: `wallet ${id}: decimals ${JSON.stringify(decimalsText)} not in 0–8` };
   const created = utcSeconds(post.post_date_gmt) ?? utcSeconds(post.post_date) ?? 0;
