@@ -16,10 +16,10 @@ import { tmpdir, userInfo } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { offlineEnv } from "../../scripts/lib/wrangler";
+import { editedToml, SHIPPED_TOML } from "./project-copy";
 import { runScriptAsync } from "./run-script";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
-const SHIPPED_TOML = readFileSync(path.join(ROOT, "wrangler.toml"), "utf8");
 const MIGRATIONS = readdirSync(path.join(ROOT, "drizzle"))
   .filter((f) => f.endsWith(".sql"))
   .sort();
@@ -68,13 +68,6 @@ function project(state: State, toml = SHIPPED_TOML) {
   writeFileSync(path.join(dir, "wrangler.toml"), toml);
   writeFileSync(path.join(dir, "state.json"), JSON.stringify(state));
   return dir;
-}
-
-/** The shipped wrangler.toml with `from` replaced by `to` (which must be there). */
-function edited(from: string | RegExp, to: string) {
-  const toml = SHIPPED_TOML.replace(from, to);
-  expect(toml, `${from} is in wrangler.toml`).not.toBe(SHIPPED_TOML);
-  return toml;
 }
 
 /** The first administrator as CI passes it: flags, and the password in the environment. */
@@ -389,47 +382,47 @@ describe.concurrent("npm run deploy", () => {
   it.each([
     [
       "a compatibility_date that is no date",
-      edited(/^compatibility_date = .*$/m, 'compatibility_date = "2026-13-45"'),
+      editedToml(/^compatibility_date = .*$/m, 'compatibility_date = "2026-13-45"'),
       'compatibility_date "2026-13-45" is no date',
     ],
     [
       "a compatibility_date in the future",
-      edited(/^compatibility_date = .*$/m, 'compatibility_date = "2099-01-01"'),
+      editedToml(/^compatibility_date = .*$/m, 'compatibility_date = "2099-01-01"'),
       'compatibility_date "2099-01-01" is in the future',
     ],
     [
       "a [[ratelimits]] limit of 0",
-      edited(/simple = \{ limit = \d+,/, "simple = { limit = 0,"),
+      editedToml(/simple = \{ limit = \d+,/, "simple = { limit = 0,"),
       "[[ratelimits]] MONEY_RATE_LIMIT must count a whole limit of at least 1",
     ],
     [
       "a main that names no file",
-      edited(/^main = .*$/m, 'main = "src/no-such-entry.ts"'),
+      editedToml(/^main = .*$/m, 'main = "src/no-such-entry.ts"'),
       'main names "src/no-such-entry.ts", which does not exist',
     ],
     [
       "JWT_ISSUER empty",
-      edited('JWT_ISSUER = "wallet-ledger"', 'JWT_ISSUER = ""'),
+      editedToml('JWT_ISSUER = "wallet-ledger"', 'JWT_ISSUER = ""'),
       "JWT_ISSUER is unset",
     ],
     [
       "SITE_TIMEZONE no zone",
-      edited('SITE_TIMEZONE = "UTC"', 'SITE_TIMEZONE = "Mars/Olympus_Mons"'),
+      editedToml('SITE_TIMEZONE = "UTC"', 'SITE_TIMEZONE = "Mars/Olympus_Mons"'),
       "SITE_TIMEZONE is not a time zone the runtime knows",
     ],
     [
       "SITE_URL without a scheme",
-      edited('SITE_URL = ""', 'SITE_URL = "wallet.example.com"'),
+      editedToml('SITE_URL = ""', 'SITE_URL = "wallet.example.com"'),
       "SITE_URL is not an absolute http(s) URL",
     ],
     [
       "a var without quotes",
-      edited('WEBHOOK_RETRY_BASE_S = "60"', "WEBHOOK_RETRY_BASE_S = 60"),
+      editedToml('WEBHOOK_RETRY_BASE_S = "60"', "WEBHOOK_RETRY_BASE_S = 60"),
       "WEBHOOK_RETRY_BASE_S is not text",
     ],
     [
       "a secret written into [vars], where the repository would hold it",
-      edited(
+      editedToml(
         'JWT_ISSUER = "wallet-ledger"\n',
         `JWT_ISSUER = "wallet-ledger"\nJWT_SECRET = "${"k".repeat(64)}"\n`,
       ),

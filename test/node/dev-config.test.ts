@@ -4,7 +4,7 @@
 // no local state), stopped (its process group) if it is still running after a minute: a tool that
 // should have refused but serves fails its test.
 import { type ChildProcess, spawn } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -12,10 +12,8 @@ import { parseEnv } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { freePort } from "../../scripts/lib/server";
 import { offlineEnv } from "../../scripts/lib/wrangler";
+import { copyProject, editedToml, scriptCommand } from "./project-copy";
 
-const ROOT = path.resolve(import.meta.dirname, "../..");
-const COPIED = ["src", "drizzle", "scripts", "wrangler.toml", "tsconfig.json", "package.json"];
-const SHIPPED_TOML = readFileSync(path.join(ROOT, "wrangler.toml"), "utf8");
 const work = mkdtempSync(path.join(tmpdir(), "wallet-dev-config-"));
 const running = new Set<ChildProcess>();
 afterAll(() => {
@@ -24,14 +22,7 @@ afterAll(() => {
 });
 
 let projects = 0;
-async function project(toml = SHIPPED_TOML) {
-  const dir = path.join(work, `p${++projects}`);
-  for (const name of COPIED)
-    cpSync(path.join(ROOT, name), path.join(dir, name), { recursive: true });
-  symlinkSync(path.join(ROOT, "node_modules"), path.join(dir, "node_modules"), "dir");
-  await writeFile(path.join(dir, "wrangler.toml"), toml);
-  return dir;
-}
+const project = (toml?: string) => copyProject(path.join(work, `p${++projects}`), toml);
 
 /** The tool as package.json runs it (`tsx …`), with `args`, in `dir`; at most `ms` before stopped. */
 async function run(
@@ -42,10 +33,7 @@ async function run(
   ms = 60_000,
   until?: RegExp,
 ) {
-  const [bin, ...scriptArgs] = (
-    JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")).scripts[script] as string
-  ).split(" ");
-  const child = spawn(path.join(ROOT, "node_modules/.bin", bin!), [...scriptArgs, ...args], {
+  const child = spawn(...scriptCommand(script, args), {
     cwd: dir,
     detached: true,
     env: { ...process.env, ...offlineEnv(), PORT: String(await freePort()), ...env },
@@ -89,13 +77,6 @@ async function run(
   };
 }
 
-/** The shipped wrangler.toml with `from` replaced by `to` (which must be there). */
-function edited(from: string | RegExp, to: string) {
-  const toml = SHIPPED_TOML.replace(from, to);
-  expect(toml, `${from} is in wrangler.toml`).not.toBe(SHIPPED_TOML);
-  return toml;
-}
-
 /** What a stack trace leaves in the output: frames, or Node's last line for an uncaught error. */
 const STACK = /^\s+at .+[(:]\d+|^Node\.js v\d+/m;
 
@@ -106,17 +87,17 @@ describe("npm run serve and npm run dev with a wrangler.toml the runtime would r
   it.each([
     [
       "a [[ratelimits]] limit of 0",
-      edited(/simple = \{ limit = \d+,/, "simple = { limit = 0,"),
+      editedToml(/simple = \{ limit = \d+,/, "simple = { limit = 0,"),
       "[[ratelimits]] MONEY_RATE_LIMIT must count a whole limit of at least 1",
     ],
     [
       "a compatibility_date in the future",
-      edited(/^compatibility_date = .*$/m, 'compatibility_date = "2099-01-01"'),
+      editedToml(/^compatibility_date = .*$/m, 'compatibility_date = "2099-01-01"'),
       'compatibility_date "2099-01-01" is in the future',
     ],
     [
       "a Durable Object class_name the code does not export",
-      edited(
+      editedToml(
         'name = "HISTORY_GATE"\nclass_name = "HistoryGate"',
         'name = "HISTORY_GATE"\nclass_name = "NoSuchGate"',
       ),
@@ -124,12 +105,12 @@ describe("npm run serve and npm run dev with a wrangler.toml the runtime would r
     ],
     [
       "a main that names no file",
-      edited(/^main = .*$/m, 'main = "src/no-such-entry.ts"'),
+      editedToml(/^main = .*$/m, 'main = "src/no-such-entry.ts"'),
       'main names "src/no-such-entry.ts", which does not exist',
     ],
   ])("refuses %s before the local D1 is touched, in words", async (_what, toml, words) => {
     for (const script of ["serve", "dev"] as const) {
-      const dir = await project(toml);
+      const dir = project(toml);
       const ran = await run(script, dir, script === "serve" ? ["--quiet"] : []);
       expect(ran.stillRunning, ran.output).toBe(false);
       expect(ran.status, ran.output).toBe(1);
@@ -146,19 +127,23 @@ describe("npm run dev with a bad wrangler.toml", () => {
   // Without the check, wrangler's refusal of its first command (d1 migrations apply) ended as an
   // uncaught error; a renamed binding was "No migrations present", naming neither.
   it.each([
-    ["that is no TOML", edited("keep_names = false", "keep_names = = false"), "wrangler.toml:7"],
+    [
+      "that is no TOML",
+      editedToml("keep_names = false", "keep_names = = false"),
+      "wrangler.toml:7",
+    ],
     [
       "whose compatibility_date is no date",
-      edited(/^compatibility_date = .*$/m, 'compatibility_date = "2026-13-45"'),
+      editedToml(/^compatibility_date = .*$/m, 'compatibility_date = "2026-13-45"'),
       "compatibility_date",
     ],
     [
       "whose D1 binding is not named DB",
-      edited('binding = "DB"', 'binding = "DATABASE"'),
+      editedToml('binding = "DB"', 'binding = "DATABASE"'),
       'no [[d1_databases]] with binding = "DB"',
     ],
   ])("refuses one %s in words, no stack trace", async (_what, toml, words) => {
-    const dir = await project(toml);
+    const dir = project(toml);
     const dev = await run("dev", dir);
     expect(dev.stillRunning, dev.output).toBe(false);
     expect(dev.status, dev.output).toBe(1);
@@ -170,7 +155,7 @@ describe("npm run dev with a bad wrangler.toml", () => {
 
 describe("npm run dev's own inputs", () => {
   it("refuses a WALLET_ADMIN_PASSWORD too short, naming it, before the local D1 is touched", async () => {
-    const dir = await project();
+    const dir = project();
     const dev = await run("dev", dir, [], { WALLET_ADMIN_PASSWORD: "abc" });
     expect(dev.stillRunning, dev.output).toBe(false);
     expect(dev.status, dev.output).toBe(1);
@@ -182,7 +167,7 @@ describe("npm run dev's own inputs", () => {
   });
 
   it("--help prints its usage and exits 0, writing nothing and serving nothing", async () => {
-    const dir = await project();
+    const dir = project();
     const dev = await run("dev", dir, ["--help"], {}, 45_000);
     expect(dev.stillRunning, dev.output).toBe(false);
     expect(dev.status, dev.output).toBe(0);
@@ -193,7 +178,7 @@ describe("npm run dev's own inputs", () => {
   });
 
   it("refuses an option it does not know (--prot, a typo of --port), writing nothing", async () => {
-    const dir = await project();
+    const dir = project();
     const dev = await run("dev", dir, ["--prot", "8080"], {}, 45_000);
     expect(dev.stillRunning, dev.output).toBe(false);
     expect(dev.status, dev.output).not.toBe(0);
@@ -203,7 +188,7 @@ describe("npm run dev's own inputs", () => {
   });
 
   it("adds the secrets .dev.vars holds empty or too short, saying which", async () => {
-    const dir = await project();
+    const dir = project();
     await writeFile(path.join(dir, ".dev.vars"), "JWT_SECRET=\nWEBHOOK_SECRET_KEY=short\n");
     const dev = await run(
       "dev",

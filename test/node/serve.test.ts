@@ -2,16 +2,7 @@
 // site as `npm run dev` does, then serves the deploy bundle under Miniflare alone, and the README's
 // first credit works against it. A copy, so the developer's own .wrangler/ and .dev.vars are untouched.
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import {
-  cpSync,
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
@@ -19,16 +10,12 @@ import path from "node:path";
 import { afterAll, expect, it } from "vitest";
 import { freePort } from "../../scripts/lib/server";
 import { offlineEnv } from "../../scripts/lib/wrangler";
+import { copyProject, scriptCommand } from "./project-copy";
 
-const ROOT = path.resolve(import.meta.dirname, "../..");
-const COPIED = ["src", "drizzle", "scripts", "wrangler.toml", "tsconfig.json", "package.json"];
 const work = mkdtempSync(path.join(tmpdir(), "wallet-serve-test-"));
 let child: ChildProcess | undefined;
 /** `npm run serve`'s own command (`tsx …`), run as npm runs it, quiet. */
-const [bin, ...serveArgs] = (
-  JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")).scripts.serve as string
-).split(" ");
-const SERVE = [path.join(ROOT, "node_modules/.bin", bin!), [...serveArgs, "--quiet"]] as const;
+const SERVE = scriptCommand("serve", ["--quiet"]);
 
 afterAll(() => {
   if (child?.pid && child.exitCode === null) process.kill(-child.pid, "SIGTERM");
@@ -36,9 +23,7 @@ afterAll(() => {
 });
 
 it("prepares a fresh copy as npm run dev does and serves the bundle: sign in, credit, balance", async () => {
-  for (const name of COPIED)
-    cpSync(path.join(ROOT, name), path.join(work, name), { recursive: true });
-  symlinkSync(path.join(ROOT, "node_modules"), path.join(work, "node_modules"), "dir");
+  copyProject(work);
   const port = await freePort();
   let output = "";
   child = spawn(...SERVE, {
