@@ -1,8 +1,9 @@
 // Balance reads, for every dialect: one statement for every wallet named, so their number is bounded.
 import { inRuns } from "../db/client";
 import type { Wallet } from "../db/schema";
+import { seconds } from "../ledger/entries";
 import type { Ledger } from "../ledger/writer";
-import { readUserId, type ServiceContext, seconds } from "./context";
+import { readUserId, type ServiceContext } from "./context";
 import { Refusal } from "./refusal";
 import { balancesAt } from "./statements";
 

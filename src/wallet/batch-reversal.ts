@@ -7,9 +7,9 @@ import type { EntryRow } from "../db/ledger";
 import { findUsers } from "../db/users";
 import { LedgerRefusal, type NewEntry } from "../ledger/append";
 import { appendBatch, BatchConflict } from "../ledger/batches";
-import { entry } from "../ledger/entries";
+import { entry, seconds } from "../ledger/entries";
 import { firstRefused } from "./batches";
-import { type IdRef, requireAdmin, type ServiceContext, seconds } from "./context";
+import { type IdRef, requireAdmin, type ServiceContext } from "./context";
 import { opposite, walletsOf, writeUndoing } from "./movements";
 import { Refusal, verdictOf } from "./refusal";
 

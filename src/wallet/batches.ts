@@ -10,10 +10,10 @@ import { findUsers } from "../db/users";
 import type { Wallet } from "../db/wallets";
 import { type NewEntry, usedUnder } from "../ledger/append";
 import { appendBatch, BatchConflict } from "../ledger/batches";
-import { entry } from "../ledger/entries";
+import { entry, seconds } from "../ledger/entries";
 import { exactText, MAX_MINOR } from "../ledger/money";
 import { requestKey } from "../ledger/request-key";
-import { requireAdmin, type ServiceContext, seconds } from "./context";
+import { requireAdmin, type ServiceContext } from "./context";
 import {
   type AmountSent,
   amountOf,

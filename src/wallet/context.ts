@@ -45,9 +45,6 @@ export type ServiceContext = {
   moneyLimiter?: RateLimit;
 };
 
-/** The ledger's dating of entries and holds, for every verb that reads or writes by the second. */
-export { seconds };
-
 export type TokenKeys = { secret: string; issuer: string };
 
 type SignInLimits = {

@@ -6,7 +6,7 @@ import type { Db } from "../db/client";
 import type { Hold, HoldStatus } from "../db/holds";
 import * as reads from "../db/holds";
 import { findWalletCached, type Wallet } from "../db/wallets";
-import { entry } from "../ledger/entries";
+import { entry, seconds } from "../ledger/entries";
 import type { HoldRecordOf } from "../ledger/hold-record";
 import * as writes from "../ledger/holds";
 import { exactText } from "../ledger/money";
@@ -16,7 +16,6 @@ import {
   requireAdmin,
   requireExisting,
   type ServiceContext,
-  seconds,
 } from "./context";
 import {
   type AmountSent,

@@ -6,7 +6,8 @@ import { balanceSeries, overview, searchUsers } from "../db/console";
 import { listEntries } from "../db/ledger";
 import { listOutbox, OUTBOX_KEEP } from "../db/mail";
 import { findUsers } from "../db/users";
-import { requireAdmin, type ServiceContext, seconds } from "./context";
+import { seconds } from "../ledger/entries";
+import { requireAdmin, type ServiceContext } from "./context";
 
 export { OUTBOX_KEEP };
 

@@ -16,7 +16,8 @@ import {
   revokeSession,
   revokeSessionsOf,
 } from "../db/sessions";
-import { requireAdmin, type ServiceContext, seconds, type TokenKeys } from "./context";
+import { seconds } from "../ledger/entries";
+import { requireAdmin, type ServiceContext, type TokenKeys } from "./context";
 import { requireUsers, type UserRef } from "./movements";
 
 /** 128 random bits in base64url (22 characters). */

@@ -9,8 +9,9 @@ import {
   type StatementRange,
   statementChunks,
 } from "../db/statements";
+import { seconds } from "../ledger/entries";
 import { formatMoney, major } from "../ledger/money";
-import { readUserId, type ServiceContext, seconds } from "./context";
+import { readUserId, type ServiceContext } from "./context";
 import { Refusal } from "./refusal";
 import { gated } from "./transactions";
 

@@ -3,7 +3,8 @@
 import { refusedPositions, walletPosition } from "../db/holds";
 import { newestEntries } from "../db/ledger";
 import { findWalletCached } from "../db/wallets";
-import { caller, requireAdmin, requireReader, type ServiceContext, seconds } from "./context";
+import { seconds } from "../ledger/entries";
+import { caller, requireAdmin, requireReader, type ServiceContext } from "./context";
 import { userIdOf } from "./directory";
 import { withHolds } from "./holds";
 import { nameOf, type UserRef } from "./movements";
