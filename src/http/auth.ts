@@ -46,7 +46,9 @@ export async function requireCredentials(
   c: Context<AppEnv>,
   refusals: Refusals,
 ): Promise<Principal> {
-  const header = c.req.header("authorization")?.trim();
+  // Headers hold a value with HTTP's white space (space, tab) already cut from its ends; any other
+  // byte there, a no-break space included, is part of the credential and fails the ASCII check.
+  const header = c.req.header("authorization");
   if (!header) throw refusals.missing();
   // Bytes outside ASCII can be no credential: the same 401 as any other (contract section 2).
   const principal = isPrintableAscii(header) ? await principalFrom(c, header) : null;
