@@ -8,7 +8,7 @@ import { jwtSecret } from "../http/auth";
 import type { WalletDisplay } from "../ledger/money";
 import { sentFromAnotherOrigin } from "./boundary";
 import type { ConsoleEnv, Fields } from "./env";
-import { cookieOptions, cookiePrefix, dropCookie, readCookie } from "./session";
+import { consoleKey, cookieOptions, cookiePrefix, dropCookie, readCookie } from "./session";
 import type { Notice } from "./views";
 
 export type Wallet = WalletDisplay & { id: string; name: string };
@@ -64,7 +64,7 @@ export async function back(c: Context<ConsoleEnv>, to: string, notice: NonNullab
   ].map((refused) => JSON.stringify([notice.kind, pathOf(to), kept, refused]));
   const value =
     values.find((v) => encodeURIComponent(v).length <= NOTICE_COOKIE_MAX) ?? values.at(-1)!;
-  await setSignedCookie(c, NOTICE_COOKIE, value, jwtSecret(c), cookieOptions(c, 60));
+  await setSignedCookie(c, NOTICE_COOKIE, value, consoleKey(c, "notice"), cookieOptions(c, 60));
   return c.redirect(to, 303);
 }
 
@@ -74,7 +74,7 @@ export async function back(c: Context<ConsoleEnv>, to: string, notice: NonNullab
  */
 export async function noticeOf(c: Context<ConsoleEnv>): Promise<Notice> {
   if (readCookie(c, NOTICE_COOKIE) === undefined) return undefined;
-  const left = await getSignedCookie(c, jwtSecret(c), NOTICE_COOKIE, cookiePrefix(c));
+  const left = await getSignedCookie(c, consoleKey(c, "notice"), NOTICE_COOKIE, cookiePrefix(c));
   // Signed, it is what `back` wrote; else (no signature, or another) none.
   const [kind, page, text, refused] = typeof left === "string" ? JSON.parse(left) : [];
   if (page !== undefined && page !== c.req.path) return undefined;

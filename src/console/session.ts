@@ -72,6 +72,14 @@ export async function readSession(c: Context<ConsoleEnv>): Promise<Session | nul
   return { principal, csrf: csrfFor(c, token) };
 }
 
-/** HMAC-SHA-256 of the session's token under the JWT secret: a form can only come from our page. */
+/**
+ * A key of the console's own for `purpose`, derived from JWT_SECRET: what the console signs (its
+ * notices, its forms' CSRF tokens) under it is never a token's signature, which is an HMAC under
+ * JWT_SECRET itself, so no token a user holds can be passed off as either.
+ */
+export const consoleKey = (c: Context<ConsoleEnv>, purpose: "notice" | "csrf") =>
+  createHmac("sha256", jwtSecret(c)).update(`wallet-ledger console ${purpose} v1`).digest("hex");
+
+/** HMAC-SHA-256 of the session's token under the console's CSRF key: a form only our page drew. */
 const csrfFor = (c: Context<ConsoleEnv>, token: string) =>
-  createHmac("sha256", jwtSecret(c)).update(`csrf:${token}`).digest("hex");
+  createHmac("sha256", consoleKey(c, "csrf")).update(token).digest("hex");
