@@ -8,6 +8,8 @@ import {
   amountToMinor,
   MAX_MINOR,
   movedAmountText,
+  phpIsNumeric,
+  readPhpDecimal,
   type WalletUnits,
 } from "../src/ledger/money";
 
@@ -160,6 +162,30 @@ describe("movedAmountText", () => {
         if (typeof minor !== "number") return;
         const shown = movedAmountText(text, minor, w);
         expect(convert(shown, { decimals: places(w) }, "refuse-excess-places")).toBe(minor);
+      }),
+      RUNS,
+    );
+  });
+});
+
+describe("the plugin's amounts, as PHP's is_numeric reads them", () => {
+  // Texts near the edges of PHP's numeric syntax: signs, points, exponents, and white space that C
+  // skips (a tab, a form feed) beside what it does not (a NUL byte, a no-break space).
+  const nearNumeric = fc
+    .array(fc.constantFrom(..."0159.eE+- \t\f\0\u00a0\u2028"), { maxLength: 12 })
+    .map((chars) => chars.join(""));
+
+  it("refuses as not numeric exactly what is_numeric refuses", () => {
+    const two = { decimals: 2 };
+    for (const text of [" 1", "1\t", "\f1e2", "+.5", "5.", "-0"])
+      expect(phpIsNumeric(text), JSON.stringify(text)).toBe(true);
+    for (const text of ["\u00a01", "1\u00a0", "\u20281", "1\0", "e5", ".", "1e", "1e+", "--1"])
+      expect(phpIsNumeric(text), JSON.stringify(text)).toBe(false);
+    fc.assert(
+      fc.property(nearNumeric, (text) => {
+        const refused = convert(text, two, "round-half-away-from-zero") === "not-numeric";
+        expect(refused).toBe(!phpIsNumeric(text));
+        if (!phpIsNumeric(text)) expect(readPhpDecimal(text, true)).toBeNull();
       }),
       RUNS,
     );

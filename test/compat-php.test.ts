@@ -1,12 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { removeAccents } from "../src/accents";
-import {
-  phpArrayJson,
-  phpInt,
-  phpIsNumeric,
-  sanitizeTextField,
-  sanitizeUser,
-} from "../src/compat/php";
+import { phpArrayJson, phpInt, sanitizeTextField, sanitizeUser } from "../src/compat/php";
+import { phpIsNumeric } from "../src/ledger/money";
 
 describe("sanitize_text_field as the plugin ran it", () => {
   it.each([

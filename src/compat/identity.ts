@@ -1,6 +1,7 @@
 import { accentlessLogin } from "../accents";
 import { NOBODY, type UserRef } from "../wallet/movements";
-import { phpInt, phpIsNumeric } from "./php";
+import { phpIsNumeric } from "../wallet/rules";
+import { phpInt } from "./php";
 
 // Which user a plugin `user_id` names: one rule for every route of the dialect (docs/compat.md,
 // "User references"). The plugin had several: `GET users` tried the text as an id and then as a

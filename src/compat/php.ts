@@ -7,7 +7,7 @@
 import { removeAccents } from "../accents";
 import { EMPTY } from "../http/fields";
 import { C_SPACE } from "../http/php-vars";
-import { asciiLower, numberText } from "../wallet/rules";
+import { asciiLower, numberText, phpIsNumeric } from "../wallet/rules";
 
 const isDigit = (ch: string | undefined) => ch !== undefined && ch >= "0" && ch <= "9";
 const isHex = (ch: string | undefined) =>
@@ -296,29 +296,6 @@ export function phpText(value: unknown) {
 
 /** PHP's `empty()` of a string: "" and "0". */
 export const phpEmpty = (text: string) => text === "" || text === "0";
-
-/**
- * PHP 8 `is_numeric` of a string: `[ws][+-](digits[.digits]|.digits)[e[+-]digits][ws]`, where the
- * white space is C's (a form feed too, a NUL byte not).
- */
-export function phpIsNumeric(text: string) {
-  const t = trimOf(text, C_SPACE);
-  let i = t[0] === "+" || t[0] === "-" ? 1 : 0;
-  let digits = 0;
-  for (; isDigit(t[i]); i++) digits++;
-  if (t[i] === ".") {
-    i++;
-    for (; isDigit(t[i]); i++) digits++;
-  }
-  if (digits === 0) return false;
-  if (t[i] === "e" || t[i] === "E") {
-    i++;
-    if (t[i] === "+" || t[i] === "-") i++;
-    if (!isDigit(t[i])) return false;
-    while (isDigit(t[i])) i++;
-  }
-  return i === t.length;
-}
 
 /**
  * `(int)` of a numeric string, or null when the string is not numeric or the integer is past what a

@@ -22,18 +22,12 @@ export const allZeros = (text: string) => {
   return true;
 };
 
-/**
- * `digits` or `digits.digits`, split at the point; null for anything else. With `php`, also `12.`
- * and `.5`: PHP's is_numeric takes digits on either side of the point.
- */
-function splitDecimal(text: string, php = false): { integer: string; fraction: string } | null {
+/** `digits` or `digits.digits`, split at the point; null for anything else. */
+function splitDecimal(text: string): { integer: string; fraction: string } | null {
   const point = text.indexOf(".");
   const integer = point === -1 ? text : text.slice(0, point);
   const fraction = point === -1 ? "" : text.slice(point + 1);
-  const digits = (part: string) => (php && part === "") || isDigits(part);
-  return digits(integer) && (point === -1 || digits(fraction)) && integer + fraction !== ""
-    ? { integer, fraction }
-    : null;
+  return isDigits(integer) && (point === -1 || isDigits(fraction)) ? { integer, fraction } : null;
 }
 
 export type AmountIssue = "not-numeric" | "not-positive";
@@ -187,12 +181,10 @@ function readPluginAmount(sent: string | number) {
   }
   const amount = readPhpDecimal(sent, true);
   if (amount) return amount;
-  const text = sent.trim();
-  const e = exponentAt(text);
-  const mantissa = e === -1 ? null : readPhpDecimal(text.slice(0, e), true);
-  if (!mantissa) return "not-numeric" as const;
+  const number = phpNumber(sent, true);
+  if (!number) return "not-numeric" as const;
   // A negative number, or one too small to be an amount (zero is read above, whatever its exponent).
-  return mantissa.negative || text[e + 1] === "-"
+  return number.negative || number.exponent?.startsWith("-")
     ? ("not-positive" as const)
     : ("too-large" as const);
 }
@@ -318,17 +310,56 @@ export const MAX_STORAGE_DECIMALS = 15;
 // (amountToMinor), and the WordPress import reads a site's stored numbers with it
 // (scripts/import/site-amounts.ts).
 
+/** C's white space (isspace): what PHP skips around a numeric string (a form feed, not a NUL byte). */
+const C_SPACE = " \t\n\v\f\r";
+
+/**
+ * PHP 8's numeric text, `[ws][+-](digits[.digits]|.digits)[e[+-]digits][ws]`, in its parts (the sign
+ * only when `signed`), or null: what is_numeric takes.
+ */
+function phpNumber(text: string, signed: boolean) {
+  let end = text.length;
+  while (end > 0 && C_SPACE.includes(text[end - 1]!)) end--;
+  let i = 0;
+  while (i < end && C_SPACE.includes(text[i]!)) i++;
+  const negative = signed && text[i] === "-";
+  if (signed && (text[i] === "-" || text[i] === "+")) i++;
+  const digitsFrom = (from: number) => {
+    let to = from;
+    while (to < end && text.charCodeAt(to) >= 48 && text.charCodeAt(to) <= 57) to++;
+    return to;
+  };
+  let to = digitsFrom(i);
+  const integer = text.slice(i, to);
+  let fraction = "";
+  if (text[to] === ".") {
+    i = to + 1;
+    to = digitsFrom(i);
+    fraction = text.slice(i, to);
+  }
+  if (integer + fraction === "") return null;
+  let exponent: string | undefined;
+  if (text[to] === "e" || text[to] === "E") {
+    i = to + 1;
+    const sign = text[i] === "+" || text[i] === "-" ? 1 : 0;
+    to = digitsFrom(i + sign);
+    if (to === i + sign) return null;
+    exponent = text.slice(i, to);
+  }
+  return to === end ? { negative, integer, fraction, exponent } : null;
+}
+
+/** PHP 8's is_numeric of a string. */
+export const phpIsNumeric = (text: string) => phpNumber(text, true) !== null;
+
 /** PHP-numeric text (a sign when `signed`; an exponent, as plainDecimal bounds it), written out. */
 export function readPhpDecimal(text: string, signed: boolean) {
-  let t = text.trim();
-  const negative = signed && t.startsWith("-");
-  if (signed && (t.startsWith("-") || t.startsWith("+"))) t = t.slice(1);
-  const e = exponentAt(t);
-  const parts = splitDecimal(e === -1 ? t : t.slice(0, e), true);
-  if (!parts || e === -1) return parts && { negative, ...parts };
+  const number = phpNumber(text, signed);
+  if (!number) return null;
+  const { negative, integer, fraction, exponent } = number;
+  if (exponent === undefined) return { negative, integer, fraction };
   // Zero is zero whatever its exponent; any other number past plainDecimal's bounds is no amount.
-  if (allZeros(parts.integer + parts.fraction) && isDigits(t.slice(e + 1).replace(/^[+-]/, "")))
-    return { negative, integer: "0", fraction: "" };
-  const plain = plainDecimal(`${parts.integer || "0"}.${parts.fraction || "0"}${t.slice(e)}`);
+  if (allZeros(integer + fraction)) return { negative, integer: "0", fraction: "" };
+  const plain = plainDecimal(`${integer || "0"}.${fraction || "0"}e${exponent}`);
   return plain === null ? null : { negative, ...splitDecimal(plain)! };
 }

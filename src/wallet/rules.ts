@@ -13,6 +13,7 @@ export {
   minorToText,
   movedAmountText,
   numberText,
+  phpIsNumeric,
   plainDecimal,
   readAmount,
   storageDecimals,
