@@ -416,14 +416,22 @@ describe("mapping helpers", () => {
   });
 
   it("reads the site's amounts exactly, with the places each needs", () => {
-    expect(readSiteAmount("12.345")).toEqual({ integer: "12", fraction: "345", places: 3 });
-    expect(readSiteAmount("100.50")).toEqual({ integer: "100", fraction: "5", places: 1 });
-    expect(readSiteAmount("0")).toEqual({ integer: "0", fraction: "", places: 0 });
-    expect(readSiteAmount("0.00")).toEqual({ integer: "0", fraction: "", places: 0 });
-    expect(readSiteAmount("007")).toEqual({ integer: "7", fraction: "", places: 0 });
-    expect(readSiteAmount("1.5E-5")).toEqual({ integer: "0", fraction: "000015", places: 6 });
-    expect(readSiteAmount(".5")).toEqual({ integer: "0", fraction: "5", places: 1 });
-    for (const bad of ["", "abc", "1.2.3", "-1", "1,5", "0x10"])
+    // [text, sign, integer digits, fraction, places]; C's white space may stand around a number,
+    // before its sign too, and no other space may.
+    const read: [string, boolean, string, string, number][] = [
+      ["12.345", false, "12", "345", 3],
+      ["100.50", false, "100", "5", 1],
+      ["0", false, "0", "", 0],
+      ["0.00", false, "0", "", 0],
+      ["007", false, "7", "", 0],
+      ["1.5E-5", false, "0", "000015", 6],
+      [".5", false, "0", "5", 1],
+      ["+3", false, "3", "", 0],
+      ["\t-3 ", true, "3", "", 0],
+    ];
+    for (const [text, negative, integer, fraction, places] of read)
+      expect(readSiteAmount(text), text).toEqual({ negative, integer, fraction, places });
+    for (const bad of ["", "abc", "1.2.3", "--1", "-+1", "1,5", "0x10", "\u00a01", "1\u00a0"])
       expect(readSiteAmount(bad), bad).toEqual({ issue: "not-numeric" });
   });
 });
@@ -594,13 +602,15 @@ INSERT INTO \`wp_usermeta\` VALUES (9901,6,'user_withdrawable_bal_ngn','500');
     ]);
   });
 
-  it("reads an amount's sign as PHP and the plugin did: +3 is 3, a debit's -3 moves 3, a credit's -3 is refused", () => {
+  it("reads an amount's sign and white space as PHP and the plugin did: +3 is 3, a debit's -3 moves 3, a credit's -3 is refused", () => {
     const text = withExtraTransactions([
       { id: 910, author: 2, currency: "ngn", amount: "+3" },
       { id: 911, author: 2, currency: "ngn", amount: "-3", type: "DEBIT" },
       { id: 912, author: 2, currency: "ngn", amount: "-0.00" },
       { id: 913, author: 2, currency: "ngn", amount: "-3" },
       { id: 914, author: 2, currency: "ngn", amount: "+-3" },
+      { id: 915, author: 2, currency: "ngn", amount: " -3 ", type: "DEBIT" },
+      { id: 916, author: 2, currency: "ngn", amount: "\u00a03" },
     ]);
     const { report } = importFromText(text);
     expect(report.refused).toBe(true);
@@ -610,6 +620,7 @@ INSERT INTO \`wp_usermeta\` VALUES (9901,6,'user_withdrawable_bal_ngn','500');
         id: 913,
       },
       { reason: 'amount "+-3" is not a valid amount (not-numeric)', id: 914 },
+      { reason: 'amount "\u00a03" is not a valid amount (not-numeric)', id: 916 },
     ]);
     const { statements } = importFromText(text, { options: { force: true } });
     const entry = (id: number) => statements.find((sql) => sql.includes(`SELECT ${id},`)) ?? "";
@@ -617,6 +628,8 @@ INSERT INTO \`wp_usermeta\` VALUES (9901,6,'user_withdrawable_bal_ngn','500');
     expect(entry(911)).toMatch(/'DEBIT', 300, '-3'/);
     expect(entry(912)).toMatch(/'CREDIT', 0, '-0\.00'/);
     expect(entry(913)).toBe("");
+    expect(entry(915)).toMatch(/'DEBIT', 300, ' -3 '/);
+    expect(entry(916)).toBe("");
   });
 
   it.each([

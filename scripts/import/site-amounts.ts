@@ -10,14 +10,15 @@ import {
 } from "../../src/ledger/money";
 
 /**
- * An amount as the site stored it (unsigned, `1.5E-5` too), read exactly: its integer digits, its
- * fraction without trailing zeros, and how many places that fraction needs.
+ * An amount as the site stored it (`-3`, `+3`, `1.5E-5` too), read exactly: its sign, its integer
+ * digits, its fraction without trailing zeros, and how many places that fraction needs.
  */
 export function readSiteAmount(text: string) {
-  const d = readPhpDecimal(text, false);
+  const d = readPhpDecimal(text, true);
   if (!d) return { issue: "not-numeric" as const };
   const fraction = trimZeros(d.fraction, "end");
-  return { integer: trimZeros(d.integer || "0", "start"), fraction, places: fraction.length };
+  const integer = trimZeros(d.integer || "0", "start");
+  return { negative: d.negative, integer, fraction, places: fraction.length };
 }
 
 type SiteNumberIssue = "not-numeric" | "negative" | MinorIssue;

@@ -168,12 +168,10 @@ function siteAmount(
     if (!fromContent) return { skip: "no amount meta" };
     amountText = fromContent[1]!;
   }
-  const text = amountText.trim();
-  const negative = text.startsWith("-");
-  const amount = readSiteAmount(negative || text.startsWith("+") ? text.slice(1) : text);
+  const amount = readSiteAmount(amountText);
   if ("issue" in amount)
     return { skip: `amount ${JSON.stringify(amountText)} is not a valid amount (${amount.issue})` };
-  if (negative && txnType === "CREDIT" && `${amount.integer}${amount.fraction}` !== "0")
+  if (amount.negative && txnType === "CREDIT" && `${amount.integer}${amount.fraction}` !== "0")
     return {
       skip: `a CREDIT of ${JSON.stringify(amountText)}: the plugin records a negative credit as a DEBIT`,
     };
