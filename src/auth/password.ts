@@ -105,6 +105,13 @@ export async function checkLoginPassword(
   password: string,
   stored: string | undefined,
 ): Promise<LoginCheck> {
+  // An empty password is never a credential, whatever hash an import holds (one of "" exists: MD5
+  // d41d8cd9…): WordPress refused it after trimming (wp_authenticate_username_password), and the
+  // plugin's dialect trims blanks to "". It costs a derivation, as any refusal does.
+  if (password === "") {
+    await verifyPassword(password, undefined);
+    return { valid: false };
+  }
   if (stored === undefined || wordPressHashKind(stored) === null) {
     const parsed = stored === undefined ? undefined : parseHash(stored);
     if (!(await verifyPassword(password, parsed))) return { valid: false };

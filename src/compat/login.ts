@@ -4,7 +4,7 @@ import { validationError } from "../http/errors";
 import { defineRoute, type Input } from "../http/route";
 import { LoginParams, type SignInFields, signInFields, signInWith } from "../http/user-fields";
 import { pluginLogin } from "./identity";
-import { phpText, phpTrim } from "./php";
+import { phpEmpty, phpText, phpTrim } from "./php";
 import { PLUGIN_EXPIRATION, pluginExpiration } from "./schemas";
 
 // `POST users/login` in the plugin's dialect (plugin includes/users/login.php), envelope B: the
@@ -32,7 +32,13 @@ const loginInput: Input<SignInFields> = {
     const fields = await signInFields.read(c, read);
     // wp_authenticate read the login through sanitize_user, which removes accents: `José` names
     // the `Jose` POST users stored when nobody is `José`, and is throttled as that one login.
-    return { ...fields, ...pluginLogin(fields.login), password: phpTrim(fields.password) };
+    // wp_authenticate_username_password refused what PHP's empty() calls empty: "" and "0".
+    const password = phpTrim(fields.password);
+    return {
+      ...fields,
+      ...pluginLogin(fields.login),
+      password: phpEmpty(password) ? "" : password,
+    };
   },
 };
 
