@@ -27,7 +27,7 @@ describe("WordPress password hashes", () => {
     }
   });
 
-  it("recognises only the work factors a sign-in will spend: bcrypt cost 4-12, phpass 2^7-2^16 rounds", () => {
+  it("recognises only the work factors a sign-in will spend: bcrypt cost 4-12, phpass 2^7-2^15 rounds", () => {
     const tail = "p5z68FdLSnapsNnz5Ik2zuMUjFwcV4ndoqoJDYD6NMKhKk/cDLBy.";
     for (const cost of ["04", "10", "12"]) {
       expect(wordPressHashKind(`$2y$${cost}$${tail}`)).toBe("bcrypt");
@@ -37,11 +37,11 @@ describe("WordPress password hashes", () => {
       expect(wordPressHashKind(`$2y$${cost}$${tail}`)).toBeNull();
       expect(wordPressHashKind(`$wp$2y$${cost}$${tail}`)).toBeNull();
     }
-    for (const rounds of ["5", "B", "E"])
+    for (const rounds of ["5", "B", "D"])
       expect(wordPressHashKind(`$P$${rounds}IQRaTwmfeRo7ud9Fh4E2PdI0S3r.L0`)).toBe("phpass");
-    for (const rounds of ["4", "F", "z"])
+    for (const rounds of ["4", "E", "F", "z"])
       expect(wordPressHashKind(`$P$${rounds}IQRaTwmfeRo7ud9Fh4E2PdI0S3r.L0`)).toBeNull();
-    expect(phpassCrypt("x", "$P$Fabcdefgh")).toBeNull();
+    expect(phpassCrypt("x", "$P$Eabcdefgh")).toBeNull();
   });
 
   it("reproduces phpass's own test vector", async () => {

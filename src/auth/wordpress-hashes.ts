@@ -18,13 +18,14 @@ const tooLong = (password: string) => utf8.encode(password).length > MAX_PASSWOR
 const ITOA64 = "./0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
 // Work factors a sign-in will spend: bcrypt cost 4-12 (WordPress writes 10, or 12 on PHP 8.4;
-// bcryptjs takes ~330 ms at 12 and doubles per step) and phpass 2^7-2^16 MD5 rounds (WordPress
-// writes $P$B, 2^13). A hash asking for more is not verified, so it cannot pin a Worker's CPU.
+// bcryptjs takes ~330 ms at 12 and doubles per step) and phpass 2^7-2^15 MD5 rounds (WordPress
+// writes $P$B, 2^13; 2^15 over a 4096-byte password takes no longer than bcrypt 12). A hash asking
+// for more is not verified, so it cannot pin a Worker's CPU or outlast the refusal floor (pace.ts).
 const BCRYPT = "\\$2[aby]\\$(?:0[4-9]|1[0-2])\\$[./A-Za-z0-9]{53}";
 const HASH_KINDS: [WordPressHashKind, RegExp][] = [
   ["md5", /^[0-9a-f]{32}$/i],
   ["wp-bcrypt", new RegExp(`^\\$wp${BCRYPT}$`)],
-  ["phpass", /^\$P\$[5-9A-E][./A-Za-z0-9]{30}$/],
+  ["phpass", /^\$P\$[5-9A-D][./A-Za-z0-9]{30}$/],
   ["bcrypt", new RegExp(`^${BCRYPT}$`)],
 ];
 
@@ -62,7 +63,7 @@ export function encode64(input: Uint8Array, count: number) {
 export function phpassCrypt(password: string, setting: string): string | null {
   if (setting.slice(0, 3) !== "$P$") return null;
   const countLog2 = ITOA64.indexOf(setting[3] ?? "");
-  if (countLog2 < 7 || countLog2 > 16) return null;
+  if (countLog2 < 7 || countLog2 > 15) return null;
   const salt = setting.slice(4, 12);
   if (salt.length !== 8) return null;
   const secret = utf8.encode(password);
