@@ -17,7 +17,7 @@ import {
   statSync,
   writeFileSync,
 } from "node:fs";
-import { type AddressInfo, createServer } from "node:net";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { type AdminAccount, ensureAdmin } from "./admin";
@@ -63,16 +63,17 @@ export const ADMIN: AdminAccount = {
   password: "bench-admin-pass",
 };
 
-export function freePort() {
-  return new Promise<number>((resolve, reject) => {
-    const probe = createServer();
-    probe.unref();
-    probe.on("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
+/**
+ * A port for a server started afterwards: free now, and below the ephemeral range (Linux's
+ * 32768-60999), where the system picks the ports of outgoing connections and of listeners on port 0
+ * (workerd's, wrangler's), so none of those can take it before the server binds it.
+ */
+export async function freePort() {
+  for (let tries = 0; tries < 100; tries++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if (await portIsFree(port)) return port;
+  }
+  throw new Error("no free port between 20000 and 31999 on 127.0.0.1");
 }
 
 /** Whether 127.0.0.1:`port` can be listened on now. */
