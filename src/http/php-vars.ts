@@ -1,6 +1,7 @@
 // What PHP makes of a query string or form body, which is what WordPress reads: each source's
 // pairs registered in order into one array, as php_register_variable_ex registers them into
 // `$_GET` or `$_POST`, so the last pair of a parameter wins whatever its shape.
+import { C_SPACE } from "../c-space";
 import { JSON_LIMITS, percentDecode } from "./decode";
 import { MalformedRequest } from "./errors";
 
@@ -55,12 +56,6 @@ function phpPath(sent: string): PhpPath | null {
 
 /** What makes PHP register a name otherwise than as written. */
 const MANGLED = /[ .[\0]/;
-
-/**
- * What C's isspace() takes: what PHP skips after a `[`, what may stand around a PHP numeric string,
- * and what strip_tags takes for space.
- */
-export const C_SPACE = " \t\n\v\f\r";
 
 const NO_KEYS: readonly string[] = [];
 

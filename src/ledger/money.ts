@@ -1,6 +1,8 @@
 // Exact money: amounts live as integer minor units (amount × 10^decimals) and are read from their
 // decimal text, never through binary floating point.
 
+import { C_SPACE } from "../c-space";
+
 export type Decimal = { text: string; integer: string; fraction: string };
 
 // Every reader here walks its text once, by hand: nothing on the request path may use a regex that
@@ -309,9 +311,6 @@ export const MAX_STORAGE_DECIMALS = 15;
 // as it prints them ("1.5E-5", "10.000000000000002"): the plugin's dialect reads amounts this way
 // (amountToMinor), and the WordPress import reads a site's stored numbers with it
 // (scripts/import/site-amounts.ts).
-
-/** C's white space (isspace): what PHP skips around a numeric string (a form feed, not a NUL byte). */
-const C_SPACE = " \t\n\v\f\r";
 
 /**
  * PHP 8's numeric text, `[ws][+-](digits[.digits]|.digits)[e[+-]digits][ws]`, in its parts (the sign
