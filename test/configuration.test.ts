@@ -616,7 +616,7 @@ describe("GET /health", () => {
       { COMPAT_PUBLIC_READS: true },
       { CORS_ORIGINS: ["https://app.example.com"] },
       { MAIL_TRANSPORT: 1 },
-      { MAIL_TRANSPORT: "cloudflare", MAIL_FROM: 5 },
+      { MAIL_TRANSPORT: "cloudflare", EMAIL: { send: async () => {} }, MAIL_FROM: 5 },
       { MAIL_LIMIT_PER_CLIENT: 1000 },
       { WEBHOOK_ALLOW_LOCAL: true },
       { WEBHOOK_RETRY_BASE_S: 60 },

@@ -456,7 +456,18 @@ describe("without a mail transport", () => {
   it.each([
     ["no MAIL_TRANSPORT", {}, "MAIL_TRANSPORT", []],
     ["an unknown MAIL_TRANSPORT", { MAIL_TRANSPORT: "smtp" }, "MAIL_TRANSPORT", ["MAIL_TRANSPORT"]],
-    ["cloudflare without MAIL_FROM", { MAIL_TRANSPORT: "cloudflare" }, "MAIL_FROM", ["MAIL_FROM"]],
+    [
+      "cloudflare without MAIL_FROM",
+      { MAIL_TRANSPORT: "cloudflare", EMAIL: refusingBinding },
+      "MAIL_FROM",
+      ["MAIL_FROM"],
+    ],
+    [
+      "cloudflare without MAIL_FROM or the EMAIL binding",
+      { MAIL_TRANSPORT: "cloudflare" },
+      "MAIL_FROM, EMAIL",
+      ["MAIL_FROM", "EMAIL"],
+    ],
     [
       "cloudflare without the EMAIL binding",
       { MAIL_TRANSPORT: "cloudflare", MAIL_FROM: "wallet@example.test" },

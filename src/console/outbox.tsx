@@ -13,7 +13,7 @@ export const outboxScreen = new Hono<ConsoleEnv>().get("/", async (c) => {
   const how =
     "name" in transport
       ? `Mail transport: ${transport.name}.`
-      : `No mail transport is configured (${transport.missing}): the mail routes refuse.`;
+      : `No mail transport is configured (${transport.missing.join(", ")}): the mail routes refuse.`;
   return c.html(
     <Page title="Outbox" session={c.var.session} current="outbox">
       <p class="muted">

@@ -432,7 +432,7 @@ function answerOf(reason: RefusalReason): ApiError {
       ]);
     case "mail_not_configured":
       return apiError("mail_not_configured", [
-        `This service sends no mail (${reason.missing}): ask its operator`,
+        `This service sends no mail (${reason.missing.join(", ")}): ask its operator`,
       ]);
     case "too_many_mails":
       return apiError(

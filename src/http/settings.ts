@@ -72,15 +72,16 @@ export function missingSettings(
   if (which === "all") {
     const mail = mailTransport(c.env, c.req.url);
     if ("missing" in mail && mail.unintended)
-      problems.push({
-        name: mail.missing,
-        problem: mail.devOnly
-          ? "is outbox, which keeps mail on this machine for npm run dev: a deployment's requests send none"
-          : mail.missing === "EMAIL"
-            ? `${bindingProblem(c.env, "EMAIL")}, and MAIL_TRANSPORT=cloudflare needs it`
-            : MAIL_PROBLEM[mail.missing],
-        effect: "the mail routes answer 503 mail_not_configured until it is set",
-      });
+      for (const name of mail.missing)
+        problems.push({
+          name,
+          problem: mail.devOnly
+            ? "is outbox, which keeps mail on this machine for npm run dev: a deployment's requests send none"
+            : name === "EMAIL"
+              ? `${bindingProblem(c.env, "EMAIL")}, and MAIL_TRANSPORT=cloudflare needs it`
+              : MAIL_PROBLEM[name],
+          effect: "the mail routes answer 503 mail_not_configured until it is set",
+        });
   }
   for (const { name, problem, effect = EVERY_ROUTE } of problems)
     logOnce(

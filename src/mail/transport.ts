@@ -25,7 +25,7 @@ type MailTransport = "cloudflare" | "outbox";
 export type MailSetting = "MAIL_TRANSPORT" | "MAIL_FROM" | "EMAIL";
 
 /**
- * The configured transport for a request to `url`, or what is missing for one. `unintended` when
+ * The configured transport for a request to `url`, or all that is missing for one. `unintended` when
  * MAIL_TRANSPORT is set to a transport it cannot use (a misconfiguration GET /health names), not
  * left empty (no mail meant). The dev outbox keeps every mail, reset codes included, and prints it
  * to the log: it is a transport only for requests to this machine, never a deployment's
@@ -34,22 +34,23 @@ export type MailSetting = "MAIL_TRANSPORT" | "MAIL_FROM" | "EMAIL";
 export function mailTransport(
   env: MailEnv,
   url: string,
-): { name: MailTransport } | { missing: MailSetting; unintended: boolean; devOnly?: true } {
+): { name: MailTransport } | { missing: MailSetting[]; unintended: boolean; devOnly?: true } {
   const name = mailTransportName(env);
   if (name === "outbox")
     return isLocalAddress(url)
       ? { name }
-      : { missing: "MAIL_TRANSPORT", unintended: true, devOnly: true };
-  if (name !== "cloudflare") return { missing: "MAIL_TRANSPORT", unintended: name !== "" };
-  if (mailFrom(env) === "") return { missing: "MAIL_FROM", unintended: true };
-  if (!bound(env, "EMAIL")) return { missing: "EMAIL", unintended: true };
-  return { name };
+      : { missing: ["MAIL_TRANSPORT"], unintended: true, devOnly: true };
+  if (name !== "cloudflare") return { missing: ["MAIL_TRANSPORT"], unintended: name !== "" };
+  const missing: MailSetting[] = [];
+  if (mailFrom(env) === "") missing.push("MAIL_FROM");
+  if (!bound(env, "EMAIL")) missing.push("EMAIL");
+  return missing.length === 0 ? { name } : { missing, unintended: true };
 }
 
 let warned = false;
 
 /** How to send a mail now for a request to `url`, or what is missing (logged once per isolate). */
-export function mailSender(env: MailEnv, url: string): MailSender | { missing: MailSetting } {
+export function mailSender(env: MailEnv, url: string): MailSender | { missing: MailSetting[] } {
   const transport = mailTransport(env, url);
   if ("missing" in transport) {
     if (!warned)

@@ -29,7 +29,7 @@ import { loginsOf } from "./users";
 export type MailDeps = {
   db: Db;
   /** The transport (mail/transport.ts mailSender), or what is missing for one. */
-  send: MailSender | { missing: MailSetting };
+  send: MailSender | { missing: MailSetting[] };
   throttle: ThrottleNamespace;
   /** CF-Connecting-IP: mails are counted per client that asks. */
   clientAddress: string | undefined;

@@ -65,7 +65,7 @@ export type RefusalReason =
   /** A sign-out by a caller without a session (an API key). */
   | { code: "no_session" }
   /** No mail transport is configured (docs/mail.md). */
-  | { code: "mail_not_configured"; missing: MailSetting }
+  | { code: "mail_not_configured"; missing: MailSetting[] }
   /** The client address or the e-mail address had its share of mail (throttle/mail.ts). */
   | { code: "too_many_mails"; retryAfterS: number; spent: "client" | "address" }
   /** A mailed link or code that is forged, used, expired or for an address the user left. */
