@@ -1,8 +1,24 @@
-// C's white space, one rule for each place the plugin's PHP read it: a query's names (php-vars),
-// a numeric string's ends (ledger/money.ts), strip_tags (compat/php.ts).
+// White space as the plugin's PHP read it, one rule for each: C's (a query's names in php-vars, a
+// numeric string's ends in ledger/money.ts, strip_tags in compat/php.ts) and trim()'s (the
+// plugin's fields, a password at sign-in, a serialized value the import reads).
 
 /**
  * What C's isspace() takes: what PHP skips after a `[`, what may stand around a PHP numeric string
  * (a form feed too, a NUL byte or a no-break space not), and what strip_tags takes for space.
  */
 export const C_SPACE = " \t\n\v\f\r";
+
+/** What PHP's trim() strips: C's white space without the form feed, and the NUL byte. */
+const PHP_TRIM = " \t\n\r\0\x0B";
+
+/** `text` without any of `chars` at either end. */
+export function trimOf(text: string, chars: string) {
+  let start = 0;
+  let end = text.length;
+  while (start < end && chars.includes(text[start]!)) start++;
+  while (end > start && chars.includes(text[end - 1]!)) end--;
+  return text.slice(start, end);
+}
+
+/** PHP's trim(): ASCII white space and NUL only, so `"abc\u00a0"` keeps its no-break space. */
+export const phpTrim = (text: string) => trimOf(text, PHP_TRIM);

@@ -2,6 +2,7 @@
 // password hashes, MySQL dates. No Node APIs (the Worker tests run the planner).
 import { checkableHashKind } from "../../src/auth/password";
 import { wordPressHashKind } from "../../src/auth/wordpress-hashes";
+import { phpTrim } from "../../src/c-space";
 import { isUnusableHash } from "../../src/db/schema";
 import { mysqlDateSeconds } from "../../src/ledger/post-format";
 import { asciiLower } from "../../src/ledger/request-key";
@@ -65,16 +66,6 @@ export function decodeEntities(text: string) {
       return char === undefined || MARKUP.has(char) ? whole : char;
     },
   );
-}
-
-/** What PHP's trim() strips. */
-const PHP_SPACE = " \t\n\r\0\x0B";
-
-function phpTrim(text: string) {
-  let [start, end] = [0, text.length];
-  while (start < end && PHP_SPACE.includes(text[start]!)) start++;
-  while (end > start && PHP_SPACE.includes(text[end - 1]!)) end--;
-  return text.slice(start, end);
 }
 
 /** Role names granted in a PHP-serialized capabilities array: a:1:{s:13:"administrator";b:1;}. */

@@ -1,10 +1,11 @@
 import * as v from "valibot";
+import { phpTrim } from "../c-space";
 import { ok } from "../http/envelope";
 import { validationError } from "../http/errors";
 import { defineRoute, type Input } from "../http/route";
 import { LoginParams, type SignInFields, signInFields, signInWith } from "../http/user-fields";
 import { pluginLogin } from "./identity";
-import { phpEmpty, phpText, phpTrim } from "./php";
+import { phpEmpty, phpText } from "./php";
 import { PLUGIN_EXPIRATION, pluginExpiration } from "./schemas";
 
 // `POST users/login` in the plugin's dialect (plugin includes/users/login.php), envelope B: the

@@ -5,24 +5,13 @@
 // src/ledger/money.ts).
 
 import { removeAccents } from "../accents";
-import { C_SPACE } from "../c-space";
+import { C_SPACE, phpTrim, trimOf } from "../c-space";
 import { EMPTY } from "../http/fields";
 import { asciiLower, numberText, phpIsNumeric } from "../wallet/rules";
 
 const isDigit = (ch: string | undefined) => ch !== undefined && ch >= "0" && ch <= "9";
 const isHex = (ch: string | undefined) =>
   ch !== undefined && (isDigit(ch) || (ch >= "a" && ch <= "f") || (ch >= "A" && ch <= "F"));
-/** What PHP's trim() removes. */
-const PHP_TRIM = " \t\n\r\0\x0B";
-
-function trimOf(text: string, chars: string) {
-  let start = 0;
-  let end = text.length;
-  while (start < end && chars.includes(text[start]!)) start++;
-  while (end > start && chars.includes(text[end - 1]!)) end--;
-  return text.slice(start, end);
-}
-export const phpTrim = (text: string) => trimOf(text, PHP_TRIM);
 
 /** `text` with each of C's white space characters (a tab, a form feed...) made a space. */
 export const cSpaceAsSpace = (text: string) =>
