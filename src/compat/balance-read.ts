@@ -77,7 +77,8 @@ type Found = { index: number; piece: string; record: ReturnType<typeof balanceRe
  * it, then one D1 round trip; answered in envelope A plus the plugin's top-level `submitted` (the
  * sanitized parameters, echoed back), its `data` what `shape` makes of the wallets found out of
  * `pieces`. Unknown wallets are skipped. A wallet's balance, though, was read under the piece
- * lowercased but untrimmed, so `usd, ngn` reads ` ngn` as 0 (capture 41): kept on purpose.
+ * lowercased but untrimmed, so `usd, ngn` reads ` ngn` as 0 (capture 41-balance-multi-space):
+ * kept on purpose.
  */
 export async function answerPluginBalances(
   c: Context<AppEnv>,

@@ -100,7 +100,8 @@ const movement = (txnType: "CREDIT" | "DEBIT", action: string, summary: string) 
         metaData: fields.metaData,
       }).catch((err: unknown) => {
         const refusal = err instanceof Refusal ? err.reason : undefined;
-        // The plugin's answer for an unknown wallet (capture 26): no error, no message.
+        // The plugin's answer for an unknown wallet (capture 26-credits-unknown-wallet): no error,
+        // no message.
         if (refusal?.code === "wallet_not_found") return null;
         if (refusal?.code === "amount_refused")
           throw invalidInput(amountRefused("amount", refusal.refusal));

@@ -32,9 +32,10 @@ const fields = newSubscriberFields({ plugin: true });
 
 // `POST users` (captures 01-08; plugin includes/users/create-users.php), envelope B: the same
 // checks, texts and answers as /wp-json/wallet/v1/users, which the contract took from the plugin
-// (a missing username or password also "too short", as the plugin said: capture 04), on the
-// fields as the plugin read them, behind the plugin's JWT-route refusals. This service's API keys
-// are credentials here too (the plugin read any `Key` header as a bad JWT, capture 08).
+// (a missing username or password also "too short", as the plugin said: capture
+// 04-users-create-empty-body), on the fields as the plugin read them, behind the plugin's JWT-route
+// refusals. This service's API keys are credentials here too (the plugin read any `Key` header as
+// a bad JWT, capture 08-users-create-key-auth).
 export const usersCreate = defineRoute(
   {
     path: "/users",

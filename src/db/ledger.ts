@@ -38,8 +38,8 @@ const balanceSelect = (db: Db, userId: number | Placeholder, walletIds: (string 
 
 /**
  * Wallet definitions, user existence and balances in one round trip, reading one row per wallet.
- * Wallets and users never change once they exist, so once the isolate has seen them (db/isolate-
- * cache.ts) the read is a single statement: the balance rows.
+ * Wallets and users never change once they exist, so once the isolate has seen them
+ * (db/isolate-cache.ts) the read is a single statement: the balance rows.
  */
 export async function readBalances(db: Db, userId: number, walletIds: string[]) {
   const cache = isolateCache(bindingOf(db));
