@@ -1,7 +1,7 @@
 // Exact money: amounts live as integer minor units (amount × 10^decimals) and are read from their
 // decimal text, never through binary floating point.
 
-import { C_SPACE } from "../c-space";
+import { C_SPACE, trimOf } from "../c-space";
 
 export type Decimal = { text: string; integer: string; fraction: string };
 
@@ -316,11 +316,10 @@ export const MAX_STORAGE_DECIMALS = 15;
  * PHP 8's numeric text, `[ws][+-](digits[.digits]|.digits)[e[+-]digits][ws]`, in its parts (the sign
  * only when `signed`), or null: what is_numeric takes.
  */
-function phpNumber(text: string, signed: boolean) {
-  let end = text.length;
-  while (end > 0 && C_SPACE.includes(text[end - 1]!)) end--;
+function phpNumber(sent: string, signed: boolean) {
+  const text = trimOf(sent, C_SPACE);
+  const end = text.length;
   let i = 0;
-  while (i < end && C_SPACE.includes(text[i]!)) i++;
   const negative = signed && text[i] === "-";
   if (signed && (text[i] === "-" || text[i] === "+")) i++;
   const digitsFrom = (from: number) => {
