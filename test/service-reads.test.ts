@@ -6,9 +6,11 @@ import { attemptMoney } from "../src/console/api";
 import type { ConsoleEnv } from "../src/console/env";
 import { createDb } from "../src/db/client";
 import { LedgerRefusal } from "../src/ledger/append";
+import { MAX_WALLETS_PER_READ, namedBalances } from "../src/wallet/balances";
 import { listUsers, readUser, userIdOf, walletRows } from "../src/wallet/directory";
 import { readFeed } from "../src/wallet/events";
 import { forgetGone, wordGone } from "../src/wallet/faults";
+import { placeHold, readHold } from "../src/wallet/holds";
 import { credit } from "../src/wallet/movements";
 import { refusalOf as reasonOf } from "../src/wallet/refusal";
 import {
@@ -74,6 +76,112 @@ describe("readTransaction", () => {
     const { admin, aliceEntry } = await twoAccounts();
     const ctx = serviceAs(admin, "write");
     expect(await refusalOf(readTransaction(ctx, { id: aliceEntry, ref: "x" }))).toEqual(FORBIDDEN);
+  });
+});
+
+describe("readHold", () => {
+  async function heldForBob() {
+    const { admin, alice, bob, walletId } = await twoAccounts();
+    const { hold } = await placeHold(serviceAs(admin), {
+      user: { id: bob.id },
+      walletId,
+      amount: { sent: "1.25", policy: "refuse-excess-places" },
+      requestId: unique("hold"),
+      note: "",
+      expiresInS: 600,
+    });
+    return { admin, alice, bob, id: hold.id };
+  }
+
+  it("answers an administrator anyone's hold and a subscriber its own, with the username", async () => {
+    const { admin, bob, id } = await heldForBob();
+    for (const who of [admin, bob]) {
+      const held = await readHold(serviceAs(who), { id, ref: String(id) });
+      expect(held).toMatchObject({ status: "held", username: bob.username });
+      expect(held.hold).toMatchObject({ id, userId: bob.id, amountMinor: 125 });
+    }
+  });
+
+  it("refuses a subscriber another user's hold, and an id that does not exist, alike", async () => {
+    const { alice, id } = await heldForBob();
+    const ctx = serviceAs(alice);
+    expect(await refusalOf(readHold(ctx, { id, ref: "x" }))).toEqual(FORBIDDEN);
+    expect(await refusalOf(readHold(ctx, { id: 2 ** 40, ref: "x" }))).toEqual(FORBIDDEN);
+    expect(await refusalOf(readHold(ctx, { id: null, ref: "x" }))).toEqual(FORBIDDEN);
+  });
+
+  it("tells an administrator an id is unknown; refuses nobody, and a key without read", async () => {
+    const { admin, id } = await heldForBob();
+    expect(await refusalOf(readHold(serviceAs(admin), { id: null, ref: "7x" }))).toEqual({
+      code: "hold_not_found",
+      ref: "7x",
+    });
+    expect(await refusalOf(readHold(serviceAs(), { id, ref: "1" }))).toEqual({
+      code: "not_signed_in",
+    });
+    expect(await refusalOf(readHold(serviceAs(admin, "write"), { id, ref: "1" }))).toEqual(
+      FORBIDDEN,
+    );
+  });
+});
+
+describe("namedBalances", () => {
+  const read = (user: { id: number } | { login: string } | null, ids: string[], open = false) => ({
+    user,
+    walletIds: ids,
+    public: open,
+  });
+
+  it("answers a subscriber its own balances, unknown and empty ids left out", async () => {
+    const { alice, walletId } = await twoAccounts();
+    const { userId, found } = await namedBalances(
+      serviceAs(alice),
+      read({ login: alice.username }, [walletId, "", "nosuchwallet"]),
+    );
+    expect(userId).toBe(alice.id);
+    expect([...found.keys()]).toEqual([walletId]);
+    expect(found.get(walletId)?.minor).toBe(500);
+  });
+
+  it("refuses a subscriber anyone else, and nobody, alike", async () => {
+    const { alice, bob, walletId } = await twoAccounts();
+    const ctx = serviceAs(alice);
+    expect(await refusalOf(namedBalances(ctx, read({ id: bob.id }, [walletId])))).toEqual(
+      FORBIDDEN,
+    );
+    expect(await refusalOf(namedBalances(ctx, read(null, [walletId])))).toEqual(FORBIDDEN);
+    expect(
+      await refusalOf(namedBalances(ctx, read({ login: unique("nobody") }, [walletId]))),
+    ).toEqual(FORBIDDEN);
+  });
+
+  it("answers an administrator nobody as holding nothing in the wallets that exist", async () => {
+    const { admin, walletId } = await twoAccounts();
+    const { userId, found } = await namedBalances(serviceAs(admin), read(null, [walletId]));
+    expect(userId).toBeNull();
+    expect(found.get(walletId)?.minor).toBe(0);
+  });
+
+  it("answers anyone when public, and refuses nobody signed in otherwise", async () => {
+    const { bob, walletId } = await twoAccounts();
+    const { found } = await namedBalances(serviceAs(), read({ id: bob.id }, [walletId], true));
+    expect(found.get(walletId)?.minor).toBe(500);
+    expect(await refusalOf(namedBalances(serviceAs(), read({ id: bob.id }, [walletId])))).toEqual({
+      code: "not_signed_in",
+    });
+  });
+
+  it("refuses more wallet ids than one read may name, after the caller's right", async () => {
+    const { admin, alice, bob, walletId } = await twoAccounts();
+    const ids = Array.from({ length: MAX_WALLETS_PER_READ + 1 }, () => walletId);
+    expect(await refusalOf(namedBalances(serviceAs(admin), read({ id: bob.id }, ids)))).toEqual({
+      code: "invalid_field",
+      field: "wallet_id",
+      why: `wallet_id lists at most ${MAX_WALLETS_PER_READ} wallets`,
+    });
+    expect(await refusalOf(namedBalances(serviceAs(alice), read({ id: bob.id }, ids)))).toEqual(
+      FORBIDDEN,
+    );
   });
 });
 

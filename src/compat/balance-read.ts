@@ -3,11 +3,9 @@ import * as v from "valibot";
 import type { Wallet } from "../db/wallets";
 import type { AppEnv } from "../env";
 import { send } from "../http/envelope";
-import { invalidInput } from "../http/errors";
 import type { Input, RouteInfo } from "../http/route";
-import { MAX_WALLETS_PER_READ, readBalances } from "../wallet/balances";
-import { mayReadUser } from "../wallet/context";
-import { userIdOf } from "../wallet/directory";
+import { namedBalances } from "../wallet/balances";
+import { Refusal } from "../wallet/refusal";
 import { asciiLower, formatMoney, major } from "../wallet/rules";
 import { keyRouteRefusals } from "./auth";
 import { publicReads } from "./config";
@@ -50,7 +48,7 @@ type BalanceInput = {
 
 /**
  * The two balance routes' declaration: the plugin's key-route refusals, public by configuration.
- * The caller's access is checked once the user is named (readPluginBalances).
+ * The caller's access is checked once the user is named (wallet/balances.ts namedBalances).
  */
 export const balanceRoute = {
   method: "GET",
@@ -88,16 +86,14 @@ export async function answerPluginBalances(
 ) {
   const refused = entitiesRequired(c, sent, keyBy);
   if (refused) return refused;
-  const userId = await userIdOf(c.var.service, user);
-  // The ids compare, never the texts; nobody (NaN) is refused to a subscriber as anyone else is.
-  if (!publicReads(c.env) && !mayReadUser(c.get("principal"), userId ?? Number.NaN))
-    throw balanceRoute.refusals.forbidden();
-
-  // The plugin had no bound; here a read names at most as many wallets as /wallet/v1 allows.
-  if (wallets.length > MAX_WALLETS_PER_READ)
-    throw invalidInput({ wallet_id: `wallet_id lists at most ${MAX_WALLETS_PER_READ} wallets` });
-  const named = wallets.map((w) => w.id).filter((id) => id !== "");
-  const { found: balances } = await readBalances(c.var.ledger, userId ?? 0, named);
+  const read = { user, walletIds: wallets.map((w) => w.id), public: publicReads(c.env) };
+  const { userId, found: balances } = await namedBalances(c.var.service, read).catch(
+    (err: unknown) => {
+      if (err instanceof Refusal && err.reason.code === "forbidden")
+        throw balanceRoute.refusals.forbidden();
+      throw err;
+    },
+  );
 
   const found: Found[] = [];
   for (const [index, { piece, id }] of wallets.entries()) {

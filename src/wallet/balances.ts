@@ -3,7 +3,9 @@ import { inRuns } from "../db/client";
 import type { Wallet } from "../db/schema";
 import { seconds } from "../ledger/entries";
 import type { Ledger } from "../ledger/writer";
-import { readUserId, type ServiceContext } from "./context";
+import { readUserId, requireReader, type ServiceContext } from "./context";
+import { userIdOf } from "./directory";
+import type { UserRef } from "./movements";
 import { Refusal } from "./refusal";
 import { balancesAt } from "./statements";
 
@@ -69,4 +71,28 @@ export async function userBalances(
     });
   if (!userExists) throw new Refusal({ code: "user_not_found", userId });
   return found;
+}
+
+/**
+ * The balances of the user `user` names (null: nobody, who holds nothing) in the wallets named,
+ * unknown ones left out, for the dialect whose reads skip them (the plugin's): public where the site
+ * makes them so, else for a caller allowed to read about that user. Nobody is refused to a
+ * subscriber as anyone else is; an empty id names no wallet but counts against the bound.
+ */
+export async function namedBalances(
+  ctx: ServiceContext,
+  q: { user: UserRef | null; walletIds: readonly string[]; public: boolean },
+) {
+  if (!q.public) requireReader(ctx, undefined);
+  const userId = await userIdOf(ctx, q.user);
+  if (!q.public) requireReader(ctx, userId ?? Number.NaN);
+  if (q.walletIds.length > MAX_WALLETS_PER_READ)
+    throw new Refusal({
+      code: "invalid_field",
+      field: "wallet_id",
+      why: `wallet_id lists at most ${MAX_WALLETS_PER_READ} wallets`,
+    });
+  const named = q.walletIds.filter((id) => id !== "");
+  const { found } = await readBalances(ctx.ledger, userId ?? 0, named);
+  return { userId, found };
 }

@@ -15,6 +15,7 @@ import {
   readUserId,
   requireAdmin,
   requireExisting,
+  requireReader,
   type ServiceContext,
 } from "./context";
 import {
@@ -70,11 +71,22 @@ export async function placeHold(ctx: ServiceContext, input: HoldInput): Promise<
   return view(ctx.db, { hold: placed.hold, transactionId: null }, createdAtS);
 }
 
-/** One hold by id, with its owner's username; `ref` is the id as the caller wrote it. */
-export async function readHold(db: Db, id: number | null, ref: string, nowMs: number) {
-  const row = id === null ? undefined : await reads.findHold(db, id);
-  if (!row) throw new Refusal({ code: "hold_not_found", ref });
-  return { ...(await view(db, row, seconds(nowMs))), username: row.username };
+/**
+ * One hold by id (`ref` as the caller named it, for the refusal), with its owner's username. A
+ * subscriber reads only its own and learns nothing about others', not even whether an id exists.
+ */
+export async function readHold(ctx: ServiceContext, { id, ref }: IdRef) {
+  requireReader(ctx, undefined);
+  const held = await findHeld(ctx, id);
+  requireReader(ctx, held?.hold.userId ?? Number.NaN);
+  if (!held) throw new Refusal({ code: "hold_not_found", ref });
+  return held;
+}
+
+/** One hold by id, with its owner's username, whoever asks. */
+async function findHeld(ctx: ServiceContext, id: number | null) {
+  const row = id === null ? undefined : await reads.findHold(ctx.db, id);
+  return row && { ...(await view(ctx.db, row, seconds(ctx.nowMs()))), username: row.username };
 }
 
 /** Why a hold could not be resolved: it already was, or its time ran out. */
@@ -93,8 +105,8 @@ function unresolvable(after: { hold: Hold } | undefined, held: Hold, nowS: numbe
  * of `userId` (the console's page of that user) and it is another user's.
  */
 async function heldOf(ctx: ServiceContext, { id, ref }: IdRef, userId?: number) {
-  const held = await readHold(ctx.db, id, ref, ctx.nowMs());
-  if (userId !== undefined && held.hold.userId !== userId)
+  const held = await findHeld(ctx, id);
+  if (!held || (userId !== undefined && held.hold.userId !== userId))
     throw new Refusal({ code: "hold_not_found", ref });
   return held;
 }
