@@ -5,13 +5,13 @@
 // document and the error catalogue are read from the same declarations.
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { createMiddleware } from "hono/factory";
-import type * as v from "valibot";
+import * as v from "valibot";
 import type { Scope } from "../auth/principal";
 import type { AppEnv } from "../env";
 import { isAdmin, mayReadUser, spendMoneyShare } from "../wallet/context";
 import { requireCredentials } from "./auth";
 import { type ErrorCode, forgotGone, permissionDenied, type Refusals } from "./errors";
-import { pathIdField } from "./fields";
+import { pathIdField, userIdField } from "./fields";
 import { type Params, readParams } from "./params";
 import { phpVars } from "./php-vars";
 import { requireSettings } from "./settings";
@@ -135,9 +135,17 @@ export function defineRoute<Info extends Declared<T>, T = undefined>(
 const leniently = (c: Context<AppEnv>): Params =>
   phpVars(new URL(c.req.url).searchParams, "query", true);
 
-/** A user id as a reader sent it: digits name a user, anything else nobody; absent, the caller. */
-const userRef = (sent: unknown) =>
-  sent === undefined ? undefined : /^[0-9]+$/.test(String(sent)) ? Number(sent) : Number.NaN;
+const USER_ID = userIdField();
+
+/**
+ * A user id as a reader sent it, by the rule its route declares (fields.ts userIdField): what that
+ * rule refuses names nobody; absent, the caller.
+ */
+function userRef(sent: unknown) {
+  if (sent === undefined) return undefined;
+  const read = v.safeParse(USER_ID, sent);
+  return read.success ? read.output : Number.NaN;
+}
 
 /**
  * The pattern a path parameter matches, in WordPress's regex syntax, which JavaScript reads alike: the
