@@ -128,8 +128,9 @@ describe("verification mail (wallet/v1)", () => {
 
   it("refuses forged links: a well-formed random token, a malformed one, and none", async () => {
     const forged = "A".repeat(43);
-    for (const token of [forged, "not-a-token", "x".repeat(44)]) {
-      const res = await call("GET", `/users/verify-email?token=${token}`);
+    // 60 emoji are 60 characters (120 UTF-16 units): within the token's 100, so only no link.
+    for (const token of [forged, "not-a-token", "x".repeat(44), "😀".repeat(60)]) {
+      const res = await call("GET", `/users/verify-email?token=${encodeURIComponent(token)}`);
       expect(res.status, token).toBe(400);
       expect(res.body.message).toBe("Invalid or expired link");
     }

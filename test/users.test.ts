@@ -206,6 +206,28 @@ describe("POST /users", () => {
     );
   });
 
+  it("counts a password's characters, not its UTF-16 units, at both ends", async () => {
+    const admin = await makeAdmin();
+    // An emoji is one character and two UTF-16 units.
+    const short = await createUser(admin, newUserBody({ user_password: "😀".repeat(5) }));
+    expect(short.body).toEqual(
+      validationError([
+        { user_pass: ["Please enter at least 6 characters for the user_password"] },
+      ]),
+    );
+    const long = await createUser(admin, newUserBody({ user_password: "😀".repeat(257) }));
+    expect(long.body).toEqual(
+      validationError([{ user_pass: ["user_password must be at most 256 characters"] }]),
+    );
+    const body = newUserBody({ user_password: "😀".repeat(256) });
+    const made = await createUser(admin, body);
+    expect(made.status).toBe(201);
+    const login = await call("POST", "/users/login", {
+      body: { user_email: body.user_email, user_password: body.user_password },
+    });
+    expect(login.status).toBe(200);
+  });
+
   it("reports errors of several fields together, in field order", async () => {
     const admin = await makeAdmin();
     const existing = await makeUser();

@@ -2,10 +2,10 @@
 // password hashes, MySQL dates. No Node APIs (the Worker tests run the planner).
 import { checkableHashKind } from "../../src/auth/password";
 import { wordPressHashKind } from "../../src/auth/wordpress-hashes";
-import { phpTrim } from "../../src/c-space";
 import { isUnusableHash } from "../../src/db/schema";
 import { mysqlDateSeconds } from "../../src/ledger/post-format";
 import { asciiLower } from "../../src/ledger/request-key";
+import { phpTrim } from "../../src/text";
 
 const NAMED_ENTITIES: Record<string, string> = {
   nbsp: "\u00a0",

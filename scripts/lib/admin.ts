@@ -1,8 +1,9 @@
 // Creates an administrator straight in D1 (local state or the remote database), the one way a
 // service gets its first administrator: there are no default credentials in a deployed service.
 import { timingSafeEqual } from "node:crypto";
-import { checkLoginPassword, hashPassword } from "../../src/auth/password";
+import { checkLoginPassword, hashPassword, PASSWORD_LENGTH } from "../../src/auth/password";
 import { EMAIL_MAX_LENGTH, isEmailAddress } from "../../src/email-address";
+import { chars } from "../../src/text";
 import { adminInsertSql } from "./admin-insert";
 import { runWrangler } from "./wrangler";
 
@@ -20,8 +21,10 @@ export function accountProblem({ username, email, password }: Partial<AdminAccou
     return "username must be 4 to 60 of ASCII letters, digits and _ . - @";
   if (email !== undefined && (email.length > EMAIL_MAX_LENGTH || !isEmailAddress(email)))
     return "e-mail is not valid";
-  if (password !== undefined && password.length < 6)
-    return "password must have at least 6 characters";
+  if (password !== undefined && chars(password) < PASSWORD_LENGTH.min)
+    return `password must have at least ${PASSWORD_LENGTH.min} characters`;
+  if (password !== undefined && chars(password) > PASSWORD_LENGTH.max)
+    return `password must have at most ${PASSWORD_LENGTH.max} characters`;
   return undefined;
 }
 

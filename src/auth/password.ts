@@ -25,6 +25,9 @@ async function derive(password: string, salt: Uint8Array<ArrayBuffer>, iteration
   return new Uint8Array(bits);
 }
 
+/** How long a password a user may set, in characters (text.ts `chars`): 6 to 256. */
+export const PASSWORD_LENGTH = { min: 6, max: 256 } as const;
+
 export async function hashPassword(password: string, iterations = ITERATIONS) {
   const salt = crypto.getRandomValues(new Uint8Array(16));
   return `${PASSWORD_HASH_PREFIX}$${iterations}$${toBase64(salt)}$${toBase64(await derive(password, salt, iterations))}`;

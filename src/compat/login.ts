@@ -1,9 +1,9 @@
 import * as v from "valibot";
-import { phpTrim } from "../c-space";
 import { ok } from "../http/envelope";
 import { validationError } from "../http/errors";
 import { defineRoute, type Input } from "../http/route";
 import { LoginParams, type SignInFields, signInFields, signInWith } from "../http/user-fields";
+import { phpTrim } from "../text";
 import { pluginLogin } from "./identity";
 import { phpEmpty, phpText } from "./php";
 import { PLUGIN_EXPIRATION, pluginExpiration } from "./schemas";

@@ -5,8 +5,8 @@
 // src/ledger/money.ts).
 
 import { removeAccents } from "../accents";
-import { C_SPACE, phpTrim, trimOf } from "../c-space";
 import { EMPTY } from "../http/fields";
+import { C_SPACE, phpTrim, trimOf } from "../text";
 import { asciiLower, numberText, phpIsNumeric } from "../wallet/rules";
 
 const isDigit = (ch: string | undefined) => ch !== undefined && ch >= "0" && ch <= "9";

@@ -3,6 +3,7 @@
 import type { JsonSchema } from "@valibot/to-json-schema";
 import * as v from "valibot";
 import type { Decimal } from "../ledger/money";
+import { chars } from "../text";
 import {
   amountToMinor,
   asciiLower,
@@ -42,15 +43,22 @@ export const anyText = (refusal: string, numberAs: (n: number) => string = Strin
 
 export const USERNAME_MAX = 60;
 
+/** At most `max` characters (text.ts `chars`), refused in `text`'s words. */
+const charsAtMost = (max: number, text: string) => v.check((s: string) => chars(s) <= max, text);
+
+/** At least `min` characters (text.ts `chars`), refused in `text`'s words. */
+export const charsAtLeast = (min: number, text: string) =>
+  v.check((s: string) => chars(s) >= min, text);
+
 /** A username's longest, in the words every input that names a user answers. */
-export const usernameAtMost = v.maxLength<string, typeof USERNAME_MAX, string>(
+export const usernameAtMost = charsAtMost(
   USERNAME_MAX,
   `username must be at most ${USERNAME_MAX} chars`,
 );
 
-/** At most `max` characters, counted as JSON Schema's maxLength counts them: code points. */
+/** At most `max` characters, as JSON Schema's maxLength counts them. */
 export const atMost = (max: number, name: string) =>
-  v.check((s: string) => [...s].length <= max, `${name} must be at most ${max} characters`);
+  charsAtMost(max, `${name} must be at most ${max} characters`);
 
 /** Text (or a number, read as its text) of at most `max` characters. */
 export const textField = (max: number, name: string) =>

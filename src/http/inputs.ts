@@ -24,6 +24,7 @@ import {
   EMPTY,
   noteField,
   textField,
+  USERNAME_MAX,
   usernameAtMost,
   WALLET_ID_SCHEMA,
 } from "./fields";
@@ -67,7 +68,12 @@ export const ApiKeyParams = v.object({
   name: shown(100, "name"),
   scope: v.picklist(["read", "write", "read-write"], "scope must be read, write or read-write"),
   username: v.optional(
-    v.pipe(v.string("username must be text"), v.nonEmpty(EMPTY), usernameAtMost),
+    v.pipe(
+      v.string("username must be text"),
+      v.nonEmpty(EMPTY),
+      usernameAtMost,
+      documented({ type: "string", minLength: 1, maxLength: USERNAME_MAX }),
+    ),
   ),
 });
 

@@ -6,6 +6,7 @@ import type { AppEnv } from "../env";
 import { mailFailure, mailSender } from "../mail/transport";
 import { mailLimitPerClient } from "../settings";
 import type { MailDeps } from "../wallet/mail-links";
+import { atMost, documented } from "./fields";
 import { afterAnswer } from "./keep-alive";
 import { NAMESPACE } from "./rest-index";
 import { clientAddress, siteUrl } from "./site";
@@ -21,7 +22,8 @@ export const MailRequestParams = v.object({ user_email: UserParams.entries.user_
 const tokenField = v.pipe(
   v.optional(v.string("token must be a string"), ""),
   v.nonEmpty("token is required"),
-  v.maxLength(100, "token must be at most 100 characters"),
+  atMost(100, "token"),
+  documented({ type: "string", minLength: 1, maxLength: 100 }),
 );
 export const VerifyEmailParams = v.object({ token: tokenField });
 export const PasswordResetConfirmParams = v.object({

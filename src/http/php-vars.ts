@@ -1,7 +1,7 @@
 // What PHP makes of a query string or form body, which is what WordPress reads: each source's
 // pairs registered in order into one array, as php_register_variable_ex registers them into
 // `$_GET` or `$_POST`, so the last pair of a parameter wins whatever its shape.
-import { C_SPACE } from "../c-space";
+import { C_SPACE } from "../text";
 import { JSON_LIMITS, percentDecode } from "./decode";
 import { MalformedRequest } from "./errors";
 

@@ -3,6 +3,7 @@
 // wallet/v1's `POST /users` and the plugin's `POST users`.
 import type { Context } from "hono";
 import * as v from "valibot";
+import { PASSWORD_LENGTH } from "../auth/password";
 import { API_AUDIENCE } from "../auth/tokens";
 import { EMAIL_ADDRESS, EMAIL_MAX_LENGTH, EMAIL_MIN_LENGTH } from "../email-address";
 import type { AppEnv } from "../env";
@@ -12,11 +13,17 @@ import { type Clashes, createSubscriber, findNewUserClashes } from "../wallet/us
 import { aliasField, withAliases } from "./aliases";
 import { ok } from "./envelope";
 import { validationError } from "./errors";
-import { anyText, documented, textField, USERNAME_MAX, usernameAtMost } from "./fields";
+import {
+  anyText,
+  atMost,
+  charsAtLeast,
+  documented,
+  textField,
+  USERNAME_MAX,
+  usernameAtMost,
+} from "./fields";
 import type { Params } from "./params";
 import type { Input } from "./route";
-
-const PASSWORD_MAX = 256;
 
 /** A missing or empty field's words: the only ones it gets (collectUserErrors). */
 const REQUIRED = {
@@ -28,7 +35,7 @@ const REQUIRED = {
 /** The too-short words, which the plugin also said of a missing field (its checks ran on ""). */
 const TOO_SHORT = {
   username: "username must be atleast 4 chars",
-  user_password: "Please enter at least 6 characters for the user_password",
+  user_password: `Please enter at least ${PASSWORD_LENGTH.min} characters for the user_password`,
 } as const;
 
 export const UserParams = v.object({
@@ -62,8 +69,9 @@ export const UserParams = v.object({
   user_password: v.pipe(
     anyText(REQUIRED.user_password),
     v.nonEmpty(REQUIRED.user_password),
-    v.minLength(6, TOO_SHORT.user_password),
-    v.maxLength(PASSWORD_MAX, `user_password must be at most ${PASSWORD_MAX} characters`),
+    charsAtLeast(PASSWORD_LENGTH.min, TOO_SHORT.user_password),
+    atMost(PASSWORD_LENGTH.max, "user_password"),
+    documented({ type: "string", minLength: PASSWORD_LENGTH.min, maxLength: PASSWORD_LENGTH.max }),
   ),
   first_name: v.optional(textField(100, "first_name"), ""),
   last_name: v.optional(textField(100, "last_name"), ""),

@@ -1,7 +1,7 @@
 // Exact money: amounts live as integer minor units (amount × 10^decimals) and are read from their
 // decimal text, never through binary floating point.
 
-import { C_SPACE, trimOf } from "../c-space";
+import { C_SPACE, trimOf } from "../text";
 
 export type Decimal = { text: string; integer: string; fraction: string };
 

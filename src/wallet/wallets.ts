@@ -3,6 +3,7 @@
 // fields and texts, then call these, which judge a wallet by wallet-shape.ts's rules alone.
 import type { Db } from "../db/client";
 import { deleteWalletIfUnused, insertWallet, listWalletRows, type Wallet } from "../db/wallets";
+import { chars } from "../text";
 import { requireAdmin, type ServiceContext } from "./context";
 import { Refusal } from "./refusal";
 import {
@@ -62,8 +63,6 @@ export type WalletRuleBreak =
   | { field: "name" | "symbol"; rule: "hidden" }
   | { field: "decimals"; rule: "range" }
   | { field: "type"; rule: "shape" };
-
-const chars = (s: string) => [...s].length;
 
 /**
  * Empty, or white space alone (a no-break or ideographic space too): a blank symbol would show

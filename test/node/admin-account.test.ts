@@ -1,5 +1,6 @@
 // The administrator tools' checks of a new account (admin:create, deploy's first administrator,
-// the dev seed): the service's own rules for a username and an e-mail, as POST /users applies them.
+// the dev seed): the service's own rules for a username, an e-mail and a password, as POST /users
+// applies them.
 import { describe, expect, it } from "vitest";
 import { accountProblem } from "../../scripts/lib/admin";
 
@@ -34,5 +35,16 @@ describe("accountProblem", () => {
       expect(accountProblem({ email }), email).toBe("e-mail is not valid");
     for (const email of ["grace@example.com", "grace+ops@mail.example.co.uk"])
       expect(accountProblem({ email }), email).toBeUndefined();
+  });
+
+  it("counts a password's characters as POST /users does: an emoji is one", () => {
+    expect(accountProblem({ password: "😀".repeat(5) })).toBe(
+      "password must have at least 6 characters",
+    );
+    expect(accountProblem({ password: "😀".repeat(257) })).toBe(
+      "password must have at most 256 characters",
+    );
+    for (const password of ["😀".repeat(6), "😀".repeat(256), "secret"])
+      expect(accountProblem({ password }), password).toBeUndefined();
   });
 });

@@ -1,6 +1,13 @@
-// White space as the plugin's PHP read it, one rule for each: C's (a query's names in php-vars, a
-// numeric string's ends in ledger/money.ts, strip_tags in compat/php.ts) and trim()'s (the
-// plugin's fields, a password at sign-in, a serialized value the import reads).
+// How text is measured and trimmed, one rule for each, for every layer and the importer's scripts:
+// a length in characters, and white space as the plugin's PHP read it: C's (a query's names in
+// php-vars, a numeric string's ends in ledger/money.ts, strip_tags in compat/php.ts) and trim()'s
+// (the plugin's fields, a password at sign-in, a serialized value the import reads).
+
+/**
+ * A text's length in characters: code points, as JSON Schema's maxLength counts them, so an emoji
+ * is one character, not the two UTF-16 units JavaScript's `length` counts.
+ */
+export const chars = (text: string) => [...text].length;
 
 /**
  * What C's isspace() takes: what PHP skips after a `[`, what may stand around a PHP numeric string
