@@ -111,6 +111,22 @@ describe("POST wallets in the dialect", () => {
     });
   });
 
+  it("refuses an id ending in a space PHP's trim keeps, which its credits could not name", async () => {
+    const id = letters();
+    const body = {
+      wallet_name: "Em",
+      wallet_id: `${id}\u2003`,
+      wallet_symbol: "E",
+      wallet_type: "fiat",
+    };
+    const res = await post(body);
+    expect(res.status, res.text).toBe(400);
+    expect(res.body.error).toEqual({
+      wallet_id: "wallet_id requires only alphabets",
+    });
+    expect(await walletRow(id)).toBeNull();
+  });
+
   it("keeps JSON numbers for wallet_decimal and the symbol position asked for", async () => {
     const id = letters();
     const res = await post({

@@ -1,3 +1,4 @@
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import {
   call,
@@ -179,6 +180,37 @@ describe("POST /wallets", () => {
     const res = await postWallet(admin.bearer, fullBody(id));
     expect(res.status).toBe(200);
     expect(res.body.data.wallet_id).toBe(id);
+  });
+
+  it("trims ASCII white space off an id and refuses any other space in it", async () => {
+    const admin = await makeAdmin();
+    const id = walletId();
+    const trimmed = await postWallet(admin.bearer, fullBody(` ${id.toUpperCase()}\t\n`));
+    expect(trimmed.status, trimmed.text).toBe(200);
+    expect(trimmed.body.data.wallet_id).toBe(id);
+    // A credit names it as a create does: trimmed of ASCII space only.
+    const user = await makeUser();
+    const credit = (wallet_id: string) =>
+      call("POST", "/credits", {
+        auth: admin.bearer,
+        body: { user_id: user.id, wallet_id, amount: "1", request_id: unique("r") },
+      });
+    expect((await credit(`${id.toUpperCase()} `)).status).toBe(200);
+    const spaced = await credit(`${id}\u00a0`);
+    expect(spaced.status).toBe(400);
+    expect(spaced.body.error).toEqual({ wallet_id: "wallet_id not found" });
+    for (const space of ["\u00a0", "\u2003", "\u3000"]) {
+      const other = walletId();
+      const res = await postWallet(admin.bearer, fullBody(`${other}${space}`));
+      expect(res.status, JSON.stringify(space)).toBe(400);
+      expect(res.body.error).toEqual({
+        wallet_id: "wallet_id must start with a letter and hold at most 32 of a-z, 0-9 and _",
+      });
+      const rows = await env.DB.prepare("SELECT count(*) AS n FROM wallets WHERE id IN (?, ?)")
+        .bind(other, `${other}${space}`)
+        .first<{ n: number }>();
+      expect(rows?.n).toBe(0);
+    }
   });
 
   it("reads a JSON -0 as the number 0, however written", async () => {

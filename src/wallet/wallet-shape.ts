@@ -2,6 +2,7 @@
 // WordPress importer judge wallets by these; they import nothing of the runtime's, so the importer's
 // Node tools can use them too.
 import { asciiLower } from "../ledger/request-key";
+import { C_SPACE, trimOf } from "../text";
 
 /** Ids are lowercase: a-z first, then a-z, 0-9 and _, at most 32 (balance keys and SQL ids). */
 export const WALLET_ID = /^[a-z][a-z0-9_]{0,31}$/;
@@ -16,9 +17,13 @@ export const WALLET_LIMITS = {
   noteMax: 1000,
 } as const;
 
-/** Wallet ids and types fold ASCII letters only, as request keys do ("\u212Angn" is not "kngn"). */
-export const normalizeWalletId = (id: string) => asciiLower(id.trim());
-export const normalizeWalletType = (type: string) => asciiLower(type.trim());
+/**
+ * Wallet ids and types as the service keeps them: ASCII white space trimmed, as the plugin's fields
+ * were (so `"NGN\u2003"` keeps its em space and names no wallet, in either dialect, for a create as
+ * for a credit), and ASCII letters folded only, as request keys are (`"\u212Angn"` is not `kngn`).
+ */
+export const normalizeWalletId = (id: string) => asciiLower(trimOf(id, C_SPACE));
+export const normalizeWalletType = normalizeWalletId;
 
 export const isWalletId = (id: string) => WALLET_ID.test(id);
 export const isReservedWalletId = (id: string) => RESERVED_IDS.has(id);
