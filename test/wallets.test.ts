@@ -283,7 +283,8 @@ describe("POST /wallets", () => {
     const admin = await makeAdmin();
     const before = await tableCounts();
     // A blank symbol shows every amount with no currency beside it; a blank name lists nothing.
-    for (const blank of [" ", "   ", "\u00a0", "\u3000", " \u2003 "]) {
+    // However long: blank is what is wrong with it (the wallet rule checks that first).
+    for (const blank of [" ", "   ", "\u00a0", "\u3000", " \u2003 ", " ".repeat(101)]) {
       for (const field of ["wallet_name", "wallet_symbol"]) {
         const res = await postWallet(admin.bearer, fullBody(walletId(), { [field]: blank }));
         expect(res.status, JSON.stringify(blank)).toBe(400);

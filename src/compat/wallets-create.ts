@@ -1,17 +1,11 @@
 import * as v from "valibot";
 import { fail, ok } from "../http/envelope";
 import { ApiError, invalidInput } from "../http/errors";
-import { EMPTY } from "../http/fields";
-import { WALLET_RULE_TEXTS } from "../http/inputs";
+import { WALLET_FIELD, walletRuleText } from "../http/inputs";
 import { defineRoute, type Input } from "../http/route";
 import { Refusal } from "../wallet/refusal";
 import { normalizeWalletId, normalizeWalletType } from "../wallet/wallet-shape";
-import {
-  type NewWallet,
-  newWallet,
-  type WalletRuleBreak,
-  walletRuleBreaks,
-} from "../wallet/wallets";
+import { type NewWallet, newWallet, walletRuleBreaks } from "../wallet/wallets";
 import { jwtRouteRefusals } from "./auth";
 import { phpText, requires } from "./php";
 import { MAX_WITHDRAWAL, MIN_WITHDRAWAL, WalletRequest } from "./schemas";
@@ -52,24 +46,6 @@ function numberChecks(max: unknown, min: unknown, decimals: unknown) {
   return errors;
 }
 
-const FIELD_OF: Record<WalletRuleBreak["field"], string> = {
-  id: "wallet_id",
-  name: "wallet_name",
-  symbol: "wallet_symbol",
-  note: "wallet_note",
-  decimals: "wallet_decimal",
-  type: "wallet_type",
-};
-
-function ruleText(b: WalletRuleBreak) {
-  const field = FIELD_OF[b.field];
-  if (b.rule === "too-long") return `${field} must be at most ${b.max} characters`;
-  if (b.rule === "empty") return EMPTY;
-  if (b.rule === "reserved") return WALLET_RULE_TEXTS.reserved;
-  if (b.rule === "hidden") return WALLET_RULE_TEXTS.hidden(field);
-  return WALLET_RULE_TEXTS[b.field];
-}
-
 /** A new wallet's fields, as the plugin read and checked them, then this service's wallet rules. */
 const walletInput: Input<NewWallet> = {
   schema: WalletRequest,
@@ -105,7 +81,7 @@ const walletInput: Input<NewWallet> = {
       note: f.wallet_note,
     };
     const rules: Record<string, string> = {};
-    for (const b of walletRuleBreaks(wallet)) rules[FIELD_OF[b.field]] ??= ruleText(b);
+    for (const b of walletRuleBreaks(wallet)) rules[WALLET_FIELD[b.field]] ??= walletRuleText(b);
     if (position !== "left" && position !== "right")
       rules.wallet_symbol_pos = "wallet_symbol_pos must be left or right";
     if (Object.keys(rules).length > 0) throw invalidInput(rules);

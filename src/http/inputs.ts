@@ -13,7 +13,12 @@ import {
   WALLET_LIMITS,
   WALLET_TYPE,
 } from "../wallet/wallet-shape";
-import { holdsHidden, isBlank, type NewWallet } from "../wallet/wallets";
+import {
+  holdsHidden,
+  type NewWallet,
+  shownTextBreak,
+  type WalletRuleBreak,
+} from "../wallet/wallets";
 import { WEBHOOK_LIMITS } from "../wallet/webhooks";
 import {
   amountField,
@@ -43,12 +48,16 @@ const plain = (name: string) =>
 
 const shown = (max: number, name: string) => v.pipe(required(max, name), plain(name));
 
-/** A wallet's name or symbol: shown, and not white space alone (wallet/wallets.ts isBlank). */
-const walletText = (max: number, name: string) =>
+/** A wallet's name or symbol, by the wallet rule (wallet/wallets.ts shownTextBreak). */
+const walletText = (field: "name" | "symbol", max: number) =>
   v.pipe(
-    required(max, name),
-    v.check((text: string) => !isBlank(text), EMPTY),
-    plain(name),
+    v.string(`${WALLET_FIELD[field]} must be text`),
+    v.nonEmpty(EMPTY),
+    v.rawCheck<string>(({ dataset, addIssue }) => {
+      const broken = dataset.typed && shownTextBreak(field, dataset.value);
+      if (broken) addIssue({ message: walletRuleText(broken) });
+    }),
+    documented({ type: "string", minLength: 1, maxLength: max }),
   );
 
 /**
@@ -63,6 +72,26 @@ export const WALLET_RULE_TEXTS = {
   hidden: (field: string) =>
     `${field} must not hold control, bidirectional or invisible characters`,
 };
+
+/** Each wallet rule's field, by the name both dialects give it. */
+export const WALLET_FIELD: Record<WalletRuleBreak["field"], string> = {
+  id: "wallet_id",
+  name: "wallet_name",
+  symbol: "wallet_symbol",
+  note: "wallet_note",
+  decimals: "wallet_decimal",
+  type: "wallet_type",
+};
+
+/** A broken wallet rule in both dialects' words. */
+export function walletRuleText(b: WalletRuleBreak) {
+  const field = WALLET_FIELD[b.field];
+  if (b.rule === "too-long") return `${field} must be at most ${b.max} characters`;
+  if (b.rule === "empty") return EMPTY;
+  if (b.rule === "reserved") return WALLET_RULE_TEXTS.reserved;
+  if (b.rule === "hidden") return WALLET_RULE_TEXTS.hidden(field);
+  return WALLET_RULE_TEXTS[b.field];
+}
 
 export const ApiKeyParams = v.object({
   name: shown(100, "name"),
@@ -86,8 +115,8 @@ export const WalletParams = v.object({
     v.check((id) => !isReservedWalletId(id), WALLET_RULE_TEXTS.reserved),
     documented({ ...WALLET_ID_SCHEMA, description: "`formatted` is reserved" }),
   ),
-  wallet_name: walletText(WALLET_LIMITS.nameMax, "wallet_name"),
-  wallet_symbol: walletText(WALLET_LIMITS.symbolMax, "wallet_symbol"),
+  wallet_name: walletText("name", WALLET_LIMITS.nameMax),
+  wallet_symbol: walletText("symbol", WALLET_LIMITS.symbolMax),
   wallet_symbol_position: v.optional(
     v.picklist(["left", "right"], "wallet_symbol_position must be left or right"),
     "left",

@@ -68,7 +68,19 @@ export type WalletRuleBreak =
  * Empty, or white space alone (a no-break or ideographic space too): a blank symbol would show
  * every amount with no currency beside it, a blank name would list nothing.
  */
-export const isBlank = (text: string) => text.trim() === "";
+const isBlank = (text: string) => text.trim() === "";
+
+/** The rule a wallet's name or symbol breaks first (blank, too long, hiding), or undefined. */
+export function shownTextBreak(
+  field: "name" | "symbol",
+  text: string,
+): WalletRuleBreak | undefined {
+  const max = field === "name" ? WALLET_LIMITS.nameMax : WALLET_LIMITS.symbolMax;
+  if (isBlank(text)) return { field, rule: "empty" };
+  if (chars(text) > max) return { field, rule: "too-long", max };
+  if (holdsHidden(text)) return { field, rule: "hidden" };
+  return undefined;
+}
 
 /** Every rule a new wallet breaks (empty: it may be created). */
 export function walletRuleBreaks(w: NewWallet): WalletRuleBreak[] {
@@ -76,10 +88,8 @@ export function walletRuleBreaks(w: NewWallet): WalletRuleBreak[] {
   if (!isWalletId(w.id)) breaks.push({ field: "id", rule: "shape" });
   else if (isReservedWalletId(w.id)) breaks.push({ field: "id", rule: "reserved" });
   for (const field of ["name", "symbol"] as const) {
-    const max = field === "name" ? WALLET_LIMITS.nameMax : WALLET_LIMITS.symbolMax;
-    if (isBlank(w[field])) breaks.push({ field, rule: "empty" });
-    else if (chars(w[field]) > max) breaks.push({ field, rule: "too-long", max });
-    else if (holdsHidden(w[field])) breaks.push({ field, rule: "hidden" });
+    const broken = shownTextBreak(field, w[field]);
+    if (broken) breaks.push(broken);
   }
   if (chars(w.note) > WALLET_LIMITS.noteMax)
     breaks.push({ field: "note", rule: "too-long", max: WALLET_LIMITS.noteMax });
