@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { ok, send } from "../http/envelope";
 import { invalidInput } from "../http/errors";
-import { noteRefusal, REQUEST_ID_MAX } from "../http/fields";
+import { noteRefusal, REQUEST_ID_MAX, tooLongText } from "../http/fields";
 import { defineRoute, type Input } from "../http/route";
 import { credit, debit, type UserRef } from "../wallet/movements";
 import { Refusal } from "../wallet/refusal";
@@ -46,7 +46,7 @@ function pluginChecks(
     amount: [fields.amount, "amount"],
   });
   if (!errors.request_id && fields.request_id.length > REQUEST_ID_MAX)
-    errors.request_id = `request_id must be at most ${REQUEST_ID_MAX} characters`;
+    errors.request_id = tooLongText("request_id", REQUEST_ID_MAX);
   if (!errors.amount) Object.assign(errors, overlongRefused("amount", fields.amount));
   return errors;
 }

@@ -5,7 +5,7 @@
 // src/ledger/money.ts).
 
 import { removeAccents } from "../accents";
-import { EMPTY } from "../http/fields";
+import { EMPTY, integerText } from "../http/fields";
 import { C_SPACE, phpTrim, trimOf } from "../text";
 import { asciiLower, numberText, phpIsNumeric } from "../wallet/rules";
 
@@ -348,7 +348,7 @@ export function requires(fields: Record<string, [value: string, rule: Rule]>) {
     else if (rule === "int") {
       // Only digits pass the second check, and (int) of digits is 0 only when they all are.
       if (/^0+$/.test(value)) errors[key] = `${key} cannot be zero`;
-      if (!/^[0-9]+$/.test(value)) errors[key] = `${key} requires an integer`;
+      if (!/^[0-9]+$/.test(value)) errors[key] = integerText(key);
     } else if (rule === "amount") {
       if (!phpIsNumeric(value)) errors[key] = `${key} requires a valid amount`;
     } else if (rule === "string") {

@@ -56,9 +56,15 @@ export const usernameAtMost = charsAtMost(
   `username must be at most ${USERNAME_MAX} chars`,
 );
 
+/** Why a field's text is refused as too long, in every dialect's words. */
+export const tooLongText = (name: string, max: number) =>
+  `${name} must be at most ${max} characters`;
+
+/** Why a field is refused as no whole number, in every dialect's words. */
+export const integerText = (name: string) => `${name} requires an integer`;
+
 /** At most `max` characters, as JSON Schema's maxLength counts them. */
-export const atMost = (max: number, name: string) =>
-  charsAtMost(max, `${name} must be at most ${max} characters`);
+export const atMost = (max: number, name: string) => charsAtMost(max, tooLongText(name, max));
 
 /** Text (or a number, read as its text) of at most `max` characters. */
 export const textField = (max: number, name: string) =>
@@ -71,8 +77,8 @@ export const textField = (max: number, name: string) =>
 /** An integer from `min` to `max`, as digits or a number (a query string sends text). */
 export const integerIn = (name: string, min: number, max: number) =>
   v.pipe(
-    anyText(`${name} requires an integer`),
-    v.regex(/^[0-9]+$/, `${name} requires an integer`),
+    anyText(integerText(name)),
+    v.regex(/^[0-9]+$/, integerText(name)),
     v.transform(Number),
     v.minValue(min, `${name} must be between ${min} and ${max}`),
     v.maxValue(max, `${name} must be between ${min} and ${max}`),
@@ -82,9 +88,9 @@ export const integerIn = (name: string, min: number, max: number) =>
 /** A positive user id, as an integer or digits. */
 export const userIdField = (name = "user_id") =>
   v.pipe(
-    anyText(`${name} requires an integer`),
+    anyText(integerText(name)),
     v.nonEmpty(EMPTY),
-    v.regex(/^[0-9]+$/, `${name} requires an integer`),
+    v.regex(/^[0-9]+$/, integerText(name)),
     v.check((s) => !/^0+$/.test(s), `${name} cannot be zero`),
     v.transform(Number),
     v.safeInteger(`${name} is too large`),
@@ -176,8 +182,7 @@ export function overlongAmount(text: string): "not-positive" | "too-large" | "to
 }
 
 /** An amount's text past AMOUNT_TEXT_MAX, as either dialect words it for its field. */
-export const amountTooLong = (field: string) =>
-  `${field} must be at most ${AMOUNT_TEXT_MAX} characters`;
+export const amountTooLong = (field: string) => tooLongText(field, AMOUNT_TEXT_MAX);
 
 const OVERLONG_AMOUNT_TEXT = {
   "not-positive": AMOUNT_MESSAGES["not-positive"],

@@ -27,8 +27,10 @@ import {
   caseless,
   documented,
   EMPTY,
+  integerText,
   noteField,
   textField,
+  tooLongText,
   USERNAME_MAX,
   usernameAtMost,
   WALLET_ID_SCHEMA,
@@ -86,7 +88,7 @@ export const WALLET_FIELD: Record<WalletRuleBreak["field"], string> = {
 /** A broken wallet rule in both dialects' words. */
 export function walletRuleText(b: WalletRuleBreak) {
   const field = WALLET_FIELD[b.field];
-  if (b.rule === "too-long") return `${field} must be at most ${b.max} characters`;
+  if (b.rule === "too-long") return tooLongText(field, b.max);
   if (b.rule === "empty") return EMPTY;
   if (b.rule === "reserved") return WALLET_RULE_TEXTS.reserved;
   if (b.rule === "hidden") return WALLET_RULE_TEXTS.hidden(field);
@@ -199,8 +201,8 @@ export const WebhookParams = v.object({
 
 export const ResendParams = v.object({
   event_id: v.pipe(
-    anyText("event_id requires an integer"),
-    v.regex(/^[0-9]{1,15}$/, "event_id requires an integer"),
+    anyText(integerText("event_id")),
+    v.regex(/^[0-9]{1,15}$/, integerText("event_id")),
     v.transform(Number),
     documented({ type: "integer", minimum: 0, maximum: 10 ** 15 - 1 }),
   ),

@@ -6,6 +6,7 @@ import {
   documented,
   EMPTY,
   integerIn,
+  integerText,
   isoDate,
   pathIdField,
   ReverseParams,
@@ -35,9 +36,9 @@ export const TransactionListParams = v.object({
   // Required for administrators; a subscriber may omit it (its own) — see list.ts.
   user_id: v.optional(userIdField()),
   security_code: v.pipe(
-    anyText("security_code requires an integer"),
+    anyText(integerText("security_code")),
     v.nonEmpty(EMPTY),
-    v.regex(SECURITY_CODE, "security_code requires an integer"),
+    v.regex(SECURITY_CODE, integerText("security_code")),
     documented({ type: "string", pattern: SECURITY_CODE.source }),
   ),
   ...PAGE_FIELDS,
