@@ -97,6 +97,12 @@ export const userIdField = (name = "user_id") =>
     documented({ type: "integer", minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
   );
 
+/**
+ * A record's id as digits: at most 15 of them (past any id the ledger gives, within a safe
+ * integer), leading zeros counting for nothing.
+ */
+export const ID_DIGITS = /^[0-9]{1,15}$/;
+
 /** What a path parameter names: `id` null when its text can name nothing; `ref` that text as sent. */
 type PathRef<Id> = { id: Id | null; ref: string };
 
@@ -104,17 +110,14 @@ type PathRef<Id> = { id: Id | null; ref: string };
 export const pathText = v.pipe(v.unknown(), v.transform(String));
 
 /**
- * The one reading of a record's id in a path (`{id}`, `{user_id}`): digits (the route's path
- * matches no other text, route.ts honoPath), at most 15 of them (past any id the ledger gives,
- * within a safe integer). Longer digits name nothing, which each route answers as its unknown id,
- * naming the text sent: never a 400.
+ * The one reading of a record's id in a path (`{id}`, `{user_id}`): ID_DIGITS (the route's path
+ * matches no other text than digits, route.ts honoPath). Longer digits name nothing, which each
+ * route answers as its unknown id, naming the text sent: never a 400.
  */
 export const pathIdField = v.pipe(
   pathText,
   documented({ type: "integer", minimum: 0 }),
-  v.transform(
-    (ref): PathRef<number> => ({ id: /^[0-9]{1,15}$/.test(ref) ? Number(ref) : null, ref }),
-  ),
+  v.transform((ref): PathRef<number> => ({ id: ID_DIGITS.test(ref) ? Number(ref) : null, ref })),
 );
 
 /** The input of a route on the one record its `{id}` names. */

@@ -27,6 +27,7 @@ import {
   caseless,
   documented,
   EMPTY,
+  ID_DIGITS,
   integerText,
   noteField,
   textField,
@@ -202,7 +203,7 @@ export const WebhookParams = v.object({
 export const ResendParams = v.object({
   event_id: v.pipe(
     anyText(integerText("event_id")),
-    v.regex(/^[0-9]{1,15}$/, integerText("event_id")),
+    v.regex(ID_DIGITS, integerText("event_id")),
     v.transform(Number),
     documented({ type: "integer", minimum: 0, maximum: 10 ** 15 - 1 }),
   ),
