@@ -4,6 +4,7 @@ import { validationError } from "../http/errors";
 import { defineRoute, type Input } from "../http/route";
 import { LoginParams, type SignInFields, signInFields, signInWith } from "../http/user-fields";
 import { phpTrim } from "../text";
+import { seconds } from "../wallet/rules";
 import { pluginLogin } from "./identity";
 import { phpEmpty, phpText } from "./php";
 import { PLUGIN_EXPIRATION, pluginExpiration } from "./schemas";
@@ -60,7 +61,7 @@ export const compatLogin = defineRoute(
       user_id: String(user.id),
       user_email: user.email,
       username: user.username,
-      time_of_login: Math.floor(signedInAtMs / 1000),
+      time_of_login: seconds(signedInAtMs),
     });
   },
 );

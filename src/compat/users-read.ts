@@ -2,7 +2,7 @@ import * as v from "valibot";
 import { ok } from "../http/envelope";
 import { defineRoute, type Input } from "../http/route";
 import { listUsers, readUser, type User } from "../wallet/directory";
-import { mysqlDate } from "../wallet/rules";
+import { mysqlDate, seconds } from "../wallet/rules";
 import { jwtRouteRefusals } from "./auth";
 import { pluginUserRef } from "./identity";
 import { phpEmpty, phpPage } from "./php";
@@ -20,7 +20,7 @@ function userRecord(u: User) {
     user_email: u.email,
     // WordPress stores user_registered in UTC (gmdate) whatever the site's zone, and the plugin
     // printed it as stored; imported users keep their WordPress value this way.
-    user_created_at: mysqlDate(Math.floor(u.registeredAtMs / 1000), "UTC"),
+    user_created_at: mysqlDate(seconds(u.registeredAtMs), "UTC"),
     // WordPress's default display name is the login; this service keeps no other.
     display_name: u.username,
     first_name: u.firstName,

@@ -4,6 +4,7 @@
 // Verbs answer rows and minor units; each dialect words them with these.
 
 export { BatchAnswer, batchRecord } from "../ledger/batches";
+export { seconds } from "../ledger/entries";
 export { holdRecord } from "../ledger/hold-record";
 export {
   amountToMinor,

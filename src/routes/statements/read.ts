@@ -4,7 +4,7 @@ import { siteSettings } from "../../http/site";
 import { answerStatementCsv } from "../../http/statement-csv";
 import { readerFields } from "../../http/validation";
 import { pageHeaders } from "../../http/wp-core";
-import { transactionRecord } from "../../wallet/rules";
+import { seconds, transactionRecord } from "../../wallet/rules";
 import { statementDays } from "../../wallet/statement-csv";
 import { openStatement, STATEMENT_CHUNK, statementSummary } from "../../wallet/statements";
 import { StatementAnswer } from "../answers";
@@ -40,7 +40,7 @@ export const readStatementRoute = defineRoute(
     const site = siteSettings(c);
     const summary = statementSummary(statement);
     // A `to` omitted or not yet over was clamped to now: the other pages read up to the same second.
-    const clamped = fields.to === undefined || Math.floor(fields.to / 1000) > statement.range.toS;
+    const clamped = fields.to === undefined || seconds(fields.to) > statement.range.toS;
     return ok(
       c,
       200,

@@ -2,7 +2,7 @@ import { ok } from "../../http/envelope";
 import { defineRoute } from "../../http/route";
 import { signInFields, signInWith } from "../../http/user-fields";
 import { siteTimeZone } from "../../settings";
-import { mysqlDate } from "../../wallet/rules";
+import { mysqlDate, seconds } from "../../wallet/rules";
 import { LoginAnswer } from "../answers";
 
 export const login = defineRoute(
@@ -24,7 +24,7 @@ export const login = defineRoute(
       user_id: user.id,
       user_email: user.email,
       username: user.username,
-      time_of_login: mysqlDate(Math.floor(signedInAtMs / 1000), siteTimeZone(c.env)),
+      time_of_login: mysqlDate(seconds(signedInAtMs), siteTimeZone(c.env)),
     });
   },
 );
