@@ -97,10 +97,7 @@ export const userIdField = (name = "user_id") =>
     documented({ type: "integer", minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
   );
 
-/**
- * A record's id as digits: at most 15 of them (past any id the ledger gives, within a safe
- * integer), leading zeros counting for nothing.
- */
+/** A record's id as digits: at most 15 of them (past any id the ledger gives, within a safe integer). */
 export const ID_DIGITS = /^[0-9]{1,15}$/;
 
 /** What a path parameter names: `id` null when its text can name nothing; `ref` that text as sent. */
