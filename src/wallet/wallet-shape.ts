@@ -18,9 +18,10 @@ export const WALLET_LIMITS = {
 } as const;
 
 /**
- * Wallet ids and types as the service keeps them: ASCII white space trimmed, as the plugin's fields
- * were (so `"NGN\u2003"` keeps its em space and names no wallet, in either dialect, for a create as
- * for a credit), and ASCII letters folded only, as request keys are (`"\u212Angn"` is not `kngn`).
+ * Wallet ids and types as the service keeps them: C's white space trimmed (a client's stray space,
+ * tab or line break), no other (`"NGN\u2003"` keeps its em space and names no wallet, as in the
+ * plugin's dialect, whose fields PHP trimmed alike), and ASCII letters folded only, as request
+ * keys are (`"\u212Angn"` is not `kngn`).
  */
 export const normalizeWalletId = (id: string) => asciiLower(trimOf(id, C_SPACE));
 export const normalizeWalletType = normalizeWalletId;
