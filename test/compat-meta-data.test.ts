@@ -121,6 +121,19 @@ describe("meta_data kept with the entry", () => {
     expect(await storedMeta(list.body.data.transaction_id)).toBe('["a",1]');
   });
 
+  it("counts meta_data in characters: 2,100 emoji are 2,108 of its 4,096", async () => {
+    const meta_data = { k: "😀".repeat(2100) };
+    const res = await post("/credits", {
+      request_id: key(),
+      user_id: user.id,
+      amount: 1,
+      wallet_id: wallet,
+      meta_data,
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(await storedMeta(res.body.data.transaction_id)).toBe(JSON.stringify(meta_data));
+  });
+
   it("refuses meta_data that is not an object, or too large, and writes nothing", async () => {
     const before = await tableCounts();
     for (const meta_data of ["text", 12, true, { big: "x".repeat(5000) }]) {

@@ -881,6 +881,23 @@ describe("moving money", () => {
     );
   });
 
+  it("names a wallet as the API does: a pasted id's stray space trimmed, a no-break space not", async () => {
+    const trimmed = await sendForm(await userPage(), `/users/${alice.id}/credit`, {
+      wallet_id: ` ${wallet.toUpperCase()}\n`,
+      amount: "1",
+    });
+    expect(noticeLeft(trimmed)).toMatch(/^ok:Transaction Completed: ₦1\.00 credited/);
+    const before = await tableCounts();
+    for (const space of ["\u00a0", "\u2003"]) {
+      const res = await sendForm(await userPage(), `/users/${alice.id}/credit`, {
+        wallet_id: `${wallet}${space}`,
+        amount: "1",
+      });
+      expect(noticeLeft(res), JSON.stringify(space)).toMatch(/^error:/);
+    }
+    expect(await tableCounts()).toEqual(before);
+  });
+
   it("names an unknown user to transfer to in its own words, and writes nothing", async () => {
     const before = await tableCounts();
     const res = await sendForm(await userPage(), `/users/${alice.id}/transfer`, {

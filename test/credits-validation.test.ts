@@ -149,6 +149,8 @@ describe("POST /credits validation", () => {
     ["+5", "amount requires a valid amount"],
     [{ v: 1 }, "amount requires a valid amount"],
     [`${"0".repeat(40)}1`, "amount must be at most 40 characters"],
+    // 21 mathematical digits: 21 characters (42 UTF-16 units), within the length, and no number.
+    ["\u{1D7CF}".repeat(21), "amount requires a valid amount"],
     [0, "amount must be greater than zero"],
     ["0.00", "amount must be greater than zero"],
     [-5, "amount must be greater than zero"],

@@ -187,6 +187,21 @@ describe("POST /users", () => {
     );
   });
 
+  it("counts a username's characters too: two emoji are two, short as well as not ASCII", async () => {
+    const admin = await makeAdmin();
+    const res = await createUser(admin, newUserBody({ username: "😀😀" }));
+    expect(res.body).toEqual(
+      validationError([
+        {
+          user_login: [
+            "username may only contain letters, numbers and _ . - @",
+            "username must be atleast 4 chars",
+          ],
+        },
+      ]),
+    );
+  });
+
   it("with a taken e-mail in other case answers 400 user_email already taken", async () => {
     const admin = await makeAdmin();
     const existing = await makeUser();

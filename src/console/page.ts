@@ -6,6 +6,7 @@ import { sameSecret } from "../auth/same-secret";
 import { seal, unseal } from "../auth/sealed";
 import { jwtSecret } from "../http/auth";
 import type { WalletDisplay } from "../ledger/money";
+import { C_SPACE, trimOf } from "../text";
 import { sentFromAnotherOrigin } from "./boundary";
 import type { ConsoleEnv, Fields } from "./env";
 import { consoleKey, cookieOptions, cookiePrefix, dropCookie, readCookie } from "./session";
@@ -29,8 +30,12 @@ export const DAY_S = 86_400;
 export const freshKey = () => `console-${crypto.randomUUID()}`;
 /** "1 user", "2 users". */
 export const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
-/** A form's field, trimmed; "" when it was not sent. */
-export const field = (form: Fields, name: string) => (form[name] ?? "").trim();
+/**
+ * A form's field trimmed of C's white space, as the API trims a wallet id (a pasted id's stray
+ * space or line break), no other: a no-break space stays and is judged as the API judges it.
+ * "" when it was not sent.
+ */
+export const field = (form: Fields, name: string) => trimOf(form[name] ?? "", C_SPACE);
 /** The form's fields `names`, each as `field` reads it. */
 export const fieldsOf = (form: Fields, names: string[]) =>
   Object.fromEntries(names.map((name) => [name, field(form, name)]));

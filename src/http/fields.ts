@@ -195,7 +195,7 @@ export const amountField = v.pipe(
   v.check((x) => x !== "", EMPTY),
   v.rawCheck(({ dataset, addIssue }) => {
     const text = String(dataset.value);
-    if (dataset.typed && text.length > AMOUNT_TEXT_MAX)
+    if (dataset.typed && chars(text) > AMOUNT_TEXT_MAX)
       addIssue({ message: OVERLONG_AMOUNT_TEXT[overlongAmount(text)] });
   }),
   v.rawTransform(({ dataset, addIssue, NEVER }) => {

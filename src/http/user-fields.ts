@@ -47,7 +47,7 @@ export const UserParams = v.object({
     // WordPress's validate_username: ASCII letters, digits and _ . - @, so case-insensitive
     // uniqueness (SQLite lower() folds A-Z only) means what it says.
     v.regex(/^[A-Za-z0-9_.@\s-]*$/, "username may only contain letters, numbers and _ . - @"),
-    v.minLength(4, TOO_SHORT.username),
+    charsAtLeast(4, TOO_SHORT.username),
     usernameAtMost,
     // Clients are told no space; the check above refuses one in its own words, so the regex lets
     // a space through to it rather than answering a second text.
