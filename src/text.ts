@@ -9,6 +9,9 @@
  */
 export const chars = (text: string) => [...text].length;
 
+/** A text's first `n` characters (`chars`): never half an emoji, which would be no text at all. */
+export const firstChars = (text: string, n: number) => [...text].slice(0, n).join("");
+
 /**
  * What C's isspace() takes: what PHP skips after a `[`, what may stand around a PHP numeric string
  * (a form feed too, a NUL byte or a no-break space not), and what strip_tags takes for space.

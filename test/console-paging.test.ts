@@ -82,6 +82,12 @@ describe("the console's pager", () => {
     }
   });
 
+  it("keeps a search's first 100 characters, never half of one", async () => {
+    const q = `${"a".repeat(99)}😀b`;
+    const found = await request(`/users?q=${encodeURIComponent(q)}`, { cookie });
+    expect(found.html).toContain(`value="${"a".repeat(99)}😀"`);
+  });
+
   const previous = (html: string) =>
     /<a href="([^"]+)">Previous<\/a>/.exec(html)?.[1]?.replaceAll("&amp;", "&") ?? "no link";
 

@@ -6,7 +6,7 @@ import { sameSecret } from "../auth/same-secret";
 import { seal, unseal } from "../auth/sealed";
 import { jwtSecret } from "../http/auth";
 import type { WalletDisplay } from "../ledger/money";
-import { C_SPACE, trimOf } from "../text";
+import { C_SPACE, chars, firstChars, trimOf } from "../text";
 import { sentFromAnotherOrigin } from "./boundary";
 import type { ConsoleEnv, Fields } from "./env";
 import { consoleKey, cookieOptions, cookiePrefix, dropCookie, readCookie } from "./session";
@@ -56,9 +56,8 @@ const pathOf = (to: string) => to.split(/[?#]/, 1)[0]!;
  * `to` may have), so a page another tab opens meanwhile neither shows nor spends it.
  */
 export async function back(c: Context<ConsoleEnv>, to: string, notice: NonNullable<Notice>) {
-  const text = [...notice.text];
   const kept =
-    text.length > NOTICE_MAX ? `${text.slice(0, NOTICE_MAX - 1).join("")}…` : notice.text;
+    chars(notice.text) > NOTICE_MAX ? `${firstChars(notice.text, NOTICE_MAX - 1)}…` : notice.text;
   // A refused form's fields while they fit the cookie beside the text: else without its note, else
   // none (the form is then drawn empty).
   const { note: _, ...noteless } = notice.refused?.fields ?? {};

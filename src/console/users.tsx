@@ -3,6 +3,7 @@
 import { Hono } from "hono";
 import * as v from "valibot";
 import { ERROR_KEYS, newSubscriber, newSubscriberFields } from "../http/user-fields";
+import { firstChars } from "../text";
 import { findUsersByText } from "../wallet/operators";
 import { formatExact } from "../wallet/rules";
 import { allWallets } from "../wallet/wallets";
@@ -21,7 +22,7 @@ const path = `${BASE}/users`;
 const UsersQuery = v.object({
   q: v.pipe(
     Text,
-    v.transform((q) => q.slice(0, 100)),
+    v.transform((q) => firstChars(q, 100)),
   ),
   page: PageNumber,
 });

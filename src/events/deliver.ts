@@ -2,6 +2,7 @@
 // headers, signed by the `standardwebhooks` package, a timeout, no redirects (a redirect could lead
 // anywhere the URL rules refuse). Its outcome is a value; the caller records it.
 import { Webhook } from "standardwebhooks";
+import { firstChars } from "../text";
 import { endpointUrlProblem } from "./endpoint-url";
 
 /** How a delivery reaches the network: the runtime's fetch, or a test's receiver. */
@@ -92,7 +93,7 @@ export async function postSigned(
       ok: false,
       httpStatus: null,
       latencyMs: Date.now() - startedMs,
-      error: why.slice(0, ERROR_MAX),
+      error: firstChars(why, ERROR_MAX),
     };
   }
 }
