@@ -67,7 +67,7 @@ const walletText = (field: "name" | "symbol", max: number) =>
  * The words of the wallet rules (wallet/wallets.ts), as both dialects answer them; `hidden` is also
  * every other shown text's.
  */
-export const WALLET_RULE_TEXTS = {
+const WALLET_RULE_TEXTS = {
   id: "wallet_id must start with a letter and hold at most 32 of a-z, 0-9 and _",
   reserved: "wallet_id formatted is reserved",
   decimals: `wallet_decimal must be an integer from 0 to ${WALLET_LIMITS.decimalsMax}`,

@@ -25,7 +25,7 @@ type Balances = {
  * MAX_WALLETS_PER_READ wallets, which is all a dialect may name. Each dialect decides what an
  * unknown wallet or user means (wallet/v1 refuses, the plugin's reads skip them).
  */
-export async function readBalances(
+async function readBalances(
   ledger: Pick<Ledger, "readBalances">,
   userId: number,
   walletIds: readonly string[],
