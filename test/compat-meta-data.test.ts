@@ -27,6 +27,15 @@ const post = (path: string, body: Json) =>
     body: JSON.stringify(body),
   });
 const key = () => unique("m");
+/** A credit of 1 to the user, with `meta_data` as sent (undefined: none). */
+const creditWithMeta = (meta_data?: unknown) =>
+  post("/credits", {
+    request_id: key(),
+    user_id: user.id,
+    amount: 1,
+    wallet_id: wallet,
+    meta_data,
+  });
 const storedMeta = async (id: number) =>
   (await env.DB.prepare("SELECT meta_data FROM transactions WHERE id = ?")
     .bind(id)
@@ -81,13 +90,7 @@ describe("meta_data kept with the entry", () => {
   it("finds it by any key the plugin could have stored as post meta: spaces, dots, accents, 255 characters", async () => {
     const tag = unique("v");
     const keys = ["order id", "ref.no", "clé", "a#b", "k".repeat(255)];
-    const res = await post("/credits", {
-      request_id: key(),
-      user_id: user.id,
-      amount: 1,
-      wallet_id: wallet,
-      meta_data: Object.fromEntries(keys.map((k) => [k, tag])),
-    });
+    const res = await creditWithMeta(Object.fromEntries(keys.map((k) => [k, tag])));
     expect(res.status, res.text).toBe(200);
     const id = res.body.data.transaction_id as number;
     for (const k of keys) {
@@ -104,32 +107,15 @@ describe("meta_data kept with the entry", () => {
   });
 
   it("keeps no meta_data when none is sent, and lists as sent", async () => {
-    const none = await post("/credits", {
-      request_id: key(),
-      user_id: user.id,
-      amount: 1,
-      wallet_id: wallet,
-    });
+    const none = await creditWithMeta();
     expect(await storedMeta(none.body.data.transaction_id)).toBeNull();
-    const list = await post("/credits", {
-      request_id: key(),
-      user_id: user.id,
-      amount: 1,
-      wallet_id: wallet,
-      meta_data: ["a", 1],
-    });
+    const list = await creditWithMeta(["a", 1]);
     expect(await storedMeta(list.body.data.transaction_id)).toBe('["a",1]');
   });
 
   it("counts meta_data in characters: 2,100 emoji are 2,108 of its 4,096", async () => {
     const meta_data = { k: "😀".repeat(2100) };
-    const res = await post("/credits", {
-      request_id: key(),
-      user_id: user.id,
-      amount: 1,
-      wallet_id: wallet,
-      meta_data,
-    });
+    const res = await creditWithMeta(meta_data);
     expect(res.status, res.text).toBe(200);
     expect(await storedMeta(res.body.data.transaction_id)).toBe(JSON.stringify(meta_data));
   });
@@ -137,13 +123,7 @@ describe("meta_data kept with the entry", () => {
   it("refuses meta_data that is not an object, or too large, and writes nothing", async () => {
     const before = await tableCounts();
     for (const meta_data of ["text", 12, true, { big: "x".repeat(5000) }]) {
-      const res = await post("/credits", {
-        request_id: key(),
-        user_id: user.id,
-        amount: 1,
-        wallet_id: wallet,
-        meta_data,
-      });
+      const res = await creditWithMeta(meta_data);
       expect(res.status, JSON.stringify(meta_data).slice(0, 40)).toBe(400);
       expect(res.body.message).toBe("invalid input");
       expect(Object.keys(res.body.error)).toEqual(["meta_data"]);
