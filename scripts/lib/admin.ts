@@ -3,7 +3,7 @@
 import { timingSafeEqual } from "node:crypto";
 import { checkLoginPassword, hashPassword, PASSWORD_LENGTH } from "../../src/auth/password";
 import { EMAIL_MAX_LENGTH, isEmailAddress } from "../../src/email-address";
-import { chars } from "../../src/text";
+import { chars, withinChars } from "../../src/text";
 import { adminInsertSql } from "./admin-insert";
 import { runWrangler } from "./wrangler";
 
@@ -23,7 +23,7 @@ export function accountProblem({ username, email, password }: Partial<AdminAccou
     return "e-mail is not valid";
   if (password !== undefined && chars(password) < PASSWORD_LENGTH.min)
     return `password must have at least ${PASSWORD_LENGTH.min} characters`;
-  if (password !== undefined && chars(password) > PASSWORD_LENGTH.max)
+  if (password !== undefined && !withinChars(password, PASSWORD_LENGTH.max))
     return `password must have at most ${PASSWORD_LENGTH.max} characters`;
   return undefined;
 }

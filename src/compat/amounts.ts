@@ -2,7 +2,7 @@
 
 import { AMOUNT_TEXT_MAX, amountTooLong, overlongAmount } from "../http/fields";
 import type { AmountPolicy, AmountRefusal } from "../ledger/money";
-import { chars } from "../text";
+import { withinChars } from "../text";
 
 /** The plugin's amounts are rounded to the places the wallet stores, half away from zero. */
 export const PLUGIN_ROUNDING = "round-half-away-from-zero" satisfies AmountPolicy;
@@ -23,7 +23,7 @@ export function amountRefused(field: string, refusal: AmountRefusal) {
  * any echo of it), or nothing: too long, or not positive or too large as http/fields.ts reads it.
  */
 export function overlongRefused(field: string, text: string) {
-  if (chars(text) <= AMOUNT_TEXT_MAX) return {};
+  if (withinChars(text, AMOUNT_TEXT_MAX)) return {};
   const why = overlongAmount(text);
   if (why !== "too-long") return amountRefused(field, why);
   return { [field]: amountTooLong(field) };

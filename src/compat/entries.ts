@@ -3,7 +3,7 @@ import { ok, send } from "../http/envelope";
 import { invalidInput } from "../http/errors";
 import { noteRefusal, REQUEST_ID_MAX, tooLongText } from "../http/fields";
 import { defineRoute, type Input } from "../http/route";
-import { chars } from "../text";
+import { withinChars } from "../text";
 import { credit, debit, type UserRef } from "../wallet/movements";
 import { Refusal } from "../wallet/refusal";
 import { amountRefused, overlongRefused, PLUGIN_ROUNDING } from "./amounts";
@@ -29,7 +29,7 @@ function metaDataText(value: unknown): string | undefined {
   if (typeof value !== "object")
     throw invalidInput({ meta_data: "meta_data must be an object of key/value pairs" });
   const text = JSON.stringify(value);
-  if (chars(text) > META_DATA_MAX)
+  if (!withinChars(text, META_DATA_MAX))
     throw invalidInput({
       meta_data: `meta_data must be at most ${META_DATA_MAX} characters of JSON`,
     });

@@ -20,7 +20,7 @@ import {
   sql,
 } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
-import { chars } from "../text";
+import { withinChars } from "../text";
 import { batchAll, bindingOf, type Db, inRuns, keysetChunks } from "./client";
 import { heldWhenJudged } from "./holds";
 import { isolateCache } from "./isolate-cache";
@@ -276,7 +276,7 @@ const entryMetaKey = (key: string) => {
 const META_DATA_KEY_MAX = 255;
 /** The meta keys a search can name: the entry's own fields, and keys of its `meta_data`. */
 export const isMetaKey = (key: string) =>
-  entryMetaKey(key) !== undefined || (key !== "" && chars(key) <= META_DATA_KEY_MAX);
+  entryMetaKey(key) !== undefined || (key !== "" && withinChars(key, META_DATA_KEY_MAX));
 
 export type MetaSearch = {
   /** A post meta's name: an entry's own field, or a key of its meta_data; any other matches nothing. */

@@ -3,7 +3,7 @@
 import type { JsonSchema } from "@valibot/to-json-schema";
 import * as v from "valibot";
 import type { Decimal } from "../ledger/money";
-import { chars } from "../text";
+import { chars, withinChars } from "../text";
 import {
   amountToMinor,
   asciiLower,
@@ -43,8 +43,9 @@ export const anyText = (refusal: string, numberAs: (n: number) => string = Strin
 
 export const USERNAME_MAX = 60;
 
-/** At most `max` characters (text.ts `chars`), refused in `text`'s words. */
-const charsAtMost = (max: number, text: string) => v.check((s: string) => chars(s) <= max, text);
+/** At most `max` characters (text.ts `withinChars`), refused in `text`'s words. */
+const charsAtMost = (max: number, text: string) =>
+  v.check((s: string) => withinChars(s, max), text);
 
 /** At least `min` characters (text.ts `chars`), refused in `text`'s words. */
 export const charsAtLeast = (min: number, text: string) =>
@@ -195,7 +196,7 @@ export const amountField = v.pipe(
   v.check((x) => x !== "", EMPTY),
   v.rawCheck(({ dataset, addIssue }) => {
     const text = String(dataset.value);
-    if (dataset.typed && chars(text) > AMOUNT_TEXT_MAX)
+    if (dataset.typed && !withinChars(text, AMOUNT_TEXT_MAX))
       addIssue({ message: OVERLONG_AMOUNT_TEXT[overlongAmount(text)] });
   }),
   v.rawTransform(({ dataset, addIssue, NEVER }) => {

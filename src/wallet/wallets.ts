@@ -3,7 +3,7 @@
 // fields and texts, then call these, which judge a wallet by wallet-shape.ts's rules alone.
 import type { Db } from "../db/client";
 import { deleteWalletIfUnused, insertWallet, listWalletRows, type Wallet } from "../db/wallets";
-import { chars } from "../text";
+import { withinChars } from "../text";
 import { requireAdmin, type ServiceContext } from "./context";
 import { Refusal } from "./refusal";
 import {
@@ -77,7 +77,7 @@ export function shownTextBreak(
 ): WalletRuleBreak | undefined {
   const max = field === "name" ? WALLET_LIMITS.nameMax : WALLET_LIMITS.symbolMax;
   if (isBlank(text)) return { field, rule: "empty" };
-  if (chars(text) > max) return { field, rule: "too-long", max };
+  if (!withinChars(text, max)) return { field, rule: "too-long", max };
   if (holdsHidden(text)) return { field, rule: "hidden" };
   return undefined;
 }
@@ -91,7 +91,7 @@ export function walletRuleBreaks(w: NewWallet): WalletRuleBreak[] {
     const broken = shownTextBreak(field, w[field]);
     if (broken) breaks.push(broken);
   }
-  if (chars(w.note) > WALLET_LIMITS.noteMax)
+  if (!withinChars(w.note, WALLET_LIMITS.noteMax))
     breaks.push({ field: "note", rule: "too-long", max: WALLET_LIMITS.noteMax });
   if (!isWalletDecimals(w.decimals)) breaks.push({ field: "decimals", rule: "range" });
   if (!isWalletType(w.type)) breaks.push({ field: "type", rule: "shape" });

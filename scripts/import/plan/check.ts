@@ -2,7 +2,7 @@
 // chain's sum and extremes, per wallet the places its amounts need. Nothing is written yet.
 import { META_DATA_MAX } from "../../../src/compat/meta-data";
 import { mysqlDate } from "../../../src/ledger/post-format";
-import { chars } from "../../../src/text";
+import { withinChars } from "../../../src/text";
 import type { Post, PostGroup } from "../collect";
 import { MAX_LISTED, type TermlessHistory, type TrashedPosts } from "../report";
 import { pairKey } from "../target";
@@ -284,7 +284,7 @@ function noteMetaData({ report, collector }: PlanContext, e: SiteEntry, group: P
       { id: e.id, userId: e.userId },
       group.extraRepeats,
     );
-  if (chars(e.metaData) > META_DATA_MAX)
+  if (!withinChars(e.metaData, META_DATA_MAX))
     m.pastClientLimit.add(
       `meta_data of more than the ${META_DATA_MAX} characters a client may send: kept whole`,
       { id: e.id, userId: e.userId, characters: e.metaData.length },
