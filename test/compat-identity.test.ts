@@ -8,6 +8,7 @@ import {
   makeUser,
   makeWallet,
   type TestUser,
+  tableCounts,
   unique,
 } from "./helpers";
 
@@ -147,6 +148,7 @@ describe("a subscriber whose username looks like a number reads nothing but itse
   });
 
   it("POST credits, debits and transfers: refused, nothing written; the administrator's numeric text names an id", async () => {
+    const before = await tableCounts();
     for (const s of subscribers) {
       const body = {
         user_id: s.username,
@@ -165,6 +167,8 @@ describe("a subscriber whose username looks like a number reads nothing but itse
       const refused = await post("/transfers", transfer, s.bearer);
       expect([refused.status, refused.body.error]).toEqual([403, FORBIDDEN_B.error]);
     }
+    // "0001", "1" and " 1" name the administrator: no one's balance moved, not only the victim's.
+    expect(await tableCounts()).toEqual(before);
     const balance = async (id: number) =>
       (await get(`/user-wallet-balance?user_id=${id}&wallet_id=${wallet}`, admin.bearer)).body.data
         .wallet_balance_raw;
