@@ -284,7 +284,9 @@ describe("POST /transactions/{id}/reverse", () => {
     it("refuses to reverse either half of a transfer's reversal", async () => {
       const { admin, debitId } = await setupTransfer(100, 40);
       const res = await reverse(admin, debitId);
-      for (const id of res.body.data.transaction_ids as number[]) {
+      const halves = res.body.data.transaction_ids as number[];
+      expect(halves).toHaveLength(2);
+      for (const id of halves) {
         await expectRefusedReverse(
           admin,
           id,
