@@ -691,19 +691,21 @@ describe("GET /holds and GET /holds/{id}", () => {
 });
 
 describe("the database's guards on holds", () => {
-  const refused = async (sql: string, ...binds: unknown[]) => {
+  /** Refused by the guard named, not by any error (a column misspelt would throw too). */
+  const refused = async (guard: string, sql: string, ...binds: unknown[]) => {
     const before = await tableCounts();
     await expect(
       env.DB.prepare(sql)
         .bind(...binds)
         .run(),
-    ).rejects.toThrow();
+    ).rejects.toThrow(guard);
     expect(await tableCounts()).toEqual(before);
   };
 
   it("refuses a hold written straight to D1 beyond the available balance", async () => {
     const a = await funded(10);
     await refused(
+      "holds_within_available",
       `INSERT INTO holds (user_id, wallet_id, amount_minor, amount_text, request_id, request_key, status, created_at_s, expires_at_s)
        VALUES (?, ?, 1001, '10.01', 'x', 'x', 'held', 1, 999999999999)`,
       a.user.id,
@@ -714,18 +716,24 @@ describe("the database's guards on holds", () => {
   it("refuses to change, reopen or delete a resolved hold, and to resolve one twice", async () => {
     const a = await funded(10);
     const id = await placed(a, { amount: 5 });
-    await refused("UPDATE holds SET amount_minor = 1 WHERE id = ?", id);
+    await refused("holds_resolved_once", "UPDATE holds SET amount_minor = 1 WHERE id = ?", id);
     await refused(
+      "holds_resolved_once",
       "UPDATE holds SET status = 'expired', resolved_at_s = created_at_s WHERE id = ?",
       id,
     );
     await voidHold(a, id);
-    await refused("UPDATE holds SET status = 'held', resolved_at_s = NULL WHERE id = ?", id);
     await refused(
+      "holds_resolved_once",
+      "UPDATE holds SET status = 'held', resolved_at_s = NULL WHERE id = ?",
+      id,
+    );
+    await refused(
+      "holds_resolved_once",
       "UPDATE holds SET status = 'captured', captured_minor = 500, resolved_at_s = created_at_s WHERE id = ?",
       id,
     );
-    await refused("DELETE FROM holds WHERE id = ?", id);
+    await refused("holds_resolved_once", "DELETE FROM holds WHERE id = ?", id);
   });
 
   it("refuses a DEBIT naming a hold that is not captured for that amount, or a second one", async () => {
@@ -735,10 +743,10 @@ describe("the database's guards on holds", () => {
       `INSERT INTO transactions (user_id, wallet_id, txn_type, amount_minor, amount_text, balance_before_minor, balance_after_minor, request_id, title, slug_base, slug, created_at_s, hold_id)
        SELECT ${a.user.id}, '${a.wallet}', 'DEBIT', ${amountMinor}, 'x', balance_minor, balance_minor - ${amountMinor}, 'x', 't', 's', '${unique("s")}', 1, ${id}
        FROM balances WHERE user_id = ${a.user.id} AND wallet_id = '${a.wallet}'`;
-    await refused(entry(500));
+    await refused("transactions_hold_captured", entry(500));
     await capture(a, id, { amount: 2 });
-    await refused(entry(200));
-    await refused(entry(300));
+    await refused("UNIQUE constraint failed: transactions.hold_id", entry(200));
+    await refused("transactions_hold_captured", entry(300));
   });
 });
 
