@@ -556,7 +556,8 @@ async function surfacesAgree(userId: number, wallet: string) {
   expect(ps.status, ps.text).toBe(200);
   const st = await statementAddsUp(userId, wallet);
   expect(s.balance).toBe(b);
-  if (p) expect([p.balance, p.held, p.available]).toEqual([s.balance, s.held, s.available]);
+  expect(p, `GET /balances lists ${wallet}`).toBeDefined();
+  expect([p!.balance, p!.held, p!.available]).toEqual([s.balance, s.held, s.available]);
   expect(s.available).toBeCloseTo(s.balance - s.held, 9);
   expect(s.entry_count).toBe(ps.body.data.entry_count);
   expect(s.last_entry?.transaction_id ?? null).toBe(ps.body.data.last_txn_id);
