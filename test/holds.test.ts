@@ -276,6 +276,14 @@ describe("available balance", () => {
     expect((await debitOf(a, 100, appAt(t0 + 60_000))).status).toBe(200);
   });
 
+  it("lets a new hold take what a hold reserved from exactly its expires_at, with no job run", async () => {
+    const a = await funded(100);
+    const t0 = Date.UTC(2027, 1, 3, 0, 0, 0);
+    await placed(a, { amount: 100, expires_in: 60 }, appAt(t0));
+    expect((await place(a, { amount: 1 }, appAt(t0 + 59_999))).body).toEqual(INSUFFICIENT);
+    expect(await placed(a, { amount: 100 }, appAt(t0 + 60_000))).toBeGreaterThan(0);
+  });
+
   it("GET /holds/{id} says expired at exactly its expires_at, as the balances stop counting it", async () => {
     const a = await funded(100);
     const t0 = Date.UTC(2027, 1, 2, 0, 0, 0);
