@@ -584,6 +584,13 @@ describe("GET /transactions access and validation", () => {
     });
   });
 
+  it("answers an unknown wallet's 400 before an unknown user's 404 (validation before existence)", async () => {
+    const { admin } = await setup();
+    const res = await list(admin, { user_id: 987654321, wallet_id: "nosuchwallet" });
+    expect(res.status).toBe(400);
+    expect(invalidKeys(res.body)).toEqual(["wallet_id"]);
+  });
+
   it("answers 200 with [] for a user without history", async () => {
     const { admin, user } = await setup();
     const res = await list(admin, { user_id: user.id });
