@@ -336,6 +336,22 @@ describe("POST /transactions/{id}/reverse", () => {
       expect(await balanceOf(admin, user.id, wallet)).toBe(0);
     });
 
+    it("answers 409 already reversed, not Insufficient Balance, when a hold reserves what a second reversal would take", async () => {
+      const { admin, user, wallet } = await makeAccount();
+      await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 10 });
+      const c = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 10 });
+      const id = c.body.data.transaction_id as number;
+      expect((await reverse(admin, id)).status).toBe(200);
+      // A second DEBIT of 10 would leave 0, below the 5 held: the reversal rule must answer first.
+      const hold = await call("POST", "/holds", {
+        auth: admin.bearer,
+        body: { user_id: user.id, wallet_id: wallet, amount: 5, request_id: unique("hold") },
+      });
+      expect(hold.status, hold.text).toBe(200);
+      await expectRefusedReverse(admin, id, { request_id: unique("r") }, 409, alreadyReversed(id));
+      expect(await balanceOf(admin, user.id, wallet)).toBe(10);
+    });
+
     it("refuses a second reversal of a debit with 409", async () => {
       const { admin, user, wallet } = await makeAccount();
       await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 10 });
