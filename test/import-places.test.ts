@@ -7,29 +7,27 @@ import { DumpOptionError } from "../scripts/import/plan/context";
 import { formatReport } from "../scripts/import/report-text";
 import { emptyTarget } from "../scripts/import/target";
 import { importFromText } from "../scripts/import/wordpress";
-import { CLEAN, call, ledgerViolations, unique } from "./helpers";
+import { CLEAN, call, ledgerViolations, tableCounts, unique } from "./helpers";
 import { IMPORT_AT, importedAdmin, runImport } from "./import-helpers";
-import { SITE_OPTIONS, siteDump } from "./site-dump";
+import { SITE_OPTIONS, type SiteCredit, siteDump } from "./site-dump";
 
 const [ALICE, BOB, CAROL] = [2, 3, 4];
 
 // Alice's history passes 999.99, the largest balance at 12 places; Bob's holds the dust; Carol's
 // amount has one place more than none but fewer than the wallet's two.
-const dust = siteDump(
-  [
-    { id: "ngn", decimals: 2 },
-    { id: "pts", decimals: 0 },
-  ],
-  [
-    { user: ALICE, wallet: "ngn", amount: "1000000000000" },
-    { user: ALICE, wallet: "ngn", amount: "5000" },
-    { user: BOB, wallet: "ngn", amount: "10" },
-    { user: BOB, wallet: "ngn", amount: "0.000000000001" },
-    { user: CAROL, wallet: "ngn", amount: "0.5" },
-    { user: BOB, wallet: "pts", amount: "7" },
-  ],
-  3,
-);
+const DUST_WALLETS = [
+  { id: "ngn", decimals: 2 },
+  { id: "pts", decimals: 0 },
+];
+const DUST_CREDITS: SiteCredit[] = [
+  { user: ALICE, wallet: "ngn", amount: "1000000000000" },
+  { user: ALICE, wallet: "ngn", amount: "5000" },
+  { user: BOB, wallet: "ngn", amount: "10" },
+  { user: BOB, wallet: "ngn", amount: "0.000000000001" },
+  { user: CAROL, wallet: "ngn", amount: "0.5" },
+  { user: BOB, wallet: "pts", amount: "7" },
+];
+const dust = siteDump(DUST_WALLETS, DUST_CREDITS, 3);
 const TWO_PLACES = { ...SITE_OPTIONS, places: new Map([["ngn", 2]]) };
 const DUST_SKIP = "an amount needs more than the 2 decimal places --places gives wallet ngn";
 
@@ -224,5 +222,102 @@ describe("import:wordpress --places", () => {
     expect(() => plan({ ...SITE_OPTIONS, places: new Map([["usd", 2]]) })).toThrow(
       "--places names wallet usd, which the dump does not define",
     );
+  });
+});
+
+describe("a transfer half imported alone, reversed, then joined by its other half", () => {
+  const [DAVE, ERIN] = [5, 6];
+  const BOTH = {
+    ...SITE_OPTIONS,
+    places: new Map([
+      ["ngn", 2],
+      ["usd", 2],
+    ]),
+    force: true,
+  };
+  // Dave's usd history holds dust, so his half of the transfer to Erin is left out until the site
+  // corrects that amount; Erin's half is imported alone.
+  const site = (daveDust: string) =>
+    siteDump(
+      [...DUST_WALLETS, { id: "usd", decimals: 2 }],
+      [
+        ...DUST_CREDITS,
+        // Posts 106-109, trashed: the ids the service gave its own entries above.
+        ...Array.from({ length: 4 }, () => ({
+          user: ALICE,
+          wallet: "ngn",
+          amount: "1",
+          status: "trash",
+        })),
+        { user: DAVE, wallet: "usd", amount: "10" },
+        { user: DAVE, wallet: "usd", amount: daveDust },
+        { user: DAVE, wallet: "usd", amount: "5", type: "DEBIT", alt: 113, requestId: "t2" },
+        { user: ERIN, wallet: "usd", amount: "5", alt: 112, requestId: "t2" },
+      ],
+      5,
+    );
+  const entryOf = async (userId: number, type: string) =>
+    (await env.DB.prepare(
+      "SELECT id FROM transactions WHERE user_id = ? AND wallet_id = 'usd' AND txn_type = ? AND reverses_id IS NULL",
+    )
+      .bind(userId, type)
+      .first<{ id: number }>())!.id;
+  const reverse = (auth: string, id: number) =>
+    call("POST", `/transactions/${id}/reverse`, { auth, body: { request_id: unique("rev") } });
+
+  it("answers the other half's reversal 409 already reversed, whatever the reversed half's owner holds", async () => {
+    const admin = await importedAdmin(1, "siteadmin");
+    const first = await runImport(BOTH, site("0.000000000001"));
+    expect(first.report.transactions.halvesApart.examples).toContainEqual(
+      expect.objectContaining({ userId: ERIN, otherHalf: 112 }),
+    );
+    const erinHalf = await entryOf(ERIN, "CREDIT");
+    expect((await reverse(admin, erinHalf)).status).toBe(200);
+    expect(await balance(admin, ERIN, "usd")).toBe(0);
+
+    // Bob's ngn dust is still refused (force imports the rest); Dave's history now fits.
+    const second = await runImport(BOTH, site("0.01"));
+    expect(second.report.transactions.imported).toBe(3);
+    const daveHalf = await entryOf(DAVE, "DEBIT");
+    const transfer = await env.DB.prepare(
+      "SELECT count(DISTINCT transfer_id) AS ids, count(*) AS n FROM transactions WHERE id IN (?, ?)",
+    )
+      .bind(daveHalf, erinHalf)
+      .first();
+    expect(transfer, "the two halves are one transfer").toEqual({ ids: 1, n: 2 });
+
+    const already = {
+      status_code: 409,
+      status: false,
+      message: "Transaction already reversed",
+      error: { id: `Transaction ${daveHalf} was already reversed` },
+    };
+    // Undoing Erin's half again would take her below zero, or below what a hold keeps: neither is
+    // why it is refused.
+    expect((await reverse(admin, daveHalf)).body).toEqual(already);
+    const credit = await call("POST", "/credits", {
+      auth: admin,
+      body: { user_id: ERIN, wallet_id: "usd", amount: "5", request_id: unique("erin") },
+    });
+    expect(credit.status, credit.text).toBe(200);
+    const hold = await call("POST", "/holds", {
+      auth: admin,
+      body: { user_id: ERIN, wallet_id: "usd", amount: "1", request_id: unique("hold") },
+    });
+    expect(hold.status, hold.text).toBe(200);
+    const entries = async () => {
+      const { transactions, money } = await tableCounts();
+      return { transactions, money };
+    };
+    const before = await entries();
+    expect((await reverse(admin, daveHalf)).body).toEqual(already);
+    const voided = await call("POST", `/holds/${hold.body.data.hold_id}/void`, { auth: admin });
+    expect(voided.status, voided.text).toBe(200);
+    expect((await reverse(admin, daveHalf)).body).toEqual(already);
+    expect(await entries()).toEqual(before);
+    expect([await balance(admin, DAVE, "usd"), await balance(admin, ERIN, "usd")]).toEqual([
+      5.01, 5,
+    ]);
+    expect(await ledgerViolations()).toEqual(CLEAN);
   });
 });

@@ -2,6 +2,7 @@
 // checks its caller, finds the users and the wallet, converts the amount (ledger/money.ts
 // amountToMinor, under the dialect's policy) and writes one ledger batch, idempotent on the
 // caller's request_id; a dialect answers the result or the refusal in its own words.
+import { reversedAmong } from "../db/batches";
 import { atPrimary, type Db } from "../db/client";
 import { findMovement, pairBalances, pairKey, transferHalves } from "../db/ledger";
 import { findUserBy, findUsers } from "../db/users";
@@ -300,6 +301,16 @@ export function notReversible(entries: { reversesId: number | null; amountMinor:
   return undefined;
 }
 
+/** Whether an entry of this transfer already has its reversal: a half reversed on its own. */
+async function halfReversedAlone(db: Db, movement: { entry: { id: number } }[]) {
+  if (movement.length < 2) return false;
+  const reversed = await reversedAmong(
+    db,
+    movement.map((m) => m.entry.id),
+  );
+  return reversed.size > 0;
+}
+
 /**
  * Reverses an entry by appending its opposite, linked by reverses_id (never editing it). A transfer
  * is reversed as a whole. A second reversal writes nothing (its first entry's guard finds the first
@@ -352,13 +363,16 @@ export async function reverse(
     items,
     (m) => m.entry,
     write,
-  ).catch((err: unknown) => {
-    // The UNIQUE reverses_id index failed a later entry: that half was reversed on its own already
-    // (an imported transfer half reversed alone); a reversal of the whole movement, however
-    // concurrent, is found by the first entry's guard instead and answered below.
-    throw err instanceof LedgerRefusal && err.reason === "already-reversed"
-      ? new Refusal({ code: "already_reversed", ref })
-      : err;
+  ).catch(async (err: unknown) => {
+    // A later half was reversed on its own already (an imported transfer half reversed alone):
+    // the UNIQUE reverses_id index fails it, unless a balance or hold check on that half fires
+    // first, and then this movement can still never be reversed, so that is the answer. A reversal
+    // of the whole movement, however concurrent, is found by the first entry's guard instead and
+    // answered below.
+    const reversedAlone =
+      (err instanceof LedgerRefusal && err.reason === "already-reversed") ||
+      (verdictOf(err) !== undefined && (await halfReversedAlone(ctx.db, movement)));
+    throw reversedAlone ? new Refusal({ code: "already_reversed", ref }) : err;
   });
   if (!result.created && (result.existingId ?? result.existingHoldId) !== undefined)
     throw exists(result);
