@@ -186,7 +186,7 @@ describe("POST users with a username WordPress sanitizes", () => {
       ["kate<smith", "kate"],
       ["ḱarl_x", "arl_x"],
     ]) {
-      const tag = unique("u").slice(-6);
+      const tag = unique("u");
       const res = await create({
         username: sent,
         user_email: `${tag}@example.com`,
@@ -244,7 +244,7 @@ describe("POST users with a username WordPress sanitizes", () => {
     ] as const) {
       const res = await create({
         username: sent,
-        user_email: `${unique("r").slice(-6)}@example.com`,
+        user_email: `${unique("r")}@example.com`,
         user_password: "secret12",
       });
       expect(res.status, res.text).toBe(400);
