@@ -2,7 +2,7 @@
 // Authorization header of three words or with a control character, and tokens signed with the
 // secret but not as the service signs its own (no exp, both audiences, the other kind's session).
 import { env } from "cloudflare:workers";
-import { sign } from "hono/jwt";
+import { decode, sign } from "hono/jwt";
 import { describe, expect, it, vi } from "vitest";
 import { hashApiKey } from "../src/auth/api-keys";
 import { API_AUDIENCE, CONSOLE_AUDIENCE } from "../src/auth/tokens";
@@ -18,6 +18,17 @@ describe("a token this isolate verified before (its verification cached)", () =>
     const later = Date.now() + 3_000;
     vi.spyOn(Date, "now").mockReturnValue(later);
     const res = await call("GET", "/wallets", { auth, app: testApp({ nowMs: () => later }) });
+    expect(res.body).toEqual(INVALID_CREDENTIALS);
+  });
+
+  it("is refused in the very second its exp names, as its first verification would be", async () => {
+    const admin = await makeAdmin();
+    const { token } = await signedToken(admin, { lifetimeS: 2 });
+    const auth = `Bearer ${token}`;
+    expect((await call("GET", "/wallets", { auth })).status).toBe(200); // verified and cached
+    const atExp = (decode(token).payload.exp as number) * 1000;
+    vi.spyOn(Date, "now").mockReturnValue(atExp);
+    const res = await call("GET", "/wallets", { auth, app: testApp({ nowMs: () => atExp }) });
     expect(res.body).toEqual(INVALID_CREDENTIALS);
   });
 });
