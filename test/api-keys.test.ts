@@ -12,6 +12,7 @@ import {
   NO_ROUTE,
   type TestUser,
   tableCounts,
+  testApp,
   unique,
 } from "./helpers";
 
@@ -264,6 +265,29 @@ describe("GET /api-keys", () => {
     const listed = (await listKeys(admin)).find((k) => k.id === data.id)!;
     expect(listed.last_used_at).toEqual(expect.any(String));
     expect(Number.isNaN(Date.parse(listed.last_used_at))).toBe(false);
+  });
+
+  it("refreshes last_used_at at most once a minute on the request's clock", async () => {
+    const admin = await makeAdmin();
+    const { data, token } = await newKey(admin);
+    let nowMs = Date.now();
+    const app = testApp({ nowMs: () => nowMs });
+    const use = async () =>
+      expect((await call("GET", "/wallets", { auth: `Key ${token}`, app })).status).toBe(200);
+    const lastUsedMs = async () =>
+      (await env.DB.prepare("SELECT last_used_at_ms AS at FROM api_keys WHERE id = ?")
+        .bind(data.id)
+        .first<{ at: number | null }>())!.at;
+    await use();
+    const firstMs = nowMs;
+    expect(await lastUsedMs()).toBe(firstMs);
+    // Each use below is past KEY_TTL_MS after the last, so the key's row is read again.
+    nowMs += 30_001;
+    await use();
+    expect(await lastUsedMs()).toBe(firstMs);
+    nowMs += 30_001;
+    await use();
+    expect(await lastUsedMs()).toBe(nowMs);
   });
 
   it("leaves last_used_at alone when the key is refused for another username", async () => {
