@@ -120,6 +120,19 @@ describe("throttle policy", () => {
     });
   });
 
+  it("counts a failure for its window and not a millisecond more", () => {
+    const { state } = reserveTimes(pair.limit - 1, EMPTY_STATE);
+    // A millisecond before the window ends the 9 still count, so a 10th starts the lock.
+    expect(reserve(state, pair, T0 + pair.windowMs - 1).state.lockedUntilMs).toBeGreaterThan(0);
+    const atEnd = T0 + pair.windowMs;
+    expect(reserve(state, pair, atEnd).state).toEqual({
+      failuresMs: [atEnd],
+      lockedUntilMs: 0,
+      locks: 0,
+      lastAttemptMs: atEnd,
+    });
+  });
+
   it("a count given back below the limit lifts the lock and its back-off step, whichever reservation started it", () => {
     const first = reserve(EMPTY_STATE, address, T0 - 1_000).state;
     const locked = reserveTimes(99, first, address).state;
