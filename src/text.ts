@@ -1,7 +1,7 @@
-// How text is measured, cut and trimmed, one rule for each, for every layer and the importer's scripts:
-// a length in characters, and white space as the plugin's PHP read it: C's (a query's names in
-// php-vars, a numeric string's ends in ledger/money.ts, strip_tags in compat/php.ts) and trim()'s
-// (the plugin's fields, a password at sign-in, a serialized value the import reads).
+// How text is measured, cut and trimmed, one rule for each, for every layer and the importer's
+// scripts: a length in characters, and white space as the plugin's PHP read it: C's (a query's
+// names in php-vars, a numeric string's ends in ledger/money.ts, strip_tags in compat/php.ts) and
+// trim()'s (the plugin's fields, a password at sign-in, a serialized value the import reads).
 
 /**
  * A text's length in characters: code points, as JSON Schema's maxLength counts them, so an emoji
@@ -16,7 +16,8 @@ export const chars = (text: string) => [...text].length;
 export const withinChars = (text: string, max: number) => text.length <= max || chars(text) <= max;
 
 /** A text's first `n` characters (`chars`): never half an emoji, which would be no text at all. */
-export const firstChars = (text: string, n: number) => [...text].slice(0, n).join("");
+export const firstChars = (text: string, n: number) =>
+  text.length <= n ? text : [...text].slice(0, n).join("");
 
 /**
  * What C's isspace() takes: what PHP skips after a `[`, what may stand around a PHP numeric string

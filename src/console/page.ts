@@ -6,7 +6,7 @@ import { sameSecret } from "../auth/same-secret";
 import { seal, unseal } from "../auth/sealed";
 import { jwtSecret } from "../http/auth";
 import type { WalletDisplay } from "../ledger/money";
-import { C_SPACE, chars, firstChars, trimOf } from "../text";
+import { C_SPACE, firstChars, trimOf, withinChars } from "../text";
 import { sentFromAnotherOrigin } from "./boundary";
 import type { ConsoleEnv, Fields } from "./env";
 import { consoleKey, cookieOptions, cookiePrefix, dropCookie, readCookie } from "./session";
@@ -56,8 +56,9 @@ const pathOf = (to: string) => to.split(/[?#]/, 1)[0]!;
  * `to` may have), so a page another tab opens meanwhile neither shows nor spends it.
  */
 export async function back(c: Context<ConsoleEnv>, to: string, notice: NonNullable<Notice>) {
-  const kept =
-    chars(notice.text) > NOTICE_MAX ? `${firstChars(notice.text, NOTICE_MAX - 1)}…` : notice.text;
+  const kept = withinChars(notice.text, NOTICE_MAX)
+    ? notice.text
+    : `${firstChars(notice.text, NOTICE_MAX - 1)}…`;
   // A refused form's fields while they fit the cookie beside the text: else without its note, else
   // none (the form is then drawn empty).
   const { note: _, ...noteless } = notice.refused?.fields ?? {};
