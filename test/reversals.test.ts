@@ -317,31 +317,31 @@ describe("POST /transactions/{id}/reverse", () => {
   });
 
   describe("once only", () => {
-    it("refuses a second reversal with a new request_id with 409 and writes nothing", async () => {
-      const { admin, user, wallet } = await makeAccount();
-      await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1000 });
+    /** An account holding `before`, then a credit of 10, reversed: the credit's id beside it. */
+    const reversedCredit = async (before: number) => {
+      const account = await makeAccount();
+      const { admin, user, wallet } = account;
+      if (before > 0) await credit(admin, { user_id: user.id, wallet_id: wallet, amount: before });
       const c = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 10 });
       const id = c.body.data.transaction_id as number;
       expect((await reverse(admin, id)).status).toBe(200);
+      return { ...account, id };
+    };
+
+    it("refuses a second reversal with a new request_id with 409 and writes nothing", async () => {
+      const { admin, user, wallet, id } = await reversedCredit(1000);
       await expectRefusedReverse(admin, id, { request_id: unique("r") }, 409, alreadyReversed(id));
       expect(await balanceOf(admin, user.id, wallet)).toBe(1000);
     });
 
     it("answers 409 already reversed, not Insufficient Balance, when the balance could not cover a second reversal", async () => {
-      const { admin, user, wallet } = await makeAccount();
-      const c = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 10 });
-      const id = c.body.data.transaction_id as number;
-      expect((await reverse(admin, id)).status).toBe(200);
+      const { admin, user, wallet, id } = await reversedCredit(0);
       await expectRefusedReverse(admin, id, { request_id: unique("r") }, 409, alreadyReversed(id));
       expect(await balanceOf(admin, user.id, wallet)).toBe(0);
     });
 
     it("answers 409 already reversed, not Insufficient Balance, when a hold reserves what a second reversal would take", async () => {
-      const { admin, user, wallet } = await makeAccount();
-      await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 10 });
-      const c = await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 10 });
-      const id = c.body.data.transaction_id as number;
-      expect((await reverse(admin, id)).status).toBe(200);
+      const { admin, user, wallet, id } = await reversedCredit(10);
       // A second DEBIT of 10 would leave 0, below the 5 held: the reversal rule must answer first.
       const hold = await call("POST", "/holds", {
         auth: admin.bearer,
