@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { removeAccents } from "../src/accents";
-import { phpArrayJson, phpInt, sanitizeTextField, sanitizeUser } from "../src/compat/php";
+import {
+  phpArrayJson,
+  phpInt,
+  phpPage,
+  requires,
+  sanitizeTextField,
+  sanitizeUser,
+  wpPaged,
+} from "../src/compat/php";
 import { phpIsNumeric } from "../src/ledger/money";
 
 describe("sanitize_text_field as the plugin ran it", () => {
@@ -11,6 +19,9 @@ describe("sanitize_text_field as the plugin ran it", () => {
     ["a < b", "a &lt; b"],
     ["us%41d", "usd"],
     ["%%4141x", "x"],
+    // The spaces an octet stood between become one, as _sanitize_text_fields folds them once it
+    // removed any
+    ["a %41 b", "a b"],
     [2, "2"],
     [true, "1"],
     [false, ""],
@@ -36,6 +47,13 @@ describe("sanitize_text_field as the plugin ran it", () => {
     [1e20, "1.0E+20"],
     [0.1 + 0.2, "0.3"],
     [1e-7, "1.0E-7"],
+    // PHP's precision 14: an exponent from -5 down or from 14 up is written as one, and a 15th
+    // digit that is exactly half rounds to the even 14th
+    [1e-5, "1.0E-5"],
+    [0.0001, "0.0001"],
+    [1e14 + 0.5, "1.0E+14"],
+    [12345678901234.5, "12345678901234"],
+    [12345678901235.5, "12345678901236"],
     [2 ** 63, "9.2233720368548E+18"],
     // -2^63 reaches here only as a float: json_decode held PHP_INT_MIN's digits as an integer, and
     // JSON.parse keeps those as text (http/params.ts); -9223372036854776000 is past PHP_INT_MIN
@@ -58,6 +76,8 @@ describe("sanitize_user($login, true) as wp_insert_user ran it", () => {
     ["a&amp;b", "ab"],
     ["a&b", "ab"],
     ["a&;b", "ab"],
+    // `/&.+?;/` takes at least one character before its `;`
+    ["a&;b;c", "ac"],
     ["&;;x", "x"],
     ["a&\n;b", "ab"],
     ["x&&&&y", "xy"],
@@ -138,5 +158,25 @@ describe("PHP numbers", () => {
         ]),
       ),
     ).toBe('{"":"a","0":"b"}');
+  });
+
+  it("a page is (int) of the text, at least 1; WP_Query's paged reads a negative one as its absolute value", () => {
+    expect([phpPage("0"), phpPage("-3"), phpPage("2.9"), phpPage("abc"), phpPage("1e308")]).toEqual(
+      [1, 1, 2, 1, 1_000_000],
+    );
+    expect([wpPaged("-2"), wpPaged(" -3 "), wpPaged("0"), wpPaged("-x")]).toEqual([2, 3, 1, 1]);
+  });
+});
+
+describe("the plugin's Utils::requires", () => {
+  it("an int of zeros however many is zero, and a field of PHP's white space alone is empty", () => {
+    expect(requires({ user_id: ["00", "int"], to: ["0", "int"], id: ["007", "int"] })).toEqual({
+      user_id: "user_id cannot be zero",
+      to: "to cannot be zero",
+    });
+    // A raw parameter reaches `requires` untrimmed (POST wallets' numbers are read as sent).
+    expect(requires({ wallet_decimal: [" \t\n", "any"], n: ["\u00a0", "any"] })).toEqual({
+      wallet_decimal: "Field Cannot be empty",
+    });
   });
 });
