@@ -1,5 +1,6 @@
 // POST users/login in the Rimplenet dialect: the shared sign-in (throttled, constant-cost), answered
 // as the plugin answered (includes/users/login.php), and the middey client's sign-in replayed.
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { compatCall, GUARDED } from "./compat-helpers";
 import { call, makeAdmin, makeUser, PASSWORD, type TestUser, unique } from "./helpers";
@@ -191,6 +192,20 @@ describe("POST users/login in the dialect", () => {
       vars: GUARDED,
     });
     expect(exact.status, exact.text).toBe(400);
+  });
+
+  it("a password of 0 is empty to PHP, as wp_authenticate_username_password judged it: refused even where an imported hash is of 0", async () => {
+    const user = await makeUser();
+    // A site's bare MD5 of "0", as an old WordPress stored passwords.
+    await env.DB.prepare("UPDATE users SET password_hash = ? WHERE id = ?")
+      .bind("cfcd208495d565ef66e7dff9f98764da", user.id)
+      .run();
+    const zero = await compatCall("POST", LOGIN, {
+      headers: FORM,
+      body: form({ user_email: user.email, user_password: "0" }),
+      vars: GUARDED,
+    });
+    expect(zero.body).toMatchObject({ status_code: 400, error: ["Invalid Credential"] });
   });
 
   it("reads the login without its accents, as WordPress's sanitize_user did: José signs in as Jose", async () => {
