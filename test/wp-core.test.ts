@@ -606,12 +606,17 @@ describe("GET /transactions: paging links, and the whole history when no page is
     const { admin, user } = await history(5);
     const url = (page: number) =>
       `${SITE}/wp-json/wallet/v1/transactions?security_code=1&user_id=${user.id}&per_page=2&page=${page}`;
-    const links = async (page: number) =>
-      (await list(admin.bearer, { user_id: user.id, per_page: 2, page })).headers
+    const links = async (page: number, name = "page") =>
+      (await list(admin.bearer, { user_id: user.id, per_page: 2, [name]: page })).headers
         .get("Link")!
         .split(", ")
         .slice(0, -1);
     expect(await links(1)).toEqual([`<${url(2)}>; rel="next"`]);
+    // `pageno`, the plugin's name for `page`, is read as it: the links name the page once, `page`.
+    expect(await links(2, "pageno")).toEqual([
+      `<${url(1)}>; rel="prev"`,
+      `<${url(3)}>; rel="next"`,
+    ]);
     expect(await links(2)).toEqual([`<${url(1)}>; rel="prev"`, `<${url(3)}>; rel="next"`]);
     expect(await links(3)).toEqual([`<${url(2)}>; rel="prev"`]);
     expect(await links(9)).toEqual([`<${url(3)}>; rel="prev"`]);
