@@ -153,6 +153,9 @@ describe("movedAmountText", () => {
     expect(movedAmountText("14507.525000000001", 1450753, two)).toBe("14507.53");
     expect(movedAmountText("12.345", 12345, { decimals: 2, extraDecimals: 1 })).toBe("12.345");
     expect(movedAmountText("1%2e5", 150, two)).toBe("1.50");
+    // An imported debit may keep its amount signed; what moved is the amount, not its sign.
+    expect(movedAmountText("-3", 300, two)).toBe("3.00");
+    expect(movedAmountText("-3.00", 300, two)).toBe("3.00");
   });
 
   it("always reads back as the amount that moved", () => {
