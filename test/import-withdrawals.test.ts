@@ -281,3 +281,47 @@ describe("importing a site with withdrawals", () => {
     );
   });
 });
+
+describe("posts the approval page never decided", () => {
+  it("leaves out a trashed post marked approved that is no withdrawal, and an auto-draft", () => {
+    // Only a withdrawal (a DEBIT with the WITHDRAWAL term) is one the approval page decided: a
+    // trashed debit or credit marked approved without it is an administrator's trash, and an
+    // auto-draft is no post the plugin's lists showed.
+    const posts: SiteCredit[] = [
+      { user: 2, wallet: "ngn", amount: "1000", requestId: "fund-1" },
+      {
+        user: 2,
+        wallet: "ngn",
+        amount: "100",
+        type: "DEBIT",
+        requestId: "debit-1",
+        status: "trash",
+        meta: [["approval_action", "approved"]],
+      },
+      {
+        user: 2,
+        wallet: "ngn",
+        amount: "40",
+        requestId: "fund-2",
+        status: "trash",
+        terms: WITHDRAWAL,
+        meta: [["approval_action", "approved"]],
+      },
+      { user: 2, wallet: "ngn", amount: "50", requestId: "fund-3", status: "auto-draft" },
+    ];
+    const r = importFromText(siteDump(WALLETS, posts, 2, {}, { 2: { ngn: "900" } }), {
+      options: SITE_OPTIONS,
+      target: emptyTarget(),
+      nowMs: IMPORT_AT,
+    }).report;
+    expect(r.transactions).toMatchObject({ live: 1, imported: 1, credits: 1, debits: 0 });
+    expect(r.ignored.byReason).toEqual({
+      [TRASHED]: 2,
+      "transaction post with status auto-draft": 1,
+    });
+    expect(r.ignored.examples.map((e: Json) => e.id)).toEqual([101, 102, 103]);
+    expect(r.balanceDifferences.list.map((d: Json) => [d.site, d.transactions, d.trashed])).toEqual(
+      [["900.00", "1000.00", { posts: 2, ids: [101, 102] }]],
+    );
+  });
+});
