@@ -341,3 +341,42 @@ describe("the import report as text", () => {
     expect(formatReport({ ...report, warnings: many(20) })).not.toContain("more warnings");
   });
 });
+
+describe("reading a transaction's type and wallet as the plugin did", () => {
+  it("reads a post holding both CREDIT and DEBIT terms by its txn_type meta", () => {
+    // The type the plugin wrote in txn_type decides; the terms alone leave it open.
+    const both = siteDump(
+      [{ id: "ngn", decimals: 2 }],
+      [
+        { user: ALICE, wallet: "ngn", amount: "500", terms: ["DEBIT"] },
+        { user: ALICE, wallet: "ngn", amount: "200", type: "DEBIT", terms: ["CREDIT"] },
+      ],
+      1,
+      {},
+      { [ALICE]: { ngn: "300" } },
+    );
+    const { report } = importFromText(both, { options: SITE_OPTIONS });
+    expect(report.transactions.skipped.total).toBe(0);
+    expect(report.transactions).toMatchObject({ imported: 2, credits: 1, debits: 1 });
+    expect(report.balanceDifferences.total).toBe(0);
+  });
+
+  it("reads a transaction's currency in any letter case as its wallet's id", () => {
+    // A client sent the wallet id as it liked; the plugin compared it in lower case.
+    const upper = siteDump(
+      [{ id: "ngn", decimals: 2 }],
+      [
+        { user: ALICE, wallet: "NGN", amount: "500" },
+        { user: ALICE, wallet: " Ngn", amount: "20", type: "DEBIT" },
+      ],
+      1,
+      {},
+      { [ALICE]: { ngn: "480" } },
+    );
+    const { report, statements } = importFromText(upper, { options: SITE_OPTIONS });
+    expect(report.transactions.skipped.total).toBe(0);
+    expect(report.transactions.imported).toBe(2);
+    expect(report.balanceDifferences.total).toBe(0);
+    expect(statements.filter((sql) => sql.includes("'NGN'") || sql.includes("' Ngn'"))).toEqual([]);
+  });
+});
