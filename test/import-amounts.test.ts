@@ -75,3 +75,52 @@ describe("a stored balance under a wallet id in capitals", () => {
     ]);
   });
 });
+
+describe("amounts at the edges of what a wallet holds", () => {
+  // The largest amount a 2-decimal wallet holds, and an amount of the most places a wallet stores:
+  // both are records the plugin accepted, carried over as they are.
+  const site = siteDump(
+    [
+      { id: "ngn", decimals: 2 },
+      { id: "dust", decimals: 2 },
+    ],
+    [
+      { user: 2, wallet: "ngn", amount: "9999999999999.99" },
+      { user: 3, wallet: "dust", amount: "0.000000000000001" },
+    ],
+    2,
+    {},
+    { 2: { ngn: "9999999999999.99" }, 3: { dust: "0.000000000000001" } },
+  );
+
+  it("imports each, the balances the site's", () => {
+    const { report } = importFromText(site, { options: SITE_OPTIONS });
+    expect(report.transactions.skipped.total).toBe(0);
+    expect(report.transactions).toMatchObject({ imported: 2, credits: 2 });
+    expect(report.balanceDifferences.total).toBe(0);
+    expect(report.wallets.storage.map((w) => [w.walletId, w.storageDecimals])).toEqual([
+      ["ngn", 2],
+      ["dust", 15],
+    ]);
+  });
+});
+
+describe("a stored balance in two rows of its key", () => {
+  // get_user_meta($user_id, $key, true) answers the first row: that is the balance the site showed.
+  const site =
+    siteDump(
+      [{ id: "ngn", decimals: 2 }],
+      [{ user: 2, wallet: "ngn", amount: "115" }],
+      1,
+      {},
+      {
+        2: { ngn: "115" },
+      },
+    ) + "\nINSERT INTO `wp_usermeta` VALUES (99,2,'user_withdrawable_bal_ngn','7');\n";
+
+  it("is the first row's figure", () => {
+    const { report } = importFromText(site, { options: { ...SITE_OPTIONS, balances: "site" } });
+    expect(report.balances.compared).toBe(1);
+    expect(report.balanceDifferences.total).toBe(0);
+  });
+});
