@@ -234,3 +234,31 @@ describe("a later dump over a chain the service has written to", () => {
     ]);
   });
 });
+
+/**
+ * The dump as the database now holds it: `later` (the run with --force above carried its roles back),
+ * with post 38 that run wrote (its other half, post 37, left out with Ada's rmpn history).
+ */
+const asImported = `${later}\n${sitePost({ id: 38, author: 3, amount: "100", currency: "rmpn", type: "CREDIT", requestId: "tr-9", otherHalf: 37 })}`;
+
+describe("a later dump over a chain only imports have written to", () => {
+  it("refuses an amount the site changed since, where the database's chain ends at the same entry", async () => {
+    const same = await runImport({}, asImported, { apply: false });
+    expect(same.report.conflicts).toEqual([]);
+    expect(same.statements).toEqual([]);
+    // Oldtimer's (user 4) ngn: 100, -150, 100 imported; the site's debit, post 28, now 140.
+    const changed = asImported.replace("(124,28,'amount','150')", "(124,28,'amount','140')");
+    const before = await tableCounts();
+    const run = await runImport({}, changed);
+    expect(run.report.refused).toBe(true);
+    expect(run.report.conflicts).toEqual([
+      {
+        kind: "entries",
+        id: "4\tngn",
+        problem:
+          "user 4 wallet ngn: the database's 3 entries are not the first 3 of this site's (balance 50.00, last id 29)",
+      },
+    ]);
+    expect(await tableCounts()).toEqual(before);
+  });
+});
