@@ -105,6 +105,27 @@ describe("amounts at the edges of what a wallet holds", () => {
   });
 });
 
+describe("a history whose balance passes the range below zero", () => {
+  // Two debits of 6,000,000,000,000 each fit a 2-decimal wallet; the balance they end at does not.
+  const site = siteDump(
+    [{ id: "ngn", decimals: 2 }],
+    [
+      { user: 2, wallet: "ngn", amount: "6000000000000", type: "DEBIT" },
+      { user: 2, wallet: "ngn", amount: "6000000000000", type: "DEBIT" },
+    ],
+    1,
+  );
+
+  it("is refused, as one passing it above zero", () => {
+    const { report } = importFromText(site, { options: SITE_OPTIONS });
+    expect(report.refused).toBe(true);
+    expect(report.transactions.imported).toBe(0);
+    expect(report.transactions.skipped.byReason).toEqual({
+      "its balance or an amount passes 999,999,999,999,999 units of the 2 decimal places wallet ngn stores": 2,
+    });
+  });
+});
+
 describe("a stored balance in two rows of its key", () => {
   // get_user_meta($user_id, $key, true) answers the first row: that is the balance the site showed.
   const site =
