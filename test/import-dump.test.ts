@@ -593,13 +593,29 @@ INSERT INTO \`wp_usermeta\` VALUES (9901,6,'user_withdrawable_bal_ngn','500');
     expect(importFromText(dump).report.refused).toBe(false);
   });
 
-  it("names the status of a wallet post the site trashed as why its transactions are refused", () => {
-    const text = dump.replace("'Dollar Wallet','','publish'", "'Dollar Wallet','','trash'");
-    const { report } = importFromText(text);
-    expect(report.refused).toBe(true);
-    expect(report.transactions.skipped.examples).toEqual([
-      { reason: "wallet usd is not imported (its wallet post 13 has status trash)", id: 26 },
+  it("names the status of a wallet post the site trashed or never published as why its transactions are refused", () => {
+    for (const status of ["trash", "draft"]) {
+      const text = dump.replace("'Dollar Wallet','','publish'", `'Dollar Wallet','','${status}'`);
+      const { report } = importFromText(text);
+      expect(report.refused, status).toBe(true);
+      expect(report.transactions.skipped.examples).toEqual([
+        { reason: `wallet usd is not imported (its wallet post 13 has status ${status})`, id: 26 },
+      ]);
+    }
+  });
+
+  it("keeps the first of two wallet posts of one wallet id, in post id order", () => {
+    // Post 15 defines ngn again, with 0 decimals and a name of its own.
+    const text = `${dump}
+INSERT INTO \`wp_posts\` VALUES (15,1,'2022-01-02 10:00:00','2022-01-02 09:00:00','','Naira Again','','publish','closed','closed','','naira-again','','','2022-01-02 10:00:00','2022-01-02 09:00:00','',0,'https://oldsite.example/?post_type=wallettransaction&p=15',0,'wallettransaction','',0);
+INSERT INTO \`wp_postmeta\` VALUES (9901,15,'wallet_wallet_id','NGN'),(9902,15,'wallet_wallet_name','Second Naira'),(9903,15,'wallet_wallet_decimal','0');
+INSERT INTO \`wp_term_relationships\` VALUES (15,4,0);
+`;
+    const { report, statements } = importFromText(text);
+    expect(report.wallets.skipped.examples).toEqual([
+      { reason: "a second definition of wallet ngn (the first, post 10, is kept)", id: 15 },
     ]);
+    expect(statements).toEqual(importFromText(dump).statements);
   });
 
   it("reads an amount's sign and white space as PHP and the plugin did: +3 is 3, a debit's -3 moves 3, a credit's -3 is refused", () => {
@@ -713,6 +729,12 @@ INSERT INTO \`wp_usermeta\` VALUES (9901,6,'user_withdrawable_bal_ngn','500');
     ).toThrow("wp_terms holds term_id 2 twice, and the plugin's wallettransaction_type names it");
   });
 
+  it("reads a meta key of the plugin's in several rows of a post as get_post_meta(…, true): the first", () => {
+    // Later rows (higher meta_id) for post 26, oldtimer's credit of 10.00 usd.
+    const repeated = `${dump}\nINSERT INTO \`wp_postmeta\` VALUES (9901,26,'amount','99'),(9902,26,'currency','ngn'),(9903,26,'txn_type','DEBIT'),(9904,26,'request_id','usd-2');\n`;
+    expect(importFromText(repeated).statements).toEqual(importFromText(dump).statements);
+  });
+
   it("refuses a row with more or fewer values than its table's columns, rather than shift them", () => {
     // An 11th value in a user row would make 'extra' the username and the hash the e-mail.
     const shifted = dump.replace("(1,'admin','$P$", "(1,'extra','admin','$P$");
@@ -751,6 +773,22 @@ INSERT INTO \`wp_usermeta\` VALUES (9901,6,'user_withdrawable_bal_ngn','500');
       id: 2,
       problem:
         "user 2 (johndoe  <John.Doe@Example.com>): username or e-mail belongs to existing user 9",
+    });
+    expect(report.refused).toBe(true);
+  });
+
+  it("finds a user of the database whose e-mail the site's is, under another username", () => {
+    // John.Doe@Example.com on the site, the same address in other letter case here.
+    const { report } = importFromText(dump, {
+      target: targetState({
+        users: [{ ...admin, id: 9, username: "jd", email: "john.doe@example.com" }],
+      }),
+    });
+    expect(report.conflicts).toContainEqual({
+      kind: "user",
+      id: 2,
+      problem:
+        "user 2 (johndoe <John.Doe@Example.com>): username or e-mail belongs to existing user 9",
     });
     expect(report.refused).toBe(true);
   });
@@ -1303,6 +1341,33 @@ INSERT INTO \`wp_usermeta\` VALUES (9901,6,'wp_capabilities','a:1:{s:13:\\"admin
     );
   });
 
+  it("reads the plugin's term names in any letter case, as the site's database compares them", () => {
+    // A term renamed in the admin screens (Credit): the plugin's name queries still found it.
+    const renamed = dump.replace(
+      "(1,'CREDIT','credit',0),(2,'DEBIT','debit',0),(3,'TRANSFERS','transfers',0),(4,'WALLETS','wallets',0)",
+      "(1,'Credit','credit',0),(2,'debit','debit',0),(3,'Transfers','transfers',0),(4,'wallets','wallets',0)",
+    );
+    expect(renamed).not.toBe(dump);
+    expect(importFromText(renamed).statements).toEqual(importFromText(dump).statements);
+  });
+
+  it("makes administrators of the administrator role only, not of other roles named admin…", () => {
+    // Oldtimer (user 4), an editor, with a custom role instead: a subscriber here, as an editor is.
+    const custom = dump.replace(
+      "(19,4,'wp_capabilities','a:1:{s:6:\\\"editor\\\";b:1;}')",
+      "(19,4,'wp_capabilities','a:1:{s:11:\\\"admin_staff\\\";b:1;}')",
+    );
+    expect(custom).not.toBe(dump);
+    const { report, statements } = importFromText(custom);
+    expect(report.users.roles).toEqual({
+      administrator: 1,
+      subscriber: 2,
+      admin_staff: 1,
+      "(none)": 1,
+    });
+    expect(statements).toEqual(importFromText(dump).statements);
+  });
+
   it("carries a history below zero over as it is: nothing added, no id needed, not a refusal", () => {
     // A credit of 1 (post 1), then a debit of 5 (post 2): ids with no gap between them.
     const post = (id: number, title: string) =>
@@ -1338,6 +1403,31 @@ INSERT INTO \`wp_usermeta\` VALUES (9901,6,'wp_capabilities','a:1:{s:13:\\"admin
     const entries = statements.filter((sql) => sql.startsWith("INSERT INTO transactions"));
     expect(entries.map((sql) => /SELECT (\d+),/.exec(sql)![1])).toEqual(["1", "2"]);
     expect(entries[1]).toContain("'DEBIT', 500, '5', 100, -400,");
+  });
+
+  it("names the entry that takes a history below zero, not one that brings it to zero", () => {
+    // A credit of 1 (post 1), a debit of 1 (post 2: zero), then a debit of 5 (post 3: below).
+    const post = (id: number, title: string) =>
+      `(${id},1,'2024-01-01 10:00:00','2024-01-01 10:00:00','','${title}','','publish','open','closed','','p${id}','','','2024-01-01 10:00:00','2024-01-01 10:00:00','',0,'g${id}',0,'wallettransaction','',0)`;
+    const site = [
+      "INSERT INTO `wp_users` VALUES (1,'solo','c4052b5b13fea2645f6e33a22563e51e','solo','solo@example.com','','2020-01-01 00:00:00','',0,'Solo');",
+      `INSERT INTO \`wp_posts\` VALUES ${post(1, "in")},${post(2, "out")},${post(3, "out")},${post(50, "Naira")};`,
+      "INSERT INTO `wp_postmeta` VALUES (1,50,'wallet_wallet_id','ngn'),(2,1,'amount','1'),(3,1,'currency','ngn'),(4,2,'amount','1'),(5,2,'currency','ngn'),(6,3,'amount','5'),(7,3,'currency','ngn');",
+      "INSERT INTO `wp_term_relationships` VALUES (1,1,0),(2,2,0),(3,2,0),(50,4,0);",
+      "INSERT INTO `wp_term_taxonomy` VALUES (1,1,'wallettransaction_type','',0,0),(2,2,'wallettransaction_type','',0,0),(4,4,'wallettransaction_type','',0,0);",
+      "INSERT INTO `wp_terms` VALUES (1,'CREDIT','credit',0),(2,'DEBIT','debit',0),(4,'WALLETS','wallets',0);",
+    ].join("\n");
+    expect(importFromText(site).report.negativeHistories.list).toEqual([
+      {
+        userId: 1,
+        username: "solo",
+        walletId: "ngn",
+        firstEntryBelowZero: 3,
+        lowest: "-5.00",
+        lowestAt: 3,
+        balance: "-5.00",
+      },
+    ]);
   });
 });
 
