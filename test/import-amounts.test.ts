@@ -128,16 +128,15 @@ describe("a history whose balance passes the range below zero", () => {
 
 describe("a stored balance in two rows of its key", () => {
   // get_user_meta($user_id, $key, true) answers the first row: that is the balance the site showed.
-  const site =
-    siteDump(
-      [{ id: "ngn", decimals: 2 }],
-      [{ user: 2, wallet: "ngn", amount: "115" }],
-      1,
-      {},
-      {
-        2: { ngn: "115" },
-      },
-    ) + "\nINSERT INTO `wp_usermeta` VALUES (99,2,'user_withdrawable_bal_ngn','7');\n";
+  const site = `${siteDump(
+    [{ id: "ngn", decimals: 2 }],
+    [{ user: 2, wallet: "ngn", amount: "115" }],
+    1,
+    {},
+    { 2: { ngn: "115" } },
+  )}
+INSERT INTO \`wp_usermeta\` VALUES (99,2,'user_withdrawable_bal_ngn','7');
+`;
 
   it("is the first row's figure", () => {
     const { report } = importFromText(site, { options: { ...SITE_OPTIONS, balances: "site" } });
