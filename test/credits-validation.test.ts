@@ -120,6 +120,20 @@ describe("POST /credits validation", () => {
     );
   });
 
+  // JSON's -0 is a double's negative zero: zero, as `0` is, however it is written.
+  it.each(["-0", "-0.0", "-0e5"])("refuses user_id %s, a JSON number, as zero", async (literal) => {
+    const { admin, wallet } = await makeAccount();
+    const before = await tableCounts();
+    const res = await call("POST", "/credits", {
+      auth: admin.bearer,
+      headers: { "Content-Type": "application/json" },
+      body: `{"user_id":${literal},"wallet_id":"${wallet}","request_id":"r","amount":1}`,
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual(refused({ user_id: "user_id cannot be zero" }));
+    expect(await tableCounts()).toEqual(before);
+  });
+
   it.each(["abc", "-1", "1.5", 2.5, true, [1], { id: 1 }])(
     "refuses user_id %j as not an integer",
     async (user_id) => {
@@ -203,6 +217,23 @@ describe("POST /credits validation", () => {
       query: { user_id: user.id, wallet_id: wallet },
     });
     expect(balance.body.data[wallet]).toBe(1.5);
+  });
+
+  it("judges an amount's places as sent, never rounded, beside the other field errors", async () => {
+    const { admin, user, wallet } = await makeAccount(2);
+    const places = `amount has more decimal places than wallet ${wallet} allows (2)`;
+    // Rounded half away from zero, 0.004 would be no amount at all: it is refused for its places.
+    await expectRefused(
+      admin,
+      { user_id: user.id, wallet_id: wallet, request_id: "r", amount: "0.004" },
+      { amount: places },
+    );
+    // Every field error of step 1 is reported together, the wallet's own judgement included.
+    await expectRefused(
+      admin,
+      { user_id: user.id, wallet_id: wallet, request_id: "", amount: "1.005" },
+      { request_id: "Field Cannot be empty", amount: places },
+    );
   });
 
   it("refuses an amount past 999,999,999,999,999 minor units", async () => {
