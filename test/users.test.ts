@@ -123,6 +123,19 @@ describe("POST /users", () => {
     );
   });
 
+  it("takes a username of 60 characters and refuses one of 61, writing nothing", async () => {
+    const admin = await makeAdmin();
+    const name = (length: number) => unique("nu").padEnd(length, "a");
+    const before = await tableCounts();
+    const long = await createUser(admin, newUserBody({ username: name(61) }));
+    expect(long.body).toEqual(
+      validationError([{ user_login: ["username must be at most 60 chars"] }]),
+    );
+    expect(await tableCounts()).toEqual(before);
+    const res = await createUser(admin, newUserBody({ username: name(60) }));
+    expect(res.status, res.text).toBe(201);
+  });
+
   it("with a taken username in other case answers 400 username already taken", async () => {
     const admin = await makeAdmin();
     const existing = await makeUser();
@@ -160,6 +173,8 @@ describe("POST /users", () => {
       `${local}@example.test-`,
       `${local}@-.test`,
       "a@b.c",
+      `${local}@localhost`, // one label: is_email asks for two
+      `${local.padEnd(88, "m")}@example.test`, // 101 characters: past the user_email column
     ]) {
       const res = await createUser(admin, newUserBody({ user_email: email }));
       expect(res.status, email).toBe(400);
@@ -167,10 +182,37 @@ describe("POST /users", () => {
     }
     expect(await tableCounts()).toEqual(before);
     // A hyphen inside a label, a one-letter label and exactly 6 characters are addresses there.
-    for (const email of [`${local}@my-example.test`, `${local}@x.test`]) {
+    for (const email of [
+      `${local}@my-example.test`,
+      `${local}@x.test`,
+      `${local.padEnd(87, "n")}@example.test`, // 100 characters, the column's longest
+    ]) {
       const res = await createUser(admin, newUserBody({ user_email: email }));
       expect(res.status, `${email}: ${res.text}`).toBe(201);
     }
+  });
+
+  it("reads a new user's e-mail without the white space around it", async () => {
+    const admin = await makeAdmin();
+    const body = newUserBody();
+    const res = await createUser(admin, { ...body, user_email: ` ${body.user_email}\t` });
+    expect(res.status, res.text).toBe(201);
+    const again = await createUser(admin, newUserBody({ user_email: body.user_email }));
+    expect(again.body).toEqual(validationError([{ user_email: ["user_email already taken"] }]));
+  });
+
+  it("refuses a username with a character WordPress's validate_username refuses, writing nothing", async () => {
+    const admin = await makeAdmin();
+    const before = await tableCounts();
+    for (const username of [`${unique("a")}+b`, `${unique("a")}/b`, `${unique("a")}#b`]) {
+      const res = await createUser(admin, newUserBody({ username }));
+      expect(res.body, username).toEqual(
+        validationError([
+          { user_login: ["username may only contain letters, numbers and _ . - @"] },
+        ]),
+      );
+    }
+    expect(await tableCounts()).toEqual(before);
   });
 
   it("refuses non-ASCII usernames and e-mails, which SQLite could not compare case-insensitively", async () => {
