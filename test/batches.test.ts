@@ -204,6 +204,11 @@ describe("POST /batches", () => {
       },
     ],
     [
+      "a credit without its user_id, which no operation reads as zero",
+      (w, u) => ({ operations: [base(w, u), { type: "credit", wallet_id: w, amount: "1" }] }),
+      { "operations[1].user_id": "Field Cannot be empty" },
+    ],
+    [
       "every bad field of every operation together",
       (w, u) => ({
         operations: [
@@ -329,6 +334,49 @@ describe("POST /batches", () => {
     expect(res.body).toEqual(
       invalid({ balanced: `credits (2.00) and debits (1.00) differ in wallet ${wallet}` }),
     );
+  });
+
+  it("reads an operation's type in any letter case", async () => {
+    const { admin, buyer, seller, wallet } = await setup();
+    const res = await post(admin, {
+      request_id: unique("b"),
+      operations: [
+        { ...base(wallet, buyer.id), type: "CREDIT" },
+        {
+          type: "Transfer",
+          from_user_id: buyer.id,
+          to_user_id: seller.id,
+          wallet_id: wallet,
+          amount: "1",
+        },
+        { ...base(wallet, seller.id), type: "Debit" },
+      ],
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(await balanceOf(admin, seller.id, wallet)).toBe(0);
+  });
+
+  it("reads balanced as true or false in any letter case, or 1 or 0, and refuses any other text", async () => {
+    const { admin, buyer, seller, wallet } = await setup();
+    const operations = [
+      base(wallet, buyer.id),
+      { ...base(wallet, seller.id), type: "debit" },
+      base(wallet, seller.id),
+    ];
+    const before = await tableCounts();
+    for (const balanced of ["TRUE", "True", "1", 1]) {
+      const res = await post(admin, { request_id: unique("b"), balanced, operations });
+      expect(res.body, String(balanced)).toEqual(
+        invalid({ balanced: `credits (2.00) and debits (1.00) differ in wallet ${wallet}` }),
+      );
+    }
+    for (const balanced of ["yes", "on", "2", 2]) {
+      const res = await post(admin, { request_id: unique("b"), balanced, operations });
+      expect(res.body, String(balanced)).toEqual(
+        invalid({ balanced: "balanced must be true or false" }),
+      );
+    }
+    expect(await tableCounts()).toEqual(before);
   });
 
   it("balanced refuses debits above credits too", async () => {
