@@ -143,11 +143,28 @@ describe("GET /user-wallet-balance", () => {
 
   it("refuses a subscriber reading another user, existing or not, with 403", async () => {
     const { admin, user, wallet } = await setup();
-    for (const user_id of [admin.id, 987654321]) {
+    // A user_id the rule refuses ("abc", zero, negative) names nobody the subscriber is: 403 too.
+    for (const user_id of [admin.id, 987654321, "abc", "0", "-4"]) {
       const res = await balance(user, { user_id, wallet_id: wallet });
       expect(res.status).toBe(403);
       expect(res.body).toStrictEqual(FORBIDDEN);
     }
+  });
+
+  it("reads up to 50 wallet ids and refuses 51 for their number", async () => {
+    const { user } = await setup();
+    const ids = (n: number) => Array.from({ length: n }, (_, i) => `nosuch${i}`).join(",");
+    // 50 well-formed ids are read, and the first unknown one is named.
+    const fifty = await balance(user, { wallet_id: ids(50) });
+    expect([fifty.status, fifty.body.error]).toEqual([
+      400,
+      { wallet_id: "wallet_id not found: nosuch0" },
+    ]);
+    const more = await balance(user, { wallet_id: ids(51) });
+    expect([more.status, more.body.error]).toEqual([
+      400,
+      { wallet_id: "wallet_id lists at most 50 wallets" },
+    ]);
   });
 
   it("answers 400 when wallet_id is missing or empty", async () => {
