@@ -456,6 +456,11 @@ describe("GET /statements", () => {
       to: "2026-11-02T00:00:00Z",
       count: 0,
     });
+    // ISO 8601's separator in lower case (as the pattern takes it) is a time too, not a whole day.
+    expect((await ask({ to: "2026-11-02t00:00:00z" }, T0 + 2 * DAY)).body.data).toMatchObject({
+      to: "2026-11-02T00:00:00Z",
+      count: 0,
+    });
     // Today's date is today so far: the last second that is over.
     expect((await ask({ from: "2026-11-02", to: "2026-11-02" })).body.data).toMatchObject({
       to: "2026-11-02T09:59:59Z",
