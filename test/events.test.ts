@@ -330,6 +330,25 @@ describe("GET /events", () => {
     expect(await feed(admin, { after: before, limit: 7 })).toStrictEqual(all.slice(0, 7));
   });
 
+  it("answers 100 events without a limit, and more when the limit asks for them", async () => {
+    const { admin, user, wallet } = await makeAccount();
+    const before = await newestEvent();
+    // A batch of 100 credits: 100 entries' events and the batch's own, in one request.
+    const operations = Array.from({ length: 100 }, () => ({
+      type: "credit",
+      user_id: user.id,
+      wallet_id: wallet,
+      amount: "1",
+    }));
+    const res = await call("POST", "/batches", {
+      auth: admin.bearer,
+      body: { request_id: unique("b"), operations },
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(await feed(admin, { after: before })).toHaveLength(100);
+    expect((await feed(admin, { after: before, limit: 1000 })).length).toBeGreaterThan(100);
+  });
+
   it("keeps only the types asked for", async () => {
     const { admin, user, wallet } = await makeAccount();
     const before = await newestEvent();
