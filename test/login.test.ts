@@ -236,6 +236,18 @@ describe("POST /users/login", () => {
     expect(payload.user).toEqual({ id: user.id, username: user.username, roles: ["subscriber"] });
   });
 
+  it("reads token_expiration as the plugin compared it: only persistent itself, in that case", async () => {
+    const user = await makeUser();
+    const res = await login({
+      user_email: user.email,
+      user_password: PASSWORD,
+      token_expiration: "Persistent",
+    });
+    expect(res.status).toBe(200);
+    const payload = jwtPayload(res.body.data.access_token);
+    expect(payload.exp - payload.iat).toBe(3600);
+  });
+
   it("never returns the password", async () => {
     const user = await makeUser();
     const res = await login({ user_email: user.email, user_password: PASSWORD });
