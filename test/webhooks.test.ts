@@ -435,6 +435,25 @@ describe("DELETE /webhooks/{id} and GET /webhooks/{id}/deliveries", () => {
     expect(res.body.error).toStrictEqual({ limit: "limit must be between 1 and 200" });
   });
 
+  it("reads an endpoint's newest 50 deliveries unless a limit says otherwise", async () => {
+    const admin = await makeAdmin();
+    const hook = await localHook(admin);
+    // 51 recorded attempts, as the consumer writes them, oldest first.
+    const insert = env.DB.prepare(
+      "INSERT INTO webhook_deliveries (endpoint_id, event_id, attempt, status, trigger, http_status, latency_ms, error, created_at_ms) VALUES (?, NULL, ?, 'failed', 'test', 500, 1, NULL, ?)",
+    );
+    await env.DB.batch(
+      Array.from({ length: 51 }, (_, i) => insert.bind(hook, i + 1, Date.UTC(2026, 0, 1, 0, 0, i))),
+    );
+    const attempts = async (query: Record<string, number>) =>
+      (
+        await call("GET", `/webhooks/${hook}/deliveries`, { auth: admin.bearer, query })
+      ).body.data.map((d: { attempt: number }) => d.attempt);
+    const newest50 = Array.from({ length: 50 }, (_, i) => 51 - i);
+    expect(await attempts({})).toStrictEqual(newest50);
+    expect(await attempts({ limit: 51 })).toStrictEqual([...newest50, 1]);
+  });
+
   it("lets an administrator's read key list webhooks but not create one", async () => {
     const admin = await makeAdmin();
     const key = await makeKey(admin, "read");
