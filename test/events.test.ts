@@ -56,6 +56,9 @@ describe("the outbox", () => {
       data: await transactionRecord(admin, id),
     });
     expect(events[0]!.id).toBeGreaterThan(before);
+    // The change's own time: the entry's post_date_gmt second, in UTC.
+    const gmt = events[0]!.data.post_date_gmt as string;
+    expect(events[0]!.timestamp).toBe(`${gmt.replace(" ", "T")}.000Z`);
   });
 
   it("a debit, both legs of a transfer and a reversal each write their own event, in the order they committed", async () => {
@@ -186,7 +189,8 @@ describe("the outbox", () => {
       },
     });
     expect(u.status, u.text).toBe(201);
-    const walletId = await makeWallet(admin, { symbol: "$", decimals: 2 });
+    // The symbol on the right: the record carries the wallet's own position, not the default.
+    const walletId = await makeWallet(admin, { symbol: "$", decimals: 2, position: "right" });
     const events = await feed(admin, { after: before });
     expect(events.map((e) => e.type)).toEqual(["user.created", "wallet.created"]);
     expect(events[0]!.data).toStrictEqual({
@@ -199,6 +203,7 @@ describe("the outbox", () => {
       registered_at: expect.any(String),
     });
     const wallet = await call("GET", `/wallets/${walletId}`, { auth: admin.bearer });
+    expect(wallet.body.data.wallet_symbol_position).toBe("right");
     expect(events[1]!.data).toStrictEqual(wallet.body.data);
   });
 
