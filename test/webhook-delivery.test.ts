@@ -227,6 +227,29 @@ describe("the consumer's pump", () => {
     expect(await webhook(admin, hook.id)).toMatchObject({ status: "active", failing_since: null });
   });
 
+  it("keeps failing_since at the first dead letter while the next event is dead-lettered too", async () => {
+    const { admin, user, wallet } = await makeAccount();
+    const hook = await subscribeWebhook(admin, "transaction.created");
+    for (let i = 0; i < 2; i++)
+      await credit(admin, { user_id: user.id, wallet_id: wallet, amount: 1 });
+    const { got, outbound } = receiver(() => 500);
+    const t = clock();
+    const letters: DeadLetter[] = [];
+    await pumpThroughRetries(pumpDeps(outbound, t.nowMs, letters), hook.id, t);
+    expect(got).toHaveLength(2 * MAX_ATTEMPTS);
+    expect(letters).toHaveLength(2);
+    const log = (await call("GET", `/webhooks/${hook.id}/deliveries`, { auth: admin.bearer })).body
+      .data as Json[];
+    const dead = log.filter((d) => d.status === "dead");
+    expect(dead).toHaveLength(2);
+    // The endpoint has been failing since its first dead letter, hours before the second.
+    expect(await webhook(admin, hook.id)).toMatchObject({
+      status: "failing",
+      failing_since: dead.at(-1)!.created_at,
+    });
+    expect(dead.at(-1)!.created_at).not.toBe(dead[0]!.created_at);
+  });
+
   it("sends an event's dead letter once when the record of its last attempt fails and the message comes back", async () => {
     const { admin, hook, poison, got, outbound, t } = await poisonedEndpoint();
     let lost = false;
