@@ -1173,6 +1173,10 @@ describe("moving money", () => {
     const before = await balanceOf(admin, bob.id, wallet);
     const txn = await transferToBob("2.50");
     expect(await balanceOf(admin, bob.id, wallet)).toBeCloseTo(before + 2.5, 6);
+    // The entry's Reverse leads to that very entry's confirmation.
+    expect((await request(`/users/${bob.id}`, { cookie })).html).toContain(
+      `href="/wallet-admin/users/${bob.id}/reverse/${txn}" aria-label="Reverse transaction ${txn}"`,
+    );
     const confirm = await request(`/users/${bob.id}/reverse/${txn}`, { cookie });
     expect(confirm.html).toContain(`Reverse transaction ${txn}`);
     // What is reversed, before it is: the entry's type and amount, and that the sender's half goes too.
