@@ -1485,13 +1485,21 @@ describe("accounts, wallets and keys", () => {
 describe("a batch", () => {
   it("is shown from an entry of it, with its legs, and reversed once by its button", async () => {
     const carol = await makeUser();
+    // The second leg in a wallet of other units, its symbol on the right.
+    const coins = await makeWallet(admin, { symbol: "COIN", position: "right", decimals: 3 });
     const posted = await call("POST", "/batches", {
       auth: admin.bearer,
       body: {
         request_id: unique("console-batch"),
         operations: [
           { type: "credit", user_id: carol.id, wallet_id: wallet, amount: "3.00", note: "leg one" },
-          { type: "credit", user_id: alice.id, wallet_id: wallet, amount: "1.00", note: "leg two" },
+          {
+            type: "credit",
+            user_id: alice.id,
+            wallet_id: coins,
+            amount: "1234.5",
+            note: "leg two",
+          },
         ],
       },
     });
@@ -1499,7 +1507,7 @@ describe("a batch", () => {
     const userPage = await request(`/users/${carol.id}`, { cookie });
     expect(userPage.html).toContain(`/wallet-admin/batches/${id}`);
     // Reversing one leg alone is offered, and says what it does to the batch.
-    const [carolLeg] = posted.body.data.transaction_ids as number[];
+    const [carolLeg, aliceLeg] = posted.body.data.transaction_ids as number[];
     const one = await request(`/users/${carol.id}/reverse/${carolLeg}`, { cookie });
     expect(one.status).toBe(200);
     expect(one.html).toContain(
@@ -1507,10 +1515,12 @@ describe("a batch", () => {
     );
     const page = await request(`/batches/${id}`, { cookie });
     expect(page.status).toBe(200);
-    expect(page.html).toContain("leg one");
-    expect(page.html).toContain("leg two");
-    // Each leg's wallet: two wallets may draw their amounts alike.
-    expect(page.html).toContain(`<td>CREDIT</td><td>${wallet}</td><td class="num">`);
+    // Each leg's wallet (two wallets may draw their amounts alike) and its amount in its units.
+    for (const leg of [
+      `<td>CREDIT</td><td>${wallet}</td><td class="num">₦3.00</td><td>leg one</td>`,
+      `<td>CREDIT</td><td>${coins}</td><td class="num">1,234.500 COIN</td><td>leg two</td>`,
+    ])
+      expect(page.html).toContain(leg);
     // Each leg's user by username and id, as a user's page and a transfer's confirmation name one.
     for (const u of [carol, alice])
       expect(page.html).toContain(`/users/${u.id}">${u.username} (user ${u.id})</a>`);
@@ -1527,13 +1537,12 @@ describe("a batch", () => {
     expect(noticeLeft(done)).toContain(`Batch ${id} reversed.`);
     expect(await balanceOf(admin, carol.id, wallet)).toBe(0);
     // The overview's latest entries say what each is, as a user's page does: the reversal's legs,
-    // their batch linked.
+    // their batch linked, each amount in its own wallet's units.
     const overview = await request("/", { cookie });
-    expect(overview.html).toMatch(
-      new RegExp(
-        `<td>DEBIT \\(reversal of ${carolLeg}\\) <a href="/wallet-admin/batches/${id + 1}">batch ${id + 1}</a></td>`,
-      ),
-    );
+    const reversalOf = (leg: number, amount: string) =>
+      `<td>DEBIT (reversal of ${leg}) <a href="/wallet-admin/batches/${id + 1}">batch ${id + 1}</a></td><td class="num">${amount}</td>`;
+    expect(overview.html).toContain(reversalOf(carolLeg!, "₦3.00"));
+    expect(overview.html).toContain(reversalOf(aliceLeg!, "1,234.500 COIN"));
     const after = await request(`/batches/${id}`, { cookie });
     // Its status named as such: "balanced: reversed" read as a label and its value.
     expect(after.html).toContain(
