@@ -136,6 +136,9 @@ describe("GET /wallets/{wallet_id}/summary", () => {
 describe("GET wallet-summary (the plugin's dialect)", () => {
   it("answers the same figures in the plugin's records, naming the user by id or username", async () => {
     const { admin, user, wallet, lastId } = await account();
+    // post_date_gmt: the instant wallet/v1 gives the newest entry, written in UTC whatever the zone.
+    const { date } = (await summary(admin.bearer, wallet, { user_id: user.id })).body.data
+      .last_entry;
     for (const ref of [user.id, user.username]) {
       const res = await plugin(admin.bearer, { user_id: ref, wallet_id: wallet.toUpperCase() });
       expect(res.status, res.text).toBe(200);
@@ -156,7 +159,7 @@ describe("GET wallet-summary (the plugin's dialect)", () => {
           last_txn_id: lastId,
           last_txn_type: "debit",
           last_txn_amount_raw: 1,
-          last_txn_date_gmt: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/),
+          last_txn_date_gmt: date.slice(0, 19).replace("T", " "),
         },
       });
     }
