@@ -102,6 +102,32 @@ describe("POST users in the dialect", () => {
     });
     expect(login.body.data.user_id).toBe(String(res.body.data.id));
   });
+
+  it("reads the new user back registered at the time it was made, in UTC as WordPress stores it", async () => {
+    const utc = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace("T", " ");
+    const before = utc(Date.now());
+    const res = await compatCall("POST", "/wp-json/rimplenet/v1/users/", {
+      headers: { Authorization: admin.bearer, "Content-Type": "application/json" },
+      body: JSON.stringify({
+        user_email: "edna@example.com",
+        username: "edna_x",
+        user_password: "ednapass1",
+      }),
+      vars: GUARDED,
+    });
+    expect(res.status, res.text).toBe(201);
+    const after = utc(Date.now());
+    const read = await compatCall(
+      "GET",
+      `/wp-json/rimplenet/v1/users?user_id=${res.body.data.id}`,
+      {
+        headers: { Authorization: admin.bearer },
+        vars: GUARDED,
+      },
+    );
+    const registered: string = read.body.data.user_created_at;
+    expect([registered >= before, registered <= after], registered).toEqual([true, true]);
+  });
 });
 
 // The real plugin's sanitize_text_field makes a JSON number the text of its digits, so
