@@ -586,7 +586,10 @@ describe("moving money", () => {
       ["Note", "rent"],
     ])
       expect(asked.html, label).toContain(`<th>${label}</th><td>${value}</td>`);
-    expect(asked.html).toContain(`<button type="submit" name="step" value="confirm">`);
+    // Its button names the recipient again: the one click that moves the money says to whom.
+    expect(asked.html).toContain(
+      `<button type="submit" name="step" value="confirm">Transfer ₦7.50 to <span class="name">${bob.username}</span></button>`,
+    );
     expect(asked.html).toContain(`name="step" value="cancel"`);
     // Nothing has focus as it opens (nothing was refused or done): its first Tab is not the button.
     expect(asked.html).not.toContain("autofocus");
@@ -1525,7 +1528,8 @@ describe("a batch", () => {
     for (const u of [carol, alice])
       expect(page.html).toContain(`/users/${u.id}">${u.username} (user ${u.id})</a>`);
     expect(page.html).toContain(`Reverse batch ${id}`);
-    expect(page.html).toContain("balanced. Status: <strong>completed</strong>");
+    // Posted without balanced: true, so said not to be (the words whole: "balanced" is in both).
+    expect(page.html).toContain("UTC, not balanced. Status: <strong>completed</strong>");
     // The legs sit in a card, as every table of the console does: on the page's grey, the table's
     // scroll shadows drew white bands at its edges.
     expect(page.html).toMatch(/<section><div class="scroll"><table><caption>Legs</);
@@ -1537,12 +1541,12 @@ describe("a batch", () => {
     expect(noticeLeft(done)).toContain(`Batch ${id} reversed.`);
     expect(await balanceOf(admin, carol.id, wallet)).toBe(0);
     // The overview's latest entries say what each is, as a user's page does: the reversal's legs,
-    // their batch linked, each amount in its own wallet's units.
+    // each linked to its user's page, their batch linked, each amount in its own wallet's units.
     const overview = await request("/", { cookie });
-    const reversalOf = (leg: number, amount: string) =>
-      `<td>DEBIT (reversal of ${leg}) <a href="/wallet-admin/batches/${id + 1}">batch ${id + 1}</a></td><td class="num">${amount}</td>`;
-    expect(overview.html).toContain(reversalOf(carolLeg!, "₦3.00"));
-    expect(overview.html).toContain(reversalOf(aliceLeg!, "1,234.500 COIN"));
+    const reversalOf = (u: TestUser, leg: number, amount: string) =>
+      `<a class="name" href="/wallet-admin/users/${u.id}">${u.username}</a></td><td>DEBIT (reversal of ${leg}) <a href="/wallet-admin/batches/${id + 1}">batch ${id + 1}</a></td><td class="num">${amount}</td>`;
+    expect(overview.html).toContain(reversalOf(carol, carolLeg!, "₦3.00"));
+    expect(overview.html).toContain(reversalOf(alice, aliceLeg!, "1,234.500 COIN"));
     const after = await request(`/batches/${id}`, { cookie });
     // Its status named as such: "balanced: reversed" read as a label and its value.
     expect(after.html).toContain(
