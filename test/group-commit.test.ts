@@ -53,6 +53,21 @@ function losingFirstBatch(after: boolean, times = 1) {
 const creditAs = (admin: TestUser, d1: D1Database, body: Record<string, unknown>) =>
   call("POST", "/credits", { auth: admin.bearer, body, d1 });
 
+/**
+ * Date.now stopped at the test's start, moved on only by `pass`: the queue's timers (how long a
+ * credit has waited, how long a batch has been in flight) read nothing else.
+ */
+function stoppedClock() {
+  const at = Date.now();
+  let passed = 0;
+  vi.spyOn(Date, "now").mockImplementation(() => at + passed);
+  return { pass: (ms: number) => void (passed += ms) };
+}
+
+/** The SQL text of a batch's statements (workerd's statements keep it). */
+const textsOf = (statements: D1PreparedStatement[]) =>
+  statements.map((s) => String((s as unknown as { statement: string }).statement));
+
 describe("group commit of credits", () => {
   it("writes concurrent credits in shared batches, each answered with its own entry", async () => {
     const admin = await makeAdmin();
@@ -167,6 +182,101 @@ describe("group commit of credits", () => {
     expect(res.status).toBe(200);
     expect(sizes).toEqual([2]);
   });
+  it("writes at most 50 credits in one batch, however many wait", async () => {
+    const admin = await makeAdmin();
+    const wallet = await makeWallet(admin);
+    const user = await makeUser();
+    // No credit stops waiting while the clock stands still; the first credit's lone batch is held
+    // until the others have queued behind it, so 59 wait for the next batches.
+    stoppedClock();
+    const sizes: number[] = [];
+    const d1 = wrappedD1(async (statements, send) => {
+      sizes.push(statements.length);
+      if (sizes.length === 1) await scheduler.wait(1_000);
+      return send();
+    });
+    const bodies = Array.from({ length: 60 }, (_, i) => ({
+      user_id: user.id,
+      wallet_id: wallet,
+      amount: i + 1,
+      request_id: unique("fifty"),
+    }));
+    const replies = await Promise.all(bodies.map((b) => creditAs(admin, d1, b)));
+
+    expect(replies.map((r) => r.status)).toEqual(bodies.map(() => 200));
+    // 2 statements an entry: a batch of 50 entries, never 51.
+    expect(Math.max(...sizes)).toBe(100);
+    expect(await balanceOf(admin, user.id, wallet)).toBe((60 * 61) / 2);
+    expect(await ledgerViolations()).toEqual(CLEAN);
+  });
+
+  it("waits for a batch in flight for under 10 s: none of its credits is read back or written again", async () => {
+    const admin = await makeAdmin();
+    const wallet = await makeWallet(admin);
+    const user = await makeUser();
+    const clock = stoppedClock();
+    const sent: string[] = [];
+    let shared = false;
+    const d1 = wrappedD1(async (statements, send) => {
+      sent.push(...textsOf(statements));
+      if (statements.length > 2 && !shared) {
+        shared = true;
+        // 9 s in flight, within its writer's lease, while the credits in it look at their tickets.
+        clock.pass(9_000);
+        await scheduler.wait(100);
+      }
+      return send();
+    });
+    const bodies = Array.from({ length: 10 }, (_, i) => ({
+      user_id: user.id,
+      wallet_id: wallet,
+      amount: i + 1,
+      request_id: unique("lease"),
+    }));
+    const replies = await Promise.all(bodies.map((b) => creditAs(admin, d1, b)));
+
+    expect(shared).toBe(true);
+    expect(replies.map((r) => r.status)).toEqual(bodies.map(() => 200));
+    // No look-up by request_id (a lost batch's read-back) was needed.
+    expect(sent.filter((text) => /^select "id", "attempt_id"/i.test(text))).toEqual([]);
+    expect(await balanceOf(admin, user.id, wallet)).toBe(55);
+    expect(await ledgerViolations()).toEqual(CLEAN);
+  });
+
+  it("writes alone each credit still queued after 1 s, though the batch ahead of it is in flight", async () => {
+    const admin = await makeAdmin();
+    const wallet = await makeWallet(admin);
+    const user = await makeUser();
+    const clock = stoppedClock();
+    // The first credit's lone batch is held; once the others have queued behind it, 1.5 s pass
+    // (within its writer's lease) before it is sent.
+    let holding: boolean | undefined;
+    let sentWhileHeld = 0;
+    const d1 = wrappedD1(async (_statements, send) => {
+      if (holding === undefined) {
+        holding = true;
+        await scheduler.wait(300);
+        clock.pass(1_500);
+        await scheduler.wait(300);
+        holding = false;
+      } else if (holding) sentWhileHeld++;
+      return send();
+    });
+    const bodies = Array.from({ length: 10 }, (_, i) => ({
+      user_id: user.id,
+      wallet_id: wallet,
+      amount: i + 1,
+      request_id: unique("queued"),
+    }));
+    const replies = await Promise.all(bodies.map((b) => creditAs(admin, d1, b)));
+
+    expect(replies.map((r) => r.status)).toEqual(bodies.map(() => 200));
+    // Each of the other nine was sent on its own before the batch ahead of it.
+    expect(sentWhileHeld).toBe(bodies.length - 1);
+    expect(await balanceOf(admin, user.id, wallet)).toBe(55);
+    expect(await ledgerViolations()).toEqual(CLEAN);
+  });
+
   for (const after of [true, false])
     it(`answers each credit of a shared batch lost ${after ? "after" : "before"} it committed from the ledger: written once, never 409 to a first attempt`, async () => {
       const admin = await makeAdmin();
