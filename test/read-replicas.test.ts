@@ -285,6 +285,47 @@ describe("read replicas: x-d1-bookmark", () => {
     }
   });
 
+  it("credits of a lost group-commit batch, read back, each answer a bookmark as new as that batch", async () => {
+    const { admin, user, wallet } = await account();
+    // The first shared batch commits and its answer is lost: each of its credits is read back.
+    let lost: { bookmark: string | null; ids: unknown[] } | undefined;
+    const d1 = withSessions(
+      (inner): D1DatabaseSession =>
+        new Proxy(inner, {
+          get(target, prop) {
+            if (prop === "batch")
+              return async (statements: D1PreparedStatement[]) => {
+                if (statements.length <= 2 || lost) return target.batch(statements);
+                const results = await target.batch<{ id?: unknown }>(statements);
+                const ids = results.flatMap((r) => r.results.map((row) => row.id));
+                lost = { bookmark: target.getBookmark(), ids };
+                throw new Error("D1_ERROR: Network connection lost.");
+              };
+            const value = Reflect.get(target, prop, target);
+            return typeof value === "function" ? value.bind(target) : value;
+          },
+        }),
+    );
+    const replies = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        call("POST", "/credits", {
+          auth: admin.bearer,
+          d1,
+          body: { user_id: user.id, wallet_id: wallet, amount: i + 1, request_id: unique("l") },
+        }),
+      ),
+    );
+    expect(replies.map((r) => r.status)).toEqual(replies.map(() => 200));
+    const fromLost = replies.filter((r) => lost?.ids.includes(r.body.data.transaction_id));
+    // Its writer and some credits waiting in it (else this checks nothing).
+    expect(fromLost.length).toBeGreaterThan(2);
+    for (const reply of fromLost)
+      expect(
+        bookmarkOf(reply)! >= lost!.bookmark!,
+        `bookmark of ${reply.body.data.transaction_id}`,
+      ).toBe(true);
+  });
+
   it("a page of the console reads at the primary, on one D1 session for all its verbs", async () => {
     const { admin, user } = await account();
     const recorder = sessionRecorder();
