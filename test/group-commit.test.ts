@@ -3,8 +3,9 @@
 // the ledger's invariants intact.
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
-import { refusedByRule } from "../src/ledger/append";
+import { type AppendResult, refusedByRule } from "../src/ledger/append";
 import { MAX_MINOR } from "../src/ledger/money";
+import { d1Ledger } from "../src/ledger/writer";
 import { withSessions, wrappedD1 } from "./d1-counter";
 import {
   alreadyExists,
@@ -19,6 +20,7 @@ import {
   type Reply,
   type TestUser,
   tableCounts,
+  testApp,
   unique,
 } from "./helpers";
 
@@ -275,6 +277,71 @@ describe("group commit of credits", () => {
     expect(sentWhileHeld).toBe(bodies.length - 1);
     expect(await balanceOf(admin, user.id, wallet)).toBe(55);
     expect(await ledgerViolations()).toEqual(CLEAN);
+  });
+
+  it("keeps the batch it writes alive after its own request (waitUntil): a lone credit's too", async () => {
+    const admin = await makeAdmin();
+    const wallet = await makeWallet(admin);
+    const user = await makeUser();
+    const kept: Promise<unknown>[] = [];
+    const app = testApp({
+      ledger: (deps) =>
+        d1Ledger({
+          ...deps,
+          keepAlive: (work) => {
+            kept.push(work);
+            deps.keepAlive(work);
+          },
+        }),
+    });
+    const res = await call("POST", "/credits", {
+      auth: admin.bearer,
+      body: { user_id: user.id, wallet_id: wallet, amount: "1.00", request_id: unique("kept") },
+      app,
+    });
+    expect(res.status).toBe(200);
+    expect(kept).toHaveLength(1);
+    expect(await kept[0]).toEqual<AppendResult>({
+      created: true,
+      ids: [res.body.data.transaction_id as number],
+    });
+  });
+
+  it("writes a batch's credits in the order they arrived, its writer's own first", async () => {
+    const admin = await makeAdmin();
+    const wallet = await makeWallet(admin);
+    const user = await makeUser();
+    stoppedClock();
+    // The first credit's lone batch is held while the others arrive one at a time behind it.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let held = false;
+    const shared: unknown[] = [];
+    const d1 = wrappedD1(async (statements, send) => {
+      if (statements.length > 2 && shared.length === 0)
+        shared.push(...statements.flatMap((s) => (s as unknown as { params: unknown[] }).params));
+      if (!held && statements.length === 2) {
+        held = true;
+        await released;
+      }
+      return send();
+    });
+    const keys = Array.from({ length: 6 }, () => unique("order"));
+    const replies: Promise<Reply>[] = [];
+    for (const [i, key] of keys.entries()) {
+      const body = { user_id: user.id, wallet_id: wallet, amount: i + 1, request_id: key };
+      replies.push(creditAs(admin, d1, body));
+      await scheduler.wait(30);
+    }
+    release();
+    expect((await Promise.all(replies)).map((r) => r.status)).toEqual(keys.map(() => 200));
+
+    // The shared batch carried the five that waited: its writer's, then the rest as they came.
+    const order = keys.slice(1).filter((key) => shared.includes(key));
+    expect(order).toHaveLength(5);
+    const written = order.slice().sort((a, b) => shared.indexOf(a) - shared.indexOf(b));
+    const writer = written[0]!;
+    expect(written).toEqual([writer, ...order.filter((key) => key !== writer)]);
   });
 
   for (const after of [true, false])
