@@ -604,6 +604,11 @@ describe("group commit of credits", () => {
       .run()
       .catch((err: unknown) => err);
     expect(refusedByRule(refused)).toBe(true);
+    // D1's text without SQLite's code, in either case, is a rule's verdict too.
+    expect(
+      refusedByRule(new Error("D1_ERROR: CHECK constraint failed: transactions_balance_limit")),
+    ).toBe(true);
+    expect(refusedByRule(new Error("Constraint Failed"))).toBe(true);
     expect(refusedByRule(new Error("D1_ERROR: Network connection lost."))).toBe(false);
   });
 });
