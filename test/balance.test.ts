@@ -216,6 +216,14 @@ describe("GET /user-wallet-balance", () => {
     });
   });
 
+  it("answers 404 for an unknown user in a wallet already read (the isolate knows the wallet)", async () => {
+    const { admin, user, wallet } = await setup({}, 5);
+    expect((await balance(admin, { user_id: user.id, wallet_id: wallet })).status).toBe(200);
+    const res = await balance(admin, { user_id: 987654322, wallet_id: wallet });
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject({ error: ["Unable to reach 987654322"] });
+  });
+
   it("reports an unknown wallet (400) before an unknown user (404)", async () => {
     const { admin } = await setup();
     const res = await balance(admin, { user_id: 987654321, wallet_id: "nosuchwallet" });
