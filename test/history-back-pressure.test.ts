@@ -84,6 +84,23 @@ describe("GET /transactions: a whole history is read from D1 only as fast as its
 });
 
 describe("GET /transactions: a slow reader keeps its turn at the history gate", () => {
+  for (const order of ["asc", "desc"] as const)
+    it(`a whole history read ${order} in chunks holds each entry once, in order, to the last`, async () => {
+      const { admin, user, wallet } = await makeAccount();
+      const entries = 2 * HISTORY_CHUNK + 3;
+      await appendHistory(user.id, wallet, entries);
+      const res = await call("GET", "/transactions", {
+        auth: admin.bearer,
+        query: { security_code: 1, user_id: user.id, order },
+      });
+      expect(res.status).toBe(200);
+      const ids = (res.body.data as { ID: number }[]).map((e) => e.ID);
+      // Dated a second apart, in id order: each chunk goes on from the row after the last one.
+      const sorted = [...new Set(ids)].sort((a, b) => (order === "asc" ? a - b : b - a));
+      expect(ids).toEqual(sorted);
+      expect(ids).toHaveLength(entries);
+    });
+
   it("a whole history still being read past the gate's lease keeps a second one of the caller at 429, and the turn ends with it", async () => {
     const { user, wallet } = await makeAccount();
     await appendHistory(user.id, wallet, 3 * HISTORY_CHUNK);
