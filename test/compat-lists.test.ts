@@ -799,6 +799,18 @@ describe("GET transactions (the plugin's meta query) over transfers, keys and pa
     expect((await search("meta_key=channel&meta_value=web")).map((r) => r.ID)).not.toContain(id);
   });
 
+  it("orders rows of one second by ID ascending, newest date first or last, as MySQL gave them", async () => {
+    const [user, own] = [await makeUser(), await makeWallet(admin)];
+    const at = Math.floor(Date.now() / 1000) - 120;
+    await importedEntry(user.id, own, "CREDIT", 100, "1", 0, at);
+    await importedEntry(user.id, own, "CREDIT", 100, "1", 100, at);
+    const byDate = async (dir: string) =>
+      (await search(`meta_key=currency&meta_value=${own}&order=${dir}`)).map((r) => r.ID);
+    const [first, second] = await byDate("ASC");
+    expect(second).toBeGreaterThan(first);
+    expect(await byDate("DESC")).toEqual([first, second]);
+  });
+
   it("orders by ID only for orderby=ID as written: WP_Query's keys are case-sensitive, so id is by date", async () => {
     // Two imported entries whose ids run against their dates, as a site's backdated posts do.
     const [user, own] = [await makeUser(), await makeWallet(admin)];
