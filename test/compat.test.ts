@@ -110,6 +110,16 @@ describe("the compatibility namespace switch", () => {
     }
   });
 
+  it("reads COMPAT_PUBLIC_READS in any letter case, spaces around it ignored", async () => {
+    const { user, wallet } = await funded();
+    for (const flag of ["TRUE", " True "]) {
+      const res = await compatCall("GET", balancePath(user.id, wallet), {
+        vars: { COMPAT_NAMESPACE: "rimplenet", COMPAT_PUBLIC_READS: flag },
+      });
+      expect(res.status, flag).toBe(200);
+    }
+  });
+
   it("answers 404 for another namespace name, for routes not served yet and for POST on the reads", async () => {
     const { user, wallet } = await funded();
     for (const [method, path] of [

@@ -404,6 +404,8 @@ describe("GET /health", () => {
       { MONEY_RATE_LIMIT: "3000" },
       { WEBHOOK_QUEUE: "wallet-webhooks" },
       { WEBHOOK_DLQ: env.DB },
+      // A send_email binding given the queue's name: it has send, not sendBatch.
+      { WEBHOOK_DLQ: { send: async () => {} } },
       { ASSETS: "assets" },
     ]) {
       const [name] = Object.keys(over) as [string];
@@ -528,7 +530,7 @@ describe("GET /health", () => {
   it("names a TRANSACTIONS_SECURITY_CODE that is no integer; GET /transactions alone answers 503 for it", async () => {
     vi.spyOn(console, "error").mockImplementation(() => {});
     const admin = await makeAdmin();
-    for (const code of ["sekret123", "4.5"]) {
+    for (const code of ["sekret123", "4.5", "1".repeat(19)]) {
       const vars = { TRANSACTIONS_SECURITY_CODE: code };
       const health = await request("GET", "/health", vars);
       expect(health.status, code).toBe(503);
@@ -552,6 +554,17 @@ describe("GET /health", () => {
       { auth: admin.bearer },
     );
     expect(blank.status).toBe(200);
+    // The longest code it takes: 18 digits, after a minus sign, as security_code may be.
+    const longest = `-${"9".repeat(18)}`;
+    const health = await request("GET", "/health", { TRANSACTIONS_SECURITY_CODE: longest });
+    expect(health.status).toBe(200);
+    const matched = await request(
+      "GET",
+      `${API}/transactions?user_id=${admin.id}&security_code=${longest}`,
+      { TRANSACTIONS_SECURITY_CODE: longest },
+      { auth: admin.bearer },
+    );
+    expect(matched.status).toBe(200);
   });
 
   it("names a COMPAT_NAMESPACE it cannot serve; the plugin's routes are off, the API goes on", async () => {
@@ -573,6 +586,12 @@ describe("GET /health", () => {
       "the contract's own namespace",
       "not one path segment of 1 to 64 of a-z, 0-9, _ and -",
     ]);
+    // The longest name it serves: 64 of those characters.
+    const longest = "a_-9".repeat(16);
+    const served = await request("GET", "/health", { COMPAT_NAMESPACE: longest });
+    expect(served.status, served.text).toBe(200);
+    const index = await request("GET", "/wp-json/", { COMPAT_NAMESPACE: longest });
+    expect(index.body.namespaces).toEqual(["wallet/v1", `${longest}/v1`]);
   });
 
   it("names a var wrangler.toml gives without quotes (a number, a boolean, a list), never faulting", async () => {
