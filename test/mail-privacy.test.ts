@@ -434,6 +434,25 @@ describe("no bookmark for strangers", () => {
   });
 });
 
+describe("whom a mail goes to", () => {
+  it("mails the address as the account has it, not as the request wrote it", async () => {
+    const user = await makeUser("subscriber", unique("Ada"));
+    expect(user.email).not.toBe(user.email.toLowerCase());
+    for (const path of ["/users/verify-email", "/users/password-reset"]) {
+      const { sent, vars } = emailService();
+      const res = await call("POST", path, {
+        body: { user_email: user.email.toLowerCase() },
+        vars,
+      });
+      expect(res.status, path).toBe(200);
+      expect(
+        sent.map((m) => m.to),
+        path,
+      ).toEqual([user.email]);
+    }
+  });
+});
+
 describe("a mail the transport refuses", () => {
   it("is logged with the transport's words and code, the address masked, and the answer unchanged", async () => {
     const user = await makeUser();

@@ -3,7 +3,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { CONSOLE_AUDIENCE } from "../src/auth/tokens";
-import { RESET_TOKEN_MS, VERIFY_LINK_MS } from "../src/mail/messages";
 import {
   call,
   lockSignIn,
@@ -113,7 +112,11 @@ describe("verification mail (wallet/v1)", () => {
       app,
     });
     const link = await verifyLink(user.email);
-    nowMs += VERIFY_LINK_MS;
+    expect((await outboxFor(user.email)).at(-1)?.body_text).toContain("for 24 hours");
+    // Live until the documented 24 hours are out (a HEAD uses nothing up), not a moment longer.
+    nowMs += 24 * 60 * 60_000 - 1;
+    expect((await call("HEAD", pathOf(link), { app })).status).toBe(200);
+    nowMs += 1;
     const res = await call("GET", pathOf(link), { app });
     expect(res.status).toBe(400);
     expect(res.body).toStrictEqual({
@@ -341,9 +344,15 @@ describe("password reset by mail", () => {
     expect((await confirm(second)).status).toBe(200);
     expect((await confirm(first)).status, "the older code, retired by the change").toBe(400);
 
+    // A code works until the documented 30 minutes are out, not a moment longer.
+    await ask();
+    const onTime = await resetCode(user.email);
+    expect((await outboxFor(user.email)).at(-1)?.body_text).toContain("for 30 minutes");
+    nowMs += 30 * 60_000 - 1;
+    expect((await confirm(onTime)).status).toBe(200);
     await ask();
     const late = await resetCode(user.email);
-    nowMs += RESET_TOKEN_MS;
+    nowMs += 30 * 60_000;
     expect((await confirm(late)).status).toBe(400);
   });
 
@@ -509,6 +518,21 @@ describe("without a mail transport", () => {
       expect(tokens?.n).toBe(0);
     },
   );
+
+  it("logs what is missing once per isolate, not at each request", async () => {
+    const logged = vi.spyOn(console, "log").mockImplementation(() => {});
+    const user = await makeUser();
+    for (const path of ["/users/verify-email", "/users/password-reset", "/users/verify-email"])
+      expect(
+        (await call("POST", path, { body: { user_email: user.email }, vars: {} })).status,
+      ).toBe(503);
+    const lines = logged.mock.calls.map((args) => args.join(" "));
+    vi.restoreAllMocks();
+    // None when an earlier request in this isolate logged it already.
+    expect(lines.filter((l) => l.includes('"mail":"not configured"')).length).toBeLessThanOrEqual(
+      1,
+    );
+  });
 });
 
 describe("the dev outbox on a deployment's address", () => {
@@ -516,31 +540,39 @@ describe("the dev outbox on a deployment's address", () => {
     const user = await makeUser();
     const logged = vi.spyOn(console, "log").mockImplementation(() => {});
     const errors = vi.spyOn(console, "error").mockImplementation(() => {});
-    const deployed = await testApp().request(
-      "https://wallet.example.test/wp-json/wallet/v1/users/password-reset",
-      {
-        method: "POST",
-        headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ user_email: user.email }),
-      },
-      { ...env, ...OUTBOX },
-    );
-    const health = await testApp().request(
-      "https://wallet.example.test/health",
-      {},
-      { ...env, ...OUTBOX },
-    );
-    const lines = [...logged.mock.calls, ...errors.mock.calls].map((args) => args.join(" "));
+    // A hostname that only begins as this machine's names (localhost.example.test,
+    // 127.0.0.1.nip.io) is a deployment's all the same.
+    for (const origin of [
+      "https://wallet.example.test",
+      "http://localhost.example.test",
+      "http://127.0.0.1.nip.io",
+    ]) {
+      logged.mockClear();
+      errors.mockClear();
+      const deployed = await testApp().request(
+        `${origin}/wp-json/wallet/v1/users/password-reset`,
+        {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify({ user_email: user.email }),
+        },
+        { ...env, ...OUTBOX },
+      );
+      const health = await testApp().request(`${origin}/health`, {}, { ...env, ...OUTBOX });
+      const lines = [...logged.mock.calls, ...errors.mock.calls].map((args) => args.join(" "));
+      expect(deployed.status, origin).toBe(503);
+      expect(await deployed.json(), origin).toMatchObject({
+        message: "Mail is not configured",
+        error: ["This service sends no mail (MAIL_TRANSPORT): ask its operator"],
+      });
+      expect(health.status, origin).toBe(503);
+      expect((await health.json<{ missing: string[] }>()).missing, origin).toEqual([
+        "MAIL_TRANSPORT",
+      ]);
+      expect(await outboxFor(user.email), origin).toEqual([]);
+      expect(lines.join("\n"), origin).not.toContain("mail_outbox");
+    }
     vi.restoreAllMocks();
-    expect(deployed.status).toBe(503);
-    expect(await deployed.json()).toMatchObject({
-      message: "Mail is not configured",
-      error: ["This service sends no mail (MAIL_TRANSPORT): ask its operator"],
-    });
-    expect(health.status).toBe(503);
-    expect((await health.json<{ missing: string[] }>()).missing).toEqual(["MAIL_TRANSPORT"]);
-    expect(await outboxFor(user.email)).toEqual([]);
-    expect(lines.join("\n")).not.toContain("mail_outbox");
     // On this machine (npm run dev, the tests) the same setting keeps the mail.
     const local = await call("POST", "/users/password-reset", {
       body: { user_email: user.email },
@@ -548,6 +580,28 @@ describe("the dev outbox on a deployment's address", () => {
     });
     expect(local.status).toBe(200);
     expect(await outboxFor(user.email)).toHaveLength(1);
+  });
+});
+
+describe("the dev outbox's size", () => {
+  it("keeps the newest 200 mails: older ones go as a new one arrives", async () => {
+    // Fillers older than any mail (negative ids), so no other file's mail is the one that goes.
+    await env.DB.prepare(
+      `INSERT INTO mail_outbox (id, to_address, subject, body_text, created_at_ms)
+       WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 250)
+       SELECT -i, 'filler@outbox.test', 'filler', '', 0 FROM n`,
+    ).run();
+    try {
+      const user = await makeUser();
+      expect((await askVerification(user.email)).status).toBe(200);
+      const kept = await env.DB.prepare("SELECT count(*) AS n FROM mail_outbox").first<{
+        n: number;
+      }>();
+      expect(kept?.n).toBe(200);
+      expect(await outboxFor(user.email)).toHaveLength(1);
+    } finally {
+      await env.DB.prepare("DELETE FROM mail_outbox WHERE id < 0").run();
+    }
   });
 });
 
