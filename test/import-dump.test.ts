@@ -759,36 +759,25 @@ INSERT INTO \`wp_term_relationships\` VALUES (15,4,0);
     );
   });
 
-  it("finds a user of the database whose username the site's is but for spaces at either end", () => {
-    // Sign-in trims the login: "johndoe " and the database's johndoe would be one login.
-    const spaced = dump.replace("(2,'johndoe',", "(2,'johndoe ',");
-    expect(spaced).not.toBe(dump);
-    const { report } = importFromText(spaced, {
-      target: targetState({
-        users: [{ ...admin, id: 9, username: "JohnDoe", email: "john@elsewhere.example" }],
-      }),
+  // Sign-in trims the login, so "johndoe " and the database's johndoe would be one login; and an
+  // e-mail is one address in any letter case (the site's John.Doe@Example.com).
+  it.each([
+    [
+      "whose username the site's is but for spaces at either end",
+      "johndoe ",
+      "JohnDoe",
+      "john@elsewhere.example",
+    ],
+    ["whose e-mail the site's is, under another username", "johndoe", "jd", "john.doe@example.com"],
+  ])("finds a user of the database %s", (_, siteLogin, username, email) => {
+    const site = dump.replace("(2,'johndoe',", `(2,'${siteLogin}',`);
+    const { report } = importFromText(site, {
+      target: targetState({ users: [{ ...admin, id: 9, username, email }] }),
     });
     expect(report.conflicts).toContainEqual({
       kind: "user",
       id: 2,
-      problem:
-        "user 2 (johndoe  <John.Doe@Example.com>): username or e-mail belongs to existing user 9",
-    });
-    expect(report.refused).toBe(true);
-  });
-
-  it("finds a user of the database whose e-mail the site's is, under another username", () => {
-    // John.Doe@Example.com on the site, the same address in other letter case here.
-    const { report } = importFromText(dump, {
-      target: targetState({
-        users: [{ ...admin, id: 9, username: "jd", email: "john.doe@example.com" }],
-      }),
-    });
-    expect(report.conflicts).toContainEqual({
-      kind: "user",
-      id: 2,
-      problem:
-        "user 2 (johndoe <John.Doe@Example.com>): username or e-mail belongs to existing user 9",
+      problem: `user 2 (${siteLogin} <John.Doe@Example.com>): username or e-mail belongs to existing user 9`,
     });
     expect(report.refused).toBe(true);
   });
