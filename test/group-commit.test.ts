@@ -66,6 +66,15 @@ function stoppedClock() {
   return { pass: (ms: number) => void (passed += ms) };
 }
 
+/** Credits of 1, 2, … n to one user's wallet, each under a fresh request_id. */
+const creditsOf1To = (n: number, user: TestUser, wallet: string, key: string) =>
+  Array.from({ length: n }, (_, i) => ({
+    user_id: user.id,
+    wallet_id: wallet,
+    amount: i + 1,
+    request_id: unique(key),
+  }));
+
 /** The SQL text of a batch's statements (workerd's statements keep it). */
 const textsOf = (statements: D1PreparedStatement[]) =>
   statements.map((s) => String((s as unknown as { statement: string }).statement));
@@ -197,12 +206,7 @@ describe("group commit of credits", () => {
       if (sizes.length === 1) await scheduler.wait(1_000);
       return send();
     });
-    const bodies = Array.from({ length: 60 }, (_, i) => ({
-      user_id: user.id,
-      wallet_id: wallet,
-      amount: i + 1,
-      request_id: unique("fifty"),
-    }));
+    const bodies = creditsOf1To(60, user, wallet, "fifty");
     const replies = await Promise.all(bodies.map((b) => creditAs(admin, d1, b)));
 
     expect(replies.map((r) => r.status)).toEqual(bodies.map(() => 200));
@@ -229,12 +233,7 @@ describe("group commit of credits", () => {
       }
       return send();
     });
-    const bodies = Array.from({ length: 10 }, (_, i) => ({
-      user_id: user.id,
-      wallet_id: wallet,
-      amount: i + 1,
-      request_id: unique("lease"),
-    }));
+    const bodies = creditsOf1To(10, user, wallet, "lease");
     const replies = await Promise.all(bodies.map((b) => creditAs(admin, d1, b)));
 
     expect(shared).toBe(true);
@@ -264,12 +263,7 @@ describe("group commit of credits", () => {
       } else if (holding) sentWhileHeld++;
       return send();
     });
-    const bodies = Array.from({ length: 10 }, (_, i) => ({
-      user_id: user.id,
-      wallet_id: wallet,
-      amount: i + 1,
-      request_id: unique("queued"),
-    }));
+    const bodies = creditsOf1To(10, user, wallet, "queued");
     const replies = await Promise.all(bodies.map((b) => creditAs(admin, d1, b)));
 
     expect(replies.map((r) => r.status)).toEqual(bodies.map(() => 200));
