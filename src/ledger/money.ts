@@ -16,9 +16,6 @@ const isDigits = (text: string) => {
   return text.length > 0;
 };
 
-/** Where a number's exponent begins (`e` or `E`), or -1. */
-const exponentAt = (text: string) => text.search(/e/i);
-
 export const allZeros = (text: string) => {
   for (let i = 0; i < text.length; i++) if (text[i] !== "0") return false;
   return true;
@@ -69,7 +66,7 @@ export function trimZeros(digits: string, from: "start" | "end") {
 /** A JSON number's literal as plain decimal text ("1.50e2" → "150"), or null past sane exponents. */
 export function plainDecimal(literal: string): string | null {
   const sign = literal.startsWith("-") ? "-" : "";
-  const e = exponentAt(literal);
+  const e = literal.search(/e/i); // where the exponent begins, or -1
   const parts = splitDecimal(literal.slice(sign.length, e === -1 ? undefined : e));
   if (!parts) return null;
   let exponent = 0;
@@ -266,10 +263,6 @@ export function toDisplayMinor<T extends number | bigint>(minor: T, extraDecimal
   return (minor < 0 && rounded !== 0 ? -rounded : rounded) as T;
 }
 
-/** The number with `,` thousands separators and the wallet's decimals: 150050, 2 → "1,500.50". */
-const groupDigits = (minor: number | bigint, decimals: number, extraDecimals: number) =>
-  grouped(minorToText(toDisplayMinor(minor, extraDecimals), decimals));
-
 /** A decimal text with `,` thousands separators: "-1234.5" → "-1,234.5". */
 function grouped(text: string) {
   const digitsFrom = text.startsWith("-") ? 1 : 0;
@@ -290,7 +283,10 @@ const withSymbol = (number: string, wallet: WalletDisplay) =>
  * wallet's display decimals (a wallet storing more places is rounded half away from zero).
  */
 export const formatMoney = (minor: number | bigint, wallet: WalletDisplay) =>
-  withSymbol(groupDigits(minor, wallet.decimals, wallet.extraDecimals ?? 0), wallet);
+  withSymbol(
+    grouped(minorToText(toDisplayMinor(minor, wallet.extraDecimals ?? 0), wallet.decimals)),
+    wallet,
+  );
 
 /**
  * As formatMoney, but exact: a wallet storing more places than it shows (an imported one) shows the
