@@ -1,7 +1,7 @@
 // The write path: every movement of money is appended here, in one D1 batch per movement, with the
 // database's guards (CHECKs, UNIQUE keys, triggers) judging it inside the same statements.
 import { and, eq, type Placeholder, type Query, sql } from "drizzle-orm";
-import { batchAll, type Db, d1ErrorText } from "../db/client";
+import { atPrimary, batchAll, type Db, d1ErrorText } from "../db/client";
 import { selectList } from "../db/insert-select";
 import { BuiltOnce } from "../db/prebuilt";
 import { balances, batches, holds, transactions } from "../db/schema";
@@ -215,20 +215,23 @@ export const keyUse = (rows: readonly { entryId: number | null; holdId: number |
 });
 
 /**
- * What the ledger holds for each keyed entry's (user, request_id), read after a batch whose outcome
- * is unknown: the entry itself (it holds the entry's attempt id: the batch committed it, answered
- * as written), another entry under the same key (a repeat, though it be identical, written by
- * another request: answered as one), or nothing (the batch did not commit it). So of a client's
- * identical retries only the one whose entry was written is answered as its writer.
+ * What the ledger holds for each keyed entry's (user, request_id), read at the primary (atPrimary)
+ * after a batch whose outcome is unknown: the entry itself (it holds the entry's attempt id: the
+ * batch committed it, answered as written), another entry under the same key (a repeat, though it
+ * be identical, written by another request: answered as one), or nothing, undefined (the batch did
+ * not commit it). So of a client's identical retries only the one whose entry was written is
+ * answered as its writer.
  */
-export async function readBack(db: Db, entries: NewEntry[]): Promise<(AppendResult | "absent")[]> {
+export async function readBack(db: Db, entries: NewEntry[]) {
+  const primary = atPrimary(db);
   const rows = await batchAll(
-    db,
-    entries.map((e) => entryUnder(db, e.userId, e.requestId)),
+    primary.db,
+    entries.map((e) => entryUnder(primary.db, e.userId, e.requestId)),
   );
-  return entries.map((e, i) => {
+  primary.done();
+  return entries.map((e, i): AppendResult | undefined => {
     const row = rows[i]![0];
-    if (row === undefined) return "absent";
+    if (row === undefined) return undefined;
     return row.attemptId === e.attemptId
       ? { created: true, ids: [row.id] }
       : { created: false, existingId: row.id };

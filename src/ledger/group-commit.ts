@@ -25,7 +25,7 @@
 // the primary, and D1 sends every write to the primary anyway. The leader's session is the one that
 // sees the batch commit, so it hands its bookmark to each request answered from the batch: that
 // bookmark is as new as the batch, hence as new as the waiter's own entry and all it read before.
-import { atPrimary, bindingOf, bookmarkOf, type Db, learnBookmark } from "../db/client";
+import { bindingOf, bookmarkOf, type Db, learnBookmark } from "../db/client";
 import { perObject } from "../per-object";
 import {
   type AppendResult,
@@ -185,7 +185,7 @@ async function answerFromLedger(
 ): Promise<AppendResult> {
   let found: Awaited<ReturnType<typeof readBack>>;
   try {
-    found = await readBackAtPrimary(db, [own, ...others.map((t) => t.entry)]);
+    found = await readBack(db, [own, ...others.map((t) => t.entry)]);
   } catch {
     for (const t of others) {
       t.error = batchError;
@@ -195,18 +195,17 @@ async function answerFromLedger(
   }
   const bookmark = bookmarkOf(db);
   others.forEach((t, i) => {
-    const held = found[i + 1]!;
-    if (held === "absent") t.state = "alone";
+    const held = found[i + 1];
+    if (held === undefined) t.state = "alone";
     else answer(t, held, bookmark);
   });
-  const mine = found[0]!;
-  return mine === "absent" ? writeAlone(db, own) : mine;
+  return found[0] ?? writeAlone(db, own);
 }
 
 /** An entry a lost batch may have committed: answered from the ledger, else written alone. */
 async function findOrWrite(db: Db, entry: NewEntry): Promise<AppendResult> {
-  const [held] = await readBackAtPrimary(db, [entry]);
-  return held === undefined || held === "absent" ? writeAlone(db, entry) : held;
+  const [held] = await readBack(db, [entry]);
+  return held ?? writeAlone(db, entry);
 }
 
 /**
@@ -218,14 +217,6 @@ async function findOrWrite(db: Db, entry: NewEntry): Promise<AppendResult> {
 async function writeAlone(db: Db, entry: NewEntry): Promise<AppendResult> {
   const written = await appendEntries(db, [entry]);
   if (written.created || written.existingId === undefined) return written;
-  const [held] = await readBackAtPrimary(db, [entry]);
-  return held === undefined || held === "absent" ? written : held;
-}
-
-/** What the ledger holds under the entries' keys, read at the primary (a lost batch's outcome). */
-async function readBackAtPrimary(db: Db, entries: NewEntry[]) {
-  const primary = atPrimary(db);
-  const found = await readBack(primary.db, entries);
-  primary.done();
-  return found;
+  const [held] = await readBack(db, [entry]);
+  return held ?? written;
 }
