@@ -401,12 +401,18 @@ export async function findMovement(db: Db, id: number) {
     .orderBy(asc(transactions.id));
 }
 
+/** The other half of an entry's transfer, joined as `partner` (none for an entry of no transfer). */
+const partner = alias(transactions, "partner");
+const isPartner = and(
+  eq(partner.transferId, transactions.transferId),
+  ne(partner.id, transactions.id),
+);
+
 /**
  * Entry `id` (none: no such entry) with what tells which movement wrote it: the transfer, reversal,
  * hold or batch it belongs to (null: none) and the user of its transfer's other half.
  */
 export async function findEntryMovement(db: Db, id: number) {
-  const partner = alias(transactions, "partner");
   const [row] = await db
     .select({
       userId: transactions.userId,
@@ -422,10 +428,7 @@ export async function findEntryMovement(db: Db, id: number) {
       partnerUserId: sql<number | null>`${partner.userId}`.as("partner_user_id"),
     })
     .from(transactions)
-    .leftJoin(
-      partner,
-      and(eq(partner.transferId, transactions.transferId), ne(partner.id, transactions.id)),
-    )
+    .leftJoin(partner, isPartner)
     .where(eq(transactions.id, id))
     .limit(1);
   return row;
@@ -465,7 +468,6 @@ const KIND_WHERE: Record<EntryKind, SQL> = {
 
 /** Entries with their wallet, owner, and the other half of a transfer (`partner`). */
 function kindQuery(db: Db) {
-  const partner = alias(transactions, "partner");
   const partnerUser = alias(users, "partner_user");
   return db
     .select({
@@ -478,10 +480,7 @@ function kindQuery(db: Db) {
     .from(transactions)
     .innerJoin(wallets, eq(wallets.id, transactions.walletId))
     .leftJoin(users, eq(users.id, transactions.userId))
-    .leftJoin(
-      partner,
-      and(eq(partner.transferId, transactions.transferId), ne(partner.id, transactions.id)),
-    )
+    .leftJoin(partner, isPartner)
     .leftJoin(partnerUser, eq(partnerUser.id, partner.userId));
 }
 
