@@ -39,27 +39,24 @@ export function utcMs(year: number, month: number, day: number, hour = 0, minute
   return date.getTime();
 }
 
-/** Wall-clock parts of an instant in UTC: what the formatter below answers for "UTC", read off a Date. */
-function utcParts(epochS: number): Parts {
-  const d = new Date(epochS * 1000);
-  return {
-    year: d.getUTCFullYear(),
-    month: d.getUTCMonth() + 1,
-    day: d.getUTCDate(),
-    hour: d.getUTCHours(),
-    minute: d.getUTCMinutes(),
-    second: d.getUTCSeconds(),
-    weekday: d.getUTCDay(),
-  };
-}
-
 /**
  * Wall-clock parts of an instant in an IANA time zone. UTC (every entry's title, and the default
- * site zone) is read off a Date, without formatToParts' cost on every credit.
+ * site zone) is read off a Date, as zoneParts would answer it, without formatToParts' cost on
+ * every credit.
  */
 export function partsIn(epochS: number, timeZone: string): Parts {
-  if (timeZone === "UTC" && epochS >= FIRST_YEAR_S && epochS <= LAST_YEAR_S)
-    return utcParts(epochS);
+  if (timeZone === "UTC" && epochS >= FIRST_YEAR_S && epochS <= LAST_YEAR_S) {
+    const d = new Date(epochS * 1000);
+    return {
+      year: d.getUTCFullYear(),
+      month: d.getUTCMonth() + 1,
+      day: d.getUTCDate(),
+      hour: d.getUTCHours(),
+      minute: d.getUTCMinutes(),
+      second: d.getUTCSeconds(),
+      weekday: d.getUTCDay(),
+    };
+  }
   return zoneParts(epochS, timeZone);
 }
 
