@@ -101,8 +101,7 @@ export function learnBookmark(db: Db, bookmark: string | null) {
  */
 export function atPrimary(db: Db): { db: Db; done: () => string | null } {
   if (sessionOf(db) === null) return { db, done: () => null }; // a plain binding reads the primary
-  const binding = bindingOf(db);
-  const session = new SessionDatabase(binding, "primary", null);
+  const session = new SessionDatabase(bindingOf(db), "primary", null);
   return {
     db: createDb(session),
     done: () => {

@@ -80,8 +80,7 @@ export async function checkedCredential<M extends keyof CredentialMaps, R>(
   read: (db: Db) => Promise<R | undefined>,
   toCached: (row: R, checked: Checked) => CredentialMaps[M] | undefined,
 ): Promise<{ cached: CredentialMaps[M]; row?: R } | undefined> {
-  const d1 = bindingOf(db);
-  const cache = isolateCache(d1);
+  const cache = isolateCache(bindingOf(db));
   const states = cache[map] as BoundedMap<string, CredentialMaps[M]>;
   const atPrimary = !readsReplica(db);
   const kept = states.get(key);

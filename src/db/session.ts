@@ -21,10 +21,6 @@ export function requestedStart(header: string | undefined): string | null {
   return BOOKMARK.test(header) || header === "first-primary" ? header : "first-primary";
 }
 
-/** Where a request's D1 session starts, as `withSession` takes it. */
-const constraintOf = (start: SessionStart, requested: string | null) =>
-  start === "primary" ? "first-primary" : (requested ?? "first-unconstrained");
-
 const unbound = (): never => {
   throw new Error("the D1 binding DB is not bound (wrangler.toml [[d1_databases]])");
 };
@@ -62,7 +58,8 @@ export class SessionDatabase implements D1Database {
     readonly start: SessionStart,
     requested: string | null,
   ) {
-    const constraint = constraintOf(start, requested);
+    // Where the session starts, as `withSession` takes it.
+    const constraint = start === "primary" ? "first-primary" : (requested ?? "first-unconstrained");
     this.#session = database.withSession(constraint);
     this.#firstPrimary = constraint === "first-primary";
   }
