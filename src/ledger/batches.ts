@@ -7,7 +7,7 @@ import { type Db, d1ErrorText } from "../db/client";
 import type { EntryRow } from "../db/ledger";
 import { batches } from "../db/schema";
 import { insertEntry, type NewEntry, refusalOf } from "./append";
-import { type SiteSettings, TransactionAnswer, transactionRecord } from "./transaction-record";
+import { int, type SiteSettings, TransactionAnswer, transactionRecord } from "./transaction-record";
 
 /** Why the database refused a batch beyond an entry's own rules (LedgerRefusal's). */
 export class BatchConflict extends Error {
@@ -43,8 +43,6 @@ export async function appendBatch(db: Db, batch: NewBatch, entries: [NewEntry, .
     throw refusalOf(err, entries);
   }
 }
-
-const int = v.pipe(v.number(), v.integer());
 
 /** An entry of a batch: its record as GET /transactions/{id} answers it, naming its batch. */
 const BatchEntryAnswer = v.strictObject({ ...TransactionAnswer.entries, batch_id: int });

@@ -7,7 +7,7 @@ import { displayDate, displayLocalDate, mysqlDate } from "./post-format";
 export type SiteSettings = { siteUrl: string; timeZone: string };
 
 const text = v.string();
-const int = v.pipe(v.number(), v.integer());
+export const int = v.pipe(v.number(), v.integer());
 
 /** The record's wire shape: what `transactionRecord` builds, checked and published (OpenAPI). */
 export const TransactionAnswer = v.strictObject({
