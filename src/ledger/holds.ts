@@ -19,16 +19,7 @@ import {
 } from "./append";
 import { requestKey } from "./request-key";
 
-type NewHold = {
-  userId: number;
-  walletId: string;
-  amountMinor: number;
-  amountText: string;
-  requestId: string;
-  note: string;
-  createdAtS: number;
-  expiresAtS: number;
-};
+type NewHold = Omit<Hold, "id" | "requestKey" | "status" | "resolvedAtS" | "capturedMinor">;
 
 /**
  * Places a hold unless its (user, request_id) is taken by an entry or a hold: one INSERT … SELECT,
