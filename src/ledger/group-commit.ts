@@ -110,7 +110,7 @@ export async function appendCredit(db: Db, entry: NewEntry, keepAlive: KeepAlive
         // Its batch is being written: wait for the outcome. Should its writer be gone (the lease
         // ran out), the batch may have committed: the ledger answers, else it writes alone.
         if (live(ticket.batch!)) continue;
-        return findOrWrite(db, entry);
+        return (await readBack(db, [entry]))[0] ?? writeAlone(db, entry);
       case "waiting":
         if (leaderAlive(queue) && Date.now() - sinceMs < WAIT_ALONE_MS) continue;
         queue.waiting.splice(queue.waiting.indexOf(ticket), 1);
@@ -200,12 +200,6 @@ async function answerFromLedger(
     else answer(t, held, bookmark);
   });
   return found[0] ?? writeAlone(db, own);
-}
-
-/** An entry a lost batch may have committed: answered from the ledger, else written alone. */
-async function findOrWrite(db: Db, entry: NewEntry): Promise<AppendResult> {
-  const [held] = await readBack(db, [entry]);
-  return held ?? writeAlone(db, entry);
 }
 
 /**
