@@ -5,7 +5,7 @@ import { COMPAT_ROUTES } from "./compat";
 import type { AppEnv } from "./env";
 import { send } from "./http/envelope";
 import { NAMESPACE } from "./http/rest-index";
-import { namespaceRoutes } from "./http/route-index";
+import { namespaceRoutes } from "./http/route";
 import { siteUrl } from "./http/site";
 import { ROUTES } from "./routes";
 import { REFERENCE } from "./routes/openapi";

@@ -1,8 +1,7 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../env";
 import { send } from "../http/envelope";
-import { defineRoute, mountRoutes, type Route } from "../http/route";
-import { namespaceRoutes } from "../http/route-index";
+import { defineRoute, mountRoutes, namespaceRoutes, type Route } from "../http/route";
 import { compatNamespace } from "../settings";
 import { compatUserDelete, compatWalletDelete } from "./admin-deletes";
 import { compatCredits, compatDebits } from "./entries";

@@ -166,11 +166,29 @@ export const honoPath = (route: RouteInfo) =>
   });
 
 /** A route's path as WordPress's REST index shows it: `{id}` as `(?P<id>[\d]+)`. */
-export const indexPath = (route: RouteInfo) =>
+const indexPath = (route: RouteInfo) =>
   route.path.replace(
     /\{(\w+)\}/g,
     (_, name: string) => `(?P<${name}>${paramPattern(route, name) ?? "[^/]+"})`,
   );
+
+type RouteIndex = Record<string, { namespace: string; methods: string[] }>;
+
+/**
+ * A namespace's routes as WordPress's REST index (`GET /wp-json/`, `GET /wp-json/<namespace>`)
+ * lists them, as rest_get_server()->get_index() does: register_route makes `/<namespace>` (its
+ * index, GET) the namespace's first route, so both list it; `/wp-json/wallet/v1/credits` appears as
+ * `/wallet/v1/credits`, a path parameter as its pattern, with the methods it answers.
+ */
+export function namespaceRoutes(namespace: string, routes: readonly RouteInfo[]): RouteIndex {
+  const index: RouteIndex = { [`/${namespace}`]: { namespace, methods: ["GET"] } };
+  for (const route of routes) {
+    const path = `/${namespace}${indexPath(route)}`;
+    index[path] ??= { namespace, methods: [] };
+    index[path].methods.push(route.method);
+  }
+  return index;
+}
 
 // Users and login answer in envelope B (both data and error keys, status "failed").
 const envelopeB = createMiddleware<AppEnv>(async (c, next) => {
