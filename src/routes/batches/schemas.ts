@@ -13,11 +13,10 @@ import {
   TransferParams,
   userIdField,
 } from "../../http/fields";
-import { checkMoneyFields } from "../../http/money-input";
 import type { Params } from "../../http/params";
 import { isPhpArray } from "../../http/php-vars";
 import type { Input } from "../../http/route";
-import { checkFields } from "../../http/validation";
+import { checkFields, checkMoneyFields } from "../../http/validation";
 import { type BatchInput, type BatchOperation, MAX_OPERATIONS } from "../../wallet/batches";
 import { namesOneUser } from "../../wallet/movements";
 import { PAGE_FIELDS } from "../transactions/schemas";

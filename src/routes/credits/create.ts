@@ -1,6 +1,6 @@
 import { EntryParams } from "../../http/fields";
-import { moneyFields } from "../../http/money-input";
 import { defineRoute } from "../../http/route";
+import { moneyFields } from "../../http/validation";
 import { credit } from "../../wallet/movements";
 import { EntryAnswer } from "../answers";
 import { postSingleEntry } from "./post-entry";

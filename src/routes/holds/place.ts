@@ -1,7 +1,7 @@
 import { ok } from "../../http/envelope";
 import { movementOf } from "../../http/fields";
-import { moneyFields } from "../../http/money-input";
 import { defineRoute } from "../../http/route";
+import { moneyFields } from "../../http/validation";
 import { placeHold } from "../../wallet/holds";
 import { HoldPlacedAnswer } from "../answers";
 import { PlaceHoldParams, placedRecord } from "./schemas";

@@ -1,7 +1,7 @@
 import { ok } from "../../http/envelope";
 import { movementOf, TransferParams } from "../../http/fields";
-import { moneyFields } from "../../http/money-input";
 import { defineRoute } from "../../http/route";
+import { moneyFields } from "../../http/validation";
 import { transfer } from "../../wallet/movements";
 import { TransferAnswer } from "../answers";
 
