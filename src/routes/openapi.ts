@@ -20,14 +20,8 @@ const envelopeA = {
 // B (users, login): both keys always, the empty one `[]`, and a refusal's status "failed".
 const envelopeB = {
   type: "object",
-  required: ["status_code", "status", "message", "data", "error"],
-  properties: {
-    status_code: { type: "integer" },
-    status: { enum: [true, "failed"] },
-    message: { type: "string" },
-    data: {},
-    error: {},
-  },
+  required: [...envelopeA.required, "data", "error"],
+  properties: { ...envelopeA.properties, status: { enum: [true, "failed"] }, data: {}, error: {} },
 };
 const EMPTY_LIST = { type: "array", maxItems: 0 };
 
