@@ -8,7 +8,7 @@ import { API_AUDIENCE } from "../auth/tokens";
 import { EMAIL_ADDRESS, EMAIL_MAX_LENGTH, EMAIL_MIN_LENGTH } from "../email-address";
 import type { AppEnv } from "../env";
 import type { ServiceContext } from "../wallet/context";
-import { signIn } from "../wallet/sign-in";
+import { type Credentials, signIn } from "../wallet/sign-in";
 import { type Clashes, createSubscriber, findNewUserClashes } from "../wallet/users";
 import { aliasField, withAliases } from "./aliases";
 import { ok } from "./envelope";
@@ -225,14 +225,8 @@ export const answerNewSubscriber = async (
     id: (await newSubscriber(c.var.service, fields, dialect)).id,
   });
 
-/** A sign-in's fields, in either dialect: `user_email` may hold an e-mail or a username (`username` is its alias). */
-export type SignInFields = {
-  login: string;
-  /** The plugin's dialect: the login without accents, tried when nobody has it as typed. */
-  orLogin?: string;
-  password: string;
-  persistent: boolean;
-};
+/** A sign-in's fields, in either dialect, for an API token (signInWith sets its `audience`). */
+export type SignInFields = Omit<Credentials, "audience">;
 
 const loginFields = userFields(LoginParams);
 

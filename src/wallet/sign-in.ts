@@ -19,7 +19,7 @@ import { Refusal } from "./refusal";
 import { endSession, openSession } from "./sessions";
 import { loginsOf } from "./users";
 
-type Credentials = {
+export type Credentials = {
   /** An e-mail or a username. */
   login: string;
   /**
