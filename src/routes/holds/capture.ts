@@ -3,8 +3,9 @@ import { amountSent } from "../../http/fields";
 import { defineRoute } from "../../http/route";
 import { fields } from "../../http/validation";
 import { captureHold } from "../../wallet/holds";
+import { holdRecord } from "../../wallet/rules";
 import { HoldAnswer } from "../answers";
-import { CaptureHoldRouteParams, holdRecord } from "./schemas";
+import { CaptureHoldRouteParams } from "./schemas";
 
 /** One DEBIT of at most the held amount, naming the hold; the rest released. Once, however many race. */
 export const captureHoldRoute = defineRoute(

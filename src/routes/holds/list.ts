@@ -4,8 +4,9 @@ import { defineRoute } from "../../http/route";
 import { readerFields } from "../../http/validation";
 import { pageHeaders } from "../../http/wp-core";
 import { listHolds } from "../../wallet/holds";
+import { holdRecord } from "../../wallet/rules";
 import { HoldAnswer } from "../answers";
-import { HoldListParams, holdRecord } from "./schemas";
+import { HoldListParams } from "./schemas";
 
 export const listHoldsRoute = defineRoute(
   {

@@ -3,8 +3,8 @@ import { IdPath } from "../../http/fields";
 import { defineRoute } from "../../http/route";
 import { fields } from "../../http/validation";
 import { readHold } from "../../wallet/holds";
+import { holdRecord } from "../../wallet/rules";
 import { HoldAnswer } from "../answers";
-import { holdRecord } from "./schemas";
 
 export const readHoldRoute = defineRoute(
   {

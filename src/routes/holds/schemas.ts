@@ -35,8 +35,6 @@ export const HoldListParams = v.object({
   ...PAGE_FIELDS,
 });
 
-export { holdRecord };
-
 /** POST /holds's answer: the head of the hold's record. */
 export const placedRecord = (view: HoldView) => {
   const { hold_id, user_id, wallet_id, amount, expires_at } = holdRecord(view);

@@ -3,8 +3,8 @@ import { IdPath } from "../../http/fields";
 import { defineRoute } from "../../http/route";
 import { fields } from "../../http/validation";
 import { voidHold } from "../../wallet/holds";
+import { holdRecord } from "../../wallet/rules";
 import { HoldAnswer } from "../answers";
-import { holdRecord } from "./schemas";
 
 /** Releases the whole of a hold still held; once, however many captures and voids race. */
 export const voidHoldRoute = defineRoute(
