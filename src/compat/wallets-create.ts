@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { fail, ok } from "../http/envelope";
 import { ApiError, invalidInput } from "../http/errors";
-import { WALLET_FIELD, walletRuleText } from "../http/inputs";
+import { WALLET_FIELD, walletRuleText } from "../http/fields";
 import { defineRoute, type Input } from "../http/route";
 import { Refusal } from "../wallet/refusal";
 import { normalizeWalletId, normalizeWalletType } from "../wallet/wallet-shape";

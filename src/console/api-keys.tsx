@@ -1,7 +1,7 @@
 // API keys: the list, a new key (shown once), revocation, through the service's key verbs.
 
 import { Hono } from "hono";
-import { ApiKeyParams } from "../http/inputs";
+import { ApiKeyParams } from "../http/fields";
 import { parseFields } from "../http/validation";
 import { issueApiKey, listKeys, revokeKey } from "../wallet/api-keys";
 import { attempt, backRefused } from "./api";

@@ -2,8 +2,7 @@
 // reserve of it and what is available, the user's recent holds, and Capture (all or part) and Void for those still held, each
 // through the service's hold verbs (wallet/holds.ts), which resolve a hold once.
 import { Hono } from "hono";
-import { amountSent } from "../http/fields";
-import { CaptureHoldParams } from "../http/inputs";
+import { amountSent, CaptureHoldParams } from "../http/fields";
 import { parseFields } from "../http/validation";
 import { spendMoneyShare } from "../wallet/context";
 import { type availableBalances, captureHold, type HoldView, voidHold } from "../wallet/holds";

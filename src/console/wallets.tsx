@@ -1,7 +1,7 @@
 // Wallets: the list, and a new wallet.
 
 import { Hono } from "hono";
-import { WalletParams, walletOf } from "../http/inputs";
+import { WalletParams, walletOf } from "../http/fields";
 import { parseFields } from "../http/validation";
 import { allWallets, newWallet } from "../wallet/wallets";
 import { attempt, backRefused } from "./api";

@@ -4,7 +4,7 @@
 
 import { Hono } from "hono";
 import type { DeliveryRow, EndpointRow } from "../db/events";
-import { ResendParams, WebhookParams } from "../http/inputs";
+import { ResendParams, WebhookParams } from "../http/fields";
 import { parseFields } from "../http/validation";
 import {
   createEndpoint,

@@ -2,7 +2,7 @@
 // the test suite receives (test/helpers.ts) and published in the OpenAPI document.
 import * as v from "valibot";
 
-import { ApiKeyParams } from "../http/inputs";
+import { ApiKeyParams } from "../http/fields";
 import type { WalletDisplay } from "../ledger/money";
 import { BatchAnswer, major, TransactionAnswer } from "../wallet/rules";
 import { HOLD_STATUSES } from "./holds/schemas";

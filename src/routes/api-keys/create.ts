@@ -1,5 +1,5 @@
 import { ok } from "../../http/envelope";
-import { ApiKeyParams } from "../../http/inputs";
+import { ApiKeyParams } from "../../http/fields";
 import { defineRoute } from "../../http/route";
 import { fields } from "../../http/validation";
 import { issueApiKey } from "../../wallet/api-keys";

@@ -1,7 +1,6 @@
 import * as v from "valibot";
 import { EVENT_TYPES } from "../../events/records";
-import { documented, integerIn } from "../../http/fields";
-import { eventTypeNames } from "../../http/inputs";
+import { documented, eventTypeNames, integerIn } from "../../http/fields";
 import { FEED_LIMITS } from "../../wallet/events";
 
 /** `a,b`: event type names, comma-separated. */

@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import {
+  CaptureHoldParams,
   choiceField,
   EntryParams,
   integerIn,
@@ -7,7 +8,6 @@ import {
   userIdField,
   walletIdField,
 } from "../../http/fields";
-import { CaptureHoldParams } from "../../http/inputs";
 import { DEFAULT_HOLD_S, type HoldView, MAX_HOLD_S } from "../../wallet/holds";
 import { holdRecord } from "../../wallet/rules";
 import { PAGE_FIELDS } from "../transactions/schemas";

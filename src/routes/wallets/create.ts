@@ -1,5 +1,5 @@
 import { ok } from "../../http/envelope";
-import { WalletParams, walletOf } from "../../http/inputs";
+import { WalletParams, walletOf } from "../../http/fields";
 import { defineRoute } from "../../http/route";
 import { fields } from "../../http/validation";
 import { walletRecord } from "../../wallet/rules";

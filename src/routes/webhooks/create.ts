@@ -1,5 +1,5 @@
 import { ok } from "../../http/envelope";
-import { WebhookParams } from "../../http/inputs";
+import { WebhookParams } from "../../http/fields";
 import { defineRoute } from "../../http/route";
 import { fields } from "../../http/validation";
 import { createEndpoint } from "../../wallet/webhooks";

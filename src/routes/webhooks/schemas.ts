@@ -1,7 +1,6 @@
 import * as v from "valibot";
 import type { DeliveryRow, EndpointRow } from "../../db/events";
-import { integerIn, pathIdField } from "../../http/fields";
-import { ResendParams } from "../../http/inputs";
+import { integerIn, pathIdField, ResendParams } from "../../http/fields";
 import { WEBHOOK_LIMITS } from "../../wallet/webhooks";
 
 /** A resend's input: the endpoint in the path, then the body's event. */
