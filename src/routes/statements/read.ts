@@ -1,4 +1,6 @@
+import * as v from "valibot";
 import { ok } from "../../http/envelope";
+import { choiceField, isoInstant, userIdField, walletIdField } from "../../http/fields";
 import { defineRoute } from "../../http/route";
 import { siteSettings } from "../../http/site";
 import { answerStatementCsv } from "../../http/statement-csv";
@@ -8,7 +10,21 @@ import { seconds, transactionRecord } from "../../wallet/rules";
 import { statementDays } from "../../wallet/statement-csv";
 import { openStatement, STATEMENT_CHUNK, statementSummary } from "../../wallet/statements";
 import { StatementAnswer } from "../answers";
-import { StatementParams } from "./schemas";
+import { PAGE_ALIAS, PAGE_FIELDS } from "../transactions/schemas";
+
+const StatementParams = v.object({
+  // Required for administrators (readerFields); a subscriber may omit it (its own).
+  user_id: v.optional(userIdField()),
+  wallet_id: walletIdField,
+  // Both instants included, a date-only `to` its whole day; `from` omitted: 1970-01-01T00:00:00Z
+  // (an imported entry dated earlier is in the opening balance); `to` omitted or later: the last
+  // second that is over.
+  from: v.optional(isoInstant("from")),
+  to: v.optional(isoInstant("to", { wholeDay: true })),
+  ...PAGE_FIELDS,
+  ...PAGE_ALIAS,
+  format: v.optional(choiceField(["json", "csv"], "format must be json or csv"), "json"),
+});
 
 export const readStatementRoute = defineRoute(
   {
