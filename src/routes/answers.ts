@@ -32,8 +32,7 @@ export const BatchCreatedAnswer = v.strictObject({
 export const BatchReversalAnswer = v.strictObject({
   batch_id: id,
   reversal_batch_id: id,
-  transaction_ids: v.array(id),
-  reversed_transaction_ids: v.array(id),
+  ...ReversalAnswer.entries,
 });
 
 /** Balances keyed by wallet id, and with `formatted=yes` their display strings beside them. */
