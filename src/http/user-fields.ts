@@ -22,7 +22,6 @@ import {
   USERNAME_MAX,
   usernameAtMost,
 } from "./fields";
-import type { Params } from "./params";
 import type { Input } from "./route";
 
 /** A missing or empty field's words: the only ones it gets (collectUserErrors). */
@@ -153,7 +152,7 @@ const clashErrors = (clashes: Clashes) => {
  */
 export const userFields = <S extends v.ObjectSchema<v.ObjectEntries, undefined>>(
   schema: S,
-): { schema: S; read: (c: Context<AppEnv>, params: Params) => v.InferOutput<S> } => ({
+): Input<v.InferOutput<S>> => ({
   schema,
   read: (_c, params) => {
     const parsed = v.safeParse(schema, withAliases(schema, params));
@@ -232,8 +231,8 @@ const loginFields = userFields(LoginParams);
 
 export const signInFields: Input<SignInFields> = {
   schema: LoginParams,
-  read: (c, params) => {
-    const { user_email, user_password, token_expiration } = loginFields.read(c, params);
+  read: async (c, params) => {
+    const { user_email, user_password, token_expiration } = await loginFields.read(c, params);
     return {
       login: user_email,
       password: user_password,

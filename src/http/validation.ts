@@ -1,6 +1,4 @@
-import type { Context } from "hono";
 import * as v from "valibot";
-import type { AppEnv } from "../env";
 import type { Decimal } from "../ledger/money";
 import type { ServiceContext } from "../wallet/context";
 import { findWallet } from "../wallet/directory";
@@ -8,7 +6,6 @@ import { amountToMinor } from "../wallet/rules";
 import { withAliases } from "./aliases";
 import { amountRefusedText, invalidInput, WALLET_NOT_FOUND } from "./errors";
 import { EMPTY } from "./fields";
-import type { Params } from "./params";
 import type { Input } from "./route";
 
 type ObjectSchema = v.ObjectSchema<v.ObjectEntries, undefined>;
@@ -76,9 +73,7 @@ export const pathFields = <S extends ObjectSchema>(schema: S): Input<v.InferOutp
  * A reader route's input: its schema, and an administrator must name the user (a subscriber who
  * names none reads its own).
  */
-export const readerFields = <S extends ObjectSchema>(
-  schema: S,
-): { schema: S; read: (c: Context<AppEnv>, params: Params) => v.InferOutput<S> } => ({
+export const readerFields = <S extends ObjectSchema>(schema: S): Input<v.InferOutput<S>> => ({
   schema,
   read: (c, params) => {
     const { output, errors = {} } = checkFields(schema, params);

@@ -20,8 +20,8 @@ const MESSAGE = "Txns Retrieved Successful";
 const listFields = readerFields(TransactionListParams);
 const listInput: Input<{ fields: v.InferOutput<typeof TransactionListParams>; paged: boolean }> = {
   schema: TransactionListParams,
-  read: (c, params) => ({
-    fields: listFields.read(c, params),
+  read: async (c, params) => ({
+    fields: await listFields.read(c, params),
     paged:
       params.page !== undefined || params.pageno !== undefined || params.per_page !== undefined,
   }),
