@@ -119,7 +119,7 @@ export const userIdField = (name = "user_id") =>
   );
 
 /** A record's id as digits: at most 15 of them (past any id the ledger gives, within a safe integer). */
-export const ID_DIGITS = /^[0-9]{1,15}$/;
+const ID_DIGITS = /^[0-9]{1,15}$/;
 
 /** What a path parameter names: `id` null when its text can name nothing; `ref` that text as sent. */
 type PathRef<Id> = { id: Id | null; ref: string };
@@ -142,10 +142,10 @@ export const pathIdField = v.pipe(
 export const IdPath = v.object({ id: pathIdField });
 
 /** A lower-case rule (wallet/wallets.ts) as a client may send it: letters in either case. */
-export const caseless = (rule: RegExp) => rule.source.replaceAll("a-z", "A-Za-z");
+const caseless = (rule: RegExp) => rule.source.replaceAll("a-z", "A-Za-z");
 
 /** A wallet id as documented: the one rule, letters in either case. */
-export const WALLET_ID_SCHEMA = { type: "string", pattern: caseless(WALLET_ID) } as const;
+const WALLET_ID_SCHEMA = { type: "string", pattern: caseless(WALLET_ID) } as const;
 
 /** A wallet id in a path, by the one wallet-id rule (wallet/wallets.ts); anything else names none. */
 export const pathWalletIdField = v.pipe(
@@ -211,7 +211,7 @@ const OVERLONG_AMOUNT_TEXT = {
   "too-long": amountTooLong("amount"),
 };
 
-export const amountField = v.pipe(
+const amountField = v.pipe(
   v.union([v.string(), v.number()], AMOUNT_MESSAGES["not-numeric"]),
   v.check((x) => x !== "", EMPTY),
   v.rawCheck(({ dataset, addIssue }) => {
@@ -234,7 +234,7 @@ export const amountField = v.pipe(
   }),
 );
 
-export const noteField = v.optional(textField(MAX_TEXT, "note"), "");
+const noteField = v.optional(textField(MAX_TEXT, "note"), "");
 
 /** What noteField says of a note a dialect has read as text itself: its refusal, or undefined. */
 export const noteRefusal = (note: string) => v.safeParse(noteField, note).issues?.[0].message;
