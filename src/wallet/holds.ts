@@ -59,7 +59,7 @@ export async function placeHold(ctx: ServiceContext, input: HoldInput): Promise<
   const createdAtS = seconds(nowMs);
   // From the next whole second: a hold lasts at least the seconds asked, never a moment less.
   const placed = await writes.insertHold(ctx.db, {
-    userId: user!.id,
+    userId: user.id,
     walletId: wallet.id,
     ...amountOf(input.amount, wallet),
     requestId: input.requestId,

@@ -40,7 +40,7 @@ export const exists = ({ existingId, existingHoldId }: KeyUse) =>
 export const nameOf = (ref: UserRef) => ref.as ?? ("id" in ref ? ref.id : ref.login);
 
 /** The users the refs name, in order, or a `user_not_found` refusal for the first missing. */
-export async function requireUsers(db: Db, refs: UserRef[]) {
+export async function requireUsers<const R extends readonly UserRef[]>(db: Db, refs: R) {
   const ids = refs.flatMap((ref) => ("id" in ref ? [ref.id] : []));
   const byId = ids.length > 0 ? await findUsers(db, ids) : new Map();
   const found: { id: number; username: string }[] = [];
@@ -49,7 +49,7 @@ export async function requireUsers(db: Db, refs: UserRef[]) {
     if (!user) throw new Refusal({ code: "user_not_found", userId: nameOf(ref) });
     found.push({ id: user.id, username: user.username });
   }
-  return found;
+  return found as { [K in keyof R]: { id: number; username: string } };
 }
 
 export async function requireWallet(db: Db, walletId: string) {
@@ -85,7 +85,7 @@ async function postSingle(ctx: ServiceContext, txnType: "CREDIT" | "DEBIT", inpu
   const wallet = await requireWallet(ctx.db, input.walletId);
   const [user] = await requireUsers(ctx.db, [input.user]);
   const spec = {
-    user: user!,
+    user,
     wallet,
     txnType,
     ...amountOf(input.amount, wallet),
@@ -98,7 +98,7 @@ async function postSingle(ctx: ServiceContext, txnType: "CREDIT" | "DEBIT", inpu
     ? ctx.ledger.postCredit(e)
     : appendEntries(ctx.db, [e]));
   if (!result.created) throw exists(result);
-  return { transactionId: result.ids[0]!, userId: user!.id };
+  return { transactionId: result.ids[0]!, userId: user.id };
 }
 
 /** Credits a user's wallet. */
@@ -144,10 +144,7 @@ export async function resolveTransfer(
 ) {
   requireAdmin(ctx, "write");
   if (namesOneUser(input.from, input.to)) throw new Refusal({ code: "same_user" });
-  const [from, to] = (await requireUsers(ctx.db, [input.from, input.to])) as [
-    { id: number; username: string },
-    { id: number; username: string },
-  ];
+  const [from, to] = await requireUsers(ctx.db, [input.from, input.to]);
   if (from.id === to.id) throw new Refusal({ code: "same_user" });
   const wallet = await requireWallet(ctx.db, input.walletId);
   return { from, to, wallet, amount: amountOf(input.amount, wallet) };

@@ -122,7 +122,7 @@ export async function endSession(db: Db, d1: D1Database, principal: Principal, n
 export async function endUserSessions(ctx: ServiceContext, ref: UserRef) {
   requireAdmin(ctx, "write");
   const [user] = await requireUsers(ctx.db, [ref]);
-  const userId = user!.id;
+  const userId = user.id;
   const nowMs = ctx.nowMs();
   const revoked = await revokeSessionsOf(ctx.db, userId, nowMs);
   forgetSessions(
