@@ -298,16 +298,6 @@ export function notReversible(entries: { reversesId: number | null; amountMinor:
   return undefined;
 }
 
-/** Whether an entry of this transfer already has its reversal: a half reversed on its own. */
-async function halfReversedAlone(db: Db, movement: { entry: { id: number } }[]) {
-  if (movement.length < 2) return false;
-  const reversed = await reversedAmong(
-    db,
-    movement.map((m) => m.entry.id),
-  );
-  return reversed.size > 0;
-}
-
 /**
  * Reverses an entry by appending its opposite, linked by reverses_id (never editing it). A transfer
  * is reversed as a whole. A second reversal writes nothing (its first entry's guard finds the first
@@ -330,13 +320,11 @@ export async function reverse(
   const target = movement.find((m) => m.entry.id === id);
   if (!target || (input.userId !== undefined && target.entry.userId !== input.userId))
     throw new Refusal({ code: "transaction_not_found", ref });
-  const why = notReversible(movement.map((m) => m.entry));
+  const entries = movement.map((m) => m.entry);
+  const why = notReversible(entries);
   if (why) throw new Refusal({ code: "not_reversible", why });
   // Each half in its own wallet and units: a site's imported transfer may link two wallets.
-  const wallets = await walletsOf(
-    ctx.db,
-    movement.map((m) => m.entry),
-  );
+  const wallets = await walletsOf(ctx.db, entries);
   const stamp = ctx.stamp();
   const transferId = movement.length > 1 ? crypto.randomUUID() : undefined;
   const write = (ordered: typeof movement) => {
@@ -366,9 +354,12 @@ export async function reverse(
     // first, and then this movement can still never be reversed, so that is the answer. A reversal
     // of the whole movement, however concurrent, is found by the first entry's guard instead and
     // answered below.
+    const ids = entries.map((e) => e.id);
     const reversedAlone =
       (err instanceof LedgerRefusal && err.reason === "already-reversed") ||
-      (verdictOf(err) !== undefined && (await halfReversedAlone(ctx.db, movement)));
+      (verdictOf(err) !== undefined &&
+        ids.length > 1 &&
+        (await reversedAmong(ctx.db, ids)).size > 0);
     throw reversedAlone ? new Refusal({ code: "already_reversed", ref }) : err;
   });
   if (!result.created && (result.existingId ?? result.existingHoldId) !== undefined)
