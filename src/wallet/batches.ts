@@ -4,8 +4,7 @@
 // UNIQUE keys) refuse the whole batch or none of it. A refusal names the operation it came from.
 
 import { findBatchByKey } from "../db/batches";
-import { refusedPositions } from "../db/holds";
-import { newestEntries, pairKey } from "../db/ledger";
+import { pairKey } from "../db/ledger";
 import { findUsers } from "../db/users";
 import type { Wallet } from "../db/wallets";
 import { type NewEntry, usedUnder } from "../ledger/append";
@@ -14,6 +13,7 @@ import { entry, seconds } from "../ledger/entries";
 import { exactText, MAX_MINOR } from "../ledger/money";
 import { requestKey } from "../ledger/request-key";
 import { requireAdmin, type ServiceContext } from "./context";
+import { refusalStates } from "./holds";
 import {
   type AmountSent,
   amountOf,
@@ -124,17 +124,9 @@ function checkBalanced(ops: BatchOperation[], moves: { wallet: Wallet; amountMin
 
 /**
  * Which entry the ledger refused with `verdict`, by replaying the entries (the database already
- * refused the batch; this only names the operation). First against the balances as they stand and
- * the holds still held that counted at the entries' instant: when nothing was written since the
- * refusal, the state the database refused them in. Should that state pay every leg, money moved in
- * between: then against the holds as they stood at the entries' own instant, as the database's
- * guard counted them (transactions_within_available: `expires_at_s > created_at_s`; a hold expired
- * or voided since still counts where the balance covers it, one captured since does not, its DEBIT
- * being in the balance: db/holds.ts refusedPositions), and should none be refused then either (a
- * credit paid the leg), the wallets' newest entries are undone one at a time, newest first, and
- * the legs replayed against each state the ledger was in (a hold captured by a DEBIT undone counts
- * again): the latest that refuses them names the entry (the batch was refused at that state or an
- * earlier one). -1 when no state within reach refuses them.
+ * refused the batch; this only names the operation) against each state it may have refused them
+ * in, latest first (holds.ts refusalStates): the first that refuses one names the entry. -1 when
+ * no state within reach refuses them.
  * In BigInt: a hundred legs of the largest amount run past 2^53.
  */
 export async function firstRefused(
@@ -145,38 +137,20 @@ export async function firstRefused(
   const pairs = [...new Map(entries.map((e) => [pairKey(e), e])).values()];
   // Every entry of a batch carries its stamp's second (ledger/entries.ts entry).
   const judgedAtS = entries[0]?.createdAtS ?? seconds(ctx.nowMs());
-  const found = await refusedPositions(ctx.db, pairs, judgedAtS);
   const limit = BigInt(MAX_MINOR);
-  const refusedFrom = (start: Map<string, bigint>, held: Map<string, bigint>) => {
-    const balance = new Map(start);
-    return entries.findIndex((e) => {
+  for await (const state of refusalStates(ctx.db, pairs, judgedAtS)) {
+    const balance = new Map([...state].map(([k, p]) => [k, BigInt(p.balanceMinor)]));
+    const refused = entries.findIndex((e) => {
       const k = pairKey(e);
       const moved = BigInt(e.txnType === "CREDIT" ? e.amountMinor : -e.amountMinor);
       const after = balance.get(k)! + moved;
       balance.set(k, after);
       // Past the largest balance only by a credit: a debit past its negative is an overdraft.
       if (verdict === "balance-limit") return moved > 0n && after > limit;
-      const h = held.get(k)!;
+      const h = BigInt(state.get(k)!.heldMinor);
       return moved < 0n && after < (h > 0n ? h : 0n);
     });
-  };
-  const state = (of: "now" | "judged") => ({
-    balances: new Map(pairs.map((p, i) => [pairKey(p), BigInt(found[i]![of].balanceMinor)])),
-    held: new Map(pairs.map((p, i) => [pairKey(p), BigInt(found[i]![of].heldMinor)])),
-  });
-  const now = state("now");
-  const asStands = refusedFrom(now.balances, now.held);
-  if (asStands !== -1) return asStands;
-  const { balances, held } = state("judged");
-  const asJudged = refusedFrom(balances, held);
-  if (asJudged !== -1) return asJudged;
-  const foundOf = new Map(pairs.map((p, i) => [pairKey(p), found[i]!]));
-  for (const e of await newestEntries(ctx.db, pairs, judgedAtS)) {
-    const then = foundOf.get(pairKey(e))!.at(e.balanceBeforeMinor, e.heldMinor);
-    balances.set(pairKey(e), BigInt(then.balanceMinor));
-    held.set(pairKey(e), BigInt(then.heldMinor));
-    const i = refusedFrom(balances, held);
-    if (i !== -1) return i;
+    if (refused !== -1) return refused;
   }
   return -1;
 }

@@ -5,6 +5,7 @@
 import type { Db } from "../db/client";
 import type { Hold, HoldStatus } from "../db/holds";
 import * as reads from "../db/holds";
+import { newestEntries, pairKey } from "../db/ledger";
 import { findWalletCached, type Wallet } from "../db/wallets";
 import { entry, seconds } from "../ledger/entries";
 import type { HoldRecordOf } from "../ledger/hold-record";
@@ -206,6 +207,35 @@ export async function availableBalances(ctx: ServiceContext, asked: number | und
   const { userExists, rows } = await reads.balancesWithHolds(ctx.db, userId, seconds(ctx.nowMs()));
   if (!userExists) throw new Refusal({ code: "user_not_found", userId });
   return rows.map((r) => ({ wallet: r.wallet, ...withHolds(r) }));
+}
+
+/**
+ * The states a write the database refused at `atS` may have been judged in, latest first: each
+ * (user, wallet) pair's balance and what holds reserve of it, by pairKey. First as they stand, with
+ * the holds still held that counted at `atS`: when nothing was written since the refusal, the state
+ * the database refused it in. Then with the holds as they stood at `atS`, as the database's guard
+ * counted them (transactions_within_available: `expires_at_s > created_at_s`; a hold expired or
+ * voided since still counts where the balance covers it, one captured since does not, its DEBIT
+ * being in the balance: db/holds.ts refusedPositions). Then, should money have arrived since, with
+ * the wallets' newest entries undone one at a time, newest first (a hold captured by a DEBIT undone
+ * counting again). The latest state that refuses the write is one it was refused in, or one after
+ * it. Each is read only when the one before did not serve.
+ */
+export async function* refusalStates(
+  db: Db,
+  pairs: { userId: number; walletId: string }[],
+  atS: number,
+) {
+  const found = await reads.refusedPositions(db, pairs, atS);
+  const keys = pairs.map(pairKey);
+  yield new Map(keys.map((k, i) => [k, found[i]!.now]));
+  const state = new Map(keys.map((k, i) => [k, found[i]!.judged]));
+  yield state;
+  const foundOf = new Map(keys.map((k, i) => [k, found[i]!]));
+  for (const e of await newestEntries(db, pairs, atS)) {
+    state.set(pairKey(e), foundOf.get(pairKey(e))!.at(e.balanceBeforeMinor, e.heldMinor));
+    yield state;
+  }
 }
 
 /** Statements one sweep writes at the most; what is left waits for the next minute's. */
