@@ -7,7 +7,7 @@ import { findBatchByKey } from "../db/batches";
 import { pairKey } from "../db/ledger";
 import { findUsers } from "../db/users";
 import type { Wallet } from "../db/wallets";
-import { type NewEntry, usedUnder } from "../ledger/append";
+import { keyUse, type NewEntry, usedUnder } from "../ledger/append";
 import { appendBatch, BatchConflict } from "../ledger/batches";
 import { entry, seconds } from "../ledger/entries";
 import { exactText, MAX_MINOR } from "../ledger/money";
@@ -17,6 +17,7 @@ import { refusalStates } from "./holds";
 import {
   type AmountSent,
   amountOf,
+  exists,
   nameOf,
   namesOneUser,
   requireWallet,
@@ -211,14 +212,9 @@ async function refusedBatch(
   if (err instanceof BatchConflict && err.reason === "key-used") {
     for (const [i, e] of entries.entries()) {
       if (!e.keyed) continue;
-      const [use] = await usedUnder(ctx.db, e.userId, e.requestId);
-      if (use?.entryId != null)
-        return operationRefusal(legs[i]!.index, {
-          code: "transaction_exists",
-          existingId: use.entryId,
-        });
-      if (use?.holdId != null)
-        return operationRefusal(legs[i]!.index, { code: "hold_exists", holdId: use.holdId });
+      const use = keyUse(await usedUnder(ctx.db, e.userId, e.requestId));
+      if ((use.existingId ?? use.existingHoldId) !== undefined)
+        return operationRefusal(legs[i]!.index, exists(use).reason);
     }
     return err;
   }
