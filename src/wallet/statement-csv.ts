@@ -45,17 +45,12 @@ export const numberCell = (text: string) => (PLAIN_NUMBER.test(text) ? text : te
 
 // csv-stringify quotes a field holding the record delimiter only as the whole "\r\n": a note with a
 // lone LF or CR would start a new row in a reader, its next line a cell no leading quote guards.
-const csv = (rows: string[][]) =>
-  stringify(rows, { record_delimiter: "\r\n", eof: true, quoted_match: /[\r\n]/ });
+const csv = (rows: string[][], quoted = /[\r\n]/) =>
+  stringify(rows, { record_delimiter: "\r\n", eof: true, quoted_match: quoted });
 
 // Its first cell quoted: Excel opens a text file whose first two bytes are `ID` as a SYLK file, and
 // says the file is corrupt or of another format before it reads it as the CSV it is.
-export const statementCsvHeader = () =>
-  stringify([[...STATEMENT_CSV_COLUMNS]], {
-    record_delimiter: "\r\n",
-    eof: true,
-    quoted_match: /^ID$/,
-  });
+export const statementCsvHeader = () => csv([[...STATEMENT_CSV_COLUMNS]], /^ID$/);
 
 /** Rows of the CSV: dates as the JSON's (site-local and UTC), amounts exact in the stored places. */
 export function statementCsvRows(rows: StatementRow[], s: Statement, site: SiteSettings) {
