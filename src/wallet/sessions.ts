@@ -13,7 +13,6 @@ import {
   createSession,
   findSession,
   liveOf,
-  revokeSession,
   revokeSessionsOf,
 } from "../db/sessions";
 import { seconds } from "../ledger/entries";
@@ -105,14 +104,6 @@ export async function sessionPrincipal(
   learnBookmark(db, cached.learnt);
   // The role is the user's as the database has it now, as a key's is: a token names only who.
   return { ...principal, role: cached.role };
-}
-
-/** Ends one session (sign-out); whether it was live. At once in this isolate, within 5 s elsewhere. */
-export async function endSession(db: Db, d1: D1Database, principal: Principal, nowMs: number) {
-  if (principal.sessionId === undefined) return false;
-  const ended = await revokeSession(db, principal.sessionId, nowMs);
-  forgetSessions(d1, principal.userId, principal.sessionId);
-  return ended;
 }
 
 /**

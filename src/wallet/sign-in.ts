@@ -11,12 +11,14 @@ import {
   PERSISTENT_TOKEN_LIFETIME_S,
   TOKEN_LIFETIME_S,
 } from "../auth/tokens";
+import { forgetSessions } from "../db/isolate-cache";
+import { revokeSession } from "../db/sessions";
 import { findUserBy, replacePasswordHash } from "../db/users";
 import { SignInAttempt, unlockAccount } from "../throttle/sign-in";
 import { caller, type IdRef, requireAdmin, type ServiceContext } from "./context";
 import { giveBackAfter } from "./faults";
 import { Refusal } from "./refusal";
-import { endSession, openSession } from "./sessions";
+import { openSession } from "./sessions";
 import { loginsOf } from "./users";
 
 export type Credentials = {
@@ -103,13 +105,17 @@ async function openAfterChange<T>(
   return check.valid ? open(now.passwordHash, check.upgradedHash) : null;
 }
 
-/** Ends the caller's own session; an API key has none (`no_session`). */
+/**
+ * Ends the caller's own session, at once in this isolate, within 5 s elsewhere; an API key has none
+ * (`no_session`).
+ */
 export async function signOut(ctx: ServiceContext) {
-  const principal = caller(ctx);
-  if (principal.sessionId === undefined) throw new Refusal({ code: "no_session" });
+  const { userId, sessionId } = caller(ctx);
+  if (sessionId === undefined) throw new Refusal({ code: "no_session" });
   // A session revoked meanwhile (a racing sign-out) was refused by authentication or ends here.
-  await endSession(ctx.db, ctx.d1, principal, ctx.nowMs());
-  return { userId: principal.userId };
+  await revokeSession(ctx.db, sessionId, ctx.nowMs());
+  forgetSessions(ctx.d1, userId, sessionId);
+  return { userId };
 }
 
 /**
