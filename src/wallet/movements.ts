@@ -7,7 +7,7 @@ import { atPrimary, type Db } from "../db/client";
 import { findMovement, pairBalances, pairKey, transferHalves } from "../db/ledger";
 import { findUserBy, findUsers } from "../db/users";
 import { findWalletCached, type Wallet } from "../db/wallets";
-import { appendEntries, type KeyUse, LedgerRefusal } from "../ledger/append";
+import { appendEntries, type KeyUse, LedgerRefusal, type NewEntry } from "../ledger/append";
 import { type EntrySpec, entry } from "../ledger/entries";
 import { type AmountPolicy, amountToMinor, MAX_MINOR, numberText } from "../ledger/money";
 import { type IdRef, requireAdmin, type ServiceContext } from "./context";
@@ -217,12 +217,7 @@ export const opposite = (
 });
 
 /** An entry as its undoing is ordered: its chain (a user's wallet), its side and its amount. */
-type Undone = {
-  userId: number;
-  walletId: string;
-  txnType: "CREDIT" | "DEBIT";
-  amountMinor: number;
-};
+type Undone = Pick<NewEntry, "userId" | "walletId" | "txnType" | "amountMinor">;
 
 /**
  * The order entries are undone in, in one batch: as given, but in the places each chain holds,
