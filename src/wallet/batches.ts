@@ -9,7 +9,7 @@ import { findUsers } from "../db/users";
 import type { Wallet } from "../db/wallets";
 import { keyUse, type NewEntry, usedUnder } from "../ledger/append";
 import { appendBatch, BatchConflict } from "../ledger/batches";
-import { entry, seconds } from "../ledger/entries";
+import { type EntrySpec, entry, seconds } from "../ledger/entries";
 import { exactText, MAX_MINOR } from "../ledger/money";
 import { requestKey } from "../ledger/request-key";
 import { requireAdmin, type ServiceContext } from "./context";
@@ -49,10 +49,7 @@ async function at<T>(index: number, f: () => T | Promise<T>): Promise<T> {
   }
 }
 
-type Leg = {
-  index: number;
-  spec: Omit<Parameters<typeof entry>[0], "wallet"> & { wallet: Wallet };
-};
+type Leg = { index: number; spec: EntrySpec };
 
 /**
  * Each operation's entries (a transfer's DEBIT then CREDIT), found and converted; nothing written.
