@@ -19,9 +19,6 @@ import { seconds } from "../ledger/entries";
 import { requireAdmin, type ServiceContext, type TokenKeys } from "./context";
 import { requireUsers, type UserRef } from "./movements";
 
-/** 128 random bits in base64url (22 characters). */
-const newSessionId = () => randomBase64Url(16);
-
 /**
  * A new session of `audience` for `principal` and its token; `also` are writes that go in the same
  * batch (a sign-in's hash upgrade). With `passwordHash` (the hash the sign-in checked), null when
@@ -45,7 +42,8 @@ export async function openSession(
     passwordHash?: string;
   },
 ) {
-  const id = newSessionId();
+  // 128 random bits in base64url (22 characters).
+  const id = randomBase64Url(16);
   // The row expires with the token: `exp` is whole seconds from `iat`, the second nowMs falls in.
   const expiresAtMs = (seconds(nowMs) + lifetimeS) * 1000;
   const created = await createSession(
@@ -112,8 +110,7 @@ export async function sessionPrincipal(
  */
 export async function endUserSessions(ctx: ServiceContext, ref: UserRef) {
   requireAdmin(ctx, "write");
-  const [user] = await requireUsers(ctx.db, [ref]);
-  const userId = user.id;
+  const [{ id: userId }] = await requireUsers(ctx.db, [ref]);
   const nowMs = ctx.nowMs();
   const revoked = await revokeSessionsOf(ctx.db, userId, nowMs);
   forgetSessions(
