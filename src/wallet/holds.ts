@@ -19,14 +19,7 @@ import {
   requireReader,
   type ServiceContext,
 } from "./context";
-import {
-  type AmountSent,
-  amountOf,
-  exists,
-  type MoveInput,
-  requireUsers,
-  requireWallet,
-} from "./movements";
+import { type AmountSent, amountOf, exists, type MoveInput, resolveMove } from "./movements";
 import { Refusal } from "./refusal";
 
 /** How long a hold lasts unless the caller says: 7 days; at most 30. */
@@ -53,18 +46,14 @@ type HoldInput = Omit<MoveInput, "metaData"> & { expiresInS: number };
 
 /** Places a hold; a used request_id (an entry's or a hold's) and a short balance are refusals. */
 export async function placeHold(ctx: ServiceContext, input: HoldInput): Promise<HoldView> {
-  requireAdmin(ctx, "write");
-  const wallet = await requireWallet(ctx.db, input.walletId);
-  const [user] = await requireUsers(ctx.db, [input.user]);
+  const { user, wallet, ...move } = await resolveMove(ctx, input);
   const nowMs = ctx.nowMs();
   const createdAtS = seconds(nowMs);
   // From the next whole second: a hold lasts at least the seconds asked, never a moment less.
   const placed = await writes.insertHold(ctx.db, {
     userId: user.id,
     walletId: wallet.id,
-    ...amountOf(input.amount, wallet),
-    requestId: input.requestId,
-    note: input.note,
+    ...move,
     createdAtS,
     expiresAtS: Math.ceil(nowMs / 1000) + input.expiresInS,
   });

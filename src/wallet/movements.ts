@@ -77,28 +77,29 @@ export function amountOf(amount: AmountSent, wallet: Wallet) {
 }
 
 /**
+ * What a credit, a debit or a hold names, for an administrator: its wallet, then its user, and the
+ * amount in the wallet's units; with the request_id and the note as sent.
+ */
+export async function resolveMove(ctx: ServiceContext, input: Omit<MoveInput, "metaData">) {
+  requireAdmin(ctx, "write");
+  const wallet = await requireWallet(ctx.db, input.walletId);
+  const [user] = await requireUsers(ctx.db, [input.user]);
+  const { requestId, note } = input;
+  return { user, wallet, ...amountOf(input.amount, wallet), requestId, note };
+}
+
+/**
  * One CREDIT or DEBIT, idempotent on (user, request_id): a credit through the request's ledger
  * (over D1, group-committed with the credits beside it); a debit, which its balance may refuse, alone.
  */
 async function postSingle(ctx: ServiceContext, txnType: "CREDIT" | "DEBIT", input: MoveInput) {
-  requireAdmin(ctx, "write");
-  const wallet = await requireWallet(ctx.db, input.walletId);
-  const [user] = await requireUsers(ctx.db, [input.user]);
-  const spec = {
-    user,
-    wallet,
-    txnType,
-    ...amountOf(input.amount, wallet),
-    requestId: input.requestId,
-    note: input.note,
-    metaData: input.metaData,
-  };
-  const e = entry(spec, ctx.stamp());
+  const move = await resolveMove(ctx, input);
+  const e = entry({ ...move, txnType, metaData: input.metaData }, ctx.stamp());
   const result = await (txnType === "CREDIT"
     ? ctx.ledger.postCredit(e)
     : appendEntries(ctx.db, [e]));
   if (!result.created) throw exists(result);
-  return { transactionId: result.ids[0]!, userId: user.id };
+  return { transactionId: result.ids[0]!, userId: move.user.id };
 }
 
 /** Credits a user's wallet. */
