@@ -20,7 +20,7 @@ const TokenUser = v.object({
   username: v.string(),
   roles: v.tuple([v.picklist(["administrator", "subscriber"])]),
 });
-/** 128 bits in base64url (wallet/sessions.ts newSessionId). */
+/** 128 bits in base64url (wallet/sessions.ts openSession). */
 const SessionId = v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{22}$/));
 
 type TokenSession = { id: string; audience: Audience };
