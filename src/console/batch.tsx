@@ -19,6 +19,11 @@ import { Csrf, type Notice, Page, Table, userName, When } from "./views";
 
 export const batchScreen = new Hono<ConsoleEnv>({ strict: false });
 
+/** A link to batch `id`'s page, `batch 7`. */
+export const BatchLink = (props: { id: number }) => (
+  <a href={`${BASE}/batches/${props.id}`}>batch {props.id}</a>
+);
+
 /** What a batch's page draws, as its handler read it. */
 type BatchData = {
   /** The batch's id as its path names it. */
@@ -83,20 +88,13 @@ function BatchView(props: { d: BatchData; session: Session; notice: Notice }) {
         {batch.reversal_batch_id ? (
           <>
             {" "}
-            by{" "}
-            <a href={`${BASE}/batches/${batch.reversal_batch_id}`}>
-              batch {batch.reversal_batch_id}
-            </a>
+            by <BatchLink id={batch.reversal_batch_id} />
           </>
         ) : null}
         {batch.reverses_batch_id ? (
           <>
             {" "}
-            (reverses{" "}
-            <a href={`${BASE}/batches/${batch.reverses_batch_id}`}>
-              batch {batch.reverses_batch_id}
-            </a>
-            )
+            (reverses <BatchLink id={batch.reverses_batch_id} />)
           </>
         ) : null}
         .

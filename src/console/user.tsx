@@ -13,6 +13,7 @@ import { formatExact, formatMoney } from "../wallet/rules";
 import { endUserSessions } from "../wallet/sessions";
 import { allWallets } from "../wallet/wallets";
 import { attempt, backRefused } from "./api";
+import { BatchLink } from "./batch";
 import type { ConsoleEnv, Session } from "./env";
 import { back, freshKey, noticeOf, PER_PAGE, plural, type Wallet } from "./page";
 import { noSuch, withIds } from "./path-ids";
@@ -157,7 +158,7 @@ export const EntryType = ({ e }: { e: EntryRow["entry"] }) => (
     {e.batchId ? (
       <>
         {" "}
-        <a href={`${BASE}/batches/${e.batchId}`}>batch {e.batchId}</a>
+        <BatchLink id={e.batchId} />
       </>
     ) : null}
   </>
