@@ -12,12 +12,11 @@ import { BASE } from "./session";
 import {
   Choice,
   CopyButton,
-  Csrf,
   Field,
+  NewForm,
   type Notice,
   Page,
   PostButton,
-  RequiredNote,
   refusedForm,
   Table,
   When,
@@ -91,34 +90,23 @@ function ApiKeysView(props: {
       <section>
         <KeysTable keys={props.keys} session={session} />
       </section>
-      <section>
-        <h2>New API key</h2>
-        <form class="stack" method="post" action={page}>
-          <Csrf session={session} />
-          <RequiredNote />
-          <Field label="Name" name="name" refused={refused} required autocomplete="off" />
-          <Choice
-            label="Scope"
-            name="scope"
-            refused={refused}
-            required
-            options={(kept) =>
-              ["read-write", "read", "write"].map((scope) => (
-                <option value={scope} selected={scope === kept}>
-                  {scope}
-                </option>
-              ))
-            }
-          />
-          <Field
-            label="Username (empty: you)"
-            name="username"
-            refused={refused}
-            autocomplete="off"
-          />
-          <button type="submit">Create key</button>
-        </form>
-      </section>
+      <NewForm title="New API key" action={page} session={session} button="Create key">
+        <Field label="Name" name="name" refused={refused} required autocomplete="off" />
+        <Choice
+          label="Scope"
+          name="scope"
+          refused={refused}
+          required
+          options={(kept) =>
+            ["read-write", "read", "write"].map((scope) => (
+              <option value={scope} selected={scope === kept}>
+                {scope}
+              </option>
+            ))
+          }
+        />
+        <Field label="Username (empty: you)" name="username" refused={refused} autocomplete="off" />
+      </NewForm>
     </Page>
   );
 }

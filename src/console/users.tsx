@@ -12,7 +12,7 @@ import type { ConsoleEnv, Session } from "./env";
 import { back, field, noticeOf, PER_PAGE, plural, type Wallet } from "./page";
 import { PageNumber, queryOf, Text } from "./query";
 import { BASE } from "./session";
-import { Csrf, Field, type Notice, Page, Pager, RequiredNote, refusedForm, Table } from "./views";
+import { Field, NewForm, type Notice, Page, Pager, refusedForm, Table } from "./views";
 
 export const usersScreen = new Hono<ConsoleEnv>({ strict: false });
 
@@ -91,31 +91,25 @@ function UsersView(props: { d: Search; session: Session; notice: Notice }) {
         </form>
       </search>
       <Found d={props.d} />
-      <section>
-        <h2>New user</h2>
-        <form class="stack" method="post" action={path}>
-          <Csrf session={session} />
-          <RequiredNote />
-          <Field label="Username" name="username" refused={refused} required autocomplete="off" />
-          <Field
-            label="Email"
-            name="user_email"
-            refused={refused}
-            type="email"
-            required
-            autocomplete="off"
-          />
-          <Field
-            label="Password"
-            name="user_password"
-            refused={refused}
-            type="password"
-            required
-            autocomplete="new-password"
-          />
-          <button type="submit">Create user</button>
-        </form>
-      </section>
+      <NewForm title="New user" action={path} session={session} button="Create user">
+        <Field label="Username" name="username" refused={refused} required autocomplete="off" />
+        <Field
+          label="Email"
+          name="user_email"
+          refused={refused}
+          type="email"
+          required
+          autocomplete="off"
+        />
+        <Field
+          label="Password"
+          name="user_password"
+          refused={refused}
+          type="password"
+          required
+          autocomplete="new-password"
+        />
+      </NewForm>
     </Page>
   );
 }

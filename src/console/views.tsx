@@ -161,6 +161,28 @@ export const RequiredNote = () => (
 );
 
 /**
+ * A list page's section that makes a new record (`New wallet`): its form, posted to `action` with
+ * the CSRF field, the note on required fields, the fields, and the button that sends it.
+ */
+export const NewForm = (props: {
+  title: string;
+  action: string;
+  session: Session;
+  button: string;
+  children: Child;
+}) => (
+  <section>
+    <h2>{props.title}</h2>
+    <form class="stack" method="post" action={props.action}>
+      <Csrf session={props.session} />
+      <RequiredNote />
+      {props.children}
+      <button type="submit">{props.button}</button>
+    </form>
+  </section>
+);
+
+/**
  * The form `form` as its refusal left it (`Notice.refused`), to draw it again: `kept`, the fields as
  * typed, and `fault(name)`, the attributes that mark field `name` invalid, described by the notice,
  * when the refusal is about it (`Notice.refused.at`). Nothing when the notice is another form's or

@@ -8,7 +8,7 @@ import { attempt, backRefused } from "./api";
 import type { ConsoleEnv, Session } from "./env";
 import { back, fieldsOf, noticeOf, type Wallet } from "./page";
 import { BASE } from "./session";
-import { Choice, Csrf, Field, type Notice, Page, RequiredNote, refusedForm, Table } from "./views";
+import { Choice, Field, NewForm, type Notice, Page, refusedForm, Table } from "./views";
 
 export const walletsScreen = new Hono<ConsoleEnv>({ strict: false });
 
@@ -35,51 +35,39 @@ function WalletsView(props: { wallets: Wallet[]; session: Session; notice: Notic
           ))}
         </Table>
       </section>
-      <section>
-        <h2>New wallet</h2>
-        <form class="stack" method="post" action={page}>
-          <Csrf session={props.session} />
-          <RequiredNote />
-          <Field
-            label="Wallet id"
-            name="wallet_id"
-            refused={refused}
-            required
-            autocomplete="off"
-            placeholder="ngn"
-          />
-          <Field label="Name" name="wallet_name" refused={refused} required autocomplete="off" />
-          <Field
-            label="Symbol"
-            name="wallet_symbol"
-            refused={refused}
-            required
-            autocomplete="off"
-          />
-          <Choice
-            label="Symbol position"
-            name="wallet_symbol_position"
-            refused={refused}
-            options={(kept) => (
-              <>
-                <option value="left">left</option>
-                <option value="right" selected={kept === "right"}>
-                  right
-                </option>
-              </>
-            )}
-          />
-          <Field
-            label="Decimals"
-            name="wallet_decimal"
-            refused={refused}
-            inputmode="numeric"
-            value="2"
-            required
-          />
-          <button type="submit">Create wallet</button>
-        </form>
-      </section>
+      <NewForm title="New wallet" action={page} session={props.session} button="Create wallet">
+        <Field
+          label="Wallet id"
+          name="wallet_id"
+          refused={refused}
+          required
+          autocomplete="off"
+          placeholder="ngn"
+        />
+        <Field label="Name" name="wallet_name" refused={refused} required autocomplete="off" />
+        <Field label="Symbol" name="wallet_symbol" refused={refused} required autocomplete="off" />
+        <Choice
+          label="Symbol position"
+          name="wallet_symbol_position"
+          refused={refused}
+          options={(kept) => (
+            <>
+              <option value="left">left</option>
+              <option value="right" selected={kept === "right"}>
+                right
+              </option>
+            </>
+          )}
+        />
+        <Field
+          label="Decimals"
+          name="wallet_decimal"
+          refused={refused}
+          inputmode="numeric"
+          value="2"
+          required
+        />
+      </NewForm>
     </Page>
   );
 }

@@ -20,13 +20,12 @@ import { withIds } from "./path-ids";
 import { BASE } from "./session";
 import {
   CopyButton,
-  Csrf,
   Empty,
   Field,
+  NewForm,
   type Notice,
   Page,
   PostButton,
-  RequiredNote,
   refusedForm,
   Table,
   When,
@@ -142,31 +141,25 @@ function WebhooksView(props: {
       {props.hooks.map(({ hook, deliveries }) => (
         <Endpoint hook={hook} deliveries={deliveries} session={session} />
       ))}
-      <section>
-        <h2>New webhook</h2>
-        <form class="stack" method="post" action={page}>
-          <Csrf session={session} />
-          <RequiredNote />
-          <Field
-            label="URL (https://)"
-            name="url"
-            refused={refused}
-            type="url"
-            required
-            autocomplete="off"
-          />
-          <Field
-            label="Events, comma-separated"
-            name="events"
-            refused={refused}
-            value="transaction.created"
-            required
-            autocomplete="off"
-          />
-          <Field label="Description" name="description" refused={refused} autocomplete="off" />
-          <button type="submit">Create webhook</button>
-        </form>
-      </section>
+      <NewForm title="New webhook" action={page} session={session} button="Create webhook">
+        <Field
+          label="URL (https://)"
+          name="url"
+          refused={refused}
+          type="url"
+          required
+          autocomplete="off"
+        />
+        <Field
+          label="Events, comma-separated"
+          name="events"
+          refused={refused}
+          value="transaction.created"
+          required
+          autocomplete="off"
+        />
+        <Field label="Description" name="description" refused={refused} autocomplete="off" />
+      </NewForm>
     </Page>
   );
 }
