@@ -59,10 +59,6 @@ function moveOf(action: Move, userId: number, form: Fields): Movement {
   };
 }
 
-/** The entry `id`, as the ledger named it (the one a movement wrote). */
-const entryById = (c: Context<ConsoleEnv>, id: number) =>
-  readTransaction(c.var.service, { id, ref: String(id) });
-
 /** The movement made by the verb of the form's action. */
 const moveWith = (c: Context<ConsoleEnv>, action: Move, m: Movement) =>
   m.to
@@ -265,7 +261,9 @@ for (const action of MOVES)
         // and for a credit or a debit which way and which entry; the text typed if the database
         // is too busy to say (the money moved all the same).
         const entryId = "debitId" in value ? value.debitId : value.transactionId;
-        const written = await attemptMoney(c, () => entryById(c, entryId));
+        const written = await attemptMoney(c, () =>
+          readTransaction(c.var.service, { id: entryId, ref: String(entryId) }),
+        );
         const amount = written.ok
           ? formatExact(written.value.entry.amountMinor, written.value)
           : field(form, "amount");
