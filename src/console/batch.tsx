@@ -15,7 +15,7 @@ import type { ConsoleEnv, Session } from "./env";
 import { back, fieldsOf, noticeOf } from "./page";
 import { noSuch, withIds } from "./path-ids";
 import { BASE } from "./session";
-import { Csrf, type Notice, Page, Table, userName, When } from "./views";
+import { Csrf, Field, type Notice, Page, Table, userName, When } from "./views";
 
 export const batchScreen = new Hono<ConsoleEnv>({ strict: false });
 
@@ -107,10 +107,7 @@ function BatchView(props: { d: BatchData; session: Session; notice: Notice }) {
             undone, and a batch is reversed at most once.
           </p>
           <Csrf session={props.session} />
-          <label>
-            <span>Note</span>
-            <input name="note" autocomplete="off" />
-          </label>
+          <Field label="Note" name="note" autocomplete="off" />
           <button class="danger" type="submit">
             Reverse batch {id}
           </button>

@@ -32,7 +32,7 @@ import { notFound, type PathId, withIds } from "./path-ids";
 import { queryOf, Text } from "./query";
 import { BASE } from "./session";
 import { MOVES, type Move, moveLabel, typeOf } from "./user";
-import { Confirmation, Details, Page, userName, When } from "./views";
+import { Confirmation, Details, Field, Page, userName, When } from "./views";
 
 export const moneyScreen = new Hono<ConsoleEnv>({ strict: false });
 
@@ -369,10 +369,7 @@ function ReverseView(props: {
           {e.transferId ? ", for both halves of this transfer (the other user's too)" : ""}. It
           cannot be undone, and a transaction is reversed at most once.
         </p>
-        <label>
-          <span>Note</span>
-          <input name="note" autocomplete="off" />
-        </label>
+        <Field label="Note" name="note" autocomplete="off" />
       </Confirmation>
     </Page>
   );

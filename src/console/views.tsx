@@ -207,8 +207,8 @@ export function refusedForm(notice: Notice, form: string) {
  * down a phone's page is then seen marked without its words. For the eye only: the field is
  * described by the notice, so a screen reader hears it once.
  */
-const FieldWhy = (props: { refused: RefusedForm; name: string }) => {
-  const why = props.refused.why(props.name);
+const FieldWhy = (props: { refused: RefusedForm | undefined; name: string }) => {
+  const why = props.refused?.why(props.name);
   return why === undefined ? null : (
     <p class="field-error" aria-hidden="true">
       {why}
@@ -224,13 +224,14 @@ export type RefusedForm = ReturnType<typeof refusedForm>;
  * the attributes given, in their order, then the value `refused` kept for it, then its marks if the
  * refusal is about it. A `value` given is what the form shows until something is kept, and stays
  * where it is written (a kept value takes its place), so a field may draw it before others. A
- * password is never drawn again, whatever was kept.
+ * password is never drawn again, whatever was kept. No `refused`: a form that is never drawn again
+ * (a reversal's note).
  */
 export function Field(
-  props: { label: string; name: string; refused: RefusedForm } & JSX.IntrinsicElements["input"],
+  props: { label: string; name: string; refused?: RefusedForm } & JSX.IntrinsicElements["input"],
 ) {
   const { label, name, refused, ...attributes } = props;
-  const kept = attributes.type === "password" ? undefined : refused.kept[name];
+  const kept = attributes.type === "password" ? undefined : refused?.kept[name];
   // `value` set after the spread keeps the place the spread gave it, if it gave one.
   return (
     <>
@@ -240,7 +241,7 @@ export function Field(
           name={name}
           {...attributes}
           value={kept ?? attributes.value}
-          {...refused.fault(name)}
+          {...refused?.fault(name)}
         />
       </label>
       <FieldWhy refused={refused} name={name} />
