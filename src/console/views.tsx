@@ -485,6 +485,8 @@ export function Chart(props: {
   const [left, top] = [36 + longest * 12, 16 + props.lines.length * 24];
   const sx = (x: number) => left + ((x - minX) / (maxX - minX || 1)) * (w - left - right);
   const sy = (y: number) => h - bottom - ((y - minY) / (maxY - minY || 1)) * (h - top - bottom);
+  // A line's pen, the same in the plot and in the legend that names it.
+  const pen = (l: Line) => ({ stroke: "#1d2330", "stroke-width": "2", "stroke-dasharray": l.dash });
   return (
     <svg class="chart" viewBox={`0 0 ${w} ${h}`} role="img" aria-label={props.title}>
       <title>{props.title}</title>
@@ -507,9 +509,7 @@ export function Chart(props: {
       {props.lines.map((l) => (
         <polyline
           fill="none"
-          stroke="#1d2330"
-          stroke-width="2"
-          stroke-dasharray={l.dash}
+          {...pen(l)}
           points={l.points.map((p) => `${sx(p.x).toFixed(1)},${sy(p.y).toFixed(1)}`).join(" ")}
         />
       ))}
@@ -521,15 +521,7 @@ export function Chart(props: {
       </text>
       {props.lines.map((l, i) => (
         <>
-          <line
-            x1={left}
-            y1={12 + i * 24}
-            x2={left + 40}
-            y2={12 + i * 24}
-            stroke="#1d2330"
-            stroke-width="2"
-            stroke-dasharray={l.dash}
-          />
+          <line x1={left} y1={12 + i * 24} x2={left + 40} y2={12 + i * 24} {...pen(l)} />
           <text x={left + 48} y={12 + i * 24} dominant-baseline="middle">
             {l.label}
           </text>
