@@ -107,9 +107,6 @@ export const fieldWords = ({ error }: ApiError): Record<string, string> =>
       ),
   );
 
-/** The fields a refusal names. */
-export const namedFields = (refusal: ApiError) => Object.keys(fieldWords(refusal));
-
 /**
  * A redirect back to a page that says what was refused ("Reversal refused. …") and why; `refused`,
  * the form's fields to draw it again with, and the fields it is about: those `at` names, else those
@@ -123,7 +120,7 @@ export const backRefused = (
   refusal: ApiError,
   refused?: NonNullable<Notice>["refused"],
 ) => {
-  const at = refused && (refused.at ?? namedFields(refusal));
+  const at = refused && (refused.at ?? Object.keys(fieldWords(refusal)));
   const words = { ...fieldWords(refusal), ...refused?.why };
   return back(c, to, {
     kind: "error",

@@ -8,7 +8,7 @@ import { type ApiError, MalformedRequest } from "../http/errors";
 import { signInFields } from "../http/user-fields";
 import type { RefusalReason } from "../wallet/refusal";
 import { signIn, signOut } from "../wallet/sign-in";
-import { appContext, attempt, namedFields, refusalText } from "./api";
+import { appContext, attempt, fieldWords, refusalText } from "./api";
 import type { ConsoleEnv } from "./env";
 import { back, field, NOT_ADMIN, noticeOf } from "./page";
 import { BASE, endSession, readSession, startSession } from "./session";
@@ -55,7 +55,7 @@ const SIGN_IN_FIELDS: Record<string, string> = { user_email: "email", user_pass:
 const signInFaults = (refusal: ApiError, reason: RefusalReason | undefined) =>
   reason?.code === "invalid_credential"
     ? ["password"]
-    : namedFields(refusal).flatMap((key) => SIGN_IN_FIELDS[key] ?? []);
+    : Object.keys(fieldWords(refusal)).flatMap((key) => SIGN_IN_FIELDS[key] ?? []);
 
 /**
  * What a refused sign-in says: the fields sent empty (past the browser's `required`), by their
