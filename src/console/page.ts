@@ -45,9 +45,6 @@ const NOTICE_MAX = 300;
 /** A notice cookie's value, percent-encoded, at the most: a browser drops a cookie past 4 KB. */
 const NOTICE_COOKIE_MAX = 3_800;
 
-/** A console address's path, without its query or fragment. */
-const pathOf = (to: string) => to.split(/[?#]/, 1)[0]!;
-
 /**
  * A redirect back to a page, with a notice for it to show once. The notice rides in a cookie of the
  * console's own for a minute, signed with JWT_SECRET, never in the address: neither a link anyone
@@ -66,7 +63,7 @@ export async function back(c: Context<ConsoleEnv>, to: string, notice: NonNullab
     notice.refused,
     notice.refused && { ...notice.refused, fields: noteless },
     undefined,
-  ].map((refused) => JSON.stringify([notice.kind, pathOf(to), kept, refused]));
+  ].map((refused) => JSON.stringify([notice.kind, to.split(/[?#]/, 1)[0], kept, refused]));
   const value =
     values.find((v) => encodeURIComponent(v).length <= NOTICE_COOKIE_MAX) ?? values.at(-1)!;
   await setSignedCookie(c, NOTICE_COOKIE, value, consoleKey(c, "notice"), cookieOptions(c, 60));
