@@ -9,10 +9,6 @@ import { EMPTY, integerText } from "../http/fields";
 import { C_SPACE, phpTrim, trimOf } from "../text";
 import { asciiLower, numberText, phpIsNumeric } from "../wallet/rules";
 
-const isDigit = (ch: string | undefined) => ch !== undefined && ch >= "0" && ch <= "9";
-const isHex = (ch: string | undefined) =>
-  ch !== undefined && (isDigit(ch) || (ch >= "a" && ch <= "f") || (ch >= "A" && ch <= "F"));
-
 /** `text` with each of C's white space characters (a tab, a form feed...) made a space. */
 export const cSpaceAsSpace = (text: string) =>
   [...text].map((ch) => (C_SPACE.includes(ch) ? " " : ch)).join("");
@@ -180,6 +176,8 @@ function wpStripAllTags(text: string) {
   return phpTrim(stripTags(out + text.slice(from)));
 }
 
+const HEX_PAIR = /^[0-9A-Fa-f]{2}$/;
+
 /** Removes `%hh` octets, including those that removing others forms (`%%4141` → ``). */
 function stripOctets(text: string) {
   const out: string[] = [];
@@ -187,7 +185,7 @@ function stripOctets(text: string) {
   for (const ch of text) {
     out.push(ch);
     const n = out.length;
-    if (n >= 3 && out[n - 3] === "%" && isHex(out[n - 2]) && isHex(out[n - 1])) {
+    if (n >= 3 && out[n - 3] === "%" && HEX_PAIR.test(out[n - 2]! + out[n - 1]!)) {
       out.length = n - 3;
       found = true;
     }
