@@ -185,13 +185,8 @@ function knownZone(zone: string) {
  * every answer's Link header), and nothing a link must not carry or cannot be followed by.
  */
 function siteUrlProblem(text: string) {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return "not an absolute http(s) URL";
-  }
-  if (!/^https?:\/\//i.test(text) || !["https:", "http:"].includes(url.protocol))
+  const url = URL.parse(text);
+  if (!url || !/^https?:\/\//i.test(text) || !["https:", "http:"].includes(url.protocol))
     return "not an absolute http(s) URL";
   if (/[^!-~]/.test(text)) return "holds a space, a control or a non-ASCII character";
   if (/[<>"\\^`{|}]/.test(text)) return "holds a character a URL must not";

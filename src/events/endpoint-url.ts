@@ -99,12 +99,8 @@ const isLoopback = (host: string) =>
 
 /** Why a URL may not be a webhook endpoint, or null when it may. */
 export function endpointUrlProblem(text: string, allowLocal: boolean): UrlRule | null {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return "shape";
-  }
+  const url = URL.parse(text);
+  if (!url) return "shape";
   // Only web URLs: a scheme without a host (mailto:, data:, javascript:) is named as what it is.
   if (url.protocol !== "https:" && url.protocol !== "http:") return "scheme";
   // Any "#" starts a fragment, an empty one too (`url.hash` is "" for "…/x#").
