@@ -32,6 +32,9 @@ export const DAY_MS = 24 * 60 * MINUTE_MS;
  */
 export const HELD_MS = REFUSAL_FLOOR_MS;
 
+/** A count over `ms` whose lock lasts as long, never doubling: none until the window is out. */
+const flatLock = (ms: number) => ({ windowMs: ms, lockMs: ms, maxLockMs: ms });
+
 /**
  * Each count starts over when its lock ends (`reserve`).
  * - `pair`, one login from one client address: 10 failures within 15 minutes lock that pair for
@@ -47,41 +50,19 @@ export const HELD_MS = REFUSAL_FLOOR_MS;
 export const POLICIES: Record<ThrottleKind | "pair" | "mail", Policy> = {
   pair: { limit: 10, windowMs: 15 * MINUTE_MS, lockMs: MINUTE_MS, maxLockMs: 60 * MINUTE_MS },
   account: { limit: 50, windowMs: 15 * MINUTE_MS, lockMs: MINUTE_MS, maxLockMs: 60 * MINUTE_MS },
-  address: {
-    limit: 100,
-    windowMs: 15 * MINUTE_MS,
-    lockMs: 15 * MINUTE_MS,
-    maxLockMs: 15 * MINUTE_MS,
-  },
+  address: { limit: 100, ...flatLock(15 * MINUTE_MS) },
   // Mail to one address (verification and password reset together), not sign-in rules: they keep
   // the service from flooding an inbox. One client address may ask for 5 in any hour, then none
   // until the hour is out; so a stranger spends only its own share, never the account holder's.
   // Neither is ever given back: reserveInbox counts both or neither, and nothing returns them.
-  mail: {
-    limit: 5,
-    windowMs: 60 * MINUTE_MS,
-    lockMs: 60 * MINUTE_MS,
-    maxLockMs: 60 * MINUTE_MS,
-    givenBack: false,
-  },
+  mail: { limit: 5, ...flatLock(60 * MINUTE_MS), givenBack: false },
   // Every client together may ask for 30 in any hour: silencing an address for the rest of the hour
   // takes six client addresses (IPv4, or IPv6 /64s) asking five times each.
-  inbox: {
-    limit: 30,
-    windowMs: 60 * MINUTE_MS,
-    lockMs: 60 * MINUTE_MS,
-    maxLockMs: 60 * MINUTE_MS,
-    givenBack: false,
-  },
+  inbox: { limit: 30, ...flatLock(60 * MINUTE_MS), givenBack: false },
   // One client address may ask for MAIL_LIMIT_PER_CLIENT mails an hour to any addresses (each call
   // passes the setting as the limit), then none until the hour is out: each mail asked for writes a
   // token row, whether or not an account has the address.
-  client: {
-    limit: MAIL_LIMIT_PER_CLIENT_DEFAULT,
-    windowMs: 60 * MINUTE_MS,
-    lockMs: 60 * MINUTE_MS,
-    maxLockMs: 60 * MINUTE_MS,
-  },
+  client: { limit: MAIL_LIMIT_PER_CLIENT_DEFAULT, ...flatLock(60 * MINUTE_MS) },
 };
 
 /** The back-off is forgotten after a day without a failed attempt (or at once by a success or an unlock). */
