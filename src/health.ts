@@ -23,7 +23,7 @@ async function objectsOfAnotherClass(c: Context<AppEnv>) {
   const throttle = bound(c.env, "LOGIN_THROTTLE");
   const gate = bound(c.env, "HISTORY_GATE");
   const probes = [
-    throttle && (async () => (await objectFor(throttle, "health")).knows("", 0)),
+    throttle && (() => objectFor(throttle, "health").knows("", 0)),
     // acquire is the one method only HistoryGate has. The lease it takes on the "health" object
     // ran out at the epoch's first minute and lives in that object's memory alone.
     gate && (() => gate.get(gate.idFromName("health")).acquire("health", 0)),

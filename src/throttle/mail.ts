@@ -31,7 +31,7 @@ export async function reserveMail(
   nowMs: number,
 ): Promise<{ allowed: true } | MailRefusal> {
   const from = addressKey(clientAddress);
-  const client = perClient > 0 ? await objectFor(ns, `mails from ${from}`) : undefined;
+  const client = perClient > 0 ? objectFor(ns, `mails from ${from}`) : undefined;
   const held = await client?.reserve("client", nowMs, perClient);
   if (held && !held.allowed) return { ...held, spent: "client" };
   // Given back when the address refuses or cannot be asked. A give-back that fails leaves the
@@ -39,7 +39,7 @@ export async function reserveMail(
   const giveBack = async () => {
     if (held) await client?.release("client", held.reservedAtMs, perClient).catch(() => {});
   };
-  const inbox = await objectFor(ns, inboxKey(email));
+  const inbox = objectFor(ns, inboxKey(email));
   const reservation = await inbox.reserveInbox(keyName(from), nowMs).catch(async (err) => {
     await giveBack();
     throw err;
@@ -58,7 +58,7 @@ export async function reserveGuess(
   clientAddress: string | undefined,
   nowMs: number,
 ) {
-  const object = await objectFor(ns, addressKey(clientAddress));
+  const object = objectFor(ns, addressKey(clientAddress));
   const reservation = await object.reserve("address", nowMs);
   return {
     reservation,

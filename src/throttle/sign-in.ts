@@ -16,10 +16,10 @@ export type ThrottleNamespace = Pick<Env["LOGIN_THROTTLE"], "idFromName" | "get"
 export const keyName = (key: string) => sha256Hex(key);
 
 /** One object per key (throttle/mail.ts counts mails by the same rule). */
-export const objectFor = async (ns: ThrottleNamespace, key: string) =>
+export const objectFor = (ns: ThrottleNamespace, key: string) =>
   ns.get(ns.idFromName(keyName(key)));
 
-type ThrottleObject = Awaited<ReturnType<typeof objectFor>>;
+type ThrottleObject = ReturnType<typeof objectFor>;
 
 /**
  * A login as typed, whether or not a user has it, its letters A-Z lowered as the database's lower()
@@ -79,7 +79,7 @@ export async function unlockAccount(
   user: { id: number; logins: string[] },
   nowMs: number,
 ) {
-  const unlock = async (key: string) => (await objectFor(ns, key)).unlock(nowMs);
+  const unlock = async (key: string) => objectFor(ns, key).unlock(nowMs);
   const [cleared] = await Promise.all([
     Promise.all([...new Set(user.logins.map(loginKey))].map(unlock)),
     unlock(accountKey(user.id)),
@@ -96,7 +96,7 @@ export async function unlockAccount(
  * deletion before it is written, not after it (docs/configuration.md).
  */
 export async function expectThrottle(ns: ThrottleNamespace, userId: number, nowMs: number) {
-  await (await objectFor(ns, accountKey(userId))).knows("", nowMs);
+  await objectFor(ns, accountKey(userId)).knows("", nowMs);
 }
 
 /**
@@ -109,9 +109,7 @@ export async function forgetAccount(ns: ThrottleNamespace, user: { id: number; l
   let kept = [...new Set([accountKey(user.id), ...user.logins.map(loginKey)])];
   let fault: unknown;
   for (let round = 0; round < 2 && kept.length > 0; round++) {
-    const tries = await Promise.allSettled(
-      kept.map(async (key) => (await objectFor(ns, key)).forget()),
-    );
+    const tries = await Promise.allSettled(kept.map(async (key) => objectFor(ns, key).forget()));
     kept = kept.filter((_, i) => tries[i]?.status === "rejected");
     fault = tries.find((t) => t.status === "rejected")?.reason;
   }
@@ -155,8 +153,8 @@ export class SignInAttempt {
     ]);
     if (!reservation.allowed) return { user, retryAfterS: reservation.retryAfterS };
     this.address = { ...address, held: reservation };
-    const typed = await objectFor(this.ns, loginKey(login));
-    const account = await objectFor(this.ns, user ? accountKey(user.id) : nobodyKey(login));
+    const typed = objectFor(this.ns, loginKey(login));
+    const account = objectFor(this.ns, user ? accountKey(user.id) : nobodyKey(login));
     const known = await account.knows(name, this.nowMs);
     const held = await typed.reserveSignIn(name, this.nowMs, known);
     if (!held.allowed) {
