@@ -17,6 +17,7 @@ import {
   siteTimeZone,
   usableSecretKey,
   varText,
+  WEBHOOK_SECRET_KEY_MIN_LENGTH,
   webhookLeaseS,
 } from "../settings";
 import { type DeadLetter, type PumpDeps, pumpEndpoint } from "./pump";
@@ -172,9 +173,6 @@ type ConsumerEnv = SettingsEnv & {
   DB: D1Database;
   WEBHOOK_QUEUE?: Queue<Nudge>;
   WEBHOOK_DLQ?: Queue<DeadLetter>;
-  WEBHOOK_SECRET_KEY?: string;
-  WEBHOOK_RETRY_BASE_S?: string;
-  WEBHOOK_LEASE_S?: string;
 };
 
 /** The consumer's dependencies from its bindings: deliveries go out through the runtime's fetch. */
@@ -183,10 +181,7 @@ export function pumpDeps(env: ConsumerEnv): PumpDeps {
     db: createDb(env.DB),
     outbound: (u, i) => fetch(u, i),
     secretKey: varText(env.WEBHOOK_SECRET_KEY),
-    site: {
-      siteUrl: configuredSiteUrl(env),
-      timeZone: siteTimeZone(env),
-    },
+    site: { siteUrl: configuredSiteUrl(env), timeZone: siteTimeZone(env) },
     retryBaseS: retryBaseS(env.WEBHOOK_RETRY_BASE_S),
     leaseS: webhookLeaseS(env.WEBHOOK_LEASE_S),
     allowLocal: flagOn(env.WEBHOOK_ALLOW_LOCAL),
@@ -214,33 +209,28 @@ export function pumpDeps(env: ConsumerEnv): PumpDeps {
  * service refused (each event's links, guids and dates follow them, and the service answers 503
  * meanwhile).
  */
-const deliveryBlockers = (env: ConsumerEnv, deps: PumpDeps) => [
-  ...(bound(env, "DB")
-    ? []
-    : [
-        {
-          setting: "DB",
-          problem: bindingProblem(env, "DB"),
-          effect: "webhook deliveries wait until it is bound",
-        },
-      ]),
-  ...(usableSecretKey(deps.secretKey)
-    ? []
-    : [
-        {
-          setting: "WEBHOOK_SECRET_KEY",
-          problem: "unset or shorter than 32 characters",
-          effect: "webhook deliveries wait until it is set",
-        },
-      ]),
-  ...settingProblems(env)
-    .filter((p) => p.name === "SITE_URL" || p.name === "SITE_TIMEZONE")
-    .map((p) => ({
-      setting: p.name,
-      problem: p.problem,
-      effect: "webhook deliveries wait until it is usable",
-    })),
-];
+function deliveryBlockers(env: ConsumerEnv, deps: PumpDeps) {
+  const blocker = (setting: string, problem: string | null, until: string) => ({
+    setting,
+    problem,
+    effect: `webhook deliveries wait until it is ${until}`,
+  });
+  return [
+    ...(bound(env, "DB") ? [] : [blocker("DB", bindingProblem(env, "DB"), "bound")]),
+    ...(usableSecretKey(deps.secretKey)
+      ? []
+      : [
+          blocker(
+            "WEBHOOK_SECRET_KEY",
+            `unset or shorter than ${WEBHOOK_SECRET_KEY_MIN_LENGTH} characters`,
+            "set",
+          ),
+        ]),
+    ...settingProblems(env)
+      .filter((p) => p.name === "SITE_URL" || p.name === "SITE_TIMEZONE")
+      .map((p) => blocker(p.name, p.problem, "usable")),
+  ];
+}
 
 /**
  * The endpoint's rest goes to a new message, after `delayS`, and this one is done. Without a usable
