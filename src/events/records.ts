@@ -146,10 +146,7 @@ const batchEventRecord = (s: BatchSnapshot, site: SiteSettings) =>
     site,
   );
 
-/** The entry as GET /transactions answers it; the snapshot holds every column that record reads. */
-const entryRecord = (s: EntrySnapshot, site: SiteSettings) => transactionRecord(entryRow(s), site);
-
-/** A snapshot as the row a record is built from. */
+/** A snapshot as the row a record is built from: it holds every column GET /transactions reads. */
 function entryRow(s: EntrySnapshot) {
   return {
     entry: {
@@ -191,7 +188,7 @@ function dataOf(row: EventRow, site: SiteSettings) {
   const snapshot = JSON.parse(row.data);
   switch (row.type as EventType) {
     case "transaction.created":
-      return entryRecord(snapshot as EntrySnapshot, site);
+      return transactionRecord(entryRow(snapshot as EntrySnapshot), site);
     case "user.created":
     case "user.deleted":
       return userRecord(snapshot as UserSnapshot);
