@@ -205,34 +205,6 @@ export function pumpDeps(env: ConsumerEnv): PumpDeps {
 }
 
 /**
- * What stops every delivery: no database, no key to sign with, or a SITE_URL or SITE_TIMEZONE the
- * service refused (each event's links, guids and dates follow them, and the service answers 503
- * meanwhile).
- */
-function deliveryBlockers(env: ConsumerEnv, deps: PumpDeps) {
-  const blocker = (setting: string, problem: string | null, until: string) => ({
-    setting,
-    problem,
-    effect: `webhook deliveries wait until it is ${until}`,
-  });
-  return [
-    ...(bound(env, "DB") ? [] : [blocker("DB", bindingProblem(env, "DB"), "bound")]),
-    ...(usableSecretKey(deps.secretKey)
-      ? []
-      : [
-          blocker(
-            "WEBHOOK_SECRET_KEY",
-            `unset or shorter than ${WEBHOOK_SECRET_KEY_MIN_LENGTH} characters`,
-            "set",
-          ),
-        ]),
-    ...settingProblems(env)
-      .filter((p) => p.name === "SITE_URL" || p.name === "SITE_TIMEZONE")
-      .map((p) => blocker(p.name, p.problem, "usable")),
-  ];
-}
-
-/**
  * The endpoint's rest goes to a new message, after `delayS`, and this one is done. Without a usable
  * WEBHOOK_QUEUE (judged as the fetch handler judges it: unbound, or its name given to something
  * else) this message is retried instead, and the log names the binding.
@@ -254,35 +226,39 @@ async function handOn(env: ConsumerEnv, m: Message<Nudge>, endpointId: number, d
   m.ack();
 }
 
+/** A cause that holds every delivery back, as its log line names it. */
+const blocker = (setting: string, problem: string | null, until: string) => ({
+  setting,
+  problem,
+  effect: `webhook deliveries wait until it is ${until}`,
+});
+
 /**
- * Whether deliveries must wait (a setting missing, or a database behind its code): then every
- * message is acked, and the cause logged, without spending an attempt.
+ * Whether deliveries must wait: then each cause is logged and every message acked, without spending
+ * an attempt. No event is lost: they wait, and the cron's sweep sends them once the cause is gone.
+ * The causes: no database, no key to sign with, or a SITE_URL or SITE_TIMEZONE the service refused
+ * (each event's links, guids and dates follow them, and the service answers 503 meanwhile).
  */
 async function heldBack(messages: readonly Message<Nudge>[], env: ConsumerEnv, deps: PumpDeps) {
-  const blockers = deliveryBlockers(env, deps);
-  if (blockers.length > 0) {
-    // No attempt is spent and no event is lost. They wait, and the cron's sweep sends them once
-    // the setting is right again.
-    for (const blocker of blockers) console.error(JSON.stringify(blocker));
-    for (const m of messages) m.ack();
-    return true;
+  const blockers: ReturnType<typeof blocker>[] = [];
+  if (!bound(env, "DB")) blockers.push(blocker("DB", bindingProblem(env, "DB"), "bound"));
+  if (!usableSecretKey(deps.secretKey)) {
+    const problem = `unset or shorter than ${WEBHOOK_SECRET_KEY_MIN_LENGTH} characters`;
+    blockers.push(blocker("WEBHOOK_SECRET_KEY", problem, "set"));
   }
-  // A database behind its code, likewise, as the cron and every route refuse it: a delivery whose
-  // record an older schema refused would be sent again at every retry. Once it is migrated the
-  // cron's sweep nudges every endpoint still behind. A record of migrations that cannot be read is
-  // left to the delivery's own fault and its log line.
-  if (!(await migratedOnce(bindingOf(deps.db), deps.db).catch(() => true))) {
-    console.error(
-      JSON.stringify({
-        setting: "migrations",
-        problem: NOT_MIGRATED,
-        effect: "webhook deliveries wait until it is migrated",
-      }),
-    );
-    for (const m of messages) m.ack();
-    return true;
-  }
-  return false;
+  for (const { name, problem } of settingProblems(env))
+    if (name === "SITE_URL" || name === "SITE_TIMEZONE")
+      blockers.push(blocker(name, problem, "usable"));
+  // Failing those, a database behind its code, as the cron and every route refuse it: a delivery
+  // whose record an older schema refused would be sent again at every retry. Once it is migrated
+  // the cron's sweep nudges every endpoint still behind. A record of migrations that cannot be read
+  // is left to the delivery's own fault and its log line.
+  if (blockers.length === 0 && !(await migratedOnce(bindingOf(deps.db), deps.db).catch(() => true)))
+    blockers.push(blocker("migrations", NOT_MIGRATED, "migrated"));
+  if (blockers.length === 0) return false;
+  for (const cause of blockers) console.error(JSON.stringify(cause));
+  for (const m of messages) m.ack();
+  return true;
 }
 
 /** The messages by the endpoint they name; one naming none is acked, as there is nothing to do. */
