@@ -143,6 +143,13 @@ export function nudgeAfterCommit(
   })();
 }
 
+/** A cause that holds every delivery back, as its log line names it. */
+const blocker = (setting: string, problem: string | null, until: string) => ({
+  setting,
+  problem,
+  effect: `webhook deliveries wait until it is ${until}`,
+});
+
 /**
  * The cron's sweep: every endpoint with an undelivered event and nothing under way. Without the
  * queue bound, nothing can deliver them: said on each run while events wait.
@@ -155,14 +162,9 @@ export async function sweepOutbox(
   const behind = await endpointsBehind(createDb(d1), nowMs);
   const queue = bound(env, "WEBHOOK_QUEUE");
   if (!queue) {
+    const problem = bindingProblem(env, "WEBHOOK_QUEUE");
     if (behind.length > 0)
-      console.error(
-        JSON.stringify({
-          setting: "WEBHOOK_QUEUE",
-          problem: bindingProblem(env, "WEBHOOK_QUEUE"),
-          effect: "webhook deliveries wait until it is bound",
-        }),
-      );
+      console.error(JSON.stringify(blocker("WEBHOOK_QUEUE", problem, "bound")));
     return 0;
   }
   await send(queue, behind);
@@ -225,13 +227,6 @@ async function handOn(env: ConsumerEnv, m: Message<Nudge>, endpointId: number, d
   await queue.send({ endpointId }, delayS > 0 ? { delaySeconds: delayS } : undefined);
   m.ack();
 }
-
-/** A cause that holds every delivery back, as its log line names it. */
-const blocker = (setting: string, problem: string | null, until: string) => ({
-  setting,
-  problem,
-  effect: `webhook deliveries wait until it is ${until}`,
-});
 
 /**
  * Whether deliveries must wait: then each cause is logged and every message acked, without spending
@@ -320,9 +315,7 @@ export async function consumeNudges(
     console.error(
       JSON.stringify({
         webhook_endpoints: unsited,
-        setting: "SITE_URL",
-        problem: "unset, and the next event's guid is built from it",
-        effect: "webhook deliveries wait until it is set",
+        ...blocker("SITE_URL", "unset, and the next event's guid is built from it", "set"),
       }),
     );
 }
