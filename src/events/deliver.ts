@@ -45,8 +45,8 @@ function originOnly(text: string, url: string) {
     .reduce((masked, form) => masked.replaceAll(form, origin), text);
 }
 
-/** A failed attempt that never connected. */
-const unsent = (error: string): Attempt => ({ ok: false, httpStatus: null, latencyMs: 0, error });
+/** A failed attempt that got no answer (latency 0: none was sent). */
+const noAnswer = (error: string): Attempt => ({ ok: false, httpStatus: null, latencyMs: 0, error });
 
 /**
  * The POST, or a failed attempt without connecting when the URL breaks the rules as they stand now
@@ -62,9 +62,9 @@ export async function postSigned(
   allowLocal: boolean,
 ): Promise<Attempt> {
   const refused = endpointUrlProblem(url, allowLocal);
-  if (refused) return unsent(`url refused: ${refused}`);
+  if (refused) return noAnswer(`url refused: ${refused}`);
   if (secret === null)
-    return unsent("the signing secret does not open with this WEBHOOK_SECRET_KEY");
+    return noAnswer("the signing secret does not open with this WEBHOOK_SECRET_KEY");
   const startedMs = Date.now();
   try {
     const res = await outbound(url, {
@@ -89,11 +89,6 @@ export async function postSigned(
     const why = timedOut
       ? `no answer within ${DELIVERY_TIMEOUT_MS / 1000} s`
       : `could not connect: ${originOnly(err instanceof Error ? err.message : String(err), url)}`;
-    return {
-      ok: false,
-      httpStatus: null,
-      latencyMs: Date.now() - startedMs,
-      error: firstChars(why, ERROR_MAX),
-    };
+    return { ...noAnswer(firstChars(why, ERROR_MAX)), latencyMs: Date.now() - startedMs };
   }
 }
