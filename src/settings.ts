@@ -22,6 +22,13 @@ export const varText = (value: unknown) => (typeof value === "string" ? value : 
 /** A flag var (COMPAT_PUBLIC_READS, WEBHOOK_ALLOW_LOCAL): on only for "true", in any case. */
 export const flagOn = (value: unknown) => varText(value).trim().toLowerCase() === "true";
 
+/**
+ * COMPAT_PUBLIC_READS: the plugin dialect's balances, and every user's transactions, are readable
+ * without credentials, as the plugin had them (docs/compat.md).
+ */
+export const compatPublicReads = (env: { COMPAT_PUBLIC_READS?: string }) =>
+  flagOn(env.COMPAT_PUBLIC_READS);
+
 /** What a flag var may say: anything else is named, and read as off. */
 const FLAG_WORDS = ["", "true", "false"];
 

@@ -4,11 +4,11 @@ import type { Wallet } from "../db/wallets";
 import type { AppEnv } from "../env";
 import { send } from "../http/envelope";
 import type { Input, RouteInfo } from "../http/route";
+import { compatPublicReads } from "../settings";
 import { namedBalances } from "../wallet/balances";
 import { Refusal } from "../wallet/refusal";
 import { asciiLower, formatMoney, major } from "../wallet/rules";
 import { keyRouteRefusals } from "./auth";
-import { publicReads } from "./config";
 import { pluginUserRef } from "./identity";
 import { sanitizeTextField } from "./php";
 import { entitiesRequired } from "./respond";
@@ -53,7 +53,7 @@ type BalanceInput = {
 export const balanceRoute = {
   method: "GET",
   auth: "reader",
-  publicWhen: publicReads,
+  publicWhen: compatPublicReads,
   refusals: keyRouteRefusals(ACTION),
   params: {
     schema: BalanceRequest,
@@ -86,7 +86,7 @@ export async function answerPluginBalances(
 ) {
   const refused = entitiesRequired(c, sent, keyBy);
   if (refused) return refused;
-  const read = { user, walletIds: wallets.map((w) => w.id), public: publicReads(c.env) };
+  const read = { user, walletIds: wallets.map((w) => w.id), public: compatPublicReads(c.env) };
   const { userId, found: balances } = await namedBalances(c.var.service, read).catch(
     (err: unknown) => {
       if (err instanceof Refusal && err.reason.code === "forbidden")

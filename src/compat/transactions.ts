@@ -2,11 +2,10 @@ import * as v from "valibot";
 import type { EntryRow } from "../db/ledger";
 import { ok, send } from "../http/envelope";
 import { defineRoute } from "../http/route";
-import { siteTimeZone } from "../settings";
+import { compatPublicReads, siteTimeZone } from "../settings";
 import { asciiLower, localListDate, movedAmountText, postDate } from "../wallet/rules";
 import { searchTransactions } from "../wallet/transactions";
 import { keyRouteRefusals } from "./auth";
-import { publicReads } from "./config";
 import { phpInt, wpPaged } from "./php";
 import { SearchRequest } from "./schemas";
 
@@ -89,7 +88,7 @@ export const compatTransactions = defineRoute(
     auth: "reader",
     // Any caller with the read scope; a subscriber's search is kept to its own entries.
     owner: () => undefined,
-    publicWhen: publicReads,
+    publicWhen: compatPublicReads,
     refusals: keyRouteRefusals("rimplenet_get_transactions"),
     params: searchInput,
   },
@@ -100,7 +99,7 @@ export const compatTransactions = defineRoute(
       order,
       offset: (page - 1) * perPage,
       limit: perPage,
-      public: publicReads(c.env),
+      public: compatPublicReads(c.env),
     });
     if (rows.length === 0) return send(c, 200, NONE);
     const data = rows.map((row) => record(row, siteTimeZone(c.env)));
