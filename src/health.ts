@@ -13,6 +13,10 @@ import { missingSettings } from "./http/settings";
 import { bound } from "./settings";
 import { objectFor } from "./throttle/sign-in";
 
+/** What was out of reach: its reason stays in the log, with the request id the answer carries. */
+const logUnreachable = (c: Context<AppEnv>, health: string, err: unknown) =>
+  console.error(JSON.stringify({ request_id: c.get("requestId"), health, ...errorText(err) }));
+
 /**
  * Each Durable Object binding of the right kind whose object is of the other class (class_name
  * copied unchanged): asked one question that stores nothing, under a name no key of the service
@@ -37,13 +41,7 @@ async function objectsOfAnotherClass(c: Context<AppEnv>) {
       } catch (err) {
         const name = bindingOfAnotherClass(c, err);
         if (name) return [name];
-        console.error(
-          JSON.stringify({
-            request_id: c.get("requestId"),
-            health: "Durable Object unreachable",
-            ...errorText(err),
-          }),
-        );
+        logUnreachable(c, "Durable Object unreachable", err);
         return [];
       }
     }),
@@ -62,14 +60,7 @@ export async function health(c: Context<AppEnv>) {
     unknown = read.unknown;
   } catch (err) {
     database = "unreachable";
-    // The reason stays in the log, with the request id the answer's X-Request-Id carries.
-    console.error(
-      JSON.stringify({
-        request_id: c.get("requestId"),
-        health: "D1 unreachable",
-        ...errorText(err),
-      }),
-    );
+    logUnreachable(c, "D1 unreachable", err);
   }
   const missing = [...settings, ...(await objects)];
   const ok = missing.length === 0 && database === "ok";
