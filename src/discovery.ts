@@ -2,6 +2,7 @@
 // (`GET /wp-json/wallet/v1`): the app's to answer, since it alone knows every dialect it mounts.
 import { Hono } from "hono";
 import { COMPAT_ROUTES } from "./compat";
+import { BASE as CONSOLE } from "./console/session";
 import type { AppEnv } from "./env";
 import { send } from "./http/envelope";
 import { NAMESPACE } from "./http/rest-index";
@@ -23,7 +24,7 @@ export const discovery = new Hono<AppEnv>()
       home: base,
       namespaces: compatName === null ? [NAMESPACE] : [NAMESPACE, compatName],
       // The operator console (docs/console.md), for a person finding the service from its index.
-      console: `${base}/wallet-admin/`,
+      console: `${base}${CONSOLE}/`,
       reference: `${base}${REFERENCE}`,
       // WordPress lists its own index first: `/`, in no namespace.
       routes: {
