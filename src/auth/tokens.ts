@@ -93,28 +93,18 @@ export async function verifyToken(
     verified.delete(key);
     return null;
   }
-  const found = await verifySignedToken(token, secret, issuer, audience);
-  if (!found) return null;
-  verified.set(key, found);
-  return { ...found.principal };
-}
-
-async function verifySignedToken(
-  token: string,
-  secret: string,
-  issuer: string,
-  audience: Audience,
-): Promise<{ principal: Verified; times: TokenTimes } | null> {
   try {
     const payload = await verify(token, secret, { alg: "HS256", iss: issuer, aud: audience });
     if (typeof payload.exp !== "number") return null; // a token without an expiry is never accepted
     if (payload.aud !== audience) return null; // one audience, as a text: never a list naming both
     const user = v.parse(TokenUser, payload.user);
     const sessionId = v.parse(SessionId, payload.sid);
-    return {
-      principal: { userId: user.id, username: user.username, role: user.roles[0], sessionId },
+    const principal = { userId: user.id, username: user.username, role: user.roles[0], sessionId };
+    verified.set(key, {
+      principal,
       times: { nbf: payload.nbf, exp: payload.exp, iat: payload.iat },
-    };
+    });
+    return { ...principal };
   } catch {
     return null;
   }
