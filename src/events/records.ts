@@ -65,12 +65,10 @@ type UserSnapshot = {
   role: string;
   registered_at_ms: number;
 };
-type WalletSnapshot = {
+/** A wallet's snapshot: the units without extra decimals, which its record does not read. */
+type WalletSnapshot = Omit<UnitsSnapshot, "extra_decimals"> & {
   id: string;
   name: string;
-  symbol: string;
-  symbol_position: "left" | "right";
-  decimals: number;
   type: string;
   note: string;
 };
