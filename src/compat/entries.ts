@@ -36,22 +36,6 @@ function metaDataText(value: unknown): string | undefined {
   return text;
 }
 
-/** The plugin's `requires()` for an entry, plus the lengths this service stores. */
-function pluginChecks(
-  fields: Pick<PluginEntry, "user_id" | "wallet_id" | "request_id" | "amount">,
-) {
-  const errors = requires({
-    user_id: [fields.user_id, "int"],
-    wallet_id: [fields.wallet_id, "strInt"],
-    request_id: [fields.request_id, "alnum"],
-    amount: [fields.amount, "amount"],
-  });
-  if (!errors.request_id && fields.request_id.length > REQUEST_ID_MAX)
-    errors.request_id = tooLongText("request_id", REQUEST_ID_MAX);
-  if (!errors.amount) Object.assign(errors, overlongRefused("amount", fields.amount));
-  return errors;
-}
-
 /** A credit's or a debit's fields, sanitized as the plugin read them and checked by its rules. */
 const entryInput = (txnType: "CREDIT" | "DEBIT"): Input<PluginEntry> => {
   const schema = EntryRequest(txnType === "CREDIT" ? 0 : "");
@@ -59,7 +43,16 @@ const entryInput = (txnType: "CREDIT" | "DEBIT"): Input<PluginEntry> => {
     schema,
     read: (_c, params) => {
       const { note, meta_data, ...fields } = v.parse(schema, params);
-      const errors = pluginChecks(fields);
+      // The plugin's `requires()` for an entry, plus the lengths this service stores.
+      const errors = requires({
+        user_id: [fields.user_id, "int"],
+        wallet_id: [fields.wallet_id, "strInt"],
+        request_id: [fields.request_id, "alnum"],
+        amount: [fields.amount, "amount"],
+      });
+      if (!errors.request_id && fields.request_id.length > REQUEST_ID_MAX)
+        errors.request_id = tooLongText("request_id", REQUEST_ID_MAX);
+      if (!errors.amount) Object.assign(errors, overlongRefused("amount", fields.amount));
       if (Object.keys(errors).length > 0) throw invalidInput(errors);
       const noteError = noteRefusal(note);
       if (noteError) throw invalidInput({ note: noteError });
