@@ -117,26 +117,34 @@ export const WEBHOOK_SECRET_KEY_MIN_LENGTH = 32;
 export const usableSecretKey = (key: unknown) =>
   varText(key).trim().length >= WEBHOOK_SECRET_KEY_MIN_LENGTH;
 
-export type SettingsEnv = {
-  COMPAT_NAMESPACE?: string;
-  JWT_SECRET?: string;
-  JWT_ISSUER?: string;
-  SITE_TIMEZONE?: string;
-  SITE_URL?: string;
-  TRANSACTIONS_SECURITY_CODE?: string;
-  // Optional, and only checked to be text: each has a default (docs/configuration.md).
-  COMPAT_PUBLIC_READS?: string;
-  CORS_ORIGINS?: string;
-  MAIL_TRANSPORT?: string;
-  MAIL_FROM?: string;
-  MAIL_LIMIT_PER_CLIENT?: string;
-  WEBHOOK_ALLOW_LOCAL?: string;
-  WEBHOOK_RETRY_BASE_S?: string;
-  WEBHOOK_LEASE_S?: string;
-  WEBHOOK_SECRET_KEY?: string;
-};
+/** The settings with a default (docs/configuration.md), which one that is wrong leaves them at. */
+export const OPTIONAL_SETTINGS = [
+  "COMPAT_PUBLIC_READS",
+  "CORS_ORIGINS",
+  "MAIL_TRANSPORT",
+  "MAIL_FROM",
+  "MAIL_LIMIT_PER_CLIENT",
+  "WEBHOOK_ALLOW_LOCAL",
+  "WEBHOOK_RETRY_BASE_S",
+  "WEBHOOK_LEASE_S",
+  "WEBHOOK_SECRET_KEY",
+] as const;
 
-export type SettingName = keyof SettingsEnv;
+/** Every var and secret the service reads as text (wrangler.toml [vars], .env.types). */
+const TEXT_SETTINGS = [
+  "JWT_SECRET",
+  "JWT_ISSUER",
+  "SITE_TIMEZONE",
+  "SITE_URL",
+  "COMPAT_NAMESPACE",
+  "TRANSACTIONS_SECURITY_CODE",
+  ...OPTIONAL_SETTINGS,
+] as const;
+
+export type SettingName = (typeof TEXT_SETTINGS)[number];
+
+/** The settings as the env holds them (a value that is no text is named: settingProblems). */
+export type SettingsEnv = { [Name in SettingName]?: string };
 
 /** SITE_TIMEZONE as dates are written in it: trimmed, as the other settings are read. */
 export const siteTimeZone = (env: Pick<SettingsEnv, "SITE_TIMEZONE">) =>
@@ -207,30 +215,6 @@ function siteUrlProblem(text: string) {
  * Judged once per env object: an isolate keeps one env, so a request does not judge it again.
  */
 export const settingProblems = perObject(judge);
-
-/** The settings with a default (docs/configuration.md), which one that is wrong leaves them at. */
-export const OPTIONAL_SETTINGS = [
-  "COMPAT_PUBLIC_READS",
-  "CORS_ORIGINS",
-  "MAIL_TRANSPORT",
-  "MAIL_FROM",
-  "MAIL_LIMIT_PER_CLIENT",
-  "WEBHOOK_ALLOW_LOCAL",
-  "WEBHOOK_RETRY_BASE_S",
-  "WEBHOOK_LEASE_S",
-  "WEBHOOK_SECRET_KEY",
-] as const satisfies readonly SettingName[];
-
-/** Every var and secret the service reads as text (wrangler.toml [vars], .env.types). */
-const TEXT_SETTINGS = [
-  "JWT_SECRET",
-  "JWT_ISSUER",
-  "SITE_TIMEZONE",
-  "SITE_URL",
-  "COMPAT_NAMESPACE",
-  "TRANSACTIONS_SECURITY_CODE",
-  ...OPTIONAL_SETTINGS,
-] as const satisfies readonly SettingName[];
 
 export const NOT_TEXT = "not text (in wrangler.toml [vars], write its value in quotes)";
 
