@@ -20,13 +20,17 @@ export class BatchConflict extends Error {
   }
 }
 
-type NewBatch = Omit<typeof batches.$inferInsert, "id">;
+/** A batch as its writer names it: the row counts its entries itself. */
+type NewBatch = Omit<typeof batches.$inferInsert, "id" | "entryCount">;
 
 /** Writes a batch and its entries, all or none; answers the batch's id and its entries' ids in order. */
 export async function appendBatch(db: Db, batch: NewBatch, entries: [NewEntry, ...NewEntry[]]) {
   try {
     const [written, ...inserted] = await db.batch([
-      db.insert(batches).values(batch).returning({ id: batches.id }),
+      db
+        .insert(batches)
+        .values({ ...batch, entryCount: entries.length })
+        .returning({ id: batches.id }),
       ...entries.map((e) => insertEntry(db, e)),
     ]);
     return { batchId: written[0]!.id, ids: inserted.map((rows) => rows[0]!.id) };

@@ -45,7 +45,6 @@ export async function reverseBatch(
         requestId: found.batch.requestId,
         requestKey: null,
         balanced: found.batch.balanced,
-        entryCount: entries.length,
         createdAtS: seconds(stamp.nowMs),
         reversesBatchId: id,
       },

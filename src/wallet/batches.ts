@@ -169,7 +169,6 @@ export async function postBatch(ctx: ServiceContext, input: BatchInput) {
         requestId: input.requestId,
         requestKey: key,
         balanced: input.balanced,
-        entryCount: entries.length,
         createdAtS: seconds(stamp.nowMs),
       },
       entries as [NewEntry, ...NewEntry[]],

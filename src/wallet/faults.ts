@@ -100,7 +100,7 @@ export function reachable<N extends Namespace>(binding: ObjectBinding, ns: N) {
 }
 
 /** What a write refused as gone named: one of them no longer exists. */
-export type GoneNames = { userIds: number[]; walletIds: string[] };
+export type GoneNames = NonNullable<LedgerRefusal["named"]>;
 
 /**
  * Whether a query failed because D1's schema is older than the code (a migration not applied): a
