@@ -1,11 +1,11 @@
 import { DrizzleQueryError } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { drizzle } from "drizzle-orm/d1";
+import { SessionDatabase } from "./d1-session";
 import { unmetered } from "./meter";
-import { SessionDatabase } from "./session";
 
 /**
- * A Drizzle handle on a D1 binding, or on a request's (metered) session of one (db/session.ts).
+ * A Drizzle handle on a D1 binding, or on a request's (metered) session of one (db/d1-session.ts).
  * Without the schema: the queries name their tables (db/schema.ts) and none uses Drizzle's
  * relational `db.query`, whose table map drizzle() would otherwise rebuild for every request's
  * handle.

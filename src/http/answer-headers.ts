@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import type { AppEnv } from "../env";
 
 /**
- * Where a request's D1 bookmark travels, both ways (db/session.ts, docs/scaling.md#read-replicas):
+ * Where a request's D1 bookmark travels, both ways (db/d1-session.ts, docs/scaling.md#read-replicas):
  * Cloudflare's name for it, in their examples and templates.
  */
 export const BOOKMARK_HEADER = "x-d1-bookmark";

@@ -21,7 +21,7 @@
 // alone). A request woken from another's promise resolution can resume in the waker's context,
 // where its D1 batch fails "Cannot perform I/O on behalf of a different request" (a 500).
 //
-// Every request's queries run in its own D1 session (db/session.ts); a credit's session starts at
+// Every request's queries run in its own D1 session (db/d1-session.ts); a credit's session starts at
 // the primary, and D1 sends every write to the primary anyway. The leader's session is the one that
 // sees the batch commit, so it hands its bookmark to each request answered from the batch: that
 // bookmark is as new as the batch, hence as new as the waiter's own entry and all it read before.
