@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Principal } from "../src/auth/principal";
 import { createDb } from "../src/db/client";
-import { pairBalances } from "../src/db/ledger";
+import { newestEntries, pairBalances } from "../src/db/ledger";
 import { findUsers } from "../src/db/users";
 import { MAX_MINOR } from "../src/ledger/money";
 import { reverseBatch } from "../src/wallet/batch-reversal";
@@ -728,6 +728,26 @@ describe("a leg's derived request id", () => {
 });
 
 describe("money arriving between a refusal and its naming", () => {
+  it("walks back no further than every wallet's newest entries are all read", async () => {
+    const { buyer, seller, walletId, ctx } = await setup();
+    const credit = (userId: number) => unbalanced(ctx, op("credit", userId, walletId, "1"));
+    // The seller's two oldest entries lie before the buyer's 20 newest, the walk's reach per
+    // wallet: past the buyer's 20th newest its balance is unknown, so the walk stops there.
+    for (let i = 0; i < 2; i++) await credit(seller.id);
+    const buyers: number[] = [];
+    for (let i = 0; i < 22; i++) buyers.push((await credit(buyer.id)).transactionIds[0]!);
+    const sellersNewest = (await credit(seller.id)).transactionIds[0]!;
+    const walked = await newestEntries(
+      ctx.db,
+      [
+        { userId: buyer.id, walletId },
+        { userId: seller.id, walletId },
+      ],
+      Math.floor(Date.now() / 1000),
+    );
+    expect(walked.map((e) => e.id)).toEqual([sellersNewest, ...buyers.slice(2).reverse()]);
+  });
+
   /** `ctx` where a credit lands right after the database refuses its first batch. */
   const arrivingAfter = (ctx: ServiceContext, arrive: () => Promise<unknown>) => ({
     ...ctx,
