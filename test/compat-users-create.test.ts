@@ -84,16 +84,16 @@ describe("replay of the Rimplenet 1.1.31 captures 01-08 (POST users)", () => {
 });
 
 describe("POST users in the dialect", () => {
-  it("the new user signs in with its password through the dialect's login", async () => {
-    const res = await compatCall("POST", "/wp-json/rimplenet/v1/users/", {
+  /** A subscriber created through the dialect's POST users, as an administrator. */
+  const created = (user_email: string, username: string, user_password: string) =>
+    compatCall("POST", "/wp-json/rimplenet/v1/users/", {
       headers: { Authorization: admin.bearer, "Content-Type": "application/json" },
-      body: JSON.stringify({
-        user_email: "dora@example.com",
-        username: "dora_x",
-        user_password: "dorapass1",
-      }),
+      body: JSON.stringify({ user_email, username, user_password }),
       vars: GUARDED,
     });
+
+  it("the new user signs in with its password through the dialect's login", async () => {
+    const res = await created("dora@example.com", "dora_x", "dorapass1");
     expect(res.status, res.text).toBe(201);
     const login = await compatCall("POST", "/wp-json/rimplenet/v1/users/login", {
       headers: { "Content-Type": "application/json" },
@@ -106,15 +106,7 @@ describe("POST users in the dialect", () => {
   it("reads the new user back registered at the time it was made, in UTC as WordPress stores it", async () => {
     const utc = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace("T", " ");
     const before = utc(Date.now());
-    const res = await compatCall("POST", "/wp-json/rimplenet/v1/users/", {
-      headers: { Authorization: admin.bearer, "Content-Type": "application/json" },
-      body: JSON.stringify({
-        user_email: "edna@example.com",
-        username: "edna_x",
-        user_password: "ednapass1",
-      }),
-      vars: GUARDED,
-    });
+    const res = await created("edna@example.com", "edna_x", "ednapass1");
     expect(res.status, res.text).toBe(201);
     const after = utc(Date.now());
     const read = await compatCall(

@@ -223,28 +223,22 @@ describe("POST /users/login", () => {
     expect(payload.exp - payload.iat).toBe(3600);
   });
 
-  it("with token_expiration=persistent gives a token living 15,780,000 seconds", async () => {
+  /** A sign-in of a new user asking for `token_expiration`: the user and its token's payload. */
+  async function signedInFor(token_expiration: string) {
     const user = await makeUser();
-    const res = await login({
-      user_email: user.email,
-      user_password: PASSWORD,
-      token_expiration: "persistent",
-    });
+    const res = await login({ user_email: user.email, user_password: PASSWORD, token_expiration });
     expect(res.status).toBe(200);
-    const payload = jwtPayload(res.body.data.access_token);
+    return { user, payload: jwtPayload(res.body.data.access_token) };
+  }
+
+  it("with token_expiration=persistent gives a token living 15,780,000 seconds", async () => {
+    const { user, payload } = await signedInFor("persistent");
     expect(payload.exp - payload.iat).toBe(15_780_000);
     expect(payload.user).toEqual({ id: user.id, username: user.username, roles: ["subscriber"] });
   });
 
   it("reads token_expiration as the plugin compared it: only persistent itself, in that case", async () => {
-    const user = await makeUser();
-    const res = await login({
-      user_email: user.email,
-      user_password: PASSWORD,
-      token_expiration: "Persistent",
-    });
-    expect(res.status).toBe(200);
-    const payload = jwtPayload(res.body.data.access_token);
+    const { payload } = await signedInFor("Persistent");
     expect(payload.exp - payload.iat).toBe(3600);
   });
 
