@@ -446,24 +446,15 @@ SELECT ?2, ?3, CASE i % 2 WHEN 1 THEN 'CREDIT' ELSE 'DEBIT' END, ${MAX_AMOUNT}, 
     .run();
 }
 
-/**
- * env.DB (and its sessions) on which the first batch the database refuses is followed, before its
- * caller sees the refusal, by `arrive`: another request's write landing a moment after the refusal.
- */
-export function arrivingAfterRefusal(arrive: () => Promise<unknown>): D1Database {
-  let arrived = false;
-  const batchThen =
-    (db: D1Database | D1DatabaseSession) => async (statements: D1PreparedStatement[]) => {
-      try {
-        return await db.batch(statements);
-      } catch (err) {
-        if (!arrived) {
-          arrived = true;
-          await arrive();
-        }
-        throw err;
-      }
-    };
+/** env.DB (and its sessions) whose batches are sent through `around`. */
+function aroundBatches(
+  around: (
+    send: () => Promise<D1Result[]>,
+    statements: D1PreparedStatement[],
+  ) => Promise<D1Result[]>,
+): D1Database {
+  const batchThen = (db: D1Database | D1DatabaseSession) => (statements: D1PreparedStatement[]) =>
+    around(() => db.batch(statements), statements);
   const bound = <T extends object>(target: T, name: string | symbol) => {
     const value: unknown = Reflect.get(target, name, target);
     return typeof value === "function" ? value.bind(target) : value;
@@ -478,6 +469,42 @@ export function arrivingAfterRefusal(arrive: () => Promise<unknown>): D1Database
                 get: (s, p) => (p === "batch" ? batchThen(s) : bound(s, p)),
               })
           : bound(target, name),
+  });
+}
+
+/**
+ * env.DB (and its sessions) on which the first batch the database refuses is followed, before its
+ * caller sees the refusal, by `arrive`: another request's write landing a moment after the refusal.
+ */
+export function arrivingAfterRefusal(arrive: () => Promise<unknown>): D1Database {
+  let arrived = false;
+  return aroundBatches(async (send) => {
+    try {
+      return await send();
+    } catch (err) {
+      if (!arrived) {
+        arrived = true;
+        await arrive();
+      }
+      throw err;
+    }
+  });
+}
+
+/**
+ * env.DB (and its sessions) on which `arrive`, another request's write, lands just before the first
+ * batch that inserts is sent: after everything the caller read to make it.
+ */
+export function arrivingBeforeWrite(arrive: () => Promise<unknown>): D1Database {
+  let arrived = false;
+  const inserts = (s: D1PreparedStatement) =>
+    /^\s*insert\b/i.test((s as unknown as { statement: string }).statement);
+  return aroundBatches(async (send, statements) => {
+    if (!arrived && statements.some(inserts)) {
+      arrived = true;
+      await arrive();
+    }
+    return send();
   });
 }
 
