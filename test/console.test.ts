@@ -364,14 +364,24 @@ describe("screens", () => {
       ).bind(huge, tag),
     ]);
     const mover = await makeUser();
-    await appendTurnover(mover.id, huge, holders, Math.floor(Date.now() / 1000) - 60);
+    const movedS = Math.floor(Date.now() / 1000) - 60;
+    await appendTurnover(mover.id, huge, holders, movedS);
     // 9,224 × 999,999,999,999,999 = 9,223,999,999,999,990,776 > 2^63 − 1
     const total = "H9,223,999,999,999,990,776";
     const page = await request("/", { cookie });
     expect(page.status, page.html.slice(0, 300)).toBe(200);
     // The mover's balance of 0 is none of it.
     expect(page.html).toContain(`${total} in the balances of ${holders} users`);
-    expect(page.html).toContain(`<td class="num">${total}</td><td class="num">${total}</td>`);
+    // The moves' day in the figures, and the chart's days: the last 30 UTC days, today's the last.
+    const dayOf = (s: number) => new Date(s * 1000).toISOString().slice(0, 10);
+    const todayS = Math.floor(Date.now() / 1000);
+    const [today, first] = [dayOf(todayS), dayOf(todayS - 29 * 86_400)];
+    const row = `<td><time datetime="${dayOf(movedS)}"><span>${dayOf(movedS)}</span></time></td>`;
+    expect(page.html).toContain(`${row}<td class="num">${total}</td><td class="num">${total}</td>`);
+    const chart = page.html.slice(page.html.indexOf("Huge Wallet: money in and out"));
+    expect(chart).toMatch(
+      new RegExp(`>${first}</text><text [^>]*text-anchor="end">${today}</text>`),
+    );
   });
 
   it("reads a value its query cannot use as the page's default, never a refusal", async () => {

@@ -4,7 +4,7 @@ import { Hono } from "hono";
 import { siteOverview } from "../wallet/operators";
 import { formatExact, formatMoney } from "../wallet/rules";
 import type { ConsoleEnv, Session } from "./env";
-import { DAY_S, noticeOf, plural, type Wallet } from "./page";
+import { noticeOf, plural, type Wallet } from "./page";
 import { BASE } from "./session";
 import { EntryType } from "./user";
 import { Chart, day, type Notice, Page, Table, When } from "./views";
@@ -16,11 +16,10 @@ type Overview = Awaited<ReturnType<typeof siteOverview>>;
 /** How many UTC days, today's included, the overview sums. */
 const DAYS = 30;
 
-/** A wallet's money in and out per UTC day since `sinceS`, DAYS of them: a chart and its figures. */
-function DailyFlow(props: { wallet: Wallet; daily: Overview["daily"]; sinceS: number }) {
-  const { wallet } = props;
+/** A wallet's money in and out on each of `days` (UTC): a chart and its figures. */
+function DailyFlow(props: { wallet: Wallet; daily: Overview["daily"]; days: number[] }) {
+  const { wallet, days } = props;
   const rows = props.daily.filter((d) => d.walletId === wallet.id);
-  const days = Array.from({ length: DAYS }, (_, i) => props.sinceS + i * DAY_S);
   const at = (d: number, k: "credits" | "debits") => rows.find((r) => r.day === d)?.[k] ?? 0n;
   return (
     <section>
@@ -29,7 +28,7 @@ function DailyFlow(props: { wallet: Wallet; daily: Overview["daily"]; sinceS: nu
       </h2>
       <Chart
         title={`${wallet.name}: credits and debits per UTC day`}
-        xLabels={[day(days[0]!), day(days[DAYS - 1]!)]}
+        xLabels={[day(days[0]!), day(days.at(-1)!)]}
         yLabel={`amount (${wallet.symbol})`}
         yFormat={(y) => formatMoney(y, wallet)}
         lines={[
@@ -90,7 +89,7 @@ function OverviewView(props: { data: Overview; session: Session; notice: Notice 
         ))}
       </div>
       {data.held.map(({ wallet }) => (
-        <DailyFlow wallet={wallet} daily={data.daily} sinceS={data.sinceS} />
+        <DailyFlow wallet={wallet} daily={data.daily} days={data.days} />
       ))}
       <section>
         <h2>Latest transactions</h2>

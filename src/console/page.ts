@@ -25,7 +25,6 @@ export const CSP =
 export const PER_PAGE = 20;
 export const NOT_ADMIN =
   "Sorry, this console is for administrators. Your account works with the API and the apps built on it.";
-export const DAY_S = 86_400;
 
 export const freshKey = () => `console-${crypto.randomUUID()}`;
 /** "1 user", "2 users". */

@@ -10,7 +10,10 @@ import { passwordUsable } from "./users";
 
 const DAY_S = 86_400;
 
-/** Totals held per wallet, the number of users, money in and out per day, and the latest entries. */
+/**
+ * Totals held per wallet, the number of users, money in and out per UTC day (`days`: each day's
+ * first second, oldest first, today's last), and the latest entries.
+ */
 export async function overview(db: Db, nowS: number, days: number) {
   const sinceS = Math.floor(nowS / DAY_S) * DAY_S - (days - 1) * DAY_S;
   const [held, userCount, daily, latest] = await db.batch([
@@ -55,7 +58,7 @@ export async function overview(db: Db, nowS: number, days: number) {
       debits: readExactSum(d.debits),
     })),
     latest,
-    sinceS,
+    days: Array.from({ length: days }, (_, i) => sinceS + i * DAY_S),
   };
 }
 
