@@ -4,7 +4,7 @@ import { and, eq, type Placeholder, type Query, sql } from "drizzle-orm";
 import { atPrimary, batchAll, type Db, d1ErrorText } from "../db/client";
 import { selectList } from "../db/insert-select";
 import { BuiltOnce } from "../db/prebuilt";
-import { balances, batches, holds, transactions } from "../db/schema";
+import { balances, batches, holds, transactions, users, wallets } from "../db/schema";
 import { requestKey as keyOf } from "./request-key";
 import { uniqueSlug } from "./unique-slug";
 
@@ -255,15 +255,20 @@ export type AppendResult = { created: true; ids: number[] } | ({ created: false 
 export const refusedByRule = (err: unknown) =>
   err instanceof LedgerRefusal || /SQLITE_CONSTRAINT|constraint failed/i.test(d1ErrorText(err));
 
+type Named = { userId: number; walletId: string }[];
+
+/** The users and wallets a movement names, each once. */
+const namedIn = (movement: Named) => ({
+  userIds: [...new Set(movement.map((e) => e.userId))],
+  walletIds: [...new Set(movement.map((e) => e.walletId))],
+});
+
 /** A failed write's error as the ledger's refusal, naming the users and wallets it touched. */
-export function refusalOf(err: unknown, movement: { userId: number; walletId: string }[]) {
+export function refusalOf(err: unknown, movement: Named) {
   const text = d1ErrorText(err);
   // A user or wallet deleted since this isolate cached it: the foreign key refuses the entry.
   if (/FOREIGN KEY constraint failed/i.test(text))
-    return new LedgerRefusal("gone", {
-      userIds: [...new Set(movement.map((e) => e.userId))],
-      walletIds: [...new Set(movement.map((e) => e.walletId))],
-    });
+    return new LedgerRefusal("gone", namedIn(movement));
   // Below zero, or below what holds reserve (docs/ledger.md#holds): the same refusal.
   if (/transactions_no_overdraft|transactions_within_available|holds_within_available/.test(text))
     return new LedgerRefusal("insufficient-balance");
@@ -271,6 +276,36 @@ export function refusalOf(err: unknown, movement: { userId: number; walletId: st
   if (text.includes("transactions.reverses_id") || text.includes("transactions_reverses"))
     return new LedgerRefusal("already-reversed");
   return err;
+}
+
+/**
+ * A failed write's error as `refusalOf` words it, but a balance or hold verdict on a write naming a
+ * user or wallet that no longer exists is `gone`: the triggers and CHECKs that judge balances run
+ * before the foreign keys (checked at the statement's end), so one deleted since the write read it
+ * (only one no entry names can be, and so holds nothing) was refused as short of money, where no
+ * money would let the write through. Read on the refused path only; should that read fail, the
+ * verdict stands.
+ */
+export async function refusalOfWrite(db: Db, err: unknown, movement: Named) {
+  const refused = refusalOf(err, movement);
+  if (
+    !(refused instanceof LedgerRefusal) ||
+    (refused.reason !== "insufficient-balance" && refused.reason !== "balance-limit")
+  )
+    return refused;
+  const named = namedIn(movement);
+  const among = (ids: unknown[]) => sql`(SELECT value FROM json_each(${JSON.stringify(ids)}))`;
+  const [found] = await db
+    .select({
+      users: sql<number>`(SELECT count(*) FROM ${users} WHERE ${users.id} IN ${among(named.userIds)})`,
+      wallets: sql<number>`(SELECT count(*) FROM ${wallets} WHERE ${wallets.id} IN ${among(named.walletIds)})`,
+    })
+    .from(sql`(SELECT 1)`)
+    .catch(() => []);
+  const gone =
+    found !== undefined &&
+    (found.users < named.userIds.length || found.wallets < named.walletIds.length);
+  return gone ? new LedgerRefusal("gone", named) : refused;
 }
 
 /** The movements' statements, built once per isolate for each shape. */
@@ -344,6 +379,6 @@ export async function appendEntries(
   try {
     return movementResult(await db.$client.batch(movementStatements(db, movement)));
   } catch (err) {
-    throw refusalOf(err, movement);
+    throw await refusalOfWrite(db, err, movement);
   }
 }

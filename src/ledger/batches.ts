@@ -6,7 +6,7 @@ import type { BatchRow } from "../db/batches";
 import { type Db, d1ErrorText } from "../db/client";
 import type { EntryRow } from "../db/ledger";
 import { batches } from "../db/schema";
-import { insertEntry, type NewEntry, refusalOf } from "./append";
+import { insertEntry, type NewEntry, refusalOfWrite } from "./append";
 import { int, type SiteSettings, TransactionAnswer, transactionRecord } from "./transaction-record";
 
 /** Why the database refused a batch beyond an entry's own rules (LedgerRefusal's). */
@@ -44,7 +44,7 @@ export async function appendBatch(db: Db, batch: NewBatch, entries: [NewEntry, .
     // hold (transactions_request_key_free).
     if (/transactions\.request_key|ledger_append_only|transactions_request_key_free/.test(text))
       throw new BatchConflict("key-used");
-    throw refusalOf(err, entries);
+    throw await refusalOfWrite(db, err, entries);
   }
 }
 

@@ -15,6 +15,7 @@ import {
   keyUse,
   type NewEntry,
   refusalOf,
+  refusalOfWrite,
   usedUnder,
 } from "./append";
 import { requestKey } from "./request-key";
@@ -56,7 +57,7 @@ export async function insertHold(
     const [rows, used] = await db.batch([insert, usedUnder(db, h.userId, h.requestId)]);
     return rows[0] ? { created: true, hold: rows[0] } : { created: false, ...keyUse(used) };
   } catch (err) {
-    throw refusalOf(err, [h]);
+    throw await refusalOfWrite(db, err, [h]);
   }
 }
 

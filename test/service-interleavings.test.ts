@@ -1,0 +1,452 @@
+// Each write verb (A) with another request's write (B) landing on the same user, wallet, entry, hold
+// or batch just before A's write, after A read everything it decided on (arrivingBeforeWrite), or
+// just after the database refused A (arrivingAfterRefusal). Held for every pair: the ledger stays
+// sound, A answers what the same request sent again right after answers (nothing of A was written
+// when it was refused, so it is sent again as it was), and nothing but a refusal is thrown.
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { createDb } from "../src/db/client";
+import { d1Ledger } from "../src/ledger/writer";
+import { reverseBatch } from "../src/wallet/batch-reversal";
+import { type BatchOperation, postBatch } from "../src/wallet/batches";
+import type { ServiceContext } from "../src/wallet/context";
+import { forgetGone, wordGone } from "../src/wallet/faults";
+import { captureHold, placeHold, voidHold } from "../src/wallet/holds";
+import { credit, debit, reverse, transfer } from "../src/wallet/movements";
+import { type RefusalReason, refusalOf } from "../src/wallet/refusal";
+import { deleteUser } from "../src/wallet/users";
+import { deleteWallet } from "../src/wallet/wallets";
+import {
+  arrivingAfterRefusal,
+  arrivingBeforeWrite,
+  CLEAN,
+  ledgerViolations,
+  makeAdmin,
+  makeUser,
+  type TestUser,
+  unique,
+} from "./helpers";
+import { serviceAs, serviceWallet } from "./service-helpers";
+
+type Answer = { ok: unknown } | { refused: RefusalReason };
+
+/**
+ * What a verb answers on the wire: its result, or its refusal (a ledger's verdict, too). A write
+ * refused because a user or wallet it names is gone is run once more, as http/route.ts runs a route
+ * once more, and a second such refusal is worded as http/errors.ts onError words it. Anything else
+ * fails the test: it would be a 500.
+ */
+async function answerOf(ctx: ServiceContext, run: () => Promise<unknown>): Promise<Answer> {
+  try {
+    return {
+      ok: await run().catch((err: unknown) => (forgetGone(ctx, err) ? run() : Promise.reject(err))),
+    };
+  } catch (err) {
+    const reason = refusalOf(await wordGone(ctx, err));
+    if (reason) return { refused: reason };
+    throw err;
+  }
+}
+
+/** `ctx` whose batches go through `d1` (one of the interleaving proxies), credits too. */
+const through = (ctx: ServiceContext, d1: D1Database): ServiceContext => {
+  const db = createDb(d1);
+  return { ...ctx, db, ledger: d1Ledger({ db, env, keepAlive: () => {} }) };
+};
+
+const amount = (sent: string) => ({ sent, policy: "refuse-excess-places" as const });
+
+type World = {
+  admin: TestUser;
+  ctx: ServiceContext;
+  /** Two subscribers and a wallet of two decimals, nothing moved yet. */
+  u: TestUser;
+  v: TestUser;
+  w: string;
+  /** A request_id of this world's own, for the cases that name one twice. */
+  key: string;
+};
+
+async function world(): Promise<World> {
+  const admin = await makeAdmin();
+  const [u, v] = [await makeUser(), await makeUser()];
+  const w = await serviceWallet();
+  return { admin, u, v, w, key: unique("k"), ctx: serviceAs(admin) };
+}
+
+const credited = (ctx: ServiceContext, userId: number, w: string, sent: string) =>
+  credit(ctx, {
+    user: { id: userId },
+    walletId: w,
+    amount: amount(sent),
+    requestId: unique("c"),
+    note: "",
+  });
+
+const held = (
+  ctx: ServiceContext,
+  userId: number,
+  w: string,
+  sent: string,
+  requestId = unique("h"),
+) =>
+  placeHold(ctx, {
+    user: { id: userId },
+    walletId: w,
+    amount: amount(sent),
+    requestId,
+    note: "",
+    expiresInS: 3600,
+  });
+
+const debited = (
+  ctx: ServiceContext,
+  userId: number,
+  w: string,
+  sent: string,
+  requestId = unique("d"),
+) => debit(ctx, { user: { id: userId }, walletId: w, amount: amount(sent), requestId, note: "" });
+
+const reversed = (ctx: ServiceContext, id: number) =>
+  reverse(ctx, { id, ref: String(id), requestId: unique("r"), note: "" });
+
+const op = (type: "credit" | "debit", userId: number, w: string, sent: string) =>
+  ({ type, user: { id: userId }, walletId: w, amount: amount(sent), note: "" }) as BatchOperation;
+
+const batch = (ctx: ServiceContext, requestId: string, ...operations: BatchOperation[]) =>
+  postBatch(ctx, { requestId, balanced: false, operations });
+
+/** A given state: 5 credited to `who`. */
+const funded =
+  (who: "u" | "v") =>
+  async (wd: World): Promise<Record<string, number>> => {
+    await credited(wd.ctx, wd[who].id, wd.w, "5");
+    return {};
+  };
+
+const holdRef = (id: number) => ({ hold: { id, ref: String(id) }, note: "" });
+
+type Case = {
+  /** What A is, what B is. */
+  name: string;
+  /** Where B lands: just before A's write (the default), or just after A's refusal. */
+  lands?: "before-write" | "after-refusal";
+  /** The state both start from; answers what A and B need. */
+  given: (wd: World) => Promise<Record<string, number>>;
+  a: (ctx: ServiceContext, wd: World, given: Record<string, number>) => Promise<unknown>;
+  b: (ctx: ServiceContext, wd: World, given: Record<string, number>) => Promise<unknown>;
+  /** What A answers raced (and, refused, sent again): the code of its refusal, or "ok". */
+  expected: string;
+};
+
+const CASES: Case[] = [
+  // A user or a wallet deleted while A is written: only one no entry names can be.
+  {
+    name: "credit / its user deleted",
+    given: async () => ({}),
+    a: (ctx, { u, w }) => credited(ctx, u.id, w, "1"),
+    b: (ctx, { u }) => deleteUser(ctx, u.id),
+    expected: "user_not_found",
+  },
+  {
+    name: "debit / its user deleted",
+    given: async () => ({}),
+    a: (ctx, { u, w }) => debited(ctx, u.id, w, "1"),
+    b: (ctx, { u }) => deleteUser(ctx, u.id),
+    expected: "user_not_found",
+  },
+  {
+    name: "debit / its wallet deleted",
+    given: async () => ({}),
+    a: (ctx, { u, w }) => debited(ctx, u.id, w, "1"),
+    b: (ctx, { w }) => deleteWallet(ctx, w),
+    expected: "wallet_not_found",
+  },
+  {
+    name: "placeHold / its user deleted",
+    given: async () => ({}),
+    a: (ctx, { u, w }) => held(ctx, u.id, w, "1"),
+    b: (ctx, { u }) => deleteUser(ctx, u.id),
+    expected: "user_not_found",
+  },
+  {
+    name: "placeHold / its wallet deleted",
+    given: async () => ({}),
+    a: (ctx, { u, w }) => held(ctx, u.id, w, "1"),
+    b: (ctx, { w }) => deleteWallet(ctx, w),
+    expected: "wallet_not_found",
+  },
+  {
+    name: "transfer / its sender deleted",
+    given: async () => ({}),
+    a: (ctx, { u, v, w, key }) =>
+      transfer(ctx, {
+        from: { id: u.id },
+        to: { id: v.id },
+        walletId: w,
+        amount: amount("1"),
+        requestId: key,
+        note: "",
+      }),
+    b: (ctx, { u }) => deleteUser(ctx, u.id),
+    expected: "user_not_found",
+  },
+  {
+    name: "transfer / its receiver deleted",
+    given: funded("u"),
+    a: (ctx, { u, v, w, key }) =>
+      transfer(ctx, {
+        from: { id: u.id },
+        to: { id: v.id },
+        walletId: w,
+        amount: amount("1"),
+        requestId: key,
+        note: "",
+      }),
+    b: (ctx, { v }) => deleteUser(ctx, v.id),
+    expected: "user_not_found",
+  },
+  {
+    name: "postBatch debit / its user deleted",
+    given: async () => ({}),
+    a: (ctx, { u, w, key }) => batch(ctx, key, op("debit", u.id, w, "1")),
+    b: (ctx, { u }) => deleteUser(ctx, u.id),
+    expected: "batch_operation",
+  },
+  {
+    name: "postBatch credit / its user deleted",
+    given: funded("v"),
+    a: (ctx, { u, v, w, key }) =>
+      batch(ctx, key, op("debit", v.id, w, "1"), op("credit", u.id, w, "1")),
+    b: (ctx, { u }) => deleteUser(ctx, u.id),
+    expected: "batch_operation",
+  },
+  // Money spent or reserved while A is written.
+  {
+    name: "debit / a hold reserving the balance",
+    given: funded("u"),
+    a: (ctx, { u, w }) => debited(ctx, u.id, w, "3"),
+    b: (ctx, { u, w }) => held(ctx, u.id, w, "4"),
+    expected: "insufficient_balance",
+  },
+  {
+    name: "placeHold / a debit spending the balance",
+    given: funded("u"),
+    a: (ctx, { u, w }) => held(ctx, u.id, w, "3"),
+    b: (ctx, { u, w }) => debited(ctx, u.id, w, "4"),
+    expected: "insufficient_balance",
+  },
+  {
+    name: "transfer / a hold on the sender",
+    given: funded("u"),
+    a: (ctx, { u, v, w, key }) =>
+      transfer(ctx, {
+        from: { id: u.id },
+        to: { id: v.id },
+        walletId: w,
+        amount: amount("3"),
+        requestId: key,
+        note: "",
+      }),
+    b: (ctx, { u, w }) => held(ctx, u.id, w, "4"),
+    expected: "insufficient_balance",
+  },
+  {
+    name: "reverse of a credit / a debit spending it",
+    given: async ({ ctx, u, w }) => ({ e: (await credited(ctx, u.id, w, "5")).transactionId }),
+    a: (ctx, _, { e }) => reversed(ctx, e!),
+    b: (ctx, { u, w }) => debited(ctx, u.id, w, "1"),
+    expected: "insufficient_balance",
+  },
+  // The same entry, hold or batch resolved while A is written.
+  {
+    name: "reverse of a credit under a hold / its own reversal",
+    given: async ({ ctx, u, w }) => {
+      const e = (await credited(ctx, u.id, w, "5")).transactionId;
+      await credited(ctx, u.id, w, "5");
+      await held(ctx, u.id, w, "4");
+      return { e };
+    },
+    a: (ctx, _, { e }) => reversed(ctx, e!),
+    b: (ctx, _, { e }) => reversed(ctx, e!),
+    expected: "already_reversed",
+  },
+  {
+    name: "reverse of a transfer under a hold / its own reversal",
+    given: async ({ ctx, u, v, w }) => {
+      await credited(ctx, u.id, w, "5");
+      const t = await transfer(ctx, {
+        from: { id: u.id },
+        to: { id: v.id },
+        walletId: w,
+        amount: amount("5"),
+        requestId: unique("t"),
+        note: "",
+      });
+      await credited(ctx, v.id, w, "5");
+      await held(ctx, v.id, w, "4");
+      return { e: t.debitId };
+    },
+    a: (ctx, _, { e }) => reversed(ctx, e!),
+    b: (ctx, _, { e }) => reversed(ctx, e!),
+    expected: "already_reversed",
+  },
+  {
+    name: "reverse of a batch's entry under a hold / the batch's reversal",
+    given: async ({ ctx, u, w }) => {
+      const b = await batch(
+        ctx,
+        unique("b"),
+        op("credit", u.id, w, "5"),
+        op("credit", u.id, w, "5"),
+      );
+      await credited(ctx, u.id, w, "5");
+      await held(ctx, u.id, w, "4");
+      return { e: b.transactionIds[0]!, b: b.batchId };
+    },
+    a: (ctx, _, { e }) => reversed(ctx, e!),
+    b: (ctx, _, { b }) => reverseBatch(ctx, { id: b!, ref: String(b), note: "" }),
+    expected: "already_reversed",
+  },
+  {
+    name: "reverseBatch under a hold / the same batch's reversal",
+    given: async ({ ctx, u, w }) => {
+      const b = await batch(
+        ctx,
+        unique("b"),
+        op("credit", u.id, w, "5"),
+        op("credit", u.id, w, "5"),
+      );
+      await credited(ctx, u.id, w, "5");
+      await held(ctx, u.id, w, "4");
+      return { b: b.batchId };
+    },
+    a: (ctx, _, { b }) => reverseBatch(ctx, { id: b!, ref: String(b), note: "" }),
+    b: (ctx, _, { b }) => reverseBatch(ctx, { id: b!, ref: String(b), note: "" }),
+    expected: "batch_already_reversed",
+  },
+  {
+    name: "reverseBatch / a debit spending it",
+    given: async ({ ctx, u, w }) => ({
+      b: (await batch(ctx, unique("b"), op("credit", u.id, w, "5"))).batchId,
+    }),
+    a: (ctx, _, { b }) => reverseBatch(ctx, { id: b!, ref: String(b), note: "" }),
+    b: (ctx, { u, w }) => debited(ctx, u.id, w, "1"),
+    expected: "batch_reversal_refused",
+  },
+  {
+    name: "postBatch / a batch of the same request_id",
+    given: async () => ({}),
+    a: (ctx, { u, w, key }) => batch(ctx, key, op("credit", u.id, w, "1")),
+    b: (ctx, { u, w, key }) => batch(ctx, key, op("credit", u.id, w, "2")),
+    expected: "batch_exists",
+  },
+  {
+    name: "captureHold / its void",
+    given: async ({ ctx, u, w }) => {
+      await credited(ctx, u.id, w, "5");
+      return { h: (await held(ctx, u.id, w, "4")).hold.id };
+    },
+    a: (ctx, _, { h }) => captureHold(ctx, holdRef(h!)),
+    b: (ctx, _, { h }) => voidHold(ctx, holdRef(h!)),
+    expected: "hold_resolved",
+  },
+  {
+    name: "captureHold / its capture",
+    given: async ({ ctx, u, w }) => {
+      await credited(ctx, u.id, w, "5");
+      return { h: (await held(ctx, u.id, w, "4")).hold.id };
+    },
+    a: (ctx, _, { h }) => captureHold(ctx, holdRef(h!)),
+    b: (ctx, _, { h }) => captureHold(ctx, holdRef(h!)),
+    expected: "hold_resolved",
+  },
+  // The same (user, request_id) taken while A is written.
+  {
+    name: "credit / a hold of its request_id",
+    given: funded("u"),
+    a: (ctx, { u, w, key }) =>
+      credit(ctx, {
+        user: { id: u.id },
+        walletId: w,
+        amount: amount("1"),
+        requestId: key,
+        note: "",
+      }),
+    b: (ctx, { u, w, key }) => held(ctx, u.id, w, "1", key),
+    expected: "hold_exists",
+  },
+  {
+    name: "debit under a hold / a hold of its request_id",
+    given: funded("u"),
+    a: (ctx, { u, w, key }) => debited(ctx, u.id, w, "3", key),
+    b: (ctx, { u, w, key }) => held(ctx, u.id, w, "4", key),
+    expected: "hold_exists",
+  },
+  {
+    name: "placeHold / a debit of its request_id",
+    given: funded("u"),
+    a: (ctx, { u, w, key }) => held(ctx, u.id, w, "3", key),
+    b: (ctx, { u, w, key }) => debited(ctx, u.id, w, "4", key),
+    expected: "transaction_exists",
+  },
+  // Landing after the refusal: the refusal still names what refused it.
+  {
+    name: "debit under a hold / the hold voided after the refusal",
+    lands: "after-refusal",
+    given: async ({ ctx, u, w }) => {
+      await credited(ctx, u.id, w, "5");
+      return { h: (await held(ctx, u.id, w, "4")).hold.id };
+    },
+    a: (ctx, { u, w }) => debited(ctx, u.id, w, "3"),
+    b: (ctx, _, { h }) => voidHold(ctx, holdRef(h!)),
+    expected: "insufficient_balance",
+  },
+  {
+    name: "reverse of a transfer under a hold / its own reversal after the refusal",
+    lands: "after-refusal",
+    given: async ({ ctx, u, v, w }) => {
+      await credited(ctx, u.id, w, "5");
+      const t = await transfer(ctx, {
+        from: { id: u.id },
+        to: { id: v.id },
+        walletId: w,
+        amount: amount("5"),
+        requestId: unique("t"),
+        note: "",
+      });
+      await held(ctx, v.id, w, "1");
+      return { e: t.debitId };
+    },
+    a: (ctx, _, { e }) => reversed(ctx, e!),
+    b: async (ctx, { v, w }) => {
+      await credited(ctx, v.id, w, "1");
+      return undefined;
+    },
+    expected: "insufficient_balance",
+  },
+];
+
+const code = (a: Answer) => ("ok" in a ? "ok" : a.refused.code);
+
+describe("a write with another landing on what it names", () => {
+  for (const c of CASES)
+    it(`${c.name}${c.lands === "after-refusal" ? " (after the refusal)" : ""}`, async () => {
+      const wd = await world();
+      const given = await c.given(wd);
+      let landed: Answer | undefined;
+      const land = async () => {
+        landed = await answerOf(wd.ctx, () => c.b(wd.ctx, wd, given));
+      };
+      const proxy =
+        c.lands === "after-refusal" ? arrivingAfterRefusal(land) : arrivingBeforeWrite(land);
+      const racing = through(wd.ctx, proxy);
+      const raced = await answerOf(racing, () => c.a(racing, wd, given));
+      // B went through (a deletion deleted), so A met what it meant to race.
+      expect(landed && "ok" in landed && landed.ok !== "has-entries").toBe(true);
+      const again = await answerOf(wd.ctx, () => c.a(wd.ctx, wd, given));
+      expect(code(raced)).toBe(c.expected);
+      if (c.lands !== "after-refusal") expect(raced).toEqual(again);
+      expect(await ledgerViolations()).toEqual(CLEAN);
+    });
+});
