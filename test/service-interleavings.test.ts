@@ -326,6 +326,22 @@ const CASES: Case[] = [
     expected: "batch_already_reversed",
   },
   {
+    name: "reverseBatch under a hold / one entry's own reversal",
+    given: async ({ ctx, u, w }) => {
+      const b = await batch(
+        ctx,
+        unique("b"),
+        op("credit", u.id, w, "5"),
+        op("credit", u.id, w, "5"),
+      );
+      await held(ctx, u.id, w, "4");
+      return { e: b.transactionIds[0]!, b: b.batchId };
+    },
+    a: (ctx, _, { b }) => reverseBatch(ctx, { id: b!, ref: String(b), note: "" }),
+    b: (ctx, _, { e }) => reversed(ctx, e!),
+    expected: "already_reversed",
+  },
+  {
     name: "reverseBatch / a debit spending it",
     given: async ({ ctx, u, w }) => ({
       b: (await batch(ctx, unique("b"), op("credit", u.id, w, "5"))).batchId,
