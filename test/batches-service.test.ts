@@ -18,11 +18,9 @@ import {
 } from "../src/wallet/batches";
 import type { ServiceContext } from "../src/wallet/context";
 import { placeHold, voidHold } from "../src/wallet/holds";
-import { reverse } from "../src/wallet/movements";
 import { Refusal, type RefusalReason } from "../src/wallet/refusal";
 import {
   arrivingAfterRefusal,
-  arrivingBeforeWrite,
   CLEAN,
   call,
   ledgerViolations,
@@ -829,33 +827,4 @@ describe("money arriving between a refusal and its naming", () => {
     expect(reason).toEqual({ code: "batch_operation", index: 1, refused: "insufficient-balance" });
     expect(await balance(seller.id, walletId)).toBe(1000);
   });
-});
-
-describe("an entry reversed on its own while its batch's reversal is written", () => {
-  for (const held of [true, false])
-    it(`answers it already reversed ${held ? "under a hold" : "with nothing held"}, as once it has landed`, async () => {
-      const { buyer, walletId, ctx } = await setup();
-      const b = await unbalanced(
-        ctx,
-        op("credit", buyer.id, walletId, "5"),
-        op("credit", buyer.id, walletId, "5"),
-      );
-      // Under the hold, undoing the newest credit (written first) would leave 0 of the 5 the lone
-      // reversal leaves, below the 4 held: a balance check that fires before the UNIQUE index.
-      if (held) await holdOf(ctx, buyer.id, walletId, "4");
-      const first = b.transactionIds[0]!;
-      const alone = () =>
-        reverse(ctx, { id: first, ref: String(first), requestId: unique("rev"), note: "" });
-      const before = await tableCounts();
-      const whole = { id: b.batchId, ref: String(b.batchId), note: "" };
-      const raced = { ...ctx, db: createDb(arrivingBeforeWrite(alone)) };
-      const expected = { code: "already_reversed", ref: String(first) };
-      expect(await refusalOf(reverseBatch(raced, whole))).toEqual(expected);
-      expect(await refusalOf(reverseBatch(ctx, whole))).toEqual(expected);
-      // Only the lone reversal was written.
-      const after = await tableCounts();
-      expect(after.transactions! - before.transactions!).toBe(1);
-      expect(await balance(buyer.id, walletId)).toBe(500);
-      expect(await ledgerViolations()).toEqual(CLEAN);
-    });
 });

@@ -24,6 +24,7 @@ import {
   makeAdmin,
   makeUser,
   type TestUser,
+  tableCounts,
   unique,
 } from "./helpers";
 import { serviceAs, serviceWallet } from "./service-helpers";
@@ -107,6 +108,23 @@ const debited = (
   requestId = unique("d"),
 ) => debit(ctx, { user: { id: userId }, walletId: w, amount: amount(sent), requestId, note: "" });
 
+const transferred = (
+  ctx: ServiceContext,
+  from: number,
+  to: number,
+  w: string,
+  sent: string,
+  requestId = unique("t"),
+) =>
+  transfer(ctx, {
+    from: { id: from },
+    to: { id: to },
+    walletId: w,
+    amount: amount(sent),
+    requestId,
+    note: "",
+  });
+
 const reversed = (ctx: ServiceContext, id: number) =>
   reverse(ctx, { id, ref: String(id), requestId: unique("r"), note: "" });
 
@@ -124,6 +142,27 @@ const funded =
     return {};
   };
 
+/** A given state: 5 credited to u, 4 of it held (`h`). */
+const fundedAndHeld = async ({ ctx, u, w }: World) => {
+  await credited(ctx, u.id, w, "5");
+  return { h: (await held(ctx, u.id, w, "4")).hold.id };
+};
+
+/**
+ * A given state: a batch crediting u 5 twice (`b`, its first entry `e`), then, if asked, 5 more
+ * credited and 4 held.
+ */
+async function twoCredits(wd: World, then: { topUp?: boolean; hold?: boolean } = {}) {
+  const { ctx, u, w } = wd;
+  const b = await batch(ctx, unique("b"), op("credit", u.id, w, "5"), op("credit", u.id, w, "5"));
+  if (then.topUp) await credited(ctx, u.id, w, "5");
+  if (then.hold) await held(ctx, u.id, w, "4");
+  return { e: b.transactionIds[0]!, b: b.batchId };
+}
+
+const batchReversed = (ctx: ServiceContext, id: number) =>
+  reverseBatch(ctx, { id, ref: String(id), note: "" });
+
 const holdRef = (id: number) => ({ hold: { id, ref: String(id) }, note: "" });
 
 type Case = {
@@ -139,70 +178,29 @@ type Case = {
   expected: string;
 };
 
+/** A's user (`sender`: a transfer's), or its wallet, deleted while A is written. */
+const deleted = (verb: string, what: "user" | "sender" | "wallet", a: Case["a"]): Case => ({
+  name: `${verb} / its ${what} deleted`,
+  given: async () => ({}),
+  a,
+  b: (ctx, { u, w }) => (what === "wallet" ? deleteWallet(ctx, w) : deleteUser(ctx, u.id)),
+  expected: what === "wallet" ? "wallet_not_found" : "user_not_found",
+});
+
 const CASES: Case[] = [
   // A user or a wallet deleted while A is written: only one no entry names can be.
-  {
-    name: "credit / its user deleted",
-    given: async () => ({}),
-    a: (ctx, { u, w }) => credited(ctx, u.id, w, "1"),
-    b: (ctx, { u }) => deleteUser(ctx, u.id),
-    expected: "user_not_found",
-  },
-  {
-    name: "debit / its user deleted",
-    given: async () => ({}),
-    a: (ctx, { u, w }) => debited(ctx, u.id, w, "1"),
-    b: (ctx, { u }) => deleteUser(ctx, u.id),
-    expected: "user_not_found",
-  },
-  {
-    name: "debit / its wallet deleted",
-    given: async () => ({}),
-    a: (ctx, { u, w }) => debited(ctx, u.id, w, "1"),
-    b: (ctx, { w }) => deleteWallet(ctx, w),
-    expected: "wallet_not_found",
-  },
-  {
-    name: "placeHold / its user deleted",
-    given: async () => ({}),
-    a: (ctx, { u, w }) => held(ctx, u.id, w, "1"),
-    b: (ctx, { u }) => deleteUser(ctx, u.id),
-    expected: "user_not_found",
-  },
-  {
-    name: "placeHold / its wallet deleted",
-    given: async () => ({}),
-    a: (ctx, { u, w }) => held(ctx, u.id, w, "1"),
-    b: (ctx, { w }) => deleteWallet(ctx, w),
-    expected: "wallet_not_found",
-  },
-  {
-    name: "transfer / its sender deleted",
-    given: async () => ({}),
-    a: (ctx, { u, v, w, key }) =>
-      transfer(ctx, {
-        from: { id: u.id },
-        to: { id: v.id },
-        walletId: w,
-        amount: amount("1"),
-        requestId: key,
-        note: "",
-      }),
-    b: (ctx, { u }) => deleteUser(ctx, u.id),
-    expected: "user_not_found",
-  },
+  deleted("credit", "user", (ctx, { u, w }) => credited(ctx, u.id, w, "1")),
+  deleted("debit", "user", (ctx, { u, w }) => debited(ctx, u.id, w, "1")),
+  deleted("debit", "wallet", (ctx, { u, w }) => debited(ctx, u.id, w, "1")),
+  deleted("placeHold", "user", (ctx, { u, w }) => held(ctx, u.id, w, "1")),
+  deleted("placeHold", "wallet", (ctx, { u, w }) => held(ctx, u.id, w, "1")),
+  deleted("transfer", "sender", (ctx, { u, v, w, key }) =>
+    transferred(ctx, u.id, v.id, w, "1", key),
+  ),
   {
     name: "transfer / its receiver deleted",
     given: funded("u"),
-    a: (ctx, { u, v, w, key }) =>
-      transfer(ctx, {
-        from: { id: u.id },
-        to: { id: v.id },
-        walletId: w,
-        amount: amount("1"),
-        requestId: key,
-        note: "",
-      }),
+    a: (ctx, { u, v, w, key }) => transferred(ctx, u.id, v.id, w, "1", key),
     b: (ctx, { v }) => deleteUser(ctx, v.id),
     expected: "user_not_found",
   },
@@ -239,15 +237,7 @@ const CASES: Case[] = [
   {
     name: "transfer / a hold on the sender",
     given: funded("u"),
-    a: (ctx, { u, v, w, key }) =>
-      transfer(ctx, {
-        from: { id: u.id },
-        to: { id: v.id },
-        walletId: w,
-        amount: amount("3"),
-        requestId: key,
-        note: "",
-      }),
+    a: (ctx, { u, v, w, key }) => transferred(ctx, u.id, v.id, w, "3", key),
     b: (ctx, { u, w }) => held(ctx, u.id, w, "4"),
     expected: "insufficient_balance",
   },
@@ -275,14 +265,7 @@ const CASES: Case[] = [
     name: "reverse of a transfer under a hold / its own reversal",
     given: async ({ ctx, u, v, w }) => {
       await credited(ctx, u.id, w, "5");
-      const t = await transfer(ctx, {
-        from: { id: u.id },
-        to: { id: v.id },
-        walletId: w,
-        amount: amount("5"),
-        requestId: unique("t"),
-        note: "",
-      });
+      const t = await transferred(ctx, u.id, v.id, w, "5");
       await credited(ctx, v.id, w, "5");
       await held(ctx, v.id, w, "4");
       return { e: t.debitId };
@@ -293,51 +276,29 @@ const CASES: Case[] = [
   },
   {
     name: "reverse of a batch's entry under a hold / the batch's reversal",
-    given: async ({ ctx, u, w }) => {
-      const b = await batch(
-        ctx,
-        unique("b"),
-        op("credit", u.id, w, "5"),
-        op("credit", u.id, w, "5"),
-      );
-      await credited(ctx, u.id, w, "5");
-      await held(ctx, u.id, w, "4");
-      return { e: b.transactionIds[0]!, b: b.batchId };
-    },
+    given: (wd) => twoCredits(wd, { topUp: true, hold: true }),
     a: (ctx, _, { e }) => reversed(ctx, e!),
-    b: (ctx, _, { b }) => reverseBatch(ctx, { id: b!, ref: String(b), note: "" }),
+    b: (ctx, _, { b }) => batchReversed(ctx, b!),
     expected: "already_reversed",
   },
   {
     name: "reverseBatch under a hold / the same batch's reversal",
-    given: async ({ ctx, u, w }) => {
-      const b = await batch(
-        ctx,
-        unique("b"),
-        op("credit", u.id, w, "5"),
-        op("credit", u.id, w, "5"),
-      );
-      await credited(ctx, u.id, w, "5");
-      await held(ctx, u.id, w, "4");
-      return { b: b.batchId };
-    },
-    a: (ctx, _, { b }) => reverseBatch(ctx, { id: b!, ref: String(b), note: "" }),
-    b: (ctx, _, { b }) => reverseBatch(ctx, { id: b!, ref: String(b), note: "" }),
+    given: (wd) => twoCredits(wd, { topUp: true, hold: true }),
+    a: (ctx, _, { b }) => batchReversed(ctx, b!),
+    b: (ctx, _, { b }) => batchReversed(ctx, b!),
     expected: "batch_already_reversed",
   },
   {
     name: "reverseBatch under a hold / one entry's own reversal",
-    given: async ({ ctx, u, w }) => {
-      const b = await batch(
-        ctx,
-        unique("b"),
-        op("credit", u.id, w, "5"),
-        op("credit", u.id, w, "5"),
-      );
-      await held(ctx, u.id, w, "4");
-      return { e: b.transactionIds[0]!, b: b.batchId };
-    },
-    a: (ctx, _, { b }) => reverseBatch(ctx, { id: b!, ref: String(b), note: "" }),
+    given: (wd) => twoCredits(wd, { hold: true }),
+    a: (ctx, _, { b }) => batchReversed(ctx, b!),
+    b: (ctx, _, { e }) => reversed(ctx, e!),
+    expected: "already_reversed",
+  },
+  {
+    name: "reverseBatch / one entry's own reversal",
+    given: (wd) => twoCredits(wd),
+    a: (ctx, _, { b }) => batchReversed(ctx, b!),
     b: (ctx, _, { e }) => reversed(ctx, e!),
     expected: "already_reversed",
   },
@@ -346,7 +307,7 @@ const CASES: Case[] = [
     given: async ({ ctx, u, w }) => ({
       b: (await batch(ctx, unique("b"), op("credit", u.id, w, "5"))).batchId,
     }),
-    a: (ctx, _, { b }) => reverseBatch(ctx, { id: b!, ref: String(b), note: "" }),
+    a: (ctx, _, { b }) => batchReversed(ctx, b!),
     b: (ctx, { u, w }) => debited(ctx, u.id, w, "1"),
     expected: "batch_reversal_refused",
   },
@@ -359,20 +320,14 @@ const CASES: Case[] = [
   },
   {
     name: "captureHold / its void",
-    given: async ({ ctx, u, w }) => {
-      await credited(ctx, u.id, w, "5");
-      return { h: (await held(ctx, u.id, w, "4")).hold.id };
-    },
+    given: fundedAndHeld,
     a: (ctx, _, { h }) => captureHold(ctx, holdRef(h!)),
     b: (ctx, _, { h }) => voidHold(ctx, holdRef(h!)),
     expected: "hold_resolved",
   },
   {
     name: "captureHold / its capture",
-    given: async ({ ctx, u, w }) => {
-      await credited(ctx, u.id, w, "5");
-      return { h: (await held(ctx, u.id, w, "4")).hold.id };
-    },
+    given: fundedAndHeld,
     a: (ctx, _, { h }) => captureHold(ctx, holdRef(h!)),
     b: (ctx, _, { h }) => captureHold(ctx, holdRef(h!)),
     expected: "hold_resolved",
@@ -410,10 +365,7 @@ const CASES: Case[] = [
   {
     name: "debit under a hold / the hold voided after the refusal",
     lands: "after-refusal",
-    given: async ({ ctx, u, w }) => {
-      await credited(ctx, u.id, w, "5");
-      return { h: (await held(ctx, u.id, w, "4")).hold.id };
-    },
+    given: fundedAndHeld,
     a: (ctx, { u, w }) => debited(ctx, u.id, w, "3"),
     b: (ctx, _, { h }) => voidHold(ctx, holdRef(h!)),
     expected: "insufficient_balance",
@@ -423,14 +375,7 @@ const CASES: Case[] = [
     lands: "after-refusal",
     given: async ({ ctx, u, v, w }) => {
       await credited(ctx, u.id, w, "5");
-      const t = await transfer(ctx, {
-        from: { id: u.id },
-        to: { id: v.id },
-        walletId: w,
-        amount: amount("5"),
-        requestId: unique("t"),
-        note: "",
-      });
+      const t = await transferred(ctx, u.id, v.id, w, "5");
       await held(ctx, v.id, w, "1");
       return { e: t.debitId };
     },
@@ -451,13 +396,17 @@ describe("a write with another landing on what it names", () => {
       const wd = await world();
       const given = await c.given(wd);
       let landed: Answer | undefined;
+      let afterB: Record<string, number> | undefined;
       const land = async () => {
         landed = await answerOf(wd.ctx, () => c.b(wd.ctx, wd, given));
+        afterB = await tableCounts();
       };
       const proxy =
         c.lands === "after-refusal" ? arrivingAfterRefusal(land) : arrivingBeforeWrite(land);
       const racing = through(wd.ctx, proxy);
       const raced = await answerOf(racing, () => c.a(racing, wd, given));
+      // A refused wrote nothing: every table as B left it.
+      if ("refused" in raced) expect(await tableCounts()).toEqual(afterB);
       // B went through (a deletion deleted), so A met what it meant to race.
       expect(landed && "ok" in landed && landed.ok !== "has-entries").toBe(true);
       const again = await answerOf(wd.ctx, () => c.a(wd.ctx, wd, given));
