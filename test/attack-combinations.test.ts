@@ -1374,102 +1374,123 @@ function deletingBeforeWrite(what: { userId?: number; walletId?: string }) {
   });
 }
 
+/** A user id and a wallet id no test makes. */
+const NEVER_USER = 987_654_321;
+const NEVER_WALLET = "nevermadewallet";
+
 describe("a user or wallet deleted between a request's read and its write", () => {
   const V = GUARDED;
+  type Send = (d1: D1Database) => Promise<Reply>;
+  /** A credit or debit of 1 in either dialect. */
+  const entry =
+    (
+      dialect: "api" | "plugin",
+      kind: "credits" | "debits",
+      userId: number,
+      walletId: string,
+    ): Send =>
+    (d1) =>
+      call("POST", `${dialect === "api" ? "" : NS}/${kind}`, {
+        auth: key,
+        d1,
+        ...(dialect === "plugin" && { vars: V }),
+        body: {
+          user_id: userId,
+          wallet_id: walletId,
+          amount: "1",
+          request_id: unique(kind).replaceAll(/[^a-z0-9]/gi, "_"),
+        },
+      });
+  const hold =
+    (userId: number, walletId: string): Send =>
+    (d1) =>
+      call("POST", "/holds", {
+        auth: key,
+        d1,
+        body: { user_id: userId, wallet_id: walletId, amount: "1", request_id: unique("h") },
+      });
+  const transfer =
+    (from: number, to: number, walletId: string): Send =>
+    (d1) =>
+      call("POST", "/transfers", {
+        auth: key,
+        d1,
+        body: {
+          from_user_id: from,
+          to_user_id: to,
+          wallet_id: walletId,
+          amount: "1",
+          request_id: unique("t"),
+        },
+      });
+  const pluginTransfer =
+    (from: number, to: number, walletId: string): Send =>
+    (d1) =>
+      call("POST", `${NS}/transfers`, {
+        auth: admin.bearer,
+        d1,
+        vars: V,
+        body: {
+          transfer_from_user: from,
+          transfer_to_user: to,
+          wallet_id: walletId,
+          amount_to_transfer: "1",
+        },
+      });
+  const batch =
+    (operation: Record<string, unknown>): Send =>
+    (d1) =>
+      call("POST", "/batches", {
+        auth: key,
+        d1,
+        body: { request_id: unique("b"), operations: [operation] },
+      });
+  const credit = (u: number, w: string) => ({
+    type: "credit",
+    user_id: u,
+    wallet_id: w,
+    amount: "1",
+  });
+  const debit = (u: number, w: string) => ({ ...credit(u, w), type: "debit" });
+
   it("answers each dialect's not-found, moves nothing, and leaves no entry without its user", async () => {
     const { user: payer, wallet } = await funded("10");
-    const cases: [string, (d1: D1Database, u: number) => Promise<Reply>, number, string][] = [
-      [
-        "credit",
-        (d1, u) =>
-          call("POST", "/credits", {
-            auth: key,
-            d1,
-            body: { user_id: u, wallet_id: wallet, amount: "1", request_id: unique("c") },
-          }),
-        404,
-        "Unable to reach",
-      ],
-      [
-        "transfer",
-        (d1, u) =>
-          call("POST", "/transfers", {
-            auth: key,
-            d1,
-            body: {
-              from_user_id: payer.id,
-              to_user_id: u,
-              wallet_id: wallet,
-              amount: "1",
-              request_id: unique("t"),
-            },
-          }),
-        404,
-        "Unable to reach",
-      ],
+    // Each request as it names the user `u`, its status and words: money into the user's wallet
+    // meets the foreign keys, money out of it its zero balance first; alike, word for word.
+    const cases: [string, (u: number) => Send, number, string][] = [
+      ["credit", (u) => entry("api", "credits", u, wallet), 404, "Unable to reach"],
+      ["debit", (u) => entry("api", "debits", u, wallet), 404, "Unable to reach"],
+      ["hold", (u) => hold(u, wallet), 404, "Unable to reach"],
+      ["transfer", (u) => transfer(payer.id, u, wallet), 404, "Unable to reach"],
+      ["transfer from", (u) => transfer(u, payer.id, wallet), 404, "Unable to reach"],
       [
         "batch",
-        (d1, u) =>
-          call("POST", "/batches", {
-            auth: key,
-            d1,
-            body: {
-              request_id: unique("b"),
-              operations: [
-                {
-                  type: "transfer",
-                  from_user_id: payer.id,
-                  to_user_id: u,
-                  wallet_id: wallet,
-                  amount: "1",
-                },
-              ],
-            },
+        (u) =>
+          batch({
+            type: "transfer",
+            from_user_id: payer.id,
+            to_user_id: u,
+            wallet_id: wallet,
+            amount: "1",
           }),
         404,
         "operations[0]: Unable to reach",
       ],
-      [
-        "plugin credit",
-        (d1, u) =>
-          call("POST", `${NS}/credits`, {
-            auth: key,
-            d1,
-            vars: V,
-            body: {
-              user_id: u,
-              wallet_id: wallet,
-              amount: "1",
-              request_id: unique("c").replaceAll(/[^a-z0-9]/gi, "_"),
-            },
-          }),
-        404,
-        "Unable to reach",
-      ],
-      [
-        "plugin transfer",
-        (d1, u) =>
-          call("POST", `${NS}/transfers`, {
-            auth: admin.bearer,
-            d1,
-            vars: V,
-            body: {
-              transfer_from_user: payer.id,
-              transfer_to_user: u,
-              wallet_id: wallet,
-              amount_to_transfer: "1",
-            },
-          }),
-        400,
-        "Invalid User",
-      ],
+      ["batch debit", (u) => batch(debit(u, wallet)), 404, "operations[0]: Unable to reach"],
+      ["plugin credit", (u) => entry("plugin", "credits", u, wallet), 404, "Unable to reach"],
+      ["plugin debit", (u) => entry("plugin", "debits", u, wallet), 404, "Unable to reach"],
+      ["plugin transfer", (u) => pluginTransfer(payer.id, u, wallet), 400, "Invalid User"],
+      ["plugin transfer from", (u) => pluginTransfer(u, payer.id, wallet), 400, "Invalid User"],
     ];
-    for (const [name, run, status, words] of cases) {
+    for (const [name, request, status, words] of cases) {
       const doomed = await makeUser();
       const before = await tableCounts();
-      const res = await run(deletingBeforeWrite({ userId: doomed.id }), doomed.id);
+      const res = await request(doomed.id)(deletingBeforeWrite({ userId: doomed.id }));
       expect(res.status, `${name}: ${res.text}`).toBe(status);
       expect(res.text).toContain(words);
+      // Word for word what a user that never existed is answered.
+      const never = await request(NEVER_USER)(env.DB);
+      expect(res.text, name).toBe(never.text.replaceAll(String(NEVER_USER), String(doomed.id)));
       const after = await tableCounts();
       expect([after.transactions, after.money, after.balances], name).toEqual([
         before.transactions,
@@ -1477,61 +1498,22 @@ describe("a user or wallet deleted between a request's read and its write", () =
         before.balances,
       ]);
     }
-    const walletCases: [string, (d1: D1Database, w: string) => Promise<Reply>, number][] = [
-      [
-        "credit",
-        (d1, w) =>
-          call("POST", "/credits", {
-            auth: key,
-            d1,
-            body: { user_id: payer.id, wallet_id: w, amount: "1", request_id: unique("c") },
-          }),
-        400,
-      ],
-      [
-        "batch",
-        (d1, w) =>
-          call("POST", "/batches", {
-            auth: key,
-            d1,
-            body: {
-              request_id: unique("b"),
-              operations: [{ type: "credit", user_id: payer.id, wallet_id: w, amount: "1" }],
-            },
-          }),
-        400,
-      ],
-      [
-        "hold",
-        (d1, w) =>
-          call("POST", "/holds", {
-            auth: key,
-            d1,
-            body: { user_id: payer.id, wallet_id: w, amount: "1", request_id: unique("h") },
-          }),
-        400,
-      ],
-      [
-        "plugin credit",
-        (d1, w) =>
-          call("POST", `${NS}/credits`, {
-            auth: key,
-            d1,
-            vars: V,
-            body: {
-              user_id: payer.id,
-              wallet_id: w,
-              amount: "1",
-              request_id: unique("c").replaceAll(/[^a-z0-9]/gi, "_"),
-            },
-          }),
-        400,
-      ],
+    // The same for the wallet `w`: wallet/v1's 400 `wallet_id not found`, the plugin's empty 400.
+    const walletCases: [string, (w: string) => Send][] = [
+      ["credit", (w) => entry("api", "credits", payer.id, w)],
+      ["debit", (w) => entry("api", "debits", payer.id, w)],
+      ["hold", (w) => hold(payer.id, w)],
+      ["transfer", (w) => transfer(payer.id, admin.id, w)],
+      ["batch", (w) => batch(credit(payer.id, w))],
+      ["batch debit", (w) => batch(debit(payer.id, w))],
+      ["plugin credit", (w) => entry("plugin", "credits", payer.id, w)],
+      ["plugin debit", (w) => entry("plugin", "debits", payer.id, w)],
     ];
-    for (const [name, run, status] of walletCases) {
+    for (const [name, request] of walletCases) {
       const w = await newWallet();
-      const res = await run(deletingBeforeWrite({ walletId: w }), w);
-      expect(res.status, `${name}: ${res.text}`).toBe(status);
+      const res = await request(w)(deletingBeforeWrite({ walletId: w }));
+      expect(res.status, `${name}: ${res.text}`).toBe(400);
+      expect(res.text, name).toBe((await request(NEVER_WALLET)(env.DB)).text);
       const n = await env.DB.prepare("SELECT count(*) AS n FROM transactions WHERE wallet_id = ?")
         .bind(w)
         .first<{ n: number }>();
