@@ -446,39 +446,59 @@ SELECT ?2, ?3, CASE i % 2 WHEN 1 THEN 'CREDIT' ELSE 'DEBIT' END, ${MAX_AMOUNT}, 
     .run();
 }
 
-/** env.DB (and its sessions) whose batches are sent through `around`. */
-function aroundBatches(
-  around: (
-    send: () => Promise<D1Result[]>,
-    statements: D1PreparedStatement[],
-  ) => Promise<D1Result[]>,
+/**
+ * env.DB (and its sessions) whose sends go through `around`: each batch, and each statement sent on
+ * its own (run, all, raw, first: Drizzle's single queries and prepared statements alike), as the
+ * statements that send holds.
+ */
+function aroundSends(
+  around: (send: () => Promise<unknown>, statements: D1PreparedStatement[]) => Promise<unknown>,
 ): D1Database {
-  const batchThen = (db: D1Database | D1DatabaseSession) => (statements: D1PreparedStatement[]) =>
-    around(() => db.batch(statements), statements);
   const bound = <T extends object>(target: T, name: string | symbol) => {
     const value: unknown = Reflect.get(target, name, target);
     return typeof value === "function" ? value.bind(target) : value;
   };
-  return new Proxy(env.DB, {
-    get: (target, name) =>
-      name === "batch"
-        ? batchThen(target)
-        : name === "withSession"
-          ? (start?: string) =>
-              new Proxy(target.withSession(start), {
-                get: (s, p) => (p === "batch" ? batchThen(s) : bound(s, p)),
-              })
-          : bound(target, name),
-  });
+  // A batch is sent D1's own statements, not the proxies handed out.
+  const unwrapped = new WeakMap<object, D1PreparedStatement>();
+  const statement = (s: D1PreparedStatement): D1PreparedStatement => {
+    const proxy = new Proxy(s, {
+      get: (target, name) =>
+        name === "bind"
+          ? (...values: unknown[]) => statement(target.bind(...values))
+          : typeof name === "string" && ["run", "all", "raw", "first"].includes(name)
+            ? (...args: unknown[]) =>
+                // biome-ignore lint/suspicious/noExplicitAny: forwarding D1's own method
+                around(() => (target as any)[name](...args), [target])
+            : bound(target, name),
+    });
+    unwrapped.set(proxy, s);
+    return proxy;
+  };
+  const database = <T extends D1Database | D1DatabaseSession>(d1: T): T =>
+    new Proxy(d1, {
+      get: (target, name) => {
+        if (name === "prepare") return (sql: string) => statement(target.prepare(sql));
+        if (name === "batch")
+          return (statements: D1PreparedStatement[]) => {
+            const sent = statements.map((s) => unwrapped.get(s) ?? s);
+            return around(() => target.batch(sent), sent);
+          };
+        if (name === "withSession" && "withSession" in target)
+          return (start?: string) => database(target.withSession(start));
+        return bound(target, name);
+      },
+    });
+  return database(env.DB);
 }
 
 /**
- * env.DB (and its sessions) on which the first batch the database refuses is followed, before its
- * caller sees the refusal, by `arrive`: another request's write landing a moment after the refusal.
+ * env.DB (and its sessions) on which the first send the database refuses (a batch or a statement
+ * on its own) is followed, before its caller sees the refusal, by `arrive`: another request's write
+ * landing a moment after the refusal.
  */
 export function arrivingAfterRefusal(arrive: () => Promise<unknown>): D1Database {
   let arrived = false;
-  return aroundBatches(async (send) => {
+  return aroundSends(async (send) => {
     try {
       return await send();
     } catch (err) {
@@ -493,14 +513,15 @@ export function arrivingAfterRefusal(arrive: () => Promise<unknown>): D1Database
 
 /**
  * env.DB (and its sessions) on which `arrive`, another request's write, lands just before the first
- * batch that inserts is sent: after everything the caller read to make it.
+ * send that writes (a batch, or a statement on its own, holding an INSERT, UPDATE or DELETE): after
+ * everything the caller read to make it.
  */
 export function arrivingBeforeWrite(arrive: () => Promise<unknown>): D1Database {
   let arrived = false;
-  const inserts = (s: D1PreparedStatement) =>
-    /^\s*insert\b/i.test((s as unknown as { statement: string }).statement);
-  return aroundBatches(async (send, statements) => {
-    if (!arrived && statements.some(inserts)) {
+  const writes = (s: D1PreparedStatement) =>
+    /^\s*(insert|update|delete)\b/i.test((s as unknown as { statement: string }).statement);
+  return aroundSends(async (send, statements) => {
+    if (!arrived && statements.some(writes)) {
       arrived = true;
       await arrive();
     }
