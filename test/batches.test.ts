@@ -418,26 +418,36 @@ describe("POST /batches", () => {
   });
 
   it("a leg's request_id is refused when a hold of that user has it (one key space)", async () => {
-    const { admin, buyer, wallet } = await setup();
-    await credit(admin, { user_id: buyer.id, wallet_id: wallet, amount: "10" });
-    const id = unique("b");
-    const hold = await call("POST", "/holds", {
-      auth: admin.bearer,
-      body: { user_id: buyer.id, wallet_id: wallet, amount: "1", request_id: `batch:${id}#0` },
-    });
-    expect(hold.status, hold.text).toBe(200);
-    const before = await tableCounts();
-    const res = await post(admin, { request_id: id, operations: [base(wallet, buyer.id)] });
-    expect(res.body).toEqual({
-      status_code: 409,
-      status: false,
-      message: "Transaction already exists",
-      error: {
-        "operations[0].hold_id": String(hold.body.data.hold_id),
-        "operations[0].exist": "Hold already placed",
-      },
-    });
-    expect(await tableCounts()).toEqual(before);
+    // Also where that hold reserves what the leg would debit: the key, which no money changes,
+    // refuses it, as it refuses a debit on its own.
+    for (const [type, held] of [
+      ["credit", "1"],
+      ["debit", "10"],
+    ] as const) {
+      const { admin, buyer, wallet } = await setup();
+      await credit(admin, { user_id: buyer.id, wallet_id: wallet, amount: "10" });
+      const id = unique("b");
+      const hold = await call("POST", "/holds", {
+        auth: admin.bearer,
+        body: { user_id: buyer.id, wallet_id: wallet, amount: held, request_id: `batch:${id}#0` },
+      });
+      expect(hold.status, hold.text).toBe(200);
+      const before = await tableCounts();
+      const res = await post(admin, {
+        request_id: id,
+        operations: [{ ...base(wallet, buyer.id), type }],
+      });
+      expect(res.body, type).toEqual({
+        status_code: 409,
+        status: false,
+        message: "Transaction already exists",
+        error: {
+          "operations[0].hold_id": String(hold.body.data.hold_id),
+          "operations[0].exist": "Hold already placed",
+        },
+      });
+      expect(await tableCounts()).toEqual(before);
+    }
   });
 
   it("a leg's used request_id is 409 even when the leg would also pass the largest balance", async () => {

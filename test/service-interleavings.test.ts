@@ -11,7 +11,7 @@ import { createDb } from "../src/db/client";
 import { d1Ledger } from "../src/ledger/writer";
 import { issueApiKey, revokeKey } from "../src/wallet/api-keys";
 import { reverseBatch } from "../src/wallet/batch-reversal";
-import { type BatchOperation, postBatch } from "../src/wallet/batches";
+import { type BatchOperation, legRequestId, postBatch } from "../src/wallet/batches";
 import type { ServiceContext } from "../src/wallet/context";
 import { forgetGone, wordGone } from "../src/wallet/faults";
 import { captureHold, placeHold, voidHold } from "../src/wallet/holds";
@@ -245,7 +245,7 @@ const CASES: Case[] = [
     given: async () => ({}),
     a: (ctx, { u, w, key }) => batch(ctx, key, op("debit", u.id, w, "1")),
     b: (ctx, { u }) => deleteUser(ctx, u.id),
-    expected: "batch_operation",
+    expected: "batch_operation:user_not_found",
   },
   {
     name: "postBatch credit / its user deleted",
@@ -253,7 +253,7 @@ const CASES: Case[] = [
     a: (ctx, { u, v, w, key }) =>
       batch(ctx, key, op("debit", v.id, w, "1"), op("credit", u.id, w, "1")),
     b: (ctx, { u }) => deleteUser(ctx, u.id),
-    expected: "batch_operation",
+    expected: "batch_operation:user_not_found",
   },
   // Money spent or reserved while A is written.
   {
@@ -501,7 +501,7 @@ const CASES: Case[] = [
     given: funded("u"),
     a: (ctx, { u, w, key }) => batch(ctx, key, op("debit", u.id, w, "3")),
     b: (ctx, { u, w }) => held(ctx, u.id, w, "4"),
-    expected: "batch_operation",
+    expected: "batch_operation:insufficient-balance",
   },
   {
     name: "reverse of a credit / a hold reserving it",
@@ -516,6 +516,21 @@ const CASES: Case[] = [
     a: (ctx, _, { b }) => batchReversed(ctx, b!),
     b: (ctx, { u, w }) => held(ctx, u.id, w, "1"),
     expected: "batch_reversal_refused",
+  },
+  // A leg's request_id taken and its money reserved: the key, which no money changes, refuses it.
+  {
+    name: "postBatch debit / a hold of its leg's request_id reserving the balance",
+    given: funded("u"),
+    a: (ctx, { u, w, key }) => batch(ctx, key, op("debit", u.id, w, "3")),
+    b: (ctx, { u, w, key }) => held(ctx, u.id, w, "4", legRequestId(key, 0)),
+    expected: "batch_operation:hold_exists",
+  },
+  {
+    name: "postBatch debit under a hold / a debit of its leg's request_id",
+    given: fundedAndHeld,
+    a: (ctx, { u, w, key }) => batch(ctx, key, op("debit", u.id, w, "3")),
+    b: (ctx, { u, w, key }) => debited(ctx, u.id, w, "1", legRequestId(key, 0)),
+    expected: "batch_operation:transaction_exists",
   },
   {
     name: "transfer / a hold of its request_id",
@@ -551,7 +566,13 @@ const CASES: Case[] = [
   },
 ];
 
-const code = (a: Answer) => ("ok" in a ? (typeof a.ok === "string" ? a.ok : "ok") : a.refused.code);
+/** An answer's code; a batch's refused operation's with it (`batch_operation:hold_exists`). */
+function code(a: Answer): string {
+  if ("ok" in a) return typeof a.ok === "string" ? a.ok : "ok";
+  if (a.refused.code !== "batch_operation") return a.refused.code;
+  const { refused } = a.refused;
+  return `batch_operation:${typeof refused === "string" ? refused : refused.code}`;
+}
 
 describe("a write with another landing on what it names", () => {
   for (const c of CASES)

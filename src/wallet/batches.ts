@@ -205,19 +205,30 @@ async function refusedBatch(
     // Gone again cannot be (batches are never deleted): a lost race answers like a repeat.
     return new Refusal({ code: "batch_exists", batchId: existing?.id ?? 0 });
   }
-  if (err instanceof BatchConflict && err.reason === "key-used") {
-    for (const [i, e] of entries.entries()) {
-      if (!e.keyed) continue;
-      const use = keyUse(await usedUnder(ctx.db, e.userId, e.requestId));
-      if ((use.existingId ?? use.existingHoldId) !== undefined)
-        return operationRefusal(legs[i]!.index, exists(use).reason);
-    }
-    return err;
-  }
+  if (err instanceof BatchConflict && err.reason === "key-used")
+    return (await keyUsedRefusal(ctx, legs, entries)) ?? err;
   const verdict = verdictOf(err);
   if (!verdict) return err;
+  // The guard on what holds reserve (transactions_within_available) fires before the triggers
+  // that refuse a used key, so a leg whose key is taken can be refused as short of money: it is
+  // refused for its key, which no money changes, as a single debit is.
+  if (verdict === "insufficient-balance") {
+    const used = await keyUsedRefusal(ctx, legs, entries);
+    if (used) return used;
+  }
   const i = await firstRefused(ctx, entries, verdict);
   return i === -1 ? err : operationRefusal(legs[i]!.index, verdict);
+}
+
+/** The first keyed leg whose request_id an entry or a hold has, refused naming its operation. */
+async function keyUsedRefusal(ctx: ServiceContext, legs: Leg[], entries: NewEntry[]) {
+  for (const [i, e] of entries.entries()) {
+    if (!e.keyed) continue;
+    const use = keyUse(await usedUnder(ctx.db, e.userId, e.requestId));
+    if ((use.existingId ?? use.existingHoldId) !== undefined)
+      return operationRefusal(legs[i]!.index, exists(use).reason);
+  }
+  return undefined;
 }
 
 const operationRefusal = (index: number, refused: RefusalReason | LedgerVerdict) =>
