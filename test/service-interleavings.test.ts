@@ -230,6 +230,10 @@ const CASES: Case[] = [
   deleted("debit", "wallet", (ctx, { u, w }) => debited(ctx, u.id, w, "1")),
   deleted("placeHold", "user", (ctx, { u, w }) => held(ctx, u.id, w, "1")),
   deleted("placeHold", "wallet", (ctx, { u, w }) => held(ctx, u.id, w, "1")),
+  deleted("credit", "wallet", (ctx, { u, w }) => credited(ctx, u.id, w, "1")),
+  deleted("transfer", "wallet", (ctx, { u, v, w, key }) =>
+    transferred(ctx, u.id, v.id, w, "1", key),
+  ),
   deleted("transfer", "sender", (ctx, { u, v, w, key }) =>
     transferred(ctx, u.id, v.id, w, "1", key),
   ),
@@ -244,6 +248,27 @@ const CASES: Case[] = [
     name: "postBatch debit / its user deleted",
     given: async () => ({}),
     a: (ctx, { u, w, key }) => batch(ctx, key, op("debit", u.id, w, "1")),
+    b: (ctx, { u }) => deleteUser(ctx, u.id),
+    expected: "batch_operation:user_not_found",
+  },
+  {
+    name: "postBatch transfer / its receiver deleted",
+    given: funded("v"),
+    a: (ctx, { u, v, w, key }) =>
+      postBatch(ctx, {
+        requestId: key,
+        balanced: false,
+        operations: [
+          {
+            type: "transfer",
+            from: { id: v.id },
+            to: { id: u.id },
+            walletId: w,
+            amount: amount("1"),
+            note: "",
+          },
+        ],
+      }),
     b: (ctx, { u }) => deleteUser(ctx, u.id),
     expected: "batch_operation:user_not_found",
   },
@@ -533,11 +558,49 @@ const CASES: Case[] = [
     expected: "batch_operation:transaction_exists",
   },
   {
+    name: "postBatch / a credit of its leg's request_id",
+    given: async () => ({}),
+    a: (ctx, { u, w, key }) => batch(ctx, key, op("credit", u.id, w, "1")),
+    b: (ctx, { u, w, key }) =>
+      credit(ctx, {
+        user: { id: u.id },
+        walletId: w,
+        amount: amount("1"),
+        requestId: legRequestId(key, 0),
+        note: "",
+      }),
+    expected: "batch_operation:transaction_exists",
+  },
+  {
+    name: "debit under a hold / a debit of its request_id",
+    given: fundedAndHeld,
+    a: (ctx, { u, w, key }) => debited(ctx, u.id, w, "3", key),
+    b: (ctx, { u, w, key }) => debited(ctx, u.id, w, "1", key),
+    expected: "transaction_exists",
+  },
+  {
+    name: "reverse of a credit / a hold of its request_id reserving it",
+    given: async ({ ctx, u, w }) => ({ e: (await credited(ctx, u.id, w, "5")).transactionId }),
+    a: (ctx, { key }, { e }) => reverse(ctx, { id: e!, ref: String(e), requestId: key, note: "" }),
+    b: (ctx, { u, w, key }) => held(ctx, u.id, w, "1", key),
+    expected: "hold_exists",
+  },
+  {
     name: "transfer / a hold of its request_id",
     given: funded("u"),
     a: (ctx, { u, v, w, key }) => transferred(ctx, u.id, v.id, w, "1", key),
     b: (ctx, { u, w, key }) => held(ctx, u.id, w, "1", key),
     expected: "hold_exists",
+  },
+  {
+    name: "reverseBatch of two users' credits / a hold on the second's",
+    given: async ({ ctx, u, v, w }) => ({
+      b: (await batch(ctx, unique("b"), op("credit", u.id, w, "5"), op("credit", v.id, w, "5")))
+        .batchId,
+    }),
+    a: (ctx, _, { b }) => batchReversed(ctx, b!),
+    b: (ctx, { v, w }) => held(ctx, v.id, w, "1"),
+    expected: "batch_reversal_refused",
   },
   // Landing after the refusal: the refusal still names what refused it.
   {
