@@ -724,14 +724,15 @@ describe(`two writes at random, one landing on the other (fast-check seed ${PAIR
           b: step,
           /** Held of u's 10 (less what moved) first (0: no hold), in quarters. */
           hold: fc.integer({ min: 0, max: 40 }),
-          sameKey: fc.boolean(),
+          /** B's request_id: its own, A's, or that of A's first leg were A a batch. */
+          keys: fc.constantFrom("own", "same", "leg"),
           /** Moved from u to v first (0: nothing), in quarters. */
           moved: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 12 })),
           lands: fc.constantFrom("before-write", "after-refusal"),
           /** B names the other of u and v first (one run in four), else whom A names. */
           crossed: fc.integer({ min: 0, max: 3 }),
         }),
-        async ({ a, b: bStep, hold, sameKey, moved, lands, crossed }) => {
+        async ({ a, b: bStep, hold, keys, moved, lands, crossed }) => {
           const b = { ...bStep, who: crossed === 0 ? other(a.who) : a.who };
           const wd = await world(admin);
           const { u, v } = wd;
@@ -742,8 +743,8 @@ describe(`two writes at random, one landing on the other (fast-check seed ${PAIR
           const reserved = Math.min(hold, 40 - moved);
           if (reserved > 0)
             given.h = (await held(wd.ctx, u.id, wd.w, (reserved / 4).toFixed(2))).hold.id;
-          const keyOf = () => (sameKey ? wd.key : unique("k"));
-          const [keyA, keyB] = [keyOf(), keyOf()];
+          const keyA = unique("k");
+          const keyB = { own: unique("k"), same: keyA, leg: legRequestId(keyA, 0) }[keys];
           let afterB: Record<string, number> | undefined;
           const land = async () => {
             await answerOf(wd.ctx, () =>
