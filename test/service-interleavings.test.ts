@@ -7,6 +7,7 @@
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { API_AUDIENCE } from "../src/auth/tokens";
 import { createDb } from "../src/db/client";
 import { d1Ledger } from "../src/ledger/writer";
 import { issueApiKey, revokeKey } from "../src/wallet/api-keys";
@@ -17,6 +18,7 @@ import { forgetGone, wordGone } from "../src/wallet/faults";
 import { captureHold, placeHold, voidHold } from "../src/wallet/holds";
 import { credit, debit, reverse, transfer } from "../src/wallet/movements";
 import { type RefusalReason, refusalOf } from "../src/wallet/refusal";
+import { signIn } from "../src/wallet/sign-in";
 import { deleteUser } from "../src/wallet/users";
 import { deleteWallet } from "../src/wallet/wallets";
 import { createEndpoint, removeEndpoint } from "../src/wallet/webhooks";
@@ -27,6 +29,7 @@ import {
   ledgerViolations,
   makeAdmin,
   makeUser,
+  PASSWORD,
   type TestUser,
   tableCounts,
   unique,
@@ -462,6 +465,19 @@ const CASES: Case[] = [
     b: (_, wd) => keyed(wd),
     expected: "deleted",
     again: "not-found",
+  },
+  {
+    name: "signIn / its user deleted",
+    given: async () => ({}),
+    a: (ctx, { u }) =>
+      signIn(ctx, {
+        login: u.username,
+        password: PASSWORD,
+        persistent: false,
+        audience: API_AUDIENCE,
+      }),
+    b: (ctx, { u }) => deleteUser(ctx, u.id),
+    expected: "invalid_credential",
   },
   {
     name: "deleteWallet / a credit in it",
