@@ -494,6 +494,35 @@ describe("POST /batches", () => {
     expect(await tableCounts()).toEqual(before);
   });
 
+  it("a leg's used request_id is 409 even when an earlier leg passes the largest balance", async () => {
+    // The earlier leg's limit fails the batch before the later leg is tried: no balance would let
+    // the batch through, its used key is the answer.
+    const { admin, buyer, seller, wallet } = await setup(0);
+    const id = unique("b");
+    await credit(admin, { user_id: buyer.id, wallet_id: wallet, amount: "999999999999999" });
+    const used = await credit(admin, {
+      user_id: seller.id,
+      wallet_id: wallet,
+      amount: "1",
+      request_id: `batch:${id}#1`,
+    });
+    const before = await tableCounts();
+    const res = await post(admin, {
+      request_id: id,
+      operations: [base(wallet, buyer.id), base(wallet, seller.id)],
+    });
+    expect(res.body).toEqual({
+      status_code: 409,
+      status: false,
+      message: "Transaction already exists",
+      error: {
+        "operations[1].txn_id": String(used.body.data.transaction_id),
+        "operations[1].exist": "Transaction already executed",
+      },
+    });
+    expect(await tableCounts()).toEqual(before);
+  });
+
   it("a transfer leg keys the sender's entry only: the receiver's request_ids stay its own", async () => {
     const { admin, buyer, seller, wallet } = await setup();
     await credit(admin, { user_id: buyer.id, wallet_id: wallet, amount: "10" });
