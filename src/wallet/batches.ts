@@ -4,6 +4,7 @@
 // UNIQUE keys) refuse the whole batch or none of it. A refusal names the operation it came from.
 
 import { findBatchByKey } from "../db/batches";
+import { batchAll } from "../db/client";
 import { pairKey } from "../db/ledger";
 import { findUsers } from "../db/users";
 import type { Wallet } from "../db/wallets";
@@ -219,11 +220,18 @@ async function refusedBatch(
   return i === -1 ? err : operationRefusal(legs[i]!.index, verdict);
 }
 
-/** The first keyed leg whose request_id an entry or a hold has, refused naming its operation. */
+/**
+ * The first keyed leg whose request_id an entry or a hold has, refused naming its operation: every
+ * leg's key read in one round trip.
+ */
 async function keyUsedRefusal(ctx: ServiceContext, legs: Leg[], entries: NewEntry[]) {
-  for (const [i, e] of entries.entries()) {
-    if (!e.keyed) continue;
-    const use = keyUse(await usedUnder(ctx.db, e.userId, e.requestId));
+  const keyed = [...entries.entries()].filter(([, e]) => e.keyed);
+  const uses = await batchAll(
+    ctx.db,
+    keyed.map(([, e]) => usedUnder(ctx.db, e.userId, e.requestId)),
+  );
+  for (const [n, [i]] of keyed.entries()) {
+    const use = keyUse(uses[n]!);
     if ((use.existingId ?? use.existingHoldId) !== undefined)
       return operationRefusal(legs[i]!.index, exists(use).reason);
   }
