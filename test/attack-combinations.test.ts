@@ -11,9 +11,9 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { GUARDED } from "./compat-helpers";
 import { consoleOf, form, noticeLeft } from "./console-helpers";
-import { wrappedD1 } from "./d1-counter";
 import {
   appAt,
+  arrivingBeforeWrite,
   balanceOf,
   CLEAN,
   call,
@@ -1356,23 +1356,20 @@ describe("one request_id, many bodies, verbs and dialects", () => {
  * its write meets the foreign keys.
  */
 function deletingBeforeWrite(what: { userId?: number; walletId?: string }) {
-  let done = false;
-  return wrappedD1(async (statements, send) => {
-    const first = String((statements[0] as unknown as { statement: string }).statement);
-    if (!done && /^\s*insert/i.test(first)) {
-      done = true;
-      if (what.userId !== undefined)
-        await env.DB.batch([
-          env.DB.prepare("DELETE FROM sessions WHERE user_id = ?").bind(what.userId),
-          env.DB.prepare("DELETE FROM api_keys WHERE user_id = ?").bind(what.userId),
-          env.DB.prepare("DELETE FROM users WHERE id = ?").bind(what.userId),
-        ]);
-      if (what.walletId !== undefined)
-        await env.DB.prepare("DELETE FROM wallets WHERE id = ?").bind(what.walletId).run();
-    }
-    return send();
-  });
+  return arrivingBeforeWrite(async () => {
+    if (what.userId !== undefined)
+      await env.DB.batch([
+        env.DB.prepare("DELETE FROM sessions WHERE user_id = ?").bind(what.userId),
+        env.DB.prepare("DELETE FROM api_keys WHERE user_id = ?").bind(what.userId),
+        env.DB.prepare("DELETE FROM users WHERE id = ?").bind(what.userId),
+      ]);
+    if (what.walletId !== undefined)
+      await env.DB.prepare("DELETE FROM wallets WHERE id = ?").bind(what.walletId).run();
+  }, MONEY_WRITE);
 }
+
+/** The first statement of a write that moves or reserves money (not an API key's last use). */
+const MONEY_WRITE = /^\s*insert into "(transactions|holds|batches)"/i;
 
 /** A user id and a wallet id no test makes. */
 const NEVER_USER = 987_654_321;

@@ -513,13 +513,16 @@ export function arrivingAfterRefusal(arrive: () => Promise<unknown>): D1Database
 
 /**
  * env.DB (and its sessions) on which `arrive`, another request's write, lands just before the first
- * send that writes (a batch, or a statement on its own, holding an INSERT, UPDATE or DELETE): after
- * everything the caller read to make it.
+ * send that writes (a batch, or a statement on its own, holding an INSERT, UPDATE or DELETE; or one
+ * whose text `writing` matches): after everything the caller read to make it.
  */
-export function arrivingBeforeWrite(arrive: () => Promise<unknown>): D1Database {
+export function arrivingBeforeWrite(
+  arrive: () => Promise<unknown>,
+  writing = /^\s*(insert|update|delete)\b/i,
+): D1Database {
   let arrived = false;
   const writes = (s: D1PreparedStatement) =>
-    /^\s*(insert|update|delete)\b/i.test((s as unknown as { statement: string }).statement);
+    writing.test((s as unknown as { statement: string }).statement);
   return aroundSends(async (send, statements) => {
     if (!arrived && statements.some(writes)) {
       arrived = true;
