@@ -278,34 +278,41 @@ export function refusalOf(err: unknown, movement: Named) {
   return err;
 }
 
+/** Whether the ledger refused a write for a balance: below zero or holds, or past the largest. */
+export const isBalanceVerdict = (err: unknown) =>
+  err instanceof LedgerRefusal &&
+  (err.reason === "insufficient-balance" || err.reason === "balance-limit");
+
 /**
- * A failed write's error as `refusalOf` words it, but a balance or hold verdict on a write naming a
- * user or wallet that no longer exists is `gone`: the triggers and CHECKs that judge balances run
- * before the foreign keys (checked at the statement's end), so one deleted since the write read it
- * (only one no entry names can be, and so holds nothing) was refused as short of money, where no
- * money would let the write through. Read on the refused path only; should that read fail, the
- * verdict stands.
+ * A failed write's error as `refusalOf` words it, but a balance verdict on a write that no money
+ * would let through is what stops it: a user or wallet it names that no longer exists (`gone`), or
+ * an entry it reverses that another entry has reversed since (`already-reversed`). The triggers
+ * and CHECKs that judge balances run before the UNIQUE index and the foreign keys (checked at the
+ * statement's end) that say so. Read on the refused path only; should that read fail, the verdict
+ * stands.
  */
-export async function refusalOfWrite(db: Db, err: unknown, movement: Named) {
+export async function refusalOfWrite(
+  db: Db,
+  err: unknown,
+  movement: (Named[number] & { reversesId?: number })[],
+) {
   const refused = refusalOf(err, movement);
-  if (
-    !(refused instanceof LedgerRefusal) ||
-    (refused.reason !== "insufficient-balance" && refused.reason !== "balance-limit")
-  )
-    return refused;
+  if (!isBalanceVerdict(refused)) return refused;
   const named = namedIn(movement);
+  const reverses = movement.flatMap((e) => (e.reversesId === undefined ? [] : [e.reversesId]));
   const among = (ids: unknown[]) => sql`(SELECT value FROM json_each(${JSON.stringify(ids)}))`;
   const [found] = await db
     .select({
       users: sql<number>`(SELECT count(*) FROM ${users} WHERE ${users.id} IN ${among(named.userIds)})`,
       wallets: sql<number>`(SELECT count(*) FROM ${wallets} WHERE ${wallets.id} IN ${among(named.walletIds)})`,
+      reversed: sql<number>`(SELECT count(*) FROM ${transactions} WHERE ${transactions.reversesId} IN ${among(reverses)})`,
     })
     .from(sql`(SELECT 1)`)
     .catch(() => []);
-  const gone =
-    found !== undefined &&
-    (found.users < named.userIds.length || found.wallets < named.walletIds.length);
-  return gone ? new LedgerRefusal("gone", named) : refused;
+  if (found === undefined) return refused;
+  if (found.users < named.userIds.length || found.wallets < named.walletIds.length)
+    return new LedgerRefusal("gone", named);
+  return found.reversed > 0 ? new LedgerRefusal("already-reversed") : refused;
 }
 
 /** The movements' statements, built once per isolate for each shape. */

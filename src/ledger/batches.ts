@@ -3,10 +3,17 @@
 // key, an entry already reversed) rolls all of it back: every leg or none (docs/ledger.md#batches).
 import * as v from "valibot";
 import type { BatchRow } from "../db/batches";
-import { type Db, d1ErrorText } from "../db/client";
+import { batchAll, type Db, d1ErrorText } from "../db/client";
 import type { EntryRow } from "../db/ledger";
 import { batches } from "../db/schema";
-import { insertEntry, type NewEntry, refusalOfWrite } from "./append";
+import {
+  insertEntry,
+  isBalanceVerdict,
+  keyUse,
+  type NewEntry,
+  refusalOfWrite,
+  usedUnder,
+} from "./append";
 import { int, type SiteSettings, TransactionAnswer, transactionRecord } from "./transaction-record";
 
 /** Why the database refused a batch beyond an entry's own rules (LedgerRefusal's). */
@@ -44,8 +51,27 @@ export async function appendBatch(db: Db, batch: NewBatch, entries: [NewEntry, .
     // hold (transactions_request_key_free).
     if (/transactions\.request_key|ledger_append_only|transactions_request_key_free/.test(text))
       throw new BatchConflict("key-used");
-    throw await refusalOfWrite(db, err, entries);
+    const refused = await refusalOfWrite(db, err, entries);
+    // A leg's key taken can be met after a balance refusal: an earlier leg's (the legs run in
+    // order), or its own against what holds reserve (transactions_within_available fires before
+    // the triggers on keys). No balance changes a used key.
+    if (isBalanceVerdict(refused) && (await keyUsed(db, entries)))
+      throw new BatchConflict("key-used");
+    throw refused;
   }
+}
+
+/** Whether a keyed entry's (user, request_id) is an entry's or a hold's already: one round trip. */
+async function keyUsed(db: Db, entries: NewEntry[]) {
+  const keyed = entries.filter((e) => e.keyed);
+  const uses = await batchAll(
+    db,
+    keyed.map((e) => usedUnder(db, e.userId, e.requestId)),
+  );
+  return uses.some((rows) => {
+    const use = keyUse(rows);
+    return (use.existingId ?? use.existingHoldId) !== undefined;
+  });
 }
 
 /** An entry of a batch: its record as GET /transactions/{id} answers it, naming its batch. */

@@ -117,14 +117,10 @@ async function refusedReversal(
 ) {
   if (err instanceof BatchConflict && err.reason === "reversed")
     return new Refusal({ code: "batch_already_reversed", ref });
-  // An entry reversed on its own meanwhile: the UNIQUE reverses_id index fails its opposite, unless
-  // a balance or hold check on an entry written before it fires first, and then no money would let
-  // this reversal through either, so that is the answer.
+  // An entry reversed on its own meanwhile (appendBatch says so though a balance check fired first).
+  if (err instanceof LedgerRefusal && err.reason === "already-reversed")
+    return (await alreadyReversed(ctx, originals)) ?? err;
   const verdict = verdictOf(err);
-  const reversedAlone = err instanceof LedgerRefusal && err.reason === "already-reversed";
-  if (!verdict && !reversedAlone) return err;
-  const reversed = await alreadyReversed(ctx, originals);
-  if (reversed) return reversed;
   if (!verdict) return err;
   const i = await firstRefused(ctx, tried.entries, verdict);
   const at = tried.ordered[i === -1 ? 0 : i]!;

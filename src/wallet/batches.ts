@@ -210,12 +210,6 @@ async function refusedBatch(
     return (await keyUsedRefusal(ctx, legs, entries)) ?? err;
   const verdict = verdictOf(err);
   if (!verdict) return err;
-  // A leg whose key is taken can be refused on a balance first: by an earlier leg's (the legs run
-  // in order), or by its own against what holds reserve (transactions_within_available fires
-  // before the triggers that refuse a used key). It is refused for its key, which no balance
-  // changes, as a single debit is.
-  const used = await keyUsedRefusal(ctx, legs, entries);
-  if (used) return used;
   const i = await firstRefused(ctx, entries, verdict);
   return i === -1 ? err : operationRefusal(legs[i]!.index, verdict);
 }

@@ -2,7 +2,6 @@
 // checks its caller, finds the users and the wallet, converts the amount (ledger/money.ts
 // amountToMinor, under the dialect's policy) and writes one ledger batch, idempotent on the
 // caller's request_id; a dialect answers the result or the refusal in its own words.
-import { reversedAmong } from "../db/batches";
 import { atPrimary, type Db } from "../db/client";
 import { findMovement, pairBalances, pairKey, transferHalves } from "../db/ledger";
 import { findUserBy, findUsers } from "../db/users";
@@ -344,19 +343,13 @@ export async function reverse(
     items,
     (m) => m.entry,
     write,
-  ).catch(async (err: unknown) => {
-    // A later half was reversed on its own already (an imported transfer half reversed alone):
-    // the UNIQUE reverses_id index fails it, unless a balance or hold check on that half fires
-    // first, and then this movement can still never be reversed, so that is the answer. A reversal
-    // of the whole movement, however concurrent, is found by the first entry's guard instead and
-    // answered below.
-    const ids = entries.map((e) => e.id);
-    const reversedAlone =
-      (err instanceof LedgerRefusal && err.reason === "already-reversed") ||
-      (verdictOf(err) !== undefined &&
-        ids.length > 1 &&
-        (await reversedAmong(ctx.db, ids)).size > 0);
-    throw reversedAlone ? new Refusal({ code: "already_reversed", ref }) : err;
+  ).catch((err: unknown) => {
+    // A later half was reversed on its own already (an imported transfer half reversed alone; the
+    // ledger says so though a balance check fired first). A reversal of the whole movement, however
+    // concurrent, is found by the first entry's guard instead and answered below.
+    throw err instanceof LedgerRefusal && err.reason === "already-reversed"
+      ? new Refusal({ code: "already_reversed", ref })
+      : err;
   });
   if (!result.created && (result.existingId ?? result.existingHoldId) !== undefined)
     throw exists(result);
