@@ -150,6 +150,11 @@ const funded =
     return {};
   };
 
+/** A given state: 5 credited to u (`e`, its entry). */
+const creditedEntry = async ({ ctx, u, w }: World) => ({
+  e: (await credited(ctx, u.id, w, "5")).transactionId,
+});
+
 /** A given state: 5 credited to u, 4 of it held (`h`). */
 const fundedAndHeld = async ({ ctx, u, w }: World) => {
   await credited(ctx, u.id, w, "5");
@@ -307,7 +312,7 @@ const CASES: Case[] = [
   },
   {
     name: "reverse of a credit / a debit spending it",
-    given: async ({ ctx, u, w }) => ({ e: (await credited(ctx, u.id, w, "5")).transactionId }),
+    given: creditedEntry,
     a: (ctx, _, { e }) => reversed(ctx, e!),
     b: (ctx, { u, w }) => debited(ctx, u.id, w, "1"),
     expected: "insufficient_balance",
@@ -546,7 +551,7 @@ const CASES: Case[] = [
   },
   {
     name: "reverse of a credit / a hold reserving it",
-    given: async ({ ctx, u, w }) => ({ e: (await credited(ctx, u.id, w, "5")).transactionId }),
+    given: creditedEntry,
     a: (ctx, _, { e }) => reversed(ctx, e!),
     b: (ctx, { u, w }) => held(ctx, u.id, w, "1"),
     expected: "insufficient_balance",
@@ -596,7 +601,7 @@ const CASES: Case[] = [
   },
   {
     name: "reverse of a credit / a hold of its request_id reserving it",
-    given: async ({ ctx, u, w }) => ({ e: (await credited(ctx, u.id, w, "5")).transactionId }),
+    given: creditedEntry,
     a: (ctx, { key }, { e }) => reverse(ctx, { id: e!, ref: String(e), requestId: key, note: "" }),
     b: (ctx, { u, w, key }) => held(ctx, u.id, w, "1", key),
     expected: "hold_exists",
